@@ -1,0 +1,230 @@
+/* libtilelang tile IR: parse TileLang kernel files into modules, verify,
+ * print in canonical form, and build the same IR from C (the builder API).
+ *
+ * Source language: DESIGN.md §3 (a Python-syntax subset: a factory function
+ * returning a @T.prim_func, or a bare @T.prim_func with module constants).
+ * Canonical text: constants bound and folded, a bare @T.prim_func, comments
+ * dropped; printing is a fixed point: print(parse(print(m))) == print(m). */
+#ifndef TILELANG_IR_H
+#define TILELANG_IR_H
+
+#include <stdbool.h>
+#include "tilelang/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ dtype */
+/* Element types.  The codes are our own (DLPack conversion lives in the
+ * runtime): bool is 8-bit storage, tfloat32 is a 32-bit float whose low 13
+ * mantissa bits are ignored by the tensor cores (PTX ISA §9.7.14.1). */
+typedef enum tl_type_code {
+  TL_TYPE_INT = 0,
+  TL_TYPE_UINT = 1,
+  TL_TYPE_FLOAT = 2,
+  TL_TYPE_HANDLE = 3, /* pointer / opaque */
+  TL_TYPE_BFLOAT = 4,
+  TL_TYPE_BOOL = 6,
+  TL_TYPE_TFLOAT = 7,
+  TL_TYPE_VOID = 15
+} tl_type_code;
+
+typedef struct tl_dtype {
+  uint8_t code;   /* tl_type_code */
+  uint8_t bits;   /* 1..64 (bool: 8) */
+  uint16_t lanes; /* 1 for scalars */
+} tl_dtype;
+
+/* Parses a dtype spelling: "float16", "half", "float", "double", "bfloat16",
+ * "tfloat32", "int8".."int64", "uint8".."uint64", "bool", with an optional
+ * lane suffix "x2".."x64".  Returns false for an unknown name. */
+TL_API bool tl_dtype_parse(const char *name, tl_dtype *out);
+/* Canonical name ("float16", "int32", "float16x2"), static storage. */
+TL_API const char *tl_dtype_name(tl_dtype t);
+/* Bytes of one scalar lane (bool: 1). */
+TL_API int tl_dtype_bytes(tl_dtype t);
+
+/* ----------------------------------------------------------------- module */
+/* A parsed (or built) module: one or more PrimFuncs plus the arena that owns
+ * all of its IR.  Opaque. */
+typedef struct tl_module tl_module;
+
+/* A compile-time definition: binds a factory parameter or a module constant
+ * (DESIGN §10 "-D"): value is the text after '=' ("128", "1e-3", "True",
+ * "'float16'", "bfloat16").  Both strings are borrowed for the call. */
+typedef struct tl_define { const char *name; const char *value; } tl_define;
+
+/* Parses TileLang source text into a verified module.
+ *   source/len: the text (need not be NUL-terminated), borrowed for the call.
+ *   filename:   the name used in diagnostics ("<stdin>" for stdin); NULL → "<input>".
+ *   defines:    ndefines bindings applied in order (the last of a name wins).
+ * On success *out owns a module (free with tl_module_destroy).
+ * Errors: TL_ERR_INVALID_ARGUMENT (ctx/source/out NULL), TL_ERR_COMPILE
+ * (diagnostics in tl_context_last_error), TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len,
+                                 const char *filename, const tl_define *defines,
+                                 size_t ndefines, tl_module **out);
+/* As tl_module_parse on the contents of the file at path.  Errors add
+ * TL_ERR_IO when the file cannot be read (message names the path and errno text). */
+TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,
+                                      const tl_define *defines, size_t ndefines,
+                                      tl_module **out);
+/* Runs the IR verifier (parse and the builder already do).  TL_ERR_COMPILE
+ * with diagnostics when a rule is broken. */
+TL_API tl_status tl_module_verify(tl_context *ctx, const tl_module *m);
+/* Prints the module as canonical TileLang text into *out_text (NUL-terminated,
+ * free with tl_free).  Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_module_print(tl_context *ctx, const tl_module *m, char **out_text);
+/* Structural equality (same functions, params, buffers, statements and
+ * expressions; variables compared by binding position, not pointer). */
+TL_API bool tl_module_equal(const tl_module *a, const tl_module *b);
+/* Frees the module and all its IR; NULL is allowed. */
+TL_API void tl_module_destroy(tl_module *m);
+
+/* ---------------------------------------------------------------- builder */
+/* Builds a module from C.  Handles returned by builder calls (expressions,
+ * variables, buffers) are owned by the builder and become the module's on
+ * tl_builder_finish; they must not be used after the builder or module is
+ * destroyed.  A call made with bad arguments records an error in the
+ * builder (reported by tl_builder_finish as TL_ERR_INVALID_ARGUMENT with a
+ * message naming the call and argument) and returns NULL; later calls taking
+ * NULL handles do nothing, so a sequence can be checked once at the end. */
+typedef struct tl_builder tl_builder;
+typedef struct tl_expr tl_expr;
+typedef struct tl_var tl_var;
+typedef struct tl_buffer tl_buffer;
+
+/* Memory scopes (TileLang/TVM names in comments). */
+typedef enum tl_scope {
+  TL_SCOPE_GLOBAL = 0,   /* "global": kernel parameters */
+  TL_SCOPE_SHARED_DYN,   /* "shared.dyn": T.alloc_shared */
+  TL_SCOPE_SHARED,       /* "shared": static shared memory */
+  TL_SCOPE_FRAGMENT,     /* "local.fragment": T.alloc_fragment */
+  TL_SCOPE_LOCAL,        /* "local": T.alloc_local */
+  TL_SCOPE_LOCAL_VAR     /* "local.var": T.alloc_var */
+} tl_scope;
+
+/* Binary and unary operators of expressions (TIR semantics: FLOORDIV and
+ * FLOORMOD round toward -inf; DIV is true division on floats and truncating
+ * division on integers, as Python's / on TVM PrimExprs). */
+typedef enum tl_binop {
+  TL_OP_ADD, TL_OP_SUB, TL_OP_MUL, TL_OP_DIV, TL_OP_FLOORDIV, TL_OP_FLOORMOD,
+  TL_OP_POW, TL_OP_MIN, TL_OP_MAX,
+  TL_OP_EQ, TL_OP_NE, TL_OP_LT, TL_OP_LE, TL_OP_GT, TL_OP_GE,
+  TL_OP_AND, TL_OP_OR,                      /* logical */
+  TL_OP_BITAND, TL_OP_BITOR, TL_OP_BITXOR, TL_OP_SHL, TL_OP_SHR
+} tl_binop;
+typedef enum tl_unop { TL_OP_NEG, TL_OP_NOT, TL_OP_BITNOT } tl_unop;
+
+/* Loop kinds of T.* loops. */
+typedef enum tl_loop_kind {
+  TL_LOOP_SERIAL = 0,  /* range / T.serial */
+  TL_LOOP_PARALLEL,    /* T.Parallel (one or more loop variables) */
+  TL_LOOP_PIPELINED,   /* T.Pipelined(n, num_stages=) */
+  TL_LOOP_UNROLL,      /* T.unroll */
+  TL_LOOP_VECTORIZED,  /* vectorized (after lowering) */
+  TL_LOOP_THREAD       /* bound to a thread index (after lowering) */
+} tl_loop_kind;
+
+/* Warp policies of T.gemm (TileLang GemmWarpPolicy). */
+typedef enum tl_gemm_policy {
+  TL_POLICY_SQUARE = 0, TL_POLICY_FULL_ROW = 1, TL_POLICY_FULL_COL = 2
+} tl_gemm_policy;
+
+/* Creates a builder for one PrimFunc named func_name (NULL → "main").
+ * Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_builder_create(tl_context *ctx, const char *func_name,
+                                   tl_builder **out);
+/* Destroys an unfinished builder (NULL allowed). */
+TL_API void tl_builder_destroy(tl_builder *b);
+/* Closes open scopes check, verifies and moves the IR into *out; the builder
+ * is destroyed either way.  Errors: TL_ERR_INVALID_ARGUMENT (a recorded
+ * builder error, or scopes left open), TL_ERR_COMPILE (verifier). */
+TL_API tl_status tl_builder_finish(tl_builder *b, tl_module **out);
+
+/* Sets the function's out_idx (normalized later; negative counts from the
+ * end).  n == 0 clears it (out_idx none). */
+TL_API void tl_builder_set_out_idx(tl_builder *b, const int *idx, size_t n);
+
+/* Expressions.  int literals are int32 unless made with tl_builder_int_typed. */
+TL_API tl_expr *tl_builder_int(tl_builder *b, int64_t v);
+TL_API tl_expr *tl_builder_int_typed(tl_builder *b, tl_dtype t, int64_t v);
+TL_API tl_expr *tl_builder_float(tl_builder *b, tl_dtype t, double v);
+TL_API tl_expr *tl_builder_bool(tl_builder *b, bool v);
+TL_API tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v);
+TL_API tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r);
+TL_API tl_expr *tl_builder_unary(tl_builder *b, tl_unop op, tl_expr *x);
+TL_API tl_expr *tl_builder_select(tl_builder *b, tl_expr *cond, tl_expr *t, tl_expr *f);
+TL_API tl_expr *tl_builder_cast(tl_builder *b, tl_dtype t, tl_expr *x);
+TL_API tl_expr *tl_builder_load(tl_builder *b, tl_buffer *buf, tl_expr *const *indices,
+                                size_t n);
+/* A call of a T.* math intrinsic by its name without "T." ("exp2", "max",
+ * "ceildiv", "if_then_else", ...).  Unknown names are a builder error. */
+TL_API tl_expr *tl_builder_call(tl_builder *b, const char *name, tl_expr *const *args,
+                                size_t n);
+
+/* Parameters, in order. */
+TL_API tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t,
+                                          tl_expr *const *shape, size_t ndim);
+TL_API tl_var *tl_builder_param_scalar(tl_builder *b, const char *name, tl_dtype t);
+/* A dynamic dimension symbol (T.dynamic("name")), int32. */
+TL_API tl_var *tl_builder_dynamic(tl_builder *b, const char *name);
+
+/* Opens `with T.Kernel(grid..., threads=threads) as (names...)`; the block
+ * index variables are returned in vars_out[0..ngrid).  ngrid is 1..3. */
+TL_API void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
+                                    tl_expr *threads, const char *const *names,
+                                    tl_var **vars_out);
+TL_API void tl_builder_kernel_end(tl_builder *b);
+
+/* Allocations in the current scope: T.alloc_shared / alloc_fragment /
+ * alloc_local (scope chooses), named name. */
+TL_API tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name,
+                                   tl_dtype t, tl_expr *const *shape, size_t ndim);
+
+/* Opens a loop of kind over nvars variables (only T.Parallel takes more than
+ * one): `for names in T.Parallel(extents...)`, `T.Pipelined(extent,
+ * num_stages=num_stages)` (num_stages ignored otherwise), T.serial, T.unroll.
+ * Loop variables come back in vars_out. */
+TL_API void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *names,
+                                 tl_expr *const *extents, size_t nvars, int num_stages,
+                                 tl_var **vars_out);
+TL_API void tl_builder_for_end(tl_builder *b);
+
+/* if / else: tl_builder_if_begin(cond) ... [tl_builder_else() ...] tl_builder_if_end(). */
+TL_API void tl_builder_if_begin(tl_builder *b, tl_expr *cond);
+TL_API void tl_builder_else(tl_builder *b);
+TL_API void tl_builder_if_end(tl_builder *b);
+
+/* A[indices] = value */
+TL_API void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices,
+                             size_t n, tl_expr *value);
+
+/* Tile-op operands: a region of a buffer (mins/extents of ndim entries;
+ * extents NULL means the whole buffer), or a scalar expression. */
+typedef struct tl_region_arg {
+  tl_buffer *buffer;
+  tl_expr *const *mins;    /* NULL: all zero */
+  tl_expr *const *extents; /* NULL: the buffer's shape */
+  size_t ndim;             /* 0 when mins and extents are NULL */
+} tl_region_arg;
+typedef struct tl_tile_arg {
+  enum { TL_TILE_ARG_REGION, TL_TILE_ARG_EXPR } kind;
+  tl_region_arg region;
+  tl_expr *expr;
+} tl_tile_arg;
+/* A keyword argument of a tile op (transpose_B, policy, num_stages, dim, ...).
+ * Booleans and integers are given as int expressions; policy as an int of
+ * tl_gemm_policy. */
+typedef struct tl_tile_kwarg { const char *name; tl_expr *value; } tl_tile_kwarg;
+/* Emits a tile op by name without "T." ("copy", "gemm", "fill", "clear",
+ * "reduce_max", ..., "atomic_add", "use_swizzle").  Unknown op or keyword:
+ * builder error. */
+TL_API void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args,
+                               size_t nargs, const tl_tile_kwarg *kwargs, size_t nkwargs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,313 @@
+/* The tile IR (internal): node definitions shared by the parser front end,
+ * printer, verifier, builder, lowering passes and executors.
+ *
+ * A tree IR in the style of TVM's TIR.  Every node lives in its module's
+ * arena and carries a source location.  Expressions are immutable once
+ * built and are constant-folded at construction (tl_ir_* constructors in
+ * ir.c), so the IR is always in folded form; variables are shared objects
+ * referenced by pointer.  Tile ops (T.copy, T.gemm, ...) are statements whose
+ * meaning is given by one op table (tl_tile_ops[]). */
+#ifndef TL_TIR_H
+#define TL_TIR_H
+
+#include "Support/support.h"
+#include "tilelang/ir.h"
+
+/* ---------------------------------------------------------------- dtypes */
+#define TL_DT(c, b) ((tl_dtype){(uint8_t)(c), (uint8_t)(b), 1})
+#define TL_INT32 TL_DT(TL_TYPE_INT, 32)
+#define TL_INT64 TL_DT(TL_TYPE_INT, 64)
+#define TL_FLOAT32 TL_DT(TL_TYPE_FLOAT, 32)
+#define TL_FLOAT16 TL_DT(TL_TYPE_FLOAT, 16)
+#define TL_BOOL TL_DT(TL_TYPE_BOOL, 8)
+#define TL_VOID TL_DT(TL_TYPE_VOID, 0)
+static inline bool tl_dtype_eq(tl_dtype a, tl_dtype b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+static inline bool tl_dtype_is_int(tl_dtype t) {   /* int, uint (not bool) */
+  return t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT;
+}
+static inline bool tl_dtype_is_float(tl_dtype t) { /* float, bfloat, tfloat */
+  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT;
+}
+
+/* -------------------------------------------------------------- variables */
+typedef enum tl_var_kind {
+  TL_VAR_LOOP,      /* loop variable of a for */
+  TL_VAR_BLOCK,     /* T.Kernel block index (blockIdx.x/y/z) */
+  TL_VAR_THREAD,    /* thread index (after lowering) */
+  TL_VAR_LET,       /* `x = expr` inside the prim_func */
+  TL_VAR_PARAM,     /* scalar parameter */
+  TL_VAR_DYNAMIC    /* T.dynamic / T.symbolic dimension */
+} tl_var_kind;
+
+struct tl_var {
+  const char *name;   /* interned */
+  tl_dtype dtype;
+  tl_var_kind kind;
+  tl_loc loc;         /* where it is bound */
+};
+
+/* ---------------------------------------------------------------- buffers */
+struct tl_buffer {
+  const char *name;       /* interned */
+  tl_dtype dtype;
+  tl_scope scope;
+  int ndim;
+  struct tl_expr **shape; /* ndim exprs (int32; constants or dynamic vars) */
+  struct tl_expr **strides; /* NULL: compact row-major */
+  struct tl_expr *init;   /* T.alloc_var initial value, or NULL */
+  tl_loc loc;             /* parameter or allocation site */
+  void *layout;           /* set by layout inference (lib/Lower) */
+};
+const char *tl_scope_name(tl_scope s);           /* "global", "shared.dyn", ... */
+
+/* ------------------------------------------------------------ expressions */
+typedef enum tl_expr_kind {
+  TL_EXPR_INT,       /* .ival, dtype int/uint/bool */
+  TL_EXPR_FLOAT,     /* .fval, dtype float/bfloat/tfloat (inf/nan allowed) */
+  TL_EXPR_STRING,    /* .str (interned); only as op attributes */
+  TL_EXPR_VAR,       /* .var */
+  TL_EXPR_BINARY,    /* .bin */
+  TL_EXPR_UNARY,     /* .un */
+  TL_EXPR_SELECT,    /* .sel: cond ? t : f (both evaluated: T.if_then_else is SELECT too) */
+  TL_EXPR_CAST,      /* .cast.value converted to dtype */
+  TL_EXPR_LOAD,      /* .load: buffer[indices] */
+  TL_EXPR_CALL,      /* .call: intrinsic by table index */
+  TL_EXPR_BUFFER,    /* .buffer: a buffer used as a value (intrinsic arguments) */
+  TL_EXPR_RAMP,      /* .ramp: base + i*stride, i < lanes (after vectorization) */
+  TL_EXPR_BROADCAST  /* .bcast: value replicated to dtype.lanes */
+} tl_expr_kind;
+
+typedef struct tl_expr tl_expr;
+struct tl_expr {
+  tl_expr_kind kind;
+  tl_dtype dtype;
+  tl_loc loc;
+  union {
+    int64_t ival;
+    double fval;
+    const char *str;
+    tl_var *var;
+    struct { tl_binop op; tl_expr *a, *b; } bin;
+    struct { tl_unop op; tl_expr *a; } un;
+    struct { tl_expr *cond, *t, *f; } sel;
+    struct { tl_expr *value; } cast;
+    struct { tl_buffer *buffer; int n; tl_expr **indices; } load;
+    struct { int op; int n; tl_expr **args; } call;   /* op: index in tl_intrinsics[] */
+    tl_buffer *buffer;
+    struct { tl_expr *base, *stride; } ramp;
+    struct { tl_expr *value; } bcast;
+  } u;
+};
+
+/* Math / utility intrinsics callable as T.name(...) in expressions. */
+typedef enum tl_intrin_ret {
+  TL_RET_ARG0,      /* same dtype as the first argument */
+  TL_RET_ARG1,      /* same dtype as the second argument (if_then_else) */
+  TL_RET_INT32,
+  TL_RET_BOOL,
+  TL_RET_FLOAT_ARG0 /* float dtype of arg 0 (ints promote to float32) */
+} tl_intrin_ret;
+typedef struct tl_intrinsic {
+  const char *name;     /* "exp2" (spelled T.exp2) */
+  int min_args, max_args;
+  tl_intrin_ret ret;
+} tl_intrinsic;
+extern const tl_intrinsic tl_intrinsics[];
+extern const int tl_num_intrinsics;
+int tl_intrinsic_lookup(const char *name);   /* index or -1 */
+
+/* ------------------------------------------------------------ statements */
+typedef enum tl_stmt_kind {
+  TL_STMT_SEQ,     /* .seq */
+  TL_STMT_FOR,     /* .loop */
+  TL_STMT_KERNEL,  /* .kernel: with T.Kernel(...) as (...): */
+  TL_STMT_ALLOC,   /* .alloc: declares a buffer for the rest of the enclosing seq */
+  TL_STMT_STORE,   /* .store */
+  TL_STMT_IF,      /* .ifs */
+  TL_STMT_LET,     /* .let: binds an immutable scalar for the rest of the enclosing seq */
+  TL_STMT_EVAL,    /* .eval: an expression statement (intrinsic call) */
+  TL_STMT_TILE     /* .tile: a tile op */
+} tl_stmt_kind;
+
+/* A region operand of a tile op: buffer[min[d] : min[d] + extent[d]]. */
+typedef struct tl_region {
+  tl_buffer *buffer;
+  int ndim;
+  tl_expr **min, **extent;
+} tl_region;
+
+/* A tile-op operand. */
+typedef struct tl_operand {
+  enum { TL_OPND_REGION, TL_OPND_EXPR } kind;
+  tl_region region;
+  tl_expr *expr;
+  tl_loc loc;
+} tl_operand;
+
+typedef struct tl_stmt tl_stmt;
+struct tl_stmt {
+  tl_stmt_kind kind;
+  tl_loc loc;
+  union {
+    struct { int n; tl_stmt **stmts; } seq;
+    struct {
+      tl_loop_kind kind;
+      int nvars;            /* > 1 only for T.Parallel */
+      tl_var **vars;
+      tl_expr **mins;       /* per var; 0 when written with one bound */
+      tl_expr **extents;    /* per var */
+      tl_expr *step;        /* NULL for 1 (serial/unroll with a step) */
+      int num_stages;       /* T.Pipelined; -1 when not given */
+      tl_stmt *body;
+    } loop;
+    struct {
+      int ngrid;            /* 1..3 */
+      tl_expr *grid[3];
+      tl_var *block_vars[3];
+      tl_expr *threads;     /* int expr; TileLang's default 128 */
+      tl_stmt *body;
+    } kernel;
+    struct { tl_buffer *buffer; } alloc;
+    struct { tl_buffer *buffer; int n; tl_expr **indices; tl_expr *value; } store;
+    struct { tl_expr *cond; tl_stmt *then_s, *else_s; /* else_s may be NULL */ } ifs;
+    struct { tl_var *var; tl_expr *value; } let;
+    struct { tl_expr *value; } eval;
+    struct {
+      int op;               /* index in tl_tile_ops[] */
+      int nargs;            /* positional operands (after defaults are not added) */
+      tl_operand *args;
+      tl_expr **attrs;      /* per op-table attribute; NULL = default */
+    } tile;
+  } u;
+};
+
+/* ---------------------------------------------------------------- tile ops */
+/* The one table of tile ops.  Positional operands are regions or exprs as
+ * `operands` says ('R' region, 'E' scalar expression, 'D' dict of buffer →
+ * layout for annotate_layout); attributes are keyword parameters that may
+ * also be given positionally after the operands, in table order. */
+typedef enum tl_attr_kind {
+  TL_ATTR_BOOL, TL_ATTR_INT, TL_ATTR_POLICY, TL_ATTR_STRING, TL_ATTR_EXPR
+} tl_attr_kind;
+typedef struct tl_attr_info {
+  const char *name;       /* "transpose_A" */
+  tl_attr_kind kind;
+  int64_t default_int;    /* default for BOOL/INT/POLICY */
+  const char *default_str;/* default for STRING (NULL: none) */
+} tl_attr_info;
+
+typedef enum tl_tile_op_id {
+  TL_TILE_COPY, TL_TILE_GEMM, TL_TILE_FILL, TL_TILE_CLEAR,
+  TL_TILE_REDUCE_MAX, TL_TILE_REDUCE_MIN, TL_TILE_REDUCE_SUM, TL_TILE_REDUCE_ABSSUM,
+  TL_TILE_REDUCE_ABSMAX, TL_TILE_ATOMIC_ADD, TL_TILE_USE_SWIZZLE, TL_TILE_ANNOTATE_LAYOUT,
+  TL_TILE_NUM_OPS
+} tl_tile_op_id;
+
+struct tl_verify_ctx;
+typedef struct tl_tile_op_info {
+  const char *name;         /* "copy"; spelled "T.copy" */
+  const char *operands;     /* e.g. "RR" for copy, "RE" for fill */
+  int nattrs;
+  const tl_attr_info *attrs;
+  /* Verifier rule of this op (shapes, scopes, dtypes); reports through the
+   * context, returns false when it reported an error. */
+  bool (*verify)(struct tl_verify_ctx *vc, const tl_stmt *s);
+  /* Hooks filled in by later layers (layout inference, lowering,
+   * reference evaluation); NULL until those exist. */
+  void *infer_layout, *lower, *evaluate;
+} tl_tile_op_info;
+extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
+int tl_tile_op_lookup(const char *name);   /* index or -1 */
+int tl_tile_op_attr_index(int op, const char *attr);   /* index or -1 */
+
+/* ------------------------------------------------------------- functions */
+typedef struct tl_param {
+  enum { TL_PARAM_TENSOR, TL_PARAM_SCALAR } kind;
+  tl_buffer *buffer;   /* TENSOR */
+  tl_var *var;         /* SCALAR */
+} tl_param;
+
+typedef struct tl_primfunc {
+  const char *name;
+  tl_loc loc;
+  int nparams;
+  tl_param *params;
+  int ndynamic;              /* T.dynamic symbols used by the function, in declaration order */
+  tl_var **dynamic;
+  bool has_out_idx;          /* false: out_idx none */
+  int nout;                  /* normalized (0 <= idx < nparams), in given order */
+  int *out_idx;
+  tl_stmt *body;
+} tl_primfunc;
+
+struct tl_module {
+  tl_arena arena;            /* owns every node of the module */
+  tl_intern names;           /* interned identifiers (in arena) */
+  int nfuncs;
+  tl_primfunc **funcs;
+  char *source;              /* the parsed text (arena copy), or NULL */
+  const char *filename;
+};
+
+/* Creates an empty module (malloc'd struct + arena); NULL on OOM. */
+tl_module *tl_module_new(void);
+
+/* ---------------------------------------------------- node constructors */
+/* All constructors allocate in m's arena and return NULL only on OOM.
+ * Expression constructors fold constants and simplify trivially
+ * (x+0, x*1, x*0 for ints, constant comparisons, casts of constants), and
+ * apply TIR's type rules: a constant operand takes the other operand's
+ * dtype; int with float promotes to the float; narrower ints widen. */
+tl_expr *tl_ir_int(tl_module *m, tl_loc loc, tl_dtype t, int64_t v);
+tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v);
+tl_expr *tl_ir_string(tl_module *m, tl_loc loc, const char *s);
+tl_expr *tl_ir_var(tl_module *m, tl_loc loc, tl_var *v);
+tl_expr *tl_ir_binary(tl_module *m, tl_loc loc, tl_binop op, tl_expr *a, tl_expr *b);
+tl_expr *tl_ir_unary(tl_module *m, tl_loc loc, tl_unop op, tl_expr *a);
+tl_expr *tl_ir_select(tl_module *m, tl_loc loc, tl_expr *c, tl_expr *t, tl_expr *f);
+tl_expr *tl_ir_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
+tl_expr *tl_ir_load(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
+tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args);
+tl_expr *tl_ir_buffer_ref(tl_module *m, tl_loc loc, tl_buffer *b);
+tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
+                      tl_var_kind kind);
+tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
+                            tl_scope scope, int ndim, tl_expr **shape);
+tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
+/* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
+tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
+
+/* Folding helpers. */
+bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
+bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by pointer */
+/* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
+ * mantissa), as a double. */
+double tl_round_to_dtype(double v, tl_dtype t);
+
+/* ------------------------------------------------------------- printing */
+/* Appends the canonical text of the module / an expression. */
+void tl_print_module(tl_strbuf *out, const tl_module *m);
+void tl_print_expr(tl_strbuf *out, const tl_expr *e);
+
+/* ------------------------------------------------------------ verifying */
+/* Checks every rule of DESIGN §3/§5.2 that applies at the tile level;
+ * reports each violation to d; returns the number of errors. */
+int tl_verify_module(const tl_module *m, tl_diag *d);
+
+/* Context passed to op verifier hooks. */
+typedef struct tl_verify_ctx {
+  const tl_module *module;
+  const tl_primfunc *func;
+  tl_diag *diag;
+  int errors;
+} tl_verify_ctx;
+
+/* ------------------------------------------------------------ front end */
+/* Parses + elaborates source into m (front end: lexer.c, parser.c,
+ * elaborate.c).  Errors go to d; returns false when any was reported. */
+bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
+                       const char *filename, const tl_define *defs, size_t ndefs);
+
+#endif
