@@ -240,6 +240,7 @@ typedef struct tl_primfunc {
   int nout;                  /* normalized (0 <= idx < nparams), in given order */
   int *out_idx;
   tl_stmt *body;
+  int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
 } tl_primfunc;
 
 struct tl_module {

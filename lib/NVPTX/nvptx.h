@@ -1,0 +1,34 @@
+/* NVPTX code generation (internal): SIMT IR → LLVM IR → PTX text through the
+ * LLVM C API (LLVM 19), for the targets of DESIGN §6. */
+#ifndef TL_NVPTX_H
+#define TL_NVPTX_H
+
+#include "IR/tir.h"
+
+/* Target facts in one place (PTX ISA and CUDA docs cited in target.c). */
+typedef struct tl_target {
+  const char *name;      /* "sm_80" */
+  int sm;                /* 80, 86, 89, 90 */
+  bool arch_specific;    /* sm_90a */
+  const char *features;  /* LLVM feature string, e.g. "+ptx80" */
+  int max_smem_per_block;/* bytes of dynamic shared memory a block may use (opt-in) */
+  int max_threads;       /* per block */
+} tl_target;
+/* Looks up a target by name; NULL for an unknown name. */
+const tl_target *tl_target_lookup(const char *name);
+
+typedef struct tl_codegen_result {
+  char *llvm_ir;   /* malloc'd text of the module after O3 (as handed to the backend) */
+  char *ptx;       /* malloc'd PTX text, NUL-terminated */
+} tl_codegen_result;
+
+/* Emits the SIMT module m (already lowered) for target.  libdevice is found
+ * from $TL_LIBDEVICE, else the CUDA installation (/usr/local/cuda/nvvm/
+ * libdevice/libdevice.10.bc); it is needed only when math intrinsics are
+ * used.  Errors (LLVM diagnostics, an intrinsic the target cannot encode)
+ * go to d; returns false on error.  Thread-safe for distinct modules. */
+bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
+                   tl_codegen_result *out);
+void tl_codegen_result_free(tl_codegen_result *r);
+
+#endif
