@@ -152,6 +152,9 @@ TL_API tl_expr *tl_builder_int(tl_builder *b, int64_t v);
 TL_API tl_expr *tl_builder_int_typed(tl_builder *b, tl_dtype t, int64_t v);
 TL_API tl_expr *tl_builder_float(tl_builder *b, tl_dtype t, double v);
 TL_API tl_expr *tl_builder_bool(tl_builder *b, bool v);
+/* A string constant, only as a tile-op keyword value (memory_order="relaxed",
+ * order="column"); s is copied. */
+TL_API tl_expr *tl_builder_string(tl_builder *b, const char *s);
 TL_API tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v);
 TL_API tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r);
 TL_API tl_expr *tl_builder_unary(tl_builder *b, tl_unop op, tl_expr *x);

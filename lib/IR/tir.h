@@ -107,7 +107,9 @@ typedef enum tl_intrin_ret {
   TL_RET_ARG1,      /* same dtype as the second argument (if_then_else) */
   TL_RET_INT32,
   TL_RET_BOOL,
-  TL_RET_FLOAT_ARG0 /* float dtype of arg 0 (ints promote to float32) */
+  TL_RET_FLOAT_ARG0, /* float dtype of arg 0 (ints promote to float32) */
+  TL_RET_VOID,       /* no value (T.sync_threads) */
+  TL_RET_DTYPE_ARG0  /* the dtype named by the string argument 0 (T.infinity("float16")) */
 } tl_intrin_ret;
 typedef struct tl_intrinsic {
   const char *name;     /* "exp2" (spelled T.exp2) */

@@ -13,13 +13,19 @@ typedef struct tl_target {
   const char *features;  /* LLVM feature string, e.g. "+ptx80" */
   int max_smem_per_block;/* bytes of dynamic shared memory a block may use (opt-in) */
   int max_threads;       /* per block */
+  int ptx_version;       /* PTX ISA version emitted, x10 (70 = 7.0) */
+  int max_smem_per_sm;   /* bytes of shared memory per SM */
+  bool native_bf16_arith;/* add/sub/mul.bf16 exist (sm_90+) */
 } tl_target;
 /* Looks up a target by name; NULL for an unknown name. */
 const tl_target *tl_target_lookup(const char *name);
+/* The supported names, for messages ("sm_80, sm_86, ..."). */
+const char *tl_target_names(void);
 
 typedef struct tl_codegen_result {
   char *llvm_ir;   /* malloc'd text of the module after O3 (as handed to the backend) */
   char *ptx;       /* malloc'd PTX text, NUL-terminated */
+  double ms_build, ms_link, ms_opt, ms_emit; /* time of each stage */
 } tl_codegen_result;
 
 /* Emits the SIMT module m (already lowered) for target.  libdevice is found
@@ -30,5 +36,13 @@ typedef struct tl_codegen_result {
 bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
                    tl_codegen_result *out);
 void tl_codegen_result_free(tl_codegen_result *r);
+
+/* Options of tl_nvptx_emit_ex (zero-initialise; NULL means defaults). */
+typedef struct tl_nvptx_options {
+  const char *libdevice_path; /* overrides $TL_LIBDEVICE and the CUDA default */
+  bool skip_opt;              /* skip default<O3> (debugging) */
+} tl_nvptx_options;
+bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target,
+                      const tl_nvptx_options *opts, tl_diag *d, tl_codegen_result *out);
 
 #endif

@@ -1,0 +1,28 @@
+# GPU tests (test/GPU) and the elementwise benchmark: plain executables that
+# link libtilelang (never libcuda: the tests dlopen the driver like the
+# library does), labelled "gpu", exit 77 = skipped when no driver/GPU.
+# Their rpath looks first in $ORIGIN/../lib (the self-contained bundle made
+# by scripts/build-device.sh), then in the build tree.  They find kernel
+# files in $TL_KERNEL_DIR, default ./examples (ctest runs them from the
+# source directory; scripts/run-gpu.sh from the bundle).
+file(GLOB TL_GPU_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/test/GPU/test_*.c)
+set(TL_GPU_TARGETS)
+foreach(src ${TL_GPU_TEST_SOURCES})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_link_libraries(${name} PRIVATE tilelang m ${CMAKE_DL_LIBS})
+  list(APPEND TL_GPU_TARGETS ${name})
+  if(BUILD_TESTING OR TL_BUILD_TESTS)
+    add_test(NAME gpu/${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+    set_tests_properties(gpu/${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
+
+add_executable(bench_elementwise ${CMAKE_SOURCE_DIR}/benchmarks/elementwise/bench_elementwise.c)
+target_link_libraries(bench_elementwise PRIVATE tilelang m ${CMAKE_DL_LIBS})
+list(APPEND TL_GPU_TARGETS bench_elementwise)
+
+set_target_properties(${TL_GPU_TARGETS} PROPERTIES
+  BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_custom_target(gpu-all DEPENDS ${TL_GPU_TARGETS})

@@ -1,0 +1,209 @@
+/* libtilelang runtime: compile a TileLang kernel file to PTX, load it with
+ * the CUDA driver, bind DLPack tensors and scalars, allocate out_idx
+ * outputs and launch on the caller's stream.
+ *
+ * The CUDA driver (libcuda.so.1) is loaded with dlopen on first use; the
+ * library does not link it.  Everything except loading and launching works
+ * without a driver or GPU (compiling, reading the PTX, introspection); calls
+ * that need the GPU then fail with TL_ERR_NO_DEVICE and a message saying why
+ * (library missing, stub library, cuInit failed, no device).
+ *
+ * Tensors cross the API as DLPack 0.6 DLTensors (bool as uint8/int8: DLPack
+ * 0.6 has no bool code).  Ownership is stated on every call; nothing here
+ * exits or aborts on bad input.  Messages go to tl_context_last_error. */
+#ifndef TILELANG_RUNTIME_H
+#define TILELANG_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+
+#include "tilelang/core.h"
+#include "tilelang/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------- device */
+/* Checks that the CUDA driver loads, cuInit(0) succeeds and at least one
+ * device exists.  TL_OK, or TL_ERR_NO_DEVICE with the reason in
+ * tl_context_last_error (ctx may be NULL: then only the status).  The
+ * driver is loaded once per process (thread-safe); the environment
+ * variable TL_CUDA_DRIVER may name another library file to dlopen instead
+ * of "libcuda.so.1" (for tests). */
+TL_API tl_status tl_device_check(tl_context *ctx);
+
+/* Number of CUDA devices (cuDeviceGetCount) in *count; 0 and
+ * TL_ERR_NO_DEVICE when no driver is usable. */
+TL_API tl_status tl_device_count(tl_context *ctx, int *count);
+
+/* The compile target the runtime picks when none is given: from device 0's
+ * compute capability (cuDeviceGetAttribute COMPUTE_CAPABILITY_MAJOR/MINOR):
+ * 9.0 → "sm_90a", 8.0/8.6/8.9 → "sm_80"/"sm_86"/"sm_89", other 8.x →
+ * "sm_80", newer than 9.0 → "sm_90" (PTX JIT-compiled forward); without a
+ * driver or device → "sm_80" (whose PTX also runs on Hopper).  Static string. */
+TL_API const char *tl_device_default_target(void);
+
+/* ------------------------------------------------------------ compile */
+/* How out_idx is chosen (TileLang semantics, ../shared/TILELANG.md §2.1). */
+typedef enum tl_out_idx_mode {
+  TL_OUT_IDX_FROM_FILE = 0, /* the file's @tilelang.jit(out_idx=...) (none if absent) */
+  TL_OUT_IDX_NONE = 1,      /* out_idx none: the caller passes every tensor */
+  TL_OUT_IDX_LIST = 2       /* the list in tl_compile_options.out_idx */
+} tl_out_idx_mode;
+
+/* tl_compile_options.flags */
+enum {
+  /* Fill every newly allocated output with 0xFF bytes before the launch (a
+   * NaN in every float dtype, all-ones in integers), on the call's stream, so
+   * that elements the kernel does not write show. */
+  TL_COMPILE_POISON_OUTPUTS = 1u << 0
+};
+
+/* Compilation stages, for tl_compile_options.stop_after. */
+typedef enum tl_stage {
+  TL_STAGE_PTX = 0,  /* everything: parse, lower, LLVM IR, PTX */
+  TL_STAGE_SIMT = 1  /* parse and lower only (SIMT IR, docs/simt-ir.md) */
+} tl_stage;
+
+typedef struct tl_compile_options {
+  /* "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"; NULL = auto
+   * (tl_device_default_target). */
+  const char *target;
+  tl_out_idx_mode out_idx_mode;
+  /* For TL_OUT_IDX_LIST: n_out_idx indices into the prim_func's parameter
+   * list (scalars count); negative values count from the end (-1 = last).
+   * Each must name a distinct tensor parameter.  Borrowed for the call. */
+  const int *out_idx;
+  size_t n_out_idx;
+  unsigned flags;     /* TL_COMPILE_* */
+  bool verify_each;   /* run the IR verifier after every lowering pass */
+  /* Last stage to run: TL_STAGE_PTX (the default, 0) compiles fully; with
+   * TL_STAGE_SIMT code generation is skipped, so the kernel has only its SIMT
+   * IR text (tl_kernel_ptx returns "" and calls fail with
+   * TL_ERR_INVALID_ARGUMENT). */
+  tl_stage stop_after;
+  /* If non-NULL, called after every stage with its name ("parse", then each
+   * lowering pass by name, "llvm", "ptx") and its printed text (borrowed for
+   * the call): what `tl-opt --print-after-all` shows. */
+  void (*after_stage)(void *user, const char *stage, const char *text);
+  void *after_stage_user;
+} tl_compile_options;
+
+/* A compiled kernel: the PTX (and intermediate texts), the parameter
+ * signature, out_idx, the launch expressions and, once used on a device, a
+ * loaded CUDA module per device.  Opaque; may be called from several
+ * threads at once, each with its own tl_context. */
+typedef struct tl_kernel tl_kernel;
+
+/* Compiles TileLang source: parse (tl_module_parse) → lower → LLVM → PTX.
+ *   source/len, filename, defines/ndefines: as tl_module_parse (borrowed).
+ *   opts: NULL = all defaults (auto target, out_idx from the file).
+ * The first @T.prim_func of the file is compiled.  No GPU is needed; the
+ * PTX is loaded on first call (or tl_kernel_load).  On success *out owns the
+ * kernel (tl_kernel_destroy).  Errors: TL_ERR_INVALID_ARGUMENT (NULL
+ * pointers, unknown target, bad out_idx: out of range, duplicate, a scalar),
+ * TL_ERR_COMPILE (diagnostics), TL_ERR_UNSUPPORTED (a grid/shape expression
+ * the runtime cannot evaluate, an output dim no input binds),
+ * TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
+                                   const char *filename, const tl_define *defines,
+                                   size_t ndefines, const tl_compile_options *opts,
+                                   tl_kernel **out);
+/* As tl_kernel_compile on the file at path (TL_ERR_IO if unreadable). */
+TL_API tl_status tl_kernel_compile_file(tl_context *ctx, const char *path,
+                                        const tl_define *defines, size_t ndefines,
+                                        const tl_compile_options *opts, tl_kernel **out);
+/* Unloads the kernel's modules, releases the primary contexts it retained
+ * and frees it.  NULL is allowed.  No launch of it may still be pending
+ * (synchronize its streams first). */
+TL_API void tl_kernel_destroy(tl_kernel *k);
+
+/* Texts owned by the kernel (valid until tl_kernel_destroy), NUL-terminated:
+ * the PTX handed to cuModuleLoadDataEx, the LLVM IR after O3 (as given to the
+ * backend), the SIMT IR (tl-opt --emit=simt).  NULL for NULL k. */
+TL_API const char *tl_kernel_ptx(const tl_kernel *k);
+TL_API const char *tl_kernel_llvm_ir(const tl_kernel *k);
+TL_API const char *tl_kernel_simt_ir(const tl_kernel *k);
+/* The target the kernel was compiled for ("sm_90a") and its entry name. */
+TL_API const char *tl_kernel_target(const tl_kernel *k);
+TL_API const char *tl_kernel_name(const tl_kernel *k);
+
+/* --------------------------------------------------------- introspection */
+/* Parameters in prim_func order (outputs included).  Indices 0..count-1;
+ * out-of-range indices give 0 / NULL / false. */
+TL_API int tl_kernel_param_count(const tl_kernel *k);
+TL_API const char *tl_kernel_param_name(const tl_kernel *k, int i);
+TL_API bool tl_kernel_param_is_tensor(const tl_kernel *k, int i);
+/* Element dtype of a tensor, dtype of a scalar. */
+TL_API tl_dtype tl_kernel_param_dtype(const tl_kernel *k, int i);
+/* Number of dims of a tensor (0 for scalars). */
+TL_API int tl_kernel_param_ndim(const tl_kernel *k, int i);
+/* Dim d of tensor i: returns true with *value set when it is a constant;
+ * false when it depends on dynamic symbols, with *symbol (if non-NULL) set to
+ * the symbol's name when the dim is exactly one symbol, else to NULL. */
+TL_API bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value,
+                                const char **symbol);
+/* True when parameter i is an output of out_idx (allocated by the call). */
+TL_API bool tl_kernel_param_is_output(const tl_kernel *k, int i);
+/* Normalized out_idx (0 <= idx < count, given order); *n = 0 for none. */
+TL_API const int *tl_kernel_out_idx(const tl_kernel *k, int *n);
+/* Required alignment in bytes of data + byte_offset of tensor i (its
+ * element size, raised to the widest vector access the kernel makes). */
+TL_API int tl_kernel_param_alignment(const tl_kernel *k, int i);
+/* Dynamic shared memory per block in bytes. */
+TL_API int64_t tl_kernel_smem_bytes(const tl_kernel *k);
+
+/* --------------------------------------------------------------- calling */
+typedef enum tl_arg_kind { TL_ARG_TENSOR = 0, TL_ARG_INT = 1, TL_ARG_FLOAT = 2 } tl_arg_kind;
+/* One call argument: a DLTensor (borrowed; must stay alive until the launch
+ * completes on the stream), an integer or a float scalar. */
+typedef struct tl_arg {
+  tl_arg_kind kind;
+  union { DLTensor *tensor; int64_t i; double f; } v;
+} tl_arg;
+static inline tl_arg tl_arg_tensor(DLTensor *t) { tl_arg a; a.kind = TL_ARG_TENSOR; a.v.tensor = t; return a; }
+static inline tl_arg tl_arg_int(int64_t i) { tl_arg a; a.kind = TL_ARG_INT; a.v.i = i; return a; }
+static inline tl_arg tl_arg_float(double f) { tl_arg a; a.kind = TL_ARG_FLOAT; a.v.f = f; return a; }
+
+/* Loads the kernel's PTX on CUDA device `device` (cuModuleLoadDataEx in the
+ * device's primary context) unless already loaded; tl_kernel_call does this
+ * lazily.  Errors: TL_ERR_NO_DEVICE, TL_ERR_INVALID_ARGUMENT (bad device),
+ * TL_ERR_CUDA (the driver's error name and string plus the JIT error and
+ * info logs). */
+TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
+
+/* Launches the kernel.
+ *   args/nargs: the parameters in prim_func order WITHOUT the out_idx outputs
+ *     (as TileLang's call): a tensor parameter takes TL_ARG_TENSOR, an
+ *     integer/bool scalar TL_ARG_INT (range-checked against its dtype), a
+ *     float scalar TL_ARG_FLOAT or TL_ARG_INT.
+ *   stream: a CUstream of the tensors' device's primary context (checked with
+ *     cuStreamGetCtx), or NULL for the legacy default stream.
+ *   outputs: room for tl_kernel_out_idx's n pointers (NULL allowed when n is
+ *     0); on success outputs[j] is a new DLManagedTensor for out_idx[j],
+ *     allocated with cuMemAlloc_v2 on the inputs' device (compact, shapes
+ *     from the solved dynamic dims).  The caller frees each with
+ *     t->deleter(t) after the kernel is done with it (the deleter frees
+ *     the memory and releases the primary context it retained).
+ * Before anything is launched or allocated, every argument is checked
+ * (count, kind, device type and id, dtype, ndim, static dims, dynamic dims
+ * bound consistently — a symbol is solved from the first tensor dim that is
+ * exactly that symbol —, contiguity, non-null data, alignment of
+ * data + byte_offset); a failure launches nothing and names the parameter
+ * with expected and actual ("argument 'B' (#1): dtype: expected float16, got
+ * float32").  Grid, block and shared memory come from the kernel's
+ * expressions evaluated on the solved symbols and scalar arguments.
+ * The launch is asynchronous on stream.  Errors: TL_ERR_INVALID_ARGUMENT,
+ * TL_ERR_NO_DEVICE, TL_ERR_CUDA (driver error name and string),
+ * TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args,
+                                size_t nargs, void *stream, DLManagedTensor **outputs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

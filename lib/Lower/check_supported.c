@@ -1,0 +1,102 @@
+/* Pass 1 of lib/Lower: reject what no issue has lowered yet.
+ *
+ * Requires: a verified tile-IR function.
+ * Guarantees (on success): the only tile ops left are T.copy, T.fill,
+ * T.clear and T.use_swizzle; no T.copy/T.fill touches shared memory; no
+ * T.Pipelined loop; no T.Parallel nested in a T.Parallel; no tile op inside a
+ * T.Parallel; every T.Kernel has a constant thread count in [1, 1024].
+ * Each rejected construct is one error at its own location, in program
+ * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on). */
+#include "Lower/lower_internal.h"
+
+typedef struct cs_state {
+  tl_diag *d;
+  int errors;
+} cs_state;
+
+static bool region_is_shared(const tl_operand *o) {
+  return o->kind == TL_OPND_REGION && o->region.buffer &&
+         (o->region.buffer->scope == TL_SCOPE_SHARED || o->region.buffer->scope == TL_SCOPE_SHARED_DYN);
+}
+
+static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
+  if (!s) return;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return;
+  }
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) check(st, s->u.seq.stmts[i], in_parallel, depth + 1);
+      return;
+    case TL_STMT_FOR:
+      if (s->u.loop.kind == TL_LOOP_PIPELINED) {
+        /* The ops inside say more (T.gemm, shared copies): report them first,
+         * and the loop itself only when its body is otherwise lowerable. */
+        int before = st->errors;
+        check(st, s->u.loop.body, in_parallel, depth + 1);
+        if (st->errors == before) {
+          tl_error(st->d, s->loc, "T.Pipelined is not lowered yet");
+          st->errors++;
+        }
+        return;
+      }
+      if (s->u.loop.kind == TL_LOOP_PARALLEL && in_parallel) {
+        tl_error(st->d, s->loc, "T.Parallel nested in a T.Parallel is not lowered yet");
+        st->errors++;
+        return;
+      }
+      check(st, s->u.loop.body, in_parallel || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
+      return;
+    case TL_STMT_KERNEL: {
+      int64_t t = 0;
+      if (!tl_expr_is_const_int(s->u.kernel.threads, &t) || t < 1 || t > 1024) {
+        tl_error(st->d, s->u.kernel.threads ? s->u.kernel.threads->loc : s->loc,
+                 "T.Kernel with a non-constant thread count is not lowered yet");
+        st->errors++;
+      }
+      check(st, s->u.kernel.body, in_parallel, depth + 1);
+      return;
+    }
+    case TL_STMT_IF:
+      check(st, s->u.ifs.then_s, in_parallel, depth + 1);
+      check(st, s->u.ifs.else_s, in_parallel, depth + 1);
+      return;
+    case TL_STMT_TILE: {
+      int op = s->u.tile.op;
+      const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
+      if (in_parallel) {
+        tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
+        st->errors++;
+        return;
+      }
+      switch (op) {
+        case TL_TILE_COPY:
+        case TL_TILE_FILL:
+        case TL_TILE_CLEAR:
+          for (int i = 0; i < s->u.tile.nargs; i++)
+            if (region_is_shared(&s->u.tile.args[i])) {
+              tl_error(st->d, s->loc, "T.%s %s shared memory is not lowered yet", name,
+                       op == TL_TILE_COPY ? "to or from" : "of");
+              st->errors++;
+              return;
+            }
+          return;
+        case TL_TILE_USE_SWIZZLE: return;
+        default:
+          tl_error(st->d, s->loc, "T.%s is not lowered yet", name);
+          st->errors++;
+          return;
+      }
+    }
+    default: return;
+  }
+}
+
+bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, tl_diag *d) {
+  (void)m;
+  cs_state st = {d, 0};
+  check(&st, f->body, 0, 0);
+  return st.errors == 0;
+}

@@ -1,0 +1,1016 @@
+/* Pass 3 of lib/Lower: tile ops and T.Parallel → per-thread SIMT statements.
+ *
+ * Requires: tl_lower_check_supported and tl_lower_infer_layouts succeeded
+ * (every fragment has a tl_frag_layout; only copy/fill/clear/use_swizzle tile
+ * ops remain; constant thread counts).
+ * Guarantees (on success), as docs/simt-ir.md states: no TL_STMT_TILE and no
+ * T.Parallel loop remain; every fragment became a per-thread `local` buffer of
+ * nregs registers; the thread index is T.get_thread_binding(0); vector
+ * accesses are loads/stores whose last index is T.ramp(base, 1, w) with base a
+ * proven multiple of w and (for n-d buffers) a row length that is a static
+ * multiple of w, w * element bytes <= 16; T.vectorized loops have a single
+ * store as their body and pass the same checks for every access; no
+ * out-of-bounds global access is issued by T.copy / T.fill (reads pad 0,
+ * writes are skipped).  Every new statement carries the location of the op it
+ * came from.
+ *
+ * Iteration spaces.  A PLAN partition (lower_internal.h) over a static domain
+ * S with E elements, T threads and vector width v is emitted as
+ *     for q in T.unroll(nvec):                    (omitted when nvec = 1)
+ *         f0 = q*T*v + tid*v                      (a multiple of v)
+ *         if f0 < E:                              (only when T*v does not divide E)
+ *             i_k = (f0 // P_k) % S_k, i_last = f0 % S_last   (P_k = prod S[k+1:])
+ *             for lo in T.unroll(v / w):
+ *                 [for li in T.vectorized(w):]  element (i_0, ..., i_last + lo*w + li),
+ *                                               fragment register q*v + lo*w + li
+ * which visits every element exactly once over all threads: f = f0 + l runs
+ * over [0, E) as (q, tid, l) runs over its box, and since v divides S_last the
+ * v elements of a vector share one row.  T.copy and T.fill use the partition of
+ * their fragment operand, or T = 1 (each thread does all elements) when a
+ * side is per-thread (local buffer, replicated fragment), or the block's
+ * threads for global-only work.  T.Parallel uses the PLAN layout of the
+ * fragment it indexes by its loop variables, or a plan computed for its own
+ * extents (16 / largest element size), or a strided loop over threads when the
+ * extents are dynamic.  A T.Parallel that writes a replicated fragment runs
+ * every iteration in every thread (serial loops). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+
+typedef struct lt_state {
+  tl_module *m;
+  tl_diag *d;
+  int errors;
+  bool oom;
+  tl_names names;
+  tl_ranges ranges;
+  int64_t threads;     /* the block's threads */
+  tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
+  const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
+  tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
+  TL_VEC(tl_buffer *) frags;
+} lt_state;
+
+#define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+
+static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
+  tl_error(st->d, loc, fmt, a, b);
+  st->errors++;
+}
+
+/* ---------------------------------------------------------------- helpers */
+static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
+  if (!loop || n != loop->u.loop.nvars || n != b->ndim) return false;
+  for (int k = 0; k < n; k++) {
+    int64_t ext, dim, mn = 0;
+    if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
+    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
+    if (!tl_expr_is_const_int(b->shape[k], &dim) || dim != ext) return false;
+    if (loop->u.loop.mins && loop->u.loop.mins[k] &&
+        (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
+      return false;
+  }
+  return true;
+}
+
+static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
+  tl_expr *f = tl_lo_int(st->m, loc, 0);
+  for (int k = 0; k < n && k < L->ndim; k++) {
+    f = tl_lo_mul(st->m, loc, f, L->shape[k]);
+    f = tl_lo_add(st->m, loc, f, idx[k]);
+  }
+  return f;
+}
+
+static tl_expr *zero_of(lt_state *st, tl_loc loc, tl_dtype t) {
+  t.lanes = 1;
+  if (tl_dtype_is_float(t)) return tl_ir_float(st->m, loc, t, 0.0);
+  return tl_ir_int(st->m, loc, t, 0);
+}
+
+/* ------------------------------------------------------- expression rewrite */
+static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth);
+
+static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
+  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
+  if (!out) { st->oom = true; return NULL; }
+  for (int i = 0; i < n; i++)
+    if (!(out[i] = rw_expr(st, xs[i], depth + 1))) return NULL;
+  return out;
+}
+
+/* New index list of an access to b (fragment accesses become register indices). */
+static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx,
+                           int *n_out, int depth) {
+  tl_frag_layout *L = tl_frag_layout_of(b);
+  *n_out = n;
+  if (!L) return rw_list(st, n, idx, depth);
+  tl_expr **one = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *));
+  if (!one) { st->oom = true; return NULL; }
+  *n_out = 1;
+  if (L->kind == TL_FRAG_PLAN) {
+    if (!st->reg || !identity_access(st->loop, b, n, (tl_expr **)idx)) {
+      tl_error(st->d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
+      st->errors++;
+      return NULL;
+    }
+    one[0] = st->reg;
+    return one;
+  }
+  tl_expr **ix = rw_list(st, n, idx, depth);
+  if (!ix) return NULL;
+  one[0] = flat_index(st, loc, L, n, ix);
+  return one[0] ? one : NULL;
+}
+
+static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
+  if (!e) return NULL;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    tl_error(st->d, e->loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  tl_module *m = st->m;
+  switch (e->kind) {
+    case TL_EXPR_VAR: {
+      tl_expr *r = tl_map_get(&st->subst, e->u.var, NULL);
+      return r ? r : (tl_expr *)e;
+    }
+    case TL_EXPR_BINARY:
+      return tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(st, e->u.bin.a, depth + 1),
+                          rw_expr(st, e->u.bin.b, depth + 1));
+    case TL_EXPR_UNARY: return tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(st, e->u.un.a, depth + 1));
+    case TL_EXPR_SELECT:
+      return tl_ir_select(m, e->loc, rw_expr(st, e->u.sel.cond, depth + 1),
+                          rw_expr(st, e->u.sel.t, depth + 1), rw_expr(st, e->u.sel.f, depth + 1));
+    case TL_EXPR_CAST: return tl_lo_cast(m, e->loc, e->dtype, rw_expr(st, e->u.cast.value, depth + 1));
+    case TL_EXPR_LOAD: {
+      int n;
+      tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
+      if (!ix) return NULL;
+      return tl_ir_load(m, e->loc, e->u.load.buffer, n, ix);
+    }
+    case TL_EXPR_CALL: {
+      tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, depth);
+      if (!a) return NULL;
+      tl_expr *r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
+      if (r && !tl_dtype_eq(r->dtype, e->dtype) && r->dtype.lanes == 1 && e->dtype.lanes == 1)
+        r = tl_ir_cast(m, e->loc, e->dtype, r);
+      return r;
+    }
+    case TL_EXPR_RAMP: {
+      tl_expr *r = tl_lo_ramp(m, e->loc, rw_expr(st, e->u.ramp.base, depth + 1), e->dtype.lanes);
+      return r;
+    }
+    case TL_EXPR_BROADCAST:
+      return tl_lo_broadcast(m, e->loc, rw_expr(st, e->u.bcast.value, depth + 1), e->dtype.lanes);
+    default: return (tl_expr *)e;
+  }
+}
+
+/* ---------------------------------------------------------- vector checks */
+/* Can the access b[idx] (idx mentioning lane variable l) be issued as one
+ * vector of w lanes at l = 0, w, 2w, ...?  Indices before the last must not
+ * depend on l; the last is l + (a multiple of w) (or free of l for loads);
+ * the row length must keep the row start aligned. */
+static bool access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
+                          bool is_store) {
+  if (n < 1) return false;
+  for (int k = 0; k + 1 < n; k++)
+    if (!tl_expr_free_of(idx[k], l)) return false;
+  int64_t c;
+  if (!tl_expr_lane_coef(idx[n - 1], l, &c)) return false;
+  if (c == 0) return !is_store;
+  if (c != 1) return false;
+  if (w * tl_dtype_bytes(b->dtype) > 16) return false;
+  if (b->strides) return false;
+  if (!tl_expr_divisible(idx[n - 1], w, l)) return false;
+  if (n > 1) {
+    int64_t row;
+    if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % w != 0) return false;
+  }
+  return true;
+}
+
+static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
+    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
+    case TL_EXPR_SELECT:
+      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
+             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
+    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
+    case TL_EXPR_LOAD:
+      if (!access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
+      for (int i = 0; i < e->u.load.n; i++)
+        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
+      return true;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++)
+        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
+      return true;
+    case TL_EXPR_RAMP:
+    case TL_EXPR_BROADCAST:
+    case TL_EXPR_BUFFER:
+    case TL_EXPR_STRING: return false;
+    default: return true;
+  }
+}
+
+/* Largest w dividing v (power of 2) such that `body`, a single store, can run
+ * as T.vectorized(w) over lane l. */
+static int64_t body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
+  if (!body || body->kind != TL_STMT_STORE) return 1;
+  for (int64_t w = v; w > 1; w /= 2) {
+    if (v % w != 0) continue;
+    if (!access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
+    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
+    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
+    if (ok) return w;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------- partitions */
+typedef struct plan {
+  int ndim;
+  const int64_t *shape;
+  int64_t total, threads, vec, nvec;
+  bool registers;   /* touches fragment registers: unroll the vector loop */
+} plan;
+
+static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
+  int64_t total = 1;
+  for (int k = 0; k < ndim; k++) total *= shape[k];
+  int64_t inner = ndim > 0 ? shape[ndim - 1] : 1;
+  int64_t v = 16 / (bytes >= 1 && bytes <= 16 ? bytes : 16);
+  if (v < 1) v = 1;
+  while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
+  while (v > 1 && total < threads * v) v /= 2;
+  p->ndim = ndim;
+  p->shape = shape;
+  p->total = total;
+  p->threads = threads;
+  p->vec = v;
+  p->nvec = (total + threads * v - 1) / (threads * v);
+  p->registers = false;
+}
+
+/* Per-chunk callback: idx[k] the domain indices of the chunk's first element
+ * (idx[last] a multiple of vec), reg the register index of that element. */
+typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
+
+static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->m;
+  int64_t tv = p->threads * p->vec;
+  tl_var *q = NULL;
+  tl_expr *qe;
+  if (p->nvec > 1) {
+    CHECK(q = tl_names_fresh_var(&st->names, loc, "vq", TL_INT32, TL_VAR_LOOP));
+    CHECK(qe = tl_ir_var(m, loc, q));
+    CHECK(tl_ranges_set(&st->ranges, q, 0, p->nvec - 1));
+  } else {
+    CHECK(qe = tl_lo_int(m, loc, 0));
+  }
+  tl_expr *tid = p->threads > 1 ? tl_lo_thread_index(m, loc) : tl_lo_int(m, loc, 0);
+  CHECK(tid);
+  tl_expr *f0 = tl_lo_add(m, loc, tl_lo_mul(m, loc, qe, tv), tl_lo_mul(m, loc, tid, p->vec));
+  CHECK(f0);
+  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(p->ndim > 0 ? p->ndim : 1));
+  CHECK(idx);
+  int64_t stride = 1;
+  for (int k = p->ndim - 1; k >= 0; k--) {
+    tl_expr *x = tl_lo_fdiv(m, loc, f0, stride, &st->ranges);
+    if (k > 0) x = tl_lo_fmod(m, loc, x, p->shape[k], &st->ranges);
+    CHECK(idx[k] = x);
+    stride *= p->shape[k];
+  }
+  tl_expr *reg = tl_lo_mul(m, loc, qe, p->vec);
+  CHECK(reg);
+  tl_stmt *body = fn(st, user, p, idx, reg);
+  if (!body) return NULL;
+  if (p->total % tv != 0) {
+    tl_range r;
+    if (!(tl_expr_range(&st->ranges, f0, &r) && r.hi < p->total)) {
+      tl_expr *cond = tl_ir_binary(m, loc, TL_OP_LT, f0, tl_lo_int(m, loc, p->total));
+      CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
+    }
+  }
+  if (q) {
+    tl_ranges_unset(&st->ranges, q);
+    tl_loop_kind k = (p->registers || p->nvec <= 8) ? TL_LOOP_UNROLL : TL_LOOP_SERIAL;
+    CHECK(body = tl_lo_for(m, loc, k, q, tl_lo_int(m, loc, p->nvec), body));
+  }
+  return body;
+}
+
+/* -------------------------------------------------------------- T.Parallel */
+typedef struct par_ctx {
+  const tl_stmt *loop;
+  tl_var *lane;            /* analysis lane variable */
+} par_ctx;
+
+static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth);
+
+/* The loop body with loop var k := min_k + idx[k] (+ lane for the last) and
+ * the register index reg + lane. */
+static tl_stmt *par_body(lt_state *st, const tl_stmt *loop, tl_expr **idx, tl_expr *reg,
+                         tl_expr *lane) {
+  tl_module *m = st->m;
+  int n = loop->u.loop.nvars;
+  tl_loc loc = loop->loc;
+  for (int k = 0; k < n; k++) {
+    tl_expr *x = idx[k];
+    if (k == n - 1 && lane) x = tl_lo_add(m, loc, x, lane);
+    if (loop->u.loop.mins && loop->u.loop.mins[k]) x = tl_lo_add(m, loc, rw_expr(st, loop->u.loop.mins[k], 0), x);
+    CHECK(x);
+    CHECK(tl_map_put(&st->subst, loop->u.loop.vars[k], x));
+  }
+  const tl_stmt *saved_loop = st->loop;
+  tl_expr *saved_reg = st->reg;
+  st->loop = loop;
+  st->reg = lane ? tl_lo_add(m, loc, reg, lane) : reg;
+  tl_stmt *b = rw_stmt(st, loop->u.loop.body, 1);
+  st->loop = saved_loop;
+  st->reg = saved_reg;
+  for (int k = 0; k < n; k++) tl_map_remove(&st->subst, loop->u.loop.vars[k]);
+  return b;
+}
+
+/* Emits the lanes of one chunk: v lanes, vectorized by w where proven. */
+static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  const tl_stmt *loop = user;
+  tl_module *m = st->m;
+  tl_loc loc = loop->loc;
+  int64_t v = p->vec;
+  if (v == 1) return par_body(st, loop, idx, reg, NULL);
+  tl_var *l;
+  CHECK(l = tl_names_fresh_var(&st->names, loc, "vl", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->ranges, l, 0, v - 1));
+  tl_stmt *probe = par_body(st, loop, idx, reg, tl_ir_var(m, loc, l));
+  tl_ranges_unset(&st->ranges, l);
+  if (!probe) return NULL;
+  int64_t w = body_vec_width(probe, l, v);
+  tl_var *lo = NULL, *li = NULL;
+  tl_expr *lane = NULL;
+  if (v / w > 1) {
+    CHECK(lo = tl_names_fresh_var(&st->names, loc, "vo", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->ranges, lo, 0, v / w - 1));
+    lane = tl_lo_mul(m, loc, tl_ir_var(m, loc, lo), w);
+  }
+  if (w > 1) {
+    CHECK(li = tl_names_fresh_var(&st->names, loc, "vi", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->ranges, li, 0, w - 1));
+    tl_expr *x = tl_ir_var(m, loc, li);
+    lane = lane ? tl_lo_add(m, loc, lane, x) : x;
+  }
+  CHECK(lane);
+  tl_stmt *body = par_body(st, loop, idx, reg, lane);
+  if (!body) return NULL;
+  if (li) {
+    tl_ranges_unset(&st->ranges, li);
+    CHECK(body = tl_lo_for(m, loc, TL_LOOP_VECTORIZED, li, tl_lo_int(m, loc, w), body));
+  }
+  if (lo) {
+    tl_ranges_unset(&st->ranges, lo);
+    CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, lo, tl_lo_int(m, loc, v / w), body));
+  }
+  return body;
+}
+
+typedef struct par_scan {
+  const tl_stmt *loop;
+  tl_buffer *plan_frag;     /* a PLAN fragment indexed by the loop variables */
+  tl_buffer *repl_written;  /* a REPLICATED fragment the loop stores to */
+  int bytes;
+} par_scan;
+
+static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, bool store) {
+  int bb = tl_dtype_bytes(b->dtype);
+  if (bb > ps->bytes) ps->bytes = bb;
+  tl_frag_layout *L = tl_frag_layout_of(b);
+  if (!L) return;
+  if (L->kind == TL_FRAG_PLAN && !ps->plan_frag && identity_access(ps->loop, b, n, idx))
+    ps->plan_frag = (tl_buffer *)b;
+  if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
+}
+
+static void scan_expr(par_scan *ps, const tl_expr *e, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (e->kind) {
+    case TL_EXPR_BINARY: scan_expr(ps, e->u.bin.a, depth + 1); scan_expr(ps, e->u.bin.b, depth + 1); return;
+    case TL_EXPR_UNARY: scan_expr(ps, e->u.un.a, depth + 1); return;
+    case TL_EXPR_SELECT:
+      scan_expr(ps, e->u.sel.cond, depth + 1);
+      scan_expr(ps, e->u.sel.t, depth + 1);
+      scan_expr(ps, e->u.sel.f, depth + 1);
+      return;
+    case TL_EXPR_CAST: scan_expr(ps, e->u.cast.value, depth + 1); return;
+    case TL_EXPR_LOAD:
+      scan_access(ps, e->u.load.buffer, e->u.load.n, e->u.load.indices, false);
+      for (int i = 0; i < e->u.load.n; i++) scan_expr(ps, e->u.load.indices[i], depth + 1);
+      return;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) scan_expr(ps, e->u.call.args[i], depth + 1);
+      return;
+    default: return;
+  }
+}
+
+static void scan_stmt(par_scan *ps, const tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(ps, s->u.seq.stmts[i], depth + 1);
+      return;
+    case TL_STMT_FOR:
+      for (int k = 0; k < s->u.loop.nvars; k++) {
+        if (s->u.loop.mins) scan_expr(ps, s->u.loop.mins[k], 0);
+        scan_expr(ps, s->u.loop.extents[k], 0);
+      }
+      scan_stmt(ps, s->u.loop.body, depth + 1);
+      return;
+    case TL_STMT_STORE:
+      scan_access(ps, s->u.store.buffer, s->u.store.n, s->u.store.indices, true);
+      for (int i = 0; i < s->u.store.n; i++) scan_expr(ps, s->u.store.indices[i], 0);
+      scan_expr(ps, s->u.store.value, 0);
+      return;
+    case TL_STMT_IF:
+      scan_expr(ps, s->u.ifs.cond, 0);
+      scan_stmt(ps, s->u.ifs.then_s, depth + 1);
+      scan_stmt(ps, s->u.ifs.else_s, depth + 1);
+      return;
+    case TL_STMT_LET: scan_expr(ps, s->u.let.value, 0); return;
+    case TL_STMT_EVAL: scan_expr(ps, s->u.eval.value, 0); return;
+    default: return;
+  }
+}
+
+/* Every thread runs every iteration (the loop writes a replicated fragment). */
+static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
+  tl_module *m = st->m;
+  tl_loc loc = loop->loc;
+  tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
+  if (!body) return NULL;
+  for (int k = loop->u.loop.nvars - 1; k >= 0; k--) {
+    tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k],
+                           rw_expr(st, loop->u.loop.extents[k], 0), body);
+    CHECK(f);
+    if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
+    body = f;
+  }
+  return body;
+}
+
+/* Dynamic extents: for q in ceildiv(E, T): f = q*T + tid; if f < E: body. */
+static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
+  tl_module *m = st->m;
+  tl_loc loc = loop->loc;
+  int n = loop->u.loop.nvars;
+  tl_expr **ext = rw_list(st, n, loop->u.loop.extents, 0);
+  if (!ext) return NULL;
+  tl_expr *total = tl_lo_int(m, loc, 1);
+  for (int k = 0; k < n; k++) total = tl_ir_binary(m, loc, TL_OP_MUL, total, ext[k]);
+  CHECK(total);
+  tl_var *q;
+  CHECK(q = tl_names_fresh_var(&st->names, loc, "vq", TL_INT32, TL_VAR_LOOP));
+  int cd = tl_intrinsic_lookup("ceildiv");
+  tl_expr *args[2] = {total, tl_lo_int(m, loc, st->threads)};
+  tl_expr *trips = cd >= 0 ? tl_ir_call(m, loc, cd, 2, args) : NULL;
+  CHECK(trips);
+  tl_expr *f = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, q), st->threads),
+                         tl_lo_thread_index(m, loc));
+  CHECK(f);
+  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
+  CHECK(idx);
+  tl_expr *stride = tl_lo_int(m, loc, 1);
+  for (int k = n - 1; k >= 0; k--) {
+    tl_expr *x = tl_ir_binary(m, loc, TL_OP_FLOORDIV, f, stride);
+    if (k > 0) x = tl_ir_binary(m, loc, TL_OP_FLOORMOD, x, ext[k]);
+    CHECK(idx[k] = x);
+    CHECK(stride = tl_ir_binary(m, loc, TL_OP_MUL, stride, ext[k]));
+  }
+  tl_stmt *body = par_body(st, loop, idx, NULL, NULL);
+  if (!body) return NULL;
+  CHECK(body = tl_lo_if(m, loc, tl_ir_binary(m, loc, TL_OP_LT, f, total), body, NULL));
+  return tl_lo_for(m, loc, TL_LOOP_SERIAL, q, trips, body);
+}
+
+static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
+  par_scan ps = {loop, NULL, NULL, 1};
+  scan_stmt(&ps, loop->u.loop.body, 0);
+  if (ps.plan_frag && ps.repl_written) {
+    tl_error(st->d, loop->loc,
+             "layout conflict in T.Parallel loop: it is partitioned over the threads by fragment '%s' "
+             "but writes fragment '%s', which every thread holds whole",
+             ps.plan_frag->name, ps.repl_written->name);
+    st->errors++;
+    return NULL;
+  }
+  if (ps.repl_written) return par_all(st, loop);
+  plan p;
+  if (ps.plan_frag) {
+    tl_frag_layout *L = tl_frag_layout_of(ps.plan_frag);
+    p.ndim = L->ndim;
+    p.shape = L->shape;
+    p.total = L->total;
+    p.threads = L->threads;
+    p.vec = L->vec;
+    p.nvec = L->nvec;
+    p.registers = true;
+  } else {
+    int n = loop->u.loop.nvars;
+    int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
+    CHECK(shape);
+    int64_t total = 1;
+    for (int k = 0; k < n; k++) {
+      if (!tl_expr_is_const_int(loop->u.loop.extents[k], &shape[k]) || shape[k] < 1 ||
+          __builtin_mul_overflow(total, shape[k], &total) || total > INT32_MAX)
+        return par_dynamic(st, loop);
+    }
+    plan_for_shape(&p, n, shape, st->threads, ps.bytes);
+  }
+  return emit_plan(st, loop->loc, &p, par_chunk, (void *)loop);
+}
+
+/* ------------------------------------------------------ T.copy and T.fill */
+typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST } side_kind;
+
+typedef struct side {
+  side_kind kind;
+  tl_buffer *buf;
+  int ndim;
+  tl_expr **min;        /* per buffer dim (rewritten) */
+  int *map;             /* buffer dim → domain dim, or -1 (extent 1) */
+  tl_frag_layout *L;    /* fragments */
+  tl_expr *value;       /* SIDE_CONST (scalar, rewritten) */
+} side;
+
+typedef struct copy_ctx {
+  tl_loc loc;
+  side src, dst;
+  int ndom;
+} copy_ctx;
+
+/* Region extents as constants (whole buffer when ndim == 0). */
+static bool region_extents(const tl_region *r, int *n, int64_t **ext, tl_arena *a) {
+  const tl_buffer *b = r->buffer;
+  *n = r->ndim ? r->ndim : b->ndim;
+  *ext = tl_arena_alloc(a, sizeof(int64_t) * (size_t)(*n > 0 ? *n : 1));
+  if (!*ext) return false;
+  for (int k = 0; k < *n; k++) {
+    tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
+    if (!tl_expr_is_const_int(e, &(*ext)[k])) (*ext)[k] = -1;
+  }
+  return true;
+}
+
+/* Sets up a side over region r; maps its non-unit dims onto the domain's. */
+static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, const int64_t *dom,
+                      tl_loc loc, const char *opname) {
+  tl_buffer *b = r->buffer;
+  int n;
+  int64_t *ext;
+  if (!region_extents(r, &n, &ext, &st->m->arena)) { st->oom = true; return false; }
+  sd->buf = b;
+  sd->ndim = n;
+  sd->L = tl_frag_layout_of(b);
+  sd->kind = b->scope == TL_SCOPE_GLOBAL ? SIDE_GLOBAL
+           : (sd->L && sd->L->kind == TL_FRAG_PLAN) ? SIDE_PLAN : SIDE_LOCAL;
+  sd->min = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
+  sd->map = tl_arena_alloc(&st->m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!sd->min || !sd->map) { st->oom = true; return false; }
+  int dk = 0;
+  for (int k = 0; k < n; k++) {
+    sd->min[k] = r->ndim ? rw_expr(st, r->min[k], 0) : tl_lo_int(st->m, loc, 0);
+    if (!sd->min[k]) { st->oom = true; return false; }
+    if (ext[k] < 0) {
+      fail(st, loc, "%s with a non-constant extent (operand '%s') is not lowered yet", opname, b->name);
+      return false;
+    }
+    if (ext[k] == 1) { sd->map[k] = -1; continue; }
+    while (dk < ndom && dom[dk] == 1) dk++;
+    if (dk >= ndom || dom[dk] != ext[k]) {
+      fail(st, loc, "%s operand '%s' does not match the shape of the other operand", opname, b->name);
+      return false;
+    }
+    sd->map[k] = dk++;
+  }
+  while (dk < ndom && dom[dk] == 1) dk++;
+  if (dk != ndom) {
+    fail(st, loc, "%s operand '%s' does not match the shape of the other operand", opname, b->name);
+    return false;
+  }
+  return true;
+}
+
+/* The indices of side sd at domain element idx (last domain index + lane). */
+static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg,
+                              tl_expr *lane, tl_loc loc, int *n_out) {
+  tl_module *m = st->m;
+  if (sd->kind == SIDE_PLAN) {
+    tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+    if (!one) return NULL;
+    one[0] = lane ? tl_lo_add(m, loc, reg, lane) : reg;
+    *n_out = 1;
+    return one[0] ? one : NULL;
+  }
+  tl_expr **ix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(sd->ndim > 0 ? sd->ndim : 1));
+  if (!ix) return NULL;
+  for (int k = 0; k < sd->ndim; k++) {
+    tl_expr *x = sd->min[k];
+    if (sd->map[k] >= 0) {
+      tl_expr *d = idx[sd->map[k]];
+      if (sd->map[k] == ndom - 1 && lane) d = tl_lo_add(m, loc, d, lane);
+      x = tl_lo_add(m, loc, x, d);
+    }
+    if (!(ix[k] = x)) return NULL;
+  }
+  *n_out = sd->ndim;
+  if (sd->L) { /* replicated fragment: flat register index */
+    tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+    if (!one || !(one[0] = flat_index(st, loc, sd->L, sd->ndim, ix))) return NULL;
+    *n_out = 1;
+    return one;
+  }
+  return ix;
+}
+
+/* In-bounds condition of a global access (first lane; `span` lanes when the
+ * whole vector must be in bounds).  Provably true parts are dropped. */
+static tl_expr *bounds_cond(lt_state *st, const tl_buffer *b, int n, tl_expr **ix, int64_t span, tl_loc loc) {
+  tl_module *m = st->m;
+  tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
+  for (int k = 0; k < n && cond; k++) {
+    tl_expr *x = ix[k];
+    if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
+    if (!x) return NULL;
+    tl_range r;
+    bool known = tl_expr_range(&st->ranges, ix[k], &r);
+    if (!(known && r.lo >= 0))
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
+    int64_t dim;
+    tl_range rx;
+    bool in = tl_expr_is_const_int(b->shape[k], &dim) && tl_expr_range(&st->ranges, x, &rx) && rx.hi < dim;
+    if (!in) {
+      tl_expr *shp = b->shape[k];
+      if (!tl_dtype_eq(shp->dtype, x->dtype)) shp = tl_ir_cast(m, loc, x->dtype, shp);
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, x, shp));
+    }
+  }
+  return cond;
+}
+
+/* One piece of w lanes starting at lane offset `lane` (NULL: 0).  checked:
+ * emit bounds guards (false inside a proven full-vector branch). */
+static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane,
+                           int64_t w, bool checked) {
+  tl_module *m = st->m;
+  tl_loc loc = c->loc;
+  int nd, ns = 0;
+  tl_expr **di = side_indices(st, &c->dst, c->ndom, idx, reg, lane, loc, &nd);
+  CHECK(di);
+  tl_expr **si = NULL;
+  if (c->src.kind != SIDE_CONST) CHECK(si = side_indices(st, &c->src, c->ndom, idx, reg, lane, loc, &ns));
+  tl_expr *dcond = NULL, *scond = NULL;
+  if (checked && c->dst.kind == SIDE_GLOBAL) CHECK(dcond = bounds_cond(st, c->dst.buf, nd, di, 1, loc));
+  if (checked && c->src.kind == SIDE_GLOBAL) CHECK(scond = bounds_cond(st, c->src.buf, ns, si, 1, loc));
+  tl_dtype dt = c->dst.buf->dtype;
+  dt.lanes = (uint16_t)w;
+  tl_expr *val;
+  if (c->src.kind == SIDE_CONST) {
+    tl_dtype s1 = dt;
+    s1.lanes = 1;
+    val = tl_lo_broadcast(m, loc, tl_ir_cast(m, loc, s1, c->src.value), (int)w);
+  } else {
+    tl_dtype st_t = c->src.buf->dtype;
+    st_t.lanes = (uint16_t)w;
+    if (w > 1) CHECK(si[ns - 1] = tl_lo_ramp(m, loc, si[ns - 1], (int)w));
+    tl_expr *ld = tl_ir_load(m, loc, c->src.buf, ns, si);
+    CHECK(ld);
+    ld->dtype = st_t;
+    val = tl_lo_cast(m, loc, dt, ld);
+  }
+  CHECK(val);
+  tl_expr **dix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)nd);
+  CHECK(dix);
+  memcpy(dix, di, sizeof(tl_expr *) * (size_t)nd);
+  if (w > 1) CHECK(dix[nd - 1] = tl_lo_ramp(m, loc, dix[nd - 1], (int)w));
+  tl_stmt *s = tl_lo_store(m, loc, c->dst.buf, nd, dix, val);
+  CHECK(s);
+  if (scond) {
+    tl_stmt *z = tl_lo_store(m, loc, c->dst.buf, nd, dix, tl_lo_broadcast(m, loc, zero_of(st, loc, dt), (int)w));
+    CHECK(z);
+    CHECK(s = tl_lo_if(m, loc, scond, s, z));
+  }
+  if (dcond) CHECK(s = tl_lo_if(m, loc, dcond, s, NULL));
+  return s;
+}
+
+/* May a global side's vector of w lanes straddle the end of its last dim? */
+static bool side_tail(const side *sd, int64_t w) {
+  if (sd->kind != SIDE_GLOBAL || w == 1) return false;
+  int64_t dim;
+  return !(tl_expr_is_const_int(sd->buf->shape[sd->ndim - 1], &dim) && dim % w == 0);
+}
+
+static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx, tl_expr *reg,
+                        tl_var *l, int64_t w) {
+  if (sd->kind == SIDE_CONST) return true;
+  if (sd->kind == SIDE_PLAN) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
+  int n;
+  tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &n);
+  if (!ix) { st->oom = true; return false; }
+  return access_vec_ok(sd->buf, n, ix, l, w, false);
+}
+
+static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  copy_ctx *c = user;
+  tl_module *m = st->m;
+  tl_loc loc = c->loc;
+  int64_t v = p->vec, w = 1;
+  if (v > 1) {
+    tl_var *l;
+    CHECK(l = tl_names_fresh_var(&st->names, loc, "vl", TL_INT32, TL_VAR_LOOP));
+    for (w = v; w > 1; w /= 2)
+      if (side_vec_ok(st, c, &c->src, idx, reg, l, w) && side_vec_ok(st, c, &c->dst, idx, reg, l, w)) break;
+    if (st->oom) return NULL;
+  }
+  tl_var *lo = NULL;
+  tl_expr *lane = NULL;
+  if (v / w > 1) {
+    CHECK(lo = tl_names_fresh_var(&st->names, loc, "vo", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->ranges, lo, 0, v / w - 1));
+    CHECK(lane = tl_lo_mul(m, loc, tl_ir_var(m, loc, lo), w));
+  }
+  tl_stmt *body;
+  if (side_tail(&c->src, w) || side_tail(&c->dst, w)) {
+    /* full vector in bounds → vector; else per-lane guarded scalars */
+    tl_expr *full = tl_ir_int(m, loc, TL_BOOL, 1);
+    const side *sides[2] = {&c->src, &c->dst};
+    for (int i = 0; i < 2; i++) {
+      if (sides[i]->kind != SIDE_GLOBAL) continue;
+      int n;
+      tl_expr **ix = side_indices(st, sides[i], c->ndom, idx, reg, lane, loc, &n);
+      CHECK(ix);
+      CHECK(full = tl_ir_binary(m, loc, TL_OP_AND, full, bounds_cond(st, sides[i]->buf, n, ix, w, loc)));
+    }
+    tl_stmt *vec = copy_piece(st, c, idx, reg, lane, w, false);
+    tl_var *li;
+    CHECK(li = tl_names_fresh_var(&st->names, loc, "vi", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->ranges, li, 0, w - 1));
+    tl_expr *sl = tl_ir_var(m, loc, li);
+    if (lane) sl = tl_lo_add(m, loc, lane, sl);
+    tl_stmt *sc = copy_piece(st, c, idx, reg, sl, 1, true);
+    tl_ranges_unset(&st->ranges, li);
+    CHECK(vec && sc);
+    CHECK(sc = tl_lo_for(m, loc, TL_LOOP_UNROLL, li, tl_lo_int(m, loc, w), sc));
+    CHECK(body = tl_lo_if(m, loc, full, vec, sc));
+  } else {
+    body = copy_piece(st, c, idx, reg, lane, w, true);
+    if (!body) return NULL;
+  }
+  if (lo) {
+    tl_ranges_unset(&st->ranges, lo);
+    CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, lo, tl_lo_int(m, loc, v / w), body));
+  }
+  return body;
+}
+
+static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
+  tl_module *m = st->m;
+  int op = s->u.tile.op;
+  const char *opname = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_FILL ? "T.fill" : "T.clear";
+  copy_ctx c;
+  memset(&c, 0, sizeof c);
+  c.loc = s->loc;
+  const tl_region *dst_r = NULL, *src_r = NULL;
+  if (op == TL_TILE_COPY) {
+    if (s->u.tile.nargs < 2) return NULL;
+    src_r = &s->u.tile.args[0].region;
+    dst_r = &s->u.tile.args[1].region;
+  } else {
+    if (s->u.tile.nargs < 1) return NULL;
+    dst_r = &s->u.tile.args[0].region;
+  }
+  /* The domain: the per-thread/fragment side's extents, else dst's. */
+  const tl_region *dom_r = dst_r;
+  if (src_r && src_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = src_r;
+  if (dst_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = dst_r;
+  int ndom;
+  int64_t *dom;
+  CHECK(region_extents(dom_r, &ndom, &dom, &m->arena));
+  int64_t total = 1;
+  for (int k = 0; k < ndom; k++)
+    if (dom[k] < 1 || __builtin_mul_overflow(total, dom[k], &total) || total > INT32_MAX) {
+      fail(st, s->loc, "%s with a non-constant or empty extent (operand '%s') is not lowered yet", opname,
+           dom_r->buffer->name);
+      return NULL;
+    }
+  c.ndom = ndom;
+  if (!make_side(st, &c.dst, dst_r, ndom, dom, s->loc, opname)) return NULL;
+  if (src_r) {
+    if (!make_side(st, &c.src, src_r, ndom, dom, s->loc, opname)) return NULL;
+  } else {
+    c.src.kind = SIDE_CONST;
+    if (op == TL_TILE_FILL && s->u.tile.nargs >= 2 && s->u.tile.args[1].kind == TL_OPND_EXPR)
+      c.src.value = rw_expr(st, s->u.tile.args[1].expr, 0);
+    else
+      c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
+    if (!c.src.value) return NULL;
+  }
+  plan p;
+  const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
+  if (planner) {
+    const tl_frag_layout *L = planner->L;
+    p.ndim = L->ndim;
+    p.shape = L->shape;
+    p.total = L->total;
+    p.threads = L->threads;
+    p.vec = L->vec;
+    p.nvec = L->nvec;
+    p.registers = true;
+    if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && c.dst.L != c.src.L &&
+        (c.dst.L->vec != c.src.L->vec || c.dst.L->total != c.src.L->total)) {
+      fail(st, s->loc, "layout conflict in %s between fragments '%s' and the source", opname, c.dst.buf->name);
+      return NULL;
+    }
+  } else {
+    int bytes = tl_dtype_bytes(c.dst.buf->dtype);
+    if (c.src.kind != SIDE_CONST && tl_dtype_bytes(c.src.buf->dtype) > bytes) bytes = tl_dtype_bytes(c.src.buf->dtype);
+    bool per_thread = c.dst.kind == SIDE_LOCAL || c.src.kind == SIDE_LOCAL;
+    plan_for_shape(&p, ndom, dom, per_thread ? 1 : st->threads, bytes);
+    p.registers = per_thread && total <= 256;
+  }
+  return emit_plan(st, s->loc, &p, copy_chunk, &c);
+}
+
+/* ------------------------------------------------------- statement rewrite */
+static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
+  if (!s) return NULL;
+  tl_module *m = st->m;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  switch (s->kind) {
+    case TL_STMT_SEQ: {
+      tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
+      CHECK(xs);
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!(xs[i] = rw_stmt(st, s->u.seq.stmts[i], depth + 1))) return NULL;
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_SEQ);
+      CHECK(r);
+      r->u.seq.n = s->u.seq.n;
+      r->u.seq.stmts = xs;
+      return r;
+    }
+    case TL_STMT_FOR: {
+      if (s->u.loop.kind == TL_LOOP_PARALLEL) return lower_parallel(st, s);
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_FOR);
+      CHECK(r);
+      r->u.loop = s->u.loop;
+      int n = s->u.loop.nvars;
+      if (s->u.loop.mins) {
+        r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
+        CHECK(r->u.loop.mins);
+        for (int k = 0; k < n; k++)
+          r->u.loop.mins[k] = s->u.loop.mins[k] ? rw_expr(st, s->u.loop.mins[k], 0) : NULL;
+      }
+      if (!(r->u.loop.extents = rw_list(st, n, s->u.loop.extents, 0))) return NULL;
+      if (s->u.loop.step && !(r->u.loop.step = rw_expr(st, s->u.loop.step, 0))) return NULL;
+      int64_t mn = 0, ext;
+      bool ranged = !s->u.loop.step && n == 1 && tl_expr_is_const_int(r->u.loop.extents[0], &ext) && ext > 0 &&
+                    (!r->u.loop.mins || !r->u.loop.mins[0] || tl_expr_is_const_int(r->u.loop.mins[0], &mn)) &&
+                    mn >= INT32_MIN && mn <= INT32_MAX && ext <= INT32_MAX;
+      if (ranged) CHECK(tl_ranges_set(&st->ranges, s->u.loop.vars[0], mn, mn + ext - 1));
+      r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1);
+      if (ranged) tl_ranges_unset(&st->ranges, s->u.loop.vars[0]);
+      return r->u.loop.body ? r : NULL;
+    }
+    case TL_STMT_KERNEL: {
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_KERNEL);
+      CHECK(r);
+      r->u.kernel = s->u.kernel;
+      int64_t t = 1;
+      tl_expr_is_const_int(s->u.kernel.threads, &t);
+      st->threads = t;
+      st->ranges.threads = t;
+      for (int i = 0; i < s->u.kernel.ngrid; i++) {
+        int64_t g;
+        if (!s->u.kernel.block_vars[i]) continue;
+        if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1)
+          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, g - 1));
+        else
+          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
+      }
+      r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
+      return r->u.kernel.body ? r : NULL;
+    }
+    case TL_STMT_ALLOC:
+      if (tl_frag_layout_of(s->u.alloc.buffer)) CHECK(tl_vec_push(&st->frags, s->u.alloc.buffer));
+      return (tl_stmt *)s;
+    case TL_STMT_STORE: {
+      int n;
+      tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
+      if (!ix) return NULL;
+      tl_expr *v = rw_expr(st, s->u.store.value, 0);
+      if (!v) return NULL;
+      return tl_lo_store(m, s->loc, s->u.store.buffer, n, ix, v);
+    }
+    case TL_STMT_IF: {
+      tl_expr *c = rw_expr(st, s->u.ifs.cond, 0);
+      tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
+      tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
+      if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_IF);
+      CHECK(r);
+      r->u.ifs.cond = c;
+      r->u.ifs.then_s = t;
+      r->u.ifs.else_s = e;
+      return r;
+    }
+    case TL_STMT_LET: {
+      tl_expr *v = rw_expr(st, s->u.let.value, 0);
+      if (!v) return NULL;
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_LET);
+      CHECK(r);
+      r->u.let.var = s->u.let.var;
+      r->u.let.value = v;
+      tl_range rg;
+      if (tl_expr_range(&st->ranges, v, &rg)) CHECK(tl_ranges_set(&st->ranges, s->u.let.var, rg.lo, rg.hi));
+      return r;
+    }
+    case TL_STMT_EVAL: {
+      tl_expr *v = rw_expr(st, s->u.eval.value, 0);
+      if (!v) return NULL;
+      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_EVAL);
+      CHECK(r);
+      r->u.eval.value = v;
+      return r;
+    }
+    case TL_STMT_TILE:
+      switch (s->u.tile.op) {
+        case TL_TILE_COPY:
+        case TL_TILE_FILL:
+        case TL_TILE_CLEAR: return lower_copy(st, s);
+        case TL_TILE_USE_SWIZZLE: /* block rasterization only changes speed; not done yet */
+          return tl_ir_seq(m, s->loc, 0, NULL);
+        default:
+          tl_error(st->d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
+          st->errors++;
+          return NULL;
+      }
+  }
+  return NULL;
+}
+
+bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, tl_diag *d) {
+  lt_state st;
+  memset(&st, 0, sizeof st);
+  st.m = m;
+  st.d = d;
+  st.threads = 1;
+  tl_map_init(&st.subst);
+  tl_ranges_init(&st.ranges, &m->arena);
+  bool ok = tl_names_collect(&st.names, m, f);
+  if (ok) {
+    for (int i = 0; i < f->ndynamic; i++)
+      if (f->dynamic[i] && !tl_ranges_set(&st.ranges, f->dynamic[i], 0, INT32_MAX)) st.oom = true;
+    tl_stmt *body = rw_stmt(&st, f->body, 0);
+    ok = body && !st.oom && st.errors == 0;
+    if (ok) {
+      f->body = body;
+      /* Fragments become per-thread register arrays. */
+      for (size_t i = 0; i < st.frags.len; i++) {
+        tl_buffer *b = st.frags.data[i];
+        tl_frag_layout *L = tl_frag_layout_of(b);
+        if (!L) continue;
+        tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+        if (!shape || !(shape[0] = tl_lo_int(m, b->loc, L->nregs))) { st.oom = true; ok = false; break; }
+        b->scope = TL_SCOPE_LOCAL;
+        b->ndim = 1;
+        b->shape = shape;
+        b->strides = NULL;
+      }
+    }
+  } else {
+    st.oom = true;
+  }
+  if (st.oom) {
+    tl_error(d, f->loc, "out of memory while lowering");
+    ok = false;
+  } else if (!ok && st.errors == 0) {
+    tl_error(d, f->loc, "internal error: lowering failed");
+    ok = false;
+  }
+  tl_names_free(&st.names);
+  tl_ranges_free(&st.ranges);
+  tl_map_free(&st.subst);
+  tl_vec_free(&st.frags);
+  return ok;
+}

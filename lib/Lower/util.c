@@ -1,0 +1,468 @@
+/* Shared helpers of the lowering passes (lib/Lower):
+ *  - a set of the names a function uses, to make fresh variables that never
+ *    shadow a user name (the verifier rejects shadowing);
+ *  - interval analysis over int expressions (var → [lo, hi]) used to drop
+ *    bounds guards that are provably true;
+ *  - divisibility and lane-affinity analyses used to prove that a vector
+ *    access is contiguous and aligned;
+ *  - int32 index builders, with floordiv/floormod by positive constants
+ *    simplified by exact identities only:
+ *        (x*k*c + b) // c = x*k + b // c      (x*k*c + b) % c = b % c
+ *        (x*k) // (k*c) = x // c              (x*k) % (k*c) = (x % c) * k
+ *        a // c = 0, a % c = a              when 0 <= a < c is proven.
+ * All arithmetic on constants checks for overflow; on overflow the analysis
+ * answers "unknown". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+
+/* ================================================================ names */
+static bool add_name(tl_names *n, const char *name) {
+  if (!name) return true;
+  return tl_map_put(&n->set, name, (void *)1);
+}
+
+static bool collect_stmt(tl_names *n, const tl_stmt *s, int depth) {
+  if (!s) return true;
+  if (depth > TL_LOWER_MAX_DEPTH) return true; /* deeper names are reported elsewhere */
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!collect_stmt(n, s->u.seq.stmts[i], depth + 1)) return false;
+      return true;
+    case TL_STMT_FOR:
+      for (int i = 0; i < s->u.loop.nvars; i++)
+        if (s->u.loop.vars[i] && !add_name(n, s->u.loop.vars[i]->name)) return false;
+      return collect_stmt(n, s->u.loop.body, depth + 1);
+    case TL_STMT_KERNEL:
+      for (int i = 0; i < s->u.kernel.ngrid; i++)
+        if (s->u.kernel.block_vars[i] && !add_name(n, s->u.kernel.block_vars[i]->name))
+          return false;
+      return collect_stmt(n, s->u.kernel.body, depth + 1);
+    case TL_STMT_ALLOC: return add_name(n, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL);
+    case TL_STMT_IF:
+      return collect_stmt(n, s->u.ifs.then_s, depth + 1) &&
+             collect_stmt(n, s->u.ifs.else_s, depth + 1);
+    case TL_STMT_LET: return add_name(n, s->u.let.var ? s->u.let.var->name : NULL);
+    default: return true;
+  }
+}
+
+bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
+  tl_map_init(&n->set);
+  n->m = m;
+  n->counter = 0;
+  for (int i = 0; i < f->nparams; i++) {
+    const tl_param *p = &f->params[i];
+    const char *nm = p->kind == TL_PARAM_TENSOR ? (p->buffer ? p->buffer->name : NULL)
+                                                : (p->var ? p->var->name : NULL);
+    if (!add_name(n, nm)) return false;
+  }
+  for (int i = 0; i < f->ndynamic; i++)
+    if (f->dynamic[i] && !add_name(n, f->dynamic[i]->name)) return false;
+  /* T.* and the function name itself are never variable names, but a user
+   * could call a variable T: keep it out of fresh names too. */
+  if (!add_name(n, tl_intern_str(&m->names, "T"))) return false;
+  return collect_stmt(n, f->body, 0);
+}
+
+void tl_names_free(tl_names *n) { tl_map_free(&n->set); }
+
+tl_var *tl_names_fresh_var(tl_names *n, tl_loc loc, const char *base, tl_dtype t,
+                           tl_var_kind kind) {
+  const char *name = tl_intern_str(&n->m->names, base);
+  for (int k = 1; name && tl_map_get(&n->set, name, NULL); k++) {
+    char *cand = tl_arena_printf(&n->m->arena, "%s_%d", base, k);
+    if (!cand) return NULL;
+    name = tl_intern_str(&n->m->names, cand);
+  }
+  if (!name || !add_name(n, name)) return NULL;
+  return tl_ir_new_var(n->m, loc, name, t, kind);
+}
+
+/* ============================================================= intervals */
+void tl_ranges_init(tl_ranges *r, tl_arena *arena) {
+  tl_map_init(&r->map);
+  r->arena = arena;
+  r->threads = 0;
+}
+void tl_ranges_free(tl_ranges *r) { tl_map_free(&r->map); }
+
+bool tl_ranges_set(tl_ranges *r, const tl_var *v, int64_t lo, int64_t hi) {
+  tl_range *x = tl_arena_alloc(r->arena, sizeof *x);
+  if (!x) return false;
+  x->lo = lo;
+  x->hi = hi;
+  return tl_map_put(&r->map, v, x);
+}
+void tl_ranges_unset(tl_ranges *r, const tl_var *v) { tl_map_remove(&r->map, v); }
+
+static bool is_tid_call(const tl_expr *e) {
+  static int tb = -2;
+  if (tb == -2) tb = tl_intrinsic_lookup("get_thread_binding");
+  if (e->kind != TL_EXPR_CALL || e->u.call.op != tb) return false;
+  int64_t k = 0;
+  return e->u.call.n == 0 || (tl_expr_is_const_int(e->u.call.args[0], &k) && k == 0);
+}
+
+static bool range_rec(const tl_ranges *r, const tl_expr *e, tl_range *out, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH || !tl_dtype_is_int(e->dtype) || e->dtype.lanes != 1)
+    return false;
+  tl_range a, b;
+  switch (e->kind) {
+    case TL_EXPR_INT: out->lo = out->hi = e->u.ival; return true;
+    case TL_EXPR_VAR: {
+      tl_range *x = tl_map_get(&r->map, e->u.var, NULL);
+      if (!x) return false;
+      *out = *x;
+      return true;
+    }
+    case TL_EXPR_CALL:
+      if (r->threads > 0 && is_tid_call(e)) {
+        out->lo = 0;
+        out->hi = r->threads - 1;
+        return true;
+      }
+      return false;
+    case TL_EXPR_BINARY: {
+      if (!range_rec(r, e->u.bin.a, &a, depth + 1) || !range_rec(r, e->u.bin.b, &b, depth + 1))
+        return false;
+      switch (e->u.bin.op) {
+        case TL_OP_ADD:
+          return !__builtin_add_overflow(a.lo, b.lo, &out->lo) &&
+                 !__builtin_add_overflow(a.hi, b.hi, &out->hi);
+        case TL_OP_SUB:
+          return !__builtin_sub_overflow(a.lo, b.hi, &out->lo) &&
+                 !__builtin_sub_overflow(a.hi, b.lo, &out->hi);
+        case TL_OP_MUL: {
+          int64_t p[4];
+          if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+              __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+            return false;
+          out->lo = out->hi = p[0];
+          for (int i = 1; i < 4; i++) {
+            if (p[i] < out->lo) out->lo = p[i];
+            if (p[i] > out->hi) out->hi = p[i];
+          }
+          return true;
+        }
+        case TL_OP_FLOORDIV:
+          if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return false;
+          out->lo = a.lo / b.lo;
+          out->hi = a.hi / b.lo;
+          return true;
+        case TL_OP_FLOORMOD:
+          if (b.lo != b.hi || b.lo <= 0) return false;
+          if (a.lo >= 0 && a.hi < b.lo) { *out = a; return true; }
+          out->lo = 0;
+          out->hi = b.lo - 1;
+          return true;
+        case TL_OP_MIN:
+          out->lo = a.lo < b.lo ? a.lo : b.lo;
+          out->hi = a.hi < b.hi ? a.hi : b.hi;
+          return true;
+        case TL_OP_MAX:
+          out->lo = a.lo > b.lo ? a.lo : b.lo;
+          out->hi = a.hi > b.hi ? a.hi : b.hi;
+          return true;
+        default: return false;
+      }
+    }
+    case TL_EXPR_CAST: {
+      const tl_expr *x = e->u.cast.value;
+      if (!tl_dtype_is_int(x->dtype) || x->dtype.bits > e->dtype.bits) return false;
+      if (x->dtype.code == TL_TYPE_UINT && e->dtype.code == TL_TYPE_INT && x->dtype.bits == e->dtype.bits)
+        return false;
+      return range_rec(r, x, out, depth + 1);
+    }
+    default: return false;
+  }
+}
+
+bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out) {
+  return range_rec(r, e, out, 0);
+}
+
+/* ========================================================== divisibility */
+static bool div_rec(const tl_expr *e, int64_t k, const tl_var *lane, int depth) {
+  if (k == 1) return true;
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (e->kind) {
+    case TL_EXPR_INT: return e->u.ival % k == 0;
+    case TL_EXPR_VAR: return lane && e->u.var == lane;
+    case TL_EXPR_BINARY: {
+      const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
+      int64_t c;
+      switch (e->u.bin.op) {
+        case TL_OP_ADD:
+        case TL_OP_SUB: return div_rec(a, k, lane, depth + 1) && div_rec(b, k, lane, depth + 1);
+        case TL_OP_MUL:
+          if (tl_expr_is_const_int(b, &c) && c != 0 && c % k == 0) return true;
+          if (tl_expr_is_const_int(a, &c) && c != 0 && c % k == 0) return true;
+          if (tl_expr_is_const_int(b, &c) && c > 0 && k % c == 0)
+            return div_rec(a, k / c, lane, depth + 1);
+          if (tl_expr_is_const_int(a, &c) && c > 0 && k % c == 0)
+            return div_rec(b, k / c, lane, depth + 1);
+          return div_rec(a, k, lane, depth + 1) || div_rec(b, k, lane, depth + 1);
+        case TL_OP_FLOORMOD:
+          return tl_expr_is_const_int(b, &c) && c > 0 && c % k == 0 && div_rec(a, k, lane, depth + 1);
+        default: return false;
+      }
+    }
+    case TL_EXPR_CAST:
+      return tl_dtype_is_int(e->u.cast.value->dtype) && e->u.cast.value->dtype.bits <= e->dtype.bits &&
+             div_rec(e->u.cast.value, k, lane, depth + 1);
+    default: return false;
+  }
+}
+
+bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane) {
+  return k > 0 && div_rec(e, k, lane, 0);
+}
+
+static bool free_rec(const tl_expr *e, const tl_var *v, int depth) {
+  if (!e) return true;
+  if (depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (e->kind) {
+    case TL_EXPR_VAR: return e->u.var != v;
+    case TL_EXPR_BINARY:
+      return free_rec(e->u.bin.a, v, depth + 1) && free_rec(e->u.bin.b, v, depth + 1);
+    case TL_EXPR_UNARY: return free_rec(e->u.un.a, v, depth + 1);
+    case TL_EXPR_SELECT:
+      return free_rec(e->u.sel.cond, v, depth + 1) && free_rec(e->u.sel.t, v, depth + 1) &&
+             free_rec(e->u.sel.f, v, depth + 1);
+    case TL_EXPR_CAST: return free_rec(e->u.cast.value, v, depth + 1);
+    case TL_EXPR_LOAD:
+      for (int i = 0; i < e->u.load.n; i++)
+        if (!free_rec(e->u.load.indices[i], v, depth + 1)) return false;
+      return true;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++)
+        if (!free_rec(e->u.call.args[i], v, depth + 1)) return false;
+      return true;
+    case TL_EXPR_RAMP:
+      return free_rec(e->u.ramp.base, v, depth + 1) && free_rec(e->u.ramp.stride, v, depth + 1);
+    case TL_EXPR_BROADCAST: return free_rec(e->u.bcast.value, v, depth + 1);
+    default: return true;
+  }
+}
+
+bool tl_expr_free_of(const tl_expr *e, const tl_var *v) { return free_rec(e, v, 0); }
+
+static bool coef_rec(const tl_expr *e, const tl_var *lane, int64_t *coef, int depth) {
+  if (depth > TL_LOWER_MAX_DEPTH) return false;
+  if (free_rec(e, lane, depth)) {
+    *coef = 0;
+    return true;
+  }
+  int64_t ca, cb, c;
+  switch (e->kind) {
+    case TL_EXPR_VAR: *coef = 1; return true; /* it is the lane (not free) */
+    case TL_EXPR_BINARY:
+      switch (e->u.bin.op) {
+        case TL_OP_ADD:
+          return coef_rec(e->u.bin.a, lane, &ca, depth + 1) &&
+                 coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
+                 !__builtin_add_overflow(ca, cb, coef);
+        case TL_OP_SUB:
+          return coef_rec(e->u.bin.a, lane, &ca, depth + 1) &&
+                 coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
+                 !__builtin_sub_overflow(ca, cb, coef);
+        case TL_OP_MUL:
+          if (tl_expr_is_const_int(e->u.bin.b, &c))
+            return coef_rec(e->u.bin.a, lane, &ca, depth + 1) && !__builtin_mul_overflow(ca, c, coef);
+          if (tl_expr_is_const_int(e->u.bin.a, &c))
+            return coef_rec(e->u.bin.b, lane, &cb, depth + 1) && !__builtin_mul_overflow(cb, c, coef);
+          return false;
+        default: return false;
+      }
+    default: return false;
+  }
+}
+
+bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef) {
+  return coef_rec(e, lane, coef, 0);
+}
+
+/* ============================================================== builders */
+tl_expr *tl_lo_int(tl_module *m, tl_loc loc, int64_t v) { return tl_ir_int(m, loc, TL_INT32, v); }
+
+tl_expr *tl_lo_add(tl_module *m, tl_loc loc, tl_expr *a, tl_expr *b) {
+  return tl_ir_binary(m, loc, TL_OP_ADD, a, b);
+}
+
+tl_expr *tl_lo_mul(tl_module *m, tl_loc loc, tl_expr *a, int64_t k) {
+  if (!a) return NULL;
+  int64_t c;
+  /* (x * c) * k → x * (c*k) */
+  if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_MUL && tl_expr_is_const_int(a->u.bin.b, &c) &&
+      !__builtin_mul_overflow(c, k, &c) && c <= INT32_MAX && c >= INT32_MIN)
+    return tl_ir_binary(m, loc, TL_OP_MUL, a->u.bin.a, tl_ir_int(m, loc, a->dtype, c));
+  return tl_ir_binary(m, loc, TL_OP_MUL, a, tl_ir_int(m, loc, a->dtype, k));
+}
+
+/* a = x * k with constant k? */
+static bool as_mul_const(const tl_expr *a, tl_expr **x, int64_t *k) {
+  if (a->kind != TL_EXPR_BINARY || a->u.bin.op != TL_OP_MUL) return false;
+  if (tl_expr_is_const_int(a->u.bin.b, k)) { *x = a->u.bin.a; return true; }
+  if (tl_expr_is_const_int(a->u.bin.a, k)) { *x = a->u.bin.b; return true; }
+  return false;
+}
+
+static bool multiple_of(const tl_expr *a, int64_t c) {
+  int64_t k;
+  tl_expr *x;
+  if (tl_expr_is_const_int(a, &k)) return k % c == 0;
+  return as_mul_const(a, &x, &k) && k % c == 0;
+}
+
+static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
+                         int depth) {
+  if (!a) return NULL;
+  int64_t k;
+  tl_expr *x;
+  tl_range rg;
+  if (c == 1) return a;
+  if (depth < 50) {
+    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return tl_ir_int(m, loc, a->dtype, 0);
+    if (as_mul_const(a, &x, &k) && k > 0) {
+      if (k % c == 0) return tl_lo_mul(m, loc, x, k / c);
+      if (c % k == 0) return fdiv_rec(m, loc, x, c / k, r, depth + 1);
+    }
+    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD) {
+      tl_expr *p = a->u.bin.a, *q = a->u.bin.b;
+      if (multiple_of(p, c))
+        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
+      if (multiple_of(q, c))
+        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
+    }
+  }
+  return tl_ir_binary(m, loc, TL_OP_FLOORDIV, a, tl_ir_int(m, loc, a->dtype, c));
+}
+
+static tl_expr *fmod_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
+                         int depth) {
+  if (!a) return NULL;
+  int64_t k;
+  tl_expr *x;
+  tl_range rg;
+  if (c == 1) return tl_ir_int(m, loc, a->dtype, 0);
+  if (depth < 50) {
+    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return a;
+    if (multiple_of(a, c)) return tl_ir_int(m, loc, a->dtype, 0);
+    if (as_mul_const(a, &x, &k) && k > 0 && c % k == 0)
+      return tl_lo_mul(m, loc, fmod_rec(m, loc, x, c / k, r, depth + 1), k);
+    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD) {
+      if (multiple_of(a->u.bin.a, c)) return fmod_rec(m, loc, a->u.bin.b, c, r, depth + 1);
+      if (multiple_of(a->u.bin.b, c)) return fmod_rec(m, loc, a->u.bin.a, c, r, depth + 1);
+    }
+  }
+  return tl_ir_binary(m, loc, TL_OP_FLOORMOD, a, tl_ir_int(m, loc, a->dtype, c));
+}
+
+tl_expr *tl_lo_fdiv(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r) {
+  return fdiv_rec(m, loc, a, c, r, 0);
+}
+tl_expr *tl_lo_fmod(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r) {
+  return fmod_rec(m, loc, a, c, r, 0);
+}
+
+tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc) {
+  int op = tl_intrinsic_lookup("get_thread_binding");
+  if (op < 0) return NULL;
+  tl_expr *zero = tl_lo_int(m, loc, 0);
+  return zero ? tl_ir_call(m, loc, op, 1, &zero) : NULL;
+}
+
+static tl_expr *raw_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
+  tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
+  if (!e) return NULL;
+  e->kind = k;
+  e->dtype = t;
+  e->loc = loc;
+  return e;
+}
+
+tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
+  if (!base) return NULL;
+  if (lanes == 1) return base;
+  tl_dtype t = base->dtype;
+  t.lanes = (uint16_t)lanes;
+  tl_expr *e = raw_expr(m, loc, TL_EXPR_RAMP, t);
+  if (!e) return NULL;
+  e->u.ramp.base = base;
+  e->u.ramp.stride = tl_ir_int(m, loc, base->dtype, 1);
+  return e->u.ramp.stride ? e : NULL;
+}
+
+tl_expr *tl_lo_broadcast(tl_module *m, tl_loc loc, tl_expr *value, int lanes) {
+  if (!value) return NULL;
+  if (lanes == 1) return value;
+  tl_dtype t = value->dtype;
+  t.lanes = (uint16_t)lanes;
+  tl_expr *e = raw_expr(m, loc, TL_EXPR_BROADCAST, t);
+  if (e) e->u.bcast.value = value;
+  return e;
+}
+
+tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
+  if (!x) return NULL;
+  if (tl_dtype_eq(t, x->dtype)) return x;
+  if (t.lanes == 1 && x->dtype.lanes == 1) return tl_ir_cast(m, loc, t, x);
+  tl_expr *e = raw_expr(m, loc, TL_EXPR_CAST, t);
+  if (e) e->u.cast.value = x;
+  return e;
+}
+
+tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
+                     tl_expr *value) {
+  if (!value) return NULL;
+  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_STORE);
+  if (!s) return NULL;
+  tl_expr **cp = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
+  if (!cp) return NULL;
+  for (int i = 0; i < n; i++) {
+    if (!idx[i]) return NULL;
+    cp[i] = idx[i];
+  }
+  s->u.store.buffer = b;
+  s->u.store.n = n;
+  s->u.store.indices = cp;
+  s->u.store.value = value;
+  return s;
+}
+
+tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s) {
+  if (!cond || !then_s) return NULL;
+  int64_t c;
+  if (tl_expr_is_const_int(cond, &c)) {
+    if (c) return then_s;
+    return else_s ? else_s : tl_ir_seq(m, loc, 0, NULL);
+  }
+  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_IF);
+  if (!s) return NULL;
+  s->u.ifs.cond = cond;
+  s->u.ifs.then_s = then_s;
+  s->u.ifs.else_s = else_s;
+  return s;
+}
+
+tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
+                   tl_stmt *body) {
+  if (!v || !extent || !body) return NULL;
+  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_FOR);
+  if (!s) return NULL;
+  s->u.loop.kind = kind;
+  s->u.loop.nvars = 1;
+  s->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  s->u.loop.extents = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  s->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!s->u.loop.vars || !s->u.loop.extents || !s->u.loop.mins) return NULL;
+  s->u.loop.vars[0] = v;
+  s->u.loop.extents[0] = extent;
+  s->u.loop.mins[0] = tl_lo_int(m, loc, 0);
+  s->u.loop.num_stages = -1;
+  s->u.loop.body = body;
+  return s->u.loop.mins[0] ? s : NULL;
+}

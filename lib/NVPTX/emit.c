@@ -1,0 +1,255 @@
+/* NVPTX emission: the second half of lib/NVPTX.
+ *
+ * Role: tl_nvptx_emit turns a lowered SIMT module into PTX text:
+ *   1. one LLVM context per call (so distinct calls can run on distinct
+ *      threads), with a diagnostic handler that turns LLVM errors into
+ *      tl_diag errors (without it a backend error exits the process);
+ *   2. a target machine for nvptx64-nvidia-cuda and the target's SM and PTX
+ *      version (target.c); the module takes the machine's data layout;
+ *   3. codegen.c builds the kernels;
+ *   4. if the kernels call libdevice (__nv_* declarations), libdevice.10.bc
+ *      is read lazily into the same context with its definitions turned
+ *      linkonce_odr, so the linker brings in (and the reader materialises)
+ *      only the functions the kernels reach; then every non-kernel definition is internalised and the module flag
+ *      nvvm-reflect-ftz = 0 resolves libdevice's __nvvm_reflect branches
+ *      (../shared/NVPTX.md §9b);
+ *   5. LLVMVerifyModule (return-status mode), default<O3> with the target
+ *      machine (so NVPTX adds its own passes), the IR text is kept, and
+ *      LLVMTargetMachineEmitToMemoryBuffer writes PTX (consuming the module).
+ * LLVM's process-global state is touched once: target initialisation under
+ * pthread_once.  No LLVMParseCommandLineOptions, no fatal-error handler. */
+#include "NVPTX/nvptx_internal.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TL_TRIPLE "nvptx64-nvidia-cuda"
+#define TL_DEFAULT_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void init_targets(void) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  LLVMInitializeNVPTXAsmPrinter();
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+typedef struct diag_state {
+  tl_diag *d;
+  int errors;
+} diag_state;
+
+/* LLVM diagnostics: errors become ours; warnings and remarks are dropped. */
+static void on_llvm_diag(LLVMDiagnosticInfoRef info, void *user) {
+  diag_state *st = user;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError) return;
+  char *msg = LLVMGetDiagInfoDescription(info);
+  tl_error(st->d, TL_LOC_NONE, "LLVM: %s", msg ? msg : "(no message)");
+  LLVMDisposeMessage(msg);
+  st->errors++;
+}
+
+void tl_codegen_result_free(tl_codegen_result *r) {
+  if (!r) return;
+  free(r->llvm_ir);
+  free(r->ptx);
+  r->llvm_ir = r->ptx = NULL;
+}
+
+static char *dup_n(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p) return NULL;
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+/* ---------------------------------------------------------- libdevice */
+/* Links the libdevice functions that M declares (and what they reach).
+ * libdevice is read lazily and its definitions are made linkonce_odr, so the
+ * linker moves (and the bitcode reader materialises) only what M
+ * references, transitively: parsing all of it cost ~20 ms, this ~1-2 ms. */
+static bool link_libdevice(LLVMContextRef C, LLVMModuleRef M, const char *path, const char *dl,
+                           tl_diag *d) {
+  char *err = NULL;
+  LLVMMemoryBufferRef mb = NULL;
+  if (LLVMCreateMemoryBufferWithContentsOfFile(path, &mb, &err)) {
+    tl_error(d, TL_LOC_NONE,
+             "cannot read libdevice '%s': %s (set TL_LIBDEVICE to the path of libdevice.10.bc)",
+             path, err ? err : "unknown error");
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  LLVMModuleRef L = NULL;
+  if (LLVMGetBitcodeModuleInContext2(C, mb, &L) || !L) { /* takes mb only on success */
+    LLVMDisposeMemoryBuffer(mb);
+    tl_error(d, TL_LOC_NONE, "libdevice '%s' is not valid LLVM bitcode", path);
+    return false;
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (!LLVMIsDeclaration(f) || len < 5 || strncmp(name, "__nv_", 5) != 0) continue;
+    LLVMValueRef lf = LLVMGetNamedFunction(L, name);
+    if (!lf || LLVMIsDeclaration(lf)) {
+      tl_error(d, TL_LOC_NONE, "libdevice '%s' has no function %s", path, name);
+      LLVMDisposeModule(L);
+      return false;
+    }
+  }
+  for (LLVMValueRef f = LLVMGetFirstFunction(L); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+  LLVMSetTarget(L, TL_TRIPLE);
+  LLVMSetDataLayout(L, dl);
+  if (LLVMLinkModules2(M, L)) { /* consumes L */
+    tl_error(d, TL_LOC_NONE, "linking libdevice '%s' failed", path);
+    return false;
+  }
+  return true;
+}
+
+static bool module_calls_libdevice(LLVMModuleRef M) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(f, &len);
+    if (LLVMIsDeclaration(f) && len >= 5 && strncmp(name, "__nv_", 5) == 0) return true;
+  }
+  return false;
+}
+
+static const char *libdevice_path(const tl_nvptx_options *opts) {
+  if (opts && opts->libdevice_path && *opts->libdevice_path) return opts->libdevice_path;
+  const char *env = getenv("TL_LIBDEVICE");
+  if (env && *env) return env;
+  return TL_DEFAULT_LIBDEVICE;
+}
+
+/* --------------------------------------------------------------- emit */
+bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
+                   tl_codegen_result *out) {
+  return tl_nvptx_emit_ex(m, target, NULL, d, out);
+}
+
+bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvptx_options *opts,
+                      tl_diag *d, tl_codegen_result *out) {
+  if (!out) return false;
+  memset(out, 0, sizeof *out);
+  if (!m || !target) {
+    tl_error(d, TL_LOC_NONE, "internal error: tl_nvptx_emit needs a module and a target");
+    return false;
+  }
+  pthread_once(&init_once, init_targets);
+  double t0 = now_ms();
+
+  LLVMTargetRef T = NULL;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, &err)) {
+    tl_error(d, TL_LOC_NONE, "LLVM has no NVPTX target: %s", err ? err : "");
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, target->features,
+                                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                                    LLVMCodeModelDefault);
+  if (!TM) {
+    tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s", target->name);
+    return false;
+  }
+  LLVMContextRef C = LLVMContextCreate();
+  diag_state ds = {d, 0};
+  LLVMContextSetDiagnosticHandler(C, on_llvm_diag, &ds);
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext(m->filename ? m->filename : "tilelang", C);
+  LLVMSetTarget(M, TL_TRIPLE);
+  LLVMTargetDataRef TD = LLVMCreateTargetDataLayout(TM);
+  char *dl = LLVMCopyStringRepOfTargetData(TD);
+  LLVMDisposeTargetData(TD);
+  LLVMSetDataLayout(M, dl);
+  LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                    LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(C), 0, 0)));
+
+  bool ok = tl_nvptx_build(M, m, target, d);
+  double t1 = now_ms();
+  out->ms_build = t1 - t0;
+  if (ok && module_calls_libdevice(M)) ok = link_libdevice(C, M, libdevice_path(opts), dl, d);
+  if (ok) {
+    /* Internalise everything but the kernels so O3 drops what is unused. */
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+      if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) != TL_PTX_KERNEL_CC)
+        LLVMSetLinkage(f, LLVMInternalLinkage);
+    for (LLVMValueRef gv = LLVMGetFirstGlobal(M); gv; gv = LLVMGetNextGlobal(gv))
+      if (!LLVMIsDeclaration(gv)) LLVMSetLinkage(gv, LLVMInternalLinkage);
+  }
+  double t2 = now_ms();
+  out->ms_link = t2 - t1;
+  if (ok) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
+      tl_error(d, TL_LOC_NONE, "internal error: the generated LLVM IR is invalid: %s",
+               msg ? msg : "");
+      ok = false;
+    }
+    LLVMDisposeMessage(msg);
+  }
+  if (ok && !(opts && opts->skip_opt)) {
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(M, "default<O3>", TM, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+      char *emsg = LLVMGetErrorMessage(e);
+      tl_error(d, TL_LOC_NONE, "LLVM optimisation failed: %s", emsg ? emsg : "");
+      LLVMDisposeErrorMessage(emsg);
+      ok = false;
+    }
+    if (ds.errors) ok = false;
+  }
+  double t3 = now_ms();
+  out->ms_opt = t3 - t2;
+  if (ok) {
+    char *ir = LLVMPrintModuleToString(M);
+    out->llvm_ir = ir ? dup_n(ir, strlen(ir)) : NULL;
+    LLVMDisposeMessage(ir);
+    if (!out->llvm_ir) {
+      tl_error(d, TL_LOC_NONE, "out of memory");
+      ok = false;
+    }
+  }
+  if (ok) {
+    LLVMMemoryBufferRef buf = NULL;
+    char *emsg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &emsg, &buf) || ds.errors) {
+      if (!ds.errors || emsg)
+        tl_error(d, TL_LOC_NONE, "LLVM could not emit PTX for %s: %s", target->name,
+                 emsg ? emsg : "(see above)");
+      ok = false;
+    } else {
+      out->ptx = dup_n(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+      if (!out->ptx) {
+        tl_error(d, TL_LOC_NONE, "out of memory");
+        ok = false;
+      }
+    }
+    LLVMDisposeMessage(emsg);
+    if (buf) LLVMDisposeMemoryBuffer(buf);
+  }
+  out->ms_emit = now_ms() - t3;
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  LLVMDisposeMessage(dl);
+  LLVMDisposeTargetMachine(TM);
+  if (!ok) tl_codegen_result_free(out);
+  return ok;
+}

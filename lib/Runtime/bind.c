@@ -1,0 +1,509 @@
+/* Argument binding (lib/Runtime): the checks of a kernel call (DESIGN §7).
+ *
+ * Role: match a call's arguments (DLPack tensors and scalars, parameters in
+ * prim_func order without the out_idx outputs) against the kernel's
+ * signature before anything is allocated or launched.  Algorithm: one pass
+ * over the parameters checks kind, device type and id, dtype, ndim, each
+ * static dim, binds each dynamic symbol from the first tensor dim that is
+ * exactly that symbol (later uses must agree), contiguity (strides NULL =
+ * compact; size-1 dims may have any stride), non-null data and the alignment
+ * of data + byte_offset; a second pass evaluates dims that are expressions of
+ * symbols, the output shapes, the grid and the block size.  Every failure
+ * becomes one line "argument 'B' (#1): what: expected X, got Y"; all lines
+ * are reported together.  Scalars are encoded into 8-byte slots in the
+ * parameter's dtype (f16/bf16 rounded to nearest even), dynamic symbols as
+ * int32 after the parameters (kernel ABI, docs/simt-ir.md).  No driver call
+ * is made here. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Runtime/kernel.h"
+#include "Support/context.h"
+
+#define MAX_REPORTED 20
+
+typedef struct binder {
+  const tl_rt_sig *sig;
+  tl_strbuf msg;
+  int nerr;
+  bool oom;
+} binder;
+
+static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...) {
+  b->nerr++;
+  if (b->nerr > MAX_REPORTED) return;
+  if (b->msg.len) tl_strbuf_append(&b->msg, "\n");
+  if (pname) tl_strbuf_printf(&b->msg, "argument '%s' (#%zu): ", pname, pos);
+  va_list ap;
+  va_start(ap, fmt);
+  tl_strbuf_vprintf(&b->msg, fmt, ap);
+  va_end(ap);
+}
+
+/* ---------------------------------------------------------- dtypes */
+static const char *dl_device_name(int type) {
+  switch (type) {
+    case kDLCPU: return "cpu";
+    case kDLCUDA: return "cuda";
+    case kDLCUDAHost: return "cuda_host";
+    case kDLCUDAManaged: return "cuda_managed";
+    case kDLOpenCL: return "opencl";
+    case kDLVulkan: return "vulkan";
+    case kDLMetal: return "metal";
+    case kDLROCM: return "rocm";
+    default: return "unknown";
+  }
+}
+
+/* DLPack dtype → tl_dtype; false for codes we have no dtype for. */
+static bool dl_to_tl(DLDataType d, tl_dtype *out) {
+  switch (d.code) {
+    case kDLInt: out->code = TL_TYPE_INT; break;
+    case kDLUInt: out->code = TL_TYPE_UINT; break;
+    case kDLFloat: out->code = TL_TYPE_FLOAT; break;
+    case kDLBfloat: out->code = TL_TYPE_BFLOAT; break;
+    case 6: out->code = TL_TYPE_BOOL; break;   /* kDLBool in DLPack >= 0.8 */
+    default: return false;
+  }
+  out->bits = d.bits;
+  out->lanes = d.lanes;
+  return true;
+}
+
+static void dl_dtype_text(DLDataType d, char *buf, size_t n) {
+  tl_dtype t;
+  if (dl_to_tl(d, &t) && (t.code != TL_TYPE_BOOL || t.bits == 8)) {
+    const char *name = tl_dtype_name(t);
+    if (name && *name && strcmp(name, "unknown") != 0) {
+      snprintf(buf, n, "%s", name);
+      return;
+    }
+  }
+  snprintf(buf, n, "dlpack(code=%u, bits=%u, lanes=%u)", d.code, d.bits, d.lanes);
+}
+
+static bool dtype_matches(tl_dtype want, DLDataType got) {
+  tl_dtype g;
+  if (!dl_to_tl(got, &g)) return false;
+  if (want.code == TL_TYPE_BOOL) /* bool crosses DLPack 0.6 as 8-bit ints */
+    return got.bits == 8 && got.lanes == 1 &&
+           (g.code == TL_TYPE_INT || g.code == TL_TYPE_UINT || g.code == TL_TYPE_BOOL);
+  if (want.code == TL_TYPE_TFLOAT) /* tfloat32 data is stored as float32 */
+    return g.code == TL_TYPE_FLOAT && g.bits == 32 && g.lanes == want.lanes;
+  return tl_dtype_eq(want, g);
+}
+
+/* ------------------------------------------------ float encodings */
+/* Rounds |x| (finite, non-negative) to a binary float with mbits mantissa
+ * bits and ebits exponent bits, nearest-even; returns the bit pattern. */
+static uint32_t small_float_bits(double x, int mbits, int ebits) {
+  uint32_t sign = signbit(x) ? 1u << (mbits + ebits) : 0;
+  uint32_t inf = ((1u << ebits) - 1) << mbits;
+  if (isnan(x)) return inf | (1u << (mbits - 1));
+  x = fabs(x);
+  int bias = (1 << (ebits - 1)) - 1;
+  if (isinf(x)) return sign | inf;
+  if (x < ldexp(1.0, 1 - bias)) { /* subnormal (may round up to the smallest normal) */
+    double q = nearbyint(ldexp(x, bias - 1 + mbits));
+    return sign | (uint32_t)q;
+  }
+  int e;
+  double m = frexp(x, &e); /* x = m * 2^e, m in [0.5, 1) */
+  double q = nearbyint(ldexp(m, mbits + 1));
+  int E = e - 1 + bias;
+  if (q >= ldexp(1.0, mbits + 1)) {
+    q = ldexp(1.0, mbits);
+    E++;
+  }
+  if (E >= (1 << ebits) - 1) return sign | inf;
+  return sign | ((uint32_t)E << mbits) | ((uint32_t)q - (1u << mbits));
+}
+
+/* Encodes a scalar argument of dtype t into *slot; false with a reason. */
+static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *ival,
+                          char *why, size_t nwhy) {
+  *slot = 0;
+  *ival = 0;
+  if (t.lanes != 1) {
+    snprintf(why, nwhy, "vector scalar parameters are not supported");
+    return false;
+  }
+  if (tl_dtype_is_int(t) || t.code == TL_TYPE_BOOL) {
+    if (a->kind != TL_ARG_INT) {
+      snprintf(why, nwhy, "kind: expected an integer scalar (%s), got a %s", tl_dtype_name(t),
+               a->kind == TL_ARG_FLOAT ? "float scalar" : "tensor");
+      return false;
+    }
+    int64_t v = a->v.i;
+    bool ok;
+    if (t.code == TL_TYPE_BOOL) ok = v == 0 || v == 1;
+    else if (t.code == TL_TYPE_INT) ok = t.bits >= 64 || (v >= -(INT64_C(1) << (t.bits - 1)) &&
+                                                           v < (INT64_C(1) << (t.bits - 1)));
+    else ok = v >= 0 && (t.bits >= 64 || v < (INT64_C(1) << t.bits));
+    if (!ok) {
+      snprintf(why, nwhy, "value: expected a value in the range of %s, got %" PRId64,
+               tl_dtype_name(t), v);
+      return false;
+    }
+    *ival = v;
+    uint64_t u = (uint64_t)v;
+    if (t.bits < 64) u &= (UINT64_C(1) << t.bits) - 1;
+    *slot = u;
+    return true;
+  }
+  if (tl_dtype_is_float(t)) {
+    double d;
+    if (a->kind == TL_ARG_FLOAT) d = a->v.f;
+    else if (a->kind == TL_ARG_INT) d = (double)a->v.i;
+    else {
+      snprintf(why, nwhy, "kind: expected a float scalar (%s), got a tensor", tl_dtype_name(t));
+      return false;
+    }
+    if (t.code == TL_TYPE_FLOAT && t.bits == 64) memcpy(slot, &d, 8);
+    else if ((t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_TFLOAT) && t.bits == 32) {
+      float f = (float)d;
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      *slot = u;
+    } else if (t.code == TL_TYPE_FLOAT && t.bits == 16) *slot = small_float_bits(d, 10, 5);
+    else if (t.code == TL_TYPE_BFLOAT && t.bits == 16) *slot = small_float_bits(d, 7, 8);
+    else {
+      snprintf(why, nwhy, "scalar parameters of dtype %s are not supported", tl_dtype_name(t));
+      return false;
+    }
+    return true;
+  }
+  snprintf(why, nwhy, "scalar parameters of dtype %s are not supported", tl_dtype_name(t));
+  return false;
+}
+
+static const char *arg_kind_text(const tl_arg *a) {
+  switch (a->kind) {
+    case TL_ARG_TENSOR: return a->v.tensor ? "a tensor" : "a NULL tensor";
+    case TL_ARG_INT: return "an integer scalar";
+    case TL_ARG_FLOAT: return "a float scalar";
+  }
+  return "an argument of unknown kind";
+}
+
+static void shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig) {
+  tl_strbuf_printf(s, "%s[", tl_dtype_name(p->dtype));
+  for (int d = 0; d < p->ndim; d++) {
+    if (d) tl_strbuf_append(s, ", ");
+    tl_rx_print(s, &p->dims[d].prog, sig);
+  }
+  tl_strbuf_append(s, "]");
+}
+
+void tl_rt_binding_free(tl_rt_binding *b) {
+  if (b->out_shapes)
+    for (int i = 0; i < b->nparams; i++) free(b->out_shapes[i]);
+  free(b->out_shapes);
+  free(b->out_bytes);
+  free(b->symv);
+  free(b->scalarv);
+  free(b->slots);
+  free(b->kargs);
+  memset(b, 0, sizeof *b);
+}
+
+/* Checks one tensor argument; binds symbols from dims that are exactly a
+ * symbol.  bound_by[s] records the parameter that bound symbol s. */
+static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out,
+                         bool *bound, int *bound_by, int *bound_dim, int *dev_param) {
+  const tl_rt_sig *sig = b->sig;
+  const tl_rt_param *p = &sig->params[pi];
+  const char *nm = p->name;
+  /* device */
+  if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged) {
+    errf(b, nm, pos, "device: expected cuda, got %s", dl_device_name(t->device.device_type));
+  } else if (!out->any_tensor) {
+    out->any_tensor = true;
+    out->device = t->device.device_id;
+    *dev_param = pi;
+  } else if (t->device.device_id != out->device) {
+    errf(b, nm, pos, "device: expected cuda:%d (the device of '%s'), got cuda:%d", out->device,
+         sig->params[*dev_param].name, t->device.device_id);
+  }
+  /* dtype */
+  if (!dtype_matches(p->dtype, t->dtype)) {
+    char got[64];
+    dl_dtype_text(t->dtype, got, sizeof got);
+    errf(b, nm, pos, "dtype: expected %s, got %s", tl_dtype_name(p->dtype), got);
+  }
+  /* ndim */
+  if (t->ndim != p->ndim) {
+    errf(b, nm, pos, "ndim: expected %d, got %d", p->ndim, t->ndim);
+    return;
+  }
+  if (p->ndim > 0 && !t->shape) {
+    errf(b, nm, pos, "shape: expected %d dims, got a NULL shape array", p->ndim);
+    return;
+  }
+  /* static dims and symbols */
+  for (int d = 0; d < p->ndim; d++) {
+    int64_t got = t->shape[d], c;
+    int s;
+    if (got < 0) {
+      errf(b, nm, pos, "shape[%d]: expected a non-negative size, got %" PRId64, d, got);
+      continue;
+    }
+    if (tl_rx_is_const(&p->dims[d].prog, &c)) {
+      if (got != c) errf(b, nm, pos, "shape[%d]: expected %" PRId64 ", got %" PRId64, d, c, got);
+    } else if (tl_rx_is_sym(&p->dims[d].prog, &s)) {
+      const char *sn = sig->sym_names[s];
+      if (!bound[s]) {
+        if (got > INT32_MAX) {
+          errf(b, nm, pos, "shape[%d]: expected dynamic dim '%s' in the int32 range, got %" PRId64,
+               d, sn, got);
+          continue;
+        }
+        bound[s] = true;
+        bound_by[s] = pi;
+        bound_dim[s] = d;
+        out->symv[s] = got;
+      } else if (out->symv[s] != got) {
+        errf(b, nm, pos, "shape[%d]: expected %s = %" PRId64 " (bound by '%s' shape[%d]), got %" PRId64,
+             d, sn, out->symv[s], sig->params[bound_by[s]].name, bound_dim[s], got);
+      }
+    }
+  }
+  /* contiguity */
+  if (t->strides) {
+    int64_t expect = 1;
+    bool ok = true, overflow = false;
+    for (int d = p->ndim - 1; d >= 0; d--) {
+      if (t->shape[d] != 1 && t->strides[d] != expect) ok = false;
+      if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
+        overflow = true;
+    }
+    if (overflow) {
+      errf(b, nm, pos, "shape: the number of elements overflows int64");
+    } else if (!ok) {
+      tl_strbuf e = {0}, g = {0};
+      tl_strbuf_append(&e, "[");
+      tl_strbuf_append(&g, "[");
+      int64_t acc = 1;
+      int64_t *es = malloc(sizeof(int64_t) * (size_t)(p->ndim ? p->ndim : 1));
+      if (es) {
+        for (int d = p->ndim - 1; d >= 0; d--) {
+          es[d] = acc;
+          acc *= t->shape[d];
+        }
+        for (int d = 0; d < p->ndim; d++) {
+          tl_strbuf_printf(&e, "%s%" PRId64, d ? ", " : "", es[d]);
+          tl_strbuf_printf(&g, "%s%" PRId64, d ? ", " : "", t->strides[d]);
+        }
+        free(es);
+      }
+      tl_strbuf_append(&e, "]");
+      tl_strbuf_append(&g, "]");
+      errf(b, nm, pos, "strides: expected a contiguous (row-major) tensor with strides %s, got %s",
+           e.data ? e.data : "", g.data ? g.data : "");
+      tl_strbuf_free(&e);
+      tl_strbuf_free(&g);
+    }
+  }
+  /* data */
+  if (!t->data) {
+    errf(b, nm, pos, "data: expected a non-null device pointer, got NULL");
+    return;
+  }
+  uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
+  int align = p->align > 0 ? p->align : 1;
+  if (addr % (uintptr_t)align != 0)
+    errf(b, nm, pos,
+         "alignment: expected data + byte_offset aligned to %d bytes, got 0x%" PRIxPTR
+         " (data %p + byte_offset %" PRIu64 ")",
+         align, addr, t->data, (uint64_t)t->byte_offset);
+  out->slots[pi] = (uint64_t)addr;
+}
+
+tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
+                     tl_rt_binding *out) {
+  memset(out, 0, sizeof *out);
+  binder b = {0};
+  b.sig = sig;
+  int np = sig->nparams, ns = sig->nsyms;
+  out->nparams = np;
+  size_t nslots = (size_t)np + (size_t)ns;
+  out->symv = calloc((size_t)ns + 1, sizeof(int64_t));
+  out->scalarv = calloc((size_t)np + 1, sizeof(int64_t));
+  out->slots = calloc(nslots + 1, sizeof(uint64_t));
+  out->kargs = calloc(nslots + 1, sizeof(void *));
+  out->out_shapes = calloc((size_t)np + 1, sizeof(int64_t *));
+  out->out_bytes = calloc((size_t)np + 1, sizeof(size_t));
+  bool *bound = calloc((size_t)ns + 1, sizeof(bool));
+  int *bound_by = calloc((size_t)ns + 1, sizeof(int));
+  int *bound_dim = calloc((size_t)ns + 1, sizeof(int));
+  tl_status st = TL_OK;
+  if (!out->symv || !out->scalarv || !out->slots || !out->kargs || !out->out_shapes ||
+      !out->out_bytes || !bound || !bound_by || !bound_dim) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory binding kernel arguments");
+    goto done;
+  }
+  for (size_t i = 0; i < nslots; i++) out->kargs[i] = &out->slots[i];
+
+  /* count */
+  size_t want = (size_t)(np - sig->nout);
+  if (nargs != want || (nargs > 0 && !args)) {
+    tl_strbuf names = {0};
+    for (int i = 0, k = 0; i < np; i++) {
+      if (sig->params[i].is_output) continue;
+      tl_strbuf_printf(&names, "%s%s", k++ ? ", " : "", sig->params[i].name);
+    }
+    errf(&b, NULL, 0, "argument count: expected %zu (%s%s), got %zu%s", want,
+         names.data ? names.data : "", sig->nout ? "; out_idx outputs are not passed" : "",
+         nargs, nargs > 0 && !args ? " with a NULL args array" : "");
+    tl_strbuf_free(&names);
+    goto report;
+  }
+
+  int dev_param = -1;
+  size_t pos = 0;
+  for (int pi = 0; pi < np; pi++) {
+    const tl_rt_param *p = &sig->params[pi];
+    if (p->is_output) continue;
+    const tl_arg *a = &args[pos];
+    if (p->is_tensor) {
+      if (a->kind != TL_ARG_TENSOR || !a->v.tensor) {
+        tl_strbuf e = {0};
+        shape_text(&e, p, sig);
+        errf(&b, p->name, pos, "kind: expected a tensor (%s), got %s", e.data ? e.data : "",
+             arg_kind_text(a));
+        tl_strbuf_free(&e);
+      } else {
+        check_tensor(&b, pi, pos, a->v.tensor, out, bound, bound_by, bound_dim, &dev_param);
+      }
+    } else {
+      char why[160];
+      if (!encode_scalar(p->dtype, a, &out->slots[pi], &out->scalarv[pi], why, sizeof why))
+        errf(&b, p->name, pos, "%s", why);
+    }
+    pos++;
+  }
+  if (b.nerr) goto report;
+
+  /* every symbol must be bound (outputs' symbols were checked at compile) */
+  for (int s = 0; s < ns; s++)
+    if (!bound[s])
+      errf(&b, NULL, 0, "dynamic dim '%s': no input tensor has a dim that is exactly '%s'",
+           sig->sym_names[s], sig->sym_names[s]);
+  if (b.nerr) goto report;
+
+  /* dims that are expressions of symbols; output shapes */
+  pos = 0;
+  for (int pi = 0; pi < np; pi++) {
+    const tl_rt_param *p = &sig->params[pi];
+    if (!p->is_tensor) {
+      pos++;
+      continue;
+    }
+    int64_t *shape = NULL;
+    if (p->is_output) {
+      shape = calloc((size_t)p->ndim + 1, sizeof(int64_t));
+      if (!shape) {
+        st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory binding kernel arguments");
+        goto done;
+      }
+      out->out_shapes[pi] = shape;
+    }
+    uint64_t elems = 1;
+    bool ovf = false;
+    for (int d = 0; d < p->ndim; d++) {
+      const tl_rx_prog *prog = &p->dims[d].prog;
+      if (!p->is_output && (tl_rx_is_const(prog, NULL) || tl_rx_is_sym(prog, NULL))) continue;
+      int64_t v;
+      const char *why;
+      if (!tl_rx_eval(prog, out->symv, out->scalarv, &v, &why)) {
+        errf(&b, p->name, pos, "shape[%d]: cannot evaluate the dim (%s)", d, why);
+        continue;
+      }
+      if (p->is_output) {
+        if (v < 0) {
+          tl_strbuf e = {0};
+          tl_rx_print(&e, prog, sig);
+          errf(&b, p->name, pos, "shape[%d]: output dim %s evaluates to %" PRId64, d,
+               e.data ? e.data : "", v);
+          tl_strbuf_free(&e);
+        }
+        shape[d] = v;
+        if (v >= 0 && __builtin_mul_overflow(elems, (uint64_t)v, &elems)) ovf = true;
+      } else {
+        const DLTensor *t = args[pos].v.tensor;
+        if (t->shape[d] != v) {
+          tl_strbuf e = {0};
+          tl_rx_print(&e, prog, sig);
+          errf(&b, p->name, pos, "shape[%d]: expected %s = %" PRId64 ", got %" PRId64, d,
+               e.data ? e.data : "", v, t->shape[d]);
+          tl_strbuf_free(&e);
+        }
+      }
+    }
+    if (p->is_output) {
+      uint64_t bytes;
+      if (ovf || __builtin_mul_overflow(elems, (uint64_t)tl_dtype_bytes(p->dtype) *
+                                                   (p->dtype.lanes ? p->dtype.lanes : 1),
+                                        &bytes) || bytes > SIZE_MAX)
+        errf(&b, p->name, pos, "shape: the output's size overflows");
+      else
+        out->out_bytes[pi] = (size_t)bytes;
+    } else {
+      pos++;
+    }
+  }
+  if (b.nerr) goto report;
+
+  /* launch configuration */
+  static const char *const axis[3] = {"x", "y", "z"};
+  out->grid[0] = out->grid[1] = out->grid[2] = 1;
+  for (int g = 0; g < sig->ngrid && g < 3; g++) {
+    int64_t v;
+    const char *why;
+    tl_strbuf e = {0};
+    tl_rx_print(&e, &sig->grid[g], sig);
+    if (!tl_rx_eval(&sig->grid[g], out->symv, out->scalarv, &v, &why))
+      errf(&b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
+    else if (v < 1 || v > INT32_MAX)
+      errf(&b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64,
+           axis[g], e.data ? e.data : "", v);
+    else
+      out->grid[g] = (unsigned)v;
+    tl_strbuf_free(&e);
+  }
+  {
+    int64_t v;
+    const char *why;
+    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
+      errf(&b, NULL, 0, "threads: cannot evaluate (%s)", why);
+    else if (v < 1 || v > 1024)
+      errf(&b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
+    else
+      out->block = (unsigned)v;
+  }
+  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
+    errf(&b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
+  else
+    out->smem = (unsigned)sig->smem_bytes;
+  /* dynamic symbols follow the parameters as int32 */
+  for (int s = 0; s < ns; s++) out->slots[np + s] = (uint32_t)(int32_t)out->symv[s];
+
+report:
+  if (b.nerr) {
+    if (b.nerr > MAX_REPORTED)
+      tl_strbuf_printf(&b.msg, "\n(%d more argument errors not shown)", b.nerr - MAX_REPORTED);
+    if (b.msg.oom) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    else st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s", b.msg.data ? b.msg.data : "");
+  }
+done:
+  tl_strbuf_free(&b.msg);
+  free(bound);
+  free(bound_by);
+  free(bound_dim);
+  return st;
+}

@@ -1,0 +1,390 @@
+/* Loading and launching (lib/Runtime): tl_kernel_load and tl_kernel_call.
+ *
+ * Role: after tl_rt_bind has checked a call, run it on the device holding
+ * the tensors.  Algorithm: (1) the kernel's slot for that device is filled
+ * once, under the kernel's mutex: cuDevicePrimaryCtxRetain, then
+ * cuModuleLoadDataEx on the PTX with CU_JIT_ERROR_LOG_BUFFER and
+ * CU_JIT_INFO_LOG_BUFFER (their text goes into the error message),
+ * cuModuleGetFunction(entry), the function's MAX_THREADS_PER_BLOCK and the
+ * device's grid limits and opt-in shared memory (cuDeviceGetAttribute);
+ * (2) per call: push the primary context, check the stream belongs to it
+ * (cuStreamGetCtx; NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the
+ * context's own streams), check each tensor pointer is device memory of
+ * that device (cuPointerGetAttribute DEVICE_ORDINAL), check limits, raise
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB, allocate
+ * outputs (cuMemAlloc_v2, optionally poisoned with cuMemsetD8Async 0xFF on
+ * the stream), cuLaunchKernel, pop the context.  Outputs are returned as
+ * DLManagedTensors whose deleter frees the memory in the primary context
+ * and releases the reference on it that the allocation took. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Runtime/kernel.h"
+#include "Support/context.h"
+
+#define JIT_LOG_BYTES (16 * 1024)
+
+/* ------------------------------------------------------------ outputs */
+typedef struct out_tensor {
+  DLManagedTensor managed;
+  tl_CUdeviceptr ptr;
+  tl_CUcontext pctx;
+  tl_CUdevice dev;
+  int64_t shape[];   /* ndim entries */
+} out_tensor;
+
+/* Frees o's memory in its primary context, then releases the reference on
+ * that context which the allocation took (if it got that far). */
+static void free_out(out_tensor *o) {
+  if (!o) return;
+  const tl_driver *drv = tl_driver_get(NULL);
+  if (drv && o->ptr) {
+    tl_CUcontext dummy;
+    bool pushed = o->pctx && drv->cuCtxPushCurrent(o->pctx) == TL_CUDA_SUCCESS;
+    drv->cuMemFree(o->ptr);
+    if (pushed) drv->cuCtxPopCurrent(&dummy);
+  }
+  if (drv && o->pctx) drv->cuDevicePrimaryCtxRelease(o->dev);
+  free(o);
+}
+
+static void out_deleter(DLManagedTensor *self) {
+  if (self) free_out((out_tensor *)self->manager_ctx);
+}
+
+/* ----------------------------------------------------------- loading */
+static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device,
+                           tl_rt_devslot **out) {
+  if (!k->ptx || !*k->ptx)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "kernel '%s' has no PTX: it was compiled with stop_after = "
+                           "TL_STAGE_SIMT", k->name);
+  tl_status st = TL_OK;
+  int ndev = tl_driver_device_count();
+  if (device < 0 || device >= ndev)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "device cuda:%d does not exist (%d CUDA device(s))", device, ndev);
+  pthread_mutex_lock(&k->mu);
+  if (!k->slots) {
+    k->slots = calloc((size_t)ndev, sizeof *k->slots);
+    if (!k->slots) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+      goto out;
+    }
+    k->nslots = ndev;
+  }
+  tl_rt_devslot *s = &k->slots[device];
+  if (s->loaded) {
+    *out = s;
+    goto out;
+  }
+  tl_CUresult r;
+  if (!s->retained) {
+    if ((r = drv->cuDeviceGet(&s->dev, device)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuDeviceGet");
+      goto out;
+    }
+    if ((r = drv->cuDevicePrimaryCtxRetain(&s->pctx, s->dev)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+      goto out;
+    }
+    s->retained = true;
+  }
+  if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
+    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+    goto out;
+  }
+  char *info = calloc(1, JIT_LOG_BYTES), *errlog = calloc(1, JIT_LOG_BYTES);
+  if (!info || !errlog) {
+    free(info);
+    free(errlog);
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  } else {
+    int opts[] = {TL_CU_JIT_INFO_LOG_BUFFER, TL_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                  TL_CU_JIT_ERROR_LOG_BUFFER, TL_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), errlog,
+                    (void *)(uintptr_t)(JIT_LOG_BYTES - 1)};
+    r = drv->cuModuleLoadDataEx(&s->module, k->ptx, 4, opts, vals);
+    if (r != TL_CUDA_SUCCESS) {
+      const char *name, *text;
+      tl_driver_error_text(r, &name, &text);
+      st = tl_context_fail(ctx, TL_ERR_CUDA,
+                           "cuModuleLoadDataEx failed for kernel '%s' (target %s) on cuda:%d: "
+                           "%s (%s)%s%s%s%s",
+                           k->name, k->target, device, name, text,
+                           errlog[0] ? "\nJIT error log:\n" : "", errlog,
+                           info[0] ? "\nJIT info log:\n" : "", info);
+      s->module = NULL;
+    } else if ((r = drv->cuModuleGetFunction(&s->fn, s->module, k->name)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuModuleGetFunction");
+      drv->cuModuleUnload(s->module);
+      s->module = NULL;
+    } else {
+      int v = 1024;
+      if (drv->cuFuncGetAttribute(&v, TL_CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, s->fn) ==
+          TL_CUDA_SUCCESS)
+        s->max_threads = v;
+      else
+        s->max_threads = 1024;
+      static const int ga[3] = {TL_CU_DEV_ATTR_MAX_GRID_DIM_X, TL_CU_DEV_ATTR_MAX_GRID_DIM_Y,
+                                TL_CU_DEV_ATTR_MAX_GRID_DIM_Z};
+      for (int g = 0; g < 3; g++) {
+        v = g ? 65535 : 0x7fffffff;
+        drv->cuDeviceGetAttribute(&v, ga[g], s->dev);
+        s->max_grid[g] = v;
+      }
+      v = 48 * 1024;
+      drv->cuDeviceGetAttribute(&v, TL_CU_DEV_ATTR_MAX_SMEM_OPTIN, s->dev);
+      s->smem_optin = v;
+      s->loaded = true;
+      *out = s;
+    }
+    free(info);
+    free(errlog);
+  }
+  tl_CUcontext dummy;
+  drv->cuCtxPopCurrent(&dummy);
+out:
+  pthread_mutex_unlock(&k->mu);
+  return st;
+}
+
+static const tl_driver *need_driver(tl_context *ctx, tl_status *st) {
+  const char *why = NULL;
+  const tl_driver *drv = tl_driver_get(&why);
+  if (!drv) *st = tl_context_fail(ctx, TL_ERR_NO_DEVICE, "%s", why);
+  return drv;
+}
+
+tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                                     "tl_kernel_load: kernel is NULL"));
+  tl_status st = TL_OK;
+  const tl_driver *drv = need_driver(ctx, &st);
+  if (!drv) return tl_context_end(ctx, st);
+  tl_rt_devslot *s = NULL;
+  return tl_context_end(ctx, load_slot(ctx, k, drv, device, &s));
+}
+
+/* ------------------------------------------------------------ calling */
+tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                         void *stream, DLManagedTensor **outputs) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                                     "tl_kernel_call: kernel is NULL"));
+  const tl_rt_sig *sig = &k->sig;
+  if (sig->nout > 0 && !outputs)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_call: kernel '%s' has %d out_idx "
+                                               "output(s) but outputs is NULL",
+                                               k->name, sig->nout));
+  for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
+
+  tl_rt_binding b;
+  tl_status st = tl_rt_bind(ctx, sig, args, nargs, &b);
+  if (st != TL_OK) {
+    tl_rt_binding_free(&b);
+    return tl_context_end(ctx, st);
+  }
+  const tl_driver *drv = need_driver(ctx, &st);
+  if (!drv) {
+    tl_rt_binding_free(&b);
+    return tl_context_end(ctx, st);
+  }
+  tl_rt_devslot *s = NULL;
+  st = load_slot(ctx, k, drv, b.device, &s);
+  if (st != TL_OK) {
+    tl_rt_binding_free(&b);
+    return tl_context_end(ctx, st);
+  }
+
+  out_tensor **outs = calloc((size_t)sig->nout + 1, sizeof *outs);
+  tl_CUresult r;
+  tl_CUcontext dummy;
+  bool pushed = false;
+  if (!outs) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
+    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+    goto done;
+  }
+  pushed = true;
+
+  /* stream */
+  tl_CUstream cs = (tl_CUstream)stream;
+  if (cs && cs != TL_CU_STREAM_LEGACY && cs != TL_CU_STREAM_PER_THREAD) {
+    tl_CUcontext sctx = NULL;
+    if ((r = drv->cuStreamGetCtx(cs, &sctx)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuStreamGetCtx (is the stream valid?)");
+      goto done;
+    }
+    if (sctx != s->pctx) {
+      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "stream: expected a stream of the primary context of cuda:%d (the "
+                           "tensors' device), got a stream of another context",
+                           b.device);
+      goto done;
+    }
+  }
+
+  /* tensor pointers really are device memory of that device */
+  {
+    size_t pos = 0;
+    for (int pi = 0; pi < sig->nparams; pi++) {
+      const tl_rt_param *p = &sig->params[pi];
+      if (p->is_output) continue;
+      if (p->is_tensor) {
+        int ord = -1;
+        tl_CUdeviceptr ptr = (tl_CUdeviceptr)b.slots[pi];
+        r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+        if (r != TL_CUDA_SUCCESS) {
+          const char *name, *text;
+          tl_driver_error_text(r, &name, &text);
+          st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "argument '%s' (#%zu): data: expected CUDA device memory, got "
+                               "a pointer the driver does not know (%s)",
+                               p->name, pos, name);
+          goto done;
+        }
+        if (ord != b.device) {
+          st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "argument '%s' (#%zu): data: expected memory of cuda:%d, got "
+                               "memory of cuda:%d",
+                               p->name, pos, b.device, ord);
+          goto done;
+        }
+      }
+      pos++;
+    }
+  }
+
+  /* limits */
+  if ((int)b.block > s->max_threads) {
+    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                         "threads: kernel '%s' can run at most %d threads per block "
+                         "(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), got %u",
+                         k->name, s->max_threads, b.block);
+    goto done;
+  }
+  for (int g = 0; g < 3; g++)
+    if (b.grid[g] > (unsigned)s->max_grid[g]) {
+      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "grid.%c: expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
+                           s->max_grid[g], b.device, b.grid[g]);
+      goto done;
+    }
+  if (b.smem > 48 * 1024) {
+    if ((int64_t)b.smem > s->smem_optin) {
+      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "shared memory: kernel '%s' needs %u bytes of dynamic shared memory, "
+                           "cuda:%d allows %d per block",
+                           k->name, b.smem, b.device, s->smem_optin);
+      goto done;
+    }
+    pthread_mutex_lock(&k->mu);
+    if (s->smem_set < (int64_t)b.smem) {
+      r = drv->cuFuncSetAttribute(s->fn, TL_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (int)b.smem);
+      if (r == TL_CUDA_SUCCESS) s->smem_set = b.smem;
+    } else {
+      r = TL_CUDA_SUCCESS;
+    }
+    pthread_mutex_unlock(&k->mu);
+    if (r != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+      goto done;
+    }
+  }
+
+  /* outputs */
+  for (int j = 0; j < sig->nout; j++) {
+    int pi = sig->out_idx[j];
+    const tl_rt_param *p = &sig->params[pi];
+    out_tensor *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
+    if (!o) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+      goto done;
+    }
+    outs[j] = o;
+    size_t bytes = b.out_bytes[pi];
+    if ((r = drv->cuMemAlloc(&o->ptr, bytes ? bytes : 16)) != TL_CUDA_SUCCESS) {
+      o->ptr = 0;
+      const char *name, *text;
+      tl_driver_error_text(r, &name, &text);
+      st = tl_context_fail(ctx, TL_ERR_CUDA,
+                           "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d failed: %s (%s)",
+                           bytes, p->name, b.device, name, text);
+      goto done;
+    }
+    /* the output keeps the primary context alive until its deleter runs */
+    tl_CUcontext pc;
+    if ((r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev)) != TL_CUDA_SUCCESS) {
+      drv->cuMemFree(o->ptr);
+      o->ptr = 0;
+      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+      goto done;
+    }
+    o->pctx = pc;
+    o->dev = s->dev;
+    if ((k->flags & TL_COMPILE_POISON_OUTPUTS) && bytes &&
+        (r = drv->cuMemsetD8Async(o->ptr, 0xFF, bytes, cs)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuMemsetD8Async (poisoning an output)");
+      goto done;
+    }
+    memcpy(o->shape, b.out_shapes[pi], sizeof(int64_t) * (size_t)p->ndim);
+    DLTensor *t = &o->managed.dl_tensor;
+    t->data = (void *)(uintptr_t)o->ptr;
+    t->device.device_type = kDLCUDA;
+    t->device.device_id = b.device;
+    t->ndim = p->ndim;
+    tl_dtype dt = p->dtype;
+    t->dtype.code = dt.code == TL_TYPE_INT ? kDLInt
+                    : dt.code == TL_TYPE_UINT ? kDLUInt
+                    : dt.code == TL_TYPE_BFLOAT ? kDLBfloat
+                    : dt.code == TL_TYPE_BOOL ? kDLUInt
+                                              : kDLFloat;
+    t->dtype.bits = dt.bits;
+    t->dtype.lanes = dt.lanes ? dt.lanes : 1;
+    t->shape = o->shape;
+    t->strides = NULL;
+    t->byte_offset = 0;
+    o->managed.manager_ctx = o;
+    o->managed.deleter = out_deleter;
+    b.slots[pi] = (uint64_t)o->ptr;
+  }
+
+  /* launch */
+  r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
+                          b.kargs, NULL);
+  if (r != TL_CUDA_SUCCESS) {
+    const char *name, *text;
+    tl_driver_error_text(r, &name, &text);
+    st = tl_context_fail(ctx, TL_ERR_CUDA,
+                         "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of "
+                         "dynamic shared memory) on cuda:%d failed: %s (%s)",
+                         k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device,
+                         name, text);
+    goto done;
+  }
+  for (int j = 0; j < sig->nout; j++) {
+    outputs[j] = &outs[j]->managed;
+    outs[j] = NULL;
+  }
+
+done:
+  if (outs) {
+    /* on failure free what was allocated (nothing was launched that uses it) */
+    for (int j = 0; j < sig->nout; j++)
+      free_out(outs[j]);
+    free(outs);
+  }
+  if (pushed) drv->cuCtxPopCurrent(&dummy);
+  tl_rt_binding_free(&b);
+  return tl_context_end(ctx, st);
+}

@@ -1,0 +1,495 @@
+/* Kernel compilation (lib/Runtime): tl_kernel_compile and
+ * tl_kernel_compile_file.
+ *
+ * Role: drive the pipeline — tl_module_parse (lib/IR) → tl_lower_module
+ * (lib/Lower) → tl_nvptx_emit (lib/NVPTX) — and keep what a call needs.
+ * Algorithm: before lowering, copy the first prim_func's signature (params,
+ * dtypes, dims as integer programs over the T.dynamic symbols, out_idx from
+ * the options or the file, normalized); after lowering, translate the
+ * T.Kernel grid and thread expressions into integer programs, take the
+ * dynamic shared memory size, and raise each tensor's required alignment
+ * from its element size to the widest vector access the SIMT IR makes on it
+ * (a load/store whose last index is a T.ramp, or whose value has lanes > 1;
+ * docs/simt-ir.md).  The target defaults to the GPU's arch
+ * (tl_device_default_target).  The IR module is freed before returning;
+ * the kernel keeps only its own copies. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower.h"
+#include "NVPTX/nvptx.h"
+#include "Runtime/kernel.h"
+#include "Support/context.h"
+
+#define WALK_MAX_DEPTH 200
+
+/* ------------------------------------------------ alignment scan */
+typedef struct align_scan {
+  const tl_primfunc *f;
+  tl_rt_sig *sig;
+  bool too_deep;
+} align_scan;
+
+static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *const *idx,
+                        tl_dtype value_dtype) {
+  if (!buf || buf->scope != TL_SCOPE_GLOBAL) return;
+  int lanes = value_dtype.lanes > 1 ? value_dtype.lanes : 1;
+  if (n > 0 && idx[n - 1] && idx[n - 1]->kind == TL_EXPR_RAMP && idx[n - 1]->dtype.lanes > lanes)
+    lanes = idx[n - 1]->dtype.lanes;
+  if (lanes <= 1) return;
+  for (int i = 0; i < a->f->nparams; i++) {
+    const tl_param *p = &a->f->params[i];
+    if (p->kind != TL_PARAM_TENSOR || !p->buffer) continue;
+    if (p->buffer != buf && !(p->buffer->name == buf->name ||
+                              (p->buffer->name && buf->name && !strcmp(p->buffer->name, buf->name))))
+      continue;
+    int bytes = tl_dtype_bytes(buf->dtype) * lanes;
+    if (bytes > a->sig->params[i].align) a->sig->params[i].align = bytes;
+  }
+}
+
+static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
+  if (!e) return;
+  if (depth > WALK_MAX_DEPTH) {
+    a->too_deep = true;
+    return;
+  }
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      scan_expr(a, e->u.bin.a, depth + 1);
+      scan_expr(a, e->u.bin.b, depth + 1);
+      break;
+    case TL_EXPR_UNARY: scan_expr(a, e->u.un.a, depth + 1); break;
+    case TL_EXPR_SELECT:
+      scan_expr(a, e->u.sel.cond, depth + 1);
+      scan_expr(a, e->u.sel.t, depth + 1);
+      scan_expr(a, e->u.sel.f, depth + 1);
+      break;
+    case TL_EXPR_CAST: scan_expr(a, e->u.cast.value, depth + 1); break;
+    case TL_EXPR_LOAD:
+      note_access(a, e->u.load.buffer, e->u.load.n, e->u.load.indices, e->dtype);
+      for (int i = 0; i < e->u.load.n; i++) scan_expr(a, e->u.load.indices[i], depth + 1);
+      break;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) scan_expr(a, e->u.call.args[i], depth + 1);
+      break;
+    case TL_EXPR_RAMP:
+      scan_expr(a, e->u.ramp.base, depth + 1);
+      scan_expr(a, e->u.ramp.stride, depth + 1);
+      break;
+    case TL_EXPR_BROADCAST: scan_expr(a, e->u.bcast.value, depth + 1); break;
+    default: break;
+  }
+}
+
+static void scan_stmt(align_scan *a, const tl_stmt *s, int depth) {
+  if (!s) return;
+  if (depth > WALK_MAX_DEPTH) {
+    a->too_deep = true;
+    return;
+  }
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(a, s->u.seq.stmts[i], depth + 1);
+      break;
+    case TL_STMT_FOR:
+      for (int i = 0; i < s->u.loop.nvars; i++) {
+        if (s->u.loop.mins) scan_expr(a, s->u.loop.mins[i], depth + 1);
+        if (s->u.loop.extents) scan_expr(a, s->u.loop.extents[i], depth + 1);
+      }
+      scan_stmt(a, s->u.loop.body, depth + 1);
+      break;
+    case TL_STMT_KERNEL: scan_stmt(a, s->u.kernel.body, depth + 1); break;
+    case TL_STMT_STORE: {
+      tl_dtype vt = s->u.store.value ? s->u.store.value->dtype : (tl_dtype){0, 0, 1};
+      note_access(a, s->u.store.buffer, s->u.store.n, s->u.store.indices, vt);
+      for (int i = 0; i < s->u.store.n; i++) scan_expr(a, s->u.store.indices[i], depth + 1);
+      scan_expr(a, s->u.store.value, depth + 1);
+      break;
+    }
+    case TL_STMT_IF:
+      scan_expr(a, s->u.ifs.cond, depth + 1);
+      scan_stmt(a, s->u.ifs.then_s, depth + 1);
+      scan_stmt(a, s->u.ifs.else_s, depth + 1);
+      break;
+    case TL_STMT_LET: scan_expr(a, s->u.let.value, depth + 1); break;
+    case TL_STMT_EVAL: scan_expr(a, s->u.eval.value, depth + 1); break;
+    default: break;
+  }
+}
+
+static const tl_stmt *find_kernel(const tl_stmt *s, int depth) {
+  if (!s || depth > WALK_MAX_DEPTH) return NULL;
+  if (s->kind == TL_STMT_KERNEL) return s;
+  if (s->kind == TL_STMT_SEQ)
+    for (int i = 0; i < s->u.seq.n; i++) {
+      const tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
+      if (k) return k;
+    }
+  return NULL;
+}
+
+/* ------------------------------------------------ signature */
+typedef struct var_tables {
+  tl_var **syms;
+  int nsyms;
+  tl_var **scalars;
+  int *scalar_param;
+  int nscalars;
+} var_tables;
+
+static void tables_free(var_tables *t) {
+  free(t->scalars);
+  free(t->scalar_param);
+  memset(t, 0, sizeof *t);
+}
+
+static bool tables_init(var_tables *t, const tl_primfunc *f) {
+  memset(t, 0, sizeof *t);
+  t->syms = f->dynamic;
+  t->nsyms = f->ndynamic;
+  t->scalars = calloc((size_t)f->nparams + 1, sizeof(tl_var *));
+  t->scalar_param = calloc((size_t)f->nparams + 1, sizeof(int));
+  if (!t->scalars || !t->scalar_param) {
+    tables_free(t);
+    return false;
+  }
+  for (int i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == TL_PARAM_SCALAR) {
+      t->scalars[t->nscalars] = f->params[i].var;
+      t->scalar_param[t->nscalars++] = i;
+    }
+  return true;
+}
+
+static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *t,
+                           tl_rx_prog *out, const char *what) {
+  char *err = NULL;
+  if (tl_rx_translate(e, t->syms, t->nsyms, t->scalars, t->scalar_param, t->nscalars, out, &err))
+    return TL_OK;
+  if (!err) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status s = tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "%s: %s", what, err);
+  free(err);
+  return s;
+}
+
+static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
+  var_tables t;
+  if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status st = TL_OK;
+  sig->params = calloc((size_t)f->nparams + 1, sizeof *sig->params);
+  sig->sym_names = calloc((size_t)f->ndynamic + 1, sizeof(char *));
+  if (!sig->params || !sig->sym_names) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto out;
+  }
+  sig->nparams = f->nparams;
+  sig->nsyms = f->ndynamic;
+  for (int s = 0; s < f->ndynamic; s++)
+    if (!(sig->sym_names[s] = strdup(f->dynamic[s]->name ? f->dynamic[s]->name : "?"))) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+      goto out;
+    }
+  for (int i = 0; i < f->nparams && st == TL_OK; i++) {
+    const tl_param *fp = &f->params[i];
+    tl_rt_param *p = &sig->params[i];
+    if (fp->kind == TL_PARAM_TENSOR) {
+      const tl_buffer *buf = fp->buffer;
+      p->is_tensor = true;
+      p->name = strdup(buf->name ? buf->name : "?");
+      p->dtype = buf->dtype;
+      p->ndim = buf->ndim;
+      p->align = tl_dtype_bytes(buf->dtype) * (buf->dtype.lanes > 1 ? buf->dtype.lanes : 1);
+      if (p->align < 1) p->align = 1;
+      p->dims = calloc((size_t)buf->ndim + 1, sizeof *p->dims);
+      if (!p->name || !p->dims) {
+        st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+        break;
+      }
+      for (int d = 0; d < buf->ndim && st == TL_OK; d++) {
+        char what[160];
+        snprintf(what, sizeof what, "parameter '%s' dim %d", p->name, d);
+        st = translate(ctx, buf->shape[d], &t, &p->dims[d].prog, what);
+        /* a scalar parameter cannot size a tensor: the binder has no value for it yet */
+        for (int o = 0; st == TL_OK && o < p->dims[d].prog.n; o++)
+          if (p->dims[d].prog.ops[o].kind == TL_RX_SCALAR)
+            st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                                 "%s: a tensor dim may not depend on a scalar parameter", what);
+      }
+    } else {
+      p->is_tensor = false;
+      p->name = strdup(fp->var && fp->var->name ? fp->var->name : "?");
+      p->dtype = fp->var ? fp->var->dtype : (tl_dtype){TL_TYPE_INT, 32, 1};
+      if (!p->name) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    }
+  }
+out:
+  tables_free(&t);
+  return st;
+}
+
+static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
+  const tl_stmt *ks = find_kernel(f->body, 0);
+  if (!ks)
+    return tl_context_fail(ctx, TL_ERR_COMPILE, "prim_func '%s' has no T.Kernel scope to launch",
+                           f->name ? f->name : "main");
+  var_tables t;
+  if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status st = TL_OK;
+  static const char *const what[3] = {"T.Kernel grid x", "T.Kernel grid y", "T.Kernel grid z"};
+  sig->ngrid = ks->u.kernel.ngrid < 1 ? 1 : ks->u.kernel.ngrid > 3 ? 3 : ks->u.kernel.ngrid;
+  for (int g = 0; g < 3 && st == TL_OK; g++) {
+    if (g < ks->u.kernel.ngrid && ks->u.kernel.grid[g])
+      st = translate(ctx, ks->u.kernel.grid[g], &t, &sig->grid[g], what[g]);
+    else if (!tl_rx_const(1, &sig->grid[g]))
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  }
+  if (st == TL_OK) {
+    if (ks->u.kernel.threads)
+      st = translate(ctx, ks->u.kernel.threads, &t, &sig->threads, "T.Kernel threads");
+    else if (!tl_rx_const(128, &sig->threads))
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  }
+  sig->smem_bytes = f->smem_bytes;
+  tables_free(&t);
+  return st;
+}
+
+/* ------------------------------------------------ pipeline */
+static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
+  tl_status r = err ? tl_context_fail(ctx, s, "%s", err)
+                    : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  free(err);
+  return r;
+}
+
+static bool has_source(const tl_diag *d, const char *name) {
+  for (size_t i = 0; i < d->sources.len; i++)
+    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
+  return false;
+}
+
+/* --print-after-all support: print the module after a stage and hand the
+ * text to the caller's callback. */
+typedef struct stage_hook { tl_context *ctx; const tl_compile_options *opts; } stage_hook;
+
+static void emit_stage(tl_context *ctx, const tl_compile_options *opts, const char *stage,
+                       const tl_module *m) {
+  (void)ctx;
+  tl_strbuf sb = {0};
+  tl_print_module(&sb, m);
+  char *text = tl_strbuf_take(&sb);
+  if (text) opts->after_stage(opts->after_stage_user, stage, text);
+  free(text);
+}
+
+static void after_pass(void *user, const char *pass_name, const tl_module *m) {
+  stage_hook *h = user;
+  emit_stage(h->ctx, h->opts, pass_name, m);
+}
+
+static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
+                              const char *filename, const tl_define *defines, size_t ndefines,
+                              const tl_compile_options *opts, tl_kernel **out) {
+  tl_compile_options defaults = {0};
+  if (!opts) opts = &defaults;
+  tl_module *m = NULL;
+  tl_kernel *k = NULL;
+  tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &m);
+  if (st != TL_OK) return st;
+  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
+    tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  if (m->nfuncs < 1 || !m->funcs[0]) {
+    st = tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile",
+                         filename ? filename : "<input>");
+    goto fail;
+  }
+  if (opts->after_stage) emit_stage(ctx, opts, "parse", m);
+  tl_primfunc *f = m->funcs[0];
+  k = tl_rt_kernel_new();
+  if (!k || !(k->name = strdup(f->name ? f->name : "main"))) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto fail;
+  }
+  k->flags = opts->flags;
+
+  /* signature and out_idx */
+  if ((st = build_signature(ctx, f, &k->sig)) != TL_OK) goto fail;
+  {
+    char *err = NULL;
+    bool ok = true;
+    if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
+      if (opts->n_out_idx > 0 && !opts->out_idx) {
+        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                             "tl_compile_options: n_out_idx is %zu but out_idx is NULL",
+                             opts->n_out_idx);
+        goto fail;
+      }
+      ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err);
+    } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
+      ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err);
+    } else if (opts->out_idx_mode != TL_OUT_IDX_NONE &&
+               opts->out_idx_mode != TL_OUT_IDX_FROM_FILE) {
+      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "tl_compile_options: unknown out_idx_mode %d", (int)opts->out_idx_mode);
+      goto fail;
+    }
+    if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
+    if (!ok) {
+      st = fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST
+                                     ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED, err);
+      goto fail;
+    }
+  }
+
+  /* target */
+  const char *tname = opts->target ? opts->target : tl_device_default_target();
+  const tl_target *target = tl_target_lookup(tname);
+  if (!target) {
+    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                         "unknown target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)",
+                         tname);
+    goto fail;
+  }
+  if (!(k->target = strdup(target->name ? target->name : tname))) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto fail;
+  }
+
+  /* lower */
+  tl_lower_options lo = {0};
+  lo.target = k->target;
+  lo.verify_each = opts->verify_each;
+  stage_hook hook = {ctx, opts};
+  if (opts->after_stage) {
+    lo.after_pass = after_pass;
+    lo.user = &hook;
+  }
+  if (!tl_lower_module(m, &lo, &ctx->diag)) {
+    st = TL_ERR_COMPILE;
+    goto fail;
+  }
+  f = m->funcs[0];
+  if ((st = launch_exprs(ctx, f, &k->sig)) != TL_OK) goto fail;
+  {
+    align_scan a = {f, &k->sig, false};
+    scan_stmt(&a, f->body, 0);
+    if (a.too_deep) /* could not see every access: assume the widest vector */
+      for (int i = 0; i < k->sig.nparams; i++)
+        if (k->sig.params[i].is_tensor && k->sig.params[i].align < 16) k->sig.params[i].align = 16;
+  }
+  {
+    tl_strbuf sb = {0};
+    tl_print_module(&sb, m);
+    k->simt_ir = tl_strbuf_take(&sb);
+    if (!k->simt_ir) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+      goto fail;
+    }
+  }
+
+  if (opts->stop_after == TL_STAGE_SIMT) {
+    if (!(k->ptx = strdup("")) || !(k->llvm_ir = strdup(""))) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+      goto fail;
+    }
+    tl_module_destroy(m);
+    *out = k;
+    return TL_OK;
+  }
+
+  /* codegen */
+  tl_codegen_result cg = {0};
+  if (!tl_nvptx_emit(m, target, &ctx->diag, &cg)) {
+    tl_codegen_result_free(&cg);
+    st = TL_ERR_COMPILE;
+    goto fail;
+  }
+  k->ptx = cg.ptx;
+  k->llvm_ir = cg.llvm_ir;
+  if (opts->after_stage) {
+    if (k->llvm_ir) opts->after_stage(opts->after_stage_user, "llvm", k->llvm_ir);
+    if (k->ptx) opts->after_stage(opts->after_stage_user, "ptx", k->ptx);
+  }
+  if (!k->ptx) {
+    free(k->llvm_ir);
+    k->llvm_ir = NULL;
+    st = tl_context_fail(ctx, TL_ERR_INTERNAL, "code generation returned no PTX");
+    goto fail;
+  }
+  if (!k->llvm_ir && !(k->llvm_ir = strdup(""))) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto fail;
+  }
+  tl_module_destroy(m);
+  *out = k;
+  return TL_OK;
+
+fail:
+  if (st == TL_OK) st = TL_ERR_INTERNAL;
+  tl_kernel_destroy(k);
+  tl_module_destroy(m);
+  return st;
+}
+
+tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
+                            const char *filename, const tl_define *defines, size_t ndefines,
+                            const tl_compile_options *opts, tl_kernel **out) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (out) *out = NULL;
+  if (!source || !out || (ndefines > 0 && !defines))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_compile: %s is NULL",
+                                               !source ? "source" : !out ? "out" : "defines"));
+  tl_status st = tl_context_end(ctx, compile_impl(ctx, source, len, filename, defines, ndefines,
+                                                  opts, out));
+  ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
+  return st;
+}
+
+tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_define *defines,
+                                 size_t ndefines, const tl_compile_options *opts,
+                                 tl_kernel **out) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (out) *out = NULL;
+  if (!path || !out || (ndefines > 0 && !defines))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_compile_file: %s is NULL",
+                                               !path ? "path" : !out ? "out" : "defines"));
+  FILE *fp = fopen(path, "rb");
+  if (!fp)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_IO, "cannot open '%s': %s", path,
+                                               strerror(errno)));
+  tl_strbuf text = {0};
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_strbuf_appendn(&text, chunk, n);
+  bool rerr = ferror(fp);
+  int e = errno;
+  fclose(fp);
+  if (rerr) {
+    tl_strbuf_free(&text);
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", path,
+                                               strerror(e)));
+  }
+  if (text.oom) {
+    tl_strbuf_free(&text);
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory reading '%s'",
+                                               path));
+  }
+  size_t len = text.len;
+  char *src = tl_strbuf_take(&text);
+  if (!src)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
+  tl_status st = compile_impl(ctx, src, len, path, defines, ndefines, opts, out);
+  st = tl_context_end(ctx, st);
+  /* diagnostics were rendered into last_error by tl_context_end; the source
+   * text registered with the diag engine must not outlive this call */
+  ctx->diag.sources.len = 0;
+  free(src);
+  return st;
+}

@@ -1,0 +1,90 @@
+/* The CUDA driver table (internal): the few driver types and constants the
+ * runtime uses, declared here so that the library builds without cuda.h
+ * (values from CUDA 13's cuda.h; they are part of the driver ABI), and the
+ * entry points resolved from libcuda.so.1 by their versioned names. */
+#ifndef TL_RUNTIME_DRIVER_H
+#define TL_RUNTIME_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilelang/core.h"
+
+typedef int tl_CUresult;
+typedef int tl_CUdevice;
+typedef struct tl_CUctx_st *tl_CUcontext;
+typedef struct tl_CUmod_st *tl_CUmodule;
+typedef struct tl_CUfunc_st *tl_CUfunction;
+typedef struct tl_CUstream_st *tl_CUstream;
+typedef unsigned long long tl_CUdeviceptr;
+
+enum {
+  TL_CUDA_SUCCESS = 0,
+  TL_CUDA_ERROR_INVALID_VALUE = 1,
+  TL_CUDA_ERROR_STUB_LIBRARY = 34,
+  TL_CUDA_ERROR_NO_DEVICE = 100,
+  /* CUjit_option */
+  TL_CU_JIT_INFO_LOG_BUFFER = 3,
+  TL_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
+  TL_CU_JIT_ERROR_LOG_BUFFER = 5,
+  TL_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+  TL_CU_JIT_LOG_VERBOSE = 12,
+  /* CUdevice_attribute */
+  TL_CU_DEV_ATTR_MAX_GRID_DIM_X = 5,
+  TL_CU_DEV_ATTR_MAX_GRID_DIM_Y = 6,
+  TL_CU_DEV_ATTR_MAX_GRID_DIM_Z = 7,
+  TL_CU_DEV_ATTR_CC_MAJOR = 75,
+  TL_CU_DEV_ATTR_CC_MINOR = 76,
+  TL_CU_DEV_ATTR_MAX_SMEM_OPTIN = 97,
+  /* CUfunction_attribute */
+  TL_CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK = 0,
+  TL_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  /* CUpointer_attribute */
+  TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9
+};
+/* Special stream handles (cuda.h CU_STREAM_LEGACY / CU_STREAM_PER_THREAD). */
+#define TL_CU_STREAM_LEGACY ((tl_CUstream)0x1)
+#define TL_CU_STREAM_PER_THREAD ((tl_CUstream)0x2)
+
+typedef struct tl_driver {
+  tl_CUresult (*cuInit)(unsigned);
+  tl_CUresult (*cuDriverGetVersion)(int *);
+  tl_CUresult (*cuDeviceGetCount)(int *);
+  tl_CUresult (*cuDeviceGet)(tl_CUdevice *, int);
+  tl_CUresult (*cuDeviceGetAttribute)(int *, int, tl_CUdevice);
+  tl_CUresult (*cuDevicePrimaryCtxRetain)(tl_CUcontext *, tl_CUdevice);
+  tl_CUresult (*cuDevicePrimaryCtxRelease)(tl_CUdevice);           /* _v2 */
+  tl_CUresult (*cuCtxPushCurrent)(tl_CUcontext);                   /* _v2 */
+  tl_CUresult (*cuCtxPopCurrent)(tl_CUcontext *);                  /* _v2 */
+  tl_CUresult (*cuModuleLoadDataEx)(tl_CUmodule *, const void *, unsigned, int *, void **);
+  tl_CUresult (*cuModuleUnload)(tl_CUmodule);
+  tl_CUresult (*cuModuleGetFunction)(tl_CUfunction *, tl_CUmodule, const char *);
+  tl_CUresult (*cuFuncGetAttribute)(int *, int, tl_CUfunction);
+  tl_CUresult (*cuFuncSetAttribute)(tl_CUfunction, int, int);
+  tl_CUresult (*cuLaunchKernel)(tl_CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                unsigned, unsigned, unsigned, tl_CUstream, void **, void **);
+  tl_CUresult (*cuStreamGetCtx)(tl_CUstream, tl_CUcontext *);
+  tl_CUresult (*cuMemAlloc)(tl_CUdeviceptr *, size_t);             /* _v2 */
+  tl_CUresult (*cuMemFree)(tl_CUdeviceptr);                        /* _v2 */
+  tl_CUresult (*cuMemsetD8Async)(tl_CUdeviceptr, unsigned char, size_t, tl_CUstream);
+  tl_CUresult (*cuPointerGetAttribute)(void *, int, tl_CUdeviceptr);
+  tl_CUresult (*cuGetErrorName)(tl_CUresult, const char **);
+  tl_CUresult (*cuGetErrorString)(tl_CUresult, const char **);
+} tl_driver;
+
+/* Loads libcuda.so.1 (or $TL_CUDA_DRIVER) once per process (pthread_once),
+ * resolves the table and runs cuInit(0) and cuDeviceGetCount.  Returns the
+ * table, or NULL with *why set to a static/global message (never NULL) when
+ * the driver is missing, a stub, cuInit fails or there is no device.  Safe
+ * from any thread. */
+const tl_driver *tl_driver_get(const char **why);
+/* Number of devices found at load (0 when the driver is unusable). */
+int tl_driver_device_count(void);
+/* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for r (static strings). */
+void tl_driver_error_text(tl_CUresult r, const char **name, const char **text);
+
+/* Records a CUDA failure of call `what` in ctx: "what failed: NAME (text)"
+ * and returns TL_ERR_CUDA. */
+tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what);
+
+#endif

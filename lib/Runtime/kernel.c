@@ -1,0 +1,201 @@
+/* Kernel objects (lib/Runtime): lifetime, text getters, parameter
+ * introspection and out_idx normalization.
+ *
+ * out_idx follows TileLang (tilelang/jit/adapter/base.py): an int or a list,
+ * negative values count from the end of the parameter list (scalars count),
+ * the listed parameters are left out of the call and allocated by it.  We
+ * reject what TileLang would trip over later: an index out of range, a
+ * duplicate, a scalar parameter. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Runtime/kernel.h"
+
+tl_kernel *tl_rt_kernel_new(void) {
+  tl_kernel *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  if (pthread_mutex_init(&k->mu, NULL) != 0) {
+    free(k);
+    return NULL;
+  }
+  return k;
+}
+
+void tl_rt_sig_free(tl_rt_sig *s) {
+  for (int i = 0; i < s->nparams && s->params; i++) {
+    tl_rt_param *p = &s->params[i];
+    free(p->name);
+    for (int d = 0; d < p->ndim && p->dims; d++) tl_rx_free(&p->dims[d].prog);
+    free(p->dims);
+  }
+  free(s->params);
+  for (int i = 0; i < s->nsyms && s->sym_names; i++) free(s->sym_names[i]);
+  free(s->sym_names);
+  free(s->out_idx);
+  for (int g = 0; g < 3; g++) tl_rx_free(&s->grid[g]);
+  tl_rx_free(&s->threads);
+  memset(s, 0, sizeof *s);
+}
+
+static char *msgf(const char *fmt, long a, long b) {
+  char buf[256];
+  snprintf(buf, sizeof buf, fmt, a, b);
+  return strdup(buf);
+}
+
+bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err) {
+  *err = NULL;
+  free(sig->out_idx);
+  sig->out_idx = NULL;
+  sig->nout = 0;
+  for (int i = 0; i < sig->nparams; i++) sig->params[i].is_output = false;
+  if (n == 0) return true;
+  if (n > (size_t)sig->nparams) {
+    *err = msgf("out_idx: %ld indices given for %ld parameters", (long)n, sig->nparams);
+    return false;
+  }
+  int *norm = malloc(sizeof(int) * n);
+  if (!norm) return false;
+  for (size_t j = 0; j < n; j++) {
+    long v = idx[j];
+    long w = v < 0 ? v + sig->nparams : v;
+    if (w < 0 || w >= sig->nparams) {
+      *err = msgf("out_idx: index %ld is out of range for %ld parameters", v, sig->nparams);
+      free(norm);
+      return false;
+    }
+    for (size_t q = 0; q < j; q++)
+      if (norm[q] == (int)w) {
+        *err = msgf("out_idx: parameter #%ld is listed twice (index %ld)", w, v);
+        free(norm);
+        return false;
+      }
+    if (!sig->params[w].is_tensor) {
+      char buf[256];
+      snprintf(buf, sizeof buf, "out_idx: index %ld names the scalar parameter '%s'; outputs "
+               "must be tensors", v, sig->params[w].name);
+      *err = strdup(buf);
+      free(norm);
+      return false;
+    }
+    norm[j] = (int)w;
+  }
+  for (size_t j = 0; j < n; j++) sig->params[norm[j]].is_output = true;
+  sig->out_idx = norm;
+  sig->nout = (int)n;
+  return true;
+}
+
+bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err) {
+  *err = NULL;
+  bool *bound = calloc((size_t)sig->nsyms + 1, sizeof(bool));
+  if (!bound) return false;
+  for (int i = 0; i < sig->nparams; i++) {
+    const tl_rt_param *p = &sig->params[i];
+    if (!p->is_tensor || p->is_output) continue;
+    for (int d = 0; d < p->ndim; d++) {
+      int s;
+      if (tl_rx_is_sym(&p->dims[d].prog, &s)) bound[s] = true;
+    }
+  }
+  bool ok = true;
+  for (int i = 0; i < sig->nparams && ok; i++) {
+    const tl_rt_param *p = &sig->params[i];
+    if (!p->is_tensor || !p->is_output) continue;
+    for (int d = 0; d < p->ndim && ok; d++) {
+      const tl_rx_prog *pr = &p->dims[d].prog;
+      for (int o = 0; o < pr->n; o++)
+        if (pr->ops[o].kind == TL_RX_SYM && !bound[pr->ops[o].index]) {
+          char buf[512];
+          snprintf(buf, sizeof buf,
+                   "out_idx: output '%s' dim %d uses dynamic dim '%s', which no input tensor "
+                   "binds (pass '%s' as an input: out_idx none or another out_idx)",
+                   p->name, d, sig->sym_names[pr->ops[o].index], p->name);
+          *err = strdup(buf);
+          ok = false;
+          break;
+        }
+    }
+  }
+  free(bound);
+  return ok;
+}
+
+void tl_kernel_destroy(tl_kernel *k) {
+  if (!k) return;
+  const tl_driver *drv = tl_driver_get(NULL);
+  for (int i = 0; i < k->nslots; i++) {
+    tl_rt_devslot *s = &k->slots[i];
+    if (!drv) break;
+    if (s->loaded && s->module) {
+      tl_CUcontext dummy;
+      if (drv->cuCtxPushCurrent(s->pctx) == TL_CUDA_SUCCESS) {
+        drv->cuModuleUnload(s->module);
+        drv->cuCtxPopCurrent(&dummy);
+      }
+    }
+    if (s->retained) drv->cuDevicePrimaryCtxRelease(s->dev);
+  }
+  free(k->slots);
+  pthread_mutex_destroy(&k->mu);
+  tl_rt_sig_free(&k->sig);
+  free(k->name);
+  free(k->target);
+  free(k->ptx);
+  free(k->llvm_ir);
+  free(k->simt_ir);
+  free(k);
+}
+
+const char *tl_kernel_ptx(const tl_kernel *k) { return k ? k->ptx : NULL; }
+const char *tl_kernel_llvm_ir(const tl_kernel *k) { return k ? k->llvm_ir : NULL; }
+const char *tl_kernel_simt_ir(const tl_kernel *k) { return k ? k->simt_ir : NULL; }
+const char *tl_kernel_target(const tl_kernel *k) { return k ? k->target : NULL; }
+const char *tl_kernel_name(const tl_kernel *k) { return k ? k->name : NULL; }
+
+static const tl_rt_param *param(const tl_kernel *k, int i) {
+  if (!k || i < 0 || i >= k->sig.nparams) return NULL;
+  return &k->sig.params[i];
+}
+
+int tl_kernel_param_count(const tl_kernel *k) { return k ? k->sig.nparams : 0; }
+const char *tl_kernel_param_name(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  return p ? p->name : NULL;
+}
+bool tl_kernel_param_is_tensor(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  return p && p->is_tensor;
+}
+tl_dtype tl_kernel_param_dtype(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  tl_dtype none = {TL_TYPE_VOID, 0, 0};
+  return p ? p->dtype : none;
+}
+int tl_kernel_param_ndim(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  return p && p->is_tensor ? p->ndim : 0;
+}
+bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value, const char **symbol) {
+  const tl_rt_param *p = param(k, i);
+  if (symbol) *symbol = NULL;
+  if (!p || !p->is_tensor || d < 0 || d >= p->ndim) return false;
+  int s;
+  if (tl_rx_is_const(&p->dims[d].prog, value)) return true;
+  if (symbol && tl_rx_is_sym(&p->dims[d].prog, &s)) *symbol = k->sig.sym_names[s];
+  return false;
+}
+bool tl_kernel_param_is_output(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  return p && p->is_output;
+}
+const int *tl_kernel_out_idx(const tl_kernel *k, int *n) {
+  if (n) *n = k ? k->sig.nout : 0;
+  return k ? k->sig.out_idx : NULL;
+}
+int tl_kernel_param_alignment(const tl_kernel *k, int i) {
+  const tl_rt_param *p = param(k, i);
+  return p && p->is_tensor ? p->align : 0;
+}
+int64_t tl_kernel_smem_bytes(const tl_kernel *k) { return k ? k->sig.smem_bytes : 0; }

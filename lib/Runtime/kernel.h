@@ -1,0 +1,155 @@
+/* Compiled kernel objects (internal): the parameter signature, the launch
+ * expressions as small integer programs, per-device loaded modules, and the
+ * argument binder that checks a call before anything touches the GPU.
+ *
+ * The signature is copied out of the prim_func at compile time so that the
+ * kernel does not keep the IR module alive (and so that unit tests can build
+ * one by hand). */
+#ifndef TL_RUNTIME_KERNEL_H
+#define TL_RUNTIME_KERNEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "IR/tir.h"
+#include "Runtime/driver.h"
+#include "Support/support.h"
+#include "tilelang/runtime.h"
+
+/* ------------------------------------------------- integer programs */
+/* A postfix program over int64 evaluated at call time: grid, threads and
+ * tensor dims as functions of the dynamic symbols and integer scalar
+ * parameters.  Built from tl_expr trees (INT, VAR, BINARY add/sub/mul/div/
+ * floordiv/floormod/min/max, NEG, CALL ceildiv/min/max, CAST to an int). */
+typedef enum tl_rx_kind {
+  TL_RX_CONST,   /* push value */
+  TL_RX_SYM,     /* push dynamic symbol #index */
+  TL_RX_SCALAR,  /* push integer scalar parameter #index (param index) */
+  TL_RX_NEG,     /* x → -x */
+  TL_RX_BIN      /* a b → a op b */
+} tl_rx_kind;
+typedef enum tl_rx_binop {
+  TL_RXB_ADD, TL_RXB_SUB, TL_RXB_MUL, TL_RXB_DIV /* trunc */, TL_RXB_FLOORDIV,
+  TL_RXB_FLOORMOD, TL_RXB_MIN, TL_RXB_MAX, TL_RXB_CEILDIV
+} tl_rx_binop;
+typedef struct tl_rx_op { uint8_t kind, op; int32_t index; int64_t value; } tl_rx_op;
+#define TL_RX_MAX_DEPTH 200   /* expression nesting the translator accepts */
+typedef struct tl_rx_prog { tl_rx_op *ops; int n; } tl_rx_prog;
+
+/* Translates e into *out (ops malloc'd).  Vars: dynamic symbols are looked up
+ * in syms[0..nsyms), scalar parameters in scalars[0..nscalars) (giving the
+ * parameter index scalar_param[k]).  false with a message in *err (malloc'd)
+ * for an unsupported expression or on OOM. */
+bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms,
+                     tl_var *const *scalars, const int *scalar_param, int nscalars,
+                     tl_rx_prog *out, char **err);
+/* A program that pushes one constant. */
+bool tl_rx_const(int64_t v, tl_rx_prog *out);
+/* True when p is exactly one constant (*v) / exactly one symbol (*sym). */
+bool tl_rx_is_const(const tl_rx_prog *p, int64_t *v);
+bool tl_rx_is_sym(const tl_rx_prog *p, int *sym);
+/* Evaluates p.  symv[i]: value of symbol i; scalarv[i]: value of parameter i
+ * (only integer scalar slots are read).  false on overflow, division by zero
+ * or a malformed program, with a static reason in *why. */
+bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv,
+                int64_t *out, const char **why);
+/* Renders p as an infix expression (for messages); symbol and parameter
+ * names from the signature. */
+struct tl_rt_sig;
+void tl_rx_print(tl_strbuf *s, const tl_rx_prog *p, const struct tl_rt_sig *sig);
+void tl_rx_free(tl_rx_prog *p);
+
+/* ----------------------------------------------------------- signature */
+typedef struct tl_rt_dim {
+  tl_rx_prog prog;   /* constant, one symbol, or an expression of symbols */
+} tl_rt_dim;
+
+typedef struct tl_rt_param {
+  char *name;
+  bool is_tensor;
+  tl_dtype dtype;    /* element dtype (tensor) or scalar dtype */
+  int ndim;
+  tl_rt_dim *dims;
+  bool is_output;    /* named by out_idx: allocated by the call */
+  int align;         /* required alignment of data + byte_offset (bytes) */
+} tl_rt_param;
+
+typedef struct tl_rt_sig {
+  int nparams;
+  tl_rt_param *params;
+  int nsyms;
+  char **sym_names;
+  int nout;
+  int *out_idx;      /* normalized, given order */
+  int ngrid;
+  tl_rx_prog grid[3];
+  tl_rx_prog threads;
+  int64_t smem_bytes;
+} tl_rt_sig;
+
+void tl_rt_sig_free(tl_rt_sig *s);
+
+/* Normalizes out_idx (TileLang: negative counts from the end) into sig:
+ * sets nout/out_idx and the params' is_output.  Errors (index out of range,
+ * duplicate, a scalar parameter) → false with a malloc'd message. */
+bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err);
+
+/* Checks that every output dim can be computed from symbols that input
+ * tensors bind.  false with a malloc'd message otherwise. */
+bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
+
+/* ------------------------------------------------------------- binding */
+/* Result of checking a call: everything the launch needs. */
+typedef struct tl_rt_binding {
+  int nparams;           /* sizes of the per-parameter arrays */
+  int device;            /* CUDA device id of the tensors (0 when none) */
+  bool any_tensor;
+  int64_t *symv;         /* [nsyms] solved dynamic symbols */
+  int64_t *scalarv;      /* [nparams] integer value of each integer scalar */
+  uint64_t *slots;       /* [nparams + nsyms] kernel parameter storage */
+  void **kargs;          /* [nparams + nsyms] pointers into slots */
+  int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
+  size_t *out_bytes;     /* [nparams] bytes of each output */
+  unsigned grid[3];
+  unsigned block;
+  unsigned smem;
+} tl_rt_binding;
+
+/* Checks args against sig (DESIGN §7) without touching the driver; fills b
+ * (free with tl_rt_binding_free even on failure).  On a failure records
+ * "argument 'NAME' (#i): what: expected X, got Y" lines in ctx and returns
+ * TL_ERR_INVALID_ARGUMENT (TL_ERR_NO_MEMORY on OOM). */
+tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
+                     tl_rt_binding *b);
+void tl_rt_binding_free(tl_rt_binding *b);
+
+/* --------------------------------------------------------------- kernel */
+typedef struct tl_rt_devslot {
+  bool loaded;
+  bool retained;         /* primary context retained by this kernel */
+  tl_CUdevice dev;
+  tl_CUcontext pctx;
+  tl_CUmodule module;
+  tl_CUfunction fn;
+  int max_threads;       /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+  int max_grid[3];
+  int smem_optin;        /* device's opt-in maximum of dynamic shared memory */
+  int64_t smem_set;      /* dynamic smem limit already set on fn (0: default 48 KB) */
+} tl_rt_devslot;
+
+struct tl_kernel {
+  tl_rt_sig sig;
+  char *name;            /* entry name = prim_func name */
+  char *target;
+  char *ptx, *llvm_ir, *simt_ir;
+  unsigned flags;        /* TL_COMPILE_* */
+  pthread_mutex_t mu;    /* guards slots */
+  int nslots;
+  tl_rt_devslot *slots;
+};
+
+/* A zeroed kernel with its mutex initialised; NULL on OOM. */
+tl_kernel *tl_rt_kernel_new(void);
+
+#endif

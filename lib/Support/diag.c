@@ -1,0 +1,151 @@
+/* Diagnostics engine.
+ *
+ * Role: renders errors, warnings and notes in the format of DESIGN §10 into
+ * one text buffer, counts them, and remembers the first error (location and
+ * message) for tl_context_first_error_location.
+ * Format:
+ *   FILE:LINE:COL: error: message
+ *   <source line, bytes exactly as in the file (tabs kept)>
+ *   <the line's bytes before COL, each a space except tabs kept as tabs>^
+ * "<command line>" locations print "<command line>: error: message"; a
+ * location without a file prints "error: message".  A column past the end
+ * of the line puts the caret just after the last character.  Notes render
+ * like errors with "note:".  After max_errors errors, further diagnostics
+ * (and the notes of suppressed errors) are counted but not rendered;
+ * max_errors <= 0 means no limit.
+ * Algorithm: the source line is found by a linear scan of the registered
+ * text (only rendered diagnostics pay for it, at most max_errors of them). */
+#include "Support/support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TL_DIAG_DEFAULT_MAX 20
+
+void tl_diag_init(tl_diag *d) {
+  memset(d, 0, sizeof *d);
+  d->max_errors = TL_DIAG_DEFAULT_MAX;
+}
+
+void tl_diag_clear(tl_diag *d) {
+  tl_strbuf_free(&d->out);
+  free(d->first_message);
+  free((char *)d->first_error.file);
+  d->first_message = NULL;
+  d->first_error = TL_LOC_NONE;
+  d->errors = d->warnings = 0;
+}
+
+void tl_diag_free(tl_diag *d) {
+  tl_diag_clear(d);
+  tl_vec_free(&d->sources);
+}
+
+bool tl_diag_add_source(tl_diag *d, const char *name, const char *text, size_t len) {
+  if (!name || (!text && len)) return false;
+  tl_diag_source src = {name, text, len};
+  return tl_vec_push(&d->sources, src);
+}
+
+static const tl_diag_source *find_source(const tl_diag *d, const char *name) {
+  for (size_t i = d->sources.len; i-- > 0;) {
+    if (strcmp(d->sources.data[i].name, name) == 0) return &d->sources.data[i];
+  }
+  return NULL;
+}
+
+/* Finds line `line` (1-based) of src: start and length without "\n"/"\r\n".
+ * False when the text has fewer lines. */
+static bool find_line(const tl_diag_source *src, int line, const char **start, size_t *len) {
+  const char *p = src->text, *end = src->text + src->len;
+  if (line < 1 || !p) return false;
+  for (int l = 1; l < line; l++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) return false;
+    p = nl + 1;
+  }
+  const char *nl = memchr(p, '\n', (size_t)(end - p));
+  size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+  if (n && p[n - 1] == '\r') n--;
+  *start = p;
+  *len = n;
+  return true;
+}
+
+static const char *level_name(tl_diag_level level) {
+  switch (level) {
+    case TL_DIAG_ERROR: return "error";
+    case TL_DIAG_WARNING: return "warning";
+    case TL_DIAG_NOTE: return "note";
+  }
+  return "error";
+}
+
+static void render(tl_diag *d, tl_diag_level level, tl_loc loc, const char *msg) {
+  tl_strbuf *o = &d->out;
+  const char *lv = level_name(level);
+  if (!loc.file) {
+    tl_strbuf_printf(o, "%s: %s\n", lv, msg);
+    return;
+  }
+  if (strcmp(loc.file, "<command line>") == 0 || loc.line <= 0) {
+    tl_strbuf_printf(o, "%s: %s: %s\n", loc.file, lv, msg);
+    return;
+  }
+  if (loc.col > 0)
+    tl_strbuf_printf(o, "%s:%d:%d: %s: %s\n", loc.file, loc.line, loc.col, lv, msg);
+  else
+    tl_strbuf_printf(o, "%s:%d: %s: %s\n", loc.file, loc.line, lv, msg);
+  const tl_diag_source *src = find_source(d, loc.file);
+  const char *line;
+  size_t len;
+  if (!src || !find_line(src, loc.line, &line, &len)) return;
+  /* The source line; NUL bytes (binary input) become spaces so that the
+   * rendered text stays one C string. */
+  for (size_t i = 0; i < len; i++) {
+    char c = line[i] ? line[i] : ' ';
+    tl_strbuf_appendn(o, &c, 1);
+  }
+  tl_strbuf_appendn(o, "\n", 1);
+  if (loc.col <= 0) return;
+  size_t upto = (size_t)loc.col - 1;
+  if (upto > len) upto = len;
+  for (size_t i = 0; i < upto; i++) tl_strbuf_appendn(o, line[i] == '\t' ? "\t" : " ", 1);
+  tl_strbuf_appendn(o, "^\n", 2);
+}
+
+void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt,
+                     va_list ap) {
+  bool unlimited = d->max_errors <= 0;
+  if (level == TL_DIAG_ERROR) {
+    if (d->errors < INT32_MAX) d->errors++;
+  } else if (level == TL_DIAG_WARNING) {
+    if (d->warnings < INT32_MAX) d->warnings++;
+  }
+  bool first = level == TL_DIAG_ERROR && d->errors == 1;
+  /* Errors beyond the limit, and everything after them, are only counted. */
+  bool suppressed = !unlimited && d->errors > d->max_errors;
+  if (suppressed && !first) return;
+
+  tl_strbuf msg = {0};
+  tl_strbuf_vprintf(&msg, fmt, ap);
+  const char *text = msg.data ? msg.data : "";
+  if (first) {
+    free(d->first_message);
+    free((char *)d->first_error.file);
+    d->first_message = strdup(text);
+    d->first_error = loc;
+    d->first_error.file = loc.file ? strdup(loc.file) : NULL;
+    if (loc.file && !d->first_error.file) d->first_error = TL_LOC_NONE;
+  }
+  if (!suppressed) render(d, level, loc, text);
+  tl_strbuf_free(&msg);
+}
+
+void tl_diag_report(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tl_diag_vreport(d, level, loc, fmt, ap);
+  va_end(ap);
+}

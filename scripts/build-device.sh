@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the self-contained GPU bundle (../shared/GPU.md "A self-contained
+# bundle"): a separate CMake build in build-device-cmake/ with LLVM linked
+# statically into libtilelang.so (-DTL_LLVM_STATIC=ON), then gathers
+#   build-device/lib/libtilelang.so       (stripped; needs only glibc, libstdc++, libz, libzstd)
+#   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
+#   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
+#   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
+# plus any non-glibc shared library a binary needs that the GPU host may lack
+# (never glibc's libraries, libstdc++ or libgcc).  Usage:
+#   scripts/build-device.sh [-j N]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc)
+if [[ "${1:-}" == "-j" && -n "${2:-}" ]]; then jobs=$2; fi
+bdir=build-device-cmake
+out=build-device
+
+cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DTL_LLVM_STATIC=ON -DTL_BUILD_TESTS=OFF >/dev/null
+cmake --build "$bdir" -j "$jobs" --target tilelang gpu-all
+if cmake --build "$bdir" --target help 2>/dev/null | grep -q ' tl-run'; then
+  cmake --build "$bdir" -j "$jobs" --target tl-run tl-opt || true
+fi
+
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/bin" "$out/examples" "$out/test/GPU"
+cp -L "$bdir/libtilelang.so" "$out/lib/" 2>/dev/null || cp -L "$(find "$bdir" -name 'libtilelang.so*' -type f | head -1)" "$out/lib/libtilelang.so"
+strip --strip-unneeded "$out/lib/libtilelang.so"
+for exe in "$bdir"/gpu-bin/*; do
+  [[ -f "$exe" && -x "$exe" ]] || continue
+  cp "$exe" "$out/bin/"
+done
+for tool in tl-run tl-opt; do
+  t=$(find "$bdir" -maxdepth 3 -name "$tool" -type f -perm -u+x | head -1)
+  if [[ -n "$t" ]]; then cp "$t" "$out/bin/"; fi
+done
+strip "$out"/bin/* 2>/dev/null || true
+cp examples/*.py "$out/examples/"
+if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
+cp scripts/run-gpu.sh "$out/run-gpu.sh"
+chmod +x "$out/run-gpu.sh"
+
+# Shared libraries the binaries need beyond glibc/libstdc++/libgcc and the
+# ones every Ubuntu host has (libz, libzstd): copy them next to libtilelang.
+skip='^(linux-vdso|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|ld-linux|libstdc\+\+|libgcc_s|libz\.|libzstd\.|libtilelang)'
+for f in "$out"/lib/*.so "$out"/bin/*; do
+  ldd "$f" 2>/dev/null | awk '/=>/ {print $1, $3}' | while read -r name path; do
+    if [[ "$name" =~ $skip ]] || [[ ! -f "$path" ]]; then continue; fi
+    [[ -f "$out/lib/$name" ]] || { cp -L "$path" "$out/lib/$name"; strip --strip-unneeded "$out/lib/$name" || true; }
+  done
+done
+
+# The library must not link libcuda (it is dlopen'ed at run time).
+if ldd "$out/lib/libtilelang.so" | grep -q libcuda; then
+  echo "build-device: libtilelang.so links libcuda; it must dlopen it" >&2
+  exit 1
+fi
+echo "bundle: $out ($(du -sh "$out" | cut -f1))"
+ls -la "$out/lib" "$out/bin"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it:
+#   1. a normal build with -DTL_WERROR=ON: unit tests, then lit/FileCheck tests;
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite;
+#   3. a libFuzzer build (clang-19) running the round-trip fuzzer for
+#      FUZZ_SECONDS (default 30) on the seed corpus.
+# Build directories: build-test/, build-asan/, build-fuzz/ (JOBS=N to set parallelism).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+JOBS=${JOBS:-$(nproc)}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+step() { printf '\n========== %s ==========\n' "$*"; }
+
+step "build (gcc, -DTL_WERROR=ON)"
+cmake -S . -B build-test -DTL_WERROR=ON
+cmake --build build-test -j "$JOBS"
+
+step "unit tests (Criterion)"
+ctest --test-dir build-test -L unit --output-on-failure -j "$JOBS"
+
+step "FileCheck tests (lit)"
+ctest --test-dir build-test -L lit --output-on-failure -V
+
+step "sanitizer build (ASan + UBSan)"
+cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+cmake --build build-asan -j "$JOBS"
+
+step "sanitizer build: unit tests + lit tests"
+ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+
+step "fuzz build (clang-19, libFuzzer + ASan + UBSan)"
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DTL_FUZZ=ON -DTL_BUILD_TESTS=OFF -DTL_FUZZ_SECONDS="$FUZZ_SECONDS"
+cmake --build build-fuzz -j "$JOBS" --target fuzz_roundtrip
+
+step "fuzz run (${FUZZ_SECONDS} s)"
+ctest --test-dir build-fuzz -L fuzz --output-on-failure -V
+
+step "all test steps passed"

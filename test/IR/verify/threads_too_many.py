@@ -1,0 +1,10 @@
+# RUN: not %tl-opt %s 2>&1 | FileCheck %s
+# CHECK: {{.*}}threads_too_many.py:9:30: error: T.Kernel: threads must be at most 1024, got 2048
+# CHECK-NOT: error:
+import tilelang.language as T
+
+
+@T.prim_func
+def main(A: T.Tensor((128,), "float32")):
+    with T.Kernel(1, threads=2048) as bx:
+        A[bx] = 0.0

@@ -1,0 +1,38 @@
+# lit configuration of the tilelang-ptx FileCheck tests (test/IR, test/Lower,
+# test/NVPTX).  Test files are *.test and *.py files with RUN: lines; the
+# substitutions are %tl-opt, %tl-run (when built) and %examples (the examples
+# directory).  FileCheck and not come from LLVM 19's tools directory.
+import os
+
+import lit.formats
+
+config.name = "tilelang-ptx"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test", ".py"]
+config.excludes = ["Inputs", "unit", "fuzz", "GPU", "lit.cfg.py", "lit.site.cfg.py",
+                   "CMakeLists.txt"]
+
+config.test_source_root = os.path.dirname(__file__)
+if hasattr(config, "tl_obj_root"):
+    config.test_exec_root = os.path.join(config.tl_obj_root, "test")
+else:
+    lit_config.fatal("run lit on the build directory's test/ (it holds lit.site.cfg.py)")
+
+tools_dir = config.tl_tools_dir
+path = os.path.pathsep.join([tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+config.environment["PATH"] = path
+
+tl_opt = os.path.join(tools_dir, "tl-opt")
+config.substitutions.append(("%tl-opt", tl_opt))
+tl_run = os.path.join(tools_dir, "tl-run")
+if os.path.exists(tl_run):
+    config.substitutions.append(("%tl-run", tl_run))
+    config.available_features.add("tl-run")
+config.substitutions.append(("%examples", os.path.join(config.tl_src_root, "examples")))
+
+# A sanitizer report must abort (a crash), so that `not` cannot mistake it for
+# an expected exit status.
+config.environment["ASAN_OPTIONS"] = "abort_on_error=1:detect_leaks=1"
+config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:abort_on_error=1"
+if config.tl_sanitize:
+    config.available_features.add("sanitize")

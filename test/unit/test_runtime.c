@@ -1,0 +1,517 @@
+/* Unit tests of lib/Runtime that need no GPU: out_idx normalization, the
+ * launch-expression evaluator, every argument check of tl_kernel_call (they
+ * run before the driver is touched), TL_ERR_NO_DEVICE without a driver, and
+ * compiling + introspection through the public API (no driver needed).
+ * Criterion runs each test in its own process, so TL_CUDA_DRIVER set in a
+ * test decides how that process's driver load ends. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Runtime/kernel.h"
+#include "tilelang/tilelang.h"
+
+/* ------------------------------------------------------------ helpers */
+static tl_rx_prog prog_sym(int s) {
+  tl_rx_prog p;
+  p.ops = malloc(sizeof *p.ops);
+  p.n = 1;
+  p.ops[0] = (tl_rx_op){TL_RX_SYM, 0, s, 0};
+  return p;
+}
+static tl_rx_prog prog_const(int64_t v) {
+  tl_rx_prog p;
+  cr_assert(tl_rx_const(v, &p));
+  return p;
+}
+/* ceildiv(sym s, c) */
+static tl_rx_prog prog_ceildiv(int s, int64_t c) {
+  tl_rx_prog p;
+  p.ops = malloc(3 * sizeof *p.ops);
+  p.n = 3;
+  p.ops[0] = (tl_rx_op){TL_RX_SYM, 0, s, 0};
+  p.ops[1] = (tl_rx_op){TL_RX_CONST, 0, 0, c};
+  p.ops[2] = (tl_rx_op){TL_RX_BIN, TL_RXB_CEILDIV, 0, 0};
+  return p;
+}
+
+static void add_tensor(tl_rt_sig *s, const char *name, tl_dtype dt, int ndim,
+                       const tl_rx_prog *dims) {
+  tl_rt_param *p = &s->params[s->nparams++];
+  p->name = strdup(name);
+  p->is_tensor = true;
+  p->dtype = dt;
+  p->ndim = ndim;
+  p->dims = calloc((size_t)ndim + 1, sizeof *p->dims);
+  for (int d = 0; d < ndim; d++) p->dims[d].prog = dims[d];
+  p->align = tl_dtype_bytes(dt);
+}
+static void add_scalar(tl_rt_sig *s, const char *name, tl_dtype dt) {
+  tl_rt_param *p = &s->params[s->nparams++];
+  p->name = strdup(name);
+  p->dtype = dt;
+}
+
+/* A(n) f32, B(n) f32, alpha f32, C(n) f32 with out_idx = [-1], grid
+ * ceildiv(n, 1024), 128 threads; B needs 16-byte alignment. */
+static tl_kernel *make_add_kernel(void) {
+  tl_kernel *k = tl_rt_kernel_new();
+  cr_assert_not_null(k);
+  k->name = strdup("main");
+  k->target = strdup("sm_80");
+  k->ptx = strdup("// no ptx");
+  tl_rt_sig *s = &k->sig;
+  s->params = calloc(8, sizeof *s->params);
+  s->nsyms = 1;
+  s->sym_names = calloc(1, sizeof(char *));
+  s->sym_names[0] = strdup("n");
+  tl_rx_prog d;
+  d = prog_sym(0); add_tensor(s, "A", TL_FLOAT32, 1, &d);
+  d = prog_sym(0); add_tensor(s, "B", TL_FLOAT32, 1, &d);
+  s->params[1].align = 16;
+  add_scalar(s, "alpha", TL_FLOAT32);
+  d = prog_sym(0); add_tensor(s, "C", TL_FLOAT32, 1, &d);
+  int idx = -1;
+  char *err = NULL;
+  cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err), "%s", err ? err : "");
+  s->ngrid = 1;
+  s->grid[0] = prog_ceildiv(0, 1024);
+  s->grid[1] = prog_const(1);
+  s->grid[2] = prog_const(1);
+  s->threads = prog_const(128);
+  return k;
+}
+
+typedef struct fake_tensor {
+  DLTensor t;
+  int64_t shape[4];
+  int64_t strides[4];
+} fake_tensor;
+
+static void fake(fake_tensor *f, int64_t n, uintptr_t addr) {
+  memset(f, 0, sizeof *f);
+  f->shape[0] = n;
+  f->t.data = (void *)addr;
+  f->t.device.device_type = kDLCUDA;
+  f->t.device.device_id = 0;
+  f->t.ndim = 1;
+  f->t.dtype.code = kDLFloat;
+  f->t.dtype.bits = 32;
+  f->t.dtype.lanes = 1;
+  f->t.shape = f->shape;
+}
+
+static tl_status call3(tl_context *ctx, tl_kernel *k, fake_tensor *a, fake_tensor *b,
+                       tl_arg alpha) {
+  tl_arg args[3] = {tl_arg_tensor(&a->t), tl_arg_tensor(&b->t), alpha};
+  DLManagedTensor *outs[1] = {NULL};
+  tl_status s = tl_kernel_call(ctx, k, args, 3, NULL, outs);
+  cr_assert_null(outs[0]);
+  return s;
+}
+
+static tl_context *ctx;
+static void setup(void) {
+  setenv("TL_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+}
+static void teardown(void) { tl_context_destroy(ctx); }
+
+#define EXPECT_ERR(status, substr)                                                         \
+  do {                                                                                     \
+    cr_assert_eq((status), TL_ERR_INVALID_ARGUMENT, "status %s: %s", tl_status_name(status), \
+                 tl_context_last_error(ctx));                                              \
+    cr_assert(strstr(tl_context_last_error(ctx), (substr)), "message was: %s\nexpected: %s", \
+              tl_context_last_error(ctx), (substr));                                       \
+  } while (0)
+
+/* ------------------------------------------------------------ out_idx */
+TestSuite(out_idx, .init = setup, .fini = teardown);
+
+Test(out_idx, normalization) {
+  tl_kernel *k = make_add_kernel();
+  char *err = NULL;
+  int n;
+  const int *idx = tl_kernel_out_idx(k, &n);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(idx[0], 3);
+  cr_assert(tl_kernel_param_is_output(k, 3));
+  cr_assert_not(tl_kernel_param_is_output(k, 0));
+  int l1[] = {-4, 1};
+  cr_assert(tl_rt_set_out_idx(&k->sig, l1, 2, &err));
+  idx = tl_kernel_out_idx(k, &n);
+  cr_assert_eq(n, 2);
+  cr_assert_eq(idx[0], 0);
+  cr_assert_eq(idx[1], 1);
+  cr_assert(tl_rt_set_out_idx(&k->sig, NULL, 0, &err)); /* none */
+  tl_kernel_out_idx(k, &n);
+  cr_assert_eq(n, 0);
+  int bad_scalar = 2, oor = 4, oor_neg = -5, dup[] = {3, -1};
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &bad_scalar, 1, &err));
+  cr_assert(strstr(err, "scalar parameter 'alpha'"), "%s", err);
+  free(err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor, 1, &err));
+  cr_assert(strstr(err, "out of range"), "%s", err);
+  free(err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor_neg, 1, &err));
+  free(err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, dup, 2, &err));
+  cr_assert(strstr(err, "twice"), "%s", err);
+  free(err);
+  tl_kernel_destroy(k);
+}
+
+Test(out_idx, output_symbol_must_be_bound_by_an_input) {
+  tl_kernel *k = make_add_kernel();
+  char *err = NULL;
+  int all[] = {0, 1, 3}; /* every tensor an output: nothing binds n */
+  cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err));
+  cr_assert_not(tl_rt_check_solvable(&k->sig, &err));
+  cr_assert(strstr(err, "dynamic dim 'n'"), "%s", err);
+  free(err);
+  int last = -1;
+  cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err));
+  cr_assert(tl_rt_check_solvable(&k->sig, &err));
+  tl_kernel_destroy(k);
+}
+
+/* ------------------------------------------------------------ expressions */
+TestSuite(rx);
+
+Test(rx, division_semantics_and_overflow) {
+  tl_rx_op ops[3] = {{TL_RX_CONST, 0, 0, -7}, {TL_RX_CONST, 0, 0, 2}, {TL_RX_BIN, 0, 0, 0}};
+  tl_rx_prog p = {ops, 3};
+  int64_t v;
+  const char *why;
+  struct { int op; int64_t want; } cases[] = {
+      {TL_RXB_FLOORDIV, -4}, {TL_RXB_FLOORMOD, 1}, {TL_RXB_DIV, -3},
+      {TL_RXB_CEILDIV, -3},  {TL_RXB_MIN, -7},     {TL_RXB_MAX, 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ops[2].op = (uint8_t)cases[i].op;
+    cr_assert(tl_rx_eval(&p, NULL, NULL, &v, &why));
+    cr_assert_eq(v, cases[i].want, "op %d: %lld", cases[i].op, (long long)v);
+  }
+  ops[0].value = 1000003;
+  ops[1].value = 1024;
+  ops[2].op = TL_RXB_CEILDIV;
+  cr_assert(tl_rx_eval(&p, NULL, NULL, &v, &why));
+  cr_assert_eq(v, 977);
+  ops[1].value = 0;
+  cr_assert_not(tl_rx_eval(&p, NULL, NULL, &v, &why));
+  cr_assert_str_eq(why, "division by zero");
+  ops[0].value = INT64_MAX;
+  ops[1].value = 2;
+  ops[2].op = TL_RXB_MUL;
+  cr_assert_not(tl_rx_eval(&p, NULL, NULL, &v, &why));
+  cr_assert_str_eq(why, "overflow");
+  ops[0].value = INT64_MIN;
+  ops[1].value = -1;
+  ops[2].op = TL_RXB_FLOORDIV;
+  cr_assert_not(tl_rx_eval(&p, NULL, NULL, &v, &why));
+  tl_rx_op bad[1] = {{TL_RX_BIN, TL_RXB_ADD, 0, 0}};
+  tl_rx_prog pb = {bad, 1};
+  cr_assert_not(tl_rx_eval(&pb, NULL, NULL, &v, &why));
+}
+
+/* ------------------------------------------------------------ call checks */
+TestSuite(call, .init = setup, .fini = teardown);
+
+Test(call, good_arguments_reach_the_driver_and_get_no_device) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 1000003, 0x100000);
+  fake(&b, 1000003, 0x200000);
+  tl_status s = call3(ctx, k, &a, &b, tl_arg_float(2.0));
+  cr_assert_eq(s, TL_ERR_NO_DEVICE, "%s: %s", tl_status_name(s), tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "no CUDA driver"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "/nonexistent/libcuda.so.1"));
+  cr_assert_eq(tl_device_check(ctx), TL_ERR_NO_DEVICE);
+  cr_assert_str_eq(tl_device_default_target(), "sm_80");
+  int n = 7;
+  cr_assert_eq(tl_device_count(ctx, &n), TL_ERR_NO_DEVICE);
+  cr_assert_eq(n, 0);
+  tl_kernel_destroy(k);
+}
+
+Test(call, binding_solves_symbols_and_grid) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 1000003, 0x100000);
+  fake(&b, 1000003, 0x200010);
+  tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_float(0.5)};
+  tl_rt_binding bd;
+  cr_assert_eq(tl_rt_bind(ctx, &k->sig, args, 3, &bd), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(bd.symv[0], 1000003);
+  cr_assert_eq(bd.grid[0], 977u);
+  cr_assert_eq(bd.grid[1], 1u);
+  cr_assert_eq(bd.block, 128u);
+  cr_assert_eq(bd.out_shapes[3][0], 1000003);
+  cr_assert_eq(bd.out_bytes[3], (size_t)1000003 * 4);
+  cr_assert_eq(bd.slots[0], 0x100000u);
+  float f;
+  memcpy(&f, &bd.slots[2], 4);
+  cr_assert_eq(f, 0.5f);
+  cr_assert_eq((uint32_t)bd.slots[4], 1000003u); /* the symbol, after the params */
+  tl_rt_binding_free(&bd);
+  tl_kernel_destroy(k);
+}
+
+Test(call, count) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a;
+  fake(&a, 10, 0x100000);
+  tl_arg args[1] = {tl_arg_tensor(&a.t)};
+  DLManagedTensor *outs[1];
+  EXPECT_ERR(tl_kernel_call(ctx, k, args, 1, NULL, outs),
+             "argument count: expected 3 (A, B, alpha; out_idx outputs are not passed), got 1");
+  tl_kernel_destroy(k);
+}
+
+Test(call, dtype) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 10, 0x100000);
+  fake(&b, 10, 0x200000);
+  b.t.dtype.bits = 16;
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'B' (#1): dtype: expected float32, got float16");
+  tl_kernel_destroy(k);
+}
+
+Test(call, ndim) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 10, 0x100000);
+  fake(&b, 10, 0x200000);
+  a.t.ndim = 2;
+  a.shape[1] = 1;
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)), "argument 'A' (#0): ndim: expected 1, got 2");
+  tl_kernel_destroy(k);
+}
+
+Test(call, static_dim) {
+  tl_kernel *k = make_add_kernel();
+  tl_rx_free(&k->sig.params[1].dims[0].prog);
+  k->sig.params[1].dims[0].prog = prog_const(64);
+  fake_tensor a, b;
+  fake(&a, 64, 0x100000);
+  fake(&b, 65, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'B' (#1): shape[0]: expected 64, got 65");
+  tl_kernel_destroy(k);
+}
+
+Test(call, inconsistent_dynamic_dims) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 99, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'B' (#1): shape[0]: expected n = 100 (bound by 'A' shape[0]), got 99");
+  tl_kernel_destroy(k);
+}
+
+Test(call, non_contiguous) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  a.strides[0] = 2;
+  a.t.strides = a.strides;
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'A' (#0): strides: expected a contiguous (row-major) tensor with strides [1], got [2]");
+  /* compact strides given explicitly are fine, as is any stride of a size-1 dim */
+  a.strides[0] = 1;
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(1)), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+}
+
+Test(call, cpu_tensor) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  b.t.device.device_type = kDLCPU;
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)), "argument 'B' (#1): device: expected cuda, got cpu");
+  tl_kernel_destroy(k);
+}
+
+Test(call, two_devices) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  b.t.device.device_id = 1;
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'B' (#1): device: expected cuda:0 (the device of 'A'), got cuda:1");
+  tl_kernel_destroy(k);
+}
+
+Test(call, null_data) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0);
+  fake(&b, 100, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'A' (#0): data: expected a non-null device pointer, got NULL");
+  tl_kernel_destroy(k);
+}
+
+Test(call, misaligned) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100004); /* A needs 4 bytes: fine */
+  fake(&b, 100, 0x200000);
+  b.t.byte_offset = 4;     /* B needs 16 */
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'B' (#1): alignment: expected data + byte_offset aligned to 16 bytes, got 0x200004");
+  tl_kernel_destroy(k);
+}
+
+Test(call, scalar_kinds) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_int(3), tl_arg_tensor(&b.t)};
+  DLManagedTensor *outs[1];
+  tl_status s = tl_kernel_call(ctx, k, args, 3, NULL, outs);
+  EXPECT_ERR(s, "argument 'B' (#1): kind: expected a tensor (float32[n]), got an integer scalar");
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'alpha' (#2): kind: expected a float scalar"));
+  /* an int for a float scalar converts */
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_int(2)), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+}
+
+Test(call, int_scalar_range) {
+  tl_kernel *k = make_add_kernel();
+  k->sig.params[2].dtype = (tl_dtype){TL_TYPE_INT, 8, 1};
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_int(200)),
+             "argument 'alpha' (#2): value: expected a value in the range of int8, got 200");
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1.5)), "kind: expected an integer scalar");
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_int(-128)), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+}
+
+Test(call, zero_grid_is_an_error) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 0, 0x100000);
+  fake(&b, 0, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "grid.x = T.ceildiv(n, 1024): expected a value in [1, 2147483647], got 0");
+  tl_kernel_destroy(k);
+}
+
+Test(call, null_pointers) {
+  tl_kernel *k = make_add_kernel();
+  cr_assert_eq(tl_kernel_call(NULL, k, NULL, 0, NULL, NULL), TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_call(ctx, NULL, NULL, 0, NULL, NULL), TL_ERR_INVALID_ARGUMENT);
+  EXPECT_ERR(tl_kernel_call(ctx, k, NULL, 3, NULL, NULL), "outputs is NULL");
+  DLManagedTensor *outs[1];
+  EXPECT_ERR(tl_kernel_call(ctx, k, NULL, 3, NULL, outs), "with a NULL args array");
+  cr_assert_eq(tl_kernel_load(ctx, k, 0), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+  tl_kernel_destroy(NULL);
+}
+
+/* ------------------------------------------------------ compile (public API) */
+TestSuite(compile, .init = setup, .fini = teardown);
+
+static const char add_src[] =
+    "import tilelang\n"
+    "import tilelang.language as T\n"
+    "\n"
+    "@tilelang.jit(out_idx=-1)\n"
+    "def add(block=1024, dtype=\"float32\"):\n"
+    "    n = T.dynamic(\"n\")\n"
+    "\n"
+    "    @T.prim_func\n"
+    "    def main(A: T.Tensor((n,), dtype), B: T.Tensor((n,), dtype), C: T.Tensor((n,), dtype)):\n"
+    "        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"
+    "            A_frag = T.alloc_fragment((block,), dtype)\n"
+    "            B_frag = T.alloc_fragment((block,), dtype)\n"
+    "            T.copy(A[bx * block], A_frag)\n"
+    "            T.copy(B[bx * block], B_frag)\n"
+    "            for i in T.Parallel(block):\n"
+    "                B_frag[i] = A_frag[i] + B_frag[i]\n"
+    "            T.copy(B_frag, C[bx * block])\n"
+    "\n"
+    "    return main\n";
+
+Test(compile, compiles_without_a_driver_and_introspects) {
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.verify_each = true;
+  tl_status s = tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k);
+  cr_assert_eq(s, TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_str_eq(tl_kernel_target(k), "sm_80"); /* no driver: the default */
+  cr_assert_str_eq(tl_kernel_name(k), "main");
+  cr_assert(strstr(tl_kernel_ptx(k), ".entry main"), "%s", tl_kernel_ptx(k));
+  cr_assert_not_null(tl_kernel_llvm_ir(k));
+  cr_assert_not_null(tl_kernel_simt_ir(k));
+  cr_assert_eq(tl_kernel_param_count(k), 3);
+  cr_assert_str_eq(tl_kernel_param_name(k, 1), "B");
+  cr_assert(tl_kernel_param_is_tensor(k, 0));
+  cr_assert_eq(tl_kernel_param_ndim(k, 2), 1);
+  int64_t v = -1;
+  const char *sym = NULL;
+  cr_assert_not(tl_kernel_param_dim(k, 0, 0, &v, &sym));
+  cr_assert_str_eq(sym, "n");
+  cr_assert(tl_kernel_param_is_output(k, 2));
+  cr_assert_geq(tl_kernel_param_alignment(k, 0), 4);
+  cr_assert_eq(tl_kernel_param_name(k, 3), NULL);
+  /* the call checks still run, then the missing driver is reported */
+  fake_tensor a, b;
+  fake(&a, 1000, 0x100000);
+  fake(&b, 1000, 0x200000);
+  tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
+  DLManagedTensor *outs[1];
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, outs), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+}
+
+Test(compile, out_idx_overrides) {
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.out_idx_mode = TL_OUT_IDX_NONE;
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
+               TL_OK, "%s", tl_context_last_error(ctx));
+  int n = -1;
+  tl_kernel_out_idx(k, &n);
+  cr_assert_eq(n, 0);
+  tl_kernel_destroy(k);
+  int list[] = {2};
+  o.out_idx_mode = TL_OUT_IDX_LIST;
+  o.out_idx = list;
+  o.n_out_idx = 1;
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
+               TL_OK, "%s", tl_context_last_error(ctx));
+  const int *idx = tl_kernel_out_idx(k, &n);
+  cr_assert_eq(n, 1);
+  cr_assert_eq(idx[0], 2);
+  tl_kernel_destroy(k);
+  int bad[] = {5};
+  o.out_idx = bad;
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
+               TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "out of range"));
+  cr_assert_null(k);
+}
+
+Test(compile, bad_target_and_missing_file) {
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.target = "sm_70";
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
+               TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "unknown target 'sm_70'"));
+  cr_assert_eq(tl_kernel_compile_file(ctx, "/nonexistent/k.py", NULL, 0, NULL, &k), TL_ERR_IO);
+  cr_assert(strstr(tl_context_last_error(ctx), "/nonexistent/k.py"));
+  cr_assert_eq(tl_kernel_compile(ctx, NULL, 0, NULL, NULL, 0, NULL, &k),
+               TL_ERR_INVALID_ARGUMENT);
+}

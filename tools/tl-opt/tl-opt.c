@@ -1,0 +1,324 @@
+/* tl-opt: parse a TileLang kernel file and print it at a chosen IR level.
+ *
+ * Contract: DESIGN.md §10.  Options are parsed with getopt_long (options may
+ * come before or after FILE); FILE `-` or no FILE reads stdin, named
+ * "<stdin>" in diagnostics.  Exit codes: 0 success; 1 the input is wrong
+ * (diagnostics from the library on stderr, `-D` binding errors included);
+ * 2 usage error (unknown option, bad option value, malformed -D, unreadable
+ * input file, unwritable output file).  `-o OUT` is written only on
+ * success; `-o -` is stdout.
+ *
+ * Only the public API is used.  For now the pipeline is: parse (which
+ * binds -D definitions, folds and verifies), optionally verify again
+ * (--verify-each), print canonical tile IR.  --emit=simt|llvm|ptx are
+ * recognised but not implemented yet (exit 1). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tilelang/core.h"
+#include "tilelang/ir.h"
+#include "tilelang/runtime.h"
+
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+static const char *const TARGETS[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+static const char *const EMITS[] = {"tir", "simt", "llvm", "ptx"};
+
+static void usage(FILE *f) {
+  fputs(
+      "usage: tl-opt [options] [FILE]\n"
+      "\n"
+      "Parses a TileLang kernel file (FILE, or stdin when FILE is '-' or missing)\n"
+      "and prints it at the requested IR level.\n"
+      "\n"
+      "options:\n"
+      "  -D NAME=VALUE         bind a factory parameter or module constant\n"
+      "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
+      "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
+      "  --emit=LEVEL          tir (default: canonical tile IR), simt, llvm, ptx\n"
+      "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
+      "  --verify-each         run the IR verifier after every stage\n"
+      "  --print-after-all     print each stage to stderr under a\n"
+      "                        '// ----- after <pass> -----' header\n"
+      "  -h, --help            show this help and exit\n"
+      "\n"
+      "exit status: 0 success, 1 invalid input (diagnostics on stderr),\n"
+      "2 usage error (bad option, unreadable file)\n",
+      f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("tl-opt: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\ntry 'tl-opt --help' for more information\n", stderr);
+  return EXIT_USAGE;
+}
+
+static int in_list(const char *s, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(s, list[i]) == 0) return (int)i;
+  return -1;
+}
+
+/* Reads all of fd into a malloc'd buffer; false with errno set on failure. */
+static bool read_all(int fd, char **out, size_t *out_len) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) return false;
+  for (;;) {
+    if (len == cap) {
+      if (cap > SIZE_MAX / 2) {
+        free(buf);
+        errno = ENOMEM;
+        return false;
+      }
+      char *nb = realloc(buf, cap * 2);
+      if (!nb) {
+        free(buf);
+        errno = ENOMEM;
+        return false;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + len, cap - len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(buf);
+      errno = e;
+      return false;
+    }
+    if (n == 0) break;
+    len += (size_t)n;
+  }
+  *out = buf;
+  *out_len = len;
+  return true;
+}
+
+/* Prints the library's message for a failed call, newline-terminated. */
+static void print_library_error(tl_context *ctx, tl_status s) {
+  const char *msg = tl_context_last_error(ctx);
+  if (!*msg) msg = tl_status_name(s);
+  size_t n = strlen(msg);
+  fputs(msg, stderr);
+  if (n == 0 || msg[n - 1] != '\n') fputc('\n', stderr);
+}
+
+/* The option getopt_long just rejected, as the user spelled it. */
+static const char *bad_option(int argc, char **argv) {
+  static char shortopt[3];
+  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
+    return argv[optind - 1];
+  if (optopt > 0 && optopt < 128) {
+    shortopt[0] = '-';
+    shortopt[1] = (char)optopt;
+    shortopt[2] = '\0';
+    return shortopt;
+  }
+  return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+}
+
+static bool write_all(FILE *f, const char *text) {
+  size_t n = strlen(text);
+  return fwrite(text, 1, n, f) == n;
+}
+
+/* --print-after-all: each stage to stderr under a header, up to the --emit
+ * level (the "llvm" and "ptx" stages only when they were asked for). */
+typedef struct stage_printer { const char *emit; bool done; } stage_printer;
+
+static void print_stage(void *user, const char *stage, const char *text) {
+  stage_printer *sp = user;
+  if (sp->done) return;
+  if (strcmp(stage, "llvm") == 0 && strcmp(sp->emit, "simt") == 0) return;
+  if (strcmp(stage, "ptx") == 0 && strcmp(sp->emit, "ptx") != 0) return;
+  fprintf(stderr, "// ----- after %s -----\n", stage);
+  fputs(text, stderr);
+  if (strcmp(stage, sp->emit) == 0) sp->done = true;
+}
+
+int main(int argc, char **argv) {
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL };
+  static const struct option longopts[] = {
+      {"emit", required_argument, NULL, OPT_EMIT},
+      {"target", required_argument, NULL, OPT_TARGET},
+      {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
+      {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL;
+  bool verify_each = false, print_after_all = false;
+  tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
+  size_t ndefines = 0;
+  int rc = EXIT_USAGE;
+  char *source = NULL, *text = NULL;
+  tl_context *ctx = NULL;
+  tl_module *m = NULL;
+  tl_kernel *kernel = NULL;
+  if (!defines) {
+    fputs("tl-opt: error: out of memory\n", stderr);
+    return EXIT_INPUT;
+  }
+
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":D:o:h", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'D': {
+        /* Split NAME=VALUE in place: argv strings are writable. */
+        char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg) {
+          rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
+          goto done;
+        }
+        *eq = '\0';
+        defines[ndefines].name = optarg;
+        defines[ndefines].value = eq + 1;
+        ndefines++;
+        break;
+      }
+      case 'o':
+        out_path = optarg;
+        break;
+      case 'h':
+        usage(stdout);
+        rc = 0;
+        goto done;
+      case OPT_EMIT:
+        if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
+          rc = usage_error("unknown --emit level '%s' (expected tir, simt, llvm or ptx)",
+                           optarg);
+          goto done;
+        }
+        emit = optarg;
+        break;
+      case OPT_TARGET:
+        if (in_list(optarg, TARGETS, sizeof TARGETS / sizeof *TARGETS) < 0) {
+          rc = usage_error(
+              "unknown --target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)", optarg);
+          goto done;
+        }
+        target = optarg;
+        break;
+      case OPT_VERIFY_EACH:
+        verify_each = true;
+        break;
+      case OPT_PRINT_AFTER_ALL:
+        print_after_all = true;
+        break;
+      case ':':
+        rc = usage_error("option '%s' requires an argument", bad_option(argc, argv));
+        goto done;
+      default:
+        /* Also a long option given a value it does not take ("--help=x"). */
+        rc = usage_error("unknown or malformed option '%s'", bad_option(argc, argv));
+        goto done;
+    }
+  }
+  for (int i = optind; i < argc; i++) {
+    if (in_path) {
+      rc = usage_error("more than one input file ('%s')", argv[i]);
+      goto done;
+    }
+    in_path = argv[i];
+  }
+  /* Read the whole input (binary-safe). */
+  bool from_stdin = !in_path || strcmp(in_path, "-") == 0;
+  const char *display = from_stdin ? "<stdin>" : in_path;
+  size_t len = 0;
+  {
+    int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
+    if (fd < 0 || !read_all(fd, &source, &len)) {
+      fprintf(stderr, "tl-opt: error: cannot read '%s': %s\n", display, strerror(errno));
+      if (fd >= 0 && !from_stdin) close(fd);
+      rc = EXIT_USAGE;
+      goto done;
+    }
+    if (!from_stdin) close(fd);
+  }
+
+  tl_status s = tl_context_create(&ctx);
+  if (s != TL_OK) {
+    fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
+    rc = EXIT_INPUT;
+    goto done;
+  }
+  if (strcmp(emit, "tir") == 0) {
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
+    if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
+    if (s == TL_OK) s = tl_module_print(ctx, m, &text);
+    if (s == TL_OK && print_after_all) {
+      fputs("// ----- after parse -----\n", stderr);
+      fputs(text, stderr);
+    }
+  } else {
+    /* Lower and generate code through the compile API; stages print as
+     * they finish when --print-after-all is given. */
+    stage_printer sp = {emit, false};
+    tl_compile_options co = {0};
+    co.target = target;
+    co.verify_each = verify_each;
+    co.stop_after = strcmp(emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
+    if (print_after_all) {
+      co.after_stage = print_stage;
+      co.after_stage_user = &sp;
+    }
+    s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &kernel);
+    if (s == TL_OK) {
+      const char *t = strcmp(emit, "simt") == 0   ? tl_kernel_simt_ir(kernel)
+                      : strcmp(emit, "llvm") == 0 ? tl_kernel_llvm_ir(kernel)
+                                                  : tl_kernel_ptx(kernel);
+      if (!(text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
+    }
+  }
+  if (s != TL_OK) {
+    print_library_error(ctx, s);
+    rc = EXIT_INPUT;
+    goto done;
+  }
+
+  if (!out_path || strcmp(out_path, "-") == 0) {
+    if (!write_all(stdout, text) || fflush(stdout) != 0) {
+      fprintf(stderr, "tl-opt: error: cannot write to stdout: %s\n", strerror(errno));
+      rc = EXIT_INPUT;
+      goto done;
+    }
+  } else {
+    FILE *f = fopen(out_path, "wb");
+    if (!f) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(errno));
+      rc = EXIT_USAGE;
+      goto done;
+    }
+    bool ok = write_all(f, text);
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+      ok = false;
+      e = errno;
+    }
+    if (!ok) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(e));
+      remove(out_path);
+      rc = EXIT_USAGE;
+      goto done;
+    }
+  }
+  rc = 0;
+
+done:
+  tl_free(text);
+  tl_module_destroy(m);
+  tl_kernel_destroy(kernel);
+  tl_context_destroy(ctx);
+  free(source);
+  free(defines);
+  return rc;
+}
