@@ -142,7 +142,9 @@ const char *tl_scope_name(tl_scope s) {
   X(__log2, 1, 1, FLOAT_ARG0, 0) X(shfl_xor, 2, 3, ARG0, 0) X(shfl_down, 2, 3, ARG0, 0)   \
   X(shfl_up, 2, 3, ARG0, 0) X(shfl_sync, 3, 4, ARG1, 0)                                    \
   X(get_thread_binding, 0, 1, INT32, 0) X(get_block_binding, 0, 1, INT32, 0)              \
-  X(get_lane_idx, 0, 1, INT32, 0) X(get_warp_idx, 0, 1, INT32, 0)
+  X(get_lane_idx, 0, 1, INT32, 0) X(get_warp_idx, 0, 1, INT32, 0)                      \
+  X(ptx_ldmatrix, 6, 6, VOID, 0) X(ptx_mma, 7, 7, VOID, 0) X(ptx_cp_async, 6, 6, VOID, 0) \
+  X(ptx_commit_group, 0, 0, VOID, 0) X(ptx_wait_group, 1, 1, VOID, 0)
 
 #define X_ENTRY(n, lo, hi, r, u) {#n, lo, hi, TL_RET_##r},
 const tl_intrinsic tl_intrinsics[] = {TL_INTRINSIC_LIST(X_ENTRY)};

@@ -59,6 +59,8 @@ struct tl_buffer {
   struct tl_expr *init;   /* T.alloc_var initial value, or NULL */
   tl_loc loc;             /* parameter or allocation site */
   void *layout;           /* set by layout inference (lib/Lower) */
+  int64_t smem_offset;    /* shared.dyn: byte offset in the dynamic block when smem_planned */
+  bool smem_planned;      /* set by shared-memory planning (lib/Lower) */
 };
 const char *tl_scope_name(tl_scope s);           /* "global", "shared.dyn", ... */
 

@@ -1,0 +1,43 @@
+/* CPU executors (internal): the tile-level reference evaluator and the SIMT
+ * executor.  Both run one prim_func over its whole grid on host memory.
+ *
+ * Tensors are contiguous row-major host arrays of the parameter's dtype
+ * (f16/bf16 as their 16-bit encodings, bool as one byte).  Arguments come in
+ * the prim_func's parameter order; dynamic dimension symbols take the values
+ * in dyn[] in tl_primfunc.dynamic order.  Errors (an out-of-bounds access, a
+ * race, an op the evaluator cannot run) go to d with the statement's
+ * source location; both return false on error. */
+#ifndef TL_INTERP_H
+#define TL_INTERP_H
+
+#include "IR/tir.h"
+
+typedef struct tl_interp_arg {
+  bool is_tensor;
+  void *data;          /* tensor: host memory, contiguous */
+  int ndim;            /* tensor: must match the parameter */
+  int64_t shape[8];    /* tensor: actual dims (checked against the parameter) */
+  int64_t i;           /* scalar of int/uint/bool dtype */
+  double f;            /* scalar of float dtype */
+} tl_interp_arg;
+
+/* Runs the TILE IR function (not lowered) by the definition of each tile op
+ * (T.copy with casts and zero padding out of bounds, T.gemm as a float64
+ * product accumulated into the accumulator dtype, T.reduce, T.Parallel
+ * loops in order, ...), block after block.  Shares no code with lib/Lower. */
+bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
+                 const int64_t *dyn, int ndyn, tl_diag *d);
+
+typedef struct tl_simt_options {
+  bool check_races;     /* shared-memory race / barrier / cp.async protocol checks (default on) */
+  int64_t max_steps;    /* abort after this many statement executions per block (0 = 1e9) */
+} tl_simt_options;
+
+/* Runs the SIMT IR function (after tl_lower_module) for the whole grid:
+ * blocks one after another, a block's threads in lockstep with an active
+ * mask; warp-collective intrinsics per the PTX ISA (docs/simt-ir.md);
+ * arithmetic and conversions rounded as the GPU does. */
+bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
+                  const int64_t *dyn, int ndyn, const tl_simt_options *opts, tl_diag *d);
+
+#endif

@@ -1,0 +1,43 @@
+/* Shared-memory layouts (internal to lib/Lower): where each element of a
+ * shared tile lives in the flat dynamic shared-memory block.
+ *
+ * A shared buffer at tile level is 2-D (rows, cols; cols contiguous), or 3-D
+ * with a leading pipeline-stage dimension added by the pipelining pass.
+ * Layout inference chooses, per buffer, an XOR swizzle over 16-byte chunks
+ * (128-, 64- or 32-byte patterns by the contiguous width; padding where none
+ * fits; ../shared/LAYOUT.md §3) so that ldmatrix and the copies are free of
+ * bank conflicts.  Lowering replaces every shared buffer by a 1-D buffer
+ * (`flat`, same name) and computes element offsets with tl_smem_offset, so
+ * the SIMT IR carries the swizzle as explicit integer arithmetic
+ * (docs/simt-ir.md).  A swizzle permutes whole 16-byte chunks within a row,
+ * so an aligned 16-byte vector stays contiguous. */
+#ifndef TL_SMEM_LAYOUT_H
+#define TL_SMEM_LAYOUT_H
+
+#include "IR/tir.h"
+
+typedef struct tl_smem_layout {
+  tl_buffer *orig;     /* the tile-level buffer */
+  tl_buffer *flat;     /* the 1-D shared.dyn buffer used after lowering */
+  int stages;          /* extent of the leading stage dim, 1 when the buffer has none */
+  int rows, cols;      /* the 2-D tile: last two dims (a 1-D buffer has rows 1) */
+  int elem_bytes;
+  int swizzle_bytes;   /* 0 (none), 32, 64 or 128 */
+  int row_stride;      /* elements from one row to the next (cols + padding) */
+  int64_t stage_elems; /* elements per stage (rows * row_stride) */
+} tl_smem_layout;
+
+/* The layout of shared buffer b: the one layout inference attached
+ * (b->layout), else a row-major layout without swizzle, created and
+ * attached on first use.  NULL on OOM or when b is not a shared buffer. */
+tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b);
+
+/* Attaches a swizzled layout chosen for a gemm operand (layout inference). */
+tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes, int pad_elems);
+
+/* Flat element offset of (stage, row, col) in L->flat; stage may be NULL for
+ * an unstaged buffer.  Folds when the arguments are constants. */
+tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
+                        tl_expr *row, tl_expr *col);
+
+#endif
