@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. a normal build with -DTL_WERROR=ON: unit tests, then lit/FileCheck tests;
+#   1. a normal build with -DTL_WERROR=ON: unit tests, lit/FileCheck tests, ptxas checks of the PTX;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite;
 #   3. a libFuzzer build (clang-19) running the round-trip fuzzer for
 #      FUZZ_SECONDS (default 30) on the seed corpus.
@@ -21,6 +21,9 @@ ctest --test-dir build-test -L unit --output-on-failure -j "$JOBS"
 
 step "FileCheck tests (lit)"
 ctest --test-dir build-test -L lit --output-on-failure -V
+
+step "PTX validation (ptxas sm_80 / sm_90a of every lowered example)"
+ctest --test-dir build-test -L ptxas --output-on-failure -V
 
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
