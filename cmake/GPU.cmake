@@ -22,6 +22,14 @@ add_executable(bench_elementwise ${CMAKE_SOURCE_DIR}/benchmarks/elementwise/benc
 target_link_libraries(bench_elementwise PRIVATE tilelang m ${CMAKE_DL_LIBS})
 list(APPEND TL_GPU_TARGETS bench_elementwise)
 
+# GEMM benchmark (ours vs cuBLAS) and the user-style example examples/gemm.c;
+# both dlopen cuBLAS (libcublas.so.13) at run time, so nothing links it.
+add_executable(bench_gemm ${CMAKE_SOURCE_DIR}/benchmarks/gemm/bench_gemm.c)
+target_link_libraries(bench_gemm PRIVATE tilelang m ${CMAKE_DL_LIBS} pthread)
+add_executable(example_gemm ${CMAKE_SOURCE_DIR}/examples/gemm.c)
+target_link_libraries(example_gemm PRIVATE tilelang m ${CMAKE_DL_LIBS} pthread)
+list(APPEND TL_GPU_TARGETS bench_gemm example_gemm)
+
 set_target_properties(${TL_GPU_TARGETS} PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)

@@ -6,6 +6,7 @@
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
+#   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh)
 # plus any non-glibc shared library a binary needs that the GPU host may lack
 # (never glibc's libraries, libstdc++ or libgcc).  Usage:
 #   scripts/build-device.sh [-j N]
@@ -38,6 +39,13 @@ done
 strip "$out"/bin/* 2>/dev/null || true
 cp examples/*.py "$out/examples/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
+# The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU
+# host): run-gpu.sh builds it there with nvcc and runs it for the ratio.
+ref_src=$root/../shared/reference/mma-gemm/mma_gemm.cu
+if [[ -f "$ref_src" ]]; then
+  mkdir -p "$out/reference/mma-gemm"
+  cp "$ref_src" "$out/reference/mma-gemm/"
+fi
 cp scripts/run-gpu.sh "$out/run-gpu.sh"
 chmod +x "$out/run-gpu.sh"
 

@@ -197,11 +197,84 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * with expected and actual ("argument 'B' (#1): dtype: expected float16, got
  * float32").  Grid, block and shared memory come from the kernel's
  * expressions evaluated on the solved symbols and scalar arguments.
- * The launch is asynchronous on stream.  Errors: TL_ERR_INVALID_ARGUMENT,
+ * The launch is asynchronous on stream.  The device is implied by the
+ * tensors: when there is at least one tensor argument and every one is host
+ * memory (kDLCPU), the call runs synchronously on the CPU SIMT executor
+ * instead, with host outputs (tl_kernel_call_on, TL_EXEC_AUTO).
+ * Errors: TL_ERR_INVALID_ARGUMENT,
  * TL_ERR_NO_DEVICE, TL_ERR_CUDA (driver error name and string),
  * TL_ERR_NO_MEMORY. */
 TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args,
                                 size_t nargs, void *stream, DLManagedTensor **outputs);
+
+/* ------------------------------------------------ choosing the executor */
+/* Where a call runs.  tl_kernel_call uses TL_EXEC_AUTO: the device is
+ * implied by the tensors. */
+typedef enum tl_executor {
+  /* the CPU SIMT executor when there is at least one tensor argument and
+   * every tensor argument is host memory (kDLCPU); otherwise CUDA (a mix of
+   * host and CUDA tensors is then reported on the host tensors) */
+  TL_EXEC_AUTO = 0,
+  TL_EXEC_CUDA = 1,      /* the GPU, tensors on one CUDA device */
+  /* the CPU SIMT executor: runs the lowered SIMT IR (what the GPU would run)
+   * thread by thread, with shared-memory race and protocol checks; tensors
+   * on kDLCPU; no driver needed */
+  TL_EXEC_CPU = 2,
+  /* the tile-level reference evaluator: runs the tile IR as written (what
+   * the program means), no lowering involved; tensors on kDLCPU */
+  TL_EXEC_REFERENCE = 3
+} tl_executor;
+
+/* As tl_kernel_call on the chosen executor.  With TL_EXEC_CPU and
+ * TL_EXEC_REFERENCE the call is synchronous (stream is ignored), the same
+ * argument checks apply with "cpu" as the expected device, and outputs are
+ * malloc'd host tensors (kDLCPU, device_id 0; poisoned with 0xFF bytes under
+ * TL_COMPILE_POISON_OUTPUTS) that the caller frees with t->deleter(t).
+ * Errors of the executors (an out-of-bounds access, a shared-memory race, an
+ * op the evaluator cannot run) are TL_ERR_COMPILE with the statement's
+ * source location in the message; kernels built without the IR (by hand)
+ * give TL_ERR_UNSUPPORTED. */
+TL_API tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec,
+                                   const tl_arg *args, size_t nargs, void *stream,
+                                   DLManagedTensor **outputs);
+
+/* Times the kernel on the GPU: checks and binds the arguments as
+ * tl_kernel_call (CUDA tensors), allocates the out_idx outputs once, launches
+ * `warmup` times, then `reps` times (>= 1) each between two CUDA events on
+ * stream, synchronizes, and stores each launch's time in ms_each[0..reps)
+ * (caller's array).  The outputs are returned as by tl_kernel_call (holding
+ * the last launch's result).  Errors as tl_kernel_call. */
+TL_API tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                                void *stream, int warmup, int reps, float *ms_each,
+                                DLManagedTensor **outputs);
+
+/* Floating-point operations of one launch counted from the kernel's T.gemm
+ * ops (2·M·N·K per T.gemm execution; executions = trip counts of the
+ * enclosing loops times the grid's blocks), with the dynamic dims given by
+ * name (names[i] = values[i], borrowed).  *flops = 0 when the kernel has no
+ * T.gemm.  Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_UNSUPPORTED (a trip
+ * count or extent that these dims do not determine). */
+TL_API tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k,
+                                      const char *const *names, const int64_t *values,
+                                      size_t n, double *flops);
+
+/* ------------------------------------------------------------ tensors */
+/* Allocates a compact tensor on `device` (kDLCPU: malloc, 64-byte aligned;
+ * kDLCUDA: cuMemAlloc_v2 in the device's primary context) with the given
+ * shape (copied) and dtype; contents undefined.  *out is freed with
+ * (*out)->deleter(*out).  Errors: TL_ERR_INVALID_ARGUMENT (bad device type,
+ * negative dim, size overflow), TL_ERR_NO_DEVICE, TL_ERR_CUDA,
+ * TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim,
+                                 const int64_t *shape, DLDataType dtype, DLManagedTensor **out);
+
+/* Copies src into dst, synchronously (cuMemcpyHtoD_v2 / DtoH_v2 / DtoD_v2
+ * after synchronizing the device's primary context, or memcpy between host
+ * tensors).  Both must be compact with the same number of bytes (dtype size
+ * times elements; shapes may differ); kDLCPU and kDLCUDA in any
+ * combination.  Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_NO_DEVICE,
+ * TL_ERR_CUDA. */
+TL_API tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src);
 
 #ifdef __cplusplus
 }

@@ -491,7 +491,10 @@ static tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
       }
       idx[i] = v->u.ref.items[i].min;
     }
-    return chk(E, tl_ir_load(E->m, loc, v->u.ref.buf, n, idx));
+    tl_expr *ld = chk(E, tl_ir_load(E->m, loc, v->u.ref.buf, n, idx));
+    /* a vector load of the SIMT IR: the last index is a T.Ramp */
+    if (ld && n > 0 && idx[n - 1]->dtype.lanes > 1) ld->dtype.lanes = idx[n - 1]->dtype.lanes;
+    return ld;
   }
   case V_OPAQUE:
     err(E, loc, "'%s' cannot be used in a kernel (it is a host value, not TileLang)",
@@ -834,7 +837,7 @@ static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
     "alloc_fragment", "alloc_local", "alloc_var", "Parallel", "Pipelined", "serial", "unroll",
     "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else", "Select", "max",
-    "min", NULL};
+    "min", "Ramp", "Broadcast", "thread_binding", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
                                           "range", "print", NULL};
 
@@ -1602,6 +1605,48 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     tl_expr *e = v ? to_expr(E, v, x->u.call.args[1]->loc) : NULL;
     return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, dt, e))) : NULL;
   }
+  if (!strcmp(name, "Ramp") || !strcmp(name, "Broadcast")) {
+    /* vector expressions of the SIMT IR (docs/simt-ir.md), as printed:
+     * T.Ramp(base, stride, lanes), T.Broadcast(value, lanes) */
+    bool ramp = name[0] == 'R';
+    if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, ramp ? 3 : 2, ramp ? 3 : 2))
+      return NULL;
+    int nv = ramp ? 2 : 1;
+    tl_expr *ops[2] = {NULL, NULL};
+    for (int i = 0; i < nv; i++) {
+      val *v = eval(E, x->u.call.args[i]);
+      if (!v) return NULL;
+      ops[i] = ramp ? to_int_expr(E, v, x->u.call.args[i]->loc,
+                                  i ? "the stride of T.Ramp" : "the base of T.Ramp")
+                    : to_expr(E, v, x->u.call.args[i]->loc);
+      if (!ops[i]) return NULL;
+    }
+    val *lv = eval(E, x->u.call.args[nv]);
+    int64_t lanes;
+    if (!lv || !to_const_int(E, lv, x->u.call.args[nv]->loc, "the lane count", &lanes))
+      return NULL;
+    if (lanes < 2 || lanes > 64 || ops[0]->dtype.lanes != 1) {
+      err(E, x->u.call.args[nv]->loc, "%s needs a scalar operand and 2 to 64 lanes, got %lld",
+          fn, (long long)lanes);
+      return NULL;
+    }
+    if (ramp && !tl_dtype_eq(ops[1]->dtype, ops[0]->dtype))
+      ops[1] = chk(E, tl_ir_cast(E->m, x->loc, ops[0]->dtype, ops[1]));
+    tl_expr *e = malloc_ir(E, sizeof *e);
+    if (!e || (ramp && !ops[1])) return NULL;
+    memset(e, 0, sizeof *e);
+    e->kind = ramp ? TL_EXPR_RAMP : TL_EXPR_BROADCAST;
+    e->dtype = ops[0]->dtype;
+    e->dtype.lanes = (uint16_t)lanes;
+    e->loc = x->loc;
+    if (ramp) {
+      e->u.ramp.base = ops[0];
+      e->u.ramp.stride = ops[1];
+    } else {
+      e->u.bcast.value = ops[0];
+    }
+    return mk_expr(E, e);
+  }
   if (!strcmp(name, "infinity")) {
     if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, 1, 1)) return NULL;
     val *dv = eval(E, x->u.call.args[0]);
@@ -1665,7 +1710,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") ||
-      !strcmp(name, "unroll") || !strcmp(name, "vectorized")) {
+      !strcmp(name, "unroll") || !strcmp(name, "vectorized") || !strcmp(name, "thread_binding")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }
@@ -1922,7 +1967,12 @@ static void poison(elab *E, const tl_ast_expr *target) {
 
 static tl_expr *store_value(elab *E, tl_buffer *b, tl_expr *v, tl_loc loc) {
   if (tl_dtype_eq(v->dtype, b->dtype) || v->kind == TL_EXPR_STRING) return v;
-  return chk(E, tl_ir_cast(E->m, loc, b->dtype, v));
+  tl_dtype t = b->dtype;
+  if (v->dtype.lanes > 1) { /* a vector store of the SIMT IR */
+    t.lanes = v->dtype.lanes;
+    if (tl_dtype_eq(v->dtype, t)) return v;
+  }
+  return chk(E, tl_ir_cast(E->m, loc, t, v));
 }
 
 static bool emit_store(elab *E, stmt_vec *out, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
@@ -2261,6 +2311,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   else if (kind && !strcmp(kind, "serial")) lk = TL_LOOP_SERIAL;
   else if (kind && !strcmp(kind, "unroll")) lk = TL_LOOP_UNROLL;
   else if (kind && !strcmp(kind, "vectorized")) lk = TL_LOOP_VECTORIZED;
+  else if (kind && !strcmp(kind, "thread_binding")) lk = TL_LOOP_THREAD;
   else {
     err(E, it->loc,
         "unsupported loop iterator; expected T.Parallel, T.Pipelined, T.serial, T.unroll or range");
@@ -2325,6 +2376,19 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
         num_stages = (int)ns;
       }
       if (!check_arity(E, it, fn, 1, 2)) return false;
+    } else if (lk == TL_LOOP_THREAD) {
+      /* T.thread_binding([lo,] ext[, thread="threadIdx.x"]) (SIMT IR) */
+      static const char *const kws[] = {"thread", NULL};
+      if (!check_kws(E, it, fn, kws) || !check_arity(E, it, fn, 1, 2)) return false;
+      const tl_ast_keyword *tk = find_kw(it, "thread");
+      if (tk) {
+        val *tv = eval(E, tk->value);
+        if (!tv) return false;
+        if (tv->k != V_STR || strcmp(tv->u.s, "threadIdx.x")) {
+          err(E, tk->value->loc, "T.thread_binding: only thread=\"threadIdx.x\" is supported");
+          return false;
+        }
+      }
     } else {
       if (!check_kws(E, it, fn, NULL) || !check_arity(E, it, fn, 1, 3)) return false;
     }
@@ -2614,6 +2678,7 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_ATOMIC_ADD] = {"dst", "value"},
       [TL_TILE_USE_SWIZZLE] = {"panel_size"},
       [TL_TILE_ANNOTATE_LAYOUT] = {"layout_map"},
+      [TL_TILE_ASYNC_COPY] = {"src", "dst"},
   };
   if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
   return names[op][i];

@@ -185,8 +185,8 @@ static bool verify_copy(tl_verify_ctx *vc, const tl_stmt *s) {
   if (!extents_disagree(se, sn, de, dn)) return true;
   char *a = name_text(src), *b = name_text(dst), *as = shape_text(src), *bs = shape_text(dst);
   verr(vc, s->loc,
-       "T.copy: extents disagree: source %s has extents %s but destination %s has %s",
-       S(a), S(as), S(b), S(bs));
+       "T.%s: extents disagree: source %s has extents %s but destination %s has %s",
+       op_name(s), S(a), S(as), S(b), S(bs));
   free(a), free(b), free(as), free(bs);
   return false;
 }
@@ -495,6 +495,7 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
                              verify_use_swizzle, 0, 0, 0},
     [TL_TILE_ANNOTATE_LAYOUT] = {"annotate_layout", "D", 0, NULL, verify_annotate_layout, 0,
                                  0, 0},
+    [TL_TILE_ASYNC_COPY] = {"async_copy", "RR", 0, NULL, verify_copy, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {

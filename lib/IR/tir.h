@@ -206,6 +206,8 @@ typedef enum tl_tile_op_id {
   TL_TILE_COPY, TL_TILE_GEMM, TL_TILE_FILL, TL_TILE_CLEAR,
   TL_TILE_REDUCE_MAX, TL_TILE_REDUCE_MIN, TL_TILE_REDUCE_SUM, TL_TILE_REDUCE_ABSSUM,
   TL_TILE_REDUCE_ABSMAX, TL_TILE_ATOMIC_ADD, TL_TILE_USE_SWIZZLE, TL_TILE_ANNOTATE_LAYOUT,
+  TL_TILE_ASYNC_COPY,  /* T.async_copy(src, dst): T.copy from global to shared issued as cp.async
+                        * where alignment allows (made by the pipelining pass; no implicit wait) */
   TL_TILE_NUM_OPS
 } tl_tile_op_id;
 

@@ -20,11 +20,25 @@
  * PLAN layout (threads = the block's threads).  A fragment with only other
  * uses is REPLICATED (each thread holds all of it, as a T.alloc_local would).
  * A fragment with both kinds of use is a layout conflict: the error names the
- * buffer and both ops. */
+ * buffer and both ops.
+ *
+ * T.gemm (../shared/LAYOUT.md §2, §3, §5).  The accumulator C of a T.gemm is
+ * an identity use whose class takes the MMA_C layout (the mma.sync m16n8 C
+ * layout, warps split by the op's policy through tl_gemm_warp_partition)
+ * instead of PLAN; every fragment joined to it by T.copy / T.Parallel gets the
+ * same layout.  Two T.gemm in one class with different partitions, or a
+ * member of another shape, is a conflict naming the buffer and both ops.  A
+ * tile the partition cannot cover (block_M % (16 m), block_N % (8 n)) or with
+ * K % 16 != 0 is an error stating the rule and the numbers.  Shared A/B
+ * operands get the XOR swizzle chosen by their contiguous width W and element
+ * size (W % 8E: 128 B, W % 4E: 64 B, W % 2E: 32 B, E = 16 / element bytes;
+ * rows % 8 required; else padding of E when a row is a multiple of 32 bytes)
+ * via tl_smem_layout_set; a buffer used by several gemms keeps the first. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
 
 typedef struct frag_info {
   tl_buffer *buf;
@@ -33,6 +47,12 @@ typedef struct frag_info {
   bool ident, other;
   tl_loc ident_loc, other_loc;
   const char *ident_by, *other_by;
+  /* T.gemm accumulator use (the first one) */
+  bool gemm;
+  tl_loc gemm_loc;
+  int64_t gemm_m, gemm_n;
+  /* class root only: the gemm that decides the class's layout */
+  int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
 } frag_info;
 
 typedef struct li_state {
@@ -47,6 +67,7 @@ typedef struct li_state {
   const tl_stmt *loop;
   int loop_bytes;
   TL_VEC(int) loop_ident;
+  tl_map swizzled;         /* shared buffers given a gemm swizzle by this pass */
 } li_state;
 
 static int frag_index(li_state *st, const tl_buffer *b) {
@@ -242,6 +263,132 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
   }
 }
 
+/* Constant extents of a region (the buffer's shape when it has none),
+ * leading unit extents stripped down to 2; returns the count, -1 when not
+ * constant. */
+static int region_dims(const tl_region *r, int64_t out[8]) {
+  const tl_buffer *b = r->buffer;
+  int n = r->ndim ? r->ndim : b->ndim;
+  if (n < 1 || n > 8) return -1;
+  for (int k = 0; k < n; k++)
+    if (!tl_expr_is_const_int(r->ndim ? r->extent[k] : b->shape[k], &out[k])) return -1;
+  int skip = 0;
+  while (n - skip > 2 && out[skip] == 1) skip++;
+  for (int k = 0; k + skip < n; k++) out[k] = out[k + skip];
+  return n - skip;
+}
+
+/* The gemm-operand swizzle of shared buffer b (LAYOUT.md §3). */
+static void swizzle_operand(li_state *st, tl_buffer *b) {
+  if (tl_map_get(&st->swizzled, b, NULL)) return;
+  int64_t dims[8];
+  if (b->ndim < 1 || b->ndim > 8) return;
+  for (int k = 0; k < b->ndim; k++)
+    if (!tl_expr_is_const_int(b->shape[k], &dims[k])) return; /* left row-major */
+  int64_t W = dims[b->ndim - 1], H = b->ndim >= 2 ? dims[b->ndim - 2] : 1;
+  int bytes = tl_dtype_bytes(b->dtype);
+  if (bytes < 1 || bytes > 16) return;
+  int64_t E = 16 / bytes;
+  int sw = 0, pad = 0;
+  if (H % 8 == 0 && W % (8 * E) == 0) sw = 128;
+  else if (H % 8 == 0 && W % (4 * E) == 0) sw = 64;
+  else if (H % 8 == 0 && W % (2 * E) == 0) sw = 32;
+  else if ((W * bytes) % 32 == 0) pad = (int)E;
+  if (!tl_smem_layout_set(st->m, b, sw, pad) || !tl_map_put(&st->swizzled, b, b)) st->oom = true;
+}
+
+static void gemm_error(li_state *st, tl_loc loc, const char *msg) {
+  tl_error(st->d, loc, "%s", msg ? msg : "out of memory");
+  st->errors++;
+}
+
+static void scan_gemm(li_state *st, const tl_stmt *s) {
+  if (s->u.tile.nargs < 3) return;
+  static const char *const opn[3] = {"A", "B", "C"};
+  int64_t ext[3][8];
+  int nd[3];
+  for (int k = 0; k < 3; k++) {
+    const tl_operand *o = &s->u.tile.args[k];
+    if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
+    for (int d = 0; d < o->region.ndim; d++) {
+      scan_expr(st, o->region.min[d], s->loc, 0);
+      scan_expr(st, o->region.extent[d], s->loc, 0);
+    }
+    nd[k] = region_dims(&o->region, ext[k]);
+  }
+  bool bad = false;
+  for (int k = 0; k < 2; k++) {
+    tl_buffer *b = s->u.tile.args[k].region.buffer;
+    if (b->scope == TL_SCOPE_FRAGMENT) {
+      tl_error(st->d, s->loc,
+               "T.gemm is not lowered yet with %s in a fragment ('%s'); stage it through T.alloc_shared",
+               opn[k], b->name);
+      st->errors++;
+      bad = true;
+    } else if (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) {
+      swizzle_operand(st, b);
+    }
+  }
+  tl_buffer *C = s->u.tile.args[2].region.buffer;
+  int i = frag_index(st, C);
+  if (i < 0 || bad) return;
+  if (!whole_region(&s->u.tile.args[2].region) || nd[2] != 2 || C->ndim != 2) {
+    tl_error(st->d, s->loc, "T.gemm into a sub-region of fragment '%s' is not lowered yet", C->name);
+    st->errors++;
+    return;
+  }
+  int64_t tA = 0;
+  if (s->u.tile.attrs && s->u.tile.attrs[0]) tl_expr_is_const_int(s->u.tile.attrs[0], &tA);
+  int64_t policy = TL_POLICY_SQUARE;
+  if (s->u.tile.attrs && s->u.tile.attrs[2]) tl_expr_is_const_int(s->u.tile.attrs[2], &policy);
+  int64_t BM = ext[2][0], BN = ext[2][1];
+  int64_t K = nd[0] == 2 ? (tA ? ext[0][0] : ext[0][1]) : -1;
+  char *msg = NULL;
+  if (st->threads % 32 != 0) {
+    msg = tl_arena_printf(&st->m->arena, "T.gemm needs whole warps: the block has %lld threads, not a "
+                          "multiple of 32", (long long)st->threads);
+  } else if (BM % 16 != 0 || BN % 8 != 0) {
+    msg = tl_arena_printf(&st->m->arena, "T.gemm cannot cover the %lldx%lld accumulator tile with mma.sync "
+                          "m16n8k16: the rule is block_M %% 16 == 0 and block_N %% 8 == 0 (block_M %% 16 = %lld, "
+                          "block_N %% 8 = %lld)", (long long)BM, (long long)BN, (long long)(BM % 16),
+                          (long long)(BN % 8));
+  } else if (K < 0 || K % 16 != 0) {
+    msg = tl_arena_printf(&st->m->arena, "T.gemm cannot step over K = %lld with mma.sync m16n8k16: the rule "
+                          "is K %% 16 == 0 (K %% 16 = %lld)", (long long)K, (long long)(K < 0 ? -1 : K % 16));
+  }
+  if (msg) {
+    gemm_error(st, s->loc, msg);
+    return;
+  }
+  int64_t wm = 0, wn = 0;
+  const char *pmsg = NULL;
+  if (!tl_gemm_warp_partition(st->m, (int)policy, BM, BN, st->threads / 32, &wm, &wn, &pmsg)) {
+    gemm_error(st, s->loc, pmsg);
+    return;
+  }
+  frag_info *fi = &st->frags.data[i];
+  if (fi->gemm && (fi->gemm_m != wm || fi->gemm_n != wn)) {
+    tl_error(st->d, s->loc,
+             "layout conflict for fragment '%s': this T.gemm splits it over %lldx%lld warps, but the T.gemm "
+             "that set its layout splits it over %lldx%lld warps",
+             C->name, (long long)wm, (long long)wn, (long long)fi->gemm_m, (long long)fi->gemm_n);
+    tl_note(st->d, fi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", C->name);
+    st->errors++;
+    return;
+  }
+  if (!fi->gemm) {
+    fi->gemm = true;
+    fi->gemm_loc = s->loc;
+    fi->gemm_m = wm;
+    fi->gemm_n = wn;
+    /* the gemm is the op that distributes C: name it in conflicts */
+    fi->ident = true;
+    fi->ident_loc = s->loc;
+    fi->ident_by = "T.gemm";
+  }
+  add_bytes(st, i, tl_dtype_bytes(C->dtype));
+}
+
 static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return;
   switch (s->kind) {
@@ -277,6 +424,9 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     }
     case TL_STMT_ALLOC: {
       tl_buffer *b = s->u.alloc.buffer;
+      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) &&
+          !tl_map_get(&st->swizzled, b, NULL))
+        b->layout = NULL; /* recomputed: a gemm swizzle below, else row-major on first use */
       if (b && b->scope == TL_SCOPE_FRAGMENT) {
         b->layout = NULL;
         frag_index(st, b);
@@ -305,6 +455,8 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     case TL_STMT_TILE:
       if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
         scan_tile(st, s);
+      else if (s->u.tile.op == TL_TILE_GEMM)
+        scan_gemm(st, s);
       return;
   }
 }
@@ -328,6 +480,24 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     L->shape[k] = v;
   }
   L->total = total;
+  int r = find(st, (int)(fi - st->frags.data));
+  int g = st->frags.data[r].cls_gemm - 1;
+  if (g >= 0) {
+    frag_info *gi = &st->frags.data[g];
+    if (b->ndim != 2 || !same_shape(b, gi->buf)) {
+      tl_error(st->d, fi->ident_loc,
+               "layout conflict for fragment '%s': this %s gives it the layout of the T.gemm accumulator '%s', "
+               "whose shape differs", b->name, fi->ident_by, gi->buf->name);
+      tl_note(st->d, gi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", gi->buf->name);
+      st->errors++;
+      return true;
+    }
+    tl_mma_c_layout_init(L, L->shape[0], L->shape[1], threads, gi->gemm_m, gi->gemm_n);
+    L->set_at = gi->gemm_loc;
+    L->set_by = "T.gemm";
+    b->layout = L;
+    return true;
+  }
   if (fi->ident) {
     int64_t inner = b->ndim > 0 ? L->shape[b->ndim - 1] : 1;
     int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
@@ -360,8 +530,29 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
   st.d = d;
   st.threads = 1;
   tl_map_init(&st.index);
+  tl_map_init(&st.swizzled);
   scan_stmt(&st, f->body, 0);
   bool ok = !st.oom && st.errors == 0;
+  for (size_t i = 0; ok && i < st.frags.len; i++) {
+    frag_info *fi = &st.frags.data[i];
+    if (!fi->gemm) continue;
+    frag_info *root = &st.frags.data[find(&st, (int)i)];
+    if (!root->cls_gemm) {
+      root->cls_gemm = (int)i + 1;
+      continue;
+    }
+    frag_info *other = &st.frags.data[root->cls_gemm - 1];
+    if (other->gemm_m != fi->gemm_m || other->gemm_n != fi->gemm_n || !same_shape(other->buf, fi->buf)) {
+      tl_error(d, fi->gemm_loc,
+               "layout conflict for fragment '%s': this T.gemm splits it over %lldx%lld warps, but it shares "
+               "its layout with '%s', which the T.gemm here splits over %lldx%lld warps",
+               fi->buf->name, (long long)fi->gemm_m, (long long)fi->gemm_n, other->buf->name,
+               (long long)other->gemm_m, (long long)other->gemm_n);
+      tl_note(d, other->gemm_loc, "the T.gemm that sets the layout of '%s' is here", other->buf->name);
+      st.errors++;
+    }
+  }
+  ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
     if (fi->ident && fi->other) {
@@ -382,5 +573,6 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
   tl_vec_free(&st.frags);
   tl_vec_free(&st.loop_ident);
   tl_map_free(&st.index);
+  tl_map_free(&st.swizzled);
   return ok;
 }

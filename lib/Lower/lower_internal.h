@@ -21,7 +21,14 @@
  * the inverse is f = (r / vec) * vec * threads + tid * vec + r % vec, valid iff
  * f < E (vec divides E, so a vector is wholly valid or wholly idle).
  * REPLICATED: every thread holds all E elements; reg(f) = f. */
-typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED } tl_frag_kind;
+typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C } tl_frag_kind;
+/* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
+ * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
+ * WM x WN = warp_tile_m x warp_tile_n; ../shared/LAYOUT.md §2):
+ *     tid = 32*(i/WM + warp_m*(j/WN)) + 4*(i%8) + (j%8)/2
+ *     reg = 4*(((i%WM)/16)*(WN/8) + (j%WN)/8) + 2*((i/8)%2) + j%2
+ * vec = 2 (registers 2q, 2q+1 are columns j, j+1), nregs = BM*BN/threads.
+ * tl_mma_c_coords (lower_gemm.c) is the inverse. */
 
 typedef struct tl_frag_layout {
   tl_frag_kind kind;
@@ -30,6 +37,7 @@ typedef struct tl_frag_layout {
   int64_t total;        /* E */
   int64_t threads, vec; /* PLAN only (REPLICATED: threads 1, vec 1) */
   int64_t nvec, nregs;  /* per-thread vectors / registers */
+  int64_t warp_m, warp_n, warp_tile_m, warp_tile_n; /* MMA_C only */
   tl_loc set_at;        /* the op that decided the layout */
   const char *set_by;   /* its spelling, e.g. "T.Parallel" */
 } tl_frag_layout;
@@ -92,5 +100,65 @@ tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **id
 tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
 tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
                    tl_stmt *body);
+
+/* -------------------------------------------------------------- T.gemm */
+/* lower_gemm.c: the T.gemm warp partition and C layout (LAYOUT.md §2). */
+/* Chooses (warp_m, warp_n) for a BM x BN accumulator over nwarps warps by
+ * policy (TL_POLICY_*); false when no pair covers the tile exactly.  When
+ * msg is non-NULL and the result is false, *msg is an arena string stating
+ * the rule and the numbers. */
+bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps,
+                            int64_t *warp_m, int64_t *warp_n, const char **msg);
+/* Fills L as the MMA_C layout of a [bm, bn] fragment (L->shape allocated by
+ * the caller with 2 entries). */
+void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads,
+                          int64_t warp_m, int64_t warp_n);
+/* Forward map of an MMA_C layout: element (i, j) → (thread, register). */
+void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid, int64_t *reg);
+/* Inverse: (thread, register) → element (i, j). */
+void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *i, int64_t *j);
+/* Lowers one T.gemm statement (layouts inferred) to per-warp ldmatrix +
+ * mma.sync; names gives fresh names, threads the block's threads.  Errors
+ * are reported to d; NULL on error. */
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
+
+
+/* ------------------------------------ pipelining, shared copies, barriers */
+/* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
+ * buffers and T.async_copy (tile IR → tile IR). */
+bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
+/* barrier.c: T.sync_threads() between shared-memory writes and reads of
+ * other threads (tile IR → tile IR, after pipelining). */
+bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d);
+/* rasterize.c: T.use_swizzle → block-index remapping (SIMT IR). */
+bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, tl_diag *d);
+/* smem_plan.c: offsets of shared.dyn buffers in the dynamic block, reuse of
+ * space between buffers whose lifetimes do not overlap, f->smem_bytes;
+ * target: the tl_target name (NULL: sm_80) whose limit applies. */
+bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d);
+
+/* lower_shared_copy.c: what lower_tile.c hands to the shared-copy lowering. */
+typedef struct tl_lower_env {
+  tl_module *m;
+  tl_diag *d;
+  tl_names *names;
+  tl_ranges *ranges;   /* block/loop variable ranges at the statement */
+  int64_t threads;     /* the block's threads */
+  int errors;          /* incremented per reported error */
+} tl_lower_env;
+/* Lowers T.copy / T.async_copy s whose two operands are global or shared
+ * buffers, at least one shared (global → shared, shared → global, shared →
+ * shared).  src_min / dst_min: the region starts (one per region dim, the
+ * whole buffer when the region has ndim 0), already rewritten by the caller.
+ * NULL on error (reported) or OOM (env->errors unchanged). */
+tl_stmt *tl_lower_shared_copy(tl_lower_env *env, const tl_stmt *s, tl_expr **src_min, tl_expr **dst_min);
+/* The flat element offset in tl_smem_layout_get(m, b)->flat of element idx
+ * (b->ndim logical indices) of shared buffer b; NULL on OOM / unsupported. */
+tl_expr *tl_lower_smem_index(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
+/* Can the w consecutive elements of shared buffer b starting at logical
+ * index idx (last index affine in lane with coefficient 1, a proven multiple
+ * of w at lane 0) be accessed as one aligned vector of the flat buffer? */
+bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane,
+                          int64_t w);
 
 #endif

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
 
 typedef struct lt_state {
   tl_module *m;
@@ -74,6 +75,12 @@ static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_e
   return true;
 }
 
+/* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
+ * accessed through a partition's register index. */
+static bool frag_distributed(const tl_frag_layout *L) {
+  return L && (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C);
+}
+
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
   tl_expr *f = tl_lo_int(st->m, loc, 0);
   for (int k = 0; k < n && k < L->ndim; k++) {
@@ -109,7 +116,7 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
   tl_expr **one = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *));
   if (!one) { st->oom = true; return NULL; }
   *n_out = 1;
-  if (L->kind == TL_FRAG_PLAN) {
+  if (frag_distributed(L)) {
     if (!st->reg || !identity_access(st->loop, b, n, (tl_expr **)idx)) {
       tl_error(st->d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
       st->errors++;
@@ -122,6 +129,31 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
   if (!ix) return NULL;
   one[0] = flat_index(st, loc, L, n, ix);
   return one[0] ? one : NULL;
+}
+
+/* Shared buffers live in their flat 1-D buffer (smem_layout.h): an access
+ * b[(stage,) row, col] (indices already rewritten) becomes
+ * flat[tl_smem_offset(stage, row, col)]; leading dims beyond the stage are
+ * folded into it row-major.  Returns the flat buffer and sets ix[0]; NULL
+ * (b itself untouched) when b is not shared. */
+static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, tl_expr **ix) {
+  if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN) || *n != b->ndim || *n < 1)
+    return NULL;
+  tl_smem_layout *L = tl_smem_layout_get(st->m, b);
+  if (!L) return NULL;
+  tl_module *m = st->m;
+  int k = *n;
+  tl_expr *col = ix[k - 1], *row = k >= 2 ? ix[k - 2] : tl_lo_int(m, loc, 0), *stage = NULL;
+  for (int d = 0; d + 2 < k; d++) {
+    int64_t dim = 1;
+    tl_expr_is_const_int(b->shape[d], &dim);
+    stage = stage ? tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, dim), ix[d]) : ix[d];
+  }
+  tl_expr *off = tl_smem_offset(m, loc, L, stage, row, col);
+  if (!off) { st->oom = true; return NULL; }
+  ix[0] = off;
+  *n = 1;
+  return L->flat;
 }
 
 static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
@@ -149,7 +181,11 @@ static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
       int n;
       tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
       if (!ix) return NULL;
-      return tl_ir_load(m, e->loc, e->u.load.buffer, n, ix);
+      tl_buffer *fb = shared_access(st, e->loc, e->u.load.buffer, &n, ix);
+      if (st->oom) return NULL;
+      tl_expr *ld = tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix);
+      if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
+      return ld;
     }
     case TL_EXPR_CALL: {
       tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, depth);
@@ -240,6 +276,7 @@ typedef struct plan {
   const int64_t *shape;
   int64_t total, threads, vec, nvec;
   bool registers;   /* touches fragment registers: unroll the vector loop */
+  const tl_frag_layout *mma; /* non-NULL: iterate the MMA_C layout instead (vec 2) */
 } plan;
 
 static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
@@ -257,14 +294,77 @@ static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t thre
   p->vec = v;
   p->nvec = (total + threads * v - 1) / (threads * v);
   p->registers = false;
+  p->mma = NULL;
+}
+
+/* The partition of a distributed fragment layout. */
+static void plan_for_layout(plan *p, const tl_frag_layout *L) {
+  p->ndim = L->ndim;
+  p->shape = L->shape;
+  p->total = L->total;
+  p->threads = L->threads;
+  p->vec = L->vec;
+  p->nvec = L->nvec;
+  p->registers = true;
+  p->mma = L->kind == TL_FRAG_MMA_C ? L : NULL;
 }
 
 /* Per-chunk callback: idx[k] the domain indices of the chunk's first element
  * (idx[last] a multiple of vec), reg the register index of that element. */
 typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
 
+/* The MMA_C partition (lower_internal.h; LAYOUT.md §2, §6): each thread walks
+ * its register pairs (2q, 2q+1) = columns (j, j+1) of row i:
+ *     for mi in T.unroll(WM/16): for nj in T.unroll(WN/8): for h in T.unroll(2):
+ *         i = wm*WM + (tid%32)/4 + 16*mi + 8*h,  j = wn*WN + 2*(tid%4) + 8*nj
+ *         reg = 4*(mi*(WN/8) + nj) + 2*h
+ * (wm = (tid/32) % warp_m, wn = tid / (32*warp_m)); j is even, so the pair
+ * never leaves its row, and the layout covers the tile exactly (no guard). */
+static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->m;
+  const tl_frag_layout *L = p->mma;
+  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n, mw = L->warp_m;
+  tl_var *vm, *vn, *vh;
+  CHECK(vm = tl_names_fresh_var(&st->names, loc, "mi", TL_INT32, TL_VAR_LOOP));
+  CHECK(vn = tl_names_fresh_var(&st->names, loc, "nj", TL_INT32, TL_VAR_LOOP));
+  CHECK(vh = tl_names_fresh_var(&st->names, loc, "h", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->ranges, vm, 0, WM / 16 - 1));
+  CHECK(tl_ranges_set(&st->ranges, vn, 0, WN / 8 - 1));
+  CHECK(tl_ranges_set(&st->ranges, vh, 0, 1));
+  tl_expr *tid = tl_lo_thread_index(m, loc);
+  CHECK(tid);
+  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->ranges);
+  tl_expr *lane = tl_lo_fmod(m, loc, tid, 32, &st->ranges);
+  tl_expr *wm = tl_lo_fmod(m, loc, warp, mw, &st->ranges);
+  tl_expr *wn = tl_lo_fdiv(m, loc, warp, mw, &st->ranges);
+  tl_expr *i = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, lane, 4, &st->ranges));
+  i = tl_lo_add(m, loc, i, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), 16),
+                                     tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
+  tl_expr *j = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->ranges), 2));
+  j = tl_lo_add(m, loc, j, tl_lo_mul(m, loc, tl_ir_var(m, loc, vn), 8));
+  tl_expr *reg = tl_lo_add(m, loc,
+                           tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), WN / 8),
+                                                       tl_ir_var(m, loc, vn)), 4),
+                           tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 2));
+  CHECK(i && j && reg);
+  tl_expr **idx = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
+  CHECK(idx);
+  idx[0] = i;
+  idx[1] = j;
+  tl_stmt *body = fn(st, user, p, idx, reg);
+  tl_ranges_unset(&st->ranges, vm);
+  tl_ranges_unset(&st->ranges, vn);
+  tl_ranges_unset(&st->ranges, vh);
+  if (!body) return NULL;
+  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vh, tl_lo_int(m, loc, 2), body));
+  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vn, tl_lo_int(m, loc, WN / 8), body));
+  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vm, tl_lo_int(m, loc, WM / 16), body));
+  return body;
+}
+
 static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
   tl_module *m = st->m;
+  if (p->mma) return emit_mma(st, loc, p, fn, user);
   int64_t tv = p->threads * p->vec;
   tl_var *q = NULL;
   tl_expr *qe;
@@ -393,7 +493,7 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (bb > ps->bytes) ps->bytes = bb;
   tl_frag_layout *L = tl_frag_layout_of(b);
   if (!L) return;
-  if (L->kind == TL_FRAG_PLAN && !ps->plan_frag && identity_access(ps->loop, b, n, idx))
+  if (frag_distributed(L) && !ps->plan_frag && identity_access(ps->loop, b, n, idx))
     ps->plan_frag = (tl_buffer *)b;
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
 }
@@ -513,14 +613,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   if (ps.repl_written) return par_all(st, loop);
   plan p;
   if (ps.plan_frag) {
-    tl_frag_layout *L = tl_frag_layout_of(ps.plan_frag);
-    p.ndim = L->ndim;
-    p.shape = L->shape;
-    p.total = L->total;
-    p.threads = L->threads;
-    p.vec = L->vec;
-    p.nvec = L->nvec;
-    p.registers = true;
+    plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
@@ -537,7 +630,9 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
 }
 
 /* ------------------------------------------------------ T.copy and T.fill */
-typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST } side_kind;
+/* SIDE_SHARED: a shared buffer, addressed through its flat buffer
+ * (tl_lower_smem_index; lower_shared_copy.c). */
+typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST, SIDE_SHARED } side_kind;
 
 typedef struct side {
   side_kind kind;
@@ -579,7 +674,8 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
   sd->ndim = n;
   sd->L = tl_frag_layout_of(b);
   sd->kind = b->scope == TL_SCOPE_GLOBAL ? SIDE_GLOBAL
-           : (sd->L && sd->L->kind == TL_FRAG_PLAN) ? SIDE_PLAN : SIDE_LOCAL;
+           : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
+           : frag_distributed(sd->L) ? SIDE_PLAN : SIDE_LOCAL;
   sd->min = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
   sd->map = tl_arena_alloc(&st->m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
   if (!sd->min || !sd->map) { st->oom = true; return false; }
@@ -630,6 +726,12 @@ static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **
     if (!(ix[k] = x)) return NULL;
   }
   *n_out = sd->ndim;
+  if (sd->kind == SIDE_SHARED) { /* flat offset in the shared block */
+    tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+    if (!one || !(one[0] = tl_lower_smem_index(m, loc, sd->buf, sd->ndim, ix))) return NULL;
+    *n_out = 1;
+    return one;
+  }
   if (sd->L) { /* replicated fragment: flat register index */
     tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
     if (!one || !(one[0] = flat_index(st, loc, sd->L, sd->ndim, ix))) return NULL;
@@ -664,6 +766,53 @@ static tl_expr *bounds_cond(lt_state *st, const tl_buffer *b, int n, tl_expr **i
   return cond;
 }
 
+/* TEST HOOK, not a feature: with the environment variable
+ * TL_TEST_FAULT=swap_lanes, fragment → global copies are lowered wrongly on
+ * purpose: threads 0 and 1 exchange the global positions they store to (the
+ * thread index t in the destination indices becomes t < 2 ? 1 - t : t), so
+ * every element is still written but two threads' elements trade places.
+ * tests/IR/tl-run uses it to show that `tl-run --check` catches a wrong
+ * lowering.  (The GEMM lowering may add other faults under the same
+ * variable, e.g. swapped mma C fragment lanes.) */
+static bool fault_swap_lanes(void) {
+  const char *f = getenv("TL_TEST_FAULT");
+  return f && strcmp(f, "swap_lanes") == 0;
+}
+
+static tl_expr *swap_tid_rec(tl_module *m, tl_expr *e, int depth) {
+  if (!e || depth > 200) return e;
+  tl_loc loc = e->loc;
+  switch (e->kind) {
+    case TL_EXPR_CALL:
+      if (e->u.call.op == tl_intrinsic_lookup("get_thread_binding") && e->u.call.n == 1 &&
+          e->u.call.args[0]->kind == TL_EXPR_INT && e->u.call.args[0]->u.ival == 0) {
+        tl_expr *two = tl_lo_int(m, loc, 2), *one = tl_lo_int(m, loc, 1);
+        if (!two || !one) return NULL;
+        tl_expr *c = tl_ir_binary(m, loc, TL_OP_LT, e, two);
+        tl_expr *t = tl_ir_binary(m, loc, TL_OP_SUB, one, e);
+        return c && t ? tl_ir_select(m, loc, c, t, e) : NULL;
+      }
+      return e;
+    case TL_EXPR_BINARY: {
+      tl_expr *a = swap_tid_rec(m, e->u.bin.a, depth + 1), *b = swap_tid_rec(m, e->u.bin.b, depth + 1);
+      if (!a || !b) return NULL;
+      return a == e->u.bin.a && b == e->u.bin.b ? e : tl_ir_binary(m, loc, e->u.bin.op, a, b);
+    }
+    case TL_EXPR_CAST: {
+      tl_expr *v = swap_tid_rec(m, e->u.cast.value, depth + 1);
+      return !v || v == e->u.cast.value ? v ? e : NULL : tl_ir_cast(m, loc, e->dtype, v);
+    }
+    default: return e;
+  }
+}
+
+/* The buffer a side's accesses use (the flat buffer of a shared side). */
+static tl_buffer *side_buffer(lt_state *st, const side *sd) {
+  if (sd->kind != SIDE_SHARED) return sd->buf;
+  tl_smem_layout *L = tl_smem_layout_get(st->m, sd->buf);
+  return L ? L->flat : NULL;
+}
+
 /* One piece of w lanes starting at lane offset `lane` (NULL: 0).  checked:
  * emit bounds guards (false inside a proven full-vector branch). */
 static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane,
@@ -673,6 +822,8 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
   int nd, ns = 0;
   tl_expr **di = side_indices(st, &c->dst, c->ndom, idx, reg, lane, loc, &nd);
   CHECK(di);
+  if (c->dst.kind == SIDE_GLOBAL && c->src.kind == SIDE_PLAN && fault_swap_lanes())
+    for (int k = 0; k < nd; k++) CHECK(di[k] = swap_tid_rec(m, di[k], 0));
   tl_expr **si = NULL;
   if (c->src.kind != SIDE_CONST) CHECK(si = side_indices(st, &c->src, c->ndom, idx, reg, lane, loc, &ns));
   tl_expr *dcond = NULL, *scond = NULL;
@@ -689,7 +840,7 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
     tl_dtype st_t = c->src.buf->dtype;
     st_t.lanes = (uint16_t)w;
     if (w > 1) CHECK(si[ns - 1] = tl_lo_ramp(m, loc, si[ns - 1], (int)w));
-    tl_expr *ld = tl_ir_load(m, loc, c->src.buf, ns, si);
+    tl_expr *ld = tl_ir_load(m, loc, side_buffer(st, &c->src), ns, si);
     CHECK(ld);
     ld->dtype = st_t;
     val = tl_lo_cast(m, loc, dt, ld);
@@ -699,10 +850,11 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
   CHECK(dix);
   memcpy(dix, di, sizeof(tl_expr *) * (size_t)nd);
   if (w > 1) CHECK(dix[nd - 1] = tl_lo_ramp(m, loc, dix[nd - 1], (int)w));
-  tl_stmt *s = tl_lo_store(m, loc, c->dst.buf, nd, dix, val);
+  tl_stmt *s = tl_lo_store(m, loc, side_buffer(st, &c->dst), nd, dix, val);
   CHECK(s);
   if (scond) {
-    tl_stmt *z = tl_lo_store(m, loc, c->dst.buf, nd, dix, tl_lo_broadcast(m, loc, zero_of(st, loc, dt), (int)w));
+    tl_stmt *z = tl_lo_store(m, loc, side_buffer(st, &c->dst), nd, dix,
+                             tl_lo_broadcast(m, loc, zero_of(st, loc, dt), (int)w));
     CHECK(z);
     CHECK(s = tl_lo_if(m, loc, scond, s, z));
   }
@@ -721,6 +873,14 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
                         tl_var *l, int64_t w) {
   if (sd->kind == SIDE_CONST) return true;
   if (sd->kind == SIDE_PLAN) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
+  if (sd->kind == SIDE_SHARED) { /* judged on the logical indices */
+    side lg = *sd;
+    lg.kind = SIDE_GLOBAL;
+    int nl;
+    tl_expr **lx = side_indices(st, &lg, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &nl);
+    if (!lx) { st->oom = true; return false; }
+    return tl_lower_smem_vec_ok(st->m, sd->buf, nl, lx, l, w);
+  }
   int n;
   tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &n);
   if (!ix) { st->oom = true; return false; }
@@ -780,15 +940,58 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
   return body;
 }
 
+/* Do two distributed fragments put every element in the same (thread, register)? */
+static bool frag_same_layout(const tl_frag_layout *a, const tl_frag_layout *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind || a->total != b->total || a->threads != b->threads || a->vec != b->vec) return false;
+  if (a->kind == TL_FRAG_MMA_C)
+    return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
+           a->shape[1] == b->shape[1];
+  return true;
+}
+
+/* T.copy / T.async_copy between global and shared buffers (at least one
+ * shared): lower_shared_copy.c.  NULL without an error when the operands are
+ * of other scopes (the generic path below handles them). */
+static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
+  const tl_region *r[2] = {&s->u.tile.args[0].region, &s->u.tile.args[1].region};
+  bool any_shared = false;
+  for (int i = 0; i < 2; i++) {
+    tl_scope sc = r[i]->buffer ? r[i]->buffer->scope : TL_SCOPE_LOCAL;
+    bool sh = sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN;
+    if (!sh && sc != TL_SCOPE_GLOBAL) return NULL;
+    any_shared = any_shared || sh;
+  }
+  if (!any_shared) return NULL;
+  tl_expr **mins[2];
+  for (int i = 0; i < 2; i++) {
+    int n = r[i]->ndim ? r[i]->ndim : r[i]->buffer->ndim;
+    CHECK(mins[i] = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1)));
+    for (int k = 0; k < n; k++)
+      if (!(mins[i][k] = r[i]->ndim ? rw_expr(st, r[i]->min[k], 0) : tl_lo_int(st->m, s->loc, 0))) return NULL;
+  }
+  tl_lower_env env = {st->m, st->d, &st->names, &st->ranges, st->threads, 0};
+  tl_stmt *out = tl_lower_shared_copy(&env, s, mins[0], mins[1]);
+  st->errors += env.errors;
+  if (!out && env.errors == 0) st->oom = true;
+  return out;
+}
+
 static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   tl_module *m = st->m;
   int op = s->u.tile.op;
-  const char *opname = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_FILL ? "T.fill" : "T.clear";
+  const char *opname = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_ASYNC_COPY ? "T.async_copy"
+                     : op == TL_TILE_FILL ? "T.fill" : "T.clear";
+  if ((op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY) && s->u.tile.nargs >= 2) {
+    int before = st->errors;
+    tl_stmt *r = lower_global_shared_copy(st, s);
+    if (r || st->oom || st->errors != before) return r;
+  }
   copy_ctx c;
   memset(&c, 0, sizeof c);
   c.loc = s->loc;
   const tl_region *dst_r = NULL, *src_r = NULL;
-  if (op == TL_TILE_COPY) {
+  if (op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY) {
     if (s->u.tile.nargs < 2) return NULL;
     src_r = &s->u.tile.args[0].region;
     dst_r = &s->u.tile.args[1].region;
@@ -825,16 +1028,8 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   plan p;
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
   if (planner) {
-    const tl_frag_layout *L = planner->L;
-    p.ndim = L->ndim;
-    p.shape = L->shape;
-    p.total = L->total;
-    p.threads = L->threads;
-    p.vec = L->vec;
-    p.nvec = L->nvec;
-    p.registers = true;
-    if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && c.dst.L != c.src.L &&
-        (c.dst.L->vec != c.src.L->vec || c.dst.L->total != c.src.L->total)) {
+    plan_for_layout(&p, planner->L);
+    if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !frag_same_layout(c.dst.L, c.src.L)) {
       fail(st, s->loc, "layout conflict in %s between fragments '%s' and the source", opname, c.dst.buf->name);
       return NULL;
     }
@@ -911,16 +1106,32 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
       return r->u.kernel.body ? r : NULL;
     }
-    case TL_STMT_ALLOC:
-      if (tl_frag_layout_of(s->u.alloc.buffer)) CHECK(tl_vec_push(&st->frags, s->u.alloc.buffer));
+    case TL_STMT_ALLOC: {
+      tl_buffer *b = s->u.alloc.buffer;
+      if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
+      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
+        /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
+        tl_smem_layout *L = tl_smem_layout_get(m, b);
+        if (!L) {
+          fail(st, s->loc, "shared buffer '%s' needs a static shape%s", b->name, "");
+          return NULL;
+        }
+        tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
+        CHECK(r);
+        r->u.alloc.buffer = L->flat;
+        return r;
+      }
       return (tl_stmt *)s;
+    }
     case TL_STMT_STORE: {
       int n;
       tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
       if (!ix) return NULL;
+      tl_buffer *fb = shared_access(st, s->loc, s->u.store.buffer, &n, ix);
+      if (st->oom) return NULL;
       tl_expr *v = rw_expr(st, s->u.store.value, 0);
       if (!v) return NULL;
-      return tl_lo_store(m, s->loc, s->u.store.buffer, n, ix, v);
+      return tl_lo_store(m, s->loc, fb ? fb : s->u.store.buffer, n, ix, v);
     }
     case TL_STMT_IF: {
       tl_expr *c = rw_expr(st, s->u.ifs.cond, 0);
@@ -958,8 +1169,14 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         case TL_TILE_COPY:
         case TL_TILE_FILL:
         case TL_TILE_CLEAR: return lower_copy(st, s);
-        case TL_TILE_USE_SWIZZLE: /* block rasterization only changes speed; not done yet */
-          return tl_ir_seq(m, s->loc, 0, NULL);
+        case TL_TILE_GEMM: {
+          tl_stmt *g = tl_lower_gemm(m, s, &st->names, st->threads, st->d);
+          if (!g) st->errors++;
+          return g;
+        }
+        case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
+        case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */
+          return (tl_stmt *)s;
         default:
           tl_error(st->d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
           st->errors++;

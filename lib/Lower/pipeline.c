@@ -3,23 +3,58 @@
  * tl_lower_module runs, for every prim_func, the passes below in this order;
  * each is one file with one entry point:
  *   1. check-supported  (check_supported.c)  reject ops no issue lowers yet
- *   2. layout-inference (layout_infer.c)     fragment layouts (PLAN/REPLICATED)
- *   3. lower-tile-ops   (lower_tile.c)       T.copy/T.fill/T.clear/T.Parallel → SIMT
- * then sets smem_bytes = 0 (shared-memory planning arrives with T.gemm).
+ *   2. pipeline         (pipeline_loop.c)    T.Pipelined → staged shared buffers,
+ *                                            prologue + loop, T.async_copy, commit/wait
+ *                                            groups and the pipeline's barriers (tile IR)
+ *   3. barriers         (barrier.c)          T.sync_threads() between shared writes and
+ *                                            reads of other threads (tile IR, so regions
+ *                                            and pipeline stages are still visible)
+ *   4. layout-inference (layout_infer.c)     fragment layouts, shared swizzles
+ *   5. lower-tile-ops   (lower_tile.c, lower_shared_copy.c, lower_gemm.c)
+ *                                            tile ops and T.Parallel → SIMT
+ *   6. rasterize        (rasterize.c)        T.use_swizzle → block-index remapping
+ *   7. smem-plan        (smem_plan.c)        offsets in the dynamic shared block,
+ *                                            reuse, f->smem_bytes, the target's limit
+ * Pipelining runs before layout inference (as TileLang's HEAD pipeline does,
+ * ../shared/TILELANG.md §3.3), so inference and lowering see the staged
+ * shapes; barriers are placed on the tile IR, where the stage indices of the
+ * staged regions prove the pipeline's producer and consumer disjoint.
  * After every pass the verifier runs when opts->verify_each is set, and
  * opts->after_pass sees the module (for --print-after-all).  The first pass
  * that reports an error stops the pipeline. */
 #include "Lower/lower_internal.h"
 
-typedef bool (*lower_pass_fn)(tl_module *, tl_primfunc *, tl_diag *);
+typedef bool (*lower_pass_fn)(tl_module *, tl_primfunc *, const tl_lower_options *, tl_diag *);
+
+/* Adapters: most passes need no options. */
+#define PASS(fn)                                                                              \
+  static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) { \
+    (void)o;                                                                                  \
+    return fn(m, f, d);                                                                       \
+  }
+PASS(tl_lower_check_supported)
+PASS(tl_lower_pipeline)
+PASS(tl_lower_barriers)
+PASS(tl_lower_infer_layouts)
+PASS(tl_lower_tile_ops)
+PASS(tl_lower_rasterize)
+#undef PASS
+
+static bool run_smem_plan(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {
+  return tl_lower_smem_plan(m, f, o ? o->target : NULL, d);
+}
 
 static const struct {
   const char *name;
   lower_pass_fn run;
 } passes[] = {
-    {"check-supported", tl_lower_check_supported},
-    {"layout-inference", tl_lower_infer_layouts},
-    {"lower-tile-ops", tl_lower_tile_ops},
+    {"check-supported", run_tl_lower_check_supported},
+    {"pipeline", run_tl_lower_pipeline},
+    {"barriers", run_tl_lower_barriers},
+    {"layout-inference", run_tl_lower_infer_layouts},
+    {"lower-tile-ops", run_tl_lower_tile_ops},
+    {"rasterize", run_tl_lower_rasterize},
+    {"smem-plan", run_smem_plan},
 };
 
 bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
@@ -27,11 +62,8 @@ bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
   for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
     bool ok = true;
     for (int i = 0; i < m->nfuncs; i++)
-      if (m->funcs[i] && !passes[p].run(m, m->funcs[i], d)) ok = false;
+      if (m->funcs[i] && !passes[p].run(m, m->funcs[i], opts, d)) ok = false;
     if (!ok) return false;
-    if (p + 1 == sizeof passes / sizeof passes[0])
-      for (int i = 0; i < m->nfuncs; i++)
-        if (m->funcs[i]) m->funcs[i]->smem_bytes = 0;
     if (opts && opts->verify_each && tl_verify_module(m, d) > 0) {
       tl_note(d, TL_LOC_NONE, "the IR is malformed after lowering pass '%s'", passes[p].name);
       return false;

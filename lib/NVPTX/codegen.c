@@ -29,6 +29,22 @@
  *    T.fma is the only fused operation (llvm.fma);
  *  - accurate exp/log/tanh/erf/pow/... are calls of libdevice (__nv_expf,
  *    __nv_exp, ...); fast T.__exp & co. use ex2/lg2/sin/cos.approx;
+ *  - the GEMM-path statements (docs/simt-ir.md "Warp-level and asynchronous
+ *    intrinsics"): T.ptx_ldmatrix → llvm.nvvm.ldmatrix.sync.aligned.m8n8.
+ *    x{1,2,4}[.trans].b16 on the shared address of src + src_off, each i32
+ *    result split into its two 16-bit halves stored to the local dst;
+ *    T.ptx_mma → llvm.nvvm.mma.m16n8k16.row.col.{f32.f32,f16.f16,bf16}
+ *    with operands packed from the local buffers (<2 x half> or i32 pairs)
+ *    and the results stored back into c; both carry the `convergent`
+ *    call-site attribute (NVPTX.md §9.6).  Fragment buffers are accessed at
+ *    constant offsets once T.unroll loops are unrolled, so SROA turns them
+ *    into registers (no local memory).  T.ptx_cp_async → llvm.nvvm.cp.async.
+ *    {ca,cg}.shared.global.{4,8,16}, in the .s (src-size) form when the
+ *    predicate is not constant true: src-size 0 reads nothing and
+ *    zero-fills; its global offset is computed in 64 bits.  T.ptx_commit_group
+ *    / T.ptx_wait_group(n) → cp.async.commit_group / wait_group n;
+ *  - shared.dyn buffers placed by shared-memory planning (smem_planned) use
+ *    their smem_offset; the rest follow them; smem_bytes covers both;
  *  - casts: float → int saturate like cvt.rzi (llvm.fpto[su]i.sat, NaN → 0);
  *    float → f16/bf16 round to nearest even; where the target has no direct
  *    conversion to bf16 (sm_80/86/89 from f64 or int), the value is first
@@ -55,6 +71,13 @@ enum {
   NV_SQRT, NV_FLOOR, NV_CEIL, NV_TRUNC, NV_ROUND, NV_ROUNDEVEN, NV_FABS, NV_FMA,
   NV_MINNUM, NV_MAXNUM, NV_ABS, NV_FPTOSI_SAT, NV_FPTOUI_SAT,
   NV_SHFL_BFLY, NV_SHFL_DOWN, NV_SHFL_UP, NV_SHFL_IDX,
+  /* GEMM path (docs/simt-ir.md "Warp-level and asynchronous intrinsics") */
+  NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4,
+  NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T,
+  NV_MMA_F16_F32, NV_MMA_F16_F16, NV_MMA_BF16_F32,
+  NV_CP_ASYNC_CA4, NV_CP_ASYNC_CA8, NV_CP_ASYNC_CG16,
+  NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S,
+  NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
   NV_NUM
 };
 static const char *const nv_names[NV_NUM] = {
@@ -89,6 +112,24 @@ static const char *const nv_names[NV_NUM] = {
     [NV_SHFL_DOWN] = "llvm.nvvm.shfl.sync.down.i32",
     [NV_SHFL_UP] = "llvm.nvvm.shfl.sync.up.i32",
     [NV_SHFL_IDX] = "llvm.nvvm.shfl.sync.idx.i32",
+    [NV_LDMATRIX_X1] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x1.b16",
+    [NV_LDMATRIX_X2] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.b16",
+    [NV_LDMATRIX_X4] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16",
+    [NV_LDMATRIX_X1_T] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x1.trans.b16",
+    [NV_LDMATRIX_X2_T] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.trans.b16",
+    [NV_LDMATRIX_X4_T] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16",
+    /* f16 inputs: suffix <D type>.<C type>; bf16 inputs: suffix names the input */
+    [NV_MMA_F16_F32] = "llvm.nvvm.mma.m16n8k16.row.col.f32.f32",
+    [NV_MMA_F16_F16] = "llvm.nvvm.mma.m16n8k16.row.col.f16.f16",
+    [NV_MMA_BF16_F32] = "llvm.nvvm.mma.m16n8k16.row.col.bf16",
+    [NV_CP_ASYNC_CA4] = "llvm.nvvm.cp.async.ca.shared.global.4",
+    [NV_CP_ASYNC_CA8] = "llvm.nvvm.cp.async.ca.shared.global.8",
+    [NV_CP_ASYNC_CG16] = "llvm.nvvm.cp.async.cg.shared.global.16",
+    [NV_CP_ASYNC_CA4_S] = "llvm.nvvm.cp.async.ca.shared.global.4.s",
+    [NV_CP_ASYNC_CA8_S] = "llvm.nvvm.cp.async.ca.shared.global.8.s",
+    [NV_CP_ASYNC_CG16_S] = "llvm.nvvm.cp.async.cg.shared.global.16.s",
+    [NV_CP_ASYNC_COMMIT] = "llvm.nvvm.cp.async.commit.group",
+    [NV_CP_ASYNC_WAIT] = "llvm.nvvm.cp.async.wait.group",
 };
 
 /* ------------------------------------------------------------------ state */
@@ -118,7 +159,8 @@ typedef struct cg {
   bool failed;
   bool depth_reported;
   int kernels_seen;
-  int64_t smem_off;          /* next free byte of the dynamic shared block */
+  int64_t smem_off;          /* next free byte of the dynamic shared block (unplanned buffers) */
+  int64_t smem_planned_end;  /* end of the planned buffers (buf->smem_planned) */
   LLVMValueRef smem;         /* the extern __shared__ array */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_ptr0, t_ptr1, t_ptr3;
@@ -1364,12 +1406,23 @@ static bool gen_alloc(cg *g, const tl_stmt *s) {
     break;
   }
   case TL_SCOPE_SHARED_DYN: {
-    int64_t off = (g->smem_off + 15) & ~(int64_t)15;
-    if (n * eb > (int64_t)1 << 40 || off > ((int64_t)1 << 40)) {
+    /* planned buffers sit where shared-memory planning put them (lib/Lower);
+     * unplanned ones follow at 16-byte aligned offsets after all planned ones */
+    int64_t off = b->smem_planned ? b->smem_offset : (g->smem_off + 15) & ~(int64_t)15;
+    if (n * eb > (int64_t)1 << 40 || off > ((int64_t)1 << 40) || off < 0) {
       cg_error(g, b->loc, "shared buffer '%s' is too large", b->name);
       return false;
     }
-    g->smem_off = off + n * eb;
+    if (b->smem_planned && off % eb != 0) {
+      cg_error(g, b->loc, "shared buffer '%s' planned at byte offset %lld, not a multiple of its %lld-byte element",
+               b->name, (long long)off, (long long)eb);
+      return false;
+    }
+    if (b->smem_planned) {
+      if (off + n * eb > g->smem_planned_end) g->smem_planned_end = off + n * eb;
+    } else {
+      g->smem_off = off + n * eb;
+    }
     if (!g->smem) {
       g->smem = LLVMGetNamedGlobal(g->M, "tl_smem");
       if (!g->smem) {
@@ -1380,9 +1433,10 @@ static bool gen_alloc(cg *g, const tl_stmt *s) {
     }
     LLVMValueRef o = LLVMConstInt(g->t_i64, (uint64_t)off, 0);
     bi->base = LLVMBuildGEP2(g->B, g->t_i8, g->smem, &o, 1, b->name);
-    if (g->smem_off > g->target->max_smem_per_block) {
+    int64_t total = g->smem_off > g->smem_planned_end ? g->smem_off : g->smem_planned_end;
+    if (total > g->target->max_smem_per_block) {
       cg_error(g, b->loc, "shared memory of %lld bytes exceeds the %d bytes a block may use on %s",
-               (long long)g->smem_off, g->target->max_smem_per_block, g->target->name);
+               (long long)total, g->target->max_smem_per_block, g->target->name);
       return false;
     }
     break;
@@ -1444,12 +1498,351 @@ static bool gen_kernel(cg *g, const tl_stmt *s) {
   return gen_stmt(g, s->u.kernel.body);
 }
 
+/* ------------------------------------- warp-level and async intrinsics */
+/* docs/simt-ir.md "Warp-level and asynchronous intrinsics".  Hardware facts:
+ * PTX ISA 8.5 §9.7.14.5.15 (ldmatrix), §9.7.14.5.14 / Figure "MMA .m16n8k16
+ * fragment layouts" (mma.sync.aligned.m16n8k16.row.col), §9.7.9.25.3
+ * (cp.async: sizes 4, 8, 16; .cg only with 16; src-size < cp-size
+ * zero-fills the rest, so src-size 0 reads nothing), §9.7.9.25.4
+ * (cp.async.commit_group / wait_group N).  LLVM 19 intrinsic signatures as
+ * in ../shared/NVPTX.md §4 (ldmatrix overloaded on the pointer type; mma
+ * f16 operands as <2 x half>, bf16 operands as i32). */
+
+static void set_convergent(cg *g, LLVMValueRef call) {
+  unsigned k = LLVMGetEnumAttributeKindForName("convergent", 10);
+  if (call && k) LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->C, k, 0));
+}
+
+/* An integer index expression evaluated in i64 throughout: + - * of
+ * integer operands are computed on 64-bit values (the leaves are
+ * sign/zero-extended), so a flat offset into a large tensor does not wrap
+ * in 32 bits (docs/simt-ir.md: cp.async src_off uses int64 arithmetic). */
+static LLVMValueRef gen_index64(cg *g, const tl_expr *e, int depth) {
+  if (!tl_dtype_is_int(e->dtype) && !is_bool(e->dtype)) {
+    cg_error(g, e->loc, "offset must be an integer, not %s", tl_dtype_name(e->dtype));
+    return NULL;
+  }
+  if (e->dtype.lanes != 1) {
+    cg_error(g, e->loc, "offset must be a scalar");
+    return NULL;
+  }
+  if (e->kind == TL_EXPR_INT) return LLVMConstInt(g->t_i64, (uint64_t)e->u.ival, 1);
+  if (e->kind == TL_EXPR_BINARY && depth < 64 && !is_uint(e->dtype) &&
+      (e->u.bin.op == TL_OP_ADD || e->u.bin.op == TL_OP_SUB || e->u.bin.op == TL_OP_MUL) &&
+      tl_dtype_is_int(e->u.bin.a->dtype) && tl_dtype_is_int(e->u.bin.b->dtype) &&
+      !is_uint(e->u.bin.a->dtype) && !is_uint(e->u.bin.b->dtype)) {
+    LLVMValueRef a = gen_index64(g, e->u.bin.a, depth + 1);
+    LLVMValueRef b = a ? gen_index64(g, e->u.bin.b, depth + 1) : NULL;
+    if (!b) return NULL;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD: return LLVMBuildNSWAdd(g->B, a, b, "");
+    case TL_OP_SUB: return LLVMBuildNSWSub(g->B, a, b, "");
+    default: return LLVMBuildNSWMul(g->B, a, b, "");
+    }
+  }
+  return gen_index(g, e);
+}
+
+/* Argument i of an intrinsic call as a buffer reference. */
+static const tl_buffer *buffer_arg(cg *g, const tl_expr *e, int i, const char *what) {
+  const tl_expr *a = e->u.call.args[i];
+  if (!a || a->kind != TL_EXPR_BUFFER || !a->u.buffer) {
+    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a buffer",
+             tl_intrinsics[e->u.call.op].name, i + 1, what);
+    return NULL;
+  }
+  return a->u.buffer;
+}
+
+static bool const_arg(cg *g, const tl_expr *e, int i, const char *what, int64_t *v) {
+  const tl_expr *a = e->u.call.args[i];
+  if (!a || !tl_expr_is_const_int(a, v)) {
+    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a constant",
+             tl_intrinsics[e->u.call.op].name, i + 1, what);
+    return false;
+  }
+  return true;
+}
+
+static bool is_16bit(tl_dtype t) { return t.lanes == 1 && t.bits == 16 && !is_bool(t); }
+static bool is_local_scope(tl_scope s) {
+  return s == TL_SCOPE_LOCAL || s == TL_SCOPE_FRAGMENT || s == TL_SCOPE_LOCAL_VAR;
+}
+static bool is_shared_scope(tl_scope s) { return s == TL_SCOPE_SHARED_DYN || s == TL_SCOPE_SHARED; }
+
+/* Address of element `off` (an int expression) of buffer b viewed flat. */
+static LLVMValueRef elem_addr(cg *g, const tl_buffer *b, const tl_expr *off, tl_loc loc) {
+  buf_info *bi = get_buf(g, b, loc);
+  if (!bi) return NULL;
+  if (b->dtype.lanes != 1) {
+    cg_error(g, loc, "buffer '%s' of vector dtype %s in a warp-level intrinsic", b->name,
+             tl_dtype_name(b->dtype));
+    return NULL;
+  }
+  LLVMValueRef o = gen_index64(g, off, 0);
+  if (!o) return NULL;
+  return LLVMBuildGEP2(g->B, bi->elem, bi->base, &o, 1, "");
+}
+/* Address of element base + k (k constant) of a local buffer. */
+static LLVMValueRef local_addr(cg *g, const tl_buffer *b, LLVMValueRef base_off, int k) {
+  buf_info *bi = get_buf(g, b, b->loc);
+  if (!bi) return NULL;
+  LLVMValueRef o = LLVMBuildAdd(g->B, base_off, LLVMConstInt(g->t_i64, (uint64_t)k, 0), "");
+  return LLVMBuildGEP2(g->B, bi->elem, bi->base, &o, 1, "");
+}
+
+/* T.ptx_ldmatrix(dst, dst_off, src, src_off, num, trans) */
+static bool gen_ldmatrix(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *dst = buffer_arg(g, e, 0, "dst"), *src = dst ? buffer_arg(g, e, 2, "src") : NULL;
+  int64_t num, trans;
+  if (!src || !const_arg(g, e, 4, "num", &num) || !const_arg(g, e, 5, "trans", &trans)) return false;
+  if (num != 1 && num != 2 && num != 4) {
+    cg_error(g, loc, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+    return false;
+  }
+  if (!is_local_scope(dst->scope) || !is_16bit(dst->dtype)) {
+    cg_error(g, loc, "T.ptx_ldmatrix: dst '%s' must be a local buffer of a 16-bit dtype (it is %s %s)",
+             dst->name, tl_scope_name(dst->scope), tl_dtype_name(dst->dtype));
+    return false;
+  }
+  if (!is_shared_scope(src->scope) || !is_16bit(src->dtype)) {
+    cg_error(g, loc, "T.ptx_ldmatrix: src '%s' must be a shared buffer of a 16-bit dtype (it is %s %s)",
+             src->name, tl_scope_name(src->scope), tl_dtype_name(src->dtype));
+    return false;
+  }
+  static const int which[2][3] = {{NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4},
+                                  {NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T}};
+  LLVMValueRef addr = elem_addr(g, src, e->u.call.args[3], loc);
+  LLVMValueRef doff = addr ? gen_index64(g, e->u.call.args[1], 0) : NULL;
+  if (!doff) return false;
+  LLVMTypeRef ovl = g->t_ptr3;
+  LLVMValueRef r = call_intrinsic(g, which[trans != 0][num == 1 ? 0 : num == 2 ? 1 : 2], &ovl, 1, &addr, 1);
+  if (!r) return false;
+  set_convergent(g, r);
+  buf_info *bi = get_buf(g, dst, loc);
+  if (!bi) return false;
+  LLVMTypeRef v2 = LLVMVectorType(bi->elem, 2);
+  for (int i = 0; i < (int)num; i++) {
+    LLVMValueRef reg = num == 1 ? r : LLVMBuildExtractValue(g->B, r, (unsigned)i, "");
+    LLVMValueRef pair = LLVMBuildBitCast(g->B, reg, v2, "");
+    for (int h = 0; h < 2; h++) { /* low half = lower-indexed element (PTX ISA §9.7.14.5.15) */
+      LLVMValueRef p = local_addr(g, dst, doff, 2 * i + h);
+      if (!p) return false;
+      LLVMValueRef st = LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, pair, LLVMConstInt(g->t_i32, (unsigned)h, 0), ""), p);
+      LLVMSetAlignment(st, 2);
+    }
+  }
+  bi->stored = true;
+  return true;
+}
+
+/* Loads two 16-bit elements of local buffer b at base + k, k + 1 as one
+ * operand of type want (<2 x half>, <2 x bfloat> or i32). */
+static LLVMValueRef load_pair(cg *g, const tl_buffer *b, LLVMValueRef base, int k, LLVMTypeRef want) {
+  buf_info *bi = get_buf(g, b, b->loc);
+  if (!bi) return NULL;
+  LLVMTypeRef v2 = LLVMVectorType(bi->elem, 2);
+  LLVMValueRef v = LLVMGetPoison(v2);
+  for (int h = 0; h < 2; h++) {
+    LLVMValueRef p = local_addr(g, b, base, k + h);
+    if (!p) return NULL;
+    LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
+    LLVMSetAlignment(x, 2);
+    v = LLVMBuildInsertElement(g->B, v, x, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
+  }
+  return want == v2 ? v : LLVMBuildBitCast(g->B, v, want, "");
+}
+
+/* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k16") */
+static bool gen_mma(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *a = buffer_arg(g, e, 0, "a"), *b = a ? buffer_arg(g, e, 2, "b") : NULL;
+  const tl_buffer *c = b ? buffer_arg(g, e, 4, "c") : NULL;
+  if (!c) return false;
+  const tl_expr *shape = e->u.call.args[6];
+  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
+    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
+    return false;
+  }
+  const tl_buffer *bufs[3] = {a, b, c};
+  for (int i = 0; i < 3; i++) {
+    if (!is_local_scope(bufs[i]->scope) || bufs[i]->dtype.lanes != 1) {
+      cg_error(g, loc, "T.ptx_mma: operand '%s' must be a local buffer (it is %s)", bufs[i]->name,
+               tl_scope_name(bufs[i]->scope));
+      return false;
+    }
+  }
+  int which;
+  if (!tl_dtype_eq(a->dtype, b->dtype) || !(is_f16(a->dtype) || is_bf16(a->dtype))) {
+    cg_error(g, loc, "T.ptx_mma: A and B must both be float16 or both bfloat16 (got %s and %s)",
+             tl_dtype_name(a->dtype), tl_dtype_name(b->dtype));
+    return false;
+  }
+  if (c->dtype.code == TL_TYPE_FLOAT && c->dtype.bits == 32)
+    which = is_f16(a->dtype) ? NV_MMA_F16_F32 : NV_MMA_BF16_F32;
+  else if (is_f16(c->dtype) && is_f16(a->dtype))
+    which = NV_MMA_F16_F16;
+  else {
+    cg_error(g, loc, "T.ptx_mma: accumulator '%s' of %s with %s inputs (supported: float16 -> float32 "
+             "or float16, bfloat16 -> float32)", c->name, tl_dtype_name(c->dtype), tl_dtype_name(a->dtype));
+    return false;
+  }
+  LLVMValueRef fn = intrinsic(g, which, NULL, 0);
+  if (!fn) return false;
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  unsigned np = LLVMCountParamTypes(fty);
+  LLVMTypeRef pts[16];
+  if (np > 16) {
+    cg_error(g, loc, "internal error: mma intrinsic with %u parameters", np);
+    return false;
+  }
+  LLVMGetParamTypes(fty, pts);
+  LLVMValueRef offs[3];
+  for (int i = 0; i < 3; i++)
+    if (!(offs[i] = gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
+  /* A: 4 regs (8 elements), B: 2 regs (4 elements), C: 4 f32 or 2 x <2 x half> */
+  unsigned nc = np - 6;
+  if (np < 8 || (nc != 4 && nc != 2)) {
+    cg_error(g, loc, "internal error: unexpected mma intrinsic signature");
+    return false;
+  }
+  LLVMValueRef args[16];
+  for (unsigned i = 0; i < 6; i++) {
+    const tl_buffer *ob = i < 4 ? a : b;
+    LLVMValueRef base = i < 4 ? offs[0] : offs[1];
+    int k = (int)(i < 4 ? 2 * i : 2 * (i - 4));
+    if (!(args[i] = load_pair(g, ob, base, k, pts[i]))) return false;
+  }
+  buf_info *cbi = get_buf(g, c, loc);
+  if (!cbi) return false;
+  for (unsigned i = 0; i < nc; i++) {
+    if (nc == 4) {
+      LLVMValueRef p = local_addr(g, c, offs[2], (int)i);
+      if (!p) return false;
+      LLVMValueRef x = LLVMBuildLoad2(g->B, cbi->elem, p, "");
+      LLVMSetAlignment(x, 4);
+      args[6 + i] = x;
+    } else if (!(args[6 + i] = load_pair(g, c, offs[2], 2 * (int)i, pts[6 + i]))) {
+      return false;
+    }
+  }
+  LLVMValueRef r = LLVMBuildCall2(g->B, fty, fn, args, np, "");
+  set_convergent(g, r);
+  for (unsigned i = 0; i < nc; i++) {
+    LLVMValueRef d = LLVMBuildExtractValue(g->B, r, i, "");
+    if (nc == 4) {
+      LLVMValueRef p = local_addr(g, c, offs[2], (int)i);
+      if (!p) return false;
+      LLVMSetAlignment(LLVMBuildStore(g->B, d, p), 4);
+    } else {
+      LLVMTypeRef v2 = LLVMVectorType(cbi->elem, 2);
+      if (LLVMTypeOf(d) != v2) d = LLVMBuildBitCast(g->B, d, v2, "");
+      for (int h = 0; h < 2; h++) {
+        LLVMValueRef p = local_addr(g, c, offs[2], 2 * (int)i + h);
+        if (!p) return false;
+        LLVMValueRef x = LLVMBuildExtractElement(g->B, d, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
+        LLVMSetAlignment(LLVMBuildStore(g->B, x, p), 2);
+      }
+    }
+  }
+  cbi->stored = true;
+  return true;
+}
+
+/* T.ptx_cp_async(dst, dst_off, src, src_off, bytes, pred) */
+static bool gen_cp_async(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *dst = buffer_arg(g, e, 0, "dst"), *src = dst ? buffer_arg(g, e, 2, "src") : NULL;
+  int64_t bytes;
+  if (!src || !const_arg(g, e, 4, "bytes", &bytes)) return false;
+  if (bytes != 4 && bytes != 8 && bytes != 16) {
+    cg_error(g, loc, "T.ptx_cp_async: bytes must be 4, 8 or 16, not %lld", (long long)bytes);
+    return false;
+  }
+  if (!is_shared_scope(dst->scope)) {
+    cg_error(g, loc, "T.ptx_cp_async: dst '%s' must be a shared buffer (it is %s)", dst->name,
+             tl_scope_name(dst->scope));
+    return false;
+  }
+  if (src->scope != TL_SCOPE_GLOBAL) {
+    cg_error(g, loc, "T.ptx_cp_async: src '%s' must be a global tensor (it is %s)", src->name,
+             tl_scope_name(src->scope));
+    return false;
+  }
+  int64_t db = tl_dtype_bytes(dst->dtype), sb = tl_dtype_bytes(src->dtype);
+  if (db != sb || bytes % db != 0 || dst->dtype.lanes != 1 || src->dtype.lanes != 1) {
+    cg_error(g, loc, "T.ptx_cp_async: %lld bytes between '%s' (%s) and '%s' (%s): the element sizes "
+             "must agree and divide the copy", (long long)bytes, dst->name, tl_dtype_name(dst->dtype),
+             src->name, tl_dtype_name(src->dtype));
+    return false;
+  }
+  const tl_expr *pe = e->u.call.args[5];
+  int64_t pc = 0;
+  bool always = tl_expr_is_const_int(pe, &pc) && pc != 0;
+  LLVMValueRef dp = elem_addr(g, dst, e->u.call.args[1], loc);
+  LLVMValueRef sp = dp ? elem_addr(g, src, e->u.call.args[3], loc) : NULL;
+  if (!sp) return false;
+  int k = bytes == 4 ? 0 : bytes == 8 ? 1 : 2;
+  LLVMValueRef args[3] = {dp, sp, NULL}, r;
+  if (always) {
+    static const int plain[3] = {NV_CP_ASYNC_CA4, NV_CP_ASYNC_CA8, NV_CP_ASYNC_CG16};
+    r = call_intrinsic(g, plain[k], NULL, 0, args, 2);
+  } else {
+    static const int zfill[3] = {NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S};
+    LLVMValueRef p = gen_expr(g, pe);
+    p = to_cond(g, p, pe->dtype, pe->loc);
+    if (!p) return false;
+    if (pe->dtype.lanes != 1) {
+      cg_error(g, pe->loc, "T.ptx_cp_async: pred must be a scalar");
+      return false;
+    }
+    /* false: src-size 0, nothing is read and the bytes are zero-filled */
+    args[2] = LLVMBuildSelect(g->B, p, LLVMConstInt(g->t_i32, (uint64_t)bytes, 0), LLVMConstInt(g->t_i32, 0, 0), "");
+    r = call_intrinsic(g, zfill[k], NULL, 0, args, 3);
+  }
+  buf_info *bi = get_buf(g, dst, loc);
+  if (bi) bi->stored = true;
+  return r != NULL;
+}
+
 static bool gen_eval(cg *g, const tl_stmt *s) {
   const tl_expr *e = s->u.eval.value;
-  if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
-      !strcmp(tl_intrinsics[e->u.call.op].name, "sync_threads")) {
-    LLVMValueRef c = call_intrinsic(g, NV_BARRIER0, NULL, 0, NULL, 0);
-    return c != NULL;
+  if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
+    const char *name = tl_intrinsics[e->u.call.op].name;
+    int n = e->u.call.n;
+    if (!strcmp(name, "sync_threads")) {
+      LLVMValueRef c = call_intrinsic(g, NV_BARRIER0, NULL, 0, NULL, 0);
+      return c != NULL;
+    }
+    if (!strncmp(name, "ptx_", 4)) {
+      static const struct { const char *name; int nargs; } sig[] = {
+          {"ptx_ldmatrix", 6}, {"ptx_mma", 7}, {"ptx_cp_async", 6}, {"ptx_commit_group", 0},
+          {"ptx_wait_group", 1}};
+      for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
+        if (strcmp(name, sig[i].name)) continue;
+        if (n != sig[i].nargs) {
+          cg_error(g, e->loc, "T.%s takes %d arguments, got %d", name, sig[i].nargs, n);
+          return false;
+        }
+        switch (i) {
+        case 0: return gen_ldmatrix(g, e);
+        case 1: return gen_mma(g, e);
+        case 2: return gen_cp_async(g, e);
+        case 3: return call_intrinsic(g, NV_CP_ASYNC_COMMIT, NULL, 0, NULL, 0) != NULL;
+        default: {
+          int64_t k;
+          if (!const_arg(g, e, 0, "n", &k)) return false;
+          if (k < 0 || k > 1000) {
+            cg_error(g, e->loc, "T.ptx_wait_group: n must be a constant from 0 to 1000, not %lld", (long long)k);
+            return false;
+          }
+          LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)k, 0);
+          return call_intrinsic(g, NV_CP_ASYNC_WAIT, NULL, 0, &a, 1) != NULL;
+        }
+        }
+      }
+    }
   }
   return gen_expr(g, e) != NULL;
 }
@@ -1511,6 +1904,39 @@ static bool gen_stmt(cg *g, const tl_stmt *s) {
 }
 
 /* ------------------------------------------------------------ functions */
+/* End (bytes) of the shared.dyn buffers that shared-memory planning placed
+ * (smem_planned), over every allocation in s; 0 when none.  Depth-bounded
+ * like the code generator itself (deeper input fails there). */
+static int64_t planned_smem_end(const tl_stmt *s, int depth) {
+  if (!s || depth > TL_CG_MAX_DEPTH) return 0;
+  int64_t end = 0, e;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if ((e = planned_smem_end(s->u.seq.stmts[i], depth + 1)) > end) end = e;
+    return end;
+  case TL_STMT_FOR: return planned_smem_end(s->u.loop.body, depth + 1);
+  case TL_STMT_KERNEL: return planned_smem_end(s->u.kernel.body, depth + 1);
+  case TL_STMT_IF:
+    end = planned_smem_end(s->u.ifs.then_s, depth + 1);
+    if ((e = planned_smem_end(s->u.ifs.else_s, depth + 1)) > end) end = e;
+    return end;
+  case TL_STMT_ALLOC: {
+    const tl_buffer *b = s->u.alloc.buffer;
+    if (!b || b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
+    int64_t n = 1, d;
+    for (int i = 0; i < b->ndim; i++) {
+      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 40) / d)) return 0;
+      n *= d;
+    }
+    int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+    if (n > ((int64_t)1 << 40) / eb || b->smem_offset > ((int64_t)1 << 40)) return 0;
+    return b->smem_offset + n * eb;
+  }
+  default: return 0;
+  }
+}
+
 static void add_enum_attr(cg *g, LLVMValueRef fn, unsigned idx, const char *name) {
   unsigned k = LLVMGetEnumAttributeKindForName(name, strlen(name));
   if (k) LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(g->C, k, 0));
@@ -1519,7 +1945,8 @@ static void add_enum_attr(cg *g, LLVMValueRef fn, unsigned idx, const char *name
 static bool gen_func(cg *g, tl_primfunc *f) {
   g->f = f;
   g->kernels_seen = 0;
-  g->smem_off = 0;
+  g->smem_planned_end = planned_smem_end(f->body, 0);
+  g->smem_off = g->smem_planned_end;
   tl_map_init(&g->vars);
   tl_map_init(&g->bufs);
   bool ok = false;
@@ -1592,6 +2019,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
     if (bi && !bi->stored) add_enum_attr(g, g->fn, (unsigned)i + 1, "readonly");
   }
   if (f->smem_bytes < g->smem_off) f->smem_bytes = g->smem_off;
+  if (f->smem_bytes < g->smem_planned_end) f->smem_bytes = g->smem_planned_end;
   ok = true;
 done:
   free(pt);

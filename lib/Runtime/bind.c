@@ -27,6 +27,7 @@
 
 typedef struct binder {
   const tl_rt_sig *sig;
+  bool cpu;           /* tensors must be host memory (the CPU executors) */
   tl_strbuf msg;
   int nerr;
   bool oom;
@@ -220,7 +221,10 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   const tl_rt_param *p = &sig->params[pi];
   const char *nm = p->name;
   /* device */
-  if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged) {
+  if (b->cpu) {
+    if (t->device.device_type != kDLCPU)
+      errf(b, nm, pos, "device: expected cpu, got %s", dl_device_name(t->device.device_type));
+  } else if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged) {
     errf(b, nm, pos, "device: expected cuda, got %s", dl_device_name(t->device.device_type));
   } else if (!out->any_tensor) {
     out->any_tensor = true;
@@ -311,7 +315,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   }
   /* data */
   if (!t->data) {
-    errf(b, nm, pos, "data: expected a non-null device pointer, got NULL");
+    errf(b, nm, pos, "data: expected a non-null %s pointer, got NULL", b->cpu ? "host" : "device");
     return;
   }
   uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
@@ -326,9 +330,15 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
 
 tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
                      tl_rt_binding *out) {
+  return tl_rt_bind_on(ctx, sig, args, nargs, false, out);
+}
+
+tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
+                        bool cpu, tl_rt_binding *out) {
   memset(out, 0, sizeof *out);
   binder b = {0};
   b.sig = sig;
+  b.cpu = cpu;
   int np = sig->nparams, ns = sig->nsyms;
   out->nparams = np;
   size_t nslots = (size_t)np + (size_t)ns;

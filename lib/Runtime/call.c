@@ -15,7 +15,10 @@
  * outputs (cuMemAlloc_v2, optionally poisoned with cuMemsetD8Async 0xFF on
  * the stream), cuLaunchKernel, pop the context.  Outputs are returned as
  * DLManagedTensors whose deleter frees the memory in the primary context
- * and releases the reference on it that the allocation took. */
+ * and releases the reference on it that the allocation took.
+ * tl_kernel_call_on picks the executor: calls whose tensors are all host
+ * memory go to the CPU executors (cpu.c); tl_kernel_time repeats the launch
+ * between CUDA events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,36 +173,76 @@ tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
 }
 
 /* ------------------------------------------------------------ calling */
-tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                         void *stream, DLManagedTensor **outputs) {
-  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
-  tl_context_begin(ctx);
-  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                     "tl_kernel_call: kernel is NULL"));
+/* Timing request of tl_kernel_time: warmup launches, then reps launches
+ * each between two events. */
+typedef struct bench_req { int warmup, reps; float *ms_each; } bench_req;
+
+/* Times launches of s->fn with b's arguments (bq given). */
+static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel *k,
+                                tl_rt_devslot *s, tl_rt_binding *b, tl_CUstream cs,
+                                const bench_req *bq) {
+  if (!drv->cuEventCreate || !drv->cuEventRecord || !drv->cuEventSynchronize ||
+      !drv->cuEventElapsedTime || !drv->cuEventDestroy)
+    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "the CUDA driver has no cuEvent* entry points: cannot time '%s'",
+                           k->name);
+  tl_CUevent ev[2] = {NULL, NULL};
+  tl_CUresult r = TL_CUDA_SUCCESS;
+  tl_status st = TL_OK;
+  for (int e = 0; e < 2 && r == TL_CUDA_SUCCESS; e++) r = drv->cuEventCreate(&ev[e], 0);
+  if (r != TL_CUDA_SUCCESS) st = tl_driver_fail(ctx, r, "cuEventCreate");
+  for (int i = 0; st == TL_OK && i < bq->warmup + bq->reps; i++) {
+    bool timed = i >= bq->warmup;
+    if (timed && (r = drv->cuEventRecord(ev[0], cs)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuEventRecord");
+      break;
+    }
+    r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem,
+                            cs, b->kargs, NULL);
+    if (r != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "cuLaunchKernel");
+      break;
+    }
+    if (!timed) continue;
+    if ((r = drv->cuEventRecord(ev[1], cs)) != TL_CUDA_SUCCESS ||
+        (r = drv->cuEventSynchronize(ev[1])) != TL_CUDA_SUCCESS ||
+        (r = drv->cuEventElapsedTime(&bq->ms_each[i - bq->warmup], ev[0], ev[1])) !=
+            TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "timing with CUDA events");
+      break;
+    }
+  }
+  for (int e = 0; e < 2; e++)
+    if (ev[e]) drv->cuEventDestroy(ev[e]);
+  return st;
+}
+
+/* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
+static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                           void *stream, DLManagedTensor **outputs, const bench_req *bq) {
   const tl_rt_sig *sig = &k->sig;
   if (sig->nout > 0 && !outputs)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_call: kernel '%s' has %d out_idx "
-                                               "output(s) but outputs is NULL",
-                                               k->name, sig->nout));
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "tl_kernel_call: kernel '%s' has %d out_idx output(s) but outputs is NULL",
+                           k->name, sig->nout);
   for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
 
   tl_rt_binding b;
   tl_status st = tl_rt_bind(ctx, sig, args, nargs, &b);
   if (st != TL_OK) {
     tl_rt_binding_free(&b);
-    return tl_context_end(ctx, st);
+    return st;
   }
   const tl_driver *drv = need_driver(ctx, &st);
   if (!drv) {
     tl_rt_binding_free(&b);
-    return tl_context_end(ctx, st);
+    return st;
   }
   tl_rt_devslot *s = NULL;
   st = load_slot(ctx, k, drv, b.device, &s);
   if (st != TL_OK) {
     tl_rt_binding_free(&b);
-    return tl_context_end(ctx, st);
+    return st;
   }
 
   out_tensor **outs = calloc((size_t)sig->nout + 1, sizeof *outs);
@@ -360,6 +403,10 @@ tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   }
 
   /* launch */
+  if (bq) {
+    if ((st = timed_launches(ctx, drv, k, s, &b, cs, bq)) != TL_OK) goto done;
+    r = TL_CUDA_SUCCESS;
+  } else
   r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
                           b.kargs, NULL);
   if (r != TL_CUDA_SUCCESS) {
@@ -386,5 +433,61 @@ done:
   }
   if (pushed) drv->cuCtxPopCurrent(&dummy);
   tl_rt_binding_free(&b);
-  return tl_context_end(ctx, st);
+  return st;
+}
+
+/* Every tensor argument is host memory (and there is one). */
+static bool all_host(const tl_arg *args, size_t nargs) {
+  size_t ntensors = 0;
+  for (size_t i = 0; args && i < nargs; i++) {
+    if (args[i].kind != TL_ARG_TENSOR || !args[i].v.tensor) continue;
+    if (args[i].v.tensor->device.device_type != kDLCPU) return false;
+    ntensors++;
+  }
+  return ntensors > 0;
+}
+
+tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, const tl_arg *args,
+                            size_t nargs, void *stream, DLManagedTensor **outputs) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                                     "tl_kernel_call: kernel is NULL"));
+  if (exec == TL_EXEC_AUTO) exec = all_host(args, nargs) ? TL_EXEC_CPU : TL_EXEC_CUDA;
+  switch (exec) {
+    case TL_EXEC_CUDA:
+      return tl_context_end(ctx, cuda_call(ctx, k, args, nargs, stream, outputs, NULL));
+    case TL_EXEC_CPU:
+    case TL_EXEC_REFERENCE: {
+      size_t nsources = ctx->diag.sources.len;
+      tl_status st = tl_context_end(
+          ctx, tl_rt_call_cpu(ctx, k, args, nargs, exec == TL_EXEC_REFERENCE, outputs));
+      ctx->diag.sources.len = nsources; /* the kernel's text was registered for the message */
+      return st;
+    }
+    default:
+      return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                                 "tl_kernel_call_on: unknown executor %d",
+                                                 (int)exec));
+  }
+}
+
+tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                         void *stream, DLManagedTensor **outputs) {
+  return tl_kernel_call_on(ctx, k, TL_EXEC_AUTO, args, nargs, stream, outputs);
+}
+
+tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                         void *stream, int warmup, int reps, float *ms_each,
+                         DLManagedTensor **outputs) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k || !ms_each || reps < 1 || warmup < 0)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_time: %s",
+                                               !k ? "kernel is NULL"
+                                               : !ms_each ? "ms_each is NULL"
+                                                          : "reps must be >= 1 and warmup >= 0"));
+  bench_req bq = {warmup, reps, ms_each};
+  return tl_context_end(ctx, cuda_call(ctx, k, args, nargs, stream, outputs, &bq));
 }

@@ -11,8 +11,10 @@
  * from its element size to the widest vector access the SIMT IR makes on it
  * (a load/store whose last index is a T.ramp, or whose value has lanes > 1;
  * docs/simt-ir.md).  The target defaults to the GPU's arch
- * (tl_device_default_target).  The IR module is freed before returning;
- * the kernel keeps only its own copies. */
+ * (tl_device_default_target).  The kernel keeps its own copies of what a
+ * call needs, plus two IR modules for the CPU executors (cpu.c): the tile IR
+ * as parsed (a second parse of the same source, since lowering rewrites the
+ * module in place) and the lowered SIMT IR. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,24 @@ static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *con
   }
 }
 
+/* T.ptx_cp_async(dst, dst_off, src, src_off, bytes, pred) reads `bytes`
+ * bytes of the global tensor src at an address aligned to `bytes`
+ * (docs/simt-ir.md): src's base pointer must be aligned that much. */
+static void note_cp_async(align_scan *a, const tl_expr *e) {
+  static int cp = -2;
+  if (cp == -2) cp = tl_intrinsic_lookup("ptx_cp_async");
+  int64_t bytes;
+  if (e->u.call.op != cp || e->u.call.n != 6 || !e->u.call.args[2] || e->u.call.args[2]->kind != TL_EXPR_BUFFER ||
+      !tl_expr_is_const_int(e->u.call.args[4], &bytes))
+    return;
+  const tl_buffer *buf = e->u.call.args[2]->u.buffer;
+  for (int i = 0; buf && i < a->f->nparams; i++) {
+    const tl_param *p = &a->f->params[i];
+    if (p->kind != TL_PARAM_TENSOR || p->buffer != buf) continue;
+    if (bytes > a->sig->params[i].align) a->sig->params[i].align = (int)bytes;
+  }
+}
+
 static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
   if (!e) return;
   if (depth > WALK_MAX_DEPTH) {
@@ -74,6 +94,7 @@ static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
       break;
     case TL_EXPR_CALL:
       for (int i = 0; i < e->u.call.n; i++) scan_expr(a, e->u.call.args[i], depth + 1);
+      note_cp_async(a, e);
       break;
     case TL_EXPR_RAMP:
       scan_expr(a, e->u.ramp.base, depth + 1);
@@ -297,8 +318,16 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   if (!opts) opts = &defaults;
   tl_module *m = NULL;
   tl_kernel *k = NULL;
+  tl_module *tile = NULL;
   tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &m);
   if (st != TL_OK) return st;
+  /* a second, unlowered copy of the tile IR for the reference evaluator
+   * (lowering rewrites m in place; there is no deep copy of a module) */
+  st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &tile);
+  if (st != TL_OK) {
+    tl_module_destroy(m);
+    return st;
+  }
   if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   if (m->nfuncs < 1 || !m->funcs[0]) {
@@ -395,7 +424,8 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
       goto fail;
     }
-    tl_module_destroy(m);
+    k->simt_module = m;
+    k->tile_module = tile;
     *out = k;
     return TL_OK;
   }
@@ -423,7 +453,8 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
-  tl_module_destroy(m);
+  k->simt_module = m;
+  k->tile_module = tile;
   *out = k;
   return TL_OK;
 
@@ -431,6 +462,7 @@ fail:
   if (st == TL_OK) st = TL_ERR_INTERNAL;
   tl_kernel_destroy(k);
   tl_module_destroy(m);
+  tl_module_destroy(tile);
   return st;
 }
 

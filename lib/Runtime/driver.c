@@ -75,6 +75,17 @@ static void load_driver(void) {
   LOAD(cuGetErrorString, "cuGetErrorString");
 #undef LOAD
   if (miss) return;
+#define OPTIONAL(field, name) *(void **)(&g_drv.field) = dlsym(lib, name)
+  OPTIONAL(cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+  OPTIONAL(cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+  OPTIONAL(cuMemcpyDtoD, "cuMemcpyDtoD_v2");
+  OPTIONAL(cuCtxSynchronize, "cuCtxSynchronize");
+  OPTIONAL(cuEventCreate, "cuEventCreate");
+  OPTIONAL(cuEventRecord, "cuEventRecord");
+  OPTIONAL(cuEventSynchronize, "cuEventSynchronize");
+  OPTIONAL(cuEventElapsedTime, "cuEventElapsedTime");
+  OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
+#undef OPTIONAL
   tl_CUresult r = g_drv.cuInit(0);
   if (r != TL_CUDA_SUCCESS) {
     const char *name = NULL, *text = NULL;

@@ -17,6 +17,7 @@ typedef struct tl_CUmod_st *tl_CUmodule;
 typedef struct tl_CUfunc_st *tl_CUfunction;
 typedef struct tl_CUstream_st *tl_CUstream;
 typedef unsigned long long tl_CUdeviceptr;
+typedef struct tl_CUevent_st *tl_CUevent;
 
 enum {
   TL_CUDA_SUCCESS = 0,
@@ -70,6 +71,17 @@ typedef struct tl_driver {
   tl_CUresult (*cuPointerGetAttribute)(void *, int, tl_CUdeviceptr);
   tl_CUresult (*cuGetErrorName)(tl_CUresult, const char **);
   tl_CUresult (*cuGetErrorString)(tl_CUresult, const char **);
+  /* Optional entries (NULL when the driver lacks them; tl-run's copies and
+   * timing need them): */
+  tl_CUresult (*cuMemcpyHtoD)(tl_CUdeviceptr, const void *, size_t);      /* _v2 */
+  tl_CUresult (*cuMemcpyDtoH)(void *, tl_CUdeviceptr, size_t);            /* _v2 */
+  tl_CUresult (*cuMemcpyDtoD)(tl_CUdeviceptr, tl_CUdeviceptr, size_t);    /* _v2 */
+  tl_CUresult (*cuCtxSynchronize)(void);
+  tl_CUresult (*cuEventCreate)(tl_CUevent *, unsigned);
+  tl_CUresult (*cuEventRecord)(tl_CUevent, tl_CUstream);
+  tl_CUresult (*cuEventSynchronize)(tl_CUevent);
+  tl_CUresult (*cuEventElapsedTime)(float *, tl_CUevent, tl_CUevent);
+  tl_CUresult (*cuEventDestroy)(tl_CUevent);                              /* _v2 */
 } tl_driver;
 
 /* Loads libcuda.so.1 (or $TL_CUDA_DRIVER) once per process (pthread_once),

@@ -145,6 +145,8 @@ void tl_kernel_destroy(tl_kernel *k) {
   free(k->ptx);
   free(k->llvm_ir);
   free(k->simt_ir);
+  tl_module_destroy(k->tile_module);
+  tl_module_destroy(k->simt_module);
   free(k);
 }
 

@@ -122,6 +122,10 @@ typedef struct tl_rt_binding {
  * TL_ERR_INVALID_ARGUMENT (TL_ERR_NO_MEMORY on OOM). */
 tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
                      tl_rt_binding *b);
+/* As tl_rt_bind, but the tensors must be host memory (kDLCPU) when cpu is
+ * true (the CPU executors), CUDA memory otherwise (tl_rt_bind). */
+tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
+                        bool cpu, tl_rt_binding *b);
 void tl_rt_binding_free(tl_rt_binding *b);
 
 /* --------------------------------------------------------------- kernel */
@@ -144,6 +148,10 @@ struct tl_kernel {
   char *target;
   char *ptx, *llvm_ir, *simt_ir;
   unsigned flags;        /* TL_COMPILE_* */
+  /* The IR kept for the CPU executors (lib/Runtime/cpu.c): the tile IR as
+   * parsed (tl_ref_eval) and the lowered SIMT IR (tl_simt_exec).  Owned;
+   * NULL for kernels built by hand. */
+  tl_module *tile_module, *simt_module;
   pthread_mutex_t mu;    /* guards slots */
   int nslots;
   tl_rt_devslot *slots;
@@ -151,5 +159,12 @@ struct tl_kernel {
 
 /* A zeroed kernel with its mutex initialised; NULL on OOM. */
 tl_kernel *tl_rt_kernel_new(void);
+
+/* Runs a checked call on the CPU (lib/Runtime/cpu.c): the SIMT executor on
+ * k->simt_module, or with reference true the tile-level reference evaluator
+ * on k->tile_module.  Arguments as tl_kernel_call, tensors on kDLCPU;
+ * outputs malloc'd as kDLCPU DLManagedTensors. */
+tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                         bool reference, DLManagedTensor **outputs);
 
 #endif

@@ -1,0 +1,247 @@
+/* GEMM benchmark (issue 6, "Benchmarks", first part): our compiled GEMM
+ * (test/GPU/kernels/gemm_general.py, f32 accumulation) next to cuBLAS
+ * (cublasGemmEx, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT heuristics, the
+ * same row-major layouts) in one process, for float16 and bfloat16, square
+ * 1024/2048/4096/8192 and the LLM shapes (16, 8192, 8192), (128, 8192, 8192),
+ * (4096, 11008, 4096), (4096, 4096, 14336), NN (B stored K x N) and NT (B
+ * stored N x K).
+ * Method: random inputs (uniform [-1, 1) rounded to the dtype, a fresh seed
+ * per run); before timing, each result is checked per element against
+ * cuBLAS (tolerance of DESIGN §8 by dtype, poisoned output first); then
+ * CUDA-event timing of each launch after 10 warm-up launches, median of 50,
+ * cuBLAS first and ours second; when one set of A, B, C is smaller than
+ * 2 x the 60 MB L2, copies of it (up to 16 sets, enough to exceed 120 MB
+ * where that fits) are made at other addresses and the launches rotate
+ * through them.  The tile configuration comes from a small
+ * table by shape class (the first candidate that compiles is used) and is
+ * reported.  Output: a table on stdout and $OUT/bench_gemm.csv (or ./).
+ * Arguments: optional substrings selecting shapes ("4096x4096x4096").
+ * TL_BENCH_REPS overrides the 50 timed launches.  Exit 1 when a check fails
+ * (timing of that configuration is skipped), 77 without GPU or cuBLAS. */
+#include "../../test/GPU/gemm_util.h"
+
+#define WARMUP 10
+#define L2_BYTES (60.0 * 1024 * 1024)
+
+typedef struct shape { int M, N, K; } shape;
+static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+                               {8192, 8192, 8192}, {16, 8192, 8192},   {128, 8192, 8192},
+                               {4096, 11008, 4096}, {4096, 4096, 14336}};
+
+typedef struct config { int bm, bn, bk, threads, stages, policy, panel; } config;
+/* candidates per shape class, best first (../shared/reference/mma-gemm
+ * REPORT.md: 128x256x32 with 8 warps of 64x64 is the fastest mma.sync
+ * shape on H200; small M wastes less with 64-row tiles) */
+static const config large[] = {{128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10},
+                               {128, 128, 32, 128, 3, 0, 8}, {128, 128, 32, 128, 3, 0, 0}};
+static const config small_m[] = {{64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0},
+                                 {64, 64, 32, 128, 3, 0, 0}, {128, 128, 32, 128, 3, 0, 0}};
+
+static tl_context *ctx;
+static int reps = 50;
+
+typedef struct bench_state {
+  tl_kernel *k;
+  int nrot;
+  dev_tensor A[16], B[16], C[16];
+  int M, N, K;
+  dt_kind d;
+  bool nt;
+} bench_state;
+
+static void launch_ours(void *p, int i) {
+  bench_state *s = p;
+  int r = i % s->nrot;
+  tl_arg args[3] = {tl_arg_tensor(&s->A[r].t), tl_arg_tensor(&s->B[r].t), tl_arg_tensor(&s->C[r].t)};
+  if (tl_kernel_call(ctx, s->k, args, 3, NULL, NULL) != TL_OK) {
+    fprintf(stderr, "call failed: %s\n", tl_context_last_error(ctx));
+    exit(1);
+  }
+}
+static void launch_cublas(void *p, int i) {
+  bench_state *s = p;
+  int r = i % s->nrot;
+  int st = cublas_gemm(s->A[r].ptr, s->B[r].ptr, s->C[r].ptr, s->M, s->N, s->K, s->d, s->d, false, s->nt);
+  if (st != 0) {
+    fprintf(stderr, "cublasGemmEx failed: status %d\n", st);
+    exit(1);
+  }
+}
+
+/* Random tensor of dtype d (16-bit) on the device: values are drawn from a
+ * table of 65536 uniform [-1, 1) values rounded to d, indexed by a
+ * xorshift stream (the full generator of gpu_util.h is too slow for the
+ * 10^8-element operands here). */
+static void dev_random_fast(dev_tensor *x, dt_kind d, int ndim, const int64_t *shape) {
+  static uint16_t lut[2][65536];
+  static bool made[2];
+  int li = d == DT_BF16;
+  if (!made[li]) {
+    for (int i = 0; i < 65536; i++) dt_store(d, lut[li], (size_t)i, rng_uniform());
+    made[li] = true;
+  }
+  dev_alloc(x, d, ndim, shape);
+  size_t n = numel(shape, ndim);
+  uint16_t *h = malloc(n * 2 + 8);
+  if (!h) {
+    fprintf(stderr, "out of host memory\n");
+    exit(1);
+  }
+  uint64_t st = (uint64_t)((rng_uniform() + 1.0) * 0x1p62) | 1; /* seeded from the run's generator */
+  for (size_t i = 0; i < n; i += 4) {
+    st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+    for (size_t j = 0; j < 4 && i + j < n; j++) h[i + j] = lut[li][(st >> (16 * j)) & 0xFFFF];
+  }
+  CU(G.cuMemcpyHtoD(x->ptr, h, n * 2));
+  free(h);
+}
+
+static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *used, double *ms) {
+  const config *cands = sh->M <= 128 ? small_m : large;
+  int nc = 4;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/gemm_general.py", gemm_kernels_dir());
+  for (int i = 0; i < nc; i++) {
+    const config *c = &cands[i];
+    char v[12][16];
+    int vals[10] = {sh->M, sh->N, sh->K, c->bm, c->bn, c->bk, c->threads, c->stages, c->policy, c->panel};
+    for (int j = 0; j < 10; j++) snprintf(v[j], sizeof v[j], "%d", vals[j]);
+    tl_define defs[13] = {{"M", v[0]},         {"N", v[1]},          {"K", v[2]},
+                          {"block_M", v[3]},   {"block_N", v[4]},    {"block_K", v[5]},
+                          {"threads", v[6]},   {"num_stages", v[7]}, {"policy", v[8]},
+                          {"swizzle_panel", v[9]}, {"dtype", dt_name(d)}, {"out_dtype", dt_name(d)},
+                          {"trans_B", nt ? "True" : "False"}};
+    tl_compile_options o = {0};
+    o.out_idx_mode = TL_OUT_IDX_NONE;
+    tl_kernel *k = NULL;
+    double t0 = now_ms();
+    if (tl_kernel_compile_file(ctx, path, defs, 13, &o, &k) == TL_OK && tl_kernel_load(ctx, k, 0) == TL_OK) {
+      *ms = now_ms() - t0;
+      *used = *c;
+      return k;
+    }
+    fprintf(stderr, "  config %dx%dx%d/%d s%d for %dx%dx%d: %s\n", c->bm, c->bn, c->bk, c->threads, c->stages,
+            sh->M, sh->N, sh->K, tl_context_last_error(ctx));
+    if (k) tl_kernel_destroy(k);
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  const char *e = getenv("TL_BENCH_REPS");
+  if (e && atoi(e) > 0) reps = atoi(e);
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  gpu_init(ctx);
+  if (!cublas_load()) {
+    printf("SKIP: bench_gemm needs cuBLAS\n");
+    return GPU_SKIP;
+  }
+  uint64_t seed = (uint64_t)time(NULL);
+  rng_seed(seed);
+  char csv[1024];
+  const char *outdir = getenv("OUT");
+  snprintf(csv, sizeof csv, "%s/bench_gemm.csv", outdir && *outdir ? outdir : ".");
+  FILE *f = fopen(csv, "w");
+  if (!f) {
+    fprintf(stderr, "cannot write %s\n", csv);
+    return 1;
+  }
+  fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
+             "check,compile_ms,rotated_sets\n");
+  printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
+         (unsigned long long)seed, reps, WARMUP);
+  printf("%-6s %-3s %-17s %-22s %9s %9s %9s %7s %s\n", "dtype", "lay", "MxNxK", "config", "ours TF", "cuBLAS TF",
+         "ratio", "check", "max err");
+  int failures = 0;
+  dt_kind dts[2] = {DT_F16, DT_BF16};
+  for (int di = 0; di < 2; di++)
+    for (int lay = 0; lay < 2; lay++)
+      for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const shape *sh = &shapes[si];
+        char sz[48];
+        snprintf(sz, sizeof sz, "%dx%dx%d", sh->M, sh->N, sh->K);
+        if (argc > 1) {
+          bool want = false;
+          for (int a = 1; a < argc; a++) want |= strstr(sz, argv[a]) != NULL;
+          if (!want) continue;
+        }
+        dt_kind d = dts[di];
+        bool nt = lay == 1;
+        bench_state s;
+        memset(&s, 0, sizeof s);
+        s.M = sh->M, s.N = sh->N, s.K = sh->K, s.d = d, s.nt = nt;
+        config cfg;
+        double cms = 0;
+        s.k = compile_config(sh, d, nt, &cfg, &cms);
+        if (!s.k) {
+          printf("%-6s %-3s %-17s %-22s does not compile\n", dt_name(d), nt ? "NT" : "NN", sz, "-");
+          fprintf(f, "%s,%s,%d,%d,%d,none,,,,,,,COMPILE_FAIL,,\n", dt_name(d), nt ? "NT" : "NN", sh->M, sh->N, sh->K);
+          failures++;
+          continue;
+        }
+        char cfgs[64];
+        snprintf(cfgs, sizeof cfgs, "%dx%dx%d/%dt/s%d%s", cfg.bm, cfg.bn, cfg.bk, cfg.threads, cfg.stages,
+                 cfg.panel ? "/swz" : "");
+        double set_bytes = ((double)sh->M * sh->K + (double)sh->K * sh->N + (double)sh->M * sh->N) * dt_size(d);
+        s.nrot = set_bytes >= 2 * L2_BYTES ? 1 : (int)ceil(2 * L2_BYTES / set_bytes);
+        if (s.nrot > 16) s.nrot = 16;
+        int64_t sa[2] = {sh->M, sh->K}, sb[2] = {nt ? sh->N : sh->K, nt ? sh->K : sh->N}, sc[2] = {sh->M, sh->N};
+        /* set 0 random; the rotated sets are copies at other addresses */
+        dev_random_fast(&s.A[0], d, 2, sa);
+        dev_random_fast(&s.B[0], d, 2, sb);
+        dev_alloc(&s.C[0], d, 2, sc);
+        for (int r = 1; r < s.nrot; r++) {
+          dev_alloc(&s.A[r], d, 2, sa);
+          dev_alloc(&s.B[r], d, 2, sb);
+          dev_alloc(&s.C[r], d, 2, sc);
+          CU(G.cuMemcpyDtoD(s.A[r].ptr, s.A[0].ptr, s.A[0].bytes));
+          CU(G.cuMemcpyDtoD(s.B[r].ptr, s.B[0].ptr, s.B[0].bytes));
+        }
+        /* check: ours (poisoned C) against cuBLAS, per element */
+        dev_tensor R;
+        dev_alloc(&R, d, 2, sc);
+        CU(G.cuMemsetD8(R.ptr, 0xFF, R.bytes));
+        CU(G.cuMemsetD8(s.C[0].ptr, 0xFF, s.C[0].bytes));
+        launch_ours(&s, 0);
+        int st = cublas_gemm(s.A[0].ptr, s.B[0].ptr, R.ptr, s.M, s.N, s.K, d, d, false, nt);
+        CU(G.cuCtxSynchronize());
+        size_t n = (size_t)sh->M * sh->N;
+        void *hc = download(s.C[0].ptr, n * dt_size(d)), *hr = download(R.ptr, n * dt_size(d));
+        double atol, rtol;
+        dt_tol(d, &atol, &rtol);
+        cmp_result cr = compare_out(d, hc, n, NULL, hr, atol, rtol);
+        bool ok = st == 0 && cr.bad == 0;
+        free(hc);
+        free(hr);
+        dev_free(&R);
+        double t_cub = 0, t_ours = 0;
+        if (ok) {
+          t_cub = time_launches(launch_cublas, &s, WARMUP, reps);
+          t_ours = time_launches(launch_ours, &s, WARMUP, reps);
+        } else {
+          failures++;
+          fprintf(stderr, "CHECK FAILED %s %s %s: %zu of %zu elements differ from cuBLAS; worst [%zu] %.6g vs %.6g\n",
+                  dt_name(d), nt ? "NT" : "NN", sz, cr.bad, n, cr.worst, cr.worst_got, cr.worst_ref);
+        }
+        double flop = 2.0 * sh->M * sh->N * sh->K;
+        double tf = ok ? flop / (t_ours * 1e-3) / 1e12 : 0, tfc = ok ? flop / (t_cub * 1e-3) / 1e12 : 0;
+        printf("%-6s %-3s %-17s %-22s %9.1f %9.1f %9.3f %7s %.3g\n", d == DT_F16 ? "f16" : "bf16", nt ? "NT" : "NN",
+               sz, cfgs, tf, tfc, ok ? tf / tfc : 0.0, ok ? "PASS" : "FAIL", cr.max_err);
+        fflush(stdout);
+        fprintf(f, "%s,%s,%d,%d,%d,%s,%.4f,%.1f,%.4f,%.1f,%.3f,%.3g,%s,%.0f,%d\n", dt_name(d), nt ? "NT" : "NN",
+                sh->M, sh->N, sh->K, cfgs, t_ours, tf, t_cub, tfc, ok ? tf / tfc : 0.0, cr.max_err,
+                ok ? "PASS" : "FAIL", cms, s.nrot);
+        fflush(f);
+        for (int r = 0; r < s.nrot; r++) {
+          dev_free(&s.A[r]);
+          dev_free(&s.B[r]);
+          dev_free(&s.C[r]);
+        }
+        tl_kernel_destroy(s.k);
+      }
+  fclose(f);
+  printf("csv: %s\n", csv);
+  CB.destroy(CB.handle);
+  tl_context_destroy(ctx);
+  return failures ? 1 : 0;
+}

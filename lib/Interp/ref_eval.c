@@ -1,0 +1,1608 @@
+/* The tile-level reference evaluator (tl_ref_eval of lib/Interp/interp.h):
+ * runs a tile program as written, before any lowering, and so defines what
+ * the program means.  This file holds the state, values, expressions,
+ * statements and the grid; ref_eval_ops.c holds the tile ops.  It shares no
+ * code with lib/Lower.
+ *
+ * Algorithm: a tree-walking interpreter over the tile IR of one prim_func.
+ *  - A pre-pass gives every variable and buffer of the function a slot;
+ *    variable values live in per-context arrays indexed by slot.
+ *  - The grid runs block after block (x fastest, then y, then z).  Shared,
+ *    fragment and local buffers are per-block arrays of doubles (float
+ *    dtypes) or int64 (int dtypes), poisoned with NaN (floats) or 0 (ints) at
+ *    their allocation; a fragment holds its whole tile (what the program
+ *    means, not how threads split it).  Global tensors are the caller's
+ *    memory in the dtype's encoding (f16/bf16 as 16-bit patterns).
+ *  - Loops of every kind (T.Parallel, T.Pipelined, T.serial, T.unroll) run
+ *    serially in order; if/else, let, stores and loads as written.
+ *  - Arithmetic as the GPU does it: f32 in float, f64 in double, f16/bf16
+ *    computed in float32 and rounded to the dtype after each operation (as
+ *    TVM/CUDA do for half), ints wrap at their width; T.fma is one fused
+ *    operation; casts round to nearest even (float → float), truncate and
+ *    saturate with NaN → 0 (float → int, as PTX cvt.rzi.sat, PTX ISA
+ *    §9.7.9.21), wrap (int → int).  T.round rounds halves away from zero (as
+ *    CUDA's round); floordiv/floormod round toward -inf (TIR).  Math
+ *    functions are the C library's (float versions for f32/f16/bf16); the GPU
+ *    uses libdevice, so results may differ in the last ulp.
+ *  - Per-thread programs: a kernel body that uses T.get_thread_binding (or
+ *    T.get_lane_idx / T.get_warp_idx) outside tile ops is run once per thread
+ *    index, with local/fragment buffers and variables private to each thread
+ *    and shared buffers shared by the block (TileLang's meaning for such
+ *    code, e.g. examples/gemv.py).  T.sync_threads() at the top level of the
+ *    kernel body splits it into phases: every thread runs a phase before any
+ *    thread runs the next one.  A barrier nested in a loop or branch, warp
+ *    shuffles, and tile ops on shared or global memory in such code are
+ *    errors.  In tile programs T.sync_threads() does nothing.
+ * Out-of-bounds explicit loads and stores are errors (with the statement's
+ * location); tile ops pad out-of-bounds global reads with 0 and skip
+ * out-of-bounds global writes (ref_eval_ops.c).  Recursion is bounded. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Interp/ref_eval_internal.h"
+
+#define RE_MAX_DEPTH 2000             /* nesting of statements + expressions */
+#define RE_MAX_ELEMS (INT64_C(1) << 27) /* elements of one evaluator-owned buffer */
+#define RE_MAX_THREADS 4096           /* threads of a per-thread block */
+
+/* ------------------------------------------------------------ intrinsics */
+enum {
+  RE_IN_UNKNOWN = 0, RE_IN_EXP, RE_IN_EXP2, RE_IN_EXP10, RE_IN_LOG, RE_IN_LOG2, RE_IN_LOG10,
+  RE_IN_LOG1P, RE_IN_SQRT, RE_IN_RSQRT, RE_IN_TANH, RE_IN_SIGMOID, RE_IN_ERF, RE_IN_SIN,
+  RE_IN_COS, RE_IN_TAN, RE_IN_ABS, RE_IN_FLOOR, RE_IN_CEIL, RE_IN_ROUND, RE_IN_TRUNC,
+  RE_IN_POW, RE_IN_FMA, RE_IN_FMOD, RE_IN_MIN, RE_IN_MAX, RE_IN_CEILDIV, RE_IN_IF_THEN_ELSE,
+  RE_IN_CLAMP, RE_IN_INFINITY, RE_IN_MAX_VALUE, RE_IN_MIN_VALUE, RE_IN_ISNAN, RE_IN_ISINF,
+  RE_IN_ISFINITE, RE_IN_TRUNCDIV, RE_IN_TRUNCMOD, RE_IN_FLOORDIV, RE_IN_FLOORMOD,
+  RE_IN_SYNC_THREADS, RE_IN_THREAD_BINDING, RE_IN_BLOCK_BINDING, RE_IN_LANE_IDX,
+  RE_IN_WARP_IDX, RE_IN_SHFL, RE_IN_SIMT
+};
+static const struct { const char *name; int id; } intrin_names[] = {
+    {"exp", RE_IN_EXP}, {"exp2", RE_IN_EXP2}, {"exp10", RE_IN_EXP10}, {"log", RE_IN_LOG},
+    {"log2", RE_IN_LOG2}, {"log10", RE_IN_LOG10}, {"log1p", RE_IN_LOG1P}, {"sqrt", RE_IN_SQRT},
+    {"rsqrt", RE_IN_RSQRT}, {"tanh", RE_IN_TANH}, {"sigmoid", RE_IN_SIGMOID}, {"erf", RE_IN_ERF},
+    {"sin", RE_IN_SIN}, {"cos", RE_IN_COS}, {"tan", RE_IN_TAN}, {"abs", RE_IN_ABS},
+    {"floor", RE_IN_FLOOR}, {"ceil", RE_IN_CEIL}, {"round", RE_IN_ROUND}, {"trunc", RE_IN_TRUNC},
+    {"pow", RE_IN_POW}, {"fma", RE_IN_FMA}, {"fmod", RE_IN_FMOD}, {"min", RE_IN_MIN},
+    {"max", RE_IN_MAX}, {"ceildiv", RE_IN_CEILDIV}, {"if_then_else", RE_IN_IF_THEN_ELSE},
+    {"clamp", RE_IN_CLAMP}, {"infinity", RE_IN_INFINITY}, {"max_value", RE_IN_MAX_VALUE},
+    {"min_value", RE_IN_MIN_VALUE}, {"isnan", RE_IN_ISNAN}, {"isinf", RE_IN_ISINF},
+    {"isfinite", RE_IN_ISFINITE}, {"truncdiv", RE_IN_TRUNCDIV}, {"truncmod", RE_IN_TRUNCMOD},
+    {"floordiv", RE_IN_FLOORDIV}, {"floormod", RE_IN_FLOORMOD},
+    {"sync_threads", RE_IN_SYNC_THREADS}, {"get_thread_binding", RE_IN_THREAD_BINDING},
+    {"get_block_binding", RE_IN_BLOCK_BINDING}, {"get_lane_idx", RE_IN_LANE_IDX},
+    {"get_warp_idx", RE_IN_WARP_IDX},
+    /* fast math means the same function */
+    {"__exp", RE_IN_EXP}, {"__exp2", RE_IN_EXP2}, {"__log", RE_IN_LOG}, {"__log2", RE_IN_LOG2},
+    {"shfl_xor", RE_IN_SHFL}, {"shfl_down", RE_IN_SHFL}, {"shfl_up", RE_IN_SHFL},
+    {"shfl_sync", RE_IN_SHFL},
+    {"ptx_ldmatrix", RE_IN_SIMT}, {"ptx_mma", RE_IN_SIMT}, {"ptx_cp_async", RE_IN_SIMT},
+    {"ptx_commit_group", RE_IN_SIMT}, {"ptx_wait_group", RE_IN_SIMT},
+};
+
+static int intrin_id(const re_state *st, const tl_expr *e) {
+  int op = e->u.call.op;
+  if (op < 0 || op >= tl_num_intrinsics) return RE_IN_UNKNOWN;
+  return st->intrin[op];
+}
+
+/* ---------------------------------------------------------------- errors */
+void re_error(re_state *st, tl_loc loc, const char *fmt, ...) {
+  if (st->failed) return;
+  st->failed = true;
+  va_list ap;
+  va_start(ap, fmt);
+  tl_diag_vreport(st->d, TL_DIAG_ERROR, loc, fmt, ap);
+  va_end(ap);
+}
+
+static bool is_private_scope(tl_scope s) {
+  return s == TL_SCOPE_LOCAL || s == TL_SCOPE_LOCAL_VAR || s == TL_SCOPE_FRAGMENT;
+}
+
+/* ------------------------------------------------------ f16/bf16 encoding */
+/* IEEE binary16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. */
+static double f16_decode(uint16_t h) {
+  int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  double v;
+  if (e == 0) v = ldexp((double)m, -24);
+  else if (e == 31) v = m ? NAN : INFINITY;
+  else v = ldexp((double)(1024 + m), e - 25);
+  return s ? -v : v;
+}
+/* v must already be a binary16 value (or inf/NaN). */
+static uint16_t f16_encode(double v) {
+  if (isnan(v)) return 0x7E00;
+  uint16_t s = signbit(v) ? 0x8000 : 0;
+  v = fabs(v);
+  if (isinf(v) || v >= 65536.0) return s | 0x7C00;
+  if (v == 0) return s;
+  if (v < ldexp(1.0, -14)) return s | (uint16_t)ldexp(v, 24); /* subnormal */
+  int e;
+  double f = frexp(v, &e); /* v = f * 2^e, f in [0.5, 1) */
+  int m = (int)ldexp(f, 11) - 1024;
+  return s | (uint16_t)((e + 14) << 10) | (uint16_t)m;
+}
+/* bfloat16: the high half of a binary32. */
+static double bf16_decode(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint16_t bf16_encode(double v) {
+  if (isnan(v)) return 0x7FC0;
+  float f = (float)v; /* exact: v is a bfloat16 value */
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return (uint16_t)(u >> 16);
+}
+
+/* ---------------------------------------------------------------- values */
+double re_round(double v, tl_dtype t) {
+  if (t.code == TL_TYPE_FLOAT) {
+    if (t.bits == 32) return (double)(float)v; /* the C conversion rounds to nearest even */
+    if (t.bits == 64) return v;
+  }
+  return tl_round_to_dtype(v, t);
+}
+
+int64_t re_wrap(int64_t v, tl_dtype t) {
+  if (t.code == TL_TYPE_BOOL) return v != 0;
+  if (t.bits >= 64 || t.bits == 0) return v;
+  uint64_t mask = (UINT64_C(1) << t.bits) - 1;
+  uint64_t u = (uint64_t)v & mask;
+  if (t.code == TL_TYPE_INT && ((u >> (t.bits - 1)) & 1)) u |= ~mask;
+  return (int64_t)u;
+}
+
+static bool is_uint64(tl_dtype t) { return t.code == TL_TYPE_UINT && t.bits >= 64; }
+
+/* An int-like value as a double (uint64 as unsigned). */
+static double int_to_double(int64_t i, tl_dtype t) {
+  return is_uint64(t) ? (double)(uint64_t)i : (double)i;
+}
+
+re_val re_convert(re_val v, tl_dtype from, tl_dtype to) {
+  re_val r;
+  bool ff = tl_dtype_is_float(from), tf = tl_dtype_is_float(to);
+  if (ff && tf) {
+    r.f = re_round(v.f, to);
+  } else if (!ff && tf) {
+    if (to.code == TL_TYPE_FLOAT && to.bits == 32)
+      r.f = is_uint64(from) ? (double)(float)(uint64_t)v.i : (double)(float)v.i;
+    else
+      r.f = re_round(int_to_double(v.i, from), to);
+  } else if (ff && !tf) {
+    double x = v.f;
+    if (to.code == TL_TYPE_BOOL) {
+      r.i = x != 0 && !isnan(x) ? 1 : 0;
+      return r;
+    }
+    if (isnan(x)) {
+      r.i = 0;
+      return r;
+    }
+    x = trunc(x);
+    int bits = to.bits > 64 ? 64 : to.bits;
+    if (to.code == TL_TYPE_UINT) {
+      double hi = ldexp(1.0, bits);
+      if (x <= 0) r.i = 0;
+      else if (x >= hi) r.i = bits >= 64 ? (int64_t)UINT64_MAX : (int64_t)((UINT64_C(1) << bits) - 1);
+      else r.i = (int64_t)(uint64_t)x;
+    } else {
+      double hi = ldexp(1.0, bits - 1);
+      if (x >= hi) r.i = bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (bits - 1)) - 1);
+      else if (x < -hi) r.i = bits >= 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (bits - 1));
+      else r.i = (int64_t)x;
+    }
+  } else {
+    r.i = re_wrap(v.i, to);
+  }
+  return r;
+}
+
+/* ------------------------------------------------------------ buffer data */
+re_val re_buf_get(const re_buf *rb, int64_t off) {
+  re_val v;
+  if (!rb->native) {
+    if (rb->isf) v.f = ((const double *)rb->data)[off];
+    else v.i = ((const int64_t *)rb->data)[off];
+    return v;
+  }
+  const char *p = (const char *)rb->data;
+  tl_dtype t = rb->dt;
+  switch (t.code) {
+  case TL_TYPE_FLOAT:
+    if (t.bits == 16) {
+      uint16_t h;
+      memcpy(&h, p + off * 2, 2);
+      v.f = f16_decode(h);
+    } else if (t.bits == 32) {
+      float f;
+      memcpy(&f, p + off * 4, 4);
+      v.f = f;
+    } else {
+      memcpy(&v.f, p + off * 8, 8);
+    }
+    return v;
+  case TL_TYPE_BFLOAT: {
+    uint16_t h;
+    memcpy(&h, p + off * 2, 2);
+    v.f = bf16_decode(h);
+    return v;
+  }
+  case TL_TYPE_TFLOAT: {
+    float f;
+    memcpy(&f, p + off * 4, 4);
+    v.f = tl_round_to_dtype(f, t); /* the low 13 bits are ignored */
+    return v;
+  }
+  case TL_TYPE_BOOL: v.i = p[off] != 0; return v;
+  default: break;
+  }
+  bool s = t.code == TL_TYPE_INT;
+  switch (t.bits) {
+  case 8: v.i = s ? (int64_t)(int8_t)p[off] : (int64_t)(uint8_t)p[off]; break;
+  case 16: {
+    uint16_t u;
+    memcpy(&u, p + off * 2, 2);
+    v.i = s ? (int64_t)(int16_t)u : (int64_t)u;
+    break;
+  }
+  case 32: {
+    uint32_t u;
+    memcpy(&u, p + off * 4, 4);
+    v.i = s ? (int64_t)(int32_t)u : (int64_t)u;
+    break;
+  }
+  default: memcpy(&v.i, p + off * 8, 8); break;
+  }
+  return v;
+}
+
+void re_buf_set(re_buf *rb, int64_t off, re_val v) {
+  if (!rb->native) {
+    if (rb->isf) ((double *)rb->data)[off] = v.f;
+    else ((int64_t *)rb->data)[off] = v.i;
+    return;
+  }
+  char *p = (char *)rb->data;
+  tl_dtype t = rb->dt;
+  switch (t.code) {
+  case TL_TYPE_FLOAT:
+    if (t.bits == 16) {
+      uint16_t h = f16_encode(v.f);
+      memcpy(p + off * 2, &h, 2);
+    } else if (t.bits == 32) {
+      float f = (float)v.f;
+      memcpy(p + off * 4, &f, 4);
+    } else {
+      memcpy(p + off * 8, &v.f, 8);
+    }
+    return;
+  case TL_TYPE_BFLOAT: {
+    uint16_t h = bf16_encode(v.f);
+    memcpy(p + off * 2, &h, 2);
+    return;
+  }
+  case TL_TYPE_TFLOAT: {
+    float f = (float)v.f;
+    memcpy(p + off * 4, &f, 4);
+    return;
+  }
+  case TL_TYPE_BOOL: p[off] = (char)(v.i != 0); return;
+  default: break;
+  }
+  switch (t.bits) {
+  case 8: p[off] = (char)(uint8_t)v.i; break;
+  case 16: {
+    uint16_t u = (uint16_t)v.i;
+    memcpy(p + off * 2, &u, 2);
+    break;
+  }
+  case 32: {
+    uint32_t u = (uint32_t)v.i;
+    memcpy(p + off * 4, &u, 4);
+    break;
+  }
+  default: memcpy(p + off * 8, &v.i, 8); break;
+  }
+}
+
+/* ------------------------------------------------------------------ slots */
+static int var_slot(const re_state *st, const tl_var *v) {
+  void *p = v ? tl_map_get(&st->var_slot, v, NULL) : NULL;
+  return p ? (int)(uintptr_t)p - 1 : -1;
+}
+static int buf_slot(const re_state *st, const tl_buffer *b) {
+  void *p = b ? tl_map_get(&st->buf_slot, b, NULL) : NULL;
+  return p ? (int)(uintptr_t)p - 1 : -1;
+}
+
+static bool add_var(re_state *st, const tl_var *v) {
+  if (!v || tl_map_get(&st->var_slot, v, NULL)) return true;
+  return tl_map_put(&st->var_slot, v, (void *)(uintptr_t)(++st->nvars));
+}
+
+static bool collect_expr(re_state *st, const tl_expr *e, int depth);
+static bool add_buf(re_state *st, const tl_buffer *b, int depth) {
+  if (!b || tl_map_get(&st->buf_slot, b, NULL)) return true;
+  if (!tl_map_put(&st->buf_slot, b, (void *)(uintptr_t)(++st->nbufs))) return false;
+  for (int d = 0; d < b->ndim; d++) {
+    if (b->shape && !collect_expr(st, b->shape[d], depth + 1)) return false;
+    if (b->strides && !collect_expr(st, b->strides[d], depth + 1)) return false;
+  }
+  return collect_expr(st, b->init, depth + 1);
+}
+
+static bool collect_expr(re_state *st, const tl_expr *e, int depth) {
+  if (!e) return true;
+  if (depth > RE_MAX_DEPTH) return true; /* reported when evaluated */
+  switch (e->kind) {
+  case TL_EXPR_VAR: return add_var(st, e->u.var);
+  case TL_EXPR_BINARY:
+    return collect_expr(st, e->u.bin.a, depth + 1) && collect_expr(st, e->u.bin.b, depth + 1);
+  case TL_EXPR_UNARY: return collect_expr(st, e->u.un.a, depth + 1);
+  case TL_EXPR_SELECT:
+    return collect_expr(st, e->u.sel.cond, depth + 1) && collect_expr(st, e->u.sel.t, depth + 1) &&
+           collect_expr(st, e->u.sel.f, depth + 1);
+  case TL_EXPR_CAST: return collect_expr(st, e->u.cast.value, depth + 1);
+  case TL_EXPR_LOAD:
+    if (!add_buf(st, e->u.load.buffer, depth)) return false;
+    for (int i = 0; i < e->u.load.n; i++)
+      if (!collect_expr(st, e->u.load.indices[i], depth + 1)) return false;
+    return true;
+  case TL_EXPR_CALL:
+    for (int i = 0; i < e->u.call.n; i++)
+      if (!collect_expr(st, e->u.call.args[i], depth + 1)) return false;
+    return true;
+  case TL_EXPR_BUFFER: return add_buf(st, e->u.buffer, depth);
+  case TL_EXPR_RAMP:
+    return collect_expr(st, e->u.ramp.base, depth + 1) &&
+           collect_expr(st, e->u.ramp.stride, depth + 1);
+  case TL_EXPR_BROADCAST: return collect_expr(st, e->u.bcast.value, depth + 1);
+  default: return true;
+  }
+}
+
+static bool collect_region(re_state *st, const tl_region *r, int depth) {
+  if (!add_buf(st, r->buffer, depth)) return false;
+  for (int d = 0; d < r->ndim; d++) {
+    if (r->min && !collect_expr(st, r->min[d], depth + 1)) return false;
+    if (r->extent && !collect_expr(st, r->extent[d], depth + 1)) return false;
+  }
+  return true;
+}
+
+static bool collect_stmt(re_state *st, const tl_stmt *s, int depth) {
+  if (!s || depth > RE_MAX_DEPTH) return true;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!collect_stmt(st, s->u.seq.stmts[i], depth + 1)) return false;
+    return true;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++) {
+      if (!add_var(st, s->u.loop.vars[i])) return false;
+      if (s->u.loop.mins && !collect_expr(st, s->u.loop.mins[i], depth + 1)) return false;
+      if (s->u.loop.extents && !collect_expr(st, s->u.loop.extents[i], depth + 1)) return false;
+    }
+    return collect_expr(st, s->u.loop.step, depth + 1) &&
+           collect_stmt(st, s->u.loop.body, depth + 1);
+  case TL_STMT_KERNEL:
+    for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++) {
+      if (!add_var(st, s->u.kernel.block_vars[i])) return false;
+      if (!collect_expr(st, s->u.kernel.grid[i], depth + 1)) return false;
+    }
+    return collect_expr(st, s->u.kernel.threads, depth + 1) &&
+           collect_stmt(st, s->u.kernel.body, depth + 1);
+  case TL_STMT_ALLOC: return add_buf(st, s->u.alloc.buffer, depth);
+  case TL_STMT_STORE:
+    if (!add_buf(st, s->u.store.buffer, depth)) return false;
+    for (int i = 0; i < s->u.store.n; i++)
+      if (!collect_expr(st, s->u.store.indices[i], depth + 1)) return false;
+    return collect_expr(st, s->u.store.value, depth + 1);
+  case TL_STMT_IF:
+    return collect_expr(st, s->u.ifs.cond, depth + 1) &&
+           collect_stmt(st, s->u.ifs.then_s, depth + 1) &&
+           collect_stmt(st, s->u.ifs.else_s, depth + 1);
+  case TL_STMT_LET:
+    return add_var(st, s->u.let.var) && collect_expr(st, s->u.let.value, depth + 1);
+  case TL_STMT_EVAL: return collect_expr(st, s->u.eval.value, depth + 1);
+  case TL_STMT_TILE:
+    for (int i = 0; i < s->u.tile.nargs; i++) {
+      const tl_operand *o = &s->u.tile.args[i];
+      if (o->kind == TL_OPND_REGION && !collect_region(st, &o->region, depth)) return false;
+      if (o->kind == TL_OPND_EXPR && !collect_expr(st, o->expr, depth + 1)) return false;
+    }
+    if (s->u.tile.attrs)
+      for (int i = 0; i < tl_tile_ops[s->u.tile.op].nattrs; i++)
+        if (!collect_expr(st, s->u.tile.attrs[i], depth + 1)) return false;
+    return true;
+  }
+  return true;
+}
+
+/* -------------------------------------------------------------- buffers */
+re_buf *re_buf_of(re_state *st, const tl_buffer *b, tl_loc loc) {
+  int k = buf_slot(st, b);
+  if (k < 0) {
+    re_error(st, loc, "reference evaluator: unknown buffer '%s'", b ? b->name : "?");
+    return NULL;
+  }
+  re_buf *rb = is_private_scope(b->scope) ? &st->cur->local[k] : &st->bufs[k];
+  if (!rb->valid) {
+    re_error(st, loc, "buffer '%s' is used before its allocation", b->name);
+    return NULL;
+  }
+  return rb;
+}
+
+/* Computes the shape and (compact or given) strides of rb from b; the number
+ * of addressable elements goes to rb->size (-1 when it overflows). */
+static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc loc) {
+  if (b->ndim > RE_MAX_DIMS) {
+    re_error(st, loc, "buffer '%s' has %d dimensions; the reference evaluator handles up to %d",
+             b->name, b->ndim, RE_MAX_DIMS);
+    return false;
+  }
+  rb->b = b;
+  rb->dt = b->dtype;
+  rb->isf = tl_dtype_is_float(b->dtype);
+  rb->ndim = b->ndim;
+  bool empty = false;
+  for (int d = 0; d < b->ndim; d++) {
+    int64_t n = re_eval_int(st, b->shape[d]);
+    if (st->failed) return false;
+    if (n < 0) {
+      re_error(st, loc, "buffer '%s': dimension %d has negative extent %lld", b->name, d,
+               (long long)n);
+      return false;
+    }
+    rb->shape[d] = n;
+    empty |= n == 0;
+  }
+  if (b->strides) {
+    for (int d = 0; d < b->ndim; d++) {
+      rb->stride[d] = re_eval_int(st, b->strides[d]);
+      if (st->failed) return false;
+      if (rb->stride[d] < 0) {
+        re_error(st, loc, "buffer '%s': negative stride %lld", b->name, (long long)rb->stride[d]);
+        return false;
+      }
+    }
+  } else {
+    int64_t s = 1;
+    for (int d = b->ndim - 1; d >= 0; d--) {
+      rb->stride[d] = s;
+      if (rb->shape[d] > 0 && __builtin_mul_overflow(s, rb->shape[d], &s)) {
+        rb->size = -1;
+        return true;
+      }
+    }
+  }
+  int64_t last = 0; /* offset of the last element */
+  for (int d = 0; d < b->ndim && !empty; d++) {
+    int64_t t;
+    if (__builtin_mul_overflow(rb->shape[d] - 1, rb->stride[d], &t) ||
+        __builtin_add_overflow(last, t, &last)) {
+      rb->size = -1;
+      return true;
+    }
+  }
+  rb->size = empty ? 0 : last + 1;
+  return true;
+}
+
+/* Executes an allocation: fresh storage poisoned with NaN (floats) or 0
+ * (ints), or the T.alloc_var initial value.  A shared buffer allocated by
+ * a per-thread program is allocated once per block (the first thread). */
+static void exec_alloc(re_state *st, const tl_stmt *s) {
+  const tl_buffer *b = s->u.alloc.buffer;
+  int k = buf_slot(st, b);
+  if (k < 0) {
+    re_error(st, s->loc, "reference evaluator: unknown buffer '%s'", b ? b->name : "?");
+    return;
+  }
+  if (b->scope == TL_SCOPE_GLOBAL) {
+    re_error(st, s->loc, "allocation of global buffer '%s' is not supported", b->name);
+    return;
+  }
+  re_buf *rb = is_private_scope(b->scope) ? &st->cur->local[k] : &st->bufs[k];
+  if (!is_private_scope(b->scope) && st->per_thread && rb->valid && rb->epoch == st->epoch)
+    return; /* already allocated by another thread of this block */
+  void *data = rb->data;
+  size_t cap = rb->cap;
+  if (!buf_geometry(st, rb, b, s->loc)) return;
+  if (rb->size < 0 || rb->size > RE_MAX_ELEMS) {
+    re_error(st, s->loc, "buffer '%s' is too large for the reference evaluator (limit %lld elements)",
+             b->name, (long long)RE_MAX_ELEMS);
+    return;
+  }
+  size_t need = (size_t)(rb->size ? rb->size : 1) * 8;
+  if (need > cap) {
+    void *p = realloc(data, need);
+    if (!p) {
+      re_error(st, s->loc, "out of memory allocating buffer '%s'", b->name);
+      return;
+    }
+    data = p;
+    cap = need;
+  }
+  rb->data = data;
+  rb->cap = cap;
+  rb->native = false;
+  rb->valid = true;
+  rb->epoch = st->epoch;
+  if (rb->isf) {
+    double *p = data;
+    for (int64_t i = 0; i < rb->size; i++) p[i] = NAN;
+  } else {
+    memset(data, 0, (size_t)rb->size * 8);
+  }
+  if (b->init && rb->size > 0) {
+    re_val v = re_eval(st, b->init);
+    if (st->failed) return;
+    v = re_convert(v, b->init->dtype, b->dtype);
+    for (int64_t i = 0; i < rb->size; i++) re_buf_set(rb, i, v);
+  }
+}
+
+/* Flat offset of buffer element idx[0..n); errors out of bounds. */
+static bool elem_offset(re_state *st, const re_buf *rb, int n, tl_expr *const *idx, tl_loc loc,
+                        int64_t *off) {
+  if (n != rb->ndim) {
+    re_error(st, loc, "buffer '%s' has %d dimension%s but is indexed with %d", rb->b->name,
+             rb->ndim, rb->ndim == 1 ? "" : "s", n);
+    return false;
+  }
+  int64_t o = 0;
+  for (int d = 0; d < n; d++) {
+    int64_t i = re_eval_int(st, idx[d]);
+    if (st->failed) return false;
+    if (i < 0 || i >= rb->shape[d]) {
+      re_error(st, loc,
+               "index %lld is out of bounds for dimension %d of %s buffer '%s' (extent %lld)",
+               (long long)i, d, tl_scope_name(rb->b->scope), rb->b->name,
+               (long long)rb->shape[d]);
+      return false;
+    }
+    o += i * rb->stride[d];
+  }
+  *off = o;
+  return true;
+}
+
+/* ------------------------------------------------------------ arithmetic */
+/* a op b on float dtype t: f64 in double, everything else in float, rounded
+ * to t after the operation. */
+static double float_arith(tl_binop op, double a, double b, tl_dtype t) {
+  if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
+    switch (op) {
+    case TL_OP_ADD: return a + b;
+    case TL_OP_SUB: return a - b;
+    case TL_OP_MUL: return a * b;
+    case TL_OP_DIV: return a / b;
+    case TL_OP_FLOORDIV: return floor(a / b);
+    case TL_OP_FLOORMOD: {
+      double q = floor(a / b);
+      double p = q * b;
+      return a - p;
+    }
+    case TL_OP_POW: return pow(a, b);
+    case TL_OP_MIN: return fmin(a, b);
+    case TL_OP_MAX: return fmax(a, b);
+    default: return NAN;
+    }
+  }
+  float x = (float)a, y = (float)b, r;
+  switch (op) {
+  case TL_OP_ADD: r = x + y; break;
+  case TL_OP_SUB: r = x - y; break;
+  case TL_OP_MUL: r = x * y; break;
+  case TL_OP_DIV: r = x / y; break;
+  case TL_OP_FLOORDIV: r = floorf(x / y); break;
+  case TL_OP_FLOORMOD: {
+    float q = floorf(x / y);
+    float p = q * y;
+    r = x - p;
+    break;
+  }
+  case TL_OP_POW: r = powf(x, y); break;
+  case TL_OP_MIN: r = fminf(x, y); break;
+  case TL_OP_MAX: r = fmaxf(x, y); break;
+  default: r = NAN; break;
+  }
+  return re_round(r, t);
+}
+
+re_val re_add(re_val a, re_val b, tl_dtype t) {
+  re_val r;
+  if (tl_dtype_is_float(t)) r.f = float_arith(TL_OP_ADD, a.f, b.f, t);
+  else r.i = re_wrap((int64_t)((uint64_t)a.i + (uint64_t)b.i), t);
+  return r;
+}
+
+static int type_bits(tl_dtype t) { return t.code == TL_TYPE_BOOL ? 8 : t.bits; }
+
+/* a op b on int-like dtype t (values wrapped to t); wraps the result. */
+static int64_t int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t,
+                         tl_loc loc) {
+  bool uns = t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL;
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  int64_t r;
+  switch (op) {
+  case TL_OP_ADD: r = (int64_t)(ua + ub); break;
+  case TL_OP_SUB: r = (int64_t)(ua - ub); break;
+  case TL_OP_MUL: r = (int64_t)(ua * ub); break;
+  case TL_OP_DIV:
+  case TL_OP_FLOORDIV:
+  case TL_OP_FLOORMOD:
+    if (b == 0) {
+      re_error(st, loc, "integer division by zero");
+      return 0;
+    }
+    if (uns) {
+      r = (int64_t)(op == TL_OP_FLOORMOD ? ua % ub : ua / ub);
+    } else if (a == INT64_MIN && b == -1) {
+      r = op == TL_OP_FLOORMOD ? 0 : a;
+    } else if (op == TL_OP_DIV) {
+      r = a / b;
+    } else {
+      int64_t q = a / b, m = a % b;
+      if (m != 0 && ((m < 0) != (b < 0))) {
+        q--;
+        m += b;
+      }
+      r = op == TL_OP_FLOORDIV ? q : m;
+    }
+    break;
+  case TL_OP_POW: { /* through double, as the GPU code does */
+    re_val x = {.f = pow(int_to_double(a, t), int_to_double(b, t))};
+    return re_convert(x, TL_DT(TL_TYPE_FLOAT, 64), t).i;
+  }
+  case TL_OP_MIN: r = uns ? (ua < ub ? a : b) : (a < b ? a : b); break;
+  case TL_OP_MAX: r = uns ? (ua > ub ? a : b) : (a > b ? a : b); break;
+  case TL_OP_BITAND: r = a & b; break;
+  case TL_OP_BITOR: r = a | b; break;
+  case TL_OP_BITXOR: r = a ^ b; break;
+  case TL_OP_SHL:
+  case TL_OP_SHR: {
+    int bits = type_bits(t);
+    if (b < 0 || b >= bits) {
+      re_error(st, loc, "shift by %lld is out of range for %s", (long long)b, tl_dtype_name(t));
+      return 0;
+    }
+    if (op == TL_OP_SHL) r = (int64_t)(ua << b);
+    else if (uns) r = (int64_t)(ua >> b);
+    else r = a < 0 ? ~(~a >> b) : a >> b;
+    break;
+  }
+  default:
+    re_error(st, loc, "operator is not defined on %s", tl_dtype_name(t));
+    return 0;
+  }
+  return re_wrap(r, t);
+}
+
+static bool compare(tl_binop op, re_val a, re_val b, tl_dtype t) {
+  if (tl_dtype_is_float(t)) {
+    switch (op) {
+    case TL_OP_EQ: return a.f == b.f;
+    case TL_OP_NE: return a.f != b.f;
+    case TL_OP_LT: return a.f < b.f;
+    case TL_OP_LE: return a.f <= b.f;
+    case TL_OP_GT: return a.f > b.f;
+    default: return a.f >= b.f;
+    }
+  }
+  if (t.code == TL_TYPE_UINT) {
+    uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+    switch (op) {
+    case TL_OP_EQ: return x == y;
+    case TL_OP_NE: return x != y;
+    case TL_OP_LT: return x < y;
+    case TL_OP_LE: return x <= y;
+    case TL_OP_GT: return x > y;
+    default: return x >= y;
+    }
+  }
+  switch (op) {
+  case TL_OP_EQ: return a.i == b.i;
+  case TL_OP_NE: return a.i != b.i;
+  case TL_OP_LT: return a.i < b.i;
+  case TL_OP_LE: return a.i <= b.i;
+  case TL_OP_GT: return a.i > b.i;
+  default: return a.i >= b.i;
+  }
+}
+
+static bool truthy(re_val v, tl_dtype t) {
+  return tl_dtype_is_float(t) ? v.f != 0 : v.i != 0;
+}
+
+/* ----------------------------------------------------------- expressions */
+/* Unary float math f(x) on float dtype t. */
+static double float_math(int id, double x, tl_dtype t) {
+  if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
+    switch (id) {
+    case RE_IN_EXP: return exp(x);
+    case RE_IN_EXP2: return exp2(x);
+    case RE_IN_EXP10: return pow(10.0, x);
+    case RE_IN_LOG: return log(x);
+    case RE_IN_LOG2: return log2(x);
+    case RE_IN_LOG10: return log10(x);
+    case RE_IN_LOG1P: return log1p(x);
+    case RE_IN_SQRT: return sqrt(x);
+    case RE_IN_RSQRT: return 1.0 / sqrt(x);
+    case RE_IN_TANH: return tanh(x);
+    case RE_IN_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case RE_IN_ERF: return erf(x);
+    case RE_IN_SIN: return sin(x);
+    case RE_IN_COS: return cos(x);
+    case RE_IN_TAN: return tan(x);
+    case RE_IN_FLOOR: return floor(x);
+    case RE_IN_CEIL: return ceil(x);
+    case RE_IN_ROUND: return round(x);
+    case RE_IN_TRUNC: return trunc(x);
+    case RE_IN_ABS: return fabs(x);
+    default: return NAN;
+    }
+  }
+  float v = (float)x, r;
+  switch (id) {
+  case RE_IN_EXP: r = expf(v); break;
+  case RE_IN_EXP2: r = exp2f(v); break;
+  case RE_IN_EXP10: r = powf(10.0f, v); break;
+  case RE_IN_LOG: r = logf(v); break;
+  case RE_IN_LOG2: r = log2f(v); break;
+  case RE_IN_LOG10: r = log10f(v); break;
+  case RE_IN_LOG1P: r = log1pf(v); break;
+  case RE_IN_SQRT: r = sqrtf(v); break;
+  case RE_IN_RSQRT: r = 1.0f / sqrtf(v); break;
+  case RE_IN_TANH: r = tanhf(v); break;
+  case RE_IN_SIGMOID: r = 1.0f / (1.0f + expf(-v)); break;
+  case RE_IN_ERF: r = erff(v); break;
+  case RE_IN_SIN: r = sinf(v); break;
+  case RE_IN_COS: r = cosf(v); break;
+  case RE_IN_TAN: r = tanf(v); break;
+  case RE_IN_FLOOR: r = floorf(v); break;
+  case RE_IN_CEIL: r = ceilf(v); break;
+  case RE_IN_ROUND: r = roundf(v); break;
+  case RE_IN_TRUNC: r = truncf(v); break;
+  case RE_IN_ABS: r = fabsf(v); break;
+  default: r = NAN; break;
+  }
+  return re_round(r, t);
+}
+
+/* Largest finite value of float dtype t. */
+static double float_max(tl_dtype t) {
+  if (t.code == TL_TYPE_FLOAT && t.bits == 16) return 65504.0;
+  if (t.code == TL_TYPE_FLOAT && t.bits == 64) return 1.7976931348623157e308;
+  if (t.code == TL_TYPE_BFLOAT) return 3.3895313892515355e38;
+  if (t.code == TL_TYPE_TFLOAT) return 3.4011621342146535e38; /* 10-bit mantissa */
+  return 3.4028234663852886e38;
+}
+static int64_t int_limit(tl_dtype t, bool max) {
+  if (t.code == TL_TYPE_BOOL) return max;
+  int bits = t.bits;
+  if (t.code == TL_TYPE_UINT) return max ? re_wrap(-1, t) : 0;
+  if (bits >= 64) return max ? INT64_MAX : INT64_MIN;
+  return max ? (int64_t)((UINT64_C(1) << (bits - 1)) - 1) : -(int64_t)(UINT64_C(1) << (bits - 1));
+}
+
+/* Argument i of call e converted to dtype t. */
+static re_val arg_as(re_state *st, const tl_expr *e, int i, tl_dtype t) {
+  const tl_expr *a = e->u.call.args[i];
+  re_val v = re_eval(st, a);
+  if (st->failed) return v;
+  if (!tl_dtype_eq(a->dtype, t)) v = re_convert(v, a->dtype, t);
+  return v;
+}
+
+static re_val eval_call(re_state *st, const tl_expr *e) {
+  re_val r = {0};
+  int id = intrin_id(st, e);
+  int n = e->u.call.n;
+  const char *name = e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics
+                         ? tl_intrinsics[e->u.call.op].name : "?";
+  tl_dtype t = e->dtype;
+  bool fl = tl_dtype_is_float(t);
+  int want = -1;
+  switch (id) {
+  case RE_IN_EXP: case RE_IN_EXP2: case RE_IN_EXP10: case RE_IN_LOG: case RE_IN_LOG2:
+  case RE_IN_LOG10: case RE_IN_LOG1P: case RE_IN_SQRT: case RE_IN_RSQRT: case RE_IN_TANH:
+  case RE_IN_SIGMOID: case RE_IN_ERF: case RE_IN_SIN: case RE_IN_COS: case RE_IN_TAN:
+  case RE_IN_ISNAN: case RE_IN_ISINF: case RE_IN_ISFINITE: case RE_IN_INFINITY:
+  case RE_IN_MAX_VALUE: case RE_IN_MIN_VALUE:
+    want = 1;
+    break;
+  case RE_IN_ABS: case RE_IN_FLOOR: case RE_IN_CEIL: case RE_IN_ROUND: case RE_IN_TRUNC:
+    want = 1;
+    break;
+  case RE_IN_POW: case RE_IN_FMOD: case RE_IN_MIN: case RE_IN_MAX: case RE_IN_CEILDIV:
+  case RE_IN_TRUNCDIV: case RE_IN_TRUNCMOD: case RE_IN_FLOORDIV: case RE_IN_FLOORMOD:
+    want = 2;
+    break;
+  case RE_IN_FMA: case RE_IN_IF_THEN_ELSE: case RE_IN_CLAMP: want = 3; break;
+  default: break;
+  }
+  if (want >= 0 && n != want) {
+    re_error(st, e->loc, "T.%s takes %d argument%s, got %d", name, want, want == 1 ? "" : "s", n);
+    return r;
+  }
+  switch (id) {
+  case RE_IN_EXP: case RE_IN_EXP2: case RE_IN_EXP10: case RE_IN_LOG: case RE_IN_LOG2:
+  case RE_IN_LOG10: case RE_IN_LOG1P: case RE_IN_SQRT: case RE_IN_RSQRT: case RE_IN_TANH:
+  case RE_IN_SIGMOID: case RE_IN_ERF: case RE_IN_SIN: case RE_IN_COS: case RE_IN_TAN:
+    if (!fl) {
+      re_error(st, e->loc, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
+      return r;
+    }
+    r = arg_as(st, e, 0, t);
+    r.f = float_math(id, r.f, t);
+    return r;
+  case RE_IN_ABS: case RE_IN_FLOOR: case RE_IN_CEIL: case RE_IN_ROUND: case RE_IN_TRUNC:
+    r = arg_as(st, e, 0, t);
+    if (fl) r.f = float_math(id, r.f, t);
+    else if (id == RE_IN_ABS && t.code == TL_TYPE_INT && r.i < 0)
+      r.i = re_wrap((int64_t)(0 - (uint64_t)r.i), t);
+    return r;
+  case RE_IN_POW:
+  case RE_IN_MIN:
+  case RE_IN_MAX:
+  case RE_IN_FLOORDIV:
+  case RE_IN_FLOORMOD: {
+    tl_binop op = id == RE_IN_POW ? TL_OP_POW : id == RE_IN_MIN ? TL_OP_MIN
+                : id == RE_IN_MAX ? TL_OP_MAX : id == RE_IN_FLOORDIV ? TL_OP_FLOORDIV
+                : TL_OP_FLOORMOD;
+    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
+    if (st->failed) return r;
+    if (fl) r.f = float_arith(op, a.f, b.f, t);
+    else r.i = int_arith(st, op, a.i, b.i, t, e->loc);
+    return r;
+  }
+  case RE_IN_FMOD:
+  case RE_IN_TRUNCMOD:
+  case RE_IN_TRUNCDIV: {
+    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
+    if (st->failed) return r;
+    if (fl) {
+      bool dbl = t.bits == 64;
+      if (id == RE_IN_TRUNCDIV) r.f = re_round(dbl ? trunc(a.f / b.f) : truncf((float)a.f / (float)b.f), t);
+      else r.f = re_round(dbl ? fmod(a.f, b.f) : fmodf((float)a.f, (float)b.f), t);
+      return r;
+    }
+    if (b.i == 0) {
+      re_error(st, e->loc, "integer division by zero in T.%s", name);
+      return r;
+    }
+    bool uns = t.code != TL_TYPE_INT;
+    if (uns) {
+      uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
+      r.i = (int64_t)(id == RE_IN_TRUNCDIV ? x / y : x % y);
+    } else if (a.i == INT64_MIN && b.i == -1) {
+      r.i = id == RE_IN_TRUNCDIV ? a.i : 0;
+    } else {
+      r.i = id == RE_IN_TRUNCDIV ? a.i / b.i : a.i % b.i;
+    }
+    r.i = re_wrap(r.i, t);
+    return r;
+  }
+  case RE_IN_CEILDIV: {
+    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
+    if (st->failed) return r;
+    if (fl) {
+      r.f = float_arith(TL_OP_DIV, a.f, b.f, t);
+      r.f = float_math(RE_IN_CEIL, r.f, t);
+      return r;
+    }
+    /* floordiv(a + b - 1, b), as TileLang defines it */
+    int64_t s = int_arith(st, TL_OP_SUB, int_arith(st, TL_OP_ADD, a.i, b.i, t, e->loc), 1, t, e->loc);
+    r.i = int_arith(st, TL_OP_FLOORDIV, s, b.i, t, e->loc);
+    return r;
+  }
+  case RE_IN_FMA: {
+    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t), c = arg_as(st, e, 2, t);
+    if (st->failed) return r;
+    if (!fl) {
+      r.i = int_arith(st, TL_OP_ADD, int_arith(st, TL_OP_MUL, a.i, b.i, t, e->loc), c.i, t, e->loc);
+    } else if (t.code == TL_TYPE_FLOAT && t.bits == 32) {
+      r.f = fmaf((float)a.f, (float)b.f, (float)c.f);
+    } else {
+      r.f = re_round(fma(a.f, b.f, c.f), t); /* one rounding (f64; f16/bf16 via f64) */
+    }
+    return r;
+  }
+  case RE_IN_IF_THEN_ELSE: {
+    const tl_expr *c = e->u.call.args[0];
+    re_val cv = re_eval(st, c);
+    if (st->failed) return r;
+    return arg_as(st, e, truthy(cv, c->dtype) ? 1 : 2, t); /* only the chosen branch */
+  }
+  case RE_IN_CLAMP: {
+    re_val x = arg_as(st, e, 0, t), lo = arg_as(st, e, 1, t), hi = arg_as(st, e, 2, t);
+    if (st->failed) return r;
+    if (fl) r.f = float_arith(TL_OP_MIN, float_arith(TL_OP_MAX, x.f, lo.f, t), hi.f, t);
+    else r.i = int_arith(st, TL_OP_MIN, int_arith(st, TL_OP_MAX, x.i, lo.i, t, e->loc), hi.i, t, e->loc);
+    return r;
+  }
+  case RE_IN_INFINITY:
+  case RE_IN_MAX_VALUE:
+  case RE_IN_MIN_VALUE:
+    if (fl) {
+      r.f = id == RE_IN_INFINITY ? INFINITY : float_max(t);
+      if (id == RE_IN_MIN_VALUE) r.f = -r.f;
+    } else if (id == RE_IN_INFINITY) {
+      re_error(st, e->loc, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
+    } else {
+      r.i = int_limit(t, id == RE_IN_MAX_VALUE);
+    }
+    return r;
+  case RE_IN_ISNAN:
+  case RE_IN_ISINF:
+  case RE_IN_ISFINITE: {
+    const tl_expr *a = e->u.call.args[0];
+    re_val v = re_eval(st, a);
+    if (st->failed) return r;
+    if (!tl_dtype_is_float(a->dtype)) r.i = id == RE_IN_ISFINITE;
+    else r.i = id == RE_IN_ISNAN ? isnan(v.f) != 0 : id == RE_IN_ISINF ? isinf(v.f) != 0
+                                                                      : isfinite(v.f) != 0;
+    return r;
+  }
+  case RE_IN_THREAD_BINDING:
+  case RE_IN_LANE_IDX:
+  case RE_IN_WARP_IDX: {
+    if (!st->per_thread || !st->in_kernel) {
+      re_error(st, e->loc,
+               "the reference evaluator runs tile programs; T.%s has no meaning here", name);
+      return r;
+    }
+    int64_t k = id == RE_IN_THREAD_BINDING ? 0 : 32;
+    if (n > 1) {
+      re_error(st, e->loc, "T.%s takes at most one argument", name);
+      return r;
+    }
+    if (n == 1) {
+      k = re_eval_int(st, e->u.call.args[0]);
+      if (st->failed) return r;
+    }
+    int64_t tid = st->cur->tid;
+    if (id == RE_IN_THREAD_BINDING) {
+      if (k < 0 || k > 2) {
+        re_error(st, e->loc, "T.%s needs dimension 0, 1 or 2, got %lld", name, (long long)k);
+        return r;
+      }
+      r.i = k == 0 ? tid : 0;
+    } else {
+      if (k <= 0) {
+        re_error(st, e->loc, "T.%s: warp size must be positive, got %lld", name, (long long)k);
+        return r;
+      }
+      r.i = id == RE_IN_LANE_IDX ? tid % k : tid / k;
+    }
+    r.i = re_wrap(r.i, t);
+    return r;
+  }
+  case RE_IN_BLOCK_BINDING: {
+    int64_t k = 0;
+    if (n == 1) k = re_eval_int(st, e->u.call.args[0]);
+    if (st->failed) return r;
+    if (!st->in_kernel || n > 1 || k < 0 || k > 2) {
+      re_error(st, e->loc, "T.%s needs dimension 0, 1 or 2 inside T.Kernel", name);
+      return r;
+    }
+    r.i = re_wrap(st->block[k], t);
+    return r;
+  }
+  case RE_IN_SYNC_THREADS:
+    re_error(st, e->loc, "T.sync_threads() has no value");
+    return r;
+  case RE_IN_SHFL:
+    re_error(st, e->loc,
+             "T.%s: warp shuffles need threads in lockstep; the reference evaluator does not run "
+             "them (use the SIMT executor)", name);
+    return r;
+  case RE_IN_SIMT:
+    re_error(st, e->loc,
+             "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
+    return r;
+  default:
+    re_error(st, e->loc, "T.%s is not supported by the reference evaluator", name);
+    return r;
+  }
+}
+
+static re_val eval_rec(re_state *st, const tl_expr *e) {
+  re_val r = {0};
+  if (st->failed) return r;
+  if (!e) {
+    re_error(st, TL_LOC_NONE, "reference evaluator: missing expression");
+    return r;
+  }
+  if (e->dtype.lanes != 1 && e->kind != TL_EXPR_STRING && e->kind != TL_EXPR_BUFFER) {
+    re_error(st, e->loc,
+             "vector expressions (%s) belong to lowered code; the reference evaluator runs tile "
+             "programs", tl_dtype_name(e->dtype));
+    return r;
+  }
+  tl_dtype t = e->dtype;
+  switch (e->kind) {
+  case TL_EXPR_INT:
+    if (tl_dtype_is_float(t)) r.f = re_round((double)e->u.ival, t);
+    else r.i = re_wrap(e->u.ival, t);
+    return r;
+  case TL_EXPR_FLOAT:
+    if (tl_dtype_is_float(t)) r.f = re_round(e->u.fval, t);
+    else r = re_convert((re_val){.f = e->u.fval}, TL_DT(TL_TYPE_FLOAT, 64), t);
+    return r;
+  case TL_EXPR_VAR: {
+    int k = var_slot(st, e->u.var);
+    if (k < 0) {
+      re_error(st, e->loc, "reference evaluator: unknown variable '%s'",
+               e->u.var ? e->u.var->name : "?");
+      return r;
+    }
+    return st->cur->env[k];
+  }
+  case TL_EXPR_BINARY: {
+    tl_binop op = e->u.bin.op;
+    const tl_expr *x = e->u.bin.a, *y = e->u.bin.b;
+    tl_dtype ot = x->dtype;
+    if (op == TL_OP_AND || op == TL_OP_OR) { /* short-circuit */
+      re_val a = re_eval(st, x);
+      if (st->failed) return r;
+      bool av = truthy(a, x->dtype);
+      if (op == TL_OP_AND ? !av : av) {
+        r.i = av;
+        return r;
+      }
+      re_val b = re_eval(st, y);
+      r.i = truthy(b, y->dtype);
+      return r;
+    }
+    re_val a = re_eval(st, x), b = re_eval(st, y);
+    if (st->failed) return r;
+    if (!tl_dtype_eq(y->dtype, ot)) b = re_convert(b, y->dtype, ot);
+    if (op >= TL_OP_EQ && op <= TL_OP_GE) {
+      r.i = compare(op, a, b, ot);
+      return r;
+    }
+    if (tl_dtype_is_float(ot)) {
+      if (op > TL_OP_MAX) {
+        re_error(st, e->loc, "operator is not defined on %s", tl_dtype_name(ot));
+        return r;
+      }
+      r.f = float_arith(op, a.f, b.f, ot);
+    } else {
+      r.i = int_arith(st, op, a.i, b.i, ot, e->loc);
+    }
+    if (!tl_dtype_eq(t, ot)) r = re_convert(r, ot, t);
+    return r;
+  }
+  case TL_EXPR_UNARY: {
+    const tl_expr *x = e->u.un.a;
+    re_val a = re_eval(st, x);
+    if (st->failed) return r;
+    if (e->u.un.op == TL_OP_NOT) {
+      r.i = !truthy(a, x->dtype);
+      return r;
+    }
+    if (!tl_dtype_eq(x->dtype, t)) a = re_convert(a, x->dtype, t);
+    if (tl_dtype_is_float(t)) {
+      if (e->u.un.op == TL_OP_BITNOT) {
+        re_error(st, e->loc, "operator ~ is not defined on %s", tl_dtype_name(t));
+        return r;
+      }
+      r.f = -a.f;
+    } else {
+      r.i = re_wrap(e->u.un.op == TL_OP_NEG ? (int64_t)(0 - (uint64_t)a.i) : ~a.i, t);
+    }
+    return r;
+  }
+  case TL_EXPR_SELECT: {
+    re_val c = re_eval(st, e->u.sel.cond);
+    if (st->failed) return r;
+    const tl_expr *pick = truthy(c, e->u.sel.cond->dtype) ? e->u.sel.t : e->u.sel.f;
+    r = re_eval(st, pick); /* only the chosen branch: it may guard a load */
+    if (!st->failed && !tl_dtype_eq(pick->dtype, t)) r = re_convert(r, pick->dtype, t);
+    return r;
+  }
+  case TL_EXPR_CAST: {
+    const tl_expr *x = e->u.cast.value;
+    re_val a = re_eval(st, x);
+    if (st->failed) return r;
+    if (!tl_dtype_is_float(x->dtype) && !tl_dtype_is_int(x->dtype) &&
+        x->dtype.code != TL_TYPE_BOOL) {
+      re_error(st, e->loc, "cannot cast %s to %s", tl_dtype_name(x->dtype), tl_dtype_name(t));
+      return r;
+    }
+    return re_convert(a, x->dtype, t);
+  }
+  case TL_EXPR_LOAD: {
+    re_buf *rb = re_buf_of(st, e->u.load.buffer, e->loc);
+    int64_t off;
+    if (!rb || !elem_offset(st, rb, e->u.load.n, e->u.load.indices, e->loc, &off)) return r;
+    r = re_buf_get(rb, off);
+    if (!tl_dtype_eq(rb->dt, t)) r = re_convert(r, rb->dt, t);
+    return r;
+  }
+  case TL_EXPR_CALL: return eval_call(st, e);
+  case TL_EXPR_STRING:
+    re_error(st, e->loc, "a string is not a value");
+    return r;
+  case TL_EXPR_BUFFER:
+    re_error(st, e->loc, "buffer '%s' used as a value", e->u.buffer ? e->u.buffer->name : "?");
+    return r;
+  default:
+    re_error(st, e->loc,
+             "this expression (ramp/broadcast) belongs to lowered code; the reference evaluator "
+             "runs tile programs");
+    return r;
+  }
+}
+
+re_val re_eval(re_state *st, const tl_expr *e) {
+  if (++st->depth > RE_MAX_DEPTH) {
+    re_error(st, e ? e->loc : TL_LOC_NONE, "expression nested too deeply (limit %d)", RE_MAX_DEPTH);
+    st->depth--;
+    return (re_val){0};
+  }
+  re_val r = eval_rec(st, e);
+  st->depth--;
+  return r;
+}
+
+int64_t re_eval_int(re_state *st, const tl_expr *e) {
+  if (st->failed) return 0;
+  if (!e) {
+    re_error(st, TL_LOC_NONE, "reference evaluator: missing expression");
+    return 0;
+  }
+  if (tl_dtype_is_float(e->dtype)) {
+    re_error(st, e->loc, "expected an integer, got a %s value", tl_dtype_name(e->dtype));
+    return 0;
+  }
+  return re_eval(st, e).i;
+}
+
+/* ------------------------------------------------------------ statements */
+static void exec(re_state *st, const tl_stmt *s);
+
+static void set_var(re_state *st, const tl_var *v, re_val x, tl_loc loc) {
+  int k = var_slot(st, v);
+  if (k < 0) {
+    re_error(st, loc, "reference evaluator: unknown variable '%s'", v ? v->name : "?");
+    return;
+  }
+  st->cur->env[k] = x;
+}
+
+/* Loop variable k of s (and the ones after it) over their ranges. */
+static void exec_loop(re_state *st, const tl_stmt *s, int k) {
+  if (k == s->u.loop.nvars) {
+    exec(st, s->u.loop.body);
+    return;
+  }
+  const tl_var *v = s->u.loop.vars[k];
+  int64_t lo = s->u.loop.mins && s->u.loop.mins[k] ? re_eval_int(st, s->u.loop.mins[k]) : 0;
+  int64_t ext = re_eval_int(st, s->u.loop.extents[k]);
+  int64_t step = s->u.loop.step && s->u.loop.nvars == 1 ? re_eval_int(st, s->u.loop.step) : 1;
+  if (st->failed) return;
+  if (step == 0) {
+    re_error(st, s->loc, "loop step must not be zero");
+    return;
+  }
+  int slot = var_slot(st, v);
+  if (slot < 0) {
+    re_error(st, s->loc, "reference evaluator: unknown loop variable");
+    return;
+  }
+  tl_dtype vt = v->dtype;
+  if (step > 0) {
+    for (int64_t i = 0; i < ext && !st->failed; i += step) {
+      st->cur->env[slot].i = re_wrap(lo + i, vt);
+      exec_loop(st, s, k + 1);
+    }
+  } else { /* range(lo, lo + ext, step) with a negative step */
+    for (int64_t i = 0; i > ext && !st->failed; i += step) {
+      st->cur->env[slot].i = re_wrap(lo + i, vt);
+      exec_loop(st, s, k + 1);
+    }
+  }
+}
+
+static bool is_sync(const re_state *st, const tl_stmt *s) {
+  return s && s->kind == TL_STMT_EVAL && s->u.eval.value &&
+         s->u.eval.value->kind == TL_EXPR_CALL &&
+         intrin_id(st, s->u.eval.value) == RE_IN_SYNC_THREADS;
+}
+
+static void run_kernel(re_state *st, const tl_stmt *s);
+
+static void exec_rec(re_state *st, const tl_stmt *s) {
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n && !st->failed; i++) exec(st, s->u.seq.stmts[i]);
+    return;
+  case TL_STMT_FOR:
+    if (s->u.loop.kind == TL_LOOP_THREAD) {
+      re_error(st, s->loc,
+               "thread-bound loops belong to lowered code; the reference evaluator runs tile "
+               "programs");
+      return;
+    }
+    if (s->u.loop.nvars < 1 || !s->u.loop.vars || !s->u.loop.extents) {
+      re_error(st, s->loc, "malformed loop");
+      return;
+    }
+    exec_loop(st, s, 0);
+    return;
+  case TL_STMT_KERNEL: run_kernel(st, s); return;
+  case TL_STMT_ALLOC: exec_alloc(st, s); return;
+  case TL_STMT_STORE: {
+    re_buf *rb = re_buf_of(st, s->u.store.buffer, s->loc);
+    int64_t off;
+    if (!rb || !elem_offset(st, rb, s->u.store.n, s->u.store.indices, s->loc, &off)) return;
+    const tl_expr *val = s->u.store.value;
+    re_val v = re_eval(st, val);
+    if (st->failed) return;
+    if (!tl_dtype_eq(val->dtype, rb->dt)) v = re_convert(v, val->dtype, rb->dt);
+    re_buf_set(rb, off, v);
+    return;
+  }
+  case TL_STMT_IF: {
+    re_val c = re_eval(st, s->u.ifs.cond);
+    if (st->failed) return;
+    if (truthy(c, s->u.ifs.cond->dtype)) exec(st, s->u.ifs.then_s);
+    else if (s->u.ifs.else_s) exec(st, s->u.ifs.else_s);
+    return;
+  }
+  case TL_STMT_LET: {
+    re_val v = re_eval(st, s->u.let.value);
+    if (st->failed) return;
+    if (s->u.let.var && !tl_dtype_eq(s->u.let.value->dtype, s->u.let.var->dtype))
+      v = re_convert(v, s->u.let.value->dtype, s->u.let.var->dtype);
+    set_var(st, s->u.let.var, v, s->loc);
+    return;
+  }
+  case TL_STMT_EVAL:
+    if (is_sync(st, s)) {
+      if (st->per_thread)
+        re_error(st, s->loc,
+                 "T.sync_threads() inside a loop or branch of per-thread code: the reference "
+                 "evaluator runs threads one after another and needs barriers at the top level "
+                 "of the kernel body");
+      return; /* a tile program's barrier orders nothing: ops run in order */
+    }
+    (void)re_eval(st, s->u.eval.value);
+    return;
+  case TL_STMT_TILE: (void)re_tile_op(st, s); return;
+  }
+  re_error(st, s->loc, "reference evaluator: unknown statement");
+}
+
+static void exec(re_state *st, const tl_stmt *s) {
+  if (st->failed || !s) return;
+  if (++st->depth > RE_MAX_DEPTH) {
+    re_error(st, s->loc, "statements nested too deeply (limit %d)", RE_MAX_DEPTH);
+    st->depth--;
+    return;
+  }
+  exec_rec(st, s);
+  st->depth--;
+}
+
+/* ---------------------------------------------------- per-thread detection */
+static bool uses_tid_expr(const re_state *st, const tl_expr *e, int depth) {
+  if (!e || depth > RE_MAX_DEPTH) return false;
+  switch (e->kind) {
+  case TL_EXPR_BINARY:
+    return uses_tid_expr(st, e->u.bin.a, depth + 1) || uses_tid_expr(st, e->u.bin.b, depth + 1);
+  case TL_EXPR_UNARY: return uses_tid_expr(st, e->u.un.a, depth + 1);
+  case TL_EXPR_SELECT:
+    return uses_tid_expr(st, e->u.sel.cond, depth + 1) ||
+           uses_tid_expr(st, e->u.sel.t, depth + 1) || uses_tid_expr(st, e->u.sel.f, depth + 1);
+  case TL_EXPR_CAST: return uses_tid_expr(st, e->u.cast.value, depth + 1);
+  case TL_EXPR_LOAD:
+    for (int i = 0; i < e->u.load.n; i++)
+      if (uses_tid_expr(st, e->u.load.indices[i], depth + 1)) return true;
+    return false;
+  case TL_EXPR_CALL: {
+    int id = intrin_id(st, e);
+    if (id == RE_IN_THREAD_BINDING || id == RE_IN_LANE_IDX || id == RE_IN_WARP_IDX) return true;
+    for (int i = 0; i < e->u.call.n; i++)
+      if (uses_tid_expr(st, e->u.call.args[i], depth + 1)) return true;
+    return false;
+  }
+  default: return false;
+  }
+}
+
+/* True when statement s uses a thread index outside tile-op operands. */
+static bool uses_tid(const re_state *st, const tl_stmt *s, int depth) {
+  if (!s || depth > RE_MAX_DEPTH) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (uses_tid(st, s->u.seq.stmts[i], depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++)
+      if ((s->u.loop.mins && uses_tid_expr(st, s->u.loop.mins[i], depth + 1)) ||
+          uses_tid_expr(st, s->u.loop.extents[i], depth + 1))
+        return true;
+    return uses_tid_expr(st, s->u.loop.step, depth + 1) || uses_tid(st, s->u.loop.body, depth + 1);
+  case TL_STMT_ALLOC: return uses_tid_expr(st, s->u.alloc.buffer->init, depth + 1);
+  case TL_STMT_STORE:
+    for (int i = 0; i < s->u.store.n; i++)
+      if (uses_tid_expr(st, s->u.store.indices[i], depth + 1)) return true;
+    return uses_tid_expr(st, s->u.store.value, depth + 1);
+  case TL_STMT_IF:
+    return uses_tid_expr(st, s->u.ifs.cond, depth + 1) || uses_tid(st, s->u.ifs.then_s, depth + 1) ||
+           uses_tid(st, s->u.ifs.else_s, depth + 1);
+  case TL_STMT_LET: return uses_tid_expr(st, s->u.let.value, depth + 1);
+  case TL_STMT_EVAL: return uses_tid_expr(st, s->u.eval.value, depth + 1);
+  default: return false;
+  }
+}
+
+/* ------------------------------------------------------------------ grid */
+static bool thread_ctx_init(re_state *st, re_thread *t) {
+  t->env = calloc((size_t)st->nvars + 1, sizeof *t->env);
+  t->local = calloc((size_t)st->nbufs + 1, sizeof *t->local);
+  return t->env && t->local;
+}
+static void thread_ctx_free(re_state *st, re_thread *t) {
+  if (t->local)
+    for (int i = 0; i < st->nbufs; i++) free(t->local[i].data);
+  free(t->local);
+  if (t->env != st->genv) free(t->env);
+  t->env = NULL;
+  t->local = NULL;
+}
+
+static void invalidate_private(re_state *st, re_thread *t) {
+  for (int i = 0; i < st->nbufs; i++) t->local[i].valid = false;
+}
+
+static void run_kernel(re_state *st, const tl_stmt *s) {
+  if (st->in_kernel) {
+    re_error(st, s->loc, "T.Kernel inside T.Kernel");
+    return;
+  }
+  int64_t grid[3] = {1, 1, 1};
+  int ng = s->u.kernel.ngrid;
+  if (ng < 1 || ng > 3) {
+    re_error(st, s->loc, "T.Kernel needs 1 to 3 grid dimensions");
+    return;
+  }
+  for (int i = 0; i < ng; i++) {
+    grid[i] = re_eval_int(st, s->u.kernel.grid[i]);
+    if (st->failed) return;
+    if (grid[i] < 0) {
+      re_error(st, s->u.kernel.grid[i]->loc, "grid dimension %d is negative (%lld)", i,
+               (long long)grid[i]);
+      return;
+    }
+  }
+  int64_t threads = s->u.kernel.threads ? re_eval_int(st, s->u.kernel.threads) : 128;
+  if (st->failed) return;
+  if (threads <= 0) {
+    re_error(st, s->loc, "T.Kernel: threads must be positive, got %lld", (long long)threads);
+    return;
+  }
+  st->nthreads = threads;
+  st->per_thread = uses_tid(st, s->u.kernel.body, 0);
+  if (st->per_thread) {
+    if (threads > RE_MAX_THREADS) {
+      re_error(st, s->loc, "per-thread code with %lld threads: the reference evaluator runs up "
+               "to %d", (long long)threads, RE_MAX_THREADS);
+      return;
+    }
+    if (threads > st->nthreads_alloc) {
+      re_thread *p = realloc(st->threads, (size_t)threads * sizeof *p);
+      if (!p) {
+        re_error(st, s->loc, "out of memory");
+        return;
+      }
+      st->threads = p;
+      for (int64_t t = st->nthreads_alloc; t < threads; t++) {
+        memset(&p[t], 0, sizeof p[t]);
+        st->nthreads_alloc = t + 1;
+        if (!thread_ctx_init(st, &p[t])) {
+          re_error(st, s->loc, "out of memory");
+          return;
+        }
+      }
+    }
+  }
+  /* The kernel body as a list of top-level statements split at barriers. */
+  const tl_stmt *body = s->u.kernel.body;
+  tl_stmt *const *list = NULL;
+  int n = 0;
+  const tl_stmt *one[1] = {body};
+  if (body && body->kind == TL_STMT_SEQ) {
+    list = body->u.seq.stmts;
+    n = body->u.seq.n;
+  } else if (body) {
+    list = (tl_stmt *const *)one;
+    n = 1;
+  }
+  st->in_kernel = true;
+  for (int64_t bz = 0; bz < grid[2] && !st->failed; bz++)
+    for (int64_t by = 0; by < grid[1] && !st->failed; by++)
+      for (int64_t bx = 0; bx < grid[0] && !st->failed; bx++) {
+        int64_t b3[3] = {bx, by, bz};
+        st->epoch++;
+        for (int i = 0; i < 3; i++) {
+          st->block[i] = b3[i];
+          if (i < ng && s->u.kernel.block_vars[i]) {
+            const tl_var *v = s->u.kernel.block_vars[i];
+            int k = var_slot(st, v);
+            if (k >= 0) st->genv[k].i = re_wrap(b3[i], v->dtype);
+          }
+        }
+        for (int i = 0; i < st->nbufs; i++)
+          if (st->bufs[i].b && st->bufs[i].b->scope != TL_SCOPE_GLOBAL) st->bufs[i].valid = false;
+        if (!st->per_thread) {
+          st->cur = &st->main;
+          invalidate_private(st, &st->main);
+          exec(st, body);
+          continue;
+        }
+        for (int64_t t = 0; t < threads; t++) {
+          re_thread *c = &st->threads[t];
+          memcpy(c->env, st->genv, (size_t)st->nvars * sizeof *c->env);
+          c->tid = t;
+          invalidate_private(st, c);
+        }
+        int start = 0;
+        for (int k = 0; k <= n && !st->failed; k++) {
+          if (k < n && !is_sync(st, list[k])) continue;
+          for (int64_t t = 0; t < threads && !st->failed; t++) {
+            st->cur = &st->threads[t];
+            for (int j = start; j < k && !st->failed; j++) exec(st, list[j]);
+          }
+          start = k + 1;
+        }
+      }
+  st->cur = &st->main;
+  st->in_kernel = false;
+  st->per_thread = false;
+}
+
+/* ----------------------------------------------------------------- entry */
+static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const int64_t *dyn,
+                      int ndyn) {
+  const tl_primfunc *f = st->f;
+  if (nargs != f->nparams) {
+    re_error(st, f->loc, "'%s' takes %d argument%s, got %d", f->name, f->nparams,
+             f->nparams == 1 ? "" : "s", nargs);
+    return false;
+  }
+  if (ndyn != f->ndynamic) {
+    re_error(st, f->loc, "'%s' has %d dynamic dimension%s, got %d value%s", f->name, f->ndynamic,
+             f->ndynamic == 1 ? "" : "s", ndyn, ndyn == 1 ? "" : "s");
+    return false;
+  }
+  if (nargs > 0 && !args) {
+    re_error(st, f->loc, "no arguments given");
+    return false;
+  }
+  for (int k = 0; k < ndyn; k++) {
+    const tl_var *v = f->dynamic[k];
+    int s = var_slot(st, v);
+    if (s >= 0) st->genv[s].i = re_wrap(dyn[k], v->dtype);
+  }
+  for (int i = 0; i < nargs; i++) {
+    const tl_param *p = &f->params[i];
+    const tl_interp_arg *a = &args[i];
+    if (p->kind == TL_PARAM_SCALAR) {
+      if (a->is_tensor) {
+        re_error(st, p->var->loc, "argument %d ('%s') must be a scalar", i, p->var->name);
+        return false;
+      }
+      int s = var_slot(st, p->var);
+      if (s < 0) continue; /* unused */
+      if (tl_dtype_is_float(p->var->dtype)) st->genv[s].f = re_round(a->f, p->var->dtype);
+      else st->genv[s].i = re_wrap(a->i, p->var->dtype);
+    }
+  }
+  for (int i = 0; i < nargs; i++) {
+    const tl_param *p = &f->params[i];
+    const tl_interp_arg *a = &args[i];
+    if (p->kind != TL_PARAM_TENSOR) continue;
+    const tl_buffer *b = p->buffer;
+    if (!a->is_tensor) {
+      re_error(st, b->loc, "argument %d ('%s') must be a tensor", i, b->name);
+      return false;
+    }
+    if (a->ndim != b->ndim) {
+      re_error(st, b->loc, "argument %d ('%s') has %d dimension%s, expected %d", i, b->name,
+               a->ndim, a->ndim == 1 ? "" : "s", b->ndim);
+      return false;
+    }
+    int s = buf_slot(st, b);
+    re_buf tmp = {0}, *rb = s >= 0 ? &st->bufs[s] : &tmp;
+    if (!buf_geometry(st, rb, b, b->loc)) return false;
+    for (int d = 0; d < b->ndim; d++)
+      if (rb->shape[d] != a->shape[d]) {
+        re_error(st, b->loc, "argument %d ('%s'): dimension %d is %lld, expected %lld", i,
+                 b->name, d, (long long)a->shape[d], (long long)rb->shape[d]);
+        return false;
+      }
+    if (rb->size < 0) {
+      re_error(st, b->loc, "argument %d ('%s') is too large", i, b->name);
+      return false;
+    }
+    if (rb->size > 0 && !a->data) {
+      re_error(st, b->loc, "argument %d ('%s') has no data", i, b->name);
+      return false;
+    }
+    rb->data = a->data;
+    rb->cap = 0;
+    rb->native = true;
+    rb->valid = true;
+  }
+  return true;
+}
+
+bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
+                 const int64_t *dyn, int ndyn, tl_diag *d) {
+  if (!m || !d) return false;
+  if (func < 0 || func >= m->nfuncs || !m->funcs[func]) {
+    tl_error(d, TL_LOC_NONE, "reference evaluator: no function %d in the module", func);
+    return false;
+  }
+  re_state st = {0};
+  st.m = m;
+  st.f = m->funcs[func];
+  st.d = d;
+  const tl_primfunc *f = st.f;
+  tl_map_init(&st.var_slot);
+  tl_map_init(&st.buf_slot);
+  bool ok = false;
+  st.intrin = calloc((size_t)tl_num_intrinsics + 1, sizeof *st.intrin);
+  if (!st.intrin) goto oom;
+  for (int i = 0; i < tl_num_intrinsics; i++)
+    for (size_t k = 0; k < sizeof intrin_names / sizeof intrin_names[0]; k++)
+      if (!strcmp(tl_intrinsics[i].name, intrin_names[k].name)) st.intrin[i] = intrin_names[k].id;
+  for (int i = 0; i < f->nparams; i++) {
+    if (f->params[i].kind == TL_PARAM_TENSOR && !add_buf(&st, f->params[i].buffer, 0)) goto oom;
+    if (f->params[i].kind == TL_PARAM_SCALAR && !add_var(&st, f->params[i].var)) goto oom;
+  }
+  for (int i = 0; i < f->ndynamic; i++)
+    if (!add_var(&st, f->dynamic[i])) goto oom;
+  if (!collect_stmt(&st, f->body, 0)) goto oom;
+  st.genv = calloc((size_t)st.nvars + 1, sizeof *st.genv);
+  st.bufs = calloc((size_t)st.nbufs + 1, sizeof *st.bufs);
+  st.main.local = calloc((size_t)st.nbufs + 1, sizeof *st.main.local);
+  if (!st.genv || !st.bufs || !st.main.local) goto oom;
+  st.main.env = st.genv;
+  st.cur = &st.main;
+  if (bind_args(&st, args, nargs, dyn, ndyn)) exec(&st, f->body);
+  ok = !st.failed;
+  goto done;
+oom:
+  tl_error(d, f->loc, "reference evaluator: out of memory");
+  ok = false;
+done:
+  if (st.bufs)
+    for (int i = 0; i < st.nbufs; i++)
+      if (st.bufs[i].cap) free(st.bufs[i].data);
+  free(st.bufs);
+  if (st.main.local) thread_ctx_free(&st, &st.main);
+  for (int64_t t = 0; t < st.nthreads_alloc; t++) thread_ctx_free(&st, &st.threads[t]);
+  free(st.threads);
+  free(st.genv);
+  free(st.intrin);
+  free(st.scratch);
+  tl_map_free(&st.var_slot);
+  tl_map_free(&st.buf_slot);
+  return ok;
+}

@@ -1,0 +1,1731 @@
+/* SIMT executor: runs the SIMT IR (docs/simt-ir.md, the output of
+ * tl_lower_module) for the whole grid on the CPU, with race and protocol
+ * checks.
+ *
+ * Algorithm: blocks run one after another (blockIdx.x fastest); the threads
+ * of a block run in lockstep.  Every expression evaluates to a vector over
+ * the block's threads (simt_internal.h) under an active mask: an `if` runs
+ * its then-branch with mask & cond and its else-branch with mask & ~cond; a
+ * loop whose bounds differ between threads iterates while any active thread
+ * continues, each iteration with the mask of the threads still in the loop.
+ * Values live on a scratch stack released statement by statement, so the
+ * inner loop is array arithmetic with no allocation per thread.
+ *
+ * Arithmetic is what lib/NVPTX/codegen.c generates: f32 in float with no
+ * contraction (T.fma is the only fused operation, fmaf); f16/bf16 operations
+ * are rounded once to the dtype (the native half instructions and the
+ * widen-to-f32-and-round-back sequences agree, since f32 has at least
+ * 2p+2 bits for p = 11 and 8, PTX ISA §9.7.4); tf32 arithmetic is f32;
+ * casts round to nearest even (tl_round_to_dtype), float → int truncates
+ * saturating with NaN → 0 (cvt.rzi, PTX ISA §9.7.9.21); integers wrap.
+ * Transcendental functions use the C library in float for f32 (libdevice
+ * may differ in the last ulp; the approximate T.__exp & co. more).
+ *
+ * Memory: tensors are the caller's host arrays; shared buffers live in one
+ * byte array per block at the offsets codegen gives them (smem_offset when
+ * the planning pass set it, the others 16-byte aligned and consecutive in
+ * allocation order after those); local buffers are per-thread byte arrays.  Bounds
+ * are checked per dimension, vector accesses for their lanes*elem alignment
+ * (capped at 16 bytes, as codegen aligns them).
+ *
+ * Checks (with check_races): every shared byte records its last writer,
+ * the barrier epoch of that write and the cp.async group that wrote it,
+ * and its readers in the current epoch; T.sync_threads() starts a new
+ * epoch.  A read of a byte another thread wrote in the same epoch, a write
+ * of a byte another thread read in the same epoch, a read of bytes whose
+ * cp.async group has not been waited for, a read of a byte nothing wrote,
+ * and a barrier reached by only part of the block are errors at the
+ * statement's location.  Warp collectives live in simt_warp.c. */
+#include "Interp/simt_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SX_MAX_DEPTH 400
+#define SX_CHUNK (1u << 20)
+#define SX_SCRATCH_LIMIT ((size_t)1 << 31)
+
+static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask);
+static bool ev(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
+
+/* ============================================================ utilities */
+
+bool sx_fail(sx *x, const char *fmt, ...) {
+  if (x->failed) return false;
+  x->failed = true;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tl_loc loc = x->cur ? x->cur->loc : x->f ? x->f->loc : TL_LOC_NONE;
+  tl_error(x->d, loc, "%s (block (%lld, %lld, %lld))", msg, (long long)x->block[0],
+           (long long)x->block[1], (long long)x->block[2]);
+  return false;
+}
+
+void *sx_scratch(sx *x, size_t bytes) {
+  bytes = (bytes + 15) & ~(size_t)15;
+  if (bytes == 0) bytes = 16;
+  for (;;) {
+    if (x->chunk >= x->nchunks) {
+      sx_chunk *nc = realloc(x->chunks, sizeof *nc * (size_t)(x->nchunks + 1));
+      if (!nc) break;
+      x->chunks = nc;
+      memset(&nc[x->nchunks], 0, sizeof *nc);
+      x->nchunks++;
+    }
+    sx_chunk *c = &x->chunks[x->chunk];
+    if (c->data && c->cap - c->used >= bytes) {
+      void *p = c->data + c->used;
+      c->used += bytes;
+      memset(p, 0, bytes);
+      return p;
+    }
+    if (c->data && c->used > 0) { /* full: move on to the next chunk */
+      x->chunk++;
+      if (x->chunk < x->nchunks) x->chunks[x->chunk].used = 0;
+      continue;
+    }
+    /* an unused chunk that is missing or too small: (re)allocate it */
+    free(c->data);
+    x->scratch_total -= c->cap;
+    c->data = NULL;
+    c->cap = c->used = 0;
+    size_t cap = bytes > SX_CHUNK ? bytes : SX_CHUNK;
+    if (x->scratch_total + cap > SX_SCRATCH_LIMIT) break;
+    c->data = malloc(cap);
+    if (!c->data) break;
+    c->cap = cap;
+    x->scratch_total += cap;
+  }
+  sx_fail(x, "out of memory in the SIMT executor");
+  return NULL;
+}
+
+static sx_mark mark(sx *x) {
+  sx_mark k = {x->chunk, x->chunk < x->nchunks ? x->chunks[x->chunk].used : 0};
+  return k;
+}
+static void release(sx *x, sx_mark k) {
+  x->chunk = k.chunk;
+  if (k.chunk < x->nchunks) x->chunks[k.chunk].used = k.used;
+}
+
+static bool alloc_val(sx *x, sx_val *out, tl_dtype t) {
+  out->t = t;
+  int lanes = t.lanes ? t.lanes : 1;
+  out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T * (size_t)lanes);
+  return out->v != NULL;
+}
+static int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
+static tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
+static tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
+
+static bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
+static bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
+static bool is_fl(tl_dtype t) { return tl_dtype_is_float(t); }
+static bool is_narrow(tl_dtype t) {
+  return (t.code == TL_TYPE_FLOAT && t.bits == 16) || (t.code == TL_TYPE_BFLOAT && t.bits == 16);
+}
+static bool is_f64(tl_dtype t) { return t.code == TL_TYPE_FLOAT && t.bits == 64; }
+
+/* Wraps v to integer dtype t (two's complement; bool → 0/1). */
+static int64_t wrap(tl_dtype t, int64_t v) {
+  if (t.code == TL_TYPE_BOOL) return v != 0;
+  int bits = t.bits;
+  if (bits >= 64 || bits <= 0) return v;
+  uint64_t mask = (UINT64_C(1) << bits) - 1;
+  uint64_t u = (uint64_t)v & mask;
+  if (t.code == TL_TYPE_INT && ((u >> (bits - 1)) & 1)) u |= ~mask;
+  return (int64_t)u;
+}
+
+/* Rounds a float value to float dtype t (f64 exact; tf32 through f32). */
+static double round_to(double v, tl_dtype t) {
+  if (is_f64(t)) return v;
+  if (t.code == TL_TYPE_FLOAT && t.bits == 32) return (double)(float)v;
+  if (t.code == TL_TYPE_TFLOAT) return tl_round_to_dtype((double)(float)v, t);
+  return tl_round_to_dtype(v, t);
+}
+
+/* float → int truncating and saturating, NaN → 0 (cvt.rzi.sat). */
+static int64_t sat_trunc(double f, tl_dtype to) {
+  if (isnan(f)) return 0;
+  double t = trunc(f);
+  int bits = to.bits > 64 ? 64 : to.bits;
+  if (is_uint(to)) {
+    if (t <= 0) return 0;
+    if (t >= ldexp(1.0, bits)) return bits >= 64 ? -1 : (int64_t)((UINT64_C(1) << bits) - 1);
+    return (int64_t)(uint64_t)t;
+  }
+  double lo = -ldexp(1.0, bits - 1), hi = ldexp(1.0, bits - 1);
+  if (t <= lo) return bits >= 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1));
+  if (t >= hi) return bits >= 64 ? INT64_MAX : (INT64_C(1) << (bits - 1)) - 1;
+  return (int64_t)t;
+}
+
+/* ---------------------------------------------------- element encodings */
+static uint16_t f16_bits(double v) {
+  if (isnan(v)) return 0x7E00;
+  v = tl_round_to_dtype(v, TL_FLOAT16);
+  uint16_t s = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isinf(a)) return s | 0x7C00;
+  if (a == 0) return s;
+  if (a < ldexp(1.0, -14)) return (uint16_t)(s | (uint16_t)lrint(a * 16777216.0));
+  int e;
+  double fr = frexp(a, &e); /* a = fr * 2^e, fr in [0.5, 1) */
+  int mant = (int)lrint((fr * 2.0 - 1.0) * 1024.0), ex = e - 1 + 15;
+  if (mant == 1024) { mant = 0; ex++; }
+  if (ex >= 31) return s | 0x7C00;
+  return (uint16_t)(s | (ex << 10) | mant);
+}
+static double f16_value(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+static uint16_t bf16_bits(double v) {
+  if (isnan(v)) return 0x7FC0;
+  float f = (float)tl_round_to_dtype(v, TL_DT(TL_TYPE_BFLOAT, 16));
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return (uint16_t)(u >> 16);
+}
+static double bf16_value(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+sx_el sx_el_load(tl_dtype et, const uint8_t *p) {
+  sx_el r = {0};
+  switch (et.code) {
+  case TL_TYPE_FLOAT:
+    if (et.bits == 16) { uint16_t h; memcpy(&h, p, 2); r.f = f16_value(h); }
+    else if (et.bits == 32) { float f; memcpy(&f, p, 4); r.f = f; }
+    else { double d; memcpy(&d, p, 8); r.f = d; }
+    return r;
+  case TL_TYPE_TFLOAT: { float f; memcpy(&f, p, 4); r.f = f; return r; }
+  case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); r.f = bf16_value(h); return r; }
+  case TL_TYPE_BOOL: r.i = p[0] != 0; return r;
+  default: {
+    int nb = tl_dtype_bytes(et);
+    uint64_t u = 0;
+    memcpy(&u, p, (size_t)(nb > 8 ? 8 : nb < 1 ? 1 : nb)); /* little-endian host */
+    r.i = wrap(et, (int64_t)u);
+    return r;
+  }
+  }
+}
+
+void sx_el_store(tl_dtype et, uint8_t *p, sx_el v) {
+  switch (et.code) {
+  case TL_TYPE_FLOAT:
+    if (et.bits == 16) { uint16_t h = f16_bits(v.f); memcpy(p, &h, 2); }
+    else if (et.bits == 32) { float f = (float)v.f; memcpy(p, &f, 4); }
+    else memcpy(p, &v.f, 8);
+    return;
+  case TL_TYPE_TFLOAT: { float f = (float)v.f; memcpy(p, &f, 4); return; }
+  case TL_TYPE_BFLOAT: { uint16_t h = bf16_bits(v.f); memcpy(p, &h, 2); return; }
+  case TL_TYPE_BOOL: p[0] = v.i != 0; return;
+  default: {
+    int nb = tl_dtype_bytes(et);
+    uint64_t u = (uint64_t)v.i;
+    memcpy(p, &u, (size_t)(nb > 8 ? 8 : nb < 1 ? 1 : nb));
+    return;
+  }
+  }
+}
+
+static int elem_bytes(tl_dtype t) {
+  int b = tl_dtype_bytes(scalar_of(t));
+  return b < 1 ? 1 : b;
+}
+
+/* ========================================================== conversions */
+/* One scalar from dtype `from` to dtype `to` (both scalar), as codegen's convert(). */
+static sx_el cvt_el(sx_el v, tl_dtype from, tl_dtype to) {
+  sx_el r = {0};
+  bool ff = is_fl(from), tf = is_fl(to);
+  if (is_bool(to)) {
+    r.i = ff ? (v.f != 0.0) : (v.i != 0);
+    return r;
+  }
+  if (!tf) {
+    r.i = ff ? sat_trunc(v.f, to) : wrap(to, v.i);
+    return r;
+  }
+  if (!ff) {
+    bool uns = is_uint(from) || is_bool(from);
+    if (to.code == TL_TYPE_FLOAT && to.bits == 32) {
+      r.f = uns ? (double)(float)(uint64_t)v.i : (double)(float)v.i;
+    } else if (to.code == TL_TYPE_TFLOAT) {
+      float f = uns ? (float)(uint64_t)v.i : (float)v.i;
+      r.f = tl_round_to_dtype(f, to);
+    } else {
+      double d = uns ? (double)(uint64_t)v.i : (double)v.i;
+      r.f = round_to(d, to);
+    }
+    return r;
+  }
+  r.f = round_to(v.f, to);
+  return r;
+}
+
+/* v converted to dtype `to` (scalar → vector splats).  May share v's storage. */
+static bool cv(sx *x, const sx_val *v, tl_dtype to, sx_val *out) {
+  tl_dtype from = v->t;
+  if (tl_dtype_eq(from, to)) {
+    *out = *v;
+    return true;
+  }
+  if (from.code == TL_TYPE_HANDLE || to.code == TL_TYPE_HANDLE || to.code == TL_TYPE_VOID ||
+      from.code == TL_TYPE_VOID)
+    return sx_fail(x, "cannot convert %s to %s", tl_dtype_name(from), tl_dtype_name(to));
+  int fl = lanes_of(from), tlanes = lanes_of(to);
+  if (fl != 1 && fl != tlanes)
+    return sx_fail(x, "cannot convert %s to %s (lane counts differ)", tl_dtype_name(from),
+                   tl_dtype_name(to));
+  if (!alloc_val(x, out, to)) return false;
+  tl_dtype fs = scalar_of(from), ts = scalar_of(to);
+  bool same = tl_dtype_eq(fs, ts);
+  for (int t = 0; t < x->T; t++)
+    for (int l = 0; l < tlanes; l++) {
+      sx_el e = v->v[(size_t)t * fl + (fl == 1 ? 0 : l)];
+      out->v[(size_t)t * tlanes + l] = same ? e : cvt_el(e, fs, ts);
+    }
+  return true;
+}
+
+static bool ev_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val *out) {
+  sx_val v;
+  if (!ev(x, e, mask, &v)) return false;
+  return cv(x, &v, t, out);
+}
+bool sx_eval_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val *out) {
+  return ev_as(x, e, t, mask, out);
+}
+
+/* Value as bool (lanes kept). */
+static bool to_cond(sx *x, const sx_val *v, sx_val *out) {
+  return cv(x, v, with_lanes(TL_BOOL, lanes_of(v->t)), out);
+}
+
+/* ========================================================== arithmetic */
+/* Float binary operation on scalar float dtype t (values exact in t). */
+static double fop(tl_binop op, double a, double b, tl_dtype t) {
+  if (is_f64(t)) {
+    switch (op) {
+    case TL_OP_ADD: return a + b;
+    case TL_OP_SUB: return a - b;
+    case TL_OP_MUL: return a * b;
+    case TL_OP_DIV: return a / b;
+    case TL_OP_FLOORDIV: return floor(a / b);
+    case TL_OP_FLOORMOD: { double q = floor(a / b); double p = q * b; return a - p; }
+    case TL_OP_POW: return pow(a, b);
+    case TL_OP_MIN: return fmin(a, b);
+    case TL_OP_MAX: return fmax(a, b);
+    default: return 0;
+    }
+  }
+  float fa = (float)a, fb = (float)b, r = 0;
+  switch (op) {
+  case TL_OP_ADD: r = fa + fb; break;
+  case TL_OP_SUB: r = fa - fb; break;
+  case TL_OP_MUL: r = fa * fb; break;
+  case TL_OP_DIV: r = fa / fb; break;
+  case TL_OP_FLOORDIV: r = floorf(fa / fb); break;
+  case TL_OP_FLOORMOD: {
+    float q = floorf(fa / fb);
+    float p = q * fb;
+    r = fa - p;
+    break;
+  }
+  case TL_OP_POW: r = powf(fa, fb); break;
+  case TL_OP_MIN: r = fminf(fa, fb); break;
+  case TL_OP_MAX: r = fmaxf(fa, fb); break;
+  default: break;
+  }
+  /* f16/bf16: one rounding of the f32 result, which equals the single
+   * rounding of the exact result for + - * / (f32 has >= 2p+2 bits). */
+  return is_narrow(t) ? tl_round_to_dtype(r, t) : (double)r;
+}
+
+/* Integer floor division / modulo (TIR semantics) on wrapped values. */
+static int64_t int_floordivmod(int64_t a, int64_t b, bool uns, bool mod, tl_dtype t) {
+  if (uns) {
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    return wrap(t, (int64_t)(mod ? ua % ub : ua / ub));
+  }
+  if (b == -1) return mod ? 0 : wrap(t, (int64_t)(0 - (uint64_t)a));
+  int64_t q = a / b, r = a % b;
+  bool adj = r != 0 && ((r ^ b) < 0);
+  if (mod) return wrap(t, adj ? r + b : r);
+  return wrap(t, adj ? q - 1 : q);
+}
+
+/* Integer binary op on dtype t; *err set for division by zero. */
+static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
+  bool uns = is_uint(t) || is_bool(t);
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  int bits = is_bool(t) ? 1 : t.bits;
+  switch (op) {
+  case TL_OP_ADD: return wrap(t, (int64_t)(ua + ub));
+  case TL_OP_SUB: return wrap(t, (int64_t)(ua - ub));
+  case TL_OP_MUL: return wrap(t, (int64_t)(ua * ub));
+  case TL_OP_DIV:
+    if (b == 0) { *err = true; return 0; }
+    if (uns) return wrap(t, (int64_t)(ua / ub));
+    if (b == -1) return wrap(t, (int64_t)(0 - ua));
+    return wrap(t, a / b);
+  case TL_OP_FLOORDIV:
+  case TL_OP_FLOORMOD:
+    if (b == 0) { *err = true; return 0; }
+    return int_floordivmod(a, b, uns, op == TL_OP_FLOORMOD, t);
+  case TL_OP_MIN: return uns ? (ua < ub ? a : b) : (a < b ? a : b);
+  case TL_OP_MAX: return uns ? (ua > ub ? a : b) : (a > b ? a : b);
+  case TL_OP_BITAND: return wrap(t, a & b);
+  case TL_OP_BITOR: return wrap(t, a | b);
+  case TL_OP_BITXOR: return wrap(t, a ^ b);
+  case TL_OP_SHL:
+    if (ub >= (uint64_t)bits) return 0;
+    return wrap(t, (int64_t)(ua << ub));
+  case TL_OP_SHR: {
+    if (uns) {
+      uint64_t m = bits >= 64 ? ~(uint64_t)0 : ((UINT64_C(1) << bits) - 1);
+      if (ub >= (uint64_t)bits) return 0;
+      return wrap(t, (int64_t)((ua & m) >> ub));
+    }
+    if (ub >= (uint64_t)bits) return a < 0 ? wrap(t, -1) : 0;
+    return wrap(t, a < 0 ? (int64_t)~(~ua >> ub) : (int64_t)(ua >> ub));
+  }
+  case TL_OP_POW: {
+    double r = pow(uns ? (double)ua : (double)a, uns ? (double)ub : (double)b);
+    return sat_trunc(r, t);
+  }
+  default: return 0;
+  }
+}
+
+static bool fcmp(tl_binop op, double a, double b) {
+  switch (op) {
+  case TL_OP_EQ: return a == b;
+  case TL_OP_NE: return a != b; /* unordered: true with NaN */
+  case TL_OP_LT: return a < b;
+  case TL_OP_LE: return a <= b;
+  case TL_OP_GT: return a > b;
+  default: return a >= b;
+  }
+}
+static bool icmp(tl_binop op, int64_t a, int64_t b, bool uns) {
+  if (uns) {
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    switch (op) {
+    case TL_OP_EQ: return ua == ub;
+    case TL_OP_NE: return ua != ub;
+    case TL_OP_LT: return ua < ub;
+    case TL_OP_LE: return ua <= ub;
+    case TL_OP_GT: return ua > ub;
+    default: return ua >= ub;
+    }
+  }
+  switch (op) {
+  case TL_OP_EQ: return a == b;
+  case TL_OP_NE: return a != b;
+  case TL_OP_LT: return a < b;
+  case TL_OP_LE: return a <= b;
+  case TL_OP_GT: return a > b;
+  default: return a >= b;
+  }
+}
+
+/* codegen.c's common_dtype: the float one, else the wider one, max lanes. */
+static tl_dtype common_dtype(tl_dtype a, tl_dtype b) {
+  tl_dtype r = a;
+  if (is_fl(b) && !is_fl(a)) r = b;
+  else if (is_fl(a) == is_fl(b) && b.bits > a.bits) r = b;
+  else if (is_bool(a) && !is_bool(b)) r = b;
+  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
+  return r;
+}
+
+/* out = a op b elementwise on dtype t (a, b already of dtype t). */
+static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
+                       const uint8_t *mask, sx_val *out) {
+  if (!alloc_val(x, out, t)) return false;
+  int L = lanes_of(t);
+  size_t n = (size_t)x->T * (size_t)L;
+  tl_dtype st = scalar_of(t);
+  if (is_fl(t)) {
+    if (op >= TL_OP_EQ || op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
+        op == TL_OP_SHL || op == TL_OP_SHR)
+      return sx_fail(x, "operator is not defined on %s", tl_dtype_name(t));
+    for (size_t k = 0; k < n; k++) out->v[k].f = fop(op, a->v[k].f, b->v[k].f, st);
+    return true;
+  }
+  if (t.code == TL_TYPE_HANDLE) return sx_fail(x, "arithmetic on handles is not supported");
+  if (is_bool(t) && !(op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
+                      op == TL_OP_MIN || op == TL_OP_MAX))
+    return sx_fail(x, "arithmetic operator on bool values");
+  for (size_t k = 0; k < n; k++) {
+    bool err = false;
+    out->v[k].i = iop(op, a->v[k].i, b->v[k].i, st, &err);
+    if (err && mask[k / (size_t)L])
+      return sx_fail(x, "integer division by zero in thread %d", (int)(k / (size_t)L));
+  }
+  return true;
+}
+
+static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  tl_binop op = e->u.bin.op;
+  const tl_expr *ea = e->u.bin.a, *eb = e->u.bin.b;
+  sx_val a, b;
+  if (op == TL_OP_AND || op == TL_OP_OR) {
+    tl_dtype bt = with_lanes(TL_BOOL, lanes_of(e->dtype));
+    sx_val a0, b0, a1, b1;
+    if (!ev(x, ea, mask, &a0) || !to_cond(x, &a0, &a1) || !cv(x, &a1, bt, &a)) return false;
+    if (!ev(x, eb, mask, &b0) || !to_cond(x, &b0, &b1) || !cv(x, &b1, bt, &b)) return false;
+    if (!alloc_val(x, out, bt)) return false;
+    size_t n = (size_t)x->T * lanes_of(bt);
+    for (size_t k = 0; k < n; k++)
+      out->v[k].i = op == TL_OP_AND ? (a.v[k].i && b.v[k].i) : (a.v[k].i || b.v[k].i);
+    return true;
+  }
+  bool cmp = op >= TL_OP_EQ && op <= TL_OP_GE;
+  tl_dtype t = cmp ? common_dtype(ea->dtype, eb->dtype) : e->dtype;
+  if (!ev_as(x, ea, t, mask, &a) || !ev_as(x, eb, t, mask, &b)) return false;
+  if (!cmp) return binop_vals(x, op, &a, &b, t, mask, out);
+  if (!alloc_val(x, out, with_lanes(TL_BOOL, lanes_of(t)))) return false;
+  size_t n = (size_t)x->T * lanes_of(t);
+  bool uns = is_uint(t) || is_bool(t);
+  if (is_fl(t))
+    for (size_t k = 0; k < n; k++) out->v[k].i = fcmp(op, a.v[k].f, b.v[k].f);
+  else
+    for (size_t k = 0; k < n; k++) out->v[k].i = icmp(op, a.v[k].i, b.v[k].i, uns);
+  return true;
+}
+
+static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  sx_val v;
+  tl_dtype t = e->dtype;
+  size_t n = (size_t)x->T * lanes_of(t);
+  switch (e->u.un.op) {
+  case TL_OP_NEG:
+    if (!ev_as(x, e->u.un.a, t, mask, &v) || !alloc_val(x, out, t)) return false;
+    for (size_t k = 0; k < n; k++) {
+      if (is_fl(t)) out->v[k].f = -v.v[k].f;
+      else out->v[k].i = wrap(t, (int64_t)(0 - (uint64_t)v.v[k].i));
+    }
+    return true;
+  case TL_OP_NOT: {
+    sx_val c0, c;
+    if (!ev(x, e->u.un.a, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (!alloc_val(x, out, c.t)) return false;
+    n = (size_t)x->T * lanes_of(c.t);
+    for (size_t k = 0; k < n; k++) out->v[k].i = !c.v[k].i;
+    return true;
+  }
+  case TL_OP_BITNOT:
+    if (is_fl(t)) return sx_fail(x, "~ on %s", tl_dtype_name(t));
+    if (!ev_as(x, e->u.un.a, t, mask, &v) || !alloc_val(x, out, t)) return false;
+    for (size_t k = 0; k < n; k++) out->v[k].i = wrap(t, ~v.v[k].i);
+    return true;
+  }
+  return sx_fail(x, "unknown unary operator");
+}
+
+/* ============================================================ buffers */
+sx_buf *sx_buffer(sx *x, const tl_buffer *b) {
+  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
+  if (!sb) sb = tl_map_get(&x->gbufs, b, NULL);
+  if (!sb) sx_fail(x, "buffer '%s' is used outside its allocation", b->name);
+  return sb;
+}
+
+static uint8_t *elem_ptr(const sx_buf *sb, int t, int64_t flat) {
+  if (sb->space == SX_LOCAL) return sb->data + (int64_t)t * sb->pitch + flat * sb->eb;
+  return sb->data + flat * sb->eb;
+}
+
+static const char *space_name(const sx_buf *sb) {
+  return sb->space == SX_GLOBAL ? "global" : sb->space == SX_SHARED ? "shared" : "local";
+}
+
+/* Flat element offsets of buf[idx] for an access of `lanes` lanes, one per
+ * (thread, lane); -1 for inactive threads.  Checks bounds per dimension and
+ * the alignment of contiguous vector accesses. */
+static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes,
+                           const uint8_t *mask, bool store, sx_buf **psb, int64_t **pflat) {
+  sx_buf *sb = sx_buffer(x, buf);
+  if (!sb) return false;
+  if (n != sb->ndim || n < 1)
+    return sx_fail(x, "buffer '%s' has %d dimensions but is indexed with %d", buf->name, sb->ndim, n);
+  const tl_expr *last = idx[n - 1];
+  int64_t st = 0;
+  bool contiguous = lanes > 1 && last->kind == TL_EXPR_RAMP && last->dtype.lanes == lanes &&
+                    tl_expr_is_const_int(last->u.ramp.stride, &st) && st == 1 &&
+                    sb->stride[n - 1] == 1;
+  for (int i = 0; contiguous && i < n - 1; i++) contiguous = idx[i]->dtype.lanes <= 1;
+  int64_t *flat = sx_scratch(x, sizeof(int64_t) * (size_t)x->T * (size_t)lanes);
+  if (!flat) return false;
+  for (int i = 0; i < n; i++) {
+    sx_val iv;
+    tl_dtype it = idx[i]->dtype;
+    if (!tl_dtype_is_int(it) && !is_bool(it))
+      return sx_fail(x, "buffer index must be an integer, not %s", tl_dtype_name(it));
+    int il = lanes_of(it);
+    if (lanes == 1 && il != 1)
+      return sx_fail(x, "vector index into buffer '%s' for a scalar access", buf->name);
+    if (il != 1 && il != lanes)
+      return sx_fail(x, "index of %d lanes in a %d-lane access", il, lanes);
+    if (!ev_as(x, idx[i], with_lanes(TL_INT64, il), mask, &iv)) return false;
+    for (int t = 0; t < x->T; t++) {
+      if (!mask[t]) continue;
+      for (int l = 0; l < lanes; l++) {
+        int64_t v = iv.v[(size_t)t * il + (il == 1 ? 0 : l)].i;
+        if (v < 0 || v >= sb->shape[i]) {
+          if (n == 1)
+            return sx_fail(x, "out-of-bounds %s of %s buffer '%s': index %lld (size %lld) in thread %d",
+                           store ? "store" : "load", space_name(sb), buf->name, (long long)v,
+                           (long long)sb->shape[i], t);
+          return sx_fail(x,
+                         "out-of-bounds %s of %s buffer '%s': index %lld of dimension %d (size %lld) "
+                         "in thread %d",
+                         store ? "store" : "load", space_name(sb), buf->name, (long long)v, i,
+                         (long long)sb->shape[i], t);
+        }
+        int64_t *f = &flat[(size_t)t * lanes + l];
+        *f = (i == 0 ? 0 : *f) + v * sb->stride[i];
+      }
+    }
+  }
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) {
+      for (int l = 0; l < lanes; l++) flat[(size_t)t * lanes + l] = -1;
+      continue;
+    }
+    for (int l = 0; l < lanes; l++) {
+      int64_t f = flat[(size_t)t * lanes + l];
+      if (f < 0 || f >= sb->elems)
+        return sx_fail(x, "out-of-bounds %s of %s buffer '%s': element %lld of %lld in thread %d",
+                       store ? "store" : "load", space_name(sb), buf->name, (long long)f,
+                       (long long)sb->elems, t);
+    }
+    if (contiguous) {
+      int64_t vb = (int64_t)sb->eb * lanes;
+      if ((vb & (vb - 1)) == 0) {
+        int64_t al = vb > 16 ? 16 : vb;
+        int64_t addr = (sb->space == SX_SHARED ? sb->base : 0) + flat[(size_t)t * lanes] * sb->eb;
+        if (addr % al)
+          return sx_fail(x, "misaligned %lld-byte vector %s of %s buffer '%s' at element %lld in thread %d",
+                         (long long)vb, store ? "store" : "load", space_name(sb), buf->name,
+                         (long long)flat[(size_t)t * lanes], t);
+      }
+    }
+  }
+  *psb = sb;
+  *pflat = flat;
+  return true;
+}
+
+/* ---------------------------------------------- shared-memory protocol */
+static void describe_byte(const sx_buf *sb, int64_t off, char *buf, size_t n) {
+  snprintf(buf, n, "'%s'[%lld]", sb->b->name, (long long)(off / sb->eb));
+}
+
+bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t) {
+  if (!x->check) return true;
+  for (int k = 0; k < n; k++) {
+    sx_byte *s = &x->sstate[sb->base + off + k];
+    char what[160];
+    if (s->w_ep < 0) {
+      describe_byte(sb, off + k, what, sizeof what);
+      return sx_fail(x, "read of uninitialised shared memory: thread %d reads %s, which nothing wrote", t,
+                     what);
+    }
+    int32_t wep = s->w_ep;
+    if (s->w_grp >= 0) {
+      sx_async *as = &x->async[s->w_thr];
+      if (s->w_grp >= as->completed) {
+        describe_byte(sb, off + k, what, sizeof what);
+        return sx_fail(x,
+                       "read of shared memory before its cp.async completed: thread %d reads %s, copied "
+                       "by thread %d in cp.async group %d, with no T.ptx_wait_group covering that group",
+                       t, what, s->w_thr, s->w_grp);
+      }
+      wep = as->done_ep[s->w_grp];
+    }
+    if (s->w_thr != t && wep == x->epoch) {
+      describe_byte(sb, off + k, what, sizeof what);
+      return sx_fail(x,
+                     "data race on shared memory: thread %d reads %s, written by thread %d with no "
+                     "T.sync_threads() in between",
+                     t, what, s->w_thr);
+    }
+    if (s->r_ep != x->epoch) {
+      s->r_ep = x->epoch;
+      s->r_thr = (int16_t)t;
+    } else if (s->r_thr != t) {
+      s->r_thr = SX_MANY;
+    }
+  }
+  return true;
+}
+
+bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group) {
+  if (!x->check) return true;
+  for (int k = 0; k < n; k++) {
+    sx_byte *s = &x->sstate[sb->base + off + k];
+    char what[160];
+    if (s->r_ep == x->epoch && s->r_thr != t) {
+      describe_byte(sb, off + k, what, sizeof what);
+      if (s->r_thr == SX_MANY)
+        return sx_fail(x,
+                       "data race on shared memory: thread %d writes %s, which other threads read with "
+                       "no T.sync_threads() in between",
+                       t, what);
+      return sx_fail(x,
+                     "data race on shared memory: thread %d writes %s, which thread %d read with no "
+                     "T.sync_threads() in between",
+                     t, what, s->r_thr);
+    }
+    if (s->w_ep >= 0 && s->w_grp >= 0 && s->w_grp >= x->async[s->w_thr].completed) {
+      describe_byte(sb, off + k, what, sizeof what);
+      return sx_fail(x,
+                     "thread %d writes %s while a cp.async of thread %d (group %d) to it is still "
+                     "pending",
+                     t, what, s->w_thr, s->w_grp);
+    }
+    s->w_ep = x->epoch;
+    s->w_thr = (int16_t)t;
+    s->w_grp = group;
+  }
+  return true;
+}
+
+static bool eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  const tl_buffer *buf = e->u.load.buffer;
+  int lanes = lanes_of(e->dtype);
+  sx_buf *sb;
+  int64_t *flat;
+  if (!compute_access(x, buf, e->u.load.n, e->u.load.indices, lanes, mask, false, &sb, &flat))
+    return false;
+  if (!alloc_val(x, out, with_lanes(sb->et, lanes))) return false;
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) continue;
+    for (int l = 0; l < lanes; l++) {
+      int64_t f = flat[(size_t)t * lanes + l];
+      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, t)) return false;
+      out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, elem_ptr(sb, t, f));
+    }
+  }
+  return true;
+}
+
+static bool exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  const tl_buffer *buf = s->u.store.buffer;
+  const tl_expr *ve = s->u.store.value;
+  int lanes = lanes_of(ve->dtype);
+  for (int i = 0; i < s->u.store.n; i++)
+    if (lanes_of(s->u.store.indices[i]->dtype) > lanes) lanes = lanes_of(s->u.store.indices[i]->dtype);
+  sx_val v;
+  tl_dtype et = scalar_of(buf->dtype);
+  if (!ev_as(x, ve, with_lanes(et, lanes), mask, &v)) return false;
+  sx_buf *sb;
+  int64_t *flat;
+  if (!compute_access(x, buf, s->u.store.n, s->u.store.indices, lanes, mask, true, &sb, &flat))
+    return false;
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) continue;
+    for (int l = 0; l < lanes; l++) {
+      int64_t f = flat[(size_t)t * lanes + l];
+      if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, t, -1)) return false;
+      sx_el_store(sb->et, elem_ptr(sb, t, f), v.v[(size_t)t * lanes + l]);
+    }
+  }
+  return true;
+}
+
+/* ============================================================== calls */
+static double limit_value(tl_dtype t, bool mx, bool inf) {
+  double big = (t.code == TL_TYPE_FLOAT && t.bits == 16) ? 65504.0
+             : (t.code == TL_TYPE_BFLOAT) ? 3.3895313892515355e38
+             : is_f64(t) ? 1.7976931348623157e308 : 3.4028234663852886e38;
+  if (inf) big = INFINITY;
+  return mx || inf ? big : -big;
+}
+
+/* f32 math function by intrinsic id (the C library in float). */
+static float fmath32(int op, float a) {
+  switch (op) {
+  case SX_IN_EXP: case SX_IN_FEXP: return expf(a);
+  case SX_IN_EXP2: case SX_IN_FEXP2: return exp2f(a);
+  case SX_IN_EXP10: return exp10f(a);
+  case SX_IN_LOG: case SX_IN_FLOG: return logf(a);
+  case SX_IN_LOG2: case SX_IN_FLOG2: return log2f(a);
+  case SX_IN_LOG10: return log10f(a);
+  case SX_IN_LOG1P: return log1pf(a);
+  case SX_IN_SQRT: return sqrtf(a);
+  case SX_IN_RSQRT: return (float)(1.0 / sqrt((double)a));
+  case SX_IN_TANH: return tanhf(a);
+  case SX_IN_SIGMOID: { float ex = expf(-a); float den = 1.0f + ex; return 1.0f / den; }
+  case SX_IN_ERF: return erff(a);
+  case SX_IN_SIN: return sinf(a);
+  case SX_IN_COS: return cosf(a);
+  case SX_IN_TAN: return tanf(a);
+  case SX_IN_FLOOR: return floorf(a);
+  case SX_IN_CEIL: return ceilf(a);
+  case SX_IN_ROUND: return roundf(a);
+  case SX_IN_TRUNC: return truncf(a);
+  default: return a;
+  }
+}
+static double fmath64(int op, double a) {
+  switch (op) {
+  case SX_IN_EXP: case SX_IN_FEXP: return exp(a);
+  case SX_IN_EXP2: case SX_IN_FEXP2: return exp2(a);
+  case SX_IN_EXP10: return exp10(a);
+  case SX_IN_LOG: case SX_IN_FLOG: return log(a);
+  case SX_IN_LOG2: case SX_IN_FLOG2: return log2(a);
+  case SX_IN_LOG10: return log10(a);
+  case SX_IN_LOG1P: return log1p(a);
+  case SX_IN_SQRT: return sqrt(a);
+  case SX_IN_RSQRT: return 1.0 / sqrt(a);
+  case SX_IN_TANH: return tanh(a);
+  case SX_IN_SIGMOID: return 1.0 / (1.0 + exp(-a));
+  case SX_IN_ERF: return erf(a);
+  case SX_IN_SIN: return sin(a);
+  case SX_IN_COS: return cos(a);
+  case SX_IN_TAN: return tan(a);
+  case SX_IN_FLOOR: return floor(a);
+  case SX_IN_CEIL: return ceil(a);
+  case SX_IN_ROUND: return round(a);
+  case SX_IN_TRUNC: return trunc(a);
+  default: return a;
+  }
+}
+
+/* Single rounding of the exact a*b+c to narrow dtype t: the double fma is
+ * rounded once; when it was inexact, nudging it one double ulp toward the
+ * exact value keeps a tie from being broken the wrong way. */
+static double fma_narrow(double a, double b, double c, tl_dtype t) {
+  double s = fma(a, b, c);
+  if (!isfinite(s)) return tl_round_to_dtype(s, t);
+  /* exact residual of s: p = a*b is exact in double for 16-bit inputs */
+  double p = a * b;
+  double bb = s - p, err = (p - (s - bb)) + (c - bb); /* TwoSum(p, c) - s */
+  if (err != 0) s = nextafter(s, err > 0 ? INFINITY : -INFINITY);
+  return tl_round_to_dtype(s, t);
+}
+
+static bool need_args(sx *x, const tl_expr *e, int k) {
+  if (e->u.call.n != k)
+    return sx_fail(x, "T.%s takes %d argument%s, got %d", tl_intrinsics[e->u.call.op].name, k,
+                   k == 1 ? "" : "s", e->u.call.n);
+  return true;
+}
+
+static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  int op = x->op_of[e->u.call.op];
+  const char *name = tl_intrinsics[e->u.call.op].name;
+  int n = e->u.call.n;
+  tl_expr *const *args = e->u.call.args;
+  tl_dtype t = e->dtype;
+  int L = lanes_of(t);
+  size_t cnt = (size_t)x->T * (size_t)L;
+  switch (op) {
+  case SX_IN_THREAD_BINDING:
+  case SX_IN_BLOCK_BINDING:
+  case SX_IN_LANE_IDX:
+  case SX_IN_WARP_IDX: {
+    int64_t k = 0;
+    if (n > 1 || (n == 1 && !tl_expr_is_const_int(args[0], &k)) || k < 0 || k > 2) {
+      if (op == SX_IN_THREAD_BINDING || op == SX_IN_BLOCK_BINDING)
+        return sx_fail(x, "T.%s needs a constant dimension 0, 1 or 2", name);
+    }
+    sx_val r;
+    if (!alloc_val(x, &r, TL_INT32)) return false;
+    for (int th = 0; th < x->T; th++) {
+      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? th : 0)
+                : op == SX_IN_BLOCK_BINDING ? x->block[k]
+                : op == SX_IN_LANE_IDX ? (th & 31) : (th >> 5);
+      r.v[th].i = v;
+    }
+    return cv(x, &r, t, out);
+  }
+  case SX_IN_SHFL_XOR:
+  case SX_IN_SHFL_DOWN:
+  case SX_IN_SHFL_UP:
+  case SX_IN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
+  case SX_IN_INFINITY:
+  case SX_IN_MAX_VALUE:
+  case SX_IN_MIN_VALUE: {
+    if (!alloc_val(x, out, t)) return false;
+    bool inf = op == SX_IN_INFINITY, mx = op == SX_IN_MAX_VALUE;
+    if (is_fl(t)) {
+      double v = limit_value(t, mx, inf);
+      for (size_t k = 0; k < cnt; k++) out->v[k].f = v;
+      return true;
+    }
+    if (inf) return sx_fail(x, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
+    int64_t v;
+    if (is_bool(t)) v = mx;
+    else if (is_uint(t)) v = mx ? wrap(t, -1) : 0;
+    else v = mx ? wrap(t, (int64_t)(~(uint64_t)0 >> (65 - t.bits))) : wrap(t, (int64_t)(UINT64_C(1) << (t.bits - 1)));
+    for (size_t k = 0; k < cnt; k++) out->v[k].i = v;
+    return true;
+  }
+  case SX_IN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
+  case SX_IN_IF_THEN_ELSE: {
+    if (!need_args(x, e, 3)) return false;
+    sx_val c0, c, a, b;
+    if (!ev(x, args[0], mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (!ev_as(x, args[1], t, mask, &a) || !ev_as(x, args[2], t, mask, &b)) return false;
+    if (!alloc_val(x, out, t)) return false;
+    int cl = lanes_of(c.t);
+    for (size_t k = 0; k < cnt; k++) {
+      size_t th = k / (size_t)L, l = k % (size_t)L;
+      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
+    }
+    return true;
+  }
+  case SX_IN_MIN:
+  case SX_IN_MAX:
+  case SX_IN_FLOORDIV:
+  case SX_IN_FLOORMOD:
+  case SX_IN_TRUNCDIV:
+  case SX_IN_TRUNCMOD:
+  case SX_IN_CEILDIV: {
+    if (!need_args(x, e, 2)) return false;
+    sx_val a, b;
+    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b)) return false;
+    bool fl = is_fl(t);
+    tl_dtype st = scalar_of(t);
+    if (op == SX_IN_TRUNCMOD) {
+      if (!alloc_val(x, out, t)) return false;
+      for (size_t k = 0; k < cnt; k++) {
+        if (fl) {
+          out->v[k].f = is_f64(t) ? fmod(a.v[k].f, b.v[k].f)
+                                  : round_to(fmodf((float)a.v[k].f, (float)b.v[k].f), st);
+        } else {
+          if (b.v[k].i == 0) {
+            if (mask[k / (size_t)L]) return sx_fail(x, "integer division by zero in thread %d", (int)(k / L));
+            continue;
+          }
+          if (is_uint(t)) out->v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i % (uint64_t)b.v[k].i));
+          else out->v[k].i = b.v[k].i == -1 ? 0 : wrap(st, a.v[k].i % b.v[k].i);
+        }
+      }
+      return true;
+    }
+    if (op == SX_IN_CEILDIV) {
+      if (fl) {
+        if (!binop_vals(x, TL_OP_DIV, &a, &b, t, mask, out)) return false;
+        for (size_t k = 0; k < cnt; k++) out->v[k].f = ceil(out->v[k].f);
+        return true;
+      }
+      sx_val s;
+      if (!alloc_val(x, &s, t)) return false;
+      for (size_t k = 0; k < cnt; k++)
+        s.v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i + (uint64_t)b.v[k].i - 1));
+      return binop_vals(x, TL_OP_FLOORDIV, &s, &b, t, mask, out);
+    }
+    tl_binop bop = op == SX_IN_MIN ? TL_OP_MIN : op == SX_IN_MAX ? TL_OP_MAX
+                 : op == SX_IN_FLOORDIV ? TL_OP_FLOORDIV : op == SX_IN_FLOORMOD ? TL_OP_FLOORMOD
+                 : TL_OP_DIV;
+    return binop_vals(x, bop, &a, &b, t, mask, out);
+  }
+  case SX_IN_ABS: {
+    if (!need_args(x, e, 1)) return false;
+    sx_val v;
+    if (!ev_as(x, args[0], t, mask, &v) || !alloc_val(x, out, t)) return false;
+    for (size_t k = 0; k < cnt; k++) {
+      if (is_fl(t)) out->v[k].f = fabs(v.v[k].f);
+      else if (is_uint(t) || is_bool(t)) out->v[k].i = v.v[k].i;
+      else out->v[k].i = wrap(t, v.v[k].i < 0 ? (int64_t)(0 - (uint64_t)v.v[k].i) : v.v[k].i);
+    }
+    return true;
+  }
+  case SX_IN_ISNAN:
+  case SX_IN_ISINF:
+  case SX_IN_ISFINITE: {
+    if (!need_args(x, e, 1)) return false;
+    sx_val v;
+    if (!ev(x, args[0], mask, &v)) return false;
+    int vl = lanes_of(v.t);
+    if (!alloc_val(x, out, with_lanes(TL_BOOL, vl))) return false;
+    size_t nn = (size_t)x->T * (size_t)vl;
+    bool fl = is_fl(v.t);
+    for (size_t k = 0; k < nn; k++) {
+      double f = fl ? v.v[k].f : 0.0;
+      out->v[k].i = op == SX_IN_ISNAN ? (fl && isnan(f)) : op == SX_IN_ISINF ? (fl && isinf(f))
+                                                         : (!fl || isfinite(f));
+    }
+    return true;
+  }
+  case SX_IN_CLAMP: {
+    if (!need_args(x, e, 3)) return false;
+    sx_val v, lo, hi, m1;
+    if (!ev_as(x, args[0], t, mask, &v) || !ev_as(x, args[1], t, mask, &lo) ||
+        !ev_as(x, args[2], t, mask, &hi))
+      return false;
+    return binop_vals(x, TL_OP_MAX, &v, &lo, t, mask, &m1) &&
+           binop_vals(x, TL_OP_MIN, &m1, &hi, t, mask, out);
+  }
+  case SX_IN_FMA: {
+    if (!need_args(x, e, 3)) return false;
+    sx_val a, b, c;
+    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b) ||
+        !ev_as(x, args[2], t, mask, &c) || !alloc_val(x, out, t))
+      return false;
+    tl_dtype st = scalar_of(t);
+    for (size_t k = 0; k < cnt; k++) {
+      if (!is_fl(t)) {
+        out->v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i * (uint64_t)b.v[k].i + (uint64_t)c.v[k].i));
+      } else if (is_f64(t)) {
+        out->v[k].f = fma(a.v[k].f, b.v[k].f, c.v[k].f);
+      } else if (is_narrow(t)) {
+        out->v[k].f = fma_narrow(a.v[k].f, b.v[k].f, c.v[k].f, st);
+      } else {
+        float r = fmaf((float)a.v[k].f, (float)b.v[k].f, (float)c.v[k].f);
+        out->v[k].f = t.code == TL_TYPE_TFLOAT ? tl_round_to_dtype(r, st) : (double)r;
+      }
+    }
+    return true;
+  }
+  case SX_IN_POW:
+  case SX_IN_FMOD: {
+    if (!need_args(x, e, 2)) return false;
+    if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
+    sx_val a, b;
+    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b) || !alloc_val(x, out, t))
+      return false;
+    tl_dtype st = scalar_of(t);
+    for (size_t k = 0; k < cnt; k++) {
+      double r;
+      if (is_f64(t)) r = op == SX_IN_POW ? pow(a.v[k].f, b.v[k].f) : fmod(a.v[k].f, b.v[k].f);
+      else r = op == SX_IN_POW ? powf((float)a.v[k].f, (float)b.v[k].f)
+                               : fmodf((float)a.v[k].f, (float)b.v[k].f);
+      out->v[k].f = round_to(r, st);
+    }
+    return true;
+  }
+  case SX_IN_EXP: case SX_IN_EXP2: case SX_IN_EXP10: case SX_IN_LOG: case SX_IN_LOG2:
+  case SX_IN_LOG10: case SX_IN_LOG1P: case SX_IN_SQRT: case SX_IN_RSQRT: case SX_IN_TANH:
+  case SX_IN_SIGMOID: case SX_IN_ERF: case SX_IN_SIN: case SX_IN_COS: case SX_IN_TAN:
+  case SX_IN_FLOOR: case SX_IN_CEIL: case SX_IN_ROUND: case SX_IN_TRUNC:
+  case SX_IN_FEXP: case SX_IN_FEXP2: case SX_IN_FLOG: case SX_IN_FLOG2: {
+    if (!need_args(x, e, 1)) return false;
+    if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
+    sx_val a;
+    if (!ev_as(x, args[0], t, mask, &a) || !alloc_val(x, out, t)) return false;
+    tl_dtype st = scalar_of(t);
+    for (size_t k = 0; k < cnt; k++) {
+      double r = is_f64(t) ? fmath64(op, a.v[k].f) : (double)fmath32(op, (float)a.v[k].f);
+      out->v[k].f = round_to(r, st);
+    }
+    return true;
+  }
+  case SX_IN_LDMATRIX:
+  case SX_IN_MMA:
+  case SX_IN_CP_ASYNC:
+  case SX_IN_COMMIT_GROUP:
+  case SX_IN_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
+  default: break;
+  }
+  return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
+}
+
+/* ======================================================== expressions */
+/* A literal of float dtype t (codegen builds an LLVM constant of the lane
+ * type: tf32 literals are f32 constants). */
+static double lit_round(double v, tl_dtype t) {
+  return t.code == TL_TYPE_TFLOAT ? (double)(float)v : round_to(v, t);
+}
+
+static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  tl_dtype t = e->dtype;
+  int L = lanes_of(t);
+  size_t cnt = (size_t)x->T * (size_t)L;
+  switch (e->kind) {
+  case TL_EXPR_INT:
+    if (!alloc_val(x, out, t)) return false;
+    for (size_t k = 0; k < cnt; k++) {
+      if (is_fl(t)) out->v[k].f = lit_round((double)e->u.ival, scalar_of(t));
+      else out->v[k].i = wrap(t, e->u.ival);
+    }
+    return true;
+  case TL_EXPR_FLOAT:
+    if (!is_fl(t)) return sx_fail(x, "float literal of dtype %s", tl_dtype_name(t));
+    if (!alloc_val(x, out, t)) return false;
+    for (size_t k = 0; k < cnt; k++) out->v[k].f = lit_round(e->u.fval, scalar_of(t));
+    return true;
+  case TL_EXPR_STRING: return sx_fail(x, "a string is not a value");
+  case TL_EXPR_VAR: {
+    sx_val *v = tl_map_get(&x->env, e->u.var, NULL);
+    if (!v) return sx_fail(x, "variable '%s' is used outside its scope", e->u.var->name);
+    return cv(x, v, t, out);
+  }
+  case TL_EXPR_BINARY: return eval_binary(x, e, mask, out);
+  case TL_EXPR_UNARY: return eval_unary(x, e, mask, out);
+  case TL_EXPR_SELECT: {
+    sx_val c0, c, a, b;
+    if (!ev(x, e->u.sel.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (!ev_as(x, e->u.sel.t, t, mask, &a) || !ev_as(x, e->u.sel.f, t, mask, &b)) return false;
+    if (!alloc_val(x, out, t)) return false;
+    int cl = lanes_of(c.t);
+    for (size_t k = 0; k < cnt; k++) {
+      size_t th = k / (size_t)L, l = k % (size_t)L;
+      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
+    }
+    return true;
+  }
+  case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
+  case TL_EXPR_LOAD: {
+    sx_val v;
+    if (!eval_load(x, e, mask, &v)) return false;
+    return cv(x, &v, t, out);
+  }
+  case TL_EXPR_CALL:
+    if (e->u.call.op < 0 || e->u.call.op >= tl_num_intrinsics)
+      return sx_fail(x, "internal error: bad intrinsic index %d", e->u.call.op);
+    return eval_call(x, e, mask, out);
+  case TL_EXPR_BUFFER: return sx_fail(x, "buffer '%s' used as a value", e->u.buffer->name);
+  case TL_EXPR_RAMP: {
+    tl_dtype st = scalar_of(t);
+    sx_val b, s;
+    if (!ev_as(x, e->u.ramp.base, st, mask, &b) || !ev_as(x, e->u.ramp.stride, st, mask, &s))
+      return false;
+    if (!alloc_val(x, out, t)) return false;
+    for (int th = 0; th < x->T; th++)
+      for (int l = 0; l < L; l++) {
+        sx_el *o = &out->v[(size_t)th * L + l];
+        if (is_fl(st)) {
+          o->f = fop(TL_OP_ADD, b.v[th].f, fop(TL_OP_MUL, s.v[th].f, (double)l, st), st);
+        } else {
+          o->i = wrap(st, (int64_t)((uint64_t)b.v[th].i + (uint64_t)s.v[th].i * (uint64_t)l));
+        }
+      }
+    return true;
+  }
+  case TL_EXPR_BROADCAST: {
+    sx_val v;
+    if (!ev_as(x, e->u.bcast.value, scalar_of(t), mask, &v)) return false;
+    return cv(x, &v, t, out);
+  }
+  }
+  return sx_fail(x, "internal error: unknown expression kind %d", (int)e->kind);
+}
+
+static bool ev(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  if (!e) return sx_fail(x, "internal error: missing expression");
+  if (x->failed) return false;
+  if (x->depth >= SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
+  x->depth++;
+  bool ok = ev_inner(x, e, mask, out);
+  x->depth--;
+  return ok && !x->failed;
+}
+
+/* ========================================================= statements */
+static int count_active(const sx *x, const uint8_t *mask) {
+  int c = 0;
+  for (int t = 0; t < x->T; t++) c += mask[t] != 0;
+  return c;
+}
+
+bool sx_full_warps(sx *x, const uint8_t *mask, const char *what) {
+  for (int w = 0; w < x->T; w += 32) {
+    int act = 0, exist = x->T - w < 32 ? x->T - w : 32;
+    for (int l = 0; l < exist; l++) act += mask[w + l] != 0;
+    if (act == 0) continue;
+    if (act != 32)
+      return sx_fail(x, "%s executed by a partial warp: %d of 32 lanes of warp %d are active", what, act,
+                     w / 32);
+  }
+  return true;
+}
+
+static bool bind(sx *x, const tl_var *v, const sx_val *val) {
+  sx_val *slot = sx_scratch(x, sizeof *slot);
+  if (!slot) return false;
+  *slot = *val;
+  if (!tl_map_put(&x->env, v, slot)) return sx_fail(x, "out of memory in the SIMT executor");
+  return true;
+}
+
+static bool exec_barrier(sx *x, const uint8_t *mask) {
+  int act = count_active(x, mask);
+  if (act != x->T)
+    return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act,
+                   x->T);
+  x->epoch++;
+  return true;
+}
+
+static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  tl_loop_kind kind = s->u.loop.kind;
+  if (kind == TL_LOOP_PARALLEL || kind == TL_LOOP_PIPELINED)
+    return sx_fail(x, "%s loop reached the SIMT executor (it must be lowered first)",
+                   kind == TL_LOOP_PARALLEL ? "T.Parallel" : "T.Pipelined");
+  if (s->u.loop.nvars != 1) return sx_fail(x, "internal error: loop with %d variables", s->u.loop.nvars);
+  const tl_var *v = s->u.loop.vars[0];
+  tl_dtype vt = v->dtype;
+  if (!tl_dtype_is_int(vt) || lanes_of(vt) != 1)
+    return sx_fail(x, "loop variable '%s' must be a scalar integer", v->name);
+  sx_val lo, ext, step;
+  if (s->u.loop.mins && s->u.loop.mins[0]) {
+    if (!ev_as(x, s->u.loop.mins[0], vt, mask, &lo)) return false;
+  } else if (!alloc_val(x, &lo, vt)) {
+    return false;
+  }
+  if (!ev_as(x, s->u.loop.extents[0], vt, mask, &ext)) return false;
+  bool uns = is_uint(vt);
+  uint8_t *im = sx_scratch(x, (size_t)x->T);
+  sx_val cur;
+  if (!im || !alloc_val(x, &cur, vt)) return false;
+  if (kind == TL_LOOP_THREAD) {
+    bool any = false;
+    for (int t = 0; t < x->T; t++) {
+      im[t] = mask[t] && (uint64_t)t < (uint64_t)ext.v[t].i;
+      cur.v[t].i = wrap(vt, lo.v[t].i + t);
+      any |= im[t];
+    }
+    if (!any) return true;
+    return bind(x, v, &cur) && exec(x, s->u.loop.body, im);
+  }
+  int64_t stepc = 1;
+  bool const_step = !s->u.loop.step || tl_expr_is_const_int(s->u.loop.step, &stepc);
+  if (s->u.loop.step && !ev_as(x, s->u.loop.step, vt, mask, &step)) return false;
+  if (const_step && stepc == 0) return sx_fail(x, "loop step is zero");
+  bool down = const_step && stepc < 0;
+  int64_t *end = sx_scratch(x, sizeof(int64_t) * (size_t)x->T);
+  if (!end) return false;
+  for (int t = 0; t < x->T; t++) {
+    if (mask[t] && s->u.loop.step && step.v[t].i == 0) return sx_fail(x, "loop step is zero in thread %d", t);
+    cur.v[t].i = lo.v[t].i;
+    end[t] = wrap(vt, (int64_t)((uint64_t)lo.v[t].i + (uint64_t)ext.v[t].i));
+  }
+  for (;;) {
+    bool any = false;
+    for (int t = 0; t < x->T; t++) {
+      bool in = false;
+      if (mask[t]) in = down ? icmp(TL_OP_GT, cur.v[t].i, end[t], uns) : icmp(TL_OP_LT, cur.v[t].i, end[t], uns);
+      im[t] = in;
+      any |= in;
+    }
+    if (!any) break;
+    sx_mark mk = mark(x);
+    sx_val iv;
+    if (!alloc_val(x, &iv, vt)) return false;
+    memcpy(iv.v, cur.v, sizeof(sx_el) * (size_t)x->T);
+    if (!bind(x, v, &iv) || !exec(x, s->u.loop.body, im)) return false;
+    release(x, mk);
+    for (int t = 0; t < x->T; t++)
+      if (im[t])
+        cur.v[t].i = wrap(vt, (int64_t)((uint64_t)cur.v[t].i +
+                                         (uint64_t)(s->u.loop.step ? step.v[t].i : 1)));
+  }
+  tl_map_remove(&x->env, v);
+  return true;
+}
+
+static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *sb) {
+  if (b->ndim > SX_MAX_DIMS || b->ndim < 0)
+    return sx_fail(x, "buffer '%s' has %d dimensions (at most %d)", b->name, b->ndim, SX_MAX_DIMS);
+  sb->ndim = b->ndim;
+  int64_t n = 1;
+  for (int i = 0; i < b->ndim; i++) {
+    int64_t d;
+    if (!tl_expr_is_const_int(b->shape[i], &d)) {
+      sx_val v;
+      if (!ev_as(x, b->shape[i], TL_INT64, mask, &v)) return false;
+      d = v.v[0].i;
+    }
+    if (d < 0 || (d && n > ((int64_t)1 << 40) / d))
+      return sx_fail(x, "buffer '%s' has a bad or too large shape", b->name);
+    sb->shape[i] = d;
+    n *= d;
+  }
+  int64_t st = 1;
+  for (int i = b->ndim - 1; i >= 0; i--) {
+    sb->stride[i] = st;
+    st *= sb->shape[i];
+  }
+  sb->elems = n;
+  return true;
+}
+
+static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  const tl_buffer *b = s->u.alloc.buffer;
+  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
+  if (!sb) {
+    sb = tl_arena_alloc(&x->block_arena, sizeof *sb);
+    if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
+    sb->b = b;
+    sb->et = scalar_of(b->dtype);
+    if (lanes_of(b->dtype) != 1)
+      return sx_fail(x, "buffer '%s' of vector dtype %s is not supported", b->name, tl_dtype_name(b->dtype));
+    sb->eb = elem_bytes(b->dtype);
+    if (!const_shape(x, b, mask, sb)) return false;
+    switch (b->scope) {
+    case TL_SCOPE_LOCAL:
+    case TL_SCOPE_LOCAL_VAR:
+    case TL_SCOPE_FRAGMENT: {
+      sb->space = SX_LOCAL;
+      int64_t elems = sb->elems ? sb->elems : 1;
+      sb->pitch = (elems * sb->eb + 15) & ~(int64_t)15;
+      if (sb->pitch > (1 << 20))
+        return sx_fail(x, "local buffer '%s' needs %lld bytes per thread", b->name, (long long)sb->pitch);
+      sb->data = tl_arena_alloc(&x->block_arena, (size_t)(sb->pitch * x->T));
+      if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
+      break;
+    }
+    case TL_SCOPE_SHARED_DYN:
+    case TL_SCOPE_SHARED: {
+      sb->space = SX_SHARED;
+      int64_t *off = tl_map_get(&x->smem_off, b, NULL);
+      if (!off) return sx_fail(x, "internal error: shared buffer '%s' has no offset", b->name);
+      sb->base = *off;
+      sb->data = x->smem + sb->base;
+      break;
+    }
+    case TL_SCOPE_GLOBAL:
+      return sx_fail(x, "global buffer '%s' allocated inside a kernel", b->name);
+    }
+    if (!tl_map_put(&x->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
+  }
+  if (b->init && sb->space == SX_LOCAL) {
+    sx_val v;
+    if (!ev_as(x, b->init, sb->et, mask, &v)) return false;
+    for (int t = 0; t < x->T; t++)
+      if (mask[t]) sx_el_store(sb->et, elem_ptr(sb, t, 0), v.v[t]);
+  }
+  return true;
+}
+
+static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  const tl_expr *e = s->u.eval.value;
+  if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
+    int op = x->op_of[e->u.call.op];
+    if (op == SX_IN_SYNC_THREADS) return exec_barrier(x, mask);
+    if (op == SX_IN_LDMATRIX || op == SX_IN_MMA || op == SX_IN_CP_ASYNC || op == SX_IN_COMMIT_GROUP ||
+        op == SX_IN_WAIT_GROUP)
+      return sx_warp_stmt(x, op, e, mask);
+  }
+  sx_val v;
+  return ev(x, e, mask, &v);
+}
+
+static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask);
+
+static bool exec_inner(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  switch (s->kind) {
+  case TL_STMT_SEQ: {
+    sx_mark m0 = mark(x);
+    for (int i = 0; i < s->u.seq.n; i++) {
+      const tl_stmt *c = s->u.seq.stmts[i];
+      if (c && c->kind == TL_STMT_LET) {
+        if (!exec(x, c, mask)) return false;
+        continue;
+      }
+      sx_mark mk = mark(x);
+      if (!exec(x, c, mask)) return false;
+      release(x, mk);
+    }
+    release(x, m0);
+    return true;
+  }
+  case TL_STMT_FOR: return exec_for(x, s, mask);
+  case TL_STMT_KERNEL: return run_kernel(x, s, mask);
+  case TL_STMT_ALLOC: return exec_alloc(x, s, mask);
+  case TL_STMT_STORE: return exec_store(x, s, mask);
+  case TL_STMT_IF: {
+    sx_val c0, c;
+    if (!ev(x, s->u.ifs.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (lanes_of(c.t) != 1) return sx_fail(x, "if condition must be a scalar");
+    uint8_t *tm = sx_scratch(x, (size_t)x->T), *fm = sx_scratch(x, (size_t)x->T);
+    if (!tm || !fm) return false;
+    bool anyt = false, anyf = false;
+    for (int t = 0; t < x->T; t++) {
+      tm[t] = mask[t] && c.v[t].i;
+      fm[t] = mask[t] && !c.v[t].i;
+      anyt |= tm[t];
+      anyf |= fm[t];
+    }
+    if (anyt && !exec(x, s->u.ifs.then_s, tm)) return false;
+    if (anyf && s->u.ifs.else_s && !exec(x, s->u.ifs.else_s, fm)) return false;
+    return true;
+  }
+  case TL_STMT_LET: {
+    sx_val v;
+    return ev_as(x, s->u.let.value, s->u.let.var->dtype, mask, &v) && bind(x, s->u.let.var, &v);
+  }
+  case TL_STMT_EVAL: return exec_eval(x, s, mask);
+  case TL_STMT_TILE: {
+    int op = s->u.tile.op;
+    return sx_fail(x, "T.%s reached the SIMT executor (it must be lowered first)",
+                   op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?");
+  }
+  }
+  return sx_fail(x, "internal error: unknown statement kind %d", (int)s->kind);
+}
+
+static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  if (!s) return true;
+  if (x->failed) return false;
+  const tl_stmt *saved = x->cur;
+  x->cur = s;
+  if (++x->steps > x->max_steps)
+    return sx_fail(x, "execution exceeded %lld steps in one block", (long long)x->max_steps);
+  if (x->depth >= SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
+  x->depth++;
+  bool ok = exec_inner(x, s, mask);
+  x->depth--;
+  x->cur = saved;
+  return ok && !x->failed;
+}
+
+/* ======================================================== grid / setup */
+/* The end of the shared.dyn buffers placed by shared-memory planning
+ * (smem_planned), 0 when none (as codegen.c computes it). */
+static int64_t planned_end(const tl_stmt *s, int depth) {
+  if (!s || depth > SX_MAX_DEPTH) return 0;
+  int64_t end = 0, e;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if ((e = planned_end(s->u.seq.stmts[i], depth + 1)) > end) end = e;
+    return end;
+  case TL_STMT_FOR: return planned_end(s->u.loop.body, depth + 1);
+  case TL_STMT_KERNEL: return planned_end(s->u.kernel.body, depth + 1);
+  case TL_STMT_IF:
+    end = planned_end(s->u.ifs.then_s, depth + 1);
+    if ((e = planned_end(s->u.ifs.else_s, depth + 1)) > end) end = e;
+    return end;
+  case TL_STMT_ALLOC: {
+    const tl_buffer *b = s->u.alloc.buffer;
+    if (b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
+    int64_t n = 1, d;
+    for (int i = 0; i < b->ndim; i++) {
+      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 32) / d)) return 0;
+      n *= d;
+    }
+    return b->smem_offset + n * elem_bytes(b->dtype);
+  }
+  default: return 0;
+  }
+}
+
+/* Assigns shared buffers their byte offsets as codegen.c's gen_alloc does:
+ * smem_offset when shared-memory planning set it; the others in allocation
+ * (tree) order at 16-byte aligned consecutive offsets after the planned
+ * ones. */
+static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t *total) {
+  if (!s) return true;
+  if (depth > SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!plan_smem(x, s->u.seq.stmts[i], depth + 1, next, total)) return false;
+    return true;
+  case TL_STMT_FOR: return plan_smem(x, s->u.loop.body, depth + 1, next, total);
+  case TL_STMT_KERNEL: return plan_smem(x, s->u.kernel.body, depth + 1, next, total);
+  case TL_STMT_IF:
+    return plan_smem(x, s->u.ifs.then_s, depth + 1, next, total) &&
+           plan_smem(x, s->u.ifs.else_s, depth + 1, next, total);
+  case TL_STMT_ALLOC: {
+    const tl_buffer *b = s->u.alloc.buffer;
+    if (b->scope != TL_SCOPE_SHARED_DYN && b->scope != TL_SCOPE_SHARED) return true;
+    if (tl_map_get(&x->smem_off, b, NULL)) return true;
+    int64_t n = 1;
+    for (int i = 0; i < b->ndim; i++) {
+      int64_t d;
+      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0) {
+        x->cur = s;
+        return sx_fail(x, "shared buffer '%s' needs a constant shape", b->name);
+      }
+      if (d && n > ((int64_t)1 << 32) / d) {
+        x->cur = s;
+        return sx_fail(x, "shared buffer '%s' is too large", b->name);
+      }
+      n *= d;
+    }
+    int64_t bytes = n * elem_bytes(b->dtype) * lanes_of(b->dtype);
+    int64_t *off = tl_arena_alloc(&x->arena, sizeof *off);
+    if (!off) return sx_fail(x, "out of memory in the SIMT executor");
+    if (b->smem_planned && b->scope == TL_SCOPE_SHARED_DYN && b->smem_offset >= 0) {
+      *off = b->smem_offset;
+    } else {
+      *off = (*next + 15) & ~(int64_t)15;
+      *next = *off + bytes;
+    }
+    if (*off + bytes > *total) *total = *off + bytes;
+    if (*total > ((int64_t)1 << 32)) return sx_fail(x, "shared memory is too large");
+    return tl_map_put(&x->smem_off, b, off) ? true : sx_fail(x, "out of memory in the SIMT executor");
+  }
+  default: return true;
+  }
+}
+
+static void reset_block(sx *x) {
+  if (x->smem_size) {
+    memset(x->smem, 0, (size_t)x->smem_size);
+    for (int64_t i = 0; i < x->smem_size; i++) {
+      x->sstate[i].w_ep = -1;
+      x->sstate[i].w_grp = -1;
+      x->sstate[i].r_ep = -1;
+      x->sstate[i].w_thr = -1;
+      x->sstate[i].r_thr = -1;
+    }
+  }
+  x->epoch = 0;
+  for (int t = 0; t < x->T; t++) {
+    x->async[t].committed = 0;
+    x->async[t].completed = 0;
+  }
+  tl_map_free(&x->bufs);
+  tl_map_init(&x->bufs);
+  tl_arena_free(&x->block_arena);
+  tl_arena_init(&x->block_arena);
+  x->steps = 0;
+}
+
+static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  int ng = s->u.kernel.ngrid;
+  if (ng < 1 || ng > 3) return sx_fail(x, "T.Kernel needs 1 to 3 grid dimensions");
+  int64_t grid[3] = {1, 1, 1};
+  for (int i = 0; i < ng; i++) {
+    sx_val g;
+    if (!ev_as(x, s->u.kernel.grid[i], TL_INT64, mask, &g)) return false;
+    grid[i] = g.v[0].i;
+    if (grid[i] < 0 || grid[i] > ((int64_t)1 << 31))
+      return sx_fail(x, "grid dimension %d is %lld", i, (long long)grid[i]);
+  }
+  int64_t next = planned_end(s->u.kernel.body, 0), total = next;
+  tl_map_free(&x->smem_off);
+  tl_map_init(&x->smem_off);
+  if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
+  free(x->smem);
+  free(x->sstate);
+  x->smem = NULL;
+  x->sstate = NULL;
+  x->smem_size = total;
+  if (total) {
+    x->smem = malloc((size_t)total);
+    x->sstate = malloc(sizeof(sx_byte) * (size_t)total);
+    if (!x->smem || !x->sstate) return sx_fail(x, "out of memory in the SIMT executor");
+  }
+  const tl_stmt *kernel = s;
+  for (int64_t bz = 0; bz < grid[2]; bz++)
+    for (int64_t by = 0; by < grid[1]; by++)
+      for (int64_t bx = 0; bx < grid[0]; bx++) {
+        x->block[0] = bx;
+        x->block[1] = by;
+        x->block[2] = bz;
+        reset_block(x);
+        x->cur = kernel;
+        sx_mark mk = mark(x);
+        for (int i = 0; i < ng; i++) {
+          const tl_var *bv = s->u.kernel.block_vars[i];
+          if (!bv) continue;
+          sx_val v;
+          if (!alloc_val(x, &v, bv->dtype)) return false;
+          for (int t = 0; t < x->T; t++) v.v[t].i = wrap(bv->dtype, x->block[i]);
+          if (!bind(x, bv, &v)) return false;
+        }
+        if (!exec(x, s->u.kernel.body, mask)) return false;
+        release(x, mk);
+      }
+  return true;
+}
+
+/* The first T.Kernel statement of the function (searched through seqs, lets, ifs, loops). */
+static const tl_stmt *find_kernel(const tl_stmt *s, int depth) {
+  if (!s || depth > SX_MAX_DEPTH) return NULL;
+  switch (s->kind) {
+  case TL_STMT_KERNEL: return s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      const tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
+      if (k) return k;
+    }
+    return NULL;
+  case TL_STMT_FOR: return find_kernel(s->u.loop.body, depth + 1);
+  case TL_STMT_IF: {
+    const tl_stmt *k = find_kernel(s->u.ifs.then_s, depth + 1);
+    return k ? k : find_kernel(s->u.ifs.else_s, depth + 1);
+  }
+  default: return NULL;
+  }
+}
+
+static const struct { const char *name; int op; } intrin_names[] = {
+    {"exp", SX_IN_EXP}, {"exp2", SX_IN_EXP2}, {"exp10", SX_IN_EXP10}, {"log", SX_IN_LOG},
+    {"log2", SX_IN_LOG2}, {"log10", SX_IN_LOG10}, {"log1p", SX_IN_LOG1P}, {"sqrt", SX_IN_SQRT},
+    {"rsqrt", SX_IN_RSQRT}, {"tanh", SX_IN_TANH}, {"sigmoid", SX_IN_SIGMOID}, {"erf", SX_IN_ERF},
+    {"sin", SX_IN_SIN}, {"cos", SX_IN_COS}, {"tan", SX_IN_TAN}, {"abs", SX_IN_ABS},
+    {"floor", SX_IN_FLOOR}, {"ceil", SX_IN_CEIL}, {"round", SX_IN_ROUND}, {"trunc", SX_IN_TRUNC},
+    {"pow", SX_IN_POW}, {"fma", SX_IN_FMA}, {"fmod", SX_IN_FMOD}, {"min", SX_IN_MIN},
+    {"max", SX_IN_MAX}, {"ceildiv", SX_IN_CEILDIV}, {"if_then_else", SX_IN_IF_THEN_ELSE},
+    {"clamp", SX_IN_CLAMP}, {"infinity", SX_IN_INFINITY}, {"max_value", SX_IN_MAX_VALUE},
+    {"min_value", SX_IN_MIN_VALUE}, {"isnan", SX_IN_ISNAN}, {"isinf", SX_IN_ISINF},
+    {"isfinite", SX_IN_ISFINITE}, {"truncdiv", SX_IN_TRUNCDIV}, {"truncmod", SX_IN_TRUNCMOD},
+    {"floordiv", SX_IN_FLOORDIV}, {"floormod", SX_IN_FLOORMOD}, {"sync_threads", SX_IN_SYNC_THREADS},
+    {"__exp", SX_IN_FEXP}, {"__exp2", SX_IN_FEXP2}, {"__log", SX_IN_FLOG}, {"__log2", SX_IN_FLOG2},
+    {"shfl_xor", SX_IN_SHFL_XOR}, {"shfl_down", SX_IN_SHFL_DOWN}, {"shfl_up", SX_IN_SHFL_UP},
+    {"shfl_sync", SX_IN_SHFL_SYNC}, {"get_thread_binding", SX_IN_THREAD_BINDING},
+    {"get_block_binding", SX_IN_BLOCK_BINDING}, {"get_lane_idx", SX_IN_LANE_IDX},
+    {"get_warp_idx", SX_IN_WARP_IDX}, {"ptx_ldmatrix", SX_IN_LDMATRIX}, {"ptx_mma", SX_IN_MMA},
+    {"ptx_cp_async", SX_IN_CP_ASYNC}, {"ptx_commit_group", SX_IN_COMMIT_GROUP},
+    {"ptx_wait_group", SX_IN_WAIT_GROUP},
+};
+
+/* Binds the parameters: tensors (shape checked against the parameter,
+ * dynamic symbols first) and scalars. */
+static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
+                        const uint8_t *mask) {
+  const tl_primfunc *f = x->f;
+  if (nargs != f->nparams)
+    return sx_fail(x, "'%s' takes %d arguments, got %d", f->name, f->nparams, nargs);
+  if (ndyn != f->ndynamic)
+    return sx_fail(x, "'%s' has %d dynamic dimensions, got %d values", f->name, f->ndynamic, ndyn);
+  for (int i = 0; i < f->ndynamic; i++) {
+    sx_val v;
+    if (!alloc_val(x, &v, f->dynamic[i]->dtype)) return false;
+    for (int t = 0; t < x->T; t++) v.v[t].i = wrap(f->dynamic[i]->dtype, dyn[i]);
+    if (!bind(x, f->dynamic[i], &v)) return false;
+  }
+  for (int i = 0; i < f->nparams; i++) {
+    const tl_param *p = &f->params[i];
+    const tl_interp_arg *a = &args[i];
+    if (p->kind == TL_PARAM_SCALAR) {
+      if (a->is_tensor) return sx_fail(x, "argument %d ('%s') must be a scalar", i, p->var->name);
+      tl_dtype t = p->var->dtype;
+      sx_val v;
+      if (!alloc_val(x, &v, t)) return false;
+      for (int th = 0; th < x->T; th++) {
+        if (is_fl(t)) v.v[th].f = round_to(a->f, scalar_of(t));
+        else v.v[th].i = wrap(t, a->i);
+      }
+      if (!bind(x, p->var, &v)) return false;
+      continue;
+    }
+    const tl_buffer *b = p->buffer;
+    if (!a->is_tensor) return sx_fail(x, "argument %d ('%s') must be a tensor", i, b->name);
+    if (a->ndim != b->ndim || b->ndim > SX_MAX_DIMS)
+      return sx_fail(x, "argument %d ('%s') has %d dimensions, the parameter %d", i, b->name, a->ndim,
+                     b->ndim);
+    sx_buf *sb = tl_arena_alloc(&x->arena, sizeof *sb);
+    if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
+    sb->b = b;
+    sb->space = SX_GLOBAL;
+    sb->et = scalar_of(b->dtype);
+    sb->eb = elem_bytes(b->dtype);
+    sb->ndim = b->ndim;
+    int64_t n = 1;
+    for (int k = 0; k < b->ndim; k++) {
+      sx_val dv;
+      if (!ev_as(x, b->shape[k], TL_INT64, mask, &dv)) return false;
+      if (dv.v[0].i != a->shape[k])
+        return sx_fail(x, "argument %d ('%s') dimension %d is %lld, the parameter needs %lld", i, b->name, k,
+                       (long long)a->shape[k], (long long)dv.v[0].i);
+      if (a->shape[k] < 0) return sx_fail(x, "argument %d has a negative dimension", i);
+      sb->shape[k] = a->shape[k];
+      n *= a->shape[k];
+    }
+    int64_t st = 1;
+    for (int k = b->ndim - 1; k >= 0; k--) {
+      sb->stride[k] = st;
+      st *= sb->shape[k];
+    }
+    if (b->strides) {
+      for (int k = 0; k < b->ndim; k++) {
+        sx_val sv;
+        if (!ev_as(x, b->strides[k], TL_INT64, mask, &sv)) return false;
+        sb->stride[k] = sv.v[0].i;
+      }
+    }
+    sb->elems = n;
+    sb->data = a->data;
+    if (n > 0 && !a->data) return sx_fail(x, "argument %d ('%s') has no data", i, b->name);
+    if (!tl_map_put(&x->gbufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
+  }
+  return true;
+}
+
+bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
+                  const int64_t *dyn, int ndyn, const tl_simt_options *opts, tl_diag *d) {
+  if (!m || !d || func < 0 || func >= m->nfuncs || !m->funcs[func] || (nargs > 0 && !args) ||
+      (ndyn > 0 && !dyn)) {
+    if (d) tl_error(d, TL_LOC_NONE, "tl_simt_exec: invalid arguments");
+    return false;
+  }
+  sx x;
+  memset(&x, 0, sizeof x);
+  x.m = m;
+  x.f = m->funcs[func];
+  x.d = d;
+  x.check = opts ? opts->check_races : true;
+  x.max_steps = opts && opts->max_steps > 0 ? opts->max_steps : 1000000000;
+  tl_arena_init(&x.arena);
+  tl_arena_init(&x.block_arena);
+  tl_map_init(&x.env);
+  tl_map_init(&x.gbufs);
+  tl_map_init(&x.bufs);
+  tl_map_init(&x.smem_off);
+  bool ok = false;
+  uint8_t *mask = NULL;
+  x.op_of = calloc((size_t)tl_num_intrinsics, sizeof(int));
+  const tl_stmt *k = find_kernel(x.f->body, 0);
+  int64_t threads = 0;
+  if (!x.op_of) {
+    sx_fail(&x, "out of memory in the SIMT executor");
+    goto done;
+  }
+  for (int i = 0; i < tl_num_intrinsics; i++)
+    for (size_t j = 0; j < sizeof intrin_names / sizeof intrin_names[0]; j++)
+      if (!strcmp(tl_intrinsics[i].name, intrin_names[j].name)) x.op_of[i] = intrin_names[j].op;
+  if (!k) {
+    sx_fail(&x, "prim_func '%s' has no T.Kernel", x.f->name);
+    goto done;
+  }
+  if (!k->u.kernel.threads || !tl_expr_is_const_int(k->u.kernel.threads, &threads) || threads < 1 ||
+      threads > 1024) {
+    x.cur = k;
+    sx_fail(&x, "the SIMT executor needs a constant thread count of 1 to 1024");
+    goto done;
+  }
+  x.T = (int)threads;
+  mask = malloc((size_t)x.T);
+  x.async = calloc((size_t)x.T, sizeof *x.async);
+  if (!mask || !x.async) {
+    sx_fail(&x, "out of memory in the SIMT executor");
+    goto done;
+  }
+  memset(mask, 1, (size_t)x.T);
+  if (!bind_params(&x, args, nargs, dyn, ndyn, mask)) goto done;
+  ok = exec(&x, x.f->body, mask);
+done:
+  if (x.async)
+    for (int t = 0; t < x.T; t++) free(x.async[t].done_ep);
+  free(x.async);
+  free(mask);
+  free(x.op_of);
+  free(x.smem);
+  free(x.sstate);
+  for (int i = 0; i < x.nchunks; i++) free(x.chunks[i].data);
+  free(x.chunks);
+  tl_map_free(&x.env);
+  tl_map_free(&x.gbufs);
+  tl_map_free(&x.bufs);
+  tl_map_free(&x.smem_off);
+  tl_arena_free(&x.block_arena);
+  tl_arena_free(&x.arena);
+  return ok && !x.failed;
+}

@@ -1,0 +1,341 @@
+/* SIMT executor: warp-collective and asynchronous-copy intrinsics
+ * (docs/simt-ir.md, "Warp-level and asynchronous intrinsics").
+ *
+ * Each collective runs once per warp (32 consecutive threads of the block)
+ * that has an active thread, and requires all 32 lanes to be active (the
+ * .sync.aligned forms, PTX ISA §9.7.14.5.15 ldmatrix and §9.7.14.5.14
+ * mma, have undefined behaviour otherwise).
+ *  - ldmatrix.m8n8.x{1,2,4}[.trans].b16: lanes 8i..8i+7 give the row
+ *    addresses of matrix i (16-byte aligned rows of 8 b16 elements);
+ *    register i of lane l receives row l/4, columns 2(l%4), 2(l%4)+1 of
+ *    matrix i, or with .trans the elements [2(l%4)][l/4], [2(l%4)+1][l/4]
+ *    (PTX ISA §9.7.14.5.15; ../shared/NVPTX.md §6).  Data is copied as raw
+ *    16-bit patterns.
+ *  - mma.sync.m16n8k16.row.col (f16/bf16 inputs, f32 or f16 accumulators):
+ *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
+ *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
+ *    APPROXIMATION: each dot product (16 products plus c) is accumulated in
+ *    double and rounded once to the accumulator dtype.  The tensor cores'
+ *    internal precision and rounding are not specified by PTX; for inputs
+ *    whose products and partial sums are exact in double (integer-valued
+ *    tiles, and in practice random f16/bf16 tiles) this is exactly the
+ *    correctly rounded result, and the GPU agrees within an ulp.
+ *  - shfl.sync.{bfly,down,up,idx}.b32 with c = ((32 - width) << 8) |
+ *    (up ? 0 : 31), as codegen.c emits it, following the pseudocode of
+ *    shfl.sync in the PTX ISA (Data Movement and Conversion Instructions):
+ *    segment mask, maxLane / minLane, an out-of-range source lane gives
+ *    the thread's own value; values wider than 32 bits move as two halves,
+ *    which is the same as moving the whole value.
+ *  - cp.async (PTX ISA §9.7.9.25): the bytes are copied at issue time and
+ *    tagged with (thread, group) where group is the thread's open group;
+ *    commit_group closes it; wait_group n completes all but the n most
+ *    recent committed groups of the thread and stamps them with the current
+ *    barrier epoch.  Reading a byte of an incomplete group is an error, and
+ *    other threads may read it only after a barrier that follows the wait
+ *    (simt_exec.c's protocol checks).  pred false zero-fills (src-size 0). */
+#include "Interp/simt_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sx_buf *buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const char *what) {
+  const tl_expr *a = e->u.call.args[i];
+  const char *name = tl_intrinsics[e->u.call.op].name;
+  if (a->kind != TL_EXPR_BUFFER) {
+    sx_fail(x, "T.%s: argument %d must be a buffer (%s)", name, i + 1, what);
+    return NULL;
+  }
+  sx_buf *sb = sx_buffer(x, a->u.buffer);
+  if (!sb) return NULL;
+  if (sb->space != want) {
+    sx_fail(x, "T.%s: buffer '%s' must be a %s buffer", name, a->u.buffer->name,
+            want == SX_LOCAL ? "local" : want == SX_SHARED ? "shared" : "global");
+    return NULL;
+  }
+  if (eb && sb->eb != eb) {
+    sx_fail(x, "T.%s: buffer '%s' must have %d-byte elements, not %s", name, a->u.buffer->name, eb,
+            tl_dtype_name(sb->et));
+    return NULL;
+  }
+  return sb;
+}
+
+static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
+  if (!tl_expr_is_const_int(e->u.call.args[i], v))
+    return sx_fail(x, "T.%s: argument %d must be a constant", tl_intrinsics[e->u.call.op].name, i + 1);
+  return true;
+}
+
+static uint8_t *local_ptr(const sx_buf *sb, int t, int64_t el) {
+  return sb->data + (int64_t)t * sb->pitch + el * sb->eb;
+}
+
+static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
+  if (off < 0 || off + n > sb->elems)
+    return sx_fail(x, "%s: elements %lld..%lld of local buffer '%s' (size %lld) are out of bounds in thread %d",
+                   what, (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, t);
+  return true;
+}
+
+/* ------------------------------------------------------------ ldmatrix */
+static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
+  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_ldmatrix takes 6 arguments");
+  sx_buf *dst = buf_arg(x, e, 0, SX_LOCAL, 2, "the destination registers");
+  sx_buf *src = dst ? buf_arg(x, e, 2, SX_SHARED, 2, "the shared source") : NULL;
+  int64_t num, trans;
+  if (!src || !const_arg(x, e, 4, &num) || !const_arg(x, e, 5, &trans)) return false;
+  if (num != 1 && num != 2 && num != 4) return sx_fail(x, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+  if (!sx_full_warps(x, mask, "ldmatrix")) return false;
+  sx_val doff, soff;
+  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
+      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff))
+    return false;
+  for (int w = 0; w < x->T; w += 32) {
+    if (!mask[w]) continue; /* full warps only: lane 0 stands for the warp */
+    uint16_t M[4][8][8];
+    for (int i = 0; i < num; i++)
+      for (int r = 0; r < 8; r++) {
+        int th = w + 8 * i + r;
+        int64_t off = soff.v[th].i;
+        if (off < 0 || off + 8 > src->elems)
+          return sx_fail(x, "ldmatrix: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
+                         th, (long long)off, (long long)(off + 7), src->b->name, (long long)src->elems);
+        if ((src->base + off * 2) % 16)
+          return sx_fail(x, "ldmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", th,
+                         (long long)off, src->b->name);
+        if (!sx_smem_read(x, src, off * 2, 16, th)) return false;
+        memcpy(M[i][r], src->data + off * 2, 16);
+      }
+    for (int l = 0; l < 32; l++) {
+      int th = w + l;
+      int64_t d = doff.v[th].i;
+      if (!local_range(x, dst, d, 2 * num, th, "ldmatrix")) return false;
+      int g = l >> 2, c = 2 * (l & 3);
+      for (int i = 0; i < num; i++) {
+        uint16_t lo = trans ? M[i][c][g] : M[i][g][c];
+        uint16_t hi = trans ? M[i][c + 1][g] : M[i][g][c + 1];
+        memcpy(local_ptr(dst, th, d + 2 * i), &lo, 2);
+        memcpy(local_ptr(dst, th, d + 2 * i + 1), &hi, 2);
+      }
+    }
+  }
+  return true;
+}
+
+/* ----------------------------------------------------------------- mma */
+static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
+  if (e->u.call.n != 7) return sx_fail(x, "T.ptx_mma takes 7 arguments");
+  const tl_expr *shape = e->u.call.args[6];
+  if (shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16"))
+    return sx_fail(x, "T.ptx_mma: shape %s is not supported by the SIMT executor (m16n8k16 is)",
+                   shape->kind == TL_EXPR_STRING ? shape->u.str : "(not a string)");
+  sx_buf *a = buf_arg(x, e, 0, SX_LOCAL, 2, "the A fragment");
+  sx_buf *b = a ? buf_arg(x, e, 2, SX_LOCAL, 2, "the B fragment") : NULL;
+  sx_buf *c = b ? buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
+  if (!c) return false;
+  bool f16in = a->et.code == TL_TYPE_FLOAT && a->et.bits == 16;
+  bool bf16in = a->et.code == TL_TYPE_BFLOAT && a->et.bits == 16;
+  if ((!f16in && !bf16in) || !tl_dtype_eq(a->et, b->et))
+    return sx_fail(x, "T.ptx_mma: A and B must both be float16 or both bfloat16 (got %s and %s)",
+                   tl_dtype_name(a->et), tl_dtype_name(b->et));
+  bool c32 = c->et.code == TL_TYPE_FLOAT && c->et.bits == 32;
+  bool c16 = c->et.code == TL_TYPE_FLOAT && c->et.bits == 16;
+  if (!c32 && !(c16 && f16in))
+    return sx_fail(x, "T.ptx_mma: accumulator dtype %s is not supported with %s inputs", tl_dtype_name(c->et),
+                   tl_dtype_name(a->et));
+  if (!sx_full_warps(x, mask, "mma")) return false;
+  sx_val ao, bo, co;
+  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &ao) ||
+      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &bo) ||
+      !sx_eval_as(x, e->u.call.args[5], TL_INT64, mask, &co))
+    return false;
+  for (int w = 0; w < x->T; w += 32) {
+    if (!mask[w]) continue;
+    double A[16][16], B[16][8], C[16][8];
+    for (int l = 0; l < 32; l++) {
+      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
+      int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
+      if (!local_range(x, a, pa, 8, th, "mma A fragment") || !local_range(x, b, pb, 4, th, "mma B fragment") ||
+          !local_range(x, c, pc, 4, th, "mma accumulator"))
+        return false;
+#define LDA(k) sx_el_load(a->et, local_ptr(a, th, pa + (k))).f
+#define LDB(k) sx_el_load(b->et, local_ptr(b, th, pb + (k))).f
+#define LDC(k) sx_el_load(c->et, local_ptr(c, th, pc + (k))).f
+      A[g][t2] = LDA(0);
+      A[g][t2 + 1] = LDA(1);
+      A[g + 8][t2] = LDA(2);
+      A[g + 8][t2 + 1] = LDA(3);
+      A[g][t2 + 8] = LDA(4);
+      A[g][t2 + 9] = LDA(5);
+      A[g + 8][t2 + 8] = LDA(6);
+      A[g + 8][t2 + 9] = LDA(7);
+      B[t2][g] = LDB(0);
+      B[t2 + 1][g] = LDB(1);
+      B[t2 + 8][g] = LDB(2);
+      B[t2 + 9][g] = LDB(3);
+      C[g][t2] = LDC(0);
+      C[g][t2 + 1] = LDC(1);
+      C[g + 8][t2] = LDC(2);
+      C[g + 8][t2 + 1] = LDC(3);
+#undef LDA
+#undef LDB
+#undef LDC
+    }
+    double D[16][8];
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 8; j++) {
+        double s = 0;
+        for (int k = 0; k < 16; k++) s += A[i][k] * B[k][j];
+        s += C[i][j];
+        D[i][j] = c32 ? (double)(float)s : tl_round_to_dtype(s, c->et);
+      }
+    for (int l = 0; l < 32; l++) {
+      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
+      int64_t pc = co.v[th].i;
+      double out[4] = {D[g][t2], D[g][t2 + 1], D[g + 8][t2], D[g + 8][t2 + 1]};
+      for (int k = 0; k < 4; k++) {
+        sx_el v = {.f = out[k]};
+        sx_el_store(c->et, local_ptr(c, th, pc + k), v);
+      }
+    }
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ cp.async */
+static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
+  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_cp_async takes 6 arguments");
+  sx_buf *dst = buf_arg(x, e, 0, SX_SHARED, 0, "the shared destination");
+  sx_buf *src = dst ? buf_arg(x, e, 2, SX_GLOBAL, 0, "the global source") : NULL;
+  int64_t bytes;
+  if (!src || !const_arg(x, e, 4, &bytes)) return false;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return sx_fail(x, "T.ptx_cp_async copies 4, 8 or 16 bytes, not %lld", (long long)bytes);
+  sx_val doff, soff, pred;
+  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
+      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff) ||
+      !sx_eval_as(x, e->u.call.args[5], TL_BOOL, mask, &pred))
+    return false;
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) continue;
+    int64_t d = doff.v[t].i, db = d * dst->eb;
+    if (d < 0 || db + bytes > dst->elems * dst->eb)
+      return sx_fail(x, "out-of-bounds cp.async into shared buffer '%s': bytes %lld..%lld of %lld in thread %d",
+                     dst->b->name, (long long)db, (long long)(db + bytes - 1), (long long)(dst->elems * dst->eb), t);
+    if ((dst->base + db) % bytes)
+      return sx_fail(x, "misaligned %lld-byte cp.async into shared buffer '%s' at element %lld in thread %d",
+                     (long long)bytes, dst->b->name, (long long)d, t);
+    bool p = pred.v[t].i != 0;
+    int64_t s = soff.v[t].i, sbyte = s * src->eb;
+    if (p) {
+      if (s < 0 || sbyte + bytes > src->elems * src->eb)
+        return sx_fail(x, "out-of-bounds cp.async from global buffer '%s': bytes %lld..%lld of %lld in thread %d",
+                       src->b->name, (long long)sbyte, (long long)(sbyte + bytes - 1),
+                       (long long)(src->elems * src->eb), t);
+      if (sbyte % bytes)
+        return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
+                       (long long)bytes, src->b->name, (long long)s, t);
+    }
+    if (!sx_smem_write(x, dst, db, (int)bytes, t, x->async[t].committed)) return false;
+    if (p) memcpy(dst->data + db, src->data + sbyte, (size_t)bytes);
+    else memset(dst->data + db, 0, (size_t)bytes);
+  }
+  return true;
+}
+
+static bool do_commit(sx *x, const uint8_t *mask) {
+  for (int t = 0; t < x->T; t++)
+    if (mask[t]) x->async[t].committed++;
+  return true;
+}
+
+static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
+  int64_t n;
+  if (e->u.call.n != 1 || !const_arg(x, e, 0, &n)) return false;
+  if (n < 0) return sx_fail(x, "T.ptx_wait_group(%lld): the count must be >= 0", (long long)n);
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) continue;
+    sx_async *as = &x->async[t];
+    int64_t upto = (int64_t)as->committed - n;
+    if (upto <= as->completed) continue;
+    if (upto > as->cap) {
+      int32_t cap = as->cap ? as->cap : 8;
+      while (cap < upto) cap *= 2;
+      int32_t *p = realloc(as->done_ep, sizeof *p * (size_t)cap);
+      if (!p) return sx_fail(x, "out of memory in the SIMT executor");
+      as->done_ep = p;
+      as->cap = cap;
+    }
+    for (int64_t g = as->completed; g < upto; g++) as->done_ep[g] = x->epoch;
+    as->completed = (int32_t)upto;
+  }
+  return true;
+}
+
+bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask) {
+  switch (op) {
+  case SX_IN_LDMATRIX: return do_ldmatrix(x, call, mask);
+  case SX_IN_MMA: return do_mma(x, call, mask);
+  case SX_IN_CP_ASYNC: return do_cp_async(x, call, mask);
+  case SX_IN_COMMIT_GROUP: return do_commit(x, mask);
+  case SX_IN_WAIT_GROUP: return do_wait(x, call, mask);
+  default: return sx_fail(x, "internal error: not a warp statement");
+  }
+}
+
+/* ------------------------------------------------------------- shuffles */
+bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  const char *name = tl_intrinsics[e->u.call.op].name;
+  int n = e->u.call.n;
+  tl_expr *const *args = e->u.call.args;
+  bool sync = op == SX_IN_SHFL_SYNC;
+  int first = sync ? 1 : 0;
+  if (n < first + 2 || n > first + 3)
+    return sx_fail(x, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
+  tl_dtype t = e->dtype;
+  if (t.lanes != 1 || t.code == TL_TYPE_HANDLE)
+    return sx_fail(x, "T.%s needs a scalar value, not %s", name, tl_dtype_name(t));
+  int64_t width = 32;
+  if (n == first + 3 && (!tl_expr_is_const_int(args[first + 2], &width) || width < 1 || width > 32 ||
+                         (width & (width - 1))))
+    return sx_fail(x, "T.%s: width must be a constant power of two up to 32", name);
+  sx_val mm, v, lane;
+  if (sync && !sx_eval_as(x, args[0], TL_DT(TL_TYPE_UINT, 32), mask, &mm)) return false;
+  if (!sx_eval_as(x, args[first], t, mask, &v) || !sx_eval_as(x, args[first + 1], TL_INT32, mask, &lane))
+    return false;
+  if (!sync && !sx_full_warps(x, mask, name)) return false;
+  out->t = t;
+  out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T);
+  if (!out->v) return false;
+  uint32_t c = ((uint32_t)(32 - width) << 8) | (op == SX_IN_SHFL_UP ? 0u : 0x1fu);
+  int64_t segmask = (c >> 8) & 0x1f, clamp = c & 0x1f;
+  for (int th = 0; th < x->T; th++) {
+    if (!mask[th]) continue;
+    int w = th & ~31, l = th & 31;
+    uint32_t members = sync ? (uint32_t)mm.v[th].i : 0xFFFFFFFFu;
+    if (sync) {
+      if (!((members >> l) & 1))
+        return sx_fail(x, "T.%s: thread %d is not in its own member mask 0x%08x", name, th, members);
+      for (int j = 0; j < 32; j++)
+        if (((members >> j) & 1) && (w + j >= x->T || !mask[w + j]))
+          return sx_fail(x, "T.%s: lane %d of warp %d is in the member mask 0x%08x but does not execute the shuffle",
+                         name, j, w / 32, members);
+    }
+    int64_t b = (int64_t)(uint32_t)lane.v[th].i;
+    int64_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask, j;
+    bool pval;
+    switch (op) {
+    case SX_IN_SHFL_UP: j = l - b; pval = j >= maxl; break;
+    case SX_IN_SHFL_DOWN: j = l + b; pval = j <= maxl; break;
+    case SX_IN_SHFL_XOR: j = l ^ b; pval = j <= maxl; break;
+    default: j = minl | (b & ~segmask); pval = j <= maxl; break;
+    }
+    if (!pval) j = l;
+    if (!((members >> j) & 1))
+      return sx_fail(x, "T.%s: thread %d reads lane %lld, which is not in the member mask 0x%08x", name, th,
+                     (long long)j, members);
+    out->v[th] = v.v[w + j];
+  }
+  return true;
+}

@@ -1,0 +1,487 @@
+/* Pass "barriers" of lib/Lower: T.sync_threads() between a shared-memory
+ * write and a later access of the same bytes by other threads (tile IR →
+ * tile IR; runs after pipeline_loop.c, before layout inference).
+ *
+ * Requires: a verified tile-IR function.
+ * Guarantees: along every path of the block's (uniform) control flow, between
+ * two tile-level statements A before B that touch overlapping parts of a
+ * shared buffer, at least one writing, there is a T.sync_threads() (PTX
+ * bar.sync 0, PTX ISA §9.7.13.1: it orders the shared-memory accesses of all
+ * threads of the block before it against those after it).  Loop-carried
+ * pairs (A late in iteration k, B early in iteration k + 1) count too (WAR on
+ * a buffer refilled by the next iteration).  Barriers the pipelining pass
+ * placed (or the user wrote) are respected: they clear what is pending.
+ *
+ * Algorithm (in the style of TVM's ThreadSync, at tile granularity).  Tile ops
+ * are block-collective, so any two tile-level statements may run the same
+ * bytes on different threads; a statement's accesses are summarised as
+ * regions per shared buffer (a load X[i, j] is the region [i:i+1, j:j+1]).
+ * Walking a statement list with the set of accesses pending since the last
+ * barrier, a statement that reads what is pending-written, or writes what is
+ * pending-read or -written, gets a barrier before it, which clears the set.
+ * Two regions are disjoint when, in some dim, both extents are constants and
+ * the starts are `base + c1`, `base + c2` with the same base and
+ * non-overlapping [c, c + extent), or the pipeline's stage indices
+ * `(base + c1) % s`, `(base + c2) % s` with extent 1 and c1 != c2 (mod s).
+ * Loops are walked with the pending set at entry joined with the set at the
+ * end of the body until it is stable (at most 4 rounds; otherwise a barrier
+ * opens the body).  An `if` whose condition reads no per-thread value is
+ * walked branch by branch; other ifs and T.Parallel loops are single
+ * statements (a barrier never goes inside thread-dependent control flow). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+
+typedef struct access {
+  const tl_buffer *buf;
+  bool write;
+  int ndim;              /* 0: the whole buffer (unknown part) */
+  tl_expr *const *min;
+  tl_expr *const *ext;
+} access;
+
+typedef TL_VEC(access) access_set;
+
+typedef struct br_state {
+  tl_module *m;
+  tl_diag *d;
+  int errors;
+  bool oom;
+  int sync_op;
+} br_state;
+
+static bool is_shared(const tl_buffer *b) {
+  return b && (b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_SHARED);
+}
+
+/* ---------------------------------------------------------- disjointness */
+/* e = base + c (constant c peeled from additive terms). */
+static const tl_expr *split_const(const tl_expr *e, int64_t *c) {
+  *c = 0;
+  for (int guard = 0; e && guard < 64; guard++) {
+    int64_t k;
+    if (e->kind == TL_EXPR_INT) { *c += e->u.ival; return NULL; }
+    if (e->kind != TL_EXPR_BINARY) return e;
+    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.b, &k)) { *c += k; e = e->u.bin.a; continue; }
+    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.a, &k)) { *c += k; e = e->u.bin.b; continue; }
+    if (e->u.bin.op == TL_OP_SUB && tl_expr_is_const_int(e->u.bin.b, &k)) { *c -= k; e = e->u.bin.a; continue; }
+    return e;
+  }
+  return e;
+}
+
+static bool same_base(const tl_expr *a, const tl_expr *b) {
+  if (!a || !b) return a == b;
+  return tl_expr_equal(a, b);
+}
+
+static bool dim_disjoint(const tl_expr *m1, const tl_expr *e1, const tl_expr *m2, const tl_expr *e2) {
+  int64_t x1, x2, c1, c2;
+  if (!m1 || !m2 || !tl_expr_is_const_int(e1, &x1) || !tl_expr_is_const_int(e2, &x2)) return false;
+  /* (base + c1) % s vs (base + c2) % s, extent 1 */
+  if (x1 == 1 && x2 == 1 && m1->kind == TL_EXPR_BINARY && m2->kind == TL_EXPR_BINARY &&
+      m1->u.bin.op == TL_OP_FLOORMOD && m2->u.bin.op == TL_OP_FLOORMOD) {
+    int64_t s1, s2;
+    if (tl_expr_is_const_int(m1->u.bin.b, &s1) && tl_expr_is_const_int(m2->u.bin.b, &s2) && s1 == s2 && s1 > 0) {
+      const tl_expr *b1 = split_const(m1->u.bin.a, &c1), *b2 = split_const(m2->u.bin.a, &c2);
+      if (same_base(b1, b2)) {
+        int64_t d = (c1 - c2) % s1;
+        if (d < 0) d += s1;
+        return d != 0;
+      }
+    }
+  }
+  const tl_expr *b1 = split_const(m1, &c1), *b2 = split_const(m2, &c2);
+  if (!same_base(b1, b2)) return false;
+  return c1 + x1 <= c2 || c2 + x2 <= c1;
+}
+
+static bool overlap(const access *a, const access *b) {
+  if (a->buf != b->buf) return false;
+  if (a->ndim == 0 || b->ndim == 0 || a->ndim != b->ndim) return true;
+  for (int k = 0; k < a->ndim; k++)
+    if (dim_disjoint(a->min[k], a->ext[k], b->min[k], b->ext[k])) return false;
+  return true;
+}
+
+static bool access_equal(const access *a, const access *b) {
+  if (a->buf != b->buf || a->write != b->write || a->ndim != b->ndim) return false;
+  for (int k = 0; k < a->ndim; k++)
+    if (!tl_expr_equal(a->min[k], b->min[k]) || !tl_expr_equal(a->ext[k], b->ext[k])) return false;
+  return true;
+}
+
+static bool set_has(const access_set *s, const access *a) {
+  for (size_t i = 0; i < s->len; i++)
+    if (access_equal(&s->data[i], a)) return true;
+  return false;
+}
+
+static bool set_add(br_state *st, access_set *s, const access *a) {
+  if (set_has(s, a)) return true;
+  if (!tl_vec_push(s, *a)) { st->oom = true; return false; }
+  return true;
+}
+
+static bool set_union(br_state *st, access_set *dst, const access_set *src) {
+  for (size_t i = 0; i < src->len; i++)
+    if (!set_add(st, dst, &src->data[i])) return false;
+  return true;
+}
+
+static bool set_same(const access_set *a, const access_set *b) {
+  if (a->len != b->len) return false;
+  for (size_t i = 0; i < a->len; i++)
+    if (!set_has(b, &a->data[i])) return false;
+  return true;
+}
+
+/* Does a statement with accesses `acc` conflict with `pending`? */
+static bool conflicts(const access_set *pending, const access_set *acc) {
+  for (size_t i = 0; i < acc->len; i++)
+    for (size_t j = 0; j < pending->len; j++) {
+      const access *a = &acc->data[i], *p = &pending->data[j];
+      if ((a->write || p->write) && overlap(a, p)) return true;
+    }
+  return false;
+}
+
+/* -------------------------------------------------------- access summaries */
+static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth);
+
+static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *idx, bool write, access_set *out) {
+  if (!is_shared(b)) return;
+  tl_expr **ext = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
+  if (!ext) { st->oom = true; return; }
+  for (int k = 0; k < n; k++)
+    if (!(ext[k] = tl_lo_int(st->m, b->loc, 1))) { st->oom = true; return; }
+  access a = {b, write, n, idx, ext};
+  set_add(st, out, &a);
+}
+
+static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      sum_expr(st, e->u.bin.a, out, depth + 1);
+      sum_expr(st, e->u.bin.b, out, depth + 1);
+      return;
+    case TL_EXPR_UNARY: sum_expr(st, e->u.un.a, out, depth + 1); return;
+    case TL_EXPR_SELECT:
+      sum_expr(st, e->u.sel.cond, out, depth + 1);
+      sum_expr(st, e->u.sel.t, out, depth + 1);
+      sum_expr(st, e->u.sel.f, out, depth + 1);
+      return;
+    case TL_EXPR_CAST: sum_expr(st, e->u.cast.value, out, depth + 1); return;
+    case TL_EXPR_LOAD:
+      sum_load(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, false, out);
+      for (int i = 0; i < e->u.load.n; i++) sum_expr(st, e->u.load.indices[i], out, depth + 1);
+      return;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) sum_expr(st, e->u.call.args[i], out, depth + 1);
+      return;
+    case TL_EXPR_BUFFER:
+      if (is_shared(e->u.buffer)) { /* passed to an intrinsic: may read and write anything */
+        access a = {e->u.buffer, true, 0, NULL, NULL};
+        set_add(st, out, &a);
+      }
+      return;
+    default: return;
+  }
+}
+
+static bool tile_operand_written(int op, int i) {
+  switch (op) {
+    case TL_TILE_COPY:
+    case TL_TILE_ASYNC_COPY:
+    case TL_TILE_REDUCE_MAX:
+    case TL_TILE_REDUCE_MIN:
+    case TL_TILE_REDUCE_SUM:
+    case TL_TILE_REDUCE_ABSSUM:
+    case TL_TILE_REDUCE_ABSMAX: return i == 1;
+    case TL_TILE_GEMM: return i == 2;
+    case TL_TILE_FILL:
+    case TL_TILE_CLEAR:
+    case TL_TILE_ATOMIC_ADD: return i == 0;
+    default: return false;
+  }
+}
+
+/* All shared accesses of s and everything nested in it. */
+static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) sum_stmt(st, s->u.seq.stmts[i], out, depth + 1);
+      return;
+    case TL_STMT_FOR:
+      for (int k = 0; k < s->u.loop.nvars; k++) {
+        if (s->u.loop.mins) sum_expr(st, s->u.loop.mins[k], out, 0);
+        if (s->u.loop.extents) sum_expr(st, s->u.loop.extents[k], out, 0);
+      }
+      sum_stmt(st, s->u.loop.body, out, depth + 1);
+      return;
+    case TL_STMT_KERNEL: sum_stmt(st, s->u.kernel.body, out, depth + 1); return;
+    case TL_STMT_STORE:
+      sum_load(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, true, out);
+      for (int i = 0; i < s->u.store.n; i++) sum_expr(st, s->u.store.indices[i], out, 0);
+      sum_expr(st, s->u.store.value, out, 0);
+      return;
+    case TL_STMT_IF:
+      sum_expr(st, s->u.ifs.cond, out, 0);
+      sum_stmt(st, s->u.ifs.then_s, out, depth + 1);
+      sum_stmt(st, s->u.ifs.else_s, out, depth + 1);
+      return;
+    case TL_STMT_LET: sum_expr(st, s->u.let.value, out, 0); return;
+    case TL_STMT_EVAL: sum_expr(st, s->u.eval.value, out, 0); return;
+    case TL_STMT_TILE:
+      for (int i = 0; i < s->u.tile.nargs; i++) {
+        const tl_operand *o = &s->u.tile.args[i];
+        if (o->kind != TL_OPND_REGION) {
+          sum_expr(st, o->expr, out, 0);
+          continue;
+        }
+        const tl_region *r = &o->region;
+        for (int k = 0; k < r->ndim; k++) {
+          if (r->min) sum_expr(st, r->min[k], out, 0);
+          if (r->extent) sum_expr(st, r->extent[k], out, 0);
+        }
+        if (!is_shared(r->buffer) || s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) continue;
+        bool w = tile_operand_written(s->u.tile.op, i);
+        access a = {r->buffer, w, r->min && r->extent ? r->ndim : 0, r->min, r->extent};
+        set_add(st, out, &a);
+        if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
+          a.write = false;
+          set_add(st, out, &a);
+        }
+      }
+      return;
+    default: return;
+  }
+}
+
+/* Does e read a per-thread value (local or fragment buffer)? */
+static bool per_thread(const tl_expr *e, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return true;
+  switch (e->kind) {
+    case TL_EXPR_BINARY: return per_thread(e->u.bin.a, depth + 1) || per_thread(e->u.bin.b, depth + 1);
+    case TL_EXPR_UNARY: return per_thread(e->u.un.a, depth + 1);
+    case TL_EXPR_SELECT:
+      return per_thread(e->u.sel.cond, depth + 1) || per_thread(e->u.sel.t, depth + 1) ||
+             per_thread(e->u.sel.f, depth + 1);
+    case TL_EXPR_CAST: return per_thread(e->u.cast.value, depth + 1);
+    case TL_EXPR_LOAD: {
+      tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
+      if (sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer)) return true;
+      for (int i = 0; i < e->u.load.n; i++)
+        if (per_thread(e->u.load.indices[i], depth + 1)) return true;
+      return false;
+    }
+    case TL_EXPR_CALL: {
+      static int tb = -2;
+      if (tb == -2) tb = tl_intrinsic_lookup("get_thread_binding");
+      if (e->u.call.op == tb) return true;
+      for (int i = 0; i < e->u.call.n; i++)
+        if (per_thread(e->u.call.args[i], depth + 1)) return true;
+      return false;
+    }
+    case TL_EXPR_VAR: return e->u.var && e->u.var->kind == TL_VAR_THREAD;
+    default: return false;
+  }
+}
+
+/* ---------------------------------------------------------------- walk */
+static tl_stmt *sync_stmt(br_state *st, tl_loc loc) {
+  tl_expr *c = tl_ir_call(st->m, loc, st->sync_op, 0, NULL);
+  tl_stmt *s = tl_ir_stmt(st->m, loc, TL_STMT_EVAL);
+  if (!c || !s) { st->oom = true; return NULL; }
+  s->u.eval.value = c;
+  return s;
+}
+
+static bool is_sync(const br_state *st, const tl_stmt *s) {
+  return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
+         s->u.eval.value->u.call.op == st->sync_op;
+}
+
+static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth);
+
+/* Treats s as one statement: a barrier before it when it conflicts. */
+static tl_stmt *leaf(br_state *st, tl_stmt *s, access_set *pending) {
+  access_set acc = {0};
+  sum_stmt(st, s, &acc, 0);
+  tl_stmt *r = s;
+  if (conflicts(pending, &acc)) {
+    tl_stmt *two[2] = {sync_stmt(st, s->loc), s};
+    pending->len = 0;
+    r = two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+    if (!r) st->oom = true;
+  }
+  set_union(st, pending, &acc);
+  tl_vec_free(&acc);
+  return r;
+}
+
+static tl_stmt *walk_seq(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  TL_VEC(tl_stmt *) out = {0};
+  for (int i = 0; i < s->u.seq.n && !st->oom; i++) {
+    tl_stmt *x = s->u.seq.stmts[i];
+    tl_stmt *y = walk(st, x, pending, depth + 1);
+    if (!y) break;
+    /* flatten a barrier-prefixed leaf into this list */
+    if (y != x && y->kind == TL_STMT_SEQ && y->u.seq.n == 2 && is_sync(st, y->u.seq.stmts[0]) && x->kind != TL_STMT_SEQ) {
+      if (!tl_vec_push(&out, y->u.seq.stmts[0]) || !tl_vec_push(&out, y->u.seq.stmts[1])) st->oom = true;
+    } else if (!tl_vec_push(&out, y)) {
+      st->oom = true;
+    }
+  }
+  tl_stmt *r = NULL;
+  if (!st->oom && st->errors == 0) {
+    r = tl_ir_stmt(st->m, s->loc, TL_STMT_SEQ);
+    if (r) {
+      r->u.seq.n = (int)out.len;
+      r->u.seq.stmts = tl_arena_alloc(&st->m->arena, sizeof(tl_stmt *) * (out.len ? out.len : 1));
+      if (!r->u.seq.stmts) r = NULL;
+      else if (out.len) memcpy(r->u.seq.stmts, out.data, sizeof(tl_stmt *) * out.len);
+    }
+    if (!r) st->oom = true;
+  }
+  tl_vec_free(&out);
+  return r;
+}
+
+static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  access_set entry = {0}, in = {0};
+  tl_stmt *body = NULL;
+  if (!set_union(st, &entry, pending)) goto out;
+  if (!set_union(st, &in, pending)) goto out;
+  bool stable = false;
+  for (int round = 0; round < 4 && !stable && !st->oom; round++) {
+    access_set cur = {0};
+    if (!set_union(st, &cur, &in)) { tl_vec_free(&cur); break; }
+    body = walk(st, s->u.loop.body, &cur, depth + 1);
+    if (!body) { tl_vec_free(&cur); break; }
+    /* next round: what may be pending when the body starts again */
+    access_set next = {0};
+    set_union(st, &next, &entry);
+    set_union(st, &next, &cur);
+    stable = set_same(&next, &in);
+    tl_vec_free(&in);
+    in = next;
+    if (stable) {
+      pending->len = 0;
+      set_union(st, pending, &cur);
+      int64_t ext;
+      if (!(s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[0], &ext) && ext > 0))
+        set_union(st, pending, &entry);
+    }
+    tl_vec_free(&cur);
+  }
+  if (!stable && !st->oom && body) { /* give up: a barrier opens the body */
+    access_set cur = {0};
+    body = walk(st, s->u.loop.body, &cur, depth + 1);
+    tl_stmt *two[2] = {sync_stmt(st, s->loc), body};
+    body = body && two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+    pending->len = 0;
+    set_union(st, pending, &cur);
+    set_union(st, pending, &entry);
+    tl_vec_free(&cur);
+  }
+out:
+  tl_vec_free(&entry);
+  tl_vec_free(&in);
+  if (!body) {
+    if (!st->errors) st->oom = true;
+    return NULL;
+  }
+  tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_FOR);
+  if (!r) { st->oom = true; return NULL; }
+  *r = *s;
+  r->u.loop.body = body;
+  return r;
+}
+
+static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  if (!s) return NULL;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  switch (s->kind) {
+    case TL_STMT_SEQ: return walk_seq(st, s, pending, depth);
+    case TL_STMT_KERNEL: {
+      tl_stmt *b = walk(st, s->u.kernel.body, pending, depth + 1);
+      if (!b) return NULL;
+      tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_KERNEL);
+      if (!r) { st->oom = true; return NULL; }
+      *r = *s;
+      r->u.kernel.body = b;
+      return r;
+    }
+    case TL_STMT_FOR:
+      if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
+      return walk_loop(st, s, pending, depth);
+    case TL_STMT_IF: {
+      if (per_thread(s->u.ifs.cond, 0)) return leaf(st, s, pending);
+      access_set cond = {0}, pe = {0};
+      sum_expr(st, s->u.ifs.cond, &cond, 0);
+      tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
+      if (!r) { st->oom = true; tl_vec_free(&cond); return NULL; }
+      *r = *s;
+      if (conflicts(pending, &cond)) { /* the condition itself reads pending data */
+        tl_stmt *sy = sync_stmt(st, s->loc);
+        pending->len = 0;
+        set_union(st, pending, &cond);
+        tl_vec_free(&cond);
+        if (!sy) return NULL;
+        tl_stmt *inner = walk(st, s, pending, depth + 1);
+        tl_stmt *two[2] = {sy, inner};
+        return inner ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+      }
+      set_union(st, pending, &cond);
+      tl_vec_free(&cond);
+      set_union(st, &pe, pending);
+      r->u.ifs.then_s = walk(st, s->u.ifs.then_s, pending, depth + 1);
+      if (s->u.ifs.else_s) r->u.ifs.else_s = walk(st, s->u.ifs.else_s, &pe, depth + 1);
+      set_union(st, pending, &pe);
+      tl_vec_free(&pe);
+      if (!r->u.ifs.then_s || (s->u.ifs.else_s && !r->u.ifs.else_s)) return NULL;
+      return r;
+    }
+    case TL_STMT_EVAL:
+      if (is_sync(st, s)) {
+        pending->len = 0;
+        return s;
+      }
+      return leaf(st, s, pending);
+    case TL_STMT_ALLOC: return s;
+    default: return leaf(st, s, pending);
+  }
+}
+
+bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d) {
+  br_state st;
+  memset(&st, 0, sizeof st);
+  st.m = m;
+  st.d = d;
+  st.sync_op = tl_intrinsic_lookup("sync_threads");
+  if (st.sync_op < 0) {
+    tl_error(d, f->loc, "internal error: T.sync_threads is missing");
+    return false;
+  }
+  access_set pending = {0};
+  tl_stmt *b = walk(&st, f->body, &pending, 0);
+  tl_vec_free(&pending);
+  if (st.oom) {
+    tl_error(d, f->loc, "out of memory while placing barriers");
+    return false;
+  }
+  if (!b || st.errors) {
+    if (st.errors == 0) tl_error(d, f->loc, "internal error: barrier placement failed");
+    return false;
+  }
+  f->body = b;
+  return true;
+}

@@ -1,0 +1,399 @@
+/* T.gemm on sm_80+ (lib/Lower): the warp partition, the mma.sync m16n8
+ * accumulator layout of C, and the lowering of one T.gemm statement to
+ * per-warp ldmatrix + mma.sync.m16n8k16 (the "ss" form: A and B in shared
+ * memory, C a fragment).
+ *
+ * Warp partition (../shared/LAYOUT.md §2, TileLang's
+ * ComputeDefaultWarpPartition): (m, n) is valid iff m*n = nwarps,
+ * BM % (16m) == 0 and BN % (8n) == 0; FullRow takes the largest valid m,
+ * FullCol the largest valid n, Square minimises |n/(2m) - 1| (ties: smaller
+ * m).  No valid pair is a compile error stating the rule and the numbers.
+ *
+ * C layout (LAYOUT.md §2, HEAD form): warp w = wm + m*wn owns the WM x WN
+ * warp tile (wm, wn); inside it m16n8 tile (mi, nj) is registers
+ * 4*(mi*(WN/8) + nj) .. +3 = c0..c3 of the PTX C fragment (PTX ISA
+ * §9.7.14.5.8, Figure "MMA .m16n8k16 fragment layout for accumulator";
+ * verified on the GPU, ../shared/NVPTX.md §6).
+ *
+ * Lowering, per warp (LAYOUT.md §4/§6): registers zeroed if clear_accum; then
+ * for each k-step kk of 16: ldmatrix.x4 of A for every m16 tile (.trans when
+ * A is stored K x M), ldmatrix.x4 of B for every pair of n8 tiles (.trans when
+ * B is stored K x N; .x2 for single n8 tiles when WN % 16 != 0), then one
+ * mma per (mi, n8 tile).  The lane's row/column addresses follow the table in
+ * LAYOUT.md §4; shared offsets go through tl_smem_offset (the swizzle of the
+ * operand, smem_layout.c) on the operand's flat buffer.  The lane, warp-row
+ * and warp-column indices are lets computed once; the k-step, m-tile and
+ * n-tile loops are T.unroll (the k-step loop only when BK/16 <= 8), so after
+ * unrolling every register index is a constant. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
+
+/* ------------------------------------------------------- warp partition */
+bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps,
+                            int64_t *warp_m, int64_t *warp_n, const char **msg) {
+  int64_t best_m = 0, best_n = 0;
+  /* Square score |n - 2m| / m compared exactly as |n1-2m1|*m2 vs |n2-2m2|*m1. */
+  for (int64_t wm = 1; nwarps > 0 && wm <= nwarps; wm++) {
+    if (nwarps % wm != 0) continue;
+    int64_t wn = nwarps / wm;
+    if (bm % (16 * wm) != 0 || bn % (8 * wn) != 0) continue;
+    if (!best_m) {
+      best_m = wm, best_n = wn;
+      continue;
+    }
+    switch (policy) {
+      case TL_POLICY_FULL_ROW: best_m = wm, best_n = wn; break; /* increasing m */
+      case TL_POLICY_FULL_COL: break;                           /* first = largest n */
+      default: {
+        int64_t a = wn - 2 * wm, b = best_n - 2 * best_m;
+        if (a < 0) a = -a;
+        if (b < 0) b = -b;
+        if (a * best_m < b * wm) best_m = wm, best_n = wn; /* strict: ties keep smaller m */
+        break;
+      }
+    }
+  }
+  if (best_m) {
+    *warp_m = best_m;
+    *warp_n = best_n;
+    return true;
+  }
+  if (msg) {
+    char *text = tl_arena_printf(
+        &m->arena,
+        "T.gemm cannot split the %lldx%lld accumulator tile over %lld warps (%lld threads): the rule is "
+        "m * n = %lld warps with block_M %% (16 * m) == 0 and block_N %% (8 * n) == 0, and no (m, n) "
+        "satisfies it:",
+        (long long)bm, (long long)bn, (long long)nwarps, (long long)(nwarps * 32), (long long)nwarps);
+    for (int64_t wm = 1; text && nwarps > 0 && wm <= nwarps; wm++) {
+      if (nwarps % wm != 0) continue;
+      int64_t wn = nwarps / wm;
+      if (bm % (16 * wm) != 0)
+        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
+                               (long long)wn, (long long)bm, (long long)(16 * wm), (long long)(bm % (16 * wm)));
+      else
+        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
+                               (long long)wn, (long long)bn, (long long)(8 * wn), (long long)(bn % (8 * wn)));
+    }
+    if (text) {
+      size_t len = strlen(text);
+      if (len && text[len - 1] == ';') text[len - 1] = '\0';
+    }
+    *msg = text;
+  }
+  return false;
+}
+
+/* --------------------------------------------------------- the C layout */
+void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads, int64_t warp_m,
+                          int64_t warp_n) {
+  L->kind = TL_FRAG_MMA_C;
+  L->ndim = 2;
+  L->shape[0] = bm;
+  L->shape[1] = bn;
+  L->total = bm * bn;
+  L->threads = threads;
+  L->vec = 2;
+  L->nregs = threads > 0 ? bm * bn / threads : 0;
+  L->nvec = L->nregs / 2;
+  L->warp_m = warp_m;
+  L->warp_n = warp_n;
+  L->warp_tile_m = warp_m > 0 ? bm / warp_m : 0;
+  L->warp_tile_n = warp_n > 0 ? bn / warp_n : 0;
+}
+
+void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid, int64_t *reg) {
+  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
+  int64_t wm = i / WM, wn = j / WN;
+  *tid = 32 * (wm + L->warp_m * wn) + 4 * (i % 8) + (j % 8) / 2;
+  int64_t mi = (i % WM) / 16, nj = (j % WN) / 8, h = (i / 8) % 2, e = j % 2;
+  *reg = 4 * (mi * (WN / 8) + nj) + 2 * h + e;
+}
+
+void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *i, int64_t *j) {
+  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
+  int64_t e = reg % 2, h = (reg / 2) % 2, nj = (reg / 4) % (WN / 8), mi = reg / (WN / 2);
+  int64_t w = tid / 32, wm = w % L->warp_m, wn = w / L->warp_m, g = (tid % 32) / 4, t = tid % 4;
+  *i = wm * WM + 16 * mi + 8 * h + g;
+  *j = wn * WN + 8 * nj + 2 * t + e;
+}
+
+/* ------------------------------------------------------------- lowering */
+typedef struct gm_state {
+  tl_module *m;
+  tl_diag *d;
+  tl_names *names;
+  tl_loc loc;
+  bool failed;
+  TL_VEC(tl_stmt *) out;   /* the statements of the lowered gemm */
+} gm_state;
+
+static void gm_error(gm_state *g, tl_loc loc, const char *msg, const char *a, const char *b) {
+  tl_error(g->d, loc, msg, a, b);
+  g->failed = true;
+}
+
+static void push(gm_state *g, tl_stmt *s) {
+  if (!s || !tl_vec_push(&g->out, s)) g->failed = true;
+}
+
+static tl_expr *ci(gm_state *g, int64_t v) { return tl_lo_int(g->m, g->loc, v); }
+
+/* let name = value; returns the variable's expression. */
+static tl_expr *let(gm_state *g, const char *name, tl_expr *value) {
+  if (!value) { g->failed = true; return NULL; }
+  int64_t c;
+  if (tl_expr_is_const_int(value, &c)) return value;
+  tl_var *v = tl_names_fresh_var(g->names, g->loc, name, TL_INT32, TL_VAR_LET);
+  tl_stmt *s = tl_ir_stmt(g->m, g->loc, TL_STMT_LET);
+  if (!v || !s) { g->failed = true; return NULL; }
+  s->u.let.var = v;
+  s->u.let.value = value;
+  push(g, s);
+  return tl_ir_var(g->m, g->loc, v);
+}
+
+static tl_buffer *local_buffer(gm_state *g, const char *base, tl_dtype t, int64_t n) {
+  tl_var *nm = tl_names_fresh_var(g->names, g->loc, base, t, TL_VAR_LET); /* reserves the name */
+  tl_expr **shape = tl_arena_alloc(&g->m->arena, sizeof(tl_expr *));
+  if (!nm || !shape || !(shape[0] = ci(g, n))) { g->failed = true; return NULL; }
+  tl_buffer *b = tl_ir_new_buffer(g->m, g->loc, nm->name, t, TL_SCOPE_LOCAL, 1, shape);
+  tl_stmt *s = tl_ir_stmt(g->m, g->loc, TL_STMT_ALLOC);
+  if (!b || !s) { g->failed = true; return NULL; }
+  s->u.alloc.buffer = b;
+  push(g, s);
+  return b;
+}
+
+static tl_stmt *eval_call(gm_state *g, const char *intrin, int n, tl_expr **args) {
+  int op = tl_intrinsic_lookup(intrin);
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  tl_expr *c = op >= 0 ? tl_ir_call(g->m, g->loc, op, n, args) : NULL;
+  tl_stmt *s = c ? tl_ir_stmt(g->m, g->loc, TL_STMT_EVAL) : NULL;
+  if (!s) return NULL;
+  s->u.eval.value = c;
+  return s;
+}
+
+/* A shared operand: its layout and the (stage, row, col) origin of the region. */
+typedef struct operand {
+  tl_buffer *buf;
+  tl_smem_layout *L;
+  tl_expr *stage, *row0, *col0;
+  int64_t rows, cols;   /* the region's 2-D extents */
+} operand;
+
+static bool get_operand(gm_state *g, const tl_region *r, const char *which, operand *o) {
+  tl_buffer *b = r->buffer;
+  memset(o, 0, sizeof *o);
+  o->buf = b;
+  if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) {
+    gm_error(g, g->loc, "T.gemm with %s '%s' outside shared memory is not lowered yet (stage it through "
+             "T.alloc_shared)", which, b ? b->name : "?");
+    return false;
+  }
+  if (b->ndim != 2 && b->ndim != 3) {
+    gm_error(g, g->loc, "T.gemm with %s '%s' of rank other than 2 or 3 is not lowered yet", which, b->name);
+    return false;
+  }
+  o->L = tl_smem_layout_get(g->m, b);
+  if (!o->L) {
+    gm_error(g, g->loc, "T.gemm: shared buffer %s '%s' needs a static shape", which, b->name);
+    return false;
+  }
+  int nd = b->ndim;
+  tl_expr *mins[3];
+  int64_t ext[3];
+  for (int k = 0; k < nd; k++) {
+    if (r->ndim == 0) {
+      mins[k] = ci(g, 0);
+      if (!tl_expr_is_const_int(b->shape[k], &ext[k])) ext[k] = -1;
+    } else {
+      mins[k] = r->min[k];
+      if (!tl_expr_is_const_int(r->extent[k], &ext[k])) ext[k] = -1;
+    }
+    if (ext[k] < 1) {
+      gm_error(g, g->loc, "T.gemm operand %s '%s' needs constant extents", which, b->name);
+      return false;
+    }
+  }
+  if (nd == 3) {
+    if (ext[0] != 1) {
+      gm_error(g, g->loc, "T.gemm operand %s '%s' must select one stage of its staged buffer", which,
+               b->name);
+      return false;
+    }
+    o->stage = mins[0];
+  }
+  o->row0 = mins[nd - 2];
+  o->col0 = mins[nd - 1];
+  o->rows = ext[nd - 2];
+  o->cols = ext[nd - 1];
+  return true;
+}
+
+static bool attr_flag(const tl_stmt *s, int k, int64_t dflt) {
+  int64_t v = dflt;
+  if (k < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[k])
+    tl_expr_is_const_int(s->u.tile.attrs[k], &v);
+  return v != 0;
+}
+
+/* Offset of logical (row, col) of operand o (relative to its region). */
+static tl_expr *op_offset(gm_state *g, const operand *o, tl_expr *row, tl_expr *col) {
+  tl_expr *r = tl_lo_add(g->m, g->loc, o->row0, row);
+  tl_expr *c = tl_lo_add(g->m, g->loc, o->col0, col);
+  if (!r || !c) return NULL;
+  return tl_smem_offset(g->m, g->loc, o->L, o->stage, r, c);
+}
+
+static tl_stmt *ufor(gm_state *g, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body) {
+  if (!v || !body) return NULL;
+  return tl_lo_for(g->m, g->loc, kind, v, ci(g, n), body);
+}
+
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d) {
+  gm_state gs;
+  memset(&gs, 0, sizeof gs);
+  gm_state *g = &gs;
+  g->m = m;
+  g->d = d;
+  g->names = names;
+  g->loc = s->loc;
+  tl_module *M = m;
+  tl_loc loc = s->loc;
+  if (s->u.tile.nargs < 3) {
+    tl_error(d, loc, "T.gemm needs A, B and C");
+    return NULL;
+  }
+  bool ta = attr_flag(s, 0, 0), tb = attr_flag(s, 1, 0), clear = attr_flag(s, 3, 0);
+  const tl_region *rc = &s->u.tile.args[2].region;
+  tl_buffer *C = rc->buffer;
+  tl_frag_layout *CL = tl_frag_layout_of(C);
+  if (!CL || CL->kind != TL_FRAG_MMA_C) {
+    tl_error(d, loc, "internal error: T.gemm accumulator '%s' has no mma layout", C ? C->name : "?");
+    return NULL;
+  }
+  operand A, B;
+  if (!get_operand(g, &s->u.tile.args[0].region, "A", &A) || !get_operand(g, &s->u.tile.args[1].region, "B", &B))
+    goto fail;
+  int64_t BM = CL->shape[0], BN = CL->shape[1];
+  int64_t K = ta ? A.rows : A.cols;
+  int64_t am = ta ? A.cols : A.rows, bk = tb ? B.cols : B.rows, bn = tb ? B.rows : B.cols;
+  if (am != BM || bn != BN || bk != K) {
+    tl_error(d, loc, "T.gemm operand shapes disagree: A gives M=%lld, K=%lld; B gives K=%lld, N=%lld; C is %lldx%lld",
+             (long long)am, (long long)K, (long long)bk, (long long)bn, (long long)BM, (long long)BN);
+    goto fail;
+  }
+  if (K % 16 != 0) {
+    tl_error(d, loc, "T.gemm: K = %lld is not a multiple of 16 (the k-step of mma.sync.m16n8k16); the tile "
+             "rule is K %% 16 == 0", (long long)K);
+    goto fail;
+  }
+  tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
+  bool ab16 = tl_dtype_eq(dA, dB) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
+  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) ||
+              (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
+  if (!ab16 || !c_ok) {
+    tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
+             "float16 accumulators, bfloat16 with float32)",
+             tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
+    goto fail;
+  }
+  if (CL->threads != threads || threads % 32 != 0) {
+    tl_error(d, loc, "internal error: T.gemm layout of '%s' was made for another thread count", C->name);
+    goto fail;
+  }
+  int64_t wmN = CL->warp_m, WM = CL->warp_tile_m, WN = CL->warp_tile_n;
+  int64_t mt = WM / 16, nt8 = WN / 8, nd = WN % 16 == 0 ? 16 : 8, nb = WN / nd;
+  int64_t bregs = nd == 16 ? 8 : 4;   /* 16-bit B elements per ldmatrix */
+  int64_t ksteps = K / 16;
+
+  tl_buffer *Ar = local_buffer(g, "A_regs", dA, 8 * mt);
+  tl_buffer *Br = local_buffer(g, "B_regs", dB, bregs * nb);
+  if (g->failed) goto oom;
+  tl_expr *tid = tl_lo_thread_index(M, loc);
+  tl_expr *lane = let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
+  tl_expr *wm = let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), wmN, NULL));
+  tl_expr *wn = let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * wmN, NULL));
+  if (g->failed) goto oom;
+  if (clear) {
+    tl_var *r = tl_names_fresh_var(names, loc, "r", TL_INT32, TL_VAR_LOOP);
+    tl_expr *idx = r ? tl_ir_var(M, loc, r) : NULL;
+    tl_expr *zero = tl_dtype_is_float(dC) ? tl_ir_float(M, loc, dC, 0.0) : tl_ir_int(M, loc, dC, 0);
+    tl_stmt *st = idx && zero ? tl_lo_store(M, loc, C, 1, &idx, zero) : NULL;
+    push(g, ufor(g, r, CL->nregs, TL_LOOP_UNROLL, st));
+  }
+  tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
+  tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);     /* 8*(l/16) */
+  tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);        /* 8*((l%16)/8) */
+  tl_expr *wm_off = tl_lo_mul(M, loc, wm, WM), *wn_off = tl_lo_mul(M, loc, wn, WN);
+  /* Lane parts of the ldmatrix row/col (LAYOUT.md §4), warp offsets included. */
+  tl_expr *a_r, *a_c, *b_r, *b_c;
+  if (!ta) {
+    a_r = let(g, "a_row", tl_lo_add(M, loc, wm_off, l16));
+    a_c = let(g, "a_col", hi16);
+  } else {
+    a_r = let(g, "a_row", tl_lo_add(M, loc, hi16, l8));
+    a_c = let(g, "a_col", tl_lo_add(M, loc, wm_off, mid8));
+  }
+  tl_expr *nsel = nd == 16 ? hi16 : ci(g, 0);
+  if (!tb) {
+    b_r = let(g, "b_row", l16);
+    b_c = let(g, "b_col", tl_lo_add(M, loc, wn_off, nsel));
+  } else {
+    b_r = let(g, "b_row", tl_lo_add(M, loc, tl_lo_add(M, loc, wn_off, nsel), l8));
+    b_c = let(g, "b_col", mid8);
+  }
+  if (g->failed) goto oom;
+
+  /* for kk: { for mi: ldmatrix A; for nj: ldmatrix B; for mi, q: mma } */
+  tl_var *kk = tl_names_fresh_var(names, loc, "kk", TL_INT32, TL_VAR_LOOP);
+  tl_var *mi = tl_names_fresh_var(names, loc, "mi", TL_INT32, TL_VAR_LOOP);
+  tl_var *nj = tl_names_fresh_var(names, loc, "nj", TL_INT32, TL_VAR_LOOP);
+  tl_var *mi2 = tl_names_fresh_var(names, loc, "mi", TL_INT32, TL_VAR_LOOP);
+  tl_var *q = tl_names_fresh_var(names, loc, "nq", TL_INT32, TL_VAR_LOOP);
+  if (!kk || !mi || !nj || !mi2 || !q) goto oom;
+  tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
+  tl_expr *mx = tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 16);
+  tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), nd);
+  tl_expr *offA = ta ? op_offset(g, &A, tl_lo_add(M, loc, a_r, kx), tl_lo_add(M, loc, a_c, mx))
+                     : op_offset(g, &A, tl_lo_add(M, loc, a_r, mx), tl_lo_add(M, loc, a_c, kx));
+  tl_expr *offB = tb ? op_offset(g, &B, tl_lo_add(M, loc, b_r, nx), tl_lo_add(M, loc, b_c, kx))
+                     : op_offset(g, &B, tl_lo_add(M, loc, b_r, kx), tl_lo_add(M, loc, b_c, nx));
+  tl_expr *argsA[6] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 8),
+                       tl_ir_buffer_ref(M, loc, A.L->flat), offA, ci(g, 4), tl_ir_int(M, loc, TL_BOOL, ta)};
+  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), bregs),
+                       tl_ir_buffer_ref(M, loc, B.L->flat), offB, ci(g, nd == 16 ? 4 : 2),
+                       tl_ir_int(M, loc, TL_BOOL, !tb)};
+  tl_expr *qv = tl_ir_var(M, loc, q), *m2v = tl_ir_var(M, loc, mi2);
+  tl_expr *argsM[7] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, m2v, 8), tl_ir_buffer_ref(M, loc, Br),
+                       tl_lo_mul(M, loc, qv, 4), tl_ir_buffer_ref(M, loc, C),
+                       tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, nt8), qv), 4),
+                       tl_ir_string(M, loc, "m16n8k16")};
+  tl_stmt *ldA = ufor(g, mi, mt, TL_LOOP_UNROLL, eval_call(g, "ptx_ldmatrix", 6, argsA));
+  tl_stmt *ldB = ufor(g, nj, nb, TL_LOOP_UNROLL, eval_call(g, "ptx_ldmatrix", 6, argsB));
+  tl_stmt *mma = ufor(g, mi2, mt, TL_LOOP_UNROLL,
+                      ufor(g, q, nt8, TL_LOOP_UNROLL, eval_call(g, "ptx_mma", 7, argsM)));
+  if (!ldA || !ldB || !mma) goto oom;
+  tl_stmt *step[3] = {ldA, ldB, mma};
+  tl_stmt *body = tl_ir_seq(M, loc, 3, step);
+  push(g, ufor(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
+  if (g->failed) goto oom;
+  {
+    tl_stmt *r = tl_ir_seq(M, loc, (int)g->out.len, g->out.data); /* copies; always > 1 statement */
+    if (!r) goto oom;
+    tl_vec_free(&g->out);
+    return r;
+  }
+oom:
+  tl_error(d, loc, "out of memory while lowering T.gemm");
+fail:
+  tl_vec_free(&g->out);
+  return NULL;
+}

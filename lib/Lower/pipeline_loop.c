@@ -1,0 +1,708 @@
+/* Pass "pipeline" of lib/Lower: software pipelining of T.Pipelined loops on
+ * the tile IR (tile IR → tile IR).
+ *
+ * Requires: a verified tile-IR function (tl_lower_check_supported passed).
+ * Guarantees (on success): no T.Pipelined loop remains (each became a
+ * T.serial loop, kind SERIAL, num_stages -1).  For num_stages s >= 2, every
+ * shared buffer X that is written in the loop only by top-level
+ * `T.copy(global region, X region)` statements, and referenced nowhere else
+ * in the function but its allocation and inside the loop, is "staged":
+ *   - X's shape gains a leading dimension of s (the allocation is rewritten in
+ *     place, X stays the same buffer object);
+ *   - every region of X inside the loop gets a leading dim (min = stage,
+ *     extent 1), every load X[i, j] becomes X[stage, i, j];
+ *   - the producer copies become T.async_copy (op "async_copy") issued s - 1
+ *     iterations ahead: for the loop `for k in T.Pipelined(lo, lo + n, s)`
+ *
+ *         for i in 0 .. s-2 (emitted i by i, the prologue):
+ *             if i < n: T.async_copy(src[k := lo + i], X[i, ...]) ...
+ *             T.ptx_commit_group()
+ *         for k in T.serial(lo, lo + n):
+ *             T.ptx_wait_group(s - 2)      # this thread's copies of iteration k landed
+ *             T.sync_threads()             # ... and every thread's; also: every thread
+ *                                          # finished iteration k-1, which read stage (k-1) % s
+ *             if k + (s - 1) < lo + n:     # the epilogue: the last s-1 iterations issue nothing
+ *                 T.async_copy(src[k := k + s - 1], X[(k - lo + s - 1) % s, ...]) ...
+ *             T.ptx_commit_group()         # one group per iteration, empty ones too
+ *             (the rest of the body, reading stage (k - lo) % s)
+ *
+ *     Group counting: before the wait of iteration k, (s - 1) + k groups were
+ *     committed (one per prologue step and one per earlier iteration), group k
+ *     holds iteration k's data, and wait_group(s - 2) completes all but the
+ *     s - 2 most recent, i.e. groups 0..k.  The issue in iteration k writes
+ *     stage (k + s - 1) % s = (k - 1) % s, which only iteration k - 1 read;
+ *     the barrier before it orders those reads first.  Iteration k reads
+ *     stage k % s != (k - 1) % s (s >= 2), so reads and the in-flight writes
+ *     never touch the same stage.  With dynamic n (or n < s - 1) the guards
+ *     keep the schedule exact; the epilogue is the same loop with its issue
+ *     predicated off, so the consumer code is emitted once.
+ *   - statements that prepare a copy (top-level `x = expr` before it whose
+ *     value depends only on the loop variable and on values bound outside the
+ *     loop) are inlined into the hoisted copy; a copy whose region needs
+ *     anything else (a local or fragment value, a variable of an inner loop)
+ *     stays a synchronous T.copy in place.
+ * s = 0 or 1 (or nothing to stage): a plain serial loop with synchronous
+ * copies; the barrier pass (barrier.c) adds the barriers such a loop needs.
+ *
+ * PTX facts: cp.async.commit_group / cp.async.wait_group N (PTX ISA
+ * §9.7.9.25.3, .4): wait_group N waits until at most N of the executing
+ * thread's most recent groups are pending; an empty group is complete at
+ * once; completion is per thread, so a bar.sync (§9.7.13.1) must follow
+ * before other threads read the data (docs/simt-ir.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+
+typedef struct staged {
+  tl_buffer *buf;
+  int old_ndim;
+  tl_expr **old_shape;
+} staged;
+
+typedef struct pl_state {
+  tl_module *m;
+  tl_diag *d;
+  tl_primfunc *f;
+  int errors;
+  bool oom;
+  /* expression rewriting context */
+  tl_map subst;              /* var → replacement expr */
+  tl_map stage_of;           /* staged buffer → stage expr for its accesses */
+} pl_state;
+
+#define OOM_IF(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+
+/* -------------------------------------------------------- buffer references */
+typedef struct refs {
+  int reads, writes;
+} refs;
+
+static void refs_expr(const tl_expr *e, const tl_buffer *b, refs *r, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      refs_expr(e->u.bin.a, b, r, depth + 1);
+      refs_expr(e->u.bin.b, b, r, depth + 1);
+      return;
+    case TL_EXPR_UNARY: refs_expr(e->u.un.a, b, r, depth + 1); return;
+    case TL_EXPR_SELECT:
+      refs_expr(e->u.sel.cond, b, r, depth + 1);
+      refs_expr(e->u.sel.t, b, r, depth + 1);
+      refs_expr(e->u.sel.f, b, r, depth + 1);
+      return;
+    case TL_EXPR_CAST: refs_expr(e->u.cast.value, b, r, depth + 1); return;
+    case TL_EXPR_LOAD:
+      if (e->u.load.buffer == b) r->reads++;
+      for (int i = 0; i < e->u.load.n; i++) refs_expr(e->u.load.indices[i], b, r, depth + 1);
+      return;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) refs_expr(e->u.call.args[i], b, r, depth + 1);
+      return;
+    case TL_EXPR_BUFFER:
+      if (e->u.buffer == b) r->reads++, r->writes++;
+      return;
+    case TL_EXPR_RAMP:
+      refs_expr(e->u.ramp.base, b, r, depth + 1);
+      refs_expr(e->u.ramp.stride, b, r, depth + 1);
+      return;
+    case TL_EXPR_BROADCAST: refs_expr(e->u.bcast.value, b, r, depth + 1); return;
+    default: return;
+  }
+}
+
+/* Is operand i of tile op `op` written (true) or only read? */
+static bool operand_written(int op, int i) {
+  switch (op) {
+    case TL_TILE_COPY:
+    case TL_TILE_ASYNC_COPY: return i == 1;
+    case TL_TILE_GEMM: return i == 2;
+    case TL_TILE_FILL:
+    case TL_TILE_CLEAR:
+    case TL_TILE_ATOMIC_ADD: return i == 0;
+    case TL_TILE_REDUCE_MAX:
+    case TL_TILE_REDUCE_MIN:
+    case TL_TILE_REDUCE_SUM:
+    case TL_TILE_REDUCE_ABSSUM:
+    case TL_TILE_REDUCE_ABSMAX: return i == 1;
+    default: return true; /* unknown use: count as a write (never staged) */
+  }
+}
+
+static void refs_region(const tl_region *rg, const tl_buffer *b, refs *r, bool written) {
+  if (rg->buffer == b) {
+    if (written) r->writes++;
+    else r->reads++;
+  }
+  for (int k = 0; k < rg->ndim; k++) {
+    if (rg->min) refs_expr(rg->min[k], b, r, 1);
+    if (rg->extent) refs_expr(rg->extent[k], b, r, 1);
+  }
+}
+
+static void refs_stmt(const tl_stmt *s, const tl_buffer *b, refs *r, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) refs_stmt(s->u.seq.stmts[i], b, r, depth + 1);
+      return;
+    case TL_STMT_FOR:
+      for (int k = 0; k < s->u.loop.nvars; k++) {
+        if (s->u.loop.mins) refs_expr(s->u.loop.mins[k], b, r, 1);
+        if (s->u.loop.extents) refs_expr(s->u.loop.extents[k], b, r, 1);
+      }
+      refs_stmt(s->u.loop.body, b, r, depth + 1);
+      return;
+    case TL_STMT_KERNEL: refs_stmt(s->u.kernel.body, b, r, depth + 1); return;
+    case TL_STMT_STORE:
+      if (s->u.store.buffer == b) r->writes++;
+      for (int i = 0; i < s->u.store.n; i++) refs_expr(s->u.store.indices[i], b, r, 1);
+      refs_expr(s->u.store.value, b, r, 1);
+      return;
+    case TL_STMT_IF:
+      refs_expr(s->u.ifs.cond, b, r, 1);
+      refs_stmt(s->u.ifs.then_s, b, r, depth + 1);
+      refs_stmt(s->u.ifs.else_s, b, r, depth + 1);
+      return;
+    case TL_STMT_LET: refs_expr(s->u.let.value, b, r, 1); return;
+    case TL_STMT_EVAL: refs_expr(s->u.eval.value, b, r, 1); return;
+    case TL_STMT_TILE:
+      for (int i = 0; i < s->u.tile.nargs; i++) {
+        const tl_operand *o = &s->u.tile.args[i];
+        if (o->kind == TL_OPND_REGION) {
+          bool w = operand_written(s->u.tile.op, i);
+          if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT && o->region.buffer == b) r->writes++;
+          refs_region(&o->region, b, r, w);
+        } else {
+          refs_expr(o->expr, b, r, 1);
+        }
+      }
+      return;
+    default: return;
+  }
+}
+
+/* --------------------------------------------------------- hoistability */
+/* Variables bound inside a statement (LET and loop variables). */
+static bool bound_vars(pl_state *st, const tl_stmt *s, tl_map *set, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return true;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!bound_vars(st, s->u.seq.stmts[i], set, depth + 1)) return false;
+      return true;
+    case TL_STMT_FOR:
+      for (int k = 0; k < s->u.loop.nvars; k++)
+        if (!tl_map_put(set, s->u.loop.vars[k], (void *)1)) return false;
+      return bound_vars(st, s->u.loop.body, set, depth + 1);
+    case TL_STMT_IF:
+      return bound_vars(st, s->u.ifs.then_s, set, depth + 1) &&
+             bound_vars(st, s->u.ifs.else_s, set, depth + 1);
+    case TL_STMT_LET: return tl_map_put(set, s->u.let.var, (void *)1);
+    default: return true;
+  }
+}
+
+/* May e be evaluated ahead of its iteration?  Variables bound in the body
+ * must be hoisted LETs (in `hoisted`); loads only of global buffers. */
+static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted, int depth) {
+  if (!e) return true;
+  if (depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (e->kind) {
+    case TL_EXPR_VAR: {
+      bool in = false, h = false;
+      tl_map_get(inner, e->u.var, &in);
+      if (!in) return true;
+      tl_map_get(hoisted, e->u.var, &h);
+      return h;
+    }
+    case TL_EXPR_BINARY:
+      return hoistable(e->u.bin.a, inner, hoisted, depth + 1) && hoistable(e->u.bin.b, inner, hoisted, depth + 1);
+    case TL_EXPR_UNARY: return hoistable(e->u.un.a, inner, hoisted, depth + 1);
+    case TL_EXPR_SELECT:
+      return hoistable(e->u.sel.cond, inner, hoisted, depth + 1) &&
+             hoistable(e->u.sel.t, inner, hoisted, depth + 1) && hoistable(e->u.sel.f, inner, hoisted, depth + 1);
+    case TL_EXPR_CAST: return hoistable(e->u.cast.value, inner, hoisted, depth + 1);
+    case TL_EXPR_LOAD:
+      if (!e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL) return false;
+      for (int i = 0; i < e->u.load.n; i++)
+        if (!hoistable(e->u.load.indices[i], inner, hoisted, depth + 1)) return false;
+      return true;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++)
+        if (!hoistable(e->u.call.args[i], inner, hoisted, depth + 1)) return false;
+      return true;
+    case TL_EXPR_INT:
+    case TL_EXPR_FLOAT:
+    case TL_EXPR_STRING: return true;
+    default: return false;
+  }
+}
+
+static bool region_hoistable(const tl_region *r, const tl_map *inner, const tl_map *hoisted) {
+  for (int k = 0; k < r->ndim; k++) {
+    if (r->min && !hoistable(r->min[k], inner, hoisted, 0)) return false;
+    if (r->extent && !hoistable(r->extent[k], inner, hoisted, 0)) return false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------ expression rewrite */
+static tl_expr *rw_expr(pl_state *st, const tl_expr *e, int depth);
+
+static tl_expr **rw_list(pl_state *st, int n, tl_expr *const *xs, int extra_front, tl_expr *front, int depth) {
+  int total = n + extra_front;
+  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(total > 0 ? total : 1));
+  OOM_IF(out);
+  if (extra_front) out[0] = front;
+  for (int i = 0; i < n; i++)
+    if (!(out[extra_front + i] = rw_expr(st, xs[i], depth + 1))) return NULL;
+  return out;
+}
+
+/* e with the substitution applied and staged loads given their stage index. */
+static tl_expr *rw_expr(pl_state *st, const tl_expr *e, int depth) {
+  if (!e) return NULL;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    if (!st->errors) tl_error(st->d, e->loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  tl_module *m = st->m;
+  tl_expr *r = NULL;
+  switch (e->kind) {
+    case TL_EXPR_VAR: {
+      tl_expr *x = tl_map_get(&st->subst, e->u.var, NULL);
+      return x ? x : (tl_expr *)e;
+    }
+    case TL_EXPR_BINARY:
+      r = tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(st, e->u.bin.a, depth + 1), rw_expr(st, e->u.bin.b, depth + 1));
+      break;
+    case TL_EXPR_UNARY: r = tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(st, e->u.un.a, depth + 1)); break;
+    case TL_EXPR_SELECT:
+      r = tl_ir_select(m, e->loc, rw_expr(st, e->u.sel.cond, depth + 1), rw_expr(st, e->u.sel.t, depth + 1),
+                       rw_expr(st, e->u.sel.f, depth + 1));
+      break;
+    case TL_EXPR_CAST: r = tl_ir_cast(m, e->loc, e->dtype, rw_expr(st, e->u.cast.value, depth + 1)); break;
+    case TL_EXPR_LOAD: {
+      tl_expr *stage = tl_map_get(&st->stage_of, e->u.load.buffer, NULL);
+      tl_expr **ix = rw_list(st, e->u.load.n, e->u.load.indices, stage ? 1 : 0, stage, depth);
+      if (!ix) return NULL;
+      r = tl_ir_load(m, e->loc, e->u.load.buffer, e->u.load.n + (stage ? 1 : 0), ix);
+      if (r) r->dtype = e->dtype;
+      break;
+    }
+    case TL_EXPR_CALL: {
+      tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, 0, NULL, depth);
+      if (!a) return NULL;
+      r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
+      if (r && !tl_dtype_eq(r->dtype, e->dtype) && r->dtype.lanes == 1 && e->dtype.lanes == 1 &&
+          e->dtype.code != TL_TYPE_VOID)
+        r = tl_ir_cast(m, e->loc, e->dtype, r);
+      break;
+    }
+    default: return (tl_expr *)e;
+  }
+  OOM_IF(r);
+  return r;
+}
+
+/* A region with the substitution applied; staged buffers get the leading
+ * stage dim (a whole-buffer region is spelled out first). */
+static bool rw_region(pl_state *st, const tl_region *in, tl_region *out) {
+  tl_module *m = st->m;
+  tl_expr *stage = tl_map_get(&st->stage_of, in->buffer, NULL);
+  *out = *in;
+  int n = in->ndim;
+  tl_expr *const *mins = in->min, *const *exts = in->extent;
+  if (n == 0 && !in->extent && in->buffer) { /* whole buffer (shape before staging) */
+    if (!stage) return true;
+    n = in->buffer->ndim;
+    exts = in->buffer->shape;
+    mins = NULL;
+  }
+  int add = stage ? 1 : 0;
+  tl_expr **mn = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(n + add + 1));
+  tl_expr **ex = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(n + add + 1));
+  if (!mn || !ex) { st->oom = true; return false; }
+  if (stage) {
+    mn[0] = stage;
+    if (!(ex[0] = tl_lo_int(m, in->buffer->loc, 1))) { st->oom = true; return false; }
+  }
+  for (int k = 0; k < n; k++) {
+    tl_expr *x = mins && mins[k] ? rw_expr(st, mins[k], 1) : tl_lo_int(m, in->buffer->loc, 0);
+    tl_expr *y = rw_expr(st, exts[k], 1);
+    if (!x || !y) { st->oom = st->oom || !st->errors; return false; }
+    mn[add + k] = x;
+    ex[add + k] = y;
+  }
+  out->ndim = n + add;
+  out->min = mn;
+  out->extent = ex;
+  return true;
+}
+
+/* ------------------------------------------------------- statement rewrite */
+static tl_stmt *rw_stmt(pl_state *st, const tl_stmt *s, int depth);
+
+static tl_stmt *copy_stmt(pl_state *st, const tl_stmt *s) {
+  tl_stmt *r = tl_ir_stmt(st->m, s->loc, s->kind);
+  OOM_IF(r);
+  *r = *s;
+  return r;
+}
+
+static tl_stmt *rw_tile(pl_state *st, const tl_stmt *s, int op) {
+  tl_stmt *r = copy_stmt(st, s);
+  if (!r) return NULL;
+  r->u.tile.op = op;
+  int n = s->u.tile.nargs;
+  tl_operand *args = tl_arena_alloc(&st->m->arena, sizeof(tl_operand) * (size_t)(n > 0 ? n : 1));
+  OOM_IF(args);
+  for (int i = 0; i < n; i++) {
+    args[i] = s->u.tile.args[i];
+    if (args[i].kind == TL_OPND_REGION) {
+      if (!rw_region(st, &s->u.tile.args[i].region, &args[i].region)) return NULL;
+    } else if (args[i].expr) {
+      if (!(args[i].expr = rw_expr(st, s->u.tile.args[i].expr, 1))) return NULL;
+    }
+  }
+  r->u.tile.args = args;
+  if (op != s->u.tile.op) { /* T.async_copy has no attributes */
+    r->u.tile.attrs = NULL;
+  } else if (s->u.tile.attrs && tl_tile_ops[op].nattrs > 0) {
+    int na = tl_tile_ops[op].nattrs;
+    tl_expr **at = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)na);
+    OOM_IF(at);
+    for (int i = 0; i < na; i++) at[i] = s->u.tile.attrs[i] ? rw_expr(st, s->u.tile.attrs[i], 1) : NULL;
+    r->u.tile.attrs = at;
+  }
+  return r;
+}
+
+static tl_stmt *rw_stmt(pl_state *st, const tl_stmt *s, int depth) {
+  if (!s) return NULL;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  tl_module *m = st->m;
+  tl_stmt *r;
+  switch (s->kind) {
+    case TL_STMT_SEQ: {
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      int n = s->u.seq.n;
+      r->u.seq.stmts = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(n > 0 ? n : 1));
+      OOM_IF(r->u.seq.stmts);
+      for (int i = 0; i < n; i++)
+        if (!(r->u.seq.stmts[i] = rw_stmt(st, s->u.seq.stmts[i], depth + 1))) return NULL;
+      return r;
+    }
+    case TL_STMT_FOR: {
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      int n = s->u.loop.nvars;
+      if (s->u.loop.mins) {
+        r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
+        OOM_IF(r->u.loop.mins);
+        for (int k = 0; k < n; k++)
+          if (s->u.loop.mins[k] && !(r->u.loop.mins[k] = rw_expr(st, s->u.loop.mins[k], 1))) return NULL;
+          else if (!s->u.loop.mins[k]) r->u.loop.mins[k] = NULL;
+      }
+      if (!(r->u.loop.extents = rw_list(st, n, s->u.loop.extents, 0, NULL, 0))) return NULL;
+      if (s->u.loop.step && !(r->u.loop.step = rw_expr(st, s->u.loop.step, 1))) return NULL;
+      if (!(r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1))) return NULL;
+      return r;
+    }
+    case TL_STMT_STORE: {
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      tl_expr *stage = tl_map_get(&st->stage_of, s->u.store.buffer, NULL);
+      if (!(r->u.store.indices = rw_list(st, s->u.store.n, s->u.store.indices, stage ? 1 : 0, stage, 0)))
+        return NULL;
+      r->u.store.n = s->u.store.n + (stage ? 1 : 0);
+      if (!(r->u.store.value = rw_expr(st, s->u.store.value, 1))) return NULL;
+      return r;
+    }
+    case TL_STMT_IF:
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      if (!(r->u.ifs.cond = rw_expr(st, s->u.ifs.cond, 1))) return NULL;
+      if (!(r->u.ifs.then_s = rw_stmt(st, s->u.ifs.then_s, depth + 1))) return NULL;
+      if (s->u.ifs.else_s && !(r->u.ifs.else_s = rw_stmt(st, s->u.ifs.else_s, depth + 1))) return NULL;
+      return r;
+    case TL_STMT_LET:
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      if (!(r->u.let.value = rw_expr(st, s->u.let.value, 1))) return NULL;
+      return r;
+    case TL_STMT_EVAL:
+      r = copy_stmt(st, s);
+      if (!r) return NULL;
+      if (!(r->u.eval.value = rw_expr(st, s->u.eval.value, 1))) return NULL;
+      return r;
+    case TL_STMT_TILE: return rw_tile(st, s, s->u.tile.op);
+    default: return (tl_stmt *)s; /* ALLOC, KERNEL (not inside a loop) */
+  }
+}
+
+/* ------------------------------------------------------------- the pass */
+static tl_stmt *eval_call(pl_state *st, tl_loc loc, const char *name, int n, tl_expr **args) {
+  int op = tl_intrinsic_lookup(name);
+  if (op < 0) {
+    tl_error(st->d, loc, "internal error: intrinsic T.%s is missing", name);
+    st->errors++;
+    return NULL;
+  }
+  tl_expr *c = tl_ir_call(st->m, loc, op, n, args);
+  OOM_IF(c);
+  tl_stmt *s = tl_ir_stmt(st->m, loc, TL_STMT_EVAL);
+  OOM_IF(s);
+  s->u.eval.value = c;
+  return s;
+}
+
+static bool is_shared_scope(tl_scope s) { return s == TL_SCOPE_SHARED_DYN || s == TL_SCOPE_SHARED; }
+
+/* Is top-level statement s a producer candidate: T.copy(global → shared)? */
+static bool is_producer_copy(const tl_stmt *s) {
+  if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs < 2) return false;
+  const tl_operand *a = &s->u.tile.args[0], *b = &s->u.tile.args[1];
+  return a->kind == TL_OPND_REGION && b->kind == TL_OPND_REGION && a->region.buffer &&
+         b->region.buffer && a->region.buffer->scope == TL_SCOPE_GLOBAL &&
+         is_shared_scope(b->region.buffer->scope) && a->region.buffer->dtype.lanes == 1;
+}
+
+static bool static_shape(const tl_buffer *b) {
+  int64_t v;
+  for (int k = 0; k < b->ndim; k++)
+    if (!tl_expr_is_const_int(b->shape[k], &v)) return false;
+  return b->ndim >= 1 && b->ndim <= 2;
+}
+
+/* Transforms one T.Pipelined loop (its body already transformed). */
+static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
+  tl_module *m = st->m;
+  tl_loc loc = loop->loc;
+  int s = loop->u.loop.num_stages;
+  loop->u.loop.kind = TL_LOOP_SERIAL;
+  loop->u.loop.num_stages = -1;
+  if (s < 2 || loop->u.loop.nvars != 1 || loop->u.loop.step) return loop;
+  tl_var *kv = loop->u.loop.vars[0];
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : tl_lo_int(m, loc, 0);
+  tl_expr *n = loop->u.loop.extents[0];
+  OOM_IF(lo);
+  int nb = loop->u.loop.body->kind == TL_STMT_SEQ ? loop->u.loop.body->u.seq.n : 1;
+  tl_stmt **body = loop->u.loop.body->kind == TL_STMT_SEQ ? loop->u.loop.body->u.seq.stmts : &loop->u.loop.body;
+
+  /* Candidates: top-level copies global → shared with hoistable regions. */
+  tl_map inner, hoisted;
+  tl_map_init(&inner);
+  tl_map_init(&hoisted);
+  bool *is_prod = tl_arena_alloc(&m->arena, sizeof(bool) * (size_t)(nb > 0 ? nb : 1));
+  staged *stg = tl_arena_alloc(&m->arena, sizeof(staged) * (size_t)(nb > 0 ? nb : 1));
+  int nstg = 0;
+  tl_stmt *result = loop;
+  if (!is_prod || !stg || !bound_vars(st, loop->u.loop.body, &inner, 0)) { st->oom = true; result = NULL; goto done; }
+  for (int i = 0; i < nb; i++) {
+    const tl_stmt *x = body[i];
+    is_prod[i] = false;
+    if (x->kind == TL_STMT_LET) {
+      if (hoistable(x->u.let.value, &inner, &hoisted, 0) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
+        st->oom = true;
+        result = NULL;
+        goto done;
+      }
+      continue;
+    }
+    if (!is_producer_copy(x)) continue;
+    if (!region_hoistable(&x->u.tile.args[0].region, &inner, &hoisted) ||
+        !region_hoistable(&x->u.tile.args[1].region, &inner, &hoisted))
+      continue;
+    is_prod[i] = true;
+  }
+  /* Staged buffers: written in the loop only by candidates, used nowhere
+   * outside it but in their allocation. */
+  for (int i = 0; i < nb; i++) {
+    if (!is_prod[i]) continue;
+    tl_buffer *X = body[i]->u.tile.args[1].region.buffer;
+    bool seen = false;
+    for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
+    if (seen) continue;
+    bool ok = static_shape(X);
+    refs in_loop = {0, 0}, all = {0, 0}, prod = {0, 0};
+    refs_stmt(loop->u.loop.body, X, &in_loop, 0);
+    refs_stmt(st->f->body, X, &all, 0);
+    for (int j = 0; j < nb; j++)
+      if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
+    /* reads of X inside the producers' own regions would be odd: refuse */
+    if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+    if (!ok) {
+      for (int j = 0; j < nb; j++)
+        if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;
+      continue;
+    }
+    stg[nstg].buf = X;
+    stg[nstg].old_ndim = X->ndim;
+    stg[nstg].old_shape = X->shape;
+    nstg++;
+  }
+  if (nstg == 0) goto done;
+
+  /* Stage expressions. */
+  tl_expr *rel = tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_var(m, loc, kv), lo);   /* k - lo */
+  tl_expr *cons_stage = tl_ir_binary(m, loc, TL_OP_FLOORMOD, rel, tl_lo_int(m, loc, s));
+  tl_expr *prod_stage = tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_lo_add(m, loc, rel, tl_lo_int(m, loc, s - 1)),
+                                     tl_lo_int(m, loc, s));
+  tl_expr *ahead = tl_lo_add(m, loc, tl_ir_var(m, loc, kv), tl_lo_int(m, loc, s - 1));
+  if (!cons_stage || !prod_stage || !ahead) { st->oom = true; result = NULL; goto done; }
+
+  /* Producers, issued for iteration `it` (an expression for the loop var)
+   * into stage `stage`: the LET values they use are inlined. */
+  tl_stmt **issue = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 1));
+  tl_stmt **pro = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(2 * s + 2));
+  tl_stmt **nbody = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 4));
+  if (!issue || !pro || !nbody) { st->oom = true; result = NULL; goto done; }
+  int npro = 0;
+  for (int it = 0; it <= s - 1; it++) {
+    bool steady = it == s - 1;
+    tl_expr *kval = steady ? ahead : tl_lo_add(m, loc, lo, tl_lo_int(m, loc, it));
+    tl_expr *stage = steady ? prod_stage : tl_lo_int(m, loc, it);
+    if (!kval || !stage) { st->oom = true; result = NULL; goto done; }
+    int ni = 0;
+    for (int i = 0; i < nb; i++) {
+      const tl_stmt *x = body[i];
+      if (x->kind == TL_STMT_LET) {
+        void *hv = tl_map_get(&hoisted, x->u.let.var, NULL);
+        if (hv) {
+          tl_map_remove(&st->subst, kv);
+          if (!tl_map_put(&st->subst, kv, kval)) { st->oom = true; result = NULL; goto done; }
+          tl_expr *v = rw_expr(st, (tl_expr *)hv, 0);
+          if (!v || !tl_map_put(&st->subst, x->u.let.var, v)) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
+        }
+        continue;
+      }
+      if (!is_prod[i]) continue;
+      tl_buffer *X = x->u.tile.args[1].region.buffer;
+      if (!tl_map_put(&st->subst, kv, kval) || !tl_map_put(&st->stage_of, X, stage)) {
+        st->oom = true; result = NULL; goto done;
+      }
+      tl_stmt *c = rw_tile(st, x, TL_TILE_ASYNC_COPY);
+      tl_map_remove(&st->stage_of, X);
+      if (!c) { result = NULL; goto done; }
+      issue[ni++] = c;
+    }
+    tl_map_free(&st->subst);
+    tl_map_init(&st->subst);
+    tl_stmt *grp = tl_ir_seq(m, loc, ni, issue);
+    tl_expr *guard = steady ? tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n))
+                            : tl_ir_binary(m, loc, TL_OP_LT, tl_lo_int(m, loc, it), n);
+    tl_stmt *g = tl_lo_if(m, loc, guard, grp, NULL);
+    tl_stmt *commit = eval_call(st, loc, "ptx_commit_group", 0, NULL);
+    if (!g || !commit) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
+    if (!steady) {
+      pro[npro++] = g;
+      pro[npro++] = commit;
+    } else {
+      tl_expr *k = tl_lo_int(m, loc, s - 2);
+      tl_stmt *wait = eval_call(st, loc, "ptx_wait_group", 1, &k);
+      tl_stmt *sync = eval_call(st, loc, "sync_threads", 0, NULL);
+      if (!wait || !sync) { result = NULL; goto done; }
+      nbody[0] = wait;
+      nbody[1] = sync;
+      nbody[2] = g;
+      nbody[3] = commit;
+    }
+  }
+  /* Consumers: the body without the producers, staged accesses at stage (k - lo) % s. */
+  for (int j = 0; j < nstg; j++)
+    if (!tl_map_put(&st->stage_of, stg[j].buf, cons_stage)) { st->oom = true; result = NULL; goto done; }
+  int nn = 4;
+  for (int i = 0; i < nb; i++) {
+    if (is_prod[i]) continue;
+    tl_stmt *x = rw_stmt(st, body[i], 1);
+    if (!x) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
+    nbody[nn++] = x;
+  }
+  tl_map_free(&st->stage_of);
+  tl_map_init(&st->stage_of);
+  tl_stmt *nb_s = tl_ir_seq(m, loop->u.loop.body->loc, nn, nbody);
+  OOM_IF(nb_s);
+  loop->u.loop.body = nb_s;
+  /* The staged buffers gain their leading stage dim. */
+  for (int j = 0; j < nstg; j++) {
+    tl_buffer *X = stg[j].buf;
+    tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(X->ndim + 1));
+    OOM_IF(shape);
+    OOM_IF(shape[0] = tl_lo_int(m, X->loc, s));
+    for (int k = 0; k < X->ndim; k++) shape[k + 1] = X->shape[k];
+    X->shape = shape;
+    X->ndim++;
+    X->strides = NULL;
+  }
+  pro[npro++] = loop;
+  result = tl_ir_seq(m, loc, npro, pro);
+  OOM_IF(result);
+done:
+  tl_map_free(&inner);
+  tl_map_free(&hoisted);
+  tl_map_free(&st->subst);
+  tl_map_init(&st->subst);
+  tl_map_free(&st->stage_of);
+  tl_map_init(&st->stage_of);
+  return result;
+}
+
+/* Walks s, transforming T.Pipelined loops innermost first; returns the
+ * statement to put in s's place. */
+static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
+  if (!s) return s;
+  if (depth > TL_LOWER_MAX_DEPTH) {
+    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    return NULL;
+  }
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!(s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1))) return NULL;
+      return s;
+    case TL_STMT_FOR:
+      if (!(s->u.loop.body = walk(st, s->u.loop.body, depth + 1))) return NULL;
+      if (s->u.loop.kind == TL_LOOP_PIPELINED) return pipeline_loop(st, s);
+      return s;
+    case TL_STMT_KERNEL:
+      if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
+      return s;
+    case TL_STMT_IF:
+      if (!(s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1))) return NULL;
+      if (s->u.ifs.else_s && !(s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1))) return NULL;
+      return s;
+    default: return s;
+  }
+}
+
+bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
+  pl_state st;
+  memset(&st, 0, sizeof st);
+  st.m = m;
+  st.d = d;
+  st.f = f;
+  tl_map_init(&st.subst);
+  tl_map_init(&st.stage_of);
+  tl_stmt *b = walk(&st, f->body, 0);
+  if (b) f->body = b;
+  tl_map_free(&st.subst);
+  tl_map_free(&st.stage_of);
+  if (st.oom) {
+    tl_error(d, f->loc, "out of memory while pipelining");
+    return false;
+  }
+  if (!b && st.errors == 0) {
+    tl_error(d, f->loc, "internal error: pipelining failed");
+    return false;
+  }
+  return b != NULL && st.errors == 0;
+}

@@ -1,0 +1,122 @@
+/* Shared-memory layouts (lib/Lower, smem_layout.h): the swizzle record of a
+ * shared tile and the element offsets of its elements in the flat buffer.
+ *
+ * Algorithm (../shared/LAYOUT.md §3, TileLang's Make{Full,Half,Quarter}Bank-
+ * SwizzleLayout2D).  A shared buffer of shape [stages?, H, W] (W contiguous,
+ * element size b, E = 16 / b elements per 16-byte chunk) is stored stage
+ * after stage, stage_elems = H * row_stride elements each.  Without swizzle
+ * an element (i, j) is at i * row_stride + j (row_stride = W + pad).  With a
+ * swizzle of n chunks (n = swizzle_bytes / 16: 8, 4 or 2) the tile is cut into
+ * column panels of n*E elements stored one after another (each H*n*E
+ * elements), and inside a panel the 16-byte chunk c = (j / E) % n of row i
+ * moves to chunk c ^ ((i / (8 / n)) % n):
+ *     off = (j / nE) * (H * nE) + i * nE + (((j / E) % n) ^ ((i / (8/n)) % n)) * E + j % E
+ * which equals LAYOUT.md's p*(H*n*E) + b*(8*n*E) + s*(n*E) + c'*E + v with
+ * b = i / 8, s = i % 8 and c' = c ^ (s / (8/n)).  Requirements for a swizzle:
+ * W % (n*E) == 0 and H % 8 == 0; tl_smem_layout_set falls back to the
+ * row-major layout (plus padding) otherwise.  The map is a bijection of the
+ * stage's H*W elements onto [0, H*W), and keeps every aligned 16-byte chunk
+ * contiguous (the XOR only permutes whole chunks).  Bank-conflict argument:
+ * LAYOUT.md §3 "Why this is conflict-free"; PTX ISA §9.7.14.5.15 (ldmatrix
+ * rows are 16-byte aligned 8-element rows). */
+#include <stdint.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
+
+static bool is_shared(const tl_buffer *b) {
+  return b && (b->scope == TL_SCOPE_SHARED_DYN || b->scope == TL_SCOPE_SHARED);
+}
+
+/* Fills the geometry of L from b's static shape; false when the shape is not
+ * static, empty, or too large for int32 offsets. */
+static bool fill_geometry(tl_smem_layout *L, const tl_buffer *b, int pad) {
+  int64_t dims[8];
+  if (b->ndim < 1 || b->ndim > 8) return false;
+  for (int k = 0; k < b->ndim; k++)
+    if (!tl_expr_is_const_int(b->shape[k], &dims[k]) || dims[k] < 1 || dims[k] > INT32_MAX) return false;
+  int64_t stages = 1;
+  for (int k = 0; k + 2 < b->ndim; k++)
+    if (__builtin_mul_overflow(stages, dims[k], &stages) || stages > INT32_MAX) return false;
+  int64_t rows = b->ndim >= 2 ? dims[b->ndim - 2] : 1;
+  int64_t cols = dims[b->ndim - 1];
+  int64_t stride = cols + pad, se, total;
+  if (__builtin_mul_overflow(rows, stride, &se) || __builtin_mul_overflow(se, stages, &total) ||
+      total > INT32_MAX)
+    return false;
+  L->orig = (tl_buffer *)b;
+  L->stages = (int)stages;
+  L->rows = (int)rows;
+  L->cols = (int)cols;
+  L->elem_bytes = tl_dtype_bytes(b->dtype);
+  if (L->elem_bytes < 1) L->elem_bytes = 1;
+  L->row_stride = (int)stride;
+  L->stage_elems = se;
+  return true;
+}
+
+static bool make_flat(tl_module *m, tl_smem_layout *L) {
+  const tl_buffer *b = L->orig;
+  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!shape) return false;
+  shape[0] = tl_ir_int(m, b->loc, TL_INT32, L->stage_elems * L->stages);
+  if (!shape[0]) return false;
+  L->flat = tl_ir_new_buffer(m, b->loc, b->name, b->dtype, TL_SCOPE_SHARED_DYN, 1, shape);
+  return L->flat != NULL;
+}
+
+tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b) {
+  if (!m || !is_shared(b)) return NULL;
+  tl_smem_layout *L = b->layout;
+  if (!L) return tl_smem_layout_set(m, b, 0, 0);
+  /* The buffer's shape changed since the layout was chosen (e.g. the
+   * pipelining pass added a stage dimension): the same swizzle, re-fitted. */
+  tl_smem_layout now;
+  memset(&now, 0, sizeof now);
+  int pad = L->row_stride - L->cols;
+  if (fill_geometry(&now, b, pad) &&
+      (now.stages != L->stages || now.rows != L->rows || now.cols != L->cols))
+    return tl_smem_layout_set(m, b, L->swizzle_bytes, pad);
+  return L;
+}
+
+tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes, int pad_elems) {
+  if (!m || !is_shared(b)) return NULL;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128)
+    swizzle_bytes = 0;
+  if (pad_elems < 0 || swizzle_bytes) pad_elems = 0;
+  tl_smem_layout *L = tl_arena_alloc(&m->arena, sizeof *L);
+  if (!L) return NULL;
+  memset(L, 0, sizeof *L);
+  if (!fill_geometry(L, b, pad_elems)) return NULL; /* dynamic, empty or too large */
+  if (swizzle_bytes) {
+    int E = 16 / L->elem_bytes;
+    int n = swizzle_bytes / 16;
+    if (E < 1 || L->elem_bytes > 16 || L->cols % (n * E) != 0 || L->rows % 8 != 0) swizzle_bytes = 0;
+  }
+  L->swizzle_bytes = swizzle_bytes;
+  if (!make_flat(m, L)) return NULL;
+  b->layout = L;
+  return L;
+}
+
+tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
+                        tl_expr *row, tl_expr *col) {
+  if (!m || !L || !row || !col) return NULL;
+  tl_expr *off;
+  if (!L->swizzle_bytes) {
+    off = tl_lo_add(m, loc, tl_lo_mul(m, loc, row, L->row_stride), col);
+  } else {
+    int64_t E = 16 / L->elem_bytes, n = L->swizzle_bytes / 16, nE = n * E;
+    tl_expr *panel = tl_lo_fdiv(m, loc, col, nE, NULL);
+    tl_expr *chunk = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, col, E, NULL), n, NULL);
+    tl_expr *key = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, row, 8 / n, NULL), n, NULL);
+    tl_expr *sw = tl_ir_binary(m, loc, TL_OP_BITXOR, chunk, key);
+    off = tl_lo_add(m, loc, tl_lo_mul(m, loc, panel, (int64_t)L->rows * nE), tl_lo_mul(m, loc, row, nE));
+    off = tl_lo_add(m, loc, off, tl_lo_mul(m, loc, sw, E));
+    off = tl_lo_add(m, loc, off, tl_lo_fmod(m, loc, col, E, NULL));
+  }
+  if (stage) off = tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, L->stage_elems), off);
+  return off;
+}

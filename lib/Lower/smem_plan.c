@@ -1,0 +1,308 @@
+/* Pass "smem-plan" of lib/Lower: places every shared.dyn buffer in the one
+ * dynamic shared-memory block (SIMT IR → SIMT IR; the last pass).
+ *
+ * Requires: lowered SIMT IR (shared.dyn buffers are 1-D flat buffers of
+ * static size, allocated in the kernel).
+ * Guarantees: every shared.dyn buffer allocated in the function has
+ * smem_planned = true and a byte offset smem_offset that is a multiple of 16,
+ * and of 128 for buffers of 128 bytes or more (a swizzled tile's XOR pattern
+ * assumes 128-byte aligned rows: ../shared/LAYOUT.md §3); buffers whose
+ * lifetimes overlap get disjoint byte ranges; f->smem_bytes is the end of
+ * the highest one (0 without shared memory).  Where a buffer reuses bytes of
+ * a buffer that died earlier, a T.sync_threads() separates the last use of
+ * the old one from the first use of the new one (unless one already does),
+ * so no thread writes the new buffer while another still reads the old.
+ * More than the target allows (tl_target.max_smem_per_block) is an error at
+ * the kernel naming every buffer with its size and offset.
+ *
+ * Algorithm: lifetimes are intervals of statement positions at the kernel's
+ * top level (a loop counts as one position, so a buffer used in a loop lives
+ * for the whole loop): [first, last] position whose statement mentions the
+ * buffer (loads, stores, buffer arguments of intrinsics).  Buffers are placed
+ * in order of first use by first fit: the lowest aligned offset whose range
+ * does not intersect the range of any placed buffer with an overlapping
+ * lifetime. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+#include "NVPTX/nvptx.h"
+
+typedef struct sbuf {
+  tl_buffer *buf;
+  int64_t bytes, align;
+  int first, last;      /* top-level positions; first = -1 until used */
+  int64_t offset;
+  bool placed;
+} sbuf;
+
+typedef struct sp_state {
+  tl_module *m;
+  tl_diag *d;
+  TL_VEC(sbuf) bufs;
+  bool oom, too_deep;
+} sp_state;
+
+static int find(sp_state *st, const tl_buffer *b) {
+  for (size_t i = 0; i < st->bufs.len; i++)
+    if (st->bufs.data[i].buf == b) return (int)i;
+  return -1;
+}
+
+static void collect_allocs(sp_state *st, const tl_stmt *s, int depth) {
+  if (!s) return;
+  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) collect_allocs(st, s->u.seq.stmts[i], depth + 1);
+      return;
+    case TL_STMT_FOR: collect_allocs(st, s->u.loop.body, depth + 1); return;
+    case TL_STMT_KERNEL: collect_allocs(st, s->u.kernel.body, depth + 1); return;
+    case TL_STMT_IF:
+      collect_allocs(st, s->u.ifs.then_s, depth + 1);
+      collect_allocs(st, s->u.ifs.else_s, depth + 1);
+      return;
+    case TL_STMT_ALLOC: {
+      tl_buffer *b = s->u.alloc.buffer;
+      if (!b || b->scope != TL_SCOPE_SHARED_DYN || find(st, b) >= 0) return;
+      sbuf x;
+      memset(&x, 0, sizeof x);
+      x.buf = b;
+      x.first = x.last = -1;
+      x.bytes = tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+      for (int k = 0; k < b->ndim; k++) {
+        int64_t d;
+        if (!tl_expr_is_const_int(b->shape[k], &d) || d < 0 || __builtin_mul_overflow(x.bytes, d, &x.bytes) ||
+            x.bytes > ((int64_t)1 << 40))
+          x.bytes = -1;
+        if (x.bytes < 0) break;
+      }
+      x.align = x.bytes >= 128 ? 128 : 16;
+      if (!tl_vec_push(&st->bufs, x)) st->oom = true;
+      return;
+    }
+    default: return;
+  }
+}
+
+/* ----------------------------------------------------------------- uses */
+static void use(sp_state *st, const tl_buffer *b, int pos) {
+  int i = find(st, b);
+  if (i < 0) return;
+  sbuf *x = &st->bufs.data[i];
+  if (x->first < 0 || pos < x->first) x->first = pos;
+  if (pos > x->last) x->last = pos;
+}
+
+static void uses_expr(sp_state *st, const tl_expr *e, int pos, int depth) {
+  if (!e) return;
+  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      uses_expr(st, e->u.bin.a, pos, depth + 1);
+      uses_expr(st, e->u.bin.b, pos, depth + 1);
+      return;
+    case TL_EXPR_UNARY: uses_expr(st, e->u.un.a, pos, depth + 1); return;
+    case TL_EXPR_SELECT:
+      uses_expr(st, e->u.sel.cond, pos, depth + 1);
+      uses_expr(st, e->u.sel.t, pos, depth + 1);
+      uses_expr(st, e->u.sel.f, pos, depth + 1);
+      return;
+    case TL_EXPR_CAST: uses_expr(st, e->u.cast.value, pos, depth + 1); return;
+    case TL_EXPR_LOAD:
+      use(st, e->u.load.buffer, pos);
+      for (int i = 0; i < e->u.load.n; i++) uses_expr(st, e->u.load.indices[i], pos, depth + 1);
+      return;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) uses_expr(st, e->u.call.args[i], pos, depth + 1);
+      return;
+    case TL_EXPR_BUFFER: use(st, e->u.buffer, pos); return;
+    case TL_EXPR_RAMP:
+      uses_expr(st, e->u.ramp.base, pos, depth + 1);
+      uses_expr(st, e->u.ramp.stride, pos, depth + 1);
+      return;
+    case TL_EXPR_BROADCAST: uses_expr(st, e->u.bcast.value, pos, depth + 1); return;
+    default: return;
+  }
+}
+
+static void uses_stmt(sp_state *st, const tl_stmt *s, int pos, int depth) {
+  if (!s) return;
+  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) uses_stmt(st, s->u.seq.stmts[i], pos, depth + 1);
+      return;
+    case TL_STMT_FOR:
+      for (int k = 0; k < s->u.loop.nvars; k++) {
+        if (s->u.loop.mins) uses_expr(st, s->u.loop.mins[k], pos, depth + 1);
+        if (s->u.loop.extents) uses_expr(st, s->u.loop.extents[k], pos, depth + 1);
+      }
+      uses_stmt(st, s->u.loop.body, pos, depth + 1);
+      return;
+    case TL_STMT_KERNEL: uses_stmt(st, s->u.kernel.body, pos, depth + 1); return;
+    case TL_STMT_STORE:
+      use(st, s->u.store.buffer, pos);
+      for (int i = 0; i < s->u.store.n; i++) uses_expr(st, s->u.store.indices[i], pos, depth + 1);
+      uses_expr(st, s->u.store.value, pos, depth + 1);
+      return;
+    case TL_STMT_IF:
+      uses_expr(st, s->u.ifs.cond, pos, depth + 1);
+      uses_stmt(st, s->u.ifs.then_s, pos, depth + 1);
+      uses_stmt(st, s->u.ifs.else_s, pos, depth + 1);
+      return;
+    case TL_STMT_LET: uses_expr(st, s->u.let.value, pos, depth + 1); return;
+    case TL_STMT_EVAL: uses_expr(st, s->u.eval.value, pos, depth + 1); return;
+    case TL_STMT_TILE:
+      for (int i = 0; i < s->u.tile.nargs; i++) {
+        const tl_operand *o = &s->u.tile.args[i];
+        if (o->kind == TL_OPND_REGION) use(st, o->region.buffer, pos);
+        else uses_expr(st, o->expr, pos, depth + 1);
+      }
+      return;
+    default: return;
+  }
+}
+
+static tl_stmt *find_kernel(tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return NULL;
+  if (s->kind == TL_STMT_KERNEL) return s;
+  if (s->kind == TL_STMT_SEQ)
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
+      if (k) return k;
+    }
+  return NULL;
+}
+
+static bool is_sync(const tl_stmt *s, int sync_op) {
+  return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
+         s->u.eval.value->u.call.op == sync_op;
+}
+
+bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d) {
+  sp_state st;
+  memset(&st, 0, sizeof st);
+  st.m = m;
+  st.d = d;
+  f->smem_bytes = 0;
+  tl_stmt *k = find_kernel(f->body, 0);
+  if (!k) return true;
+  collect_allocs(&st, k->u.kernel.body, 0);
+  bool ok = !st.oom && !st.too_deep;
+  for (size_t i = 0; ok && i < st.bufs.len; i++)
+    if (st.bufs.data[i].bytes < 0) {
+      tl_error(d, st.bufs.data[i].buf->loc, "shared buffer '%s' needs a static size", st.bufs.data[i].buf->name);
+      ok = false;
+    }
+  /* Top-level positions: the kernel body's statements (a lone statement is one). */
+  tl_stmt *body = k->u.kernel.body;
+  int n = body->kind == TL_STMT_SEQ ? body->u.seq.n : 1;
+  tl_stmt **top = body->kind == TL_STMT_SEQ ? body->u.seq.stmts : &k->u.kernel.body;
+  for (int p = 0; ok && p < n; p++) uses_stmt(&st, top[p], p, 0);
+  if (st.too_deep) {
+    tl_error(d, f->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    ok = false;
+  }
+  /* Unused buffers live at their allocation (they still get space). */
+  for (size_t i = 0; i < st.bufs.len; i++)
+    if (st.bufs.data[i].first < 0) st.bufs.data[i].first = st.bufs.data[i].last = 0;
+  bool *sync_before = ok ? calloc((size_t)n + 1, sizeof(bool)) : NULL;
+  if (ok && !sync_before) st.oom = true;
+  int64_t total = 0;
+  int sync_op = tl_intrinsic_lookup("sync_threads");
+  for (size_t done = 0; ok && !st.oom && done < st.bufs.len; done++) {
+    /* next: the unplaced buffer used first (allocation order breaks ties) */
+    sbuf *x = NULL;
+    for (size_t i = 0; i < st.bufs.len; i++) {
+      sbuf *c = &st.bufs.data[i];
+      if (!c->placed && (!x || c->first < x->first)) x = c;
+    }
+    int64_t off = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      off = (off + x->align - 1) / x->align * x->align;
+      for (size_t i = 0; i < st.bufs.len; i++) {
+        sbuf *y = &st.bufs.data[i];
+        bool live_together = !(y->last < x->first || x->last < y->first);
+        if (!y->placed || !live_together) continue;
+        if (off < y->offset + y->bytes && y->offset < off + x->bytes) {
+          off = y->offset + y->bytes;
+          moved = true;
+          break;
+        }
+      }
+    }
+    x->offset = off;
+    x->placed = true;
+    if (off + x->bytes > total) total = off + x->bytes;
+    /* reusing bytes of a dead buffer: a barrier after its last use */
+    for (size_t i = 0; i < st.bufs.len; i++) {
+      sbuf *y = &st.bufs.data[i];
+      if (y == x || !y->placed || !(y->last < x->first)) continue;
+      if (!(off < y->offset + y->bytes && y->offset < off + x->bytes)) continue;
+      bool have = false;
+      for (int p = y->last + 1; p <= x->first && p < n; p++)
+        if (is_sync(top[p], sync_op) || sync_before[p]) have = true;
+      if (!have) sync_before[x->first] = true;
+    }
+  }
+  const tl_target *t = tl_target_lookup(target ? target : "sm_80");
+  if (ok && !st.oom && t && total > t->max_smem_per_block) {
+    tl_strbuf sb = {0};
+    for (size_t i = 0; i < st.bufs.len; i++) {
+      const sbuf *x = &st.bufs.data[i];
+      char line[256];
+      snprintf(line, sizeof line, "%s'%s' %" PRId64 " bytes at offset %" PRId64, i ? ", " : "", x->buf->name,
+               x->bytes, x->offset);
+      tl_strbuf_append(&sb, line);
+    }
+    tl_error(d, k->loc, "shared memory of %" PRId64 " bytes exceeds the %d bytes a block may use on %s: %s",
+             total, t->max_smem_per_block, t->name, sb.data ? sb.data : "");
+    tl_strbuf_free(&sb);
+    ok = false;
+  }
+  if (ok && !st.oom) {
+    for (size_t i = 0; i < st.bufs.len; i++) {
+      st.bufs.data[i].buf->smem_offset = st.bufs.data[i].offset;
+      st.bufs.data[i].buf->smem_planned = true;
+    }
+    f->smem_bytes = total;
+    /* insert the barriers */
+    int extra = 0;
+    for (int p = 0; p < n; p++) extra += sync_before[p];
+    if (extra > 0) {
+      tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(n + extra));
+      if (!xs) st.oom = true;
+      int j = 0;
+      for (int p = 0; xs && p < n; p++) {
+        if (sync_before[p]) {
+          tl_expr *c = tl_ir_call(m, top[p]->loc, sync_op, 0, NULL);
+          tl_stmt *s = c ? tl_ir_stmt(m, top[p]->loc, TL_STMT_EVAL) : NULL;
+          if (!s) { st.oom = true; break; }
+          s->u.eval.value = c;
+          xs[j++] = s;
+        }
+        xs[j++] = top[p];
+      }
+      if (!st.oom) {
+        tl_stmt *nb = tl_ir_stmt(m, body->loc, TL_STMT_SEQ);
+        if (!nb) st.oom = true;
+        else {
+          nb->u.seq.n = j;
+          nb->u.seq.stmts = xs;
+          k->u.kernel.body = nb;
+        }
+      }
+    }
+  }
+  free(sync_before);
+  tl_vec_free(&st.bufs);
+  if (st.oom) {
+    tl_error(d, f->loc, "out of memory while planning shared memory");
+    return false;
+  }
+  return ok;
+}

@@ -1,0 +1,344 @@
+/* The CPU device of the C API (lib/Runtime): calls whose tensors are host
+ * memory (kDLCPU) run on the CPU executors of lib/Interp instead of a GPU.
+ *
+ * Role: tl_kernel_call_on(TL_EXEC_CPU / TL_EXEC_REFERENCE), and
+ * tl_kernel_call when every tensor argument is on kDLCPU.  Algorithm: the
+ * arguments go through the same binder as a GPU call (tl_rt_bind_on with
+ * cpu = true: count, kinds, dtypes, ndim, static and dynamic dims,
+ * contiguity, non-null data, alignment; "cpu" is the expected device), which
+ * also solves the dynamic symbols and the output shapes; out_idx outputs are
+ * allocated with aligned_alloc (64 bytes) and, under
+ * TL_COMPILE_POISON_OUTPUTS, filled with 0xFF bytes (NaN in every float
+ * dtype) like the GPU path; then every parameter becomes a tl_interp_arg
+ * (host pointer and actual shape, or the scalar's value) and the kernel's
+ * kept IR runs: the lowered SIMT IR on tl_simt_exec (one thread at a time
+ * in lockstep, race checks on) or the tile IR as parsed on tl_ref_eval.
+ * Both are synchronous.  Their errors carry source locations; the kernel's
+ * source text is registered with the diagnostics engine for the call so
+ * that the message shows the line and a caret.  No hardware facts here
+ * (the executors own the PTX semantics, docs/simt-ir.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Interp/interp.h"
+#include "Runtime/kernel.h"
+#include "Support/context.h"
+
+/* A host output: the DLManagedTensor, its shape and its data in one block
+ * of bookkeeping plus one aligned data allocation. */
+typedef struct host_out {
+  DLManagedTensor managed;
+  void *data;
+  int64_t shape[];
+} host_out;
+
+static void host_out_deleter(DLManagedTensor *self) {
+  if (!self) return;
+  host_out *o = self->manager_ctx;
+  if (!o) return;
+  free(o->data);
+  free(o);
+}
+
+/* DLPack dtype of a tl_dtype (bool as uint8: DLPack 0.6 has no bool). */
+static DLDataType dl_dtype_of(tl_dtype dt) {
+  DLDataType d;
+  d.code = dt.code == TL_TYPE_INT     ? kDLInt
+           : dt.code == TL_TYPE_UINT  ? kDLUInt
+           : dt.code == TL_TYPE_BFLOAT ? kDLBfloat
+           : dt.code == TL_TYPE_BOOL  ? kDLUInt
+                                      : kDLFloat;
+  d.bits = (uint8_t)dt.bits;
+  d.lanes = (uint16_t)(dt.lanes ? dt.lanes : 1);
+  return d;
+}
+
+static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t bytes,
+                              bool poison) {
+  host_out *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
+  if (!o) return NULL;
+  size_t alloc = (bytes + 63) / 64 * 64;
+  if (alloc == 0) alloc = 64;
+  o->data = aligned_alloc(64, alloc);
+  if (!o->data) {
+    free(o);
+    return NULL;
+  }
+  memset(o->data, poison ? 0xFF : 0, alloc);
+  if (p->ndim > 0) memcpy(o->shape, shape, sizeof(int64_t) * (size_t)p->ndim);
+  DLTensor *t = &o->managed.dl_tensor;
+  t->data = o->data;
+  t->device.device_type = kDLCPU;
+  t->device.device_id = 0;
+  t->ndim = p->ndim;
+  t->dtype = dl_dtype_of(p->dtype);
+  t->shape = o->shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+  o->managed.manager_ctx = o;
+  o->managed.deleter = host_out_deleter;
+  return o;
+}
+
+static bool has_source(const tl_diag *d, const char *name) {
+  for (size_t i = 0; i < d->sources.len; i++)
+    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
+  return false;
+}
+
+tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                         bool reference, DLManagedTensor **outputs) {
+  const tl_rt_sig *sig = &k->sig;
+  const tl_module *m = reference ? k->tile_module : k->simt_module;
+  const char *what = reference ? "the reference evaluator" : "the CPU SIMT executor";
+  if (!m || m->nfuncs < 1)
+    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "kernel '%s' has no %s IR to run on %s (it was not compiled from "
+                           "source)",
+                           k->name ? k->name : "?", reference ? "tile" : "SIMT", what);
+  if (sig->nout > 0 && !outputs)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "tl_kernel_call: kernel '%s' has %d out_idx output(s) but outputs is "
+                           "NULL",
+                           k->name, sig->nout);
+  for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
+
+  tl_rt_binding b;
+  tl_status st = tl_rt_bind_on(ctx, sig, args, nargs, true, &b);
+  host_out **outs = NULL;
+  tl_interp_arg *iargs = NULL;
+  if (st != TL_OK) goto done;
+  outs = calloc((size_t)sig->nout + 1, sizeof *outs);
+  iargs = calloc((size_t)sig->nparams + 1, sizeof *iargs);
+  if (!outs || !iargs) {
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    goto done;
+  }
+  for (int j = 0; j < sig->nout; j++) {
+    int pi = sig->out_idx[j];
+    outs[j] = host_out_new(&sig->params[pi], b.out_shapes[pi], b.out_bytes[pi],
+                           (k->flags & TL_COMPILE_POISON_OUTPUTS) != 0);
+    if (!outs[j]) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory allocating output '%s'",
+                           sig->params[pi].name);
+      goto done;
+    }
+  }
+  /* parameters in prim_func order */
+  {
+    size_t pos = 0;
+    for (int pi = 0; pi < sig->nparams; pi++) {
+      const tl_rt_param *p = &sig->params[pi];
+      tl_interp_arg *ia = &iargs[pi];
+      ia->is_tensor = p->is_tensor;
+      if (p->is_output) {
+        host_out *o = NULL;
+        for (int j = 0; j < sig->nout; j++)
+          if (sig->out_idx[j] == pi) o = outs[j];
+        ia->data = o ? o->data : NULL;
+        ia->ndim = p->ndim;
+        for (int d = 0; d < p->ndim && d < 8; d++) ia->shape[d] = b.out_shapes[pi][d];
+        continue;
+      }
+      const tl_arg *a = &args[pos++];
+      if (p->is_tensor) {
+        const DLTensor *t = a->v.tensor;
+        if (p->ndim > 8) {
+          st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                               "argument '%s': the CPU executors take at most 8 dims, got %d",
+                               p->name, p->ndim);
+          goto done;
+        }
+        ia->data = (void *)(uintptr_t)b.slots[pi];
+        ia->ndim = t->ndim;
+        for (int d = 0; d < t->ndim && d < 8; d++) ia->shape[d] = t->shape[d];
+      } else if (tl_dtype_is_float(p->dtype)) {
+        ia->f = a->kind == TL_ARG_FLOAT ? a->v.f : (double)a->v.i;
+      } else {
+        ia->i = b.scalarv[pi];
+      }
+    }
+  }
+  /* register the kernel's text so that executor errors show their line */
+  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
+    tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  {
+    bool ok;
+    if (reference) {
+      ok = tl_ref_eval(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &ctx->diag);
+    } else {
+      tl_simt_options so = {0};
+      so.check_races = true;
+      ok = tl_simt_exec(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
+    }
+    if (!ok || ctx->diag.errors > 0) {
+      if (ctx->diag.errors == 0)
+        tl_context_fail(ctx, TL_ERR_COMPILE, "kernel '%s' failed on %s", k->name, what);
+      st = TL_ERR_COMPILE;
+      goto done;
+    }
+  }
+  for (int j = 0; j < sig->nout; j++) {
+    outputs[j] = &outs[j]->managed;
+    outs[j] = NULL;
+  }
+
+done:
+  if (outs)
+    for (int j = 0; j < sig->nout; j++)
+      if (outs[j]) host_out_deleter(&outs[j]->managed);
+  free(outs);
+  free(iargs);
+  tl_rt_binding_free(&b);
+  /* the registered text stays until tl_context_end has rendered the
+   * message; tl_kernel_call_on drops it right after */
+  return st;
+}
+
+/* ------------------------------------------------------- gemm FLOPs */
+/* FLOPs of one launch from the tile IR's T.gemm ops: each execution of a
+ * T.gemm over an M×K by K×N tile does 2·M·N·K flops, and M·N·K =
+ * sqrt(|A|·|B|·|C|) for the element counts of its three operand regions
+ * (independent of transposes); executions = product of the trip counts of
+ * the enclosing loops, times the number of blocks of the grid.  Extents are
+ * evaluated over the dynamic dims given by name. */
+typedef struct flop_env {
+  const char *const *names;
+  const int64_t *values;
+  size_t n;
+  bool unknown;
+} flop_env;
+
+static bool eval_int(flop_env *env, const tl_expr *e, int64_t *out, int depth) {
+  if (!e || depth > 100) return false;
+  switch (e->kind) {
+    case TL_EXPR_INT: *out = e->u.ival; return true;
+    case TL_EXPR_VAR:
+      for (size_t i = 0; i < env->n; i++)
+        if (e->u.var->name && env->names[i] && !strcmp(e->u.var->name, env->names[i])) {
+          *out = env->values[i];
+          return true;
+        }
+      return false;
+    case TL_EXPR_CAST: return eval_int(env, e->u.cast.value, out, depth + 1);
+    case TL_EXPR_BINARY: {
+      int64_t a, b;
+      if (!eval_int(env, e->u.bin.a, &a, depth + 1) || !eval_int(env, e->u.bin.b, &b, depth + 1))
+        return false;
+      switch (e->u.bin.op) {
+        case TL_OP_ADD: *out = a + b; return true;
+        case TL_OP_SUB: *out = a - b; return true;
+        case TL_OP_MUL: *out = a * b; return true;
+        case TL_OP_DIV:
+        case TL_OP_FLOORDIV:
+          if (b == 0) return false;
+          *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) && e->u.bin.op == TL_OP_FLOORDIV);
+          return true;
+        case TL_OP_FLOORMOD:
+          if (b == 0) return false;
+          *out = ((a % b) + b) % b;
+          return true;
+        case TL_OP_MIN: *out = a < b ? a : b; return true;
+        case TL_OP_MAX: *out = a > b ? a : b; return true;
+        default: return false;
+      }
+    }
+    case TL_EXPR_CALL:
+      if (e->u.call.n == 2 && !strcmp(tl_intrinsics[e->u.call.op].name, "ceildiv")) {
+        int64_t a, b;
+        if (!eval_int(env, e->u.call.args[0], &a, depth + 1) ||
+            !eval_int(env, e->u.call.args[1], &b, depth + 1) || b <= 0)
+          return false;
+        *out = (a + b - 1) / b;
+        return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+static double region_elems(flop_env *env, const tl_region *r) {
+  double n = 1;
+  int nd = r->ndim ? r->ndim : r->buffer->ndim;
+  for (int d = 0; d < nd; d++) {
+    int64_t v;
+    if (!eval_int(env, r->ndim ? r->extent[d] : r->buffer->shape[d], &v, 0)) {
+      env->unknown = true;
+      return 0;
+    }
+    n *= (double)v;
+  }
+  return n;
+}
+
+static double stmt_flops(flop_env *env, const tl_stmt *s, int depth) {
+  if (!s || depth > 200) return 0;
+  switch (s->kind) {
+    case TL_STMT_SEQ: {
+      double f = 0;
+      for (int i = 0; i < s->u.seq.n; i++) f += stmt_flops(env, s->u.seq.stmts[i], depth + 1);
+      return f;
+    }
+    case TL_STMT_FOR: {
+      double body = stmt_flops(env, s->u.loop.body, depth + 1);
+      if (body == 0) return 0;
+      double trips = 1;
+      for (int i = 0; i < s->u.loop.nvars; i++) {
+        int64_t ext, step = 1;
+        if (!eval_int(env, s->u.loop.extents[i], &ext, 0) ||
+            (s->u.loop.step && !eval_int(env, s->u.loop.step, &step, 0)) || step <= 0) {
+          env->unknown = true;
+          return 0;
+        }
+        trips *= (double)((ext + step - 1) / step);
+      }
+      return trips * body;
+    }
+    case TL_STMT_KERNEL: {
+      double body = stmt_flops(env, s->u.kernel.body, depth + 1), blocks = 1;
+      for (int g = 0; g < s->u.kernel.ngrid; g++) {
+        int64_t v;
+        if (!eval_int(env, s->u.kernel.grid[g], &v, 0)) {
+          env->unknown = true;
+          return 0;
+        }
+        blocks *= (double)v;
+      }
+      return body * blocks;
+    }
+    case TL_STMT_IF: return stmt_flops(env, s->u.ifs.then_s, depth + 1) +
+                            stmt_flops(env, s->u.ifs.else_s, depth + 1);
+    case TL_STMT_TILE:
+      if (s->u.tile.op == TL_TILE_GEMM && s->u.tile.nargs >= 3) {
+        double a = region_elems(env, &s->u.tile.args[0].region);
+        double b = region_elems(env, &s->u.tile.args[1].region);
+        double c = region_elems(env, &s->u.tile.args[2].region);
+        return 2.0 * sqrt(a * b * c);
+      }
+      return 0;
+    default: return 0;
+  }
+}
+
+tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *const *names,
+                               const int64_t *values, size_t n, double *flops) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k || !flops || (n > 0 && (!names || !values)))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_gemm_flops: NULL argument"));
+  *flops = 0;
+  if (!k->tile_module || k->tile_module->nfuncs < 1)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                                               "kernel '%s' has no tile IR", k->name));
+  flop_env env = {names, values, n, false};
+  double f = stmt_flops(&env, k->tile_module->funcs[0]->body, 0);
+  if (env.unknown)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                                               "kernel '%s': a loop trip count, grid size or "
+                                               "T.gemm extent is not known for these dims",
+                                               k->name));
+  *flops = f;
+  return tl_context_end(ctx, TL_OK);
+}

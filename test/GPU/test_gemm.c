@@ -1,0 +1,337 @@
+/* GPU acceptance test of the GEMM path (issue 5, points 1-8): each case
+ * compiles a GEMM kernel file with -D overrides through the C API, runs it
+ * on random inputs (uniform [-1, 1) rounded to the input dtype, fresh each
+ * run), and checks EVERY output element
+ *   - against a float64 CPU product of the same inputs, with the tolerance
+ *     of DESIGN §8 for the output dtype (f16 1e-2/1e-2, bf16 2e-2/2e-2);
+ *     the f16-accumulator case states its own: K = 128 gives at most 8
+ *     roundings of partial sums below 32 in f16, each off by at most
+ *     2^-7, so atol = 8 * 2^-7 = 0.0625 (plus rtol 1e-2);
+ *   - against cuBLAS (cublasGemmEx, CUBLAS_COMPUTE_32F, same layouts) with
+ *     the same tolerance; skipped with a message when libcublas.so.13 cannot
+ *     be loaded.
+ * Outputs are allocated by the runtime (out_idx) and poisoned first
+ * (TL_COMPILE_POISON_OUTPUTS: NaN), so an unwritten element fails.  One line
+ * per case: max errors and the median time of 10 launches.
+ * Cases: 1. examples/gemm.py as written; 2. 512x1024x768 with num_stages
+ * 0..3; 3. bf16 in/out, and f16 with an f16 accumulator; 4. transpose_B
+ * (examples/gemm_bf16_nt.py, and the f16 NT form) and transpose_A;
+ * 5. (503, 1017, 763) and (1, 4096, 4096) with 128x256x32 / 256 threads /
+ * 2 stages; 6. examples/gemm_dynamic_m.py compiled once and run with
+ * m = 1, 17, 128, 1000, 4096 (the number of compilations is counted);
+ * 7. tiles 64x64x32/128, 128x256x32/256, 256x128x64/256 with each warp
+ * policy; 8. block_M 16, block_N 104, 384 threads is a compile error.
+ * Kernel files: examples/ ($TL_KERNEL_DIR) and test/GPU/kernels/
+ * ($TL_GPU_KERNELS). */
+#include "gemm_util.h"
+
+static tl_context *ctx;
+static bool have_cublas;
+static int compilations;
+static int cases_run, cases_failed;
+
+typedef struct gcase {
+  const char *name;
+  const char *file;       /* in examples/ or test/GPU/kernels/ (kdir) */
+  bool kdir;
+  tl_define defs[16];
+  int ndefs;
+  int M, N, K;
+  dt_kind in, out;
+  bool ta, tb;
+  double atol, rtol;      /* 0: DESIGN §8 by output dtype */
+} gcase;
+
+static tl_kernel *compile_case(const gcase *c) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", c->kdir ? gemm_kernels_dir() : kernel_dir(), c->file);
+  tl_compile_options o = {0};
+  o.flags = TL_COMPILE_POISON_OUTPUTS;
+  tl_kernel *k = NULL;
+  compilations++;
+  if (tl_kernel_compile_file(ctx, path, c->defs, (size_t)c->ndefs, &o, &k) != TL_OK) {
+    CHECK(0, "%s: compiling %s: %s", c->name, path, tl_context_last_error(ctx));
+    return NULL;
+  }
+  const char *ptx = tl_kernel_ptx(k);
+  CHECK(strstr(ptx, "mma.sync.aligned.m16n8k16"), "%s: PTX has no mma.sync", c->name);
+  CHECK(strstr(ptx, "ldmatrix.sync.aligned"), "%s: PTX has no ldmatrix", c->name);
+  return k;
+}
+
+typedef struct launch_ctx {
+  tl_kernel *k;
+  tl_arg args[2];
+  unsigned long long A, B, C;
+  int M, N, K;
+  dt_kind in, out;
+  bool ta, tb;
+} launch_ctx;
+
+/* Outputs of timed launches are kept until the timing ends (freeing
+ * device memory between launches could stall the stream). */
+#define MAX_TIMED 64
+static DLManagedTensor *timed_out[MAX_TIMED];
+static void launch_ours(void *p, int i) {
+  launch_ctx *l = p;
+  DLManagedTensor *o[1] = {NULL};
+  if (tl_kernel_call(ctx, l->k, l->args, 2, NULL, o) != TL_OK) {
+    fprintf(stderr, "call failed: %s\n", tl_context_last_error(ctx));
+    exit(1);
+  }
+  if (i < MAX_TIMED) timed_out[i] = o[0];
+  else o[0]->deleter(o[0]);
+}
+static void free_timed(void) {
+  CU(G.cuCtxSynchronize());
+  for (int i = 0; i < MAX_TIMED; i++)
+    if (timed_out[i]) timed_out[i]->deleter(timed_out[i]), timed_out[i] = NULL;
+}
+static void launch_cublas(void *p, int i) {
+  (void)i;
+  launch_ctx *l = p;
+  int st = cublas_gemm(l->A, l->B, l->C, l->M, l->N, l->K, l->in, l->out, l->ta, l->tb);
+  if (st != 0) {
+    fprintf(stderr, "cublasGemmEx failed: status %d\n", st);
+    exit(1);
+  }
+}
+
+/* Runs kernel k on fresh inputs of case c (M may differ from c->M for the
+ * dynamic case), checks, prints one line. */
+static void run_checked(const gcase *c, tl_kernel *k, int M) {
+  int N = c->N, K = c->K;
+  cases_run++;
+  int before = g_failures;
+  int64_t sa[2] = {c->ta ? K : M, c->ta ? M : K}, sb[2] = {c->tb ? N : K, c->tb ? K : N};
+  dev_tensor A, B;
+  void *ha = dev_random(&A, c->in, 2, sa), *hb = dev_random(&B, c->in, 2, sb);
+  launch_ctx l = {k, {tl_arg_tensor(&A.t), tl_arg_tensor(&B.t)}, A.ptr, B.ptr, 0, M, N, K, c->in, c->out,
+                  c->ta, c->tb};
+  DLManagedTensor *out[1] = {NULL};
+  if (tl_kernel_call(ctx, k, l.args, 2, NULL, out) != TL_OK) {
+    CHECK(0, "%s (M=%d): call: %s", c->name, M, tl_context_last_error(ctx));
+    goto done;
+  }
+  CU(G.cuCtxSynchronize());
+  DLTensor *Ct = &out[0]->dl_tensor;
+  CHECK(Ct->ndim == 2 && Ct->shape[0] == M && Ct->shape[1] == N, "%s: output shape", c->name);
+  size_t n = (size_t)M * N;
+  void *hc = download((uintptr_t)Ct->data, n * dt_size(c->out));
+  double atol = c->atol, rtol = c->rtol;
+  if (atol == 0 && rtol == 0) dt_tol(c->out, &atol, &rtol);
+  double *ref = ref_gemm(ha, hb, M, N, K, c->in, c->ta, c->tb);
+  cmp_result r = compare_out(c->out, hc, n, ref, NULL, atol, rtol);
+  CHECK(r.bad == 0, "%s (M=%d): %zu of %zu elements differ from the float64 reference; worst at (%zu, %zu)"
+        " got %.6g expected %.6g", c->name, M, r.bad, n, r.worst / (size_t)N, r.worst % (size_t)N, r.worst_got,
+        r.worst_ref);
+  char cub[96] = "cuBLAS: skipped";
+  double t_cub = 0;
+  if (have_cublas) {
+    dev_tensor R;
+    int64_t sc[2] = {M, N};
+    dev_alloc(&R, c->out, 2, sc);
+    CU(G.cuMemsetD8(R.ptr, 0xFF, R.bytes));
+    l.C = R.ptr;
+    launch_cublas(&l, 0);
+    CU(G.cuCtxSynchronize());
+    void *hr = download(R.ptr, R.bytes);
+    cmp_result rc = compare_out(c->out, hc, n, NULL, hr, atol, rtol);
+    CHECK(rc.bad == 0, "%s (M=%d): %zu of %zu elements differ from cuBLAS; worst [%zu] got %.6g cuBLAS %.6g",
+          c->name, M, rc.bad, n, rc.worst, rc.worst_got, rc.worst_ref);
+    t_cub = time_launches(launch_cublas, &l, 3, 10);
+    snprintf(cub, sizeof cub, "vs cuBLAS max %.3g (%.3f ms)", rc.max_err, t_cub);
+    free(hr);
+    dev_free(&R);
+  }
+  double t = time_launches(launch_ours, &l, 3, 10);
+  free_timed();
+  double tf = 2.0 * M * N * K / (t * 1e-3) / 1e12;
+  bool ok = g_failures == before;
+  if (!ok) cases_failed++;
+  printf("  %-4s %-44s M=%-5d max|err| vs f64 %.3g (tol %g+%g|ref|), %s; %.3f ms %.1f TFLOP/s\n", ok ? "ok" : "FAIL",
+         c->name, M, r.max_err, atol, rtol, cub, t, tf);
+  fflush(stdout);
+  free(hc);
+  free(ref);
+  out[0]->deleter(out[0]);
+done:
+  free(ha);
+  free(hb);
+  dev_free(&A);
+  dev_free(&B);
+}
+
+static void run_case(const gcase *c) {
+  double t0 = now_ms();
+  tl_kernel *k = compile_case(c);
+  if (!k) {
+    cases_run++;
+    cases_failed++;
+    printf("  FAIL %-44s does not compile\n", c->name);
+    return;
+  }
+  double tc = now_ms() - t0;
+  const char *ptx = tl_kernel_ptx(k);
+  printf("  .... %-44s compiled in %.0f ms for %s (smem %lld B, cp.async: %s)\n", c->name, tc, tl_kernel_target(k),
+         (long long)tl_kernel_smem_bytes(k), strstr(ptx, "cp.async") ? "yes" : "no");
+  run_checked(c, k, c->M);
+  tl_kernel_destroy(k);
+}
+
+static gcase mk(const char *name, const char *file, bool kdir, int M, int N, int K, dt_kind in, dt_kind out) {
+  gcase c;
+  memset(&c, 0, sizeof c);
+  c.name = name;
+  c.file = file;
+  c.kdir = kdir;
+  c.M = M, c.N = N, c.K = K;
+  c.in = in, c.out = out;
+  return c;
+}
+static void def(gcase *c, const char *n, const char *v) { c->defs[c->ndefs++] = (tl_define){n, v}; }
+static char *fmt_int(int v) {
+  char *s = malloc(16);
+  snprintf(s, 16, "%d", v);
+  return s; /* small, kept for the process */
+}
+static void def_shape(gcase *c) {
+  def(c, "M", fmt_int(c->M));
+  def(c, "N", fmt_int(c->N));
+  def(c, "K", fmt_int(c->K));
+}
+static void def_tile(gcase *c, int bm, int bn, int bk, int threads, int stages) {
+  def(c, "block_M", fmt_int(bm));
+  def(c, "block_N", fmt_int(bn));
+  def(c, "block_K", fmt_int(bk));
+  def(c, "threads", fmt_int(threads));
+  def(c, "num_stages", fmt_int(stages));
+}
+
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : NULL; /* substring filter on case names */
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  gpu_init(ctx);
+  uint64_t seed = (uint64_t)time(NULL);
+  rng_seed(seed);
+  printf("test_gemm (default target %s, seed %llu)\n", tl_device_default_target(), (unsigned long long)seed);
+  have_cublas = cublas_load();
+  double t_all = now_ms();
+
+  gcase cs[64];
+  int nc = 0;
+  /* 1 */
+  cs[nc++] = mk("1 gemm.py as written (1024^3 f16)", "gemm.py", false, 1024, 1024, 1024, DT_F16, DT_F16);
+  /* 2 */
+  static const char *const stages[4] = {"0", "1", "2", "3"};
+  static const char *const names2[4] = {"2 512x1024x768 num_stages=0", "2 512x1024x768 num_stages=1",
+                                        "2 512x1024x768 num_stages=2", "2 512x1024x768 num_stages=3"};
+  for (int s = 0; s < 4; s++) {
+    gcase c = mk(names2[s], "gemm.py", false, 512, 1024, 768, DT_F16, DT_F16);
+    def_shape(&c);
+    def(&c, "num_stages", stages[s]);
+    cs[nc++] = c;
+  }
+  /* 3 */
+  {
+    gcase c = mk("3 bf16 in/out, f32 accumulator (1024^3)", "gemm.py", false, 1024, 1024, 1024, DT_BF16, DT_BF16);
+    def(&c, "dtype", "bfloat16");
+    cs[nc++] = c;
+    c = mk("3 f16 in/out, f16 accumulator (1024x1024x128)", "gemm.py", false, 1024, 1024, 128, DT_F16, DT_F16);
+    def_shape(&c);
+    def(&c, "accum_dtype", "float16");
+    c.atol = 0.0625;
+    c.rtol = 1e-2;
+    cs[nc++] = c;
+  }
+  /* 4 */
+  {
+    gcase c = mk("4 gemm_bf16_nt.py transpose_B (2048^3 bf16)", "gemm_bf16_nt.py", false, 2048, 2048, 2048, DT_BF16,
+                 DT_BF16);
+    def_shape(&c);
+    c.tb = true;
+    cs[nc++] = c;
+    c = mk("4 transpose_B f16 (1024x768x512)", "gemm_general.py", true, 1024, 768, 512, DT_F16, DT_F16);
+    def_shape(&c);
+    def(&c, "trans_B", "True");
+    c.tb = true;
+    cs[nc++] = c;
+    c = mk("4 transpose_A f16 (1024x768x512)", "gemm_general.py", true, 1024, 768, 512, DT_F16, DT_F16);
+    def_shape(&c);
+    def(&c, "trans_A", "True");
+    c.ta = true;
+    cs[nc++] = c;
+    c = mk("4 transpose_A+B bf16 (768x1024x512)", "gemm_general.py", true, 768, 1024, 512, DT_BF16, DT_BF16);
+    def_shape(&c);
+    def(&c, "trans_A", "True");
+    def(&c, "trans_B", "True");
+    def(&c, "dtype", "bfloat16");
+    def(&c, "out_dtype", "bfloat16");
+    c.ta = c.tb = true;
+    cs[nc++] = c;
+  }
+  /* 5 */
+  {
+    gcase c = mk("5 (503,1017,763) 128x256x32/256 2 stages", "gemm.py", false, 503, 1017, 763, DT_F16, DT_F16);
+    def_shape(&c);
+    def_tile(&c, 128, 256, 32, 256, 2);
+    cs[nc++] = c;
+    c = mk("5 (1,4096,4096) 128x256x32/256 2 stages", "gemm.py", false, 1, 4096, 4096, DT_F16, DT_F16);
+    def_shape(&c);
+    def_tile(&c, 128, 256, 32, 256, 2);
+    cs[nc++] = c;
+  }
+  /* 7 */
+  static const char *const pol[3] = {"0", "1", "2"};
+  static const char *const pname[3] = {"Square", "FullRow", "FullCol"};
+  static const int tiles[3][5] = {{64, 64, 32, 128, 3}, {128, 256, 32, 256, 3}, {256, 128, 64, 256, 3}};
+  for (int t = 0; t < 3; t++)
+    for (int p = 0; p < 3; p++) {
+      char *name = malloc(96);
+      snprintf(name, 96, "7 %dx%dx%d/%d %s (1024x1024x512)", tiles[t][0], tiles[t][1], tiles[t][2], tiles[t][3],
+               pname[p]);
+      gcase c = mk(name, "gemm_general.py", true, 1024, 1024, 512, DT_F16, DT_F16);
+      def_shape(&c);
+      def_tile(&c, tiles[t][0], tiles[t][1], tiles[t][2], tiles[t][3], tiles[t][4]);
+      def(&c, "policy", pol[p]);
+      cs[nc++] = c;
+    }
+
+  for (int i = 0; i < nc; i++)
+    if (!only || strstr(cs[i].name, only)) run_case(&cs[i]);
+
+  /* 6: dynamic M, one compilation */
+  if (!only || strstr("6 dynamic m", only)) {
+    gcase c = mk("6 gemm_dynamic_m.py", "gemm_dynamic_m.py", false, 0, 1024, 1024, DT_F16, DT_F16);
+    int before = compilations;
+    tl_kernel *k = compile_case(&c);
+    if (k) {
+      static const int ms[5] = {1, 17, 128, 1000, 4096};
+      for (int i = 0; i < 5; i++) run_checked(&c, k, ms[i]);
+      tl_kernel_destroy(k);
+    }
+    CHECK(compilations - before == 1, "dynamic M: %d compilations", compilations - before);
+    printf("  dynamic M: 5 sizes with %d compilation(s)\n", compilations - before);
+  }
+
+  /* 8: a warp partition that cannot cover its tile */
+  if (!only || strstr("8 reject", only)) {
+    tl_define defs[4] = {{"block_M", "16"}, {"block_N", "104"}, {"threads", "384"}, {"num_stages", "2"}};
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gemm.py", kernel_dir());
+    tl_kernel *k = NULL;
+    tl_status st = tl_kernel_compile_file(ctx, path, defs, 4, NULL, &k);
+    const char *msg = tl_context_last_error(ctx);
+    CHECK(st == TL_ERR_COMPILE, "8: block_M 16, block_N 104, 384 threads compiled (status %s)", tl_status_name(st));
+    CHECK(st != TL_ERR_COMPILE || (strstr(msg, "104") && strstr(msg, "16")),
+          "8: the message does not name the numbers: %s", msg);
+    printf("  %-4s 8 block_M=16 block_N=104 threads=384 rejected: %s\n", st == TL_ERR_COMPILE ? "ok" : "FAIL",
+           st == TL_ERR_COMPILE ? msg : "(compiled)");
+    if (k) tl_kernel_destroy(k);
+  }
+
+  printf("test_gemm: %d runs, %d failed, %.1f s\n", cases_run, cases_failed, (now_ms() - t_all) / 1e3);
+  if (CB.handle) CB.destroy(CB.handle);
+  tl_context_destroy(ctx);
+  return finish("test_gemm");
+}

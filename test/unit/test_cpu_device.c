@@ -1,0 +1,271 @@
+/* Unit tests of the CPU device of the C API (lib/Runtime/cpu.c, tensor.c):
+ * tl_kernel_call with host tensors runs the SIMT executor, tl_kernel_call_on
+ * picks the executor, the argument checks name "cpu" as the device, outputs
+ * are malloc'd kDLCPU tensors (poisoned on request), executor errors carry
+ * the kernel's source location, tl_tensor_alloc/copy on the host, and
+ * tl_kernel_gemm_flops.  Results are compared with values computed here
+ * directly in C (exactly where the kernel does one rounding per element).
+ * No GPU: TL_CUDA_DRIVER names a missing library. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilelang/tilelang.h"
+
+static tl_context *ctx;
+static void setup(void) {
+  setenv("TL_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+}
+static void teardown(void) { tl_context_destroy(ctx); }
+
+TestSuite(cpu_device, .init = setup, .fini = teardown);
+
+/* Compiles an example up to the SIMT IR (no LLVM needed). */
+static tl_kernel *compile(const char *path, const tl_define *defs, size_t ndefs, unsigned flags,
+                          const int *out_idx, size_t nout) {
+  tl_compile_options co = {0};
+  co.stop_after = TL_STAGE_SIMT;
+  co.flags = flags;
+  if (out_idx) {
+    co.out_idx_mode = TL_OUT_IDX_LIST;
+    co.out_idx = out_idx;
+    co.n_out_idx = nout;
+  }
+  tl_kernel *k = NULL;
+  tl_status s = tl_kernel_compile_file(ctx, path, defs, ndefs, &co, &k);
+  cr_assert_eq(s, TL_OK, "%s: %s", path, tl_context_last_error(ctx));
+  return k;
+}
+
+typedef struct host_t {
+  DLTensor t;
+  int64_t shape[2];
+  float *data;
+} host_t;
+
+static void host_f32(host_t *h, int ndim, int64_t d0, int64_t d1, unsigned seed) {
+  memset(h, 0, sizeof *h);
+  h->shape[0] = d0;
+  h->shape[1] = d1;
+  size_t n = (size_t)d0 * (size_t)(ndim == 2 ? d1 : 1);
+  h->data = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+  cr_assert_not_null(h->data);
+  for (size_t i = 0; i < n; i++) /* exact binary fractions in [-1, 1) */
+    h->data[i] = (float)((int)((i * 2654435761u + seed) % 256) - 128) / 128.0f;
+  h->t.data = h->data;
+  h->t.device.device_type = kDLCPU;
+  h->t.ndim = ndim;
+  h->t.dtype.code = kDLFloat;
+  h->t.dtype.bits = 32;
+  h->t.dtype.lanes = 1;
+  h->t.shape = h->shape;
+}
+
+Test(cpu_device, elementwise_add_auto_runs_on_cpu) {
+  tl_define d[2] = {{"M", "37"}, {"N", "130"}}; /* partial tiles in both dims */
+  tl_kernel *k = compile("examples/elementwise_add.py", d, 2, TL_COMPILE_POISON_OUTPUTS, NULL, 0);
+  host_t a, b;
+  host_f32(&a, 2, 37, 130, 1);
+  host_f32(&b, 2, 37, 130, 7);
+  tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
+  DLManagedTensor *out[1] = {NULL};
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_not_null(out[0]);
+  DLTensor *c = &out[0]->dl_tensor;
+  cr_assert_eq(c->device.device_type, kDLCPU);
+  cr_assert_eq(c->ndim, 2);
+  cr_assert_eq(c->shape[0], 37);
+  cr_assert_eq(c->shape[1], 130);
+  cr_assert_eq(c->dtype.code, kDLFloat);
+  cr_assert_eq(c->dtype.bits, 32);
+  const float *cv = c->data;
+  for (size_t i = 0; i < 37 * 130; i++)
+    cr_assert_eq(cv[i], a.data[i] + b.data[i], "element %zu: %g != %g", i, cv[i],
+                 a.data[i] + b.data[i]);
+  out[0]->deleter(out[0]);
+
+  /* the reference evaluator through the same API gives the same values */
+  cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_REFERENCE, args, 2, NULL, out), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cv = out[0]->dl_tensor.data;
+  for (size_t i = 0; i < 37 * 130; i++) cr_assert_eq(cv[i], a.data[i] + b.data[i]);
+  out[0]->deleter(out[0]);
+  free(a.data);
+  free(b.data);
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, dynamic_dim_solved_from_host_tensor) {
+  tl_kernel *k = compile("examples/elementwise_add_1d.py", NULL, 0, 0, NULL, 0);
+  int64_t sizes[3] = {1, 17, 2049};
+  for (int r = 0; r < 3; r++) {
+    host_t a, b;
+    host_f32(&a, 1, sizes[r], 1, 3);
+    host_f32(&b, 1, sizes[r], 1, 5);
+    tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
+    DLManagedTensor *out[1] = {NULL};
+    cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s",
+                 tl_context_last_error(ctx));
+    cr_assert_eq(out[0]->dl_tensor.shape[0], sizes[r]);
+    const float *cv = out[0]->dl_tensor.data;
+    for (int64_t i = 0; i < sizes[r]; i++) cr_assert_eq(cv[i], a.data[i] + b.data[i]);
+    out[0]->deleter(out[0]);
+    free(a.data);
+    free(b.data);
+  }
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, scalar_argument_and_out_idx_none) {
+  tl_define d[1] = {{"N", "1000"}};
+  tl_kernel *k = compile("examples/saxpy.py", d, 1, 0, NULL, 0);
+  host_t x, y;
+  host_f32(&x, 1, 1000, 1, 11);
+  host_f32(&y, 1, 1000, 1, 13);
+  float *y0 = malloc(1000 * sizeof(float));
+  memcpy(y0, y.data, 1000 * sizeof(float));
+  tl_arg args[3] = {tl_arg_tensor(&x.t), tl_arg_tensor(&y.t), tl_arg_float(2.5)};
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 3, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
+  for (int i = 0; i < 1000; i++) {
+    /* alpha * x is exact here (x has 8 significant bits), so one rounding */
+    float want = 2.5f * x.data[i] + y0[i];
+    cr_assert_eq(y.data[i], want, "Y[%d] = %g, expected %g", i, y.data[i], want);
+  }
+  free(y0);
+  free(x.data);
+  free(y.data);
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, poisoned_outputs_show_unwritten_elements) {
+  /* out_idx = [1, 2]: B becomes an output the kernel never writes */
+  tl_define d[2] = {{"M", "32"}, {"N", "128"}};
+  int oi[2] = {1, 2};
+  tl_kernel *k = compile("examples/elementwise_add.py", d, 2, TL_COMPILE_POISON_OUTPUTS, oi, 2);
+  host_t a;
+  host_f32(&a, 2, 32, 128, 1);
+  tl_arg args[1] = {tl_arg_tensor(&a.t)};
+  DLManagedTensor *out[2] = {NULL, NULL};
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 1, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  const uint32_t *bv = out[0]->dl_tensor.data;
+  const float *cv = out[1]->dl_tensor.data;
+  for (int i = 0; i < 32 * 128; i++) {
+    cr_assert_eq(bv[i], 0xFFFFFFFFu);
+    cr_assert(isnan(cv[i])); /* A + NaN */
+  }
+  out[0]->deleter(out[0]);
+  out[1]->deleter(out[1]);
+  free(a.data);
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, argument_checks_name_the_cpu_device) {
+  tl_define d[2] = {{"M", "32"}, {"N", "128"}};
+  tl_kernel *k = compile("examples/elementwise_add.py", d, 2, 0, NULL, 0);
+  host_t a, b;
+  host_f32(&a, 2, 32, 128, 1);
+  host_f32(&b, 2, 32, 128, 2);
+  tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
+  DLManagedTensor *out[1] = {NULL};
+
+  /* explicit CPU with a CUDA tensor */
+  b.t.device.device_type = kDLCUDA;
+  cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): device: expected cpu, got cuda"),
+            "%s", tl_context_last_error(ctx));
+  cr_assert_null(out[0]);
+  /* mixed host and CUDA tensors: auto picks CUDA and reports the host one */
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'A' (#0): device: expected cuda, got cpu"),
+            "%s", tl_context_last_error(ctx));
+  b.t.device.device_type = kDLCPU;
+
+  /* the usual checks still apply */
+  b.shape[1] = 64;
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): shape[1]: expected 128, got 64"),
+            "%s", tl_context_last_error(ctx));
+  b.shape[1] = 128;
+  b.t.data = NULL;
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "data: expected a non-null host pointer"), "%s",
+            tl_context_last_error(ctx));
+  b.t.data = b.data;
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 1, NULL, out), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument count: expected 2"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, NULL), TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_call_on(ctx, k, (tl_executor)42, args, 2, NULL, out),
+               TL_ERR_INVALID_ARGUMENT);
+  /* and a good call after all that */
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  out[0]->deleter(out[0]);
+  free(a.data);
+  free(b.data);
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, executor_error_has_a_location) {
+  /* gemv has no bounds guard: N = 100 with block_N = 128 reads past A */
+  tl_define d[2] = {{"N", "100"}, {"K", "64"}};
+  tl_kernel *k = compile("examples/gemv.py", d, 2, 0, NULL, 0);
+  uint16_t *A = calloc(100 * 64, 2), *x = calloc(64, 2);
+  int64_t sa[2] = {100, 64}, sx[1] = {64};
+  DLTensor ta = {A, {kDLCPU, 0}, 2, {kDLFloat, 16, 1}, sa, NULL, 0};
+  DLTensor tx = {x, {kDLCPU, 0}, 1, {kDLFloat, 16, 1}, sx, NULL, 0};
+  tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tx)};
+  DLManagedTensor *out[1] = {NULL};
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_COMPILE);
+  const char *msg = tl_context_last_error(ctx);
+  cr_assert(strstr(msg, "examples/gemv.py:"), "%s", msg);
+  cr_assert(strstr(msg, "out-of-bounds"), "%s", msg);
+  cr_assert_null(out[0]);
+  free(A);
+  free(x);
+  tl_kernel_destroy(k);
+}
+
+Test(cpu_device, tensor_alloc_and_copy_on_the_host) {
+  int64_t shape[2] = {3, 5};
+  DLDevice cpu = {kDLCPU, 0};
+  DLDataType f32 = {kDLFloat, 32, 1};
+  DLManagedTensor *a = NULL, *b = NULL;
+  cr_assert_eq(tl_tensor_alloc(ctx, cpu, 2, shape, f32, &a), TL_OK);
+  cr_assert_eq(tl_tensor_alloc(ctx, cpu, 2, shape, f32, &b), TL_OK);
+  cr_assert_eq((uintptr_t)a->dl_tensor.data % 64, 0);
+  float *av = a->dl_tensor.data;
+  for (int i = 0; i < 15; i++) av[i] = (float)i;
+  cr_assert_eq(tl_tensor_copy(ctx, &b->dl_tensor, &a->dl_tensor), TL_OK);
+  cr_assert_eq(memcmp(a->dl_tensor.data, b->dl_tensor.data, 60), 0);
+  /* sizes must agree */
+  int64_t small[1] = {4};
+  DLTensor s = {av, cpu, 1, f32, small, NULL, 0};
+  cr_assert_eq(tl_tensor_copy(ctx, &b->dl_tensor, &s), TL_ERR_INVALID_ARGUMENT);
+  /* no driver: CUDA memory is unavailable */
+  DLDevice cuda = {kDLCUDA, 0};
+  DLManagedTensor *g = NULL;
+  cr_assert_eq(tl_tensor_alloc(ctx, cuda, 2, shape, f32, &g), TL_ERR_NO_DEVICE);
+  cr_assert_null(g);
+  int64_t neg[1] = {-1};
+  cr_assert_eq(tl_tensor_alloc(ctx, cpu, 1, neg, f32, &g), TL_ERR_INVALID_ARGUMENT);
+  a->deleter(a);
+  b->deleter(b);
+}
+
+Test(cpu_device, gemm_flops_from_the_tile_ir) {
+  tl_define d[3] = {{"M", "256"}, {"N", "512"}, {"K", "128"}};
+  tl_kernel *k = compile("examples/gemm.py", d, 3, 0, NULL, 0);
+  double f = -1;
+  cr_assert_eq(tl_kernel_gemm_flops(ctx, k, NULL, NULL, 0, &f), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert_eq(f, 2.0 * 256 * 512 * 128);
+  tl_kernel_destroy(k);
+
+  k = compile("examples/elementwise_add.py", NULL, 0, 0, NULL, 0);
+  cr_assert_eq(tl_kernel_gemm_flops(ctx, k, NULL, NULL, 0, &f), TL_OK);
+  cr_assert_eq(f, 0);
+  tl_kernel_destroy(k);
+}

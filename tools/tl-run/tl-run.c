@@ -1,0 +1,1086 @@
+/* tl-run: compile a TileLang kernel file, make inputs, run it on the GPU or
+ * on the CPU SIMT executor, check it against the reference evaluator, time
+ * it.
+ *
+ * Contract: DESIGN.md §10.  Options are parsed with getopt_long (before or
+ * after FILE); FILE `-` or no FILE reads stdin ("<stdin>" in diagnostics).
+ * Exit codes: 0 success; 1 the input is wrong, cannot be compiled or run, or
+ * --check fails (diagnostics on stderr; -D, --dim and --arg errors
+ * included); 2 usage error (unknown option, bad option value, unreadable
+ * file).
+ *
+ * Algorithm.  (1) Pick the device: --device=cuda needs a driver and a GPU
+ * (tl_device_check), --device=auto falls back to the CPU with a note.
+ * (2) Compile once (tl_kernel_compile; on the CPU only up to the SIMT IR),
+ * with outputs poisoned (0xFF bytes: NaN in every float dtype, -1 / all
+ * ones in integers) so that elements the kernel does not write show.
+ * (3) For each combination of --dim values (one compilation for all): make
+ * the inputs, run, print one line per output, and with --check run the
+ * tile-level reference evaluator (TL_EXEC_REFERENCE) on identical inputs and
+ * compare every element.  (4) --bench (CUDA only): tl_kernel_time, 10
+ * warm-up launches, then the median of 100 CUDA-event timings; FLOPs from the
+ * kernel's T.gemm ops (tl_kernel_gemm_flops).
+ *
+ * Input generator (documented, reproducible; never time-based): splitmix64
+ * (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
+ * OOPSLA 2014; the constants of Java's SplittableRandom) seeded with --seed
+ * (default 0), one stream per run, consumed tensor by tensor in parameter
+ * order, one 64-bit draw per element in row-major order.  A draw x gives:
+ * floats: u = (x >> 11) * 2^-53 in [0, 1), value 2u - 1 in [-1, 1) rounded
+ * to the dtype (nearest even); signed integers: -4 + (x mod 9) in [-4, 4];
+ * unsigned: x mod 5 in [0, 4]; bool: x & 1.
+ *
+ * Check tolerances (DESIGN §8, by output dtype): |got - ref| <= atol +
+ * rtol * |ref| with (atol, rtol) = (1e-4, 1e-4) for float32/float64/
+ * tfloat32, (1e-2, 1e-2) for float16, (2e-2, 2e-2) for bfloat16; integers
+ * and bool exactly.  A NaN where the reference has a number (an unwritten,
+ * poisoned element) is a mismatch; NaN in both is a match.  The worst
+ * element is the one whose |diff| exceeds its tolerance by the most.
+ *
+ * Only the public API is used. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tilelang/core.h"
+#include "tilelang/ir.h"
+#include "tilelang/runtime.h"
+
+enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
+
+#define BENCH_WARMUP 10
+#define BENCH_REPS 100
+#define MAX_RUNS 4096
+
+static const char *const TARGETS[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+
+static void usage(FILE *f) {
+  fputs(
+      "usage: tl-run [options] [FILE]\n"
+      "\n"
+      "Compiles a TileLang kernel file (FILE, or stdin when FILE is '-' or missing),\n"
+      "makes inputs, runs it and prints one line per output:\n"
+      "  output NAME shape=[...] dtype=... sum=... abs_sum=...\n"
+      "\n"
+      "options:\n"
+      "  -D NAME=VALUE         bind a factory parameter or module constant\n"
+      "  --device=DEV          auto (default: cuda when a driver and GPU exist, else\n"
+      "                        cpu with a note), cuda, cpu (the CPU SIMT executor)\n"
+      "  --dim NAME=V[,V...]   value(s) of a dynamic dim; a list runs each value\n"
+      "                        (all combinations) with one compilation\n"
+      "  --arg NAME=VALUE      value of a scalar parameter (required for each)\n"
+      "  --out-idx=LIST        -1 | 0,2 | none (default: the file's out_idx);\n"
+      "                        with none every tensor parameter counts as output\n"
+      "  --seed N              input generator seed (default 0; splitmix64; floats\n"
+      "                        uniform in [-1, 1) rounded to the dtype, ints in [-4, 4])\n"
+      "  --check               compare every output element with the tile-level\n"
+      "                        reference evaluator; prints 'check: PASS' or\n"
+      "                        'check: FAIL' with the worst element (exit 1)\n"
+      "  --bench               (cuda) median of 100 timed launches after 10 warm-ups:\n"
+      "                        prints time_ms= and, for T.gemm kernels, tflops=\n"
+      "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
+      "  -h, --help            show this help and exit\n"
+      "\n"
+      "exit status: 0 success, 1 invalid input / failed run / failed check,\n"
+      "2 usage error (bad option, unreadable file)\n",
+      f);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("tl-run: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs("\ntry 'tl-run --help' for more information\n", stderr);
+  return EXIT_USAGE;
+}
+
+/* The option getopt_long just rejected, as the user spelled it. */
+static const char *bad_option(int argc, char **argv) {
+  static char shortopt[3];
+  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
+    return argv[optind - 1];
+  if (optopt > 0 && optopt < 128) {
+    shortopt[0] = '-';
+    shortopt[1] = (char)optopt;
+    shortopt[2] = '\0';
+    return shortopt;
+  }
+  return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+}
+
+static bool read_all(int fd, char **out, size_t *out_len) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) return false;
+  for (;;) {
+    if (len == cap) {
+      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!nb) {
+        free(buf);
+        errno = ENOMEM;
+        return false;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + len, cap - len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(buf);
+      errno = e;
+      return false;
+    }
+    if (n == 0) break;
+    len += (size_t)n;
+  }
+  *out = buf;
+  *out_len = len;
+  return true;
+}
+
+static void print_library_error(tl_context *ctx, tl_status s) {
+  const char *msg = tl_context_last_error(ctx);
+  if (!*msg) msg = tl_status_name(s);
+  size_t n = strlen(msg);
+  fputs(msg, stderr);
+  if (n == 0 || msg[n - 1] != '\n') fputc('\n', stderr);
+}
+
+static bool parse_i64(const char *s, int64_t *out) {
+  if (!s || !*s) return false;
+  errno = 0;
+  char *end;
+  long long v = strtoll(s, &end, 0);
+  if (errno || *end) return false;
+  *out = v;
+  return true;
+}
+
+/* ------------------------------------------------------------ dtypes */
+static double half_to_double(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* Nearest-even rounding of x to a binary float with mbits mantissa bits and
+ * ebits exponent bits; returns the bit pattern (used for f16). */
+static uint16_t double_to_half(double x) {
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  if (isnan(x)) return 0x7e00;
+  x = fabs(x);
+  if (isinf(x)) return sign | 0x7c00;
+  if (x < ldexp(1.0, -14)) return sign | (uint16_t)nearbyint(ldexp(x, 24));
+  int e;
+  double m = frexp(x, &e);
+  double q = nearbyint(ldexp(m, 11));
+  int E = e - 1 + 15;
+  if (q >= 2048) {
+    q = 1024;
+    E++;
+  }
+  if (E >= 31) return sign | 0x7c00;
+  return sign | (uint16_t)(E << 10) | (uint16_t)((uint32_t)q - 1024);
+}
+
+static double bf16_to_double(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static uint16_t double_to_bf16(double x) {
+  float f = (float)x;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if ((u & 0x7fffffff) > 0x7f800000) return 0x7fc0;
+  u += 0x7fff + ((u >> 16) & 1);
+  return (uint16_t)(u >> 16);
+}
+
+static double get_elem(const void *data, tl_dtype t, size_t i) {
+  const char *p = (const char *)data + i * (size_t)tl_dtype_bytes(t);
+  switch (t.code) {
+    case TL_TYPE_FLOAT:
+    case TL_TYPE_TFLOAT:
+      if (t.bits == 64) { double d; memcpy(&d, p, 8); return d; }
+      if (t.bits == 32) { float f; memcpy(&f, p, 4); return f; }
+      if (t.bits == 16) { uint16_t h; memcpy(&h, p, 2); return half_to_double(h); }
+      return NAN;
+    case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); return bf16_to_double(h); }
+    case TL_TYPE_INT:
+      switch (t.bits) {
+        case 8: return *(const int8_t *)p;
+        case 16: { int16_t v; memcpy(&v, p, 2); return v; }
+        case 32: { int32_t v; memcpy(&v, p, 4); return v; }
+        default: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+      }
+    case TL_TYPE_UINT:
+    case TL_TYPE_BOOL:
+      switch (t.bits) {
+        case 8: return *(const uint8_t *)p;
+        case 16: { uint16_t v; memcpy(&v, p, 2); return v; }
+        case 32: { uint32_t v; memcpy(&v, p, 4); return v; }
+        default: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+      }
+    default: return NAN;
+  }
+}
+
+static void set_elem(void *data, tl_dtype t, size_t i, double v) {
+  char *p = (char *)data + i * (size_t)tl_dtype_bytes(t);
+  switch (t.code) {
+    case TL_TYPE_FLOAT:
+    case TL_TYPE_TFLOAT:
+      if (t.bits == 64) memcpy(p, &v, 8);
+      else if (t.bits == 32) { float f = (float)v; memcpy(p, &f, 4); }
+      else if (t.bits == 16) { uint16_t h = double_to_half(v); memcpy(p, &h, 2); }
+      break;
+    case TL_TYPE_BFLOAT: { uint16_t h = double_to_bf16(v); memcpy(p, &h, 2); break; }
+    default: {
+      int64_t x = (int64_t)v;
+      switch (t.bits) {
+        case 8: { int8_t y = (int8_t)x; memcpy(p, &y, 1); break; }
+        case 16: { int16_t y = (int16_t)x; memcpy(p, &y, 2); break; }
+        case 32: { int32_t y = (int32_t)x; memcpy(p, &y, 4); break; }
+        default: memcpy(p, &x, 8);
+      }
+    }
+  }
+}
+
+static DLDataType dl_dtype(tl_dtype t) {
+  DLDataType d;
+  d.code = t.code == TL_TYPE_INT     ? kDLInt
+           : t.code == TL_TYPE_UINT  ? kDLUInt
+           : t.code == TL_TYPE_BFLOAT ? kDLBfloat
+           : t.code == TL_TYPE_BOOL  ? kDLUInt
+                                     : kDLFloat;
+  d.bits = t.bits;
+  d.lanes = 1;
+  return d;
+}
+
+static bool is_float(tl_dtype t) {
+  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT;
+}
+
+static void tolerance(tl_dtype t, double *atol, double *rtol) {
+  if (t.code == TL_TYPE_BFLOAT) *atol = *rtol = 2e-2;
+  else if (t.code == TL_TYPE_FLOAT && t.bits == 16) *atol = *rtol = 1e-2;
+  else if (is_float(t)) *atol = *rtol = 1e-4;
+  else *atol = *rtol = 0;
+}
+
+/* ------------------------------------------------------- generator */
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
+static void fill_random(void *data, tl_dtype t, size_t n, uint64_t *state) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = splitmix64(state);
+    double v;
+    if (is_float(t)) v = 2.0 * ldexp((double)(x >> 11), -53) - 1.0;
+    else if (t.code == TL_TYPE_BOOL) v = (double)(x & 1);
+    else if (t.code == TL_TYPE_UINT) v = (double)(x % 5);
+    else v = -4.0 + (double)(x % 9);
+    set_elem(data, t, i, v);
+  }
+}
+
+/* --------------------------------------------------------- the kernel */
+typedef struct param_info {
+  const char *name;
+  bool is_tensor, is_output;
+  tl_dtype dtype;
+  int ndim;
+  int64_t dims[8];
+  int dim_sym[8];    /* symbol index of a dim that is exactly a symbol, else -1 */
+} param_info;
+
+typedef struct dim_opt { char *name; int64_t *vals; int n; } dim_opt;
+typedef struct arg_opt { char *name; char *value; } arg_opt;
+
+typedef struct run_state {
+  tl_context *ctx;
+  tl_kernel *k;
+  int device;
+  int nparams;
+  param_info *p;
+  int nsyms;
+  const char **syms;
+  int64_t *symv;
+  tl_arg *scalar_args;  /* per param (scalars only) */
+  uint64_t seed;
+  bool check, bench;
+} run_state;
+
+typedef struct host_tensor {
+  void *data;
+  size_t elems;
+  int64_t shape[8];
+  DLTensor t;
+} host_tensor;
+
+static size_t shape_elems(const param_info *p, const int64_t *symv, int64_t *shape) {
+  size_t n = 1;
+  for (int d = 0; d < p->ndim; d++) {
+    shape[d] = p->dim_sym[d] >= 0 ? symv[p->dim_sym[d]] : p->dims[d];
+    n *= (size_t)(shape[d] > 0 ? shape[d] : 0);
+  }
+  return n;
+}
+
+/* Allocates and fills host copies of the inputs (every non-output tensor)
+ * from a fresh generator stream. */
+static bool make_inputs(run_state *rs, host_tensor *h) {
+  uint64_t state = rs->seed;
+  for (int i = 0; i < rs->nparams; i++) {
+    const param_info *p = &rs->p[i];
+    if (!p->is_tensor || p->is_output) continue;
+    h[i].elems = shape_elems(p, rs->symv, h[i].shape);
+    size_t bytes = h[i].elems * (size_t)tl_dtype_bytes(p->dtype);
+    h[i].data = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!h[i].data) return false;
+    fill_random(h[i].data, p->dtype, h[i].elems, &state);
+    memset(&h[i].t, 0, sizeof h[i].t);
+    h[i].t.data = h[i].data;
+    h[i].t.device.device_type = kDLCPU;
+    h[i].t.ndim = p->ndim;
+    h[i].t.dtype = dl_dtype(p->dtype);
+    h[i].t.shape = h[i].shape;
+  }
+  return true;
+}
+
+static void free_host(host_tensor *h, int n) {
+  for (int i = 0; h && i < n; i++) free(h[i].data);
+  free(h);
+}
+
+/* Host results of one run: per param, the output's data (or NULL). */
+typedef struct results {
+  void **data;       /* malloc'd host copies */
+  size_t *elems;
+  int64_t (*shape)[8];
+} results;
+
+static void results_free(results *r, int n) {
+  for (int i = 0; r->data && i < n; i++) free(r->data[i]);
+  free(r->data);
+  free(r->elems);
+  free(r->shape);
+  memset(r, 0, sizeof *r);
+}
+
+static bool results_init(results *r, int n) {
+  r->data = calloc((size_t)n + 1, sizeof *r->data);
+  r->elems = calloc((size_t)n + 1, sizeof *r->elems);
+  r->shape = calloc((size_t)n + 1, sizeof *r->shape);
+  return r->data && r->elems && r->shape;
+}
+
+/* Copies a host DLTensor's data into r slot i. */
+static bool keep_host(results *r, int i, const DLTensor *t, tl_dtype dt) {
+  size_t n = 1;
+  for (int d = 0; d < t->ndim && d < 8; d++) {
+    r->shape[i][d] = t->shape[d];
+    n *= (size_t)t->shape[d];
+  }
+  size_t bytes = n * (size_t)tl_dtype_bytes(dt);
+  r->data[i] = malloc(bytes ? bytes : 1);
+  if (!r->data[i]) return false;
+  if (bytes) memcpy(r->data[i], (const char *)t->data + t->byte_offset, bytes);
+  r->elems[i] = n;
+  return true;
+}
+
+/* Runs the kernel once with executor exec (TL_EXEC_CPU, TL_EXEC_REFERENCE
+ * or TL_EXEC_CUDA) on fresh inputs; fills r with the outputs. */
+static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *bench_ms) {
+  tl_context *ctx = rs->ctx;
+  int np = rs->nparams;
+  tl_status st = TL_OK;
+  host_tensor *h = calloc((size_t)np + 1, sizeof *h);
+  DLManagedTensor **dev = calloc((size_t)np + 1, sizeof *dev);
+  tl_arg *args = calloc((size_t)np + 1, sizeof *args);
+  int nout = 0;
+  const int *oidx = tl_kernel_out_idx(rs->k, &nout);
+  DLManagedTensor **outs = calloc((size_t)nout + 1, sizeof *outs);
+  float *times = NULL;
+  if (!h || !dev || !args || !outs || !results_init(r, np) || !make_inputs(rs, h)) {
+    fputs("tl-run: error: out of memory\n", stderr);
+    st = TL_ERR_NO_MEMORY;
+    goto out;
+  }
+  bool cuda = exec == TL_EXEC_CUDA;
+  size_t na = 0;
+  for (int i = 0; i < np; i++) {
+    const param_info *p = &rs->p[i];
+    if (p->is_output) continue;
+    if (!p->is_tensor) {
+      args[na++] = rs->scalar_args[i];
+      continue;
+    }
+    if (cuda) {
+      DLDevice d = {kDLCUDA, 0};
+      if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, dl_dtype(p->dtype), &dev[i])) !=
+              TL_OK ||
+          (st = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &h[i].t)) != TL_OK) {
+        print_library_error(ctx, st);
+        goto out;
+      }
+      args[na++] = tl_arg_tensor(&dev[i]->dl_tensor);
+    } else {
+      args[na++] = tl_arg_tensor(&h[i].t);
+    }
+  }
+  if (bench_ms) {
+    times = calloc(BENCH_REPS, sizeof *times);
+    if (!times) {
+      st = TL_ERR_NO_MEMORY;
+      goto out;
+    }
+    st = tl_kernel_time(ctx, rs->k, args, na, NULL, BENCH_WARMUP, BENCH_REPS, times, outs);
+  } else {
+    st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
+  }
+  if (st != TL_OK) {
+    print_library_error(ctx, st);
+    goto out;
+  }
+  if (bench_ms) { /* median */
+    for (int i = 1; i < BENCH_REPS; i++)
+      for (int j = i; j > 0 && times[j - 1] > times[j]; j--) {
+        float t = times[j];
+        times[j] = times[j - 1];
+        times[j - 1] = t;
+      }
+    *bench_ms = BENCH_REPS % 2 ? times[BENCH_REPS / 2]
+                               : 0.5 * ((double)times[BENCH_REPS / 2 - 1] + times[BENCH_REPS / 2]);
+  }
+  /* collect the outputs on the host */
+  for (int i = 0; i < np; i++) {
+    const param_info *p = &rs->p[i];
+    if (!p->is_tensor) continue;
+    const DLTensor *src = NULL;
+    if (p->is_output) {
+      for (int j = 0; j < nout; j++)
+        if (oidx[j] == i && outs[j]) src = &outs[j]->dl_tensor;
+    } else if (nout == 0) { /* out_idx none: every tensor counts */
+      src = cuda ? &dev[i]->dl_tensor : &h[i].t;
+    }
+    if (!src) continue;
+    if (src->device.device_type == kDLCPU) {
+      if (!keep_host(r, i, src, p->dtype)) st = TL_ERR_NO_MEMORY;
+    } else {
+      DLManagedTensor *tmp = NULL;
+      DLDevice hd = {kDLCPU, 0};
+      if ((st = tl_tensor_alloc(ctx, hd, src->ndim, src->shape, src->dtype, &tmp)) == TL_OK &&
+          (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK &&
+          !keep_host(r, i, &tmp->dl_tensor, p->dtype))
+        st = TL_ERR_NO_MEMORY;
+      if (st != TL_OK && st != TL_ERR_NO_MEMORY) print_library_error(ctx, st);
+      if (tmp) tmp->deleter(tmp);
+    }
+    if (st != TL_OK) goto out;
+  }
+out:
+  for (int j = 0; outs && j < nout; j++)
+    if (outs[j]) outs[j]->deleter(outs[j]);
+  for (int i = 0; dev && i < np; i++)
+    if (dev[i]) dev[i]->deleter(dev[i]);
+  free(outs);
+  free(dev);
+  free(args);
+  free(times);
+  free_host(h, np);
+  return st;
+}
+
+static void print_shape(FILE *f, const int64_t *shape, int ndim) {
+  fputc('[', f);
+  for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? "," : "", shape[d]);
+  fputc(']', f);
+}
+
+/* Formats the multi-index of flat element i of a tensor. */
+static void print_index(FILE *f, size_t i, const int64_t *shape, int ndim) {
+  int64_t idx[8];
+  for (int d = ndim - 1; d >= 0; d--) {
+    int64_t s = shape[d] > 0 ? shape[d] : 1;
+    idx[d] = (int64_t)(i % (size_t)s);
+    i /= (size_t)s;
+  }
+  fputc('[', f);
+  for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? ", " : "", idx[d]);
+  fputc(']', f);
+}
+
+/* Compares device results with reference results; prints the verdict. */
+static bool compare(run_state *rs, const results *got, const results *ref) {
+  bool ok = true;
+  int worst_p = -1;
+  size_t worst_i = 0, nbad_total = 0, total = 0, nan_both = 0;
+  double worst_excess = -1, worst_tol = 0;
+  for (int i = 0; i < rs->nparams; i++) {
+    const param_info *p = &rs->p[i];
+    if (!got->data[i]) continue;
+    if (!ref->data[i] || ref->elems[i] != got->elems[i]) {
+      printf("check: FAIL: the reference evaluator gave no output '%s' of the same size\n",
+             p->name);
+      return false;
+    }
+    double atol, rtol;
+    tolerance(p->dtype, &atol, &rtol);
+    for (size_t e = 0; e < got->elems[i]; e++) {
+      double g = get_elem(got->data[i], p->dtype, e), x = get_elem(ref->data[i], p->dtype, e);
+      total++;
+      double tol = atol + rtol * fabs(x), excess;
+      if (isnan(g) && isnan(x)) {
+        nan_both++;
+        continue;
+      }
+      if (isnan(g) || isnan(x)) excess = INFINITY;
+      else if (isinf(g) || isinf(x)) excess = g == x ? 0 : INFINITY;
+      else excess = fabs(g - x) - tol;
+      if (excess > 0 || (excess == INFINITY)) {
+        nbad_total++;
+        ok = false;
+        if (excess > worst_excess) {
+          worst_excess = excess;
+          worst_p = i;
+          worst_i = e;
+          worst_tol = tol;
+        }
+      }
+    }
+  }
+  if (nan_both)
+    fprintf(stderr, "tl-run: note: %zu output element(s) are NaN in both results (not written "
+            "by the program itself?)\n", nan_both);
+  if (ok) {
+    printf("check: PASS\n");
+    return true;
+  }
+  const param_info *p = &rs->p[worst_p];
+  double g = get_elem(got->data[worst_p], p->dtype, worst_i);
+  double x = get_elem(ref->data[worst_p], p->dtype, worst_i);
+  printf("check: FAIL: %zu of %zu output elements differ; worst %s", nbad_total, total, p->name);
+  print_index(stdout, worst_i, got->shape[worst_p], p->ndim);
+  printf(" (flat %zu): got %.9g expected %.9g (|diff| %.3g, tolerance %.3g)%s\n", worst_i, g, x,
+         fabs(g - x), worst_tol,
+         isnan(g) ? " -- NaN: the element was not written (outputs are poisoned)" : "");
+  return false;
+}
+
+/* One combination of dims: run, print, check, bench.  Returns the exit
+ * code contribution (0 or EXIT_INPUT). */
+static int do_run(run_state *rs) {
+  tl_executor exec = rs->device == DEV_CUDA ? TL_EXEC_CUDA : TL_EXEC_CPU;
+  results got = {0}, ref = {0};
+  int rc = 0;
+  if (run_once(rs, exec, &got, NULL) != TL_OK) {
+    rc = EXIT_INPUT;
+    goto out;
+  }
+  for (int i = 0; i < rs->nparams; i++) {
+    const param_info *p = &rs->p[i];
+    if (!got.data[i]) continue;
+    double sum = 0, asum = 0;
+    for (size_t e = 0; e < got.elems[i]; e++) {
+      double v = get_elem(got.data[i], p->dtype, e);
+      sum += v;
+      asum += fabs(v);
+    }
+    printf("output %s shape=", p->name);
+    print_shape(stdout, got.shape[i], p->ndim);
+    if (isnan(sum)) sum = NAN; /* print "nan", never "-nan" */
+    if (isnan(asum)) asum = NAN;
+    printf(" dtype=%s sum=%.6g abs_sum=%.6g\n", tl_dtype_name(p->dtype), sum, asum);
+  }
+  if (rs->check) {
+    if (run_once(rs, TL_EXEC_REFERENCE, &ref, NULL) != TL_OK) {
+      fputs("tl-run: error: the reference evaluator failed\n", stderr);
+      printf("check: FAIL: the reference evaluator could not run the kernel\n");
+      rc = EXIT_INPUT;
+      goto out;
+    }
+    if (!compare(rs, &got, &ref)) rc = EXIT_INPUT;
+  }
+  if (rs->bench) {
+    results tmp = {0};
+    double ms = 0;
+    if (run_once(rs, TL_EXEC_CUDA, &tmp, &ms) != TL_OK) {
+      results_free(&tmp, rs->nparams);
+      rc = EXIT_INPUT;
+      goto out;
+    }
+    results_free(&tmp, rs->nparams);
+    double flops = 0;
+    if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) !=
+        TL_OK)
+      flops = 0;
+    printf("time_ms=%.6g", ms);
+    if (flops > 0 && ms > 0) printf(" tflops=%.4g", flops / (ms * 1e-3) / 1e12);
+    printf("\n");
+  }
+out:
+  fflush(stdout);
+  results_free(&got, rs->nparams);
+  results_free(&ref, rs->nparams);
+  return rc;
+}
+
+/* Parses "--out-idx" text: none, or a comma-separated list of ints. */
+static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_t *n) {
+  if (!strcmp(s, "none")) {
+    *mode = TL_OUT_IDX_NONE;
+    return true;
+  }
+  size_t cap = strlen(s) + 1, k = 0;
+  int *v = calloc(cap, sizeof(int));
+  if (!v) return false;
+  const char *p = s;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long x = strtol(p, &end, 10);
+    if (end == p || errno || x < -1000000 || x > 1000000 || (*end && *end != ',')) {
+      free(v);
+      return false;
+    }
+    v[k++] = (int)x;
+    p = *end ? end + 1 : end;
+    if (*end == ',' && !*p) {
+      free(v);
+      return false;
+    }
+  }
+  if (k == 0) {
+    free(v);
+    return false;
+  }
+  *mode = TL_OUT_IDX_LIST;
+  *idx = v;
+  *n = k;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
+         OPT_TARGET };
+  static const struct option longopts[] = {
+      {"device", required_argument, NULL, OPT_DEVICE},
+      {"dim", required_argument, NULL, OPT_DIM},
+      {"arg", required_argument, NULL, OPT_ARG},
+      {"out-idx", required_argument, NULL, OPT_OUT_IDX},
+      {"seed", required_argument, NULL, OPT_SEED},
+      {"check", no_argument, NULL, OPT_CHECK},
+      {"bench", no_argument, NULL, OPT_BENCH},
+      {"target", required_argument, NULL, OPT_TARGET},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0},
+  };
+  int rc = EXIT_USAGE;
+  int device = DEV_AUTO;
+  const char *target = NULL, *in_path = NULL;
+  bool check = false, bench = false;
+  uint64_t seed = 0;
+  tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
+  int *oi = NULL;
+  size_t noi = 0;
+  tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
+  dim_opt *dims = calloc((size_t)argc + 1, sizeof *dims);
+  arg_opt *sargs = calloc((size_t)argc + 1, sizeof *sargs);
+  size_t ndefines = 0, ndims = 0, nsargs = 0;
+  char *source = NULL;
+  tl_context *ctx = NULL;
+  tl_kernel *k = NULL;
+  run_state rs;
+  memset(&rs, 0, sizeof rs);
+  if (!defines || !dims || !sargs) {
+    fputs("tl-run: error: out of memory\n", stderr);
+    rc = EXIT_INPUT;
+    goto done;
+  }
+
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":D:h", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'D': {
+        char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg) {
+          rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
+          goto done;
+        }
+        *eq = '\0';
+        defines[ndefines].name = optarg;
+        defines[ndefines].value = eq + 1;
+        ndefines++;
+        break;
+      }
+      case 'h':
+        usage(stdout);
+        rc = 0;
+        goto done;
+      case OPT_DEVICE:
+        if (!strcmp(optarg, "auto")) device = DEV_AUTO;
+        else if (!strcmp(optarg, "cuda")) device = DEV_CUDA;
+        else if (!strcmp(optarg, "cpu")) device = DEV_CPU;
+        else {
+          rc = usage_error("unknown --device '%s' (expected auto, cuda or cpu)", optarg);
+          goto done;
+        }
+        break;
+      case OPT_DIM: {
+        char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg || !eq[1]) {
+          rc = usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
+          goto done;
+        }
+        *eq = '\0';
+        dim_opt *d = NULL;
+        for (size_t i = 0; i < ndims; i++)
+          if (!strcmp(dims[i].name, optarg)) d = &dims[i]; /* the last --dim of a name wins */
+        if (!d) d = &dims[ndims++];
+        d->name = optarg;
+        free(d->vals);
+        d->vals = calloc(strlen(eq + 1) + 1, sizeof(int64_t));
+        d->n = 0;
+        if (!d->vals) {
+          rc = EXIT_INPUT;
+          goto done;
+        }
+        for (char *tok = eq + 1; tok;) {
+          char *comma = strchr(tok, ',');
+          if (comma) *comma = '\0';
+          int64_t v;
+          bool okv = parse_i64(tok, &v) && v >= 0 && v <= INT32_MAX;
+          if (comma) *comma = ',';
+          tok = comma ? comma + 1 : NULL;
+          if (!okv) {
+            *eq = '=';
+            rc = usage_error("bad --dim value in '%s': expected non-negative integers "
+                             "(NAME=V or NAME=V1,V2,...)", optarg);
+            goto done;
+          }
+          d->vals[d->n++] = v;
+        }
+        if (d->n == 0) {
+          *eq = '=';
+          rc = usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
+          goto done;
+        }
+        break;
+      }
+      case OPT_ARG: {
+        char *eq = strchr(optarg, '=');
+        if (!eq || eq == optarg || !eq[1]) {
+          rc = usage_error("malformed --arg '%s': expected --arg NAME=VALUE", optarg);
+          goto done;
+        }
+        *eq = '\0';
+        size_t i = 0;
+        while (i < nsargs && strcmp(sargs[i].name, optarg)) i++;
+        if (i == nsargs) nsargs++;
+        sargs[i].name = optarg;
+        sargs[i].value = eq + 1;
+        break;
+      }
+      case OPT_OUT_IDX:
+        free(oi);
+        oi = NULL;
+        if (!parse_out_idx(optarg, &oi_mode, &oi, &noi)) {
+          rc = usage_error("bad --out-idx '%s' (expected none or integers such as -1 or 0,2)",
+                           optarg);
+          goto done;
+        }
+        break;
+      case OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(optarg, &end, 0);
+        if (!*optarg || *end || errno || optarg[0] == '-') {
+          rc = usage_error("bad --seed '%s' (expected a non-negative integer)", optarg);
+          goto done;
+        }
+        seed = v;
+        break;
+      }
+      case OPT_CHECK: check = true; break;
+      case OPT_BENCH: bench = true; break;
+      case OPT_TARGET: {
+        bool ok = false;
+        for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++)
+          if (!strcmp(optarg, TARGETS[i])) ok = true;
+        if (!ok) {
+          rc = usage_error("unknown --target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)",
+                           optarg);
+          goto done;
+        }
+        target = optarg;
+        break;
+      }
+      case ':':
+        rc = usage_error("option '%s' requires an argument", bad_option(argc, argv));
+        goto done;
+      default:
+        rc = usage_error("unknown or malformed option '%s'", bad_option(argc, argv));
+        goto done;
+    }
+  }
+  for (int i = optind; i < argc; i++) {
+    if (in_path) {
+      rc = usage_error("more than one input file ('%s')", argv[i]);
+      goto done;
+    }
+    in_path = argv[i];
+  }
+  bool from_stdin = !in_path || strcmp(in_path, "-") == 0;
+  const char *display = from_stdin ? "<stdin>" : in_path;
+  size_t len = 0;
+  {
+    int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
+    if (fd < 0 || !read_all(fd, &source, &len)) {
+      fprintf(stderr, "tl-run: error: cannot read '%s': %s\n", display, strerror(errno));
+      if (fd >= 0 && !from_stdin) close(fd);
+      rc = EXIT_USAGE;
+      goto done;
+    }
+    if (!from_stdin) close(fd);
+  }
+  rc = EXIT_INPUT;
+  tl_status s = tl_context_create(&ctx);
+  if (s != TL_OK) {
+    fprintf(stderr, "tl-run: error: %s\n", tl_status_name(s));
+    goto done;
+  }
+
+  /* (1) device */
+  if (device != DEV_CPU) {
+    s = tl_device_check(ctx);
+    if (s != TL_OK) {
+      const char *why = tl_context_last_error(ctx);
+      if (device == DEV_CUDA) {
+        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
+                *why ? why : tl_status_name(s));
+        goto done;
+      }
+      fprintf(stderr,
+              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
+              *why ? why : tl_status_name(s));
+      device = DEV_CPU;
+    } else {
+      device = DEV_CUDA;
+    }
+  }
+  if (bench && device != DEV_CUDA) {
+    fputs("<command line>: error: --bench needs the CUDA device (the CPU executors are not "
+          "timed)\n", stderr);
+    goto done;
+  }
+
+  /* (2) compile once */
+  tl_compile_options co;
+  memset(&co, 0, sizeof co);
+  co.target = target;
+  co.out_idx_mode = oi_mode;
+  co.out_idx = oi;
+  co.n_out_idx = noi;
+  co.flags = TL_COMPILE_POISON_OUTPUTS;
+  co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
+  s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &k);
+  if (s != TL_OK) {
+    print_library_error(ctx, s);
+    goto done;
+  }
+
+  /* parameters, dynamic dims, scalars */
+  rs.ctx = ctx;
+  rs.k = k;
+  rs.device = device;
+  rs.seed = seed;
+  rs.check = check;
+  rs.bench = bench;
+  rs.nparams = tl_kernel_param_count(k);
+  rs.p = calloc((size_t)rs.nparams + 1, sizeof *rs.p);
+  rs.syms = calloc((size_t)rs.nparams * 8 + 1, sizeof *rs.syms);
+  rs.symv = calloc((size_t)rs.nparams * 8 + 1, sizeof *rs.symv);
+  rs.scalar_args = calloc((size_t)rs.nparams + 1, sizeof *rs.scalar_args);
+  if (!rs.p || !rs.syms || !rs.symv || !rs.scalar_args) {
+    fputs("tl-run: error: out of memory\n", stderr);
+    goto done;
+  }
+  bool bad = false;
+  for (int i = 0; i < rs.nparams; i++) {
+    param_info *p = &rs.p[i];
+    p->name = tl_kernel_param_name(k, i);
+    p->is_tensor = tl_kernel_param_is_tensor(k, i);
+    p->is_output = tl_kernel_param_is_output(k, i);
+    p->dtype = tl_kernel_param_dtype(k, i);
+    p->ndim = tl_kernel_param_ndim(k, i);
+    if (p->is_tensor && (p->ndim > 8 || p->dtype.lanes > 1)) {
+      fprintf(stderr, "tl-run: error: parameter '%s': tl-run handles tensors of at most 8 dims "
+              "and scalar element types\n", p->name);
+      goto done;
+    }
+    for (int d = 0; d < p->ndim; d++) {
+      const char *sym = NULL;
+      p->dim_sym[d] = -1;
+      if (tl_kernel_param_dim(k, i, d, &p->dims[d], &sym)) continue;
+      if (!sym) {
+        if (!p->is_output) {
+          fprintf(stderr, "tl-run: error: parameter '%s' dim %d is an expression of dynamic "
+                  "dims; tl-run needs input dims that are constants or single dims\n",
+                  p->name, d);
+          goto done;
+        }
+        continue;
+      }
+      int si = 0;
+      while (si < rs.nsyms && strcmp(rs.syms[si], sym)) si++;
+      if (si == rs.nsyms) rs.syms[rs.nsyms++] = sym;
+      p->dim_sym[d] = si;
+    }
+  }
+  for (size_t i = 0; i < ndims; i++) {
+    int si = 0;
+    while (si < rs.nsyms && strcmp(rs.syms[si], dims[i].name)) si++;
+    if (si == rs.nsyms) {
+      fprintf(stderr, "<command line>: error: --dim %s: the kernel has no dynamic dim named '%s'",
+              dims[i].name, dims[i].name);
+      if (rs.nsyms) {
+        fputs(" (its dynamic dims:", stderr);
+        for (int j = 0; j < rs.nsyms; j++) fprintf(stderr, " %s", rs.syms[j]);
+        fputc(')', stderr);
+      }
+      fputc('\n', stderr);
+      bad = true;
+    }
+  }
+  for (int si = 0; si < rs.nsyms; si++) {
+    bool found = false;
+    for (size_t i = 0; i < ndims; i++) found |= !strcmp(dims[i].name, rs.syms[si]);
+    if (!found) {
+      fprintf(stderr, "<command line>: error: dynamic dim '%s' has no value; pass --dim %s=<int>\n",
+              rs.syms[si], rs.syms[si]);
+      bad = true;
+    }
+  }
+  for (size_t i = 0; i < nsargs; i++) {
+    int pi = 0;
+    while (pi < rs.nparams && (rs.p[pi].is_tensor || strcmp(rs.p[pi].name, sargs[i].name))) pi++;
+    if (pi == rs.nparams) {
+      fprintf(stderr, "<command line>: error: --arg %s: the kernel has no scalar parameter named "
+              "'%s'\n", sargs[i].name, sargs[i].name);
+      bad = true;
+    }
+  }
+  for (int pi = 0; pi < rs.nparams; pi++) {
+    param_info *p = &rs.p[pi];
+    if (p->is_tensor) continue;
+    const char *val = NULL;
+    for (size_t i = 0; i < nsargs; i++)
+      if (!strcmp(sargs[i].name, p->name)) val = sargs[i].value;
+    if (!val) {
+      fprintf(stderr, "<command line>: error: scalar parameter '%s' (%s) has no value; pass "
+              "--arg %s=<value>\n", p->name, tl_dtype_name(p->dtype), p->name);
+      bad = true;
+      continue;
+    }
+    if (is_float(p->dtype)) {
+      char *end;
+      errno = 0;
+      double v = strtod(val, &end);
+      if (end == val || *end || errno == EINVAL) {
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected a number for %s\n",
+                p->name, val, tl_dtype_name(p->dtype));
+        bad = true;
+      }
+      rs.scalar_args[pi] = tl_arg_float(v);
+    } else {
+      int64_t v;
+      if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "True") || !strcmp(val, "true"))) v = 1;
+      else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false")))
+        v = 0;
+      else if (!parse_i64(val, &v)) {
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected an integer for %s\n",
+                p->name, val, tl_dtype_name(p->dtype));
+        bad = true;
+      }
+      rs.scalar_args[pi] = tl_arg_int(v);
+    }
+  }
+  if (bad) goto done;
+
+  /* (3) every combination of --dim values */
+  {
+    int *which = calloc((size_t)rs.nsyms + 1, sizeof(int));
+    int *dim_of = calloc((size_t)rs.nsyms + 1, sizeof(int));
+    if (!which || !dim_of) {
+      free(which);
+      free(dim_of);
+      goto done;
+    }
+    long nruns = 1;
+    for (int si = 0; si < rs.nsyms; si++) {
+      for (size_t i = 0; i < ndims; i++)
+        if (!strcmp(dims[i].name, rs.syms[si])) dim_of[si] = (int)i;
+      nruns *= dims[dim_of[si]].n;
+      if (nruns > MAX_RUNS) break;
+    }
+    if (nruns > MAX_RUNS) {
+      fprintf(stderr, "<command line>: error: --dim lists give more than %d runs\n", MAX_RUNS);
+      free(which);
+      free(dim_of);
+      goto done;
+    }
+    int fail = 0;
+    for (long r = 0; r < nruns; r++) {
+      for (int si = 0; si < rs.nsyms; si++) rs.symv[si] = dims[dim_of[si]].vals[which[si]];
+      if (nruns > 1) {
+        printf("run");
+        for (int si = 0; si < rs.nsyms; si++)
+          printf(" %s=%" PRId64, rs.syms[si], rs.symv[si]);
+        printf("\n");
+      }
+      if (do_run(&rs) != 0) fail = 1;
+      for (int si = rs.nsyms - 1; si >= 0; si--) { /* odometer, last dim fastest */
+        if (++which[si] < dims[dim_of[si]].n) break;
+        which[si] = 0;
+      }
+    }
+    free(which);
+    free(dim_of);
+    rc = fail ? EXIT_INPUT : 0;
+  }
+
+done:
+  free(rs.p);
+  free(rs.syms);
+  free(rs.symv);
+  free(rs.scalar_args);
+  tl_kernel_destroy(k);
+  tl_context_destroy(ctx);
+  free(source);
+  free(defines);
+  for (size_t i = 0; dims && i < ndims; i++) free(dims[i].vals);
+  free(dims);
+  free(sargs);
+  free(oi);
+  return rc;
+}
