@@ -201,6 +201,17 @@ static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
     }
     case TL_EXPR_BROADCAST:
       return tl_lo_broadcast(m, e->loc, rw_expr(st, e->u.bcast.value, depth + 1), e->dtype.lanes);
+    case TL_EXPR_BUFFER: {
+      /* A shared buffer passed to an intrinsic (T.ptx_cp_async, T.ptx_ldmatrix
+       * in hand-written SIMT input) names the flat buffer that replaces it. */
+      tl_buffer *b = e->u.buffer;
+      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
+        tl_smem_layout *L = tl_smem_layout_get(m, b);
+        if (!L) { st->oom = true; return NULL; }
+        if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
+      }
+      return (tl_expr *)e;
+    }
     default: return (tl_expr *)e;
   }
 }

@@ -5,10 +5,10 @@
 # A missing ptxas is a failure, not a skip.  Examples whose lowering is not
 # written yet ("is not lowered yet") are listed and skipped; any other
 # compile failure fails the test.
-# Usage: ptxas_examples.sh TL_OPT EXAMPLES_DIR
+# Usage: ptxas_examples.sh TL_OPT DIR...  (every *.py in each DIR)
 set -uo pipefail
 tlopt=$1
-dir=$2
+shift
 ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [[ ! -x "$ptxas" ]]; then
   echo "FAIL: ptxas not found (install the CUDA toolkit or set PTXAS)" >&2
@@ -17,7 +17,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 checked=0 skipped=0 failed=0
-for f in "$dir"/*.py; do
+for f in $(for d in "$@"; do ls "$d"/*.py; done); do
   name=$(basename "$f" .py)
   if ! "$tlopt" --emit=simt "$f" >/dev/null 2>"$tmp/err"; then
     if grep -q "is not lowered yet" "$tmp/err"; then
