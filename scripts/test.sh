@@ -25,6 +25,9 @@ ctest --test-dir build-test -L lit --output-on-failure -V
 step "PTX validation (ptxas sm_80 / sm_90a of every lowered example)"
 ctest --test-dir build-test -L ptxas --output-on-failure -V
 
+step "CPU SIMT executor vs reference evaluator (every lowered example)"
+ctest --test-dir build-test -L interp --output-on-failure -V
+
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$JOBS"

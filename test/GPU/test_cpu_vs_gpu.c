@@ -6,6 +6,8 @@
  * (host tensors) and on the GPU (device tensors made with tl_tensor_alloc and
  * filled with tl_tensor_copy), and the outputs are compared bit for bit:
  * elementwise add (one float32 rounding per element) at non-multiple sizes,
+ * T.fma with a broadcast row, a multiply followed by a conversion to f16 and
+ * bf16, conversions f32 -> f16 / bf16 (each one correctly rounded operation),
  * and GEMM with integer-valued float16 inputs in [-4, 4] (every product and
  * partial sum is exact in the float32 accumulator; the final float16 rounding
  * is the same conversion on both).  tl_kernel_time must return positive
@@ -139,6 +141,52 @@ int main(void) {
       free(b);
     }
     tl_kernel_destroy(k);
+  }
+  /* fma with a broadcast row (T.fma: one rounding on both), a multiply with a
+   * conversion to f16 and bf16, and conversions f32 -> bf16 / f16, on random
+   * floats: every one of these is a single correctly rounded operation, so
+   * the bits must agree. */
+  {
+    const int M = 1000, N = 1030;
+    size_t n = (size_t)M * N;
+    int64_t shape[2] = {M, N}, wshape[1] = {N};
+    float *x = malloc(n * 4), *z = malloc(n * 4), *w = malloc((size_t)N * 4);
+    for (size_t i = 0; i < n; i++) {
+      x[i] = (float)((double)(next_u64() >> 11) * 0x1p-53 * 2 - 1);
+      z[i] = (float)((double)(next_u64() >> 11) * 0x1p-53 * 2 - 1);
+    }
+    for (int i = 0; i < N; i++) w[i] = (float)((double)(next_u64() >> 11) * 0x1p-53 * 4 - 2);
+    DLTensor X = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+    DLTensor W = {w, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, wshape, NULL, 0};
+    DLTensor Z = {z, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+    struct {
+      const char *file, *what;
+      tl_define defs[4];
+      int ndefs, ninputs;
+      DLTensor in[3];
+    } cases[] = {
+        {"elementwise_fma_row.py", "fma row-broadcast f32 1000x1030", {{"M", "1000"}, {"N", "1030"}}, 2, 3,
+         {X, W, Z}},
+        {"../test/GPU/kernels/mul_cast.py", "mul f32 -> cast f16 1000x1030", {{"out_dtype", "float16"}}, 1, 2,
+         {X, Z}},
+        {"../test/GPU/kernels/mul_cast.py", "mul f32 -> cast bf16 1000x1030", {{"out_dtype", "bfloat16"}}, 1,
+         2, {X, Z}},
+        {"cast_copy.py", "convert f32 -> bf16 1000x1030",
+         {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "bfloat16"}}, 3, 1, {X}},
+        {"cast_copy.py", "convert f32 -> f16 1000x1030", {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "float16"}},
+         3, 1, {X}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+      tl_kernel *k = NULL;
+      tl_status s = tl_kernel_compile_file(ctx, kernel_path(cases[c].file), cases[c].defs,
+                                           (size_t)cases[c].ndefs, NULL, &k);
+      EXPECT(s == TL_OK, "compile %s: %s", cases[c].file, tl_context_last_error(ctx));
+      if (s == TL_OK) run_both(ctx, k, cases[c].in, cases[c].ninputs, cases[c].what);
+      tl_kernel_destroy(k);
+    }
+    free(x);
+    free(z);
+    free(w);
   }
   /* GEMM with integer-valued inputs */
   {
