@@ -11,6 +11,7 @@ PKGS=(
   llvm-19-tools                    # lit, FileCheck, not
   libcriterion-dev                 # unit tests
   libdlpack-dev                    # DLPack header of the runtime API
+  gnuplot-nox                      # benchmarks/results/plot.sh only (no test needs it)
 )
 
 missing=()
@@ -19,8 +20,22 @@ for p in "${PKGS[@]}"; do
     missing+=("$p")
   fi
 done
+# The CUDA toolkit is not a Debian package here: it is expected at
+# /usr/local/cuda (ptxas validates PTX in the tests; libdevice.10.bc gives
+# accurate math).  TL_PTXAS and TL_LIBDEVICE override the paths.
+check_cuda() {
+  local ptxas=${TL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+  local libdevice=${TL_LIBDEVICE:-/usr/local/cuda/nvvm/libdevice/libdevice.10.bc}
+  if [ ! -x "$ptxas" ] || [ ! -f "$libdevice" ]; then
+    echo "install-deps: warning: the CUDA toolkit was not found (ptxas: $ptxas, libdevice: $libdevice)." >&2
+    echo "install-deps: the build works without it, but the tests need ptxas and kernels using math need" >&2
+    echo "install-deps: libdevice: install CUDA 12 or 13 at /usr/local/cuda or set TL_PTXAS / TL_LIBDEVICE." >&2
+  fi
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "install-deps: all dependencies are installed"
+  check_cuda
   exit 0
 fi
 
@@ -29,3 +44,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO=(sudo); fi
 echo "install-deps: installing ${missing[*]}"
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
 "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+check_cuda

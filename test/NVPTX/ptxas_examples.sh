@@ -9,9 +9,9 @@
 set -uo pipefail
 tlopt=$1
 shift
-ptxas=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+ptxas=${TL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [[ ! -x "$ptxas" ]]; then
-  echo "FAIL: ptxas not found (install the CUDA toolkit or set PTXAS)" >&2
+  echo "FAIL: ptxas not found (install the CUDA toolkit or set TL_PTXAS)" >&2
   exit 1
 fi
 tmp=$(mktemp -d)
