@@ -34,3 +34,24 @@ set_target_properties(${TL_GPU_TARGETS} PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
 add_custom_target(gpu-all DEPENDS ${TL_GPU_TARGETS})
+
+# Compile latency (per stage, PTX load, first call; runs without a GPU too,
+# skipping the GPU parts) and launch overhead (tl_kernel_call vs a bare
+# cuLaunchKernel of the same function): benchmarks/compile, benchmarks/launch.
+add_executable(bench_compile ${CMAKE_SOURCE_DIR}/benchmarks/compile/bench_compile.c)
+target_link_libraries(bench_compile PRIVATE tilelang m ${CMAKE_DL_LIBS})
+add_executable(bench_launch ${CMAKE_SOURCE_DIR}/benchmarks/launch/bench_launch.c)
+target_link_libraries(bench_launch PRIVATE tilelang m ${CMAKE_DL_LIBS})
+list(APPEND TL_GPU_TARGETS bench_compile bench_launch)
+set_target_properties(bench_compile bench_launch PROPERTIES
+  BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_dependencies(gpu-all bench_compile bench_launch)
+
+# Row softmax / RMSNorm bandwidth vs cuMemcpyDtoD (issue 7, acceptance 2).
+add_executable(bench_norm ${CMAKE_SOURCE_DIR}/benchmarks/norm/bench_norm.c)
+target_link_libraries(bench_norm PRIVATE tilelang m ${CMAKE_DL_LIBS})
+set_target_properties(bench_norm PROPERTIES
+  BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_dependencies(gpu-all bench_norm)

@@ -46,6 +46,14 @@ if [[ -f "$ref_src" ]]; then
   mkdir -p "$out/reference/mma-gemm"
   cp "$ref_src" "$out/reference/mma-gemm/"
 fi
+# The benchmark scripts run-gpu.sh runs there (issue 6): Triton GEMM and
+# first call (python3), tl-opt's whole-process time.
+mkdir -p "$out/benchmarks/triton" "$out/benchmarks/compile"
+cp benchmarks/triton/*.py "$out/benchmarks/triton/" 2>/dev/null || true
+cp benchmarks/compile/*.py benchmarks/compile/*.sh "$out/benchmarks/compile/" 2>/dev/null || true
+# FlashAttention next to PyTorch SDPA (issue 7), run by run-gpu.sh.
+mkdir -p "$out/benchmarks/attention"
+cp benchmarks/attention/*.py "$out/benchmarks/attention/" 2>/dev/null || true
 cp scripts/run-gpu.sh "$out/run-gpu.sh"
 chmod +x "$out/run-gpu.sh"
 

@@ -7,6 +7,16 @@
 # BUNDLE/logs/<name>.log without $OUT); CSVs of the benchmarks go to $OUT.
 # Exit codes: 0 pass, 77 skip (no driver/GPU), anything else fails.  A short
 # table comes last; the script exits nonzero when any program failed.
+# Issue 6 measurements come with it: bench_gemm, bench_compile,
+# bench_launch (bin/bench_*), the Triton scripts (benchmarks/triton/
+# gemm_triton.py, benchmarks/compile/triton_first_call.py; a SKIP line
+# without python3/torch/Triton), tl-opt's whole-process time
+# (benchmarks/compile/tl_opt_time.sh) and tl-run --tune on the 4096^3 GEMM;
+# their CSVs land in $OUT (plot them on the development machine with
+# benchmarks/results/plot.sh).
+# TL_GPU_ONLY=REGEX runs only the programs whose names match (bash =~), e.g.
+#   TL_GPU_ONLY='bench_gemm|triton' scripts/run-gpu.sh
+# so that a long batch can be split across several calls.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ $# -ge 1 ]]; then bundle=$1
@@ -34,6 +44,7 @@ names=(); results=(); times=()
 fail=0
 run_one() {
   local name=$1; shift
+  if [[ -n "${TL_GPU_ONLY:-}" && ! "$name" =~ ${TL_GPU_ONLY} ]]; then return 0; fi
   local t0 t1 rc
   t0=$(date +%s.%N)
   "$@" >"$logs/$name.log" 2>&1
@@ -51,6 +62,12 @@ run_one() {
   tail -n 25 "$logs/$name.log"
 }
 
+# FlashAttention (issue 7): test_flash_attention writes its inputs and its
+# best configuration's output here; benchmarks/attention/sdpa.py (after the
+# benchmarks) checks them against PyTorch's SDPA and times SDPA's flash and
+# cuDNN backends in the same run (bench_attention.csv).
+fa_dump=$(mktemp -d "${TMPDIR:-/tmp}/tl_fa.XXXXXX")
+export TL_FA_DUMP_DIR=$fa_dump
 for t in bin/test_*; do
   [[ -x "$t" ]] || continue
   run_one "$(basename "$t")" timeout 600 "$t"
@@ -66,15 +83,52 @@ if [[ -x bin/example_gemm ]]; then
   run_one example_gemm_4096 timeout 300 bin/example_gemm -D M=4096 -D N=4096 -D K=4096 \
     -D block_N=256 -D threads=256 -D num_stages=3
 fi
+# Triton (issue 6): the same GEMM shapes, and its first call next to ours
+py=$(command -v python3 || true)
+for s in benchmarks/triton/gemm_triton.py benchmarks/compile/triton_first_call.py; do
+  n=$(basename "$s" .py)
+  if [[ -z "$py" ]]; then
+    echo "== $n: SKIP: no python3 on this host"; names+=("$n"); results+=(SKIP); times+=(0)
+  elif [[ -f "$s" ]]; then
+    run_one "$n" timeout 600 "$py" "$s"
+  fi
+done
+# tl-opt --emit=ptx, the whole process (acceptance 2 is on a development
+# machine; this is the GPU host's figure, default target = the GPU's)
+if [[ -x bin/tl-opt && -f benchmarks/compile/tl_opt_time.sh ]]; then
+  run_one tl_opt_time timeout 300 bash benchmarks/compile/tl_opt_time.sh bin/tl-opt examples/gemm.py examples/elementwise_add.py
+fi
+# tl-run --tune on the 4096^3 float16 GEMM of examples/gemm.py
+if [[ -x bin/tl-run ]]; then
+  run_one tune_gemm_4096 timeout 600 bin/tl-run --device=cuda --tune --bench -D M=4096 -D N=4096 -D K=4096 examples/gemm.py
+  if [[ -f "$logs/tune_gemm_4096.log" ]]; then
+    { echo "candidate,config,ms,tflops,result"
+      awk '/^tune \[/ { idx=$2; gsub(/[\[\]]/, "", idx); cfg=$3; sub(/:$/, "", cfg)
+             if ($5 == "ms") print idx "," cfg "," $4 "," $6 ",ok"; else { r=$4; sub(/:$/, "", r); print idx "," cfg ",,," r } }' "$logs/tune_gemm_4096.log"
+    } >"$OUT/tune_gemm_4096.csv"
+  fi
+fi
+
 if [[ -n "$ref_pid" ]]; then
-  if wait "$ref_pid" && [[ -x reference/mma-gemm/mma_gemm_ref ]]; then
+  if [[ -n "${TL_GPU_ONLY:-}" && ! mma_gemm_ref =~ ${TL_GPU_ONLY} ]]; then wait "$ref_pid"
+  elif wait "$ref_pid" && [[ -x reference/mma-gemm/mma_gemm_ref ]]; then
     run_one mma_gemm_ref timeout 400 reference/mma-gemm/mma_gemm_ref se_128x256x32_s4 se_256x128x32_s4 --reps 60
   else
     echo "== mma_gemm_ref: nvcc build failed (see $logs/mma_gemm_build.log)"; tail -5 "$logs/mma_gemm_build.log"
   fi
 fi
 
-for csv in "$OUT"/bench_*.csv; do
+if [[ -f benchmarks/attention/sdpa.py ]]; then
+  if command -v python3 >/dev/null; then
+    run_one sdpa_attention timeout 600 python3 benchmarks/attention/sdpa.py --ours "$fa_dump" \
+      --csv "$OUT/bench_attention.csv"
+  else
+    echo "== sdpa_attention: SKIP (no python3)"
+  fi
+fi
+rm -rf "$fa_dump"
+
+for csv in "$OUT"/bench_*.csv "$OUT"/triton_first_call.csv "$OUT"/tune_gemm_4096.csv; do
   [[ -f "$csv" ]] || continue
   echo; echo "$(basename "$csv"):"; cat "$csv"
 done
@@ -84,7 +138,7 @@ done
 if [[ -f "$OUT/bench_gemm.csv" ]]; then
   echo
   echo "GEMM f16 NN: ours vs cuBLAS (same process) and vs the CUDA mma.sync reference (same run)"
-  printf '%-18s %9s %9s %7s %9s %9s %7s %9s\n' MxNxK ours_TF cuBLAS_TF ours/cB ref_TF refcB_TF ref/cB ours/ref
+  printf '%-18s %9s %9s %7s %9s %9s %7s %9s %9s %8s\n' MxNxK ours_TF cuBLAS_TF ours/cB ref_TF refcB_TF ref/cB ours/ref triton_TF ours/tri
   for sz in 4096x4096x4096 8192x8192x8192 4096x11008x4096; do
     IFS=x read -r m n k <<<"$sz"
     line=$(awk -F, -v m="$m" -v n="$n" -v k="$k" '$1=="float16" && $2=="NN" && $3==m && $4==n && $5==k {print $8, $10}' "$OUT/bench_gemm.csv")
@@ -95,9 +149,36 @@ if [[ -f "$OUT/bench_gemm.csv" ]]; then
       refcub=$(awk -v s="$sz" '$1==s && $2=="cuBLAS" {print $3; exit}' "$logs/mma_gemm_ref.log")
       ref=$(awk -v s="$sz" '$1==s && $2!~/^cuBLAS/ && $3+0>best {best=$3+0} END {if (best) print best}' "$logs/mma_gemm_ref.log")
     fi
-    awk -v s="$sz" -v o="${ours:-0}" -v c="${cub:-0}" -v r="${ref:-0}" -v rc="${refcub:-0}" 'BEGIN {
-      printf "%-18s %9.1f %9.1f %7.3f %9.1f %9.1f %7.3f %9.3f\n", s, o, c, (c>0?o/c:0), r, rc, (rc>0?r/rc:0), (r>0?o/r:0) }'
+    tri=""
+    if [[ -f "$OUT/bench_triton.csv" ]]; then
+      tri=$(awk -F, -v m="$m" -v n="$n" -v k="$k" '$1=="float16" && $2=="NN" && $3==m && $4==n && $5==k {print $8}' "$OUT/bench_triton.csv")
+    fi
+    awk -v s="$sz" -v o="${ours:-0}" -v c="${cub:-0}" -v r="${ref:-0}" -v rc="${refcub:-0}" -v t="${tri:-0}" 'BEGIN {
+      printf "%-18s %9.1f %9.1f %7.3f %9.1f %9.1f %7.3f %9.3f %9.1f %8.3f\n", s, o, c, (c>0?o/c:0), r, rc, (rc>0?r/rc:0), (r>0?o/r:0), t, (t>0?o/t:0) }'
   done
+fi
+# Every shape and dtype: ours / cuBLAS (acceptance 1: >= 0.5 everywhere;
+# bf16 at the f16 ratio within 0.03) and ours / Triton
+if [[ -f "$OUT/bench_gemm.csv" ]]; then
+  echo
+  echo "GEMM, every shape: ours/cuBLAS (same process), ours/Triton (Triton's run)"
+  printf '%-9s %-3s %-18s %9s %9s %9s %8s %8s\n' dtype lay MxNxK ours_TF cuBLAS_TF triton_TF ours/cB ours/tri
+  awk -F, 'NR==FNR { if (FNR>1) tri[$1 FS $2 FS $3 FS $4 FS $5] = $8; next }
+           FNR>1 { key = $1 FS $2 FS $3 FS $4 FS $5; t = (key in tri) ? tri[key] : 0
+                   printf "%-9s %-3s %-18s %9.1f %9.1f %9.1f %8.3f %8.3f\n", $1, $2, $3 "x" $4 "x" $5, $8, $10, t,
+                          ($10 > 0 ? $8 / $10 : 0), (t > 0 ? $8 / t : 0) }' \
+      "$( [[ -f "$OUT/bench_triton.csv" ]] && echo "$OUT/bench_triton.csv" || echo /dev/null)" "$OUT/bench_gemm.csv"
+fi
+# Compile latency and launch overhead (acceptance 2 and 3)
+if [[ -f "$OUT/bench_compile.csv" || -f "$OUT/bench_launch.csv" ]]; then
+  echo
+  echo "Latency (ms unless stated)"
+  [[ -f "$OUT/bench_compile.csv" ]] && awk -F, '$3=="total" {printf "  compile %-16s %-7s in process, median: %8.2f\n", $1, $2, $5}
+    $3=="load_module" {printf "  PTX -> module %-10s %-7s cache off, median: %8.2f\n", $1, $2, $5}
+    $3=="first_call_total" {printf "  first call %-13s %-7s (context exists, cache off): %8.2f  (acceptance: < 300 ms for gemm)\n", $1, $2, $5}' "$OUT/bench_compile.csv"
+  [[ -f "$OUT/triton_first_call.csv" ]] && awk -F, 'NR>1 {printf "  Triton first call, %-6s cache (%sx%sx%s f16): %8.2f\n", $1, $2, $3, $4, $5}' "$OUT/triton_first_call.csv"
+  [[ -f "$OUT/bench_tl_opt.csv" ]] && awk -F, 'NR>1 {printf "  tl-opt --emit=ptx %-28s whole process, median: %8.2f\n", $1, $3}' "$OUT/bench_tl_opt.csv"
+  [[ -f "$OUT/bench_launch.csv" ]] && awk -F, 'NR>1 {printf "  launch: tl_kernel_call %.3f us, bare cuLaunchKernel %.3f us, overhead %.3f us (acceptance: < 2 us)\n", $4, $5, $6}' "$OUT/bench_launch.csv"
 fi
 
 echo

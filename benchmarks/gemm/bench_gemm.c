@@ -16,7 +16,11 @@
  * table by shape class (the first candidate that compiles is used) and is
  * reported.  Output: a table on stdout and $OUT/bench_gemm.csv (or ./).
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
- * TL_BENCH_REPS overrides the 50 timed launches.  Exit 1 when a check fails
+ * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
+ * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
+ * layouts; TL_BENCH_CONFIGS="bm,bn,bk,threads,stages,policy,panel[;...]"
+ * replaces the table's candidates: every configuration listed is timed (one
+ * row each), for trying tile choices.  Exit 1 when a check fails
  * (timing of that configuration is skipped), 77 without GPU or cuBLAS. */
 #include "../../test/GPU/gemm_util.h"
 
@@ -28,14 +32,10 @@ static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 40
                                {8192, 8192, 8192}, {16, 8192, 8192},   {128, 8192, 8192},
                                {4096, 11008, 4096}, {4096, 4096, 14336}};
 
-typedef struct config { int bm, bn, bk, threads, stages, policy, panel; } config;
-/* candidates per shape class, best first (../shared/reference/mma-gemm
- * REPORT.md: 128x256x32 with 8 warps of 64x64 is the fastest mma.sync
- * shape on H200; small M wastes less with 64-row tiles) */
-static const config large[] = {{128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10},
-                               {128, 128, 32, 128, 3, 0, 8}, {128, 128, 32, 128, 3, 0, 0}};
-static const config small_m[] = {{64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0},
-                                 {64, 64, 32, 128, 3, 0, 0}, {128, 128, 32, 128, 3, 0, 0}};
+/* Tile configurations: the built-in table of lib/Runtime/configs.c
+ * (tl_gemm_configs), shared with tl-run --tune; the first that compiles is
+ * used. */
+typedef tl_gemm_config config;
 
 static tl_context *ctx;
 static int reps = 50;
@@ -96,21 +96,43 @@ static void dev_random_fast(dev_tensor *x, dt_kind d, int ndim, const int64_t *s
   free(h);
 }
 
-static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *used, double *ms) {
-  const config *cands = sh->M <= 128 ? small_m : large;
-  int nc = 4;
+/* TL_BENCH_CONFIGS, parsed once: the configurations to time instead of the
+ * table's first that compiles. */
+static config user_cfg[16];
+static int n_user_cfg;
+static void parse_user_configs(void) {
+  const char *e = getenv("TL_BENCH_CONFIGS");
+  while (e && *e && n_user_cfg < 16) {
+    config c;
+    int used = 0;
+    if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d%n", &c.block_M, &c.block_N, &c.block_K, &c.threads, &c.num_stages,
+               &c.policy, &c.swizzle_panel, &used) != 7)
+      break;
+    user_cfg[n_user_cfg++] = c;
+    e += used;
+    while (*e == ';' || *e == ' ') e++;
+  }
+}
+
+static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *used, double *ms, int user) {
+  config cands[16];
+  tl_dtype in_dt;
+  tl_dtype_parse(dt_name(d), &in_dt);
+  size_t nc = tl_gemm_configs(sh->M, sh->N, sh->K, in_dt, cands, 16);
+  if (nc > 16) nc = 16;
+  if (user >= 0) cands[0] = user_cfg[user], nc = 1;
   char path[1024];
   snprintf(path, sizeof path, "%s/gemm_general.py", gemm_kernels_dir());
-  for (int i = 0; i < nc; i++) {
+  for (size_t i = 0; i < nc; i++) {
     const config *c = &cands[i];
-    char v[12][16];
-    int vals[10] = {sh->M, sh->N, sh->K, c->bm, c->bn, c->bk, c->threads, c->stages, c->policy, c->panel};
-    for (int j = 0; j < 10; j++) snprintf(v[j], sizeof v[j], "%d", vals[j]);
-    tl_define defs[13] = {{"M", v[0]},         {"N", v[1]},          {"K", v[2]},
-                          {"block_M", v[3]},   {"block_N", v[4]},    {"block_K", v[5]},
-                          {"threads", v[6]},   {"num_stages", v[7]}, {"policy", v[8]},
-                          {"swizzle_panel", v[9]}, {"dtype", dt_name(d)}, {"out_dtype", dt_name(d)},
-                          {"trans_B", nt ? "True" : "False"}};
+    char v[3][16], cv[7][16];
+    int vals[3] = {sh->M, sh->N, sh->K};
+    for (int j = 0; j < 3; j++) snprintf(v[j], sizeof v[j], "%d", vals[j]);
+    tl_define defs[13] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}};
+    tl_gemm_config_defines(c, defs + 3, cv);
+    defs[10] = (tl_define){"dtype", dt_name(d)};
+    defs[11] = (tl_define){"out_dtype", dt_name(d)};
+    defs[12] = (tl_define){"trans_B", nt ? "True" : "False"};
     tl_compile_options o = {0};
     o.out_idx_mode = TL_OUT_IDX_NONE;
     tl_kernel *k = NULL;
@@ -120,8 +142,9 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *us
       *used = *c;
       return k;
     }
-    fprintf(stderr, "  config %dx%dx%d/%d s%d for %dx%dx%d: %s\n", c->bm, c->bn, c->bk, c->threads, c->stages,
-            sh->M, sh->N, sh->K, tl_context_last_error(ctx));
+    char cs[64];
+    fprintf(stderr, "  config %s for %dx%dx%d: %s\n", tl_gemm_config_format(c, cs, sizeof cs), sh->M, sh->N,
+            sh->K, tl_context_last_error(ctx));
     if (k) tl_kernel_destroy(k);
   }
   return NULL;
@@ -154,10 +177,19 @@ int main(int argc, char **argv) {
          "ratio", "check", "max err");
   int failures = 0;
   dt_kind dts[2] = {DT_F16, DT_BF16};
+  const char *want_dt = getenv("TL_BENCH_DTYPES"), *want_lay = getenv("TL_BENCH_LAYOUTS");
+  parse_user_configs();
   for (int di = 0; di < 2; di++)
     for (int lay = 0; lay < 2; lay++)
-      for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+      for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int uc = n_user_cfg ? 0 : -1; uc < n_user_cfg; uc++) {
         const shape *sh = &shapes[si];
+        if (want_dt && *want_dt) {
+          const char *dn = di ? "bf16" : "f16", *hit = strstr(want_dt, dn);
+          while (hit && !di && hit > want_dt && hit[-1] == 'b') hit = strstr(hit + 1, dn); /* not in "bf16" */
+          if (!hit) continue;
+        }
+        if (want_lay && *want_lay && !strstr(want_lay, lay ? "NT" : "NN")) continue;
         char sz[48];
         snprintf(sz, sizeof sz, "%dx%dx%d", sh->M, sh->N, sh->K);
         if (argc > 1) {
@@ -172,7 +204,7 @@ int main(int argc, char **argv) {
         s.M = sh->M, s.N = sh->N, s.K = sh->K, s.d = d, s.nt = nt;
         config cfg;
         double cms = 0;
-        s.k = compile_config(sh, d, nt, &cfg, &cms);
+        s.k = compile_config(sh, d, nt, &cfg, &cms, uc);
         if (!s.k) {
           printf("%-6s %-3s %-17s %-22s does not compile\n", dt_name(d), nt ? "NT" : "NN", sz, "-");
           fprintf(f, "%s,%s,%d,%d,%d,none,,,,,,,COMPILE_FAIL,,\n", dt_name(d), nt ? "NT" : "NN", sh->M, sh->N, sh->K);
@@ -180,8 +212,7 @@ int main(int argc, char **argv) {
           continue;
         }
         char cfgs[64];
-        snprintf(cfgs, sizeof cfgs, "%dx%dx%d/%dt/s%d%s", cfg.bm, cfg.bn, cfg.bk, cfg.threads, cfg.stages,
-                 cfg.panel ? "/swz" : "");
+        tl_gemm_config_format(&cfg, cfgs, sizeof cfgs);
         double set_bytes = ((double)sh->M * sh->K + (double)sh->K * sh->N + (double)sh->M * sh->N) * dt_size(d);
         s.nrot = set_bytes >= 2 * L2_BYTES ? 1 : (int)ceil(2 * L2_BYTES / set_bytes);
         if (s.nrot > 16) s.nrot = 16;

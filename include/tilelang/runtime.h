@@ -69,6 +69,36 @@ typedef enum tl_stage {
   TL_STAGE_SIMT = 1  /* parse and lower only (SIMT IR, docs/simt-ir.md) */
 } tl_stage;
 
+/* Wall-clock time of each compilation stage, in milliseconds
+ * (CLOCK_MONOTONIC), filled when tl_compile_options.times is non-NULL.
+ * The stages partition the call: total is the whole tl_kernel_compile(_file)
+ * (reading the file included) and other is what the named stages leave out
+ * (file reading, the signature and alignment scans, printing the SIMT IR,
+ * after_stage callbacks).
+ * With stop_after = TL_STAGE_SIMT the LLVM stages are 0. */
+typedef struct tl_compile_times {
+  /* tl_module_parse: lexing, parsing, elaboration of the factory, folding,
+   * verification; both copies (the one lowered and the tile IR the
+   * reference evaluator keeps) */
+  double parse;
+  /* the lowering passes before lower-tile-ops, on tile IR (check-supported,
+   * pipeline, barriers, layout-inference, ...; lib/Lower/pipeline.c) */
+  double tile_passes;
+  /* lower-tile-ops and every lowering pass after it (rasterize, smem-plan,
+   * ...): the passes that produce and refine SIMT IR */
+  double simt;
+  /* SIMT IR → LLVM IR: LLVM target set-up, building the module, linking
+   * libdevice when math calls need it */
+  double llvm_ir;
+  /* LLVMVerifyModule and default<O3> */
+  double opt;
+  /* printing the optimised LLVM IR (kept by the kernel) and the NVPTX
+   * backend writing PTX */
+  double ptx;
+  double other;
+  double total;
+} tl_compile_times;
+
 typedef struct tl_compile_options {
   /* "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"; NULL = auto
    * (tl_device_default_target). */
@@ -91,6 +121,11 @@ typedef struct tl_compile_options {
    * the call): what `tl-opt --print-after-all` shows. */
   void (*after_stage)(void *user, const char *stage, const char *text);
   void *after_stage_user;
+  /* If non-NULL, receives the time of each stage (also when compilation
+   * fails: the stages that ran; not written when the arguments are invalid
+   * or the file cannot be read).  Time spent in after_stage callbacks
+   * (printing each stage's text included) counts in `other`. */
+  tl_compile_times *times;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter
@@ -257,6 +292,72 @@ TL_API tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *arg
 TL_API tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k,
                                       const char *const *names, const int64_t *values,
                                       size_t n, double *flops);
+
+/* ------------------------------------------- launch details (benchmarks) */
+/* What a launch of k with these arguments uses, for code that launches the
+ * function itself (benchmarks/launch compares tl_kernel_call with a bare
+ * cuLaunchKernel of the same function).  Not needed to call a kernel. */
+typedef struct tl_launch_info {
+  void *function;        /* the CUfunction, owned by the kernel (valid until tl_kernel_destroy) */
+  void *context;         /* the CUcontext (the device's primary context) it was loaded in */
+  unsigned grid[3];
+  unsigned block;        /* threads per block (blockDim.x; y = z = 1) */
+  unsigned smem;         /* dynamic shared memory in bytes (set on function when > 48 KB) */
+  /* The kernel's parameters, the kernelParams of cuLaunchKernel: in
+   * prim_func order each tensor's data + byte_offset (a 64-bit device
+   * pointer) and each scalar's value in its dtype, then each dynamic
+   * symbol as an int32.  out_idx outputs are NOT allocated: their slots
+   * hold 0 and the caller stores device pointers into param_slots[i] for
+   * output parameter i before launching. */
+  int nparams;           /* entries of params / param_slots */
+  void **params;         /* params[i] = &param_slots[i] */
+  uint64_t *param_slots;
+} tl_launch_info;
+
+/* Checks and binds args as tl_kernel_call does (CUDA tensors, the same
+ * messages), loads the kernel on the tensors' device (tl_kernel_load),
+ * raises the function's dynamic shared memory limit when the launch needs
+ * more than 48 KB, and fills *info.  Nothing is launched or allocated on
+ * the device.  Free with tl_launch_info_free.  Errors as tl_kernel_call. */
+TL_API tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *args,
+                                       size_t nargs, tl_launch_info *info);
+/* Frees what tl_kernel_launch_info allocated (not the function); NULL and
+ * a zeroed info are allowed. */
+TL_API void tl_launch_info_free(tl_launch_info *info);
+
+/* ------------------------------------------- GEMM tile configurations */
+/* One tile configuration of a GEMM kernel written as examples/gemm.py: the
+ * values of its factory parameters of the same names (policy and
+ * swizzle_panel exist in test/GPU/kernels/gemm_general.py). */
+typedef struct tl_gemm_config {
+  int block_M, block_N, block_K;
+  int threads;
+  int num_stages;
+  int policy;         /* T.GemmWarpPolicy: 0 Square, 1 FullRow, 2 FullCol */
+  int swizzle_panel;  /* T.use_swizzle(panel_size=); 0 = no rasterization */
+} tl_gemm_config;
+
+/* The built-in candidate tile configurations for C[M, N] = A[M, K] B[K, N]
+ * with inputs of dtype in (the one table of the project: benchmarks/gemm
+ * uses the first that compiles, tl-run --tune times them all), best first,
+ * by shape class: M <= 128 (decode-like: 64-row tiles waste less), else
+ * the large class.  Copies min(n, cap) candidates into out (out may be
+ * NULL when cap is 0) and returns n, the number of candidates; 0 for input
+ * dtypes other than float16 and bfloat16 (no built-in table yet) or
+ * non-positive sizes. */
+TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
+                              size_t cap);
+
+/* The factory -D bindings of c: names "block_M", "block_N", "block_K",
+ * "threads", "num_stages" (the first five), then "policy", "swizzle_panel";
+ * values are written into storage (decimal text) and defs[i].value points
+ * there.  Returns 7.  Kernels without policy/swizzle_panel parameters take
+ * the first 5. */
+TL_API size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7],
+                                     char storage[7][16]);
+/* Prints c as "128x256x32/256t/s3[/pN][/swzP]" into buf (snprintf semantics);
+ * returns buf. */
+TL_API const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, size_t size);
 
 /* ------------------------------------------------------------ tensors */
 /* Allocates a compact tensor on `device` (kDLCPU: malloc, 64-byte aligned;

@@ -832,6 +832,7 @@ static val *unop(elab *E, const char *op, val *a, tl_loc loc) {
 /* ============================================================ expressions */
 
 static val *eval(elab *E, const tl_ast_expr *x);
+static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 
 static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
@@ -1726,6 +1727,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.prim_func can only be used as a decorator");
     return NULL;
   }
+  if (!strcmp(name, "atomic_add")) return atomic_add_value(E, x, fn);
   if (tl_tile_op_lookup(name) >= 0) {
     err(E, x->loc, "%s is a statement and has no value", fn);
     return NULL;
@@ -1734,6 +1736,71 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   if (idx >= 0) return call_intrinsic(E, idx, x, fn);
   err(E, x->loc, "unknown name '%s'", fn);
   return NULL;
+}
+
+/* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value
+ * (TileLang's scalar form with return_prev): the old contents of one global
+ * element.  It becomes the SIMT intrinsic directly (docs/simt-ir.md
+ * "Atomics"): T.ptx_atomic_add(dst, flat offset, T.Cast(dst.dtype, value),
+ * True).  Without return_prev=True there is no value to use. */
+static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
+  static const char *const kws[] = {"return_prev", "memory_order", NULL};
+  if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 2, 2)) return NULL;
+  bool rp = false;
+  for (int i = 0; i < x->u.call.nkw; i++) {
+    const tl_ast_keyword *k = &x->u.call.kw[i];
+    val *v = eval(E, k->value);
+    if (!v) return NULL;
+    if (!strcmp(k->name, "return_prev")) {
+      if (is_ir(v) || !truthy(v, &rp)) {
+        err(E, k->loc, "%s: return_prev must be a constant", fn);
+        return NULL;
+      }
+    } else if (v->k != V_STR || strcmp(v->u.s, "relaxed") != 0) {
+      err(E, k->loc, "%s: only memory_order=\"relaxed\" is supported for the value form", fn);
+      return NULL;
+    }
+  }
+  if (!rp) {
+    err(E, x->loc, "%s is a statement and has no value (pass return_prev=True to use the old value)", fn);
+    return NULL;
+  }
+  val *d = eval(E, x->u.call.args[0]);
+  val *v = d ? eval(E, x->u.call.args[1]) : NULL;
+  if (!v) return NULL;
+  tl_expr *de = is_ir(d) ? to_expr(E, d, x->u.call.args[0]->loc) : NULL;
+  if (!de || de->kind != TL_EXPR_LOAD || de->dtype.lanes != 1 || de->u.load.buffer->scope != TL_SCOPE_GLOBAL) {
+    err(E, x->u.call.args[0]->loc, "%s with return_prev=True needs one element of a global tensor, e.g. C[i, j]", fn);
+    return NULL;
+  }
+  tl_expr *ve = to_expr(E, v, x->u.call.args[1]->loc);
+  if (!ve) return NULL;
+  if (ve->dtype.lanes != 1) {
+    err(E, x->u.call.args[1]->loc, "%s: the value must be a scalar, got %s", fn, tl_dtype_name(ve->dtype));
+    return NULL;
+  }
+  tl_buffer *b = de->u.load.buffer;
+  tl_expr *off = NULL;
+  for (int k = 0; k < de->u.load.n; k++) {
+    tl_expr *ix = de->u.load.indices[k];
+    if (b->strides && k < b->ndim) {
+      tl_expr *t = chk(E, tl_ir_binary(E->m, x->loc, TL_OP_MUL, ix, b->strides[k]));
+      off = off ? chk(E, tl_ir_binary(E->m, x->loc, TL_OP_ADD, off, t)) : t;
+    } else if (off && k < b->ndim) {
+      off = chk(E, tl_ir_binary(E->m, x->loc, TL_OP_ADD,
+                                chk(E, tl_ir_binary(E->m, x->loc, TL_OP_MUL, off, b->shape[k])), ix));
+    } else {
+      off = ix;
+    }
+    if (!off) return NULL;
+  }
+  tl_dtype et = b->dtype;
+  et.lanes = 1;
+  tl_expr *args[4] = {chk(E, tl_ir_buffer_ref(E->m, x->loc, b)), off, chk(E, tl_ir_cast(E->m, ve->loc, et, ve)),
+                      chk(E, tl_ir_int(E->m, x->loc, TL_BOOL, 1))};
+  if (!args[0] || !args[1] || !args[2] || !args[3]) return NULL;
+  int in = tl_intrinsic_lookup("ptx_atomic_add");
+  return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
 }
 
 static val *eval_call(elab *E, const tl_ast_expr *x) {

@@ -144,7 +144,8 @@ const char *tl_scope_name(tl_scope s) {
   X(get_thread_binding, 0, 1, INT32, 0) X(get_block_binding, 0, 1, INT32, 0)              \
   X(get_lane_idx, 0, 1, INT32, 0) X(get_warp_idx, 0, 1, INT32, 0)                      \
   X(ptx_ldmatrix, 6, 6, VOID, 0) X(ptx_mma, 7, 7, VOID, 0) X(ptx_cp_async, 6, 6, VOID, 0) \
-  X(ptx_commit_group, 0, 0, VOID, 0) X(ptx_wait_group, 1, 1, VOID, 0)
+  X(ptx_commit_group, 0, 0, VOID, 0) X(ptx_wait_group, 1, 1, VOID, 0)                    \
+  X(ptx_atomic_add, 4, 4, ARG2, 0)
 
 #define X_ENTRY(n, lo, hi, r, u) {#n, lo, hi, TL_RET_##r},
 const tl_intrinsic tl_intrinsics[] = {TL_INTRINSIC_LIST(X_ENTRY)};
@@ -885,6 +886,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   switch (in->ret) {
   case TL_RET_ARG0: t = n > 0 ? cp[0]->dtype : TL_INT32; break;
   case TL_RET_ARG1: t = n > 1 ? cp[1]->dtype : TL_INT32; break;
+  case TL_RET_ARG2: t = n > 2 ? cp[2]->dtype : TL_INT32; break;
   case TL_RET_INT32: t = TL_INT32; break;
   case TL_RET_BOOL: t = TL_BOOL; break;
   case TL_RET_FLOAT_ARG0: t = n > 0 ? cp[0]->dtype : TL_FLOAT32; break;

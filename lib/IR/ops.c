@@ -373,8 +373,8 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   }
   if (!match) {
     char *ss = shape_text(&src->region), *ds = shape_text(&dst->region);
-    verr(vc, s->loc, "T.%s: dst shape %s is not src shape %s with dim %lld removed or kept as 1",
-         name, S(ds), S(ss), (long long)nd);
+    verr(vc, s->loc, "T.%s: dst shape %s is not src shape %s with dim %lld removed or kept as 1 (dst '%s', src '%s')",
+         name, S(ds), S(ss), (long long)nd, dst->region.buffer->name, src->region.buffer->name);
     free(ss), free(ds);
     ok = false;
   }

@@ -111,7 +111,8 @@ typedef enum tl_intrin_ret {
   TL_RET_BOOL,
   TL_RET_FLOAT_ARG0, /* float dtype of arg 0 (ints promote to float32) */
   TL_RET_VOID,       /* no value (T.sync_threads) */
-  TL_RET_DTYPE_ARG0  /* the dtype named by the string argument 0 (T.infinity("float16")) */
+  TL_RET_DTYPE_ARG0, /* the dtype named by the string argument 0 (T.infinity("float16")) */
+  TL_RET_ARG2        /* same dtype as the third argument (T.ptx_atomic_add's value) */
 } tl_intrin_ret;
 typedef struct tl_intrinsic {
   const char *name;     /* "exp2" (spelled T.exp2) */

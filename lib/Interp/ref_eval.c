@@ -57,7 +57,8 @@ enum {
   RE_IN_CLAMP, RE_IN_INFINITY, RE_IN_MAX_VALUE, RE_IN_MIN_VALUE, RE_IN_ISNAN, RE_IN_ISINF,
   RE_IN_ISFINITE, RE_IN_TRUNCDIV, RE_IN_TRUNCMOD, RE_IN_FLOORDIV, RE_IN_FLOORMOD,
   RE_IN_SYNC_THREADS, RE_IN_THREAD_BINDING, RE_IN_BLOCK_BINDING, RE_IN_LANE_IDX,
-  RE_IN_WARP_IDX, RE_IN_SHFL, RE_IN_SIMT
+  RE_IN_WARP_IDX, RE_IN_SHFL, RE_IN_SIMT,
+  RE_IN_ATOMIC_ADD  /* T.ptx_atomic_add (the value form of T.atomic_add, return_prev=True) */
 };
 static const struct { const char *name; int id; } intrin_names[] = {
     {"exp", RE_IN_EXP}, {"exp2", RE_IN_EXP2}, {"exp10", RE_IN_EXP10}, {"log", RE_IN_LOG},
@@ -80,6 +81,7 @@ static const struct { const char *name; int id; } intrin_names[] = {
     {"shfl_sync", RE_IN_SHFL},
     {"ptx_ldmatrix", RE_IN_SIMT}, {"ptx_mma", RE_IN_SIMT}, {"ptx_cp_async", RE_IN_SIMT},
     {"ptx_commit_group", RE_IN_SIMT}, {"ptx_wait_group", RE_IN_SIMT},
+    {"ptx_atomic_add", RE_IN_ATOMIC_ADD},
 };
 
 static int intrin_id(const re_state *st, const tl_expr *e) {
@@ -1011,6 +1013,27 @@ static re_val eval_call(re_state *st, const tl_expr *e) {
     re_error(st, e->loc,
              "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;
+  case RE_IN_ATOMIC_ADD: {
+    /* T.ptx_atomic_add(dst, off, value, return_prev): dst[off] += value in
+     * dst's dtype (as T.atomic_add); the value is the old element */
+    const tl_expr *be = n == 4 ? e->u.call.args[0] : NULL;
+    if (!be || be->kind != TL_EXPR_BUFFER || !be->u.buffer) {
+      re_error(st, e->loc, "T.%s(dst, off, value, return_prev) needs a buffer dst", name);
+      return r;
+    }
+    re_buf *rb = re_buf_of(st, be->u.buffer, e->loc);
+    int64_t off = rb ? re_eval_int(st, e->u.call.args[1]) : 0;
+    re_val v = rb && !st->failed ? re_eval(st, e->u.call.args[2]) : r;
+    if (!rb || st->failed) return r;
+    if (off < 0 || off >= rb->size) {
+      re_error(st, e->loc, "T.%s: element %lld is outside '%s' (%lld elements)", name, (long long)off,
+               be->u.buffer->name, (long long)rb->size);
+      return r;
+    }
+    re_val old = re_buf_get(rb, off);
+    re_buf_set(rb, off, re_add(old, re_convert(v, e->u.call.args[2]->dtype, rb->dt), rb->dt));
+    return tl_dtype_eq(rb->dt, t) ? old : re_convert(old, rb->dt, t);
+  }
   default:
     re_error(st, e->loc, "T.%s is not supported by the reference evaluator", name);
     return r;

@@ -830,6 +830,51 @@ static bool need_args(sx *x, const tl_expr *e, int k) {
   return true;
 }
 
+/* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
+ * "Atomics"): the active threads apply their additions one after another in
+ * thread order (lanes in order), each exactly as the hardware does one:
+ * old = dst[off + l]; dst[off + l] = old + value[l] rounded once to dst's
+ * dtype (red/atom .add.f32 / .noftz.f16 / .noftz.bf16 round to nearest even
+ * and keep subnormals; integers wrap).  The value is old per lane. */
+static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  if (!need_args(x, e, 4)) return false;
+  tl_expr *const *args = e->u.call.args;
+  if (!args[0] || args[0]->kind != TL_EXPR_BUFFER || !args[0]->u.buffer)
+    return sx_fail(x, "T.ptx_atomic_add: argument 1 (dst) must be a buffer");
+  sx_buf *sb = sx_buffer(x, args[0]->u.buffer);
+  if (!sb) return false;
+  if (sb->space != SX_GLOBAL)
+    return sx_fail(x, "T.ptx_atomic_add: dst '%s' must be a global tensor", sb->b->name);
+  tl_dtype t = e->dtype;
+  int L = lanes_of(t);
+  if (!tl_dtype_eq(scalar_of(t), sb->et) || is_bool(sb->et))
+    return sx_fail(x, "T.ptx_atomic_add: a %s value added to '%s' of %s", tl_dtype_name(t), sb->b->name,
+                   tl_dtype_name(sb->et));
+  sx_val off, v;
+  if (!ev_as(x, args[1], TL_INT64, mask, &off) || !ev_as(x, args[2], t, mask, &v) || !alloc_val(x, out, t))
+    return false;
+  for (int th = 0; th < x->T; th++) {
+    if (!mask[th]) continue;
+    int64_t base = off.v[th].i;
+    if (L > 1 && (base % L) != 0)
+      return sx_fail(x, "misaligned %d-lane atomic of global buffer '%s' at element %lld in thread %d", L,
+                     sb->b->name, (long long)base, th);
+    for (int l = 0; l < L; l++) {
+      int64_t f = base + l;
+      if (f < 0 || f >= sb->elems)
+        return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
+                       sb->b->name, (long long)f, (long long)sb->elems, th);
+      uint8_t *p = elem_ptr(sb, th, f);
+      sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
+      if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
+      else nv.i = wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
+      sx_el_store(sb->et, p, nv);
+      out->v[(size_t)th * L + l] = old;
+    }
+  }
+  return true;
+}
+
 static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   int op = x->op_of[e->u.call.op];
   const char *name = tl_intrinsics[e->u.call.op].name;
@@ -1036,6 +1081,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case SX_IN_CP_ASYNC:
   case SX_IN_COMMIT_GROUP:
   case SX_IN_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case SX_IN_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   default: break;
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
@@ -1583,7 +1629,7 @@ static const struct { const char *name; int op; } intrin_names[] = {
     {"get_block_binding", SX_IN_BLOCK_BINDING}, {"get_lane_idx", SX_IN_LANE_IDX},
     {"get_warp_idx", SX_IN_WARP_IDX}, {"ptx_ldmatrix", SX_IN_LDMATRIX}, {"ptx_mma", SX_IN_MMA},
     {"ptx_cp_async", SX_IN_CP_ASYNC}, {"ptx_commit_group", SX_IN_COMMIT_GROUP},
-    {"ptx_wait_group", SX_IN_WAIT_GROUP},
+    {"ptx_wait_group", SX_IN_WAIT_GROUP}, {"ptx_atomic_add", SX_IN_ATOMIC_ADD},
 };
 
 /* Binds the parameters: tensors (shape checked against the parameter,

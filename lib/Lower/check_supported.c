@@ -2,8 +2,10 @@
  *
  * Requires: a verified tile-IR function.
  * Guarantees (on success): the only tile ops left are T.copy, T.async_copy,
- * T.fill, T.clear, T.gemm and T.use_swizzle (copies and fills of any scope);
- * no T.Parallel nested in a T.Parallel; no tile op inside a T.Parallel;
+ * T.fill, T.clear, T.gemm, T.atomic_add and T.use_swizzle (copies and fills
+ * of any scope); no T.Parallel nested in a T.Parallel; no tile op inside a
+ * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
+ * forms it lowers);
  * every T.Kernel has a constant thread count in [1, 1024].  (T.Pipelined
  * loops are accepted: pipeline_loop.c lowers them.)
  * Each rejected construct is one error at its own location, in program
@@ -51,7 +53,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     case TL_STMT_TILE: {
       int op = s->u.tile.op;
       const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
-      if (in_parallel) {
+      if (in_parallel && op != TL_TILE_ATOMIC_ADD) {
         tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
         st->errors++;
         return;
@@ -62,7 +64,13 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         case TL_TILE_FILL:
         case TL_TILE_CLEAR: return; /* any scopes, shared included (lower_shared_copy.c) */
         case TL_TILE_USE_SWIZZLE: return;
+        case TL_TILE_ATOMIC_ADD: return; /* lower_atomic.c */
         case TL_TILE_GEMM: return; /* forms and tiles checked by layout inference (issue 5) */
+        case TL_TILE_REDUCE_MAX:
+        case TL_TILE_REDUCE_MIN:
+        case TL_TILE_REDUCE_SUM:
+        case TL_TILE_REDUCE_ABSSUM:
+        case TL_TILE_REDUCE_ABSMAX: return; /* lower_reduce.c (issue 7) */
         default:
           tl_error(st->d, s->loc, "T.%s is not lowered yet", name);
           st->errors++;

@@ -33,9 +33,36 @@
  * operands get the XOR swizzle chosen by their contiguous width W and element
  * size (W % 8E: 128 B, W % 4E: 64 B, W % 2E: 32 B, E = 16 / element bytes;
  * rows % 8 required; else padding of E when a row is a multiple of 32 bytes)
- * via tl_smem_layout_set; a buffer used by several gemms keeps the first. */
+ * via tl_smem_layout_set; a buffer used by several gemms keeps the first.
+ *
+ * The rs form (A in a fragment, issue 7; LAYOUT.md §2 "P·V reuse"): the A
+ * fragment is seeded like an accumulator of a BM x K tile split over
+ * (warp_m, 1) warps, warp_m being the gemm's own, which requires the gemm's
+ * partition to split only M (warp_n == 1, else an error stating the rule);
+ * the mma C layout of that partition is exactly mma.sync's A register map
+ * (lower_frag.c checks it element by element).  A T.copy from an f32
+ * accumulator joins the classes, so the cast copy is per thread; a class
+ * whose accumulator is split otherwise is a conflict naming both gemms.
+ * Fragment → fragment T.copy joins classes after the scan (link_copies),
+ * except between two accumulator classes of different partitions, which keep
+ * their layouts (the copy is lowered through shared memory).
+ *
+ * T.reduce_* (issue 7; ../shared/LAYOUT.md §5).  Both operands are identity
+ * uses of their fragments but do not share a layout.  A fragment source
+ * that no gemm feeds, and the partition of a 2-D T.Parallel loop that reads
+ * a row statistic D[i] (D 1-D, indexed by the loop's first variable: a "row
+ * link"), get the ROWS layout (a group of whole warps, or of a power of two
+ * of lanes for short rows, per row; lower_internal.h), with one group count
+ * for all classes that share statistics.  The class of a reduce destination
+ * (or of a linked statistic) gets the REDUCER layout of the reduce's source
+ * (an mma C or ROWS fragment, or a virtual ROWS partition of a shared
+ * source), else of the linked loop's partition.  Another reduce into the
+ * class with other owners, or a loop whose partition puts row i on threads
+ * that do not hold D[i] (e.g. a Square accumulator beside FullRow
+ * statistics), is a conflict naming the buffer and both ops. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
@@ -51,9 +78,33 @@ typedef struct frag_info {
   bool gemm;
   tl_loc gemm_loc;
   int64_t gemm_m, gemm_n;
+  bool gemm_as_a;          /* the use above is the A operand of an rs-form T.gemm */
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
+  /* class root only (T.reduce, issue 7): */
+  bool rows;               /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
+  int64_t rows_G;          /* its group count (unified with the classes it shares statistics with) */
+  bool red_cls;            /* row statistics: the REDUCER layout of a reduce source or linked rows */
 } frag_info;
+
+/* A T.reduce_* (issue 7): src / dst fragment index or -1; a shared source
+ * of a fragment destination gets a virtual ROWS partition (virt). */
+typedef struct red_rec {
+  int src, dst;
+  int rdim, sn;
+  int64_t R, C;
+  bool src_shared;
+  tl_frag_layout *virt;
+  tl_loc loc;
+  const char *by;
+} red_rec;
+
+/* A row statistic D[i] read in a 2-D T.Parallel loop whose identity
+ * fragment (the loop's partition) is f (-1: none). */
+typedef struct row_link {
+  int d, f;
+  tl_loc loc;
+} row_link;
 
 typedef struct li_state {
   tl_module *m;
@@ -67,7 +118,11 @@ typedef struct li_state {
   const tl_stmt *loop;
   int loop_bytes;
   TL_VEC(int) loop_ident;
+  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
+  TL_VEC(red_rec) reds;
+  TL_VEC(row_link) links;
   tl_map swizzled;         /* shared buffers given a gemm swizzle by this pass */
+  TL_VEC(int) copy_links;  /* fragment → fragment T.copy pairs (a, b), joined after the scan */
 } li_state;
 
 static int frag_index(li_state *st, const tl_buffer *b) {
@@ -142,6 +197,19 @@ static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_e
   return true;
 }
 
+/* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
+ * first variable over D's extent (a row statistic read beside its rows)? */
+static bool row_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
+  if (!loop || loop->u.loop.nvars < 2 || n != 1 || b->ndim != 1) return false;
+  int64_t ext, dim, mn = 0;
+  if (!idx[0] || idx[0]->kind != TL_EXPR_VAR || idx[0]->u.var != loop->u.loop.vars[0]) return false;
+  if (!tl_expr_is_const_int(loop->u.loop.extents[0], &ext)) return false;
+  if (!tl_expr_is_const_int(b->shape[0], &dim) || dim != ext) return false;
+  if (loop->u.loop.mins && loop->u.loop.mins[0] && (!tl_expr_is_const_int(loop->u.loop.mins[0], &mn) || mn != 0))
+    return false;
+  return true;
+}
+
 static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, tl_loc at) {
   if (!b) return;
   if (st->loop) {
@@ -150,6 +218,10 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
   int i = frag_index(st, b);
   if (i < 0) return;
+  if (st->loop && row_access(st->loop, b, n, idx)) {
+    if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
+    return;
+  }
   if (st->loop && identity_access(st->loop, b, n, idx)) {
     use_ident(st, i, st->loop->loc, "T.Parallel loop");
     if (!tl_vec_push(&st->loop_ident, i)) st->oom = true;
@@ -250,7 +322,11 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
         st->errors++;
         continue;
       }
-      unite(st, first, i);
+      if (op == TL_TILE_COPY) { /* link_copies, once every gemm is known */
+        if (!tl_vec_push(&st->copy_links, first) || !tl_vec_push(&st->copy_links, i)) st->oom = true;
+      } else {
+        unite(st, first, i);
+      }
     } else {
       first = i;
     }
@@ -302,6 +378,78 @@ static void gemm_error(li_state *st, tl_loc loc, const char *msg) {
   st->errors++;
 }
 
+static const char *policy_name(int policy) {
+  return policy == TL_POLICY_FULL_ROW ? "FullRow" : policy == TL_POLICY_FULL_COL ? "FullCol" : "Square";
+}
+
+/* The A operand of a T.gemm in a fragment (the "rs" form; LAYOUT.md §2 "P·V
+ * reuse").  mma.sync reads A from registers a0..a3 = (g, 2t|2t+1),
+ * (g+8, ...), (g, 2t+8|2t+9), (g+8, ...) of each 16x16 slice (NVPTX.md §6),
+ * which is exactly the m16n8 accumulator layout of the two n8 tiles 2kk and
+ * 2kk+1 of the slice.  So the BM x K fragment must hold the MMA_C layout of
+ * a BM x K tile whose warps split only M, into the same warp_m warps as this
+ * gemm's C: then the warp that runs the mma for rows i owns every A element
+ * of those rows (tl_gemm_rs_a_check in lower_frag.c verifies the map element
+ * by element).  It is seeded like an accumulator with partition (wm, 1); a
+ * T.copy from a gemm accumulator joins the classes, and a partition that
+ * differs is the class conflict reported at the end.  False (reported) when
+ * the gemm itself cannot take A from registers. */
+static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, int policy, int64_t wm,
+                           int64_t wn, int64_t BM, int64_t BN, bool transpose_a) {
+  tl_buffer *A = ra->buffer;
+  int i = frag_index(st, A);
+  if (i < 0) return false;
+  if (transpose_a) {
+    tl_error(st->d, s->loc, "T.gemm with A in fragment '%s' and transpose_A=True is not lowered yet (the rs "
+             "form reads A as M x K registers)", A->name);
+    st->errors++;
+    return false;
+  }
+  if (!whole_region(ra) || A->ndim != 2) {
+    tl_error(st->d, s->loc, "T.gemm with A in a sub-region of fragment '%s' is not lowered yet", A->name);
+    st->errors++;
+    return false;
+  }
+  if (A->dtype.bits != 16 || (A->dtype.code != TL_TYPE_FLOAT && A->dtype.code != TL_TYPE_BFLOAT)) {
+    tl_error(st->d, s->loc, "T.gemm with A in fragment '%s' of type %s is not lowered yet (the rs form takes "
+             "float16 or bfloat16 registers; cast with T.copy into a 16-bit fragment first)", A->name,
+             tl_dtype_name(A->dtype));
+    st->errors++;
+    return false;
+  }
+  if (wn != 1) {
+    tl_error(st->d, s->loc,
+             "T.gemm with A in fragment '%s' (the rs form) needs its warps to split only M, so that each warp "
+             "holds whole rows of A in registers: the rule is warp_n == 1, but policy %s splits the %lldx%lld "
+             "accumulator over %lldx%lld warps; use policy=T.GemmWarpPolicy.FullRow or stage A through "
+             "T.alloc_shared", A->name, policy_name(policy), (long long)BM, (long long)BN, (long long)wm, (long long)wn);
+    st->errors++;
+    return false;
+  }
+  frag_info *fi = &st->frags.data[i];
+  if (fi->gemm && (fi->gemm_m != wm || fi->gemm_n != 1)) {
+    tl_error(st->d, s->loc,
+             "layout conflict for fragment '%s': this T.gemm reads it as its A operand (the rs form), which "
+             "needs the accumulator layout split over %lldx1 warps, but the T.gemm that set its layout splits "
+             "it over %lldx%lld warps", A->name, (long long)wm, (long long)fi->gemm_m, (long long)fi->gemm_n);
+    tl_note(st->d, fi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", A->name);
+    st->errors++;
+    return false;
+  }
+  if (!fi->gemm) {
+    fi->gemm = true;
+    fi->gemm_as_a = true;
+    fi->gemm_loc = s->loc;
+    fi->gemm_m = wm;
+    fi->gemm_n = 1;
+    fi->ident = true;
+    fi->ident_loc = s->loc;
+    fi->ident_by = "T.gemm (A operand)";
+  }
+  add_bytes(st, i, tl_dtype_bytes(A->dtype));
+  return true;
+}
+
 static void scan_gemm(li_state *st, const tl_stmt *s) {
   if (s->u.tile.nargs < 3) return;
   static const char *const opn[3] = {"A", "B", "C"};
@@ -319,7 +467,9 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   bool bad = false;
   for (int k = 0; k < 2; k++) {
     tl_buffer *b = s->u.tile.args[k].region.buffer;
-    if (b->scope == TL_SCOPE_FRAGMENT) {
+    if (k == 0 && b->scope == TL_SCOPE_FRAGMENT) {
+      continue; /* the rs form: scan_gemm_rs_a below, once the partition is known */
+    } else if (b->scope == TL_SCOPE_FRAGMENT) {
       tl_error(st->d, s->loc,
                "T.gemm is not lowered yet with %s in a fragment ('%s'); stage it through T.alloc_shared",
                opn[k], b->name);
@@ -366,6 +516,9 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     gemm_error(st, s->loc, pmsg);
     return;
   }
+  if (s->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT &&
+      !scan_gemm_rs_a(st, s, &s->u.tile.args[0].region, (int)policy, wm, wn, BM, BN, tA != 0))
+    return;
   frag_info *fi = &st->frags.data[i];
   if (fi->gemm && (fi->gemm_m != wm || fi->gemm_n != wn)) {
     tl_error(st->d, s->loc,
@@ -389,6 +542,58 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
 
+/* T.reduce_*(src, dst, dim, clear) (issue 7): both operands are identity
+ * uses of their fragments (every element at its own coordinates) but do
+ * not share a layout: the destination gets the REDUCER layout of the
+ * source's (decide_rows / finish_reducers below). */
+static void scan_reduce(li_state *st, const tl_stmt *s) {
+  if (s->u.tile.nargs < 2) return;
+  const char *by = tl_arena_printf(&st->m->arena, "T.%s", tl_tile_ops[s->u.tile.op].name);
+  if (!by) { st->oom = true; return; }
+  red_rec rr;
+  memset(&rr, 0, sizeof rr);
+  rr.src = rr.dst = -1;
+  rr.loc = s->loc;
+  rr.by = by;
+  int64_t ext[8];
+  for (int a = 0; a < 2; a++) {
+    const tl_operand *o = &s->u.tile.args[a];
+    if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
+    const tl_region *r = &o->region;
+    for (int k = 0; k < r->ndim; k++) {
+      scan_expr(st, r->min[k], s->loc, 0);
+      scan_expr(st, r->extent[k], s->loc, 0);
+    }
+    int i = frag_index(st, r->buffer);
+    if (a == 0) {
+      int n = r->ndim ? r->ndim : r->buffer->ndim;
+      if (n < 1 || n > 8) return;
+      for (int k = 0; k < n; k++)
+        if (!tl_expr_is_const_int(r->ndim ? r->extent[k] : r->buffer->shape[k], &ext[k])) return;
+      rr.sn = n;
+      rr.R = 1;
+      for (int k = 0; k + 1 < n; k++) rr.R *= ext[k];
+      rr.C = ext[n - 1];
+      int64_t dim = -1;
+      if (s->u.tile.attrs && s->u.tile.attrs[0]) tl_expr_is_const_int(s->u.tile.attrs[0], &dim);
+      rr.rdim = (int)(dim < 0 ? dim + n : dim);
+      rr.src_shared = r->buffer->scope == TL_SCOPE_SHARED || r->buffer->scope == TL_SCOPE_SHARED_DYN;
+    }
+    if (i < 0) continue;
+    if (!whole_region(r)) {
+      tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
+               r->buffer->name);
+      st->errors++;
+      continue;
+    }
+    use_ident(st, i, s->loc, by);
+    add_bytes(st, i, tl_dtype_bytes(r->buffer->dtype));
+    if (a == 0) rr.src = i;
+    else rr.dst = i;
+  }
+  if (!tl_vec_push(&st->reds, rr)) st->oom = true;
+}
+
 static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return;
   switch (s->kind) {
@@ -407,10 +612,15 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       st->loop = s;
       st->loop_bytes = 1;
       st->loop_ident.len = 0;
+      st->loop_rows.len = 0;
       scan_stmt(st, s->u.loop.body, depth + 1);
       for (size_t k = 0; k < st->loop_ident.len; k++) {
         add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
         if (k > 0) unite(st, st->loop_ident.data[0], st->loop_ident.data[k]);
+      }
+      for (size_t k = 0; k < st->loop_rows.len; k++) {
+        row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
+        if (!tl_vec_push(&st->links, lk)) st->oom = true;
       }
       st->loop = NULL;
       return;
@@ -457,6 +667,8 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
         scan_tile(st, s);
       else if (s->u.tile.op == TL_TILE_GEMM)
         scan_gemm(st, s);
+      else if (s->u.tile.op >= TL_TILE_REDUCE_MAX && s->u.tile.op <= TL_TILE_REDUCE_ABSMAX)
+        scan_reduce(st, s);
       return;
   }
 }
@@ -482,6 +694,16 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
   L->total = total;
   int r = find(st, (int)(fi - st->frags.data));
   int g = st->frags.data[r].cls_gemm - 1;
+  frag_info *root = &st->frags.data[r];
+  if (g < 0 && root->rows && b->ndim >= 1) {
+    int64_t C = L->shape[b->ndim - 1];
+    int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
+    tl_rows_layout_init(L, b->ndim, total / C, C, threads, v, root->rows_G);
+    L->set_at = fi->ident_loc;
+    L->set_by = fi->ident_by;
+    b->layout = L;
+    return true;
+  }
   if (g >= 0) {
     frag_info *gi = &st->frags.data[g];
     if (b->ndim != 2 || !same_shape(b, gi->buf)) {
@@ -524,6 +746,245 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
   return true;
 }
 
+/* ------------------------------------------------- reductions (issue 7) */
+static int64_t buf_total(const tl_buffer *b, int64_t *last) {
+  int64_t t = 1, v = 1;
+  for (int k = 0; k < b->ndim; k++) {
+    if (!tl_expr_is_const_int(b->shape[k], &v) || v < 1) return -1;
+    t *= v;
+  }
+  if (last) *last = v;
+  return t;
+}
+
+/* The classes that hold rows: reduce sources (not gemm accumulators) and the
+ * partitions of loops that read row statistics get the ROWS layout; classes
+ * that share statistics get one group count (the smallest preferred one),
+ * so that a statistic's owners are the threads of its rows everywhere. */
+static void decide_rows(li_state *st) {
+  for (size_t k = 0; k < st->reds.len; k++) {
+    red_rec *rr = &st->reds.data[k];
+    if (rr->dst >= 0) st->frags.data[find(st, rr->dst)].red_cls = true;
+    if (rr->src < 0) {
+      if (rr->dst >= 0 && rr->src_shared && rr->rdim == rr->sn - 1) {
+        tl_frag_layout *V = tl_arena_alloc(&st->m->arena, sizeof *V);
+        int64_t *shape = tl_arena_alloc(&st->m->arena, 2 * sizeof(int64_t));
+        if (!V || !shape) { st->oom = true; return; }
+        memset(V, 0, sizeof *V);
+        shape[0] = rr->R;
+        shape[1] = rr->C;
+        V->shape = shape;
+        tl_rows_layout_init(V, 2, rr->R, rr->C, st->threads, 1, 0);
+        rr->virt = V;
+      }
+      continue;
+    }
+    frag_info *root = &st->frags.data[find(st, rr->src)];
+    if (root->cls_gemm) {
+      if (rr->sn != 2 || rr->rdim != 1) {
+        tl_error(st->d, rr->loc, "%s of the T.gemm accumulator '%s' along dim %d is not lowered yet (rows of an "
+                 "mma accumulator are reduced along dim 1)", rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
+        st->errors++;
+      }
+      continue;
+    }
+    if (rr->rdim != rr->sn - 1) {
+      tl_error(st->d, rr->loc, "%s of fragment '%s' along dim %d is not lowered yet (a fragment is reduced along "
+               "its last dim)", rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
+      st->errors++;
+      continue;
+    }
+    root->rows = true;
+  }
+  for (size_t k = 0; k < st->links.len; k++) {
+    row_link *lk = &st->links.data[k];
+    st->frags.data[find(st, lk->d)].red_cls = true;
+    if (lk->f < 0) {
+      tl_error(st->d, lk->loc, "this T.Parallel loop reads the row statistic '%s' by its first loop variable but "
+               "indexes no fragment of its rows by all its loop variables; lowering it is not supported yet",
+               st->frags.data[lk->d].buf->name);
+      st->errors++;
+      continue;
+    }
+    frag_info *root = &st->frags.data[find(st, lk->f)];
+    if (!root->cls_gemm) root->rows = true;
+  }
+  /* preferred group counts */
+  for (size_t i = 0; i < st->frags.len; i++) {
+    frag_info *fi = &st->frags.data[i];
+    if (find(st, (int)i) != (int)i || !fi->rows) continue;
+    int64_t C = 1, total = buf_total(fi->buf, &C);
+    if (total < 1) { fi->rows = false; continue; }
+    int bytes = fi->bytes > 0 && fi->bytes <= 16 ? fi->bytes : 16;
+    int64_t v = 16 / bytes;
+    while (v > 1 && C % v != 0) v /= 2;
+    fi->rows_G = tl_rows_groups(total / C, C, st->threads, v);
+  }
+  /* one group count per set of classes linked through a statistic */
+  for (int round = 0; round < 8; round++) {
+    bool changed = false;
+    for (size_t i = 0; i < st->frags.len; i++) {
+      if (find(st, (int)i) != (int)i || !st->frags.data[i].red_cls) continue;
+      int64_t G = 0;
+      for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < st->reds.len; k++) {
+          red_rec *rr = &st->reds.data[k];
+          if (rr->dst < 0 || rr->src < 0 || find(st, rr->dst) != (int)i) continue;
+          frag_info *sr = &st->frags.data[find(st, rr->src)];
+          if (!sr->rows) continue;
+          if (pass == 0 && (G == 0 || sr->rows_G < G)) G = sr->rows_G;
+          if (pass == 1 && sr->rows_G != G) { sr->rows_G = G; changed = true; }
+        }
+        for (size_t k = 0; k < st->links.len; k++) {
+          row_link *lk = &st->links.data[k];
+          if (lk->f < 0 || find(st, lk->d) != (int)i) continue;
+          frag_info *fr = &st->frags.data[find(st, lk->f)];
+          if (!fr->rows) continue;
+          if (pass == 0 && (G == 0 || fr->rows_G < G)) G = fr->rows_G;
+          if (pass == 1 && fr->rows_G != G) { fr->rows_G = G; changed = true; }
+        }
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+/* The source layout that defines the statistics of reduce rr. */
+static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) {
+  if (rr->src >= 0) {
+    const tl_frag_layout *L = tl_frag_layout_of(st->frags.data[rr->src].buf);
+    return L && (L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS) ? L : NULL;
+  }
+  return rr->virt;
+}
+
+/* Gives every statistics class the REDUCER layout of the reduce (else the
+ * loop partition) that defines it, and checks the other reduces into it and
+ * every loop that reads it beside rows: a mismatch is a layout conflict
+ * naming the buffer and both ops. */
+static void finish_reducers(li_state *st) {
+  for (size_t i = 0; i < st->frags.len; i++) {
+    if (find(st, (int)i) != (int)i || !st->frags.data[i].red_cls) continue;
+    const tl_frag_layout *def = NULL;
+    tl_loc def_loc = TL_LOC_NONE;
+    const char *def_by = NULL;
+    for (size_t k = 0; k < st->reds.len && !def; k++) {
+      red_rec *rr = &st->reds.data[k];
+      if (rr->dst < 0 || find(st, rr->dst) != (int)i) continue;
+      if ((def = red_source_layout(st, rr))) {
+        def_loc = rr->loc;
+        def_by = rr->by;
+      }
+    }
+    for (size_t k = 0; k < st->links.len && !def; k++) {
+      row_link *lk = &st->links.data[k];
+      if (lk->f < 0 || find(st, lk->d) != (int)i) continue;
+      const tl_frag_layout *L = tl_frag_layout_of(st->frags.data[lk->f].buf);
+      if (L && (L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS)) {
+        def = L;
+        def_loc = lk->loc;
+        def_by = "T.Parallel loop";
+      }
+    }
+    /* members: their layout */
+    for (size_t j = 0; j < st->frags.len; j++) {
+      if (find(st, (int)j) != (int)i) continue;
+      frag_info *fj = &st->frags.data[j];
+      tl_buffer *b = fj->buf;
+      if (!def) {
+        if (!make_layout(st, fj, st->threads, st->frags.data[i].bytes)) st->oom = true;
+        continue;
+      }
+      tl_frag_layout tmp;
+      memset(&tmp, 0, sizeof tmp);
+      tl_reducer_layout_init(&tmp, def, b->ndim);
+      int64_t last = 1, total = buf_total(b, &last);
+      bool shape_ok = total == tmp.total && (b->ndim == 1 || (b->ndim == 2 && last == 1));
+      if (!shape_ok) {
+        tl_error(st->d, fj->ident_loc.file ? fj->ident_loc : b->loc,
+                 "layout conflict for fragment '%s': it shares row statistics with the %s here, whose rows "
+                 "number %lld, but its shape is not (%lld,) or (%lld, 1)",
+                 b->name, def_by, (long long)tmp.total, (long long)tmp.total, (long long)tmp.total);
+        tl_note(st->d, def_loc, "the %s that sets the layout of the statistics is here", def_by);
+        st->errors++;
+        continue;
+      }
+      tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
+      int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)b->ndim);
+      if (!L || !shape) { st->oom = true; return; }
+      *L = tmp;
+      for (int k = 0; k < b->ndim; k++) tl_expr_is_const_int(b->shape[k], &shape[k]);
+      L->shape = shape;
+      L->set_at = def_loc;
+      L->set_by = def_by;
+      b->layout = L;
+    }
+    if (!def) continue;
+    tl_frag_layout D;
+    memset(&D, 0, sizeof D);
+    tl_reducer_layout_init(&D, def, 1);
+    for (size_t k = 0; k < st->reds.len; k++) {
+      red_rec *rr = &st->reds.data[k];
+      if (rr->dst < 0 || find(st, rr->dst) != (int)i) continue;
+      const tl_frag_layout *S = red_source_layout(st, rr);
+      tl_frag_layout E;
+      memset(&E, 0, sizeof E);
+      if (S && tl_reducer_layout_init(&E, S, 1) && tl_reducer_same(&D, &E)) continue;
+      tl_error(st->d, rr->loc,
+               "layout conflict for fragment '%s': this %s gives its rows to the threads that hold the rows of "
+               "'%s', but the %s that sets its layout gives them to other threads",
+               st->frags.data[rr->dst].buf->name, rr->by,
+               rr->src >= 0 ? st->frags.data[rr->src].buf->name : "the source", def_by);
+      tl_note(st->d, def_loc, "the %s that sets the layout of '%s' is here", def_by, st->frags.data[rr->dst].buf->name);
+      st->errors++;
+    }
+    for (size_t k = 0; k < st->links.len; k++) {
+      row_link *lk = &st->links.data[k];
+      if (lk->f < 0 || find(st, lk->d) != (int)i) continue;
+      const tl_frag_layout *F = tl_frag_layout_of(st->frags.data[lk->f].buf);
+      if (F && tl_reducer_fits(&D, F)) continue;
+      const char *fby = F && F->set_by ? F->set_by : "op";
+      tl_error(st->d, lk->loc,
+               "layout conflict for fragment '%s': this T.Parallel loop reads the row statistic '%s'[i] on the "
+               "threads that hold row i of '%s' (whose layout the %s sets), but the %s that sets the layout of "
+               "'%s' gives row i to other threads; use the same T.gemm warp policy, or stage through shared memory",
+               st->frags.data[lk->d].buf->name, st->frags.data[lk->d].buf->name, st->frags.data[lk->f].buf->name,
+               fby, def_by, st->frags.data[lk->d].buf->name);
+      tl_note(st->d, def_loc, "the %s that sets the layout of '%s' is here", def_by, st->frags.data[lk->d].buf->name);
+      if (F) tl_note(st->d, F->set_at, "the %s that sets the layout of '%s' is here", fby, st->frags.data[lk->f].buf->name);
+      st->errors++;
+    }
+  }
+}
+
+/* The accumulator partition of a class: the first member that a T.gemm
+ * writes as C (not an rs-form A seed); NULL when none. */
+static frag_info *class_gemm_c(li_state *st, int root) {
+  for (size_t i = 0; i < st->frags.len; i++) {
+    frag_info *fi = &st->frags.data[i];
+    if (fi->gemm && !fi->gemm_as_a && find(st, (int)i) == root) return fi;
+  }
+  return NULL;
+}
+
+/* Fragment → fragment T.copy joins the two classes (one layout, a per-thread
+ * copy with any cast), except between two T.gemm accumulator classes whose
+ * warp partitions differ: those keep their layouts and the copy moves the
+ * data through shared memory (tl_lower_frag_relayout, lower_frag.c).  An
+ * rs-form A operand is never relaid out: its conflict stays an error (the
+ * rule of LAYOUT.md §2, reported by the class check below). */
+static void link_copies(li_state *st) {
+  for (size_t k = 0; k + 1 < st->copy_links.len; k += 2) {
+    int a = st->copy_links.data[k], b = st->copy_links.data[k + 1];
+    int ra = find(st, a), rb = find(st, b);
+    if (ra == rb) continue;
+    frag_info *ga = class_gemm_c(st, ra), *gb = class_gemm_c(st, rb);
+    if (ga && gb && (ga->gemm_m != gb->gemm_m || ga->gemm_n != gb->gemm_n) && same_shape(ga->buf, gb->buf))
+      continue; /* relayout */
+    unite(st, a, b);
+  }
+}
+
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
   li_state st = {0};
   st.m = m;
@@ -532,6 +993,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
   tl_map_init(&st.index);
   tl_map_init(&st.swizzled);
   scan_stmt(&st, f->body, 0);
+  link_copies(&st);
   bool ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
@@ -543,6 +1005,21 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
     }
     frag_info *other = &st.frags.data[root->cls_gemm - 1];
     if (other->gemm_m != fi->gemm_m || other->gemm_n != fi->gemm_n || !same_shape(other->buf, fi->buf)) {
+      if (fi->gemm_as_a || other->gemm_as_a) {
+        /* the rs form: name the rule (LAYOUT.md §2, P·V reuse) */
+        frag_info *a = fi->gemm_as_a ? fi : other, *c = fi->gemm_as_a ? other : fi;
+        tl_error(d, a->gemm_loc,
+                 "layout conflict for fragment '%s': this T.gemm reads it as its A operand (the rs form), which "
+                 "needs the mma accumulator layout of a T.gemm whose warps split only M (%lldx1 warps, policy "
+                 "FullRow) with the same warp rows, but it takes its layout from '%s', which the T.gemm here "
+                 "splits over %lldx%lld warps%s; use policy=T.GemmWarpPolicy.FullRow on both gemms or stage A "
+                 "through T.alloc_shared",
+                 a->buf->name, (long long)a->gemm_m, c->buf->name, (long long)c->gemm_m,
+                 (long long)c->gemm_n, same_shape(a->buf, c->buf) ? "" : " (and whose shape differs)");
+        tl_note(d, c->gemm_loc, "the T.gemm that sets the layout of '%s' is here", c->buf->name);
+        st.errors++;
+        continue;
+      }
       tl_error(d, fi->gemm_loc,
                "layout conflict for fragment '%s': this T.gemm splits it over %lldx%lld warps, but it shares "
                "its layout with '%s', which the T.gemm here splits over %lldx%lld warps",
@@ -552,6 +1029,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
       st.errors++;
     }
   }
+  ok = !st.oom && st.errors == 0;
+  if (ok) decide_rows(&st);
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
@@ -566,12 +1045,18 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d) {
       continue;
     }
     int r = find(&st, (int)i);
+    if (st.frags.data[r].red_cls) continue; /* finish_reducers */
     if (!make_layout(&st, fi, st.threads, st.frags.data[r].bytes)) st.oom = true;
   }
+  if (!st.oom && st.errors == 0) finish_reducers(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
   ok = !st.oom && st.errors == 0;
   tl_vec_free(&st.frags);
   tl_vec_free(&st.loop_ident);
+  tl_vec_free(&st.loop_rows);
+  tl_vec_free(&st.reds);
+  tl_vec_free(&st.links);
+  tl_vec_free(&st.copy_links);
   tl_map_free(&st.index);
   tl_map_free(&st.swizzled);
   return ok;

@@ -21,14 +21,41 @@
  * the inverse is f = (r / vec) * vec * threads + tid * vec + r % vec, valid iff
  * f < E (vec divides E, so a vector is wholly valid or wholly idle).
  * REPLICATED: every thread holds all E elements; reg(f) = f. */
-typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C } tl_frag_kind;
+typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL_FRAG_REDUCER } tl_frag_kind;
 /* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
  * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
  * WM x WN = warp_tile_m x warp_tile_n; ../shared/LAYOUT.md §2):
  *     tid = 32*(i/WM + warp_m*(j/WN)) + 4*(i%8) + (j%8)/2
  *     reg = 4*(((i%WM)/16)*(WN/8) + (j%WN)/8) + 2*((i/8)%2) + j%2
  * vec = 2 (registers 2q, 2q+1 are columns j, j+1), nregs = BM*BN/threads.
- * tl_mma_c_coords (lower_gemm.c) is the inverse. */
+ * tl_mma_c_coords (lower_gemm.c) is the inverse.
+ * ROWS (issue 7; a block of rows that is reduced along its last dim and that
+ * no gemm feeds): the fragment is viewed as R x C (R = product of the leading
+ * dims, C = the last dim, cv = C / vec column vectors per row); the threads
+ * form G = groups groups of g = group = threads / G consecutive threads
+ * (g <= 32 a power of two, else a multiple of 32: whole warps), row r
+ * belongs to group r % G and its column vectors go round-robin over the g
+ * threads of the group:
+ *     tid = (r % G)*g + (c/vec) % g
+ *     reg = ((r / G)*cvg + (c/vec) / g)*vec + c % vec
+ * with rpt = ceil(R / G) rows and cvg = ceil(cv / g) vectors per row per
+ * thread: nvec = rpt*cvg, nregs = nvec*vec.  Inverse of (tid, reg):
+ * r = (reg/vec / cvg)*G + tid/g, c = ((reg/vec % cvg)*g + tid%g)*vec +
+ * reg%vec, valid iff r < R and c < C.  A row reduction combines the g
+ * threads of a group: shuffles inside a warp, shared memory across warps.
+ * REDUCER ("reducer-of", ../shared/LAYOUT.md §5): the row statistics of a
+ * 2-D MMA_C or ROWS layout `src` reduced along its last dim: shape (R,) or
+ * (R, 1); element i is held, in the same register, by every thread that
+ * holds an element of row i of src (replicated over them):
+ *   src MMA_C: reg = (i % WM)/8 (nregs = WM/8), owners
+ *              32*(i/WM + warp_m*wn) + 4*(i%8) + t for wn < warp_n, t < 4;
+ *              C register q of row i pairs with statistic 2*(q/(WN/2)) + (q/2)%2;
+ *              inverse: i = ((tid/32) % warp_m)*WM + 8*reg + (tid%32)/4.
+ *   src ROWS:  reg = i / G (nregs = rpt), owners (i % G)*g + [0, g);
+ *              inverse: i = reg*G + tid/g (valid iff i < R).
+ * Replica 0 of an element (the thread that stores it to memory) is, for
+ * MMA_C, the one with tid%4 == 0 and wn == 0; for ROWS tid%g == 0.
+ * tl_frag_owner / tl_frag_coords below implement every kind. */
 
 typedef struct tl_frag_layout {
   tl_frag_kind kind;
@@ -38,6 +65,8 @@ typedef struct tl_frag_layout {
   int64_t threads, vec; /* PLAN only (REPLICATED: threads 1, vec 1) */
   int64_t nvec, nregs;  /* per-thread vectors / registers */
   int64_t warp_m, warp_n, warp_tile_m, warp_tile_n; /* MMA_C only */
+  int64_t rows, cols, group, groups, rpt, cvg;      /* ROWS only: R, C, g, G, rpt, cvg */
+  const struct tl_frag_layout *src;                 /* REDUCER only: the 2-D layout reduced */
   tl_loc set_at;        /* the op that decided the layout */
   const char *set_by;   /* its spelling, e.g. "T.Parallel" */
 } tl_frag_layout;
@@ -46,6 +75,40 @@ static inline tl_frag_layout *tl_frag_layout_of(const tl_buffer *b) {
   return b && b->scope == TL_SCOPE_FRAGMENT ? (tl_frag_layout *)b->layout : NULL;
 }
 
+/* Layout maps (lower_reduce.c), for every kind.  idx has L->ndim entries.
+ * tl_frag_owner: the thread of replica 0 of element idx and its register.
+ * tl_frag_holds: does thread tid hold element idx (any replica)?  Sets *reg.
+ * tl_frag_coords: the element (idx, L->ndim entries) in register reg of
+ * thread tid; false when that slot holds nothing (padding) or the layout is
+ * REPLICATED. */
+void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, int64_t *reg);
+bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int64_t *reg);
+bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *idx);
+/* Fills L (L->shape: ndim entries set by the caller, product R*C) as the
+ * ROWS layout of an R x C block over `threads` threads with vector width vec
+ * (halved until it divides C) and G = min(tl_rows_groups(...), max_groups)
+ * groups (max_groups 0: no limit; G is reduced until it divides threads). */
+void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads,
+                         int64_t vec, int64_t max_groups);
+/* The preferred group count: the largest power of two G dividing R and
+ * threads with threads/G >= min(32, cv') (cv' = cv rounded down to a power
+ * of two), so that a row is a warp or more, or a group of at least cv lanes
+ * when the row has fewer than 32 vectors. */
+int64_t tl_rows_groups(int64_t rows, int64_t cols, int64_t threads, int64_t vec);
+/* Fills L (L->shape allocated by the caller with ndim entries: (R,) or
+ * (R, 1)) as the REDUCER layout of src (MMA_C or ROWS) reduced along its
+ * last dim; false when src is of another kind. */
+bool tl_reducer_layout_init(tl_frag_layout *L, const tl_frag_layout *src, int ndim);
+/* Do two REDUCER layouts put every element in the same threads and
+ * register?  (Same src kind and R, and the same warp_m / G.) */
+bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
+/* May a T.Parallel loop partitioned by the 2-D layout part (MMA_C or ROWS)
+ * read the statistic D[i] (D REDUCER) at every element (i, j)?  True when
+ * the thread running (i, j) holds D[i], in register
+ *   MMA_C part: 2*mi + h (the partition's m-tile and half),
+ *   ROWS part:  the partition's row iteration r / G. */
+bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
+
 /* ----------------------------------------------------------------- passes */
 /* check_supported.c: rejects ops that no issue has lowered yet. */
 bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, tl_diag *d);
@@ -53,6 +116,13 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, tl_diag *d);
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* lower_tile.c: tile ops and T.Parallel → per-thread SIMT statements. */
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, tl_diag *d);
+
+/* lower_atomic.c: T.atomic_add → T.Parallel loops of T.ptx_atomic_add (tile
+ * IR → tile IR, before layout inference), and the pairing of 16-bit float
+ * atomics into f16x2 / bf16x2 vector atomics where target allows (SIMT IR,
+ * after lower-tile-ops). */
+bool tl_lower_atomic(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d);
 
 /* ------------------------------------------------------ shared utilities */
 /* Names used in a function (for fresh names that never shadow). */
@@ -122,6 +192,27 @@ void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t 
  * are reported to d; NULL on error. */
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
 
+/* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
+ * P·V).  True when every element (i, k) of the BM x K MMA_C fragment A sits
+ * in the thread and register where mma.sync m16n8k16 run by a gemm with
+ * warp partition warp_m x 1 reads it (registers 8*(mi*(K/16) + kk) .. +7 =
+ * a0..a3 of slice (mi, kk)); false otherwise, with the first element that
+ * differs in *bad_i, *bad_k (left unchanged when A is not such a layout at
+ * all). */
+bool tl_gemm_rs_a_check(const tl_frag_layout *A, int64_t warp_m, int64_t *bad_i, int64_t *bad_k);
+/* Lowers one rs-form T.gemm (A fragment, B shared, C fragment, layouts
+ * inferred) to per-warp ldmatrix of B + mma.sync with A read from the
+ * fragment's registers.  Errors are reported to d; NULL on error. */
+tl_stmt *tl_lower_gemm_rs(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
+/* T.copy between two fragments whose layouts differ (two T.gemm accumulators
+ * of one shape split over different warp partitions; layout_infer.c keeps
+ * them apart): every thread stores its source registers (cast to the
+ * destination dtype) into a row-major shared.dyn scratch tile, a barrier,
+ * then loads its destination registers; a barrier first, as the copy may
+ * run in a loop.  Errors are reported to d; NULL on error. */
+tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_buffer *src, tl_buffer *dst,
+                                tl_diag *d);
+
 
 /* ------------------------------------ pipelining, shared copies, barriers */
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
@@ -130,6 +221,10 @@ bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d);
+/* frag_pipeline.c: double-buffered ldmatrix fragments across the k-steps
+ * of a pipelined T.gemm loop, the barrier moved before the last k-step's
+ * mma (SIMT IR → SIMT IR; loops of any other shape are left as they are). */
+bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* rasterize.c: T.use_swizzle → block-index remapping (SIMT IR). */
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* smem_plan.c: offsets of shared.dyn buffers in the dynamic block, reuse of
@@ -160,5 +255,17 @@ tl_expr *tl_lower_smem_index(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_e
  * of w at lane 0) be accessed as one aligned vector of the flat buffer? */
 bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane,
                           int64_t w);
+
+/* ---------------------------------------------------------- T.reduce_* */
+/* lower_reduce.c: lowers one T.reduce_{max,min,sum,abssum,absmax} (layouts
+ * inferred) to per-thread partials over the source elements each thread
+ * holds, T.shfl_xor butterflies over the lanes that share a row, and a
+ * shared.dyn scratch buffer (allocated in the returned statement, so that
+ * smem_plan.c places it) with T.sync_threads() across warps; the result is
+ * replicated to every thread that holds the row (REDUCER dst), stored once
+ * per row (shared dst), or broadcast through shared memory (replicated /
+ * local dst).  clear=False combines with dst.  NULL on error (reported to
+ * env->d, env->errors incremented) or OOM (env->errors unchanged). */
+tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s);
 
 #endif

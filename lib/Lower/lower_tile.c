@@ -32,7 +32,11 @@
  * fragment it indexes by its loop variables, or a plan computed for its own
  * extents (16 / largest element size), or a strided loop over threads when the
  * extents are dynamic.  A T.Parallel that writes a replicated fragment runs
- * every iteration in every thread (serial loops). */
+ * every iteration in every thread (serial loops).  ROWS and REDUCER
+ * fragments (issue 7) are walked by emit_rows / emit_reducer; a row
+ * statistic D[i] read in a loop partitioned by an MMA_C or ROWS fragment is
+ * register 2*mi + h, or the row iteration; a REDUCER partition that stores
+ * to memory runs only in replica 0.  T.reduce_* goes to lower_reduce.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +54,8 @@ typedef struct lt_state {
   tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
   const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
   tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
+  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted (issue 7) */
+  tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
 } lt_state;
 
@@ -78,7 +84,8 @@ static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_e
 /* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
  * accessed through a partition's register index. */
 static bool frag_distributed(const tl_frag_layout *L) {
-  return L && (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C);
+  return L && (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS ||
+               L->kind == TL_FRAG_REDUCER);
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
@@ -116,6 +123,17 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
   tl_expr **one = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *));
   if (!one) { st->oom = true; return NULL; }
   *n_out = 1;
+  if (L->kind == TL_FRAG_REDUCER && st->loop && !identity_access(st->loop, b, n, (tl_expr **)idx)) {
+    /* a row statistic D[i] read beside its rows (layout_infer.c row_access) */
+    if (n == 1 && idx[0] && idx[0]->kind == TL_EXPR_VAR && st->loop->u.loop.nvars >= 2 &&
+        idx[0]->u.var == st->loop->u.loop.vars[0] && st->row_reg && tl_reducer_fits(L, st->part)) {
+      one[0] = st->row_reg;
+      return one;
+    }
+    tl_error(st->d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
+    st->errors++;
+    return NULL;
+  }
   if (frag_distributed(L)) {
     if (!st->reg || !identity_access(st->loop, b, n, (tl_expr **)idx)) {
       tl_error(st->d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
@@ -288,6 +306,8 @@ typedef struct plan {
   int64_t total, threads, vec, nvec;
   bool registers;   /* touches fragment registers: unroll the vector loop */
   const tl_frag_layout *mma; /* non-NULL: iterate the MMA_C layout instead (vec 2) */
+  const tl_frag_layout *lay; /* non-NULL: iterate this ROWS / REDUCER layout (emit_rows, emit_reducer) */
+  bool rep_guard;           /* REDUCER: only replica 0 runs the body (it stores to memory) */
 } plan;
 
 static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
@@ -306,6 +326,8 @@ static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t thre
   p->nvec = (total + threads * v - 1) / (threads * v);
   p->registers = false;
   p->mma = NULL;
+  p->lay = NULL;
+  p->rep_guard = false;
 }
 
 /* The partition of a distributed fragment layout. */
@@ -318,6 +340,8 @@ static void plan_for_layout(plan *p, const tl_frag_layout *L) {
   p->nvec = L->nvec;
   p->registers = true;
   p->mma = L->kind == TL_FRAG_MMA_C ? L : NULL;
+  p->lay = L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER ? L : NULL;
+  p->rep_guard = false;
 }
 
 /* Per-chunk callback: idx[k] the domain indices of the chunk's first element
@@ -362,7 +386,13 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
   CHECK(idx);
   idx[0] = i;
   idx[1] = j;
+  const tl_frag_layout *saved_part = st->part;
+  tl_expr *saved_row = st->row_reg;
+  st->part = L;
+  st->row_reg = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), 2), tl_ir_var(m, loc, vh));
   tl_stmt *body = fn(st, user, p, idx, reg);
+  st->part = saved_part;
+  st->row_reg = saved_row;
   tl_ranges_unset(&st->ranges, vm);
   tl_ranges_unset(&st->ranges, vn);
   tl_ranges_unset(&st->ranges, vh);
@@ -373,9 +403,115 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
   return body;
 }
 
+/* Row-major indices of flat row r over the leading dims of shape (the
+ * last index is set by the caller). */
+static bool row_indices(lt_state *st, tl_loc loc, int ndim, const int64_t *shape, tl_expr *r, tl_expr **idx) {
+  tl_expr *x = r;
+  for (int k = ndim - 2; k >= 0; k--) {
+    idx[k] = k > 0 ? tl_lo_fmod(st->m, loc, x, shape[k], &st->ranges) : x;
+    x = tl_lo_fdiv(st->m, loc, x, shape[k], &st->ranges);
+    if (!idx[k] || !x) return false;
+  }
+  return true;
+}
+
+/* The ROWS partition (lower_internal.h): each thread walks its rows a and
+ * column vectors b:
+ *     for a in T.unroll(rpt): for b in T.unroll(cvg):
+ *         r = a*G + tid/g, cvec = b*g + tid%g      (guarded where not exact)
+ *         element (rows of r, cvec*vec), register (a*cvg + b)*vec
+ * The row statistic register of a REDUCER of this layout is a. */
+static tl_stmt *emit_rows(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->m;
+  const tl_frag_layout *L = p->lay;
+  int64_t G = L->groups, g = L->group, v = L->vec, cv = L->cols / L->vec;
+  tl_var *va, *vb;
+  CHECK(va = tl_names_fresh_var(&st->names, loc, "ra", TL_INT32, TL_VAR_LOOP));
+  CHECK(vb = tl_names_fresh_var(&st->names, loc, "rb", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->ranges, va, 0, L->rpt - 1));
+  CHECK(tl_ranges_set(&st->ranges, vb, 0, L->cvg - 1));
+  tl_expr *tid = tl_lo_thread_index(m, loc);
+  CHECK(tid);
+  tl_expr *a = tl_ir_var(m, loc, va), *b = tl_ir_var(m, loc, vb);
+  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, a, G), tl_lo_fdiv(m, loc, tid, g, &st->ranges));
+  tl_expr *cvec = tl_lo_add(m, loc, tl_lo_mul(m, loc, b, g), tl_lo_fmod(m, loc, tid, g, &st->ranges));
+  tl_expr *reg = tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, a, L->cvg), b), v);
+  CHECK(r && cvec && reg);
+  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(L->ndim > 0 ? L->ndim : 1));
+  CHECK(idx);
+  CHECK(row_indices(st, loc, L->ndim, L->shape, r, idx));
+  CHECK(idx[L->ndim - 1] = tl_lo_mul(m, loc, cvec, v));
+  const tl_frag_layout *saved_part = st->part;
+  tl_expr *saved_row = st->row_reg;
+  st->part = L;
+  st->row_reg = a;
+  tl_stmt *body = fn(st, user, p, idx, reg);
+  st->part = saved_part;
+  st->row_reg = saved_row;
+  tl_ranges_unset(&st->ranges, va);
+  tl_ranges_unset(&st->ranges, vb);
+  if (!body) return NULL;
+  tl_expr *cond = NULL;
+  if (L->rows % G != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, r, tl_lo_int(m, loc, L->rows)));
+  if (cv % g != 0) {
+    tl_expr *c2 = tl_ir_binary(m, loc, TL_OP_LT, cvec, tl_lo_int(m, loc, cv));
+    CHECK(c2);
+    CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, c2) : c2);
+  }
+  if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
+  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vb, tl_lo_int(m, loc, L->cvg), body));
+  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, va, tl_lo_int(m, loc, L->rpt), body));
+  return body;
+}
+
+/* The REDUCER partition: each thread walks its statistic registers k,
+ *     i = ((tid/32) % warp_m)*WM + 8*k + (tid%32)/4     (source MMA_C)
+ *     i = k*G + tid/g                                   (source ROWS; guarded)
+ * every replica runs the body (fragment-only work), or only replica 0 when
+ * p->rep_guard (the body stores to memory). */
+static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->m;
+  const tl_frag_layout *L = p->lay, *S = L->src;
+  tl_var *vk;
+  CHECK(vk = tl_names_fresh_var(&st->names, loc, "rk", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->ranges, vk, 0, L->nregs - 1));
+  tl_expr *tid = tl_lo_thread_index(m, loc), *k = tl_ir_var(m, loc, vk);
+  CHECK(tid && k);
+  tl_expr *i, *rep, *cond = NULL;
+  if (S->kind == TL_FRAG_MMA_C) {
+    tl_expr *wm = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, tid, 32, &st->ranges), S->warp_m, &st->ranges);
+    i = tl_lo_add(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, S->warp_tile_m), tl_lo_mul(m, loc, k, 8)),
+                  tl_lo_fdiv(m, loc, tl_lo_fmod(m, loc, tid, 32, &st->ranges), 4, &st->ranges));
+    rep = tl_ir_binary(m, loc, TL_OP_AND,
+                       tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, 4, &st->ranges), tl_lo_int(m, loc, 0)),
+                       tl_ir_binary(m, loc, TL_OP_LT, tid, tl_lo_int(m, loc, 32 * S->warp_m)));
+  } else {
+    i = tl_lo_add(m, loc, tl_lo_mul(m, loc, k, S->groups), tl_lo_fdiv(m, loc, tid, S->group, &st->ranges));
+    rep = tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, S->group, &st->ranges), tl_lo_int(m, loc, 0));
+    if (S->rows % S->groups != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, i, tl_lo_int(m, loc, S->rows)));
+  }
+  CHECK(i && rep);
+  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(L->ndim > 0 ? L->ndim : 1));
+  CHECK(idx);
+  if (L->ndim == 2) {
+    idx[0] = i;
+    CHECK(idx[1] = tl_lo_int(m, loc, 0));
+  } else {
+    idx[0] = i;
+  }
+  tl_stmt *body = fn(st, user, p, idx, k);
+  tl_ranges_unset(&st->ranges, vk);
+  if (!body) return NULL;
+  if (p->rep_guard) CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, rep) : rep);
+  if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
+  return tl_lo_for(m, loc, TL_LOOP_UNROLL, vk, tl_lo_int(m, loc, L->nregs), body);
+}
+
 static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
   tl_module *m = st->m;
   if (p->mma) return emit_mma(st, loc, p, fn, user);
+  if (p->lay && p->lay->kind == TL_FRAG_ROWS) return emit_rows(st, loc, p, fn, user);
+  if (p->lay && p->lay->kind == TL_FRAG_REDUCER) return emit_reducer(st, loc, p, fn, user);
   int64_t tv = p->threads * p->vec;
   tl_var *q = NULL;
   tl_expr *qe;
@@ -610,6 +746,25 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   return tl_lo_for(m, loc, TL_LOOP_SERIAL, q, trips, body);
 }
 
+/* Does s store to a buffer that is not a fragment or per-thread (global or
+ * shared memory)?  Then only replica 0 of a replicated partition runs it. */
+static bool stores_memory(const tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (stores_memory(s->u.seq.stmts[i], depth + 1)) return true;
+      return false;
+    case TL_STMT_FOR: return stores_memory(s->u.loop.body, depth + 1);
+    case TL_STMT_IF: return stores_memory(s->u.ifs.then_s, depth + 1) || stores_memory(s->u.ifs.else_s, depth + 1);
+    case TL_STMT_STORE: {
+      tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
+      return sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN;
+    }
+    default: return false;
+  }
+}
+
 static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   par_scan ps = {loop, NULL, NULL, 1};
   scan_stmt(&ps, loop->u.loop.body, 0);
@@ -625,6 +780,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   plan p;
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
+    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && stores_memory(loop->u.loop.body, 0);
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
@@ -958,6 +1114,9 @@ static bool frag_same_layout(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a->kind == TL_FRAG_MMA_C)
     return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
            a->shape[1] == b->shape[1];
+  if (a->kind == TL_FRAG_ROWS)
+    return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
+  if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
   return true;
 }
 
@@ -1040,7 +1199,16 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
   if (planner) {
     plan_for_layout(&p, planner->L);
+    if (p.lay && p.lay->kind == TL_FRAG_REDUCER && planner == &c.src &&
+        (c.dst.kind == SIDE_GLOBAL || c.dst.kind == SIDE_SHARED))
+      p.rep_guard = true;
     if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !frag_same_layout(c.dst.L, c.src.L)) {
+      if (op == TL_TILE_COPY && c.src.L->kind == TL_FRAG_MMA_C && c.dst.L->kind == TL_FRAG_MMA_C) {
+        /* two gemm accumulators of different partitions: through shared memory (lower_frag.c) */
+        tl_stmt *r = tl_lower_frag_relayout(m, s->loc, &st->names, c.src.buf, c.dst.buf, st->d);
+        if (!r) st->errors++;
+        return r;
+      }
       fail(st, s->loc, "layout conflict in %s between fragments '%s' and the source", opname, c.dst.buf->name);
       return NULL;
     }
@@ -1181,11 +1349,25 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         case TL_TILE_FILL:
         case TL_TILE_CLEAR: return lower_copy(st, s);
         case TL_TILE_GEMM: {
-          tl_stmt *g = tl_lower_gemm(m, s, &st->names, st->threads, st->d);
+          bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
+                    tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
+          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->names, st->threads, st->d)
+                          : tl_lower_gemm(m, s, &st->names, st->threads, st->d);
           if (!g) st->errors++;
           return g;
         }
         case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
+        case TL_TILE_REDUCE_MAX:
+        case TL_TILE_REDUCE_MIN:
+        case TL_TILE_REDUCE_SUM:
+        case TL_TILE_REDUCE_ABSSUM:
+        case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
+          tl_lower_env env = {st->m, st->d, &st->names, &st->ranges, st->threads, 0};
+          tl_stmt *r = tl_lower_reduce(&env, s);
+          st->errors += env.errors;
+          if (!r && env.errors == 0) st->oom = true;
+          return r;
+        }
         case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */
           return (tl_stmt *)s;
         default:

@@ -3,6 +3,7 @@
  * tl_lower_module runs, for every prim_func, the passes below in this order;
  * each is one file with one entry point:
  *   1. check-supported  (check_supported.c)  reject ops no issue lowers yet
+ *      atomic           (lower_atomic.c)     T.atomic_add → T.Parallel of T.ptx_atomic_add
  *   2. pipeline         (pipeline_loop.c)    T.Pipelined → staged shared buffers,
  *                                            prologue + loop, T.async_copy, commit/wait
  *                                            groups and the pipeline's barriers (tile IR)
@@ -12,6 +13,9 @@
  *   4. layout-inference (layout_infer.c)     fragment layouts, shared swizzles
  *   5. lower-tile-ops   (lower_tile.c, lower_shared_copy.c, lower_gemm.c)
  *                                            tile ops and T.Parallel → SIMT
+ *      atomic-vectorize (lower_atomic.c)     16-bit float atomic pairs → f16x2/bf16x2
+ *   5b. frag-pipeline  (frag_pipeline.c)    double-buffered mma fragments across the k-steps
+ *                                            of a pipelined GEMM loop (SIMT IR)
  *   6. rasterize        (rasterize.c)        T.use_swizzle → block-index remapping
  *   7. smem-plan        (smem_plan.c)        offsets in the dynamic shared block,
  *                                            reuse, f->smem_bytes, the target's limit
@@ -33,12 +37,18 @@ typedef bool (*lower_pass_fn)(tl_module *, tl_primfunc *, const tl_lower_options
     return fn(m, f, d);                                                                       \
   }
 PASS(tl_lower_check_supported)
+PASS(tl_lower_atomic)
 PASS(tl_lower_pipeline)
 PASS(tl_lower_barriers)
 PASS(tl_lower_infer_layouts)
 PASS(tl_lower_tile_ops)
 PASS(tl_lower_rasterize)
+PASS(tl_lower_frag_pipeline)
 #undef PASS
+
+static bool run_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {
+  return tl_lower_atomic_vectorize(m, f, o ? o->target : NULL, d);
+}
 
 static bool run_smem_plan(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {
   return tl_lower_smem_plan(m, f, o ? o->target : NULL, d);
@@ -49,10 +59,13 @@ static const struct {
   lower_pass_fn run;
 } passes[] = {
     {"check-supported", run_tl_lower_check_supported},
+    {"atomic", run_tl_lower_atomic},
     {"pipeline", run_tl_lower_pipeline},
     {"barriers", run_tl_lower_barriers},
     {"layout-inference", run_tl_lower_infer_layouts},
     {"lower-tile-ops", run_tl_lower_tile_ops},
+    {"atomic-vectorize", run_atomic_vectorize},
+    {"frag-pipeline", run_tl_lower_frag_pipeline},
     {"rasterize", run_tl_lower_rasterize},
     {"smem-plan", run_smem_plan},
 };

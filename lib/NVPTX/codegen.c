@@ -43,6 +43,9 @@
  *    predicate is not constant true: src-size 0 reads nothing and
  *    zero-fills; its global offset is computed in 64 bits.  T.ptx_commit_group
  *    / T.ptx_wait_group(n) → cp.async.commit_group / wait_group n;
+ *  - T.ptx_atomic_add → atomicrmw fadd/add monotonic on the global address,
+ *    or inline red/atom.global.add.noftz.{f16x2,bf16x2} for 16-bit float
+ *    pairs (gen_atomic_add);
  *  - shared.dyn buffers placed by shared-memory planning (smem_planned) use
  *    their smem_offset; the rest follow them; smem_bytes covers both;
  *  - casts: float → int saturate like cvt.rzi (llvm.fpto[su]i.sat, NaN → 0);
@@ -949,6 +952,8 @@ static LLVMValueRef gen_limit(cg *g, const tl_expr *e, const char *name) {
   return cint(ty, mx ? smax : (~smax & all));
 }
 
+static LLVMValueRef gen_atomic_add(cg *g, const tl_expr *e);
+
 static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   const char *name = tl_intrinsics[e->u.call.op].name;
   int n = e->u.call.n;
@@ -980,6 +985,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     return convert(g, v, TL_INT32, e->dtype, loc);
   }
   if (!strncmp(name, "shfl_", 5)) return gen_shfl(g, e, name);
+  if (!strcmp(name, "ptx_atomic_add")) return gen_atomic_add(g, e);
   if (!strcmp(name, "infinity") || !strcmp(name, "max_value") || !strcmp(name, "min_value"))
     return gen_limit(g, e, name);
   if (!strcmp(name, "sync_threads")) {
@@ -1804,6 +1810,79 @@ static bool gen_cp_async(cg *g, const tl_expr *e) {
   buf_info *bi = get_buf(g, dst, loc);
   if (bi) bi->stored = true;
   return r != NULL;
+}
+
+/* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
+ * "Atomics"; PTX ISA §9.7.13.4 atom, §9.7.13.5 red): relaxed atomic adds
+ * at element off of the global tensor dst.  Scalars are `atomicrmw
+ * fadd/add monotonic` on the addrspace(1) pointer (LLVM 19 selects
+ * atom.global.add.{f32,f64,noftz.f16,noftz.bf16 (sm_90)} and expands what
+ * the target lacks, bf16 on sm_80 and 8/16-bit integers, into a
+ * compare-and-swap loop, so no encoding can make it abort).  A 2-lane
+ * float16 value (bfloat16 on sm_90) is one inline
+ * `red.global.add.noftz.{f16x2,bf16x2}` (or `atom...` when its value is
+ * used: return_prev), since LLVM 19 turns <2 x half> atomicrmw into a CAS
+ * loop; the pair is 4-byte aligned (the lowering proves off even).  Other
+ * vectors are one scalar atomic per lane.  The value is the old contents. */
+static LLVMValueRef gen_atomic_add(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  if (e->u.call.n != 4) {
+    cg_error(g, loc, "T.ptx_atomic_add takes 4 arguments, got %d", e->u.call.n);
+    return NULL;
+  }
+  const tl_buffer *b = buffer_arg(g, e, 0, "dst");
+  int64_t rp;
+  if (!b || !const_arg(g, e, 3, "return_prev", &rp)) return NULL;
+  if (b->scope != TL_SCOPE_GLOBAL) {
+    cg_error(g, loc, "T.ptx_atomic_add: dst '%s' must be a global tensor (it is %s)", b->name,
+             tl_scope_name(b->scope));
+    return NULL;
+  }
+  tl_dtype t = e->dtype, et = scalar_of(t);
+  int L = t.lanes ? t.lanes : 1;
+  if (!tl_dtype_eq(et, b->dtype) || is_bool(et) || t.code == TL_TYPE_TFLOAT) {
+    cg_error(g, loc, "T.ptx_atomic_add: a %s value cannot be added atomically to '%s' of %s",
+             tl_dtype_name(t), b->name, tl_dtype_name(b->dtype));
+    return NULL;
+  }
+  LLVMValueRef v = gen_as(g, e->u.call.args[2], t);
+  LLVMValueRef p = v ? elem_addr(g, b, e->u.call.args[1], loc) : NULL;
+  buf_info *bi = p ? get_buf(g, b, loc) : NULL;
+  if (!bi) return NULL;
+  bi->stored = true;
+  bool fl = tl_dtype_is_float(et);
+  unsigned eb = (unsigned)tl_dtype_bytes(et);
+  if (L == 2 && (is_f16(et) || (is_bf16(et) && g->target->sm >= 90))) {
+    const char *ty = is_f16(et) ? "f16x2" : "bf16x2";
+    char text[96];
+    snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;", ty);
+    const char *cons = rp ? "=r,l,r,~{memory}" : "l,r,~{memory}";
+    LLVMValueRef addr = LLVMBuildPtrToInt(g->B, p, g->t_i64, "");
+    LLVMValueRef bits = LLVMBuildBitCast(g->B, v, g->t_i32, "");
+    LLVMTypeRef pts[2] = {g->t_i64, g->t_i32};
+    LLVMTypeRef fty = LLVMFunctionType(rp ? g->t_i32 : g->t_void, pts, 2, 0);
+    LLVMValueRef asmv = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {addr, bits};
+    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, 2, "");
+    if (!rp) return LLVMGetPoison(LLVMTypeOf(v));
+    return LLVMBuildBitCast(g->B, r, LLVMTypeOf(v), "");
+  }
+  LLVMValueRef out = L > 1 ? LLVMGetPoison(LLVMTypeOf(v)) : NULL;
+  for (int l = 0; l < L; l++) {
+    LLVMValueRef li = LLVMConstInt(g->t_i32, (unsigned)l, 0);
+    LLVMValueRef x = L > 1 ? LLVMBuildExtractElement(g->B, v, li, "") : v;
+    LLVMValueRef q = p;
+    if (l > 0) {
+      LLVMValueRef o = LLVMConstInt(g->t_i64, (unsigned)l, 0);
+      q = LLVMBuildGEP2(g->B, bi->elem, p, &o, 1, "");
+    }
+    LLVMValueRef r = LLVMBuildAtomicRMW(g->B, fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd, q, x,
+                                        LLVMAtomicOrderingMonotonic, 0);
+    LLVMSetAlignment(r, eb);
+    out = L > 1 ? LLVMBuildInsertElement(g->B, out, r, li, "") : r;
+  }
+  return out;
 }
 
 static bool gen_eval(cg *g, const tl_stmt *s) {

@@ -14,11 +14,16 @@
  * (tl_device_default_target).  The kernel keeps its own copies of what a
  * call needs, plus two IR modules for the CPU executors (cpu.c): the tile IR
  * as parsed (a second parse of the same source, since lowering rewrites the
- * module in place) and the lowered SIMT IR. */
+ * module in place) and the lowered SIMT IR.
+ * Stage times (tl_compile_options.times): CLOCK_MONOTONIC stamps around the
+ * parses, after every lowering pass (through the pass hook, which is always
+ * installed), and around tl_nvptx_emit, whose own stamps split LLVM IR
+ * building, O3 and PTX emission. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "Lower/lower.h"
 #include "NVPTX/nvptx.h"
@@ -70,6 +75,23 @@ static void note_cp_async(align_scan *a, const tl_expr *e) {
   }
 }
 
+/* T.ptx_atomic_add(dst, off, value, rp) with a vector value (f16x2 / bf16x2)
+ * updates lanes * element bytes at an address aligned that much. */
+static void note_atomic(align_scan *a, const tl_expr *e) {
+  static int at = -2;
+  if (at == -2) at = tl_intrinsic_lookup("ptx_atomic_add");
+  if (e->u.call.op != at || e->u.call.n != 4 || !e->u.call.args[0] ||
+      e->u.call.args[0]->kind != TL_EXPR_BUFFER || e->dtype.lanes <= 1)
+    return;
+  const tl_buffer *buf = e->u.call.args[0]->u.buffer;
+  int bytes = tl_dtype_bytes(buf->dtype) * e->dtype.lanes;
+  for (int i = 0; buf && i < a->f->nparams; i++) {
+    const tl_param *p = &a->f->params[i];
+    if (p->kind != TL_PARAM_TENSOR || p->buffer != buf) continue;
+    if (bytes > a->sig->params[i].align) a->sig->params[i].align = bytes;
+  }
+}
+
 static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
   if (!e) return;
   if (depth > WALK_MAX_DEPTH) {
@@ -95,6 +117,7 @@ static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
     case TL_EXPR_CALL:
       for (int i = 0; i < e->u.call.n; i++) scan_expr(a, e->u.call.args[i], depth + 1);
       note_cp_async(a, e);
+      note_atomic(a, e);
       break;
     case TL_EXPR_RAMP:
       scan_expr(a, e->u.ramp.base, depth + 1);
@@ -292,9 +315,22 @@ static bool has_source(const tl_diag *d, const char *name) {
   return false;
 }
 
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* --print-after-all support: print the module after a stage and hand the
- * text to the caller's callback. */
-typedef struct stage_hook { tl_context *ctx; const tl_compile_options *opts; } stage_hook;
+ * text to the caller's callback.  The same hook stamps the time of each
+ * lowering pass into tm (last: the end of the previous pass). */
+typedef struct stage_hook {
+  tl_context *ctx;
+  const tl_compile_options *opts;
+  tl_compile_times *tm;
+  double last;
+  bool simt;  /* lower-tile-ops has run: the passes from there on make SIMT IR */
+} stage_hook;
 
 static void emit_stage(tl_context *ctx, const tl_compile_options *opts, const char *stage,
                        const tl_module *m) {
@@ -308,22 +344,35 @@ static void emit_stage(tl_context *ctx, const tl_compile_options *opts, const ch
 
 static void after_pass(void *user, const char *pass_name, const tl_module *m) {
   stage_hook *h = user;
-  emit_stage(h->ctx, h->opts, pass_name, m);
+  double now = mono_ms();
+  /* the passes before lower-tile-ops work on tile IR (tile_passes); it and
+   * every pass after it produce SIMT IR (simt) */
+  if (pass_name && !strcmp(pass_name, "lower-tile-ops")) h->simt = true;
+  if (h->simt) h->tm->simt += now - h->last;
+  else h->tm->tile_passes += now - h->last;
+  if (h->opts->after_stage) emit_stage(h->ctx, h->opts, pass_name, m);
+  h->last = mono_ms(); /* the callback's time stays out of the passes */
 }
 
 static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
                               const char *filename, const tl_define *defines, size_t ndefines,
-                              const tl_compile_options *opts, tl_kernel **out) {
+                              const tl_compile_options *opts, tl_compile_times *tm,
+                              tl_kernel **out) {
   tl_compile_options defaults = {0};
   if (!opts) opts = &defaults;
   tl_module *m = NULL;
   tl_kernel *k = NULL;
   tl_module *tile = NULL;
+  double t0 = mono_ms();
   tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &m);
-  if (st != TL_OK) return st;
+  if (st != TL_OK) {
+    tm->parse = mono_ms() - t0;
+    return st;
+  }
   /* a second, unlowered copy of the tile IR for the reference evaluator
    * (lowering rewrites m in place; there is no deep copy of a module) */
   st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &tile);
+  tm->parse = mono_ms() - t0;
   if (st != TL_OK) {
     tl_module_destroy(m);
     return st;
@@ -391,11 +440,9 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   tl_lower_options lo = {0};
   lo.target = k->target;
   lo.verify_each = opts->verify_each;
-  stage_hook hook = {ctx, opts};
-  if (opts->after_stage) {
-    lo.after_pass = after_pass;
-    lo.user = &hook;
-  }
+  stage_hook hook = {ctx, opts, tm, mono_ms(), false};
+  lo.after_pass = after_pass;
+  lo.user = &hook;
   if (!tl_lower_module(m, &lo, &ctx->diag)) {
     st = TL_ERR_COMPILE;
     goto fail;
@@ -432,7 +479,14 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
 
   /* codegen */
   tl_codegen_result cg = {0};
-  if (!tl_nvptx_emit(m, target, &ctx->diag, &cg)) {
+  double tc = mono_ms();
+  bool cg_ok = tl_nvptx_emit(m, target, &ctx->diag, &cg);
+  tc = mono_ms() - tc;
+  tm->opt = cg.ms_opt;
+  tm->ptx = cg.ms_emit;
+  tm->llvm_ir = tc - cg.ms_opt - cg.ms_emit;
+  if (tm->llvm_ir < 0) tm->llvm_ir = 0;
+  if (!cg_ok) {
     tl_codegen_result_free(&cg);
     st = TL_ERR_COMPILE;
     goto fail;
@@ -466,6 +520,15 @@ fail:
   return st;
 }
 
+/* Completes tm (total since t0, other = the rest) and hands it to opts->times. */
+static void finish_times(tl_compile_times *tm, double t0, const tl_compile_options *opts) {
+  if (!opts || !opts->times) return;
+  tm->total = mono_ms() - t0;
+  tm->other = tm->total - (tm->parse + tm->tile_passes + tm->simt + tm->llvm_ir + tm->opt + tm->ptx);
+  if (tm->other < 0) tm->other = 0;
+  *opts->times = *tm;
+}
+
 tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines,
                             const tl_compile_options *opts, tl_kernel **out) {
@@ -476,9 +539,12 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                                "tl_kernel_compile: %s is NULL",
                                                !source ? "source" : !out ? "out" : "defines"));
+  double t0 = mono_ms();
+  tl_compile_times tm = {0};
   tl_status st = tl_context_end(ctx, compile_impl(ctx, source, len, filename, defines, ndefines,
-                                                  opts, out));
+                                                  opts, &tm, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
+  finish_times(&tm, t0, opts);
   return st;
 }
 
@@ -486,6 +552,8 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
                                  size_t ndefines, const tl_compile_options *opts,
                                  tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  double t0 = mono_ms();
+  tl_compile_times tm = {0};
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))
@@ -517,11 +585,12 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   char *src = tl_strbuf_take(&text);
   if (!src)
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
-  tl_status st = compile_impl(ctx, src, len, path, defines, ndefines, opts, out);
+  tl_status st = compile_impl(ctx, src, len, path, defines, ndefines, opts, &tm, out);
   st = tl_context_end(ctx, st);
   /* diagnostics were rendered into last_error by tl_context_end; the source
    * text registered with the diag engine must not outlive this call */
   ctx->diag.sources.len = 0;
   free(src);
+  finish_times(&tm, t0, opts);
   return st;
 }

@@ -7,10 +7,12 @@
 # cp.async is issued.  With K = 764 (8-byte rows) A is copied with 8-byte
 # cp.async, predicated on its row and column being in bounds (zero-fill).
 
-# CHECK: for ko in T.serial(24):
-# CHECK-NEXT: T.ptx_wait_group(0)
+# (frag_pipeline.c: the loop's first wait and barrier come before it, the
+# others before the last k-step's mma)
+# CHECK: T.ptx_wait_group(0)
 # CHECK-NEXT: T.sync_threads()
-# CHECK-NEXT: if ko + 1 < 24:
+# CHECK: for ko in T.serial(24):
+# CHECK: if ko + 1 < 24:
 # CHECK: if by * 128 + {{.*}} < 503 and (ko + 1) * 32 + {{.*}} < 763:
 # CHECK-NEXT: A_shared[{{.*}}] = A[by * 128 + {{.*}}, (ko + 1) * 32 + {{.*}}]
 # CHECK-NEXT: else:

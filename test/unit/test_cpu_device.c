@@ -209,9 +209,9 @@ Test(cpu_device, argument_checks_name_the_cpu_device) {
 }
 
 Test(cpu_device, executor_error_has_a_location) {
-  /* gemv has no bounds guard: N = 100 with block_N = 128 reads past A */
+  /* a gemv without a bounds guard: N = 100 with block_N = 128 reads past A */
   tl_define d[2] = {{"N", "100"}, {"K", "64"}};
-  tl_kernel *k = compile("examples/gemv.py", d, 2, 0, NULL, 0);
+  tl_kernel *k = compile("test/unit/Inputs/gemv_unguarded.py", d, 2, 0, NULL, 0);
   uint16_t *A = calloc(100 * 64, 2), *x = calloc(64, 2);
   int64_t sa[2] = {100, 64}, sx[1] = {64};
   DLTensor ta = {A, {kDLCPU, 0}, 2, {kDLFloat, 16, 1}, sa, NULL, 0};
@@ -220,7 +220,7 @@ Test(cpu_device, executor_error_has_a_location) {
   DLManagedTensor *out[1] = {NULL};
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_COMPILE);
   const char *msg = tl_context_last_error(ctx);
-  cr_assert(strstr(msg, "examples/gemv.py:"), "%s", msg);
+  cr_assert(strstr(msg, "gemv_unguarded.py:"), "%s", msg);
   cr_assert(strstr(msg, "out-of-bounds"), "%s", msg);
   cr_assert_null(out[0]);
   free(A);

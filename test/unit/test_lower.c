@@ -368,13 +368,14 @@ Test(lower, gemm_not_lowered_yet) {
   tl_builder_kernel_begin(b, g, 1, I(128), nm, bv);
   tl_buffer *As = tl_builder_alloc(b, TL_SCOPE_SHARED_DYN, "A_s", TL_FLOAT16, sh, 2);
   tl_buffer *Cf = tl_builder_alloc(b, TL_SCOPE_FRAGMENT, "C_f", TL_FLOAT32, sh, 2);
-  /* A in a fragment (the "rs" form) is still not lowered (issue 5 lowers the ss form) */
-  tl_buffer *Af = tl_builder_alloc(b, TL_SCOPE_FRAGMENT, "A_f", TL_FLOAT16, sh, 2);
+  /* B in a fragment (the "sr" form) is still not lowered (issue 5 lowers the
+   * ss form, issue 7 the rs form: A in a fragment) */
+  tl_buffer *Bf = tl_builder_alloc(b, TL_SCOPE_FRAGMENT, "B_f", TL_FLOAT16, sh, 2);
   tl_tile_arg a[3];
   memset(a, 0, sizeof a);
   for (int i = 0; i < 3; i++) a[i].kind = TL_TILE_ARG_REGION;
-  a[0].region.buffer = Af;
-  a[1].region.buffer = As;
+  a[0].region.buffer = As;
+  a[1].region.buffer = Bf;
   a[2].region.buffer = Cf;
   tl_builder_tile_op(b, "gemm", a, 3, NULL, 0);
   (void)A;

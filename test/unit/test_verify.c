@@ -220,7 +220,7 @@ Test(verify, reduce_dst_shape) {
   tl_builder_tile_op(b, "reduce_sum", r, 2, &kw, 1);
   tl_builder_kernel_end(b);
   expect_errors(1, "T.reduce_sum: dst shape (128, 4) is not src shape (128, 64) with dim 1 "
-                   "removed or kept as 1");
+                   "removed or kept as 1 (dst 'D', src 'S')");
 }
 
 Test(verify, reduce_shapes_accepted) {

@@ -19,7 +19,17 @@
  * tile-level reference evaluator (TL_EXEC_REFERENCE) on identical inputs and
  * compare every element.  (4) --bench (CUDA only): tl_kernel_time, 10
  * warm-up launches, then the median of 100 CUDA-event timings; FLOPs from the
- * kernel's T.gemm ops (tl_kernel_gemm_flops).
+ * kernel's T.gemm ops (tl_kernel_gemm_flops).  (5) --tune (CUDA only, T.gemm
+ * kernels whose factory has block_M, block_N, block_K, threads and
+ * num_stages parameters, like examples/gemm.py): the configuration given
+ * (defaults and -D) and each built-in candidate of tl_gemm_configs for the
+ * problem's M, N, K and input dtype (M, N from the output's shape, K from
+ * the T.gemm FLOPs) are compiled, run on the same inputs, compared with the
+ * given configuration's output (tolerance as --check; a mismatch rejects the
+ * candidate) and timed as --bench (median of 100 after 10 warm-ups); one
+ * progress line per candidate; the fastest is kept for the runs that
+ * follow, and its -D bindings are printed.  policy and swizzle_panel are
+ * bound only when the factory has such parameters (a parse with each tells).
  *
  * Input generator (documented, reproducible; never time-based): splitmix64
  * (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
@@ -85,6 +95,10 @@ static void usage(FILE *f) {
       "                        'check: FAIL' with the worst element (exit 1)\n"
       "  --bench               (cuda) median of 100 timed launches after 10 warm-ups:\n"
       "                        prints time_ms= and, for T.gemm kernels, tflops=\n"
+      "  --tune                (cuda, T.gemm kernels with block_M/block_N/block_K/\n"
+      "                        threads/num_stages factory parameters) time the built-in\n"
+      "                        tile configurations, print a line per candidate, keep\n"
+      "                        the fastest correct one for the run\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
       "  -h, --help            show this help and exit\n"
       "\n"
@@ -644,6 +658,180 @@ out:
   return rc;
 }
 
+/* ------------------------------------------------------------- --tune */
+/* Compares every output of a and b per element with the --check
+ * tolerances; returns the number of mismatches (NaN in a result counts). */
+static size_t count_mismatches(const run_state *rs, const results *a, const results *b) {
+  size_t bad = 0;
+  for (int i = 0; i < rs->nparams; i++) {
+    if (!a->data[i] && !b->data[i]) continue;
+    if (!a->data[i] || !b->data[i] || a->elems[i] != b->elems[i]) return SIZE_MAX;
+    double atol, rtol;
+    tolerance(rs->p[i].dtype, &atol, &rtol);
+    for (size_t e = 0; e < a->elems[i]; e++) {
+      double x = get_elem(a->data[i], rs->p[i].dtype, e), y = get_elem(b->data[i], rs->p[i].dtype, e);
+      if (!(fabs(x - y) <= atol + rtol * fabs(y))) bad++;
+    }
+  }
+  return bad;
+}
+
+/* True when the factory accepts -D name (a parse with it and the user's
+ * -D bindings does not report "no factory parameter named"). */
+static bool factory_has(tl_context *ctx, const char *source, size_t len, const char *display,
+                        const tl_define *defines, size_t ndefines, const char *name) {
+  tl_define *d = calloc(ndefines + 1, sizeof *d);
+  if (!d) return false;
+  if (ndefines) memcpy(d, defines, ndefines * sizeof *d);
+  d[ndefines].name = name;
+  d[ndefines].value = "1";
+  tl_module *m = NULL;
+  tl_status s = tl_module_parse(ctx, source, len, display, d, ndefines + 1, &m);
+  bool has = s == TL_OK || !strstr(tl_context_last_error(ctx), "no factory parameter named");
+  tl_module_destroy(m);
+  free(d);
+  return has;
+}
+
+typedef struct tune_input {
+  const char *source;
+  size_t len;
+  const char *display;
+  const tl_define *defines;
+  size_t ndefines;
+  const tl_compile_options *co;
+} tune_input;
+
+/* --tune: see the header comment, (5).  On success *kp (and rs->k) is the
+ * fastest kernel; returns 0 or EXIT_INPUT. */
+static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
+  tl_context *ctx = rs->ctx;
+  static const char *const knobs[5] = {"block_M", "block_N", "block_K", "threads", "num_stages"};
+  for (int i = 0; i < 5; i++)
+    if (!factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, knobs[i])) {
+      fprintf(stderr, "tl-run: error: --tune: the kernel's factory has no parameter '%s' (--tune "
+              "needs block_M, block_N, block_K, threads and num_stages, as examples/gemm.py)\n",
+              knobs[i]);
+      return EXIT_INPUT;
+    }
+  size_t nknobs = 5;
+  if (factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, "policy") &&
+      factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, "swizzle_panel"))
+    nknobs = 7;
+  /* problem size: M, N from the output (the first out_idx output, else the
+   * last 2-D tensor), K from the FLOPs; input dtype from the first tensor */
+  int oi = -1, first_tensor = -1;
+  for (int i = 0; i < rs->nparams; i++) {
+    if (rs->p[i].is_tensor && first_tensor < 0) first_tensor = i;
+    if (rs->p[i].is_tensor && rs->p[i].ndim == 2 && (rs->p[i].is_output || oi < 0 || !rs->p[oi].is_output))
+      oi = i;
+  }
+  double flops = 0;
+  if (oi < 0 || first_tensor < 0 ||
+      tl_kernel_gemm_flops(ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK ||
+      flops <= 0) {
+    fputs("tl-run: error: --tune: the kernel has no T.gemm with a 2-D output whose FLOPs are known\n",
+          stderr);
+    return EXIT_INPUT;
+  }
+  int64_t oshape[8];
+  shape_elems(&rs->p[oi], rs->symv, oshape);
+  int64_t M = oshape[0], N = oshape[1];
+  int64_t K = M > 0 && N > 0 ? (int64_t)llround(flops / (2.0 * (double)M * (double)N)) : 0;
+  tl_gemm_config cands[64];
+  size_t nc = tl_gemm_configs(M, N, K, rs->p[first_tensor].dtype, cands, 64);
+  if (nc > 64) nc = 64;
+  printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s: the given configuration and %zu "
+         "candidate(s)\n", M, N, K, tl_dtype_name(rs->p[first_tensor].dtype), nc);
+
+  /* the given configuration: reference output and first time */
+  results base = {0};
+  double best_ms = 0;
+  if (run_once(rs, TL_EXEC_CUDA, &base, &best_ms) != TL_OK) {
+    results_free(&base, rs->nparams);
+    return EXIT_INPUT;
+  }
+  printf("tune [0/%zu] given: %.4f ms", nc, best_ms);
+  if (best_ms > 0) printf(" %.1f TFLOP/s", flops / (best_ms * 1e-3) / 1e12);
+  printf("\n");
+  fflush(stdout);
+  int best = -1;
+  tl_kernel *best_k = *kp;
+  tl_define *defs = calloc(in->ndefines + 8, sizeof *defs);
+  if (!defs) {
+    results_free(&base, rs->nparams);
+    return EXIT_INPUT;
+  }
+  for (size_t c = 0; c < nc; c++) {
+    char name[64], storage[7][16];
+    tl_gemm_config_format(&cands[c], name, sizeof name);
+    if (in->ndefines) memcpy(defs, in->defines, in->ndefines * sizeof *defs);
+    tl_gemm_config_defines(&cands[c], defs + in->ndefines, storage); /* the last -D wins */
+    printf("tune [%zu/%zu] %s: ", c + 1, nc, name);
+    fflush(stdout);
+    tl_kernel *k = NULL;
+    tl_status s = tl_kernel_compile(ctx, in->source, in->len, in->display, defs,
+                                    in->ndefines + nknobs, in->co, &k);
+    if (s == TL_OK) s = tl_kernel_load(ctx, k, 0);
+    if (s != TL_OK) {
+      const char *e = tl_context_last_error(ctx);
+      const char *nl = strchr(e, '\n');
+      printf("skipped (%s: %.*s)\n", tl_status_name(s), nl ? (int)(nl - e) : (int)strlen(e), e);
+      tl_kernel_destroy(k);
+      continue;
+    }
+    tl_kernel *saved = rs->k;
+    rs->k = k;
+    results got = {0};
+    double ms = 0;
+    s = run_once(rs, TL_EXEC_CUDA, &got, &ms);
+    rs->k = saved;
+    size_t bad = s == TL_OK ? count_mismatches(rs, &got, &base) : 0;
+    results_free(&got, rs->nparams);
+    if (s != TL_OK) {
+      printf("skipped (the run failed)\n");
+      tl_kernel_destroy(k);
+      continue;
+    }
+    if (bad) {
+      printf("rejected: %zu output element(s) differ from the given configuration's\n", bad);
+      tl_kernel_destroy(k);
+      continue;
+    }
+    printf("%.4f ms", ms);
+    if (ms > 0) printf(" %.1f TFLOP/s", flops / (ms * 1e-3) / 1e12);
+    bool better = ms > 0 && ms < best_ms;
+    printf("%s\n", better ? " (best so far)" : "");
+    fflush(stdout);
+    if (better) {
+      if (best_k != *kp) tl_kernel_destroy(best_k);
+      best_k = k;
+      best_ms = ms;
+      best = (int)c;
+    } else {
+      tl_kernel_destroy(k);
+    }
+  }
+  free(defs);
+  results_free(&base, rs->nparams);
+  if (best < 0) {
+    printf("tune: best: the given configuration (%.4f ms)\n", best_ms);
+  } else {
+    char name[64], storage[7][16];
+    tl_define d[7];
+    tl_gemm_config_defines(&cands[best], d, storage);
+    printf("tune: best: %s (%.4f ms, %.1f TFLOP/s):", tl_gemm_config_format(&cands[best], name, sizeof name),
+           best_ms, flops / (best_ms * 1e-3) / 1e12);
+    for (size_t i = 0; i < nknobs; i++) printf(" -D %s=%s", d[i].name, d[i].value);
+    printf("\n");
+    tl_kernel_destroy(*kp);
+    *kp = best_k;
+    rs->k = best_k;
+  }
+  fflush(stdout);
+  return 0;
+}
+
 /* Parses "--out-idx" text: none, or a comma-separated list of ints. */
 static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_t *n) {
   if (!strcmp(s, "none")) {
@@ -681,7 +869,7 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
 
 int main(int argc, char **argv) {
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET };
+         OPT_TARGET, OPT_TUNE };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -690,6 +878,7 @@ int main(int argc, char **argv) {
       {"seed", required_argument, NULL, OPT_SEED},
       {"check", no_argument, NULL, OPT_CHECK},
       {"bench", no_argument, NULL, OPT_BENCH},
+      {"tune", no_argument, NULL, OPT_TUNE},
       {"target", required_argument, NULL, OPT_TARGET},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
@@ -697,7 +886,7 @@ int main(int argc, char **argv) {
   int rc = EXIT_USAGE;
   int device = DEV_AUTO;
   const char *target = NULL, *in_path = NULL;
-  bool check = false, bench = false;
+  bool check = false, bench = false, tune_opt = false;
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
   int *oi = NULL;
@@ -823,6 +1012,7 @@ int main(int argc, char **argv) {
       }
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
+      case OPT_TUNE: tune_opt = true; break;
       case OPT_TARGET: {
         bool ok = false;
         for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++)
@@ -888,9 +1078,9 @@ int main(int argc, char **argv) {
       device = DEV_CUDA;
     }
   }
-  if (bench && device != DEV_CUDA) {
-    fputs("<command line>: error: --bench needs the CUDA device (the CPU executors are not "
-          "timed)\n", stderr);
+  if ((bench || tune_opt) && device != DEV_CUDA) {
+    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
+            "timed)\n", bench ? "--bench" : "--tune");
     goto done;
   }
 
@@ -1027,7 +1217,14 @@ int main(int argc, char **argv) {
   }
   if (bad) goto done;
 
-  /* (3) every combination of --dim values */
+  /* (3) every combination of --dim values (--tune first, on the first values) */
+  if (tune_opt) {
+    for (int si = 0; si < rs.nsyms; si++)
+      for (size_t i = 0; i < ndims; i++)
+        if (!strcmp(dims[i].name, rs.syms[si])) rs.symv[si] = dims[i].vals[0];
+    tune_input ti = {source, len, display, defines, ndefines, &co};
+    if (tune(&rs, &ti, &k) != 0) goto done;
+  }
   {
     int *which = calloc((size_t)rs.nsyms + 1, sizeof(int));
     int *dim_of = calloc((size_t)rs.nsyms + 1, sizeof(int));

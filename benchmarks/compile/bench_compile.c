@@ -1,0 +1,250 @@
+/* Compile-latency benchmark (issue 6, "benchmarks/compile"): for
+ * examples/gemm.py and examples/elementwise_add.py,
+ *   (1) the time of each compilation stage in process (tl_compile_times:
+ *       parse, tile passes, SIMT, LLVM IR, O3, PTX, other, total): the first
+ *       compile of the process (LLVM's target set-up included) and the
+ *       median of REPS more;
+ *   (2) PTX → loaded module (tl_kernel_load: cuModuleLoadDataEx, the
+ *       driver's JIT) with CUDA_CACHE_DISABLE=1 set before the driver
+ *       starts, median of LOADS loads of fresh kernel objects;
+ *   (3) the first call: in a new process (this program re-run with
+ *       --first-call) whose CUDA context already exists (cuInit + primary
+ *       context made current, inputs allocated and filled, before the
+ *       timer), with CUDA_CACHE_DISABLE=1, the time from before
+ *       tl_kernel_compile_file to after cuCtxSynchronize following the
+ *       first tl_kernel_call; median over FIRST_RUNS processes, for the
+ *       GEMM at 4096^3 float16 (gemm.py's default tiles) and the
+ *       elementwise add at its defaults.  Triton's first call of the same
+ *       GEMM is benchmarks/compile/triton_first_call.py.
+ * (1) runs anywhere; (2) and (3) need a GPU and print SKIP lines without
+ * one.  The target is the default of the library (tl_device_default_target:
+ * sm_90a on an H200, sm_80 without a GPU) unless TL_BENCH_TARGET is set.
+ * Output: a table on stdout and $OUT/bench_compile.csv (or ./) with rows
+ * kernel,target,what,first_ms,median_ms,n.  Exit 0, 1 on a failure. */
+#include <unistd.h>
+
+#include "../../test/GPU/gpu_util.h"
+
+#define REPS 20
+#define LOADS 10
+#define FIRST_RUNS 5
+
+typedef struct kernel_case {
+  const char *name;   /* for the table */
+  const char *file;   /* under $TL_KERNEL_DIR */
+  const char *first_call_defs; /* -D list (name=value,...) of the first-call problem */
+  int first_call_case;         /* index of its inputs in the child (first_call_child) */
+} kernel_case;
+
+static const kernel_case cases[] = {
+    {"gemm", "gemm.py", "M=4096,N=4096,K=4096", 0},
+    {"elementwise_add", "elementwise_add.py", "", 1},
+};
+
+static const char *target(void) {
+  const char *t = getenv("TL_BENCH_TARGET");
+  return t && *t ? t : NULL;
+}
+
+/* Splits "a=1,b=2" into defines (pointers into buf, which is modified). */
+static size_t split_defs(char *buf, tl_define *defs, size_t cap) {
+  size_t n = 0;
+  for (char *tok = strtok(buf, ","); tok && n < cap; tok = strtok(NULL, ",")) {
+    char *eq = strchr(tok, '=');
+    if (!eq) continue;
+    *eq = '\0';
+    defs[n].name = tok;
+    defs[n].value = eq + 1;
+    n++;
+  }
+  return n;
+}
+
+/* ---------------------------------------------------------- first call */
+/* The child: context first, then the timed compile + first call. Prints
+ * "first_call ctx_ms=.. compile_ms=.. call_ms=.. sync_ms=.. total_ms=..". */
+static int first_call_child(int which, const char *file, const char *defs_text) {
+  tl_context *ctx;
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  double t0 = now_ms();
+  gpu_init(ctx); /* cuInit, primary context made current */
+  double ctx_ms = now_ms() - t0;
+  char path[1024], buf[256];
+  snprintf(path, sizeof path, "%s/%s", kernel_dir(), file);
+  snprintf(buf, sizeof buf, "%s", defs_text);
+  tl_define defs[8];
+  size_t nd = split_defs(buf, defs, 8);
+  /* the inputs, known here (no compile before the timed one): the two
+   * operands of gemm.py at 4096^3 float16, or of elementwise_add.py at its
+   * defaults (1024 x 1024 float32); the output is out_idx=-1 in both */
+  dev_tensor t[2];
+  tl_arg args[2];
+  size_t na = 2;
+  int64_t shape[2] = {which == 0 ? 4096 : 1024, which == 0 ? 4096 : 1024};
+  for (int i = 0; i < 2; i++) {
+    free(dev_random(&t[i], which == 0 ? DT_F16 : DT_F32, 2, shape));
+    args[i] = tl_arg_tensor(&t[i].t);
+  }
+  int nout = 1;
+  CU(G.cuCtxSynchronize());
+
+  tl_compile_options o = {0};
+  o.target = target();
+  tl_kernel *k = NULL;
+  DLManagedTensor *outs[8] = {0};
+  double a = now_ms();
+  if (tl_kernel_compile_file(ctx, path, defs, nd, &o, &k) != TL_OK) {
+    fprintf(stderr, "compile failed: %s\n", tl_context_last_error(ctx));
+    return 1;
+  }
+  double b = now_ms();
+  if (tl_kernel_call(ctx, k, args, na, NULL, outs) != TL_OK) {
+    fprintf(stderr, "call failed: %s\n", tl_context_last_error(ctx));
+    return 1;
+  }
+  double c = now_ms();
+  CU(G.cuCtxSynchronize());
+  double e = now_ms();
+  printf("first_call ctx_ms=%.3f compile_ms=%.3f call_ms=%.3f sync_ms=%.3f total_ms=%.3f\n", ctx_ms,
+         b - a, c - b, e - c, e - a);
+  for (int j = 0; j < nout && j < 8; j++)
+    if (outs[j]) outs[j]->deleter(outs[j]);
+  for (size_t i = 0; i < na; i++) dev_free(&t[i]);
+  tl_kernel_destroy(k);
+  tl_context_destroy(ctx);
+  return 0;
+}
+
+/* Runs FIRST_RUNS children; medians of their phases into out[5]
+ * (ctx, compile, call, sync, total). false when a child failed. */
+static bool first_call_parent(const kernel_case *kc, double out[5]) {
+  char self[1024];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return false;
+  self[n] = '\0';
+  double v[5][FIRST_RUNS];
+  for (int r = 0; r < FIRST_RUNS; r++) {
+    char cmd[2300];
+    snprintf(cmd, sizeof cmd, "CUDA_CACHE_DISABLE=1 '%s' --first-call %d '%s' '%s'", self,
+             kc->first_call_case, kc->file, kc->first_call_defs);
+    FILE *p = popen(cmd, "r");
+    if (!p) return false;
+    char line[512];
+    bool got = false;
+    while (fgets(line, sizeof line, p))
+      if (sscanf(line, "first_call ctx_ms=%lf compile_ms=%lf call_ms=%lf sync_ms=%lf total_ms=%lf",
+                 &v[0][r], &v[1][r], &v[2][r], &v[3][r], &v[4][r]) == 5)
+        got = true;
+    if (pclose(p) != 0 || !got) return false;
+  }
+  for (int i = 0; i < 5; i++) out[i] = median(v[i], FIRST_RUNS);
+  return true;
+}
+
+/* --------------------------------------------------------------- main */
+int main(int argc, char **argv) {
+  setenv("CUDA_CACHE_DISABLE", "1", 1); /* before the driver starts */
+  if (argc == 5 && !strcmp(argv[1], "--first-call"))
+    return first_call_child(atoi(argv[2]), argv[3], argv[4]);
+  tl_context *ctx;
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  bool gpu = tl_device_check(ctx) == TL_OK;
+  const char *tgt = target() ? target() : tl_device_default_target();
+  char csv[1024];
+  const char *outdir = getenv("OUT");
+  snprintf(csv, sizeof csv, "%s/bench_compile.csv", outdir && *outdir ? outdir : ".");
+  FILE *f = fopen(csv, "w");
+  if (!f) {
+    fprintf(stderr, "cannot write %s\n", csv);
+    return 1;
+  }
+  fprintf(f, "kernel,target,what,first_ms,median_ms,n\n");
+  printf("bench_compile: target %s, %s; stage times: first compile of the process, then median of %d\n",
+         tgt, gpu ? "GPU present" : "no GPU (load and first-call skipped)", REPS);
+  static const char *const stage[8] = {"parse", "tile_passes", "simt", "llvm_ir", "opt", "ptx", "other", "total"};
+  int fails = 0;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+    const kernel_case *kc = &cases[ci];
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", kernel_dir(), kc->file);
+    double first[8] = {0}, v[8][REPS];
+    bool ok = true;
+    for (int r = 0; r <= REPS && ok; r++) {
+      tl_compile_times tm;
+      tl_compile_options o = {0};
+      o.target = tgt;
+      o.times = &tm;
+      tl_kernel *k = NULL;
+      if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
+        fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
+        ok = false;
+        break;
+      }
+      double s[8] = {tm.parse, tm.tile_passes, tm.simt, tm.llvm_ir, tm.opt, tm.ptx, tm.other, tm.total};
+      for (int i = 0; i < 8; i++) {
+        if (r == 0) first[i] = s[i];
+        else v[i][r - 1] = s[i];
+      }
+      tl_kernel_destroy(k);
+    }
+    if (!ok) {
+      fails++;
+      continue;
+    }
+    printf("\n%s (%s), ms:\n%-12s %9s %9s\n", kc->file, tgt, "stage", "first", "median");
+    for (int i = 0; i < 8; i++) {
+      double m = median(v[i], REPS);
+      printf("%-12s %9.3f %9.3f\n", stage[i], first[i], m);
+      fprintf(f, "%s,%s,%s,%.3f,%.3f,%d\n", kc->name, tgt, stage[i], first[i], m, REPS);
+    }
+    if (!gpu) {
+      printf("SKIP: %s: PTX load and first call need a GPU\n", kc->name);
+      continue;
+    }
+    /* (2) PTX → module, cache disabled */
+    double tl[LOADS], tfirst = 0;
+    for (int r = 0; r < LOADS && ok; r++) {
+      tl_compile_options o = {0};
+      o.target = tgt;
+      tl_kernel *k = NULL;
+      if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
+        ok = false;
+        break;
+      }
+      double t0 = now_ms();
+      if (tl_kernel_load(ctx, k, 0) != TL_OK) {
+        fprintf(stderr, "load failed: %s\n", tl_context_last_error(ctx));
+        ok = false;
+      }
+      tl[r] = now_ms() - t0;
+      if (r == 0) tfirst = tl[r];
+      tl_kernel_destroy(k);
+    }
+    if (!ok) {
+      fails++;
+      continue;
+    }
+    double lm = median(tl, LOADS);
+    printf("%-12s %9.3f %9.3f   (PTX -> module, CUDA_CACHE_DISABLE=1, median of %d)\n", "load", tfirst, lm, LOADS);
+    fprintf(f, "%s,%s,load_module,%.3f,%.3f,%d\n", kc->name, tgt, tfirst, lm, LOADS);
+    /* (3) first call in fresh processes */
+    double fc[5];
+    if (!first_call_parent(kc, fc)) {
+      fprintf(stderr, "first-call child process failed for %s\n", kc->file);
+      fails++;
+      continue;
+    }
+    printf("first call (%s%s%s), median of %d fresh processes: %.1f ms = compile %.1f + call %.1f + "
+           "sync %.1f (context creation before the timer: %.1f ms)\n",
+           kc->file, *kc->first_call_defs ? " " : "", kc->first_call_defs, FIRST_RUNS, fc[4], fc[1], fc[2], fc[3],
+           fc[0]);
+    fprintf(f, "%s,%s,first_call_total,,%.3f,%d\n", kc->name, tgt, fc[4], FIRST_RUNS);
+    fprintf(f, "%s,%s,first_call_compile,,%.3f,%d\n", kc->name, tgt, fc[1], FIRST_RUNS);
+    fprintf(f, "%s,%s,first_call_load_launch,,%.3f,%d\n", kc->name, tgt, fc[2] + fc[3], FIRST_RUNS);
+    fprintf(f, "%s,%s,context_create,,%.3f,%d\n", kc->name, tgt, fc[0], FIRST_RUNS);
+  }
+  fclose(f);
+  printf("csv: %s\n", csv);
+  tl_context_destroy(ctx);
+  return fails ? 1 : 0;
+}

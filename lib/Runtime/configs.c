@@ -1,0 +1,75 @@
+/* GEMM tile configurations (lib/Runtime): the one built-in table of
+ * candidate tile configurations per dtype and shape class, used by
+ * benchmarks/gemm (the first candidate that compiles) and tl-run --tune
+ * (times every candidate, keeps the fastest).
+ *
+ * Algorithm: classify the problem by M (M <= 128: decode-like shapes, where
+ * 64-row tiles waste less of each mma.sync m16 row block and leave more
+ * blocks for the SMs; otherwise the large class) and return that class's
+ * list, best first.  Only 16-bit inputs (float16, bfloat16) have a table:
+ * both use mma.sync.m16n8k16 with f32 accumulation, so the same tiles fit.
+ *
+ * Sources of the hardware facts: ../shared/reference/mma-gemm/REPORT.md
+ * (128x256x32 with 8 warps of 64x64 is the fastest mma.sync tile on the
+ * H200; 256x128x32 close behind), ../shared/GPU.md (132 SMs, 227 KB of
+ * shared memory per block: 128x256x32 f16 with 3 stages uses 72 KB);
+ * PTX ISA 8.5 §9.7.14.5.14 (mma.m16n8k16 shapes). */
+#include <stdio.h>
+#include <string.h>
+
+#include "tilelang/runtime.h"
+
+/* {block_M, block_N, block_K, threads, num_stages, policy, swizzle_panel},
+ * best first (benchmarks/gemm takes the first that compiles; the later ones
+ * are further candidates for --tune).  Reorder from measurements. */
+static const tl_gemm_config large[] = {
+    /* measured fastest on the H200 with the fragment pipelining of
+     * lib/Lower/frag_pipeline.c (4 stages: the stage index is a mask) */
+    {256, 128, 32, 256, 4, 0, 10},
+    {128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10}, {128, 128, 32, 128, 3, 0, 8},
+    {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
+    {64, 128, 32, 128, 3, 0, 0},
+};
+static const tl_gemm_config small_m[] = {
+    {64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0}, {64, 64, 32, 128, 3, 0, 0},
+    {128, 128, 32, 128, 3, 0, 0}, {64, 256, 32, 256, 3, 0, 0},
+};
+
+size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
+                       size_t cap) {
+  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
+    return 0;
+  const tl_gemm_config *list = M <= 128 ? small_m : large;
+  size_t n = M <= 128 ? sizeof small_m / sizeof small_m[0] : sizeof large / sizeof large[0];
+  for (size_t i = 0; out && i < n && i < cap; i++) out[i] = list[i];
+  return n;
+}
+
+size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7], char storage[7][16]) {
+  static const char *const names[7] = {"block_M",    "block_N", "block_K",      "threads",
+                                       "num_stages", "policy",  "swizzle_panel"};
+  if (!c || !defs || !storage) return 0;
+  const int v[7] = {c->block_M, c->block_N, c->block_K, c->threads,
+                    c->num_stages, c->policy, c->swizzle_panel};
+  for (int i = 0; i < 7; i++) {
+    snprintf(storage[i], 16, "%d", v[i]);
+    defs[i].name = names[i];
+    defs[i].value = storage[i];
+  }
+  return 7;
+}
+
+const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, size_t size) {
+  if (!buf || size == 0) return buf;
+  if (!c) {
+    buf[0] = '\0';
+    return buf;
+  }
+  char pol[16] = "", swz[24] = "";
+  if (c->policy) snprintf(pol, sizeof pol, "/p%d", c->policy);
+  if (c->swizzle_panel) snprintf(swz, sizeof swz, "/swz%d", c->swizzle_panel);
+  snprintf(buf, size, "%dx%dx%d/%dt/s%d%s%s", c->block_M, c->block_N, c->block_K, c->threads,
+           c->num_stages, pol, swz);
+  return buf;
+}

@@ -1,0 +1,90 @@
+# RUN: not %tl-opt --emit=simt %s 2>&1 | FileCheck %s
+# Issue 7 point 5: a FlashAttention variant whose row statistics conflict with
+# its accumulator.  S = Q·Kᵀ is split over 2x2 warps (policy Square), so the
+# row statistics that T.reduce_max / T.reduce_sum derive from acc_s live on
+# the threads of warps (i/32, i/32 + 2); P goes through shared memory into a
+# FullRow (4x1) P·V gemm, whose acc_o holds row i in warp i/16.  The
+# rescaling acc_o[i, j] *= scores_scale[i] would read a statistic that the
+# executing thread does not hold: a compile error naming the rule, the
+# buffer and the ops (the T.Parallel loop, the T.reduce_max and the T.gemm).
+import tilelang
+import tilelang.language as T
+
+
+@tilelang.jit(out_idx=[3])
+def flashattn(batch=1, heads=2, seq_len=256, dim=128, is_causal=False,
+              block_M=128, block_N=64, num_stages=2, threads=128):
+    scale = (1.0 / dim)**0.5 * 1.44269504  # log2(e)
+    shape = [batch, heads, seq_len, dim]
+    dtype = "float16"
+    accum_dtype = "float"
+
+    @T.prim_func
+    def main(
+            Q: T.Tensor(shape, dtype),
+            K: T.Tensor(shape, dtype),
+            V: T.Tensor(shape, dtype),
+            Output: T.Tensor(shape, dtype),
+    ):
+        with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch, threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared([block_M, dim], dtype)
+            K_shared = T.alloc_shared([block_N, dim], dtype)
+            V_shared = T.alloc_shared([block_N, dim], dtype)
+            O_shared = T.alloc_shared([block_M, dim], dtype)
+            acc_s = T.alloc_fragment([block_M, block_N], accum_dtype)
+            P_shared = T.alloc_shared([block_M, block_N], dtype)
+            acc_o = T.alloc_fragment([block_M, dim], accum_dtype)
+            scores_max = T.alloc_fragment([block_M], accum_dtype)
+            scores_max_prev = T.alloc_fragment([block_M], accum_dtype)
+            scores_scale = T.alloc_fragment([block_M], accum_dtype)
+            scores_sum = T.alloc_fragment([block_M], accum_dtype)
+            logsum = T.alloc_fragment([block_M], accum_dtype)
+
+            T.copy(Q[bz, by, bx * block_M:(bx + 1) * block_M, :], Q_shared)
+            T.fill(acc_o, 0)
+            T.fill(logsum, 0)
+            T.fill(scores_max, -T.infinity(accum_dtype))
+
+            loop_range = (
+                T.min(T.ceildiv(seq_len, block_N), T.ceildiv((bx + 1) * block_M, block_N))
+                if is_causal else T.ceildiv(seq_len, block_N))
+
+            for k in T.Pipelined(loop_range, num_stages=num_stages):
+                T.copy(K[bz, by, k * block_N:(k + 1) * block_N, :], K_shared)
+                if is_causal:
+                    for i, j in T.Parallel(block_M, block_N):
+                        acc_s[i, j] = T.if_then_else(bx * block_M + i >= k * block_N + j, 0,
+                                                     -T.infinity(acc_s.dtype))
+                else:
+                    T.clear(acc_s)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.Square)
+
+                T.copy(scores_max, scores_max_prev)
+                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                for i in T.Parallel(block_M):
+                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale - scores_max[i] * scale)
+                for i, j in T.Parallel(block_M, dim):
+                    acc_o[i, j] *= scores_scale[i]
+                for i, j in T.Parallel(block_M, block_N):
+                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale - scores_max[i] * scale)
+                T.reduce_sum(acc_s, scores_sum, dim=1)
+                for i in T.Parallel(block_M):
+                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
+                T.copy(acc_s, P_shared)
+
+                T.copy(V[bz, by, k * block_N:(k + 1) * block_N, :], V_shared)
+                T.gemm(P_shared, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
+
+            for i, j in T.Parallel(block_M, dim):
+                acc_o[i, j] /= logsum[i]
+            T.copy(acc_o, O_shared)
+            T.copy(O_shared, Output[bz, by, bx * block_M:(bx + 1) * block_M, :])
+
+    return main
+
+# CHECK: fa_conflict.py:[[#L1:]]:17: error: layout conflict for fragment 'scores_scale': this T.Parallel loop reads the row statistic 'scores_scale'[i] on the threads that hold row i of 'acc_o' {{.*}}, but the T.reduce_max that sets the layout of 'scores_scale' gives row i to other threads
+# CHECK-NEXT: for i, j in T.Parallel(block_M, dim):
+# CHECK: fa_conflict.py:{{[0-9]+}}:17: note: the T.reduce_max that sets the layout of 'scores_scale' is here
+# CHECK-NEXT: T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+# CHECK: fa_conflict.py:{{[0-9]+}}:17: note: the T.gemm that sets the layout of 'acc_o' is here
+# CHECK-NEXT: T.gemm(P_shared, V_shared, acc_o, policy=T.GemmWarpPolicy.FullRow)
