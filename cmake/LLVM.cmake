@@ -12,6 +12,7 @@
 #    -lz -lzstd -lstdc++ -lpthread -ldl -lm behind -Wl,--as-needed.
 #    llvm-config's --system-libs is NOT used: it names libz3 and libxml2,
 #    which the GPU host lacks (../shared/GPU.md "A self-contained bundle").
+#  - tl-opt alone: static LLVM by default (TL_TOOL_STATIC_LLVM), see the end.
 # Exposes TL_LLVM_VERSION, TL_LLVM_INCLUDE_DIR, TL_LLVM_LIBDIR, TL_LLVM_BINDIR.
 
 find_program(LLVM_CONFIG NAMES llvm-config-19 llvm-config
@@ -64,4 +65,22 @@ else()
   target_link_libraries(tilelang_internal PUBLIC ${TL_LLVM_SHARED} pthread)
   # Executables and the library find libLLVM in LLVM's own lib directory.
   set_property(TARGET tilelang APPEND PROPERTY BUILD_RPATH ${TL_LLVM_LIBDIR})
+endif()
+
+# tl-opt with LLVM linked statically (TL_TOOL_STATIC_LLVM, default ON, unless
+# TL_LLVM_STATIC already puts a static LLVM in libtilelang.so): a process
+# using the shared libLLVM-19 spends ~10 ms before main (its static
+# constructors, its dependencies z3, xml2 and icu) -- a fifth of a whole
+# `tl-opt --emit=ptx examples/gemm.py` run (issue 6).  tl-opt then links the
+# project's objects from tilelang_internal's archive, named by file because
+# that target's link interface names the shared libLLVM; the other tools and
+# the tests keep the shared library (fast links while developing).
+if(TL_TOOL_STATIC_LLVM AND NOT TL_LLVM_STATIC)
+  _tl_llvm_config(_tool_libs --link-static --libs ${TL_LLVM_COMPONENTS})
+  separate_arguments(TL_TOOL_LLVM_LIBS UNIX_COMMAND "${_tool_libs}")
+  add_dependencies(tl-opt tilelang_internal)
+  target_include_directories(tl-opt PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_link_directories(tl-opt PRIVATE ${TL_LLVM_LIBDIR})
+  target_link_libraries(tl-opt PRIVATE $<TARGET_FILE:tilelang_internal> ${TL_TOOL_LLVM_LIBS}
+                        ${TL_LLVM_SYSTEM_LIBS} m)
 endif()

@@ -60,7 +60,12 @@ enum {
   /* Fill every newly allocated output with 0xFF bytes before the launch (a
    * NaN in every float dtype, all-ones in integers), on the call's stream, so
    * that elements the kernel does not write show. */
-  TL_COMPILE_POISON_OUTPUTS = 1u << 0
+  TL_COMPILE_POISON_OUTPUTS = 1u << 0,
+  /* Keep the optimised LLVM IR text for tl_kernel_llvm_ir (what
+   * `tl-opt --emit=llvm` prints).  Off by default: printing the module costs
+   * a few milliseconds per GEMM, and without the flag tl_kernel_llvm_ir
+   * returns "" (it is also kept when tl_compile_options.after_stage is set). */
+  TL_COMPILE_KEEP_LLVM_IR = 1u << 1
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */
@@ -90,10 +95,11 @@ typedef struct tl_compile_times {
   /* SIMT IR → LLVM IR: LLVM target set-up, building the module, linking
    * libdevice when math calls need it */
   double llvm_ir;
-  /* LLVMVerifyModule and default<O3> */
+  /* LLVMVerifyModule and the optimisation pipeline (default<O3>'s function
+   * simplification cut down to what lowered kernels need; lib/NVPTX/emit.c) */
   double opt;
-  /* printing the optimised LLVM IR (kept by the kernel) and the NVPTX
-   * backend writing PTX */
+  /* printing the optimised LLVM IR (only when kept: TL_COMPILE_KEEP_LLVM_IR
+   * or after_stage) and the NVPTX backend writing PTX */
   double ptx;
   double other;
   double total;
@@ -158,8 +164,10 @@ TL_API tl_status tl_kernel_compile_file(tl_context *ctx, const char *path,
 TL_API void tl_kernel_destroy(tl_kernel *k);
 
 /* Texts owned by the kernel (valid until tl_kernel_destroy), NUL-terminated:
- * the PTX handed to cuModuleLoadDataEx, the LLVM IR after O3 (as given to the
- * backend), the SIMT IR (tl-opt --emit=simt).  NULL for NULL k. */
+ * the PTX handed to cuModuleLoadDataEx, the optimised LLVM IR (as given to
+ * the backend; "" unless compiled with TL_COMPILE_KEEP_LLVM_IR or an
+ * after_stage callback, and "" with stop_after = TL_STAGE_SIMT), the SIMT IR
+ * (tl-opt --emit=simt).  NULL for NULL k. */
 TL_API const char *tl_kernel_ptx(const tl_kernel *k);
 TL_API const char *tl_kernel_llvm_ir(const tl_kernel *k);
 TL_API const char *tl_kernel_simt_ir(const tl_kernel *k);

@@ -23,7 +23,8 @@ const tl_target *tl_target_lookup(const char *name);
 const char *tl_target_names(void);
 
 typedef struct tl_codegen_result {
-  char *llvm_ir;   /* malloc'd text of the module after O3 (as handed to the backend) */
+  char *llvm_ir;   /* malloc'd text of the optimised module (as handed to the
+                    * backend); NULL with tl_nvptx_options.skip_llvm_ir */
   char *ptx;       /* malloc'd PTX text, NUL-terminated */
   double ms_build, ms_link, ms_opt, ms_emit; /* time of each stage */
 } tl_codegen_result;
@@ -40,7 +41,15 @@ void tl_codegen_result_free(tl_codegen_result *r);
 /* Options of tl_nvptx_emit_ex (zero-initialise; NULL means defaults). */
 typedef struct tl_nvptx_options {
   const char *libdevice_path; /* overrides $TL_LIBDEVICE and the CUDA default */
-  bool skip_opt;              /* skip default<O3> (debugging) */
+  bool skip_opt;              /* skip the optimisation pipeline (debugging) */
+  /* Do not print the optimised module: tl_codegen_result.llvm_ir stays NULL
+   * (printing costs ~10% of the emission time of a GEMM). */
+  bool skip_llvm_ir;
+  /* New-pass-manager pipeline text run before the backend (LLVMRunPasses
+   * syntax, e.g. "default<O2>"); NULL = $TL_LLVM_PASSES if set, else the
+   * default (TL_DEFAULT_PASSES in emit.c, where its choice is explained);
+   * "" = none; "default<O3>" = LLVM's standard pipeline. */
+  const char *passes;
 } tl_nvptx_options;
 bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target,
                       const tl_nvptx_options *opts, tl_diag *d, tl_codegen_result *out);

@@ -480,7 +480,11 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   /* codegen */
   tl_codegen_result cg = {0};
   double tc = mono_ms();
-  bool cg_ok = tl_nvptx_emit(m, target, &ctx->diag, &cg);
+  /* The optimised LLVM IR is printed only when kept (TL_COMPILE_KEEP_LLVM_IR)
+   * or shown (after_stage): printing it costs ~10% of code generation. */
+  tl_nvptx_options no = {0};
+  no.skip_llvm_ir = !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !opts->after_stage;
+  bool cg_ok = tl_nvptx_emit_ex(m, target, &no, &ctx->diag, &cg);
   tc = mono_ms() - tc;
   tm->opt = cg.ms_opt;
   tm->ptx = cg.ms_emit;

@@ -5,8 +5,12 @@
  *
  * Algorithm: classify the problem by M (M <= 128: decode-like shapes, where
  * 64-row tiles waste less of each mma.sync m16 row block and leave more
- * blocks for the SMs; otherwise the large class) and return that class's
- * list, best first.  Only 16-bit inputs (float16, bfloat16) have a table:
+ * blocks for the SMs), then by how many blocks the large tile (256x128)
+ * would launch: fewer than ~2 waves of the 132 SMs (264 blocks, e.g. 1024^3
+ * has 32 and 2048^3 has 128) leaves most SMs idle or one partial wave, so
+ * smaller tiles (64x128 / 128x128 with 4 warps, several blocks per SM) take
+ * the "small" class; otherwise the large class.  Return that class's list,
+ * best first.  Only 16-bit inputs (float16, bfloat16) have a table:
  * both use mma.sync.m16n8k16 with f32 accumulation, so the same tiles fit.
  *
  * Sources of the hardware facts: ../shared/reference/mma-gemm/REPORT.md
@@ -30,6 +34,12 @@ static const tl_gemm_config large[] = {
     {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
     {64, 128, 32, 128, 3, 0, 0},
 };
+/* fewer than ~2 waves of 256x128 blocks (1024^3, 2048^3): 4-warp tiles,
+ * several resident blocks per SM */
+static const tl_gemm_config small_grid[] = {
+    {128, 128, 32, 128, 3, 0, 8}, {64, 128, 32, 128, 4, 0, 8}, {64, 128, 32, 128, 3, 0, 0},
+    {128, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 4, 0, 10},
+};
 static const tl_gemm_config small_m[] = {
     {64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0}, {64, 64, 32, 128, 3, 0, 0},
     {128, 128, 32, 128, 3, 0, 0}, {64, 256, 32, 256, 3, 0, 0},
@@ -40,8 +50,18 @@ size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_con
   if (M <= 0 || N <= 0 || K <= 0) return 0;
   if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
     return 0;
-  const tl_gemm_config *list = M <= 128 ? small_m : large;
-  size_t n = M <= 128 ? sizeof small_m / sizeof small_m[0] : sizeof large / sizeof large[0];
+  const tl_gemm_config *list = large;
+  size_t n = sizeof large / sizeof large[0];
+  /* blocks of the large class's first tile (256x128), in double to avoid
+   * overflow for huge shapes */
+  double big_blocks = (double)((M + 255) / 256) * (double)((N + 127) / 128);
+  if (M <= 128) {
+    list = small_m;
+    n = sizeof small_m / sizeof small_m[0];
+  } else if (big_blocks < 2 * 132) {
+    list = small_grid;
+    n = sizeof small_grid / sizeof small_grid[0];
+  }
   for (size_t i = 0; out && i < n && i < cap; i++) out[i] = list[i];
   return n;
 }

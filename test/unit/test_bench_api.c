@@ -203,3 +203,17 @@ Test(launch_info, checks_before_the_driver) {
   tl_kernel_destroy(k);
   tl_context_destroy(ctx);
 }
+
+Test(gemm_configs, small_grid_class) {
+  /* fewer than 2 waves of 256x128 blocks on 132 SMs: smaller tiles first */
+  tl_gemm_config c[32], big[32];
+  size_t n = tl_gemm_configs(1024, 1024, 1024, dt("float16"), c, 32);
+  cr_assert_geq(n, 2);
+  cr_assert_lt(c[0].block_M * c[0].block_N, 256 * 128);
+  cr_assert_eq(tl_gemm_configs(2048, 2048, 2048, dt("float16"), c, 32), n);
+  cr_assert_lt(c[0].block_M * c[0].block_N, 256 * 128);
+  /* 4096^3 has 512 blocks of 256x128: the large class */
+  size_t nb = tl_gemm_configs(4096, 4096, 4096, dt("float16"), big, 32);
+  cr_assert_geq(nb, 1);
+  cr_assert_eq(big[0].block_M * big[0].block_N, 256 * 128);
+}

@@ -515,3 +515,39 @@ Test(compile, bad_target_and_missing_file) {
   cr_assert_eq(tl_kernel_compile(ctx, NULL, 0, NULL, NULL, 0, NULL, &k),
                TL_ERR_INVALID_ARGUMENT);
 }
+
+/* TL_COMPILE_KEEP_LLVM_IR (issue 6, compile latency): the optimised LLVM IR
+ * is printed only when asked; the PTX does not depend on it. */
+Test(compile, llvm_ir_is_kept_only_when_asked) {
+  tl_kernel *a = NULL, *b = NULL;
+  tl_compile_options o = {0};
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &a),
+               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_str_eq(tl_kernel_llvm_ir(a), "");
+  o.flags = TL_COMPILE_KEEP_LLVM_IR;
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &b),
+               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_llvm_ir(b), "define ptx_kernel void @main("), "%s",
+            tl_kernel_llvm_ir(b));
+  cr_assert_str_eq(tl_kernel_ptx(a), tl_kernel_ptx(b));
+  tl_kernel_destroy(a);
+  tl_kernel_destroy(b);
+}
+
+/* $TL_LLVM_PASSES replaces the optimisation pipeline; a bad one is a
+ * compile error, not an abort.  (Criterion runs each test in its own
+ * process, so the variable does not leak.) */
+Test(compile, llvm_passes_override) {
+  tl_kernel *k = NULL;
+  setenv("TL_LLVM_PASSES", "no-such-pass", 1);
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k),
+               TL_ERR_COMPILE);
+  cr_assert(strstr(tl_context_last_error(ctx), "LLVM optimisation failed"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert_null(k);
+  setenv("TL_LLVM_PASSES", "default<O3>", 1);
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k),
+               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_ptx(k), ".entry main"));
+  tl_kernel_destroy(k);
+}

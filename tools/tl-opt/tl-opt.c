@@ -267,6 +267,8 @@ int main(int argc, char **argv) {
     co.target = target;
     co.verify_each = verify_each;
     co.stop_after = strcmp(emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
+    /* The LLVM IR text is produced only when it is printed. */
+    if (strcmp(emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
     if (print_after_all) {
       co.after_stage = print_stage;
       co.after_stage_user = &sp;

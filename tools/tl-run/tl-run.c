@@ -1203,7 +1203,7 @@ int main(int argc, char **argv) {
       }
       rs.scalar_args[pi] = tl_arg_float(v);
     } else {
-      int64_t v;
+      int64_t v = 0;
       if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "True") || !strcmp(val, "true"))) v = 1;
       else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false")))
         v = 0;
