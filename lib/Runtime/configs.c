@@ -27,18 +27,25 @@
  * best first (benchmarks/gemm takes the first that compiles; the later ones
  * are further candidates for --tune).  Reorder from measurements. */
 static const tl_gemm_config large[] = {
-    /* measured fastest on the H200 with the fragment pipelining of
-     * lib/Lower/frag_pipeline.c (4 stages: the stage index is a mask) */
-    {256, 128, 32, 256, 4, 0, 10},
+    /* measured on the H200 (2026-11-29, one run, f16 NN, TFLOP/s at 4096^3 /
+     * 8192^3 / 4096x11008x4096): 128x256/s4 461 / 418 / 392, 256x128/s4
+     * 438 / 399 / 368, 128x256/s3 370 / 355 / 317.  4 stages make the stage
+     * index a mask; 128x256 over 8 warps gives 64x64 warp tiles. */
+    {128, 256, 32, 256, 4, 0, 10}, {256, 128, 32, 256, 4, 0, 10},
     {128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10}, {128, 128, 32, 128, 3, 0, 8},
-    {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
-    {64, 128, 32, 128, 3, 0, 0},
+    {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {64, 128, 32, 128, 3, 0, 0},
 };
 /* fewer than ~2 waves of 256x128 blocks (1024^3, 2048^3): 4-warp tiles,
  * several resident blocks per SM */
 static const tl_gemm_config small_grid[] = {
     {128, 128, 32, 128, 3, 0, 8}, {64, 128, 32, 128, 4, 0, 8}, {64, 128, 32, 128, 3, 0, 0},
     {128, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 4, 0, 10},
+};
+/* fewer than one wave even of 128x128 blocks (1024^3: 64 blocks): measured
+ * 64x128/s4 145, 64x64/s3 125, 128x128/s3 106, 256x128/s4 81 TFLOP/s. */
+static const tl_gemm_config tiny_grid[] = {
+    {64, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0}, {128, 128, 32, 128, 3, 0, 8},
+    {64, 128, 32, 128, 3, 0, 0},
 };
 static const tl_gemm_config small_m[] = {
     {64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0}, {64, 64, 32, 128, 3, 0, 0},
@@ -58,6 +65,9 @@ size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_con
   if (M <= 128) {
     list = small_m;
     n = sizeof small_m / sizeof small_m[0];
+  } else if ((double)((M + 127) / 128) * (double)((N + 127) / 128) < 132) {
+    list = tiny_grid;
+    n = sizeof tiny_grid / sizeof tiny_grid[0];
   } else if (big_blocks < 2 * 132) {
     list = small_grid;
     n = sizeof small_grid / sizeof small_grid[0];
