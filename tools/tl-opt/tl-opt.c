@@ -23,6 +23,7 @@
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
+#include "../common/cli.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -63,66 +64,6 @@ static int in_list(const char *s, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(s, list[i]) == 0) return (int)i;
   return -1;
-}
-
-/* Reads all of fd into a malloc'd buffer; false with errno set on failure. */
-static bool read_all(int fd, char **out, size_t *out_len) {
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) return false;
-  for (;;) {
-    if (len == cap) {
-      if (cap > SIZE_MAX / 2) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      free(buf);
-      errno = e;
-      return false;
-    }
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  *out = buf;
-  *out_len = len;
-  return true;
-}
-
-/* Prints the library's message for a failed call, newline-terminated. */
-static void print_library_error(tl_context *ctx, tl_status s) {
-  const char *msg = tl_context_last_error(ctx);
-  if (!*msg) msg = tl_status_name(s);
-  size_t n = strlen(msg);
-  fputs(msg, stderr);
-  if (n == 0 || msg[n - 1] != '\n') fputc('\n', stderr);
-}
-
-/* The option getopt_long just rejected, as the user spelled it. */
-static const char *bad_option(int argc, char **argv) {
-  static char shortopt[3];
-  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
-    return argv[optind - 1];
-  if (optopt > 0 && optopt < 128) {
-    shortopt[0] = '-';
-    shortopt[1] = (char)optopt;
-    shortopt[2] = '\0';
-    return shortopt;
-  }
-  return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
 }
 
 static bool write_all(FILE *f, const char *text) {
@@ -215,11 +156,11 @@ int main(int argc, char **argv) {
         print_after_all = true;
         break;
       case ':':
-        rc = usage_error("option '%s' requires an argument", bad_option(argc, argv));
+        rc = usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
       default:
         /* Also a long option given a value it does not take ("--help=x"). */
-        rc = usage_error("unknown or malformed option '%s'", bad_option(argc, argv));
+        rc = usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
         goto done;
     }
   }
@@ -236,7 +177,7 @@ int main(int argc, char **argv) {
   size_t len = 0;
   {
     int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
-    if (fd < 0 || !read_all(fd, &source, &len)) {
+    if (fd < 0 || !tl_cli_read_all(fd, &source, &len)) {
       fprintf(stderr, "tl-opt: error: cannot read '%s': %s\n", display, strerror(errno));
       if (fd >= 0 && !from_stdin) close(fd);
       rc = EXIT_USAGE;
@@ -282,7 +223,7 @@ int main(int argc, char **argv) {
     }
   }
   if (s != TL_OK) {
-    print_library_error(ctx, s);
+    tl_cli_print_library_error(ctx, s);
     rc = EXIT_INPUT;
     goto done;
   }

@@ -61,6 +61,7 @@
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
+#include "../common/cli.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
@@ -112,59 +113,6 @@ static int usage_error(const char *fmt, const char *arg) {
   fprintf(stderr, fmt, arg);
   fputs("\ntry 'tl-run --help' for more information\n", stderr);
   return EXIT_USAGE;
-}
-
-/* The option getopt_long just rejected, as the user spelled it. */
-static const char *bad_option(int argc, char **argv) {
-  static char shortopt[3];
-  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
-    return argv[optind - 1];
-  if (optopt > 0 && optopt < 128) {
-    shortopt[0] = '-';
-    shortopt[1] = (char)optopt;
-    shortopt[2] = '\0';
-    return shortopt;
-  }
-  return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
-}
-
-static bool read_all(int fd, char **out, size_t *out_len) {
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) return false;
-  for (;;) {
-    if (len == cap) {
-      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      free(buf);
-      errno = e;
-      return false;
-    }
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  *out = buf;
-  *out_len = len;
-  return true;
-}
-
-static void print_library_error(tl_context *ctx, tl_status s) {
-  const char *msg = tl_context_last_error(ctx);
-  if (!*msg) msg = tl_status_name(s);
-  size_t n = strlen(msg);
-  fputs(msg, stderr);
-  if (n == 0 || msg[n - 1] != '\n') fputc('\n', stderr);
 }
 
 static bool parse_i64(const char *s, int64_t *out) {
@@ -453,7 +401,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
       if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, dl_dtype(p->dtype), &dev[i])) !=
               TL_OK ||
           (st = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &h[i].t)) != TL_OK) {
-        print_library_error(ctx, st);
+        tl_cli_print_library_error(ctx, st);
         goto out;
       }
       args[na++] = tl_arg_tensor(&dev[i]->dl_tensor);
@@ -472,7 +420,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
   }
   if (st != TL_OK) {
-    print_library_error(ctx, st);
+    tl_cli_print_library_error(ctx, st);
     goto out;
   }
   if (bench_ms) { /* median */
@@ -506,7 +454,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
           (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK &&
           !keep_host(r, i, &tmp->dl_tensor, p->dtype))
         st = TL_ERR_NO_MEMORY;
-      if (st != TL_OK && st != TL_ERR_NO_MEMORY) print_library_error(ctx, st);
+      if (st != TL_OK && st != TL_ERR_NO_MEMORY) tl_cli_print_library_error(ctx, st);
       if (tmp) tmp->deleter(tmp);
     }
     if (st != TL_OK) goto out;
@@ -1026,10 +974,10 @@ int main(int argc, char **argv) {
         break;
       }
       case ':':
-        rc = usage_error("option '%s' requires an argument", bad_option(argc, argv));
+        rc = usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
       default:
-        rc = usage_error("unknown or malformed option '%s'", bad_option(argc, argv));
+        rc = usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
         goto done;
     }
   }
@@ -1045,7 +993,7 @@ int main(int argc, char **argv) {
   size_t len = 0;
   {
     int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
-    if (fd < 0 || !read_all(fd, &source, &len)) {
+    if (fd < 0 || !tl_cli_read_all(fd, &source, &len)) {
       fprintf(stderr, "tl-run: error: cannot read '%s': %s\n", display, strerror(errno));
       if (fd >= 0 && !from_stdin) close(fd);
       rc = EXIT_USAGE;
@@ -1095,7 +1043,7 @@ int main(int argc, char **argv) {
   co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
   s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &k);
   if (s != TL_OK) {
-    print_library_error(ctx, s);
+    tl_cli_print_library_error(ctx, s);
     goto done;
   }
 

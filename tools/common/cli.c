@@ -1,0 +1,64 @@
+/* Helpers shared by the command-line tools (see cli.h): whole-input reading
+ * with a doubling buffer, library error printing, getopt_long's rejected
+ * option. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool tl_cli_read_all(int fd, char **out, size_t *out_len) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) return false;
+  for (;;) {
+    if (len == cap) {
+      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      if (!nb) {
+        free(buf);
+        errno = ENOMEM;
+        return false;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t n = read(fd, buf + len, cap - len);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      free(buf);
+      errno = e;
+      return false;
+    }
+    if (n == 0) break;
+    len += (size_t)n;
+  }
+  *out = buf;
+  *out_len = len;
+  return true;
+}
+
+void tl_cli_print_library_error(tl_context *ctx, tl_status s) {
+  const char *msg = tl_context_last_error(ctx);
+  if (!*msg) msg = tl_status_name(s);
+  size_t n = strlen(msg);
+  fputs(msg, stderr);
+  if (n == 0 || msg[n - 1] != '\n') fputc('\n', stderr);
+}
+
+const char *tl_cli_bad_option(int argc, char **argv) {
+  static char shortopt[3];
+  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
+    return argv[optind - 1];
+  if (optopt > 0 && optopt < 128) {
+    shortopt[0] = '-';
+    shortopt[1] = (char)optopt;
+    shortopt[2] = '\0';
+    return shortopt;
+  }
+  return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+}
