@@ -241,9 +241,29 @@ static void **take(parser *p, size_t mark, int *n) {
 
 /* Duplicate-name checks (keyword arguments, parameters): a linear scan for
  * short lists, a map once a list is long (linear overall). */
-typedef struct dup_checker { tl_map map; bool used; } dup_checker;
-static void dup_add(parser *p, dup_checker *dc, const char *name) {
-  if (dc->used && !tl_map_put(&dc->map, name, (void *)1)) oom(p);
+/* Names seen so far in one keyword-argument or parameter list: a linear scan
+ * of the first 16, a hash map beyond them (no quadratic behaviour on long
+ * lists). */
+typedef struct dup_checker { const char *small[16]; size_t n; tl_map map; bool used; } dup_checker;
+/* True when name (interned) was seen before in this list; else records it. */
+static bool dup_seen(parser *p, dup_checker *dc, const char *name) {
+  for (size_t i = 0; i < dc->n; i++)
+    if (dc->small[i] == name) return true;
+  if (dc->used) {
+    bool found = false;
+    tl_map_get(&dc->map, name, &found);
+    if (found) return true;
+  }
+  if (dc->n < 16) {
+    dc->small[dc->n++] = name;
+    return false;
+  }
+  if (!dc->used) {
+    tl_map_init(&dc->map);
+    dc->used = true;
+  }
+  if (!tl_map_put(&dc->map, name, (void *)1)) oom(p);
+  return false;
 }
 static void dup_free(dup_checker *dc) {
   if (dc->used) tl_map_free(&dc->map);
@@ -454,26 +474,10 @@ static tl_ast_expr *parse_call(parser *p, tl_ast_expr *func, tl_loc start) {
     }
     if (t->kind == TL_TOK_NAME && tok_is_op(peek(p, 1), TL_OP_ASSIGN)) {
       tl_ast_keyword kw = {t->text, t->loc, NULL};
-      size_t nk = p->kws.len - kmark;
-      /* names of earlier keywords: scan the keyword stack */
-      bool dup = false;
-      if (nk < 16) {
-        for (size_t i = kmark; i < p->kws.len; i++)
-          if (p->kws.data[i].name == kw.name) dup = true;
-      } else {
-        if (!dc.used) {
-          tl_map_init(&dc.map);
-          dc.used = true;
-          for (size_t i = kmark; i < p->kws.len; i++)
-            if (!tl_map_put(&dc.map, p->kws.data[i].name, (void *)1)) { oom(p); goto done; }
-        }
-        tl_map_get(&dc.map, kw.name, &dup);
-      }
-      if (dup) {
+      if (dup_seen(p, &dc, kw.name)) {
         error_at(p, kw.loc, "keyword argument repeated: %s", kw.name);
         goto done;
       }
-      dup_add(p, &dc, kw.name);
       advance(p);
       advance(p);
       kw.value = parse_test(p);
@@ -1268,7 +1272,7 @@ static bool parse_with(parser *p) {
   return push_stmt(p, s);
 }
 
-static bool parse_params(parser *p, size_t pmark) {
+static bool parse_params(parser *p) {
   bool seen_default = false;
   dup_checker dc = {0};
   bool ok = false;
@@ -1294,27 +1298,9 @@ static bool parse_params(parser *p, size_t pmark) {
       goto done;
     }
     tl_ast_param prm = {t->text, t->loc, NULL, NULL};
-    /* duplicate names: the parameter stack holds names from pmark */
-    {
-      size_t n = p->params.len - pmark;
-      bool dup = false;
-      if (n < 16) {
-        for (size_t i = pmark; i < p->params.len; i++)
-          if (p->params.data[i].name == prm.name) dup = true;
-      } else {
-        if (!dc.used) {
-          tl_map_init(&dc.map);
-          dc.used = true;
-          for (size_t i = pmark; i < p->params.len; i++)
-            if (!tl_map_put(&dc.map, p->params.data[i].name, (void *)1)) { oom(p); goto done; }
-        }
-        tl_map_get(&dc.map, prm.name, &dup);
-      }
-      if (dup) {
-        error_at(p, prm.loc, "duplicate argument '%s' in function definition", prm.name);
-        goto done;
-      }
-      dup_add(p, &dc, prm.name);
+    if (dup_seen(p, &dc, prm.name)) {
+      error_at(p, prm.loc, "duplicate argument '%s' in function definition", prm.name);
+      goto done;
     }
     advance(p);
     if (is_op(p, TL_OP_COLON)) {
@@ -1358,7 +1344,7 @@ static bool parse_def(parser *p, size_t dmark) {
   if (!is_op(p, TL_OP_LPAR)) { expected(p, "'('"); return false; }
   advance(p);
   size_t pmark = p->params.len;
-  if (!parse_params(p, pmark)) return false;
+  if (!parse_params(p)) return false;
   size_t np = p->params.len - pmark;
   if (np) {
     s->u.def.params = tl_vec_to_arena_(p->a, p->params.data + pmark, np, sizeof(tl_ast_param));
