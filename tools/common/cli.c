@@ -1,9 +1,10 @@
 /* Helpers shared by the command-line tools (see cli.h): whole-input reading
- * with a doubling buffer, library error printing, getopt_long's rejected
+ * (file or stdin) with a doubling buffer, -D splitting, library error printing, getopt_long's rejected
  * option. */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool tl_cli_read_all(int fd, char **out, size_t *out_len) {
+static bool read_all(int fd, char **out, size_t *out_len) {
   size_t cap = 1 << 16, len = 0;
   char *buf = malloc(cap);
   if (!buf) return false;
@@ -39,6 +40,30 @@ bool tl_cli_read_all(int fd, char **out, size_t *out_len) {
   }
   *out = buf;
   *out_len = len;
+  return true;
+}
+
+bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len,
+                       const char **display) {
+  bool from_stdin = !path || strcmp(path, "-") == 0;
+  *display = from_stdin ? "<stdin>" : path;
+  int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY);
+  if (fd < 0 || !read_all(fd, out, out_len)) {
+    int e = errno;
+    if (fd >= 0 && !from_stdin) close(fd);
+    fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, *display, strerror(e));
+    return false;
+  }
+  if (!from_stdin) close(fd);
+  return true;
+}
+
+bool tl_cli_split_define(char *arg, tl_define *out) {
+  char *eq = strchr(arg, '=');
+  if (!eq || eq == arg) return false;
+  *eq = '\0';
+  out->name = arg;
+  out->value = eq + 1;
   return true;
 }
 

@@ -8,11 +8,19 @@
 #include <stddef.h>
 
 #include "tilelang/core.h"
+#include "tilelang/ir.h"
 
-/* Reads all of fd into a malloc'd buffer (*out, *out_len bytes; binary-safe,
- * not NUL-terminated); false with errno set on failure (ENOMEM or the read
- * error).  The caller frees *out. */
-bool tl_cli_read_all(int fd, char **out, size_t *out_len);
+/* Reads the tool's whole input (DESIGN §10): the file at path, or stdin when
+ * path is NULL or "-".  *out gets a malloc'd buffer of *out_len bytes
+ * (binary-safe, not NUL-terminated; the caller frees it) and *display the name
+ * for diagnostics ("<stdin>" or path).  On failure prints
+ * "TOOL: error: cannot read 'NAME': <strerror>" and returns false. */
+bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len,
+                       const char **display);
+
+/* Splits a -D argument "NAME=VALUE" in place into *out (pointers into arg);
+ * false when there is no '=' or the name is empty. */
+bool tl_cli_split_define(char *arg, tl_define *out);
 
 /* Prints the library's message for a failed call on ctx (the rendered
  * diagnostics, or the status name when there is none) to stderr, ending in a

@@ -115,14 +115,10 @@ int main(int argc, char **argv) {
     switch (c) {
       case 'D': {
         /* Split NAME=VALUE in place: argv strings are writable. */
-        char *eq = strchr(optarg, '=');
-        if (!eq || eq == optarg) {
+        if (!tl_cli_split_define(optarg, &defines[ndefines])) {
           rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
           goto done;
         }
-        *eq = '\0';
-        defines[ndefines].name = optarg;
-        defines[ndefines].value = eq + 1;
         ndefines++;
         break;
       }
@@ -171,19 +167,11 @@ int main(int argc, char **argv) {
     }
     in_path = argv[i];
   }
-  /* Read the whole input (binary-safe). */
-  bool from_stdin = !in_path || strcmp(in_path, "-") == 0;
-  const char *display = from_stdin ? "<stdin>" : in_path;
+  const char *display = NULL;
   size_t len = 0;
-  {
-    int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
-    if (fd < 0 || !tl_cli_read_all(fd, &source, &len)) {
-      fprintf(stderr, "tl-opt: error: cannot read '%s': %s\n", display, strerror(errno));
-      if (fd >= 0 && !from_stdin) close(fd);
-      rc = EXIT_USAGE;
-      goto done;
-    }
-    if (!from_stdin) close(fd);
+  if (!tl_cli_read_input("tl-opt", in_path, &source, &len, &display)) {
+    rc = EXIT_USAGE;
+    goto done;
   }
 
   tl_status s = tl_context_create(&ctx);

@@ -859,14 +859,10 @@ int main(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, ":D:h", longopts, NULL)) != -1) {
     switch (c) {
       case 'D': {
-        char *eq = strchr(optarg, '=');
-        if (!eq || eq == optarg) {
+        if (!tl_cli_split_define(optarg, &defines[ndefines])) {
           rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
           goto done;
         }
-        *eq = '\0';
-        defines[ndefines].name = optarg;
-        defines[ndefines].value = eq + 1;
         ndefines++;
         break;
       }
@@ -988,18 +984,11 @@ int main(int argc, char **argv) {
     }
     in_path = argv[i];
   }
-  bool from_stdin = !in_path || strcmp(in_path, "-") == 0;
-  const char *display = from_stdin ? "<stdin>" : in_path;
+  const char *display = NULL;
   size_t len = 0;
-  {
-    int fd = from_stdin ? STDIN_FILENO : open(in_path, O_RDONLY);
-    if (fd < 0 || !tl_cli_read_all(fd, &source, &len)) {
-      fprintf(stderr, "tl-run: error: cannot read '%s': %s\n", display, strerror(errno));
-      if (fd >= 0 && !from_stdin) close(fd);
-      rc = EXIT_USAGE;
-      goto done;
-    }
-    if (!from_stdin) close(fd);
+  if (!tl_cli_read_input("tl-run", in_path, &source, &len, &display)) {
+    rc = EXIT_USAGE;
+    goto done;
   }
   rc = EXIT_INPUT;
   tl_status s = tl_context_create(&ctx);
