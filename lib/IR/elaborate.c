@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "IR/ast.h"
 #include "IR/tir.h"
 
@@ -3143,99 +3144,22 @@ static bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out) {
 
 /* ============================================================ prim_func */
 
-/* Marks the dynamic symbols an IR tree uses (depth-limited). */
-static void walk_expr(tl_map *used, const tl_expr *e, int depth) {
-  if (!e || depth > 10000) return;
-  switch (e->kind) {
-  case TL_EXPR_VAR:
-    if (e->u.var && e->u.var->kind == TL_VAR_DYNAMIC) tl_map_put(used, e->u.var, (void *)1);
-    break;
-  case TL_EXPR_BINARY:
-    walk_expr(used, e->u.bin.a, depth + 1);
-    walk_expr(used, e->u.bin.b, depth + 1);
-    break;
-  case TL_EXPR_UNARY: walk_expr(used, e->u.un.a, depth + 1); break;
-  case TL_EXPR_SELECT:
-    walk_expr(used, e->u.sel.cond, depth + 1);
-    walk_expr(used, e->u.sel.t, depth + 1);
-    walk_expr(used, e->u.sel.f, depth + 1);
-    break;
-  case TL_EXPR_CAST: walk_expr(used, e->u.cast.value, depth + 1); break;
-  case TL_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n; i++) walk_expr(used, e->u.load.indices[i], depth + 1);
-    break;
-  case TL_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n; i++) walk_expr(used, e->u.call.args[i], depth + 1);
-    break;
-  case TL_EXPR_RAMP:
-    walk_expr(used, e->u.ramp.base, depth + 1);
-    walk_expr(used, e->u.ramp.stride, depth + 1);
-    break;
-  case TL_EXPR_BROADCAST: walk_expr(used, e->u.bcast.value, depth + 1); break;
-  default: break;
-  }
-}
-
-static void walk_buffer(tl_map *used, const tl_buffer *b) {
-  for (int i = 0; i < b->ndim; i++) walk_expr(used, b->shape[i], 0);
-  walk_expr(used, b->init, 0);
-}
-
-static void walk_stmt(tl_map *used, const tl_stmt *s, int depth) {
-  if (!s || depth > 10000) return;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) walk_stmt(used, s->u.seq.stmts[i], depth + 1);
-    break;
-  case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++) {
-      walk_expr(used, s->u.loop.mins[i], 0);
-      walk_expr(used, s->u.loop.extents[i], 0);
-    }
-    walk_expr(used, s->u.loop.step, 0);
-    walk_stmt(used, s->u.loop.body, depth + 1);
-    break;
-  case TL_STMT_KERNEL:
-    for (int i = 0; i < s->u.kernel.ngrid; i++) walk_expr(used, s->u.kernel.grid[i], 0);
-    walk_expr(used, s->u.kernel.threads, 0);
-    walk_stmt(used, s->u.kernel.body, depth + 1);
-    break;
-  case TL_STMT_ALLOC: walk_buffer(used, s->u.alloc.buffer); break;
-  case TL_STMT_STORE:
-    for (int i = 0; i < s->u.store.n; i++) walk_expr(used, s->u.store.indices[i], 0);
-    walk_expr(used, s->u.store.value, 0);
-    break;
-  case TL_STMT_IF:
-    walk_expr(used, s->u.ifs.cond, 0);
-    walk_stmt(used, s->u.ifs.then_s, depth + 1);
-    walk_stmt(used, s->u.ifs.else_s, depth + 1);
-    break;
-  case TL_STMT_LET: walk_expr(used, s->u.let.value, 0); break;
-  case TL_STMT_EVAL: walk_expr(used, s->u.eval.value, 0); break;
-  case TL_STMT_TILE:
-    for (int i = 0; i < s->u.tile.nargs; i++) {
-      const tl_operand *o = &s->u.tile.args[i];
-      if (o->kind == TL_OPND_EXPR) {
-        walk_expr(used, o->expr, 0);
-        continue;
-      }
-      for (int d = 0; d < o->region.ndim; d++) {
-        if (o->region.min) walk_expr(used, o->region.min[d], 0);
-        if (o->region.extent) walk_expr(used, o->region.extent[d], 0);
-      }
-    }
-    for (int i = 0; s->u.tile.attrs && i < tl_tile_ops[s->u.tile.op].nattrs; i++)
-      walk_expr(used, s->u.tile.attrs[i], 0);
-    break;
-  }
+/* Marks the dynamic symbols an IR tree uses. */
+typedef struct dyn_uses { tl_visitor v; tl_map *used; } dyn_uses;
+static void mark_dynamic(tl_visitor *v, const tl_expr *e) {
+  if (e->kind == TL_EXPR_VAR && e->u.var && e->u.var->kind == TL_VAR_DYNAMIC)
+    tl_map_put(((dyn_uses *)v)->used, e->u.var, (void *)1);
 }
 
 static bool collect_dynamic(elab *E, tl_primfunc *pf) {
   tl_map used;
   tl_map_init(&used);
-  for (int i = 0; i < pf->nparams; i++)
-    if (pf->params[i].kind == TL_PARAM_TENSOR) walk_buffer(&used, pf->params[i].buffer);
-  walk_stmt(&used, pf->body, 0);
+  dyn_uses u = {{mark_dynamic, NULL, NULL, false, 0}, &used};
+  for (int i = 0; i < pf->nparams; i++) {
+    const tl_buffer *b = pf->params[i].kind == TL_PARAM_TENSOR ? pf->params[i].buffer : NULL;
+    for (int d = 0; b && d < b->ndim; d++) tl_visit_expr(&u.v, b->shape[d]);
+  }
+  tl_visit_stmt(&u.v, pf->body);
   int n = 0;
   for (size_t i = 0; i < E->dyn.len; i++)
     if (tl_map_get(&used, E->dyn.data[i], NULL)) n++;

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 #include "NVPTX/nvptx.h"
 
@@ -96,74 +97,21 @@ static void use(sp_state *st, const tl_buffer *b, int pos) {
   if (pos > x->last) x->last = pos;
 }
 
-static void uses_expr(sp_state *st, const tl_expr *e, int pos, int depth) {
-  if (!e) return;
-  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      uses_expr(st, e->u.bin.a, pos, depth + 1);
-      uses_expr(st, e->u.bin.b, pos, depth + 1);
-      return;
-    case TL_EXPR_UNARY: uses_expr(st, e->u.un.a, pos, depth + 1); return;
-    case TL_EXPR_SELECT:
-      uses_expr(st, e->u.sel.cond, pos, depth + 1);
-      uses_expr(st, e->u.sel.t, pos, depth + 1);
-      uses_expr(st, e->u.sel.f, pos, depth + 1);
-      return;
-    case TL_EXPR_CAST: uses_expr(st, e->u.cast.value, pos, depth + 1); return;
-    case TL_EXPR_LOAD:
-      use(st, e->u.load.buffer, pos);
-      for (int i = 0; i < e->u.load.n; i++) uses_expr(st, e->u.load.indices[i], pos, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) uses_expr(st, e->u.call.args[i], pos, depth + 1);
-      return;
-    case TL_EXPR_BUFFER: use(st, e->u.buffer, pos); return;
-    case TL_EXPR_RAMP:
-      uses_expr(st, e->u.ramp.base, pos, depth + 1);
-      uses_expr(st, e->u.ramp.stride, pos, depth + 1);
-      return;
-    case TL_EXPR_BROADCAST: uses_expr(st, e->u.bcast.value, pos, depth + 1); return;
-    default: return;
-  }
+/* Every buffer a top-level statement touches (loads, stores, buffer
+ * arguments of intrinsics, tile-op regions) is used at position pos. */
+typedef struct sp_uses { tl_visitor v; sp_state *st; int pos; } sp_uses;
+static void uses_expr(tl_visitor *v, const tl_expr *e) {
+  sp_uses *u = (sp_uses *)v;
+  if (e->kind == TL_EXPR_LOAD) use(u->st, e->u.load.buffer, u->pos);
+  if (e->kind == TL_EXPR_BUFFER) use(u->st, e->u.buffer, u->pos);
 }
-
-static void uses_stmt(sp_state *st, const tl_stmt *s, int pos, int depth) {
-  if (!s) return;
-  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) uses_stmt(st, s->u.seq.stmts[i], pos, depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) uses_expr(st, s->u.loop.mins[k], pos, depth + 1);
-        if (s->u.loop.extents) uses_expr(st, s->u.loop.extents[k], pos, depth + 1);
-      }
-      uses_stmt(st, s->u.loop.body, pos, depth + 1);
-      return;
-    case TL_STMT_KERNEL: uses_stmt(st, s->u.kernel.body, pos, depth + 1); return;
-    case TL_STMT_STORE:
-      use(st, s->u.store.buffer, pos);
-      for (int i = 0; i < s->u.store.n; i++) uses_expr(st, s->u.store.indices[i], pos, depth + 1);
-      uses_expr(st, s->u.store.value, pos, depth + 1);
-      return;
-    case TL_STMT_IF:
-      uses_expr(st, s->u.ifs.cond, pos, depth + 1);
-      uses_stmt(st, s->u.ifs.then_s, pos, depth + 1);
-      uses_stmt(st, s->u.ifs.else_s, pos, depth + 1);
-      return;
-    case TL_STMT_LET: uses_expr(st, s->u.let.value, pos, depth + 1); return;
-    case TL_STMT_EVAL: uses_expr(st, s->u.eval.value, pos, depth + 1); return;
-    case TL_STMT_TILE:
-      for (int i = 0; i < s->u.tile.nargs; i++) {
-        const tl_operand *o = &s->u.tile.args[i];
-        if (o->kind == TL_OPND_REGION) use(st, o->region.buffer, pos);
-        else uses_expr(st, o->expr, pos, depth + 1);
-      }
-      return;
-    default: return;
-  }
+static void uses_stmt(tl_visitor *v, const tl_stmt *s) {
+  sp_uses *u = (sp_uses *)v;
+  if (s->kind == TL_STMT_STORE) use(u->st, s->u.store.buffer, u->pos);
+}
+static void uses_region(tl_visitor *v, const tl_region *r) {
+  sp_uses *u = (sp_uses *)v;
+  use(u->st, r->buffer, u->pos);
 }
 
 static tl_stmt *find_kernel(tl_stmt *s, int depth) {
@@ -177,7 +125,16 @@ static tl_stmt *find_kernel(tl_stmt *s, int depth) {
   return NULL;
 }
 
+/* Does s begin with a T.sync_threads() (itself, or a sequence whose first
+ * statement other than allocations is one, e.g. the staged epilogue of
+ * lower_tile.c: alloc; sync; ...)? */
 static bool is_sync(const tl_stmt *s, int sync_op) {
+  for (int depth = 0; s && s->kind == TL_STMT_SEQ && depth < 8; depth++) {
+    const tl_stmt *first = NULL;
+    for (int i = 0; i < s->u.seq.n && !first; i++)
+      if (s->u.seq.stmts[i] && s->u.seq.stmts[i]->kind != TL_STMT_ALLOC) first = s->u.seq.stmts[i];
+    s = first;
+  }
   return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
          s->u.eval.value->u.call.op == sync_op;
 }
@@ -201,7 +158,11 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_dia
   tl_stmt *body = k->u.kernel.body;
   int n = body->kind == TL_STMT_SEQ ? body->u.seq.n : 1;
   tl_stmt **top = body->kind == TL_STMT_SEQ ? body->u.seq.stmts : &k->u.kernel.body;
-  for (int p = 0; ok && p < n; p++) uses_stmt(&st, top[p], p, 0);
+  for (int p = 0; ok && p < n; p++) {
+    sp_uses u = {{uses_expr, uses_stmt, uses_region, false, 0}, &st, p};
+    tl_visit_stmt(&u.v, top[p]);
+    if (u.v.too_deep) st.too_deep = true;
+  }
   if (st.too_deep) {
     tl_error(d, f->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
     ok = false;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "IR/visit.h"
 #include "Lower/lower.h"
 #include "NVPTX/nvptx.h"
 #include "Runtime/kernel.h"
@@ -34,9 +35,9 @@
 
 /* ------------------------------------------------ alignment scan */
 typedef struct align_scan {
+  tl_visitor v; /* first: the callbacks get &a->v */
   const tl_primfunc *f;
   tl_rt_sig *sig;
-  bool too_deep;
 } align_scan;
 
 static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *const *idx,
@@ -92,76 +93,21 @@ static void note_atomic(align_scan *a, const tl_expr *e) {
   }
 }
 
-static void scan_expr(align_scan *a, const tl_expr *e, int depth) {
-  if (!e) return;
-  if (depth > WALK_MAX_DEPTH) {
-    a->too_deep = true;
-    return;
-  }
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      scan_expr(a, e->u.bin.a, depth + 1);
-      scan_expr(a, e->u.bin.b, depth + 1);
-      break;
-    case TL_EXPR_UNARY: scan_expr(a, e->u.un.a, depth + 1); break;
-    case TL_EXPR_SELECT:
-      scan_expr(a, e->u.sel.cond, depth + 1);
-      scan_expr(a, e->u.sel.t, depth + 1);
-      scan_expr(a, e->u.sel.f, depth + 1);
-      break;
-    case TL_EXPR_CAST: scan_expr(a, e->u.cast.value, depth + 1); break;
-    case TL_EXPR_LOAD:
-      note_access(a, e->u.load.buffer, e->u.load.n, e->u.load.indices, e->dtype);
-      for (int i = 0; i < e->u.load.n; i++) scan_expr(a, e->u.load.indices[i], depth + 1);
-      break;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) scan_expr(a, e->u.call.args[i], depth + 1);
-      note_cp_async(a, e);
-      note_atomic(a, e);
-      break;
-    case TL_EXPR_RAMP:
-      scan_expr(a, e->u.ramp.base, depth + 1);
-      scan_expr(a, e->u.ramp.stride, depth + 1);
-      break;
-    case TL_EXPR_BROADCAST: scan_expr(a, e->u.bcast.value, depth + 1); break;
-    default: break;
+/* Every load, store and intrinsic call of the SIMT IR: the vector widths
+ * that touch each tensor parameter. */
+static void scan_expr(tl_visitor *v, const tl_expr *e) {
+  align_scan *a = (align_scan *)v;
+  if (e->kind == TL_EXPR_LOAD) note_access(a, e->u.load.buffer, e->u.load.n, e->u.load.indices, e->dtype);
+  if (e->kind == TL_EXPR_CALL) {
+    note_cp_async(a, e);
+    note_atomic(a, e);
   }
 }
 
-static void scan_stmt(align_scan *a, const tl_stmt *s, int depth) {
-  if (!s) return;
-  if (depth > WALK_MAX_DEPTH) {
-    a->too_deep = true;
-    return;
-  }
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(a, s->u.seq.stmts[i], depth + 1);
-      break;
-    case TL_STMT_FOR:
-      for (int i = 0; i < s->u.loop.nvars; i++) {
-        if (s->u.loop.mins) scan_expr(a, s->u.loop.mins[i], depth + 1);
-        if (s->u.loop.extents) scan_expr(a, s->u.loop.extents[i], depth + 1);
-      }
-      scan_stmt(a, s->u.loop.body, depth + 1);
-      break;
-    case TL_STMT_KERNEL: scan_stmt(a, s->u.kernel.body, depth + 1); break;
-    case TL_STMT_STORE: {
-      tl_dtype vt = s->u.store.value ? s->u.store.value->dtype : (tl_dtype){0, 0, 1};
-      note_access(a, s->u.store.buffer, s->u.store.n, s->u.store.indices, vt);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(a, s->u.store.indices[i], depth + 1);
-      scan_expr(a, s->u.store.value, depth + 1);
-      break;
-    }
-    case TL_STMT_IF:
-      scan_expr(a, s->u.ifs.cond, depth + 1);
-      scan_stmt(a, s->u.ifs.then_s, depth + 1);
-      scan_stmt(a, s->u.ifs.else_s, depth + 1);
-      break;
-    case TL_STMT_LET: scan_expr(a, s->u.let.value, depth + 1); break;
-    case TL_STMT_EVAL: scan_expr(a, s->u.eval.value, depth + 1); break;
-    default: break;
-  }
+static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind != TL_STMT_STORE) return;
+  tl_dtype vt = s->u.store.value ? s->u.store.value->dtype : (tl_dtype){0, 0, 1};
+  note_access((align_scan *)v, s->u.store.buffer, s->u.store.n, s->u.store.indices, vt);
 }
 
 static const tl_stmt *find_kernel(const tl_stmt *s, int depth) {
@@ -450,9 +396,9 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   f = m->funcs[0];
   if ((st = launch_exprs(ctx, f, &k->sig)) != TL_OK) goto fail;
   {
-    align_scan a = {f, &k->sig, false};
-    scan_stmt(&a, f->body, 0);
-    if (a.too_deep) /* could not see every access: assume the widest vector */
+    align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
+    tl_visit_stmt(&a.v, f->body);
+    if (a.v.too_deep) /* could not see every access: assume the widest vector */
       for (int i = 0; i < k->sig.nparams; i++)
         if (k->sig.params[i].is_tensor && k->sig.params[i].align < 16) k->sig.params[i].align = 16;
   }

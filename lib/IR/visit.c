@@ -1,0 +1,104 @@
+/* Read-only pre-order traversal of the IR (see visit.h): a recursive walk
+ * over every child of every expression and statement kind, depth-limited so
+ * that input can never exhaust the stack. */
+#include "IR/visit.h"
+
+static bool enter(tl_visitor *v) {
+  if (v->depth_ >= TL_VISIT_MAX_DEPTH) {
+    v->too_deep = true;
+    return false;
+  }
+  v->depth_++;
+  return true;
+}
+
+void tl_visit_expr(tl_visitor *v, const tl_expr *e) {
+  if (!e || !enter(v)) return;
+  if (v->expr) v->expr(v, e);
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      tl_visit_expr(v, e->u.bin.a);
+      tl_visit_expr(v, e->u.bin.b);
+      break;
+    case TL_EXPR_UNARY: tl_visit_expr(v, e->u.un.a); break;
+    case TL_EXPR_SELECT:
+      tl_visit_expr(v, e->u.sel.cond);
+      tl_visit_expr(v, e->u.sel.t);
+      tl_visit_expr(v, e->u.sel.f);
+      break;
+    case TL_EXPR_CAST: tl_visit_expr(v, e->u.cast.value); break;
+    case TL_EXPR_LOAD:
+      for (int i = 0; i < e->u.load.n; i++) tl_visit_expr(v, e->u.load.indices[i]);
+      break;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++) tl_visit_expr(v, e->u.call.args[i]);
+      break;
+    case TL_EXPR_RAMP:
+      tl_visit_expr(v, e->u.ramp.base);
+      tl_visit_expr(v, e->u.ramp.stride);
+      break;
+    case TL_EXPR_BROADCAST: tl_visit_expr(v, e->u.bcast.value); break;
+    default: break;
+  }
+  v->depth_--;
+}
+
+static void visit_region(tl_visitor *v, const tl_region *r) {
+  if (v->region) v->region(v, r);
+  for (int d = 0; d < r->ndim; d++) {
+    if (r->min) tl_visit_expr(v, r->min[d]);
+    if (r->extent) tl_visit_expr(v, r->extent[d]);
+  }
+}
+
+void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (!s || !enter(v)) return;
+  if (v->stmt) v->stmt(v, s);
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) tl_visit_stmt(v, s->u.seq.stmts[i]);
+      break;
+    case TL_STMT_FOR:
+      for (int i = 0; i < s->u.loop.nvars; i++) {
+        if (s->u.loop.mins) tl_visit_expr(v, s->u.loop.mins[i]);
+        if (s->u.loop.extents) tl_visit_expr(v, s->u.loop.extents[i]);
+      }
+      tl_visit_expr(v, s->u.loop.step);
+      tl_visit_stmt(v, s->u.loop.body);
+      break;
+    case TL_STMT_KERNEL:
+      for (int i = 0; i < s->u.kernel.ngrid; i++) tl_visit_expr(v, s->u.kernel.grid[i]);
+      tl_visit_expr(v, s->u.kernel.threads);
+      tl_visit_stmt(v, s->u.kernel.body);
+      break;
+    case TL_STMT_ALLOC: {
+      const tl_buffer *b = s->u.alloc.buffer;
+      for (int i = 0; b && i < b->ndim; i++) tl_visit_expr(v, b->shape[i]);
+      if (b) tl_visit_expr(v, b->init);
+      break;
+    }
+    case TL_STMT_STORE:
+      for (int i = 0; i < s->u.store.n; i++) tl_visit_expr(v, s->u.store.indices[i]);
+      tl_visit_expr(v, s->u.store.value);
+      break;
+    case TL_STMT_IF:
+      tl_visit_expr(v, s->u.ifs.cond);
+      tl_visit_stmt(v, s->u.ifs.then_s);
+      tl_visit_stmt(v, s->u.ifs.else_s);
+      break;
+    case TL_STMT_LET: tl_visit_expr(v, s->u.let.value); break;
+    case TL_STMT_EVAL: tl_visit_expr(v, s->u.eval.value); break;
+    case TL_STMT_TILE:
+      for (int i = 0; i < s->u.tile.nargs; i++) {
+        const tl_operand *o = &s->u.tile.args[i];
+        if (o->kind == TL_OPND_REGION) visit_region(v, &o->region);
+        else tl_visit_expr(v, o->expr);
+      }
+      for (int i = 0; s->u.tile.attrs && s->u.tile.op >= 0 && s->u.tile.op < TL_TILE_NUM_OPS &&
+                      i < tl_tile_ops[s->u.tile.op].nattrs;
+           i++)
+        tl_visit_expr(v, s->u.tile.attrs[i]);
+      break;
+  }
+  v->depth_--;
+}

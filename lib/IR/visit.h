@@ -1,0 +1,36 @@
+/* Read-only traversal of the tile/SIMT IR (internal): one place that knows
+ * every child of every node, for the analyses that only need to see them
+ * (which buffers a statement uses, which dynamic symbols a function needs,
+ * which vector widths touch a tensor).  Passes that rewrite the IR keep
+ * their own recursion. */
+#ifndef TL_VISIT_H
+#define TL_VISIT_H
+
+#include "IR/tir.h"
+
+/* Nesting deeper than this stops the walk and sets too_deep. */
+#define TL_VISIT_MAX_DEPTH 2000
+
+/* Embed as the first member of an analysis' state and cast back in the
+ * callbacks.  Any callback may be NULL. */
+typedef struct tl_visitor tl_visitor;
+struct tl_visitor {
+  /* every expression node, before its operands */
+  void (*expr)(tl_visitor *v, const tl_expr *e);
+  /* every statement, before its children */
+  void (*stmt)(tl_visitor *v, const tl_stmt *s);
+  /* every region operand of a tile op, before its min/extent expressions */
+  void (*region)(tl_visitor *v, const tl_region *r);
+  bool too_deep;   /* set when TL_VISIT_MAX_DEPTH was exceeded */
+  int depth_;      /* internal */
+};
+
+/* Visits e and all its operands (loads' indices, calls' arguments, ...). */
+void tl_visit_expr(tl_visitor *v, const tl_expr *e);
+/* Visits s and everything below it: child statements and every expression
+ * they hold (loop bounds and steps, kernel grid and threads, shapes and
+ * initial values of allocated buffers, store indices and values, conditions,
+ * let and eval values, tile-op operands and attributes). */
+void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
+
+#endif
