@@ -57,6 +57,7 @@ typedef struct lt_state {
   const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted (issue 7) */
   tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
+  int64_t smem_seen;   /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
 } lt_state;
 
 #define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
@@ -1107,6 +1108,135 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
   return body;
 }
 
+/* ------------------------------------------- staged fragment → global copy */
+static tl_stmt *block_sync(lt_state *st, tl_loc loc) {
+  int op = tl_intrinsic_lookup("sync_threads");
+  tl_expr *c = op >= 0 ? tl_ir_call(st->m, loc, op, 0, NULL) : NULL;
+  tl_stmt *s = c ? tl_ir_stmt(st->m, loc, TL_STMT_EVAL) : NULL;
+  if (s) s->u.eval.value = c;
+  return s;
+}
+
+typedef struct stage_ctx {
+  tl_buffer *src, *scratch;
+  int64_t ld; /* scratch row length in elements (BN + 16 bytes of padding) */
+} stage_ctx;
+
+/* Phase 1 chunk (MMA_C partition): registers (reg, reg+1) = columns (j, j+1)
+ * of row i → scratch[i*ld + j .. +1], converted to the output dtype. */
+static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  (void)p;
+  stage_ctx *sc = user;
+  tl_module *m = st->m;
+  tl_loc loc = sc->scratch->loc;
+  tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  CHECK(rx && fx);
+  CHECK(rx[0] = tl_lo_ramp(m, loc, reg, 2));
+  CHECK(fx[0] = tl_lo_ramp(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, idx[0], sc->ld), idx[1]), 2));
+  tl_expr *ld = tl_ir_load(m, loc, sc->src, 1, rx);
+  CHECK(ld);
+  ld->dtype = sc->src->dtype;
+  ld->dtype.lanes = 2;
+  tl_dtype dt = sc->scratch->dtype;
+  dt.lanes = 2;
+  return tl_lo_store(m, loc, sc->scratch, 1, fx, tl_lo_cast(m, loc, dt, ld));
+}
+
+/* T.copy(C_frag, C[m0, n0]) with C_frag of the mma C layout (MMA_C) and C a
+ * 2-D global tensor whose rows are 16-byte aligned: the epilogue of a GEMM,
+ * staged through shared memory so that the global stores are 16-byte
+ * vectors, 8 lanes per 128-byte row segment (coalesced), instead of the
+ * per-thread 2-element stores of the MMA_C partition (the "se" variant of
+ * ../shared/reference/mma-gemm, +4.5%):
+ *     alloc S: shared.dyn [BM * LD] of C's dtype, LD = BN + 16/bytes (the pad
+ *              makes the 8 rows x 4 column pairs of one mma C store hit 32
+ *              different banks: row stride = 4 banks mod 32)
+ *     T.sync_threads()            (other warps may still read the pipeline's
+ *                                  stage buffers, which S may reuse)
+ *     MMA_C walk: S[i*LD + j : +2] = cast(C_frag[reg : +2])
+ *     T.sync_threads()            (lanes read what other lanes of the warp wrote;
+ *                                  the IR has no warp-level barrier)
+ *     for it in T.unroll(WM*WN/(w*32)):      (w = 16 / bytes, one 16-byte vector)
+ *         v = it*32 + lane, r = wm*WM + v / (WN/w), c = wn*WN + (v % (WN/w))*w
+ *         if m0 + r < M and n0 + c + w - 1 < N:  C[m0 + r, n0 + c : +w] = S[r*LD + c : +w]
+ * Each warp reads back only its own WM x WN sub-tile (8 lanes read 128
+ * contiguous bytes of one row: no bank conflict).  Since N and n0 are
+ * multiples of w, a vector is wholly in or out of bounds.  S is allocated
+ * here, after the k loop, so smem_plan.c lets it reuse the dead stage
+ * buffers; it is used only when it is no larger than the shared memory the
+ * kernel allocated before the copy (the total never grows).  NULL without an
+ * error (and st->oom unset) when the copy does not qualify: dynamic or
+ * unaligned N, an n0 not provably a multiple of w, a warp tile whose vectors
+ * do not split evenly over 32 lanes, or too little shared memory to reuse. */
+static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
+  tl_module *m = st->m;
+  tl_loc loc = c->loc;
+  const tl_frag_layout *L = c->src.L;
+  tl_buffer *C = c->dst.buf;
+  if (c->ndom != 2 || L->ndim != 2 || C->ndim != 2 || C->strides || c->dst.ndim != 2 || c->dst.map[0] != 0 ||
+      c->dst.map[1] != 1 || L->threads != st->threads || L->threads % 32 != 0)
+    return NULL;
+  int64_t bytes = tl_dtype_bytes(C->dtype), N;
+  if (bytes < 1 || bytes > 8 || 16 % bytes != 0 || C->dtype.lanes != 1) return NULL;
+  int64_t w = 16 / bytes, BM = L->shape[0], BN = L->shape[1], WM = L->warp_tile_m, WN = L->warp_tile_n;
+  int64_t cpr = WN / w, ld = BN + w;
+  if (WN % w != 0 || (WM * cpr) % 32 != 0) return NULL;
+  if (!tl_expr_is_const_int(C->shape[1], &N) || N % w != 0) return NULL;
+  if (!tl_expr_divisible(c->dst.min[1], w, NULL)) return NULL;
+  if (BM * ld * bytes > st->smem_seen) return NULL;
+  tl_stmt *out[5] = {0};
+  tl_var *nm;
+  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  CHECK(shape && (nm = tl_names_fresh_var(&st->names, loc, "C_stage", C->dtype, TL_VAR_LET)));
+  CHECK(shape[0] = tl_lo_int(m, loc, BM * ld));
+  tl_buffer *S = tl_ir_new_buffer(m, loc, nm->name, C->dtype, TL_SCOPE_SHARED_DYN, 1, shape);
+  CHECK(S && (out[0] = tl_ir_stmt(m, loc, TL_STMT_ALLOC)));
+  out[0]->u.alloc.buffer = S;
+  CHECK(out[1] = block_sync(st, loc));
+  CHECK(out[3] = block_sync(st, loc));
+  /* phase 1: the MMA_C walk into S */
+  stage_ctx sc = {c->src.buf, S, ld};
+  plan p;
+  plan_for_layout(&p, L);
+  if (!(out[2] = emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;
+  /* phase 2: each warp's sub-tile, 16-byte vectors */
+  tl_var *vit;
+  CHECK(vit = tl_names_fresh_var(&st->names, loc, "ei", TL_INT32, TL_VAR_LOOP));
+  int64_t nit = WM * cpr / 32;
+  CHECK(tl_ranges_set(&st->ranges, vit, 0, nit - 1));
+  tl_expr *tid = tl_lo_thread_index(m, loc);
+  CHECK(tid);
+  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->ranges), *lane = tl_lo_fmod(m, loc, tid, 32, &st->ranges);
+  tl_expr *wm = tl_lo_fmod(m, loc, warp, L->warp_m, &st->ranges), *wn = tl_lo_fdiv(m, loc, warp, L->warp_m, &st->ranges);
+  tl_expr *v = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vit), 32), lane);
+  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, v, cpr, &st->ranges));
+  tl_expr *col = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, v, cpr, &st->ranges), w));
+  CHECK(r && col);
+  tl_expr **sx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **di = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
+  CHECK(sx && di);
+  CHECK(sx[0] = tl_lo_ramp(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, r, ld), col), (int)w));
+  CHECK(di[0] = tl_lo_add(m, loc, c->dst.min[0], r));
+  CHECK(di[1] = tl_lo_add(m, loc, c->dst.min[1], col));
+  if (fault_swap_lanes())
+    for (int k = 0; k < 2; k++) CHECK(di[k] = swap_tid_rec(m, di[k], 0));
+  tl_expr *cond = bounds_cond(st, C, 2, di, w, loc);
+  CHECK(cond);
+  tl_expr **dv = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
+  CHECK(dv);
+  dv[0] = di[0];
+  CHECK(dv[1] = tl_lo_ramp(m, loc, di[1], (int)w));
+  tl_expr *val = tl_ir_load(m, loc, S, 1, sx);
+  CHECK(val);
+  val->dtype = C->dtype;
+  val->dtype.lanes = (uint16_t)w;
+  tl_stmt *body = tl_lo_store(m, loc, C, 2, dv, val);
+  CHECK(body);
+  CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
+  tl_ranges_unset(&st->ranges, vit);
+  CHECK(out[4] = tl_lo_for(m, loc, TL_LOOP_UNROLL, vit, tl_lo_int(m, loc, nit), body));
+  return tl_ir_seq(m, loc, 5, out);
+}
+
 /* Do two distributed fragments put every element in the same (thread, register)? */
 static bool frag_same_layout(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a == b) return true;
@@ -1194,6 +1324,10 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     else
       c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
     if (!c.src.value) return NULL;
+  }
+  if (op == TL_TILE_COPY && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C && c.dst.kind == SIDE_GLOBAL) {
+    tl_stmt *r = lower_frag_to_global_staged(st, &c);
+    if (r || st->oom) return r;
   }
   plan p;
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
@@ -1298,6 +1432,9 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
         CHECK(r);
         r->u.alloc.buffer = L->flat;
+        int64_t fn;
+        if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
+          st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
         return r;
       }
       return (tl_stmt *)s;
