@@ -20,7 +20,7 @@ out=build-device
 
 cmake -S . -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DTL_LLVM_STATIC=ON -DTL_BUILD_TESTS=OFF >/dev/null
 cmake --build "$bdir" -j "$jobs" --target tilelang gpu-all
-if cmake --build "$bdir" --target help 2>/dev/null | grep -q ' tl-run'; then
+if cmake --build "$bdir" --target help 2>/dev/null | grep ' tl-run' >/dev/null; then
   cmake --build "$bdir" -j "$jobs" --target tl-run tl-opt || true
 fi
 
