@@ -47,6 +47,13 @@ TL_API tl_status tl_device_count(tl_context *ctx, int *count);
  * driver or device → "sm_80" (whose PTX also runs on Hopper).  Static string. */
 TL_API const char *tl_device_default_target(void);
 
+/* True when name is a compile target this library supports ("sm_80",
+ * "sm_86", "sm_89", "sm_90", "sm_90a"; DESIGN §6).  NULL gives false. */
+TL_API bool tl_target_supported(const char *name);
+/* The supported target names for messages ("sm_80, sm_86, sm_89, sm_90 or
+ * sm_90a"); static. */
+TL_API const char *tl_target_list(void);
+
 /* ------------------------------------------------------------ compile */
 /* How out_idx is chosen (TileLang semantics, ../shared/TILELANG.md §2.1). */
 typedef enum tl_out_idx_mode {

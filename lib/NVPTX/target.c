@@ -36,4 +36,4 @@ const tl_target *tl_target_lookup(const char *name) {
   return NULL;
 }
 
-const char *tl_target_names(void) { return "sm_80, sm_86, sm_89, sm_90, sm_90a"; }
+const char *tl_target_names(void) { return "sm_80, sm_86, sm_89, sm_90 or sm_90a"; }

@@ -373,8 +373,8 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   const tl_target *target = tl_target_lookup(tname);
   if (!target) {
     st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                         "unknown target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)",
-                         tname);
+                         "unknown target '%s' (expected %s)",
+                         tname, tl_target_names());
     goto fail;
   }
   if (!(k->target = strdup(target->name ? target->name : tname))) {
@@ -544,3 +544,9 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   finish_times(&tm, t0, opts);
   return st;
 }
+
+/* ------------------------------------------------------------ targets */
+/* The table itself lives in lib/NVPTX/target.c (tl_target_lookup). */
+bool tl_target_supported(const char *name) { return name && tl_target_lookup(name) != NULL; }
+
+const char *tl_target_list(void) { return tl_target_names(); }

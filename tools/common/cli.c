@@ -3,6 +3,8 @@
  * option. */
 #include "cli.h"
 
+#include "tilelang/runtime.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -86,4 +88,32 @@ const char *tl_cli_bad_option(int argc, char **argv) {
     return shortopt;
   }
   return optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "?";
+}
+
+const char *tl_cli_tool_name = "tl";
+
+int tl_cli_usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "%s: error: ", tl_cli_tool_name);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\ntry '%s --help' for more information\n", tl_cli_tool_name);
+  return 2;
+}
+
+bool tl_cli_check_target(const char *name) {
+  if (tl_target_supported(name)) return true;
+  char fmt[160];
+  snprintf(fmt, sizeof fmt, "unknown --target '%%s' (expected %s)", tl_target_list());
+  tl_cli_usage_error(fmt, name);
+  return false;
+}
+
+bool tl_cli_single_input(int argc, char **argv, const char **in_path) {
+  for (int i = optind; i < argc; i++) {
+    if (*in_path) {
+      tl_cli_usage_error("more than one input file ('%s')", argv[i]);
+      return false;
+    }
+    *in_path = argv[i];
+  }
+  return true;
 }

@@ -31,4 +31,22 @@ void tl_cli_print_library_error(tl_context *ctx, tl_status s);
  * "-x"); static storage. */
 const char *tl_cli_bad_option(int argc, char **argv);
 
+/* Validates a --target value (tl_target_supported); on failure prints
+ * "TOOL: error: unknown --target 'X' (expected ...)" and the --help hint to
+ * stderr and returns false (a usage error, exit 2).  The tool name comes from
+ * tl_cli_tool_name. */
+bool tl_cli_check_target(const char *name);
+
+/* The positional arguments after getopt_long: at most one input file.  Sets
+ * *in_path (unchanged when there is none); with more than one prints a usage
+ * error and returns false. */
+bool tl_cli_single_input(int argc, char **argv, const char **in_path);
+
+/* Prints "TOOL: error: <fmt with arg>" and the --help hint to stderr;
+ * returns 2, the usage-error exit status (DESIGN §10). */
+int tl_cli_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
+
+/* The tool's name in messages ("tl-opt"); set once in main. */
+extern const char *tl_cli_tool_name;
+
 #endif

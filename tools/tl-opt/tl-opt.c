@@ -27,7 +27,6 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-static const char *const TARGETS[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
 static const char *const EMITS[] = {"tir", "simt", "llvm", "ptx"};
 
 static void usage(FILE *f) {
@@ -51,13 +50,6 @@ static void usage(FILE *f) {
       "exit status: 0 success, 1 invalid input (diagnostics on stderr),\n"
       "2 usage error (bad option, unreadable file)\n",
       f);
-}
-
-static int usage_error(const char *fmt, const char *arg) {
-  fputs("tl-opt: error: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs("\ntry 'tl-opt --help' for more information\n", stderr);
-  return EXIT_USAGE;
 }
 
 static int in_list(const char *s, const char *const *list, size_t n) {
@@ -86,6 +78,7 @@ static void print_stage(void *user, const char *stage, const char *text) {
 }
 
 int main(int argc, char **argv) {
+  tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -116,7 +109,7 @@ int main(int argc, char **argv) {
       case 'D': {
         /* Split NAME=VALUE in place: argv strings are writable. */
         if (!tl_cli_split_define(optarg, &defines[ndefines])) {
-          rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
+          rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
           goto done;
         }
         ndefines++;
@@ -131,16 +124,15 @@ int main(int argc, char **argv) {
         goto done;
       case OPT_EMIT:
         if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
-          rc = usage_error("unknown --emit level '%s' (expected tir, simt, llvm or ptx)",
+          rc = tl_cli_usage_error("unknown --emit level '%s' (expected tir, simt, llvm or ptx)",
                            optarg);
           goto done;
         }
         emit = optarg;
         break;
       case OPT_TARGET:
-        if (in_list(optarg, TARGETS, sizeof TARGETS / sizeof *TARGETS) < 0) {
-          rc = usage_error(
-              "unknown --target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)", optarg);
+        if (!tl_cli_check_target(optarg)) {
+          rc = EXIT_USAGE;
           goto done;
         }
         target = optarg;
@@ -152,20 +144,17 @@ int main(int argc, char **argv) {
         print_after_all = true;
         break;
       case ':':
-        rc = usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
+        rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
       default:
         /* Also a long option given a value it does not take ("--help=x"). */
-        rc = usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
+        rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
         goto done;
     }
   }
-  for (int i = optind; i < argc; i++) {
-    if (in_path) {
-      rc = usage_error("more than one input file ('%s')", argv[i]);
-      goto done;
-    }
-    in_path = argv[i];
+  if (!tl_cli_single_input(argc, argv, &in_path)) {
+    rc = EXIT_USAGE;
+    goto done;
   }
   const char *display = NULL;
   size_t len = 0;

@@ -70,7 +70,6 @@ enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 #define BENCH_REPS 100
 #define MAX_RUNS 4096
 
-static const char *const TARGETS[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
 
 static void usage(FILE *f) {
   fputs(
@@ -106,13 +105,6 @@ static void usage(FILE *f) {
       "exit status: 0 success, 1 invalid input / failed run / failed check,\n"
       "2 usage error (bad option, unreadable file)\n",
       f);
-}
-
-static int usage_error(const char *fmt, const char *arg) {
-  fputs("tl-run: error: ", stderr);
-  fprintf(stderr, fmt, arg);
-  fputs("\ntry 'tl-run --help' for more information\n", stderr);
-  return EXIT_USAGE;
 }
 
 static bool parse_i64(const char *s, int64_t *out) {
@@ -816,6 +808,7 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
 }
 
 int main(int argc, char **argv) {
+  tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
          OPT_TARGET, OPT_TUNE };
   static const struct option longopts[] = {
@@ -860,7 +853,7 @@ int main(int argc, char **argv) {
     switch (c) {
       case 'D': {
         if (!tl_cli_split_define(optarg, &defines[ndefines])) {
-          rc = usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
+          rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
           goto done;
         }
         ndefines++;
@@ -875,14 +868,14 @@ int main(int argc, char **argv) {
         else if (!strcmp(optarg, "cuda")) device = DEV_CUDA;
         else if (!strcmp(optarg, "cpu")) device = DEV_CPU;
         else {
-          rc = usage_error("unknown --device '%s' (expected auto, cuda or cpu)", optarg);
+          rc = tl_cli_usage_error("unknown --device '%s' (expected auto, cuda or cpu)", optarg);
           goto done;
         }
         break;
       case OPT_DIM: {
         char *eq = strchr(optarg, '=');
         if (!eq || eq == optarg || !eq[1]) {
-          rc = usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
+          rc = tl_cli_usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
           goto done;
         }
         *eq = '\0';
@@ -907,7 +900,7 @@ int main(int argc, char **argv) {
           tok = comma ? comma + 1 : NULL;
           if (!okv) {
             *eq = '=';
-            rc = usage_error("bad --dim value in '%s': expected non-negative integers "
+            rc = tl_cli_usage_error("bad --dim value in '%s': expected non-negative integers "
                              "(NAME=V or NAME=V1,V2,...)", optarg);
             goto done;
           }
@@ -915,7 +908,7 @@ int main(int argc, char **argv) {
         }
         if (d->n == 0) {
           *eq = '=';
-          rc = usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
+          rc = tl_cli_usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
           goto done;
         }
         break;
@@ -923,7 +916,7 @@ int main(int argc, char **argv) {
       case OPT_ARG: {
         char *eq = strchr(optarg, '=');
         if (!eq || eq == optarg || !eq[1]) {
-          rc = usage_error("malformed --arg '%s': expected --arg NAME=VALUE", optarg);
+          rc = tl_cli_usage_error("malformed --arg '%s': expected --arg NAME=VALUE", optarg);
           goto done;
         }
         *eq = '\0';
@@ -938,7 +931,7 @@ int main(int argc, char **argv) {
         free(oi);
         oi = NULL;
         if (!parse_out_idx(optarg, &oi_mode, &oi, &noi)) {
-          rc = usage_error("bad --out-idx '%s' (expected none or integers such as -1 or 0,2)",
+          rc = tl_cli_usage_error("bad --out-idx '%s' (expected none or integers such as -1 or 0,2)",
                            optarg);
           goto done;
         }
@@ -948,7 +941,7 @@ int main(int argc, char **argv) {
         errno = 0;
         unsigned long long v = strtoull(optarg, &end, 0);
         if (!*optarg || *end || errno || optarg[0] == '-') {
-          rc = usage_error("bad --seed '%s' (expected a non-negative integer)", optarg);
+          rc = tl_cli_usage_error("bad --seed '%s' (expected a non-negative integer)", optarg);
           goto done;
         }
         seed = v;
@@ -957,32 +950,24 @@ int main(int argc, char **argv) {
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
-      case OPT_TARGET: {
-        bool ok = false;
-        for (size_t i = 0; i < sizeof TARGETS / sizeof *TARGETS; i++)
-          if (!strcmp(optarg, TARGETS[i])) ok = true;
-        if (!ok) {
-          rc = usage_error("unknown --target '%s' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)",
-                           optarg);
+      case OPT_TARGET:
+        if (!tl_cli_check_target(optarg)) {
+          rc = EXIT_USAGE;
           goto done;
         }
         target = optarg;
         break;
-      }
       case ':':
-        rc = usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
+        rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
       default:
-        rc = usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
+        rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
         goto done;
     }
   }
-  for (int i = optind; i < argc; i++) {
-    if (in_path) {
-      rc = usage_error("more than one input file ('%s')", argv[i]);
-      goto done;
-    }
-    in_path = argv[i];
+  if (!tl_cli_single_input(argc, argv, &in_path)) {
+    rc = EXIT_USAGE;
+    goto done;
   }
   const char *display = NULL;
   size_t len = 0;
