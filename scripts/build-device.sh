@@ -6,7 +6,8 @@
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
-#   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh)
+#   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh:
+#                                          a program, and a cubin that bench_gemm loads)
 # plus any non-glibc shared library a binary needs that the GPU host may lack
 # (never glibc's libraries, libstdc++ or libgcc).  Usage:
 #   scripts/build-device.sh [-j N]
@@ -40,7 +41,8 @@ strip "$out"/bin/* 2>/dev/null || true
 cp examples/*.py "$out/examples/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
 # The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU
-# host): run-gpu.sh builds it there with nvcc and runs it for the ratio.
+# host): run-gpu.sh builds it there with nvcc, as a program that it runs and
+# as a cubin that bench_gemm times interleaved with ours (the ratio).
 ref_src=$root/../shared/reference/mma-gemm/mma_gemm.cu
 if [[ -f "$ref_src" ]]; then
   mkdir -p "$out/reference/mma-gemm"

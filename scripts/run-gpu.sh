@@ -7,10 +7,11 @@
 # BUNDLE/logs/<name>.log without $OUT); CSVs of the benchmarks go to $OUT.
 # Exit codes: 0 pass, 77 skip (no driver/GPU), anything else fails.  A short
 # table comes last; the script exits nonzero when any program failed.
-# Issue 6 measurements come with it: bench_gemm, bench_compile,
-# bench_launch (bin/bench_*), the Triton scripts (benchmarks/triton/
-# gemm_triton.py, benchmarks/compile/triton_first_call.py; a SKIP line
-# without python3/torch/Triton), tl-opt's whole-process time
+# Issue 6 measurements come with it: bench_gemm (with the mma.sync
+# reference timed interleaved in the same process, from the cubin built
+# below), bench_compile, bench_launch (bin/bench_*), the Triton scripts
+# (benchmarks/triton/gemm_triton.py, benchmarks/compile/triton_first_call.py;
+# a SKIP line without python3/torch/Triton), tl-opt's whole-process time
 # (benchmarks/compile/tl_opt_time.sh) and tl-run --tune on the 4096^3 GEMM;
 # their CSVs land in $OUT (plot them on the development machine with
 # benchmarks/results/plot.sh).
@@ -31,13 +32,21 @@ export TL_KERNEL_DIR=examples
 
 # The hand-written CUDA reference GEMM (reference/mma-gemm, copied by
 # build-device.sh) is built with nvcc here, in the background while the
-# tests run, and run after the benchmarks for the ratio of issue 6.
-ref_pid=
+# tests run, twice: as its own program (mma_gemm_ref, run after the
+# benchmarks with its own cuBLAS figure) and as a cubin that bench_gemm
+# loads (TL_BENCH_REF_CUBIN) to time the reference interleaved with ours and
+# cuBLAS in one process, the ratio of issue 6.
+ref_pid=; cubin_pid=
+ref_cubin=$PWD/reference/mma-gemm/mma_gemm.cubin
 nvcc_bin=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 if [[ -f reference/mma-gemm/mma_gemm.cu && -x "$nvcc_bin" ]]; then
   ( "$nvcc_bin" -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v \
       reference/mma-gemm/mma_gemm.cu -lcublas -o reference/mma-gemm/mma_gemm_ref >"$logs/mma_gemm_build.log" 2>&1 ) &
   ref_pid=$!
+  rm -f "$ref_cubin"
+  ( "$nvcc_bin" -O3 -std=c++17 -cubin -arch=sm_90a reference/mma-gemm/mma_gemm.cu -o "$ref_cubin" \
+      >"$logs/mma_gemm_cubin_build.log" 2>&1 ) &
+  cubin_pid=$!
 fi
 
 names=(); results=(); times=()
@@ -72,6 +81,15 @@ for t in bin/test_*; do
   [[ -x "$t" ]] || continue
   run_one "$(basename "$t")" timeout 600 "$t"
 done
+# bench_gemm times the reference from the cubin when it was built
+if [[ -n "$cubin_pid" ]]; then
+  if wait "$cubin_pid" && [[ -s "$ref_cubin" ]]; then
+    export TL_BENCH_REF_CUBIN=$ref_cubin
+  else
+    echo "== mma_gemm.cubin: nvcc -cubin failed (see $logs/mma_gemm_cubin_build.log); bench_gemm runs without the reference"
+    tail -5 "$logs/mma_gemm_cubin_build.log"
+  fi
+fi
 for b in bin/bench_*; do
   [[ -x "$b" ]] || continue
   run_one "$(basename "$b")" timeout 600 "$b"
@@ -133,40 +151,50 @@ for csv in "$OUT"/bench_*.csv "$OUT"/triton_first_call.csv "$OUT"/tune_gemm_4096
   echo; echo "$(basename "$csv"):"; cat "$csv"
 done
 # GEMM ratios (issue 6 acceptance 1): ours (bench_gemm.csv, f16 NN) against
-# cuBLAS in our process, and against the hand-written reference, whose own
-# cuBLAS figure from its process gives the reference's ratio.
+# cuBLAS in our process, and against the hand-written reference: preferably
+# bench_gemm's own figure (columns 19-20 of bench_gemm.csv: ref_tflops,
+# ours_over_ref; the reference timed interleaved with ours and cuBLAS in one
+# process, whose cuBLAS then gives the reference's ratio too; ref_from
+# "in-proc"), else the reference's own run (mma_gemm_ref.log, with its own
+# cuBLAS figure; ref_from "own-run").
 if [[ -f "$OUT/bench_gemm.csv" ]]; then
   echo
-  echo "GEMM f16 NN: ours vs cuBLAS (same process) and vs the CUDA mma.sync reference (same run)"
-  printf '%-18s %9s %9s %7s %9s %9s %7s %9s %9s %8s\n' MxNxK ours_TF cuBLAS_TF ours/cB ref_TF refcB_TF ref/cB ours/ref triton_TF ours/tri
+  echo "GEMM f16 NN: ours vs cuBLAS (same process) and vs the CUDA mma.sync reference (in-proc: same process, interleaved)"
+  printf '%-18s %9s %9s %7s %9s %9s %7s %9s %9s %8s %s\n' MxNxK ours_TF cuBLAS_TF ours/cB ref_TF refcB_TF ref/cB ours/ref triton_TF ours/tri ref_from
   for sz in 4096x4096x4096 8192x8192x8192 4096x11008x4096; do
     IFS=x read -r m n k <<<"$sz"
-    line=$(awk -F, -v m="$m" -v n="$n" -v k="$k" '$1=="float16" && $2=="NN" && $3==m && $4==n && $5==k {print $8, $10}' "$OUT/bench_gemm.csv")
-    read -r ours cub <<<"$line"
-    ref=""; refcub=""
-    if [[ -f "$logs/mma_gemm_ref.log" ]]; then
+    line=$(awk -F, -v m="$m" -v n="$n" -v k="$k" '$1=="float16" && $2=="NN" && $3==m && $4==n && $5==k {print $8, $10, ($19 != "" ? $19 : "-"), ($20 != "" ? $20 : "-")}' "$OUT/bench_gemm.csv")
+    read -r ours cub inref inratio <<<"$line"
+    ref=""; refcub=""; oref=""; from=""
+    if [[ -n "${inref:-}" && "$inref" != "-" && -n "${inratio:-}" && "$inratio" != "-" ]]; then
+      ref=$inref; refcub=$cub; oref=$inratio; from=in-proc
+    elif [[ -f "$logs/mma_gemm_ref.log" ]]; then
       # final table of mma_gemm: size kernel TFLOP/s best ratio rel maxabs
       refcub=$(awk -v s="$sz" '$1==s && $2=="cuBLAS" {print $3; exit}' "$logs/mma_gemm_ref.log")
       ref=$(awk -v s="$sz" '$1==s && $2!~/^cuBLAS/ && $3+0>best {best=$3+0} END {if (best) print best}' "$logs/mma_gemm_ref.log")
+      [[ -n "$ref" ]] && from=own-run
     fi
     tri=""
     if [[ -f "$OUT/bench_triton.csv" ]]; then
       tri=$(awk -F, -v m="$m" -v n="$n" -v k="$k" '$1=="float16" && $2=="NN" && $3==m && $4==n && $5==k {print $8}' "$OUT/bench_triton.csv")
     fi
-    awk -v s="$sz" -v o="${ours:-0}" -v c="${cub:-0}" -v r="${ref:-0}" -v rc="${refcub:-0}" -v t="${tri:-0}" 'BEGIN {
-      printf "%-18s %9.1f %9.1f %7.3f %9.1f %9.1f %7.3f %9.3f %9.1f %8.3f\n", s, o, c, (c>0?o/c:0), r, rc, (rc>0?r/rc:0), (r>0?o/r:0), t, (t>0?o/t:0) }'
+    awk -v s="$sz" -v o="${ours:-0}" -v c="${cub:-0}" -v r="${ref:-0}" -v rc="${refcub:-0}" -v q="${oref:-}" \
+        -v t="${tri:-0}" -v f="${from:--}" 'BEGIN {
+      if (q == "") q = (r>0 ? o/r : 0)
+      printf "%-18s %9.1f %9.1f %7.3f %9.1f %9.1f %7.3f %9.3f %9.1f %8.3f %s\n", s, o, c, (c>0?o/c:0), r, rc, (rc>0?r/rc:0), q, t, (t>0?o/t:0), f }'
   done
 fi
 # Every shape and dtype: ours / cuBLAS (acceptance 1: >= 0.5 everywhere;
-# bf16 at the f16 ratio within 0.03) and ours / Triton
+# bf16 at the f16 ratio within 0.03), ours / Triton, and ours / the
+# reference where bench_gemm timed it (column 20, ours_over_ref)
 if [[ -f "$OUT/bench_gemm.csv" ]]; then
   echo
-  echo "GEMM, every shape: ours/cuBLAS (same process), ours/Triton (Triton's run)"
-  printf '%-9s %-3s %-18s %9s %9s %9s %8s %8s\n' dtype lay MxNxK ours_TF cuBLAS_TF triton_TF ours/cB ours/tri
-  awk -F, 'NR==FNR { if (FNR>1) tri[$1 FS $2 FS $3 FS $4 FS $5] = $8; next }
+  echo "GEMM, every shape: ours/cuBLAS (same process), ours/Triton (Triton's run), ours/ref (same process, interleaved)"
+  printf '%-9s %-3s %-18s %9s %9s %9s %8s %8s %8s\n' dtype lay MxNxK ours_TF cuBLAS_TF triton_TF ours/cB ours/tri ours/ref
+  awk -F, 'FILENAME == ARGV[1] { if (FNR>1) tri[$1 FS $2 FS $3 FS $4 FS $5] = $8; next }
            FNR>1 { key = $1 FS $2 FS $3 FS $4 FS $5; t = (key in tri) ? tri[key] : 0
-                   printf "%-9s %-3s %-18s %9.1f %9.1f %9.1f %8.3f %8.3f\n", $1, $2, $3 "x" $4 "x" $5, $8, $10, t,
-                          ($10 > 0 ? $8 / $10 : 0), (t > 0 ? $8 / t : 0) }' \
+                   printf "%-9s %-3s %-18s %9.1f %9.1f %9.1f %8.3f %8.3f %8s\n", $1, $2, $3 "x" $4 "x" $5, $8, $10, t,
+                          ($10 > 0 ? $8 / $10 : 0), (t > 0 ? $8 / t : 0), ($20 != "" ? $20 : "-") }' \
       "$( [[ -f "$OUT/bench_triton.csv" ]] && echo "$OUT/bench_triton.csv" || echo /dev/null)" "$OUT/bench_gemm.csv"
 fi
 # Compile latency and launch overhead (acceptance 2 and 3)

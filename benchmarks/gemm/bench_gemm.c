@@ -1,10 +1,11 @@
 /* GEMM benchmark (issue 6, "Benchmarks", first part): our compiled GEMM
  * (test/GPU/kernels/gemm_general.py, f32 accumulation) next to cuBLAS
  * (cublasGemmEx, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT heuristics, the
- * same row-major layouts) in one process, for float16 and bfloat16, square
- * 1024/2048/4096/8192 and the LLM shapes (16, 8192, 8192), (128, 8192, 8192),
- * (4096, 11008, 4096), (4096, 4096, 14336), NN (B stored K x N) and NT (B
- * stored N x K).
+ * same row-major layouts) and, where it applies, the hand-written mma.sync
+ * reference GEMM (../shared/reference/mma-gemm/mma_gemm.cu) in one
+ * process, for float16 and bfloat16, square 1024/2048/4096/8192 and the LLM
+ * shapes (16, 8192, 8192), (128, 8192, 8192), (4096, 11008, 4096),
+ * (4096, 4096, 14336), NN (B stored K x N) and NT (B stored N x K).
  * Method: random inputs (uniform [-1, 1) rounded to the dtype, a fresh seed
  * per run); before timing, each result is checked per element against
  * cuBLAS (tolerance of DESIGN §8 by dtype, poisoned output first); then
@@ -15,13 +16,26 @@
  * through them.  The tile configuration comes from a small
  * table by shape class (the first candidate that compiles is used) and is
  * reported.  Output: a table on stdout and $OUT/bench_gemm.csv (or ./).
+ * The reference: TL_BENCH_REF_CUBIN names a cubin of mma_gemm.cu (nvcc
+ * -cubin -arch=sm_90a; scripts/run-gpu.sh builds it on the GPU host); its
+ * kernels se_128x256x32_s4 and se_256x128x32_s4 are loaded with the driver
+ * API and run on the f16 NN shapes with M and N multiples of 256 and K of
+ * 32.  Each is checked against cuBLAS like ours; then cuBLAS, ours and the
+ * variants that passed are timed interleaved (time_interleaved: 10 warm-up
+ * rounds of one launch each, then rounds of 5 launches of each kernel in
+ * turn, the same 50 timed launches per kernel and the same input rotation,
+ * median per kernel), so that all of them see the same clocks and power
+ * state (the H200 throttles at 700 W); the row reports the faster variant
+ * and ours/ref.  Every other shape, and every shape without the variable or
+ * when the cubin does not load (one line says why), is timed as above.
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
  * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
  * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
  * layouts; TL_BENCH_CONFIGS="bm,bn,bk,threads,stages,policy,panel[;...]"
  * replaces the table's candidates: every configuration listed is timed (one
- * row each), for trying tile choices.  Exit 1 when a check fails
- * (timing of that configuration is skipped), 77 without GPU or cuBLAS. */
+ * row each), for trying tile choices.  Exit 1 when a check fails, ours or
+ * the reference's (timing of that configuration, or of that reference
+ * variant, is skipped), 77 without GPU or cuBLAS. */
 #include "../../test/GPU/gemm_util.h"
 
 #define WARMUP 10
@@ -64,6 +78,134 @@ static void launch_cublas(void *p, int i) {
   int st = cublas_gemm(s->A[r].ptr, s->B[r].ptr, s->C[r].ptr, s->M, s->N, s->K, s->d, s->d, false, s->nt);
   if (st != 0) {
     fprintf(stderr, "cublasGemmEx failed: status %d\n", st);
+    exit(1);
+  }
+}
+
+/* ------------------------------------------------- the mma.sync reference
+ * Two tile variants of mma_gemm.cu's
+ *   template <class C> __global__ void gemm_mma(const half *A, const half *B,
+ *       half *C, int M, int N, int K, int group_m)
+ * with C = Cfg<BM, BN, BK, WM, WN, STAGES, MINB 1, SMEM_EPI true, ASYNC
+ * false, PF STAGES-1, SPLIT false>: row-major A (M x K), B (K x N), C
+ * (M x N), f32 accumulation; launched as its launch_t does, a 1-D grid of
+ * (M/BM)(N/BN) blocks of Cfg::THREADS threads with Cfg::SMEM bytes of
+ * dynamic shared memory, group_m 8 (its default). */
+typedef struct ref_variant {
+  const char *name; /* mma_gemm.cu's name for the variant */
+  const char *sym;  /* the kernel's mangled name in the cubin */
+  int BM, BN, BK, WM, WN, stages;
+  void *fn; /* CUfunction, NULL until loaded */
+  unsigned threads, smem;
+  int regs;
+} ref_variant;
+
+#define N_REF 2
+#define REF_GROUP_M 8
+#define ROUND_LAUNCHES 5 /* launches of each kernel per interleaved round */
+enum { CU_FUNC_ATTRIBUTE_NUM_REGS_ = 4, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_ = 8 };
+
+static ref_variant ref_vars[N_REF] = {
+    {"se_128x256x32_s4", "_Z8gemm_mmaI3CfgILi128ELi256ELi32ELi64ELi64ELi4ELi1ELb1ELb0ELi3ELb0EEEvPK6__halfS4_PS2_iiii",
+     128, 256, 32, 64, 64, 4, NULL, 0, 0, 0},
+    {"se_256x128x32_s4", "_Z8gemm_mmaI3CfgILi256ELi128ELi32ELi64ELi64ELi4ELi1ELb1ELb0ELi3ELb0EEEvPK6__halfS4_PS2_iiii",
+     256, 128, 32, 64, 64, 4, NULL, 0, 0, 0},
+};
+static void *ref_module; /* CUmodule of TL_BENCH_REF_CUBIN; NULL: the reference is not timed */
+
+/* Cfg::SMEM as mma_gemm.cu computes it for SMEM_EPI = true, ASYNC = false:
+ * the larger of the pipeline (STAGES x (A stage + B stage), f16) and the
+ * epilogue's per-warp staging (WM rows of WN + 8 halfs per warp); ASYNC's
+ * 16 x STAGES bytes of mbarriers do not apply. */
+static unsigned ref_smem_bytes(const ref_variant *v) {
+  int a_stage = v->BM * v->BK * 2, b_stage = v->BK * v->BN * 2;
+  int smem_main = (a_stage + b_stage) * v->stages;
+  int warps = (v->BM / v->WM) * (v->BN / v->WN);
+  int smem_epi = warps * v->WM * (v->WN + 8) * 2;
+  return (unsigned)(smem_main > smem_epi ? smem_main : smem_epi);
+}
+
+static const char *cu_err_name(CUres r) {
+  const char *n = "?";
+  G.cuGetErrorName(r, &n);
+  return n;
+}
+
+/* Loads TL_BENCH_REF_CUBIN and both variants; prints one line either way
+ * (what is timed, or why the reference is not). */
+static bool ref_load(void) {
+  const char *path = getenv("TL_BENCH_REF_CUBIN");
+  if (!path || !*path) {
+    printf("reference: not timed (TL_BENCH_REF_CUBIN is not set)\n");
+    return false;
+  }
+  CUres r = G.cuModuleLoad(&ref_module, path);
+  if (r != 0) {
+    printf("reference: not timed (cuModuleLoad(\"%s\") failed: %s)\n", path, cu_err_name(r));
+    ref_module = NULL;
+    return false;
+  }
+  for (int i = 0; i < N_REF; i++) {
+    ref_variant *v = &ref_vars[i];
+    v->threads = (unsigned)((v->BM / v->WM) * (v->BN / v->WN) * 32);
+    v->smem = ref_smem_bytes(v);
+    const char *what = "cuModuleGetFunction";
+    r = G.cuModuleGetFunction(&v->fn, ref_module, v->sym);
+    if (r == 0) {
+      what = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)";
+      r = G.cuFuncSetAttribute(v->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES_, (int)v->smem);
+    }
+    if (r == 0) {
+      what = "cuFuncGetAttribute(NUM_REGS)";
+      r = G.cuFuncGetAttribute(&v->regs, CU_FUNC_ATTRIBUTE_NUM_REGS_, v->fn);
+    }
+    if (r != 0) {
+      printf("reference: not timed (%s of %s in %s failed: %s)\n", what, v->name, path, cu_err_name(r));
+      for (int j = 0; j < N_REF; j++) ref_vars[j].fn = NULL;
+      G.cuModuleUnload(ref_module);
+      ref_module = NULL;
+      return false;
+    }
+  }
+  printf("reference: %s (%u threads, %u B dynamic shared memory, %d registers) and %s (%u, %u B, %d) from %s, "
+         "on f16 NN shapes with M, N %% 256 == 0 and K %% 32 == 0, timed interleaved with cuBLAS and ours "
+         "(rounds of %d launches of each)\n",
+         ref_vars[0].name, ref_vars[0].threads, ref_vars[0].smem, ref_vars[0].regs, ref_vars[1].name,
+         ref_vars[1].threads, ref_vars[1].smem, ref_vars[1].regs, path, ROUND_LAUNCHES);
+  return true;
+}
+
+/* The reference runs on this shape: f16, NN, and every variant's tiles
+ * divide it (M, N multiples of 256, K of 32). */
+static bool ref_applies(const bench_state *s) {
+  if (!ref_module || s->d != DT_F16 || s->nt) return false;
+  for (int i = 0; i < N_REF; i++)
+    if (s->M % ref_vars[i].BM || s->N % ref_vars[i].BN || s->K % ref_vars[i].BK) return false;
+  return true;
+}
+
+/* One launch of variant v on the legacy stream: C = A B (device pointers). */
+static CUres ref_launch(const ref_variant *v, unsigned long long A, unsigned long long B, unsigned long long C,
+                        int M, int N, int K) {
+  unsigned long long a = A, b = B, c = C; /* const half *A, const half *B, half *C */
+  int m = M, n = N, k = K, group_m = REF_GROUP_M;
+  void *params[7] = {&a, &b, &c, &m, &n, &k, &group_m};
+  unsigned grid = (unsigned)((M / v->BM) * (N / v->BN));
+  return G.cuLaunchKernel(v->fn, grid, 1, 1, v->threads, 1, 1, v->smem, NULL, params, NULL);
+}
+
+typedef struct ref_timed {
+  bench_state *s;
+  const ref_variant *v;
+} ref_timed;
+
+static void launch_ref(void *p, int i) {
+  ref_timed *t = p;
+  bench_state *s = t->s;
+  int r = i % s->nrot;
+  CUres st = ref_launch(t->v, s->A[r].ptr, s->B[r].ptr, s->C[r].ptr, s->M, s->N, s->K);
+  if (st != 0) {
+    fprintf(stderr, "cuLaunchKernel of the reference %s failed: %s\n", t->v->name, cu_err_name(st));
     exit(1);
   }
 }
@@ -169,12 +311,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot write %s\n", csv);
     return 1;
   }
+  /* the reference's columns come last, after those of earlier versions */
   fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
-             "check,compile_ms,rotated_sets\n");
+             "check,compile_ms,rotated_sets,timing,ref_variant,ref_ms,ref_tflops,ours_over_ref");
+  for (int i = 0; i < N_REF; i++) fprintf(f, ",ref_%dx%d_tflops", ref_vars[i].BM, ref_vars[i].BN);
+  fprintf(f, ",ref_check,ref_max_err_vs_cublas\n");
   printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
          (unsigned long long)seed, reps, WARMUP);
-  printf("%-6s %-3s %-17s %-22s %9s %9s %9s %7s %s\n", "dtype", "lay", "MxNxK", "config", "ours TF", "cuBLAS TF",
-         "ratio", "check", "max err");
+  ref_load();
+  printf("%-6s %-3s %-17s %-22s %9s %9s %9s %7s %-9s %9s %8s %s\n", "dtype", "lay", "MxNxK", "config", "ours TF",
+         "cuBLAS TF", "ratio", "check", "max err", "ref TF", "ours/ref", "ref kernel");
   int failures = 0;
   dt_kind dts[2] = {DT_F16, DT_BF16};
   const char *want_dt = getenv("TL_BENCH_DTYPES"), *want_lay = getenv("TL_BENCH_LAYOUTS");
@@ -207,7 +353,9 @@ int main(int argc, char **argv) {
         s.k = compile_config(sh, d, nt, &cfg, &cms, uc);
         if (!s.k) {
           printf("%-6s %-3s %-17s %-22s does not compile\n", dt_name(d), nt ? "NT" : "NN", sz, "-");
-          fprintf(f, "%s,%s,%d,%d,%d,none,,,,,,,COMPILE_FAIL,,\n", dt_name(d), nt ? "NT" : "NN", sh->M, sh->N, sh->K);
+          fprintf(f, "%s,%s,%d,%d,%d,none,,,,,,,COMPILE_FAIL,,", dt_name(d), nt ? "NT" : "NN", sh->M, sh->N, sh->K);
+          for (int i = 0; i < 7 + N_REF; i++) fputc(',', f); /* the empty timing and reference columns */
+          fputc('\n', f);
           failures++;
           continue;
         }
@@ -242,26 +390,94 @@ int main(int argc, char **argv) {
         dt_tol(d, &atol, &rtol);
         cmp_result cr = compare_out(d, hc, n, NULL, hr, atol, rtol);
         bool ok = st == 0 && cr.bad == 0;
-        free(hc);
-        free(hr);
-        dev_free(&R);
-        double t_cub = 0, t_ours = 0;
-        if (ok) {
-          t_cub = time_launches(launch_cublas, &s, WARMUP, reps);
-          t_ours = time_launches(launch_ours, &s, WARMUP, reps);
-        } else {
+        if (!ok) {
           failures++;
           fprintf(stderr, "CHECK FAILED %s %s %s: %zu of %zu elements differ from cuBLAS; worst [%zu] %.6g vs %.6g\n",
                   dt_name(d), nt ? "NT" : "NN", sz, cr.bad, n, cr.worst, cr.worst_got, cr.worst_ref);
         }
+        /* the reference variants, checked the same way (C of set 0 poisoned
+         * again); those that pass are timed */
+        ref_timed rt[N_REF];
+        int nref = 0;
+        const char *ref_chk = "";
+        double ref_err = 0;
+        if (ok && ref_applies(&s)) {
+          ref_chk = "PASS";
+          for (int i = 0; i < N_REF; i++) {
+            const ref_variant *v = &ref_vars[i];
+            CU(G.cuMemsetD8(s.C[0].ptr, 0xFF, s.C[0].bytes));
+            CUres lr = ref_launch(v, s.A[0].ptr, s.B[0].ptr, s.C[0].ptr, s.M, s.N, s.K);
+            if (lr != 0) {
+              printf("reference %s on %s: cuLaunchKernel failed: %s; not timed\n", v->name, sz, cu_err_name(lr));
+              if (!strcmp(ref_chk, "PASS")) ref_chk = "LAUNCH_FAIL";
+              continue;
+            }
+            CU(G.cuCtxSynchronize());
+            void *hx = download(s.C[0].ptr, n * dt_size(d));
+            cmp_result rr = compare_out(d, hx, n, NULL, hr, atol, rtol);
+            free(hx);
+            if (rr.max_err > ref_err) ref_err = rr.max_err;
+            if (rr.bad) {
+              failures++;
+              ref_chk = "FAIL";
+              fprintf(stderr, "CHECK FAILED reference %s on %s: %zu of %zu elements differ from cuBLAS; worst [%zu] "
+                      "%.6g vs %.6g\n", v->name, sz, rr.bad, n, rr.worst, rr.worst_got, rr.worst_ref);
+              continue;
+            }
+            rt[nref++] = (ref_timed){&s, v};
+          }
+        }
+        free(hc);
+        free(hr);
+        dev_free(&R);
+        double t_cub = 0, t_ours = 0, t_ref[N_REF] = {0};
+        if (ok && nref > 0) {
+          /* cuBLAS, ours and the reference variants, interleaved */
+          void (*fns[2 + N_REF])(void *, int) = {launch_cublas, launch_ours};
+          void *fargs[2 + N_REF] = {&s, &s};
+          for (int j = 0; j < nref; j++) {
+            fns[2 + j] = launch_ref;
+            fargs[2 + j] = &rt[j];
+          }
+          double med[2 + N_REF];
+          time_interleaved(2 + nref, fns, fargs, WARMUP, reps, ROUND_LAUNCHES, med);
+          t_cub = med[0];
+          t_ours = med[1];
+          for (int j = 0; j < nref; j++) t_ref[rt[j].v - ref_vars] = med[2 + j];
+        } else if (ok) {
+          t_cub = time_launches(launch_cublas, &s, WARMUP, reps);
+          t_ours = time_launches(launch_ours, &s, WARMUP, reps);
+        }
         double flop = 2.0 * sh->M * sh->N * sh->K;
         double tf = ok ? flop / (t_ours * 1e-3) / 1e12 : 0, tfc = ok ? flop / (t_cub * 1e-3) / 1e12 : 0;
-        printf("%-6s %-3s %-17s %-22s %9.1f %9.1f %9.3f %7s %.3g\n", d == DT_F16 ? "f16" : "bf16", nt ? "NT" : "NN",
-               sz, cfgs, tf, tfc, ok ? tf / tfc : 0.0, ok ? "PASS" : "FAIL", cr.max_err);
+        int best = -1; /* the faster reference variant */
+        for (int i = 0; i < N_REF; i++)
+          if (t_ref[i] > 0 && (best < 0 || t_ref[i] < t_ref[best])) best = i;
+        double tfr = best >= 0 ? flop / (t_ref[best] * 1e-3) / 1e12 : 0;
+        char rtf[16] = "-", rratio[16] = "-";
+        if (best >= 0) {
+          snprintf(rtf, sizeof rtf, "%.1f", tfr);
+          snprintf(rratio, sizeof rratio, "%.3f", tf / tfr);
+        }
+        printf("%-6s %-3s %-17s %-22s %9.1f %9.1f %9.3f %7s %-9.3g %9s %8s %s\n", d == DT_F16 ? "f16" : "bf16",
+               nt ? "NT" : "NN", sz, cfgs, tf, tfc, ok ? tf / tfc : 0.0, ok ? "PASS" : "FAIL", cr.max_err, rtf,
+               rratio, best >= 0 ? ref_vars[best].name : "-");
         fflush(stdout);
-        fprintf(f, "%s,%s,%d,%d,%d,%s,%.4f,%.1f,%.4f,%.1f,%.3f,%.3g,%s,%.0f,%d\n", dt_name(d), nt ? "NT" : "NN",
+        fprintf(f, "%s,%s,%d,%d,%d,%s,%.4f,%.1f,%.4f,%.1f,%.3f,%.3g,%s,%.0f,%d", dt_name(d), nt ? "NT" : "NN",
                 sh->M, sh->N, sh->K, cfgs, t_ours, tf, t_cub, tfc, ok ? tf / tfc : 0.0, cr.max_err,
                 ok ? "PASS" : "FAIL", cms, s.nrot);
+        /* timing,ref_variant,ref_ms,ref_tflops,ours_over_ref,ref_<BM>x<BN>_tflops...,ref_check,ref_max_err */
+        fprintf(f, ",%s", !ok ? "" : nref ? "interleaved" : "sequential");
+        if (best >= 0)
+          fprintf(f, ",%s,%.4f,%.1f,%.3f", ref_vars[best].name, t_ref[best], tfr, tf / tfr);
+        else
+          fprintf(f, ",,,,");
+        for (int i = 0; i < N_REF; i++) {
+          if (t_ref[i] > 0) fprintf(f, ",%.1f", flop / (t_ref[i] * 1e-3) / 1e12);
+          else fputc(',', f);
+        }
+        if (*ref_chk) fprintf(f, ",%s,%.3g\n", ref_chk, ref_err);
+        else fprintf(f, ",,\n");
         fflush(f);
         for (int r = 0; r < s.nrot; r++) {
           dev_free(&s.A[r]);
@@ -272,6 +488,7 @@ int main(int argc, char **argv) {
       }
   fclose(f);
   printf("csv: %s\n", csv);
+  if (ref_module) G.cuModuleUnload(ref_module);
   CB.destroy(CB.handle);
   tl_context_destroy(ctx);
   return failures ? 1 : 0;

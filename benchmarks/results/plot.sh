@@ -28,7 +28,7 @@ dat=$dir/gemm_plot.dat
 # one block per dtype/layout (separated by two blank lines, for gnuplot's
 # `index`): shape ours cublas triton
 awk -F, '
-  NR == FNR { if (FNR > 1) t[$1 FS $2 FS $3 FS $4 FS $5] = $8; next }
+  FILENAME == ARGV[1] { if (FNR > 1) t[$1 FS $2 FS $3 FS $4 FS $5] = $8; next }
   FNR > 1 {
     key = $1 FS $2; k5 = $1 FS $2 FS $3 FS $4 FS $5
     if (!(key in seen)) { seen[key] = ++nb; name[nb] = key }

@@ -72,7 +72,18 @@ enum {
    * `tl-opt --emit=llvm` prints).  Off by default: printing the module costs
    * a few milliseconds per GEMM, and without the flag tl_kernel_llvm_ir
    * returns "" (it is also kept when tl_compile_options.after_stage is set). */
-  TL_COMPILE_KEEP_LLVM_IR = 1u << 1
+  TL_COMPILE_KEEP_LLVM_IR = 1u << 1,
+  /* Compile as with TileLang's pass config "tl.enable_fast_math" (what
+   * nvcc --use_fast_math does for CUDA C++), whether or not the file asks
+   * for it: f32 a*b+c may be contracted into one fma, f32 x/y is
+   * div.approx.ftz.f32, and exp, exp2, exp10, log, log2, log10, sin, cos,
+   * tan, tanh and pow on f32 use the approximate PTX instructions with
+   * subnormals flushed to zero (ex2.approx.ftz.f32, lg2.approx.ftz.f32,
+   * sin/cos.approx.ftz.f32, tanh.approx.f32; PTX ISA §9.7.3
+   * "Floating-point instructions"), accurate to about 2 ulp instead of
+   * IEEE division and libdevice's results.  The CPU executors
+   * (tl_kernel_call_on) compute exactly either way. */
+  TL_COMPILE_FAST_MATH = 1u << 2
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

@@ -116,6 +116,7 @@ typedef struct elab {
   scope *sc;               /* current scope */
   scope *module_scope;
   tl_primfunc *pf;         /* prim_func being elaborated, or NULL */
+  bool jit_fast_math;      /* the enclosing tilelang.jit's pass_configs ask for fast math */
   int nkernels;
   bool in_kernel;
   int depth;
@@ -2964,6 +2965,17 @@ static bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast
   return true;
 }
 
+/* "tl.enable_fast_math": v must be a bool (or 0/1); sets *on. */
+static bool fast_math_value(elab *E, val *v, const tl_ast_expr *ast, bool *on) {
+  if (!v) return false;
+  if (v->k != V_BOOL && !(v->k == V_INT && (v->u.i == 0 || v->u.i == 1))) {
+    err_val(E, ast->loc, v, "\"tl.enable_fast_math\" must be True or False, got %s", describe(E, v));
+    return false;
+  }
+  *on = v->k == V_BOOL ? v->u.b : v->u.i != 0;
+  return true;
+}
+
 static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
   if (!check_kws(E, x, "T.func_attr", NULL) || !check_arity(E, x, "T.func_attr", 1, 1))
     return false;
@@ -2975,17 +2987,24 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
   for (int i = 0; i < a->u.dict.n; i++) {
     val *k = eval(E, a->u.dict.keys[i]);
     if (!k) return false;
-    if (k->k != V_STR || strcmp(k->u.s, "out_idx")) {
+    bool is_out = k->k == V_STR && !strcmp(k->u.s, "out_idx");
+    bool is_fast = k->k == V_STR && !strcmp(k->u.s, "tl.enable_fast_math");
+    if (!is_out && !is_fast) {
       if (k->k == V_STR)
         err(E, a->u.dict.keys[i]->loc,
-            "unsupported function attribute '%.100s' (only \"out_idx\" is understood)", k->u.s);
+            "unsupported function attribute '%.100s' (only \"out_idx\" and \"tl.enable_fast_math\" are "
+            "understood)", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));
       return false;
     }
     val *v = eval(E, a->u.dict.values[i]);
-    if (!v || !set_out_idx(E, E->pf, v, a->u.dict.values[i])) return false;
+    if (is_fast) {
+      if (!fast_math_value(E, v, a->u.dict.values[i], &E->pf->fast_math)) return false;
+    } else if (!v || !set_out_idx(E, E->pf, v, a->u.dict.values[i])) {
+      return false;
+    }
   }
   return true;
 }
@@ -3180,6 +3199,7 @@ static val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   if (!pf) return NULL;
   pf->name = def->u.def.name;
   pf->loc = def->loc;
+  pf->fast_math = E->jit_fast_math;
   tl_primfunc *saved_pf = E->pf;
   int saved_nk = E->nkernels;
   bool saved_ik = E->in_kernel;
@@ -3553,11 +3573,51 @@ static val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast
   return eval(E, k->value);
 }
 
+/* A tilelang.jit(...) decorator's pass_configs (a dict evaluated in the
+ * module scope): "tl.enable_fast_math" sets E->jit_fast_math; TileLang's
+ * configs that select what this compiler never does (TMA, wgmma, warp
+ * specialization) are accepted and have no effect; other keys are errors. */
+static void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
+  E->jit_fast_math = false;
+  if (!jit || jit->kind != TL_AST_CALL) return;
+  const tl_ast_keyword *k = find_kw(jit, "pass_configs");
+  if (!k) return;
+  const tl_ast_expr *a = k->value;
+  if (a->kind != TL_AST_DICT) {
+    err(E, a->loc, "pass_configs must be a dict literal such as {\"tl.enable_fast_math\": True}");
+    return;
+  }
+  static const char *const no_effect[] = {"tl.disable_tma_lower", "tl.disable_warp_specialized",
+                                          "tl.disable_wgmma", NULL};
+  for (int i = 0; i < a->u.dict.n; i++) {
+    val *key = eval(E, a->u.dict.keys[i]);
+    if (!key) return;
+    if (key->k != V_STR) {
+      err_val(E, a->u.dict.keys[i]->loc, key, "pass_configs keys must be strings, got %s", describe(E, key));
+      return;
+    }
+    val *v = eval(E, a->u.dict.values[i]);
+    if (!strcmp(key->u.s, "tl.enable_fast_math")) {
+      if (!fast_math_value(E, v, a->u.dict.values[i], &E->jit_fast_math)) return;
+      continue;
+    }
+    bool ok = false;
+    for (int j = 0; no_effect[j]; j++) ok |= !strcmp(key->u.s, no_effect[j]);
+    if (!ok) {
+      err(E, a->u.dict.keys[i]->loc,
+          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\"; without effect here: "
+          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\")", key->u.s);
+      return;
+    }
+  }
+}
+
 static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit) {
   scope *saved = E->sc;
   E->sc = E->module_scope;
   const tl_ast_expr *oast = NULL;
   val *oi = jit_out_idx(E, jit, &oast);
+  jit_pass_configs(E, jit);
   int np = def->u.def.nparams;
   val **pv = talloc(E, sizeof(val *) * (size_t)(np ? np : 1));
   if (!pv) {
@@ -3592,6 +3652,7 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
         def->u.def.name);
   pop_scope(E, sc);
   E->sc = saved;
+  E->jit_fast_math = false;
 }
 
 /* =============================================================== module */

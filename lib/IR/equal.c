@@ -232,6 +232,7 @@ static bool func_eq(eq_ctx *c, const tl_primfunc *a, const tl_primfunc *b) {
   if (strcmp(a->name ? a->name : "", b->name ? b->name : "")) return false;
   if (a->nparams != b->nparams || a->ndynamic != b->ndynamic) return false;
   if (a->has_out_idx != b->has_out_idx) return false;
+  if (a->fast_math != b->fast_math) return false;
   if (a->has_out_idx) {
     if (a->nout != b->nout) return false;
     for (int i = 0; i < a->nout; i++)

@@ -608,10 +608,15 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
   }
   tl_strbuf_append(out, "):\n");
   bool any = false;
-  if (f->has_out_idx) {
-    tl_strbuf_append(out, "    T.func_attr({\"out_idx\": [");
-    for (int i = 0; i < f->nout; i++) tl_strbuf_printf(out, "%s%d", i ? ", " : "", f->out_idx[i]);
-    tl_strbuf_append(out, "]})\n");
+  if (f->has_out_idx || f->fast_math) {
+    tl_strbuf_append(out, "    T.func_attr({");
+    if (f->has_out_idx) {
+      tl_strbuf_append(out, "\"out_idx\": [");
+      for (int i = 0; i < f->nout; i++) tl_strbuf_printf(out, "%s%d", i ? ", " : "", f->out_idx[i]);
+      tl_strbuf_append(out, "]");
+    }
+    if (f->fast_math) tl_strbuf_printf(out, "%s\"tl.enable_fast_math\": True", f->has_out_idx ? ", " : "");
+    tl_strbuf_append(out, "})\n");
     any = true;
   }
   if (!stmt_is_empty(f->body)) {

@@ -114,7 +114,8 @@ static bool attr_flag(const tl_stmt *s, int k) {
   return v != 0;
 }
 
-tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d) {
+tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64_t threads,
+                          bool compact_addresses, tl_diag *d) {
   tl_loc loc = s->loc;
   if (s->u.tile.nargs < 3) {
     tl_error(d, loc, "T.gemm needs A, B and C");
@@ -256,11 +257,21 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   int64_t per = ndim16 / 8; /* n8 tiles per ldmatrix */
   tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
   tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), ndim16);
-  tl_expr *row = tb ? tl_lo_add(M, loc, b_r, nx) : tl_lo_add(M, loc, b_r, kx);
-  tl_expr *col = tb ? tl_lo_add(M, loc, b_c, kx) : tl_lo_add(M, loc, b_c, nx);
-  row = tl_lo_add(M, loc, brow0, row);
-  col = tl_lo_add(M, loc, bcol0, col);
-  tl_expr *offB = row && col ? tl_smem_offset(M, loc, BLy, bstage, row, col) : NULL;
+  /* compact addresses where asked (tl_lower_frag_pressure) */
+  int64_t c0 = 0;
+  tl_expr *offB = NULL;
+  if (compact_addresses && tl_expr_is_const_int(bcol0, &c0) && c0 % 64 == 0)
+    offB = tb ? tl_smem_offset_unrolled(M, loc, BLy, bstage, tl_lo_add(M, loc, brow0, b_r), ndim16, nj, nb,
+                                        tl_lo_add(M, loc, bcol0, b_c), 1, 16, kk, ksteps)
+              : tl_smem_offset_unrolled(M, loc, BLy, bstage, tl_lo_add(M, loc, brow0, b_r), 16, kk, ksteps,
+                                        tl_lo_add(M, loc, bcol0, b_c), ndim16 == 16 ? 1 : 0, ndim16, nj, nb);
+  if (!offB) {
+    tl_expr *row = tb ? tl_lo_add(M, loc, b_r, nx) : tl_lo_add(M, loc, b_r, kx);
+    tl_expr *col = tb ? tl_lo_add(M, loc, b_c, kx) : tl_lo_add(M, loc, b_c, nx);
+    row = tl_lo_add(M, loc, brow0, row);
+    col = tl_lo_add(M, loc, bcol0, col);
+    offB = row && col ? tl_smem_offset(M, loc, BLy, bstage, row, col) : NULL;
+  }
   tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), ci(g, 0), tl_ir_buffer_ref(M, loc, BLy->flat), offB,
                        ci(g, ndim16 == 16 ? 4 : 2), tl_ir_int(M, loc, TL_BOOL, !tb)};
   tl_expr *miv = tl_ir_var(M, loc, mi), *qv = tl_ir_var(M, loc, q), *kkv = tl_ir_var(M, loc, kk);

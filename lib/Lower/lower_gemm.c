@@ -257,7 +257,8 @@ static tl_stmt *ufor(gm_state *g, tl_var *v, int64_t n, tl_loop_kind kind, tl_st
   return tl_lo_for(g->m, g->loc, kind, v, ci(g, n), body);
 }
 
-tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d) {
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
+                       bool compact_addresses, tl_diag *d) {
   gm_state gs;
   memset(&gs, 0, sizeof gs);
   gm_state *g = &gs;
@@ -362,10 +363,33 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
   tl_expr *mx = tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 16);
   tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), nd);
-  tl_expr *offA = ta ? op_offset(g, &A, tl_lo_add(M, loc, a_r, kx), tl_lo_add(M, loc, a_c, mx))
-                     : op_offset(g, &A, tl_lo_add(M, loc, a_r, mx), tl_lo_add(M, loc, a_c, kx));
-  tl_expr *offB = tb ? op_offset(g, &B, tl_lo_add(M, loc, b_r, nx), tl_lo_add(M, loc, b_c, kx))
-                     : op_offset(g, &B, tl_lo_add(M, loc, b_r, kx), tl_lo_add(M, loc, b_c, nx));
+  /* Compact addresses: per-thread base ^ class + constant (tl_smem_offset_unrolled).
+   * The lane column parts are 8*(lane/16) or 8*((lane%16)/8) (16-byte chunk
+   * 0 or 1) plus warp offsets; mask = the chunk bits (mod 8 chunks of 8
+   * 16-bit elements) those can set.  Region starts must be whole 64-element
+   * panels. */
+  int64_t c0A = 0, c0B = 0, maskA = 1, maskB = tb ? 1 : (nd == 16 ? 1 : 0);
+  for (int64_t w = 0; ta && w < wmN; w++) maskA |= (w * WM / 8) % 8;
+  for (int64_t w = 0; !tb && w < CL->warp_n; w++) maskB |= (w * WN / 8) % 8;
+  bool A_ok = compact_addresses && tl_expr_is_const_int(A.col0, &c0A) && c0A % 64 == 0;
+  bool B_ok = compact_addresses && tl_expr_is_const_int(B.col0, &c0B) && c0B % 64 == 0;
+  tl_expr *offA = NULL, *offB = NULL;
+  if (A_ok)
+    offA = ta ? tl_smem_offset_unrolled(M, loc, A.L, A.stage, tl_lo_add(M, loc, A.row0, a_r), 16, kk, ksteps,
+                                        tl_lo_add(M, loc, A.col0, a_c), maskA, 16, mi, mt)
+              : tl_smem_offset_unrolled(M, loc, A.L, A.stage, tl_lo_add(M, loc, A.row0, a_r), 16, mi, mt,
+                                        tl_lo_add(M, loc, A.col0, a_c), maskA, 16, kk, ksteps);
+  if (B_ok)
+    offB = tb ? tl_smem_offset_unrolled(M, loc, B.L, B.stage, tl_lo_add(M, loc, B.row0, b_r), nd, nj, nb,
+                                        tl_lo_add(M, loc, B.col0, b_c), maskB, 16, kk, ksteps)
+              : tl_smem_offset_unrolled(M, loc, B.L, B.stage, tl_lo_add(M, loc, B.row0, b_r), 16, kk, ksteps,
+                                        tl_lo_add(M, loc, B.col0, b_c), maskB, nd, nj, nb);
+  if (!offA)
+    offA = ta ? op_offset(g, &A, tl_lo_add(M, loc, a_r, kx), tl_lo_add(M, loc, a_c, mx))
+              : op_offset(g, &A, tl_lo_add(M, loc, a_r, mx), tl_lo_add(M, loc, a_c, kx));
+  if (!offB)
+    offB = tb ? op_offset(g, &B, tl_lo_add(M, loc, b_r, nx), tl_lo_add(M, loc, b_c, kx))
+              : op_offset(g, &B, tl_lo_add(M, loc, b_r, kx), tl_lo_add(M, loc, b_c, nx));
   tl_expr *argsA[6] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 8),
                        tl_ir_buffer_ref(M, loc, A.L->flat), offA, ci(g, 4), tl_ir_int(M, loc, TL_BOOL, ta)};
   tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), bregs),
@@ -396,4 +420,14 @@ oom:
 fail:
   tl_vec_free(&g->out);
   return NULL;
+}
+
+bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n) {
+  int64_t regs = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tl_frag_layout *L = tl_frag_layout_of(frags[i]);
+    int64_t bytes = tl_dtype_bytes(frags[i]->dtype);
+    if (L && bytes > 0) regs += (L->nregs * bytes + 3) / 4;
+  }
+  return regs > 160;
 }

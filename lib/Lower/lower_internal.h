@@ -188,9 +188,23 @@ void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid,
 /* Inverse: (thread, register) → element (i, j). */
 void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *i, int64_t *j);
 /* Lowers one T.gemm statement (layouts inferred) to per-warp ldmatrix +
- * mma.sync; names gives fresh names, threads the block's threads.  Errors
- * are reported to d; NULL on error. */
-tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
+ * mma.sync; names gives fresh names, threads the block's threads.
+ * compact_addresses: write the ldmatrix offsets as a few per-thread values
+ * plus constants (tl_smem_offset_unrolled) -- fewer registers, a little
+ * more address arithmetic per k-step; for kernels whose fragments already
+ * fill most of the register file (tl_lower_frag_pressure).  Errors are
+ * reported to d; NULL on error. */
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
+                       bool compact_addresses, tl_diag *d);
+/* True when the fragments allocated so far (frags[0..n)) take more than
+ * 160 of a thread's 255 registers (nregs, 16-bit elements two to a
+ * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)
+ * are 244 at 128x64 with 128 threads, a GEMM's 128.  Then every ldmatrix
+ * address register counts (ptxas spilled FlashAttention's otherwise), and
+ * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  Measured on the
+ * H200: compact addresses cost a GEMM (4096^3, 128x256) 13% (ptxas then
+ * scheduled the next k-step's ldmatrix late), so they are not the default. */
+bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n);
 
 /* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
  * P·V).  True when every element (i, k) of the BM x K MMA_C fragment A sits
@@ -203,7 +217,8 @@ bool tl_gemm_rs_a_check(const tl_frag_layout *A, int64_t warp_m, int64_t *bad_i,
 /* Lowers one rs-form T.gemm (A fragment, B shared, C fragment, layouts
  * inferred) to per-warp ldmatrix of B + mma.sync with A read from the
  * fragment's registers.  Errors are reported to d; NULL on error. */
-tl_stmt *tl_lower_gemm_rs(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
+tl_stmt *tl_lower_gemm_rs(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
+                          bool compact_addresses, tl_diag *d);
 /* T.copy between two fragments whose layouts differ (two T.gemm accumulators
  * of one shape split over different warp partitions; layout_infer.c keeps
  * them apart): every thread stores its source registers (cast to the

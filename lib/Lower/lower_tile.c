@@ -1488,8 +1488,9 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         case TL_TILE_GEMM: {
           bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
                     tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
-          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->names, st->threads, st->d)
-                          : tl_lower_gemm(m, s, &st->names, st->threads, st->d);
+          bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
+          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->names, st->threads, compact, st->d)
+                          : tl_lower_gemm(m, s, &st->names, st->threads, compact, st->d);
           if (!g) st->errors++;
           return g;
         }

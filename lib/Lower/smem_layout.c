@@ -120,3 +120,47 @@ tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_ex
   if (stage) off = tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, L->stage_elems), off);
   return off;
 }
+
+/* Offset of (row + rstep*rv, col + cstep*cv) for unrolled loop variables rv
+ * in [0, rn) and cv in [0, cn), written so that after unrolling each access
+ * is one loop-invariant per-thread value plus an immediate: with a swizzle,
+ *     (offset(row, col) ^ ((cstep*cv) % nE)) + (cstep*cv / nE) * (H*nE) + rstep*rv*nE
+ * (the XOR class takes at most n values per thread, so an unrolled GEMM
+ * keeps a few address registers instead of one per fragment: ptxas spilled
+ * FlashAttention's otherwise).  Exact when, for every value of rv and cv:
+ * rstep*rv % 8 == 0 (the XOR key depends on row % 8 only); cstep*cv is a
+ * whole number of chunks whose in-panel chunk index lo = (cstep*cv % nE) / E
+ * shares no bit with any in-panel chunk index of col (col_chunk_mask) and
+ * lo + col_chunk_mask < n (no carry into the panel index; the mask is taken
+ * mod n).  Then the XOR of
+ * lo*E touches only the swizzled chunk bits of offset(row, col), every other
+ * term of which is a multiple of nE or below E.  Returns NULL when the
+ * conditions do not hold (the caller uses tl_smem_offset). */
+tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
+                                 tl_expr *row, int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col,
+                                 int64_t col_chunk_mask, int64_t cstep, tl_var *cv, int64_t cn) {
+  if (!m || !L || !row || !col || !rv || !cv || rn < 1 || cn < 1 || rstep < 0 || cstep < 0) return NULL;
+  tl_expr *rve = tl_ir_var(m, loc, rv), *cve = tl_ir_var(m, loc, cv);
+  tl_expr *base = tl_smem_offset(m, loc, L, NULL, row, col);
+  if (!base || !rve || !cve) return NULL;
+  tl_expr *off;
+  if (!L->swizzle_bytes) {
+    off = tl_lo_add(m, loc, base, tl_lo_mul(m, loc, rve, rstep * L->row_stride));
+    off = tl_lo_add(m, loc, off, tl_lo_mul(m, loc, cve, cstep));
+  } else {
+    int64_t E = 16 / L->elem_bytes, n = L->swizzle_bytes / 16, nE = n * E;
+    if (rstep % 8 != 0 || cstep % E != 0 || col_chunk_mask < 0) return NULL;
+    int64_t mask = col_chunk_mask & (n - 1); /* chunk indices are taken mod n */
+    for (int64_t v = 0; v < cn; v++) {
+      int64_t lo = (cstep * v % nE) / E;
+      if ((lo & mask) != 0 || lo + mask >= n) return NULL;
+    }
+    tl_expr *cc = tl_lo_mul(m, loc, cve, cstep);
+    tl_expr *x = tl_lo_fmod(m, loc, cc, nE, NULL);
+    off = tl_ir_binary(m, loc, TL_OP_BITXOR, base, x);
+    off = tl_lo_add(m, loc, off, tl_lo_mul(m, loc, tl_lo_fdiv(m, loc, cc, nE, NULL), (int64_t)L->rows * nE));
+    off = tl_lo_add(m, loc, off, tl_lo_mul(m, loc, rve, rstep * nE));
+  }
+  if (off && stage) off = tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, L->stage_elems), off);
+  return off;
+}

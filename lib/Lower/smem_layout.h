@@ -40,4 +40,14 @@ tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes
 tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
                         tl_expr *row, tl_expr *col);
 
+/* Flat offset of (stage, row + rstep*rv, col + cstep*cv) for unrolled loop
+ * variables rv in [0, rn), cv in [0, cn), in a form whose unrolled copies
+ * share a few per-thread values plus constants (see smem_layout.c).
+ * col_chunk_mask: the bits that col's 16-byte chunk index inside a swizzle
+ * panel can have (e.g. 1 for col in {0, 8} with 16-bit elements).  NULL when
+ * that form does not apply; then use tl_smem_offset. */
+tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
+                                 tl_expr *row, int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col,
+                                 int64_t col_chunk_mask, int64_t cstep, tl_var *cv, int64_t cn);
+
 #endif

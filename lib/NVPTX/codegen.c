@@ -71,6 +71,7 @@ enum {
   NV_TID_X, NV_TID_Y, NV_TID_Z, NV_CTAID_X, NV_CTAID_Y, NV_CTAID_Z,
   NV_NTID_X, NV_LANEID, NV_BARRIER0,
   NV_EX2_APPROX, NV_LG2_APPROX, NV_SIN_APPROX, NV_COS_APPROX, NV_TANH_APPROX,
+  NV_EX2_APPROX_FTZ, NV_LG2_APPROX_FTZ, NV_SIN_APPROX_FTZ, NV_COS_APPROX_FTZ, NV_DIV_APPROX_FTZ,
   NV_SQRT, NV_FLOOR, NV_CEIL, NV_TRUNC, NV_ROUND, NV_ROUNDEVEN, NV_FABS, NV_FMA,
   NV_MINNUM, NV_MAXNUM, NV_ABS, NV_FPTOSI_SAT, NV_FPTOUI_SAT,
   NV_SHFL_BFLY, NV_SHFL_DOWN, NV_SHFL_UP, NV_SHFL_IDX,
@@ -98,6 +99,11 @@ static const char *const nv_names[NV_NUM] = {
     [NV_SIN_APPROX] = "llvm.nvvm.sin.approx.f",
     [NV_COS_APPROX] = "llvm.nvvm.cos.approx.f",
     [NV_TANH_APPROX] = "llvm.nvvm.tanh.approx.f32",
+    [NV_EX2_APPROX_FTZ] = "llvm.nvvm.ex2.approx.ftz.f",
+    [NV_LG2_APPROX_FTZ] = "llvm.nvvm.lg2.approx.ftz.f",
+    [NV_SIN_APPROX_FTZ] = "llvm.nvvm.sin.approx.ftz.f",
+    [NV_COS_APPROX_FTZ] = "llvm.nvvm.cos.approx.ftz.f",
+    [NV_DIV_APPROX_FTZ] = "llvm.nvvm.div.approx.ftz.f",
     [NV_SQRT] = "llvm.sqrt",
     [NV_FLOOR] = "llvm.floor",
     [NV_CEIL] = "llvm.ceil",
@@ -494,7 +500,16 @@ static LLVMValueRef float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef
   case TL_OP_ADD: r = LLVMBuildFAdd(g->B, a, b, ""); break;
   case TL_OP_SUB: r = LLVMBuildFSub(g->B, a, b, ""); break;
   case TL_OP_MUL: r = LLVMBuildFMul(g->B, a, b, ""); break;
-  case TL_OP_DIV: r = LLVMBuildFDiv(g->B, a, b, ""); break;
+  case TL_OP_DIV:
+    /* fast math: div.approx.ftz.f32 (PTX ISA §9.7.3.8, max 2 ulp), as
+     * nvcc --use_fast_math (-prec-div=false) divides */
+    if (g->f && g->f->fast_math && LLVMTypeOf(a) == g->t_f32) {
+      LLVMValueRef fn = intrinsic(g, NV_DIV_APPROX_FTZ, NULL, 0);
+      r = fn ? LLVMBuildCall2(g->B, LLVMGlobalGetValueType(fn), fn, args, 2, "") : NULL;
+    } else {
+      r = LLVMBuildFDiv(g->B, a, b, "");
+    }
+    break;
   case TL_OP_FLOORDIV: {
     LLVMValueRef q = LLVMBuildFDiv(g->B, a, b, "");
     r = call_ovl1(g, NV_FLOOR, &q, 1);
@@ -513,6 +528,11 @@ static LLVMValueRef float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef
     cg_error(g, loc, "operator is not defined on %s", tl_dtype_name(t));
     return NULL;
   }
+  /* fast math (T.func_attr "tl.enable_fast_math"): a*b+c may become one
+   * fma, as nvcc contracts by default and under --use_fast_math */
+  if (r && g->f && g->f->fast_math && (op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL) &&
+      LLVMIsAInstruction(r) && LLVMCanValueUseFastMathFlags(r))
+    LLVMSetFastMathFlags(r, LLVMFastMathAllowContract);
   if (r && narrow) r = fptrunc_to(g, r, orig_lane);
   return r;
 }
@@ -526,9 +546,12 @@ static LLVMValueRef int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b
     return NULL;
   }
   switch (op) {
-  case TL_OP_ADD: return LLVMBuildAdd(g->B, a, b, "");
-  case TL_OP_SUB: return LLVMBuildSub(g->B, a, b, "");
-  case TL_OP_MUL: return LLVMBuildMul(g->B, a, b, "");
+  /* signed overflow is undefined, as in the CUDA C++ TileLang generates:
+   * nsw lets LLVM move constant offsets out of index arithmetic and its
+   * sign extension, so shared-memory addresses become base + immediate */
+  case TL_OP_ADD: return uns ? LLVMBuildAdd(g->B, a, b, "") : LLVMBuildNSWAdd(g->B, a, b, "");
+  case TL_OP_SUB: return uns ? LLVMBuildSub(g->B, a, b, "") : LLVMBuildNSWSub(g->B, a, b, "");
+  case TL_OP_MUL: return uns ? LLVMBuildMul(g->B, a, b, "") : LLVMBuildNSWMul(g->B, a, b, "");
   case TL_OP_DIV: return uns ? LLVMBuildUDiv(g->B, a, b, "") : LLVMBuildSDiv(g->B, a, b, "");
   case TL_OP_FLOORDIV: return int_floordivmod(g, a, b, uns, false);
   case TL_OP_FLOORMOD: return int_floordivmod(g, a, b, uns, true);
@@ -1110,17 +1133,17 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     LLVMValueRef den = LLVMBuildFAdd(g->B, cfp(ty, 1.0), ex, "");
     return fm_result(g, &m, LLVMBuildFDiv(g->B, cfp(ty, 1.0), den, ""), loc);
   }
-  for (size_t i = 0; i < sizeof libm_table / sizeof libm_table[0]; i++) {
-    if (strcmp(name, libm_table[i].name)) continue;
-    NEED(libm_table[i].nargs);
-    fm m;
-    if (!fm_args(g, e, &m, n)) return NULL;
-    return fm_result(g, &m, libdevice_call(g, libm_table[i].base, m.a, (unsigned)n), loc);
-  }
-  /* fast math (T.__exp, ...): approximate PTX instructions on f32; f64 uses
-   * the accurate functions. */
-  if (name[0] == '_' && name[1] == '_') {
-    const char *base = name + 2;
+  /* fast math: T.__exp & co. always, and exp & co. in a fast-math function
+   * (T.func_attr "tl.enable_fast_math"; there with subnormals flushed to
+   * zero, as nvcc --use_fast_math does): approximate PTX instructions on
+   * f32 (PTX ISA §9.7.3.19-22); f64 uses the accurate functions. */
+  bool fast_call = name[0] == '_' && name[1] == '_';
+  if (fast_call || (g->f && g->f->fast_math)) {
+    const char *base = fast_call ? name + 2 : name;
+    int ex2_i = fast_call ? NV_EX2_APPROX : NV_EX2_APPROX_FTZ;
+    int lg2_i = fast_call ? NV_LG2_APPROX : NV_LG2_APPROX_FTZ;
+    int sin_i = fast_call ? NV_SIN_APPROX : NV_SIN_APPROX_FTZ;
+    int cos_i = fast_call ? NV_COS_APPROX : NV_COS_APPROX_FTZ;
     static const char *const fast[] = {"exp", "exp2", "exp10", "log", "log2", "log10",
                                        "sin", "cos", "tan", "tanh", "pow"};
     bool known = false;
@@ -1134,30 +1157,37 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
       LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
       LLVMValueRef x = m.a[0], r = NULL;
       if (!strcmp(base, "exp")) {
-        r = nvvm_f32_unary(g, NV_EX2_APPROX, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), ""));
+        r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), ""));
       } else if (!strcmp(base, "exp2")) {
-        r = nvvm_f32_unary(g, NV_EX2_APPROX, x);
+        r = nvvm_f32_unary(g, ex2_i, x);
       } else if (!strcmp(base, "exp10")) {
-        r = nvvm_f32_unary(g, NV_EX2_APPROX, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), ""));
+        r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), ""));
       } else if (!strcmp(base, "log") || !strcmp(base, "log10") || !strcmp(base, "log2")) {
-        r = nvvm_f32_unary(g, NV_LG2_APPROX, x);
+        r = nvvm_f32_unary(g, lg2_i, x);
         double k = base[3] == '1' ? 0.30102999566398120 : base[3] == '2' ? 1.0 : 0.69314718055994531;
         if (r && k != 1.0) r = LLVMBuildFMul(g->B, r, cfp(ty, k), "");
       } else if (!strcmp(base, "sin")) {
-        r = nvvm_f32_unary(g, NV_SIN_APPROX, x);
+        r = nvvm_f32_unary(g, sin_i, x);
       } else if (!strcmp(base, "cos")) {
-        r = nvvm_f32_unary(g, NV_COS_APPROX, x);
+        r = nvvm_f32_unary(g, cos_i, x);
       } else if (!strcmp(base, "tan")) {
-        LLVMValueRef s = nvvm_f32_unary(g, NV_SIN_APPROX, x), c = s ? nvvm_f32_unary(g, NV_COS_APPROX, x) : NULL;
+        LLVMValueRef s = nvvm_f32_unary(g, sin_i, x), c = s ? nvvm_f32_unary(g, cos_i, x) : NULL;
         if (c) r = LLVMBuildFDiv(g->B, s, c, "");
       } else if (!strcmp(base, "tanh")) {
         r = nvvm_f32_unary(g, NV_TANH_APPROX, x);
       } else { /* pow: 2^(y * log2 x) */
-        LLVMValueRef l = nvvm_f32_unary(g, NV_LG2_APPROX, x);
-        if (l) r = nvvm_f32_unary(g, NV_EX2_APPROX, LLVMBuildFMul(g->B, m.a[1], l, ""));
+        LLVMValueRef l = nvvm_f32_unary(g, lg2_i, x);
+        if (l) r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, m.a[1], l, ""));
       }
       return fm_result(g, &m, r, loc);
     }
+  }
+  for (size_t i = 0; i < sizeof libm_table / sizeof libm_table[0]; i++) {
+    if (strcmp(name, libm_table[i].name)) continue;
+    NEED(libm_table[i].nargs);
+    fm m;
+    if (!fm_args(g, e, &m, n)) return NULL;
+    return fm_result(g, &m, libdevice_call(g, libm_table[i].base, m.a, (unsigned)n), loc);
   }
 #undef NEED
   cg_error(g, loc, "T.%s is not supported by the NVPTX code generator", name);

@@ -332,6 +332,10 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   }
   if (opts->after_stage) emit_stage(ctx, opts, "parse", m);
   tl_primfunc *f = m->funcs[0];
+  if (opts->flags & TL_COMPILE_FAST_MATH) {
+    f->fast_math = true;
+    if (tile->nfuncs > 0 && tile->funcs[0]) tile->funcs[0]->fast_math = true;
+  }
   k = tl_rt_kernel_new();
   if (!k || !(k->name = strdup(f->name ? f->name : "main"))) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");

@@ -195,6 +195,54 @@ static __attribute__((unused)) double time_launches(void (*fn)(void *, int), voi
   return m;
 }
 
+/* Interleaved timing of n kernels, so that all of them run under the same
+ * clocks and power state: `warm` untimed rounds of one launch of each, then
+ * rounds of `burst` launches of each kernel in turn (fewer in the last
+ * round; the kernel that opens a round rotates) until each has had `reps`
+ * launches, every launch between two CUDA events on the legacy stream.
+ * fn[k](arg[k], i) launches kernel k; i counts the launches of this call
+ * over all kernels, so that input rotation (i % sets) moves to the next set
+ * with every launch, as in time_launches.  med[k] = the median time in ms
+ * of kernel k's `reps` launches. */
+static __attribute__((unused)) void time_interleaved(int n, void (*const *fn)(void *, int), void *const *arg,
+                                                     int warm, int reps, int burst, double *med) {
+  int li = 0;
+  if (burst < 1) burst = 1;
+  for (int w = 0; w < warm; w++)
+    for (int k = 0; k < n; k++) fn[k](arg[k], li++);
+  size_t nl = (size_t)n * (size_t)reps; /* launch j of kernel k is [k * reps + j] */
+  void **ev = malloc(sizeof(void *) * 2 * nl);
+  double *t = malloc(sizeof(double) * nl);
+  if (!ev || !t) {
+    fprintf(stderr, "out of host memory\n");
+    exit(1);
+  }
+  for (size_t i = 0; i < 2 * nl; i++) CU(G.cuEventCreate(&ev[i], 0));
+  for (int done = 0, round = 0; done < reps; round++) {
+    int b = reps - done < burst ? reps - done : burst;
+    for (int q = 0; q < n; q++) {
+      int k = (round + q) % n;
+      for (int j = done; j < done + b; j++) {
+        void **e = ev + 2 * ((size_t)k * reps + j);
+        CU(G.cuEventRecord(e[0], NULL));
+        fn[k](arg[k], li++);
+        CU(G.cuEventRecord(e[1], NULL));
+      }
+    }
+    done += b;
+  }
+  CU(G.cuCtxSynchronize());
+  for (size_t i = 0; i < nl; i++) {
+    float ms;
+    CU(G.cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1]));
+    t[i] = ms;
+  }
+  for (size_t i = 0; i < 2 * nl; i++) G.cuEventDestroy(ev[i]);
+  for (int k = 0; k < n; k++) med[k] = median(t + (size_t)k * reps, reps);
+  free(ev);
+  free(t);
+}
+
 static __attribute__((unused)) const char *gemm_kernels_dir(void) {
   const char *d = getenv("TL_GPU_KERNELS");
   return d && *d ? d : "test/GPU/kernels";

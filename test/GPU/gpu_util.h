@@ -1,6 +1,7 @@
 /* Helpers shared by the GPU tests and benchmarks (header-only, each test is
  * one executable): the CUDA driver calls the tests themselves need (copies,
- * streams, events, stream memory operations), loaded with dlopen like the
+ * streams, events, stream memory operations, and modules and launches for
+ * bench_gemm's CUDA reference GEMM cubin), loaded with dlopen like the
  * library does so that nothing links libcuda; DLPack tensors in device
  * memory; float16/bfloat16 conversions (round to nearest even); a seeded
  * generator; per-element comparison as DESIGN §8.
@@ -48,6 +49,13 @@ typedef struct gpu_api {
   CUres (*cuEventSynchronize)(void *);
   CUres (*cuEventElapsedTime)(float *, void *, void *);
   CUres (*cuGetErrorName)(CUres, const char **);
+  CUres (*cuModuleLoad)(void **, const char *);
+  CUres (*cuModuleUnload)(void *);
+  CUres (*cuModuleGetFunction)(void **, void *, const char *);
+  CUres (*cuFuncGetAttribute)(int *, int, void *);
+  CUres (*cuFuncSetAttribute)(void *, int, int);
+  CUres (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                          void **, void **);
 } gpu_api;
 
 static gpu_api G;
@@ -124,6 +132,12 @@ static __attribute__((unused)) void gpu_init(tl_context *ctx) {
   S(cuEventSynchronize, "cuEventSynchronize");
   S(cuEventElapsedTime, "cuEventElapsedTime");
   S(cuGetErrorName, "cuGetErrorName");
+  S(cuModuleLoad, "cuModuleLoad");
+  S(cuModuleUnload, "cuModuleUnload");
+  S(cuModuleGetFunction, "cuModuleGetFunction");
+  S(cuFuncGetAttribute, "cuFuncGetAttribute");
+  S(cuFuncSetAttribute, "cuFuncSetAttribute");
+  S(cuLaunchKernel, "cuLaunchKernel");
 #undef S
   CU(G.cuInit(0));
   int dev;

@@ -29,13 +29,19 @@ static tl_context *ctx;
 
 typedef struct fa_config {
   int block_M, block_N, threads, stages;
+  bool fast_math; /* TL_COMPILE_FAST_MATH (FlashAttention-2 is built with nvcc --use_fast_math) */
 } fa_config;
 
 static const fa_config configs[] = {
-    {128, 64, 128, 2},  /* the example's defaults (FlashAttention-2's tile for d = 128) */
-    {128, 128, 256, 2}, /* 8 warps, each 16 rows */
-    {128, 64, 256, 2},
-    {64, 64, 128, 2},
+    /* fast math: exp2 as one ex2.approx.ftz, a*b+c contracted, as nvcc
+     * --use_fast_math builds FlashAttention-2 (the SDPA flash backend) */
+    {128, 64, 128, 2, true},  /* the example's defaults (FlashAttention-2's tile for d = 128) */
+    {128, 128, 256, 2, true}, /* 8 warps, each 16 rows */
+    {128, 64, 256, 2, true},
+    {64, 64, 128, 2, true},
+    {128, 64, 128, 2, false}, /* without fast math: libdevice exp2f, no contraction */
+    {128, 128, 256, 2, false},
+    {64, 64, 128, 2, false},
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -54,7 +60,7 @@ static tl_kernel *compile_fa(int B, int H, int S, int D, bool causal, const fa_c
                        {"block_M", fmt_int(c->block_M)}, {"block_N", fmt_int(c->block_N)},
                        {"threads", fmt_int(c->threads)}, {"num_stages", fmt_int(c->stages)}};
   tl_compile_options o = {0};
-  o.flags = TL_COMPILE_POISON_OUTPUTS;
+  o.flags = TL_COMPILE_POISON_OUTPUTS | (c->fast_math ? TL_COMPILE_FAST_MATH : 0);
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, 9, &o, &k) != TL_OK) {
     CHECK(0, "compiling %s (B=%d H=%d S=%d D=%d causal=%d, %dx%d/%d/%d): %s", path, B, H, S, D, causal,
@@ -177,8 +183,8 @@ static void dump(const char *name, int B, int H, int S, int D, bool causal, cons
   snprintf(path, sizeof path, "%s/cases.txt", dir);
   f = fopen(path, "a");
   if (!f) return;
-  fprintf(f, "%s %d %d %d %d %d %.6f %.3f %dx%d/t%d/s%d\n", name, B, H, S, D, causal ? 1 : 0, ms, tf, c->block_M,
-          c->block_N, c->threads, c->stages);
+  fprintf(f, "%s %d %d %d %d %d %.6f %.3f %dx%d/t%d/s%d%s\n", name, B, H, S, D, causal ? 1 : 0, ms, tf,
+          c->block_M, c->block_N, c->threads, c->stages, c->fast_math ? "/fastmath" : "");
   fclose(f);
 }
 
@@ -260,8 +266,8 @@ static void run_case(int B, int H, int S, int D, bool causal) {
     } else {
       CHECK(0, "%s: timing: %s", name, tl_context_last_error(ctx));
     }
-    printf("  %-4s %-36s %3dx%-3d t%-3d s%d smem %6lld B  max|err| %.3g  %8.3f ms %7.1f TFLOP/s\n",
-           bad ? "FAIL" : "ok", name, c->block_M, c->block_N, c->threads, c->stages,
+    printf("  %-4s %-36s %3dx%-3d t%-3d s%d %-3s smem %6lld B  max|err| %.3g  %8.3f ms %7.1f TFLOP/s\n",
+           bad ? "FAIL" : "ok", name, c->block_M, c->block_N, c->threads, c->stages, c->fast_math ? "fm" : "",
            (long long)tl_kernel_smem_bytes(k), max_err, ms, flops / (ms * 1e-3) / 1e12);
     fflush(stdout);
     if (bad == 0 && ms < best_ms) {
@@ -276,8 +282,9 @@ static void run_case(int B, int H, int S, int D, bool causal) {
   }
   if (best >= 0) {
     double tf = flops / (best_ms * 1e-3) / 1e12;
-    printf("  best %-36s %dx%d t%d s%d: %.3f ms %.1f TFLOP/s\n", name, configs[best].block_M,
-           configs[best].block_N, configs[best].threads, configs[best].stages, best_ms, tf);
+    printf("  best %-36s %dx%d t%d s%d%s: %.3f ms %.1f TFLOP/s\n", name, configs[best].block_M,
+           configs[best].block_N, configs[best].threads, configs[best].stages,
+           configs[best].fast_math ? " fast-math" : "", best_ms, tf);
     dump(name, B, H, S, D, causal, hq, hk, hv, best_out, best_ms, tf, &configs[best]);
   } else {
     CHECK(0, "%s: no configuration ran correctly", name);
@@ -297,7 +304,7 @@ static void run_case(int B, int H, int S, int D, bool causal) {
 
 /* GPU output vs the tile-level reference evaluator, every element. */
 static void run_vs_reference(int B, int H, int S, int D, bool causal) {
-  fa_config c = {64, 64, 128, 2};
+  fa_config c = {64, 64, 128, 2, true};
   tl_kernel *k = compile_fa(B, H, S, D, causal, &c);
   if (!k) return;
   int64_t shape[4] = {B, H, S, D};
