@@ -236,6 +236,9 @@ bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d);
+/* versioning.c: T.Parallel loops storing T.if_then_else(c, a, b) with c affine in
+ * the loop variables get a version for blocks where c holds at every iteration. */
+bool tl_lower_versioning(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* frag_pipeline.c: double-buffered ldmatrix fragments across the k-steps
  * of a pipelined T.gemm loop, the barrier moved before the last k-step's
  * mma (SIMT IR → SIMT IR; loops of any other shape are left as they are). */

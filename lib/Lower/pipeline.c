@@ -10,6 +10,9 @@
  *   3. barriers         (barrier.c)          T.sync_threads() between shared writes and
  *                                            reads of other threads (tile IR, so regions
  *                                            and pipeline stages are still visible)
+ *      versioning       (versioning.c)       a T.Parallel storing T.if_then_else(c, a, b) with
+ *                                            c affine in its variables gets a copy storing a
+ *                                            for blocks where c holds everywhere (tile IR)
  *   4. layout-inference (layout_infer.c)     fragment layouts, shared swizzles
  *   5. lower-tile-ops   (lower_tile.c, lower_shared_copy.c, lower_gemm.c)
  *                                            tile ops and T.Parallel → SIMT
@@ -40,6 +43,7 @@ PASS(tl_lower_check_supported)
 PASS(tl_lower_atomic)
 PASS(tl_lower_pipeline)
 PASS(tl_lower_barriers)
+PASS(tl_lower_versioning)
 PASS(tl_lower_infer_layouts)
 PASS(tl_lower_tile_ops)
 PASS(tl_lower_rasterize)
@@ -62,6 +66,7 @@ static const struct {
     {"atomic", run_tl_lower_atomic},
     {"pipeline", run_tl_lower_pipeline},
     {"barriers", run_tl_lower_barriers},
+    {"versioning", run_tl_lower_versioning},
     {"layout-inference", run_tl_lower_infer_layouts},
     {"lower-tile-ops", run_tl_lower_tile_ops},
     {"atomic-vectorize", run_atomic_vectorize},

@@ -32,6 +32,7 @@
 # TIR-NEXT: T.ptx_wait_group(1)
 # TIR-NEXT: T.sync_threads()
 # TIR-NOT: T.sync_threads()
+# TIR: // ----- after versioning -----
 # TIR: // ----- after layout-inference -----
 # TIR: // ----- after lower-tile-ops -----
 # TIR: T.ptx_cp_async(A_shared, {{.*}}, A, {{.*}}, 16, True)
