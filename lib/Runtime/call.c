@@ -140,6 +140,7 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
       v = 48 * 1024;
       drv->cuDeviceGetAttribute(&v, TL_CU_DEV_ATTR_MAX_SMEM_OPTIN, s->dev);
       s->smem_optin = v;
+      s->checked_ptr = calloc((size_t)k->sig.nparams + 1, sizeof *s->checked_ptr); /* NULL: always query */
       s->loaded = true;
       *out = s;
     }
@@ -253,11 +254,18 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto done;
   }
-  if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
-    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
-    goto done;
+  {
+    /* the primary context is usually current already (the caller's runtime
+     * made it so, or an earlier call): then no push/pop */
+    tl_CUcontext cur = NULL;
+    if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&cur) != TL_CUDA_SUCCESS || cur != s->pctx) {
+      if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
+        st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+        goto done;
+      }
+      pushed = true;
+    }
   }
-  pushed = true;
 
   /* stream */
   tl_CUstream cs = (tl_CUstream)stream;
@@ -285,6 +293,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
       if (p->is_tensor) {
         int ord = -1;
         tl_CUdeviceptr ptr = (tl_CUdeviceptr)b.slots[pi];
+        if (s->checked_ptr && ptr && __atomic_load_n(&s->checked_ptr[pi], __ATOMIC_RELAXED) == ptr) {
+          pos++;
+          continue;
+        }
         r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
         if (r != TL_CUDA_SUCCESS) {
           const char *name, *text;
@@ -302,6 +314,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
                                p->name, pos, b.device, ord);
           goto done;
         }
+        if (s->checked_ptr) __atomic_store_n(&s->checked_ptr[pi], ptr, __ATOMIC_RELAXED);
       }
       pos++;
     }

@@ -85,6 +85,7 @@ static void load_driver(void) {
   OPTIONAL(cuEventSynchronize, "cuEventSynchronize");
   OPTIONAL(cuEventElapsedTime, "cuEventElapsedTime");
   OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
+  OPTIONAL(cuCtxGetCurrent, "cuCtxGetCurrent");
 #undef OPTIONAL
   tl_CUresult r = g_drv.cuInit(0);
   if (r != TL_CUDA_SUCCESS) {

@@ -57,6 +57,7 @@ typedef struct tl_driver {
   tl_CUresult (*cuDevicePrimaryCtxRelease)(tl_CUdevice);           /* _v2 */
   tl_CUresult (*cuCtxPushCurrent)(tl_CUcontext);                   /* _v2 */
   tl_CUresult (*cuCtxPopCurrent)(tl_CUcontext *);                  /* _v2 */
+  tl_CUresult (*cuCtxGetCurrent)(tl_CUcontext *);                  /* optional (NULL) */
   tl_CUresult (*cuModuleLoadDataEx)(tl_CUmodule *, const void *, unsigned, int *, void **);
   tl_CUresult (*cuModuleUnload)(tl_CUmodule);
   tl_CUresult (*cuModuleGetFunction)(tl_CUfunction *, tl_CUmodule, const char *);

@@ -137,6 +137,7 @@ void tl_kernel_destroy(tl_kernel *k) {
     }
     if (s->retained) drv->cuDevicePrimaryCtxRelease(s->dev);
   }
+  for (int i = 0; i < k->nslots; i++) free(k->slots[i].checked_ptr);
   free(k->slots);
   pthread_mutex_destroy(&k->mu);
   tl_rt_sig_free(&k->sig);

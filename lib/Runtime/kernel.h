@@ -111,6 +111,7 @@ typedef struct tl_rt_binding {
   void **kargs;          /* [nparams + nsyms] pointers into slots */
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
+  void *block_mem;       /* the one allocation holding the arrays above */
   unsigned grid[3];
   unsigned block;
   unsigned smem;
@@ -140,6 +141,12 @@ typedef struct tl_rt_devslot {
   int max_grid[3];
   int smem_optin;        /* device's opt-in maximum of dynamic shared memory */
   int64_t smem_set;      /* dynamic smem limit already set on fn (0: default 48 KB) */
+  /* [nparams] per tensor parameter, the last pointer that
+   * cuPointerGetAttribute(DEVICE_ORDINAL) showed to be memory of this device
+   * (0: none); read and written with __atomic builtins, since calls may run
+   * on several threads.  A call passing the same pointer again skips the
+   * query (a host call costs ~1 us of driver time per query otherwise). */
+  uint64_t *checked_ptr;
 } tl_rt_devslot;
 
 struct tl_kernel {
