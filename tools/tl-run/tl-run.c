@@ -279,6 +279,9 @@ typedef struct run_state {
   tl_arg *scalar_args;  /* per param (scalars only) */
   uint64_t seed;
   bool check, bench;
+  /* the kernel as given, kept alive after --tune replaced it: p[].name and
+   * syms[] point into its signature */
+  tl_kernel *given;
 } run_state;
 
 typedef struct host_tensor {
@@ -764,7 +767,7 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
            best_ms, flops / (best_ms * 1e-3) / 1e12);
     for (size_t i = 0; i < nknobs; i++) printf(" -D %s=%s", d[i].name, d[i].value);
     printf("\n");
-    tl_kernel_destroy(*kp);
+    rs->given = *kp; /* still named by rs->p and rs->syms; destroyed at exit */
     *kp = best_k;
     rs->k = best_k;
   }
@@ -1194,6 +1197,7 @@ done:
   free(rs.symv);
   free(rs.scalar_args);
   tl_kernel_destroy(k);
+  tl_kernel_destroy(rs.given);
   tl_context_destroy(ctx);
   free(source);
   free(defines);
