@@ -412,25 +412,8 @@ out:
   return res;
 }
 
-static tl_stmt *walk(fp_state *st, tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH || st->oom) return s;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1);
-      return s;
-    case TL_STMT_KERNEL: s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1); return s;
-    case TL_STMT_IF:
-      s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1);
-      if (s->u.ifs.else_s) s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1);
-      return s;
-    case TL_STMT_FOR: {
-      tl_stmt *r = rewrite_loop(st, s);
-      if (r) return r;
-      s->u.loop.body = walk(st, s->u.loop.body, depth + 1);
-      return s;
-    }
-    default: return s;
-  }
+static tl_stmt *rewrite_one(void *st, tl_stmt *loop) {
+  return ((fp_state *)st)->oom ? NULL : rewrite_loop(st, loop);
 }
 
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
@@ -448,7 +431,7 @@ bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
     tl_error(d, f->loc, "out of memory in the fragment-pipelining pass");
     return false;
   }
-  f->body = walk(&st, f->body, 0);
+  f->body = tl_lo_rewrite_loops(f->body, rewrite_one, &st);
   tl_names_free(&st.names);
   if (st.oom) {
     tl_error(d, f->loc, "out of memory in the fragment-pipelining pass");

@@ -152,6 +152,13 @@ bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */
 bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
 
+/* Replaces loops in s, pre-order: every FOR is first offered to
+ * rewrite(user, loop); a non-NULL result replaces it (and is not walked
+ * further), otherwise the loop's body is walked.  SEQ, KERNEL and IF are
+ * walked through; s is changed in place and returned.  Deeper than
+ * TL_LOWER_MAX_DEPTH is left alone. */
+tl_stmt *tl_lo_rewrite_loops(tl_stmt *s, tl_stmt *(*rewrite)(void *user, tl_stmt *loop), void *user);
+
 /* Builders (int32 index math); NULL on OOM. */
 tl_expr *tl_lo_int(tl_module *m, tl_loc loc, int64_t v);
 tl_expr *tl_lo_add(tl_module *m, tl_loc loc, tl_expr *a, tl_expr *b);

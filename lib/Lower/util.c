@@ -466,3 +466,29 @@ tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_ex
   s->u.loop.body = body;
   return s->u.loop.mins[0] ? s : NULL;
 }
+
+static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stmt *), void *user, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return s;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        s->u.seq.stmts[i] = rewrite_loops_rec(s->u.seq.stmts[i], rewrite, user, depth + 1);
+      return s;
+    case TL_STMT_KERNEL: s->u.kernel.body = rewrite_loops_rec(s->u.kernel.body, rewrite, user, depth + 1); return s;
+    case TL_STMT_IF:
+      s->u.ifs.then_s = rewrite_loops_rec(s->u.ifs.then_s, rewrite, user, depth + 1);
+      if (s->u.ifs.else_s) s->u.ifs.else_s = rewrite_loops_rec(s->u.ifs.else_s, rewrite, user, depth + 1);
+      return s;
+    case TL_STMT_FOR: {
+      tl_stmt *r = rewrite(user, s);
+      if (r) return r;
+      s->u.loop.body = rewrite_loops_rec(s->u.loop.body, rewrite, user, depth + 1);
+      return s;
+    }
+    default: return s;
+  }
+}
+
+tl_stmt *tl_lo_rewrite_loops(tl_stmt *s, tl_stmt *(*rewrite)(void *user, tl_stmt *loop), void *user) {
+  return rewrite_loops_rec(s, rewrite, user, 0);
+}

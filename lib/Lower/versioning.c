@@ -110,32 +110,13 @@ static tl_stmt *version(tl_module *m, tl_stmt *s) {
   return tl_lo_if(m, s->loc, all, fast, s);
 }
 
-static tl_stmt *walk(tl_module *m, tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return s;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) s->u.seq.stmts[i] = walk(m, s->u.seq.stmts[i], depth + 1);
-      return s;
-    case TL_STMT_FOR: {
-      if (s->u.loop.kind == TL_LOOP_PARALLEL) {
-        tl_stmt *r = version(m, s);
-        if (r) return r;
-      }
-      s->u.loop.body = walk(m, s->u.loop.body, depth + 1);
-      return s;
-    }
-    case TL_STMT_KERNEL: s->u.kernel.body = walk(m, s->u.kernel.body, depth + 1); return s;
-    case TL_STMT_IF:
-      s->u.ifs.then_s = walk(m, s->u.ifs.then_s, depth + 1);
-      if (s->u.ifs.else_s) s->u.ifs.else_s = walk(m, s->u.ifs.else_s, depth + 1);
-      return s;
-    default: return s;
-  }
+static tl_stmt *version_loop(void *m, tl_stmt *loop) {
+  return loop->u.loop.kind == TL_LOOP_PARALLEL ? version(m, loop) : NULL;
 }
 
 bool tl_lower_versioning(tl_module *m, tl_primfunc *f, tl_diag *d) {
   (void)d;
   if (!m || !f) return false;
-  f->body = walk(m, f->body, 0);
+  f->body = tl_lo_rewrite_loops(f->body, version_loop, m);
   return true;
 }
