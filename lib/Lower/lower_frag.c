@@ -65,47 +65,7 @@ bool tl_gemm_rs_a_check(const tl_frag_layout *A, int64_t warp_m, int64_t *bad_i,
 }
 
 /* ------------------------------------------------------------- lowering */
-typedef struct rs_state {
-  tl_module *m;
-  tl_names *names;
-  tl_loc loc;
-  bool failed;
-  TL_VEC(tl_stmt *) out;
-} rs_state;
-
-static void push(rs_state *g, tl_stmt *s) {
-  if (!s || !tl_vec_push(&g->out, s)) g->failed = true;
-}
-
-static tl_expr *ci(rs_state *g, int64_t v) { return tl_lo_int(g->m, g->loc, v); }
-
-static tl_expr *let(rs_state *g, const char *name, tl_expr *value) {
-  if (!value) { g->failed = true; return NULL; }
-  if (tl_expr_is_const_int(value, NULL)) return value;
-  tl_var *v = tl_names_fresh_var(g->names, g->loc, name, TL_INT32, TL_VAR_LET);
-  tl_stmt *s = tl_ir_stmt(g->m, g->loc, TL_STMT_LET);
-  if (!v || !s) { g->failed = true; return NULL; }
-  s->u.let.var = v;
-  s->u.let.value = value;
-  push(g, s);
-  return tl_ir_var(g->m, g->loc, v);
-}
-
-static tl_stmt *eval_call(rs_state *g, const char *intrin, int n, tl_expr **args) {
-  int op = tl_intrinsic_lookup(intrin);
-  for (int i = 0; i < n; i++)
-    if (!args[i]) return NULL;
-  tl_expr *c = op >= 0 ? tl_ir_call(g->m, g->loc, op, n, args) : NULL;
-  tl_stmt *s = c ? tl_ir_stmt(g->m, g->loc, TL_STMT_EVAL) : NULL;
-  if (!s) return NULL;
-  s->u.eval.value = c;
-  return s;
-}
-
-static tl_stmt *ufor(rs_state *g, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body) {
-  if (!v || !body) return NULL;
-  return tl_lo_for(g->m, g->loc, kind, v, ci(g, n), body);
-}
+typedef tl_emitter rs_state;
 
 static bool attr_flag(const tl_stmt *s, int k) {
   int64_t v = 0;
@@ -214,66 +174,24 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   int64_t mt = WM / 16, nt8 = WN / 8, ndim16 = WN % 16 == 0 ? 16 : 8, nb = WN / ndim16;
   int64_t bregs = ndim16 == 16 ? 8 : 4;
   int64_t ksteps = K / 16, akt = K / 16;
-  tl_buffer *Br;
-  {
-    tl_var *nm = tl_names_fresh_var(names, loc, "B_regs", dB, TL_VAR_LET); /* reserves the name */
-    tl_expr **shape = tl_arena_alloc(&M->arena, sizeof(tl_expr *));
-    if (!nm || !shape || !(shape[0] = ci(g, bregs))) goto oom;
-    Br = tl_ir_new_buffer(M, loc, nm->name, dB, TL_SCOPE_LOCAL, 1, shape);
-    tl_stmt *al = tl_ir_stmt(M, loc, TL_STMT_ALLOC);
-    if (!Br || !al) goto oom;
-    al->u.alloc.buffer = Br;
-    push(g, al);
-  }
+  tl_buffer *Br = tl_emit_local(g, "B_regs", dB, bregs);
+  if (!Br) goto oom;
   tl_expr *tid = tl_lo_thread_index(M, loc);
-  tl_expr *lane = let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
+  tl_expr *lane = tl_emit_let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
   if (g->failed) goto oom;
-  if (clear) {
-    tl_var *r = tl_names_fresh_var(names, loc, "r", TL_INT32, TL_VAR_LOOP);
-    tl_expr *idx = r ? tl_ir_var(M, loc, r) : NULL;
-    tl_expr *zero = tl_ir_float(M, loc, dC, 0.0);
-    tl_stmt *st = idx && zero ? tl_lo_store(M, loc, C, 1, &idx, zero) : NULL;
-    push(g, ufor(g, r, CL->nregs, TL_LOOP_UNROLL, st));
-  }
-  /* warp_n == 1: every warp covers all BN columns, so no warp column offset */
-  tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
-  tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);
-  tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);
-  tl_expr *nsel = ndim16 == 16 ? hi16 : ci(g, 0);
-  tl_expr *b_r, *b_c;
-  if (!tb) {
-    b_r = let(g, "b_row", l16);
-    b_c = let(g, "b_col", nsel);
-  } else {
-    b_r = let(g, "b_row", tl_lo_add(M, loc, nsel, l8));
-    b_c = let(g, "b_col", mid8);
-  }
-  if (g->failed) goto oom;
+  if (clear) tl_emit_zero_fill(g, C, CL->nregs);
   tl_var *kk = tl_names_fresh_var(names, loc, "kk", TL_INT32, TL_VAR_LOOP);
   tl_var *nj = tl_names_fresh_var(names, loc, "nj", TL_INT32, TL_VAR_LOOP);
   tl_var *mi = tl_names_fresh_var(names, loc, "mi", TL_INT32, TL_VAR_LOOP);
   tl_var *q = tl_names_fresh_var(names, loc, "nq", TL_INT32, TL_VAR_LOOP);
   if (!kk || !nj || !mi || !q) goto oom;
   int64_t per = ndim16 / 8; /* n8 tiles per ldmatrix */
-  tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
-  tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), ndim16);
-  /* compact addresses where asked (tl_lower_frag_pressure) */
-  int64_t c0 = 0;
-  tl_expr *offB = NULL;
-  if (compact_addresses && tl_expr_is_const_int(bcol0, &c0) && c0 % 64 == 0)
-    offB = tb ? tl_smem_offset_unrolled(M, loc, BLy, bstage, tl_lo_add(M, loc, brow0, b_r), ndim16, nj, nb,
-                                        tl_lo_add(M, loc, bcol0, b_c), 1, 16, kk, ksteps)
-              : tl_smem_offset_unrolled(M, loc, BLy, bstage, tl_lo_add(M, loc, brow0, b_r), 16, kk, ksteps,
-                                        tl_lo_add(M, loc, bcol0, b_c), ndim16 == 16 ? 1 : 0, ndim16, nj, nb);
-  if (!offB) {
-    tl_expr *row = tb ? tl_lo_add(M, loc, b_r, nx) : tl_lo_add(M, loc, b_r, kx);
-    tl_expr *col = tb ? tl_lo_add(M, loc, b_c, kx) : tl_lo_add(M, loc, b_c, nx);
-    row = tl_lo_add(M, loc, brow0, row);
-    col = tl_lo_add(M, loc, bcol0, col);
-    offB = row && col ? tl_smem_offset(M, loc, BLy, bstage, row, col) : NULL;
-  }
-  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), ci(g, 0), tl_ir_buffer_ref(M, loc, BLy->flat), offB,
-                       ci(g, ndim16 == 16 ? 4 : 2), tl_ir_int(M, loc, TL_BOOL, !tb)};
+  /* warp_n == 1: every warp covers all BN columns, so no warp column offset */
+  tl_expr *offB = tl_gemm_b_offset(g, BLy, bstage, brow0, bcol0, tb, ndim16, lane, tl_emit_int(g, 0), 1, WN, kk,
+                                   ksteps, nj, nb, compact_addresses);
+  if (!offB) goto oom;
+  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, BLy->flat), offB,
+                       tl_emit_int(g, ndim16 == 16 ? 4 : 2), tl_ir_int(M, loc, TL_BOOL, !tb)};
   tl_expr *miv = tl_ir_var(M, loc, mi), *qv = tl_ir_var(M, loc, q), *kkv = tl_ir_var(M, loc, kk);
   tl_expr *njv = tl_ir_var(M, loc, nj);
   /* A slice (mi, kk) = fragment registers 8*(mi*(K/16) + kk) .. +7 */
@@ -286,14 +204,14 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   /* for kk: for nj: { ldmatrix B(kk, nj); for mi, q: mma }: the B registers
    * of one ldmatrix live only until its mmas (register pressure: the P·V
    * gemm of FlashAttention holds a large accumulator) */
-  tl_stmt *ldB = eval_call(g, "ptx_ldmatrix", 6, argsB);
-  tl_stmt *mma = ufor(g, mi, mt, TL_LOOP_UNROLL, ufor(g, q, per, TL_LOOP_UNROLL, eval_call(g, "ptx_mma", 7, argsM)));
+  tl_stmt *ldB = tl_emit_call(g, "ptx_ldmatrix", 6, argsB);
+  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_for(g, q, per, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_mma", 7, argsM)));
   if (!ldB || !mma) goto oom;
   tl_stmt *step[2] = {ldB, mma};
-  tl_stmt *body = ufor(g, nj, nb, TL_LOOP_UNROLL, tl_ir_seq(M, loc, 2, step));
+  tl_stmt *body = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_ir_seq(M, loc, 2, step));
   if (!body) goto oom;
   /* unrolled: the A register index must be a constant (registers, not local memory) */
-  push(g, ufor(g, kk, ksteps, ksteps <= 32 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
+  tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 32 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
   if (g->failed) goto oom;
   {
     tl_stmt *r = tl_ir_seq(M, loc, (int)g->out.len, g->out.data);

@@ -123,61 +123,11 @@ void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t 
 }
 
 /* ------------------------------------------------------------- lowering */
-typedef struct gm_state {
-  tl_module *m;
-  tl_diag *d;
-  tl_names *names;
-  tl_loc loc;
-  bool failed;
-  TL_VEC(tl_stmt *) out;   /* the statements of the lowered gemm */
-} gm_state;
+typedef tl_emitter gm_state;
 
 static void gm_error(gm_state *g, tl_loc loc, const char *msg, const char *a, const char *b) {
   tl_error(g->d, loc, msg, a, b);
   g->failed = true;
-}
-
-static void push(gm_state *g, tl_stmt *s) {
-  if (!s || !tl_vec_push(&g->out, s)) g->failed = true;
-}
-
-static tl_expr *ci(gm_state *g, int64_t v) { return tl_lo_int(g->m, g->loc, v); }
-
-/* let name = value; returns the variable's expression. */
-static tl_expr *let(gm_state *g, const char *name, tl_expr *value) {
-  if (!value) { g->failed = true; return NULL; }
-  int64_t c;
-  if (tl_expr_is_const_int(value, &c)) return value;
-  tl_var *v = tl_names_fresh_var(g->names, g->loc, name, TL_INT32, TL_VAR_LET);
-  tl_stmt *s = tl_ir_stmt(g->m, g->loc, TL_STMT_LET);
-  if (!v || !s) { g->failed = true; return NULL; }
-  s->u.let.var = v;
-  s->u.let.value = value;
-  push(g, s);
-  return tl_ir_var(g->m, g->loc, v);
-}
-
-static tl_buffer *local_buffer(gm_state *g, const char *base, tl_dtype t, int64_t n) {
-  tl_var *nm = tl_names_fresh_var(g->names, g->loc, base, t, TL_VAR_LET); /* reserves the name */
-  tl_expr **shape = tl_arena_alloc(&g->m->arena, sizeof(tl_expr *));
-  if (!nm || !shape || !(shape[0] = ci(g, n))) { g->failed = true; return NULL; }
-  tl_buffer *b = tl_ir_new_buffer(g->m, g->loc, nm->name, t, TL_SCOPE_LOCAL, 1, shape);
-  tl_stmt *s = tl_ir_stmt(g->m, g->loc, TL_STMT_ALLOC);
-  if (!b || !s) { g->failed = true; return NULL; }
-  s->u.alloc.buffer = b;
-  push(g, s);
-  return b;
-}
-
-static tl_stmt *eval_call(gm_state *g, const char *intrin, int n, tl_expr **args) {
-  int op = tl_intrinsic_lookup(intrin);
-  for (int i = 0; i < n; i++)
-    if (!args[i]) return NULL;
-  tl_expr *c = op >= 0 ? tl_ir_call(g->m, g->loc, op, n, args) : NULL;
-  tl_stmt *s = c ? tl_ir_stmt(g->m, g->loc, TL_STMT_EVAL) : NULL;
-  if (!s) return NULL;
-  s->u.eval.value = c;
-  return s;
 }
 
 /* A shared operand: its layout and the (stage, row, col) origin of the region. */
@@ -211,7 +161,7 @@ static bool get_operand(gm_state *g, const tl_region *r, const char *which, oper
   int64_t ext[3];
   for (int k = 0; k < nd; k++) {
     if (r->ndim == 0) {
-      mins[k] = ci(g, 0);
+      mins[k] = tl_emit_int(g, 0);
       if (!tl_expr_is_const_int(b->shape[k], &ext[k])) ext[k] = -1;
     } else {
       mins[k] = r->min[k];
@@ -252,9 +202,44 @@ static tl_expr *op_offset(gm_state *g, const operand *o, tl_expr *row, tl_expr *
   return tl_smem_offset(g->m, g->loc, o->L, o->stage, r, c);
 }
 
-static tl_stmt *ufor(gm_state *g, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body) {
-  if (!v || !body) return NULL;
-  return tl_lo_for(g->m, g->loc, kind, v, ci(g, n), body);
+tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage, tl_expr *row0,
+                          tl_expr *col0, bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off,
+                          int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
+                          bool compact) {
+  tl_module *M = e->m;
+  tl_loc loc = e->loc;
+  /* lane parts (LAYOUT.md §4): rows l%16 (or 8*(l%16/8) + l%8 transposed),
+   * columns 8*(l/16) for an x4 load of two n8 tiles */
+  tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
+  tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);
+  tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);
+  tl_expr *nsel = nd == 16 ? hi16 : tl_emit_int(e, 0);
+  tl_expr *b_r, *b_c;
+  if (!tb) {
+    b_r = tl_emit_let(e, "b_row", l16);
+    b_c = tl_emit_let(e, "b_col", tl_lo_add(M, loc, wn_off, nsel));
+  } else {
+    b_r = tl_emit_let(e, "b_row", tl_lo_add(M, loc, tl_lo_add(M, loc, wn_off, nsel), l8));
+    b_c = tl_emit_let(e, "b_col", mid8);
+  }
+  if (!b_r || !b_c || !kk || !nj) return NULL;
+  /* compact form: the lane column's chunk is 0 or 1 plus the warp offsets'
+   * chunks (mod 8 chunks of 8 16-bit elements); the region must start on a
+   * 64-element panel */
+  int64_t c0 = 0, mask = tb ? 1 : (nd == 16 ? 1 : 0);
+  for (int64_t w = 0; !tb && w < warp_n; w++) mask |= (w * WN / 8) % 8;
+  tl_expr *off = NULL;
+  if (compact && tl_expr_is_const_int(col0, &c0) && c0 % 64 == 0)
+    off = tb ? tl_smem_offset_unrolled(M, loc, L, stage, tl_lo_add(M, loc, row0, b_r), nd, nj, nb,
+                                       tl_lo_add(M, loc, col0, b_c), mask, 16, kk, ksteps)
+             : tl_smem_offset_unrolled(M, loc, L, stage, tl_lo_add(M, loc, row0, b_r), 16, kk, ksteps,
+                                       tl_lo_add(M, loc, col0, b_c), mask, nd, nj, nb);
+  if (off) return off;
+  tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
+  tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), nd);
+  tl_expr *row = tb ? tl_lo_add(M, loc, b_r, nx) : tl_lo_add(M, loc, b_r, kx);
+  tl_expr *col = tb ? tl_lo_add(M, loc, b_c, kx) : tl_lo_add(M, loc, b_c, nx);
+  return tl_smem_offset(M, loc, L, stage, tl_lo_add(M, loc, row0, row), tl_lo_add(M, loc, col0, col));
 }
 
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
@@ -315,41 +300,27 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   int64_t bregs = nd == 16 ? 8 : 4;   /* 16-bit B elements per ldmatrix */
   int64_t ksteps = K / 16;
 
-  tl_buffer *Ar = local_buffer(g, "A_regs", dA, 8 * mt);
-  tl_buffer *Br = local_buffer(g, "B_regs", dB, bregs * nb);
+  tl_buffer *Ar = tl_emit_local(g, "A_regs", dA, 8 * mt);
+  tl_buffer *Br = tl_emit_local(g, "B_regs", dB, bregs * nb);
   if (g->failed) goto oom;
   tl_expr *tid = tl_lo_thread_index(M, loc);
-  tl_expr *lane = let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
-  tl_expr *wm = let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), wmN, NULL));
-  tl_expr *wn = let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * wmN, NULL));
+  tl_expr *lane = tl_emit_let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
+  tl_expr *wm = tl_emit_let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), wmN, NULL));
+  tl_expr *wn = tl_emit_let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * wmN, NULL));
   if (g->failed) goto oom;
-  if (clear) {
-    tl_var *r = tl_names_fresh_var(names, loc, "r", TL_INT32, TL_VAR_LOOP);
-    tl_expr *idx = r ? tl_ir_var(M, loc, r) : NULL;
-    tl_expr *zero = tl_dtype_is_float(dC) ? tl_ir_float(M, loc, dC, 0.0) : tl_ir_int(M, loc, dC, 0);
-    tl_stmt *st = idx && zero ? tl_lo_store(M, loc, C, 1, &idx, zero) : NULL;
-    push(g, ufor(g, r, CL->nregs, TL_LOOP_UNROLL, st));
-  }
+  if (clear) tl_emit_zero_fill(g, C, CL->nregs);
   tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
   tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);     /* 8*(l/16) */
   tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);        /* 8*((l%16)/8) */
   tl_expr *wm_off = tl_lo_mul(M, loc, wm, WM), *wn_off = tl_lo_mul(M, loc, wn, WN);
   /* Lane parts of the ldmatrix row/col (LAYOUT.md §4), warp offsets included. */
-  tl_expr *a_r, *a_c, *b_r, *b_c;
+  tl_expr *a_r, *a_c;
   if (!ta) {
-    a_r = let(g, "a_row", tl_lo_add(M, loc, wm_off, l16));
-    a_c = let(g, "a_col", hi16);
+    a_r = tl_emit_let(g, "a_row", tl_lo_add(M, loc, wm_off, l16));
+    a_c = tl_emit_let(g, "a_col", hi16);
   } else {
-    a_r = let(g, "a_row", tl_lo_add(M, loc, hi16, l8));
-    a_c = let(g, "a_col", tl_lo_add(M, loc, wm_off, mid8));
-  }
-  tl_expr *nsel = nd == 16 ? hi16 : ci(g, 0);
-  if (!tb) {
-    b_r = let(g, "b_row", l16);
-    b_c = let(g, "b_col", tl_lo_add(M, loc, wn_off, nsel));
-  } else {
-    b_r = let(g, "b_row", tl_lo_add(M, loc, tl_lo_add(M, loc, wn_off, nsel), l8));
-    b_c = let(g, "b_col", mid8);
+    a_r = tl_emit_let(g, "a_row", tl_lo_add(M, loc, hi16, l8));
+    a_c = tl_emit_let(g, "a_col", tl_lo_add(M, loc, wm_off, mid8));
   }
   if (g->failed) goto oom;
 
@@ -362,52 +333,40 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   if (!kk || !mi || !nj || !mi2 || !q) goto oom;
   tl_expr *kx = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
   tl_expr *mx = tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 16);
-  tl_expr *nx = tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), nd);
-  /* Compact addresses: per-thread base ^ class + constant (tl_smem_offset_unrolled).
-   * The lane column parts are 8*(lane/16) or 8*((lane%16)/8) (16-byte chunk
-   * 0 or 1) plus warp offsets; mask = the chunk bits (mod 8 chunks of 8
-   * 16-bit elements) those can set.  Region starts must be whole 64-element
-   * panels. */
-  int64_t c0A = 0, c0B = 0, maskA = 1, maskB = tb ? 1 : (nd == 16 ? 1 : 0);
+  /* Compact addresses (tl_smem_offset_unrolled) for A: the lane column part
+   * 8*(lane/16) or 8*((lane%16)/8) is chunk 0 or 1, plus the warp offsets'
+   * chunks; the region must start on a 64-element panel. */
+  int64_t c0A = 0, maskA = 1;
   for (int64_t w = 0; ta && w < wmN; w++) maskA |= (w * WM / 8) % 8;
-  for (int64_t w = 0; !tb && w < CL->warp_n; w++) maskB |= (w * WN / 8) % 8;
-  bool A_ok = compact_addresses && tl_expr_is_const_int(A.col0, &c0A) && c0A % 64 == 0;
-  bool B_ok = compact_addresses && tl_expr_is_const_int(B.col0, &c0B) && c0B % 64 == 0;
-  tl_expr *offA = NULL, *offB = NULL;
-  if (A_ok)
+  tl_expr *offA = NULL;
+  if (compact_addresses && tl_expr_is_const_int(A.col0, &c0A) && c0A % 64 == 0)
     offA = ta ? tl_smem_offset_unrolled(M, loc, A.L, A.stage, tl_lo_add(M, loc, A.row0, a_r), 16, kk, ksteps,
                                         tl_lo_add(M, loc, A.col0, a_c), maskA, 16, mi, mt)
               : tl_smem_offset_unrolled(M, loc, A.L, A.stage, tl_lo_add(M, loc, A.row0, a_r), 16, mi, mt,
                                         tl_lo_add(M, loc, A.col0, a_c), maskA, 16, kk, ksteps);
-  if (B_ok)
-    offB = tb ? tl_smem_offset_unrolled(M, loc, B.L, B.stage, tl_lo_add(M, loc, B.row0, b_r), nd, nj, nb,
-                                        tl_lo_add(M, loc, B.col0, b_c), maskB, 16, kk, ksteps)
-              : tl_smem_offset_unrolled(M, loc, B.L, B.stage, tl_lo_add(M, loc, B.row0, b_r), 16, kk, ksteps,
-                                        tl_lo_add(M, loc, B.col0, b_c), maskB, nd, nj, nb);
   if (!offA)
     offA = ta ? op_offset(g, &A, tl_lo_add(M, loc, a_r, kx), tl_lo_add(M, loc, a_c, mx))
               : op_offset(g, &A, tl_lo_add(M, loc, a_r, mx), tl_lo_add(M, loc, a_c, kx));
-  if (!offB)
-    offB = tb ? op_offset(g, &B, tl_lo_add(M, loc, b_r, nx), tl_lo_add(M, loc, b_c, kx))
-              : op_offset(g, &B, tl_lo_add(M, loc, b_r, kx), tl_lo_add(M, loc, b_c, nx));
+  tl_expr *offB = tl_gemm_b_offset(g, B.L, B.stage, B.row0, B.col0, tb, nd, lane, wn_off, CL->warp_n, WN, kk,
+                                   ksteps, nj, nb, compact_addresses);
   tl_expr *argsA[6] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 8),
-                       tl_ir_buffer_ref(M, loc, A.L->flat), offA, ci(g, 4), tl_ir_int(M, loc, TL_BOOL, ta)};
+                       tl_ir_buffer_ref(M, loc, A.L->flat), offA, tl_emit_int(g, 4), tl_ir_int(M, loc, TL_BOOL, ta)};
   tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), bregs),
-                       tl_ir_buffer_ref(M, loc, B.L->flat), offB, ci(g, nd == 16 ? 4 : 2),
+                       tl_ir_buffer_ref(M, loc, B.L->flat), offB, tl_emit_int(g, nd == 16 ? 4 : 2),
                        tl_ir_int(M, loc, TL_BOOL, !tb)};
   tl_expr *qv = tl_ir_var(M, loc, q), *m2v = tl_ir_var(M, loc, mi2);
   tl_expr *argsM[7] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, m2v, 8), tl_ir_buffer_ref(M, loc, Br),
                        tl_lo_mul(M, loc, qv, 4), tl_ir_buffer_ref(M, loc, C),
                        tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, nt8), qv), 4),
                        tl_ir_string(M, loc, "m16n8k16")};
-  tl_stmt *ldA = ufor(g, mi, mt, TL_LOOP_UNROLL, eval_call(g, "ptx_ldmatrix", 6, argsA));
-  tl_stmt *ldB = ufor(g, nj, nb, TL_LOOP_UNROLL, eval_call(g, "ptx_ldmatrix", 6, argsB));
-  tl_stmt *mma = ufor(g, mi2, mt, TL_LOOP_UNROLL,
-                      ufor(g, q, nt8, TL_LOOP_UNROLL, eval_call(g, "ptx_mma", 7, argsM)));
+  tl_stmt *ldA = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_ldmatrix", 6, argsA));
+  tl_stmt *ldB = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_ldmatrix", 6, argsB));
+  tl_stmt *mma = tl_emit_for(g, mi2, mt, TL_LOOP_UNROLL,
+                      tl_emit_for(g, q, nt8, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_mma", 7, argsM)));
   if (!ldA || !ldB || !mma) goto oom;
   tl_stmt *step[3] = {ldA, ldB, mma};
   tl_stmt *body = tl_ir_seq(M, loc, 3, step);
-  push(g, ufor(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
+  tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
   if (g->failed) goto oom;
   {
     tl_stmt *r = tl_ir_seq(M, loc, (int)g->out.len, g->out.data); /* copies; always > 1 statement */

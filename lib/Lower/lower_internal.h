@@ -152,6 +152,34 @@ bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */
 bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
 
+/* A statement emitter for the warp-level lowerings that build a sequence
+ * of SIMT statements (lower_gemm.c, lower_frag.c).  Functions taking it
+ * return NULL (and set failed) on OOM; every expression argument may be
+ * NULL (an earlier OOM), which propagates. */
+typedef struct tl_emitter {
+  tl_module *m;
+  tl_diag *d;
+  tl_names *names;         /* fresh names */
+  tl_loc loc;              /* of every emitted node */
+  bool failed;             /* an allocation failed */
+  TL_VEC(tl_stmt *) out;   /* the statements emitted so far */
+} tl_emitter;
+/* Appends s to e->out. */
+void tl_emit_push(tl_emitter *e, tl_stmt *s);
+/* An int32 constant. */
+tl_expr *tl_emit_int(tl_emitter *e, int64_t v);
+/* Emits `name = value` (a fresh int32 LET) and returns the variable; a
+ * constant value is returned as it is. */
+tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value);
+/* Emits the allocation of a fresh per-thread local buffer of n elements. */
+tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n);
+/* An evaluation statement of intrinsic `intrin` (not emitted). */
+tl_stmt *tl_emit_call(tl_emitter *e, const char *intrin, int n, tl_expr **args);
+/* for v in <kind>(n): body (not emitted). */
+tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body);
+/* Emits `for r in T.unroll(n): b[r] = 0` (a register fragment's clear). */
+void tl_emit_zero_fill(tl_emitter *e, tl_buffer *b, int64_t n);
+
 /* Replaces loops in s, pre-order: every FOR is first offered to
  * rewrite(user, loop); a non-NULL result replaces it (and is not walked
  * further), otherwise the loop's body is walked.  SEQ, KERNEL and IF are
@@ -212,6 +240,20 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
  * H200: compact addresses cost a GEMM (4096^3, 128x256) 13% (ptxas then
  * scheduled the next k-step's ldmatrix late), so they are not the default. */
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n);
+
+struct tl_smem_layout; /* smem_layout.h */
+/* The ldmatrix offset in L->flat of this lane's part of B's fragment at
+ * k-step kk (of ksteps) and n-tile nj (of nb, nd = 8 or 16 columns each),
+ * for a gemm whose B region starts at (stage, row0, col0) and is stored
+ * N x K when tb: emits the lane lets b_row, b_col into e (LAYOUT.md §4;
+ * wn_off = this warp's column offset, warp_n warps of WN columns), then
+ * returns tl_smem_offset_unrolled's compact form when compact and it
+ * applies, else the plain tl_smem_offset.  Shared by tl_lower_gemm and
+ * tl_lower_gemm_rs.  NULL on OOM. */
+tl_expr *tl_gemm_b_offset(tl_emitter *e, const struct tl_smem_layout *L, tl_expr *stage, tl_expr *row0,
+                          tl_expr *col0, bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off,
+                          int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
+                          bool compact);
 
 /* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
  * P·V).  True when every element (i, k) of the BM x K MMA_C fragment A sits

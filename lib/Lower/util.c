@@ -492,3 +492,59 @@ static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stm
 tl_stmt *tl_lo_rewrite_loops(tl_stmt *s, tl_stmt *(*rewrite)(void *user, tl_stmt *loop), void *user) {
   return rewrite_loops_rec(s, rewrite, user, 0);
 }
+
+/* ------------------------------------------------------------ tl_emitter */
+void tl_emit_push(tl_emitter *e, tl_stmt *s) {
+  if (!s || !tl_vec_push(&e->out, s)) e->failed = true;
+}
+
+tl_expr *tl_emit_int(tl_emitter *e, int64_t v) { return tl_lo_int(e->m, e->loc, v); }
+
+tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value) {
+  if (!value) { e->failed = true; return NULL; }
+  if (tl_expr_is_const_int(value, NULL)) return value;
+  tl_var *v = tl_names_fresh_var(e->names, e->loc, name, TL_INT32, TL_VAR_LET);
+  tl_stmt *s = tl_ir_stmt(e->m, e->loc, TL_STMT_LET);
+  if (!v || !s) { e->failed = true; return NULL; }
+  s->u.let.var = v;
+  s->u.let.value = value;
+  tl_emit_push(e, s);
+  return tl_ir_var(e->m, e->loc, v);
+}
+
+tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n) {
+  tl_var *nm = tl_names_fresh_var(e->names, e->loc, base, t, TL_VAR_LET); /* reserves the name */
+  tl_expr **shape = tl_arena_alloc(&e->m->arena, sizeof(tl_expr *));
+  if (!nm || !shape || !(shape[0] = tl_emit_int(e, n))) { e->failed = true; return NULL; }
+  tl_buffer *b = tl_ir_new_buffer(e->m, e->loc, nm->name, t, TL_SCOPE_LOCAL, 1, shape);
+  tl_stmt *s = tl_ir_stmt(e->m, e->loc, TL_STMT_ALLOC);
+  if (!b || !s) { e->failed = true; return NULL; }
+  s->u.alloc.buffer = b;
+  tl_emit_push(e, s);
+  return b;
+}
+
+tl_stmt *tl_emit_call(tl_emitter *e, const char *intrin, int n, tl_expr **args) {
+  int op = tl_intrinsic_lookup(intrin);
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  tl_expr *c = op >= 0 ? tl_ir_call(e->m, e->loc, op, n, args) : NULL;
+  tl_stmt *s = c ? tl_ir_stmt(e->m, e->loc, TL_STMT_EVAL) : NULL;
+  if (!s) return NULL;
+  s->u.eval.value = c;
+  return s;
+}
+
+tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body) {
+  if (!v || !body) return NULL;
+  return tl_lo_for(e->m, e->loc, kind, v, tl_emit_int(e, n), body);
+}
+
+void tl_emit_zero_fill(tl_emitter *e, tl_buffer *b, int64_t n) {
+  tl_var *r = tl_names_fresh_var(e->names, e->loc, "r", TL_INT32, TL_VAR_LOOP);
+  tl_expr *idx = r ? tl_ir_var(e->m, e->loc, r) : NULL;
+  tl_dtype t = b->dtype;
+  tl_expr *zero = tl_dtype_is_float(t) ? tl_ir_float(e->m, e->loc, t, 0.0) : tl_ir_int(e->m, e->loc, t, 0);
+  tl_stmt *st = idx && zero ? tl_lo_store(e->m, e->loc, b, 1, &idx, zero) : NULL;
+  tl_emit_push(e, tl_emit_for(e, r, n, TL_LOOP_UNROLL, st));
+}
