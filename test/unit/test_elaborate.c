@@ -316,6 +316,39 @@ Test(elaborate, statement_errors) {
                "def main(X: T.Tensor((4,), 'float32')):\n"
                "    T.func_attr({'global_symbol': 'main'})\n",
                4, 18, "unsupported function attribute 'global_symbol'");
+  /* fast math: the value must be a bool; pass_configs must be a dict of string keys */
+  expect_error("import tilelang.language as T\n"
+               "@T.prim_func\n"
+               "def main(X: T.Tensor((4,), 'float32')):\n"
+               "    T.func_attr({'tl.enable_fast_math': 'yes'})\n",
+               4, 41, "\"tl.enable_fast_math\" must be True or False, got string 'yes'");
+  expect_error("import tilelang\n"
+               "import tilelang.language as T\n"
+               "@tilelang.jit(pass_configs={'tl.enable_fast_math': 2})\n"
+               "def k(N=4):\n"
+               "    @T.prim_func\n"
+               "    def main(X: T.Tensor((N,), 'float32')):\n"
+               "        pass\n"
+               "    return main\n",
+               3, 52, "\"tl.enable_fast_math\" must be True or False, got int 2");
+  expect_error("import tilelang\n"
+               "import tilelang.language as T\n"
+               "@tilelang.jit(pass_configs=[1])\n"
+               "def k(N=4):\n"
+               "    @T.prim_func\n"
+               "    def main(X: T.Tensor((N,), 'float32')):\n"
+               "        pass\n"
+               "    return main\n",
+               3, 28, "pass_configs must be a dict literal");
+  expect_error("import tilelang\n"
+               "import tilelang.language as T\n"
+               "@tilelang.jit(pass_configs={1: True})\n"
+               "def k(N=4):\n"
+               "    @T.prim_func\n"
+               "    def main(X: T.Tensor((N,), 'float32')):\n"
+               "        pass\n"
+               "    return main\n",
+               3, 29, "pass_configs keys must be strings, got int 1");
   expect_error("import tilelang.language as T\n"
                "@T.prim_func\n"
                "def main(X: T.Tensor((4,), 'float32')):\n"
