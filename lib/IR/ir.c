@@ -317,6 +317,27 @@ tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts) {
 
 /* ============================================================== helpers */
 
+static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
+  if (!s || depth > 400) return NULL;
+  switch (s->kind) {
+  case TL_STMT_KERNEL: return (tl_stmt *)s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
+      if (k) return k;
+    }
+    return NULL;
+  case TL_STMT_FOR: return find_kernel(s->u.loop.body, depth + 1);
+  case TL_STMT_IF: {
+    tl_stmt *k = find_kernel(s->u.ifs.then_s, depth + 1);
+    return k ? k : find_kernel(s->u.ifs.else_s, depth + 1);
+  }
+  default: return NULL;
+  }
+}
+
+tl_stmt *tl_ir_find_kernel(const tl_stmt *s) { return find_kernel(s, 0); }
+
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v) {
   if (!e || e->kind != TL_EXPR_INT) return false;
   if (v) *v = e->u.ival;

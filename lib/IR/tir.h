@@ -291,6 +291,9 @@ tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype
 tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
 /* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
+/* The first T.Kernel statement in s (searched through seqs, loops and both
+ * branches of ifs, at most 400 levels deep), or NULL. */
+tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);

@@ -1591,26 +1591,6 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   return true;
 }
 
-/* The first T.Kernel statement of the function (searched through seqs, lets, ifs, loops). */
-static const tl_stmt *find_kernel(const tl_stmt *s, int depth) {
-  if (!s || depth > SX_MAX_DEPTH) return NULL;
-  switch (s->kind) {
-  case TL_STMT_KERNEL: return s;
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) {
-      const tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
-      if (k) return k;
-    }
-    return NULL;
-  case TL_STMT_FOR: return find_kernel(s->u.loop.body, depth + 1);
-  case TL_STMT_IF: {
-    const tl_stmt *k = find_kernel(s->u.ifs.then_s, depth + 1);
-    return k ? k : find_kernel(s->u.ifs.else_s, depth + 1);
-  }
-  default: return NULL;
-  }
-}
-
 static const struct { const char *name; int op; } intrin_names[] = {
     {"exp", SX_IN_EXP}, {"exp2", SX_IN_EXP2}, {"exp10", SX_IN_EXP10}, {"log", SX_IN_LOG},
     {"log2", SX_IN_LOG2}, {"log10", SX_IN_LOG10}, {"log1p", SX_IN_LOG1P}, {"sqrt", SX_IN_SQRT},
@@ -1728,7 +1708,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   bool ok = false;
   uint8_t *mask = NULL;
   x.op_of = calloc((size_t)tl_num_intrinsics, sizeof(int));
-  const tl_stmt *k = find_kernel(x.f->body, 0);
+  const tl_stmt *k = tl_ir_find_kernel(x.f->body);
   int64_t threads = 0;
   if (!x.op_of) {
     sx_fail(&x, "out of memory in the SIMT executor");

@@ -164,23 +164,12 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
   return true;
 }
 
-static tl_stmt *find_kernel(tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return NULL;
-  if (s->kind == TL_STMT_KERNEL) return s;
-  if (s->kind == TL_STMT_SEQ)
-    for (int i = 0; i < s->u.seq.n; i++) {
-      tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
-      if (k) return k;
-    }
-  return NULL;
-}
-
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, tl_diag *d) {
   rz_state st;
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
-  tl_stmt *k = find_kernel(f->body, 0);
+  tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   strip(&st, k, 0);
   if (st.oom || st.errors) {

@@ -114,17 +114,6 @@ static void uses_region(tl_visitor *v, const tl_region *r) {
   use(u->st, r->buffer, u->pos);
 }
 
-static tl_stmt *find_kernel(tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return NULL;
-  if (s->kind == TL_STMT_KERNEL) return s;
-  if (s->kind == TL_STMT_SEQ)
-    for (int i = 0; i < s->u.seq.n; i++) {
-      tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
-      if (k) return k;
-    }
-  return NULL;
-}
-
 /* Does s begin with a T.sync_threads() (itself, or a sequence whose first
  * statement other than allocations is one, e.g. the staged epilogue of
  * lower_tile.c: alloc; sync; ...)? */
@@ -145,7 +134,7 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_dia
   st.m = m;
   st.d = d;
   f->smem_bytes = 0;
-  tl_stmt *k = find_kernel(f->body, 0);
+  tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   collect_allocs(&st, k->u.kernel.body, 0);
   bool ok = !st.oom && !st.too_deep;

@@ -110,17 +110,6 @@ static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
   note_access((align_scan *)v, s->u.store.buffer, s->u.store.n, s->u.store.indices, vt);
 }
 
-static const tl_stmt *find_kernel(const tl_stmt *s, int depth) {
-  if (!s || depth > WALK_MAX_DEPTH) return NULL;
-  if (s->kind == TL_STMT_KERNEL) return s;
-  if (s->kind == TL_STMT_SEQ)
-    for (int i = 0; i < s->u.seq.n; i++) {
-      const tl_stmt *k = find_kernel(s->u.seq.stmts[i], depth + 1);
-      if (k) return k;
-    }
-  return NULL;
-}
-
 /* ------------------------------------------------ signature */
 typedef struct var_tables {
   tl_var **syms;
@@ -221,7 +210,7 @@ out:
 }
 
 static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
-  const tl_stmt *ks = find_kernel(f->body, 0);
+  const tl_stmt *ks = tl_ir_find_kernel(f->body);
   if (!ks)
     return tl_context_fail(ctx, TL_ERR_COMPILE, "prim_func '%s' has no T.Kernel scope to launch",
                            f->name ? f->name : "main");
