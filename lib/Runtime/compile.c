@@ -31,8 +31,6 @@
 #include "Runtime/kernel.h"
 #include "Support/context.h"
 
-#define WALK_MAX_DEPTH 200
-
 /* ------------------------------------------------ alignment scan */
 typedef struct align_scan {
   tl_visitor v; /* first: the callbacks get &a->v */
