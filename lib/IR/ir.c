@@ -191,6 +191,46 @@ double tl_round_to_dtype(double v, tl_dtype t) {
   }
 }
 
+double tl_float_binop(tl_binop op, double a, double b, tl_dtype t) {
+  if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
+    switch (op) {
+    case TL_OP_ADD: return a + b;
+    case TL_OP_SUB: return a - b;
+    case TL_OP_MUL: return a * b;
+    case TL_OP_DIV: return a / b;
+    case TL_OP_FLOORDIV: return floor(a / b);
+    case TL_OP_FLOORMOD: {
+      double q = floor(a / b);
+      double p = q * b;
+      return a - p;
+    }
+    case TL_OP_POW: return pow(a, b);
+    case TL_OP_MIN: return fmin(a, b);
+    case TL_OP_MAX: return fmax(a, b);
+    default: return NAN;
+    }
+  }
+  float x = (float)a, y = (float)b, r;
+  switch (op) {
+  case TL_OP_ADD: r = x + y; break;
+  case TL_OP_SUB: r = x - y; break;
+  case TL_OP_MUL: r = x * y; break;
+  case TL_OP_DIV: r = x / y; break;
+  case TL_OP_FLOORDIV: r = floorf(x / y); break;
+  case TL_OP_FLOORMOD: {
+    float q = floorf(x / y);
+    float p = q * y;
+    r = x - p;
+    break;
+  }
+  case TL_OP_POW: r = powf(x, y); break;
+  case TL_OP_MIN: r = fminf(x, y); break;
+  case TL_OP_MAX: r = fmaxf(x, y); break;
+  default: return NAN;
+  }
+  return t.code == TL_TYPE_FLOAT && t.bits == 32 ? (double)r : tl_round_to_dtype(r, t);
+}
+
 /* ============================================================ allocation */
 
 tl_module *tl_module_new(void) {

@@ -301,6 +301,14 @@ bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by
 /* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
  * mantissa), as a double. */
 double tl_round_to_dtype(double v, tl_dtype t);
+/* The device's result of float binary operator op (+ - * / floordiv floormod
+ * pow min max) on values of float dtype t, as a double: f64 in double; every
+ * other float dtype in f32 (C float operations, floorf/powf/fminf/fmaxf),
+ * then rounded to t (one rounding of the f32 result, which for f16/bf16
+ * equals the correct rounding of + - * /: f32 has >= 2p+2 bits).  The
+ * arithmetic model shared by the reference evaluator and the SIMT executor
+ * (lib/Interp); NaN for any other operator. */
+double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
 
 /* ------------------------------------------------------------- printing */
 /* Appends the canonical text of the module / an expression. */

@@ -581,49 +581,9 @@ static bool elem_offset(re_state *st, const re_buf *rb, int n, tl_expr *const *i
 /* ------------------------------------------------------------ arithmetic */
 /* a op b on float dtype t: f64 in double, everything else in float, rounded
  * to t after the operation. */
-static double float_arith(tl_binop op, double a, double b, tl_dtype t) {
-  if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
-    switch (op) {
-    case TL_OP_ADD: return a + b;
-    case TL_OP_SUB: return a - b;
-    case TL_OP_MUL: return a * b;
-    case TL_OP_DIV: return a / b;
-    case TL_OP_FLOORDIV: return floor(a / b);
-    case TL_OP_FLOORMOD: {
-      double q = floor(a / b);
-      double p = q * b;
-      return a - p;
-    }
-    case TL_OP_POW: return pow(a, b);
-    case TL_OP_MIN: return fmin(a, b);
-    case TL_OP_MAX: return fmax(a, b);
-    default: return NAN;
-    }
-  }
-  float x = (float)a, y = (float)b, r;
-  switch (op) {
-  case TL_OP_ADD: r = x + y; break;
-  case TL_OP_SUB: r = x - y; break;
-  case TL_OP_MUL: r = x * y; break;
-  case TL_OP_DIV: r = x / y; break;
-  case TL_OP_FLOORDIV: r = floorf(x / y); break;
-  case TL_OP_FLOORMOD: {
-    float q = floorf(x / y);
-    float p = q * y;
-    r = x - p;
-    break;
-  }
-  case TL_OP_POW: r = powf(x, y); break;
-  case TL_OP_MIN: r = fminf(x, y); break;
-  case TL_OP_MAX: r = fmaxf(x, y); break;
-  default: r = NAN; break;
-  }
-  return re_round(r, t);
-}
-
 re_val re_add(re_val a, re_val b, tl_dtype t) {
   re_val r;
-  if (tl_dtype_is_float(t)) r.f = float_arith(TL_OP_ADD, a.f, b.f, t);
+  if (tl_dtype_is_float(t)) r.f = tl_float_binop(TL_OP_ADD, a.f, b.f, t);
   else r.i = re_wrap((int64_t)((uint64_t)a.i + (uint64_t)b.i), t);
   return r;
 }
@@ -864,7 +824,7 @@ static re_val eval_call(re_state *st, const tl_expr *e) {
                 : TL_OP_FLOORMOD;
     re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
     if (st->failed) return r;
-    if (fl) r.f = float_arith(op, a.f, b.f, t);
+    if (fl) r.f = tl_float_binop(op, a.f, b.f, t);
     else r.i = int_arith(st, op, a.i, b.i, t, e->loc);
     return r;
   }
@@ -899,7 +859,7 @@ static re_val eval_call(re_state *st, const tl_expr *e) {
     re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
     if (st->failed) return r;
     if (fl) {
-      r.f = float_arith(TL_OP_DIV, a.f, b.f, t);
+      r.f = tl_float_binop(TL_OP_DIV, a.f, b.f, t);
       r.f = float_math(RE_IN_CEIL, r.f, t);
       return r;
     }
@@ -929,7 +889,7 @@ static re_val eval_call(re_state *st, const tl_expr *e) {
   case RE_IN_CLAMP: {
     re_val x = arg_as(st, e, 0, t), lo = arg_as(st, e, 1, t), hi = arg_as(st, e, 2, t);
     if (st->failed) return r;
-    if (fl) r.f = float_arith(TL_OP_MIN, float_arith(TL_OP_MAX, x.f, lo.f, t), hi.f, t);
+    if (fl) r.f = tl_float_binop(TL_OP_MIN, tl_float_binop(TL_OP_MAX, x.f, lo.f, t), hi.f, t);
     else r.i = int_arith(st, TL_OP_MIN, int_arith(st, TL_OP_MAX, x.i, lo.i, t, e->loc), hi.i, t, e->loc);
     return r;
   }
@@ -1100,7 +1060,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
         re_error(st, e->loc, "operator is not defined on %s", tl_dtype_name(ot));
         return r;
       }
-      r.f = float_arith(op, a.f, b.f, ot);
+      r.f = tl_float_binop(op, a.f, b.f, ot);
     } else {
       r.i = int_arith(st, op, a.i, b.i, ot, e->loc);
     }

@@ -318,44 +318,6 @@ static bool to_cond(sx *x, const sx_val *v, sx_val *out) {
 
 /* ========================================================== arithmetic */
 /* Float binary operation on scalar float dtype t (values exact in t). */
-static double fop(tl_binop op, double a, double b, tl_dtype t) {
-  if (is_f64(t)) {
-    switch (op) {
-    case TL_OP_ADD: return a + b;
-    case TL_OP_SUB: return a - b;
-    case TL_OP_MUL: return a * b;
-    case TL_OP_DIV: return a / b;
-    case TL_OP_FLOORDIV: return floor(a / b);
-    case TL_OP_FLOORMOD: { double q = floor(a / b); double p = q * b; return a - p; }
-    case TL_OP_POW: return pow(a, b);
-    case TL_OP_MIN: return fmin(a, b);
-    case TL_OP_MAX: return fmax(a, b);
-    default: return 0;
-    }
-  }
-  float fa = (float)a, fb = (float)b, r = 0;
-  switch (op) {
-  case TL_OP_ADD: r = fa + fb; break;
-  case TL_OP_SUB: r = fa - fb; break;
-  case TL_OP_MUL: r = fa * fb; break;
-  case TL_OP_DIV: r = fa / fb; break;
-  case TL_OP_FLOORDIV: r = floorf(fa / fb); break;
-  case TL_OP_FLOORMOD: {
-    float q = floorf(fa / fb);
-    float p = q * fb;
-    r = fa - p;
-    break;
-  }
-  case TL_OP_POW: r = powf(fa, fb); break;
-  case TL_OP_MIN: r = fminf(fa, fb); break;
-  case TL_OP_MAX: r = fmaxf(fa, fb); break;
-  default: break;
-  }
-  /* f16/bf16: one rounding of the f32 result, which equals the single
-   * rounding of the exact result for + - * / (f32 has >= 2p+2 bits). */
-  return is_narrow(t) ? tl_round_to_dtype(r, t) : (double)r;
-}
-
 /* Integer floor division / modulo (TIR semantics) on wrapped values. */
 static int64_t int_floordivmod(int64_t a, int64_t b, bool uns, bool mod, tl_dtype t) {
   if (uns) {
@@ -465,7 +427,7 @@ static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_
     if (op >= TL_OP_EQ || op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
         op == TL_OP_SHL || op == TL_OP_SHR)
       return sx_fail(x, "operator is not defined on %s", tl_dtype_name(t));
-    for (size_t k = 0; k < n; k++) out->v[k].f = fop(op, a->v[k].f, b->v[k].f, st);
+    for (size_t k = 0; k < n; k++) out->v[k].f = tl_float_binop(op, a->v[k].f, b->v[k].f, st);
     return true;
   }
   if (t.code == TL_TYPE_HANDLE) return sx_fail(x, "arithmetic on handles is not supported");
@@ -1152,7 +1114,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
       for (int l = 0; l < L; l++) {
         sx_el *o = &out->v[(size_t)th * L + l];
         if (is_fl(st)) {
-          o->f = fop(TL_OP_ADD, b.v[th].f, fop(TL_OP_MUL, s.v[th].f, (double)l, st), st);
+          o->f = tl_float_binop(TL_OP_ADD, b.v[th].f, tl_float_binop(TL_OP_MUL, s.v[th].f, (double)l, st), st);
         } else {
           o->i = wrap(st, (int64_t)((uint64_t)b.v[th].i + (uint64_t)s.v[th].i * (uint64_t)l));
         }
