@@ -182,21 +182,6 @@ static void use_other(li_state *st, int i, tl_loc loc, const char *by) {
   }
 }
 
-/* Is `indices` exactly the loop's variables over a fragment of the loop's shape? */
-static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
-  if (!loop || n != loop->u.loop.nvars || n != b->ndim) return false;
-  for (int k = 0; k < n; k++) {
-    int64_t ext, dim, mn = 0;
-    if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
-    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
-    if (!tl_expr_is_const_int(b->shape[k], &dim) || dim != ext) return false;
-    if (loop->u.loop.mins && loop->u.loop.mins[k] &&
-        (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
-      return false;
-  }
-  return true;
-}
-
 /* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
  * first variable over D's extent (a row statistic read beside its rows)? */
 static bool row_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
@@ -222,7 +207,7 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
     return;
   }
-  if (st->loop && identity_access(st->loop, b, n, idx)) {
+  if (st->loop && tl_lo_identity_access(st->loop, b, n, idx)) {
     use_ident(st, i, st->loop->loc, "T.Parallel loop");
     if (!tl_vec_push(&st->loop_ident, i)) st->oom = true;
   } else if (st->loop) {

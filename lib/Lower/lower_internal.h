@@ -147,6 +147,9 @@ bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out);
  * only of 1, except `lane`, which counts as 0 (its contribution is analysed
  * separately by tl_expr_lane_coef). */
 bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane);
+/* True when the indices idx[0..n) of b are exactly the variables of the
+ * T.Parallel loop, in order, over a fragment of the loop's shape (mins 0). */
+bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx);
 /* True when e does not mention variable v. */
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */

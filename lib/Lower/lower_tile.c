@@ -68,20 +68,6 @@ static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const
 }
 
 /* ---------------------------------------------------------------- helpers */
-static bool identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
-  if (!loop || n != loop->u.loop.nvars || n != b->ndim) return false;
-  for (int k = 0; k < n; k++) {
-    int64_t ext, dim, mn = 0;
-    if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
-    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
-    if (!tl_expr_is_const_int(b->shape[k], &dim) || dim != ext) return false;
-    if (loop->u.loop.mins && loop->u.loop.mins[k] &&
-        (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
-      return false;
-  }
-  return true;
-}
-
 /* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
  * accessed through a partition's register index. */
 static bool frag_distributed(const tl_frag_layout *L) {
@@ -124,7 +110,7 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
   tl_expr **one = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *));
   if (!one) { st->oom = true; return NULL; }
   *n_out = 1;
-  if (L->kind == TL_FRAG_REDUCER && st->loop && !identity_access(st->loop, b, n, (tl_expr **)idx)) {
+  if (L->kind == TL_FRAG_REDUCER && st->loop && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
     /* a row statistic D[i] read beside its rows (layout_infer.c row_access) */
     if (n == 1 && idx[0] && idx[0]->kind == TL_EXPR_VAR && st->loop->u.loop.nvars >= 2 &&
         idx[0]->u.var == st->loop->u.loop.vars[0] && st->row_reg && tl_reducer_fits(L, st->part)) {
@@ -136,7 +122,7 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
     return NULL;
   }
   if (frag_distributed(L)) {
-    if (!st->reg || !identity_access(st->loop, b, n, (tl_expr **)idx)) {
+    if (!st->reg || !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
       tl_error(st->d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
       st->errors++;
       return NULL;
@@ -641,7 +627,7 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (bb > ps->bytes) ps->bytes = bb;
   tl_frag_layout *L = tl_frag_layout_of(b);
   if (!L) return;
-  if (frag_distributed(L) && !ps->plan_frag && identity_access(ps->loop, b, n, idx))
+  if (frag_distributed(L) && !ps->plan_frag && tl_lo_identity_access(ps->loop, b, n, idx))
     ps->plan_frag = (tl_buffer *)b;
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
 }

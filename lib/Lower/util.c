@@ -548,3 +548,17 @@ void tl_emit_zero_fill(tl_emitter *e, tl_buffer *b, int64_t n) {
   tl_stmt *st = idx && zero ? tl_lo_store(e->m, e->loc, b, 1, &idx, zero) : NULL;
   tl_emit_push(e, tl_emit_for(e, r, n, TL_LOOP_UNROLL, st));
 }
+
+bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
+  if (!loop || n != loop->u.loop.nvars || n != b->ndim) return false;
+  for (int k = 0; k < n; k++) {
+    int64_t ext, dim, mn = 0;
+    if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
+    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
+    if (!tl_expr_is_const_int(b->shape[k], &dim) || dim != ext) return false;
+    if (loop->u.loop.mins && loop->u.loop.mins[k] &&
+        (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
+      return false;
+  }
+  return true;
+}
