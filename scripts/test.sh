@@ -2,14 +2,17 @@
 # The whole test suite, as CI runs it:
 #   1. a normal build with -DTL_WERROR=ON: unit tests, lit/FileCheck tests, ptxas checks of the PTX;
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite;
-#   3. a libFuzzer build (clang-19) running the round-trip fuzzer for
+#   3. a ThreadSanitizer build running two threads that compile different
+#      kernels THREAD_ITERATIONS (default 200) times each in one process;
+#   4. a libFuzzer build (clang-19) running the round-trip fuzzer for
 #      FUZZ_SECONDS (default 30) on the seed corpus.
-# Build directories: build-test/, build-asan/, build-fuzz/ (JOBS=N to set parallelism).
+# Build directories: build-test/, build-asan/, build-tsan/, build-fuzz/ (JOBS=N to set parallelism).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+THREAD_ITERATIONS=${THREAD_ITERATIONS:-200}
 step() { printf '\n========== %s ==========\n' "$*"; }
 
 step "build (gcc, -DTL_WERROR=ON)"
@@ -34,6 +37,11 @@ cmake --build build-asan -j "$JOBS"
 
 step "sanitizer build: unit tests + lit tests"
 ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+
+step "ThreadSanitizer build: concurrent compilation (${THREAD_ITERATIONS} per thread)"
+cmake -S . -B build-tsan -DTL_WERROR=ON -DTL_SANITIZE_THREAD=ON -DTL_THREAD_ITERATIONS="$THREAD_ITERATIONS"
+cmake --build build-tsan -j "$JOBS" --target compile_threads
+ctest --test-dir build-tsan -L threads --output-on-failure -V
 
 step "fuzz build (clang-19, libFuzzer + ASan + UBSan)"
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
