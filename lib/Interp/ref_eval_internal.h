@@ -60,7 +60,6 @@ typedef struct re_state {
   int64_t block[3];
   uint64_t epoch;        /* blocks started so far */
   int depth;             /* recursion depth (statements + expressions) */
-  int *intrin;           /* tl_intrinsics index → RE_IN_* */
   double *scratch;       /* T.gemm operand copies */
   size_t scratch_cap;    /* doubles */
 } re_state;

@@ -850,15 +850,14 @@ static bool gen_store(cg *g, const tl_stmt *s) {
 }
 
 /* -------------------------------------------------------------- calls */
-/* Accurate libdevice math: T.name → __nv_<base>[f]. */
-static const struct { const char *name, *base; int nargs; } libm_table[] = {
-    {"exp", "exp", 1},     {"exp2", "exp2", 1},   {"exp10", "exp10", 1}, {"expm1", "expm1", 1},
-    {"log", "log", 1},     {"log2", "log2", 1},   {"log10", "log10", 1}, {"log1p", "log1p", 1},
-    {"tanh", "tanh", 1},   {"sinh", "sinh", 1},   {"cosh", "cosh", 1},   {"erf", "erf", 1},
-    {"erfc", "erfc", 1},   {"sin", "sin", 1},     {"cos", "cos", 1},     {"tan", "tan", 1},
-    {"asin", "asin", 1},   {"acos", "acos", 1},   {"atan", "atan", 1},   {"asinh", "asinh", 1},
-    {"acosh", "acosh", 1}, {"atanh", "atanh", 1}, {"cbrt", "cbrt", 1},   {"rsqrt", "rsqrt", 1},
-    {"pow", "pow", 2},     {"fmod", "fmod", 2},   {"atan2", "atan2", 2}, {"hypot", "hypot", 2},
+/* Accurate libdevice math: the base of __nv_<base>[f] for each intrinsic
+ * computed by a libdevice call (NULL for the others). */
+static const char *const libm_base[TL_INTRIN_COUNT] = {
+    [TL_INTRIN_EXP] = "exp",     [TL_INTRIN_EXP2] = "exp2", [TL_INTRIN_EXP10] = "exp10",
+    [TL_INTRIN_LOG] = "log",     [TL_INTRIN_LOG2] = "log2", [TL_INTRIN_LOG10] = "log10",
+    [TL_INTRIN_LOG1P] = "log1p", [TL_INTRIN_TANH] = "tanh", [TL_INTRIN_ERF] = "erf",
+    [TL_INTRIN_SIN] = "sin",     [TL_INTRIN_COS] = "cos",   [TL_INTRIN_TAN] = "tan",
+    [TL_INTRIN_RSQRT] = "rsqrt", [TL_INTRIN_POW] = "pow",   [TL_INTRIN_FMOD] = "fmod",
 };
 
 /* Float math on dtype t: widen f16/bf16 (and ints, promoted by the IR to a
@@ -902,13 +901,14 @@ static LLVMValueRef shfl32(cg *g, int which, LLVMValueRef mask, LLVMValueRef v, 
 
 /* T.shfl_xor/down/up(value, lane[, width]) and T.shfl_sync(mask, value,
  * lane[, width]) on scalars of 8 to 64 bits (64-bit values as two halves). */
-static LLVMValueRef gen_shfl(cg *g, const tl_expr *e, const char *name) {
+static LLVMValueRef gen_shfl(cg *g, const tl_expr *e, tl_intrin op) {
+  const char *name = tl_intrinsics[op].name;
   int n = e->u.call.n;
   tl_expr *const *args = e->u.call.args;
-  bool sync = !strcmp(name, "shfl_sync");
+  bool sync = op == TL_INTRIN_SHFL_SYNC;
   int first = sync ? 1 : 0;
-  int which = sync ? NV_SHFL_IDX : !strcmp(name, "shfl_xor") ? NV_SHFL_BFLY
-            : !strcmp(name, "shfl_down") ? NV_SHFL_DOWN : NV_SHFL_UP;
+  int which = sync ? NV_SHFL_IDX : op == TL_INTRIN_SHFL_XOR ? NV_SHFL_BFLY
+            : op == TL_INTRIN_SHFL_DOWN ? NV_SHFL_DOWN : NV_SHFL_UP;
   if (n < first + 2 || n > first + 3) {
     cg_error(g, e->loc, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
     return NULL;
@@ -952,11 +952,11 @@ static LLVMValueRef gen_shfl(cg *g, const tl_expr *e, const char *name) {
 }
 
 /* T.infinity / T.max_value / T.min_value of the call's dtype. */
-static LLVMValueRef gen_limit(cg *g, const tl_expr *e, const char *name) {
+static LLVMValueRef gen_limit(cg *g, const tl_expr *e, tl_intrin op) {
   tl_dtype t = e->dtype;
   LLVMTypeRef ty = type_of(g, t, false, e->loc);
   if (!ty) return NULL;
-  bool inf = name[0] == 'i', mx = name[1] == 'a';
+  bool inf = op == TL_INTRIN_INFINITY, mx = op == TL_INTRIN_MAX_VALUE;
   if (tl_dtype_is_float(t)) {
     double big = is_f16(t) ? 65504.0 : is_bf16(t) ? 3.3895313892515355e38
                : is_f64(t) ? 1.7976931348623157e308 : 3.4028234663852886e38;
@@ -975,10 +975,178 @@ static LLVMValueRef gen_limit(cg *g, const tl_expr *e, const char *name) {
   return cint(ty, mx ? smax : (~smax & all));
 }
 
+/* T.min/max/floordiv/floormod/truncdiv/truncmod/ceildiv(a, b). */
+static LLVMValueRef gen_int_binop_call(cg *g, const tl_expr *e, tl_intrin op) {
+  tl_expr *const *args = e->u.call.args;
+  tl_loc loc = e->loc;
+  tl_dtype t = e->dtype;
+  LLVMValueRef a = gen_as(g, args[0], t), b = a ? gen_as(g, args[1], t) : NULL;
+  if (!b) return NULL;
+  tl_binop bop = op == TL_INTRIN_MIN ? TL_OP_MIN : op == TL_INTRIN_MAX ? TL_OP_MAX
+               : op == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : op == TL_INTRIN_FLOORMOD ? TL_OP_FLOORMOD
+               : TL_OP_DIV;
+  bool fl = tl_dtype_is_float(t);
+  if (op == TL_INTRIN_TRUNCMOD) {
+    if (fl) return libdevice_call(g, "fmod", (LLVMValueRef[]){widen_float(g, a, t, is_f64(t)),
+                                                                widen_float(g, b, t, is_f64(t))}, 2);
+    return is_uint(t) ? LLVMBuildURem(g->B, a, b, "") : LLVMBuildSRem(g->B, a, b, "");
+  }
+  if (op == TL_INTRIN_CEILDIV) {
+    if (fl) {
+      LLVMValueRef q = float_arith(g, TL_OP_DIV, a, b, t, loc);
+      return q ? call_ovl1(g, NV_CEIL, &q, 1) : NULL;
+    }
+    /* floordiv(a + b - 1, b), as TileLang defines it */
+    LLVMValueRef s = LLVMBuildSub(g->B, LLVMBuildAdd(g->B, a, b, ""), cint(LLVMTypeOf(a), 1), "");
+    return int_floordivmod(g, s, b, is_uint(t), false);
+  }
+  return fl ? float_arith(g, bop, a, b, t, loc) : int_arith(g, bop, a, b, t, loc);
+}
+
+/* T.abs(x): the sign bit cleared (floats), llvm.abs (signed integers). */
+static LLVMValueRef gen_abs(cg *g, const tl_expr *e) {
+  LLVMValueRef v = gen_as(g, e->u.call.args[0], e->dtype);
+  if (!v) return NULL;
+  if (tl_dtype_is_float(e->dtype)) {
+    if (is_narrow_float(e->dtype)) { /* clear the sign bit */
+      LLVMTypeRef it = shaped(LLVMTypeOf(v), g->t_i16);
+      LLVMValueRef bits = LLVMBuildAnd(g->B, LLVMBuildBitCast(g->B, v, it, ""), cint(it, 0x7FFF), "");
+      return LLVMBuildBitCast(g->B, bits, LLVMTypeOf(v), "");
+    }
+    return call_ovl1(g, NV_FABS, &v, 1);
+  }
+  if (is_uint(e->dtype) || is_bool(e->dtype)) return v;
+  LLVMValueRef a2[2] = {v, LLVMConstInt(g->t_i1, 0, 0)};
+  return call_ovl1(g, NV_ABS, a2, 2);
+}
+
+/* T.isnan/isinf/isfinite(x). */
+static LLVMValueRef gen_fpclass(cg *g, const tl_expr *e, tl_intrin op) {
+  const tl_expr *arg = e->u.call.args[0];
+  tl_dtype at = arg->dtype;
+  LLVMValueRef v = gen_expr(g, arg);
+  if (!v) return NULL;
+  if (!tl_dtype_is_float(at)) {
+    LLVMTypeRef bt = shaped(LLVMTypeOf(v), g->t_i1);
+    return cint(bt, op == TL_INTRIN_ISFINITE ? 1 : 0);
+  }
+  v = widen_float(g, v, at, is_f64(at));
+  if (op == TL_INTRIN_ISNAN) return LLVMBuildFCmp(g->B, LLVMRealUNO, v, v, "");
+  LLVMValueRef av = call_ovl1(g, NV_FABS, &v, 1);
+  if (!av) return NULL;
+  LLVMValueRef inf = cfp(LLVMTypeOf(v), INFINITY);
+  return LLVMBuildFCmp(g->B, op == TL_INTRIN_ISINF ? LLVMRealOEQ : LLVMRealOLT, av, inf, "");
+}
+
+/* T.fma(a, b, c): llvm.fma on floats (native fma.rn.{f16,bf16,f32,f64}),
+ * a*b + c on integers. */
+static LLVMValueRef gen_fma(cg *g, const tl_expr *e) {
+  tl_expr *const *args = e->u.call.args;
+  tl_dtype t = e->dtype;
+  if (!tl_dtype_is_float(t)) { /* integer fma: a*b + c */
+    LLVMValueRef a = gen_as(g, args[0], t), b = a ? gen_as(g, args[1], t) : NULL;
+    LLVMValueRef c = b ? gen_as(g, args[2], t) : NULL;
+    if (!c) return NULL;
+    return LLVMBuildAdd(g->B, LLVMBuildMul(g->B, a, b, ""), c, "");
+  }
+  LLVMValueRef a3[3];
+  for (int i = 0; i < 3; i++)
+    if (!(a3[i] = gen_as(g, args[i], t))) return NULL;
+  LLVMValueRef r = call_ovl1(g, NV_FMA, a3, 3);
+  return r && t.code == TL_TYPE_TFLOAT ? round_tf32(g, r) : r;
+}
+
+/* Fast math: T.__exp & co. always (fast_call), and exp & co. in a fast-math
+ * function (T.func_attr "tl.enable_fast_math"; there with subnormals flushed
+ * to zero, as nvcc --use_fast_math does): approximate PTX instructions on
+ * f32 (PTX ISA §9.7.3.19-22); f64 uses the accurate functions.  op is the
+ * accurate intrinsic (TL_INTRIN_EXP for T.__exp). */
+static LLVMValueRef gen_fast_math(cg *g, const tl_expr *e, tl_intrin op, bool fast_call) {
+  int n = e->u.call.n;
+  int ex2_i = fast_call ? NV_EX2_APPROX : NV_EX2_APPROX_FTZ;
+  int lg2_i = fast_call ? NV_LG2_APPROX : NV_LG2_APPROX_FTZ;
+  int sin_i = fast_call ? NV_SIN_APPROX : NV_SIN_APPROX_FTZ;
+  int cos_i = fast_call ? NV_COS_APPROX : NV_COS_APPROX_FTZ;
+  fm m;
+  if (!fm_args(g, e, &m, n)) return NULL;
+  if (m.dbl) return libdevice_call(g, libm_base[op], m.a, (unsigned)n);
+  LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
+  LLVMValueRef x = m.a[0], r = NULL;
+  switch (op) {
+  case TL_INTRIN_EXP:
+    r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), ""));
+    break;
+  case TL_INTRIN_EXP2: r = nvvm_f32_unary(g, ex2_i, x); break;
+  case TL_INTRIN_EXP10:
+    r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), ""));
+    break;
+  case TL_INTRIN_LOG: case TL_INTRIN_LOG10: case TL_INTRIN_LOG2: {
+    r = nvvm_f32_unary(g, lg2_i, x);
+    double k = op == TL_INTRIN_LOG10 ? 0.30102999566398120 : op == TL_INTRIN_LOG2 ? 1.0 : 0.69314718055994531;
+    if (r && k != 1.0) r = LLVMBuildFMul(g->B, r, cfp(ty, k), "");
+    break;
+  }
+  case TL_INTRIN_SIN: r = nvvm_f32_unary(g, sin_i, x); break;
+  case TL_INTRIN_COS: r = nvvm_f32_unary(g, cos_i, x); break;
+  case TL_INTRIN_TAN: {
+    LLVMValueRef s = nvvm_f32_unary(g, sin_i, x), c = s ? nvvm_f32_unary(g, cos_i, x) : NULL;
+    if (c) r = LLVMBuildFDiv(g->B, s, c, "");
+    break;
+  }
+  case TL_INTRIN_TANH: r = nvvm_f32_unary(g, NV_TANH_APPROX, x); break;
+  default: { /* pow: 2^(y * log2 x) */
+    LLVMValueRef l = nvvm_f32_unary(g, lg2_i, x);
+    if (l) r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, m.a[1], l, ""));
+    break;
+  }
+  }
+  return fm_result(g, &m, r, e->loc);
+}
+
+/* A float math intrinsic computed in f32/f64 (fm_args): an LLVM intrinsic
+ * (llvm_which >= 0), sigmoid, or a libdevice call. */
+static LLVMValueRef gen_float_math(cg *g, const tl_expr *e, tl_intrin op, int llvm_which) {
+  fm m;
+  if (!fm_args(g, e, &m, e->u.call.n)) return NULL;
+  if (llvm_which >= 0) return fm_result(g, &m, call_ovl1(g, llvm_which, m.a, 1), e->loc);
+  if (op == TL_INTRIN_SIGMOID) {
+    LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
+    LLVMValueRef nx = LLVMBuildFNeg(g->B, m.a[0], "");
+    LLVMValueRef ex = libdevice_call(g, "exp", &nx, 1);
+    LLVMValueRef den = LLVMBuildFAdd(g->B, cfp(ty, 1.0), ex, "");
+    return fm_result(g, &m, LLVMBuildFDiv(g->B, cfp(ty, 1.0), den, ""), e->loc);
+  }
+  return fm_result(g, &m, libdevice_call(g, libm_base[op], m.a, (unsigned)e->u.call.n), e->loc);
+}
+
+/* T.get_thread_binding / get_block_binding / get_lane_idx / get_warp_idx:
+ * %tid.{x,y,z}, %ctaid.{x,y,z}, %tid.x & 31, %tid.x >> 5. */
+static LLVMValueRef gen_sreg_call(cg *g, const tl_expr *e, tl_intrin op) {
+  int n = e->u.call.n;
+  if (op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX) {
+    LLVMValueRef t = sreg(g, NV_TID_X);
+    if (!t) return NULL;
+    LLVMValueRef v = op == TL_INTRIN_GET_LANE_IDX ? LLVMBuildAnd(g->B, t, cint(g->t_i32, 31), "")
+                                                  : LLVMBuildLShr(g->B, t, cint(g->t_i32, 5), "");
+    return convert(g, v, TL_INT32, e->dtype, e->loc);
+  }
+  int64_t k = 0;
+  if (n > 1 || (n == 1 && !tl_expr_is_const_int(e->u.call.args[0], &k)) || k < 0 || k > 2) {
+    cg_error(g, e->loc, "T.%s needs a constant dimension 0, 1 or 2", tl_intrinsics[op].name);
+    return NULL;
+  }
+  bool block = op == TL_INTRIN_GET_BLOCK_BINDING;
+  LLVMValueRef v = sreg(g, (block ? NV_CTAID_X : NV_TID_X) + (int)k);
+  return v ? convert(g, v, TL_INT32, e->dtype, e->loc) : NULL;
+}
+
 static LLVMValueRef gen_atomic_add(cg *g, const tl_expr *e);
 
+/* An intrinsic call as a value: the codegen hook of every tl_intrin (the
+ * switch has no default, so -Wswitch names an intrinsic without one). */
 static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
-  const char *name = tl_intrinsics[e->u.call.op].name;
+  tl_intrin op = (tl_intrin)e->u.call.op;
+  const char *name = tl_intrinsics[op].name;
   int n = e->u.call.n;
   tl_expr *const *args = e->u.call.args;
   tl_loc loc = e->loc;
@@ -989,33 +1157,19 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
       return NULL;                                                                   \
     }                                                                                \
   } while (0)
-
-  if (!strcmp(name, "get_thread_binding") || !strcmp(name, "get_block_binding")) {
-    int64_t k = 0;
-    if (n > 1 || (n == 1 && !tl_expr_is_const_int(args[0], &k)) || k < 0 || k > 2) {
-      cg_error(g, loc, "T.%s needs a constant dimension 0, 1 or 2", name);
-      return NULL;
-    }
-    bool block = name[4] == 'b';
-    LLVMValueRef v = sreg(g, (block ? NV_CTAID_X : NV_TID_X) + (int)k);
-    return v ? convert(g, v, TL_INT32, e->dtype, loc) : NULL;
-  }
-  if (!strcmp(name, "get_lane_idx") || !strcmp(name, "get_warp_idx")) {
-    LLVMValueRef t = sreg(g, NV_TID_X);
-    if (!t) return NULL;
-    LLVMValueRef v = name[4] == 'l' ? LLVMBuildAnd(g->B, t, cint(g->t_i32, 31), "")
-                                    : LLVMBuildLShr(g->B, t, cint(g->t_i32, 5), "");
-    return convert(g, v, TL_INT32, e->dtype, loc);
-  }
-  if (!strncmp(name, "shfl_", 5)) return gen_shfl(g, e, name);
-  if (!strcmp(name, "ptx_atomic_add")) return gen_atomic_add(g, e);
-  if (!strcmp(name, "infinity") || !strcmp(name, "max_value") || !strcmp(name, "min_value"))
-    return gen_limit(g, e, name);
-  if (!strcmp(name, "sync_threads")) {
+  switch (op) {
+  case TL_INTRIN_GET_THREAD_BINDING: case TL_INTRIN_GET_BLOCK_BINDING:
+  case TL_INTRIN_GET_LANE_IDX: case TL_INTRIN_GET_WARP_IDX:
+    return gen_sreg_call(g, e, op);
+  case TL_INTRIN_SHFL_XOR: case TL_INTRIN_SHFL_DOWN: case TL_INTRIN_SHFL_UP: case TL_INTRIN_SHFL_SYNC:
+    return gen_shfl(g, e, op);
+  case TL_INTRIN_PTX_ATOMIC_ADD: return gen_atomic_add(g, e);
+  case TL_INTRIN_INFINITY: case TL_INTRIN_MAX_VALUE: case TL_INTRIN_MIN_VALUE:
+    return gen_limit(g, e, op);
+  case TL_INTRIN_SYNC_THREADS:
     cg_error(g, loc, "T.sync_threads() has no value");
     return NULL;
-  }
-  if (!strcmp(name, "if_then_else")) {
+  case TL_INTRIN_IF_THEN_ELSE: {
     NEED(3);
     LLVMValueRef c = gen_expr(g, args[0]);
     c = to_cond(g, c, args[0]->dtype, args[0]->loc);
@@ -1025,66 +1179,13 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     if (args[0]->dtype.lanes == 1 && e->dtype.lanes > 1) c = splat(g, c, e->dtype.lanes);
     return LLVMBuildSelect(g->B, c, a, b, "");
   }
-  if (!strcmp(name, "min") || !strcmp(name, "max") || !strcmp(name, "floordiv") ||
-      !strcmp(name, "floormod") || !strcmp(name, "truncdiv") || !strcmp(name, "truncmod") ||
-      !strcmp(name, "ceildiv")) {
+  case TL_INTRIN_MIN: case TL_INTRIN_MAX: case TL_INTRIN_FLOORDIV: case TL_INTRIN_FLOORMOD:
+  case TL_INTRIN_TRUNCDIV: case TL_INTRIN_TRUNCMOD: case TL_INTRIN_CEILDIV:
     NEED(2);
-    tl_dtype t = e->dtype;
-    LLVMValueRef a = gen_as(g, args[0], t), b = a ? gen_as(g, args[1], t) : NULL;
-    if (!b) return NULL;
-    tl_binop op = name[1] == 'i' ? TL_OP_MIN : name[1] == 'a' ? TL_OP_MAX
-                : !strcmp(name, "floordiv") ? TL_OP_FLOORDIV : !strcmp(name, "floormod") ? TL_OP_FLOORMOD
-                : TL_OP_DIV;
-    bool fl = tl_dtype_is_float(t);
-    if (!strcmp(name, "truncmod")) {
-      if (fl) return libdevice_call(g, "fmod", (LLVMValueRef[]){widen_float(g, a, t, is_f64(t)),
-                                                                  widen_float(g, b, t, is_f64(t))}, 2);
-      return is_uint(t) ? LLVMBuildURem(g->B, a, b, "") : LLVMBuildSRem(g->B, a, b, "");
-    }
-    if (!strcmp(name, "ceildiv")) {
-      if (fl) {
-        LLVMValueRef q = float_arith(g, TL_OP_DIV, a, b, t, loc);
-        return q ? call_ovl1(g, NV_CEIL, &q, 1) : NULL;
-      }
-      /* floordiv(a + b - 1, b), as TileLang defines it */
-      LLVMValueRef s = LLVMBuildSub(g->B, LLVMBuildAdd(g->B, a, b, ""), cint(LLVMTypeOf(a), 1), "");
-      return int_floordivmod(g, s, b, is_uint(t), false);
-    }
-    return fl ? float_arith(g, op, a, b, t, loc) : int_arith(g, op, a, b, t, loc);
-  }
-  if (!strcmp(name, "abs")) {
-    NEED(1);
-    LLVMValueRef v = gen_as(g, args[0], e->dtype);
-    if (!v) return NULL;
-    if (tl_dtype_is_float(e->dtype)) {
-      if (is_narrow_float(e->dtype)) { /* clear the sign bit */
-        LLVMTypeRef it = shaped(LLVMTypeOf(v), g->t_i16);
-        LLVMValueRef bits = LLVMBuildAnd(g->B, LLVMBuildBitCast(g->B, v, it, ""), cint(it, 0x7FFF), "");
-        return LLVMBuildBitCast(g->B, bits, LLVMTypeOf(v), "");
-      }
-      return call_ovl1(g, NV_FABS, &v, 1);
-    }
-    if (is_uint(e->dtype) || is_bool(e->dtype)) return v;
-    LLVMValueRef a2[2] = {v, LLVMConstInt(g->t_i1, 0, 0)};
-    return call_ovl1(g, NV_ABS, a2, 2);
-  }
-  if (!strcmp(name, "isnan") || !strcmp(name, "isinf") || !strcmp(name, "isfinite")) {
-    NEED(1);
-    tl_dtype at = args[0]->dtype;
-    LLVMValueRef v = gen_expr(g, args[0]);
-    if (!v) return NULL;
-    if (!tl_dtype_is_float(at)) {
-      LLVMTypeRef bt = shaped(LLVMTypeOf(v), g->t_i1);
-      return cint(bt, name[2] == 'f' && name[3] == 'i' ? 1 : 0);
-    }
-    v = widen_float(g, v, at, is_f64(at));
-    if (name[2] == 'n') return LLVMBuildFCmp(g->B, LLVMRealUNO, v, v, "");
-    LLVMValueRef av = call_ovl1(g, NV_FABS, &v, 1);
-    if (!av) return NULL;
-    LLVMValueRef inf = cfp(LLVMTypeOf(v), INFINITY);
-    return LLVMBuildFCmp(g->B, name[2] == 'i' ? LLVMRealOEQ : LLVMRealOLT, av, inf, "");
-  }
-  if (!strcmp(name, "clamp")) {
+    return gen_int_binop_call(g, e, op);
+  case TL_INTRIN_ABS: NEED(1); return gen_abs(g, e);
+  case TL_INTRIN_ISNAN: case TL_INTRIN_ISINF: case TL_INTRIN_ISFINITE: NEED(1); return gen_fpclass(g, e, op);
+  case TL_INTRIN_CLAMP: {
     NEED(3);
     tl_dtype t = e->dtype;
     LLVMValueRef x = gen_as(g, args[0], t), lo = x ? gen_as(g, args[1], t) : NULL;
@@ -1095,99 +1196,30 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     if (!m) return NULL;
     return fl ? float_arith(g, TL_OP_MIN, m, hi, t, loc) : int_arith(g, TL_OP_MIN, m, hi, t, loc);
   }
-  if (!strcmp(name, "fma")) {
-    NEED(3);
-    tl_dtype t = e->dtype;
-    if (!tl_dtype_is_float(t)) { /* integer fma: a*b + c */
-      LLVMValueRef a = gen_as(g, args[0], t), b = a ? gen_as(g, args[1], t) : NULL;
-      LLVMValueRef c = b ? gen_as(g, args[2], t) : NULL;
-      if (!c) return NULL;
-      return LLVMBuildAdd(g->B, LLVMBuildMul(g->B, a, b, ""), c, "");
-    }
-    LLVMValueRef a3[3];
-    for (int i = 0; i < 3; i++)
-      if (!(a3[i] = gen_as(g, args[i], t))) return NULL;
-    LLVMValueRef r = call_ovl1(g, NV_FMA, a3, 3); /* native fma.rn.{f16,bf16,f32,f64} */
-    return r && t.code == TL_TYPE_TFLOAT ? round_tf32(g, r) : r;
-  }
+  case TL_INTRIN_FMA: NEED(3); return gen_fma(g, e);
   /* unary float math implemented with LLVM intrinsics */
-  static const struct { const char *name; int which; } llvm_unary[] = {
-      {"sqrt", NV_SQRT},   {"floor", NV_FLOOR},         {"ceil", NV_CEIL},
-      {"trunc", NV_TRUNC}, {"round", NV_ROUND},         {"nearbyint", NV_ROUNDEVEN},
-      {"rint", NV_ROUNDEVEN}, {"fabs", NV_FABS},
-  };
-  for (size_t i = 0; i < sizeof llvm_unary / sizeof llvm_unary[0]; i++) {
-    if (strcmp(name, llvm_unary[i].name)) continue;
-    NEED(1);
-    fm m;
-    if (!fm_args(g, e, &m, 1)) return NULL;
-    return fm_result(g, &m, call_ovl1(g, llvm_unary[i].which, m.a, 1), loc);
-  }
-  if (!strcmp(name, "sigmoid")) {
-    NEED(1);
-    fm m;
-    if (!fm_args(g, e, &m, 1)) return NULL;
-    LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
-    LLVMValueRef nx = LLVMBuildFNeg(g->B, m.a[0], "");
-    LLVMValueRef ex = libdevice_call(g, "exp", &nx, 1);
-    LLVMValueRef den = LLVMBuildFAdd(g->B, cfp(ty, 1.0), ex, "");
-    return fm_result(g, &m, LLVMBuildFDiv(g->B, cfp(ty, 1.0), den, ""), loc);
-  }
-  /* fast math: T.__exp & co. always, and exp & co. in a fast-math function
-   * (T.func_attr "tl.enable_fast_math"; there with subnormals flushed to
-   * zero, as nvcc --use_fast_math does): approximate PTX instructions on
-   * f32 (PTX ISA §9.7.3.19-22); f64 uses the accurate functions. */
-  bool fast_call = name[0] == '_' && name[1] == '_';
-  if (fast_call || (g->f && g->f->fast_math)) {
-    const char *base = fast_call ? name + 2 : name;
-    int ex2_i = fast_call ? NV_EX2_APPROX : NV_EX2_APPROX_FTZ;
-    int lg2_i = fast_call ? NV_LG2_APPROX : NV_LG2_APPROX_FTZ;
-    int sin_i = fast_call ? NV_SIN_APPROX : NV_SIN_APPROX_FTZ;
-    int cos_i = fast_call ? NV_COS_APPROX : NV_COS_APPROX_FTZ;
-    static const char *const fast[] = {"exp", "exp2", "exp10", "log", "log2", "log10",
-                                       "sin", "cos", "tan", "tanh", "pow"};
-    bool known = false;
-    for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++) known |= !strcmp(base, fast[i]);
-    if (known) {
-      int want = !strcmp(base, "pow") ? 2 : 1;
-      NEED(want);
-      fm m;
-      if (!fm_args(g, e, &m, n)) return NULL;
-      if (m.dbl) return libdevice_call(g, base, m.a, (unsigned)n);
-      LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
-      LLVMValueRef x = m.a[0], r = NULL;
-      if (!strcmp(base, "exp")) {
-        r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), ""));
-      } else if (!strcmp(base, "exp2")) {
-        r = nvvm_f32_unary(g, ex2_i, x);
-      } else if (!strcmp(base, "exp10")) {
-        r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), ""));
-      } else if (!strcmp(base, "log") || !strcmp(base, "log10") || !strcmp(base, "log2")) {
-        r = nvvm_f32_unary(g, lg2_i, x);
-        double k = base[3] == '1' ? 0.30102999566398120 : base[3] == '2' ? 1.0 : 0.69314718055994531;
-        if (r && k != 1.0) r = LLVMBuildFMul(g->B, r, cfp(ty, k), "");
-      } else if (!strcmp(base, "sin")) {
-        r = nvvm_f32_unary(g, sin_i, x);
-      } else if (!strcmp(base, "cos")) {
-        r = nvvm_f32_unary(g, cos_i, x);
-      } else if (!strcmp(base, "tan")) {
-        LLVMValueRef s = nvvm_f32_unary(g, sin_i, x), c = s ? nvvm_f32_unary(g, cos_i, x) : NULL;
-        if (c) r = LLVMBuildFDiv(g->B, s, c, "");
-      } else if (!strcmp(base, "tanh")) {
-        r = nvvm_f32_unary(g, NV_TANH_APPROX, x);
-      } else { /* pow: 2^(y * log2 x) */
-        LLVMValueRef l = nvvm_f32_unary(g, lg2_i, x);
-        if (l) r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, m.a[1], l, ""));
-      }
-      return fm_result(g, &m, r, loc);
-    }
-  }
-  for (size_t i = 0; i < sizeof libm_table / sizeof libm_table[0]; i++) {
-    if (strcmp(name, libm_table[i].name)) continue;
-    NEED(libm_table[i].nargs);
-    fm m;
-    if (!fm_args(g, e, &m, n)) return NULL;
-    return fm_result(g, &m, libdevice_call(g, libm_table[i].base, m.a, (unsigned)n), loc);
+  case TL_INTRIN_SQRT: NEED(1); return gen_float_math(g, e, op, NV_SQRT);
+  case TL_INTRIN_FLOOR: NEED(1); return gen_float_math(g, e, op, NV_FLOOR);
+  case TL_INTRIN_CEIL: NEED(1); return gen_float_math(g, e, op, NV_CEIL);
+  case TL_INTRIN_TRUNC: NEED(1); return gen_float_math(g, e, op, NV_TRUNC);
+  case TL_INTRIN_ROUND: NEED(1); return gen_float_math(g, e, op, NV_ROUND);
+  case TL_INTRIN_SIGMOID: NEED(1); return gen_float_math(g, e, op, -1);
+  case TL_INTRIN_FAST_EXP: NEED(1); return gen_fast_math(g, e, TL_INTRIN_EXP, true);
+  case TL_INTRIN_FAST_EXP2: NEED(1); return gen_fast_math(g, e, TL_INTRIN_EXP2, true);
+  case TL_INTRIN_FAST_LOG: NEED(1); return gen_fast_math(g, e, TL_INTRIN_LOG, true);
+  case TL_INTRIN_FAST_LOG2: NEED(1); return gen_fast_math(g, e, TL_INTRIN_LOG2, true);
+  case TL_INTRIN_EXP: case TL_INTRIN_EXP2: case TL_INTRIN_EXP10: case TL_INTRIN_LOG: case TL_INTRIN_LOG2:
+  case TL_INTRIN_LOG10: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN: case TL_INTRIN_TANH:
+  case TL_INTRIN_POW:
+    NEED(tl_intrinsics[op].min_args);
+    if (g->f && g->f->fast_math) return gen_fast_math(g, e, op, false);
+    return gen_float_math(g, e, op, -1);
+  case TL_INTRIN_LOG1P: case TL_INTRIN_ERF: case TL_INTRIN_RSQRT: case TL_INTRIN_FMOD:
+    NEED(tl_intrinsics[op].min_args);
+    return gen_float_math(g, e, op, -1);
+  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
+    break; /* statements (gen_eval) */
   }
 #undef NEED
   cg_error(g, loc, "T.%s is not supported by the NVPTX code generator", name);
@@ -1915,45 +1947,39 @@ static LLVMValueRef gen_atomic_add(cg *g, const tl_expr *e) {
   return out;
 }
 
+/* An expression statement: the statement intrinsics (bar.sync 0, the GEMM
+ * path's ldmatrix / mma / cp.async and its groups), else the value of an
+ * expression, dropped. */
 static bool gen_eval(cg *g, const tl_stmt *s) {
   const tl_expr *e = s->u.eval.value;
-  if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
-    const char *name = tl_intrinsics[e->u.call.op].name;
-    int n = e->u.call.n;
-    if (!strcmp(name, "sync_threads")) {
-      LLVMValueRef c = call_intrinsic(g, NV_BARRIER0, NULL, 0, NULL, 0);
-      return c != NULL;
-    }
-    if (!strncmp(name, "ptx_", 4)) {
-      static const struct { const char *name; int nargs; } sig[] = {
-          {"ptx_ldmatrix", 6}, {"ptx_mma", 7}, {"ptx_cp_async", 6}, {"ptx_commit_group", 0},
-          {"ptx_wait_group", 1}};
-      for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++) {
-        if (strcmp(name, sig[i].name)) continue;
-        if (n != sig[i].nargs) {
-          cg_error(g, e->loc, "T.%s takes %d arguments, got %d", name, sig[i].nargs, n);
-          return false;
-        }
-        switch (i) {
-        case 0: return gen_ldmatrix(g, e);
-        case 1: return gen_mma(g, e);
-        case 2: return gen_cp_async(g, e);
-        case 3: return call_intrinsic(g, NV_CP_ASYNC_COMMIT, NULL, 0, NULL, 0) != NULL;
-        default: {
-          int64_t k;
-          if (!const_arg(g, e, 0, "n", &k)) return false;
-          if (k < 0 || k > 1000) {
-            cg_error(g, e->loc, "T.ptx_wait_group: n must be a constant from 0 to 1000, not %lld", (long long)k);
-            return false;
-          }
-          LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)k, 0);
-          return call_intrinsic(g, NV_CP_ASYNC_WAIT, NULL, 0, &a, 1) != NULL;
-        }
-        }
-      }
-    }
+  if (!e || e->kind != TL_EXPR_CALL || e->u.call.op < 0 || e->u.call.op >= TL_INTRIN_COUNT)
+    return gen_expr(g, e) != NULL;
+  tl_intrin op = (tl_intrin)e->u.call.op;
+  const tl_intrinsic *in = &tl_intrinsics[op];
+  int n = e->u.call.n;
+  if (op == TL_INTRIN_SYNC_THREADS) {
+    LLVMValueRef c = call_intrinsic(g, NV_BARRIER0, NULL, 0, NULL, 0);
+    return c != NULL;
   }
-  return gen_expr(g, e) != NULL;
+  bool stmt = op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC ||
+              op == TL_INTRIN_PTX_COMMIT_GROUP || op == TL_INTRIN_PTX_WAIT_GROUP;
+  if (!stmt) return gen_expr(g, e) != NULL;
+  if (n != in->min_args) {
+    cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, n);
+    return false;
+  }
+  if (op == TL_INTRIN_PTX_LDMATRIX) return gen_ldmatrix(g, e);
+  if (op == TL_INTRIN_PTX_MMA) return gen_mma(g, e);
+  if (op == TL_INTRIN_PTX_CP_ASYNC) return gen_cp_async(g, e);
+  if (op == TL_INTRIN_PTX_COMMIT_GROUP) return call_intrinsic(g, NV_CP_ASYNC_COMMIT, NULL, 0, NULL, 0) != NULL;
+  int64_t k;
+  if (!const_arg(g, e, 0, "n", &k)) return false;
+  if (k < 0 || k > 1000) {
+    cg_error(g, e->loc, "T.ptx_wait_group: n must be a constant from 0 to 1000, not %lld", (long long)k);
+    return false;
+  }
+  LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)k, 0);
+  return call_intrinsic(g, NV_CP_ASYNC_WAIT, NULL, 0, &a, 1) != NULL;
 }
 
 static bool gen_stmt_inner(cg *g, const tl_stmt *s) {
