@@ -48,7 +48,11 @@ limit_of() {
 }
 
 fail=0
-mapfile -t files < <(git ls-files -- 'lib/*.c' 'lib/*.h' 'lib/*.def' 'tools/*.c' 'tools/*.h' | sort)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  mapfile -t files < <(git ls-files -- 'lib/*.c' 'lib/*.h' 'lib/*.def' 'tools/*.c' 'tools/*.h' | sort)
+else
+  mapfile -t files < <(find lib tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort)
+fi
 for f in "${files[@]}"; do
   [ -f "$f" ] || continue
   n=$(wc -l <"$f")
