@@ -356,6 +356,15 @@ static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
 
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s) { return find_kernel(s, 0); }
 
+tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b) {
+  tl_dtype r = a;
+  if (tl_dtype_is_float(b) && !tl_dtype_is_float(a)) r = b;
+  else if (tl_dtype_is_float(a) == tl_dtype_is_float(b) && b.bits > a.bits) r = b;
+  else if (a.code == TL_TYPE_BOOL && b.code != TL_TYPE_BOOL) r = b;
+  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
+  return r;
+}
+
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v) {
   if (!e || e->kind != TL_EXPR_INT) return false;
   if (v) *v = e->u.ival;

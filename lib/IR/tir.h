@@ -336,6 +336,11 @@ double tl_round_to_dtype(double v, tl_dtype t);
  * arithmetic model shared by the reference evaluator and the SIMT executor
  * (lib/Interp); NaN for any other operator. */
 double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
+/* The dtype both operands of a comparison are brought to before comparing,
+ * in the code generator and the SIMT executor alike: the float one if only
+ * one is a float, else the wider one (a non-bool over a bool), with the
+ * larger lane count. */
+tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b);
 
 /* ------------------------------------------------------------- printing */
 /* Appends the canonical text of the module / an expression. */

@@ -406,16 +406,6 @@ static bool icmp(tl_binop op, int64_t a, int64_t b, bool uns) {
   }
 }
 
-/* codegen.c's common_dtype: the float one, else the wider one, max lanes. */
-static tl_dtype common_dtype(tl_dtype a, tl_dtype b) {
-  tl_dtype r = a;
-  if (is_fl(b) && !is_fl(a)) r = b;
-  else if (is_fl(a) == is_fl(b) && b.bits > a.bits) r = b;
-  else if (is_bool(a) && !is_bool(b)) r = b;
-  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
-  return r;
-}
-
 /* out = a op b elementwise on dtype t (a, b already of dtype t). */
 static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
                        const uint8_t *mask, sx_val *out) {
@@ -459,7 +449,7 @@ static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ou
     return true;
   }
   bool cmp = op >= TL_OP_EQ && op <= TL_OP_GE;
-  tl_dtype t = cmp ? common_dtype(ea->dtype, eb->dtype) : e->dtype;
+  tl_dtype t = cmp ? tl_dtype_compare_common(ea->dtype, eb->dtype) : e->dtype;
   if (!ev_as(x, ea, t, mask, &a) || !ev_as(x, eb, t, mask, &b)) return false;
   if (!cmp) return binop_vals(x, op, &a, &b, t, mask, out);
   if (!alloc_val(x, out, with_lanes(TL_BOOL, lanes_of(t)))) return false;

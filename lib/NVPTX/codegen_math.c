@@ -322,17 +322,6 @@ static LLVMValueRef compare(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
   return LLVMBuildICmp(g->B, p, a, b, "");
 }
 
-/* The dtype two operands are brought to: the float one if only one is a
- * float, the wider one otherwise, with the larger lane count. */
-static tl_dtype common_dtype(tl_dtype a, tl_dtype b) {
-  tl_dtype r = a;
-  if (tl_dtype_is_float(b) && !tl_dtype_is_float(a)) r = b;
-  else if (tl_dtype_is_float(a) == tl_dtype_is_float(b) && b.bits > a.bits) r = b;
-  else if (is_bool(a) && !is_bool(b)) r = b;
-  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
-  return r;
-}
-
 LLVMValueRef cg_gen_binary(cg *g, const tl_expr *e) {
   tl_binop op = e->u.bin.op;
   const tl_expr *ea = e->u.bin.a, *eb = e->u.bin.b;
@@ -346,7 +335,7 @@ LLVMValueRef cg_gen_binary(cg *g, const tl_expr *e) {
     return op == TL_OP_AND ? LLVMBuildAnd(g->B, a, b, "") : LLVMBuildOr(g->B, a, b, "");
   }
   bool cmp = op >= TL_OP_EQ && op <= TL_OP_GE;
-  tl_dtype t = cmp ? common_dtype(ea->dtype, eb->dtype) : e->dtype;
+  tl_dtype t = cmp ? tl_dtype_compare_common(ea->dtype, eb->dtype) : e->dtype;
   if (op == TL_OP_SHL || op == TL_OP_SHR) t = e->dtype;
   LLVMValueRef a = cg_gen_as(g, ea, t), b = a ? cg_gen_as(g, eb, t) : NULL;
   if (!a || !b) return NULL;
