@@ -276,7 +276,7 @@ typedef struct tl_primfunc {
   /* TileLang's pass config "tl.enable_fast_math" (nvcc --use_fast_math):
    * f32 multiply-adds may be contracted into fma, f32 division and
    * exp/exp2/log/sin/... use the approximate, flush-to-zero PTX
-   * instructions (lib/NVPTX/codegen.c); printed as T.func_attr key. */
+   * instructions (lib/NVPTX/codegen_math.c); printed as T.func_attr key. */
   bool fast_math;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */

@@ -11,7 +11,7 @@
  * Values live on a scratch stack released statement by statement, so the
  * inner loop is array arithmetic with no allocation per thread.
  *
- * Arithmetic is what lib/NVPTX/codegen.c generates: f32 in float with no
+ * Arithmetic is what lib/NVPTX/codegen_math.c generates: f32 in float with no
  * contraction (T.fma is the only fused operation, fmaf); f16/bf16 operations
  * are rounded once to the dtype (the native half instructions and the
  * widen-to-f32-and-round-back sequences agree, since f32 has at least
@@ -248,7 +248,7 @@ static int elem_bytes(tl_dtype t) {
 }
 
 /* ========================================================== conversions */
-/* One scalar from dtype `from` to dtype `to` (both scalar), as codegen's convert(). */
+/* One scalar from dtype `from` to dtype `to` (both scalar), as codegen's cg_convert(). */
 static sx_el cvt_el(sx_el v, tl_dtype from, tl_dtype to) {
   sx_el r = {0};
   bool ff = is_fl(from), tf = is_fl(to);
@@ -1390,7 +1390,7 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
 
 /* ======================================================== grid / setup */
 /* The end of the shared.dyn buffers placed by shared-memory planning
- * (smem_planned), 0 when none (as codegen.c computes it). */
+ * (smem_planned), 0 when none (as codegen_memory.c computes it). */
 static int64_t planned_end(const tl_stmt *s, int depth) {
   if (!s || depth > SX_MAX_DEPTH) return 0;
   int64_t end = 0, e;
@@ -1419,7 +1419,7 @@ static int64_t planned_end(const tl_stmt *s, int depth) {
   }
 }
 
-/* Assigns shared buffers their byte offsets as codegen.c's gen_alloc does:
+/* Assigns shared buffers their byte offsets as codegen_memory.c's cg_gen_alloc does:
  * smem_offset when shared-memory planning set it; the others in allocation
  * (tree) order at 16-byte aligned consecutive offsets after the planned
  * ones. */

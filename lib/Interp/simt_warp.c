@@ -21,7 +21,7 @@
  *    tiles, and in practice random f16/bf16 tiles) this is exactly the
  *    correctly rounded result, and the GPU agrees within an ulp.
  *  - shfl.sync.{bfly,down,up,idx}.b32 with c = ((32 - width) << 8) |
- *    (up ? 0 : 31), as codegen.c emits it, following the pseudocode of
+ *    (up ? 0 : 31), as codegen_sync.c emits it, following the pseudocode of
  *    shfl.sync in the PTX ISA (Data Movement and Conversion Instructions):
  *    segment mask, maxLane / minLane, an out-of-range source lane gives
  *    the thread's own value; values wider than 32 bits move as two halves,
