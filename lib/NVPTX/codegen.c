@@ -486,6 +486,14 @@ static bool gen_kernel(cg *g, const tl_stmt *s) {
   return gen_stmt(g, s->u.kernel.body);
 }
 
+/* A statement intrinsic's argument count against the table (its fixed arity). */
+static bool stmt_arity(cg *g, const tl_expr *e) {
+  const tl_intrinsic *in = &tl_intrinsics[e->u.call.op];
+  if (e->u.call.n == in->min_args) return true;
+  cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, e->u.call.n);
+  return false;
+}
+
 /* An expression statement: the statement intrinsics (bar.sync 0, the GEMM
  * path's ldmatrix / mma / cp.async and its groups), else the value of an
  * expression, dropped. */
@@ -493,22 +501,15 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   const tl_expr *e = s->u.eval.value;
   if (!e || e->kind != TL_EXPR_CALL || e->u.call.op < 0 || e->u.call.op >= TL_INTRIN_COUNT)
     return cg_gen_expr(g, e) != NULL;
-  tl_intrin op = (tl_intrin)e->u.call.op;
-  const tl_intrinsic *in = &tl_intrinsics[op];
-  int n = e->u.call.n;
-  if (op == TL_INTRIN_SYNC_THREADS) return cg_gen_barrier(g);
-  bool stmt = op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC ||
-              op == TL_INTRIN_PTX_COMMIT_GROUP || op == TL_INTRIN_PTX_WAIT_GROUP;
-  if (!stmt) return cg_gen_expr(g, e) != NULL;
-  if (n != in->min_args) {
-    cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, n);
-    return false;
+  switch ((tl_intrin)e->u.call.op) {
+  case TL_INTRIN_SYNC_THREADS: return cg_gen_barrier(g);
+  case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
+  case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);
+  case TL_INTRIN_PTX_CP_ASYNC: return stmt_arity(g, e) && cg_gen_cp_async(g, e);
+  case TL_INTRIN_PTX_COMMIT_GROUP: return stmt_arity(g, e) && cg_gen_commit_group(g);
+  case TL_INTRIN_PTX_WAIT_GROUP: return stmt_arity(g, e) && cg_gen_wait_group(g, e);
+  default: return cg_gen_expr(g, e) != NULL; /* a value, dropped */
   }
-  if (op == TL_INTRIN_PTX_LDMATRIX) return cg_gen_ldmatrix(g, e);
-  if (op == TL_INTRIN_PTX_MMA) return cg_gen_mma(g, e);
-  if (op == TL_INTRIN_PTX_CP_ASYNC) return cg_gen_cp_async(g, e);
-  if (op == TL_INTRIN_PTX_COMMIT_GROUP) return cg_gen_commit_group(g);
-  return cg_gen_wait_group(g, e);
 }
 
 static bool gen_stmt_inner(cg *g, const tl_stmt *s) {
