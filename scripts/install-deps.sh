@@ -11,6 +11,7 @@ PKGS=(
   llvm-19-tools                    # lit, FileCheck, not
   libcriterion-dev                 # unit tests
   libdlpack-dev                    # DLPack header of the runtime API
+  universal-ctags                  # scripts/check-size.sh (function extents)
   gnuplot-nox                      # benchmarks/results/plot.sh only (no test needs it)
 )
 

@@ -7,6 +7,7 @@
 #   4. a libFuzzer build (clang-19) running the round-trip fuzzer for
 #      FUZZ_SECONDS (default 30) on the seed corpus.
 # Build directories: build-test/, build-asan/, build-tsan/, build-fuzz/ (JOBS=N to set parallelism).
+# First of all, scripts/check-size.sh: file and function sizes of lib/ and tools/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +15,9 @@ JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 THREAD_ITERATIONS=${THREAD_ITERATIONS:-200}
 step() { printf '\n========== %s ==========\n' "$*"; }
+
+step "size check (files <= 1500 lines, functions <= 150 lines)"
+scripts/check-size.sh
 
 step "build (gcc, -DTL_WERROR=ON)"
 cmake -S . -B build-test -DTL_WERROR=ON

@@ -1379,7 +1379,7 @@ static val *call_builtin(elab *E, const char *fn, const tl_ast_expr *x) {
     if (v->k == V_FLOAT) return mk_float(E, fabs(v->u.f));
     tl_expr *e = to_expr(E, v, al);
     if (!e) return NULL;
-    return mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, tl_intrinsic_lookup("abs"), 1, &e)));
+    return mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, TL_INTRIN_ABS, 1, &e)));
   }
   if (!strcmp(fn, "bool")) {
     bool t;
@@ -1687,7 +1687,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     tl_expr **ar = malloc_ir(E, sizeof args);
     if (!ar) return NULL;
     memcpy(ar, args, sizeof args);
-    return mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, tl_intrinsic_lookup("ceildiv"), 2, ar)));
+    return mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, TL_INTRIN_CEILDIV, 2, ar)));
   }
   if (!strcmp(name, "max") || !strcmp(name, "min")) {
     val **a = eval_args(E, x, fn);
@@ -1801,7 +1801,7 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
   tl_expr *args[4] = {chk(E, tl_ir_buffer_ref(E->m, x->loc, b)), off, chk(E, tl_ir_cast(E->m, ve->loc, et, ve)),
                       chk(E, tl_ir_int(E->m, x->loc, TL_BOOL, 1))};
   if (!args[0] || !args[1] || !args[2] || !args[3]) return NULL;
-  int in = tl_intrinsic_lookup("ptx_atomic_add");
+  int in = TL_INTRIN_PTX_ATOMIC_ADD;
   return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
 }
 

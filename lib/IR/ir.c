@@ -122,38 +122,16 @@ const char *tl_scope_name(tl_scope s) {
 }
 
 /* ============================================================ intrinsics */
-/* X(name, min_args, max_args, result rule, unify): unify = 1 when all
- * arguments are brought to one dtype by the binary type rules. */
-#define TL_INTRINSIC_LIST(X)                                                      \
-  X(exp, 1, 1, FLOAT_ARG0, 0) X(exp2, 1, 1, FLOAT_ARG0, 0) X(exp10, 1, 1, FLOAT_ARG0, 0) \
-  X(log, 1, 1, FLOAT_ARG0, 0) X(log2, 1, 1, FLOAT_ARG0, 0) X(log10, 1, 1, FLOAT_ARG0, 0) \
-  X(log1p, 1, 1, FLOAT_ARG0, 0) X(sqrt, 1, 1, FLOAT_ARG0, 0) X(rsqrt, 1, 1, FLOAT_ARG0, 0) \
-  X(tanh, 1, 1, FLOAT_ARG0, 0) X(sigmoid, 1, 1, FLOAT_ARG0, 0) X(erf, 1, 1, FLOAT_ARG0, 0) \
-  X(sin, 1, 1, FLOAT_ARG0, 0) X(cos, 1, 1, FLOAT_ARG0, 0) X(tan, 1, 1, FLOAT_ARG0, 0)     \
-  X(abs, 1, 1, ARG0, 0) X(floor, 1, 1, ARG0, 0) X(ceil, 1, 1, ARG0, 0)                   \
-  X(round, 1, 1, ARG0, 0) X(trunc, 1, 1, ARG0, 0) X(pow, 2, 2, FLOAT_ARG0, 1)            \
-  X(fma, 3, 3, ARG0, 1) X(fmod, 2, 2, ARG0, 1) X(min, 2, 2, ARG0, 1) X(max, 2, 2, ARG0, 1) \
-  X(ceildiv, 2, 2, ARG0, 1) X(if_then_else, 3, 3, ARG1, 0) X(clamp, 3, 3, ARG0, 1)        \
-  X(infinity, 1, 1, DTYPE_ARG0, 0) X(max_value, 1, 1, DTYPE_ARG0, 0)                      \
-  X(min_value, 1, 1, DTYPE_ARG0, 0) X(isnan, 1, 1, BOOL, 0) X(isinf, 1, 1, BOOL, 0)       \
-  X(isfinite, 1, 1, BOOL, 0) X(truncdiv, 2, 2, ARG0, 1) X(truncmod, 2, 2, ARG0, 1)        \
-  X(floordiv, 2, 2, ARG0, 1) X(floormod, 2, 2, ARG0, 1) X(sync_threads, 0, 0, VOID, 0)    \
-  X(__exp, 1, 1, FLOAT_ARG0, 0) X(__exp2, 1, 1, FLOAT_ARG0, 0) X(__log, 1, 1, FLOAT_ARG0, 0) \
-  X(__log2, 1, 1, FLOAT_ARG0, 0) X(shfl_xor, 2, 3, ARG0, 0) X(shfl_down, 2, 3, ARG0, 0)   \
-  X(shfl_up, 2, 3, ARG0, 0) X(shfl_sync, 3, 4, ARG1, 0)                                    \
-  X(get_thread_binding, 0, 1, INT32, 0) X(get_block_binding, 0, 1, INT32, 0)              \
-  X(get_lane_idx, 0, 1, INT32, 0) X(get_warp_idx, 0, 1, INT32, 0)                      \
-  X(ptx_ldmatrix, 6, 6, VOID, 0) X(ptx_mma, 7, 7, VOID, 0) X(ptx_cp_async, 6, 6, VOID, 0) \
-  X(ptx_commit_group, 0, 0, VOID, 0) X(ptx_wait_group, 1, 1, VOID, 0)                    \
-  X(ptx_atomic_add, 4, 4, ARG2, 0)
+const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT] = {
+#define TL_INTRINSIC(id, nm, lo, hi, r, u, eff) [TL_INTRIN_##id] = {#nm, lo, hi, TL_RET_##r, u, eff},
+#include "IR/intrinsics.def"
+#undef TL_INTRINSIC
+};
+const int tl_num_intrinsics = TL_INTRIN_COUNT;
 
-#define X_ENTRY(n, lo, hi, r, u) {#n, lo, hi, TL_RET_##r},
-const tl_intrinsic tl_intrinsics[] = {TL_INTRINSIC_LIST(X_ENTRY)};
-const int tl_num_intrinsics = (int)(sizeof tl_intrinsics / sizeof tl_intrinsics[0]);
-#define X_UNIFY(n, lo, hi, r, u) u,
-static const unsigned char intrin_unify[] = {TL_INTRINSIC_LIST(X_UNIFY)};
-#define X_ID(n, lo, hi, r, u) IN_##n,
-enum { TL_INTRINSIC_LIST(X_ID) IN_COUNT_ };
+const char *tl_intrinsic_name(int op) {
+  return op >= 0 && op < TL_INTRIN_COUNT ? tl_intrinsics[op].name : "?";
+}
 
 int tl_intrinsic_lookup(const char *name) {
   if (!name) return -1;
@@ -377,6 +355,15 @@ static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
 }
 
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s) { return find_kernel(s, 0); }
+
+tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b) {
+  tl_dtype r = a;
+  if (tl_dtype_is_float(b) && !tl_dtype_is_float(a)) r = b;
+  else if (tl_dtype_is_float(a) == tl_dtype_is_float(b) && b.bits > a.bits) r = b;
+  else if (a.code == TL_TYPE_BOOL && b.code != TL_TYPE_BOOL) r = b;
+  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
+  return r;
+}
 
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v) {
   if (!e || e->kind != TL_EXPR_INT) return false;
@@ -848,7 +835,7 @@ static tl_expr *fold_call(tl_module *m, tl_loc loc, int op, int n, tl_expr **arg
   for (int i = 0; i < n; i++)
     if (!is_const(args[i])) return NULL;
   tl_expr *a = n > 0 ? args[0] : NULL, *b = n > 1 ? args[1] : NULL;
-  if (op == IN_abs && a) {
+  if (op == TL_INTRIN_ABS && a) {
     if (a->kind == TL_EXPR_FLOAT) return tl_ir_float(m, loc, a->dtype, fabs(a->u.fval));
     if (a->dtype.code == TL_TYPE_UINT || a->u.ival >= 0) return a;
     if (a->u.ival != INT64_MIN) return tl_ir_int(m, loc, a->dtype, -a->u.ival);
@@ -857,7 +844,7 @@ static tl_expr *fold_call(tl_module *m, tl_loc loc, int op, int n, tl_expr **arg
   if (!a || !b || a->kind != TL_EXPR_INT || b->kind != TL_EXPR_INT || n != 2) return NULL;
   tl_dtype t = a->dtype;
   int64_t r;
-  if (op == IN_ceildiv) {
+  if (op == TL_INTRIN_CEILDIV) {
     /* ceil(a / b) = (a + b - 1) // b for b > 0, computed without overflow */
     if (t.code == TL_TYPE_UINT) {
       uint64_t mask = t.bits >= 64 ? UINT64_MAX : (UINT64_C(1) << t.bits) - 1;
@@ -871,14 +858,14 @@ static tl_expr *fold_call(tl_module *m, tl_loc loc, int op, int n, tl_expr **arg
     if (x % y != 0 && ((x < 0) == (y < 0))) r++;
     return tl_ir_int(m, loc, t, r);
   }
-  if (op == IN_truncdiv || op == IN_truncmod) {
+  if (op == TL_INTRIN_TRUNCDIV || op == TL_INTRIN_TRUNCMOD) {
     int64_t x = a->u.ival, y = b->u.ival;
     if (t.code == TL_TYPE_UINT) {
-      if (!fold_int(op == IN_truncdiv ? TL_OP_DIV : TL_OP_FLOORMOD, t, x, y, &r)) return NULL;
+      if (!fold_int(op == TL_INTRIN_TRUNCDIV ? TL_OP_DIV : TL_OP_FLOORMOD, t, x, y, &r)) return NULL;
       return tl_ir_int(m, loc, t, r);
     }
     if (y == 0 || (x == INT64_MIN && y == -1)) return NULL;
-    return tl_ir_int(m, loc, t, op == IN_truncdiv ? x / y : x % y);
+    return tl_ir_int(m, loc, t, op == TL_INTRIN_TRUNCDIV ? x / y : x % y);
   }
   return NULL;
 }
@@ -888,11 +875,11 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   for (int i = 0; i < n; i++)
     if (!args || !args[i]) return NULL;
   /* Calls that have an expression form of their own. */
-  if (n == 3 && intrin == IN_if_then_else) return tl_ir_select(m, loc, args[0], args[1], args[2]);
-  if (n == 2 && (intrin == IN_min || intrin == IN_max || intrin == IN_floordiv ||
-                 intrin == IN_floormod)) {
-    tl_binop op = intrin == IN_min ? TL_OP_MIN : intrin == IN_max ? TL_OP_MAX
-                : intrin == IN_floordiv ? TL_OP_FLOORDIV : TL_OP_FLOORMOD;
+  if (n == 3 && intrin == TL_INTRIN_IF_THEN_ELSE) return tl_ir_select(m, loc, args[0], args[1], args[2]);
+  if (n == 2 && (intrin == TL_INTRIN_MIN || intrin == TL_INTRIN_MAX || intrin == TL_INTRIN_FLOORDIV ||
+                 intrin == TL_INTRIN_FLOORMOD)) {
+    tl_binop op = intrin == TL_INTRIN_MIN ? TL_OP_MIN : intrin == TL_INTRIN_MAX ? TL_OP_MAX
+                : intrin == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : TL_OP_FLOORMOD;
     return tl_ir_binary(m, loc, op, args[0], args[1]);
   }
   tl_expr **cp = copy_exprs(m, n, args);
@@ -903,22 +890,22 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
     if (tl_dtype_parse(cp[0]->u.str, &t) && t.lanes == 1) {
       if (tl_dtype_is_float(t)) {
         double v = INFINITY;
-        if (intrin != IN_infinity) {
+        if (intrin != TL_INTRIN_INFINITY) {
           /* largest finite value of the format */
           int p = t.code == TL_TYPE_BFLOAT ? 8 : (t.bits == 16 || t.code == TL_TYPE_TFLOAT) ? 11
                 : t.bits == 32 ? 24 : 53;
           int emax = (t.bits == 16 && t.code == TL_TYPE_FLOAT) ? 15 : t.bits == 64 ? 1023 : 127;
           v = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
-          if (intrin == IN_min_value) v = -v;
+          if (intrin == TL_INTRIN_MIN_VALUE) v = -v;
         }
         return tl_ir_float(m, loc, t, v);
       }
-      if (is_intlike(t) && intrin != IN_infinity) {
+      if (is_intlike(t) && intrin != TL_INTRIN_INFINITY) {
         int64_t v;
-        if (t.code == TL_TYPE_BOOL) v = intrin == IN_max_value;
+        if (t.code == TL_TYPE_BOOL) v = intrin == TL_INTRIN_MAX_VALUE;
         else if (t.code == TL_TYPE_UINT)
-          v = intrin == IN_min_value ? 0 : (int64_t)(t.bits >= 64 ? UINT64_MAX : (UINT64_C(1) << t.bits) - 1);
-        else if (intrin == IN_max_value) v = t.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
+          v = intrin == TL_INTRIN_MIN_VALUE ? 0 : (int64_t)(t.bits >= 64 ? UINT64_MAX : (UINT64_C(1) << t.bits) - 1);
+        else if (intrin == TL_INTRIN_MAX_VALUE) v = t.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
         else v = t.bits >= 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (t.bits - 1));
         return tl_ir_int(m, loc, t, v);
       }
@@ -929,7 +916,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
     cp[0] = tl_ir_cast(m, loc, TL_FLOAT32, cp[0]);
     if (!cp[0]) return NULL;
   }
-  if (intrin_unify[intrin] && n > 1) {
+  if (tl_intrinsics[intrin].unify && n > 1) {
     for (int i = 1; i < n; i++) {
       unify(m, loc, &cp[0], &cp[i]);
       if (!cp[0] || !cp[i]) return NULL;
@@ -941,7 +928,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   }
   tl_expr *f = fold_call(m, loc, intrin, n, cp);
   if (f) return f;
-  if (intrin == IN_ceildiv && n == 2 && const_is(cp[1], 1) && is_intlike(cp[0]->dtype))
+  if (intrin == TL_INTRIN_CEILDIV && n == 2 && const_is(cp[1], 1) && is_intlike(cp[0]->dtype))
     return cp[0];
   tl_dtype t;
   switch (in->ret) {

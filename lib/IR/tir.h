@@ -96,14 +96,15 @@ struct tl_expr {
     struct { tl_expr *cond, *t, *f; } sel;
     struct { tl_expr *value; } cast;
     struct { tl_buffer *buffer; int n; tl_expr **indices; } load;
-    struct { int op; int n; tl_expr **args; } call;   /* op: index in tl_intrinsics[] */
+    struct { int op; int n; tl_expr **args; } call;   /* op: a tl_intrin */
     tl_buffer *buffer;
     struct { tl_expr *base, *stride; } ramp;
     struct { tl_expr *value; } bcast;
   } u;
 };
 
-/* Math / utility intrinsics callable as T.name(...) in expressions. */
+/* Intrinsics callable as T.name(...) in expressions and statements, defined
+ * once in lib/IR/intrinsics.def (name, arity, result rule, unify, effects). */
 typedef enum tl_intrin_ret {
   TL_RET_ARG0,      /* same dtype as the first argument */
   TL_RET_ARG1,      /* same dtype as the second argument (if_then_else) */
@@ -114,14 +115,40 @@ typedef enum tl_intrin_ret {
   TL_RET_DTYPE_ARG0, /* the dtype named by the string argument 0 (T.infinity("float16")) */
   TL_RET_ARG2        /* same dtype as the third argument (T.ptx_atomic_add's value) */
 } tl_intrin_ret;
+/* Effects of an intrinsic (bit set). */
+enum {
+  TL_EFF_NONE = 0,
+  TL_EFF_CONVERGENT = 1,   /* warp- or block-collective (bar.sync, shfl.sync, ldmatrix, mma) */
+  TL_EFF_SIDE_EFFECTS = 2  /* writes or orders memory */
+};
+/* The intrinsic ids: TL_INTRIN_EXP, ..., TL_INTRIN_PTX_ATOMIC_ADD, in table
+ * order (tl_expr.u.call.op holds one).  Consumers switch on tl_intrin with
+ * no default case, so that -Wswitch reports a consumer a new id lacks. */
+typedef enum tl_intrin {
+#define TL_INTRINSIC(id, name, lo, hi, ret, unify, eff) TL_INTRIN_##id,
+#include "IR/intrinsics.def"
+#undef TL_INTRINSIC
+} tl_intrin;
+enum {
+  TL_INTRIN_COUNT = 0
+#define TL_INTRINSIC(id, name, lo, hi, ret, unify, eff) + 1
+#include "IR/intrinsics.def"
+#undef TL_INTRINSIC
+};
 typedef struct tl_intrinsic {
   const char *name;     /* "exp2" (spelled T.exp2) */
   int min_args, max_args;
   tl_intrin_ret ret;
+  bool unify;           /* arguments brought to one dtype by tl_ir_call */
+  unsigned effects;     /* TL_EFF_* bits */
 } tl_intrinsic;
-extern const tl_intrinsic tl_intrinsics[];
-extern const int tl_num_intrinsics;
-int tl_intrinsic_lookup(const char *name);   /* index or -1 */
+extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT];   /* indexed by tl_intrin */
+extern const int tl_num_intrinsics;                          /* TL_INTRIN_COUNT */
+/* The id of T.name, or -1: name resolution for the parser, the elaborator and
+ * the public builder only (everything else names intrinsics by tl_intrin). */
+int tl_intrinsic_lookup(const char *name);
+/* The name of call op `op` ("?" when out of range), for diagnostics. */
+const char *tl_intrinsic_name(int op);
 
 /* ------------------------------------------------------------ statements */
 typedef enum tl_stmt_kind {
@@ -249,7 +276,7 @@ typedef struct tl_primfunc {
   /* TileLang's pass config "tl.enable_fast_math" (nvcc --use_fast_math):
    * f32 multiply-adds may be contracted into fma, f32 division and
    * exp/exp2/log/sin/... use the approximate, flush-to-zero PTX
-   * instructions (lib/NVPTX/codegen.c); printed as T.func_attr key. */
+   * instructions (lib/NVPTX/codegen_math.c); printed as T.func_attr key. */
   bool fast_math;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
@@ -309,6 +336,11 @@ double tl_round_to_dtype(double v, tl_dtype t);
  * arithmetic model shared by the reference evaluator and the SIMT executor
  * (lib/Interp); NaN for any other operator. */
 double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
+/* The dtype both operands of a comparison are brought to before comparing,
+ * in the code generator and the SIMT executor alike: the float one if only
+ * one is a float, else the wider one (a non-bool over a bool), with the
+ * larger lane count. */
+tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b);
 
 /* ------------------------------------------------------------- printing */
 /* Appends the canonical text of the module / an expression. */

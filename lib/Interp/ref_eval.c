@@ -1,7 +1,8 @@
 /* The tile-level reference evaluator (tl_ref_eval of lib/Interp/interp.h):
  * runs a tile program as written, before any lowering, and so defines what
  * the program means.  This file holds the state, values, expressions,
- * statements and the grid; ref_eval_ops.c holds the tile ops.  It shares no
+ * statements and the grid; ref_eval_ops.c holds the tile ops and
+ * ref_eval_call.c the intrinsic calls.  It shares no
  * code with lib/Lower.
  *
  * Algorithm: a tree-walking interpreter over the tile IR of one prim_func.
@@ -47,48 +48,6 @@
 #define RE_MAX_DEPTH 2000             /* nesting of statements + expressions */
 #define RE_MAX_ELEMS (INT64_C(1) << 27) /* elements of one evaluator-owned buffer */
 #define RE_MAX_THREADS 4096           /* threads of a per-thread block */
-
-/* ------------------------------------------------------------ intrinsics */
-enum {
-  RE_IN_UNKNOWN = 0, RE_IN_EXP, RE_IN_EXP2, RE_IN_EXP10, RE_IN_LOG, RE_IN_LOG2, RE_IN_LOG10,
-  RE_IN_LOG1P, RE_IN_SQRT, RE_IN_RSQRT, RE_IN_TANH, RE_IN_SIGMOID, RE_IN_ERF, RE_IN_SIN,
-  RE_IN_COS, RE_IN_TAN, RE_IN_ABS, RE_IN_FLOOR, RE_IN_CEIL, RE_IN_ROUND, RE_IN_TRUNC,
-  RE_IN_POW, RE_IN_FMA, RE_IN_FMOD, RE_IN_MIN, RE_IN_MAX, RE_IN_CEILDIV, RE_IN_IF_THEN_ELSE,
-  RE_IN_CLAMP, RE_IN_INFINITY, RE_IN_MAX_VALUE, RE_IN_MIN_VALUE, RE_IN_ISNAN, RE_IN_ISINF,
-  RE_IN_ISFINITE, RE_IN_TRUNCDIV, RE_IN_TRUNCMOD, RE_IN_FLOORDIV, RE_IN_FLOORMOD,
-  RE_IN_SYNC_THREADS, RE_IN_THREAD_BINDING, RE_IN_BLOCK_BINDING, RE_IN_LANE_IDX,
-  RE_IN_WARP_IDX, RE_IN_SHFL, RE_IN_SIMT,
-  RE_IN_ATOMIC_ADD  /* T.ptx_atomic_add (the value form of T.atomic_add, return_prev=True) */
-};
-static const struct { const char *name; int id; } intrin_names[] = {
-    {"exp", RE_IN_EXP}, {"exp2", RE_IN_EXP2}, {"exp10", RE_IN_EXP10}, {"log", RE_IN_LOG},
-    {"log2", RE_IN_LOG2}, {"log10", RE_IN_LOG10}, {"log1p", RE_IN_LOG1P}, {"sqrt", RE_IN_SQRT},
-    {"rsqrt", RE_IN_RSQRT}, {"tanh", RE_IN_TANH}, {"sigmoid", RE_IN_SIGMOID}, {"erf", RE_IN_ERF},
-    {"sin", RE_IN_SIN}, {"cos", RE_IN_COS}, {"tan", RE_IN_TAN}, {"abs", RE_IN_ABS},
-    {"floor", RE_IN_FLOOR}, {"ceil", RE_IN_CEIL}, {"round", RE_IN_ROUND}, {"trunc", RE_IN_TRUNC},
-    {"pow", RE_IN_POW}, {"fma", RE_IN_FMA}, {"fmod", RE_IN_FMOD}, {"min", RE_IN_MIN},
-    {"max", RE_IN_MAX}, {"ceildiv", RE_IN_CEILDIV}, {"if_then_else", RE_IN_IF_THEN_ELSE},
-    {"clamp", RE_IN_CLAMP}, {"infinity", RE_IN_INFINITY}, {"max_value", RE_IN_MAX_VALUE},
-    {"min_value", RE_IN_MIN_VALUE}, {"isnan", RE_IN_ISNAN}, {"isinf", RE_IN_ISINF},
-    {"isfinite", RE_IN_ISFINITE}, {"truncdiv", RE_IN_TRUNCDIV}, {"truncmod", RE_IN_TRUNCMOD},
-    {"floordiv", RE_IN_FLOORDIV}, {"floormod", RE_IN_FLOORMOD},
-    {"sync_threads", RE_IN_SYNC_THREADS}, {"get_thread_binding", RE_IN_THREAD_BINDING},
-    {"get_block_binding", RE_IN_BLOCK_BINDING}, {"get_lane_idx", RE_IN_LANE_IDX},
-    {"get_warp_idx", RE_IN_WARP_IDX},
-    /* fast math means the same function */
-    {"__exp", RE_IN_EXP}, {"__exp2", RE_IN_EXP2}, {"__log", RE_IN_LOG}, {"__log2", RE_IN_LOG2},
-    {"shfl_xor", RE_IN_SHFL}, {"shfl_down", RE_IN_SHFL}, {"shfl_up", RE_IN_SHFL},
-    {"shfl_sync", RE_IN_SHFL},
-    {"ptx_ldmatrix", RE_IN_SIMT}, {"ptx_mma", RE_IN_SIMT}, {"ptx_cp_async", RE_IN_SIMT},
-    {"ptx_commit_group", RE_IN_SIMT}, {"ptx_wait_group", RE_IN_SIMT},
-    {"ptx_atomic_add", RE_IN_ATOMIC_ADD},
-};
-
-static int intrin_id(const re_state *st, const tl_expr *e) {
-  int op = e->u.call.op;
-  if (op < 0 || op >= tl_num_intrinsics) return RE_IN_UNKNOWN;
-  return st->intrin[op];
-}
 
 /* ---------------------------------------------------------------- errors */
 void re_error(re_state *st, tl_loc loc, const char *fmt, ...) {
@@ -591,8 +550,7 @@ re_val re_add(re_val a, re_val b, tl_dtype t) {
 static int type_bits(tl_dtype t) { return t.code == TL_TYPE_BOOL ? 8 : t.bits; }
 
 /* a op b on int-like dtype t (values wrapped to t); wraps the result. */
-static int64_t int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t,
-                         tl_loc loc) {
+int64_t re_int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t, tl_loc loc) {
   bool uns = t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL;
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
   int64_t r;
@@ -682,324 +640,11 @@ static bool compare(tl_binop op, re_val a, re_val b, tl_dtype t) {
   }
 }
 
-static bool truthy(re_val v, tl_dtype t) {
+bool re_truthy(re_val v, tl_dtype t) {
   return tl_dtype_is_float(t) ? v.f != 0 : v.i != 0;
 }
 
 /* ----------------------------------------------------------- expressions */
-/* Unary float math f(x) on float dtype t. */
-static double float_math(int id, double x, tl_dtype t) {
-  if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
-    switch (id) {
-    case RE_IN_EXP: return exp(x);
-    case RE_IN_EXP2: return exp2(x);
-    case RE_IN_EXP10: return pow(10.0, x);
-    case RE_IN_LOG: return log(x);
-    case RE_IN_LOG2: return log2(x);
-    case RE_IN_LOG10: return log10(x);
-    case RE_IN_LOG1P: return log1p(x);
-    case RE_IN_SQRT: return sqrt(x);
-    case RE_IN_RSQRT: return 1.0 / sqrt(x);
-    case RE_IN_TANH: return tanh(x);
-    case RE_IN_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case RE_IN_ERF: return erf(x);
-    case RE_IN_SIN: return sin(x);
-    case RE_IN_COS: return cos(x);
-    case RE_IN_TAN: return tan(x);
-    case RE_IN_FLOOR: return floor(x);
-    case RE_IN_CEIL: return ceil(x);
-    case RE_IN_ROUND: return round(x);
-    case RE_IN_TRUNC: return trunc(x);
-    case RE_IN_ABS: return fabs(x);
-    default: return NAN;
-    }
-  }
-  float v = (float)x, r;
-  switch (id) {
-  case RE_IN_EXP: r = expf(v); break;
-  case RE_IN_EXP2: r = exp2f(v); break;
-  case RE_IN_EXP10: r = powf(10.0f, v); break;
-  case RE_IN_LOG: r = logf(v); break;
-  case RE_IN_LOG2: r = log2f(v); break;
-  case RE_IN_LOG10: r = log10f(v); break;
-  case RE_IN_LOG1P: r = log1pf(v); break;
-  case RE_IN_SQRT: r = sqrtf(v); break;
-  case RE_IN_RSQRT: r = 1.0f / sqrtf(v); break;
-  case RE_IN_TANH: r = tanhf(v); break;
-  case RE_IN_SIGMOID: r = 1.0f / (1.0f + expf(-v)); break;
-  case RE_IN_ERF: r = erff(v); break;
-  case RE_IN_SIN: r = sinf(v); break;
-  case RE_IN_COS: r = cosf(v); break;
-  case RE_IN_TAN: r = tanf(v); break;
-  case RE_IN_FLOOR: r = floorf(v); break;
-  case RE_IN_CEIL: r = ceilf(v); break;
-  case RE_IN_ROUND: r = roundf(v); break;
-  case RE_IN_TRUNC: r = truncf(v); break;
-  case RE_IN_ABS: r = fabsf(v); break;
-  default: r = NAN; break;
-  }
-  return re_round(r, t);
-}
-
-/* Largest finite value of float dtype t. */
-static double float_max(tl_dtype t) {
-  if (t.code == TL_TYPE_FLOAT && t.bits == 16) return 65504.0;
-  if (t.code == TL_TYPE_FLOAT && t.bits == 64) return 1.7976931348623157e308;
-  if (t.code == TL_TYPE_BFLOAT) return 3.3895313892515355e38;
-  if (t.code == TL_TYPE_TFLOAT) return 3.4011621342146535e38; /* 10-bit mantissa */
-  return 3.4028234663852886e38;
-}
-static int64_t int_limit(tl_dtype t, bool max) {
-  if (t.code == TL_TYPE_BOOL) return max;
-  int bits = t.bits;
-  if (t.code == TL_TYPE_UINT) return max ? re_wrap(-1, t) : 0;
-  if (bits >= 64) return max ? INT64_MAX : INT64_MIN;
-  return max ? (int64_t)((UINT64_C(1) << (bits - 1)) - 1) : -(int64_t)(UINT64_C(1) << (bits - 1));
-}
-
-/* Argument i of call e converted to dtype t. */
-static re_val arg_as(re_state *st, const tl_expr *e, int i, tl_dtype t) {
-  const tl_expr *a = e->u.call.args[i];
-  re_val v = re_eval(st, a);
-  if (st->failed) return v;
-  if (!tl_dtype_eq(a->dtype, t)) v = re_convert(v, a->dtype, t);
-  return v;
-}
-
-static re_val eval_call(re_state *st, const tl_expr *e) {
-  re_val r = {0};
-  int id = intrin_id(st, e);
-  int n = e->u.call.n;
-  const char *name = e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics
-                         ? tl_intrinsics[e->u.call.op].name : "?";
-  tl_dtype t = e->dtype;
-  bool fl = tl_dtype_is_float(t);
-  int want = -1;
-  switch (id) {
-  case RE_IN_EXP: case RE_IN_EXP2: case RE_IN_EXP10: case RE_IN_LOG: case RE_IN_LOG2:
-  case RE_IN_LOG10: case RE_IN_LOG1P: case RE_IN_SQRT: case RE_IN_RSQRT: case RE_IN_TANH:
-  case RE_IN_SIGMOID: case RE_IN_ERF: case RE_IN_SIN: case RE_IN_COS: case RE_IN_TAN:
-  case RE_IN_ISNAN: case RE_IN_ISINF: case RE_IN_ISFINITE: case RE_IN_INFINITY:
-  case RE_IN_MAX_VALUE: case RE_IN_MIN_VALUE:
-    want = 1;
-    break;
-  case RE_IN_ABS: case RE_IN_FLOOR: case RE_IN_CEIL: case RE_IN_ROUND: case RE_IN_TRUNC:
-    want = 1;
-    break;
-  case RE_IN_POW: case RE_IN_FMOD: case RE_IN_MIN: case RE_IN_MAX: case RE_IN_CEILDIV:
-  case RE_IN_TRUNCDIV: case RE_IN_TRUNCMOD: case RE_IN_FLOORDIV: case RE_IN_FLOORMOD:
-    want = 2;
-    break;
-  case RE_IN_FMA: case RE_IN_IF_THEN_ELSE: case RE_IN_CLAMP: want = 3; break;
-  default: break;
-  }
-  if (want >= 0 && n != want) {
-    re_error(st, e->loc, "T.%s takes %d argument%s, got %d", name, want, want == 1 ? "" : "s", n);
-    return r;
-  }
-  switch (id) {
-  case RE_IN_EXP: case RE_IN_EXP2: case RE_IN_EXP10: case RE_IN_LOG: case RE_IN_LOG2:
-  case RE_IN_LOG10: case RE_IN_LOG1P: case RE_IN_SQRT: case RE_IN_RSQRT: case RE_IN_TANH:
-  case RE_IN_SIGMOID: case RE_IN_ERF: case RE_IN_SIN: case RE_IN_COS: case RE_IN_TAN:
-    if (!fl) {
-      re_error(st, e->loc, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
-      return r;
-    }
-    r = arg_as(st, e, 0, t);
-    r.f = float_math(id, r.f, t);
-    return r;
-  case RE_IN_ABS: case RE_IN_FLOOR: case RE_IN_CEIL: case RE_IN_ROUND: case RE_IN_TRUNC:
-    r = arg_as(st, e, 0, t);
-    if (fl) r.f = float_math(id, r.f, t);
-    else if (id == RE_IN_ABS && t.code == TL_TYPE_INT && r.i < 0)
-      r.i = re_wrap((int64_t)(0 - (uint64_t)r.i), t);
-    return r;
-  case RE_IN_POW:
-  case RE_IN_MIN:
-  case RE_IN_MAX:
-  case RE_IN_FLOORDIV:
-  case RE_IN_FLOORMOD: {
-    tl_binop op = id == RE_IN_POW ? TL_OP_POW : id == RE_IN_MIN ? TL_OP_MIN
-                : id == RE_IN_MAX ? TL_OP_MAX : id == RE_IN_FLOORDIV ? TL_OP_FLOORDIV
-                : TL_OP_FLOORMOD;
-    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
-    if (st->failed) return r;
-    if (fl) r.f = tl_float_binop(op, a.f, b.f, t);
-    else r.i = int_arith(st, op, a.i, b.i, t, e->loc);
-    return r;
-  }
-  case RE_IN_FMOD:
-  case RE_IN_TRUNCMOD:
-  case RE_IN_TRUNCDIV: {
-    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
-    if (st->failed) return r;
-    if (fl) {
-      bool dbl = t.bits == 64;
-      if (id == RE_IN_TRUNCDIV) r.f = re_round(dbl ? trunc(a.f / b.f) : truncf((float)a.f / (float)b.f), t);
-      else r.f = re_round(dbl ? fmod(a.f, b.f) : fmodf((float)a.f, (float)b.f), t);
-      return r;
-    }
-    if (b.i == 0) {
-      re_error(st, e->loc, "integer division by zero in T.%s", name);
-      return r;
-    }
-    bool uns = t.code != TL_TYPE_INT;
-    if (uns) {
-      uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-      r.i = (int64_t)(id == RE_IN_TRUNCDIV ? x / y : x % y);
-    } else if (a.i == INT64_MIN && b.i == -1) {
-      r.i = id == RE_IN_TRUNCDIV ? a.i : 0;
-    } else {
-      r.i = id == RE_IN_TRUNCDIV ? a.i / b.i : a.i % b.i;
-    }
-    r.i = re_wrap(r.i, t);
-    return r;
-  }
-  case RE_IN_CEILDIV: {
-    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
-    if (st->failed) return r;
-    if (fl) {
-      r.f = tl_float_binop(TL_OP_DIV, a.f, b.f, t);
-      r.f = float_math(RE_IN_CEIL, r.f, t);
-      return r;
-    }
-    /* floordiv(a + b - 1, b), as TileLang defines it */
-    int64_t s = int_arith(st, TL_OP_SUB, int_arith(st, TL_OP_ADD, a.i, b.i, t, e->loc), 1, t, e->loc);
-    r.i = int_arith(st, TL_OP_FLOORDIV, s, b.i, t, e->loc);
-    return r;
-  }
-  case RE_IN_FMA: {
-    re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t), c = arg_as(st, e, 2, t);
-    if (st->failed) return r;
-    if (!fl) {
-      r.i = int_arith(st, TL_OP_ADD, int_arith(st, TL_OP_MUL, a.i, b.i, t, e->loc), c.i, t, e->loc);
-    } else if (t.code == TL_TYPE_FLOAT && t.bits == 32) {
-      r.f = fmaf((float)a.f, (float)b.f, (float)c.f);
-    } else {
-      r.f = re_round(fma(a.f, b.f, c.f), t); /* one rounding (f64; f16/bf16 via f64) */
-    }
-    return r;
-  }
-  case RE_IN_IF_THEN_ELSE: {
-    const tl_expr *c = e->u.call.args[0];
-    re_val cv = re_eval(st, c);
-    if (st->failed) return r;
-    return arg_as(st, e, truthy(cv, c->dtype) ? 1 : 2, t); /* only the chosen branch */
-  }
-  case RE_IN_CLAMP: {
-    re_val x = arg_as(st, e, 0, t), lo = arg_as(st, e, 1, t), hi = arg_as(st, e, 2, t);
-    if (st->failed) return r;
-    if (fl) r.f = tl_float_binop(TL_OP_MIN, tl_float_binop(TL_OP_MAX, x.f, lo.f, t), hi.f, t);
-    else r.i = int_arith(st, TL_OP_MIN, int_arith(st, TL_OP_MAX, x.i, lo.i, t, e->loc), hi.i, t, e->loc);
-    return r;
-  }
-  case RE_IN_INFINITY:
-  case RE_IN_MAX_VALUE:
-  case RE_IN_MIN_VALUE:
-    if (fl) {
-      r.f = id == RE_IN_INFINITY ? INFINITY : float_max(t);
-      if (id == RE_IN_MIN_VALUE) r.f = -r.f;
-    } else if (id == RE_IN_INFINITY) {
-      re_error(st, e->loc, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
-    } else {
-      r.i = int_limit(t, id == RE_IN_MAX_VALUE);
-    }
-    return r;
-  case RE_IN_ISNAN:
-  case RE_IN_ISINF:
-  case RE_IN_ISFINITE: {
-    const tl_expr *a = e->u.call.args[0];
-    re_val v = re_eval(st, a);
-    if (st->failed) return r;
-    if (!tl_dtype_is_float(a->dtype)) r.i = id == RE_IN_ISFINITE;
-    else r.i = id == RE_IN_ISNAN ? isnan(v.f) != 0 : id == RE_IN_ISINF ? isinf(v.f) != 0
-                                                                      : isfinite(v.f) != 0;
-    return r;
-  }
-  case RE_IN_THREAD_BINDING:
-  case RE_IN_LANE_IDX:
-  case RE_IN_WARP_IDX: {
-    if (!st->per_thread || !st->in_kernel) {
-      re_error(st, e->loc,
-               "the reference evaluator runs tile programs; T.%s has no meaning here", name);
-      return r;
-    }
-    int64_t k = id == RE_IN_THREAD_BINDING ? 0 : 32;
-    if (n > 1) {
-      re_error(st, e->loc, "T.%s takes at most one argument", name);
-      return r;
-    }
-    if (n == 1) {
-      k = re_eval_int(st, e->u.call.args[0]);
-      if (st->failed) return r;
-    }
-    int64_t tid = st->cur->tid;
-    if (id == RE_IN_THREAD_BINDING) {
-      if (k < 0 || k > 2) {
-        re_error(st, e->loc, "T.%s needs dimension 0, 1 or 2, got %lld", name, (long long)k);
-        return r;
-      }
-      r.i = k == 0 ? tid : 0;
-    } else {
-      if (k <= 0) {
-        re_error(st, e->loc, "T.%s: warp size must be positive, got %lld", name, (long long)k);
-        return r;
-      }
-      r.i = id == RE_IN_LANE_IDX ? tid % k : tid / k;
-    }
-    r.i = re_wrap(r.i, t);
-    return r;
-  }
-  case RE_IN_BLOCK_BINDING: {
-    int64_t k = 0;
-    if (n == 1) k = re_eval_int(st, e->u.call.args[0]);
-    if (st->failed) return r;
-    if (!st->in_kernel || n > 1 || k < 0 || k > 2) {
-      re_error(st, e->loc, "T.%s needs dimension 0, 1 or 2 inside T.Kernel", name);
-      return r;
-    }
-    r.i = re_wrap(st->block[k], t);
-    return r;
-  }
-  case RE_IN_SYNC_THREADS:
-    re_error(st, e->loc, "T.sync_threads() has no value");
-    return r;
-  case RE_IN_SHFL:
-    re_error(st, e->loc,
-             "T.%s: warp shuffles need threads in lockstep; the reference evaluator does not run "
-             "them (use the SIMT executor)", name);
-    return r;
-  case RE_IN_SIMT:
-    re_error(st, e->loc,
-             "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
-    return r;
-  case RE_IN_ATOMIC_ADD: {
-    /* T.ptx_atomic_add(dst, off, value, return_prev): dst[off] += value in
-     * dst's dtype (as T.atomic_add); the value is the old element */
-    const tl_expr *be = n == 4 ? e->u.call.args[0] : NULL;
-    if (!be || be->kind != TL_EXPR_BUFFER || !be->u.buffer) {
-      re_error(st, e->loc, "T.%s(dst, off, value, return_prev) needs a buffer dst", name);
-      return r;
-    }
-    re_buf *rb = re_buf_of(st, be->u.buffer, e->loc);
-    int64_t off = rb ? re_eval_int(st, e->u.call.args[1]) : 0;
-    re_val v = rb && !st->failed ? re_eval(st, e->u.call.args[2]) : r;
-    if (!rb || st->failed) return r;
-    if (off < 0 || off >= rb->size) {
-      re_error(st, e->loc, "T.%s: element %lld is outside '%s' (%lld elements)", name, (long long)off,
-               be->u.buffer->name, (long long)rb->size);
-      return r;
-    }
-    re_val old = re_buf_get(rb, off);
-    re_buf_set(rb, off, re_add(old, re_convert(v, e->u.call.args[2]->dtype, rb->dt), rb->dt));
-    return tl_dtype_eq(rb->dt, t) ? old : re_convert(old, rb->dt, t);
-  }
-  default:
-    re_error(st, e->loc, "T.%s is not supported by the reference evaluator", name);
-    return r;
-  }
-}
-
 static re_val eval_rec(re_state *st, const tl_expr *e) {
   re_val r = {0};
   if (st->failed) return r;
@@ -1039,13 +684,13 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     if (op == TL_OP_AND || op == TL_OP_OR) { /* short-circuit */
       re_val a = re_eval(st, x);
       if (st->failed) return r;
-      bool av = truthy(a, x->dtype);
+      bool av = re_truthy(a, x->dtype);
       if (op == TL_OP_AND ? !av : av) {
         r.i = av;
         return r;
       }
       re_val b = re_eval(st, y);
-      r.i = truthy(b, y->dtype);
+      r.i = re_truthy(b, y->dtype);
       return r;
     }
     re_val a = re_eval(st, x), b = re_eval(st, y);
@@ -1062,7 +707,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
       }
       r.f = tl_float_binop(op, a.f, b.f, ot);
     } else {
-      r.i = int_arith(st, op, a.i, b.i, ot, e->loc);
+      r.i = re_int_arith(st, op, a.i, b.i, ot, e->loc);
     }
     if (!tl_dtype_eq(t, ot)) r = re_convert(r, ot, t);
     return r;
@@ -1072,7 +717,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     re_val a = re_eval(st, x);
     if (st->failed) return r;
     if (e->u.un.op == TL_OP_NOT) {
-      r.i = !truthy(a, x->dtype);
+      r.i = !re_truthy(a, x->dtype);
       return r;
     }
     if (!tl_dtype_eq(x->dtype, t)) a = re_convert(a, x->dtype, t);
@@ -1090,7 +735,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
   case TL_EXPR_SELECT: {
     re_val c = re_eval(st, e->u.sel.cond);
     if (st->failed) return r;
-    const tl_expr *pick = truthy(c, e->u.sel.cond->dtype) ? e->u.sel.t : e->u.sel.f;
+    const tl_expr *pick = re_truthy(c, e->u.sel.cond->dtype) ? e->u.sel.t : e->u.sel.f;
     r = re_eval(st, pick); /* only the chosen branch: it may guard a load */
     if (!st->failed && !tl_dtype_eq(pick->dtype, t)) r = re_convert(r, pick->dtype, t);
     return r;
@@ -1114,7 +759,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     if (!tl_dtype_eq(rb->dt, t)) r = re_convert(r, rb->dt, t);
     return r;
   }
-  case TL_EXPR_CALL: return eval_call(st, e);
+  case TL_EXPR_CALL: return re_eval_call(st, e);
   case TL_EXPR_STRING:
     re_error(st, e->loc, "a string is not a value");
     return r;
@@ -1199,10 +844,10 @@ static void exec_loop(re_state *st, const tl_stmt *s, int k) {
   }
 }
 
-static bool is_sync(const re_state *st, const tl_stmt *s) {
+static bool is_sync(const tl_stmt *s) {
   return s && s->kind == TL_STMT_EVAL && s->u.eval.value &&
          s->u.eval.value->kind == TL_EXPR_CALL &&
-         intrin_id(st, s->u.eval.value) == RE_IN_SYNC_THREADS;
+         s->u.eval.value->u.call.op == TL_INTRIN_SYNC_THREADS;
 }
 
 static void run_kernel(re_state *st, const tl_stmt *s);
@@ -1241,7 +886,7 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
   case TL_STMT_IF: {
     re_val c = re_eval(st, s->u.ifs.cond);
     if (st->failed) return;
-    if (truthy(c, s->u.ifs.cond->dtype)) exec(st, s->u.ifs.then_s);
+    if (re_truthy(c, s->u.ifs.cond->dtype)) exec(st, s->u.ifs.then_s);
     else if (s->u.ifs.else_s) exec(st, s->u.ifs.else_s);
     return;
   }
@@ -1254,7 +899,7 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
     return;
   }
   case TL_STMT_EVAL:
-    if (is_sync(st, s)) {
+    if (is_sync(s)) {
       if (st->per_thread)
         re_error(st, s->loc,
                  "T.sync_threads() inside a loop or branch of per-thread code: the reference "
@@ -1296,8 +941,8 @@ static bool uses_tid_expr(const re_state *st, const tl_expr *e, int depth) {
       if (uses_tid_expr(st, e->u.load.indices[i], depth + 1)) return true;
     return false;
   case TL_EXPR_CALL: {
-    int id = intrin_id(st, e);
-    if (id == RE_IN_THREAD_BINDING || id == RE_IN_LANE_IDX || id == RE_IN_WARP_IDX) return true;
+    int id = e->u.call.op;
+    if (id == TL_INTRIN_GET_THREAD_BINDING || id == TL_INTRIN_GET_LANE_IDX || id == TL_INTRIN_GET_WARP_IDX) return true;
     for (int i = 0; i < e->u.call.n; i++)
       if (uses_tid_expr(st, e->u.call.args[i], depth + 1)) return true;
     return false;
@@ -1446,7 +1091,7 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
         }
         int start = 0;
         for (int k = 0; k <= n && !st->failed; k++) {
-          if (k < n && !is_sync(st, list[k])) continue;
+          if (k < n && !is_sync(list[k])) continue;
           for (int64_t t = 0; t < threads && !st->failed; t++) {
             st->cur = &st->threads[t];
             for (int j = start; j < k && !st->failed; j++) exec(st, list[j]);
@@ -1550,11 +1195,6 @@ bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int na
   tl_map_init(&st.var_slot);
   tl_map_init(&st.buf_slot);
   bool ok = false;
-  st.intrin = calloc((size_t)tl_num_intrinsics + 1, sizeof *st.intrin);
-  if (!st.intrin) goto oom;
-  for (int i = 0; i < tl_num_intrinsics; i++)
-    for (size_t k = 0; k < sizeof intrin_names / sizeof intrin_names[0]; k++)
-      if (!strcmp(tl_intrinsics[i].name, intrin_names[k].name)) st.intrin[i] = intrin_names[k].id;
   for (int i = 0; i < f->nparams; i++) {
     if (f->params[i].kind == TL_PARAM_TENSOR && !add_buf(&st, f->params[i].buffer, 0)) goto oom;
     if (f->params[i].kind == TL_PARAM_SCALAR && !add_var(&st, f->params[i].var)) goto oom;
@@ -1583,7 +1223,6 @@ done:
   for (int64_t t = 0; t < st.nthreads_alloc; t++) thread_ctx_free(&st, &st.threads[t]);
   free(st.threads);
   free(st.genv);
-  free(st.intrin);
   free(st.scratch);
   tl_map_free(&st.var_slot);
   tl_map_free(&st.buf_slot);

@@ -60,7 +60,6 @@ typedef struct re_state {
   int64_t block[3];
   uint64_t epoch;        /* blocks started so far */
   int depth;             /* recursion depth (statements + expressions) */
-  int *intrin;           /* tl_intrinsics index → RE_IN_* */
   double *scratch;       /* T.gemm operand copies */
   size_t scratch_cap;    /* doubles */
 } re_state;
@@ -93,6 +92,14 @@ double re_round(double v, tl_dtype t);
 int64_t re_wrap(int64_t v, tl_dtype t);
 /* a + b in dtype t (floats in float32 for 16-bit types, rounded after). */
 re_val re_add(re_val a, re_val b, tl_dtype t);
+
+/* a op b on int-like dtype t (values wrapped to t); wraps the result;
+ * division by zero reported at loc. */
+int64_t re_int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t, tl_loc loc);
+/* A value as a condition: non-zero. */
+bool re_truthy(re_val v, tl_dtype t);
+/* The value of an intrinsic call (ref_eval_call.c). */
+re_val re_eval_call(re_state *st, const tl_expr *e);
 
 /* Runs a tile-op statement (ref_eval_ops.c); false on error (reported). */
 bool re_tile_op(re_state *st, const tl_stmt *s);

@@ -11,7 +11,7 @@
  * Values live on a scratch stack released statement by statement, so the
  * inner loop is array arithmetic with no allocation per thread.
  *
- * Arithmetic is what lib/NVPTX/codegen.c generates: f32 in float with no
+ * Arithmetic is what lib/NVPTX/codegen_math.c generates: f32 in float with no
  * contraction (T.fma is the only fused operation, fmaf); f16/bf16 operations
  * are rounded once to the dtype (the native half instructions and the
  * widen-to-f32-and-round-back sequences agree, since f32 has at least
@@ -248,7 +248,7 @@ static int elem_bytes(tl_dtype t) {
 }
 
 /* ========================================================== conversions */
-/* One scalar from dtype `from` to dtype `to` (both scalar), as codegen's convert(). */
+/* One scalar from dtype `from` to dtype `to` (both scalar), as codegen's cg_convert(). */
 static sx_el cvt_el(sx_el v, tl_dtype from, tl_dtype to) {
   sx_el r = {0};
   bool ff = is_fl(from), tf = is_fl(to);
@@ -406,16 +406,6 @@ static bool icmp(tl_binop op, int64_t a, int64_t b, bool uns) {
   }
 }
 
-/* codegen.c's common_dtype: the float one, else the wider one, max lanes. */
-static tl_dtype common_dtype(tl_dtype a, tl_dtype b) {
-  tl_dtype r = a;
-  if (is_fl(b) && !is_fl(a)) r = b;
-  else if (is_fl(a) == is_fl(b) && b.bits > a.bits) r = b;
-  else if (is_bool(a) && !is_bool(b)) r = b;
-  r.lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
-  return r;
-}
-
 /* out = a op b elementwise on dtype t (a, b already of dtype t). */
 static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
                        const uint8_t *mask, sx_val *out) {
@@ -459,7 +449,7 @@ static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ou
     return true;
   }
   bool cmp = op >= TL_OP_EQ && op <= TL_OP_GE;
-  tl_dtype t = cmp ? common_dtype(ea->dtype, eb->dtype) : e->dtype;
+  tl_dtype t = cmp ? tl_dtype_compare_common(ea->dtype, eb->dtype) : e->dtype;
   if (!ev_as(x, ea, t, mask, &a) || !ev_as(x, eb, t, mask, &b)) return false;
   if (!cmp) return binop_vals(x, op, &a, &b, t, mask, out);
   if (!alloc_val(x, out, with_lanes(TL_BOOL, lanes_of(t)))) return false;
@@ -725,49 +715,49 @@ static double limit_value(tl_dtype t, bool mx, bool inf) {
 /* f32 math function by intrinsic id (the C library in float). */
 static float fmath32(int op, float a) {
   switch (op) {
-  case SX_IN_EXP: case SX_IN_FEXP: return expf(a);
-  case SX_IN_EXP2: case SX_IN_FEXP2: return exp2f(a);
-  case SX_IN_EXP10: return exp10f(a);
-  case SX_IN_LOG: case SX_IN_FLOG: return logf(a);
-  case SX_IN_LOG2: case SX_IN_FLOG2: return log2f(a);
-  case SX_IN_LOG10: return log10f(a);
-  case SX_IN_LOG1P: return log1pf(a);
-  case SX_IN_SQRT: return sqrtf(a);
-  case SX_IN_RSQRT: return (float)(1.0 / sqrt((double)a));
-  case SX_IN_TANH: return tanhf(a);
-  case SX_IN_SIGMOID: { float ex = expf(-a); float den = 1.0f + ex; return 1.0f / den; }
-  case SX_IN_ERF: return erff(a);
-  case SX_IN_SIN: return sinf(a);
-  case SX_IN_COS: return cosf(a);
-  case SX_IN_TAN: return tanf(a);
-  case SX_IN_FLOOR: return floorf(a);
-  case SX_IN_CEIL: return ceilf(a);
-  case SX_IN_ROUND: return roundf(a);
-  case SX_IN_TRUNC: return truncf(a);
+  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return expf(a);
+  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2f(a);
+  case TL_INTRIN_EXP10: return exp10f(a);
+  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return logf(a);
+  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2f(a);
+  case TL_INTRIN_LOG10: return log10f(a);
+  case TL_INTRIN_LOG1P: return log1pf(a);
+  case TL_INTRIN_SQRT: return sqrtf(a);
+  case TL_INTRIN_RSQRT: return (float)(1.0 / sqrt((double)a));
+  case TL_INTRIN_TANH: return tanhf(a);
+  case TL_INTRIN_SIGMOID: { float ex = expf(-a); float den = 1.0f + ex; return 1.0f / den; }
+  case TL_INTRIN_ERF: return erff(a);
+  case TL_INTRIN_SIN: return sinf(a);
+  case TL_INTRIN_COS: return cosf(a);
+  case TL_INTRIN_TAN: return tanf(a);
+  case TL_INTRIN_FLOOR: return floorf(a);
+  case TL_INTRIN_CEIL: return ceilf(a);
+  case TL_INTRIN_ROUND: return roundf(a);
+  case TL_INTRIN_TRUNC: return truncf(a);
   default: return a;
   }
 }
 static double fmath64(int op, double a) {
   switch (op) {
-  case SX_IN_EXP: case SX_IN_FEXP: return exp(a);
-  case SX_IN_EXP2: case SX_IN_FEXP2: return exp2(a);
-  case SX_IN_EXP10: return exp10(a);
-  case SX_IN_LOG: case SX_IN_FLOG: return log(a);
-  case SX_IN_LOG2: case SX_IN_FLOG2: return log2(a);
-  case SX_IN_LOG10: return log10(a);
-  case SX_IN_LOG1P: return log1p(a);
-  case SX_IN_SQRT: return sqrt(a);
-  case SX_IN_RSQRT: return 1.0 / sqrt(a);
-  case SX_IN_TANH: return tanh(a);
-  case SX_IN_SIGMOID: return 1.0 / (1.0 + exp(-a));
-  case SX_IN_ERF: return erf(a);
-  case SX_IN_SIN: return sin(a);
-  case SX_IN_COS: return cos(a);
-  case SX_IN_TAN: return tan(a);
-  case SX_IN_FLOOR: return floor(a);
-  case SX_IN_CEIL: return ceil(a);
-  case SX_IN_ROUND: return round(a);
-  case SX_IN_TRUNC: return trunc(a);
+  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return exp(a);
+  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2(a);
+  case TL_INTRIN_EXP10: return exp10(a);
+  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return log(a);
+  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2(a);
+  case TL_INTRIN_LOG10: return log10(a);
+  case TL_INTRIN_LOG1P: return log1p(a);
+  case TL_INTRIN_SQRT: return sqrt(a);
+  case TL_INTRIN_RSQRT: return 1.0 / sqrt(a);
+  case TL_INTRIN_TANH: return tanh(a);
+  case TL_INTRIN_SIGMOID: return 1.0 / (1.0 + exp(-a));
+  case TL_INTRIN_ERF: return erf(a);
+  case TL_INTRIN_SIN: return sin(a);
+  case TL_INTRIN_COS: return cos(a);
+  case TL_INTRIN_TAN: return tan(a);
+  case TL_INTRIN_FLOOR: return floor(a);
+  case TL_INTRIN_CEIL: return ceil(a);
+  case TL_INTRIN_ROUND: return round(a);
+  case TL_INTRIN_TRUNC: return trunc(a);
   default: return a;
   }
 }
@@ -838,42 +828,42 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
 }
 
 static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  int op = x->op_of[e->u.call.op];
-  const char *name = tl_intrinsics[e->u.call.op].name;
+  tl_intrin op = (tl_intrin)e->u.call.op;
+  const char *name = tl_intrinsic_name(e->u.call.op);
   int n = e->u.call.n;
   tl_expr *const *args = e->u.call.args;
   tl_dtype t = e->dtype;
   int L = lanes_of(t);
   size_t cnt = (size_t)x->T * (size_t)L;
   switch (op) {
-  case SX_IN_THREAD_BINDING:
-  case SX_IN_BLOCK_BINDING:
-  case SX_IN_LANE_IDX:
-  case SX_IN_WARP_IDX: {
+  case TL_INTRIN_GET_THREAD_BINDING:
+  case TL_INTRIN_GET_BLOCK_BINDING:
+  case TL_INTRIN_GET_LANE_IDX:
+  case TL_INTRIN_GET_WARP_IDX: {
     int64_t k = 0;
     if (n > 1 || (n == 1 && !tl_expr_is_const_int(args[0], &k)) || k < 0 || k > 2) {
-      if (op == SX_IN_THREAD_BINDING || op == SX_IN_BLOCK_BINDING)
+      if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_BLOCK_BINDING)
         return sx_fail(x, "T.%s needs a constant dimension 0, 1 or 2", name);
     }
     sx_val r;
     if (!alloc_val(x, &r, TL_INT32)) return false;
     for (int th = 0; th < x->T; th++) {
-      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? th : 0)
-                : op == SX_IN_BLOCK_BINDING ? x->block[k]
-                : op == SX_IN_LANE_IDX ? (th & 31) : (th >> 5);
+      int64_t v = op == TL_INTRIN_GET_THREAD_BINDING ? (k == 0 ? th : 0)
+                : op == TL_INTRIN_GET_BLOCK_BINDING ? x->block[k]
+                : op == TL_INTRIN_GET_LANE_IDX ? (th & 31) : (th >> 5);
       r.v[th].i = v;
     }
     return cv(x, &r, t, out);
   }
-  case SX_IN_SHFL_XOR:
-  case SX_IN_SHFL_DOWN:
-  case SX_IN_SHFL_UP:
-  case SX_IN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
-  case SX_IN_INFINITY:
-  case SX_IN_MAX_VALUE:
-  case SX_IN_MIN_VALUE: {
+  case TL_INTRIN_SHFL_XOR:
+  case TL_INTRIN_SHFL_DOWN:
+  case TL_INTRIN_SHFL_UP:
+  case TL_INTRIN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
+  case TL_INTRIN_INFINITY:
+  case TL_INTRIN_MAX_VALUE:
+  case TL_INTRIN_MIN_VALUE: {
     if (!alloc_val(x, out, t)) return false;
-    bool inf = op == SX_IN_INFINITY, mx = op == SX_IN_MAX_VALUE;
+    bool inf = op == TL_INTRIN_INFINITY, mx = op == TL_INTRIN_MAX_VALUE;
     if (is_fl(t)) {
       double v = limit_value(t, mx, inf);
       for (size_t k = 0; k < cnt; k++) out->v[k].f = v;
@@ -887,8 +877,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     for (size_t k = 0; k < cnt; k++) out->v[k].i = v;
     return true;
   }
-  case SX_IN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
-  case SX_IN_IF_THEN_ELSE: {
+  case TL_INTRIN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
+  case TL_INTRIN_IF_THEN_ELSE: {
     if (!need_args(x, e, 3)) return false;
     sx_val c0, c, a, b;
     if (!ev(x, args[0], mask, &c0) || !to_cond(x, &c0, &c)) return false;
@@ -901,19 +891,19 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     }
     return true;
   }
-  case SX_IN_MIN:
-  case SX_IN_MAX:
-  case SX_IN_FLOORDIV:
-  case SX_IN_FLOORMOD:
-  case SX_IN_TRUNCDIV:
-  case SX_IN_TRUNCMOD:
-  case SX_IN_CEILDIV: {
+  case TL_INTRIN_MIN:
+  case TL_INTRIN_MAX:
+  case TL_INTRIN_FLOORDIV:
+  case TL_INTRIN_FLOORMOD:
+  case TL_INTRIN_TRUNCDIV:
+  case TL_INTRIN_TRUNCMOD:
+  case TL_INTRIN_CEILDIV: {
     if (!need_args(x, e, 2)) return false;
     sx_val a, b;
     if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b)) return false;
     bool fl = is_fl(t);
     tl_dtype st = scalar_of(t);
-    if (op == SX_IN_TRUNCMOD) {
+    if (op == TL_INTRIN_TRUNCMOD) {
       if (!alloc_val(x, out, t)) return false;
       for (size_t k = 0; k < cnt; k++) {
         if (fl) {
@@ -930,7 +920,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
       }
       return true;
     }
-    if (op == SX_IN_CEILDIV) {
+    if (op == TL_INTRIN_CEILDIV) {
       if (fl) {
         if (!binop_vals(x, TL_OP_DIV, &a, &b, t, mask, out)) return false;
         for (size_t k = 0; k < cnt; k++) out->v[k].f = ceil(out->v[k].f);
@@ -942,12 +932,12 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
         s.v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i + (uint64_t)b.v[k].i - 1));
       return binop_vals(x, TL_OP_FLOORDIV, &s, &b, t, mask, out);
     }
-    tl_binop bop = op == SX_IN_MIN ? TL_OP_MIN : op == SX_IN_MAX ? TL_OP_MAX
-                 : op == SX_IN_FLOORDIV ? TL_OP_FLOORDIV : op == SX_IN_FLOORMOD ? TL_OP_FLOORMOD
+    tl_binop bop = op == TL_INTRIN_MIN ? TL_OP_MIN : op == TL_INTRIN_MAX ? TL_OP_MAX
+                 : op == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : op == TL_INTRIN_FLOORMOD ? TL_OP_FLOORMOD
                  : TL_OP_DIV;
     return binop_vals(x, bop, &a, &b, t, mask, out);
   }
-  case SX_IN_ABS: {
+  case TL_INTRIN_ABS: {
     if (!need_args(x, e, 1)) return false;
     sx_val v;
     if (!ev_as(x, args[0], t, mask, &v) || !alloc_val(x, out, t)) return false;
@@ -958,9 +948,9 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     }
     return true;
   }
-  case SX_IN_ISNAN:
-  case SX_IN_ISINF:
-  case SX_IN_ISFINITE: {
+  case TL_INTRIN_ISNAN:
+  case TL_INTRIN_ISINF:
+  case TL_INTRIN_ISFINITE: {
     if (!need_args(x, e, 1)) return false;
     sx_val v;
     if (!ev(x, args[0], mask, &v)) return false;
@@ -970,12 +960,12 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     bool fl = is_fl(v.t);
     for (size_t k = 0; k < nn; k++) {
       double f = fl ? v.v[k].f : 0.0;
-      out->v[k].i = op == SX_IN_ISNAN ? (fl && isnan(f)) : op == SX_IN_ISINF ? (fl && isinf(f))
+      out->v[k].i = op == TL_INTRIN_ISNAN ? (fl && isnan(f)) : op == TL_INTRIN_ISINF ? (fl && isinf(f))
                                                          : (!fl || isfinite(f));
     }
     return true;
   }
-  case SX_IN_CLAMP: {
+  case TL_INTRIN_CLAMP: {
     if (!need_args(x, e, 3)) return false;
     sx_val v, lo, hi, m1;
     if (!ev_as(x, args[0], t, mask, &v) || !ev_as(x, args[1], t, mask, &lo) ||
@@ -984,7 +974,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     return binop_vals(x, TL_OP_MAX, &v, &lo, t, mask, &m1) &&
            binop_vals(x, TL_OP_MIN, &m1, &hi, t, mask, out);
   }
-  case SX_IN_FMA: {
+  case TL_INTRIN_FMA: {
     if (!need_args(x, e, 3)) return false;
     sx_val a, b, c;
     if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b) ||
@@ -1005,8 +995,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     }
     return true;
   }
-  case SX_IN_POW:
-  case SX_IN_FMOD: {
+  case TL_INTRIN_POW:
+  case TL_INTRIN_FMOD: {
     if (!need_args(x, e, 2)) return false;
     if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
     sx_val a, b;
@@ -1015,18 +1005,18 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     tl_dtype st = scalar_of(t);
     for (size_t k = 0; k < cnt; k++) {
       double r;
-      if (is_f64(t)) r = op == SX_IN_POW ? pow(a.v[k].f, b.v[k].f) : fmod(a.v[k].f, b.v[k].f);
-      else r = op == SX_IN_POW ? powf((float)a.v[k].f, (float)b.v[k].f)
+      if (is_f64(t)) r = op == TL_INTRIN_POW ? pow(a.v[k].f, b.v[k].f) : fmod(a.v[k].f, b.v[k].f);
+      else r = op == TL_INTRIN_POW ? powf((float)a.v[k].f, (float)b.v[k].f)
                                : fmodf((float)a.v[k].f, (float)b.v[k].f);
       out->v[k].f = round_to(r, st);
     }
     return true;
   }
-  case SX_IN_EXP: case SX_IN_EXP2: case SX_IN_EXP10: case SX_IN_LOG: case SX_IN_LOG2:
-  case SX_IN_LOG10: case SX_IN_LOG1P: case SX_IN_SQRT: case SX_IN_RSQRT: case SX_IN_TANH:
-  case SX_IN_SIGMOID: case SX_IN_ERF: case SX_IN_SIN: case SX_IN_COS: case SX_IN_TAN:
-  case SX_IN_FLOOR: case SX_IN_CEIL: case SX_IN_ROUND: case SX_IN_TRUNC:
-  case SX_IN_FEXP: case SX_IN_FEXP2: case SX_IN_FLOG: case SX_IN_FLOG2: {
+  case TL_INTRIN_EXP: case TL_INTRIN_EXP2: case TL_INTRIN_EXP10: case TL_INTRIN_LOG: case TL_INTRIN_LOG2:
+  case TL_INTRIN_LOG10: case TL_INTRIN_LOG1P: case TL_INTRIN_SQRT: case TL_INTRIN_RSQRT: case TL_INTRIN_TANH:
+  case TL_INTRIN_SIGMOID: case TL_INTRIN_ERF: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN:
+  case TL_INTRIN_FLOOR: case TL_INTRIN_CEIL: case TL_INTRIN_ROUND: case TL_INTRIN_TRUNC:
+  case TL_INTRIN_FAST_EXP: case TL_INTRIN_FAST_EXP2: case TL_INTRIN_FAST_LOG: case TL_INTRIN_FAST_LOG2: {
     if (!need_args(x, e, 1)) return false;
     if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
     sx_val a;
@@ -1038,13 +1028,12 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     }
     return true;
   }
-  case SX_IN_LDMATRIX:
-  case SX_IN_MMA:
-  case SX_IN_CP_ASYNC:
-  case SX_IN_COMMIT_GROUP:
-  case SX_IN_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case SX_IN_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
-  default: break;
+  case TL_INTRIN_PTX_LDMATRIX:
+  case TL_INTRIN_PTX_MMA:
+  case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_COMMIT_GROUP:
+  case TL_INTRIN_PTX_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }
@@ -1320,10 +1309,10 @@ static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
 static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
   const tl_expr *e = s->u.eval.value;
   if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
-    int op = x->op_of[e->u.call.op];
-    if (op == SX_IN_SYNC_THREADS) return exec_barrier(x, mask);
-    if (op == SX_IN_LDMATRIX || op == SX_IN_MMA || op == SX_IN_CP_ASYNC || op == SX_IN_COMMIT_GROUP ||
-        op == SX_IN_WAIT_GROUP)
+    int op = e->u.call.op;
+    if (op == TL_INTRIN_SYNC_THREADS) return exec_barrier(x, mask);
+    if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
+        op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
   }
   sx_val v;
@@ -1401,7 +1390,7 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
 
 /* ======================================================== grid / setup */
 /* The end of the shared.dyn buffers placed by shared-memory planning
- * (smem_planned), 0 when none (as codegen.c computes it). */
+ * (smem_planned), 0 when none (as codegen_memory.c computes it). */
 static int64_t planned_end(const tl_stmt *s, int depth) {
   if (!s || depth > SX_MAX_DEPTH) return 0;
   int64_t end = 0, e;
@@ -1430,7 +1419,7 @@ static int64_t planned_end(const tl_stmt *s, int depth) {
   }
 }
 
-/* Assigns shared buffers their byte offsets as codegen.c's gen_alloc does:
+/* Assigns shared buffers their byte offsets as codegen_memory.c's cg_gen_alloc does:
  * smem_offset when shared-memory planning set it; the others in allocation
  * (tree) order at 16-byte aligned consecutive offsets after the planned
  * ones. */
@@ -1553,27 +1542,6 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   return true;
 }
 
-static const struct { const char *name; int op; } intrin_names[] = {
-    {"exp", SX_IN_EXP}, {"exp2", SX_IN_EXP2}, {"exp10", SX_IN_EXP10}, {"log", SX_IN_LOG},
-    {"log2", SX_IN_LOG2}, {"log10", SX_IN_LOG10}, {"log1p", SX_IN_LOG1P}, {"sqrt", SX_IN_SQRT},
-    {"rsqrt", SX_IN_RSQRT}, {"tanh", SX_IN_TANH}, {"sigmoid", SX_IN_SIGMOID}, {"erf", SX_IN_ERF},
-    {"sin", SX_IN_SIN}, {"cos", SX_IN_COS}, {"tan", SX_IN_TAN}, {"abs", SX_IN_ABS},
-    {"floor", SX_IN_FLOOR}, {"ceil", SX_IN_CEIL}, {"round", SX_IN_ROUND}, {"trunc", SX_IN_TRUNC},
-    {"pow", SX_IN_POW}, {"fma", SX_IN_FMA}, {"fmod", SX_IN_FMOD}, {"min", SX_IN_MIN},
-    {"max", SX_IN_MAX}, {"ceildiv", SX_IN_CEILDIV}, {"if_then_else", SX_IN_IF_THEN_ELSE},
-    {"clamp", SX_IN_CLAMP}, {"infinity", SX_IN_INFINITY}, {"max_value", SX_IN_MAX_VALUE},
-    {"min_value", SX_IN_MIN_VALUE}, {"isnan", SX_IN_ISNAN}, {"isinf", SX_IN_ISINF},
-    {"isfinite", SX_IN_ISFINITE}, {"truncdiv", SX_IN_TRUNCDIV}, {"truncmod", SX_IN_TRUNCMOD},
-    {"floordiv", SX_IN_FLOORDIV}, {"floormod", SX_IN_FLOORMOD}, {"sync_threads", SX_IN_SYNC_THREADS},
-    {"__exp", SX_IN_FEXP}, {"__exp2", SX_IN_FEXP2}, {"__log", SX_IN_FLOG}, {"__log2", SX_IN_FLOG2},
-    {"shfl_xor", SX_IN_SHFL_XOR}, {"shfl_down", SX_IN_SHFL_DOWN}, {"shfl_up", SX_IN_SHFL_UP},
-    {"shfl_sync", SX_IN_SHFL_SYNC}, {"get_thread_binding", SX_IN_THREAD_BINDING},
-    {"get_block_binding", SX_IN_BLOCK_BINDING}, {"get_lane_idx", SX_IN_LANE_IDX},
-    {"get_warp_idx", SX_IN_WARP_IDX}, {"ptx_ldmatrix", SX_IN_LDMATRIX}, {"ptx_mma", SX_IN_MMA},
-    {"ptx_cp_async", SX_IN_CP_ASYNC}, {"ptx_commit_group", SX_IN_COMMIT_GROUP},
-    {"ptx_wait_group", SX_IN_WAIT_GROUP}, {"ptx_atomic_add", SX_IN_ATOMIC_ADD},
-};
-
 /* Binds the parameters: tensors (shape checked against the parameter,
  * dynamic symbols first) and scalars. */
 static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
@@ -1669,16 +1637,8 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   tl_map_init(&x.smem_off);
   bool ok = false;
   uint8_t *mask = NULL;
-  x.op_of = calloc((size_t)tl_num_intrinsics, sizeof(int));
   const tl_stmt *k = tl_ir_find_kernel(x.f->body);
   int64_t threads = 0;
-  if (!x.op_of) {
-    sx_fail(&x, "out of memory in the SIMT executor");
-    goto done;
-  }
-  for (int i = 0; i < tl_num_intrinsics; i++)
-    for (size_t j = 0; j < sizeof intrin_names / sizeof intrin_names[0]; j++)
-      if (!strcmp(tl_intrinsics[i].name, intrin_names[j].name)) x.op_of[i] = intrin_names[j].op;
   if (!k) {
     sx_fail(&x, "prim_func '%s' has no T.Kernel", x.f->name);
     goto done;
@@ -1704,7 +1664,6 @@ done:
     for (int t = 0; t < x.T; t++) free(x.async[t].done_ep);
   free(x.async);
   free(mask);
-  free(x.op_of);
   free(x.smem);
   free(x.sstate);
   for (int i = 0; i < x.nchunks; i++) free(x.chunks[i].data);

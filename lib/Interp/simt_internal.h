@@ -70,7 +70,6 @@ typedef struct sx {
   int64_t max_steps, steps;
   int depth;
   const tl_stmt *cur;      /* statement being executed (error locations) */
-  int *op_of;              /* tl_intrinsics index → SX_IN_* */
   /* scratch stack for values */
   sx_chunk *chunks;
   int nchunks, chunk;
@@ -90,23 +89,6 @@ typedef struct sx {
   sx_async *async;         /* per thread */
   int16_t *tid16;          /* scratch */
 } sx;
-
-/* Intrinsics the executor knows (mapped from tl_intrinsics[] by name). */
-enum {
-  SX_IN_UNKNOWN = 0,
-  SX_IN_EXP, SX_IN_EXP2, SX_IN_EXP10, SX_IN_LOG, SX_IN_LOG2, SX_IN_LOG10, SX_IN_LOG1P,
-  SX_IN_SQRT, SX_IN_RSQRT, SX_IN_TANH, SX_IN_SIGMOID, SX_IN_ERF, SX_IN_SIN, SX_IN_COS, SX_IN_TAN,
-  SX_IN_ABS, SX_IN_FLOOR, SX_IN_CEIL, SX_IN_ROUND, SX_IN_TRUNC, SX_IN_POW, SX_IN_FMA, SX_IN_FMOD,
-  SX_IN_MIN, SX_IN_MAX, SX_IN_CEILDIV, SX_IN_IF_THEN_ELSE, SX_IN_CLAMP, SX_IN_INFINITY,
-  SX_IN_MAX_VALUE, SX_IN_MIN_VALUE, SX_IN_ISNAN, SX_IN_ISINF, SX_IN_ISFINITE, SX_IN_TRUNCDIV,
-  SX_IN_TRUNCMOD, SX_IN_FLOORDIV, SX_IN_FLOORMOD, SX_IN_SYNC_THREADS,
-  SX_IN_FEXP, SX_IN_FEXP2, SX_IN_FLOG, SX_IN_FLOG2,
-  SX_IN_SHFL_XOR, SX_IN_SHFL_DOWN, SX_IN_SHFL_UP, SX_IN_SHFL_SYNC,
-  SX_IN_THREAD_BINDING, SX_IN_BLOCK_BINDING, SX_IN_LANE_IDX, SX_IN_WARP_IDX,
-  SX_IN_LDMATRIX, SX_IN_MMA, SX_IN_CP_ASYNC, SX_IN_COMMIT_GROUP, SX_IN_WAIT_GROUP,
-  SX_IN_ATOMIC_ADD,
-  SX_IN_COUNT
-};
 
 /* Reports an error at the current statement (block and message); returns false. */
 bool sx_fail(sx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -21,7 +21,7 @@
  *    tiles, and in practice random f16/bf16 tiles) this is exactly the
  *    correctly rounded result, and the GPU agrees within an ulp.
  *  - shfl.sync.{bfly,down,up,idx}.b32 with c = ((32 - width) << 8) |
- *    (up ? 0 : 31), as codegen.c emits it, following the pseudocode of
+ *    (up ? 0 : 31), as codegen_sync.c emits it, following the pseudocode of
  *    shfl.sync in the PTX ISA (Data Movement and Conversion Instructions):
  *    segment mask, maxLane / minLane, an out-of-range source lane gives
  *    the thread's own value; values wider than 32 bits move as two halves,
@@ -275,11 +275,11 @@ static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
 
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask) {
   switch (op) {
-  case SX_IN_LDMATRIX: return do_ldmatrix(x, call, mask);
-  case SX_IN_MMA: return do_mma(x, call, mask);
-  case SX_IN_CP_ASYNC: return do_cp_async(x, call, mask);
-  case SX_IN_COMMIT_GROUP: return do_commit(x, mask);
-  case SX_IN_WAIT_GROUP: return do_wait(x, call, mask);
+  case TL_INTRIN_PTX_LDMATRIX: return do_ldmatrix(x, call, mask);
+  case TL_INTRIN_PTX_MMA: return do_mma(x, call, mask);
+  case TL_INTRIN_PTX_CP_ASYNC: return do_cp_async(x, call, mask);
+  case TL_INTRIN_PTX_COMMIT_GROUP: return do_commit(x, mask);
+  case TL_INTRIN_PTX_WAIT_GROUP: return do_wait(x, call, mask);
   default: return sx_fail(x, "internal error: not a warp statement");
   }
 }
@@ -289,7 +289,7 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
   const char *name = tl_intrinsics[e->u.call.op].name;
   int n = e->u.call.n;
   tl_expr *const *args = e->u.call.args;
-  bool sync = op == SX_IN_SHFL_SYNC;
+  bool sync = op == TL_INTRIN_SHFL_SYNC;
   int first = sync ? 1 : 0;
   if (n < first + 2 || n > first + 3)
     return sx_fail(x, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
@@ -308,7 +308,7 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
   out->t = t;
   out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T);
   if (!out->v) return false;
-  uint32_t c = ((uint32_t)(32 - width) << 8) | (op == SX_IN_SHFL_UP ? 0u : 0x1fu);
+  uint32_t c = ((uint32_t)(32 - width) << 8) | (op == TL_INTRIN_SHFL_UP ? 0u : 0x1fu);
   int64_t segmask = (c >> 8) & 0x1f, clamp = c & 0x1f;
   for (int th = 0; th < x->T; th++) {
     if (!mask[th]) continue;
@@ -326,9 +326,9 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
     int64_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask, j;
     bool pval;
     switch (op) {
-    case SX_IN_SHFL_UP: j = l - b; pval = j >= maxl; break;
-    case SX_IN_SHFL_DOWN: j = l + b; pval = j <= maxl; break;
-    case SX_IN_SHFL_XOR: j = l ^ b; pval = j <= maxl; break;
+    case TL_INTRIN_SHFL_UP: j = l - b; pval = j >= maxl; break;
+    case TL_INTRIN_SHFL_DOWN: j = l + b; pval = j <= maxl; break;
+    case TL_INTRIN_SHFL_XOR: j = l ^ b; pval = j <= maxl; break;
     default: j = minl | (b & ~segmask); pval = j <= maxl; break;
     }
     if (!pval) j = l;

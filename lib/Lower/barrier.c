@@ -279,9 +279,7 @@ static bool per_thread(const tl_expr *e, int depth) {
       return false;
     }
     case TL_EXPR_CALL: {
-      static int tb = -2;
-      if (tb == -2) tb = tl_intrinsic_lookup("get_thread_binding");
-      if (e->u.call.op == tb) return true;
+      if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING) return true;
       for (int i = 0; i < e->u.call.n; i++)
         if (per_thread(e->u.call.args[i], depth + 1)) return true;
       return false;
@@ -466,7 +464,7 @@ bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d) {
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
-  st.sync_op = tl_intrinsic_lookup("sync_threads");
+  st.sync_op = TL_INTRIN_SYNC_THREADS;
   if (st.sync_op < 0) {
     tl_error(d, f->loc, "internal error: T.sync_threads is missing");
     return false;

@@ -422,10 +422,10 @@ bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
-  st.op_wait = tl_intrinsic_lookup("ptx_wait_group");
-  st.op_sync = tl_intrinsic_lookup("sync_threads");
-  st.op_ldm = tl_intrinsic_lookup("ptx_ldmatrix");
-  st.op_mma = tl_intrinsic_lookup("ptx_mma");
+  st.op_wait = TL_INTRIN_PTX_WAIT_GROUP;
+  st.op_sync = TL_INTRIN_SYNC_THREADS;
+  st.op_ldm = TL_INTRIN_PTX_LDMATRIX;
+  st.op_mma = TL_INTRIN_PTX_MMA;
   if (st.op_wait < 0 || st.op_sync < 0 || st.op_ldm < 0 || st.op_mma < 0) return true;
   if (!tl_names_collect(&st.names, m, f)) {
     tl_error(d, f->loc, "out of memory in the fragment-pipelining pass");

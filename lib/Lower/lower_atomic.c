@@ -88,8 +88,8 @@ static bool uses_tid_expr(const tl_expr *e, int depth) {
         if (uses_tid_expr(e->u.load.indices[i], depth + 1)) return true;
       return false;
     case TL_EXPR_CALL: {
-      const char *n = tl_intrinsics[e->u.call.op].name;
-      if (!strcmp(n, "get_thread_binding") || !strcmp(n, "get_lane_idx") || !strcmp(n, "get_warp_idx"))
+      int op = e->u.call.op;
+      if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
         return true;
       for (int i = 0; i < e->u.call.n; i++)
         if (uses_tid_expr(e->u.call.args[i], depth + 1)) return true;
@@ -421,7 +421,7 @@ bool tl_lower_atomic(tl_module *m, tl_primfunc *f, tl_diag *d) {
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
-  st.intrin = tl_intrinsic_lookup("ptx_atomic_add");
+  st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
   tl_ranges_init(&st.ranges, &m->arena);
   bool ok = st.intrin >= 0 && tl_names_collect(&st.names, m, f);
   if (ok) {
@@ -680,7 +680,7 @@ bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const char *target,
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
-  st.intrin = tl_intrinsic_lookup("ptx_atomic_add");
+  st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
   const tl_target *t = tl_target_lookup(target ? target : "sm_80");
   st.bf16x2 = t && t->sm >= 90;
   if (st.intrin < 0) return true;

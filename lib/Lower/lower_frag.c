@@ -204,8 +204,8 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   /* for kk: for nj: { ldmatrix B(kk, nj); for mi, q: mma }: the B registers
    * of one ldmatrix live only until its mmas (register pressure: the P·V
    * gemm of FlashAttention holds a large accumulator) */
-  tl_stmt *ldB = tl_emit_call(g, "ptx_ldmatrix", 6, argsB);
-  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_for(g, q, per, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_mma", 7, argsM)));
+  tl_stmt *ldB = tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsB);
+  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_for(g, q, per, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
   if (!ldB || !mma) goto oom;
   tl_stmt *step[2] = {ldB, mma};
   tl_stmt *body = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_ir_seq(M, loc, 2, step));
@@ -247,7 +247,7 @@ static void mma_c_coords_ir(tl_module *M, tl_loc loc, const tl_frag_layout *L, t
 }
 
 static tl_stmt *sync_threads(tl_module *M, tl_loc loc) {
-  int op = tl_intrinsic_lookup("sync_threads");
+  int op = TL_INTRIN_SYNC_THREADS;
   tl_expr *c = op >= 0 ? tl_ir_call(M, loc, op, 0, NULL) : NULL;
   tl_stmt *s = c ? tl_ir_stmt(M, loc, TL_STMT_EVAL) : NULL;
   if (s) s->u.eval.value = c;

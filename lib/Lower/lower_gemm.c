@@ -359,10 +359,10 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
                        tl_lo_mul(M, loc, qv, 4), tl_ir_buffer_ref(M, loc, C),
                        tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, nt8), qv), 4),
                        tl_ir_string(M, loc, "m16n8k16")};
-  tl_stmt *ldA = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_ldmatrix", 6, argsA));
-  tl_stmt *ldB = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_ldmatrix", 6, argsB));
+  tl_stmt *ldA = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsA));
+  tl_stmt *ldB = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsB));
   tl_stmt *mma = tl_emit_for(g, mi2, mt, TL_LOOP_UNROLL,
-                      tl_emit_for(g, q, nt8, TL_LOOP_UNROLL, tl_emit_call(g, "ptx_mma", 7, argsM)));
+                      tl_emit_for(g, q, nt8, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
   if (!ldA || !ldB || !mma) goto oom;
   tl_stmt *step[3] = {ldA, ldB, mma};
   tl_stmt *body = tl_ir_seq(M, loc, 3, step);

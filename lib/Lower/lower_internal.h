@@ -177,7 +177,7 @@ tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value);
 /* Emits the allocation of a fresh per-thread local buffer of n elements. */
 tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n);
 /* An evaluation statement of intrinsic `intrin` (not emitted). */
-tl_stmt *tl_emit_call(tl_emitter *e, const char *intrin, int n, tl_expr **args);
+tl_stmt *tl_emit_call(tl_emitter *e, tl_intrin op, int n, tl_expr **args);
 /* for v in <kind>(n): body (not emitted). */
 tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body);
 /* Emits `for r in T.unroll(n): b[r] = 0` (a register fragment's clear). */

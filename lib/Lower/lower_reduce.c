@@ -293,7 +293,7 @@ static tl_expr *conv(rd *r, tl_expr *x) {
   if (!tl_dtype_eq(x->dtype, r->dt)) x = tl_ir_cast(r->m, r->loc, r->dt, x);
   if (x && !tl_dtype_eq(x->dtype, r->at)) x = tl_ir_cast(r->m, r->loc, r->at, x);
   if (x && r->is_abs && !(r->at.code == TL_TYPE_UINT || r->at.code == TL_TYPE_BOOL)) {
-    int op = tl_intrinsic_lookup("abs");
+    int op = TL_INTRIN_ABS;
     x = op >= 0 ? tl_ir_call(r->m, r->loc, op, 1, &x) : NULL;
   }
   return x;
@@ -331,7 +331,7 @@ static tl_stmt *store1(rd *r, tl_buffer *b, tl_expr *i, tl_expr *v) {
 }
 
 static tl_stmt *sync_stmt(rd *r) {
-  int op = tl_intrinsic_lookup("sync_threads");
+  int op = TL_INTRIN_SYNC_THREADS;
   tl_expr *c = op >= 0 ? tl_ir_call(r->m, r->loc, op, 0, NULL) : NULL;
   tl_stmt *s = c ? tl_ir_stmt(r->m, r->loc, TL_STMT_EVAL) : NULL;
   if (s) s->u.eval.value = c;
@@ -477,11 +477,11 @@ static tl_stmt *shfl_round(rd *r, tl_buffer *acc, tl_expr *k, int64_t off) {
   tl_expr *other;
   int64_t T = r->env->threads;
   if (T >= 32) {
-    int op = tl_intrinsic_lookup("shfl_xor");
+    int op = TL_INTRIN_SHFL_XOR;
     tl_expr *args[3] = {cur, I(r, off), I(r, 32)};
     other = op >= 0 && cur ? tl_ir_call(r->m, r->loc, op, 3, args) : NULL;
   } else {
-    int op = tl_intrinsic_lookup("shfl_sync");
+    int op = TL_INTRIN_SHFL_SYNC;
     uint64_t mask = (UINT64_C(1) << T) - 1;
     tl_expr *lane = tl_ir_binary(r->m, r->loc, TL_OP_BITXOR, tid_expr(r), I(r, off));
     tl_expr *args[4] = {tl_ir_int(r->m, r->loc, TL_DT(TL_TYPE_UINT, 32), (int64_t)mask), cur, lane, I(r, 32)};

@@ -253,7 +253,7 @@ static tl_stmt *chunk(sc_state *st, const copy_plan *p, tl_expr **idx) {
   tl_expr **da = access(st, &p->dst, di, p->w, &nd, &db);
   if (!sa || !da) return NULL;
   if (p->async) {
-    int op = tl_intrinsic_lookup("ptx_cp_async");
+    int op = TL_INTRIN_PTX_CP_ASYNC;
     tl_expr *args[6];
     args[0] = tl_ir_buffer_ref(m, loc, db);
     args[1] = tl_lower_smem_index(m, loc, p->dst.buf, p->dst.ndim, di);

@@ -711,7 +711,7 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   CHECK(total);
   tl_var *q;
   CHECK(q = tl_names_fresh_var(&st->names, loc, "vq", TL_INT32, TL_VAR_LOOP));
-  int cd = tl_intrinsic_lookup("ceildiv");
+  int cd = TL_INTRIN_CEILDIV;
   tl_expr *args[2] = {total, tl_lo_int(m, loc, st->threads)};
   tl_expr *trips = cd >= 0 ? tl_ir_call(m, loc, cd, 2, args) : NULL;
   CHECK(trips);
@@ -938,7 +938,7 @@ static tl_expr *swap_tid_rec(tl_module *m, tl_expr *e, int depth) {
   tl_loc loc = e->loc;
   switch (e->kind) {
     case TL_EXPR_CALL:
-      if (e->u.call.op == tl_intrinsic_lookup("get_thread_binding") && e->u.call.n == 1 &&
+      if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING && e->u.call.n == 1 &&
           e->u.call.args[0]->kind == TL_EXPR_INT && e->u.call.args[0]->u.ival == 0) {
         tl_expr *two = tl_lo_int(m, loc, 2), *one = tl_lo_int(m, loc, 1);
         if (!two || !one) return NULL;
@@ -1096,7 +1096,7 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
 
 /* ------------------------------------------- staged fragment → global copy */
 static tl_stmt *block_sync(lt_state *st, tl_loc loc) {
-  int op = tl_intrinsic_lookup("sync_threads");
+  int op = TL_INTRIN_SYNC_THREADS;
   tl_expr *c = op >= 0 ? tl_ir_call(st->m, loc, op, 0, NULL) : NULL;
   tl_stmt *s = c ? tl_ir_stmt(st->m, loc, TL_STMT_EVAL) : NULL;
   if (s) s->u.eval.value = c;

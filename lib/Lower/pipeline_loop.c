@@ -449,13 +449,7 @@ static tl_stmt *rw_stmt(pl_state *st, const tl_stmt *s, int depth) {
 }
 
 /* ------------------------------------------------------------- the pass */
-static tl_stmt *eval_call(pl_state *st, tl_loc loc, const char *name, int n, tl_expr **args) {
-  int op = tl_intrinsic_lookup(name);
-  if (op < 0) {
-    tl_error(st->d, loc, "internal error: intrinsic T.%s is missing", name);
-    st->errors++;
-    return NULL;
-  }
+static tl_stmt *eval_call(pl_state *st, tl_loc loc, tl_intrin op, int n, tl_expr **args) {
   tl_expr *c = tl_ir_call(st->m, loc, op, n, args);
   OOM_IF(c);
   tl_stmt *s = tl_ir_stmt(st->m, loc, TL_STMT_EVAL);
@@ -600,15 +594,15 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     tl_expr *guard = steady ? tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n))
                             : tl_ir_binary(m, loc, TL_OP_LT, tl_lo_int(m, loc, it), n);
     tl_stmt *g = tl_lo_if(m, loc, guard, grp, NULL);
-    tl_stmt *commit = eval_call(st, loc, "ptx_commit_group", 0, NULL);
+    tl_stmt *commit = eval_call(st, loc, TL_INTRIN_PTX_COMMIT_GROUP, 0, NULL);
     if (!g || !commit) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
     if (!steady) {
       pro[npro++] = g;
       pro[npro++] = commit;
     } else {
       tl_expr *k = tl_lo_int(m, loc, s - 2);
-      tl_stmt *wait = eval_call(st, loc, "ptx_wait_group", 1, &k);
-      tl_stmt *sync = eval_call(st, loc, "sync_threads", 0, NULL);
+      tl_stmt *wait = eval_call(st, loc, TL_INTRIN_PTX_WAIT_GROUP, 1, &k);
+      tl_stmt *sync = eval_call(st, loc, TL_INTRIN_SYNC_THREADS, 0, NULL);
       if (!wait || !sync) { result = NULL; goto done; }
       nbody[0] = wait;
       nbody[1] = sync;

@@ -162,7 +162,7 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_dia
   bool *sync_before = ok ? calloc((size_t)n + 1, sizeof(bool)) : NULL;
   if (ok && !sync_before) st.oom = true;
   int64_t total = 0;
-  int sync_op = tl_intrinsic_lookup("sync_threads");
+  int sync_op = TL_INTRIN_SYNC_THREADS;
   for (size_t done = 0; ok && !st.oom && done < st.bufs.len; done++) {
     /* next: the unplaced buffer used first (allocation order breaks ties) */
     sbuf *x = NULL;

@@ -99,9 +99,7 @@ bool tl_ranges_set(tl_ranges *r, const tl_var *v, int64_t lo, int64_t hi) {
 void tl_ranges_unset(tl_ranges *r, const tl_var *v) { tl_map_remove(&r->map, v); }
 
 static bool is_tid_call(const tl_expr *e) {
-  static int tb = -2;
-  if (tb == -2) tb = tl_intrinsic_lookup("get_thread_binding");
-  if (e->kind != TL_EXPR_CALL || e->u.call.op != tb) return false;
+  if (e->kind != TL_EXPR_CALL || e->u.call.op != TL_INTRIN_GET_THREAD_BINDING) return false;
   int64_t k = 0;
   return e->u.call.n == 0 || (tl_expr_is_const_int(e->u.call.args[0], &k) && k == 0);
 }
@@ -369,10 +367,8 @@ tl_expr *tl_lo_fmod(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ra
 }
 
 tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc) {
-  int op = tl_intrinsic_lookup("get_thread_binding");
-  if (op < 0) return NULL;
   tl_expr *zero = tl_lo_int(m, loc, 0);
-  return zero ? tl_ir_call(m, loc, op, 1, &zero) : NULL;
+  return zero ? tl_ir_call(m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero) : NULL;
 }
 
 static tl_expr *raw_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
@@ -524,11 +520,10 @@ tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n)
   return b;
 }
 
-tl_stmt *tl_emit_call(tl_emitter *e, const char *intrin, int n, tl_expr **args) {
-  int op = tl_intrinsic_lookup(intrin);
+tl_stmt *tl_emit_call(tl_emitter *e, tl_intrin op, int n, tl_expr **args) {
   for (int i = 0; i < n; i++)
     if (!args[i]) return NULL;
-  tl_expr *c = op >= 0 ? tl_ir_call(e->m, e->loc, op, n, args) : NULL;
+  tl_expr *c = tl_ir_call(e->m, e->loc, op, n, args);
   tl_stmt *s = c ? tl_ir_stmt(e->m, e->loc, TL_STMT_EVAL) : NULL;
   if (!s) return NULL;
   s->u.eval.value = c;

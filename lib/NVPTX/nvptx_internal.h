@@ -1,5 +1,6 @@
-/* Internal interface between the two halves of lib/NVPTX: codegen.c (SIMT IR
- * → LLVM IR) and emit.c (libdevice, verification, O3, PTX).  Only files
+/* Internal interface between the two halves of lib/NVPTX: the code generator
+ * codegen*.c (SIMT IR → LLVM IR; its own internal header is codegen_internal.h)
+ * and emit.c (libdevice, verification, O3, PTX).  Only files
  * under lib/NVPTX include it (it needs LLVM's C headers). */
 #ifndef TL_NVPTX_INTERNAL_H
 #define TL_NVPTX_INTERNAL_H

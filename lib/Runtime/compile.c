@@ -60,10 +60,8 @@ static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *con
  * bytes of the global tensor src at an address aligned to `bytes`
  * (docs/simt-ir.md): src's base pointer must be aligned that much. */
 static void note_cp_async(align_scan *a, const tl_expr *e) {
-  static int cp = -2;
-  if (cp == -2) cp = tl_intrinsic_lookup("ptx_cp_async");
   int64_t bytes;
-  if (e->u.call.op != cp || e->u.call.n != 6 || !e->u.call.args[2] || e->u.call.args[2]->kind != TL_EXPR_BUFFER ||
+  if (e->u.call.op != TL_INTRIN_PTX_CP_ASYNC || e->u.call.n != 6 || !e->u.call.args[2] || e->u.call.args[2]->kind != TL_EXPR_BUFFER ||
       !tl_expr_is_const_int(e->u.call.args[4], &bytes))
     return;
   const tl_buffer *buf = e->u.call.args[2]->u.buffer;
@@ -77,9 +75,7 @@ static void note_cp_async(align_scan *a, const tl_expr *e) {
 /* T.ptx_atomic_add(dst, off, value, rp) with a vector value (f16x2 / bf16x2)
  * updates lanes * element bytes at an address aligned that much. */
 static void note_atomic(align_scan *a, const tl_expr *e) {
-  static int at = -2;
-  if (at == -2) at = tl_intrinsic_lookup("ptx_atomic_add");
-  if (e->u.call.op != at || e->u.call.n != 4 || !e->u.call.args[0] ||
+  if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD || e->u.call.n != 4 || !e->u.call.args[0] ||
       e->u.call.args[0]->kind != TL_EXPR_BUFFER || e->dtype.lanes <= 1)
     return;
   const tl_buffer *buf = e->u.call.args[0]->u.buffer;

@@ -245,7 +245,7 @@ static bool eval_int(flop_env *env, const tl_expr *e, int64_t *out, int depth) {
       }
     }
     case TL_EXPR_CALL:
-      if (e->u.call.n == 2 && !strcmp(tl_intrinsics[e->u.call.op].name, "ceildiv")) {
+      if (e->u.call.n == 2 && e->u.call.op == TL_INTRIN_CEILDIV) {
         int64_t a, b;
         if (!eval_int(env, e->u.call.args[0], &a, depth + 1) ||
             !eval_int(env, e->u.call.args[1], &b, depth + 1) || b <= 0)

@@ -87,14 +87,11 @@ static bool tr(rx_builder *b, const tl_expr *e, int depth) {
              emit(b, TL_RX_BIN, op, 0, 0);
     }
     case TL_EXPR_CALL: {
-      const char *name = (e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics)
-                             ? tl_intrinsics[e->u.call.op].name : "?";
-      int op = -1;
-      if (!strcmp(name, "ceildiv") || !strcmp(name, "cdiv")) op = TL_RXB_CEILDIV;
-      else if (!strcmp(name, "min")) op = TL_RXB_MIN;
-      else if (!strcmp(name, "max")) op = TL_RXB_MAX;
+      int op = e->u.call.op == TL_INTRIN_CEILDIV ? TL_RXB_CEILDIV
+             : e->u.call.op == TL_INTRIN_MIN ? TL_RXB_MIN
+             : e->u.call.op == TL_INTRIN_MAX ? TL_RXB_MAX : -1;
       if (op < 0 || e->u.call.n != 2)
-        return fail(b, "T.%s is not supported in a launch expression", name);
+        return fail(b, "T.%s is not supported in a launch expression", tl_intrinsic_name(e->u.call.op));
       return tr(b, e->u.call.args[0], depth + 1) && tr(b, e->u.call.args[1], depth + 1) &&
              emit(b, TL_RX_BIN, op, 0, 0);
     }

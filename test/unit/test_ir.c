@@ -89,6 +89,31 @@ Test(ir, scopes_and_intrinsics) {
   cr_assert_eq(tl_intrinsics[st].max_args, 0);
 }
 
+/* lib/IR/intrinsics.def is the one table: every id has an entry whose name
+ * resolves back to it, arities are ordered, and the effect bits are set
+ * where the hardware needs them. */
+Test(ir, intrinsic_table_by_id) {
+  cr_assert_eq(tl_num_intrinsics, TL_INTRIN_COUNT);
+  for (int i = 0; i < TL_INTRIN_COUNT; i++) {
+    cr_assert(tl_intrinsics[i].name && tl_intrinsics[i].name[0], "id %d has no entry", i);
+    cr_assert_eq(tl_intrinsic_lookup(tl_intrinsics[i].name), i, "%s", tl_intrinsics[i].name);
+    cr_assert(tl_intrinsics[i].min_args <= tl_intrinsics[i].max_args, "%s", tl_intrinsics[i].name);
+    cr_assert_str_eq(tl_intrinsic_name(i), tl_intrinsics[i].name);
+  }
+  cr_assert_str_eq(tl_intrinsic_name(-1), "?");
+  cr_assert_str_eq(tl_intrinsic_name(TL_INTRIN_COUNT), "?");
+  cr_assert_eq(tl_intrinsic_lookup("exp"), TL_INTRIN_EXP);
+  cr_assert_eq(tl_intrinsic_lookup("__exp"), TL_INTRIN_FAST_EXP);
+  cr_assert_eq(tl_intrinsic_lookup("ptx_mma"), TL_INTRIN_PTX_MMA);
+  cr_assert(tl_intrinsics[TL_INTRIN_POW].unify);
+  cr_assert(!tl_intrinsics[TL_INTRIN_IF_THEN_ELSE].unify);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_EXP].effects, TL_EFF_NONE);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_SHFL_XOR].effects, TL_EFF_CONVERGENT);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_SYNC_THREADS].effects, TL_EFF_CONVERGENT | TL_EFF_SIDE_EFFECTS);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_CP_ASYNC].effects, TL_EFF_SIDE_EFFECTS);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].ret, TL_RET_ARG2);
+}
+
 /* --------------------------------------------------------------- folding */
 
 Test(ir, fold_identities) {

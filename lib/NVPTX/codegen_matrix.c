@@ -1,0 +1,183 @@
+/* Code generation of the matrix ops of the mma.sync GEMM path (see
+ * codegen_internal.h; docs/simt-ir.md "Warp-level and asynchronous
+ * intrinsics"): T.ptx_ldmatrix → llvm.nvvm.ldmatrix.sync.aligned.m8n8.
+ * x{1,2,4}[.trans].b16 on the shared address of src + src_off, each i32
+ * result split into its two 16-bit halves stored to the local dst;
+ * T.ptx_mma → llvm.nvvm.mma.m16n8k16.row.col.{f32.f32,f16.f16,bf16} with
+ * operands packed from the local buffers (<2 x half> or i32 pairs) and the
+ * results stored back into c; both carry the `convergent` call-site
+ * attribute (NVPTX.md §9.6).  Fragment buffers are accessed at constant
+ * offsets once T.unroll loops are unrolled, so SROA turns them into
+ * registers (no local memory). */
+#include "NVPTX/codegen_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* docs/simt-ir.md "Warp-level and asynchronous intrinsics".  Hardware facts:
+ * PTX ISA 8.5 §9.7.14.5.15 (ldmatrix), §9.7.14.5.14 / Figure "MMA .m16n8k16
+ * fragment layouts" (mma.sync.aligned.m16n8k16.row.col), §9.7.9.25.3
+ * (cp.async: sizes 4, 8, 16; .cg only with 16; src-size < cp-size
+ * zero-fills the rest, so src-size 0 reads nothing), §9.7.9.25.4
+ * (cp.async.commit_group / wait_group N).  LLVM 19 intrinsic signatures as
+ * in ../shared/NVPTX.md §4 (ldmatrix overloaded on the pointer type; mma
+ * f16 operands as <2 x half>, bf16 operands as i32). */
+
+/* T.ptx_ldmatrix(dst, dst_off, src, src_off, num, trans) */
+bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *dst = cg_buffer_arg(g, e, 0, "dst"), *src = dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
+  int64_t num, trans;
+  if (!src || !cg_const_arg(g, e, 4, "num", &num) || !cg_const_arg(g, e, 5, "trans", &trans)) return false;
+  if (num != 1 && num != 2 && num != 4) {
+    cg_error(g, loc, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+    return false;
+  }
+  if (!is_local_scope(dst->scope) || !is_16bit(dst->dtype)) {
+    cg_error(g, loc, "T.ptx_ldmatrix: dst '%s' must be a local buffer of a 16-bit dtype (it is %s %s)",
+             dst->name, tl_scope_name(dst->scope), tl_dtype_name(dst->dtype));
+    return false;
+  }
+  if (!is_shared_scope(src->scope) || !is_16bit(src->dtype)) {
+    cg_error(g, loc, "T.ptx_ldmatrix: src '%s' must be a shared buffer of a 16-bit dtype (it is %s %s)",
+             src->name, tl_scope_name(src->scope), tl_dtype_name(src->dtype));
+    return false;
+  }
+  static const int which[2][3] = {{NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4},
+                                  {NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T}};
+  LLVMValueRef addr = cg_elem_addr(g, src, e->u.call.args[3], loc);
+  LLVMValueRef doff = addr ? cg_gen_index64(g, e->u.call.args[1], 0) : NULL;
+  if (!doff) return false;
+  LLVMTypeRef ovl = g->t_ptr3;
+  LLVMValueRef r = cg_call_intrinsic(g, which[trans != 0][num == 1 ? 0 : num == 2 ? 1 : 2], &ovl, 1, &addr, 1);
+  if (!r) return false;
+  cg_set_convergent(g, r);
+  buf_info *bi = cg_get_buf(g, dst, loc);
+  if (!bi) return false;
+  LLVMTypeRef v2 = LLVMVectorType(bi->elem, 2);
+  for (int i = 0; i < (int)num; i++) {
+    LLVMValueRef reg = num == 1 ? r : LLVMBuildExtractValue(g->B, r, (unsigned)i, "");
+    LLVMValueRef pair = LLVMBuildBitCast(g->B, reg, v2, "");
+    for (int h = 0; h < 2; h++) { /* low half = lower-indexed element (PTX ISA §9.7.14.5.15) */
+      LLVMValueRef p = cg_local_addr(g, dst, doff, 2 * i + h);
+      if (!p) return false;
+      LLVMValueRef st = LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, pair, LLVMConstInt(g->t_i32, (unsigned)h, 0), ""), p);
+      LLVMSetAlignment(st, 2);
+    }
+  }
+  bi->stored = true;
+  return true;
+}
+
+/* Loads two 16-bit elements of local buffer b at base + k, k + 1 as one
+ * operand of type want (<2 x half>, <2 x bfloat> or i32). */
+static LLVMValueRef load_pair(cg *g, const tl_buffer *b, LLVMValueRef base, int k, LLVMTypeRef want) {
+  buf_info *bi = cg_get_buf(g, b, b->loc);
+  if (!bi) return NULL;
+  LLVMTypeRef v2 = LLVMVectorType(bi->elem, 2);
+  LLVMValueRef v = LLVMGetPoison(v2);
+  for (int h = 0; h < 2; h++) {
+    LLVMValueRef p = cg_local_addr(g, b, base, k + h);
+    if (!p) return NULL;
+    LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
+    LLVMSetAlignment(x, 2);
+    v = LLVMBuildInsertElement(g->B, v, x, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
+  }
+  return want == v2 ? v : LLVMBuildBitCast(g->B, v, want, "");
+}
+
+/* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k16") */
+bool cg_gen_mma(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *a = cg_buffer_arg(g, e, 0, "a"), *b = a ? cg_buffer_arg(g, e, 2, "b") : NULL;
+  const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL;
+  if (!c) return false;
+  const tl_expr *shape = e->u.call.args[6];
+  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
+    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
+    return false;
+  }
+  const tl_buffer *bufs[3] = {a, b, c};
+  for (int i = 0; i < 3; i++) {
+    if (!is_local_scope(bufs[i]->scope) || bufs[i]->dtype.lanes != 1) {
+      cg_error(g, loc, "T.ptx_mma: operand '%s' must be a local buffer (it is %s)", bufs[i]->name,
+               tl_scope_name(bufs[i]->scope));
+      return false;
+    }
+  }
+  int which;
+  if (!tl_dtype_eq(a->dtype, b->dtype) || !(is_f16(a->dtype) || is_bf16(a->dtype))) {
+    cg_error(g, loc, "T.ptx_mma: A and B must both be float16 or both bfloat16 (got %s and %s)",
+             tl_dtype_name(a->dtype), tl_dtype_name(b->dtype));
+    return false;
+  }
+  if (c->dtype.code == TL_TYPE_FLOAT && c->dtype.bits == 32)
+    which = is_f16(a->dtype) ? NV_MMA_F16_F32 : NV_MMA_BF16_F32;
+  else if (is_f16(c->dtype) && is_f16(a->dtype))
+    which = NV_MMA_F16_F16;
+  else {
+    cg_error(g, loc, "T.ptx_mma: accumulator '%s' of %s with %s inputs (supported: float16 -> float32 "
+             "or float16, bfloat16 -> float32)", c->name, tl_dtype_name(c->dtype), tl_dtype_name(a->dtype));
+    return false;
+  }
+  LLVMValueRef fn = cg_intrinsic(g, which, NULL, 0);
+  if (!fn) return false;
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  unsigned np = LLVMCountParamTypes(fty);
+  LLVMTypeRef pts[16];
+  if (np > 16) {
+    cg_error(g, loc, "internal error: mma intrinsic with %u parameters", np);
+    return false;
+  }
+  LLVMGetParamTypes(fty, pts);
+  LLVMValueRef offs[3];
+  for (int i = 0; i < 3; i++)
+    if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
+  /* A: 4 regs (8 elements), B: 2 regs (4 elements), C: 4 f32 or 2 x <2 x half> */
+  unsigned nc = np - 6;
+  if (np < 8 || (nc != 4 && nc != 2)) {
+    cg_error(g, loc, "internal error: unexpected mma intrinsic signature");
+    return false;
+  }
+  LLVMValueRef args[16];
+  for (unsigned i = 0; i < 6; i++) {
+    const tl_buffer *ob = i < 4 ? a : b;
+    LLVMValueRef base = i < 4 ? offs[0] : offs[1];
+    int k = (int)(i < 4 ? 2 * i : 2 * (i - 4));
+    if (!(args[i] = load_pair(g, ob, base, k, pts[i]))) return false;
+  }
+  buf_info *cbi = cg_get_buf(g, c, loc);
+  if (!cbi) return false;
+  for (unsigned i = 0; i < nc; i++) {
+    if (nc == 4) {
+      LLVMValueRef p = cg_local_addr(g, c, offs[2], (int)i);
+      if (!p) return false;
+      LLVMValueRef x = LLVMBuildLoad2(g->B, cbi->elem, p, "");
+      LLVMSetAlignment(x, 4);
+      args[6 + i] = x;
+    } else if (!(args[6 + i] = load_pair(g, c, offs[2], 2 * (int)i, pts[6 + i]))) {
+      return false;
+    }
+  }
+  LLVMValueRef r = LLVMBuildCall2(g->B, fty, fn, args, np, "");
+  cg_set_convergent(g, r);
+  for (unsigned i = 0; i < nc; i++) {
+    LLVMValueRef d = LLVMBuildExtractValue(g->B, r, i, "");
+    if (nc == 4) {
+      LLVMValueRef p = cg_local_addr(g, c, offs[2], (int)i);
+      if (!p) return false;
+      LLVMSetAlignment(LLVMBuildStore(g->B, d, p), 4);
+    } else {
+      LLVMTypeRef v2 = LLVMVectorType(cbi->elem, 2);
+      if (LLVMTypeOf(d) != v2) d = LLVMBuildBitCast(g->B, d, v2, "");
+      for (int h = 0; h < 2; h++) {
+        LLVMValueRef p = cg_local_addr(g, c, offs[2], 2 * (int)i + h);
+        if (!p) return false;
+        LLVMValueRef x = LLVMBuildExtractElement(g->B, d, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
+        LLVMSetAlignment(LLVMBuildStore(g->B, x, p), 2);
+      }
+    }
+  }
+  cbi->stored = true;
+  return true;
+}
