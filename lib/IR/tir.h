@@ -11,6 +11,7 @@
 #define TL_TIR_H
 
 #include "Support/support.h"
+#include "Support/target.h"
 #include "tilelang/ir.h"
 
 /* ---------------------------------------------------------------- dtypes */
@@ -251,6 +252,11 @@ typedef struct tl_primfunc {
    * exp/exp2/log/sin/... use the approximate, flush-to-zero PTX
    * instructions (lib/NVPTX/codegen.c); printed as T.func_attr key. */
   bool fast_math;
+  /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
+   * "tl.disable_warp_specialized" (jit pass_configs or T.func_attr; printed
+   * as T.func_attr keys when true).  Lowering reads them here; they change
+   * nothing yet. */
+  tl_pass_configs pass_configs;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
 } tl_primfunc;

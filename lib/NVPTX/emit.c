@@ -33,6 +33,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,7 +214,9 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
     LLVMDisposeMessage(err);
     return false;
   }
-  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, target->features,
+  char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
+  snprintf(features, sizeof features, "+ptx%d", target->ptx_version);
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, features,
                                                     LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
   if (!TM) {

@@ -375,7 +375,7 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
 
   /* lower */
   tl_lower_options lo = {0};
-  lo.target = k->target;
+  lo.target = target;
   lo.verify_each = opts->verify_each;
   stage_hook hook = {ctx, opts, tm, mono_ms(), false};
   lo.after_pass = after_pass;
