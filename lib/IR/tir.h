@@ -272,6 +272,11 @@ struct tl_module {
 
 /* Creates an empty module (malloc'd struct + arena); NULL on OOM. */
 tl_module *tl_module_new(void);
+/* A deep copy of m that shares nothing with it (clone.c): the same
+ * functions, variables and buffers (one copy each), printed and compared
+ * equal; buffer layouts (lowering's) are not copied.  Free with
+ * tl_module_destroy; NULL on OOM or for m NULL. */
+tl_module *tl_module_clone(const tl_module *m);
 
 /* ---------------------------------------------------- node constructors */
 /* All constructors allocate in m's arena and return NULL only on OOM.
