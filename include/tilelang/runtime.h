@@ -101,8 +101,8 @@ typedef enum tl_stage {
  * With stop_after = TL_STAGE_SIMT the LLVM stages are 0. */
 typedef struct tl_compile_times {
   /* tl_module_parse: lexing, parsing, elaboration of the factory, folding,
-   * verification; both copies (the one lowered and the tile IR the
-   * reference evaluator keeps) */
+   * verification (once), and the deep copy of the tile IR that lowering
+   * rewrites (the reference evaluator keeps the original) */
   double parse;
   /* the lowering passes before lower-tile-ops, on tile IR (check-supported,
    * pipeline, barriers, layout-inference, ...; lib/Lower/pipeline.c) */

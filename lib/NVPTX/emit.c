@@ -5,7 +5,7 @@
  *      threads), with a diagnostic handler that turns LLVM errors into
  *      tl_diag errors (without it a backend error exits the process);
  *   2. a target machine for nvptx64-nvidia-cuda and the target's SM and PTX
- *      version (target.c); the module takes the machine's data layout;
+ *      version (Support/target.c); the module takes the machine's data layout;
  *   3. codegen.c builds the kernels;
  *   4. if the kernels call libdevice (__nv_* declarations), libdevice.10.bc
  *      is read lazily into the same context with its definitions turned
