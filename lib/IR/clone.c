@@ -5,7 +5,7 @@
  *
  * Algorithm: one recursive copy into the new module's arena with a map from
  * every old node (variable, buffer, expression, statement, location file
- * name) to its copy, so that shared nodes stay shared and every variable and
+ * name) to its copy, entered before the node's children are copied, so that shared nodes stay shared and every variable and
  * buffer keeps one identity; names are interned again in the copy's table,
  * so that pointer equality of interned names holds within the copy.  The
  * copy shares nothing with the original and outlives it.
@@ -13,6 +13,7 @@
  * no layout (tl_buffer.layout belongs to lowering and is not copied: NULL in
  * the copy).  Guarantees: tl_module_equal(m, copy) and the same printed
  * text. */
+#include <stddef.h>
 #include <string.h>
 
 #include "IR/tir.h"
@@ -60,6 +61,22 @@ static tl_loc loc(cloner *c, tl_loc l) {
   return l;
 }
 
+/* The copy of node old (size bytes, its tl_loc at byte loc_at) made so
+ * far, or a new byte-for-byte copy, remembered, with its location remapped,
+ * for the caller to fill in (*fresh true); NULL for old NULL or on OOM. */
+static void *copy_of(cloner *c, const void *old, size_t size, size_t loc_at, bool *fresh) {
+  *fresh = false;
+  if (!old) return NULL;
+  void *r = seen(c, old);
+  if (r) return r;
+  if (!(r = alloc(c, size)) || !remember(c, old, r)) return NULL;
+  memcpy(r, old, size);
+  tl_loc *l = (tl_loc *)((char *)r + loc_at);
+  *l = loc(c, *l);
+  *fresh = true;
+  return r;
+}
+
 static tl_expr *expr(cloner *c, const tl_expr *e);
 
 static tl_expr **exprs(cloner *c, tl_expr *const *v, int n) {
@@ -70,26 +87,17 @@ static tl_expr **exprs(cloner *c, tl_expr *const *v, int n) {
 }
 
 static tl_var *var(cloner *c, const tl_var *v) {
-  if (!v) return NULL;
-  tl_var *r = seen(c, v);
-  if (r) return r;
-  r = alloc(c, sizeof *r);
-  if (!r) return NULL;
-  *r = *v;
-  r->name = name(c, v->name);
-  r->loc = loc(c, v->loc);
-  return remember(c, v, r);
+  bool fresh;
+  tl_var *r = copy_of(c, v, sizeof *r, offsetof(tl_var, loc), &fresh);
+  if (fresh) r->name = name(c, v->name);
+  return r;
 }
 
 static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
-  if (!b) return NULL;
-  tl_buffer *r = seen(c, b);
-  if (r) return r;
-  r = alloc(c, sizeof *r);
-  if (!r || !remember(c, b, r)) return NULL; /* before the shape: no cycles, but one identity */
-  *r = *b;
+  bool fresh;
+  tl_buffer *r = copy_of(c, b, sizeof *r, offsetof(tl_buffer, loc), &fresh);
+  if (!fresh) return r;
   r->name = name(c, b->name);
-  r->loc = loc(c, b->loc);
   r->layout = NULL;
   r->shape = exprs(c, b->shape, b->ndim);
   r->strides = exprs(c, b->strides, b->ndim);
@@ -98,13 +106,9 @@ static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
 }
 
 static tl_expr *expr(cloner *c, const tl_expr *e) {
-  if (!e) return NULL;
-  tl_expr *r = seen(c, e);
-  if (r) return r;
-  r = alloc(c, sizeof *r);
-  if (!r) return NULL;
-  *r = *e;
-  r->loc = loc(c, e->loc);
+  bool fresh;
+  tl_expr *r = copy_of(c, e, sizeof *r, offsetof(tl_expr, loc), &fresh);
+  if (!fresh) return r;
   switch (e->kind) {
     case TL_EXPR_INT:
     case TL_EXPR_FLOAT: break;
@@ -133,7 +137,7 @@ static tl_expr *expr(cloner *c, const tl_expr *e) {
       break;
     case TL_EXPR_BROADCAST: r->u.bcast.value = expr(c, e->u.bcast.value); break;
   }
-  return remember(c, e, r);
+  return r;
 }
 
 static tl_stmt *stmt(cloner *c, const tl_stmt *s);
@@ -159,13 +163,9 @@ static void tile_args(cloner *c, tl_stmt *r, const tl_stmt *s) {
 }
 
 static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
-  if (!s) return NULL;
-  tl_stmt *r = seen(c, s);
-  if (r) return r;
-  r = alloc(c, sizeof *r);
-  if (!r) return NULL;
-  *r = *s;
-  r->loc = loc(c, s->loc);
+  bool fresh;
+  tl_stmt *r = copy_of(c, s, sizeof *r, offsetof(tl_stmt, loc), &fresh);
+  if (!fresh) return r;
   switch (s->kind) {
     case TL_STMT_SEQ:
       if (s->u.seq.stmts) {
@@ -211,7 +211,7 @@ static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
     case TL_STMT_EVAL: r->u.eval.value = expr(c, s->u.eval.value); break;
     case TL_STMT_TILE: tile_args(c, r, s); break;
   }
-  return remember(c, s, r);
+  return r;
 }
 
 static tl_primfunc *func(cloner *c, const tl_primfunc *f) {
