@@ -32,6 +32,8 @@
  *    .shared::cluster state space): sm_90, PTX 7.8. */
 #include "Support/target.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 /* the mma.sync shapes every sm_8x/sm_90 entry has */
@@ -69,7 +71,21 @@ const tl_target *tl_target_lookup(const char *name) {
   return NULL;
 }
 
-const char *tl_target_names(void) { return "sm_80, sm_86, sm_89, sm_90 or sm_90a"; }
+/* "sm_80, sm_86, sm_89, sm_90 or sm_90a", from the table, made once */
+static char names_text[128];
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void make_names(void) {
+  size_t n = sizeof targets / sizeof targets[0], at = 0;
+  for (size_t i = 0; i < n && at < sizeof names_text; i++)
+    at += (size_t)snprintf(names_text + at, sizeof names_text - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                           targets[i].name);
+}
+
+const char *tl_target_names(void) {
+  pthread_once(&names_once, make_names);
+  return names_text;
+}
 
 /* TileLang's names (tilelang/transform/pass_config.py, PassConfigKey) */
 const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT] = {

@@ -16,6 +16,7 @@
 
 #include "IR/tir.h"
 #include "NVPTX/nvptx.h"
+#include "tilelang/runtime.h"
 
 /* ------------------------------------------------------------ IR helpers */
 #define LOC TL_LOC_NONE
@@ -511,6 +512,12 @@ Test(nvptx, target_capabilities) {
     cr_expect_eq(t->wgmma, i == 4, "%s", names[i]);
     cr_expect_eq(t->setmaxnreg, i == 4, "%s", names[i]);
   }
+}
+
+Test(nvptx, target_names_from_the_table) {
+  cr_expect_str_eq(tl_target_names(), "sm_80, sm_86, sm_89, sm_90 or sm_90a");
+  cr_expect_str_eq(tl_target_list(), tl_target_names());
+  cr_expect(tl_target_supported("sm_89") && !tl_target_supported("sm_100") && !tl_target_supported(NULL));
 }
 
 Test(nvptx, pass_config_keys) {
