@@ -417,7 +417,7 @@ static tl_stmt *rewrite_one(void *st, tl_stmt *loop) {
 }
 
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target; /* the same SIMT IR for every target */
+  (void)target; /* nothing here depends on the target yet */
   if (!m || !f || !f->body) return true;
   fp_state st;
   memset(&st, 0, sizeof st);

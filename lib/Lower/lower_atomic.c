@@ -416,7 +416,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
 }
 
 bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target; /* the same SIMT IR for every target */
+  (void)target; /* nothing here depends on the target yet */
   at_state st;
   memset(&st, 0, sizeof st);
   st.m = m;

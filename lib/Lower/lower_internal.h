@@ -110,6 +110,9 @@ bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
 bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
 
 /* ----------------------------------------------------------------- passes */
+/* Every pass has one signature: it rewrites f (m's arena grows) for target
+ * (never NULL; lib/Support/target.h), reads TileLang's pass configs from
+ * f->pass_configs, reports errors to d and returns false after one. */
 /* check_supported.c: rejects ops that no issue has lowered yet. */
 bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */

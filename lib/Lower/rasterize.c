@@ -165,7 +165,7 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
 }
 
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target; /* the same SIMT IR for every target */
+  (void)target; /* nothing here depends on the target yet */
   rz_state st;
   memset(&st, 0, sizeof st);
   st.m = m;
