@@ -101,8 +101,8 @@ typedef enum tl_stage {
  * With stop_after = TL_STAGE_SIMT the LLVM stages are 0. */
 typedef struct tl_compile_times {
   /* tl_module_parse: lexing, parsing, elaboration of the factory, folding,
-   * verification; both copies (the one lowered and the tile IR the
-   * reference evaluator keeps) */
+   * verification (once), and the deep copy of the tile IR that lowering
+   * rewrites (the reference evaluator keeps the original) */
   double parse;
   /* the lowering passes before lower-tile-ops, on tile IR (check-supported,
    * pipeline, barriers, layout-inference, ...; lib/Lower/pipeline.c) */
@@ -366,8 +366,10 @@ typedef struct tl_gemm_config {
 /* The built-in candidate tile configurations for C[M, N] = A[M, K] B[K, N]
  * with inputs of dtype in (the one table of the project: benchmarks/gemm
  * uses the first that compiles, tl-run --tune times them all), best first,
- * by shape class: M <= 128 (decode-like: 64-row tiles waste less), else
- * the large class.  Copies min(n, cap) candidates into out (out may be
+ * by shape class: M <= 128 (decode-like: 64-row tiles waste less), then
+ * grids of less than one or two waves on the GPU's SMs (the driver's SM
+ * count of device 0; without a GPU that of the H200 the tables were
+ * measured on, 132), else the large class.  Copies min(n, cap) candidates into out (out may be
  * NULL when cap is 0) and returns n, the number of candidates; 0 for input
  * dtypes other than float16 and bfloat16 (no built-in table yet) or
  * non-positive sizes. */

@@ -117,6 +117,7 @@ typedef struct elab {
   scope *module_scope;
   tl_primfunc *pf;         /* prim_func being elaborated, or NULL */
   bool jit_fast_math;      /* the enclosing tilelang.jit's pass_configs ask for fast math */
+  tl_pass_configs jit_configs; /* and its "tl.disable_*" pass configs */
   int nkernels;
   bool in_kernel;
   int depth;
@@ -2965,15 +2966,24 @@ static bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast
   return true;
 }
 
-/* "tl.enable_fast_math": v must be a bool (or 0/1); sets *on. */
-static bool fast_math_value(elab *E, val *v, const tl_ast_expr *ast, bool *on) {
+/* A boolean pass config (key "tl.enable_fast_math", "tl.disable_wgmma",
+ * ...): v must be a bool (or 0/1); sets *on. */
+static bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on) {
   if (!v) return false;
   if (v->k != V_BOOL && !(v->k == V_INT && (v->u.i == 0 || v->u.i == 1))) {
-    err_val(E, ast->loc, v, "\"tl.enable_fast_math\" must be True or False, got %s", describe(E, v));
+    err_val(E, ast->loc, v, "\"%s\" must be True or False, got %s", key, describe(E, v));
     return false;
   }
   *on = v->k == V_BOOL ? v->u.b : v->u.i != 0;
   return true;
+}
+
+/* The bool that key names among the pass configs: fast math, or a field of
+ * *configs (tl_pass_config_keys); NULL for another key. */
+static bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs) {
+  if (!strcmp(key, "tl.enable_fast_math")) return fast_math;
+  int i = tl_pass_config_index(key);
+  return i >= 0 ? tl_pass_config_field(configs, i) : NULL;
 }
 
 static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
@@ -2988,20 +2998,20 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
     val *k = eval(E, a->u.dict.keys[i]);
     if (!k) return false;
     bool is_out = k->k == V_STR && !strcmp(k->u.s, "out_idx");
-    bool is_fast = k->k == V_STR && !strcmp(k->u.s, "tl.enable_fast_math");
-    if (!is_out && !is_fast) {
+    bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->fast_math, &E->pf->pass_configs) : NULL;
+    if (!is_out && !slot) {
       if (k->k == V_STR)
         err(E, a->u.dict.keys[i]->loc,
-            "unsupported function attribute '%.100s' (only \"out_idx\" and \"tl.enable_fast_math\" are "
-            "understood)", k->u.s);
+            "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
+            "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\")", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));
       return false;
     }
     val *v = eval(E, a->u.dict.values[i]);
-    if (is_fast) {
-      if (!fast_math_value(E, v, a->u.dict.values[i], &E->pf->fast_math)) return false;
+    if (slot) {
+      if (!pass_config_value(E, k->u.s, v, a->u.dict.values[i], slot)) return false;
     } else if (!v || !set_out_idx(E, E->pf, v, a->u.dict.values[i])) {
       return false;
     }
@@ -3200,6 +3210,7 @@ static val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   pf->name = def->u.def.name;
   pf->loc = def->loc;
   pf->fast_math = E->jit_fast_math;
+  pf->pass_configs = E->jit_configs;
   tl_primfunc *saved_pf = E->pf;
   int saved_nk = E->nkernels;
   bool saved_ik = E->in_kernel;
@@ -3575,10 +3586,11 @@ static val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast
 
 /* A tilelang.jit(...) decorator's pass_configs (a dict evaluated in the
  * module scope): "tl.enable_fast_math" sets E->jit_fast_math; TileLang's
- * configs that select what this compiler never does (TMA, wgmma, warp
- * specialization) are accepted and have no effect; other keys are errors. */
+ * configs that select among lowerings ("tl.disable_wgmma", ...: accepted,
+ * no effect yet) set E->jit_configs; other keys are errors. */
 static void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
   E->jit_fast_math = false;
+  E->jit_configs = (tl_pass_configs){0};
   if (!jit || jit->kind != TL_AST_CALL) return;
   const tl_ast_keyword *k = find_kw(jit, "pass_configs");
   if (!k) return;
@@ -3587,8 +3599,6 @@ static void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
     err(E, a->loc, "pass_configs must be a dict literal such as {\"tl.enable_fast_math\": True}");
     return;
   }
-  static const char *const no_effect[] = {"tl.disable_tma_lower", "tl.disable_warp_specialized",
-                                          "tl.disable_wgmma", NULL};
   for (int i = 0; i < a->u.dict.n; i++) {
     val *key = eval(E, a->u.dict.keys[i]);
     if (!key) return;
@@ -3597,18 +3607,14 @@ static void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
       return;
     }
     val *v = eval(E, a->u.dict.values[i]);
-    if (!strcmp(key->u.s, "tl.enable_fast_math")) {
-      if (!fast_math_value(E, v, a->u.dict.values[i], &E->jit_fast_math)) return;
-      continue;
-    }
-    bool ok = false;
-    for (int j = 0; no_effect[j]; j++) ok |= !strcmp(key->u.s, no_effect[j]);
-    if (!ok) {
+    bool *slot = pass_config_slot(key->u.s, &E->jit_fast_math, &E->jit_configs);
+    if (!slot) {
       err(E, a->u.dict.keys[i]->loc,
-          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\"; without effect here: "
-          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\")", key->u.s);
+          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\"; accepted, without effect "
+          "yet: \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\")", key->u.s);
       return;
     }
+    if (!pass_config_value(E, key->u.s, v, a->u.dict.values[i], slot)) return;
   }
 }
 
@@ -3653,6 +3659,7 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
   pop_scope(E, sc);
   E->sc = saved;
   E->jit_fast_math = false;
+  E->jit_configs = (tl_pass_configs){0};
 }
 
 /* =============================================================== module */

@@ -608,14 +608,26 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
   }
   tl_strbuf_append(out, "):\n");
   bool any = false;
-  if (f->has_out_idx || f->fast_math) {
+  bool any_config = false;
+  for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++) any_config |= tl_pass_config_get(&f->pass_configs, c);
+  if (f->has_out_idx || f->fast_math || any_config) {
     tl_strbuf_append(out, "    T.func_attr({");
+    const char *sep = "";
     if (f->has_out_idx) {
       tl_strbuf_append(out, "\"out_idx\": [");
       for (int i = 0; i < f->nout; i++) tl_strbuf_printf(out, "%s%d", i ? ", " : "", f->out_idx[i]);
       tl_strbuf_append(out, "]");
+      sep = ", ";
     }
-    if (f->fast_math) tl_strbuf_printf(out, "%s\"tl.enable_fast_math\": True", f->has_out_idx ? ", " : "");
+    if (f->fast_math) {
+      tl_strbuf_printf(out, "%s\"tl.enable_fast_math\": True", sep);
+      sep = ", ";
+    }
+    for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++)
+      if (tl_pass_config_get(&f->pass_configs, c)) {
+        tl_strbuf_printf(out, "%s\"%s\": True", sep, tl_pass_config_keys[c]);
+        sep = ", ";
+      }
     tl_strbuf_append(out, "})\n");
     any = true;
   }

@@ -11,6 +11,7 @@
 #define TL_TIR_H
 
 #include "Support/support.h"
+#include "Support/target.h"
 #include "tilelang/ir.h"
 
 /* ---------------------------------------------------------------- dtypes */
@@ -278,6 +279,11 @@ typedef struct tl_primfunc {
    * exp/exp2/log/sin/... use the approximate, flush-to-zero PTX
    * instructions (lib/NVPTX/codegen_math.c); printed as T.func_attr key. */
   bool fast_math;
+  /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
+   * "tl.disable_warp_specialized" (jit pass_configs or T.func_attr; printed
+   * as T.func_attr keys when true).  Lowering reads them here; they change
+   * nothing yet. */
+  tl_pass_configs pass_configs;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
 } tl_primfunc;
@@ -293,6 +299,11 @@ struct tl_module {
 
 /* Creates an empty module (malloc'd struct + arena); NULL on OOM. */
 tl_module *tl_module_new(void);
+/* A deep copy of m that shares nothing with it (clone.c): the same
+ * functions, variables and buffers (one copy each), printed and compared
+ * equal; buffer layouts (lowering's) are not copied.  Free with
+ * tl_module_destroy; NULL on OOM or for m NULL. */
+tl_module *tl_module_clone(const tl_module *m);
 
 /* ---------------------------------------------------- node constructors */
 /* All constructors allocate in m's arena and return NULL only on OOM.

@@ -459,7 +459,8 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   }
 }
 
-bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   br_state st;
   memset(&st, 0, sizeof st);
   st.m = m;

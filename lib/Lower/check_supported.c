@@ -81,7 +81,8 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   }
 }
 
-bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   (void)m;
   cs_state st = {d, 0};
   check(&st, f->body, 0, 0);

@@ -416,7 +416,8 @@ static tl_stmt *rewrite_one(void *st, tl_stmt *loop) {
   return ((fp_state *)st)->oom ? NULL : rewrite_loop(st, loop);
 }
 
-bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   if (!m || !f || !f->body) return true;
   fp_state st;
   memset(&st, 0, sizeof st);

@@ -54,7 +54,6 @@
 #include <string.h>
 
 #include "Lower/lower_internal.h"
-#include "NVPTX/nvptx.h"
 
 #define MAXD 8
 
@@ -416,7 +415,8 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
   }
 }
 
-bool tl_lower_atomic(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   at_state st;
   memset(&st, 0, sizeof st);
   st.m = m;
@@ -675,14 +675,13 @@ static tl_stmt *vwalk(av_state *st, tl_stmt *s, int depth) {
   }
 }
 
-bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d) {
+bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   av_state st;
   memset(&st, 0, sizeof st);
   st.m = m;
   st.d = d;
   st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
-  const tl_target *t = tl_target_lookup(target ? target : "sm_80");
-  st.bf16x2 = t && t->sm >= 90;
+  st.bf16x2 = target->atomic_add_bf16x2;
   if (st.intrin < 0) return true;
   if (!tl_names_collect(&st.names, m, f)) {
     tl_error(d, f->loc, "out of memory while vectorizing atomics");

@@ -110,19 +110,22 @@ bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
 bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
 
 /* ----------------------------------------------------------------- passes */
+/* Every pass has one signature: it rewrites f (m's arena grows) for target
+ * (never NULL; lib/Support/target.h), reads TileLang's pass configs from
+ * f->pass_configs, reports errors to d and returns false after one. */
 /* check_supported.c: rejects ops that no issue has lowered yet. */
-bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
-bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* lower_tile.c: tile ops and T.Parallel → per-thread SIMT statements. */
-bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 
 /* lower_atomic.c: T.atomic_add → T.Parallel loops of T.ptx_atomic_add (tile
  * IR → tile IR, before layout inference), and the pairing of 16-bit float
  * atomics into f16x2 / bf16x2 vector atomics where target allows (SIMT IR,
  * after lower-tile-ops). */
-bool tl_lower_atomic(tl_module *m, tl_primfunc *f, tl_diag *d);
-bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d);
+bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 
 /* ------------------------------------------------------ shared utilities */
 /* Names used in a function (for fresh names that never shadow). */
@@ -284,23 +287,23 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
 /* ------------------------------------ pipelining, shared copies, barriers */
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
-bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
-bool tl_lower_barriers(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* versioning.c: T.Parallel loops storing T.if_then_else(c, a, b) with c affine in
  * the loop variables get a version for blocks where c holds at every iteration. */
-bool tl_lower_versioning(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_versioning(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* frag_pipeline.c: double-buffered ldmatrix fragments across the k-steps
  * of a pipelined T.gemm loop, the barrier moved before the last k-step's
  * mma (SIMT IR → SIMT IR; loops of any other shape are left as they are). */
-bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* rasterize.c: T.use_swizzle → block-index remapping (SIMT IR). */
-bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, tl_diag *d);
+bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* smem_plan.c: offsets of shared.dyn buffers in the dynamic block, reuse of
  * space between buffers whose lifetimes do not overlap, f->smem_bytes;
- * target: the tl_target name (NULL: sm_80) whose limit applies. */
-bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d);
+ * target->max_smem_per_block is the limit. */
+bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 
 /* lower_shared_copy.c: what lower_tile.c hands to the shared-copy lowering. */
 typedef struct tl_lower_env {

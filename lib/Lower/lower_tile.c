@@ -1503,7 +1503,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   return NULL;
 }
 
-bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   lt_state st;
   memset(&st, 0, sizeof st);
   st.m = m;

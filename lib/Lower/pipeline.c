@@ -26,6 +26,9 @@
  * ../shared/TILELANG.md §3.3), so inference and lowering see the staged
  * shapes; barriers are placed on the tile IR, where the stage indices of the
  * staged regions prove the pipeline's producer and consumer disjoint.
+ * Every pass gets opts->target (sm_80 when NULL) as a const tl_target *;
+ * opts->pass_configs join each function's own tl_primfunc.pass_configs
+ * before the first pass, where passes read them.
  * After every pass the verifier runs when opts->verify_each is set, and
  * opts->after_pass sees the module (for --print-after-all).  The first pass
  * that reports an error stops the pipeline. */
@@ -33,11 +36,10 @@
 
 typedef bool (*lower_pass_fn)(tl_module *, tl_primfunc *, const tl_lower_options *, tl_diag *);
 
-/* Adapters: most passes need no options. */
+/* Adapters: every pass gets the target. */
 #define PASS(fn)                                                                              \
   static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) { \
-    (void)o;                                                                                  \
-    return fn(m, f, d);                                                                       \
+    return fn(m, f, o->target, d);                                                            \
   }
 PASS(tl_lower_check_supported)
 PASS(tl_lower_atomic)
@@ -46,17 +48,11 @@ PASS(tl_lower_barriers)
 PASS(tl_lower_versioning)
 PASS(tl_lower_infer_layouts)
 PASS(tl_lower_tile_ops)
-PASS(tl_lower_rasterize)
+PASS(tl_lower_atomic_vectorize)
 PASS(tl_lower_frag_pipeline)
+PASS(tl_lower_rasterize)
+PASS(tl_lower_smem_plan)
 #undef PASS
-
-static bool run_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {
-  return tl_lower_atomic_vectorize(m, f, o ? o->target : NULL, d);
-}
-
-static bool run_smem_plan(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {
-  return tl_lower_smem_plan(m, f, o ? o->target : NULL, d);
-}
 
 static const struct {
   const char *name;
@@ -69,24 +65,31 @@ static const struct {
     {"versioning", run_tl_lower_versioning},
     {"layout-inference", run_tl_lower_infer_layouts},
     {"lower-tile-ops", run_tl_lower_tile_ops},
-    {"atomic-vectorize", run_atomic_vectorize},
+    {"atomic-vectorize", run_tl_lower_atomic_vectorize},
     {"frag-pipeline", run_tl_lower_frag_pipeline},
     {"rasterize", run_tl_lower_rasterize},
-    {"smem-plan", run_smem_plan},
+    {"smem-plan", run_tl_lower_smem_plan},
 };
 
 bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
   if (!m || !d) return false;
+  tl_lower_options o = opts ? *opts : (tl_lower_options){0};
+  if (!o.target) o.target = tl_target_lookup("sm_80");
+  opts = &o;
+  /* the caller's pass configs join each function's own */
+  for (int i = 0; i < m->nfuncs; i++)
+    for (int c = 0; m->funcs[i] && c < TL_PASS_CONFIG_COUNT; c++)
+      if (tl_pass_config_get(&o.pass_configs, c)) *tl_pass_config_field(&m->funcs[i]->pass_configs, c) = true;
   for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++) {
     bool ok = true;
     for (int i = 0; i < m->nfuncs; i++)
       if (m->funcs[i] && !passes[p].run(m, m->funcs[i], opts, d)) ok = false;
     if (!ok) return false;
-    if (opts && opts->verify_each && tl_verify_module(m, d) > 0) {
+    if (opts->verify_each && tl_verify_module(m, d) > 0) {
       tl_note(d, TL_LOC_NONE, "the IR is malformed after lowering pass '%s'", passes[p].name);
       return false;
     }
-    if (opts && opts->after_pass) opts->after_pass(opts->user, passes[p].name, m);
+    if (opts->after_pass) opts->after_pass(opts->user, passes[p].name, m);
   }
   return true;
 }

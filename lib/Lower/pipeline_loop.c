@@ -678,7 +678,8 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   }
 }
 
-bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   pl_state st;
   memset(&st, 0, sizeof st);
   st.m = m;

@@ -164,7 +164,8 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
   return true;
 }
 
-bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   rz_state st;
   memset(&st, 0, sizeof st);
   st.m = m;

@@ -29,7 +29,6 @@
 
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
-#include "NVPTX/nvptx.h"
 
 typedef struct sbuf {
   tl_buffer *buf;
@@ -128,7 +127,7 @@ static bool is_sync(const tl_stmt *s, int sync_op) {
          s->u.eval.value->u.call.op == sync_op;
 }
 
-bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_diag *d) {
+bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   sp_state st;
   memset(&st, 0, sizeof st);
   st.m = m;
@@ -199,8 +198,8 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const char *target, tl_dia
       if (!have) sync_before[x->first] = true;
     }
   }
-  const tl_target *t = tl_target_lookup(target ? target : "sm_80");
-  if (ok && !st.oom && t && total > t->max_smem_per_block) {
+  const tl_target *t = target;
+  if (ok && !st.oom && total > t->max_smem_per_block) {
     tl_strbuf sb = {0};
     for (size_t i = 0; i < st.bufs.len; i++) {
       const sbuf *x = &st.bufs.data[i];

@@ -114,7 +114,8 @@ static tl_stmt *version_loop(void *m, tl_stmt *loop) {
   return loop->u.loop.kind == TL_LOOP_PARALLEL ? version(m, loop) : NULL;
 }
 
-bool tl_lower_versioning(tl_module *m, tl_primfunc *f, tl_diag *d) {
+bool tl_lower_versioning(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target; /* nothing here depends on the target yet */
   (void)d;
   if (!m || !f) return false;
   f->body = tl_lo_rewrite_loops(f->body, version_loop, m);

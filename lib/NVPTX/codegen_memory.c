@@ -479,7 +479,7 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   bi->stored = true;
   bool fl = tl_dtype_is_float(et);
   unsigned eb = (unsigned)tl_dtype_bytes(et);
-  if (L == 2 && (is_f16(et) || (is_bf16(et) && g->target->sm >= 90))) {
+  if (L == 2 && (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
     const char *ty = is_f16(et) ? "f16x2" : "bf16x2";
     char text[96];
     snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;", ty);

@@ -5,7 +5,7 @@
  *      threads), with a diagnostic handler that turns LLVM errors into
  *      tl_diag errors (without it a backend error exits the process);
  *   2. a target machine for nvptx64-nvidia-cuda and the target's SM and PTX
- *      version (target.c); the module takes the machine's data layout;
+ *      version (Support/target.c); the module takes the machine's data layout;
  *   3. codegen*.c build the kernels;
  *   4. if the kernels call libdevice (__nv_* declarations), libdevice.10.bc
  *      is read lazily into the same context with its definitions turned
@@ -33,6 +33,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -213,7 +214,9 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
     LLVMDisposeMessage(err);
     return false;
   }
-  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, target->features,
+  char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
+  snprintf(features, sizeof features, "+ptx%d", target->ptx_version);
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, features,
                                                     LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                                     LLVMCodeModelDefault);
   if (!TM) {

@@ -4,23 +4,9 @@
 #define TL_NVPTX_H
 
 #include "IR/tir.h"
+#include "Support/target.h"
 
-/* Target facts in one place (PTX ISA and CUDA docs cited in target.c). */
-typedef struct tl_target {
-  const char *name;      /* "sm_80" */
-  int sm;                /* 80, 86, 89, 90 */
-  bool arch_specific;    /* sm_90a */
-  const char *features;  /* LLVM feature string, e.g. "+ptx80" */
-  int max_smem_per_block;/* bytes of dynamic shared memory a block may use (opt-in) */
-  int max_threads;       /* per block */
-  int ptx_version;       /* PTX ISA version emitted, x10 (70 = 7.0) */
-  int max_smem_per_sm;   /* bytes of shared memory per SM */
-  bool native_bf16_arith;/* add/sub/mul.bf16 exist (sm_90+) */
-} tl_target;
-/* Looks up a target by name; NULL for an unknown name. */
-const tl_target *tl_target_lookup(const char *name);
-/* The supported names, for messages ("sm_80, sm_86, ..."). */
-const char *tl_target_names(void);
+/* The target (tl_target, tl_target_lookup) is described in Support/target.h. */
 
 typedef struct tl_codegen_result {
   char *llvm_ir;   /* malloc'd text of the optimised module (as handed to the

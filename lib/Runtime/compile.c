@@ -1,33 +1,24 @@
 /* Kernel compilation (lib/Runtime): tl_kernel_compile and
- * tl_kernel_compile_file.
+ * tl_kernel_compile_file make a kernel object from TileLang source.
  *
- * Role: drive the pipeline — tl_module_parse (lib/IR) → tl_lower_module
- * (lib/Lower) → tl_nvptx_emit (lib/NVPTX) — and keep what a call needs.
- * Algorithm: before lowering, copy the first prim_func's signature (params,
+ * Role: run the compiler driver (lib/Driver: parse → lower → PTX) and keep
+ * what loading, binding and launching a call need.
+ * Algorithm: after parsing, copy the first prim_func's signature (params,
  * dtypes, dims as integer programs over the T.dynamic symbols, out_idx from
  * the options or the file, normalized); after lowering, translate the
  * T.Kernel grid and thread expressions into integer programs, take the
  * dynamic shared memory size, and raise each tensor's required alignment
  * from its element size to the widest vector access the SIMT IR makes on it
  * (a load/store whose last index is a T.ramp, or whose value has lanes > 1;
- * docs/simt-ir.md).  The target defaults to the GPU's arch
- * (tl_device_default_target).  The kernel keeps its own copies of what a
- * call needs, plus two IR modules for the CPU executors (cpu.c): the tile IR
- * as parsed (a second parse of the same source, since lowering rewrites the
- * module in place) and the lowered SIMT IR.
- * Stage times (tl_compile_options.times): CLOCK_MONOTONIC stamps around the
- * parses, after every lowering pass (through the pass hook, which is always
- * installed), and around tl_nvptx_emit, whose own stamps split LLVM IR
- * building, O3 and PTX emission. */
-#include <errno.h>
+ * docs/simt-ir.md).  The kernel takes the driver's products: the PTX, the
+ * texts, and two IR modules for the CPU executors (cpu.c), the tile IR as
+ * parsed and the lowered SIMT IR. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "Driver/compiler.h"
 #include "IR/visit.h"
-#include "Lower/lower.h"
-#include "NVPTX/nvptx.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
 
@@ -230,7 +221,7 @@ static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *
   return st;
 }
 
-/* ------------------------------------------------ pipeline */
+/* ------------------------------------------------ the kernel */
 static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
   tl_status r = err ? tl_context_fail(ctx, s, "%s", err)
                     : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -238,232 +229,84 @@ static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
   return r;
 }
 
-static bool has_source(const tl_diag *d, const char *name) {
-  for (size_t i = 0; i < d->sources.len; i++)
-    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
-  return false;
+/* The signature and out_idx of tile IR function f into k. */
+static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts, const tl_primfunc *f,
+                                tl_kernel *k) {
+  tl_status st = build_signature(ctx, f, &k->sig);
+  if (st != TL_OK) return st;
+  char *err = NULL;
+  bool ok = true;
+  if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
+    if (opts->n_out_idx > 0 && !opts->out_idx)
+      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                             "tl_compile_options: n_out_idx is %zu but out_idx is NULL", opts->n_out_idx);
+    ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err);
+  } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
+    ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err);
+  } else if (opts->out_idx_mode != TL_OUT_IDX_NONE && opts->out_idx_mode != TL_OUT_IDX_FROM_FILE) {
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_compile_options: unknown out_idx_mode %d",
+                           (int)opts->out_idx_mode);
+  }
+  if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
+  if (!ok)
+    return fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT
+                                                                      : TL_ERR_UNSUPPORTED, err);
+  return TL_OK;
 }
 
-static double mono_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+/* Launch expressions and tensor alignments of the lowered function f. */
+static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k) {
+  tl_status st = launch_exprs(ctx, f, &k->sig);
+  if (st != TL_OK) return st;
+  align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
+  tl_visit_stmt(&a.v, f->body);
+  if (a.v.too_deep) /* could not see every access: assume the widest vector */
+    for (int i = 0; i < k->sig.nparams; i++)
+      if (k->sig.params[i].is_tensor && k->sig.params[i].align < 16) k->sig.params[i].align = 16;
+  return TL_OK;
 }
 
-/* --print-after-all support: print the module after a stage and hand the
- * text to the caller's callback.  The same hook stamps the time of each
- * lowering pass into tm (last: the end of the previous pass). */
-typedef struct stage_hook {
-  tl_context *ctx;
-  const tl_compile_options *opts;
-  tl_compile_times *tm;
-  double last;
-  bool simt;  /* lower-tile-ops has run: the passes from there on make SIMT IR */
-} stage_hook;
-
-static void emit_stage(tl_context *ctx, const tl_compile_options *opts, const char *stage,
-                       const tl_module *m) {
-  (void)ctx;
-  tl_strbuf sb = {0};
-  tl_print_module(&sb, m);
-  char *text = tl_strbuf_take(&sb);
-  if (text) opts->after_stage(opts->after_stage_user, stage, text);
-  free(text);
-}
-
-static void after_pass(void *user, const char *pass_name, const tl_module *m) {
-  stage_hook *h = user;
-  double now = mono_ms();
-  /* the passes before lower-tile-ops work on tile IR (tile_passes); it and
-   * every pass after it produce SIMT IR (simt) */
-  if (pass_name && !strcmp(pass_name, "lower-tile-ops")) h->simt = true;
-  if (h->simt) h->tm->simt += now - h->last;
-  else h->tm->tile_passes += now - h->last;
-  if (h->opts->after_stage) emit_stage(h->ctx, h->opts, pass_name, m);
-  h->last = mono_ms(); /* the callback's time stays out of the passes */
-}
-
-static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
+/* Runs the driver's stages on source, taking the signature between them,
+ * and moves the products into a new kernel *out. */
+static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
                               const char *filename, const tl_define *defines, size_t ndefines,
-                              const tl_compile_options *opts, tl_compile_times *tm,
                               tl_kernel **out) {
-  tl_compile_options defaults = {0};
-  if (!opts) opts = &defaults;
-  tl_module *m = NULL;
-  tl_kernel *k = NULL;
-  tl_module *tile = NULL;
-  double t0 = mono_ms();
-  tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &m);
-  if (st != TL_OK) {
-    tm->parse = mono_ms() - t0;
-    return st;
-  }
-  /* a second, unlowered copy of the tile IR for the reference evaluator
-   * (lowering rewrites m in place; there is no deep copy of a module) */
-  st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &tile);
-  tm->parse = mono_ms() - t0;
-  if (st != TL_OK) {
-    tl_module_destroy(m);
-    return st;
-  }
-  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
-    tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
-  if (m->nfuncs < 1 || !m->funcs[0]) {
-    st = tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile",
-                         filename ? filename : "<input>");
-    goto fail;
-  }
-  if (opts->after_stage) emit_stage(ctx, opts, "parse", m);
-  tl_primfunc *f = m->funcs[0];
-  if (opts->flags & TL_COMPILE_FAST_MATH) {
-    f->fast_math = true;
-    if (tile->nfuncs > 0 && tile->funcs[0]) tile->funcs[0]->fast_math = true;
-  }
-  k = tl_rt_kernel_new();
+  const tl_compile_options *opts = c->opts;
+  tl_status st = tl_compiler_parse(ctx, c, source, len, filename, defines, ndefines);
+  if (st != TL_OK) return st;
+  const tl_primfunc *f = c->tile->funcs[0];
+  tl_kernel *k = tl_rt_kernel_new();
   if (!k || !(k->name = strdup(f->name ? f->name : "main"))) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
   k->flags = opts->flags;
-
-  /* signature and out_idx */
-  if ((st = build_signature(ctx, f, &k->sig)) != TL_OK) goto fail;
-  {
-    char *err = NULL;
-    bool ok = true;
-    if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
-      if (opts->n_out_idx > 0 && !opts->out_idx) {
-        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "tl_compile_options: n_out_idx is %zu but out_idx is NULL",
-                             opts->n_out_idx);
-        goto fail;
-      }
-      ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err);
-    } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
-      ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err);
-    } else if (opts->out_idx_mode != TL_OUT_IDX_NONE &&
-               opts->out_idx_mode != TL_OUT_IDX_FROM_FILE) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "tl_compile_options: unknown out_idx_mode %d", (int)opts->out_idx_mode);
-      goto fail;
-    }
-    if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
-    if (!ok) {
-      st = fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST
-                                     ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED, err);
-      goto fail;
-    }
-  }
-
-  /* target */
-  const char *tname = opts->target ? opts->target : tl_device_default_target();
-  const tl_target *target = tl_target_lookup(tname);
-  if (!target) {
-    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                         "unknown target '%s' (expected %s)",
-                         tname, tl_target_names());
-    goto fail;
-  }
-  if (!(k->target = strdup(target->name ? target->name : tname))) {
+  if ((st = take_signature(ctx, opts, f, k)) != TL_OK) goto fail;
+  if ((st = tl_compiler_lower(ctx, c)) != TL_OK) goto fail;
+  if (!(k->target = strdup(c->target->name))) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
-
-  /* lower */
-  tl_lower_options lo = {0};
-  lo.target = k->target;
-  lo.verify_each = opts->verify_each;
-  stage_hook hook = {ctx, opts, tm, mono_ms(), false};
-  lo.after_pass = after_pass;
-  lo.user = &hook;
-  if (!tl_lower_module(m, &lo, &ctx->diag)) {
-    st = TL_ERR_COMPILE;
-    goto fail;
-  }
-  f = m->funcs[0];
-  if ((st = launch_exprs(ctx, f, &k->sig)) != TL_OK) goto fail;
-  {
-    align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
-    tl_visit_stmt(&a.v, f->body);
-    if (a.v.too_deep) /* could not see every access: assume the widest vector */
-      for (int i = 0; i < k->sig.nparams; i++)
-        if (k->sig.params[i].is_tensor && k->sig.params[i].align < 16) k->sig.params[i].align = 16;
-  }
-  {
-    tl_strbuf sb = {0};
-    tl_print_module(&sb, m);
-    k->simt_ir = tl_strbuf_take(&sb);
-    if (!k->simt_ir) {
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-      goto fail;
-    }
-  }
-
-  if (opts->stop_after == TL_STAGE_SIMT) {
-    if (!(k->ptx = strdup("")) || !(k->llvm_ir = strdup(""))) {
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-      goto fail;
-    }
-    k->simt_module = m;
-    k->tile_module = tile;
-    *out = k;
-    return TL_OK;
-  }
-
-  /* codegen */
-  tl_codegen_result cg = {0};
-  double tc = mono_ms();
-  /* The optimised LLVM IR is printed only when kept (TL_COMPILE_KEEP_LLVM_IR)
-   * or shown (after_stage): printing it costs ~10% of code generation. */
-  tl_nvptx_options no = {0};
-  no.skip_llvm_ir = !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !opts->after_stage;
-  bool cg_ok = tl_nvptx_emit_ex(m, target, &no, &ctx->diag, &cg);
-  tc = mono_ms() - tc;
-  tm->opt = cg.ms_opt;
-  tm->ptx = cg.ms_emit;
-  tm->llvm_ir = tc - cg.ms_opt - cg.ms_emit;
-  if (tm->llvm_ir < 0) tm->llvm_ir = 0;
-  if (!cg_ok) {
-    tl_codegen_result_free(&cg);
-    st = TL_ERR_COMPILE;
-    goto fail;
-  }
-  k->ptx = cg.ptx;
-  k->llvm_ir = cg.llvm_ir;
-  if (opts->after_stage) {
-    if (k->llvm_ir) opts->after_stage(opts->after_stage_user, "llvm", k->llvm_ir);
-    if (k->ptx) opts->after_stage(opts->after_stage_user, "ptx", k->ptx);
-  }
-  if (!k->ptx) {
-    free(k->llvm_ir);
-    k->llvm_ir = NULL;
-    st = tl_context_fail(ctx, TL_ERR_INTERNAL, "code generation returned no PTX");
-    goto fail;
-  }
-  if (!k->llvm_ir && !(k->llvm_ir = strdup(""))) {
+  if ((st = take_launch(ctx, c->simt->funcs[0], k)) != TL_OK) goto fail;
+  if (opts->stop_after != TL_STAGE_SIMT && (st = tl_compiler_codegen(ctx, c)) != TL_OK) goto fail;
+  k->ptx = c->ptx ? c->ptx : strdup("");
+  k->llvm_ir = c->llvm_ir ? c->llvm_ir : strdup("");
+  k->simt_ir = c->simt_ir;
+  k->tile_module = c->tile;
+  k->simt_module = c->simt;
+  c->ptx = c->llvm_ir = c->simt_ir = NULL;
+  c->tile = c->simt = NULL;
+  if (!k->ptx || !k->llvm_ir) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
-  k->simt_module = m;
-  k->tile_module = tile;
   *out = k;
   return TL_OK;
 
 fail:
   if (st == TL_OK) st = TL_ERR_INTERNAL;
   tl_kernel_destroy(k);
-  tl_module_destroy(m);
-  tl_module_destroy(tile);
   return st;
-}
-
-/* Completes tm (total since t0, other = the rest) and hands it to opts->times. */
-static void finish_times(tl_compile_times *tm, double t0, const tl_compile_options *opts) {
-  if (!opts || !opts->times) return;
-  tm->total = mono_ms() - t0;
-  tm->other = tm->total - (tm->parse + tm->tile_passes + tm->simt + tm->llvm_ir + tm->opt + tm->ptx);
-  if (tm->other < 0) tm->other = 0;
-  *opts->times = *tm;
 }
 
 tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
@@ -476,12 +319,12 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                                "tl_kernel_compile: %s is NULL",
                                                !source ? "source" : !out ? "out" : "defines"));
-  double t0 = mono_ms();
-  tl_compile_times tm = {0};
-  tl_status st = tl_context_end(ctx, compile_impl(ctx, source, len, filename, defines, ndefines,
-                                                  opts, &tm, out));
+  tl_compilation c;
+  tl_compilation_init(&c, opts);
+  tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
-  finish_times(&tm, t0, opts);
+  tl_compilation_report_times(&c);
+  tl_compilation_free(&c);
   return st;
 }
 
@@ -489,51 +332,24 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
                                  size_t ndefines, const tl_compile_options *opts,
                                  tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
-  double t0 = mono_ms();
-  tl_compile_times tm = {0};
+  tl_compilation c;
+  tl_compilation_init(&c, opts);
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                                "tl_kernel_compile_file: %s is NULL",
                                                !path ? "path" : !out ? "out" : "defines"));
-  FILE *fp = fopen(path, "rb");
-  if (!fp)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_IO, "cannot open '%s': %s", path,
-                                               strerror(errno)));
-  tl_strbuf text = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_strbuf_appendn(&text, chunk, n);
-  bool rerr = ferror(fp);
-  int e = errno;
-  fclose(fp);
-  if (rerr) {
-    tl_strbuf_free(&text);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", path,
-                                               strerror(e)));
-  }
-  if (text.oom) {
-    tl_strbuf_free(&text);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory reading '%s'",
-                                               path));
-  }
-  size_t len = text.len;
-  char *src = tl_strbuf_take(&text);
-  if (!src)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
-  tl_status st = compile_impl(ctx, src, len, path, defines, ndefines, opts, &tm, out);
+  char *src = NULL;
+  size_t len = 0;
+  tl_status st = tl_compiler_read_file(ctx, path, &src, &len);
+  if (st == TL_OK) st = compile_impl(ctx, &c, src, len, path, defines, ndefines, out);
   st = tl_context_end(ctx, st);
   /* diagnostics were rendered into last_error by tl_context_end; the source
    * text registered with the diag engine must not outlive this call */
   ctx->diag.sources.len = 0;
   free(src);
-  finish_times(&tm, t0, opts);
+  if (src) tl_compilation_report_times(&c);
+  tl_compilation_free(&c);
   return st;
 }
-
-/* ------------------------------------------------------------ targets */
-/* The table itself lives in lib/NVPTX/target.c (tl_target_lookup). */
-bool tl_target_supported(const char *name) { return name && tl_target_lookup(name) != NULL; }
-
-const char *tl_target_list(void) { return tl_target_names(); }

@@ -6,10 +6,15 @@
  * Algorithm: classify the problem by M (M <= 128: decode-like shapes, where
  * 64-row tiles waste less of each mma.sync m16 row block and leave more
  * blocks for the SMs), then by how many blocks the large tile (256x128)
- * would launch: fewer than ~2 waves of the 132 SMs (264 blocks, e.g. 1024^3
- * has 32 and 2048^3 has 128) leaves most SMs idle or one partial wave, so
+ * would launch: fewer than ~2 waves of the GPU's SMs (the driver's
+ * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT of device 0; the H200 has 132, so
+ * 264 blocks, e.g. 1024^3 has 32 and 2048^3 has 128) leaves most SMs idle or
+ * one partial wave, so
  * smaller tiles (64x128 / 128x128 with 4 warps, several blocks per SM) take
- * the "small" class; otherwise the large class.  Return that class's list,
+ * the "small" class, and fewer blocks of 128x128 than SMs (less than one
+ * wave) the "tiny" class; otherwise the large class.  Without a GPU the
+ * count is TL_GEMM_CONFIGS_NO_GPU_SMS (Runtime/kernel.h: the H200's, whose
+ * measurements made the tables).  Return that class's list,
  * best first.  Only 16-bit inputs (float16, bfloat16) have a table:
  * both use mma.sync.m16n8k16 with f32 accumulation, so the same tiles fit.
  *
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "Runtime/kernel.h"
 #include "tilelang/runtime.h"
 
 /* {block_M, block_N, block_K, threads, num_stages, policy, swizzle_panel},
@@ -54,7 +60,13 @@ static const tl_gemm_config small_m[] = {
 
 size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
                        size_t cap) {
-  if (M <= 0 || N <= 0 || K <= 0) return 0;
+  int sms = tl_driver_sm_count();
+  return tl_gemm_configs_for(sms > 0 ? sms : TL_GEMM_CONFIGS_NO_GPU_SMS, M, N, K, in, out, cap);
+}
+
+size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
+                           tl_gemm_config *out, size_t cap) {
+  if (M <= 0 || N <= 0 || K <= 0 || sms <= 0) return 0;
   if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
     return 0;
   const tl_gemm_config *list = large;
@@ -65,10 +77,10 @@ size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_con
   if (M <= 128) {
     list = small_m;
     n = sizeof small_m / sizeof small_m[0];
-  } else if ((double)((M + 127) / 128) * (double)((N + 127) / 128) < 132) {
+  } else if ((double)((M + 127) / 128) * (double)((N + 127) / 128) < sms) {
     list = tiny_grid;
     n = sizeof tiny_grid / sizeof tiny_grid[0];
-  } else if (big_blocks < 2 * 132) {
+  } else if (big_blocks < 2.0 * sms) {
     list = small_grid;
     n = sizeof small_grid / sizeof small_grid[0];
   }

@@ -158,6 +158,16 @@ tl_status tl_device_count(tl_context *ctx, int *count) {
   return TL_OK;
 }
 
+int tl_driver_sm_count(void) {
+  const tl_driver *d = tl_driver_get(NULL);
+  tl_CUdevice dev;
+  int n = 0;
+  if (!d || d->cuDeviceGet(&dev, 0) != TL_CUDA_SUCCESS ||
+      d->cuDeviceGetAttribute(&n, TL_CU_DEV_ATTR_MULTIPROCESSOR_COUNT, dev) != TL_CUDA_SUCCESS)
+    return 0;
+  return n > 0 ? n : 0;
+}
+
 const char *tl_device_default_target(void) {
   const tl_driver *d = tl_driver_get(NULL);
   if (!d) return "sm_80";

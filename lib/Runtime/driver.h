@@ -34,6 +34,7 @@ enum {
   TL_CU_DEV_ATTR_MAX_GRID_DIM_X = 5,
   TL_CU_DEV_ATTR_MAX_GRID_DIM_Y = 6,
   TL_CU_DEV_ATTR_MAX_GRID_DIM_Z = 7,
+  TL_CU_DEV_ATTR_MULTIPROCESSOR_COUNT = 16,
   TL_CU_DEV_ATTR_CC_MAJOR = 75,
   TL_CU_DEV_ATTR_CC_MINOR = 76,
   TL_CU_DEV_ATTR_MAX_SMEM_OPTIN = 97,
@@ -93,6 +94,9 @@ typedef struct tl_driver {
 const tl_driver *tl_driver_get(const char **why);
 /* Number of devices found at load (0 when the driver is unusable). */
 int tl_driver_device_count(void);
+/* Number of SMs of device 0 (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, the
+ * device tl_device_default_target describes); 0 without a usable driver. */
+int tl_driver_sm_count(void);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for r (static strings). */
 void tl_driver_error_text(tl_CUresult r, const char **name, const char **text);
 

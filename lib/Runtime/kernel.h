@@ -174,4 +174,16 @@ tl_kernel *tl_rt_kernel_new(void);
 tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                          bool reference, DLManagedTensor **outputs);
 
+/* ------------------------------------------------- configs.c */
+/* tl_gemm_configs for a GPU with sms SMs (tl_gemm_configs passes the
+ * driver's count, tl_driver_sm_count, or TL_GEMM_CONFIGS_NO_GPU_SMS without
+ * a GPU). */
+size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
+                           tl_gemm_config *out, size_t cap);
+/* The SM count the tile tables assume without a GPU (the CPU executor):
+ * that of the H200 the tables were measured on (../shared/GPU.md), so that a
+ * machine without a GPU picks the tile the H200 would; on the CPU executor
+ * blocks run one after another and the choice does not change the result. */
+#define TL_GEMM_CONFIGS_NO_GPU_SMS 132
+
 #endif

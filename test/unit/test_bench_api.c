@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tilelang/tilelang.h"
+#include "Runtime/kernel.h"
 
 static tl_dtype dt(const char *name) {
   tl_dtype t;
@@ -41,6 +42,27 @@ Test(gemm_configs, large_class_is_legal) {
   tl_gemm_config b[32];
   cr_assert_eq(tl_gemm_configs(4096, 4096, 4096, dt("bfloat16"), b, 32), n);
   cr_assert_eq(memcmp(b, c, n * sizeof *c), 0);
+}
+
+/* The wave classes follow the SM count: 2048^3 launches 64 blocks of
+ * 256x128 (256 of 128x128): on 132 SMs less than two waves of the first
+ * (the small class), on 32 SMs more than two waves (the large class), on
+ * 300 SMs less than one wave of 128x128 (the tiny class). */
+Test(gemm_configs, classes_follow_sm_count) {
+  tl_gemm_config h200[32], few[32], many[32], dflt[32];
+  size_t n132 = tl_gemm_configs_for(132, 2048, 2048, 2048, dt("float16"), h200, 32);
+  size_t n32 = tl_gemm_configs_for(32, 2048, 2048, 2048, dt("float16"), few, 32);
+  size_t n200 = tl_gemm_configs_for(300, 2048, 2048, 2048, dt("float16"), many, 32);
+  cr_assert(n132 > 0 && n32 > 0 && n200 > 0);
+  cr_expect(h200[0].block_M == 128 && h200[0].block_N == 128 && h200[0].threads == 128); /* small_grid */
+  cr_expect(few[0].block_M == 128 && few[0].block_N == 256 && few[0].num_stages == 4);   /* large */
+  cr_expect(many[0].block_M == 64 && many[0].block_N == 128 && many[0].num_stages == 4); /* tiny_grid */
+  cr_expect_eq(tl_gemm_configs_for(0, 2048, 2048, 2048, dt("float16"), NULL, 0), 0);
+  /* without a GPU (as here unless a driver exists) the H200's count */
+  if (tl_driver_sm_count() == 0) {
+    cr_assert_eq(tl_gemm_configs(2048, 2048, 2048, dt("float16"), dflt, 32), n132);
+    cr_expect_eq(memcmp(dflt, h200, n132 * sizeof *dflt), 0);
+  }
 }
 
 Test(gemm_configs, small_m_class) {

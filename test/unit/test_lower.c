@@ -221,7 +221,7 @@ static void copy(tl_buffer *src, tl_expr **smin, tl_expr **sext, int sn, tl_buff
 }
 
 static char *lower_and_print(tl_module *m, tl_diag *d, bool *ok) {
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   *ok = tl_lower_module(m, &o, d);
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);

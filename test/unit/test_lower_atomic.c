@@ -73,7 +73,7 @@ static tl_module *parse(const char *src, bool lower, const char *target) {
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, strlen(src), "test.py", NULL, 0);
   if (ok && lower) {
-    tl_lower_options o = {target, true, NULL, NULL};
+    tl_lower_options o = {.target = tl_target_lookup(target), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
@@ -299,7 +299,7 @@ Test(atomic, errors_name_the_rule) {
   tl_diag d;
   tl_diag_init(&d);
   cr_assert(tl_frontend_parse(m, &d, src, strlen(src), "e.py", NULL, 0));
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   cr_assert(!tl_lower_module(m, &o, &d));
   const char *out = d.out.data ? d.out.data : "";
   cr_assert(strstr(out, "e.py:5:") && strstr(out, "memory_order=\"acquire\" is not lowered yet"), "%s", out);

@@ -147,7 +147,7 @@ static tl_module *compile(const char *src, const char *const *defs, int ndefs, b
   }
   *ok = tl_frontend_parse(m, d, src, strlen(src), "k.py", dv, ndefs);
   if (*ok && lower) {
-    tl_lower_options o = {"sm_80", true, NULL, NULL};
+    tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
     *ok = tl_lower_module(m, &o, d);
   }
   return m;

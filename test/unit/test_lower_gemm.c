@@ -658,7 +658,7 @@ static void run_gemm_case(const gemm_case *c) {
   bool ok;
   tl_module *m = parse(src, &d, &ok);
   cr_assert(ok, "parse failed:\n%s\n%s", d.out.data ? d.out.data : "", src);
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   ok = tl_lower_module(m, &o, &d);
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
@@ -760,7 +760,7 @@ static char *lower_error(const char *src) {
   bool ok;
   tl_module *m = parse(src, &d, &ok);
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   ok = tl_lower_module(m, &o, &d);
   cr_assert(!ok, "lowering should fail");
   const char *text = d.out.data ? d.out.data : "";
@@ -873,7 +873,7 @@ Test(gemm_epilogue, staged_reuses_pipeline_smem) {
   bool ok;
   tl_module *m = parse(src, &d, &ok);
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   ok = tl_lower_module(m, &o, &d);
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
   tl_strbuf sb = {0};

@@ -53,9 +53,9 @@ static tl_module *build(const char *src, const char *name, const tl_define *defs
   tl_diag d;
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, strlen(src), name, defs, ndefs);
-  if (ok && how == PIPELINE_ONLY) ok = tl_lower_pipeline(m, m->funcs[0], &d) && tl_verify_module(m, &d) == 0;
+  if (ok && how == PIPELINE_ONLY) ok = tl_lower_pipeline(m, m->funcs[0], tl_target_lookup("sm_80"), &d) && tl_verify_module(m, &d) == 0;
   if (ok && how == FULL) {
-    tl_lower_options o = {"sm_80", true, NULL, NULL};
+    tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
   cr_assert(ok, "%s: %s", name, d.out.data ? d.out.data : "");
@@ -444,7 +444,7 @@ Test(smem_plan, limit_names_buffers) {
   tl_diag d;
   tl_diag_init(&d);
   cr_assert(tl_frontend_parse(m, &d, src, strlen(src), "big.py", NULL, 0));
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   cr_assert(!tl_lower_module(m, &o, &d));
   const char *msg = d.out.data ? d.out.data : "";
   cr_expect(strstr(msg, "big.py:4:"), "%s", msg); /* at the kernel */
@@ -457,11 +457,50 @@ Test(smem_plan, limit_names_buffers) {
   m = tl_module_new();
   tl_diag_init(&d);
   cr_assert(tl_frontend_parse(m, &d, src, strlen(src), "big.py", NULL, 0));
-  tl_lower_options o2 = {"sm_90a", true, NULL, NULL};
+  tl_lower_options o2 = {.target = tl_target_lookup("sm_90a"), .verify_each = true};
   cr_expect(tl_lower_module(m, &o2, &d), "%s", d.out.data ? d.out.data : "");
   cr_expect_eq(m->funcs[0]->smem_bytes, 172032 + 1024);
   tl_diag_free(&d);
   tl_module_destroy(m);
+}
+
+/* Pass configs forced through tl_lower_options join the function's own
+ * (from T.func_attr) and change nothing else: the same SIMT IR as without. */
+Test(pipeline, options_pass_configs_reach_functions) {
+  const char *src =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((128,), \"float32\")):\n"
+      "    T.func_attr({\"tl.disable_wgmma\": True})\n"
+      "    with T.Kernel(1, threads=128) as bx:\n"
+      "        for i in T.Parallel(128):\n"
+      "            A[i] = A[i] + 1.0\n";
+  char *text[2] = {NULL, NULL};
+  for (int k = 0; k < 2; k++) {
+    tl_module *m = tl_module_new();
+    tl_diag d;
+    tl_diag_init(&d);
+    cr_assert(tl_frontend_parse(m, &d, src, strlen(src), "cfg.py", NULL, 0));
+    cr_assert(m->funcs[0]->pass_configs.disable_wgmma && !m->funcs[0]->pass_configs.disable_tma_lower);
+    tl_lower_options o = {.target = tl_target_lookup("sm_90a"), .verify_each = true};
+    o.pass_configs.disable_tma_lower = k == 1;
+    cr_assert(tl_lower_module(m, &o, &d), "%s", d.out.data ? d.out.data : "");
+    cr_expect(m->funcs[0]->pass_configs.disable_wgmma);
+    cr_expect_eq(m->funcs[0]->pass_configs.disable_tma_lower, k == 1);
+    cr_expect(!m->funcs[0]->pass_configs.disable_warp_specialized);
+    tl_strbuf sb = {0};
+    tl_print_module(&sb, m);
+    text[k] = tl_strbuf_take(&sb);
+    tl_diag_free(&d);
+    tl_module_destroy(m);
+  }
+  cr_assert(strstr(text[1], "\"tl.disable_wgmma\": True, \"tl.disable_tma_lower\": True"), "%s", text[1]);
+  /* apart from the attribute line, the two lowerings are the same */
+  const char *a = strstr(text[0], "})\n"), *b = strstr(text[1], "})\n");
+  cr_assert(a && b);
+  cr_expect_str_eq(a, b);
+  free(text[0]);
+  free(text[1]);
 }
 
 /* ================================================= 7. rasterization */

@@ -185,7 +185,7 @@ static tl_module *lower_text(const char *src, bool expect_ok, char **diag_text) 
   tl_diag_add_source(&d, "t.py", src, strlen(src));
   bool ok = tl_frontend_parse(m, &d, src, strlen(src), "t.py", NULL, 0);
   cr_assert(ok, "parse failed:\n%s", d.out.data ? d.out.data : "");
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   ok = tl_lower_module(m, &o, &d);
   cr_assert_eq(ok, expect_ok, "%s", d.out.data ? d.out.data : "");
   if (diag_text) *diag_text = strdup(d.out.data ? d.out.data : "");

@@ -16,6 +16,7 @@
 
 #include "IR/tir.h"
 #include "NVPTX/nvptx.h"
+#include "tilelang/runtime.h"
 
 /* ------------------------------------------------------------ IR helpers */
 #define LOC TL_LOC_NONE
@@ -486,6 +487,50 @@ Test(nvptx, target_table) {
   cr_assert_not_null(tl_target_lookup("sm_90"));
   cr_assert_null(tl_target_lookup("sm_70"));
   cr_assert_null(tl_target_lookup(NULL));
+}
+
+/* The capability flags (lib/Support/target.c, PTX ISA Target ISA notes):
+ * Ampere/Ada have cp.async, ldmatrix and the sm_80 mma.sync shapes; sm_90
+ * adds TMA and clusters; only sm_90a has wgmma and setmaxnreg. */
+Test(nvptx, target_capabilities) {
+  static const char *const names[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  static const int ptx[] = {70, 71, 78, 80, 80};
+  static const int smem[] = {166912, 101376, 101376, 232448, 232448};
+  for (int i = 0; i < 5; i++) {
+    const tl_target *t = tl_target_lookup(names[i]);
+    cr_assert_not_null(t);
+    cr_expect_str_eq(t->name, names[i]);
+    cr_expect_eq(t->ptx_version, ptx[i], "%s", names[i]);
+    cr_expect_eq(t->max_smem_per_block, smem[i], "%s", names[i]);
+    cr_expect(t->cp_async && t->ldmatrix, "%s", names[i]);
+    cr_expect(t->mma_shapes & TL_MMA_M16N8K16_F16, "%s", names[i]);
+    cr_expect(t->mma_shapes & TL_MMA_M16N8K16_BF16, "%s", names[i]);
+    cr_expect(!(t->mma_shapes & TL_MMA_M16N8K32_E4M3), "%s", names[i]); /* needs PTX 8.4 */
+    cr_expect_eq(t->tma, t->sm >= 90, "%s", names[i]);
+    cr_expect_eq(t->clusters, t->sm >= 90, "%s", names[i]);
+    cr_expect_eq(t->atomic_add_bf16x2, t->sm >= 90, "%s", names[i]);
+    cr_expect_eq(t->wgmma, i == 4, "%s", names[i]);
+    cr_expect_eq(t->setmaxnreg, i == 4, "%s", names[i]);
+  }
+}
+
+Test(nvptx, target_names_from_the_table) {
+  cr_expect_str_eq(tl_target_names(), "sm_80, sm_86, sm_89, sm_90 or sm_90a");
+  cr_expect_str_eq(tl_target_list(), tl_target_names());
+  cr_expect(tl_target_supported("sm_89") && !tl_target_supported("sm_100") && !tl_target_supported(NULL));
+}
+
+Test(nvptx, pass_config_keys) {
+  cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), 0);
+  cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), 1);
+  cr_expect_eq(tl_pass_config_index("tl.disable_warp_specialized"), 2);
+  cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), -1);
+  cr_expect_eq(tl_pass_config_index(NULL), -1);
+  tl_pass_configs c = {0};
+  *tl_pass_config_field(&c, 1) = true;
+  cr_expect(c.disable_tma_lower && !c.disable_wgmma && !c.disable_warp_specialized);
+  cr_expect(tl_pass_config_get(&c, 1) && !tl_pass_config_get(&c, 0) && !tl_pass_config_get(&c, 3));
+  cr_expect_null(tl_pass_config_field(&c, 3));
 }
 
 Test(nvptx, add_scalar) { emit_both(k_add_scalar, check_add_scalar); }

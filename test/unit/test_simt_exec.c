@@ -85,7 +85,7 @@ static tl_module *parse(const char *src, size_t len, const char *name, const tl_
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, len, name, defs, ndefs);
   if (ok && lower) {
-    tl_lower_options o = {"sm_80", true, NULL, NULL};
+    tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
   cr_assert(ok, "%s: %s", name, d.out.data ? d.out.data : "");
@@ -708,7 +708,7 @@ static tl_module *try_lower_example(const char *file, const tl_define *defs, siz
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, len, file, defs, ndefs);
   cr_assert(ok, "%s", d.out.data);
-  tl_lower_options o = {"sm_80", true, NULL, NULL};
+  tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
   ok = tl_lower_module(m, &o, &d);
   free(src);
   if (!ok) {

@@ -1,0 +1,190 @@
+/* The compiler driver (lib/Driver/compiler.h): source → tile IR
+ * (tl_module_parse, lib/IR) → SIMT IR (tl_lower_module, lib/Lower) → LLVM
+ * IR and PTX (tl_nvptx_emit_ex, lib/NVPTX), one stage per call, and the
+ * public target queries.
+ *
+ * Algorithm: the front end runs once; lowering works on a deep copy of the
+ * tile IR (tl_module_clone), so that the tile IR as written stays for the
+ * reference evaluator.  The lowering pass hook (always installed) stamps
+ * the time of each pass and hands its output to opts->after_stage (tl-opt
+ * --print-after-all); code generation's own stamps split LLVM IR building,
+ * optimisation and PTX emission. */
+#include "Driver/compiler.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "Lower/lower.h"
+#include "NVPTX/nvptx.h"
+#include "Support/context.h"
+
+static double mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void tl_compilation_init(tl_compilation *c, const tl_compile_options *opts) {
+  memset(c, 0, sizeof *c);
+  c->opts = opts ? opts : &c->defaults;
+  c->t0 = mono_ms();
+}
+
+void tl_compilation_free(tl_compilation *c) {
+  tl_module_destroy(c->tile);
+  tl_module_destroy(c->simt);
+  free(c->simt_ir);
+  free(c->llvm_ir);
+  free(c->ptx);
+  c->tile = c->simt = NULL;
+  c->simt_ir = c->llvm_ir = c->ptx = NULL;
+}
+
+void tl_compilation_report_times(tl_compilation *c) {
+  tl_compile_times *tm = &c->times;
+  tm->total = mono_ms() - c->t0;
+  tm->other = tm->total - (tm->parse + tm->tile_passes + tm->simt + tm->llvm_ir + tm->opt + tm->ptx);
+  if (tm->other < 0) tm->other = 0;
+  if (c->opts->times) *c->opts->times = *tm;
+}
+
+tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, size_t *len) {
+  *text = NULL;
+  *len = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return tl_context_fail(ctx, TL_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  tl_strbuf sb = {0};
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_strbuf_appendn(&sb, chunk, n);
+  bool rerr = ferror(fp);
+  int e = errno;
+  fclose(fp);
+  if (rerr) {
+    tl_strbuf_free(&sb);
+    return tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", path, strerror(e));
+  }
+  if (sb.oom) {
+    tl_strbuf_free(&sb);
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+  }
+  *len = sb.len;
+  if (!(*text = tl_strbuf_take(&sb))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------ stages */
+static bool has_source(const tl_diag *d, const char *name) {
+  for (size_t i = 0; i < d->sources.len; i++)
+    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
+  return false;
+}
+
+/* Prints m and hands the text to opts->after_stage as stage `stage`. */
+static void emit_stage(const tl_compile_options *opts, const char *stage, const tl_module *m) {
+  tl_strbuf sb = {0};
+  tl_print_module(&sb, m);
+  char *text = tl_strbuf_take(&sb);
+  if (text) opts->after_stage(opts->after_stage_user, stage, text);
+  free(text);
+}
+
+tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
+                            const char *filename, const tl_define *defines, size_t ndefines) {
+  double t0 = mono_ms();
+  tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &c->tile);
+  c->times.parse = mono_ms() - t0;
+  if (st != TL_OK) return st;
+  tl_module *m = c->tile;
+  /* lowering's and code generation's errors show their source lines */
+  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
+    tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  if (m->nfuncs < 1 || !m->funcs[0])
+    return tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile",
+                           filename ? filename : "<input>");
+  if (c->opts->after_stage) emit_stage(c->opts, "parse", m);
+  if (c->opts->flags & TL_COMPILE_FAST_MATH) m->funcs[0]->fast_math = true;
+  return TL_OK;
+}
+
+/* The lowering pass hook: stamps the pass's time into tile_passes (the
+ * passes before lower-tile-ops work on tile IR) or simt (lower-tile-ops and
+ * every pass after it make SIMT IR), and shows its output. */
+typedef struct stage_hook {
+  tl_compilation *c;
+  double last; /* the end of the previous pass */
+  bool simt;
+} stage_hook;
+
+static void after_pass(void *user, const char *pass_name, const tl_module *m) {
+  stage_hook *h = user;
+  double now = mono_ms();
+  if (pass_name && !strcmp(pass_name, "lower-tile-ops")) h->simt = true;
+  if (h->simt) h->c->times.simt += now - h->last;
+  else h->c->times.tile_passes += now - h->last;
+  if (h->c->opts->after_stage) emit_stage(h->c->opts, pass_name, m);
+  h->last = mono_ms(); /* the callback's time stays out of the passes */
+}
+
+tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
+  const tl_compile_options *opts = c->opts;
+  const char *tname = opts->target ? opts->target : tl_device_default_target();
+  c->target = tl_target_lookup(tname);
+  if (!c->target)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", tname,
+                           tl_target_names());
+  double t0 = mono_ms();
+  if (!(c->simt = tl_module_clone(c->tile))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  stage_hook hook = {c, 0, false};
+  c->times.parse += mono_ms() - t0; /* the copy stands in for the second parse it replaces */
+  hook.last = mono_ms();
+  tl_lower_options lo = {0};
+  lo.target = c->target;
+  lo.verify_each = opts->verify_each;
+  lo.after_pass = after_pass;
+  lo.user = &hook;
+  if (!tl_lower_module(c->simt, &lo, &ctx->diag)) return TL_ERR_COMPILE;
+  tl_strbuf sb = {0};
+  tl_print_module(&sb, c->simt);
+  if (!(c->simt_ir = tl_strbuf_take(&sb))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  return TL_OK;
+}
+
+tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c) {
+  const tl_compile_options *opts = c->opts;
+  tl_codegen_result cg = {0};
+  double tc = mono_ms();
+  /* The optimised LLVM IR is printed only when kept (TL_COMPILE_KEEP_LLVM_IR)
+   * or shown (after_stage): printing it costs ~10% of code generation. */
+  tl_nvptx_options no = {0};
+  no.skip_llvm_ir = !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !opts->after_stage;
+  bool ok = tl_nvptx_emit_ex(c->simt, c->target, &no, &ctx->diag, &cg);
+  tc = mono_ms() - tc;
+  c->times.opt = cg.ms_opt;
+  c->times.ptx = cg.ms_emit;
+  c->times.llvm_ir = tc - cg.ms_opt - cg.ms_emit;
+  if (c->times.llvm_ir < 0) c->times.llvm_ir = 0;
+  if (!ok) {
+    tl_codegen_result_free(&cg);
+    return TL_ERR_COMPILE;
+  }
+  c->ptx = cg.ptx;
+  c->llvm_ir = cg.llvm_ir;
+  if (opts->after_stage) {
+    if (c->llvm_ir) opts->after_stage(opts->after_stage_user, "llvm", c->llvm_ir);
+    if (c->ptx) opts->after_stage(opts->after_stage_user, "ptx", c->ptx);
+  }
+  if (!c->ptx) return tl_context_fail(ctx, TL_ERR_INTERNAL, "code generation returned no PTX");
+  if (!c->llvm_ir && !(c->llvm_ir = strdup("")))
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------ targets */
+/* The table itself lives in lib/Support/target.c (tl_target_lookup). */
+bool tl_target_supported(const char *name) { return name && tl_target_lookup(name) != NULL; }
+
+const char *tl_target_list(void) { return tl_target_names(); }

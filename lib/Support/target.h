@@ -1,0 +1,78 @@
+/* Target description (internal): what the compiler knows about each GPU
+ * architecture it generates code for, and TileLang's pass configs that
+ * choose among lowerings.  One constant table (target.c) that lowering
+ * (lib/Lower), code generation (lib/NVPTX), the compiler driver and the
+ * public target queries (tl_target_supported, tl_target_list) all read.
+ *
+ * These are facts about the architecture (what PTX can say for it), not
+ * about a device: the number of SMs or the shared memory of the GPU at hand
+ * come from the CUDA driver at run time (lib/Runtime/driver.c). */
+#ifndef TL_SUPPORT_TARGET_H
+#define TL_SUPPORT_TARGET_H
+
+#include <stdbool.h>
+
+/* mma.sync shapes and operand types an architecture executes (bit set in
+ * tl_target.mma_shapes).  Source: PTX ISA 8.5, "Warp Level Matrix Multiply-
+ * Accumulate Instructions: mma", the table of shapes and types and its
+ * Target ISA notes. */
+enum {
+  TL_MMA_M16N8K8_F16 = 1u << 0,   /* .f16 inputs, m16n8k8: sm_75 */
+  TL_MMA_M16N8K16_F16 = 1u << 1,  /* .f16 inputs, m16n8k16: sm_80 */
+  TL_MMA_M16N8K8_BF16 = 1u << 2,  /* .bf16 inputs, m16n8k8: sm_80 */
+  TL_MMA_M16N8K16_BF16 = 1u << 3, /* .bf16 inputs, m16n8k16: sm_80 */
+  TL_MMA_M16N8K8_TF32 = 1u << 4,  /* .tf32 inputs, m16n8k8: sm_80 */
+  TL_MMA_M16N8K32_S8 = 1u << 5,   /* .s8/.u8 inputs, m16n8k32: sm_80 */
+  TL_MMA_M16N8K32_E4M3 = 1u << 6, /* .e4m3/.e5m2 inputs, m16n8k32: sm_89, PTX 8.4 */
+};
+
+/* One GPU architecture.  Entries are constant and live for the process. */
+typedef struct tl_target {
+  const char *name;       /* "sm_80", "sm_90a": the PTX .target and LLVM CPU name */
+  int sm;                 /* SM version: 80, 86, 89, 90 */
+  bool arch_specific;     /* an "a" target (sm_90a): its PTX runs only on that arch */
+  int ptx_version;        /* PTX ISA version emitted, x10 (70 = 7.0) */
+  int max_threads;        /* threads per block */
+  int max_smem_per_block; /* bytes of dynamic shared memory a block may use (opt-in) */
+  int max_smem_per_sm;    /* bytes of shared memory per SM */
+  bool native_bf16_arith; /* add/sub/mul.bf16 exist (otherwise only fma.rn.bf16 and cvt) */
+  bool atomic_add_bf16x2; /* atom.add.noftz.bf16x2 (red/atom on packed bf16 pairs) */
+  bool cp_async;          /* cp.async.ca/cg + commit_group/wait_group */
+  bool ldmatrix;          /* ldmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].b16 */
+  unsigned mma_shapes;    /* TL_MMA_* bits: the mma.sync shapes and types */
+  bool wgmma;             /* wgmma.mma_async (warpgroup MMA) */
+  bool tma;               /* cp.async.bulk[.tensor], mbarrier expect_tx/complete_tx */
+  bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */
+  bool clusters;          /* thread block clusters: %cluster_*, barrier.cluster, shared::cluster */
+} tl_target;
+
+/* Looks up a target by name ("sm_80", ...); NULL for an unknown name or NULL. */
+const tl_target *tl_target_lookup(const char *name);
+/* The supported names, for messages: "sm_80, sm_86, sm_89, sm_90 or sm_90a". */
+const char *tl_target_names(void);
+
+/* TileLang's pass configs that choose among lowerings
+ * (@tilelang.jit(pass_configs={...}) and T.func_attr, boolean each; all
+ * false by default).  They are accepted, printed and compared now and
+ * change nothing yet: this compiler does not use wgmma, TMA or warp
+ * specialization so far.  ("tl.enable_fast_math", the pass config that acts
+ * on code generation, is tl_primfunc.fast_math.) */
+typedef struct tl_pass_configs {
+  bool disable_wgmma;            /* "tl.disable_wgmma": no wgmma, mma.sync instead */
+  bool disable_tma_lower;        /* "tl.disable_tma_lower": no TMA for copies */
+  bool disable_warp_specialized; /* "tl.disable_warp_specialized": no producer/consumer warps */
+} tl_pass_configs;
+
+/* The pass config keys above, in tl_pass_configs field order, for the
+ * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
+ * "tl.disable_warp_specialized". */
+#define TL_PASS_CONFIG_COUNT 3
+extern const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT];
+/* The field of c named by key index i (0 <= i < TL_PASS_CONFIG_COUNT). */
+bool *tl_pass_config_field(tl_pass_configs *c, int i);
+/* The value of that field (false for an index out of range). */
+bool tl_pass_config_get(const tl_pass_configs *c, int i);
+/* Index of key in tl_pass_config_keys, or -1. */
+int tl_pass_config_index(const char *key);
+
+#endif
