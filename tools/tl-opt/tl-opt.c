@@ -1,4 +1,5 @@
-/* tl-opt: parse a TileLang kernel file and print it at a chosen IR level.
+/* tl-opt: parse a TileLang kernel file and print it at a chosen IR level,
+ * or run chosen lowering passes on tile IR / SIMT IR text and print the result.
  *
  * Contract: DESIGN.md §10.  Options are parsed with getopt_long (options may
  * come before or after FILE); FILE `-` or no FILE reads stdin, named
@@ -8,10 +9,15 @@
  * input file, unwritable output file).  `-o OUT` is written only on
  * success; `-o -` is stdout.
  *
- * Only the public API is used.  For now the pipeline is: parse (which
+ * Only the public API is used.  --emit=tir (the default): parse (which
  * binds -D definitions, folds and verifies), optionally verify again
- * (--verify-each), print canonical tile IR.  --emit=simt|llvm|ptx are
- * recognised but not implemented yet (exit 1). */
+ * (--verify-each), print canonical tile IR.  --emit=simt|llvm|ptx: the
+ * whole pipeline through the compile API (tl_kernel_compile), stopped after
+ * that stage.  --passes=a,b,...: parse (tile IR or SIMT IR text, which the
+ * same parser reads), run the named lowering passes in that order
+ * (tl_module_run_passes) and print the IR they leave; --emit may then only
+ * be tir or simt (both mean "print the IR"), and an unknown pass name is a
+ * usage error that lists the known passes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -41,15 +47,58 @@ static void usage(FILE *f) {
       "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
       "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
       "  --emit=LEVEL          tir (default: canonical tile IR), simt, llvm, ptx\n"
+      "  --passes=P1,P2,...    run only these lowering passes, in this order, on\n"
+      "                        FILE (tile IR, or SIMT IR for the SIMT-level\n"
+      "                        passes) and print the result (--emit=llvm|ptx\n"
+      "                        are not allowed with it); --passes=help lists\n"
+      "                        the passes, their IR level and contract\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
       "  --verify-each         run the IR verifier after every stage\n"
-      "  --print-after-all     print each stage to stderr under a\n"
+      "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
       "  -h, --help            show this help and exit\n"
       "\n"
       "exit status: 0 success, 1 invalid input (diagnostics on stderr),\n"
       "2 usage error (bad option, unreadable file)\n",
       f);
+}
+
+/* --passes=help: the registry, one pass a line. */
+static void list_passes(FILE *f) {
+  for (size_t i = 0; i < tl_pass_count(); i++) {
+    const tl_pass_info *p = tl_pass_at(i);
+    fprintf(f, "%-17s %-4s  %s\n", p->name, p->ir_level, p->contract);
+  }
+}
+
+/* Splits the --passes list (in place: argv strings are writable) into
+ * names[]; each must be a registered pass.  Returns the number of names,
+ * or -1 after a usage error. */
+static int split_passes(char *list, const char **names, int max) {
+  int n = 0;
+  for (char *p = list;; p = NULL) {
+    char *name = strtok(p, ",");
+    if (!name) break;
+    bool known = false;
+    for (size_t i = 0; i < tl_pass_count() && !known; i++)
+      known = strcmp(tl_pass_at(i)->name, name) == 0;
+    if (!known || n == max) {
+      fprintf(stderr, "tl-opt: error: %s '%s'; known passes:\n",
+              known ? "too many passes at" : "unknown pass", name);
+      list_passes(stderr);
+      return -1;
+    }
+    names[n++] = name;
+  }
+  if (n == 0) tl_cli_usage_error("--passes%s needs at least one pass name", "");
+  return n > 0 ? n : -1;
+}
+
+/* --print-after-all with --passes: each pass's result to stderr. */
+static void print_pass(void *user, const char *pass, const char *text) {
+  (void)user;
+  fprintf(stderr, "// ----- after %s -----\n", pass);
+  fputs(text, stderr);
 }
 
 static int in_list(const char *s, const char *const *list, size_t n) {
@@ -79,10 +128,12 @@ static void print_stage(void *user, const char *stage, const char *text) {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES };
+  enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
       {"target", required_argument, NULL, OPT_TARGET},
+      {"passes", required_argument, NULL, OPT_PASSES},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"help", no_argument, NULL, 'h'},
@@ -90,6 +141,8 @@ int main(int argc, char **argv) {
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL;
   bool verify_each = false, print_after_all = false;
+  const char *passes[MAX_PASSES];
+  int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
   size_t ndefines = 0;
   int rc = EXIT_USAGE;
@@ -137,6 +190,17 @@ int main(int argc, char **argv) {
         }
         target = optarg;
         break;
+      case OPT_PASSES:
+        if (strcmp(optarg, "help") == 0) {
+          list_passes(stdout);
+          rc = 0;
+          goto done;
+        }
+        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) {
+          rc = EXIT_USAGE;
+          goto done;
+        }
+        break;
       case OPT_VERIFY_EACH:
         verify_each = true;
         break;
@@ -151,6 +215,11 @@ int main(int argc, char **argv) {
         rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
         goto done;
     }
+  }
+  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0) {
+    rc = tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)",
+                            emit);
+    goto done;
   }
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;
@@ -169,7 +238,16 @@ int main(int argc, char **argv) {
     rc = EXIT_INPUT;
     goto done;
   }
-  if (strcmp(emit, "tir") == 0) {
+  if (npasses > 0) {
+    /* The named passes only, on the parsed text, at its own IR level. */
+    tl_pass_options po = {0};
+    po.target = target ? target : tl_device_default_target();
+    po.verify_each = verify_each;
+    if (print_after_all) po.after_pass = print_pass;
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
+    if (s == TL_OK) s = tl_module_run_passes(ctx, m, passes, (size_t)npasses, &po);
+    if (s == TL_OK) s = tl_module_print(ctx, m, &text);
+  } else if (strcmp(emit, "tir") == 0) {
     s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
     if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
     if (s == TL_OK) s = tl_module_print(ctx, m, &text);
