@@ -1407,6 +1407,12 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     }
     case TL_STMT_ALLOC: {
       tl_buffer *b = s->u.alloc.buffer;
+      if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
+        /* the pass's input contract: layout-inference ran (tl-opt --passes) */
+        fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s",
+             b->name, "");
+        return NULL;
+      }
       if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
       if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
         /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
