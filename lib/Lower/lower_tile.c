@@ -1,10 +1,15 @@
-/* Pass 3 of lib/Lower: tile ops and T.Parallel → per-thread SIMT statements.
+/* Pass "lower-tile-ops" of lib/Lower (tile IR → SIMT IR; pipeline.c's step
+ * 7): tile ops and T.Parallel → per-thread SIMT statements.
  *
- * Requires: tl_lower_check_supported and tl_lower_infer_layouts succeeded
- * (every fragment has a tl_frag_layout; only copy/fill/clear/use_swizzle tile
- * ops remain; constant thread counts).
- * Guarantees (on success), as docs/simt-ir.md states: no TL_STMT_TILE and no
- * T.Parallel loop remain; every fragment became a per-thread `local` buffer of
+ * Requires: check-supported and layout-inference succeeded (every fragment
+ * has a tl_frag_layout — one without is an error at its allocation —, every
+ * shared buffer a static shape; the tile ops left are T.copy, T.async_copy,
+ * T.fill, T.clear, T.gemm (lower_gemm.c, lower_frag.c), T.reduce_*
+ * (lower_reduce.c) and T.use_swizzle; constant thread counts).
+ * Guarantees (on success), as docs/simt-ir.md states: no TL_STMT_TILE but
+ * T.use_swizzle (kept for the rasterize pass) and no T.Parallel loop remain;
+ * shared buffers are flat 1-D buffers in their smem_layout (swizzled or
+ * padded); every fragment became a per-thread `local` buffer of
  * nregs registers; the thread index is T.get_thread_binding(0); vector
  * accesses are loads/stores whose last index is T.ramp(base, 1, w) with base a
  * proven multiple of w and (for n-d buffers) a row length that is a static
