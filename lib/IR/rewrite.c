@@ -127,22 +127,6 @@ static tl_expr *rw_default(tl_rewriter *rw, const tl_expr *e, int depth) {
   }
 }
 
-tl_expr *tl_rewrite_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
-  if (!e) return NULL;
-  if (deeper(rw, e->loc, depth)) return NULL;
-  if (rw->expr) {
-    bool before = rw->failed;
-    rw->failed = false;
-    tl_expr *r = rw->expr(rw, e, depth);
-    if (rw->failed) return NULL;
-    rw->failed = before;
-    if (r) return r;
-  }
-  tl_expr *r = rw_default(rw, e, depth);
-  if (!r) rw->failed = true;
-  return r;
-}
-
 /* ---------------------------------------------------------------- stmts */
 /* *out = the copy of the optional expression x (NULL stays NULL). */
 static bool opt_expr(tl_rewriter *rw, tl_expr **out, const tl_expr *x) {
@@ -231,18 +215,28 @@ static tl_stmt *rw_stmt_default(tl_rewriter *rw, const tl_stmt *s, int depth) {
   }
 }
 
-tl_stmt *tl_rewrite_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
-  if (!s) return NULL;
-  if (deeper(rw, s->loc, depth)) return NULL;
-  if (rw->stmt) {
-    bool before = rw->failed;
-    rw->failed = false;
-    tl_stmt *r = rw->stmt(rw, s, depth);
-    if (rw->failed) return NULL;
-    rw->failed = before;
-    if (r) return r;
-  }
-  tl_stmt *r = rw_stmt_default(rw, s, depth);
+/* One node, an expression (is_expr) or a statement: the pre-hook, then,
+ * when it declines (NULL without setting failed), the default copy.
+ * rw->failed is cleared around the hook so that its verdict is its own. */
+static void *rewrite_node(tl_rewriter *rw, const void *node, bool is_expr, int depth) {
+  const tl_expr *e = is_expr ? node : NULL;
+  const tl_stmt *s = is_expr ? NULL : node;
+  if (!node || deeper(rw, e ? e->loc : s->loc, depth)) return NULL;
+  bool before = rw->failed;
+  rw->failed = false;
+  void *r = e ? (rw->expr ? (void *)rw->expr(rw, e, depth) : NULL)
+              : (rw->stmt ? (void *)rw->stmt(rw, s, depth) : NULL);
+  if (rw->failed) return NULL;
+  rw->failed = before;
+  if (!r) r = e ? (void *)rw_default(rw, e, depth) : (void *)rw_stmt_default(rw, s, depth);
   if (!r) rw->failed = true;
   return r;
+}
+
+tl_expr *tl_rewrite_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
+  return rewrite_node(rw, e, true, depth);
+}
+
+tl_stmt *tl_rewrite_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
+  return rewrite_node(rw, s, false, depth);
 }

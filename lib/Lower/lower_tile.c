@@ -45,10 +45,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
 typedef struct lt_state {
+  tl_rewriter rw;      /* first: rw_expr's hook casts back to lt_state */
   tl_module *m;
   tl_diag *d;
   int errors;
@@ -96,14 +98,28 @@ static tl_expr *zero_of(lt_state *st, tl_loc loc, tl_dtype t) {
 }
 
 /* ------------------------------------------------------- expression rewrite */
-static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth);
+/* Expressions are copied by the IR rewriter (IR/rewrite.h) with the
+ * substitution st->subst (T.Parallel variables) and lower_expr below for
+ * fragment and shared-memory accesses and vector casts. */
+static void copy_failed(lt_state *st) {
+  if (st->rw.too_deep) {
+    tl_error(st->d, st->rw.deep_loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    st->rw.too_deep = false;
+  }
+  if (st->m->arena.oom) st->oom = true;
+}
+
+static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
+  tl_expr *r = tl_rewrite_expr(&st->rw, e, depth);
+  if (!r && e) copy_failed(st);
+  return r;
+}
 
 static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
-  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
-  if (!out) { st->oom = true; return NULL; }
-  for (int i = 0; i < n; i++)
-    if (!(out[i] = rw_expr(st, xs[i], depth + 1))) return NULL;
-  return out;
+  tl_expr **r = tl_rewrite_exprs(&st->rw, n, xs, 0, depth);
+  if (!r) copy_failed(st);
+  return r;
 }
 
 /* New index list of an access to b (fragment accesses become register indices). */
@@ -166,63 +182,42 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
   return L->flat;
 }
 
-static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
-  if (!e) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, e->loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+/* The rewriter's hook: loads (fragment registers, flat shared buffers),
+ * shared buffer operands and vector casts; NULL: the default copy. */
+static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
+  lt_state *st = (lt_state *)rw;
   tl_module *m = st->m;
   switch (e->kind) {
-    case TL_EXPR_VAR: {
-      tl_expr *r = tl_map_get(&st->subst, e->u.var, NULL);
-      return r ? r : (tl_expr *)e;
+    case TL_EXPR_CAST: {
+      tl_expr *x = rw_expr(st, e->u.cast.value, depth + 1);
+      tl_expr *r = x ? tl_lo_cast(m, e->loc, e->dtype, x) : NULL;
+      if (!r) rw->failed = true;
+      return r;
     }
-    case TL_EXPR_BINARY:
-      return tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(st, e->u.bin.a, depth + 1),
-                          rw_expr(st, e->u.bin.b, depth + 1));
-    case TL_EXPR_UNARY: return tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(st, e->u.un.a, depth + 1));
-    case TL_EXPR_SELECT:
-      return tl_ir_select(m, e->loc, rw_expr(st, e->u.sel.cond, depth + 1),
-                          rw_expr(st, e->u.sel.t, depth + 1), rw_expr(st, e->u.sel.f, depth + 1));
-    case TL_EXPR_CAST: return tl_lo_cast(m, e->loc, e->dtype, rw_expr(st, e->u.cast.value, depth + 1));
     case TL_EXPR_LOAD: {
       int n;
       tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
-      if (!ix) return NULL;
-      tl_buffer *fb = shared_access(st, e->loc, e->u.load.buffer, &n, ix);
-      if (st->oom) return NULL;
-      tl_expr *ld = tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix);
+      tl_buffer *fb = ix ? shared_access(st, e->loc, e->u.load.buffer, &n, ix) : NULL;
+      tl_expr *ld = ix && !st->oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
       if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
+      if (!ld) rw->failed = true;
       return ld;
     }
-    case TL_EXPR_CALL: {
-      tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, depth);
-      if (!a) return NULL;
-      tl_expr *r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
-      if (r && !tl_dtype_eq(r->dtype, e->dtype) && r->dtype.lanes == 1 && e->dtype.lanes == 1)
-        r = tl_ir_cast(m, e->loc, e->dtype, r);
-      return r;
-    }
-    case TL_EXPR_RAMP: {
-      tl_expr *r = tl_lo_ramp(m, e->loc, rw_expr(st, e->u.ramp.base, depth + 1), e->dtype.lanes);
-      return r;
-    }
-    case TL_EXPR_BROADCAST:
-      return tl_lo_broadcast(m, e->loc, rw_expr(st, e->u.bcast.value, depth + 1), e->dtype.lanes);
     case TL_EXPR_BUFFER: {
       /* A shared buffer passed to an intrinsic (T.ptx_cp_async, T.ptx_ldmatrix
        * in hand-written SIMT input) names the flat buffer that replaces it. */
       tl_buffer *b = e->u.buffer;
       if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
         tl_smem_layout *L = tl_smem_layout_get(m, b);
-        if (!L) { st->oom = true; return NULL; }
+        if (!L) {
+          st->oom = rw->failed = true;
+          return NULL;
+        }
         if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
       }
-      return (tl_expr *)e;
+      return NULL;
     }
-    default: return (tl_expr *)e;
+    default: return NULL;
   }
 }
 
@@ -1521,6 +1516,10 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, tl_diag *d) {
   st.d = d;
   st.threads = 1;
   tl_map_init(&st.subst);
+  st.rw.m = m;
+  st.rw.subst = &st.subst;
+  st.rw.max_depth = TL_LOWER_MAX_DEPTH;
+  st.rw.expr = lower_expr;
   tl_ranges_init(&st.ranges, &m->arena);
   bool ok = tl_names_collect(&st.names, m, f);
   if (ok) {
