@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Lower/frag_layout.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
