@@ -13,55 +13,52 @@
 
 #include "Lower/frag_layout.h"
 
-Test(mma_tile, a_map_matches_the_ptx_table) {
+typedef void (*tile_map)(int64_t row, int64_t col, int64_t *lane, int64_t *idx);
+
+/* map against the table (want) on every element of a rows x cols tile, and
+ * a bijection onto 32 lanes x halves register halves. */
+static void check_tile(const char *name, int64_t rows, int64_t cols, int64_t halves, tile_map map,
+                       tile_map want) {
   bool seen[32][8] = {{false}};
-  for (int64_t r = 0; r < 16; r++)
-    for (int64_t c = 0; c < 16; c++) {
-      int64_t lane, idx;
-      tl_mma_a_lane(r, c, &lane, &idx);
-      int64_t g = r % 8, t = (c % 8) / 2;
-      /* a0 = A[g][2t..], a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..] */
-      int64_t want_reg = (c >= 8 ? 2 : 0) + (r >= 8 ? 1 : 0);
-      cr_expect_eq(lane, 4 * g + t, "A[%lld][%lld]", (long long)r, (long long)c);
-      cr_expect_eq(idx, 2 * want_reg + c % 2, "A[%lld][%lld]", (long long)r, (long long)c);
-      cr_assert(lane >= 0 && lane < 32 && idx >= 0 && idx < 8);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++) {
+      int64_t lane, idx, wl, wi;
+      map(r, c, &lane, &idx);
+      want(r, c, &wl, &wi);
+      cr_expect(lane == wl && idx == wi, "%s[%lld][%lld]: lane %lld half %lld, want %lld %lld", name,
+                (long long)r, (long long)c, (long long)lane, (long long)idx, (long long)wl, (long long)wi);
+      cr_assert(lane >= 0 && lane < 32 && idx >= 0 && idx < halves);
       cr_expect_not(seen[lane][idx]);
       seen[lane][idx] = true;
     }
 }
 
-Test(mma_tile, b_map_matches_the_ptx_table) {
-  bool seen[32][4] = {{false}};
-  for (int64_t k = 0; k < 16; k++)
-    for (int64_t n = 0; n < 8; n++) {
-      int64_t lane, idx;
-      tl_mma_b_lane(k, n, &lane, &idx);
-      /* b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]: lane 4g + t */
-      cr_expect_eq(lane, 4 * n + (k % 8) / 2);
-      cr_expect_eq(idx / 2, k / 8);
-      cr_expect_eq(idx % 2, k % 2);
-      cr_assert(lane >= 0 && lane < 32 && idx >= 0 && idx < 4);
-      cr_expect_not(seen[lane][idx]);
-      seen[lane][idx] = true;
-    }
+/* NVPTX.md §6 with g = lane / 4, t = lane % 4: a0 = A[g][2t, 2t+1],
+ * a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]. */
+static void a_table(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
+  *lane = 4 * (r % 8) + (c % 8) / 2;
+  *idx = 2 * ((c >= 8 ? 2 : 0) + (r >= 8 ? 1 : 0)) + c % 2;
+}
+/* b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]. */
+static void b_table(int64_t k, int64_t n, int64_t *lane, int64_t *idx) {
+  *lane = 4 * n + (k % 8) / 2;
+  *idx = 2 * (k >= 8 ? 1 : 0) + k % 2;
+}
+/* c0, c1 = C[g][2t, 2t+1], c2, c3 = C[g+8][2t, 2t+1]. */
+static void c_table(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
+  *lane = 4 * (r % 8) + c / 2;
+  *idx = (r >= 8 ? 2 : 0) + c % 2;
+}
+
+Test(mma_tile, maps_match_the_ptx_table) {
+  check_tile("A", 16, 16, 8, tl_mma_a_lane, a_table);
+  check_tile("B", 16, 8, 4, tl_mma_b_lane, b_table);
+  check_tile("C", 16, 8, 4, tl_mma_c_lane, c_table);
   int64_t lane, idx;
-  tl_mma_b_lane(9, 5, &lane, &idx); /* B[2t+9][g] with g = 5, t = 0: b1 high half */
-  cr_expect_eq(lane, 20);
-  cr_expect_eq(idx, 3);
-}
-
-Test(mma_tile, c_map_matches_the_ptx_table) {
-  bool seen[32][4] = {{false}};
-  for (int64_t r = 0; r < 16; r++)
-    for (int64_t c = 0; c < 8; c++) {
-      int64_t lane, idx;
-      tl_mma_c_lane(r, c, &lane, &idx);
-      /* c0, c1 = C[g][2t, 2t+1], c2, c3 = C[g+8][2t, 2t+1] */
-      cr_expect_eq(lane, 4 * (r % 8) + c / 2);
-      cr_expect_eq(idx, (r >= 8 ? 2 : 0) + c % 2);
-      cr_expect_not(seen[lane][idx]);
-      seen[lane][idx] = true;
-    }
+  tl_mma_b_lane(9, 5, &lane, &idx); /* B[2t+9][g], g = 5, t = 0: b1's high half */
+  cr_expect(lane == 20 && idx == 3);
+  tl_mma_a_lane(15, 9, &lane, &idx); /* A[g+8][2t+9], g = 7, t = 0: a3's high half */
+  cr_expect(lane == 28 && idx == 7);
 }
 
 Test(mma_c_block, owner_and_coords_are_inverse) {
