@@ -58,6 +58,15 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */
 bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
+/* Can the access b[idx] (idx mentioning lane variable l) be issued as one
+ * vector of w lanes at l = 0, w, 2w, ...?  (Indices before the last free of
+ * l, the last l + a multiple of w, or free of l for loads; w * element
+ * bytes <= 16; rows keep the alignment.) */
+bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
+                         bool is_store);
+/* The largest power-of-two w dividing v such that `body`, a single store,
+ * can run as T.vectorized(w) over lane l (1 when none). */
+int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
 
 /* A statement emitter for the warp-level lowerings that build a sequence
  * of SIMT statements (lower_gemm.c, lower_frag.c).  Functions taking it

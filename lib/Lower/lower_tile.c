@@ -221,71 +221,6 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
   }
 }
 
-/* ---------------------------------------------------------- vector checks */
-/* Can the access b[idx] (idx mentioning lane variable l) be issued as one
- * vector of w lanes at l = 0, w, 2w, ...?  Indices before the last must not
- * depend on l; the last is l + (a multiple of w) (or free of l for loads);
- * the row length must keep the row start aligned. */
-static bool access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
-                          bool is_store) {
-  if (n < 1) return false;
-  for (int k = 0; k + 1 < n; k++)
-    if (!tl_expr_free_of(idx[k], l)) return false;
-  int64_t c;
-  if (!tl_expr_lane_coef(idx[n - 1], l, &c)) return false;
-  if (c == 0) return !is_store;
-  if (c != 1) return false;
-  if (w * tl_dtype_bytes(b->dtype) > 16) return false;
-  if (b->strides) return false;
-  if (!tl_expr_divisible(idx[n - 1], w, l)) return false;
-  if (n > 1) {
-    int64_t row;
-    if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % w != 0) return false;
-  }
-  return true;
-}
-
-static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
-    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
-    case TL_EXPR_SELECT:
-      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
-             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
-    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
-    case TL_EXPR_LOAD:
-      if (!access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_RAMP:
-    case TL_EXPR_BROADCAST:
-    case TL_EXPR_BUFFER:
-    case TL_EXPR_STRING: return false;
-    default: return true;
-  }
-}
-
-/* Largest w dividing v (power of 2) such that `body`, a single store, can run
- * as T.vectorized(w) over lane l. */
-static int64_t body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
-  if (!body || body->kind != TL_STMT_STORE) return 1;
-  for (int64_t w = v; w > 1; w /= 2) {
-    if (v % w != 0) continue;
-    if (!access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
-    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
-    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
-    if (ok) return w;
-  }
-  return 1;
-}
-
 /* ------------------------------------------------------------- partitions */
 typedef struct plan {
   int ndim;
@@ -587,7 +522,7 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
   tl_stmt *probe = par_body(st, loop, idx, reg, tl_ir_var(m, loc, l));
   tl_ranges_unset(&st->ranges, l);
   if (!probe) return NULL;
-  int64_t w = body_vec_width(probe, l, v);
+  int64_t w = tl_lo_body_vec_width(probe, l, v);
   tl_var *lo = NULL, *li = NULL;
   tl_expr *lane = NULL;
   if (v / w > 1) {
@@ -1038,7 +973,7 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
   int n;
   tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &n);
   if (!ix) { st->oom = true; return false; }
-  return access_vec_ok(sd->buf, n, ix, l, w, false);
+  return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
 static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
