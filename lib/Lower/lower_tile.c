@@ -1278,6 +1278,36 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
 }
 
 /* ------------------------------------------------------- statement rewrite */
+/* An allocation: fragments are collected (they become register arrays at
+ * the end), shared buffers are replaced by their flat 1-D buffer. */
+static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
+  tl_module *m = st->m;
+  tl_buffer *b = s->u.alloc.buffer;
+  if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
+    /* the pass's input contract: layout-inference ran (tl-opt --passes) */
+    fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s",
+         b->name, "");
+    return NULL;
+  }
+  if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
+  if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
+    /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
+    tl_smem_layout *L = tl_smem_layout_get(m, b);
+    if (!L) {
+      fail(st, s->loc, "shared buffer '%s' needs a static shape%s", b->name, "");
+      return NULL;
+    }
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
+    CHECK(r);
+    r->u.alloc.buffer = L->flat;
+    int64_t fn;
+    if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
+      st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
+    return r;
+  }
+  return (tl_stmt *)s;
+}
+
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->m;
@@ -1340,32 +1370,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
       return r->u.kernel.body ? r : NULL;
     }
-    case TL_STMT_ALLOC: {
-      tl_buffer *b = s->u.alloc.buffer;
-      if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
-        /* the pass's input contract: layout-inference ran (tl-opt --passes) */
-        fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s",
-             b->name, "");
-        return NULL;
-      }
-      if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
-      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
-        /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
-        tl_smem_layout *L = tl_smem_layout_get(m, b);
-        if (!L) {
-          fail(st, s->loc, "shared buffer '%s' needs a static shape%s", b->name, "");
-          return NULL;
-        }
-        tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
-        CHECK(r);
-        r->u.alloc.buffer = L->flat;
-        int64_t fn;
-        if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
-          st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
-        return r;
-      }
-      return (tl_stmt *)s;
-    }
+    case TL_STMT_ALLOC: return lower_alloc(st, s);
     case TL_STMT_STORE: {
       int n;
       tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);

@@ -126,6 +126,93 @@ static void print_stage(void *user, const char *stage, const char *text) {
   if (strcmp(stage, sp->emit) == 0) sp->done = true;
 }
 
+/* What the command line asks for, after the options are parsed. */
+typedef struct tl_opt_job {
+  const char *emit, *target;
+  bool verify_each, print_after_all;
+  const char *const *passes;
+  int npasses;
+  const tl_define *defines;
+  size_t ndefines;
+} tl_opt_job;
+
+/* Parses the source and produces the text to print (*text, tl_free'd by the
+ * caller; *m / *kernel keep what it was made from). */
+static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *source, size_t len,
+                         const char *display, tl_module **m, tl_kernel **kernel, char **text) {
+  const tl_define *defines = job->defines;
+  size_t ndefines = job->ndefines;
+  tl_status s;
+  if (job->npasses > 0) {
+    /* The named passes only, on the parsed text, at its own IR level. */
+    tl_pass_options po = {0};
+    po.target = job->target ? job->target : tl_device_default_target();
+    po.verify_each = job->verify_each;
+    if (job->print_after_all) po.after_pass = print_pass;
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
+    if (s == TL_OK) s = tl_module_print(ctx, *m, text);
+  } else if (strcmp(job->emit, "tir") == 0) {
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    if (s == TL_OK && job->verify_each) s = tl_module_verify(ctx, *m);
+    if (s == TL_OK) s = tl_module_print(ctx, *m, text);
+    if (s == TL_OK && job->print_after_all) {
+      fputs("// ----- after parse -----\n", stderr);
+      fputs(*text, stderr);
+    }
+  } else {
+    /* Lower and generate code through the compile API; stages print as
+     * they finish when --print-after-all is given. */
+    stage_printer sp = {job->emit, false};
+    tl_compile_options co = {0};
+    co.target = job->target;
+    co.verify_each = job->verify_each;
+    co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
+    /* The LLVM IR text is produced only when it is printed. */
+    if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
+    if (job->print_after_all) {
+      co.after_stage = print_stage;
+      co.after_stage_user = &sp;
+    }
+    s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, kernel);
+    if (s == TL_OK) {
+      const char *t = strcmp(job->emit, "simt") == 0   ? tl_kernel_simt_ir(*kernel)
+                      : strcmp(job->emit, "llvm") == 0 ? tl_kernel_llvm_ir(*kernel)
+                                                       : tl_kernel_ptx(*kernel);
+      if (!(*text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
+    }
+  }
+  return s;
+}
+
+/* Writes the result to OUT ('-' or none: stdout); 0, or the exit status. */
+static int write_result(const char *out_path, const char *text) {
+  if (!out_path || strcmp(out_path, "-") == 0) {
+    if (!write_all(stdout, text) || fflush(stdout) != 0) {
+      fprintf(stderr, "tl-opt: error: cannot write to stdout: %s\n", strerror(errno));
+      return EXIT_INPUT;
+    }
+  } else {
+    FILE *f = fopen(out_path, "wb");
+    if (!f) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(errno));
+      return EXIT_USAGE;
+    }
+    bool ok = write_all(f, text);
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+      ok = false;
+      e = errno;
+    }
+    if (!ok) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(e));
+      remove(out_path);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES };
@@ -232,84 +319,21 @@ int main(int argc, char **argv) {
     goto done;
   }
 
+  tl_opt_job job = {emit, target, verify_each, print_after_all, passes, npasses, defines, ndefines};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
     rc = EXIT_INPUT;
     goto done;
   }
-  if (npasses > 0) {
-    /* The named passes only, on the parsed text, at its own IR level. */
-    tl_pass_options po = {0};
-    po.target = target ? target : tl_device_default_target();
-    po.verify_each = verify_each;
-    if (print_after_all) po.after_pass = print_pass;
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
-    if (s == TL_OK) s = tl_module_run_passes(ctx, m, passes, (size_t)npasses, &po);
-    if (s == TL_OK) s = tl_module_print(ctx, m, &text);
-  } else if (strcmp(emit, "tir") == 0) {
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
-    if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
-    if (s == TL_OK) s = tl_module_print(ctx, m, &text);
-    if (s == TL_OK && print_after_all) {
-      fputs("// ----- after parse -----\n", stderr);
-      fputs(text, stderr);
-    }
-  } else {
-    /* Lower and generate code through the compile API; stages print as
-     * they finish when --print-after-all is given. */
-    stage_printer sp = {emit, false};
-    tl_compile_options co = {0};
-    co.target = target;
-    co.verify_each = verify_each;
-    co.stop_after = strcmp(emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
-    /* The LLVM IR text is produced only when it is printed. */
-    if (strcmp(emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
-    if (print_after_all) {
-      co.after_stage = print_stage;
-      co.after_stage_user = &sp;
-    }
-    s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &kernel);
-    if (s == TL_OK) {
-      const char *t = strcmp(emit, "simt") == 0   ? tl_kernel_simt_ir(kernel)
-                      : strcmp(emit, "llvm") == 0 ? tl_kernel_llvm_ir(kernel)
-                                                  : tl_kernel_ptx(kernel);
-      if (!(text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
-    }
-  }
+  s = produce(ctx, &job, source, len, display, &m, &kernel, &text);
   if (s != TL_OK) {
     tl_cli_print_library_error(ctx, s);
     rc = EXIT_INPUT;
     goto done;
   }
 
-  if (!out_path || strcmp(out_path, "-") == 0) {
-    if (!write_all(stdout, text) || fflush(stdout) != 0) {
-      fprintf(stderr, "tl-opt: error: cannot write to stdout: %s\n", strerror(errno));
-      rc = EXIT_INPUT;
-      goto done;
-    }
-  } else {
-    FILE *f = fopen(out_path, "wb");
-    if (!f) {
-      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(errno));
-      rc = EXIT_USAGE;
-      goto done;
-    }
-    bool ok = write_all(f, text);
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-      ok = false;
-      e = errno;
-    }
-    if (!ok) {
-      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(e));
-      remove(out_path);
-      rc = EXIT_USAGE;
-      goto done;
-    }
-  }
-  rc = 0;
+  if ((rc = write_result(out_path, text)) != 0) goto done;
 
 done:
   tl_free(text);
