@@ -30,6 +30,12 @@
  * fragments: the tensor pipe keeps working across the barrier instead of
  * waiting for ldmatrix latency.
  *
+ * Guarantees: a rewritten loop runs the same mma.sync on the same fragment
+ * values in the same order (see Correctness), every shared read still
+ * follows the wait and barrier that make its stage complete, and no new
+ * read of an in-flight stage is added; any loop that does not match the
+ * shape above exactly is left unchanged.
+ *
  * Correctness (the pipeline pass's argument, pipeline_loop.c, moved by one
  * k-step).  Groups: W of iteration ko now follows that iteration's commit,
  * so (s - 1) + ko + 1 groups are committed and wait_group(s - 2) completes

@@ -50,7 +50,11 @@
  * PTX ISA §9.7.13.5 (red) and §9.7.13.4 (atom): red/atom .add.noftz.f16x2
  * need sm_60, .add.noftz.bf16x2 need sm_90 (so on sm_80 bfloat16 atomics stay
  * scalar; LLVM expands those into a compare-and-swap loop); .add.noftz.f16 needs
- * sm_70 and .add.noftz.bf16 sm_90; .add.f32 all targets. */
+ * sm_70 and .add.noftz.bf16 sm_90; .add.f32 all targets.
+ * Requires: SIMT IR (after lower-tile-ops); the target (NULL: sm_80).
+ * Guarantees: the same additions to the same addresses, two lanes per
+ * atomic where the target has the vector form and the pair is provably
+ * 4-byte aligned; every other statement unchanged. */
 #include <string.h>
 
 #include "IR/rewrite.h"

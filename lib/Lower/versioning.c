@@ -24,7 +24,11 @@
  * `lhs >= rhs` (or >) at the corner minimising e, and `<=` (or <) at the
  * corner maximising it, holds iff it holds at every iteration.  Loops whose
  * bounds are not constants, or whose condition or indices are not plain
- * integer arithmetic, are left alone. */
+ * integer arithmetic, are left alone.
+ * Guarantees: the same results (the new version runs only where c holds at
+ * every iteration, and there stores what the original stores); the
+ * original loop is kept, unchanged, as the else branch; nothing else
+ * changes. */
 #include <string.h>
 
 #include "IR/rewrite.h"
