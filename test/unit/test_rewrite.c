@@ -9,6 +9,7 @@
  *    both), the call hook builds calls, an expr hook replaces a node kind, a
  *    stmt hook replaces a statement kind, a hook's failure stops the copy;
  *  - nesting deeper than max_depth fails with too_deep at the deep node;
+ *  - KERNEL and tile-op statements: grid, regions and operands substituted;
  *  - the registry lists the pipeline's passes in order, runs named ones and
  *    rejects an unknown name with the list of known ones. */
 #include <criterion/criterion.h>
@@ -243,4 +244,42 @@ Test(passes, registry_and_run) {
   tl_free(t);
   tl_module_destroy(m);
   tl_context_destroy(ctx);
+}
+
+Test(rewrite, kernel_and_tile_ops) {
+  static const char *src =
+      "import tilelang.language as T\n"
+      "\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((64,), \"float32\")):\n"
+      "    with T.Kernel(4, threads=64) as bx:\n"
+      "        S = T.alloc_shared((16,), \"float32\")\n"
+      "        T.copy(A[bx * 16:bx * 16 + 16], S)\n"
+      "        T.fill(S, T.Cast(\"float32\", bx))\n";
+  tl_module *m = tl_module_new();
+  tl_diag d;
+  tl_diag_init(&d);
+  cr_assert(tl_frontend_parse(m, &d, src, strlen(src), "k.py", NULL, 0), "%s", d.out.data);
+  tl_diag_free(&d);
+  tl_stmt *k = m->funcs[0]->body;
+  while (k->kind == TL_STMT_SEQ) k = k->u.seq.stmts[0];
+  cr_assert_eq(k->kind, TL_STMT_KERNEL);
+  tl_map sub;
+  tl_map_init(&sub);
+  cr_assert(tl_map_put(&sub, k->u.kernel.block_vars[0], tl_ir_int(m, k->loc, k->u.kernel.block_vars[0]->dtype, 2)));
+  tl_rewriter rw = {.m = m, .subst = &sub, .max_depth = 100};
+  tl_stmt *c = tl_rewrite_stmt(&rw, m->funcs[0]->body, 0);
+  cr_assert(c && !rw.failed);
+  tl_stmt *old = m->funcs[0]->body;
+  m->funcs[0]->body = c;
+  char *t = module_text(m);
+  cr_expect(strstr(t, "with T.Kernel(4, threads=64) as bx:"), "%s", t);
+  cr_expect(strstr(t, "T.copy(A[32:32 + 16], S)"), "%s", t); /* min 32, extent 16 */
+  cr_expect(strstr(t, "T.fill(S, 2.0)"), "%s", t);
+  m->funcs[0]->body = old;
+  char *o = module_text(m);
+  cr_expect(strstr(o, "T.copy(A[bx * 16:bx * 16 + 16], S)"), "%s", o);
+  free(t), free(o);
+  tl_map_free(&sub);
+  tl_module_destroy(m);
 }
