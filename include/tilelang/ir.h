@@ -82,6 +82,42 @@ TL_API bool tl_module_equal(const tl_module *a, const tl_module *b);
 /* Frees the module and all its IR; NULL is allowed. */
 TL_API void tl_module_destroy(tl_module *m);
 
+/* ----------------------------------------------------------------- passes */
+/* One lowering pass of the pipeline (DESIGN §5, lib/Lower/pipeline.c), as
+ * tl-opt --passes names it.  All strings are static. */
+typedef struct tl_pass_info {
+  const char *name;      /* "layout-inference", "lower-tile-ops", ... */
+  const char *ir_level;  /* the IR the pass expects: "tile" or "simt" (docs/simt-ir.md) */
+  const char *contract;  /* one line: what it requires and what it guarantees */
+} tl_pass_info;
+
+/* The number of lowering passes, and pass i (0 <= i < count, pipeline
+ * order; NULL when i is out of range). */
+TL_API size_t tl_pass_count(void);
+TL_API const tl_pass_info *tl_pass_at(size_t i);
+
+/* How tl_module_run_passes runs them. */
+typedef struct tl_pass_options {
+  const char *target;    /* "sm_80", "sm_90a", ...; NULL: sm_80 */
+  bool verify_each;      /* run the IR verifier after every pass */
+  /* If non-NULL, called after every pass with its name and the module
+   * printed (the text is borrowed for the call). */
+  void (*after_pass)(void *user, const char *pass, const char *text);
+  void *user;
+} tl_pass_options;
+
+/* Runs the passes named in npasses entries of names, in that order, on
+ * every prim_func of m, in place; m is tile IR or SIMT IR text parsed by
+ * tl_module_parse, at the level each pass expects (a pass given the other
+ * level is not detected: it finds nothing to do or reports the constructs
+ * it does not know).  opts may be NULL.
+ * Errors: TL_ERR_INVALID_ARGUMENT (NULL module/names, an unknown pass
+ * name: the message lists the known ones), TL_ERR_COMPILE (a pass or the
+ * verifier reported errors: diagnostics at the IR's locations; m is then
+ * left as the failing pass made it), TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names,
+                                      size_t npasses, const tl_pass_options *opts);
+
 /* ---------------------------------------------------------------- builder */
 /* Builds a module from C.  Handles returned by builder calls (expressions,
  * variables, buffers) are owned by the builder and become the module's on

@@ -1,8 +1,8 @@
 /* Read-only traversal of the tile/SIMT IR (internal): one place that knows
  * every child of every node, for the analyses that only need to see them
  * (which buffers a statement uses, which dynamic symbols a function needs,
- * which vector widths touch a tensor).  Passes that rewrite the IR keep
- * their own recursion. */
+ * which vector widths touch a tensor).  Passes that copy and rewrite the IR
+ * use rewrite.h. */
 #ifndef TL_VISIT_H
 #define TL_VISIT_H
 

@@ -1,8 +1,9 @@
-/* Pass 1 of lib/Lower: reject what no issue has lowered yet.
+/* Pass "check-supported" of lib/Lower (tile IR, unchanged; pipeline.c's
+ * step 1): reject what no issue has lowered yet.
  *
  * Requires: a verified tile-IR function.
  * Guarantees (on success): the only tile ops left are T.copy, T.async_copy,
- * T.fill, T.clear, T.gemm, T.atomic_add and T.use_swizzle (copies and fills
+ * T.fill, T.clear, T.gemm, T.reduce_*, T.atomic_add and T.use_swizzle (copies and fills
  * of any scope); no T.Parallel nested in a T.Parallel; no tile op inside a
  * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
  * forms it lowers);

@@ -30,6 +30,12 @@
  * fragments: the tensor pipe keeps working across the barrier instead of
  * waiting for ldmatrix latency.
  *
+ * Guarantees: a rewritten loop runs the same mma.sync on the same fragment
+ * values in the same order (see Correctness), every shared read still
+ * follows the wait and barrier that make its stage complete, and no new
+ * read of an in-flight stage is added; any loop that does not match the
+ * shape above exactly is left unchanged.
+ *
  * Correctness (the pipeline pass's argument, pipeline_loop.c, moved by one
  * k-step).  Groups: W of iteration ko now follows that iteration's commit,
  * so (s - 1) + ko + 1 groups are committed and wait_group(s - 2) completes
@@ -52,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 
 typedef struct fp_state {
@@ -64,6 +71,7 @@ typedef struct fp_state {
 
 /* The rewriting context of one clone. */
 typedef struct fp_rw {
+  tl_rewriter rw;               /* first: the hooks cast back to fp_rw */
   fp_state *st;
   tl_map subst;                 /* var → expr */
   tl_buffer *ar, *br, *ar2, *br2;
@@ -142,15 +150,7 @@ static bool stmt_blocks(const fp_state *st, const tl_stmt *s, const tl_buffer *a
 }
 
 /* ------------------------------------------------------------- cloning */
-static tl_expr *rw_expr(fp_rw *w, const tl_expr *e, int depth);
-
-static tl_expr **rw_list(fp_rw *w, int n, tl_expr *const *xs, int depth) {
-  tl_expr **out = tl_arena_alloc(&w->st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
-  if (!out) return NULL;
-  for (int i = 0; i < n; i++)
-    if (!(out[i] = rw_expr(w, xs[i], depth + 1))) return NULL;
-  return out;
-}
+/* Clones go through the IR rewriter (IR/rewrite.h) with these hooks. */
 
 /* The register-buffer operand pair (args[bi], args[bi + 1]) of a fragment
  * call, retargeted to the double buffer. */
@@ -168,90 +168,53 @@ static bool retarget(fp_rw *w, tl_expr **args, int n, int bi) {
   return args[bi] && args[bi + 1];
 }
 
-static tl_expr *rw_expr(fp_rw *w, const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return NULL;
-  tl_module *m = w->st->m;
-  tl_expr *r = NULL;
-  switch (e->kind) {
-    case TL_EXPR_VAR: {
-      tl_expr *x = tl_map_get(&w->subst, e->u.var, NULL);
-      return x ? x : (tl_expr *)e;
-    }
-    case TL_EXPR_BINARY:
-      r = tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(w, e->u.bin.a, depth + 1), rw_expr(w, e->u.bin.b, depth + 1));
-      break;
-    case TL_EXPR_UNARY: r = tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(w, e->u.un.a, depth + 1)); break;
-    case TL_EXPR_SELECT:
-      r = tl_ir_select(m, e->loc, rw_expr(w, e->u.sel.cond, depth + 1), rw_expr(w, e->u.sel.t, depth + 1),
-                       rw_expr(w, e->u.sel.f, depth + 1));
-      break;
-    case TL_EXPR_CAST: r = tl_ir_cast(m, e->loc, e->dtype, rw_expr(w, e->u.cast.value, depth + 1)); break;
-    case TL_EXPR_LOAD: {
-      tl_expr **ix = rw_list(w, e->u.load.n, e->u.load.indices, depth);
-      if (!ix) return NULL;
-      r = tl_ir_load(m, e->loc, e->u.load.buffer, e->u.load.n, ix);
-      if (r) r->dtype = e->dtype;
-      break;
-    }
-    case TL_EXPR_CALL: {
-      tl_expr **a = rw_list(w, e->u.call.n, e->u.call.args, depth);
-      if (!a) return NULL;
-      if (e->u.call.op == w->st->op_ldm && !retarget(w, a, e->u.call.n, 0)) return NULL;
-      if (e->u.call.op == w->st->op_mma && (!retarget(w, a, e->u.call.n, 0) || !retarget(w, a, e->u.call.n, 2)))
-        return NULL;
-      r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
-      if (r) r->dtype = e->dtype;
-      break;
-    }
-    case TL_EXPR_RAMP:
-      r = tl_lo_ramp(m, e->loc, rw_expr(w, e->u.ramp.base, depth + 1), e->dtype.lanes);
-      if (r && !tl_expr_equal(e->u.ramp.stride, tl_lo_int(m, e->loc, 1))) r = NULL;
-      break;
-    case TL_EXPR_BROADCAST:
-      r = tl_lo_broadcast(m, e->loc, rw_expr(w, e->u.bcast.value, depth + 1), e->dtype.lanes);
-      break;
-    default: return (tl_expr *)e;
-  }
+/* ldmatrix and mma calls name the double buffers. */
+static tl_expr *clone_call(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **a) {
+  fp_rw *w = (fp_rw *)rw;
+  if (e->u.call.op == w->st->op_ldm && !retarget(w, a, n, 0)) return NULL;
+  if (e->u.call.op == w->st->op_mma && (!retarget(w, a, n, 0) || !retarget(w, a, n, 2))) return NULL;
+  tl_expr *r = tl_ir_call(w->st->m, e->loc, e->u.call.op, n, a);
+  if (r) r->dtype = e->dtype;
   return r;
 }
 
-static tl_stmt *rw_stmt(fp_rw *w, const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return NULL;
+/* Only unit-stride ramps (what the gemm lowering emits) are cloned. */
+static tl_expr *clone_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
+  (void)depth;
+  int64_t stride = 0;
+  if (e->kind == TL_EXPR_RAMP && !(tl_expr_is_const_int(e->u.ramp.stride, &stride) && stride == 1))
+    rw->failed = true;
+  return NULL;
+}
+
+/* Loops get fresh variables; only the shapes the gemm lowering emits (SEQ,
+ * single-variable loops without a step, EVAL) are cloned. */
+static tl_stmt *clone_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
+  fp_rw *w = (fp_rw *)rw;
   tl_module *m = w->st->m;
+  if (s->kind == TL_STMT_SEQ || s->kind == TL_STMT_EVAL) return NULL;
+  if (s->kind != TL_STMT_FOR || s->u.loop.nvars != 1 || s->u.loop.step) {
+    rw->failed = true;
+    return NULL;
+  }
   tl_stmt *r = tl_ir_stmt(m, s->loc, s->kind);
   if (!r) return NULL;
   *r = *s;
-  switch (s->kind) {
-    case TL_STMT_SEQ: {
-      int n = s->u.seq.n;
-      r->u.seq.stmts = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(n > 0 ? n : 1));
-      if (!r->u.seq.stmts) return NULL;
-      for (int i = 0; i < n; i++)
-        if (!(r->u.seq.stmts[i] = rw_stmt(w, s->u.seq.stmts[i], depth + 1))) return NULL;
-      return r;
-    }
-    case TL_STMT_FOR: {
-      if (s->u.loop.nvars != 1 || s->u.loop.step) return NULL;
-      tl_var *ov = s->u.loop.vars[0];
-      tl_var *nv = tl_names_fresh_var(&w->st->names, ov->loc, ov->name, ov->dtype, ov->kind);
-      tl_expr *nve = nv ? tl_ir_var(m, ov->loc, nv) : NULL;
-      if (!nve || !tl_map_put(&w->subst, ov, nve)) return NULL;
-      r->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
-      r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-      if (!r->u.loop.vars || !r->u.loop.mins) return NULL;
-      r->u.loop.vars[0] = nv;
-      r->u.loop.mins[0] = s->u.loop.mins && s->u.loop.mins[0] ? rw_expr(w, s->u.loop.mins[0], 1)
-                                                              : tl_lo_int(m, s->loc, 0);
-      r->u.loop.extents = rw_list(w, 1, s->u.loop.extents, 0);
-      r->u.loop.body = rw_stmt(w, s->u.loop.body, depth + 1);
-      tl_map_remove(&w->subst, ov);
-      if (!r->u.loop.mins[0] || !r->u.loop.extents || !r->u.loop.body) return NULL;
-      return r;
-    }
-    case TL_STMT_EVAL:
-      return (r->u.eval.value = rw_expr(w, s->u.eval.value, 1)) ? r : NULL;
-    default: return NULL; /* only the shapes the gemm lowering emits are cloned */
-  }
+  tl_var *ov = s->u.loop.vars[0];
+  tl_var *nv = tl_names_fresh_var(&w->st->names, ov->loc, ov->name, ov->dtype, ov->kind);
+  tl_expr *nve = nv ? tl_ir_var(m, ov->loc, nv) : NULL;
+  if (!nve || !tl_map_put(&w->subst, ov, nve)) return NULL;
+  r->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!r->u.loop.vars || !r->u.loop.mins) return NULL;
+  r->u.loop.vars[0] = nv;
+  r->u.loop.mins[0] = s->u.loop.mins && s->u.loop.mins[0] ? tl_rewrite_expr(rw, s->u.loop.mins[0], 1)
+                                                          : tl_lo_int(m, s->loc, 0);
+  r->u.loop.extents = tl_rewrite_exprs(rw, 1, s->u.loop.extents, 0, 0);
+  r->u.loop.body = tl_rewrite_stmt(rw, s->u.loop.body, depth + 1);
+  tl_map_remove(&w->subst, ov);
+  if (!r->u.loop.mins[0] || !r->u.loop.extents || !r->u.loop.body) return NULL;
+  return r;
 }
 
 /* A clone of s with kk := k, ko := koe, fragments in buffer `buf`. */
@@ -262,11 +225,17 @@ static tl_stmt *slice(fp_state *st, const tl_stmt *s, tl_var *kk, int64_t k, tl_
   memset(&w, 0, sizeof w);
   w.st = st;
   tl_map_init(&w.subst);
+  w.rw.m = st->m;
+  w.rw.subst = &w.subst;
+  w.rw.max_depth = TL_LOWER_MAX_DEPTH;
+  w.rw.expr = clone_expr;
+  w.rw.call = clone_call;
+  w.rw.stmt = clone_stmt;
   w.ar = ar, w.br = br, w.ar2 = ar2, w.br2 = br2;
   w.offa = buf * na, w.offb = buf * nb;
   tl_stmt *r = NULL;
   tl_expr *kc = tl_lo_int(st->m, s->loc, k);
-  if (kc && tl_map_put(&w.subst, kk, kc) && (!koe || tl_map_put(&w.subst, ko, koe))) r = rw_stmt(&w, s, 0);
+  if (kc && tl_map_put(&w.subst, kk, kc) && (!koe || tl_map_put(&w.subst, ko, koe))) r = tl_rewrite_stmt(&w.rw, s, 0);
   tl_map_free(&w.subst);
   if (!r) st->oom = true;
   return r;

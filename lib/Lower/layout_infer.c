@@ -1,9 +1,18 @@
-/* Pass 2 of lib/Lower: layout inference for fragments that no T.gemm touches.
+/* Pass "layout-inference" of lib/Lower (tile IR → tile IR; pipeline.c's
+ * step 6): the thread/register layout of every fragment, and the swizzle of
+ * the shared operands of T.gemm.
  *
- * Requires: tl_lower_check_supported succeeded (only copy/fill/clear tile ops,
- * constant thread counts).
- * Guarantees (on success): every local.fragment buffer has a static shape and
- * a tl_frag_layout in buffer->layout (lower_internal.h gives the maps).
+ * Requires: tile IR that check-supported accepted (constant thread counts;
+ * copies, fills, T.gemm, T.reduce_*, T.Parallel loops, T.atomic_add already
+ * turned into T.Parallel loops by the atomic pass), after pipelining (the
+ * staged shapes) and versioning (both versions of a loop are uses alike).
+ * Guarantees (on success): no statement changes; every local.fragment buffer
+ * allocated in the function has a static shape and a tl_frag_layout in
+ * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
+ * lower_internal.h gives the maps), consistent with every op that touches
+ * it, and every shared A/B operand of a T.gemm has its tl_smem_layout.  A
+ * fragment that two ops need laid out differently is an error naming the
+ * buffer and both ops (nothing is attached then).
  *
  * Algorithm.  An "identity use" of a fragment F is an op that touches every
  * element of F at its own coordinates: T.copy / T.fill / T.clear on the whole
@@ -64,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Lower/frag_layout.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 

@@ -25,4 +25,29 @@ typedef struct tl_lower_options {
  * conflicts, ...) go to d with the op's location; returns false on error. */
 bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d);
 
+/* ---------------------------------------------------------- pass registry */
+/* The IR a pass expects (and produces): tile IR before lower-tile-ops, SIMT
+ * IR (docs/simt-ir.md) after it. */
+typedef enum { TL_PASS_TILE_IR, TL_PASS_SIMT_IR } tl_pass_level;
+
+/* One lowering pass (passes.c; tl_lower_module runs them in pipeline.c's
+ * order, tl-opt --passes by name).  run lowers one prim_func in place; opts
+ * may be NULL (no target: the passes' default sm_80).  The public view
+ * (include/tilelang/ir.h tl_pass_info) is the first member. */
+typedef struct tl_lower_pass {
+  tl_pass_info info;   /* name, IR level ("tile" / "simt"), one-line contract */
+  tl_pass_level level;
+  bool (*run)(tl_module *m, tl_primfunc *f, const tl_lower_options *opts, tl_diag *d);
+} tl_lower_pass;
+
+/* The registered passes, in pipeline order; *n gets their number. */
+const tl_lower_pass *tl_lower_passes(size_t *n);
+/* The pass named name, NULL when there is none. */
+const tl_lower_pass *tl_lower_pass_lookup(const char *name);
+/* Runs pass p on every prim_func of m, then the verifier when
+ * opts->verify_each and opts->after_pass (as tl_lower_module does for each
+ * of its passes); false on the first error (diagnostics in d). */
+bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
+                       tl_diag *d);
+
 #endif

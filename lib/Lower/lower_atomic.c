@@ -50,9 +50,14 @@
  * PTX ISA §9.7.13.5 (red) and §9.7.13.4 (atom): red/atom .add.noftz.f16x2
  * need sm_60, .add.noftz.bf16x2 need sm_90 (so on sm_80 bfloat16 atomics stay
  * scalar; LLVM expands those into a compare-and-swap loop); .add.noftz.f16 needs
- * sm_70 and .add.noftz.bf16 sm_90; .add.f32 all targets. */
+ * sm_70 and .add.noftz.bf16 sm_90; .add.f32 all targets.
+ * Requires: SIMT IR (after lower-tile-ops); the target (NULL: sm_80).
+ * Guarantees: the same additions to the same addresses, two lanes per
+ * atomic where the target has the vector form and the pair is provably
+ * 4-byte aligned; every other statement unchanged. */
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 
 #define MAXD 8
@@ -453,38 +458,18 @@ typedef struct av_state {
 #undef CHECK
 #define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
 
-/* e with variable v replaced by r (rebuilt through the folding constructors). */
+/* e with variable v replaced by r (IR/rewrite.h: rebuilt through the
+ * folding constructors; subtrees free of v are shared). */
 static tl_expr *subst(tl_module *m, const tl_expr *e, const tl_var *v, tl_expr *r, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return NULL;
-  if (tl_expr_free_of(e, v)) return (tl_expr *)e;
-  switch (e->kind) {
-    case TL_EXPR_VAR: return r;
-    case TL_EXPR_BINARY:
-      return tl_ir_binary(m, e->loc, e->u.bin.op, subst(m, e->u.bin.a, v, r, depth + 1),
-                          subst(m, e->u.bin.b, v, r, depth + 1));
-    case TL_EXPR_UNARY: return tl_ir_unary(m, e->loc, e->u.un.op, subst(m, e->u.un.a, v, r, depth + 1));
-    case TL_EXPR_SELECT:
-      return tl_ir_select(m, e->loc, subst(m, e->u.sel.cond, v, r, depth + 1),
-                          subst(m, e->u.sel.t, v, r, depth + 1), subst(m, e->u.sel.f, v, r, depth + 1));
-    case TL_EXPR_CAST: return tl_ir_cast(m, e->loc, e->dtype, subst(m, e->u.cast.value, v, r, depth + 1));
-    case TL_EXPR_LOAD: {
-      tl_expr **ix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(e->u.load.n > 0 ? e->u.load.n : 1));
-      if (!ix) return NULL;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!(ix[i] = subst(m, e->u.load.indices[i], v, r, depth + 1))) return NULL;
-      tl_expr *ld = tl_ir_load(m, e->loc, e->u.load.buffer, e->u.load.n, ix);
-      if (ld) ld->dtype = e->dtype;
-      return ld;
-    }
-    case TL_EXPR_CALL: {
-      tl_expr **a = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(e->u.call.n > 0 ? e->u.call.n : 1));
-      if (!a) return NULL;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!(a[i] = subst(m, e->u.call.args[i], v, r, depth + 1))) return NULL;
-      return tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
-    }
-    default: return NULL; /* ramps / broadcasts mentioning v: not rewritten */
+  tl_map one;
+  tl_map_init(&one);
+  tl_expr *x = NULL;
+  if (tl_map_put(&one, v, r)) {
+    tl_rewriter rw = {.m = m, .subst = &one, .max_depth = TL_LOWER_MAX_DEPTH, .share_unchanged = true};
+    x = tl_rewrite_expr(&rw, e, depth);
   }
+  tl_map_free(&one);
+  return x;
 }
 
 /* The 2-lane value of scalar e at lanes v = base, base + 1; NULL when e has

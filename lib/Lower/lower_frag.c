@@ -20,7 +20,7 @@
  * element-wise to f16 (T.copy between fragments of one layout, lower_tile.c)
  * is the A operand of the next gemm with no data movement.  Layout inference
  * (layout_infer.c) gives the A fragment that layout; tl_gemm_rs_a_check
- * re-derives the map element by element before lowering, so a wrong
+ * (frag_layout.c) re-derives the map element by element before lowering, so a wrong
  * assumption is a compile error, never a wrong result.
  *
  * Lowering, per warp: registers zeroed if clear_accum; for each k-step kk of
@@ -37,32 +37,6 @@
 
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
-
-/* ------------------------------------------------------------ the check */
-bool tl_gemm_rs_a_check(const tl_frag_layout *A, int64_t warp_m, int64_t *bad_i, int64_t *bad_k) {
-  if (!A || A->kind != TL_FRAG_MMA_C || A->ndim != 2 || A->warp_n != 1 || A->warp_m != warp_m || warp_m < 1)
-    return false;
-  int64_t BM = A->shape[0], K = A->shape[1];
-  if (BM % (16 * warp_m) != 0 || K % 16 != 0) return false;
-  int64_t WM = BM / warp_m;
-  for (int64_t i = 0; i < BM; i++)
-    for (int64_t k = 0; k < K; k++) {
-      /* what the mma of warp i/WM expects (NVPTX.md §6) */
-      int64_t r = i % 16, c = k % 16;
-      int64_t lane = 4 * (r % 8) + (c % 8) / 2;
-      int64_t areg = 2 * (c / 8) + r / 8;              /* a0..a3 */
-      int64_t want_tid = 32 * (i / WM) + lane;
-      int64_t want_reg = 8 * (((i % WM) / 16) * (K / 16) + k / 16) + 2 * areg + k % 2;
-      int64_t tid, reg;
-      tl_mma_c_owner(A, i, k, &tid, &reg);
-      if (tid != want_tid || reg != want_reg) {
-        if (bad_i) *bad_i = i;
-        if (bad_k) *bad_k = k;
-        return false;
-      }
-    }
-  return true;
-}
 
 /* ------------------------------------------------------------- lowering */
 typedef tl_emitter rs_state;

@@ -1,7 +1,7 @@
-/* T.gemm on sm_80+ (lib/Lower): the warp partition, the mma.sync m16n8
- * accumulator layout of C, and the lowering of one T.gemm statement to
+/* T.gemm on sm_80+ (lib/Lower): the lowering of one T.gemm statement to
  * per-warp ldmatrix + mma.sync.m16n8k16 (the "ss" form: A and B in shared
- * memory, C a fragment).
+ * memory, C a fragment).  The warp partition and the C layout it lowers to
+ * are frag_layout.c's (tl_gemm_warp_partition, MMA_C); as a reminder:
  *
  * Warp partition (../shared/LAYOUT.md §2, TileLang's
  * ComputeDefaultWarpPartition): (m, n) is valid iff m*n = nwarps,
@@ -31,96 +31,6 @@
 
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
-
-/* ------------------------------------------------------- warp partition */
-bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps,
-                            int64_t *warp_m, int64_t *warp_n, const char **msg) {
-  int64_t best_m = 0, best_n = 0;
-  /* Square score |n - 2m| / m compared exactly as |n1-2m1|*m2 vs |n2-2m2|*m1. */
-  for (int64_t wm = 1; nwarps > 0 && wm <= nwarps; wm++) {
-    if (nwarps % wm != 0) continue;
-    int64_t wn = nwarps / wm;
-    if (bm % (16 * wm) != 0 || bn % (8 * wn) != 0) continue;
-    if (!best_m) {
-      best_m = wm, best_n = wn;
-      continue;
-    }
-    switch (policy) {
-      case TL_POLICY_FULL_ROW: best_m = wm, best_n = wn; break; /* increasing m */
-      case TL_POLICY_FULL_COL: break;                           /* first = largest n */
-      default: {
-        int64_t a = wn - 2 * wm, b = best_n - 2 * best_m;
-        if (a < 0) a = -a;
-        if (b < 0) b = -b;
-        if (a * best_m < b * wm) best_m = wm, best_n = wn; /* strict: ties keep smaller m */
-        break;
-      }
-    }
-  }
-  if (best_m) {
-    *warp_m = best_m;
-    *warp_n = best_n;
-    return true;
-  }
-  if (msg) {
-    char *text = tl_arena_printf(
-        &m->arena,
-        "T.gemm cannot split the %lldx%lld accumulator tile over %lld warps (%lld threads): the rule is "
-        "m * n = %lld warps with block_M %% (16 * m) == 0 and block_N %% (8 * n) == 0, and no (m, n) "
-        "satisfies it:",
-        (long long)bm, (long long)bn, (long long)nwarps, (long long)(nwarps * 32), (long long)nwarps);
-    for (int64_t wm = 1; text && nwarps > 0 && wm <= nwarps; wm++) {
-      if (nwarps % wm != 0) continue;
-      int64_t wn = nwarps / wm;
-      if (bm % (16 * wm) != 0)
-        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
-                               (long long)wn, (long long)bm, (long long)(16 * wm), (long long)(bm % (16 * wm)));
-      else
-        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
-                               (long long)wn, (long long)bn, (long long)(8 * wn), (long long)(bn % (8 * wn)));
-    }
-    if (text) {
-      size_t len = strlen(text);
-      if (len && text[len - 1] == ';') text[len - 1] = '\0';
-    }
-    *msg = text;
-  }
-  return false;
-}
-
-/* --------------------------------------------------------- the C layout */
-void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads, int64_t warp_m,
-                          int64_t warp_n) {
-  L->kind = TL_FRAG_MMA_C;
-  L->ndim = 2;
-  L->shape[0] = bm;
-  L->shape[1] = bn;
-  L->total = bm * bn;
-  L->threads = threads;
-  L->vec = 2;
-  L->nregs = threads > 0 ? bm * bn / threads : 0;
-  L->nvec = L->nregs / 2;
-  L->warp_m = warp_m;
-  L->warp_n = warp_n;
-  L->warp_tile_m = warp_m > 0 ? bm / warp_m : 0;
-  L->warp_tile_n = warp_n > 0 ? bn / warp_n : 0;
-}
-
-void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid, int64_t *reg) {
-  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
-  int64_t wm = i / WM, wn = j / WN;
-  *tid = 32 * (wm + L->warp_m * wn) + 4 * (i % 8) + (j % 8) / 2;
-  int64_t mi = (i % WM) / 16, nj = (j % WN) / 8, h = (i / 8) % 2, e = j % 2;
-  *reg = 4 * (mi * (WN / 8) + nj) + 2 * h + e;
-}
-
-void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *i, int64_t *j) {
-  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
-  int64_t e = reg % 2, h = (reg / 2) % 2, nj = (reg / 4) % (WN / 8), mi = reg / (WN / 2);
-  int64_t w = tid / 32, wm = w % L->warp_m, wn = w / L->warp_m, g = (tid % 32) / 4, t = tid % 4;
-  *i = wm * WM + 16 * mi + 8 * h + g;
-  *j = wn * WN + 8 * nj + 2 * t + e;
-}
 
 /* ------------------------------------------------------------- lowering */
 typedef tl_emitter gm_state;

@@ -1,6 +1,6 @@
-/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code (issue 7),
- * and the maps of the fragment layouts that row reductions use (ROWS,
- * REDUCER; lower_internal.h states them).
+/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code (issue 7).
+ * The fragment layouts row reductions use (ROWS, REDUCER) and their maps
+ * are frag_layout.{h,c}'s.
  *
  * Requires: layout inference ran (layout_infer.c gives a reduce's fragment
  * source the MMA_C or ROWS layout and its fragment destination the REDUCER
@@ -43,183 +43,6 @@
 
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
-
-/* ================================================================ layouts */
-static int64_t pow2_floor(int64_t x) {
-  int64_t p = 1;
-  while (p <= x / 2) p *= 2;
-  return p;
-}
-
-/* A group of g lanes can be combined with xor shuffles (g <= 32, a power of
- * two) or is made of whole warps. */
-static bool group_ok(int64_t g) {
-  if (g < 1) return false;
-  return g >= 32 ? g % 32 == 0 : (g & (g - 1)) == 0;
-}
-
-int64_t tl_rows_groups(int64_t rows, int64_t cols, int64_t threads, int64_t vec) {
-  if (rows < 1 || cols < 1 || threads < 1 || vec < 1) return 1;
-  int64_t cv = cols / vec > 0 ? cols / vec : 1;
-  int64_t g0 = pow2_floor(cv);
-  if (g0 > 32) g0 = 32;
-  int64_t G = 1;
-  while (threads % (2 * G) == 0 && rows % (2 * G) == 0 && threads / (2 * G) >= g0 &&
-         group_ok(threads / (2 * G)))
-    G *= 2;
-  return G;
-}
-
-void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads,
-                         int64_t vec, int64_t max_groups) {
-  if (vec < 1) vec = 1;
-  while (vec > 1 && cols % vec != 0) vec /= 2;
-  int64_t G = tl_rows_groups(rows, cols, threads, vec);
-  if (max_groups > 0)
-    while (G > max_groups && G > 1) G /= 2;
-  while (G > 1 && threads % G != 0) G /= 2;
-  int64_t g = threads / G, cv = cols / vec;
-  L->kind = TL_FRAG_ROWS;
-  L->ndim = ndim;
-  L->total = rows * cols;
-  L->threads = threads;
-  L->vec = vec;
-  L->rows = rows;
-  L->cols = cols;
-  L->group = g;
-  L->groups = G;
-  L->cvg = (cv + g - 1) / g;
-  L->rpt = (rows + G - 1) / G;
-  L->nvec = L->rpt * L->cvg;
-  L->nregs = L->nvec * vec;
-  L->src = NULL;
-}
-
-bool tl_reducer_layout_init(tl_frag_layout *L, const tl_frag_layout *src, int ndim) {
-  if (!src || (src->kind != TL_FRAG_MMA_C && src->kind != TL_FRAG_ROWS)) return false;
-  L->kind = TL_FRAG_REDUCER;
-  L->ndim = ndim;
-  L->src = src;
-  L->threads = src->threads;
-  L->vec = 1;
-  if (src->kind == TL_FRAG_MMA_C) {
-    L->total = src->shape[0];
-    L->nregs = src->warp_tile_m / 8;
-  } else {
-    L->total = src->rows;
-    L->nregs = src->rpt;
-  }
-  L->nvec = L->nregs;
-  return true;
-}
-
-bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b) {
-  if (!a || !b || a->kind != TL_FRAG_REDUCER || b->kind != TL_FRAG_REDUCER) return false;
-  const tl_frag_layout *x = a->src, *y = b->src;
-  if (x->kind != y->kind || x->threads != y->threads || a->total != b->total) return false;
-  if (x->kind == TL_FRAG_MMA_C) return x->shape[0] == y->shape[0] && x->warp_m == y->warp_m;
-  return x->rows == y->rows && x->groups == y->groups;
-}
-
-bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part) {
-  if (!D || !part || D->kind != TL_FRAG_REDUCER || part->threads != D->threads) return false;
-  const tl_frag_layout *s = D->src;
-  if (part->kind == TL_FRAG_MMA_C && s->kind == TL_FRAG_MMA_C)
-    return part->shape[0] == s->shape[0] && part->warp_m == s->warp_m;
-  if (part->kind == TL_FRAG_ROWS && s->kind == TL_FRAG_ROWS)
-    return part->rows == s->rows && part->groups == s->groups;
-  return false;
-}
-
-static int64_t flat_of(const tl_frag_layout *L, const int64_t *idx) {
-  int64_t f = 0;
-  for (int k = 0; k < L->ndim; k++) f = f * L->shape[k] + idx[k];
-  return f;
-}
-
-static void unflat(const tl_frag_layout *L, int64_t f, int64_t *idx) {
-  for (int k = L->ndim - 1; k >= 0; k--) {
-    idx[k] = L->shape[k] > 0 ? f % L->shape[k] : 0;
-    f = L->shape[k] > 0 ? f / L->shape[k] : 0;
-  }
-}
-
-void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, int64_t *reg) {
-  int64_t f = flat_of(L, idx);
-  switch (L->kind) {
-    case TL_FRAG_PLAN:
-      *tid = (f / L->vec) % L->threads;
-      *reg = (f / (L->vec * L->threads)) * L->vec + f % L->vec;
-      return;
-    case TL_FRAG_REPLICATED: *tid = 0; *reg = f; return;
-    case TL_FRAG_MMA_C: tl_mma_c_owner(L, idx[0], idx[1], tid, reg); return;
-    case TL_FRAG_ROWS: {
-      int64_t r = f / L->cols, c = f % L->cols, v = L->vec;
-      *tid = (r % L->groups) * L->group + (c / v) % L->group;
-      *reg = ((r / L->groups) * L->cvg + (c / v) / L->group) * v + c % v;
-      return;
-    }
-    case TL_FRAG_REDUCER: {
-      const tl_frag_layout *s = L->src;
-      if (s->kind == TL_FRAG_MMA_C) {
-        int64_t WM = s->warp_tile_m;
-        *tid = 32 * (f / WM) + 4 * (f % 8);
-        *reg = (f % WM) / 8;
-      } else {
-        *tid = (f % s->groups) * s->group;
-        *reg = f / s->groups;
-      }
-      return;
-    }
-  }
-}
-
-bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int64_t *reg) {
-  int64_t t0, r0;
-  tl_frag_owner(L, idx, &t0, &r0);
-  *reg = r0;
-  if (tid < 0 || tid >= L->threads) return L->kind == TL_FRAG_REPLICATED;
-  if (L->kind == TL_FRAG_REPLICATED) return true;
-  if (L->kind != TL_FRAG_REDUCER) return tid == t0;
-  int64_t f = flat_of(L, idx);
-  const tl_frag_layout *s = L->src;
-  if (s->kind == TL_FRAG_MMA_C)
-    return (tid / 32) % s->warp_m == f / s->warp_tile_m && (tid % 32) / 4 == f % 8;
-  return tid / s->group == f % s->groups;
-}
-
-bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *idx) {
-  if (reg < 0 || reg >= L->nregs || tid < 0 || tid >= L->threads) return false;
-  int64_t f;
-  switch (L->kind) {
-    case TL_FRAG_PLAN:
-      f = (reg / L->vec) * L->vec * L->threads + tid * L->vec + reg % L->vec;
-      if (f >= L->total) return false;
-      break;
-    case TL_FRAG_REPLICATED: return false;
-    case TL_FRAG_MMA_C: tl_mma_c_coords(L, tid, reg, &idx[0], &idx[1]); return true;
-    case TL_FRAG_ROWS: {
-      int64_t v = L->vec, q = reg / v;
-      int64_t r = (q / L->cvg) * L->groups + tid / L->group;
-      int64_t c = ((q % L->cvg) * L->group + tid % L->group) * v + reg % v;
-      if (r >= L->rows || c >= L->cols) return false;
-      f = r * L->cols + c;
-      break;
-    }
-    case TL_FRAG_REDUCER: {
-      const tl_frag_layout *s = L->src;
-      if (s->kind == TL_FRAG_MMA_C)
-        f = ((tid / 32) % s->warp_m) * s->warp_tile_m + 8 * reg + (tid % 32) / 4;
-      else
-        f = reg * s->groups + tid / s->group;
-      if (f >= L->total) return false;
-      break;
-    }
-    default: return false;
-  }
-  unflat(L, f, idx);
-  return true;
-}
 
 /* =============================================================== lowering */
 typedef struct rd {
@@ -509,7 +332,7 @@ static bool lower_distributed(rd *r, const tl_frag_layout *P) {
     pt.xstride = 32 * P->warp_m;
   } else {
     int64_t g = P->group;
-    if (!group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
+    if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
       rerr(r, "a block of threads that is neither a power of two below 32 nor whole warps is not lowered "
               "yet for reductions", NULL);
       return false;

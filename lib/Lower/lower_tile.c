@@ -1,10 +1,15 @@
-/* Pass 3 of lib/Lower: tile ops and T.Parallel → per-thread SIMT statements.
+/* Pass "lower-tile-ops" of lib/Lower (tile IR → SIMT IR; pipeline.c's step
+ * 7): tile ops and T.Parallel → per-thread SIMT statements.
  *
- * Requires: tl_lower_check_supported and tl_lower_infer_layouts succeeded
- * (every fragment has a tl_frag_layout; only copy/fill/clear/use_swizzle tile
- * ops remain; constant thread counts).
- * Guarantees (on success), as docs/simt-ir.md states: no TL_STMT_TILE and no
- * T.Parallel loop remain; every fragment became a per-thread `local` buffer of
+ * Requires: check-supported and layout-inference succeeded (every fragment
+ * has a tl_frag_layout — one without is an error at its allocation —, every
+ * shared buffer a static shape; the tile ops left are T.copy, T.async_copy,
+ * T.fill, T.clear, T.gemm (lower_gemm.c, lower_frag.c), T.reduce_*
+ * (lower_reduce.c) and T.use_swizzle; constant thread counts).
+ * Guarantees (on success), as docs/simt-ir.md states: no TL_STMT_TILE but
+ * T.use_swizzle (kept for the rasterize pass) and no T.Parallel loop remain;
+ * shared buffers are flat 1-D buffers in their smem_layout (swizzled or
+ * padded); every fragment became a per-thread `local` buffer of
  * nregs registers; the thread index is T.get_thread_binding(0); vector
  * accesses are loads/stores whose last index is T.ramp(base, 1, w) with base a
  * proven multiple of w and (for n-d buffers) a row length that is a static
@@ -40,10 +45,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
 typedef struct lt_state {
+  tl_rewriter rw;      /* first: rw_expr's hook casts back to lt_state */
   tl_module *m;
   tl_diag *d;
   int errors;
@@ -91,14 +98,28 @@ static tl_expr *zero_of(lt_state *st, tl_loc loc, tl_dtype t) {
 }
 
 /* ------------------------------------------------------- expression rewrite */
-static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth);
+/* Expressions are copied by the IR rewriter (IR/rewrite.h) with the
+ * substitution st->subst (T.Parallel variables) and lower_expr below for
+ * fragment and shared-memory accesses and vector casts. */
+static void copy_failed(lt_state *st) {
+  if (st->rw.too_deep) {
+    tl_error(st->d, st->rw.deep_loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->errors++;
+    st->rw.too_deep = false;
+  }
+  if (st->m->arena.oom) st->oom = true;
+}
+
+static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
+  tl_expr *r = tl_rewrite_expr(&st->rw, e, depth);
+  if (!r && e) copy_failed(st);
+  return r;
+}
 
 static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
-  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
-  if (!out) { st->oom = true; return NULL; }
-  for (int i = 0; i < n; i++)
-    if (!(out[i] = rw_expr(st, xs[i], depth + 1))) return NULL;
-  return out;
+  tl_expr **r = tl_rewrite_exprs(&st->rw, n, xs, 0, depth);
+  if (!r) copy_failed(st);
+  return r;
 }
 
 /* New index list of an access to b (fragment accesses become register indices). */
@@ -161,129 +182,43 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
   return L->flat;
 }
 
-static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
-  if (!e) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, e->loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+/* The rewriter's hook: loads (fragment registers, flat shared buffers),
+ * shared buffer operands and vector casts; NULL: the default copy. */
+static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
+  lt_state *st = (lt_state *)rw;
   tl_module *m = st->m;
   switch (e->kind) {
-    case TL_EXPR_VAR: {
-      tl_expr *r = tl_map_get(&st->subst, e->u.var, NULL);
-      return r ? r : (tl_expr *)e;
+    case TL_EXPR_CAST: {
+      tl_expr *x = rw_expr(st, e->u.cast.value, depth + 1);
+      tl_expr *r = x ? tl_lo_cast(m, e->loc, e->dtype, x) : NULL;
+      if (!r) rw->failed = true;
+      return r;
     }
-    case TL_EXPR_BINARY:
-      return tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(st, e->u.bin.a, depth + 1),
-                          rw_expr(st, e->u.bin.b, depth + 1));
-    case TL_EXPR_UNARY: return tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(st, e->u.un.a, depth + 1));
-    case TL_EXPR_SELECT:
-      return tl_ir_select(m, e->loc, rw_expr(st, e->u.sel.cond, depth + 1),
-                          rw_expr(st, e->u.sel.t, depth + 1), rw_expr(st, e->u.sel.f, depth + 1));
-    case TL_EXPR_CAST: return tl_lo_cast(m, e->loc, e->dtype, rw_expr(st, e->u.cast.value, depth + 1));
     case TL_EXPR_LOAD: {
       int n;
       tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
-      if (!ix) return NULL;
-      tl_buffer *fb = shared_access(st, e->loc, e->u.load.buffer, &n, ix);
-      if (st->oom) return NULL;
-      tl_expr *ld = tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix);
+      tl_buffer *fb = ix ? shared_access(st, e->loc, e->u.load.buffer, &n, ix) : NULL;
+      tl_expr *ld = ix && !st->oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
       if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
+      if (!ld) rw->failed = true;
       return ld;
     }
-    case TL_EXPR_CALL: {
-      tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, depth);
-      if (!a) return NULL;
-      tl_expr *r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
-      if (r && !tl_dtype_eq(r->dtype, e->dtype) && r->dtype.lanes == 1 && e->dtype.lanes == 1)
-        r = tl_ir_cast(m, e->loc, e->dtype, r);
-      return r;
-    }
-    case TL_EXPR_RAMP: {
-      tl_expr *r = tl_lo_ramp(m, e->loc, rw_expr(st, e->u.ramp.base, depth + 1), e->dtype.lanes);
-      return r;
-    }
-    case TL_EXPR_BROADCAST:
-      return tl_lo_broadcast(m, e->loc, rw_expr(st, e->u.bcast.value, depth + 1), e->dtype.lanes);
     case TL_EXPR_BUFFER: {
       /* A shared buffer passed to an intrinsic (T.ptx_cp_async, T.ptx_ldmatrix
        * in hand-written SIMT input) names the flat buffer that replaces it. */
       tl_buffer *b = e->u.buffer;
       if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
         tl_smem_layout *L = tl_smem_layout_get(m, b);
-        if (!L) { st->oom = true; return NULL; }
+        if (!L) {
+          st->oom = rw->failed = true;
+          return NULL;
+        }
         if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
       }
-      return (tl_expr *)e;
+      return NULL;
     }
-    default: return (tl_expr *)e;
+    default: return NULL;
   }
-}
-
-/* ---------------------------------------------------------- vector checks */
-/* Can the access b[idx] (idx mentioning lane variable l) be issued as one
- * vector of w lanes at l = 0, w, 2w, ...?  Indices before the last must not
- * depend on l; the last is l + (a multiple of w) (or free of l for loads);
- * the row length must keep the row start aligned. */
-static bool access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
-                          bool is_store) {
-  if (n < 1) return false;
-  for (int k = 0; k + 1 < n; k++)
-    if (!tl_expr_free_of(idx[k], l)) return false;
-  int64_t c;
-  if (!tl_expr_lane_coef(idx[n - 1], l, &c)) return false;
-  if (c == 0) return !is_store;
-  if (c != 1) return false;
-  if (w * tl_dtype_bytes(b->dtype) > 16) return false;
-  if (b->strides) return false;
-  if (!tl_expr_divisible(idx[n - 1], w, l)) return false;
-  if (n > 1) {
-    int64_t row;
-    if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % w != 0) return false;
-  }
-  return true;
-}
-
-static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
-    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
-    case TL_EXPR_SELECT:
-      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
-             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
-    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
-    case TL_EXPR_LOAD:
-      if (!access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_RAMP:
-    case TL_EXPR_BROADCAST:
-    case TL_EXPR_BUFFER:
-    case TL_EXPR_STRING: return false;
-    default: return true;
-  }
-}
-
-/* Largest w dividing v (power of 2) such that `body`, a single store, can run
- * as T.vectorized(w) over lane l. */
-static int64_t body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
-  if (!body || body->kind != TL_STMT_STORE) return 1;
-  for (int64_t w = v; w > 1; w /= 2) {
-    if (v % w != 0) continue;
-    if (!access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
-    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
-    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
-    if (ok) return w;
-  }
-  return 1;
 }
 
 /* ------------------------------------------------------------- partitions */
@@ -587,7 +522,7 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
   tl_stmt *probe = par_body(st, loop, idx, reg, tl_ir_var(m, loc, l));
   tl_ranges_unset(&st->ranges, l);
   if (!probe) return NULL;
-  int64_t w = body_vec_width(probe, l, v);
+  int64_t w = tl_lo_body_vec_width(probe, l, v);
   tl_var *lo = NULL, *li = NULL;
   tl_expr *lane = NULL;
   if (v / w > 1) {
@@ -1038,7 +973,7 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
   int n;
   tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &n);
   if (!ix) { st->oom = true; return false; }
-  return access_vec_ok(sd->buf, n, ix, l, w, false);
+  return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
 static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
@@ -1343,6 +1278,36 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
 }
 
 /* ------------------------------------------------------- statement rewrite */
+/* An allocation: fragments are collected (they become register arrays at
+ * the end), shared buffers are replaced by their flat 1-D buffer. */
+static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
+  tl_module *m = st->m;
+  tl_buffer *b = s->u.alloc.buffer;
+  if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
+    /* the pass's input contract: layout-inference ran (tl-opt --passes) */
+    fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s",
+         b->name, "");
+    return NULL;
+  }
+  if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
+  if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
+    /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
+    tl_smem_layout *L = tl_smem_layout_get(m, b);
+    if (!L) {
+      fail(st, s->loc, "shared buffer '%s' needs a static shape%s", b->name, "");
+      return NULL;
+    }
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
+    CHECK(r);
+    r->u.alloc.buffer = L->flat;
+    int64_t fn;
+    if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
+      st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
+    return r;
+  }
+  return (tl_stmt *)s;
+}
+
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->m;
@@ -1405,26 +1370,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
       return r->u.kernel.body ? r : NULL;
     }
-    case TL_STMT_ALLOC: {
-      tl_buffer *b = s->u.alloc.buffer;
-      if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
-      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
-        /* the 1-D flat buffer replaces the tile-level one (smem_layout.h) */
-        tl_smem_layout *L = tl_smem_layout_get(m, b);
-        if (!L) {
-          fail(st, s->loc, "shared buffer '%s' needs a static shape%s", b->name, "");
-          return NULL;
-        }
-        tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
-        CHECK(r);
-        r->u.alloc.buffer = L->flat;
-        int64_t fn;
-        if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
-          st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
-        return r;
-      }
-      return (tl_stmt *)s;
-    }
+    case TL_STMT_ALLOC: return lower_alloc(st, s);
     case TL_STMT_STORE: {
       int n;
       tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
@@ -1511,6 +1457,10 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
   st.d = d;
   st.threads = 1;
   tl_map_init(&st.subst);
+  st.rw.m = m;
+  st.rw.subst = &st.subst;
+  st.rw.max_depth = TL_LOWER_MAX_DEPTH;
+  st.rw.expr = lower_expr;
   tl_ranges_init(&st.ranges, &m->arena);
   bool ok = tl_names_collect(&st.names, m, f);
   if (ok) {

@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 
 typedef struct staged {
@@ -61,6 +62,7 @@ typedef struct staged {
 } staged;
 
 typedef struct pl_state {
+  tl_rewriter rw;            /* first: the copies' hooks cast back to pl_state */
   tl_module *m;
   tl_diag *d;
   tl_primfunc *f;
@@ -247,63 +249,34 @@ static bool region_hoistable(const tl_region *r, const tl_map *inner, const tl_m
   return true;
 }
 
-/* ------------------------------------------------------ expression rewrite */
-static tl_expr *rw_expr(pl_state *st, const tl_expr *e, int depth);
-
-static tl_expr **rw_list(pl_state *st, int n, tl_expr *const *xs, int extra_front, tl_expr *front, int depth) {
-  int total = n + extra_front;
-  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(total > 0 ? total : 1));
-  OOM_IF(out);
-  if (extra_front) out[0] = front;
-  for (int i = 0; i < n; i++)
-    if (!(out[extra_front + i] = rw_expr(st, xs[i], depth + 1))) return NULL;
+/* ------------------------------------------------------------- rewriting */
+/* Copies go through the IR rewriter (IR/rewrite.h) with the substitution
+ * st->subst; accesses of a staged buffer get its stage index first. */
+static tl_expr **stage_access(tl_rewriter *rw, tl_loc loc, tl_buffer **b, int *n, tl_expr **ix) {
+  pl_state *st = (pl_state *)rw;
+  (void)loc;
+  tl_expr *stage = tl_map_get(&st->stage_of, *b, NULL);
+  if (!stage) return ix;
+  tl_expr **out = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(*n + 1));
+  if (!out) return NULL;
+  out[0] = stage;
+  for (int i = 0; i < *n; i++) out[i + 1] = ix[i];
+  (*n)++;
   return out;
+}
+
+/* After a failed copy: nesting too deep is an error (reported once). */
+static void copy_failed(pl_state *st) {
+  if (!st->rw.too_deep) return;
+  if (!st->errors) tl_error(st->d, st->rw.deep_loc, "nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+  st->errors++;
+  st->rw.too_deep = false;
 }
 
 /* e with the substitution applied and staged loads given their stage index. */
 static tl_expr *rw_expr(pl_state *st, const tl_expr *e, int depth) {
-  if (!e) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, e->loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
-  tl_module *m = st->m;
-  tl_expr *r = NULL;
-  switch (e->kind) {
-    case TL_EXPR_VAR: {
-      tl_expr *x = tl_map_get(&st->subst, e->u.var, NULL);
-      return x ? x : (tl_expr *)e;
-    }
-    case TL_EXPR_BINARY:
-      r = tl_ir_binary(m, e->loc, e->u.bin.op, rw_expr(st, e->u.bin.a, depth + 1), rw_expr(st, e->u.bin.b, depth + 1));
-      break;
-    case TL_EXPR_UNARY: r = tl_ir_unary(m, e->loc, e->u.un.op, rw_expr(st, e->u.un.a, depth + 1)); break;
-    case TL_EXPR_SELECT:
-      r = tl_ir_select(m, e->loc, rw_expr(st, e->u.sel.cond, depth + 1), rw_expr(st, e->u.sel.t, depth + 1),
-                       rw_expr(st, e->u.sel.f, depth + 1));
-      break;
-    case TL_EXPR_CAST: r = tl_ir_cast(m, e->loc, e->dtype, rw_expr(st, e->u.cast.value, depth + 1)); break;
-    case TL_EXPR_LOAD: {
-      tl_expr *stage = tl_map_get(&st->stage_of, e->u.load.buffer, NULL);
-      tl_expr **ix = rw_list(st, e->u.load.n, e->u.load.indices, stage ? 1 : 0, stage, depth);
-      if (!ix) return NULL;
-      r = tl_ir_load(m, e->loc, e->u.load.buffer, e->u.load.n + (stage ? 1 : 0), ix);
-      if (r) r->dtype = e->dtype;
-      break;
-    }
-    case TL_EXPR_CALL: {
-      tl_expr **a = rw_list(st, e->u.call.n, e->u.call.args, 0, NULL, depth);
-      if (!a) return NULL;
-      r = tl_ir_call(m, e->loc, e->u.call.op, e->u.call.n, a);
-      if (r && !tl_dtype_eq(r->dtype, e->dtype) && r->dtype.lanes == 1 && e->dtype.lanes == 1 &&
-          e->dtype.code != TL_TYPE_VOID)
-        r = tl_ir_cast(m, e->loc, e->dtype, r);
-      break;
-    }
-    default: return (tl_expr *)e;
-  }
-  OOM_IF(r);
+  tl_expr *r = tl_rewrite_expr(&st->rw, e, depth);
+  if (!r && e) copy_failed(st);
   return r;
 }
 
@@ -343,8 +316,6 @@ static bool rw_region(pl_state *st, const tl_region *in, tl_region *out) {
 }
 
 /* ------------------------------------------------------- statement rewrite */
-static tl_stmt *rw_stmt(pl_state *st, const tl_stmt *s, int depth);
-
 static tl_stmt *copy_stmt(pl_state *st, const tl_stmt *s) {
   tl_stmt *r = tl_ir_stmt(st->m, s->loc, s->kind);
   OOM_IF(r);
@@ -380,72 +351,20 @@ static tl_stmt *rw_tile(pl_state *st, const tl_stmt *s, int op) {
   return r;
 }
 
+/* Tile ops keep their own copy (staged regions, T.async_copy); everything
+ * else is the rewriter's default. */
+static tl_stmt *tile_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
+  (void)depth;
+  if (s->kind != TL_STMT_TILE) return NULL;
+  tl_stmt *r = rw_tile((pl_state *)rw, s, s->u.tile.op);
+  if (!r) rw->failed = true;
+  return r;
+}
+
 static tl_stmt *rw_stmt(pl_state *st, const tl_stmt *s, int depth) {
-  if (!s) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
-  tl_module *m = st->m;
-  tl_stmt *r;
-  switch (s->kind) {
-    case TL_STMT_SEQ: {
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      int n = s->u.seq.n;
-      r->u.seq.stmts = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(n > 0 ? n : 1));
-      OOM_IF(r->u.seq.stmts);
-      for (int i = 0; i < n; i++)
-        if (!(r->u.seq.stmts[i] = rw_stmt(st, s->u.seq.stmts[i], depth + 1))) return NULL;
-      return r;
-    }
-    case TL_STMT_FOR: {
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      int n = s->u.loop.nvars;
-      if (s->u.loop.mins) {
-        r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
-        OOM_IF(r->u.loop.mins);
-        for (int k = 0; k < n; k++)
-          if (s->u.loop.mins[k] && !(r->u.loop.mins[k] = rw_expr(st, s->u.loop.mins[k], 1))) return NULL;
-          else if (!s->u.loop.mins[k]) r->u.loop.mins[k] = NULL;
-      }
-      if (!(r->u.loop.extents = rw_list(st, n, s->u.loop.extents, 0, NULL, 0))) return NULL;
-      if (s->u.loop.step && !(r->u.loop.step = rw_expr(st, s->u.loop.step, 1))) return NULL;
-      if (!(r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1))) return NULL;
-      return r;
-    }
-    case TL_STMT_STORE: {
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      tl_expr *stage = tl_map_get(&st->stage_of, s->u.store.buffer, NULL);
-      if (!(r->u.store.indices = rw_list(st, s->u.store.n, s->u.store.indices, stage ? 1 : 0, stage, 0)))
-        return NULL;
-      r->u.store.n = s->u.store.n + (stage ? 1 : 0);
-      if (!(r->u.store.value = rw_expr(st, s->u.store.value, 1))) return NULL;
-      return r;
-    }
-    case TL_STMT_IF:
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      if (!(r->u.ifs.cond = rw_expr(st, s->u.ifs.cond, 1))) return NULL;
-      if (!(r->u.ifs.then_s = rw_stmt(st, s->u.ifs.then_s, depth + 1))) return NULL;
-      if (s->u.ifs.else_s && !(r->u.ifs.else_s = rw_stmt(st, s->u.ifs.else_s, depth + 1))) return NULL;
-      return r;
-    case TL_STMT_LET:
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      if (!(r->u.let.value = rw_expr(st, s->u.let.value, 1))) return NULL;
-      return r;
-    case TL_STMT_EVAL:
-      r = copy_stmt(st, s);
-      if (!r) return NULL;
-      if (!(r->u.eval.value = rw_expr(st, s->u.eval.value, 1))) return NULL;
-      return r;
-    case TL_STMT_TILE: return rw_tile(st, s, s->u.tile.op);
-    default: return (tl_stmt *)s; /* ALLOC, KERNEL (not inside a loop) */
-  }
+  tl_stmt *r = tl_rewrite_stmt(&st->rw, s, depth);
+  if (!r && s) copy_failed(st);
+  return r;
 }
 
 /* ------------------------------------------------------------- the pass */
@@ -687,6 +606,11 @@ bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl
   st.f = f;
   tl_map_init(&st.subst);
   tl_map_init(&st.stage_of);
+  st.rw.m = m;
+  st.rw.subst = &st.subst;
+  st.rw.max_depth = TL_LOWER_MAX_DEPTH;
+  st.rw.access = stage_access;
+  st.rw.stmt = tile_stmt;
   tl_stmt *b = walk(&st, f->body, 0);
   if (b) f->body = b;
   tl_map_free(&st.subst);

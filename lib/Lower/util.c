@@ -4,7 +4,8 @@
  *  - interval analysis over int expressions (var → [lo, hi]) used to drop
  *    bounds guards that are provably true;
  *  - divisibility and lane-affinity analyses used to prove that a vector
- *    access is contiguous and aligned;
+ *    access is contiguous and aligned, and the vector checks built on them
+ *    (which width a T.Parallel body or an access can be issued at);
  *  - int32 index builders, with floordiv/floormod by positive constants
  *    simplified by exact identities only:
  *        (x*k*c + b) // c = x*k + b // c      (x*k*c + b) % c = b % c
@@ -556,4 +557,70 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
       return false;
   }
   return true;
+}
+
+/* ---------------------------------------------------------- vector checks */
+/* (lower_internal.h: tl_lo_access_vec_ok, tl_lo_body_vec_width) */
+/* Can the access b[idx] (idx mentioning lane variable l) be issued as one
+ * vector of w lanes at l = 0, w, 2w, ...?  Indices before the last must not
+ * depend on l; the last is l + (a multiple of w) (or free of l for loads);
+ * the row length must keep the row start aligned. */
+bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
+                         bool is_store) {
+  if (n < 1) return false;
+  for (int k = 0; k + 1 < n; k++)
+    if (!tl_expr_free_of(idx[k], l)) return false;
+  int64_t c;
+  if (!tl_expr_lane_coef(idx[n - 1], l, &c)) return false;
+  if (c == 0) return !is_store;
+  if (c != 1) return false;
+  if (w * tl_dtype_bytes(b->dtype) > 16) return false;
+  if (b->strides) return false;
+  if (!tl_expr_divisible(idx[n - 1], w, l)) return false;
+  if (n > 1) {
+    int64_t row;
+    if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % w != 0) return false;
+  }
+  return true;
+}
+
+static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
+  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (e->kind) {
+    case TL_EXPR_BINARY:
+      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
+    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
+    case TL_EXPR_SELECT:
+      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
+             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
+    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
+    case TL_EXPR_LOAD:
+      if (!tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
+      for (int i = 0; i < e->u.load.n; i++)
+        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
+      return true;
+    case TL_EXPR_CALL:
+      for (int i = 0; i < e->u.call.n; i++)
+        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
+      return true;
+    case TL_EXPR_RAMP:
+    case TL_EXPR_BROADCAST:
+    case TL_EXPR_BUFFER:
+    case TL_EXPR_STRING: return false;
+    default: return true;
+  }
+}
+
+/* Largest w dividing v (power of 2) such that `body`, a single store, can run
+ * as T.vectorized(w) over lane l. */
+int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
+  if (!body || body->kind != TL_STMT_STORE) return 1;
+  for (int64_t w = v; w > 1; w /= 2) {
+    if (v % w != 0) continue;
+    if (!tl_lo_access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
+    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
+    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
+    if (ok) return w;
+  }
+  return 1;
 }

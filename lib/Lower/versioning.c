@@ -24,43 +24,27 @@
  * `lhs >= rhs` (or >) at the corner minimising e, and `<=` (or <) at the
  * corner maximising it, holds iff it holds at every iteration.  Loops whose
  * bounds are not constants, or whose condition or indices are not plain
- * integer arithmetic, are left alone. */
+ * integer arithmetic, are left alone.
+ * Guarantees: the same results (the new version runs only where c holds at
+ * every iteration, and there stores what the original stores); the
+ * original loop is kept, unchanged, as the else branch; nothing else
+ * changes. */
 #include <string.h>
 
+#include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 
-typedef struct vs_state {
-  tl_module *m;
-  const tl_stmt *loop; /* the loop whose variables are being replaced */
-  const int64_t *corner;
-  bool ok;
-} vs_state;
-
-/* A fresh copy of e with the loop's variables replaced by corner values
- * (corner NULL: a plain copy).  Only constants, variables, arithmetic and
- * casts; anything else clears st->ok. */
-static tl_expr *copy_expr(vs_state *st, const tl_expr *e, int depth) {
-  if (!e || !st->ok || depth > TL_LOWER_MAX_DEPTH) {
-    st->ok = false;
-    return NULL;
-  }
-  tl_module *m = st->m;
+/* Copies (IR/rewrite.h) of plain integer arithmetic only: constants,
+ * variables, arithmetic and casts; anything else fails the copy. */
+static tl_expr *arith_only(tl_rewriter *rw, const tl_expr *e, int depth) {
+  (void)depth;
   switch (e->kind) {
-    case TL_EXPR_INT: return tl_ir_int(m, e->loc, e->dtype, e->u.ival);
-    case TL_EXPR_FLOAT: return tl_ir_float(m, e->loc, e->dtype, e->u.fval);
+    case TL_EXPR_INT:
+    case TL_EXPR_FLOAT:
     case TL_EXPR_VAR:
-      for (int k = 0; st->corner && k < st->loop->u.loop.nvars; k++)
-        if (st->loop->u.loop.vars[k] == e->u.var) return tl_ir_int(m, e->loc, e->dtype, st->corner[k]);
-      return tl_ir_var(m, e->loc, e->u.var);
-    case TL_EXPR_BINARY: {
-      tl_expr *a = copy_expr(st, e->u.bin.a, depth + 1), *b = copy_expr(st, e->u.bin.b, depth + 1);
-      return a && b ? tl_ir_binary(m, e->loc, e->u.bin.op, a, b) : NULL;
-    }
-    case TL_EXPR_CAST: {
-      tl_expr *v = copy_expr(st, e->u.cast.value, depth + 1);
-      return v ? tl_ir_cast(m, e->loc, e->dtype, v) : NULL;
-    }
-    default: st->ok = false; return NULL;
+    case TL_EXPR_BINARY:
+    case TL_EXPR_CAST: return NULL;
+    default: rw->failed = true; return NULL;
   }
 }
 
@@ -91,13 +75,22 @@ static tl_stmt *version(tl_module *m, tl_stmt *s) {
     corner[k] = (coef >= 0) == want_min ? lo : lo + n - 1;
   }
   if (!any) return NULL; /* uniform already: nothing to gain */
-  vs_state vs = {m, s, corner, true};
-  tl_expr *lhs = copy_expr(&vs, c->u.bin.a, 0), *rhs = copy_expr(&vs, c->u.bin.b, 0);
-  vs.corner = NULL;
-  tl_expr **idx = st->u.store.n ? tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)st->u.store.n) : NULL;
-  for (int k = 0; idx && k < st->u.store.n; k++) idx[k] = copy_expr(&vs, st->u.store.indices[k], 0);
-  tl_expr *a = copy_expr(&vs, v->u.sel.t, 0);
-  if (!vs.ok || !lhs || !rhs || (st->u.store.n && !idx) || !a) return NULL;
+  /* the condition at the corner: the loop's variables := corner values */
+  tl_map at;
+  tl_map_init(&at);
+  bool ok = true;
+  for (int k = 0; k < nv; k++) {
+    tl_expr *x = tl_ir_int(m, s->loc, s->u.loop.vars[k]->dtype, corner[k]);
+    ok = ok && x && tl_map_put(&at, s->u.loop.vars[k], x);
+  }
+  tl_rewriter rw = {.m = m, .subst = &at, .max_depth = TL_LOWER_MAX_DEPTH, .expr = arith_only};
+  tl_expr *lhs = ok ? tl_rewrite_expr(&rw, c->u.bin.a, 0) : NULL;
+  tl_expr *rhs = lhs ? tl_rewrite_expr(&rw, c->u.bin.b, 0) : NULL;
+  tl_map_free(&at);
+  rw.subst = NULL;
+  tl_expr **idx = tl_rewrite_exprs(&rw, st->u.store.n, st->u.store.indices, 0, -1);
+  tl_expr *a = tl_rewrite_expr(&rw, v->u.sel.t, 0);
+  if (!lhs || !rhs || !idx || !a) return NULL;
   tl_expr *all = tl_ir_binary(m, c->loc, op, lhs, rhs);
   tl_stmt *store = tl_ir_stmt(m, st->loc, TL_STMT_STORE);
   tl_stmt *fast = tl_ir_stmt(m, s->loc, TL_STMT_FOR);

@@ -1,4 +1,5 @@
-/* tl-opt: parse a TileLang kernel file and print it at a chosen IR level.
+/* tl-opt: parse a TileLang kernel file and print it at a chosen IR level,
+ * or run chosen lowering passes on tile IR / SIMT IR text and print the result.
  *
  * Contract: DESIGN.md §10.  Options are parsed with getopt_long (options may
  * come before or after FILE); FILE `-` or no FILE reads stdin, named
@@ -8,10 +9,15 @@
  * input file, unwritable output file).  `-o OUT` is written only on
  * success; `-o -` is stdout.
  *
- * Only the public API is used.  For now the pipeline is: parse (which
+ * Only the public API is used.  --emit=tir (the default): parse (which
  * binds -D definitions, folds and verifies), optionally verify again
- * (--verify-each), print canonical tile IR.  --emit=simt|llvm|ptx are
- * recognised but not implemented yet (exit 1). */
+ * (--verify-each), print canonical tile IR.  --emit=simt|llvm|ptx: the
+ * whole pipeline through the compile API (tl_kernel_compile), stopped after
+ * that stage.  --passes=a,b,...: parse (tile IR or SIMT IR text, which the
+ * same parser reads), run the named lowering passes in that order
+ * (tl_module_run_passes) and print the IR they leave; --emit may then only
+ * be tir or simt (both mean "print the IR"), and an unknown pass name is a
+ * usage error that lists the known passes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -41,15 +47,58 @@ static void usage(FILE *f) {
       "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
       "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
       "  --emit=LEVEL          tir (default: canonical tile IR), simt, llvm, ptx\n"
+      "  --passes=P1,P2,...    run only these lowering passes, in this order, on\n"
+      "                        FILE (tile IR, or SIMT IR for the SIMT-level\n"
+      "                        passes) and print the result (--emit=llvm|ptx\n"
+      "                        are not allowed with it); --passes=help lists\n"
+      "                        the passes, their IR level and contract\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
       "  --verify-each         run the IR verifier after every stage\n"
-      "  --print-after-all     print each stage to stderr under a\n"
+      "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
       "  -h, --help            show this help and exit\n"
       "\n"
       "exit status: 0 success, 1 invalid input (diagnostics on stderr),\n"
       "2 usage error (bad option, unreadable file)\n",
       f);
+}
+
+/* --passes=help: the registry, one pass a line. */
+static void list_passes(FILE *f) {
+  for (size_t i = 0; i < tl_pass_count(); i++) {
+    const tl_pass_info *p = tl_pass_at(i);
+    fprintf(f, "%-17s %-4s  %s\n", p->name, p->ir_level, p->contract);
+  }
+}
+
+/* Splits the --passes list (in place: argv strings are writable) into
+ * names[]; each must be a registered pass.  Returns the number of names,
+ * or -1 after a usage error. */
+static int split_passes(char *list, const char **names, int max) {
+  int n = 0;
+  for (char *p = list;; p = NULL) {
+    char *name = strtok(p, ",");
+    if (!name) break;
+    bool known = false;
+    for (size_t i = 0; i < tl_pass_count() && !known; i++)
+      known = strcmp(tl_pass_at(i)->name, name) == 0;
+    if (!known || n == max) {
+      fprintf(stderr, "tl-opt: error: %s '%s'; known passes:\n",
+              known ? "too many passes at" : "unknown pass", name);
+      list_passes(stderr);
+      return -1;
+    }
+    names[n++] = name;
+  }
+  if (n == 0) tl_cli_usage_error("--passes%s needs at least one pass name", "");
+  return n > 0 ? n : -1;
+}
+
+/* --print-after-all with --passes: each pass's result to stderr. */
+static void print_pass(void *user, const char *pass, const char *text) {
+  (void)user;
+  fprintf(stderr, "// ----- after %s -----\n", pass);
+  fputs(text, stderr);
 }
 
 static int in_list(const char *s, const char *const *list, size_t n) {
@@ -77,12 +126,101 @@ static void print_stage(void *user, const char *stage, const char *text) {
   if (strcmp(stage, sp->emit) == 0) sp->done = true;
 }
 
+/* What the command line asks for, after the options are parsed. */
+typedef struct tl_opt_job {
+  const char *emit, *target;
+  bool verify_each, print_after_all;
+  const char *const *passes;
+  int npasses;
+  const tl_define *defines;
+  size_t ndefines;
+} tl_opt_job;
+
+/* Parses the source and produces the text to print (*text, tl_free'd by the
+ * caller; *m / *kernel keep what it was made from). */
+static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *source, size_t len,
+                         const char *display, tl_module **m, tl_kernel **kernel, char **text) {
+  const tl_define *defines = job->defines;
+  size_t ndefines = job->ndefines;
+  tl_status s;
+  if (job->npasses > 0) {
+    /* The named passes only, on the parsed text, at its own IR level. */
+    tl_pass_options po = {0};
+    po.target = job->target ? job->target : tl_device_default_target();
+    po.verify_each = job->verify_each;
+    if (job->print_after_all) po.after_pass = print_pass;
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
+    if (s == TL_OK) s = tl_module_print(ctx, *m, text);
+  } else if (strcmp(job->emit, "tir") == 0) {
+    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    if (s == TL_OK && job->verify_each) s = tl_module_verify(ctx, *m);
+    if (s == TL_OK) s = tl_module_print(ctx, *m, text);
+    if (s == TL_OK && job->print_after_all) {
+      fputs("// ----- after parse -----\n", stderr);
+      fputs(*text, stderr);
+    }
+  } else {
+    /* Lower and generate code through the compile API; stages print as
+     * they finish when --print-after-all is given. */
+    stage_printer sp = {job->emit, false};
+    tl_compile_options co = {0};
+    co.target = job->target;
+    co.verify_each = job->verify_each;
+    co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
+    /* The LLVM IR text is produced only when it is printed. */
+    if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
+    if (job->print_after_all) {
+      co.after_stage = print_stage;
+      co.after_stage_user = &sp;
+    }
+    s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, kernel);
+    if (s == TL_OK) {
+      const char *t = strcmp(job->emit, "simt") == 0   ? tl_kernel_simt_ir(*kernel)
+                      : strcmp(job->emit, "llvm") == 0 ? tl_kernel_llvm_ir(*kernel)
+                                                       : tl_kernel_ptx(*kernel);
+      if (!(*text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
+    }
+  }
+  return s;
+}
+
+/* Writes the result to OUT ('-' or none: stdout); 0, or the exit status. */
+static int write_result(const char *out_path, const char *text) {
+  if (!out_path || strcmp(out_path, "-") == 0) {
+    if (!write_all(stdout, text) || fflush(stdout) != 0) {
+      fprintf(stderr, "tl-opt: error: cannot write to stdout: %s\n", strerror(errno));
+      return EXIT_INPUT;
+    }
+  } else {
+    FILE *f = fopen(out_path, "wb");
+    if (!f) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(errno));
+      return EXIT_USAGE;
+    }
+    bool ok = write_all(f, text);
+    int e = errno;
+    if (fclose(f) != 0 && ok) {
+      ok = false;
+      e = errno;
+    }
+    if (!ok) {
+      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(e));
+      remove(out_path);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES };
+  enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
       {"target", required_argument, NULL, OPT_TARGET},
+      {"passes", required_argument, NULL, OPT_PASSES},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"help", no_argument, NULL, 'h'},
@@ -90,6 +228,8 @@ int main(int argc, char **argv) {
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL;
   bool verify_each = false, print_after_all = false;
+  const char *passes[MAX_PASSES];
+  int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
   size_t ndefines = 0;
   int rc = EXIT_USAGE;
@@ -137,6 +277,17 @@ int main(int argc, char **argv) {
         }
         target = optarg;
         break;
+      case OPT_PASSES:
+        if (strcmp(optarg, "help") == 0) {
+          list_passes(stdout);
+          rc = 0;
+          goto done;
+        }
+        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) {
+          rc = EXIT_USAGE;
+          goto done;
+        }
+        break;
       case OPT_VERIFY_EACH:
         verify_each = true;
         break;
@@ -152,6 +303,11 @@ int main(int argc, char **argv) {
         goto done;
     }
   }
+  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0) {
+    rc = tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)",
+                            emit);
+    goto done;
+  }
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;
     goto done;
@@ -163,75 +319,21 @@ int main(int argc, char **argv) {
     goto done;
   }
 
+  tl_opt_job job = {emit, target, verify_each, print_after_all, passes, npasses, defines, ndefines};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
     rc = EXIT_INPUT;
     goto done;
   }
-  if (strcmp(emit, "tir") == 0) {
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
-    if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
-    if (s == TL_OK) s = tl_module_print(ctx, m, &text);
-    if (s == TL_OK && print_after_all) {
-      fputs("// ----- after parse -----\n", stderr);
-      fputs(text, stderr);
-    }
-  } else {
-    /* Lower and generate code through the compile API; stages print as
-     * they finish when --print-after-all is given. */
-    stage_printer sp = {emit, false};
-    tl_compile_options co = {0};
-    co.target = target;
-    co.verify_each = verify_each;
-    co.stop_after = strcmp(emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
-    /* The LLVM IR text is produced only when it is printed. */
-    if (strcmp(emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
-    if (print_after_all) {
-      co.after_stage = print_stage;
-      co.after_stage_user = &sp;
-    }
-    s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &kernel);
-    if (s == TL_OK) {
-      const char *t = strcmp(emit, "simt") == 0   ? tl_kernel_simt_ir(kernel)
-                      : strcmp(emit, "llvm") == 0 ? tl_kernel_llvm_ir(kernel)
-                                                  : tl_kernel_ptx(kernel);
-      if (!(text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
-    }
-  }
+  s = produce(ctx, &job, source, len, display, &m, &kernel, &text);
   if (s != TL_OK) {
     tl_cli_print_library_error(ctx, s);
     rc = EXIT_INPUT;
     goto done;
   }
 
-  if (!out_path || strcmp(out_path, "-") == 0) {
-    if (!write_all(stdout, text) || fflush(stdout) != 0) {
-      fprintf(stderr, "tl-opt: error: cannot write to stdout: %s\n", strerror(errno));
-      rc = EXIT_INPUT;
-      goto done;
-    }
-  } else {
-    FILE *f = fopen(out_path, "wb");
-    if (!f) {
-      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(errno));
-      rc = EXIT_USAGE;
-      goto done;
-    }
-    bool ok = write_all(f, text);
-    int e = errno;
-    if (fclose(f) != 0 && ok) {
-      ok = false;
-      e = errno;
-    }
-    if (!ok) {
-      fprintf(stderr, "tl-opt: error: cannot write '%s': %s\n", out_path, strerror(e));
-      remove(out_path);
-      rc = EXIT_USAGE;
-      goto done;
-    }
-  }
-  rc = 0;
+  if ((rc = write_result(out_path, text)) != 0) goto done;
 
 done:
   tl_free(text);

@@ -1,0 +1,172 @@
+/* The pass registry of lib/Lower: every lowering pass by name, with the IR
+ * level it expects and its contract in one line (each pass file's head
+ * comment states it in full), and the adapters that call the passes' entry
+ * points with what each needs of the lowering options.  tl_lower_module
+ * (pipeline.c) runs them in the pipeline's order; tl_module_run_passes (the
+ * public API behind `tl-opt --passes=a,b,...`) runs those named.  A change of
+ * the entry points' signatures touches only the adapters below. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/lower_internal.h"
+#include "Support/context.h"
+
+/* Adapters: every pass gets the target (tl_lower_module and
+ * tl_module_run_passes make sure it is set). */
+#define PASS(fn)                                                                              \
+  static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) { \
+    return fn(m, f, o->target, d);                                                            \
+  }
+PASS(tl_lower_check_supported)
+PASS(tl_lower_atomic)
+PASS(tl_lower_pipeline)
+PASS(tl_lower_barriers)
+PASS(tl_lower_versioning)
+PASS(tl_lower_infer_layouts)
+PASS(tl_lower_tile_ops)
+PASS(tl_lower_atomic_vectorize)
+PASS(tl_lower_frag_pipeline)
+PASS(tl_lower_rasterize)
+PASS(tl_lower_smem_plan)
+#undef PASS
+
+#define TILE(name, contract, run) {{name, "tile", contract}, TL_PASS_TILE_IR, run}
+#define SIMT(name, contract, run) {{name, "simt", contract}, TL_PASS_SIMT_IR, run}
+static const tl_lower_pass passes[] = {
+    TILE("check-supported",
+         "rejects tile ops no issue lowers yet, nested T.Parallel, bad thread counts; changes nothing",
+         run_tl_lower_check_supported),
+    TILE("atomic",
+         "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add",
+         run_tl_lower_atomic),
+    TILE("pipeline",
+         "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
+         run_tl_lower_pipeline),
+    TILE("barriers",
+         "T.sync_threads() between a shared write and a later access of the same bytes by other threads",
+         run_tl_lower_barriers),
+    TILE("versioning",
+         "a T.Parallel storing T.if_then_else(c, a, b), c affine, gets a copy storing a where c always holds",
+         run_tl_lower_versioning),
+    TILE("layout-inference",
+         "attaches a thread/register layout to every fragment buffer, or reports the conflict",
+         run_tl_lower_infer_layouts),
+    TILE("lower-tile-ops",
+         "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
+         run_tl_lower_tile_ops),
+    SIMT("atomic-vectorize",
+         "adjacent 16-bit float T.ptx_atomic_add pairs -> one f16x2/bf16x2 atomic where the target has it",
+         run_tl_lower_atomic_vectorize),
+    SIMT("frag-pipeline",
+         "double-buffers the ldmatrix fragments across the k-steps of a pipelined mma loop",
+         run_tl_lower_frag_pipeline),
+    SIMT("rasterize",
+         "T.use_swizzle -> LET-remapped block indices (a bijection of the grid); no T.use_swizzle remains",
+         run_tl_lower_rasterize),
+    SIMT("smem-plan",
+         "offsets of shared.dyn buffers in the dynamic block, reuse across lifetimes, the target's limit",
+         run_tl_lower_smem_plan),
+};
+#undef TILE
+#undef SIMT
+
+const tl_lower_pass *tl_lower_passes(size_t *n) {
+  *n = sizeof passes / sizeof passes[0];
+  return passes;
+}
+
+const tl_lower_pass *tl_lower_pass_lookup(const char *name) {
+  for (size_t i = 0; name && i < sizeof passes / sizeof passes[0]; i++)
+    if (strcmp(passes[i].info.name, name) == 0) return &passes[i];
+  return NULL;
+}
+
+bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
+                       tl_diag *d) {
+  bool ok = true;
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i] && !p->run(m, m->funcs[i], opts, d)) ok = false;
+  if (!ok) return false;
+  if (opts && opts->verify_each && tl_verify_module(m, d) > 0) {
+    tl_note(d, TL_LOC_NONE, "the IR is malformed after lowering pass '%s'", p->info.name);
+    return false;
+  }
+  if (opts && opts->after_pass) opts->after_pass(opts->user, p->info.name, m);
+  return true;
+}
+
+/* ------------------------------------------------------------ public API */
+size_t tl_pass_count(void) { return sizeof passes / sizeof passes[0]; }
+
+const tl_pass_info *tl_pass_at(size_t i) {
+  return i < sizeof passes / sizeof passes[0] ? &passes[i].info : NULL;
+}
+
+/* after_pass of tl_lower_options → the public callback with printed text. */
+typedef struct print_hook {
+  const tl_pass_options *opts;
+  bool oom;
+} print_hook;
+
+static void print_after(void *user, const char *pass, const tl_module *m) {
+  print_hook *h = user;
+  tl_strbuf sb = {0};
+  tl_print_module(&sb, m);
+  char *text = sb.oom ? NULL : tl_strbuf_take(&sb);
+  if (!text) {
+    tl_strbuf_free(&sb);
+    h->oom = true;
+    return;
+  }
+  h->opts->after_pass(h->opts->user, pass, text);
+  free(text);
+}
+
+tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names,
+                               size_t npasses, const tl_pass_options *opts) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!m || (npasses && !names))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_module_run_passes: %s is NULL",
+                                               !m ? "module" : "names"));
+  for (size_t i = 0; i < npasses; i++) {
+    if (tl_lower_pass_lookup(names[i])) continue;
+    tl_strbuf known = {0};
+    for (size_t k = 0; k < sizeof passes / sizeof passes[0]; k++)
+      tl_strbuf_printf(&known, "%s%s", k ? ", " : "", passes[k].info.name);
+    tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                   "unknown pass '%s' (known passes: %s)",
+                                   names[i] ? names[i] : "(null)",
+                                   known.data ? known.data : "");
+    tl_strbuf_free(&known);
+    return tl_context_end(ctx, st);
+  }
+  size_t nsources = ctx->diag.sources.len;
+  if (m->source && m->filename)
+    (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  print_hook hook = {opts, false};
+  tl_lower_options lo = {0};
+  lo.target = tl_target_lookup(opts && opts->target ? opts->target : "sm_80");
+  if (!lo.target) {
+    ctx->diag.sources.len = nsources;
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_module_run_passes: unknown target '%s'", opts->target));
+  }
+  lo.verify_each = opts && opts->verify_each;
+  if (opts && opts->after_pass) {
+    lo.after_pass = print_after;
+    lo.user = &hook;
+  }
+  tl_status st = TL_OK;
+  for (size_t i = 0; i < npasses && st == TL_OK; i++) {
+    if (!tl_lower_run_pass(m, tl_lower_pass_lookup(names[i]), &lo, &ctx->diag) ||
+        ctx->diag.errors > 0)
+      st = TL_ERR_COMPILE;
+    if (m->arena.oom || hook.oom) st = TL_ERR_NO_MEMORY;
+  }
+  if (st == TL_ERR_NO_MEMORY && !ctx->last_error) tl_context_fail(ctx, st, "out of memory");
+  st = tl_context_end(ctx, st);
+  ctx->diag.sources.len = nsources;
+  return st;
+}

@@ -1,0 +1,103 @@
+/* Unit tests of the fragment-layout module (lib/Lower/frag_layout.{c,h}):
+ *  - the one-warp mma.sync m16n8k16 maps of A, B and C against the table of
+ *    ../shared/NVPTX.md §6 (PTX ISA §9.7.14.5.8), element by element, and
+ *    that each is a bijection onto (lane, register half) of the right size;
+ *  - MMA_C (a 64 x 64 block tile over 2 x 2 warps): tl_mma_c_coords inverts
+ *    tl_mma_c_owner, and each warp's m16n8 tiles follow the one-warp C map;
+ *  - the rs-form identity: a BM x K accumulator split only along M is
+ *    exactly the A operand of the next mma (tl_gemm_rs_a_check), and split
+ *    along N it is not (with the first element that differs). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Lower/frag_layout.h"
+
+typedef void (*tile_map)(int64_t row, int64_t col, int64_t *lane, int64_t *idx);
+
+/* map against the table (want) on every element of a rows x cols tile, and
+ * a bijection onto 32 lanes x halves register halves. */
+static void check_tile(const char *name, int64_t rows, int64_t cols, int64_t halves, tile_map map,
+                       tile_map want) {
+  bool seen[32][8] = {{false}};
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++) {
+      int64_t lane, idx, wl, wi;
+      map(r, c, &lane, &idx);
+      want(r, c, &wl, &wi);
+      cr_expect(lane == wl && idx == wi, "%s[%lld][%lld]: lane %lld half %lld, want %lld %lld", name,
+                (long long)r, (long long)c, (long long)lane, (long long)idx, (long long)wl, (long long)wi);
+      cr_assert(lane >= 0 && lane < 32 && idx >= 0 && idx < halves);
+      cr_expect_not(seen[lane][idx]);
+      seen[lane][idx] = true;
+    }
+}
+
+/* NVPTX.md §6 with g = lane / 4, t = lane % 4: a0 = A[g][2t, 2t+1],
+ * a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]. */
+static void a_table(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
+  *lane = 4 * (r % 8) + (c % 8) / 2;
+  *idx = 2 * ((c >= 8 ? 2 : 0) + (r >= 8 ? 1 : 0)) + c % 2;
+}
+/* b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]. */
+static void b_table(int64_t k, int64_t n, int64_t *lane, int64_t *idx) {
+  *lane = 4 * n + (k % 8) / 2;
+  *idx = 2 * (k >= 8 ? 1 : 0) + k % 2;
+}
+/* c0, c1 = C[g][2t, 2t+1], c2, c3 = C[g+8][2t, 2t+1]. */
+static void c_table(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
+  *lane = 4 * (r % 8) + c / 2;
+  *idx = (r >= 8 ? 2 : 0) + c % 2;
+}
+
+Test(mma_tile, maps_match_the_ptx_table) {
+  check_tile("A", 16, 16, 8, tl_mma_a_lane, a_table);
+  check_tile("B", 16, 8, 4, tl_mma_b_lane, b_table);
+  check_tile("C", 16, 8, 4, tl_mma_c_lane, c_table);
+  int64_t lane, idx;
+  tl_mma_b_lane(9, 5, &lane, &idx); /* B[2t+9][g], g = 5, t = 0: b1's high half */
+  cr_expect(lane == 20 && idx == 3);
+  tl_mma_a_lane(15, 9, &lane, &idx); /* A[g+8][2t+9], g = 7, t = 0: a3's high half */
+  cr_expect(lane == 28 && idx == 7);
+}
+
+Test(mma_c_block, owner_and_coords_are_inverse) {
+  int64_t shape[2];
+  tl_frag_layout L;
+  memset(&L, 0, sizeof L);
+  L.shape = shape;
+  tl_mma_c_layout_init(&L, 64, 64, 128, 2, 2);
+  cr_assert_eq(L.nregs, 32);
+  cr_assert_eq(L.warp_tile_m, 32);
+  for (int64_t i = 0; i < 64; i++)
+    for (int64_t j = 0; j < 64; j++) {
+      int64_t tid, reg, ii, jj, lane, c;
+      tl_mma_c_owner(&L, i, j, &tid, &reg);
+      cr_assert(tid >= 0 && tid < 128 && reg >= 0 && reg < 32);
+      tl_mma_c_coords(&L, tid, reg, &ii, &jj);
+      cr_expect(ii == i && jj == j, "(%lld, %lld) -> (%lld, %lld)", (long long)i, (long long)j,
+                (long long)ii, (long long)jj);
+      /* warp (i/32) + 2*(j/32); inside the warp the one-warp C map of tile (mi, nj) */
+      tl_mma_c_lane(i % 16, j % 8, &lane, &c);
+      cr_expect_eq(tid, 32 * (i / 32 + 2 * (j / 32)) + lane);
+      cr_expect_eq(reg, 4 * (((i % 32) / 16) * 4 + (j % 32) / 8) + c);
+    }
+}
+
+Test(mma_c_block, rs_form_a_operand) {
+  int64_t shape[2];
+  tl_frag_layout A;
+  memset(&A, 0, sizeof A);
+  A.shape = shape;
+  tl_mma_c_layout_init(&A, 64, 32, 128, 4, 1); /* 4 warps along M: the P·V case */
+  cr_expect(tl_gemm_rs_a_check(&A, 4, NULL, NULL));
+  int64_t bi = -1, bk = -1;
+  cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk)); /* another partition: not even checked */
+  cr_expect_eq(bi, -1);
+  tl_mma_c_layout_init(&A, 64, 32, 128, 2, 2);
+  cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk)); /* split along N */
+  A.warp_n = 1, A.warp_tile_n = 32, A.warp_m = 2; /* a wrong map that claims warp_n = 1 */
+  A.warp_tile_m = 16;
+  cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk));
+  cr_expect(bi >= 0 && bk >= 0);
+}
