@@ -54,7 +54,7 @@
  *    rounded to f32 with round-to-odd, which makes the second rounding exact.
  * All LLVM intrinsic names are in one table (nv_names) so another LLVM
  * version can be added later. */
-#include "NVPTX/nvptx_internal.h"
+#include "NVPTX/codegen_internal.h"
 
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
 
@@ -144,39 +144,10 @@ static const char *const nv_names[NV_NUM] = {
 /* ------------------------------------------------------------------ state */
 typedef struct var_info { LLVMValueRef v; } var_info;
 
-typedef struct buf_info {
-  LLVMValueRef base;     /* pointer to element 0 */
-  LLVMTypeRef elem;      /* element type in memory (i8 for bool) */
-  bool is_param;
-  bool stored;           /* a store was generated (params: drop readonly) */
-  int param_index;
-} buf_info;
+/* buf_info and cg: codegen_internal.h */
 
-typedef struct cg {
-  LLVMContextRef C;
-  LLVMModuleRef M;
-  LLVMBuilderRef B;
-  const tl_target *target;
-  tl_diag *d;
-  tl_primfunc *f;
-  LLVMValueRef fn;
-  LLVMBasicBlockRef entry;   /* allocas only; branches to the body at the end */
-  tl_map vars;               /* tl_var* → var_info* */
-  tl_map bufs;               /* tl_buffer* → buf_info* */
-  tl_arena arena;
-  int depth;
-  bool failed;
-  bool depth_reported;
-  int kernels_seen;
-  int64_t smem_off;          /* next free byte of the dynamic shared block (unplanned buffers) */
-  int64_t smem_planned_end;  /* end of the planned buffers (buf->smem_planned) */
-  LLVMValueRef smem;         /* the extern __shared__ array */
-  LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
-  LLVMTypeRef t_ptr0, t_ptr1, t_ptr3;
-} cg;
-
-static void cg_error(cg *g, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cg_error(cg *g, tl_loc loc, const char *fmt, ...) {
+#define cg_error tl_cg_error /* shared with the other files (codegen_internal.h) */
+void tl_cg_error(cg *g, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   tl_diag_vreport(g->d, TL_DIAG_ERROR, loc, fmt, ap);
@@ -273,15 +244,17 @@ static LLVMValueRef splat(cg *g, LLVMValueRef v, int lanes) {
   return LLVMBuildShuffleVector(g->B, ins, LLVMGetPoison(vt), mask, "");
 }
 
-/* Declares intrinsic `which` with the given overload types. */
-static LLVMValueRef intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
-  const char *name = nv_names[which];
+LLVMValueRef tl_cg_intrinsic(cg *g, const char *name, LLVMTypeRef *ovl, size_t novl) {
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
   if (!id) {
     cg_error(g, TL_LOC_NONE, "internal error: LLVM has no intrinsic %s", name);
     return NULL;
   }
   return LLVMGetIntrinsicDeclaration(g->M, id, ovl, novl);
+}
+/* Declares intrinsic `which` with the given overload types. */
+static LLVMValueRef intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
+  return tl_cg_intrinsic(g, nv_names[which], ovl, novl);
 }
 static LLVMValueRef call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl,
                                    LLVMValueRef *args, unsigned nargs) {
@@ -1915,6 +1888,20 @@ static LLVMValueRef gen_atomic_add(cg *g, const tl_expr *e) {
   return out;
 }
 
+/* codegen.c's helpers for the other code generator files (codegen_internal.h). */
+buf_info *tl_cg_buf(cg *g, const tl_buffer *b, tl_loc loc) { return get_buf(g, b, loc); }
+const tl_buffer *tl_cg_buffer_arg(cg *g, const tl_expr *e, int i, const char *what) {
+  return buffer_arg(g, e, i, what);
+}
+bool tl_cg_const_arg(cg *g, const tl_expr *e, int i, const char *what, int64_t *v) {
+  return const_arg(g, e, i, what, v);
+}
+LLVMValueRef tl_cg_elem_addr(cg *g, const tl_buffer *b, const tl_expr *off, tl_loc loc) {
+  return elem_addr(g, b, off, loc);
+}
+LLVMValueRef tl_cg_expr_as(cg *g, const tl_expr *e, tl_dtype t) { return gen_as(g, e, t); }
+void tl_cg_set_convergent(cg *g, LLVMValueRef call) { set_convergent(g, call); }
+
 static bool gen_eval(cg *g, const tl_stmt *s) {
   const tl_expr *e = s->u.eval.value;
   if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
@@ -1924,6 +1911,8 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
       LLVMValueRef c = call_intrinsic(g, NV_BARRIER0, NULL, 0, NULL, 0);
       return c != NULL;
     }
+    bool ok;
+    if (tl_cg_async_stmt(g, e, &ok)) return ok;
     if (!strncmp(name, "ptx_", 4)) {
       static const struct { const char *name; int nargs; } sig[] = {
           {"ptx_ldmatrix", 6}, {"ptx_mma", 7}, {"ptx_cp_async", 6}, {"ptx_commit_group", 0},
