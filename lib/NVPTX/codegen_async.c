@@ -124,41 +124,37 @@ static LLVMValueRef int_arg(cg *g, const tl_expr *e, int i, const char *what, in
   }
   int64_t v;
   if (tl_expr_is_const_int(a, &v) && (v < lo || v > hi || v % mult != 0)) {
-    tl_cg_error(g, a->loc, "T.%s: %s must be %s%lld to %lld, not %lld", op_name(e), what,
-                mult > 1 ? "a multiple of 16 from " : "", (long long)lo, (long long)hi, (long long)v);
+    char m[40] = "";
+    if (mult > 1) snprintf(m, sizeof m, "a multiple of %lld from ", (long long)mult);
+    tl_cg_error(g, a->loc, "T.%s: %s must be %s%lld to %lld, not %lld", op_name(e), what, m, (long long)lo,
+                (long long)hi, (long long)v);
     return NULL;
   }
   return tl_cg_expr_as(g, a, TL_INT32);
 }
 
-/* A constant argument in [lo, hi], a multiple of `mult`. */
-static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t lo, int64_t hi, int64_t mult,
-                     int64_t *v) {
+/* A constant argument in [lo, hi]. */
+static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t lo, int64_t hi, int64_t *v) {
   if (!tl_cg_const_arg(g, e, i, what, v)) return false;
-  if (*v < lo || *v > hi || *v % mult != 0) {
-    tl_cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant %sfrom %lld to %lld, not %lld", op_name(e),
-                what, mult > 1 ? "multiple of 32 " : "", (long long)lo, (long long)hi, (long long)*v);
+  if (*v < lo || *v > hi) {
+    tl_cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant from %lld to %lld, not %lld", op_name(e),
+                what, (long long)lo, (long long)hi, (long long)*v);
     return false;
   }
   return true;
 }
 
 /* ------------------------------------------------------------ generators */
-/* T.ptx_bar_sync(id, n) / T.ptx_bar_arrive(id, n): named barrier id over n threads. */
+/* T.ptx_bar_sync(id, n) / T.ptx_bar_arrive(id, n): named barrier id over n
+ * threads; both warp-uniform integers (registers are allowed, §9.7.13.1),
+ * checked when constant. */
 static bool gen_bar(cg *g, const tl_expr *e, const async_op *op) {
-  int64_t id, n;
-  if (!const_in(g, e, 0, "the barrier id", 0, 15, 1, &id) ||
-      !const_in(g, e, 1, "the thread count", 32, g->target->max_threads, 32, &n))
-    return false;
-  LLVMValueRef c;
-  if (!op->text) {
-    LLVMValueRef args[2] = {LLVMConstInt(g->t_i32, (uint64_t)id, 0), LLVMConstInt(g->t_i32, (uint64_t)n, 0)};
-    c = call_nv(g, NV_BARRIER_N, args, 2);
-  } else {
-    char text[64];
-    snprintf(text, sizeof text, op->text, (int)id, (int)n);
-    c = call_asm(g, g->t_void, text, "~{memory}", NULL, 0);
-  }
+  LLVMValueRef args[2] = {int_arg(g, e, 0, "the barrier id", 0, 15, 1), NULL};
+  if (!args[0] || !(args[1] = int_arg(g, e, 1, "the thread count", 32, g->target->max_threads, 32))) return false;
+  char cons[24]; /* constants as immediates (`n`), so the PTX reads `barrier.arrive.aligned 3, 64;` */
+  snprintf(cons, sizeof cons, "%s,%s,~{memory}", LLVMIsConstant(args[0]) ? "n" : "r",
+           LLVMIsConstant(args[1]) ? "n" : "r");
+  LLVMValueRef c = op->text ? call_asm(g, g->t_void, op->text, cons, args, 2) : call_nv(g, NV_BARRIER_N, args, 2);
   tl_cg_set_convergent(g, c);
   return c != NULL;
 }
@@ -231,7 +227,7 @@ static bool gen_bulk_group(cg *g, const tl_expr *e, const async_op *op) {
   (void)op;
   if (e->u.call.n == 0) return call_nv(g, NV_BULK_COMMIT, NULL, 0) != NULL;
   int64_t n;
-  if (!const_in(g, e, 0, "n", 0, 1000, 1, &n)) return false;
+  if (!const_in(g, e, 0, "n", 0, 1000, &n)) return false;
   LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)n, 0);
   return call_nv(g, NV_BULK_WAIT, &a, 1) != NULL;
 }
@@ -244,7 +240,7 @@ static bool gen_plain_asm(cg *g, const tl_expr *e, const async_op *op) {
 
 static const async_op async_ops[] = {
     {"ptx_bar_sync", 2, 0, 0, gen_bar, NULL},
-    {"ptx_bar_arrive", 2, 0, 0, gen_bar, "barrier.arrive.aligned %d, %d;"},
+    {"ptx_bar_arrive", 2, 0, 0, gen_bar, "barrier.arrive.aligned $0, $1;"},
     {"ptx_mbarrier_init", 3, 0, 0, gen_mbar_init, NULL},
     {"ptx_mbarrier_arrive", 2, 0, 0, gen_mbar_arrive, NULL},
     {"ptx_mbarrier_arrive_expect_tx", 3, 90, 80, gen_mbar_tx,
