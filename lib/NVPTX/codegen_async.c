@@ -1,6 +1,6 @@
 /* SIMT IR → LLVM IR for the Hopper room: named barriers, mbarriers, 1-D bulk
- * copies and the async-proxy fence (docs/simt-ir.md "Barriers, mbarriers and
- * bulk copies"; wgmma and TMA tensor copies will join them here).
+ * copies and the async-proxy fence (docs/simt-ir.md "Asynchronous
+ * pipelines"; wgmma and TMA tensor copies will join them here).
  *
  * Role: codegen.c's gen_eval hands every void intrinsic statement to
  * tl_cg_async_stmt first; the ones listed in async_ops below are generated

@@ -67,8 +67,8 @@ LLVMValueRef tl_cg_intrinsic(cg *g, const char *name, LLVMTypeRef *ovl, size_t n
 void tl_cg_set_convergent(cg *g, LLVMValueRef call);
 
 /* codegen_async.c: the statement form of the named-barrier, mbarrier, bulk
- * copy and proxy fence intrinsics (docs/simt-ir.md "Barriers, mbarriers and
- * bulk copies").  Returns false when e is not one of them (the caller goes
+ * copy and proxy fence intrinsics (docs/simt-ir.md "Asynchronous
+ * pipelines").  Returns false when e is not one of them (the caller goes
  * on); otherwise generates it and sets *ok (false after a located error). */
 bool tl_cg_async_stmt(cg *g, const tl_expr *e, bool *ok);
 

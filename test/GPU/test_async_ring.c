@@ -1,5 +1,5 @@
 /* GPU test of the named-barrier, mbarrier, 1-D bulk copy and proxy-fence
- * intrinsics (docs/simt-ir.md "Barriers, mbarriers and bulk copies"; issue 11,
+ * intrinsics (docs/simt-ir.md "Asynchronous pipelines"; issue 11,
  * acceptance 2's GPU run): hand-written SIMT kernels in test/GPU/kernels, each
  * a bare `main(A: float32[8192], B: float32[8192])` computing B[i] = A[i] * 2 + 1
  * (exact in float32: 2a is exact, the add rounds once, and no fma is formed):

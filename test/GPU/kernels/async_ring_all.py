@@ -1,5 +1,5 @@
-# SIMT-level kernel (docs/simt-ir.md, already lowered) that uses every
-# intrinsic of "Barriers, mbarriers and bulk copies": B[i] = A[i] * 2 + 1
+# SIMT-level kernel (already lowered) that uses every intrinsic of
+# docs/simt-ir.md "Asynchronous pipelines": B[i] = A[i] * 2 + 1
 # over 8192 float32 elements, 8 blocks of 96 threads, 1024 elements a block in
 # 8 chunks of 128.  Warp 0 produces into a 3-stage ring of shared buffers
 # guarded by full (bars[0..2], 1 arrival) and empty (bars[3..5], 64

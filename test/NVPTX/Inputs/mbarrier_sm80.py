@@ -1,5 +1,5 @@
-# SIMT-level kernel with only the sm_80 intrinsics of "Barriers, mbarriers and
-# bulk copies" (docs/simt-ir.md): named barriers and the mbarrier init /
+# SIMT-level kernel with only the sm_80 intrinsics of docs/simt-ir.md
+# "Asynchronous pipelines": named barriers and the mbarrier init /
 # arrive / parity wait.  Warp 0 (after an mbarrier init by thread 0) writes a
 # chunk of shared memory and arrives (lane 0, after T.ptx_bar_sync(1, 32)
 # orders the warp's stores); warp 1 waits on phase 0, copies the chunk out,
