@@ -33,14 +33,17 @@
  *  - T.ptx_mbarrier_wait is a loop in IR on the i32 result of one
  *    try_wait.parity (sm_90) or test_wait.parity (sm_86/89) asm block, as
  *    NVPTX.md §5 advises (no labels inside asm);
- *  - warp-collective operations (bar.sync, barrier.arrive.aligned) carry the
- *    `convergent` call-site attribute (NVPTX.md §9.6).
+ *  - a named barrier's id and thread count are warp-uniform integers: constant
+ *    ones are range-checked and go to barrier.arrive as immediates (`n`),
+ *    others as registers (`r`); warp-collective operations (bar.sync,
+ *    barrier.arrive.aligned) carry the `convergent` call-site attribute
+ *    (NVPTX.md §9.6).
  * PTX facts: PTX ISA 8.5 §9.7.13.1 (bar/barrier: id 0..15, the thread count
  * a multiple of the warp size), §9.7.13.15 (mbarrier: init count 1..2^20-1,
  * tx-count range ±(2^20-1), expect_tx / complete_tx / arrive.expect_tx and
  * try_wait.parity need sm_90 and PTX 8.0, test_wait.parity PTX 7.1),
  * §9.7.9.25.4 (cp.async.bulk: size a multiple of 16, 16-byte aligned
- * addresses; commit_group / wait_group), §9.7.13.4.x (membar / fence:
+ * addresses; commit_group / wait_group), §9.7.13.4 (membar / fence:
  * fence.proxy.async, sm_90). */
 #include "NVPTX/codegen_internal.h"
 
