@@ -7,7 +7,10 @@
 # T.ptx_cp_async_bulk after T.ptx_mbarrier_arrive_expect_tx, odd chunks by
 # ordinary stores of the 32 lanes, each completing its 16 bytes of the
 # transaction count that lane 0 announced with T.ptx_mbarrier_expect_tx, then
-# a named barrier over the warp (T.ptx_bar_sync(1, 32)) and lane 0's arrive.
+# a named barrier over the warp (T.ptx_bar_sync(1, 32), which orders the
+# lanes' stores before lane 0's arrive: complete_tx is relaxed) and lane 0's
+# arrive (release).  The lanes fence the async proxy after their stores, since
+# the stage is next written by a bulk copy (async proxy).
 # Warps 1 and 2 consume: wait for the chunk, read it, release the stage, and
 # write 2x+1 into one of two output slots that thread 32 stores to B with
 # T.ptx_cp_async_bulk_store (generic writes, T.ptx_fence_proxy_async, warp 2
@@ -45,6 +48,7 @@ def main(A: T.Tensor((8192,), "float32"), B: T.Tensor((8192,), "float32")):
                         T.ptx_mbarrier_expect_tx(bars, k % 3, 512)
                     for v in T.serial(4):
                         ring[k % 3 * 128 + v * 32 + lane] = A[bx * 1024 + k * 128 + v * 32 + lane]
+                    T.ptx_fence_proxy_async()
                     T.ptx_mbarrier_complete_tx(bars, k % 3, 16)
                     T.ptx_bar_sync(1, 32)
                     if T.get_thread_binding(0) % 32 == 0:
