@@ -319,6 +319,11 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     return r;
   case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
+  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:
+  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:
+  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX: case TL_INTRIN_PTX_MBARRIER_WAIT:
+  case TL_INTRIN_PTX_CP_ASYNC_BULK: case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
+  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:
     re_error(st, e->loc,
              "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;

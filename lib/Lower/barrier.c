@@ -25,8 +25,9 @@
  * `(base + c1) % s`, `(base + c2) % s` with extent 1 and c1 != c2 (mod s).
  * Loops are walked with the pending set at entry joined with the set at the
  * end of the body until it is stable (at most 4 rounds; otherwise a barrier
- * opens the body).  An `if` whose condition reads no per-thread value is
- * walked branch by branch; other ifs and T.Parallel loops are single
+ * opens the body).  An `if` whose condition reads no per-thread value (the
+ * thread index, a local buffer, or a variable bound to either: hand-written
+ * SIMT IR names `tx = T.get_thread_binding(0)`) is walked branch by branch; other ifs and T.Parallel loops are single
  * statements (a barrier never goes inside thread-dependent control flow). */
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ typedef struct br_state {
   int errors;
   bool oom;
   int sync_op;
+  TL_VEC(const tl_var *) thread_lets; /* LET variables bound to per-thread values */
 } br_state;
 
 static bool is_shared(const tl_buffer *b) {
@@ -261,30 +263,35 @@ static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out, int depth)
   }
 }
 
-/* Does e read a per-thread value (local or fragment buffer)? */
-static bool per_thread(const tl_expr *e, int depth) {
+/* Does e read a per-thread value (the thread index, a local or fragment
+ * buffer, a variable bound to one)? */
+static bool per_thread(const br_state *st, const tl_expr *e, int depth) {
   if (!e || depth > TL_LOWER_MAX_DEPTH) return true;
   switch (e->kind) {
-    case TL_EXPR_BINARY: return per_thread(e->u.bin.a, depth + 1) || per_thread(e->u.bin.b, depth + 1);
-    case TL_EXPR_UNARY: return per_thread(e->u.un.a, depth + 1);
+    case TL_EXPR_BINARY: return per_thread(st, e->u.bin.a, depth + 1) || per_thread(st, e->u.bin.b, depth + 1);
+    case TL_EXPR_UNARY: return per_thread(st, e->u.un.a, depth + 1);
     case TL_EXPR_SELECT:
-      return per_thread(e->u.sel.cond, depth + 1) || per_thread(e->u.sel.t, depth + 1) ||
-             per_thread(e->u.sel.f, depth + 1);
-    case TL_EXPR_CAST: return per_thread(e->u.cast.value, depth + 1);
+      return per_thread(st, e->u.sel.cond, depth + 1) || per_thread(st, e->u.sel.t, depth + 1) ||
+             per_thread(st, e->u.sel.f, depth + 1);
+    case TL_EXPR_CAST: return per_thread(st, e->u.cast.value, depth + 1);
     case TL_EXPR_LOAD: {
       tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
       if (sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer)) return true;
       for (int i = 0; i < e->u.load.n; i++)
-        if (per_thread(e->u.load.indices[i], depth + 1)) return true;
+        if (per_thread(st, e->u.load.indices[i], depth + 1)) return true;
       return false;
     }
     case TL_EXPR_CALL: {
       if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING) return true;
       for (int i = 0; i < e->u.call.n; i++)
-        if (per_thread(e->u.call.args[i], depth + 1)) return true;
+        if (per_thread(st, e->u.call.args[i], depth + 1)) return true;
       return false;
     }
-    case TL_EXPR_VAR: return e->u.var && e->u.var->kind == TL_VAR_THREAD;
+    case TL_EXPR_VAR:
+      if (e->u.var && e->u.var->kind == TL_VAR_LET)
+        for (size_t i = 0; i < st->thread_lets.len; i++)
+          if (st->thread_lets.data[i] == e->u.var) return true;
+      return e->u.var && e->u.var->kind == TL_VAR_THREAD;
     default: return false;
   }
 }
@@ -422,7 +429,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
       return walk_loop(st, s, pending, depth);
     case TL_STMT_IF: {
-      if (per_thread(s->u.ifs.cond, 0)) return leaf(st, s, pending);
+      if (per_thread(st, s->u.ifs.cond, 0)) return leaf(st, s, pending);
       access_set cond = {0}, pe = {0};
       sum_expr(st, s->u.ifs.cond, &cond, 0);
       tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
@@ -455,6 +462,9 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       }
       return leaf(st, s, pending);
     case TL_STMT_ALLOC: return s;
+    case TL_STMT_LET:
+      if (per_thread(st, s->u.let.value, 0) && !tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
+      return leaf(st, s, pending);
     default: return leaf(st, s, pending);
   }
 }
@@ -473,6 +483,7 @@ bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl
   access_set pending = {0};
   tl_stmt *b = walk(&st, f->body, &pending, 0);
   tl_vec_free(&pending);
+  tl_vec_free(&st.thread_lets);
   if (st.oom) {
     tl_error(d, f->loc, "out of memory while placing barriers");
     return false;

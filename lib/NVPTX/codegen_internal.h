@@ -46,7 +46,8 @@ enum {
   NV_CP_ASYNC_CA4, NV_CP_ASYNC_CA8, NV_CP_ASYNC_CG16,
   NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S,
   NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
-  /* Hopper (codegen_hopper.c): wgmma, TMA, mbarrier, bulk copies, fences */
+  /* Hopper room (codegen_hopper.c): named barriers, mbarriers, bulk copies */
+  NV_BARRIER_N_SYNC, NV_MBARRIER_INIT, NV_MBARRIER_ARRIVE, NV_BULK_COMMIT_GROUP, NV_BULK_WAIT_GROUP,
   NV_NUM
 };
 
@@ -161,6 +162,8 @@ void cg_set_convergent(cg *g, LLVMValueRef call);
 
 /* ---- matrix ops (codegen_matrix.c) */
 bool cg_gen_ldmatrix(cg *g, const tl_expr *e);
+/* codegen_hopper.c: named barriers, mbarriers, 1-D bulk copies, the proxy fence */
+bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */
