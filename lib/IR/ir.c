@@ -145,7 +145,14 @@ const char *tl_scope_name(tl_scope s) {
   X(get_lane_idx, 0, 1, INT32, 0) X(get_warp_idx, 0, 1, INT32, 0)                      \
   X(ptx_ldmatrix, 6, 6, VOID, 0) X(ptx_mma, 7, 7, VOID, 0) X(ptx_cp_async, 6, 6, VOID, 0) \
   X(ptx_commit_group, 0, 0, VOID, 0) X(ptx_wait_group, 1, 1, VOID, 0)                    \
-  X(ptx_atomic_add, 4, 4, ARG2, 0)
+  X(ptx_atomic_add, 4, 4, ARG2, 0) \
+  X(ptx_bar_sync, 2, 2, VOID, 0) X(ptx_bar_arrive, 2, 2, VOID, 0)                          \
+  X(ptx_mbarrier_init, 3, 3, VOID, 0) X(ptx_mbarrier_arrive, 2, 2, VOID, 0)                \
+  X(ptx_mbarrier_arrive_expect_tx, 3, 3, VOID, 0) X(ptx_mbarrier_expect_tx, 3, 3, VOID, 0) \
+  X(ptx_mbarrier_complete_tx, 3, 3, VOID, 0) X(ptx_mbarrier_wait, 3, 3, VOID, 0)           \
+  X(ptx_cp_async_bulk, 7, 7, VOID, 0) X(ptx_cp_async_bulk_store, 5, 5, VOID, 0)            \
+  X(ptx_bulk_commit_group, 0, 0, VOID, 0) X(ptx_bulk_wait_group, 1, 1, VOID, 0)            \
+  X(ptx_fence_proxy_async, 0, 0, VOID, 0)
 
 #define X_ENTRY(n, lo, hi, r, u) {#n, lo, hi, TL_RET_##r},
 const tl_intrinsic tl_intrinsics[] = {TL_INTRINSIC_LIST(X_ENTRY)};

@@ -503,7 +503,7 @@ static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out
 
 /* ============================================================ buffers */
 sx_buf *sx_buffer(sx *x, const tl_buffer *b) {
-  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
+  sx_buf *sb = x->k ? tl_map_get(&x->k->bufs, b, NULL) : NULL;
   if (!sb) sb = tl_map_get(&x->gbufs, b, NULL);
   if (!sb) sx_fail(x, "buffer '%s' is used outside its allocation", b->name);
   return sb;
@@ -595,81 +595,6 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
   return true;
 }
 
-/* ---------------------------------------------- shared-memory protocol */
-static void describe_byte(const sx_buf *sb, int64_t off, char *buf, size_t n) {
-  snprintf(buf, n, "'%s'[%lld]", sb->b->name, (long long)(off / sb->eb));
-}
-
-bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t) {
-  if (!x->check) return true;
-  for (int k = 0; k < n; k++) {
-    sx_byte *s = &x->sstate[sb->base + off + k];
-    char what[160];
-    if (s->w_ep < 0) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x, "read of uninitialised shared memory: thread %d reads %s, which nothing wrote", t,
-                     what);
-    }
-    int32_t wep = s->w_ep;
-    if (s->w_grp >= 0) {
-      sx_async *as = &x->async[s->w_thr];
-      if (s->w_grp >= as->completed) {
-        describe_byte(sb, off + k, what, sizeof what);
-        return sx_fail(x,
-                       "read of shared memory before its cp.async completed: thread %d reads %s, copied "
-                       "by thread %d in cp.async group %d, with no T.ptx_wait_group covering that group",
-                       t, what, s->w_thr, s->w_grp);
-      }
-      wep = as->done_ep[s->w_grp];
-    }
-    if (s->w_thr != t && wep == x->epoch) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x,
-                     "data race on shared memory: thread %d reads %s, written by thread %d with no "
-                     "T.sync_threads() in between",
-                     t, what, s->w_thr);
-    }
-    if (s->r_ep != x->epoch) {
-      s->r_ep = x->epoch;
-      s->r_thr = (int16_t)t;
-    } else if (s->r_thr != t) {
-      s->r_thr = SX_MANY;
-    }
-  }
-  return true;
-}
-
-bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group) {
-  if (!x->check) return true;
-  for (int k = 0; k < n; k++) {
-    sx_byte *s = &x->sstate[sb->base + off + k];
-    char what[160];
-    if (s->r_ep == x->epoch && s->r_thr != t) {
-      describe_byte(sb, off + k, what, sizeof what);
-      if (s->r_thr == SX_MANY)
-        return sx_fail(x,
-                       "data race on shared memory: thread %d writes %s, which other threads read with "
-                       "no T.sync_threads() in between",
-                       t, what);
-      return sx_fail(x,
-                     "data race on shared memory: thread %d writes %s, which thread %d read with no "
-                     "T.sync_threads() in between",
-                     t, what, s->r_thr);
-    }
-    if (s->w_ep >= 0 && s->w_grp >= 0 && s->w_grp >= x->async[s->w_thr].completed) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x,
-                     "thread %d writes %s while a cp.async of thread %d (group %d) to it is still "
-                     "pending",
-                     t, what, s->w_thr, s->w_grp);
-    }
-    s->w_ep = x->epoch;
-    s->w_thr = (int16_t)t;
-    s->w_grp = group;
-  }
-  return true;
-}
-
 static bool eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   const tl_buffer *buf = e->u.load.buffer;
   int lanes = lanes_of(e->dtype);
@@ -682,8 +607,8 @@ static bool eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     if (!mask[t]) continue;
     for (int l = 0; l < lanes; l++) {
       int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, t)) return false;
-      out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, elem_ptr(sb, t, f));
+      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + t)) return false;
+      out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, elem_ptr(sb, x->tbase + t, f));
     }
   }
   return true;
@@ -706,8 +631,8 @@ static bool exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (!mask[t]) continue;
     for (int l = 0; l < lanes; l++) {
       int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, t, -1)) return false;
-      sx_el_store(sb->et, elem_ptr(sb, t, f), v.v[(size_t)t * lanes + l]);
+      if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, x->tbase + t, -1)) return false;
+      sx_el_store(sb->et, elem_ptr(sb, x->tbase + t, f), v.v[(size_t)t * lanes + l]);
     }
   }
   return true;
@@ -858,9 +783,10 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     sx_val r;
     if (!alloc_val(x, &r, TL_INT32)) return false;
     for (int th = 0; th < x->T; th++) {
-      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? th : 0)
+      int tid = x->tbase + th;
+      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? tid : 0)
                 : op == SX_IN_BLOCK_BINDING ? x->block[k]
-                : op == SX_IN_LANE_IDX ? (th & 31) : (th >> 5);
+                : op == SX_IN_LANE_IDX ? (tid & 31) : (tid >> 5);
       r.v[th].i = v;
     }
     return cv(x, &r, t, out);
@@ -1043,6 +969,11 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case SX_IN_CP_ASYNC:
   case SX_IN_COMMIT_GROUP:
   case SX_IN_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case SX_IN_BAR_SYNC: case SX_IN_BAR_ARRIVE: case SX_IN_MBAR_INIT: case SX_IN_MBAR_ARRIVE:
+  case SX_IN_MBAR_ARRIVE_TX: case SX_IN_MBAR_EXPECT_TX: case SX_IN_MBAR_COMPLETE_TX:
+  case SX_IN_MBAR_WAIT: case SX_IN_BULK_COPY: case SX_IN_BULK_STORE: case SX_IN_BULK_COMMIT:
+  case SX_IN_BULK_WAIT: case SX_IN_FENCE_PROXY_ASYNC:
+    return sx_fail(x, "T.%s is a statement, not a value", name);
   case SX_IN_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   default: break;
   }
@@ -1076,6 +1007,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   case TL_EXPR_STRING: return sx_fail(x, "a string is not a value");
   case TL_EXPR_VAR: {
     sx_val *v = tl_map_get(&x->env, e->u.var, NULL);
+    if (!v && x->penv) v = tl_map_get(x->penv, e->u.var, NULL);
     if (!v) return sx_fail(x, "variable '%s' is used outside its scope", e->u.var->name);
     return cv(x, v, t, out);
   }
@@ -1154,7 +1086,7 @@ bool sx_full_warps(sx *x, const uint8_t *mask, const char *what) {
     if (act == 0) continue;
     if (act != 32)
       return sx_fail(x, "%s executed by a partial warp: %d of 32 lanes of warp %d are active", what, act,
-                     w / 32);
+                     (x->tbase + w) / 32);
   }
   return true;
 }
@@ -1167,12 +1099,15 @@ static bool bind(sx *x, const tl_var *v, const sx_val *val) {
   return true;
 }
 
+/* T.sync_threads(): barrier 0 over the block (simt_mbar.c under the warp
+ * scheduler; in lockstep every thread must be active). */
 static bool exec_barrier(sx *x, const uint8_t *mask) {
+  if (x->k->sched) return sx_bar(x, 0, x->k->T, true, mask);
   int act = count_active(x, mask);
   if (act != x->T)
     return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act,
                    x->T);
-  x->epoch++;
+  sx_release(x);
   return true;
 }
 
@@ -1271,9 +1206,9 @@ static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *
 
 static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
   const tl_buffer *b = s->u.alloc.buffer;
-  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
+  sx_buf *sb = tl_map_get(&x->k->bufs, b, NULL);
   if (!sb) {
-    sb = tl_arena_alloc(&x->block_arena, sizeof *sb);
+    sb = tl_arena_alloc(&x->k->arena, sizeof *sb);
     if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
     sb->b = b;
     sb->et = scalar_of(b->dtype);
@@ -1290,29 +1225,29 @@ static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
       sb->pitch = (elems * sb->eb + 15) & ~(int64_t)15;
       if (sb->pitch > (1 << 20))
         return sx_fail(x, "local buffer '%s' needs %lld bytes per thread", b->name, (long long)sb->pitch);
-      sb->data = tl_arena_alloc(&x->block_arena, (size_t)(sb->pitch * x->T));
+      sb->data = tl_arena_alloc(&x->k->arena, (size_t)(sb->pitch * x->k->T));
       if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
       break;
     }
     case TL_SCOPE_SHARED_DYN:
     case TL_SCOPE_SHARED: {
       sb->space = SX_SHARED;
-      int64_t *off = tl_map_get(&x->smem_off, b, NULL);
+      int64_t *off = tl_map_get(&x->k->smem_off, b, NULL);
       if (!off) return sx_fail(x, "internal error: shared buffer '%s' has no offset", b->name);
       sb->base = *off;
-      sb->data = x->smem + sb->base;
+      sb->data = x->k->smem + sb->base;
       break;
     }
     case TL_SCOPE_GLOBAL:
       return sx_fail(x, "global buffer '%s' allocated inside a kernel", b->name);
     }
-    if (!tl_map_put(&x->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
+    if (!tl_map_put(&x->k->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   }
   if (b->init && sb->space == SX_LOCAL) {
     sx_val v;
     if (!ev_as(x, b->init, sb->et, mask, &v)) return false;
     for (int t = 0; t < x->T; t++)
-      if (mask[t]) sx_el_store(sb->et, elem_ptr(sb, t, 0), v.v[t]);
+      if (mask[t]) sx_el_store(sb->et, elem_ptr(sb, x->tbase + t, 0), v.v[t]);
   }
   return true;
 }
@@ -1325,6 +1260,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (op == SX_IN_LDMATRIX || op == SX_IN_MMA || op == SX_IN_CP_ASYNC || op == SX_IN_COMMIT_GROUP ||
         op == SX_IN_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
+    if (op >= SX_IN_BAR_SYNC && op <= SX_IN_FENCE_PROXY_ASYNC) return sx_async_stmt(x, op, e, mask);
   }
   sx_val v;
   return ev(x, e, mask, &v);
@@ -1391,6 +1327,7 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
   x->cur = s;
   if (++x->steps > x->max_steps)
     return sx_fail(x, "execution exceeded %lld steps in one block", (long long)x->max_steps);
+  if (x->schedule_seed && x->k && x->k->sched && s->kind != TL_STMT_SEQ) sx_maybe_yield(x);
   if (x->depth >= SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
   x->depth++;
   bool ok = exec_inner(x, s, mask);
@@ -1450,7 +1387,7 @@ static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t
   case TL_STMT_ALLOC: {
     const tl_buffer *b = s->u.alloc.buffer;
     if (b->scope != TL_SCOPE_SHARED_DYN && b->scope != TL_SCOPE_SHARED) return true;
-    if (tl_map_get(&x->smem_off, b, NULL)) return true;
+    if (tl_map_get(&x->k->smem_off, b, NULL)) return true;
     int64_t n = 1;
     for (int i = 0; i < b->ndim; i++) {
       int64_t d;
@@ -1475,33 +1412,103 @@ static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t
     }
     if (*off + bytes > *total) *total = *off + bytes;
     if (*total > ((int64_t)1 << 32)) return sx_fail(x, "shared memory is too large");
-    return tl_map_put(&x->smem_off, b, off) ? true : sx_fail(x, "out of memory in the SIMT executor");
+    return tl_map_put(&x->k->smem_off, b, off) ? true : sx_fail(x, "out of memory in the SIMT executor");
   }
   default: return true;
   }
 }
 
 static void reset_block(sx *x) {
-  if (x->smem_size) {
-    memset(x->smem, 0, (size_t)x->smem_size);
-    for (int64_t i = 0; i < x->smem_size; i++) {
-      x->sstate[i].w_ep = -1;
-      x->sstate[i].w_grp = -1;
-      x->sstate[i].r_ep = -1;
-      x->sstate[i].w_thr = -1;
-      x->sstate[i].r_thr = -1;
-    }
+  sx_blk *k = x->k;
+  if (k->smem_size) memset(k->smem, 0, (size_t)k->smem_size);
+  sx_clock_block_start(k);
+  for (int t = 0; t < k->T; t++) {
+    sx_async *as = &k->async[t];
+    as->committed = as->completed = 0;
+    as->bulk_committed = as->bulk_completed = 0;
+    as->fences = 0;
   }
-  x->epoch = 0;
-  for (int t = 0; t < x->T; t++) {
-    x->async[t].committed = 0;
-    x->async[t].completed = 0;
-  }
-  tl_map_free(&x->bufs);
-  tl_map_init(&x->bufs);
-  tl_arena_free(&x->block_arena);
-  tl_arena_init(&x->block_arena);
+  memset(k->nbar, 0, sizeof k->nbar);
+  k->nmb = 0;
+  k->nbulk = 0;
+  tl_map_free(&k->bufs);
+  tl_map_init(&k->bufs);
+  tl_arena_free(&k->arena);
+  tl_arena_init(&k->arena);
   x->steps = 0;
+}
+
+/* Does the kernel use a synchronisation finer than the whole block (the
+ * intrinsics of simt_mbar.c)?  Then its warps are scheduled one by one. */
+static bool uses_async(const sx *x, const tl_stmt *s, int depth);
+static bool expr_uses_async(const sx *x, const tl_expr *e) {
+  return e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
+         x->op_of[e->u.call.op] >= SX_IN_BAR_SYNC && x->op_of[e->u.call.op] <= SX_IN_FENCE_PROXY_ASYNC;
+}
+static bool uses_async(const sx *x, const tl_stmt *s, int depth) {
+  if (!s || depth > SX_MAX_DEPTH) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (uses_async(x, s->u.seq.stmts[i], depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR: return uses_async(x, s->u.loop.body, depth + 1);
+  case TL_STMT_KERNEL: return uses_async(x, s->u.kernel.body, depth + 1);
+  case TL_STMT_IF:
+    return uses_async(x, s->u.ifs.then_s, depth + 1) || uses_async(x, s->u.ifs.else_s, depth + 1);
+  case TL_STMT_EVAL: return expr_uses_async(x, s->u.eval.value);
+  default: return false;
+  }
+}
+
+bool sx_exec_gang(sx *x, const tl_stmt *kernel) {
+  for (int i = 0; i < kernel->u.kernel.ngrid; i++) {
+    const tl_var *bv = kernel->u.kernel.block_vars[i];
+    if (!bv) continue;
+    sx_val v;
+    if (!alloc_val(x, &v, bv->dtype)) return false;
+    for (int t = 0; t < x->T; t++) v.v[t].i = wrap(bv->dtype, x->block[i]);
+    if (!bind(x, bv, &v)) return false;
+  }
+  uint8_t *mask = sx_scratch(x, (size_t)x->T);
+  if (!mask) return false;
+  memset(mask, 1, (size_t)x->T);
+  return exec(x, kernel->u.kernel.body, mask);
+}
+
+/* Allocates the block state for `total` bytes of shared memory and G gangs
+ * (the scheduler when G > 1 or the kernel needs it). */
+static bool setup_block(sx *x, int64_t total, bool warps) {
+  sx_blk *k = x->k;
+  k->smem_size = total;
+  k->G = warps ? (k->T + 31) / 32 : 1;
+  k->gang_threads = warps ? 32 : k->T;
+  k->NU = k->G + SX_MAX_MBAR;
+  if (total) {
+    k->smem = malloc((size_t)total);
+    k->sstate = malloc(sizeof(sx_byte) * (size_t)total);
+    k->rd = malloc(sizeof(sx_rd) * (size_t)total * (size_t)k->G);
+  }
+  k->vc = calloc((size_t)k->G * (size_t)k->NU, sizeof(uint32_t));
+  if ((total && (!k->smem || !k->sstate || !k->rd)) || !k->vc)
+    return sx_fail(x, "out of memory in the SIMT executor");
+  k->base = 0;
+  return !warps || sx_sched_create(x, k);
+}
+
+static void free_block(sx_blk *k) {
+  sx_sched_destroy(k);
+  free(k->smem);
+  free(k->sstate);
+  free(k->rd);
+  free(k->vc);
+  free(k->bulk);
+  k->smem = NULL;
+  k->sstate = NULL;
+  k->rd = NULL;
+  k->vc = NULL;
+  k->bulk = NULL;
+  k->nbulk = k->capbulk = 0;
 }
 
 static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
@@ -1516,20 +1523,12 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
       return sx_fail(x, "grid dimension %d is %lld", i, (long long)grid[i]);
   }
   int64_t next = planned_end(s->u.kernel.body, 0), total = next;
-  tl_map_free(&x->smem_off);
-  tl_map_init(&x->smem_off);
+  sx_blk *k = x->k;
+  free_block(k);
+  tl_map_free(&k->smem_off);
+  tl_map_init(&k->smem_off);
   if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
-  free(x->smem);
-  free(x->sstate);
-  x->smem = NULL;
-  x->sstate = NULL;
-  x->smem_size = total;
-  if (total) {
-    x->smem = malloc((size_t)total);
-    x->sstate = malloc(sizeof(sx_byte) * (size_t)total);
-    if (!x->smem || !x->sstate) return sx_fail(x, "out of memory in the SIMT executor");
-  }
-  const tl_stmt *kernel = s;
+  if (!setup_block(x, total, x->schedule_seed || uses_async(x, s->u.kernel.body, 0))) return false;
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++) {
@@ -1537,17 +1536,13 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
         x->block[1] = by;
         x->block[2] = bz;
         reset_block(x);
-        x->cur = kernel;
-        sx_mark mk = mark(x);
-        for (int i = 0; i < ng; i++) {
-          const tl_var *bv = s->u.kernel.block_vars[i];
-          if (!bv) continue;
-          sx_val v;
-          if (!alloc_val(x, &v, bv->dtype)) return false;
-          for (int t = 0; t < x->T; t++) v.v[t].i = wrap(bv->dtype, x->block[i]);
-          if (!bind(x, bv, &v)) return false;
+        x->cur = s;
+        if (k->sched) {
+          if (!sx_sched_run_block(x, s)) return false;
+          continue;
         }
-        if (!exec(x, s->u.kernel.body, mask)) return false;
+        sx_mark mk = mark(x);
+        if (!sx_exec_gang(x, s)) return false;
         release(x, mk);
       }
   return true;
@@ -1572,6 +1567,14 @@ static const struct { const char *name; int op; } intrin_names[] = {
     {"get_warp_idx", SX_IN_WARP_IDX}, {"ptx_ldmatrix", SX_IN_LDMATRIX}, {"ptx_mma", SX_IN_MMA},
     {"ptx_cp_async", SX_IN_CP_ASYNC}, {"ptx_commit_group", SX_IN_COMMIT_GROUP},
     {"ptx_wait_group", SX_IN_WAIT_GROUP}, {"ptx_atomic_add", SX_IN_ATOMIC_ADD},
+    {"ptx_bar_sync", SX_IN_BAR_SYNC}, {"ptx_bar_arrive", SX_IN_BAR_ARRIVE},
+    {"ptx_mbarrier_init", SX_IN_MBAR_INIT}, {"ptx_mbarrier_arrive", SX_IN_MBAR_ARRIVE},
+    {"ptx_mbarrier_arrive_expect_tx", SX_IN_MBAR_ARRIVE_TX},
+    {"ptx_mbarrier_expect_tx", SX_IN_MBAR_EXPECT_TX},
+    {"ptx_mbarrier_complete_tx", SX_IN_MBAR_COMPLETE_TX}, {"ptx_mbarrier_wait", SX_IN_MBAR_WAIT},
+    {"ptx_cp_async_bulk", SX_IN_BULK_COPY}, {"ptx_cp_async_bulk_store", SX_IN_BULK_STORE},
+    {"ptx_bulk_commit_group", SX_IN_BULK_COMMIT}, {"ptx_bulk_wait_group", SX_IN_BULK_WAIT},
+    {"ptx_fence_proxy_async", SX_IN_FENCE_PROXY_ASYNC},
 };
 
 /* Binds the parameters: tensors (shape checked against the parameter,
@@ -1655,18 +1658,22 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
     return false;
   }
   sx x;
+  sx_blk blk;
   memset(&x, 0, sizeof x);
+  memset(&blk, 0, sizeof blk);
+  x.k = &blk;
   x.m = m;
   x.f = m->funcs[func];
   x.d = d;
   x.check = opts ? opts->check_races : true;
   x.max_steps = opts && opts->max_steps > 0 ? opts->max_steps : 1000000000;
+  x.schedule_seed = opts ? opts->schedule_seed : 0;
   tl_arena_init(&x.arena);
-  tl_arena_init(&x.block_arena);
+  tl_arena_init(&blk.arena);
   tl_map_init(&x.env);
   tl_map_init(&x.gbufs);
-  tl_map_init(&x.bufs);
-  tl_map_init(&x.smem_off);
+  tl_map_init(&blk.bufs);
+  tl_map_init(&blk.smem_off);
   bool ok = false;
   uint8_t *mask = NULL;
   x.op_of = calloc((size_t)tl_num_intrinsics, sizeof(int));
@@ -1690,9 +1697,11 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
     goto done;
   }
   x.T = (int)threads;
+  blk.T = x.T;
+  blk.G = 1;
   mask = malloc((size_t)x.T);
-  x.async = calloc((size_t)x.T, sizeof *x.async);
-  if (!mask || !x.async) {
+  blk.async = calloc((size_t)x.T, sizeof *blk.async);
+  if (!mask || !blk.async) {
     sx_fail(&x, "out of memory in the SIMT executor");
     goto done;
   }
@@ -1700,20 +1709,19 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   if (!bind_params(&x, args, nargs, dyn, ndyn, mask)) goto done;
   ok = exec(&x, x.f->body, mask);
 done:
-  if (x.async)
-    for (int t = 0; t < x.T; t++) free(x.async[t].done_ep);
-  free(x.async);
+  if (blk.async)
+    for (int t = 0; t < x.T; t++) free(blk.async[t].done_clk);
+  free(blk.async);
   free(mask);
   free(x.op_of);
-  free(x.smem);
-  free(x.sstate);
+  free_block(&blk);
   for (int i = 0; i < x.nchunks; i++) free(x.chunks[i].data);
   free(x.chunks);
   tl_map_free(&x.env);
   tl_map_free(&x.gbufs);
-  tl_map_free(&x.bufs);
-  tl_map_free(&x.smem_off);
-  tl_arena_free(&x.block_arena);
+  tl_map_free(&blk.bufs);
+  tl_map_free(&blk.smem_off);
+  tl_arena_free(&blk.arena);
   tl_arena_free(&x.arena);
   return ok && !x.failed;
 }
