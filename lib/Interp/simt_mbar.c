@@ -96,7 +96,8 @@ bool sx_bar(sx *x, int id, int n, bool wait, const uint8_t *mask) {
       if (b->waiting & (UINT64_C(1) << g)) sx_vc_join(k, sx_vc(k, g), b->vc);
     b->waiting = 0;
     b->expected = 0;
-    return true;
+    /* the released warps restart in scheduler order (not the last arrival first) */
+    return !wait || sx_block(x, SX_WAIT_NONE, 0, 0);
   }
   return !wait || sx_block(x, SX_WAIT_BAR, id, 0);
 }

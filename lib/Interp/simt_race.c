@@ -19,7 +19,8 @@
  * async-proxy writes), or u == g and c < vc[g][g] (the gang synchronised
  * since: lanes of one gang are not ordered by lockstep execution), or
  * u != g and c <= vc[g][u].  Clocks never go back: each block starts at a
- * base above every clock used before, so the state of earlier blocks reads
+ * base above every clock used before (a gang's own entry at base + 1, what
+ * the others know of it at base), so the state of earlier blocks reads
  * as "before" and needs no reset (a byte with w_clk < base was not written
  * in this block).
  *
@@ -61,6 +62,8 @@ void sx_clock_block_start(sx_blk *k) {
   }
   k->base = top + 1;
   for (size_t i = 0; i < (size_t)k->G * (size_t)k->NU; i++) k->vc[i] = k->base;
+  /* a gang's own accesses start one above what the others know of it */
+  for (int g = 0; g < k->G; g++) sx_vc(k, g)[g] = k->base + 1;
 }
 
 /* Does an access by (unit, clk, thr) happen before the current point of thread t of gang x->g? */

@@ -179,7 +179,7 @@ bool sx_block(sx *x, int kind, int id, int parity) {
   g->wait_id = id;
   g->wait_parity = parity;
   g->wait_at = x->cur;
-  if (wait_ready(k, g) && !x->schedule_seed) {
+  if (kind != SX_WAIT_NONE && wait_ready(k, g) && !x->schedule_seed) {
     g->wait_kind = SX_WAIT_NONE;
     return true;
   }
