@@ -219,7 +219,7 @@ static void describe_wait(const sx_blk *k, const sx_gang *g, char *buf, size_t n
 }
 
 static void report_deadlock(struct sx_sched *s, sx_blk *k) {
-  char msg[2048], part[512], where[256];
+  char msg[8192], part[512], where[256];
   size_t len = 0;
   const sx_gang *first = NULL;
   len += (size_t)snprintf(msg + len, sizeof msg - len, "deadlock: every warp of the block is blocked:");
@@ -239,9 +239,16 @@ static void report_deadlock(struct sx_sched *s, sx_blk *k) {
   }
   if (len >= sizeof msg) len = sizeof msg - 1;
   if (len && msg[len - 1] == ';') msg[len - 1] = 0;
-  sx *x = first ? (sx *)&first->x : s->root;
-  x->cur = first ? first->wait_at : x->cur;
-  sx_fail(x, "%s", msg);
+  sx *x = s->root;
+  tl_loc loc = first && first->wait_at ? first->wait_at->loc : x->cur ? x->cur->loc : TL_LOC_NONE;
+  tl_error(x->d, loc, "%s (block (%lld, %lld, %lld))", msg, (long long)x->block[0], (long long)x->block[1],
+           (long long)x->block[2]);
+  for (int i = 0; i < s->G; i++) {
+    const sx_gang *g = &s->gang[i];
+    if (g->state != SX_G_DONE && g != first && g->wait_at)
+      tl_note(x->d, g->wait_at->loc, "warp %d waits here", i);
+  }
+  x->failed = true;
 }
 
 /* ------------------------------------------------------------ the loop */
