@@ -2,9 +2,12 @@
  * tl_lower_module) for the whole grid on the CPU, with race and protocol
  * checks.
  *
- * Algorithm: blocks run one after another (blockIdx.x fastest); the threads
- * of a block run in lockstep.  Every expression evaluates to a vector over
- * the block's threads (simt_internal.h) under an active mask: an `if` runs
+ * Algorithm: blocks run one after another (blockIdx.x fastest); a block
+ * runs as gangs (simt_sched.c: one warp each under the warp scheduler, or
+ * the whole block in lockstep when T.sync_threads() is its only
+ * synchronisation and no schedule seed is set), and the threads of a gang
+ * run in lockstep.  Every expression evaluates to a vector over the gang's
+ * threads (simt_internal.h) under an active mask: an `if` runs
  * its then-branch with mask & cond and its else-branch with mask & ~cond; a
  * loop whose bounds differ between threads iterates while any active thread
  * continues, each iteration with the mask of the threads still in the loop.
@@ -28,15 +31,17 @@
  * are checked per dimension, vector accesses for their lanes*elem alignment
  * (capped at 16 bytes, as codegen aligns them).
  *
- * Checks (with check_races): every shared byte records its last writer,
- * the barrier epoch of that write and the cp.async group that wrote it,
- * and its readers in the current epoch; T.sync_threads() starts a new
- * epoch.  A read of a byte another thread wrote in the same epoch, a write
- * of a byte another thread read in the same epoch, a read of bytes whose
- * cp.async group has not been waited for, a read of a byte nothing wrote,
- * and a barrier reached by only part of the block are errors at the
- * statement's location.  Warp collectives live in simt_warp.c. */
+ * Checks (with check_races; simt_race.c): every shared byte records its
+ * last writer (vector-clock unit, clock, thread, cp.async group) and each
+ * gang's last read; T.sync_threads() and the other synchronisations order
+ * them.  A read of a byte whose write does not happen before it, a write of
+ * a byte whose reads do not, a read of bytes whose cp.async group has not
+ * been waited for, a read of a byte nothing wrote, and (in lockstep) a
+ * barrier reached by only part of the block are errors at the statement's
+ * location.  Warp collectives live in simt_warp.c; named barriers,
+ * mbarriers and bulk copies in simt_mbar.c. */
 #include "Interp/simt_internal.h"
+#include "IR/visit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1440,25 +1445,21 @@ static void reset_block(sx *x) {
 
 /* Does the kernel use a synchronisation finer than the whole block (the
  * intrinsics of simt_mbar.c)?  Then its warps are scheduled one by one. */
-static bool uses_async(const sx *x, const tl_stmt *s, int depth);
-static bool expr_uses_async(const sx *x, const tl_expr *e) {
-  return e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
-         x->op_of[e->u.call.op] >= SX_IN_BAR_SYNC && x->op_of[e->u.call.op] <= SX_IN_FENCE_PROXY_ASYNC;
+typedef struct async_finder {
+  tl_visitor v;
+  const sx *x;
+  bool found;
+} async_finder;
+static void find_async(tl_visitor *v, const tl_expr *e) {
+  async_finder *f = (async_finder *)v;
+  if (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
+      f->x->op_of[e->u.call.op] >= SX_IN_BAR_SYNC && f->x->op_of[e->u.call.op] <= SX_IN_FENCE_PROXY_ASYNC)
+    f->found = true;
 }
-static bool uses_async(const sx *x, const tl_stmt *s, int depth) {
-  if (!s || depth > SX_MAX_DEPTH) return false;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (uses_async(x, s->u.seq.stmts[i], depth + 1)) return true;
-    return false;
-  case TL_STMT_FOR: return uses_async(x, s->u.loop.body, depth + 1);
-  case TL_STMT_KERNEL: return uses_async(x, s->u.kernel.body, depth + 1);
-  case TL_STMT_IF:
-    return uses_async(x, s->u.ifs.then_s, depth + 1) || uses_async(x, s->u.ifs.else_s, depth + 1);
-  case TL_STMT_EVAL: return expr_uses_async(x, s->u.eval.value);
-  default: return false;
-  }
+static bool uses_async(const sx *x, const tl_stmt *s) {
+  async_finder f = {{find_async, NULL, NULL, false, 0}, x, false};
+  tl_visit_stmt(&f.v, s);
+  return f.found;
 }
 
 bool sx_exec_gang(sx *x, const tl_stmt *kernel) {
@@ -1528,7 +1529,7 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   tl_map_free(&k->smem_off);
   tl_map_init(&k->smem_off);
   if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
-  if (!setup_block(x, total, x->schedule_seed || uses_async(x, s->u.kernel.body, 0))) return false;
+  if (!setup_block(x, total, x->schedule_seed || uses_async(x, s->u.kernel.body))) return false;
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++) {

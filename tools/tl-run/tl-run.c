@@ -71,6 +71,14 @@ enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 #define MAX_RUNS 4096
 
 
+/* A non-negative integer option value (decimal, 0x hex or 0 octal). */
+static bool parse_u64(const char *s, unsigned long long *v) {
+  char *end;
+  errno = 0;
+  *v = strtoull(s, &end, 0);
+  return *s && !*end && !errno && s[0] != '-';
+}
+
 static void usage(FILE *f) {
   fputs(
       "usage: tl-run [options] [FILE]\n"
@@ -943,27 +951,17 @@ int main(int argc, char **argv) {
           goto done;
         }
         break;
-      case OPT_SEED: {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(optarg, &end, 0);
-        if (!*optarg || *end || errno || optarg[0] == '-') {
-          rc = tl_cli_usage_error("bad --seed '%s' (expected a non-negative integer)", optarg);
-          goto done;
-        }
-        seed = v;
-        break;
-      }
+      case OPT_SEED:
       case OPT_SCHEDULE_SEED: {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(optarg, &end, 0);
-        if (!*optarg || *end || errno || optarg[0] == '-') {
-          rc = tl_cli_usage_error("bad --schedule-seed '%s' (expected a non-negative integer)", optarg);
+        unsigned long long v;
+        if (!parse_u64(optarg, &v)) {
+          rc = tl_cli_usage_error(c == OPT_SEED ? "bad --seed '%s' (expected a non-negative integer)"
+                                                : "bad --schedule-seed '%s' (expected a non-negative integer)",
+                                  optarg);
           goto done;
         }
-        (void)v;
-        setenv("TL_SCHEDULE_SEED", optarg, 1);
+        if (c == OPT_SEED) seed = v;
+        else setenv("TL_SCHEDULE_SEED", optarg, 1); /* read by the CPU executor (lib/Runtime/cpu.c) */
         break;
       }
       case OPT_CHECK: check = true; break;
