@@ -1436,6 +1436,7 @@ static void reset_block(sx *x) {
   memset(k->nbar, 0, sizeof k->nbar);
   k->nmb = 0;
   k->nbulk = 0;
+  k->nbread = 0;
   tl_map_free(&k->bufs);
   tl_map_init(&k->bufs);
   tl_arena_free(&k->arena);
@@ -1504,6 +1505,9 @@ static void free_block(sx_blk *k) {
   free(k->rd);
   free(k->vc);
   free(k->bulk);
+  free(k->bread);
+  k->bread = NULL;
+  k->nbread = k->capbread = 0;
   k->smem = NULL;
   k->sstate = NULL;
   k->rd = NULL;

@@ -109,6 +109,14 @@ typedef struct sx_bulk {
   uint32_t *vc;        /* the issuer's clock at issue */
 } sx_bulk;
 
+/* The shared-memory source of a bulk store whose bulk group has not been
+ * waited for: the async proxy may still read bytes [lo, hi). */
+typedef struct sx_bulk_read {
+  int64_t lo, hi;      /* byte offsets in the block's shared memory */
+  int thr;             /* issuing thread */
+  int32_t group;       /* its bulk group */
+} sx_bulk_read;
+
 struct sx;
 
 /* State of one block shared by its gangs (simt_sched.c runs them). */
@@ -132,6 +140,8 @@ typedef struct sx_blk {
   int nmb;
   sx_bulk *bulk;           /* pending bulk copies */
   int nbulk, capbulk;
+  sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
+  int nbread, capbread;
   struct sx_sched *sched;  /* NULL in lockstep mode */
 } sx_blk;
 

@@ -28,8 +28,9 @@
  *  - T.ptx_cp_async_bulk_store: performed at issue (the shared source is
  *    read through the async proxy: every byte written by an ordinary store
  *    needs a T.ptx_fence_proxy_async() of its writer after the write and
- *    the usual happens-before); bulk commit/wait groups only count, so an
- *    overwrite of the source before the wait is not detected.
+ *    the usual happens-before).  Until a bulk wait_group of the issuing
+ *    thread covers its group, a write of the source bytes is an error (the
+ *    async proxy may still be reading them).
  *  - T.ptx_fence_proxy_async(): counts per thread (simt_race.c). */
 #include "Interp/simt_internal.h"
 
@@ -386,6 +387,16 @@ static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
         !sx_smem_read_async(x, src, sbyte, bytes, tid, "T.ptx_cp_async_bulk_store"))
       return false;
     memcpy(dst->data + doff.v[t].i * dst->eb, src->data + sbyte, (size_t)bytes);
+    sx_blk *k = x->k;
+    if (k->nbread == k->capbread) {
+      int cap = k->capbread ? 2 * k->capbread : 16;
+      sx_bulk_read *p = realloc(k->bread, sizeof *p * (size_t)cap);
+      if (!p) return sx_fail(x, "out of memory in the SIMT executor");
+      k->bread = p;
+      k->capbread = cap;
+    }
+    k->bread[k->nbread++] = (sx_bulk_read){src->base + sbyte, src->base + sbyte + bytes, tid,
+                                           k->async[tid].bulk_committed};
   }
   return true;
 }
@@ -401,6 +412,13 @@ static bool bulk_group(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
     if (op == SX_IN_BULK_COMMIT) as->bulk_committed++;
     else if (op == SX_IN_FENCE_PROXY_ASYNC) as->fences++;
     else if (as->bulk_committed - n > as->bulk_completed) as->bulk_completed = as->bulk_committed - (int32_t)n;
+  }
+  if (op == SX_IN_BULK_WAIT) { /* forget the bulk-store sources that are read by now */
+    sx_blk *k = x->k;
+    int kept = 0;
+    for (int i = 0; i < k->nbread; i++)
+      if (k->bread[i].group >= k->async[k->bread[i].thr].bulk_completed) k->bread[kept++] = k->bread[i];
+    k->nbread = kept;
   }
   return true;
 }

@@ -28,7 +28,8 @@
  * write does not happen before it (a race; for a cp.async group, before its
  * wait_group; for a bulk copy, before a wait that observed its mbarrier
  * phase); a write of a byte whose reads (the last read of each gang) do not
- * happen before it, or that a pending cp.async targets; and the proxy rule
+ * happen before it, or that a pending cp.async targets or a bulk store not
+ * yet waited for (cp.async.bulk.wait_group) may still read; and the proxy rule
  * (PTX ISA §9.7.13.4.x, fence.proxy.async): a byte written by a generic-proxy
  * store and then read by the async proxy needs a fence.proxy.async by the
  * writing thread after the write. */
@@ -182,6 +183,23 @@ static bool check_war(sx *x, const sx_buf *sb, int64_t off, int64_t byte, int t,
   return true;
 }
 
+/* A write of bytes [byte, byte + n) that a bulk store not yet waited for may still read. */
+static bool check_pending_bulk_read(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t) {
+  const sx_blk *k = x->k;
+  int64_t lo = sb->base + off, hi = lo + n;
+  for (int i = 0; i < k->nbread; i++) {
+    const sx_bulk_read *r = &k->bread[i];
+    if (r->hi <= lo || hi <= r->lo || r->group < k->async[r->thr].bulk_completed) continue;
+    char what[160];
+    describe_byte(sb, (r->lo > lo ? r->lo : lo) - sb->base, what, sizeof what);
+    return sx_fail(x,
+                   "thread %d writes %s while the T.ptx_cp_async_bulk_store of thread %d (bulk group %d) may "
+                   "still read it: no T.ptx_bulk_wait_group of that thread covers the group",
+                   t, what, r->thr, r->group);
+  }
+  return true;
+}
+
 static bool check_pending_cp_async(sx *x, const sx_buf *sb, int64_t off, const sx_byte *s, int t) {
   if (s->w_clk < x->k->base || s->w_grp < 0 || s->w_grp < x->k->async[s->w_thr].completed) return true;
   char what[160];
@@ -194,6 +212,7 @@ bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t g
   if (!x->check) return true;
   sx_blk *k = x->k;
   const uint32_t *vc = sx_vc(k, x->g);
+  if (k->nbread && !check_pending_bulk_read(x, sb, off, n, t)) return false;
   for (int i = 0; i < n; i++) {
     int64_t byte = sb->base + off + i;
     sx_byte *s = &k->sstate[byte];
@@ -211,6 +230,7 @@ bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t g
 bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk) {
   if (!x->check) return true;
   sx_blk *k = x->k;
+  if (k->nbread && !check_pending_bulk_read(x, c->dst, c->dst_byte, c->bytes, c->thr)) return false;
   for (int64_t i = 0; i < c->bytes; i++) {
     int64_t byte = c->dst->base + c->dst_byte + i;
     sx_byte *s = &k->sstate[byte];

@@ -14,7 +14,8 @@
  *     naming the mbarrier, its phase and the blocked warps at their lines), a
  *     missing wait and a read of bulk-copied data before the wait (race at
  *     the reading statement), a bulk store of ordinary stores without
- *     fence.proxy.async (proxy error), an arrive before the stores it should
+ *     fence.proxy.async (proxy error), a bulk store's source overwritten
+ *     with no bulk wait_group (error at the overwriting store), an arrive before the stores it should
  *     release (race), a missing bar.sync 1, 64 (race), bar.sync 1 with a
  *     count no warp set completes (deadlock naming barrier 1), and an
  *     mbarrier used without the T.sync_threads() after its init;
@@ -207,6 +208,14 @@ Test(simt_sched, bulk_store_without_proxy_fence) {
                         NULL};
   fault_case("mbarrier_ring.py", "                T.ptx_fence_proxy_async()\n", "", "T.ptx_cp_async_bulk_store(",
              msgs);
+}
+
+Test(simt_sched, bulk_store_source_overwritten_before_wait) {
+  const char *msgs[] = {"thread 32 writes 'O_s'[0] while the T.ptx_cp_async_bulk_store of thread 32 (bulk group 0) "
+                        "may still read it: no T.ptx_bulk_wait_group of that thread covers the group",
+                        NULL};
+  fault_case("mbarrier_ring.py", "                    T.ptx_bulk_wait_group(0)\n", "",
+             "O_s[c * 128 + j * 32 + lane] = A_s", msgs);
 }
 
 Test(simt_sched, arrive_before_stores_races) {

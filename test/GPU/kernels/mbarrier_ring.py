@@ -3,7 +3,8 @@
 # of shared buffers guarded by full/empty mbarriers with phase parity.
 # 2 blocks of 96 threads: warp 0 is the producer, warps 1 and 2 consume.
 # Each block handles 4096 floats in 16 chunks of 256 (1 KiB); chunk i goes
-# to stage i % 3 in round i // 3.
+# to stage i % 3 in round i // 3.  Thread 0 initialises the barriers, then a
+# proxy fence (the async proxy's complete_tx will use them) and T.sync_threads().
 #  - full[s] = bars[s] (count 1): lane 0 of the producer arrives with
 #    expect_tx(1024), then issues the 1-D cp.async.bulk of the chunk, whose
 #    complete_tx ends the phase.  Consumers wait for parity (i // 3) % 2.
@@ -37,6 +38,7 @@ def main(A: T.Tensor((8192,), "float32"), B: T.Tensor((8192,), "float32")):
             for s in T.serial(3):
                 T.ptx_mbarrier_init(bars, s, 1)
                 T.ptx_mbarrier_init(bars, 3 + s, 64)
+            T.ptx_fence_proxy_async()
         T.sync_threads()
         if T.get_thread_binding(0) < 32:
             if T.get_thread_binding(0) == 0:
