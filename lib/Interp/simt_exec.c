@@ -1107,7 +1107,7 @@ static bool bind(sx *x, const tl_var *v, const sx_val *val) {
 /* T.sync_threads(): barrier 0 over the block (simt_mbar.c under the warp
  * scheduler; in lockstep every thread must be active). */
 static bool exec_barrier(sx *x, const uint8_t *mask) {
-  if (x->k->sched) return sx_bar(x, 0, x->k->T, true, mask);
+  if (x->in_gang) return sx_bar(x, 0, x->k->T, true, mask);
   int act = count_active(x, mask);
   if (act != x->T)
     return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act,
@@ -1332,7 +1332,7 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
   x->cur = s;
   if (++x->steps > x->max_steps)
     return sx_fail(x, "execution exceeded %lld steps in one block", (long long)x->max_steps);
-  if (x->schedule_seed && x->k && x->k->sched && s->kind != TL_STMT_SEQ) sx_maybe_yield(x);
+  if (x->schedule_seed && x->in_gang && s->kind != TL_STMT_SEQ) sx_maybe_yield(x);
   if (x->depth >= SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
   x->depth++;
   bool ok = exec_inner(x, s, mask);

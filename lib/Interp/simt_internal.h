@@ -154,6 +154,7 @@ typedef struct sx {
   int T;                   /* threads of this gang (the value vectors' length) */
   int tbase;               /* block thread index of the gang's first thread */
   int g;                   /* gang index */
+  bool in_gang;            /* a gang of the warp scheduler, on its own stack (not the root executor) */
   int64_t grid[3], block[3];
   int64_t max_steps, steps;
   int depth;

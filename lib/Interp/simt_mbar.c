@@ -424,8 +424,7 @@ static bool bulk_group(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
 }
 
 bool sx_async_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
-  if (!x->k->sched)
-    return sx_fail(x, "internal error: T.%s outside the warp scheduler", iname(e));
+  if (!x->in_gang) return sx_fail(x, "T.%s outside the kernel's warps", iname(e));
   switch (op) {
   case SX_IN_BAR_SYNC: return bar_stmt(x, e, true, mask);
   case SX_IN_BAR_ARRIVE: return bar_stmt(x, e, false, mask);

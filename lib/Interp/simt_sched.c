@@ -140,6 +140,7 @@ bool sx_sched_create(sx *root, sx_blk *k) {
     x->scratch_total = 0;
     tl_map_init(&x->env);
     x->penv = &root->env;
+    x->in_gang = true;
     x->g = i;
     x->tbase = i * k->gang_threads;
     x->T = k->T - x->tbase < k->gang_threads ? k->T - x->tbase : k->gang_threads;
@@ -173,7 +174,7 @@ static bool wait_ready(const sx_blk *k, const sx_gang *g) {
 bool sx_block(sx *x, int kind, int id, int parity) {
   sx_blk *k = x->k;
   struct sx_sched *s = k->sched;
-  if (!s) return sx_fail(x, "internal error: a wait outside the warp scheduler");
+  if (!s || !x->in_gang) return sx_fail(x, "internal error: a wait outside the warp scheduler");
   sx_gang *g = &s->gang[x->g];
   g->wait_kind = kind;
   g->wait_id = id;
@@ -191,7 +192,7 @@ bool sx_block(sx *x, int kind, int id, int parity) {
 
 void sx_maybe_yield(sx *x) {
   sx_blk *k = x->k;
-  if (!k->sched || (sx_rand(k) & 7) != 0) return;
+  if (!k->sched || !x->in_gang || (sx_rand(k) & 7) != 0) return;
   sx_gang *g = &k->sched->gang[x->g];
   g->state = SX_G_READY;
   to_scheduler(k->sched, g);
