@@ -21,7 +21,14 @@
  *     mbarrier used without the T.sync_threads() after its init;
  *  3. an existing example kernel (examples/gemm.py lowered) gives identical
  *     output under the deterministic lockstep schedule and seeded per-warp
- *     schedules. */
+ *     schedules;
+ *  4. small inline kernels: bar.arrive by one warp + bar.sync by another
+ *     (right values under 21 schedules; without the bar.sync an
+ *     uninitialised read by default and a race under some seed), and the
+ *     mbarrier / named-barrier / bulk-copy protocol errors (an arrival with
+ *     none pending, init twice, a wait on no mbarrier, a non-uint64
+ *     mbarrier, bar.sync by a partial warp, a bulk size not a multiple of
+ *     16). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,4 +294,98 @@ Test(simt_sched, gemm_example_under_seeds) {
   }
   tl_module_destroy(m);
   free(src);
+}
+
+/* ------------------------------------------------ small inline kernels */
+#define SMALL_HEAD                                                                   \
+  "import tilelang.language as T\n"                                                  \
+  "@T.prim_func\n"                                                                   \
+  "def main(A: T.Tensor((8192,), \"float32\"), B: T.Tensor((8192,), \"float32\")):\n" \
+  "    with T.Kernel(1, threads=64) as bx:\n"                                        \
+  "        S = T.alloc_shared((64,), \"float32\")\n"                                 \
+  "        bars = T.alloc_shared((2,), \"uint64\")\n"                                \
+  "        tx = T.get_thread_binding(0)\n"
+
+static void expect_small_fault(const char *src, int line, const char *msg) {
+  float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
+  make_input(A);
+  char *diag;
+  tl_loc first;
+  cr_assert(!run(src, "small.py", 0, A, B, &diag, &first), "expected a failure with '%s'", msg);
+  cr_assert(strstr(diag, msg), "diagnostics lack '%s':\n%s", msg, diag);
+  cr_assert_eq(first.line, line, "error at line %d, expected %d:\n%s", first.line, line, diag);
+  free(diag);
+  free(A);
+  free(B);
+}
+
+/* bar.arrive by the producing warp, bar.sync by the consuming one: B[0..31] = 2 A[32..63] + 1. */
+static const char *arrive_src = SMALL_HEAD
+    "        if T.get_thread_binding(0) >= 32:\n"
+    "            S[tx] = A[tx]\n"
+    "            T.ptx_bar_arrive(1, 64)\n"
+    "        else:\n"
+    "            T.ptx_bar_sync(1, 64)\n"
+    "            B[tx] = S[tx + 32] * T.float32(2) + T.float32(1)\n";
+
+Test(simt_sched, bar_arrive_then_sync) {
+  float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
+  make_input(A);
+  for (uint64_t seed = 0; seed <= 20; seed++) {
+    char *diag;
+    cr_assert(run(arrive_src, "arrive.py", seed, A, B, &diag, NULL), "seed %llu: %s", (unsigned long long)seed, diag);
+    for (int i = 0; i < 32; i++) cr_assert(B[i] == A[i + 32] * 2.0f + 1.0f, "seed %llu: B[%d]", (unsigned long long)seed, i);
+    cr_assert(B[32] == -12345.0f);
+    free(diag);
+  }
+  free(A);
+  free(B);
+  /* without the consumer's bar.sync: under the default schedule warp 0 reads first (nothing wrote the
+     bytes yet); under the seeds where warp 1 stores first, the read is a race */
+  char *bad = replace_first(arrive_src, "            T.ptx_bar_sync(1, 64)\n", "");
+  expect_small_fault(bad, 12, "read of uninitialised shared memory: thread 0 reads 'S'[32], which nothing wrote");
+  int races = 0;
+  A = malloc(sizeof(float) * N);
+  B = malloc(sizeof(float) * N);
+  make_input(A);
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    char *diag;
+    cr_assert(!run(bad, "bad.py", seed, A, B, &diag, NULL), "seed %llu: expected a failure", (unsigned long long)seed);
+    races += strstr(diag, "data race on shared memory: thread 0 reads 'S'[32], written by thread 32") != NULL;
+    free(diag);
+  }
+  cr_assert(races > 0, "no seed ran warp 1 first");
+  free(A);
+  free(B);
+  free(bad);
+}
+
+Test(simt_sched, mbarrier_protocol_errors) {
+  /* more arrivals in a phase than its count (the phase waits for its tx-count) */
+  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
+                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                                "        T.sync_threads()\n"
+                                "        if T.get_thread_binding(0) < 2:\n"
+                                "            T.ptx_mbarrier_arrive_expect_tx(bars, 0, 16)\n",
+                     12, "mbarrier 'bars'[0]: thread 1 arrives, but no arrival of phase 0 is pending (count 1)");
+  /* init twice */
+  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
+                                "            T.ptx_mbarrier_init(bars, 1, 1)\n"
+                                "            T.ptx_mbarrier_init(bars, 1, 2)\n",
+                     10, "mbarrier 'bars'[1] is initialised a second time in this block");
+  /* not an mbarrier */
+  expect_small_fault(SMALL_HEAD "        T.ptx_mbarrier_wait(bars, 1, 0)\n", 8,
+                     "T.ptx_mbarrier_wait: 'bars'[1] is not an initialised mbarrier (T.ptx_mbarrier_init)");
+  /* an mbarrier must be a uint64 element */
+  expect_small_fault(SMALL_HEAD "        T.ptx_mbarrier_init(S, 0, 1)\n", 8,
+                     "mbarrier buffer 'S' must have dtype uint64, not float32");
+  /* a named barrier by part of a warp */
+  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) < 16:\n"
+                                "            T.ptx_bar_sync(1, 32)\n",
+                     9, "bar.sync/bar.arrive executed by a partial warp: 16 of 32 lanes of warp 0 are active");
+  /* a bulk copy of a size that is not a multiple of 16 */
+  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
+                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                                "            T.ptx_cp_async_bulk(S, 0, A, 0, 8, bars, 0)\n",
+                     10, "T.ptx_cp_async_bulk: the byte count must be a positive multiple of 16, not 8");
 }
