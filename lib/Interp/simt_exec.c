@@ -974,14 +974,11 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case SX_IN_CP_ASYNC:
   case SX_IN_COMMIT_GROUP:
   case SX_IN_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case SX_IN_BAR_SYNC: case SX_IN_BAR_ARRIVE: case SX_IN_MBAR_INIT: case SX_IN_MBAR_ARRIVE:
-  case SX_IN_MBAR_ARRIVE_TX: case SX_IN_MBAR_EXPECT_TX: case SX_IN_MBAR_COMPLETE_TX:
-  case SX_IN_MBAR_WAIT: case SX_IN_BULK_COPY: case SX_IN_BULK_STORE: case SX_IN_BULK_COMMIT:
-  case SX_IN_BULK_WAIT: case SX_IN_FENCE_PROXY_ASYNC:
-    return sx_fail(x, "T.%s is a statement, not a value", name);
   case SX_IN_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   default: break;
   }
+  if (op >= SX_IN_BAR_SYNC && op <= SX_IN_FENCE_PROXY_ASYNC)
+    return sx_fail(x, "T.%s is a statement, not a value", name);
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }
 
