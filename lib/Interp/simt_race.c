@@ -133,11 +133,32 @@ static void record_read(sx *x, int64_t byte, int t) {
 
 bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t) {
   if (!x->check) return true;
-  for (int k = 0; k < n; k++) {
-    int64_t byte = sb->base + off + k;
-    const sx_byte *s = &x->k->sstate[byte];
-    if (!check_written(x, sb, off + k, s, t) || !check_raw(x, sb, off + k, s, t)) return false;
-    record_read(x, byte, t);
+  sx_blk *k = x->k;
+  const uint32_t *vc = sx_vc(k, x->g);
+  uint32_t now = vc[x->g];
+  int64_t b0 = sb->base + off;
+  const sx_byte *st = k->sstate + b0;
+  sx_rd *rd = k->rd + (size_t)x->g * (size_t)k->smem_size + (size_t)b0;
+  for (int i = 0; i < n; i++) {
+    const sx_byte *s = &st[i];
+    /* fast path: a store (or a waited-for cp.async) of this block by a gang, by this thread or ordered
+       before by a synchronisation */
+    uint32_t wclk = s->w_clk;
+    bool fast = wclk >= k->base && s->w_unit < k->G;
+    if (fast && s->w_grp >= 0) {
+      const sx_async *as = &k->async[s->w_thr];
+      fast = s->w_grp < as->completed;
+      if (fast) wclk = as->done_clk[s->w_grp];
+    }
+    fast = fast && (s->w_thr == t || (s->w_unit == x->g ? wclk < now : wclk <= vc[s->w_unit]));
+    if (!fast && (!check_written(x, sb, off + i, s, t) || !check_raw(x, sb, off + i, s, t))) return false;
+    sx_rd *r = &rd[i];
+    if (r->clk != now) {
+      r->clk = now;
+      r->thr = (int16_t)t;
+    } else if (r->thr != t) {
+      r->thr = SX_MANY;
+    }
   }
   return true;
 }
@@ -161,26 +182,32 @@ bool sx_smem_read_async(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, 
   return true;
 }
 
-/* Write-after-read check of one byte for a write by thread t whose clock is vc (a gang's or a snapshot). */
-static bool check_war(sx *x, const sx_buf *sb, int64_t off, int64_t byte, int t, const uint32_t *vc,
-                      int wg) {
-  const sx_blk *k = x->k;
+/* Write-after-read check of one byte for a write by thread t whose clock is vc (a gang's, wg, or a
+ * bulk copy's snapshot, wg -1). */
+static bool war_ordered(const sx_blk *k, int64_t byte, int t, const uint32_t *vc, int wg, int *bad) {
   for (int g = 0; g < k->G; g++) {
     const sx_rd *r = &k->rd[(size_t)g * (size_t)k->smem_size + (size_t)byte];
     if (r->clk < k->base || r->thr == t) continue;
-    bool ordered = g == wg ? r->clk < vc[g] : r->clk <= vc[g];
-    if (ordered) continue;
-    char what[160];
-    describe_byte(sb, off, what, sizeof what);
-    if (r->thr == SX_MANY)
-      return sx_fail(x,
-                     "data race on shared memory: thread %d writes %s, which other threads read with "
-                     "no %s in between",
-                     t, what, sync_hint(x));
-    return sx_fail(x, "data race on shared memory: thread %d writes %s, which thread %d read with no %s in between",
-                   t, what, r->thr, sync_hint(x));
+    if (g == wg ? r->clk < vc[g] : r->clk <= vc[g]) continue;
+    *bad = g;
+    return false;
   }
   return true;
+}
+
+static bool check_war(sx *x, const sx_buf *sb, int64_t off, int64_t byte, int t, const uint32_t *vc, int wg) {
+  int g;
+  if (war_ordered(x->k, byte, t, vc, wg, &g)) return true;
+  const sx_rd *r = &x->k->rd[(size_t)g * (size_t)x->k->smem_size + (size_t)byte];
+  char what[160];
+  describe_byte(sb, off, what, sizeof what);
+  if (r->thr == SX_MANY)
+    return sx_fail(x,
+                   "data race on shared memory: thread %d writes %s, which other threads read with "
+                   "no %s in between",
+                   t, what, sync_hint(x));
+  return sx_fail(x, "data race on shared memory: thread %d writes %s, which thread %d read with no %s in between",
+                 t, what, r->thr, sync_hint(x));
 }
 
 /* A write of bytes [byte, byte + n) that a bulk store not yet waited for may still read. */
@@ -213,16 +240,21 @@ bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t g
   sx_blk *k = x->k;
   const uint32_t *vc = sx_vc(k, x->g);
   if (k->nbread && !check_pending_bulk_read(x, sb, off, n, t)) return false;
+  int g_unused;
+  uint32_t fences = k->async[t].fences;
   for (int i = 0; i < n; i++) {
     int64_t byte = sb->base + off + i;
     sx_byte *s = &k->sstate[byte];
-    if (!check_war(x, sb, off + i, byte, t, vc, x->g) || !check_pending_cp_async(x, sb, off + i, s, t))
+    bool fast = war_ordered(k, byte, t, vc, x->g, &g_unused) &&
+                (s->w_grp < 0 || s->w_clk < k->base || s->w_grp < k->async[s->w_thr].completed);
+    if (!fast &&
+        (!check_war(x, sb, off + i, byte, t, vc, x->g) || !check_pending_cp_async(x, sb, off + i, s, t)))
       return false;
     s->w_clk = vc[x->g];
     s->w_unit = (int16_t)x->g;
     s->w_thr = (int16_t)t;
     s->w_grp = group;
-    s->w_fence = k->async[t].fences;
+    s->w_fence = fences;
   }
   return true;
 }
