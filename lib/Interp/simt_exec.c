@@ -125,9 +125,6 @@ static bool alloc_val(sx *x, sx_val *out, tl_dtype t) {
   out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T * (size_t)lanes);
   return out->v != NULL;
 }
-static int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
-static tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
-static tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
 
 static bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
 static bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
@@ -315,6 +312,7 @@ static bool ev_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_v
 bool sx_eval_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val *out) {
   return ev_as(x, e, t, mask, out);
 }
+bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t) { return alloc_val(x, out, t); }
 
 /* Value as bool (lanes kept). */
 static bool to_cond(sx *x, const sx_val *v, sx_val *out) {
@@ -506,143 +504,6 @@ static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out
   return sx_fail(x, "unknown unary operator");
 }
 
-/* ============================================================ buffers */
-sx_buf *sx_buffer(sx *x, const tl_buffer *b) {
-  sx_buf *sb = x->k ? tl_map_get(&x->k->bufs, b, NULL) : NULL;
-  if (!sb) sb = tl_map_get(&x->gbufs, b, NULL);
-  if (!sb) sx_fail(x, "buffer '%s' is used outside its allocation", b->name);
-  return sb;
-}
-
-static uint8_t *elem_ptr(const sx_buf *sb, int t, int64_t flat) {
-  if (sb->space == SX_LOCAL) return sb->data + (int64_t)t * sb->pitch + flat * sb->eb;
-  return sb->data + flat * sb->eb;
-}
-
-static const char *space_name(const sx_buf *sb) {
-  return sb->space == SX_GLOBAL ? "global" : sb->space == SX_SHARED ? "shared" : "local";
-}
-
-/* Flat element offsets of buf[idx] for an access of `lanes` lanes, one per
- * (thread, lane); -1 for inactive threads.  Checks bounds per dimension and
- * the alignment of contiguous vector accesses. */
-static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes,
-                           const uint8_t *mask, bool store, sx_buf **psb, int64_t **pflat) {
-  sx_buf *sb = sx_buffer(x, buf);
-  if (!sb) return false;
-  if (n != sb->ndim || n < 1)
-    return sx_fail(x, "buffer '%s' has %d dimensions but is indexed with %d", buf->name, sb->ndim, n);
-  const tl_expr *last = idx[n - 1];
-  int64_t st = 0;
-  bool contiguous = lanes > 1 && last->kind == TL_EXPR_RAMP && last->dtype.lanes == lanes &&
-                    tl_expr_is_const_int(last->u.ramp.stride, &st) && st == 1 &&
-                    sb->stride[n - 1] == 1;
-  for (int i = 0; contiguous && i < n - 1; i++) contiguous = idx[i]->dtype.lanes <= 1;
-  int64_t *flat = sx_scratch(x, sizeof(int64_t) * (size_t)x->T * (size_t)lanes);
-  if (!flat) return false;
-  for (int i = 0; i < n; i++) {
-    sx_val iv;
-    tl_dtype it = idx[i]->dtype;
-    if (!tl_dtype_is_int(it) && !is_bool(it))
-      return sx_fail(x, "buffer index must be an integer, not %s", tl_dtype_name(it));
-    int il = lanes_of(it);
-    if (lanes == 1 && il != 1)
-      return sx_fail(x, "vector index into buffer '%s' for a scalar access", buf->name);
-    if (il != 1 && il != lanes)
-      return sx_fail(x, "index of %d lanes in a %d-lane access", il, lanes);
-    if (!ev_as(x, idx[i], with_lanes(TL_INT64, il), mask, &iv)) return false;
-    for (int t = 0; t < x->T; t++) {
-      if (!mask[t]) continue;
-      for (int l = 0; l < lanes; l++) {
-        int64_t v = iv.v[(size_t)t * il + (il == 1 ? 0 : l)].i;
-        if (v < 0 || v >= sb->shape[i]) {
-          if (n == 1)
-            return sx_fail(x, "out-of-bounds %s of %s buffer '%s': index %lld (size %lld) in thread %d",
-                           store ? "store" : "load", space_name(sb), buf->name, (long long)v,
-                           (long long)sb->shape[i], t);
-          return sx_fail(x,
-                         "out-of-bounds %s of %s buffer '%s': index %lld of dimension %d (size %lld) "
-                         "in thread %d",
-                         store ? "store" : "load", space_name(sb), buf->name, (long long)v, i,
-                         (long long)sb->shape[i], t);
-        }
-        int64_t *f = &flat[(size_t)t * lanes + l];
-        *f = (i == 0 ? 0 : *f) + v * sb->stride[i];
-      }
-    }
-  }
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) {
-      for (int l = 0; l < lanes; l++) flat[(size_t)t * lanes + l] = -1;
-      continue;
-    }
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (f < 0 || f >= sb->elems)
-        return sx_fail(x, "out-of-bounds %s of %s buffer '%s': element %lld of %lld in thread %d",
-                       store ? "store" : "load", space_name(sb), buf->name, (long long)f,
-                       (long long)sb->elems, t);
-    }
-    if (contiguous) {
-      int64_t vb = (int64_t)sb->eb * lanes;
-      if ((vb & (vb - 1)) == 0) {
-        int64_t al = vb > 16 ? 16 : vb;
-        int64_t addr = (sb->space == SX_SHARED ? sb->base : 0) + flat[(size_t)t * lanes] * sb->eb;
-        if (addr % al)
-          return sx_fail(x, "misaligned %lld-byte vector %s of %s buffer '%s' at element %lld in thread %d",
-                         (long long)vb, store ? "store" : "load", space_name(sb), buf->name,
-                         (long long)flat[(size_t)t * lanes], t);
-      }
-    }
-  }
-  *psb = sb;
-  *pflat = flat;
-  return true;
-}
-
-static bool eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  const tl_buffer *buf = e->u.load.buffer;
-  int lanes = lanes_of(e->dtype);
-  sx_buf *sb;
-  int64_t *flat;
-  if (!compute_access(x, buf, e->u.load.n, e->u.load.indices, lanes, mask, false, &sb, &flat))
-    return false;
-  if (!alloc_val(x, out, with_lanes(sb->et, lanes))) return false;
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) continue;
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + t)) return false;
-      out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, elem_ptr(sb, x->tbase + t, f));
-    }
-  }
-  return true;
-}
-
-static bool exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
-  const tl_buffer *buf = s->u.store.buffer;
-  const tl_expr *ve = s->u.store.value;
-  int lanes = lanes_of(ve->dtype);
-  for (int i = 0; i < s->u.store.n; i++)
-    if (lanes_of(s->u.store.indices[i]->dtype) > lanes) lanes = lanes_of(s->u.store.indices[i]->dtype);
-  sx_val v;
-  tl_dtype et = scalar_of(buf->dtype);
-  if (!ev_as(x, ve, with_lanes(et, lanes), mask, &v)) return false;
-  sx_buf *sb;
-  int64_t *flat;
-  if (!compute_access(x, buf, s->u.store.n, s->u.store.indices, lanes, mask, true, &sb, &flat))
-    return false;
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) continue;
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, x->tbase + t, -1)) return false;
-      sx_el_store(sb->et, elem_ptr(sb, x->tbase + t, f), v.v[(size_t)t * lanes + l]);
-    }
-  }
-  return true;
-}
-
 /* ============================================================== calls */
 static double limit_value(tl_dtype t, bool mx, bool inf) {
   double big = (t.code == TL_TYPE_FLOAT && t.bits == 16) ? 65504.0
@@ -756,7 +617,7 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
                        sb->b->name, (long long)f, (long long)sb->elems, th);
-      uint8_t *p = elem_ptr(sb, th, f);
+      uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
       if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
       else nv.i = wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
@@ -1030,7 +891,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
   case TL_EXPR_LOAD: {
     sx_val v;
-    if (!eval_load(x, e, mask, &v)) return false;
+    if (!sx_eval_load(x, e, mask, &v)) return false;
     return cv(x, &v, t, out);
   }
   case TL_EXPR_CALL:
@@ -1249,7 +1110,7 @@ static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
     sx_val v;
     if (!ev_as(x, b->init, sb->et, mask, &v)) return false;
     for (int t = 0; t < x->T; t++)
-      if (mask[t]) sx_el_store(sb->et, elem_ptr(sb, x->tbase + t, 0), v.v[t]);
+      if (mask[t]) sx_el_store(sb->et, sx_elem_ptr(sb, x->tbase + t, 0), v.v[t]);
   }
   return true;
 }
@@ -1290,7 +1151,7 @@ static bool exec_inner(sx *x, const tl_stmt *s, const uint8_t *mask) {
   case TL_STMT_FOR: return exec_for(x, s, mask);
   case TL_STMT_KERNEL: return run_kernel(x, s, mask);
   case TL_STMT_ALLOC: return exec_alloc(x, s, mask);
-  case TL_STMT_STORE: return exec_store(x, s, mask);
+  case TL_STMT_STORE: return sx_exec_store(x, s, mask);
   case TL_STMT_IF: {
     sx_val c0, c;
     if (!ev(x, s->u.ifs.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;

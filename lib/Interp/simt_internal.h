@@ -225,6 +225,20 @@ void sx_release(sx *x);
 void sx_clock_block_start(sx_blk *k);
 /* Does an access by (unit, clk, thread thr) happen before thread t of x's gang now? */
 bool sx_happens_before(const sx *x, int unit, uint32_t clk, int thr, int t);
+/* Lanes of t (1 for a scalar), t's scalar dtype, t with l lanes. */
+static inline int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
+static inline tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
+static inline tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
+/* A value of dtype t (lanes included) on the scratch stack. */
+bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t);
+/* simt_mem.c: a load expression / a store statement under the active mask. */
+bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
+bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask);
+/* Element `flat` of buffer sb as block thread tid sees it (local buffers are per thread). */
+static inline uint8_t *sx_elem_ptr(const sx_buf *sb, int tid, int64_t flat) {
+  if (sb->space == SX_LOCAL) return sb->data + (int64_t)tid * sb->pitch + flat * sb->eb;
+  return sb->data + flat * sb->eb;
+}
 /* Element encoding: loads / stores one scalar of dtype et at p. */
 sx_el sx_el_load(tl_dtype et, const uint8_t *p);
 void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);

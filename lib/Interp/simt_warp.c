@@ -68,10 +68,7 @@ static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
 }
 
 /* Element el of local buffer sb in the gang's thread t (vector index). */
-#define local_ptr(sb, t, el) local_ptr_((sb), x->tbase + (t), (el))
-static uint8_t *local_ptr_(const sx_buf *sb, int tid, int64_t el) {
-  return sb->data + (int64_t)tid * sb->pitch + el * sb->eb;
-}
+#define local_ptr(sb, t, el) sx_elem_ptr((sb), x->tbase + (t), (el))
 
 static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
   if (off < 0 || off + n > sb->elems)
