@@ -649,10 +649,9 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     sx_val r;
     if (!alloc_val(x, &r, TL_INT32)) return false;
     for (int th = 0; th < x->T; th++) {
-      int tid = x->tbase + th;
-      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? tid : 0)
+      int64_t v = op == SX_IN_THREAD_BINDING ? (k == 0 ? x->tbase + th : 0)
                 : op == SX_IN_BLOCK_BINDING ? x->block[k]
-                : op == SX_IN_LANE_IDX ? (tid & 31) : (tid >> 5);
+                : op == SX_IN_LANE_IDX ? ((x->tbase + th) & 31) : ((x->tbase + th) >> 5);
       r.v[th].i = v;
     }
     return cv(x, &r, t, out);
@@ -838,8 +837,6 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case SX_IN_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   default: break;
   }
-  if (op >= SX_IN_BAR_SYNC && op <= SX_IN_FENCE_PROXY_ASYNC)
-    return sx_fail(x, "T.%s is a statement, not a value", name);
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }
 
@@ -897,6 +894,8 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   case TL_EXPR_CALL:
     if (e->u.call.op < 0 || e->u.call.op >= tl_num_intrinsics)
       return sx_fail(x, "internal error: bad intrinsic index %d", e->u.call.op);
+    if (x->op_of[e->u.call.op] >= SX_IN_BAR_SYNC && x->op_of[e->u.call.op] <= SX_IN_FENCE_PROXY_ASYNC)
+      return sx_fail(x, "T.%s is a statement, not a value", tl_intrinsics[e->u.call.op].name);
     return eval_call(x, e, mask, out);
   case TL_EXPR_BUFFER: return sx_fail(x, "buffer '%s' used as a value", e->u.buffer->name);
   case TL_EXPR_RAMP: {

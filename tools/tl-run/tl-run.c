@@ -71,12 +71,23 @@ enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 #define MAX_RUNS 4096
 
 
-/* A non-negative integer option value (decimal, 0x hex or 0 octal). */
-static bool parse_u64(const char *s, unsigned long long *v) {
+/* --seed N (the input generator's *seed) or, with schedule, --schedule-seed N
+ * (sets TL_SCHEDULE_SEED, which the CPU executor reads: lib/Runtime/cpu.c).
+ * N: a non-negative integer (decimal, 0x hex or 0 octal); false with *rc set
+ * after a usage error. */
+static bool seed_option(bool schedule, const char *arg, uint64_t *seed, int *rc) {
   char *end;
   errno = 0;
-  *v = strtoull(s, &end, 0);
-  return *s && !*end && !errno && s[0] != '-';
+  unsigned long long v = strtoull(arg, &end, 0);
+  if (!*arg || *end || errno || arg[0] == '-') {
+    *rc = tl_cli_usage_error(schedule ? "bad --schedule-seed '%s' (expected a non-negative integer)"
+                                      : "bad --seed '%s' (expected a non-negative integer)",
+                             arg);
+    return false;
+  }
+  if (schedule) setenv("TL_SCHEDULE_SEED", arg, 1);
+  else *seed = v;
+  return true;
 }
 
 static void usage(FILE *f) {
@@ -952,18 +963,9 @@ int main(int argc, char **argv) {
         }
         break;
       case OPT_SEED:
-      case OPT_SCHEDULE_SEED: {
-        unsigned long long v;
-        if (!parse_u64(optarg, &v)) {
-          rc = tl_cli_usage_error(c == OPT_SEED ? "bad --seed '%s' (expected a non-negative integer)"
-                                                : "bad --schedule-seed '%s' (expected a non-negative integer)",
-                                  optarg);
-          goto done;
-        }
-        if (c == OPT_SEED) seed = v;
-        else setenv("TL_SCHEDULE_SEED", optarg, 1); /* read by the CPU executor (lib/Runtime/cpu.c) */
+      case OPT_SCHEDULE_SEED:
+        if (!seed_option(c == OPT_SCHEDULE_SEED, optarg, &seed, &rc)) goto done;
         break;
-      }
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
