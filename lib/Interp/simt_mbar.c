@@ -4,8 +4,9 @@
  * §9.7.13.4 fence.proxy.async).  These run only under the warp scheduler
  * (simt_sched.c: one gang per warp); happens-before is simt_race.c's.
  *
- *  - T.ptx_bar_sync(id, n) / T.ptx_bar_arrive(id, n): the warp's threads
- *    (all 32 active) count toward barrier id's n; bar.sync blocks the warp
+ *  - T.ptx_bar_sync(id, n) / T.ptx_bar_arrive(id, n) (id 0..15, n a multiple
+ *    of 32; warp-uniform expressions): the warp's threads (all active) count
+ *    toward barrier id's n; bar.sync blocks the warp
  *    until n threads have arrived.  Every arrival releases; a completed
  *    barrier gives each bar.sync participant the join of all arrivals.
  *    T.sync_threads() is barrier 0 over the whole block.
@@ -103,14 +104,30 @@ bool sx_bar(sx *x, int id, int n, bool wait, const uint8_t *mask) {
   return !wait || sx_block(x, SX_WAIT_BAR, id, 0);
 }
 
+/* A warp-uniform int argument (the barrier id or thread count; constants or
+ * expressions such as 1 + warp) of the active lanes. */
+static bool uniform_arg(sx *x, const tl_expr *e, int i, const uint8_t *mask, int64_t *v) {
+  sx_val a;
+  if (!sx_eval_as(x, e->u.call.args[i], TL_INT64, mask, &a)) return false;
+  bool first = true;
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t]) continue;
+    if (!first && a.v[t].i != *v)
+      return sx_fail(x, "T.%s: argument %d differs between the lanes of warp %d (%lld and %lld)", iname(e), i + 1,
+                     x->g, (long long)*v, (long long)a.v[t].i);
+    *v = a.v[t].i;
+    first = false;
+  }
+  return true;
+}
+
 static bool bar_stmt(sx *x, const tl_expr *e, bool wait, const uint8_t *mask) {
-  int64_t id, n;
-  if (!need_n(x, e, 2)) return false;
-  if (!tl_expr_is_const_int(e->u.call.args[0], &id) || id < 0 || id >= SX_NBAR)
-    return sx_fail(x, "T.%s: the barrier id must be a constant 0..15", iname(e));
-  if (!tl_expr_is_const_int(e->u.call.args[1], &n) || n <= 0 || n % 32 || n > x->k->T)
-    return sx_fail(x, "T.%s: the thread count must be a constant multiple of 32 up to the block's %d threads",
-                   iname(e), x->k->T);
+  int64_t id = 0, n = 0;
+  if (!need_n(x, e, 2) || !uniform_arg(x, e, 0, mask, &id) || !uniform_arg(x, e, 1, mask, &n)) return false;
+  if (id < 0 || id >= SX_NBAR) return sx_fail(x, "T.%s: barrier id %lld is outside 0..15", iname(e), (long long)id);
+  if (n <= 0 || n % 32 || n > x->k->T)
+    return sx_fail(x, "T.%s: thread count %lld is not a multiple of 32 up to the block's %d threads", iname(e),
+                   (long long)n, x->k->T);
   return sx_bar(x, (int)id, (int)n, wait, mask);
 }
 

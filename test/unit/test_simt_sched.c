@@ -28,7 +28,8 @@
  *     mbarrier / named-barrier / bulk-copy protocol errors (an arrival with
  *     none pending, init twice, a wait on no mbarrier, a non-uint64
  *     mbarrier, bar.sync by a partial warp, a bulk size not a multiple of
- *     16). */
+ *     16), and a warp-uniform barrier id (1 + warp) with its race and
+ *     lane-dependent-id variants. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,4 +389,32 @@ Test(simt_sched, mbarrier_protocol_errors) {
                                 "            T.ptx_mbarrier_init(bars, 0, 1)\n"
                                 "            T.ptx_cp_async_bulk(S, 0, A, 0, 8, bars, 0)\n",
                      10, "T.ptx_cp_async_bulk: the byte count must be a positive multiple of 16, not 8");
+}
+
+/* A warp-uniform barrier id (1 + warp): each warp meets its own lanes; the neighbour lane's value is read
+   after the barrier.  Without it the read races; a lane-dependent id is an error. */
+static const char *warp_bar_src = SMALL_HEAD
+    "        S[tx] = A[tx]\n"
+    "        T.ptx_bar_sync(1 + tx // 32, 32)\n"
+    "        B[tx] = S[tx ^ 1] * T.float32(2) + T.float32(1)\n";
+
+Test(simt_sched, warp_uniform_barrier_id) {
+  float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
+  make_input(A);
+  for (uint64_t seed = 0; seed <= 20; seed++) {
+    char *diag;
+    cr_assert(run(warp_bar_src, "warpbar.py", seed, A, B, &diag, NULL), "seed %llu: %s", (unsigned long long)seed,
+              diag);
+    for (int i = 0; i < 64; i++)
+      cr_assert(B[i] == A[i ^ 1] * 2.0f + 1.0f, "seed %llu: B[%d]", (unsigned long long)seed, i);
+    free(diag);
+  }
+  free(A);
+  free(B);
+  char *bad = replace_first(warp_bar_src, "        T.ptx_bar_sync(1 + tx // 32, 32)\n", "");
+  expect_small_fault(bad, 9, "data race on shared memory: thread 0 reads 'S'[1], written by thread 1 with no");
+  free(bad);
+  bad = replace_first(warp_bar_src, "1 + tx // 32", "1 + tx % 2");
+  expect_small_fault(bad, 9, "T.ptx_bar_sync: argument 1 differs between the lanes of warp 0 (1 and 2)");
+  free(bad);
 }
