@@ -267,7 +267,7 @@ Test(simt_sched, gemm_example_under_seeds) {
   tl_diag d;
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, strlen(src), "gemm.py", defs, 3);
-  tl_lower_options lo = {"sm_80", true, NULL, NULL};
+  tl_lower_options lo = {.target = "sm_80", .verify_each = true};
   ok = ok && tl_lower_module(m, &lo, &d);
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
   tl_diag_free(&d);
