@@ -30,7 +30,10 @@ bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int na
 
 typedef struct tl_simt_options {
   bool check_races;     /* shared-memory race / barrier / cp.async protocol checks (default on) */
-  int64_t max_steps;    /* abort after this many statement executions per block (0 = 1e9) */
+  int64_t max_steps;    /* abort after this many statement executions per warp and block (0 = 1e9) */
+  uint64_t schedule_seed; /* 0: the deterministic schedule; else every warp is scheduled on its own and
+                             the seed shuffles which ready warp runs, where warps yield and when bulk
+                             copies land (simt_sched.c) */
 } tl_simt_options;
 
 /* Runs the SIMT IR function (after tl_lower_module) for the whole grid:

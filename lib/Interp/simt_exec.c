@@ -2,9 +2,12 @@
  * tl_lower_module) for the whole grid on the CPU, with race and protocol
  * checks.
  *
- * Algorithm: blocks run one after another (blockIdx.x fastest); the threads
- * of a block run in lockstep.  Every expression evaluates to a vector over
- * the block's threads (simt_internal.h) under an active mask: an `if` runs
+ * Algorithm: blocks run one after another (blockIdx.x fastest); a block
+ * runs as gangs (simt_sched.c: one warp each under the warp scheduler, or
+ * the whole block in lockstep when T.sync_threads() is its only
+ * synchronisation and no schedule seed is set), and the threads of a gang
+ * run in lockstep.  Every expression evaluates to a vector over the gang's
+ * threads (simt_internal.h) under an active mask: an `if` runs
  * its then-branch with mask & cond and its else-branch with mask & ~cond; a
  * loop whose bounds differ between threads iterates while any active thread
  * continues, each iteration with the mask of the threads still in the loop.
@@ -28,15 +31,17 @@
  * are checked per dimension, vector accesses for their lanes*elem alignment
  * (capped at 16 bytes, as codegen aligns them).
  *
- * Checks (with check_races): every shared byte records its last writer,
- * the barrier epoch of that write and the cp.async group that wrote it,
- * and its readers in the current epoch; T.sync_threads() starts a new
- * epoch.  A read of a byte another thread wrote in the same epoch, a write
- * of a byte another thread read in the same epoch, a read of bytes whose
- * cp.async group has not been waited for, a read of a byte nothing wrote,
- * and a barrier reached by only part of the block are errors at the
- * statement's location.  Warp collectives live in simt_warp.c. */
+ * Checks (with check_races; simt_race.c): every shared byte records its
+ * last writer (vector-clock unit, clock, thread, cp.async group) and each
+ * gang's last read; T.sync_threads() and the other synchronisations order
+ * them.  A read of a byte whose write does not happen before it, a write of
+ * a byte whose reads do not, a read of bytes whose cp.async group has not
+ * been waited for, a read of a byte nothing wrote, and (in lockstep) a
+ * barrier reached by only part of the block are errors at the statement's
+ * location.  Warp collectives live in simt_warp.c; named barriers,
+ * mbarriers and bulk copies in simt_mbar.c. */
 #include "Interp/simt_internal.h"
+#include "IR/visit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,9 +125,6 @@ static bool alloc_val(sx *x, sx_val *out, tl_dtype t) {
   out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T * (size_t)lanes);
   return out->v != NULL;
 }
-static int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
-static tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
-static tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
 
 static bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
 static bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
@@ -310,6 +312,7 @@ static bool ev_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_v
 bool sx_eval_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val *out) {
   return ev_as(x, e, t, mask, out);
 }
+bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t) { return alloc_val(x, out, t); }
 
 /* Value as bool (lanes kept). */
 static bool to_cond(sx *x, const sx_val *v, sx_val *out) {
@@ -491,218 +494,6 @@ static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out
   return sx_fail(x, "unknown unary operator");
 }
 
-/* ============================================================ buffers */
-sx_buf *sx_buffer(sx *x, const tl_buffer *b) {
-  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
-  if (!sb) sb = tl_map_get(&x->gbufs, b, NULL);
-  if (!sb) sx_fail(x, "buffer '%s' is used outside its allocation", b->name);
-  return sb;
-}
-
-static uint8_t *elem_ptr(const sx_buf *sb, int t, int64_t flat) {
-  if (sb->space == SX_LOCAL) return sb->data + (int64_t)t * sb->pitch + flat * sb->eb;
-  return sb->data + flat * sb->eb;
-}
-
-static const char *space_name(const sx_buf *sb) {
-  return sb->space == SX_GLOBAL ? "global" : sb->space == SX_SHARED ? "shared" : "local";
-}
-
-/* Flat element offsets of buf[idx] for an access of `lanes` lanes, one per
- * (thread, lane); -1 for inactive threads.  Checks bounds per dimension and
- * the alignment of contiguous vector accesses. */
-static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes,
-                           const uint8_t *mask, bool store, sx_buf **psb, int64_t **pflat) {
-  sx_buf *sb = sx_buffer(x, buf);
-  if (!sb) return false;
-  if (n != sb->ndim || n < 1)
-    return sx_fail(x, "buffer '%s' has %d dimensions but is indexed with %d", buf->name, sb->ndim, n);
-  const tl_expr *last = idx[n - 1];
-  int64_t st = 0;
-  bool contiguous = lanes > 1 && last->kind == TL_EXPR_RAMP && last->dtype.lanes == lanes &&
-                    tl_expr_is_const_int(last->u.ramp.stride, &st) && st == 1 &&
-                    sb->stride[n - 1] == 1;
-  for (int i = 0; contiguous && i < n - 1; i++) contiguous = idx[i]->dtype.lanes <= 1;
-  int64_t *flat = sx_scratch(x, sizeof(int64_t) * (size_t)x->T * (size_t)lanes);
-  if (!flat) return false;
-  for (int i = 0; i < n; i++) {
-    sx_val iv;
-    tl_dtype it = idx[i]->dtype;
-    if (!tl_dtype_is_int(it) && !is_bool(it))
-      return sx_fail(x, "buffer index must be an integer, not %s", tl_dtype_name(it));
-    int il = lanes_of(it);
-    if (lanes == 1 && il != 1)
-      return sx_fail(x, "vector index into buffer '%s' for a scalar access", buf->name);
-    if (il != 1 && il != lanes)
-      return sx_fail(x, "index of %d lanes in a %d-lane access", il, lanes);
-    if (!ev_as(x, idx[i], with_lanes(TL_INT64, il), mask, &iv)) return false;
-    for (int t = 0; t < x->T; t++) {
-      if (!mask[t]) continue;
-      for (int l = 0; l < lanes; l++) {
-        int64_t v = iv.v[(size_t)t * il + (il == 1 ? 0 : l)].i;
-        if (v < 0 || v >= sb->shape[i]) {
-          if (n == 1)
-            return sx_fail(x, "out-of-bounds %s of %s buffer '%s': index %lld (size %lld) in thread %d",
-                           store ? "store" : "load", space_name(sb), buf->name, (long long)v,
-                           (long long)sb->shape[i], t);
-          return sx_fail(x,
-                         "out-of-bounds %s of %s buffer '%s': index %lld of dimension %d (size %lld) "
-                         "in thread %d",
-                         store ? "store" : "load", space_name(sb), buf->name, (long long)v, i,
-                         (long long)sb->shape[i], t);
-        }
-        int64_t *f = &flat[(size_t)t * lanes + l];
-        *f = (i == 0 ? 0 : *f) + v * sb->stride[i];
-      }
-    }
-  }
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) {
-      for (int l = 0; l < lanes; l++) flat[(size_t)t * lanes + l] = -1;
-      continue;
-    }
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (f < 0 || f >= sb->elems)
-        return sx_fail(x, "out-of-bounds %s of %s buffer '%s': element %lld of %lld in thread %d",
-                       store ? "store" : "load", space_name(sb), buf->name, (long long)f,
-                       (long long)sb->elems, t);
-    }
-    if (contiguous) {
-      int64_t vb = (int64_t)sb->eb * lanes;
-      if ((vb & (vb - 1)) == 0) {
-        int64_t al = vb > 16 ? 16 : vb;
-        int64_t addr = (sb->space == SX_SHARED ? sb->base : 0) + flat[(size_t)t * lanes] * sb->eb;
-        if (addr % al)
-          return sx_fail(x, "misaligned %lld-byte vector %s of %s buffer '%s' at element %lld in thread %d",
-                         (long long)vb, store ? "store" : "load", space_name(sb), buf->name,
-                         (long long)flat[(size_t)t * lanes], t);
-      }
-    }
-  }
-  *psb = sb;
-  *pflat = flat;
-  return true;
-}
-
-/* ---------------------------------------------- shared-memory protocol */
-static void describe_byte(const sx_buf *sb, int64_t off, char *buf, size_t n) {
-  snprintf(buf, n, "'%s'[%lld]", sb->b->name, (long long)(off / sb->eb));
-}
-
-bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t) {
-  if (!x->check) return true;
-  for (int k = 0; k < n; k++) {
-    sx_byte *s = &x->sstate[sb->base + off + k];
-    char what[160];
-    if (s->w_ep < 0) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x, "read of uninitialised shared memory: thread %d reads %s, which nothing wrote", t,
-                     what);
-    }
-    int32_t wep = s->w_ep;
-    if (s->w_grp >= 0) {
-      sx_async *as = &x->async[s->w_thr];
-      if (s->w_grp >= as->completed) {
-        describe_byte(sb, off + k, what, sizeof what);
-        return sx_fail(x,
-                       "read of shared memory before its cp.async completed: thread %d reads %s, copied "
-                       "by thread %d in cp.async group %d, with no T.ptx_wait_group covering that group",
-                       t, what, s->w_thr, s->w_grp);
-      }
-      wep = as->done_ep[s->w_grp];
-    }
-    if (s->w_thr != t && wep == x->epoch) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x,
-                     "data race on shared memory: thread %d reads %s, written by thread %d with no "
-                     "T.sync_threads() in between",
-                     t, what, s->w_thr);
-    }
-    if (s->r_ep != x->epoch) {
-      s->r_ep = x->epoch;
-      s->r_thr = (int16_t)t;
-    } else if (s->r_thr != t) {
-      s->r_thr = SX_MANY;
-    }
-  }
-  return true;
-}
-
-bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group) {
-  if (!x->check) return true;
-  for (int k = 0; k < n; k++) {
-    sx_byte *s = &x->sstate[sb->base + off + k];
-    char what[160];
-    if (s->r_ep == x->epoch && s->r_thr != t) {
-      describe_byte(sb, off + k, what, sizeof what);
-      if (s->r_thr == SX_MANY)
-        return sx_fail(x,
-                       "data race on shared memory: thread %d writes %s, which other threads read with "
-                       "no T.sync_threads() in between",
-                       t, what);
-      return sx_fail(x,
-                     "data race on shared memory: thread %d writes %s, which thread %d read with no "
-                     "T.sync_threads() in between",
-                     t, what, s->r_thr);
-    }
-    if (s->w_ep >= 0 && s->w_grp >= 0 && s->w_grp >= x->async[s->w_thr].completed) {
-      describe_byte(sb, off + k, what, sizeof what);
-      return sx_fail(x,
-                     "thread %d writes %s while a cp.async of thread %d (group %d) to it is still "
-                     "pending",
-                     t, what, s->w_thr, s->w_grp);
-    }
-    s->w_ep = x->epoch;
-    s->w_thr = (int16_t)t;
-    s->w_grp = group;
-  }
-  return true;
-}
-
-static bool eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  const tl_buffer *buf = e->u.load.buffer;
-  int lanes = lanes_of(e->dtype);
-  sx_buf *sb;
-  int64_t *flat;
-  if (!compute_access(x, buf, e->u.load.n, e->u.load.indices, lanes, mask, false, &sb, &flat))
-    return false;
-  if (!alloc_val(x, out, with_lanes(sb->et, lanes))) return false;
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) continue;
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, t)) return false;
-      out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, elem_ptr(sb, t, f));
-    }
-  }
-  return true;
-}
-
-static bool exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
-  const tl_buffer *buf = s->u.store.buffer;
-  const tl_expr *ve = s->u.store.value;
-  int lanes = lanes_of(ve->dtype);
-  for (int i = 0; i < s->u.store.n; i++)
-    if (lanes_of(s->u.store.indices[i]->dtype) > lanes) lanes = lanes_of(s->u.store.indices[i]->dtype);
-  sx_val v;
-  tl_dtype et = scalar_of(buf->dtype);
-  if (!ev_as(x, ve, with_lanes(et, lanes), mask, &v)) return false;
-  sx_buf *sb;
-  int64_t *flat;
-  if (!compute_access(x, buf, s->u.store.n, s->u.store.indices, lanes, mask, true, &sb, &flat))
-    return false;
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) continue;
-    for (int l = 0; l < lanes; l++) {
-      int64_t f = flat[(size_t)t * lanes + l];
-      if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, t, -1)) return false;
-      sx_el_store(sb->et, elem_ptr(sb, t, f), v.v[(size_t)t * lanes + l]);
-    }
-  }
-  return true;
-}
-
 /* ============================================================== calls */
 static double limit_value(tl_dtype t, bool mx, bool inf) {
   double big = (t.code == TL_TYPE_FLOAT && t.bits == 16) ? 65504.0
@@ -816,7 +607,7 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
                        sb->b->name, (long long)f, (long long)sb->elems, th);
-      uint8_t *p = elem_ptr(sb, th, f);
+      uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
       if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
       else nv.i = wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
@@ -848,9 +639,9 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     sx_val r;
     if (!alloc_val(x, &r, TL_INT32)) return false;
     for (int th = 0; th < x->T; th++) {
-      int64_t v = op == TL_INTRIN_GET_THREAD_BINDING ? (k == 0 ? th : 0)
+      int64_t v = op == TL_INTRIN_GET_THREAD_BINDING ? (k == 0 ? x->tbase + th : 0)
                 : op == TL_INTRIN_GET_BLOCK_BINDING ? x->block[k]
-                : op == TL_INTRIN_GET_LANE_IDX ? (th & 31) : (th >> 5);
+                : op == TL_INTRIN_GET_LANE_IDX ? ((x->tbase + th) & 31) : ((x->tbase + th) >> 5);
       r.v[th].i = v;
     }
     return cv(x, &r, t, out);
@@ -1070,6 +861,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   case TL_EXPR_STRING: return sx_fail(x, "a string is not a value");
   case TL_EXPR_VAR: {
     sx_val *v = tl_map_get(&x->env, e->u.var, NULL);
+    if (!v && x->penv) v = tl_map_get(x->penv, e->u.var, NULL);
     if (!v) return sx_fail(x, "variable '%s' is used outside its scope", e->u.var->name);
     return cv(x, v, t, out);
   }
@@ -1090,12 +882,14 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
   case TL_EXPR_LOAD: {
     sx_val v;
-    if (!eval_load(x, e, mask, &v)) return false;
+    if (!sx_eval_load(x, e, mask, &v)) return false;
     return cv(x, &v, t, out);
   }
   case TL_EXPR_CALL:
     if (e->u.call.op < 0 || e->u.call.op >= tl_num_intrinsics)
       return sx_fail(x, "internal error: bad intrinsic index %d", e->u.call.op);
+    if (sx_is_async_op(e->u.call.op))
+      return sx_fail(x, "T.%s is a statement, not a value", tl_intrinsics[e->u.call.op].name);
     return eval_call(x, e, mask, out);
   case TL_EXPR_BUFFER: return sx_fail(x, "buffer '%s' used as a value", e->u.buffer->name);
   case TL_EXPR_RAMP: {
@@ -1148,7 +942,7 @@ bool sx_full_warps(sx *x, const uint8_t *mask, const char *what) {
     if (act == 0) continue;
     if (act != 32)
       return sx_fail(x, "%s executed by a partial warp: %d of 32 lanes of warp %d are active", what, act,
-                     w / 32);
+                     (x->tbase + w) / 32);
   }
   return true;
 }
@@ -1161,12 +955,15 @@ static bool bind(sx *x, const tl_var *v, const sx_val *val) {
   return true;
 }
 
+/* T.sync_threads(): barrier 0 over the block (simt_mbar.c under the warp
+ * scheduler; in lockstep every thread must be active). */
 static bool exec_barrier(sx *x, const uint8_t *mask) {
+  if (x->in_gang) return sx_bar(x, 0, x->k->T, true, mask);
   int act = count_active(x, mask);
   if (act != x->T)
     return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act,
                    x->T);
-  x->epoch++;
+  sx_release(x);
   return true;
 }
 
@@ -1265,9 +1062,9 @@ static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *
 
 static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
   const tl_buffer *b = s->u.alloc.buffer;
-  sx_buf *sb = tl_map_get(&x->bufs, b, NULL);
+  sx_buf *sb = tl_map_get(&x->k->bufs, b, NULL);
   if (!sb) {
-    sb = tl_arena_alloc(&x->block_arena, sizeof *sb);
+    sb = tl_arena_alloc(&x->k->arena, sizeof *sb);
     if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
     sb->b = b;
     sb->et = scalar_of(b->dtype);
@@ -1284,29 +1081,29 @@ static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
       sb->pitch = (elems * sb->eb + 15) & ~(int64_t)15;
       if (sb->pitch > (1 << 20))
         return sx_fail(x, "local buffer '%s' needs %lld bytes per thread", b->name, (long long)sb->pitch);
-      sb->data = tl_arena_alloc(&x->block_arena, (size_t)(sb->pitch * x->T));
+      sb->data = tl_arena_alloc(&x->k->arena, (size_t)(sb->pitch * x->k->T));
       if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
       break;
     }
     case TL_SCOPE_SHARED_DYN:
     case TL_SCOPE_SHARED: {
       sb->space = SX_SHARED;
-      int64_t *off = tl_map_get(&x->smem_off, b, NULL);
+      int64_t *off = tl_map_get(&x->k->smem_off, b, NULL);
       if (!off) return sx_fail(x, "internal error: shared buffer '%s' has no offset", b->name);
       sb->base = *off;
-      sb->data = x->smem + sb->base;
+      sb->data = x->k->smem + sb->base;
       break;
     }
     case TL_SCOPE_GLOBAL:
       return sx_fail(x, "global buffer '%s' allocated inside a kernel", b->name);
     }
-    if (!tl_map_put(&x->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
+    if (!tl_map_put(&x->k->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   }
   if (b->init && sb->space == SX_LOCAL) {
     sx_val v;
     if (!ev_as(x, b->init, sb->et, mask, &v)) return false;
     for (int t = 0; t < x->T; t++)
-      if (mask[t]) sx_el_store(sb->et, elem_ptr(sb, t, 0), v.v[t]);
+      if (mask[t]) sx_el_store(sb->et, sx_elem_ptr(sb, x->tbase + t, 0), v.v[t]);
   }
   return true;
 }
@@ -1319,6 +1116,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
         op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
+    if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);
   }
   sx_val v;
   return ev(x, e, mask, &v);
@@ -1346,7 +1144,7 @@ static bool exec_inner(sx *x, const tl_stmt *s, const uint8_t *mask) {
   case TL_STMT_FOR: return exec_for(x, s, mask);
   case TL_STMT_KERNEL: return run_kernel(x, s, mask);
   case TL_STMT_ALLOC: return exec_alloc(x, s, mask);
-  case TL_STMT_STORE: return exec_store(x, s, mask);
+  case TL_STMT_STORE: return sx_exec_store(x, s, mask);
   case TL_STMT_IF: {
     sx_val c0, c;
     if (!ev(x, s->u.ifs.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
@@ -1385,6 +1183,7 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
   x->cur = s;
   if (++x->steps > x->max_steps)
     return sx_fail(x, "execution exceeded %lld steps in one block", (long long)x->max_steps);
+  if (x->schedule_seed && x->in_gang && s->kind != TL_STMT_SEQ) sx_maybe_yield(x);
   if (x->depth >= SX_MAX_DEPTH) return sx_fail(x, "IR nested more than %d levels deep", SX_MAX_DEPTH);
   x->depth++;
   bool ok = exec_inner(x, s, mask);
@@ -1444,7 +1243,7 @@ static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t
   case TL_STMT_ALLOC: {
     const tl_buffer *b = s->u.alloc.buffer;
     if (b->scope != TL_SCOPE_SHARED_DYN && b->scope != TL_SCOPE_SHARED) return true;
-    if (tl_map_get(&x->smem_off, b, NULL)) return true;
+    if (tl_map_get(&x->k->smem_off, b, NULL)) return true;
     int64_t n = 1;
     for (int i = 0; i < b->ndim; i++) {
       int64_t d;
@@ -1469,33 +1268,103 @@ static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t
     }
     if (*off + bytes > *total) *total = *off + bytes;
     if (*total > ((int64_t)1 << 32)) return sx_fail(x, "shared memory is too large");
-    return tl_map_put(&x->smem_off, b, off) ? true : sx_fail(x, "out of memory in the SIMT executor");
+    return tl_map_put(&x->k->smem_off, b, off) ? true : sx_fail(x, "out of memory in the SIMT executor");
   }
   default: return true;
   }
 }
 
 static void reset_block(sx *x) {
-  if (x->smem_size) {
-    memset(x->smem, 0, (size_t)x->smem_size);
-    for (int64_t i = 0; i < x->smem_size; i++) {
-      x->sstate[i].w_ep = -1;
-      x->sstate[i].w_grp = -1;
-      x->sstate[i].r_ep = -1;
-      x->sstate[i].w_thr = -1;
-      x->sstate[i].r_thr = -1;
-    }
+  sx_blk *k = x->k;
+  if (k->smem_size) memset(k->smem, 0, (size_t)k->smem_size);
+  sx_clock_block_start(k);
+  for (int t = 0; t < k->T; t++) {
+    sx_async *as = &k->async[t];
+    as->committed = as->completed = 0;
+    as->bulk_committed = as->bulk_completed = 0;
+    as->fences = 0;
   }
-  x->epoch = 0;
-  for (int t = 0; t < x->T; t++) {
-    x->async[t].committed = 0;
-    x->async[t].completed = 0;
-  }
-  tl_map_free(&x->bufs);
-  tl_map_init(&x->bufs);
-  tl_arena_free(&x->block_arena);
-  tl_arena_init(&x->block_arena);
+  memset(k->nbar, 0, sizeof k->nbar);
+  k->nmb = 0;
+  k->nbulk = 0;
+  k->nbread = 0;
+  tl_map_free(&k->bufs);
+  tl_map_init(&k->bufs);
+  tl_arena_free(&k->arena);
+  tl_arena_init(&k->arena);
   x->steps = 0;
+}
+
+/* Does the kernel use a synchronisation finer than the whole block (the
+ * intrinsics of simt_mbar.c)?  Then its warps are scheduled one by one. */
+typedef struct async_finder {
+  tl_visitor v;
+  const sx *x;
+  bool found;
+} async_finder;
+static void find_async(tl_visitor *v, const tl_expr *e) {
+  async_finder *f = (async_finder *)v;
+  if (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
+      sx_is_async_op(e->u.call.op))
+    f->found = true;
+}
+static bool uses_async(const sx *x, const tl_stmt *s) {
+  async_finder f = {{find_async, NULL, NULL, false, 0}, x, false};
+  tl_visit_stmt(&f.v, s);
+  return f.found;
+}
+
+bool sx_exec_gang(sx *x, const tl_stmt *kernel) {
+  for (int i = 0; i < kernel->u.kernel.ngrid; i++) {
+    const tl_var *bv = kernel->u.kernel.block_vars[i];
+    if (!bv) continue;
+    sx_val v;
+    if (!alloc_val(x, &v, bv->dtype)) return false;
+    for (int t = 0; t < x->T; t++) v.v[t].i = wrap(bv->dtype, x->block[i]);
+    if (!bind(x, bv, &v)) return false;
+  }
+  uint8_t *mask = sx_scratch(x, (size_t)x->T);
+  if (!mask) return false;
+  memset(mask, 1, (size_t)x->T);
+  return exec(x, kernel->u.kernel.body, mask);
+}
+
+/* Allocates the block state for `total` bytes of shared memory and G gangs
+ * (the scheduler when G > 1 or the kernel needs it). */
+static bool setup_block(sx *x, int64_t total, bool warps) {
+  sx_blk *k = x->k;
+  k->smem_size = total;
+  k->G = warps ? (k->T + 31) / 32 : 1;
+  k->gang_threads = warps ? 32 : k->T;
+  k->NU = k->G + SX_MAX_MBAR;
+  if (total) {
+    k->smem = malloc((size_t)total);
+    k->sstate = malloc(sizeof(sx_byte) * (size_t)total);
+    k->rd = malloc(sizeof(sx_rd) * (size_t)total * (size_t)k->G);
+  }
+  k->vc = calloc((size_t)k->G * (size_t)k->NU, sizeof(uint32_t));
+  if ((total && (!k->smem || !k->sstate || !k->rd)) || !k->vc)
+    return sx_fail(x, "out of memory in the SIMT executor");
+  k->base = 0;
+  return !warps || sx_sched_create(x, k);
+}
+
+static void free_block(sx_blk *k) {
+  sx_sched_destroy(k);
+  free(k->smem);
+  free(k->sstate);
+  free(k->rd);
+  free(k->vc);
+  free(k->bulk);
+  free(k->bread);
+  k->bread = NULL;
+  k->nbread = k->capbread = 0;
+  k->smem = NULL;
+  k->sstate = NULL;
+  k->rd = NULL;
+  k->vc = NULL;
+  k->bulk = NULL;
+  k->nbulk = k->capbulk = 0;
 }
 
 static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
@@ -1510,20 +1379,12 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
       return sx_fail(x, "grid dimension %d is %lld", i, (long long)grid[i]);
   }
   int64_t next = planned_end(s->u.kernel.body, 0), total = next;
-  tl_map_free(&x->smem_off);
-  tl_map_init(&x->smem_off);
+  sx_blk *k = x->k;
+  free_block(k);
+  tl_map_free(&k->smem_off);
+  tl_map_init(&k->smem_off);
   if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
-  free(x->smem);
-  free(x->sstate);
-  x->smem = NULL;
-  x->sstate = NULL;
-  x->smem_size = total;
-  if (total) {
-    x->smem = malloc((size_t)total);
-    x->sstate = malloc(sizeof(sx_byte) * (size_t)total);
-    if (!x->smem || !x->sstate) return sx_fail(x, "out of memory in the SIMT executor");
-  }
-  const tl_stmt *kernel = s;
+  if (!setup_block(x, total, x->schedule_seed || uses_async(x, s->u.kernel.body))) return false;
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++) {
@@ -1531,17 +1392,13 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
         x->block[1] = by;
         x->block[2] = bz;
         reset_block(x);
-        x->cur = kernel;
-        sx_mark mk = mark(x);
-        for (int i = 0; i < ng; i++) {
-          const tl_var *bv = s->u.kernel.block_vars[i];
-          if (!bv) continue;
-          sx_val v;
-          if (!alloc_val(x, &v, bv->dtype)) return false;
-          for (int t = 0; t < x->T; t++) v.v[t].i = wrap(bv->dtype, x->block[i]);
-          if (!bind(x, bv, &v)) return false;
+        x->cur = s;
+        if (k->sched) {
+          if (!sx_sched_run_block(x, s)) return false;
+          continue;
         }
-        if (!exec(x, s->u.kernel.body, mask)) return false;
+        sx_mark mk = mark(x);
+        if (!sx_exec_gang(x, s)) return false;
         release(x, mk);
       }
   return true;
@@ -1628,18 +1485,22 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
     return false;
   }
   sx x;
+  sx_blk blk;
   memset(&x, 0, sizeof x);
+  memset(&blk, 0, sizeof blk);
+  x.k = &blk;
   x.m = m;
   x.f = m->funcs[func];
   x.d = d;
   x.check = opts ? opts->check_races : true;
   x.max_steps = opts && opts->max_steps > 0 ? opts->max_steps : 1000000000;
+  x.schedule_seed = opts ? opts->schedule_seed : 0;
   tl_arena_init(&x.arena);
-  tl_arena_init(&x.block_arena);
+  tl_arena_init(&blk.arena);
   tl_map_init(&x.env);
   tl_map_init(&x.gbufs);
-  tl_map_init(&x.bufs);
-  tl_map_init(&x.smem_off);
+  tl_map_init(&blk.bufs);
+  tl_map_init(&blk.smem_off);
   bool ok = false;
   uint8_t *mask = NULL;
   const tl_stmt *k = tl_ir_find_kernel(x.f->body);
@@ -1655,9 +1516,11 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
     goto done;
   }
   x.T = (int)threads;
+  blk.T = x.T;
+  blk.G = 1;
   mask = malloc((size_t)x.T);
-  x.async = calloc((size_t)x.T, sizeof *x.async);
-  if (!mask || !x.async) {
+  blk.async = calloc((size_t)x.T, sizeof *blk.async);
+  if (!mask || !blk.async) {
     sx_fail(&x, "out of memory in the SIMT executor");
     goto done;
   }
@@ -1665,19 +1528,18 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   if (!bind_params(&x, args, nargs, dyn, ndyn, mask)) goto done;
   ok = exec(&x, x.f->body, mask);
 done:
-  if (x.async)
-    for (int t = 0; t < x.T; t++) free(x.async[t].done_ep);
-  free(x.async);
+  if (blk.async)
+    for (int t = 0; t < x.T; t++) free(blk.async[t].done_clk);
+  free(blk.async);
   free(mask);
-  free(x.smem);
-  free(x.sstate);
+  free_block(&blk);
   for (int i = 0; i < x.nchunks; i++) free(x.chunks[i].data);
   free(x.chunks);
   tl_map_free(&x.env);
   tl_map_free(&x.gbufs);
-  tl_map_free(&x.bufs);
-  tl_map_free(&x.smem_off);
-  tl_arena_free(&x.block_arena);
+  tl_map_free(&blk.bufs);
+  tl_map_free(&blk.smem_off);
+  tl_arena_free(&blk.arena);
   tl_arena_free(&x.arena);
   return ok && !x.failed;
 }

@@ -2,8 +2,9 @@
  * representation, per-block state and the helpers the warp-collective and
  * asynchronous-copy code shares with the statement/expression executor.
  *
- * A value is a vector over the block's threads: element [t * lanes + l] is
- * lane l of thread t.  Integers and bool are int64 normalised to their
+ * A value is a vector over the threads of a gang (simt_sched.c: a warp, or the
+ * whole block in lockstep): element [t * lanes + l] is lane l of the gang's
+ * thread t, block thread x->tbase + t.  Integers and bool are int64 normalised to their
  * dtype (sign- or zero-extended; bool 0/1; uint64 as its bit pattern);
  * floats are doubles holding a value exactly representable in the dtype
  * (f16, bf16, tf32, f32 or f64).  Memory (global tensors, shared memory,
@@ -38,26 +39,111 @@ typedef struct sx_buf {
   int64_t pitch;               /* local: bytes per thread */
 } sx_buf;
 
-/* Race-tracking state of one shared-memory byte. */
+/* Race-tracking state of one shared-memory byte (simt_race.c).  Clocks are
+ * vector-clock entries (sx_blk.vc): a byte was written in the current block
+ * when w_clk >= the block's clock base. */
 typedef struct sx_byte {
-  int32_t w_ep;   /* barrier epoch of the last write; -1: never written */
-  int32_t w_grp;  /* cp.async group of the last write; -1: an ordinary store */
-  int32_t r_ep;   /* epoch of the last read(s); -1: none */
-  int16_t w_thr;  /* thread of the last write */
-  int16_t r_thr;  /* thread of the last read; SX_MANY when several threads read */
+  uint32_t w_clk;   /* the writer unit's clock at the write (cp.async: see w_grp) */
+  int16_t w_unit;   /* vector-clock unit of the writer: a gang, or an mbarrier (async-proxy copy) */
+  int16_t w_thr;    /* thread of the last write (block thread index) */
+  int32_t w_grp;    /* cp.async group of the last write; -1: not a cp.async */
+  uint32_t w_fence; /* the writer thread's fence.proxy.async count at the write; SX_ASYNC_WRITE: async proxy */
 } sx_byte;
 #define SX_MANY (-2)
+#define SX_ASYNC_WRITE UINT32_MAX
+
+/* The last read of a byte by one gang: the gang's clock and the thread
+ * (SX_MANY when several threads of the gang read at that clock). */
+typedef struct sx_rd { uint32_t clk; int16_t thr; } sx_rd;
 
 /* cp.async bookkeeping of one thread. */
 typedef struct sx_async {
   int32_t committed;  /* groups closed by commit_group; the open group has this index */
   int32_t completed;  /* groups 0..completed-1 are complete */
-  int32_t *done_ep;   /* per group: the barrier epoch at which its wait completed */
+  uint32_t *done_clk; /* per group: the waiting gang's clock when its wait completed */
   int32_t cap;
+  int32_t bulk_committed, bulk_completed; /* cp.async.bulk groups (bulk stores) */
+  uint32_t fences;    /* fence.proxy.async executed so far in this block */
 } sx_async;
 
 typedef struct sx_chunk { char *data; size_t cap, used; } sx_chunk;
 typedef struct sx_mark { int chunk; size_t used; } sx_mark;
+
+#define SX_MAX_GANGS 32  /* 1024 threads / 32 */
+#define SX_MAX_MBAR 64   /* mbarriers initialised per block */
+#define SX_NBAR 16       /* named barriers 0..15 (PTX ISA §9.7.13.1) */
+
+/* A named barrier (bar.sync / bar.arrive) in progress. */
+typedef struct sx_nbar {
+  int expected;        /* thread count of the current use; 0: idle */
+  int arrived;         /* threads arrived so far */
+  uint64_t waiting;    /* gangs blocked in bar.sync on it (bit per gang) */
+  uint32_t *vc;        /* join of the arrivals' clocks */
+} sx_nbar;
+
+/* An mbarrier object (PTX ISA §9.7.13.15): a uint64 element of shared memory. */
+typedef struct sx_mbar {
+  int64_t addr;        /* byte offset in the block's shared memory */
+  const tl_buffer *b;  /* the buffer and element that hold it (messages) */
+  int64_t el;
+  uint32_t phase;      /* number of completed phases (the current phase's parity is phase & 1) */
+  int expected;        /* the arrival count of init */
+  int pending;         /* arrivals the current phase still needs */
+  int64_t tx;          /* tx-count of the current phase */
+  uint32_t *vc;        /* releases into the current phase */
+  uint32_t *done_vc;   /* what a wait that observes the last completed phase acquires */
+  int init_unit, init_thr;
+  uint32_t init_clk;
+} sx_mbar;
+
+/* A cp.async.bulk global -> shared copy not yet performed (the async proxy
+ * performs it at a scheduling point, then complete_tx on its mbarrier). */
+typedef struct sx_bulk {
+  const struct sx_buf *dst;
+  int64_t dst_byte;    /* byte offset in dst */
+  const uint8_t *src;  /* global source bytes */
+  int64_t bytes;
+  int mbar;            /* index in sx_blk.mb */
+  int thr;             /* issuing thread */
+  const tl_stmt *at;   /* issuing statement */
+  uint32_t *vc;        /* the issuer's clock at issue */
+} sx_bulk;
+
+/* The shared-memory source of a bulk store whose bulk group has not been
+ * waited for: the async proxy may still read bytes [lo, hi). */
+typedef struct sx_bulk_read {
+  int64_t lo, hi;      /* byte offsets in the block's shared memory */
+  int thr;             /* issuing thread */
+  int32_t group;       /* its bulk group */
+} sx_bulk_read;
+
+struct sx;
+
+/* State of one block shared by its gangs (simt_sched.c runs them). */
+typedef struct sx_blk {
+  tl_map bufs;             /* allocated tl_buffer* -> sx_buf* */
+  tl_map smem_off;         /* shared tl_buffer* -> int64_t* byte offset */
+  tl_arena arena;          /* lifetime of one block */
+  uint8_t *smem;
+  sx_byte *sstate;         /* [smem_size] */
+  sx_rd *rd;               /* [G][smem_size] */
+  int64_t smem_size;
+  sx_async *async;         /* per thread */
+  int T;                   /* threads per block */
+  int G;                   /* gangs: units of scheduling (1: the whole block in lockstep) */
+  int gang_threads;        /* threads per gang (32, or T) */
+  int NU;                  /* vector-clock units: G gangs, then SX_MAX_MBAR mbarriers */
+  uint32_t base;           /* clock base of the current block */
+  uint32_t *vc;            /* [G][NU] */
+  sx_nbar nbar[SX_NBAR];
+  sx_mbar mb[SX_MAX_MBAR];
+  int nmb;
+  sx_bulk *bulk;           /* pending bulk copies */
+  int nbulk, capbulk;
+  sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
+  int nbread, capbread;
+  struct sx_sched *sched;  /* NULL in lockstep mode */
+} sx_blk;
 
 typedef struct sx {
   const tl_module *m;
@@ -65,7 +151,10 @@ typedef struct sx {
   tl_diag *d;
   bool failed;
   bool check;              /* race / barrier / cp.async / uninitialised checks */
-  int T;                   /* threads per block */
+  int T;                   /* threads of this gang (the value vectors' length) */
+  int tbase;               /* block thread index of the gang's first thread */
+  int g;                   /* gang index */
+  bool in_gang;            /* a gang of the warp scheduler, on its own stack (not the root executor) */
   int64_t grid[3], block[3];
   int64_t max_steps, steps;
   int depth;
@@ -76,18 +165,11 @@ typedef struct sx {
   size_t scratch_total;
   /* bindings */
   tl_map env;              /* tl_var* → sx_val* */
+  const tl_map *penv;      /* the enclosing (pre-kernel) bindings, or NULL */
   tl_map gbufs;            /* parameter tl_buffer* → sx_buf* */
-  tl_map bufs;             /* allocated tl_buffer* → sx_buf* (per block) */
-  tl_map smem_off;         /* shared tl_buffer* → int64_t* byte offset */
   tl_arena arena;          /* lifetime of the call */
-  tl_arena block_arena;    /* lifetime of one block */
-  /* shared memory of the current block */
-  uint8_t *smem;
-  sx_byte *sstate;
-  int64_t smem_size;
-  int32_t epoch;
-  sx_async *async;         /* per thread */
-  int16_t *tid16;          /* scratch */
+  sx_blk *k;               /* the block being executed */
+  uint64_t schedule_seed;  /* 0: deterministic schedule */
 } sx;
 
 /* Reports an error at the current statement (block and message); returns false. */
@@ -98,12 +180,43 @@ void *sx_scratch(sx *x, size_t bytes);
 bool sx_eval_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val *out);
 /* The storage of buffer b (a parameter or an allocation in scope); NULL reported. */
 sx_buf *sx_buffer(sx *x, const tl_buffer *b);
-/* Shared-memory protocol checks for thread t reading / writing n bytes at byte
- * offset off of buffer sb (group: cp.async group, -1 for an ordinary store).
- * They report races, reads of pending cp.async data and of uninitialised
- * bytes, and record the access; false after reporting. */
+/* simt_race.c: vector clocks and the shared-memory protocol checks.  t is
+ * the block thread index (x->tbase + vector index).  sx_smem_read /
+ * sx_smem_write check thread t reading / writing n bytes at byte offset off
+ * of buffer sb (group: cp.async group, -1 for an ordinary store): races,
+ * reads of pending cp.async or bulk-copy data and of uninitialised bytes;
+ * they record the access; false after reporting.  sx_smem_read_async is a
+ * read through the async proxy (what_op names the operation; adds the
+ * fence.proxy.async rule); sx_smem_write_async stamps the bytes of bulk copy
+ * c as written by vector-clock unit `unit` at clock clk. */
 bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t);
 bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group);
+bool sx_smem_read_async(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what_op);
+bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk);
+/* The vector clock of unit u (k->NU entries). */
+uint32_t *sx_vc(sx_blk *k, int u);
+/* dst = max(dst, src) entrywise. */
+void sx_vc_join(const sx_blk *k, uint32_t *dst, const uint32_t *src);
+/* A release by x's gang: advances its own clock entry. */
+void sx_release(sx *x);
+/* Starts the clocks of a new block above every clock used before. */
+void sx_clock_block_start(sx_blk *k);
+/* Does an access by (unit, clk, thread thr) happen before thread t of x's gang now? */
+bool sx_happens_before(const sx *x, int unit, uint32_t clk, int thr, int t);
+/* Lanes of t (1 for a scalar), t's scalar dtype, t with l lanes. */
+static inline int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
+static inline tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
+static inline tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
+/* A value of dtype t (lanes included) on the scratch stack. */
+bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t);
+/* simt_mem.c: a load expression / a store statement under the active mask. */
+bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
+bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask);
+/* Element `flat` of buffer sb as block thread tid sees it (local buffers are per thread). */
+static inline uint8_t *sx_elem_ptr(const sx_buf *sb, int tid, int64_t flat) {
+  if (sb->space == SX_LOCAL) return sb->data + (int64_t)tid * sb->pitch + flat * sb->eb;
+  return sb->data + flat * sb->eb;
+}
 /* Element encoding: loads / stores one scalar of dtype et at p. */
 sx_el sx_el_load(tl_dtype et, const uint8_t *p);
 void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);
@@ -114,5 +227,43 @@ bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
  * ptx_commit_group / ptx_wait_group, and the shuffle expressions. */
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 bool sx_shuffle(sx *x, int op, const tl_expr *call, const uint8_t *mask, sx_val *out);
+
+/* The asynchronous-pipeline statements (named barriers, mbarriers, bulk
+ * copies, the proxy fence): lib/IR/intrinsics.def lists them contiguously,
+ * TL_INTRIN_PTX_BAR_SYNC .. TL_INTRIN_PTX_FENCE_PROXY_ASYNC. */
+static inline bool sx_is_async_op(int op) {
+  return op >= TL_INTRIN_PTX_BAR_SYNC && op <= TL_INTRIN_PTX_FENCE_PROXY_ASYNC;
+}
+
+/* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
+ * (sx_is_async_op: TL_INTRIN_PTX_BAR_SYNC .. TL_INTRIN_PTX_FENCE_PROXY_ASYNC), under the warp scheduler.
+ * sx_bar: x's gang (all lanes active) arrives at barrier id over n threads,
+ * and with wait blocks until it completes.  sx_bulk_progress: the async
+ * proxy performs pending bulk copies (all; with seeded some at random; with
+ * force at least one). */
+bool sx_async_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+bool sx_bar(sx *x, int id, int n, bool wait, const uint8_t *mask);
+bool sx_bulk_progress(sx *root, bool seeded, bool force);
+
+/* simt_sched.c: the warp scheduler.  sx_sched_create makes k->G gangs
+ * (stacks, executor states copied from root); sx_sched_run_block runs the
+ * current block's gangs to completion (each sx_exec_gang) or to the first
+ * error or a deadlock (reported); sx_block blocks x's gang until the wait
+ * (SX_WAIT_BAR id / SX_WAIT_MBAR index with parity) is satisfied (false
+ * when the block failed meanwhile); sx_maybe_yield yields at random (seeded
+ * schedules); sx_gang_of is the gang executing block thread t; sx_rand
+ * draws from the block's schedule generator. */
+enum { SX_WAIT_NONE, SX_WAIT_BAR, SX_WAIT_MBAR };
+bool sx_sched_create(sx *root, sx_blk *k);
+void sx_sched_destroy(sx_blk *k);
+bool sx_sched_run_block(sx *root, const tl_stmt *kernel);
+bool sx_block(sx *x, int kind, int id, int parity);
+void sx_maybe_yield(sx *x);
+sx *sx_gang_of(sx_blk *k, int t);
+uint64_t sx_rand(sx_blk *k);
+
+/* simt_exec.c: runs the kernel body for gang x of the current block (binds
+ * the block variables; all of the gang's threads active). */
+bool sx_exec_gang(sx *x, const tl_stmt *kernel);
 
 #endif

@@ -29,10 +29,10 @@
  *  - cp.async (PTX ISA §9.7.9.25): the bytes are copied at issue time and
  *    tagged with (thread, group) where group is the thread's open group;
  *    commit_group closes it; wait_group n completes all but the n most
- *    recent committed groups of the thread and stamps them with the current
- *    barrier epoch.  Reading a byte of an incomplete group is an error, and
- *    other threads may read it only after a barrier that follows the wait
- *    (simt_exec.c's protocol checks).  pred false zero-fills (src-size 0). */
+ *    recent committed groups of the thread and stamps them with its gang's
+ *    current clock.  Reading a byte of an incomplete group is an error, and
+ *    other threads may read it only after a synchronisation that follows the
+ *    wait (simt_race.c's protocol checks).  pred false zero-fills (src-size 0). */
 #include "Interp/simt_internal.h"
 
 #include <math.h>
@@ -67,9 +67,8 @@ static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
   return true;
 }
 
-static uint8_t *local_ptr(const sx_buf *sb, int t, int64_t el) {
-  return sb->data + (int64_t)t * sb->pitch + el * sb->eb;
-}
+/* Element el of local buffer sb in the gang's thread t (vector index). */
+#define local_ptr(sb, t, el) sx_elem_ptr((sb), x->tbase + (t), (el))
 
 static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
   if (off < 0 || off + n > sb->elems)
@@ -104,7 +103,7 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
         if ((src->base + off * 2) % 16)
           return sx_fail(x, "ldmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", th,
                          (long long)off, src->b->name);
-        if (!sx_smem_read(x, src, off * 2, 16, th)) return false;
+        if (!sx_smem_read(x, src, off * 2, 16, x->tbase + th)) return false;
         memcpy(M[i][r], src->data + off * 2, 16);
       }
     for (int l = 0; l < 32; l++) {
@@ -237,7 +236,7 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
         return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
                        (long long)bytes, src->b->name, (long long)s, t);
     }
-    if (!sx_smem_write(x, dst, db, (int)bytes, t, x->async[t].committed)) return false;
+    if (!sx_smem_write(x, dst, db, (int)bytes, x->tbase + t, x->k->async[x->tbase + t].committed)) return false;
     if (p) memcpy(dst->data + db, src->data + sbyte, (size_t)bytes);
     else memset(dst->data + db, 0, (size_t)bytes);
   }
@@ -246,7 +245,7 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
 
 static bool do_commit(sx *x, const uint8_t *mask) {
   for (int t = 0; t < x->T; t++)
-    if (mask[t]) x->async[t].committed++;
+    if (mask[t]) x->k->async[x->tbase + t].committed++;
   return true;
 }
 
@@ -256,18 +255,18 @@ static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (n < 0) return sx_fail(x, "T.ptx_wait_group(%lld): the count must be >= 0", (long long)n);
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
-    sx_async *as = &x->async[t];
+    sx_async *as = &x->k->async[x->tbase + t];
     int64_t upto = (int64_t)as->committed - n;
     if (upto <= as->completed) continue;
     if (upto > as->cap) {
       int32_t cap = as->cap ? as->cap : 8;
       while (cap < upto) cap *= 2;
-      int32_t *p = realloc(as->done_ep, sizeof *p * (size_t)cap);
+      uint32_t *p = realloc(as->done_clk, sizeof *p * (size_t)cap);
       if (!p) return sx_fail(x, "out of memory in the SIMT executor");
-      as->done_ep = p;
+      as->done_clk = p;
       as->cap = cap;
     }
-    for (int64_t g = as->completed; g < upto; g++) as->done_ep[g] = x->epoch;
+    for (int64_t g = as->completed; g < upto; g++) as->done_clk[g] = sx_vc(x->k, x->g)[x->g];
     as->completed = (int32_t)upto;
   }
   return true;

@@ -71,6 +71,25 @@ enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 #define MAX_RUNS 4096
 
 
+/* --seed N (the input generator's *seed) or, with schedule, --schedule-seed N
+ * (sets TL_SCHEDULE_SEED, which the CPU executor reads: lib/Runtime/cpu.c).
+ * N: a non-negative integer (decimal, 0x hex or 0 octal); false with *rc set
+ * after a usage error. */
+static bool seed_option(bool schedule, const char *arg, uint64_t *seed, int *rc) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(arg, &end, 0);
+  if (!*arg || *end || errno || arg[0] == '-') {
+    *rc = tl_cli_usage_error(schedule ? "bad --schedule-seed '%s' (expected a non-negative integer)"
+                                      : "bad --seed '%s' (expected a non-negative integer)",
+                             arg);
+    return false;
+  }
+  if (schedule) setenv("TL_SCHEDULE_SEED", arg, 1);
+  else *seed = v;
+  return true;
+}
+
 static void usage(FILE *f) {
   fputs(
       "usage: tl-run [options] [FILE]\n"
@@ -90,6 +109,9 @@ static void usage(FILE *f) {
       "                        with none every tensor parameter counts as output\n"
       "  --seed N              input generator seed (default 0; splitmix64; floats\n"
       "                        uniform in [-1, 1) rounded to the dtype, ints in [-4, 4])\n"
+      "  --schedule-seed N     (cpu) schedule every warp on its own and shuffle the\n"
+      "                        schedule with seed N (0: the deterministic schedule;\n"
+      "                        sets TL_SCHEDULE_SEED, which the CPU executor reads)\n"
       "  --check               compare every output element with the tile-level\n"
       "                        reference evaluator; prints 'check: PASS' or\n"
       "                        'check: FAIL' with the worst element (exit 1)\n"
@@ -813,13 +835,14 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE };
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
       {"arg", required_argument, NULL, OPT_ARG},
       {"out-idx", required_argument, NULL, OPT_OUT_IDX},
       {"seed", required_argument, NULL, OPT_SEED},
+      {"schedule-seed", required_argument, NULL, OPT_SCHEDULE_SEED},
       {"check", no_argument, NULL, OPT_CHECK},
       {"bench", no_argument, NULL, OPT_BENCH},
       {"tune", no_argument, NULL, OPT_TUNE},
@@ -939,17 +962,10 @@ int main(int argc, char **argv) {
           goto done;
         }
         break;
-      case OPT_SEED: {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(optarg, &end, 0);
-        if (!*optarg || *end || errno || optarg[0] == '-') {
-          rc = tl_cli_usage_error("bad --seed '%s' (expected a non-negative integer)", optarg);
-          goto done;
-        }
-        seed = v;
+      case OPT_SEED:
+      case OPT_SCHEDULE_SEED:
+        if (!seed_option(c == OPT_SCHEDULE_SEED, optarg, &seed, &rc)) goto done;
         break;
-      }
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
