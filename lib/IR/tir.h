@@ -143,6 +143,18 @@ typedef struct tl_intrinsic {
   bool unify;           /* arguments brought to one dtype by tl_ir_call */
   unsigned effects;     /* TL_EFF_* bits */
 } tl_intrinsic;
+/* The case labels of the asynchronous-pipeline statements (named barriers,
+ * mbarriers, 1-D bulk copies, the proxy fence; docs/simt-ir.md
+ * "Asynchronous pipelines"), for the consumer switches that treat them as
+ * one family: `switch (op) { TL_INTRIN_CASES_ASYNC_PIPELINE: ... }`. */
+#define TL_INTRIN_CASES_ASYNC_PIPELINE                                                               \
+  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:      \
+  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:                  \
+  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:                    \
+  case TL_INTRIN_PTX_MBARRIER_WAIT: case TL_INTRIN_PTX_CP_ASYNC_BULK:                                \
+  case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
+  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC
+
 extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT];   /* indexed by tl_intrin */
 extern const int tl_num_intrinsics;                          /* TL_INTRIN_COUNT */
 /* The id of T.name, or -1: name resolution for the parser, the elaborator and

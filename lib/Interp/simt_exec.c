@@ -823,12 +823,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_MMA:
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:
-  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:
-  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX: case TL_INTRIN_PTX_MBARRIER_WAIT:
-  case TL_INTRIN_PTX_CP_ASYNC_BULK: case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
-  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:
-  case TL_INTRIN_PTX_WAIT_GROUP: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE: return sx_fail(x, "T.%s is a statement, not a value", name);
   case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);

@@ -229,14 +229,16 @@ bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 bool sx_shuffle(sx *x, int op, const tl_expr *call, const uint8_t *mask, sx_val *out);
 
 /* The asynchronous-pipeline statements (named barriers, mbarriers, bulk
- * copies, the proxy fence): lib/IR/intrinsics.def lists them contiguously,
- * TL_INTRIN_PTX_BAR_SYNC .. TL_INTRIN_PTX_FENCE_PROXY_ASYNC. */
+ * copies, the proxy fence: TL_INTRIN_CASES_ASYNC_PIPELINE). */
 static inline bool sx_is_async_op(int op) {
-  return op >= TL_INTRIN_PTX_BAR_SYNC && op <= TL_INTRIN_PTX_FENCE_PROXY_ASYNC;
+  switch (op) {
+  TL_INTRIN_CASES_ASYNC_PIPELINE: return true;
+  default: return false;
+  }
 }
 
 /* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
- * (sx_is_async_op: TL_INTRIN_PTX_BAR_SYNC .. TL_INTRIN_PTX_FENCE_PROXY_ASYNC), under the warp scheduler.
+ * (sx_is_async_op), under the warp scheduler.
  * sx_bar: x's gang (all lanes active) arrives at barrier id over n threads,
  * and with wait blocks until it completes.  sx_bulk_progress: the async
  * proxy performs pending bulk copies (all; with seeded some at random; with

@@ -255,11 +255,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     return cg_gen_float_math(g, e, op, -1);
   case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
-  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:
-  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:
-  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX: case TL_INTRIN_PTX_MBARRIER_WAIT:
-  case TL_INTRIN_PTX_CP_ASYNC_BULK: case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
-  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:
+  TL_INTRIN_CASES_ASYNC_PIPELINE:
     break; /* statements (gen_eval) */
   }
 #undef NEED
@@ -518,11 +514,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   case TL_INTRIN_PTX_CP_ASYNC: return stmt_arity(g, e) && cg_gen_cp_async(g, e);
   case TL_INTRIN_PTX_COMMIT_GROUP: return stmt_arity(g, e) && cg_gen_commit_group(g);
   case TL_INTRIN_PTX_WAIT_GROUP: return stmt_arity(g, e) && cg_gen_wait_group(g, e);
-  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:
-  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:
-  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX: case TL_INTRIN_PTX_MBARRIER_WAIT:
-  case TL_INTRIN_PTX_CP_ASYNC_BULK: case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
-  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:
+  TL_INTRIN_CASES_ASYNC_PIPELINE:
     return stmt_arity(g, e) && cg_gen_hopper_stmt(g, e);
   default: return cg_gen_expr(g, e) != NULL; /* a value, dropped */
   }
