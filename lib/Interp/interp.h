@@ -37,8 +37,9 @@ typedef struct tl_simt_options {
 } tl_simt_options;
 
 /* Runs the SIMT IR function (after tl_lower_module) for the whole grid:
- * blocks one after another, a block's threads in lockstep with an active
- * mask; warp-collective intrinsics per the PTX ISA (docs/simt-ir.md);
+ * blocks one after another, a block's warps each its own thread of control
+ * under a scheduler (deterministic, or shuffled by opts->schedule_seed), the
+ * lanes of a warp in lockstep with an active mask; warp-collective intrinsics per the PTX ISA (docs/simt-ir.md);
  * arithmetic and conversions rounded as the GPU does. */
 bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
                   const int64_t *dyn, int ndyn, const tl_simt_options *opts, tl_diag *d);

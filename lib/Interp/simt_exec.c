@@ -3,10 +3,8 @@
  * checks.
  *
  * Algorithm: blocks run one after another (blockIdx.x fastest); a block
- * runs as gangs (simt_sched.c: one warp each under the warp scheduler, or
- * the whole block in lockstep when T.sync_threads() is its only
- * synchronisation and no schedule seed is set), and the threads of a gang
- * run in lockstep.  Every expression evaluates to a vector over the gang's
+ * runs as gangs, one per warp, under the warp scheduler (simt_sched.c), and
+ * the threads of a gang (the lanes of a warp) run in lockstep.  Every expression evaluates to a vector over the gang's
  * threads (simt_internal.h) under an active mask: an `if` runs
  * its then-branch with mask & cond and its else-branch with mask & ~cond; a
  * loop whose bounds differ between threads iterates while any active thread
@@ -36,8 +34,8 @@
  * gang's last read; T.sync_threads() and the other synchronisations order
  * them.  A read of a byte whose write does not happen before it, a write of
  * a byte whose reads do not, a read of bytes whose cp.async group has not
- * been waited for, a read of a byte nothing wrote, and (in lockstep) a
- * barrier reached by only part of the block are errors at the statement's
+ * been waited for, a read of a byte nothing wrote, and a deadlock (a
+ * barrier reached by only part of the block) are errors at the statement's
  * location.  Warp collectives live in simt_warp.c; named barriers,
  * mbarriers and bulk copies in simt_mbar.c. */
 #include "Interp/simt_internal.h"
@@ -431,7 +429,7 @@ static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_
     bool err = false;
     out->v[k].i = iop(op, a->v[k].i, b->v[k].i, st, &err);
     if (err && mask[k / (size_t)L])
-      return sx_fail(x, "integer division by zero in thread %d", (int)(k / (size_t)L));
+      return sx_fail(x, "integer division by zero in thread %d", x->tbase + (int)(k / (size_t)L));
   }
   return true;
 }
@@ -601,12 +599,12 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
     int64_t base = off.v[th].i;
     if (L > 1 && (base % L) != 0)
       return sx_fail(x, "misaligned %d-lane atomic of global buffer '%s' at element %lld in thread %d", L,
-                     sb->b->name, (long long)base, th);
+                     sb->b->name, (long long)base, x->tbase + th);
     for (int l = 0; l < L; l++) {
       int64_t f = base + l;
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
-                       sb->b->name, (long long)f, (long long)sb->elems, th);
+                       sb->b->name, (long long)f, (long long)sb->elems, x->tbase + th);
       uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
       if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
@@ -702,7 +700,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
                                   : round_to(fmodf((float)a.v[k].f, (float)b.v[k].f), st);
         } else {
           if (b.v[k].i == 0) {
-            if (mask[k / (size_t)L]) return sx_fail(x, "integer division by zero in thread %d", (int)(k / L));
+            if (mask[k / (size_t)L]) return sx_fail(x, "integer division by zero in thread %d", x->tbase + (int)(k / L));
             continue;
           }
           if (is_uint(t)) out->v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i % (uint64_t)b.v[k].i));
@@ -1001,7 +999,7 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
   int64_t *end = sx_scratch(x, sizeof(int64_t) * (size_t)x->T);
   if (!end) return false;
   for (int t = 0; t < x->T; t++) {
-    if (mask[t] && s->u.loop.step && step.v[t].i == 0) return sx_fail(x, "loop step is zero in thread %d", t);
+    if (mask[t] && s->u.loop.step && step.v[t].i == 0) return sx_fail(x, "loop step is zero in thread %d", x->tbase + t);
     cur.v[t].i = lo.v[t].i;
     end[t] = wrap(vt, (int64_t)((uint64_t)lo.v[t].i + (uint64_t)ext.v[t].i));
   }
@@ -1290,25 +1288,6 @@ static void reset_block(sx *x) {
   x->steps = 0;
 }
 
-/* Does the kernel use a synchronisation finer than the whole block (the
- * intrinsics of simt_mbar.c)?  Then its warps are scheduled one by one. */
-typedef struct async_finder {
-  tl_visitor v;
-  const sx *x;
-  bool found;
-} async_finder;
-static void find_async(tl_visitor *v, const tl_expr *e) {
-  async_finder *f = (async_finder *)v;
-  if (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
-      sx_is_async_op(e->u.call.op))
-    f->found = true;
-}
-static bool uses_async(const sx *x, const tl_stmt *s) {
-  async_finder f = {{find_async, NULL, NULL, false, 0}, x, false};
-  tl_visit_stmt(&f.v, s);
-  return f.found;
-}
-
 bool sx_exec_gang(sx *x, const tl_stmt *kernel) {
   for (int i = 0; i < kernel->u.kernel.ngrid; i++) {
     const tl_var *bv = kernel->u.kernel.block_vars[i];
@@ -1324,13 +1303,13 @@ bool sx_exec_gang(sx *x, const tl_stmt *kernel) {
   return exec(x, kernel->u.kernel.body, mask);
 }
 
-/* Allocates the block state for `total` bytes of shared memory and G gangs
- * (the scheduler when G > 1 or the kernel needs it). */
-static bool setup_block(sx *x, int64_t total, bool warps) {
+/* Allocates the block state for `total` bytes of shared memory and one gang
+ * per warp, and the warp scheduler. */
+static bool setup_block(sx *x, int64_t total) {
   sx_blk *k = x->k;
   k->smem_size = total;
-  k->G = warps ? (k->T + 31) / 32 : 1;
-  k->gang_threads = warps ? 32 : k->T;
+  k->G = (k->T + 31) / 32;
+  k->gang_threads = 32;
   k->NU = k->G + SX_MAX_MBAR;
   if (total) {
     k->smem = malloc((size_t)total);
@@ -1341,7 +1320,7 @@ static bool setup_block(sx *x, int64_t total, bool warps) {
   if ((total && (!k->smem || !k->sstate || !k->rd)) || !k->vc)
     return sx_fail(x, "out of memory in the SIMT executor");
   k->base = 0;
-  return !warps || sx_sched_create(x, k);
+  return sx_sched_create(x, k);
 }
 
 static void free_block(sx_blk *k) {
@@ -1379,7 +1358,7 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   tl_map_free(&k->smem_off);
   tl_map_init(&k->smem_off);
   if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
-  if (!setup_block(x, total, x->schedule_seed || uses_async(x, s->u.kernel.body))) return false;
+  if (!setup_block(x, total)) return false;
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++) {

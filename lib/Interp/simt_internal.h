@@ -2,8 +2,8 @@
  * representation, per-block state and the helpers the warp-collective and
  * asynchronous-copy code shares with the statement/expression executor.
  *
- * A value is a vector over the threads of a gang (simt_sched.c: a warp, or the
- * whole block in lockstep): element [t * lanes + l] is lane l of the gang's
+ * A value is a vector over the threads of a gang (simt_sched.c: a warp):
+ * element [t * lanes + l] is lane l of the gang's
  * thread t, block thread x->tbase + t.  Integers and bool are int64 normalised to their
  * dtype (sign- or zero-extended; bool 0/1; uint64 as its bit pattern);
  * floats are doubles holding a value exactly representable in the dtype
@@ -130,7 +130,7 @@ typedef struct sx_blk {
   int64_t smem_size;
   sx_async *async;         /* per thread */
   int T;                   /* threads per block */
-  int G;                   /* gangs: units of scheduling (1: the whole block in lockstep) */
+  int G;                   /* gangs: units of scheduling, one per warp */
   int gang_threads;        /* threads per gang (32, or T) */
   int NU;                  /* vector-clock units: G gangs, then SX_MAX_MBAR mbarriers */
   uint32_t base;           /* clock base of the current block */

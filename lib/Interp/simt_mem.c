@@ -54,12 +54,12 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
           if (n == 1)
             return sx_fail(x, "out-of-bounds %s of %s buffer '%s': index %lld (size %lld) in thread %d",
                            store ? "store" : "load", space_name(sb), buf->name, (long long)v,
-                           (long long)sb->shape[i], t);
+                           (long long)sb->shape[i], x->tbase + t);
           return sx_fail(x,
                          "out-of-bounds %s of %s buffer '%s': index %lld of dimension %d (size %lld) "
                          "in thread %d",
                          store ? "store" : "load", space_name(sb), buf->name, (long long)v, i,
-                         (long long)sb->shape[i], t);
+                         (long long)sb->shape[i], x->tbase + t);
         }
         int64_t *f = &flat[(size_t)t * lanes + l];
         *f = (i == 0 ? 0 : *f) + v * sb->stride[i];
@@ -76,7 +76,7 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds %s of %s buffer '%s': element %lld of %lld in thread %d",
                        store ? "store" : "load", space_name(sb), buf->name, (long long)f,
-                       (long long)sb->elems, t);
+                       (long long)sb->elems, x->tbase + t);
     }
     if (contiguous) {
       int64_t vb = (int64_t)sb->eb * lanes;
@@ -86,7 +86,7 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
         if (addr % al)
           return sx_fail(x, "misaligned %lld-byte vector %s of %s buffer '%s' at element %lld in thread %d",
                          (long long)vb, store ? "store" : "load", space_name(sb), buf->name,
-                         (long long)flat[(size_t)t * lanes], t);
+                         (long long)flat[(size_t)t * lanes], x->tbase + t);
       }
     }
   }

@@ -2,7 +2,7 @@
  * and the shared-memory protocol checks of loads, stores and copies.
  *
  * Units.  The block's gangs (simt_sched.c: the units of scheduling, one warp
- * each, or the whole block in lockstep) and its mbarriers each own one entry
+ * each) and its mbarriers each own one entry
  * of a vector clock; gang g keeps vc[g][0..NU).  A gang's own entry advances
  * at every release it performs (T.sync_threads(), bar.sync / bar.arrive,
  * mbarrier arrivals, a cp.async wait), so accesses of one gang between two

@@ -1,10 +1,6 @@
 /* SIMT executor: the warp scheduler.  A block runs as gangs, each its own
- * thread of control: one warp per gang when the kernel uses a
- * synchronisation finer than the whole block (named barriers, mbarriers,
- * bulk copies) or when a schedule seed is given, else the whole block as
- * one gang in lockstep (a valid schedule of a kernel whose only
- * synchronisation is T.sync_threads(), and the fast one).  The lanes of a
- * gang run in lockstep with divergence masks (simt_exec.c).
+ * thread of control: one warp per gang.  The lanes of a gang run in
+ * lockstep with divergence masks (simt_exec.c).
  *
  * Algorithm.  Each gang of a multi-gang block runs the statement executor
  * on its own stack (ucontext; 8 MiB of reserved, lazily committed memory

@@ -73,7 +73,7 @@ static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
 static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
   if (off < 0 || off + n > sb->elems)
     return sx_fail(x, "%s: elements %lld..%lld of local buffer '%s' (size %lld) are out of bounds in thread %d",
-                   what, (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, t);
+                   what, (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, x->tbase + t);
   return true;
 }
 
@@ -99,9 +99,9 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
         int64_t off = soff.v[th].i;
         if (off < 0 || off + 8 > src->elems)
           return sx_fail(x, "ldmatrix: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
-                         th, (long long)off, (long long)(off + 7), src->b->name, (long long)src->elems);
+                         x->tbase + th, (long long)off, (long long)(off + 7), src->b->name, (long long)src->elems);
         if ((src->base + off * 2) % 16)
-          return sx_fail(x, "ldmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", th,
+          return sx_fail(x, "ldmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", x->tbase + th,
                          (long long)off, src->b->name);
         if (!sx_smem_read(x, src, off * 2, 16, x->tbase + th)) return false;
         memcpy(M[i][r], src->data + off * 2, 16);
@@ -221,20 +221,20 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
     int64_t d = doff.v[t].i, db = d * dst->eb;
     if (d < 0 || db + bytes > dst->elems * dst->eb)
       return sx_fail(x, "out-of-bounds cp.async into shared buffer '%s': bytes %lld..%lld of %lld in thread %d",
-                     dst->b->name, (long long)db, (long long)(db + bytes - 1), (long long)(dst->elems * dst->eb), t);
+                     dst->b->name, (long long)db, (long long)(db + bytes - 1), (long long)(dst->elems * dst->eb), x->tbase + t);
     if ((dst->base + db) % bytes)
       return sx_fail(x, "misaligned %lld-byte cp.async into shared buffer '%s' at element %lld in thread %d",
-                     (long long)bytes, dst->b->name, (long long)d, t);
+                     (long long)bytes, dst->b->name, (long long)d, x->tbase + t);
     bool p = pred.v[t].i != 0;
     int64_t s = soff.v[t].i, sbyte = s * src->eb;
     if (p) {
       if (s < 0 || sbyte + bytes > src->elems * src->eb)
         return sx_fail(x, "out-of-bounds cp.async from global buffer '%s': bytes %lld..%lld of %lld in thread %d",
                        src->b->name, (long long)sbyte, (long long)(sbyte + bytes - 1),
-                       (long long)(src->elems * src->eb), t);
+                       (long long)(src->elems * src->eb), x->tbase + t);
       if (sbyte % bytes)
         return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
-                       (long long)bytes, src->b->name, (long long)s, t);
+                       (long long)bytes, src->b->name, (long long)s, x->tbase + t);
     }
     if (!sx_smem_write(x, dst, db, (int)bytes, x->tbase + t, x->k->async[x->tbase + t].committed)) return false;
     if (p) memcpy(dst->data + db, src->data + sbyte, (size_t)bytes);
@@ -315,7 +315,7 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
     uint32_t members = sync ? (uint32_t)mm.v[th].i : 0xFFFFFFFFu;
     if (sync) {
       if (!((members >> l) & 1))
-        return sx_fail(x, "T.%s: thread %d is not in its own member mask 0x%08x", name, th, members);
+        return sx_fail(x, "T.%s: thread %d is not in its own member mask 0x%08x", name, x->tbase + th, members);
       for (int j = 0; j < 32; j++)
         if (((members >> j) & 1) && (w + j >= x->T || !mask[w + j]))
           return sx_fail(x, "T.%s: lane %d of warp %d is in the member mask 0x%08x but does not execute the shuffle",

@@ -452,7 +452,7 @@ Test(simt_faults, write_after_read) {
                     "        T.sync_threads()\n"
                     "        B[tid] = S[(tid + 1) % 128]\n"
                     "        S[tid] = 0.0\n",
-               11, "data race on shared memory: thread 0 writes 'S'[0], which thread 127 read");
+               11, "data race on shared memory: thread 1 writes 'S'[1], which thread 0 read");
   expect_ok(HEAD "        S[tid] = A[tid]\n"
                  "        T.sync_threads()\n"
                  "        B[tid] = S[(tid + 1) % 128]\n"
@@ -505,7 +505,8 @@ Test(simt_faults, divergent_barrier) {
   expect_fault(HEAD "        S[tid] = A[tid]\n"
                     "        if tid < 64:\n"
                     "            T.sync_threads()\n",
-               10, "barrier reached by 64 of 128 threads");
+               10, "deadlock: every warp of the block is blocked: warp 0 (threads 0-31) at fault.py:10 waits on "
+                   "barrier 0 (T.sync_threads(), 128 threads, 64 arrived)");
 }
 
 Test(simt_faults, out_of_bounds_store) {
