@@ -2,15 +2,15 @@
 # docs/simt-ir.md "Asynchronous pipelines": B[i] = A[i] * 2 + 1
 # over 8192 float32 elements, 8 blocks of 96 threads, 1024 elements a block in
 # 8 chunks of 128.  Warp 0 produces into a 3-stage ring of shared buffers
-# guarded by full (bars[0..2], 1 arrival) and empty (bars[3..5], 64
-# arrivals) mbarriers with phase parity: even chunks by one
-# T.ptx_cp_async_bulk after T.ptx_mbarrier_arrive_expect_tx, odd chunks by
-# ordinary stores of the 32 lanes, each completing its 16 bytes of the
-# transaction count that lane 0 announced with T.ptx_mbarrier_expect_tx, then
-# a named barrier over the warp (T.ptx_bar_sync(1, 32), which orders the
-# lanes' stores before lane 0's arrive: complete_tx is relaxed) and lane 0's
-# arrive (release).  The lanes fence the async proxy after their stores, since
-# the stage is next written by a bulk copy (async proxy).
+# guarded by full (bars[0..2], 32 arrivals: every producer lane) and empty
+# (bars[3..5], 64 arrivals) mbarriers with phase parity: even chunks by one
+# T.ptx_cp_async_bulk after lane 0's T.ptx_mbarrier_arrive_expect_tx (the
+# other lanes arrive plainly), odd chunks by ordinary stores of the 32 lanes,
+# each completing its 16 bytes of the transaction count that lane 0 announced
+# with T.ptx_mbarrier_expect_tx, then arriving itself (release: each lane's
+# arrive orders its own stores; complete_tx is relaxed).  The lanes fence the
+# async proxy after their stores, since the stage is next written by a bulk
+# copy (async proxy).
 # Warps 1 and 2 consume: wait for the chunk, read it, release the stage, and
 # write 2x+1 into one of two output slots that thread 32 stores to B with
 # T.ptx_cp_async_bulk_store (generic writes, T.ptx_fence_proxy_async, warp 2
@@ -19,7 +19,9 @@
 # Conditions on the thread index are written with T.get_thread_binding(0) itself
 # (not a variable bound to it), so that the barrier pass (lib/Lower/barrier.c)
 # sees them as per-thread and puts no T.sync_threads() inside.  Needs sm_90.  Used by test/NVPTX/async.test (PTX, ptxas) and
-# test/GPU/test_async_ring.c (the GPU).
+# test/GPU/test_async_ring.c (the GPU; compute-sanitizer racecheck flagged the
+# earlier form, whose lanes were ordered before lane 0's single arrive only by
+# T.ptx_bar_sync(1, 32)).
 import tilelang.language as T
 
 
@@ -33,7 +35,7 @@ def main(A: T.Tensor((8192,), "float32"), B: T.Tensor((8192,), "float32")):
         lane = tx % 32
         if T.get_thread_binding(0) == 0:
             for s in T.serial(3):
-                T.ptx_mbarrier_init(bars, s, 1)
+                T.ptx_mbarrier_init(bars, s, 32)
                 T.ptx_mbarrier_init(bars, s + 3, 64)
         T.sync_threads()
         if T.get_thread_binding(0) < 32:
@@ -43,6 +45,8 @@ def main(A: T.Tensor((8192,), "float32"), B: T.Tensor((8192,), "float32")):
                     if T.get_thread_binding(0) % 32 == 0:
                         T.ptx_mbarrier_arrive_expect_tx(bars, k % 3, 512)
                         T.ptx_cp_async_bulk(ring, k % 3 * 128, A, bx * 1024 + k * 128, 512, bars, k % 3)
+                    else:
+                        T.ptx_mbarrier_arrive(bars, k % 3)
                 else:
                     if T.get_thread_binding(0) % 32 == 0:
                         T.ptx_mbarrier_expect_tx(bars, k % 3, 512)
@@ -50,9 +54,7 @@ def main(A: T.Tensor((8192,), "float32"), B: T.Tensor((8192,), "float32")):
                         ring[k % 3 * 128 + v * 32 + lane] = A[bx * 1024 + k * 128 + v * 32 + lane]
                     T.ptx_fence_proxy_async()
                     T.ptx_mbarrier_complete_tx(bars, k % 3, 16)
-                    T.ptx_bar_sync(1, 32)
-                    if T.get_thread_binding(0) % 32 == 0:
-                        T.ptx_mbarrier_arrive(bars, k % 3)
+                    T.ptx_mbarrier_arrive(bars, k % 3)
         else:
             c = tx - 32
             for k in T.serial(8):
