@@ -70,6 +70,14 @@ TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len
 TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,
                                       const tl_define *defines, size_t ndefines,
                                       tl_module **out);
+/* Parses Python source only (no elaboration) and writes its syntax tree into
+ * *out_text in the form of CPython 3.11's ast.dump(ast.parse(source)) (node
+ * kinds, fields and nesting; no positions), NUL-terminated, free with
+ * tl_free.  For checking the parser against CPython (tl-opt --emit=ast).
+ * Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE (syntax error, in
+ * tl_context_last_error), TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
+                                    const char *filename, char **out_text);
 /* Runs the IR verifier (parse and the builder already do).  TL_ERR_COMPILE
  * with diagnostics when a rule is broken. */
 TL_API tl_status tl_module_verify(tl_context *ctx, const tl_module *m);

@@ -1805,8 +1805,60 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
   return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
 }
 
+/* What a Python construct that kernels cannot use is called in messages. */
+static const char *construct_name(tl_ast_expr_kind k) {
+  switch (k) {
+  case TL_AST_SET: return "set displays";
+  case TL_AST_ELLIPSIS: return "'...'";
+  case TL_AST_BYTES: return "bytes literals";
+  case TL_AST_IMAG: return "complex literals";
+  case TL_AST_BIGINT: return "integer literals of 2**63 or more";
+  case TL_AST_FSTRING: case TL_AST_FORMATTED: return "f-strings";
+  case TL_AST_STARRED: return "star expressions";
+  case TL_AST_NAMEDEXPR: return "assignment expressions (':=')";
+  case TL_AST_LAMBDA: return "'lambda'";
+  case TL_AST_AWAIT: return "'await'";
+  case TL_AST_YIELD: case TL_AST_YIELD_FROM: return "'yield'";
+  case TL_AST_LISTCOMP: return "list comprehensions";
+  case TL_AST_SETCOMP: return "set comprehensions";
+  case TL_AST_GENEXP: return "generator expressions";
+  case TL_AST_DICTCOMP: return "dict comprehensions";
+  default: return "this expression";
+  }
+}
+
+static const char *stmt_name(tl_ast_stmt_kind k) {
+  switch (k) {
+  case TL_AST_CLASS: return "'class'";
+  case TL_AST_DELETE: return "'del'";
+  case TL_AST_RAISE: return "'raise'";
+  case TL_AST_TRY: return "'try'";
+  case TL_AST_ASSERT: return "'assert'";
+  case TL_AST_GLOBAL: return "'global'";
+  case TL_AST_NONLOCAL: return "'nonlocal'";
+  case TL_AST_MATCH: return "'match'";
+  default: return "this statement";
+  }
+}
+
+/* Star arguments (f(*a), f(**k)) are not evaluated yet. */
+static bool check_plain_args(elab *E, const tl_ast_expr *x) {
+  for (int i = 0; i < x->u.call.nargs; i++)
+    if (x->u.call.args[i]->kind == TL_AST_STARRED) {
+      err(E, x->u.call.args[i]->loc, "star arguments ('*args') are not supported here");
+      return false;
+    }
+  for (int i = 0; i < x->u.call.nkw; i++)
+    if (!x->u.call.kw[i].name) {
+      err(E, x->u.call.kw[i].loc, "star arguments ('**kwargs') are not supported here");
+      return false;
+    }
+  return true;
+}
+
 static val *eval_call(elab *E, const tl_ast_expr *x) {
   const tl_ast_expr *f = x->u.call.func;
+  if (!check_plain_args(E, x)) return NULL;
   if (f->kind == TL_AST_ATTR && !strcmp(f->u.attr.name, "astype")) {
     val *obj = eval(E, f->u.attr.value);
     if (!obj) return NULL;
@@ -1943,6 +1995,11 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
   }
   case TL_AST_DICT: {
     int n = x->u.dict.n;
+    for (int i = 0; i < n; i++)
+      if (!x->u.dict.keys[i]) {
+        err(E, x->u.dict.values[i]->loc, "dictionary unpacking ('**') is not supported here");
+        return NULL;
+      }
     val *d = mk(E, V_DICT);
     if (!d) return NULL;
     d->u.dict.n = n;
@@ -1960,6 +2017,9 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
     }
     return d;
   }
+  default:
+    err(E, x->loc, "%s are not supported here", construct_name(x->kind));
+    return NULL;
   }
   err(E, x->loc, "unsupported expression");
   return NULL;
@@ -3132,6 +3192,9 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   case TL_AST_CONTINUE:
     err(E, s->loc, "'continue' is not supported in a @T.prim_func");
     return false;
+  default:
+    err(E, s->loc, "%s is not supported in a @T.prim_func", stmt_name(s->kind));
+    return false;
   }
   err(E, s->loc, "unsupported statement");
   return false;
@@ -3539,6 +3602,9 @@ static bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef,
   case TL_AST_BREAK:
   case TL_AST_CONTINUE:
     err(E, s->loc, "this statement is not supported in a factory body (only in a @T.prim_func)");
+    return false;
+  default:
+    err(E, s->loc, "%s is not supported in a factory body yet", stmt_name(s->kind));
     return false;
   }
   tl_vec_free(&none);

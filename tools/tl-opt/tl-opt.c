@@ -27,7 +27,7 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-static const char *const EMITS[] = {"tir", "simt", "llvm", "ptx"};
+static const char *const EMITS[] = {"ast", "tir", "simt", "llvm", "ptx"};
 
 static void usage(FILE *f) {
   fputs(
@@ -40,7 +40,8 @@ static void usage(FILE *f) {
       "  -D NAME=VALUE         bind a factory parameter or module constant\n"
       "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
       "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
-      "  --emit=LEVEL          tir (default: canonical tile IR), simt, llvm, ptx\n"
+      "  --emit=LEVEL          ast (the parsed Python, as CPython's ast.dump), tir (default:\n"
+      "                        canonical tile IR), simt, llvm, ptx\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
       "  --verify-each         run the IR verifier after every stage\n"
       "  --print-after-all     print each stage to stderr under a\n"
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
         goto done;
       case OPT_EMIT:
         if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
-          rc = tl_cli_usage_error("unknown --emit level '%s' (expected tir, simt, llvm or ptx)",
+          rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm or ptx)",
                            optarg);
           goto done;
         }
@@ -169,7 +170,9 @@ int main(int argc, char **argv) {
     rc = EXIT_INPUT;
     goto done;
   }
-  if (strcmp(emit, "tir") == 0) {
+  if (strcmp(emit, "ast") == 0) {
+    s = tl_python_ast_dump(ctx, source, len, display, &text);
+  } else if (strcmp(emit, "tir") == 0) {
     s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
     if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
     if (s == TL_OK) s = tl_module_print(ctx, m, &text);
