@@ -57,7 +57,8 @@ typedef enum tl_ast_expr_kind {
 enum {
   TL_AST_F_PARENS = 1,    /* written in parentheses (matters for a or (b or c), (x): int) */
   TL_AST_F_U_PREFIX = 2,  /* STR: written u'...' */
-  TL_AST_F_TUPLE_SUB = 4  /* SUBSCRIPT: the index is a tuple even with one item (a[i,]) */
+  TL_AST_F_TUPLE_SUB = 4, /* SUBSCRIPT: the index is a tuple even with one item (a[i,]) */
+  TL_AST_F_WITHITEMS = 8  /* parser-internal: 'with (a as b, c):' items */
 };
 
 typedef struct tl_ast_comprehension tl_ast_comprehension;
@@ -68,6 +69,7 @@ typedef struct tl_ast_keyword { const char *name; tl_loc loc; tl_ast_expr *value
 struct tl_ast_expr {
   tl_ast_expr_kind kind;
   unsigned flags;   /* TL_AST_F_* */
+  size_t slen;      /* STR: the length of .str (it may hold NUL bytes) */
   tl_loc loc;
   union {
     const char *name;   /* interned */

@@ -175,7 +175,7 @@ static void constant(sb *o, const tl_ast_expr *e) {
   case TL_AST_BIGINT: put(o, e->u.str); break;
   case TL_AST_FLOAT: repr_float(o, e->u.fval, false); break;
   case TL_AST_IMAG: repr_float(o, e->u.fval, true); break;
-  case TL_AST_STR: repr_str(o, e->u.str, strlen(e->u.str), false); break;
+  case TL_AST_STR: repr_str(o, e->u.str, e->slen ? e->slen : strlen(e->u.str), false); break;
   case TL_AST_BYTES: repr_str(o, e->u.bytes.data, e->u.bytes.n, true); break;
   case TL_AST_TRUE: put(o, "True"); break;
   case TL_AST_FALSE: put(o, "False"); break;

@@ -294,6 +294,7 @@ static tl_ast_expr *parse_string(parser *p) {
       tl_ast_expr *c = mk(p, TL_AST_STR, loc);
       if (!c || !push(p, c)) return NULL;
       c->u.str = s;
+      c->slen = n;
     }
     return mk_list(p, TL_AST_FSTRING, loc, mark);
   }
@@ -304,13 +305,63 @@ static tl_ast_expr *parse_string(parser *p) {
     e->u.bytes.n = n;
   } else {
     e->u.str = s;
+    e->slen = n;
     if (u) e->flags |= TL_AST_F_U_PREFIX;
   }
   return e;
 }
 
+/* 'with (a as b, c):' — the items of the parenthesised group after 'with'
+ * (first is parsed; cur is 'as' or ','); ptrs holds ctx/target pairs from
+ * mark.  When ':' follows the ')', the items go to p->with_items and a
+ * flagged TUPLE is returned; otherwise the group must be an expression. */
+static tl_ast_expr *parse_with_group(parser *p, tl_loc loc, tl_ast_expr *first) {
+  size_t mark = p->ptrs.len;
+  bool any_as = false;
+  tl_ast_expr *ctx = first;
+  for (;;) {
+    tl_ast_expr *target = NULL;
+    if (is_kw(p, TL_KW_AS)) {
+      advance(p);
+      any_as = true;
+      target = parse_target(p);
+      if (!target || !check_target(p, target, true)) return NULL;
+    }
+    if (!push(p, ctx) || !push(p, target)) return NULL;
+    if (!is_op(p, TL_OP_COMMA)) break;
+    advance(p);
+    if (is_op(p, TL_OP_RPAR)) break;
+    if (!(ctx = parse_test(p))) return NULL;
+  }
+  if (!is_op(p, TL_OP_RPAR)) return expected(p, "',' or ')'");
+  advance(p);
+  size_t n = (p->ptrs.len - mark) / 2;
+  if (!is_op(p, TL_OP_COLON)) {
+    if (any_as) return expected(p, "':'");
+    /* an expression after all: the tuple of the contexts */
+    for (size_t i = 0; i < n; i++) p->ptrs.data[mark + i] = p->ptrs.data[mark + 2 * i];
+    p->ptrs.len = mark + n;
+    tl_ast_expr *t = mk_list(p, TL_AST_TUPLE, loc, mark);
+    if (t) t->flags |= TL_AST_F_PARENS;
+    return t;
+  }
+  p->with_items = tl_arena_alloc(p->a, sizeof(tl_ast_withitem) * n);
+  if (!p->with_items) return oom(p);
+  for (size_t i = 0; i < n; i++) {
+    p->with_items[i].ctx = p->ptrs.data[mark + 2 * i];
+    p->with_items[i].target = p->ptrs.data[mark + 2 * i + 1];
+  }
+  p->nwith_items = (int)n;
+  p->ptrs.len = mark;
+  tl_ast_expr *t = mk(p, TL_AST_TUPLE, loc);
+  if (t) t->flags |= TL_AST_F_WITHITEMS;
+  return t;
+}
+
 /* ( ... ): (), (yield), (x), (x,), (x := 1), (x for ...), (a, *b) */
 static tl_ast_expr *parse_paren(parser *p, tl_loc loc) {
+  bool with_header = p->with_header;
+  p->with_header = false;
   advance(p);
   if (is_op(p, TL_OP_RPAR)) {
     advance(p);
@@ -327,6 +378,11 @@ static tl_ast_expr *parse_paren(parser *p, tl_loc loc) {
   }
   first = parse_star_named(p);
   if (!first) return NULL;
+  if (with_header && (is_kw(p, TL_KW_AS) || is_op(p, TL_OP_COMMA) || is_op(p, TL_OP_RPAR)) &&
+      first->kind != TL_AST_STARRED) {
+    if (!is_op(p, TL_OP_RPAR) || tok_is_op(peek(p, 1), TL_OP_COLON))
+      return parse_with_group(p, loc, first);
+  }
   if (is_op(p, TL_OP_RPAR) && first->kind != TL_AST_STARRED) {  /* parenthesised expression */
     advance(p);
     first->flags |= TL_AST_F_PARENS;

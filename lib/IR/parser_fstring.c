@@ -45,6 +45,7 @@ static bool flush_text(parser *p, tl_strbuf *text, tl_loc loc) {
   if (!c) return false;
   c->u.str = tl_arena_strndup(p->a, text->data, text->len);
   if (!c->u.str) return oom(p), false;
+  c->slen = text->len;
   text->len = 0;
   return push(p, c);
 }

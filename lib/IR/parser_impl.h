@@ -32,6 +32,12 @@ typedef struct parser {
   TL_VEC(tl_ast_keyword) kws;
   TL_VEC(tl_ast_param) params;
   TL_VEC(tl_loc) locs;
+  /* 'with (' ...: the next parenthesised atom may hold with-items
+   * (a as b, c); when it does and ':' follows, parse_paren returns a TUPLE
+   * flagged TL_AST_F_WITHITEMS and leaves the items here. */
+  bool with_header;
+  int nwith_items;
+  tl_ast_withitem *with_items;
 } parser;
 
 /* ------------------------------------------------------------ tokens */

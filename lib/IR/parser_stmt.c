@@ -430,78 +430,51 @@ static bool parse_while(parser *p) {
   return push_stmt(p, s);
 }
 
-/* with_item: expression ['as' star_target]; pushes ctx and target. */
-static bool parse_with_item(parser *p) {
-  tl_ast_expr *ctx = parse_test(p), *target = NULL;
-  if (!ctx) return false;
-  if (is_kw(p, TL_KW_AS)) {
-    advance(p);
-    target = parse_target(p);
-    if (!target || !check_target(p, target, true)) return false;
-  }
-  return push(p, ctx) && push(p, target);
-}
-
 /* with a [as b], ... : / with (a [as b], ...): */
 static bool parse_with(parser *p, tl_loc loc, bool is_async) {
   advance(p);  /* with */
   size_t mark = p->ptrs.len;
-  bool paren = false;
-  if (is_op(p, TL_OP_LPAR)) {
-    /* '(' items ')' ':' (3.9+), else a parenthesised expression */
-    paren = true;
-    advance(p);
-    while (!is_op(p, TL_OP_RPAR)) {
-      if (!parse_with_item(p)) return false;
-      if (!is_op(p, TL_OP_COMMA)) break;
-      advance(p);
-    }
-    if (!is_op(p, TL_OP_RPAR)) { expected(p, "',' or ')'"); return false; }
-    advance(p);
-    if (!is_op(p, TL_OP_COLON)) {
-      /* (expr) as target / (expr).attr ...: only a single item without 'as' */
-      if (p->ptrs.len - mark != 2 || p->ptrs.data[mark + 1]) {
-        expected(p, "':'");
-        return false;
-      }
-      tl_ast_expr *ctx = p->ptrs.data[mark];
-      ctx->flags |= TL_AST_F_PARENS;
-      p->ptrs.len = mark;
-      bool ok;
-      tl_ast_expr *target = NULL;
+  p->with_header = is_op(p, TL_OP_LPAR);
+  p->nwith_items = 0;
+  tl_ast_expr *first = parse_test(p);
+  p->with_header = false;
+  if (!first) return false;
+  tl_ast_withitem *items = NULL;
+  int n = 0;
+  if (first->flags & TL_AST_F_WITHITEMS) {
+    items = p->with_items;
+    n = p->nwith_items;
+  } else {
+    tl_ast_expr *target = NULL;
+    for (;;) {
       if (is_kw(p, TL_KW_AS)) {
         advance(p);
         target = parse_target(p);
-        ok = target && check_target(p, target, true);
-      } else {
-        ok = true;
+        if (!target || !check_target(p, target, true)) return false;
       }
-      if (!ok || !push(p, ctx) || !push(p, target)) return false;
-      paren = false;
+      if (!push(p, first) || !push(p, target)) return false;
+      if (!is_op(p, TL_OP_COMMA)) break;
+      advance(p);
+      target = NULL;
+      if (!(first = parse_test(p))) return false;
     }
-  }
-  while (!paren) {
-    if (p->ptrs.len == mark && !parse_with_item(p)) return false;
-    if (!is_op(p, TL_OP_COMMA)) break;
-    advance(p);
-    if (!parse_with_item(p)) return false;
+    n = (int)((p->ptrs.len - mark) / 2);
+    items = tl_arena_alloc(p->a, sizeof(tl_ast_withitem) * (size_t)n);
+    if (!items) return oom(p), false;
+    for (int i = 0; i < n; i++) {
+      items[i].ctx = p->ptrs.data[mark + 2 * (size_t)i];
+      items[i].target = p->ptrs.data[mark + 2 * (size_t)i + 1];
+    }
+    p->ptrs.len = mark;
   }
   if (!expect_colon(p)) return false;
   tl_ast_stmt *s = mks(p, TL_AST_WITH, loc);
   if (!s) return false;
-  size_t n = (p->ptrs.len - mark) / 2;
-  s->u.with.items = tl_arena_alloc(p->a, sizeof(tl_ast_withitem) * (n ? n : 1));
-  if (!s->u.with.items) return oom(p), false;
-  for (size_t i = 0; i < n; i++) {
-    s->u.with.items[i].ctx = p->ptrs.data[mark + 2 * i];
-    s->u.with.items[i].target = p->ptrs.data[mark + 2 * i + 1];
-  }
-  p->ptrs.len = mark;
-  s->u.with.nitems = (int)n;
-  s->u.with.ctx = n ? s->u.with.items[0].ctx : NULL;
-  s->u.with.target = n ? s->u.with.items[0].target : NULL;
+  s->u.with.items = items;
+  s->u.with.nitems = n;
+  s->u.with.ctx = items[0].ctx;
+  s->u.with.target = items[0].target;
   s->u.with.is_async = is_async;
-  if (!n) { expected(p, "context manager"); return false; }
   if (!parse_block(p, "'with' statement", loc.line, &s->u.with.body)) return false;
   return push_stmt(p, s);
 }
