@@ -262,6 +262,11 @@ bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *sour
  * conformance tests (tl-opt --emit=ast). */
 void tl_ast_dump_module(tl_strbuf *out, const tl_ast_module *m);
 
+/* Writes v as Python's repr(float) does: the shortest digits that read
+ * back as v, positional for exponents in [-4, 16), else 1e+16 / 1.5e-05;
+ * inf, -inf, nan. */
+void tl_ast_print_float(tl_strbuf *out, double v);
+
 /* Prints an AST expression as source text (for messages). */
 void tl_ast_print_expr(tl_strbuf *out, const tl_ast_expr *e);
 

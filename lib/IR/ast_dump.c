@@ -52,36 +52,15 @@ static void repr_str(sb *o, const char *s, size_t n, bool bytes) {
   tl_strbuf_appendn(o, &q, 1);
 }
 
-/* Python's repr of a float (shortest round trip; exponent form outside
- * [1e-4, 1e16)). */
+/* Python's repr of a float, or of a complex with a zero real part (2j). */
 static void repr_float(sb *o, double v, bool imag) {
-  if (isinf(v)) { put(o, v < 0 ? "-inf" : "inf"); if (imag) put(o, "j"); return; }
-  if (isnan(v)) { put(o, "nan"); if (imag) put(o, "j"); return; }
-  char buf[64];
-  int prec = 1;
-  for (; prec < 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-    if (strtod(buf, NULL) == v) break;
-  }
-  snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-  char *ep = strchr(buf, 'e');
-  int x = ep ? atoi(ep + 1) : 0;
-  if (x >= -4 && x < 16) {
-    int dec = prec - 1 - x;
-    if (dec < 1) dec = 1;
-    snprintf(buf, sizeof buf, "%.*f", dec, v);
-    if (imag) {
-      size_t n = strlen(buf);
-      if (n > 2 && !strcmp(buf + n - 2, ".0")) buf[n - 2] = 0;
-    }
-  } else if (ep) {
-    /* 1e+16, 1.5e-05: at least two exponent digits */
-    char mant[40];
-    snprintf(mant, sizeof mant, "%.*s", (int)(ep - buf), buf);
-    snprintf(buf, sizeof buf, "%se%c%02d", mant, x < 0 ? '-' : '+', abs(x));
-  }
-  put(o, buf);
+  tl_strbuf t = {0};
+  tl_ast_print_float(&t, v);
+  size_t n = t.len;
+  if (imag && n > 2 && !strcmp(t.data + n - 2, ".0")) n -= 2;
+  tl_strbuf_appendn(o, t.data ? t.data : "", n);
   if (imag) put(o, "j");
+  tl_strbuf_free(&t);
 }
 
 static void list_begin(sb *o, const char *field, bool *first) {

@@ -64,7 +64,7 @@ static void print_str(tl_strbuf *out, const char *s) {
   tl_strbuf_append(out, "\"");
 }
 
-static void print_float(tl_strbuf *out, double v) {
+void tl_ast_print_float(tl_strbuf *out, double v) {
   if (isnan(v)) { tl_strbuf_append(out, "nan"); return; }
   if (isinf(v)) { tl_strbuf_append(out, v < 0 ? "-inf" : "inf"); return; }
   /* shortest round-tripping digits; positional notation for exponents in
@@ -122,7 +122,7 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
     break;
   case TL_AST_ELLIPSIS: tl_strbuf_append(out, "..."); break;
   case TL_AST_BYTES: tl_strbuf_append(out, "b"); print_str(out, e->u.bytes.data); break;
-  case TL_AST_IMAG: print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
+  case TL_AST_IMAG: tl_ast_print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
   case TL_AST_BIGINT: tl_strbuf_append(out, e->u.str); break;
   case TL_AST_FSTRING: tl_strbuf_append(out, "f\"...\""); break;
   case TL_AST_FORMATTED: tl_strbuf_append(out, "{"); pr(out, e->u.fmt.value, P_TEST, depth);
@@ -171,7 +171,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
   switch (e->kind) {
   case TL_AST_NAME: tl_strbuf_append(out, e->u.name ? e->u.name : "?"); break;
   case TL_AST_INT: tl_strbuf_printf(out, "%" PRId64, e->u.ival); break;
-  case TL_AST_FLOAT: print_float(out, e->u.fval); break;
+  case TL_AST_FLOAT: tl_ast_print_float(out, e->u.fval); break;
   case TL_AST_STR: print_str(out, e->u.str); break;
   case TL_AST_TRUE: tl_strbuf_append(out, "True"); break;
   case TL_AST_FALSE: tl_strbuf_append(out, "False"); break;

@@ -600,6 +600,60 @@ static void simple(tl_lexer *lx, tl_token *t, tl_tok_kind k, tl_loc loc) {
   t->len = 0;
 }
 
+/* A name, keyword or prefixed string literal (r'', b'', f'', u'', rb'' ...)
+ * starting at start (an identifier character).  False when the lexer
+ * failed. */
+static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
+  const char *s = lx->src;
+  while (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos])) lx->pos++;
+  size_t n = lx->pos - start;
+  /* string prefixes */
+  if (n <= 2 && lx->pos < lx->len && (s[lx->pos] == '\'' || s[lx->pos] == '"')) {
+    bool raw = false, fstr = false, bytes = false, ok = true;
+    for (size_t i = start; i < lx->pos; i++) {
+      char pc = s[i];
+      if (pc == 'r' || pc == 'R') raw = true;
+      else if (pc == 'f' || pc == 'F') fstr = true;
+      else if (pc == 'b' || pc == 'B') bytes = true;
+      else if ((pc == 'u' || pc == 'U') && n == 1) {}
+      else ok = false;
+    }
+    if (ok && !(fstr && bytes)) {
+      /* An f-string's body is kept undecoded (as a raw string); the
+       * parser splits it into literal parts and replacement fields. */
+      size_t body_start = lx->pos + 1;
+      int body_line = lx->line;
+      size_t body_line_start = lx->line_start;
+      lex_string(lx, t, start, raw || fstr, bytes);
+      if (lx->failed) return false;
+      t->is_bytes = bytes;
+      t->u_prefix = n == 1 && (s[start] == 'u' || s[start] == 'U');
+      if (fstr) {
+        bool triple = body_start + 1 < lx->len && s[body_start] == s[body_start - 1] &&
+                      s[body_start + 1] == s[body_start - 1];
+        t->fstr = true;
+        t->fstr_raw = raw;
+        t->body_start = body_start + (triple ? 2 : 0);
+        t->body_end = lx->pos - (triple ? 3 : 1);
+        t->body_line = body_line;
+        t->body_line_start = body_line_start;
+      }
+      return true;
+    }
+  }
+  t->text = tl_intern_n(lx->names, s + start, n);
+  if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); return false; }
+  t->kind = TL_TOK_NAME;
+  for (int i = 0; i < TL_KW_COUNT_; i++)
+    if (strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
+      t->kind = TL_TOK_KEYWORD;
+      t->sub = i;
+      break;
+    }
+  finish(lx, t, t->kind, start);
+  return true;
+}
+
 void tl_lexer_next(tl_lexer *lx, tl_token *t) {
   memset(t, 0, sizeof *t);
   if (lx->oom && !lx->failed) fail(lx, loc_at(lx, lx->pos), "out of memory");
@@ -692,52 +746,7 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
       continue;
     }
     if (is_id_start((unsigned char)c)) {
-      while (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos])) lx->pos++;
-      size_t n = lx->pos - start;
-      /* string prefixes */
-      if (n <= 2 && lx->pos < lx->len && (s[lx->pos] == '\'' || s[lx->pos] == '"')) {
-        bool raw = false, fstr = false, bytes = false, ok = true;
-        for (size_t i = start; i < lx->pos; i++) {
-          char pc = s[i];
-          if (pc == 'r' || pc == 'R') raw = true;
-          else if (pc == 'f' || pc == 'F') fstr = true;
-          else if (pc == 'b' || pc == 'B') bytes = true;
-          else if ((pc == 'u' || pc == 'U') && n == 1) {}
-          else ok = false;
-        }
-        if (ok && !(fstr && bytes)) {
-          /* An f-string's body is kept undecoded (as a raw string); the
-           * parser splits it into literal parts and replacement fields. */
-          size_t body_start = lx->pos + 1;
-          int body_line = lx->line;
-          size_t body_line_start = lx->line_start;
-          lex_string(lx, t, start, raw || fstr, bytes);
-          if (lx->failed) continue;
-          t->is_bytes = bytes;
-          t->u_prefix = n == 1 && (s[start] == 'u' || s[start] == 'U');
-          if (fstr) {
-            bool triple = body_start + 1 < lx->len && s[body_start] == s[body_start - 1] &&
-                          s[body_start + 1] == s[body_start - 1];
-            t->fstr = true;
-            t->fstr_raw = raw;
-            t->body_start = body_start + (triple ? 2 : 0);
-            t->body_end = lx->pos - (triple ? 3 : 1);
-            t->body_line = body_line;
-            t->body_line_start = body_line_start;
-          }
-          return;
-        }
-      }
-      t->text = tl_intern_n(lx->names, s + start, n);
-      if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); continue; }
-      t->kind = TL_TOK_NAME;
-      for (int i = 0; i < TL_KW_COUNT_; i++)
-        if (strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
-          t->kind = TL_TOK_KEYWORD;
-          t->sub = i;
-          break;
-        }
-      finish(lx, t, t->kind, start);
+      if (!lex_name_or_string(lx, t, start)) continue;
       return;
     }
     if ((c >= '0' && c <= '9') ||
