@@ -65,6 +65,16 @@ typedef struct tl_define { const char *name; const char *value; } tl_define;
 TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len,
                                  const char *filename, const tl_define *defines,
                                  size_t ndefines, tl_module **out);
+/* As tl_module_parse, building only the kernel (factory or @T.prim_func)
+ * whose Python name is `kernel` (--kernel; an error names the file's
+ * kernels when none matches).  With kernel NULL: a file with one kernel
+ * builds it; a file with several builds every one whose factory
+ * parameters all have values (-D or defaults) and warns about each one it
+ * skips (tl_context_warnings); it is an error when all are skipped. */
+TL_API tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
+                                        const char *filename, const char *kernel,
+                                        const tl_define *defines, size_t ndefines,
+                                        tl_module **out);
 /* As tl_module_parse on the contents of the file at path.  Errors add
  * TL_ERR_IO when the file cannot be read (message names the path and errno text). */
 TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,

@@ -670,8 +670,80 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
   }
 }
 
+/* The first parameter of a factory that has no value (no -D, no
+ * default), or NULL. */
+static const tl_ast_param *unbound_param(elab *E, const tl_ast_stmt *def) {
+  for (int i = 0; i < def->u.def.nparams; i++) {
+    const tl_ast_param *p = &def->u.def.params[i];
+    if (!p->default_value && find_define(E, p->name) < 0 &&
+        (p->pkind == TL_AST_PARAM_POS || p->pkind == TL_AST_PARAM_POSONLY ||
+         p->pkind == TL_AST_PARAM_KWONLY))
+      return p;
+  }
+  return NULL;
+}
+
+static void elaborate_pending(elab *E, const pending *p) {
+  if (p->factory) {
+    elab_factory(E, p->def, p->jit);
+    return;
+  }
+  E->sc = E->module_scope;
+  const tl_ast_expr *oast = NULL;
+  val *oi = jit_out_idx(E, p->jit, &oast);
+  val *v = elab_primfunc(E, p->def, oi, oast);
+  if (v) add_func(E, v->u.pf);
+}
+
+/* Which kernels to build: the one named by `kernel` (--kernel); else all
+ * of them when there is one, or every one whose parameters all have values
+ * (-D or defaults) when there are several, with a warning for each one
+ * skipped.  Then elaborates them. */
+static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel,
+                                 const char *fname) {
+  if (kernel) {
+    for (size_t i = 0; i < pend->len && !E->oom; i++)
+      if (!strcmp(pend->data[i].def->u.def.name, kernel)) {
+        elaborate_pending(E, &pend->data[i]);
+        return;
+      }
+    tl_strbuf names = {0};
+    for (size_t i = 0; i < pend->len; i++)
+      tl_strbuf_printf(&names, "%s'%s'", i ? ", " : "", pend->data[i].def->u.def.name);
+    err(E, (tl_loc){fname, 1, 1}, "--kernel=%s: no kernel of that name in this file (%s%s)",
+        kernel, pend->len ? "kernels: " : "it has none",
+        names.data && !names.oom ? names.data : "");
+    tl_strbuf_free(&names);
+    return;
+  }
+  int skipped = 0;
+  for (size_t i = 0; i < pend->len && !E->oom; i++) {
+    const pending *p = &pend->data[i];
+    const tl_ast_param *u = p->factory && pend->len > 1 ? unbound_param(E, p->def) : NULL;
+    if (u) {
+      tl_diag_report(E->d, TL_DIAG_WARNING, p->def->u.def.name_loc,
+                     "skipped kernel '%s': parameter '%s' has no value (pass -D %s=..., or "
+                     "--kernel=%s to compile it alone)", p->def->u.def.name, u->name, u->name,
+                     p->def->u.def.name);
+      skipped++;
+      continue;
+    }
+    elaborate_pending(E, p);
+  }
+  if (skipped && !E->nerr && !E->oom && E->funcs.len == 0)
+    err(E, (tl_loc){fname, 1, 1},
+        "no kernel compiled: all %d kernels of this file lack parameter values (see the "
+        "warnings); pass -D values or --kernel=NAME", skipped);
+}
+
 bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
                        const char *filename, const tl_define *defs, size_t ndefs) {
+  return tl_frontend_parse_kernel(m, d, source, len, filename, defs, ndefs, NULL);
+}
+
+bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
+                              const char *filename, const tl_define *defs, size_t ndefs,
+                              const char *kernel) {
   if (!m || !d || (!source && len)) return false;
   const char *fname = (filename && filename == m->filename)
                           ? m->filename : tl_arena_strdup(&m->arena, filename ? filename : "<input>");
@@ -722,19 +794,8 @@ bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
     err(&E, cmdline_loc, "-D %s: no factory parameter named '%s'", E.defs[i].name,
         E.defs[i].name);
   }
-  /* Phase 2: run factories, elaborate bare prim_funcs. */
-  for (size_t i = 0; i < pend.len && !E.oom; i++) {
-    const pending *p = &pend.data[i];
-    if (p->factory) {
-      elab_factory(&E, p->def, p->jit);
-    } else {
-      E.sc = ms;
-      const tl_ast_expr *oast = NULL;
-      val *oi = jit_out_idx(&E, p->jit, &oast);
-      val *v = elab_primfunc(&E, p->def, oi, oast);
-      if (v) add_func(&E, v->u.pf);
-    }
-  }
+  /* Phase 2: run the selected factories, elaborate bare prim_funcs. */
+  select_and_elaborate(&E, &pend, kernel, fname);
   if (!E.nerr && !E.oom && E.funcs.len == 0)
     err(&E, (tl_loc){fname, 1, 1},
         "no kernel found: expected a @T.prim_func or a factory function returning one");

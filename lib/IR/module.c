@@ -19,8 +19,9 @@
 
 /* Runs front end + verifier on m (whose source is already set). */
 static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_define *defs,
-                            size_t ndefs) {
-  bool ok = tl_frontend_parse(m, &ctx->diag, m->source, len, m->filename, defs, ndefs);
+                            size_t ndefs, const char *kernel) {
+  bool ok =
+      tl_frontend_parse_kernel(m, &ctx->diag, m->source, len, m->filename, defs, ndefs, kernel);
   if (m->arena.oom) return TL_ERR_NO_MEMORY;
   if (!ok || ctx->diag.errors > 0) return TL_ERR_COMPILE;
   if (tl_verify_module(m, &ctx->diag) > 0 || ctx->diag.errors > 0) return TL_ERR_COMPILE;
@@ -30,6 +31,12 @@ static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_
 
 tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const char *filename,
                           const tl_define *defines, size_t ndefines, tl_module **out) {
+  return tl_module_parse_kernel(ctx, source, len, filename, NULL, defines, ndefines, out);
+}
+
+tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
+                                 const char *filename, const char *kernel,
+                                 const tl_define *defines, size_t ndefines, tl_module **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out) *out = NULL;
@@ -54,7 +61,7 @@ tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const
   size_t nsources = ctx->diag.sources.len;
   tl_status st;
   if (!tl_diag_add_source(&ctx->diag, m->filename, m->source, len)) st = TL_ERR_NO_MEMORY;
-  else st = parse_into(ctx, m, len, defines, ndefines);
+  else st = parse_into(ctx, m, len, defines, ndefines, kernel);
   if (st == TL_ERR_NO_MEMORY && !ctx->last_error) tl_context_fail(ctx, st, "out of memory");
   st = tl_context_end(ctx, st);
   ctx->diag.sources.len = nsources; /* the text dies with the module */

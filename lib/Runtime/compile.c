@@ -297,14 +297,15 @@ static tl_status compile_impl(tl_context *ctx, const char *source, size_t len,
   tl_kernel *k = NULL;
   tl_module *tile = NULL;
   double t0 = mono_ms();
-  tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &m);
+  tl_status st =
+      tl_module_parse_kernel(ctx, source, len, filename, opts->kernel, defines, ndefines, &m);
   if (st != TL_OK) {
     tm->parse = mono_ms() - t0;
     return st;
   }
   /* a second, unlowered copy of the tile IR for the reference evaluator
    * (lowering rewrites m in place; there is no deep copy of a module) */
-  st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &tile);
+  st = tl_module_parse_kernel(ctx, source, len, filename, opts->kernel, defines, ndefines, &tile);
   tm->parse = mono_ms() - t0;
   if (st != TL_OK) {
     tl_module_destroy(m);

@@ -43,6 +43,8 @@ static void usage(FILE *f) {
       "  --emit=LEVEL          ast (the parsed Python, as CPython's ast.dump), tir (default:\n"
       "                        canonical tile IR), simt, llvm, ptx\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
+      "  --kernel=NAME         compile the factory or @T.prim_func of that Python name\n"
+      "                        (default: the file's kernels whose parameters have values)\n"
       "  --verify-each         run the IR verifier after every stage\n"
       "  --print-after-all     print each stage to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
@@ -80,16 +82,17 @@ static void print_stage(void *user, const char *stage, const char *text) {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_KERNEL };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
       {"target", required_argument, NULL, OPT_TARGET},
+      {"kernel", required_argument, NULL, OPT_KERNEL},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
-  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL;
+  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
   size_t ndefines = 0;
@@ -141,6 +144,9 @@ int main(int argc, char **argv) {
       case OPT_VERIFY_EACH:
         verify_each = true;
         break;
+      case OPT_KERNEL:
+        kernel_name = optarg;
+        break;
       case OPT_PRINT_AFTER_ALL:
         print_after_all = true;
         break;
@@ -173,7 +179,8 @@ int main(int argc, char **argv) {
   if (strcmp(emit, "ast") == 0) {
     s = tl_python_ast_dump(ctx, source, len, display, &text);
   } else if (strcmp(emit, "tir") == 0) {
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, &m);
+    s = tl_module_parse_kernel(ctx, source, len, display, kernel_name, defines, ndefines, &m);
+    if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr);  /* kernels skipped, ... */
     if (s == TL_OK && verify_each) s = tl_module_verify(ctx, m);
     if (s == TL_OK) s = tl_module_print(ctx, m, &text);
     if (s == TL_OK && print_after_all) {
@@ -187,6 +194,7 @@ int main(int argc, char **argv) {
     tl_compile_options co = {0};
     co.target = target;
     co.verify_each = verify_each;
+    co.kernel = kernel_name;
     co.stop_after = strcmp(emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -195,6 +203,7 @@ int main(int argc, char **argv) {
       co.after_stage_user = &sp;
     }
     s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &kernel);
+    if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr);
     if (s == TL_OK) {
       const char *t = strcmp(emit, "simt") == 0   ? tl_kernel_simt_ir(kernel)
                       : strcmp(emit, "llvm") == 0 ? tl_kernel_llvm_ir(kernel)
