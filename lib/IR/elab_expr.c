@@ -15,7 +15,8 @@ static const char *const t_functions[] = {
     "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else", "Select", "max",
     "min", "Ramp", "Broadcast", "thread_binding", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
-                                          "range", "print", NULL};
+                                          "range", "print", "zip", "enumerate", "list", "tuple",
+                                          "isinstance", "str", "dict", NULL};
 
 bool in_list(const char *const *list, const char *s) {
   for (; *list; list++)
@@ -506,13 +507,12 @@ static val *minmax(elab *E, bool is_max, val **a, int n, const tl_ast_expr *x) {
 }
 
 static val *call_builtin(elab *E, const char *fn, const tl_ast_expr *x) {
-  if (!strcmp(fn, "range")) {
-    err(E, x->loc, "range() can only be used as the iterator of a for loop");
-    return NULL;
-  }
   val **a = eval_args(E, x, fn);
   if (!a) return NULL;
   int n = x->u.call.nargs;
+  bool handled;
+  val *r = call_py_builtin(E, fn, a, n, x, &handled);
+  if (handled) return r;
   if (!strcmp(fn, "print")) return mk(E, V_NONE);
   if (!strcmp(fn, "min") || !strcmp(fn, "max")) {
     if (n == 1 && a[0]->k == V_TUPLE && a[0]->u.tup.n > 0) {
@@ -1194,6 +1194,9 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
     }
     return d;
   }
+  case TL_AST_LISTCOMP: case TL_AST_SETCOMP: case TL_AST_GENEXP: case TL_AST_DICTCOMP:
+    return eval_comprehension(E, x);
+  case TL_AST_FSTRING: return eval_fstring(E, x);
   default:
     err(E, x->loc, "%s are not supported here", construct_name(x->kind));
     return NULL;

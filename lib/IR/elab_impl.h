@@ -244,4 +244,24 @@ bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out);
 #define policy_names tl_el_policy_names
 extern const char *policy_names[3];
 
+/* elab_python.c: compile-time Python (comprehensions, f-strings, assert,
+ * is/in, range/zip/enumerate/list/tuple/str/isinstance on constants). */
+#define eval_comprehension(...) tl_el_eval_comprehension(__VA_ARGS__)
+#define eval_fstring(...) tl_el_eval_fstring(__VA_ARGS__)
+#define elab_assert(...) tl_el_elab_assert(__VA_ARGS__)
+#define py_identity_or_membership(...) tl_el_py_identity_or_membership(__VA_ARGS__)
+#define call_py_builtin(...) tl_el_call_py_builtin(__VA_ARGS__)
+/* A list/set/dict comprehension or generator expression over constants. */
+val *eval_comprehension(elab *E, const tl_ast_expr *x);
+/* An f-string of compile-time values (a V_STR). */
+val *eval_fstring(elab *E, const tl_ast_expr *x);
+/* assert test[, msg]: a false constant condition is an error with msg. */
+bool elab_assert(elab *E, const tl_ast_stmt *s);
+/* a is b, a is not b, a in b, a not in b on compile-time values. */
+val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc loc);
+/* The builtins above (a: the n evaluated positional arguments of call x);
+ * *handled false when fn is none of them. */
+val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
+                     bool *handled);
+
 #endif

@@ -1181,6 +1181,7 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   case TL_AST_CONTINUE:
     err(E, s->loc, "'continue' is not supported in a @T.prim_func");
     return false;
+  case TL_AST_ASSERT: return elab_assert(E, s);
   default:
     err(E, s->loc, "%s is not supported in a @T.prim_func", stmt_name(s->kind));
     return false;

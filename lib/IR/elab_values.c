@@ -610,6 +610,8 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
     }
     return a->k == V_OPAQUE ? a : b;
   }
+  if (!strcmp(op, "is") || !strcmp(op, "is not") || !strcmp(op, "in") || !strcmp(op, "not in"))
+    return py_identity_or_membership(E, op, a, b, loc);
   if (is_ir(a) || is_ir(b)) {
     tl_binop bop;
     if (!map_binop(op, &bop)) return type_error(E, loc, op, a, b);

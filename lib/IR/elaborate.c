@@ -397,6 +397,10 @@ static bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef,
     return add_func(E, v->u.pf);
   }
   case TL_AST_IMPORT: break; /* handled like module imports below */
+  case TL_AST_ASSERT:
+    ok = elab_assert(E, s);
+    if (!ok) *returned = true;  /* the factory stops at a failed assert */
+    break;
   case TL_AST_EXPR_STMT:
   case TL_AST_PASS: break;   /* docstrings, host side effects */
   case TL_AST_FOR:
@@ -500,6 +504,10 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
       pv[i] = parse_define(E, di);
     } else if (p->default_value) {
       pv[i] = eval(E, p->default_value);
+    } else if (p->pkind == TL_AST_PARAM_VARARG) {
+      pv[i] = mk_tuple(E, 0, false);  /* *args of a factory: () */
+    } else if (p->pkind == TL_AST_PARAM_KWARG) {
+      pv[i] = mk(E, V_DICT);  /* **kwargs: {} */
     } else {
       err(E, p->loc, "factory parameter '%s' has no value; pass -D %s=%s", p->name, p->name,
           param_hint(p, def));

@@ -1,0 +1,358 @@
+/* Elaborator, part 4 (see elaborate.c for the algorithm): the compile-time
+ * Python that kernel factories use beyond arithmetic — comprehensions and
+ * generator expressions over constant sequences, f-strings, assert,
+ * 'is' / 'in', and the builtins range / zip / enumerate / list / tuple /
+ * isinstance on constants.
+ *
+ * Algorithm: a comprehension runs its 'for' clauses as nested loops over
+ * the items of a constant sequence (tuple, list, dict keys, string
+ * characters), each iteration in a fresh scope binding the clause's target,
+ * and collects the element (key: value for dicts) when every 'if' holds; a
+ * condition must be a compile-time constant.  A generator expression gives
+ * a tuple (it is consumed at once).  An f-string formats each field as
+ * Python's str() (repr with !r) or with a printf-compatible format spec
+ * (d x X o e E f F g G %, with flags, width and precision).  Sequences are
+ * bounded by MAX_CONST_LEN items. */
+#include "IR/elab_impl.h"
+
+/* The items of a constant sequence (tuple, list, dict keys, string
+ * characters); NULL with an error when v is not one. */
+static val **seq_items(elab *E, val *v, tl_loc loc, int *n) {
+  switch (v->k) {
+  case V_TUPLE: *n = v->u.tup.n; return v->u.tup.n ? v->u.tup.items : talloc(E, sizeof(val *));
+  case V_DICT: *n = v->u.dict.n; return v->u.dict.n ? v->u.dict.keys : talloc(E, sizeof(val *));
+  case V_STR: {
+    size_t len = strlen(v->u.s);
+    if (len > MAX_CONST_LEN) break;
+    val **items = talloc(E, sizeof(val *) * (len ? len : 1));
+    for (size_t i = 0; items && i < len; i++)
+      if (!(items[i] = mk_str(E, tprintf(E, "%c", v->u.s[i])))) return NULL;
+    *n = (int)len;
+    return items;
+  }
+  default: break;
+  }
+  err_val(E, loc, v, "cannot iterate over %s at compile time (a tuple, list, dict, string or "
+                     "range of constants is needed)", describe(E, v));
+  return NULL;
+}
+
+/* Binds a comprehension target (a name or nested tuple of names) in the
+ * current scope. */
+static bool bind_target(elab *E, const tl_ast_expr *t, val *v, tl_loc loc) {
+  if (t->kind == TL_AST_NAME) return bind(E, E->sc, t->u.name, v, t->loc, BK_CONST);
+  if (t->kind == TL_AST_TUPLE || t->kind == TL_AST_LIST) {
+    if (v->k != V_TUPLE || v->u.tup.n != t->u.list.n) {
+      err_val(E, t->loc, v, "cannot unpack %s into %d names", describe(E, v), t->u.list.n);
+      return false;
+    }
+    for (int i = 0; i < t->u.list.n; i++)
+      if (!bind_target(E, t->u.list.items[i], v->u.tup.items[i], loc)) return false;
+    return true;
+  }
+  err(E, t->loc, "a comprehension target must be a name or a tuple of names");
+  return false;
+}
+
+typedef TL_VEC(val *) val_vec;
+
+/* Runs generator clause g of x and the ones after it, appending elements
+ * (and values, for dict comprehensions) to out. */
+static bool run_clauses(elab *E, const tl_ast_expr *x, int g, val_vec *out) {
+  if (g == x->u.comp.ngens) {
+    val *k = eval(E, x->u.comp.elt);
+    val *v = k && x->u.comp.value ? eval(E, x->u.comp.value) : NULL;
+    if (!k || (x->u.comp.value && !v)) return false;
+    if (out->len >= 2 * MAX_CONST_LEN) {
+      err(E, x->loc, "comprehension too long (more than %d items)", MAX_CONST_LEN);
+      return false;
+    }
+    if (!tl_vec_push(out, k) || (v && !tl_vec_push(out, v))) return oom(E), false;
+    return true;
+  }
+  const tl_ast_comprehension *c = &x->u.comp.gens[g];
+  val *it = eval(E, c->iter);
+  int n = 0;
+  val **items = it ? seq_items(E, it, c->iter->loc, &n) : NULL;
+  if (!items) return false;
+  for (int i = 0; i < n; i++) {
+    scope *sc = push_scope(E, E->sc && E->sc->in_pf);
+    if (!sc) return false;
+    bool ok = bind_target(E, c->target, items[i], c->iter->loc), keep = true;
+    for (int j = 0; ok && keep && j < c->nifs; j++) {
+      val *cv = eval(E, c->ifs[j]);
+      if (!cv || is_ir(cv) || !truthy(cv, &keep)) {
+        if (cv) err_val(E, c->ifs[j]->loc, cv, "a comprehension condition must be a "
+                                                "compile-time constant, got %s", describe(E, cv));
+        ok = false;
+      }
+    }
+    if (ok && keep) ok = run_clauses(E, x, g + 1, out);
+    pop_scope(E, sc);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+val *eval_comprehension(elab *E, const tl_ast_expr *x) {
+  if (x->kind == TL_AST_SETCOMP) {
+    err(E, x->loc, "set comprehensions are not supported at compile time; use a list");
+    return NULL;
+  }
+  val_vec items = {0};
+  val *r = NULL;
+  if (run_clauses(E, x, 0, &items)) {
+    if (x->kind == TL_AST_DICTCOMP) {
+      int n = (int)(items.len / 2);
+      r = mk(E, V_DICT);
+      size_t sz = (size_t)(n ? n : 1);
+      if (r && (r->u.dict.keys = talloc(E, sizeof(val *) * sz)) &&
+          (r->u.dict.vals = talloc(E, sizeof(val *) * sz)) &&
+          (r->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) &&
+          (r->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz))) {
+        r->u.dict.n = n;
+        for (int i = 0; i < n; i++) {
+          r->u.dict.keys[i] = items.data[2 * i];
+          r->u.dict.vals[i] = items.data[2 * i + 1];
+          r->u.dict.klocs[i] = x->u.comp.elt->loc;
+          r->u.dict.vlocs[i] = x->u.comp.value->loc;
+        }
+      } else {
+        r = NULL;
+      }
+    } else {
+      r = mk_tuple(E, (int)items.len, x->kind == TL_AST_LISTCOMP);
+      for (size_t i = 0; r && i < items.len; i++) r->u.tup.items[i] = items.data[i];
+    }
+  }
+  tl_vec_free(&items);
+  return r;
+}
+
+/* ------------------------------------------------------------ f-strings */
+
+/* Python's str() (repr when repr) of a constant into sb; false when v has
+ * no compile-time text. */
+static bool py_str(elab *E, tl_strbuf *sb, const val *v, bool repr) {
+  switch (v->k) {
+  case V_NONE: tl_strbuf_append(sb, "None"); return true;
+  case V_BOOL: tl_strbuf_append(sb, v->u.b ? "True" : "False"); return true;
+  case V_INT: tl_strbuf_printf(sb, "%lld", (long long)v->u.i); return true;
+  case V_FLOAT: tl_ast_print_float(sb, v->u.f); return true;
+  case V_STR:
+    if (repr) tl_strbuf_printf(sb, "'%s'", v->u.s);
+    else tl_strbuf_append(sb, v->u.s);
+    return true;
+  case V_DTYPE: tl_strbuf_append(sb, tl_dtype_name(v->u.dt)); return true;
+  case V_TUPLE:
+    tl_strbuf_append(sb, v->is_list ? "[" : "(");
+    for (int i = 0; i < v->u.tup.n; i++) {
+      if (i) tl_strbuf_append(sb, ", ");
+      if (!py_str(E, sb, v->u.tup.items[i], true)) return false;
+    }
+    tl_strbuf_append(sb, v->is_list ? "]" : v->u.tup.n == 1 ? ",)" : ")");
+    return true;
+  default: return false;
+  }
+}
+
+/* A field with a format spec such as "5d", ".3f", ">8", "x", ".2e". */
+static bool format_spec(elab *E, tl_strbuf *sb, const val *v, const char *spec, tl_loc loc) {
+  size_t n = strlen(spec);
+  char conv = n ? spec[n - 1] : 0;
+  bool ok_flags = strspn(spec, "0123456789.+- #") >= (n ? n - 1 : 0);
+  char fmt[64];
+  if (ok_flags && n < 40 && strchr("dxXo", conv) && conv && (v->k == V_INT || v->k == V_BOOL)) {
+    snprintf(fmt, sizeof fmt, "%%%.*sll%c", (int)(n - 1), spec, conv);
+    tl_strbuf_printf(sb, fmt, (long long)as_i(v));
+    return true;
+  }
+  if (ok_flags && n < 40 && conv && strchr("eEfFgG%", conv) && is_num(v)) {
+    double x = as_f(v) * (conv == '%' ? 100.0 : 1.0);
+    snprintf(fmt, sizeof fmt, "%%%.*s%c", (int)(n - 1), spec, conv == '%' ? 'f' : conv);
+    tl_strbuf_printf(sb, fmt, x);
+    if (conv == '%') tl_strbuf_append(sb, "%");
+    return true;
+  }
+  err(E, loc, "f-string format spec '%s' is not supported at compile time", spec);
+  return false;
+}
+
+val *eval_fstring(elab *E, const tl_ast_expr *x) {
+  tl_strbuf sb = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < x->u.list.n; i++) {
+    const tl_ast_expr *part = x->u.list.items[i];
+    if (part->kind == TL_AST_STR) {
+      tl_strbuf_append(&sb, part->u.str);
+      continue;
+    }
+    val *v = eval(E, part->u.fmt.value);
+    if (!v) { ok = false; break; }
+    const char *spec = NULL;
+    if (part->u.fmt.spec) {
+      val *sv = eval_fstring(E, part->u.fmt.spec);
+      if (!sv) { ok = false; break; }
+      spec = sv->u.s;
+    }
+    if (spec && *spec) {
+      ok = format_spec(E, &sb, v, spec, part->loc);
+    } else if (!py_str(E, &sb, v, part->u.fmt.conversion == 'r')) {
+      err_val(E, part->u.fmt.value->loc, v, "%s has no compile-time text for an f-string",
+              describe(E, v));
+      ok = false;
+    }
+  }
+  val *r = ok && !sb.oom ? mk_str(E, sb.data ? sb.data : "") : NULL;
+  if (ok && sb.oom) oom(E);
+  tl_strbuf_free(&sb);
+  return r;
+}
+
+/* ------------------------------------------------------------ assert, is, in */
+
+bool elab_assert(elab *E, const tl_ast_stmt *s) {
+  val *c = eval(E, s->u.assert_.test);
+  bool t;
+  if (!c) return false;
+  if (is_ir(c) || !truthy(c, &t)) {
+    err_val(E, s->u.assert_.test->loc, c, "an assert needs a compile-time condition, got %s",
+            describe(E, c));
+    return false;
+  }
+  if (t) return true;
+  tl_strbuf sb = {0};
+  if (s->u.assert_.msg) {
+    val *m = eval(E, s->u.assert_.msg);
+    if (!m) return false;
+    if (!py_str(E, &sb, m, false)) tl_strbuf_append(&sb, describe(E, m));
+  }
+  err(E, s->loc, "assertion failed%s%s", sb.len ? ": " : "", sb.data && !sb.oom ? sb.data : "");
+  tl_strbuf_free(&sb);
+  return false;
+}
+
+val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc loc) {
+  bool neg = !strcmp(op, "is not") || !strcmp(op, "not in");
+  bool r;
+  if (!strcmp(op, "is") || !strcmp(op, "is not")) {
+    if (is_ir(a) || is_ir(b)) r = false;  /* an expression is never None/True/False */
+    else if (a->k == V_NONE || b->k == V_NONE) r = a->k == b->k;
+    else r = a == b || const_equal(a, b, 0);
+  } else {
+    if (b->k == V_STR && a->k == V_STR) {
+      r = strstr(b->u.s, a->u.s) != NULL;
+    } else {
+      int n = 0;
+      val **items = seq_items(E, b, loc, &n);
+      if (!items) return NULL;
+      r = false;
+      for (int i = 0; i < n && !r; i++) r = const_equal(a, items[i], 0);
+    }
+  }
+  return mk_bool(E, r != neg);
+}
+
+/* ------------------------------------------------------------ builtins */
+
+/* range(...) of constants as a list; zip, enumerate, list, tuple,
+ * isinstance.  NULL with *handled false when fn is none of them. */
+val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
+                     bool *handled) {
+  *handled = true;
+  if (!strcmp(fn, "range")) {
+    if (!check_arity(E, x, fn, 1, 3)) return NULL;
+    int64_t v[3] = {0, 0, 1};
+    for (int i = 0; i < n; i++) {
+      if (a[i]->k != V_INT && a[i]->k != V_BOOL) {
+        err_val(E, x->u.call.args[i]->loc, a[i], "range() outside a for loop needs integer "
+                "constants, got %s", describe(E, a[i]));
+        return NULL;
+      }
+      v[n == 1 ? 1 : i] = as_i(a[i]);
+    }
+    if (v[2] == 0) {
+      err(E, x->loc, "range() step must not be zero");
+      return NULL;
+    }
+    int64_t cnt = v[2] > 0 ? (v[1] > v[0] ? (v[1] - v[0] + v[2] - 1) / v[2] : 0)
+                           : (v[0] > v[1] ? (v[0] - v[1] - v[2] - 1) / -v[2] : 0);
+    if (cnt > MAX_CONST_LEN) {
+      err(E, x->loc, "range() of %lld items is too long at compile time", (long long)cnt);
+      return NULL;
+    }
+    val *r = mk_tuple(E, (int)cnt, true);
+    for (int64_t i = 0; r && i < cnt; i++)
+      if (!(r->u.tup.items[i] = mk_int(E, v[0] + i * v[2]))) return NULL;
+    return r;
+  }
+  if (!strcmp(fn, "zip") || !strcmp(fn, "enumerate")) {
+    bool en = fn[0] == 'e';
+    if (!check_arity(E, x, fn, 1, en ? 1 : -1)) return NULL;
+    int len = -1;
+    val ***its = talloc(E, sizeof(val **) * (size_t)n);
+    int *lens = talloc(E, sizeof(int) * (size_t)n);
+    if (!its || !lens) return NULL;
+    for (int i = 0; i < n; i++) {
+      if (!(its[i] = seq_items(E, a[i], x->u.call.args[i]->loc, &lens[i]))) return NULL;
+      if (len < 0 || lens[i] < len) len = lens[i];
+    }
+    val *r = mk_tuple(E, len, true);
+    for (int k = 0; r && k < len; k++) {
+      val *t = mk_tuple(E, en ? 2 : n, false);
+      if (!t) return NULL;
+      if (en) {
+        if (!(t->u.tup.items[0] = mk_int(E, k))) return NULL;
+        t->u.tup.items[1] = its[0][k];
+      } else {
+        for (int i = 0; i < n; i++) t->u.tup.items[i] = its[i][k];
+      }
+      r->u.tup.items[k] = t;
+    }
+    return r;
+  }
+  if (!strcmp(fn, "list") || !strcmp(fn, "tuple")) {
+    if (!check_arity(E, x, fn, 0, 1)) return NULL;
+    int len = 0;
+    val **items = n ? seq_items(E, a[0], x->u.call.args[0]->loc, &len) : NULL;
+    if (n && !items) return NULL;
+    val *r = mk_tuple(E, len, fn[0] == 'l');
+    for (int i = 0; r && i < len; i++) r->u.tup.items[i] = items[i];
+    return r;
+  }
+  if (!strcmp(fn, "isinstance")) {
+    if (!check_arity(E, x, fn, 2, 2)) return NULL;
+    int nt = a[1]->k == V_TUPLE ? a[1]->u.tup.n : 1;
+    val *const *ts = a[1]->k == V_TUPLE ? a[1]->u.tup.items : &a[1];
+    for (int i = 0; i < nt; i++) {
+      if (ts[i]->k != V_FUNC || !ts[i]->builtin) {
+        err_val(E, x->u.call.args[1]->loc, ts[i], "isinstance() needs int, float, bool, str, "
+                "list, tuple or dict, got %s", describe(E, ts[i]));
+        return NULL;
+      }
+      const char *tn = ts[i]->u.fname;
+      const char *vt = type_name(a[0]);
+      if (!strcmp(tn, vt) || (!strcmp(tn, "int") && a[0]->k == V_BOOL) ||
+          (!strcmp(tn, "float") && a[0]->k == V_EXPR && tl_dtype_is_float(a[0]->u.e->dtype)) ||
+          (!strcmp(tn, "int") && a[0]->k == V_EXPR && !tl_dtype_is_float(a[0]->u.e->dtype)))
+        return mk_bool(E, true);
+    }
+    return mk_bool(E, false);
+  }
+  if (!strcmp(fn, "str")) {
+    tl_strbuf sb = {0};
+    if (!check_arity(E, x, fn, 1, 1)) return NULL;
+    bool ok = py_str(E, &sb, a[0], false);
+    val *r = ok && !sb.oom ? mk_str(E, sb.data ? sb.data : "") : NULL;
+    tl_strbuf_free(&sb);
+    if (!ok) err_val(E, x->u.call.args[0]->loc, a[0], "str() of %s is not known at compile time",
+                     describe(E, a[0]));
+    return r;
+  }
+  if (!strcmp(fn, "dict")) {
+    err(E, x->loc, "dict() is not supported at compile time; use a {...} display");
+    return NULL;
+  }
+  *handled = false;
+  return NULL;
+}
