@@ -51,6 +51,15 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   return NULL;
 }
 
+/* Item index of the value v of a module-level 'a, b = value' (lazy). */
+static val *unpack_item(elab *E, val *v, int index, const val *whole, tl_loc use) {
+  if (v->k == V_OPAQUE) return v;  /* host values unpack into host values */
+  int n = whole->u.lazy.index;  /* the target count */
+  if (v->k == V_TUPLE && v->u.tup.n == n) return v->u.tup.items[index];
+  err_val(E, use, v, "cannot unpack %s into %d names", describe(E, v), n);
+  return NULL;
+}
+
 val *force(elab *E, val *lz, tl_loc use) {
   if (lz->u.lazy.cached) return lz->u.lazy.cached->k == V_POISON ? NULL : lz->u.lazy.cached;
   if (lz->u.lazy.busy) {
@@ -63,7 +72,8 @@ val *force(elab *E, val *lz, tl_loc use) {
   int depth = E->depth;
   E->sc = E->module_scope;
   E->pf = NULL;
-  val *v = eval(E, lz->u.lazy.ast);
+  val *v = lz->u.lazy.from ? force(E, lz->u.lazy.from, use) : eval(E, lz->u.lazy.ast);
+  if (v && lz->u.lazy.from) v = unpack_item(E, v, lz->u.lazy.index, lz->u.lazy.from, use);
   E->sc = sc;
   E->pf = pf;
   E->depth = depth;

@@ -73,7 +73,9 @@ struct val {
     struct { const char *desc; const char *module; } op;
     tl_primfunc *pf;
     struct { int ndim; tl_expr **dims; tl_dtype dt; } tt;
-    struct { const tl_ast_expr *ast; val *cached; bool busy; } lazy;
+    /* ast: the value's expression; or, with from, item index of the lazy
+     * tuple `from` (a, b = ... at module level) */
+    struct { const tl_ast_expr *ast; val *cached; bool busy; val *from; int index; } lazy;
   } u;
   bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
 };

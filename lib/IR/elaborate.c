@@ -608,6 +608,24 @@ static void module_assign_name(elab *E, const tl_ast_expr *t, const tl_ast_expr 
   if (v) bind(E, E->module_scope, t->u.name, v, t->loc, BK_CONST);
 }
 
+/* a, b = value at module level: each name gets a lazy item of one lazy
+ * value, evaluated (and unpacked) only when a kernel uses a name. */
+static void module_assign_tuple(elab *E, const tl_ast_expr *t, const tl_ast_expr *value) {
+  val *whole = mk(E, V_LAZY);
+  if (!whole) return;
+  whole->u.lazy.ast = value;
+  whole->u.lazy.index = t->u.list.n;  /* a whole value: index holds the target count */
+  for (int k = 0; k < t->u.list.n; k++) {
+    const tl_ast_expr *it = t->u.list.items[k];
+    if (it->kind != TL_AST_NAME) continue;  /* nested or starred targets: host code */
+    val *item = mk(E, V_LAZY);
+    if (!item) return;
+    item->u.lazy.from = whole;
+    item->u.lazy.index = k;
+    module_assign_name(E, it, NULL, find_define(E, it->u.name) >= 0 ? NULL : item);
+  }
+}
+
 static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int depth) {
   if (depth > MAX_DEPTH) {
     if (b->n) err(E, b->stmts[0]->loc, "statements nested too deeply (limit %d)", MAX_DEPTH);
@@ -623,16 +641,7 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
         if (t->kind == TL_AST_NAME) {
           module_assign_name(E, t, s->u.assign.value, NULL);
         } else if (t->kind == TL_AST_TUPLE || t->kind == TL_AST_LIST) {
-          val *v = eval(E, s->u.assign.value);
-          if (!v) break;
-          stmt_vec none = {0};
-          if (assign_target(E, t, v, s->u.assign.value->loc, &none)) {
-            for (int k = 0; k < t->u.list.n; k++)
-              if (t->u.list.items[k]->kind == TL_AST_NAME &&
-                  find_define(E, t->u.list.items[k]->u.name) >= 0)
-                module_assign_name(E, t->u.list.items[k], NULL, NULL);
-          }
-          tl_vec_free(&none);
+          module_assign_tuple(E, t, s->u.assign.value);
         }
       }
       break;
