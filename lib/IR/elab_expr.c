@@ -13,7 +13,7 @@ static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
     "alloc_fragment", "alloc_local", "alloc_var", "Parallel", "Pipelined", "serial", "unroll",
     "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else", "Select", "max",
-    "min", "Ramp", "Broadcast", "thread_binding", NULL};
+    "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
                                           "range", "print", "zip", "enumerate", "list", "tuple",
                                           "isinstance", "str", "dict", NULL};
@@ -827,6 +827,12 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return tensor_type(E, sh, dt, x->loc);
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
+  if (!strcmp(name, "const")) return call_const(E, fn, x);
+  if (!strcmp(name, "empty")) {
+    err(E, x->loc, "T.empty declares an output of an eager @tilelang.jit kernel: assign it to a "
+        "name before its T.Kernel and return it");
+    return NULL;
+  }
   if (!strcmp(name, "Cast")) {
     if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, 2, 2)) return NULL;
     val *dv = eval(E, x->u.call.args[0]);

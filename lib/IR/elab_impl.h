@@ -111,6 +111,8 @@ typedef struct elab {
   bool oom;
   TL_VEC(tl_var *) dyn;    /* all T.dynamic symbols, in declaration order */
   TL_VEC(tl_primfunc *) funcs;
+  TL_VEC(const tl_ast_expr *) compile_calls;  /* module-level NAME.compile(...) calls */
+  const char *eager_kernel;  /* the eager kernel being built (T.const looks up its bindings) */
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -265,5 +267,46 @@ val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc l
  * *handled false when fn is none of them. */
 val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
                      bool *handled);
+
+/* elaborate.c / elab_stmt.c, for elab_eager.c */
+#define elab_primfunc(...) tl_el_elab_primfunc(__VA_ARGS__)
+#define add_func(...) tl_el_add_func(__VA_ARGS__)
+#define param_hint(...) tl_el_param_hint(__VA_ARGS__)
+#define factory_stmt(...) tl_el_factory_stmt(__VA_ARGS__)
+#define jit_out_idx(...) tl_el_jit_out_idx(__VA_ARGS__)
+#define jit_pass_configs(...) tl_el_jit_pass_configs(__VA_ARGS__)
+#define t_callee(...) tl_el_t_callee(__VA_ARGS__)
+/* Elaborates a @T.prim_func def in the current scope (out_idx from a
+ * tilelang.jit decorator or an eager kernel's returns, or NULL). */
+val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_expr *out_ast);
+bool add_func(elab *E, tl_primfunc *pf);
+const char *param_hint(const tl_ast_param *p, const tl_ast_stmt *def);
+/* One compile-time statement of a factory body; *returned when it returned. */
+bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
+                  const tl_ast_expr *out_ast, bool *returned);
+val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast);
+void jit_pass_configs(elab *E, const tl_ast_expr *jit);
+/* "Kernel" for T.Kernel(...) (the T function a call names), or NULL. */
+const char *t_callee(elab *E, const tl_ast_expr *x);
+
+/* elab_eager.c: the eager JIT style (TileLang PR #2010). */
+#define is_eager_kernel(...) tl_el_is_eager_kernel(__VA_ARGS__)
+#define elab_eager(...) tl_el_elab_eager(__VA_ARGS__)
+#define compile_binding(...) tl_el_compile_binding(__VA_ARGS__)
+#define call_const(...) tl_el_call_const(__VA_ARGS__)
+#define note_compile_call(...) tl_el_note_compile_call(__VA_ARGS__)
+/* A @tilelang.jit def whose body opens T.Kernel itself (no nested prim_func). */
+bool is_eager_kernel(elab *E, const tl_ast_stmt *def);
+/* Builds the prim_func of an eager kernel: tensor parameters from the
+ * annotations in its body, outputs from T.empty (returned ones set
+ * out_idx), T.const symbols from -D or the file's NAME.compile(...). */
+void elab_eager(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit);
+/* The value of `name` given by a module-level kernel.compile(name=...) call
+ * in the file, or NULL (quietly) when there is none. */
+val *compile_binding(elab *E, const char *kernel, const char *name);
+/* T.const("M, N, K"): the values of those symbols (-D or compile binding). */
+val *call_const(elab *E, const char *fn, const tl_ast_expr *x);
+/* Records a module-level statement NAME.compile(...) (read, not run). */
+void note_compile_call(elab *E, const tl_ast_expr *value);
 
 #endif

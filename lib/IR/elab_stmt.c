@@ -360,7 +360,7 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
 
 /* The T.<name> function a call's callee names, without reporting errors
  * for other callees; NULL when the callee is not a T function. */
-static const char *t_callee(elab *E, const tl_ast_expr *x) {
+const char *t_callee(elab *E, const tl_ast_expr *x) {
   if (x->kind != TL_AST_CALL) return NULL;
   const tl_ast_expr *f = x->u.call.func;
   if (f->kind != TL_AST_ATTR) return NULL;

@@ -59,7 +59,7 @@ static bool collect_dynamic(elab *E, tl_primfunc *pf) {
 
 /* Elaborates a @T.prim_func def in the current scope.  out_idx (with its
  * AST) comes from a tilelang.jit decorator, or NULL. */
-static val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
+val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
                           const tl_ast_expr *out_ast) {
   tl_primfunc *pf = malloc_ir(E, sizeof *pf);
   if (!pf) return NULL;
@@ -147,7 +147,7 @@ static val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   return v;
 }
 
-static bool add_func(elab *E, tl_primfunc *pf) {
+bool add_func(elab *E, tl_primfunc *pf) {
   for (size_t i = 0; i < E->funcs.len; i++)
     if (E->funcs.data[i] == pf) return true;
   if (!tl_vec_push(&E->funcs, pf)) return oom(E), false;
@@ -269,7 +269,7 @@ static int scan_block(const tl_ast_block *b, const char *name, int depth) {
   return r;
 }
 
-static const char *param_hint(const tl_ast_param *p, const tl_ast_stmt *def) {
+const char *param_hint(const tl_ast_param *p, const tl_ast_stmt *def) {
   if (p->annotation && p->annotation->kind == TL_AST_NAME) {
     const char *a = p->annotation->u.name;
     if (!strcmp(a, "int")) return "<int>";
@@ -333,7 +333,7 @@ static int classify_decorator(elab *E, const tl_ast_expr *d) {
 static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fdef, val *out_idx,
                           const tl_ast_expr *out_ast, bool *returned);
 
-static bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
+bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
                          const tl_ast_expr *out_ast, bool *returned) {
   stmt_vec none = {0};
   bool ok = true;
@@ -438,7 +438,7 @@ static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fde
 
 /* The value of a tilelang.jit(...) decorator's out_idx (evaluated in the
  * module scope), or NULL. */
-static val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast) {
+val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast) {
   if (!jit || jit->kind != TL_AST_CALL) return NULL;
   const tl_ast_keyword *k = find_kw(jit, "out_idx");
   if (!k) return NULL;
@@ -450,7 +450,7 @@ static val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast
  * module scope): "tl.enable_fast_math" sets E->jit_fast_math; TileLang's
  * configs that select what this compiler never does (TMA, wgmma, warp
  * specialization) are accepted and have no effect; other keys are errors. */
-static void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
+void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
   E->jit_fast_math = false;
   if (!jit || jit->kind != TL_AST_CALL) return;
   const tl_ast_keyword *k = find_kw(jit, "pass_configs");
@@ -502,6 +502,8 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
     int di = find_define(E, p->name);
     if (di >= 0) {
       pv[i] = parse_define(E, di);
+    } else if ((pv[i] = compile_binding(E, def->u.def.name, p->name)) != NULL) {
+      /* from NAME.compile(p=...) in the file */
     } else if (p->default_value) {
       pv[i] = eval(E, p->default_value);
     } else if (p->pkind == TL_AST_PARAM_VARARG) {
@@ -596,6 +598,28 @@ static void mark_define(elab *E, const char *name) {
     if (E->defs[i].name && !strcmp(E->defs[i].name, name)) E->def_used[i] = true;
 }
 
+/* -D values of the names of T.const("M, N") calls in a factory body are used. */
+static void mark_const_defines(elab *E, const tl_ast_block *b) {
+  for (int i = 0; i < b->n; i++) {
+    const tl_ast_stmt *s = b->stmts[i];
+    const tl_ast_expr *v = s->kind == TL_AST_ASSIGN ? s->u.assign.value : NULL;
+    if (!v || v->kind != TL_AST_CALL || v->u.call.nargs != 1 ||
+        v->u.call.args[0]->kind != TL_AST_STR || v->u.call.func->kind != TL_AST_ATTR ||
+        strcmp(v->u.call.func->u.attr.name, "const"))
+      continue;
+    const char *p = v->u.call.args[0]->u.str;
+    while (*p) {
+      while (*p == ',' || *p == ' ' || *p == '\t') p++;
+      size_t n = strcspn(p, ", \t");
+      if (!n) break;
+      for (size_t d = 0; d < E->ndefs; d++)
+        if (E->defs[d].name && strlen(E->defs[d].name) == n && !strncmp(E->defs[d].name, p, n))
+          E->def_used[d] = true;
+      p += n;
+    }
+  }
+}
+
 static void module_assign_name(elab *E, const tl_ast_expr *t, const tl_ast_expr *value, val *v) {
   int di = find_define(E, t->u.name);
   if (di >= 0) {
@@ -635,7 +659,9 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
     const tl_ast_stmt *s = b->stmts[i];
     switch (s->kind) {
     case TL_AST_IMPORT: do_import(E, s); break;
+    case TL_AST_EXPR_STMT: note_compile_call(E, s->u.expr); break;
     case TL_AST_ASSIGN:
+      note_compile_call(E, s->u.assign.value);
       for (int j = 0; j < s->u.assign.ntargets; j++) {
         const tl_ast_expr *t = s->u.assign.targets[j];
         if (t->kind == TL_AST_NAME) {
@@ -677,8 +703,10 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
       if (is_pf || factory) {
         pending p = {s, factory, jit};
         if (!tl_vec_push(defs, p)) oom(E);
-        if (factory)
+        if (factory) {
           for (int j = 0; j < s->u.def.nparams; j++) mark_define(E, s->u.def.params[j].name);
+          mark_const_defines(E, &s->u.def.body);
+        }
       }
       break;
     }
@@ -692,7 +720,14 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
 static const tl_ast_param *unbound_param(elab *E, const tl_ast_stmt *def) {
   for (int i = 0; i < def->u.def.nparams; i++) {
     const tl_ast_param *p = &def->u.def.params[i];
-    if (!p->default_value && find_define(E, p->name) < 0 &&
+    bool tensor = false;  /* an eager kernel's tensor parameter (A: T.Tensor(...) in the body) */
+    for (int j = 0; j < def->u.def.body.n; j++) {
+      const tl_ast_stmt *s = def->u.def.body.stmts[j];
+      tensor |= s->kind == TL_AST_ANNASSIGN && !s->u.ann.value &&
+                s->u.ann.target->kind == TL_AST_NAME && s->u.ann.target->u.name == p->name;
+    }
+    if (!tensor && !p->default_value && find_define(E, p->name) < 0 &&
+        !compile_binding(E, def->u.def.name, p->name) &&
         (p->pkind == TL_AST_PARAM_POS || p->pkind == TL_AST_PARAM_POSONLY ||
          p->pkind == TL_AST_PARAM_KWONLY))
       return p;
@@ -701,6 +736,10 @@ static const tl_ast_param *unbound_param(elab *E, const tl_ast_stmt *def) {
 }
 
 static void elaborate_pending(elab *E, const pending *p) {
+  if (p->factory && is_eager_kernel(E, p->def)) {
+    elab_eager(E, p->def, p->jit);
+    return;
+  }
   if (p->factory) {
     elab_factory(E, p->def, p->jit);
     return;
@@ -832,6 +871,7 @@ done:
   tl_vec_free(&pend);
   tl_vec_free(&E.dyn);
   tl_vec_free(&E.funcs);
+  tl_vec_free(&E.compile_calls);
   tl_arena_free(&E.tmp);
   return ok;
 }
