@@ -129,6 +129,13 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
       if (!strcmp(name, "inf")) return mk_float(E, INFINITY);
       if (!strcmp(name, "nan")) return mk_float(E, NAN);
     }
+    if (mod && !strcmp(mod, "tilelang") && !strcmp(v->u.op.desc, "tilelang.PassConfigKey") &&
+        !strncmp(name, "TL_", 3)) {
+      /* tilelang.PassConfigKey.TL_ENABLE_FAST_MATH is the key "tl.enable_fast_math" */
+      char *key = (char *)tprintf(E, "tl.%s", name + 3);
+      for (char *c = key + 3; *c; c++) *c = (char)tolower((unsigned char)*c);
+      return mk_str(E, key);
+    }
     tl_dtype dt;
     if (mod && !strcmp(mod, "torch") && !strcmp(v->u.op.desc, "torch") &&
         tl_dtype_parse(name, &dt))
