@@ -45,6 +45,7 @@ for kind, path, msg in rows:
     key = re.sub(r"'[^']*'", "'…'", msg)
     key = re.sub(r"\b\d+\b", "N", key)
     key = re.sub(r"-D \w+=<\w+>", "-D NAME=…", key)
+    key = re.sub(r"call \w+\.compile\([^)]*\)", "call KERNEL.compile(...)", key)
     g = groups.setdefault(key, {"example": 0, "test": 0, "first": path})
     g[kind] += 1
 tot = collections.Counter(k for k, _, _ in rows)
@@ -54,4 +55,26 @@ for key, g in sorted(groups.items(), key=lambda kv: -(kv[1]["example"] + kv[1]["
     shown = "compiles" if key == "OK" else "`" + key.replace("|", "\\|")[:150] + "`"
     print(f"| {shown} | {g['example'] or '—'} | {g['test'] or '—'} | {g['first']} |")
 print(f"| total | {tot['example']} | {tot['test']} | |")
+
+def cause(msg):
+    if msg == "OK": return "compiles"
+    if re.search(r"has no value|lack parameter values", msg): return "needs -D values (or --kernel)"
+    if re.search(r"(syntax|comprehension|f-string|lambda|star |yield|await|'class'|'try'|"
+                 r"'assert'|'with'|walrus|:=|not supported|set literals|integer literal too large|"
+                 r"factory body|compile-time|cannot unpack|host value|host function|immutable)", msg):
+        return "unsupported Python"
+    if re.search(r"(unknown name 'T\.|unknown keyword|takes \d+ (positional )?arguments?|"
+                 r"unsupported loop iterator|statement; expected T\.Kernel|unknown dtype|"
+                 r"pass config|function attribute)", msg):
+        return "unsupported TileLang op or option"
+    return "other"
+by = collections.OrderedDict()
+for kind, path, msg in rows:
+    c = by.setdefault(cause(msg), {"example": 0, "test": 0})
+    c[kind] += 1
+print()
+print("| cause | examples | tests |")
+print("|---|---|---|")
+for c, g in sorted(by.items(), key=lambda kv: -(kv[1]["example"] + kv[1]["test"])):
+    print(f"| {c} | {g['example'] or '—'} | {g['test'] or '—'} |")
 PY
