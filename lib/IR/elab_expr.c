@@ -1096,6 +1096,7 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
   case V_PRIMFUNC:
     if (!E->pf) return mk_opaque(E, tprintf(E, "%s(...)", fv->u.pf->name), NULL);
     break;
+  case V_PYFUNC: return call_pyfunc(E, fv, x);
   default: break;
   }
   err_val(E, x->loc, fv, "%s is not callable", describe(E, fv));
@@ -1220,6 +1221,7 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
   case TL_AST_LISTCOMP: case TL_AST_SETCOMP: case TL_AST_GENEXP: case TL_AST_DICTCOMP:
     return eval_comprehension(E, x);
   case TL_AST_FSTRING: return eval_fstring(E, x);
+  case TL_AST_LAMBDA: return mk_pyfunc(E, NULL, x);
   default:
     err(E, x->loc, "%s are not supported here", construct_name(x->kind));
     return NULL;

@@ -39,7 +39,8 @@ typedef enum vkind {
   V_OPAQUE,     /* a host value (torch, numpy, a Python function) */
   V_PRIMFUNC,   /* an elaborated @T.prim_func */
   V_TENSORTYPE, /* T.Tensor(shape, dtype) */
-  V_LAZY        /* a module constant, evaluated on first use */
+  V_LAZY,       /* a module constant, evaluated on first use */
+  V_PYFUNC      /* a Python function or lambda run at compile time (elab_python.c) */
 } vkind;
 
 enum { NS_T, NS_TILELANG, NS_POLICY, NS_JIT };
@@ -51,6 +52,7 @@ typedef struct ritem {
 } ritem;
 
 typedef struct val val;
+typedef struct scope scope;
 struct val {
   vkind k;
   bool is_list;   /* V_TUPLE: written as a list */
@@ -76,6 +78,8 @@ struct val {
     /* ast: the value's expression; or, with from, item index of the lazy
      * tuple `from` (a, b = ... at module level) */
     struct { const tl_ast_expr *ast; val *cached; bool busy; val *from; int index; } lazy;
+    /* def (or lambda) and the scope it was defined in */
+    struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; } py;
   } u;
   bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
 };
@@ -85,11 +89,11 @@ enum { BK_CONST, BK_LET, BK_LOOP, BK_BLOCK, BK_PARAM, BK_TENSOR, BK_ALLOC };
 
 typedef struct binding { val *v; tl_loc loc; int kind; } binding;
 
-typedef struct scope {
+struct scope {
   struct scope *parent;
   tl_map map;     /* interned name -> binding* */
   bool in_pf;     /* a scope of a prim_func body */
-} scope;
+};
 
 typedef struct elab {
   tl_module *m;
@@ -255,6 +259,13 @@ extern const char *policy_names[3];
 #define elab_assert(...) tl_el_elab_assert(__VA_ARGS__)
 #define py_identity_or_membership(...) tl_el_py_identity_or_membership(__VA_ARGS__)
 #define call_py_builtin(...) tl_el_call_py_builtin(__VA_ARGS__)
+#define mk_pyfunc(...) tl_el_mk_pyfunc(__VA_ARGS__)
+#define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
+/* A compile-time Python function (def or lambda) closing over E->sc. */
+val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);
+/* Calls it with the arguments of call x (positional, keywords, defaults,
+ * *args and **kwargs parameters); runs its body as compile-time Python. */
+val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x);
 /* A list/set/dict comprehension or generator expression over constants. */
 val *eval_comprehension(elab *E, const tl_ast_expr *x);
 /* An f-string of compile-time values (a V_STR). */

@@ -357,3 +357,154 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
   *handled = false;
   return NULL;
 }
+
+/* ------------------------------------------------------------ functions */
+
+val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda) {
+  val *v = mk(E, V_PYFUNC);
+  if (!v) return NULL;
+  v->u.py.def = def;
+  v->u.py.lambda = lambda;
+  v->u.py.closure = E->sc;
+  return v;
+}
+
+static bool run_helper_block(elab *E, const tl_ast_block *b, const char *fname, val **ret);
+
+/* One statement of a compile-time helper; *ret set by 'return'. */
+static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, val **ret) {
+  stmt_vec none = {0};
+  bool ok = true, returned = false;
+  switch (s->kind) {
+  case TL_AST_RETURN:
+    *ret = s->u.ret ? eval(E, s->u.ret) : mk(E, V_NONE);
+    return *ret != NULL;
+  case TL_AST_IF: {
+    val *c = eval(E, s->u.ifs.test);
+    bool t;
+    if (!c) return false;
+    if (is_ir(c) || !truthy(c, &t)) {
+      err_val(E, s->u.ifs.test->loc, c, "a condition in '%s' must be a compile-time constant, "
+              "got %s", fname, describe(E, c));
+      return false;
+    }
+    return run_helper_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, fname, ret);
+  }
+  case TL_AST_FOR: {
+    val *it = eval(E, s->u.loop.iter);
+    int n = 0;
+    val **items = it ? seq_items(E, it, s->u.loop.iter->loc, &n) : NULL;
+    if (!items) return false;
+    for (int i = 0; ok && i < n && !*ret; i++) {
+      ok = assign_target(E, s->u.loop.target, items[i], s->u.loop.iter->loc, &none) &&
+           run_helper_block(E, &s->u.loop.body, fname, ret);
+    }
+    break;
+  }
+  case TL_AST_DEF: {
+    val *f = mk_pyfunc(E, s, NULL);
+    ok = f && bind(E, E->sc, s->u.def.name, f, s->u.def.name_loc, BK_CONST);
+    break;
+  }
+  case TL_AST_EXPR_STMT:
+    if (s->u.expr->kind != TL_AST_STR) ok = eval(E, s->u.expr) != NULL;  /* not a docstring */
+    break;
+  case TL_AST_PASS: case TL_AST_IMPORT: break;
+  case TL_AST_ASSIGN: case TL_AST_ANNASSIGN: case TL_AST_AUGASSIGN: case TL_AST_ASSERT:
+    ok = factory_stmt(E, s, NULL, NULL, NULL, &returned);
+    break;
+  default:
+    err(E, s->loc, "this statement is not supported in '%s' at compile time", fname);
+    ok = false;
+  }
+  tl_vec_free(&none);
+  return ok;
+}
+
+static bool run_helper_block(elab *E, const tl_ast_block *b, const char *fname, val **ret) {
+  for (int i = 0; i < b->n && !*ret; i++)
+    if (!run_helper_stmt(E, b->stmts[i], fname, ret)) return false;
+  return true;
+}
+
+/* Binds the parameters of a compile-time function in the current scope:
+ * pos/kwv are the call's positional and keyword values (evaluated in the
+ * caller's scope); defaults are evaluated here. */
+static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const tl_ast_expr *x,
+                             val **pos, val **kwv, const char *fname) {
+  bool *used = talloc(E, sizeof(bool) * (size_t)(x->u.call.nkw + 1));
+  if (!used) return false;
+  int k = 0, nargs = x->u.call.nargs;
+  for (int i = 0; i < np; i++) {
+    const tl_ast_param *p = &ps[i];
+    val *v = NULL;
+    if (p->pkind == TL_AST_PARAM_VARARG) {
+      int rest = nargs - k > 0 ? nargs - k : 0;
+      v = mk_tuple(E, rest, false);
+      for (int j = 0; v && j < rest; j++) v->u.tup.items[j] = pos[k++];
+    } else if (p->pkind == TL_AST_PARAM_KWARG) {
+      v = mk(E, V_DICT);  /* extra keywords are reported below */
+    } else {
+      int kw = -1;
+      for (int j = 0; j < x->u.call.nkw && kw < 0; j++)
+        if (x->u.call.kw[j].name == p->name) kw = j;
+      if (p->pkind != TL_AST_PARAM_KWONLY && k < nargs) v = pos[k++];
+      else if (kw >= 0) v = kwv[kw], used[kw] = true;
+      else if (p->default_value) v = eval(E, p->default_value);
+      else {
+        err(E, x->loc, "%s() missing argument '%s'", fname, p->name);
+        return false;
+      }
+    }
+    if (!v || !bind(E, E->sc, p->name, v, p->loc, BK_CONST)) return false;
+  }
+  if (k < nargs) {
+    err(E, x->u.call.args[k]->loc, "%s() takes %d positional arguments, got %d", fname, k, nargs);
+    return false;
+  }
+  for (int i = 0; i < x->u.call.nkw; i++)
+    if (!used[i]) {
+      err(E, x->u.call.kw[i].loc, "%s() got an unexpected keyword argument '%s'", fname,
+          x->u.call.kw[i].name);
+      return false;
+    }
+  return true;
+}
+
+val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
+  const tl_ast_stmt *def = fn->u.py.def;
+  const char *fname = def ? def->u.def.name : "<lambda>";
+  int np = def ? def->u.def.nparams : fn->u.py.lambda->u.lambda.nparams;
+  const tl_ast_param *ps = def ? def->u.def.params : fn->u.py.lambda->u.lambda.params;
+  if (E->depth >= MAX_DEPTH) {
+    err(E, x->loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
+    return NULL;
+  }
+  int nargs = x->u.call.nargs, nkw = x->u.call.nkw;
+  val **pos = talloc(E, sizeof(val *) * (size_t)(nargs + 1));
+  val **kwv = talloc(E, sizeof(val *) * (size_t)(nkw + 1));
+  if (!pos || !kwv) return NULL;
+  for (int i = 0; i < nargs; i++)
+    if (!(pos[i] = eval(E, x->u.call.args[i]))) return NULL;
+  for (int i = 0; i < nkw; i++)
+    if (!(kwv[i] = eval(E, x->u.call.kw[i].value))) return NULL;
+  E->depth++;
+  scope *saved = E->sc;
+  E->sc = fn->u.py.closure;
+  scope *sc = push_scope(E, false);
+  val *ret = NULL;
+  if (sc) {
+    bool ok = bind_call_params(E, np, ps, x, pos, kwv, fname);
+    if (ok && def) {
+      ok = run_helper_block(E, &def->u.def.body, fname, &ret);
+      if (ok && !ret) ret = mk(E, V_NONE);
+    } else if (ok) {
+      ret = eval(E, fn->u.py.lambda->u.lambda.body);
+    }
+    if (!ok) ret = NULL;
+    pop_scope(E, sc);
+  }
+  E->sc = saved;
+  E->depth--;
+  return ret;
+}

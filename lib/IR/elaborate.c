@@ -375,7 +375,7 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
     if (pf) {
       v = elab_primfunc(E, s, NULL, NULL);
     } else {
-      v = mk_opaque(E, tprintf(E, "%s", s->u.def.name), NULL);
+      v = mk_pyfunc(E, s, NULL);  /* a helper, run when called at compile time */
     }
     if (!v) return false;
     return bind(E, E->sc, s->u.def.name, v, s->u.def.name_loc, BK_CONST);
@@ -698,8 +698,11 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
         if (k == DEC_JIT) is_jit = true, jit = s->u.def.decorators[j];
       }
       bool factory = !is_pf && (is_jit || block_has_primfunc(&s->u.def.body, 0));
+      /* kernels stay names; other functions are helpers run when called at compile time */
       bind(E, E->module_scope, s->u.def.name,
-           mk_opaque(E, tprintf(E, "%s", s->u.def.name), NULL), s->u.def.name_loc, BK_CONST);
+           is_pf || factory ? mk_opaque(E, tprintf(E, "%s", s->u.def.name), NULL)
+                            : mk_pyfunc(E, s, NULL),
+           s->u.def.name_loc, BK_CONST);
       if (is_pf || factory) {
         pending p = {s, factory, jit};
         if (!tl_vec_push(defs, p)) oom(E);
