@@ -4,8 +4,10 @@
  * names behind short macros).  The files: elab_values.c (diagnostics,
  * values, -D definitions, scopes, conversions, constant arithmetic),
  * elab_expr.c (expressions, subscripts, calls), elab_stmt.c (statements,
- * allocations, loops, T.Kernel, tile ops, out_idx), elaborate.c
- * (prim_funcs, factories, the module and tl_frontend_parse; its first
+ * allocations, loops, T.Kernel, tile ops, out_idx), elab_python.c
+ * (comprehensions, f-strings, asserts, helper functions and lambdas, Python
+ * builtins), elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
+ * factories, the module, kernel selection and tl_frontend_parse; its first
  * comment describes the algorithm). */
 #ifndef TL_ELAB_IMPL_H
 #define TL_ELAB_IMPL_H

@@ -9,13 +9,20 @@
  * bool, int, float, str, dtype, tuple/list, dict, IR expression, buffer,
  * buffer subscript, gemm policy, namespaces such as `T`, opaque host values)
  * with Python semantics for constant arithmetic (int64 with overflow
- * errors, true and floor division).  Names live in a chain of scopes (module
- * → factory → prim_func blocks).  The module is processed in two phases:
- * (1) imports, module constants (overridden by -D) and classification of
- * module-level defs (factory: decorated with tilelang.jit or containing a
- * @T.prim_func; bare @T.prim_func; other defs are host code and skipped);
- * (2) each factory is run (parameters from -D or defaults) until it returns
- * its prim_func, and each bare prim_func is elaborated.  Inside a prim_func,
+ * errors, true and floor division), and compile-time Python functions and
+ * lambdas.  Names live in a chain of scopes (module → factory → prim_func
+ * blocks).  Only what the selected kernels reach is evaluated: the module is
+ * processed in two phases: (1) imports, module constants (lazy: a value is
+ * evaluated when first used, so host code such as torch calls is never
+ * run; overridden by -D), module-level NAME.compile(...) calls (read as
+ * bindings) and classification of module-level defs (factory: decorated
+ * with tilelang.jit or containing a @T.prim_func; bare @T.prim_func; other
+ * defs are helpers, run only when called); (2) the selected kernels
+ * (--kernel, else all of them, skipping factories without parameter values
+ * when there are several) are built: a factory is run (parameters from -D,
+ * compile bindings or defaults) until it returns its prim_func, an eager
+ * kernel (elab_eager.c) gets a synthesized prim_func, and each bare
+ * prim_func is elaborated.  Inside a prim_func,
  * statements become IR: compile-time values stay values (no IR), other
  * expressions become IR through the folding tl_ir_* constructors.  Values
  * remember the -D definition they came from, so that a wrong-kind value is

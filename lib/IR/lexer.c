@@ -11,7 +11,9 @@
  * lines yield nothing; newlines inside ( [ { and after a backslash are
  * joined.  A stack of open brackets gives "'(' was never closed" at EOF and
  * mismatch errors at the closer.  Numbers are accumulated with overflow
- * checks; strings are decoded into the arena.  Every error is recorded (not
+ * checks (larger integers keep their decimal digits; 2j is an imaginary
+ * FLOAT); strings are decoded into the arena, except f-strings, whose body
+ * is kept as written for parser_fstring.c.  Every error is recorded (not
  * reported) and the lexer then yields ERROR tokens only.  Linear time. */
 #include "IR/lexer.h"
 

@@ -1,4 +1,4 @@
-/* Tokenizer of the Python subset (internal; used by parser.c).
+/* Tokenizer of Python 3 source (internal; used by the parser, parser*.c).
  * Produces one token per call (lazily, so that a syntax error earlier in the
  * file is reported before a lexical error later in it), including the
  * layout tokens NEWLINE, INDENT and DEDENT.  A lexical error is not reported
@@ -24,7 +24,7 @@ typedef enum tl_tok_kind {
   TL_TOK_ERROR     /* the lexer failed: see tl_lexer.err_msg / err_loc */
 } tl_tok_kind;
 
-/* Keywords (Python 3 keywords; unsupported ones are rejected by the parser). */
+/* Keywords of Python 3 ('match', 'case', '_' and 'type' are soft keywords: NAME tokens). */
 typedef enum tl_kw {
   TL_KW_FALSE, TL_KW_NONE, TL_KW_TRUE, TL_KW_AND, TL_KW_AS, TL_KW_ASSERT, TL_KW_ASYNC,
   TL_KW_AWAIT, TL_KW_BREAK, TL_KW_CLASS, TL_KW_CONTINUE, TL_KW_DEF, TL_KW_DEL, TL_KW_ELIF,
