@@ -1058,7 +1058,15 @@ static bool check_plain_args(elab *E, const tl_ast_expr *x) {
 
 static val *eval_call(elab *E, const tl_ast_expr *x) {
   const tl_ast_expr *f = x->u.call.func;
-  if (!check_plain_args(E, x)) return NULL;
+  bool star = false;
+  for (int i = 0; i < x->u.call.nargs; i++) star |= x->u.call.args[i]->kind == TL_AST_STARRED;
+  for (int i = 0; i < x->u.call.nkw; i++) star |= !x->u.call.kw[i].name;
+  if (star) {  /* f(*args, **kwargs): forwarded to compile-time functions only */
+    val *fv = eval(E, f);
+    if (fv && fv->k == V_PYFUNC) return call_pyfunc(E, fv, x);
+    if (fv) check_plain_args(E, x);
+    return NULL;
+  }
   if (f->kind == TL_AST_ATTR && !strcmp(f->u.attr.name, "astype")) {
     val *obj = eval(E, f->u.attr.value);
     if (!obj) return NULL;

@@ -262,6 +262,10 @@ extern const char *policy_names[3];
 #define py_identity_or_membership(...) tl_el_py_identity_or_membership(__VA_ARGS__)
 #define call_py_builtin(...) tl_el_call_py_builtin(__VA_ARGS__)
 #define mk_pyfunc(...) tl_el_mk_pyfunc(__VA_ARGS__)
+#define eval_define_text(...) tl_el_eval_define_text(__VA_ARGS__)
+/* The value of -D name=text where text is a Python tuple or list display
+ * of constants ("(64, 32)", "[1, 2]"); NULL with an error. */
+val *eval_define_text(elab *E, const char *name, const char *text);
 #define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
 /* A compile-time Python function (def or lambda) closing over E->sc. */
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);

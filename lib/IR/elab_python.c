@@ -427,45 +427,117 @@ static bool run_helper_block(elab *E, const tl_ast_block *b, const char *fname, 
   return true;
 }
 
-/* Binds the parameters of a compile-time function in the current scope:
- * pos/kwv are the call's positional and keyword values (evaluated in the
- * caller's scope); defaults are evaluated here. */
-static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const tl_ast_expr *x,
-                             val **pos, val **kwv, const char *fname) {
-  bool *used = talloc(E, sizeof(bool) * (size_t)(x->u.call.nkw + 1));
+/* The evaluated arguments of a call: positional values, then keyword
+ * names (interned) and values; *args and **kwargs are expanded. */
+typedef struct call_args {
+  TL_VEC(val *) pos;
+  TL_VEC(const char *) kwn;
+  TL_VEC(val *) kwv;
+} call_args;
+
+static bool eval_call_args(elab *E, const tl_ast_expr *x, call_args *ca) {
+  for (int i = 0; i < x->u.call.nargs; i++) {
+    const tl_ast_expr *a = x->u.call.args[i];
+    val *v = eval(E, a->kind == TL_AST_STARRED ? a->u.un.x : a);
+    if (!v) return false;
+    if (a->kind != TL_AST_STARRED) {
+      if (!tl_vec_push(&ca->pos, v)) return oom(E), false;
+      continue;
+    }
+    int n = 0;
+    val **items = seq_items(E, v, a->loc, &n);
+    if (!items) return false;
+    for (int k = 0; k < n; k++)
+      if (!tl_vec_push(&ca->pos, items[k])) return oom(E), false;
+  }
+  for (int i = 0; i < x->u.call.nkw; i++) {
+    const tl_ast_keyword *kw = &x->u.call.kw[i];
+    val *v = eval(E, kw->value);
+    if (!v) return false;
+    if (kw->name) {
+      if (!tl_vec_push(&ca->kwn, kw->name) || !tl_vec_push(&ca->kwv, v)) return oom(E), false;
+      continue;
+    }
+    if (v->k != V_DICT) {
+      err_val(E, kw->value->loc, v, "'**' needs a dict at compile time, got %s", describe(E, v));
+      return false;
+    }
+    for (int k = 0; k < v->u.dict.n; k++) {
+      val *key = v->u.dict.keys[k];
+      if (key->k != V_STR) {
+        err_val(E, kw->value->loc, key, "keywords must be strings, got %s", describe(E, key));
+        return false;
+      }
+      const char *nm = tl_intern_str(&E->m->names, key->u.s);
+      if (!nm || !tl_vec_push(&ca->kwn, nm) || !tl_vec_push(&ca->kwv, v->u.dict.vals[k]))
+        return oom(E), false;
+    }
+  }
+  return true;
+}
+
+/* A dict of the keyword arguments not taken by a parameter (**kwargs). */
+static val *extra_kwargs(elab *E, const call_args *ca, const bool *used) {
+  int n = 0;
+  for (size_t i = 0; i < ca->kwn.len; i++) n += !used[i];
+  val *d = mk(E, V_DICT);
+  size_t sz = (size_t)(n ? n : 1);
+  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
+      !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
+    return NULL;
+  for (size_t i = 0; i < ca->kwn.len; i++)
+    if (!used[i]) {
+      int k = d->u.dict.n++;
+      if (!(d->u.dict.keys[k] = mk_str(E, ca->kwn.data[i]))) return NULL;
+      d->u.dict.vals[k] = ca->kwv.data[i];
+    }
+  return d;
+}
+
+/* Binds the parameters of a compile-time function in the current scope
+ * from the call's evaluated arguments; defaults are evaluated here. */
+static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const call_args *ca,
+                             tl_loc loc, const char *fname) {
+  bool *used = talloc(E, sizeof(bool) * (ca->kwn.len + 1));
   if (!used) return false;
-  int k = 0, nargs = x->u.call.nargs;
+  size_t k = 0, nargs = ca->pos.len;
+  const tl_ast_param *kwarg = NULL;
   for (int i = 0; i < np; i++) {
     const tl_ast_param *p = &ps[i];
     val *v = NULL;
     if (p->pkind == TL_AST_PARAM_VARARG) {
-      int rest = nargs - k > 0 ? nargs - k : 0;
-      v = mk_tuple(E, rest, false);
-      for (int j = 0; v && j < rest; j++) v->u.tup.items[j] = pos[k++];
+      v = mk_tuple(E, (int)(nargs - k), false);
+      for (int j = 0; v && k < nargs; j++) v->u.tup.items[j] = ca->pos.data[k++];
     } else if (p->pkind == TL_AST_PARAM_KWARG) {
-      v = mk(E, V_DICT);  /* extra keywords are reported below */
+      kwarg = p;  /* bound after the others took their keywords */
+      continue;
     } else {
-      int kw = -1;
-      for (int j = 0; j < x->u.call.nkw && kw < 0; j++)
-        if (x->u.call.kw[j].name == p->name) kw = j;
-      if (p->pkind != TL_AST_PARAM_KWONLY && k < nargs) v = pos[k++];
-      else if (kw >= 0) v = kwv[kw], used[kw] = true;
+      size_t kw = ca->kwn.len;
+      for (size_t j = 0; j < ca->kwn.len && kw == ca->kwn.len; j++)
+        if (ca->kwn.data[j] == p->name) kw = j;
+      if (p->pkind != TL_AST_PARAM_KWONLY && k < nargs) v = ca->pos.data[k++];
+      else if (kw < ca->kwn.len) v = ca->kwv.data[kw], used[kw] = true;
       else if (p->default_value) v = eval(E, p->default_value);
       else {
-        err(E, x->loc, "%s() missing argument '%s'", fname, p->name);
+        err(E, loc, "%s() missing argument '%s'", fname, p->name);
         return false;
       }
     }
     if (!v || !bind(E, E->sc, p->name, v, p->loc, BK_CONST)) return false;
   }
   if (k < nargs) {
-    err(E, x->u.call.args[k]->loc, "%s() takes %d positional arguments, got %d", fname, k, nargs);
+    err(E, loc, "%s() takes %zu positional arguments, got %zu", fname, k, nargs);
     return false;
   }
-  for (int i = 0; i < x->u.call.nkw; i++)
+  if (kwarg) {
+    val *d = extra_kwargs(E, ca, used);
+    return d && bind(E, E->sc, kwarg->name, d, kwarg->loc, BK_CONST);
+  }
+  for (size_t i = 0; i < ca->kwn.len; i++)
     if (!used[i]) {
-      err(E, x->u.call.kw[i].loc, "%s() got an unexpected keyword argument '%s'", fname,
-          x->u.call.kw[i].name);
+      err(E, loc, "%s() got an unexpected keyword argument '%s'", fname, ca->kwn.data[i]);
       return false;
     }
   return true;
@@ -480,21 +552,15 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
     err(E, x->loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
     return NULL;
   }
-  int nargs = x->u.call.nargs, nkw = x->u.call.nkw;
-  val **pos = talloc(E, sizeof(val *) * (size_t)(nargs + 1));
-  val **kwv = talloc(E, sizeof(val *) * (size_t)(nkw + 1));
-  if (!pos || !kwv) return NULL;
-  for (int i = 0; i < nargs; i++)
-    if (!(pos[i] = eval(E, x->u.call.args[i]))) return NULL;
-  for (int i = 0; i < nkw; i++)
-    if (!(kwv[i] = eval(E, x->u.call.kw[i].value))) return NULL;
+  call_args ca = {0};
+  val *ret = NULL;
+  if (!eval_call_args(E, x, &ca)) goto done;  /* in the caller's scope */
   E->depth++;
   scope *saved = E->sc;
   E->sc = fn->u.py.closure;
   scope *sc = push_scope(E, false);
-  val *ret = NULL;
   if (sc) {
-    bool ok = bind_call_params(E, np, ps, x, pos, kwv, fname);
+    bool ok = bind_call_params(E, np, ps, &ca, x->loc, fname);
     if (ok && def) {
       ok = run_helper_block(E, &def->u.def.body, fname, &ret);
       if (ok && !ret) ret = mk(E, V_NONE);
@@ -506,5 +572,29 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
   }
   E->sc = saved;
   E->depth--;
+done:
+  tl_vec_free(&ca.pos);
+  tl_vec_free(&ca.kwn);
+  tl_vec_free(&ca.kwv);
   return ret;
+}
+
+val *eval_define_text(elab *E, const char *name, const char *text) {
+  const char *src = tl_arena_printf(&E->m->arena, "%s\n", text);
+  tl_ast_module mod;
+  if (!src) return oom(E);
+  if (!tl_parse_python(&E->m->arena, &E->m->names, E->d, src, strlen(src), "<command line>",
+                       &mod)) {
+    E->nerr++;
+    return NULL;
+  }
+  if (mod.body.n != 1 || mod.body.stmts[0]->kind != TL_AST_EXPR_STMT) {
+    err(E, (tl_loc){"<command line>", 0, 0}, "-D %s=%s: expected one value", name, text);
+    return NULL;
+  }
+  scope *saved = E->sc;
+  if (E->module_scope) E->sc = E->module_scope;
+  val *v = eval(E, mod.body.stmts[0]->u.expr);
+  E->sc = saved;
+  return v;
 }

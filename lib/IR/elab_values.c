@@ -232,6 +232,9 @@ val *parse_define(elab *E, int idx) {
     v = mk_bool(E, t[0] == 'T');
   } else if (!strcmp(t, "None")) {
     v = mk(E, V_NONE);
+  } else if (t[0] == '(' || t[0] == '[') {
+    v = eval_define_text(E, def->name, t);  /* a tuple or list: (64, 32) */
+    if (!v) v = mk(E, V_POISON);
   } else if (n >= 2 && (t[0] == '\'' || t[0] == '"') && t[n - 1] == t[0]) {
     char *s = tl_arena_strndup(&E->tmp, t + 1, n - 2);
     if (!s) return oom(E);

@@ -4,9 +4,11 @@
 # RUN: %tl-opt %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check %s | FileCheck %s --check-prefix=EXEC
 # RUN: not %tl-opt -D n=48 %s 2>&1 | FileCheck %s --check-prefix=ASSERT
+# RUN: %tl-opt -D 'weights=(4.0, 0.25)' %s | FileCheck %s --check-prefix=TUPLE
 # CHECK: def scale_add(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32"), C: T.Tensor((64,), "float32")):
 # CHECK: C[i] = A[i] * 3.0 + B[i] * 0.5
 # EXEC: check: PASS
+# TUPLE: C[i] = A[i] * 4.0 + B[i] * 0.25
 # ASSERT: factory-python.py:[[@LINE+10]]:5: error: assertion failed: n=48 must be a multiple of 32 (got 16 left over)
 import tilelang
 import tilelang.language as T
