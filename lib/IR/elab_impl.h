@@ -95,6 +95,7 @@ struct scope {
   struct scope *parent;
   tl_map map;     /* interned name -> binding* */
   bool in_pf;     /* a scope of a prim_func body */
+  bool captured;  /* a compile-time function closes over it: its map lives to the end */
 };
 
 typedef struct elab {
@@ -119,6 +120,7 @@ typedef struct elab {
   TL_VEC(tl_primfunc *) funcs;
   TL_VEC(const tl_ast_expr *) compile_calls;  /* module-level NAME.compile(...) calls */
   const char *eager_kernel;  /* the eager kernel being built (T.const looks up its bindings) */
+  TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;

@@ -366,6 +366,7 @@ val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda) {
   v->u.py.def = def;
   v->u.py.lambda = lambda;
   v->u.py.closure = E->sc;
+  for (scope *s = E->sc; s; s = s->parent) s->captured = true;
   return v;
 }
 

@@ -300,7 +300,7 @@ scope *push_scope(elab *E, bool in_pf) {
   return s;
 }
 void pop_scope(elab *E, scope *s) {
-  tl_map_free(&s->map);
+  if (!s->captured || !tl_vec_push(&E->kept, s)) tl_map_free(&s->map);
   E->sc = s->parent;
 }
 

@@ -878,6 +878,8 @@ bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size
   ok = E.nerr == 0 && !E.oom;
 done:
   while (E.sc) pop_scope(&E, E.sc);
+  for (size_t i = 0; i < E.kept.len; i++) tl_map_free(&E.kept.data[i]->map);
+  tl_vec_free(&E.kept);
   tl_vec_free(&pend);
   tl_vec_free(&E.dyn);
   tl_vec_free(&E.funcs);
