@@ -1092,6 +1092,10 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
     if (fv->u.op.module && !strcmp(fv->u.op.module, "math") && !strncmp(fv->u.op.desc, "math.", 5) &&
         !strchr(fv->u.op.desc + 5, '.') && !strchr(fv->u.op.desc, '('))
       return call_math(E, fv->u.op.desc + 5, x);
+    if (!strcmp(fv->u.op.desc, "itertools.product")) {
+      val **a = eval_args(E, x, "itertools.product");
+      return a ? itertools_product(E, a, x) : NULL;
+    }
     if (E->pf) {
       err(E, x->loc, "'%s' cannot be called in a kernel (it is a host function, not TileLang)",
           fv->u.op.desc);

@@ -265,6 +265,9 @@ extern const char *policy_names[3];
 #define call_py_builtin(...) tl_el_call_py_builtin(__VA_ARGS__)
 #define mk_pyfunc(...) tl_el_mk_pyfunc(__VA_ARGS__)
 #define eval_define_text(...) tl_el_eval_define_text(__VA_ARGS__)
+#define itertools_product(...) tl_el_itertools_product(__VA_ARGS__)
+/* itertools.product(seq, ...) of constant sequences: a list of tuples. */
+val *itertools_product(elab *E, val **a, const tl_ast_expr *x);
 /* The value of -D name=text where text is a Python tuple or list display
  * of constants ("(64, 32)", "[1, 2]"); NULL with an error. */
 val *eval_define_text(elab *E, const char *name, const char *text);

@@ -350,9 +350,33 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
                      describe(E, a[0]));
     return r;
   }
-  if (!strcmp(fn, "dict")) {
-    err(E, x->loc, "dict() is not supported at compile time; use a {...} display");
-    return NULL;
+  if (!strcmp(fn, "dict")) {  /* dict() or dict(pairs) */
+    if (!check_arity(E, x, fn, 0, 1)) return NULL;
+    int len = 0;
+    val **items = n ? seq_items(E, a[0], x->u.call.args[0]->loc, &len) : NULL;
+    if (n && !items) return NULL;
+    val *d = mk(E, V_DICT);
+    size_t sz = (size_t)(len ? len : 1);
+    if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
+        !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
+        !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
+        !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
+      return NULL;
+    for (int i = 0; i < len; i++) {
+      val *p = items[i];
+      if (p->k != V_TUPLE || p->u.tup.n != 2) {
+        err_val(E, x->u.call.args[0]->loc, p, "dict() needs (key, value) pairs, got %s",
+                describe(E, p));
+        return NULL;
+      }
+      int k = 0;
+      while (k < d->u.dict.n && !const_equal(d->u.dict.keys[k], p->u.tup.items[0], 0)) k++;
+      d->u.dict.keys[k] = p->u.tup.items[0];
+      d->u.dict.vals[k] = p->u.tup.items[1];
+      d->u.dict.klocs[k] = d->u.dict.vlocs[k] = x->loc;
+      if (k == d->u.dict.n) d->u.dict.n++;
+    }
+    return d;
   }
   *handled = false;
   return NULL;
@@ -598,4 +622,32 @@ val *eval_define_text(elab *E, const char *name, const char *text) {
   val *v = eval(E, mod.body.stmts[0]->u.expr);
   E->sc = saved;
   return v;
+}
+
+val *itertools_product(elab *E, val **a, const tl_ast_expr *x) {
+  int n = x->u.call.nargs;
+  val ***its = talloc(E, sizeof(val **) * (size_t)(n + 1));
+  int *lens = talloc(E, sizeof(int) * (size_t)(n + 1));
+  if (!its || !lens) return NULL;
+  int64_t total = 1;
+  for (int i = 0; i < n; i++) {
+    if (!(its[i] = seq_items(E, a[i], x->u.call.args[i]->loc, &lens[i]))) return NULL;
+    total *= lens[i];
+    if (total > MAX_CONST_LEN) {
+      err(E, x->loc, "itertools.product of more than %d items at compile time", MAX_CONST_LEN);
+      return NULL;
+    }
+  }
+  val *r = mk_tuple(E, (int)total, true);
+  for (int64_t k = 0; r && k < total; k++) {
+    val *t = mk_tuple(E, n, false);
+    if (!t) return NULL;
+    int64_t rem = k;
+    for (int i = n - 1; i >= 0; i--) {  /* the last sequence varies fastest */
+      t->u.tup.items[i] = its[i][rem % lens[i]];
+      rem /= lens[i];
+    }
+    r->u.tup.items[k] = t;
+  }
+  return r;
 }
