@@ -72,13 +72,22 @@ val *force(elab *E, val *lz, tl_loc use) {
   int depth = E->depth;
   E->sc = E->module_scope;
   E->pf = NULL;
-  val *v = lz->u.lazy.from ? force(E, lz->u.lazy.from, use) : eval(E, lz->u.lazy.ast);
-  if (v && lz->u.lazy.from) v = unpack_item(E, v, lz->u.lazy.index, lz->u.lazy.from, use);
+  val *v;
+  if (lz->u.lazy.aug_op) {  /* x op= value: the earlier x, then the value */
+    val *a = lz->u.lazy.from;
+    if (a && a->k == V_LAZY) a = force(E, a, use);
+    val *b = a ? eval(E, lz->u.lazy.ast) : NULL;
+    v = b ? binop(E, lz->u.lazy.aug_op, a, b, lz->u.lazy.aug_loc) : NULL;
+  } else {
+    v = lz->u.lazy.from ? force(E, lz->u.lazy.from, use) : eval(E, lz->u.lazy.ast);
+    if (v && lz->u.lazy.from) v = unpack_item(E, v, lz->u.lazy.index, lz->u.lazy.from, use);
+  }
   E->sc = sc;
   E->pf = pf;
   E->depth = depth;
   lz->u.lazy.busy = false;
-  lz->u.lazy.cached = v ? v : mk(E, V_POISON);
+  /* a failure while errors are quiet is not remembered: a kernel's use reports it */
+  lz->u.lazy.cached = v ? v : E->quiet ? NULL : mk(E, V_POISON);
   return v;
 }
 

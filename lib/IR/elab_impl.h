@@ -78,8 +78,12 @@ struct val {
     tl_primfunc *pf;
     struct { int ndim; tl_expr **dims; tl_dtype dt; } tt;
     /* ast: the value's expression; or, with from, item index of the lazy
-     * tuple `from` (a, b = ... at module level) */
-    struct { const tl_ast_expr *ast; val *cached; bool busy; val *from; int index; } lazy;
+     * tuple `from` (a, b = ... at module level); or, with aug_op, `from`
+     * aug_op ast (x += ast at module level) */
+    struct {
+      const tl_ast_expr *ast; val *cached; bool busy; val *from; int index;
+      const char *aug_op; tl_loc aug_loc;
+    } lazy;
     /* def (or lambda) and the scope it was defined in */
     struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; } py;
   } u;
@@ -121,6 +125,8 @@ typedef struct elab {
   TL_VEC(const tl_ast_expr *) compile_calls;  /* module-level NAME.compile(...) calls */
   const char *eager_kernel;  /* the eager kernel being built (T.const looks up its bindings) */
   TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
+  int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
+  bool quiet_failed;         /* an error was suppressed */
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;

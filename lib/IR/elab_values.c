@@ -8,6 +8,10 @@
 /* ========================================================= diagnostics */
 
 void err(elab *E, tl_loc loc, const char *fmt, ...) {
+  if (E->quiet) {  /* evaluating host code that no kernel needs: failures are silent */
+    E->quiet_failed = true;
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
   tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
@@ -16,13 +20,17 @@ void err(elab *E, tl_loc loc, const char *fmt, ...) {
 }
 
 static void note_origin(elab *E, const val *v) {
-  if (v && v->origin)
+  if (v && v->origin && !E->quiet)
     tl_note(E->d, cmdline_loc, "'%s' was set by -D %s=%s", v->origin->name, v->origin->name,
             v->origin->value ? v->origin->value : "");
 }
 
 /* An error about value v, followed by the note naming its -D. */
 void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...) {
+  if (E->quiet) {
+    E->quiet_failed = true;
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
   tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);

@@ -657,6 +657,22 @@ static void module_assign_tuple(elab *E, const tl_ast_expr *t, const tl_ast_expr
   }
 }
 
+/* Names assigned under a module-level condition on host values: bound to
+ * host values that say so (an error only where a kernel uses one). */
+static void host_branch_names(elab *E, const tl_ast_block *b, int line) {
+  for (int i = 0; i < b->n; i++) {
+    const tl_ast_stmt *s = b->stmts[i];
+    if (s->kind != TL_AST_ASSIGN) continue;
+    for (int j = 0; j < s->u.assign.ntargets; j++) {
+      const tl_ast_expr *t = s->u.assign.targets[j];
+      if (t->kind != TL_AST_NAME || find_define(E, t->u.name) >= 0) continue;
+      val *v = mk_opaque(E, tprintf(E, "%s (set under the host condition on line %d)",
+                                    t->u.name, line), NULL);
+      if (v) bind(E, E->module_scope, t->u.name, v, t->loc, BK_CONST);
+    }
+  }
+}
+
 static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int depth) {
   if (depth > MAX_DEPTH) {
     if (b->n) err(E, b->stmts[0]->loc, "statements nested too deeply (limit %d)", MAX_DEPTH);
@@ -682,18 +698,32 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
       if (s->u.ann.value && s->u.ann.target->kind == TL_AST_NAME)
         module_assign_name(E, s->u.ann.target, s->u.ann.value, NULL);
       break;
-    case TL_AST_AUGASSIGN: {
-      stmt_vec none = {0};
-      elab_augassign(E, s, &none);
-      tl_vec_free(&none);
+    case TL_AST_AUGASSIGN: {  /* x op= value: lazy, as assignments; other targets are host code */
+      const tl_ast_expr *t = s->u.aug.target;
+      binding *prev = t->kind == TL_AST_NAME ? lookup(E, t->u.name, NULL) : NULL;
+      val *v = prev && find_define(E, t->u.name) < 0 ? mk(E, V_LAZY) : NULL;
+      if (!v) break;
+      v->u.lazy.ast = s->u.aug.value;
+      v->u.lazy.from = prev->v;
+      v->u.lazy.aug_op = s->u.aug.op;
+      v->u.lazy.aug_loc = s->loc;
+      bind(E, E->module_scope, t->u.name, v, t->loc, BK_CONST);
       break;
     }
     case TL_AST_IF: {
       if (mentions_dunder_name(s->u.ifs.test, 0)) break; /* if __name__ == "__main__": host */
+      E->quiet++;  /* a condition on host values is not an error unless a kernel needs it */
+      E->quiet_failed = false;
       val *c = eval(E, s->u.ifs.test);
+      bool failed = E->quiet_failed;
+      E->quiet--;
       bool t;
-      if (c && !is_ir(c) && truthy(c, &t))
+      if (c && !failed && !is_ir(c) && c->k != V_OPAQUE && truthy(c, &t)) {
         module_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, defs, depth + 1);
+      } else {
+        host_branch_names(E, &s->u.ifs.body, s->loc.line);
+        host_branch_names(E, &s->u.ifs.orelse, s->loc.line);
+      }
       break;
     }
     case TL_AST_DEF: {
