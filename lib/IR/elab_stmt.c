@@ -428,6 +428,21 @@ static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loo
   return true;
 }
 
+/* The IR name of a loop variable: its Python name, unless a T.dynamic
+ * symbol has that name (for k in ...: with K = T.dynamic("k")); then
+ * name_1, name_2, ... (IR names are unique in a prim_func). */
+static const char *loop_var_name(elab *E, const char *name) {
+  const char *cand = name;
+  for (int n = 1; n < 1000; n++) {
+    bool clash = false;
+    for (size_t i = 0; i < E->dyn.len && !clash; i++)
+      clash = E->dyn.data[i]->name && !strcmp(E->dyn.data[i]->name, cand);
+    if (!clash) return cand == name ? name : intern(E, cand);
+    cand = tprintf(E, "%s_%d", name, n);
+  }
+  return name;
+}
+
 static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   const tl_ast_expr *it = s->u.loop.iter, *tg = s->u.loop.target;
   if (s->u.loop.is_async || s->u.loop.orelse.n) {
@@ -537,7 +552,8 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
         return false;
       }
     tl_dtype dt = exts[i]->dtype.code == TL_TYPE_INT && exts[i]->dtype.bits == 64 ? TL_INT64 : TL_INT32;
-    if (!(vars[i] = tl_ir_new_var(E->m, names[i]->loc, names[i]->u.name, dt, TL_VAR_LOOP)))
+    if (!(vars[i] = tl_ir_new_var(E->m, names[i]->loc, loop_var_name(E, names[i]->u.name), dt,
+                                  TL_VAR_LOOP)))
       return oom(E), false;
   }
   if (!push_scope(E, true)) return false;
