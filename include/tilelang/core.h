@@ -53,6 +53,10 @@ TL_API void tl_context_destroy(tl_context *ctx);
  * or "" when the last call succeeded.  Owned by ctx; valid until the next
  * call on ctx.  ctx NULL gives "". */
 TL_API const char *tl_context_last_error(const tl_context *ctx);
+/* The warnings of the last call on ctx when it succeeded (rendered as
+ * diagnostics: file:line:col: warning: ..., source line, caret), or "".
+ * Owned by ctx; valid until the next call on ctx.  ctx NULL gives "". */
+TL_API const char *tl_context_warnings(const tl_context *ctx);
 /* Number of errors reported by the last call on ctx. */
 TL_API int tl_context_error_count(const tl_context *ctx);
 /* Location of the first error of the last failing call: *line and *col

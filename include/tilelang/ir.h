@@ -65,11 +65,29 @@ typedef struct tl_define { const char *name; const char *value; } tl_define;
 TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len,
                                  const char *filename, const tl_define *defines,
                                  size_t ndefines, tl_module **out);
+/* As tl_module_parse, building only the kernel (factory or @T.prim_func)
+ * whose Python name is `kernel` (--kernel; an error names the file's
+ * kernels when none matches).  With kernel NULL: a file with one kernel
+ * builds it; a file with several builds every one whose factory
+ * parameters all have values (-D or defaults) and warns about each one it
+ * skips (tl_context_warnings); it is an error when all are skipped. */
+TL_API tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
+                                        const char *filename, const char *kernel,
+                                        const tl_define *defines, size_t ndefines,
+                                        tl_module **out);
 /* As tl_module_parse on the contents of the file at path.  Errors add
  * TL_ERR_IO when the file cannot be read (message names the path and errno text). */
 TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,
                                       const tl_define *defines, size_t ndefines,
                                       tl_module **out);
+/* Parses Python source only (no elaboration) and writes its syntax tree into
+ * *out_text in the form of CPython 3.11's ast.dump(ast.parse(source)) (node
+ * kinds, fields and nesting; no positions), NUL-terminated, free with
+ * tl_free.  For checking the parser against CPython (tl-opt --emit=ast).
+ * Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE (syntax error, in
+ * tl_context_last_error), TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
+                                    const char *filename, char **out_text);
 /* Runs the IR verifier (parse and the builder already do).  TL_ERR_COMPILE
  * with diagnostics when a rule is broken. */
 TL_API tl_status tl_module_verify(tl_context *ctx, const tl_module *m);

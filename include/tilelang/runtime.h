@@ -150,6 +150,9 @@ typedef struct tl_compile_options {
    * or the file cannot be read).  Time spent in after_stage callbacks
    * (printing each stage's text included) counts in `other`. */
   tl_compile_times *times;
+  /* The Python name of the factory or @T.prim_func to compile (as
+   * tl_module_parse_kernel); NULL: the file's first kernel. */
+  const char *kernel;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter

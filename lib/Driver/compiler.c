@@ -1,5 +1,5 @@
 /* The compiler driver (lib/Driver/compiler.h): source → tile IR
- * (tl_module_parse, lib/IR) → SIMT IR (tl_lower_module, lib/Lower) → LLVM
+ * (tl_module_parse_kernel, lib/IR) → SIMT IR (tl_lower_module, lib/Lower) → LLVM
  * IR and PTX (tl_nvptx_emit_ex, lib/NVPTX), one stage per call, and the
  * public target queries.
  *
@@ -95,7 +95,8 @@ static void emit_stage(const tl_compile_options *opts, const char *stage, const 
 tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines) {
   double t0 = mono_ms();
-  tl_status st = tl_module_parse(ctx, source, len, filename, defines, ndefines, &c->tile);
+  tl_status st =
+      tl_module_parse_kernel(ctx, source, len, filename, c->opts->kernel, defines, ndefines, &c->tile);
   c->times.parse = mono_ms() - t0;
   if (st != TL_OK) return st;
   tl_module *m = c->tile;

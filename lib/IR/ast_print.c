@@ -64,7 +64,7 @@ static void print_str(tl_strbuf *out, const char *s) {
   tl_strbuf_append(out, "\"");
 }
 
-static void print_float(tl_strbuf *out, double v) {
+void tl_ast_print_float(tl_strbuf *out, double v) {
   if (isnan(v)) { tl_strbuf_append(out, "nan"); return; }
   if (isinf(v)) { tl_strbuf_append(out, v < 0 ? "-inf" : "inf"); return; }
   /* shortest round-tripping digits; positional notation for exponents in
@@ -97,6 +97,70 @@ static void pr_list(tl_strbuf *out, int n, tl_ast_expr *const *items, int depth)
   }
 }
 
+/* Comprehension clauses: " for t in it if c ..." */
+static void pr_gens(tl_strbuf *out, const tl_ast_expr *e, int depth) {
+  for (int i = 0; i < e->u.comp.ngens; i++) {
+    const tl_ast_comprehension *g = &e->u.comp.gens[i];
+    tl_strbuf_append(out, g->is_async ? " async for " : " for ");
+    pr(out, g->target, P_BOR, depth);
+    tl_strbuf_append(out, " in ");
+    pr(out, g->iter, P_OR, depth);
+    for (int j = 0; j < g->nifs; j++) {
+      tl_strbuf_append(out, " if ");
+      pr(out, g->ifs[j], P_OR, depth);
+    }
+  }
+}
+
+/* The kinds that kernels do not use: printed compactly (messages only). */
+static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
+  switch (e->kind) {
+  case TL_AST_SET:
+    tl_strbuf_append(out, "{");
+    pr_list(out, e->u.list.n, e->u.list.items, depth);
+    tl_strbuf_append(out, "}");
+    break;
+  case TL_AST_ELLIPSIS: tl_strbuf_append(out, "..."); break;
+  case TL_AST_BYTES: tl_strbuf_append(out, "b"); print_str(out, e->u.bytes.data); break;
+  case TL_AST_IMAG: tl_ast_print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
+  case TL_AST_BIGINT: tl_strbuf_append(out, e->u.str); break;
+  case TL_AST_FSTRING: tl_strbuf_append(out, "f\"...\""); break;
+  case TL_AST_FORMATTED: tl_strbuf_append(out, "{"); pr(out, e->u.fmt.value, P_TEST, depth);
+    tl_strbuf_append(out, "}"); break;
+  case TL_AST_STARRED: tl_strbuf_append(out, "*"); pr(out, e->u.un.x, P_BOR, depth); break;
+  case TL_AST_NAMEDEXPR:
+    pr(out, e->u.bin.l, P_PRIMARY, depth);
+    tl_strbuf_append(out, " := ");
+    pr(out, e->u.bin.r, P_TEST, depth);
+    break;
+  case TL_AST_LAMBDA:
+    tl_strbuf_append(out, "lambda");
+    for (int i = 0; i < e->u.lambda.nparams; i++)
+      tl_strbuf_printf(out, "%s%s", i ? ", " : " ", e->u.lambda.params[i].name);
+    tl_strbuf_append(out, ": ");
+    pr(out, e->u.lambda.body, P_TEST, depth);
+    break;
+  case TL_AST_AWAIT: case TL_AST_YIELD: case TL_AST_YIELD_FROM:
+    tl_strbuf_append(out, e->u.un.op);
+    if (e->u.un.x) {
+      tl_strbuf_append(out, " ");
+      pr(out, e->u.un.x, P_TEST, depth);
+    }
+    break;
+  case TL_AST_LISTCOMP: case TL_AST_SETCOMP: case TL_AST_GENEXP: case TL_AST_DICTCOMP:
+    tl_strbuf_append(out, e->kind == TL_AST_LISTCOMP ? "[" : e->kind == TL_AST_GENEXP ? "(" : "{");
+    pr(out, e->u.comp.elt, P_TEST, depth);
+    if (e->u.comp.value) {
+      tl_strbuf_append(out, ": ");
+      pr(out, e->u.comp.value, P_TEST, depth);
+    }
+    pr_gens(out, e, depth);
+    tl_strbuf_append(out, e->kind == TL_AST_LISTCOMP ? "]" : e->kind == TL_AST_GENEXP ? ")" : "}");
+    break;
+  default: tl_strbuf_append(out, "?"); break;
+  }
+}
+
 static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
   if (!e) { tl_strbuf_append(out, "<null>"); return; }
   if (depth > MAX_PRINT_DEPTH) { tl_strbuf_append(out, "..."); return; }
@@ -107,7 +171,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
   switch (e->kind) {
   case TL_AST_NAME: tl_strbuf_append(out, e->u.name ? e->u.name : "?"); break;
   case TL_AST_INT: tl_strbuf_printf(out, "%" PRId64, e->u.ival); break;
-  case TL_AST_FLOAT: print_float(out, e->u.fval); break;
+  case TL_AST_FLOAT: tl_ast_print_float(out, e->u.fval); break;
   case TL_AST_STR: print_str(out, e->u.str); break;
   case TL_AST_TRUE: tl_strbuf_append(out, "True"); break;
   case TL_AST_FALSE: tl_strbuf_append(out, "False"); break;
@@ -203,6 +267,9 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
       pr(out, e->u.dict.values[i], P_TEST, depth);
     }
     tl_strbuf_append(out, "}");
+    break;
+  default:
+    pr_more(out, e, depth);
     break;
   }
   if (paren) tl_strbuf_append(out, ")");

@@ -1,4 +1,4 @@
-/* Tokenizer of the Python subset that TileLang kernel files use.
+/* Tokenizer of Python 3 source (TileLang files).
  *
  * Algorithm: a hand-written scanner over the byte buffer, producing one token
  * per call.  Layout follows CPython's tokenizer: at the start of each logical
@@ -11,7 +11,9 @@
  * lines yield nothing; newlines inside ( [ { and after a backslash are
  * joined.  A stack of open brackets gives "'(' was never closed" at EOF and
  * mismatch errors at the closer.  Numbers are accumulated with overflow
- * checks; strings are decoded into the arena.  Every error is recorded (not
+ * checks (larger integers keep their decimal digits; 2j is an imaginary
+ * FLOAT); strings are decoded into the arena, except f-strings, whose body
+ * is kept as written for parser_fstring.c.  Every error is recorded (not
  * reported) and the lexer then yields ERROR tokens only.  Linear time. */
 #include "IR/lexer.h"
 
@@ -64,6 +66,17 @@ void tl_lexer_free(tl_lexer *lx) {
 static tl_loc loc_at(const tl_lexer *lx, size_t pos) {
   size_t col = pos - lx->line_start + 1;
   return (tl_loc){lx->file, lx->line, col > (size_t)INT32_MAX ? INT32_MAX : (int)col};
+}
+
+void tl_lexer_init_nested(tl_lexer *lx, const char *src, size_t start, size_t end, int line,
+                          size_t line_start, const char *file, tl_arena *a, tl_intern *names) {
+  tl_lexer_init(lx, src, end, file, a, names);
+  lx->pos = start;
+  lx->line = line;
+  lx->line_start = line_start;
+  lx->at_line_start = false;
+  lx->nested = true;
+  if (!tl_vec_push(&lx->brackets, ((tl_lex_bracket){'{', loc_at(lx, start)}))) lx->oom = true;
 }
 
 static void fail(tl_lexer *lx, tl_loc loc, const char *fmt, ...)
@@ -194,6 +207,41 @@ static size_t read_digits(tl_lexer *lx, int radix, uint64_t *v, bool *ovf, bool 
   return n;
 }
 
+/* The decimal digits of the integer literal src[start, lx->pos) (any radix,
+ * '_' separators), for literals too large for int64 (arena string). */
+static const char *big_decimal(tl_lexer *lx, size_t start) {
+  const char *s = lx->src;
+  int radix = 10;
+  size_t i = start;
+  if (s[i] == '0' && i + 1 < lx->pos && strchr("xXoObB", s[i + 1])) {
+    char pc = s[i + 1];
+    radix = (pc == 'x' || pc == 'X') ? 16 : (pc == 'o' || pc == 'O') ? 8 : 2;
+    i += 2;
+  }
+  /* little-endian base-10 digits; each source digit multiplies and adds */
+  size_t cap = (lx->pos - start) * 2 + 2, nd = 1;
+  unsigned char *d = tl_arena_alloc(lx->arena, cap);
+  char *out = tl_arena_alloc(lx->arena, cap + 1);
+  if (!d || !out) return NULL;
+  d[0] = 0;
+  for (; i < lx->pos; i++) {
+    if (s[i] == '_') continue;
+    unsigned carry = (unsigned)digit_value((unsigned char)s[i]);
+    for (size_t j = 0; j < nd; j++) {
+      unsigned x = d[j] * (unsigned)radix + carry;
+      d[j] = (unsigned char)(x % 10);
+      carry = x / 10;
+    }
+    while (carry && nd < cap) {
+      d[nd++] = (unsigned char)(carry % 10);
+      carry /= 10;
+    }
+  }
+  for (size_t j = 0; j < nd; j++) out[j] = (char)('0' + d[nd - 1 - j]);
+  out[nd] = 0;
+  return out;
+}
+
 static void lex_number(tl_lexer *lx, tl_token *t) {
   size_t start = lx->pos;
   tl_loc loc = t->loc;
@@ -242,8 +290,9 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
       is_float = true;
     }
     if (lx->pos < lx->len && (s[lx->pos] == 'j' || s[lx->pos] == 'J')) {
-      fail(lx, loc, "complex literals are not supported");
-      return;
+      lx->pos++;
+      is_float = true;
+      t->imag = true;
     }
     if (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos])) {
       fail(lx, loc, "invalid decimal literal");
@@ -265,14 +314,17 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
     if (!buf) { lx->oom = true; fail(lx, loc, "out of memory"); return; }
     size_t k = 0;
     for (size_t i = start; i < lx->pos; i++)
-      if (s[i] != '_') buf[k++] = s[i];
+      if (s[i] != '_' && s[i] != 'j' && s[i] != 'J') buf[k++] = s[i];
     buf[k] = 0;
     t->fval = strtod(buf, NULL);
     finish(lx, t, TL_TOK_FLOAT, start);
     return;
   }
   if (ovf || v > (uint64_t)INT64_MAX + 1) {
-    fail(lx, loc, "integer literal too large");
+    t->bigint = big_decimal(lx, start);
+    if (!t->bigint) { lx->oom = true; fail(lx, loc, "out of memory"); return; }
+    t->ival = INT64_MAX;
+    finish(lx, t, TL_TOK_INT, start);
     return;
   }
   if (v == (uint64_t)INT64_MAX + 1) {
@@ -303,8 +355,65 @@ static void put_utf8(char *out, size_t *k, uint32_t cp) {
   }
 }
 
+/* Decodes the escape sequence at s[*pos] (a backslash; the byte after it
+ * lies before end) into out[*k...], advancing both.  Returns NULL, or a
+ * message format with one %c (the escape letter) for an invalid escape.
+ * Line continuations are the caller's.  In bytes, \\u \\U \\N are not
+ * escapes. */
+const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool bytes, char *out,
+                                 size_t *k) {
+  char e = s[*pos + 1];
+  *pos += 2;
+  switch (e) {
+  case '\\': out[(*k)++] = '\\'; break;
+  case '\'': out[(*k)++] = '\''; break;
+  case '"': out[(*k)++] = '"'; break;
+  case 'a': out[(*k)++] = '\a'; break;
+  case 'b': out[(*k)++] = '\b'; break;
+  case 'f': out[(*k)++] = '\f'; break;
+  case 'n': out[(*k)++] = '\n'; break;
+  case 'r': out[(*k)++] = '\r'; break;
+  case 't': out[(*k)++] = '\t'; break;
+  case 'v': out[(*k)++] = '\v'; break;
+  case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+    uint32_t v = (uint32_t)(e - '0');
+    for (int i = 0; i < 2 && *pos < end && s[*pos] >= '0' && s[*pos] <= '7'; i++)
+      v = v * 8 + (uint32_t)(s[(*pos)++] - '0');
+    if (bytes) out[(*k)++] = (char)(v & 0xFF);
+    else put_utf8(out, k, v);
+    break;
+  }
+  case 'x': case 'u': case 'U': {
+    if (bytes && e != 'x') goto keep;
+    int nd = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+    uint32_t v = 0;
+    for (int i = 0; i < nd; i++) {
+      int d = *pos < end ? digit_value((unsigned char)s[*pos]) : 99;
+      if (d >= 16) return "invalid \\%c escape in string literal";
+      v = v * 16 + (uint32_t)d;
+      (*pos)++;
+    }
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+      return "invalid \\%c escape in string literal";
+    if (bytes) out[(*k)++] = (char)v;
+    else put_utf8(out, k, v);
+    break;
+  }
+  case 'N':
+    if (bytes) goto keep;
+    return "\\%c{...} escapes are not supported";
+  default:
+  keep:
+    /* unknown escape: kept as written (as Python does) */
+    out[(*k)++] = '\\';
+    (*pos)--;
+    break;
+  }
+  return NULL;
+}
+
 /* lx->pos is at the opening quote; start is the first byte of the prefix. */
-static void lex_string(tl_lexer *lx, tl_token *t, size_t start, bool raw) {
+static void lex_string(tl_lexer *lx, tl_token *t, size_t start, bool raw, bool bytes) {
   const char *s = lx->src;
   tl_loc loc = t->loc;
   char q = s[lx->pos];
@@ -366,56 +475,16 @@ static void lex_string(tl_lexer *lx, tl_token *t, size_t start, bool raw) {
       lx->pos++;
       continue;
     }
-    lx->pos += 2;
-    switch (e) {
-    case '\n': lx->pos--; newline(lx); break;  /* line continuation inside a string */
-    case '\r':
-      if (lx->pos < end && s[lx->pos] == '\n') { newline(lx); }
-      break;
-    case '\\': out[k++] = '\\'; break;
-    case '\'': out[k++] = '\''; break;
-    case '"': out[k++] = '"'; break;
-    case 'a': out[k++] = '\a'; break;
-    case 'b': out[k++] = '\b'; break;
-    case 'f': out[k++] = '\f'; break;
-    case 'n': out[k++] = '\n'; break;
-    case 'r': out[k++] = '\r'; break;
-    case 't': out[k++] = '\t'; break;
-    case 'v': out[k++] = '\v'; break;
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
-      uint32_t v = (uint32_t)(e - '0');
-      for (int i = 0; i < 2 && lx->pos < end && s[lx->pos] >= '0' && s[lx->pos] <= '7'; i++)
-        v = v * 8 + (uint32_t)(s[lx->pos++] - '0');
-      put_utf8(out, &k, v);
-      break;
+    if (e == '\n') { lx->pos++; newline(lx); continue; }  /* line continuation inside a string */
+    if (e == '\r') {
+      lx->pos += 2;
+      if (lx->pos < end && s[lx->pos] == '\n') newline(lx);
+      continue;
     }
-    case 'x': case 'u': case 'U': {
-      int nd = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-      uint32_t v = 0;
-      for (int i = 0; i < nd; i++) {
-        int d = lx->pos < end ? digit_value((unsigned char)s[lx->pos]) : 99;
-        if (d >= 16) {
-          fail(lx, loc_at(lx, bs), "invalid \\%c escape in string literal", e);
-          return;
-        }
-        v = v * 16 + (uint32_t)d;
-        lx->pos++;
-      }
-      if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) {
-        fail(lx, loc_at(lx, bs), "invalid \\%c escape in string literal", e);
-        return;
-      }
-      put_utf8(out, &k, v);
-      break;
-    }
-    case 'N':
-      fail(lx, loc_at(lx, bs), "\\N{...} escapes are not supported");
+    const char *msg = tl_lex_decode_escape(s, &lx->pos, end, bytes, out, &k);
+    if (msg) {
+      fail(lx, loc_at(lx, bs), msg, e);
       return;
-    default:
-      /* unknown escape: kept as written (as Python does) */
-      out[k++] = '\\';
-      lx->pos--;
-      break;
     }
   }
   out[k] = 0;
@@ -533,6 +602,60 @@ static void simple(tl_lexer *lx, tl_token *t, tl_tok_kind k, tl_loc loc) {
   t->len = 0;
 }
 
+/* A name, keyword or prefixed string literal (r'', b'', f'', u'', rb'' ...)
+ * starting at start (an identifier character).  False when the lexer
+ * failed. */
+static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
+  const char *s = lx->src;
+  while (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos])) lx->pos++;
+  size_t n = lx->pos - start;
+  /* string prefixes */
+  if (n <= 2 && lx->pos < lx->len && (s[lx->pos] == '\'' || s[lx->pos] == '"')) {
+    bool raw = false, fstr = false, bytes = false, ok = true;
+    for (size_t i = start; i < lx->pos; i++) {
+      char pc = s[i];
+      if (pc == 'r' || pc == 'R') raw = true;
+      else if (pc == 'f' || pc == 'F') fstr = true;
+      else if (pc == 'b' || pc == 'B') bytes = true;
+      else if ((pc == 'u' || pc == 'U') && n == 1) {}
+      else ok = false;
+    }
+    if (ok && !(fstr && bytes)) {
+      /* An f-string's body is kept undecoded (as a raw string); the
+       * parser splits it into literal parts and replacement fields. */
+      size_t body_start = lx->pos + 1;
+      int body_line = lx->line;
+      size_t body_line_start = lx->line_start;
+      lex_string(lx, t, start, raw || fstr, bytes);
+      if (lx->failed) return false;
+      t->is_bytes = bytes;
+      t->u_prefix = n == 1 && (s[start] == 'u' || s[start] == 'U');
+      if (fstr) {
+        bool triple = body_start + 1 < lx->len && s[body_start] == s[body_start - 1] &&
+                      s[body_start + 1] == s[body_start - 1];
+        t->fstr = true;
+        t->fstr_raw = raw;
+        t->body_start = body_start + (triple ? 2 : 0);
+        t->body_end = lx->pos - (triple ? 3 : 1);
+        t->body_line = body_line;
+        t->body_line_start = body_line_start;
+      }
+      return true;
+    }
+  }
+  t->text = tl_intern_n(lx->names, s + start, n);
+  if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); return false; }
+  t->kind = TL_TOK_NAME;
+  for (int i = 0; i < TL_KW_COUNT_; i++)
+    if (strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
+      t->kind = TL_TOK_KEYWORD;
+      t->sub = i;
+      break;
+    }
+  finish(lx, t, t->kind, start);
+  return true;
+}
+
 void tl_lexer_next(tl_lexer *lx, tl_token *t) {
   memset(t, 0, sizeof *t);
   if (lx->oom && !lx->failed) fail(lx, loc_at(lx, lx->pos), "out of memory");
@@ -582,6 +705,10 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
     if (lx->failed) continue;
     if (lx->pos >= lx->len) {
       tl_loc eof = loc_at(lx, lx->pos);
+      if (lx->nested && lx->brackets.len == 1) {
+        simple(lx, t, TL_TOK_EOF, eof);
+        return;
+      }
       if (lx->brackets.len > 0) {
         tl_lex_bracket b = tl_vec_last(&lx->brackets);
         fail(lx, b.loc, "'%c' was never closed", b.ch);
@@ -621,37 +748,7 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
       continue;
     }
     if (is_id_start((unsigned char)c)) {
-      while (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos])) lx->pos++;
-      size_t n = lx->pos - start;
-      /* string prefixes */
-      if (n <= 2 && lx->pos < lx->len && (s[lx->pos] == '\'' || s[lx->pos] == '"')) {
-        bool raw = false, fstr = false, bytes = false, ok = true;
-        for (size_t i = start; i < lx->pos; i++) {
-          char pc = s[i];
-          if (pc == 'r' || pc == 'R') raw = true;
-          else if (pc == 'f' || pc == 'F') fstr = true;
-          else if (pc == 'b' || pc == 'B') bytes = true;
-          else if ((pc == 'u' || pc == 'U') && n == 1) {}
-          else ok = false;
-        }
-        if (ok) {
-          if (fstr) { fail(lx, t->loc, "f-strings are not supported"); continue; }
-          if (bytes) { fail(lx, t->loc, "bytes literals are not supported"); continue; }
-          lex_string(lx, t, start, raw);
-          if (lx->failed) continue;
-          return;
-        }
-      }
-      t->text = tl_intern_n(lx->names, s + start, n);
-      if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); continue; }
-      t->kind = TL_TOK_NAME;
-      for (int i = 0; i < TL_KW_COUNT_; i++)
-        if (strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
-          t->kind = TL_TOK_KEYWORD;
-          t->sub = i;
-          break;
-        }
-      finish(lx, t, t->kind, start);
+      if (!lex_name_or_string(lx, t, start)) continue;
       return;
     }
     if ((c >= '0' && c <= '9') ||
@@ -661,7 +758,7 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
       return;
     }
     if (c == '\'' || c == '"') {
-      lex_string(lx, t, start, false);
+      lex_string(lx, t, start, false, false);
       if (lx->failed) continue;
       return;
     }

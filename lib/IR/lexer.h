@@ -1,4 +1,4 @@
-/* Tokenizer of the Python subset (internal; used by parser.c).
+/* Tokenizer of Python 3 source (internal; used by the parser, parser*.c).
  * Produces one token per call (lazily, so that a syntax error earlier in the
  * file is reported before a lexical error later in it), including the
  * layout tokens NEWLINE, INDENT and DEDENT.  A lexical error is not reported
@@ -24,7 +24,7 @@ typedef enum tl_tok_kind {
   TL_TOK_ERROR     /* the lexer failed: see tl_lexer.err_msg / err_loc */
 } tl_tok_kind;
 
-/* Keywords (Python 3 keywords; unsupported ones are rejected by the parser). */
+/* Keywords of Python 3 ('match', 'case', '_' and 'type' are soft keywords: NAME tokens). */
 typedef enum tl_kw {
   TL_KW_FALSE, TL_KW_NONE, TL_KW_TRUE, TL_KW_AND, TL_KW_AS, TL_KW_ASSERT, TL_KW_ASYNC,
   TL_KW_AWAIT, TL_KW_BREAK, TL_KW_CLASS, TL_KW_CONTINUE, TL_KW_DEF, TL_KW_DEL, TL_KW_ELIF,
@@ -62,6 +62,16 @@ typedef struct tl_token {
   double fval;
   const char *str;
   size_t str_len;
+  bool is_bytes;      /* STRING: b'...' */
+  bool u_prefix;      /* STRING: u'...' */
+  bool imag;          /* FLOAT: an imaginary literal (2j); .fval is its value */
+  const char *bigint; /* INT: an integer literal over 2**63 as decimal digits (arena), else NULL */
+  /* STRING with fstr: an f-string; .str is its body undecoded; the body is
+   * src[body_start, body_end), beginning on line body_line (whose first byte
+   * is at body_line_start); fstr_raw: also an r-string. */
+  bool fstr, fstr_raw;
+  size_t body_start, body_end, body_line_start;
+  int body_line;
 } tl_token;
 
 typedef struct tl_lex_bracket { char ch; tl_loc loc; } tl_lex_bracket;
@@ -81,6 +91,7 @@ typedef struct tl_lexer {
   bool at_line_start;                  /* next token begins a logical line */
   bool line_has_tokens;                /* a NEWLINE is owed */
   bool failed;
+  bool nested;                         /* an f-string replacement field (tl_lexer_init_nested) */
   bool err_unclosed;                   /* the error is "'(' was never closed" */
   bool oom;
   const char *err_msg;                 /* arena string */
@@ -89,7 +100,20 @@ typedef struct tl_lexer {
 
 void tl_lexer_init(tl_lexer *lx, const char *src, size_t len, const char *file, tl_arena *a,
                    tl_intern *names);
+/* A lexer for the expression of an f-string's replacement field:
+ * src[start, end), which begins on line `line` whose first byte is at
+ * line_start.  The text is lexed as inside brackets (newlines are joined)
+ * and its end is EOF (no NEWLINE). */
+void tl_lexer_init_nested(tl_lexer *lx, const char *src, size_t start, size_t end, int line,
+                          size_t line_start, const char *file, tl_arena *a, tl_intern *names);
 void tl_lexer_free(tl_lexer *lx);
+/* Decodes the escape sequence at s[*pos] (a backslash; s[*pos + 1] lies
+ * before end) into out at *k, advancing *pos and *k (out needs room for 4
+ * bytes).  Returns NULL, or a printf format with one %c (the escape's
+ * letter) describing an invalid escape.  bytes: \u, \U, \N are kept as
+ * written and \x gives one byte. */
+const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool bytes, char *out,
+                                 size_t *k);
 /* The next token in *out.  After EOF it keeps returning EOF; after an error,
  * ERROR. */
 void tl_lexer_next(tl_lexer *lx, tl_token *out);

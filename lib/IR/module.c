@@ -13,13 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/ast.h"
 #include "IR/tir.h"
 #include "Support/context.h"
 
 /* Runs front end + verifier on m (whose source is already set). */
 static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_define *defs,
-                            size_t ndefs) {
-  bool ok = tl_frontend_parse(m, &ctx->diag, m->source, len, m->filename, defs, ndefs);
+                            size_t ndefs, const char *kernel) {
+  bool ok =
+      tl_frontend_parse_kernel(m, &ctx->diag, m->source, len, m->filename, defs, ndefs, kernel);
   if (m->arena.oom) return TL_ERR_NO_MEMORY;
   if (!ok || ctx->diag.errors > 0) return TL_ERR_COMPILE;
   if (tl_verify_module(m, &ctx->diag) > 0 || ctx->diag.errors > 0) return TL_ERR_COMPILE;
@@ -29,6 +31,12 @@ static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_
 
 tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const char *filename,
                           const tl_define *defines, size_t ndefines, tl_module **out) {
+  return tl_module_parse_kernel(ctx, source, len, filename, NULL, defines, ndefines, out);
+}
+
+tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
+                                 const char *filename, const char *kernel,
+                                 const tl_define *defines, size_t ndefines, tl_module **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out) *out = NULL;
@@ -53,7 +61,7 @@ tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const
   size_t nsources = ctx->diag.sources.len;
   tl_status st;
   if (!tl_diag_add_source(&ctx->diag, m->filename, m->source, len)) st = TL_ERR_NO_MEMORY;
-  else st = parse_into(ctx, m, len, defines, ndefines);
+  else st = parse_into(ctx, m, len, defines, ndefines, kernel);
   if (st == TL_ERR_NO_MEMORY && !ctx->last_error) tl_context_fail(ctx, st, "out of memory");
   st = tl_context_end(ctx, st);
   ctx->diag.sources.len = nsources; /* the text dies with the module */
@@ -165,6 +173,46 @@ tl_status tl_module_print(tl_context *ctx, const tl_module *m, char **out_text) 
   if (!text) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
   *out_text = text;
   return tl_context_end(ctx, TL_OK);
+}
+
+tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
+                             const char *filename, char **out_text) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (out_text) *out_text = NULL;
+  if (!source || !out_text)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_python_ast_dump: %s is NULL",
+                                               !source ? "source" : "out_text"));
+  tl_module *m = tl_module_new();
+  if (!m) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
+  const char *fname = tl_arena_strdup(&m->arena, filename ? filename : "<input>");
+  char *text = tl_arena_alloc(&m->arena, len + 1);
+  tl_status st = TL_OK;
+  size_t nsources = ctx->diag.sources.len;
+  if (!fname || !text) {
+    st = TL_ERR_NO_MEMORY;
+  } else {
+    if (len) memcpy(text, source, len);
+    text[len] = '\0';
+    tl_ast_module ast;
+    if (!tl_diag_add_source(&ctx->diag, fname, text, len)) st = TL_ERR_NO_MEMORY;
+    else if (!tl_parse_python(&m->arena, &m->names, &ctx->diag, text, len, fname, &ast))
+      st = m->arena.oom ? TL_ERR_NO_MEMORY : TL_ERR_COMPILE;
+    if (st == TL_OK) {
+      tl_strbuf sb = {0};
+      tl_ast_dump_module(&sb, &ast);
+      tl_strbuf_append(&sb, "\n");
+      *out_text = sb.oom ? NULL : tl_strbuf_take(&sb);
+      tl_strbuf_free(&sb);
+      if (!*out_text) st = TL_ERR_NO_MEMORY;
+    }
+  }
+  if (st == TL_ERR_NO_MEMORY && !ctx->last_error) tl_context_fail(ctx, st, "out of memory");
+  st = tl_context_end(ctx, st);
+  ctx->diag.sources.len = nsources;
+  tl_module_destroy(m);
+  return st;
 }
 
 void tl_module_destroy(tl_module *m) {

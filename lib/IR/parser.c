@@ -1,89 +1,40 @@
-/* Parser of the Python subset that TileLang kernel files use: tokens from
- * lexer.c → the syntax tree of ast.h (tl_parse_python).
+/* Parser of Python 3 source (TileLang files), expressions: tokens from
+ * lexer.c → the syntax tree of ast.h.  Statements and the entry point
+ * tl_parse_python are in parser_stmt.c, f-string bodies in
+ * parser_fstring.c, match statements in parser_match.c; parser_impl.h
+ * holds the shared state.
  *
  * Algorithm: recursive descent with one function per precedence level, as in
- * Python's grammar: ifexp < or < and < not < comparison (chained) < | < ^ <
- * & < shifts < + - < * / // % @ < unary + - ~ < ** < primary (attribute,
- * call, subscript) < atom.  Left-associative levels are loops; ** recurses
- * into the unary level for its right operand (right-associative, 2**-1).
- * Tokens come lazily from the lexer through a 4-token lookahead buffer.
- * Variable-length child lists are collected on parser-owned scratch stacks
- * (pointers, keywords, parameters, locations) and copied into the arena when
- * the node is finished; nesting is LIFO, so each node owns the top of the
- * stack between its mark and the current length.  Recursion that the input
- * drives is bounded: parenthesis/unary/ifexp nesting and block nesting are
- * limited to 200 levels, and the depth of the built expression tree
- * (including left-associative chains) to 1000, all reported as "nesting too
- * deep".  The first error stops the parse (one error per parse); a lexical
- * error is reported when the parser reaches its ERROR token, and an error
- * inside brackets that span lines is replaced by "'(' was never closed" when
- * the bracket indeed stays open until the end of the file.  Linear time. */
+ * Python's grammar: lambda < ifexp < or < and < not < comparison (chained) <
+ * | < ^ < & < shifts < + - < * / // % @ < unary + - ~ < ** < await <
+ * primary (attribute, call, subscript) < atom.  Left-associative levels are
+ * loops; ** recurses into the unary level for its right operand
+ * (right-associative, 2**-1).  Displays ( [ { parse their first item and
+ * then decide: a comprehension ('for' follows), a tuple/list/set/dict, a
+ * parenthesised expression.  Tokens come lazily from the lexer through a
+ * 4-token lookahead buffer.  Variable-length child lists are collected on
+ * parser-owned scratch stacks (pointers, keywords, parameters, locations)
+ * and copied into the arena when the node is finished; nesting is LIFO, so
+ * each node owns the top of the stack between its mark and the current
+ * length.  Recursion that the input drives is bounded: parenthesis/unary/
+ * ifexp nesting and block nesting are limited to 200 levels, and the depth
+ * of the built expression tree (including left-associative chains) to 1000,
+ * all reported as "nesting too deep".  The first error stops the parse (one
+ * error per parse); a lexical error is reported when the parser reaches its
+ * ERROR token, and an error inside brackets that span lines is replaced by
+ * "'(' was never closed" when the bracket indeed stays open until the end of
+ * the file.  Every construct of the grammar parses; the elaborator decides
+ * which ones a kernel may use.  Linear time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "IR/ast.h"
-#include "IR/lexer.h"
-
-#define MAX_NEST 200
-#define MAX_AST_DEPTH 1000
-
-typedef struct parser {
-  tl_lexer lx;
-  tl_token la[4];
-  int nla;
-  tl_token prev;
-  tl_arena *a;
-  tl_intern *names;
-  tl_diag *d;
-  const char *file;
-  bool failed;
-  int depth;       /* recursive expression nesting */
-  int ast_depth;   /* estimated depth of the expression tree being built */
-  int block_depth; /* nested blocks (and elif chains) */
-  TL_VEC(void *) ptrs;
-  TL_VEC(tl_ast_keyword) kws;
-  TL_VEC(tl_ast_param) params;
-  TL_VEC(tl_loc) locs;
-} parser;
-
-/* ------------------------------------------------------------ tokens */
-
-static void fill(parser *p, int k) {
-  while (p->nla <= k) tl_lexer_next(&p->lx, &p->la[p->nla++]);
-}
-static const tl_token *cur(parser *p) {
-  fill(p, 0);
-  return &p->la[0];
-}
-static const tl_token *peek(parser *p, int k) {
-  fill(p, k);
-  return &p->la[k];
-}
-static void advance(parser *p) {
-  fill(p, 0);
-  p->prev = p->la[0];
-  for (int i = 1; i < p->nla; i++) p->la[i - 1] = p->la[i];
-  p->nla--;
-}
-static tl_loc cur_loc(parser *p) { return cur(p)->loc; }
-static tl_loc prev_end(parser *p) {
-  return (tl_loc){p->file, p->prev.end_line, p->prev.end_col};
-}
-static bool tok_is_op(const tl_token *t, tl_op op) {
-  return t->kind == TL_TOK_OP && t->sub == (int)op;
-}
-static bool tok_is_kw(const tl_token *t, tl_kw kw) {
-  return t->kind == TL_TOK_KEYWORD && t->sub == (int)kw;
-}
-static bool is_op(parser *p, tl_op op) { return tok_is_op(cur(p), op); }
-static bool is_kw(parser *p, tl_kw kw) { return tok_is_kw(cur(p), kw); }
-static bool is_kind(parser *p, tl_tok_kind k) { return cur(p)->kind == k; }
+#include "IR/parser_impl.h"
 
 /* ------------------------------------------------------------ errors */
 
 /* Describes a token for messages ("')'", "end of line", ...), in the arena. */
-static const char *describe(parser *p, const tl_token *t) {
+const char *describe(parser *p, const tl_token *t) {
   switch (t->kind) {
   case TL_TOK_EOF: return "end of file";
   case TL_TOK_NEWLINE: return "end of line";
@@ -131,9 +82,7 @@ static void verror(parser *p, tl_loc loc, const char *fmt, va_list ap) {
   tl_diag_vreport(p->d, TL_DIAG_ERROR, loc, fmt, ap);
 }
 
-static void *error_at(parser *p, tl_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void *error_at(parser *p, tl_loc loc, const char *fmt, ...) {
+void *error_at(parser *p, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   verror(p, loc, fmt, ap);
@@ -141,36 +90,18 @@ static void *error_at(parser *p, tl_loc loc, const char *fmt, ...) {
   return NULL;
 }
 
-static void *oom(parser *p) {
+void *oom(parser *p) {
   return error_at(p, cur_loc(p), "out of memory");
 }
 
 /* "expected X, got Y" at the current token. */
-static void *expected(parser *p, const char *what) {
+void *expected(parser *p, const char *what) {
   return error_at(p, cur_loc(p), "expected %s, got %s", what, describe(p, cur(p)));
-}
-
-static void *unsupported_kw(parser *p) {
-  const tl_token *t = cur(p);
-  return error_at(p, t->loc, "'%s' is not supported in kernel files", tl_kw_spelling(t->sub));
-}
-
-static bool is_unsupported_kw(const tl_token *t) {
-  if (t->kind != TL_TOK_KEYWORD) return false;
-  switch (t->sub) {
-  case TL_KW_CLASS: case TL_KW_GLOBAL: case TL_KW_NONLOCAL: case TL_KW_LAMBDA:
-  case TL_KW_TRY: case TL_KW_EXCEPT: case TL_KW_FINALLY: case TL_KW_ASYNC:
-  case TL_KW_AWAIT: case TL_KW_YIELD: case TL_KW_DEL: case TL_KW_ASSERT:
-  case TL_KW_RAISE:
-    return true;
-  default:
-    return false;
-  }
 }
 
 /* ------------------------------------------------------------ depth */
 
-static bool enter(parser *p) {
+bool enter(parser *p) {
   p->depth++;
   p->ast_depth++;
   if (p->depth > MAX_NEST || p->ast_depth > MAX_AST_DEPTH) {
@@ -179,42 +110,33 @@ static bool enter(parser *p) {
   }
   return true;
 }
-static void leave(parser *p) {
+void leave(parser *p) {
   p->depth--;
   p->ast_depth--;
 }
-/* One more level of a left-associative chain. */
-static bool chain_step(parser *p) {
-  if (++p->ast_depth > MAX_AST_DEPTH) {
-    error_at(p, cur_loc(p), "nesting too deep");
-    return false;
-  }
-  return true;
-}
-
 /* ------------------------------------------------------------ nodes */
 
-static tl_ast_expr *mk(parser *p, tl_ast_expr_kind k, tl_loc loc) {
+tl_ast_expr *mk(parser *p, tl_ast_expr_kind k, tl_loc loc) {
   tl_ast_expr *e = tl_arena_alloc(p->a, sizeof *e);
   if (!e) return oom(p);
   e->kind = k;
   e->loc = loc;
   return e;
 }
-static tl_ast_stmt *mks(parser *p, tl_ast_stmt_kind k, tl_loc loc) {
+tl_ast_stmt *mks(parser *p, tl_ast_stmt_kind k, tl_loc loc) {
   tl_ast_stmt *s = tl_arena_alloc(p->a, sizeof *s);
   if (!s) return oom(p);
   s->kind = k;
   s->loc = loc;
   return s;
 }
-static const char *intern(parser *p, const char *s) {
+const char *intern(parser *p, const char *s) {
   const char *r = tl_intern_str(p->names, s);
   if (!r) oom(p);
   return r;
 }
 
-static bool push(parser *p, void *x) {
+bool push(parser *p, void *x) {
   if (!tl_vec_push(&p->ptrs, x)) {
     oom(p);
     return false;
@@ -222,7 +144,7 @@ static bool push(parser *p, void *x) {
   return true;
 }
 /* Copies ptrs[mark..] into the arena and pops them; *n gets the count. */
-static void **take(parser *p, size_t mark, int *n) {
+void **take(parser *p, size_t mark, int *n) {
   size_t cnt = p->ptrs.len - mark;
   *n = 0;
   if (cnt > (size_t)INT32_MAX) {
@@ -239,8 +161,405 @@ static void **take(parser *p, size_t mark, int *n) {
   return r;
 }
 
-/* Duplicate-name checks (keyword arguments, parameters): a linear scan for
- * short lists, a map once a list is long (linear overall). */
+/* ------------------------------------------------------------ expressions */
+
+bool can_start_expr(const tl_token *t) {
+  switch (t->kind) {
+  case TL_TOK_NAME: case TL_TOK_INT: case TL_TOK_FLOAT: case TL_TOK_STRING: case TL_TOK_ERROR:
+    return true;
+  case TL_TOK_OP:
+    return t->sub == TL_OP_LPAR || t->sub == TL_OP_LSQB || t->sub == TL_OP_LBRACE ||
+           t->sub == TL_OP_MINUS || t->sub == TL_OP_PLUS || t->sub == TL_OP_TILDE ||
+           t->sub == TL_OP_STAR || t->sub == TL_OP_ELLIPSIS;
+  case TL_TOK_KEYWORD:
+    return t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE ||
+           t->sub == TL_KW_NOT || t->sub == TL_KW_LAMBDA || t->sub == TL_KW_AWAIT ||
+           t->sub == TL_KW_YIELD;
+  default:
+    return false;
+  }
+}
+
+static tl_ast_expr *parse_factor(parser *p);
+
+/* A finished node with n items taken from ptrs[mark..] into .list. */
+static tl_ast_expr *mk_list(parser *p, tl_ast_expr_kind k, tl_loc loc, size_t mark) {
+  tl_ast_expr *e = mk(p, k, loc);
+  if (!e) return NULL;
+  e->u.list.items = (tl_ast_expr **)take(p, mark, &e->u.list.n);
+  return p->failed ? NULL : e;
+}
+
+/* for_if_clauses after the element(s) of a comprehension; cur is 'for' or
+ * 'async'.  Builds kind's node with elt (and value for dicts). */
+static tl_ast_expr *parse_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc loc,
+                                        tl_ast_expr *elt, tl_ast_expr *value) {
+  TL_VEC(tl_ast_comprehension) gens = {0};
+  tl_ast_expr *e = NULL;
+  while (is_kw(p, TL_KW_FOR) || (is_kw(p, TL_KW_ASYNC) && tok_is_kw(peek(p, 1), TL_KW_FOR))) {
+    tl_ast_comprehension g = {0};
+    if (is_kw(p, TL_KW_ASYNC)) {
+      g.is_async = true;
+      advance(p);
+    }
+    advance(p);  /* for */
+    g.target = parse_target_list(p);
+    if (!g.target || !check_target(p, g.target, true)) goto done;
+    if (!is_kw(p, TL_KW_IN)) { expected(p, "'in'"); goto done; }
+    advance(p);
+    if (!enter(p)) goto done;
+    g.iter = parse_boolop(p, TL_KW_OR);
+    leave(p);
+    if (!g.iter) goto done;
+    size_t mark = p->ptrs.len;
+    while (is_kw(p, TL_KW_IF)) {
+      advance(p);
+      if (!enter(p)) goto done;
+      tl_ast_expr *c = parse_boolop(p, TL_KW_OR);
+      leave(p);
+      if (!c || !push(p, c)) goto done;
+    }
+    g.ifs = (tl_ast_expr **)take(p, mark, &g.nifs);
+    if (p->failed || !tl_vec_push(&gens, g)) { oom(p); goto done; }
+  }
+  e = mk(p, kind, loc);
+  if (!e) goto done;
+  e->u.comp.elt = elt;
+  e->u.comp.value = value;
+  e->u.comp.ngens = (int)gens.len;
+  e->u.comp.gens = tl_vec_to_arena_(p->a, gens.data, gens.len, sizeof(tl_ast_comprehension));
+  if (!e->u.comp.gens) e = oom(p);
+done:
+  tl_vec_free(&gens);
+  return p->failed ? NULL : e;
+}
+
+static bool at_comp_for(parser *p) {
+  return is_kw(p, TL_KW_FOR) || (is_kw(p, TL_KW_ASYNC) && tok_is_kw(peek(p, 1), TL_KW_FOR));
+}
+
+/* Items of a display after its first item (pushed) up to `close`
+ * (consumed). */
+static bool parse_items(parser *p, tl_op close, const char *closer) {
+  for (;;) {
+    if (is_op(p, close)) break;
+    if (!is_op(p, TL_OP_COMMA)) {
+      error_at(p, cur_loc(p), "expected ',' or '%s', got %s", closer, describe(p, cur(p)));
+      return false;
+    }
+    advance(p);
+    if (is_op(p, close)) break;
+    tl_ast_expr *e = parse_star_named(p);
+    if (!e || !push(p, e)) return false;
+  }
+  advance(p);
+  return true;
+}
+
+/* One string token into the running concatenation: literal text goes to
+ * *text, f-string parts to ptrs. */
+static bool string_part(parser *p, tl_strbuf *text, size_t mark) {
+  const tl_token *t = cur(p);
+  if (t->fstr) return parse_fstring_part(p, text, mark);
+  tl_strbuf_appendn(text, t->str, t->str_len);
+  advance(p);
+  return true;
+}
+
+/* Adjacent string literals: one STR, BYTES or (with any f-string) FSTRING. */
+static tl_ast_expr *parse_string(parser *p) {
+  const tl_token *t = cur(p);
+  tl_loc loc = t->loc;
+  bool bytes = t->is_bytes, u = t->u_prefix, f = false;
+  size_t mark = p->ptrs.len;
+  tl_strbuf text = {0};
+  while (is_kind(p, TL_TOK_STRING)) {
+    if (cur(p)->is_bytes != bytes) {
+      tl_strbuf_free(&text);
+      return error_at(p, cur_loc(p), "cannot mix bytes and nonbytes literals");
+    }
+    f |= cur(p)->fstr;
+    if (!string_part(p, &text, mark)) {
+      tl_strbuf_free(&text);
+      return NULL;
+    }
+  }
+  const char *s = text.oom ? NULL : tl_arena_strndup(p->a, text.data ? text.data : "", text.len);
+  size_t n = text.len;
+  tl_strbuf_free(&text);
+  if (!s) return oom(p);
+  tl_ast_expr *e;
+  if (f) {
+    if (n) {
+      tl_ast_expr *c = mk(p, TL_AST_STR, loc);
+      if (!c || !push(p, c)) return NULL;
+      c->u.str = s;
+      c->slen = n;
+    }
+    return mk_list(p, TL_AST_FSTRING, loc, mark);
+  }
+  e = mk(p, bytes ? TL_AST_BYTES : TL_AST_STR, loc);
+  if (!e) return NULL;
+  if (bytes) {
+    e->u.bytes.data = s;
+    e->u.bytes.n = n;
+  } else {
+    e->u.str = s;
+    e->slen = n;
+    if (u) e->flags |= TL_AST_F_U_PREFIX;
+  }
+  return e;
+}
+
+/* 'with (a as b, c):' — the items of the parenthesised group after 'with'
+ * (first is parsed; cur is 'as' or ','); ptrs holds ctx/target pairs from
+ * mark.  When ':' follows the ')', the items go to p->with_items and a
+ * flagged TUPLE is returned; otherwise the group must be an expression. */
+static tl_ast_expr *parse_with_group(parser *p, tl_loc loc, tl_ast_expr *first) {
+  size_t mark = p->ptrs.len;
+  bool any_as = false;
+  tl_ast_expr *ctx = first;
+  for (;;) {
+    tl_ast_expr *target = NULL;
+    if (is_kw(p, TL_KW_AS)) {
+      advance(p);
+      any_as = true;
+      target = parse_target(p);
+      if (!target || !check_target(p, target, true)) return NULL;
+    }
+    if (!push(p, ctx) || !push(p, target)) return NULL;
+    if (!is_op(p, TL_OP_COMMA)) break;
+    advance(p);
+    if (is_op(p, TL_OP_RPAR)) break;
+    if (!(ctx = parse_test(p))) return NULL;
+  }
+  if (!is_op(p, TL_OP_RPAR)) return expected(p, "',' or ')'");
+  advance(p);
+  size_t n = (p->ptrs.len - mark) / 2;
+  if (!is_op(p, TL_OP_COLON)) {
+    if (any_as) return expected(p, "':'");
+    /* an expression after all: the tuple of the contexts */
+    for (size_t i = 0; i < n; i++) p->ptrs.data[mark + i] = p->ptrs.data[mark + 2 * i];
+    p->ptrs.len = mark + n;
+    tl_ast_expr *t = mk_list(p, TL_AST_TUPLE, loc, mark);
+    if (t) t->flags |= TL_AST_F_PARENS;
+    return t;
+  }
+  p->with_items = tl_arena_alloc(p->a, sizeof(tl_ast_withitem) * n);
+  if (!p->with_items) return oom(p);
+  for (size_t i = 0; i < n; i++) {
+    p->with_items[i].ctx = p->ptrs.data[mark + 2 * i];
+    p->with_items[i].target = p->ptrs.data[mark + 2 * i + 1];
+  }
+  p->nwith_items = (int)n;
+  p->ptrs.len = mark;
+  tl_ast_expr *t = mk(p, TL_AST_TUPLE, loc);
+  if (t) t->flags |= TL_AST_F_WITHITEMS;
+  return t;
+}
+
+/* ( ... ): (), (yield), (x), (x,), (x := 1), (x for ...), (a, *b) */
+static tl_ast_expr *parse_paren(parser *p, tl_loc loc) {
+  bool with_header = p->with_header;
+  p->with_header = false;
+  advance(p);
+  if (is_op(p, TL_OP_RPAR)) {
+    advance(p);
+    return mk(p, TL_AST_TUPLE, loc);
+  }
+  tl_ast_expr *first;
+  if (is_kw(p, TL_KW_YIELD)) {
+    first = parse_yield(p);
+    if (!first) return NULL;
+    if (!is_op(p, TL_OP_RPAR)) return expected(p, "')'");
+    advance(p);
+    first->flags |= TL_AST_F_PARENS;
+    return first;
+  }
+  first = parse_star_named(p);
+  if (!first) return NULL;
+  if (with_header && (is_kw(p, TL_KW_AS) || is_op(p, TL_OP_COMMA) || is_op(p, TL_OP_RPAR)) &&
+      first->kind != TL_AST_STARRED) {
+    if (!is_op(p, TL_OP_RPAR) || tok_is_op(peek(p, 1), TL_OP_COLON))
+      return parse_with_group(p, loc, first);
+  }
+  if (is_op(p, TL_OP_RPAR) && first->kind != TL_AST_STARRED) {  /* parenthesised expression */
+    advance(p);
+    first->flags |= TL_AST_F_PARENS;
+    return first;
+  }
+  if (at_comp_for(p)) {
+    tl_ast_expr *g = parse_comprehension(p, TL_AST_GENEXP, loc, first, NULL);
+    if (!g) return NULL;
+    if (!is_op(p, TL_OP_RPAR)) return expected(p, "')'");
+    advance(p);
+    return g;
+  }
+  size_t mark = p->ptrs.len;
+  if (!push(p, first)) return NULL;
+  if (!is_op(p, TL_OP_COMMA) && !is_op(p, TL_OP_RPAR)) return expected(p, "',' or ')'");
+  if (!parse_items(p, TL_OP_RPAR, ")")) return NULL;
+  return mk_list(p, TL_AST_TUPLE, loc, mark);
+}
+
+/* [ ... ]: a list or a list comprehension */
+static tl_ast_expr *parse_list(parser *p, tl_loc loc) {
+  advance(p);
+  size_t mark = p->ptrs.len;
+  if (!is_op(p, TL_OP_RSQB)) {
+    tl_ast_expr *first = parse_star_named(p);
+    if (!first) return NULL;
+    if (at_comp_for(p)) {
+      tl_ast_expr *c = parse_comprehension(p, TL_AST_LISTCOMP, loc, first, NULL);
+      if (!c) return NULL;
+      if (!is_op(p, TL_OP_RSQB)) return expected(p, "']'");
+      advance(p);
+      return c;
+    }
+    if (!push(p, first)) return NULL;
+    if (!parse_items(p, TL_OP_RSQB, "]")) return NULL;
+  } else {
+    advance(p);
+  }
+  return mk_list(p, TL_AST_LIST, loc, mark);
+}
+
+/* Dict display items after '{' (the first key or **mapping parsed by the
+ * caller and pushed as key/value pairs). */
+static tl_ast_expr *finish_dict(parser *p, tl_loc loc, size_t mark) {
+  while (!is_op(p, TL_OP_RBRACE)) {
+    if (!is_op(p, TL_OP_COMMA)) return expected(p, "',' or '}'");
+    advance(p);
+    if (is_op(p, TL_OP_RBRACE)) break;
+    tl_ast_expr *k = NULL, *v;
+    if (is_op(p, TL_OP_POW)) {
+      advance(p);
+      if (!enter(p)) return NULL;
+      v = parse_binary(p, 0);
+      leave(p);
+    } else {
+      k = parse_test(p);
+      if (!k) return NULL;
+      if (!is_op(p, TL_OP_COLON)) return expected(p, "':'");
+      advance(p);
+      v = parse_test(p);
+    }
+    if (!v || !push(p, k) || !push(p, v)) return NULL;
+  }
+  advance(p);
+  tl_ast_expr *e = mk(p, TL_AST_DICT, loc);
+  if (!e) return NULL;
+  int n2;
+  tl_ast_expr **kv = (tl_ast_expr **)take(p, mark, &n2);
+  if (p->failed) return NULL;
+  int n = n2 / 2;
+  e->u.dict.n = n;
+  if (n) {
+    e->u.dict.keys = tl_arena_alloc(p->a, sizeof(tl_ast_expr *) * (size_t)n);
+    e->u.dict.values = tl_arena_alloc(p->a, sizeof(tl_ast_expr *) * (size_t)n);
+    if (!e->u.dict.keys || !e->u.dict.values) return oom(p);
+    for (int i = 0; i < n; i++) {
+      e->u.dict.keys[i] = kv[2 * i];
+      e->u.dict.values[i] = kv[2 * i + 1];
+    }
+  }
+  return e;
+}
+
+/* { ... }: dict, set, dict or set comprehension */
+static tl_ast_expr *parse_brace(parser *p, tl_loc loc) {
+  advance(p);
+  size_t mark = p->ptrs.len;
+  if (is_op(p, TL_OP_RBRACE)) return finish_dict(p, loc, mark);  /* {} */
+  if (is_op(p, TL_OP_POW)) {
+    advance(p);
+    if (!enter(p)) return NULL;
+    tl_ast_expr *v = parse_binary(p, 0);
+    leave(p);
+    if (!v || !push(p, NULL) || !push(p, v)) return NULL;
+    return finish_dict(p, loc, mark);
+  }
+  tl_ast_expr *first = parse_star_named(p);
+  if (!first) return NULL;
+  if (is_op(p, TL_OP_COLON)) {
+    advance(p);
+    tl_ast_expr *v = parse_test(p);
+    if (!v) return NULL;
+    if (at_comp_for(p)) {
+      tl_ast_expr *c = parse_comprehension(p, TL_AST_DICTCOMP, loc, first, v);
+      if (!c) return NULL;
+      if (!is_op(p, TL_OP_RBRACE)) return expected(p, "'}'");
+      advance(p);
+      return c;
+    }
+    if (!push(p, first) || !push(p, v)) return NULL;
+    return finish_dict(p, loc, mark);
+  }
+  if (at_comp_for(p)) {
+    tl_ast_expr *c = parse_comprehension(p, TL_AST_SETCOMP, loc, first, NULL);
+    if (!c) return NULL;
+    if (!is_op(p, TL_OP_RBRACE)) return expected(p, "'}'");
+    advance(p);
+    return c;
+  }
+  if (!push(p, first)) return NULL;
+  if (!parse_items(p, TL_OP_RBRACE, "}")) return NULL;
+  return mk_list(p, TL_AST_SET, loc, mark);
+}
+
+static tl_ast_expr *parse_atom(parser *p) {
+  const tl_token *t = cur(p);
+  tl_loc loc = t->loc;
+  tl_ast_expr *e;
+  switch (t->kind) {
+  case TL_TOK_NAME:
+    e = mk(p, TL_AST_NAME, loc);
+    if (e) e->u.name = t->text;
+    advance(p);
+    return e;
+  case TL_TOK_INT:
+    if (t->int_2_63 || t->bigint) {
+      e = mk(p, TL_AST_BIGINT, loc);
+      if (e) e->u.str = t->bigint ? t->bigint : "9223372036854775808";
+    } else {
+      e = mk(p, TL_AST_INT, loc);
+      if (e) e->u.ival = t->ival;
+    }
+    advance(p);
+    return e;
+  case TL_TOK_FLOAT:
+    e = mk(p, t->imag ? TL_AST_IMAG : TL_AST_FLOAT, loc);
+    if (e) e->u.fval = t->fval;
+    advance(p);
+    return e;
+  case TL_TOK_STRING:
+    return parse_string(p);
+  case TL_TOK_KEYWORD:
+    if (t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE) {
+      e = mk(p, t->sub == TL_KW_TRUE ? TL_AST_TRUE : t->sub == TL_KW_FALSE ? TL_AST_FALSE
+                                                                          : TL_AST_NONE,
+             loc);
+      advance(p);
+      return e;
+    }
+    return expected(p, "expression");
+  case TL_TOK_OP:
+    break;
+  default:
+    return expected(p, "expression");
+  }
+  switch (t->sub) {
+  case TL_OP_LPAR: return parse_paren(p, loc);
+  case TL_OP_LSQB: return parse_list(p, loc);
+  case TL_OP_LBRACE: return parse_brace(p, loc);
+  case TL_OP_ELLIPSIS:
+    advance(p);
+    return mk(p, TL_AST_ELLIPSIS, loc);
+  default:
+    return expected(p, "expression");
+  }
+}
+
 /* Names seen so far in one keyword-argument or parameter list: a linear scan
  * of the first 16, a hash map beyond them (no quadratic behaviour on long
  * lists). */
@@ -269,238 +588,62 @@ static void dup_free(dup_checker *dc) {
   if (dc->used) tl_map_free(&dc->map);
 }
 
-/* ------------------------------------------------------------ expressions */
-
-static tl_ast_expr *parse_test(parser *p);
-static tl_ast_expr *parse_factor(parser *p);
-
-static bool can_start_expr(const tl_token *t) {
-  switch (t->kind) {
-  case TL_TOK_NAME: case TL_TOK_INT: case TL_TOK_FLOAT: case TL_TOK_STRING: case TL_TOK_ERROR:
+/* One call argument: *x, **x, name=value, or an expression (a generator
+ * expression when it is the only argument). */
+static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpacked_kw) {
+  const tl_token *t = cur(p);
+  if (tok_is_op(t, TL_OP_POW)) {
+    tl_ast_keyword kw = {NULL, t->loc, NULL};
+    advance(p);
+    kw.value = parse_test(p);
+    *unpacked_kw = true;
+    if (!kw.value) return false;
+    if (!tl_vec_push(&p->kws, kw)) { oom(p); return false; }
     return true;
-  case TL_TOK_OP:
-    return t->sub == TL_OP_LPAR || t->sub == TL_OP_LSQB || t->sub == TL_OP_LBRACE ||
-           t->sub == TL_OP_MINUS || t->sub == TL_OP_PLUS || t->sub == TL_OP_TILDE ||
-           t->sub == TL_OP_STAR || t->sub == TL_OP_ELLIPSIS;
-  case TL_TOK_KEYWORD:
-    return t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE ||
-           t->sub == TL_KW_NOT || t->sub == TL_KW_LAMBDA || t->sub == TL_KW_AWAIT ||
-           t->sub == TL_KW_YIELD;
-  default:
+  }
+  if (t->kind == TL_TOK_NAME && tok_is_op(peek(p, 1), TL_OP_ASSIGN)) {
+    tl_ast_keyword kw = {t->text, t->loc, NULL};
+    if (dup_seen(p, dc, kw.name)) {
+      error_at(p, kw.loc, "keyword argument repeated: %s", kw.name);
+      return false;
+    }
+    advance(p);
+    advance(p);
+    kw.value = parse_test(p);
+    if (!kw.value) return false;
+    if (!tl_vec_push(&p->kws, kw)) { oom(p); return false; }
+    return true;
+  }
+  bool star = tok_is_op(t, TL_OP_STAR);  /* *args may follow keywords */
+  if (*unpacked_kw && !star) {
+    error_at(p, t->loc, "positional argument follows keyword argument unpacking");
     return false;
   }
+  if (p->kws.len > kmark && !star) {
+    error_at(p, t->loc, "positional argument follows keyword argument");
+    return false;
+  }
+  tl_loc aloc = t->loc;
+  tl_ast_expr *a = parse_star_named(p);
+  if (!a) return false;
+  if (at_comp_for(p)) {
+    a = parse_comprehension(p, TL_AST_GENEXP, aloc, a, NULL);
+    if (!a) return false;
+  }
+  if (is_op(p, TL_OP_ASSIGN)) {
+    error_at(p, aloc, "expression cannot contain assignment, perhaps you meant \"==\"?");
+    return false;
+  }
+  return push(p, a);  /* starred arguments sit among the positional ones */
 }
 
-/* A comma-separated list of items after an opening bracket up to `close`;
- * pushes them; the caller consumed the opener. `first` (may be NULL) is an
- * already parsed first item.  Returns false on error. */
-static bool parse_items(parser *p, tl_op close, const char *closer, const char *comp_msg) {
-  bool first = true;
-  while (!is_op(p, close)) {
-    tl_ast_expr *e = parse_test(p);
-    if (!e || !push(p, e)) return false;
-    if (first && is_kw(p, TL_KW_FOR)) {
-      error_at(p, cur_loc(p), "%s", comp_msg);
-      return false;
-    }
-    first = false;
-    if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
-    if (!is_op(p, close)) {
-      error_at(p, cur_loc(p), "expected ',' or '%s', got %s", closer, describe(p, cur(p)));
-      return false;
-    }
-  }
-  advance(p);
-  return true;
-}
-
-static tl_ast_expr *parse_string(parser *p) {
-  const tl_token *t = cur(p);
-  tl_ast_expr *e = mk(p, TL_AST_STR, t->loc);
-  if (!e) return NULL;
-  const char *s = t->str;
-  size_t n = t->str_len;
-  advance(p);
-  if (is_kind(p, TL_TOK_STRING)) {  /* implicit concatenation */
-    tl_strbuf sb = {0};
-    tl_strbuf_appendn(&sb, s, n);
-    while (is_kind(p, TL_TOK_STRING)) {
-      tl_strbuf_appendn(&sb, cur(p)->str, cur(p)->str_len);
-      advance(p);
-    }
-    s = sb.oom ? NULL : tl_arena_strndup(p->a, sb.data ? sb.data : "", sb.len);
-    tl_strbuf_free(&sb);
-    if (!s) return oom(p);
-  }
-  e->u.str = s;
-  return e;
-}
-
-static tl_ast_expr *parse_atom(parser *p) {
-  const tl_token *t = cur(p);
-  tl_loc loc = t->loc;
-  tl_ast_expr *e;
-  switch (t->kind) {
-  case TL_TOK_NAME:
-    e = mk(p, TL_AST_NAME, loc);
-    if (e) e->u.name = t->text;
-    advance(p);
-    return e;
-  case TL_TOK_INT:
-    if (t->int_2_63) return error_at(p, loc, "integer literal too large");
-    e = mk(p, TL_AST_INT, loc);
-    if (e) e->u.ival = t->ival;
-    advance(p);
-    return e;
-  case TL_TOK_FLOAT:
-    e = mk(p, TL_AST_FLOAT, loc);
-    if (e) e->u.fval = t->fval;
-    advance(p);
-    return e;
-  case TL_TOK_STRING:
-    return parse_string(p);
-  case TL_TOK_KEYWORD:
-    if (t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE) {
-      e = mk(p, t->sub == TL_KW_TRUE ? TL_AST_TRUE : t->sub == TL_KW_FALSE ? TL_AST_FALSE
-                                                                          : TL_AST_NONE,
-             loc);
-      advance(p);
-      return e;
-    }
-    if (is_unsupported_kw(t)) return unsupported_kw(p);
-    return expected(p, "expression");
-  case TL_TOK_OP:
-    break;
-  default:
-    return expected(p, "expression");
-  }
-  switch (t->sub) {
-  case TL_OP_LPAR: {
-    advance(p);
-    if (is_op(p, TL_OP_RPAR)) {
-      advance(p);
-      return mk(p, TL_AST_TUPLE, loc);
-    }
-    tl_ast_expr *first = parse_test(p);
-    if (!first) return NULL;
-    if (is_op(p, TL_OP_RPAR)) {  /* parenthesised expression */
-      advance(p);
-      return first;
-    }
-    if (is_kw(p, TL_KW_FOR)) return error_at(p, cur_loc(p), "generator expressions are not supported");
-    if (!is_op(p, TL_OP_COMMA)) return expected(p, "',' or ')'");
-    advance(p);
-    size_t mark = p->ptrs.len;
-    if (!push(p, first)) return NULL;
-    if (!parse_items(p, TL_OP_RPAR, ")", "generator expressions are not supported")) return NULL;
-    e = mk(p, TL_AST_TUPLE, loc);
-    if (!e) return NULL;
-    e->u.list.items = (tl_ast_expr **)take(p, mark, &e->u.list.n);
-    return p->failed ? NULL : e;
-  }
-  case TL_OP_LSQB: {
-    advance(p);
-    size_t mark = p->ptrs.len;
-    if (!parse_items(p, TL_OP_RSQB, "]", "list comprehensions are not supported")) return NULL;
-    e = mk(p, TL_AST_LIST, loc);
-    if (!e) return NULL;
-    e->u.list.items = (tl_ast_expr **)take(p, mark, &e->u.list.n);
-    return p->failed ? NULL : e;
-  }
-  case TL_OP_LBRACE: {
-    advance(p);
-    size_t mark = p->ptrs.len;
-    bool first = true;
-    while (!is_op(p, TL_OP_RBRACE)) {
-      if (is_op(p, TL_OP_POW))
-        return error_at(p, cur_loc(p), "dictionary unpacking is not supported");
-      tl_ast_expr *k = parse_test(p);
-      if (!k) return NULL;
-      if (!is_op(p, TL_OP_COLON)) {
-        if (first && (is_op(p, TL_OP_COMMA) || is_op(p, TL_OP_RBRACE) || is_kw(p, TL_KW_FOR)))
-          return error_at(p, loc, "set literals are not supported");
-        return expected(p, "':'");
-      }
-      advance(p);
-      tl_ast_expr *v = parse_test(p);
-      if (!v) return NULL;
-      if (first && is_kw(p, TL_KW_FOR))
-        return error_at(p, cur_loc(p), "dict comprehensions are not supported");
-      first = false;
-      if (!push(p, k) || !push(p, v)) return NULL;
-      if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
-      if (!is_op(p, TL_OP_RBRACE)) return expected(p, "',' or '}'");
-    }
-    advance(p);
-    e = mk(p, TL_AST_DICT, loc);
-    if (!e) return NULL;
-    int n2;
-    tl_ast_expr **kv = (tl_ast_expr **)take(p, mark, &n2);
-    if (p->failed) return NULL;
-    int n = n2 / 2;
-    e->u.dict.n = n;
-    if (n) {
-      e->u.dict.keys = tl_arena_alloc(p->a, sizeof(tl_ast_expr *) * (size_t)n);
-      e->u.dict.values = tl_arena_alloc(p->a, sizeof(tl_ast_expr *) * (size_t)n);
-      if (!e->u.dict.keys || !e->u.dict.values) return oom(p);
-      for (int i = 0; i < n; i++) {
-        e->u.dict.keys[i] = kv[2 * i];
-        e->u.dict.values[i] = kv[2 * i + 1];
-      }
-    }
-    return e;
-  }
-  case TL_OP_STAR:
-  case TL_OP_POW:
-    return error_at(p, loc, "star expressions are not supported");
-  case TL_OP_ELLIPSIS:
-    return error_at(p, loc, "'...' is not supported");
-  default:
-    return expected(p, "expression");
-  }
-}
-
-/* Call arguments after the callee; cur is '('. */
-static tl_ast_expr *parse_call(parser *p, tl_ast_expr *func, tl_loc start) {
-  advance(p);
-  size_t mark = p->ptrs.len, kmark = p->kws.len;
+bool parse_call_args(parser *p) {
+  advance(p);  /* ( */
+  size_t kmark = p->kws.len;
   dup_checker dc = {0};
-  tl_ast_expr *e = NULL;
+  bool ok = false, unpacked_kw = false;
   while (!is_op(p, TL_OP_RPAR)) {
-    const tl_token *t = cur(p);
-    if (tok_is_op(t, TL_OP_STAR) || tok_is_op(t, TL_OP_POW)) {
-      error_at(p, t->loc, "star arguments are not supported");
-      goto done;
-    }
-    if (t->kind == TL_TOK_NAME && tok_is_op(peek(p, 1), TL_OP_ASSIGN)) {
-      tl_ast_keyword kw = {t->text, t->loc, NULL};
-      if (dup_seen(p, &dc, kw.name)) {
-        error_at(p, kw.loc, "keyword argument repeated: %s", kw.name);
-        goto done;
-      }
-      advance(p);
-      advance(p);
-      kw.value = parse_test(p);
-      if (!kw.value) goto done;
-      if (!tl_vec_push(&p->kws, kw)) { oom(p); goto done; }
-    } else {
-      if (p->kws.len > kmark) {
-        error_at(p, t->loc, "positional argument follows keyword argument");
-        goto done;
-      }
-      tl_loc aloc = t->loc;
-      tl_ast_expr *a = parse_test(p);
-      if (!a) goto done;
-      if (is_kw(p, TL_KW_FOR)) {
-        error_at(p, cur_loc(p), "generator expressions are not supported");
-        goto done;
-      }
-      if (is_op(p, TL_OP_ASSIGN)) {
-        error_at(p, aloc, "expression cannot contain assignment, perhaps you meant \"==\"?");
-        goto done;
-      }
-      if (!push(p, a)) goto done;
-    }
+    if (!parse_call_arg(p, &dc, kmark, &unpacked_kw)) goto done;
     if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
     if (!is_op(p, TL_OP_RPAR)) {
       expected(p, "',' or ')'");
@@ -508,30 +651,36 @@ static tl_ast_expr *parse_call(parser *p, tl_ast_expr *func, tl_loc start) {
     }
   }
   advance(p);
-  e = mk(p, TL_AST_CALL, start);
-  if (!e) goto done;
-  e->u.call.func = func;
-  e->u.call.args = (tl_ast_expr **)take(p, mark, &e->u.call.nargs);
-  {
-    size_t nk = p->kws.len - kmark;
-    if (nk) {
-      e->u.call.kw = tl_vec_to_arena_(p->a, p->kws.data + kmark, nk, sizeof(tl_ast_keyword));
-      if (!e->u.call.kw) { oom(p); goto done; }
-      e->u.call.nkw = (int)nk;
-    }
-    p->kws.len = kmark;
-  }
+  ok = true;
 done:
   dup_free(&dc);
+  return ok && !p->failed;
+}
+
+/* Call arguments after the callee; cur is '('. */
+static tl_ast_expr *parse_call(parser *p, tl_ast_expr *func, tl_loc start) {
+  size_t mark = p->ptrs.len, kmark = p->kws.len;
+  if (!parse_call_args(p)) return NULL;
+  tl_ast_expr *e = mk(p, TL_AST_CALL, start);
+  if (!e) return NULL;
+  e->u.call.func = func;
+  e->u.call.args = (tl_ast_expr **)take(p, mark, &e->u.call.nargs);
+  size_t nk = p->kws.len - kmark;
+  if (nk) {
+    e->u.call.kw = tl_vec_to_arena_(p->a, p->kws.data + kmark, nk, sizeof(tl_ast_keyword));
+    if (!e->u.call.kw) return oom(p);
+    e->u.call.nkw = (int)nk;
+  }
+  p->kws.len = kmark;
   return p->failed ? NULL : e;
 }
 
-/* A subscript item: an expression or a slice lo:hi[:step]. */
+/* A subscript item: an expression, *expr, or a slice lo:hi[:step]. */
 static tl_ast_expr *parse_slice_item(parser *p) {
   tl_loc start = cur_loc(p);
   tl_ast_expr *lo = NULL;
   if (!is_op(p, TL_OP_COLON)) {
-    lo = parse_test(p);
+    lo = parse_star_named(p);
     if (!lo || !is_op(p, TL_OP_COLON)) return lo;
   }
   advance(p);
@@ -555,11 +704,14 @@ static tl_ast_expr *parse_slice_item(parser *p) {
 static tl_ast_expr *parse_subscript(parser *p, tl_ast_expr *value, tl_loc start) {
   advance(p);  /* [ */
   size_t mark = p->ptrs.len;
+  bool tuple = false;
   for (;;) {
     tl_ast_expr *it = parse_slice_item(p);
     if (!it || !push(p, it)) return NULL;
+    if (it->kind == TL_AST_STARRED) tuple = true;
     if (is_op(p, TL_OP_COMMA)) {
       advance(p);
+      tuple = true;
       if (is_op(p, TL_OP_RSQB)) break;
       continue;
     }
@@ -571,7 +723,17 @@ static tl_ast_expr *parse_subscript(parser *p, tl_ast_expr *value, tl_loc start)
   if (!e) return NULL;
   e->u.sub.value = value;
   e->u.sub.items = (tl_ast_expr **)take(p, mark, &e->u.sub.n);
+  if (tuple) e->flags |= TL_AST_F_TUPLE_SUB;
   return p->failed ? NULL : e;
+}
+
+/* One more level of a left-associative chain. */
+static bool chain_step(parser *p) {
+  if (++p->ast_depth > MAX_AST_DEPTH) {
+    error_at(p, cur_loc(p), "nesting too deep");
+    return false;
+  }
+  return true;
 }
 
 static tl_ast_expr *parse_primary(parser *p) {
@@ -605,9 +767,25 @@ static tl_ast_expr *parse_primary(parser *p) {
   return e;
 }
 
+/* await_primary: ['await'] primary */
+static tl_ast_expr *parse_await(parser *p) {
+  if (!is_kw(p, TL_KW_AWAIT)) return parse_primary(p);
+  tl_loc loc = cur_loc(p);
+  advance(p);
+  if (!enter(p)) return NULL;
+  tl_ast_expr *x = parse_primary(p);
+  leave(p);
+  if (!x) return NULL;
+  tl_ast_expr *e = mk(p, TL_AST_AWAIT, loc);
+  if (!e) return NULL;
+  e->u.un.op = "await";
+  e->u.un.x = x;
+  return e;
+}
+
 static tl_ast_expr *parse_power(parser *p) {
   tl_loc start = cur_loc(p);
-  tl_ast_expr *base = parse_primary(p);
+  tl_ast_expr *base = parse_await(p);
   if (!base || !is_op(p, TL_OP_POW)) return base;
   tl_loc oploc = cur_loc(p);
   const char *op = cur(p)->text;
@@ -673,7 +851,7 @@ static bool level_has(int level, const tl_token *t) {
   }
 }
 
-static tl_ast_expr *parse_binary(parser *p, int level) {
+tl_ast_expr *parse_binary(parser *p, int level) {
   tl_loc start = cur_loc(p);
   tl_ast_expr *l = level < 5 ? parse_binary(p, level + 1) : parse_factor(p);
   int saved = p->ast_depth;
@@ -775,7 +953,7 @@ static tl_ast_expr *parse_not(parser *p) {
   return e->u.un.op ? e : NULL;
 }
 
-static tl_ast_expr *parse_boolop(parser *p, tl_kw kw) {
+tl_ast_expr *parse_boolop(parser *p, tl_kw kw) {
   tl_loc start = cur_loc(p);
   tl_ast_expr *l = kw == TL_KW_OR ? parse_boolop(p, TL_KW_AND) : parse_not(p);
   int saved = p->ast_depth;
@@ -798,10 +976,35 @@ static tl_ast_expr *parse_boolop(parser *p, tl_kw kw) {
   return l;
 }
 
-/* test: or_test ['if' or_test 'else' test] */
-static tl_ast_expr *parse_test(parser *p) {
+/* lambda [params]: body */
+static tl_ast_expr *parse_lambda(parser *p) {
+  tl_loc loc = cur_loc(p);
+  advance(p);
+  size_t pmark = p->params.len;
+  if (!parse_params(p, TL_OP_COLON, false)) return NULL;
+  advance(p);  /* : */
+  tl_ast_expr *e = mk(p, TL_AST_LAMBDA, loc);
+  if (!e) return NULL;
+  size_t np = p->params.len - pmark;
+  if (np) {
+    e->u.lambda.params = tl_vec_to_arena_(p->a, p->params.data + pmark, np, sizeof(tl_ast_param));
+    if (!e->u.lambda.params) return oom(p);
+    e->u.lambda.nparams = (int)np;
+  }
+  p->params.len = pmark;
+  e->u.lambda.body = parse_test(p);
+  return e->u.lambda.body ? e : NULL;
+}
+
+/* expression: lambda | or_test ['if' or_test 'else' expression] */
+tl_ast_expr *parse_test(parser *p) {
   if (!enter(p)) return NULL;
   tl_loc start = cur_loc(p);
+  if (is_kw(p, TL_KW_LAMBDA)) {
+    tl_ast_expr *l = parse_lambda(p);
+    leave(p);
+    return l;
+  }
   tl_ast_expr *e = parse_boolop(p, TL_KW_OR);
   if (e && is_kw(p, TL_KW_IF)) {
     advance(p);
@@ -827,55 +1030,124 @@ static tl_ast_expr *parse_test(parser *p) {
   return e;
 }
 
-/* testlist: test (',' test)* [','] → a TUPLE when there is a comma. */
-static tl_ast_expr *parse_testlist(parser *p) {
-  tl_loc start = cur_loc(p);
-  tl_ast_expr *first = parse_test(p);
-  if (!first || !is_op(p, TL_OP_COMMA)) return first;
-  size_t mark = p->ptrs.len;
-  if (!push(p, first)) return NULL;
-  while (is_op(p, TL_OP_COMMA)) {
-    advance(p);
-    if (!can_start_expr(cur(p))) break;
-    tl_ast_expr *e = parse_test(p);
-    if (!e || !push(p, e)) return NULL;
-  }
-  tl_ast_expr *t = mk(p, TL_AST_TUPLE, start);
-  if (!t) return NULL;
-  t->u.list.items = (tl_ast_expr **)take(p, mark, &t->u.list.n);
-  return p->failed ? NULL : t;
+tl_ast_expr *parse_namedexpr(parser *p) {
+  tl_ast_expr *e = parse_test(p);
+  if (!e || !is_op(p, TL_OP_WALRUS)) return e;
+  if (e->kind != TL_AST_NAME || (e->flags & TL_AST_F_PARENS))
+    return error_at(p, e->loc, "cannot use assignment expressions with this target");
+  tl_loc oploc = cur_loc(p);
+  advance(p);
+  tl_ast_expr *v = parse_test(p);
+  if (!v) return NULL;
+  tl_ast_expr *n = mk(p, TL_AST_NAMEDEXPR, e->loc);
+  if (!n) return NULL;
+  n->u.bin.op = ":=";
+  n->u.bin.op_loc = oploc;
+  n->u.bin.l = e;
+  n->u.bin.r = v;
+  return n;
 }
 
-/* A target list (for loops): targets at the '|' level so that 'in' ends
- * them; a comma gives a TUPLE. */
-static tl_ast_expr *parse_target_list(parser *p) {
-  tl_loc start = cur_loc(p);
+tl_ast_expr *parse_star_named(parser *p) {
+  if (!is_op(p, TL_OP_STAR)) return parse_namedexpr(p);
+  tl_loc loc = cur_loc(p);
+  advance(p);
   if (!enter(p)) return NULL;
-  tl_ast_expr *first = parse_binary(p, 0);
+  tl_ast_expr *x = parse_binary(p, 0);
   leave(p);
+  if (!x) return NULL;
+  tl_ast_expr *e = mk(p, TL_AST_STARRED, loc);
+  if (!e) return NULL;
+  e->u.un.op = "*";
+  e->u.un.x = x;
+  return e;
+}
+
+tl_ast_expr *parse_yield(parser *p) {
+  tl_loc loc = cur_loc(p);
+  advance(p);  /* yield */
+  tl_ast_expr *e;
+  if (is_kw(p, TL_KW_FROM)) {
+    advance(p);
+    e = mk(p, TL_AST_YIELD_FROM, loc);
+    if (!e) return NULL;
+    e->u.un.op = "yield from";
+    e->u.un.x = parse_test(p);
+    return e->u.un.x ? e : NULL;
+  }
+  e = mk(p, TL_AST_YIELD, loc);
+  if (!e) return NULL;
+  e->u.un.op = "yield";
+  if (can_start_expr(cur(p))) {
+    e->u.un.x = parse_testlist(p);
+    if (!e->u.un.x) return NULL;
+  }
+  return e;
+}
+
+/* star_expressions: a TUPLE when there is a comma. */
+tl_ast_expr *parse_testlist(parser *p) {
+  tl_loc start = cur_loc(p);
+  tl_ast_expr *first = parse_star_named(p);
   if (!first || !is_op(p, TL_OP_COMMA)) return first;
   size_t mark = p->ptrs.len;
   if (!push(p, first)) return NULL;
   while (is_op(p, TL_OP_COMMA)) {
     advance(p);
     if (!can_start_expr(cur(p))) break;
-    if (!enter(p)) return NULL;
-    tl_ast_expr *e = parse_binary(p, 0);
-    leave(p);
+    tl_ast_expr *e = parse_star_named(p);
     if (!e || !push(p, e)) return NULL;
   }
-  tl_ast_expr *t = mk(p, TL_AST_TUPLE, start);
-  if (!t) return NULL;
-  t->u.list.items = (tl_ast_expr **)take(p, mark, &t->u.list.n);
-  return p->failed ? NULL : t;
+  return mk_list(p, TL_AST_TUPLE, start, mark);
+}
+
+/* One target of a target list: '*' target or a target at the '|' level
+ * (so that 'in' ends it). */
+tl_ast_expr *parse_target(parser *p) {
+  if (!enter(p)) return NULL;
+  tl_ast_expr *e;
+  if (is_op(p, TL_OP_STAR)) {
+    tl_loc loc = cur_loc(p);
+    advance(p);
+    tl_ast_expr *x = parse_binary(p, 0);
+    e = x ? mk(p, TL_AST_STARRED, loc) : NULL;
+    if (e) {
+      e->u.un.op = "*";
+      e->u.un.x = x;
+    }
+  } else {
+    e = parse_binary(p, 0);
+  }
+  leave(p);
+  return e;
+}
+
+/* A target list (for loops, comprehensions, del): a comma gives a TUPLE. */
+tl_ast_expr *parse_target_list(parser *p) {
+  tl_loc start = cur_loc(p);
+  tl_ast_expr *first = parse_target(p);
+  if (!first || !is_op(p, TL_OP_COMMA)) return first;
+  size_t mark = p->ptrs.len;
+  if (!push(p, first)) return NULL;
+  while (is_op(p, TL_OP_COMMA)) {
+    advance(p);
+    if (!can_start_expr(cur(p))) break;
+    tl_ast_expr *e = parse_target(p);
+    if (!e || !push(p, e)) return NULL;
+  }
+  return mk_list(p, TL_AST_TUPLE, start, mark);
 }
 
 /* Checks an assignment target: name, attribute, subscript, or a tuple /
- * list of targets.  (Tuple nesting is bounded by the parse depth limit.) */
-static bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
+ * list of targets (with at most one starred one).  (Tuple nesting is
+ * bounded by the parse depth limit.) */
+bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   switch (e->kind) {
   case TL_AST_NAME: case TL_AST_ATTR: case TL_AST_SUBSCRIPT:
     return true;
+  case TL_AST_STARRED:
+    if (!allow_tuple) break;
+    return check_target(p, e->u.un.x, true);
   case TL_AST_TUPLE: case TL_AST_LIST:
     if (!allow_tuple) break;
     for (int i = 0; i < e->u.list.n; i++)
@@ -886,7 +1158,9 @@ static bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   }
   const char *what = "expression";
   switch (e->kind) {
-  case TL_AST_INT: case TL_AST_FLOAT: case TL_AST_STR: what = "literal"; break;
+  case TL_AST_INT: case TL_AST_FLOAT: case TL_AST_STR: case TL_AST_BYTES: case TL_AST_IMAG:
+  case TL_AST_BIGINT: case TL_AST_ELLIPSIS: what = "literal"; break;
+  case TL_AST_FSTRING: what = "f-string expression"; break;
   case TL_AST_TRUE: what = "True"; break;
   case TL_AST_FALSE: what = "False"; break;
   case TL_AST_NONE: what = "None"; break;
@@ -894,8 +1168,18 @@ static bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   case TL_AST_TUPLE: what = "tuple"; break;
   case TL_AST_LIST: what = "list"; break;
   case TL_AST_DICT: what = "dict literal"; break;
+  case TL_AST_SET: what = "set display"; break;
   case TL_AST_COMPARE: what = "comparison"; break;
   case TL_AST_IFEXP: what = "conditional expression"; break;
+  case TL_AST_LAMBDA: what = "lambda"; break;
+  case TL_AST_STARRED: what = "starred"; break;
+  case TL_AST_LISTCOMP: what = "list comprehension"; break;
+  case TL_AST_SETCOMP: what = "set comprehension"; break;
+  case TL_AST_DICTCOMP: what = "dict comprehension"; break;
+  case TL_AST_GENEXP: what = "generator expression"; break;
+  case TL_AST_NAMEDEXPR: what = "named expression"; break;
+  case TL_AST_AWAIT: what = "await expression"; break;
+  case TL_AST_YIELD: case TL_AST_YIELD_FROM: what = "yield expression"; break;
   default: break;
   }
   if (!allow_tuple && (e->kind == TL_AST_TUPLE || e->kind == TL_AST_LIST))
@@ -905,525 +1189,94 @@ static bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   return false;
 }
 
-/* ------------------------------------------------------------ statements */
+/* ------------------------------------------------------------ parameters */
 
-static bool parse_statement(parser *p);
-
-static bool expect_colon(parser *p) {
-  if (is_op(p, TL_OP_COLON)) {
-    advance(p);
-    return true;
-  }
-  error_at(p, prev_end(p), "expected ':'");
-  return false;
-}
-
-/* A suite after ':' — an indented block, or simple statements on the same
- * line.  `what` names the header for messages ("'def' statement"). */
-static bool parse_simple_stmts(parser *p);
-static bool parse_block(parser *p, const char *what, int header_line, tl_ast_block *out) {
-  size_t mark = p->ptrs.len;
-  if (++p->block_depth > MAX_NEST) {
-    error_at(p, cur_loc(p), "nesting too deep");
+/* One parameter name [: annotation] [= default] of the given kind. */
+static bool parse_param(parser *p, dup_checker *dc, tl_ast_param_kind kind, bool annotations,
+                        bool *seen_default) {
+  const tl_token *t = cur(p);
+  if (t->kind != TL_TOK_NAME) {
+    expected(p, "parameter name");
     return false;
   }
-  if (is_kind(p, TL_TOK_NEWLINE)) {
-    advance(p);
-    if (!is_kind(p, TL_TOK_INDENT)) {
-      error_at(p, cur_loc(p), "expected an indented block after %s on line %d", what,
-               header_line);
-      return false;
-    }
-    advance(p);
-    while (!is_kind(p, TL_TOK_DEDENT) && !is_kind(p, TL_TOK_EOF)) {
-      if (!parse_statement(p)) return false;
-    }
-    if (is_kind(p, TL_TOK_DEDENT)) advance(p);
-  } else {
-    if (!parse_simple_stmts(p)) return false;
+  tl_ast_param prm = {t->text, t->loc, NULL, NULL, kind};
+  if (dup_seen(p, dc, prm.name)) {
+    error_at(p, prm.loc, "duplicate argument '%s' in function definition", prm.name);
+    return false;
   }
-  p->block_depth--;
-  out->stmts = (tl_ast_stmt **)take(p, mark, &out->n);
-  return !p->failed;
-}
-
-static bool push_stmt(parser *p, tl_ast_stmt *s) { return s && push(p, s); }
-
-/* dotted name: NAME ('.' NAME)* → interned "a.b.c" */
-static const char *parse_dotted(parser *p) {
-  if (!is_kind(p, TL_TOK_NAME)) {
-    expected(p, "module name");
-    return NULL;
-  }
-  if (!tok_is_op(peek(p, 1), TL_OP_DOT)) {
-    const char *r = cur(p)->text;
-    advance(p);
-    return r;
-  }
-  tl_strbuf sb = {0};
-  tl_strbuf_append(&sb, cur(p)->text);
   advance(p);
-  while (is_op(p, TL_OP_DOT)) {
+  if (annotations && is_op(p, TL_OP_COLON)) {
     advance(p);
-    if (!is_kind(p, TL_TOK_NAME)) {
-      tl_strbuf_free(&sb);
-      expected(p, "name after '.'");
-      return NULL;
-    }
-    tl_strbuf_append(&sb, ".");
-    tl_strbuf_append(&sb, cur(p)->text);
-    advance(p);
+    prm.annotation = is_op(p, TL_OP_STAR) && kind == TL_AST_PARAM_VARARG ? parse_star_named(p)
+                                                                         : parse_test(p);
+    if (!prm.annotation) return false;
   }
-  const char *r = sb.oom ? NULL : tl_intern_n(p->names, sb.data, sb.len);
-  tl_strbuf_free(&sb);
-  if (!r) oom(p);
-  return r;
-}
-
-static bool parse_import(parser *p) {
-  tl_loc loc = cur_loc(p);
-  advance(p);  /* import */
-  for (;;) {
-    const char *mod = parse_dotted(p);
-    if (!mod) return false;
-    const char *alias = NULL;
-    if (is_kw(p, TL_KW_AS)) {
-      advance(p);
-      if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name after 'as'"); return false; }
-      alias = cur(p)->text;
-      advance(p);
-    }
-    tl_ast_stmt *s = mks(p, TL_AST_IMPORT, loc);
-    if (!s) return false;
-    s->u.import.module = mod;
-    s->u.import.alias = alias;
-    if (!push_stmt(p, s)) return false;
-    if (!is_op(p, TL_OP_COMMA)) return true;
+  if (kind != TL_AST_PARAM_VARARG && kind != TL_AST_PARAM_KWARG && is_op(p, TL_OP_ASSIGN)) {
     advance(p);
-  }
-}
-
-static bool parse_from(parser *p) {
-  tl_loc loc = cur_loc(p);
-  advance(p);  /* from */
-  if (is_op(p, TL_OP_DOT) || is_op(p, TL_OP_ELLIPSIS)) {
-    error_at(p, cur_loc(p), "relative imports are not supported");
+    prm.default_value = parse_test(p);
+    if (!prm.default_value) return false;
+    if (kind != TL_AST_PARAM_KWONLY) *seen_default = true;
+  } else if (*seen_default && (kind == TL_AST_PARAM_POS || kind == TL_AST_PARAM_POSONLY)) {
+    error_at(p, prm.loc, "parameter without a default follows parameter with a default");
     return false;
   }
-  const char *mod = parse_dotted(p);
-  if (!mod) return false;
-  if (!is_kw(p, TL_KW_IMPORT)) { expected(p, "'import'"); return false; }
-  advance(p);
-  if (is_op(p, TL_OP_STAR)) {
-    error_at(p, cur_loc(p), "'from ... import *' is not supported");
+  if (!tl_vec_push(&p->params, prm)) {
+    oom(p);
     return false;
-  }
-  bool paren = is_op(p, TL_OP_LPAR);
-  if (paren) advance(p);
-  for (;;) {
-    if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name to import"); return false; }
-    const char *name = cur(p)->text, *alias = NULL;
-    advance(p);
-    if (is_kw(p, TL_KW_AS)) {
-      advance(p);
-      if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name after 'as'"); return false; }
-      alias = cur(p)->text;
-      advance(p);
-    }
-    tl_ast_stmt *s = mks(p, TL_AST_IMPORT, loc);
-    if (!s) return false;
-    s->u.import.module = mod;
-    s->u.import.name = name;
-    s->u.import.alias = alias;
-    if (!push_stmt(p, s)) return false;
-    if (!is_op(p, TL_OP_COMMA)) break;
-    advance(p);
-    if (paren && is_op(p, TL_OP_RPAR)) break;
-  }
-  if (paren) {
-    if (!is_op(p, TL_OP_RPAR)) { expected(p, "',' or ')'"); return false; }
-    advance(p);
   }
   return true;
 }
 
-static const char *aug_binop(int op) {
-  static const char *const names[] = {"+", "-", "*", "/", "//", "%", "**", "@",
-                                      "&", "|", "^", "<<", ">>"};
-  if (op < TL_OP_PLUS_EQ || op > TL_OP_RSHIFT_EQ) return NULL;
-  return names[op - TL_OP_PLUS_EQ];
-}
-
-static bool parse_expr_stmt(parser *p) {
-  tl_loc start = cur_loc(p);
-  tl_ast_expr *e = parse_testlist(p);
-  if (!e) return false;
-  const tl_token *t = cur(p);
-  if (tok_is_op(t, TL_OP_COLON)) {
-    if (e->kind == TL_AST_TUPLE) {
-      error_at(p, e->loc, "only single target (not tuple) can be annotated");
-      return false;
-    }
-    if (e->kind != TL_AST_NAME && e->kind != TL_AST_ATTR && e->kind != TL_AST_SUBSCRIPT) {
-      error_at(p, e->loc, "illegal target for annotation");
-      return false;
-    }
-    advance(p);
-    tl_ast_expr *ann = parse_test(p);
-    if (!ann) return false;
-    tl_ast_expr *v = NULL;
-    if (is_op(p, TL_OP_ASSIGN)) {
-      advance(p);
-      v = parse_testlist(p);
-      if (!v) return false;
-    }
-    tl_ast_stmt *s = mks(p, TL_AST_ANNASSIGN, start);
-    if (!s) return false;
-    s->u.ann.target = e;
-    s->u.ann.annotation = ann;
-    s->u.ann.value = v;
-    return push_stmt(p, s);
-  }
-  if (t->kind == TL_TOK_OP && aug_binop(t->sub)) {
-    if (e->kind != TL_AST_NAME && e->kind != TL_AST_ATTR && e->kind != TL_AST_SUBSCRIPT) {
-      error_at(p, e->loc, "illegal expression for augmented assignment");
-      return false;
-    }
-    const char *op = intern(p, aug_binop(t->sub));
-    if (!op) return false;
-    advance(p);
-    tl_ast_expr *v = parse_testlist(p);
-    if (!v) return false;
-    tl_ast_stmt *s = mks(p, TL_AST_AUGASSIGN, start);
-    if (!s) return false;
-    s->u.aug.target = e;
-    s->u.aug.op = op;
-    s->u.aug.value = v;
-    return push_stmt(p, s);
-  }
-  if (tok_is_op(t, TL_OP_ASSIGN)) {
-    size_t mark = p->ptrs.len;
-    if (!push(p, e)) return false;
-    while (is_op(p, TL_OP_ASSIGN)) {
-      advance(p);
-      tl_ast_expr *v = parse_testlist(p);
-      if (!v || !push(p, v)) return false;
-    }
-    tl_ast_expr *value = tl_vec_pop(&p->ptrs);
-    for (size_t i = mark; i < p->ptrs.len; i++)
-      if (!check_target(p, p->ptrs.data[i], true)) return false;
-    tl_ast_stmt *s = mks(p, TL_AST_ASSIGN, start);
-    if (!s) return false;
-    s->u.assign.value = value;
-    s->u.assign.targets = (tl_ast_expr **)take(p, mark, &s->u.assign.ntargets);
-    return !p->failed && push_stmt(p, s);
-  }
-  tl_ast_stmt *s = mks(p, TL_AST_EXPR_STMT, start);
-  if (!s) return false;
-  s->u.expr = e;
-  return push_stmt(p, s);
-}
-
-static bool parse_simple_stmt(parser *p) {
-  const tl_token *t = cur(p);
-  if (t->kind == TL_TOK_KEYWORD) {
-    switch (t->sub) {
-    case TL_KW_PASS: case TL_KW_BREAK: case TL_KW_CONTINUE: {
-      tl_ast_stmt *s = mks(p, t->sub == TL_KW_PASS ? TL_AST_PASS
-                              : t->sub == TL_KW_BREAK ? TL_AST_BREAK : TL_AST_CONTINUE,
-                           t->loc);
-      advance(p);
-      return push_stmt(p, s);
-    }
-    case TL_KW_RETURN: {
-      tl_ast_stmt *s = mks(p, TL_AST_RETURN, t->loc);
-      if (!s) return false;
-      advance(p);
-      if (can_start_expr(cur(p))) {
-        s->u.ret = parse_testlist(p);
-        if (!s->u.ret) return false;
+bool parse_params(parser *p, tl_op close, bool annotations) {
+  bool seen_default = false, kwonly = false, ok = false;
+  size_t pmark = p->params.len;
+  dup_checker dc = {0};
+  while (!is_op(p, close)) {
+    const tl_token *t = cur(p);
+    tl_ast_param_kind kind = kwonly ? TL_AST_PARAM_KWONLY : TL_AST_PARAM_POS;
+    if (tok_is_op(t, TL_OP_SLASH)) {
+      if (kwonly || p->params.len == pmark) {
+        error_at(p, t->loc, "'/' must be ahead of '*' and follow a parameter");
+        goto done;
       }
-      return push_stmt(p, s);
-    }
-    case TL_KW_IMPORT: return parse_import(p);
-    case TL_KW_FROM: return parse_from(p);
-    default:
-      if (is_unsupported_kw(t)) {
-        unsupported_kw(p);
-        return false;
+      for (size_t i = pmark; i < p->params.len; i++) {
+        if (p->params.data[i].pkind == TL_AST_PARAM_POSONLY) {
+          error_at(p, t->loc, "'/' may appear only once");
+          goto done;
+        }
+        p->params.data[i].pkind = TL_AST_PARAM_POSONLY;
       }
-      if (!can_start_expr(t)) {
-        error_at(p, t->loc, "invalid syntax: unexpected %s", describe(p, t));
-        return false;
+      advance(p);
+    } else if (tok_is_op(t, TL_OP_STAR)) {
+      if (kwonly) {
+        error_at(p, t->loc, "'*' argument may appear only once");
+        goto done;
+      }
+      kwonly = true;
+      advance(p);
+      if (!is_op(p, TL_OP_COMMA) &&
+          !parse_param(p, &dc, TL_AST_PARAM_VARARG, annotations, &seen_default))
+        goto done;
+    } else if (tok_is_op(t, TL_OP_POW)) {
+      advance(p);
+      if (!parse_param(p, &dc, TL_AST_PARAM_KWARG, annotations, &seen_default)) goto done;
+      if (is_op(p, TL_OP_COMMA)) advance(p);
+      if (!is_op(p, close)) {
+        error_at(p, cur_loc(p), "arguments cannot follow var-keyword argument");
+        goto done;
       }
       break;
-    }
-  }
-  return parse_expr_stmt(p);
-}
-
-/* simple_stmt (';' simple_stmt)* [';'] NEWLINE */
-static bool parse_simple_stmts(parser *p) {
-  for (;;) {
-    if (!parse_simple_stmt(p)) return false;
-    if (!is_op(p, TL_OP_SEMI)) break;
-    advance(p);
-    if (is_kind(p, TL_TOK_NEWLINE)) break;
-  }
-  if (!is_kind(p, TL_TOK_NEWLINE)) {
-    if (is_op(p, TL_OP_ASSIGN))
-      error_at(p, cur_loc(p), "invalid syntax: unexpected '='");
-    else
-      error_at(p, cur_loc(p), "invalid syntax: unexpected %s", describe(p, cur(p)));
-    return false;
-  }
-  advance(p);
-  return true;
-}
-
-static bool parse_if(parser *p, const char *what) {
-  tl_loc loc = cur_loc(p);
-  advance(p);  /* if / elif */
-  tl_ast_expr *test = parse_test(p);
-  if (!test || !expect_colon(p)) return false;
-  tl_ast_stmt *s = mks(p, TL_AST_IF, loc);
-  if (!s) return false;
-  s->u.ifs.test = test;
-  if (!parse_block(p, what, loc.line, &s->u.ifs.body)) return false;
-  if (is_kw(p, TL_KW_ELIF)) {
-    size_t mark = p->ptrs.len;
-    if (++p->block_depth > MAX_NEST) {
-      error_at(p, cur_loc(p), "nesting too deep");
-      return false;
-    }
-    if (!parse_if(p, "'elif' statement")) return false;
-    p->block_depth--;
-    s->u.ifs.orelse.stmts = (tl_ast_stmt **)take(p, mark, &s->u.ifs.orelse.n);
-    if (p->failed) return false;
-  } else if (is_kw(p, TL_KW_ELSE)) {
-    int line = cur_loc(p).line;
-    advance(p);
-    if (!expect_colon(p)) return false;
-    if (!parse_block(p, "'else' statement", line, &s->u.ifs.orelse)) return false;
-  }
-  return push_stmt(p, s);
-}
-
-static bool parse_for(parser *p) {
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  tl_ast_expr *target = parse_target_list(p);
-  if (!target || !check_target(p, target, true)) return false;
-  if (!is_kw(p, TL_KW_IN)) { expected(p, "'in'"); return false; }
-  advance(p);
-  tl_ast_expr *iter = parse_testlist(p);
-  if (!iter || !expect_colon(p)) return false;
-  tl_ast_stmt *s = mks(p, TL_AST_FOR, loc);
-  if (!s) return false;
-  s->u.loop.target = target;
-  s->u.loop.iter = iter;
-  if (!parse_block(p, "'for' statement", loc.line, &s->u.loop.body)) return false;
-  if (is_kw(p, TL_KW_ELSE)) {
-    error_at(p, cur_loc(p), "'else' after a 'for' loop (for-else) is not supported");
-    return false;
-  }
-  return push_stmt(p, s);
-}
-
-static bool parse_while(parser *p) {
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  tl_ast_expr *test = parse_test(p);
-  if (!test || !expect_colon(p)) return false;
-  tl_ast_stmt *s = mks(p, TL_AST_WHILE, loc);
-  if (!s) return false;
-  s->u.whiles.test = test;
-  if (!parse_block(p, "'while' statement", loc.line, &s->u.whiles.body)) return false;
-  if (is_kw(p, TL_KW_ELSE)) {
-    error_at(p, cur_loc(p), "'else' after a 'while' loop (while-else) is not supported");
-    return false;
-  }
-  return push_stmt(p, s);
-}
-
-static bool parse_with(parser *p) {
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  tl_ast_expr *ctx = parse_test(p);
-  if (!ctx) return false;
-  tl_ast_expr *target = NULL;
-  if (is_kw(p, TL_KW_AS)) {
-    advance(p);
-    if (!enter(p)) return false;
-    target = parse_binary(p, 0);
-    leave(p);
-    if (!target || !check_target(p, target, true)) return false;
-  }
-  if (is_op(p, TL_OP_COMMA)) {
-    error_at(p, cur_loc(p), "several context managers in one 'with' statement are not supported");
-    return false;
-  }
-  if (!expect_colon(p)) return false;
-  tl_ast_stmt *s = mks(p, TL_AST_WITH, loc);
-  if (!s) return false;
-  s->u.with.ctx = ctx;
-  s->u.with.target = target;
-  if (!parse_block(p, "'with' statement", loc.line, &s->u.with.body)) return false;
-  return push_stmt(p, s);
-}
-
-static bool parse_params(parser *p) {
-  bool seen_default = false;
-  dup_checker dc = {0};
-  bool ok = false;
-  while (!is_op(p, TL_OP_RPAR)) {
-    const tl_token *t = cur(p);
-    if (tok_is_op(t, TL_OP_STAR)) {
-      if (peek(p, 1)->kind == TL_TOK_NAME)
-        error_at(p, t->loc, "'*args' parameters are not supported");
-      else
-        error_at(p, t->loc, "keyword-only parameters ('*') are not supported");
+    } else if (!parse_param(p, &dc, kind, annotations, &seen_default)) {
       goto done;
     }
-    if (tok_is_op(t, TL_OP_POW)) {
-      error_at(p, t->loc, "'**kwargs' parameters are not supported");
-      goto done;
-    }
-    if (tok_is_op(t, TL_OP_SLASH)) {
-      error_at(p, t->loc, "positional-only parameters ('/') are not supported");
-      goto done;
-    }
-    if (t->kind != TL_TOK_NAME) {
-      expected(p, "parameter name");
-      goto done;
-    }
-    tl_ast_param prm = {t->text, t->loc, NULL, NULL};
-    if (dup_seen(p, &dc, prm.name)) {
-      error_at(p, prm.loc, "duplicate argument '%s' in function definition", prm.name);
-      goto done;
-    }
-    advance(p);
-    if (is_op(p, TL_OP_COLON)) {
-      advance(p);
-      prm.annotation = parse_test(p);
-      if (!prm.annotation) goto done;
-    }
-    if (is_op(p, TL_OP_ASSIGN)) {
-      advance(p);
-      prm.default_value = parse_test(p);
-      if (!prm.default_value) goto done;
-      seen_default = true;
-    } else if (seen_default) {
-      error_at(p, prm.loc, "parameter without a default follows parameter with a default");
-      goto done;
-    }
-    if (!tl_vec_push(&p->params, prm)) { oom(p); goto done; }
     if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
-    if (!is_op(p, TL_OP_RPAR)) {
-      expected(p, "',' or ')'");
+    if (!is_op(p, close)) {
+      expected(p, close == TL_OP_RPAR ? "',' or ')'" : "',' or ':'");
       goto done;
     }
   }
-  advance(p);
   ok = true;
 done:
   dup_free(&dc);
   return ok && !p->failed;
-}
-
-/* def NAME(params) [-> ann]: block; decorators are ptrs[dmark..]. */
-static bool parse_def(parser *p, size_t dmark) {
-  tl_loc loc = cur_loc(p);
-  advance(p);  /* def */
-  if (!is_kind(p, TL_TOK_NAME)) { expected(p, "function name"); return false; }
-  tl_ast_stmt *s = mks(p, TL_AST_DEF, loc);
-  if (!s) return false;
-  s->u.def.name = cur(p)->text;
-  s->u.def.name_loc = cur_loc(p);
-  advance(p);
-  if (!is_op(p, TL_OP_LPAR)) { expected(p, "'('"); return false; }
-  advance(p);
-  size_t pmark = p->params.len;
-  if (!parse_params(p)) return false;
-  size_t np = p->params.len - pmark;
-  if (np) {
-    s->u.def.params = tl_vec_to_arena_(p->a, p->params.data + pmark, np, sizeof(tl_ast_param));
-    if (!s->u.def.params) { oom(p); return false; }
-    s->u.def.nparams = (int)np;
-  }
-  p->params.len = pmark;
-  if (is_op(p, TL_OP_ARROW)) {
-    advance(p);
-    s->u.def.returns = parse_test(p);
-    if (!s->u.def.returns) return false;
-  }
-  if (!expect_colon(p)) return false;
-  if (!parse_block(p, "'def' statement", loc.line, &s->u.def.body)) return false;
-  s->u.def.decorators = (tl_ast_expr **)take(p, dmark, &s->u.def.ndecorators);
-  return !p->failed && push_stmt(p, s);
-}
-
-static bool parse_statement(parser *p) {
-  const tl_token *t = cur(p);
-  if (t->kind == TL_TOK_INDENT) {
-    error_at(p, t->loc, "unexpected indent");
-    return false;
-  }
-  if (tok_is_op(t, TL_OP_AT)) {
-    size_t dmark = p->ptrs.len;
-    while (is_op(p, TL_OP_AT)) {
-      advance(p);
-      tl_ast_expr *e = parse_test(p);
-      if (!e || !push(p, e)) return false;
-      if (!is_kind(p, TL_TOK_NEWLINE)) {
-        error_at(p, cur_loc(p), "invalid syntax: unexpected %s after decorator",
-                 describe(p, cur(p)));
-        return false;
-      }
-      advance(p);
-    }
-    if (is_kw(p, TL_KW_CLASS)) { unsupported_kw(p); return false; }
-    if (!is_kw(p, TL_KW_DEF)) { expected(p, "'def' after decorator"); return false; }
-    return parse_def(p, dmark);
-  }
-  if (t->kind == TL_TOK_KEYWORD) {
-    switch (t->sub) {
-    case TL_KW_DEF: return parse_def(p, p->ptrs.len);
-    case TL_KW_IF: return parse_if(p, "'if' statement");
-    case TL_KW_FOR: return parse_for(p);
-    case TL_KW_WHILE: return parse_while(p);
-    case TL_KW_WITH: return parse_with(p);
-    case TL_KW_ELSE: case TL_KW_ELIF:
-      error_at(p, t->loc, "invalid syntax: '%s' without a matching 'if'",
-               tl_kw_spelling(t->sub));
-      return false;
-    default: break;
-    }
-  }
-  return parse_simple_stmts(p);
-}
-
-bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *source,
-                     size_t len, const char *filename, tl_ast_module *out) {
-  parser p;
-  memset(&p, 0, sizeof p);
-  p.a = a;
-  p.names = names;
-  p.d = d;
-  p.file = filename;
-  tl_lexer_init(&p.lx, source, len, filename, a, names);
-  if (out) memset(out, 0, sizeof *out);
-  size_t mark = 0;
-  while (!p.failed && !is_kind(&p, TL_TOK_EOF)) {
-    if (!parse_statement(&p)) break;
-  }
-  if (!p.failed && out) out->body.stmts = (tl_ast_stmt **)take(&p, mark, &out->body.n);
-  if (!p.failed && a->oom) oom(&p);
-  bool ok = !p.failed;
-  tl_lexer_free(&p.lx);
-  tl_vec_free(&p.ptrs);
-  tl_vec_free(&p.kws);
-  tl_vec_free(&p.params);
-  tl_vec_free(&p.locs);
-  return ok;
 }

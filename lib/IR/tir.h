@@ -384,9 +384,15 @@ typedef struct tl_verify_ctx {
 } tl_verify_ctx;
 
 /* ------------------------------------------------------------ front end */
-/* Parses + elaborates source into m (front end: lexer.c, parser.c,
- * elaborate.c).  Errors go to d; returns false when any was reported. */
+/* Parses + elaborates source into m (front end: lexer.c, parser*.c,
+ * elab*.c).  Errors go to d; returns false when any was reported. */
 bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
                        const char *filename, const tl_define *defs, size_t ndefs);
+/* As tl_frontend_parse, building only the kernel named `kernel` (the Python
+ * name of a factory or prim_func, --kernel) when it is not NULL; see
+ * tl_module_parse_kernel for the choice without it. */
+bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
+                              const char *filename, const tl_define *defs, size_t ndefs,
+                              const char *kernel);
 
 #endif

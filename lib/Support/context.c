@@ -62,6 +62,13 @@ void tl_context_first_error_location(const tl_context *ctx, const char **file, i
   if (col) *col = ctx && ctx->first_file ? ctx->diag.first_error.col : 0;
 }
 
+const char *tl_context_warnings(const tl_context *ctx) {
+  if (!ctx || ctx->last_error || ctx->diag.errors || !ctx->diag.warnings || ctx->diag.out.oom ||
+      !ctx->diag.out.data)
+    return "";
+  return ctx->diag.out.data;
+}
+
 void tl_context_begin(tl_context *ctx) {
   tl_diag_clear(&ctx->diag);
   ctx->diag.sources.len = 0; /* sources of the previous call are stale */

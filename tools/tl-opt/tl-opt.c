@@ -33,7 +33,7 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-static const char *const EMITS[] = {"tir", "simt", "llvm", "ptx"};
+static const char *const EMITS[] = {"ast", "tir", "simt", "llvm", "ptx"};
 
 static void usage(FILE *f) {
   fputs(
@@ -46,13 +46,16 @@ static void usage(FILE *f) {
       "  -D NAME=VALUE         bind a factory parameter or module constant\n"
       "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
       "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
-      "  --emit=LEVEL          tir (default: canonical tile IR), simt, llvm, ptx\n"
+      "  --emit=LEVEL          ast (the parsed Python, as CPython's ast.dump), tir (default:\n"
+      "                        canonical tile IR), simt, llvm, ptx\n"
       "  --passes=P1,P2,...    run only these lowering passes, in this order, on\n"
       "                        FILE (tile IR, or SIMT IR for the SIMT-level\n"
       "                        passes) and print the result (--emit=llvm|ptx\n"
       "                        are not allowed with it); --passes=help lists\n"
       "                        the passes, their IR level and contract\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
+      "  --kernel=NAME         compile the factory or @T.prim_func of that Python name\n"
+      "                        (default: the file's kernels whose parameters have values)\n"
       "  --verify-each         run the IR verifier after every stage\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
@@ -128,7 +131,7 @@ static void print_stage(void *user, const char *stage, const char *text) {
 
 /* What the command line asks for, after the options are parsed. */
 typedef struct tl_opt_job {
-  const char *emit, *target;
+  const char *emit, *target, *kernel;
   bool verify_each, print_after_all;
   const char *const *passes;
   int npasses;
@@ -149,11 +152,14 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     po.target = job->target ? job->target : tl_device_default_target();
     po.verify_each = job->verify_each;
     if (job->print_after_all) po.after_pass = print_pass;
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
     if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
+  } else if (strcmp(job->emit, "ast") == 0) {
+    s = tl_python_ast_dump(ctx, source, len, display, text);
   } else if (strcmp(job->emit, "tir") == 0) {
-    s = tl_module_parse(ctx, source, len, display, defines, ndefines, m);
+    s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
+    if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
     if (s == TL_OK && job->verify_each) s = tl_module_verify(ctx, *m);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
     if (s == TL_OK && job->print_after_all) {
@@ -167,6 +173,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     tl_compile_options co = {0};
     co.target = job->target;
     co.verify_each = job->verify_each;
+    co.kernel = job->kernel;
     co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -175,6 +182,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
       co.after_stage_user = &sp;
     }
     s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, kernel);
+    if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr);
     if (s == TL_OK) {
       const char *t = strcmp(job->emit, "simt") == 0   ? tl_kernel_simt_ir(*kernel)
                       : strcmp(job->emit, "llvm") == 0 ? tl_kernel_llvm_ir(*kernel)
@@ -215,18 +223,19 @@ static int write_result(const char *out_path, const char *text) {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
       {"target", required_argument, NULL, OPT_TARGET},
       {"passes", required_argument, NULL, OPT_PASSES},
+      {"kernel", required_argument, NULL, OPT_KERNEL},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
-  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL;
+  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false;
   const char *passes[MAX_PASSES];
   int npasses = 0;
@@ -264,7 +273,7 @@ int main(int argc, char **argv) {
         goto done;
       case OPT_EMIT:
         if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
-          rc = tl_cli_usage_error("unknown --emit level '%s' (expected tir, simt, llvm or ptx)",
+          rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm or ptx)",
                            optarg);
           goto done;
         }
@@ -290,6 +299,9 @@ int main(int argc, char **argv) {
         break;
       case OPT_VERIFY_EACH:
         verify_each = true;
+        break;
+      case OPT_KERNEL:
+        kernel_name = optarg;
         break;
       case OPT_PRINT_AFTER_ALL:
         print_after_all = true;
@@ -319,7 +331,7 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  tl_opt_job job = {emit, target, verify_each, print_after_all, passes, npasses, defines, ndefines};
+  tl_opt_job job = {emit, target, kernel_name, verify_each, print_after_all, passes, npasses, defines, ndefines};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));

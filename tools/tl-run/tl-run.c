@@ -122,6 +122,7 @@ static void usage(FILE *f) {
       "                        tile configurations, print a line per candidate, keep\n"
       "                        the fastest correct one for the run\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
+      "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  -h, --help            show this help and exit\n"
       "\n"
       "exit status: 0 success, 1 invalid input / failed run / failed check,\n"
@@ -835,7 +836,7 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED };
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -847,12 +848,13 @@ int main(int argc, char **argv) {
       {"bench", no_argument, NULL, OPT_BENCH},
       {"tune", no_argument, NULL, OPT_TUNE},
       {"target", required_argument, NULL, OPT_TARGET},
+      {"kernel", required_argument, NULL, OPT_KERNEL},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   int rc = EXIT_USAGE;
   int device = DEV_AUTO;
-  const char *target = NULL, *in_path = NULL;
+  const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false;
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -969,6 +971,7 @@ int main(int argc, char **argv) {
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
+      case OPT_KERNEL: kernel_name = optarg; break;
       case OPT_TARGET:
         if (!tl_cli_check_target(optarg)) {
           rc = EXIT_USAGE;
@@ -1033,6 +1036,7 @@ int main(int argc, char **argv) {
   co.out_idx = oi;
   co.n_out_idx = noi;
   co.flags = TL_COMPILE_POISON_OUTPUTS;
+  co.kernel = kernel_name;
   co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
   s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &k);
   if (s != TL_OK) {

@@ -1,5 +1,5 @@
-# RUN: not %tl-opt %s 2>&1 | FileCheck %s
-# CHECK: {{.*}}for-else.py:5:1: error: 'else' after a 'for' loop (for-else) is not supported
+# RUN: %tl-opt --emit=ast %s | FileCheck %s
+# CHECK: orelse=[Pass()]
 for i in range(3):
     pass
 else:

@@ -1,4 +1,4 @@
-# RUN: not %tl-opt %s 2>&1 | FileCheck %s
-# CHECK: {{.*}}fstring.py:4:7: error: f-strings are not supported
+# RUN: %tl-opt --emit=ast %s | FileCheck %s
+# CHECK: JoinedStr(values=[Constant(value='hello '), FormattedValue(value=Name(id='name', ctx=Load()), conversion=-1)])
 name = "x"
 msg = f"hello {name}"

@@ -1,4 +1,4 @@
-# RUN: not %tl-opt %s 2>&1 | FileCheck %s
-# CHECK: {{.*}}with-two-items.py:3:12: error: several context managers in one 'with' statement are not supported
+# RUN: %tl-opt --emit=ast %s | FileCheck %s
+# CHECK: With(items=[withitem(context_expr=Name(id='a', ctx=Load()), optional_vars=Name(id='b', ctx=Store())), withitem(context_expr=Name(id='c', ctx=Load()), optional_vars=Name(id='d', ctx=Store()))]
 with a as b, c as d:
     pass
