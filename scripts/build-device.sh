@@ -2,7 +2,8 @@
 # Builds the self-contained GPU bundle (../shared/GPU.md "A self-contained
 # bundle"): a separate CMake build in build-device-cmake/ with LLVM linked
 # statically into libtilelang.so (-DTL_LLVM_STATIC=ON), then gathers
-#   build-device/lib/libtilelang.so       (stripped; needs only glibc, libstdc++, libz, libzstd)
+#   build-device/lib/libtilelang.so.0     (the SONAME the binaries need; stripped; needs only glibc,
+#                                          libstdc++, libz, libzstd), and libtilelang.so -> libtilelang.so.0
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
@@ -27,8 +28,9 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin" "$out/examples" "$out/test/GPU"
-cp -L "$bdir/libtilelang.so" "$out/lib/" 2>/dev/null || cp -L "$(find "$bdir" -name 'libtilelang.so*' -type f | head -1)" "$out/lib/libtilelang.so"
-strip --strip-unneeded "$out/lib/libtilelang.so"
+cp -L "$bdir/libtilelang.so" "$out/lib/libtilelang.so.0"
+strip --strip-unneeded "$out/lib/libtilelang.so.0"
+ln -s libtilelang.so.0 "$out/lib/libtilelang.so"
 for exe in "$bdir"/gpu-bin/*; do
   [[ -f "$exe" && -x "$exe" ]] || continue
   cp "$exe" "$out/bin/"
@@ -62,7 +64,7 @@ chmod +x "$out/run-gpu.sh"
 # Shared libraries the binaries need beyond glibc/libstdc++/libgcc and the
 # ones every Ubuntu host has (libz, libzstd): copy them next to libtilelang.
 skip='^(linux-vdso|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|ld-linux|libstdc\+\+|libgcc_s|libz\.|libzstd\.|libtilelang)'
-for f in "$out"/lib/*.so "$out"/bin/*; do
+for f in "$out"/lib/*.so.0 "$out"/bin/*; do
   ldd "$f" 2>/dev/null | awk '/=>/ {print $1, $3}' | while read -r name path; do
     if [[ "$name" =~ $skip ]] || [[ ! -f "$path" ]]; then continue; fi
     [[ -f "$out/lib/$name" ]] || { cp -L "$path" "$out/lib/$name"; strip --strip-unneeded "$out/lib/$name" || true; }
@@ -70,7 +72,7 @@ for f in "$out"/lib/*.so "$out"/bin/*; do
 done
 
 # The library must not link libcuda (it is dlopen'ed at run time).
-if ldd "$out/lib/libtilelang.so" | grep -q libcuda; then
+if ldd "$out/lib/libtilelang.so.0" | grep -q libcuda; then
   echo "build-device: libtilelang.so links libcuda; it must dlopen it" >&2
   exit 1
 fi
