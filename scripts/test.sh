@@ -41,6 +41,9 @@ ctest --test-dir build-test -L interp --output-on-failure -V
 step "install for C users: temporary prefix, out-of-tree example (find_package and pkg-config)"
 scripts/test-install.sh build-test
 
+step "Python package: pip install into a venv, pytest (NumPy, CPU executor), examples/python"
+scripts/test-python.sh build-test
+
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$JOBS"

@@ -1,0 +1,333 @@
+"""TileLang's JIT flow on the CPU SIMT executor with NumPy (python/tests, run by scripts/test.sh):
+the original JIT GEMM test, the factory-decorated style, out_idx forms, argument and capture errors,
+compile errors with line and caret, memoisation, dynamic dims, scalars, the profiler."""
+import inspect
+
+import numpy as np
+import pytest
+
+import tilelang_ptx as tilelang
+import tilelang_ptx.language as T
+
+
+def ref_matmul(A, B, trans_A=False, trans_B=False):
+    a = A.astype(np.float32).T if trans_A else A.astype(np.float32)
+    b = B.astype(np.float32).T if trans_B else B.astype(np.float32)
+    return a @ b
+
+
+# ---------------------------------------------------------------- TileLang's original JIT test
+def matmul(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out_dtype, accum_dtype,
+           num_stages, threads):
+    A_shape = (K, M) if trans_A else (M, K)
+    B_shape = (N, K) if trans_B else (K, N)
+    A_shared_shape = (block_K, block_M) if trans_A else (block_M, block_K)
+    B_shared_shape = (block_N, block_K) if trans_B else (block_K, block_N)
+
+    @tilelang.jit(out_idx=-1, execution_backend="dl_pack")
+    @T.prim_func
+    def main(A: T.Buffer(A_shape, in_dtype), B: T.Buffer(B_shape, in_dtype), C: T.Buffer((M, N), out_dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared(A_shared_shape, in_dtype)
+            B_shared = T.alloc_shared(B_shared_shape, in_dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                if trans_A:
+                    T.copy(A[k * block_K, by * block_M], A_shared)
+                else:
+                    T.copy(A[by * block_M, k * block_K], A_shared)
+                if trans_B:
+                    T.copy(B[bx * block_N, k * block_K], B_shared)
+                else:
+                    T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local, trans_A, trans_B)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+@pytest.mark.parametrize("trans_A,trans_B", [(False, False), (False, True), (True, False)])
+def test_original_jit_gemm(trans_A, trans_B):
+    M, N, K = 64, 64, 96
+    kernel = matmul(M, N, K, 32, 32, 32, trans_A, trans_B, "float16", "float16", "float32", 2, 128)
+    rng = np.random.default_rng(1)
+    A = rng.uniform(-1, 1, (K, M) if trans_A else (M, K)).astype(np.float16)
+    B = rng.uniform(-1, 1, (N, K) if trans_B else (K, N)).astype(np.float16)
+    C = kernel(A, B)
+    assert C.shape == (M, N) and C.dtype == np.float16
+    tilelang.testing.torch_assert_close(C, ref_matmul(A, B, trans_A, trans_B).astype(np.float16),
+                                        atol=1e-2, rtol=1e-2, max_mismatched_ratio=0.05)
+    assert kernel.out_idx == [2]
+    assert [p.name for p in kernel.params] == ["A", "B", "C"]
+    assert ".entry" in kernel.get_kernel_source()
+
+
+# ---------------------------------------------------------------- factory-decorated style
+@tilelang.jit(out_idx=[-1])
+def gemm_factory(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32,
+                 dtype="float16", accum_dtype="float32", num_stages=3, threads=128):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def test_factory_decorated_gemm():
+    kernel = gemm_factory(64, 32, 64, 32, 32, 32, num_stages=2)
+    rng = np.random.default_rng(2)
+    A = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    B = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    tilelang.testing.torch_assert_close(kernel(A, B), ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+
+
+# ---------------------------------------------------------------- memoisation
+def test_memoisation_factory():
+    first = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    n = tilelang.compile_count()
+    again = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    assert again is first and tilelang.compile_count() == n
+    gemm_factory(32, 32, 64, 32, 32, 32, num_stages=1)  # different arguments: one more compilation
+    assert tilelang.compile_count() == n + 1
+
+
+def test_memoisation_seed_style():
+    args = (32, 32, 32, 32, 32, 32, False, False, "float16", "float16", "float32", 1, 128)
+    matmul(*args)
+    n = tilelang.compile_count()
+    k = matmul(*args)  # the factory runs again; the same text compiles nothing
+    assert tilelang.compile_count() == n
+    A = np.ones((32, 32), np.float16)
+    assert np.all(k(A, A) == 32)
+
+
+# ---------------------------------------------------------------- out_idx forms
+@tilelang.jit
+def add_sub(N=256, block=128, out_idx_dummy=0):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"),
+             C: T.Tensor((N,), "float32"), D: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                C[bx * block + i] = A[bx * block + i] + B[bx * block + i]
+                D[bx * block + i] = A[bx * block + i] - B[bx * block + i]
+
+    return main
+
+
+def _ab(n=256):
+    rng = np.random.default_rng(3)
+    return rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+
+
+def test_out_idx_forms():
+    pf = add_sub.func()  # the factory's prim_func, compiled below with each out_idx
+    A, B = _ab()
+    k = tilelang.compile(pf, out_idx=3)  # int
+    assert k.out_idx == [3]
+    C = np.zeros(256, np.float32)
+    D = k(A, B, C)
+    assert isinstance(D, np.ndarray) and np.allclose(D, A - B) and np.allclose(C, A + B)
+
+    k = tilelang.compile(pf, out_idx=-2)  # negative: C
+    D = np.zeros(256, np.float32)
+    C = k(A, B, D)
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = tilelang.compile(pf, out_idx=[2, 3])  # list: both, returned as a list
+    C, D = k(A, B)
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = tilelang.compile(pf, out_idx=None)  # none: the caller passes the outputs
+    C, D = np.zeros(256, np.float32), np.zeros(256, np.float32)
+    assert k(A, B, C, D) is None
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = add_sub()  # bare @tilelang.jit: out_idx None
+    assert k.out_idx is None
+
+
+def test_out_idx_errors():
+    pf = add_sub.func()
+    with pytest.raises(tilelang.ArgumentError, match="out of range for 4 parameters"):
+        tilelang.compile(pf, out_idx=4)
+    with pytest.raises(tilelang.ArgumentError, match="twice"):
+        tilelang.compile(pf, out_idx=[2, -2])
+
+
+# ---------------------------------------------------------------- argument errors
+def test_argument_errors_name_the_parameter():
+    k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    A = np.zeros((32, 32), np.float16)
+    with pytest.raises(tilelang.ArgumentError, match=r"takes 2 input\(s\) \(A, B\), got 1"):
+        k(A)
+    with pytest.raises(tilelang.ArgumentError, match="do not pass them"):
+        k(A, A, A)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
+        k(A, np.zeros((32, 32), np.float32))
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*expected 32, got 16|argument 'A'"):
+        k(np.zeros((16, 32), np.float16), A)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B': expected a tensor .*got int"):
+        k(A, 3)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*contiguous"):
+        k(np.zeros((32, 64), np.float16)[:, ::2], A)
+
+
+# ---------------------------------------------------------------- compile errors
+def test_syntax_error_has_line_and_caret():
+    @tilelang.jit(out_idx=-1)
+    def broken(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                f = lambda: 0  # not TileLang: the front end's syntax error
+                for i in T.Parallel(N):
+                    B[i] = A[i]
+
+        return main
+
+    with pytest.raises(tilelang.CompileError) as e:
+        broken()
+    msg = str(e.value)
+    lines, start = inspect.getsourcelines(broken.func)
+    line = start + next(i for i, l in enumerate(lines) if "lambda" in l)
+    col = lines[line - start].index("lambda") + 1
+    assert f"{__file__}:{line}:{col}: error:" in msg, msg
+    assert "f = lambda: 0" in msg and "^" in msg.splitlines()[-1] or "^" in msg, msg
+    caret_line = [l for l in msg.splitlines() if l.strip() == "^"][0]
+    assert caret_line.index("^") == col - 1, msg
+
+
+def test_semantic_error_names_file_line():
+    @tilelang.jit(out_idx=-1)
+    def unknown_op(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(N):
+                    B[i] = T.no_such_op(A[i])
+
+        return main
+
+    with pytest.raises(tilelang.CompileError, match=r"test_jit.py:\d+:\d+: error:.*no_such_op"):
+        unknown_op()
+
+
+def test_capture_error_names_the_value():
+    helper = object()
+
+    @tilelang.jit(out_idx=-1)
+    def captures(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(N):
+                    B[i] = A[i] * helper
+
+        return main
+
+    with pytest.raises(tilelang.CaptureError, match="kernel 'main' reads 'helper'.*builtins.object"):
+        captures()
+
+
+def test_prim_func_is_not_callable():
+    with pytest.raises(TypeError, match="not a Python function"):
+        add_sub.func()(1, 2)
+
+
+# ---------------------------------------------------------------- dynamic dims, scalars, module constants
+@tilelang.jit(out_idx=-1)
+def gemm_dynamic_m(N=32, K=64, block_M=32, block_N=32, block_K=32, dtype="float16"):
+    M = T.dynamic("m")
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float32")
+            T.clear(C_local)
+            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, ko * block_K], A_shared)
+                T.copy(B[ko * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def test_dynamic_m_output_shape():
+    k = gemm_dynamic_m()
+    assert k.params[0].shape == ["m", 64]
+    rng = np.random.default_rng(4)
+    B = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    for m in (1, 17, 40):
+        A = rng.uniform(-1, 1, (m, 64)).astype(np.float16)
+        C = k(A, B)
+        assert C.shape == (m, 32)
+        tilelang.testing.torch_assert_close(C, ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+
+
+SAXPY_BLOCK = 128  # a module global the kernel reads
+
+
+@tilelang.jit(out_idx=-1, target="cpu")
+def saxpy(N):
+    @T.prim_func
+    def main(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32"), alpha: T.float32,
+             Z: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, SAXPY_BLOCK), threads=SAXPY_BLOCK) as bx:
+            for i in T.Parallel(SAXPY_BLOCK):
+                if bx * SAXPY_BLOCK + i < N:
+                    Z[bx * SAXPY_BLOCK + i] = alpha * X[bx * SAXPY_BLOCK + i] + Y[bx * SAXPY_BLOCK + i]
+
+    return main
+
+
+def test_scalar_argument_and_cpu_target():
+    k = saxpy(1000)
+    assert k.get_kernel_source() == ""  # target="cpu": no PTX
+    X, Y = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
+    np.testing.assert_allclose(k(X, Y, 2.5), 2.5 * X + Y)
+    np.testing.assert_allclose(k(X, Y, np.float32(0.5)), 0.5 * X + Y)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'alpha': expected a float32 scalar"):
+        k(X, Y, "two")
+
+
+def test_unsupported_pass_config_and_target():
+    with pytest.raises(ValueError, match="unsupported pass config 'tl.no_such'"):
+        tilelang.compile(add_sub.func(), pass_configs={"tl.no_such": True})
+    with pytest.raises(ValueError, match="target 'sm_70' is not supported"):
+        tilelang.compile(add_sub.func(), target="sm_70")
+    k = tilelang.compile(add_sub.func(), out_idx=[2, 3], pass_configs={"tl.enable_fast_math": True},
+                         target="sm_80")
+    assert "sm_80" in k.get_kernel_source()
+
+
+# ---------------------------------------------------------------- profiler, testing helpers
+def test_profiler_on_cpu():
+    k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    prof = k.get_profiler(tensor_supply_type=tilelang.TensorSupplyType.Normal)
+    prof.assert_allclose(lambda A, B: ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+    assert prof.do_bench(warmup=1, rep=3) > 0
+    with pytest.raises(AssertionError, match="elements"):
+        prof.assert_allclose(lambda A, B: ref_matmul(A, B) + 1, atol=1e-2, rtol=1e-2)
+
+
+def test_torch_assert_close_ratio():
+    a = np.zeros(100, np.float32)
+    b = a.copy()
+    b[:3] = 1
+    tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.05)
+    with pytest.raises(AssertionError, match="3 of 100 elements"):
+        tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.01)
