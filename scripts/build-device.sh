@@ -7,6 +7,8 @@
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
+#   build-device/python/tilelang_ptx, build-device/examples/python, build-device/test/GPU/python
+#                                          (the Python package for PYTHONPATH, its examples, its GPU checks)
 #   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh:
 #                                          a program, and a cubin that bench_gemm loads)
 # plus any non-glibc shared library a binary needs that the GPU host may lack
@@ -58,6 +60,13 @@ cp benchmarks/compile/*.py benchmarks/compile/*.sh "$out/benchmarks/compile/" 2>
 # FlashAttention next to PyTorch SDPA (issue 7), run by run-gpu.sh.
 mkdir -p "$out/benchmarks/attention"
 cp benchmarks/attention/*.py "$out/benchmarks/attention/" 2>/dev/null || true
+# The Python package (used through PYTHONPATH on the GPU host, which has no network), its examples and
+# the GPU checks of it (test/GPU/python/run_python_gpu.sh, run by run-gpu.sh).
+mkdir -p "$out/python" "$out/examples/python" "$out/test/GPU/python"
+cp -r python/tilelang_ptx "$out/python/"
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
+cp examples/python/*.py "$out/examples/python/"
+cp test/GPU/python/run_python_gpu.sh test/GPU/python/run_python_gpu.py "$out/test/GPU/python/"
 cp scripts/run-gpu.sh "$out/run-gpu.sh"
 chmod +x "$out/run-gpu.sh"
 
