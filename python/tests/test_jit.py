@@ -331,3 +331,56 @@ def test_torch_assert_close_ratio():
     tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.05)
     with pytest.raises(AssertionError, match="3 of 100 elements"):
         tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.01)
+
+
+# ---------------------------------------------------------------- other DLPack producers, the T namespace
+class DLPackOnly:
+    """A tensor known only through __dlpack__ (as CuPy or JAX arrays are to this package)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_generic_dlpack_tensors():
+    k = tilelang.compile(add_sub.func(), out_idx=None)
+    A, B = _ab()
+    C, D = np.zeros(256, np.float32), np.zeros(256, np.float32)
+    assert k(DLPackOnly(A), DLPackOnly(B), DLPackOnly(C), DLPackOnly(D)) is None
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+    k = tilelang.compile(add_sub.func(), out_idx=-1)
+    with pytest.raises(tilelang.ArgumentError, match="cannot allocate output 'D' like a"):
+        k(DLPackOnly(A), DLPackOnly(B), C)
+
+
+def test_language_names_are_inert():
+    assert T.float16 == "float16" and isinstance(T.bfloat16, str)
+    t = T.Tensor((4, 8), "float16")
+    assert t.args == ((4, 8), "float16")
+    assert repr(T.GemmWarpPolicy.FullRow) == "T.GemmWarpPolicy.FullRow"
+    assert T.some_future_intrinsic(1, x=2).kwargs == {"x": 2}  # any T.name resolves
+    assert tilelang.language is T
+
+
+def test_annotation_only_values():
+    def factory(M):
+        shape = (M * 2,)  # a factory local used only in annotations: from __annotations__
+        n = M * 2
+
+        @T.prim_func
+        def main(A: T.Tensor(shape, "float32"), B: T.Tensor((n + 0,), "float32")):  # an expression: replaced
+            with T.Kernel(1, threads=64) as bx:
+                for i in T.Parallel(64):
+                    B[i] = A[i] + 1.0
+
+        return main
+
+    k = tilelang.compile(factory(32), out_idx=-1)
+    assert k.params[0].shape == [64] and k.params[1].shape == [64]
+    A = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(k(A), A + 1)

@@ -16,11 +16,13 @@ import threading
 
 from . import _lib
 
-_DL_HDR = struct.Struct("<QiiiBBHQQQ")   # DLTensor: data, device{type,id}, ndim, dtype, shape*, strides*, offset
+# DLTensor: data, device{type,id}, ndim, dtype{code,bits,lanes}, shape*, strides*, byte_offset; then the
+# shape and strides arrays themselves (_hdr(ndim))
 _ARG_TENSOR = struct.Struct("<iiQ")     # tl_arg: kind, pad, DLTensor*
 _ARG_INT = struct.Struct("<iiq")
 _ARG_FLOAT = struct.Struct("<iid")
 MAX_DIMS = 8
+_REGION = 48 + 16 * MAX_DIMS            # a DLTensor, then its shape and strides
 
 # torch / numpy dtype name -> DLPack (code, bits); bool crosses as uint8 (DLPack 0.6)
 _DL_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16),
@@ -94,6 +96,7 @@ class JITKernel:
         self._inputs = [i for i in range(n) if i not in outs]
         self._outputs = list(self.out_idx or ())
         self._out_plan = [self._plan_output(i) for i in self._outputs]
+        self._out_static = [plan if all(isinstance(d, int) for d in plan) else None for plan in self._out_plan]
         self._tls = threading.local()
 
     # ------------------------------------------------------------------ introspection
@@ -143,55 +146,51 @@ class JITKernel:
         return plan
 
     def _buffers(self):
+        """The calling thread's marshalling buffer: tl_arg[n] (the tensor entries point at their
+        DLTensor once and for all), then per parameter a DLTensor followed by its shape and strides."""
         b = getattr(self._tls, "buf", None)
         if b is None:
             n = max(self._n, 1)
-            size = n * (_lib.ARG_SIZE + _lib.DLTENSOR_SIZE + 16 * MAX_DIMS)
-            raw = ctypes.create_string_buffer(size)
+            raw = ctypes.create_string_buffer(n * (_lib.ARG_SIZE + _REGION))
             base = ctypes.addressof(raw)
-            args_at = base
-            dl_at = base + n * _lib.ARG_SIZE
-            dims_at = dl_at + n * _lib.DLTENSOR_SIZE
-            b = self._tls.buf = (raw, base, args_at, dl_at, dims_at)
+            regs = []
+            for i in range(n):
+                off = n * _lib.ARG_SIZE + i * _REGION
+                regs.append((off, base + off))
+                if i < self._n and self.params[i].is_tensor:
+                    _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0, base + off)
+            b = self._tls.buf = (raw, base, regs)
         return b
 
     def __call__(self, *args, stream=None):
-        n_in = len(self._inputs)
-        if len(args) != n_in:
-            names = ", ".join(self.params[i].name for i in self._inputs)
-            if len(args) == self._n and self._outputs:
-                raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}): "
-                                    f"the out_idx output(s) are allocated and returned, do not pass them")
-            raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}), got {len(args)}")
-        raw, base, args_at, dl_at, dims_at = self._buffers()
-        full = [None] * self._n
-        for pos, i in enumerate(self._inputs):
-            full[i] = args[pos]
+        if len(args) != len(self._inputs):
+            self._count_error(args)
+        raw, base, regs = self._buffers()
+        params = self.params
         keep = []  # DLPack capsules that must outlive the call
-        device = None  # (framework, torch device or None, dl device type, id) of the first tensor
+        device = None  # (framework, device id: -1 host) of the first tensor
         for pos, i in enumerate(self._inputs):
             a = args[pos]
-            p = self.params[i]
+            p = params[i]
             if p.is_tensor:
-                dev = _pack_tensor(raw, dl_at, dims_at, i, a, p, keep)
+                dev = _pack_tensor(raw, regs[i], a, p, keep)
                 if device is None:
                     device = dev
-                _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0,
-                                      dl_at + i * _lib.DLTENSOR_SIZE)
             else:
                 _pack_scalar(raw, i, a, p)
+        outs = ()
         if self._outputs:
             outs = self._allocate(args, device)
             for j, i in enumerate(self._outputs):
-                full[i] = outs[j]
-                _pack_tensor(raw, dl_at, dims_at, i, outs[j], self.params[i], keep)
-                _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0,
-                                      dl_at + i * _lib.DLTENSOR_SIZE)
+                _pack_tensor(raw, regs[i], outs[j], params[i], keep)
+        if stream is not None:
+            s = stream if isinstance(stream, int) else getattr(stream, "cuda_stream", stream)
+        elif device[0] == "torch" and device[1] >= 0:
+            s = _current_stream(device[1])
         else:
-            outs = ()
-        s = _stream_handle(stream, device)
-        ctx = _lib.context()
-        rc = _lib.kernel_call(ctx, self._h, args_at, self._n, s, None)
+            s = None  # host tensors; other frameworks' CUDA tensors: the legacy default stream
+        ctx = getattr(_lib._tls, "ctx", None) or _lib.context()
+        rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
         if rc != _lib.TL_OK:
             msg = _lib.last_error(ctx)
             if rc == _lib.TL_ERR_INVALID_ARGUMENT:
@@ -200,33 +199,47 @@ class JITKernel:
         del keep
         if not outs:
             return None
-        return outs[0] if len(outs) == 1 else list(outs)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _count_error(self, args):
+        n_in = len(self._inputs)
+        names = ", ".join(self.params[i].name for i in self._inputs)
+        if len(args) == self._n and self._outputs:
+            raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}): "
+                                f"the out_idx output(s) are allocated and returned, do not pass them")
+        raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}), got {len(args)}")
 
     def _allocate(self, args, device):
         if device is None:
             raise ArgumentError(f"kernel '{self.kernel_name}': no tensor input to allocate the outputs "
                                 "like; pass every tensor with out_idx=None")
-        fw, tdev = device[0], device[1]
+        fw, did = device
         outs = []
         for j, i in enumerate(self._outputs):
             p = self.params[i]
-            shape = []
-            for d in self._out_plan[j]:
-                if isinstance(d, int):
-                    shape.append(d)
-                elif d[0] is None:
-                    raise ArgumentError(f"kernel '{self.kernel_name}': the size of {d[1]} is an expression "
-                                        "of dynamic dims no input binds; pass it with out_idx=None")
-                else:
-                    shape.append(int(args[d[0]].shape[d[1]]))
+            plan = self._out_plan[j]
+            shape = self._out_static[j]
+            if shape is None:
+                shape = []
+                for d in plan:
+                    if isinstance(d, int):
+                        shape.append(d)
+                    elif d[0] is None:
+                        raise ArgumentError(f"kernel '{self.kernel_name}': the size of {d[1]} is an expression "
+                                            "of dynamic dims no input binds; pass it with out_idx=None")
+                    else:
+                        shape.append(int(args[d[0]].shape[d[1]]))
             if fw == "torch":
                 import torch
-                outs.append(torch.empty(shape, dtype=_torch_dtype(p.dtype), device=tdev))
-            else:
+                outs.append(torch.empty(shape, dtype=_torch_dtype(p.dtype), device=did if did >= 0 else "cpu"))
+            elif fw == "numpy":
                 import numpy
                 if p.dtype == "bfloat16":
                     raise ArgumentError(f"output '{p.name}': NumPy has no bfloat16; use PyTorch tensors")
                 outs.append(numpy.empty(shape, dtype=p.dtype))
+            else:
+                raise ArgumentError(f"kernel '{self.kernel_name}': cannot allocate output '{p.name}' like a "
+                                    f"{fw} tensor (PyTorch and NumPy only); pass it with out_idx=None")
         return outs
 
 
@@ -251,55 +264,73 @@ def _normalize_out_idx(out_idx, names, tensor):
     return res or None
 
 
+_TORCH_DTYPES = {}
+
+
 def _torch_dtype(name):
-    import torch
-    return getattr(torch, "bool" if name == "bool" else name)
+    t = _TORCH_DTYPES.get(name)
+    if t is None:
+        import torch
+        t = _TORCH_DTYPES[name] = getattr(torch, name)
+    return t
 
 
-def _pack_tensor(raw, dl_at, dims_at, i, a, p, keep):
-    """Writes parameter i's DLTensor for `a`; returns (framework, torch device, dl type, id)."""
-    off = dl_at + i * _lib.DLTENSOR_SIZE
-    shp_at = dims_at + i * 16 * MAX_DIMS
-    base = off - ctypes.addressof(raw)
+_HDRS = {}
+_DL_OF = {}  # framework dtype object -> (DLPack code, bits)
+
+
+def _hdr(nd):
+    h = _HDRS.get(nd)
+    if h is None:
+        h = _HDRS[nd] = struct.Struct(f"<QiiiBBHQQQ{nd}q{nd}q")
+    return h
+
+
+def _dl_code(dtype, name):
+    c = _DL_OF.get(dtype)
+    if c is None:
+        c = _DL_OF[dtype] = _DL_CODES.get(name, (255, 0))
+    return c
+
+
+def _pack_tensor(raw, reg, a, p, keep):
+    """Writes parameter p's DLTensor (with its shape and strides behind it) for `a` into region
+    reg = (offset in raw, address); returns (framework, device id or -1 for the host)."""
+    off, addr = reg
     mod = type(a).__module__
-    if mod.startswith("torch"):
-        shape, strides = a.shape, a.stride()
-        dev = a.device
-        if dev.type == "cuda":
-            dt, did = _lib.kDLCUDA, dev.index if dev.index is not None else 0
-        elif dev.type == "cpu":
-            dt, did = _lib.kDLCPU, 0
-        else:
-            raise ArgumentError(f"argument '{p.name}': device {dev} is neither cuda nor cpu")
-        code, bits = _DL_CODES.get(str(a.dtype)[6:], (255, 0))
-        nd = len(shape)
-        if nd > MAX_DIMS:
-            raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
-        struct.pack_into(f"<{nd}q{nd}q", raw, shp_at - ctypes.addressof(raw), *shape, *strides)
-        _DL_HDR.pack_into(raw, base, a.data_ptr(), dt, did, nd, code, bits, 1, shp_at, shp_at + 8 * nd, 0)
-        return ("torch", dev, dt, did)
-    if mod == "numpy":
-        ai = a.__array_interface__
+    if mod == "torch":
         shape = a.shape
-        item = a.itemsize
-        strides = [s // item for s in a.strides]
         nd = len(shape)
         if nd > MAX_DIMS:
             raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
-        code, bits = _DL_CODES.get(a.dtype.name, (255, 0))
-        struct.pack_into(f"<{nd}q{nd}q", raw, shp_at - ctypes.addressof(raw), *shape, *strides)
-        _DL_HDR.pack_into(raw, base, ai["data"][0], _lib.kDLCPU, 0, nd, code, bits, 1, shp_at, shp_at + 8 * nd,
-                          0)
-        return ("numpy", None, _lib.kDLCPU, 0)
+        dt = a.dtype
+        code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
+        did = a.get_device()  # -1: host
+        _hdr(nd).pack_into(raw, off, a.data_ptr(), _lib.kDLCUDA if did >= 0 else _lib.kDLCPU, did if did >= 0 else 0,
+                           nd, code, bits, 1, addr + 48, addr + 48 + 8 * nd, 0, *shape, *a.stride())
+        if did >= 0 and not a.is_cuda:
+            raise ArgumentError(f"argument '{p.name}': device {a.device} is neither cuda nor cpu")
+        return ("torch", did)
+    if mod == "numpy":
+        shape = a.shape
+        nd = len(shape)
+        if nd > MAX_DIMS:
+            raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
+        item = a.itemsize
+        dt = a.dtype
+        code, bits = _DL_OF.get(dt) or _dl_code(dt, dt.name)
+        _hdr(nd).pack_into(raw, off, a.__array_interface__["data"][0], _lib.kDLCPU, 0, nd, code, bits, 1,
+                           addr + 48, addr + 48 + 8 * nd, 0, *shape, *[x // item for x in a.strides])
+        return ("numpy", -1)
     if hasattr(a, "__dlpack__"):
         cap = a.__dlpack__()
         keep.append(cap)
         get = ctypes.pythonapi.PyCapsule_GetPointer
         get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
         ptr = get(cap, b"dltensor")
-        ctypes.memmove(off, ptr, _lib.DLTENSOR_SIZE)  # the DLTensor is the DLManagedTensor's first field
-        dt, did = struct.unpack_from("<ii", raw, base + 8)
-        return (mod.split(".")[0], None, dt, did)
+        ctypes.memmove(addr, ptr, _lib.DLTENSOR_SIZE)  # the DLTensor is the DLManagedTensor's first field
+        dt, did = struct.unpack_from("<ii", raw, off + 8)
+        return (mod.split(".")[0], did if dt == _lib.kDLCUDA else -1)
     raise ArgumentError(f"argument '{p.name}': expected a tensor (an object with __dlpack__: PyTorch, NumPy, "
                         f"CuPy, JAX), got {type(a).__name__}")
 
@@ -320,18 +351,11 @@ def _pack_scalar(raw, i, a, p):
 _raw_stream = None
 
 
-def _stream_handle(stream, device):
-    """The CUstream for a call: `stream` (torch.cuda.Stream or int), else the current PyTorch stream
-    of the tensors' CUDA device; None for host tensors."""
-    if stream is not None:
-        return stream if isinstance(stream, int) else getattr(stream, "cuda_stream", stream)
-    if device is None or device[2] != _lib.kDLCUDA:
-        return None
-    if device[0] != "torch":
-        return None  # legacy default stream
+def _current_stream(device_id):
+    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
     global _raw_stream
     if _raw_stream is None:
         import torch
         _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
             (lambda idx: torch.cuda.current_stream(idx).cuda_stream)
-    return _raw_stream(device[3])
+    return _raw_stream(device_id)
