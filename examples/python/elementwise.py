@@ -1,40 +1,24 @@
-"""Element-wise C = A + B (2-D tiles through fragments), the factory decorated with @tilelang.jit.
+"""Element-wise C = A + B (2-D tiles through fragments), the factory decorated with @tilelang.jit: the
+kernel file examples/elementwise_add.py, imported unchanged with tilelang.load_file.
 
     python3 examples/python/elementwise.py           # GPU with PyTorch: 4096x4096 f16 vs torch
     python3 examples/python/elementwise.py --small   # CPU SIMT executor with NumPy, 64x256 f32
 Prints "elementwise: PASS ..." and exits 0, or raises."""
+import os
 import sys
 
 import tilelang_ptx as tilelang
-import tilelang_ptx.language as T
 
 
-@tilelang.jit(out_idx=-1)
-def elementwise_add(M, N, block_M=32, block_N=128, dtype="float32", threads=128):
-
-    @T.prim_func
-    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            A_frag = T.alloc_fragment((block_M, block_N), dtype)
-            B_frag = T.alloc_fragment((block_M, block_N), dtype)
-            C_frag = T.alloc_fragment((block_M, block_N), dtype)
-            T.copy(A[by * block_M, bx * block_N], A_frag)
-            T.copy(B[by * block_M, bx * block_N], B_frag)
-            for i, j in T.Parallel(block_M, block_N):
-                C_frag[i, j] = A_frag[i, j] + B_frag[i, j]
-            T.copy(C_frag, C[by * block_M, bx * block_N])
-
-    return main
+# The kernel is examples/elementwise_add.py, a TileLang file written for `import tilelang`, unchanged.
+elementwise_add = tilelang.load_file(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                                  "elementwise_add.py")).elementwise_add
 
 
 if __name__ == "__main__":
-    gpu = "--small" not in sys.argv
-    try:
-        import torch
-        gpu = gpu and torch.cuda.is_available()
-    except ImportError:
-        gpu = False
+    gpu = "--small" not in sys.argv and tilelang.testing.torch_cuda_available()
     if gpu:
+        import torch
         M, N, dtype = 4096, 4096, "float16"
         kernel = elementwise_add(M, N, dtype=dtype)
         A = torch.randn(M, N, dtype=torch.float16, device="cuda")

@@ -41,16 +41,6 @@ def matmul(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out_d
     return main
 
 
-def on_gpu():
-    if "--small" in sys.argv:
-        return False
-    try:
-        import torch
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
-
-
 def run_gemm(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out_dtype, accum_dtype,
              num_stages, threads, gpu):
     matmul_kernel = matmul(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out_dtype,
@@ -76,7 +66,7 @@ def run_gemm(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out
 
 
 if __name__ == "__main__":
-    gpu = on_gpu()
+    gpu = "--small" not in sys.argv and tilelang.testing.torch_cuda_available()
     if gpu:
         k = run_gemm(512, 1024, 768, 128, 256, 32, False, False, "float16", "float16", "float32", 3, 128, gpu)
         where = "GPU (PyTorch, vs torch.matmul), 512x1024x768"

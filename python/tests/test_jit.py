@@ -2,6 +2,8 @@
 the original JIT GEMM test, the factory-decorated style, out_idx forms, argument and capture errors,
 compile errors with line and caret, memoisation, dynamic dims, scalars, the profiler."""
 import inspect
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -17,34 +19,14 @@ def ref_matmul(A, B, trans_A=False, trans_B=False):
 
 
 # ---------------------------------------------------------------- TileLang's original JIT test
-def matmul(M, N, K, block_M, block_N, block_K, trans_A, trans_B, in_dtype, out_dtype, accum_dtype,
-           num_stages, threads):
-    A_shape = (K, M) if trans_A else (M, K)
-    B_shape = (N, K) if trans_B else (K, N)
-    A_shared_shape = (block_K, block_M) if trans_A else (block_M, block_K)
-    B_shared_shape = (block_N, block_K) if trans_B else (block_K, block_N)
+# examples/python/gemm.py is that test with its imports changed; examples/gemm.py and
+# examples/gemm_dynamic_m.py are TileLang files written for `import tilelang`, imported unchanged.
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+sys.path.insert(0, os.path.join(EXAMPLES, "python"))
+from gemm import matmul  # noqa: E402
 
-    @tilelang.jit(out_idx=-1, execution_backend="dl_pack")
-    @T.prim_func
-    def main(A: T.Buffer(A_shape, in_dtype), B: T.Buffer(B_shape, in_dtype), C: T.Buffer((M, N), out_dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            A_shared = T.alloc_shared(A_shared_shape, in_dtype)
-            B_shared = T.alloc_shared(B_shared_shape, in_dtype)
-            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
-                if trans_A:
-                    T.copy(A[k * block_K, by * block_M], A_shared)
-                else:
-                    T.copy(A[by * block_M, k * block_K], A_shared)
-                if trans_B:
-                    T.copy(B[bx * block_N, k * block_K], B_shared)
-                else:
-                    T.copy(B[k * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local, trans_A, trans_B)
-            T.copy(C_local, C[by * block_M, bx * block_N])
-
-    return main
+gemm_factory = tilelang.load_file(os.path.join(EXAMPLES, "gemm.py")).matmul
+gemm_dynamic_m = tilelang.load_file(os.path.join(EXAMPLES, "gemm_dynamic_m.py")).matmul_dynamic_m
 
 
 @pytest.mark.parametrize("trans_A,trans_B", [(False, False), (False, True), (True, False)])
@@ -64,25 +46,6 @@ def test_original_jit_gemm(trans_A, trans_B):
 
 
 # ---------------------------------------------------------------- factory-decorated style
-@tilelang.jit(out_idx=[-1])
-def gemm_factory(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32,
-                 dtype="float16", accum_dtype="float32", num_stages=3, threads=128):
-    @T.prim_func
-    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
-            A_shared = T.alloc_shared((block_M, block_K), dtype)
-            B_shared = T.alloc_shared((block_K, block_N), dtype)
-            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
-            T.clear(C_local)
-            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
-                T.copy(A[by * block_M, ko * block_K], A_shared)
-                T.copy(B[ko * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C[by * block_M, bx * block_N])
-
-    return main
-
-
 def test_factory_decorated_gemm():
     kernel = gemm_factory(64, 32, 64, 32, 32, 32, num_stages=2)
     rng = np.random.default_rng(2)
@@ -246,28 +209,8 @@ def test_prim_func_is_not_callable():
 
 
 # ---------------------------------------------------------------- dynamic dims, scalars, module constants
-@tilelang.jit(out_idx=-1)
-def gemm_dynamic_m(N=32, K=64, block_M=32, block_N=32, block_K=32, dtype="float16"):
-    M = T.dynamic("m")
-
-    @T.prim_func
-    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
-            A_shared = T.alloc_shared((block_M, block_K), dtype)
-            B_shared = T.alloc_shared((block_K, block_N), dtype)
-            C_local = T.alloc_fragment((block_M, block_N), "float32")
-            T.clear(C_local)
-            for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
-                T.copy(A[by * block_M, ko * block_K], A_shared)
-                T.copy(B[ko * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C[by * block_M, bx * block_N])
-
-    return main
-
-
 def test_dynamic_m_output_shape():
-    k = gemm_dynamic_m()
+    k = gemm_dynamic_m(N=32, K=64, block_M=32, block_N=32, block_K=32, num_stages=2)
     assert k.params[0].shape == ["m", 64]
     rng = np.random.default_rng(4)
     B = rng.uniform(-1, 1, (64, 32)).astype(np.float16)

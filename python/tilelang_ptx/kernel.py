@@ -298,11 +298,12 @@ def _pack_tensor(raw, reg, a, p, keep):
     reg = (offset in raw, address); returns (framework, device id or -1 for the host)."""
     off, addr = reg
     mod = type(a).__module__
-    if mod == "torch":
+    if mod == "torch" or mod == "numpy":
         shape = a.shape
         nd = len(shape)
         if nd > MAX_DIMS:
             raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
+    if mod == "torch":
         dt = a.dtype
         code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
         did = a.get_device()  # -1: host
@@ -312,10 +313,6 @@ def _pack_tensor(raw, reg, a, p, keep):
             raise ArgumentError(f"argument '{p.name}': device {a.device} is neither cuda nor cpu")
         return ("torch", did)
     if mod == "numpy":
-        shape = a.shape
-        nd = len(shape)
-        if nd > MAX_DIMS:
-            raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
         item = a.itemsize
         dt = a.dtype
         code, bits = _DL_OF.get(dt) or _dl_code(dt, dt.name)

@@ -1,5 +1,5 @@
 """tilelang_ptx.testing -- TileLang's test helpers: torch_assert_close (PyTorch tensors or NumPy arrays),
-set_random_seed."""
+set_random_seed, torch_cuda_available."""
 import random
 
 
@@ -54,3 +54,12 @@ def set_random_seed(seed=42):
         torch.manual_seed(seed)
     except ImportError:
         pass
+
+
+def torch_cuda_available():
+    """True when PyTorch is importable and sees a CUDA GPU."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
