@@ -98,7 +98,7 @@ def _short(v):
 class _Info:
     """What the source of one function gives, computed once per code object."""
 
-    def __init__(self, func):
+    def __init__(self, func, eager=False):
         self.name = func.__name__
         self.filename = inspect.getsourcefile(func) or func.__code__.co_filename
         try:
@@ -115,15 +115,19 @@ class _Info:
         if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
             raise CaptureError(f"kernel '{func.__name__}': its source does not start with a def")
         self.blank = set()      # 0-based indices into lines of decorator lines to blank
-        has_prim = False
-        for d in fdef.decorator_list:
-            target = d.func if isinstance(d, ast.Call) else d
-            if (isinstance(target, ast.Attribute) and target.attr == "prim_func") or \
-                    (isinstance(target, ast.Name) and target.id == "prim_func"):
+        self.deco_names = set()
+        self.has_nested_prim_func = any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef and
+            any(_is_prim_func(d) for d in n.decorator_list) for n in ast.walk(fdef))
+        has_prim = eager
+        for d in fdef.decorator_list if not eager else ():
+            if _is_prim_func(d):
                 has_prim = True
                 self.deco_names = _names(d)
             else:
                 self.blank.update(range(d.lineno - 1, d.end_lineno))
+        if eager:  # the whole @tilelang.jit function, decorators kept, for the eager front end
+            self.deco_names = set().union(*[_names(d) for d in fdef.decorator_list])
         if not has_prim:
             raise CaptureError(f"kernel '{func.__name__}' is not decorated with @T.prim_func")
         # names the body reads from outside (closure or module globals)
@@ -134,6 +138,12 @@ class _Info:
         a = fdef.args
         self.annotations = [(p.arg, p.annotation) for p in a.posonlyargs + a.args + a.kwonlyargs
                             if p.annotation is not None]
+
+
+def _is_prim_func(d):
+    target = d.func if isinstance(d, ast.Call) else d
+    return (isinstance(target, ast.Attribute) and target.attr == "prim_func") or \
+        (isinstance(target, ast.Name) and target.id == "prim_func")
 
 
 def _names(node):
@@ -159,11 +169,20 @@ def _outer_names(tab, local=frozenset()):
 _infos = {}
 
 
-def info(func):
-    i = _infos.get(func.__code__)
+def info(func, eager=False):
+    i = _infos.get((func.__code__, eager))
     if i is None:
-        i = _infos[func.__code__] = _Info(func)
+        i = _infos[(func.__code__, eager)] = _Info(func, eager)
     return i
+
+
+def is_eager(func):
+    """True for a @tilelang.jit function in TileLang's eager style: no @T.prim_func inside it (its
+    parameters are the tensors; T.const/T.empty in its body).  False when its source is unreadable."""
+    try:
+        return not info(func, eager=True).has_nested_prim_func
+    except (CaptureError, SyntaxError):
+        return False
 
 
 _MISSING = object()
@@ -201,9 +220,10 @@ def _match(node, value, out):
             _match(n, v, out)
 
 
-def build(func):
-    """(text, filename) of the TileLang file for PrimFunc.func `func`; CaptureError on bad captures."""
-    inf = info(func)
+def build(func, eager=False):
+    """(text, filename) of the TileLang file for PrimFunc.func `func` (eager: for the whole eager-style
+    @tilelang.jit function, its decorators kept); CaptureError on bad captures."""
+    inf = info(func, eager)
     module_lines, consts, resolved = [], [], {}
 
     def bind(name, value, why):
@@ -279,13 +299,3 @@ def _replace(lines, inf, node, text):
         lines[l0] = lines[l0][:c0] + text + lines[l1][c1:]
         for i in range(l0 + 1, l1 + 1):
             lines[i] = "\n"
-
-
-def function_source(func):
-    """(text, filename) of a whole Python function (the eager style: a @tilelang.jit function whose
-    parameters are the tensors), with the imports and captures appended as for build()."""
-    lines, start = inspect.getsourcelines(func)
-    filename = inspect.getsourcefile(func) or func.__code__.co_filename
-    body = textwrap.dedent("".join(lines))
-    return "\n" * (start - 1) + body + "import tilelang\nimport tilelang.language as T\n", filename
-

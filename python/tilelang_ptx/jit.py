@@ -5,7 +5,10 @@ Three ways a kernel reaches the compiler, as in TileLang:
     the factory's call returns a compiled JITKernel;
   * @tilelang.jit(out_idx=...) on the factory itself: calling it runs the factory (Python code) to
     get its prim_func, then compiles it; memoised per distinct arguments;
-  * tilelang.compile(prim_func, out_idx=...).
+  * tilelang.compile(prim_func, out_idx=...);
+  * the eager style (@tilelang.jit on a function whose parameters are the tensors, T.const/T.empty
+    in its body, no @T.prim_func inside): its whole source goes to libtilelang on the first call
+    (this needs the eager front end; today's raises its diagnostics).
 Compiling: _source.build turns the prim_func into a TileLang file (its source and the values it
 captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocates the outputs);
 compiled kernels are memoised by (text, target, flags), so a second factory call with the same
@@ -128,9 +131,13 @@ class JITFactory:
         self.func = func
         self.options = options
         self._memo = {}
+        self.eager = _source.is_eager(func)
+        self._eager_kernel = None
         functools.update_wrapper(self, func)
 
     def __call__(self, *args, **kwargs):
+        if self.eager:
+            return self._eager_call(*args, **kwargs)
         try:
             key = (args, tuple(sorted(kwargs.items())))
             hash(key)
@@ -145,11 +152,31 @@ class JITFactory:
             r = compile(r, **self.options)
         elif not isinstance(r, JITKernel):
             raise TypeError(f"@tilelang.jit function '{self.func.__name__}' returned "
-                            f"{type(r).__name__}, not a @T.prim_func (the eager style, whose parameters "
-                            "are the tensors themselves, needs libtilelang's eager front end)")
+                            f"{type(r).__name__}, not a @T.prim_func")
         if key is not None:
             self._memo[key] = r
         return r
+
+    def _eager_call(self, *args, **kwargs):
+        """The eager style: the function is the kernel and its parameters are the tensors.  Its whole
+        source (decorators kept) goes to libtilelang once; the front end binds T.const sizes from the
+        call's tensors (dynamic dims), and the kernel is called with the arguments.  Needs the eager
+        front end (issue 17 notes: F's front-end rewrite); until then the front end's diagnostics are
+        raised as CompileError."""
+        k = self._eager_kernel
+        if k is None:
+            o = self.options
+            tgt, stop = _target(o.get("target"))
+            text, filename = _source.build(self.func, eager=True)
+            key = (text, filename, tgt, stop, _flags(o.get("pass_configs")))
+            with _cache_lock:
+                ck = _cache.get(key)
+            if ck is None:
+                ck = _compile_text(text, filename, tgt, stop, key[4])
+                with _cache_lock:
+                    ck = _cache.setdefault(key, ck)
+            k = self._eager_kernel = JITKernel(ck, None, o.get("out_idx"), tgt or "auto", text)
+        return k(*args, **kwargs)
 
 
 def jit(func=None, *, out_idx=None, target="auto", target_host=None, execution_backend="auto",
