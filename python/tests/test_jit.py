@@ -351,3 +351,34 @@ def test_eager_style_source_goes_to_libtilelang():
         assert f"{__file__}:" in str(e) and "error:" in str(e), str(e)
         return
     np.testing.assert_array_equal(C, A + A)
+
+
+# ---------------------------------------------------------------- the PyTorch path (host tensors)
+def test_torch_path(monkeypatch):
+    """kernel(A, B) with PyTorch tensors: the fast path, torch.empty outputs.  CPU tensors here (the
+    CI machine has no GPU); without PyTorch, tests/fake_torch.py stands in for it."""
+    try:
+        import torch
+    except ImportError:
+        import fake_torch as torch
+        monkeypatch.setitem(sys.modules, "torch", torch)
+    import tilelang_ptx.kernel as kmod
+    monkeypatch.setattr(kmod, "_torch_tensor", None)  # a fake from an earlier test must not stay
+    k = gemm_factory(32, 32, 64, 32, 32, 32, num_stages=1)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (32, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    A, B = torch.from_numpy(a), torch.from_numpy(b)
+    for _ in range(3):  # the first call takes the general path, the next ones the fast path
+        C = k(A, B)
+        assert type(C).__module__.startswith("torch") and tuple(C.shape) == (32, 32)
+        tilelang.testing.torch_assert_close(C, ref_matmul(a, b), atol=1e-2, rtol=1e-2)
+    assert kmod._torch_tensor is type(A)
+    slow = []
+    monkeypatch.setattr(kmod, "_pack_tensor", lambda *a: slow.append(a))
+    k(A, B)
+    assert not slow, "the fast path was not taken"
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
+        k(A, torch.from_numpy(b.astype(np.float32)))

@@ -97,6 +97,8 @@ class JITKernel:
         self._outputs = list(self.out_idx or ())
         self._out_plan = [self._plan_output(i) for i in self._outputs]
         self._out_static = [plan if all(isinstance(d, int) for d in plan) else None for plan in self._out_plan]
+        self._out_fixed = [_fixed_layout(shape, self.params[i].dtype) if shape is not None else None
+                           for shape, i in zip(self._out_static, self._outputs)]
         self._tls = threading.local()
 
     # ------------------------------------------------------------------ introspection
@@ -172,20 +174,44 @@ class JITKernel:
         for pos, i in enumerate(self._inputs):
             a = args[pos]
             p = params[i]
-            if p.is_tensor:
-                dev = _pack_tensor(raw, regs[i], a, p, keep)
-                if device is None:
-                    device = dev
-            else:
+            if not p.is_tensor:
                 _pack_scalar(raw, i, a, p)
+                continue
+            if type(a) is _torch_tensor:  # the fast path: a plain torch.Tensor of a known dtype
+                shape = a.shape
+                nd = len(shape)
+                cb = _DL_OF.get(a.dtype)
+                hdr = _HDRS.get(nd)
+                if cb is not None and hdr is not None:
+                    did = a.get_device()
+                    off, addr = regs[i]
+                    hdr.pack_into(raw, off, a.data_ptr(), 2 if did >= 0 else 1, did if did >= 0 else 0, nd,
+                                  cb[0], cb[1], 1, addr + 48, addr + 48 + 8 * nd, 0, *shape, *a.stride())
+                    if device is None:
+                        device = ("torch", did)
+                    continue
+            dev = _pack_tensor(raw, regs[i], a, p, keep)
+            if device is None:
+                device = dev
         outs = ()
         if self._outputs:
             outs = self._allocate(args, device)
+            fw, did = device
             for j, i in enumerate(self._outputs):
-                _pack_tensor(raw, regs[i], outs[j], params[i], keep)
+                fixed = self._out_fixed[j]
+                if fixed is None or fw not in ("torch", "numpy"):
+                    _pack_tensor(raw, regs[i], outs[j], params[i], keep)
+                    continue
+                # allocated here, compact, of a static shape: only the pointer is new
+                o = outs[j]
+                off, addr = regs[i]
+                hdr, nd, code, bits, dims = fixed
+                ptr = o.data_ptr() if fw == "torch" else o.__array_interface__["data"][0]
+                hdr.pack_into(raw, off, ptr, _lib.kDLCUDA if did >= 0 else _lib.kDLCPU, max(did, 0), nd, code,
+                              bits, 1, addr + 48, addr + 48 + 8 * nd, 0, *dims)
         if stream is not None:
             s = stream if isinstance(stream, int) else getattr(stream, "cuda_stream", stream)
-        elif device[0] == "torch" and device[1] >= 0:
+        elif device is not None and device[0] == "torch" and device[1] >= 0:
             s = _current_stream(device[1])
         else:
             s = None  # host tensors; other frameworks' CUDA tensors: the legacy default stream
@@ -243,6 +269,19 @@ class JITKernel:
         return outs
 
 
+def _fixed_layout(shape, dtype):
+    """(header struct, ndim, DLPack code, bits, shape + compact strides) of an output the call
+    allocates with a static shape, or None when the dtype has no DLPack code here."""
+    if dtype not in _DL_CODES or len(shape) > MAX_DIMS:
+        return None
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.insert(0, acc)
+        acc *= d
+    code, bits = _DL_CODES[dtype]
+    return (_hdr(len(shape)), len(shape), code, bits, tuple(shape) + tuple(strides))
+
+
 def _normalize_out_idx(out_idx, names, tensor):
     """TileLang's out_idx (None, an int, a list of ints; negative from the end) -> list or None."""
     if out_idx is None:
@@ -275,8 +314,9 @@ def _torch_dtype(name):
     return t
 
 
-_HDRS = {}
+_HDRS = {}   # ndim -> struct of a DLTensor with its shape and strides
 _DL_OF = {}  # framework dtype object -> (DLPack code, bits)
+_torch_tensor = None  # torch.Tensor, once a torch tensor has been seen (the fast path of __call__)
 
 
 def _hdr(nd):
@@ -304,6 +344,10 @@ def _pack_tensor(raw, reg, a, p, keep):
         if nd > MAX_DIMS:
             raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
     if mod == "torch":
+        global _torch_tensor
+        if _torch_tensor is None:
+            import torch
+            _torch_tensor = torch.Tensor
         dt = a.dtype
         code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
         did = a.get_device()  # -1: host
