@@ -210,7 +210,7 @@ def _overhead():
     kc = tilelang.compile(k.prim_func, out_idx=None)
     C = torch.empty_like(A)
     kc(A, B, C)
-    raw, base, args_at, _, _ = kc._buffers()
+    _raw, args_at, _regs = kc._buffers()  # tl_arg[3] at args_at, already packed by kc(A, B, C)
     ctx = _lib.context()
     stream = torch.cuda.current_stream().cuda_stream
     call = _lib.kernel_call
