@@ -42,6 +42,8 @@ def compile_count():
 
 
 def clear_cache():
+    """Forgets the compiled kernels; those no JITKernel holds any more are destroyed, so no launch of
+    them may still be pending (synchronize first)."""
     with _cache_lock:
         _cache.clear()
 

@@ -10,6 +10,7 @@ or a raw CUstream int); host tensors run synchronously on libtilelang's CPU SIMT
 Arguments are marshalled into a per-thread buffer of DLTensor and tl_arg structs (struct.pack_into,
 one call per tensor); PyTorch and NumPy arrays are read directly, other objects through __dlpack__.
 """
+import atexit
 import ctypes
 import struct
 import threading
@@ -51,14 +52,19 @@ class KernelParam:
         return f"KernelParam({self.name}: {kind}{', output' if self.is_output else ''})"
 
 
+_exiting = []
+atexit.register(_exiting.append, True)
+
+
 class CKernel:
-    """Owns a tl_kernel handle (destroyed with this object)."""
+    """Owns a tl_kernel handle, destroyed with this object -- except at interpreter exit, where launches
+    may still be pending on streams this package does not own (tl_kernel_destroy requires none)."""
 
     def __init__(self, handle):
         self.handle = handle
 
     def __del__(self):
-        if self.handle and _lib is not None and _lib.kernel_destroy is not None:
+        if self.handle and not _exiting and _lib is not None:
             _lib.kernel_destroy(self.handle)
             self.handle = None
 
