@@ -219,6 +219,17 @@ def _overhead():
     def c_call():
         call(ctx, h, args_at, 3, stream, None)
     ctypes_us = _median_batches(c_call)
+    # where the Python side's time goes (for diagnosis; not part of the verdict)
+    from tilelang_ptx.kernel import _current_stream
+    parts = {"torch.empty": lambda: torch.empty((32, 128), dtype=torch.float32, device=0),
+             "current stream": lambda: _current_stream(0),
+             "3x (data_ptr, shape, stride, dtype, get_device)": lambda: [
+                 (t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device()) for t in (A, B, C)]}
+    for name, fn in parts.items():
+        t0 = time.perf_counter_ns()
+        for _ in range(10000):
+            fn()
+        print(f"python-gpu: part: {name}: {(time.perf_counter_ns() - t0) / 1e7:.2f} us", flush=True)
     c_us, c_from = _c_call_us()
     if c_us is None:
         c_us, c_from = ctypes_us, "tl_kernel_call via ctypes"
