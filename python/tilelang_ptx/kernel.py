@@ -13,6 +13,7 @@ one call per tensor); PyTorch and NumPy arrays are read directly, other objects 
 import atexit
 import ctypes
 import struct
+import sys
 import threading
 
 from . import _lib
@@ -100,6 +101,7 @@ class JITKernel:
             self.params.append(KernelParam(names[i], dt, shape, tensor[i], i in outs))
         self._n = n
         self._inputs = [i for i in range(n) if i not in outs]
+        self._in_list = [(pos, i, self.params[i], self.params[i].is_tensor) for pos, i in enumerate(self._inputs)]
         self._outputs = list(self.out_idx or ())
         self._out_plan = [self._plan_output(i) for i in self._outputs]
         self._out_static = [plan if all(isinstance(d, int) for d in plan) else None for plan in self._out_plan]
@@ -177,10 +179,9 @@ class JITKernel:
         params = self.params
         keep = []  # DLPack capsules that must outlive the call
         device = None  # (framework, device id: -1 host) of the first tensor
-        for pos, i in enumerate(self._inputs):
+        for pos, i, p, is_tensor in self._in_list:
             a = args[pos]
-            p = params[i]
-            if not p.is_tensor:
+            if not is_tensor:
                 _pack_scalar(raw, i, a, p)
                 continue
             if type(a) is _torch_tensor:  # the fast path: a plain torch.Tensor of a known dtype
@@ -262,8 +263,8 @@ class JITKernel:
                     else:
                         shape.append(int(args[d[0]].shape[d[1]]))
             if fw == "torch":
-                import torch
-                outs.append(torch.empty(shape, dtype=_torch_dtype(p.dtype), device=did if did >= 0 else "cpu"))
+                outs.append(sys.modules["torch"].empty(shape, dtype=_torch_dtype(p.dtype),
+                                                       device=did if did >= 0 else "cpu"))
             elif fw == "numpy":
                 import numpy
                 if p.dtype == "bfloat16":

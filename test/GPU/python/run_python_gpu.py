@@ -8,8 +8,9 @@
   4. CUDA graphs: kernel(A, B) captured with torch.cuda.graph replays bit-identically to eager calls
      (after new inputs are copied in);
   5. host overhead: median host time of kernel(A, B) (output allocation included; examples/
-     elementwise_add.py at 32x128 f32, one block, the kernel of benchmarks/launch) vs the C call tl_kernel_call (bench_launch.csv's tl_call_us when
-     $OUT has it, else tl_kernel_call through ctypes with prepared arguments); acceptance <= 5 us.
+     elementwise_add.py at 32x128 f32, one block, the kernel of benchmarks/launch) vs the C call
+     tl_kernel_call (bench_launch.csv's tl_call_us when $OUT has it, else tl_kernel_call through
+     ctypes with prepared arguments); acceptance <= 5 us.
 Prints one "python-gpu: <check>: PASS|FAIL ..." line per check and "python-gpu: N passed, M failed" last.
 Exit 0 when all pass, 1 otherwise, 77 without PyTorch or a GPU.
   python3 test/GPU/python/run_python_gpu.py [--repo DIR]   (DIR holds examples/python; default: found)
