@@ -151,7 +151,7 @@ rm -rf "$fa_dump"
 # written above).  SKIP (77) without python3/PyTorch.
 if [[ -f test/GPU/python/run_python_gpu.sh ]]; then
   run_one python_gpu timeout 900 bash test/GPU/python/run_python_gpu.sh
-  grep -E '^python-gpu: ' "$logs/python_gpu.log" || true
+  [[ -f "$logs/python_gpu.log" ]] && grep -E '^python-gpu: ' "$logs/python_gpu.log"
 fi
 
 for csv in "$OUT"/bench_*.csv "$OUT"/triton_first_call.csv "$OUT"/tune_gemm_4096.csv; do
