@@ -2,10 +2,13 @@
 # Builds the self-contained GPU bundle (../shared/GPU.md "A self-contained
 # bundle"): a separate CMake build in build-device-cmake/ with LLVM linked
 # statically into libtilelang.so (-DTL_LLVM_STATIC=ON), then gathers
-#   build-device/lib/libtilelang.so       (stripped; needs only glibc, libstdc++, libz, libzstd)
+#   build-device/lib/libtilelang.so.0     (the SONAME the binaries need; stripped; needs only glibc,
+#                                          libstdc++, libz, libzstd), and libtilelang.so -> libtilelang.so.0
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
+#   build-device/python/tilelang_ptx, build-device/examples/python, build-device/test/GPU/python
+#                                          (the Python package for PYTHONPATH, its examples, its GPU checks)
 #   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh:
 #                                          a program, and a cubin that bench_gemm loads)
 # plus any non-glibc shared library a binary needs that the GPU host may lack
@@ -27,8 +30,9 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin" "$out/examples" "$out/test/GPU"
-cp -L "$bdir/libtilelang.so" "$out/lib/" 2>/dev/null || cp -L "$(find "$bdir" -name 'libtilelang.so*' -type f | head -1)" "$out/lib/libtilelang.so"
-strip --strip-unneeded "$out/lib/libtilelang.so"
+cp -L "$bdir/libtilelang.so" "$out/lib/libtilelang.so.0"
+strip --strip-unneeded "$out/lib/libtilelang.so.0"
+ln -s libtilelang.so.0 "$out/lib/libtilelang.so"
 for exe in "$bdir"/gpu-bin/*; do
   [[ -f "$exe" && -x "$exe" ]] || continue
   cp "$exe" "$out/bin/"
@@ -56,13 +60,20 @@ cp benchmarks/compile/*.py benchmarks/compile/*.sh "$out/benchmarks/compile/" 2>
 # FlashAttention next to PyTorch SDPA (issue 7), run by run-gpu.sh.
 mkdir -p "$out/benchmarks/attention"
 cp benchmarks/attention/*.py "$out/benchmarks/attention/" 2>/dev/null || true
+# The Python package (used through PYTHONPATH on the GPU host, which has no network), its examples and
+# the GPU checks of it (test/GPU/python/run_python_gpu.sh, run by run-gpu.sh).
+mkdir -p "$out/python" "$out/examples/python" "$out/test/GPU/python"
+cp -r python/tilelang_ptx "$out/python/"
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
+cp examples/python/*.py "$out/examples/python/"
+cp test/GPU/python/run_python_gpu.sh test/GPU/python/run_python_gpu.py "$out/test/GPU/python/"
 cp scripts/run-gpu.sh "$out/run-gpu.sh"
 chmod +x "$out/run-gpu.sh"
 
 # Shared libraries the binaries need beyond glibc/libstdc++/libgcc and the
 # ones every Ubuntu host has (libz, libzstd): copy them next to libtilelang.
 skip='^(linux-vdso|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|ld-linux|libstdc\+\+|libgcc_s|libz\.|libzstd\.|libtilelang)'
-for f in "$out"/lib/*.so "$out"/bin/*; do
+for f in "$out"/lib/*.so.0 "$out"/bin/*; do
   ldd "$f" 2>/dev/null | awk '/=>/ {print $1, $3}' | while read -r name path; do
     if [[ "$name" =~ $skip ]] || [[ ! -f "$path" ]]; then continue; fi
     [[ -f "$out/lib/$name" ]] || { cp -L "$path" "$out/lib/$name"; strip --strip-unneeded "$out/lib/$name" || true; }
@@ -70,7 +81,7 @@ for f in "$out"/lib/*.so "$out"/bin/*; do
 done
 
 # The library must not link libcuda (it is dlopen'ed at run time).
-if ldd "$out/lib/libtilelang.so" | grep -q libcuda; then
+if ldd "$out/lib/libtilelang.so.0" | grep -q libcuda; then
   echo "build-device: libtilelang.so links libcuda; it must dlopen it" >&2
   exit 1
 fi

@@ -146,6 +146,14 @@ if [[ -f benchmarks/attention/sdpa.py ]]; then
 fi
 rm -rf "$fa_dump"
 
+# The Python package (issue 17): examples/python on the GPU against PyTorch, TileLang's JIT GEMM test,
+# non-default streams, CUDA-graph replay, host overhead of kernel(A, B) vs the C call (bench_launch.csv,
+# written above).  SKIP (77) without python3/PyTorch.
+if [[ -f test/GPU/python/run_python_gpu.sh ]]; then
+  run_one python_gpu timeout 900 bash test/GPU/python/run_python_gpu.sh
+  [[ -f "$logs/python_gpu.log" ]] && grep -E '^python-gpu: ' "$logs/python_gpu.log"
+fi
+
 for csv in "$OUT"/bench_*.csv "$OUT"/triton_first_call.csv "$OUT"/tune_gemm_4096.csv; do
   [[ -f "$csv" ]] || continue
   echo; echo "$(basename "$csv"):"; cat "$csv"

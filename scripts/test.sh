@@ -4,7 +4,10 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite;
 #   3. a ThreadSanitizer build running two threads that compile different
 #      kernels THREAD_ITERATIONS (default 200) times each in one process;
-#   4. a libFuzzer build (clang-19) running the round-trip fuzzer for
+#   4. install into a temporary prefix and the out-of-tree C example built with find_package and with
+#      pkg-config (scripts/test-install.sh); the Python package's pytest suite (python/tests) on the
+#      CPU executor, from a venv under build-test/;
+#   5. a libFuzzer build (clang-19) running the round-trip fuzzer for
 #      FUZZ_SECONDS (default 30) on the seed corpus.
 # Build directories: build-test/, build-asan/, build-tsan/, build-fuzz/ (JOBS=N to set parallelism).
 # First of all, scripts/check-size.sh: file and function sizes of lib/ and tools/.
@@ -34,6 +37,12 @@ ctest --test-dir build-test -L ptxas --output-on-failure -V
 
 step "CPU SIMT executor vs reference evaluator (every lowered example)"
 ctest --test-dir build-test -L interp --output-on-failure -V
+
+step "install for C users: temporary prefix, out-of-tree example (find_package and pkg-config)"
+scripts/test-install.sh build-test
+
+step "Python package: pip install into a venv, pytest (NumPy, CPU executor), examples/python"
+scripts/test-python.sh build-test
 
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug

@@ -249,7 +249,7 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  *     cuStreamGetCtx), or NULL for the legacy default stream.
  *   outputs: room for tl_kernel_out_idx's n pointers (NULL allowed when n is
  *     0); on success outputs[j] is a new DLManagedTensor for out_idx[j],
- *     allocated with cuMemAlloc_v2 on the inputs' device (compact, shapes
+ *     allocated with cuMemAlloc_v2 (or the context's tl_allocator) on the inputs' device (compact, shapes
  *     from the solved dynamic dims).  The caller frees each with
  *     t->deleter(t) after the kernel is done with it (the deleter frees
  *     the memory and releases the primary context it retained).
@@ -270,6 +270,34 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * TL_ERR_NO_MEMORY. */
 TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args,
                                 size_t nargs, void *stream, DLManagedTensor **outputs);
+
+/* ---------------------------------------------------- output allocator */
+/* Where the out_idx outputs of tl_kernel_call and tl_kernel_time on CUDA
+ * come from, per context: by default cuMemAlloc_v2 / cuMemFree_v2; with an
+ * allocator (a framework's caching allocator, a memory pool) its callbacks,
+ * so that a call allocates no device memory of its own.  Host outputs (the
+ * CPU executors) are always malloc'd. */
+typedef struct tl_allocator {
+  /* Returns `bytes` (>= 1) of device memory on CUDA device ordinal `device`,
+   * usable by work queued on `stream` (the call's CUstream; NULL = the
+   * legacy default stream) and aligned to at least 256 bytes (what
+   * cuMemAlloc gives; the call checks the kernel's own requirement,
+   * tl_kernel_param_alignment), or NULL on failure, when the call fails with
+   * TL_ERR_NO_MEMORY naming the output.  Called on the calling thread with
+   * the device's primary context current. */
+  void *(*alloc)(void *user, size_t bytes, int device, void *stream);
+  /* Releases ptr, which alloc returned with these bytes, device and stream:
+   * from the output's deleter (on whichever thread runs it), or from the
+   * failing call that allocated it.  Must not fail. */
+  void (*free)(void *user, void *ptr, size_t bytes, int device, void *stream);
+  void *user; /* passed to both callbacks; borrowed: must outlive every output it allocated */
+} tl_allocator;
+
+/* Sets ctx's output allocator to a copy of *a, or back to cuMemAlloc_v2 /
+ * cuMemFree_v2 when a is NULL.  Outputs allocated before keep the allocator
+ * they came from.  Errors: TL_ERR_INVALID_ARGUMENT (ctx NULL, a callback
+ * NULL). */
+TL_API tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a);
 
 /* ------------------------------------------------ choosing the executor */
 /* Where a call runs.  tl_kernel_call uses TL_EXEC_AUTO: the device is

@@ -12,10 +12,11 @@
  * context's own streams), check each tensor pointer is device memory of
  * that device (cuPointerGetAttribute DEVICE_ORDINAL), check limits, raise
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB, allocate
- * outputs (cuMemAlloc_v2, optionally poisoned with cuMemsetD8Async 0xFF on
- * the stream), cuLaunchKernel, pop the context.  Outputs are returned as
- * DLManagedTensors whose deleter frees the memory in the primary context
- * and releases the reference on it that the allocation took.
+ * outputs (cuMemAlloc_v2, or the context's tl_allocator; optionally poisoned
+ * with cuMemsetD8Async 0xFF on the stream), cuLaunchKernel, pop the context.
+ * Outputs are returned as DLManagedTensors whose deleter frees the memory
+ * (in the primary context, or through the allocator's free) and releases the
+ * reference on that context that the allocation took.
  * tl_kernel_call_on picks the executor: calls whose tensors are all host
  * memory go to the CPU executors (cpu.c); tl_kernel_time repeats the launch
  * between CUDA events. */
@@ -34,15 +35,22 @@ typedef struct out_tensor {
   tl_CUdeviceptr ptr;
   tl_CUcontext pctx;
   tl_CUdevice dev;
+  tl_allocator alloc; /* the context's allocator when it made ptr; zero: cuMemAlloc_v2 */
+  size_t bytes;       /* what alloc was asked for */
+  int ordinal;        /* device ordinal and stream given to alloc */
+  void *stream;
   int64_t shape[];   /* ndim entries */
 } out_tensor;
 
-/* Frees o's memory in its primary context, then releases the reference on
- * that context which the allocation took (if it got that far). */
+/* Frees o's memory (the allocator's free, or cuMemFree_v2 in its primary
+ * context), then releases the reference on that context which the
+ * allocation took (if it got that far). */
 static void free_out(out_tensor *o) {
   if (!o) return;
   const tl_driver *drv = tl_driver_get(NULL);
-  if (drv && o->ptr) {
+  if (o->ptr && o->alloc.free) {
+    o->alloc.free(o->alloc.user, (void *)(uintptr_t)o->ptr, o->bytes, o->ordinal, o->stream);
+  } else if (drv && o->ptr) {
     tl_CUcontext dummy;
     bool pushed = o->pctx && drv->cuCtxPushCurrent(o->pctx) == TL_CUDA_SUCCESS;
     drv->cuMemFree(o->ptr);
@@ -54,6 +62,48 @@ static void free_out(out_tensor *o) {
 
 static void out_deleter(DLManagedTensor *self) {
   if (self) free_out((out_tensor *)self->manager_ctx);
+}
+
+/* Allocates o's memory for output parameter p: cuMemAlloc_v2, or ctx's
+ * allocator (whose pointer is checked against the kernel's alignment). */
+static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor *o, size_t bytes,
+                              int device, void *stream, const tl_rt_param *p) {
+  if (!ctx->allocator.alloc) {
+    tl_CUresult r = drv->cuMemAlloc(&o->ptr, bytes);
+    if (r == TL_CUDA_SUCCESS) return TL_OK;
+    o->ptr = 0;
+    const char *name, *text;
+    tl_driver_error_text(r, &name, &text);
+    return tl_context_fail(ctx, TL_ERR_CUDA,
+                           "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d failed: %s (%s)", bytes,
+                           p->name, device, name, text);
+  }
+  void *ptr = ctx->allocator.alloc(ctx->allocator.user, bytes, device, stream);
+  if (!ptr)
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY,
+                           "the context's allocator returned NULL for %zu bytes of output '%s' on cuda:%d",
+                           bytes, p->name, device);
+  o->ptr = (tl_CUdeviceptr)(uintptr_t)ptr;
+  o->alloc = ctx->allocator;
+  o->bytes = bytes;
+  o->ordinal = device;
+  o->stream = stream;
+  if (p->align > 1 && (uintptr_t)ptr % (uintptr_t)p->align)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "the context's allocator returned %p for output '%s', which the kernel needs "
+                           "aligned to %d bytes", ptr, p->name, p->align);
+  return TL_OK;
+}
+
+tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (a && (!a->alloc || !a->free))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_context_set_allocator: alloc and free must both be given"));
+  if (a) ctx->allocator = *a;
+  else memset(&ctx->allocator, 0, sizeof ctx->allocator);
+  return tl_context_end(ctx, TL_OK);
 }
 
 /* ----------------------------------------------------------- loading */
@@ -369,15 +419,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     }
     outs[j] = o;
     size_t bytes = b.out_bytes[pi];
-    if ((r = drv->cuMemAlloc(&o->ptr, bytes ? bytes : 16)) != TL_CUDA_SUCCESS) {
-      o->ptr = 0;
-      const char *name, *text;
-      tl_driver_error_text(r, &name, &text);
-      st = tl_context_fail(ctx, TL_ERR_CUDA,
-                           "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d failed: %s (%s)",
-                           bytes, p->name, b.device, name, text);
-      goto done;
-    }
+    if ((st = alloc_output(ctx, drv, o, bytes ? bytes : 16, b.device, cs, p)) != TL_OK) goto done;
     /* the output keeps the primary context alive until its deleter runs */
     tl_CUcontext pc;
     if ((r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev)) != TL_CUDA_SUCCESS) {

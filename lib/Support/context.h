@@ -5,11 +5,13 @@
 
 #include "Support/support.h"
 #include "tilelang/core.h"
+#include "tilelang/runtime.h"
 
 struct tl_context {
   tl_diag diag;        /* diagnostics of the current / last call */
   char *last_error;    /* rendered message of the last failing call (malloc) */
   char *first_file;    /* file of the first error (malloc) */
+  tl_allocator allocator; /* CUDA outputs' allocator (tl_context_set_allocator); zero: cuMemAlloc */
 };
 
 /* Starts a new API call: clears diagnostics and the last error. */

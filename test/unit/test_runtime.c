@@ -551,3 +551,28 @@ Test(compile, llvm_passes_override) {
   cr_assert(strstr(tl_kernel_ptx(k), ".entry main"));
   tl_kernel_destroy(k);
 }
+
+/* ------------------------------------------------- output allocator */
+static void *no_alloc(void *user, size_t bytes, int device, void *stream) {
+  (void)user, (void)bytes, (void)device, (void)stream;
+  return NULL;
+}
+static void no_free(void *user, void *ptr, size_t bytes, int device, void *stream) {
+  (void)user, (void)ptr, (void)bytes, (void)device, (void)stream;
+}
+
+Test(allocator, set_and_reset_validate_their_arguments) {
+  tl_context *ctx;
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+  tl_allocator a = {no_alloc, no_free, NULL};
+  cr_assert_eq(tl_context_set_allocator(NULL, &a), TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_context_set_allocator(ctx, &a), TL_OK);
+  cr_assert_str_empty(tl_context_last_error(ctx));
+  tl_allocator half = {no_alloc, NULL, NULL};
+  cr_assert_eq(tl_context_set_allocator(ctx, &half), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "alloc and free must both be given"));
+  tl_allocator other = {NULL, no_free, NULL};
+  cr_assert_eq(tl_context_set_allocator(ctx, &other), TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_context_set_allocator(ctx, NULL), TL_OK);
+  tl_context_destroy(ctx);
+}

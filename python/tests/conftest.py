@@ -1,0 +1,9 @@
+# pytest set-up of python/tests: the installed tilelang_ptx when there is one (the CI venv),
+# else the package of this checkout (python/).
+import os
+import sys
+
+try:
+    import tilelang_ptx  # noqa: F401
+except ImportError:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))

@@ -1,0 +1,384 @@
+"""TileLang's JIT flow on the CPU SIMT executor with NumPy (python/tests, run by scripts/test.sh):
+the original JIT GEMM test, the factory-decorated style, out_idx forms, argument and capture errors,
+compile errors with line and caret, memoisation, dynamic dims, scalars, the profiler."""
+import inspect
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tilelang_ptx as tilelang
+import tilelang_ptx.language as T
+
+
+def ref_matmul(A, B, trans_A=False, trans_B=False):
+    a = A.astype(np.float32).T if trans_A else A.astype(np.float32)
+    b = B.astype(np.float32).T if trans_B else B.astype(np.float32)
+    return a @ b
+
+
+# ---------------------------------------------------------------- TileLang's original JIT test
+# examples/python/gemm.py is that test with its imports changed; examples/gemm.py and
+# examples/gemm_dynamic_m.py are TileLang files written for `import tilelang`, imported unchanged.
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples")
+sys.path.insert(0, os.path.join(EXAMPLES, "python"))
+from gemm import matmul  # noqa: E402
+
+gemm_factory = tilelang.load_file(os.path.join(EXAMPLES, "gemm.py")).matmul
+gemm_dynamic_m = tilelang.load_file(os.path.join(EXAMPLES, "gemm_dynamic_m.py")).matmul_dynamic_m
+
+
+@pytest.mark.parametrize("trans_A,trans_B", [(False, False), (False, True), (True, False)])
+def test_original_jit_gemm(trans_A, trans_B):
+    M, N, K = 64, 64, 96
+    kernel = matmul(M, N, K, 32, 32, 32, trans_A, trans_B, "float16", "float16", "float32", 2, 128)
+    rng = np.random.default_rng(1)
+    A = rng.uniform(-1, 1, (K, M) if trans_A else (M, K)).astype(np.float16)
+    B = rng.uniform(-1, 1, (N, K) if trans_B else (K, N)).astype(np.float16)
+    C = kernel(A, B)
+    assert C.shape == (M, N) and C.dtype == np.float16
+    tilelang.testing.torch_assert_close(C, ref_matmul(A, B, trans_A, trans_B).astype(np.float16),
+                                        atol=1e-2, rtol=1e-2, max_mismatched_ratio=0.05)
+    assert kernel.out_idx == [2]
+    assert [p.name for p in kernel.params] == ["A", "B", "C"]
+    assert ".entry" in kernel.get_kernel_source()
+
+
+# ---------------------------------------------------------------- factory-decorated style
+def test_factory_decorated_gemm():
+    kernel = gemm_factory(64, 32, 64, 32, 32, 32, num_stages=2)
+    rng = np.random.default_rng(2)
+    A = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    B = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    tilelang.testing.torch_assert_close(kernel(A, B), ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+
+
+# ---------------------------------------------------------------- memoisation
+def test_memoisation_factory():
+    first = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    n = tilelang.compile_count()
+    again = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    assert again is first and tilelang.compile_count() == n
+    gemm_factory(32, 32, 64, 32, 32, 32, num_stages=1)  # different arguments: one more compilation
+    assert tilelang.compile_count() == n + 1
+
+
+def test_memoisation_seed_style():
+    args = (32, 32, 32, 32, 32, 32, False, False, "float16", "float16", "float32", 1, 128)
+    matmul(*args)
+    n = tilelang.compile_count()
+    k = matmul(*args)  # the factory runs again; the same text compiles nothing
+    assert tilelang.compile_count() == n
+    A = np.ones((32, 32), np.float16)
+    assert np.all(k(A, A) == 32)
+
+
+# ---------------------------------------------------------------- out_idx forms
+@tilelang.jit
+def add_sub(N=256, block=128, out_idx_dummy=0):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"),
+             C: T.Tensor((N,), "float32"), D: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                C[bx * block + i] = A[bx * block + i] + B[bx * block + i]
+                D[bx * block + i] = A[bx * block + i] - B[bx * block + i]
+
+    return main
+
+
+def _ab(n=256):
+    rng = np.random.default_rng(3)
+    return rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+
+
+def test_out_idx_forms():
+    pf = add_sub.func()  # the factory's prim_func, compiled below with each out_idx
+    A, B = _ab()
+    k = tilelang.compile(pf, out_idx=3)  # int
+    assert k.out_idx == [3]
+    C = np.zeros(256, np.float32)
+    D = k(A, B, C)
+    assert isinstance(D, np.ndarray) and np.allclose(D, A - B) and np.allclose(C, A + B)
+
+    k = tilelang.compile(pf, out_idx=-2)  # negative: C
+    D = np.zeros(256, np.float32)
+    C = k(A, B, D)
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = tilelang.compile(pf, out_idx=[2, 3])  # list: both, returned as a list
+    C, D = k(A, B)
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = tilelang.compile(pf, out_idx=None)  # none: the caller passes the outputs
+    C, D = np.zeros(256, np.float32), np.zeros(256, np.float32)
+    assert k(A, B, C, D) is None
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+
+    k = add_sub()  # bare @tilelang.jit: out_idx None
+    assert k.out_idx is None
+
+
+def test_out_idx_errors():
+    pf = add_sub.func()
+    with pytest.raises(tilelang.ArgumentError, match="out of range for 4 parameters"):
+        tilelang.compile(pf, out_idx=4)
+    with pytest.raises(tilelang.ArgumentError, match="twice"):
+        tilelang.compile(pf, out_idx=[2, -2])
+
+
+# ---------------------------------------------------------------- argument errors
+def test_argument_errors_name_the_parameter():
+    k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    A = np.zeros((32, 32), np.float16)
+    with pytest.raises(tilelang.ArgumentError, match=r"takes 2 input\(s\) \(A, B\), got 1"):
+        k(A)
+    with pytest.raises(tilelang.ArgumentError, match="do not pass them"):
+        k(A, A, A)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
+        k(A, np.zeros((32, 32), np.float32))
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*expected 32, got 16|argument 'A'"):
+        k(np.zeros((16, 32), np.float16), A)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B': expected a tensor .*got int"):
+        k(A, 3)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*contiguous"):
+        k(np.zeros((32, 64), np.float16)[:, ::2], A)
+
+
+# ---------------------------------------------------------------- compile errors
+def test_syntax_error_has_line_and_caret():
+    @tilelang.jit(out_idx=-1)
+    def broken(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                f = lambda: 0  # not TileLang: the front end's syntax error
+                for i in T.Parallel(N):
+                    B[i] = A[i]
+
+        return main
+
+    with pytest.raises(tilelang.CompileError) as e:
+        broken()
+    msg = str(e.value)
+    lines, start = inspect.getsourcelines(broken.func)
+    line = start + next(i for i, l in enumerate(lines) if "lambda" in l)
+    col = lines[line - start].index("lambda") + 1
+    assert f"{__file__}:{line}:{col}: error:" in msg, msg
+    assert "f = lambda: 0" in msg and "^" in msg.splitlines()[-1] or "^" in msg, msg
+    caret_line = [l for l in msg.splitlines() if l.strip() == "^"][0]
+    assert caret_line.index("^") == col - 1, msg
+
+
+def test_semantic_error_names_file_line():
+    @tilelang.jit(out_idx=-1)
+    def unknown_op(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(N):
+                    B[i] = T.no_such_op(A[i])
+
+        return main
+
+    with pytest.raises(tilelang.CompileError, match=r"test_jit.py:\d+:\d+: error:.*no_such_op"):
+        unknown_op()
+
+
+def test_capture_error_names_the_value():
+    helper = object()
+
+    @tilelang.jit(out_idx=-1)
+    def captures(N=64):
+        @T.prim_func
+        def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(N):
+                    B[i] = A[i] * helper
+
+        return main
+
+    with pytest.raises(tilelang.CaptureError, match="kernel 'main' reads 'helper'.*builtins.object"):
+        captures()
+
+
+def test_prim_func_is_not_callable():
+    with pytest.raises(TypeError, match="not a Python function"):
+        add_sub.func()(1, 2)
+
+
+# ---------------------------------------------------------------- dynamic dims, scalars, module constants
+def test_dynamic_m_output_shape():
+    k = gemm_dynamic_m(N=32, K=64, block_M=32, block_N=32, block_K=32, num_stages=2)
+    assert k.params[0].shape == ["m", 64]
+    rng = np.random.default_rng(4)
+    B = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    for m in (1, 17, 40):
+        A = rng.uniform(-1, 1, (m, 64)).astype(np.float16)
+        C = k(A, B)
+        assert C.shape == (m, 32)
+        tilelang.testing.torch_assert_close(C, ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+
+
+SAXPY_BLOCK = 128  # a module global the kernel reads
+
+
+@tilelang.jit(out_idx=-1, target="cpu")
+def saxpy(N):
+    @T.prim_func
+    def main(X: T.Tensor((N,), "float32"), Y: T.Tensor((N,), "float32"), alpha: T.float32,
+             Z: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, SAXPY_BLOCK), threads=SAXPY_BLOCK) as bx:
+            for i in T.Parallel(SAXPY_BLOCK):
+                if bx * SAXPY_BLOCK + i < N:
+                    Z[bx * SAXPY_BLOCK + i] = alpha * X[bx * SAXPY_BLOCK + i] + Y[bx * SAXPY_BLOCK + i]
+
+    return main
+
+
+def test_scalar_argument_and_cpu_target():
+    k = saxpy(1000)
+    assert k.get_kernel_source() == ""  # target="cpu": no PTX
+    X, Y = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
+    np.testing.assert_allclose(k(X, Y, 2.5), 2.5 * X + Y)
+    np.testing.assert_allclose(k(X, Y, np.float32(0.5)), 0.5 * X + Y)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'alpha': expected a float32 scalar"):
+        k(X, Y, "two")
+
+
+def test_unsupported_pass_config_and_target():
+    with pytest.raises(ValueError, match="unsupported pass config 'tl.no_such'"):
+        tilelang.compile(add_sub.func(), pass_configs={"tl.no_such": True})
+    with pytest.raises(ValueError, match="target 'sm_70' is not supported"):
+        tilelang.compile(add_sub.func(), target="sm_70")
+    k = tilelang.compile(add_sub.func(), out_idx=[2, 3], pass_configs={"tl.enable_fast_math": True},
+                         target="sm_80")
+    assert "sm_80" in k.get_kernel_source()
+
+
+# ---------------------------------------------------------------- profiler, testing helpers
+def test_profiler_on_cpu():
+    k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)
+    prof = k.get_profiler(tensor_supply_type=tilelang.TensorSupplyType.Normal)
+    prof.assert_allclose(lambda A, B: ref_matmul(A, B), atol=1e-2, rtol=1e-2)
+    assert prof.do_bench(warmup=1, rep=3) > 0
+    with pytest.raises(AssertionError, match="elements"):
+        prof.assert_allclose(lambda A, B: ref_matmul(A, B) + 1, atol=1e-2, rtol=1e-2)
+
+
+def test_torch_assert_close_ratio():
+    a = np.zeros(100, np.float32)
+    b = a.copy()
+    b[:3] = 1
+    tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.05)
+    with pytest.raises(AssertionError, match="3 of 100 elements"):
+        tilelang.testing.torch_assert_close(a, b, atol=1e-3, rtol=0, max_mismatched_ratio=0.01)
+
+
+# ---------------------------------------------------------------- other DLPack producers, the T namespace
+class DLPackOnly:
+    """A tensor known only through __dlpack__ (as CuPy or JAX arrays are to this package)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_generic_dlpack_tensors():
+    k = tilelang.compile(add_sub.func(), out_idx=None)
+    A, B = _ab()
+    C, D = np.zeros(256, np.float32), np.zeros(256, np.float32)
+    assert k(DLPackOnly(A), DLPackOnly(B), DLPackOnly(C), DLPackOnly(D)) is None
+    assert np.allclose(C, A + B) and np.allclose(D, A - B)
+    k = tilelang.compile(add_sub.func(), out_idx=-1)
+    with pytest.raises(tilelang.ArgumentError, match="cannot allocate output 'D' like a"):
+        k(DLPackOnly(A), DLPackOnly(B), C)
+
+
+def test_language_names_are_inert():
+    assert T.float16 == "float16" and isinstance(T.bfloat16, str)
+    t = T.Tensor((4, 8), "float16")
+    assert t.args == ((4, 8), "float16")
+    assert repr(T.GemmWarpPolicy.FullRow) == "T.GemmWarpPolicy.FullRow"
+    assert T.some_future_intrinsic(1, x=2).kwargs == {"x": 2}  # any T.name resolves
+    assert tilelang.language is T
+
+
+def test_annotation_only_values():
+    def factory(M):
+        shape = (M * 2,)  # a factory local used only in annotations: from __annotations__
+        n = M * 2
+
+        @T.prim_func
+        def main(A: T.Tensor(shape, "float32"), B: T.Tensor((n + 0,), "float32")):  # an expression: replaced
+            with T.Kernel(1, threads=64) as bx:
+                for i in T.Parallel(64):
+                    B[i] = A[i] + 1.0
+
+        return main
+
+    k = tilelang.compile(factory(32), out_idx=-1)
+    assert k.params[0].shape == [64] and k.params[1].shape == [64]
+    A = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(k(A), A + 1)
+
+
+# ---------------------------------------------------------------- the eager style
+@tilelang.jit
+def add_eager(A: T.Tensor[(T.const("N"),), "float32"], B: T.Tensor[(T.const("N"),), "float32"]):
+    N = A.shape[0]
+    C = T.empty((N,), "float32")
+    with T.Kernel(T.ceildiv(N, 128), threads=128) as bx:
+        for i in T.Parallel(128):
+            C[bx * 128 + i] = A[bx * 128 + i] + B[bx * 128 + i]
+    return C
+
+
+def test_eager_style_source_goes_to_libtilelang():
+    """The eager style: detected, never run by Python, its whole source handed to libtilelang.  The
+    eager front end comes with the front-end rewrite; until then its diagnostics are raised."""
+    assert add_eager.eager and not gemm_factory.eager
+    A = np.ones(256, np.float32)
+    try:
+        C = add_eager(A, A)
+    except tilelang.CompileError as e:
+        assert f"{__file__}:" in str(e) and "error:" in str(e), str(e)
+        return
+    np.testing.assert_array_equal(C, A + A)
+
+
+# ---------------------------------------------------------------- the PyTorch path (host tensors)
+def test_torch_path(monkeypatch):
+    """kernel(A, B) with PyTorch tensors: the fast path, torch.empty outputs.  CPU tensors here (the
+    CI machine has no GPU); without PyTorch, tests/fake_torch.py stands in for it."""
+    try:
+        import torch
+    except ImportError:
+        import fake_torch as torch
+        monkeypatch.setitem(sys.modules, "torch", torch)
+    import tilelang_ptx.kernel as kmod
+    monkeypatch.setattr(kmod, "_torch_tensor", None)  # a fake from an earlier test must not stay
+    k = gemm_factory(32, 32, 64, 32, 32, 32, num_stages=1)
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-1, 1, (32, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 32)).astype(np.float16)
+    A, B = torch.from_numpy(a), torch.from_numpy(b)
+    for _ in range(3):  # the first call takes the general path, the next ones the fast path
+        C = k(A, B)
+        assert type(C).__module__.startswith("torch") and tuple(C.shape) == (32, 32)
+        tilelang.testing.torch_assert_close(C, ref_matmul(a, b), atol=1e-2, rtol=1e-2)
+    assert kmod._torch_tensor is type(A)
+    slow = []
+    monkeypatch.setattr(kmod, "_pack_tensor", lambda *a: slow.append(a))
+    k(A, B)
+    assert not slow, "the fast path was not taken"
+    monkeypatch.undo()
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
+        k(A, torch.from_numpy(b.astype(np.float32)))

@@ -1,0 +1,131 @@
+"""_lib.py -- loading libtilelang with ctypes and the C declarations the package uses.
+
+Where the library comes from, first found wins:
+  1. $TL_LIBRARY (a path to libtilelang.so[.0]);
+  2. next to the package: <pkg>/../lib (the GPU bundle build-device/python -> build-device/lib),
+     <pkg>/../../lib and <pkg>/../../../lib (an install prefix: P/lib/python3.X/site-packages/tilelang_ptx);
+  3. the lib directory of an install prefix whose bin/ holds the tl-opt found on PATH;
+  4. the build tree of a source checkout (<repo>/build, <repo>/build-test);
+  5. the dynamic loader's search path (libtilelang.so.0, then libtilelang.so).
+Mirrors of include/tilelang/{core,ir,runtime}.h: keep field order and types in step with them.
+"""
+import ctypes
+import os
+import shutil
+import threading
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_NAMES = ("libtilelang.so.0", "libtilelang.so")
+
+
+def _candidates():
+    env = os.environ.get("TL_LIBRARY")
+    if env:
+        yield env
+        return
+    dirs = [os.path.join(_HERE, *([".."] * up), "lib") for up in (1, 2, 3, 4)]
+    tool = shutil.which("tl-opt")
+    if tool:
+        dirs.append(os.path.join(os.path.dirname(os.path.realpath(tool)), "..", "lib"))
+    repo = os.path.join(_HERE, "..", "..")
+    dirs += [os.path.join(repo, "build"), os.path.join(repo, "build-test")]
+    for d in dirs:
+        for n in _NAMES:
+            p = os.path.normpath(os.path.join(d, n))
+            if os.path.exists(p):
+                yield p
+    yield from _NAMES
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise ImportError("tilelang_ptx: cannot load libtilelang (set TL_LIBRARY to its path):\n  " +
+                      "\n  ".join(errors))
+
+
+lib, path = _load()
+
+# ------------------------------------------------------------------ types (runtime.h, dlpack.h)
+c_void_p, c_int, c_size_t, c_char_p = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_char_p
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class TLDType(ctypes.Structure):  # tl_dtype
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class CompileOptions(ctypes.Structure):  # tl_compile_options
+    _fields_ = [("target", c_char_p), ("out_idx_mode", c_int), ("out_idx", ctypes.POINTER(c_int)),
+                ("n_out_idx", c_size_t), ("flags", ctypes.c_uint), ("verify_each", ctypes.c_bool),
+                ("stop_after", c_int), ("after_stage", c_void_p), ("after_stage_user", c_void_p),
+                ("times", c_void_p)]
+
+
+TL_OK, TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE = 0, 1, 2
+TL_OUT_IDX_NONE = 1
+TL_COMPILE_FAST_MATH = 1 << 2
+TL_STAGE_PTX, TL_STAGE_SIMT = 0, 1
+TL_ARG_TENSOR, TL_ARG_INT, TL_ARG_FLOAT = 0, 1, 2
+# DLPack device types and type codes (dlpack.h)
+kDLCPU, kDLCUDA, kDLCUDAHost = 1, 2, 3
+kDLInt, kDLUInt, kDLFloat, kDLBfloat = 0, 1, 2, 4
+DLTENSOR_SIZE = 48   # sizeof(DLTensor): data, device, ndim, dtype, shape, strides, byte_offset
+ARG_SIZE = 16        # sizeof(tl_arg): kind, then an 8-byte union
+
+
+def _decl(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+P = c_void_p
+context_create = _decl("tl_context_create", c_int, ctypes.POINTER(c_void_p))
+context_destroy = _decl("tl_context_destroy", None, P)
+context_last_error = _decl("tl_context_last_error", c_char_p, P)
+status_name = _decl("tl_status_name", c_char_p, c_int)
+kernel_compile = _decl("tl_kernel_compile", c_int, P, c_char_p, c_size_t, c_char_p, P, c_size_t,
+                       ctypes.POINTER(CompileOptions), ctypes.POINTER(c_void_p))
+kernel_destroy = _decl("tl_kernel_destroy", None, P)
+kernel_ptx = _decl("tl_kernel_ptx", c_char_p, P)
+kernel_simt_ir = _decl("tl_kernel_simt_ir", c_char_p, P)
+kernel_target = _decl("tl_kernel_target", c_char_p, P)
+kernel_name = _decl("tl_kernel_name", c_char_p, P)
+param_count = _decl("tl_kernel_param_count", c_int, P)
+param_name = _decl("tl_kernel_param_name", c_char_p, P, c_int)
+param_is_tensor = _decl("tl_kernel_param_is_tensor", ctypes.c_bool, P, c_int)
+param_dtype = _decl("tl_kernel_param_dtype", TLDType, P, c_int)
+param_ndim = _decl("tl_kernel_param_ndim", c_int, P, c_int)
+param_dim = _decl("tl_kernel_param_dim", ctypes.c_bool, P, c_int, c_int,
+                  ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(c_char_p))
+dtype_name = _decl("tl_dtype_name", c_char_p, TLDType)
+kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
+target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
+target_list = _decl("tl_target_list", c_char_p)
+default_target = _decl("tl_device_default_target", c_char_p)
+
+_tls = threading.local()
+
+
+def context():
+    """The calling thread's tl_context (libtilelang wants one per thread), created on first use."""
+    ctx = getattr(_tls, "ctx", None)
+    if ctx is None:
+        h = c_void_p()
+        if context_create(ctypes.byref(h)) != TL_OK:
+            raise MemoryError("tl_context_create failed")
+        ctx = _tls.ctx = h.value
+    return ctx
+
+
+def last_error(ctx):
+    return (context_last_error(ctx) or b"").decode("utf-8", "replace")

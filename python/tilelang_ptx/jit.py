@@ -1,0 +1,197 @@
+"""jit.py -- tilelang.jit and tilelang.compile: TileLang's JIT entry points over libtilelang.
+
+Three ways a kernel reaches the compiler, as in TileLang:
+  * @tilelang.jit(out_idx=...) on a @T.prim_func inside a factory (TileLang's original JIT test):
+    the factory's call returns a compiled JITKernel;
+  * @tilelang.jit(out_idx=...) on the factory itself: calling it runs the factory (Python code) to
+    get its prim_func, then compiles it; memoised per distinct arguments;
+  * tilelang.compile(prim_func, out_idx=...);
+  * the eager style (@tilelang.jit on a function whose parameters are the tensors, T.const/T.empty
+    in its body, no @T.prim_func inside): its whole source goes to libtilelang on the first call
+    (this needs the eager front end; today's raises its diagnostics).
+Compiling: _source.build turns the prim_func into a TileLang file (its source and the values it
+captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocates the outputs);
+compiled kernels are memoised by (text, target, flags), so a second factory call with the same
+arguments compiles nothing (compile_count() counts the real compilations).  Errors raise
+CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret).
+"""
+import ctypes
+import functools
+import threading
+
+from . import _lib, _source
+from .kernel import CKernel, JITKernel
+from .language import PrimFunc
+
+
+class CompileError(Exception):
+    """libtilelang rejected a kernel; str(e) is its rendered diagnostics."""
+
+
+_cache = {}
+_cache_lock = threading.Lock()
+_stats = {"compiles": 0}
+
+_PASS_CONFIGS_NO_EFFECT = ("tl.disable_tma_lower", "tl.disable_warp_specialized", "tl.disable_wgmma",
+                           "tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
+
+
+def compile_count():
+    """Number of kernels libtilelang compiled in this process (memoised calls do not count)."""
+    return _stats["compiles"]
+
+
+def clear_cache():
+    """Forgets the compiled kernels; those no JITKernel holds any more are destroyed, so no launch of
+    them may still be pending (synchronize first)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _target(target):
+    """TileLang target -> (libtilelang target or None = auto, stop_after)."""
+    if target is None or target in ("auto", "cuda", "nvidia"):
+        return None, _lib.TL_STAGE_PTX
+    if not isinstance(target, str):
+        target = str(getattr(target, "arch", target))
+    if target in ("cpu", "c", "llvm"):
+        return None, _lib.TL_STAGE_SIMT  # the CPU executor needs no PTX
+    t = target
+    if t.startswith("cuda"):
+        for part in t.split():
+            if part.startswith("-arch="):
+                t = part[6:]
+    if not _lib.target_supported(t.encode()):
+        raise ValueError(f"target {target!r} is not supported (auto, cuda, cpu, or "
+                         f"{_lib.target_list().decode()})")
+    return t, _lib.TL_STAGE_PTX
+
+
+def _flags(pass_configs):
+    flags = 0
+    for k, v in (pass_configs or {}).items():
+        if k == "tl.enable_fast_math":
+            flags |= _lib.TL_COMPILE_FAST_MATH if v else 0
+        elif k not in _PASS_CONFIGS_NO_EFFECT:
+            raise ValueError(f"unsupported pass config {k!r} (understood: 'tl.enable_fast_math'; accepted "
+                             f"without effect: {', '.join(repr(x) for x in _PASS_CONFIGS_NO_EFFECT)})")
+    return flags
+
+
+def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto",
+            verbose=False, pass_configs=None, **_ignored):
+    """Compiles a @T.prim_func; returns a JITKernel.  target: "auto"/"cuda" (the GPU's), "sm_80" ..
+    "sm_90a", "cuda -arch=sm_90a", or "cpu" (the CPU executor only: no PTX).  target_host and
+    execution_backend are TileLang's and accepted without effect."""
+    if isinstance(func, JITKernel):
+        return func
+    if not isinstance(func, PrimFunc):
+        raise TypeError(f"tilelang.compile expects a @T.prim_func, got {type(func).__name__}")
+    tgt, stop = _target(target)
+    flags = _flags(pass_configs)
+    text, filename = _source.build(func.func)
+    key = (text, filename, tgt, stop, flags)
+    with _cache_lock:
+        ck = _cache.get(key)
+    if ck is None:
+        ck = _compile_text(text, filename, tgt, stop, flags)
+        with _cache_lock:
+            ck = _cache.setdefault(key, ck)
+        if verbose:
+            print(f"tilelang_ptx: compiled '{func.__name__}' from {filename} for "
+                  f"{_lib.kernel_target(ck.handle).decode()}")
+    return JITKernel(ck, func, out_idx, tgt or "auto", text)
+
+
+def _compile_text(text, filename, tgt, stop, flags):
+    o = _lib.CompileOptions()
+    o.target = tgt.encode() if tgt else None
+    o.out_idx_mode = _lib.TL_OUT_IDX_NONE
+    o.flags = flags
+    o.stop_after = stop
+    data = text.encode()
+    h = ctypes.c_void_p()
+    ctx = _lib.context()
+    rc = _lib.kernel_compile(ctx, data, len(data), filename.encode(), None, 0, ctypes.byref(o),
+                             ctypes.byref(h))
+    if rc != _lib.TL_OK:
+        msg = _lib.last_error(ctx)
+        if rc == _lib.TL_ERR_COMPILE:
+            raise CompileError(msg)
+        raise CompileError(f"{_lib.status_name(rc).decode()}: {msg}")
+    _stats["compiles"] += 1
+    return CKernel(h.value)
+
+
+class JITFactory:
+    """@tilelang.jit on a Python function: calling it compiles (once per distinct arguments).
+
+    A factory returns its @T.prim_func (or a JITKernel, when the prim_func is itself decorated);
+    the result is compiled with this decorator's options."""
+
+    def __init__(self, func, options):
+        self.func = func
+        self.options = options
+        self._memo = {}
+        self.eager = _source.is_eager(func)
+        self._eager_kernel = None
+        functools.update_wrapper(self, func)
+
+    def __call__(self, *args, **kwargs):
+        if self.eager:
+            return self._eager_call(*args, **kwargs)
+        try:
+            key = (args, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None:
+            k = self._memo.get(key)
+            if k is not None:
+                return k
+        r = self.func(*args, **kwargs)
+        if isinstance(r, PrimFunc):
+            r = compile(r, **self.options)
+        elif not isinstance(r, JITKernel):
+            raise TypeError(f"@tilelang.jit function '{self.func.__name__}' returned "
+                            f"{type(r).__name__}, not a @T.prim_func")
+        if key is not None:
+            self._memo[key] = r
+        return r
+
+    def _eager_call(self, *args, **kwargs):
+        """The eager style: the function is the kernel and its parameters are the tensors.  Its whole
+        source (decorators kept) goes to libtilelang once; the front end binds T.const sizes from the
+        call's tensors (dynamic dims), and the kernel is called with the arguments.  Needs the eager
+        front end (issue 17 notes: F's front-end rewrite); until then the front end's diagnostics are
+        raised as CompileError."""
+        k = self._eager_kernel
+        if k is None:
+            o = self.options
+            tgt, stop = _target(o.get("target"))
+            text, filename = _source.build(self.func, eager=True)
+            key = (text, filename, tgt, stop, _flags(o.get("pass_configs")))
+            with _cache_lock:
+                ck = _cache.get(key)
+            if ck is None:
+                ck = _compile_text(text, filename, tgt, stop, key[4])
+                with _cache_lock:
+                    ck = _cache.setdefault(key, ck)
+            k = self._eager_kernel = JITKernel(ck, None, o.get("out_idx"), tgt or "auto", text)
+        return k(*args, **kwargs)
+
+
+def jit(func=None, *, out_idx=None, target="auto", target_host=None, execution_backend="auto",
+        verbose=False, pass_configs=None, **kwargs):
+    """TileLang's decorator: @tilelang.jit or @tilelang.jit(out_idx=..., target=..., pass_configs=...,
+    verbose=..., execution_backend=..., target_host=...).  On a @T.prim_func it compiles it now and
+    returns a JITKernel; on a factory it returns a JITFactory."""
+    options = dict(out_idx=out_idx, target=target, target_host=target_host,
+                   execution_backend=execution_backend, verbose=verbose, pass_configs=pass_configs)
+    if func is None:
+        return lambda f: jit(f, **options)
+    if isinstance(func, PrimFunc):
+        return compile(func, **options)
+    if callable(func):
+        return JITFactory(func, options)
+    raise TypeError(f"tilelang.jit expects a function or a @T.prim_func, got {type(func).__name__}")

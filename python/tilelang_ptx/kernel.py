@@ -1,0 +1,409 @@
+"""kernel.py -- JITKernel: a compiled kernel called as `kernel(*inputs)` with DLPack tensors.
+
+The C kernel is compiled with out_idx none (every tensor is passed in); this object implements
+TileLang's out_idx itself: the outputs are allocated by the inputs' framework (torch.empty on the
+inputs' device -- PyTorch's caching allocator, no cuMemAlloc -- or numpy.empty on the host), passed to
+tl_kernel_call with the inputs, and returned (one output alone, several as a list, none -> None).
+CUDA tensors launch on the current PyTorch stream of their device (or `stream=`, a torch.cuda.Stream
+or a raw CUstream int); host tensors run synchronously on libtilelang's CPU SIMT executor.
+
+Arguments are marshalled into a per-thread buffer of DLTensor and tl_arg structs (struct.pack_into,
+one call per tensor); PyTorch and NumPy arrays are read directly, other objects through __dlpack__.
+"""
+import atexit
+import ctypes
+import struct
+import sys
+import threading
+
+from . import _lib
+
+# DLTensor: data, device{type,id}, ndim, dtype{code,bits,lanes}, shape*, strides*, byte_offset; then the
+# shape and strides arrays themselves (_hdr(ndim))
+_ARG_TENSOR = struct.Struct("<iiQ")     # tl_arg: kind, pad, DLTensor*
+_ARG_INT = struct.Struct("<iiq")
+_ARG_FLOAT = struct.Struct("<iid")
+MAX_DIMS = 8
+_REGION = 48 + 16 * MAX_DIMS            # a DLTensor, then its shape and strides
+
+# torch / numpy dtype name -> DLPack (code, bits); bool crosses as uint8 (DLPack 0.6)
+_DL_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16),
+             "int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64),
+             "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (1, 8)}
+
+
+class ArgumentError(ValueError):
+    """A call's arguments do not fit the kernel's parameters (the message names the parameter)."""
+
+
+class KernelError(RuntimeError):
+    """libtilelang failed to run the kernel (an executor error, a CUDA driver error)."""
+
+
+class KernelParam:
+    """One prim_func parameter: name, dtype (TileLang name), shape (ints; a str for a dynamic dim
+    that is exactly one symbol, None for another expression) for tensors, is_output."""
+
+    def __init__(self, name, dtype, shape, is_tensor, is_output):
+        self.name, self.dtype, self.shape = name, dtype, shape
+        self.is_tensor, self.is_output = is_tensor, is_output
+
+    def __repr__(self):
+        kind = f"Tensor({self.shape}, {self.dtype!r})" if self.is_tensor else self.dtype
+        return f"KernelParam({self.name}: {kind}{', output' if self.is_output else ''})"
+
+
+_exiting = []
+atexit.register(_exiting.append, True)
+
+
+class CKernel:
+    """Owns a tl_kernel handle, destroyed with this object -- except at interpreter exit, where launches
+    may still be pending on streams this package does not own (tl_kernel_destroy requires none)."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __del__(self):
+        if self.handle and not _exiting and _lib is not None:
+            _lib.kernel_destroy(self.handle)
+            self.handle = None
+
+
+class JITKernel:
+    """A compiled TileLang kernel.  kernel(*inputs, stream=None) runs it; params, out_idx,
+    get_kernel_source() (the PTX), get_profiler()."""
+
+    def __init__(self, ckernel, prim_func, out_idx, target, source=None):
+        self._ck = ckernel
+        self._h = ckernel.handle
+        self.prim_func = prim_func
+        self.target = target
+        self.source = source
+        h = self._h
+        n = _lib.param_count(h)
+        names = [_lib.param_name(h, i).decode() for i in range(n)]
+        tensor = [bool(_lib.param_is_tensor(h, i)) for i in range(n)]
+        self.out_idx = _normalize_out_idx(out_idx, names, tensor)
+        outs = set(self.out_idx or ())
+        self.params = []
+        for i in range(n):
+            dt = _lib.dtype_name(_lib.param_dtype(h, i)).decode()
+            shape = None
+            if tensor[i]:
+                shape = []
+                for d in range(_lib.param_ndim(h, i)):
+                    v, sym = ctypes.c_int64(), ctypes.c_char_p()
+                    if _lib.param_dim(h, i, d, ctypes.byref(v), ctypes.byref(sym)):
+                        shape.append(v.value)
+                        continue
+                    shape.append(sym.value.decode() if sym.value else None)
+            self.params.append(KernelParam(names[i], dt, shape, tensor[i], i in outs))
+        self._n = n
+        self._inputs = [i for i in range(n) if i not in outs]
+        self._in_list = [(pos, i, self.params[i], self.params[i].is_tensor) for pos, i in enumerate(self._inputs)]
+        self._outputs = list(self.out_idx or ())
+        self._out_plan = [self._plan_output(i) for i in self._outputs]
+        self._out_static = [plan if all(isinstance(d, int) for d in plan) else None for plan in self._out_plan]
+        self._out_fixed = [_fixed_layout(shape, self.params[i].dtype) if shape is not None else None
+                           for shape, i in zip(self._out_static, self._outputs)]
+        self._tls = threading.local()
+
+    # ------------------------------------------------------------------ introspection
+    def get_kernel_source(self):
+        """The PTX text (\"\" when compiled for the CPU executor only)."""
+        return (_lib.kernel_ptx(self._h) or b"").decode()
+
+    def get_simt_ir(self):
+        return (_lib.kernel_simt_ir(self._h) or b"").decode()
+
+    @property
+    def kernel_name(self):
+        return _lib.kernel_name(self._h).decode()
+
+    def get_profiler(self, tensor_supply_type=None):
+        from .profiler import Profiler
+        return Profiler(self, tensor_supply_type)
+
+    def __repr__(self):
+        return f"<JITKernel {self.kernel_name} {self.params} out_idx={self.out_idx}>"
+
+    # ------------------------------------------------------------------ calling
+    def _plan_output(self, i):
+        """Per dim of output i: an int, or (input position in the call, dim) that binds its symbol."""
+        p_name = _lib.param_name(self._h, i).decode()
+        plan = []
+        h = self._h
+        for d in range(_lib.param_ndim(h, i)):
+            v, sym = ctypes.c_int64(), ctypes.c_char_p()
+            if _lib.param_dim(h, i, d, ctypes.byref(v), ctypes.byref(sym)):
+                plan.append(v.value)
+                continue
+            src = None
+            if sym.value:
+                for pos, j in enumerate(self._inputs):
+                    if not _lib.param_is_tensor(h, j):
+                        continue
+                    for e in range(_lib.param_ndim(h, j)):
+                        w, s2 = ctypes.c_int64(), ctypes.c_char_p()
+                        if not _lib.param_dim(h, j, e, ctypes.byref(w), ctypes.byref(s2)) and \
+                                s2.value == sym.value:
+                            src = (pos, e)
+                            break
+                    if src:
+                        break
+            plan.append(src if src else (None, f"output '{p_name}' dim {d}"))
+        return plan
+
+    def _buffers(self):
+        """The calling thread's marshalling buffer: tl_arg[n] (the tensor entries point at their
+        DLTensor once and for all), then per parameter a DLTensor followed by its shape and strides."""
+        b = getattr(self._tls, "buf", None)
+        if b is None:
+            n = max(self._n, 1)
+            raw = ctypes.create_string_buffer(n * (_lib.ARG_SIZE + _REGION))
+            base = ctypes.addressof(raw)
+            regs = []
+            for i in range(n):
+                off = n * _lib.ARG_SIZE + i * _REGION
+                regs.append((off, base + off))
+                if i < self._n and self.params[i].is_tensor:
+                    _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0, base + off)
+            b = self._tls.buf = (raw, base, regs)
+        return b
+
+    def __call__(self, *args, stream=None):
+        if len(args) != len(self._inputs):
+            self._count_error(args)
+        raw, base, regs = self._buffers()
+        params = self.params
+        keep = []  # DLPack capsules that must outlive the call
+        device = None  # (framework, device id: -1 host) of the first tensor
+        for pos, i, p, is_tensor in self._in_list:
+            a = args[pos]
+            if not is_tensor:
+                _pack_scalar(raw, i, a, p)
+                continue
+            if type(a) is _torch_tensor:  # the fast path: a plain torch.Tensor of a known dtype
+                shape = a.shape
+                nd = len(shape)
+                cb = _DL_OF.get(a.dtype)
+                hdr = _HDRS.get(nd)
+                if cb is not None and hdr is not None:
+                    did = a.get_device()
+                    off, addr = regs[i]
+                    hdr.pack_into(raw, off, a.data_ptr(), 2 if did >= 0 else 1, did if did >= 0 else 0, nd,
+                                  cb[0], cb[1], 1, addr + 48, addr + 48 + 8 * nd, 0, *shape, *a.stride())
+                    if device is None:
+                        device = ("torch", did)
+                    continue
+            dev = _pack_tensor(raw, regs[i], a, p, keep)
+            if device is None:
+                device = dev
+        outs = ()
+        if self._outputs:
+            outs = self._allocate(args, device)
+            fw, did = device
+            for j, i in enumerate(self._outputs):
+                fixed = self._out_fixed[j]
+                if fixed is None or fw not in ("torch", "numpy"):
+                    _pack_tensor(raw, regs[i], outs[j], params[i], keep)
+                    continue
+                # allocated here, compact, of a static shape: only the pointer is new
+                o = outs[j]
+                off, addr = regs[i]
+                hdr, nd, code, bits, dims = fixed
+                ptr = o.data_ptr() if fw == "torch" else o.__array_interface__["data"][0]
+                hdr.pack_into(raw, off, ptr, _lib.kDLCUDA if did >= 0 else _lib.kDLCPU, max(did, 0), nd, code,
+                              bits, 1, addr + 48, addr + 48 + 8 * nd, 0, *dims)
+        if stream is not None:
+            s = stream if isinstance(stream, int) else getattr(stream, "cuda_stream", stream)
+        elif device is not None and device[0] == "torch" and device[1] >= 0:
+            s = _current_stream(device[1])
+        else:
+            s = None  # host tensors; other frameworks' CUDA tensors: the legacy default stream
+        ctx = getattr(_lib._tls, "ctx", None) or _lib.context()
+        rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
+        if rc != _lib.TL_OK:
+            msg = _lib.last_error(ctx)
+            if rc == _lib.TL_ERR_INVALID_ARGUMENT:
+                raise ArgumentError(msg)
+            raise KernelError(f"{_lib.status_name(rc).decode()}: {msg}")
+        del keep
+        if not outs:
+            return None
+        return outs[0] if len(outs) == 1 else outs
+
+    def _count_error(self, args):
+        n_in = len(self._inputs)
+        names = ", ".join(self.params[i].name for i in self._inputs)
+        if len(args) == self._n and self._outputs:
+            raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}): "
+                                f"the out_idx output(s) are allocated and returned, do not pass them")
+        raise ArgumentError(f"kernel '{self.kernel_name}' takes {n_in} input(s) ({names}), got {len(args)}")
+
+    def _allocate(self, args, device):
+        if device is None:
+            raise ArgumentError(f"kernel '{self.kernel_name}': no tensor input to allocate the outputs "
+                                "like; pass every tensor with out_idx=None")
+        fw, did = device
+        outs = []
+        for j, i in enumerate(self._outputs):
+            p = self.params[i]
+            plan = self._out_plan[j]
+            shape = self._out_static[j]
+            if shape is None:
+                shape = []
+                for d in plan:
+                    if isinstance(d, int):
+                        shape.append(d)
+                    elif d[0] is None:
+                        raise ArgumentError(f"kernel '{self.kernel_name}': the size of {d[1]} is an expression "
+                                            "of dynamic dims no input binds; pass it with out_idx=None")
+                    else:
+                        shape.append(int(args[d[0]].shape[d[1]]))
+            if fw == "torch":
+                outs.append(sys.modules["torch"].empty(shape, dtype=_torch_dtype(p.dtype),
+                                                       device=did if did >= 0 else "cpu"))
+            elif fw == "numpy":
+                import numpy
+                if p.dtype == "bfloat16":
+                    raise ArgumentError(f"output '{p.name}': NumPy has no bfloat16; use PyTorch tensors")
+                outs.append(numpy.empty(shape, dtype=p.dtype))
+            else:
+                raise ArgumentError(f"kernel '{self.kernel_name}': cannot allocate output '{p.name}' like a "
+                                    f"{fw} tensor (PyTorch and NumPy only); pass it with out_idx=None")
+        return outs
+
+
+def _fixed_layout(shape, dtype):
+    """(header struct, ndim, DLPack code, bits, shape + compact strides) of an output the call
+    allocates with a static shape, or None when the dtype has no DLPack code here."""
+    if dtype not in _DL_CODES or len(shape) > MAX_DIMS:
+        return None
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.insert(0, acc)
+        acc *= d
+    code, bits = _DL_CODES[dtype]
+    return (_hdr(len(shape)), len(shape), code, bits, tuple(shape) + tuple(strides))
+
+
+def _normalize_out_idx(out_idx, names, tensor):
+    """TileLang's out_idx (None, an int, a list of ints; negative from the end) -> list or None."""
+    if out_idx is None:
+        return None
+    n = len(names)
+    items = [out_idx] if isinstance(out_idx, int) else list(out_idx)
+    res = []
+    for k in items:
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise ArgumentError(f"out_idx entries must be integers, got {k!r}")
+        j = k + n if k < 0 else k
+        if not 0 <= j < n:
+            raise ArgumentError(f"out_idx {k} is out of range for {n} parameters ({', '.join(names)})")
+        if not tensor[j]:
+            raise ArgumentError(f"out_idx {k} names '{names[j]}', a scalar parameter; outputs are tensors")
+        if j in res:
+            raise ArgumentError(f"out_idx names '{names[j]}' twice")
+        res.append(j)
+    return res or None
+
+
+_TORCH_DTYPES = {}
+
+
+def _torch_dtype(name):
+    t = _TORCH_DTYPES.get(name)
+    if t is None:
+        import torch
+        t = _TORCH_DTYPES[name] = getattr(torch, name)
+    return t
+
+
+_HDRS = {}   # ndim -> struct of a DLTensor with its shape and strides
+_DL_OF = {}  # framework dtype object -> (DLPack code, bits)
+_torch_tensor = None  # torch.Tensor, once a torch tensor has been seen (the fast path of __call__)
+
+
+def _hdr(nd):
+    h = _HDRS.get(nd)
+    if h is None:
+        h = _HDRS[nd] = struct.Struct(f"<QiiiBBHQQQ{nd}q{nd}q")
+    return h
+
+
+def _dl_code(dtype, name):
+    c = _DL_OF.get(dtype)
+    if c is None:
+        c = _DL_OF[dtype] = _DL_CODES.get(name, (255, 0))
+    return c
+
+
+def _pack_tensor(raw, reg, a, p, keep):
+    """Writes parameter p's DLTensor (with its shape and strides behind it) for `a` into region
+    reg = (offset in raw, address); returns (framework, device id or -1 for the host)."""
+    off, addr = reg
+    mod = type(a).__module__
+    if mod == "torch" or mod == "numpy":
+        shape = a.shape
+        nd = len(shape)
+        if nd > MAX_DIMS:
+            raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
+    if mod == "torch":
+        global _torch_tensor
+        if _torch_tensor is None:
+            import torch
+            _torch_tensor = torch.Tensor
+        dt = a.dtype
+        code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
+        did = a.get_device()  # -1: host
+        _hdr(nd).pack_into(raw, off, a.data_ptr(), _lib.kDLCUDA if did >= 0 else _lib.kDLCPU, did if did >= 0 else 0,
+                           nd, code, bits, 1, addr + 48, addr + 48 + 8 * nd, 0, *shape, *a.stride())
+        if did >= 0 and not a.is_cuda:
+            raise ArgumentError(f"argument '{p.name}': device {a.device} is neither cuda nor cpu")
+        return ("torch", did)
+    if mod == "numpy":
+        item = a.itemsize
+        dt = a.dtype
+        code, bits = _DL_OF.get(dt) or _dl_code(dt, dt.name)
+        _hdr(nd).pack_into(raw, off, a.__array_interface__["data"][0], _lib.kDLCPU, 0, nd, code, bits, 1,
+                           addr + 48, addr + 48 + 8 * nd, 0, *shape, *[x // item for x in a.strides])
+        return ("numpy", -1)
+    if hasattr(a, "__dlpack__"):
+        cap = a.__dlpack__()
+        keep.append(cap)
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        ptr = get(cap, b"dltensor")
+        ctypes.memmove(addr, ptr, _lib.DLTENSOR_SIZE)  # the DLTensor is the DLManagedTensor's first field
+        dt, did = struct.unpack_from("<ii", raw, off + 8)
+        return (mod.split(".")[0], did if dt == _lib.kDLCUDA else -1)
+    raise ArgumentError(f"argument '{p.name}': expected a tensor (an object with __dlpack__: PyTorch, NumPy, "
+                        f"CuPy, JAX), got {type(a).__name__}")
+
+
+def _pack_scalar(raw, i, a, p):
+    mod = type(a).__module__
+    if mod == "numpy" and hasattr(a, "item"):
+        a = a.item()
+    if isinstance(a, (bool, int)):
+        _ARG_INT.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_INT, 0, int(a))
+    elif isinstance(a, float):
+        _ARG_FLOAT.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_FLOAT, 0, a)
+    else:
+        raise ArgumentError(f"argument '{p.name}': expected a {p.dtype} scalar (int or float), "
+                            f"got {type(a).__name__}")
+
+
+_raw_stream = None
+
+
+def _current_stream(device_id):
+    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
+    global _raw_stream
+    if _raw_stream is None:
+        import torch
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+            (lambda idx: torch.cuda.current_stream(idx).cuda_stream)
+    return _raw_stream(device_id)
