@@ -281,8 +281,14 @@ def build(func, eager=False):
     else:
         head = ["\n"] * (inf.start - 1)
         tail = []
-    tail.append(f"import tilelang.language as {_LANG_ALIAS}\n")
-    tail += [l + "\n" for l in dict.fromkeys(module_lines)]
+    imports = [f"import tilelang.language as {_LANG_ALIAS}\n"] + [l + "\n" for l in dict.fromkeys(module_lines)]
+    pad = len(head) - (1 if inf.indent else 0)  # blank lines above the function
+    if len(imports) <= pad:
+        # before the function, in its blank padding (line numbers kept): decorators such as
+        # @tilelang.jit are evaluated where the function is defined, so their names must be bound
+        head[:len(imports)] = imports
+    else:
+        tail += imports
     tail += [c + "\n" for c in consts]
     return "".join(head + lines + tail), inf.filename
 
