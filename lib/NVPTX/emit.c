@@ -22,8 +22,8 @@
  * A target machine is created per call: measured 0.03 ms once LLVM is warm
  * (0.3 ms the first time), and one shared between threads would not be safe
  * (NVPTX's target machine keeps mutable state used while emitting).
- * LLVM's process-global state is touched once: target initialisation under
- * pthread_once.  No LLVMParseCommandLineOptions, no fatal-error handler. */
+ * LLVM's process-global state is touched once: target initialisation and
+ * a warm-up compilation of an empty kernel (warm_up_llvm) under pthread_once.  No LLVMParseCommandLineOptions, no fatal-error handler. */
 #include "NVPTX/nvptx_internal.h"
 
 #include <llvm-c/Analysis.h>
@@ -78,12 +78,54 @@
   "sink-common-insts>," TL_ICOMB ")"
 #define TL_DEFAULT_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
 
+static const char *opt_pipeline(const tl_nvptx_options *opts);
+
+/* LLVM creates some process-global objects on first use (the timer groups of
+ * the pass managers and of code generation, behind ManagedStatic mutexes); its
+ * double-checked initialisation is correct, but LLVM is not built for
+ * ThreadSanitizer, which then sees two compilations' first uses race.  So the
+ * first use happens here, under pthread_once: an empty kernel is optimised
+ * with the pipeline and emitted once (well under a millisecond). */
+static void warm_up_llvm(void) {
+  LLVMTargetRef T = NULL;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, &err)) {
+    LLVMDisposeMessage(err);
+    return; /* reported by the caller */
+  }
+  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, "sm_80", "+ptx70", LLVMCodeGenLevelAggressive,
+                                                    LLVMRelocDefault, LLVMCodeModelDefault);
+  if (!TM) return;
+  LLVMContextRef C = LLVMContextCreate();
+  LLVMModuleRef M = LLVMModuleCreateWithNameInContext("tl_warm_up", C);
+  LLVMSetTarget(M, TL_TRIPLE);
+  LLVMValueRef f = LLVMAddFunction(M, "tl_warm_up", LLVMFunctionType(LLVMVoidTypeInContext(C), NULL, 0, 0));
+  LLVMSetFunctionCallConv(f, TL_PTX_KERNEL_CC);
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+  LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, f, "entry"));
+  LLVMBuildRetVoid(B);
+  LLVMDisposeBuilder(B);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(M, opt_pipeline(NULL), TM, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (e) LLVMConsumeError(e);
+  LLVMMemoryBufferRef buf = NULL;
+  char *emsg = NULL;
+  if (!LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &emsg, &buf) && buf)
+    LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeMessage(emsg);
+  LLVMDisposeModule(M);
+  LLVMContextDispose(C);
+  LLVMDisposeTargetMachine(TM);
+}
+
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_targets(void) {
   LLVMInitializeNVPTXTargetInfo();
   LLVMInitializeNVPTXTarget();
   LLVMInitializeNVPTXTargetMC();
   LLVMInitializeNVPTXAsmPrinter();
+  warm_up_llvm();
 }
 
 static double now_ms(void) {
