@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 typedef struct access {
@@ -148,8 +149,6 @@ static bool conflicts(const access_set *pending, const access_set *acc) {
 }
 
 /* -------------------------------------------------------- access summaries */
-static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth);
-
 static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *idx, bool write, access_set *out) {
   if (!is_shared(b)) return;
   tl_expr **ext = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
@@ -158,37 +157,6 @@ static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *id
     if (!(ext[k] = tl_lo_int(st->m, b->loc, 1))) { st->oom = true; return; }
   access a = {b, write, n, idx, ext};
   set_add(st, out, &a);
-}
-
-static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      sum_expr(st, e->u.bin.a, out, depth + 1);
-      sum_expr(st, e->u.bin.b, out, depth + 1);
-      return;
-    case TL_EXPR_UNARY: sum_expr(st, e->u.un.a, out, depth + 1); return;
-    case TL_EXPR_SELECT:
-      sum_expr(st, e->u.sel.cond, out, depth + 1);
-      sum_expr(st, e->u.sel.t, out, depth + 1);
-      sum_expr(st, e->u.sel.f, out, depth + 1);
-      return;
-    case TL_EXPR_CAST: sum_expr(st, e->u.cast.value, out, depth + 1); return;
-    case TL_EXPR_LOAD:
-      sum_load(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, false, out);
-      for (int i = 0; i < e->u.load.n; i++) sum_expr(st, e->u.load.indices[i], out, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) sum_expr(st, e->u.call.args[i], out, depth + 1);
-      return;
-    case TL_EXPR_BUFFER:
-      if (is_shared(e->u.buffer)) { /* passed to an intrinsic: may read and write anything */
-        access a = {e->u.buffer, true, 0, NULL, NULL};
-        set_add(st, out, &a);
-      }
-      return;
-    default: return;
-  }
 }
 
 static bool tile_operand_written(int op, int i) {
@@ -208,85 +176,77 @@ static bool tile_operand_written(int op, int i) {
   }
 }
 
-/* All shared accesses of s and everything nested in it. */
-static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) sum_stmt(st, s->u.seq.stmts[i], out, depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) sum_expr(st, s->u.loop.mins[k], out, 0);
-        if (s->u.loop.extents) sum_expr(st, s->u.loop.extents[k], out, 0);
-      }
-      sum_stmt(st, s->u.loop.body, out, depth + 1);
-      return;
-    case TL_STMT_KERNEL: sum_stmt(st, s->u.kernel.body, out, depth + 1); return;
-    case TL_STMT_STORE:
-      sum_load(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, true, out);
-      for (int i = 0; i < s->u.store.n; i++) sum_expr(st, s->u.store.indices[i], out, 0);
-      sum_expr(st, s->u.store.value, out, 0);
-      return;
-    case TL_STMT_IF:
-      sum_expr(st, s->u.ifs.cond, out, 0);
-      sum_stmt(st, s->u.ifs.then_s, out, depth + 1);
-      sum_stmt(st, s->u.ifs.else_s, out, depth + 1);
-      return;
-    case TL_STMT_LET: sum_expr(st, s->u.let.value, out, 0); return;
-    case TL_STMT_EVAL: sum_expr(st, s->u.eval.value, out, 0); return;
-    case TL_STMT_TILE:
-      for (int i = 0; i < s->u.tile.nargs; i++) {
-        const tl_operand *o = &s->u.tile.args[i];
-        if (o->kind != TL_OPND_REGION) {
-          sum_expr(st, o->expr, out, 0);
-          continue;
-        }
-        const tl_region *r = &o->region;
-        for (int k = 0; k < r->ndim; k++) {
-          if (r->min) sum_expr(st, r->min[k], out, 0);
-          if (r->extent) sum_expr(st, r->extent[k], out, 0);
-        }
-        if (!is_shared(r->buffer) || s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) continue;
-        bool w = tile_operand_written(s->u.tile.op, i);
-        access a = {r->buffer, w, r->min && r->extent ? r->ndim : 0, r->min, r->extent};
-        set_add(st, out, &a);
-        if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
-          a.write = false;
-          set_add(st, out, &a);
-        }
-      }
-      return;
-    default: return;
+/* The shared accesses of a statement or expression tree, gathered by a
+ * tl_visitor (pre-order; every node, nesting limit TL_VISIT_MAX_DEPTH). */
+typedef struct sum_visit {
+  tl_visitor v; /* first: the callbacks get &u->v */
+  br_state *st;
+  access_set *out;
+} sum_visit;
+
+static void sum_on_expr(tl_visitor *v, const tl_expr *e) {
+  sum_visit *u = (sum_visit *)v;
+  if (e->kind == TL_EXPR_LOAD) {
+    sum_load(u->st, e->u.load.buffer, e->u.load.n, e->u.load.indices, false, u->out);
+  } else if (e->kind == TL_EXPR_BUFFER && is_shared(e->u.buffer)) {
+    /* passed to an intrinsic: may read and write anything */
+    access a = {e->u.buffer, true, 0, NULL, NULL};
+    set_add(u->st, u->out, &a);
   }
 }
 
-/* Does e read a per-thread value (local or fragment buffer)? */
-static bool per_thread(const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return true;
+static void sum_on_stmt(tl_visitor *v, const tl_stmt *s) {
+  sum_visit *u = (sum_visit *)v;
+  if (s->kind == TL_STMT_STORE) {
+    sum_load(u->st, s->u.store.buffer, s->u.store.n, s->u.store.indices, true, u->out);
+    return;
+  }
+  if (s->kind != TL_STMT_TILE || s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) return;
+  for (int i = 0; i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    if (o->kind != TL_OPND_REGION || !is_shared(o->region.buffer)) continue;
+    const tl_region *r = &o->region;
+    access a = {r->buffer, tile_operand_written(s->u.tile.op, i), r->min && r->extent ? r->ndim : 0,
+                r->min, r->extent};
+    set_add(u->st, u->out, &a);
+    if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
+      a.write = false;
+      set_add(u->st, u->out, &a);
+    }
+  }
+}
+
+/* All shared accesses of s and everything nested in it. */
+static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out) {
+  sum_visit u = {.v = {.expr = sum_on_expr, .stmt = sum_on_stmt}, .st = st, .out = out};
+  tl_visit_stmt(&u.v, s);
+}
+
+/* All shared accesses of e. */
+static void sum_expr(br_state *st, const tl_expr *e, access_set *out) {
+  sum_visit u = {.v = {.expr = sum_on_expr}, .st = st, .out = out};
+  tl_visit_expr(&u.v, e);
+}
+
+/* Is e a node whose value differs between threads: a load of a local or
+ * fragment buffer, the thread index, or a thread variable? */
+static bool per_thread_node(const tl_expr *e, void *user) {
+  (void)user;
   switch (e->kind) {
-    case TL_EXPR_BINARY: return per_thread(e->u.bin.a, depth + 1) || per_thread(e->u.bin.b, depth + 1);
-    case TL_EXPR_UNARY: return per_thread(e->u.un.a, depth + 1);
-    case TL_EXPR_SELECT:
-      return per_thread(e->u.sel.cond, depth + 1) || per_thread(e->u.sel.t, depth + 1) ||
-             per_thread(e->u.sel.f, depth + 1);
-    case TL_EXPR_CAST: return per_thread(e->u.cast.value, depth + 1);
     case TL_EXPR_LOAD: {
       tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
-      if (sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer)) return true;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (per_thread(e->u.load.indices[i], depth + 1)) return true;
-      return false;
+      return sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer);
     }
-    case TL_EXPR_CALL: {
-      if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING) return true;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (per_thread(e->u.call.args[i], depth + 1)) return true;
-      return false;
-    }
+    case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
     case TL_EXPR_VAR: return e->u.var && e->u.var->kind == TL_VAR_THREAD;
     default: return false;
   }
+}
+
+/* Does e read a per-thread value (local or fragment buffer)?  Too deep to
+ * tell counts as yes. */
+static bool per_thread(const tl_expr *e) {
+  return !e || tl_expr_any(e, per_thread_node, NULL, TL_LOWER_MAX_DEPTH, true);
 }
 
 /* ---------------------------------------------------------------- walk */
@@ -308,7 +268,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth);
 /* Treats s as one statement: a barrier before it when it conflicts. */
 static tl_stmt *leaf(br_state *st, tl_stmt *s, access_set *pending) {
   access_set acc = {0};
-  sum_stmt(st, s, &acc, 0);
+  sum_stmt(st, s, &acc);
   tl_stmt *r = s;
   if (conflicts(pending, &acc)) {
     tl_stmt *two[2] = {sync_stmt(st, s->loc), s};
@@ -422,9 +382,9 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
       return walk_loop(st, s, pending, depth);
     case TL_STMT_IF: {
-      if (per_thread(s->u.ifs.cond, 0)) return leaf(st, s, pending);
+      if (per_thread(s->u.ifs.cond)) return leaf(st, s, pending);
       access_set cond = {0}, pe = {0};
-      sum_expr(st, s->u.ifs.cond, &cond, 0);
+      sum_expr(st, s->u.ifs.cond, &cond);
       tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
       if (!r) { st->oom = true; tl_vec_free(&cond); return NULL; }
       *r = *s;

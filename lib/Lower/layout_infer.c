@@ -73,6 +73,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/frag_layout.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
@@ -227,36 +228,26 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
 }
 
-static void scan_expr(li_state *st, const tl_expr *e, tl_loc at, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      scan_expr(st, e->u.bin.a, at, depth + 1);
-      scan_expr(st, e->u.bin.b, at, depth + 1);
-      return;
-    case TL_EXPR_UNARY: scan_expr(st, e->u.un.a, at, depth + 1); return;
-    case TL_EXPR_SELECT:
-      scan_expr(st, e->u.sel.cond, at, depth + 1);
-      scan_expr(st, e->u.sel.t, at, depth + 1);
-      scan_expr(st, e->u.sel.f, at, depth + 1);
-      return;
-    case TL_EXPR_CAST: scan_expr(st, e->u.cast.value, at, depth + 1); return;
-    case TL_EXPR_LOAD:
-      scan_access(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, at);
-      for (int i = 0; i < e->u.load.n; i++) scan_expr(st, e->u.load.indices[i], at, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) scan_expr(st, e->u.call.args[i], at, depth + 1);
-      return;
-    case TL_EXPR_BUFFER: {
-      int i = frag_index(st, e->u.buffer);
-      if (i >= 0) use_other(st, i, at, "statement");
-      return;
-    }
-    case TL_EXPR_RAMP: scan_expr(st, e->u.ramp.base, at, depth + 1); return;
-    case TL_EXPR_BROADCAST: scan_expr(st, e->u.bcast.value, at, depth + 1); return;
-    default: return;
+/* The fragment uses in an expression tree, gathered by a tl_visitor. */
+typedef struct scan_visit {
+  tl_visitor v; /* first: the callback gets &u->v */
+  li_state *st;
+  tl_loc at;
+} scan_visit;
+
+static void scan_node(tl_visitor *v, const tl_expr *e) {
+  scan_visit *u = (scan_visit *)v;
+  if (e->kind == TL_EXPR_LOAD) {
+    scan_access(u->st, e->u.load.buffer, e->u.load.n, e->u.load.indices, u->at);
+  } else if (e->kind == TL_EXPR_BUFFER) {
+    int i = frag_index(u->st, e->u.buffer);
+    if (i >= 0) use_other(u->st, i, u->at, "statement");
   }
+}
+
+static void scan_expr(li_state *st, const tl_expr *e, tl_loc at) {
+  scan_visit u = {.v = {.expr = scan_node}, .st = st, .at = at};
+  tl_visit_expr(&u.v, e);
 }
 
 static bool whole_region(const tl_region *r) {
@@ -290,7 +281,7 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
   for (int a = 0; a < s->u.tile.nargs; a++) {
     const tl_operand *o = &s->u.tile.args[a];
     if (o->kind == TL_OPND_EXPR) {
-      scan_expr(st, o->expr, s->loc, 0);
+      scan_expr(st, o->expr, s->loc);
       continue;
     }
     const tl_region *r = &o->region;
@@ -298,8 +289,8 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     int bb = tl_dtype_bytes(r->buffer->dtype);
     if (bb > bytes) bytes = bb;
     for (int k = 0; k < r->ndim; k++) {
-      scan_expr(st, r->min[k], s->loc, 0);
-      scan_expr(st, r->extent[k], s->loc, 0);
+      scan_expr(st, r->min[k], s->loc);
+      scan_expr(st, r->extent[k], s->loc);
     }
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
@@ -454,8 +445,8 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     const tl_operand *o = &s->u.tile.args[k];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
     for (int d = 0; d < o->region.ndim; d++) {
-      scan_expr(st, o->region.min[d], s->loc, 0);
-      scan_expr(st, o->region.extent[d], s->loc, 0);
+      scan_expr(st, o->region.min[d], s->loc);
+      scan_expr(st, o->region.extent[d], s->loc);
     }
     nd[k] = region_dims(&o->region, ext[k]);
   }
@@ -556,8 +547,8 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
     if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
     const tl_region *r = &o->region;
     for (int k = 0; k < r->ndim; k++) {
-      scan_expr(st, r->min[k], s->loc, 0);
-      scan_expr(st, r->extent[k], s->loc, 0);
+      scan_expr(st, r->min[k], s->loc);
+      scan_expr(st, r->extent[k], s->loc);
     }
     int i = frag_index(st, r->buffer);
     if (a == 0) {
@@ -597,8 +588,8 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       return;
     case TL_STMT_FOR: {
       for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc, 0);
-        scan_expr(st, s->u.loop.extents[k], s->loc, 0);
+        if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc);
+        scan_expr(st, s->u.loop.extents[k], s->loc);
       }
       if (s->u.loop.kind != TL_LOOP_PARALLEL || st->loop) {
         scan_stmt(st, s->u.loop.body, depth + 1);
@@ -647,16 +638,16 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     }
     case TL_STMT_STORE:
       scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc, 0);
-      scan_expr(st, s->u.store.value, s->loc, 0);
+      for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
+      scan_expr(st, s->u.store.value, s->loc);
       return;
     case TL_STMT_IF:
-      scan_expr(st, s->u.ifs.cond, s->loc, 0);
+      scan_expr(st, s->u.ifs.cond, s->loc);
       scan_stmt(st, s->u.ifs.then_s, depth + 1);
       scan_stmt(st, s->u.ifs.else_s, depth + 1);
       return;
-    case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc, 0); return;
-    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc, 0); return;
+    case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
+    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc); return;
     case TL_STMT_TILE:
       if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
         scan_tile(st, s);

@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 #define MAXD 8
@@ -78,57 +79,31 @@ typedef struct at_state {
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
 /* ----------------------------------------------------- thread-index use */
-static bool uses_tid_expr(const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_BINARY: return uses_tid_expr(e->u.bin.a, depth + 1) || uses_tid_expr(e->u.bin.b, depth + 1);
-    case TL_EXPR_UNARY: return uses_tid_expr(e->u.un.a, depth + 1);
-    case TL_EXPR_SELECT:
-      return uses_tid_expr(e->u.sel.cond, depth + 1) || uses_tid_expr(e->u.sel.t, depth + 1) ||
-             uses_tid_expr(e->u.sel.f, depth + 1);
-    case TL_EXPR_CAST: return uses_tid_expr(e->u.cast.value, depth + 1);
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++)
-        if (uses_tid_expr(e->u.load.indices[i], depth + 1)) return true;
-      return false;
-    case TL_EXPR_CALL: {
-      int op = e->u.call.op;
-      if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
-        return true;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (uses_tid_expr(e->u.call.args[i], depth + 1)) return true;
-      return false;
-    }
-    default: return false;
-  }
+/* A tl_visitor that looks for the thread index outside tile-op operands.
+ * The walk is pre-order and a tile op has no child statements, so the
+ * expressions visited between a TILE statement and the next statement are
+ * that op's operands. */
+typedef struct tid_visit {
+  tl_visitor v; /* first: the callbacks get &u->v */
+  bool in_tile; /* the expressions now visited are tile-op operands */
+  bool found;
+} tid_visit;
+
+static void tid_expr(tl_visitor *v, const tl_expr *e) {
+  tid_visit *u = (tid_visit *)v;
+  if (u->in_tile || e->kind != TL_EXPR_CALL) return;
+  int op = e->u.call.op;
+  if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
+    u->found = true;
 }
 
+static void tid_stmt(tl_visitor *v, const tl_stmt *s) { ((tid_visit *)v)->in_tile = s->kind == TL_STMT_TILE; }
+
 /* Does s use the thread index outside tile-op operands (per-thread code)? */
-static bool uses_tid(const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (uses_tid(s->u.seq.stmts[i], depth + 1)) return true;
-      return false;
-    case TL_STMT_FOR:
-      for (int i = 0; i < s->u.loop.nvars; i++)
-        if ((s->u.loop.mins && uses_tid_expr(s->u.loop.mins[i], depth + 1)) ||
-            uses_tid_expr(s->u.loop.extents[i], depth + 1))
-          return true;
-      return uses_tid_expr(s->u.loop.step, depth + 1) || uses_tid(s->u.loop.body, depth + 1);
-    case TL_STMT_ALLOC: return uses_tid_expr(s->u.alloc.buffer->init, depth + 1);
-    case TL_STMT_STORE:
-      for (int i = 0; i < s->u.store.n; i++)
-        if (uses_tid_expr(s->u.store.indices[i], depth + 1)) return true;
-      return uses_tid_expr(s->u.store.value, depth + 1);
-    case TL_STMT_IF:
-      return uses_tid_expr(s->u.ifs.cond, depth + 1) || uses_tid(s->u.ifs.then_s, depth + 1) ||
-             uses_tid(s->u.ifs.else_s, depth + 1);
-    case TL_STMT_LET: return uses_tid_expr(s->u.let.value, depth + 1);
-    case TL_STMT_EVAL: return uses_tid_expr(s->u.eval.value, depth + 1);
-    default: return false;
-  }
+static bool uses_tid(const tl_stmt *s) {
+  tid_visit u = {.v = {.expr = tid_expr, .stmt = tid_stmt}};
+  tl_visit_stmt(&u.v, s);
+  return u.found;
 }
 
 /* ------------------------------------------------------------ operands */
@@ -384,7 +359,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
           CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
       }
       bool saved = st->per_thread;
-      st->per_thread = uses_tid(s->u.kernel.body, 0);
+      st->per_thread = uses_tid(s->u.kernel.body);
       tl_stmt *b = walk(st, s->u.kernel.body, in_par, depth + 1);
       st->per_thread = saved;
       if (!b) return NULL;

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
@@ -670,21 +671,22 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
 
 /* Does s store to a buffer that is not a fragment or per-thread (global or
  * shared memory)?  Then only replica 0 of a replicated partition runs it. */
-static bool stores_memory(const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (stores_memory(s->u.seq.stmts[i], depth + 1)) return true;
-      return false;
-    case TL_STMT_FOR: return stores_memory(s->u.loop.body, depth + 1);
-    case TL_STMT_IF: return stores_memory(s->u.ifs.then_s, depth + 1) || stores_memory(s->u.ifs.else_s, depth + 1);
-    case TL_STMT_STORE: {
-      tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
-      return sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN;
-    }
-    default: return false;
-  }
+typedef struct store_visit {
+  tl_visitor v; /* first: the callback gets &u->v */
+  bool found;
+} store_visit;
+
+static void store_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind != TL_STMT_STORE) return;
+  tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
+  if (sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN)
+    ((store_visit *)v)->found = true;
+}
+
+static bool stores_memory(const tl_stmt *s) {
+  store_visit u = {.v = {.stmt = store_stmt}};
+  tl_visit_stmt(&u.v, s);
+  return u.found;
 }
 
 static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
@@ -702,7 +704,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   plan p;
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
-    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && stores_memory(loop->u.loop.body, 0);
+    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && stores_memory(loop->u.loop.body);
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);

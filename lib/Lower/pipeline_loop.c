@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 typedef struct staged {
@@ -205,46 +206,42 @@ static bool bound_vars(pl_state *st, const tl_stmt *s, tl_map *set, int depth) {
   }
 }
 
-/* May e be evaluated ahead of its iteration?  Variables bound in the body
- * must be hoisted LETs (in `hoisted`); loads only of global buffers. */
-static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted, int depth) {
-  if (!e) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return false;
+typedef struct hoist_maps { const tl_map *inner, *hoisted; } hoist_maps;
+
+static bool not_hoistable_node(const tl_expr *e, void *user) {
+  const hoist_maps *hm = user;
   switch (e->kind) {
     case TL_EXPR_VAR: {
       bool in = false, h = false;
-      tl_map_get(inner, e->u.var, &in);
-      if (!in) return true;
-      tl_map_get(hoisted, e->u.var, &h);
-      return h;
+      tl_map_get(hm->inner, e->u.var, &in);
+      if (!in) return false;
+      tl_map_get(hm->hoisted, e->u.var, &h);
+      return !h;
     }
+    case TL_EXPR_LOAD: return !e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL;
     case TL_EXPR_BINARY:
-      return hoistable(e->u.bin.a, inner, hoisted, depth + 1) && hoistable(e->u.bin.b, inner, hoisted, depth + 1);
-    case TL_EXPR_UNARY: return hoistable(e->u.un.a, inner, hoisted, depth + 1);
+    case TL_EXPR_UNARY:
     case TL_EXPR_SELECT:
-      return hoistable(e->u.sel.cond, inner, hoisted, depth + 1) &&
-             hoistable(e->u.sel.t, inner, hoisted, depth + 1) && hoistable(e->u.sel.f, inner, hoisted, depth + 1);
-    case TL_EXPR_CAST: return hoistable(e->u.cast.value, inner, hoisted, depth + 1);
-    case TL_EXPR_LOAD:
-      if (!e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!hoistable(e->u.load.indices[i], inner, hoisted, depth + 1)) return false;
-      return true;
+    case TL_EXPR_CAST:
     case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!hoistable(e->u.call.args[i], inner, hoisted, depth + 1)) return false;
-      return true;
     case TL_EXPR_INT:
     case TL_EXPR_FLOAT:
-    case TL_EXPR_STRING: return true;
-    default: return false;
+    case TL_EXPR_STRING: return false;
+    default: return true;
   }
+}
+
+/* May e be evaluated ahead of its iteration?  Variables bound in the body
+ * must be hoisted LETs (in `hoisted`); loads only of global buffers. */
+static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted) {
+  hoist_maps hm = {inner, hoisted};
+  return !tl_expr_any(e, not_hoistable_node, &hm, TL_LOWER_MAX_DEPTH, true);
 }
 
 static bool region_hoistable(const tl_region *r, const tl_map *inner, const tl_map *hoisted) {
   for (int k = 0; k < r->ndim; k++) {
-    if (r->min && !hoistable(r->min[k], inner, hoisted, 0)) return false;
-    if (r->extent && !hoistable(r->extent[k], inner, hoisted, 0)) return false;
+    if (r->min && !hoistable(r->min[k], inner, hoisted)) return false;
+    if (r->extent && !hoistable(r->extent[k], inner, hoisted)) return false;
   }
   return true;
 }
@@ -423,7 +420,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     const tl_stmt *x = body[i];
     is_prod[i] = false;
     if (x->kind == TL_STMT_LET) {
-      if (hoistable(x->u.let.value, &inner, &hoisted, 0) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
+      if (hoistable(x->u.let.value, &inner, &hoisted) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
         st->oom = true;
         result = NULL;
         goto done;

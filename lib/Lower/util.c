@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 /* ================================================================ names */
@@ -220,31 +221,12 @@ bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane) {
   return k > 0 && div_rec(e, k, lane, 0);
 }
 
+static bool is_var_node(const tl_expr *e, void *v) { return e->kind == TL_EXPR_VAR && e->u.var == v; }
+
+/* e does not mention v (depth: e's nesting level; too deep counts as a
+ * mention). */
 static bool free_rec(const tl_expr *e, const tl_var *v, int depth) {
-  if (!e) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_VAR: return e->u.var != v;
-    case TL_EXPR_BINARY:
-      return free_rec(e->u.bin.a, v, depth + 1) && free_rec(e->u.bin.b, v, depth + 1);
-    case TL_EXPR_UNARY: return free_rec(e->u.un.a, v, depth + 1);
-    case TL_EXPR_SELECT:
-      return free_rec(e->u.sel.cond, v, depth + 1) && free_rec(e->u.sel.t, v, depth + 1) &&
-             free_rec(e->u.sel.f, v, depth + 1);
-    case TL_EXPR_CAST: return free_rec(e->u.cast.value, v, depth + 1);
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!free_rec(e->u.load.indices[i], v, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!free_rec(e->u.call.args[i], v, depth + 1)) return false;
-      return true;
-    case TL_EXPR_RAMP:
-      return free_rec(e->u.ramp.base, v, depth + 1) && free_rec(e->u.ramp.stride, v, depth + 1);
-    case TL_EXPR_BROADCAST: return free_rec(e->u.bcast.value, v, depth + 1);
-    default: return true;
-  }
+  return !tl_expr_any(e, is_var_node, (void *)v, TL_LOWER_MAX_DEPTH - depth, true);
 }
 
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v) { return free_rec(e, v, 0); }
@@ -584,31 +566,26 @@ bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const t
   return true;
 }
 
-static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
+typedef struct vec_lane { const tl_var *l; int64_t w; } vec_lane;
+
+/* Does node e keep an expression from running as a vector of w lanes over
+ * lane l (a load that cannot, or a node that is already a vector)? */
+static bool not_vec_node(const tl_expr *e, void *user) {
+  const vec_lane *vl = user;
   switch (e->kind) {
-    case TL_EXPR_BINARY:
-      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
-    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
-    case TL_EXPR_SELECT:
-      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
-             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
-    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
     case TL_EXPR_LOAD:
-      if (!tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
-      return true;
+      return !tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, vl->l, vl->w, false);
     case TL_EXPR_RAMP:
     case TL_EXPR_BROADCAST:
     case TL_EXPR_BUFFER:
-    case TL_EXPR_STRING: return false;
-    default: return true;
+    case TL_EXPR_STRING: return true;
+    default: return false;
   }
+}
+
+static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w) {
+  vec_lane vl = {l, w};
+  return e && !tl_expr_any(e, not_vec_node, &vl, TL_LOWER_MAX_DEPTH, true);
 }
 
 /* Largest w dividing v (power of 2) such that `body`, a single store, can run
@@ -618,8 +595,8 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
   for (int64_t w = v; w > 1; w /= 2) {
     if (v % w != 0) continue;
     if (!tl_lo_access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
-    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
-    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
+    bool ok = expr_vec_ok(body->u.store.value, l, w);
+    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w);
     if (ok) return w;
   }
   return 1;
