@@ -551,11 +551,17 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
   return body;
 }
 
+/* What lower_parallel needs to know of a T.Parallel body, gathered by a
+ * tl_visitor (pre-order, so "first" is in program order). */
 typedef struct par_scan {
+  tl_visitor v;             /* first: the callbacks get &ps->v */
   const tl_stmt *loop;
   tl_buffer *plan_frag;     /* a PLAN fragment indexed by the loop variables */
   tl_buffer *repl_written;  /* a REPLICATED fragment the loop stores to */
-  int bytes;
+  int bytes;                /* the widest element accessed */
+  /* it stores to a buffer that is not a fragment or per-thread (global or
+   * shared memory): then only replica 0 of a replicated partition runs it */
+  bool stores_memory;
 } par_scan;
 
 static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, bool store) {
@@ -568,55 +574,16 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
 }
 
-static void scan_expr(par_scan *ps, const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY: scan_expr(ps, e->u.bin.a, depth + 1); scan_expr(ps, e->u.bin.b, depth + 1); return;
-    case TL_EXPR_UNARY: scan_expr(ps, e->u.un.a, depth + 1); return;
-    case TL_EXPR_SELECT:
-      scan_expr(ps, e->u.sel.cond, depth + 1);
-      scan_expr(ps, e->u.sel.t, depth + 1);
-      scan_expr(ps, e->u.sel.f, depth + 1);
-      return;
-    case TL_EXPR_CAST: scan_expr(ps, e->u.cast.value, depth + 1); return;
-    case TL_EXPR_LOAD:
-      scan_access(ps, e->u.load.buffer, e->u.load.n, e->u.load.indices, false);
-      for (int i = 0; i < e->u.load.n; i++) scan_expr(ps, e->u.load.indices[i], depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) scan_expr(ps, e->u.call.args[i], depth + 1);
-      return;
-    default: return;
-  }
+static void scan_expr(tl_visitor *v, const tl_expr *e) {
+  if (e->kind == TL_EXPR_LOAD) scan_access((par_scan *)v, e->u.load.buffer, e->u.load.n, e->u.load.indices, false);
 }
 
-static void scan_stmt(par_scan *ps, const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(ps, s->u.seq.stmts[i], depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) scan_expr(ps, s->u.loop.mins[k], 0);
-        scan_expr(ps, s->u.loop.extents[k], 0);
-      }
-      scan_stmt(ps, s->u.loop.body, depth + 1);
-      return;
-    case TL_STMT_STORE:
-      scan_access(ps, s->u.store.buffer, s->u.store.n, s->u.store.indices, true);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(ps, s->u.store.indices[i], 0);
-      scan_expr(ps, s->u.store.value, 0);
-      return;
-    case TL_STMT_IF:
-      scan_expr(ps, s->u.ifs.cond, 0);
-      scan_stmt(ps, s->u.ifs.then_s, depth + 1);
-      scan_stmt(ps, s->u.ifs.else_s, depth + 1);
-      return;
-    case TL_STMT_LET: scan_expr(ps, s->u.let.value, 0); return;
-    case TL_STMT_EVAL: scan_expr(ps, s->u.eval.value, 0); return;
-    default: return;
-  }
+static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
+  par_scan *ps = (par_scan *)v;
+  if (s->kind != TL_STMT_STORE) return;
+  scan_access(ps, s->u.store.buffer, s->u.store.n, s->u.store.indices, true);
+  tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
+  if (sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN) ps->stores_memory = true;
 }
 
 /* Every thread runs every iteration (the loop writes a replicated fragment). */
@@ -669,29 +636,9 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   return tl_lo_for(m, loc, TL_LOOP_SERIAL, q, trips, body);
 }
 
-/* Does s store to a buffer that is not a fragment or per-thread (global or
- * shared memory)?  Then only replica 0 of a replicated partition runs it. */
-typedef struct store_visit {
-  tl_visitor v; /* first: the callback gets &u->v */
-  bool found;
-} store_visit;
-
-static void store_stmt(tl_visitor *v, const tl_stmt *s) {
-  if (s->kind != TL_STMT_STORE) return;
-  tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
-  if (sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN)
-    ((store_visit *)v)->found = true;
-}
-
-static bool stores_memory(const tl_stmt *s) {
-  store_visit u = {.v = {.stmt = store_stmt}};
-  tl_visit_stmt(&u.v, s);
-  return u.found;
-}
-
 static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
-  par_scan ps = {loop, NULL, NULL, 1};
-  scan_stmt(&ps, loop->u.loop.body, 0);
+  par_scan ps = {.v = {.expr = scan_expr, .stmt = scan_stmt}, .loop = loop, .bytes = 1};
+  tl_visit_stmt(&ps.v, loop->u.loop.body);
   if (ps.plan_frag && ps.repl_written) {
     tl_error(st->d, loop->loc,
              "layout conflict in T.Parallel loop: it is partitioned over the threads by fragment '%s' "
@@ -704,7 +651,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   plan p;
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
-    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && stores_memory(loop->u.loop.body);
+    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && ps.stores_memory;
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
