@@ -362,11 +362,7 @@ out:
 
 static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   if (!s) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ: return walk_seq(st, s, pending, depth);
     case TL_STMT_KERNEL: {

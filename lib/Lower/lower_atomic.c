@@ -328,11 +328,7 @@ static bool set_loop_ranges(at_state *st, const tl_stmt *s) {
 
 static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++) {

@@ -99,6 +99,12 @@ tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_
 /* Emits `for r in T.unroll(n): b[r] = 0` (a register fragment's clear). */
 void tl_emit_zero_fill(tl_emitter *e, tl_buffer *b, int64_t n);
 
+/* The nesting guard of the passes' statement walks: true when a statement
+ * at depth (0 at the function body) may be walked.  Deeper than
+ * TL_LOWER_MAX_DEPTH: counts one more error in *errors, reports "statement
+ * nesting exceeds N levels" at s when report is set, and returns false. */
+bool tl_lo_nesting_ok(tl_diag *d, const tl_stmt *s, int depth, int *errors, bool report);
+
 /* Replaces loops in s, pre-order: every FOR is first offered to
  * rewrite(user, loop); a non-NULL result replaces it (and is not walked
  * further), otherwise the loop's body is walked.  SEQ, KERNEL and IF are

@@ -1400,10 +1400,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
 
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  lt_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  lt_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.subst);
   st.rw.m = m;

@@ -569,11 +569,7 @@ done:
  * statement to put in s's place. */
 static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++)

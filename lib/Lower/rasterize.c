@@ -40,11 +40,7 @@ typedef struct rz_state {
 /* Removes every T.use_swizzle from s (in place), remembering the first. */
 static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return s;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return s;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       int j = 0;

@@ -468,6 +468,13 @@ static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stm
   }
 }
 
+bool tl_lo_nesting_ok(tl_diag *d, const tl_stmt *s, int depth, int *errors, bool report) {
+  if (depth <= TL_LOWER_MAX_DEPTH) return true;
+  if (report) tl_error(d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+  (*errors)++;
+  return false;
+}
+
 tl_stmt *tl_lo_rewrite_loops(tl_stmt *s, tl_stmt *(*rewrite)(void *user, tl_stmt *loop), void *user) {
   return rewrite_loops_rec(s, rewrite, user, 0);
 }
