@@ -417,10 +417,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
 
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  br_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  br_state st = {.m = m, .d = d};
   st.sync_op = TL_INTRIN_SYNC_THREADS;
   if (st.sync_op < 0) {
     tl_error(d, f->loc, "internal error: T.sync_threads is missing");

@@ -973,9 +973,7 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  li_state st = {0};
-  st.m = m;
-  st.d = d;
+  li_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.index);
   tl_map_init(&st.swizzled);

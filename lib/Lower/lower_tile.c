@@ -1260,11 +1260,7 @@ static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->m;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));

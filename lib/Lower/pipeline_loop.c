@@ -592,10 +592,7 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
 
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  pl_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  pl_state st = {.m = m, .d = d};
   st.f = f;
   tl_map_init(&st.subst);
   tl_map_init(&st.stage_of);

@@ -162,10 +162,7 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
 
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  rz_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  rz_state st = {.m = m, .d = d};
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   strip(&st, k, 0);
