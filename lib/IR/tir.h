@@ -244,6 +244,8 @@ struct tl_verify_ctx;
 typedef struct tl_tile_op_info {
   const char *name;         /* "copy"; spelled "T.copy" */
   const char *operands;     /* e.g. "RR" for copy, "RE" for fill */
+  int written;              /* the operand the op writes (its destination; gemm's C
+                             * is read too), -1 when it writes none */
   int nattrs;
   const tl_attr_info *attrs;
   /* Verifier rule of this op (shapes, scopes, dtypes); reports through the

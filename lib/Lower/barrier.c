@@ -159,23 +159,6 @@ static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *id
   set_add(st, out, &a);
 }
 
-static bool tile_operand_written(int op, int i) {
-  switch (op) {
-    case TL_TILE_COPY:
-    case TL_TILE_ASYNC_COPY:
-    case TL_TILE_REDUCE_MAX:
-    case TL_TILE_REDUCE_MIN:
-    case TL_TILE_REDUCE_SUM:
-    case TL_TILE_REDUCE_ABSSUM:
-    case TL_TILE_REDUCE_ABSMAX: return i == 1;
-    case TL_TILE_GEMM: return i == 2;
-    case TL_TILE_FILL:
-    case TL_TILE_CLEAR:
-    case TL_TILE_ATOMIC_ADD: return i == 0;
-    default: return false;
-  }
-}
-
 /* The shared accesses of a statement or expression tree, gathered by a
  * tl_visitor (pre-order; every node, nesting limit TL_VISIT_MAX_DEPTH). */
 typedef struct sum_visit {
@@ -206,7 +189,7 @@ static void sum_on_stmt(tl_visitor *v, const tl_stmt *s) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !is_shared(o->region.buffer)) continue;
     const tl_region *r = &o->region;
-    access a = {r->buffer, tile_operand_written(s->u.tile.op, i), r->min && r->extent ? r->ndim : 0,
+    access a = {r->buffer, tl_tile_ops[s->u.tile.op].written == i, r->min && r->extent ? r->ndim : 0,
                 r->min, r->extent};
     set_add(u->st, u->out, &a);
     if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
