@@ -707,11 +707,7 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     return true;
   }
   if (fi->ident) {
-    int64_t inner = b->ndim > 0 ? L->shape[b->ndim - 1] : 1;
-    int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
-    if (v < 1) v = 1;
-    while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
-    while (v > 1 && total < threads * v) v /= 2;
+    int64_t v = tl_frag_plan_vec(b->ndim > 0 ? L->shape[b->ndim - 1] : 1, total, threads, bytes);
     L->kind = TL_FRAG_PLAN;
     L->threads = threads;
     L->vec = v;

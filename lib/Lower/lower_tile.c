@@ -236,11 +236,7 @@ typedef struct plan {
 static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
   int64_t total = 1;
   for (int k = 0; k < ndim; k++) total *= shape[k];
-  int64_t inner = ndim > 0 ? shape[ndim - 1] : 1;
-  int64_t v = 16 / (bytes >= 1 && bytes <= 16 ? bytes : 16);
-  if (v < 1) v = 1;
-  while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
-  while (v > 1 && total < threads * v) v /= 2;
+  int64_t v = tl_frag_plan_vec(ndim > 0 ? shape[ndim - 1] : 1, total, threads, bytes);
   p->ndim = ndim;
   p->shape = shape;
   p->total = total;
