@@ -219,7 +219,7 @@ tl_module *tl_module_new(void) {
   return m;
 }
 
-static tl_expr *new_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
+tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
   tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
   if (!e) return NULL;
   e->kind = k;
@@ -248,13 +248,13 @@ static int64_t wrap_int(tl_dtype t, int64_t v) {
 
 tl_expr *tl_ir_int(tl_module *m, tl_loc loc, tl_dtype t, int64_t v) {
   if (tl_dtype_is_float(t)) return tl_ir_float(m, loc, t, (double)v);
-  tl_expr *e = new_expr(m, loc, TL_EXPR_INT, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_INT, t);
   if (e) e->u.ival = wrap_int(t, v);
   return e;
 }
 
 tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v) {
-  tl_expr *e = new_expr(m, loc, TL_EXPR_FLOAT, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_FLOAT, t);
   if (e) e->u.fval = tl_round_to_dtype(v, t);
   return e;
 }
@@ -262,21 +262,21 @@ tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v) {
 tl_expr *tl_ir_string(tl_module *m, tl_loc loc, const char *s) {
   const char *is = tl_intern_str(&m->names, s ? s : "");
   if (!is) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_STRING, TL_VOID);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_STRING, TL_VOID);
   if (e) e->u.str = is;
   return e;
 }
 
 tl_expr *tl_ir_var(tl_module *m, tl_loc loc, tl_var *v) {
   if (!v) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_VAR, v->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_VAR, v->dtype);
   if (e) e->u.var = v;
   return e;
 }
 
 tl_expr *tl_ir_buffer_ref(tl_module *m, tl_loc loc, tl_buffer *b) {
   if (!b) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_BUFFER, TL_DT(TL_TYPE_HANDLE, 64));
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BUFFER, TL_DT(TL_TYPE_HANDLE, 64));
   if (e) e->u.buffer = b;
   return e;
 }
@@ -457,7 +457,7 @@ static bool float_to_int(double v, tl_dtype t, int64_t *out) {
 }
 
 static tl_expr *cast_node(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
-  tl_expr *e = new_expr(m, loc, TL_EXPR_CAST, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CAST, t);
   if (e) e->u.cast.value = x;
   return e;
 }
@@ -768,7 +768,7 @@ tl_expr *tl_ir_binary(tl_module *m, tl_loc loc, tl_binop op, tl_expr *a, tl_expr
     default: break;
     }
   }
-  tl_expr *e = new_expr(m, loc, TL_EXPR_BINARY, rt);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BINARY, rt);
   if (!e) return NULL;
   e->u.bin.op = op;
   e->u.bin.a = a;
@@ -796,7 +796,7 @@ tl_expr *tl_ir_unary(tl_module *m, tl_loc loc, tl_unop op, tl_expr *a) {
       return tl_ir_float(m, loc, a->dtype, -a->u.fval);
     }
   }
-  tl_expr *e = new_expr(m, loc, TL_EXPR_UNARY, a->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_UNARY, a->dtype);
   if (!e) return NULL;
   e->u.un.op = op;
   e->u.un.a = a;
@@ -810,7 +810,7 @@ tl_expr *tl_ir_select(tl_module *m, tl_loc loc, tl_expr *c, tl_expr *t, tl_expr 
   unify(m, loc, &t, &f);
   if (!t || !f) return NULL;
   if (c->kind == TL_EXPR_INT) return c->u.ival ? t : f;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_SELECT, t->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_SELECT, t->dtype);
   if (!e) return NULL;
   e->u.sel.cond = c;
   e->u.sel.t = t;
@@ -822,7 +822,7 @@ tl_expr *tl_ir_load(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx
   if (!b) return NULL;
   for (int i = 0; i < n; i++)
     if (!idx || !idx[i]) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_LOAD, b->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_LOAD, b->dtype);
   if (!e) return NULL;
   e->u.load.buffer = b;
   e->u.load.n = n < 0 ? 0 : n;
@@ -945,7 +945,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   default: t = TL_INT32; break;
   }
   if (in->ret == TL_RET_BOOL && n > 0) t.lanes = cp[0]->dtype.lanes;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_CALL, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CALL, t);
   if (!e) return NULL;
   e->u.call.op = intrin;
   e->u.call.n = n;

@@ -329,6 +329,9 @@ tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
 tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
                             tl_scope scope, int ndim, tl_expr **shape);
 tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
+/* A bare expression node of kind and dtype t (zeroed union, no folding or
+ * type rules: the caller fills in the operands); NULL on OOM. */
+tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_dtype t);
 /* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
 /* The first T.Kernel statement in s (searched through seqs, loops and both

@@ -354,21 +354,12 @@ tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc) {
   return zero ? tl_ir_call(m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero) : NULL;
 }
 
-static tl_expr *raw_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
-  tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
-  if (!e) return NULL;
-  e->kind = k;
-  e->dtype = t;
-  e->loc = loc;
-  return e;
-}
-
 tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
   if (!base) return NULL;
   if (lanes == 1) return base;
   tl_dtype t = base->dtype;
   t.lanes = (uint16_t)lanes;
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_RAMP, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_RAMP, t);
   if (!e) return NULL;
   e->u.ramp.base = base;
   e->u.ramp.stride = tl_ir_int(m, loc, base->dtype, 1);
@@ -380,7 +371,7 @@ tl_expr *tl_lo_broadcast(tl_module *m, tl_loc loc, tl_expr *value, int lanes) {
   if (lanes == 1) return value;
   tl_dtype t = value->dtype;
   t.lanes = (uint16_t)lanes;
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_BROADCAST, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BROADCAST, t);
   if (e) e->u.bcast.value = value;
   return e;
 }
@@ -389,7 +380,7 @@ tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
   if (!x) return NULL;
   if (tl_dtype_eq(t, x->dtype)) return x;
   if (t.lanes == 1 && x->dtype.lanes == 1) return tl_ir_cast(m, loc, t, x);
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_CAST, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CAST, t);
   if (e) e->u.cast.value = x;
   return e;
 }
