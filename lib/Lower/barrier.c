@@ -161,11 +161,7 @@ static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *id
 
 /* The shared accesses of a statement or expression tree, gathered by a
  * tl_visitor (pre-order; every node, nesting limit TL_VISIT_MAX_DEPTH). */
-typedef struct sum_visit {
-  tl_visitor v; /* first: the callbacks get &u->v */
-  br_state *st;
-  access_set *out;
-} sum_visit;
+typedef struct sum_visit { tl_visitor v; br_state *st; access_set *out; } sum_visit;
 
 static void sum_on_expr(tl_visitor *v, const tl_expr *e) {
   sum_visit *u = (sum_visit *)v;

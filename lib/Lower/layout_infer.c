@@ -228,12 +228,9 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
 }
 
-/* The fragment uses in an expression tree, gathered by a tl_visitor. */
-typedef struct scan_visit {
-  tl_visitor v; /* first: the callback gets &u->v */
-  li_state *st;
-  tl_loc at;
-} scan_visit;
+/* The fragment uses in an expression tree, gathered by a tl_visitor (first
+ * member: the callback casts back). */
+typedef struct scan_visit { tl_visitor v; li_state *st; tl_loc at; } scan_visit;
 
 static void scan_node(tl_visitor *v, const tl_expr *e) {
   scan_visit *u = (scan_visit *)v;

@@ -393,8 +393,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
 
 bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  at_state st = {.m = m, .d = d};
-  st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
+  at_state st = {.m = m, .d = d, .intrin = TL_INTRIN_PTX_ATOMIC_ADD};
   tl_ranges_init(&st.ranges, &m->arena);
   bool ok = st.intrin >= 0 && tl_names_collect(&st.names, m, f);
   if (ok) {

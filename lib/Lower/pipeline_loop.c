@@ -81,11 +81,7 @@ typedef struct pl_state {
  * buffer passed whole to an intrinsic counts as both; an operand of a tile
  * op that writes none (T.annotate_layout, T.use_swizzle) counts as a write,
  * so that the buffer is never staged. */
-typedef struct refs {
-  tl_visitor v; /* first: the callbacks get &r->v */
-  const tl_buffer *b;
-  int reads, writes;
-} refs;
+typedef struct refs { tl_visitor v; const tl_buffer *b; int reads, writes; } refs;
 
 static void refs_expr(tl_visitor *v, const tl_expr *e) {
   refs *r = (refs *)v;
@@ -115,11 +111,7 @@ static refs count_refs(const tl_stmt *s, const tl_buffer *b) {
 
 /* --------------------------------------------------------- hoistability */
 /* Variables bound inside a statement (LET and loop variables), a tl_visitor. */
-typedef struct bound_visit {
-  tl_visitor v; /* first: the callback gets &u->v */
-  tl_map *set;
-  bool oom;
-} bound_visit;
+typedef struct bound_visit { tl_visitor v; tl_map *set; bool oom; } bound_visit;
 
 static void bound_stmt(tl_visitor *v, const tl_stmt *s) {
   bound_visit *u = (bound_visit *)v;
@@ -520,8 +512,7 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
 
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  pl_state st = {.m = m, .d = d};
-  st.f = f;
+  pl_state st = {.m = m, .d = d, .f = f};
   tl_map_init(&st.subst);
   tl_map_init(&st.stage_of);
   st.rw.m = m;
