@@ -41,14 +41,7 @@ typedef struct out_tensor {
  * that context which the allocation took (if it got that far). */
 static void free_out(out_tensor *o) {
   if (!o) return;
-  const tl_driver *drv = tl_driver_get(NULL);
-  if (drv && o->ptr) {
-    tl_CUcontext dummy;
-    bool pushed = o->pctx && drv->cuCtxPushCurrent(o->pctx) == TL_CUDA_SUCCESS;
-    drv->cuMemFree(o->ptr);
-    if (pushed) drv->cuCtxPopCurrent(&dummy);
-  }
-  if (drv && o->pctx) drv->cuDevicePrimaryCtxRelease(o->dev);
+  tl_driver_free_retained(o->ptr, o->pctx, o->dev);
   free(o);
 }
 
@@ -299,12 +292,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
         }
         r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
         if (r != TL_CUDA_SUCCESS) {
-          const char *name, *text;
-          tl_driver_error_text(r, &name, &text);
           st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                "argument '%s' (#%zu): data: expected CUDA device memory, got "
                                "a pointer the driver does not know (%s)",
-                               p->name, pos, name);
+                               p->name, pos, tl_driver_error_name(r));
           goto done;
         }
         if (ord != b.device) {
@@ -371,11 +362,8 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     size_t bytes = b.out_bytes[pi];
     if ((r = drv->cuMemAlloc(&o->ptr, bytes ? bytes : 16)) != TL_CUDA_SUCCESS) {
       o->ptr = 0;
-      const char *name, *text;
-      tl_driver_error_text(r, &name, &text);
-      st = tl_context_fail(ctx, TL_ERR_CUDA,
-                           "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d failed: %s (%s)",
-                           bytes, p->name, b.device, name, text);
+      st = tl_driver_fail(ctx, r, "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d", bytes, p->name,
+                          b.device);
       goto done;
     }
     /* the output keeps the primary context alive until its deleter runs */
@@ -423,13 +411,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
   r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
                           b.kargs, NULL);
   if (r != TL_CUDA_SUCCESS) {
-    const char *name, *text;
-    tl_driver_error_text(r, &name, &text);
-    st = tl_context_fail(ctx, TL_ERR_CUDA,
-                         "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of "
-                         "dynamic shared memory) on cuda:%d failed: %s (%s)",
-                         k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device,
-                         name, text);
+    st = tl_driver_fail(ctx, r,
+                        "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic shared "
+                        "memory) on cuda:%d",
+                        k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device);
     goto done;
   }
   for (int j = 0; j < sig->nout; j++) {
