@@ -157,8 +157,7 @@ static const tl_driver *need_driver(tl_context *ctx, tl_status *st) {
 tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                     "tl_kernel_load: kernel is NULL"));
+  if (!k) return tl_context_null_arg(ctx, "tl_kernel_load", "kernel");
   tl_status st = TL_OK;
   const tl_driver *drv = need_driver(ctx, &st);
   if (!drv) return tl_context_end(ctx, st);
@@ -449,8 +448,7 @@ tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, con
                             size_t nargs, void *stream, DLManagedTensor **outputs) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                     "tl_kernel_call: kernel is NULL"));
+  if (!k) return tl_context_null_arg(ctx, "tl_kernel_call", "kernel");
   if (exec == TL_EXEC_AUTO) exec = all_host(args, nargs) ? TL_EXEC_CPU : TL_EXEC_CUDA;
   switch (exec) {
     case TL_EXEC_CUDA:

@@ -178,8 +178,7 @@ tl_status tl_device_count(tl_context *ctx, int *count) {
   if (s != TL_OK) return s;
   if (!count) {
     if (!ctx) return TL_ERR_INVALID_ARGUMENT;
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_device_count: count is NULL"));
+    return tl_context_null_arg(ctx, "tl_device_count", "count");
   }
   *count = tl_driver_device_count();
   return TL_OK;
