@@ -227,6 +227,30 @@ static bool pop_frame(tl_builder *b, const char *fn, frame_kind k, frame *out) {
   return true;
 }
 
+/* Closes the innermost scope, which must be of kind k (else an error of
+ * fn): the statements gathered in it become its node's body (a kernel's or
+ * loop's body, an if's branches), and the node is appended to the enclosing
+ * scope. */
+static void end_frame(tl_builder *b, const char *fn, frame_kind k) {
+  frame f;
+  if (!b || !pop_frame(b, fn, k, &f)) return;
+  if (f.node) {
+    tl_stmt *body = seq_of(b, &f.stmts);
+    if (k == F_KERNEL) {
+      f.node->u.kernel.body = body;
+    } else if (k == F_FOR) {
+      f.node->u.loop.body = body;
+    } else if (f.in_else) {
+      f.node->u.ifs.then_s = seq_of(b, &f.then_stmts);
+      f.node->u.ifs.else_s = body;
+    } else {
+      f.node->u.ifs.then_s = body;
+    }
+    append(b, f.node);
+  }
+  free_frame(&f);
+}
+
 /* ------------------------------------------------------------ lifecycle */
 tl_status tl_builder_create(tl_context *ctx, const char *func_name, tl_builder **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
@@ -608,16 +632,7 @@ void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
   push_frame(b, F_KERNEL, s);
 }
 
-void tl_builder_kernel_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_kernel_end", F_KERNEL, &f)) return;
-  if (f.node) {
-    f.node->u.kernel.body = seq_of(b, &f.stmts);
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_kernel_end(tl_builder *b) { end_frame(b, "tl_builder_kernel_end", F_KERNEL); }
 
 /* ------------------------------------------------------------ allocation */
 tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_dtype t,
@@ -698,16 +713,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
   push_frame(b, F_FOR, s);
 }
 
-void tl_builder_for_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_for_end", F_FOR, &f)) return;
-  if (f.node) {
-    f.node->u.loop.body = seq_of(b, &f.stmts);
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_for_end(tl_builder *b) { end_frame(b, "tl_builder_for_end", F_FOR); }
 
 /* -------------------------------------------------------------------- if */
 void tl_builder_if_begin(tl_builder *b, tl_expr *cond) {
@@ -741,21 +747,7 @@ void tl_builder_else(tl_builder *b) {
   top->in_else = true;
 }
 
-void tl_builder_if_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_if_end", F_IF, &f)) return;
-  if (f.node) {
-    if (f.in_else) {
-      f.node->u.ifs.then_s = seq_of(b, &f.then_stmts);
-      f.node->u.ifs.else_s = seq_of(b, &f.stmts);
-    } else {
-      f.node->u.ifs.then_s = seq_of(b, &f.stmts);
-    }
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_if_end(tl_builder *b) { end_frame(b, "tl_builder_if_end", F_IF); }
 
 /* ----------------------------------------------------------------- store */
 void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n,
