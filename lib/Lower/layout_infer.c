@@ -78,13 +78,20 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
+/* A kind of use of a fragment: whether there is one, where the first is and
+ * what it is ("T.Parallel loop", "T.gemm", ...). */
+typedef struct use_site {
+  bool seen;
+  tl_loc loc;
+  const char *by;
+} use_site;
+
 typedef struct frag_info {
   tl_buffer *buf;
   int parent;
   int bytes;               /* largest element size seen by its class */
-  bool ident, other;
-  tl_loc ident_loc, other_loc;
-  const char *ident_by, *other_by;
+  use_site ident;          /* indexed by the loop variables (gives a PLAN) */
+  use_site other;          /* any other use (makes it REPLICATED) */
   /* T.gemm accumulator use (the first one) */
   bool gemm;
   tl_loc gemm_loc;
@@ -175,22 +182,17 @@ static void unite(li_state *st, int a, int b) {
   st->frags.data[ra].bytes = bytes;
 }
 
+/* Records the first use of a kind. */
+static void first_use(use_site *u, tl_loc loc, const char *by) {
+  if (!u->seen) *u = (use_site){true, loc, by};
+}
+
 static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
-  frag_info *fi = &st->frags.data[i];
-  if (!fi->ident) {
-    fi->ident = true;
-    fi->ident_loc = loc;
-    fi->ident_by = by;
-  }
+  first_use(&st->frags.data[i].ident, loc, by);
 }
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) {
-  frag_info *fi = &st->frags.data[i];
-  if (!fi->other) {
-    fi->other = true;
-    fi->other_loc = loc;
-    fi->other_by = by;
-  }
+  first_use(&st->frags.data[i].other, loc, by);
 }
 
 /* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
@@ -425,9 +427,7 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
     fi->gemm_loc = s->loc;
     fi->gemm_m = wm;
     fi->gemm_n = 1;
-    fi->ident = true;
-    fi->ident_loc = s->loc;
-    fi->ident_by = "T.gemm (A operand)";
+    fi->ident = (use_site){true, s->loc, "T.gemm (A operand)"};
   }
   add_bytes(st, i, tl_dtype_bytes(A->dtype));
   return true;
@@ -518,9 +518,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     fi->gemm_m = wm;
     fi->gemm_n = wn;
     /* the gemm is the op that distributes C: name it in conflicts */
-    fi->ident = true;
-    fi->ident_loc = s->loc;
-    fi->ident_by = "T.gemm";
+    fi->ident = (use_site){true, s->loc, "T.gemm"};
   }
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
@@ -682,17 +680,17 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     int64_t C = L->shape[b->ndim - 1];
     int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
     tl_rows_layout_init(L, b->ndim, total / C, C, threads, v, root->rows_G);
-    L->set_at = fi->ident_loc;
-    L->set_by = fi->ident_by;
+    L->set_at = fi->ident.loc;
+    L->set_by = fi->ident.by;
     b->layout = L;
     return true;
   }
   if (g >= 0) {
     frag_info *gi = &st->frags.data[g];
     if (b->ndim != 2 || !same_shape(b, gi->buf)) {
-      tl_error(st->d, fi->ident_loc,
+      tl_error(st->d, fi->ident.loc,
                "layout conflict for fragment '%s': this %s gives it the layout of the T.gemm accumulator '%s', "
-               "whose shape differs", b->name, fi->ident_by, gi->buf->name);
+               "whose shape differs", b->name, fi->ident.by, gi->buf->name);
       tl_note(st->d, gi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", gi->buf->name);
       st->errors++;
       return true;
@@ -703,23 +701,23 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     b->layout = L;
     return true;
   }
-  if (fi->ident) {
+  if (fi->ident.seen) {
     int64_t v = tl_frag_plan_vec(b->ndim > 0 ? L->shape[b->ndim - 1] : 1, total, threads, bytes);
     L->kind = TL_FRAG_PLAN;
     L->threads = threads;
     L->vec = v;
     L->nvec = (total + threads * v - 1) / (threads * v);
     L->nregs = L->nvec * v;
-    L->set_at = fi->ident_loc;
-    L->set_by = fi->ident_by;
+    L->set_at = fi->ident.loc;
+    L->set_by = fi->ident.by;
   } else {
     L->kind = TL_FRAG_REPLICATED;
     L->threads = 1;
     L->vec = 1;
     L->nvec = total;
     L->nregs = total;
-    L->set_at = fi->other ? fi->other_loc : b->loc;
-    L->set_by = fi->other ? fi->other_by : "allocation";
+    L->set_at = fi->other.seen ? fi->other.loc : b->loc;
+    L->set_by = fi->other.seen ? fi->other.by : "allocation";
   }
   b->layout = L;
   return true;
@@ -880,7 +878,7 @@ static void finish_reducers(li_state *st) {
       int64_t last = 1, total = buf_total(b, &last);
       bool shape_ok = total == tmp.total && (b->ndim == 1 || (b->ndim == 2 && last == 1));
       if (!shape_ok) {
-        tl_error(st->d, fj->ident_loc.file ? fj->ident_loc : b->loc,
+        tl_error(st->d, fj->ident.loc.file ? fj->ident.loc : b->loc,
                  "layout conflict for fragment '%s': it shares row statistics with the %s here, whose rows "
                  "number %lld, but its shape is not (%lld,) or (%lld, 1)",
                  b->name, def_by, (long long)tmp.total, (long long)tmp.total, (long long)tmp.total);
@@ -1012,12 +1010,12 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
-    if (fi->ident && fi->other) {
-      tl_error(d, fi->other_loc,
+    if (fi->ident.seen && fi->other.seen) {
+      tl_error(d, fi->other.loc,
                "layout conflict for fragment '%s': this %s indexes it differently from the %s "
                "that distributes it over the threads",
-               fi->buf->name, fi->other_by, fi->ident_by);
-      tl_note(d, fi->ident_loc, "the %s that sets the layout of '%s' is here", fi->ident_by,
+               fi->buf->name, fi->other.by, fi->ident.by);
+      tl_note(d, fi->ident.loc, "the %s that sets the layout of '%s' is here", fi->ident.by,
               fi->buf->name);
       st.errors++;
       continue;
