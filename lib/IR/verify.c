@@ -200,17 +200,22 @@ static void check_index(vstate *vs, const tl_expr *e, tl_loc at, int depth, cons
     verr(vs, pick(e->loc, at), "%s must be an integer, got %s", what, tl_dtype_name(e->dtype));
 }
 
+/* Nesting deeper than TL_VERIFY_MAX_DEPTH: reported once per function
+ * ("expression" or "statement" nesting), and the walk goes no deeper. */
+static bool too_deep(vstate *vs, tl_loc loc, int depth, const char *what) {
+  if (depth <= TL_VERIFY_MAX_DEPTH) return false;
+  if (!vs->deep) verr(vs, loc, "%s nesting exceeds %d levels", what, TL_VERIFY_MAX_DEPTH);
+  vs->deep = true;
+  return true;
+}
+
 static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
   if (!e) {
     verr(vs, at, "malformed IR: missing expression");
     return;
   }
   tl_loc loc = pick(e->loc, at);
-  if (depth > TL_VERIFY_MAX_DEPTH) {
-    if (!vs->deep) verr(vs, loc, "expression nesting exceeds %d levels", TL_VERIFY_MAX_DEPTH);
-    vs->deep = true;
-    return;
-  }
+  if (too_deep(vs, loc, depth, "expression")) return;
   switch (e->kind) {
     case TL_EXPR_INT:
     case TL_EXPR_FLOAT: return;
@@ -550,11 +555,7 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
     return;
   }
   tl_loc loc = pick(s->loc, at);
-  if (depth > TL_VERIFY_MAX_DEPTH) {
-    if (!vs->deep) verr(vs, loc, "statement nesting exceeds %d levels", TL_VERIFY_MAX_DEPTH);
-    vs->deep = true;
-    return;
-  }
+  if (too_deep(vs, loc, depth, "statement")) return;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       size_t mark = vs->stack.len;
