@@ -25,14 +25,17 @@ typedef struct eq_ctx {
 
 static bool expr_eq(eq_ctx *c, const tl_expr *a, const tl_expr *b, int depth);
 
+/* Records that a (in the first tree) stands for b (in the second). */
+static bool bind(eq_ctx *c, tl_map *map, const void *a, const void *b) {
+  if (tl_map_put(map, a, (void *)b)) return true;
+  c->oom = true;
+  return false;
+}
+
 static bool bind_var(eq_ctx *c, tl_var *a, tl_var *b) {
   if (!a || !b) return a == b;
   if (!tl_dtype_eq(a->dtype, b->dtype) || a->kind != b->kind) return false;
-  if (!tl_map_put(&c->vars, a, b)) {
-    c->oom = true;
-    return false;
-  }
-  return true;
+  return bind(c, &c->vars, a, b);
 }
 
 static bool var_eq(eq_ctx *c, const tl_var *a, const tl_var *b) {
@@ -60,11 +63,7 @@ static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if ((a->strides == NULL) != (b->strides == NULL)) return false;
   if (a->strides && !exprs_eq(c, a->ndim, a->strides, b->strides, depth)) return false;
   if (!expr_eq(c, a->init, b->init, depth + 1)) return false;
-  if (!tl_map_put(&c->bufs, a, b)) {
-    c->oom = true;
-    return false;
-  }
-  return true;
+  return bind(c, &c->bufs, a, b);
 }
 
 static bool buffer_eq(eq_ctx *c, const tl_buffer *a, const tl_buffer *b) {
