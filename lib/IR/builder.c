@@ -555,16 +555,16 @@ static tl_buffer *new_buffer(tl_builder *b, const char *fn, const char *name, tl
   return oomp(b, tl_ir_new_buffer(b->m, TL_LOC_NONE, iname, t, scope, (int)ndim, sh));
 }
 
+static void push_param(tl_builder *b, tl_param p) {
+  if (!tl_vec_push(&b->params, p)) b->oom = true;
+}
+
 tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t,
                                    tl_expr *const *shape, size_t ndim) {
   if (!b) return NULL;
   tl_buffer *buf = new_buffer(b, "tl_builder_param_tensor", name, t, TL_SCOPE_GLOBAL, shape, ndim);
   if (!buf) return NULL;
-  tl_param p;
-  memset(&p, 0, sizeof p);
-  p.kind = TL_PARAM_TENSOR;
-  p.buffer = buf;
-  if (!tl_vec_push(&b->params, p)) b->oom = true;
+  push_param(b, (tl_param){.kind = TL_PARAM_TENSOR, .buffer = buf});
   return buf;
 }
 
@@ -578,11 +578,7 @@ tl_var *tl_builder_param_scalar(tl_builder *b, const char *name, tl_dtype t) {
   const char *iname = intern(b, name);
   tl_var *v = iname ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, iname, t, TL_VAR_PARAM)) : NULL;
   if (!v) return NULL;
-  tl_param p;
-  memset(&p, 0, sizeof p);
-  p.kind = TL_PARAM_SCALAR;
-  p.var = v;
-  if (!tl_vec_push(&b->params, p)) b->oom = true;
+  push_param(b, (tl_param){.kind = TL_PARAM_SCALAR, .var = v});
   return v;
 }
 
