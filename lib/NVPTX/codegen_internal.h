@@ -178,6 +178,8 @@ LLVMValueRef cg_gen_limit(cg *g, const tl_expr *e, tl_intrin op);
 LLVMValueRef cg_gen_unary(cg *g, const tl_expr *e);
 LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t, tl_loc loc);
 LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc);
+/* e generated and made a condition (cg_to_cond); NULL after an error. */
+LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e);
 
 /* ---- special registers (codegen_sreg.c) */
 LLVMValueRef cg_gen_sreg_call(cg *g, const tl_expr *e, tl_intrin op);

@@ -423,8 +423,7 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e) {
     r = cg_call_intrinsic(g, plain[k], NULL, 0, args, 2);
   } else {
     static const int zfill[3] = {NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S};
-    LLVMValueRef p = cg_gen_expr(g, pe);
-    p = cg_to_cond(g, p, pe->dtype, pe->loc);
+    LLVMValueRef p = cg_gen_cond(g, pe);
     if (!p) return false;
     if (pe->dtype.lanes != 1) {
       cg_error(g, pe->loc, "T.ptx_cp_async: pred must be a scalar");
