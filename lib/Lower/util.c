@@ -25,29 +25,28 @@ static bool add_name(tl_names *n, const char *name) {
   return tl_map_put(&n->set, name, (void *)1);
 }
 
-static bool collect_stmt(tl_names *n, const tl_stmt *s, int depth) {
-  if (!s) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return true; /* deeper names are reported elsewhere */
+/* The names a statement tree binds (loop, block and let variables,
+ * allocated buffers), gathered by a tl_visitor. */
+typedef struct names_visit { tl_visitor v; tl_names *n; bool oom; } names_visit;
+
+static void name_of(names_visit *u, const char *name) {
+  if (!add_name(u->n, name)) u->oom = true;
+}
+
+static void names_stmt(tl_visitor *v, const tl_stmt *s) {
+  names_visit *u = (names_visit *)v;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!collect_stmt(n, s->u.seq.stmts[i], depth + 1)) return false;
-      return true;
     case TL_STMT_FOR:
       for (int i = 0; i < s->u.loop.nvars; i++)
-        if (s->u.loop.vars[i] && !add_name(n, s->u.loop.vars[i]->name)) return false;
-      return collect_stmt(n, s->u.loop.body, depth + 1);
+        if (s->u.loop.vars[i]) name_of(u, s->u.loop.vars[i]->name);
+      return;
     case TL_STMT_KERNEL:
       for (int i = 0; i < s->u.kernel.ngrid; i++)
-        if (s->u.kernel.block_vars[i] && !add_name(n, s->u.kernel.block_vars[i]->name))
-          return false;
-      return collect_stmt(n, s->u.kernel.body, depth + 1);
-    case TL_STMT_ALLOC: return add_name(n, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL);
-    case TL_STMT_IF:
-      return collect_stmt(n, s->u.ifs.then_s, depth + 1) &&
-             collect_stmt(n, s->u.ifs.else_s, depth + 1);
-    case TL_STMT_LET: return add_name(n, s->u.let.var ? s->u.let.var->name : NULL);
-    default: return true;
+        if (s->u.kernel.block_vars[i]) name_of(u, s->u.kernel.block_vars[i]->name);
+      return;
+    case TL_STMT_ALLOC: name_of(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
+    case TL_STMT_LET: name_of(u, s->u.let.var ? s->u.let.var->name : NULL); return;
+    default: return;
   }
 }
 
@@ -66,7 +65,9 @@ bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
   /* T.* and the function name itself are never variable names, but a user
    * could call a variable T: keep it out of fresh names too. */
   if (!add_name(n, tl_intern_str(&m->names, "T"))) return false;
-  return collect_stmt(n, f->body, 0);
+  names_visit u = {.v = {.stmt = names_stmt}, .n = n};
+  tl_visit_stmt(&u.v, f->body);
+  return !u.oom;
 }
 
 void tl_names_free(tl_names *n) { tl_map_free(&n->set); }
