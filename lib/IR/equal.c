@@ -38,11 +38,18 @@ static bool bind_var(eq_ctx *c, tl_var *a, tl_var *b) {
   return bind(c, &c->vars, a, b);
 }
 
-static bool var_eq(eq_ctx *c, const tl_var *a, const tl_var *b) {
+/* Does a stand for b by map: 1 yes, 0 no (also when one is NULL and the
+ * other not), -1 a is not bound (free). */
+static int bound_to(const tl_map *map, const void *a, const void *b) {
   if (!a || !b) return a == b;
   bool found = false;
-  void *m = tl_map_get(&c->vars, a, &found);
-  if (found) return m == b;
+  void *m = tl_map_get(map, a, &found);
+  return found ? m == b : -1;
+}
+
+static bool var_eq(eq_ctx *c, const tl_var *a, const tl_var *b) {
+  int r = bound_to(&c->vars, a, b);
+  if (r >= 0) return r;
   /* free variable: the same object or the same name and dtype (and b free too) */
   if (a == b) return true;
   return !strcmp(a->name, b->name) && tl_dtype_eq(a->dtype, b->dtype);
@@ -67,11 +74,8 @@ static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
 }
 
 static bool buffer_eq(eq_ctx *c, const tl_buffer *a, const tl_buffer *b) {
-  if (!a || !b) return a == b;
-  bool found = false;
-  void *m = tl_map_get(&c->bufs, a, &found);
-  if (found) return m == b;
-  return a == b;
+  int r = bound_to(&c->bufs, a, b);
+  return r >= 0 ? r : a == b;
 }
 
 static bool float_eq(double x, double y) {
