@@ -440,6 +440,15 @@ tl_expr *tl_builder_string(tl_builder *b, const char *s) {
   return oomp(b, tl_ir_string(b->m, TL_LOC_NONE, s));
 }
 
+/* Is enum argument arg of fn (of C type `type`) within lo..hi?  Else
+ * reported ("expected a TYPE (lo..hi), got v"). */
+static bool enum_arg(tl_builder *b, const char *fn, const char *arg, const char *type, int v, int lo,
+                     int hi) {
+  if (v >= lo && v <= hi) return true;
+  berr(b, fn, "argument '%s': expected a %s (%d..%d), got %d", arg, type, lo, hi, v);
+  return false;
+}
+
 tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v) {
   if (!b || !need(b, "tl_builder_var_ref", v, "v")) return NULL;
   return oomp(b, tl_ir_var(b->m, TL_LOC_NONE, v));
@@ -448,11 +457,7 @@ tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v) {
 tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r) {
   static const char fn[] = "tl_builder_binary";
   if (!b) return NULL;
-  if ((int)op < (int)TL_OP_ADD || (int)op > (int)TL_OP_SHR) {
-    berr(b, fn, "argument 'op': expected a tl_binop (%d..%d), got %d", (int)TL_OP_ADD,
-         (int)TL_OP_SHR, (int)op);
-    return NULL;
-  }
+  if (!enum_arg(b, fn, "op", "tl_binop", (int)op, TL_OP_ADD, TL_OP_SHR)) return NULL;
   if (!need(b, fn, l, "l") || !need(b, fn, r, "r")) return NULL;
   if (!not_string(b, fn, "l", l) || !not_string(b, fn, "r", r)) return NULL;
   return oomp(b, tl_ir_binary(b->m, TL_LOC_NONE, op, l, r));
@@ -461,11 +466,7 @@ tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r) {
 tl_expr *tl_builder_unary(tl_builder *b, tl_unop op, tl_expr *x) {
   static const char fn[] = "tl_builder_unary";
   if (!b) return NULL;
-  if ((int)op < (int)TL_OP_NEG || (int)op > (int)TL_OP_BITNOT) {
-    berr(b, fn, "argument 'op': expected a tl_unop (%d..%d), got %d", (int)TL_OP_NEG,
-         (int)TL_OP_BITNOT, (int)op);
-    return NULL;
-  }
+  if (!enum_arg(b, fn, "op", "tl_unop", (int)op, TL_OP_NEG, TL_OP_BITNOT)) return NULL;
   if (!need(b, fn, x, "x") || !not_string(b, fn, "x", x)) return NULL;
   return oomp(b, tl_ir_unary(b->m, TL_LOC_NONE, op, x));
 }
@@ -661,9 +662,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
     for (size_t i = 0; i < nvars && i < TL_BUILDER_MAX_NDIM; i++) vars_out[i] = NULL;
   tl_stmt *s = NULL;
   bool ok = true;
-  if ((int)kind < (int)TL_LOOP_SERIAL || (int)kind > (int)TL_LOOP_VECTORIZED) {
-    berr(b, fn, "argument 'kind': expected a tl_loop_kind (%d..%d), got %d",
-         (int)TL_LOOP_SERIAL, (int)TL_LOOP_VECTORIZED, (int)kind);
+  if (!enum_arg(b, fn, "kind", "tl_loop_kind", (int)kind, TL_LOOP_SERIAL, TL_LOOP_VECTORIZED)) {
     ok = false;
   } else if (nvars < 1 || nvars > TL_BUILDER_MAX_NDIM) {
     berr(b, fn, "argument 'nvars': expected 1..%d, got %zu", TL_BUILDER_MAX_NDIM, nvars);
