@@ -299,26 +299,29 @@ static bool multiple_of(const tl_expr *a, int64_t c) {
   return as_mul_const(a, &x, &k) && k % c == 0;
 }
 
+/* Is a provably in [0, c) (by the ranges r)?  Then a // c is 0, a % c is a. */
+static bool below(const tl_ranges *r, const tl_expr *a, int64_t c) {
+  tl_range rg;
+  return r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c;
+}
+
 static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
                          int depth) {
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
-  tl_range rg;
   if (c == 1) return a;
   if (depth < 50) {
-    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return tl_ir_int(m, loc, a->dtype, 0);
+    if (below(r, a, c)) return tl_ir_int(m, loc, a->dtype, 0);
     if (as_mul_const(a, &x, &k) && k > 0) {
       if (k % c == 0) return tl_lo_mul(m, loc, x, k / c);
       if (c % k == 0) return fdiv_rec(m, loc, x, c / k, r, depth + 1);
     }
-    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD) {
-      tl_expr *p = a->u.bin.a, *q = a->u.bin.b;
-      if (multiple_of(p, c))
-        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
-      if (multiple_of(q, c))
-        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
-    }
+    /* (p + q) // c = p // c + q // c when p or q is a multiple of c */
+    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD &&
+        (multiple_of(a->u.bin.a, c) || multiple_of(a->u.bin.b, c)))
+      return tl_lo_add(m, loc, fdiv_rec(m, loc, a->u.bin.a, c, r, depth + 1),
+                       fdiv_rec(m, loc, a->u.bin.b, c, r, depth + 1));
   }
   return tl_ir_binary(m, loc, TL_OP_FLOORDIV, a, tl_ir_int(m, loc, a->dtype, c));
 }
@@ -328,10 +331,9 @@ static tl_expr *fmod_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const 
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
-  tl_range rg;
   if (c == 1) return tl_ir_int(m, loc, a->dtype, 0);
   if (depth < 50) {
-    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return a;
+    if (below(r, a, c)) return a;
     if (multiple_of(a, c)) return tl_ir_int(m, loc, a->dtype, 0);
     if (as_mul_const(a, &x, &k) && k > 0 && c % k == 0)
       return tl_lo_mul(m, loc, fmod_rec(m, loc, x, c / k, r, depth + 1), k);
