@@ -357,26 +357,29 @@ tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc) {
   return zero ? tl_ir_call(m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero) : NULL;
 }
 
-tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
-  if (!base) return NULL;
-  if (lanes == 1) return base;
-  tl_dtype t = base->dtype;
+/* A ramp or broadcast node over scalar x, lanes wide; x itself when lanes
+ * is 1 (or NULL: an earlier OOM), NULL on OOM. */
+static tl_expr *vector_of(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_expr *x, int lanes) {
+  if (!x || lanes == 1) return x;
+  tl_dtype t = x->dtype;
   t.lanes = (uint16_t)lanes;
-  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_RAMP, t);
+  tl_expr *e = tl_ir_expr(m, loc, kind, t);
   if (!e) return NULL;
-  e->u.ramp.base = base;
-  e->u.ramp.stride = tl_ir_int(m, loc, base->dtype, 1);
+  if (kind == TL_EXPR_BROADCAST) {
+    e->u.bcast.value = x;
+    return e;
+  }
+  e->u.ramp.base = x;
+  e->u.ramp.stride = tl_ir_int(m, loc, x->dtype, 1);
   return e->u.ramp.stride ? e : NULL;
 }
 
+tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
+  return vector_of(m, loc, TL_EXPR_RAMP, base, lanes);
+}
+
 tl_expr *tl_lo_broadcast(tl_module *m, tl_loc loc, tl_expr *value, int lanes) {
-  if (!value) return NULL;
-  if (lanes == 1) return value;
-  tl_dtype t = value->dtype;
-  t.lanes = (uint16_t)lanes;
-  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BROADCAST, t);
-  if (e) e->u.bcast.value = value;
-  return e;
+  return vector_of(m, loc, TL_EXPR_BROADCAST, value, lanes);
 }
 
 tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
