@@ -84,23 +84,6 @@ static void format_float(char *buf, size_t size, double v, tl_dtype t) {
   }
 }
 
-static void print_string(tl_strbuf *out, const char *s) {
-  tl_strbuf_append(out, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"': tl_strbuf_append(out, "\\\""); break;
-    case '\\': tl_strbuf_append(out, "\\\\"); break;
-    case '\n': tl_strbuf_append(out, "\\n"); break;
-    case '\t': tl_strbuf_append(out, "\\t"); break;
-    case '\r': tl_strbuf_append(out, "\\r"); break;
-    default:
-      if (*p < 0x20 || *p == 0x7f) tl_strbuf_printf(out, "\\x%02x", *p);
-      else tl_strbuf_appendn(out, (const char *)p, 1);
-    }
-  }
-  tl_strbuf_append(out, "\"");
-}
-
 /* Precedence level of e as printed. */
 static int expr_prec(const tl_expr *e) {
   switch (e->kind) {
@@ -192,7 +175,7 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
   switch (e->kind) {
   case TL_EXPR_INT: print_int_lit(out, e); break;
   case TL_EXPR_FLOAT: print_float_lit(out, e); break;
-  case TL_EXPR_STRING: print_string(out, e->u.str); break;
+  case TL_EXPR_STRING: tl_strbuf_append_quoted(out, e->u.str); break;
   case TL_EXPR_VAR: tl_strbuf_append(out, e->u.var ? e->u.var->name : "<null>"); break;
   case TL_EXPR_BUFFER: tl_strbuf_append(out, e->u.buffer ? e->u.buffer->name : "<null>"); break;
   case TL_EXPR_BINARY: {
