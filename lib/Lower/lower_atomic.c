@@ -168,24 +168,6 @@ static bool side_indices(at_state *st, const side *sd, tl_expr *const *idx, tl_l
   return true;
 }
 
-/* Bounds condition of global buffer b at ix (provable parts dropped). */
-static tl_expr *in_bounds(at_state *st, const tl_buffer *b, int n, tl_expr **ix, tl_loc loc, tl_expr *cond) {
-  tl_module *m = st->m;
-  for (int k = 0; k < n && cond; k++) {
-    tl_range r;
-    bool known = tl_expr_range(&st->ranges, ix[k], &r);
-    if (!(known && r.lo >= 0))
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
-    int64_t dim;
-    if (!(known && tl_expr_is_const_int(b->shape[k], &dim) && r.hi < dim)) {
-      tl_expr *shp = b->shape[k];
-      if (!tl_dtype_eq(shp->dtype, ix[k]->dtype)) shp = tl_ir_cast(m, loc, ix[k]->dtype, shp);
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, ix[k], shp));
-    }
-  }
-  return cond;
-}
-
 /* Row-major (or strided) flat element offset of b[ix]. */
 static tl_expr *flat_offset(at_state *st, const tl_buffer *b, int n, tl_expr **ix, tl_loc loc) {
   tl_module *m = st->m;
@@ -212,11 +194,11 @@ static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const s
   tl_expr *di[MAXD] = {0}, *vi[MAXD] = {0};
   if (!side_indices(st, dst, idx, loc, di)) return NULL;
   tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  CHECK(cond = in_bounds(st, dst->buf, dst->n, di, loc, cond));
+  CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, dst->buf, dst->n, di, 1, cond));
   tl_expr *v = val_expr;
   if (val) {
     if (!side_indices(st, val, idx, loc, vi)) return NULL;
-    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = in_bounds(st, val->buf, val->n, vi, loc, cond));
+    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, val->buf, val->n, vi, 1, cond));
     CHECK(v = tl_ir_load(m, loc, val->buf, val->n, vi));
   }
   tl_dtype et = dst->buf->dtype;

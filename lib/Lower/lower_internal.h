@@ -67,6 +67,12 @@ bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
  * bytes <= 16; rows keep the alignment.) */
 bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
                          bool is_store);
+/* cond AND the in-bounds condition of the access b[ix] (n indices): ix[k]
+ * >= 0 and ix[k] < b->shape[k], the last index plus span - 1 for a vector
+ * of span elements (span 1: a scalar); a part the ranges r prove is
+ * dropped.  NULL on OOM. */
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
+                           tl_expr *const *ix, int64_t span, tl_expr *cond);
 /* The largest power-of-two w dividing v such that `body`, a single store,
  * can run as T.vectorized(w) over lane l (1 when none). */
 int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);

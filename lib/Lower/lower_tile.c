@@ -778,26 +778,7 @@ static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **
 /* In-bounds condition of a global access (first lane; `span` lanes when the
  * whole vector must be in bounds).  Provably true parts are dropped. */
 static tl_expr *bounds_cond(lt_state *st, const tl_buffer *b, int n, tl_expr **ix, int64_t span, tl_loc loc) {
-  tl_module *m = st->m;
-  tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  for (int k = 0; k < n && cond; k++) {
-    tl_expr *x = ix[k];
-    if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
-    if (!x) return NULL;
-    tl_range r;
-    bool known = tl_expr_range(&st->ranges, ix[k], &r);
-    if (!(known && r.lo >= 0))
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
-    int64_t dim;
-    tl_range rx;
-    bool in = tl_expr_is_const_int(b->shape[k], &dim) && tl_expr_range(&st->ranges, x, &rx) && rx.hi < dim;
-    if (!in) {
-      tl_expr *shp = b->shape[k];
-      if (!tl_dtype_eq(shp->dtype, x->dtype)) shp = tl_ir_cast(m, loc, x->dtype, shp);
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, x, shp));
-    }
-  }
-  return cond;
+  return tl_lo_bounds_cond(st->m, loc, &st->ranges, b, n, ix, span, tl_ir_int(st->m, loc, TL_BOOL, 1));
 }
 
 /* TEST HOOK, not a feature: with the environment variable

@@ -570,6 +570,23 @@ bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const t
   return true;
 }
 
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
+                           tl_expr *const *ix, int64_t span, tl_expr *cond) {
+  for (int k = 0; k < n && cond; k++) {
+    tl_expr *x = ix[k];
+    if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
+    if (!x) return NULL;
+    tl_range rg;
+    if (!(tl_expr_range(r, ix[k], &rg) && rg.lo >= 0))
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
+    int64_t dim;
+    if (!(tl_expr_is_const_int(b->shape[k], &dim) && tl_expr_range(r, x, &rg) && rg.hi < dim))
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond,
+                          tl_ir_binary(m, loc, TL_OP_LT, x, tl_ir_cast(m, loc, x->dtype, b->shape[k])));
+  }
+  return cond;
+}
+
 typedef struct vec_lane { const tl_var *l; int64_t w; } vec_lane;
 
 /* Does node e keep an expression from running as a vector of w lanes over
