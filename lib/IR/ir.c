@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "IR/tir.h"
+#include "IR/visit.h"
 
 /* ================================================================ dtypes */
 
@@ -355,6 +356,34 @@ static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
 }
 
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s) { return find_kernel(s, 0); }
+
+/* The end of one planned shared.dyn buffer (0: not planned, or its size
+ * not a constant of at most 2^40 bytes). */
+static int64_t planned_end(const tl_buffer *b) {
+  if (!b || b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
+  int64_t n = 1, d;
+  for (int i = 0; i < b->ndim; i++) {
+    if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 40) / d)) return 0;
+    n *= d;
+  }
+  int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+  if (n > ((int64_t)1 << 40) / eb || b->smem_offset > ((int64_t)1 << 40)) return 0;
+  return b->smem_offset + n * eb;
+}
+
+typedef struct smem_end_visit { tl_visitor v; int64_t end; } smem_end_visit;
+
+static void smem_end_stmt(tl_visitor *v, const tl_stmt *s) {
+  smem_end_visit *u = (smem_end_visit *)v;
+  int64_t e = s->kind == TL_STMT_ALLOC ? planned_end(s->u.alloc.buffer) : 0;
+  if (e > u->end) u->end = e;
+}
+
+int64_t tl_ir_planned_smem_end(const tl_stmt *s) {
+  smem_end_visit u = {.v = {.stmt = smem_end_stmt}};
+  tl_visit_stmt(&u.v, s);
+  return u.end;
+}
 
 tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b) {
   tl_dtype r = a;

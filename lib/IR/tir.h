@@ -337,6 +337,12 @@ tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
 /* The first T.Kernel statement in s (searched through seqs, loops and both
  * branches of ifs, at most 400 levels deep), or NULL. */
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
+/* The end (bytes) of the shared.dyn buffers that shared-memory planning
+ * placed (smem_planned, smem_offset >= 0) among the allocations in s: the
+ * largest smem_offset + size; an allocation whose size is not constant or
+ * exceeds 2^40 bytes counts 0; 0 when none.  Codegen and the SIMT executor
+ * size the dynamic shared block from it. */
+int64_t tl_ir_planned_smem_end(const tl_stmt *s);
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);

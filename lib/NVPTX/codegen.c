@@ -574,7 +574,7 @@ static void add_enum_attr(cg *g, LLVMValueRef fn, unsigned idx, const char *name
 static bool gen_func(cg *g, tl_primfunc *f) {
   g->f = f;
   g->kernels_seen = 0;
-  g->smem_planned_end = cg_planned_smem_end(f->body, 0);
+  g->smem_planned_end = tl_ir_planned_smem_end(f->body);
   g->smem_off = g->smem_planned_end;
   tl_map_init(&g->vars);
   tl_map_init(&g->bufs);

@@ -150,7 +150,6 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e);
 bool cg_gen_store(cg *g, const tl_stmt *s);
 buf_info *cg_get_buf(cg *g, const tl_buffer *b, tl_loc loc);
 const tl_buffer *cg_buffer_arg(cg *g, const tl_expr *e, int i, const char *what);
-int64_t cg_planned_smem_end(const tl_stmt *s, int depth);
 
 /* ---- synchronisation and warp collectives (codegen_sync.c) */
 LLVMValueRef cg_gen_shfl(cg *g, const tl_expr *e, tl_intrin op);
