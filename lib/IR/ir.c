@@ -597,6 +597,23 @@ static bool signed_floormod(int64_t a, int64_t b, int64_t *r) {
   return true;
 }
 
+/* A comparison or logical op, given the order of its operands (ord < 0,
+ * 0, > 0: a < b, a == b, a > b, in the operands' signedness) and whether
+ * each is nonzero. */
+static bool fold_relation(tl_binop op, int ord, bool a, bool b, int64_t *r) {
+  switch (op) {
+  case TL_OP_EQ: *r = ord == 0; return true;
+  case TL_OP_NE: *r = ord != 0; return true;
+  case TL_OP_LT: *r = ord < 0; return true;
+  case TL_OP_LE: *r = ord <= 0; return true;
+  case TL_OP_GT: *r = ord > 0; return true;
+  case TL_OP_GE: *r = ord >= 0; return true;
+  case TL_OP_AND: *r = a && b; return true;
+  case TL_OP_OR: *r = a || b; return true;
+  default: return false;
+  }
+}
+
 /* Integer (or bool) fold of a op b with operands of dtype t (already
  * wrapped to t).  False: keep the node. */
 static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) {
@@ -604,6 +621,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   if (t.code == TL_TYPE_UINT) {
     uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
     uint64_t x = (uint64_t)a & mask, y = (uint64_t)b & mask, z;
+    if (is_cmp(op) || op == TL_OP_AND || op == TL_OP_OR) return fold_relation(op, (x > y) - (x < y), x, y, r);
     switch (op) {
     case TL_OP_ADD: z = x + y; break;
     case TL_OP_SUB: z = x - y; break;
@@ -624,14 +642,6 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
       break;
     case TL_OP_MIN: z = x < y ? x : y; break;
     case TL_OP_MAX: z = x > y ? x : y; break;
-    case TL_OP_EQ: *r = x == y; return true;
-    case TL_OP_NE: *r = x != y; return true;
-    case TL_OP_LT: *r = x < y; return true;
-    case TL_OP_LE: *r = x <= y; return true;
-    case TL_OP_GT: *r = x > y; return true;
-    case TL_OP_GE: *r = x >= y; return true;
-    case TL_OP_AND: *r = x && y; return true;
-    case TL_OP_OR: *r = x || y; return true;
     case TL_OP_BITAND: z = x & y; break;
     case TL_OP_BITOR: z = x | y; break;
     case TL_OP_BITXOR: z = x ^ y; break;
@@ -646,6 +656,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
     *r = (int64_t)z;
     return true;
   }
+  if (is_cmp(op) || op == TL_OP_AND || op == TL_OP_OR) return fold_relation(op, (a > b) - (a < b), a, b, r);
   int64_t z;
   switch (op) {
   case TL_OP_ADD: if (__builtin_add_overflow(a, b, &z)) return false; break;
@@ -669,14 +680,6 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   }
   case TL_OP_MIN: z = a < b ? a : b; break;
   case TL_OP_MAX: z = a > b ? a : b; break;
-  case TL_OP_EQ: *r = a == b; return true;
-  case TL_OP_NE: *r = a != b; return true;
-  case TL_OP_LT: *r = a < b; return true;
-  case TL_OP_LE: *r = a <= b; return true;
-  case TL_OP_GT: *r = a > b; return true;
-  case TL_OP_GE: *r = a >= b; return true;
-  case TL_OP_AND: *r = a && b; return true;
-  case TL_OP_OR: *r = a || b; return true;
   case TL_OP_BITAND: z = a & b; break;
   case TL_OP_BITOR: z = a | b; break;
   case TL_OP_BITXOR: z = a ^ b; break;
