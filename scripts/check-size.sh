@@ -17,7 +17,7 @@ MAX_FUNC_LINES=150
 
 # path or path:function, the most lines it may have, why it is allowed.
 EXCEPTIONS='
-lib/IR/elaborate.c                    3890  the front-end issue rewrites the elaborator
+lib/IR/elaborate.c                    3897  the front-end issue rewrites the elaborator (3,897 since issue 11 part 1 (target as data: the tl.disable_* pass configs) grew it by 7 lines)
 lib/IR/elaborate.c:call_t              156  the front-end issue rewrites the elaborator
 lib/IR/elaborate.c:elab_for            170  the front-end issue rewrites the elaborator
 lib/IR/elaborate.c:elab_tile           167  the front-end issue rewrites the elaborator

@@ -227,6 +227,30 @@ static bool pop_frame(tl_builder *b, const char *fn, frame_kind k, frame *out) {
   return true;
 }
 
+/* Closes the innermost scope, which must be of kind k (else an error of
+ * fn): the statements gathered in it become its node's body (a kernel's or
+ * loop's body, an if's branches), and the node is appended to the enclosing
+ * scope. */
+static void end_frame(tl_builder *b, const char *fn, frame_kind k) {
+  frame f;
+  if (!b || !pop_frame(b, fn, k, &f)) return;
+  if (f.node) {
+    tl_stmt *body = seq_of(b, &f.stmts);
+    if (k == F_KERNEL) {
+      f.node->u.kernel.body = body;
+    } else if (k == F_FOR) {
+      f.node->u.loop.body = body;
+    } else if (f.in_else) {
+      f.node->u.ifs.then_s = seq_of(b, &f.then_stmts);
+      f.node->u.ifs.else_s = body;
+    } else {
+      f.node->u.ifs.then_s = body;
+    }
+    append(b, f.node);
+  }
+  free_frame(&f);
+}
+
 /* ------------------------------------------------------------ lifecycle */
 tl_status tl_builder_create(tl_context *ctx, const char *func_name, tl_builder **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
@@ -416,6 +440,15 @@ tl_expr *tl_builder_string(tl_builder *b, const char *s) {
   return oomp(b, tl_ir_string(b->m, TL_LOC_NONE, s));
 }
 
+/* Is enum argument arg of fn (of C type `type`) within lo..hi?  Else
+ * reported ("expected a TYPE (lo..hi), got v"). */
+static bool enum_arg(tl_builder *b, const char *fn, const char *arg, const char *type, int v, int lo,
+                     int hi) {
+  if (v >= lo && v <= hi) return true;
+  berr(b, fn, "argument '%s': expected a %s (%d..%d), got %d", arg, type, lo, hi, v);
+  return false;
+}
+
 tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v) {
   if (!b || !need(b, "tl_builder_var_ref", v, "v")) return NULL;
   return oomp(b, tl_ir_var(b->m, TL_LOC_NONE, v));
@@ -424,11 +457,7 @@ tl_expr *tl_builder_var_ref(tl_builder *b, tl_var *v) {
 tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r) {
   static const char fn[] = "tl_builder_binary";
   if (!b) return NULL;
-  if ((int)op < (int)TL_OP_ADD || (int)op > (int)TL_OP_SHR) {
-    berr(b, fn, "argument 'op': expected a tl_binop (%d..%d), got %d", (int)TL_OP_ADD,
-         (int)TL_OP_SHR, (int)op);
-    return NULL;
-  }
+  if (!enum_arg(b, fn, "op", "tl_binop", (int)op, TL_OP_ADD, TL_OP_SHR)) return NULL;
   if (!need(b, fn, l, "l") || !need(b, fn, r, "r")) return NULL;
   if (!not_string(b, fn, "l", l) || !not_string(b, fn, "r", r)) return NULL;
   return oomp(b, tl_ir_binary(b->m, TL_LOC_NONE, op, l, r));
@@ -437,11 +466,7 @@ tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_expr *r) {
 tl_expr *tl_builder_unary(tl_builder *b, tl_unop op, tl_expr *x) {
   static const char fn[] = "tl_builder_unary";
   if (!b) return NULL;
-  if ((int)op < (int)TL_OP_NEG || (int)op > (int)TL_OP_BITNOT) {
-    berr(b, fn, "argument 'op': expected a tl_unop (%d..%d), got %d", (int)TL_OP_NEG,
-         (int)TL_OP_BITNOT, (int)op);
-    return NULL;
-  }
+  if (!enum_arg(b, fn, "op", "tl_unop", (int)op, TL_OP_NEG, TL_OP_BITNOT)) return NULL;
   if (!need(b, fn, x, "x") || !not_string(b, fn, "x", x)) return NULL;
   return oomp(b, tl_ir_unary(b->m, TL_LOC_NONE, op, x));
 }
@@ -531,16 +556,16 @@ static tl_buffer *new_buffer(tl_builder *b, const char *fn, const char *name, tl
   return oomp(b, tl_ir_new_buffer(b->m, TL_LOC_NONE, iname, t, scope, (int)ndim, sh));
 }
 
+static void push_param(tl_builder *b, tl_param p) {
+  if (!tl_vec_push(&b->params, p)) b->oom = true;
+}
+
 tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t,
                                    tl_expr *const *shape, size_t ndim) {
   if (!b) return NULL;
   tl_buffer *buf = new_buffer(b, "tl_builder_param_tensor", name, t, TL_SCOPE_GLOBAL, shape, ndim);
   if (!buf) return NULL;
-  tl_param p;
-  memset(&p, 0, sizeof p);
-  p.kind = TL_PARAM_TENSOR;
-  p.buffer = buf;
-  if (!tl_vec_push(&b->params, p)) b->oom = true;
+  push_param(b, (tl_param){.kind = TL_PARAM_TENSOR, .buffer = buf});
   return buf;
 }
 
@@ -554,11 +579,7 @@ tl_var *tl_builder_param_scalar(tl_builder *b, const char *name, tl_dtype t) {
   const char *iname = intern(b, name);
   tl_var *v = iname ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, iname, t, TL_VAR_PARAM)) : NULL;
   if (!v) return NULL;
-  tl_param p;
-  memset(&p, 0, sizeof p);
-  p.kind = TL_PARAM_SCALAR;
-  p.var = v;
-  if (!tl_vec_push(&b->params, p)) b->oom = true;
+  push_param(b, (tl_param){.kind = TL_PARAM_SCALAR, .var = v});
   return v;
 }
 
@@ -608,16 +629,7 @@ void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
   push_frame(b, F_KERNEL, s);
 }
 
-void tl_builder_kernel_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_kernel_end", F_KERNEL, &f)) return;
-  if (f.node) {
-    f.node->u.kernel.body = seq_of(b, &f.stmts);
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_kernel_end(tl_builder *b) { end_frame(b, "tl_builder_kernel_end", F_KERNEL); }
 
 /* ------------------------------------------------------------ allocation */
 tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_dtype t,
@@ -650,9 +662,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
     for (size_t i = 0; i < nvars && i < TL_BUILDER_MAX_NDIM; i++) vars_out[i] = NULL;
   tl_stmt *s = NULL;
   bool ok = true;
-  if ((int)kind < (int)TL_LOOP_SERIAL || (int)kind > (int)TL_LOOP_VECTORIZED) {
-    berr(b, fn, "argument 'kind': expected a tl_loop_kind (%d..%d), got %d",
-         (int)TL_LOOP_SERIAL, (int)TL_LOOP_VECTORIZED, (int)kind);
+  if (!enum_arg(b, fn, "kind", "tl_loop_kind", (int)kind, TL_LOOP_SERIAL, TL_LOOP_VECTORIZED)) {
     ok = false;
   } else if (nvars < 1 || nvars > TL_BUILDER_MAX_NDIM) {
     berr(b, fn, "argument 'nvars': expected 1..%d, got %zu", TL_BUILDER_MAX_NDIM, nvars);
@@ -698,16 +708,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
   push_frame(b, F_FOR, s);
 }
 
-void tl_builder_for_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_for_end", F_FOR, &f)) return;
-  if (f.node) {
-    f.node->u.loop.body = seq_of(b, &f.stmts);
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_for_end(tl_builder *b) { end_frame(b, "tl_builder_for_end", F_FOR); }
 
 /* -------------------------------------------------------------------- if */
 void tl_builder_if_begin(tl_builder *b, tl_expr *cond) {
@@ -741,21 +742,7 @@ void tl_builder_else(tl_builder *b) {
   top->in_else = true;
 }
 
-void tl_builder_if_end(tl_builder *b) {
-  if (!b) return;
-  frame f;
-  if (!pop_frame(b, "tl_builder_if_end", F_IF, &f)) return;
-  if (f.node) {
-    if (f.in_else) {
-      f.node->u.ifs.then_s = seq_of(b, &f.then_stmts);
-      f.node->u.ifs.else_s = seq_of(b, &f.stmts);
-    } else {
-      f.node->u.ifs.then_s = seq_of(b, &f.stmts);
-    }
-    append(b, f.node);
-  }
-  free_frame(&f);
-}
+void tl_builder_if_end(tl_builder *b) { end_frame(b, "tl_builder_if_end", F_IF); }
 
 /* ----------------------------------------------------------------- store */
 void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n,

@@ -25,21 +25,31 @@ typedef struct eq_ctx {
 
 static bool expr_eq(eq_ctx *c, const tl_expr *a, const tl_expr *b, int depth);
 
+/* Records that a (in the first tree) stands for b (in the second). */
+static bool bind(eq_ctx *c, tl_map *map, const void *a, const void *b) {
+  if (tl_map_put(map, a, (void *)b)) return true;
+  c->oom = true;
+  return false;
+}
+
 static bool bind_var(eq_ctx *c, tl_var *a, tl_var *b) {
   if (!a || !b) return a == b;
   if (!tl_dtype_eq(a->dtype, b->dtype) || a->kind != b->kind) return false;
-  if (!tl_map_put(&c->vars, a, b)) {
-    c->oom = true;
-    return false;
-  }
-  return true;
+  return bind(c, &c->vars, a, b);
+}
+
+/* Does a stand for b by map: 1 yes, 0 no (also when one is NULL and the
+ * other not), -1 a is not bound (free). */
+static int bound_to(const tl_map *map, const void *a, const void *b) {
+  if (!a || !b) return a == b;
+  bool found = false;
+  void *m = tl_map_get(map, a, &found);
+  return found ? m == b : -1;
 }
 
 static bool var_eq(eq_ctx *c, const tl_var *a, const tl_var *b) {
-  if (!a || !b) return a == b;
-  bool found = false;
-  void *m = tl_map_get(&c->vars, a, &found);
-  if (found) return m == b;
+  int r = bound_to(&c->vars, a, b);
+  if (r >= 0) return r;
   /* free variable: the same object or the same name and dtype (and b free too) */
   if (a == b) return true;
   return !strcmp(a->name, b->name) && tl_dtype_eq(a->dtype, b->dtype);
@@ -60,19 +70,12 @@ static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if ((a->strides == NULL) != (b->strides == NULL)) return false;
   if (a->strides && !exprs_eq(c, a->ndim, a->strides, b->strides, depth)) return false;
   if (!expr_eq(c, a->init, b->init, depth + 1)) return false;
-  if (!tl_map_put(&c->bufs, a, b)) {
-    c->oom = true;
-    return false;
-  }
-  return true;
+  return bind(c, &c->bufs, a, b);
 }
 
 static bool buffer_eq(eq_ctx *c, const tl_buffer *a, const tl_buffer *b) {
-  if (!a || !b) return a == b;
-  bool found = false;
-  void *m = tl_map_get(&c->bufs, a, &found);
-  if (found) return m == b;
-  return a == b;
+  int r = bound_to(&c->bufs, a, b);
+  return r >= 0 ? r : a == b;
 }
 
 static bool float_eq(double x, double y) {

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "IR/tir.h"
+#include "IR/visit.h"
 
 /* ================================================================ dtypes */
 
@@ -219,7 +220,7 @@ tl_module *tl_module_new(void) {
   return m;
 }
 
-static tl_expr *new_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
+tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
   tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
   if (!e) return NULL;
   e->kind = k;
@@ -248,13 +249,13 @@ static int64_t wrap_int(tl_dtype t, int64_t v) {
 
 tl_expr *tl_ir_int(tl_module *m, tl_loc loc, tl_dtype t, int64_t v) {
   if (tl_dtype_is_float(t)) return tl_ir_float(m, loc, t, (double)v);
-  tl_expr *e = new_expr(m, loc, TL_EXPR_INT, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_INT, t);
   if (e) e->u.ival = wrap_int(t, v);
   return e;
 }
 
 tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v) {
-  tl_expr *e = new_expr(m, loc, TL_EXPR_FLOAT, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_FLOAT, t);
   if (e) e->u.fval = tl_round_to_dtype(v, t);
   return e;
 }
@@ -262,21 +263,21 @@ tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v) {
 tl_expr *tl_ir_string(tl_module *m, tl_loc loc, const char *s) {
   const char *is = tl_intern_str(&m->names, s ? s : "");
   if (!is) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_STRING, TL_VOID);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_STRING, TL_VOID);
   if (e) e->u.str = is;
   return e;
 }
 
 tl_expr *tl_ir_var(tl_module *m, tl_loc loc, tl_var *v) {
   if (!v) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_VAR, v->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_VAR, v->dtype);
   if (e) e->u.var = v;
   return e;
 }
 
 tl_expr *tl_ir_buffer_ref(tl_module *m, tl_loc loc, tl_buffer *b) {
   if (!b) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_BUFFER, TL_DT(TL_TYPE_HANDLE, 64));
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BUFFER, TL_DT(TL_TYPE_HANDLE, 64));
   if (e) e->u.buffer = b;
   return e;
 }
@@ -355,6 +356,34 @@ static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
 }
 
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s) { return find_kernel(s, 0); }
+
+/* The end of one planned shared.dyn buffer (0: not planned, or its size
+ * not a constant of at most 2^40 bytes). */
+static int64_t planned_end(const tl_buffer *b) {
+  if (!b || b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
+  int64_t n = 1, d;
+  for (int i = 0; i < b->ndim; i++) {
+    if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 40) / d)) return 0;
+    n *= d;
+  }
+  int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+  if (n > ((int64_t)1 << 40) / eb || b->smem_offset > ((int64_t)1 << 40)) return 0;
+  return b->smem_offset + n * eb;
+}
+
+typedef struct smem_end_visit { tl_visitor v; int64_t end; } smem_end_visit;
+
+static void smem_end_stmt(tl_visitor *v, const tl_stmt *s) {
+  smem_end_visit *u = (smem_end_visit *)v;
+  int64_t e = s->kind == TL_STMT_ALLOC ? planned_end(s->u.alloc.buffer) : 0;
+  if (e > u->end) u->end = e;
+}
+
+int64_t tl_ir_planned_smem_end(const tl_stmt *s) {
+  smem_end_visit u = {.v = {.stmt = smem_end_stmt}};
+  tl_visit_stmt(&u.v, s);
+  return u.end;
+}
 
 tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b) {
   tl_dtype r = a;
@@ -457,7 +486,7 @@ static bool float_to_int(double v, tl_dtype t, int64_t *out) {
 }
 
 static tl_expr *cast_node(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
-  tl_expr *e = new_expr(m, loc, TL_EXPR_CAST, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CAST, t);
   if (e) e->u.cast.value = x;
   return e;
 }
@@ -568,6 +597,23 @@ static bool signed_floormod(int64_t a, int64_t b, int64_t *r) {
   return true;
 }
 
+/* A comparison or logical op, given the order of its operands (ord < 0,
+ * 0, > 0: a < b, a == b, a > b, in the operands' signedness) and whether
+ * each is nonzero. */
+static bool fold_relation(tl_binop op, int ord, bool a, bool b, int64_t *r) {
+  switch (op) {
+  case TL_OP_EQ: *r = ord == 0; return true;
+  case TL_OP_NE: *r = ord != 0; return true;
+  case TL_OP_LT: *r = ord < 0; return true;
+  case TL_OP_LE: *r = ord <= 0; return true;
+  case TL_OP_GT: *r = ord > 0; return true;
+  case TL_OP_GE: *r = ord >= 0; return true;
+  case TL_OP_AND: *r = a && b; return true;
+  case TL_OP_OR: *r = a || b; return true;
+  default: return false;
+  }
+}
+
 /* Integer (or bool) fold of a op b with operands of dtype t (already
  * wrapped to t).  False: keep the node. */
 static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) {
@@ -575,6 +621,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   if (t.code == TL_TYPE_UINT) {
     uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
     uint64_t x = (uint64_t)a & mask, y = (uint64_t)b & mask, z;
+    if (is_cmp(op) || op == TL_OP_AND || op == TL_OP_OR) return fold_relation(op, (x > y) - (x < y), x, y, r);
     switch (op) {
     case TL_OP_ADD: z = x + y; break;
     case TL_OP_SUB: z = x - y; break;
@@ -595,14 +642,6 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
       break;
     case TL_OP_MIN: z = x < y ? x : y; break;
     case TL_OP_MAX: z = x > y ? x : y; break;
-    case TL_OP_EQ: *r = x == y; return true;
-    case TL_OP_NE: *r = x != y; return true;
-    case TL_OP_LT: *r = x < y; return true;
-    case TL_OP_LE: *r = x <= y; return true;
-    case TL_OP_GT: *r = x > y; return true;
-    case TL_OP_GE: *r = x >= y; return true;
-    case TL_OP_AND: *r = x && y; return true;
-    case TL_OP_OR: *r = x || y; return true;
     case TL_OP_BITAND: z = x & y; break;
     case TL_OP_BITOR: z = x | y; break;
     case TL_OP_BITXOR: z = x ^ y; break;
@@ -617,6 +656,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
     *r = (int64_t)z;
     return true;
   }
+  if (is_cmp(op) || op == TL_OP_AND || op == TL_OP_OR) return fold_relation(op, (a > b) - (a < b), a, b, r);
   int64_t z;
   switch (op) {
   case TL_OP_ADD: if (__builtin_add_overflow(a, b, &z)) return false; break;
@@ -640,14 +680,6 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   }
   case TL_OP_MIN: z = a < b ? a : b; break;
   case TL_OP_MAX: z = a > b ? a : b; break;
-  case TL_OP_EQ: *r = a == b; return true;
-  case TL_OP_NE: *r = a != b; return true;
-  case TL_OP_LT: *r = a < b; return true;
-  case TL_OP_LE: *r = a <= b; return true;
-  case TL_OP_GT: *r = a > b; return true;
-  case TL_OP_GE: *r = a >= b; return true;
-  case TL_OP_AND: *r = a && b; return true;
-  case TL_OP_OR: *r = a || b; return true;
   case TL_OP_BITAND: z = a & b; break;
   case TL_OP_BITOR: z = a | b; break;
   case TL_OP_BITXOR: z = a ^ b; break;
@@ -768,7 +800,7 @@ tl_expr *tl_ir_binary(tl_module *m, tl_loc loc, tl_binop op, tl_expr *a, tl_expr
     default: break;
     }
   }
-  tl_expr *e = new_expr(m, loc, TL_EXPR_BINARY, rt);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_BINARY, rt);
   if (!e) return NULL;
   e->u.bin.op = op;
   e->u.bin.a = a;
@@ -796,7 +828,7 @@ tl_expr *tl_ir_unary(tl_module *m, tl_loc loc, tl_unop op, tl_expr *a) {
       return tl_ir_float(m, loc, a->dtype, -a->u.fval);
     }
   }
-  tl_expr *e = new_expr(m, loc, TL_EXPR_UNARY, a->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_UNARY, a->dtype);
   if (!e) return NULL;
   e->u.un.op = op;
   e->u.un.a = a;
@@ -810,7 +842,7 @@ tl_expr *tl_ir_select(tl_module *m, tl_loc loc, tl_expr *c, tl_expr *t, tl_expr 
   unify(m, loc, &t, &f);
   if (!t || !f) return NULL;
   if (c->kind == TL_EXPR_INT) return c->u.ival ? t : f;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_SELECT, t->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_SELECT, t->dtype);
   if (!e) return NULL;
   e->u.sel.cond = c;
   e->u.sel.t = t;
@@ -822,7 +854,7 @@ tl_expr *tl_ir_load(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx
   if (!b) return NULL;
   for (int i = 0; i < n; i++)
     if (!idx || !idx[i]) return NULL;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_LOAD, b->dtype);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_LOAD, b->dtype);
   if (!e) return NULL;
   e->u.load.buffer = b;
   e->u.load.n = n < 0 ? 0 : n;
@@ -945,7 +977,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   default: t = TL_INT32; break;
   }
   if (in->ret == TL_RET_BOOL && n > 0) t.lanes = cp[0]->dtype.lanes;
-  tl_expr *e = new_expr(m, loc, TL_EXPR_CALL, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CALL, t);
   if (!e) return NULL;
   e->u.call.op = intrin;
   e->u.call.n = n;

@@ -41,12 +41,9 @@ tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!source || !out)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_parse: %s is NULL",
-                                               !source ? "source" : "out"));
+    return tl_context_null_arg(ctx, "tl_module_parse", !source ? "source" : "out");
   if (ndefines && !defines)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_parse: defines is NULL"));
+    return tl_context_null_arg(ctx, "tl_module_parse", "defines");
   tl_module *m = tl_module_new();
   if (!m) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
   m->filename = tl_arena_strdup(&m->arena, filename ? filename : "<input>");
@@ -117,9 +114,7 @@ tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_defin
   if (!path || !out) {
     tl_context_begin(ctx);
     if (out) *out = NULL;
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_parse_file: %s is NULL",
-                                               !path ? "path" : "out"));
+    return tl_context_null_arg(ctx, "tl_module_parse_file", !path ? "path" : "out");
   }
   *out = NULL;
   errno = 0;
@@ -144,8 +139,7 @@ tl_status tl_module_verify(tl_context *ctx, const tl_module *m) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!m)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_verify: module is NULL"));
+    return tl_context_null_arg(ctx, "tl_module_verify", "module");
   size_t nsources = ctx->diag.sources.len;
   if (m->source && m->filename)
     (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
@@ -160,9 +154,7 @@ tl_status tl_module_print(tl_context *ctx, const tl_module *m, char **out_text) 
   tl_context_begin(ctx);
   if (out_text) *out_text = NULL;
   if (!m || !out_text)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_print: %s is NULL",
-                                               !m ? "module" : "out_text"));
+    return tl_context_null_arg(ctx, "tl_module_print", !m ? "module" : "out_text");
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
   if (sb.oom) {

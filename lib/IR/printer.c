@@ -84,23 +84,6 @@ static void format_float(char *buf, size_t size, double v, tl_dtype t) {
   }
 }
 
-static void print_string(tl_strbuf *out, const char *s) {
-  tl_strbuf_append(out, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"': tl_strbuf_append(out, "\\\""); break;
-    case '\\': tl_strbuf_append(out, "\\\\"); break;
-    case '\n': tl_strbuf_append(out, "\\n"); break;
-    case '\t': tl_strbuf_append(out, "\\t"); break;
-    case '\r': tl_strbuf_append(out, "\\r"); break;
-    default:
-      if (*p < 0x20 || *p == 0x7f) tl_strbuf_printf(out, "\\x%02x", *p);
-      else tl_strbuf_appendn(out, (const char *)p, 1);
-    }
-  }
-  tl_strbuf_append(out, "\"");
-}
-
 /* Precedence level of e as printed. */
 static int expr_prec(const tl_expr *e) {
   switch (e->kind) {
@@ -138,6 +121,15 @@ static void print_args(tl_strbuf *out, int n, tl_expr *const *args, int depth) {
     if (i) tl_strbuf_append(out, ", ");
     print_expr_rec(out, args[i], depth + 1);
   }
+}
+
+/* T.head(args...), with ", lanes" after the arguments when lanes > 0. */
+static void print_applied(tl_strbuf *out, const char *head, int n, tl_expr *const *args, int depth,
+                          int lanes) {
+  tl_strbuf_printf(out, "T.%s(", head);
+  print_args(out, n, args, depth);
+  if (lanes > 0) tl_strbuf_printf(out, ", %d", lanes);
+  tl_strbuf_append(out, ")");
 }
 
 static void print_float_lit(tl_strbuf *out, const tl_expr *e) {
@@ -183,7 +175,7 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
   switch (e->kind) {
   case TL_EXPR_INT: print_int_lit(out, e); break;
   case TL_EXPR_FLOAT: print_float_lit(out, e); break;
-  case TL_EXPR_STRING: print_string(out, e->u.str); break;
+  case TL_EXPR_STRING: tl_strbuf_append_quoted(out, e->u.str); break;
   case TL_EXPR_VAR: tl_strbuf_append(out, e->u.var ? e->u.var->name : "<null>"); break;
   case TL_EXPR_BUFFER: tl_strbuf_append(out, e->u.buffer ? e->u.buffer->name : "<null>"); break;
   case TL_EXPR_BINARY: {
@@ -219,15 +211,11 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
     case TL_OP_NOT: tl_strbuf_append(out, "not "); print_child(out, e->u.un.a, P_NOT, depth); break;
     }
     break;
-  case TL_EXPR_SELECT:
-    tl_strbuf_append(out, "T.if_then_else(");
-    print_expr_rec(out, e->u.sel.cond, depth + 1);
-    tl_strbuf_append(out, ", ");
-    print_expr_rec(out, e->u.sel.t, depth + 1);
-    tl_strbuf_append(out, ", ");
-    print_expr_rec(out, e->u.sel.f, depth + 1);
-    tl_strbuf_append(out, ")");
+  case TL_EXPR_SELECT: {
+    tl_expr *const xs[3] = {e->u.sel.cond, e->u.sel.t, e->u.sel.f};
+    print_applied(out, "if_then_else", 3, xs, depth, 0);
     break;
+  }
   case TL_EXPR_CAST:
     tl_strbuf_printf(out, "T.Cast(\"%s\", ", tl_dtype_name(e->dtype));
     print_expr_rec(out, e->u.cast.value, depth + 1);
@@ -242,23 +230,15 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
   case TL_EXPR_CALL: {
     int op = e->u.call.op;
     const char *name = op >= 0 && op < tl_num_intrinsics ? tl_intrinsics[op].name : "unknown";
-    tl_strbuf_printf(out, "T.%s(", name);
-    print_args(out, e->u.call.n, e->u.call.args, depth);
-    tl_strbuf_append(out, ")");
+    print_applied(out, name, e->u.call.n, e->u.call.args, depth, 0);
     break;
   }
-  case TL_EXPR_RAMP:
-    tl_strbuf_append(out, "T.Ramp(");
-    print_expr_rec(out, e->u.ramp.base, depth + 1);
-    tl_strbuf_append(out, ", ");
-    print_expr_rec(out, e->u.ramp.stride, depth + 1);
-    tl_strbuf_printf(out, ", %d)", e->dtype.lanes);
+  case TL_EXPR_RAMP: {
+    tl_expr *const xs[2] = {e->u.ramp.base, e->u.ramp.stride};
+    print_applied(out, "Ramp", 2, xs, depth, e->dtype.lanes);
     break;
-  case TL_EXPR_BROADCAST:
-    tl_strbuf_append(out, "T.Broadcast(");
-    print_expr_rec(out, e->u.bcast.value, depth + 1);
-    tl_strbuf_printf(out, ", %d)", e->dtype.lanes);
-    break;
+  }
+  case TL_EXPR_BROADCAST: print_applied(out, "Broadcast", 1, &e->u.bcast.value, depth, e->dtype.lanes); break;
   }
 }
 

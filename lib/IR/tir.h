@@ -256,6 +256,8 @@ struct tl_verify_ctx;
 typedef struct tl_tile_op_info {
   const char *name;         /* "copy"; spelled "T.copy" */
   const char *operands;     /* e.g. "RR" for copy, "RE" for fill */
+  int written;              /* the operand the op writes (its destination; gemm's C
+                             * is read too), -1 when it writes none */
   int nattrs;
   const tl_attr_info *attrs;
   /* Verifier rule of this op (shapes, scopes, dtypes); reports through the
@@ -339,11 +341,20 @@ tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
 tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
                             tl_scope scope, int ndim, tl_expr **shape);
 tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
+/* A bare expression node of kind and dtype t (zeroed union, no folding or
+ * type rules: the caller fills in the operands); NULL on OOM. */
+tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_dtype t);
 /* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
 /* The first T.Kernel statement in s (searched through seqs, loops and both
  * branches of ifs, at most 400 levels deep), or NULL. */
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
+/* The end (bytes) of the shared.dyn buffers that shared-memory planning
+ * placed (smem_planned, smem_offset >= 0) among the allocations in s: the
+ * largest smem_offset + size; an allocation whose size is not constant or
+ * exceeds 2^40 bytes counts 0; 0 when none.  Codegen and the SIMT executor
+ * size the dynamic shared block from it. */
+int64_t tl_ir_planned_smem_end(const tl_stmt *s);
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);

@@ -200,17 +200,24 @@ static void check_index(vstate *vs, const tl_expr *e, tl_loc at, int depth, cons
     verr(vs, pick(e->loc, at), "%s must be an integer, got %s", what, tl_dtype_name(e->dtype));
 }
 
+/* The guard of check_expr and check_stmt: a missing node (what: "expression"
+ * or "statement") is malformed IR; nesting deeper than TL_VERIFY_MAX_DEPTH
+ * is reported once per function and the walk goes no deeper.  True when
+ * the node is to be checked. */
+static bool enter(vstate *vs, const void *node, tl_loc loc, int depth, const char *what) {
+  if (!node) {
+    verr(vs, loc, "malformed IR: missing %s", what);
+    return false;
+  }
+  if (depth <= TL_VERIFY_MAX_DEPTH) return true;
+  if (!vs->deep) verr(vs, loc, "%s nesting exceeds %d levels", what, TL_VERIFY_MAX_DEPTH);
+  vs->deep = true;
+  return false;
+}
+
 static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
-  if (!e) {
-    verr(vs, at, "malformed IR: missing expression");
-    return;
-  }
-  tl_loc loc = pick(e->loc, at);
-  if (depth > TL_VERIFY_MAX_DEPTH) {
-    if (!vs->deep) verr(vs, loc, "expression nesting exceeds %d levels", TL_VERIFY_MAX_DEPTH);
-    vs->deep = true;
-    return;
-  }
+  tl_loc loc = e ? pick(e->loc, at) : at;
+  if (!enter(vs, e, loc, depth, "expression")) return;
   switch (e->kind) {
     case TL_EXPR_INT:
     case TL_EXPR_FLOAT: return;
@@ -545,16 +552,8 @@ static void check_for(vstate *vs, const tl_stmt *s, int depth) {
 }
 
 static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
-  if (!s) {
-    verr(vs, at, "malformed IR: missing statement");
-    return;
-  }
-  tl_loc loc = pick(s->loc, at);
-  if (depth > TL_VERIFY_MAX_DEPTH) {
-    if (!vs->deep) verr(vs, loc, "statement nesting exceeds %d levels", TL_VERIFY_MAX_DEPTH);
-    vs->deep = true;
-    return;
-  }
+  tl_loc loc = s ? pick(s->loc, at) : at;
+  if (!enter(vs, s, loc, depth, "statement")) return;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       size_t mark = vs->stack.len;

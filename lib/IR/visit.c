@@ -102,3 +102,24 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
   }
   v->depth_--;
 }
+
+typedef struct any_state {
+  tl_visitor v; /* first: the callback gets &a->v */
+  bool (*pred)(const tl_expr *e, void *user);
+  void *user;
+  bool found;
+} any_state;
+
+static void any_expr(tl_visitor *v, const tl_expr *e) {
+  any_state *a = (any_state *)v;
+  if (!a->found && a->pred(e, a->user)) a->found = true;
+}
+
+bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user,
+                 int max_depth, bool if_too_deep) {
+  any_state a = {.v = {.expr = any_expr}, .pred = pred, .user = user};
+  /* start deeper, so that the limit falls max_depth levels below e */
+  if (max_depth >= 0 && max_depth < TL_VISIT_MAX_DEPTH) a.v.depth_ = TL_VISIT_MAX_DEPTH - (max_depth + 1);
+  tl_visit_expr(&a.v, e);
+  return a.found || (a.v.too_deep && if_too_deep);
+}

@@ -33,4 +33,12 @@ void tl_visit_expr(tl_visitor *v, const tl_expr *e);
  * let and eval values, tile-op operands and attributes). */
 void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
 
+/* Does some node of e (e or an operand, any depth, pre-order) satisfy
+ * pred(node, user)?  A node deeper than max_depth levels below e
+ * (max_depth < 0: TL_VISIT_MAX_DEPTH in all) makes the answer if_too_deep;
+ * a NULL e answers false.  With an "is this node bad" pred,
+ * !tl_expr_any(...) asks whether every node is good. */
+bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user,
+                 int max_depth, bool if_too_deep);
+
 #endif

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Interp/ref_eval_internal.h"
 
 #define RE_MAX_DEPTH 2000             /* nesting of statements + expressions */
@@ -288,103 +289,61 @@ static bool add_var(re_state *st, const tl_var *v) {
   return tl_map_put(&st->var_slot, v, (void *)(uintptr_t)(++st->nvars));
 }
 
-static bool collect_expr(re_state *st, const tl_expr *e, int depth);
-static bool add_buf(re_state *st, const tl_buffer *b, int depth) {
-  if (!b || tl_map_get(&st->buf_slot, b, NULL)) return true;
-  if (!tl_map_put(&st->buf_slot, b, (void *)(uintptr_t)(++st->nbufs))) return false;
+/* Slots for every variable and buffer a function mentions, given in one
+ * tl_visitor walk (a buffer's shape, strides and initial value included;
+ * nesting beyond the visitor's limit is reported when evaluated). */
+typedef struct slot_visit { tl_visitor v; re_state *st; bool oom; } slot_visit;
+
+static void slot_var(slot_visit *u, const tl_var *v) {
+  if (!add_var(u->st, v)) u->oom = true;
+}
+
+static void slot_buf(slot_visit *u, const tl_buffer *b) {
+  re_state *st = u->st;
+  if (!b || tl_map_get(&st->buf_slot, b, NULL)) return;
+  if (!tl_map_put(&st->buf_slot, b, (void *)(uintptr_t)(++st->nbufs))) {
+    u->oom = true;
+    return;
+  }
   for (int d = 0; d < b->ndim; d++) {
-    if (b->shape && !collect_expr(st, b->shape[d], depth + 1)) return false;
-    if (b->strides && !collect_expr(st, b->strides[d], depth + 1)) return false;
+    if (b->shape) tl_visit_expr(&u->v, b->shape[d]);
+    if (b->strides) tl_visit_expr(&u->v, b->strides[d]);
   }
-  return collect_expr(st, b->init, depth + 1);
+  tl_visit_expr(&u->v, b->init);
 }
 
-static bool collect_expr(re_state *st, const tl_expr *e, int depth) {
-  if (!e) return true;
-  if (depth > RE_MAX_DEPTH) return true; /* reported when evaluated */
-  switch (e->kind) {
-  case TL_EXPR_VAR: return add_var(st, e->u.var);
-  case TL_EXPR_BINARY:
-    return collect_expr(st, e->u.bin.a, depth + 1) && collect_expr(st, e->u.bin.b, depth + 1);
-  case TL_EXPR_UNARY: return collect_expr(st, e->u.un.a, depth + 1);
-  case TL_EXPR_SELECT:
-    return collect_expr(st, e->u.sel.cond, depth + 1) && collect_expr(st, e->u.sel.t, depth + 1) &&
-           collect_expr(st, e->u.sel.f, depth + 1);
-  case TL_EXPR_CAST: return collect_expr(st, e->u.cast.value, depth + 1);
-  case TL_EXPR_LOAD:
-    if (!add_buf(st, e->u.load.buffer, depth)) return false;
-    for (int i = 0; i < e->u.load.n; i++)
-      if (!collect_expr(st, e->u.load.indices[i], depth + 1)) return false;
-    return true;
-  case TL_EXPR_CALL:
-    for (int i = 0; i < e->u.call.n; i++)
-      if (!collect_expr(st, e->u.call.args[i], depth + 1)) return false;
-    return true;
-  case TL_EXPR_BUFFER: return add_buf(st, e->u.buffer, depth);
-  case TL_EXPR_RAMP:
-    return collect_expr(st, e->u.ramp.base, depth + 1) &&
-           collect_expr(st, e->u.ramp.stride, depth + 1);
-  case TL_EXPR_BROADCAST: return collect_expr(st, e->u.bcast.value, depth + 1);
-  default: return true;
-  }
+static void slot_expr(tl_visitor *v, const tl_expr *e) {
+  slot_visit *u = (slot_visit *)v;
+  if (e->kind == TL_EXPR_VAR) slot_var(u, e->u.var);
+  else if (e->kind == TL_EXPR_LOAD) slot_buf(u, e->u.load.buffer);
+  else if (e->kind == TL_EXPR_BUFFER) slot_buf(u, e->u.buffer);
 }
 
-static bool collect_region(re_state *st, const tl_region *r, int depth) {
-  if (!add_buf(st, r->buffer, depth)) return false;
-  for (int d = 0; d < r->ndim; d++) {
-    if (r->min && !collect_expr(st, r->min[d], depth + 1)) return false;
-    if (r->extent && !collect_expr(st, r->extent[d], depth + 1)) return false;
-  }
-  return true;
-}
+static void slot_region(tl_visitor *v, const tl_region *r) { slot_buf((slot_visit *)v, r->buffer); }
 
-static bool collect_stmt(re_state *st, const tl_stmt *s, int depth) {
-  if (!s || depth > RE_MAX_DEPTH) return true;
+static void slot_stmt(tl_visitor *v, const tl_stmt *s) {
+  slot_visit *u = (slot_visit *)v;
   switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (!collect_stmt(st, s->u.seq.stmts[i], depth + 1)) return false;
-    return true;
   case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++) {
-      if (!add_var(st, s->u.loop.vars[i])) return false;
-      if (s->u.loop.mins && !collect_expr(st, s->u.loop.mins[i], depth + 1)) return false;
-      if (s->u.loop.extents && !collect_expr(st, s->u.loop.extents[i], depth + 1)) return false;
-    }
-    return collect_expr(st, s->u.loop.step, depth + 1) &&
-           collect_stmt(st, s->u.loop.body, depth + 1);
+    for (int i = 0; i < s->u.loop.nvars; i++) slot_var(u, s->u.loop.vars[i]);
+    return;
   case TL_STMT_KERNEL:
-    for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++) {
-      if (!add_var(st, s->u.kernel.block_vars[i])) return false;
-      if (!collect_expr(st, s->u.kernel.grid[i], depth + 1)) return false;
-    }
-    return collect_expr(st, s->u.kernel.threads, depth + 1) &&
-           collect_stmt(st, s->u.kernel.body, depth + 1);
-  case TL_STMT_ALLOC: return add_buf(st, s->u.alloc.buffer, depth);
-  case TL_STMT_STORE:
-    if (!add_buf(st, s->u.store.buffer, depth)) return false;
-    for (int i = 0; i < s->u.store.n; i++)
-      if (!collect_expr(st, s->u.store.indices[i], depth + 1)) return false;
-    return collect_expr(st, s->u.store.value, depth + 1);
-  case TL_STMT_IF:
-    return collect_expr(st, s->u.ifs.cond, depth + 1) &&
-           collect_stmt(st, s->u.ifs.then_s, depth + 1) &&
-           collect_stmt(st, s->u.ifs.else_s, depth + 1);
-  case TL_STMT_LET:
-    return add_var(st, s->u.let.var) && collect_expr(st, s->u.let.value, depth + 1);
-  case TL_STMT_EVAL: return collect_expr(st, s->u.eval.value, depth + 1);
-  case TL_STMT_TILE:
-    for (int i = 0; i < s->u.tile.nargs; i++) {
-      const tl_operand *o = &s->u.tile.args[i];
-      if (o->kind == TL_OPND_REGION && !collect_region(st, &o->region, depth)) return false;
-      if (o->kind == TL_OPND_EXPR && !collect_expr(st, o->expr, depth + 1)) return false;
-    }
-    if (s->u.tile.attrs)
-      for (int i = 0; i < tl_tile_ops[s->u.tile.op].nattrs; i++)
-        if (!collect_expr(st, s->u.tile.attrs[i], depth + 1)) return false;
-    return true;
+    for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++) slot_var(u, s->u.kernel.block_vars[i]);
+    return;
+  case TL_STMT_ALLOC: slot_buf(u, s->u.alloc.buffer); return;
+  case TL_STMT_STORE: slot_buf(u, s->u.store.buffer); return;
+  case TL_STMT_LET: slot_var(u, s->u.let.var); return;
+  default: return;
   }
-  return true;
+}
+
+/* Slots for buffer b (a parameter) or, with b NULL, for everything in s;
+ * false on OOM. */
+static bool collect_slots(re_state *st, const tl_buffer *b, const tl_stmt *s) {
+  slot_visit u = {.v = {.expr = slot_expr, .stmt = slot_stmt, .region = slot_region}, .st = st};
+  if (b) slot_buf(&u, b);
+  else tl_visit_stmt(&u.v, s);
+  return !u.oom;
 }
 
 /* -------------------------------------------------------------- buffers */
@@ -1196,12 +1155,12 @@ bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int na
   tl_map_init(&st.buf_slot);
   bool ok = false;
   for (int i = 0; i < f->nparams; i++) {
-    if (f->params[i].kind == TL_PARAM_TENSOR && !add_buf(&st, f->params[i].buffer, 0)) goto oom;
+    if (f->params[i].kind == TL_PARAM_TENSOR && !collect_slots(&st, f->params[i].buffer, NULL)) goto oom;
     if (f->params[i].kind == TL_PARAM_SCALAR && !add_var(&st, f->params[i].var)) goto oom;
   }
   for (int i = 0; i < f->ndynamic; i++)
     if (!add_var(&st, f->dynamic[i])) goto oom;
-  if (!collect_stmt(&st, f->body, 0)) goto oom;
+  if (!collect_slots(&st, NULL, f->body)) goto oom;
   st.genv = calloc((size_t)st.nvars + 1, sizeof *st.genv);
   st.bufs = calloc((size_t)st.nbufs + 1, sizeof *st.bufs);
   st.main.local = calloc((size_t)st.nbufs + 1, sizeof *st.main.local);

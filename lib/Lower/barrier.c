@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 typedef struct access {
@@ -150,8 +151,6 @@ static bool conflicts(const access_set *pending, const access_set *acc) {
 }
 
 /* -------------------------------------------------------- access summaries */
-static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth);
-
 static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *idx, bool write, access_set *out) {
   if (!is_shared(b)) return;
   tl_expr **ext = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
@@ -162,131 +161,65 @@ static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *id
   set_add(st, out, &a);
 }
 
-static void sum_expr(br_state *st, const tl_expr *e, access_set *out, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      sum_expr(st, e->u.bin.a, out, depth + 1);
-      sum_expr(st, e->u.bin.b, out, depth + 1);
-      return;
-    case TL_EXPR_UNARY: sum_expr(st, e->u.un.a, out, depth + 1); return;
-    case TL_EXPR_SELECT:
-      sum_expr(st, e->u.sel.cond, out, depth + 1);
-      sum_expr(st, e->u.sel.t, out, depth + 1);
-      sum_expr(st, e->u.sel.f, out, depth + 1);
-      return;
-    case TL_EXPR_CAST: sum_expr(st, e->u.cast.value, out, depth + 1); return;
-    case TL_EXPR_LOAD:
-      sum_load(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, false, out);
-      for (int i = 0; i < e->u.load.n; i++) sum_expr(st, e->u.load.indices[i], out, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) sum_expr(st, e->u.call.args[i], out, depth + 1);
-      return;
-    case TL_EXPR_BUFFER:
-      if (is_shared(e->u.buffer)) { /* passed to an intrinsic: may read and write anything */
-        access a = {e->u.buffer, true, 0, NULL, NULL};
-        set_add(st, out, &a);
-      }
-      return;
-    default: return;
+/* The shared accesses of a statement or expression tree, gathered by a
+ * tl_visitor (pre-order; every node, nesting limit TL_VISIT_MAX_DEPTH). */
+typedef struct sum_visit { tl_visitor v; br_state *st; access_set *out; } sum_visit;
+
+static void sum_on_expr(tl_visitor *v, const tl_expr *e) {
+  sum_visit *u = (sum_visit *)v;
+  if (e->kind == TL_EXPR_LOAD) {
+    sum_load(u->st, e->u.load.buffer, e->u.load.n, e->u.load.indices, false, u->out);
+  } else if (e->kind == TL_EXPR_BUFFER && is_shared(e->u.buffer)) {
+    /* passed to an intrinsic: may read and write anything */
+    access a = {e->u.buffer, true, 0, NULL, NULL};
+    set_add(u->st, u->out, &a);
   }
 }
 
-static bool tile_operand_written(int op, int i) {
-  switch (op) {
-    case TL_TILE_COPY:
-    case TL_TILE_ASYNC_COPY:
-    case TL_TILE_REDUCE_MAX:
-    case TL_TILE_REDUCE_MIN:
-    case TL_TILE_REDUCE_SUM:
-    case TL_TILE_REDUCE_ABSSUM:
-    case TL_TILE_REDUCE_ABSMAX: return i == 1;
-    case TL_TILE_GEMM: return i == 2;
-    case TL_TILE_FILL:
-    case TL_TILE_CLEAR:
-    case TL_TILE_ATOMIC_ADD: return i == 0;
-    default: return false;
+static void sum_on_stmt(tl_visitor *v, const tl_stmt *s) {
+  sum_visit *u = (sum_visit *)v;
+  if (s->kind == TL_STMT_STORE) {
+    sum_load(u->st, s->u.store.buffer, s->u.store.n, s->u.store.indices, true, u->out);
+    return;
+  }
+  if (s->kind != TL_STMT_TILE || s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) return;
+  for (int i = 0; i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    if (o->kind != TL_OPND_REGION || !is_shared(o->region.buffer)) continue;
+    const tl_region *r = &o->region;
+    access a = {r->buffer, tl_tile_ops[s->u.tile.op].written == i, r->min && r->extent ? r->ndim : 0,
+                r->min, r->extent};
+    set_add(u->st, u->out, &a);
+    if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
+      a.write = false;
+      set_add(u->st, u->out, &a);
+    }
   }
 }
 
 /* All shared accesses of s and everything nested in it. */
-static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) sum_stmt(st, s->u.seq.stmts[i], out, depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) sum_expr(st, s->u.loop.mins[k], out, 0);
-        if (s->u.loop.extents) sum_expr(st, s->u.loop.extents[k], out, 0);
-      }
-      sum_stmt(st, s->u.loop.body, out, depth + 1);
-      return;
-    case TL_STMT_KERNEL: sum_stmt(st, s->u.kernel.body, out, depth + 1); return;
-    case TL_STMT_STORE:
-      sum_load(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, true, out);
-      for (int i = 0; i < s->u.store.n; i++) sum_expr(st, s->u.store.indices[i], out, 0);
-      sum_expr(st, s->u.store.value, out, 0);
-      return;
-    case TL_STMT_IF:
-      sum_expr(st, s->u.ifs.cond, out, 0);
-      sum_stmt(st, s->u.ifs.then_s, out, depth + 1);
-      sum_stmt(st, s->u.ifs.else_s, out, depth + 1);
-      return;
-    case TL_STMT_LET: sum_expr(st, s->u.let.value, out, 0); return;
-    case TL_STMT_EVAL: sum_expr(st, s->u.eval.value, out, 0); return;
-    case TL_STMT_TILE:
-      for (int i = 0; i < s->u.tile.nargs; i++) {
-        const tl_operand *o = &s->u.tile.args[i];
-        if (o->kind != TL_OPND_REGION) {
-          sum_expr(st, o->expr, out, 0);
-          continue;
-        }
-        const tl_region *r = &o->region;
-        for (int k = 0; k < r->ndim; k++) {
-          if (r->min) sum_expr(st, r->min[k], out, 0);
-          if (r->extent) sum_expr(st, r->extent[k], out, 0);
-        }
-        if (!is_shared(r->buffer) || s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) continue;
-        bool w = tile_operand_written(s->u.tile.op, i);
-        access a = {r->buffer, w, r->min && r->extent ? r->ndim : 0, r->min, r->extent};
-        set_add(st, out, &a);
-        if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
-          a.write = false;
-          set_add(st, out, &a);
-        }
-      }
-      return;
-    default: return;
-  }
+static void sum_stmt(br_state *st, const tl_stmt *s, access_set *out) {
+  sum_visit u = {.v = {.expr = sum_on_expr, .stmt = sum_on_stmt}, .st = st, .out = out};
+  tl_visit_stmt(&u.v, s);
 }
 
-/* Does e read a per-thread value (the thread index, a local or fragment
- * buffer, a variable bound to one)? */
-static bool per_thread(const br_state *st, const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return true;
+/* All shared accesses of e. */
+static void sum_expr(br_state *st, const tl_expr *e, access_set *out) {
+  sum_visit u = {.v = {.expr = sum_on_expr}, .st = st, .out = out};
+  tl_visit_expr(&u.v, e);
+}
+
+/* Is e a node whose value differs between threads: a load of a local or
+ * fragment buffer, the thread index, a thread variable, or a variable bound
+ * (LET) to a per-thread value (user: the br_state with its thread_lets)? */
+static bool per_thread_node(const tl_expr *e, void *user) {
+  const br_state *st = user;
   switch (e->kind) {
-    case TL_EXPR_BINARY: return per_thread(st, e->u.bin.a, depth + 1) || per_thread(st, e->u.bin.b, depth + 1);
-    case TL_EXPR_UNARY: return per_thread(st, e->u.un.a, depth + 1);
-    case TL_EXPR_SELECT:
-      return per_thread(st, e->u.sel.cond, depth + 1) || per_thread(st, e->u.sel.t, depth + 1) ||
-             per_thread(st, e->u.sel.f, depth + 1);
-    case TL_EXPR_CAST: return per_thread(st, e->u.cast.value, depth + 1);
     case TL_EXPR_LOAD: {
       tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
-      if (sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer)) return true;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (per_thread(st, e->u.load.indices[i], depth + 1)) return true;
-      return false;
+      return sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer);
     }
-    case TL_EXPR_CALL: {
-      if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING) return true;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (per_thread(st, e->u.call.args[i], depth + 1)) return true;
-      return false;
-    }
+    case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
     case TL_EXPR_VAR:
       if (e->u.var && e->u.var->kind == TL_VAR_LET)
         for (size_t i = 0; i < st->thread_lets.len; i++)
@@ -294,6 +227,12 @@ static bool per_thread(const br_state *st, const tl_expr *e, int depth) {
       return e->u.var && e->u.var->kind == TL_VAR_THREAD;
     default: return false;
   }
+}
+
+/* Does e read a per-thread value (the thread index, a local or fragment
+ * buffer, a variable bound to one)?  Too deep to tell counts as yes. */
+static bool per_thread(const br_state *st, const tl_expr *e) {
+  return !e || tl_expr_any(e, per_thread_node, (void *)st, TL_LOWER_MAX_DEPTH, true);
 }
 
 /* ---------------------------------------------------------------- walk */
@@ -315,7 +254,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth);
 /* Treats s as one statement: a barrier before it when it conflicts. */
 static tl_stmt *leaf(br_state *st, tl_stmt *s, access_set *pending) {
   access_set acc = {0};
-  sum_stmt(st, s, &acc, 0);
+  sum_stmt(st, s, &acc);
   tl_stmt *r = s;
   if (conflicts(pending, &acc)) {
     tl_stmt *two[2] = {sync_stmt(st, s->loc), s};
@@ -409,11 +348,7 @@ out:
 
 static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   if (!s) return NULL;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ: return walk_seq(st, s, pending, depth);
     case TL_STMT_KERNEL: {
@@ -429,9 +364,9 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
       return walk_loop(st, s, pending, depth);
     case TL_STMT_IF: {
-      if (per_thread(st, s->u.ifs.cond, 0)) return leaf(st, s, pending);
+      if (per_thread(st, s->u.ifs.cond)) return leaf(st, s, pending);
       access_set cond = {0}, pe = {0};
-      sum_expr(st, s->u.ifs.cond, &cond, 0);
+      sum_expr(st, s->u.ifs.cond, &cond);
       tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
       if (!r) { st->oom = true; tl_vec_free(&cond); return NULL; }
       *r = *s;
@@ -463,7 +398,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       return leaf(st, s, pending);
     case TL_STMT_ALLOC: return s;
     case TL_STMT_LET:
-      if (per_thread(st, s->u.let.value, 0) && !tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
+      if (per_thread(st, s->u.let.value) && !tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
       return leaf(st, s, pending);
     default: return leaf(st, s, pending);
   }
@@ -471,10 +406,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
 
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  br_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  br_state st = {.m = m, .d = d};
   st.sync_op = TL_INTRIN_SYNC_THREADS;
   if (st.sync_op < 0) {
     tl_error(d, f->loc, "internal error: T.sync_threads is missing");

@@ -20,11 +20,7 @@ typedef struct cs_state {
 
 static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   if (!s) return;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++) check(st, s->u.seq.stmts[i], in_parallel, depth + 1);

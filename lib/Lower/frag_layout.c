@@ -284,6 +284,13 @@ bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int
   return tid / s->group == f % s->groups;
 }
 
+int64_t tl_frag_plan_vec(int64_t inner, int64_t total, int64_t threads, int bytes) {
+  int64_t v = 16 / (bytes >= 1 && bytes <= 16 ? bytes : 16);
+  while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
+  while (v > 1 && total < threads * v) v /= 2;
+  return v;
+}
+
 bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *idx) {
   if (reg < 0 || reg >= L->nregs || tid < 0 || tid >= L->threads) return false;
   int64_t f;

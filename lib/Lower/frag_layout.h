@@ -104,6 +104,13 @@ void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, in
 bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int64_t *reg);
 bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *idx);
 
+/* The vector width of a PLAN partition of `total` elements of `bytes` bytes
+ * (last dimension `inner` long) over `threads` threads: the widest power of
+ * two of at most 16 bytes that divides inner and total and still leaves
+ * every thread a whole vector (1 when none).  Layout inference uses it for
+ * PLAN fragments, tile lowering for T.Parallel loops over memory. */
+int64_t tl_frag_plan_vec(int64_t inner, int64_t total, int64_t threads, int bytes);
+
 /* ------------------------------------------------- one mma.sync m16n8k16 */
 /* The lane and the 16-bit half-register index (register idx/2, half idx%2)
  * of element (r, c) of one warp's A tile (16 x 16, M x K): idx/2 = a0..a3.

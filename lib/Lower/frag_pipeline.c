@@ -388,10 +388,7 @@ static tl_stmt *rewrite_one(void *st, tl_stmt *loop) {
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
   if (!m || !f || !f->body) return true;
-  fp_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  fp_state st = {.m = m, .d = d};
   st.op_wait = TL_INTRIN_PTX_WAIT_GROUP;
   st.op_sync = TL_INTRIN_SYNC_THREADS;
   st.op_ldm = TL_INTRIN_PTX_LDMATRIX;

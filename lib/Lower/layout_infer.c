@@ -73,17 +73,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/frag_layout.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
+
+/* A kind of use of a fragment: whether there is one, where the first is and
+ * what it is ("T.Parallel loop", "T.gemm", ...). */
+typedef struct use_site {
+  bool seen;
+  tl_loc loc;
+  const char *by;
+} use_site;
 
 typedef struct frag_info {
   tl_buffer *buf;
   int parent;
   int bytes;               /* largest element size seen by its class */
-  bool ident, other;
-  tl_loc ident_loc, other_loc;
-  const char *ident_by, *other_by;
+  use_site ident;          /* indexed by the loop variables (gives a PLAN) */
+  use_site other;          /* any other use (makes it REPLICATED) */
   /* T.gemm accumulator use (the first one) */
   bool gemm;
   tl_loc gemm_loc;
@@ -174,22 +182,17 @@ static void unite(li_state *st, int a, int b) {
   st->frags.data[ra].bytes = bytes;
 }
 
+/* Records the first use of a kind. */
+static void first_use(use_site *u, tl_loc loc, const char *by) {
+  if (!u->seen) *u = (use_site){true, loc, by};
+}
+
 static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
-  frag_info *fi = &st->frags.data[i];
-  if (!fi->ident) {
-    fi->ident = true;
-    fi->ident_loc = loc;
-    fi->ident_by = by;
-  }
+  first_use(&st->frags.data[i].ident, loc, by);
 }
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) {
-  frag_info *fi = &st->frags.data[i];
-  if (!fi->other) {
-    fi->other = true;
-    fi->other_loc = loc;
-    fi->other_by = by;
-  }
+  first_use(&st->frags.data[i].other, loc, by);
 }
 
 /* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
@@ -227,36 +230,23 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
 }
 
-static void scan_expr(li_state *st, const tl_expr *e, tl_loc at, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      scan_expr(st, e->u.bin.a, at, depth + 1);
-      scan_expr(st, e->u.bin.b, at, depth + 1);
-      return;
-    case TL_EXPR_UNARY: scan_expr(st, e->u.un.a, at, depth + 1); return;
-    case TL_EXPR_SELECT:
-      scan_expr(st, e->u.sel.cond, at, depth + 1);
-      scan_expr(st, e->u.sel.t, at, depth + 1);
-      scan_expr(st, e->u.sel.f, at, depth + 1);
-      return;
-    case TL_EXPR_CAST: scan_expr(st, e->u.cast.value, at, depth + 1); return;
-    case TL_EXPR_LOAD:
-      scan_access(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, at);
-      for (int i = 0; i < e->u.load.n; i++) scan_expr(st, e->u.load.indices[i], at, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) scan_expr(st, e->u.call.args[i], at, depth + 1);
-      return;
-    case TL_EXPR_BUFFER: {
-      int i = frag_index(st, e->u.buffer);
-      if (i >= 0) use_other(st, i, at, "statement");
-      return;
-    }
-    case TL_EXPR_RAMP: scan_expr(st, e->u.ramp.base, at, depth + 1); return;
-    case TL_EXPR_BROADCAST: scan_expr(st, e->u.bcast.value, at, depth + 1); return;
-    default: return;
+/* The fragment uses in an expression tree, gathered by a tl_visitor (first
+ * member: the callback casts back). */
+typedef struct scan_visit { tl_visitor v; li_state *st; tl_loc at; } scan_visit;
+
+static void scan_node(tl_visitor *v, const tl_expr *e) {
+  scan_visit *u = (scan_visit *)v;
+  if (e->kind == TL_EXPR_LOAD) {
+    scan_access(u->st, e->u.load.buffer, e->u.load.n, e->u.load.indices, u->at);
+  } else if (e->kind == TL_EXPR_BUFFER) {
+    int i = frag_index(u->st, e->u.buffer);
+    if (i >= 0) use_other(u->st, i, u->at, "statement");
   }
+}
+
+static void scan_expr(li_state *st, const tl_expr *e, tl_loc at) {
+  scan_visit u = {.v = {.expr = scan_node}, .st = st, .at = at};
+  tl_visit_expr(&u.v, e);
 }
 
 static bool whole_region(const tl_region *r) {
@@ -290,7 +280,7 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
   for (int a = 0; a < s->u.tile.nargs; a++) {
     const tl_operand *o = &s->u.tile.args[a];
     if (o->kind == TL_OPND_EXPR) {
-      scan_expr(st, o->expr, s->loc, 0);
+      scan_expr(st, o->expr, s->loc);
       continue;
     }
     const tl_region *r = &o->region;
@@ -298,8 +288,8 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     int bb = tl_dtype_bytes(r->buffer->dtype);
     if (bb > bytes) bytes = bb;
     for (int k = 0; k < r->ndim; k++) {
-      scan_expr(st, r->min[k], s->loc, 0);
-      scan_expr(st, r->extent[k], s->loc, 0);
+      scan_expr(st, r->min[k], s->loc);
+      scan_expr(st, r->extent[k], s->loc);
     }
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
@@ -437,9 +427,7 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
     fi->gemm_loc = s->loc;
     fi->gemm_m = wm;
     fi->gemm_n = 1;
-    fi->ident = true;
-    fi->ident_loc = s->loc;
-    fi->ident_by = "T.gemm (A operand)";
+    fi->ident = (use_site){true, s->loc, "T.gemm (A operand)"};
   }
   add_bytes(st, i, tl_dtype_bytes(A->dtype));
   return true;
@@ -454,8 +442,8 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     const tl_operand *o = &s->u.tile.args[k];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
     for (int d = 0; d < o->region.ndim; d++) {
-      scan_expr(st, o->region.min[d], s->loc, 0);
-      scan_expr(st, o->region.extent[d], s->loc, 0);
+      scan_expr(st, o->region.min[d], s->loc);
+      scan_expr(st, o->region.extent[d], s->loc);
     }
     nd[k] = region_dims(&o->region, ext[k]);
   }
@@ -530,9 +518,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     fi->gemm_m = wm;
     fi->gemm_n = wn;
     /* the gemm is the op that distributes C: name it in conflicts */
-    fi->ident = true;
-    fi->ident_loc = s->loc;
-    fi->ident_by = "T.gemm";
+    fi->ident = (use_site){true, s->loc, "T.gemm"};
   }
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
@@ -556,8 +542,8 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
     if (o->kind != TL_OPND_REGION || !o->region.buffer) return;
     const tl_region *r = &o->region;
     for (int k = 0; k < r->ndim; k++) {
-      scan_expr(st, r->min[k], s->loc, 0);
-      scan_expr(st, r->extent[k], s->loc, 0);
+      scan_expr(st, r->min[k], s->loc);
+      scan_expr(st, r->extent[k], s->loc);
     }
     int i = frag_index(st, r->buffer);
     if (a == 0) {
@@ -597,8 +583,8 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       return;
     case TL_STMT_FOR: {
       for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc, 0);
-        scan_expr(st, s->u.loop.extents[k], s->loc, 0);
+        if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc);
+        scan_expr(st, s->u.loop.extents[k], s->loc);
       }
       if (s->u.loop.kind != TL_LOOP_PARALLEL || st->loop) {
         scan_stmt(st, s->u.loop.body, depth + 1);
@@ -647,16 +633,16 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     }
     case TL_STMT_STORE:
       scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc, 0);
-      scan_expr(st, s->u.store.value, s->loc, 0);
+      for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
+      scan_expr(st, s->u.store.value, s->loc);
       return;
     case TL_STMT_IF:
-      scan_expr(st, s->u.ifs.cond, s->loc, 0);
+      scan_expr(st, s->u.ifs.cond, s->loc);
       scan_stmt(st, s->u.ifs.then_s, depth + 1);
       scan_stmt(st, s->u.ifs.else_s, depth + 1);
       return;
-    case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc, 0); return;
-    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc, 0); return;
+    case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
+    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc); return;
     case TL_STMT_TILE:
       if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
         scan_tile(st, s);
@@ -694,17 +680,17 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     int64_t C = L->shape[b->ndim - 1];
     int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
     tl_rows_layout_init(L, b->ndim, total / C, C, threads, v, root->rows_G);
-    L->set_at = fi->ident_loc;
-    L->set_by = fi->ident_by;
+    L->set_at = fi->ident.loc;
+    L->set_by = fi->ident.by;
     b->layout = L;
     return true;
   }
   if (g >= 0) {
     frag_info *gi = &st->frags.data[g];
     if (b->ndim != 2 || !same_shape(b, gi->buf)) {
-      tl_error(st->d, fi->ident_loc,
+      tl_error(st->d, fi->ident.loc,
                "layout conflict for fragment '%s': this %s gives it the layout of the T.gemm accumulator '%s', "
-               "whose shape differs", b->name, fi->ident_by, gi->buf->name);
+               "whose shape differs", b->name, fi->ident.by, gi->buf->name);
       tl_note(st->d, gi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", gi->buf->name);
       st->errors++;
       return true;
@@ -715,27 +701,23 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     b->layout = L;
     return true;
   }
-  if (fi->ident) {
-    int64_t inner = b->ndim > 0 ? L->shape[b->ndim - 1] : 1;
-    int64_t v = 16 / (bytes > 0 && bytes <= 16 ? bytes : 16);
-    if (v < 1) v = 1;
-    while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
-    while (v > 1 && total < threads * v) v /= 2;
+  if (fi->ident.seen) {
+    int64_t v = tl_frag_plan_vec(b->ndim > 0 ? L->shape[b->ndim - 1] : 1, total, threads, bytes);
     L->kind = TL_FRAG_PLAN;
     L->threads = threads;
     L->vec = v;
     L->nvec = (total + threads * v - 1) / (threads * v);
     L->nregs = L->nvec * v;
-    L->set_at = fi->ident_loc;
-    L->set_by = fi->ident_by;
+    L->set_at = fi->ident.loc;
+    L->set_by = fi->ident.by;
   } else {
     L->kind = TL_FRAG_REPLICATED;
     L->threads = 1;
     L->vec = 1;
     L->nvec = total;
     L->nregs = total;
-    L->set_at = fi->other ? fi->other_loc : b->loc;
-    L->set_by = fi->other ? fi->other_by : "allocation";
+    L->set_at = fi->other.seen ? fi->other.loc : b->loc;
+    L->set_by = fi->other.seen ? fi->other.by : "allocation";
   }
   b->layout = L;
   return true;
@@ -896,7 +878,7 @@ static void finish_reducers(li_state *st) {
       int64_t last = 1, total = buf_total(b, &last);
       bool shape_ok = total == tmp.total && (b->ndim == 1 || (b->ndim == 2 && last == 1));
       if (!shape_ok) {
-        tl_error(st->d, fj->ident_loc.file ? fj->ident_loc : b->loc,
+        tl_error(st->d, fj->ident.loc.file ? fj->ident.loc : b->loc,
                  "layout conflict for fragment '%s': it shares row statistics with the %s here, whose rows "
                  "number %lld, but its shape is not (%lld,) or (%lld, 1)",
                  b->name, def_by, (long long)tmp.total, (long long)tmp.total, (long long)tmp.total);
@@ -982,9 +964,7 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  li_state st = {0};
-  st.m = m;
-  st.d = d;
+  li_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.index);
   tl_map_init(&st.swizzled);
@@ -1030,12 +1010,12 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
-    if (fi->ident && fi->other) {
-      tl_error(d, fi->other_loc,
+    if (fi->ident.seen && fi->other.seen) {
+      tl_error(d, fi->other.loc,
                "layout conflict for fragment '%s': this %s indexes it differently from the %s "
                "that distributes it over the threads",
-               fi->buf->name, fi->other_by, fi->ident_by);
-      tl_note(d, fi->ident_loc, "the %s that sets the layout of '%s' is here", fi->ident_by,
+               fi->buf->name, fi->other.by, fi->ident.by);
+      tl_note(d, fi->ident.loc, "the %s that sets the layout of '%s' is here", fi->ident.by,
               fi->buf->name);
       st.errors++;
       continue;

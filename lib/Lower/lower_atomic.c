@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 #define MAXD 8
@@ -78,57 +79,31 @@ typedef struct at_state {
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
 /* ----------------------------------------------------- thread-index use */
-static bool uses_tid_expr(const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_BINARY: return uses_tid_expr(e->u.bin.a, depth + 1) || uses_tid_expr(e->u.bin.b, depth + 1);
-    case TL_EXPR_UNARY: return uses_tid_expr(e->u.un.a, depth + 1);
-    case TL_EXPR_SELECT:
-      return uses_tid_expr(e->u.sel.cond, depth + 1) || uses_tid_expr(e->u.sel.t, depth + 1) ||
-             uses_tid_expr(e->u.sel.f, depth + 1);
-    case TL_EXPR_CAST: return uses_tid_expr(e->u.cast.value, depth + 1);
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++)
-        if (uses_tid_expr(e->u.load.indices[i], depth + 1)) return true;
-      return false;
-    case TL_EXPR_CALL: {
-      int op = e->u.call.op;
-      if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
-        return true;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (uses_tid_expr(e->u.call.args[i], depth + 1)) return true;
-      return false;
-    }
-    default: return false;
-  }
+/* A tl_visitor that looks for the thread index outside tile-op operands.
+ * The walk is pre-order and a tile op has no child statements, so the
+ * expressions visited between a TILE statement and the next statement are
+ * that op's operands. */
+typedef struct tid_visit {
+  tl_visitor v; /* first: the callbacks get &u->v */
+  bool in_tile; /* the expressions now visited are tile-op operands */
+  bool found;
+} tid_visit;
+
+static void tid_expr(tl_visitor *v, const tl_expr *e) {
+  tid_visit *u = (tid_visit *)v;
+  if (u->in_tile || e->kind != TL_EXPR_CALL) return;
+  int op = e->u.call.op;
+  if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
+    u->found = true;
 }
 
+static void tid_stmt(tl_visitor *v, const tl_stmt *s) { ((tid_visit *)v)->in_tile = s->kind == TL_STMT_TILE; }
+
 /* Does s use the thread index outside tile-op operands (per-thread code)? */
-static bool uses_tid(const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (uses_tid(s->u.seq.stmts[i], depth + 1)) return true;
-      return false;
-    case TL_STMT_FOR:
-      for (int i = 0; i < s->u.loop.nvars; i++)
-        if ((s->u.loop.mins && uses_tid_expr(s->u.loop.mins[i], depth + 1)) ||
-            uses_tid_expr(s->u.loop.extents[i], depth + 1))
-          return true;
-      return uses_tid_expr(s->u.loop.step, depth + 1) || uses_tid(s->u.loop.body, depth + 1);
-    case TL_STMT_ALLOC: return uses_tid_expr(s->u.alloc.buffer->init, depth + 1);
-    case TL_STMT_STORE:
-      for (int i = 0; i < s->u.store.n; i++)
-        if (uses_tid_expr(s->u.store.indices[i], depth + 1)) return true;
-      return uses_tid_expr(s->u.store.value, depth + 1);
-    case TL_STMT_IF:
-      return uses_tid_expr(s->u.ifs.cond, depth + 1) || uses_tid(s->u.ifs.then_s, depth + 1) ||
-             uses_tid(s->u.ifs.else_s, depth + 1);
-    case TL_STMT_LET: return uses_tid_expr(s->u.let.value, depth + 1);
-    case TL_STMT_EVAL: return uses_tid_expr(s->u.eval.value, depth + 1);
-    default: return false;
-  }
+static bool uses_tid(const tl_stmt *s) {
+  tid_visit u = {.v = {.expr = tid_expr, .stmt = tid_stmt}};
+  tl_visit_stmt(&u.v, s);
+  return u.found;
 }
 
 /* ------------------------------------------------------------ operands */
@@ -193,24 +168,6 @@ static bool side_indices(at_state *st, const side *sd, tl_expr *const *idx, tl_l
   return true;
 }
 
-/* Bounds condition of global buffer b at ix (provable parts dropped). */
-static tl_expr *in_bounds(at_state *st, const tl_buffer *b, int n, tl_expr **ix, tl_loc loc, tl_expr *cond) {
-  tl_module *m = st->m;
-  for (int k = 0; k < n && cond; k++) {
-    tl_range r;
-    bool known = tl_expr_range(&st->ranges, ix[k], &r);
-    if (!(known && r.lo >= 0))
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
-    int64_t dim;
-    if (!(known && tl_expr_is_const_int(b->shape[k], &dim) && r.hi < dim)) {
-      tl_expr *shp = b->shape[k];
-      if (!tl_dtype_eq(shp->dtype, ix[k]->dtype)) shp = tl_ir_cast(m, loc, ix[k]->dtype, shp);
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, ix[k], shp));
-    }
-  }
-  return cond;
-}
-
 /* Row-major (or strided) flat element offset of b[ix]. */
 static tl_expr *flat_offset(at_state *st, const tl_buffer *b, int n, tl_expr **ix, tl_loc loc) {
   tl_module *m = st->m;
@@ -237,11 +194,11 @@ static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const s
   tl_expr *di[MAXD] = {0}, *vi[MAXD] = {0};
   if (!side_indices(st, dst, idx, loc, di)) return NULL;
   tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  CHECK(cond = in_bounds(st, dst->buf, dst->n, di, loc, cond));
+  CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, dst->buf, dst->n, di, 1, cond));
   tl_expr *v = val_expr;
   if (val) {
     if (!side_indices(st, val, idx, loc, vi)) return NULL;
-    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = in_bounds(st, val->buf, val->n, vi, loc, cond));
+    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, val->buf, val->n, vi, 1, cond));
     CHECK(v = tl_ir_load(m, loc, val->buf, val->n, vi));
   }
   tl_dtype et = dst->buf->dtype;
@@ -353,11 +310,7 @@ static bool set_loop_ranges(at_state *st, const tl_stmt *s) {
 
 static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++) {
@@ -384,7 +337,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
           CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
       }
       bool saved = st->per_thread;
-      st->per_thread = uses_tid(s->u.kernel.body, 0);
+      st->per_thread = uses_tid(s->u.kernel.body);
       tl_stmt *b = walk(st, s->u.kernel.body, in_par, depth + 1);
       st->per_thread = saved;
       if (!b) return NULL;
@@ -422,11 +375,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
 
 bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  at_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
-  st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
+  at_state st = {.m = m, .d = d, .intrin = TL_INTRIN_PTX_ATOMIC_ADD};
   tl_ranges_init(&st.ranges, &m->arena);
   bool ok = st.intrin >= 0 && tl_names_collect(&st.names, m, f);
   if (ok) {
@@ -661,10 +610,7 @@ static tl_stmt *vwalk(av_state *st, tl_stmt *s, int depth) {
 }
 
 bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  av_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  av_state st = {.m = m, .d = d};
   st.intrin = TL_INTRIN_PTX_ATOMIC_ADD;
   st.bf16x2 = target->atomic_add_bf16x2;
   if (st.intrin < 0) return true;

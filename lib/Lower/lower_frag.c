@@ -138,12 +138,8 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
     return NULL;
   }
 
-  rs_state gs;
-  memset(&gs, 0, sizeof gs);
+  rs_state gs = {.m = M, .names = names, .loc = loc};
   rs_state *g = &gs;
-  g->m = M;
-  g->names = names;
-  g->loc = loc;
   int64_t WM = CL->warp_tile_m, WN = CL->warp_tile_n;
   int64_t mt = WM / 16, nt8 = WN / 8, ndim16 = WN % 16 == 0 ? 16 : 8, nb = WN / ndim16;
   int64_t bregs = ndim16 == 16 ? 8 : 4;

@@ -154,13 +154,8 @@ tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage
 
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
                        bool compact_addresses, tl_diag *d) {
-  gm_state gs;
-  memset(&gs, 0, sizeof gs);
+  gm_state gs = {.m = m, .d = d, .names = names, .loc = s->loc};
   gm_state *g = &gs;
-  g->m = m;
-  g->d = d;
-  g->names = names;
-  g->loc = s->loc;
   tl_module *M = m;
   tl_loc loc = s->loc;
   if (s->u.tile.nargs < 3) {

@@ -67,6 +67,12 @@ bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
  * bytes <= 16; rows keep the alignment.) */
 bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
                          bool is_store);
+/* cond AND the in-bounds condition of the access b[ix] (n indices): ix[k]
+ * >= 0 and ix[k] < b->shape[k], the last index plus span - 1 for a vector
+ * of span elements (span 1: a scalar); a part the ranges r prove is
+ * dropped.  NULL on OOM. */
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
+                           tl_expr *const *ix, int64_t span, tl_expr *cond);
 /* The largest power-of-two w dividing v such that `body`, a single store,
  * can run as T.vectorized(w) over lane l (1 when none). */
 int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
@@ -98,6 +104,12 @@ tl_stmt *tl_emit_call(tl_emitter *e, tl_intrin op, int n, tl_expr **args);
 tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body);
 /* Emits `for r in T.unroll(n): b[r] = 0` (a register fragment's clear). */
 void tl_emit_zero_fill(tl_emitter *e, tl_buffer *b, int64_t n);
+
+/* The nesting guard of the passes' statement walks: true when a statement
+ * at depth (0 at the function body) may be walked.  Deeper than
+ * TL_LOWER_MAX_DEPTH: counts one more error in *errors, reports "statement
+ * nesting exceeds N levels" at s when report is set, and returns false. */
+bool tl_lo_nesting_ok(tl_diag *d, const tl_stmt *s, int depth, int *errors, bool report);
 
 /* Replaces loops in s, pre-order: every FOR is first offered to
  * rewrite(user, loop); a non-NULL result replaces it (and is not walked

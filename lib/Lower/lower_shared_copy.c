@@ -169,21 +169,8 @@ static tl_expr **side_idx(sc_state *st, const cside *cs, tl_expr **idx) {
 /* In-bounds condition of a global access at ix (the whole vector: the row
  * length and ix[last] are multiples of w).  Provably true parts dropped. */
 static tl_expr *in_bounds(sc_state *st, const cside *cs, tl_expr **ix) {
-  tl_module *m = st->m;
-  tl_loc loc = st->loc;
-  tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  for (int k = 0; k < cs->ndim && cond; k++) {
-    tl_range r;
-    bool known = tl_expr_range(st->env->ranges, ix[k], &r);
-    if (!(known && r.lo >= 0))
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
-    int64_t dim;
-    if (!(known && tl_expr_is_const_int(cs->buf->shape[k], &dim) && r.hi < dim)) {
-      tl_expr *shp = cs->buf->shape[k];
-      if (!tl_dtype_eq(shp->dtype, ix[k]->dtype)) shp = tl_ir_cast(m, loc, ix[k]->dtype, shp);
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, ix[k], shp));
-    }
-  }
+  tl_expr *cond = tl_lo_bounds_cond(st->m, st->loc, st->env->ranges, cs->buf, cs->ndim, ix, 1,
+                                    tl_ir_int(st->m, st->loc, TL_BOOL, 1));
   if (!cond) st->oom = true;
   return cond;
 }

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
@@ -235,11 +236,7 @@ typedef struct plan {
 static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
   int64_t total = 1;
   for (int k = 0; k < ndim; k++) total *= shape[k];
-  int64_t inner = ndim > 0 ? shape[ndim - 1] : 1;
-  int64_t v = 16 / (bytes >= 1 && bytes <= 16 ? bytes : 16);
-  if (v < 1) v = 1;
-  while (v > 1 && (inner % v != 0 || total % v != 0)) v /= 2;
-  while (v > 1 && total < threads * v) v /= 2;
+  int64_t v = tl_frag_plan_vec(ndim > 0 ? shape[ndim - 1] : 1, total, threads, bytes);
   p->ndim = ndim;
   p->shape = shape;
   p->total = total;
@@ -550,11 +547,17 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
   return body;
 }
 
+/* What lower_parallel needs to know of a T.Parallel body, gathered by a
+ * tl_visitor (pre-order, so "first" is in program order). */
 typedef struct par_scan {
+  tl_visitor v;             /* first: the callbacks get &ps->v */
   const tl_stmt *loop;
   tl_buffer *plan_frag;     /* a PLAN fragment indexed by the loop variables */
   tl_buffer *repl_written;  /* a REPLICATED fragment the loop stores to */
-  int bytes;
+  int bytes;                /* the widest element accessed */
+  /* it stores to a buffer that is not a fragment or per-thread (global or
+   * shared memory): then only replica 0 of a replicated partition runs it */
+  bool stores_memory;
 } par_scan;
 
 static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, bool store) {
@@ -567,55 +570,16 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
 }
 
-static void scan_expr(par_scan *ps, const tl_expr *e, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY: scan_expr(ps, e->u.bin.a, depth + 1); scan_expr(ps, e->u.bin.b, depth + 1); return;
-    case TL_EXPR_UNARY: scan_expr(ps, e->u.un.a, depth + 1); return;
-    case TL_EXPR_SELECT:
-      scan_expr(ps, e->u.sel.cond, depth + 1);
-      scan_expr(ps, e->u.sel.t, depth + 1);
-      scan_expr(ps, e->u.sel.f, depth + 1);
-      return;
-    case TL_EXPR_CAST: scan_expr(ps, e->u.cast.value, depth + 1); return;
-    case TL_EXPR_LOAD:
-      scan_access(ps, e->u.load.buffer, e->u.load.n, e->u.load.indices, false);
-      for (int i = 0; i < e->u.load.n; i++) scan_expr(ps, e->u.load.indices[i], depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) scan_expr(ps, e->u.call.args[i], depth + 1);
-      return;
-    default: return;
-  }
+static void scan_expr(tl_visitor *v, const tl_expr *e) {
+  if (e->kind == TL_EXPR_LOAD) scan_access((par_scan *)v, e->u.load.buffer, e->u.load.n, e->u.load.indices, false);
 }
 
-static void scan_stmt(par_scan *ps, const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(ps, s->u.seq.stmts[i], depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) scan_expr(ps, s->u.loop.mins[k], 0);
-        scan_expr(ps, s->u.loop.extents[k], 0);
-      }
-      scan_stmt(ps, s->u.loop.body, depth + 1);
-      return;
-    case TL_STMT_STORE:
-      scan_access(ps, s->u.store.buffer, s->u.store.n, s->u.store.indices, true);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(ps, s->u.store.indices[i], 0);
-      scan_expr(ps, s->u.store.value, 0);
-      return;
-    case TL_STMT_IF:
-      scan_expr(ps, s->u.ifs.cond, 0);
-      scan_stmt(ps, s->u.ifs.then_s, depth + 1);
-      scan_stmt(ps, s->u.ifs.else_s, depth + 1);
-      return;
-    case TL_STMT_LET: scan_expr(ps, s->u.let.value, 0); return;
-    case TL_STMT_EVAL: scan_expr(ps, s->u.eval.value, 0); return;
-    default: return;
-  }
+static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
+  par_scan *ps = (par_scan *)v;
+  if (s->kind != TL_STMT_STORE) return;
+  scan_access(ps, s->u.store.buffer, s->u.store.n, s->u.store.indices, true);
+  tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
+  if (sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN) ps->stores_memory = true;
 }
 
 /* Every thread runs every iteration (the loop writes a replicated fragment). */
@@ -668,28 +632,9 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   return tl_lo_for(m, loc, TL_LOOP_SERIAL, q, trips, body);
 }
 
-/* Does s store to a buffer that is not a fragment or per-thread (global or
- * shared memory)?  Then only replica 0 of a replicated partition runs it. */
-static bool stores_memory(const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (stores_memory(s->u.seq.stmts[i], depth + 1)) return true;
-      return false;
-    case TL_STMT_FOR: return stores_memory(s->u.loop.body, depth + 1);
-    case TL_STMT_IF: return stores_memory(s->u.ifs.then_s, depth + 1) || stores_memory(s->u.ifs.else_s, depth + 1);
-    case TL_STMT_STORE: {
-      tl_scope sc = s->u.store.buffer ? s->u.store.buffer->scope : TL_SCOPE_LOCAL;
-      return sc == TL_SCOPE_GLOBAL || sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN;
-    }
-    default: return false;
-  }
-}
-
 static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
-  par_scan ps = {loop, NULL, NULL, 1};
-  scan_stmt(&ps, loop->u.loop.body, 0);
+  par_scan ps = {.v = {.expr = scan_expr, .stmt = scan_stmt}, .loop = loop, .bytes = 1};
+  tl_visit_stmt(&ps.v, loop->u.loop.body);
   if (ps.plan_frag && ps.repl_written) {
     tl_error(st->d, loop->loc,
              "layout conflict in T.Parallel loop: it is partitioned over the threads by fragment '%s' "
@@ -702,7 +647,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   plan p;
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
-    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && stores_memory(loop->u.loop.body, 0);
+    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && ps.stores_memory;
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
@@ -833,26 +778,7 @@ static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **
 /* In-bounds condition of a global access (first lane; `span` lanes when the
  * whole vector must be in bounds).  Provably true parts are dropped. */
 static tl_expr *bounds_cond(lt_state *st, const tl_buffer *b, int n, tl_expr **ix, int64_t span, tl_loc loc) {
-  tl_module *m = st->m;
-  tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  for (int k = 0; k < n && cond; k++) {
-    tl_expr *x = ix[k];
-    if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
-    if (!x) return NULL;
-    tl_range r;
-    bool known = tl_expr_range(&st->ranges, ix[k], &r);
-    if (!(known && r.lo >= 0))
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
-    int64_t dim;
-    tl_range rx;
-    bool in = tl_expr_is_const_int(b->shape[k], &dim) && tl_expr_range(&st->ranges, x, &rx) && rx.hi < dim;
-    if (!in) {
-      tl_expr *shp = b->shape[k];
-      if (!tl_dtype_eq(shp->dtype, x->dtype)) shp = tl_ir_cast(m, loc, x->dtype, shp);
-      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_LT, x, shp));
-    }
-  }
-  return cond;
+  return tl_lo_bounds_cond(st->m, loc, &st->ranges, b, n, ix, span, tl_ir_int(st->m, loc, TL_BOOL, 1));
 }
 
 /* TEST HOOK, not a feature: with the environment variable
@@ -1311,11 +1237,7 @@ static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->m;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
@@ -1451,10 +1373,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
 
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  lt_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  lt_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.subst);
   st.rw.m = m;

@@ -127,9 +127,7 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!m || (npasses && !names))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_run_passes: %s is NULL",
-                                               !m ? "module" : "names"));
+    return tl_context_null_arg(ctx, "tl_module_run_passes", !m ? "module" : "names");
   for (size_t i = 0; i < npasses; i++) {
     if (tl_lower_pass_lookup(names[i])) continue;
     tl_strbuf known = {0};

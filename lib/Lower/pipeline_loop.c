@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 typedef struct staged {
@@ -76,175 +77,93 @@ typedef struct pl_state {
 #define OOM_IF(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
 
 /* -------------------------------------------------------- buffer references */
-typedef struct refs {
-  int reads, writes;
-} refs;
+/* How often a statement tree reads and writes buffer b (a tl_visitor).  A
+ * buffer passed whole to an intrinsic counts as both; an operand of a tile
+ * op that writes none (T.annotate_layout, T.use_swizzle) counts as a write,
+ * so that the buffer is never staged. */
+typedef struct refs { tl_visitor v; const tl_buffer *b; int reads, writes; } refs;
 
-static void refs_expr(const tl_expr *e, const tl_buffer *b, refs *r, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      refs_expr(e->u.bin.a, b, r, depth + 1);
-      refs_expr(e->u.bin.b, b, r, depth + 1);
-      return;
-    case TL_EXPR_UNARY: refs_expr(e->u.un.a, b, r, depth + 1); return;
-    case TL_EXPR_SELECT:
-      refs_expr(e->u.sel.cond, b, r, depth + 1);
-      refs_expr(e->u.sel.t, b, r, depth + 1);
-      refs_expr(e->u.sel.f, b, r, depth + 1);
-      return;
-    case TL_EXPR_CAST: refs_expr(e->u.cast.value, b, r, depth + 1); return;
-    case TL_EXPR_LOAD:
-      if (e->u.load.buffer == b) r->reads++;
-      for (int i = 0; i < e->u.load.n; i++) refs_expr(e->u.load.indices[i], b, r, depth + 1);
-      return;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) refs_expr(e->u.call.args[i], b, r, depth + 1);
-      return;
-    case TL_EXPR_BUFFER:
-      if (e->u.buffer == b) r->reads++, r->writes++;
-      return;
-    case TL_EXPR_RAMP:
-      refs_expr(e->u.ramp.base, b, r, depth + 1);
-      refs_expr(e->u.ramp.stride, b, r, depth + 1);
-      return;
-    case TL_EXPR_BROADCAST: refs_expr(e->u.bcast.value, b, r, depth + 1); return;
-    default: return;
-  }
+static void refs_expr(tl_visitor *v, const tl_expr *e) {
+  refs *r = (refs *)v;
+  if (e->kind == TL_EXPR_LOAD && e->u.load.buffer == r->b) r->reads++;
+  if (e->kind == TL_EXPR_BUFFER && e->u.buffer == r->b) r->reads++, r->writes++;
 }
 
-/* Is operand i of tile op `op` written (true) or only read? */
-static bool operand_written(int op, int i) {
-  switch (op) {
-    case TL_TILE_COPY:
-    case TL_TILE_ASYNC_COPY: return i == 1;
-    case TL_TILE_GEMM: return i == 2;
-    case TL_TILE_FILL:
-    case TL_TILE_CLEAR:
-    case TL_TILE_ATOMIC_ADD: return i == 0;
-    case TL_TILE_REDUCE_MAX:
-    case TL_TILE_REDUCE_MIN:
-    case TL_TILE_REDUCE_SUM:
-    case TL_TILE_REDUCE_ABSSUM:
-    case TL_TILE_REDUCE_ABSMAX: return i == 1;
-    default: return true; /* unknown use: count as a write (never staged) */
-  }
-}
-
-static void refs_region(const tl_region *rg, const tl_buffer *b, refs *r, bool written) {
-  if (rg->buffer == b) {
-    if (written) r->writes++;
+static void refs_stmt(tl_visitor *v, const tl_stmt *s) {
+  refs *r = (refs *)v;
+  if (s->kind == TL_STMT_STORE && s->u.store.buffer == r->b) r->writes++;
+  if (s->kind != TL_STMT_TILE) return;
+  const tl_tile_op_info *op = &tl_tile_ops[s->u.tile.op];
+  for (int i = 0; i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    if (o->kind != TL_OPND_REGION || o->region.buffer != r->b) continue;
+    if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) r->writes++; /* the layout changes it */
+    if (op->written < 0 || op->written == i) r->writes++;
     else r->reads++;
   }
-  for (int k = 0; k < rg->ndim; k++) {
-    if (rg->min) refs_expr(rg->min[k], b, r, 1);
-    if (rg->extent) refs_expr(rg->extent[k], b, r, 1);
-  }
 }
 
-static void refs_stmt(const tl_stmt *s, const tl_buffer *b, refs *r, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) refs_stmt(s->u.seq.stmts[i], b, r, depth + 1);
-      return;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) refs_expr(s->u.loop.mins[k], b, r, 1);
-        if (s->u.loop.extents) refs_expr(s->u.loop.extents[k], b, r, 1);
-      }
-      refs_stmt(s->u.loop.body, b, r, depth + 1);
-      return;
-    case TL_STMT_KERNEL: refs_stmt(s->u.kernel.body, b, r, depth + 1); return;
-    case TL_STMT_STORE:
-      if (s->u.store.buffer == b) r->writes++;
-      for (int i = 0; i < s->u.store.n; i++) refs_expr(s->u.store.indices[i], b, r, 1);
-      refs_expr(s->u.store.value, b, r, 1);
-      return;
-    case TL_STMT_IF:
-      refs_expr(s->u.ifs.cond, b, r, 1);
-      refs_stmt(s->u.ifs.then_s, b, r, depth + 1);
-      refs_stmt(s->u.ifs.else_s, b, r, depth + 1);
-      return;
-    case TL_STMT_LET: refs_expr(s->u.let.value, b, r, 1); return;
-    case TL_STMT_EVAL: refs_expr(s->u.eval.value, b, r, 1); return;
-    case TL_STMT_TILE:
-      for (int i = 0; i < s->u.tile.nargs; i++) {
-        const tl_operand *o = &s->u.tile.args[i];
-        if (o->kind == TL_OPND_REGION) {
-          bool w = operand_written(s->u.tile.op, i);
-          if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT && o->region.buffer == b) r->writes++;
-          refs_region(&o->region, b, r, w);
-        } else {
-          refs_expr(o->expr, b, r, 1);
-        }
-      }
-      return;
-    default: return;
-  }
+static refs count_refs(const tl_stmt *s, const tl_buffer *b) {
+  refs r = {.v = {.expr = refs_expr, .stmt = refs_stmt}, .b = b};
+  tl_visit_stmt(&r.v, s);
+  return r;
 }
 
 /* --------------------------------------------------------- hoistability */
-/* Variables bound inside a statement (LET and loop variables). */
-static bool bound_vars(pl_state *st, const tl_stmt *s, tl_map *set, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return true;
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!bound_vars(st, s->u.seq.stmts[i], set, depth + 1)) return false;
-      return true;
-    case TL_STMT_FOR:
-      for (int k = 0; k < s->u.loop.nvars; k++)
-        if (!tl_map_put(set, s->u.loop.vars[k], (void *)1)) return false;
-      return bound_vars(st, s->u.loop.body, set, depth + 1);
-    case TL_STMT_IF:
-      return bound_vars(st, s->u.ifs.then_s, set, depth + 1) &&
-             bound_vars(st, s->u.ifs.else_s, set, depth + 1);
-    case TL_STMT_LET: return tl_map_put(set, s->u.let.var, (void *)1);
+/* Variables bound inside a statement (LET and loop variables), a tl_visitor. */
+typedef struct bound_visit { tl_visitor v; tl_map *set; bool oom; } bound_visit;
+
+static void bound_stmt(tl_visitor *v, const tl_stmt *s) {
+  bound_visit *u = (bound_visit *)v;
+  if (s->kind == TL_STMT_LET && !tl_map_put(u->set, s->u.let.var, (void *)1)) u->oom = true;
+  if (s->kind != TL_STMT_FOR) return;
+  for (int k = 0; k < s->u.loop.nvars; k++)
+    if (!tl_map_put(u->set, s->u.loop.vars[k], (void *)1)) u->oom = true;
+}
+
+/* false on OOM */
+static bool bound_vars(const tl_stmt *s, tl_map *set) {
+  bound_visit u = {.v = {.stmt = bound_stmt}, .set = set};
+  tl_visit_stmt(&u.v, s);
+  return !u.oom;
+}
+
+typedef struct hoist_maps { const tl_map *inner, *hoisted; } hoist_maps;
+
+static bool not_hoistable_node(const tl_expr *e, void *user) {
+  const hoist_maps *hm = user;
+  switch (e->kind) {
+    case TL_EXPR_VAR: {
+      bool in = false, h = false;
+      tl_map_get(hm->inner, e->u.var, &in);
+      if (!in) return false;
+      tl_map_get(hm->hoisted, e->u.var, &h);
+      return !h;
+    }
+    case TL_EXPR_LOAD: return !e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL;
+    case TL_EXPR_BINARY:
+    case TL_EXPR_UNARY:
+    case TL_EXPR_SELECT:
+    case TL_EXPR_CAST:
+    case TL_EXPR_CALL:
+    case TL_EXPR_INT:
+    case TL_EXPR_FLOAT:
+    case TL_EXPR_STRING: return false;
     default: return true;
   }
 }
 
 /* May e be evaluated ahead of its iteration?  Variables bound in the body
  * must be hoisted LETs (in `hoisted`); loads only of global buffers. */
-static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted, int depth) {
-  if (!e) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_VAR: {
-      bool in = false, h = false;
-      tl_map_get(inner, e->u.var, &in);
-      if (!in) return true;
-      tl_map_get(hoisted, e->u.var, &h);
-      return h;
-    }
-    case TL_EXPR_BINARY:
-      return hoistable(e->u.bin.a, inner, hoisted, depth + 1) && hoistable(e->u.bin.b, inner, hoisted, depth + 1);
-    case TL_EXPR_UNARY: return hoistable(e->u.un.a, inner, hoisted, depth + 1);
-    case TL_EXPR_SELECT:
-      return hoistable(e->u.sel.cond, inner, hoisted, depth + 1) &&
-             hoistable(e->u.sel.t, inner, hoisted, depth + 1) && hoistable(e->u.sel.f, inner, hoisted, depth + 1);
-    case TL_EXPR_CAST: return hoistable(e->u.cast.value, inner, hoisted, depth + 1);
-    case TL_EXPR_LOAD:
-      if (!e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!hoistable(e->u.load.indices[i], inner, hoisted, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!hoistable(e->u.call.args[i], inner, hoisted, depth + 1)) return false;
-      return true;
-    case TL_EXPR_INT:
-    case TL_EXPR_FLOAT:
-    case TL_EXPR_STRING: return true;
-    default: return false;
-  }
+static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted) {
+  hoist_maps hm = {inner, hoisted};
+  return !tl_expr_any(e, not_hoistable_node, &hm, TL_LOWER_MAX_DEPTH, true);
 }
 
 static bool region_hoistable(const tl_region *r, const tl_map *inner, const tl_map *hoisted) {
   for (int k = 0; k < r->ndim; k++) {
-    if (r->min && !hoistable(r->min[k], inner, hoisted, 0)) return false;
-    if (r->extent && !hoistable(r->extent[k], inner, hoisted, 0)) return false;
+    if (r->min && !hoistable(r->min[k], inner, hoisted)) return false;
+    if (r->extent && !hoistable(r->extent[k], inner, hoisted)) return false;
   }
   return true;
 }
@@ -418,12 +337,12 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   staged *stg = tl_arena_alloc(&m->arena, sizeof(staged) * (size_t)(nb > 0 ? nb : 1));
   int nstg = 0;
   tl_stmt *result = loop;
-  if (!is_prod || !stg || !bound_vars(st, loop->u.loop.body, &inner, 0)) { st->oom = true; result = NULL; goto done; }
+  if (!is_prod || !stg || !bound_vars(loop->u.loop.body, &inner)) { st->oom = true; result = NULL; goto done; }
   for (int i = 0; i < nb; i++) {
     const tl_stmt *x = body[i];
     is_prod[i] = false;
     if (x->kind == TL_STMT_LET) {
-      if (hoistable(x->u.let.value, &inner, &hoisted, 0) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
+      if (hoistable(x->u.let.value, &inner, &hoisted) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
         st->oom = true;
         result = NULL;
         goto done;
@@ -445,9 +364,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
     if (seen) continue;
     bool ok = static_shape(X);
-    refs in_loop = {0, 0}, all = {0, 0}, prod = {0, 0};
-    refs_stmt(loop->u.loop.body, X, &in_loop, 0);
-    refs_stmt(st->f->body, X, &all, 0);
+    refs in_loop = count_refs(loop->u.loop.body, X), all = count_refs(st->f->body, X), prod = {0};
     for (int j = 0; j < nb; j++)
       if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
     /* reads of X inside the producers' own regions would be odd: refuse */
@@ -572,11 +489,7 @@ done:
  * statement to put in s's place. */
 static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return NULL;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++)
@@ -599,11 +512,7 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
 
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  pl_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
-  st.f = f;
+  pl_state st = {.m = m, .d = d, .f = f};
   tl_map_init(&st.subst);
   tl_map_init(&st.stage_of);
   st.rw.m = m;

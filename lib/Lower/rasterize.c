@@ -40,11 +40,7 @@ typedef struct rz_state {
 /* Removes every T.use_swizzle from s (in place), remembering the first. */
 static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
-  if (depth > TL_LOWER_MAX_DEPTH) {
-    if (!st->errors) tl_error(st->d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
-    return s;
-  }
+  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return s;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       int j = 0;
@@ -166,10 +162,7 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
 
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  rz_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  rz_state st = {.m = m, .d = d};
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   strip(&st, k, 0);

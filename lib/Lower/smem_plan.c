@@ -128,10 +128,7 @@ static bool is_sync(const tl_stmt *s, int sync_op) {
 }
 
 bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  sp_state st;
-  memset(&st, 0, sizeof st);
-  st.m = m;
-  st.d = d;
+  sp_state st = {.m = m, .d = d};
   f->smem_bytes = 0;
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;

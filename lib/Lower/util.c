@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 /* ================================================================ names */
@@ -24,29 +25,28 @@ static bool add_name(tl_names *n, const char *name) {
   return tl_map_put(&n->set, name, (void *)1);
 }
 
-static bool collect_stmt(tl_names *n, const tl_stmt *s, int depth) {
-  if (!s) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return true; /* deeper names are reported elsewhere */
+/* The names a statement tree binds (loop, block and let variables,
+ * allocated buffers), gathered by a tl_visitor. */
+typedef struct names_visit { tl_visitor v; tl_names *n; bool oom; } names_visit;
+
+static void name_of(names_visit *u, const char *name) {
+  if (!add_name(u->n, name)) u->oom = true;
+}
+
+static void names_stmt(tl_visitor *v, const tl_stmt *s) {
+  names_visit *u = (names_visit *)v;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!collect_stmt(n, s->u.seq.stmts[i], depth + 1)) return false;
-      return true;
     case TL_STMT_FOR:
       for (int i = 0; i < s->u.loop.nvars; i++)
-        if (s->u.loop.vars[i] && !add_name(n, s->u.loop.vars[i]->name)) return false;
-      return collect_stmt(n, s->u.loop.body, depth + 1);
+        if (s->u.loop.vars[i]) name_of(u, s->u.loop.vars[i]->name);
+      return;
     case TL_STMT_KERNEL:
       for (int i = 0; i < s->u.kernel.ngrid; i++)
-        if (s->u.kernel.block_vars[i] && !add_name(n, s->u.kernel.block_vars[i]->name))
-          return false;
-      return collect_stmt(n, s->u.kernel.body, depth + 1);
-    case TL_STMT_ALLOC: return add_name(n, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL);
-    case TL_STMT_IF:
-      return collect_stmt(n, s->u.ifs.then_s, depth + 1) &&
-             collect_stmt(n, s->u.ifs.else_s, depth + 1);
-    case TL_STMT_LET: return add_name(n, s->u.let.var ? s->u.let.var->name : NULL);
-    default: return true;
+        if (s->u.kernel.block_vars[i]) name_of(u, s->u.kernel.block_vars[i]->name);
+      return;
+    case TL_STMT_ALLOC: name_of(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
+    case TL_STMT_LET: name_of(u, s->u.let.var ? s->u.let.var->name : NULL); return;
+    default: return;
   }
 }
 
@@ -65,7 +65,9 @@ bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
   /* T.* and the function name itself are never variable names, but a user
    * could call a variable T: keep it out of fresh names too. */
   if (!add_name(n, tl_intern_str(&m->names, "T"))) return false;
-  return collect_stmt(n, f->body, 0);
+  names_visit u = {.v = {.stmt = names_stmt}, .n = n};
+  tl_visit_stmt(&u.v, f->body);
+  return !u.oom;
 }
 
 void tl_names_free(tl_names *n) { tl_map_free(&n->set); }
@@ -220,31 +222,12 @@ bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane) {
   return k > 0 && div_rec(e, k, lane, 0);
 }
 
+static bool is_var_node(const tl_expr *e, void *v) { return e->kind == TL_EXPR_VAR && e->u.var == v; }
+
+/* e does not mention v (depth: e's nesting level; too deep counts as a
+ * mention). */
 static bool free_rec(const tl_expr *e, const tl_var *v, int depth) {
-  if (!e) return true;
-  if (depth > TL_LOWER_MAX_DEPTH) return false;
-  switch (e->kind) {
-    case TL_EXPR_VAR: return e->u.var != v;
-    case TL_EXPR_BINARY:
-      return free_rec(e->u.bin.a, v, depth + 1) && free_rec(e->u.bin.b, v, depth + 1);
-    case TL_EXPR_UNARY: return free_rec(e->u.un.a, v, depth + 1);
-    case TL_EXPR_SELECT:
-      return free_rec(e->u.sel.cond, v, depth + 1) && free_rec(e->u.sel.t, v, depth + 1) &&
-             free_rec(e->u.sel.f, v, depth + 1);
-    case TL_EXPR_CAST: return free_rec(e->u.cast.value, v, depth + 1);
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!free_rec(e->u.load.indices[i], v, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!free_rec(e->u.call.args[i], v, depth + 1)) return false;
-      return true;
-    case TL_EXPR_RAMP:
-      return free_rec(e->u.ramp.base, v, depth + 1) && free_rec(e->u.ramp.stride, v, depth + 1);
-    case TL_EXPR_BROADCAST: return free_rec(e->u.bcast.value, v, depth + 1);
-    default: return true;
-  }
+  return !tl_expr_any(e, is_var_node, (void *)v, TL_LOWER_MAX_DEPTH - depth, true);
 }
 
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v) { return free_rec(e, v, 0); }
@@ -316,26 +299,29 @@ static bool multiple_of(const tl_expr *a, int64_t c) {
   return as_mul_const(a, &x, &k) && k % c == 0;
 }
 
+/* Is a provably in [0, c) (by the ranges r)?  Then a // c is 0, a % c is a. */
+static bool below(const tl_ranges *r, const tl_expr *a, int64_t c) {
+  tl_range rg;
+  return r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c;
+}
+
 static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
                          int depth) {
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
-  tl_range rg;
   if (c == 1) return a;
   if (depth < 50) {
-    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return tl_ir_int(m, loc, a->dtype, 0);
+    if (below(r, a, c)) return tl_ir_int(m, loc, a->dtype, 0);
     if (as_mul_const(a, &x, &k) && k > 0) {
       if (k % c == 0) return tl_lo_mul(m, loc, x, k / c);
       if (c % k == 0) return fdiv_rec(m, loc, x, c / k, r, depth + 1);
     }
-    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD) {
-      tl_expr *p = a->u.bin.a, *q = a->u.bin.b;
-      if (multiple_of(p, c))
-        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
-      if (multiple_of(q, c))
-        return tl_lo_add(m, loc, fdiv_rec(m, loc, p, c, r, depth + 1), fdiv_rec(m, loc, q, c, r, depth + 1));
-    }
+    /* (p + q) // c = p // c + q // c when p or q is a multiple of c */
+    if (a->kind == TL_EXPR_BINARY && a->u.bin.op == TL_OP_ADD &&
+        (multiple_of(a->u.bin.a, c) || multiple_of(a->u.bin.b, c)))
+      return tl_lo_add(m, loc, fdiv_rec(m, loc, a->u.bin.a, c, r, depth + 1),
+                       fdiv_rec(m, loc, a->u.bin.b, c, r, depth + 1));
   }
   return tl_ir_binary(m, loc, TL_OP_FLOORDIV, a, tl_ir_int(m, loc, a->dtype, c));
 }
@@ -345,10 +331,9 @@ static tl_expr *fmod_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const 
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
-  tl_range rg;
   if (c == 1) return tl_ir_int(m, loc, a->dtype, 0);
   if (depth < 50) {
-    if (r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c) return a;
+    if (below(r, a, c)) return a;
     if (multiple_of(a, c)) return tl_ir_int(m, loc, a->dtype, 0);
     if (as_mul_const(a, &x, &k) && k > 0 && c % k == 0)
       return tl_lo_mul(m, loc, fmod_rec(m, loc, x, c / k, r, depth + 1), k);
@@ -372,42 +357,36 @@ tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc) {
   return zero ? tl_ir_call(m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero) : NULL;
 }
 
-static tl_expr *raw_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
-  tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
-  if (!e) return NULL;
-  e->kind = k;
-  e->dtype = t;
-  e->loc = loc;
-  return e;
-}
-
-tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
-  if (!base) return NULL;
-  if (lanes == 1) return base;
-  tl_dtype t = base->dtype;
+/* A ramp or broadcast node over scalar x, lanes wide; x itself when lanes
+ * is 1 (or NULL: an earlier OOM), NULL on OOM. */
+static tl_expr *vector_of(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_expr *x, int lanes) {
+  if (!x || lanes == 1) return x;
+  tl_dtype t = x->dtype;
   t.lanes = (uint16_t)lanes;
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_RAMP, t);
+  tl_expr *e = tl_ir_expr(m, loc, kind, t);
   if (!e) return NULL;
-  e->u.ramp.base = base;
-  e->u.ramp.stride = tl_ir_int(m, loc, base->dtype, 1);
+  if (kind == TL_EXPR_BROADCAST) {
+    e->u.bcast.value = x;
+    return e;
+  }
+  e->u.ramp.base = x;
+  e->u.ramp.stride = tl_ir_int(m, loc, x->dtype, 1);
   return e->u.ramp.stride ? e : NULL;
 }
 
+tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes) {
+  return vector_of(m, loc, TL_EXPR_RAMP, base, lanes);
+}
+
 tl_expr *tl_lo_broadcast(tl_module *m, tl_loc loc, tl_expr *value, int lanes) {
-  if (!value) return NULL;
-  if (lanes == 1) return value;
-  tl_dtype t = value->dtype;
-  t.lanes = (uint16_t)lanes;
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_BROADCAST, t);
-  if (e) e->u.bcast.value = value;
-  return e;
+  return vector_of(m, loc, TL_EXPR_BROADCAST, value, lanes);
 }
 
 tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
   if (!x) return NULL;
   if (tl_dtype_eq(t, x->dtype)) return x;
   if (t.lanes == 1 && x->dtype.lanes == 1) return tl_ir_cast(m, loc, t, x);
-  tl_expr *e = raw_expr(m, loc, TL_EXPR_CAST, t);
+  tl_expr *e = tl_ir_expr(m, loc, TL_EXPR_CAST, t);
   if (e) e->u.cast.value = x;
   return e;
 }
@@ -484,6 +463,13 @@ static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stm
     }
     default: return s;
   }
+}
+
+bool tl_lo_nesting_ok(tl_diag *d, const tl_stmt *s, int depth, int *errors, bool report) {
+  if (depth <= TL_LOWER_MAX_DEPTH) return true;
+  if (report) tl_error(d, s->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+  (*errors)++;
+  return false;
 }
 
 tl_stmt *tl_lo_rewrite_loops(tl_stmt *s, tl_stmt *(*rewrite)(void *user, tl_stmt *loop), void *user) {
@@ -584,31 +570,43 @@ bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const t
   return true;
 }
 
-static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
+                           tl_expr *const *ix, int64_t span, tl_expr *cond) {
+  for (int k = 0; k < n && cond; k++) {
+    tl_expr *x = ix[k];
+    if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
+    if (!x) return NULL;
+    tl_range rg;
+    if (!(tl_expr_range(r, ix[k], &rg) && rg.lo >= 0))
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond, tl_ir_binary(m, loc, TL_OP_GE, ix[k], tl_lo_int(m, loc, 0)));
+    int64_t dim;
+    if (!(tl_expr_is_const_int(b->shape[k], &dim) && tl_expr_range(r, x, &rg) && rg.hi < dim))
+      cond = tl_ir_binary(m, loc, TL_OP_AND, cond,
+                          tl_ir_binary(m, loc, TL_OP_LT, x, tl_ir_cast(m, loc, x->dtype, b->shape[k])));
+  }
+  return cond;
+}
+
+typedef struct vec_lane { const tl_var *l; int64_t w; } vec_lane;
+
+/* Does node e keep an expression from running as a vector of w lanes over
+ * lane l (a load that cannot, or a node that is already a vector)? */
+static bool not_vec_node(const tl_expr *e, void *user) {
+  const vec_lane *vl = user;
   switch (e->kind) {
-    case TL_EXPR_BINARY:
-      return expr_vec_ok(e->u.bin.a, l, w, depth + 1) && expr_vec_ok(e->u.bin.b, l, w, depth + 1);
-    case TL_EXPR_UNARY: return expr_vec_ok(e->u.un.a, l, w, depth + 1);
-    case TL_EXPR_SELECT:
-      return expr_vec_ok(e->u.sel.cond, l, w, depth + 1) && expr_vec_ok(e->u.sel.t, l, w, depth + 1) &&
-             expr_vec_ok(e->u.sel.f, l, w, depth + 1);
-    case TL_EXPR_CAST: return expr_vec_ok(e->u.cast.value, l, w, depth + 1);
     case TL_EXPR_LOAD:
-      if (!tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, l, w, false)) return false;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (!expr_vec_ok(e->u.load.indices[i], l, w, depth + 1)) return false;
-      return true;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++)
-        if (!expr_vec_ok(e->u.call.args[i], l, w, depth + 1)) return false;
-      return true;
+      return !tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, vl->l, vl->w, false);
     case TL_EXPR_RAMP:
     case TL_EXPR_BROADCAST:
     case TL_EXPR_BUFFER:
-    case TL_EXPR_STRING: return false;
-    default: return true;
+    case TL_EXPR_STRING: return true;
+    default: return false;
   }
+}
+
+static bool expr_vec_ok(const tl_expr *e, const tl_var *l, int64_t w) {
+  vec_lane vl = {l, w};
+  return e && !tl_expr_any(e, not_vec_node, &vl, TL_LOWER_MAX_DEPTH, true);
 }
 
 /* Largest w dividing v (power of 2) such that `body`, a single store, can run
@@ -618,8 +616,8 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
   for (int64_t w = v; w > 1; w /= 2) {
     if (v % w != 0) continue;
     if (!tl_lo_access_vec_ok(body->u.store.buffer, body->u.store.n, body->u.store.indices, l, w, true)) continue;
-    bool ok = expr_vec_ok(body->u.store.value, l, w, 0);
-    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w, 0);
+    bool ok = expr_vec_ok(body->u.store.value, l, w);
+    for (int i = 0; ok && i < body->u.store.n; i++) ok = expr_vec_ok(body->u.store.indices[i], l, w);
     if (ok) return w;
   }
   return 1;

@@ -217,8 +217,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     return NULL;
   case TL_INTRIN_IF_THEN_ELSE: {
     NEED(3);
-    LLVMValueRef c = cg_gen_expr(g, args[0]);
-    c = cg_to_cond(g, c, args[0]->dtype, args[0]->loc);
+    LLVMValueRef c = cg_gen_cond(g, args[0]);
     LLVMValueRef a = c ? cg_gen_as(g, args[1], e->dtype) : NULL;
     LLVMValueRef b = a ? cg_gen_as(g, args[2], e->dtype) : NULL;
     if (!b) return NULL;
@@ -296,8 +295,7 @@ static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
   case TL_EXPR_BINARY: return cg_gen_binary(g, e);
   case TL_EXPR_UNARY: return cg_gen_unary(g, e);
   case TL_EXPR_SELECT: {
-    LLVMValueRef c = cg_gen_expr(g, e->u.sel.cond);
-    c = cg_to_cond(g, c, e->u.sel.cond->dtype, e->u.sel.cond->loc);
+    LLVMValueRef c = cg_gen_cond(g, e->u.sel.cond);
     LLVMValueRef t = c ? cg_gen_as(g, e->u.sel.t, e->dtype) : NULL;
     LLVMValueRef f = t ? cg_gen_as(g, e->u.sel.f, e->dtype) : NULL;
     if (!f) return NULL;
@@ -531,8 +529,7 @@ static bool gen_stmt_inner(cg *g, const tl_stmt *s) {
   case TL_STMT_ALLOC: return cg_gen_alloc(g, s);
   case TL_STMT_STORE: return cg_gen_store(g, s);
   case TL_STMT_IF: {
-    LLVMValueRef c = cg_gen_expr(g, s->u.ifs.cond);
-    c = cg_to_cond(g, c, s->u.ifs.cond->dtype, s->u.ifs.cond->loc);
+    LLVMValueRef c = cg_gen_cond(g, s->u.ifs.cond);
     if (!c) return false;
     if (s->u.ifs.cond->dtype.lanes != 1) {
       cg_error(g, s->u.ifs.cond->loc, "if condition must be a scalar");
@@ -585,7 +582,7 @@ static void add_enum_attr(cg *g, LLVMValueRef fn, unsigned idx, const char *name
 static bool gen_func(cg *g, tl_primfunc *f) {
   g->f = f;
   g->kernels_seen = 0;
-  g->smem_planned_end = cg_planned_smem_end(f->body, 0);
+  g->smem_planned_end = tl_ir_planned_smem_end(f->body);
   g->smem_off = g->smem_planned_end;
   tl_map_init(&g->vars);
   tl_map_init(&g->bufs);

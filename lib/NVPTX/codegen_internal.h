@@ -151,7 +151,6 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e);
 bool cg_gen_store(cg *g, const tl_stmt *s);
 buf_info *cg_get_buf(cg *g, const tl_buffer *b, tl_loc loc);
 const tl_buffer *cg_buffer_arg(cg *g, const tl_expr *e, int i, const char *what);
-int64_t cg_planned_smem_end(const tl_stmt *s, int depth);
 
 /* ---- synchronisation and warp collectives (codegen_sync.c) */
 LLVMValueRef cg_gen_shfl(cg *g, const tl_expr *e, tl_intrin op);
@@ -181,6 +180,8 @@ LLVMValueRef cg_gen_limit(cg *g, const tl_expr *e, tl_intrin op);
 LLVMValueRef cg_gen_unary(cg *g, const tl_expr *e);
 LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t, tl_loc loc);
 LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc);
+/* e generated and made a condition (cg_to_cond); NULL after an error. */
+LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e);
 
 /* ---- special registers (codegen_sreg.c) */
 LLVMValueRef cg_gen_sreg_call(cg *g, const tl_expr *e, tl_intrin op);

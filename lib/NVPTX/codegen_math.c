@@ -150,6 +150,8 @@ LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc) {
   return cg_convert(g, v, t, with_lanes(TL_BOOL, t.lanes), loc);
 }
 
+LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e) { return cg_to_cond(g, cg_gen_expr(g, e), e->dtype, e->loc); }
+
 /* ------------------------------------------------------------- libdevice */
 /* Calls __nv_<base>f (f32) or __nv_<base> (f64) lane by lane; args are
  * already f32/f64 values of the same shape. */
@@ -358,8 +360,7 @@ LLVMValueRef cg_gen_unary(cg *g, const tl_expr *e) {
     return LLVMBuildNeg(g->B, v, "");
   }
   case TL_OP_NOT: {
-    LLVMValueRef v = cg_gen_expr(g, x);
-    v = cg_to_cond(g, v, x->dtype, x->loc);
+    LLVMValueRef v = cg_gen_cond(g, x);
     return v ? LLVMBuildNot(g->B, v, "") : NULL;
   }
   case TL_OP_BITNOT: {

@@ -423,8 +423,7 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e) {
     r = cg_call_intrinsic(g, plain[k], NULL, 0, args, 2);
   } else {
     static const int zfill[3] = {NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S};
-    LLVMValueRef p = cg_gen_expr(g, pe);
-    p = cg_to_cond(g, p, pe->dtype, pe->loc);
+    LLVMValueRef p = cg_gen_cond(g, pe);
     if (!p) return false;
     if (pe->dtype.lanes != 1) {
       cg_error(g, pe->loc, "T.ptx_cp_async: pred must be a scalar");
@@ -510,37 +509,4 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
     out = L > 1 ? LLVMBuildInsertElement(g->B, out, r, li, "") : r;
   }
   return out;
-}
-
-/* End (bytes) of the shared.dyn buffers that shared-memory planning placed
- * (smem_planned), over every allocation in s; 0 when none.  Depth-bounded
- * like the code generator itself (deeper input fails there). */
-int64_t cg_planned_smem_end(const tl_stmt *s, int depth) {
-  if (!s || depth > TL_CG_MAX_DEPTH) return 0;
-  int64_t end = 0, e;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if ((e = cg_planned_smem_end(s->u.seq.stmts[i], depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_FOR: return cg_planned_smem_end(s->u.loop.body, depth + 1);
-  case TL_STMT_KERNEL: return cg_planned_smem_end(s->u.kernel.body, depth + 1);
-  case TL_STMT_IF:
-    end = cg_planned_smem_end(s->u.ifs.then_s, depth + 1);
-    if ((e = cg_planned_smem_end(s->u.ifs.else_s, depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_ALLOC: {
-    const tl_buffer *b = s->u.alloc.buffer;
-    if (!b || b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
-    int64_t n = 1, d;
-    for (int i = 0; i < b->ndim; i++) {
-      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 40) / d)) return 0;
-      n *= d;
-    }
-    int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
-    if (n > ((int64_t)1 << 40) / eb || b->smem_offset > ((int64_t)1 << 40)) return 0;
-    return b->smem_offset + n * eb;
-  }
-  default: return 0;
-  }
 }

@@ -47,16 +47,11 @@ typedef struct out_tensor {
  * allocation took (if it got that far). */
 static void free_out(out_tensor *o) {
   if (!o) return;
-  const tl_driver *drv = tl_driver_get(NULL);
   if (o->ptr && o->alloc.free) {
     o->alloc.free(o->alloc.user, (void *)(uintptr_t)o->ptr, o->bytes, o->ordinal, o->stream);
-  } else if (drv && o->ptr) {
-    tl_CUcontext dummy;
-    bool pushed = o->pctx && drv->cuCtxPushCurrent(o->pctx) == TL_CUDA_SUCCESS;
-    drv->cuMemFree(o->ptr);
-    if (pushed) drv->cuCtxPopCurrent(&dummy);
+    o->ptr = 0; /* the allocator's: only the context reference is left */
   }
-  if (drv && o->pctx) drv->cuDevicePrimaryCtxRelease(o->dev);
+  tl_driver_free_retained(o->ptr, o->pctx, o->dev);
   free(o);
 }
 
@@ -72,11 +67,7 @@ static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor 
     tl_CUresult r = drv->cuMemAlloc(&o->ptr, bytes);
     if (r == TL_CUDA_SUCCESS) return TL_OK;
     o->ptr = 0;
-    const char *name, *text;
-    tl_driver_error_text(r, &name, &text);
-    return tl_context_fail(ctx, TL_ERR_CUDA,
-                           "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d failed: %s (%s)", bytes,
-                           p->name, device, name, text);
+    return tl_driver_fail(ctx, r, "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d", bytes, p->name, device);
   }
   void *ptr = ctx->allocator.alloc(ctx->allocator.user, bytes, device, stream);
   if (!ptr)
@@ -214,8 +205,7 @@ static const tl_driver *need_driver(tl_context *ctx, tl_status *st) {
 tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                     "tl_kernel_load: kernel is NULL"));
+  if (!k) return tl_context_null_arg(ctx, "tl_kernel_load", "kernel");
   tl_status st = TL_OK;
   const tl_driver *drv = need_driver(ctx, &st);
   if (!drv) return tl_context_end(ctx, st);
@@ -349,12 +339,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
         }
         r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
         if (r != TL_CUDA_SUCCESS) {
-          const char *name, *text;
-          tl_driver_error_text(r, &name, &text);
           st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                "argument '%s' (#%zu): data: expected CUDA device memory, got "
                                "a pointer the driver does not know (%s)",
-                               p->name, pos, name);
+                               p->name, pos, tl_driver_error_name(r));
           goto done;
         }
         if (ord != b.device) {
@@ -465,13 +453,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
   r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
                           b.kargs, NULL);
   if (r != TL_CUDA_SUCCESS) {
-    const char *name, *text;
-    tl_driver_error_text(r, &name, &text);
-    st = tl_context_fail(ctx, TL_ERR_CUDA,
-                         "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of "
-                         "dynamic shared memory) on cuda:%d failed: %s (%s)",
-                         k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device,
-                         name, text);
+    st = tl_driver_fail(ctx, r,
+                        "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic shared "
+                        "memory) on cuda:%d",
+                        k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device);
     goto done;
   }
   for (int j = 0; j < sig->nout; j++) {
@@ -506,8 +491,7 @@ tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, con
                             size_t nargs, void *stream, DLManagedTensor **outputs) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!k) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                     "tl_kernel_call: kernel is NULL"));
+  if (!k) return tl_context_null_arg(ctx, "tl_kernel_call", "kernel");
   if (exec == TL_EXEC_AUTO) exec = all_host(args, nargs) ? TL_EXEC_CPU : TL_EXEC_CUDA;
   switch (exec) {
     case TL_EXEC_CUDA:

@@ -316,9 +316,7 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!source || !out || (ndefines > 0 && !defines))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_compile: %s is NULL",
-                                               !source ? "source" : !out ? "out" : "defines"));
+    return tl_context_null_arg(ctx, "tl_kernel_compile", !source ? "source" : !out ? "out" : "defines");
   tl_compilation c;
   tl_compilation_init(&c, opts);
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
@@ -337,9 +335,7 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_compile_file: %s is NULL",
-                                               !path ? "path" : !out ? "out" : "defines"));
+    return tl_context_null_arg(ctx, "tl_kernel_compile_file", !path ? "path" : !out ? "out" : "defines");
   char *src = NULL;
   size_t len = 0;
   tl_status st = tl_compiler_read_file(ctx, path, &src, &len);

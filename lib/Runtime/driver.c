@@ -13,6 +13,7 @@
 #include "Runtime/driver.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,10 +131,36 @@ void tl_driver_error_text(tl_CUresult r, const char **name, const char **text) {
   if (!*text) *text = "unknown error";
 }
 
-tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what) {
+const char *tl_driver_error_name(tl_CUresult r) {
   const char *name, *text;
   tl_driver_error_text(r, &name, &text);
-  return tl_context_fail(ctx, TL_ERR_CUDA, "%s failed: %s (%s)", what, name, text);
+  return name;
+}
+
+tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what_fmt, ...) {
+  const char *name, *text;
+  tl_driver_error_text(r, &name, &text);
+  tl_strbuf what = {0};
+  va_list ap;
+  va_start(ap, what_fmt);
+  tl_strbuf_vprintf(&what, what_fmt, ap);
+  va_end(ap);
+  const char *w = !what.oom && what.data ? what.data : what_fmt;
+  tl_status st = tl_context_fail(ctx, TL_ERR_CUDA, "%s failed: %s (%s)", w, name, text);
+  tl_strbuf_free(&what);
+  return st;
+}
+
+void tl_driver_free_retained(tl_CUdeviceptr ptr, tl_CUcontext pctx, tl_CUdevice dev) {
+  const tl_driver *drv = tl_driver_get(NULL);
+  if (!drv) return;
+  if (ptr) {
+    tl_CUcontext dummy;
+    bool pushed = pctx && drv->cuCtxPushCurrent(pctx) == TL_CUDA_SUCCESS;
+    drv->cuMemFree(ptr);
+    if (pushed) drv->cuCtxPopCurrent(&dummy);
+  }
+  if (pctx) drv->cuDevicePrimaryCtxRelease(dev);
 }
 
 /* ------------------------------------------------------- public: device */
@@ -151,8 +178,7 @@ tl_status tl_device_count(tl_context *ctx, int *count) {
   if (s != TL_OK) return s;
   if (!count) {
     if (!ctx) return TL_ERR_INVALID_ARGUMENT;
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_device_count: count is NULL"));
+    return tl_context_null_arg(ctx, "tl_device_count", "count");
   }
   *count = tl_driver_device_count();
   return TL_OK;

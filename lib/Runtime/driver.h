@@ -100,8 +100,18 @@ int tl_driver_sm_count(void);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for r (static strings). */
 void tl_driver_error_text(tl_CUresult r, const char **name, const char **text);
 
-/* Records a CUDA failure of call `what` in ctx: "what failed: NAME (text)"
- * and returns TL_ERR_CUDA. */
-tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what);
+/* The name alone ("CUDA_ERROR_OUT_OF_MEMORY"; a static string). */
+const char *tl_driver_error_name(tl_CUresult r);
+
+/* Records a CUDA failure in ctx: "WHAT failed: NAME (text)", WHAT formatted
+ * from what_fmt and its arguments (printf), and returns TL_ERR_CUDA. */
+tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Frees device memory ptr (none when 0) with primary context pctx current,
+ * then releases the reference on device dev's primary context that pctx
+ * holds (none when pctx is NULL): the end of a tensor whose allocation
+ * retained the primary context.  A no-op without a driver. */
+void tl_driver_free_retained(tl_CUdeviceptr ptr, tl_CUcontext pctx, tl_CUdevice dev);
 
 #endif

@@ -92,9 +92,7 @@ tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *arg
   tl_context_begin(ctx);
   if (info) memset(info, 0, sizeof *info);
   if (!k || !info)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_launch_info: %s is NULL",
-                                               !k ? "kernel" : "info"));
+    return tl_context_null_arg(ctx, "tl_kernel_launch_info", !k ? "kernel" : "info");
   tl_status st = launch_info_impl(ctx, k, args, nargs, info);
   if (st != TL_OK) tl_launch_info_free(info);
   return tl_context_end(ctx, st);

@@ -29,14 +29,7 @@ typedef struct tensor_block {
 static void block_free(tensor_block *o) {
   if (!o) return;
   free(o->host);
-  const tl_driver *drv = tl_driver_get(NULL);
-  if (drv && o->dptr) {
-    tl_CUcontext dummy;
-    bool pushed = o->pctx && drv->cuCtxPushCurrent(o->pctx) == TL_CUDA_SUCCESS;
-    drv->cuMemFree(o->dptr);
-    if (pushed) drv->cuCtxPopCurrent(&dummy);
-  }
-  if (drv && o->pctx) drv->cuDevicePrimaryCtxRelease(o->dev);
+  tl_driver_free_retained(o->dptr, o->pctx, o->dev);
   free(o);
 }
 

@@ -115,3 +115,7 @@ tl_status tl_context_fail(tl_context *ctx, tl_status s, const char *fmt, ...) {
 }
 
 void tl_free(void *p) { free(p); }
+
+tl_status tl_context_null_arg(tl_context *ctx, const char *func, const char *arg) {
+  return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", func, arg));
+}

@@ -23,5 +23,8 @@ tl_status tl_context_end(tl_context *ctx, tl_status s);
  * I/O and CUDA errors. */
 tl_status tl_context_fail(tl_context *ctx, tl_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Ends the API call `func` that was given a NULL `arg`: records "func: arg
+ * is NULL" and returns tl_context_end(ctx, TL_ERR_INVALID_ARGUMENT). */
+tl_status tl_context_null_arg(tl_context *ctx, const char *func, const char *arg);
 
 #endif

@@ -61,6 +61,10 @@ void tl_strbuf_appendn(tl_strbuf *s, const char *str, size_t n);
 void tl_strbuf_printf(tl_strbuf *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void tl_strbuf_vprintf(tl_strbuf *s, const char *fmt, va_list ap);
+/* Appends str (NULL: empty) as a double-quoted Python string literal:
+ * backslash escapes for '"', '\\', newline, tab and carriage return, \xHH
+ * for the other control bytes; other bytes as they are. */
+void tl_strbuf_append_quoted(tl_strbuf *s, const char *str);
 /* Hands the NUL-terminated buffer to the caller (free with free()); resets s. */
 char *tl_strbuf_take(tl_strbuf *s);
 void tl_strbuf_free(tl_strbuf *s);

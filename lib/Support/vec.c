@@ -102,6 +102,23 @@ void tl_strbuf_printf(tl_strbuf *s, const char *fmt, ...) {
   va_end(ap);
 }
 
+void tl_strbuf_append_quoted(tl_strbuf *s, const char *str) {
+  tl_strbuf_append(s, "\"");
+  for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+    switch (*p) {
+    case '"': tl_strbuf_append(s, "\\\""); break;
+    case '\\': tl_strbuf_append(s, "\\\\"); break;
+    case '\n': tl_strbuf_append(s, "\\n"); break;
+    case '\t': tl_strbuf_append(s, "\\t"); break;
+    case '\r': tl_strbuf_append(s, "\\r"); break;
+    default:
+      if (*p < 0x20 || *p == 0x7f) tl_strbuf_printf(s, "\\x%02x", *p);
+      else tl_strbuf_appendn(s, (const char *)p, 1);
+    }
+  }
+  tl_strbuf_append(s, "\"");
+}
+
 char *tl_strbuf_take(tl_strbuf *s) {
   if (s->oom) {
     tl_strbuf_free(s);
