@@ -372,6 +372,7 @@ def test_eager_one_compilation_per_binding():
     add_eager(a, b, block=64)  # a parameter given another value: another binding
     assert tilelang.compile_count() == n + 3
     add_eager(a, b, block=128)  # its default: the binding of the call without it
+    add_eager(a, b, np.int64(64))  # a NumPy scalar: as the int
     assert tilelang.compile_count() == n + 3
 
 

@@ -91,6 +91,8 @@ class EagerBinder:
             if tensor_shape(v) is not None:
                 raise ArgumentError(f"argument '{p}' of eager kernel '{self.name}' is a tensor, but the body "
                                     f"does not declare it (`{p}: T.Tensor(shape, dtype)` before T.Kernel)")
+            if (type(v).__module__ or "").startswith("numpy") and hasattr(v, "item"):
+                v = v.item()  # numpy.int64(128) binds as 128
             d = param.default
             if d is not param.empty and type(d) is type(v) and _same(d, v):
                 continue  # the default: libtilelang evaluates it itself

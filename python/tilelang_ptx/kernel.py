@@ -385,7 +385,10 @@ def _pack_tensor(raw, reg, a, p, keep):
 
 def tensor_shape(a):
     """The shape (a tuple of ints) of tensor `a`: its .shape (NumPy, PyTorch), else its DLPack
-    DLTensor's (an object with __dlpack__); None for a value that is not a tensor."""
+    DLTensor's (an object with __dlpack__); None for a value that is not a tensor (NumPy scalars
+    such as numpy.int32(4) included)."""
+    if _is_numpy_scalar(a):
+        return None
     shape = getattr(a, "shape", None)
     if shape is not None and not callable(shape):
         try:
@@ -401,6 +404,11 @@ def tensor_shape(a):
     nd = ctypes.c_int32.from_address(t + 16).value
     dims = ctypes.c_void_p.from_address(t + 24).value
     return tuple((ctypes.c_int64 * nd).from_address(dims)) if nd else ()
+
+
+def _is_numpy_scalar(a):
+    return (type(a).__module__ or "").startswith("numpy") and type(a).__name__ != "ndarray" and \
+        hasattr(a, "item") and getattr(a, "ndim", None) == 0
 
 
 def _pack_scalar(raw, i, a, p):
