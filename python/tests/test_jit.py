@@ -364,6 +364,8 @@ def test_eager_one_compilation_per_binding():
     np.testing.assert_array_equal(add_eager(b, a), a + 1)  # N = 128 again: none
     np.testing.assert_array_equal(add_eager(A, A), A + A)  # N = 384 again: none
     assert tilelang.compile_count() == n + 2
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float32, got float64"):
+        add_eager(A, A.astype(np.float64))  # a known binding (the cached path): the kernel checks the rest
     k = add_eager.compile(N=128)  # .compile(): the kernel object of that binding, compiled already
     assert tilelang.compile_count() == n + 2 and isinstance(k, tilelang.JITKernel)
     assert [p.name for p in k.params] == ["A", "B", "C"] and k.out_idx == [2]
@@ -528,3 +530,7 @@ def test_torch_path(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", torch)
     with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
         k(A, torch.from_numpy(b.astype(np.float32)))
+    x = np.arange(256, dtype=np.float32)  # the eager style: N from a PyTorch tensor's shape
+    C = add_eager(torch.from_numpy(x), torch.from_numpy(x))
+    assert type(C).__module__.startswith("torch") and tuple(C.shape) == (256,)
+    np.testing.assert_array_equal(C.numpy(), x + x)

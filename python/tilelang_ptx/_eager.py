@@ -36,6 +36,34 @@ class EagerBinder:
         # the kernel's inputs, in the order of the function's parameters (as elab_eager.c orders them)
         self.tensor_params = [p for p in self.params if p in self.sig.tensors]
         self.returns = self.sig.returns
+        names = list(self.params)
+        self._positional = [q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) for q in self.params.values()]
+        self._tensor_at = [n in self.sig.tensors for n in names]
+        self._fast = {}  # positional call's key -> (defines, positions of its tensors)
+
+    def fast_key(self, args):
+        """A key for a call with positional arguments only: the tensors' shapes and the other values
+        with their types; None when it has none (more arguments than positional parameters)."""
+        if len(args) > len(self._positional) or not all(self._positional[:len(args)]):
+            return None
+        return tuple(tensor_shape(a) if t else (type(a), a) for a, t in zip(args, self._tensor_at))
+
+    def bind_positional(self, args):
+        """bind(args, {}) through a cache keyed on fast_key: a call with the shapes and values of an
+        earlier one skips the binding (the kernel checks dtypes and layouts itself)."""
+        key = self.fast_key(args)
+        hit = None
+        if key is not None:
+            try:
+                hit = self._fast.get(key)
+            except TypeError:  # a value that cannot be hashed
+                key = None
+        if hit is not None:
+            return hit[0], [args[i] for i in hit[1]]
+        defines, tensors = self.bind(args, {})
+        if key is not None:
+            self._fast[key] = (defines, [i for i, t in enumerate(self._tensor_at[:len(args)]) if t])
+        return defines, tensors
 
     def takes_keyword(self, k):
         return k in self.params or k in self.sig.consts

@@ -16,6 +16,9 @@ the factory and not in the closure) are bound from the function's evaluated __an
 matching the annotation's syntax against the recorded call (A_shape <- the shape it received); an
 annotation that cannot be matched that way is replaced by the literal of its value.
 The text is also the memoisation key: equal texts give the same compiled kernel.
+For an eager-style function (build(func, eager=True): its whole source, decorators kept), EagerSignature
+reads from the body's syntax what the call's tensors bind (its T.const symbols, the shapes of the parameter
+annotations, the returned outputs); _eager.py binds them.
 """
 import ast
 import builtins

@@ -12,7 +12,7 @@ Three ways a kernel reaches the compiler, as in TileLang:
     once per distinct binding; `f.compile(M=..., block_M=...)` returns the kernel.
 Compiling: _source.build turns the prim_func into a TileLang file (its source and the values it
 captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocates the outputs);
-compiled kernels are memoised by (text, target, flags), so a second factory call with the same
+compiled kernels are memoised by (text, target, flags, defines), so a second factory call with the same
 arguments compiles nothing (compile_count() counts the real compilations).  Errors raise
 CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret).
 """
@@ -186,7 +186,7 @@ class JITFactory:
         returns the T.empty outputs.  `stream=` (unless a parameter has that name) goes to the launch."""
         b = self._binder()
         stream = kwargs.pop("stream", None) if not b.takes_keyword("stream") else None
-        defines, tensors = b.bind(args, kwargs)
+        defines, tensors = b.bind(args, kwargs) if kwargs else b.bind_positional(args)
         return self._eager_kernel(defines)(*tensors, stream=stream)
 
     def _eager_kernel(self, defines):
