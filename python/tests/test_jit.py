@@ -351,6 +351,156 @@ def test_eager_style_source_goes_to_libtilelang():
     np.testing.assert_array_equal(C, A + A)
 
 
+def test_eager_one_compilation_per_binding():
+    """Each distinct T.const binding compiles once; the same shapes again compile nothing."""
+    n = tilelang.compile_count()
+    A = np.arange(384, dtype=np.float32)
+    B = np.ones(384, np.float32)
+    np.testing.assert_array_equal(add_eager(A, B), A + 1)
+    assert tilelang.compile_count() == n + 1
+    a, b = A[:128].copy(), B[:128].copy()
+    np.testing.assert_array_equal(add_eager(a, b), a + 1)  # another N: a second compilation
+    assert tilelang.compile_count() == n + 2
+    np.testing.assert_array_equal(add_eager(b, a), a + 1)  # N = 128 again: none
+    np.testing.assert_array_equal(add_eager(A, A), A + A)  # N = 384 again: none
+    assert tilelang.compile_count() == n + 2
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float32, got float64"):
+        add_eager(A, A.astype(np.float64))  # a known binding (the cached path): the kernel checks the rest
+    k = add_eager.compile(N=128)  # .compile(): the kernel object of that binding, compiled already
+    assert tilelang.compile_count() == n + 2 and isinstance(k, tilelang.JITKernel)
+    assert [p.name for p in k.params] == ["A", "B", "C"] and k.out_idx == [2]
+    assert k.params[0].shape == [128]
+    np.testing.assert_array_equal(k(a, a), a + a)
+    add_eager(a, b, block=64)  # a parameter given another value: another binding
+    assert tilelang.compile_count() == n + 3
+    add_eager(a, b, block=128)  # its default: the binding of the call without it
+    add_eager(a, b, np.int64(64))  # a NumPy scalar: as the int
+    assert tilelang.compile_count() == n + 3
+
+
+@tilelang.jit
+def gemm_eager(A, B, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor((M, K), dtype)
+    B: T.Tensor((K, N), dtype)
+    C = T.empty((M, N), dtype)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_shared = T.alloc_shared((block_M, block_K), dtype)
+        B_shared = T.alloc_shared((block_K, block_N), dtype)
+        C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+        T.clear(C_local)
+        for ko in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            T.copy(A[by * block_M, ko * block_K], A_shared)
+            T.copy(B[ko * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+    return C
+
+
+def test_eager_gemm_mnk():
+    """`M, N, K = T.const("M, N, K")`: all three from A's and B's shapes; f16 against NumPy's matmul."""
+    rng = np.random.default_rng(6)
+    A = rng.uniform(-1, 1, (64, 96)).astype(np.float16)
+    B = rng.uniform(-1, 1, (96, 32)).astype(np.float16)
+    C = gemm_eager(A, B, 32, 32, 32)
+    assert C.shape == (64, 32) and C.dtype == np.float16
+    tilelang.testing.torch_assert_close(C, ref_matmul(A, B).astype(np.float16), atol=1e-2, rtol=1e-2,
+                                        max_mismatched_ratio=0.05)
+    n = tilelang.compile_count()
+    k = gemm_eager.compile(M=64, N=32, K=96, block_M=32, block_N=32, block_K=32)  # TileLang's form
+    assert tilelang.compile_count() == n, "compile() with the call's binding compiled again"
+    assert [p.shape for p in k.params] == [[64, 96], [96, 32], [64, 32]]
+    np.testing.assert_array_equal(k(A, B), C)
+    C2 = gemm_eager(A, B, block_M=32, block_N=32, block_K=32)  # keywords: the same binding
+    assert tilelang.compile_count() == n
+    np.testing.assert_array_equal(C2, C)
+    A2 = rng.uniform(-1, 1, (32, 64)).astype(np.float16)
+    B2 = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+    tilelang.testing.torch_assert_close(gemm_eager(A2, B2, 32, 32, 32), ref_matmul(A2, B2).astype(np.float16),
+                                        atol=1e-2, rtol=1e-2, max_mismatched_ratio=0.05)
+    assert tilelang.compile_count() == n + 1
+    k = gemm_eager.compile(M=32, N=64, K=64, block_M=32, block_N=32, block_K=32, dtype="bfloat16")
+    assert k.params[0].dtype == "bfloat16" and k.params[2].dtype == "bfloat16" and tilelang.compile_count() == n + 2
+
+
+def test_eager_gemm_example():
+    """examples/python/gemm_eager.py: the GEMM of gemm.py in the eager style."""
+    from gemm_eager import run_gemm
+    k = run_gemm(64, 64, 64, 32, 32, 32, gpu=False)
+    assert k.out_idx == [2]
+
+
+def test_eager_inconsistent_shapes():
+    A = np.zeros(256, np.float32)
+    with pytest.raises(tilelang.ArgumentError, match=r"T.const 'N' is 256 from argument 'A' \(dim 0\) but 128 "
+                       r"from argument 'B' \(dim 0\)"):
+        add_eager(A, np.zeros(128, np.float32))
+    with pytest.raises(tilelang.ArgumentError, match=r"T.const 'K' is 96 from argument 'A' \(dim 1\) but 64 "
+                       r"from argument 'B' \(dim 0\)"):
+        gemm_eager(np.zeros((32, 96), np.float16), np.zeros((64, 32), np.float16), 32, 32, 32)
+    with pytest.raises(tilelang.ArgumentError, match=r"T.const 'N' is 128 from keyword N=128 but 256 from "
+                       r"argument 'A' \(dim 0\)"):
+        add_eager(A, A, N=128)
+    with pytest.raises(tilelang.ArgumentError, match=r"argument 'A' of eager kernel 'add_eager': 2 dims "
+                       r"\[16, 16\], its annotation declares 1"):
+        add_eager(np.zeros((16, 16), np.float32), A)
+
+
+@tilelang.jit
+def tile_rows(A, block=64):
+    N, R = T.const("N, R")  # R: no tensor's shape gives it
+    A: T.Tensor((N,), "float32")
+    C = T.empty((R, N), "float32")
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for r, i in T.Parallel(R, block):
+            if bx * block + i < N:
+                C[r, bx * block + i] = A[bx * block + i] * (r + 1)
+    return C
+
+
+def test_eager_const_without_value():
+    A = np.arange(100, dtype=np.float32)
+    with pytest.raises(tilelang.ArgumentError, match=r"eager kernel 'tile_rows': T.const 'R' is not "
+                       r"determined by the shape of a tensor argument; pass R=<int>"):
+        tile_rows(A)
+    C = tile_rows(A, R=3)  # a keyword binds it
+    assert C.shape == (3, 100)
+    np.testing.assert_array_equal(C, np.stack([A, 2 * A, 3 * A]))
+    with pytest.raises(tilelang.ArgumentError, match="T.const 'R' is not determined"):
+        tile_rows.compile(N=100)
+
+
+def test_eager_argument_errors():
+    A = np.zeros(128, np.float32)
+    with pytest.raises(tilelang.ArgumentError, match="has no parameter or T.const named 'M'"):
+        add_eager(A, A, M=4)
+    with pytest.raises(tilelang.ArgumentError, match="eager kernel 'add_eager': missing a required argument: 'B'"):
+        add_eager(A)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'B' of eager kernel 'add_eager': expected a "
+                       "tensor .*got int"):
+        add_eager(A, 3)
+    with pytest.raises(tilelang.ArgumentError, match="argument 'block' of eager kernel 'add_eager' is a tensor, "
+                       "but the body does not declare it"):
+        add_eager(A, A, A)
+    with pytest.raises(tilelang.ArgumentError, match="T.const 'N' takes an int, got float"):
+        add_eager.compile(N=2.5)
+    with pytest.raises(tilelang.CaptureError, match="argument 'block' of eager kernel 'add_eager' is "
+                       "builtins.object"):
+        add_eager(A, A, block=object())
+
+
+def test_eager_dlpack_tensors():
+    """Shapes of objects known only through __dlpack__ bind T.const symbols too."""
+    A = np.arange(640, dtype=np.float32)  # N = 640: no other test's binding
+    n = tilelang.compile_count()
+    k = add_eager.compile(DLPackOnly(A), DLPackOnly(A))  # .compile() takes tensors as well
+    assert k.params[0].shape == [640] and tilelang.compile_count() == n + 1
+    with pytest.raises(tilelang.ArgumentError, match="cannot allocate output 'C' like a"):
+        add_eager(DLPackOnly(A), DLPackOnly(A))  # outputs are allocated like NumPy/PyTorch inputs only
+    np.testing.assert_array_equal(add_eager(A, A), A + A)
+    assert tilelang.compile_count() == n + 1
+
+
 # ---------------------------------------------------------------- the PyTorch path (host tensors)
 def test_torch_path(monkeypatch):
     """kernel(A, B) with PyTorch tensors: the fast path, torch.empty outputs.  CPU tensors here (the
@@ -380,3 +530,7 @@ def test_torch_path(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", torch)
     with pytest.raises(tilelang.ArgumentError, match="argument 'B' .*dtype: expected float16, got float32"):
         k(A, torch.from_numpy(b.astype(np.float32)))
+    x = np.arange(256, dtype=np.float32)  # the eager style: N from a PyTorch tensor's shape
+    C = add_eager(torch.from_numpy(x), torch.from_numpy(x))
+    assert type(C).__module__.startswith("torch") and tuple(C.shape) == (256,)
+    np.testing.assert_array_equal(C.numpy(), x + x)

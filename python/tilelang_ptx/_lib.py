@@ -69,6 +69,10 @@ class CompileOptions(ctypes.Structure):  # tl_compile_options
                 ("times", c_void_p), ("kernel", c_char_p)]
 
 
+class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VALUE as Python literal text
+    _fields_ = [("name", c_char_p), ("value", c_char_p)]
+
+
 TL_OK, TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE = 0, 1, 2
 TL_OUT_IDX_NONE = 1
 TL_COMPILE_FAST_MATH = 1 << 2

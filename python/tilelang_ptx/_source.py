@@ -16,6 +16,9 @@ the factory and not in the closure) are bound from the function's evaluated __an
 matching the annotation's syntax against the recorded call (A_shape <- the shape it received); an
 annotation that cannot be matched that way is replaced by the literal of its value.
 The text is also the memoisation key: equal texts give the same compiled kernel.
+For an eager-style function (build(func, eager=True): its whole source, decorators kept), EagerSignature
+reads from the body's syntax what the call's tensors bind (its T.const symbols, the shapes of the parameter
+annotations, the returned outputs); _eager.py binds them.
 """
 import ast
 import builtins
@@ -138,6 +141,88 @@ class _Info:
         a = fdef.args
         self.annotations = [(p.arg, p.annotation) for p in a.posonlyargs + a.args + a.kwonlyargs
                             if p.annotation is not None]
+        self.eager_sig = EagerSignature(fdef) if eager and not self.has_nested_prim_func else None
+
+
+class EagerSignature:
+    """What the body of an eager-style kernel declares before its first `with T.Kernel` (the part
+    libtilelang's front end runs at compile time, lib/IR/elab_eager.c):
+      consts   the T.const symbols in order (`M, N, K = T.const("M, N, K")`, `N = T.const("N")`);
+      tensors  {parameter: dims} for each parameter annotated in the body (`A: T.Tensor((M, K), dt)`,
+               also T.Buffer / T.Tensor[...] / a shape tuple assigned to a name first), dims[i] the
+               T.const symbol that dim i is exactly, else None; dims is None when the shape is not
+               a tuple we can read;
+      returns  the names of the `return C` / `return C, D` statement (the T.empty outputs), or None.
+    Python reads this to bind the T.const symbols from the call's tensors; it evaluates nothing."""
+
+    def __init__(self, fdef):
+        body = fdef.body
+        kstart = next((i for i, s in enumerate(body) if _is_kernel_with(s)), len(body))
+        params = {p.arg for p in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        self.consts, self.tensors, self.returns = [], {}, None
+        var_sym, shapes = {}, {}
+        for s in body[:kstart]:
+            if isinstance(s, ast.Assign) and len(s.targets) == 1:
+                t, v = s.targets[0], s.value
+                syms = _const_symbols(v)
+                if syms is not None:
+                    self.consts += [x for x in syms if x not in self.consts]
+                    if isinstance(t, ast.Name) and len(syms) == 1:
+                        var_sym[t.id] = syms[0]
+                    elif isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) == len(syms):
+                        for e, x in zip(t.elts, syms):
+                            if isinstance(e, ast.Name):
+                                var_sym[e.id] = x
+                elif isinstance(t, ast.Name) and isinstance(v, (ast.Tuple, ast.List)):
+                    shapes[t.id] = v
+            elif isinstance(s, ast.AnnAssign) and s.value is None and isinstance(s.target, ast.Name) and \
+                    s.target.id in params:
+                shape = _annotation_shape(s.annotation)
+                if isinstance(shape, ast.Name):
+                    shape = shapes.get(shape.id)
+                dims = None
+                if isinstance(shape, (ast.Tuple, ast.List)):
+                    dims = [var_sym.get(e.id) if isinstance(e, ast.Name) else None for e in shape.elts]
+                self.tensors[s.target.id] = dims
+        for s in body[kstart:]:
+            if isinstance(s, ast.Return) and s.value is not None:
+                items = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
+                self.returns = [e.id for e in items if isinstance(e, ast.Name)]
+                break
+
+
+def _is_kernel_with(s):
+    if not isinstance(s, (ast.With, ast.AsyncWith)):
+        return False
+    for item in s.items:
+        f = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
+        if (isinstance(f, ast.Attribute) and f.attr == "Kernel") or (isinstance(f, ast.Name) and f.id == "Kernel"):
+            return True
+    return False
+
+
+def _const_symbols(v):
+    """The symbol names of a `T.const("M, N")` call, else None."""
+    if not isinstance(v, ast.Call) or len(v.args) != 1 or not isinstance(v.args[0], ast.Constant) or \
+            not isinstance(v.args[0].value, str):
+        return None
+    f = v.func
+    if not ((isinstance(f, ast.Attribute) and f.attr == "const") or (isinstance(f, ast.Name) and f.id == "const")):
+        return None
+    return [x for x in v.args[0].value.replace(",", " ").split() if x]
+
+
+def _annotation_shape(a):
+    """The shape expression of T.Tensor(shape, dtype) / T.Buffer(...) / T.Tensor[shape, dtype]."""
+    if isinstance(a, ast.Call):
+        if a.args:
+            return a.args[0]
+        return next((k.value for k in a.keywords if k.arg == "shape"), None)
+    if isinstance(a, ast.Subscript):
+        sl = a.slice
+        if isinstance(sl, ast.Tuple) and sl.elts and isinstance(sl.elts[0], (ast.Tuple, ast.List, ast.Name)):
+            return sl.elts[0]
+    return None
 
 
 def _is_prim_func(d):
@@ -198,6 +283,11 @@ def _lookup(func, name):
     if name in func.__globals__:
         return func.__globals__[name]
     return _MISSING
+
+
+def eager_signature(func):
+    """The EagerSignature of an eager-style @tilelang.jit function."""
+    return info(func, eager=True).eager_sig
 
 
 def _match(node, value, out):

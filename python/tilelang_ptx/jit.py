@@ -7,11 +7,12 @@ Three ways a kernel reaches the compiler, as in TileLang:
     get its prim_func, then compiles it; memoised per distinct arguments;
   * tilelang.compile(prim_func, out_idx=...);
   * the eager style (@tilelang.jit on a function whose parameters are the tensors, T.const/T.empty
-    in its body, no @T.prim_func inside): its whole source goes to libtilelang on the first call
-    (this needs the eager front end; today's raises its diagnostics).
+    in its body, no @T.prim_func inside): `f(A, B, ...)` binds the T.const symbols from the tensors'
+    shapes (_eager.py) and compiles the function's whole source with those bindings as -D defines,
+    once per distinct binding; `f.compile(M=..., block_M=...)` returns the kernel.
 Compiling: _source.build turns the prim_func into a TileLang file (its source and the values it
 captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocates the outputs);
-compiled kernels are memoised by (text, target, flags), so a second factory call with the same
+compiled kernels are memoised by (text, target, flags, defines), so a second factory call with the same
 arguments compiles nothing (compile_count() counts the real compilations).  Errors raise
 CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret).
 """
@@ -103,17 +104,20 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
     return JITKernel(ck, func, out_idx, tgt or "auto", text)
 
 
-def _compile_text(text, filename, tgt, stop, flags):
+def _compile_text(text, filename, tgt, stop, flags, defines=()):
+    """Compiles TileLang source `text` with tl_kernel_compile; defines: (name, value text) pairs, the
+    `-D` bindings (T.const symbols and parameters of an eager kernel).  Returns a CKernel."""
     o = _lib.CompileOptions()
     o.target = tgt.encode() if tgt else None
     o.out_idx_mode = _lib.TL_OUT_IDX_NONE
     o.flags = flags
     o.stop_after = stop
     data = text.encode()
+    defs = (_lib.Define * max(len(defines), 1))(*[_lib.Define(n.encode(), v.encode()) for n, v in defines])
     h = ctypes.c_void_p()
     ctx = _lib.context()
-    rc = _lib.kernel_compile(ctx, data, len(data), filename.encode(), None, 0, ctypes.byref(o),
-                             ctypes.byref(h))
+    rc = _lib.kernel_compile(ctx, data, len(data), filename.encode(), defs if defines else None, len(defines),
+                             ctypes.byref(o), ctypes.byref(h))
     if rc != _lib.TL_OK:
         msg = _lib.last_error(ctx)
         if rc == _lib.TL_ERR_COMPILE:
@@ -134,7 +138,6 @@ class JITFactory:
         self.options = options
         self._memo = {}
         self.eager = _source.is_eager(func)
-        self._eager_kernel = None
         functools.update_wrapper(self, func)
 
     def __call__(self, *args, **kwargs):
@@ -159,26 +162,59 @@ class JITFactory:
             self._memo[key] = r
         return r
 
+    def compile(self, *args, **kwargs):
+        """The compiled kernel (a JITKernel) for these arguments, as TileLang's `f.compile(...)`.  Eager
+        style: T.const symbols and the other parameters as keywords (`matmul.compile(M=1024, N=1024,
+        K=1024, block_M=128, ...)`) or tensors to take the shapes of; otherwise the factory's call."""
+        if not self.eager:
+            return self(*args, **kwargs)
+        defines, _ = self._binder().bind(args, kwargs, partial=True)
+        return self._eager_kernel(defines)
+
+    def _binder(self):
+        b = self.__dict__.get("_eager_binder")
+        if b is None:
+            from ._eager import EagerBinder
+            b = self._eager_binder = EagerBinder(self.func)
+        return b
+
     def _eager_call(self, *args, **kwargs):
-        """The eager style: the function is the kernel and its parameters are the tensors.  Its whole
-        source (decorators kept) goes to libtilelang once; the front end binds T.const sizes from the
-        call's tensors (dynamic dims), and the kernel is called with the arguments.  Needs the eager
-        front end (issue 17 notes: F's front-end rewrite); until then the front end's diagnostics are
-        raised as CompileError."""
-        k = self._eager_kernel
-        if k is None:
-            o = self.options
-            tgt, stop = _target(o.get("target"))
-            text, filename = _source.build(self.func, eager=True)
-            key = (text, filename, tgt, stop, _flags(o.get("pass_configs")))
+        """The eager style: the function is the kernel and its annotated parameters are the tensors.
+        _eager.EagerBinder binds the T.const symbols from the tensors' shapes (and keywords) and the
+        other parameters from the arguments; each distinct binding is one compilation of the function's
+        whole source (decorators kept) with those -D defines; the kernel runs on the tensors and
+        returns the T.empty outputs.  `stream=` (unless a parameter has that name) goes to the launch."""
+        b = self._binder()
+        stream = kwargs.pop("stream", None) if not b.takes_keyword("stream") else None
+        defines, tensors = b.bind(args, kwargs) if kwargs else b.bind_positional(args)
+        return self._eager_kernel(defines)(*tensors, stream=stream)
+
+    def _eager_kernel(self, defines):
+        k = self._memo.get(defines)
+        if k is not None:
+            return k
+        o = self.options
+        tgt, stop = _target(o.get("target"))
+        flags = _flags(o.get("pass_configs"))
+        text, filename = _source.build(self.func, eager=True)
+        key = (text, filename, tgt, stop, flags, defines)
+        with _cache_lock:
+            ck = _cache.get(key)
+        if ck is None:
+            ck = _compile_text(text, filename, tgt, stop, flags, defines)
             with _cache_lock:
-                ck = _cache.get(key)
-            if ck is None:
-                ck = _compile_text(text, filename, tgt, stop, key[4])
-                with _cache_lock:
-                    ck = _cache.setdefault(key, ck)
-            k = self._eager_kernel = JITKernel(ck, None, o.get("out_idx"), tgt or "auto", text)
-        return k(*args, **kwargs)
+                ck = _cache.setdefault(key, ck)
+            if o.get("verbose"):
+                print(f"tilelang_ptx: compiled eager kernel '{self.func.__name__}' with "
+                      f"{', '.join(f'{n}={v}' for n, v in defines) or 'no bindings'} for "
+                      f"{_lib.kernel_target(ck.handle).decode()}")
+        out_idx = o.get("out_idx")
+        returns = self._binder().returns
+        if returns:  # `return C, D`: the T.empty outputs, by name among the kernel's parameters
+            names = [_lib.param_name(ck.handle, i).decode() for i in range(_lib.param_count(ck.handle))]
+            out_idx = [names.index(r) for r in returns if r in names]
+        k = self._memo[defines] = JITKernel(ck, None, out_idx, tgt or "auto", text)
+        return k
 
 
 def jit(func=None, *, out_idx=None, target="auto", target_host=None, execution_backend="auto",

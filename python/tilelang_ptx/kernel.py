@@ -383,6 +383,34 @@ def _pack_tensor(raw, reg, a, p, keep):
                         f"CuPy, JAX), got {type(a).__name__}")
 
 
+def tensor_shape(a):
+    """The shape (a tuple of ints) of tensor `a`: its .shape (NumPy, PyTorch), else its DLPack
+    DLTensor's (an object with __dlpack__); None for a value that is not a tensor (NumPy scalars
+    such as numpy.int32(4) included)."""
+    if _is_numpy_scalar(a):
+        return None
+    shape = getattr(a, "shape", None)
+    if shape is not None and not callable(shape):
+        try:
+            return tuple(int(d) for d in shape)
+        except (TypeError, ValueError):
+            pass
+    if not hasattr(a, "__dlpack__"):
+        return None
+    cap = a.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    t = get(cap, b"dltensor")  # DLManagedTensor*: its DLTensor first (ndim at 16, shape* at 24)
+    nd = ctypes.c_int32.from_address(t + 16).value
+    dims = ctypes.c_void_p.from_address(t + 24).value
+    return tuple((ctypes.c_int64 * nd).from_address(dims)) if nd else ()
+
+
+def _is_numpy_scalar(a):
+    return (type(a).__module__ or "").startswith("numpy") and type(a).__name__ != "ndarray" and \
+        hasattr(a, "item") and getattr(a, "ndim", None) == 0
+
+
 def _pack_scalar(raw, i, a, p):
     mod = type(a).__module__
     if mod == "numpy" and hasattr(a, "item"):

@@ -1,7 +1,8 @@
 """GPU checks of the Python package tilelang_ptx (issue 17), on a host with PyTorch and a CUDA GPU:
-  1. examples/python/{gemm,elementwise,flash_attention}.py on the GPU, each against PyTorch;
-  2. TileLang's original JIT GEMM test (512x1024x768 f16, out_idx=-1) and the factory-decorated GEMM
-     (1024^3) against torch.matmul with torch_assert_close;
+  1. examples/python/{gemm,gemm_eager,elementwise,flash_attention}.py on the GPU, each against PyTorch;
+  2. TileLang's original JIT GEMM test (512x1024x768 f16, out_idx=-1), the factory-decorated GEMM
+     (1024^3) and the eager-style GEMM (512x1024x768 f16, T.const M, N, K from the tensors' shapes,
+     one compilation per binding) against torch.matmul with torch_assert_close;
   3. streams: a kernel launched while a non-default torch.cuda.Stream is current runs on it, ordered
      after work queued there (a torch.cuda._sleep then a fill: a launch elsewhere would read the
      old values); the same with stream= given explicitly;
@@ -61,7 +62,7 @@ sys.path.insert(0, examples)
 
 
 # ------------------------------------------------------------------ 1. the examples
-for ex in ("gemm", "elementwise", "flash_attention"):
+for ex in ("gemm", "gemm_eager", "elementwise", "flash_attention"):
     @check(f"example {ex}.py")
     def _run(ex=ex):
         r = subprocess.run([sys.executable, os.path.join(examples, ex + ".py")], capture_output=True,
@@ -104,6 +105,28 @@ def _factory():
     tilelang.testing.torch_assert_close(k(A, B), (A.float() @ B.float()).half(), atol=1e-2, rtol=1e-2,
                                         max_mismatched_ratio=0.05)
     return f"(target {k.target}, PTX {len(k.get_kernel_source())} bytes)"
+
+
+@check("eager-style GEMM 512x1024x768 f16 (T.const M, N, K from the tensors), one compilation per binding")
+def _eager():
+    from gemm_eager import matmul as matmul_eager  # examples/python/gemm_eager.py
+    A = torch.randn(512, 768, dtype=torch.float16, device="cuda")
+    B = torch.randn(768, 1024, dtype=torch.float16, device="cuda")
+    n = tilelang.compile_count()
+    C = matmul_eager(A, B, 128, 256, 32)
+    ref_C = torch.matmul(A.to(torch.float), B.to(torch.float)).to(torch.half)
+    tilelang.testing.torch_assert_close(C, ref_C, atol=1e-2, rtol=1e-2, max_mismatched_ratio=0.05)
+    k = matmul_eager.compile(M=512, N=1024, K=768, block_M=128, block_N=256, block_K=32)
+    matmul_eager(A, B, 128, 256, 32)
+    compiled = tilelang.compile_count() - n
+    assert compiled == 1, f"{compiled} compilations for one binding"
+    A2 = torch.randn(256, 768, dtype=torch.float16, device="cuda")  # another M: a second compilation
+    tilelang.testing.torch_assert_close(matmul_eager(A2, B, 128, 256, 32),
+                                        (A2.float() @ B.float()).half(), atol=1e-2, rtol=1e-2,
+                                        max_mismatched_ratio=0.05)
+    assert tilelang.compile_count() - n == compiled + 1, "a new M did not compile once"
+    ms = k.get_profiler().do_bench(warmup=10, rep=50)
+    return f"({2 * 512 * 1024 * 768 / ms / 1e9:.1f} TFLOP/s, {ms * 1e3:.1f} us; target {k.target})"
 
 
 # ------------------------------------------------------------------ 3. streams
