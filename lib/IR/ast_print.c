@@ -47,23 +47,6 @@ static int prec_of(const tl_ast_expr *e) {
   }
 }
 
-static void print_str(tl_strbuf *out, const char *s) {
-  tl_strbuf_append(out, "\"");
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    switch (*p) {
-    case '"': tl_strbuf_append(out, "\\\""); break;
-    case '\\': tl_strbuf_append(out, "\\\\"); break;
-    case '\n': tl_strbuf_append(out, "\\n"); break;
-    case '\t': tl_strbuf_append(out, "\\t"); break;
-    case '\r': tl_strbuf_append(out, "\\r"); break;
-    default:
-      if (*p < 0x20 || *p == 0x7F) tl_strbuf_printf(out, "\\x%02x", *p);
-      else tl_strbuf_appendn(out, (const char *)p, 1);
-    }
-  }
-  tl_strbuf_append(out, "\"");
-}
-
 void tl_ast_print_float(tl_strbuf *out, double v) {
   if (isnan(v)) { tl_strbuf_append(out, "nan"); return; }
   if (isinf(v)) { tl_strbuf_append(out, v < 0 ? "-inf" : "inf"); return; }
@@ -121,7 +104,7 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
     tl_strbuf_append(out, "}");
     break;
   case TL_AST_ELLIPSIS: tl_strbuf_append(out, "..."); break;
-  case TL_AST_BYTES: tl_strbuf_append(out, "b"); print_str(out, e->u.bytes.data); break;
+  case TL_AST_BYTES: tl_strbuf_append(out, "b"); tl_strbuf_append_quoted(out, e->u.bytes.data); break;
   case TL_AST_IMAG: tl_ast_print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
   case TL_AST_BIGINT: tl_strbuf_append(out, e->u.str); break;
   case TL_AST_FSTRING: tl_strbuf_append(out, "f\"...\""); break;
@@ -172,7 +155,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
   case TL_AST_NAME: tl_strbuf_append(out, e->u.name ? e->u.name : "?"); break;
   case TL_AST_INT: tl_strbuf_printf(out, "%" PRId64, e->u.ival); break;
   case TL_AST_FLOAT: tl_ast_print_float(out, e->u.fval); break;
-  case TL_AST_STR: print_str(out, e->u.str); break;
+  case TL_AST_STR: tl_strbuf_append_quoted(out, e->u.str); break;
   case TL_AST_TRUE: tl_strbuf_append(out, "True"); break;
   case TL_AST_FALSE: tl_strbuf_append(out, "False"); break;
   case TL_AST_NONE: tl_strbuf_append(out, "None"); break;
