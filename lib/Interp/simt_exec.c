@@ -375,38 +375,6 @@ static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
   }
 }
 
-static bool fcmp(tl_binop op, double a, double b) {
-  switch (op) {
-  case TL_OP_EQ: return a == b;
-  case TL_OP_NE: return a != b; /* unordered: true with NaN */
-  case TL_OP_LT: return a < b;
-  case TL_OP_LE: return a <= b;
-  case TL_OP_GT: return a > b;
-  default: return a >= b;
-  }
-}
-static bool icmp(tl_binop op, int64_t a, int64_t b, bool uns) {
-  if (uns) {
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-    switch (op) {
-    case TL_OP_EQ: return ua == ub;
-    case TL_OP_NE: return ua != ub;
-    case TL_OP_LT: return ua < ub;
-    case TL_OP_LE: return ua <= ub;
-    case TL_OP_GT: return ua > ub;
-    default: return ua >= ub;
-    }
-  }
-  switch (op) {
-  case TL_OP_EQ: return a == b;
-  case TL_OP_NE: return a != b;
-  case TL_OP_LT: return a < b;
-  case TL_OP_LE: return a <= b;
-  case TL_OP_GT: return a > b;
-  default: return a >= b;
-  }
-}
-
 /* out = a op b elementwise on dtype t (a, b already of dtype t). */
 static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
                        const uint8_t *mask, sx_val *out) {
@@ -457,9 +425,9 @@ static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ou
   size_t n = (size_t)x->T * lanes_of(t);
   bool uns = is_uint(t) || is_bool(t);
   if (is_fl(t))
-    for (size_t k = 0; k < n; k++) out->v[k].i = fcmp(op, a.v[k].f, b.v[k].f);
+    for (size_t k = 0; k < n; k++) out->v[k].i = tl_float_compare(op, a.v[k].f, b.v[k].f);
   else
-    for (size_t k = 0; k < n; k++) out->v[k].i = icmp(op, a.v[k].i, b.v[k].i, uns);
+    for (size_t k = 0; k < n; k++) out->v[k].i = tl_int_compare(op, a.v[k].i, b.v[k].i, uns);
   return true;
 }
 
@@ -1007,7 +975,7 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
     bool any = false;
     for (int t = 0; t < x->T; t++) {
       bool in = false;
-      if (mask[t]) in = down ? icmp(TL_OP_GT, cur.v[t].i, end[t], uns) : icmp(TL_OP_LT, cur.v[t].i, end[t], uns);
+      if (mask[t]) in = tl_int_compare(down ? TL_OP_GT : TL_OP_LT, cur.v[t].i, end[t], uns);
       im[t] = in;
       any |= in;
     }
