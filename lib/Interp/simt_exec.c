@@ -1154,36 +1154,6 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
 }
 
 /* ======================================================== grid / setup */
-/* The end of the shared.dyn buffers placed by shared-memory planning
- * (smem_planned), 0 when none (as codegen_memory.c computes it). */
-static int64_t planned_end(const tl_stmt *s, int depth) {
-  if (!s || depth > SX_MAX_DEPTH) return 0;
-  int64_t end = 0, e;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if ((e = planned_end(s->u.seq.stmts[i], depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_FOR: return planned_end(s->u.loop.body, depth + 1);
-  case TL_STMT_KERNEL: return planned_end(s->u.kernel.body, depth + 1);
-  case TL_STMT_IF:
-    end = planned_end(s->u.ifs.then_s, depth + 1);
-    if ((e = planned_end(s->u.ifs.else_s, depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_ALLOC: {
-    const tl_buffer *b = s->u.alloc.buffer;
-    if (b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
-    int64_t n = 1, d;
-    for (int i = 0; i < b->ndim; i++) {
-      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 32) / d)) return 0;
-      n *= d;
-    }
-    return b->smem_offset + n * elem_bytes(b->dtype);
-  }
-  default: return 0;
-  }
-}
-
 /* Assigns shared buffers their byte offsets as codegen_memory.c's cg_gen_alloc does:
  * smem_offset when shared-memory planning set it; the others in allocation
  * (tree) order at 16-byte aligned consecutive offsets after the planned
@@ -1320,7 +1290,7 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (grid[i] < 0 || grid[i] > ((int64_t)1 << 31))
       return sx_fail(x, "grid dimension %d is %lld", i, (long long)grid[i]);
   }
-  int64_t next = planned_end(s->u.kernel.body, 0), total = next;
+  int64_t next = tl_ir_planned_smem_end(s->u.kernel.body), total = next;
   sx_blk *k = x->k;
   free_block(k);
   tl_map_free(&k->smem_off);
