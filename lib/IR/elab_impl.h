@@ -250,6 +250,14 @@ bool check_kws(elab *E, const tl_ast_expr *x, const char *fn, const char *const 
 bool check_arity(elab *E, const tl_ast_expr *x, const char *fn, int lo, int hi);
 const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name,
                                   const char *fn, bool *bad);
+/* Binds call x's arguments to the parameters names (NULL-terminated; each
+ * positional or by keyword): checks the keywords and a count of at most the
+ * number of names, then out[i] = argument i (positional i or keyword
+ * names[i]), NULL when absent.  The first need (0 to 2) are required.  False
+ * after a reported error (unknown or repeated keyword, too many arguments,
+ * one given both ways, a required one missing). */
+bool bind_args(elab *E, const tl_ast_expr *x, const char *fn, const char *const *names, int need,
+               const tl_ast_expr **out);
 bool eval_shape(elab *E, const tl_ast_expr *ast, int *ndim, tl_expr ***dims);
 tl_expr *to_arg_expr(elab *E, val *v, tl_loc loc);
 const char *stmt_name(tl_ast_stmt_kind k);

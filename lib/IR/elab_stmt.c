@@ -281,22 +281,16 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     err(E, target->loc, "the result of %s must be assigned to a plain name", fn);
     return false;
   }
-  bool bad = false;
   tl_scope sc;
   int ndim = 1;
   tl_expr **dims = NULL;
   tl_dtype dt;
   tl_expr *init = NULL;
   if (!strcmp(fname, "alloc_var")) {
-    static const char *const kws[] = {"dtype", "init", NULL};
-    if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 0, 2)) return false;
-    const tl_ast_expr *da = get_arg(E, x, 0, "dtype", fn, &bad);
-    const tl_ast_expr *ia = bad ? NULL : get_arg(E, x, 1, "init", fn, &bad);
-    if (bad) return false;
-    if (!da) {
-      err(E, x->loc, "%s needs a dtype", fn);
-      return false;
-    }
+    static const char *const params[] = {"dtype", "init", NULL};
+    const tl_ast_expr *a[2];
+    if (!bind_args(E, x, fn, params, 1, a)) return false;
+    const tl_ast_expr *da = a[0], *ia = a[1];
     val *dv = eval(E, da);
     if (!dv || !to_dtype(E, dv, da->loc, &dt)) return false;
     if (ia) {
@@ -313,16 +307,10 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
       err(E, x->loc, "unknown allocation %s", fn);
       return false;
     }
-    static const char *const kws[] = {"shape", "dtype", "scope", NULL};
-    if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 0, 3)) return false;
-    const tl_ast_expr *sa = get_arg(E, x, 0, "shape", fn, &bad);
-    const tl_ast_expr *da = bad ? NULL : get_arg(E, x, 1, "dtype", fn, &bad);
-    const tl_ast_expr *ca = bad ? NULL : get_arg(E, x, 2, "scope", fn, &bad);
-    if (bad) return false;
-    if (!sa || !da) {
-      err(E, x->loc, "%s needs a shape and a dtype", fn);
-      return false;
-    }
+    static const char *const params[] = {"shape", "dtype", "scope", NULL};
+    const tl_ast_expr *a[3];
+    if (!bind_args(E, x, fn, params, 2, a)) return false;
+    const tl_ast_expr *sa = a[0], *da = a[1], *ca = a[2];
     sc = shared ? TL_SCOPE_SHARED_DYN : frag ? TL_SCOPE_FRAGMENT : TL_SCOPE_LOCAL;
     if (!eval_shape(E, sa, &ndim, &dims)) return false;
     val *dv = eval(E, da);
