@@ -7,16 +7,23 @@
 
 /* ========================================================= diagnostics */
 
-void err(elab *E, tl_loc loc, const char *fmt, ...) {
+/* Reports an error unless quiet (then only marks the failure); whether it
+ * was reported. */
+static bool verr(elab *E, tl_loc loc, const char *fmt, va_list ap) {
   if (E->quiet) {  /* evaluating host code that no kernel needs: failures are silent */
     E->quiet_failed = true;
-    return;
+    return false;
   }
+  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  E->nerr++;
+  return true;
+}
+
+void err(elab *E, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  verr(E, loc, fmt, ap);
   va_end(ap);
-  E->nerr++;
 }
 
 static void note_origin(elab *E, const val *v) {
@@ -27,16 +34,11 @@ static void note_origin(elab *E, const val *v) {
 
 /* An error about value v, followed by the note naming its -D. */
 void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...) {
-  if (E->quiet) {
-    E->quiet_failed = true;
-    return;
-  }
   va_list ap;
   va_start(ap, fmt);
-  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  bool shown = verr(E, loc, fmt, ap);
   va_end(ap);
-  E->nerr++;
-  note_origin(E, v);
+  if (shown) note_origin(E, v);
 }
 
 void *oom(elab *E) {
