@@ -207,6 +207,8 @@ void *talloc(elab *E, size_t n);
 void *malloc_ir(elab *E, size_t n);
 tl_expr *chk(elab *E, tl_expr *e);
 const char *tprintf(elab *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A value in the temporary arena holding init (NULL on OOM, reported). */
+val *mk_val(elab *E, val init);
 val *mk(elab *E, vkind k);
 val *mk_int(elab *E, int64_t i);
 val *mk_float(elab *E, double f);

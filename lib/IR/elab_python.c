@@ -385,11 +385,8 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
 /* ------------------------------------------------------------ functions */
 
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda) {
-  val *v = mk(E, V_PYFUNC);
+  val *v = mk_val(E, (val){.k = V_PYFUNC, .u.py = {def, lambda, E->sc}});
   if (!v) return NULL;
-  v->u.py.def = def;
-  v->u.py.lambda = lambda;
-  v->u.py.closure = E->sc;
   for (scope *s = E->sc; s; s = s->parent) s->captured = true;
   return v;
 }

@@ -77,49 +77,23 @@ const char *tprintf(elab *E, const char *fmt, ...) {
 
 /* ================================================================ values */
 
-val *mk(elab *E, vkind k) {
+val *mk_val(elab *E, val init) {
   val *v = talloc(E, sizeof *v);
-  if (v) v->k = k;
+  if (v) *v = init;
   return v;
 }
-val *mk_int(elab *E, int64_t i) {
-  val *v = mk(E, V_INT);
-  if (v) v->u.i = i;
-  return v;
-}
-val *mk_float(elab *E, double f) {
-  val *v = mk(E, V_FLOAT);
-  if (v) v->u.f = f;
-  return v;
-}
-val *mk_bool(elab *E, bool b) {
-  val *v = mk(E, V_BOOL);
-  if (v) v->u.b = b;
-  return v;
-}
+val *mk(elab *E, vkind k) { return mk_val(E, (val){.k = k}); }
+val *mk_int(elab *E, int64_t i) { return mk_val(E, (val){.k = V_INT, .u.i = i}); }
+val *mk_float(elab *E, double f) { return mk_val(E, (val){.k = V_FLOAT, .u.f = f}); }
+val *mk_bool(elab *E, bool b) { return mk_val(E, (val){.k = V_BOOL, .u.b = b}); }
 val *mk_str(elab *E, const char *s) {
-  val *v = mk(E, V_STR);
-  if (!v) return NULL;
-  v->u.s = tl_arena_strdup(&E->tmp, s ? s : "");
-  return v->u.s ? v : oom(E);
+  const char *copy = tl_arena_strdup(&E->tmp, s ? s : "");
+  return copy ? mk_val(E, (val){.k = V_STR, .u.s = copy}) : oom(E);
 }
-val *mk_expr(elab *E, tl_expr *e) {
-  if (!e) return NULL;
-  val *v = mk(E, V_EXPR);
-  if (v) v->u.e = e;
-  return v;
-}
-val *mk_dtype(elab *E, tl_dtype t) {
-  val *v = mk(E, V_DTYPE);
-  if (v) v->u.dt = t;
-  return v;
-}
+val *mk_expr(elab *E, tl_expr *e) { return e ? mk_val(E, (val){.k = V_EXPR, .u.e = e}) : NULL; }
+val *mk_dtype(elab *E, tl_dtype t) { return mk_val(E, (val){.k = V_DTYPE, .u.dt = t}); }
 val *mk_opaque(elab *E, const char *desc, const char *module) {
-  val *v = mk(E, V_OPAQUE);
-  if (!v) return NULL;
-  v->u.op.desc = desc;
-  v->u.op.module = module;
-  return v;
+  return mk_val(E, (val){.k = V_OPAQUE, .u.op = {desc, module}});
 }
 val *mk_tuple(elab *E, int n, bool is_list) {
   val *v = mk(E, V_TUPLE);
