@@ -80,14 +80,20 @@ static void pr_list(tl_strbuf *out, int n, tl_ast_expr *const *items, int depth)
   }
 }
 
+/* "l op r", the operands printed at precedence lneed and rneed. */
+static void pr_infix(tl_strbuf *out, const tl_ast_expr *l, int lneed, const char *op,
+                     const tl_ast_expr *r, int rneed, int depth) {
+  pr(out, l, lneed, depth);
+  tl_strbuf_printf(out, " %s ", op ? op : "?");
+  pr(out, r, rneed, depth);
+}
+
 /* Comprehension clauses: " for t in it if c ..." */
 static void pr_gens(tl_strbuf *out, const tl_ast_expr *e, int depth) {
   for (int i = 0; i < e->u.comp.ngens; i++) {
     const tl_ast_comprehension *g = &e->u.comp.gens[i];
     tl_strbuf_append(out, g->is_async ? " async for " : " for ");
-    pr(out, g->target, P_BOR, depth);
-    tl_strbuf_append(out, " in ");
-    pr(out, g->iter, P_OR, depth);
+    pr_infix(out, g->target, P_BOR, "in", g->iter, P_OR, depth);
     for (int j = 0; j < g->nifs; j++) {
       tl_strbuf_append(out, " if ");
       pr(out, g->ifs[j], P_OR, depth);
@@ -111,11 +117,7 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
   case TL_AST_FORMATTED: tl_strbuf_append(out, "{"); pr(out, e->u.fmt.value, P_TEST, depth);
     tl_strbuf_append(out, "}"); break;
   case TL_AST_STARRED: tl_strbuf_append(out, "*"); pr(out, e->u.un.x, P_BOR, depth); break;
-  case TL_AST_NAMEDEXPR:
-    pr(out, e->u.bin.l, P_PRIMARY, depth);
-    tl_strbuf_append(out, " := ");
-    pr(out, e->u.bin.r, P_TEST, depth);
-    break;
+  case TL_AST_NAMEDEXPR: pr_infix(out, e->u.bin.l, P_PRIMARY, ":=", e->u.bin.r, P_TEST, depth); break;
   case TL_AST_LAMBDA:
     tl_strbuf_append(out, "lambda");
     for (int i = 0; i < e->u.lambda.nparams; i++)
@@ -193,18 +195,12 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     tl_strbuf_append(out, ")");
     break;
   case TL_AST_BINOP: {
-    const char *op = e->u.bin.op ? e->u.bin.op : "?";
     bool pow = prec == P_POW;
-    pr(out, e->u.bin.l, pow ? P_PRIMARY : prec, depth);
-    tl_strbuf_printf(out, " %s ", op);
-    pr(out, e->u.bin.r, pow ? P_UNARY : prec + 1, depth);
+    pr_infix(out, e->u.bin.l, pow ? P_PRIMARY : prec, e->u.bin.op, e->u.bin.r,
+             pow ? P_UNARY : prec + 1, depth);
     break;
   }
-  case TL_AST_BOOLOP:
-    pr(out, e->u.bin.l, prec, depth);
-    tl_strbuf_printf(out, " %s ", e->u.bin.op ? e->u.bin.op : "?");
-    pr(out, e->u.bin.r, prec + 1, depth);
-    break;
+  case TL_AST_BOOLOP: pr_infix(out, e->u.bin.l, prec, e->u.bin.op, e->u.bin.r, prec + 1, depth); break;
   case TL_AST_UNARY: {
     const char *op = e->u.un.op ? e->u.un.op : "?";
     if (prec == P_NOT) {
@@ -224,9 +220,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     }
     break;
   case TL_AST_IFEXP:
-    pr(out, e->u.ifexp.body, P_OR, depth);
-    tl_strbuf_append(out, " if ");
-    pr(out, e->u.ifexp.test, P_OR, depth);
+    pr_infix(out, e->u.ifexp.body, P_OR, "if", e->u.ifexp.test, P_OR, depth);
     tl_strbuf_append(out, " else ");
     pr(out, e->u.ifexp.orelse, P_TEST, depth);
     break;
