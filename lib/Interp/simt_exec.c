@@ -469,54 +469,38 @@ static double limit_value(tl_dtype t, bool mx, bool inf) {
   return mx || inf ? big : -big;
 }
 
-/* f32 math function by intrinsic id (the C library in float). */
-static float fmath32(int op, float a) {
-  switch (op) {
-  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return expf(a);
-  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2f(a);
-  case TL_INTRIN_EXP10: return exp10f(a);
-  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return logf(a);
-  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2f(a);
-  case TL_INTRIN_LOG10: return log10f(a);
-  case TL_INTRIN_LOG1P: return log1pf(a);
-  case TL_INTRIN_SQRT: return sqrtf(a);
-  case TL_INTRIN_RSQRT: return (float)(1.0 / sqrt((double)a));
-  case TL_INTRIN_TANH: return tanhf(a);
-  case TL_INTRIN_SIGMOID: { float ex = expf(-a); float den = 1.0f + ex; return 1.0f / den; }
-  case TL_INTRIN_ERF: return erff(a);
-  case TL_INTRIN_SIN: return sinf(a);
-  case TL_INTRIN_COS: return cosf(a);
-  case TL_INTRIN_TAN: return tanf(a);
-  case TL_INTRIN_FLOOR: return floorf(a);
-  case TL_INTRIN_CEIL: return ceilf(a);
-  case TL_INTRIN_ROUND: return roundf(a);
-  case TL_INTRIN_TRUNC: return truncf(a);
-  default: return a;
-  }
+/* The unary float math intrinsics: the C library function in float (f32
+ * and narrower dtypes) and in double (f64). */
+static float rsqrt32(float a) { return (float)(1.0 / sqrt((double)a)); }
+static double rsqrt64(double a) { return 1.0 / sqrt(a); }
+static float sigmoid32(float a) {
+  float ex = expf(-a);
+  float den = 1.0f + ex;
+  return 1.0f / den;
 }
-static double fmath64(int op, double a) {
-  switch (op) {
-  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return exp(a);
-  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2(a);
-  case TL_INTRIN_EXP10: return exp10(a);
-  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return log(a);
-  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2(a);
-  case TL_INTRIN_LOG10: return log10(a);
-  case TL_INTRIN_LOG1P: return log1p(a);
-  case TL_INTRIN_SQRT: return sqrt(a);
-  case TL_INTRIN_RSQRT: return 1.0 / sqrt(a);
-  case TL_INTRIN_TANH: return tanh(a);
-  case TL_INTRIN_SIGMOID: return 1.0 / (1.0 + exp(-a));
-  case TL_INTRIN_ERF: return erf(a);
-  case TL_INTRIN_SIN: return sin(a);
-  case TL_INTRIN_COS: return cos(a);
-  case TL_INTRIN_TAN: return tan(a);
-  case TL_INTRIN_FLOOR: return floor(a);
-  case TL_INTRIN_CEIL: return ceil(a);
-  case TL_INTRIN_ROUND: return round(a);
-  case TL_INTRIN_TRUNC: return trunc(a);
-  default: return a;
-  }
+static double sigmoid64(double a) { return 1.0 / (1.0 + exp(-a)); }
+typedef struct fmath_fns { float (*f32)(float); double (*f64)(double); } fmath_fns;
+static const fmath_fns fmath_table[TL_INTRIN_COUNT] = {
+  [TL_INTRIN_EXP] = {expf, exp},       [TL_INTRIN_FAST_EXP] = {expf, exp},
+  [TL_INTRIN_EXP2] = {exp2f, exp2},    [TL_INTRIN_FAST_EXP2] = {exp2f, exp2},
+  [TL_INTRIN_EXP10] = {exp10f, exp10}, [TL_INTRIN_LOG] = {logf, log},
+  [TL_INTRIN_FAST_LOG] = {logf, log},  [TL_INTRIN_LOG2] = {log2f, log2},
+  [TL_INTRIN_FAST_LOG2] = {log2f, log2}, [TL_INTRIN_LOG10] = {log10f, log10},
+  [TL_INTRIN_LOG1P] = {log1pf, log1p}, [TL_INTRIN_SQRT] = {sqrtf, sqrt},
+  [TL_INTRIN_RSQRT] = {rsqrt32, rsqrt64}, [TL_INTRIN_TANH] = {tanhf, tanh},
+  [TL_INTRIN_SIGMOID] = {sigmoid32, sigmoid64}, [TL_INTRIN_ERF] = {erff, erf},
+  [TL_INTRIN_SIN] = {sinf, sin},       [TL_INTRIN_COS] = {cosf, cos},
+  [TL_INTRIN_TAN] = {tanf, tan},       [TL_INTRIN_FLOOR] = {floorf, floor},
+  [TL_INTRIN_CEIL] = {ceilf, ceil},    [TL_INTRIN_ROUND] = {roundf, round},
+  [TL_INTRIN_TRUNC] = {truncf, trunc},
+};
+/* Math intrinsic op on a: in double when f64, else in float; a itself (in
+ * the precision) for an op without a table entry. */
+static double fmath(int op, double a, bool f64) {
+  const fmath_fns *fn = op >= 0 && op < TL_INTRIN_COUNT ? &fmath_table[op] : NULL;
+  if (f64) return fn && fn->f64 ? fn->f64(a) : a;
+  float x = (float)a;
+  return fn && fn->f32 ? (double)fn->f32(x) : (double)x;
 }
 
 /* Single rounding of the exact a*b+c to narrow dtype t: the double fma is
@@ -780,7 +764,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     if (!ev_as(x, args[0], t, mask, &a) || !alloc_val(x, out, t)) return false;
     tl_dtype st = scalar_of(t);
     for (size_t k = 0; k < cnt; k++) {
-      double r = is_f64(t) ? fmath64(op, a.v[k].f) : (double)fmath32(op, (float)a.v[k].f);
+      double r = fmath(op, a.v[k].f, is_f64(t));
       out->v[k].f = round_to(r, st);
     }
     return true;
