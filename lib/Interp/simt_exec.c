@@ -523,6 +523,24 @@ static bool need_args(sx *x, const tl_expr *e, int k) {
   return true;
 }
 
+/* cond ? tv : fv per lane in dtype t (Select and T.if_then_else): both arms
+ * evaluated; a scalar condition chooses for all lanes of its thread. */
+static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_expr *fv, tl_dtype t,
+                        const uint8_t *mask, sx_val *out) {
+  int L = lanes_of(t);
+  size_t cnt = (size_t)x->T * (size_t)L;
+  sx_val c0, c, a, b;
+  if (!ev(x, cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+  if (!ev_as(x, tv, t, mask, &a) || !ev_as(x, fv, t, mask, &b)) return false;
+  if (!alloc_val(x, out, t)) return false;
+  int cl = lanes_of(c.t);
+  for (size_t k = 0; k < cnt; k++) {
+    size_t th = k / (size_t)L, l = k % (size_t)L;
+    out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
+  }
+  return true;
+}
+
 /* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
  * "Atomics"): the active threads apply their additions one after another in
  * thread order (lanes in order), each exactly as the hardware does one:
@@ -619,19 +637,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     return true;
   }
   case TL_INTRIN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
-  case TL_INTRIN_IF_THEN_ELSE: {
-    if (!need_args(x, e, 3)) return false;
-    sx_val c0, c, a, b;
-    if (!ev(x, args[0], mask, &c0) || !to_cond(x, &c0, &c)) return false;
-    if (!ev_as(x, args[1], t, mask, &a) || !ev_as(x, args[2], t, mask, &b)) return false;
-    if (!alloc_val(x, out, t)) return false;
-    int cl = lanes_of(c.t);
-    for (size_t k = 0; k < cnt; k++) {
-      size_t th = k / (size_t)L, l = k % (size_t)L;
-      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
-    }
-    return true;
-  }
+  case TL_INTRIN_IF_THEN_ELSE:
+    return need_args(x, e, 3) && eval_select(x, args[0], args[1], args[2], t, mask, out);
   case TL_INTRIN_MIN:
   case TL_INTRIN_MAX:
   case TL_INTRIN_FLOORDIV:
@@ -812,18 +819,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   }
   case TL_EXPR_BINARY: return eval_binary(x, e, mask, out);
   case TL_EXPR_UNARY: return eval_unary(x, e, mask, out);
-  case TL_EXPR_SELECT: {
-    sx_val c0, c, a, b;
-    if (!ev(x, e->u.sel.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
-    if (!ev_as(x, e->u.sel.t, t, mask, &a) || !ev_as(x, e->u.sel.f, t, mask, &b)) return false;
-    if (!alloc_val(x, out, t)) return false;
-    int cl = lanes_of(c.t);
-    for (size_t k = 0; k < cnt; k++) {
-      size_t th = k / (size_t)L, l = k % (size_t)L;
-      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
-    }
-    return true;
-  }
+  case TL_EXPR_SELECT: return eval_select(x, e->u.sel.cond, e->u.sel.t, e->u.sel.f, t, mask, out);
   case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
   case TL_EXPR_LOAD: {
     sx_val v;
