@@ -1250,13 +1250,15 @@ static void free_block(sx_blk *k) {
   free(k->bulk);
   free(k->bread);
   k->bread = NULL;
-  k->nbread = k->capbread = 0;
+  k->nbread = 0;
+  k->capbread = 0;
   k->smem = NULL;
   k->sstate = NULL;
   k->rd = NULL;
   k->vc = NULL;
   k->bulk = NULL;
-  k->nbulk = k->capbulk = 0;
+  k->nbulk = 0;
+  k->capbulk = 0;
 }
 
 static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
