@@ -1232,15 +1232,9 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
         err(E, x->u.dict.values[i]->loc, "dictionary unpacking ('**') is not supported here");
         return NULL;
       }
-    val *d = mk(E, V_DICT);
+    val *d = mk_dict(E, n);
     if (!d) return NULL;
     d->u.dict.n = n;
-    size_t sz = (size_t)(n ? n : 1);
-    if (!(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
-        !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
-      return NULL;
     for (int i = 0; i < n; i++) {
       if (!(d->u.dict.keys[i] = eval(E, x->u.dict.keys[i]))) return NULL;
       if (!(d->u.dict.vals[i] = eval(E, x->u.dict.values[i]))) return NULL;

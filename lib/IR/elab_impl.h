@@ -217,6 +217,8 @@ val *mk_str(elab *E, const char *s);
 val *mk_expr(elab *E, tl_expr *e);
 val *mk_dtype(elab *E, tl_dtype t);
 val *mk_opaque(elab *E, const char *desc, const char *module);
+/* An empty dict (n = 0) with room for cap entries; NULL on OOM (reported). */
+val *mk_dict(elab *E, int cap);
 val *mk_tuple(elab *E, int n, bool is_list);
 const char *type_name(const val *v);
 const char *describe(elab *E, const val *v);

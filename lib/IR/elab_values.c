@@ -95,6 +95,16 @@ val *mk_dtype(elab *E, tl_dtype t) { return mk_val(E, (val){.k = V_DTYPE, .u.dt 
 val *mk_opaque(elab *E, const char *desc, const char *module) {
   return mk_val(E, (val){.k = V_OPAQUE, .u.op = {desc, module}});
 }
+val *mk_dict(elab *E, int cap) {
+  val *d = mk(E, V_DICT);
+  size_t sz = (size_t)(cap > 0 ? cap : 1);
+  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
+      !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
+    return NULL;
+  return d;
+}
 val *mk_tuple(elab *E, int n, bool is_list) {
   val *v = mk(E, V_TUPLE);
   if (!v) return NULL;
