@@ -1122,6 +1122,19 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   return emit(E, out, is);
 }
 
+/* Why statement kind k cannot stand in a @T.prim_func (the message). */
+static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
+  switch (k) {
+  case TL_AST_RETURN: return "'return' is not supported in a @T.prim_func";
+  case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
+  case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
+  case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
+  case TL_AST_BREAK: return "'break' is not supported in a @T.prim_func";
+  case TL_AST_CONTINUE: return "'continue' is not supported in a @T.prim_func";
+  default: return tprintf(E, "%s is not supported in a @T.prim_func", stmt_name(k));
+  }
+}
+
 static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   switch (s->kind) {
   case TL_AST_EXPR_STMT: return elab_expr_stmt(E, s, out);
@@ -1176,27 +1189,9 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   }
   case TL_AST_IF: return elab_if(E, s, out);
   case TL_AST_PASS: return true;
-  case TL_AST_RETURN:
-    err(E, s->loc, "'return' is not supported in a @T.prim_func");
-    return false;
-  case TL_AST_DEF:
-    err(E, s->loc, "nested functions are not supported in a @T.prim_func");
-    return false;
-  case TL_AST_IMPORT:
-    err(E, s->loc, "'import' is not supported in a @T.prim_func; import at module level");
-    return false;
-  case TL_AST_WHILE:
-    err(E, s->loc, "'while' loops are not supported; use T.serial or range");
-    return false;
-  case TL_AST_BREAK:
-    err(E, s->loc, "'break' is not supported in a @T.prim_func");
-    return false;
-  case TL_AST_CONTINUE:
-    err(E, s->loc, "'continue' is not supported in a @T.prim_func");
-    return false;
   case TL_AST_ASSERT: return elab_assert(E, s);
   default:
-    err(E, s->loc, "%s is not supported in a @T.prim_func", stmt_name(s->kind));
+    err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind));
     return false;
   }
   err(E, s->loc, "unsupported statement");
