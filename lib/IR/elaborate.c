@@ -861,13 +861,7 @@ bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size
   memset(&ast, 0, sizeof ast);
   if (!tl_parse_python(&m->arena, &m->names, d, text, len, fname, &ast)) return false;
 
-  elab E;
-  memset(&E, 0, sizeof E);
-  E.m = m;
-  E.d = d;
-  E.file = fname;
-  E.defs = defs;
-  E.ndefs = defs ? ndefs : 0;
+  elab E = {.m = m, .d = d, .file = fname, .defs = defs, .ndefs = defs ? ndefs : 0};
   tl_arena_init(&E.tmp);
   bool ok = false;
   pending_vec pend = {0};

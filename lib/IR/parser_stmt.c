@@ -676,12 +676,7 @@ static bool parse_statement(parser *p) {
 
 bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *source,
                      size_t len, const char *filename, tl_ast_module *out) {
-  parser p;
-  memset(&p, 0, sizeof p);
-  p.a = a;
-  p.names = names;
-  p.d = d;
-  p.file = filename;
+  parser p = {.a = a, .names = names, .d = d, .file = filename};
   tl_lexer_init(&p.lx, source, len, filename, a, names);
   if (out) memset(out, 0, sizeof *out);
   size_t mark = 0;
