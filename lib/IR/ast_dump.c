@@ -87,10 +87,29 @@ static void field(sb *o, const char *name, bool *first) {
   tl_strbuf_printf(o, "%s=", name);
 }
 
-static void opt_expr(sb *o, const char *name, const tl_ast_expr *e, int ctx, bool *first) {
-  if (!e) return;
+/* A required expression field: ", name=" and e. */
+static void expr_field(sb *o, const char *name, const tl_ast_expr *e, int ctx, bool *first) {
   field(o, name, first);
   expr(o, e, ctx);
+}
+
+static void opt_expr(sb *o, const char *name, const tl_ast_expr *e, int ctx, bool *first) {
+  if (e) expr_field(o, name, e, ctx, first);
+}
+
+/* One expression field of a node: required (printed even when NULL) or
+ * optional (left out when NULL). */
+typedef struct xfield { const char *name; const tl_ast_expr *e; int ctx; bool opt; } xfield;
+
+/* A node "cls(f1=..., f2=...)" whose fields are all expressions. */
+static void node(sb *o, const char *cls, int n, const xfield *fs) {
+  bool f = true;
+  tl_strbuf_printf(o, "%s(", cls);
+  for (int i = 0; i < n; i++) {
+    if (fs[i].opt) opt_expr(o, fs[i].name, fs[i].e, fs[i].ctx, &f);
+    else expr_field(o, fs[i].name, fs[i].e, fs[i].ctx, &f);
+  }
+  put(o, ")");
 }
 
 static const char *binop_name(const char *op) {
@@ -123,11 +142,10 @@ static void comprehensions(sb *o, int n, const tl_ast_comprehension *g, bool *fi
   list_begin(o, "generators", first);
   for (int i = 0; i < n; i++) {
     if (i) put(o, ", ");
-    put(o, "comprehension(target=");
-    expr(o, g[i].target, STORE);
-    put(o, ", iter=");
-    expr(o, g[i].iter, LOAD);
-    bool f = false;
+    put(o, "comprehension(");
+    bool f = true;
+    expr_field(o, "target", g[i].target, STORE, &f);
+    expr_field(o, "iter", g[i].iter, LOAD, &f);
     exprs(o, "ifs", g[i].nifs, g[i].ifs, LOAD, &f);
     tl_strbuf_printf(o, ", is_async=%d)", g[i].is_async ? 1 : 0);
   }
@@ -252,18 +270,15 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     tl_strbuf_printf(o, ", ctx=%s)", ctx_names[ctx]);
     return;
   case TL_AST_SLICE:
-    put(o, "Slice(");
-    f = true;
-    opt_expr(o, "lower", e->u.slice.lo, LOAD, &f);
-    opt_expr(o, "upper", e->u.slice.hi, LOAD, &f);
-    opt_expr(o, "step", e->u.slice.step, LOAD, &f);
-    put(o, ")");
+    node(o, "Slice", 3, (xfield[]){{"lower", e->u.slice.lo, LOAD, true},
+                                   {"upper", e->u.slice.hi, LOAD, true},
+                                   {"step", e->u.slice.step, LOAD, true}});
     return;
   case TL_AST_BINOP:
     put(o, "BinOp(left=");
     expr(o, e->u.bin.l, LOAD);
-    tl_strbuf_printf(o, ", op=%s(), right=", binop_name(e->u.bin.op));
-    expr(o, e->u.bin.r, LOAD);
+    tl_strbuf_printf(o, ", op=%s()", binop_name(e->u.bin.op));
+    expr_field(o, "right", e->u.bin.r, LOAD, &f);
     put(o, ")");
     return;
   case TL_AST_BOOLOP:
@@ -279,13 +294,9 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     put(o, ")");
     return;
   case TL_AST_IFEXP:
-    put(o, "IfExp(test=");
-    expr(o, e->u.ifexp.test, LOAD);
-    put(o, ", body=");
-    expr(o, e->u.ifexp.body, LOAD);
-    put(o, ", orelse=");
-    expr(o, e->u.ifexp.orelse, LOAD);
-    put(o, ")");
+    node(o, "IfExp", 3, (xfield[]){{"test", e->u.ifexp.test, LOAD, false},
+                                   {"body", e->u.ifexp.body, LOAD, false},
+                                   {"orelse", e->u.ifexp.orelse, LOAD, false}});
     return;
   case TL_AST_FORMATTED:
     put(o, "FormattedValue(value=");
@@ -300,24 +311,18 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     tl_strbuf_printf(o, ", ctx=%s)", ctx_names[ctx]);
     return;
   case TL_AST_NAMEDEXPR:
-    put(o, "NamedExpr(target=");
-    expr(o, e->u.bin.l, STORE);
-    put(o, ", value=");
-    expr(o, e->u.bin.r, LOAD);
-    put(o, ")");
+    node(o, "NamedExpr", 2, (xfield[]){{"target", e->u.bin.l, STORE, false},
+                                       {"value", e->u.bin.r, LOAD, false}});
     return;
   case TL_AST_LAMBDA:
     put(o, "Lambda(args=");
     args_node(o, e->u.lambda.nparams, e->u.lambda.params);
-    put(o, ", body=");
-    expr(o, e->u.lambda.body, LOAD);
+    expr_field(o, "body", e->u.lambda.body, LOAD, &f);
     put(o, ")");
     return;
   case TL_AST_AWAIT: case TL_AST_YIELD: case TL_AST_YIELD_FROM:
-    put(o, e->kind == TL_AST_AWAIT ? "Await(" : e->kind == TL_AST_YIELD ? "Yield(" : "YieldFrom(");
-    f = true;
-    opt_expr(o, "value", e->u.un.x, LOAD, &f);
-    put(o, ")");
+    node(o, e->kind == TL_AST_AWAIT ? "Await" : e->kind == TL_AST_YIELD ? "Yield" : "YieldFrom", 1,
+         (xfield[]){{"value", e->u.un.x, LOAD, true}});
     return;
   default:
     expr_compound(o, e, ctx);
@@ -488,25 +493,23 @@ static void stmt(sb *o, const tl_ast_stmt *s) {
     put(o, "Assign(");
     f = true;
     exprs(o, "targets", s->u.assign.ntargets, s->u.assign.targets, STORE, &f);
-    put(o, ", value=");
-    expr(o, s->u.assign.value, LOAD);
+    expr_field(o, "value", s->u.assign.value, LOAD, &f);
     break;
   case TL_AST_AUGASSIGN:
     put(o, "AugAssign(target=");
     expr(o, s->u.aug.target, STORE);
-    tl_strbuf_printf(o, ", op=%s(), value=", binop_name(s->u.aug.op));
-    expr(o, s->u.aug.value, LOAD);
+    tl_strbuf_printf(o, ", op=%s()", binop_name(s->u.aug.op));
+    expr_field(o, "value", s->u.aug.value, LOAD, &f);
     break;
   case TL_AST_ANNASSIGN:
     put(o, "AnnAssign(target=");
     expr(o, s->u.ann.target, STORE);
-    put(o, ", annotation=");
-    expr(o, s->u.ann.annotation, LOAD);
+    expr_field(o, "annotation", s->u.ann.annotation, LOAD, &f);
     opt_expr(o, "value", s->u.ann.value, LOAD, &f);
     tl_strbuf_printf(o, ", simple=%d", s->u.ann.target->kind == TL_AST_NAME &&
                                            !(s->u.ann.target->flags & TL_AST_F_PARENS));
     break;
-  case TL_AST_RETURN: put(o, "Return("); f = true; opt_expr(o, "value", s->u.ret, LOAD, &f); break;
+  case TL_AST_RETURN: node(o, "Return", 1, (xfield[]){{"value", s->u.ret, LOAD, true}}); return;
   case TL_AST_PASS: put(o, "Pass("); break;
   case TL_AST_BREAK: put(o, "Break("); break;
   case TL_AST_CONTINUE: put(o, "Continue("); break;
@@ -516,16 +519,13 @@ static void stmt(sb *o, const tl_ast_stmt *s) {
     exprs(o, "targets", s->u.del.n, s->u.del.targets, DEL, &f);
     break;
   case TL_AST_RAISE:
-    put(o, "Raise(");
-    f = true;
-    opt_expr(o, "exc", s->u.raise.exc, LOAD, &f);
-    opt_expr(o, "cause", s->u.raise.cause, LOAD, &f);
-    break;
+    node(o, "Raise", 2, (xfield[]){{"exc", s->u.raise.exc, LOAD, true},
+                                   {"cause", s->u.raise.cause, LOAD, true}});
+    return;
   case TL_AST_ASSERT:
-    put(o, "Assert(test=");
-    expr(o, s->u.assert_.test, LOAD);
-    opt_expr(o, "msg", s->u.assert_.msg, LOAD, &f);
-    break;
+    node(o, "Assert", 2, (xfield[]){{"test", s->u.assert_.test, LOAD, false},
+                                    {"msg", s->u.assert_.msg, LOAD, true}});
+    return;
   case TL_AST_GLOBAL: case TL_AST_NONLOCAL:
     put(o, s->kind == TL_AST_GLOBAL ? "Global(names=[" : "Nonlocal(names=[");
     for (int i = 0; i < s->u.names.n; i++)
@@ -560,8 +560,7 @@ static void stmt_compound(sb *o, const tl_ast_stmt *s) {
   case TL_AST_FOR:
     put(o, s->u.loop.is_async ? "AsyncFor(target=" : "For(target=");
     expr(o, s->u.loop.target, STORE);
-    put(o, ", iter=");
-    expr(o, s->u.loop.iter, LOAD);
+    expr_field(o, "iter", s->u.loop.iter, LOAD, &f);
     body_field(o, "body", &s->u.loop.body, &f);
     body_field(o, "orelse", &s->u.loop.orelse, &f);
     break;

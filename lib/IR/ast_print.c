@@ -47,23 +47,6 @@ static int prec_of(const tl_ast_expr *e) {
   }
 }
 
-static void print_str(tl_strbuf *out, const char *s) {
-  tl_strbuf_append(out, "\"");
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    switch (*p) {
-    case '"': tl_strbuf_append(out, "\\\""); break;
-    case '\\': tl_strbuf_append(out, "\\\\"); break;
-    case '\n': tl_strbuf_append(out, "\\n"); break;
-    case '\t': tl_strbuf_append(out, "\\t"); break;
-    case '\r': tl_strbuf_append(out, "\\r"); break;
-    default:
-      if (*p < 0x20 || *p == 0x7F) tl_strbuf_printf(out, "\\x%02x", *p);
-      else tl_strbuf_appendn(out, (const char *)p, 1);
-    }
-  }
-  tl_strbuf_append(out, "\"");
-}
-
 void tl_ast_print_float(tl_strbuf *out, double v) {
   if (isnan(v)) { tl_strbuf_append(out, "nan"); return; }
   if (isinf(v)) { tl_strbuf_append(out, v < 0 ? "-inf" : "inf"); return; }
@@ -97,14 +80,20 @@ static void pr_list(tl_strbuf *out, int n, tl_ast_expr *const *items, int depth)
   }
 }
 
+/* "l op r", the operands printed at precedence lneed and rneed. */
+static void pr_infix(tl_strbuf *out, const tl_ast_expr *l, int lneed, const char *op,
+                     const tl_ast_expr *r, int rneed, int depth) {
+  pr(out, l, lneed, depth);
+  tl_strbuf_printf(out, " %s ", op ? op : "?");
+  pr(out, r, rneed, depth);
+}
+
 /* Comprehension clauses: " for t in it if c ..." */
 static void pr_gens(tl_strbuf *out, const tl_ast_expr *e, int depth) {
   for (int i = 0; i < e->u.comp.ngens; i++) {
     const tl_ast_comprehension *g = &e->u.comp.gens[i];
     tl_strbuf_append(out, g->is_async ? " async for " : " for ");
-    pr(out, g->target, P_BOR, depth);
-    tl_strbuf_append(out, " in ");
-    pr(out, g->iter, P_OR, depth);
+    pr_infix(out, g->target, P_BOR, "in", g->iter, P_OR, depth);
     for (int j = 0; j < g->nifs; j++) {
       tl_strbuf_append(out, " if ");
       pr(out, g->ifs[j], P_OR, depth);
@@ -121,18 +110,14 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
     tl_strbuf_append(out, "}");
     break;
   case TL_AST_ELLIPSIS: tl_strbuf_append(out, "..."); break;
-  case TL_AST_BYTES: tl_strbuf_append(out, "b"); print_str(out, e->u.bytes.data); break;
+  case TL_AST_BYTES: tl_strbuf_append(out, "b"); tl_strbuf_append_quoted(out, e->u.bytes.data); break;
   case TL_AST_IMAG: tl_ast_print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
   case TL_AST_BIGINT: tl_strbuf_append(out, e->u.str); break;
   case TL_AST_FSTRING: tl_strbuf_append(out, "f\"...\""); break;
   case TL_AST_FORMATTED: tl_strbuf_append(out, "{"); pr(out, e->u.fmt.value, P_TEST, depth);
     tl_strbuf_append(out, "}"); break;
   case TL_AST_STARRED: tl_strbuf_append(out, "*"); pr(out, e->u.un.x, P_BOR, depth); break;
-  case TL_AST_NAMEDEXPR:
-    pr(out, e->u.bin.l, P_PRIMARY, depth);
-    tl_strbuf_append(out, " := ");
-    pr(out, e->u.bin.r, P_TEST, depth);
-    break;
+  case TL_AST_NAMEDEXPR: pr_infix(out, e->u.bin.l, P_PRIMARY, ":=", e->u.bin.r, P_TEST, depth); break;
   case TL_AST_LAMBDA:
     tl_strbuf_append(out, "lambda");
     for (int i = 0; i < e->u.lambda.nparams; i++)
@@ -172,7 +157,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
   case TL_AST_NAME: tl_strbuf_append(out, e->u.name ? e->u.name : "?"); break;
   case TL_AST_INT: tl_strbuf_printf(out, "%" PRId64, e->u.ival); break;
   case TL_AST_FLOAT: tl_ast_print_float(out, e->u.fval); break;
-  case TL_AST_STR: print_str(out, e->u.str); break;
+  case TL_AST_STR: tl_strbuf_append_quoted(out, e->u.str); break;
   case TL_AST_TRUE: tl_strbuf_append(out, "True"); break;
   case TL_AST_FALSE: tl_strbuf_append(out, "False"); break;
   case TL_AST_NONE: tl_strbuf_append(out, "None"); break;
@@ -210,18 +195,12 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     tl_strbuf_append(out, ")");
     break;
   case TL_AST_BINOP: {
-    const char *op = e->u.bin.op ? e->u.bin.op : "?";
     bool pow = prec == P_POW;
-    pr(out, e->u.bin.l, pow ? P_PRIMARY : prec, depth);
-    tl_strbuf_printf(out, " %s ", op);
-    pr(out, e->u.bin.r, pow ? P_UNARY : prec + 1, depth);
+    pr_infix(out, e->u.bin.l, pow ? P_PRIMARY : prec, e->u.bin.op, e->u.bin.r,
+             pow ? P_UNARY : prec + 1, depth);
     break;
   }
-  case TL_AST_BOOLOP:
-    pr(out, e->u.bin.l, prec, depth);
-    tl_strbuf_printf(out, " %s ", e->u.bin.op ? e->u.bin.op : "?");
-    pr(out, e->u.bin.r, prec + 1, depth);
-    break;
+  case TL_AST_BOOLOP: pr_infix(out, e->u.bin.l, prec, e->u.bin.op, e->u.bin.r, prec + 1, depth); break;
   case TL_AST_UNARY: {
     const char *op = e->u.un.op ? e->u.un.op : "?";
     if (prec == P_NOT) {
@@ -241,9 +220,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     }
     break;
   case TL_AST_IFEXP:
-    pr(out, e->u.ifexp.body, P_OR, depth);
-    tl_strbuf_append(out, " if ");
-    pr(out, e->u.ifexp.test, P_OR, depth);
+    pr_infix(out, e->u.ifexp.body, P_OR, "if", e->u.ifexp.test, P_OR, depth);
     tl_strbuf_append(out, " else ");
     pr(out, e->u.ifexp.orelse, P_TEST, depth);
     break;

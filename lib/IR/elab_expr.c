@@ -422,6 +422,23 @@ const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *nam
   return k ? k->value : NULL;
 }
 
+bool bind_args(elab *E, const tl_ast_expr *x, const char *fn, const char *const *names, int need,
+               const tl_ast_expr **out) {
+  int n = 0;
+  while (names[n]) n++;
+  if (!check_kws(E, x, fn, names) || !check_arity(E, x, fn, 0, n)) return false;
+  bool bad = false;
+  for (int i = 0; i < n; i++)
+    if (!(out[i] = get_arg(E, x, i, names[i], fn, &bad)) && bad) return false;
+  for (int i = 0; i < need; i++)
+    if (!out[i]) {
+      if (need == 1) err(E, x->loc, "%s needs a %s", fn, names[0]);
+      else err(E, x->loc, "%s needs a %s and a %s", fn, names[0], names[1]);
+      return false;
+    }
+  return true;
+}
+
 /* A shape: an int, an int expression, or a tuple/list of them. */
 bool eval_shape(elab *E, const tl_ast_expr *ast, int *ndim, tl_expr ***dims) {
   const char *what = "shape dimension";
@@ -829,18 +846,11 @@ static val *call_ramp_broadcast(elab *E, const char *fn, const char *name, const
 
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
-  bool bad = false;
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
-    static const char *const kws[] = {"shape", "dtype", NULL};
-    if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 0, 2)) return NULL;
-    const tl_ast_expr *sh = get_arg(E, x, 0, "shape", fn, &bad);
-    const tl_ast_expr *dt = bad ? NULL : get_arg(E, x, 1, "dtype", fn, &bad);
-    if (bad) return NULL;
-    if (!sh) {
-      err(E, x->loc, "%s needs a shape", fn);
-      return NULL;
-    }
-    return tensor_type(E, sh, dt, x->loc);
+    static const char *const params[] = {"shape", "dtype", NULL};
+    const tl_ast_expr *a[2];
+    if (!bind_args(E, x, fn, params, 1, a)) return NULL;
+    return tensor_type(E, a[0], a[1], x->loc);
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
   if (!strcmp(name, "const")) return call_const(E, fn, x);
@@ -1222,15 +1232,9 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
         err(E, x->u.dict.values[i]->loc, "dictionary unpacking ('**') is not supported here");
         return NULL;
       }
-    val *d = mk(E, V_DICT);
+    val *d = mk_dict(E, n);
     if (!d) return NULL;
     d->u.dict.n = n;
-    size_t sz = (size_t)(n ? n : 1);
-    if (!(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
-        !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
-      return NULL;
     for (int i = 0; i < n; i++) {
       if (!(d->u.dict.keys[i] = eval(E, x->u.dict.keys[i]))) return NULL;
       if (!(d->u.dict.vals[i] = eval(E, x->u.dict.values[i]))) return NULL;

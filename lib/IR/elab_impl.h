@@ -207,6 +207,8 @@ void *talloc(elab *E, size_t n);
 void *malloc_ir(elab *E, size_t n);
 tl_expr *chk(elab *E, tl_expr *e);
 const char *tprintf(elab *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A value in the temporary arena holding init (NULL on OOM, reported). */
+val *mk_val(elab *E, val init);
 val *mk(elab *E, vkind k);
 val *mk_int(elab *E, int64_t i);
 val *mk_float(elab *E, double f);
@@ -215,6 +217,8 @@ val *mk_str(elab *E, const char *s);
 val *mk_expr(elab *E, tl_expr *e);
 val *mk_dtype(elab *E, tl_dtype t);
 val *mk_opaque(elab *E, const char *desc, const char *module);
+/* An empty dict (n = 0) with room for cap entries; NULL on OOM (reported). */
+val *mk_dict(elab *E, int cap);
 val *mk_tuple(elab *E, int n, bool is_list);
 const char *type_name(const val *v);
 const char *describe(elab *E, const val *v);
@@ -250,6 +254,14 @@ bool check_kws(elab *E, const tl_ast_expr *x, const char *fn, const char *const 
 bool check_arity(elab *E, const tl_ast_expr *x, const char *fn, int lo, int hi);
 const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name,
                                   const char *fn, bool *bad);
+/* Binds call x's arguments to the parameters names (NULL-terminated; each
+ * positional or by keyword): checks the keywords and a count of at most the
+ * number of names, then out[i] = argument i (positional i or keyword
+ * names[i]), NULL when absent.  The first need (0 to 2) are required.  False
+ * after a reported error (unknown or repeated keyword, too many arguments,
+ * one given both ways, a required one missing). */
+bool bind_args(elab *E, const tl_ast_expr *x, const char *fn, const char *const *names, int need,
+               const tl_ast_expr **out);
 bool eval_shape(elab *E, const tl_ast_expr *ast, int *ndim, tl_expr ***dims);
 tl_expr *to_arg_expr(elab *E, val *v, tl_loc loc);
 const char *stmt_name(tl_ast_stmt_kind k);

@@ -104,12 +104,8 @@ val *eval_comprehension(elab *E, const tl_ast_expr *x) {
   if (run_clauses(E, x, 0, &items)) {
     if (x->kind == TL_AST_DICTCOMP) {
       int n = (int)(items.len / 2);
-      r = mk(E, V_DICT);
-      size_t sz = (size_t)(n ? n : 1);
-      if (r && (r->u.dict.keys = talloc(E, sizeof(val *) * sz)) &&
-          (r->u.dict.vals = talloc(E, sizeof(val *) * sz)) &&
-          (r->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) &&
-          (r->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz))) {
+      r = mk_dict(E, n);
+      if (r) {
         r->u.dict.n = n;
         for (int i = 0; i < n; i++) {
           r->u.dict.keys[i] = items.data[2 * i];
@@ -117,8 +113,6 @@ val *eval_comprehension(elab *E, const tl_ast_expr *x) {
           r->u.dict.klocs[i] = x->u.comp.elt->loc;
           r->u.dict.vlocs[i] = x->u.comp.value->loc;
         }
-      } else {
-        r = NULL;
       }
     } else {
       r = mk_tuple(E, (int)items.len, x->kind == TL_AST_LISTCOMP);
@@ -355,13 +349,8 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
     int len = 0;
     val **items = n ? seq_items(E, a[0], x->u.call.args[0]->loc, &len) : NULL;
     if (n && !items) return NULL;
-    val *d = mk(E, V_DICT);
-    size_t sz = (size_t)(len ? len : 1);
-    if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
-        !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
-        !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
-      return NULL;
+    val *d = mk_dict(E, len);
+    if (!d) return NULL;
     for (int i = 0; i < len; i++) {
       val *p = items[i];
       if (p->k != V_TUPLE || p->u.tup.n != 2) {
@@ -385,11 +374,8 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
 /* ------------------------------------------------------------ functions */
 
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda) {
-  val *v = mk(E, V_PYFUNC);
+  val *v = mk_val(E, (val){.k = V_PYFUNC, .u.py = {def, lambda, E->sc}});
   if (!v) return NULL;
-  v->u.py.def = def;
-  v->u.py.lambda = lambda;
-  v->u.py.closure = E->sc;
   for (scope *s = E->sc; s; s = s->parent) s->captured = true;
   return v;
 }
@@ -505,13 +491,8 @@ static bool eval_call_args(elab *E, const tl_ast_expr *x, call_args *ca) {
 static val *extra_kwargs(elab *E, const call_args *ca, const bool *used) {
   int n = 0;
   for (size_t i = 0; i < ca->kwn.len; i++) n += !used[i];
-  val *d = mk(E, V_DICT);
-  size_t sz = (size_t)(n ? n : 1);
-  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
-      !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
-      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
-      !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
-    return NULL;
+  val *d = mk_dict(E, n);
+  if (!d) return NULL;
   for (size_t i = 0; i < ca->kwn.len; i++)
     if (!used[i]) {
       int k = d->u.dict.n++;

@@ -281,22 +281,16 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     err(E, target->loc, "the result of %s must be assigned to a plain name", fn);
     return false;
   }
-  bool bad = false;
   tl_scope sc;
   int ndim = 1;
   tl_expr **dims = NULL;
   tl_dtype dt;
   tl_expr *init = NULL;
   if (!strcmp(fname, "alloc_var")) {
-    static const char *const kws[] = {"dtype", "init", NULL};
-    if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 0, 2)) return false;
-    const tl_ast_expr *da = get_arg(E, x, 0, "dtype", fn, &bad);
-    const tl_ast_expr *ia = bad ? NULL : get_arg(E, x, 1, "init", fn, &bad);
-    if (bad) return false;
-    if (!da) {
-      err(E, x->loc, "%s needs a dtype", fn);
-      return false;
-    }
+    static const char *const params[] = {"dtype", "init", NULL};
+    const tl_ast_expr *a[2];
+    if (!bind_args(E, x, fn, params, 1, a)) return false;
+    const tl_ast_expr *da = a[0], *ia = a[1];
     val *dv = eval(E, da);
     if (!dv || !to_dtype(E, dv, da->loc, &dt)) return false;
     if (ia) {
@@ -313,16 +307,10 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
       err(E, x->loc, "unknown allocation %s", fn);
       return false;
     }
-    static const char *const kws[] = {"shape", "dtype", "scope", NULL};
-    if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 0, 3)) return false;
-    const tl_ast_expr *sa = get_arg(E, x, 0, "shape", fn, &bad);
-    const tl_ast_expr *da = bad ? NULL : get_arg(E, x, 1, "dtype", fn, &bad);
-    const tl_ast_expr *ca = bad ? NULL : get_arg(E, x, 2, "scope", fn, &bad);
-    if (bad) return false;
-    if (!sa || !da) {
-      err(E, x->loc, "%s needs a shape and a dtype", fn);
-      return false;
-    }
+    static const char *const params[] = {"shape", "dtype", "scope", NULL};
+    const tl_ast_expr *a[3];
+    if (!bind_args(E, x, fn, params, 2, a)) return false;
+    const tl_ast_expr *sa = a[0], *da = a[1], *ca = a[2];
     sc = shared ? TL_SCOPE_SHARED_DYN : frag ? TL_SCOPE_FRAGMENT : TL_SCOPE_LOCAL;
     if (!eval_shape(E, sa, &ndim, &dims)) return false;
     val *dv = eval(E, da);
@@ -1134,6 +1122,19 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   return emit(E, out, is);
 }
 
+/* Why statement kind k cannot stand in a @T.prim_func (the message). */
+static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
+  switch (k) {
+  case TL_AST_RETURN: return "'return' is not supported in a @T.prim_func";
+  case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
+  case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
+  case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
+  case TL_AST_BREAK: return "'break' is not supported in a @T.prim_func";
+  case TL_AST_CONTINUE: return "'continue' is not supported in a @T.prim_func";
+  default: return tprintf(E, "%s is not supported in a @T.prim_func", stmt_name(k));
+  }
+}
+
 static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   switch (s->kind) {
   case TL_AST_EXPR_STMT: return elab_expr_stmt(E, s, out);
@@ -1188,27 +1189,9 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   }
   case TL_AST_IF: return elab_if(E, s, out);
   case TL_AST_PASS: return true;
-  case TL_AST_RETURN:
-    err(E, s->loc, "'return' is not supported in a @T.prim_func");
-    return false;
-  case TL_AST_DEF:
-    err(E, s->loc, "nested functions are not supported in a @T.prim_func");
-    return false;
-  case TL_AST_IMPORT:
-    err(E, s->loc, "'import' is not supported in a @T.prim_func; import at module level");
-    return false;
-  case TL_AST_WHILE:
-    err(E, s->loc, "'while' loops are not supported; use T.serial or range");
-    return false;
-  case TL_AST_BREAK:
-    err(E, s->loc, "'break' is not supported in a @T.prim_func");
-    return false;
-  case TL_AST_CONTINUE:
-    err(E, s->loc, "'continue' is not supported in a @T.prim_func");
-    return false;
   case TL_AST_ASSERT: return elab_assert(E, s);
   default:
-    err(E, s->loc, "%s is not supported in a @T.prim_func", stmt_name(s->kind));
+    err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind));
     return false;
   }
   err(E, s->loc, "unsupported statement");

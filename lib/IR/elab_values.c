@@ -7,16 +7,23 @@
 
 /* ========================================================= diagnostics */
 
-void err(elab *E, tl_loc loc, const char *fmt, ...) {
+/* Reports an error unless quiet (then only marks the failure); whether it
+ * was reported. */
+static bool verr(elab *E, tl_loc loc, const char *fmt, va_list ap) {
   if (E->quiet) {  /* evaluating host code that no kernel needs: failures are silent */
     E->quiet_failed = true;
-    return;
+    return false;
   }
+  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  E->nerr++;
+  return true;
+}
+
+void err(elab *E, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  verr(E, loc, fmt, ap);
   va_end(ap);
-  E->nerr++;
 }
 
 static void note_origin(elab *E, const val *v) {
@@ -27,16 +34,11 @@ static void note_origin(elab *E, const val *v) {
 
 /* An error about value v, followed by the note naming its -D. */
 void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...) {
-  if (E->quiet) {
-    E->quiet_failed = true;
-    return;
-  }
   va_list ap;
   va_start(ap, fmt);
-  tl_diag_vreport(E->d, TL_DIAG_ERROR, loc, fmt, ap);
+  bool shown = verr(E, loc, fmt, ap);
   va_end(ap);
-  E->nerr++;
-  note_origin(E, v);
+  if (shown) note_origin(E, v);
 }
 
 void *oom(elab *E) {
@@ -75,49 +77,33 @@ const char *tprintf(elab *E, const char *fmt, ...) {
 
 /* ================================================================ values */
 
-val *mk(elab *E, vkind k) {
+val *mk_val(elab *E, val init) {
   val *v = talloc(E, sizeof *v);
-  if (v) v->k = k;
+  if (v) *v = init;
   return v;
 }
-val *mk_int(elab *E, int64_t i) {
-  val *v = mk(E, V_INT);
-  if (v) v->u.i = i;
-  return v;
-}
-val *mk_float(elab *E, double f) {
-  val *v = mk(E, V_FLOAT);
-  if (v) v->u.f = f;
-  return v;
-}
-val *mk_bool(elab *E, bool b) {
-  val *v = mk(E, V_BOOL);
-  if (v) v->u.b = b;
-  return v;
-}
+val *mk(elab *E, vkind k) { return mk_val(E, (val){.k = k}); }
+val *mk_int(elab *E, int64_t i) { return mk_val(E, (val){.k = V_INT, .u.i = i}); }
+val *mk_float(elab *E, double f) { return mk_val(E, (val){.k = V_FLOAT, .u.f = f}); }
+val *mk_bool(elab *E, bool b) { return mk_val(E, (val){.k = V_BOOL, .u.b = b}); }
 val *mk_str(elab *E, const char *s) {
-  val *v = mk(E, V_STR);
-  if (!v) return NULL;
-  v->u.s = tl_arena_strdup(&E->tmp, s ? s : "");
-  return v->u.s ? v : oom(E);
+  const char *copy = tl_arena_strdup(&E->tmp, s ? s : "");
+  return copy ? mk_val(E, (val){.k = V_STR, .u.s = copy}) : oom(E);
 }
-val *mk_expr(elab *E, tl_expr *e) {
-  if (!e) return NULL;
-  val *v = mk(E, V_EXPR);
-  if (v) v->u.e = e;
-  return v;
-}
-val *mk_dtype(elab *E, tl_dtype t) {
-  val *v = mk(E, V_DTYPE);
-  if (v) v->u.dt = t;
-  return v;
-}
+val *mk_expr(elab *E, tl_expr *e) { return e ? mk_val(E, (val){.k = V_EXPR, .u.e = e}) : NULL; }
+val *mk_dtype(elab *E, tl_dtype t) { return mk_val(E, (val){.k = V_DTYPE, .u.dt = t}); }
 val *mk_opaque(elab *E, const char *desc, const char *module) {
-  val *v = mk(E, V_OPAQUE);
-  if (!v) return NULL;
-  v->u.op.desc = desc;
-  v->u.op.module = module;
-  return v;
+  return mk_val(E, (val){.k = V_OPAQUE, .u.op = {desc, module}});
+}
+val *mk_dict(elab *E, int cap) {
+  val *d = mk(E, V_DICT);
+  size_t sz = (size_t)(cap > 0 ? cap : 1);
+  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
+      !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
+    return NULL;
+  return d;
 }
 val *mk_tuple(elab *E, int n, bool is_list) {
   val *v = mk(E, V_TUPLE);

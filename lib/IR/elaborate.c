@@ -203,18 +203,22 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   return r;
 }
 
+/* The scan of a, else of b; with direct, 1 first when either is the name
+ * itself. */
+static int scan_pair(const tl_ast_expr *a, const tl_ast_expr *b, const char *name, int depth,
+                     bool direct) {
+  if (direct && (is_name(a, name) || is_name(b, name))) return 1;
+  int r = scan_expr(a, name, depth + 1);
+  return r ? r : scan_expr(b, name, depth + 1);
+}
+
 static int scan_expr(const tl_ast_expr *x, const char *name, int depth) {
   if (!x || depth > MAX_DEPTH) return 0;
   int r = 0;
   switch (x->kind) {
   case TL_AST_CALL: return scan_call(x, name, depth);
-  case TL_AST_BINOP:
-    if (is_name(x->u.bin.l, name) || is_name(x->u.bin.r, name)) return 1;
-    r = scan_expr(x->u.bin.l, name, depth + 1);
-    return r ? r : scan_expr(x->u.bin.r, name, depth + 1);
-  case TL_AST_BOOLOP:
-    r = scan_expr(x->u.bin.l, name, depth + 1);
-    return r ? r : scan_expr(x->u.bin.r, name, depth + 1);
+  case TL_AST_BINOP: return scan_pair(x->u.bin.l, x->u.bin.r, name, depth, true);
+  case TL_AST_BOOLOP: return scan_pair(x->u.bin.l, x->u.bin.r, name, depth, false);
   case TL_AST_UNARY: return scan_expr(x->u.un.x, name, depth + 1);
   case TL_AST_COMPARE:
     for (int i = 0; !r && i <= x->u.cmp.n; i++) r = scan_expr(x->u.cmp.operands[i], name, depth + 1);
@@ -226,14 +230,10 @@ static int scan_expr(const tl_ast_expr *x, const char *name, int depth) {
       r = scan_expr(x->u.sub.items[i], name, depth + 1);
     }
     return r;
-  case TL_AST_SLICE:
-    if (is_name(x->u.slice.lo, name) || is_name(x->u.slice.hi, name)) return 1;
-    r = scan_expr(x->u.slice.lo, name, depth + 1);
-    return r ? r : scan_expr(x->u.slice.hi, name, depth + 1);
+  case TL_AST_SLICE: return scan_pair(x->u.slice.lo, x->u.slice.hi, name, depth, true);
   case TL_AST_IFEXP:
     r = scan_expr(x->u.ifexp.test, name, depth + 1);
-    if (!r) r = scan_expr(x->u.ifexp.body, name, depth + 1);
-    return r ? r : scan_expr(x->u.ifexp.orelse, name, depth + 1);
+    return r ? r : scan_pair(x->u.ifexp.body, x->u.ifexp.orelse, name, depth, false);
   case TL_AST_TUPLE:
   case TL_AST_LIST:
     for (int i = 0; !r && i < x->u.list.n; i++) r = scan_expr(x->u.list.items[i], name, depth + 1);
@@ -861,13 +861,7 @@ bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size
   memset(&ast, 0, sizeof ast);
   if (!tl_parse_python(&m->arena, &m->names, d, text, len, fname, &ast)) return false;
 
-  elab E;
-  memset(&E, 0, sizeof E);
-  E.m = m;
-  E.d = d;
-  E.file = fname;
-  E.defs = defs;
-  E.ndefs = defs ? ndefs : 0;
+  elab E = {.m = m, .d = d, .file = fname, .defs = defs, .ndefs = defs ? ndefs : 0};
   tl_arena_init(&E.tmp);
   bool ok = false;
   pending_vec pend = {0};

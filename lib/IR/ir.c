@@ -210,6 +210,27 @@ double tl_float_binop(tl_binop op, double a, double b, tl_dtype t) {
   return t.code == TL_TYPE_FLOAT && t.bits == 32 ? (double)r : tl_round_to_dtype(r, t);
 }
 
+bool tl_order_holds(tl_binop op, int ord) {
+  switch (op) {
+  case TL_OP_EQ: return ord == 0;
+  case TL_OP_NE: return ord != 0;
+  case TL_OP_LT: return ord < 0;
+  case TL_OP_LE: return ord <= 0;
+  case TL_OP_GT: return ord > 0;
+  default: return ord >= 0;
+  }
+}
+
+bool tl_float_compare(tl_binop op, double a, double b) {
+  if (isnan(a) || isnan(b)) return op == TL_OP_NE; /* unordered: only != holds */
+  return tl_order_holds(op, (a > b) - (a < b));
+}
+
+bool tl_int_compare(tl_binop op, int64_t a, int64_t b, bool is_unsigned) {
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  return tl_order_holds(op, is_unsigned ? (ua > ub) - (ua < ub) : (a > b) - (a < b));
+}
+
 /* ============================================================ allocation */
 
 tl_module *tl_module_new(void) {
@@ -602,15 +623,12 @@ static bool signed_floormod(int64_t a, int64_t b, int64_t *r) {
  * each is nonzero. */
 static bool fold_relation(tl_binop op, int ord, bool a, bool b, int64_t *r) {
   switch (op) {
-  case TL_OP_EQ: *r = ord == 0; return true;
-  case TL_OP_NE: *r = ord != 0; return true;
-  case TL_OP_LT: *r = ord < 0; return true;
-  case TL_OP_LE: *r = ord <= 0; return true;
-  case TL_OP_GT: *r = ord > 0; return true;
-  case TL_OP_GE: *r = ord >= 0; return true;
   case TL_OP_AND: *r = a && b; return true;
   case TL_OP_OR: *r = a || b; return true;
-  default: return false;
+  default:
+    if (!is_cmp(op)) return false;
+    *r = tl_order_holds(op, ord);
+    return true;
   }
 }
 

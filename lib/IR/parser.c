@@ -183,6 +183,46 @@ bool can_start_expr(const tl_token *t) {
 static tl_ast_expr *parse_factor(parser *p);
 
 /* A finished node with n items taken from ptrs[mark..] into .list. */
+/* A node of kind k with one operand (u.un: UNARY, AWAIT, STARRED, YIELD_FROM)
+ * at loc; NULL when op or x is NULL (an error already reported) or on OOM. */
+static tl_ast_expr *mk_unary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op,
+                             tl_ast_expr *x) {
+  if (!op || !x) return NULL;
+  tl_ast_expr *e = mk(p, k, loc);
+  if (!e) return NULL;
+  e->u.un.op = op;
+  e->u.un.x = x;
+  return e;
+}
+
+/* A node of kind k with two operands (u.bin: BINOP, BOOLOP, NAMEDEXPR) at
+ * loc, its operator op at oploc; NULL on OOM. */
+static tl_ast_expr *mk_binary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op,
+                              tl_loc oploc, tl_ast_expr *l, tl_ast_expr *r) {
+  tl_ast_expr *e = mk(p, k, loc);
+  if (!e) return NULL;
+  e->u.bin.op = op;
+  e->u.bin.op_loc = oploc;
+  e->u.bin.l = l;
+  e->u.bin.r = r;
+  return e;
+}
+
+/* A prefix operator op at the current token: its operand, parsed one level
+ * deeper by operand, in a node of kind k. */
+static tl_ast_expr *parse_prefixed(parser *p, tl_ast_expr_kind k, const char *op,
+                                   tl_ast_expr *(*operand)(parser *)) {
+  tl_loc loc = cur_loc(p);
+  advance(p);
+  if (!enter(p)) return NULL;
+  tl_ast_expr *x = operand(p);
+  leave(p);
+  return mk_unary(p, k, loc, op, x);
+}
+
+/* bitwise_or: the loosest binary level. */
+static tl_ast_expr *parse_bitor(parser *p) { return parse_binary(p, 0); }
+
 static tl_ast_expr *mk_list(parser *p, tl_ast_expr_kind k, tl_loc loc, size_t mark) {
   tl_ast_expr *e = mk(p, k, loc);
   if (!e) return NULL;
@@ -770,17 +810,7 @@ static tl_ast_expr *parse_primary(parser *p) {
 /* await_primary: ['await'] primary */
 static tl_ast_expr *parse_await(parser *p) {
   if (!is_kw(p, TL_KW_AWAIT)) return parse_primary(p);
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  if (!enter(p)) return NULL;
-  tl_ast_expr *x = parse_primary(p);
-  leave(p);
-  if (!x) return NULL;
-  tl_ast_expr *e = mk(p, TL_AST_AWAIT, loc);
-  if (!e) return NULL;
-  e->u.un.op = "await";
-  e->u.un.x = x;
-  return e;
+  return parse_prefixed(p, TL_AST_AWAIT, "await", parse_primary);
 }
 
 static tl_ast_expr *parse_power(parser *p) {
@@ -793,14 +823,7 @@ static tl_ast_expr *parse_power(parser *p) {
   if (!enter(p)) return NULL;
   tl_ast_expr *r = parse_factor(p);
   leave(p);
-  if (!r) return NULL;
-  tl_ast_expr *e = mk(p, TL_AST_BINOP, start);
-  if (!e) return NULL;
-  e->u.bin.op = op;
-  e->u.bin.op_loc = oploc;
-  e->u.bin.l = base;
-  e->u.bin.r = r;
-  return e;
+  return r ? mk_binary(p, TL_AST_BINOP, start, op, oploc, base, r) : NULL;
 }
 
 static tl_ast_expr *parse_factor(parser *p) {
@@ -824,16 +847,7 @@ static tl_ast_expr *parse_factor(parser *p) {
       }
     }
   }
-  advance(p);
-  if (!enter(p)) return NULL;
-  tl_ast_expr *x = parse_factor(p);
-  leave(p);
-  if (!x) return NULL;
-  tl_ast_expr *e = mk(p, TL_AST_UNARY, loc);
-  if (!e) return NULL;
-  e->u.un.op = op;
-  e->u.un.x = x;
-  return e;
+  return parse_prefixed(p, TL_AST_UNARY, op, parse_factor);
 }
 
 /* Binary levels: 0 |, 1 ^, 2 &, 3 << >>, 4 + -, 5 * / // % @ */
@@ -862,13 +876,8 @@ tl_ast_expr *parse_binary(parser *p, int level) {
     advance(p);
     tl_ast_expr *r = level < 5 ? parse_binary(p, level + 1) : parse_factor(p);
     if (!r) return NULL;
-    tl_ast_expr *e = mk(p, TL_AST_BINOP, start);
-    if (!e) return NULL;
-    e->u.bin.op = op;
-    e->u.bin.op_loc = oploc;
-    e->u.bin.l = l;
-    e->u.bin.r = r;
-    l = e;
+    l = mk_binary(p, TL_AST_BINOP, start, op, oploc, l, r);
+    if (!l) return NULL;
   }
   p->ast_depth = saved;
   return l;
@@ -940,17 +949,7 @@ static tl_ast_expr *parse_comparison(parser *p) {
 
 static tl_ast_expr *parse_not(parser *p) {
   if (!is_kw(p, TL_KW_NOT)) return parse_comparison(p);
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  if (!enter(p)) return NULL;
-  tl_ast_expr *x = parse_not(p);
-  leave(p);
-  if (!x) return NULL;
-  tl_ast_expr *e = mk(p, TL_AST_UNARY, loc);
-  if (!e) return NULL;
-  e->u.un.op = intern(p, "not");
-  e->u.un.x = x;
-  return e->u.un.op ? e : NULL;
+  return parse_prefixed(p, TL_AST_UNARY, intern(p, "not"), parse_not);
 }
 
 tl_ast_expr *parse_boolop(parser *p, tl_kw kw) {
@@ -964,13 +963,8 @@ tl_ast_expr *parse_boolop(parser *p, tl_kw kw) {
     advance(p);
     tl_ast_expr *r = kw == TL_KW_OR ? parse_boolop(p, TL_KW_AND) : parse_not(p);
     if (!r) return NULL;
-    tl_ast_expr *e = mk(p, TL_AST_BOOLOP, start);
-    if (!e) return NULL;
-    e->u.bin.op = op;
-    e->u.bin.op_loc = oploc;
-    e->u.bin.l = l;
-    e->u.bin.r = r;
-    l = e;
+    l = mk_binary(p, TL_AST_BOOLOP, start, op, oploc, l, r);
+    if (!l) return NULL;
   }
   p->ast_depth = saved;
   return l;
@@ -1038,29 +1032,12 @@ tl_ast_expr *parse_namedexpr(parser *p) {
   tl_loc oploc = cur_loc(p);
   advance(p);
   tl_ast_expr *v = parse_test(p);
-  if (!v) return NULL;
-  tl_ast_expr *n = mk(p, TL_AST_NAMEDEXPR, e->loc);
-  if (!n) return NULL;
-  n->u.bin.op = ":=";
-  n->u.bin.op_loc = oploc;
-  n->u.bin.l = e;
-  n->u.bin.r = v;
-  return n;
+  return v ? mk_binary(p, TL_AST_NAMEDEXPR, e->loc, ":=", oploc, e, v) : NULL;
 }
 
 tl_ast_expr *parse_star_named(parser *p) {
   if (!is_op(p, TL_OP_STAR)) return parse_namedexpr(p);
-  tl_loc loc = cur_loc(p);
-  advance(p);
-  if (!enter(p)) return NULL;
-  tl_ast_expr *x = parse_binary(p, 0);
-  leave(p);
-  if (!x) return NULL;
-  tl_ast_expr *e = mk(p, TL_AST_STARRED, loc);
-  if (!e) return NULL;
-  e->u.un.op = "*";
-  e->u.un.x = x;
-  return e;
+  return parse_prefixed(p, TL_AST_STARRED, "*", parse_bitor);
 }
 
 tl_ast_expr *parse_yield(parser *p) {
@@ -1069,11 +1046,7 @@ tl_ast_expr *parse_yield(parser *p) {
   tl_ast_expr *e;
   if (is_kw(p, TL_KW_FROM)) {
     advance(p);
-    e = mk(p, TL_AST_YIELD_FROM, loc);
-    if (!e) return NULL;
-    e->u.un.op = "yield from";
-    e->u.un.x = parse_test(p);
-    return e->u.un.x ? e : NULL;
+    return mk_unary(p, TL_AST_YIELD_FROM, loc, "yield from", parse_test(p));
   }
   e = mk(p, TL_AST_YIELD, loc);
   if (!e) return NULL;
@@ -1085,21 +1058,25 @@ tl_ast_expr *parse_yield(parser *p) {
   return e;
 }
 
-/* star_expressions: a TUPLE when there is a comma. */
-tl_ast_expr *parse_testlist(parser *p) {
+/* item (',' item)* [','] with items parsed by item: a TUPLE when there is a
+ * comma, else the one item. */
+static tl_ast_expr *parse_comma_tuple(parser *p, tl_ast_expr *(*item)(parser *)) {
   tl_loc start = cur_loc(p);
-  tl_ast_expr *first = parse_star_named(p);
+  tl_ast_expr *first = item(p);
   if (!first || !is_op(p, TL_OP_COMMA)) return first;
   size_t mark = p->ptrs.len;
   if (!push(p, first)) return NULL;
   while (is_op(p, TL_OP_COMMA)) {
     advance(p);
     if (!can_start_expr(cur(p))) break;
-    tl_ast_expr *e = parse_star_named(p);
+    tl_ast_expr *e = item(p);
     if (!e || !push(p, e)) return NULL;
   }
   return mk_list(p, TL_AST_TUPLE, start, mark);
 }
+
+/* star_expressions: a TUPLE when there is a comma. */
+tl_ast_expr *parse_testlist(parser *p) { return parse_comma_tuple(p, tl_pp_parse_star_named); }
 
 /* One target of a target list: '*' target or a target at the '|' level
  * (so that 'in' ends it). */
@@ -1109,12 +1086,7 @@ tl_ast_expr *parse_target(parser *p) {
   if (is_op(p, TL_OP_STAR)) {
     tl_loc loc = cur_loc(p);
     advance(p);
-    tl_ast_expr *x = parse_binary(p, 0);
-    e = x ? mk(p, TL_AST_STARRED, loc) : NULL;
-    if (e) {
-      e->u.un.op = "*";
-      e->u.un.x = x;
-    }
+    e = mk_unary(p, TL_AST_STARRED, loc, "*", parse_bitor(p));
   } else {
     e = parse_binary(p, 0);
   }
@@ -1123,20 +1095,7 @@ tl_ast_expr *parse_target(parser *p) {
 }
 
 /* A target list (for loops, comprehensions, del): a comma gives a TUPLE. */
-tl_ast_expr *parse_target_list(parser *p) {
-  tl_loc start = cur_loc(p);
-  tl_ast_expr *first = parse_target(p);
-  if (!first || !is_op(p, TL_OP_COMMA)) return first;
-  size_t mark = p->ptrs.len;
-  if (!push(p, first)) return NULL;
-  while (is_op(p, TL_OP_COMMA)) {
-    advance(p);
-    if (!can_start_expr(cur(p))) break;
-    tl_ast_expr *e = parse_target(p);
-    if (!e || !push(p, e)) return NULL;
-  }
-  return mk_list(p, TL_AST_TUPLE, start, mark);
-}
+tl_ast_expr *parse_target_list(parser *p) { return parse_comma_tuple(p, tl_pp_parse_target); }
 
 /* Checks an assignment target: name, attribute, subscript, or a tuple /
  * list of targets (with at most one starred one).  (Tuple nesting is

@@ -182,12 +182,24 @@ static tl_ast_expr *parse_rhs(parser *p) {
   return is_kw(p, TL_KW_YIELD) ? parse_yield(p) : parse_testlist(p);
 }
 
+/* The value after an assignment operator (=, +=, ...) at the current token. */
+static tl_ast_expr *parse_assigned(parser *p) {
+  advance(p);
+  return parse_rhs(p);
+}
+
+/* A target that an annotation or augmented assignment may have: one name,
+ * attribute or subscript. */
+static bool is_single_target(const tl_ast_expr *e) {
+  return e->kind == TL_AST_NAME || e->kind == TL_AST_ATTR || e->kind == TL_AST_SUBSCRIPT;
+}
+
 static bool parse_annassign(parser *p, tl_loc start, tl_ast_expr *e) {
   if (e->kind == TL_AST_TUPLE && !(e->flags & TL_AST_F_PARENS)) {
     error_at(p, e->loc, "only single target (not tuple) can be annotated");
     return false;
   }
-  if (e->kind != TL_AST_NAME && e->kind != TL_AST_ATTR && e->kind != TL_AST_SUBSCRIPT) {
+  if (!is_single_target(e)) {
     error_at(p, e->loc, "illegal target for annotation");
     return false;
   }
@@ -195,11 +207,7 @@ static bool parse_annassign(parser *p, tl_loc start, tl_ast_expr *e) {
   tl_ast_expr *ann = parse_test(p);
   if (!ann) return false;
   tl_ast_expr *v = NULL;
-  if (is_op(p, TL_OP_ASSIGN)) {
-    advance(p);
-    v = parse_rhs(p);
-    if (!v) return false;
-  }
+  if (is_op(p, TL_OP_ASSIGN) && !(v = parse_assigned(p))) return false;
   tl_ast_stmt *s = mks(p, TL_AST_ANNASSIGN, start);
   if (!s) return false;
   s->u.ann.target = e;
@@ -215,14 +223,13 @@ static bool parse_expr_stmt(parser *p) {
   const tl_token *t = cur(p);
   if (tok_is_op(t, TL_OP_COLON)) return parse_annassign(p, start, e);
   if (t->kind == TL_TOK_OP && aug_binop(t->sub)) {
-    if (e->kind != TL_AST_NAME && e->kind != TL_AST_ATTR && e->kind != TL_AST_SUBSCRIPT) {
+    if (!is_single_target(e)) {
       error_at(p, e->loc, "illegal expression for augmented assignment");
       return false;
     }
     const char *op = intern(p, aug_binop(t->sub));
     if (!op) return false;
-    advance(p);
-    tl_ast_expr *v = parse_rhs(p);
+    tl_ast_expr *v = parse_assigned(p);
     if (!v) return false;
     tl_ast_stmt *s = mks(p, TL_AST_AUGASSIGN, start);
     if (!s) return false;
@@ -235,8 +242,7 @@ static bool parse_expr_stmt(parser *p) {
     size_t mark = p->ptrs.len;
     if (!push(p, e)) return false;
     while (is_op(p, TL_OP_ASSIGN)) {
-      advance(p);
-      tl_ast_expr *v = parse_rhs(p);
+      tl_ast_expr *v = parse_assigned(p);
       if (!v || !push(p, v)) return false;
     }
     tl_ast_expr *value = tl_vec_pop(&p->ptrs);
@@ -670,12 +676,7 @@ static bool parse_statement(parser *p) {
 
 bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *source,
                      size_t len, const char *filename, tl_ast_module *out) {
-  parser p;
-  memset(&p, 0, sizeof p);
-  p.a = a;
-  p.names = names;
-  p.d = d;
-  p.file = filename;
+  parser p = {.a = a, .names = names, .d = d, .file = filename};
   tl_lexer_init(&p.lx, source, len, filename, a, names);
   if (out) memset(out, 0, sizeof *out);
   size_t mark = 0;

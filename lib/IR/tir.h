@@ -370,6 +370,16 @@ double tl_round_to_dtype(double v, tl_dtype t);
  * arithmetic model shared by the reference evaluator and the SIMT executor
  * (lib/Interp); NaN for any other operator. */
 double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
+/* Whether comparison op (== != < <= > >=; any other op reads as >=) holds
+ * for operands in order ord (< 0, 0, > 0: a < b, a == b, a > b). */
+bool tl_order_holds(tl_binop op, int ord);
+/* Comparison op on two float values as the device compares them (ordered
+ * comparisons, and != unordered: with a NaN operand only != holds).  Shared
+ * by the reference evaluator and the SIMT executor (lib/Interp). */
+bool tl_float_compare(tl_binop op, double a, double b);
+/* Comparison op on two integer values, unsigned (as uint64) when
+ * is_unsigned, else signed.  Shared like tl_float_compare. */
+bool tl_int_compare(tl_binop op, int64_t a, int64_t b, bool is_unsigned);
 /* The dtype both operands of a comparison are brought to before comparing,
  * in the code generator and the SIMT executor alike: the float one if only
  * one is a float, else the wider one (a non-bool over a bool), with the

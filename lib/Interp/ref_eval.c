@@ -567,38 +567,6 @@ int64_t re_int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t
   return re_wrap(r, t);
 }
 
-static bool compare(tl_binop op, re_val a, re_val b, tl_dtype t) {
-  if (tl_dtype_is_float(t)) {
-    switch (op) {
-    case TL_OP_EQ: return a.f == b.f;
-    case TL_OP_NE: return a.f != b.f;
-    case TL_OP_LT: return a.f < b.f;
-    case TL_OP_LE: return a.f <= b.f;
-    case TL_OP_GT: return a.f > b.f;
-    default: return a.f >= b.f;
-    }
-  }
-  if (t.code == TL_TYPE_UINT) {
-    uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i;
-    switch (op) {
-    case TL_OP_EQ: return x == y;
-    case TL_OP_NE: return x != y;
-    case TL_OP_LT: return x < y;
-    case TL_OP_LE: return x <= y;
-    case TL_OP_GT: return x > y;
-    default: return x >= y;
-    }
-  }
-  switch (op) {
-  case TL_OP_EQ: return a.i == b.i;
-  case TL_OP_NE: return a.i != b.i;
-  case TL_OP_LT: return a.i < b.i;
-  case TL_OP_LE: return a.i <= b.i;
-  case TL_OP_GT: return a.i > b.i;
-  default: return a.i >= b.i;
-  }
-}
-
 bool re_truthy(re_val v, tl_dtype t) {
   return tl_dtype_is_float(t) ? v.f != 0 : v.i != 0;
 }
@@ -656,7 +624,8 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     if (st->failed) return r;
     if (!tl_dtype_eq(y->dtype, ot)) b = re_convert(b, y->dtype, ot);
     if (op >= TL_OP_EQ && op <= TL_OP_GE) {
-      r.i = compare(op, a, b, ot);
+      r.i = tl_dtype_is_float(ot) ? tl_float_compare(op, a.f, b.f)
+                                  : tl_int_compare(op, a.i, b.i, ot.code == TL_TYPE_UINT);
       return r;
     }
     if (tl_dtype_is_float(ot)) {

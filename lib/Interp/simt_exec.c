@@ -375,38 +375,6 @@ static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
   }
 }
 
-static bool fcmp(tl_binop op, double a, double b) {
-  switch (op) {
-  case TL_OP_EQ: return a == b;
-  case TL_OP_NE: return a != b; /* unordered: true with NaN */
-  case TL_OP_LT: return a < b;
-  case TL_OP_LE: return a <= b;
-  case TL_OP_GT: return a > b;
-  default: return a >= b;
-  }
-}
-static bool icmp(tl_binop op, int64_t a, int64_t b, bool uns) {
-  if (uns) {
-    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-    switch (op) {
-    case TL_OP_EQ: return ua == ub;
-    case TL_OP_NE: return ua != ub;
-    case TL_OP_LT: return ua < ub;
-    case TL_OP_LE: return ua <= ub;
-    case TL_OP_GT: return ua > ub;
-    default: return ua >= ub;
-    }
-  }
-  switch (op) {
-  case TL_OP_EQ: return a == b;
-  case TL_OP_NE: return a != b;
-  case TL_OP_LT: return a < b;
-  case TL_OP_LE: return a <= b;
-  case TL_OP_GT: return a > b;
-  default: return a >= b;
-  }
-}
-
 /* out = a op b elementwise on dtype t (a, b already of dtype t). */
 static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
                        const uint8_t *mask, sx_val *out) {
@@ -457,9 +425,9 @@ static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ou
   size_t n = (size_t)x->T * lanes_of(t);
   bool uns = is_uint(t) || is_bool(t);
   if (is_fl(t))
-    for (size_t k = 0; k < n; k++) out->v[k].i = fcmp(op, a.v[k].f, b.v[k].f);
+    for (size_t k = 0; k < n; k++) out->v[k].i = tl_float_compare(op, a.v[k].f, b.v[k].f);
   else
-    for (size_t k = 0; k < n; k++) out->v[k].i = icmp(op, a.v[k].i, b.v[k].i, uns);
+    for (size_t k = 0; k < n; k++) out->v[k].i = tl_int_compare(op, a.v[k].i, b.v[k].i, uns);
   return true;
 }
 
@@ -501,54 +469,38 @@ static double limit_value(tl_dtype t, bool mx, bool inf) {
   return mx || inf ? big : -big;
 }
 
-/* f32 math function by intrinsic id (the C library in float). */
-static float fmath32(int op, float a) {
-  switch (op) {
-  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return expf(a);
-  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2f(a);
-  case TL_INTRIN_EXP10: return exp10f(a);
-  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return logf(a);
-  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2f(a);
-  case TL_INTRIN_LOG10: return log10f(a);
-  case TL_INTRIN_LOG1P: return log1pf(a);
-  case TL_INTRIN_SQRT: return sqrtf(a);
-  case TL_INTRIN_RSQRT: return (float)(1.0 / sqrt((double)a));
-  case TL_INTRIN_TANH: return tanhf(a);
-  case TL_INTRIN_SIGMOID: { float ex = expf(-a); float den = 1.0f + ex; return 1.0f / den; }
-  case TL_INTRIN_ERF: return erff(a);
-  case TL_INTRIN_SIN: return sinf(a);
-  case TL_INTRIN_COS: return cosf(a);
-  case TL_INTRIN_TAN: return tanf(a);
-  case TL_INTRIN_FLOOR: return floorf(a);
-  case TL_INTRIN_CEIL: return ceilf(a);
-  case TL_INTRIN_ROUND: return roundf(a);
-  case TL_INTRIN_TRUNC: return truncf(a);
-  default: return a;
-  }
+/* The unary float math intrinsics: the C library function in float (f32
+ * and narrower dtypes) and in double (f64). */
+static float rsqrt32(float a) { return (float)(1.0 / sqrt((double)a)); }
+static double rsqrt64(double a) { return 1.0 / sqrt(a); }
+static float sigmoid32(float a) {
+  float ex = expf(-a);
+  float den = 1.0f + ex;
+  return 1.0f / den;
 }
-static double fmath64(int op, double a) {
-  switch (op) {
-  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return exp(a);
-  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2(a);
-  case TL_INTRIN_EXP10: return exp10(a);
-  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return log(a);
-  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2(a);
-  case TL_INTRIN_LOG10: return log10(a);
-  case TL_INTRIN_LOG1P: return log1p(a);
-  case TL_INTRIN_SQRT: return sqrt(a);
-  case TL_INTRIN_RSQRT: return 1.0 / sqrt(a);
-  case TL_INTRIN_TANH: return tanh(a);
-  case TL_INTRIN_SIGMOID: return 1.0 / (1.0 + exp(-a));
-  case TL_INTRIN_ERF: return erf(a);
-  case TL_INTRIN_SIN: return sin(a);
-  case TL_INTRIN_COS: return cos(a);
-  case TL_INTRIN_TAN: return tan(a);
-  case TL_INTRIN_FLOOR: return floor(a);
-  case TL_INTRIN_CEIL: return ceil(a);
-  case TL_INTRIN_ROUND: return round(a);
-  case TL_INTRIN_TRUNC: return trunc(a);
-  default: return a;
-  }
+static double sigmoid64(double a) { return 1.0 / (1.0 + exp(-a)); }
+typedef struct fmath_fns { float (*f32)(float); double (*f64)(double); } fmath_fns;
+static const fmath_fns fmath_table[TL_INTRIN_COUNT] = {
+  [TL_INTRIN_EXP] = {expf, exp},       [TL_INTRIN_FAST_EXP] = {expf, exp},
+  [TL_INTRIN_EXP2] = {exp2f, exp2},    [TL_INTRIN_FAST_EXP2] = {exp2f, exp2},
+  [TL_INTRIN_EXP10] = {exp10f, exp10}, [TL_INTRIN_LOG] = {logf, log},
+  [TL_INTRIN_FAST_LOG] = {logf, log},  [TL_INTRIN_LOG2] = {log2f, log2},
+  [TL_INTRIN_FAST_LOG2] = {log2f, log2}, [TL_INTRIN_LOG10] = {log10f, log10},
+  [TL_INTRIN_LOG1P] = {log1pf, log1p}, [TL_INTRIN_SQRT] = {sqrtf, sqrt},
+  [TL_INTRIN_RSQRT] = {rsqrt32, rsqrt64}, [TL_INTRIN_TANH] = {tanhf, tanh},
+  [TL_INTRIN_SIGMOID] = {sigmoid32, sigmoid64}, [TL_INTRIN_ERF] = {erff, erf},
+  [TL_INTRIN_SIN] = {sinf, sin},       [TL_INTRIN_COS] = {cosf, cos},
+  [TL_INTRIN_TAN] = {tanf, tan},       [TL_INTRIN_FLOOR] = {floorf, floor},
+  [TL_INTRIN_CEIL] = {ceilf, ceil},    [TL_INTRIN_ROUND] = {roundf, round},
+  [TL_INTRIN_TRUNC] = {truncf, trunc},
+};
+/* Math intrinsic op on a: in double when f64, else in float; a itself (in
+ * the precision) for an op without a table entry. */
+static double fmath(int op, double a, bool f64) {
+  const fmath_fns *fn = op >= 0 && op < TL_INTRIN_COUNT ? &fmath_table[op] : NULL;
+  if (f64) return fn && fn->f64 ? fn->f64(a) : a;
+  float x = (float)a;
+  return fn && fn->f32 ? (double)fn->f32(x) : (double)x;
 }
 
 /* Single rounding of the exact a*b+c to narrow dtype t: the double fma is
@@ -568,6 +520,24 @@ static bool need_args(sx *x, const tl_expr *e, int k) {
   if (e->u.call.n != k)
     return sx_fail(x, "T.%s takes %d argument%s, got %d", tl_intrinsics[e->u.call.op].name, k,
                    k == 1 ? "" : "s", e->u.call.n);
+  return true;
+}
+
+/* cond ? tv : fv per lane in dtype t (Select and T.if_then_else): both arms
+ * evaluated; a scalar condition chooses for all lanes of its thread. */
+static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_expr *fv, tl_dtype t,
+                        const uint8_t *mask, sx_val *out) {
+  int L = lanes_of(t);
+  size_t cnt = (size_t)x->T * (size_t)L;
+  sx_val c0, c, a, b;
+  if (!ev(x, cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+  if (!ev_as(x, tv, t, mask, &a) || !ev_as(x, fv, t, mask, &b)) return false;
+  if (!alloc_val(x, out, t)) return false;
+  int cl = lanes_of(c.t);
+  for (size_t k = 0; k < cnt; k++) {
+    size_t th = k / (size_t)L, l = k % (size_t)L;
+    out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
+  }
   return true;
 }
 
@@ -667,19 +637,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     return true;
   }
   case TL_INTRIN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
-  case TL_INTRIN_IF_THEN_ELSE: {
-    if (!need_args(x, e, 3)) return false;
-    sx_val c0, c, a, b;
-    if (!ev(x, args[0], mask, &c0) || !to_cond(x, &c0, &c)) return false;
-    if (!ev_as(x, args[1], t, mask, &a) || !ev_as(x, args[2], t, mask, &b)) return false;
-    if (!alloc_val(x, out, t)) return false;
-    int cl = lanes_of(c.t);
-    for (size_t k = 0; k < cnt; k++) {
-      size_t th = k / (size_t)L, l = k % (size_t)L;
-      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
-    }
-    return true;
-  }
+  case TL_INTRIN_IF_THEN_ELSE:
+    return need_args(x, e, 3) && eval_select(x, args[0], args[1], args[2], t, mask, out);
   case TL_INTRIN_MIN:
   case TL_INTRIN_MAX:
   case TL_INTRIN_FLOORDIV:
@@ -812,7 +771,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     if (!ev_as(x, args[0], t, mask, &a) || !alloc_val(x, out, t)) return false;
     tl_dtype st = scalar_of(t);
     for (size_t k = 0; k < cnt; k++) {
-      double r = is_f64(t) ? fmath64(op, a.v[k].f) : (double)fmath32(op, (float)a.v[k].f);
+      double r = fmath(op, a.v[k].f, is_f64(t));
       out->v[k].f = round_to(r, st);
     }
     return true;
@@ -860,18 +819,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   }
   case TL_EXPR_BINARY: return eval_binary(x, e, mask, out);
   case TL_EXPR_UNARY: return eval_unary(x, e, mask, out);
-  case TL_EXPR_SELECT: {
-    sx_val c0, c, a, b;
-    if (!ev(x, e->u.sel.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
-    if (!ev_as(x, e->u.sel.t, t, mask, &a) || !ev_as(x, e->u.sel.f, t, mask, &b)) return false;
-    if (!alloc_val(x, out, t)) return false;
-    int cl = lanes_of(c.t);
-    for (size_t k = 0; k < cnt; k++) {
-      size_t th = k / (size_t)L, l = k % (size_t)L;
-      out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
-    }
-    return true;
-  }
+  case TL_EXPR_SELECT: return eval_select(x, e->u.sel.cond, e->u.sel.t, e->u.sel.f, t, mask, out);
   case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
   case TL_EXPR_LOAD: {
     sx_val v;
@@ -1007,7 +955,7 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
     bool any = false;
     for (int t = 0; t < x->T; t++) {
       bool in = false;
-      if (mask[t]) in = down ? icmp(TL_OP_GT, cur.v[t].i, end[t], uns) : icmp(TL_OP_LT, cur.v[t].i, end[t], uns);
+      if (mask[t]) in = tl_int_compare(down ? TL_OP_GT : TL_OP_LT, cur.v[t].i, end[t], uns);
       im[t] = in;
       any |= in;
     }
@@ -1186,36 +1134,6 @@ static bool exec(sx *x, const tl_stmt *s, const uint8_t *mask) {
 }
 
 /* ======================================================== grid / setup */
-/* The end of the shared.dyn buffers placed by shared-memory planning
- * (smem_planned), 0 when none (as codegen_memory.c computes it). */
-static int64_t planned_end(const tl_stmt *s, int depth) {
-  if (!s || depth > SX_MAX_DEPTH) return 0;
-  int64_t end = 0, e;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if ((e = planned_end(s->u.seq.stmts[i], depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_FOR: return planned_end(s->u.loop.body, depth + 1);
-  case TL_STMT_KERNEL: return planned_end(s->u.kernel.body, depth + 1);
-  case TL_STMT_IF:
-    end = planned_end(s->u.ifs.then_s, depth + 1);
-    if ((e = planned_end(s->u.ifs.else_s, depth + 1)) > end) end = e;
-    return end;
-  case TL_STMT_ALLOC: {
-    const tl_buffer *b = s->u.alloc.buffer;
-    if (b->scope != TL_SCOPE_SHARED_DYN || !b->smem_planned || b->smem_offset < 0) return 0;
-    int64_t n = 1, d;
-    for (int i = 0; i < b->ndim; i++) {
-      if (!tl_expr_is_const_int(b->shape[i], &d) || d < 0 || (d && n > ((int64_t)1 << 32) / d)) return 0;
-      n *= d;
-    }
-    return b->smem_offset + n * elem_bytes(b->dtype);
-  }
-  default: return 0;
-  }
-}
-
 /* Assigns shared buffers their byte offsets as codegen_memory.c's cg_gen_alloc does:
  * smem_offset when shared-memory planning set it; the others in allocation
  * (tree) order at 16-byte aligned consecutive offsets after the planned
@@ -1332,13 +1250,15 @@ static void free_block(sx_blk *k) {
   free(k->bulk);
   free(k->bread);
   k->bread = NULL;
-  k->nbread = k->capbread = 0;
+  k->nbread = 0;
+  k->capbread = 0;
   k->smem = NULL;
   k->sstate = NULL;
   k->rd = NULL;
   k->vc = NULL;
   k->bulk = NULL;
-  k->nbulk = k->capbulk = 0;
+  k->nbulk = 0;
+  k->capbulk = 0;
 }
 
 static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
@@ -1352,7 +1272,7 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (grid[i] < 0 || grid[i] > ((int64_t)1 << 31))
       return sx_fail(x, "grid dimension %d is %lld", i, (long long)grid[i]);
   }
-  int64_t next = planned_end(s->u.kernel.body, 0), total = next;
+  int64_t next = tl_ir_planned_smem_end(s->u.kernel.body), total = next;
   sx_blk *k = x->k;
   free_block(k);
   tl_map_free(&k->smem_off);

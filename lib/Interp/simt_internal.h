@@ -139,9 +139,11 @@ typedef struct sx_blk {
   sx_mbar mb[SX_MAX_MBAR];
   int nmb;
   sx_bulk *bulk;           /* pending bulk copies */
-  int nbulk, capbulk;
+  int nbulk;
+  size_t capbulk;
   sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
-  int nbread, capbread;
+  int nbread;
+  size_t capbread;
   struct sx_sched *sched;  /* NULL in lockstep mode */
 } sx_blk;
 

@@ -325,13 +325,8 @@ static bool bulk_copy(sx *x, const tl_expr *e, const uint8_t *mask) {
       return false;
     int j = mbar_at(x, e, 5, &boff, t, false);
     if (j < 0) return false;
-    if (k->nbulk == k->capbulk) {
-      int cap = k->capbulk ? 2 * k->capbulk : 16;
-      sx_bulk *p = realloc(k->bulk, sizeof *p * (size_t)cap);
-      if (!p) return sx_fail(x, "out of memory in the SIMT executor");
-      k->bulk = p;
-      k->capbulk = cap;
-    }
+    if (!tl_vec_grow_((void **)&k->bulk, &k->capbulk, (size_t)k->nbulk + 1, sizeof *k->bulk))
+      return sx_fail(x, "out of memory in the SIMT executor");
     sx_bulk *c = &k->bulk[k->nbulk];
     c->dst = dst;
     c->dst_byte = doff.v[t].i * dst->eb;
@@ -405,13 +400,8 @@ static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
       return false;
     memcpy(dst->data + doff.v[t].i * dst->eb, src->data + sbyte, (size_t)bytes);
     sx_blk *k = x->k;
-    if (k->nbread == k->capbread) {
-      int cap = k->capbread ? 2 * k->capbread : 16;
-      sx_bulk_read *p = realloc(k->bread, sizeof *p * (size_t)cap);
-      if (!p) return sx_fail(x, "out of memory in the SIMT executor");
-      k->bread = p;
-      k->capbread = cap;
-    }
+    if (!tl_vec_grow_((void **)&k->bread, &k->capbread, (size_t)k->nbread + 1, sizeof *k->bread))
+      return sx_fail(x, "out of memory in the SIMT executor");
     k->bread[k->nbread++] = (sx_bulk_read){src->base + sbyte, src->base + sbyte + bytes, tid,
                                            k->async[tid].bulk_committed};
   }

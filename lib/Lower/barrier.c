@@ -237,10 +237,8 @@ static bool per_thread(const br_state *st, const tl_expr *e) {
 
 /* ---------------------------------------------------------------- walk */
 static tl_stmt *sync_stmt(br_state *st, tl_loc loc) {
-  tl_expr *c = tl_ir_call(st->m, loc, st->sync_op, 0, NULL);
-  tl_stmt *s = tl_ir_stmt(st->m, loc, TL_STMT_EVAL);
-  if (!c || !s) { st->oom = true; return NULL; }
-  s->u.eval.value = c;
+  tl_stmt *s = tl_lo_eval(st->m, loc, tl_ir_call(st->m, loc, st->sync_op, 0, NULL));
+  if (!s) st->oom = true;
   return s;
 }
 

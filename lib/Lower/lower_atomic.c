@@ -486,9 +486,8 @@ static bool is_atomic_call(const av_state *st, const tl_expr *e) {
 }
 
 static tl_stmt *eval_of(av_state *st, tl_loc loc, tl_expr *call) {
-  tl_stmt *s = tl_ir_stmt(st->m, loc, TL_STMT_EVAL);
-  CHECK(s && call);
-  s->u.eval.value = call;
+  tl_stmt *s = tl_lo_eval(st->m, loc, call);
+  CHECK(s);
   return s;
 }
 

@@ -134,6 +134,13 @@ tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
 tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
                      tl_expr *value);
 tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
+/* An evaluate statement of value (a call); NULL when value is NULL or on OOM. */
+tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value);
+/* "let v = value" (the body is what follows it in its sequence); NULL when
+ * value is NULL or on OOM. */
+tl_stmt *tl_lo_let(tl_module *m, tl_loc loc, tl_var *v, tl_expr *value);
+/* T.sync_threads() as a statement; NULL on OOM. */
+tl_stmt *tl_lo_sync_threads(tl_module *m, tl_loc loc);
 tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
                    tl_stmt *body);
 

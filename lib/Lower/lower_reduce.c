@@ -153,13 +153,7 @@ static tl_stmt *store1(rd *r, tl_buffer *b, tl_expr *i, tl_expr *v) {
   return tl_lo_store(r->m, r->loc, b, 1, ix, v);
 }
 
-static tl_stmt *sync_stmt(rd *r) {
-  int op = TL_INTRIN_SYNC_THREADS;
-  tl_expr *c = op >= 0 ? tl_ir_call(r->m, r->loc, op, 0, NULL) : NULL;
-  tl_stmt *s = c ? tl_ir_stmt(r->m, r->loc, TL_STMT_EVAL) : NULL;
-  if (s) s->u.eval.value = c;
-  return s;
-}
+static tl_stmt *sync_stmt(rd *r) { return tl_lo_sync_threads(r->m, r->loc); }
 
 static tl_stmt *loop(rd *r, tl_loop_kind k, tl_var *v, int64_t n, tl_stmt *body) {
   tl_ranges_unset(r->env->ranges, v);

@@ -250,10 +250,8 @@ static tl_stmt *chunk(sc_state *st, const copy_plan *p, tl_expr **idx) {
     args[5] = scond;
     for (int i = 0; i < 6; i++)
       if (!args[i]) { st->oom = true; return NULL; }
-    tl_expr *c = op >= 0 ? tl_ir_call(m, loc, op, 6, args) : NULL;
-    tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_EVAL);
-    if (!c || !s) { st->oom = true; return NULL; }
-    s->u.eval.value = c;
+    tl_stmt *s = tl_lo_eval(m, loc, op >= 0 ? tl_ir_call(m, loc, op, 6, args) : NULL);
+    if (!s) st->oom = true;
     return s;
   }
   tl_dtype vt = p->dst.buf->dtype, lt = p->src.buf->dtype;

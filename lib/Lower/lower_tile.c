@@ -956,13 +956,7 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
 }
 
 /* ------------------------------------------- staged fragment → global copy */
-static tl_stmt *block_sync(lt_state *st, tl_loc loc) {
-  int op = TL_INTRIN_SYNC_THREADS;
-  tl_expr *c = op >= 0 ? tl_ir_call(st->m, loc, op, 0, NULL) : NULL;
-  tl_stmt *s = c ? tl_ir_stmt(st->m, loc, TL_STMT_EVAL) : NULL;
-  if (s) s->u.eval.value = c;
-  return s;
-}
+static tl_stmt *block_sync(lt_state *st, tl_loc loc) { return tl_lo_sync_threads(st->m, loc); }
 
 typedef struct stage_ctx {
   tl_buffer *src, *scratch;
@@ -1318,10 +1312,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     case TL_STMT_LET: {
       tl_expr *v = rw_expr(st, s->u.let.value, 0);
       if (!v) return NULL;
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_LET);
+      tl_stmt *r = tl_lo_let(m, s->loc, s->u.let.var, v);
       CHECK(r);
-      r->u.let.var = s->u.let.var;
-      r->u.let.value = v;
       tl_range rg;
       if (tl_expr_range(&st->ranges, v, &rg)) CHECK(tl_ranges_set(&st->ranges, s->u.let.var, rg.lo, rg.hi));
       return r;
@@ -1329,9 +1321,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     case TL_STMT_EVAL: {
       tl_expr *v = rw_expr(st, s->u.eval.value, 0);
       if (!v) return NULL;
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_EVAL);
+      tl_stmt *r = tl_lo_eval(m, s->loc, v);
       CHECK(r);
-      r->u.eval.value = v;
       return r;
     }
     case TL_STMT_TILE:

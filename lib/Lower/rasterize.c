@@ -79,10 +79,8 @@ static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
 }
 
 static tl_stmt *let_stmt(rz_state *st, tl_loc loc, tl_var *v, tl_expr *value) {
-  tl_stmt *s = value ? tl_ir_stmt(st->m, loc, TL_STMT_LET) : NULL;
-  if (!s) { st->oom = true; return NULL; }
-  s->u.let.var = v;
-  s->u.let.value = value;
+  tl_stmt *s = tl_lo_let(st->m, loc, v, value);
+  if (!s) st->oom = true;
   return s;
 }
 

@@ -409,6 +409,24 @@ tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **id
   return s;
 }
 
+tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value) {
+  tl_stmt *s = value ? tl_ir_stmt(m, loc, TL_STMT_EVAL) : NULL;
+  if (s) s->u.eval.value = value;
+  return s;
+}
+
+tl_stmt *tl_lo_let(tl_module *m, tl_loc loc, tl_var *v, tl_expr *value) {
+  tl_stmt *s = value ? tl_ir_stmt(m, loc, TL_STMT_LET) : NULL;
+  if (!s) return NULL;
+  s->u.let.var = v;
+  s->u.let.value = value;
+  return s;
+}
+
+tl_stmt *tl_lo_sync_threads(tl_module *m, tl_loc loc) {
+  return tl_lo_eval(m, loc, tl_ir_call(m, loc, TL_INTRIN_SYNC_THREADS, 0, NULL));
+}
+
 tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s) {
   if (!cond || !then_s) return NULL;
   int64_t c;
@@ -487,10 +505,8 @@ tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value) {
   if (!value) { e->failed = true; return NULL; }
   if (tl_expr_is_const_int(value, NULL)) return value;
   tl_var *v = tl_names_fresh_var(e->names, e->loc, name, TL_INT32, TL_VAR_LET);
-  tl_stmt *s = tl_ir_stmt(e->m, e->loc, TL_STMT_LET);
-  if (!v || !s) { e->failed = true; return NULL; }
-  s->u.let.var = v;
-  s->u.let.value = value;
+  tl_stmt *s = v ? tl_lo_let(e->m, e->loc, v, value) : NULL;
+  if (!s) { e->failed = true; return NULL; }
   tl_emit_push(e, s);
   return tl_ir_var(e->m, e->loc, v);
 }
@@ -510,11 +526,7 @@ tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n)
 tl_stmt *tl_emit_call(tl_emitter *e, tl_intrin op, int n, tl_expr **args) {
   for (int i = 0; i < n; i++)
     if (!args[i]) return NULL;
-  tl_expr *c = tl_ir_call(e->m, e->loc, op, n, args);
-  tl_stmt *s = c ? tl_ir_stmt(e->m, e->loc, TL_STMT_EVAL) : NULL;
-  if (!s) return NULL;
-  s->u.eval.value = c;
-  return s;
+  return tl_lo_eval(e->m, e->loc, tl_ir_call(e->m, e->loc, op, n, args));
 }
 
 tl_stmt *tl_emit_for(tl_emitter *e, tl_var *v, int64_t n, tl_loop_kind kind, tl_stmt *body) {

@@ -314,6 +314,18 @@ Test(elaborate, statement_errors) {
   expect_error("import tilelang.language as T\n"
                "@T.prim_func\n"
                "def main(X: T.Tensor((4,), 'float32')):\n"
+               "    with T.Kernel(1) as bx:\n"
+               "        return\n",
+               5, 9, "'return' is not supported in a @T.prim_func");
+  expect_error("import tilelang.language as T\n"
+               "@T.prim_func\n"
+               "def main(X: T.Tensor((4,), 'float32')):\n"
+               "    with T.Kernel(1) as bx:\n"
+               "        del bx\n",
+               5, 9, "'del' is not supported in a @T.prim_func");
+  expect_error("import tilelang.language as T\n"
+               "@T.prim_func\n"
+               "def main(X: T.Tensor((4,), 'float32')):\n"
                "    T.func_attr({'global_symbol': 'main'})\n",
                4, 18, "unsupported function attribute 'global_symbol'");
   /* fast math: the value must be a bool; pass_configs must be a dict of string keys */

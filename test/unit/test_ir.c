@@ -116,6 +116,28 @@ Test(ir, intrinsic_table_by_id) {
 
 /* --------------------------------------------------------------- folding */
 
+/* The comparison model shared by the reference evaluator and the SIMT
+ * executor: ordered float comparisons (only != holds with a NaN), signed and
+ * unsigned integer order. */
+Test(ir, compare_models) {
+  cr_assert(tl_float_compare(TL_OP_LT, -1.5, 2.0));
+  cr_assert(!tl_float_compare(TL_OP_GT, -1.5, 2.0));
+  cr_assert(tl_float_compare(TL_OP_EQ, 0.0, -0.0));
+  cr_assert(tl_float_compare(TL_OP_LE, 3.0, 3.0) && tl_float_compare(TL_OP_GE, 3.0, 3.0));
+  cr_assert(!tl_float_compare(TL_OP_NE, 3.0, 3.0));
+  const tl_binop ops[] = {TL_OP_EQ, TL_OP_LT, TL_OP_LE, TL_OP_GT, TL_OP_GE};
+  for (int i = 0; i < 5; i++) {
+    cr_assert(!tl_float_compare(ops[i], NAN, 1.0), "op %d with NaN", i);
+    cr_assert(!tl_float_compare(ops[i], 1.0, NAN), "op %d with NaN", i);
+  }
+  cr_assert(tl_float_compare(TL_OP_NE, NAN, NAN));
+  cr_assert(tl_int_compare(TL_OP_LT, -1, 1, false));
+  cr_assert(!tl_int_compare(TL_OP_LT, -1, 1, true));  /* 0xffff...ffff > 1 unsigned */
+  cr_assert(tl_int_compare(TL_OP_GE, INT64_MIN, INT64_MAX, true));
+  cr_assert(tl_int_compare(TL_OP_NE, 5, 6, false) && !tl_int_compare(TL_OP_EQ, 5, 6, true));
+  cr_assert(tl_order_holds(TL_OP_LE, 0) && tl_order_holds(TL_OP_LE, -1) && !tl_order_holds(TL_OP_LE, 1));
+}
+
 Test(ir, fold_identities) {
   tl_expr *x = V("x", TL_INT32);
   cr_assert_eq(B(TL_OP_ADD, x, I(0)), x);

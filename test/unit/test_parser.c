@@ -105,6 +105,9 @@ Test(parser, precedence_print) {
   check_print("(not a) == b", "(not a) == b");
   check_print("a and b or c and not d", "a and b or c and not d");
   check_print("a and (b or c)", "a and (b or c)");
+  check_print("[i * 2 for i in range(4) if i > 1]", "[i * 2 for i in range(4) if i > 1]");
+  check_print("{k: v for (k, v) in d}", "{k: v for (k, v) in d}");
+  check_print("(y := a + 1)", "y := a + 1"); /* messages only: no parentheses kept */
   check_print("a if b else c if d else e", "a if b else c if d else e");
   check_print("(a if b else c) if d else e", "(a if b else c) if d else e");
   check_print("~-+x", "~-+x");
