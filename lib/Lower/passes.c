@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 #include "Support/context.h"
 
@@ -102,6 +103,65 @@ const tl_pass_info *tl_pass_at(size_t i) {
   return i < sizeof passes / sizeof passes[0] ? &passes[i].info : NULL;
 }
 
+/* --------------------------------------------------- the IR level check */
+/* The first construct of a module that only one IR level has: a tile op
+ * (but T.use_swizzle, which the SIMT pass rasterize removes), a T.Parallel
+ * or T.Pipelined loop, or a fragment buffer (tile IR: lowering removes them,
+ * docs/simt-ir.md "Guarantees after lowering"); or a SIMT-level intrinsic
+ * call such as T.ptx_mma or T.get_thread_binding (SIMT IR).  A kernel with
+ * neither (plain loads, stores and serial loops) is both, and every pass
+ * may run on it. */
+typedef struct level_scan {
+  tl_visitor v;
+  tl_loc tile_at, simt_at; /* where the first of each was seen */
+  const char *tile_what, *simt_what;
+} level_scan;
+static void level_expr(tl_visitor *v, const tl_expr *e) {
+  level_scan *ls = (level_scan *)v;
+  if (ls->simt_what || e->kind != TL_EXPR_CALL || e->u.call.op < 0 || e->u.call.op >= TL_INTRIN_COUNT) return;
+  const char *n = tl_intrinsics[e->u.call.op].name;
+  if (!strncmp(n, "ptx_", 4) || !strncmp(n, "get_", 4) || !strncmp(n, "shfl_", 5)) {
+    ls->simt_what = n;
+    ls->simt_at = e->loc;
+  }
+}
+static void level_stmt(tl_visitor *v, const tl_stmt *s) {
+  level_scan *ls = (level_scan *)v;
+  if (ls->tile_what) return;
+  const char *what = NULL;
+  if (s->kind == TL_STMT_TILE && s->u.tile.op != TL_TILE_USE_SWIZZLE) /* that one lasts until rasterize */
+    what = "a tile op";
+  else if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PARALLEL) what = "a T.Parallel loop";
+  else if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) what = "a T.Pipelined loop";
+  else if (s->kind == TL_STMT_ALLOC && s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_FRAGMENT)
+    what = "a fragment buffer";
+  if (what) {
+    ls->tile_what = what;
+    ls->tile_at = s->loc;
+  }
+}
+
+/* Refuses pass p on a module of the other IR level (it would change
+ * nothing and print its input back): false with an error at the construct
+ * that shows the level. */
+static bool level_ok(const tl_module *m, const tl_lower_pass *p, tl_diag *d) {
+  level_scan ls = {.v = {.expr = level_expr, .stmt = level_stmt}};
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i]) tl_visit_stmt(&ls.v, m->funcs[i]->body);
+  if (p->level == TL_PASS_SIMT_IR && ls.tile_what) {
+    tl_error(d, ls.tile_at,
+             "pass '%s' runs on SIMT IR, but this is tile IR (%s); run the tile-level passes first, up to "
+             "lower-tile-ops", p->info.name, ls.tile_what);
+    return false;
+  }
+  if (p->level == TL_PASS_TILE_IR && ls.simt_what && !ls.tile_what) {
+    tl_error(d, ls.simt_at, "pass '%s' runs on tile IR, but this is SIMT IR (T.%s)", p->info.name,
+             ls.simt_what);
+    return false;
+  }
+  return true;
+}
+
 /* after_pass of tl_lower_options → the public callback with printed text. */
 typedef struct print_hook {
   const tl_pass_options *opts;
@@ -158,7 +218,8 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
   }
   tl_status st = TL_OK;
   for (size_t i = 0; i < npasses && st == TL_OK; i++) {
-    if (!tl_lower_run_pass(m, tl_lower_pass_lookup(names[i]), &lo, &ctx->diag) ||
+    const tl_lower_pass *p = tl_lower_pass_lookup(names[i]);
+    if (!level_ok(m, p, &ctx->diag) || !tl_lower_run_pass(m, p, &lo, &ctx->diag) ||
         ctx->diag.errors > 0)
       st = TL_ERR_COMPILE;
     if (m->arena.oom || hook.oom) st = TL_ERR_NO_MEMORY;

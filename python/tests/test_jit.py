@@ -534,3 +534,20 @@ def test_torch_path(monkeypatch):
     C = add_eager(torch.from_numpy(x), torch.from_numpy(x))
     assert type(C).__module__.startswith("torch") and tuple(C.shape) == (256,)
     np.testing.assert_array_equal(C.numpy(), x + x)
+
+
+@tilelang.jit
+def scale_eager(A, block: int = 64, factor: float = 2.0):
+    N = T.const("N")
+    A: T.Tensor((N,), "float32")
+    B = T.empty((N,), "float32")
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            B[bx * block + i] = A[bx * block + i] * factor
+    return B
+
+
+def test_eager_builtin_annotations():
+    """Plain type hints on an eager kernel's scalar parameters (int, float) are not captures."""
+    A = np.arange(128, dtype=np.float32)
+    np.testing.assert_array_equal(scale_eager(A), A * 2)

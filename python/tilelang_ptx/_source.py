@@ -317,8 +317,8 @@ def build(func, eager=False):
     module_lines, consts, resolved = [], [], {}
 
     def bind(name, value, why):
-        if name in resolved or hasattr(builtins, name) and value is _MISSING:
-            return
+        if name in resolved or hasattr(builtins, name) and value in (_MISSING, getattr(builtins, name)):
+            return  # a builtin (int, float, len, ...): the front end knows it by name
         resolved[name] = True
         if value is _MISSING:
             return  # an undefined name: libtilelang reports it at its use

@@ -153,6 +153,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     po.verify_each = job->verify_each;
     if (job->print_after_all) po.after_pass = print_pass;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
+    if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
     if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
   } else if (strcmp(job->emit, "ast") == 0) {
