@@ -1,5 +1,5 @@
 """A stand-in for the parts of PyTorch that tilelang_ptx's fast path reads (torch.Tensor's shape,
-dtype, get_device, data_ptr, stride; torch.empty; dtypes), over NumPy host arrays: it lets the CI
+dtype, get_device, data_ptr, stride, new_empty; torch.empty; dtypes), over NumPy host arrays: it lets the CI
 machine, which has no PyTorch, run the PyTorch code path on the CPU executor.  Installed as
 sys.modules["torch"] by test_torch_path when PyTorch itself is missing."""
 import numpy as np
@@ -57,6 +57,9 @@ class Tensor:
 
     def numpy(self):
         return self.a
+
+    def new_empty(self, shape, dtype=None):
+        return Tensor(np.empty(shape, dtype=(dtype or self.dtype).name))
 
 
 def empty(shape, dtype=None, device=None):

@@ -9,14 +9,26 @@ or a raw CUstream int); host tensors run synchronously on libtilelang's CPU SIMT
 
 Arguments are marshalled into a per-thread buffer of DLTensor and tl_arg structs (struct.pack_into,
 one call per tensor); PyTorch and NumPy arrays are read directly, other objects through __dlpack__.
+When the C extension _fastcall (_fastcall.c, stable ABI) is built, a call whose arguments are plain
+torch.Tensors of known dtypes and Python ints/floats, without stream=, runs in it instead (a Plan per
+kernel); every other call, and any call the Plan declines (NotImplemented), takes the Python path below,
+with the same results and errors.  TL_PY_FASTCALL=0 in the environment turns the extension off.
 """
 import atexit
 import ctypes
+import os
 import struct
 import sys
 import threading
 
 from . import _lib
+
+try:
+    from . import _fastcall
+except ImportError:  # not built (no compiler at install time): the pure-Python path only
+    _fastcall = None
+if os.environ.get("TL_PY_FASTCALL") == "0":
+    _fastcall = None
 
 # DLTensor: data, device{type,id}, ndim, dtype{code,bits,lanes}, shape*, strides*, byte_offset; then the
 # shape and strides arrays themselves (_hdr(ndim))
@@ -108,6 +120,23 @@ class JITKernel:
         self._out_fixed = [_fixed_layout(shape, self.params[i].dtype) if shape is not None else None
                            for shape, i in zip(self._out_static, self._outputs)]
         self._tls = threading.local()
+        self._fast = self._fast_plan()
+
+    def _fast_plan(self):
+        """The _fastcall.Plan of this kernel, or None (no extension; an output the C path cannot
+        allocate: a dtype without a DLPack code here, a dim no input binds, too many dims)."""
+        if _fastcall is None:
+            return None
+        outs = []
+        for j, i in enumerate(self._outputs):
+            p, plan = self.params[i], self._out_plan[j]
+            if p.dtype not in _DL_CODES or len(plan) > MAX_DIMS or \
+                    any(not isinstance(d, int) and d[0] is None for d in plan):
+                return None
+            outs.append((i, *_DL_CODES[p.dtype], p.dtype, tuple(plan)))
+        ins = tuple((i, is_tensor) for _pos, i, _p, is_tensor in self._in_list)
+        call = ctypes.cast(_lib.kernel_call, ctypes.c_void_p).value
+        return _fastcall.Plan(self._h, call, self._n, ins, tuple(outs))
 
     # ------------------------------------------------------------------ introspection
     def get_kernel_source(self):
@@ -173,6 +202,11 @@ class JITKernel:
         return b
 
     def __call__(self, *args, stream=None):
+        fast = self._fast
+        if fast is not None and stream is None:
+            r = fast(args)
+            if r is not NotImplemented:
+                return r
         if len(args) != len(self._inputs):
             self._count_error(args)
         raw, base, regs = self._buffers()
@@ -225,10 +259,7 @@ class JITKernel:
         ctx = getattr(_lib._tls, "ctx", None) or _lib.context()
         rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
         if rc != _lib.TL_OK:
-            msg = _lib.last_error(ctx)
-            if rc == _lib.TL_ERR_INVALID_ARGUMENT:
-                raise ArgumentError(msg)
-            raise KernelError(f"{_lib.status_name(rc).decode()}: {msg}")
+            _call_failed(ctx, rc)
         del keep
         if not outs:
             return None
@@ -274,6 +305,21 @@ class JITKernel:
                 raise ArgumentError(f"kernel '{self.kernel_name}': cannot allocate output '{p.name}' like a "
                                     f"{fw} tensor (PyTorch and NumPy only); pass it with out_idx=None")
         return outs
+
+
+def _call_failed(ctx, rc):
+    """Raises the exception of a failed tl_kernel_call (status rc, message in context ctx)."""
+    msg = _lib.last_error(ctx)
+    if rc == _lib.TL_ERR_INVALID_ARGUMENT:
+        raise ArgumentError(msg)
+    raise KernelError(f"{_lib.status_name(rc).decode()}: {msg}")
+
+
+def fast_path():
+    """(path of the loaded _fastcall extension or None, calls it has completed)."""
+    if _fastcall is None:
+        return None, 0
+    return _fastcall.__file__, _fastcall.calls()
 
 
 def _fixed_layout(shape, dtype):
@@ -351,10 +397,8 @@ def _pack_tensor(raw, reg, a, p, keep):
         if nd > MAX_DIMS:
             raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
     if mod == "torch":
-        global _torch_tensor
         if _torch_tensor is None:
-            import torch
-            _torch_tensor = torch.Tensor
+            _use_torch()
         dt = a.dtype
         code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
         did = a.get_device()  # -1: host
@@ -427,11 +471,31 @@ def _pack_scalar(raw, i, a, p):
 _raw_stream = None
 
 
-def _current_stream(device_id):
-    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
+def _use_torch():
+    """Takes up PyTorch once a torch tensor has been seen: torch.Tensor for __call__'s fast path, and
+    torch.Tensor, the dtypes of _DL_CODES and the current-stream function for _fastcall."""
+    global _torch_tensor
+    import torch
+    _torch_tensor = torch.Tensor
+    if _fastcall is not None:
+        dtypes = tuple((getattr(torch, n), *cb) for n, cb in _DL_CODES.items() if hasattr(torch, n))
+        _fastcall.set_torch(torch, dtypes, _raw_stream_fn())
+
+
+def _raw_stream_fn():
+    """device id -> the current PyTorch stream of that CUDA device as a CUstream (int)."""
     global _raw_stream
     if _raw_stream is None:
         import torch
-        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+        _raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None) or \
             (lambda idx: torch.cuda.current_stream(idx).cuda_stream)
-    return _raw_stream(device_id)
+    return _raw_stream
+
+
+def _current_stream(device_id):
+    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
+    return (_raw_stream or _raw_stream_fn())(device_id)
+
+
+if _fastcall is not None:
+    _fastcall.set_runtime(_lib.context, _call_failed)
