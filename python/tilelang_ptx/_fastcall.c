@@ -8,7 +8,9 @@
  * python/setup.py, the one owner of its build recipe (pip install, scripts/build-device.sh).  It does not
  * link libtilelang: kernel.py hands it tl_kernel_call's address from the ctypes-loaded library.
  *
- * Contract with kernel.py: Plan.__call__(args) returns NotImplemented, having run and allocated nothing,
+ * kernel.py's JITKernel derives from Caller, whose __call__ (C, no Python frame) runs the kernel's Plan
+ * (self._fast) and otherwise the pure-Python path self._call_py.
+ * Contract with kernel.py: a Plan returns NotImplemented, having run and allocated nothing,
  * whenever the call is not one it handles exactly as the pure-Python path does (an argument that is not
  * a plain torch.Tensor of a registered dtype or a Python int/float, a wrong argument count, more than
  * TL_FC_MAX_DIMS dims, a Python error while reading an argument or allocating, torch not registered yet,
@@ -73,8 +75,9 @@ static PyObject *g_fail_fn;                /* kernel._call_failed(ctx, status): 
 static int g_alloc_mode;                   /* 0: first_input.new_empty(shape[, dtype=]), 1: torch.empty */
 static unsigned long long g_calls;         /* calls completed here */
 static _Thread_local tl_context *t_ctx;
+static PyObject *g_plan_type;              /* Plan */
 static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_get_device, *s_new_empty, *s_empty,
-    *s_device;
+    *s_device, *s_stream, *s__fast, *s__call_py;
 
 static PyObject *fallback(void) {
   PyErr_Clear();
@@ -426,12 +429,9 @@ done:
   return res;
 }
 
-/* plan(args): the call's result, or NotImplemented for kernel.py's pure-Python path. */
-static PyObject *plan_call(PyObject *self, PyObject *a, PyObject *kw) {
-  Plan *p = (Plan *)self;
-  PyObject *args;
-  if ((kw && PyDict_Size(kw)) || PyTuple_Size(a) != 1 || !PyTuple_Check(args = PyTuple_GetItem(a, 0)))
-    return fallback();
+/* The call's result for the inputs `args` (a tuple), or NotImplemented for kernel.py's pure-Python
+ * path. */
+static PyObject *plan_run(Plan *p, PyObject *args) {
   if (!g_tensor_type || !g_context_fn || p->busy || PyTuple_Size(args) != p->n_in)
     return fallback();
   PyObject *shapes[16] = {0}, **sh = p->n_in <= 16 ? shapes : calloc((size_t)p->n_in, sizeof(PyObject *));
@@ -476,6 +476,14 @@ done:
   return res;
 }
 
+/* plan(args): plan_run, for callers other than Caller. */
+static PyObject *plan_call(PyObject *self, PyObject *a, PyObject *kw) {
+  PyObject *args;
+  if ((kw && PyDict_Size(kw)) || PyTuple_Size(a) != 1 || !PyTuple_Check(args = PyTuple_GetItem(a, 0)))
+    return fallback();
+  return plan_run((Plan *)self, args);
+}
+
 static PyType_Slot plan_slots[] = {
     {Py_tp_doc, (void *)"A compiled kernel's call plan: plan(args) runs the kernel or returns NotImplemented."},
     {Py_tp_new, (void *)plan_new},
@@ -485,6 +493,46 @@ static PyType_Slot plan_slots[] = {
 };
 static PyType_Spec plan_spec = {"tilelang_ptx._fastcall.Plan", sizeof(Plan), 0, Py_TPFLAGS_DEFAULT,
                                 plan_slots};
+
+/* ------------------------------------------------------------------ Caller */
+/* The base class of kernel.py's JITKernel: kernel(*args, stream=None) runs self._fast (a Plan) without
+ * a Python frame when stream is None, and self._call_py(*args, **kw), the pure-Python path, when there
+ * is no plan or it declines the call. */
+static PyObject *caller_call(PyObject *self, PyObject *args, PyObject *kw) {
+  int plain = !kw || PyDict_Size(kw) == 0;
+  if (!plain && PyDict_Size(kw) == 1) {
+    PyObject *st = PyDict_GetItem(kw, s_stream);  /* borrowed */
+    plain = st == Py_None;
+  }
+  if (plain) {
+    PyObject *fast = PyObject_GetAttr(self, s__fast);
+    if (!fast)
+      PyErr_Clear();
+    else if ((PyObject *)Py_TYPE(fast) == g_plan_type) {
+      PyObject *r = plan_run((Plan *)fast, args);
+      Py_DECREF(fast);
+      if (r != Py_NotImplemented)
+        return r;
+      Py_DECREF(r);
+    } else {
+      Py_DECREF(fast);
+    }
+  }
+  PyObject *m = PyObject_GetAttr(self, s__call_py);
+  if (!m)
+    return NULL;
+  PyObject *r = PyObject_Call(m, args, kw);
+  Py_DECREF(m);
+  return r;
+}
+
+static PyType_Slot caller_slots[] = {
+    {Py_tp_doc, (void *)"Base of JITKernel: its __call__ in C (self._fast, else self._call_py)."},
+    {Py_tp_call, (void *)caller_call},
+    {0, NULL},
+};
+static PyType_Spec caller_spec = {"tilelang_ptx._fastcall.Caller", sizeof(PyObject), 0,
+                                  Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, caller_slots};
 
 /* ------------------------------------------------------------------ module functions */
 static void set_ref(PyObject **slot, PyObject *v) {  /* steals v */
@@ -581,8 +629,9 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
   if (!m)
     return NULL;
   PyObject **names[] = {&s_data_ptr, &s_shape, &s_stride, &s_dtype, &s_get_device, &s_new_empty, &s_empty,
-                        &s_device};
-  const char *strs[] = {"data_ptr", "shape", "stride", "dtype", "get_device", "new_empty", "empty", "device"};
+                        &s_device, &s_stream, &s__fast, &s__call_py};
+  const char *strs[] = {"data_ptr", "shape", "stride", "dtype", "get_device", "new_empty", "empty", "device",
+                        "stream", "_fast", "_call_py"};
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
     if (!(*names[i] = PyUnicode_InternFromString(strs[i]))) {
       Py_DECREF(m);
@@ -591,6 +640,13 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
   PyObject *tp = PyType_FromSpec(&plan_spec);
   if (!tp || PyModule_AddObject(m, "Plan", tp) < 0) {
     Py_XDECREF(tp);
+    Py_DECREF(m);
+    return NULL;
+  }
+  g_plan_type = tp;  /* the module holds it */
+  PyObject *ct = PyType_FromSpec(&caller_spec);
+  if (!ct || PyModule_AddObject(m, "Caller", ct) < 0) {
+    Py_XDECREF(ct);
     Py_DECREF(m);
     return NULL;
   }

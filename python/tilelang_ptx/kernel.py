@@ -82,9 +82,10 @@ class CKernel:
             self.handle = None
 
 
-class JITKernel:
+class JITKernel(_fastcall.Caller if _fastcall is not None else object):
     """A compiled TileLang kernel.  kernel(*inputs, stream=None) runs it; params, out_idx,
-    get_kernel_source() (the PTX), get_profiler()."""
+    get_kernel_source() (the PTX), get_profiler().  With the extension, __call__ is _fastcall.Caller's
+    (C): the Plan self._fast, else _call_py; without it, _call_py."""
 
     def __init__(self, ckernel, prim_func, out_idx, target, source=None):
         self._ck = ckernel
@@ -201,12 +202,8 @@ class JITKernel:
             b = self._tls.buf = (raw, base, regs)
         return b
 
-    def __call__(self, *args, stream=None):
-        fast = self._fast
-        if fast is not None and stream is None:
-            r = fast(args)
-            if r is not NotImplemented:
-                return r
+    def _call_py(self, *args, stream=None):
+        """kernel(*inputs, stream=None) in Python: every kind of argument."""
         if len(args) != len(self._inputs):
             self._count_error(args)
         raw, base, regs = self._buffers()
@@ -264,6 +261,9 @@ class JITKernel:
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else outs
+
+    if _fastcall is None:
+        __call__ = _call_py
 
     def _count_error(self, args):
         n_in = len(self._inputs)
