@@ -271,12 +271,13 @@ static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **sha
 static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dtype, int did,
                           PyObject *const *in_shapes) {
   if (!o->dtype) {
-    o->dtype = PyObject_GetAttr(g_torch, o->dtype_name);
-    if (!o->dtype)
+    PyObject *dt = PyObject_GetAttr(g_torch, o->dtype_name);
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    if (!kw) {
+      Py_XDECREF(dt);
       return NULL;
-    o->kw = Py_BuildValue("{sO}", "dtype", o->dtype);
-    if (!o->kw)
-      return NULL;
+    }
+    o->dtype = dt, o->kw = kw;
   }
   DLTensor *r = region(p, o->param);
   int64_t *dims = (int64_t *)(r + 1), *strides = dims + TL_FC_MAX_DIMS;
@@ -535,8 +536,9 @@ static PyType_Spec caller_spec = {"tilelang_ptx._fastcall.Caller", sizeof(PyObje
                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, caller_slots};
 
 /* ------------------------------------------------------------------ module functions */
-static void set_ref(PyObject **slot, PyObject *v) {  /* steals v */
+static void hold(PyObject **slot, PyObject *v) {  /* *slot = a new reference to v */
   PyObject *old = *slot;
+  Py_INCREF(v);
   *slot = v;
   Py_XDECREF(old);
 }
@@ -568,11 +570,10 @@ static PyObject *set_torch(PyObject *m, PyObject *a) {
     g_dt_obj[g_n_dt] = obj, g_dt_code[g_n_dt] = (uint8_t)code, g_dt_bits[g_n_dt] = (uint8_t)bits;
     ++g_n_dt;
   }
-  set_ref(&g_tensor_type, tt);
-  Py_INCREF(torch);
-  set_ref(&g_torch, torch);
-  Py_INCREF(raw);
-  set_ref(&g_raw_stream, raw);
+  hold(&g_tensor_type, tt);
+  Py_DECREF(tt);
+  hold(&g_torch, torch);
+  hold(&g_raw_stream, raw);
   Py_RETURN_NONE;
 }
 
@@ -582,10 +583,8 @@ static PyObject *set_runtime(PyObject *m, PyObject *a) {
   PyObject *ctx, *fail;
   if (!PyArg_ParseTuple(a, "OO", &ctx, &fail))
     return NULL;
-  Py_INCREF(ctx);
-  set_ref(&g_context_fn, ctx);
-  Py_INCREF(fail);
-  set_ref(&g_fail_fn, fail);
+  hold(&g_context_fn, ctx);
+  hold(&g_fail_fn, fail);
   Py_RETURN_NONE;
 }
 
