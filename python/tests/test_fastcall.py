@@ -84,9 +84,9 @@ def strided(torch, a):
 
 
 @needs_ext
-@pytest.mark.parametrize("alloc", ["new_empty", "empty"])
+@pytest.mark.parametrize("alloc", ["empty_like", "new_empty", "empty", "slab"])
 def test_fast_equals_pure(torch, alloc):
-    prev = kmod._fastcall.set_alloc(alloc)
+    prev = kmod.set_output_allocation(alloc)
     try:
         rng = np.random.default_rng(11)
         a = rng.uniform(-1, 1, (32, 96)).astype(np.float16)
@@ -97,6 +97,11 @@ def test_fast_equals_pure(torch, alloc):
         assert used == 1
         np.testing.assert_allclose(fast.numpy().astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
                                    atol=1e-2, rtol=1e-2)
+        # outputs kept across calls stay distinct (no route hands out memory a live output holds)
+        kept = [(x, k(t(torch, x), t(torch, b))) for x in (a, -a, 2 * a, a[::-1])]
+        assert len({c.data_ptr() for _, c in kept}) == len(kept)
+        for x, c in kept:
+            np.testing.assert_array_equal(host(c), host(both(k, t(torch, x), t(torch, b))[1]))
         # an output dtype other than the inputs' (new_empty with dtype=)
         k32 = matmul(32, 32, 96, 32, 32, 32, False, False, "float16", "float32", "float32", 1, 128)
         fast, pure, used = both(k32, t(torch, a), t(torch, b))
@@ -127,7 +132,7 @@ def test_fast_equals_pure(torch, alloc):
         np.testing.assert_array_equal(C.numpy(), x + y)
         np.testing.assert_array_equal(D.numpy(), x - y)
     finally:
-        kmod._fastcall.set_alloc(prev)
+        kmod.set_output_allocation(prev)
 
 
 @needs_ext

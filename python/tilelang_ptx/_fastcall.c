@@ -1,7 +1,7 @@
 /* _fastcall.c -- the hot path of JITKernel.__call__ (python/tilelang_ptx/kernel.py) in C, for plain
  * torch.Tensor arguments: reads each input's data_ptr/shape/stride/dtype/device with stable-ABI calls,
- * fills the kernel's tl_arg/DLTensor array, allocates the out_idx outputs through PyTorch (new_empty on
- * the first tensor input, or torch.empty: set_alloc), takes the current PyTorch stream, calls
+ * fills the kernel's tl_arg/DLTensor array, allocates the out_idx outputs through PyTorch's caching
+ * allocator (torch.empty_like of a template, new_empty, or torch.empty: set_alloc), takes the current PyTorch stream, calls
  * tl_kernel_call and returns the output(s).
  *
  * Built on the stable ABI (Py_LIMITED_API 3.11: one _fastcall.abi3.so loads on CPython >= 3.11) by
@@ -45,6 +45,12 @@ typedef struct {
   PyObject *dtype;       /* the torch dtype, resolved on first use (NULL before) */
   PyObject *kw;          /* {"dtype": dtype} */
   PyObject *shape;       /* the size tuple when every dim is static, else NULL */
+  PyObject *tmpl;        /* alloc "empty_like": a one-element tensor expanded to shape, on device tmpl_dev */
+  int tmpl_dev, no_tmpl; /* no_tmpl: empty_like(tmpl) is not compact here, new_empty instead */
+  PyObject *slab;        /* alloc "slab": a list of the views not yet handed out (None where handed out) */
+  Py_ssize_t slab_next;
+  int slab_dev;
+  void *slab_stream;     /* the slab's device and stream: a call on another takes a new slab */
 } fc_out;
 
 typedef struct {
@@ -72,12 +78,18 @@ static PyObject *g_torch;                  /* the torch module (dtypes by name, 
 static PyObject *g_raw_stream;             /* device id -> CUstream int */
 static PyObject *g_context_fn;             /* _lib.context: the calling thread's tl_context */
 static PyObject *g_fail_fn;                /* kernel._call_failed(ctx, status): raises */
-static int g_alloc_mode;                   /* 0: first_input.new_empty(shape[, dtype=]), 1: torch.empty */
+/* how outputs are allocated (set_alloc): */
+enum { ALLOC_EMPTY_LIKE, ALLOC_NEW_EMPTY, ALLOC_EMPTY, ALLOC_SLAB, N_ALLOC };
+static const char *const g_alloc_names[] = {"empty_like", "new_empty", "empty", "slab"};
+#define SLAB_BYTES (1 << 20)     /* "slab": one allocation holds up to 64 outputs of <= SLAB_BYTES / 4 */
+#define SLAB_MAX_VIEWS 64
+static int g_alloc_mode;
 static unsigned long long g_calls;         /* calls completed here */
 static _Thread_local tl_context *t_ctx;
 static PyObject *g_plan_type;              /* Plan */
+static PyObject *g_empty, *g_empty_like;  /* torch.empty, torch.empty_like */
 static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_get_device, *s_new_empty, *s_empty,
-    *s_device, *s_stream, *s__fast, *s__call_py;
+    *s_device, *s_stream, *s__fast, *s__call_py, *s_expand, *s_is_contiguous, *s_empty_like, *s_unbind;
 
 static PyObject *fallback(void) {
   PyErr_Clear();
@@ -91,6 +103,8 @@ static void plan_free_parts(Plan *p) {
     Py_XDECREF(p->outs[j].dtype);
     Py_XDECREF(p->outs[j].kw);
     Py_XDECREF(p->outs[j].shape);
+    Py_XDECREF(p->outs[j].tmpl);
+    Py_XDECREF(p->outs[j].slab);
   }
   free(p->outs);
   free(p->in_param);
@@ -204,9 +218,9 @@ static PyObject *plan_new(PyTypeObject *tp, PyObject *a, PyObject *kw) {
 
 static DLTensor *region(Plan *p, int param) { return (DLTensor *)(p->regions + (size_t)param * REGION); }
 
-/* Fills param's DLTensor from a plain torch.Tensor; sets *did (device id, -1 host) and *shape (a new
- * reference to its torch.Size).  -1: not handled here (error set or not; the caller falls back). */
-static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **shape) {
+/* Fills param's DLTensor from a plain torch.Tensor; sets *did (device id, -1 host), *shape (a new
+ * reference to its torch.Size) and *dtype (its torch dtype, borrowed).  -1: not handled here (error set or not; the caller falls back). */
+static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **shape, PyObject **dtype) {
   *shape = NULL;
   if ((PyObject *)Py_TYPE(t) != g_tensor_type)
     return -1;
@@ -219,6 +233,7 @@ static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **sha
   Py_DECREF(dt);  /* the registered dtypes are held by g_dt_obj */
   if (k == g_n_dt)
     return -1;
+  *dtype = g_dt_obj[k];  /* borrowed: g_dt_obj holds it */
   PyObject *sh = PyObject_GetAttr(t, s_shape);
   if (!sh)
     return -1;
@@ -266,9 +281,116 @@ static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **sha
   return 0;
 }
 
+/* Makes o->tmpl, the template of empty_like for a static output: like.new_empty((1,), dtype=).expand(shape)
+ * (one element of memory), on device did; checks once that empty_like of it is compact (else o->no_tmpl).
+ * -1: no template (no error left set). */
+static int template(fc_out *o, PyObject *like, int did) {
+  PyObject *m = PyObject_GetAttr(like, s_new_empty);
+  PyObject *one = PyLong_FromLong(1);
+  PyObject *a = m && one ? Py_BuildValue("((O))", one) : NULL;
+  PyObject *e = a ? PyObject_Call(m, a, o->kw) : NULL;
+  PyObject *t = e ? PyObject_CallMethodObjArgs(e, s_expand, o->shape, NULL) : NULL;
+  PyObject *trial = t ? PyObject_CallFunctionObjArgs(g_empty_like, t, NULL) : NULL;
+  PyObject *ok = trial ? PyObject_CallMethodObjArgs(trial, s_is_contiguous, NULL) : NULL;
+  int good = ok == Py_True;
+  Py_XDECREF(ok);
+  Py_XDECREF(trial);
+  Py_XDECREF(e);
+  Py_XDECREF(a);
+  Py_XDECREF(one);
+  Py_XDECREF(m);
+  PyErr_Clear();
+  Py_CLEAR(o->tmpl);
+  if (!good) {
+    Py_XDECREF(t);
+    o->no_tmpl = 1;
+    return -1;
+  }
+  o->tmpl = t, o->tmpl_dev = did;
+  return 0;
+}
+
+/* Alloc "slab" (opt-in): the next view of a slab, one allocation of K outputs of o's static shape
+ * (like.new_empty((K, *shape), dtype=).unbind(0)) made on device did while `stream` was current, so
+ * that the caching allocator's stream order covers every view as it covers a torch.empty output; a new
+ * slab when the views run out or the device or stream changes.  The views share the slab's storage
+ * (which lives while any of them does; torch.save of one saves all K).  NULL: no view (output over
+ * SLAB_BYTES / 4, or an error, cleared). */
+static PyObject *slab_view(fc_out *o, PyObject *like, int did, void *stream) {
+  if (!o->slab || o->slab_next >= PyList_Size(o->slab) || o->slab_dev != did || o->slab_stream != stream) {
+    int64_t bytes = o->bits / 8;
+    for (int d = 0; d < o->nd; ++d)
+      bytes *= o->dims[d];
+    if (bytes <= 0 || bytes > SLAB_BYTES / 4)
+      return NULL;
+    long k = (long)(SLAB_BYTES / bytes);
+    k = k > SLAB_MAX_VIEWS ? SLAB_MAX_VIEWS : k;
+    PyObject *shape = PyTuple_New(o->nd + 1), *views = NULL;
+    for (int d = 0; shape && d <= o->nd; ++d)
+      PyTuple_SetItem(shape, d, PyLong_FromLongLong(d ? o->dims[d - 1] : k));
+    PyObject *m = shape ? PyObject_GetAttr(like, s_new_empty) : NULL;
+    PyObject *a = m ? PyTuple_Pack(1, shape) : NULL;
+    PyObject *slab = a ? PyObject_Call(m, a, o->kw) : NULL;
+    PyObject *tup = slab ? PyObject_CallMethodObjArgs(slab, s_unbind, NULL) : NULL;
+    views = tup ? PySequence_List(tup) : NULL;
+    Py_XDECREF(tup);
+    Py_XDECREF(slab);
+    Py_XDECREF(a);
+    Py_XDECREF(m);
+    Py_XDECREF(shape);
+    Py_CLEAR(o->slab);
+    if (!views) {
+      PyErr_Clear();
+      return NULL;
+    }
+    o->slab = views, o->slab_next = 0, o->slab_dev = did, o->slab_stream = stream;
+  }
+  PyObject *v = PyList_GetItem(o->slab, o->slab_next);
+  Py_INCREF(v);
+  Py_INCREF(Py_None);
+  PyList_SetItem(o->slab, o->slab_next++, Py_None);  /* handed out: only the caller holds it */
+  return v;
+}
+
+/* A new torch tensor for output o, of size `shape`, on the device of `like` (device did, stream current),
+ * by the allocation set_alloc chose (empty_like and slab fall back to new_empty for shapes they do not
+ * serve); NULL with an error set. */
+static PyObject *new_output(fc_out *o, PyObject *like, PyObject *like_dtype, int did, void *stream,
+                            PyObject *shape) {
+  int mode = g_alloc_mode;
+  if (mode == ALLOC_SLAB) {
+    PyObject *v = o->shape ? slab_view(o, like, did, stream) : NULL;
+    if (v)
+      return v;
+    mode = ALLOC_EMPTY_LIKE;
+  }
+  if (mode == ALLOC_EMPTY_LIKE && (!o->shape || o->no_tmpl ||
+                                   ((!o->tmpl || o->tmpl_dev != did) && template(o, like, did) < 0)))
+    mode = ALLOC_NEW_EMPTY;
+  if (mode == ALLOC_EMPTY_LIKE)
+    return PyObject_CallFunctionObjArgs(g_empty_like, o->tmpl, NULL);
+  if (mode == ALLOC_NEW_EMPTY && like_dtype == o->dtype)
+    return PyObject_CallMethodObjArgs(like, s_new_empty, shape, NULL);
+  PyObject *t = NULL, *a = PyTuple_Pack(1, shape);
+  if (a && mode == ALLOC_NEW_EMPTY) {
+    PyObject *m = PyObject_GetAttr(like, s_new_empty);
+    t = m ? PyObject_Call(m, a, o->kw) : NULL;
+    Py_XDECREF(m);
+  } else if (a) {  /* ALLOC_EMPTY: torch.empty(shape, dtype=, device=) */
+    PyObject *kw = PyDict_Copy(o->kw);
+    PyObject *dev = kw ? (did >= 0 ? PyLong_FromLong(did) : PyUnicode_FromString("cpu")) : NULL;
+    if (dev && PyDict_SetItem(kw, s_device, dev) == 0)
+      t = PyObject_Call(g_empty, a, kw);
+    Py_XDECREF(dev);
+    Py_XDECREF(kw);
+  }
+  Py_XDECREF(a);
+  return t;
+}
+
 /* The output j's torch tensor on the device of `like` (the first tensor input, device did), compact,
  * with its DLTensor filled; NULL: not handled here. */
-static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dtype, int did,
+static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dtype, int did, void *stream,
                           PyObject *const *in_shapes) {
   if (!o->dtype) {
     PyObject *dt = PyObject_GetAttr(g_torch, o->dtype_name);
@@ -305,29 +427,7 @@ static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dty
       return NULL;
     }
   }
-  PyObject *t = NULL;
-  if (g_alloc_mode == 0) {
-    if (like_dtype == o->dtype) {
-      t = PyObject_CallMethodObjArgs(like, s_new_empty, shape, NULL);
-    } else {
-      PyObject *m = PyObject_GetAttr(like, s_new_empty);
-      PyObject *a = m ? PyTuple_Pack(1, shape) : NULL;
-      t = a ? PyObject_Call(m, a, o->kw) : NULL;
-      Py_XDECREF(a);
-      Py_XDECREF(m);
-    }
-  } else {
-    PyObject *fn = PyObject_GetAttr(g_torch, s_empty);
-    PyObject *a = fn ? PyTuple_Pack(1, shape) : NULL;
-    PyObject *kw = a ? PyDict_Copy(o->kw) : NULL;
-    PyObject *dev = kw ? (did >= 0 ? PyLong_FromLong(did) : PyUnicode_FromString("cpu")) : NULL;
-    if (dev && PyDict_SetItem(kw, s_device, dev) == 0)
-      t = PyObject_Call(fn, a, kw);
-    Py_XDECREF(dev);
-    Py_XDECREF(kw);
-    Py_XDECREF(a);
-    Py_XDECREF(fn);
-  }
+  PyObject *t = new_output(o, like, like_dtype, did, stream, shape);
   Py_DECREF(shape);
   if (!t)
     return NULL;
@@ -366,23 +466,13 @@ static tl_context *thread_context(void) {
 }
 
 /* The call itself once the arguments are read: outputs, stream, tl_kernel_call. */
-static PyObject *run(Plan *p, PyObject *first, int did, PyObject *const *in_shapes) {
+static PyObject *run(Plan *p, PyObject *first, int did, PyObject *like_dtype, PyObject *const *in_shapes) {
   PyObject *outs[8] = {0}, **o = p->n_out <= 8 ? outs : calloc((size_t)p->n_out, sizeof(PyObject *));
-  PyObject *res = NULL, *like_dtype = NULL;
+  PyObject *res = NULL;
   void *stream = NULL;
   tl_context *ctx = thread_context();
-  if (!o || !ctx)
+  if (!o || !ctx || (p->n_out && !first))  /* outputs without a tensor input: kernel.py's error */
     goto fall;
-  if (p->n_out) {
-    if (!first)
-      goto fall;  /* no tensor input: kernel.py's error */
-    like_dtype = PyObject_GetAttr(first, s_dtype);
-    if (!like_dtype)
-      goto fall;
-  }
-  for (int j = 0; j < p->n_out; ++j)
-    if (!(o[j] = allocate(p, &p->outs[j], first, like_dtype, did, in_shapes)))
-      goto fall;
   if (did >= 0) {
     PyObject *s = PyObject_CallFunction(g_raw_stream, "i", did);
     stream = s ? PyLong_AsVoidPtr(s) : NULL;
@@ -390,6 +480,9 @@ static PyObject *run(Plan *p, PyObject *first, int did, PyObject *const *in_shap
     if (!s || PyErr_Occurred())
       goto fall;
   }
+  for (int j = 0; j < p->n_out; ++j)
+    if (!(o[j] = allocate(p, &p->outs[j], first, like_dtype, did, stream, in_shapes)))
+      goto fall;
   tl_status rc;
   if (did < 0) {  /* the CPU executor: a long call, other threads may run meanwhile */
     Py_BEGIN_ALLOW_THREADS
@@ -426,7 +519,6 @@ done:
     Py_XDECREF(o[j]);
   if (o != outs)
     free(o);
-  Py_XDECREF(like_dtype);
   return res;
 }
 
@@ -436,7 +528,7 @@ static PyObject *plan_run(Plan *p, PyObject *args) {
   if (!g_tensor_type || !g_context_fn || p->busy || PyTuple_Size(args) != p->n_in)
     return fallback();
   PyObject *shapes[16] = {0}, **sh = p->n_in <= 16 ? shapes : calloc((size_t)p->n_in, sizeof(PyObject *));
-  PyObject *first = NULL, *res = NULL;
+  PyObject *first = NULL, *first_dt = NULL, *res = NULL;
   int did = -1;
   if (!sh)
     return fallback();
@@ -459,12 +551,13 @@ static PyObject *plan_run(Plan *p, PyObject *args) {
       continue;
     }
     int d;
-    if (read_tensor(p, param, x, &d, &sh[pos]) < 0)
+    PyObject *dt;
+    if (read_tensor(p, param, x, &d, &sh[pos], &dt) < 0)
       goto fall;
     if (!first)
-      first = x, did = d;
+      first = x, did = d, first_dt = dt;
   }
-  res = run(p, first, did, sh);
+  res = run(p, first, did, first_dt, sh);
   goto done;
 fall:
   res = fallback();
@@ -570,6 +663,16 @@ static PyObject *set_torch(PyObject *m, PyObject *a) {
     g_dt_obj[g_n_dt] = obj, g_dt_code[g_n_dt] = (uint8_t)code, g_dt_bits[g_n_dt] = (uint8_t)bits;
     ++g_n_dt;
   }
+  PyObject *e = PyObject_GetAttr(torch, s_empty), *el = e ? PyObject_GetAttr(torch, s_empty_like) : NULL;
+  if (!el) {
+    Py_XDECREF(e);
+    Py_DECREF(tt);
+    return NULL;
+  }
+  hold(&g_empty, e);
+  hold(&g_empty_like, el);
+  Py_DECREF(el);
+  Py_DECREF(e);
   hold(&g_tensor_type, tt);
   Py_DECREF(tt);
   hold(&g_torch, torch);
@@ -588,21 +691,24 @@ static PyObject *set_runtime(PyObject *m, PyObject *a) {
   Py_RETURN_NONE;
 }
 
-/* set_alloc(name): how outputs are allocated, "new_empty" (first_input.new_empty(shape, dtype=)) or
- * "empty" (torch.empty(shape, dtype=, device=)); returns the previous name. */
+/* set_alloc(name): how outputs are allocated, returning the previous name: "empty_like" (the default:
+ * torch.empty_like of a per-output template, a one-element tensor expanded to the output's static shape;
+ * new_empty for dynamic shapes), "new_empty" (first_input.new_empty(shape[, dtype=])) or "empty"
+ * (torch.empty(shape, dtype=, device=), as the pure-Python path) or "slab" (slab_view: outputs are views
+ * of a shared allocation; opt-in). */
 static PyObject *set_alloc(PyObject *m, PyObject *a) {
   (void)m;
   const char *name;
   if (!PyArg_ParseTuple(a, "s", &name))
     return NULL;
-  int prev = g_alloc_mode;
-  if (!strcmp(name, "new_empty"))
-    g_alloc_mode = 0;
-  else if (!strcmp(name, "empty"))
-    g_alloc_mode = 1;
-  else
-    return PyErr_Format(PyExc_ValueError, "unknown output allocation '%s' (new_empty, empty)", name);
-  return PyUnicode_FromString(prev ? "empty" : "new_empty");
+  int prev = g_alloc_mode, k = 0;
+  while (k < N_ALLOC && strcmp(name, g_alloc_names[k]))
+    ++k;
+  if (k == N_ALLOC)
+    return PyErr_Format(PyExc_ValueError, "unknown output allocation '%s' (empty_like, new_empty, empty, slab)",
+                        name);
+  g_alloc_mode = k;
+  return PyUnicode_FromString(g_alloc_names[prev]);
 }
 
 /* calls(): how many calls this extension has completed (the fast path taken). */
@@ -614,7 +720,7 @@ static PyObject *calls(PyObject *m, PyObject *a) {
 static PyMethodDef methods[] = {
     {"set_torch", set_torch, METH_VARARGS, "set_torch(torch, dtypes, raw_stream)"},
     {"set_runtime", set_runtime, METH_VARARGS, "set_runtime(context_fn, fail_fn)"},
-    {"set_alloc", set_alloc, METH_VARARGS, "set_alloc('new_empty' | 'empty') -> previous"},
+    {"set_alloc", set_alloc, METH_VARARGS, "set_alloc('empty_like' | 'new_empty' | 'empty' | 'slab') -> previous"},
     {"calls", calls, METH_NOARGS, "calls completed by the fast path"},
     {NULL, NULL, 0, NULL},
 };
@@ -628,9 +734,10 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
   if (!m)
     return NULL;
   PyObject **names[] = {&s_data_ptr, &s_shape, &s_stride, &s_dtype, &s_get_device, &s_new_empty, &s_empty,
-                        &s_device, &s_stream, &s__fast, &s__call_py};
+                        &s_device, &s_stream, &s__fast, &s__call_py, &s_expand, &s_is_contiguous,
+                        &s_empty_like, &s_unbind};
   const char *strs[] = {"data_ptr", "shape", "stride", "dtype", "get_device", "new_empty", "empty", "device",
-                        "stream", "_fast", "_call_py"};
+                        "stream", "_fast", "_call_py", "expand", "is_contiguous", "empty_like", "unbind"};
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
     if (!(*names[i] = PyUnicode_InternFromString(strs[i]))) {
       Py_DECREF(m);

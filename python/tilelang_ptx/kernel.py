@@ -12,7 +12,8 @@ one call per tensor); PyTorch and NumPy arrays are read directly, other objects 
 When the C extension _fastcall (_fastcall.c, stable ABI) is built, a call whose arguments are plain
 torch.Tensors of known dtypes and Python ints/floats, without stream=, runs in it instead (a Plan per
 kernel); every other call, and any call the Plan declines (NotImplemented), takes the Python path below,
-with the same results and errors.  TL_PY_FASTCALL=0 in the environment turns the extension off.
+with the same results and errors.  TL_PY_FASTCALL=0 in the environment turns the extension off;
+set_output_allocation (TL_PY_ALLOC) picks how it allocates outputs.
 """
 import atexit
 import ctypes
@@ -497,5 +498,16 @@ def _current_stream(device_id):
     return (_raw_stream or _raw_stream_fn())(device_id)
 
 
+def set_output_allocation(name):
+    """How the C path allocates out_idx outputs; returns the previous name (None without the extension):
+    "empty_like" (default: torch.empty_like of a one-element template expanded to the output's shape),
+    "new_empty" (first_input.new_empty), "empty" (torch.empty, as the pure path), or "slab" (opt-in:
+    views of one allocation of up to 64 small outputs per device and stream, sharing its storage).
+    TL_PY_ALLOC=<name> in the environment sets it at import."""
+    return _fastcall.set_alloc(name) if _fastcall is not None else None
+
+
 if _fastcall is not None:
     _fastcall.set_runtime(_lib.context, _call_failed)
+    if os.environ.get("TL_PY_ALLOC"):
+        _fastcall.set_alloc(os.environ["TL_PY_ALLOC"])

@@ -227,8 +227,11 @@ def _overhead():
     fast_so, calls_before = kmod.fast_path()
     py_us = _median_batches(lambda: k(A, B))
     fast_so, calls_after = kmod.fast_path()
+    alloc = kmod.set_output_allocation("empty_like")  # the name in use (put back at once)
+    if alloc:
+        kmod.set_output_allocation(alloc)
     print(f"python-gpu: fast path: {'C extension ' + fast_so if fast_so else 'none (pure Python)'}; "
-          f"{calls_after - calls_before} of 15000 timed calls through it", flush=True)
+          f"{calls_after - calls_before} of 15000 timed calls through it; outputs by {alloc}", flush=True)
     # single-call medians too: 1,000 calls, each timed alone
     ts = []
     for _ in range(1000):
@@ -253,12 +256,15 @@ def _overhead():
     ctypes_us = _median_batches(c_call)
     # where the Python side's time goes (for diagnosis; not part of the verdict)
     from tilelang_ptx.kernel import _current_stream
+    routes = {}
     if fast_so:  # kernel(A, B) with the other output allocation of _fastcall, and without the extension
-        for route in ("empty", "new_empty"):
-            prev = kmod._fastcall.set_alloc(route)
-            print(f"python-gpu: part: kernel(A, B), C path, outputs by {route}: "
-                  f"{_median_batches(lambda: k(A, B)):.2f} us", flush=True)
-            kmod._fastcall.set_alloc(prev)
+        for route in ("empty", "new_empty", "empty_like", "slab"):
+            prev = kmod.set_output_allocation(route)
+            kept = [k(A, B) for _ in range(100)]  # 100 live outputs: distinct memory, each A + B
+            assert len({c.data_ptr() for c in kept}) == 100 and all(torch.equal(c, A + B) for c in kept), route
+            routes[route] = _median_batches(lambda: k(A, B))
+            print(f"python-gpu: part: kernel(A, B), C path, outputs by {route}: {routes[route]:.2f} us", flush=True)
+            kmod.set_output_allocation(prev)
         plan, k._fast = k._fast, None
         print(f"python-gpu: part: kernel(A, B), pure-Python path: {_median_batches(lambda: k(A, B)):.2f} us",
               flush=True)
@@ -280,6 +286,9 @@ def _overhead():
     print(f"python-gpu: host time per call (median of 15 batches of 1,000): kernel(A, B) {py_us:.2f} us; "
           f"1,000 single calls: median {single_us:.2f} us; tl_kernel_call via ctypes {ctypes_us:.2f} us; "
           f"C call {c_us:.2f} us [{c_from}]; overhead {over:.2f} us", flush=True)
+    if routes:
+        print("python-gpu: overhead by output allocation (C path): " +
+              ", ".join(f"{r} {t - c_us:.2f} us" for r, t in routes.items()), flush=True)
     assert over <= 5.0, f"overhead {over:.2f} us > 5 us"
     return f"(kernel(A, B) {py_us:.2f} us, C {c_us:.2f} us, overhead {over:.2f} us)"
 
