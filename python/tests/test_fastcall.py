@@ -160,3 +160,26 @@ def test_fast_errors_equal_pure(torch):
     fast, pure, used = both(ks, x, x, 1.0, stream=None)
     same(fast, pure)
     assert used == 1
+
+
+@needs_ext
+def test_threads(torch):
+    """Threads calling one kernel at once (the C path releases the GIL around the CPU executor; a call
+    meeting the plan in use takes the pure path): every result right."""
+    import threading
+    k = saxpy(1000)
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(20):
+            x, y = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+            z = k(t(torch, x), t(torch, y), 2.0)
+            if not np.allclose(host(z), np.float32(2.0) * x + y, rtol=1e-6, atol=1e-6):
+                errors.append(seed)
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
