@@ -500,14 +500,17 @@ def _current_stream(device_id):
 
 def set_output_allocation(name):
     """How the C path allocates out_idx outputs; returns the previous name (None without the extension):
-    "empty_like" (default: torch.empty_like of a one-element template expanded to the output's shape),
+    "empty_like" (DEFAULT_OUTPUT_ALLOCATION: torch.empty_like of a one-element template expanded to the
+    output's static shape; new_empty for dynamic shapes),
     "new_empty" (first_input.new_empty), "empty" (torch.empty, as the pure path), or "slab" (opt-in:
     views of one allocation of up to 64 small outputs per device and stream, sharing its storage).
     TL_PY_ALLOC=<name> in the environment sets it at import."""
     return _fastcall.set_alloc(name) if _fastcall is not None else None
 
 
+# The C path's output allocation unless TL_PY_ALLOC says otherwise: fresh tensors as torch.empty gives.
+DEFAULT_OUTPUT_ALLOCATION = "empty_like"
+
 if _fastcall is not None:
     _fastcall.set_runtime(_lib.context, _call_failed)
-    if os.environ.get("TL_PY_ALLOC"):
-        _fastcall.set_alloc(os.environ["TL_PY_ALLOC"])
+    _fastcall.set_alloc(os.environ.get("TL_PY_ALLOC") or DEFAULT_OUTPUT_ALLOCATION)
