@@ -8,7 +8,8 @@
 #   build-device/examples/*.py, build-device/test/GPU/kernels/ (kernel files)
 #   build-device/run-gpu.sh                (copy of scripts/run-gpu.sh)
 #   build-device/python/tilelang_ptx, build-device/examples/python, build-device/test/GPU/python
-#                                          (the Python package for PYTHONPATH, its examples, its GPU checks)
+#                                          (the Python package for PYTHONPATH with its C extension
+#                                          _fastcall.abi3.so, its examples, its GPU checks)
 #   build-device/reference/mma-gemm/mma_gemm.cu (the CUDA reference GEMM, built there by run-gpu.sh:
 #                                          a program, and a cubin that bench_gemm loads)
 # plus any non-glibc shared library a binary needs that the GPU host may lack
@@ -65,6 +66,13 @@ cp benchmarks/attention/*.py "$out/benchmarks/attention/" 2>/dev/null || true
 mkdir -p "$out/python" "$out/examples/python" "$out/test/GPU/python"
 cp -r python/tilelang_ptx "$out/python/"
 find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
+# Its C extension (the hot path of kernel(A, B); python/setup.py owns the recipe): stable ABI, so the
+# _fastcall.abi3.so built with this machine's Python 3.11 headers loads on the GPU host's Python >= 3.11.
+(cd python && /usr/bin/python3 setup.py -q build_ext --build-lib "$root/$out/python" \
+   --build-temp "$root/$bdir/python-ext") >/dev/null
+[[ -f "$out/python/tilelang_ptx/_fastcall.abi3.so" ]] ||
+  { echo "build-device: the extension tilelang_ptx/_fastcall.abi3.so was not built (python3-dev?)" >&2; exit 1; }
+strip --strip-unneeded "$out/python/tilelang_ptx/_fastcall.abi3.so"
 cp examples/python/*.py "$out/examples/python/"
 cp test/GPU/python/run_python_gpu.sh test/GPU/python/run_python_gpu.py "$out/test/GPU/python/"
 cp scripts/run-gpu.sh "$out/run-gpu.sh"

@@ -8,6 +8,7 @@ PKGS=(
   gcc make cmake python3           # toolchain
   pkgconf                          # scripts/test-install.sh (the installed tilelang.pc)
   python3-venv python3-numpy python3-pytest python3-setuptools python3-wheel  # python/tests (scripts/test-python.sh)
+  python3-dev                      # Python.h: the C extension tilelang_ptx._fastcall (python/setup.py)
   clang-19 libclang-rt-19-dev      # fuzz build (libFuzzer, sanitizer runtimes)
   llvm-19-dev libzstd-dev          # LLVM C API for the NVPTX code generator
   llvm-19-tools                    # lit, FileCheck, not

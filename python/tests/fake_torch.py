@@ -1,7 +1,8 @@
-"""A stand-in for the parts of PyTorch that tilelang_ptx's fast path reads (torch.Tensor's shape,
-dtype, get_device, data_ptr, stride; torch.empty; dtypes), over NumPy host arrays: it lets the CI
-machine, which has no PyTorch, run the PyTorch code path on the CPU executor.  Installed as
-sys.modules["torch"] by test_torch_path when PyTorch itself is missing."""
+"""A stand-in for the parts of PyTorch that tilelang_ptx's fast paths read (torch.Tensor's shape,
+dtype, get_device, data_ptr, stride, new_empty, expand, unbind, is_contiguous; torch.empty,
+torch.empty_like; dtypes), over NumPy host arrays: it lets the CI machine, which has no PyTorch, run
+the PyTorch code paths (the pure-Python one and _fastcall's) on the CPU executor.  Installed as
+sys.modules["torch"] by test_torch_path and test_fastcall.py when PyTorch itself is missing."""
 import numpy as np
 
 __name__ = "torch"
@@ -58,10 +59,26 @@ class Tensor:
     def numpy(self):
         return self.a
 
+    def new_empty(self, shape, dtype=None):
+        return Tensor(np.empty(shape, dtype=(dtype or self.dtype).name))
+
+    def expand(self, shape):
+        return Tensor(np.broadcast_to(self.a, shape))
+
+    def unbind(self):
+        return tuple(Tensor(x) for x in self.a)
+
+    def is_contiguous(self):
+        return self.a.flags.c_contiguous
+
 
 def empty(shape, dtype=None, device=None):
     assert device == "cpu", device
     return Tensor(np.empty(shape, dtype=dtype.name))
+
+
+def empty_like(t):
+    return Tensor(np.empty(t.shape, dtype=t.a.dtype))
 
 
 def from_numpy(a):

@@ -9,14 +9,27 @@ or a raw CUstream int); host tensors run synchronously on libtilelang's CPU SIMT
 
 Arguments are marshalled into a per-thread buffer of DLTensor and tl_arg structs (struct.pack_into,
 one call per tensor); PyTorch and NumPy arrays are read directly, other objects through __dlpack__.
+When the C extension _fastcall (_fastcall.c, stable ABI) is built, a call whose arguments are plain
+torch.Tensors of known dtypes and Python ints/floats, without stream=, runs in it instead (a Plan per
+kernel); every other call, and any call the Plan declines (NotImplemented), takes the Python path below,
+with the same results and errors.  TL_PY_FASTCALL=0 in the environment turns the extension off;
+set_output_allocation (TL_PY_ALLOC) picks how it allocates outputs.
 """
 import atexit
 import ctypes
+import os
 import struct
 import sys
 import threading
 
 from . import _lib
+
+try:
+    from . import _fastcall
+except ImportError:  # not built (no compiler at install time): the pure-Python path only
+    _fastcall = None
+if os.environ.get("TL_PY_FASTCALL") == "0":
+    _fastcall = None
 
 # DLTensor: data, device{type,id}, ndim, dtype{code,bits,lanes}, shape*, strides*, byte_offset; then the
 # shape and strides arrays themselves (_hdr(ndim))
@@ -70,9 +83,10 @@ class CKernel:
             self.handle = None
 
 
-class JITKernel:
+class JITKernel(_fastcall.Caller if _fastcall is not None else object):
     """A compiled TileLang kernel.  kernel(*inputs, stream=None) runs it; params, out_idx,
-    get_kernel_source() (the PTX), get_profiler()."""
+    get_kernel_source() (the PTX), get_profiler().  With the extension, __call__ is _fastcall.Caller's
+    (C): the Plan self._fast, else _call_py; without it, _call_py."""
 
     def __init__(self, ckernel, prim_func, out_idx, target, source=None):
         self._ck = ckernel
@@ -108,6 +122,23 @@ class JITKernel:
         self._out_fixed = [_fixed_layout(shape, self.params[i].dtype) if shape is not None else None
                            for shape, i in zip(self._out_static, self._outputs)]
         self._tls = threading.local()
+        self._fast = self._fast_plan()
+
+    def _fast_plan(self):
+        """The _fastcall.Plan of this kernel, or None (no extension; an output the C path cannot
+        allocate: a dtype without a DLPack code here, a dim no input binds, too many dims)."""
+        if _fastcall is None:
+            return None
+        outs = []
+        for j, i in enumerate(self._outputs):
+            p, plan = self.params[i], self._out_plan[j]
+            if p.dtype not in _DL_CODES or len(plan) > MAX_DIMS or \
+                    any(not isinstance(d, int) and d[0] is None for d in plan):
+                return None
+            outs.append((i, *_DL_CODES[p.dtype], p.dtype, tuple(plan)))
+        ins = tuple((i, is_tensor) for _pos, i, _p, is_tensor in self._in_list)
+        call = ctypes.cast(_lib.kernel_call, ctypes.c_void_p).value
+        return _fastcall.Plan(self._h, call, self._n, ins, tuple(outs))
 
     # ------------------------------------------------------------------ introspection
     def get_kernel_source(self):
@@ -172,7 +203,8 @@ class JITKernel:
             b = self._tls.buf = (raw, base, regs)
         return b
 
-    def __call__(self, *args, stream=None):
+    def _call_py(self, *args, stream=None):
+        """kernel(*inputs, stream=None) in Python: every kind of argument."""
         if len(args) != len(self._inputs):
             self._count_error(args)
         raw, base, regs = self._buffers()
@@ -225,14 +257,14 @@ class JITKernel:
         ctx = getattr(_lib._tls, "ctx", None) or _lib.context()
         rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
         if rc != _lib.TL_OK:
-            msg = _lib.last_error(ctx)
-            if rc == _lib.TL_ERR_INVALID_ARGUMENT:
-                raise ArgumentError(msg)
-            raise KernelError(f"{_lib.status_name(rc).decode()}: {msg}")
+            _call_failed(ctx, rc)
         del keep
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else outs
+
+    if _fastcall is None:
+        __call__ = _call_py
 
     def _count_error(self, args):
         n_in = len(self._inputs)
@@ -274,6 +306,21 @@ class JITKernel:
                 raise ArgumentError(f"kernel '{self.kernel_name}': cannot allocate output '{p.name}' like a "
                                     f"{fw} tensor (PyTorch and NumPy only); pass it with out_idx=None")
         return outs
+
+
+def _call_failed(ctx, rc):
+    """Raises the exception of a failed tl_kernel_call (status rc, message in context ctx)."""
+    msg = _lib.last_error(ctx)
+    if rc == _lib.TL_ERR_INVALID_ARGUMENT:
+        raise ArgumentError(msg)
+    raise KernelError(f"{_lib.status_name(rc).decode()}: {msg}")
+
+
+def fast_path():
+    """(path of the loaded _fastcall extension or None, calls it has completed)."""
+    if _fastcall is None:
+        return None, 0
+    return _fastcall.__file__, _fastcall.calls()
 
 
 def _fixed_layout(shape, dtype):
@@ -351,10 +398,8 @@ def _pack_tensor(raw, reg, a, p, keep):
         if nd > MAX_DIMS:
             raise ArgumentError(f"argument '{p.name}': {nd} dims (at most {MAX_DIMS})")
     if mod == "torch":
-        global _torch_tensor
         if _torch_tensor is None:
-            import torch
-            _torch_tensor = torch.Tensor
+            _use_torch()
         dt = a.dtype
         code, bits = _DL_OF.get(dt) or _dl_code(dt, str(dt)[6:])
         did = a.get_device()  # -1: host
@@ -427,11 +472,45 @@ def _pack_scalar(raw, i, a, p):
 _raw_stream = None
 
 
-def _current_stream(device_id):
-    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
+def _use_torch():
+    """Takes up PyTorch once a torch tensor has been seen: torch.Tensor for __call__'s fast path, and
+    torch.Tensor, the dtypes of _DL_CODES and the current-stream function for _fastcall."""
+    global _torch_tensor
+    import torch
+    _torch_tensor = torch.Tensor
+    if _fastcall is not None:
+        dtypes = tuple((getattr(torch, n), *cb) for n, cb in _DL_CODES.items() if hasattr(torch, n))
+        _fastcall.set_torch(torch, dtypes, _raw_stream_fn())
+
+
+def _raw_stream_fn():
+    """device id -> the current PyTorch stream of that CUDA device as a CUstream (int)."""
     global _raw_stream
     if _raw_stream is None:
         import torch
-        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or \
+        _raw_stream = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None) or \
             (lambda idx: torch.cuda.current_stream(idx).cuda_stream)
-    return _raw_stream(device_id)
+    return _raw_stream
+
+
+def _current_stream(device_id):
+    """The current PyTorch stream of CUDA device device_id, as a CUstream (int)."""
+    return (_raw_stream or _raw_stream_fn())(device_id)
+
+
+def set_output_allocation(name):
+    """How the C path allocates out_idx outputs; returns the previous name (None without the extension):
+    "empty_like" (DEFAULT_OUTPUT_ALLOCATION: torch.empty_like of a one-element template expanded to the
+    output's static shape; new_empty for dynamic shapes),
+    "new_empty" (first_input.new_empty), "empty" (torch.empty, as the pure path), or "slab" (opt-in:
+    views of one allocation of up to 64 small outputs per device and stream, sharing its storage).
+    TL_PY_ALLOC=<name> in the environment sets it at import."""
+    return _fastcall.set_alloc(name) if _fastcall is not None else None
+
+
+# The C path's output allocation unless TL_PY_ALLOC says otherwise: fresh tensors as torch.empty gives.
+DEFAULT_OUTPUT_ALLOCATION = "empty_like"
+
+if _fastcall is not None:
+    _fastcall.set_runtime(_lib.context, _call_failed)
+    _fastcall.set_alloc(os.environ.get("TL_PY_ALLOC") or DEFAULT_OUTPUT_ALLOCATION)

@@ -11,7 +11,9 @@
   5. host overhead: median host time of kernel(A, B) (output allocation included; examples/
      elementwise_add.py at 32x128 f32, one block, the kernel of benchmarks/launch) vs the C call
      tl_kernel_call (bench_launch.csv's tl_call_us when $OUT has it, else tl_kernel_call through
-     ctypes with prepared arguments); acceptance <= 5 us.
+     ctypes with prepared arguments); acceptance <= 5 us.  It says whether the calls went through the C
+     extension tilelang_ptx._fastcall, and times kernel(A, B) with its two output allocations and
+     without it (the pure-Python path).
 Prints one "python-gpu: <check>: PASS|FAIL ..." line per check and "python-gpu: N passed, M failed" last.
 Exit 0 when all pass, 1 otherwise, 77 without PyTorch or a GPU.
   python3 test/GPU/python/run_python_gpu.py [--repo DIR]   (DIR holds examples/python; default: found)
@@ -221,7 +223,15 @@ def _overhead():
     assert torch.equal(k(A, B), A + B)
     for _ in range(2000):
         k(A, B)
+    from tilelang_ptx import kernel as kmod
+    fast_so, calls_before = kmod.fast_path()
     py_us = _median_batches(lambda: k(A, B))
+    fast_so, calls_after = kmod.fast_path()
+    alloc = kmod.set_output_allocation("empty_like")  # the name in use (put back at once)
+    if alloc:
+        kmod.set_output_allocation(alloc)
+    print(f"python-gpu: fast path: {'C extension ' + fast_so if fast_so else 'none (pure Python)'}; "
+          f"{calls_after - calls_before} of 15000 timed calls through it; outputs by {alloc}", flush=True)
     # single-call medians too: 1,000 calls, each timed alone
     ts = []
     for _ in range(1000):
@@ -232,6 +242,7 @@ def _overhead():
     single_us = statistics.median(ts)
     # tl_kernel_call through ctypes with prepared arguments (the C call plus ctypes' own cost)
     kc = tilelang.compile(k.prim_func, out_idx=None)
+    kc._fast = None  # the pure-Python path packs kc's own buffer, read below (the C path has its own)
     C = torch.empty_like(A)
     kc(A, B, C)
     _raw, args_at, _regs = kc._buffers()  # tl_arg[3] at args_at, already packed by kc(A, B, C)
@@ -245,7 +256,21 @@ def _overhead():
     ctypes_us = _median_batches(c_call)
     # where the Python side's time goes (for diagnosis; not part of the verdict)
     from tilelang_ptx.kernel import _current_stream
+    routes = {}
+    if fast_so:  # kernel(A, B) with the other output allocation of _fastcall, and without the extension
+        for route in ("empty", "new_empty", "empty_like", "slab"):
+            prev = kmod.set_output_allocation(route)
+            kept = [k(A, B) for _ in range(100)]  # 100 live outputs: distinct memory, each A + B
+            assert len({c.data_ptr() for c in kept}) == 100 and all(torch.equal(c, A + B) for c in kept), route
+            routes[route] = _median_batches(lambda: k(A, B))
+            print(f"python-gpu: part: kernel(A, B), C path, outputs by {route}: {routes[route]:.2f} us", flush=True)
+            kmod.set_output_allocation(prev)
+        plan, k._fast = k._fast, None
+        print(f"python-gpu: part: kernel(A, B), pure-Python path: {_median_batches(lambda: k(A, B)):.2f} us",
+              flush=True)
+        k._fast = plan
     parts = {"torch.empty": lambda: torch.empty((32, 128), dtype=torch.float32, device=0),
+             "A.new_empty": lambda: A.new_empty((32, 128)),
              "current stream": lambda: _current_stream(0),
              "3x (data_ptr, shape, stride, dtype, get_device)": lambda: [
                  (t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device()) for t in (A, B, C)]}
@@ -261,6 +286,9 @@ def _overhead():
     print(f"python-gpu: host time per call (median of 15 batches of 1,000): kernel(A, B) {py_us:.2f} us; "
           f"1,000 single calls: median {single_us:.2f} us; tl_kernel_call via ctypes {ctypes_us:.2f} us; "
           f"C call {c_us:.2f} us [{c_from}]; overhead {over:.2f} us", flush=True)
+    if routes:
+        print("python-gpu: overhead by output allocation (C path): " +
+              ", ".join(f"{r} {t - c_us:.2f} us" for r, t in routes.items()), flush=True)
     assert over <= 5.0, f"overhead {over:.2f} us > 5 us"
     return f"(kernel(A, B) {py_us:.2f} us, C {c_us:.2f} us, overhead {over:.2f} us)"
 
