@@ -36,6 +36,28 @@ typedef struct tl_simt_options {
                              copies land (simt_sched.c) */
 } tl_simt_options;
 
+/* The K of one mma.sync.aligned.m16n8k16 (PTX ISA §9.7.14.5.14): the k-chunk
+ * by which both CPU models accumulate into a float16 accumulator. */
+#define TL_MMA_K 16
+
+/* One accumulation step of mma.sync as both CPU models compute it
+ * (docs/simt-ir.md, T.ptx_mma): the n products a[k] * b[k * bs], k = 0..n-1
+ * in increasing order (n <= TL_MMA_K), summed in float64, then the old
+ * accumulator c added, and the result rounded once to the accumulator dtype
+ * ct (float32 or float16, round to nearest even).  The operands are f16/bf16
+ * values held as doubles, so each product is exact in float64.  The
+ * reference evaluator's T.gemm with a float16 accumulator is a chain of these
+ * steps over k-chunks of TL_MMA_K in increasing k, which is what the SIMT
+ * executor's T.ptx_mma does for each instruction, so the two agree bit for
+ * bit. */
+static inline double tl_mma_step(const double *a, const double *b, int64_t bs, int n, double c,
+                                 tl_dtype ct) {
+  double s = 0;
+  for (int k = 0; k < n; k++) s += a[k] * b[k * bs];
+  s += c;
+  return ct.code == TL_TYPE_FLOAT && ct.bits == 32 ? (double)(float)s : tl_round_to_dtype(s, ct);
+}
+
 /* Runs the SIMT IR function (after tl_lower_module) for the whole grid:
  * blocks one after another, a block's warps each its own thread of control
  * under a scheduler (deterministic, or shuffled by opts->schedule_seed), the

@@ -8,7 +8,12 @@
  *  - T.gemm(A, B, C): C[i, j] = round_C(C[i, j] + sum_k A(i, k) * B(k, j)),
  *    with op(A), op(B) per transpose_A/B, the sum computed in float64 and
  *    rounded once to C's dtype (ints: exact in float64, then wrapped);
- *    clear_accum takes 0 for the old C.
+ *    clear_accum takes 0 for the old C.  A float16 C follows the mma.sync
+ *    instruction instead: k in chunks of 16 (m16n8k16's K) in increasing
+ *    order, each chunk's products summed in float64, added to C and C
+ *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
+ *    executor's T.ptx_mma computes the same steps, so the two agree bit for
+ *    bit; docs/simt-ir.md, T.ptx_mma).
  *  - T.fill(region, v) / T.clear(region): every element set to v (0),
  *    converted to the buffer's dtype; out-of-bounds global elements skipped.
  *  - T.reduce_{max,min,sum,abssum,absmax}(src, dst, dim, clear): each dst
@@ -291,17 +296,25 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   re_buf *cb = C.rb;
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
+  bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
   for (int64_t i = 0; i < M; i++) {
     const double *ar = am + i * K;
     for (int64_t j = 0; j < N; j++) {
       const double *br = bm + j * K;
       double sum = 0;
-      for (int64_t k = 0; k < K; k++) sum += ar[k] * br[k];
+      if (!f16acc)
+        for (int64_t k = 0; k < K; k++) sum += ar[k] * br[k];
       int64_t off = c.base + i * c.rs + j * c.cs;
       re_val old = {0};
       if (!clear) old = re_buf_get(cb, off);
       re_val v;
-      if (cf) {
+      if (f16acc) {
+        v.f = old.f;
+        for (int64_t k0 = 0; k0 < K; k0 += TL_MMA_K) {
+          int n = K - k0 < TL_MMA_K ? (int)(K - k0) : TL_MMA_K;
+          v.f = tl_mma_step(ar + k0, br + k0, 1, n, v.f, ct);
+        }
+      } else if (cf) {
         v.f = re_round(old.f + sum, ct);
       } else {
         int64_t si = isfinite(sum) && fabs(sum) < 9.2e18 ? (int64_t)sum : 0;

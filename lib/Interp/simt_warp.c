@@ -184,10 +184,7 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
     double D[16][8];
     for (int i = 0; i < 16; i++)
       for (int j = 0; j < 8; j++) {
-        double s = 0;
-        for (int k = 0; k < 16; k++) s += A[i][k] * B[k][j];
-        s += C[i][j];
-        D[i][j] = c32 ? (double)(float)s : tl_round_to_dtype(s, c->et);
+        D[i][j] = tl_mma_step(A[i], &B[0][j], 8, 16, C[i][j], c->et);
       }
     for (int l = 0; l < 32; l++) {
       int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
