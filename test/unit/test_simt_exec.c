@@ -776,6 +776,50 @@ Test(simt_examples, gemm_dynamic_m) {
   gemm_example_case("gemm_dynamic_m.py", 100, 128, 96, false, false, true); /* partial M tile */
 }
 
+/* examples/gemm.py with a float16 accumulator (M x N x K, 128x128x32 tiles,
+ * f16 out): the reference evaluator's T.gemm follows mma.sync m16n8k16 (one
+ * f16 rounding per k-chunk of 16, tl_mma_step), so it and the SIMT
+ * executor's T.ptx_mma chain agree bit for bit.  The rule matters: the
+ * float64 product rounded once to f16 differs from it in many elements. */
+Test(simt_examples, gemm_f16_accumulator_bit_exact) {
+  enum { M = 256, N = 256, K = 512 };
+  tl_define defs[4] = {{"N", "256"}, {"K", "512"}, {"M", "256"}, {"accum_dtype", "float16"}};
+  tl_module *lo = try_lower_example("gemm.py", defs, 4);
+  if (!lo) cr_skip_test("T.gemm is not lowered yet");
+  tl_module *hi = parse_example("gemm.py", defs, 4, false);
+  uint16_t *A = malloc(2 * (size_t)M * K), *B = malloc(2 * (size_t)K * N), *C = malloc(2 * (size_t)M * N),
+           *R = malloc(2 * (size_t)M * N);
+  double *Ad = malloc(sizeof(double) * (size_t)M * K), *Bd = malloc(sizeof(double) * (size_t)K * N);
+  for (size_t i = 0; i < (size_t)M * K; i++) Ad[i] = tl_round_to_dtype(urand(), TL_FLOAT16), A[i] = h_bits(Ad[i]);
+  for (size_t i = 0; i < (size_t)K * N; i++) Bd[i] = tl_round_to_dtype(urand(), TL_FLOAT16), B[i] = h_bits(Bd[i]);
+  memset(C, 0xFF, 2 * (size_t)M * N);
+  memset(R, 0xFF, 2 * (size_t)M * N);
+  tl_interp_arg args[3] = {tensor(A, 2, M, K), tensor(B, 2, K, N), tensor(C, 2, M, N)};
+  run_simt(lo, args, 3, NULL, 0);
+  args[2].data = R;
+  run_ref(hi, args, 3, NULL, 0);
+  int once_differs = 0;
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      uint16_t cb = C[(size_t)i * N + j], rb = R[(size_t)i * N + j];
+      cr_assert_eq(cb, rb, "C[%d][%d]: SIMT executor %.9g (0x%04x), reference evaluator %.9g (0x%04x)", i, j,
+                   h_val(cb), cb, h_val(rb), rb);
+      double acc = 0, once = 0;
+      for (int k0 = 0; k0 < K; k0 += TL_MMA_K)
+        acc = tl_mma_step(&Ad[(size_t)i * K + k0], &Bd[(size_t)k0 * N + j], N, TL_MMA_K, acc, TL_FLOAT16);
+      for (int k = 0; k < K; k++) once += Ad[(size_t)i * K + k] * Bd[(size_t)k * N + j];
+      cr_assert_eq(h_val(rb), acc, "C[%d][%d]: reference %.9g, the k-chunk rule %.9g", i, j, h_val(rb), acc);
+      once_differs += h_val(rb) != tl_round_to_dtype(once, TL_FLOAT16);
+    }
+  cr_log_info("f16-accumulator gemm %dx%dx%d: %d of %d elements differ from the float64 product rounded once",
+              M, N, K, once_differs, M * N);
+  cr_assert(once_differs > M * N / 4, "only %d of %d elements differ from the float64 product rounded once",
+            once_differs, M * N);
+  free(A), free(B), free(C), free(R), free(Ad), free(Bd);
+  tl_module_destroy(lo);
+  tl_module_destroy(hi);
+}
+
 /* Faults planted in the lowered examples/gemm.py (printed SIMT text, edited,
  * parsed back): without the barrier after the wait, and with a wait that
  * leaves the needed group pending, the executor reports the fault at the
