@@ -20,7 +20,13 @@
  * 2 stages; 6. examples/gemm_dynamic_m.py compiled once and run with
  * m = 1, 17, 128, 1000, 4096 (the number of compilations is counted);
  * 7. tiles 64x64x32/128, 128x256x32/256, 256x128x64/256 with each warp
- * policy; 8. block_M 16, block_N 104, 384 threads is a compile error.
+ * policy; 8. block_M 16, block_N 104, 384 threads is a compile error;
+ * 9. the f16-accumulator GEMM of TileLang's tests (gemm.py, 512x1024x768,
+ * 128x128x32 tiles, accum_dtype float16) against the tile-level reference
+ * evaluator (tl_kernel_call_on TL_EXEC_REFERENCE: one f16 rounding per
+ * k-chunk of 16, docs/simt-ir.md at T.ptx_mma) with the house's f16
+ * tolerance, printing beside it how far the GPU and the reference model each
+ * are from the float64 product and how many elements are bit-identical.
  * Kernel files: examples/ ($TL_KERNEL_DIR) and test/GPU/kernels/
  * ($TL_GPU_KERNELS). */
 #include "gemm_util.h"
@@ -208,6 +214,96 @@ static void def_tile(gcase *c, int bm, int bn, int bk, int threads, int stages) 
   def(c, "num_stages", fmt_int(stages));
 }
 
+/* Distance of an f16 output from the float64 product x. */
+typedef struct f64_dist {
+  double max_err, sum_err;
+  size_t beyond; /* |o - x| > 1e-2 + 1e-2 |x| */
+} f64_dist;
+static f64_dist dist_f64(const void *o, const double *x, size_t n) {
+  f64_dist d = {0, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    double e = fabs(dt_load(DT_F16, o, i) - x[i]);
+    if (!(e <= d.max_err)) d.max_err = e; /* NaN wins */
+    d.sum_err += e;
+    d.beyond += !(e <= 1e-2 + 1e-2 * fabs(x[i]));
+  }
+  return d;
+}
+
+/* 9: GPU vs the reference evaluator for an f16 accumulator (see the top). */
+static void f16acc_vs_reference(void) {
+  enum { M = 512, N = 1024, K = 768 };
+  gcase c = mk("9 f16 accumulator vs reference (512x1024x768)", "gemm.py", false, M, N, K, DT_F16, DT_F16);
+  def_shape(&c);
+  def(&c, "accum_dtype", "float16");
+  cases_run++;
+  int before = g_failures;
+  tl_kernel *k = compile_case(&c);
+  if (!k) {
+    cases_failed++;
+    printf("  FAIL %-44s does not compile\n", c.name);
+    return;
+  }
+  int64_t sa[2] = {M, K}, sb[2] = {K, N};
+  size_t n = (size_t)M * N;
+  dev_tensor A, B;
+  void *ha = dev_random(&A, DT_F16, 2, sa), *hb = dev_random(&B, DT_F16, 2, sb);
+  tl_arg args[2] = {tl_arg_tensor(&A.t), tl_arg_tensor(&B.t)};
+  DLManagedTensor *out[1] = {NULL}, *rout[1] = {NULL};
+  void *hc = NULL;
+  if (tl_kernel_call(ctx, k, args, 2, NULL, out) != TL_OK) {
+    CHECK(0, "%s: call: %s", c.name, tl_context_last_error(ctx));
+    goto done;
+  }
+  CU(G.cuCtxSynchronize());
+  hc = download((uintptr_t)out[0]->dl_tensor.data, n * 2);
+  DLTensor ah = A.t, bh = B.t; /* the same inputs, host copies */
+  ah.data = ha, ah.device.device_type = kDLCPU;
+  bh.data = hb, bh.device.device_type = kDLCPU;
+  tl_arg hargs[2] = {tl_arg_tensor(&ah), tl_arg_tensor(&bh)};
+  double t0 = now_ms();
+  if (tl_kernel_call_on(ctx, k, TL_EXEC_REFERENCE, hargs, 2, NULL, rout) != TL_OK) {
+    CHECK(0, "%s: reference evaluator: %s", c.name, tl_context_last_error(ctx));
+    goto done;
+  }
+  double t_ref = now_ms() - t0;
+  const void *hr = rout[0]->dl_tensor.data;
+  double *x = ref_gemm(ha, hb, M, N, K, DT_F16, false, false);
+  cmp_result r = compare_out(DT_F16, hc, n, NULL, hr, 1e-2, 1e-2);
+  f64_dist dg = dist_f64(hc, x, n), dr = dist_f64(hr, x, n);
+  size_t same = 0, gpu_closer = 0, ref_closer = 0;
+  for (size_t i = 0; i < n; i++) {
+    same += ((const uint16_t *)hc)[i] == ((const uint16_t *)hr)[i];
+    double eg = fabs(dt_load(DT_F16, hc, i) - x[i]), er = fabs(dt_load(DT_F16, hr, i) - x[i]);
+    gpu_closer += eg < er;
+    ref_closer += er < eg;
+  }
+  CHECK(r.bad == 0,
+        "%s: %zu of %zu elements differ from the reference evaluator (tol 1e-2+1e-2|ref|); worst [%zu, %zu]"
+        " got %.6g reference %.6g",
+        c.name, r.bad, n, r.worst / N, r.worst % N, r.worst_got, r.worst_ref);
+  bool ok = g_failures == before;
+  if (!ok) cases_failed++;
+  printf("  %-4s %s: GPU vs reference evaluator: max|diff| %.4g, %zu beyond 1e-2+1e-2|ref|, %zu of %zu"
+         " bit-identical (reference %.0f ms)\n",
+         ok ? "ok" : "FAIL", c.name, r.max_err, r.bad, same, n, t_ref);
+  printf("       vs the float64 product: GPU max|err| %.4g mean %.4g, %zu beyond 1e-2+1e-2|x|; reference model"
+         " max|err| %.4g mean %.4g, %zu beyond; GPU closer at %zu, reference closer at %zu elements\n",
+         dg.max_err, dg.sum_err / (double)n, dg.beyond, dr.max_err, dr.sum_err / (double)n, dr.beyond, gpu_closer,
+         ref_closer);
+  fflush(stdout);
+  free(x);
+done:
+  if (out[0]) out[0]->deleter(out[0]);
+  if (rout[0]) rout[0]->deleter(rout[0]);
+  free(hc);
+  free(ha);
+  free(hb);
+  dev_free(&A);
+  dev_free(&B);
+  tl_kernel_destroy(k);
+}
+
 int main(int argc, char **argv) {
   const char *only = argc > 1 ? argv[1] : NULL; /* substring filter on case names */
   if (tl_context_create(&ctx) != TL_OK) return 1;
@@ -329,6 +425,9 @@ int main(int argc, char **argv) {
            st == TL_ERR_COMPILE ? msg : "(compiled)");
     if (k) tl_kernel_destroy(k);
   }
+
+  /* 9 */
+  if (!only || strstr("9 f16 accumulator vs reference", only)) f16acc_vs_reference();
 
   printf("test_gemm: %d runs, %d failed, %.1f s\n", cases_run, cases_failed, (now_ms() - t_all) / 1e3);
   if (CB.handle) CB.destroy(CB.handle);
