@@ -15,7 +15,9 @@
  *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
  *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
  *    APPROXIMATION: each dot product (16 products plus c) is accumulated in
- *    double and rounded once to the accumulator dtype.  The tensor cores'
+ *    double and rounded once to the accumulator dtype (tl_mma_step, which
+ *    the reference evaluator's T.gemm into an f16 accumulator chains over
+ *    k-chunks of 16, so the two agree bit for bit).  The tensor cores'
  *    internal precision and rounding are not specified by PTX; for inputs
  *    whose products and partial sums are exact in double (integer-valued
  *    tiles, and in practice random f16/bf16 tiles) this is exactly the
