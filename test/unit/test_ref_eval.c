@@ -669,13 +669,16 @@ Test(ref_eval, gemm_variants_loops_math) {
   run(m, args, 9, NULL, 0, NULL);
   for (int i = 0; i < 16; i++)
     for (int j = 0; j < 16; j++) {
-      double s = 0; /* transpose_A, clear_accum: f16(sum A[k,i] B[k,j]) rounded once */
+      /* transpose_A, clear_accum, f16 accumulator: as mma.sync m16n8k16, k in
+       * chunks of 16, the f16 accumulator rounded once per chunk */
+      double c = 0, s = 0;
       int32_t is = 7;
       for (int k = 0; k < 32; k++) {
         s += h_dec(A[k * 16 + i]) * h_dec(B[k * 16 + j]);
+        if (k % 16 == 15) c = h_round(s + c), s = 0;
         is += I[i * 32 + k] * J[j * 32 + k];
       }
-      cr_assert_eq(h_dec(C[i * 16 + j]), h_round(s), "C[%d,%d]", i, j);
+      cr_assert_eq(h_dec(C[i * 16 + j]), c, "C[%d,%d]", i, j);
       cr_assert_eq(K[i * 16 + j], is, "K[%d,%d]", i, j);
     }
   float x = F[0], y = F[1];
