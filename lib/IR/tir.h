@@ -120,7 +120,10 @@ typedef enum tl_intrin_ret {
 enum {
   TL_EFF_NONE = 0,
   TL_EFF_CONVERGENT = 1,   /* warp- or block-collective (bar.sync, shfl.sync, ldmatrix, mma) */
-  TL_EFF_SIDE_EFFECTS = 2  /* writes or orders memory */
+  TL_EFF_SIDE_EFFECTS = 2, /* writes or orders memory */
+  TL_EFF_SIMT_LEVEL = 4    /* SIMT IR only: a per-thread or per-warp instruction lowering emits (shuffles,
+                            * ldmatrix/mma/cp.async, barriers and copies of docs/simt-ir.md); the tile level
+                            * (the reference evaluator, the tile passes) has no meaning for it */
 };
 /* The intrinsic ids: TL_INTRIN_EXP, ..., TL_INTRIN_PTX_ATOMIC_ADD, in table
  * order (tl_expr.u.call.op holds one).  Consumers switch on tl_intrin with

@@ -107,10 +107,10 @@ const tl_pass_info *tl_pass_at(size_t i) {
 /* The first construct of a module that only one IR level has: a tile op
  * (but T.use_swizzle, which the SIMT pass rasterize removes), a T.Parallel
  * or T.Pipelined loop, or a fragment buffer (tile IR: lowering removes them,
- * docs/simt-ir.md "Guarantees after lowering"); or a SIMT-level intrinsic
- * call such as T.ptx_mma or T.get_thread_binding (SIMT IR).  A kernel with
- * neither (plain loads, stores and serial loops) is both, and every pass
- * may run on it. */
+ * docs/simt-ir.md "Guarantees after lowering"); or a call of a SIMT-level
+ * intrinsic (TL_EFF_SIMT_LEVEL in intrinsics.def: T.ptx_mma, T.shfl_xor,
+ * ...).  A kernel with neither (plain loads, stores, serial loops, the
+ * thread index, T.ptx_atomic_add) is both, and every pass may run on it. */
 typedef struct level_scan {
   tl_visitor v;
   tl_loc tile_at, simt_at; /* where the first of each was seen */
@@ -119,9 +119,9 @@ typedef struct level_scan {
 static void level_expr(tl_visitor *v, const tl_expr *e) {
   level_scan *ls = (level_scan *)v;
   if (ls->simt_what || e->kind != TL_EXPR_CALL || e->u.call.op < 0 || e->u.call.op >= TL_INTRIN_COUNT) return;
-  const char *n = tl_intrinsics[e->u.call.op].name;
-  if (!strncmp(n, "ptx_", 4) || !strncmp(n, "get_", 4) || !strncmp(n, "shfl_", 5)) {
-    ls->simt_what = n;
+  const tl_intrinsic *in = &tl_intrinsics[e->u.call.op];
+  if (in->effects & TL_EFF_SIMT_LEVEL) {
+    ls->simt_what = in->name;
     ls->simt_at = e->loc;
   }
 }

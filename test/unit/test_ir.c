@@ -108,9 +108,11 @@ Test(ir, intrinsic_table_by_id) {
   cr_assert(tl_intrinsics[TL_INTRIN_POW].unify);
   cr_assert(!tl_intrinsics[TL_INTRIN_IF_THEN_ELSE].unify);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_EXP].effects, TL_EFF_NONE);
-  cr_assert_eq(tl_intrinsics[TL_INTRIN_SHFL_XOR].effects, TL_EFF_CONVERGENT);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_SHFL_XOR].effects, TL_EFF_CONVERGENT | TL_EFF_SIMT_LEVEL);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_SYNC_THREADS].effects, TL_EFF_CONVERGENT | TL_EFF_SIDE_EFFECTS);
-  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_CP_ASYNC].effects, TL_EFF_SIDE_EFFECTS);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_CP_ASYNC].effects, TL_EFF_SIDE_EFFECTS | TL_EFF_SIMT_LEVEL);
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].effects & TL_EFF_SIMT_LEVEL, 0); /* the atomic pass emits it on tile IR */
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_GET_THREAD_BINDING].effects & TL_EFF_SIMT_LEVEL, 0);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].ret, TL_RET_ARG2);
 }
 
