@@ -20,6 +20,7 @@
  *  7. T.use_swizzle: the block remapping equals an independent C model of
  *     TileLang's rasterization2DRow / 2DColumn and is a bijection. */
 #include <criterion/criterion.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,22 +30,9 @@
 #include "Interp/interp.h"
 #include "Lower/lower.h"
 #include "Lower/lower_internal.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------ helpers */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert(f, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  cr_assert(fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  *len = (size_t)n;
-  return s;
-}
-
 typedef enum { NONE, PIPELINE_ONLY, FULL } stage_t;
 
 /* Parses src; runs nothing, the pipelining pass only, or the whole lowering. */
@@ -67,7 +55,7 @@ static char *gemm_src;
 static const char *gemm_text(void) {
   if (!gemm_src) {
     size_t len;
-    gemm_src = read_file("examples/gemm.py", &len);
+    gemm_src = tl_test_read_file("examples/gemm.py", &len);
   }
   return gemm_src;
 }

@@ -12,6 +12,7 @@
  * loop keeps its fragments in registers (ptxas -v: no stack frame, no
  * spills; the register count is printed); bad operands are errors. */
 #include <criterion/criterion.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +21,11 @@
 
 #include "IR/tir.h"
 #include "NVPTX/nvptx.h"
+#include "test_util.h"
 
 #define KDIR "test/GPU/kernels/"
 
 /* ------------------------------------------------------------ helpers */
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "cannot open %s (run from the source directory)", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  cr_assert_not_null(s);
-  cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
-
 static tl_module *parse(const char *src, const tl_define *defs, size_t ndefs) {
   tl_module *m = tl_module_new();
   cr_assert_not_null(m);
@@ -50,7 +38,7 @@ static tl_module *parse(const char *src, const tl_define *defs, size_t ndefs) {
 }
 
 static tl_module *parse_file(const char *path, const tl_define *defs, size_t ndefs) {
-  char *s = read_file(path);
+  char *s = tl_test_read_file(path, NULL);
   tl_module *m = parse(s, defs, ndefs);
   free(s); /* the module keeps its own copy of the source */
   return m;

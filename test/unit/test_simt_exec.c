@@ -13,6 +13,7 @@
  *  4. a 64x64x64 f16 GEMM written in SIMT IR (cp.async + ldmatrix + mma, 128
  *     threads) against a float64 product, and its run time (< 1 s). */
 #include <criterion/criterion.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "IR/tir.h"
 #include "Interp/interp.h"
 #include "Lower/lower.h"
+#include "test_util.h"
 
 /* ---------------------------------------------------------- encodings */
 static uint16_t h_bits(double v) { /* v already an f16 value */
@@ -63,20 +65,6 @@ static double urand(void) { /* uniform in [-1, 1) */
 }
 
 /* ------------------------------------------------------------ modules */
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  cr_assert(f, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  cr_assert(fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  *len = (size_t)n;
-  return s;
-}
-
 /* Parses (and lowers when `lower`) the kernel text; asserts success. */
 static tl_module *parse(const char *src, size_t len, const char *name, const tl_define *defs, size_t ndefs,
                         bool lower) {
@@ -96,7 +84,7 @@ static tl_module *parse_example(const char *file, const tl_define *defs, size_t 
   char path[256];
   snprintf(path, sizeof path, "examples/%s", file);
   size_t len;
-  char *src = read_file(path, &len);
+  char *src = tl_test_read_file(path, &len);
   tl_module *m = parse(src, len, file, defs, ndefs, lower);
   free(src);
   return m;
@@ -703,7 +691,7 @@ static tl_module *try_lower_example(const char *file, const tl_define *defs, siz
   char path[256];
   snprintf(path, sizeof path, "examples/%s", file);
   size_t len;
-  char *src = read_file(path, &len);
+  char *src = tl_test_read_file(path, &len);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);

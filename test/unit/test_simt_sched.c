@@ -31,6 +31,7 @@
  *     16), and a warp-uniform barrier id (1 + warp) with its race and
  *     lane-dependent-id variants. */
 #include <criterion/criterion.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,21 +39,9 @@
 #include "IR/tir.h"
 #include "Interp/interp.h"
 #include "Lower/lower.h"
+#include "test_util.h"
 
 #define N 8192
-
-static char *read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert(f, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  cr_assert(fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
 
 /* s with the first occurrence of `from` replaced by `to` (asserted present). */
 static char *replace_first(const char *s, const char *from, const char *to) {
@@ -121,7 +110,7 @@ static bool run(const char *src, const char *name, uint64_t seed, float *A, floa
 static void kernel_case(const char *file) {
   char path[256];
   snprintf(path, sizeof path, "test/GPU/kernels/%s", file);
-  char *src = read_file(path);
+  char *src = tl_test_read_file(path, NULL);
   float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
   make_input(A);
   for (uint64_t seed = 0; seed <= 20; seed++) {
@@ -151,7 +140,7 @@ Test(simt_sched, named_barrier) { kernel_case("named_barrier.py"); }
 static void fault_case(const char *file, const char *from, const char *to, const char *at, const char *const *msgs) {
   char path[256];
   snprintf(path, sizeof path, "test/GPU/kernels/%s", file);
-  char *orig = read_file(path);
+  char *orig = tl_test_read_file(path, NULL);
   char *src = replace_first(orig, from, to);
   int line = line_of(src, at);
   float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
@@ -261,7 +250,7 @@ Test(simt_sched, mbarrier_init_needs_sync) {
 
 /* An existing lowered example: the seeded per-warp schedules give exactly the lockstep result. */
 Test(simt_sched, gemm_example_under_seeds) {
-  char *src = read_file("examples/gemm.py");
+  char *src = tl_test_read_file("examples/gemm.py", NULL);
   tl_define defs[] = {{"M", "64"}, {"N", "64"}, {"K", "64"}};
   tl_module *m = tl_module_new();
   tl_diag d;

@@ -1,0 +1,26 @@
+/* Helpers shared by the Criterion unit tests (test/unit/test_*.c). */
+#ifndef TL_TEST_UTIL_H
+#define TL_TEST_UTIL_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The whole file at path (relative to the repository root, where ctest runs
+ * the tests), NUL-terminated, malloc'd; its length in *len when len is not
+ * NULL.  Asserts that it can be read. */
+static inline char *tl_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  cr_assert(f, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  cr_assert(s && fread(s, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+  s[n] = 0;
+  fclose(f);
+  if (len) *len = (size_t)n;
+  return s;
+}
+
+#endif
