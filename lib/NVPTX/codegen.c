@@ -167,6 +167,21 @@ LLVMValueRef cg_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
   }
   return LLVMGetIntrinsicDeclaration(g->M, id, ovl, novl);
 }
+/* A call of inline PTX `text` with side effects (LLVMGetInlineAsm; operands
+ * $0, $1, ... under the constraint string `cons`, ../shared/NVPTX.md §5)
+ * over at most 8 arguments, returning `ret`. */
+LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                         unsigned n) {
+  LLVMTypeRef tys[8];
+  if (n > 8) {
+    cg_error(g, TL_LOC_NONE, "internal error: inline asm with %u operands", n);
+    return NULL;
+  }
+  for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
+  LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
+  LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(g->B, fty, ia, args, n, "");
+}
 LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl,
                                    LLVMValueRef *args, unsigned nargs) {
   LLVMValueRef fn = cg_intrinsic(g, which, ovl, novl);

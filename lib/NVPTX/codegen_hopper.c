@@ -64,29 +64,16 @@ struct async_op {
 /* ------------------------------------------------------------- helpers */
 static const char *op_name(const tl_expr *e) { return tl_intrinsics[e->u.call.op].name; }
 
-/* Inline asm with side effects: `text` over `args` under `cons`. */
-static LLVMValueRef call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                             unsigned n) {
-  LLVMTypeRef tys[4];
-  for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
-  LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
-  LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
-                                     LLVMInlineAsmDialectATT, 0);
-  return LLVMBuildCall2(g->B, fty, ia, args, n, "");
-}
-
 static LLVMValueRef call_nv(cg *g, int which, LLVMValueRef *args, unsigned n) {
   return cg_call_intrinsic(g, which, NULL, 0, args, n);
 }
-
-static bool is_shared(const tl_buffer *b) { return is_shared_scope(b->scope); }
 
 /* The address of element args[i+1] of the buffer args[i], which must be a
  * shared buffer (shared = true) or a global tensor. */
 static LLVMValueRef buf_addr(cg *g, const tl_expr *e, int i, const char *what, bool shared) {
   const tl_buffer *b = cg_buffer_arg(g, e, i, what);
   if (!b) return NULL;
-  if (shared ? !is_shared(b) : b->scope != TL_SCOPE_GLOBAL) {
+  if (shared ? !is_shared_scope(b->scope) : b->scope != TL_SCOPE_GLOBAL) {
     cg_error(g, e->u.call.args[i]->loc, "T.%s: %s '%s' must be %s (it is %s)", op_name(e), what, b->name,
                 shared ? "a shared buffer" : "a global tensor", tl_scope_name(b->scope));
     return NULL;
@@ -99,7 +86,7 @@ static LLVMValueRef mbar_addr(cg *g, const tl_expr *e, int i) {
   const tl_buffer *b = cg_buffer_arg(g, e, i, "mbarrier");
   if (!b) return NULL;
   tl_dtype t = b->dtype;
-  if (!is_shared(b) || t.code != TL_TYPE_UINT || t.bits != 64 || t.lanes != 1) {
+  if (!is_shared_scope(b->scope) || t.code != TL_TYPE_UINT || t.bits != 64 || t.lanes != 1) {
     cg_error(g, e->u.call.args[i]->loc, "T.%s: the mbarrier '%s' must be a shared uint64 buffer (it is %s %s)",
                 op_name(e), b->name, tl_scope_name(b->scope), tl_dtype_name(t));
     return NULL;
@@ -147,7 +134,7 @@ static bool gen_bar(cg *g, const tl_expr *e, const async_op *op) {
   char cons[24]; /* constants as immediates (`n`), so the PTX reads `barrier.arrive.aligned 3, 64;` */
   snprintf(cons, sizeof cons, "%s,%s,~{memory}", LLVMIsConstant(args[0]) ? "n" : "r",
            LLVMIsConstant(args[1]) ? "n" : "r");
-  LLVMValueRef c = op->text ? call_asm(g, g->t_void, op->text, cons, args, 2) : call_nv(g, NV_BARRIER_N_SYNC, args, 2);
+  LLVMValueRef c = op->text ? cg_call_asm(g, g->t_void, op->text, cons, args, 2) : call_nv(g, NV_BARRIER_N_SYNC, args, 2);
   cg_set_convergent(g, c);
   return c != NULL;
 }
@@ -171,7 +158,7 @@ static bool gen_mbar_arrive(cg *g, const tl_expr *e, const async_op *op) {
 static bool gen_mbar_tx(cg *g, const tl_expr *e, const async_op *op) {
   LLVMValueRef args[2] = {mbar_addr(g, e, 0), NULL};
   if (!args[0] || !(args[1] = int_arg(g, e, 2, "the byte count", 0, TX_MAX, 1))) return false;
-  return call_asm(g, g->t_void, op->text, "l,r,~{memory}", args, 2) != NULL;
+  return cg_call_asm(g, g->t_void, op->text, "l,r,~{memory}", args, 2) != NULL;
 }
 
 /* T.ptx_mbarrier_wait(bar, off, parity): spin on try_wait / test_wait.parity. */
@@ -187,7 +174,7 @@ static bool gen_mbar_wait(cg *g, const tl_expr *e, const async_op *op) {
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->fn, "mbar.done");
   LLVMBuildBr(g->B, loop);
   LLVMPositionBuilderAtEnd(g->B, loop);
-  LLVMValueRef r = call_asm(g, g->t_i32, text, "=r,l,r,~{memory}", args, 2);
+  LLVMValueRef r = cg_call_asm(g, g->t_i32, text, "=r,l,r,~{memory}", args, 2);
   LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, r, LLVMConstInt(g->t_i32, 0, 0), ""), done, loop);
   LLVMPositionBuilderAtEnd(g->B, done);
   return true;
@@ -200,7 +187,7 @@ static bool gen_bulk_load(cg *g, const tl_expr *e, const async_op *op) {
   if (!(args[0] = buf_addr(g, e, 0, "dst", true)) || !(args[1] = buf_addr(g, e, 2, "src", false)) ||
       !(args[2] = int_arg(g, e, 4, "the byte count", 16, TX_MAX / 16 * 16, 16)) || !(args[3] = mbar_addr(g, e, 5)))
     return false;
-  return call_asm(g, g->t_void, op->text, "l,l,r,l,~{memory}", args, 4) != NULL;
+  return cg_call_asm(g, g->t_void, op->text, "l,l,r,l,~{memory}", args, 4) != NULL;
 }
 
 /* T.ptx_cp_async_bulk_store(dst, dst_off, src, src_off, bytes): shared → global, in a bulk group. */
@@ -212,7 +199,7 @@ static bool gen_bulk_store(cg *g, const tl_expr *e, const async_op *op) {
   buf_info *bi = cg_get_buf(g, e->u.call.args[0]->u.buffer, e->loc);
   if (!bi) return false;
   bi->stored = true; /* the tensor is written: no readonly attribute */
-  return call_asm(g, g->t_void, op->text, "l,l,r,~{memory}", args, 3) != NULL;
+  return cg_call_asm(g, g->t_void, op->text, "l,l,r,~{memory}", args, 3) != NULL;
 }
 
 /* T.ptx_bulk_commit_group() / T.ptx_bulk_wait_group(n) */
@@ -228,7 +215,7 @@ static bool gen_bulk_group(cg *g, const tl_expr *e, const async_op *op) {
 /* T.ptx_fence_proxy_async() */
 static bool gen_plain_asm(cg *g, const tl_expr *e, const async_op *op) {
   (void)e;
-  return call_asm(g, g->t_void, op->text, "~{memory}", NULL, 0) != NULL;
+  return cg_call_asm(g, g->t_void, op->text, "~{memory}", NULL, 0) != NULL;
 }
 
 static const async_op async_ops[TL_INTRIN_COUNT] = {

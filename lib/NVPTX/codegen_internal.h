@@ -132,6 +132,8 @@ void cg_error(cg *g, tl_loc loc, const char *fmt, ...) __attribute__((format(pri
 LLVMTypeRef cg_lane_type(cg *g, tl_dtype t, bool mem, tl_loc loc);
 LLVMTypeRef cg_type_of(cg *g, tl_dtype t, bool mem, tl_loc loc);
 LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl, LLVMValueRef *args, unsigned nargs);
+LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                         unsigned n);
 LLVMValueRef cg_call_ovl1(cg *g, int which, LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_gen_as(cg *g, const tl_expr *e, tl_dtype t);
 LLVMValueRef cg_gen_expr(cg *g, const tl_expr *e);

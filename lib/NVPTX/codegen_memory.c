@@ -485,12 +485,8 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
     const char *cons = rp ? "=r,l,r,~{memory}" : "l,r,~{memory}";
     LLVMValueRef addr = LLVMBuildPtrToInt(g->B, p, g->t_i64, "");
     LLVMValueRef bits = LLVMBuildBitCast(g->B, v, g->t_i32, "");
-    LLVMTypeRef pts[2] = {g->t_i64, g->t_i32};
-    LLVMTypeRef fty = LLVMFunctionType(rp ? g->t_i32 : g->t_void, pts, 2, 0);
-    LLVMValueRef asmv = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0,
-                                         LLVMInlineAsmDialectATT, 0);
     LLVMValueRef args[2] = {addr, bits};
-    LLVMValueRef r = LLVMBuildCall2(g->B, fty, asmv, args, 2, "");
+    LLVMValueRef r = cg_call_asm(g, rp ? g->t_i32 : g->t_void, text, cons, args, 2);
     if (!rp) return LLVMGetPoison(LLVMTypeOf(v));
     return LLVMBuildBitCast(g->B, r, LLVMTypeOf(v), "");
   }
