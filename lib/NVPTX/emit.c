@@ -80,6 +80,19 @@
 
 static const char *opt_pipeline(const tl_nvptx_options *opts);
 
+/* A target machine for sm (e.g. "sm_90a") emitting PTX ISA ptx_version (x10),
+ * or NULL: with *why set (LLVM's message, freed with LLVMDisposeMessage) when
+ * LLVM has no NVPTX target, NULL when it refused the machine. */
+static LLVMTargetMachineRef create_tm(const char *sm, int ptx_version, char **why) {
+  LLVMTargetRef T = NULL;
+  *why = NULL;
+  if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, why)) return NULL;
+  char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
+  snprintf(features, sizeof features, "+ptx%d", ptx_version);
+  return LLVMCreateTargetMachine(T, TL_TRIPLE, sm, features, LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+                                 LLVMCodeModelDefault);
+}
+
 /* LLVM creates some process-global objects on first use (the timer groups of
  * the pass managers and of code generation, behind ManagedStatic mutexes); its
  * double-checked initialisation is correct, but LLVM is not built for
@@ -87,15 +100,10 @@ static const char *opt_pipeline(const tl_nvptx_options *opts);
  * first use happens here, under pthread_once: an empty kernel is optimised
  * with the pipeline and emitted once (well under a millisecond). */
 static void warm_up_llvm(void) {
-  LLVMTargetRef T = NULL;
   char *err = NULL;
-  if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, &err)) {
-    LLVMDisposeMessage(err);
-    return; /* reported by the caller */
-  }
-  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, "sm_80", "+ptx70", LLVMCodeGenLevelAggressive,
-                                                    LLVMRelocDefault, LLVMCodeModelDefault);
-  if (!TM) return;
+  LLVMTargetMachineRef TM = create_tm("sm_80", 70, &err);
+  LLVMDisposeMessage(err);
+  if (!TM) return; /* the compilation that follows reports it */
   LLVMContextRef C = LLVMContextCreate();
   LLVMModuleRef M = LLVMModuleCreateWithNameInContext("tl_warm_up", C);
   LLVMSetTarget(M, TL_TRIPLE);
@@ -249,20 +257,12 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
   pthread_once(&init_once, init_targets);
   double t0 = now_ms();
 
-  LLVMTargetRef T = NULL;
   char *err = NULL;
-  if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, &err)) {
-    tl_error(d, TL_LOC_NONE, "LLVM has no NVPTX target: %s", err ? err : "");
-    LLVMDisposeMessage(err);
-    return false;
-  }
-  char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
-  snprintf(features, sizeof features, "+ptx%d", target->ptx_version);
-  LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, TL_TRIPLE, target->name, features,
-                                                    LLVMCodeGenLevelAggressive, LLVMRelocDefault,
-                                                    LLVMCodeModelDefault);
+  LLVMTargetMachineRef TM = create_tm(target->name, target->ptx_version, &err);
   if (!TM) {
-    tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s", target->name);
+    if (err) tl_error(d, TL_LOC_NONE, "LLVM has no NVPTX target: %s", err);
+    else tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s", target->name);
+    LLVMDisposeMessage(err);
     return false;
   }
   LLVMContextRef C = LLVMContextCreate();
