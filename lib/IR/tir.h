@@ -298,9 +298,15 @@ typedef struct tl_primfunc {
   bool fast_math;
   /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
    * "tl.disable_warp_specialized" (jit pass_configs or T.func_attr; printed
-   * as T.func_attr keys when true).  Lowering reads them here; they change
-   * nothing yet. */
+   * as T.func_attr keys when true).  Lowering reads them here: the
+   * warp-specialize pass (lib/Lower/warp_specialize.c) takes its Hopper path
+   * only when none is set. */
   tl_pass_configs pass_configs;
+  /* Threads the warp-specialize pass adds after the kernel's own (the
+   * producer warpgroup, 128) while the tile passes still partition work over
+   * the kernel's `threads` (the consumers); lower-tile-ops adds them to the
+   * kernel's thread count and resets this to 0, so SIMT IR never has it. */
+  int64_t producer_threads;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
 } tl_primfunc;

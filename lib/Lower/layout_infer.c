@@ -459,7 +459,8 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
       st->errors++;
       bad = true;
     } else if (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) {
-      swizzle_operand(st, b);
+      const tl_smem_layout *SL = b->layout;
+      if (!SL || !SL->wgmma) swizzle_operand(st, b); /* a TMA/wgmma image keeps its layout */
     }
   }
   tl_buffer *C = s->u.tile.args[2].region.buffer;
@@ -495,7 +496,13 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   }
   int64_t wm = 0, wn = 0;
   const char *pmsg = NULL;
-  if (!tl_gemm_warp_partition(st->m, (int)policy, BM, BN, st->threads / 32, &wm, &wn, &pmsg)) {
+  if (tl_gemm_is_wgmma(s)) {
+    /* wgmma (warp_specialize.c checked the shape): each warpgroup owns 64
+     * rows, warp w of it rows 16w..16w+15 -- the MMA_C layout with 16-row
+     * warp tiles is the wgmma accumulator map (frag_layout.h). */
+    wm = BM / 16;
+    wn = st->threads / 32 / wm;
+  } else if (!tl_gemm_warp_partition(st->m, (int)policy, BM, BN, st->threads / 32, &wm, &wn, &pmsg)) {
     gemm_error(st, s->loc, pmsg);
     return;
   }
@@ -616,8 +623,9 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     case TL_STMT_ALLOC: {
       tl_buffer *b = s->u.alloc.buffer;
       if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) &&
-          !tl_map_get(&st->swizzled, b, NULL))
-        b->layout = NULL; /* recomputed: a gemm swizzle below, else row-major on first use */
+          !tl_map_get(&st->swizzled, b, NULL) && !(b->layout && ((tl_smem_layout *)b->layout)->wgmma))
+        b->layout = NULL; /* recomputed: a gemm swizzle below, else row-major on first use; a TMA/wgmma
+                           * image (warp_specialize.c) keeps its layout */
       if (b && b->scope == TL_SCOPE_FRAGMENT) {
         b->layout = NULL;
         frag_index(st, b);

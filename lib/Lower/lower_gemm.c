@@ -152,6 +152,99 @@ tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage
   return tl_smem_offset(M, loc, L, stage, tl_lo_add(M, loc, row0, row), tl_lo_add(M, loc, col0, col));
 }
 
+bool tl_gemm_is_wgmma(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_GEMM || s->u.tile.nargs < 3) return false;
+  for (int k = 0; k < 2; k++) {
+    const tl_operand *o = &s->u.tile.args[k];
+    const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+    if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) return false;
+    const tl_smem_layout *L = b->layout;
+    if (!L || !L->wgmma) return false;
+  }
+  return true;
+}
+
+/* The wgmma descriptor operands of operand o (a TMA/wgmma image, smem_layout.h)
+ * for the 64 (A) or n (B) M/N indices from i0 and the 16 k from k0
+ * (relative to o's region): the element offset of the start address and the
+ * layout constants (docs/simt-ir.md "wgmma": the canonical layouts).  The
+ * image stores panels of nE = W / 2 elements per row (W the swizzle span),
+ * H rows each, one after another.  K-major (the operand's columns are K):
+ * row i at W bytes, 8-row groups at SBO = 8W, k within the panel row.
+ * MN-major (the columns are M or N): the k-th row at W bytes, 8-row groups
+ * at SBO = 8W, the next panel of nE columns at LBO = H*W. */
+static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *i0, tl_expr *k0, tl_expr **args) {
+  tl_module *M = g->m;
+  tl_loc loc = g->loc;
+  const tl_smem_layout *L = o->L;
+  int64_t W = L->swizzle_bytes, nE = W / L->elem_bytes, H = L->rows;
+  tl_expr *r = tl_lo_add(M, loc, o->row0, kmajor ? i0 : k0);
+  tl_expr *c = tl_lo_add(M, loc, o->col0, kmajor ? k0 : i0);
+  tl_expr *off = tl_lo_add(M, loc, tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, c, nE, NULL), H * nE),
+                           tl_lo_add(M, loc, tl_lo_mul(M, loc, r, nE), tl_lo_fmod(M, loc, c, nE, NULL)));
+  if (o->stage) off = tl_lo_add(M, loc, tl_lo_mul(M, loc, o->stage, L->stage_elems), off);
+  args[0] = tl_ir_buffer_ref(M, loc, L->flat);
+  args[1] = off;
+  args[2] = tl_emit_int(g, W);
+  args[3] = tl_emit_int(g, kmajor ? 16 : H * W);
+  args[4] = tl_emit_int(g, 8 * W);
+  args[5] = tl_emit_int(g, kmajor ? 0 : 1);
+  return off;
+}
+
+/* T.gemm as wgmma (operands in TMA/wgmma images; C's MMA_C layout has
+ * 16-row warp tiles, so warpgroup q = tid / 128 owns rows 64*(q % wg_m) and
+ * columns WN*(q / wg_m) of C, and register i of the layout is d_i of the
+ * m64nNk16 accumulator map):
+ *     T.ptx_wgmma_fence()
+ *     for kk in T.unroll(K / 16):          # serial beyond 8 steps
+ *         for nt in T.unroll(WN / NI):
+ *             T.ptx_wgmma_ss(C, nt*NI/2, A <rows 64*wa, k 16*kk>, B <cols WN*wb + NI*nt, k 16*kk>, NI, 1)
+ *     T.ptx_wgmma_commit()
+ *     T.ptx_wgmma_wait(0, C, 0, WN/2)
+ * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
+ * dividing WN (and of B's panel width when B is N-contiguous). */
+static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C,
+                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K) {
+  tl_module *M = g->m;
+  tl_loc loc = g->loc;
+  int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8;
+  int64_t nEB = B->L->swizzle_bytes / B->L->elem_bytes;
+  for (int64_t d = 8; d <= 256 && d <= WN; d += 8)
+    if (WN % d == 0 && (tb || d % nEB == 0)) NI = d;
+  if (CL->warp_tile_m != 16 || CL->warp_m % 4 != 0 || (!tb && NI % nEB != 0)) {
+    tl_error(g->d, loc, "internal error: T.gemm as wgmma with an accumulator layout it cannot use");
+    return NULL;
+  }
+  tl_expr *tid = tl_lo_thread_index(M, loc);
+  tl_expr *wg = tl_emit_let(g, "wg", tl_lo_fdiv(M, loc, tid, 128, NULL));
+  tl_expr *wa = tl_emit_let(g, "wg_m", tl_lo_fmod(M, loc, wg, wg_m, NULL));
+  tl_expr *wb = tl_emit_let(g, "wg_n", tl_lo_fdiv(M, loc, wg, wg_m, NULL));
+  if (g->failed) return NULL;
+  if (clear) tl_emit_zero_fill(g, C, CL->nregs);
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_FENCE, 0, NULL));
+  tl_var *kk = tl_names_fresh_var(g->names, loc, "kk", TL_INT32, TL_VAR_LOOP);
+  tl_var *nt = tl_names_fresh_var(g->names, loc, "nt", TL_INT32, TL_VAR_LOOP);
+  if (!kk || !nt) return NULL;
+  tl_expr *k0 = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
+  tl_expr *ntv = tl_ir_var(M, loc, nt);
+  tl_expr *args[16];
+  args[0] = tl_ir_buffer_ref(M, loc, C);
+  args[1] = tl_lo_mul(M, loc, ntv, NI / 2);
+  wg_operand(g, A, !ta, tl_lo_mul(M, loc, wa, 64), k0, &args[2]);
+  wg_operand(g, B, tb, tl_lo_add(M, loc, tl_lo_mul(M, loc, wb, WN), tl_lo_mul(M, loc, ntv, NI)), k0, &args[8]);
+  args[14] = tl_emit_int(g, NI);
+  args[15] = tl_emit_int(g, 1);
+  tl_stmt *mma = tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args));
+  int64_t ksteps = K / 16;
+  tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma));
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  if (g->failed) return NULL;
+  return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);
+}
+
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
                        bool compact_addresses, tl_diag *d) {
   gm_state gs = {.m = m, .d = d, .names = names, .loc = s->loc};
@@ -195,6 +288,13 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
              "float16 accumulators, bfloat16 with float32)",
              tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
     goto fail;
+  }
+  if (tl_gemm_is_wgmma(s)) {
+    tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K);
+    if (!r && g->failed) goto oom;
+    if (!r) goto fail;
+    tl_vec_free(&g->out);
+    return r;
   }
   if (CL->threads != threads || threads % 32 != 0) {
     tl_error(d, loc, "internal error: T.gemm layout of '%s' was made for another thread count", C->name);

@@ -154,6 +154,12 @@ tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_ex
  * reported to d; NULL on error. */
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
                        bool compact_addresses, tl_diag *d);
+/* Does T.gemm s run as wgmma?  Both A and B are shared tiles in the TMA/wgmma
+ * image layout that only the warp-specialize pass gives (smem_layout.h
+ * tl_smem_layout.wgmma); that pass checked the rest (dtypes, shapes,
+ * warpgroups).  Layout inference then gives C the wgmma partition and
+ * tl_lower_gemm emits wgmma instead of ldmatrix + mma.sync. */
+bool tl_gemm_is_wgmma(const tl_stmt *s);
 /* True when the fragments allocated so far (frags[0..n)) take more than
  * 160 of a thread's 255 registers (nregs, 16-bit elements two to a
  * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)
@@ -196,6 +202,19 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
 
 
 /* ------------------------------------ pipelining, shared copies, barriers */
+/* warp_specialize.c: on targets with wgmma and TMA, the GEMM main loop →
+ * producer warpgroup + mbarrier ring + TMA loads + wgmma (tile IR → tile IR,
+ * before pipelining; the file's head comment has the contract). */
+bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* The end of a warp-specialized kernel's tile lowering (lower-tile-ops):
+ * the T.sync_threads() that the tile lowering put in the consumer branch
+ * become T.ptx_bar_sync(1, threads) (the producer never reaches them), and
+ * the kernel's threads gain f->producer_threads (then 0).  Nothing for
+ * other kernels; false on OOM. */
+bool tl_ws_finish(tl_module *m, tl_primfunc *f);
+/* Remarks on which path each GEMM loop took (tl-opt --remarks, or the
+ * environment variable TL_REMARKS=1): notes on stderr. */
+bool tl_lower_remarks_enabled(void);
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

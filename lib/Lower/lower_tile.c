@@ -1392,6 +1392,8 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
         b->shape = shape;
         b->strides = NULL;
       }
+      /* A warp-specialized kernel launches its producer warpgroup too. */
+      if (!tl_ws_finish(m, f)) st.oom = true, ok = false;
     }
   } else {
     st.oom = true;

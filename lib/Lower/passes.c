@@ -20,6 +20,7 @@
   }
 PASS(tl_lower_check_supported)
 PASS(tl_lower_atomic)
+PASS(tl_lower_warp_specialize)
 PASS(tl_lower_pipeline)
 PASS(tl_lower_barriers)
 PASS(tl_lower_versioning)
@@ -40,6 +41,9 @@ static const tl_lower_pass passes[] = {
     TILE("atomic",
          "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add",
          run_tl_lower_atomic),
+    TILE("warp-specialize",
+         "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
+         run_tl_lower_warp_specialize),
     TILE("pipeline",
          "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
          run_tl_lower_pipeline),

@@ -5,7 +5,10 @@
  * one file with one entry point:
  *   1. check-supported  (check_supported.c)  reject ops no issue lowers yet
  *   2. atomic           (lower_atomic.c)     T.atomic_add → T.Parallel of T.ptx_atomic_add
- *   3. pipeline         (pipeline_loop.c)    T.Pipelined → staged shared buffers,
+ *   3. warp-specialize  (warp_specialize.c)  sm_90a: the GEMM main loop → a producer
+ *                                            warpgroup issuing TMA loads on an mbarrier
+ *                                            ring, consumers running T.gemm as wgmma
+ *   3b. pipeline        (pipeline_loop.c)    T.Pipelined → staged shared buffers,
  *                                            prologue + loop, T.async_copy, commit/wait
  *                                            groups and the pipeline's barriers (tile IR)
  *   4. barriers         (barrier.c)          T.sync_threads() between shared writes and
@@ -38,7 +41,7 @@
 
 /* The order (names of the registry, passes.c). */
 static const char *const pipeline[] = {
-    "check-supported",  "atomic",         "pipeline",         "barriers",
+    "check-supported",  "atomic",         "warp-specialize",  "pipeline",         "barriers",
     "versioning",       "layout-inference", "lower-tile-ops", "atomic-vectorize",
     "frag-pipeline",    "rasterize",      "smem-plan",
 };

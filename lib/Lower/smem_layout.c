@@ -77,7 +77,8 @@ tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b) {
   int pad = L->row_stride - L->cols;
   if (fill_geometry(&now, b, pad) &&
       (now.stages != L->stages || now.rows != L->rows || now.cols != L->cols))
-    return tl_smem_layout_set(m, b, L->swizzle_bytes, pad);
+    return L->wgmma ? tl_smem_layout_set_wgmma(m, b, L->swizzle_bytes)
+                    : tl_smem_layout_set(m, b, L->swizzle_bytes, pad);
   return L;
 }
 
@@ -98,6 +99,13 @@ tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes
   L->swizzle_bytes = swizzle_bytes;
   if (!make_flat(m, L)) return NULL;
   b->layout = L;
+  return L;
+}
+
+tl_smem_layout *tl_smem_layout_set_wgmma(tl_module *m, tl_buffer *b, int swizzle_bytes) {
+  tl_smem_layout *L = tl_smem_layout_set(m, b, swizzle_bytes, 0);
+  if (!L || L->swizzle_bytes != swizzle_bytes) return NULL;
+  L->wgmma = true;
   return L;
 }
 

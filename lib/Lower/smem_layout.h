@@ -25,6 +25,12 @@ typedef struct tl_smem_layout {
   int swizzle_bytes;   /* 0 (none), 32, 64 or 128 */
   int row_stride;      /* elements from one row to the next (cols + padding) */
   int64_t stage_elems; /* elements per stage (rows * row_stride) */
+  /* The image that TMA writes and wgmma reads (set by the warp-specialize
+   * pass, warp_specialize.c): swizzle_bytes is the TMA/wgmma swizzle span,
+   * each panel is one TMA box, and smem-plan places the buffer at a
+   * 1024-byte aligned offset, so that the XOR keys of the address-based
+   * hardware swizzle (../shared/HOPPER-GEMM.md §3) are row % 8 as here. */
+  bool wgmma;
 } tl_smem_layout;
 
 /* The layout of shared buffer b: the one layout inference attached
@@ -34,6 +40,11 @@ tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b);
 
 /* Attaches a swizzled layout chosen for a gemm operand (layout inference). */
 tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes, int pad_elems);
+
+/* Marks b's layout as a TMA/wgmma image with the given swizzle span
+ * (tl_smem_layout.wgmma); NULL when b's shape does not admit the swizzle
+ * (the caller checked it) or on OOM. */
+tl_smem_layout *tl_smem_layout_set_wgmma(tl_module *m, tl_buffer *b, int swizzle_bytes);
 
 /* Flat element offset of (stage, row, col) in L->flat; stage may be NULL for
  * an unstaged buffer.  Folds when the arguments are constants. */

@@ -1,0 +1,594 @@
+/* Pass "warp-specialize" of lib/Lower: the Hopper GEMM pipeline (tile IR →
+ * tile IR), run before "pipeline" on targets with wgmma and TMA.
+ *
+ * Requires: a verified tile-IR function (check-supported passed).
+ * Guarantees: a T.Pipelined loop of the kernel body's top level whose body is
+ * only T.copy(global tensor → shared tile) statements and one T.gemm that
+ * reads two of those tiles (the GEMM main loop; ws_match below lists every
+ * condition) becomes, when the target has wgmma and TMA and none of the pass
+ * configs tl.disable_wgmma / tl.disable_tma_lower /
+ * tl.disable_warp_specialized is set:
+ *
+ *     <the kernel's allocations, LETs and T.use_swizzle, in order>
+ *     mbar = T.alloc_shared((2 * S,), "uint64")      # full[s] = mbar[s], empty[s] = mbar[S + s]
+ *     if tid == 0:
+ *         for s: T.ptx_mbarrier_init(mbar, s, 1); T.ptx_mbarrier_init(mbar, S + s, consumer warps)
+ *     T.sync_threads()                              # every thread, producer included
+ *     if tid >= threads:                            # the producer warpgroup (128 threads added)
+ *         if tid == threads:                        # one thread issues every TMA load
+ *             for kp in T.serial(lo, lo + n):
+ *                 r = kp - lo
+ *                 T.ptx_mbarrier_wait(mbar, S + r % S, (r // S + 1) % 2)   # stage free (round 0: at once)
+ *                 T.ptx_mbarrier_arrive_expect_tx(mbar, r % S, <bytes of all the tiles>)
+ *                 T.ptx_tma_load(X, (r % S) * |X| + p * rows * nE, mbar, r % S, src, W,
+ *                                1.., rows, nE, <the copy's origin with column + p * nE>)  # per tile, per panel p
+ *     else:                                         # the consumers: the kernel's own threads
+ *         <the kernel's other statements before the loop>
+ *         for k in T.serial(lo, lo + n):
+ *             r = k - lo
+ *             T.ptx_mbarrier_wait(mbar, r % S, (r // S) % 2)           # stage r % S landed
+ *             T.gemm(A[r % S], B[r % S], C)                            # → wgmma (lower_gemm.c)
+ *             if tid % 32 == 0: T.ptx_mbarrier_arrive(mbar, S + r % S) # this warp is done with it
+ *         <the kernel's statements after the loop>
+ *
+ * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
+ * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
+ * swizzle whose span is the tile's contiguous width, panels of 64 columns of
+ * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
+ * what a 2-D TMA box of (rows, nE) writes (HOPPER-GEMM.md §3); the T.gemm,
+ * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
+ * and its accumulator gets the wgmma partition (layout_infer.c).
+ * f->producer_threads = 128; lower-tile-ops adds them to the launch.
+ * An empty arrival per consumer warp (not per warpgroup) lets each warp
+ * release a stage once its own wgmma, which reads the whole B tile, is
+ * complete; a warpgroup's wgmma cannot complete before all four warps issued
+ * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
+ * runs warps one at a time.
+ *
+ * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
+ * path); with remarks on (tl_lower_options.remarks), a note says which path
+ * each such T.Pipelined loop took and why.
+ *
+ * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
+ * cp.async.bulk.tensor (§9.7.9.27), wgmma (§9.7.15), the protocol of
+ * ../shared/HOPPER-GEMM.md §5. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "IR/rewrite.h"
+#include "IR/visit.h"
+#include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
+
+#define WS_MAX_LOADS 8
+
+typedef struct ws_load {
+  const tl_stmt *s;      /* T.copy(src region, X) */
+  tl_buffer *src, *X;
+  int64_t rows, cols;    /* X's static shape */
+  int sw;                /* swizzle span (bytes) */
+  int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
+} ws_load;
+
+typedef TL_VEC(tl_stmt *) stmt_vec;
+
+typedef struct ws_plan {
+  tl_stmt *kernel;
+  int li;                /* the loop's index in the kernel body */
+  tl_stmt *loop;
+  const tl_stmt *gemm;
+  ws_load loads[WS_MAX_LOADS];
+  int nloads;
+  int stages;
+  int64_t threads;
+} ws_plan;
+
+/* ------------------------------------------------------------- matching */
+typedef struct ref_count { tl_visitor v; const tl_buffer *b; int n; } ref_count;
+static void rc_expr(tl_visitor *v, const tl_expr *e) {
+  ref_count *r = (ref_count *)v;
+  if ((e->kind == TL_EXPR_LOAD && e->u.load.buffer == r->b) || (e->kind == TL_EXPR_BUFFER && e->u.buffer == r->b))
+    r->n++;
+}
+static void rc_stmt(tl_visitor *v, const tl_stmt *s) {
+  ref_count *r = (ref_count *)v;
+  if (s->kind == TL_STMT_STORE && s->u.store.buffer == r->b) r->n++;
+}
+static void rc_region(tl_visitor *v, const tl_region *g) {
+  ref_count *r = (ref_count *)v;
+  if (g->buffer == r->b) r->n++;
+}
+/* References of b in s (allocations not counted). */
+static int refs_of(const tl_stmt *s, const tl_buffer *b) {
+  ref_count r = {.v = {.expr = rc_expr, .stmt = rc_stmt, .region = rc_region}, .b = b};
+  tl_visit_stmt(&r.v, s);
+  return r.n;
+}
+
+/* Does s touch any shared buffer? */
+typedef struct shared_use { tl_visitor v; bool any; } shared_use;
+static bool is_shared(const tl_buffer *b) {
+  return b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN);
+}
+static void su_expr(tl_visitor *v, const tl_expr *e) {
+  shared_use *u = (shared_use *)v;
+  if ((e->kind == TL_EXPR_LOAD && is_shared(e->u.load.buffer)) || (e->kind == TL_EXPR_BUFFER && is_shared(e->u.buffer)))
+    u->any = true;
+}
+static void su_stmt(tl_visitor *v, const tl_stmt *s) {
+  shared_use *u = (shared_use *)v;
+  if (s->kind == TL_STMT_STORE && is_shared(s->u.store.buffer)) u->any = true;
+  if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) u->any = true; /* a second pipeline */
+}
+static void su_region(tl_visitor *v, const tl_region *g) {
+  shared_use *u = (shared_use *)v;
+  if (is_shared(g->buffer)) u->any = true;
+}
+static bool uses_shared(const tl_stmt *s) {
+  shared_use u = {.v = {.expr = su_expr, .stmt = su_stmt, .region = su_region}};
+  tl_visit_stmt(&u.v, s);
+  return u.any;
+}
+
+static bool attr_true(const tl_stmt *s, int i) {
+  int64_t v = 0;
+  return s->u.tile.attrs && s->u.tile.attrs[i] && tl_expr_is_const_int(s->u.tile.attrs[i], &v) && v != 0;
+}
+
+static bool is_param(const tl_primfunc *f, const tl_buffer *b) {
+  for (int i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == TL_PARAM_TENSOR && f->params[i].buffer == b) return true;
+  return false;
+}
+
+static bool f16ish(tl_dtype t) {
+  return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
+}
+
+/* Is region r all of its buffer (no dims, or mins 0 and the shape's extents)? */
+static bool whole(const tl_region *r) {
+  if (r->ndim == 0) return true;
+  if (!r->buffer || r->ndim != r->buffer->ndim) return false;
+  for (int k = 0; k < r->ndim; k++) {
+    int64_t mn = -1, e = -1, d = -2;
+    if (!tl_expr_is_const_int(r->min[k], &mn) || mn != 0 || !tl_expr_is_const_int(r->extent[k], &e) ||
+        !tl_expr_is_const_int(r->buffer->shape[k], &d) || e != d)
+      return false;
+  }
+  return true;
+}
+
+/* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
+static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
+  memset(ld, 0, sizeof *ld);
+  if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2)
+    return "the loop body has a statement other than T.copy and one T.gemm";
+  const tl_region *sr = &s->u.tile.args[0].region, *dr = &s->u.tile.args[1].region;
+  if (s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION || !sr->buffer ||
+      !dr->buffer || sr->buffer->scope != TL_SCOPE_GLOBAL || !is_shared(dr->buffer))
+    return "a T.copy in the loop is not global -> shared";
+  if (attr_true(s, 1)) return "a T.copy in the loop has disable_tma=True";
+  tl_buffer *src = sr->buffer, *X = dr->buffer;
+  if (!is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
+  if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
+  int64_t rows, cols;
+  if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))
+    return "a copied tile is not a static 2-D shared buffer";
+  int r = src->ndim;
+  if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
+  for (int k = 0; k < r; k++) {
+    int64_t e;
+    if (!tl_expr_is_const_int(sr->extent[k], &e) ||
+        e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
+      return "a copy's source region is not (1, ..., rows, cols) of its tile";
+  }
+  if (!whole(dr)) return "a copy writes part of its tile";
+  /* TMA: every stride but the innermost a multiple of 16 bytes (static). */
+  int64_t stride = 2;
+  for (int k = r - 1; k >= 1; k--) {
+    int64_t d;
+    if (!tl_expr_is_const_int(src->shape[k], &d)) return "a copy's source has a dynamic inner dimension";
+    stride *= d;
+    if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
+  }
+  int64_t cb = cols * 2;
+  if (cb == 32 || cb == 64 || cb == 128) ld->sw = (int)cb, ld->nE = cols;
+  else if (cb > 128 && cb % 128 == 0) ld->sw = 128, ld->nE = 64;
+  else return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements";
+  if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
+  ld->s = s;
+  ld->src = src;
+  ld->X = X;
+  ld->rows = rows;
+  ld->cols = cols;
+  return NULL;
+}
+
+static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
+  for (int i = 0; i < p->nloads; i++)
+    if (p->loads[i].X == b) return &p->loads[i];
+  return NULL;
+}
+
+/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma. */
+static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
+  const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
+  const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
+  if (!la || !lb || la == lb) return "the T.gemm's A and B are not two tiles the loop copies";
+  if (!whole(ra) || !whole(rb)) return "the T.gemm reads part of a tile";
+  tl_buffer *C = rc->buffer;
+  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !whole(rc)) return "C is not a whole 2-D fragment";
+  tl_dtype da = la->X->dtype, dc = C->dtype;
+  if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
+  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+    return "the accumulator is not float32 (or float16 with float16 inputs)";
+  int64_t kp = 1;
+  if (g->u.tile.attrs && g->u.tile.attrs[4]) tl_expr_is_const_int(g->u.tile.attrs[4], &kp);
+  if (kp != 1) return "k_pack is not 1";
+  bool ta = attr_true(g, 0), tb = attr_true(g, 1);
+  int64_t BM, BN;
+  if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
+  int64_t am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
+  int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
+  if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
+  if (K % 16 != 0) return "K is not a multiple of 16";
+  int64_t wgs = p->threads / 128;
+  if (BM % 64 != 0 || wgs % (BM / 64) != 0)
+    return "block_M is not 64 times a divisor of the consumer warpgroups (threads / 128)";
+  int64_t wg_n = wgs / (BM / 64), WN = BN / wg_n;
+  if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
+  if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
+  if (ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
+  return NULL;
+}
+
+/* Finds the GEMM main loop of kernel k; *why says why not when false. */
+static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out) {
+  memset(p, 0, sizeof *p);
+  *loop_out = NULL;
+  tl_stmt *body = k->u.kernel.body;
+  if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
+  int found = -1;
+  for (int i = 0; i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) {
+      if (found >= 0) return *why = "the kernel has more than one T.Pipelined loop", false;
+      found = i;
+    }
+  }
+  if (found < 0) return *why = "no T.Pipelined loop at the kernel's top level", false;
+  tl_stmt *loop = body->u.seq.stmts[found];
+  *loop_out = loop;
+  p->kernel = k;
+  p->li = found;
+  p->loop = loop;
+  p->stages = loop->u.loop.num_stages < 1 ? 1 : loop->u.loop.num_stages;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
+    return *why = "the kernel's threads are not whole warpgroups (a multiple of 128)", false;
+  if (loop->u.loop.nvars != 1 || loop->u.loop.step) return *why = "the loop has a step", false;
+  tl_stmt *lb = loop->u.loop.body;
+  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
+  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  for (int i = 0; i < n; i++) {
+    const tl_stmt *s = items[i];
+    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) {
+      if (p->gemm) return *why = "the loop has two T.gemm", false;
+      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
+          s->u.tile.args[2].kind != TL_OPND_REGION)
+        return *why = "the T.gemm has unexpected operands", false;
+      p->gemm = s;
+      continue;
+    }
+    if (p->nloads == WS_MAX_LOADS) return *why = "the loop copies too many tiles", false;
+    const char *w = match_load(f, s, &p->loads[p->nloads]);
+    if (w) return *why = w, false;
+    for (int j = 0; j < p->nloads; j++)
+      if (p->loads[j].X == p->loads[p->nloads].X) return *why = "a tile is copied twice", false;
+    p->nloads++;
+  }
+  if (!p->gemm) return *why = "the loop has no T.gemm", false;
+  const char *w = match_gemm(p, p->gemm);
+  if (w) return *why = w, false;
+  for (int i = 0; i < p->nloads; i++) {
+    if (refs_of(f->body, p->loads[i].X) != refs_of(loop, p->loads[i].X))
+      return *why = "a copied tile is used outside the loop", false;
+    if (refs_of(loop, p->loads[i].X) != 1 + (p->loads[i].X == p->gemm->u.tile.args[0].region.buffer ||
+                                             p->loads[i].X == p->gemm->u.tile.args[1].region.buffer))
+      return *why = "a copied tile is used by something other than its copy and the T.gemm", false;
+  }
+  /* The other top-level statements: no shared memory (their barriers would
+   * need the consumer-only named barrier). */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (i == found || !s || s->kind == TL_STMT_ALLOC) continue;
+    if (uses_shared(s)) return *why = "a statement outside the loop uses shared memory", false;
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------- rewriting */
+typedef struct ws_build {
+  tl_module *m;
+  tl_loc loc;
+  tl_names *names;
+  bool oom;
+} ws_build;
+
+static tl_expr *I(ws_build *b, int64_t v) { return tl_lo_int(b->m, b->loc, v); }
+static tl_expr *V(ws_build *b, tl_var *v) { return tl_ir_var(b->m, b->loc, v); }
+static tl_expr *BIN(ws_build *b, tl_binop op, tl_expr *x, tl_expr *y) { return tl_ir_binary(b->m, b->loc, op, x, y); }
+static tl_expr *REF(ws_build *b, tl_buffer *x) { return tl_ir_buffer_ref(b->m, b->loc, x); }
+static tl_stmt *CALL(ws_build *b, tl_intrin op, int n, tl_expr **args) {
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  return tl_lo_eval(b->m, b->loc, tl_ir_call(b->m, b->loc, op, n, args));
+}
+static tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
+  for (int i = 0; i < n; i++)
+    if (!s[i]) return NULL;
+  return tl_ir_seq(b->m, b->loc, n, s);
+}
+
+/* `r = var - lo` as a LET; returns r's expression. */
+static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr **rel) {
+  tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
+  *rel = r ? V(b, r) : NULL;
+  return r ? tl_lo_let(b->m, b->loc, r, BIN(b, TL_OP_SUB, V(b, var), lo)) : NULL;
+}
+
+/* The producer's TMA loads of iteration var (the copies' regions with the
+ * loop variable replaced) into stage `stage`. */
+static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_buffer *mbar,
+                           stmt_vec *out) {
+  tl_map subst;
+  tl_map_init(&subst);
+  tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
+  bool ok = tl_map_put(&subst, kv, V(b, kp));
+  for (int i = 0; ok && i < p->nloads; i++) {
+    const ws_load *ld = &p->loads[i];
+    const tl_region *sr = &ld->s->u.tile.args[0].region;
+    int r = ld->src->ndim;
+    for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
+      tl_expr *args[16];
+      args[0] = REF(b, ld->X);
+      args[1] = tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols), I(b, pn * ld->rows * ld->nE));
+      args[2] = REF(b, mbar);
+      args[3] = stage;
+      args[4] = REF(b, ld->src);
+      args[5] = I(b, ld->sw);
+      for (int d = 0; d < r; d++) {
+        args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+        tl_expr *c = tl_rewrite_expr(&rw, sr->min[d], 1);
+        if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
+        if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
+        args[6 + r + d] = c;
+      }
+      tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
+      ok = s && tl_vec_push(out, s);
+    }
+  }
+  tl_map_free(&subst);
+  return ok;
+}
+
+/* The T.gemm reading stage `stage` of its tiles. */
+static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
+  tl_stmt *r = tl_ir_stmt(b->m, g->loc, TL_STMT_TILE);
+  tl_operand *args = tl_arena_alloc(&b->m->arena, sizeof(tl_operand) * 3);
+  if (!r || !args) return NULL;
+  *r = *g;
+  for (int i = 0; i < 3; i++) {
+    args[i] = g->u.tile.args[i];
+    if (i == 2) continue;
+    tl_buffer *X = args[i].region.buffer;
+    tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    if (!mn || !ex) return NULL;
+    mn[0] = stage;
+    ex[0] = I(b, 1);
+    for (int d = 0; d < 2; d++) {
+      mn[d + 1] = I(b, 0);
+      ex[d + 1] = X->shape[d];
+    }
+    args[i].region.ndim = 3;
+    args[i].region.min = mn;
+    args[i].region.extent = ex;
+  }
+  r->u.tile.args = args;
+  return r;
+}
+
+static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names) {
+  ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
+  tl_stmt *loop = p->loop;
+  int S = p->stages;
+  int64_t T = p->threads;
+  tl_var *kv = loop->u.loop.vars[0];
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
+  /* barriers */
+  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!shape || !(shape[0] = I(b, 2 * S))) return NULL;
+  tl_buffer *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
+  tl_stmt *mbar_alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
+  if (!mbar || !mbar_alloc) return NULL;
+  mbar_alloc->u.alloc.buffer = mbar;
+  tl_expr *tid = tl_lo_thread_index(m, b->loc);
+  stmt_vec init = {0};
+  for (int s = 0; s < S; s++) {
+    tl_expr *a1[3] = {REF(b, mbar), I(b, s), I(b, 1)};
+    tl_expr *a2[3] = {REF(b, mbar), I(b, S + s), I(b, T / 32)};
+    if (!tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) ||
+        !tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2)))
+      return NULL;
+  }
+  tl_stmt *init_if = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL);
+  tl_vec_free(&init);
+  tl_stmt *sync = tl_lo_sync_threads(m, b->loc);
+
+  /* producer */
+  int64_t bytes = 0;
+  for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].rows * p->loads[i].cols * 2;
+  tl_var *kp = tl_names_fresh_var(names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
+  if (!kp) return NULL;
+  tl_expr *prel;
+  tl_stmt *plet = let_rel(b, kp, lo, &prel);
+  tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
+  stmt_vec pbody = {0};
+  {
+    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
+                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+    tl_expr *ea[3] = {REF(b, mbar), pst, I(b, bytes)};
+    if (!tl_vec_push(&pbody, plet) || !tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) ||
+        !tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) ||
+        !producer_loads(b, p, kv, kp, pst, mbar, &pbody)) {
+      tl_vec_free(&pbody);
+      return NULL;
+    }
+  }
+  tl_stmt *ploop = tl_ir_stmt(m, b->loc, TL_STMT_FOR);
+  if (!ploop) return NULL;
+  *ploop = *loop;
+  ploop->u.loop.kind = TL_LOOP_SERIAL;
+  ploop->u.loop.num_stages = -1;
+  ploop->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  if (!ploop->u.loop.vars) return NULL;
+  ploop->u.loop.vars[0] = kp;
+  ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
+  tl_vec_free(&pbody);
+  if (!ploop->u.loop.body) return NULL;
+  tl_stmt *producer = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, T)), ploop, NULL);
+
+  /* consumer loop */
+  tl_expr *crel;
+  tl_stmt *clet = let_rel(b, kv, lo, &crel);
+  tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
+  tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
+  tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, S))};
+  tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
+                             CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
+  tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst), arrive};
+  loop->u.loop.kind = TL_LOOP_SERIAL;
+  loop->u.loop.num_stages = -1;
+  if (!(loop->u.loop.body = SEQ(b, 4, cb))) return NULL;
+
+  /* the kernel body: prefix, init, sync, branch */
+  tl_stmt *body = p->kernel->u.kernel.body;
+  stmt_vec pre = {0}, cons = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET ||
+                                (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE));
+    ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&cons, s);
+  }
+  tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
+  tl_stmt *branch = tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tid, I(b, T)), producer, consumer);
+  ok = ok && tl_vec_push(&pre, mbar_alloc) && tl_vec_push(&pre, init_if) && tl_vec_push(&pre, sync) &&
+       tl_vec_push(&pre, branch);
+  tl_stmt *nb = ok ? SEQ(b, (int)pre.len, pre.data) : NULL;
+  tl_vec_free(&pre);
+  tl_vec_free(&cons);
+  if (!nb) return NULL;
+  /* the tiles: a stage dimension and the TMA/wgmma image */
+  for (int i = 0; i < p->nloads; i++) {
+    tl_buffer *X = p->loads[i].X;
+    tl_expr **sh = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * 3);
+    if (!sh || !(sh[0] = I(b, S))) return NULL;
+    sh[1] = X->shape[0];
+    sh[2] = X->shape[1];
+    X->shape = sh;
+    X->ndim = 3;
+    X->strides = NULL;
+    if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
+    if (!tl_smem_layout_set_wgmma(m, X, p->loads[i].sw)) return NULL;
+  }
+  f->producer_threads = 128;
+  p->kernel->u.kernel.body = nb;
+  return nb;
+}
+
+bool tl_lower_remarks_enabled(void) {
+  const char *e = getenv("TL_REMARKS");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  tl_stmt *k = tl_ir_find_kernel(f->body);
+  if (!k) return true;
+  const char *why = NULL;
+  ws_plan p;
+  tl_stmt *loop = NULL;
+  if (!target->wgmma || !target->tma) why = "the target has no wgmma/TMA";
+  else if (f->pass_configs.disable_wgmma) why = "tl.disable_wgmma is set";
+  else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
+  else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
+  bool match = !why && ws_match(f, k, &p, &why, &loop);
+  if (match && p.threads + 128 > target->max_threads) {
+    match = false;
+    why = "the kernel's threads plus a producer warpgroup exceed the block limit";
+  }
+  if (!match) {
+    if (tl_lower_remarks_enabled())
+      tl_note(d, loop ? loop->loc : f->loc, "remark: T.Pipelined GEMM loop stays on the cp.async + mma.sync path: %s", why);
+    return true;
+  }
+  tl_names names;
+  if (!tl_names_collect(&names, m, f)) {
+    tl_error(d, f->loc, "out of memory while warp-specializing");
+    return false;
+  }
+  tl_stmt *r = ws_rewrite(m, f, &p, &names);
+  tl_names_free(&names);
+  if (!r) {
+    tl_error(d, f->loc, "out of memory while warp-specializing");
+    return false;
+  }
+  if (tl_lower_remarks_enabled())
+    tl_note(d, p.loop->loc,
+            "remark: T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
+            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups",
+            p.stages, (long long)(p.threads / 128));
+  return true;
+}
+
+/* ------------------------------------------------- after lower-tile-ops */
+/* T.sync_threads() statements inside s → T.ptx_bar_sync(1, T). */
+static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
+      return true;
+    case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
+    case TL_STMT_IF:
+      return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
+    case TL_STMT_EVAL: {
+      tl_expr *v = s->u.eval.value;
+      if (!v || v->kind != TL_EXPR_CALL || v->u.call.op != TL_INTRIN_SYNC_THREADS) return true;
+      tl_expr *args[2] = {tl_lo_int(m, s->loc, 1), tl_lo_int(m, s->loc, T)};
+      tl_expr *c = args[0] && args[1] ? tl_ir_call(m, s->loc, TL_INTRIN_PTX_BAR_SYNC, 2, args) : NULL;
+      if (!c) return false;
+      s->u.eval.value = c;
+      return true;
+    }
+    default: return true;
+  }
+}
+
+bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
+  tl_stmt *k = f->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
+  if (!k) return true;
+  int64_t T = 0;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &T)) return false;
+  /* the consumer branch: the else of the top-level `if tid >= T` */
+  tl_stmt *body = k->u.kernel.body;
+  for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
+  }
+  k->u.kernel.threads = tl_lo_int(m, k->loc, T + f->producer_threads);
+  f->producer_threads = 0;
+  return k->u.kernel.threads != NULL;
+}
