@@ -530,7 +530,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   }
   if (!match) {
     if (tl_lower_remarks_enabled())
-      tl_note(d, loop ? loop->loc : f->loc, "remark: T.Pipelined GEMM loop stays on the cp.async + mma.sync path: %s", why);
+      tl_remark(d, loop ? loop->loc : f->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
     return true;
   }
   tl_names names;
@@ -545,8 +545,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     return false;
   }
   if (tl_lower_remarks_enabled())
-    tl_note(d, p.loop->loc,
-            "remark: T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
+    tl_remark(d, p.loop->loc,
+            "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
             "warpgroup, T.gemm as wgmma over %lld consumer warpgroups",
             p.stages, (long long)(p.threads / 128));
   return true;

@@ -63,7 +63,7 @@ void tl_context_first_error_location(const tl_context *ctx, const char **file, i
 }
 
 const char *tl_context_warnings(const tl_context *ctx) {
-  if (!ctx || ctx->last_error || ctx->diag.errors || !ctx->diag.warnings || ctx->diag.out.oom ||
+  if (!ctx || ctx->last_error || ctx->diag.errors || (!ctx->diag.warnings && !ctx->diag.remarks) || ctx->diag.out.oom ||
       !ctx->diag.out.data)
     return "";
   return ctx->diag.out.data;

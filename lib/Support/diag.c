@@ -34,7 +34,7 @@ void tl_diag_clear(tl_diag *d) {
   free((char *)d->first_error.file);
   d->first_message = NULL;
   d->first_error = TL_LOC_NONE;
-  d->errors = d->warnings = 0;
+  d->errors = d->warnings = d->remarks = 0;
 }
 
 void tl_diag_free(tl_diag *d) {
@@ -78,6 +78,7 @@ static const char *level_name(tl_diag_level level) {
     case TL_DIAG_ERROR: return "error";
     case TL_DIAG_WARNING: return "warning";
     case TL_DIAG_NOTE: return "note";
+    case TL_DIAG_REMARK: return "remark";
   }
   return "error";
 }
@@ -122,6 +123,8 @@ void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fm
     if (d->errors < INT32_MAX) d->errors++;
   } else if (level == TL_DIAG_WARNING) {
     if (d->warnings < INT32_MAX) d->warnings++;
+  } else if (level == TL_DIAG_REMARK) {
+    if (d->remarks < INT32_MAX) d->remarks++;
   }
   bool first = level == TL_DIAG_ERROR && d->errors == 1;
   /* Errors beyond the limit, and everything after them, are only counted. */

@@ -110,13 +110,15 @@ typedef struct tl_loc { const char *file; int line, col; } tl_loc;
  * For a location without a file: "error: message".
  * The engine knows source text for files registered with
  * tl_diag_add_source; other locations print without the source line. */
-typedef enum tl_diag_level { TL_DIAG_ERROR, TL_DIAG_WARNING, TL_DIAG_NOTE } tl_diag_level;
+/* TL_DIAG_REMARK: what an optimisation decided and why (tl-opt --remarks,
+ * LLVM's -Rpass in spirit); printed like warnings, counted apart. */
+typedef enum tl_diag_level { TL_DIAG_ERROR, TL_DIAG_WARNING, TL_DIAG_NOTE, TL_DIAG_REMARK } tl_diag_level;
 
 typedef struct tl_diag_source { const char *name; const char *text; size_t len; } tl_diag_source;
 typedef struct tl_diag {
   TL_VEC(tl_diag_source) sources;  /* texts are borrowed, must outlive use */
   tl_strbuf out;                   /* all rendered diagnostics, in order */
-  int errors, warnings;
+  int errors, warnings, remarks;
   tl_loc first_error;              /* location of the first error */
   char *first_message;             /* message text of the first error (malloc) */
   int max_errors;                  /* stop recording after this many (default 20) */
@@ -132,6 +134,7 @@ void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fm
                      va_list ap);
 #define tl_error(d, loc, ...) tl_diag_report((d), TL_DIAG_ERROR, (loc), __VA_ARGS__)
 #define tl_note(d, loc, ...) tl_diag_report((d), TL_DIAG_NOTE, (loc), __VA_ARGS__)
+#define tl_remark(d, loc, ...) tl_diag_report((d), TL_DIAG_REMARK, (loc), __VA_ARGS__)
 /* Drops all recorded diagnostics (keeps sources). */
 void tl_diag_clear(tl_diag *d);
 

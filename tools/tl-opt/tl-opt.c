@@ -57,6 +57,9 @@ static void usage(FILE *f) {
       "  --kernel=NAME         compile the factory or @T.prim_func of that Python name\n"
       "                        (default: the file's kernels whose parameters have values)\n"
       "  --verify-each         run the IR verifier after every stage\n"
+      "  --remarks             say on stderr which path each T.Pipelined GEMM loop took\n"
+      "                        (sm_90a: TMA + wgmma + warp specialization, or cp.async +\n"
+      "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
       "  -h, --help            show this help and exit\n"
@@ -224,7 +227,7 @@ static int write_result(const char *out_path, const char *text) {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -233,6 +236,7 @@ int main(int argc, char **argv) {
       {"kernel", required_argument, NULL, OPT_KERNEL},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
+      {"remarks", no_argument, NULL, OPT_REMARKS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -267,6 +271,9 @@ int main(int argc, char **argv) {
       }
       case 'o':
         out_path = optarg;
+        break;
+      case OPT_REMARKS: /* read by the lowering (lib/Lower, tl_lower_remarks_enabled) */
+        setenv("TL_REMARKS", "1", 1);
         break;
       case 'h':
         usage(stdout);

@@ -1,0 +1,40 @@
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>%t.err > %t.simt
+# RUN: FileCheck %s --check-prefix=SIMT < %t.simt
+# RUN: FileCheck %s --check-prefix=REMARK < %t.err
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=DEFAULT
+# RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
+# The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
+# 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
+# whose thread 256 issues the TMA loads (A: one 128x64 box, B: four 64x64
+# panels of the 128-byte swizzle) on a 3-stage mbarrier ring; the consumers
+# wait on full[s], run the T.gemm as wgmma m64n256k16 (A K-major, B N-major:
+# LBO 64 rows * 128 B), and each warp arrives on empty[s].
+
+# SIMT: with T.Kernel(2, 4, threads=384) as (bx, by):
+# SIMT: ws_mbar = T.alloc_shared((6,), "uint64")
+# SIMT: T.ptx_mbarrier_init(ws_mbar, 0, 1)
+# SIMT-NEXT: T.ptx_mbarrier_init(ws_mbar, 3, 8)
+# SIMT: T.sync_threads()
+# SIMT-NEXT: if T.get_thread_binding(0) >= 256:
+# SIMT-NEXT: if T.get_thread_binding(0) == 256:
+# SIMT-NEXT: for kp in T.serial(8):
+# SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r % 3 + 3, (ws_r // 3 + 1) % 2)
+# SIMT-NEXT: T.ptx_mbarrier_arrive_expect_tx(ws_mbar, ws_r % 3, 49152)
+# SIMT-NEXT: T.ptx_tma_load(A_shared, ws_r % 3 * 8192, ws_mbar, ws_r % 3, A, 128, 128, 64, by * 128, kp * 64)
+# SIMT-NEXT: T.ptx_tma_load(B_shared, ws_r % 3 * 16384, ws_mbar, ws_r % 3, B, 128, 64, 64, kp * 64, bx * 256)
+# SIMT-COUNT-3: T.ptx_tma_load(B_shared,
+# SIMT: else:
+# SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
+# SIMT: T.ptx_wgmma_fence()
+# SIMT: T.ptx_wgmma_ss(C_local, nt * 128, A_shared, ws_r_1 % 3 * 8192 + (kk // 4 * 8192 + (wg_m * 4096 + kk % 4 * 16)), 128, 16, 1024, 0, B_shared, ws_r_1 % 3 * 16384 + ((wg_n * 4 + nt * 4) * 4096 + kk * 1024), 128, 8192, 1024, 1, 256, 1)
+# SIMT: T.ptx_wgmma_commit()
+# SIMT-NEXT: T.ptx_wgmma_wait(0, C_local, 0, 128)
+# SIMT-NEXT: if T.get_thread_binding(0) % 32 == 0:
+# SIMT-NEXT: T.ptx_mbarrier_arrive(ws_mbar, ws_r_1 % 3 + 3)
+# The epilogue's barriers are over the consumers only (named barrier 1).
+# SIMT-NOT: T.sync_threads()
+# SIMT: T.ptx_bar_sync(1, 256)
+
+# REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups
+# DEFAULT: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not 64 times a divisor of the consumer warpgroups (threads / 128)
+# SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
