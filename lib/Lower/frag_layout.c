@@ -99,21 +99,25 @@ void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t thr
   L->warp_n = warp_n;
   L->warp_tile_m = warp_m > 0 ? bm / warp_m : 0;
   L->warp_tile_n = warp_n > 0 ? bn / warp_n : 0;
+  L->interleaved = false;
 }
 
 void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid, int64_t *reg) {
   int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
-  int64_t wm = i / WM, wn = j / WN, lane, c;
+  int64_t wm = L->interleaved ? (i / 16) % L->warp_m : i / WM;
+  int64_t mi = L->interleaved ? i / (16 * L->warp_m) : (i % WM) / 16;
+  int64_t wn = j / WN, lane, c;
   tl_mma_c_lane(i % 16, j % 8, &lane, &c); /* m16n8 tile (mi, nj) of the warp tile */
   *tid = 32 * (wm + L->warp_m * wn) + lane;
-  *reg = 4 * (((i % WM) / 16) * (WN / 8) + (j % WN) / 8) + c;
+  *reg = 4 * (mi * (WN / 8) + (j % WN) / 8) + c;
 }
 
 void tl_mma_c_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *i, int64_t *j) {
   int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
   int64_t e = reg % 2, h = (reg / 2) % 2, nj = (reg / 4) % (WN / 8), mi = reg / (WN / 2);
   int64_t w = tid / 32, wm = w % L->warp_m, wn = w / L->warp_m, g = (tid % 32) / 4, t = tid % 4;
-  *i = wm * WM + 16 * mi + 8 * h + g;
+  (void)WM;
+  *i = tl_mma_c_row0(L, wm, mi) + 8 * h + g;
   *j = wn * WN + 8 * nj + 2 * t + e;
 }
 

@@ -84,6 +84,13 @@ typedef struct tl_frag_layout {
   int64_t threads, vec; /* PLAN only (REPLICATED: threads 1, vec 1) */
   int64_t nvec, nregs;  /* per-thread vectors / registers */
   int64_t warp_m, warp_n, warp_tile_m, warp_tile_n; /* MMA_C only */
+  /* MMA_C only: the wgmma accumulator of a warpgroup that runs several m64
+   * instructions (warp_specialize.c / lower_gemm.c).  Warp wm's m16 tile mi
+   * is then rows 16*(mi*warp_m + wm) .. +15 (m64 instruction mi covers rows
+   * 16*warp_m*mi + 64*(warpgroup's M index) .. +63, warp w of it 16 rows
+   * each, as wgmma's map requires) instead of the contiguous wm*WM + 16*mi
+   * (tl_mma_c_row0).  Registers are numbered as in the contiguous case. */
+  bool interleaved;
   int64_t rows, cols, group, groups, rpt, cvg;      /* ROWS only: R, C, g, G, rpt, cvg */
   const struct tl_frag_layout *src;                 /* REDUCER only: the 2-D layout reduced */
   tl_loc set_at;        /* the op that decided the layout */
@@ -131,6 +138,10 @@ bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, in
                             int64_t *warp_m, int64_t *warp_n, const char **msg);
 /* Fills L as the MMA_C layout of a [bm, bn] fragment (L->shape allocated by
  * the caller with 2 entries). */
+/* MMA_C: the first row of warp wm's m16 tile mi (see interleaved). */
+static inline int64_t tl_mma_c_row0(const tl_frag_layout *L, int64_t wm, int64_t mi) {
+  return L->interleaved ? 16 * (mi * L->warp_m + wm) : wm * L->warp_tile_m + 16 * mi;
+}
 void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads,
                           int64_t warp_m, int64_t warp_n);
 /* Forward map of an MMA_C layout: element (i, j) → (thread, register). */

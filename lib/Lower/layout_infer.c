@@ -96,6 +96,7 @@ typedef struct frag_info {
   bool gemm;
   tl_loc gemm_loc;
   int64_t gemm_m, gemm_n;
+  bool gemm_wgmma;         /* that gemm runs as wgmma (MMA_C interleaved when a warp has several m16 tiles) */
   bool gemm_as_a;          /* the use above is the A operand of an rs-form T.gemm */
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
@@ -497,11 +498,14 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   int64_t wm = 0, wn = 0;
   const char *pmsg = NULL;
   if (tl_gemm_is_wgmma(s)) {
-    /* wgmma (warp_specialize.c checked the shape): each warpgroup owns 64
-     * rows, warp w of it rows 16w..16w+15 -- the MMA_C layout with 16-row
-     * warp tiles is the wgmma accumulator map (frag_layout.h). */
-    wm = BM / 16;
-    wn = st->threads / 32 / wm;
+    /* wgmma (warp_specialize.c checked the shape): the warpgroups split M
+     * in 64-row blocks (then N); warp w of a warpgroup owns rows 16w..16w+15
+     * of each m64 block -- the MMA_C layout with 16-row warp tiles, or
+     * interleaved when a warpgroup has several m64 blocks (frag_layout.h),
+     * is the wgmma accumulator map. */
+    int64_t wgs = st->threads / 128, wg_m = BM / 64 >= wgs ? wgs : BM / 64;
+    wm = 4 * wg_m;
+    wn = wgs / wg_m;
   } else if (!tl_gemm_warp_partition(st->m, (int)policy, BM, BN, st->threads / 32, &wm, &wn, &pmsg)) {
     gemm_error(st, s->loc, pmsg);
     return;
@@ -524,6 +528,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     fi->gemm_loc = s->loc;
     fi->gemm_m = wm;
     fi->gemm_n = wn;
+    fi->gemm_wgmma = tl_gemm_is_wgmma(s);
     /* the gemm is the op that distributes C: name it in conflicts */
     fi->ident = (use_site){true, s->loc, "T.gemm"};
   }
@@ -704,6 +709,7 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
       return true;
     }
     tl_mma_c_layout_init(L, L->shape[0], L->shape[1], threads, gi->gemm_m, gi->gemm_n);
+    L->interleaved = gi->gemm_wgmma && L->warp_tile_m > 16;
     L->set_at = gi->gemm_loc;
     L->set_by = "T.gemm";
     b->layout = L;
@@ -838,6 +844,12 @@ static void decide_rows(li_state *st) {
 static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) {
   if (rr->src >= 0) {
     const tl_frag_layout *L = tl_frag_layout_of(st->frags.data[rr->src].buf);
+    if (L && L->kind == TL_FRAG_MMA_C && L->interleaved) {
+      tl_error(st->d, rr->loc, "%s of the wgmma accumulator '%s' (several m64 blocks per warpgroup) is not lowered "
+               "yet", rr->by, st->frags.data[rr->src].buf->name);
+      st->errors++;
+      return NULL;
+    }
     return L && (L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS) ? L : NULL;
   }
   return rr->virt;

@@ -210,8 +210,10 @@ static void mma_c_coords_ir(tl_module *M, tl_loc loc, const tl_frag_layout *L, t
   tl_expr *wm = tl_lo_fmod(M, loc, w, L->warp_m, NULL), *wn = tl_lo_fdiv(M, loc, w, L->warp_m, NULL);
   tl_expr *lane = tl_lo_fmod(M, loc, tid, 32, NULL);
   tl_expr *g = tl_lo_fdiv(M, loc, lane, 4, NULL), *t = tl_lo_fmod(M, loc, lane, 4, NULL);
-  *i = tl_lo_add(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, wm, WM), tl_lo_mul(M, loc, mi, 16)),
-                 tl_lo_add(M, loc, tl_lo_mul(M, loc, h, 8), g));
+  /* tl_mma_c_row0(wm, mi) + 8h + g */
+  tl_expr *row0 = L->interleaved ? tl_lo_add(M, loc, tl_lo_mul(M, loc, wm, 16), tl_lo_mul(M, loc, mi, 16 * L->warp_m))
+                                 : tl_lo_add(M, loc, tl_lo_mul(M, loc, wm, WM), tl_lo_mul(M, loc, mi, 16));
+  *i = tl_lo_add(M, loc, row0, tl_lo_add(M, loc, tl_lo_mul(M, loc, h, 8), g));
   *j = tl_lo_add(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, wn, WN), tl_lo_mul(M, loc, nj, 8)),
                  tl_lo_add(M, loc, tl_lo_mul(M, loc, t, 2), e));
 }

@@ -193,13 +193,16 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
 }
 
 /* T.gemm as wgmma (operands in TMA/wgmma images; C's MMA_C layout has
- * 16-row warp tiles, so warpgroup q = tid / 128 owns rows 64*(q % wg_m) and
- * columns WN*(q / wg_m) of C, and register i of the layout is d_i of the
- * m64nNk16 accumulator map):
+ * warp_m = 4 * wg_m warps along M and 16-row m16 tiles, interleaved when a
+ * warpgroup has mt > 1 m64 blocks, so warpgroup q = tid / 128 owns the m64
+ * blocks at rows 16*warp_m*mi + 64*(q % wg_m) and columns WN*(q / wg_m) of
+ * C, and register mi*WN/2 + i of the layout is d_i of block mi's m64nNk16
+ * accumulator map):
  *     T.ptx_wgmma_fence()
  *     for kk in T.unroll(K / 16):          # serial beyond 8 steps
- *         for nt in T.unroll(WN / NI):
- *             T.ptx_wgmma_ss(C, nt*NI/2, A <rows 64*wa, k 16*kk>, B <cols WN*wb + NI*nt, k 16*kk>, NI, 1)
+ *         for mi in T.unroll(mt): for nt in T.unroll(WN / NI):
+ *             T.ptx_wgmma_ss(C, mi*WN/2 + nt*NI/2, A <rows 16*warp_m*mi + 64*wa, k 16*kk>,
+ *                            B <cols WN*wb + NI*nt, k 16*kk>, NI, 1)
  *     T.ptx_wgmma_commit()
  *     T.ptx_wgmma_wait(0, C, 0, WN/2)
  * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
@@ -208,11 +211,11 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
                             const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
-  int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8;
+  int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8, mt = CL->warp_tile_m / 16;
   int64_t nEB = B->L->swizzle_bytes / B->L->elem_bytes;
   for (int64_t d = 8; d <= 256 && d <= WN; d += 8)
     if (WN % d == 0 && (tb || d % nEB == 0)) NI = d;
-  if (CL->warp_tile_m != 16 || CL->warp_m % 4 != 0 || (!tb && NI % nEB != 0)) {
+  if ((mt > 1) != CL->interleaved || CL->warp_m % 4 != 0 || (!tb && NI % nEB != 0)) {
     tl_error(g->d, loc, "internal error: T.gemm as wgmma with an accumulator layout it cannot use");
     return NULL;
   }
@@ -225,17 +228,22 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_FENCE, 0, NULL));
   tl_var *kk = tl_names_fresh_var(g->names, loc, "kk", TL_INT32, TL_VAR_LOOP);
   tl_var *nt = tl_names_fresh_var(g->names, loc, "nt", TL_INT32, TL_VAR_LOOP);
-  if (!kk || !nt) return NULL;
+  tl_var *mi = tl_names_fresh_var(g->names, loc, "mi", TL_INT32, TL_VAR_LOOP);
+  if (!kk || !nt || !mi) return NULL;
   tl_expr *k0 = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
-  tl_expr *ntv = tl_ir_var(M, loc, nt);
+  tl_expr *ntv = tl_ir_var(M, loc, nt), *miv = tl_ir_var(M, loc, mi);
   tl_expr *args[16];
+  /* m64 block mi of this warpgroup: rows 16*warp_m*mi + 64*wa (tl_mma_c_row0);
+   * its registers follow the previous blocks' WN/2 */
   args[0] = tl_ir_buffer_ref(M, loc, C);
-  args[1] = tl_lo_mul(M, loc, ntv, NI / 2);
-  wg_operand(g, A, !ta, tl_lo_mul(M, loc, wa, 64), k0, &args[2]);
+  args[1] = tl_lo_add(M, loc, tl_lo_mul(M, loc, miv, WN / 2), tl_lo_mul(M, loc, ntv, NI / 2));
+  wg_operand(g, A, !ta, tl_lo_add(M, loc, tl_lo_mul(M, loc, wa, 64), tl_lo_mul(M, loc, miv, 16 * CL->warp_m)), k0,
+             &args[2]);
   wg_operand(g, B, tb, tl_lo_add(M, loc, tl_lo_mul(M, loc, wb, WN), tl_lo_mul(M, loc, ntv, NI)), k0, &args[8]);
   args[14] = tl_emit_int(g, NI);
   args[15] = tl_emit_int(g, 1);
-  tl_stmt *mma = tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args));
+  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
+                             tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
   int64_t ksteps = K / 16;
   tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma));
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));

@@ -291,8 +291,10 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
   tl_expr *lane = tl_lo_fmod(m, loc, tid, 32, &st->ranges);
   tl_expr *wm = tl_lo_fmod(m, loc, warp, mw, &st->ranges);
   tl_expr *wn = tl_lo_fdiv(m, loc, warp, mw, &st->ranges);
-  tl_expr *i = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, lane, 4, &st->ranges));
-  i = tl_lo_add(m, loc, i, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), 16),
+  /* row0(wm, mi) (frag_layout.h tl_mma_c_row0) + lane/4 + 8h */
+  tl_expr *i = L->interleaved ? tl_lo_mul(m, loc, wm, 16) : tl_lo_mul(m, loc, wm, WM);
+  i = tl_lo_add(m, loc, i, tl_lo_fdiv(m, loc, lane, 4, &st->ranges));
+  i = tl_lo_add(m, loc, i, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), L->interleaved ? 16 * mw : 16),
                                      tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
   tl_expr *j = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->ranges), 2));
   j = tl_lo_add(m, loc, j, tl_lo_mul(m, loc, tl_ir_var(m, loc, vn), 8));
@@ -1084,7 +1086,7 @@ static bool frag_same_layout(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a->kind != b->kind || a->total != b->total || a->threads != b->threads || a->vec != b->vec) return false;
   if (a->kind == TL_FRAG_MMA_C)
     return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
-           a->shape[1] == b->shape[1];
+           a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
   if (a->kind == TL_FRAG_ROWS)
     return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);

@@ -233,10 +233,12 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
   if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
   if (K % 16 != 0) return "K is not a multiple of 16";
+  /* the warpgroups split M into 64-row blocks (several per warpgroup when
+   * there are more blocks than warpgroups), then N (layout_infer.c) */
   int64_t wgs = p->threads / 128;
-  if (BM % 64 != 0 || wgs % (BM / 64) != 0)
-    return "block_M is not 64 times a divisor of the consumer warpgroups (threads / 128)";
-  int64_t wg_n = wgs / (BM / 64), WN = BN / wg_n;
+  if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
+    return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
+  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
   if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
   if (ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";

@@ -1,7 +1,8 @@
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>%t.err > %t.simt
 # RUN: FileCheck %s --check-prefix=SIMT < %t.simt
 # RUN: FileCheck %s --check-prefix=REMARK < %t.err
-# RUN: %tl-opt --target=sm_90a --emit=simt --remarks %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=DEFAULT
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks %examples/gemm.py 2>&1 | FileCheck %s --check-prefix=DEFAULT
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=32 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALLM
 # RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
 # The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
 # 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
@@ -36,5 +37,11 @@
 # SIMT: T.ptx_bar_sync(1, 256)
 
 # REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups
-# DEFAULT: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not 64 times a divisor of the consumer warpgroups (threads / 128)
+# examples/gemm.py as written (128x128x32, 128 threads): one consumer warpgroup
+# runs two m64n128k16 per k-step; its accumulator is the interleaved MMA_C
+# layout (warp w: rows 16w.. and 64+16w..); A is 64-byte swizzled.
+# DEFAULT: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 1 consumer warpgroups
+# DEFAULT: with T.Kernel(8, 8, threads=256) as (bx, by):
+# DEFAULT: T.ptx_wgmma_ss(C_local, mi_1 * 64 + nt * 64, A_shared, ws_r_1 % 3 * 4096 + (kk // 2 * 4096 + (mi_1 * 2048 + kk % 2 * 16)), 64, 16, 512, 0, B_shared, ws_r_1 % 3 * 4096 + ((wg_n * 2 + nt * 2) * 2048 + kk * 1024), 128, 4096, 1024, 1, 128, 1)
+# SMALLM: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)
 # SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
