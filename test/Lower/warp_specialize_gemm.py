@@ -27,7 +27,7 @@
 # SIMT: else:
 # SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
 # SIMT: T.ptx_wgmma_fence()
-# SIMT: T.ptx_wgmma_ss(C_local, nt * 128, A_shared, ws_r_1 % 3 * 8192 + (kk // 4 * 8192 + (wg_m * 4096 + kk % 4 * 16)), 128, 16, 1024, 0, B_shared, ws_r_1 % 3 * 16384 + ((wg_n * 4 + nt * 4) * 4096 + kk * 1024), 128, 8192, 1024, 1, 256, 1)
+# SIMT: T.ptx_wgmma_ss(C_local, mi_1 * 128 + nt * 128, A_shared, ws_r_1 % 3 * 8192 + (kk // 4 * 8192 + ((wg_m * 64 + mi_1 * 128) * 64 + kk % 4 * 16)), 128, 16, 1024, 0, B_shared, ws_r_1 % 3 * 16384 + ((wg_n * 4 + nt * 4) * 4096 + kk * 1024), 128, 8192, 1024, 1, 256, 1)
 # SIMT: T.ptx_wgmma_commit()
 # SIMT-NEXT: T.ptx_wgmma_wait(0, C_local, 0, 128)
 # SIMT-NEXT: if T.get_thread_binding(0) % 32 == 0:
