@@ -258,6 +258,30 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
   return st;
 }
 
+/* Encodes (or takes from the device slot's cache) the kernel's tensor maps
+ * into b->tma_maps (lib/Runtime/tma.c); outs[j] is output j's tensor. */
+static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                               const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b) {
+  const tl_rt_sig *sig = &k->sig;
+  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
+  if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
+    if (sig->params[pi].is_output) continue;
+    if (sig->params[pi].is_tensor) tens[pi] = args[pos].v.tensor;
+    pos++;
+  }
+  for (int j = 0; j < sig->nout; j++) tens[sig->out_idx[j]] = &outs[j]->managed.dl_tensor;
+  pthread_mutex_lock(&k->mu);
+  tl_status st = TL_OK;
+  if (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  if (st == TL_OK)
+    st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv->cuTensorMapEncodeTiled, b->tma_maps);
+  pthread_mutex_unlock(&k->mu);
+  free(tens);
+  return st;
+}
+
 /* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
 static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                            void *stream, DLManagedTensor **outputs, const bench_req *bq) {
@@ -444,6 +468,9 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     o->managed.deleter = out_deleter;
     b.slots[pi] = (uint64_t)o->ptr;
   }
+
+  /* tensor maps, from the bound tensors and the outputs just made */
+  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done;
 
   /* launch */
   if (bq) {

@@ -11,7 +11,8 @@
  * launches above 48 KB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
  * CUDA Driver API §6.12 cuFuncSetAttribute); the slots are copied into the
  * caller's info (parameter i of the kernel is slot i; dynamic symbols
- * follow as int32, as bind.c lays them out). */
+ * follow as int32, as bind.c lays them out; then the 128-byte tensor maps,
+ * encoded by tma.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,38 @@ void tl_launch_info_free(tl_launch_info *info) {
   free(info->params);
   free(info->param_slots);
   memset(info, 0, sizeof *info);
+}
+
+/* The kernel's tensor maps into b->tma_maps (tma.c; the cache of slot s).
+ * A map over an out_idx output cannot be encoded before the caller
+ * allocates it: an error. */
+static tl_status launch_info_maps(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, const tl_arg *args,
+                                  tl_rt_binding *b) {
+  const tl_rt_sig *sig = &k->sig;
+  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
+  if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
+    if (sig->params[pi].is_output) continue;
+    if (sig->params[pi].is_tensor) tens[pi] = args[pos].v.tensor;
+    pos++;
+  }
+  tl_status st = TL_OK;
+  for (int i = 0; i < sig->ntma && st == TL_OK; i++)
+    if (!tens[sig->tma[i].param])
+      st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "tl_kernel_launch_info: tensor map #%d is over the out_idx output '%s', which is not "
+                           "allocated yet", i, sig->params[sig->tma[i].param].name);
+  const char *why = NULL;
+  const tl_driver *drv = tl_driver_get(&why);
+  pthread_mutex_lock(&k->mu);
+  if (st == TL_OK && !s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  if (st == TL_OK)
+    st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv ? drv->cuTensorMapEncodeTiled : NULL,
+                        b->tma_maps);
+  pthread_mutex_unlock(&k->mu);
+  free(tens);
+  return st;
 }
 
 static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
@@ -69,16 +102,25 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     tl_rt_binding_free(&b);
     return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
-  int n = k->sig.nparams + k->sig.nsyms;
-  info->param_slots = calloc((size_t)n + 1, sizeof(uint64_t));
-  info->params = calloc((size_t)n + 1, sizeof(void *));
+  int n = k->sig.nparams + k->sig.nsyms, nt = k->sig.ntma;
+  if (nt > 0 && (st = launch_info_maps(ctx, k, s, args, &b)) != TL_OK) {
+    tl_rt_binding_free(&b);
+    return st;
+  }
+  /* the tensor maps (128 bytes each) follow the 8-byte slots in param_slots */
+  info->param_slots = calloc((size_t)n + 16 * (size_t)nt + 1, sizeof(uint64_t));
+  info->params = calloc((size_t)(n + nt) + 1, sizeof(void *));
   if (!info->param_slots || !info->params) {
     tl_rt_binding_free(&b);
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
   memcpy(info->param_slots, b.slots, sizeof(uint64_t) * (size_t)n);
   for (int i = 0; i < n; i++) info->params[i] = &info->param_slots[i];
-  info->nparams = n;
+  for (int i = 0; i < nt; i++) {
+    info->params[n + i] = &info->param_slots[n + 16 * i];
+    memcpy(info->params[n + i], b.tma_maps + 128 * i, 128);
+  }
+  info->nparams = n + nt;
   memcpy(info->grid, b.grid, sizeof info->grid);
   info->block = b.block;
   info->smem = b.smem;
