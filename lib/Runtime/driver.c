@@ -128,6 +128,7 @@ void tl_driver_error_text(tl_CUresult r, const char **name, const char **text) {
   *text = NULL;
   if (g_drv.cuGetErrorName) g_drv.cuGetErrorName(r, name);
   if (g_drv.cuGetErrorString) g_drv.cuGetErrorString(r, text);
+  if (!*name && r == TL_CUDA_ERROR_INVALID_VALUE) *name = "CUDA_ERROR_INVALID_VALUE"; /* without a driver */
   if (!*name) *name = "CUDA_ERROR_UNKNOWN";
   if (!*text) *text = "unknown error";
 }

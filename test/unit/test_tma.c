@@ -1,0 +1,314 @@
+/* Unit tests of the TMA tensor copies (docs/simt-ir.md "TMA tensor
+ * copies"): the CPU SIMT executor's shared image of T.ptx_tma_load byte for
+ * byte against an independent formula (swizzle 0/32/64/128, a partial box
+ * at the tensor's edge, negative coordinates), argument errors, the map
+ * collector's order, and the runtime's encode arguments and map cache with
+ * a mock encoder (no GPU needed). */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "IR/tir.h"
+#include "Interp/interp.h"
+#include "Runtime/kernel.h"
+#include "tilelang/core.h"
+
+#define R 37
+#define C 72 /* uint16 rows of 144 bytes */
+
+static tl_module *parse(const char *src, tl_diag *d) {
+  tl_module *m = tl_module_new();
+  tl_diag_init(d);
+  if (!tl_frontend_parse(m, d, src, strlen(src), "tma.py", NULL, 0)) {
+    tl_module_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+/* One block: thread 0 loads box (br, bc) at (c0, c1) of A with swizzle sw
+ * into S (at shared offset 0), every thread waits and copies S raw to O. */
+static char *kernel(int sw, int br, int bc, const char *c0, const char *c1) {
+  static char buf[2048];
+  int n = br * bc;
+  snprintf(buf, sizeof buf,
+           "import tilelang.language as T\n"
+           "@T.prim_func\n"
+           "def main(A: T.Tensor((%d, %d), \"uint16\"), O: T.Tensor((%d,), \"uint16\")):\n"
+           "    with T.Kernel(1, threads=32) as b:\n"
+           "        S = T.alloc_shared((%d,), \"uint16\")\n"
+           "        bars = T.alloc_shared((1,), \"uint64\")\n"
+           "        if T.get_thread_binding(0) == 0:\n"
+           "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+           "        T.sync_threads()\n"
+           "        if T.get_thread_binding(0) == 0:\n"
+           "            T.ptx_mbarrier_arrive_expect_tx(bars, 0, %d)\n"
+           "            T.ptx_tma_load(S, 0, bars, 0, A, %d, %d, %d, %s, %s)\n"
+           "        T.ptx_mbarrier_wait(bars, 0, 0)\n"
+           "        for i in T.serial(%d):\n"
+           "            O[i * 32 + T.get_thread_binding(0)] = S[i * 32 + T.get_thread_binding(0)]\n",
+           R, C, n, n, 2 * n, sw, br, bc, c0, c1, n / 32);
+  return buf;
+}
+
+static uint16_t a_val(int i, int j) { return (uint16_t)(0x1000 + i * 256 + j); }
+
+/* Runs the kernel; O (n elements) filled. */
+static void run_box(int sw, int br, int bc, int c0, int c1, uint64_t seed, uint16_t *O) {
+  char s0[16], s1[16];
+  snprintf(s0, sizeof s0, "%d", c0);
+  snprintf(s1, sizeof s1, "%d", c1);
+  tl_diag d;
+  tl_module *m = parse(kernel(sw, br, bc, s0, s1), &d);
+  cr_assert(m, "%s", d.out.data ? d.out.data : "");
+  static uint16_t A[R * C];
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) A[i * C + j] = a_val(i, j);
+  tl_interp_arg args[2];
+  memset(args, 0, sizeof args);
+  args[0].is_tensor = args[1].is_tensor = true;
+  args[0].data = A;
+  args[0].ndim = 2;
+  args[0].shape[0] = R;
+  args[0].shape[1] = C;
+  args[1].data = O;
+  args[1].ndim = 1;
+  args[1].shape[0] = br * bc;
+  tl_simt_options o = {true, 0, seed};
+  bool ok = tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
+  cr_assert(ok, "%s", d.out.data ? d.out.data : "");
+  tl_diag_free(&d);
+  tl_module_destroy(m);
+}
+
+/* The independent formula: byte p of the image holds logical byte L with
+ * p = L ^ (((L >> 7) & M) << 4) (the image starts at shared address 0);
+ * logical byte L is byte L % 2 of box element L / 2, row-major over the box,
+ * element (r, c) = A[c0 + r][c1 + c] or 0 outside A. */
+static void check_box(int sw, int br, int bc, int c0, int c1) {
+  int n = br * bc, mask = sw == 128 ? 7 : sw == 64 ? 3 : sw == 32 ? 1 : 0;
+  uint16_t *O = calloc((size_t)n, 2);
+  for (uint64_t seed = 0; seed < 3; seed++) {
+    memset(O, 0xAB, (size_t)n * 2);
+    run_box(sw, br, bc, c0, c1, seed, O);
+    const uint8_t *ob = (const uint8_t *)O;
+    for (int L = 0; L < 2 * n; L++) {
+      int p = L ^ (((L >> 7) & mask) << 4);
+      int e = L / 2, r = c0 + e / bc, c = c1 + e % bc;
+      uint16_t v = r >= 0 && r < R && c >= 0 && c < C ? a_val(r, c) : 0;
+      uint8_t want = (uint8_t)(L % 2 ? v >> 8 : v & 0xFF);
+      cr_assert_eq(ob[p], want, "swizzle %d box %dx%d at (%d, %d), seed %llu: image byte %d = 0x%02x, want 0x%02x",
+                   sw, br, bc, c0, c1, (unsigned long long)seed, p, ob[p], want);
+    }
+  }
+  free(O);
+}
+
+Test(tma, image_swizzle_none) { check_box(0, 8, 24, 3, 5); }
+Test(tma, image_swizzle_32) { check_box(32, 8, 16, 2, 7); }
+Test(tma, image_swizzle_64) { check_box(64, 16, 32, 1, 9); }
+Test(tma, image_swizzle_128) { check_box(128, 16, 64, 4, 0); }
+Test(tma, image_edge_zero_fill) { check_box(128, 16, 64, 30, 40); }
+Test(tma, image_negative_coordinates) { check_box(64, 8, 32, -3, -10); }
+Test(tma, image_whole_box_outside) { check_box(0, 8, 16, 50, -40); }
+
+/* The diagnostics of compiling (executing) a kernel source, in a malloc'd string. */
+static char *exec_errors(const char *src, int n) {
+  tl_diag d;
+  tl_module *m = parse(src, &d);
+  if (m) {
+    static uint16_t A[R * C], O[4096];
+    tl_interp_arg args[2];
+    memset(args, 0, sizeof args);
+    args[0].is_tensor = args[1].is_tensor = true;
+    args[0].data = A;
+    args[0].ndim = 2;
+    args[0].shape[0] = R;
+    args[0].shape[1] = C;
+    args[1].data = O;
+    args[1].ndim = 1;
+    args[1].shape[0] = n;
+    tl_simt_options o = {true, 0, 0};
+    tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
+    tl_module_destroy(m);
+  }
+  char *r = strdup(d.out.data ? d.out.data : "");
+  tl_diag_free(&d);
+  return r;
+}
+
+Test(tma, argument_errors) {
+  struct { int sw, br, bc; const char *want; } cases[] = {
+      {48, 8, 16, "the swizzle must be a constant 0, 32, 64 or 128"},
+      {0, 8, 12, "the inner box extent is 24 bytes, not a multiple of 16"},
+      {32, 4, 32, "the inner box extent is 64 bytes, more than the 32-byte swizzle"},
+      {0, 300, 8, "box extent 0 must be a constant from 1 to 256"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *e = exec_errors(kernel(cases[i].sw, cases[i].br, cases[i].bc, "0", "0"), cases[i].br * cases[i].bc);
+    cr_assert(strstr(e, cases[i].want), "case %zu: diagnostics lack '%s':\n%s", i, cases[i].want, e);
+    free(e);
+  }
+}
+
+Test(tma, reference_evaluator_refuses) {
+  tl_diag d;
+  const char *src = "import tilelang.language as T\n"
+                    "@T.prim_func\n"
+                    "def main(A: T.Tensor((37, 72), \"uint16\"), O: T.Tensor((128,), \"uint16\")):\n"
+                    "    with T.Kernel(1, threads=32) as b:\n"
+                    "        S = T.alloc_shared((128,), \"uint16\")\n"
+                    "        bars = T.alloc_shared((1,), \"uint64\")\n"
+                    "        T.ptx_tma_load(S, 0, bars, 0, A, 0, 8, 16, 0, 0)\n";
+  tl_module *m = parse(src, &d);
+  cr_assert(m);
+  static uint16_t A[R * C], O[128];
+  tl_interp_arg args[2];
+  memset(args, 0, sizeof args);
+  args[0].is_tensor = args[1].is_tensor = true;
+  args[0].data = A;
+  args[0].ndim = 2;
+  args[0].shape[0] = R;
+  args[0].shape[1] = C;
+  args[1].data = O;
+  args[1].ndim = 1;
+  args[1].shape[0] = 128;
+  cr_assert(!tl_ref_eval(m, 0, args, 2, NULL, 0, &d));
+  cr_assert(strstr(d.out.data, "T.ptx_tma_load is a SIMT-level intrinsic"), "%s", d.out.data);
+  tl_diag_free(&d);
+  tl_module_destroy(m);
+}
+
+Test(tma, collect_order_and_dedup) {
+  const char *src =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((64, 64), \"float16\"), B: T.Tensor((4, 64, 64), \"bfloat16\")):\n"
+      "    with T.Kernel(1, threads=32) as b:\n"
+      "        S = T.alloc_shared((8192,), \"float16\")\n"
+      "        U = T.alloc_shared((8192,), \"bfloat16\")\n"
+      "        bars = T.alloc_shared((1,), \"uint64\")\n"
+      "        if T.get_thread_binding(0) == 0:\n"
+      "            T.ptx_tma_load(U, 0, bars, 0, B, 64, 1, 8, 32, 0, 0, 0)\n"
+      "            T.ptx_tma_load(S, 0, bars, 0, A, 128, 16, 64, 0, 0)\n"
+      "            T.ptx_tma_load(S, 1024, bars, 0, A, 128, 16, 64, 16, 0)\n"
+      "            T.ptx_tma_load(S, 0, bars, 0, A, 0, 16, 64, 0, 0)\n"
+      "            T.ptx_tma_store(B, U, 0, 64, 1, 8, 32, 1, 2, 3)\n";
+  tl_diag d;
+  tl_module *m = parse(src, &d);
+  cr_assert(m, "%s", d.out.data ? d.out.data : "");
+  tl_tma_map *maps;
+  tl_loc loc;
+  char msg[256];
+  int n = tl_tma_collect(m->funcs[0], &maps, &loc, msg, sizeof msg);
+  cr_assert_eq(n, 3, "%d maps: %s", n, msg);
+  cr_assert(maps[0].param == 1 && maps[0].rank == 3 && maps[0].swizzle == 64 && maps[0].box[0] == 1 &&
+            maps[0].box[1] == 8 && maps[0].box[2] == 32);
+  cr_assert(maps[1].param == 0 && maps[1].swizzle == 128 && maps[1].box[0] == 16 && maps[1].box[1] == 64);
+  cr_assert(maps[2].param == 0 && maps[2].swizzle == 0);
+  free(maps);
+  tl_diag_free(&d);
+  tl_module_destroy(m);
+}
+
+/* ------------------------------------------------------------ runtime */
+static int mock_calls, mock_result;
+static tl_rt_tma_encode mock_last;
+static tl_CUresult mock_encode(void *map, int data_type, uint32_t rank, void *addr, const uint64_t *dims,
+                               const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                               int interleave, int swizzle, int l2, int oob) {
+  mock_calls++;
+  memset(&mock_last, 0, sizeof mock_last);
+  mock_last.data_type = data_type;
+  mock_last.rank = rank;
+  mock_last.addr = (uint64_t)(uintptr_t)addr;
+  memcpy(mock_last.dims, dims, sizeof(uint64_t) * rank);
+  memcpy(mock_last.strides, strides, sizeof(uint64_t) * (rank - 1));
+  memcpy(mock_last.box, box, sizeof(uint32_t) * rank);
+  memcpy(mock_last.elem_strides, elem_strides, sizeof(uint32_t) * rank);
+  mock_last.interleave = interleave;
+  mock_last.swizzle = swizzle;
+  mock_last.l2_promotion = l2;
+  mock_last.oob_fill = oob;
+  memset(map, 0x40 + mock_calls, 128);
+  return mock_result;
+}
+
+static tl_rt_sig one_map_sig(tl_rt_param *p, tl_rt_tma *t) {
+  tl_rt_sig s;
+  memset(&s, 0, sizeof s);
+  memset(p, 0, sizeof *p);
+  p->name = "A";
+  p->is_tensor = true;
+  p->dtype = (tl_dtype){TL_TYPE_FLOAT, 16, 1};
+  p->ndim = 3;
+  *t = (tl_rt_tma){0, 3, {2, 16, 64}, 128};
+  s.nparams = 1;
+  s.params = p;
+  s.ntma = 1;
+  s.tma = t;
+  return s;
+}
+
+Test(tma, encode_args) {
+  tl_rt_param p;
+  tl_rt_tma t;
+  tl_rt_sig s = one_map_sig(&p, &t);
+  int64_t shape[3] = {5, 100, 200};
+  DLTensor dl = {.data = (void *)(uintptr_t)0x10000, .ndim = 3, .shape = shape, .byte_offset = 256};
+  tl_rt_tma_key key;
+  tl_rt_tma_encode e;
+  const char *rule;
+  cr_assert(tl_rt_tma_args(&t, &dl, p.dtype, 1, &key, &e, &rule));
+  cr_assert_null(rule, "%s", rule);
+  cr_assert(e.data_type == 6 && e.rank == 3 && e.addr == 0x10100);
+  cr_assert(e.dims[0] == 200 && e.dims[1] == 100 && e.dims[2] == 5);
+  cr_assert(e.strides[0] == 400 && e.strides[1] == 40000, "%llu %llu", (unsigned long long)e.strides[0],
+            (unsigned long long)e.strides[1]);
+  cr_assert(e.box[0] == 64 && e.box[1] == 16 && e.box[2] == 2);
+  cr_assert(e.elem_strides[0] == 1 && e.elem_strides[1] == 1 && e.elem_strides[2] == 1);
+  cr_assert(e.interleave == 0 && e.swizzle == 3 && e.l2_promotion == 2 && e.oob_fill == 0);
+  cr_assert(key.device == 1 && key.strides[0] == 20000 && key.strides[2] == 1);
+  shape[2] = 100; /* rows of 200 bytes */
+  cr_assert(tl_rt_tma_args(&t, &dl, p.dtype, 1, &key, &e, &rule));
+  cr_assert_str_eq(rule, "a stride is not a multiple of 16 bytes below 2^40");
+  (void)s;
+}
+
+Test(tma, cache_encodes_once) {
+  tl_rt_param p;
+  tl_rt_tma t;
+  tl_rt_sig s = one_map_sig(&p, &t);
+  int64_t shape[3] = {5, 100, 200};
+  DLTensor dl = {.data = (void *)(uintptr_t)0x10000, .ndim = 3, .shape = shape};
+  const DLTensor *tens[1] = {&dl};
+  tl_context *ctx;
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+  tl_rt_tma_cache *c = tl_rt_tma_cache_new(1);
+  uint8_t maps[128];
+  mock_calls = 0;
+  mock_result = 0;
+  cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 0, c, mock_encode, maps), TL_OK);
+  cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 0, c, mock_encode, maps), TL_OK);
+  cr_assert_eq(mock_calls, 1);
+  cr_assert_eq(c->encodes, 1);
+  cr_assert_eq(maps[127], 0x41);
+  cr_assert(mock_last.dims[0] == 200 && mock_last.swizzle == 3);
+  dl.data = (void *)(uintptr_t)0x20000; /* another pointer: encoded again */
+  cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 0, c, mock_encode, maps), TL_OK);
+  cr_assert_eq(mock_calls, 2);
+  cr_assert_eq(maps[0], 0x42);
+  cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 1, c, mock_encode, maps), TL_OK); /* another device */
+  cr_assert_eq(mock_calls, 3);
+  shape[2] = 100;
+  mock_result = TL_CUDA_ERROR_INVALID_VALUE;
+  cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 1, c, mock_encode, maps), TL_ERR_CUDA);
+  const char *msg = tl_context_last_error(ctx);
+  cr_assert(strstr(msg, "tensor map #0 of argument 'A' (box 2x16x64, swizzle 128): cuTensorMapEncodeTiled failed: "
+                        "CUDA_ERROR_INVALID_VALUE (a stride is not a multiple of 16 bytes below 2^40)"),
+            "%s", msg);
+  tl_rt_tma_cache_free(c);
+  tl_context_destroy(ctx);
+}
