@@ -46,10 +46,11 @@ typedef struct sx_byte {
   uint32_t w_clk;   /* the writer unit's clock at the write (cp.async: see w_grp) */
   int16_t w_unit;   /* vector-clock unit of the writer: a gang, or an mbarrier (async-proxy copy) */
   int16_t w_thr;    /* thread of the last write (block thread index) */
-  int32_t w_grp;    /* cp.async group of the last write; -1: not a cp.async */
+  int32_t w_grp;    /* cp.async group of the last write; -1: not a cp.async (SX_GRP_TMA: a TMA load) */
   uint32_t w_fence; /* the writer thread's fence.proxy.async count at the write; SX_ASYNC_WRITE: async proxy */
 } sx_byte;
 #define SX_MANY (-2)
+#define SX_GRP_TMA (-3)   /* sx_byte.w_grp of bytes a T.ptx_tma_load wrote */
 #define SX_ASYNC_WRITE UINT32_MAX
 
 /* The last read of a byte by one gang: the gang's clock and the thread

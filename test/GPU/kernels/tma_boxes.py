@@ -2,7 +2,7 @@
 # three TMA tensor loads per block onto one mbarrier, and the raw shared
 # images (physical bytes, nothing un-swizzled) copied out to global memory,
 # so that a test compares the GPU's TMA images with the CPU executor's bit
-# for bit (test/GPU/test_tma.c).  16 blocks of 160 threads: thread 0
+# for bit (test/GPU/test_tma.c (GPU); test/unit/test_tma_cpu.c (unit)).  16 blocks of 160 threads: thread 0
 # initialises the mbarrier, then issues expect_tx(6528) and the three copies;
 # warps 1-4 (128 threads) wait for phase 0 and copy the images.
 #  - A float16 [100, 200] (rows of 400 bytes: not a multiple of the box):
