@@ -365,16 +365,6 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
     goto done;
   }
   for (size_t i = 0; i < nslots; i++) out->kargs[i] = &out->slots[i];
-  /* the tensor maps (filled by tl_rt_tma_fill at launch), after the slots */
-  if (sig->ntma > 0) {
-    out->tma_maps = aligned_alloc(64, (size_t)sig->ntma * 128);
-    if (!out->tma_maps) {
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory binding kernel arguments");
-      goto done;
-    }
-    memset(out->tma_maps, 0, (size_t)sig->ntma * 128);
-    for (int i = 0; i < sig->ntma; i++) out->kargs[nslots + (size_t)i] = out->tma_maps + 128 * i;
-  }
 
   /* count */
   size_t want = (size_t)(np - sig->nout);

@@ -273,7 +273,8 @@ static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel 
   for (int j = 0; j < sig->nout; j++) tens[sig->out_idx[j]] = &outs[j]->managed.dl_tensor;
   pthread_mutex_lock(&k->mu);
   tl_status st = TL_OK;
-  if (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))
+  if (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
+      (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma))))
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   if (st == TL_OK)
     st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv->cuTensorMapEncodeTiled, b->tma_maps);
@@ -469,10 +470,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     b.slots[pi] = (uint64_t)o->ptr;
   }
 
-  /* tensor maps, from the bound tensors and the outputs just made */
-  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done;
-
-  /* launch */
+  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done; /* launch */
   if (bq) {
     if ((st = timed_launches(ctx, drv, k, s, &b, cs, bq)) != TL_OK) goto done;
     r = TL_CUDA_SUCCESS;

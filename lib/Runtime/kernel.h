@@ -174,6 +174,12 @@ typedef struct tl_rt_tma_key {
 bool tl_rt_tma_args(const tl_rt_tma *m, const DLTensor *t, tl_dtype dtype, int device, tl_rt_tma_key *key,
                     tl_rt_tma_encode *enc, const char **rule);
 
+/* Allocates b->tma_maps (sig->ntma maps of 128 bytes, 64-byte aligned,
+ * zeroed, freed by tl_rt_binding_free) and points kargs[first + i] at map
+ * i (tl_rt_bind leaves room for them in kargs); the launch fills them with
+ * tl_rt_tma_fill.  false on OOM. */
+bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b);
+
 /* The map cache of one kernel on one device: per map index the last key
  * and its encoded map; `encodes` counts the encoder's calls. */
 typedef struct tl_rt_tma_cache {

@@ -48,7 +48,8 @@ static tl_status launch_info_maps(tl_context *ctx, tl_kernel *k, tl_rt_devslot *
   const char *why = NULL;
   const tl_driver *drv = tl_driver_get(&why);
   pthread_mutex_lock(&k->mu);
-  if (st == TL_OK && !s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))
+  if (st == TL_OK && (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
+                      (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))))
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   if (st == TL_OK)
     st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv ? drv->cuTensorMapEncodeTiled : NULL,

@@ -143,3 +143,12 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
   }
   return TL_OK;
 }
+
+bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b) {
+  if (sig->ntma <= 0) return true;
+  b->tma_maps = aligned_alloc(64, (size_t)sig->ntma * 128);
+  if (!b->tma_maps) return false;
+  memset(b->tma_maps, 0, (size_t)sig->ntma * 128);
+  for (int i = 0; i < sig->ntma; i++) b->kargs[first + (size_t)i] = b->tma_maps + 128 * i;
+  return true;
+}
