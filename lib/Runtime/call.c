@@ -258,28 +258,14 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
   return st;
 }
 
-/* Encodes (or takes from the device slot's cache) the kernel's tensor maps
- * into b->tma_maps (lib/Runtime/tma.c); outs[j] is output j's tensor. */
+/* The kernel's tensor maps into b (tma.c), outs[j] being output j. */
 static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
                                const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b) {
-  const tl_rt_sig *sig = &k->sig;
-  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
-  if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
-    if (sig->params[pi].is_output) continue;
-    if (sig->params[pi].is_tensor) tens[pi] = args[pos].v.tensor;
-    pos++;
-  }
-  for (int j = 0; j < sig->nout; j++) tens[sig->out_idx[j]] = &outs[j]->managed.dl_tensor;
-  pthread_mutex_lock(&k->mu);
-  tl_status st = TL_OK;
-  if (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
-      (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma))))
-    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  if (st == TL_OK)
-    st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv->cuTensorMapEncodeTiled, b->tma_maps);
-  pthread_mutex_unlock(&k->mu);
-  free(tens);
+  const DLTensor **od = calloc((size_t)k->sig.nout + 1, sizeof *od);
+  if (!od) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int j = 0; j < k->sig.nout; j++) od[j] = &outs[j]->managed.dl_tensor;
+  tl_status st = tl_rt_tma_prepare(ctx, k, s, args, od, drv->cuTensorMapEncodeTiled, b);
+  free(od);
   return st;
 }
 

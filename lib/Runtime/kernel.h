@@ -206,6 +206,16 @@ typedef tl_CUresult (*tl_rt_tma_encoder)(void *map, int data_type, uint32_t rank
 tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *const *tensors, int device,
                          tl_rt_tma_cache *cache, tl_rt_tma_encoder enc, uint8_t *maps);
 
+/* The launch's maps: binds b's map storage (tl_rt_tma_bind_maps) and fills
+ * it (tl_rt_tma_fill) under k->mu with device slot s's cache, from the
+ * call's tensors: args (the inputs, as tl_kernel_call takes them) and
+ * outputs[j] for out_idx output j, or outputs NULL when they are not
+ * allocated (tl_kernel_launch_info: a map over an output is then an
+ * error, TL_ERR_UNSUPPORTED). */
+struct tl_rt_devslot;
+tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, struct tl_rt_devslot *s, const tl_arg *args,
+                            const DLTensor *const *outputs, tl_rt_tma_encoder enc, tl_rt_binding *b);
+
 /* --------------------------------------------------------------- kernel */
 typedef struct tl_rt_devslot {
   bool loaded;

@@ -26,39 +26,6 @@ void tl_launch_info_free(tl_launch_info *info) {
   memset(info, 0, sizeof *info);
 }
 
-/* The kernel's tensor maps into b->tma_maps (tma.c; the cache of slot s).
- * A map over an out_idx output cannot be encoded before the caller
- * allocates it: an error. */
-static tl_status launch_info_maps(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, const tl_arg *args,
-                                  tl_rt_binding *b) {
-  const tl_rt_sig *sig = &k->sig;
-  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
-  if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
-    if (sig->params[pi].is_output) continue;
-    if (sig->params[pi].is_tensor) tens[pi] = args[pos].v.tensor;
-    pos++;
-  }
-  tl_status st = TL_OK;
-  for (int i = 0; i < sig->ntma && st == TL_OK; i++)
-    if (!tens[sig->tma[i].param])
-      st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                           "tl_kernel_launch_info: tensor map #%d is over the out_idx output '%s', which is not "
-                           "allocated yet", i, sig->params[sig->tma[i].param].name);
-  const char *why = NULL;
-  const tl_driver *drv = tl_driver_get(&why);
-  pthread_mutex_lock(&k->mu);
-  if (st == TL_OK && (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
-                      (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))))
-    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  if (st == TL_OK)
-    st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, drv ? drv->cuTensorMapEncodeTiled : NULL,
-                        b->tma_maps);
-  pthread_mutex_unlock(&k->mu);
-  free(tens);
-  return st;
-}
-
 static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                                   tl_launch_info *info) {
   tl_rt_binding b;
@@ -104,7 +71,7 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   int n = k->sig.nparams + k->sig.nsyms, nt = k->sig.ntma;
-  if (nt > 0 && (st = launch_info_maps(ctx, k, s, args, &b)) != TL_OK) {
+  if (nt > 0 && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
     tl_rt_binding_free(&b);
     return st;
   }

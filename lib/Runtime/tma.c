@@ -152,3 +152,30 @@ bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b) {
   for (int i = 0; i < sig->ntma; i++) b->kargs[first + (size_t)i] = b->tma_maps + 128 * i;
   return true;
 }
+
+tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, const tl_arg *args,
+                            const DLTensor *const *outputs, tl_rt_tma_encoder enc, tl_rt_binding *b) {
+  const tl_rt_sig *sig = &k->sig;
+  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
+  if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
+    if (sig->params[pi].is_output) continue;
+    if (sig->params[pi].is_tensor) tens[pi] = args[pos].v.tensor;
+    pos++;
+  }
+  for (int j = 0; outputs && j < sig->nout; j++) tens[sig->out_idx[j]] = outputs[j];
+  tl_status st = TL_OK;
+  for (int i = 0; i < sig->ntma && st == TL_OK; i++)
+    if (!tens[sig->tma[i].param])
+      st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "tensor map #%d is over the out_idx output '%s', which is not allocated yet "
+                           "(tl_kernel_launch_info cannot encode it)", i, sig->params[sig->tma[i].param].name);
+  pthread_mutex_lock(&k->mu);
+  if (st == TL_OK && (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
+                      (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))))
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  if (st == TL_OK) st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, enc, b->tma_maps);
+  pthread_mutex_unlock(&k->mu);
+  free(tens);
+  return st;
+}

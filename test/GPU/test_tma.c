@@ -18,46 +18,22 @@
  * runs, 0 differing elements` per kernel, then PASS.  Kernel files from
  * $TL_GPU_KERNELS (default test/GPU/kernels).  Exit 0 pass, 1 fail, 77 no
  * driver / GPU or a GPU older than sm_90. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tilelang/tilelang.h"
+#include "gpu_util.h"
 
 #define RUNS 5
 #define MAX_IN 2
 #define MAX_OUT 3
 
-static int failures;
-#define EXPECT(cond, ...)                                  \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
-      printf(__VA_ARGS__);                                 \
-      printf("\n");                                        \
-      failures++;                                          \
-    }                                                      \
-  } while (0)
-
-static uint64_t rng = 0x7A11u;
-static uint64_t next_u64(void) {
-  uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /* A random finite 16-bit float encoding (f16: exponent field < 31; bf16:
  * exponent field < 255), never a NaN, so a copy through the CPU executor's
  * value model keeps its bits. */
 static uint16_t finite16(bool bf16) {
-  uint16_t v = (uint16_t)next_u64();
+  uint16_t v = (uint16_t)((rng_uniform() + 1.0) * 32768.0);
   if (bf16) return (v & 0x7F80) == 0x7F80 ? (uint16_t)(v & 0xBFFF) : v;
   return (v & 0x7C00) == 0x7C00 ? (uint16_t)(v & 0xBFFF) : v;
 }
 
-static size_t numel(const DLTensor *t) {
+static size_t dl_elems(const DLTensor *t) {
   size_t n = 1;
   for (int d = 0; d < t->ndim; d++) n *= (size_t)t->shape[d];
   return n;
@@ -84,7 +60,7 @@ static void run_case(tl_context *ctx, const kcase *c) {
   o.flags = TL_COMPILE_POISON_OUTPUTS;
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
-    EXPECT(0, "compiling %s: %s", path, tl_context_last_error(ctx));
+    CHECK(0, "compiling %s: %s", path, tl_context_last_error(ctx));
     return;
   }
   DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
@@ -95,31 +71,31 @@ static void run_case(tl_context *ctx, const kcase *c) {
     s = tl_tensor_alloc(ctx, cpu, c->ndim[i], c->shape[i], dt, &hin[i]);
     if (s == TL_OK) s = tl_tensor_alloc(ctx, cuda, c->ndim[i], c->shape[i], dt, &din[i]);
   }
-  EXPECT(s == TL_OK, "%s: allocating inputs: %s", c->file, tl_context_last_error(ctx));
+  CHECK(s == TL_OK, "%s: allocating inputs: %s", c->file, tl_context_last_error(ctx));
   long bad = 0, compared = 0;
   int runs = 0;
   for (int run = 0; run < RUNS && s == TL_OK; run++) {
     tl_arg hargs[MAX_IN], dargs[MAX_IN];
     for (int i = 0; i < c->nin && s == TL_OK; i++) {
       uint16_t *h = hin[i]->dl_tensor.data;
-      for (size_t j = 0; j < numel(&hin[i]->dl_tensor); j++) h[j] = finite16(c->bf16[i]);
+      for (size_t j = 0; j < dl_elems(&hin[i]->dl_tensor); j++) h[j] = finite16(c->bf16[i]);
       s = tl_tensor_copy(ctx, &din[i]->dl_tensor, &hin[i]->dl_tensor);
       hargs[i] = tl_arg_tensor(&hin[i]->dl_tensor);
       dargs[i] = tl_arg_tensor(&din[i]->dl_tensor);
     }
     DLManagedTensor *cout[MAX_OUT] = {0}, *gout[MAX_OUT] = {0}, *back[MAX_OUT] = {0};
     if (s == TL_OK) s = tl_kernel_call_on(ctx, k, TL_EXEC_CPU, hargs, (size_t)c->nin, NULL, cout);
-    EXPECT(s == TL_OK, "%s run %d: CPU executor: %s", c->file, run, tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "%s run %d: CPU executor: %s", c->file, run, tl_context_last_error(ctx));
     if (s == TL_OK) s = tl_kernel_call(ctx, k, dargs, (size_t)c->nin, NULL, gout);
-    EXPECT(s == TL_OK, "%s run %d: GPU: %s", c->file, run, tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "%s run %d: GPU: %s", c->file, run, tl_context_last_error(ctx));
     for (int j = 0; j < c->nout && s == TL_OK; j++) {
       DLTensor *g = &gout[j]->dl_tensor;
       s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, &back[j]);
       if (s == TL_OK) s = tl_tensor_copy(ctx, &back[j]->dl_tensor, g);
-      EXPECT(s == TL_OK, "%s run %d: copying output %d back: %s", c->file, run, j, tl_context_last_error(ctx));
+      CHECK(s == TL_OK, "%s run %d: copying output %d back: %s", c->file, run, j, tl_context_last_error(ctx));
       if (s != TL_OK) break;
       const uint16_t *gb = back[j]->dl_tensor.data, *cb = cout[j]->dl_tensor.data;
-      size_t n = numel(g);
+      size_t n = dl_elems(g);
       for (size_t e = 0; e < n; e++) {
         compared++;
         if (gb[e] != cb[e] && bad++ < 5)
@@ -140,7 +116,7 @@ static void run_case(tl_context *ctx, const kcase *c) {
     }
     if (s == TL_OK) runs++;
   }
-  EXPECT(bad == 0, "%s: %ld of %ld compared elements differ", c->file, bad, compared);
+  CHECK(bad == 0, "%s: %ld of %ld compared elements differ", c->file, bad, compared);
   printf("%s %s: %d runs, %ld differing elements of %ld\n", bad || runs < RUNS ? "FAIL" : "ok", c->file, runs, bad,
          compared);
   for (int i = 0; i < MAX_IN; i++) {
@@ -153,17 +129,14 @@ static void run_case(tl_context *ctx, const kcase *c) {
 int main(void) {
   tl_context *ctx = NULL;
   if (tl_context_create(&ctx) != TL_OK) return 1;
-  if (tl_device_check(ctx) != TL_OK) {
-    printf("SKIP: %s\n", tl_context_last_error(ctx));
-    tl_context_destroy(ctx);
-    return 77;
-  }
+  gpu_init(ctx); /* exits 77 without a driver or GPU */
   const char *target = tl_device_default_target();
   if (strcmp(target, "sm_90") < 0) {
     printf("SKIP: TMA needs sm_90; this device's target is %s\n", target);
     tl_context_destroy(ctx);
-    return 77;
+    return GPU_SKIP;
   }
+  rng_seed(12);
   printf("test_tma (target %s)\n", target);
   static const kcase cases[] = {
       {"tma_boxes.py", 2, 3, {2, 3, 4}, {2, 3}, {{100, 200}, {3, 50, 40}}, {false, true}, false},
@@ -171,6 +144,5 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, &cases[i]);
   tl_context_destroy(ctx);
-  printf("%s\n", failures ? "FAIL" : "PASS");
-  return failures ? 1 : 0;
+  return finish("test_tma");
 }

@@ -55,19 +55,13 @@ static char *kernel(int sw, int br, int bc, const char *c0, const char *c1) {
 
 static uint16_t a_val(int i, int j) { return (uint16_t)(0x1000 + i * 256 + j); }
 
-/* Runs the kernel; O (n elements) filled. */
-static void run_box(int sw, int br, int bc, int c0, int c1, uint64_t seed, uint16_t *O) {
-  char s0[16], s1[16];
-  snprintf(s0, sizeof s0, "%d", c0);
-  snprintf(s1, sizeof s1, "%d", c1);
-  tl_diag d;
-  tl_module *m = parse(kernel(sw, br, bc, s0, s1), &d);
-  cr_assert(m, "%s", d.out.data ? d.out.data : "");
-  static uint16_t A[R * C];
+static uint16_t A[R * C];
+
+/* The arguments (A, O) with O of n elements. */
+static void set_args(tl_interp_arg *args, uint16_t *O, int n) {
   for (int i = 0; i < R; i++)
     for (int j = 0; j < C; j++) A[i * C + j] = a_val(i, j);
-  tl_interp_arg args[2];
-  memset(args, 0, sizeof args);
+  memset(args, 0, 2 * sizeof *args);
   args[0].is_tensor = args[1].is_tensor = true;
   args[0].data = A;
   args[0].ndim = 2;
@@ -75,12 +69,35 @@ static void run_box(int sw, int br, int bc, int c0, int c1, uint64_t seed, uint1
   args[0].shape[1] = C;
   args[1].data = O;
   args[1].ndim = 1;
-  args[1].shape[0] = br * bc;
-  tl_simt_options o = {true, 0, seed};
-  bool ok = tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
-  cr_assert(ok, "%s", d.out.data ? d.out.data : "");
+  args[1].shape[0] = n;
+}
+
+/* Runs src on the SIMT executor (schedule seed) with O of n elements;
+ * success, the diagnostics in *diag (malloc'd). */
+static bool exec_src(const char *src, uint16_t *O, int n, uint64_t seed, char **diag) {
+  tl_diag d;
+  tl_module *m = parse(src, &d);
+  bool ok = false;
+  if (m) {
+    tl_interp_arg args[2];
+    set_args(args, O, n);
+    tl_simt_options o = {true, 0, seed};
+    ok = tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
+    tl_module_destroy(m);
+  }
+  *diag = strdup(d.out.data ? d.out.data : "");
   tl_diag_free(&d);
-  tl_module_destroy(m);
+  return ok;
+}
+
+/* Runs the kernel; O (br * bc elements) filled. */
+static void run_box(int sw, int br, int bc, int c0, int c1, uint64_t seed, uint16_t *O) {
+  char s0[16], s1[16], *diag;
+  snprintf(s0, sizeof s0, "%d", c0);
+  snprintf(s1, sizeof s1, "%d", c1);
+  bool ok = exec_src(kernel(sw, br, bc, s0, s1), O, br * bc, seed, &diag);
+  cr_assert(ok, "%s", diag);
+  free(diag);
 }
 
 /* The independent formula: byte p of the image holds logical byte L with
@@ -114,31 +131,6 @@ Test(tma, image_edge_zero_fill) { check_box(128, 16, 64, 30, 40); }
 Test(tma, image_negative_coordinates) { check_box(64, 8, 32, -3, -10); }
 Test(tma, image_whole_box_outside) { check_box(0, 8, 16, 50, -40); }
 
-/* The diagnostics of compiling (executing) a kernel source, in a malloc'd string. */
-static char *exec_errors(const char *src, int n) {
-  tl_diag d;
-  tl_module *m = parse(src, &d);
-  if (m) {
-    static uint16_t A[R * C], O[4096];
-    tl_interp_arg args[2];
-    memset(args, 0, sizeof args);
-    args[0].is_tensor = args[1].is_tensor = true;
-    args[0].data = A;
-    args[0].ndim = 2;
-    args[0].shape[0] = R;
-    args[0].shape[1] = C;
-    args[1].data = O;
-    args[1].ndim = 1;
-    args[1].shape[0] = n;
-    tl_simt_options o = {true, 0, 0};
-    tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
-    tl_module_destroy(m);
-  }
-  char *r = strdup(d.out.data ? d.out.data : "");
-  tl_diag_free(&d);
-  return r;
-}
-
 Test(tma, argument_errors) {
   struct { int sw, br, bc; const char *want; } cases[] = {
       {48, 8, 16, "the swizzle must be a constant 0, 32, 64 or 128"},
@@ -147,10 +139,37 @@ Test(tma, argument_errors) {
       {0, 300, 8, "box extent 0 must be a constant from 1 to 256"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char *e = exec_errors(kernel(cases[i].sw, cases[i].br, cases[i].bc, "0", "0"), cases[i].br * cases[i].bc);
+    static uint16_t O[300 * 8];
+    char *e;
+    cr_assert(!exec_src(kernel(cases[i].sw, cases[i].br, cases[i].bc, "0", "0"), O, cases[i].br * cases[i].bc, 0, &e));
     cr_assert(strstr(e, cases[i].want), "case %zu: diagnostics lack '%s':\n%s", i, cases[i].want, e);
     free(e);
   }
+}
+
+/* A read of the image without the mbarrier wait is a race naming the load;
+ * an image that does not fit its buffer is an error. */
+Test(tma, read_before_wait_races) {
+  char src[2048], *e;
+  static uint16_t O[128];
+  const char *k = kernel(0, 8, 16, "0", "0");
+  const char *w = "        T.ptx_mbarrier_wait(bars, 0, 0)\n";
+  const char *p = strstr(k, w);
+  cr_assert(p);
+  /* a barrier instead of the wait: the copy lands (a scheduling point) but
+   * bar.sync does not order the async proxy's writes */
+  snprintf(src, sizeof src, "%.*s        T.sync_threads()\n%s", (int)(p - k), k, p + strlen(w));
+  cr_assert(!exec_src(src, O, 128, 0, &e));
+  cr_assert(strstr(e, "data race on shared memory: thread 0 reads 'S'[0], written by the T.ptx_tma_load of thread 0 "
+                      "before a wait observed its mbarrier 'bars'[0] complete phase 0"),
+            "%s", e);
+  free(e);
+  const char *off = "T.ptx_tma_load(S, 0,";
+  p = strstr(k, off);
+  snprintf(src, sizeof src, "%.*sT.ptx_tma_load(S, 64,%s", (int)(p - k), k, p + strlen(off));
+  cr_assert(!exec_src(src, O, 128, 0, &e));
+  cr_assert(strstr(e, "T.ptx_tma_load: the 256-byte box image at 'S'[64] runs past the buffer's 256 bytes"), "%s", e);
+  free(e);
 }
 
 Test(tma, reference_evaluator_refuses) {
@@ -164,17 +183,9 @@ Test(tma, reference_evaluator_refuses) {
                     "        T.ptx_tma_load(S, 0, bars, 0, A, 0, 8, 16, 0, 0)\n";
   tl_module *m = parse(src, &d);
   cr_assert(m);
-  static uint16_t A[R * C], O[128];
+  static uint16_t O[128];
   tl_interp_arg args[2];
-  memset(args, 0, sizeof args);
-  args[0].is_tensor = args[1].is_tensor = true;
-  args[0].data = A;
-  args[0].ndim = 2;
-  args[0].shape[0] = R;
-  args[0].shape[1] = C;
-  args[1].data = O;
-  args[1].ndim = 1;
-  args[1].shape[0] = 128;
+  set_args(args, O, 128);
   cr_assert(!tl_ref_eval(m, 0, args, 2, NULL, 0, &d));
   cr_assert(strstr(d.out.data, "T.ptx_tma_load is a SIMT-level intrinsic"), "%s", d.out.data);
   tl_diag_free(&d);
