@@ -131,6 +131,52 @@ Test(tma, image_edge_zero_fill) { check_box(128, 16, 64, 30, 40); }
 Test(tma, image_negative_coordinates) { check_box(64, 8, 32, -3, -10); }
 Test(tma, image_whole_box_outside) { check_box(0, 8, 16, 50, -40); }
 
+/* T.ptx_tma_store: S filled by ordinary stores with its own element index,
+ * a proxy fence and a barrier, then thread 0 stores box (br, bc) at
+ * (c0, c1) of A with swizzle sw.  Box element e lands at A[c0 + e / bc][c1 +
+ * e % bc] when inside A and holds S's element at physical byte
+ * p = L ^ (((L >> 7) & M) << 4), L = 2e, i.e. the value p / 2; the rest of A
+ * is unchanged. */
+static void check_store(int sw, int br, int bc, int c0, int c1) {
+  int n = br * bc, mask = sw == 128 ? 7 : sw == 64 ? 3 : sw == 32 ? 1 : 0;
+  char src[2048], *e;
+  snprintf(src, sizeof src,
+           "import tilelang.language as T\n"
+           "@T.prim_func\n"
+           "def main(A: T.Tensor((%d, %d), \"uint16\"), O: T.Tensor((%d,), \"uint16\")):\n"
+           "    with T.Kernel(1, threads=32) as b:\n"
+           "        S = T.alloc_shared((%d,), \"uint16\")\n"
+           "        for i in T.serial(%d):\n"
+           "            S[i * 32 + T.get_thread_binding(0)] = T.uint16(i * 32 + T.get_thread_binding(0))\n"
+           "        T.ptx_fence_proxy_async()\n"
+           "        T.sync_threads()\n"
+           "        if T.get_thread_binding(0) == 0:\n"
+           "            T.ptx_tma_store(A, S, 0, %d, %d, %d, %d, %d)\n"
+           "            T.ptx_bulk_commit_group()\n"
+           "            T.ptx_bulk_wait_group(0)\n",
+           R, C, n, n, n / 32, sw, br, bc, c0, c1);
+  uint16_t *O = calloc((size_t)n, 2);
+  bool ok = exec_src(src, O, n, 0, &e);
+  cr_assert(ok, "%s", e);
+  free(e);
+  for (int i = 0; i < R; i++)
+    for (int j = 0; j < C; j++) {
+      int r = i - c0, c = j - c1;
+      uint16_t want = a_val(i, j);
+      if (r >= 0 && r < br && c >= 0 && c < bc) {
+        int L = 2 * (r * bc + c);
+        want = (uint16_t)((L ^ (((L >> 7) & mask) << 4)) / 2);
+      }
+      cr_assert_eq(A[i * C + j], want, "store swizzle %d box %dx%d at (%d, %d): A[%d][%d] = %u, want %u", sw, br, bc,
+                   c0, c1, i, j, A[i * C + j], want);
+    }
+  free(O);
+}
+
+Test(tma, store_swizzle_128_edge) { check_store(128, 16, 64, 25, 20); }
+Test(tma, store_swizzle_64_negative) { check_store(64, 8, 32, -3, -5); }
+Test(tma, store_swizzle_none) { check_store(0, 8, 24, 4, 6); }
+
 Test(tma, argument_errors) {
   struct { int sw, br, bc; const char *want; } cases[] = {
       {48, 8, 16, "the swizzle must be a constant 0, 32, 64 or 128"},
