@@ -19,7 +19,10 @@
  *    in-bounds elements are written to the tensor, out-of-bounds ones are
  *    dropped, and the source stays reserved until a bulk wait_group of the
  *    issuing thread covers its group.
- * Arguments are decoded and checked by tl_tma_decode (lib/IR/tma.c). */
+ * Arguments are decoded and checked by tl_tma_decode (lib/IR/tma.c); a
+ * tensor whose strides the GPU's tensor map cannot express (not multiples
+ * of 16 bytes) is an error here too, so that the CPU run does not pass what
+ * the GPU run refuses. */
 #include "Interp/simt_internal.h"
 
 #include <stdio.h>
@@ -69,6 +72,12 @@ static bool decode(sx *x, const tl_expr *e, const uint8_t *mask, tl_tma_call *tc
   if (!*src) return false;
   if ((*dst)->space != SX_SHARED || (*src)->space != SX_GLOBAL)
     return sx_fail(x, "T.%s: internal error: buffer spaces", tl_intrinsics[e->u.call.op].name);
+  /* the tensor-map rule the GPU's encode would refuse (lib/Runtime/tma.c): refused here too */
+  for (int d = 0; d + 1 < tc->map.rank; d++)
+    if ((*src)->stride[d] * (*src)->eb % 16)
+      return sx_fail(x, "T.%s: tensor '%s' has a stride of %lld bytes in dimension %d, not a multiple of 16 "
+                     "(cuTensorMapEncodeTiled refuses its tensor map)", tl_intrinsics[e->u.call.op].name,
+                     tc->map.tensor->name, (long long)((*src)->stride[d] * (*src)->eb), d);
   if (!sx_eval_as(x, tc->smem_off, TL_INT64, mask, soff)) return false;
   for (int d = 0; d < tc->map.rank; d++)
     if (!sx_eval_as(x, tc->coord[d], TL_INT64, mask, &coords[d])) return false;

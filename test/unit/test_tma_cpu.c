@@ -218,6 +218,27 @@ Test(tma, read_before_wait_races) {
   free(e);
 }
 
+Test(tma, stride_not_multiple_of_16) {
+  /* the same kernel over uint8: rows of 72 bytes */
+  char src[2048], *e;
+  static uint16_t O[128];
+  const char *k = kernel(0, 8, 16, "0", "0");
+  size_t n = 0;
+  for (const char *p = k; *p; p++) {
+    if (strncmp(p, "uint16", 6) == 0) {
+      n += (size_t)snprintf(src + n, sizeof src - n, "uint8");
+      p += 5;
+    } else {
+      src[n++] = *p;
+    }
+  }
+  src[n] = 0;
+  cr_assert(!exec_src(src, O, 128, 0, &e));
+  cr_assert(strstr(e, "T.ptx_tma_load: tensor 'A' has a stride of 72 bytes in dimension 0, not a multiple of 16"),
+            "%s", e);
+  free(e);
+}
+
 Test(tma, reference_evaluator_refuses) {
   tl_diag d;
   const char *src = "import tilelang.language as T\n"
