@@ -114,7 +114,8 @@ static bool check_raw(sx *x, const sx_buf *sb, int64_t off, const sx_byte *s, in
                    "data race on shared memory: thread %d reads %s, written by the %s of "
                    "thread %d before a wait observed its mbarrier '%s'[%lld] complete phase %u "
                    "(T.ptx_mbarrier_wait)",
-                   t, what, s->w_grp == SX_GRP_TMA ? "T.ptx_tma_load" : "T.ptx_cp_async_bulk", s->w_thr, mb->b->name, (long long)mb->el, s->w_clk - x->k->base - 1);
+                   t, what, s->w_grp == SX_GRP_TMA ? "T.ptx_tma_load" : "T.ptx_cp_async_bulk", s->w_thr,
+                   mb->b->name, (long long)mb->el, s->w_clk - x->k->base - 1);
   }
   return sx_fail(x, "data race on shared memory: thread %d reads %s, written by thread %d with no %s in between",
                  t, what, s->w_thr, sync_hint(x));

@@ -10,8 +10,8 @@
  *  - kernel ABI (docs/simt-ir.md): tensor parameters are `ptr addrspace(1)`
  *    (noalias; readonly when never stored), scalars by value, then one i32
  *    per dynamic dimension, then one byval grid-constant 128-byte tensor
- *    map per entry of tl_tma_collect (add_tma_params).  Kernels use the ptx_kernel calling convention
- *    and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
+ *    map per entry of tl_tma_collect (add_tma_params).  Kernels use the
+ *    ptx_kernel calling convention and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
  *    the "nvvm.maxntid" string attribute (read by LLVM 21+), NVPTX.md §3;
  *  - loops are phi loops (T.unroll gets llvm.loop.unroll.full metadata);
  *    LET binds an SSA value;
