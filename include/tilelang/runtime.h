@@ -365,8 +365,12 @@ typedef struct tl_launch_info {
    * pointer) and each scalar's value in its dtype, then each dynamic
    * symbol as an int32.  out_idx outputs are NOT allocated: their slots
    * hold 0 and the caller stores device pointers into param_slots[i] for
-   * output parameter i before launching. */
-  int nparams;           /* entries of params / param_slots */
+   * output parameter i before launching.  A kernel with TMA tensor copies
+   * then takes one 128-byte CUtensorMap per map (docs/simt-ir.md "TMA
+   * tensor copies"): params[nslots + i] points at map i, encoded from the
+   * bound tensors, stored in param_slots after the 8-byte slots (a map
+   * over an out_idx output is an error here). */
+  int nparams;           /* entries of params (slots, then tensor maps) */
   void **params;         /* params[i] = &param_slots[i] */
   uint64_t *param_slots;
 } tl_launch_info;

@@ -158,6 +158,10 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
   case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC
 
+/* The case labels of the TMA tensor copies (docs/simt-ir.md "TMA tensor
+ * copies"; variable arity, decoded by tl_tma_decode). */
+#define TL_INTRIN_CASES_TMA case TL_INTRIN_PTX_TMA_LOAD: case TL_INTRIN_PTX_TMA_STORE
+
 extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT];   /* indexed by tl_intrin */
 extern const int tl_num_intrinsics;                          /* TL_INTRIN_COUNT */
 /* The id of T.name, or -1: name resolution for the parser, the elaborator and
@@ -364,6 +368,57 @@ tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
  * exceeds 2^40 bytes counts 0; 0 when none.  Codegen and the SIMT executor
  * size the dynamic shared block from it. */
 int64_t tl_ir_planned_smem_end(const tl_stmt *s);
+
+/* ------------------------------------------------- TMA tensor maps (tma.c) */
+/* T.ptx_tma_load / T.ptx_tma_store (docs/simt-ir.md "TMA tensor copies";
+ * PTX ISA §9.7.9.27 cp.async.bulk.tensor; CUDA driver API
+ * cuTensorMapEncodeTiled).  One tensor map (a 128-byte CUtensorMap) per
+ * distinct (tensor parameter, box, swizzle) of a function. */
+#define TL_TMA_MAX_RANK 5
+typedef struct tl_tma_map {
+  const tl_buffer *tensor;    /* a global tensor parameter of the function */
+  int param;                  /* its index in tl_primfunc.params */
+  int rank;                   /* tensor->ndim, 1..TL_TMA_MAX_RANK */
+  int box[TL_TMA_MAX_RANK];   /* box extents in elements, outermost first (1..256) */
+  int swizzle;                /* swizzle span in bytes: 0 (none), 32, 64, 128 */
+} tl_tma_map;
+
+/* One decoded TMA call: its map and its operand expressions (pointers into
+ * the call's arguments). */
+typedef struct tl_tma_call {
+  tl_tma_map map;
+  bool is_store;
+  const tl_expr *smem, *smem_off;   /* the shared buffer reference and its element offset */
+  const tl_expr *bar, *bar_off;     /* load: the mbarrier buffer and element; store: NULL */
+  const tl_expr *coord[TL_TMA_MAX_RANK]; /* box origin, outermost first (int32 expressions) */
+} tl_tma_call;
+
+/* Decodes and checks call e (op TL_INTRIN_PTX_TMA_LOAD or _STORE) of
+ * function f: the arity 6 + 2r (load) / 4 + 2r (store) for the tensor's
+ * rank r, the tensor a global tensor parameter of f, the shared buffer of
+ * scope shared.dyn / shared and of the tensor's dtype, swizzle a constant
+ * 0/32/64/128, each box extent a constant 1..256, the inner box bytes a
+ * multiple of 16 and at most the swizzle span when swizzled, integer scalar
+ * coordinates.  false with the offending node's location in *loc and the
+ * message (without location) in msg. */
+bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_loc *loc, char *msg,
+                   size_t msgsz);
+/* Collects the tensor maps of f: one per distinct (tensor parameter, box,
+ * swizzle) of its TMA calls, in order of first appearance in the body (a
+ * pre-order walk).  *maps is malloc'd (NULL when none); returns the count,
+ * or -1 with a located message (a call tl_tma_decode rejects; OOM). */
+int tl_tma_collect(const tl_primfunc *f, tl_tma_map **maps, tl_loc *loc, char *msg, size_t msgsz);
+/* The index of the map equal to key (same parameter, rank, box, swizzle)
+ * in maps[0..n), or -1. */
+int tl_tma_find(const tl_tma_map *maps, int n, const tl_tma_map *key);
+/* The TMA swizzle function on a shared byte address (bits relative to the
+ * 1024-aligned dynamic block): a ^ (((a >> 7) & M) << 4), M = 7/3/1/0 for
+ * 128/64/32/0 bytes (PTX ISA §9.7.9.27 tensor-copy swizzle modes; CUTLASS
+ * Swizzle<B,4,3>). */
+static inline int64_t tl_tma_swizzle_addr(int64_t a, int swizzle) {
+  int64_t m = swizzle == 128 ? 7 : swizzle == 64 ? 3 : swizzle == 32 ? 1 : 0;
+  return a ^ (((a >> 7) & m) << 4);
+}
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);

@@ -46,10 +46,11 @@ typedef struct sx_byte {
   uint32_t w_clk;   /* the writer unit's clock at the write (cp.async: see w_grp) */
   int16_t w_unit;   /* vector-clock unit of the writer: a gang, or an mbarrier (async-proxy copy) */
   int16_t w_thr;    /* thread of the last write (block thread index) */
-  int32_t w_grp;    /* cp.async group of the last write; -1: not a cp.async */
+  int32_t w_grp;    /* cp.async group of the last write; -1: not a cp.async (SX_GRP_TMA: a TMA load) */
   uint32_t w_fence; /* the writer thread's fence.proxy.async count at the write; SX_ASYNC_WRITE: async proxy */
 } sx_byte;
 #define SX_MANY (-2)
+#define SX_GRP_TMA (-3)   /* sx_byte.w_grp of bytes a T.ptx_tma_load wrote */
 #define SX_ASYNC_WRITE UINT32_MAX
 
 /* The last read of a byte by one gang: the gang's clock and the thread
@@ -98,7 +99,9 @@ typedef struct sx_mbar {
 
 /* A cp.async.bulk global -> shared copy not yet performed (the async proxy
  * performs it at a scheduling point, then complete_tx on its mbarrier). */
+struct sx_tma_box;
 typedef struct sx_bulk {
+  const struct sx_tma_box *tma; /* a TMA tensor copy (simt_tma.c) instead of src, or NULL */
   const struct sx_buf *dst;
   int64_t dst_byte;    /* byte offset in dst */
   const uint8_t *src;  /* global source bytes */
@@ -231,10 +234,11 @@ bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 bool sx_shuffle(sx *x, int op, const tl_expr *call, const uint8_t *mask, sx_val *out);
 
 /* The asynchronous-pipeline statements (named barriers, mbarriers, bulk
- * copies, the proxy fence: TL_INTRIN_CASES_ASYNC_PIPELINE). */
+ * copies, the proxy fence: TL_INTRIN_CASES_ASYNC_PIPELINE; TMA tensor
+ * copies: TL_INTRIN_CASES_TMA). */
 static inline bool sx_is_async_op(int op) {
   switch (op) {
-  TL_INTRIN_CASES_ASYNC_PIPELINE: return true;
+  TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA: return true;
   default: return false;
   }
 }
@@ -246,6 +250,17 @@ static inline bool sx_is_async_op(int op) {
  * proxy performs pending bulk copies (all; with seeded some at random; with
  * force at least one). */
 bool sx_async_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+/* simt_mbar.c, for simt_tma.c: the mbarrier named by argument argi
+ * (element off of thread vector index t), its index in k->mb or < 0
+ * after reporting; queues copy c (its vc is filled here) for the async
+ * proxy. */
+int sx_mbar_index(sx *x, const tl_expr *e, int argi, const sx_val *off, int t);
+bool sx_bulk_enqueue(sx *x, const sx_bulk *c);
+/* simt_tma.c: T.ptx_tma_load / T.ptx_tma_store (issue), and the async
+ * proxy's performance of a queued tensor load: the box image into shared
+ * memory (race-stamped as bulk copy c by unit/clk), complete_tx after. */
+bool sx_tma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+bool sx_tma_perform(sx *x, const sx_bulk *c, int unit, uint32_t clk);
 bool sx_bar(sx *x, int id, int n, bool wait, const uint8_t *mask);
 bool sx_bulk_progress(sx *root, bool seeded, bool force);
 

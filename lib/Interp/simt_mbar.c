@@ -315,7 +315,6 @@ static bool bulk_copy(sx *x, const tl_expr *e, const uint8_t *mask) {
       !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff) || !bulk_bytes(x, e, 4, mask, &nb) ||
       !sx_eval_as(x, e->u.call.args[6], TL_INT64, mask, &boff))
     return false;
-  sx_blk *k = x->k;
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     int tid = x->tbase + t;
@@ -325,21 +324,28 @@ static bool bulk_copy(sx *x, const tl_expr *e, const uint8_t *mask) {
       return false;
     int j = mbar_at(x, e, 5, &boff, t, false);
     if (j < 0) return false;
-    if (!tl_vec_grow_((void **)&k->bulk, &k->capbulk, (size_t)k->nbulk + 1, sizeof *k->bulk))
-      return sx_fail(x, "out of memory in the SIMT executor");
-    sx_bulk *c = &k->bulk[k->nbulk];
-    c->dst = dst;
-    c->dst_byte = doff.v[t].i * dst->eb;
-    c->src = src->data + soff.v[t].i * src->eb;
-    c->bytes = bytes;
-    c->mbar = j;
-    c->thr = tid;
-    c->at = x->cur;
-    c->vc = tl_arena_alloc(&k->arena, sizeof(uint32_t) * (size_t)k->NU);
-    if (!c->vc) return sx_fail(x, "out of memory in the SIMT executor");
-    memcpy(c->vc, sx_vc(k, x->g), sizeof(uint32_t) * (size_t)k->NU);
-    k->nbulk++;
+    sx_bulk c = {.dst = dst, .dst_byte = doff.v[t].i * dst->eb, .src = src->data + soff.v[t].i * src->eb,
+                 .bytes = bytes, .mbar = j, .thr = tid};
+    if (!sx_bulk_enqueue(x, &c)) return false;
   }
+  return true;
+}
+
+int sx_mbar_index(sx *x, const tl_expr *e, int argi, const sx_val *off, int t) {
+  return mbar_at(x, e, argi, off, t, false);
+}
+
+bool sx_bulk_enqueue(sx *x, const sx_bulk *c0) {
+  sx_blk *k = x->k;
+  if (!tl_vec_grow_((void **)&k->bulk, &k->capbulk, (size_t)k->nbulk + 1, sizeof *k->bulk))
+    return sx_fail(x, "out of memory in the SIMT executor");
+  sx_bulk *c = &k->bulk[k->nbulk];
+  *c = *c0;
+  c->at = x->cur;
+  c->vc = tl_arena_alloc(&k->arena, sizeof(uint32_t) * (size_t)k->NU);
+  if (!c->vc) return sx_fail(x, "out of memory in the SIMT executor");
+  memcpy(c->vc, sx_vc(k, x->g), sizeof(uint32_t) * (size_t)k->NU);
+  k->nbulk++;
   return true;
 }
 
@@ -352,13 +358,14 @@ static bool bulk_perform(sx *root, int i) {
   const tl_stmt *saved = x->cur;
   x->cur = c.at;
   sx_mbar *m = &k->mb[c.mbar];
-  bool ok = sx_smem_write_async(x, &c, k->G + c.mbar, k->base + m->phase + 1);
+  bool ok = c.tma ? sx_tma_perform(x, &c, k->G + c.mbar, k->base + m->phase + 1)
+                  : sx_smem_write_async(x, &c, k->G + c.mbar, k->base + m->phase + 1);
   x->cur = saved;
   if (!ok) {
     root->failed = true;
     return false;
   }
-  memcpy(c.dst->data + c.dst_byte, c.src, (size_t)c.bytes);
+  if (!c.tma) memcpy(c.dst->data + c.dst_byte, c.src, (size_t)c.bytes);
   m->tx -= c.bytes;
   if (m->pending == 0) mbar_complete_if_done(k, c.mbar);
   return true;
@@ -446,6 +453,7 @@ bool sx_async_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
   case TL_INTRIN_PTX_BULK_WAIT_GROUP:
   case TL_INTRIN_PTX_FENCE_PROXY_ASYNC: return bulk_group(x, op, e, mask);
+  TL_INTRIN_CASES_TMA: return sx_tma_stmt(x, op, e, mask);
   default: return sx_fail(x, "internal error: not an asynchronous-pipeline statement");
   }
 }

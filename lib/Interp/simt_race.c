@@ -111,10 +111,11 @@ static bool check_raw(sx *x, const sx_buf *sb, int64_t off, const sx_byte *s, in
   if (s->w_unit >= x->k->G) {
     const sx_mbar *mb = &x->k->mb[s->w_unit - x->k->G];
     return sx_fail(x,
-                   "data race on shared memory: thread %d reads %s, written by the T.ptx_cp_async_bulk of "
+                   "data race on shared memory: thread %d reads %s, written by the %s of "
                    "thread %d before a wait observed its mbarrier '%s'[%lld] complete phase %u "
                    "(T.ptx_mbarrier_wait)",
-                   t, what, s->w_thr, mb->b->name, (long long)mb->el, s->w_clk - x->k->base - 1);
+                   t, what, s->w_grp == SX_GRP_TMA ? "T.ptx_tma_load" : "T.ptx_cp_async_bulk", s->w_thr,
+                   mb->b->name, (long long)mb->el, s->w_clk - x->k->base - 1);
   }
   return sx_fail(x, "data race on shared memory: thread %d reads %s, written by thread %d with no %s in between",
                  t, what, s->w_thr, sync_hint(x));
@@ -272,7 +273,7 @@ bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk) {
     s->w_clk = clk;
     s->w_unit = (int16_t)unit;
     s->w_thr = (int16_t)c->thr;
-    s->w_grp = -1;
+    s->w_grp = c->tma ? SX_GRP_TMA : -1; /* only names the writer in messages */
     s->w_fence = SX_ASYNC_WRITE;
   }
   return true;

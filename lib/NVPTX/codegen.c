@@ -9,8 +9,9 @@
  * building LLVM IR with an LLVMBuilder.  This file holds the walk:
  *  - kernel ABI (docs/simt-ir.md): tensor parameters are `ptr addrspace(1)`
  *    (noalias; readonly when never stored), scalars by value, then one i32
- *    per dynamic dimension.  Kernels use the ptx_kernel calling convention
- *    and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
+ *    per dynamic dimension, then one byval grid-constant 128-byte tensor
+ *    map per entry of tl_tma_collect (add_tma_params).  Kernels use the
+ *    ptx_kernel calling convention and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
  *    the "nvvm.maxntid" string attribute (read by LLVM 21+), NVPTX.md §3;
  *  - loops are phi loops (T.unroll gets llvm.loop.unroll.full metadata);
  *    LET binds an SSA value;
@@ -269,7 +270,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     return cg_gen_float_math(g, e, op, -1);
   case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
     break; /* statements (gen_eval) */
   }
 #undef NEED
@@ -529,6 +530,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   case TL_INTRIN_PTX_WAIT_GROUP: return stmt_arity(g, e) && cg_gen_wait_group(g, e);
   TL_INTRIN_CASES_ASYNC_PIPELINE:
     return stmt_arity(g, e) && cg_gen_hopper_stmt(g, e);
+  TL_INTRIN_CASES_TMA: return cg_gen_hopper_stmt(g, e); /* variable arity: tl_tma_decode checks it */
   default: return cg_gen_expr(g, e) != NULL; /* a value, dropped */
   }
 }
@@ -594,6 +596,38 @@ static void add_enum_attr(cg *g, LLVMValueRef fn, unsigned idx, const char *name
   if (k) LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(g->C, k, 0));
 }
 
+/* The tensor-map parameters np0.. (docs/simt-ir.md "TMA tensor copies"):
+ * each `ptr byval([128 x i8]) align 128`, named after its tensor, listed in
+ * the kernel's nvvm "grid_constant" annotation (1-based parameter
+ * indices).  LLVM 19's NVPTXLowerArgs then declares `.param .align 128 .b8
+ * NAME[128]` and takes the address with cvta.param (what nvcc emits for a
+ * `const __grid_constant__ CUtensorMap`); without the annotation it would
+ * copy the map to local memory, an address the TMA unit cannot use. */
+static bool add_tma_params(cg *g, int np0) {
+  LLVMTypeRef map_ty = LLVMArrayType2(g->t_i8, 128);
+  unsigned kbyval = LLVMGetEnumAttributeKindForName("byval", 5);
+  unsigned kalign = LLVMGetEnumAttributeKindForName("align", 5);
+  LLVMMetadataRef *idx = calloc((size_t)g->ntma, sizeof *idx);
+  if (!idx) return false;
+  for (int i = 0; i < g->ntma; i++) {
+    unsigned ai = (unsigned)(np0 + i) + 1;
+    LLVMValueRef pv = LLVMGetParam(g->fn, (unsigned)(np0 + i));
+    char name[160];
+    const tl_tma_map *m = &g->tma_maps[i];
+    snprintf(name, sizeof name, "%s_tmap%d", m->tensor->name, i);
+    LLVMSetValueName2(pv, name, strlen(name));
+    LLVMAddAttributeAtIndex(g->fn, ai, LLVMCreateTypeAttribute(g->C, kbyval, map_ty));
+    LLVMAddAttributeAtIndex(g->fn, ai, LLVMCreateEnumAttribute(g->C, kalign, 128));
+    g->tma_params[i] = pv;
+    idx[i] = LLVMValueAsMetadata(LLVMConstInt(g->t_i32, ai, 0));
+  }
+  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, "grid_constant", 13),
+                            LLVMMDNodeInContext2(g->C, idx, (size_t)g->ntma)};
+  LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
+  free(idx);
+  return true;
+}
+
 static bool gen_func(cg *g, tl_primfunc *f) {
   g->f = f;
   g->kernels_seen = 0;
@@ -602,9 +636,21 @@ static bool gen_func(cg *g, tl_primfunc *f) {
   tl_map_init(&g->vars);
   tl_map_init(&g->bufs);
   bool ok = false;
-  int np = f->nparams + f->ndynamic;
-  LLVMTypeRef *pt = calloc((size_t)(np > 0 ? np : 1), sizeof *pt);
-  if (!pt) goto done;
+  LLVMTypeRef *pt = NULL;
+  int np0 = f->nparams + f->ndynamic, np = np0;
+  {
+    tl_loc loc;
+    char msg[256];
+    if ((g->ntma = tl_tma_collect(f, &g->tma_maps, &loc, msg, sizeof msg)) < 0) {
+      g->ntma = 0;
+      cg_error(g, loc, "%s", msg);
+      goto done;
+    }
+  }
+  np = np0 + g->ntma; /* the tensor maps come last */
+  pt = calloc((size_t)(np > 0 ? np : 1), sizeof *pt);
+  g->tma_params = calloc((size_t)g->ntma + 1, sizeof *g->tma_params);
+  if (!pt || !g->tma_params) goto done;
   for (int i = 0; i < f->nparams; i++) {
     const tl_param *p = &f->params[i];
     if (p->kind == TL_PARAM_TENSOR) {
@@ -616,6 +662,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
     }
   }
   for (int i = 0; i < f->ndynamic; i++) pt[f->nparams + i] = g->t_i32;
+  for (int i = 0; i < g->ntma; i++) pt[np0 + i] = g->t_ptr0;
   if (LLVMGetNamedFunction(g->M, f->name)) {
     cg_error(g, f->loc, "two prim_funcs are named '%s'", f->name);
     goto done;
@@ -628,6 +675,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
     LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations",
                                 LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
   }
+  if (g->ntma && !add_tma_params(g, np0)) goto done;
   g->entry = LLVMAppendBasicBlockInContext(g->C, g->fn, "entry");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
   LLVMPositionBuilderAtEnd(g->B, g->entry);
@@ -675,6 +723,11 @@ static bool gen_func(cg *g, tl_primfunc *f) {
   ok = true;
 done:
   free(pt);
+  free(g->tma_maps);
+  free(g->tma_params);
+  g->tma_maps = NULL;
+  g->tma_params = NULL;
+  g->ntma = 0;
   tl_map_free(&g->vars);
   tl_map_free(&g->bufs);
   if (!ok && !g->failed) cg_error(g, f->loc, "out of memory in code generation");

@@ -1,6 +1,7 @@
 /* SIMT IR → LLVM IR, the Hopper room: named barriers, mbarriers, 1-D bulk
  * copies and the async-proxy fence (docs/simt-ir.md "Asynchronous
- * pipelines"; wgmma and TMA tensor copies will join them here).
+ * pipelines"), TMA tensor copies (docs/simt-ir.md "TMA tensor copies";
+ * wgmma will join them here).
  *
  * Role: codegen.c's gen_eval dispatches these statements by tl_intrin to
  * cg_gen_hopper_stmt (after checking their arity against the intrinsic
@@ -218,6 +219,59 @@ static bool gen_plain_asm(cg *g, const tl_expr *e, const async_op *op) {
   return cg_call_asm(g, g->t_void, op->text, "~{memory}", NULL, 0) != NULL;
 }
 
+/* T.ptx_tma_load(dst, dst_off, bar, bar_off, src, swizzle, box.., c..) /
+ * T.ptx_tma_store(dst, src, src_off, swizzle, box.., c..): one
+ * cp.async.bulk.tensor.{r}d through the map parameter of (tensor, box,
+ * swizzle), coordinates innermost first (PTX ISA §9.7.9.27).  The map's
+ * address is the generic address of the grid-constant parameter (LLVM
+ * takes it with cvta.param), under `l`. */
+static bool gen_tma(cg *g, const tl_expr *e, const async_op *op) {
+  (void)op;
+  tl_tma_call tc;
+  tl_loc loc;
+  char msg[256];
+  if (!tl_tma_decode(g->f, e, &tc, &loc, msg, sizeof msg)) {
+    cg_error(g, loc, "%s", msg);
+    return false;
+  }
+  int mi = tl_tma_find(g->tma_maps, g->ntma, &tc.map), r = tc.map.rank;
+  if (mi < 0) {
+    cg_error(g, e->loc, "internal error: T.%s has no tensor map parameter", op_name(e));
+    return false;
+  }
+  LLVMValueRef args[3 + TL_TMA_MAX_RANK];
+  int n = 0;
+  if (!tc.is_store && !(args[n++] = cg_elem_addr(g, tc.smem->u.buffer, tc.smem_off, e->loc))) return false;
+  args[n++] = g->tma_params[mi];
+  for (int i = r - 1; i >= 0; i--)
+    if (!(args[n++] = cg_gen_as(g, tc.coord[i], TL_INT32))) return false;
+  if (tc.is_store) {
+    if (!(args[n++] = cg_elem_addr(g, tc.smem->u.buffer, tc.smem_off, e->loc))) return false;
+    buf_info *bi = cg_get_buf(g, tc.map.tensor, e->loc);
+    if (!bi) return false;
+    bi->stored = true; /* the tensor is written: no readonly attribute */
+  } else if (!(args[n++] = mbar_addr(g, e, 2))) {
+    return false;
+  }
+  char text[320], coords[64] = "", cons[80] = "";
+  int first = tc.is_store ? 1 : 2; /* the asm operand number of the innermost coordinate */
+  for (int i = 0; i < r; i++)
+    snprintf(coords + strlen(coords), sizeof coords - strlen(coords), "%s$%d", i ? ", " : "", first + i);
+  if (tc.is_store) {
+    snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$0, {%s}], [$%d];", r,
+             coords, r + 1);
+    snprintf(cons, sizeof cons, "l,");
+  } else {
+    snprintf(text, sizeof text,
+             "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {%s}], "
+             "[$%d];", r, coords, r + 2);
+    snprintf(cons, sizeof cons, "l,l,");
+  }
+  for (int i = 0; i < r; i++) strcat(cons, "r,");
+  strcat(cons, "l,~{memory}");
+  return cg_call_asm(g, g->t_void, text, cons, args, (unsigned)n) != NULL;
+}
+
 static const async_op async_ops[TL_INTRIN_COUNT] = {
     [TL_INTRIN_PTX_BAR_SYNC] = {0, 0, gen_bar, NULL},
     [TL_INTRIN_PTX_BAR_ARRIVE] = {0, 0, gen_bar, "barrier.arrive.aligned $0, $1;"},
@@ -238,6 +292,9 @@ static const async_op async_ops[TL_INTRIN_COUNT] = {
     [TL_INTRIN_PTX_BULK_COMMIT_GROUP] = {90, 80, gen_bulk_group, NULL},
     [TL_INTRIN_PTX_BULK_WAIT_GROUP] = {90, 80, gen_bulk_group, NULL},
     [TL_INTRIN_PTX_FENCE_PROXY_ASYNC] = {90, 80, gen_plain_asm, "fence.proxy.async.shared::cta;"},
+    /* TMA tensor copies (their own block, apart from wgmma's) */
+    [TL_INTRIN_PTX_TMA_LOAD] = {90, 80, gen_tma, NULL},
+    [TL_INTRIN_PTX_TMA_STORE] = {90, 80, gen_tma, NULL},
 };
 
 /* One of the statements above (its arity already checked by gen_eval):

@@ -81,6 +81,9 @@ typedef struct cg {
   int64_t smem_off;          /* next free byte of the dynamic shared block (unplanned buffers) */
   int64_t smem_planned_end;  /* end of the planned buffers (buf->smem_planned) */
   LLVMValueRef smem;         /* the extern __shared__ array */
+  tl_tma_map *tma_maps;      /* the function's tensor maps (tl_tma_collect), malloc'd */
+  int ntma;
+  LLVMValueRef *tma_params;  /* [ntma] their byval grid-constant parameters (generic `ptr`) */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_ptr0, t_ptr1, t_ptr3;
 } cg;

@@ -205,6 +205,7 @@ void tl_rt_binding_free(tl_rt_binding *b) {
   if (b->out_shapes)
     for (int i = 0; i < b->nparams; i++) free(b->out_shapes[i]);
   free(b->block_mem); /* every per-parameter array lives in this one block */
+  free(b->tma_maps);
   memset(b, 0, sizeof *b);
 }
 
@@ -340,7 +341,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   /* one zeroed allocation per call for every array (a call's host cost
    * counts: issue 6 asks for under 2 us above cuLaunchKernel); all the
    * element types are 8 bytes or smaller, so 8-byte slices stay aligned */
-  size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + 1;
+  size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + 1;
   size_t words = n_s + n_p + n_k + n_k + n_p + n_p + 3 * n_s;
   uint64_t *mem = calloc(words, sizeof(uint64_t));
   out->block_mem = mem;

@@ -258,6 +258,17 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
   return st;
 }
 
+/* The kernel's tensor maps into b (tma.c), outs[j] being output j. */
+static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                               const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b) {
+  const DLTensor **od = calloc((size_t)k->sig.nout + 1, sizeof *od);
+  if (!od) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int j = 0; j < k->sig.nout; j++) od[j] = &outs[j]->managed.dl_tensor;
+  tl_status st = tl_rt_tma_prepare(ctx, k, s, args, od, drv->cuTensorMapEncodeTiled, b);
+  free(od);
+  return st;
+}
+
 /* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
 static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                            void *stream, DLManagedTensor **outputs, const bench_req *bq) {
@@ -445,7 +456,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     b.slots[pi] = (uint64_t)o->ptr;
   }
 
-  /* launch */
+  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done; /* launch */
   if (bq) {
     if ((st = timed_launches(ctx, drv, k, s, &b, cs, bq)) != TL_OK) goto done;
     r = TL_CUDA_SUCCESS;

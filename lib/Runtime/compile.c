@@ -255,9 +255,33 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
 }
 
 /* Launch expressions and tensor alignments of the lowered function f. */
+/* The tensor maps of SIMT function f (tl_tma_collect) into sig. */
+static tl_status take_tma_maps(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
+  tl_tma_map *maps = NULL;
+  tl_loc loc;
+  char msg[256];
+  int n = tl_tma_collect(f, &maps, &loc, msg, sizeof msg);
+  if (n < 0) return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s:%d:%d: error: %s", loc.file ? loc.file : "?",
+                                    loc.line, loc.col, msg);
+  if (n > 0 && !(sig->tma = calloc((size_t)n, sizeof *sig->tma))) {
+    free(maps);
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    sig->tma[i].param = maps[i].param;
+    sig->tma[i].rank = maps[i].rank;
+    sig->tma[i].swizzle = maps[i].swizzle;
+    for (int d = 0; d < maps[i].rank; d++) sig->tma[i].box[d] = (uint32_t)maps[i].box[d];
+  }
+  sig->ntma = n;
+  free(maps);
+  return TL_OK;
+}
+
 static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k) {
   tl_status st = launch_exprs(ctx, f, &k->sig);
   if (st != TL_OK) return st;
+  if ((st = take_tma_maps(ctx, f, &k->sig)) != TL_OK) return st;
   align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
   tl_visit_stmt(&a.v, f->body);
   if (a.v.too_deep) /* could not see every access: assume the widest vector */

@@ -87,6 +87,7 @@ static void load_driver(void) {
   OPTIONAL(cuEventElapsedTime, "cuEventElapsedTime");
   OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
   OPTIONAL(cuCtxGetCurrent, "cuCtxGetCurrent");
+  OPTIONAL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
 #undef OPTIONAL
   tl_CUresult r = g_drv.cuInit(0);
   if (r != TL_CUDA_SUCCESS) {
@@ -127,6 +128,7 @@ void tl_driver_error_text(tl_CUresult r, const char **name, const char **text) {
   *text = NULL;
   if (g_drv.cuGetErrorName) g_drv.cuGetErrorName(r, name);
   if (g_drv.cuGetErrorString) g_drv.cuGetErrorString(r, text);
+  if (!*name && r == TL_CUDA_ERROR_INVALID_VALUE) *name = "CUDA_ERROR_INVALID_VALUE"; /* without a driver */
   if (!*name) *name = "CUDA_ERROR_UNKNOWN";
   if (!*text) *text = "unknown error";
 }

@@ -30,6 +30,7 @@ void tl_rt_sig_free(tl_rt_sig *s) {
     free(p->dims);
   }
   free(s->params);
+  free(s->tma);
   for (int i = 0; i < s->nsyms && s->sym_names; i++) free(s->sym_names[i]);
   free(s->sym_names);
   free(s->out_idx);
@@ -137,7 +138,10 @@ void tl_kernel_destroy(tl_kernel *k) {
     }
     if (s->retained) drv->cuDevicePrimaryCtxRelease(s->dev);
   }
-  for (int i = 0; i < k->nslots; i++) free(k->slots[i].checked_ptr);
+  for (int i = 0; i < k->nslots; i++) {
+    free(k->slots[i].checked_ptr);
+    tl_rt_tma_cache_free(k->slots[i].tma_cache);
+  }
   free(k->slots);
   pthread_mutex_destroy(&k->mu);
   tl_rt_sig_free(&k->sig);

@@ -75,7 +75,18 @@ typedef struct tl_rt_param {
   int align;         /* required alignment of data + byte_offset (bytes) */
 } tl_rt_param;
 
+/* One tensor map of the kernel (tl_tma_collect's entry; lib/Runtime/tma.c):
+ * the kernel's parameter nparams + nsyms + i is its 128-byte CUtensorMap. */
+typedef struct tl_rt_tma {
+  int param;                    /* the tensor parameter */
+  int rank;                     /* 1..TL_TMA_MAX_RANK */
+  uint32_t box[TL_TMA_MAX_RANK];/* box extents, outermost first */
+  int swizzle;                  /* bytes: 0, 32, 64, 128 */
+} tl_rt_tma;
+
 typedef struct tl_rt_sig {
+  int ntma;          /* tensor maps, passed after the dynamic symbols */
+  tl_rt_tma *tma;
   int nparams;
   tl_rt_param *params;
   int nsyms;
@@ -108,7 +119,8 @@ typedef struct tl_rt_binding {
   int64_t *symv;         /* [nsyms] solved dynamic symbols */
   int64_t *scalarv;      /* [nparams] integer value of each integer scalar */
   uint64_t *slots;       /* [nparams + nsyms] kernel parameter storage */
-  void **kargs;          /* [nparams + nsyms] pointers into slots */
+  void **kargs;          /* [nparams + nsyms + ntma] pointers into slots, then into tma_maps */
+  uint8_t *tma_maps;     /* [ntma][128] the encoded tensor maps (64-byte aligned), or NULL */
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
   void *block_mem;       /* the one allocation holding the arrays above */
@@ -129,6 +141,81 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
                         bool cpu, tl_rt_binding *b);
 void tl_rt_binding_free(tl_rt_binding *b);
 
+/* ------------------------------------------------ tensor maps (tma.c) */
+/* The arguments of one cuTensorMapEncodeTiled call (CUDA driver API,
+ * "Tensor Map Object Management"), innermost dimension first. */
+typedef struct tl_rt_tma_encode {
+  int data_type;                      /* CUtensorMapDataType */
+  uint32_t rank;
+  uint64_t addr;                      /* data + byte_offset */
+  uint64_t dims[TL_TMA_MAX_RANK];     /* the tensor's shape reversed */
+  uint64_t strides[TL_TMA_MAX_RANK - 1]; /* byte strides of dims 1..r-1 (reversed order) */
+  uint32_t box[TL_TMA_MAX_RANK];      /* the box reversed */
+  uint32_t elem_strides[TL_TMA_MAX_RANK]; /* all 1 */
+  int interleave, swizzle, l2_promotion, oob_fill; /* NONE, the swizzle, L2_128B, FLOAT_OOB_FILL_NONE */
+} tl_rt_tma_encode;
+
+/* What a cached map was encoded from: equal keys give equal maps. */
+typedef struct tl_rt_tma_key {
+  uint64_t addr;
+  int64_t shape[TL_TMA_MAX_RANK], strides[TL_TMA_MAX_RANK]; /* strides in elements */
+  tl_dtype dtype;
+  uint32_t box[TL_TMA_MAX_RANK];
+  int rank, swizzle, device;
+} tl_rt_tma_key;
+
+/* Builds the key and the encode arguments of map m for tensor t (its
+ * DLPack shape, strides in elements or NULL for compact row-major, data +
+ * byte_offset) on `device`.  *rule: NULL, or the first of the driver's
+ * rules (cuTensorMapEncodeTiled) the arguments break, a static string for
+ * messages ("the address is not 16-byte aligned", "a stride is not a
+ * multiple of 16 bytes", ...).  false (with *rule) only when the tensor's
+ * dtype has no CUtensorMapDataType or its rank differs from m's. */
+bool tl_rt_tma_args(const tl_rt_tma *m, const DLTensor *t, tl_dtype dtype, int device, tl_rt_tma_key *key,
+                    tl_rt_tma_encode *enc, const char **rule);
+
+/* Allocates b->tma_maps (sig->ntma maps of 128 bytes, 64-byte aligned,
+ * zeroed, freed by tl_rt_binding_free) and points kargs[first + i] at map
+ * i (tl_rt_bind leaves room for them in kargs); the launch fills them with
+ * tl_rt_tma_fill.  false on OOM. */
+bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b);
+
+/* The map cache of one kernel on one device: per map index the last key
+ * and its encoded map; `encodes` counts the encoder's calls. */
+typedef struct tl_rt_tma_cache {
+  int n;
+  struct tl_rt_tma_slot { bool valid; tl_rt_tma_key key; uint64_t map[16]; } *slot;
+  uint64_t encodes;
+} tl_rt_tma_cache;
+tl_rt_tma_cache *tl_rt_tma_cache_new(int n);   /* NULL on OOM */
+void tl_rt_tma_cache_free(tl_rt_tma_cache *c);
+
+/* The encoder: cuTensorMapEncodeTiled's signature (a mock in unit tests). */
+typedef tl_CUresult (*tl_rt_tma_encoder)(void *map, int data_type, uint32_t rank, void *addr,
+                                         const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
+                                         const uint32_t *elem_strides, int interleave, int swizzle,
+                                         int l2_promotion, int oob_fill);
+
+/* Fills maps[i * 128 ..] for every tensor map of sig from the tensor of
+ * its parameter (tensors[param]: the call's DLTensor, outputs included),
+ * from the cache when the key is the one last encoded for that map, else
+ * by calling enc and caching.  The caller holds the lock guarding cache.
+ * Errors: TL_ERR_CUDA "tensor map #i of argument 'NAME' (box AxB, swizzle
+ * S): cuTensorMapEncodeTiled failed: CUresult name (rule)";
+ * TL_ERR_INVALID_ARGUMENT for a dtype without a map type. */
+tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *const *tensors, int device,
+                         tl_rt_tma_cache *cache, tl_rt_tma_encoder enc, uint8_t *maps);
+
+/* The launch's maps: binds b's map storage (tl_rt_tma_bind_maps) and fills
+ * it (tl_rt_tma_fill) under k->mu with device slot s's cache, from the
+ * call's tensors: args (the inputs, as tl_kernel_call takes them) and
+ * outputs[j] for out_idx output j, or outputs NULL when they are not
+ * allocated (tl_kernel_launch_info: a map over an output is then an
+ * error, TL_ERR_UNSUPPORTED). */
+struct tl_rt_devslot;
+tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, struct tl_rt_devslot *s, const tl_arg *args,
+                            const DLTensor *const *outputs, tl_rt_tma_encoder enc, tl_rt_binding *b);
+
 /* --------------------------------------------------------------- kernel */
 typedef struct tl_rt_devslot {
   bool loaded;
@@ -147,6 +234,7 @@ typedef struct tl_rt_devslot {
    * on several threads.  A call passing the same pointer again skips the
    * query (a host call costs ~1 us of driver time per query otherwise). */
   uint64_t *checked_ptr;
+  struct tl_rt_tma_cache *tma_cache; /* encoded tensor maps of this device (tma.c), under mu */
 } tl_rt_devslot;
 
 struct tl_kernel {

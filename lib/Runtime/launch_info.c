@@ -11,7 +11,8 @@
  * launches above 48 KB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
  * CUDA Driver API §6.12 cuFuncSetAttribute); the slots are copied into the
  * caller's info (parameter i of the kernel is slot i; dynamic symbols
- * follow as int32, as bind.c lays them out). */
+ * follow as int32, as bind.c lays them out; then the 128-byte tensor maps,
+ * encoded by tma.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,16 +70,25 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     tl_rt_binding_free(&b);
     return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
-  int n = k->sig.nparams + k->sig.nsyms;
-  info->param_slots = calloc((size_t)n + 1, sizeof(uint64_t));
-  info->params = calloc((size_t)n + 1, sizeof(void *));
+  int n = k->sig.nparams + k->sig.nsyms, nt = k->sig.ntma;
+  if (nt > 0 && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
+    tl_rt_binding_free(&b);
+    return st;
+  }
+  /* the tensor maps (128 bytes each) follow the 8-byte slots in param_slots */
+  info->param_slots = calloc((size_t)n + 16 * (size_t)nt + 1, sizeof(uint64_t));
+  info->params = calloc((size_t)(n + nt) + 1, sizeof(void *));
   if (!info->param_slots || !info->params) {
     tl_rt_binding_free(&b);
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
   memcpy(info->param_slots, b.slots, sizeof(uint64_t) * (size_t)n);
   for (int i = 0; i < n; i++) info->params[i] = &info->param_slots[i];
-  info->nparams = n;
+  for (int i = 0; i < nt; i++) {
+    info->params[n + i] = &info->param_slots[n + 16 * i];
+    memcpy(info->params[n + i], b.tma_maps + 128 * i, 128);
+  }
+  info->nparams = n + nt;
   memcpy(info->grid, b.grid, sizeof info->grid);
   info->block = b.block;
   info->smem = b.smem;
