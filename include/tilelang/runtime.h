@@ -83,7 +83,15 @@ enum {
    * "Floating-point instructions"), accurate to about 2 ulp instead of
    * IEEE division and libdevice's results.  The CPU executors
    * (tl_kernel_call_on) compute exactly either way. */
-  TL_COMPILE_FAST_MATH = 1u << 2
+  TL_COMPILE_FAST_MATH = 1u << 2,
+  /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
+   * "tl.disable_warp_specialized", whether or not the file sets them: on
+   * sm_90a, a GEMM main loop then stays on the cp.async + mma.sync path
+   * instead of TMA + mbarriers + wgmma with a producer warpgroup (each of the
+   * three turns the Hopper path off as a whole; docs/simt-ir.md). */
+  TL_COMPILE_DISABLE_WGMMA = 1u << 3,
+  TL_COMPILE_DISABLE_TMA_LOWER = 1u << 4,
+  TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1u << 5
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

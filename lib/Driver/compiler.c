@@ -108,6 +108,10 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
                            filename ? filename : "<input>");
   if (c->opts->after_stage) emit_stage(c->opts, "parse", m);
   if (c->opts->flags & TL_COMPILE_FAST_MATH) m->funcs[0]->fast_math = true;
+  tl_pass_configs *pc = &m->funcs[0]->pass_configs;
+  if (c->opts->flags & TL_COMPILE_DISABLE_WGMMA) pc->disable_wgmma = true;
+  if (c->opts->flags & TL_COMPILE_DISABLE_TMA_LOWER) pc->disable_tma_lower = true;
+  if (c->opts->flags & TL_COMPILE_DISABLE_WARP_SPECIALIZED) pc->disable_warp_specialized = true;
   return TL_OK;
 }
 

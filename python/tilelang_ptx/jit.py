@@ -33,8 +33,11 @@ _cache = {}
 _cache_lock = threading.Lock()
 _stats = {"compiles": 0}
 
-_PASS_CONFIGS_NO_EFFECT = ("tl.disable_tma_lower", "tl.disable_warp_specialized", "tl.disable_wgmma",
-                           "tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
+_PASS_CONFIGS_NO_EFFECT = ("tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
+# each turns the sm_90a GEMM path (TMA + wgmma + warp specialization) off: TL_COMPILE_DISABLE_* of
+# include/tilelang/runtime.h
+_PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": 1 << 3, "tl.disable_tma_lower": 1 << 4,
+                        "tl.disable_warp_specialized": 1 << 5}
 
 
 def compile_count():
@@ -73,8 +76,11 @@ def _flags(pass_configs):
     for k, v in (pass_configs or {}).items():
         if k == "tl.enable_fast_math":
             flags |= _lib.TL_COMPILE_FAST_MATH if v else 0
+        elif k in _PASS_CONFIGS_HOPPER:
+            flags |= _PASS_CONFIGS_HOPPER[k] if v else 0
         elif k not in _PASS_CONFIGS_NO_EFFECT:
-            raise ValueError(f"unsupported pass config {k!r} (understood: 'tl.enable_fast_math'; accepted "
+            raise ValueError(f"unsupported pass config {k!r} (understood: 'tl.enable_fast_math', "
+                             f"{', '.join(repr(x) for x in _PASS_CONFIGS_HOPPER)}; accepted "
                              f"without effect: {', '.join(repr(x) for x in _PASS_CONFIGS_NO_EFFECT)})")
     return flags
 
