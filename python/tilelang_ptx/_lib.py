@@ -76,6 +76,9 @@ class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VA
 TL_OK, TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE = 0, 1, 2
 TL_OUT_IDX_NONE = 1
 TL_COMPILE_FAST_MATH = 1 << 2
+TL_COMPILE_DISABLE_WGMMA = 1 << 3
+TL_COMPILE_DISABLE_TMA_LOWER = 1 << 4
+TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1 << 5
 TL_STAGE_PTX, TL_STAGE_SIMT = 0, 1
 TL_ARG_TENSOR, TL_ARG_INT, TL_ARG_FLOAT = 0, 1, 2
 # DLPack device types and type codes (dlpack.h)

@@ -34,10 +34,10 @@ _cache_lock = threading.Lock()
 _stats = {"compiles": 0}
 
 _PASS_CONFIGS_NO_EFFECT = ("tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
-# each turns the sm_90a GEMM path (TMA + wgmma + warp specialization) off: TL_COMPILE_DISABLE_* of
-# include/tilelang/runtime.h
-_PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": 1 << 3, "tl.disable_tma_lower": 1 << 4,
-                        "tl.disable_warp_specialized": 1 << 5}
+# each turns the sm_90a GEMM path (TMA + wgmma + warp specialization) off
+_PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": _lib.TL_COMPILE_DISABLE_WGMMA,
+                        "tl.disable_tma_lower": _lib.TL_COMPILE_DISABLE_TMA_LOWER,
+                        "tl.disable_warp_specialized": _lib.TL_COMPILE_DISABLE_WARP_SPECIALIZED}
 
 
 def compile_count():
