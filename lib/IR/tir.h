@@ -157,6 +157,11 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_MBARRIER_WAIT: case TL_INTRIN_PTX_CP_ASYNC_BULK:                                \
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
   case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC
+/* The case labels of the warpgroup statements (wgmma fence / commit / wait /
+ * ss / rs, setmaxnreg; docs/simt-ir.md "wgmma"), likewise. */
+#define TL_INTRIN_CASES_WGMMA                                                                        \
+  case TL_INTRIN_PTX_WGMMA_FENCE: case TL_INTRIN_PTX_WGMMA_COMMIT: case TL_INTRIN_PTX_WGMMA_WAIT:     \
+  case TL_INTRIN_PTX_WGMMA_SS: case TL_INTRIN_PTX_WGMMA_RS: case TL_INTRIN_PTX_SETMAXNREG
 
 extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT];   /* indexed by tl_intrin */
 extern const int tl_num_intrinsics;                          /* TL_INTRIN_COUNT */

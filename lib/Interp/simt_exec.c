@@ -780,7 +780,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_MMA:
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
   case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
@@ -1058,6 +1059,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
         op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
     if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);
+    if (sx_is_wgmma_op(op)) return sx_wgmma_stmt(x, op, e, mask);
   }
   sx_val v;
   return ev(x, e, mask, &v);

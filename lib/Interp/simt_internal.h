@@ -225,6 +225,13 @@ void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);
 /* Requires that every warp with an active thread has all 32 lanes active. */
 bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
 
+/* simt_warp.c: argument i of call e as a buffer of space `want` (and eb-byte
+ * elements unless eb is 0; `what` names it in messages), NULL reported;
+ * argument i as a constant (false reported); elements [off, off + n) of the
+ * local buffer sb in block thread t + x->tbase in bounds (false reported). */
+sx_buf *sx_buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const char *what);
+bool sx_const_arg(sx *x, const tl_expr *e, int i, int64_t *v);
+bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what);
 /* simt_warp.c: statements T.ptx_ldmatrix / ptx_mma / ptx_cp_async /
  * ptx_commit_group / ptx_wait_group, and the shuffle expressions. */
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
@@ -238,6 +245,17 @@ static inline bool sx_is_async_op(int op) {
   default: return false;
   }
 }
+
+/* The warpgroup statements (TL_INTRIN_CASES_WGMMA). */
+static inline bool sx_is_wgmma_op(int op) {
+  switch (op) {
+  TL_INTRIN_CASES_WGMMA: return true;
+  default: return false;
+  }
+}
+/* simt_wgmma.c: T.ptx_wgmma_fence / commit / wait / ss / rs and
+ * T.ptx_setmaxnreg (sx_is_wgmma_op) for x's gang, per warp of it. */
+bool sx_wgmma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 
 /* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
  * (sx_is_async_op), under the warp scheduler.

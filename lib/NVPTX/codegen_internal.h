@@ -29,6 +29,7 @@
 
 #define TL_CG_MAX_DEPTH 400          /* nesting of statements + expressions */
 #define TL_CG_MAX_LOCAL_BYTES (1 << 20) /* per-thread local buffer limit */
+#define TL_CG_MAX_ASM_OPERANDS 272   /* cg_call_asm: wgmma passes up to 256 accumulator registers + 6 */
 
 /* ------------------------------------------------ intrinsic names (LLVM 19) */
 enum {
@@ -48,6 +49,8 @@ enum {
   NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
   /* Hopper room (codegen_hopper.c): named barriers, mbarriers, bulk copies */
   NV_BARRIER_N_SYNC, NV_MBARRIER_INIT, NV_MBARRIER_ARRIVE, NV_BULK_COMMIT_GROUP, NV_BULK_WAIT_GROUP,
+  /* warpgroup statements (codegen_wgmma.c) */
+  NV_SETMAXNREG_INC, NV_SETMAXNREG_DEC,
   NV_NUM
 };
 
@@ -165,6 +168,8 @@ void cg_set_convergent(cg *g, LLVMValueRef call);
 bool cg_gen_ldmatrix(cg *g, const tl_expr *e);
 /* codegen_hopper.c: named barriers, mbarriers, 1-D bulk copies, the proxy fence */
 bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
+/* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */
+bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */
