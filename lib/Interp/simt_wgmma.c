@@ -40,6 +40,7 @@
  *    inc a bool constant); nothing else happens (registers are not modelled). */
 #include "Interp/simt_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "Support/wgmma.h"
@@ -114,7 +115,9 @@ static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, int w, int i, i
   if (rel < 0 || rel + 2 > o->b->elems * 2)
     return sx_fail(x, "T.%s: %s(%d, %d) is at shared byte %lld, outside '%s' (bytes %lld..%lld)", iname(e), what, i, k,
                    (long long)a, o->b->b->name, (long long)o->b->base, (long long)(o->b->base + o->b->elems * 2 - 1));
-  if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, iname(e))) return false;
+  char op[40];
+  snprintf(op, sizeof op, "T.%s", iname(e));
+  if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, op)) return false;
   *v = sx_el_load(o->b->et, x->k->smem + a).f;
   return true;
 }

@@ -6,7 +6,8 @@
 #   bytes (0 = none, 32, 64, 128); n: 8..256; acc: "float32" or "float16";
 #   dtype: "float16" or "bfloat16".
 # One shared buffer S (the block's only one, so at offset 0 of the dynamic
-# block, 1024-byte aligned): the A tile at byte 0, the B tile at byte 8192.
+# block, 1024-byte aligned): the A tile at byte 0, the B tile at byte 8192
+# (room for n rounded up to 64 rows: an MN-major atom spans W/2 columns).
 # Each thread writes elements of A and B with ordinary stores at
 # phys(tile base + logical address) (HOPPER-SPEC.md's swizzle, keyed on the
 # address bits), executes T.ptx_fence_proxy_async(), then T.sync_threads().
@@ -41,7 +42,7 @@ def wgmma_ss(a_mn=0, a_sw=128, b_mn=0, b_sw=128, n=256, acc="float32", dtype="fl
     @T.prim_func
     def main(A: T.Tensor((64, K), dtype), B: T.Tensor((n, K), dtype), C: T.Tensor((64, n), acc)):
         with T.Kernel(1, threads=128) as bx:
-            S = T.alloc_shared((4096 + n * K,), dtype)
+            S = T.alloc_shared((4096 + (n + 63) // 64 * 64 * K,), dtype)
             C_local = T.alloc_local((n // 2,), acc)
             tx = T.get_thread_binding(0)
             for e in T.serial(64 * K // 128):
