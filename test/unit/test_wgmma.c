@@ -46,6 +46,7 @@ static double dec_f16(uint16_t h) {
 typedef struct wg_case {
   int a_mn, a_sw, b_mn, b_sw, n;
   const char *acc, *dtype;
+  bool rs; /* wgmma_rs.py (two warpgroups, A from registers; a_mn, a_sw unused) */
 } wg_case;
 
 /* Runs src (the kernel, maybe edited) for case c; on success compares C with
@@ -57,30 +58,30 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
   snprintf(v[2], 16, "%d", c->b_mn);
   snprintf(v[3], 16, "%d", c->b_sw);
   snprintf(v[4], 16, "%d", c->n);
-  tl_define defs[7] = {{"a_mn", v[0]}, {"a_sw", v[1]}, {"b_mn", v[2]}, {"b_sw", v[3]},
-                       {"n", v[4]},    {"acc", c->acc}, {"dtype", c->dtype}};
+  tl_define defs[7] = {{"b_mn", v[2]}, {"b_sw", v[3]}, {"n", v[4]},      {"acc", c->acc},
+                       {"dtype", c->dtype}, {"a_mn", v[0]}, {"a_sw", v[1]}};
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
-  bool ok = tl_frontend_parse(m, &d, src, strlen(src), "wgmma_ss.py", defs, 7);
+  bool ok = tl_frontend_parse(m, &d, src, strlen(src), c->rs ? "wgmma_rs.py" : "wgmma_ss.py", defs, c->rs ? 5 : 7);
   cr_assert(ok, "parse: %s", d.out.data ? d.out.data : "");
-  int n = c->n, K = 64;
+  int n = c->n, K = 64, M = c->rs ? 128 : 64;
   bool bf16 = !strcmp(c->dtype, "bfloat16"), c16 = !strcmp(c->acc, "float16");
-  uint16_t *A = malloc(2 * 64 * K), *B = malloc(2 * (size_t)n * K);
-  double *Ad = malloc(sizeof(double) * 64 * K), *Bd = malloc(sizeof(double) * (size_t)n * K);
-  void *C = malloc((size_t)64 * n * 4);
+  uint16_t *A = malloc(2 * (size_t)M * K), *B = malloc(2 * (size_t)n * K);
+  double *Ad = malloc(sizeof(double) * (size_t)M * K), *Bd = malloc(sizeof(double) * (size_t)n * K);
+  void *C = malloc((size_t)M * n * 4);
   uint64_t s = 0x9E3779B97F4A7C15u ^ (uint64_t)(c->a_mn * 1000 + c->a_sw * 10 + c->b_sw + n);
-  for (int i = 0; i < 64 * K + n * K; i++) {
+  for (int i = 0; i < M * K + n * K; i++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     double x = (double)(int)(s % 7) - 3; /* -3..3 */
-    if (i < 64 * K) A[i] = enc16(Ad[i] = x, bf16);
-    else B[i - 64 * K] = enc16(Bd[i - 64 * K] = x, bf16);
+    if (i < M * K) A[i] = enc16(Ad[i] = x, bf16);
+    else B[i - M * K] = enc16(Bd[i - M * K] = x, bf16);
   }
-  memset(C, 0xFF, (size_t)64 * n * 4);
+  memset(C, 0xFF, (size_t)M * n * 4);
   tl_interp_arg args[3];
   memset(args, 0, sizeof args);
   void *data[3] = {A, B, C};
-  int64_t shape[3][2] = {{64, K}, {n, K}, {64, n}};
+  int64_t shape[3][2] = {{M, K}, {n, K}, {M, n}};
   for (int i = 0; i < 3; i++) {
     args[i].is_tensor = true;
     args[i].data = data[i];
@@ -91,12 +92,12 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
   tl_simt_options o = {true, 0, 0};
   ok = tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d);
   *diag = strdup(d.out.data ? d.out.data : "");
-  for (int i = 0; ok && i < 64; i++)
+  for (int i = 0; ok && i < M; i++)
     for (int j = 0; j < n; j++) {
       double want = 0;
       for (int k = 0; k < K; k++) want += Ad[i * K + k] * Bd[j * K + k];
       double got = c16 ? dec_f16(((uint16_t *)C)[i * n + j]) : (double)((float *)C)[i * n + j];
-      cr_assert(got == want, "a_mn %d a_sw %d b_mn %d b_sw %d n %d %s %s: C[%d, %d] = %g, want %g", c->a_mn, c->a_sw,
+      cr_assert(got == want, "%s a_mn %d a_sw %d b_mn %d b_sw %d n %d %s %s: C[%d, %d] = %g, want %g", c->rs ? "rs" : "ss", c->a_mn, c->a_sw,
                 c->b_mn, c->b_sw, n, c->acc, c->dtype, i, j, got, want);
     }
   free(A), free(B), free(Ad), free(Bd), free(C);
@@ -106,7 +107,7 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
 }
 
 static void good(const wg_case *c) {
-  char *src = tl_test_read_file(KERNEL, NULL), *diag;
+  char *src = tl_test_read_file(c->rs ? "test/GPU/kernels/wgmma_rs.py" : KERNEL, NULL), *diag;
   bool ok = run_case(src, c, &diag);
   cr_assert(ok, "a_mn %d a_sw %d b_mn %d b_sw %d n %d: %s", c->a_mn, c->a_sw, c->b_mn, c->b_sw, c->n, diag);
   free(diag);
@@ -117,18 +118,31 @@ Test(wgmma, every_layout_pair) {
   static const int sw[4] = {0, 32, 64, 128};
   for (int a = 0; a < 8; a++)
     for (int b = 0; b < 8; b++) {
-      wg_case c = {a / 4, sw[a % 4], b / 4, sw[b % 4], 64, "float32", "float16"};
+      wg_case c = {a / 4, sw[a % 4], b / 4, sw[b % 4], 64, "float32", "float16", false};
       good(&c);
     }
 }
 
 Test(wgmma, n_and_dtypes) {
   static const wg_case cases[] = {
-      {0, 128, 0, 128, 256, "float32", "float16"}, {0, 128, 1, 128, 8, "float32", "float16"},
-      {1, 64, 0, 0, 24, "float32", "float16"},     {0, 32, 1, 32, 128, "float16", "float16"},
-      {1, 128, 1, 0, 256, "float16", "float16"},   {0, 128, 0, 64, 96, "float32", "bfloat16"},
-      {1, 0, 1, 128, 40, "float32", "bfloat16"},
+      {0, 128, 0, 128, 256, "float32", "float16", false}, {0, 128, 1, 128, 8, "float32", "float16", false},
+      {1, 64, 0, 0, 24, "float32", "float16", false},     {0, 32, 1, 32, 128, "float16", "float16", false},
+      {1, 128, 1, 0, 256, "float16", "float16", false},   {0, 128, 0, 64, 96, "float32", "bfloat16", false},
+      {1, 0, 1, 128, 40, "float32", "bfloat16", false},
   };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) good(&cases[i]);
+}
+
+/* T.ptx_wgmma_rs over two warpgroups: every B layout, n 8..256, both accumulator dtypes, bf16. */
+Test(wgmma, rs) {
+  static const int sw[4] = {0, 32, 64, 128};
+  for (int b = 0; b < 8; b++) {
+    wg_case c = {0, 0, b / 4, sw[b % 4], 64, "float32", "float16", true};
+    good(&c);
+  }
+  static const wg_case cases[] = {{0, 0, 0, 128, 256, "float16", "float16", true},
+                                  {0, 0, 1, 64, 8, "float32", "bfloat16", true},
+                                  {0, 0, 0, 0, 40, "float16", "float16", true}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) good(&cases[i]);
 }
 
@@ -174,7 +188,7 @@ static void fault(const wg_case *c, const char *from, const char *to, const char
   free(src);
 }
 
-static const wg_case K128 = {0, 128, 0, 128, 64, "float32", "float16"};
+static const wg_case K128 = {0, 128, 0, 128, 64, "float32", "float16", false};
 
 Test(wgmma, faults) {
   fault(&K128, "            T.ptx_fence_proxy_async()\n", "",
