@@ -52,9 +52,9 @@ static bool const_in(sx *x, const tl_expr *e, int i, const char *what, int64_t l
                      int64_t *v) {
   if (!sx_const_arg(x, e, i, v)) return false;
   if (*v < lo || *v > hi || *v % mult != 0)
-    return sx_fail(x, "T.%s: %s must be a constant from %lld to %lld%s, not %lld", iname(e), what, (long long)lo,
-                   (long long)hi, mult == 16 ? " (a multiple of 16)" : mult == 8 ? " (a multiple of 8)" : "",
-                   (long long)*v);
+    return sx_fail(x, "T.%s: %s must be a constant%s from %lld to %lld, not %lld", iname(e), what,
+                   mult == 16 ? " multiple of 16" : mult == 8 ? " multiple of 8" : mult == 2 ? " multiple of 2" : "",
+                   (long long)lo, (long long)hi, (long long)*v);
   return true;
 }
 
@@ -97,9 +97,12 @@ static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const 
   if (!tl_swizzle_span_ok(o->sw))
     return sx_fail(x, "T.%s: %s's swizzle span must be 0, 32, 64 or 128 (bytes), not %lld", iname(e), what,
                    (long long)o->sw);
-  return const_in(x, e, i + 3, "LBO", 0, (1 << 18) - 16, 16, &o->lbo) &&
-         const_in(x, e, i + 4, "SBO", 0, (1 << 18) - 16, 16, &o->sbo) &&
-         const_in(x, e, i + 5, "the MN-major flag", 0, 1, 1, &o->mn) &&
+  char w[3][32];
+  snprintf(w[0], sizeof w[0], "%s's LBO", what);
+  snprintf(w[1], sizeof w[1], "%s's SBO", what);
+  snprintf(w[2], sizeof w[2], "%s's MN-major flag", what);
+  return const_in(x, e, i + 3, w[0], 0, (1 << 18) - 16, 16, &o->lbo) &&
+         const_in(x, e, i + 4, w[1], 0, (1 << 18) - 16, 16, &o->sbo) && const_in(x, e, i + 5, w[2], 0, 1, 1, &o->mn) &&
          sx_eval_as(x, e->u.call.args[i + 1], TL_INT64, mask, &o->off);
 }
 
@@ -227,7 +230,7 @@ bool sx_wgmma_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_WGMMA_SS: return do_wgmma(x, e, false, mask);
   case TL_INTRIN_PTX_WGMMA_RS: return do_wgmma(x, e, true, mask);
   case TL_INTRIN_PTX_SETMAXNREG:
-    return const_in(x, e, 0, "the register count", 24, 256, 8, &count) &&
+    return const_in(x, e, 0, "count", 24, 256, 8, &count) &&
            const_in(x, e, 1, "inc", 0, 1, 1, &inc) && warpgroup_ok(x, e, mask);
   default: return sx_fail(x, "internal error: T.%s is not a warpgroup statement", iname(e));
   }

@@ -49,8 +49,8 @@ static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t l
   if (!cg_const_arg(g, e, i, what, v)) return false;
   if (*v < lo || *v > hi || *v % mult != 0) {
     char m[40] = "";
-    if (mult > 1) snprintf(m, sizeof m, "a multiple of %lld ", (long long)mult);
-    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant %sfrom %lld to %lld, not %lld", op_name(e),
+    if (mult > 1) snprintf(m, sizeof m, " multiple of %lld", (long long)mult);
+    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant%s from %lld to %lld, not %lld", op_name(e),
              what, m, (long long)lo, (long long)hi, (long long)*v);
     return false;
   }
@@ -79,8 +79,9 @@ static bool accum_arg(cg *g, const tl_expr *e, int i, bool f16_ok, const char *i
     return false;
   }
   if (!f32 && !(c->f16 && f16_ok)) {
-    cg_error(g, loc, "T.%s: the accumulators '%s' must be float32%s%s%s (it is %s)", op_name(e), c->b->name,
-             f16_ok ? " or float16" : "", inputs ? " with " : "", inputs ? inputs : "", tl_dtype_name(t));
+    cg_error(g, loc, "T.%s: the accumulators '%s' must be float32%s%s%s%s (it is %s)", op_name(e), c->b->name,
+             f16_ok ? " or float16" : "", inputs ? " with " : "", inputs ? inputs : "", inputs ? " inputs" : "",
+             tl_dtype_name(t));
     return false;
   }
   return (c->base = cg_gen_index64(g, e->u.call.args[i + 1], 0)) != NULL;

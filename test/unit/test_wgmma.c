@@ -198,14 +198,14 @@ Test(wgmma, faults) {
   fault(&K128, "b_sw, b_lbo, b_sbo, b_mn, n,", "48, b_lbo, b_sbo, b_mn, n,",
         "T.ptx_wgmma_ss: B's swizzle span must be 0, 32, 64 or 128 (bytes), not 48");
   fault(&K128, "a_sw, a_lbo, a_sbo, a_mn,", "a_sw, 24, a_sbo, a_mn,",
-        "T.ptx_wgmma_ss: LBO must be a constant from 0 to 262128 (a multiple of 16), not 24");
+        "T.ptx_wgmma_ss: A's LBO must be a constant multiple of 16 from 0 to 262128, not 24");
   fault(&K128, "b_mn, n, T.min(s, 1))", "b_mn, 12, T.min(s, 1))",
-        "T.ptx_wgmma_ss: n must be a constant from 8 to 256 (a multiple of 8), not 12");
+        "T.ptx_wgmma_ss: n must be a constant multiple of 8 from 8 to 256, not 12");
   fault(&K128, "S, a_start // 2,", "S, a_start // 2 + 4,", "A's start address (byte 8 of shared memory, element 4 of 'S') is not 16-byte aligned");
   fault(&K128, "S, b_start // 2,", "S, b_start // 2 + 16384,", "T.ptx_wgmma_ss: B(0, 0) is at shared byte 40960, outside 'S'");
   fault(&K128, "T.ptx_wgmma_wait(0,", "T.ptx_wgmma_wait(8,", "T.ptx_wgmma_wait: n must be a constant from 0 to 7, not 8");
   fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(20, 1)\n",
-        "T.ptx_setmaxnreg: the register count must be a constant from 24 to 256 (a multiple of 8), not 20");
+        "T.ptx_setmaxnreg: count must be a constant multiple of 8 from 24 to 256, not 20");
   fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(100, 0)\n",
         "not 100");
   fault(&K128, "threads=128", "threads=96", "warp 0 belongs to warpgroup 0 (threads 0-127), which the block of 96");
