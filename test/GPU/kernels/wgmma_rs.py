@@ -9,7 +9,7 @@
 # warpgroup G: rows 64G + 16q .. +15; g = lane / 4, t = lane % 4; element r
 # is A(row 64G + 16q + g + 8((r // 2) % 2), k 16s + 2t + r % 2 + 8(r // 4))),
 # loaded from global memory.  The accumulators start at 1000; the first step
-# has scale_d 0.  Used by test/unit/test_wgmma.c and test/GPU/test_wgmma.c.
+# has scale_d 0.  Used by test/unit/test_simt_wgmma.c and test/GPU/test_wgmma.c.
 import tilelang
 import tilelang.language as T
 

@@ -23,7 +23,7 @@
 # The accumulators start at 1000 and the first step has scale_d 0 (D = A·B,
 # the old value ignored), the other three scale_d 1 (D += A·B).  Each thread
 # stores its n/2 accumulators through the map of HOPPER-GEMM.md §6.
-# Used by test/unit/test_wgmma.c (CPU executor) and test/GPU/test_wgmma.c.
+# Used by test/unit/test_simt_wgmma.c (CPU executor) and test/GPU/test_wgmma.c.
 import tilelang
 import tilelang.language as T
 
