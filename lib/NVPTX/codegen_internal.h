@@ -13,8 +13,10 @@
  *   codegen_math.c    arithmetic, conversions and math functions (libdevice,
  *                     approximate PTX instructions);
  *   codegen_sreg.c    special registers (%tid, %ctaid, lane, warp);
- *   codegen_hopper.c  the room for Hopper's instructions (wgmma, TMA,
- *                     mbarrier, bulk copies, fences).
+ *   codegen_hopper.c  the room for Hopper's instructions (TMA,
+ *                     mbarrier, bulk copies, fences);
+ *   codegen_wgmma.c   Hopper's warpgroup statements (wgmma fence / commit /
+ *                     wait / mma_async, setmaxnreg).
  * Only these files include this header (it needs LLVM's C headers).  All
  * shared functions are prefixed cg_; the per-kernel state is `cg`. */
 #ifndef TL_NVPTX_CODEGEN_INTERNAL_H

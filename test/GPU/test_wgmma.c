@@ -54,22 +54,6 @@ static const wcase cases[] = {
 
 static tl_context *ctx;
 
-/* Exact 16-bit encodings of values representable in the dtype (normal or 0). */
-static uint16_t enc16(double v, bool bf16) {
-  float f = (float)v;
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if (bf16) return (uint16_t)(u >> 16);
-  if (f == 0) return (uint16_t)((u >> 16) & 0x8000);
-  return (uint16_t)(((u >> 16) & 0x8000) | ((((u >> 23) & 0xFF) - 127 + 15) << 10) | ((u >> 13) & 0x3FF));
-}
-static double dec_f16(uint16_t h) {
-  int e = (h >> 10) & 0x1F, m = h & 0x3FF;
-  if (e == 31) return m ? NAN : (h & 0x8000 ? -INFINITY : INFINITY);
-  double v = e ? ldexp(1.0 + m / 1024.0, e - 15) : ldexp(m / 1024.0, -14);
-  return h & 0x8000 ? -v : v;
-}
-
 /* "k=v,k=v" -> defines (pointers into buf); returns the count. */
 static int parse_defs(const char *s, char *buf, size_t cap, tl_define *d, int maxd) {
   snprintf(buf, cap, "%s", s);
@@ -102,8 +86,9 @@ static void run_case(tl_kernel *k, const wcase *c, int M, int n, bool bf16, bool
     double x = (double)((int)(rng_uniform() * 3.5 + 3.5) - 3); /* -3..3 */
     if (frac) /* k / scale times 2^-e, e in 0..4: normal, exact in the dtype, exponents varied */
       x = ldexp((double)(int64_t)(rng_uniform() * scale) / scale, -(int)((rng_uniform() + 1) * 2.5));
-    if (i < na) A[i] = enc16(Ad[i] = x, bf16);
-    else B[i - na] = enc16(Bd[i - na] = x, bf16);
+    dt_kind in = bf16 ? DT_BF16 : DT_F16;
+    if (i < na) dt_store(in, A, i, Ad[i] = x);
+    else dt_store(in, B, i - na, Bd[i - na] = x);
   }
   memset(Ccpu, 0xFF, nc * cb);
   memset(Cgpu, 0xFF, nc * cb);
@@ -144,8 +129,7 @@ static void run_case(tl_kernel *k, const wcase *c, int M, int n, bool bf16, bool
         size_t e = (size_t)i * n + j;
         double want = 0;
         for (int kk = 0; kk < K; kk++) want += Ad[(size_t)i * K + kk] * Bd[(size_t)j * K + kk];
-        double g = c16 ? dec_f16(((uint16_t *)Cgpu)[e]) : (double)((float *)Cgpu)[e];
-        double cpu = c16 ? dec_f16(((uint16_t *)Ccpu)[e]) : (double)((float *)Ccpu)[e];
+        double g = dt_load(c16 ? DT_F16 : DT_F32, Cgpu, e), cpu = dt_load(c16 ? DT_F16 : DT_F32, Ccpu, e);
         bool bits = !memcmp(Cgpu + e * cb, Ccpu + e * cb, cb);
         same += bits;
         exact_gpu += g == want;

@@ -148,14 +148,7 @@ Test(wgmma, rs) {
 
 /* The kernel with `from` replaced by `to` must fail with an error containing `want`. */
 static void fault(const wg_case *c, const char *from, const char *to, const char *want) {
-  char *src = tl_test_read_file(KERNEL, NULL);
-  char *p = strstr(src, from);
-  cr_assert(p, "'%s' not in the kernel", from);
-  size_t a = (size_t)(p - src), nf = strlen(from), nt = strlen(to), ns = strlen(src);
-  char *e = malloc(ns - nf + nt + 1);
-  memcpy(e, src, a);
-  memcpy(e + a, to, nt);
-  memcpy(e + a + nt, p + nf, ns - a - nf + 1);
+  char *src = tl_test_read_file(KERNEL, NULL), *e = tl_test_replace_first(src, from, to);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
