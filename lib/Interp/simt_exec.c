@@ -1200,6 +1200,9 @@ static void reset_block(sx *x) {
   k->nmb = 0;
   k->nbulk = 0;
   k->nbread = 0;
+  k->nwgr = 0;
+  memset(k->wg_committed, 0, sizeof k->wg_committed);
+  memset(k->wg_completed, 0, sizeof k->wg_completed);
   tl_map_free(&k->bufs);
   tl_map_init(&k->bufs);
   tl_arena_free(&k->arena);
@@ -1250,6 +1253,10 @@ static void free_block(sx_blk *k) {
   free(k->vc);
   free(k->bulk);
   free(k->bread);
+  free(k->wgr);
+  k->wgr = NULL;
+  k->nwgr = 0;
+  k->capwgr = 0;
   k->bread = NULL;
   k->nbread = 0;
   k->capbread = 0;

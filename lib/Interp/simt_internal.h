@@ -117,6 +117,15 @@ typedef struct sx_bulk_read {
   int32_t group;       /* its bulk group */
 } sx_bulk_read;
 
+/* The shared bytes [lo, hi) (the byte span of one operand) that a
+ * wgmma.mma_async issued by warp `warp` in its wgmma group `group` may read
+ * until a T.ptx_wgmma_wait of that warp covers the group (simt_wgmma.c). */
+typedef struct sx_wgmma_read {
+  int64_t lo, hi;
+  int warp;
+  int32_t group;
+} sx_wgmma_read;
+
 struct sx;
 
 /* State of one block shared by its gangs (simt_sched.c runs them). */
@@ -144,6 +153,10 @@ typedef struct sx_blk {
   sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
   int nbread;
   size_t capbread;
+  sx_wgmma_read *wgr;      /* operands of wgmma.mma_async not yet waited for */
+  int nwgr;
+  size_t capwgr;
+  int32_t wg_committed[SX_MAX_GANGS], wg_completed[SX_MAX_GANGS]; /* wgmma groups per warp */
   struct sx_sched *sched;  /* NULL in lockstep mode */
 } sx_blk;
 
@@ -195,6 +208,8 @@ bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t);
 bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group);
 bool sx_smem_read_async(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what_op);
 bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk);
+/* Records a read of shared byte `byte` by thread t of x's gang now (no check). */
+void sx_smem_note_read(sx *x, int64_t byte, int t);
 /* The vector clock of unit u (k->NU entries). */
 uint32_t *sx_vc(sx_blk *k, int u);
 /* dst = max(dst, src) entrywise. */
@@ -256,6 +271,9 @@ static inline bool sx_is_wgmma_op(int op) {
 /* simt_wgmma.c: T.ptx_wgmma_fence / commit / wait / ss / rs and
  * T.ptx_setmaxnreg (sx_is_wgmma_op) for x's gang, per warp of it. */
 bool sx_wgmma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+/* A write by thread t of the n bytes at byte offset off of shared buffer sb
+ * that a wgmma not yet waited for may still read: false after reporting. */
+bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t);
 
 /* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
  * (sx_is_async_op), under the warp scheduler.

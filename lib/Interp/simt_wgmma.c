@@ -23,10 +23,15 @@
  *    (simt_race.c's sx_smem_read_async: written by a bulk copy whose phase a
  *    wait observed, or by ordinary stores that the writer followed with
  *    T.ptx_fence_proxy_async() and a synchronisation), like the source of
- *    T.ptx_cp_async_bulk_store.  The reads are recorded for lane 0 of the
- *    warp at issue (the check of later writes against them is the ordinary
- *    write-after-read rule; the executor does not keep them pending until
- *    the wait).
+ *    T.ptx_cp_async_bulk_store.  The reads last until the wait: each
+ *    operand's byte span (lowest to highest byte read) stays pending with
+ *    the warp's open wgmma group (commit_group closes it; wait_group n
+ *    completes all but the n most recent) and any write into a pending span
+ *    (a store, a cp.async, a bulk copy landing) is an error; when a wait
+ *    completes the group, the span's bytes are recorded as read by lane 0
+ *    of the warp at that point, so a later write needs the usual
+ *    happens-before with the waiting warp (a write-after-read race
+ *    otherwise).
  *  - Arithmetic: tl_mma_step per element, the model of T.ptx_mma: the 16
  *    products exact in float64, summed in increasing k, plus the old
  *    accumulator (not read when scale_d is 0: D = A·B), rounded once to C's
@@ -40,6 +45,7 @@
  *    inc a bool constant); nothing else happens (registers are not modelled). */
 #include "Interp/simt_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,8 +112,12 @@ static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const 
          sx_eval_as(x, e->u.call.args[i + 1], TL_INT64, mask, &o->off);
 }
 
-/* Element (i, k) of shared operand o for the warp at w, via the descriptor. */
-static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, int w, int i, int k, const char *what, double *v) {
+/* The shared byte span [lo, hi) an operand read covers (lo > hi: empty). */
+typedef struct span { int64_t lo, hi; } span;
+
+/* Element (i, k) of shared operand o for the warp at w, via the descriptor; widens *sp by its bytes. */
+static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, int w, int i, int k, const char *what, span *sp,
+                      double *v) {
   int64_t s = o->b->base + 2 * o->off.v[w].i;
   if (s % 16)
     return sx_fail(x, "T.%s: %s's start address (byte %lld of shared memory, element %lld of '%s') is not 16-byte "
@@ -122,6 +132,33 @@ static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, int w, int i, i
   snprintf(op, sizeof op, "T.%s", iname(e));
   if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, op)) return false;
   *v = sx_el_load(o->b->et, x->k->smem + a).f;
+  if (a < sp->lo) sp->lo = a;
+  if (a + 2 > sp->hi) sp->hi = a + 2;
+  return true;
+}
+
+/* Operand bytes sp that warp `warp`'s wgmma reads until a wait covers its open wgmma group. */
+static bool pend_read(sx *x, int warp, span sp) {
+  sx_blk *k = x->k;
+  if (!x->check || sp.lo >= sp.hi) return true;
+  if (!tl_vec_grow_((void **)&k->wgr, &k->capwgr, (size_t)k->nwgr + 1, sizeof *k->wgr))
+    return sx_fail(x, "out of memory in the SIMT executor");
+  k->wgr[k->nwgr++] = (sx_wgmma_read){sp.lo, sp.hi, warp, k->wg_committed[warp]};
+  return true;
+}
+
+bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t) {
+  const sx_blk *k = x->k;
+  int64_t lo = sb->base + off, hi = lo + n;
+  for (int i = 0; i < k->nwgr; i++) {
+    const sx_wgmma_read *r = &k->wgr[i];
+    if (r->hi <= lo || hi <= r->lo) continue;
+    int64_t b = r->lo > lo ? r->lo : lo;
+    return sx_fail(x,
+                   "thread %d writes '%s'[%lld] while a wgmma.mma_async of warp %d (wgmma group %d) may still read "
+                   "it: no T.ptx_wgmma_wait of that warp covers the group",
+                   t, sb->b->name, (long long)((b - sb->base) / sb->eb), r->warp, r->group);
+  }
   return true;
 }
 
@@ -142,9 +179,11 @@ static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][16], const sme
                      const sx_val *coff, bool accumulate) {
   double (*B)[256] = sx_scratch(x, sizeof(double[16][256])); /* [k][column] */
   if (!B) return false;
+  span sp = {INT64_MAX, INT64_MIN};
   for (int j = 0; j < n; j++)
     for (int k = 0; k < 16; k++)
-      if (!smem_elem(x, e, bo, w, j, k, "B", &B[k][j])) return false;
+      if (!smem_elem(x, e, bo, w, j, k, "B", &sp, &B[k][j])) return false;
+  if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
   for (int l = 0; l < 32; l++) {
     int th = w + l, g = l >> 2, t = l & 3;
     int64_t pc = coff->v[th].i;
@@ -198,9 +237,11 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
       for (int r = 0; r < 8; r++)
         A[g + dr[r]][t2 + dk[r]] = sx_el_load(afrag->et, sx_elem_ptr(afrag, x->tbase + th, pa + r)).f;
     }
+    span sp = {INT64_MAX, INT64_MIN};
     for (int i = 0; i < 16 && !rs; i++)
       for (int k = 0; k < 16; k++)
-        if (!smem_elem(x, e, &ao, w, 16 * q + i, k, "A", &A[i][k])) return false;
+        if (!smem_elem(x, e, &ao, w, 16 * q + i, k, "A", &sp, &A[i][k])) return false;
+    if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
     if (!mma_rows(x, e, w, A, &bo, (int)n, c, &coff, scale.v[w].i != 0)) return false;
   }
   return true;
@@ -216,6 +257,22 @@ static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
     return false;
   for (int t = 0; t < x->T; t++)
     if (mask[t] && !sx_local_range(x, c, coff.v[t].i, count, t, iname(e))) return false;
+  sx_blk *k = x->k;
+  for (int w = 0; w < x->T; w += 32) {
+    int warp = (x->tbase + w) / 32;
+    if (!mask[w] || k->wg_committed[warp] - n <= k->wg_completed[warp]) continue;
+    k->wg_completed[warp] = k->wg_committed[warp] - (int32_t)n;
+    int kept = 0; /* the groups now complete: their reads end here */
+    for (int i = 0; i < k->nwgr; i++) {
+      sx_wgmma_read r = k->wgr[i];
+      if (r.warp != warp || r.group >= k->wg_completed[warp]) {
+        k->wgr[kept++] = r;
+        continue;
+      }
+      for (int64_t b = r.lo; b < r.hi; b++) sx_smem_note_read(x, b, x->tbase + w);
+    }
+    k->nwgr = kept;
+  }
   return true;
 }
 
@@ -224,8 +281,12 @@ bool sx_wgmma_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
     return sx_fail(x, "T.%s takes %d arguments, got %d", iname(e), tl_intrinsics[op].min_args, e->u.call.n);
   int64_t count, inc;
   switch (op) {
-  case TL_INTRIN_PTX_WGMMA_FENCE:
-  case TL_INTRIN_PTX_WGMMA_COMMIT: return warpgroup_ok(x, e, mask);
+  case TL_INTRIN_PTX_WGMMA_FENCE: return warpgroup_ok(x, e, mask);
+  case TL_INTRIN_PTX_WGMMA_COMMIT:
+    if (!warpgroup_ok(x, e, mask)) return false;
+    for (int w = 0; w < x->T; w += 32)
+      if (mask[w]) x->k->wg_committed[(x->tbase + w) / 32]++;
+    return true;
   case TL_INTRIN_PTX_WGMMA_WAIT: return do_wait(x, e, mask);
   case TL_INTRIN_PTX_WGMMA_SS: return do_wgmma(x, e, false, mask);
   case TL_INTRIN_PTX_WGMMA_RS: return do_wgmma(x, e, true, mask);

@@ -14,8 +14,11 @@
  *     T.ptx_fence_proxy_async() after the stores (proxy ordering), no
  *     barrier between the stores and the mma (a race), a swizzle span of 48,
  *     an LBO not a multiple of 16, n = 12, a misaligned start address, an
- *     operand read past its buffer, a wait count of 8, setmaxnreg counts
- *     and a warpgroup the block does not contain. */
+ *     operand read past its buffer, a wait count of 8, setmaxnreg counts,
+ *     a warpgroup the block does not contain, a partial warp, an operand
+ *     overwritten before the wait (with no wait, and with wait_group 1
+ *     leaving the group pending) and after the wait by another warp with no
+ *     barrier (a race); with a barrier after the wait the overwrite is fine. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -146,6 +149,20 @@ Test(wgmma, rs) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) good(&cases[i]);
 }
 
+/* After the wait and a barrier the operands may be overwritten: no error, C unchanged. */
+Test(wgmma, overwrite_after_wait_and_barrier) {
+  char *src = tl_test_read_file(KERNEL, NULL), *diag;
+  char *e = tl_test_replace_first(src, "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+                                  "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n            T.sync_threads()\n"
+                                  "            if T.get_thread_binding(0) == 64:\n                S[0] = A[0, 0]\n");
+  wg_case c = {0, 128, 1, 64, 64, "float32", "float16", false};
+  bool ok = run_case(e, &c, &diag);
+  cr_assert(ok, "%s", diag);
+  free(diag);
+  free(e);
+  free(src);
+}
+
 /* The kernel with `from` replaced by `to` must fail with an error containing `want`. */
 static void fault(const wg_case *c, const char *from, const char *to, const char *want) {
   char *src = tl_test_read_file(KERNEL, NULL), *e = tl_test_replace_first(src, from, to);
@@ -201,6 +218,16 @@ Test(wgmma, faults) {
         "T.ptx_setmaxnreg: count must be a constant multiple of 8 from 24 to 256, not 20");
   fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(100, 0)\n",
         "not 100");
+  fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            S[0] = A[0, 0]\n",
+        "thread 0 writes 'S'[0] while a wgmma.mma_async of warp 0 (wgmma group 0) may still read it: no "
+        "T.ptx_wgmma_wait of that warp covers the group");
+  fault(&K128, "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+        "            T.ptx_wgmma_wait(1, C_local, 0, n // 2)\n            S[4096] = A[0, 0]\n",
+        "thread 0 writes 'S'[4096] while a wgmma.mma_async of warp 0 (wgmma group 0) may still read it");
+  fault(&K128, "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+        "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n            if T.get_thread_binding(0) == 64:\n"
+        "                S[0] = A[0, 0]\n",
+        "data race on shared memory: thread 64 writes 'S'[0], which thread 0 read with no synchronisation");
   fault(&K128, "threads=128", "threads=96", "warp 0 belongs to warpgroup 0 (threads 0-127), which the block of 96");
   fault(&K128, "            T.ptx_wgmma_fence()\n", "            if T.get_thread_binding(0) < 16:\n                T.ptx_wgmma_fence()\n",
         "ptx_wgmma_fence executed by a partial warp: 16 of 32 lanes of warp 0 are active");
