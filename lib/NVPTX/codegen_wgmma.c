@@ -300,10 +300,27 @@ static bool gen_wgmma_wait(cg *g, const tl_expr *e) {
   return accum_asm(g, &c, m, pre, "", NULL, 0, "");
 }
 
+/* Marks the kernel `.minnctapersm 1` once (the "minctasm" annotation LLVM
+ * 19 reads and the "nvvm.minctasm" attribute LLVM 22 reads, NVPTX.md §3):
+ * without a register count fixed at entry, which ptxas derives from
+ * .maxntid with .minnctapersm, ptxas ignores setmaxnreg ("C7508: 'setmaxnreg'
+ * ignored; unable to determine register count at entry"; with it, ptxas
+ * 13.0 reported the 232 registers of the inc, as for the H200 probe,
+ * NVPTX.md §7). */
+static void mark_min_ctas(cg *g) {
+  static const char key[] = "nvvm.minctasm";
+  if (LLVMGetStringAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, key, sizeof key - 1)) return;
+  LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(g->C, key, sizeof key - 1, "1", 1));
+  LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, "minctasm", 8),
+                            LLVMValueAsMetadata(LLVMConstInt(g->t_i32, 1, 0))};
+  LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
+}
+
 /* T.ptx_setmaxnreg(count, inc) */
 static bool gen_setmaxnreg(cg *g, const tl_expr *e) {
   int64_t count, inc;
   if (!const_in(g, e, 0, "count", 24, 256, 8, &count) || !const_in(g, e, 1, "inc", 0, 1, 1, &inc)) return false;
+  mark_min_ctas(g);
   LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)count, 0);
   LLVMValueRef call = cg_call_intrinsic(g, inc ? NV_SETMAXNREG_INC : NV_SETMAXNREG_DEC, NULL, 0, &a, 1);
   cg_set_convergent(g, call);
