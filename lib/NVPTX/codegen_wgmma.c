@@ -235,6 +235,19 @@ static bool n_and_scale(cg *g, const tl_expr *e, int ni, int64_t *n, LLVMValueRe
 
 static const char *ptx_type(tl_dtype t) { return is_bf16(t) ? "bf16" : "f16"; }
 
+/* One wgmma.mma_async m64n{n}k16 with inputs of dtype `in` into accumulators
+ * c: the asm statement's accumulator registers, then the nextra operands ex
+ * (constraints cons) whose last one is scale-d, made a predicate in the block;
+ * `post` is the text after the accumulator list (the A and B operands). */
+static bool mma_asm(cg *g, const accum *c, int n, tl_dtype in, LLVMValueRef *ex, int nextra, const char *cons,
+                    const char *post) {
+  int m = c->f16 ? n / 4 : n / 2;
+  char pre[160];
+  snprintf(pre, sizeof pre, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s ",
+           2 * m + nextra - 1, n, c->f16 ? "f16" : "f32", ptx_type(in), ptx_type(in));
+  return accum_asm(g, c, m, pre, post, ex, nextra, cons);
+}
+
 /* T.ptx_wgmma_ss(C, c_off, A, a_off, a_sw, a_lbo, a_sbo, a_mn, B, b_off, b_sw, b_lbo, b_sbo, b_mn, n, scale_d) */
 static bool gen_wgmma_ss(cg *g, const tl_expr *e) {
   tl_dtype at, bt;
@@ -251,11 +264,9 @@ static bool gen_wgmma_ss(cg *g, const tl_expr *e) {
   accum c;
   if (!accum_arg(g, e, 0, is_f16(at), tl_dtype_name(at), &c)) return false;
   int m = (int)(c.f16 ? n / 4 : n / 2);
-  char pre[160], post[160];
-  snprintf(pre, sizeof pre, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s ",
-           2 * m + 2, (int)n, c.f16 ? "f16" : "f32", ptx_type(at), ptx_type(bt));
+  char post[160];
   snprintf(post, sizeof post, ", $%d, $%d, p, 1, 1, %d, %d; }", 2 * m, 2 * m + 1, (int)amn, (int)bmn);
-  return accum_asm(g, &c, m, pre, post, ex, 3, "l,l,r,");
+  return mma_asm(g, &c, (int)n, at, ex, 3, "l,l,r,", post);
 }
 
 /* T.ptx_wgmma_rs(C, c_off, A, a_off, B, b_off, b_sw, b_lbo, b_sbo, b_mn, n, scale_d) */
@@ -278,12 +289,10 @@ static bool gen_wgmma_rs(cg *g, const tl_expr *e) {
   accum c;
   if (!accum_arg(g, e, 0, is_f16(bt), tl_dtype_name(bt), &c)) return false;
   int m = (int)(c.f16 ? n / 4 : n / 2);
-  char pre[160], post[160];
-  snprintf(pre, sizeof pre, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s ",
-           2 * m + 5, (int)n, c.f16 ? "f16" : "f32", ptx_type(bt), ptx_type(bt));
+  char post[160];
   snprintf(post, sizeof post, ", {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d; }", 2 * m, 2 * m + 1, 2 * m + 2, 2 * m + 3,
            2 * m + 4, (int)bmn);
-  return accum_asm(g, &c, m, pre, post, ex, 6, "r,r,r,r,l,r,");
+  return mma_asm(g, &c, (int)n, bt, ex, 6, "r,r,r,r,l,r,", post);
 }
 
 /* T.ptx_wgmma_wait(n, C, c_off, count): wait_group n with C[c_off .. c_off + count) passed through. */
