@@ -2,7 +2,7 @@
  * T.ptx_wgmma_fence / commit / wait / ss / rs and T.ptx_setmaxnreg.
  *
  * A warpgroup is 4 consecutive warps starting at a warp index that is a
- * multiple of 4 (PTX ISA §9.7.15.2).  The executor's unit of scheduling is
+ * multiple of 4 (PTX ISA §9.7.15, "warpgroup").  The executor's unit of scheduling is
  * a warp (simt_sched.c), so each warp performs its own quarter of a
  * warpgroup-collective operation: all 32 lanes must be active and the
  * warpgroup must lie inside the block.

@@ -28,9 +28,9 @@
  * attribute (NVPTX.md §9.6).
  * PTX facts: PTX ISA 8.5 §9.7.15.5 (wgmma.mma_async: m64nNk16 with .f16 /
  * .bf16 inputs, N a multiple of 8 up to 256, .f32 or (f16 inputs) .f16
- * accumulators, the descriptor format §9.7.15.5.1), §9.7.15.6-8
- * (wgmma.fence, commit_group, wait_group N with N an immediate),
- * §9.7.17.1 (setmaxnreg: count 24..256, a multiple of 8). */
+ * accumulators, the descriptor format §9.7.15.5.1), the rest of §9.7.15
+ * (wgmma.fence, commit_group, wait_group N with N an immediate), and
+ * setmaxnreg (count 24..256, a multiple of 8; sm_90a). */
 #include "NVPTX/codegen_internal.h"
 
 #include <stdio.h>
