@@ -115,22 +115,30 @@ static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const 
 /* The shared byte span [lo, hi) an operand read covers (lo > hi: empty). */
 typedef struct span { int64_t lo, hi; } span;
 
-/* Element (i, k) of shared operand o for the warp at w, via the descriptor; widens *sp by its bytes. */
-static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, int w, int i, int k, const char *what, span *sp,
-                      double *v) {
+/* The descriptor of shared operand o for the warp at w, built from its start
+ * address (16-byte aligned) and decoded again as the hardware reads it. */
+static bool operand_desc(sx *x, const tl_expr *e, const smem_op *o, int w, const char *what, tl_wgmma_operand *d) {
   int64_t s = o->b->base + 2 * o->off.v[w].i;
   if (s % 16)
     return sx_fail(x, "T.%s: %s's start address (byte %lld of shared memory, element %lld of '%s') is not 16-byte "
                    "aligned", iname(e), what, (long long)s, (long long)o->off.v[w].i, o->b->b->name);
-  tl_wgmma_operand d = tl_wgmma_decode(tl_wgmma_desc((uint64_t)s, (int)o->sw, o->lbo, o->sbo));
+  *d = tl_wgmma_decode(tl_wgmma_desc((uint64_t)s, (int)o->sw, o->lbo, o->sbo));
+  return true;
+}
+
+/* Element (i, k) of shared operand o (descriptor d) for the warp at w; widens *sp by its bytes. */
+static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, tl_wgmma_operand d, int w, int i, int k,
+                      const char *what, span *sp, double *v) {
   int64_t a = tl_smem_swizzle(tl_wgmma_elem_addr(d, o->mn != 0, i, k), d.span);
   int64_t rel = a - o->b->base;
   if (rel < 0 || rel + 2 > o->b->elems * 2)
     return sx_fail(x, "T.%s: %s(%d, %d) is at shared byte %lld, outside '%s' (bytes %lld..%lld)", iname(e), what, i, k,
                    (long long)a, o->b->b->name, (long long)o->b->base, (long long)(o->b->base + o->b->elems * 2 - 1));
-  char op[40];
-  snprintf(op, sizeof op, "T.%s", iname(e));
-  if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, op)) return false;
+  if (x->check) {
+    char op[40];
+    snprintf(op, sizeof op, "T.%s", iname(e));
+    if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, op)) return false;
+  }
   *v = sx_el_load(o->b->et, x->k->smem + a).f;
   if (a < sp->lo) sp->lo = a;
   if (a + 2 > sp->hi) sp->hi = a + 2;
@@ -180,9 +188,11 @@ static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][16], const sme
   double (*B)[256] = sx_scratch(x, sizeof(double[16][256])); /* [k][column] */
   if (!B) return false;
   span sp = {INT64_MAX, INT64_MIN};
+  tl_wgmma_operand d;
+  if (!operand_desc(x, e, bo, w, "B", &d)) return false;
   for (int j = 0; j < n; j++)
     for (int k = 0; k < 16; k++)
-      if (!smem_elem(x, e, bo, w, j, k, "B", &sp, &B[k][j])) return false;
+      if (!smem_elem(x, e, bo, d, w, j, k, "B", &sp, &B[k][j])) return false;
   if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
   for (int l = 0; l < 32; l++) {
     int th = w + l, g = l >> 2, t = l & 3;
@@ -238,9 +248,11 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
         A[g + dr[r]][t2 + dk[r]] = sx_el_load(afrag->et, sx_elem_ptr(afrag, x->tbase + th, pa + r)).f;
     }
     span sp = {INT64_MAX, INT64_MIN};
+    tl_wgmma_operand d;
+    if (!rs && !operand_desc(x, e, &ao, w, "A", &d)) return false;
     for (int i = 0; i < 16 && !rs; i++)
       for (int k = 0; k < 16; k++)
-        if (!smem_elem(x, e, &ao, w, 16 * q + i, k, "A", &sp, &A[i][k])) return false;
+        if (!smem_elem(x, e, &ao, d, w, 16 * q + i, k, "A", &sp, &A[i][k])) return false;
     if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
     if (!mma_rows(x, e, w, A, &bo, (int)n, c, &coff, scale.v[w].i != 0)) return false;
   }
