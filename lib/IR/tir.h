@@ -157,6 +157,11 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_MBARRIER_WAIT: case TL_INTRIN_PTX_CP_ASYNC_BULK:                                \
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
   case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC
+/* The case labels of the warpgroup statements (wgmma fence / commit / wait /
+ * ss / rs, setmaxnreg; docs/simt-ir.md "wgmma"), likewise. */
+#define TL_INTRIN_CASES_WGMMA                                                                        \
+  case TL_INTRIN_PTX_WGMMA_FENCE: case TL_INTRIN_PTX_WGMMA_COMMIT: case TL_INTRIN_PTX_WGMMA_WAIT:     \
+  case TL_INTRIN_PTX_WGMMA_SS: case TL_INTRIN_PTX_WGMMA_RS: case TL_INTRIN_PTX_SETMAXNREG
 
 /* The case labels of the TMA tensor copies (docs/simt-ir.md "TMA tensor
  * copies"; variable arity, decoded by tl_tma_decode). */
@@ -411,15 +416,6 @@ int tl_tma_collect(const tl_primfunc *f, tl_tma_map **maps, tl_loc *loc, char *m
 /* The index of the map equal to key (same parameter, rank, box, swizzle)
  * in maps[0..n), or -1. */
 int tl_tma_find(const tl_tma_map *maps, int n, const tl_tma_map *key);
-/* The TMA swizzle function on a shared byte address (bits relative to the
- * 1024-aligned dynamic block): a ^ (((a >> 7) & M) << 4), M = 7/3/1/0 for
- * 128/64/32/0 bytes (PTX ISA §9.7.9.27 tensor-copy swizzle modes; CUTLASS
- * Swizzle<B,4,3>). */
-static inline int64_t tl_tma_swizzle_addr(int64_t a, int swizzle) {
-  int64_t m = swizzle == 128 ? 7 : swizzle == 64 ? 3 : swizzle == 32 ? 1 : 0;
-  return a ^ (((a >> 7) & m) << 4);
-}
-
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
 bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by pointer */

@@ -320,6 +320,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
   TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
+  TL_INTRIN_CASES_WGMMA:
     re_error(st, e->loc,
              "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;

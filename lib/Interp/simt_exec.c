@@ -779,8 +779,8 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_LDMATRIX:
   case TL_INTRIN_PTX_MMA:
   case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA: return sx_fail(x, "T.%s is a statement, not a value", name);
+  case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_TMA: TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
   case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
@@ -1058,6 +1058,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
         op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
     if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);
+    if (sx_is_wgmma_op(op)) return sx_wgmma_stmt(x, op, e, mask);
   }
   sx_val v;
   return ev(x, e, mask, &v);
@@ -1199,6 +1200,9 @@ static void reset_block(sx *x) {
   k->nmb = 0;
   k->nbulk = 0;
   k->nbread = 0;
+  k->nwgr = 0;
+  memset(k->wg_committed, 0, sizeof k->wg_committed);
+  memset(k->wg_completed, 0, sizeof k->wg_completed);
   tl_map_free(&k->bufs);
   tl_map_init(&k->bufs);
   tl_arena_free(&k->arena);
@@ -1249,6 +1253,10 @@ static void free_block(sx_blk *k) {
   free(k->vc);
   free(k->bulk);
   free(k->bread);
+  free(k->wgr);
+  k->wgr = NULL;
+  k->nwgr = 0;
+  k->capwgr = 0;
   k->bread = NULL;
   k->nbread = 0;
   k->capbread = 0;

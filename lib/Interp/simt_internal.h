@@ -120,6 +120,15 @@ typedef struct sx_bulk_read {
   int32_t group;       /* its bulk group */
 } sx_bulk_read;
 
+/* The shared bytes [lo, hi) (the byte span of one operand) that a
+ * wgmma.mma_async issued by warp `warp` in its wgmma group `group` may read
+ * until a T.ptx_wgmma_wait of that warp covers the group (simt_wgmma.c). */
+typedef struct sx_wgmma_read {
+  int64_t lo, hi;
+  int warp;
+  int32_t group;
+} sx_wgmma_read;
+
 struct sx;
 
 /* State of one block shared by its gangs (simt_sched.c runs them). */
@@ -147,6 +156,10 @@ typedef struct sx_blk {
   sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
   int nbread;
   size_t capbread;
+  sx_wgmma_read *wgr;      /* operands of wgmma.mma_async not yet waited for */
+  int nwgr;
+  size_t capwgr;
+  int32_t wg_committed[SX_MAX_GANGS], wg_completed[SX_MAX_GANGS]; /* wgmma groups per warp */
   struct sx_sched *sched;  /* NULL in lockstep mode */
 } sx_blk;
 
@@ -198,6 +211,8 @@ bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t);
 bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group);
 bool sx_smem_read_async(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what_op);
 bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk);
+/* Records a read of shared byte `byte` by thread t of x's gang now (no check). */
+void sx_smem_note_read(sx *x, int64_t byte, int t);
 /* The vector clock of unit u (k->NU entries). */
 uint32_t *sx_vc(sx_blk *k, int u);
 /* dst = max(dst, src) entrywise. */
@@ -228,6 +243,13 @@ void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);
 /* Requires that every warp with an active thread has all 32 lanes active. */
 bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
 
+/* simt_warp.c: argument i of call e as a buffer of space `want` (and eb-byte
+ * elements unless eb is 0; `what` names it in messages), NULL reported;
+ * argument i as a constant (false reported); elements [off, off + n) of the
+ * local buffer sb in block thread t + x->tbase in bounds (false reported). */
+sx_buf *sx_buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const char *what);
+bool sx_const_arg(sx *x, const tl_expr *e, int i, int64_t *v);
+bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what);
 /* simt_warp.c: statements T.ptx_ldmatrix / ptx_mma / ptx_cp_async /
  * ptx_commit_group / ptx_wait_group, and the shuffle expressions. */
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
@@ -242,6 +264,20 @@ static inline bool sx_is_async_op(int op) {
   default: return false;
   }
 }
+
+/* The warpgroup statements (TL_INTRIN_CASES_WGMMA). */
+static inline bool sx_is_wgmma_op(int op) {
+  switch (op) {
+  TL_INTRIN_CASES_WGMMA: return true;
+  default: return false;
+  }
+}
+/* simt_wgmma.c: T.ptx_wgmma_fence / commit / wait / ss / rs and
+ * T.ptx_setmaxnreg (sx_is_wgmma_op) for x's gang, per warp of it. */
+bool sx_wgmma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+/* A write by thread t of the n bytes at byte offset off of shared buffer sb
+ * that a wgmma not yet waited for may still read: false after reporting. */
+bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t);
 
 /* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
  * (sx_is_async_op), under the warp scheduler.

@@ -132,6 +132,10 @@ static void record_read(sx *x, int64_t byte, int t) {
   }
 }
 
+void sx_smem_note_read(sx *x, int64_t byte, int t) {
+  if (x->check) record_read(x, byte, t);
+}
+
 bool sx_smem_read(sx *x, const sx_buf *sb, int64_t off, int n, int t) {
   if (!x->check) return true;
   sx_blk *k = x->k;
@@ -241,6 +245,7 @@ bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t g
   sx_blk *k = x->k;
   const uint32_t *vc = sx_vc(k, x->g);
   if (k->nbread && !check_pending_bulk_read(x, sb, off, n, t)) return false;
+  if (k->nwgr && !sx_wgmma_check_write(x, sb, off, n, t)) return false;
   int g_unused;
   uint32_t fences = k->async[t].fences;
   for (int i = 0; i < n; i++) {
@@ -264,6 +269,7 @@ bool sx_smem_write_async(sx *x, const sx_bulk *c, int unit, uint32_t clk) {
   if (!x->check) return true;
   sx_blk *k = x->k;
   if (k->nbread && !check_pending_bulk_read(x, c->dst, c->dst_byte, c->bytes, c->thr)) return false;
+  if (k->nwgr && !sx_wgmma_check_write(x, c->dst, c->dst_byte, c->bytes, c->thr)) return false;
   for (int64_t i = 0; i < c->bytes; i++) {
     int64_t byte = c->dst->base + c->dst_byte + i;
     sx_byte *s = &k->sstate[byte];

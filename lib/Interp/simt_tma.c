@@ -6,7 +6,7 @@
  * The executor needs no tensor map: it copies from the bound tensor
  * directly.  The image of a box in shared memory: the box's elements dense
  * in row-major order (row pitch = inner box extent x element bytes), each
- * byte at tl_tma_swizzle_addr(its address) where the address is relative
+ * byte at tl_smem_swizzle(its address) where the address is relative
  * to the 1024-aligned dynamic shared block; elements outside the tensor
  * (negative coordinates or past the end) read as zero bytes.
  *  - load: each active thread issues one copy; the async proxy performs it
@@ -24,6 +24,7 @@
  * of 16 bytes) is an error here too, so that the CPU run does not pass what
  * the GPU run refuses. */
 #include "Interp/simt_internal.h"
+#include "Support/wgmma.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,7 +58,7 @@ static int64_t box_bytes(const sx_tma_box *b) {
 
 /* The byte offset in buffer dst of 16-byte image chunk i (its physical place). */
 static int64_t chunk_at(const sx_tma_box *b, const sx_buf *dst, int64_t i) {
-  return tl_tma_swizzle_addr(b->smem_addr + 16 * i, b->swizzle) - dst->base;
+  return tl_smem_swizzle(b->smem_addr + 16 * i, b->swizzle) - dst->base;
 }
 
 /* Decodes the call and fills the parts common to load and store for thread

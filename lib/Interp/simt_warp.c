@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sx_buf *buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const char *what) {
+sx_buf *sx_buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const char *what) {
   const tl_expr *a = e->u.call.args[i];
   const char *name = tl_intrinsics[e->u.call.op].name;
   if (a->kind != TL_EXPR_BUFFER) {
@@ -63,7 +63,7 @@ static sx_buf *buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, co
   return sb;
 }
 
-static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
+bool sx_const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
   if (!tl_expr_is_const_int(e->u.call.args[i], v))
     return sx_fail(x, "T.%s: argument %d must be a constant", tl_intrinsics[e->u.call.op].name, i + 1);
   return true;
@@ -72,7 +72,7 @@ static bool const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
 /* Element el of local buffer sb in the gang's thread t (vector index). */
 #define local_ptr(sb, t, el) sx_elem_ptr((sb), x->tbase + (t), (el))
 
-static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
+bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
   if (off < 0 || off + n > sb->elems)
     return sx_fail(x, "%s: elements %lld..%lld of local buffer '%s' (size %lld) are out of bounds in thread %d",
                    what, (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, x->tbase + t);
@@ -82,10 +82,10 @@ static bool local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, 
 /* ------------------------------------------------------------ ldmatrix */
 static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (e->u.call.n != 6) return sx_fail(x, "T.ptx_ldmatrix takes 6 arguments");
-  sx_buf *dst = buf_arg(x, e, 0, SX_LOCAL, 2, "the destination registers");
-  sx_buf *src = dst ? buf_arg(x, e, 2, SX_SHARED, 2, "the shared source") : NULL;
+  sx_buf *dst = sx_buf_arg(x, e, 0, SX_LOCAL, 2, "the destination registers");
+  sx_buf *src = dst ? sx_buf_arg(x, e, 2, SX_SHARED, 2, "the shared source") : NULL;
   int64_t num, trans;
-  if (!src || !const_arg(x, e, 4, &num) || !const_arg(x, e, 5, &trans)) return false;
+  if (!src || !sx_const_arg(x, e, 4, &num) || !sx_const_arg(x, e, 5, &trans)) return false;
   if (num != 1 && num != 2 && num != 4) return sx_fail(x, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
   if (!sx_full_warps(x, mask, "ldmatrix")) return false;
   sx_val doff, soff;
@@ -111,7 +111,7 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
     for (int l = 0; l < 32; l++) {
       int th = w + l;
       int64_t d = doff.v[th].i;
-      if (!local_range(x, dst, d, 2 * num, th, "ldmatrix")) return false;
+      if (!sx_local_range(x, dst, d, 2 * num, th, "ldmatrix")) return false;
       int g = l >> 2, c = 2 * (l & 3);
       for (int i = 0; i < num; i++) {
         uint16_t lo = trans ? M[i][c][g] : M[i][g][c];
@@ -131,9 +131,9 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16"))
     return sx_fail(x, "T.ptx_mma: shape %s is not supported by the SIMT executor (m16n8k16 is)",
                    shape->kind == TL_EXPR_STRING ? shape->u.str : "(not a string)");
-  sx_buf *a = buf_arg(x, e, 0, SX_LOCAL, 2, "the A fragment");
-  sx_buf *b = a ? buf_arg(x, e, 2, SX_LOCAL, 2, "the B fragment") : NULL;
-  sx_buf *c = b ? buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
+  sx_buf *a = sx_buf_arg(x, e, 0, SX_LOCAL, 2, "the A fragment");
+  sx_buf *b = a ? sx_buf_arg(x, e, 2, SX_LOCAL, 2, "the B fragment") : NULL;
+  sx_buf *c = b ? sx_buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
   if (!c) return false;
   bool f16in = a->et.code == TL_TYPE_FLOAT && a->et.bits == 16;
   bool bf16in = a->et.code == TL_TYPE_BFLOAT && a->et.bits == 16;
@@ -157,8 +157,8 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
     for (int l = 0; l < 32; l++) {
       int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
       int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
-      if (!local_range(x, a, pa, 8, th, "mma A fragment") || !local_range(x, b, pb, 4, th, "mma B fragment") ||
-          !local_range(x, c, pc, 4, th, "mma accumulator"))
+      if (!sx_local_range(x, a, pa, 8, th, "mma A fragment") || !sx_local_range(x, b, pb, 4, th, "mma B fragment") ||
+          !sx_local_range(x, c, pc, 4, th, "mma accumulator"))
         return false;
 #define LDA(k) sx_el_load(a->et, local_ptr(a, th, pa + (k))).f
 #define LDB(k) sx_el_load(b->et, local_ptr(b, th, pb + (k))).f
@@ -204,10 +204,10 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
 /* ------------------------------------------------------------ cp.async */
 static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (e->u.call.n != 6) return sx_fail(x, "T.ptx_cp_async takes 6 arguments");
-  sx_buf *dst = buf_arg(x, e, 0, SX_SHARED, 0, "the shared destination");
-  sx_buf *src = dst ? buf_arg(x, e, 2, SX_GLOBAL, 0, "the global source") : NULL;
+  sx_buf *dst = sx_buf_arg(x, e, 0, SX_SHARED, 0, "the shared destination");
+  sx_buf *src = dst ? sx_buf_arg(x, e, 2, SX_GLOBAL, 0, "the global source") : NULL;
   int64_t bytes;
-  if (!src || !const_arg(x, e, 4, &bytes)) return false;
+  if (!src || !sx_const_arg(x, e, 4, &bytes)) return false;
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return sx_fail(x, "T.ptx_cp_async copies 4, 8 or 16 bytes, not %lld", (long long)bytes);
   sx_val doff, soff, pred;
@@ -250,7 +250,7 @@ static bool do_commit(sx *x, const uint8_t *mask) {
 
 static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
   int64_t n;
-  if (e->u.call.n != 1 || !const_arg(x, e, 0, &n)) return false;
+  if (e->u.call.n != 1 || !sx_const_arg(x, e, 0, &n)) return false;
   if (n < 0) return sx_fail(x, "T.ptx_wait_group(%lld): the count must be >= 0", (long long)n);
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;

@@ -93,6 +93,8 @@ static const char *const nv_names[NV_NUM] = {
     [NV_MBARRIER_ARRIVE] = "llvm.nvvm.mbarrier.arrive.shared",
     [NV_BULK_COMMIT_GROUP] = "llvm.nvvm.cp.async.bulk.commit.group",
     [NV_BULK_WAIT_GROUP] = "llvm.nvvm.cp.async.bulk.wait.group",
+    [NV_SETMAXNREG_INC] = "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32",
+    [NV_SETMAXNREG_DEC] = "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32",
 };
 
 void cg_error(cg *g, tl_loc loc, const char *fmt, ...) {
@@ -173,8 +175,8 @@ LLVMValueRef cg_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
  * over at most 8 arguments, returning `ret`. */
 LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
                          unsigned n) {
-  LLVMTypeRef tys[8];
-  if (n > 8) {
+  LLVMTypeRef tys[TL_CG_MAX_ASM_OPERANDS];
+  if (n > TL_CG_MAX_ASM_OPERANDS) {
     cg_error(g, TL_LOC_NONE, "internal error: inline asm with %u operands", n);
     return NULL;
   }
@@ -271,6 +273,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
   TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
+  TL_INTRIN_CASES_WGMMA:
     break; /* statements (gen_eval) */
   }
 #undef NEED
@@ -531,6 +534,8 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   TL_INTRIN_CASES_ASYNC_PIPELINE:
     return stmt_arity(g, e) && cg_gen_hopper_stmt(g, e);
   TL_INTRIN_CASES_TMA: return cg_gen_hopper_stmt(g, e); /* variable arity: tl_tma_decode checks it */
+  TL_INTRIN_CASES_WGMMA:
+    return stmt_arity(g, e) && cg_gen_wgmma_stmt(g, e);
   default: return cg_gen_expr(g, e) != NULL; /* a value, dropped */
   }
 }

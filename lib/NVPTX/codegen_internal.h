@@ -13,8 +13,10 @@
  *   codegen_math.c    arithmetic, conversions and math functions (libdevice,
  *                     approximate PTX instructions);
  *   codegen_sreg.c    special registers (%tid, %ctaid, lane, warp);
- *   codegen_hopper.c  the room for Hopper's instructions (wgmma, TMA,
- *                     mbarrier, bulk copies, fences).
+ *   codegen_hopper.c  the room for Hopper's instructions (TMA,
+ *                     mbarrier, bulk copies, fences);
+ *   codegen_wgmma.c   Hopper's warpgroup statements (wgmma fence / commit /
+ *                     wait / mma_async, setmaxnreg).
  * Only these files include this header (it needs LLVM's C headers).  All
  * shared functions are prefixed cg_; the per-kernel state is `cg`. */
 #ifndef TL_NVPTX_CODEGEN_INTERNAL_H
@@ -29,6 +31,7 @@
 
 #define TL_CG_MAX_DEPTH 400          /* nesting of statements + expressions */
 #define TL_CG_MAX_LOCAL_BYTES (1 << 20) /* per-thread local buffer limit */
+#define TL_CG_MAX_ASM_OPERANDS 272   /* cg_call_asm: wgmma passes up to 256 accumulator registers + 6 */
 
 /* ------------------------------------------------ intrinsic names (LLVM 19) */
 enum {
@@ -48,6 +51,8 @@ enum {
   NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
   /* Hopper room (codegen_hopper.c): named barriers, mbarriers, bulk copies */
   NV_BARRIER_N_SYNC, NV_MBARRIER_INIT, NV_MBARRIER_ARRIVE, NV_BULK_COMMIT_GROUP, NV_BULK_WAIT_GROUP,
+  /* warpgroup statements (codegen_wgmma.c) */
+  NV_SETMAXNREG_INC, NV_SETMAXNREG_DEC,
   NV_NUM
 };
 
@@ -168,6 +173,8 @@ void cg_set_convergent(cg *g, LLVMValueRef call);
 bool cg_gen_ldmatrix(cg *g, const tl_expr *e);
 /* codegen_hopper.c: named barriers, mbarriers, 1-D bulk copies, the proxy fence */
 bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
+/* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */
+bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */

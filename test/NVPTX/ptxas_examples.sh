@@ -9,8 +9,9 @@
 # with "needs sm_90 or later (target sm_80)" or "needs PTX ISA x.y or later
 # (target sm_80 ...)": that target is listed and skipped, its sm_90a PTX checked.
 # An argument FILE@TARGET compiles FILE for TARGET only and checks that PTX on
-# -arch=TARGET (targets the directories do not cover: sm_86, sm_89, sm_90).
-# Usage: ptxas_examples.sh TL_OPT (DIR | FILE@TARGET)...  (every *.py in each DIR)
+# -arch=TARGET (targets the directories do not cover: sm_86, sm_89, sm_90);
+# FILE@TARGET@N=V,N=V,... also binds factory parameters (tl-opt -D N=V).
+# Usage: ptxas_examples.sh TL_OPT (DIR | FILE@TARGET[@DEFINES])...  (every *.py in each DIR)
 set -uo pipefail
 tlopt=$1
 shift
@@ -24,11 +25,17 @@ trap 'rm -rf "$tmp"' EXIT
 checked=0 skipped=0 failed=0
 # one line per file: the file, then the targets (sm_80 PTX also goes through -arch=sm_90a)
 jobs=$(for a in "$@"; do
-  if [[ "$a" == *@* ]]; then echo "${a%@*} ${a##*@}"; else for f in "$a"/*.py; do echo "$f sm_80 sm_90a"; done; fi
+  if [[ "$a" == *@*@* ]]; then r=${a#*@}; echo "${a%%@*} ${r%%@*} ${r#*@}"
+  elif [[ "$a" == *@* ]]; then echo "${a%@*} ${a##*@}"; else for f in "$a"/*.py; do echo "$f sm_80 sm_90a"; done; fi
 done)
 while read -r f targets; do
-  name=$(basename "$f" .py)
-  if ! "$tlopt" --emit=simt "$f" >/dev/null 2>"$tmp/err"; then
+  defs=() name=$(basename "$f" .py)
+  if [[ "$targets" == *" "*=* ]]; then  # FILE TARGET DEFINES
+    IFS=, read -ra kv <<<"${targets#* }"; targets=${targets%% *}
+    for d in "${kv[@]}"; do defs+=(-D "$d"); done
+    name="$name.${targets}.$(IFS=.; echo "${kv[*]}")"
+  fi
+  if ! "$tlopt" --emit=simt "${defs[@]}" "$f" >/dev/null 2>"$tmp/err"; then
     if grep -q "is not lowered yet" "$tmp/err"; then
       echo "skip  $name (not lowered yet: $(grep -m1 -o 'T\.[a-z_]* [a-z ]*is not lowered yet' "$tmp/err"))"
       skipped=$((skipped + 1)); continue
@@ -36,9 +43,9 @@ while read -r f targets; do
     echo "FAIL  $name: tl-opt --emit=simt failed:"; cat "$tmp/err"; failed=$((failed + 1)); continue
   fi
   for target in $targets; do
-    if ! "$tlopt" --emit=ptx --target=$target "$f" -o "$tmp/$name.$target.ptx" 2>"$tmp/err"; then
-      if [[ $target == sm_80 ]] && grep -Eq "error: T\.[a-z_]+ needs (sm_90 or later|PTX ISA [0-9.]+ or later) \(target sm_80" "$tmp/err"; then
-        echo "skip  $name --target=sm_80 ($(grep -m1 -Eo 'T\.[a-z_]+ needs (sm_90 or later|PTX ISA [0-9.]+ or later)' "$tmp/err"))"; continue
+    if ! "$tlopt" --emit=ptx --target=$target "${defs[@]}" "$f" -o "$tmp/$name.$target.ptx" 2>"$tmp/err"; then
+      if [[ $target == sm_80 ]] && grep -Eq "error: T\.[a-z_]+ needs (sm_90 or later|sm_90a|PTX ISA [0-9.]+ or later) \(target sm_80" "$tmp/err"; then
+        echo "skip  $name --target=sm_80 ($(grep -m1 -Eo 'T\.[a-z_]+ needs (sm_90 or later|sm_90a|PTX ISA [0-9.]+ or later)' "$tmp/err"))"; continue
       fi
       echo "FAIL  $name ($target): tl-opt --emit=ptx failed:"; cat "$tmp/err"; failed=$((failed + 1)); continue
     fi

@@ -43,18 +43,6 @@
 
 #define N 8192
 
-/* s with the first occurrence of `from` replaced by `to` (asserted present). */
-static char *replace_first(const char *s, const char *from, const char *to) {
-  const char *p = strstr(s, from);
-  cr_assert(p, "'%s' not found in the kernel", from);
-  size_t a = (size_t)(p - s), nf = strlen(from), nt = strlen(to), ns = strlen(s);
-  char *r = malloc(ns - nf + nt + 1);
-  memcpy(r, s, a);
-  memcpy(r + a, to, nt);
-  memcpy(r + a + nt, p + nf, ns - a - nf + 1);
-  return r;
-}
-
 /* 1-based line of the first line of s containing `what`. */
 static int line_of(const char *s, const char *what) {
   const char *p = strstr(s, what);
@@ -141,7 +129,7 @@ static void fault_case(const char *file, const char *from, const char *to, const
   char path[256];
   snprintf(path, sizeof path, "test/GPU/kernels/%s", file);
   char *orig = tl_test_read_file(path, NULL);
-  char *src = replace_first(orig, from, to);
+  char *src = tl_test_replace_first(orig, from, to);
   int line = line_of(src, at);
   float *A = malloc(sizeof(float) * N), *B = malloc(sizeof(float) * N);
   make_input(A);
@@ -332,7 +320,7 @@ Test(simt_sched, bar_arrive_then_sync) {
   free(B);
   /* without the consumer's bar.sync: under the default schedule warp 0 reads first (nothing wrote the
      bytes yet); under the seeds where warp 1 stores first, the read is a race */
-  char *bad = replace_first(arrive_src, "            T.ptx_bar_sync(1, 64)\n", "");
+  char *bad = tl_test_replace_first(arrive_src, "            T.ptx_bar_sync(1, 64)\n", "");
   expect_small_fault(bad, 12, "read of uninitialised shared memory: thread 0 reads 'S'[32], which nothing wrote");
   int races = 0;
   A = malloc(sizeof(float) * N);
@@ -400,10 +388,10 @@ Test(simt_sched, warp_uniform_barrier_id) {
   }
   free(A);
   free(B);
-  char *bad = replace_first(warp_bar_src, "        T.ptx_bar_sync(1 + tx // 32, 32)\n", "");
+  char *bad = tl_test_replace_first(warp_bar_src, "        T.ptx_bar_sync(1 + tx // 32, 32)\n", "");
   expect_small_fault(bad, 9, "data race on shared memory: thread 0 reads 'S'[1], written by thread 1 with no");
   free(bad);
-  bad = replace_first(warp_bar_src, "1 + tx // 32", "1 + tx % 2");
+  bad = tl_test_replace_first(warp_bar_src, "1 + tx // 32", "1 + tx % 2");
   expect_small_fault(bad, 9, "T.ptx_bar_sync: argument 1 differs between the lanes of warp 0 (1 and 2)");
   free(bad);
 }

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The whole file at path (relative to the repository root, where ctest runs
  * the tests), NUL-terminated, malloc'd; its length in *len when len is not
@@ -21,6 +22,19 @@ static inline char *tl_test_read_file(const char *path, size_t *len) {
   fclose(f);
   if (len) *len = (size_t)n;
   return s;
+}
+
+/* s with the first occurrence of `from` replaced by `to` (asserted present),
+ * malloc'd. */
+static inline char *tl_test_replace_first(const char *s, const char *from, const char *to) {
+  const char *p = strstr(s, from);
+  cr_assert(p, "'%s' not found in the kernel", from);
+  size_t a = (size_t)(p - s), nf = strlen(from), nt = strlen(to), ns = strlen(s);
+  char *r = malloc(ns - nf + nt + 1);
+  memcpy(r, s, a);
+  memcpy(r + a, to, nt);
+  memcpy(r + a + nt, p + nf, ns - a - nf + 1);
+  return r;
 }
 
 #endif
