@@ -435,6 +435,13 @@ TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_g
  * name.  tl-run --tune searches this list for its --target and flags. */
 TL_API size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N,
                                      int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
+/* Whether tl_gemm_configs_target(target, flags, ...) returns the Hopper
+ * table: target (NULL: tl_device_default_target) has wgmma (sm_90a) and
+ * flags has none of TL_COMPILE_DISABLE_WGMMA, _TMA_LOWER,
+ * _WARP_SPECIALIZED.  false for an unknown target name.  (Whether a given
+ * kernel then takes the Hopper path is the lowering's decision: the remarks
+ * of tl-opt --remarks say, and its PTX has wgmma.mma_async.) */
+TL_API bool tl_gemm_configs_use_hopper(const char *target, unsigned flags);
 
 /* The factory -D bindings of c: names "block_M", "block_N", "block_K",
  * "threads", "num_stages" (the first five), then "policy", "swizzle_panel";

@@ -268,12 +268,6 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
  * a GPU). */
 size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
                            tl_gemm_config *out, size_t cap);
-/* Whether tl_gemm_configs_target(target, flags, ...) takes the Hopper table:
- * target (NULL: tl_device_default_target) has wgmma (lib/Support/target.c:
- * sm_90a) and flags has none of TL_COMPILE_DISABLE_WGMMA,
- * TL_COMPILE_DISABLE_TMA_LOWER, TL_COMPILE_DISABLE_WARP_SPECIALIZED.  False
- * for an unknown target name. */
-bool tl_gemm_configs_use_hopper(const char *target, unsigned flags);
 /* tl_gemm_configs_target for a GPU with sms SMs. */
 size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
                                   int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
