@@ -56,9 +56,10 @@ static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 40
                                {8192, 8192, 8192}, {16, 8192, 8192},   {128, 8192, 8192},
                                {4096, 11008, 4096}, {4096, 4096, 14336}};
 
-/* Tile configurations: the built-in table of lib/Runtime/configs.c
- * (tl_gemm_configs), shared with tl-run --tune; the first that compiles is
- * used. */
+/* Tile configurations: the built-in tables of lib/Runtime/configs.c
+ * (tl_gemm_configs_target: the Hopper table for the default compile on
+ * sm_90a, else the mma.sync table), shared with tl-run --tune; the first
+ * that compiles is used. */
 typedef tl_gemm_config config;
 
 static tl_context *ctx;

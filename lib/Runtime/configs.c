@@ -79,14 +79,17 @@ static const tl_gemm_config small_m[] = {
  * 215040 bytes, with 4 it would not fit.  Accumulators: 64 x block_N / 128
  * f32 registers per thread per 64-row block (128 for m64n256), with the
  * consumers' registers raised by setmaxnreg.
- * Order (best first) by reasoning, not yet measured: ../shared/HOPPER-GEMM.md
- * measures the hand-written kernel at 1.03-1.06x cuBLAS with 128x256x64,
- * 2 consumer warpgroups of m64n256k16 and 3-4 stages, and TileLang's best
- * tile is the same; 256x128 (each warpgroup two m64n128 blocks) reads the
- * same bytes per FLOP; 128x256x32 with 4 stages keeps more loads in flight
- * at the cost of twice the barrier round trips.  The integrator measures and
- * reorders.  The table holds 13 distinct configurations in all (the issue's
- * bound is 16; test_bench_api checks both bounds and every rule above). */
+ * Order (best first) by reasoning, not yet measured on our kernels:
+ * ../shared/HOPPER-GEMM.md (section 1-2) measures the hand-written kernel at
+ * 1.03-1.06x cuBLAS with 128x256x64, 2 consumer warpgroups of m64n256k16
+ * and 3 stages (the 128x128 tile of one warpgroup reached 0.54-0.60x), and
+ * TileLang's best tile is the same; cuBLAS itself picks 256x128 with
+ * BK 64 at 4096^3 (each of our warpgroups then runs two m64n128 blocks; the
+ * same bytes per FLOP); 128x256x32 with 4 stages keeps more loads in
+ * flight at the cost of twice the barrier round trips.  The integrator
+ * measures and reorders.  The table holds 13 distinct configurations in all
+ * (the issue's bound is 16; test/unit/test_gemm_configs_hopper.c checks
+ * both bounds, every rule above and that each lowers to wgmma). */
 static const tl_gemm_config hopper_large[] = {
     {128, 256, 64, 256, 3, 0, 10}, {256, 128, 64, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
     {128, 256, 64, 256, 3, 0, 0},  {128, 128, 64, 256, 4, 0, 8},  {64, 256, 64, 128, 4, 0, 8},
