@@ -9,7 +9,8 @@
 # table comes last; the script exits nonzero when any program failed.
 # Issue 6 measurements come with it: bench_gemm (with the mma.sync
 # reference timed interleaved in the same process, from the cubin built
-# below), bench_compile, bench_launch (bin/bench_*), the Triton scripts
+# below; on an sm_90a device both of our paths, Hopper and mma.sync, next to
+# cuBLAS), bench_compile, bench_launch (bin/bench_*), the Triton scripts
 # (benchmarks/triton/gemm_triton.py, benchmarks/compile/triton_first_call.py;
 # a SKIP line without python3/torch/Triton), tl-opt's whole-process time
 # (benchmarks/compile/tl_opt_time.sh) and tl-run --tune on the 4096^3 GEMM;
@@ -204,6 +205,25 @@ if [[ -f "$OUT/bench_gemm.csv" ]]; then
                    printf "%-9s %-3s %-18s %9.1f %9.1f %9.1f %8.3f %8.3f %8s\n", $1, $2, $3 "x" $4 "x" $5, $8, $10, t,
                           ($10 > 0 ? $8 / $10 : 0), (t > 0 ? $8 / t : 0), ($20 != "" ? $20 : "-") }' \
       "$( [[ -f "$OUT/bench_triton.csv" ]] && echo "$OUT/bench_triton.csv" || echo /dev/null)" "$OUT/bench_gemm.csv"
+fi
+# Both of our paths (issue 12), where bench_gemm timed two (a device whose
+# default target is sm_90a): ours = the default compile (the Hopper path;
+# ours_path, column 25, says whether its PTX has wgmma), mma = compiled with
+# TL_COMPILE_DISABLE_WARP_SPECIALIZED (columns 26-33), each against cuBLAS
+# timed interleaved in the same process; the geometric mean of ours/cuBLAS
+# over the 4096^3 and 8192^3 rows (issue 12 acceptance 1)
+if [[ -f "$OUT/bench_gemm.csv" ]] && awk -F, 'FNR>1 && $26 != "" {f=1} END {exit !f}' "$OUT/bench_gemm.csv"; then
+  echo
+  echo "GEMM, both of our paths: ours (default compile: Hopper path) and mma (mma.sync path) vs cuBLAS, one process, interleaved"
+  printf '%-9s %-3s %-18s %-24s %-8s %9s %9s %8s %-24s %9s %8s %8s\n' dtype lay MxNxK config path ours_TF cuBLAS_TF ours/cB \
+    mma_config mma_TF mma/cB ours/mma
+  awk -F, 'FNR>1 { printf "%-9s %-3s %-18s %-24s %-8s %9.1f %9.1f %8.3f %-24s %9.1f %8.3f %8s\n", $1, $2, $3 "x" $4 "x" $5,
+                          $6, ($25 != "" ? $25 : "-"), $8, $10, $11, ($26 != "" ? $26 : "-"), $28, $29,
+                          ($33 != "" ? $33 : "-")
+                 if ($4 == $3 && $5 == $3 && ($3 == 4096 || $3 == 8192) && $11 > 0) { lg += log($11); ng++
+                   if (min == "" || $11 < min) min = $11 } }
+           END { if (ng) printf "ours/cuBLAS at 4096^3 and 8192^3: geometric mean %.3f over %d rows, lowest %.3f (acceptance: >= 1.0, none below 0.95)\n",
+                               exp(lg / ng), ng, min }' "$OUT/bench_gemm.csv"
 fi
 # Compile latency and launch overhead (acceptance 2 and 3)
 if [[ -f "$OUT/bench_compile.csv" || -f "$OUT/bench_launch.csv" ]]; then

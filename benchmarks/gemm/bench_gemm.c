@@ -16,24 +16,34 @@
  * through them.  The tile configuration comes from a small
  * table by shape class (the first candidate that compiles is used) and is
  * reported.  Output: a table on stdout and $OUT/bench_gemm.csv (or ./).
- * The reference: TL_BENCH_REF_CUBIN names a cubin of mma_gemm.cu (nvcc
- * -cubin -arch=sm_90a; scripts/run-gpu.sh builds it on the GPU host); its
- * kernels se_128x256x32_s4 and se_256x128x32_s4 are loaded with the driver
- * API and run on the f16 NN shapes with M and N multiples of 256 and K of
- * 32.  Each is checked against cuBLAS like ours; then cuBLAS, ours and the
- * variants that passed are timed interleaved (time_interleaved: 10 warm-up
- * rounds of one launch each, then rounds of 5 launches of each kernel in
- * turn, the same 50 timed launches per kernel and the same input rotation,
- * median per kernel), so that all of them see the same clocks and power
- * state (the H200 throttles at 700 W); the row reports the faster variant
- * and ours/ref.  Every other shape, and every shape without the variable or
- * when the cubin does not load (one line says why), is timed as above.
+ * Two of our paths (issue 12): on a device whose default target has wgmma
+ * (sm_90a, the H200), "ours" is the default compile, the Hopper path (TMA,
+ * mbarrier ring, producer warpgroup, wgmma) with the first candidate of the
+ * Hopper table that compiles (tl_gemm_configs_target(NULL, 0, ...)), and a
+ * second kernel, "mma", is compiled with TL_COMPILE_DISABLE_WARP_SPECIALIZED
+ * (the cp.async + mma.sync path) from the mma.sync table; each is checked
+ * per element against cuBLAS (poisoned output first), and cuBLAS, ours, mma
+ * (and the reference variants) are timed interleaved (time_interleaved,
+ * below); the table and CSV give both of ours and their ratios to cuBLAS.
+ * Elsewhere ours is the mma.sync path and the mma columns stay empty.  A
+ * kernel whose Hopper candidates all fail to compile leaves ours empty
+ * (check COMPILE_FAIL, exit 1) and still times mma.
+ * CSV columns, in order (later versions append): dtype, layout, M, N, K,
+ * config, ours_ms, ours_tflops, cublas_ms, cublas_tflops, ratio (ours /
+ * cuBLAS), max_err_vs_cublas, check, compile_ms, rotated_sets, timing
+ * (interleaved / sequential), ref_variant, ref_ms, ref_tflops,
+ * ours_over_ref, ref_<BM>x<BN>_tflops per variant, ref_check,
+ * ref_max_err_vs_cublas; then ours_path (what ours's PTX is: "wgmma" when it
+ * has wgmma.mma_async, else "mma.sync"), mma_config, mma_ms, mma_tflops,
+ * mma_ratio (mma / cuBLAS), mma_check, mma_max_err_vs_cublas,
+ * mma_compile_ms, ours_over_mma.
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
  * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
  * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
  * layouts; TL_BENCH_CONFIGS="bm,bn,bk,threads,stages,policy,panel[;...]"
  * replaces the table's candidates: every configuration listed is timed (one
- * row each), for trying tile choices.  Exit 1 when a check fails, ours or
+ * row each, on both of our paths where there are two), for trying tile
+ * choices.  Exit 1 when a check fails, ours or
  * the reference's (timing of that configuration, or of that reference
  * variant, is skipped), 77 without GPU or cuBLAS. */
 #include "../../test/GPU/gemm_util.h"
@@ -46,16 +56,16 @@ static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 40
                                {8192, 8192, 8192}, {16, 8192, 8192},   {128, 8192, 8192},
                                {4096, 11008, 4096}, {4096, 4096, 14336}};
 
-/* Tile configurations: the built-in table of lib/Runtime/configs.c
- * (tl_gemm_configs), shared with tl-run --tune; the first that compiles is
- * used. */
+/* Tile configurations: the built-in tables of lib/Runtime/configs.c
+ * (tl_gemm_configs_target: the Hopper table for the default compile on
+ * sm_90a, else the mma.sync table), shared with tl-run --tune; the first
+ * that compiles is used. */
 typedef tl_gemm_config config;
 
 static tl_context *ctx;
 static int reps = 50;
 
 typedef struct bench_state {
-  tl_kernel *k;
   int nrot;
   dev_tensor A[16], B[16], C[16];
   int M, N, K;
@@ -63,11 +73,27 @@ typedef struct bench_state {
   bool nt;
 } bench_state;
 
+/* One of our kernels on a shape: the default compile (ours; on sm_90a the
+ * Hopper path) or the mma.sync path compiled with
+ * TL_COMPILE_DISABLE_WARP_SPECIALIZED (mma). */
+typedef struct ours_path {
+  unsigned flags;   /* tl_compile_options.flags of the compile */
+  bench_state *s;
+  tl_kernel *k;     /* NULL: no candidate compiled */
+  config cfg;       /* the candidate used */
+  double cms;       /* its compile time, ms */
+  bool wgmma;       /* its PTX has wgmma.mma_async */
+  bool ok;          /* compiled and matched cuBLAS */
+  cmp_result cr;
+  double ms;        /* median launch time, 0 when not timed */
+} ours_path;
+
 static void launch_ours(void *p, int i) {
-  bench_state *s = p;
+  ours_path *o = p;
+  bench_state *s = o->s;
   int r = i % s->nrot;
   tl_arg args[3] = {tl_arg_tensor(&s->A[r].t), tl_arg_tensor(&s->B[r].t), tl_arg_tensor(&s->C[r].t)};
-  if (tl_kernel_call(ctx, s->k, args, 3, NULL, NULL) != TL_OK) {
+  if (tl_kernel_call(ctx, o->k, args, 3, NULL, NULL) != TL_OK) {
     fprintf(stderr, "call failed: %s\n", tl_context_last_error(ctx));
     exit(1);
   }
@@ -256,11 +282,16 @@ static void parse_user_configs(void) {
   }
 }
 
-static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *used, double *ms, int user) {
+/* Compiles gemm_general.py for the shape with compile flags `flags` and the
+ * first candidate of the built-in table for that lowering
+ * (tl_gemm_configs_target on the device's default target) that compiles, or
+ * TL_BENCH_CONFIGS's entry `user` (>= 0). */
+static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned flags, config *used, double *ms,
+                                 int user) {
   config cands[16];
   tl_dtype in_dt;
   tl_dtype_parse(dt_name(d), &in_dt);
-  size_t nc = tl_gemm_configs(sh->M, sh->N, sh->K, in_dt, cands, 16);
+  size_t nc = tl_gemm_configs_target(NULL, flags, sh->M, sh->N, sh->K, in_dt, cands, 16);
   if (nc > 16) nc = 16;
   if (user >= 0) cands[0] = user_cfg[user], nc = 1;
   char path[1024];
@@ -277,6 +308,7 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *us
     defs[12] = (tl_define){"trans_B", nt ? "True" : "False"};
     tl_compile_options o = {0};
     o.out_idx_mode = TL_OUT_IDX_NONE;
+    o.flags = flags;
     tl_kernel *k = NULL;
     double t0 = now_ms();
     if (tl_kernel_compile_file(ctx, path, defs, 13, &o, &k) == TL_OK && tl_kernel_load(ctx, k, 0) == TL_OK) {
@@ -290,6 +322,278 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, config *us
     if (k) tl_kernel_destroy(k);
   }
   return NULL;
+}
+
+static bool three_way; /* the default target has the Hopper path: ours and mma both */
+static FILE *csv_f;
+
+/* Poisons C of set 0, runs o's kernel on set 0 and compares with cuBLAS's
+ * result hr (host copy) per element; sets o->ok and o->cr. */
+static void check_path(ours_path *o, const void *hr, const char *sz, const char *what) {
+  bench_state *s = o->s;
+  size_t n = (size_t)s->M * s->N;
+  CU(G.cuMemsetD8(s->C[0].ptr, 0xFF, s->C[0].bytes));
+  launch_ours(o, 0);
+  CU(G.cuCtxSynchronize());
+  void *hc = download(s->C[0].ptr, n * dt_size(s->d));
+  double atol, rtol;
+  dt_tol(s->d, &atol, &rtol);
+  o->cr = compare_out(s->d, hc, n, NULL, hr, atol, rtol);
+  free(hc);
+  o->ok = o->cr.bad == 0;
+  if (!o->ok)
+    fprintf(stderr, "CHECK FAILED %s %s %s (%s): %zu of %zu elements differ from cuBLAS; worst [%zu] %.6g vs %.6g\n",
+            dt_name(s->d), s->nt ? "NT" : "NN", sz, what, o->cr.bad, n, o->cr.worst, o->cr.worst_got,
+            o->cr.worst_ref);
+}
+
+/* The reference variants on s, checked against cuBLAS's result hr like ours
+ * (C of set 0 poisoned again); those that pass go to rt.  Returns their
+ * number; *chk, *err for the CSV; *failures counts failed checks. */
+static int check_refs(bench_state *s, const void *hr, const char *sz, ref_timed *rt, const char **chk,
+                      double *err, int *failures) {
+  int nref = 0;
+  size_t n = (size_t)s->M * s->N;
+  double atol, rtol;
+  dt_tol(s->d, &atol, &rtol);
+  *chk = "PASS";
+  for (int i = 0; i < N_REF; i++) {
+    const ref_variant *v = &ref_vars[i];
+    CU(G.cuMemsetD8(s->C[0].ptr, 0xFF, s->C[0].bytes));
+    CUres lr = ref_launch(v, s->A[0].ptr, s->B[0].ptr, s->C[0].ptr, s->M, s->N, s->K);
+    if (lr != 0) {
+      printf("reference %s on %s: cuLaunchKernel failed: %s; not timed\n", v->name, sz, cu_err_name(lr));
+      if (!strcmp(*chk, "PASS")) *chk = "LAUNCH_FAIL";
+      continue;
+    }
+    CU(G.cuCtxSynchronize());
+    void *hx = download(s->C[0].ptr, n * dt_size(s->d));
+    cmp_result rr = compare_out(s->d, hx, n, NULL, hr, atol, rtol);
+    free(hx);
+    if (rr.max_err > *err) *err = rr.max_err;
+    if (rr.bad) {
+      (*failures)++;
+      *chk = "FAIL";
+      fprintf(stderr, "CHECK FAILED reference %s on %s: %zu of %zu elements differ from cuBLAS; worst [%zu] "
+              "%.6g vs %.6g\n", v->name, sz, rr.bad, n, rr.worst, rr.worst_got, rr.worst_ref);
+      continue;
+    }
+    rt[nref++] = (ref_timed){s, v};
+  }
+  return nref;
+}
+
+/* Allocates set 0 (random A, B) and the rotated copies of s (sizes set). */
+static void alloc_sets(bench_state *s) {
+  double set_bytes = ((double)s->M * s->K + (double)s->K * s->N + (double)s->M * s->N) * dt_size(s->d);
+  s->nrot = set_bytes >= 2 * L2_BYTES ? 1 : (int)ceil(2 * L2_BYTES / set_bytes);
+  if (s->nrot > 16) s->nrot = 16;
+  int64_t sa[2] = {s->M, s->K}, sb[2] = {s->nt ? s->N : s->K, s->nt ? s->K : s->N}, sc[2] = {s->M, s->N};
+  /* set 0 random; the rotated sets are copies at other addresses */
+  dev_random_fast(&s->A[0], s->d, 2, sa);
+  dev_random_fast(&s->B[0], s->d, 2, sb);
+  dev_alloc(&s->C[0], s->d, 2, sc);
+  for (int r = 1; r < s->nrot; r++) {
+    dev_alloc(&s->A[r], s->d, 2, sa);
+    dev_alloc(&s->B[r], s->d, 2, sb);
+    dev_alloc(&s->C[r], s->d, 2, sc);
+    CU(G.cuMemcpyDtoD(s->A[r].ptr, s->A[0].ptr, s->A[0].bytes));
+    CU(G.cuMemcpyDtoD(s->B[r].ptr, s->B[0].ptr, s->B[0].bytes));
+  }
+}
+
+/* One row's CSV line (the columns of the header comment). */
+static void write_csv(const bench_state *s, const ours_path *p, int np, bool cub_ok, double t_cub,
+                      const double *t_ref, const char *ref_chk, double ref_err, const char *timing) {
+  FILE *f = csv_f;
+  double flop = 2.0 * s->M * s->N * s->K;
+  const ours_path *o = &p[0];
+  char cfgs[64] = "none";
+  if (o->k) tl_gemm_config_format(&o->cfg, cfgs, sizeof cfgs);
+  double tf = o->ms > 0 ? flop / (o->ms * 1e-3) / 1e12 : 0, tfc = t_cub > 0 ? flop / (t_cub * 1e-3) / 1e12 : 0;
+  fprintf(f, "%s,%s,%d,%d,%d,%s", dt_name(s->d), s->nt ? "NT" : "NN", s->M, s->N, s->K, cfgs);
+  if (o->ms > 0) fprintf(f, ",%.4f,%.1f", o->ms, tf);
+  else fprintf(f, ",,");
+  if (t_cub > 0) fprintf(f, ",%.4f,%.1f", t_cub, tfc);
+  else fprintf(f, ",,");
+  if (o->ms > 0 && t_cub > 0) fprintf(f, ",%.3f", tf / tfc);
+  else fprintf(f, ",%s", o->k && cub_ok ? "0.000" : "");
+  if (o->k && cub_ok) fprintf(f, ",%.3g,%s,%.0f", o->cr.max_err, o->ok ? "PASS" : "FAIL", o->cms);
+  else fprintf(f, ",,%s,", !o->k ? "COMPILE_FAIL" : "FAIL");
+  fprintf(f, ",%d,%s", s->nrot, timing);
+  int best = -1; /* the faster reference variant */
+  for (int i = 0; i < N_REF; i++)
+    if (t_ref[i] > 0 && (best < 0 || t_ref[i] < t_ref[best])) best = i;
+  if (best >= 0) {
+    double tfr = flop / (t_ref[best] * 1e-3) / 1e12;
+    fprintf(f, ",%s,%.4f,%.1f,%.3f", ref_vars[best].name, t_ref[best], tfr, tf / tfr);
+  } else {
+    fprintf(f, ",,,,");
+  }
+  for (int i = 0; i < N_REF; i++) {
+    if (t_ref[i] > 0) fprintf(f, ",%.1f", flop / (t_ref[i] * 1e-3) / 1e12);
+    else fputc(',', f);
+  }
+  if (*ref_chk) fprintf(f, ",%s,%.3g", ref_chk, ref_err);
+  else fprintf(f, ",,");
+  /* ours_path, mma_config, mma_ms, mma_tflops, mma_ratio, mma_check, mma_max_err_vs_cublas, mma_compile_ms,
+   * ours_over_mma */
+  fprintf(f, ",%s", o->k ? (o->wgmma ? "wgmma" : "mma.sync") : "");
+  if (np > 1 && p[1].k) {
+    const ours_path *m = &p[1];
+    char mc[64];
+    tl_gemm_config_format(&m->cfg, mc, sizeof mc);
+    double tm = m->ms > 0 ? flop / (m->ms * 1e-3) / 1e12 : 0;
+    fprintf(f, ",%s", mc);
+    if (m->ms > 0) fprintf(f, ",%.4f,%.1f,%.3f", m->ms, tm, tfc > 0 ? tm / tfc : 0.0);
+    else fprintf(f, ",,,");
+    if (cub_ok) fprintf(f, ",%s,%.3g,%.0f", m->ok ? "PASS" : "FAIL", m->cr.max_err, m->cms);
+    else fprintf(f, ",FAIL,,%.0f", m->cms);
+    if (m->ms > 0 && o->ms > 0) fprintf(f, ",%.3f\n", tf / tm);
+    else fprintf(f, ",\n");
+  } else if (np > 1) {
+    fprintf(f, ",none,,,,COMPILE_FAIL,,,\n");
+  } else {
+    fprintf(f, ",,,,,,,,\n");
+  }
+  fflush(f);
+}
+
+/* One table row: the times of p[0] (ours) and p[1] (mma, when np > 1) in
+ * TFLOP/s and their ratios to cuBLAS; the faster reference variant. */
+static void print_row(const bench_state *s, const char *sz, const ours_path *p, int np, double t_cub,
+                      const double *t_ref) {
+  double flop = 2.0 * s->M * s->N * s->K;
+  double tfc = t_cub > 0 ? flop / (t_cub * 1e-3) / 1e12 : 0;
+  char cfgs[64] = "-", tf[16] = "-", ratio[16] = "-";
+  const ours_path *o = &p[0];
+  double tfo = o->ms > 0 ? flop / (o->ms * 1e-3) / 1e12 : 0;
+  if (o->k) tl_gemm_config_format(&o->cfg, cfgs, sizeof cfgs);
+  if (o->ms > 0) snprintf(tf, sizeof tf, "%.1f", tfo);
+  if (o->ms > 0 && tfc > 0) snprintf(ratio, sizeof ratio, "%.3f", tfo / tfc);
+  printf("%-6s %-3s %-17s %-24s %9s %9.1f %7s %7s %-9.3g", s->d == DT_F16 ? "f16" : "bf16", s->nt ? "NT" : "NN", sz,
+         cfgs, tf, tfc, ratio, !o->k ? "NOCOMP" : o->ok ? "PASS" : "FAIL", o->cr.max_err);
+  if (np > 1) {
+    const ours_path *m = &p[1];
+    char mc[64] = "-", mtf[16] = "-", mr[16] = "-", om[16] = "-";
+    double tm = m->ms > 0 ? flop / (m->ms * 1e-3) / 1e12 : 0;
+    if (m->k) tl_gemm_config_format(&m->cfg, mc, sizeof mc);
+    if (m->ms > 0) snprintf(mtf, sizeof mtf, "%.1f", tm);
+    if (m->ms > 0 && tfc > 0) snprintf(mr, sizeof mr, "%.3f", tm / tfc);
+    if (m->ms > 0 && o->ms > 0) snprintf(om, sizeof om, "%.3f", tfo / tm);
+    printf(" %-8s | %-24s %9s %7s %7s %8s |", o->k ? (o->wgmma ? "wgmma" : "mma.sync") : "-", mc, mtf, mr,
+           !m->k ? "NOCOMP" : m->ok ? "PASS" : "FAIL", om);
+  }
+  int best = -1;
+  for (int i = 0; i < N_REF; i++)
+    if (t_ref[i] > 0 && (best < 0 || t_ref[i] < t_ref[best])) best = i;
+  if (best >= 0) {
+    double tfr = flop / (t_ref[best] * 1e-3) / 1e12;
+    printf(" %9.1f %8.3f %s\n", tfr, tfo / tfr, ref_vars[best].name);
+  } else {
+    printf(" %9s %8s %s\n", "-", "-", "-");
+  }
+  fflush(stdout);
+}
+
+/* Compiles, checks and times one shape on our path(s), cuBLAS and the
+ * reference; writes its table row and CSV line.  Returns the number of
+ * failed checks (a compile failure of a path counts one). */
+static int bench_shape(const shape *sh, dt_kind d, bool nt, int uc, const char *sz) {
+  int failures = 0;
+  bench_state s;
+  memset(&s, 0, sizeof s);
+  s.M = sh->M, s.N = sh->N, s.K = sh->K, s.d = d, s.nt = nt;
+  ours_path p[2];
+  memset(p, 0, sizeof p);
+  int np = three_way ? 2 : 1;
+  p[1].flags = TL_COMPILE_DISABLE_WARP_SPECIALIZED;
+  bool any = false;
+  for (int i = 0; i < np; i++) {
+    p[i].s = &s;
+    p[i].k = compile_config(sh, d, nt, p[i].flags, &p[i].cfg, &p[i].cms, uc);
+    if (!p[i].k) {
+      failures++;
+      continue;
+    }
+    const char *ptx = tl_kernel_ptx(p[i].k);
+    p[i].wgmma = ptx && strstr(ptx, "wgmma.mma_async") != NULL;
+    any = true;
+  }
+  const double no_ref[N_REF] = {0};
+  if (!any) {
+    printf("%-6s %-3s %-17s %-24s does not compile\n", dt_name(d), nt ? "NT" : "NN", sz, "-");
+    write_csv(&s, p, np, false, 0, no_ref, "", 0, "");
+    return failures;
+  }
+  alloc_sets(&s);
+  /* check: each of ours (poisoned C) against cuBLAS (poisoned R), per element */
+  dev_tensor R;
+  int64_t sc[2] = {sh->M, sh->N};
+  dev_alloc(&R, d, 2, sc);
+  CU(G.cuMemsetD8(R.ptr, 0xFF, R.bytes));
+  int st = cublas_gemm(s.A[0].ptr, s.B[0].ptr, R.ptr, s.M, s.N, s.K, d, d, false, nt);
+  CU(G.cuCtxSynchronize());
+  bool cub_ok = st == 0;
+  if (!cub_ok) {
+    failures++;
+    fprintf(stderr, "CHECK FAILED %s %s %s: cublasGemmEx failed: status %d\n", dt_name(d), nt ? "NT" : "NN", sz, st);
+  }
+  size_t n = (size_t)sh->M * sh->N;
+  void *hr = download(R.ptr, n * dt_size(d));
+  ref_timed rt[N_REF];
+  int nref = 0;
+  const char *ref_chk = "";
+  double ref_err = 0;
+  if (cub_ok) {
+    for (int i = 0; i < np; i++) {
+      if (!p[i].k) continue;
+      check_path(&p[i], hr, sz, i == 0 ? "ours" : "mma");
+      if (!p[i].ok) failures++;
+    }
+    /* the reference variants, checked the same way; those that pass are timed */
+    if (ref_applies(&s)) nref = check_refs(&s, hr, sz, rt, &ref_chk, &ref_err, &failures);
+  }
+  free(hr);
+  dev_free(&R);
+  /* cuBLAS, ours that passed, and the reference variants: interleaved when
+   * more than two kernels, else one after the other (as before issue 12) */
+  void (*fns[3 + N_REF])(void *, int) = {launch_cublas};
+  void *fargs[3 + N_REF] = {&s};
+  int nf = 1, at[2] = {-1, -1};
+  for (int i = 0; i < np; i++)
+    if (p[i].ok) {
+      at[i] = nf;
+      fns[nf] = launch_ours;
+      fargs[nf++] = &p[i];
+    }
+  for (int j = 0; j < nref; j++) {
+    fns[nf] = launch_ref;
+    fargs[nf++] = &rt[j];
+  }
+  double t_cub = 0, t_ref[N_REF] = {0}, med[3 + N_REF] = {0};
+  const char *timing = "";
+  if (nf > 2) {
+    time_interleaved(nf, fns, fargs, WARMUP, reps, ROUND_LAUNCHES, med);
+    timing = "interleaved";
+  } else if (nf == 2) {
+    med[0] = time_launches(fns[0], fargs[0], WARMUP, reps);
+    med[1] = time_launches(fns[1], fargs[1], WARMUP, reps);
+    timing = "sequential";
+  }
+  if (nf > 1) t_cub = med[0];
+  for (int i = 0; i < np; i++)
+    if (at[i] > 0) p[i].ms = med[at[i]];
+  for (int j = 0; j < nref; j++) t_ref[rt[j].v - ref_vars] = med[nf - nref + j];
+  print_row(&s, sz, p, np, t_cub, t_ref);
+  write_csv(&s, p, np, cub_ok, t_cub, t_ref, ref_chk, ref_err, timing);
+  for (int r = 0; r < s.nrot; r++) {
+    dev_free(&s.A[r]);
+    dev_free(&s.B[r]);
+    dev_free(&s.C[r]);
+  }
+  for (int i = 0; i < np; i++) tl_kernel_destroy(p[i].k);
+  return failures;
 }
 
 int main(int argc, char **argv) {
@@ -311,16 +615,27 @@ int main(int argc, char **argv) {
     fprintf(stderr, "cannot write %s\n", csv);
     return 1;
   }
-  /* the reference's columns come last, after those of earlier versions */
+  csv_f = f;
+  three_way = tl_gemm_configs_use_hopper(NULL, 0);
+  /* the reference's columns come after those of earlier versions, then
+   * the second path's (issue 12) */
   fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
              "check,compile_ms,rotated_sets,timing,ref_variant,ref_ms,ref_tflops,ours_over_ref");
   for (int i = 0; i < N_REF; i++) fprintf(f, ",ref_%dx%d_tflops", ref_vars[i].BM, ref_vars[i].BN);
-  fprintf(f, ",ref_check,ref_max_err_vs_cublas\n");
+  fprintf(f, ",ref_check,ref_max_err_vs_cublas,ours_path,mma_config,mma_ms,mma_tflops,mma_ratio,mma_check,"
+             "mma_max_err_vs_cublas,mma_compile_ms,ours_over_mma\n");
   printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
          (unsigned long long)seed, reps, WARMUP);
+  if (three_way)
+    printf("two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
+           "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "
+           "cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
   ref_load();
-  printf("%-6s %-3s %-17s %-22s %9s %9s %9s %7s %-9s %9s %8s %s\n", "dtype", "lay", "MxNxK", "config", "ours TF",
-         "cuBLAS TF", "ratio", "check", "max err", "ref TF", "ours/ref", "ref kernel");
+  printf("%-6s %-3s %-17s %-24s %9s %9s %7s %7s %-9s", "dtype", "lay", "MxNxK", "config", "ours TF", "cuBLAS TF",
+         "ratio", "check", "max err");
+  if (three_way)
+    printf(" %-8s | %-24s %9s %7s %7s %8s |", "ours is", "mma config", "mma TF", "mma/cB", "check", "ours/mma");
+  printf(" %9s %8s %s\n", "ref TF", "ours/ref", "ref kernel");
   int failures = 0;
   dt_kind dts[2] = {DT_F16, DT_BF16};
   const char *want_dt = getenv("TL_BENCH_DTYPES"), *want_lay = getenv("TL_BENCH_LAYOUTS");
@@ -329,163 +644,22 @@ int main(int argc, char **argv) {
     for (int lay = 0; lay < 2; lay++)
       for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int uc = n_user_cfg ? 0 : -1; uc < n_user_cfg; uc++) {
-        const shape *sh = &shapes[si];
-        if (want_dt && *want_dt) {
-          const char *dn = di ? "bf16" : "f16", *hit = strstr(want_dt, dn);
-          while (hit && !di && hit > want_dt && hit[-1] == 'b') hit = strstr(hit + 1, dn); /* not in "bf16" */
-          if (!hit) continue;
-        }
-        if (want_lay && *want_lay && !strstr(want_lay, lay ? "NT" : "NN")) continue;
-        char sz[48];
-        snprintf(sz, sizeof sz, "%dx%dx%d", sh->M, sh->N, sh->K);
-        if (argc > 1) {
-          bool want = false;
-          for (int a = 1; a < argc; a++) want |= strstr(sz, argv[a]) != NULL;
-          if (!want) continue;
-        }
-        dt_kind d = dts[di];
-        bool nt = lay == 1;
-        bench_state s;
-        memset(&s, 0, sizeof s);
-        s.M = sh->M, s.N = sh->N, s.K = sh->K, s.d = d, s.nt = nt;
-        config cfg;
-        double cms = 0;
-        s.k = compile_config(sh, d, nt, &cfg, &cms, uc);
-        if (!s.k) {
-          printf("%-6s %-3s %-17s %-22s does not compile\n", dt_name(d), nt ? "NT" : "NN", sz, "-");
-          fprintf(f, "%s,%s,%d,%d,%d,none,,,,,,,COMPILE_FAIL,,", dt_name(d), nt ? "NT" : "NN", sh->M, sh->N, sh->K);
-          for (int i = 0; i < 7 + N_REF; i++) fputc(',', f); /* the empty timing and reference columns */
-          fputc('\n', f);
-          failures++;
-          continue;
-        }
-        char cfgs[64];
-        tl_gemm_config_format(&cfg, cfgs, sizeof cfgs);
-        double set_bytes = ((double)sh->M * sh->K + (double)sh->K * sh->N + (double)sh->M * sh->N) * dt_size(d);
-        s.nrot = set_bytes >= 2 * L2_BYTES ? 1 : (int)ceil(2 * L2_BYTES / set_bytes);
-        if (s.nrot > 16) s.nrot = 16;
-        int64_t sa[2] = {sh->M, sh->K}, sb[2] = {nt ? sh->N : sh->K, nt ? sh->K : sh->N}, sc[2] = {sh->M, sh->N};
-        /* set 0 random; the rotated sets are copies at other addresses */
-        dev_random_fast(&s.A[0], d, 2, sa);
-        dev_random_fast(&s.B[0], d, 2, sb);
-        dev_alloc(&s.C[0], d, 2, sc);
-        for (int r = 1; r < s.nrot; r++) {
-          dev_alloc(&s.A[r], d, 2, sa);
-          dev_alloc(&s.B[r], d, 2, sb);
-          dev_alloc(&s.C[r], d, 2, sc);
-          CU(G.cuMemcpyDtoD(s.A[r].ptr, s.A[0].ptr, s.A[0].bytes));
-          CU(G.cuMemcpyDtoD(s.B[r].ptr, s.B[0].ptr, s.B[0].bytes));
-        }
-        /* check: ours (poisoned C) against cuBLAS, per element */
-        dev_tensor R;
-        dev_alloc(&R, d, 2, sc);
-        CU(G.cuMemsetD8(R.ptr, 0xFF, R.bytes));
-        CU(G.cuMemsetD8(s.C[0].ptr, 0xFF, s.C[0].bytes));
-        launch_ours(&s, 0);
-        int st = cublas_gemm(s.A[0].ptr, s.B[0].ptr, R.ptr, s.M, s.N, s.K, d, d, false, nt);
-        CU(G.cuCtxSynchronize());
-        size_t n = (size_t)sh->M * sh->N;
-        void *hc = download(s.C[0].ptr, n * dt_size(d)), *hr = download(R.ptr, n * dt_size(d));
-        double atol, rtol;
-        dt_tol(d, &atol, &rtol);
-        cmp_result cr = compare_out(d, hc, n, NULL, hr, atol, rtol);
-        bool ok = st == 0 && cr.bad == 0;
-        if (!ok) {
-          failures++;
-          fprintf(stderr, "CHECK FAILED %s %s %s: %zu of %zu elements differ from cuBLAS; worst [%zu] %.6g vs %.6g\n",
-                  dt_name(d), nt ? "NT" : "NN", sz, cr.bad, n, cr.worst, cr.worst_got, cr.worst_ref);
-        }
-        /* the reference variants, checked the same way (C of set 0 poisoned
-         * again); those that pass are timed */
-        ref_timed rt[N_REF];
-        int nref = 0;
-        const char *ref_chk = "";
-        double ref_err = 0;
-        if (ok && ref_applies(&s)) {
-          ref_chk = "PASS";
-          for (int i = 0; i < N_REF; i++) {
-            const ref_variant *v = &ref_vars[i];
-            CU(G.cuMemsetD8(s.C[0].ptr, 0xFF, s.C[0].bytes));
-            CUres lr = ref_launch(v, s.A[0].ptr, s.B[0].ptr, s.C[0].ptr, s.M, s.N, s.K);
-            if (lr != 0) {
-              printf("reference %s on %s: cuLaunchKernel failed: %s; not timed\n", v->name, sz, cu_err_name(lr));
-              if (!strcmp(ref_chk, "PASS")) ref_chk = "LAUNCH_FAIL";
-              continue;
-            }
-            CU(G.cuCtxSynchronize());
-            void *hx = download(s.C[0].ptr, n * dt_size(d));
-            cmp_result rr = compare_out(d, hx, n, NULL, hr, atol, rtol);
-            free(hx);
-            if (rr.max_err > ref_err) ref_err = rr.max_err;
-            if (rr.bad) {
-              failures++;
-              ref_chk = "FAIL";
-              fprintf(stderr, "CHECK FAILED reference %s on %s: %zu of %zu elements differ from cuBLAS; worst [%zu] "
-                      "%.6g vs %.6g\n", v->name, sz, rr.bad, n, rr.worst, rr.worst_got, rr.worst_ref);
-              continue;
-            }
-            rt[nref++] = (ref_timed){&s, v};
+          const shape *sh = &shapes[si];
+          if (want_dt && *want_dt) {
+            const char *dn = di ? "bf16" : "f16", *hit = strstr(want_dt, dn);
+            while (hit && !di && hit > want_dt && hit[-1] == 'b') hit = strstr(hit + 1, dn); /* not in "bf16" */
+            if (!hit) continue;
           }
-        }
-        free(hc);
-        free(hr);
-        dev_free(&R);
-        double t_cub = 0, t_ours = 0, t_ref[N_REF] = {0};
-        if (ok && nref > 0) {
-          /* cuBLAS, ours and the reference variants, interleaved */
-          void (*fns[2 + N_REF])(void *, int) = {launch_cublas, launch_ours};
-          void *fargs[2 + N_REF] = {&s, &s};
-          for (int j = 0; j < nref; j++) {
-            fns[2 + j] = launch_ref;
-            fargs[2 + j] = &rt[j];
+          if (want_lay && *want_lay && !strstr(want_lay, lay ? "NT" : "NN")) continue;
+          char sz[48];
+          snprintf(sz, sizeof sz, "%dx%dx%d", sh->M, sh->N, sh->K);
+          if (argc > 1) {
+            bool want = false;
+            for (int a = 1; a < argc; a++) want |= strstr(sz, argv[a]) != NULL;
+            if (!want) continue;
           }
-          double med[2 + N_REF];
-          time_interleaved(2 + nref, fns, fargs, WARMUP, reps, ROUND_LAUNCHES, med);
-          t_cub = med[0];
-          t_ours = med[1];
-          for (int j = 0; j < nref; j++) t_ref[rt[j].v - ref_vars] = med[2 + j];
-        } else if (ok) {
-          t_cub = time_launches(launch_cublas, &s, WARMUP, reps);
-          t_ours = time_launches(launch_ours, &s, WARMUP, reps);
+          failures += bench_shape(sh, dts[di], lay == 1, uc, sz);
         }
-        double flop = 2.0 * sh->M * sh->N * sh->K;
-        double tf = ok ? flop / (t_ours * 1e-3) / 1e12 : 0, tfc = ok ? flop / (t_cub * 1e-3) / 1e12 : 0;
-        int best = -1; /* the faster reference variant */
-        for (int i = 0; i < N_REF; i++)
-          if (t_ref[i] > 0 && (best < 0 || t_ref[i] < t_ref[best])) best = i;
-        double tfr = best >= 0 ? flop / (t_ref[best] * 1e-3) / 1e12 : 0;
-        char rtf[16] = "-", rratio[16] = "-";
-        if (best >= 0) {
-          snprintf(rtf, sizeof rtf, "%.1f", tfr);
-          snprintf(rratio, sizeof rratio, "%.3f", tf / tfr);
-        }
-        printf("%-6s %-3s %-17s %-22s %9.1f %9.1f %9.3f %7s %-9.3g %9s %8s %s\n", d == DT_F16 ? "f16" : "bf16",
-               nt ? "NT" : "NN", sz, cfgs, tf, tfc, ok ? tf / tfc : 0.0, ok ? "PASS" : "FAIL", cr.max_err, rtf,
-               rratio, best >= 0 ? ref_vars[best].name : "-");
-        fflush(stdout);
-        fprintf(f, "%s,%s,%d,%d,%d,%s,%.4f,%.1f,%.4f,%.1f,%.3f,%.3g,%s,%.0f,%d", dt_name(d), nt ? "NT" : "NN",
-                sh->M, sh->N, sh->K, cfgs, t_ours, tf, t_cub, tfc, ok ? tf / tfc : 0.0, cr.max_err,
-                ok ? "PASS" : "FAIL", cms, s.nrot);
-        /* timing,ref_variant,ref_ms,ref_tflops,ours_over_ref,ref_<BM>x<BN>_tflops...,ref_check,ref_max_err */
-        fprintf(f, ",%s", !ok ? "" : nref ? "interleaved" : "sequential");
-        if (best >= 0)
-          fprintf(f, ",%s,%.4f,%.1f,%.3f", ref_vars[best].name, t_ref[best], tfr, tf / tfr);
-        else
-          fprintf(f, ",,,,");
-        for (int i = 0; i < N_REF; i++) {
-          if (t_ref[i] > 0) fprintf(f, ",%.1f", flop / (t_ref[i] * 1e-3) / 1e12);
-          else fputc(',', f);
-        }
-        if (*ref_chk) fprintf(f, ",%s,%.3g\n", ref_chk, ref_err);
-        else fprintf(f, ",,\n");
-        fflush(f);
-        for (int r = 0; r < s.nrot; r++) {
-          dev_free(&s.A[r]);
-          dev_free(&s.B[r]);
-          dev_free(&s.C[r]);
-        }
-        tl_kernel_destroy(s.k);
-      }
   fclose(f);
   printf("csv: %s\n", csv);
   if (ref_module) G.cuModuleUnload(ref_module);

@@ -407,8 +407,10 @@ typedef struct tl_gemm_config {
 } tl_gemm_config;
 
 /* The built-in candidate tile configurations for C[M, N] = A[M, K] B[K, N]
- * with inputs of dtype in (the one table of the project: benchmarks/gemm
- * uses the first that compiles, tl-run --tune times them all), best first,
+ * with inputs of dtype in for the cp.async + mma.sync lowering (any target;
+ * tl_gemm_configs_target picks the Hopper table where it applies;
+ * benchmarks/gemm uses the first that compiles, tl-run --tune times them
+ * all), best first,
  * by shape class: M <= 128 (decode-like: 64-row tiles waste less), then
  * grids of less than one or two waves on the GPU's SMs (the driver's SM
  * count of device 0; without a GPU that of the H200 the tables were
@@ -418,6 +420,28 @@ typedef struct tl_gemm_config {
  * non-positive sizes. */
 TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
                               size_t cap);
+/* The built-in candidates for the lowering that a kernel compiled for
+ * target with tl_compile_options.flags = flags takes (target NULL: the
+ * device default, tl_device_default_target; names as
+ * tl_compile_options.target).  On a target with wgmma (sm_90a) and none of
+ * TL_COMPILE_DISABLE_WGMMA, _TMA_LOWER, _WARP_SPECIALIZED in flags: the
+ * Hopper table (at most 16 configurations in all), configurations the
+ * warp-specialized TMA + wgmma lowering accepts: threads counts the
+ * consumer warpgroups (the compiler adds 128 producer threads), block_M a
+ * multiple of 64 per warpgroup, block_K 64 or 32, pipeline tiles plus the
+ * shared-memory staging of the epilogue within 227 KB.  Otherwise the
+ * mma.sync table, the same as tl_gemm_configs.  Same shape classes, copy
+ * and return conventions as tl_gemm_configs; 0 also for an unknown target
+ * name.  tl-run --tune searches this list for its --target and flags. */
+TL_API size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N,
+                                     int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
+/* Whether tl_gemm_configs_target(target, flags, ...) returns the Hopper
+ * table: target (NULL: tl_device_default_target) has wgmma (sm_90a) and
+ * flags has none of TL_COMPILE_DISABLE_WGMMA, _TMA_LOWER,
+ * _WARP_SPECIALIZED.  false for an unknown target name.  (Whether a given
+ * kernel then takes the Hopper path is the lowering's decision: the remarks
+ * of tl-opt --remarks say, and its PTX has wgmma.mma_async.) */
+TL_API bool tl_gemm_configs_use_hopper(const char *target, unsigned flags);
 
 /* The factory -D bindings of c: names "block_M", "block_N", "block_K",
  * "threads", "num_stages" (the first five), then "policy", "swizzle_panel";

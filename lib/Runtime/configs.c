@@ -18,6 +18,12 @@
  * best first.  Only 16-bit inputs (float16, bfloat16) have a table:
  * both use mma.sync.m16n8k16 with f32 accumulation, so the same tiles fit.
  *
+ * Two tables: the mma.sync one (tl_gemm_configs, tl_gemm_configs_for, and
+ * tl_gemm_configs_target for targets without wgmma or with the Hopper path
+ * turned off by a TL_COMPILE_DISABLE_* flag) and the Hopper one (below:
+ * tl_gemm_configs_target on a target with wgmma, sm_90a), with the same
+ * shape classes.
+ *
  * Sources of the hardware facts: ../shared/reference/mma-gemm/REPORT.md
  * (128x256x32 with 8 warps of 64x64 is the fastest mma.sync tile on the
  * H200; 256x128x32 close behind), ../shared/GPU.md (132 SMs, 227 KB of
@@ -27,6 +33,7 @@
 #include <string.h>
 
 #include "Runtime/kernel.h"
+#include "Support/target.h"
 #include "tilelang/runtime.h"
 
 /* {block_M, block_N, block_K, threads, num_stages, policy, swizzle_panel},
@@ -58,34 +65,129 @@ static const tl_gemm_config small_m[] = {
     {128, 128, 32, 128, 3, 0, 0}, {64, 256, 32, 256, 3, 0, 0},
 };
 
-size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
-                       size_t cap) {
-  int sms = tl_driver_sm_count();
-  return tl_gemm_configs_for(sms > 0 ? sms : TL_GEMM_CONFIGS_NO_GPU_SMS, M, N, K, in, out, cap);
+/* ---------------------------------------------------------------- Hopper
+ * Candidates for the warp-specialized wgmma path (lib/Lower/warp_specialize.c,
+ * sm_90a): threads counts the consumer warpgroups (the compiler adds one
+ * producer warpgroup of 128 threads, so threads + 128 <= 1024); block_M is a
+ * multiple of 64 split over threads / 128 warpgroups (each warpgroup takes
+ * whole 64-row blocks: m64nNk16, N = block_N per warpgroup up to 256);
+ * block_K 64 (128-byte rows of A, the 128-byte swizzle) or 32.  Shared
+ * memory: num_stages x (block_M + block_N) x block_K x 2 bytes of pipeline
+ * tiles plus the epilogue's C staging, block_M x (block_N + 8) x 2 bytes for
+ * a 16-bit output, under the 227 KB a block may opt in to (232448 bytes,
+ * lib/Support/target.c): 128x256x64 with 3 stages needs 147456 + 67584 =
+ * 215040 bytes, with 4 it would not fit.  Accumulators: 64 x block_N / 128
+ * f32 registers per thread per 64-row block (128 for m64n256), with the
+ * consumers' registers raised by setmaxnreg.
+ * Order (best first) by reasoning, not yet measured on our kernels:
+ * ../shared/HOPPER-GEMM.md (section 1-2) measures the hand-written kernel at
+ * 1.03-1.06x cuBLAS with 128x256x64, 2 consumer warpgroups of m64n256k16
+ * and 3 stages (the 128x128 tile of one warpgroup reached 0.54-0.60x), and
+ * TileLang's best tile is the same; cuBLAS itself picks 256x128 with
+ * BK 64 at 4096^3 (each of our warpgroups then runs two m64n128 blocks; the
+ * same bytes per FLOP); 128x256x32 with 4 stages keeps more loads in
+ * flight at the cost of twice the barrier round trips.  The integrator
+ * measures and reorders.  The table holds 13 distinct configurations in all
+ * (the issue's bound is 16; test/unit/test_gemm_configs_hopper.c checks
+ * both bounds, every rule above and that each lowers to wgmma). */
+static const tl_gemm_config hopper_large[] = {
+    {128, 256, 64, 256, 3, 0, 10}, {256, 128, 64, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
+    {128, 256, 64, 256, 3, 0, 0},  {128, 128, 64, 256, 4, 0, 8},  {64, 256, 64, 128, 4, 0, 8},
+    {128, 128, 64, 128, 4, 0, 8},  {128, 256, 64, 256, 2, 0, 10},
+};
+/* 2048^3: 128 blocks of 128x256 fill 128 of 132 SMs in one wave (one
+ * block per SM: 215040 bytes of shared memory); 128x128 makes 256 blocks,
+ * two waves of one block per SM (165888 bytes with 4 stages), the second
+ * 94% full, with half the work per barrier round trip */
+static const tl_gemm_config hopper_small_grid[] = {
+    {128, 256, 64, 256, 3, 0, 8}, {128, 128, 64, 256, 4, 0, 8}, {128, 128, 64, 128, 4, 0, 8},
+    {64, 256, 64, 128, 4, 0, 8},  {64, 128, 64, 128, 4, 0, 8},
+};
+/* 1024^3 (64 blocks of 128x128): 64-row tiles give 128 blocks, near one
+ * full wave */
+static const tl_gemm_config hopper_tiny_grid[] = {
+    {64, 128, 64, 128, 4, 0, 8}, {64, 256, 64, 128, 4, 0, 0}, {128, 128, 64, 256, 4, 0, 8},
+    {64, 64, 64, 128, 6, 0, 0},
+};
+/* M <= 128 (16 or 128 x 8192 x 8192): one 64-row block per warpgroup
+ * (a 128-row tile wastes up to half of it at M = 16), narrow N for more
+ * blocks (N / 64 = 128 at N = 8192), deep pipelines for the long K loop
+ * that streams B */
+static const tl_gemm_config hopper_small_m[] = {
+    {64, 64, 64, 128, 6, 0, 0}, {64, 128, 64, 128, 5, 0, 0}, {64, 128, 64, 128, 4, 0, 8},
+    {128, 128, 64, 256, 4, 0, 8}, {64, 256, 64, 128, 4, 0, 0},
+};
+
+/* One path's four lists, by shape class (the order of classify's result). */
+typedef struct config_table {
+  const tl_gemm_config *list[4];
+  size_t n[4];
+} config_table;
+static const config_table mma_sync_table = {
+    {large, small_grid, tiny_grid, small_m},
+    {sizeof large / sizeof large[0], sizeof small_grid / sizeof small_grid[0],
+     sizeof tiny_grid / sizeof tiny_grid[0], sizeof small_m / sizeof small_m[0]}};
+static const config_table hopper_table = {
+    {hopper_large, hopper_small_grid, hopper_tiny_grid, hopper_small_m},
+    {sizeof hopper_large / sizeof hopper_large[0], sizeof hopper_small_grid / sizeof hopper_small_grid[0],
+     sizeof hopper_tiny_grid / sizeof hopper_tiny_grid[0], sizeof hopper_small_m / sizeof hopper_small_m[0]}};
+
+/* The shape class: 0 large, 1 small grid, 2 tiny grid, 3 small M (the
+ * header comment's rules; the same for both paths, so that the classes mean
+ * the same shapes in both tables). */
+static int classify(int sms, int64_t M, int64_t N) {
+  /* blocks of 256x128 (the large class's tile of either path), in double to
+   * avoid overflow for huge shapes */
+  double big_blocks = (double)((M + 255) / 256) * (double)((N + 127) / 128);
+  if (M <= 128) return 3;
+  if ((double)((M + 127) / 128) * (double)((N + 127) / 128) < sms) return 2;
+  if (big_blocks < 2.0 * sms) return 1;
+  return 0;
 }
 
-size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
+static size_t configs_from(const config_table *t, int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
                            tl_gemm_config *out, size_t cap) {
   if (M <= 0 || N <= 0 || K <= 0 || sms <= 0) return 0;
   if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
     return 0;
-  const tl_gemm_config *list = large;
-  size_t n = sizeof large / sizeof large[0];
-  /* blocks of the large class's first tile (256x128), in double to avoid
-   * overflow for huge shapes */
-  double big_blocks = (double)((M + 255) / 256) * (double)((N + 127) / 128);
-  if (M <= 128) {
-    list = small_m;
-    n = sizeof small_m / sizeof small_m[0];
-  } else if ((double)((M + 127) / 128) * (double)((N + 127) / 128) < sms) {
-    list = tiny_grid;
-    n = sizeof tiny_grid / sizeof tiny_grid[0];
-  } else if (big_blocks < 2.0 * sms) {
-    list = small_grid;
-    n = sizeof small_grid / sizeof small_grid[0];
-  }
-  for (size_t i = 0; out && i < n && i < cap; i++) out[i] = list[i];
-  return n;
+  int c = classify(sms, M, N);
+  for (size_t i = 0; out && i < t->n[c] && i < cap; i++) out[i] = t->list[c][i];
+  return t->n[c];
+}
+
+static int device_sms(void) {
+  int sms = tl_driver_sm_count();
+  return sms > 0 ? sms : TL_GEMM_CONFIGS_NO_GPU_SMS;
+}
+
+size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
+                       size_t cap) {
+  return tl_gemm_configs_for(device_sms(), M, N, K, in, out, cap);
+}
+
+size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
+                           tl_gemm_config *out, size_t cap) {
+  return configs_from(&mma_sync_table, sms, M, N, K, in, out, cap);
+}
+
+bool tl_gemm_configs_use_hopper(const char *target, unsigned flags) {
+  const tl_target *t = tl_target_lookup(target ? target : tl_device_default_target());
+  return t && t->wgmma &&
+         !(flags & (TL_COMPILE_DISABLE_WGMMA | TL_COMPILE_DISABLE_TMA_LOWER |
+                    TL_COMPILE_DISABLE_WARP_SPECIALIZED));
+}
+
+size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
+                                  int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
+  const char *name = target ? target : tl_device_default_target();
+  if (!tl_target_lookup(name)) return 0;
+  return configs_from(tl_gemm_configs_use_hopper(name, flags) ? &hopper_table : &mma_sync_table, sms, M,
+                      N, K, in, out, cap);
+}
+
+size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N, int64_t K,
+                              tl_dtype in, tl_gemm_config *out, size_t cap) {
+  return tl_gemm_configs_target_for(device_sms(), target, flags, M, N, K, in, out, cap);
 }
 
 size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7], char storage[7][16]) {

@@ -268,6 +268,9 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
  * a GPU). */
 size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
                            tl_gemm_config *out, size_t cap);
+/* tl_gemm_configs_target for a GPU with sms SMs. */
+size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
+                                  int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
 /* The SM count the tile tables assume without a GPU (the CPU executor):
  * that of the H200 the tables were measured on (../shared/GPU.md), so that a
  * machine without a GPU picks the tile the H200 would; on the CPU executor

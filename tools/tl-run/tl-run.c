@@ -22,8 +22,10 @@
  * kernel's T.gemm ops (tl_kernel_gemm_flops).  (5) --tune (CUDA only, T.gemm
  * kernels whose factory has block_M, block_N, block_K, threads and
  * num_stages parameters, like examples/gemm.py): the configuration given
- * (defaults and -D) and each built-in candidate of tl_gemm_configs for the
- * problem's M, N, K and input dtype (M, N from the output's shape, K from
+ * (defaults and -D) and each built-in candidate of tl_gemm_configs_target
+ * for --target (else the device's) and the compile flags, i.e. the Hopper
+ * (warp-specialized wgmma) table on sm_90a and the mma.sync table elsewhere,
+ * for the problem's M, N, K and input dtype (M, N from the output's shape, K from
  * the T.gemm FLOPs) are compiled, run on the same inputs, compared with the
  * given configuration's output (tolerance as --check; a mismatch rejects the
  * candidate) and timed as --bench (median of 100 after 10 warm-ups); one
@@ -705,10 +707,11 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   int64_t M = oshape[0], N = oshape[1];
   int64_t K = M > 0 && N > 0 ? (int64_t)llround(flops / (2.0 * (double)M * (double)N)) : 0;
   tl_gemm_config cands[64];
-  size_t nc = tl_gemm_configs(M, N, K, rs->p[first_tensor].dtype, cands, 64);
+  const char *tgt = in->co->target ? in->co->target : tl_device_default_target();
+  size_t nc = tl_gemm_configs_target(tgt, in->co->flags, M, N, K, rs->p[first_tensor].dtype, cands, 64);
   if (nc > 64) nc = 64;
-  printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s: the given configuration and %zu "
-         "candidate(s)\n", M, N, K, tl_dtype_name(rs->p[first_tensor].dtype), nc);
+  printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s, target %s: the given configuration and %zu "
+         "candidate(s)\n", M, N, K, tl_dtype_name(rs->p[first_tensor].dtype), tgt, nc);
 
   /* the given configuration: reference output and first time */
   results base = {0};
