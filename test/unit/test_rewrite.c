@@ -236,7 +236,7 @@ Test(passes, registry_and_run) {
   const char *good[] = {"check-supported", "atomic", "warp-specialize", "pipeline", "barriers", "versioning",
                         "layout-inference", "lower-tile-ops"};
   tl_pass_options po = {.target = "sm_80", .verify_each = true};
-  cr_expect_eq(tl_module_run_passes(ctx, m, good, 7, &po), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_expect_eq(tl_module_run_passes(ctx, m, good, 8, &po), TL_OK, "%s", tl_context_last_error(ctx));
   char *t = NULL;
   cr_assert_eq(tl_module_print(ctx, m, &t), TL_OK);
   cr_expect(strstr(t, "A[T.get_thread_binding(0)] = A[T.get_thread_binding(0)] * 2.0"), "%s", t);

@@ -124,6 +124,11 @@ static void usage(FILE *f) {
       "                        tile configurations, print a line per candidate, keep\n"
       "                        the fastest correct one for the run\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
+      "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True:\n"
+      "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
+      "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
+      "                        stays on cp.async + mma.sync), tl.enable_fast_math\n"
+      "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  -h, --help            show this help and exit\n"
       "\n"
@@ -839,7 +844,7 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL };
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -852,6 +857,8 @@ int main(int argc, char **argv) {
       {"tune", no_argument, NULL, OPT_TUNE},
       {"target", required_argument, NULL, OPT_TARGET},
       {"kernel", required_argument, NULL, OPT_KERNEL},
+      {"remarks", no_argument, NULL, OPT_REMARKS},
+      {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -859,6 +866,7 @@ int main(int argc, char **argv) {
   int device = DEV_AUTO;
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false;
+  unsigned compile_flags = 0; /* --pass-config */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
   int *oi = NULL;
@@ -974,6 +982,24 @@ int main(int argc, char **argv) {
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
+      case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
+      case OPT_PASS_CONFIG: {
+        static const struct { const char *key; unsigned flag; } pcs[] = {
+            {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
+            {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
+            {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
+            {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
+        };
+        size_t i = 0;
+        while (i < sizeof pcs / sizeof pcs[0] && strcmp(optarg, pcs[i].key) != 0) i++;
+        if (i == sizeof pcs / sizeof pcs[0]) {
+          rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
+                                  "tl.disable_warp_specialized, tl.enable_fast_math)", optarg);
+          goto done;
+        }
+        compile_flags |= pcs[i].flag;
+        break;
+      }
       case OPT_KERNEL: kernel_name = optarg; break;
       case OPT_TARGET:
         if (!tl_cli_check_target(optarg)) {
@@ -1038,7 +1064,7 @@ int main(int argc, char **argv) {
   co.out_idx_mode = oi_mode;
   co.out_idx = oi;
   co.n_out_idx = noi;
-  co.flags = TL_COMPILE_POISON_OUTPUTS;
+  co.flags = TL_COMPILE_POISON_OUTPUTS | compile_flags;
   co.kernel = kernel_name;
   co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
   s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &k);
@@ -1046,6 +1072,7 @@ int main(int argc, char **argv) {
     tl_cli_print_library_error(ctx, s);
     goto done;
   }
+  fputs(tl_context_warnings(ctx), stderr); /* warnings, and --remarks */
 
   /* parameters, dynamic dims, scalars */
   rs.ctx = ctx;
