@@ -104,6 +104,15 @@ static bool make_box(sx *x, const tl_expr *e, const tl_tma_call *tc, const sx_bu
   if (b->smem_addr % 128)
     return sx_fail(x, "T.%s: the shared image at '%s'[%lld] (byte %lld) is not 128-byte aligned", name,
                    dst->b->name, (long long)el, (long long)b->smem_addr);
+  /* measured on the H200 (2026-12-01): an innermost coordinate whose byte
+   * offset is not a multiple of 16 (e.g. 8x32 f16 boxes at column 10) makes
+   * the copy fault with CUDA_ERROR_ILLEGAL_INSTRUCTION; multiples of 16
+   * bytes, negative ones included, work */
+  int64_t inner = b->coord[b->rank - 1] * src->eb;
+  if (inner % 16 != 0)
+    return sx_fail(x, "T.%s: the innermost coordinate %lld of tensor '%s' is %lld bytes from its row start, not a "
+                   "multiple of 16 (the GPU faults: illegal instruction) in thread %d", name,
+                   (long long)b->coord[b->rank - 1], src->b->name, (long long)inner, x->tbase + t);
   int64_t n = box_bytes(b) / 16, size = dst->elems * dst->eb;
   for (int64_t i = 0; i < n; i++) {
     int64_t at = chunk_at(b, dst, i);

@@ -184,6 +184,9 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
       return "a copy's source region is not (1, ..., rows, cols) of its tile";
   }
   if (!whole(dr)) return "a copy writes part of its tile";
+  /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
+  if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
+    return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
   /* TMA: every stride but the innermost a multiple of 16 bytes (static). */
   int64_t stride = 2;
   for (int k = r - 1; k >= 1; k--) {

@@ -9,10 +9,12 @@
 #    box (32, 64), swizzle 128 (4096 bytes) at origin (t // 4 * 32 - 4,
 #    t % 4 * 64 - 8): boxes over the top/left edge (negative coordinates)
 #    and past the bottom/right edge (zero fill); and box (8, 24), no swizzle
-#    (384 bytes, inner 48 bytes) at (t * 7 - 3, t * 13 - 10): a second map
+#    (384 bytes, inner 48 bytes) at (t * 7 - 3, t * 16 - 24): a second map
 #    over the same tensor.
 #  - B bfloat16 [3, 50, 40]: box (2, 16, 32), swizzle 64 (2048 bytes) at
-#    (t % 3 - 1, t // 4 * 16 - 3, t % 4 * 12 - 5).
+#    (t % 3 - 1, t // 4 * 16 - 3, t % 4 * 16 - 8).
+# Innermost coordinates are multiples of 16 bytes: other offsets fault on the
+# H200 (illegal instruction; docs/simt-ir.md "TMA tensor copies").
 # Shared layout (smem-plan in order): A_s at 0 (1024-aligned), B_s at 4096
 # (1024-aligned), C_s at 6144 (128-aligned), bars after.
 import tilelang.language as T
@@ -34,8 +36,8 @@ def main(A: T.Tensor((100, 200), "float16"), B: T.Tensor((3, 50, 40), "bfloat16"
         if T.get_thread_binding(0) == 0:
             T.ptx_mbarrier_arrive_expect_tx(bars, 0, 6528)
             T.ptx_tma_load(A_s, 0, bars, 0, A, 128, 32, 64, t // 4 * 32 - 4, t % 4 * 64 - 8)
-            T.ptx_tma_load(B_s, 0, bars, 0, B, 64, 2, 16, 32, t % 3 - 1, t // 4 * 16 - 3, t % 4 * 12 - 5)
-            T.ptx_tma_load(C_s, 0, bars, 0, A, 0, 8, 24, t * 7 - 3, t * 13 - 10)
+            T.ptx_tma_load(B_s, 0, bars, 0, B, 64, 2, 16, 32, t % 3 - 1, t // 4 * 16 - 3, t % 4 * 16 - 8)
+            T.ptx_tma_load(C_s, 0, bars, 0, A, 0, 8, 24, t * 7 - 3, t * 16 - 24)
         if T.get_thread_binding(0) >= 32:
             c = T.get_thread_binding(0) - 32
             T.ptx_mbarrier_wait(bars, 0, 0)
