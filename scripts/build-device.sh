@@ -44,6 +44,7 @@ for tool in tl-run tl-opt; do
 done
 strip "$out"/bin/* 2>/dev/null || true
 cp examples/*.py "$out/examples/"
+cp scripts/sanitize-hopper.sh "$out/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
 # The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU
 # host): run-gpu.sh builds it there with nvcc, as a program that it runs and

@@ -17,6 +17,7 @@
 # SIMT-NEXT: T.ptx_mbarrier_init(ws_mbar, 3, 8)
 # SIMT: T.sync_threads()
 # SIMT-NEXT: if T.get_thread_binding(0) >= 256:
+# SIMT-NEXT: T.ptx_setmaxnreg(40, False)
 # SIMT-NEXT: if T.get_thread_binding(0) == 256:
 # SIMT-NEXT: for kp in T.serial(8):
 # SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r % 3 + 3, (ws_r // 3 + 1) % 2)
@@ -25,6 +26,7 @@
 # SIMT-NEXT: T.ptx_tma_load(B_shared, ws_r % 3 * 16384, ws_mbar, ws_r % 3, B, 128, 64, 64, kp * 64, bx * 256)
 # SIMT-COUNT-3: T.ptx_tma_load(B_shared,
 # SIMT: else:
+# SIMT-NEXT: T.ptx_setmaxnreg(232, True)
 # SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
 # SIMT: T.ptx_wgmma_fence()
 # SIMT: T.ptx_wgmma_ss(C_local, mi_1 * 128 + nt * 128, A_shared, ws_r_1 % 3 * 8192 + (kk // 4 * 8192 + ((wg_m * 64 + mi_1 * 128) * 64 + kk % 4 * 16)), 128, 16, 1024, 0, B_shared, ws_r_1 % 3 * 16384 + ((wg_n * 4 + nt * 4) * 4096 + kk * 1024), 128, 8192, 1024, 1, 256, 1)

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the Hopper GEMM path (issue 12, acceptance 4), on the
+# GPU host from the bundle (build-device/, scripts/build-device.sh):
+#   - racecheck and synccheck on a 512^3 f16 run of every built-in Hopper
+#     tile configuration (lib/Runtime/configs.c, hopper_* tables), NN, through
+#     test/GPU/kernels/gemm_general.py, each checked against the reference
+#     evaluator (tl-run --check);
+#   - memcheck on (1000, 1016, 760) (TMA, zero-filled partial boxes) and
+#     (503, 1017, 763) (rows not multiples of 16 bytes: the cp.async path).
+# Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
+# exit 1 when any run reports an error or fails its check.
+# Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
+set -uo pipefail
+bundle=${1:-$(dirname "$0")/../build-device}
+cd "$bundle" || exit 2
+export TL_KERNEL_DIR=examples
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+k=test/GPU/kernels/gemm_general.py
+# block_M block_N block_K threads num_stages swizzle_panel
+configs=("128 256 64 256 3 10" "256 128 64 256 3 10" "128 256 32 256 4 10" "128 128 64 256 4 8"
+         "64 256 64 128 4 8" "128 128 64 128 4 8" "128 256 64 256 2 10" "64 128 64 128 4 8"
+         "64 64 64 128 6 0" "64 128 64 128 5 0")
+fail=0
+one() { # tool, label, tl-run arguments...
+  local tool=$1 label=$2; shift 2
+  local log
+  log=$(timeout 300 "$cs" --tool "$tool" bin/tl-run --device=cuda --check --remarks "$@" 2>&1)
+  local summary check path
+  summary=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" <<<"$log" | tail -1)
+  check=$(grep -o "check: [A-Z]*" <<<"$log" | tail -1)
+  path=$(grep -q "takes the Hopper path" <<<"$log" && echo hopper || echo mma.sync)
+  printf '%-10s %-44s %-9s %-24s %s\n' "$tool" "$label" "$path" "${summary:-no summary}" "${check:-no check}"
+  [[ "$summary" == "ERROR SUMMARY: 0 errors" && "$check" == "check: PASS" ]] || { fail=1; tail -20 <<<"$log"; }
+}
+for c in "${configs[@]}"; do
+  read -r bm bn bk th st sw <<<"$c"
+  for tool in racecheck synccheck; do
+    one "$tool" "512^3 ${bm}x${bn}x${bk}/${th}t/s${st}/swz${sw}" -D M=512 -D N=512 -D K=512 -D block_M="$bm" \
+      -D block_N="$bn" -D block_K="$bk" -D threads="$th" -D num_stages="$st" -D swizzle_panel="$sw" "$k"
+  done
+done
+one memcheck "(1000,1016,760) 128x256x64/256t/s3" -D M=1000 -D N=1016 -D K=760 -D block_M=128 -D block_N=256 \
+  -D block_K=64 -D threads=256 "$k"
+one memcheck "(1000,1016,760) gemm.py as written" -D M=1000 -D N=1016 -D K=760 examples/gemm.py
+one memcheck "(503,1017,763) 128x256x64/256t/s3" -D M=503 -D N=1017 -D K=763 -D block_M=128 -D block_N=256 \
+  -D block_K=64 -D threads=256 "$k"
+exit $fail

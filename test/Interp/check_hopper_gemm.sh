@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The sm_90a GEMM path on the CPU SIMT executor (issue 12, acceptance 7; label
+# "interp"): each case is lowered for --target=sm_90a and run by tl-run
+# --device=cpu --check against the tile-level reference evaluator; the
+# remark (--remarks) must name the path the case is meant to take (the Hopper
+# path: TMA + mbarriers + wgmma + a producer warpgroup; or the cp.async +
+# mma.sync fallback), and the check must print PASS.  Two schedule seeds per
+# case (the executor's random warp interleavings, docs/simt-ir.md).
+# Usage: check_hopper_gemm.sh TL_RUN EXAMPLES_DIR GPU_KERNELS_DIR
+set -uo pipefail
+tlrun=$1 ex=$2 kd=$3
+fail=0 n=0
+run() { # expected path (hopper|mma), label, tl-run arguments...
+  local want=$1 label=$2; shift 2
+  for seed in 1 7; do
+    local out path
+    out=$("$tlrun" --device=cpu --target=sm_90a --check --remarks --schedule-seed=$seed "$@" 2>&1)
+    if grep -q "takes the Hopper path" <<<"$out"; then path=hopper
+    elif grep -q "stays on the cp.async + mma.sync path" <<<"$out"; then path=mma
+    else path=none; fi
+    n=$((n + 1))
+    if [[ "$path" != "$want" ]] || ! grep -q "^check: PASS" <<<"$out"; then
+      echo "FAIL $label (seed $seed): path $path (want $want)"
+      tail -5 <<<"$out"
+      fail=1
+    else
+      echo "ok   $label (seed $seed): $path path, check: PASS"
+    fi
+  done
+}
+g=$ex/gemm.py k=$kd/gemm_general.py
+run hopper "gemm.py as written, 256^3" -D M=256 -D N=256 -D K=256 "$g"
+run hopper "gemm.py 128x256x64/256 threads, tail (200,264,136)" -D M=200 -D N=264 -D K=136 -D block_M=128 \
+  -D block_N=256 -D block_K=64 -D threads=256 "$g"
+run mma "gemm.py (53,129,71): rows not multiples of 16 bytes" -D M=53 -D N=129 -D K=71 "$g"
+run hopper "gemm.py K of one tile" -D M=128 -D N=128 -D K=32 "$g"
+for s in 1 2 4 5; do run hopper "gemm.py num_stages=$s" -D M=128 -D N=256 -D K=256 -D num_stages=$s "$g"; done
+run hopper "gemm.py f16 accumulator" -D M=128 -D N=128 -D K=256 -D accum_dtype=float16 "$g"
+run hopper "gemm_general.py transpose_A" -D M=128 -D N=128 -D K=128 -D trans_A=True "$k"
+run hopper "gemm_general.py transpose_B bf16" -D M=128 -D N=256 -D K=128 -D trans_B=True -D dtype=bfloat16 \
+  -D out_dtype=bfloat16 "$k"
+run hopper "gemm_general.py 256x128x64/256 threads, transpose_A+B" -D M=256 -D N=128 -D K=128 -D block_M=256 \
+  -D block_N=128 -D block_K=64 -D threads=256 -D trans_A=True -D trans_B=True "$k"
+run hopper "gemm_dynamic_m.py m=17" --dim m=17 -D N=128 -D K=128 "$ex/gemm_dynamic_m.py"
+for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
+  run mma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
+done
+echo "check_hopper_gemm: $n runs"
+exit $fail

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The sm_90a PTX of every GEMM example (issue 12, acceptance 7; label
+# "ptxas"): tl-opt --target=sm_90a must take the Hopper path (the PTX has
+# wgmma.mma_async, cp.async.bulk.tensor and setmaxnreg), and the PTX must pass
+# `ptxas -arch=sm_90a` without spills.  A missing ptxas is a failure.
+# Usage: hopper_gemm_ptx.sh TL_OPT EXAMPLES_DIR
+set -uo pipefail
+tlopt=$1 ex=$2
+ptxas=${TL_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+[[ -x "$ptxas" ]] || { echo "FAIL: ptxas not found (install the CUDA toolkit or set TL_PTXAS)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { # label, tl-opt arguments...
+  local label=$1; shift
+  if ! "$tlopt" --target=sm_90a --emit=ptx "$@" >"$tmp/k.ptx" 2>"$tmp/err"; then
+    echo "FAIL $label: $(head -3 "$tmp/err")"; fail=1; return
+  fi
+  local miss=""
+  for w in wgmma.mma_async cp.async.bulk.tensor setmaxnreg; do grep -q "$w" "$tmp/k.ptx" || miss+=" $w"; done
+  if [[ -n "$miss" ]]; then echo "FAIL $label: the PTX has no$miss"; fail=1; return; fi
+  if ! "$ptxas" -arch=sm_90a -v -o "$tmp/k.cubin" "$tmp/k.ptx" >"$tmp/v" 2>&1; then
+    echo "FAIL $label: ptxas -arch=sm_90a: $(head -3 "$tmp/v")"; fail=1; return
+  fi
+  if grep -E "[1-9][0-9]* bytes spill" "$tmp/v" >/dev/null; then
+    echo "FAIL $label: ptxas spills: $(grep -m1 spill "$tmp/v")"; fail=1; return
+  fi
+  echo "ok   $label: wgmma + TMA, $(grep -m1 -o 'Used [0-9]* registers' "$tmp/v"), no spills"
+}
+check "gemm.py" "$ex/gemm.py"
+check "gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=256 \
+  -D block_K=64 -D threads=256 "$ex/gemm.py"
+check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
+check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
+check "gemm_splitk.py" "$ex/gemm_splitk.py"
+exit $fail
