@@ -26,11 +26,12 @@ one() { # tool, label, tl-run arguments...
   local log
   log=$(timeout 300 "$cs" --tool "$tool" bin/tl-run --device=cuda --check --remarks "$@" 2>&1)
   local summary check path
-  summary=$(grep -o "ERROR SUMMARY: [0-9]* error[s]*" <<<"$log" | tail -1)
+  summary=$(grep -oE "ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)" <<<"$log" | tail -1)
   check=$(grep -o "check: [A-Z]*" <<<"$log" | tail -1)
   path=$(grep -q "takes the Hopper path" <<<"$log" && echo hopper || echo mma.sync)
-  printf '%-10s %-44s %-9s %-24s %s\n' "$tool" "$label" "$path" "${summary:-no summary}" "${check:-no check}"
-  [[ "$summary" == "ERROR SUMMARY: 0 errors" && "$check" == "check: PASS" ]] || { fail=1; tail -20 <<<"$log"; }
+  printf '%-10s %-40s %-9s %-62s %s\n' "$tool" "$label" "$path" "${summary:-no summary}" "${check:-no check}"
+  [[ ( "$summary" == "ERROR SUMMARY: 0 errors" || "$summary" == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" ) \
+     && "$check" == "check: PASS" ]] || { fail=1; grep -v "^\s*$" <<<"$log" | tail -12; }
 }
 for c in "${configs[@]}"; do
   read -r bm bn bk th st sw <<<"$c"

@@ -15,7 +15,8 @@
  *         for s: T.ptx_mbarrier_init(mbar, s, 1); T.ptx_mbarrier_init(mbar, S + s, consumer warps)
  *     T.sync_threads()                              # every thread, producer included
  *     if tid >= threads:                            # the producer warpgroup (128 threads added)
- *         T.ptx_setmaxnreg(40, False)               # registers to the consumers
+ *         T.ptx_setmaxnreg(40, False)               # registers to the consumers (when their
+ *                                                   # accumulators take >= 128 registers)
  *         if tid == threads:                        # one thread issues every TMA load
  *             for kp in T.serial(lo, lo + n):
  *                 r = kp - lo
@@ -494,11 +495,19 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   tl_stmt *body = p->kernel->u.kernel.body;
   stmt_vec pre = {0}, cons = {0};
   bool ok = true;
-  {
+  tl_buffer *Cacc = p->gemm->u.tile.args[2].region.buffer;
+  int64_t cm = 0, cn = 0;
+  tl_expr_is_const_int(Cacc->shape[0], &cm);
+  tl_expr_is_const_int(Cacc->shape[1], &cn);
+  if (cm * cn / T >= 128) {
     /* the register file to the consumers (HOPPER-GEMM.md §2): the producer
      * keeps 40 per thread, the consumers share the rest, at most 240
      * (measured on the H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3,
-     * 0.94-0.96x -> 0.97-1.00x cuBLAS) */
+     * 0.94-0.96x -> 0.97-1.00x cuBLAS).  Only when the accumulators take
+     * 128 or more registers per consumer thread: such a block has the SM to
+     * itself anyway, while smaller tiles (64x64 at M = 128) run several
+     * blocks per SM, which the reallocation would prevent (0.75x -> 0.55x
+     * cuBLAS at 128x8192x8192, measured) */
     int64_t give = (65536 - 128 * 40) / T / 8 * 8;
     if (give > 240) give = 240;
     tl_expr *pa[2] = {I(b, 40), tl_ir_int(m, b->loc, TL_BOOL, 0)}, *ca[2] = {I(b, give), tl_ir_int(m, b->loc, TL_BOOL, 1)};
