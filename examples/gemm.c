@@ -98,8 +98,10 @@ int main(int argc, char **argv) {
   s.M = (int)a0, s.K = (int)a1, s.N = (int)b1;
   tl_dtype dt = tl_kernel_param_dtype(s.k, 0);
   s.d = dt.code == TL_TYPE_BFLOAT ? DT_BF16 : dt.bits == 32 ? DT_F32 : DT_F16;
-  printf("gemm: %s, M=%d N=%d K=%d %s, compiled for %s in %.0f ms\n", file, s.M, s.N, s.K, dt_name(s.d),
-         tl_kernel_target(s.k), t_compile);
+  printf("gemm: %s, M=%d N=%d K=%d %s, compiled for %s in %.0f ms (%s)\n", file, s.M, s.N, s.K, dt_name(s.d),
+         tl_kernel_target(s.k), t_compile,
+         strstr(tl_kernel_ptx(s.k), "wgmma.mma_async") ? "Hopper path: TMA + mbarriers + wgmma, producer warpgroup"
+                                                      : "cp.async + ldmatrix + mma.sync path");
 
   rng_seed((uint64_t)time(NULL));
   int64_t sa[2] = {s.M, s.K}, sb[2] = {s.K, s.N}, sc[2] = {s.M, s.N};

@@ -456,8 +456,8 @@ val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast) {
 
 /* A tilelang.jit(...) decorator's pass_configs (a dict evaluated in the
  * module scope): "tl.enable_fast_math" sets E->jit_fast_math; TileLang's
- * configs that select among lowerings ("tl.disable_wgmma", ...: accepted,
- * no effect yet) set E->jit_configs; other keys are errors. */
+ * configs that select among lowerings ("tl.disable_wgmma", ...: each keeps
+ * GEMMs off the Hopper path) set E->jit_configs; other keys are errors. */
 void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
   E->jit_fast_math = false;
   E->jit_configs = (tl_pass_configs){0};

@@ -53,10 +53,10 @@ const char *tl_target_names(void);
 
 /* TileLang's pass configs that choose among lowerings
  * (@tilelang.jit(pass_configs={...}) and T.func_attr, boolean each; all
- * false by default).  They are accepted, printed and compared now and
- * change nothing yet: this compiler does not use wgmma, TMA or warp
- * specialization so far.  ("tl.enable_fast_math", the pass config that acts
- * on code generation, is tl_primfunc.fast_math.) */
+ * false by default).  Each keeps a GEMM main loop off the sm_90a path of
+ * TMA + mbarriers + wgmma + a producer warpgroup (lib/Lower/
+ * warp_specialize.c), on cp.async + mma.sync.  ("tl.enable_fast_math", the
+ * pass config that acts on code generation, is tl_primfunc.fast_math.) */
 typedef struct tl_pass_configs {
   bool disable_wgmma;            /* "tl.disable_wgmma": no wgmma, mma.sync instead */
   bool disable_tma_lower;        /* "tl.disable_tma_lower": no TMA for copies */
