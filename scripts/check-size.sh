@@ -22,7 +22,7 @@ lib/Lower/lower_reduce.c:lower_distributed 172  one reduction lowering: per thre
 lib/Lower/pipeline_loop.c:pipeline_loop 169  the software-pipelining rewrite of one loop: prologue, steady state, epilogue (to split)
 lib/Runtime/bind.c:tl_rt_bind_on       195  argument binding: one pass over the parameters (to split)
 lib/Runtime/call.c:cuda_call           216  the CUDA launch sequence (to split)
-tools/tl-run/tl-run.c:main             394  option parsing and the run loop in one function (to split)
+tools/tl-run/tl-run.c:main             406  option parsing and the run loop in one function (to split; +12: --remarks, --pass-config)
 '
 
 if ! command -v ctags >/dev/null || ! ctags --version 2>/dev/null | grep -q 'Universal Ctags'; then

@@ -841,6 +841,24 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
+/* --pass-config=KEY: the compile flag of TileLang's pass config KEY set to
+ * True (include/tilelang/runtime.h TL_COMPILE_*) added to *flags; false for
+ * an unknown key. */
+static bool pass_config_flag(const char *key, unsigned *flags) {
+  static const struct { const char *key; unsigned flag; } pcs[] = {
+      {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
+      {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
+      {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
+      {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
+  };
+  for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
+    if (strcmp(key, pcs[i].key) == 0) {
+      *flags |= pcs[i].flag;
+      return true;
+    }
+  return false;
+}
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
@@ -983,23 +1001,13 @@ int main(int argc, char **argv) {
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
-      case OPT_PASS_CONFIG: {
-        static const struct { const char *key; unsigned flag; } pcs[] = {
-            {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
-            {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
-            {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
-            {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
-        };
-        size_t i = 0;
-        while (i < sizeof pcs / sizeof pcs[0] && strcmp(optarg, pcs[i].key) != 0) i++;
-        if (i == sizeof pcs / sizeof pcs[0]) {
+      case OPT_PASS_CONFIG:
+        if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
                                   "tl.disable_warp_specialized, tl.enable_fast_math)", optarg);
           goto done;
         }
-        compile_flags |= pcs[i].flag;
         break;
-      }
       case OPT_KERNEL: kernel_name = optarg; break;
       case OPT_TARGET:
         if (!tl_cli_check_target(optarg)) {
