@@ -230,6 +230,15 @@ bool tl_lower_versioning(tl_module *m, tl_primfunc *f, const tl_target *target, 
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* rasterize.c: T.use_swizzle → block-index remapping (SIMT IR). */
 bool tl_lower_rasterize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* The parameters of T.use_swizzle statement u (panel size P >= 1, enable,
+ * column order); false after a located error. */
+bool tl_raster_params(const tl_stmt *u, int64_t *P, bool *enable, bool *column, tl_diag *d);
+/* The rasterization map (rasterize.c's head comment) of the linear block
+ * index b of a gx x gy grid: six LET statements (lets[0..5]) binding fresh
+ * temporaries and finally out_x, out_y to the block's remapped (x, y).
+ * False on OOM. */
+bool tl_raster_lets(tl_module *m, tl_names *names, tl_loc loc, tl_expr *b, tl_expr *gx, tl_expr *gy, int64_t P,
+                    bool column, tl_var *out_x, tl_var *out_y, tl_stmt **lets);
 /* smem_plan.c: offsets of shared.dyn buffers in the dynamic block, reuse of
  * space between buffers whose lifetimes do not overlap, f->smem_bytes;
  * target->max_smem_per_block is the limit. */

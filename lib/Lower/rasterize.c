@@ -78,54 +78,42 @@ static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
   }
 }
 
-static tl_stmt *let_stmt(rz_state *st, tl_loc loc, tl_var *v, tl_expr *value) {
-  tl_stmt *s = tl_lo_let(st->m, loc, v, value);
-  if (!s) st->oom = true;
-  return s;
-}
-
 static tl_expr *as_i32(rz_state *st, tl_loc loc, tl_expr *e) {
   if (!e) return NULL;
   return tl_dtype_eq(e->dtype, TL_INT32) ? e : tl_ir_cast(st->m, loc, TL_INT32, e);
 }
 
-/* The remapping for one kernel. */
-static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
-  tl_module *m = st->m;
-  const tl_stmt *u = st->found;
+bool tl_raster_params(const tl_stmt *u, int64_t *P, bool *enable, bool *column, tl_diag *d) {
   tl_loc loc = u->loc;
-  int64_t P = 0, enable = 1;
+  int64_t en = 1;
+  *P = 0;
   const tl_expr *pe = u->u.tile.nargs > 0 ? u->u.tile.args[0].expr : NULL;
-  if (!pe || !tl_expr_is_const_int(pe, &P) || P < 1) {
-    tl_error(st->d, loc, "T.use_swizzle: panel_size must be a positive constant");
-    st->errors++;
+  if (!pe || !tl_expr_is_const_int(pe, P) || *P < 1) {
+    tl_error(d, loc, "T.use_swizzle: panel_size must be a positive constant");
     return false;
   }
   const tl_expr *ee = u->u.tile.attrs ? u->u.tile.attrs[1] : NULL;
-  if (ee && !tl_expr_is_const_int(ee, &enable)) {
-    tl_error(st->d, loc, "T.use_swizzle: enable must be a constant");
-    st->errors++;
+  if (ee && !tl_expr_is_const_int(ee, &en)) {
+    tl_error(d, loc, "T.use_swizzle: enable must be a constant");
     return false;
   }
   const tl_expr *oe = u->u.tile.attrs ? u->u.tile.attrs[0] : NULL;
-  bool column = oe && oe->kind == TL_EXPR_STRING && oe->u.str && strcmp(oe->u.str, "column") == 0;
-  if (!enable || k->u.kernel.ngrid < 2 || !k->u.kernel.block_vars[0] || !k->u.kernel.block_vars[1]) return true;
+  *enable = en != 0;
+  *column = oe && oe->kind == TL_EXPR_STRING && oe->u.str && strcmp(oe->u.str, "column") == 0;
+  return true;
+}
 
-  tl_var *old_x = k->u.kernel.block_vars[0], *old_y = k->u.kernel.block_vars[1];
-  tl_expr *gx = as_i32(st, loc, k->u.kernel.grid[0]), *gy = as_i32(st, loc, k->u.kernel.grid[1]);
-  tl_var *bx0 = tl_names_fresh_var(names, old_x->loc, "bx_launch", TL_INT32, TL_VAR_BLOCK);
-  tl_var *by0 = tl_names_fresh_var(names, old_y->loc, "by_launch", TL_INT32, TL_VAR_BLOCK);
+bool tl_raster_lets(tl_module *m, tl_names *names, tl_loc loc, tl_expr *b, tl_expr *gx, tl_expr *gy, int64_t P,
+                    bool column, tl_var *out_x, tl_var *out_y, tl_stmt **lets) {
   tl_var *vb = tl_names_fresh_var(names, loc, "rz_block", TL_INT32, TL_VAR_LET);
   tl_var *vp = tl_names_fresh_var(names, loc, "rz_panel", TL_INT32, TL_VAR_LET);
   tl_var *vo = tl_names_fresh_var(names, loc, "rz_offset", TL_INT32, TL_VAR_LET);
   tl_var *vs = tl_names_fresh_var(names, loc, "rz_stride", TL_INT32, TL_VAR_LET);
-  if (!gx || !gy || !bx0 || !by0 || !vb || !vp || !vo || !vs) { st->oom = true; return false; }
+  if (!b || !gx || !gy || !vb || !vp || !vo || !vs) return false;
   /* the panel runs along y (row order) or x (column order) */
   tl_expr *along = column ? gx : gy, *across = column ? gy : gx;
   tl_expr *Pe = tl_lo_int(m, loc, P);
   tl_expr *psize = tl_ir_binary(m, loc, TL_OP_MUL, Pe, across);
-  tl_expr *b = tl_ir_binary(m, loc, TL_OP_ADD, tl_ir_var(m, loc, bx0),
-                            tl_ir_binary(m, loc, TL_OP_MUL, tl_ir_var(m, loc, by0), gx));
   tl_expr *panel = tl_ir_binary(m, loc, TL_OP_FLOORDIV, tl_ir_var(m, loc, vb), psize);
   tl_expr *off = tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_ir_var(m, loc, vb), psize);
   tl_expr *npanels = tl_ir_binary(m, loc, TL_OP_FLOORDIV, tl_ir_binary(m, loc, TL_OP_ADD, along, tl_lo_int(m, loc, P - 1)), Pe);
@@ -143,13 +131,40 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
   tl_expr *pos = tl_ir_binary(m, loc, TL_OP_ADD, tl_ir_binary(m, loc, TL_OP_FLOORMOD, voe, vse),
                               tl_ir_binary(m, loc, TL_OP_MUL, vpe, Pe));
   tl_expr *new_x = column ? pos : zig, *new_y = column ? zig : pos;
+  tl_expr *vals[6] = {b, panel, off, stride, new_x, new_y};
+  tl_var *vars[6] = {vb, vp, vo, vs, out_x, out_y};
+  for (int i = 0; i < 6; i++) {
+    tl_expr *v = vals[i] && !tl_dtype_eq(vals[i]->dtype, TL_INT32) ? tl_ir_cast(m, loc, TL_INT32, vals[i]) : vals[i];
+    if (!v || !(lets[i] = tl_lo_let(m, loc, vars[i], v))) return false;
+  }
+  return true;
+}
+
+/* The remapping for one kernel. */
+static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
+  tl_module *m = st->m;
+  const tl_stmt *u = st->found;
+  tl_loc loc = u->loc;
+  int64_t P = 0;
+  bool enable = true, column = false;
+  if (!tl_raster_params(u, &P, &enable, &column, st->d)) {
+    st->errors++;
+    return false;
+  }
+  if (!enable || k->u.kernel.ngrid < 2 || !k->u.kernel.block_vars[0] || !k->u.kernel.block_vars[1]) return true;
+
+  tl_var *old_x = k->u.kernel.block_vars[0], *old_y = k->u.kernel.block_vars[1];
+  tl_expr *gx = as_i32(st, loc, k->u.kernel.grid[0]), *gy = as_i32(st, loc, k->u.kernel.grid[1]);
+  tl_var *bx0 = tl_names_fresh_var(names, old_x->loc, "bx_launch", TL_INT32, TL_VAR_BLOCK);
+  tl_var *by0 = tl_names_fresh_var(names, old_y->loc, "by_launch", TL_INT32, TL_VAR_BLOCK);
+  if (!gx || !gy || !bx0 || !by0) { st->oom = true; return false; }
+  tl_expr *b = tl_ir_binary(m, loc, TL_OP_ADD, tl_ir_var(m, loc, bx0),
+                            tl_ir_binary(m, loc, TL_OP_MUL, tl_ir_var(m, loc, by0), gx));
   old_x->kind = TL_VAR_LET;
   old_y->kind = TL_VAR_LET;
-  tl_stmt *lets[7] = {
-      let_stmt(st, loc, vb, b),      let_stmt(st, loc, vp, panel),  let_stmt(st, loc, vo, off),
-      let_stmt(st, loc, vs, stride), let_stmt(st, loc, old_x, as_i32(st, loc, new_x)),
-      let_stmt(st, loc, old_y, as_i32(st, loc, new_y)), k->u.kernel.body};
-  if (st->oom) return false;
+  tl_stmt *lets[7];
+  if (!tl_raster_lets(m, names, loc, b, gx, gy, P, column, old_x, old_y, lets)) { st->oom = true; return false; }
+  lets[6] = k->u.kernel.body;
   tl_stmt *body = tl_ir_seq(m, k->loc, 7, lets);
   if (!body) { st->oom = true; return false; }
   k->u.kernel.block_vars[0] = bx0;
