@@ -34,6 +34,11 @@
  *             if tid % 32 == 0: T.ptx_mbarrier_arrive(mbar, S + r % S) # this warp is done with it
  *         <the kernel's statements after the loop>
  *
+ * When the kernel's grid is 2-D (persist_plan below), the grid becomes
+ * min(tiles, target->sms) blocks and both roles loop over the block's output
+ * tiles (bx, by become LETs of the tile index, rasterized when the kernel
+ * has T.use_swizzle); the k-tile counter r then runs on across tiles.
+ *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
  * swizzle whose span is the tile's contiguous width, panels of 64 columns of
@@ -338,21 +343,120 @@ static tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
   return tl_ir_seq(b->m, b->loc, n, s);
 }
 
-/* `r = var - lo` as a LET; returns r's expression. */
-static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr **rel) {
+/* ------------------------------------------------------- persistent grid */
+/* A persistent kernel (HOPPER-GEMM.md §7): the grid becomes min(tiles, the
+ * target's SMs) blocks along x, and each block runs output tiles
+ * t = blockIdx.x + j * blocks, j = 0, 1, ...: bx, by become LETs of t
+ * (through T.use_swizzle's rasterization when the kernel has one), the
+ * producer's loop and the consumers' part run once per tile, and the k-tile
+ * counter r runs on across tiles (let_rel), so the producer fills the next
+ * tile's stages while the consumers store the previous tile.  Measured on
+ * the H200, 2026-12-01, same process: 0.967-0.969x -> 0.977-0.979x cuBLAS
+ * at 4096^3, 1.001-1.002x -> 1.005-1.006x at 8192^3, 0.99-1.00x -> 1.003-
+ * 1.005x at 4096x11008x4096 (f16, bf16 NN).  Kernels with a 3-D grid, or
+ * whose LETs before the loop or loop bounds use bx/by, stay one tile per
+ * block. */
+typedef struct ws_persist {
+  bool on;
+  tl_var *b;              /* the new block variable (blockIdx.x) */
+  tl_var *bx, *by;        /* the kernel's old block variables, now LETs of the consumers' tile */
+  tl_var *bxp, *byp;      /* the producer's copies */
+  tl_var *j, *jp;         /* tile-iteration loop variables (consumers, producer) */
+  tl_expr *gx, *gy, *blocks, *count;
+  const tl_stmt *swz;     /* the kernel's T.use_swizzle, or NULL */
+  tl_map subst;           /* bx -> bxp, by -> byp for the producer's copies */
+} ws_persist;
+
+static bool mentions_block_vars(const tl_expr *e, const tl_stmt *k) {
+  return !tl_expr_free_of(e, k->u.kernel.block_vars[0]) || !tl_expr_free_of(e, k->u.kernel.block_vars[1]);
+}
+
+/* Can kernel k of plan p run persistently?  Sets up pp when it can. */
+static bool persist_plan(ws_build *b, const tl_target *target, const ws_plan *p, ws_persist *pp) {
+  tl_stmt *k = p->kernel, *loop = p->loop;
+  memset(pp, 0, sizeof *pp);
+  tl_map_init(&pp->subst);
+  if (target->sms < 1 || k->u.kernel.ngrid != 2 || !k->u.kernel.block_vars[0] || !k->u.kernel.block_vars[1])
+    return false;
+  if (mentions_block_vars(loop->u.loop.extents[0], k) ||
+      (loop->u.loop.mins && loop->u.loop.mins[0] && mentions_block_vars(loop->u.loop.mins[0], k)))
+    return false;
+  tl_stmt *body = k->u.kernel.body;
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (s->kind == TL_STMT_LET && mentions_block_vars(s->u.let.value, k)) return false;
+    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE) pp->swz = s;
+  }
+  tl_module *m = b->m;
+  pp->bx = k->u.kernel.block_vars[0];
+  pp->by = k->u.kernel.block_vars[1];
+  pp->b = tl_names_fresh_var(b->names, b->loc, "ws_block", TL_INT32, TL_VAR_BLOCK);
+  pp->bxp = tl_names_fresh_var(b->names, b->loc, "bx_p", TL_INT32, TL_VAR_LET);
+  pp->byp = tl_names_fresh_var(b->names, b->loc, "by_p", TL_INT32, TL_VAR_LET);
+  pp->j = tl_names_fresh_var(b->names, b->loc, "ws_tile", TL_INT32, TL_VAR_LOOP);
+  pp->jp = tl_names_fresh_var(b->names, b->loc, "ws_tile_p", TL_INT32, TL_VAR_LOOP);
+  pp->gx = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[0]);
+  pp->gy = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[1]);
+  if (!pp->b || !pp->bxp || !pp->byp || !pp->j || !pp->jp || !pp->gx || !pp->gy) return false;
+  tl_expr *tiles = BIN(b, TL_OP_MUL, pp->gx, pp->gy);
+  tl_expr *mm[2] = {tiles, I(b, target->sms)};
+  pp->blocks = tl_ir_call(m, b->loc, TL_INTRIN_MIN, 2, mm);
+  /* the block's tiles: ceildiv(tiles - b, blocks) (b < blocks <= tiles) */
+  tl_expr *cd[2] = {BIN(b, TL_OP_SUB, tiles, V(b, pp->b)), pp->blocks};
+  pp->count = tl_ir_call(m, b->loc, TL_INTRIN_CEILDIV, 2, cd);
+  if (!pp->blocks || !pp->count || !tl_map_put(&pp->subst, pp->bx, V(b, pp->bxp)) ||
+      !tl_map_put(&pp->subst, pp->by, V(b, pp->byp)))
+    return false;
+  pp->on = true;
+  return true;
+}
+
+/* for j in T.serial(count): <x, y = tile j's block indices>; body */
+static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_stmt *body,
+                          tl_diag *d) {
+  tl_module *m = b->m;
+  tl_expr *t = BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
+  tl_stmt *st[7];
+  int n = 0;
+  if (pp->swz) {
+    int64_t P = 0;
+    bool enable = true, column = false;
+    if (!tl_raster_params(pp->swz, &P, &enable, &column, d)) return NULL;
+    if (enable) {
+      if (!tl_raster_lets(m, b->names, b->loc, t, pp->gx, pp->gy, P, column, x, y, st)) return NULL;
+      n = 6;
+    }
+  }
+  if (n == 0) {
+    st[0] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
+    st[1] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORDIV, t, pp->gx));
+    n = 2;
+  }
+  st[n++] = body;
+  tl_stmt *seq = SEQ(b, n, st);
+  return seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, pp->count, seq) : NULL;
+}
+
+/* `r = var - lo` (plus tiles * n in a persistent kernel: the k-tiles of the
+ * block's earlier output tiles, so that stages and phases run on across
+ * tiles) as a LET; returns r's expression. */
+static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr **rel) {
   tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
   *rel = r ? V(b, r) : NULL;
-  return r ? tl_lo_let(b->m, b->loc, r, BIN(b, TL_OP_SUB, V(b, var), lo)) : NULL;
+  tl_expr *v = BIN(b, TL_OP_SUB, V(b, var), lo);
+  if (tiles) v = BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, tiles, n), v);
+  return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
 
 /* The producer's TMA loads of iteration var (the copies' regions with the
  * loop variable replaced) into stage `stage`. */
 static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_buffer *mbar,
-                           stmt_vec *out) {
+                           const ws_persist *pp, stmt_vec *out) {
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
   bool ok = tl_map_put(&subst, kv, V(b, kp));
+  if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
   for (int i = 0; ok && i < p->nloads; i++) {
     const ws_load *ld = &p->loads[i];
     const tl_region *sr = &ld->s->u.tile.args[0].region;
@@ -414,133 +518,187 @@ static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage, int w
   return r;
 }
 
-static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names) {
-  ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
+/* The mbarriers, their initialisation by thread 0 and the barrier after it. */
+static bool ws_barriers(ws_build *b, int S, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
+  tl_module *m = b->m;
+  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!shape || !(shape[0] = I(b, 2 * S))) return false;
+  *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
+  tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
+  if (!*mbar || !alloc) return false;
+  alloc->u.alloc.buffer = *mbar;
+  stmt_vec init = {0};
+  bool ok = true;
+  for (int s = 0; ok && s < S; s++) {
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, s), I(b, 1)};
+    tl_expr *a2[3] = {REF(b, *mbar), I(b, S + s), I(b, T / 32)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
+         tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
+  }
+  tl_expr *tid = tl_lo_thread_index(m, b->loc);
+  tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
+                        : NULL;
+  tl_vec_free(&init);
+  return init_if && tl_vec_push(pre, alloc) && tl_vec_push(pre, init_if) &&
+         tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
+}
+
+/* The producer: thread T loops over the k-tiles (of each output tile when
+ * persistent), waits for the stage to be free, arms it and issues the TMA
+ * loads. */
+static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_persist *pp, tl_diag *d) {
+  tl_module *m = b->m;
   tl_stmt *loop = p->loop;
   int S = p->stages;
-  int64_t T = p->threads;
   tl_var *kv = loop->u.loop.vars[0];
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
-  /* barriers */
-  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 2 * S))) return NULL;
-  tl_buffer *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
-  tl_stmt *mbar_alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
-  if (!mbar || !mbar_alloc) return NULL;
-  mbar_alloc->u.alloc.buffer = mbar;
-  tl_expr *tid = tl_lo_thread_index(m, b->loc);
-  stmt_vec init = {0};
-  for (int s = 0; s < S; s++) {
-    tl_expr *a1[3] = {REF(b, mbar), I(b, s), I(b, 1)};
-    tl_expr *a2[3] = {REF(b, mbar), I(b, S + s), I(b, T / 32)};
-    if (!tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) ||
-        !tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2)))
-      return NULL;
-  }
-  tl_stmt *init_if = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL);
-  tl_vec_free(&init);
-  tl_stmt *sync = tl_lo_sync_threads(m, b->loc);
-
-  /* producer */
   int64_t bytes = 0;
   for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].rows * p->loads[i].cols * 2;
-  tl_var *kp = tl_names_fresh_var(names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
+  tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
   if (!kp) return NULL;
   tl_expr *prel;
-  tl_stmt *plet = let_rel(b, kp, lo, &prel);
+  tl_stmt *plet = let_rel(b, kp, lo, pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0], &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
-  {
-    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
-                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
-    tl_expr *ea[3] = {REF(b, mbar), pst, I(b, bytes)};
-    if (!tl_vec_push(&pbody, plet) || !tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) ||
-        !tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) ||
-        !producer_loads(b, p, kv, kp, pst, mbar, &pbody)) {
-      tl_vec_free(&pbody);
-      return NULL;
-    }
+  tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
+                    tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+  tl_expr *ea[3] = {REF(b, mbar), pst, I(b, bytes)};
+  bool ok = tl_vec_push(&pbody, plet) && tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
+            tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+            producer_loads(b, p, kv, kp, pst, mbar, pp, &pbody);
+  tl_stmt *ploop = ok ? tl_ir_stmt(m, b->loc, TL_STMT_FOR) : NULL;
+  tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  if (!ploop || !vars) {
+    tl_vec_free(&pbody);
+    return NULL;
   }
-  tl_stmt *ploop = tl_ir_stmt(m, b->loc, TL_STMT_FOR);
-  if (!ploop) return NULL;
   *ploop = *loop;
   ploop->u.loop.kind = TL_LOOP_SERIAL;
   ploop->u.loop.num_stages = -1;
-  ploop->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
-  if (!ploop->u.loop.vars) return NULL;
-  ploop->u.loop.vars[0] = kp;
+  vars[0] = kp;
+  ploop->u.loop.vars = vars;
   ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
   tl_vec_free(&pbody);
   if (!ploop->u.loop.body) return NULL;
-  tl_stmt *producer = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, T)), ploop, NULL);
+  tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d) : ploop;
+  return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
+              : NULL;
+}
 
-  /* consumer loop (each iteration's wgmma group completes before its stage
-   * is released; leaving it in flight (wg_wait 1) and releasing the
-   * previous stage instead was measured slower on the H200 with the 3 stages
-   * that fit beside the epilogue's staging tile: 0.92x against 0.95x cuBLAS
-   * at 4096^3 and 8192^3, 2026-12-01) */
+/* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
+ * one arrival per warp on its empty barrier (each iteration's wgmma group
+ * completes before its stage is released; leaving it in flight (wg_wait 1)
+ * and releasing the previous stage instead was measured slower on the H200
+ * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
+ * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
+static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp) {
+  tl_module *m = b->m;
+  tl_stmt *loop = p->loop;
+  int S = p->stages;
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
   tl_expr *crel;
-  tl_stmt *clet = let_rel(b, kv, lo, &crel);
+  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, pp->on ? V(b, pp->j) : NULL, loop->u.loop.extents[0], &crel);
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
   tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, S))};
+  tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
                              CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
   tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst, 0), arrive};
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  if (!(loop->u.loop.body = SEQ(b, 4, cb))) return NULL;
+  return (loop->u.loop.body = SEQ(b, 4, cb)) != NULL;
+}
 
-  /* the kernel body: prefix, init, sync, branch */
-  tl_stmt *body = p->kernel->u.kernel.body;
-  stmt_vec pre = {0}, cons = {0};
-  bool ok = true;
-  tl_buffer *Cacc = p->gemm->u.tile.args[2].region.buffer;
-  int64_t cm = 0, cn = 0;
-  tl_expr_is_const_int(Cacc->shape[0], &cm);
-  tl_expr_is_const_int(Cacc->shape[1], &cn);
-  if (cm * cn / T >= 128) {
-    /* the register file to the consumers (HOPPER-GEMM.md §2): the producer
-     * keeps 40 per thread, the consumers share the rest, at most 240
-     * (measured on the H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3,
-     * 0.94-0.96x -> 0.97-1.00x cuBLAS).  Only when the accumulators take
-     * 128 or more registers per consumer thread: such a block has the SM to
-     * itself anyway, while smaller tiles (64x64 at M = 128) run several
-     * blocks per SM, which the reallocation would prevent (0.75x -> 0.55x
-     * cuBLAS at 128x8192x8192, measured) */
-    int64_t give = (65536 - 128 * 40) / T / 8 * 8;
-    if (give > 240) give = 240;
-    tl_expr *pa[2] = {I(b, 40), tl_ir_int(m, b->loc, TL_BOOL, 0)}, *ca[2] = {I(b, give), tl_ir_int(m, b->loc, TL_BOOL, 1)};
-    tl_stmt *pdec = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, pa), *cinc = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, ca);
-    tl_stmt *ps[2] = {pdec, producer};
-    if (!cinc || !(producer = SEQ(b, 2, ps)) || !tl_vec_push(&cons, cinc)) return NULL;
-  }
-  for (int i = 0; ok && i < body->u.seq.n; i++) {
-    tl_stmt *s = body->u.seq.stmts[i];
-    bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET ||
-                                (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE));
-    ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&cons, s);
-  }
-  tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
-  tl_stmt *branch = tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tid, I(b, T)), producer, consumer);
-  ok = ok && tl_vec_push(&pre, mbar_alloc) && tl_vec_push(&pre, init_if) && tl_vec_push(&pre, sync) &&
-       tl_vec_push(&pre, branch);
-  tl_stmt *nb = ok ? SEQ(b, (int)pre.len, pre.data) : NULL;
-  tl_vec_free(&pre);
-  tl_vec_free(&cons);
-  if (!nb) return NULL;
-  /* the tiles: a stage dimension and the TMA/wgmma image */
+/* setmaxnreg for the two roles, when the accumulators take 128 or more
+ * registers per consumer thread (HOPPER-GEMM.md §2): the producer keeps 40
+ * per thread, the consumers share the rest, at most 240.  Measured on the
+ * H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3 (0.94-0.96x -> 0.97-1.00x
+ * cuBLAS); such a block has the SM to itself anyway, while smaller tiles
+ * (64x64 at M = 128) run several blocks per SM, which the reallocation
+ * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
+ * on OOM; *dec, *inc stay NULL when not used. */
+static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
+  tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
+  int64_t cm = 0, cn = 0, T = p->threads;
+  tl_expr_is_const_int(C->shape[0], &cm);
+  tl_expr_is_const_int(C->shape[1], &cn);
+  *dec = *inc = NULL;
+  if (cm * cn / T < 128) return true;
+  int64_t give = (65536 - 128 * 40) / T / 8 * 8;
+  if (give > 240) give = 240;
+  tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
+  tl_expr *ca[2] = {I(b, give), tl_ir_int(b->m, b->loc, TL_BOOL, 1)};
+  *dec = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, pa);
+  *inc = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, ca);
+  return *dec && *inc;
+}
+
+/* The tiles: a stage dimension and the TMA/wgmma image layout. */
+static bool ws_stage_tiles(ws_build *b, const ws_plan *p) {
   for (int i = 0; i < p->nloads; i++) {
     tl_buffer *X = p->loads[i].X;
-    tl_expr **sh = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * 3);
-    if (!sh || !(sh[0] = I(b, S))) return NULL;
+    tl_expr **sh = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    if (!sh || !(sh[0] = I(b, p->stages))) return false;
     sh[1] = X->shape[0];
     sh[2] = X->shape[1];
     X->shape = sh;
     X->ndim = 3;
     X->strides = NULL;
     if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
-    if (!tl_smem_layout_set_wgmma(m, X, p->loads[i].sw)) return NULL;
+    if (!tl_smem_layout_set_wgmma(b->m, X, p->loads[i].sw)) return false;
+  }
+  return true;
+}
+
+static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
+                           tl_diag *d, bool *persistent) {
+  ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
+  int64_t T = p->threads;
+  ws_persist pp;
+  *persistent = persist_plan(b, target, p, &pp);
+  stmt_vec pre = {0}, cons = {0}, work = {0};
+  tl_buffer *mbar = NULL;
+  tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
+  bool ok = ws_barriers(b, p->stages, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+            ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
+  if (ok && dec) {
+    tl_stmt *ps[2] = {dec, producer};
+    ok = (producer = SEQ(b, 2, ps)) && tl_vec_push(&cons, inc);
+  }
+  /* the kernel body: the allocations, LETs and T.use_swizzle before the
+   * loop stay in front (persistent: T.use_swizzle is the tile loops'),
+   * everything else is the consumers' (per tile when persistent) */
+  tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = 0; ok && i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
+    bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
+    if (swz && pp.on) continue;
+    ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
+  }
+  tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
+  if (per_tile && pp.on) per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, per_tile, d);
+  ok = ok && per_tile && tl_vec_push(&cons, per_tile);
+  tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
+  tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
+                                        producer, consumer)
+                             : NULL;
+  if (branch && tl_vec_push(&pre, branch)) nb = SEQ(b, (int)pre.len, pre.data);
+  tl_vec_free(&pre);
+  tl_vec_free(&cons);
+  tl_vec_free(&work);
+  tl_map_free(&pp.subst);
+  if (!nb || !ws_stage_tiles(b, p)) return NULL;
+  if (pp.on) { /* the launch: min(tiles, SMs) blocks along x */
+    tl_stmt *k = p->kernel;
+    pp.bx->kind = TL_VAR_LET;
+    pp.by->kind = TL_VAR_LET;
+    k->u.kernel.ngrid = 1;
+    k->u.kernel.grid[0] = pp.blocks;
+    k->u.kernel.grid[1] = NULL;
+    k->u.kernel.block_vars[0] = pp.b;
+    k->u.kernel.block_vars[1] = NULL;
   }
   f->producer_threads = 128;
   p->kernel->u.kernel.body = nb;
@@ -577,7 +735,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
-  tl_stmt *r = ws_rewrite(m, f, &p, &names);
+  bool persistent = false;
+  tl_stmt *r = ws_rewrite(m, f, &p, &names, target, d, &persistent);
   tl_names_free(&names);
   if (!r) {
     tl_error(d, f->loc, "out of memory while warp-specializing");
@@ -586,8 +745,9 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
-            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups",
-            p.stages, (long long)(p.threads / 128));
+            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s",
+            p.stages, (long long)(p.threads / 128),
+            persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "");
   return true;
 }
 

@@ -11,23 +11,32 @@
 # wait on full[s], run the T.gemm as wgmma m64n256k16 (A K-major, B N-major:
 # LBO 64 rows * 128 B), and each warp arrives on empty[s].
 
-# SIMT: with T.Kernel(2, 4, threads=384) as (bx, by):
+# SIMT: with T.Kernel(8, threads=384) as ws_block:
 # SIMT: ws_mbar = T.alloc_shared((6,), "uint64")
 # SIMT: T.ptx_mbarrier_init(ws_mbar, 0, 1)
 # SIMT-NEXT: T.ptx_mbarrier_init(ws_mbar, 3, 8)
 # SIMT: T.sync_threads()
-# SIMT-NEXT: if T.get_thread_binding(0) >= 256:
+# SIMT: if T.get_thread_binding(0) >= 256:
 # SIMT-NEXT: T.ptx_setmaxnreg(40, False)
 # SIMT-NEXT: if T.get_thread_binding(0) == 256:
+# A persistent grid: min(tiles, 132) blocks, each walking tiles ws_block + 8j.
+# SIMT-NEXT: for ws_tile_p in T.serial(T.ceildiv(8 - ws_block, 8)):
+# SIMT-NEXT: bx_p = (ws_block + ws_tile_p * 8) % 2
+# SIMT-NEXT: by_p = (ws_block + ws_tile_p * 8) // 2
 # SIMT-NEXT: for kp in T.serial(8):
-# SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r % 3 + 3, (ws_r // 3 + 1) % 2)
+# SIMT-NEXT: ws_r = ws_tile_p * 8 + kp
+# SIMT-NEXT: T.ptx_mbarrier_wait(ws_mbar, ws_r % 3 + 3, (ws_r // 3 + 1) % 2)
 # SIMT-NEXT: T.ptx_mbarrier_arrive_expect_tx(ws_mbar, ws_r % 3, 49152)
-# SIMT-NEXT: T.ptx_tma_load(A_shared, ws_r % 3 * 8192, ws_mbar, ws_r % 3, A, 128, 128, 64, by * 128, kp * 64)
-# SIMT-NEXT: T.ptx_tma_load(B_shared, ws_r % 3 * 16384, ws_mbar, ws_r % 3, B, 128, 64, 64, kp * 64, bx * 256)
+# SIMT-NEXT: T.ptx_tma_load(A_shared, ws_r % 3 * 8192, ws_mbar, ws_r % 3, A, 128, 128, 64, by_p * 128, kp * 64)
+# SIMT-NEXT: T.ptx_tma_load(B_shared, ws_r % 3 * 16384, ws_mbar, ws_r % 3, B, 128, 64, 64, kp * 64, bx_p * 256)
 # SIMT-COUNT-3: T.ptx_tma_load(B_shared,
 # SIMT: else:
 # SIMT-NEXT: T.ptx_setmaxnreg(232, True)
-# SIMT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
+# SIMT-NEXT: for ws_tile in T.serial(T.ceildiv(8 - ws_block, 8)):
+# SIMT-NEXT: bx = (ws_block + ws_tile * 8) % 2
+# SIMT-NEXT: by = (ws_block + ws_tile * 8) // 2
+# SIMT: ws_r_1 = ws_tile * 8 + ko
+# SIMT-NEXT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
 # SIMT: T.ptx_wgmma_fence()
 # SIMT: T.ptx_wgmma_ss(C_local, mi_1 * 128 + nt * 128, A_shared, ws_r_1 % 3 * 8192 + (kk // 4 * 8192 + ((wg_m * 64 + mi_1 * 128) * 64 + kk % 4 * 16)), 128, 16, 1024, 0, B_shared, ws_r_1 % 3 * 16384 + ((wg_n * 4 + nt * 4) * 4096 + kk * 1024), 128, 8192, 1024, 1, 256, 1)
 # SIMT: T.ptx_wgmma_commit()
@@ -38,12 +47,12 @@
 # SIMT-NOT: T.sync_threads()
 # SIMT: T.ptx_bar_sync(1, 256)
 
-# REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups
+# REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks
 # examples/gemm.py as written (128x128x32, 128 threads): one consumer warpgroup
 # runs two m64n128k16 per k-step; its accumulator is the interleaved MMA_C
 # layout (warp w: rows 16w.. and 64+16w..); A is 64-byte swizzled.
-# DEFAULT: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 1 consumer warpgroups
-# DEFAULT: with T.Kernel(8, 8, threads=256) as (bx, by):
+# DEFAULT: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 1 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks
+# DEFAULT: with T.Kernel(64, threads=256) as ws_block:
 # DEFAULT: T.ptx_wgmma_ss(C_local, mi_1 * 64 + nt * 64, A_shared, ws_r_1 % 3 * 4096 + (kk // 2 * 4096 + (mi_1 * 2048 + kk % 2 * 16)), 64, 16, 512, 0, B_shared, ws_r_1 % 3 * 4096 + ((wg_n * 2 + nt * 2) * 2048 + kk * 1024), 128, 4096, 1024, 1, 128, 1)
 # SMALLM: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)
 # SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
