@@ -45,8 +45,10 @@ typedef struct tl_target {
   bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */
   bool clusters;          /* thread block clusters: %cluster_*, barrier.cluster, shared::cluster */
   int sms;                /* SMs of the architecture's largest part, for persistent grids (sm_90a:
-                           * 132, H100 SXM and H200; a part with fewer runs the extra blocks in a
-                           * second wave, correct and a little slower); 0: no persistent grids */
+                           * 132, H100 SXM and H200).  A part with fewer (H100 PCIe: 114) runs the
+                           * extra blocks in a second wave: correct, but those blocks' tiles then
+                           * finish late (up to twice the time); the runtime's SM count should
+                           * replace it (not done yet).  0: no persistent grids */
 } tl_target;
 
 /* Looks up a target by name ("sm_80", ...); NULL for an unknown name or NULL. */
