@@ -29,6 +29,9 @@ cd "$bundle" || { echo "run-gpu: no bundle at $bundle" >&2; exit 2; }
 if [[ -n "${OUT:-}" ]]; then logs=$OUT/gpu-logs; else logs=logs; fi
 mkdir -p "$logs"
 export TL_KERNEL_DIR=examples
+# Compile-time and first-call figures are of real compiles: the kernel cache
+# is off unless the caller sets TL_CACHE (test_kernel_cache sets its own).
+export TL_CACHE=${TL_CACHE:-0}
 [[ -n "${OUT:-}" ]] || export OUT=$PWD/logs
 
 # The hand-written CUDA reference GEMM (reference/mma-gemm, copied by
