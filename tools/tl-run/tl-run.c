@@ -864,6 +864,37 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
   return false;
 }
 
+/* Resolves --device (DEV_AUTO: cuda when tl_device_check finds a GPU, else
+ * cpu with a note); --compile-only compiles as for the GPU without one.
+ * timed: "--bench" / "--tune" when given (they need the GPU), else NULL.
+ * false after printing the error. */
+static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, int *device) {
+  if (compile_only) *device = DEV_CUDA; /* the GPU's compile, without a GPU */
+  else if (*device != DEV_CPU) {
+    tl_status s = tl_device_check(ctx);
+    if (s != TL_OK) {
+      const char *why = tl_context_last_error(ctx);
+      if (*device == DEV_CUDA) {
+        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
+                *why ? why : tl_status_name(s));
+        return false;
+      }
+      fprintf(stderr,
+              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
+              *why ? why : tl_status_name(s));
+      *device = DEV_CPU;
+    } else {
+      *device = DEV_CUDA;
+    }
+  }
+  if (timed && *device != DEV_CUDA) {
+    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
+            "timed)\n", timed);
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
@@ -1052,29 +1083,8 @@ int main(int argc, char **argv) {
   }
 
   /* (1) device */
-  if (compile_only) device = DEV_CUDA; /* the GPU's compile, without a GPU */
-  else if (device != DEV_CPU) {
-    s = tl_device_check(ctx);
-    if (s != TL_OK) {
-      const char *why = tl_context_last_error(ctx);
-      if (device == DEV_CUDA) {
-        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
-                *why ? why : tl_status_name(s));
-        goto done;
-      }
-      fprintf(stderr,
-              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
-              *why ? why : tl_status_name(s));
-      device = DEV_CPU;
-    } else {
-      device = DEV_CUDA;
-    }
-  }
-  if ((bench || tune_opt) && device != DEV_CUDA) {
-    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
-            "timed)\n", bench ? "--bench" : "--tune");
+  if (!pick_device(ctx, compile_only, bench || tune_opt ? (bench ? "--bench" : "--tune") : NULL, &device))
     goto done;
-  }
 
   /* (2) compile once */
   tl_compile_options co;
