@@ -88,10 +88,15 @@ void tl_cache_file_identity(const char *path, char *buf, size_t n) {
  * linked into): a rebuilt compiler gets new keys even at the same version. */
 void tl_cache_compiler_identity(char *buf, size_t n) {
   Dl_info info;
-  char file[600];
+  char file[600], exe[512];
   memset(&info, 0, sizeof info);
-  if (dladdr((void *)&tl_cache_compiler_identity, &info) && info.dli_fname)
-    tl_cache_file_identity(info.dli_fname, file, sizeof file);
+  const char *path = dladdr((void *)&tl_cache_compiler_identity, &info) ? info.dli_fname : NULL;
+  if (!path || path[0] != '/') { /* linked into the executable: dladdr may give argv[0] */
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    path = n > 0 ? (exe[n] = 0, exe) : path;
+  }
+  if (path)
+    tl_cache_file_identity(path, file, sizeof file);
   else
     snprintf(file, sizeof file, "(unknown binary)");
   snprintf(buf, n, "tilelang-ptx %s; %s", TL_PROJECT_VERSION, file);
