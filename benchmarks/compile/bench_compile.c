@@ -157,6 +157,25 @@ static bool first_call_parent(const kernel_case *kc, const char *cache_dir, doub
   return true;
 }
 
+/* One compile of path for tgt with the cache used as `cache`; its stage
+ * times into *tm.  false (with a message) when it fails or the cache did
+ * not do `want`. */
+static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl_cache_use cache,
+                          tl_cache_result want, tl_compile_times *tm) {
+  tl_compile_options o = {0};
+  o.target = tgt;
+  o.times = tm;
+  o.cache = cache;
+  tl_kernel *k = NULL;
+  bool ok = tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) == TL_OK;
+  if (!ok) fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
+  else if (tl_kernel_cache_result(k) != want)
+    fprintf(stderr, "compile of %s: kernel cache result %d, expected %d\n", path, (int)tl_kernel_cache_result(k),
+            (int)want), ok = false;
+  tl_kernel_destroy(k);
+  return ok;
+}
+
 static void remove_tree(const char *dir) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -176,22 +195,15 @@ static bool cached_compile(tl_context *ctx, const kernel_case *kc, const char *t
   bool ok = true;
   for (int r = 0; r <= REPS && ok; r++) {
     tl_compile_times tm;
-    tl_compile_options o = {0};
-    o.target = tgt;
-    o.times = &tm;
-    o.cache = r == 0 ? TL_CACHE_USE_REFRESH : TL_CACHE_USE_DEFAULT;
-    tl_kernel *k = NULL;
-    ok = tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) == TL_OK &&
-         tl_kernel_cache_result(k) == (r == 0 ? TL_CACHE_RESULT_MISS : TL_CACHE_RESULT_HIT);
+    ok = timed_compile(ctx, path, tgt, r == 0 ? TL_CACHE_USE_REFRESH : TL_CACHE_USE_DEFAULT,
+                       r == 0 ? TL_CACHE_RESULT_MISS : TL_CACHE_RESULT_HIT, &tm);
     if (r == 0) first = tm.total;
     else v[r - 1] = tm.total;
-    tl_kernel_destroy(k);
   }
   if (saved) setenv("TL_CACHE", saved, 1);
   else unsetenv("TL_CACHE");
   free(saved);
   if (!ok) {
-    fprintf(stderr, "cached compile of %s failed or missed: %s\n", path, tl_context_last_error(ctx));
     return false;
   }
   double m = median(v, REPS);
@@ -231,22 +243,12 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (int r = 0; r <= REPS && ok; r++) {
       tl_compile_times tm;
-      tl_compile_options o = {0};
-      o.target = tgt;
-      o.times = &tm;
-      o.cache = TL_CACHE_USE_OFF;
-      tl_kernel *k = NULL;
-      if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
-        fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
-        ok = false;
-        break;
-      }
+      if (!(ok = timed_compile(ctx, path, tgt, TL_CACHE_USE_OFF, TL_CACHE_RESULT_OFF, &tm))) break;
       double s[8] = {tm.parse, tm.tile_passes, tm.simt, tm.llvm_ir, tm.opt, tm.ptx, tm.other, tm.total};
       for (int i = 0; i < 8; i++) {
         if (r == 0) first[i] = s[i];
         else v[i][r - 1] = s[i];
       }
-      tl_kernel_destroy(k);
     }
     if (!ok) {
       fails++;
