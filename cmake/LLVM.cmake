@@ -82,5 +82,5 @@ if(TL_TOOL_STATIC_LLVM AND NOT TL_LLVM_STATIC)
   target_include_directories(tl-opt PRIVATE ${CMAKE_SOURCE_DIR}/include)
   target_link_directories(tl-opt PRIVATE ${TL_LLVM_LIBDIR})
   target_link_libraries(tl-opt PRIVATE $<TARGET_FILE:tilelang_internal> ${TL_TOOL_LLVM_LIBS}
-                        ${TL_LLVM_SYSTEM_LIBS} m)
+                        ${TL_LLVM_SYSTEM_LIBS} PkgConfig::TL_XXHASH m)
 endif()

@@ -10,6 +10,7 @@
 #
 # usage: scripts/compare-baseline.sh [--base REV] [--build DIR]
 set -euo pipefail
+export TL_CACHE=${TL_CACHE:-0}  # compiles are real and the user's kernel cache stays untouched
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BASE=823d91b

@@ -14,6 +14,7 @@ PKGS=(
   llvm-19-tools                    # lit, FileCheck, not
   libcriterion-dev                 # unit tests
   libdlpack-dev                    # DLPack header of the runtime API
+  libxxhash-dev                    # XXH3 keys and checksums of the kernel cache (lib/Runtime/cache.c)
   universal-ctags                  # scripts/check-size.sh (function extents)
   gnuplot-nox                      # benchmarks/results/plot.sh only (no test needs it)
 )

@@ -6,6 +6,7 @@
 #   scripts/test-install.sh [BUILD_DIR]     (default build; it must be built)
 # Prints "install: PASS (cmake, pkg-config)" at the end; exit 1 on a failure.
 set -euo pipefail
+export TL_CACHE=${TL_CACHE:-0}  # compiles are real and the user's kernel cache stays untouched
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 tmp=$(mktemp -d)

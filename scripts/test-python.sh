@@ -16,6 +16,7 @@ rm -rf "$venv"
 "$py" -m venv --system-site-packages "$venv"
 "$venv/bin/python" -m pip install -q --no-build-isolation --no-deps --no-index "$root/python"
 export TL_LIBRARY=$build/libtilelang.so TL_EXPECT_FASTCALL=1   # test_fastcall.py: the extension is loaded
+export TL_CACHE=0                         # the user's kernel cache stays untouched
 cd "$build"                               # not the checkout: the installed package is imported
 "$venv/bin/python" -c 'import tilelang_ptx, sys; print("python: tilelang_ptx", tilelang_ptx.__version__,
   "from", tilelang_ptx.__file__, "with", tilelang_ptx.library_path,

@@ -12,6 +12,7 @@
 # Build directories: build-test/, build-asan/, build-tsan/, build-fuzz/ (JOBS=N to set parallelism).
 # First of all, scripts/check-size.sh: file and function sizes of lib/ and tools/.
 set -euo pipefail
+export TL_CACHE=${TL_CACHE:-0}  # compiles are real and the user's kernel cache stays untouched
 cd "$(dirname "$0")/.."
 
 JOBS=${JOBS:-$(nproc)}

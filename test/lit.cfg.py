@@ -30,6 +30,10 @@ if os.path.exists(tl_run):
     config.available_features.add("tl-run")
 config.substitutions.append(("%examples", os.path.join(config.tl_src_root, "examples")))
 
+# No test writes the user's kernel cache; test/Runtime/cache.test turns it on
+# in a temporary directory.
+config.environment["TL_CACHE"] = "0"
+
 # A sanitizer report must abort (a crash), so that `not` cannot mistake it for
 # an expected exit status.
 config.environment["ASAN_OPTIONS"] = "abort_on_error=1:detect_leaks=1"

@@ -16,6 +16,12 @@
  *       GEMM at 4096^3 float16 (gemm.py's default tiles) and the
  *       elementwise add at its defaults.  Triton's first call of the same
  *       GEMM is benchmarks/compile/triton_first_call.py.
+ *   (4) the kernel cache (issue 16): in process, the compile that hits
+ *       (median of REPS, after one that stores); and the first call as in
+ *       (3) with warm caches, ours (TL_CACHE_DIR, a temporary directory
+ *       filled by one unmeasured process) and the driver's (CUDA_CACHE_PATH
+ *       beside it, CUDA_CACHE_DISABLE unset), with the ratio to (3).
+ * (1)-(3) compile with the kernel cache off (tl_compile_options.cache).
  * (1) runs anywhere; (2) and (3) need a GPU and print SKIP lines without
  * one.  The target is the default of the library (tl_device_default_target:
  * sm_90a on an H200, sm_80 without a GPU) unless TL_BENCH_TARGET is set.
@@ -90,6 +96,7 @@ static int first_call_child(int which, const char *file, const char *defs_text) 
 
   tl_compile_options o = {0};
   o.target = target();
+  o.cache = getenv("TL_BENCH_WARM") ? TL_CACHE_USE_DEFAULT : TL_CACHE_USE_OFF;
   tl_kernel *k = NULL;
   DLManagedTensor *outs[8] = {0};
   double a = now_ms();
@@ -105,8 +112,8 @@ static int first_call_child(int which, const char *file, const char *defs_text) 
   double c = now_ms();
   CU(G.cuCtxSynchronize());
   double e = now_ms();
-  printf("first_call ctx_ms=%.3f compile_ms=%.3f call_ms=%.3f sync_ms=%.3f total_ms=%.3f\n", ctx_ms,
-         b - a, c - b, e - c, e - a);
+  printf("first_call ctx_ms=%.3f compile_ms=%.3f call_ms=%.3f sync_ms=%.3f total_ms=%.3f cache=%d\n", ctx_ms,
+         b - a, c - b, e - c, e - a, (int)tl_kernel_cache_result(k));
   for (int j = 0; j < nout && j < 8; j++)
     if (outs[j]) outs[j]->deleter(outs[j]);
   for (size_t i = 0; i < na; i++) dev_free(&t[i]);
@@ -116,34 +123,99 @@ static int first_call_child(int which, const char *file, const char *defs_text) 
 }
 
 /* Runs FIRST_RUNS children; medians of their phases into out[5]
- * (ctx, compile, call, sync, total). false when a child failed. */
-static bool first_call_parent(const kernel_case *kc, double out[5]) {
+ * (ctx, compile, call, sync, total). false when a child failed.  With
+ * cache_dir: warm caches there (one unmeasured child fills them; every
+ * measured child must hit ours). */
+static bool first_call_parent(const kernel_case *kc, const char *cache_dir, double out[5]) {
   char self[1024];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return false;
   self[n] = '\0';
   double v[5][FIRST_RUNS];
-  for (int r = 0; r < FIRST_RUNS; r++) {
-    char cmd[2300];
-    snprintf(cmd, sizeof cmd, "CUDA_CACHE_DISABLE=1 '%s' --first-call %d '%s' '%s'", self,
-             kc->first_call_case, kc->file, kc->first_call_defs);
+  for (int r = cache_dir ? -1 : 0; r < FIRST_RUNS; r++) {
+    char cmd[3400], env[1100];
+    if (cache_dir)
+      snprintf(env, sizeof env, "env -u CUDA_CACHE_DISABLE TL_BENCH_WARM=1 TL_CACHE=1 TL_CACHE_DIR='%s' "
+               "CUDA_CACHE_PATH='%s/nv'", cache_dir, cache_dir);
+    else
+      snprintf(env, sizeof env, "CUDA_CACHE_DISABLE=1");
+    snprintf(cmd, sizeof cmd, "%s '%s' --first-call %d '%s' '%s'", env, self, kc->first_call_case, kc->file,
+             kc->first_call_defs);
     FILE *p = popen(cmd, "r");
     if (!p) return false;
     char line[512];
     bool got = false;
+    double w[5];
     while (fgets(line, sizeof line, p))
-      if (sscanf(line, "first_call ctx_ms=%lf compile_ms=%lf call_ms=%lf sync_ms=%lf total_ms=%lf",
-                 &v[0][r], &v[1][r], &v[2][r], &v[3][r], &v[4][r]) == 5)
-        got = true;
+      if (sscanf(line, "first_call ctx_ms=%lf compile_ms=%lf call_ms=%lf sync_ms=%lf total_ms=%lf", &w[0], &w[1],
+                 &w[2], &w[3], &w[4]) == 5)
+        got = !cache_dir || r < 0 || strstr(line, " cache=2"); /* TL_CACHE_RESULT_HIT */
     if (pclose(p) != 0 || !got) return false;
+    for (int i = 0; r >= 0 && i < 5; i++) v[i][r] = w[i];
   }
   for (int i = 0; i < 5; i++) out[i] = median(v[i], FIRST_RUNS);
   return true;
 }
 
+/* One compile of path for tgt with the cache used as `cache`; its stage
+ * times into *tm.  false (with a message) when it fails or the cache did
+ * not do `want`. */
+static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl_cache_use cache,
+                          tl_cache_result want, tl_compile_times *tm) {
+  tl_compile_options o = {0};
+  o.target = tgt;
+  o.times = tm;
+  o.cache = cache;
+  tl_kernel *k = NULL;
+  bool ok = tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) == TL_OK;
+  if (!ok) fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
+  else if (tl_kernel_cache_result(k) != want)
+    fprintf(stderr, "compile of %s: kernel cache result %d, expected %d\n", path, (int)tl_kernel_cache_result(k),
+            (int)want), ok = false;
+  tl_kernel_destroy(k);
+  return ok;
+}
+
+static void remove_tree(const char *dir) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* (4) in process: one compile that stores into cache_dir, then REPS that
+ * hit (asserted); prints and records the miss and the median hit. */
+static bool cached_compile(tl_context *ctx, const kernel_case *kc, const char *tgt, const char *cache_dir, FILE *f) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", kernel_dir(), kc->file);
+  setenv("TL_CACHE_DIR", cache_dir, 1);
+  const char *was = getenv("TL_CACHE");
+  char *saved = was ? strdup(was) : NULL;
+  setenv("TL_CACHE", "1", 1);
+  double first = 0, v[REPS];
+  bool ok = true;
+  for (int r = 0; r <= REPS && ok; r++) {
+    tl_compile_times tm;
+    ok = timed_compile(ctx, path, tgt, r == 0 ? TL_CACHE_USE_REFRESH : TL_CACHE_USE_DEFAULT,
+                       r == 0 ? TL_CACHE_RESULT_MISS : TL_CACHE_RESULT_HIT, &tm);
+    if (r == 0) first = tm.total;
+    else v[r - 1] = tm.total;
+  }
+  if (saved) setenv("TL_CACHE", saved, 1);
+  else unsetenv("TL_CACHE");
+  free(saved);
+  if (!ok) {
+    return false;
+  }
+  double m = median(v, REPS);
+  printf("%-12s %9.3f %9.3f   (kernel cache: the compile that stores, then the median of %d hits)\n", "cached",
+         first, m, REPS);
+  fprintf(f, "%s,%s,cached_compile,%.3f,%.3f,%d\n", kc->name, tgt, first, m, REPS);
+  return true;
+}
+
 /* --------------------------------------------------------------- main */
 int main(int argc, char **argv) {
-  setenv("CUDA_CACHE_DISABLE", "1", 1); /* before the driver starts */
+  if (!getenv("TL_BENCH_WARM")) setenv("CUDA_CACHE_DISABLE", "1", 1); /* before the driver starts */
   if (argc == 5 && !strcmp(argv[1], "--first-call"))
     return first_call_child(atoi(argv[2]), argv[3], argv[4]);
   tl_context *ctx;
@@ -171,21 +243,12 @@ int main(int argc, char **argv) {
     bool ok = true;
     for (int r = 0; r <= REPS && ok; r++) {
       tl_compile_times tm;
-      tl_compile_options o = {0};
-      o.target = tgt;
-      o.times = &tm;
-      tl_kernel *k = NULL;
-      if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
-        fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
-        ok = false;
-        break;
-      }
+      if (!(ok = timed_compile(ctx, path, tgt, TL_CACHE_USE_OFF, TL_CACHE_RESULT_OFF, &tm))) break;
       double s[8] = {tm.parse, tm.tile_passes, tm.simt, tm.llvm_ir, tm.opt, tm.ptx, tm.other, tm.total};
       for (int i = 0; i < 8; i++) {
         if (r == 0) first[i] = s[i];
         else v[i][r - 1] = s[i];
       }
-      tl_kernel_destroy(k);
     }
     if (!ok) {
       fails++;
@@ -197,8 +260,14 @@ int main(int argc, char **argv) {
       printf("%-12s %9.3f %9.3f\n", stage[i], first[i], m);
       fprintf(f, "%s,%s,%s,%.3f,%.3f,%d\n", kc->name, tgt, stage[i], first[i], m, REPS);
     }
+    char cache_dir[] = "/tmp/tl-bench-cache-XXXXXX";
+    if (!mkdtemp(cache_dir) || !cached_compile(ctx, kc, tgt, cache_dir, f)) {
+      fails++;
+      continue;
+    }
     if (!gpu) {
       printf("SKIP: %s: PTX load and first call need a GPU\n", kc->name);
+      remove_tree(cache_dir);
       continue;
     }
     /* (2) PTX → module, cache disabled */
@@ -206,6 +275,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r < LOADS && ok; r++) {
       tl_compile_options o = {0};
       o.target = tgt;
+      o.cache = TL_CACHE_USE_OFF;
       tl_kernel *k = NULL;
       if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
         ok = false;
@@ -229,7 +299,7 @@ int main(int argc, char **argv) {
     fprintf(f, "%s,%s,load_module,%.3f,%.3f,%d\n", kc->name, tgt, tfirst, lm, LOADS);
     /* (3) first call in fresh processes */
     double fc[5];
-    if (!first_call_parent(kc, fc)) {
+    if (!first_call_parent(kc, NULL, fc)) {
       fprintf(stderr, "first-call child process failed for %s\n", kc->file);
       fails++;
       continue;
@@ -242,6 +312,19 @@ int main(int argc, char **argv) {
     fprintf(f, "%s,%s,first_call_compile,,%.3f,%d\n", kc->name, tgt, fc[1], FIRST_RUNS);
     fprintf(f, "%s,%s,first_call_load_launch,,%.3f,%d\n", kc->name, tgt, fc[2] + fc[3], FIRST_RUNS);
     fprintf(f, "%s,%s,context_create,,%.3f,%d\n", kc->name, tgt, fc[0], FIRST_RUNS);
+    double wc[5];
+    bool warm_ok = first_call_parent(kc, cache_dir, wc);
+    remove_tree(cache_dir);
+    if (!warm_ok) {
+      fprintf(stderr, "warm first-call child process failed or missed the kernel cache for %s\n", kc->file);
+      fails++;
+      continue;
+    }
+    printf("first call with warm caches (ours + the driver's), median of %d fresh processes: %.2f ms = compile "
+           "%.2f + call %.2f + sync %.2f; %.0fx less than cold\n",
+           FIRST_RUNS, wc[4], wc[1], wc[2], wc[3], fc[4] / (wc[4] > 0 ? wc[4] : 1e-9));
+    fprintf(f, "%s,%s,first_call_warm_total,,%.3f,%d\n", kc->name, tgt, wc[4], FIRST_RUNS);
+    fprintf(f, "%s,%s,first_call_warm_compile,,%.3f,%d\n", kc->name, tgt, wc[1], FIRST_RUNS);
   }
   fclose(f);
   printf("csv: %s\n", csv);

@@ -131,6 +131,38 @@ typedef struct tl_compile_times {
   double total;
 } tl_compile_times;
 
+/* tl_compile_options.cache.  The disk cache keeps the PTX and launch
+ * metadata of full compiles (stop_after = TL_STAGE_PTX) under a hash of the
+ * canonical tile IR after binding (comments, whitespace, host code and the
+ * file's path do not count), the target, the flags, out_idx, the kernel
+ * option, the compiler's version and binary, LLVM's version, the libdevice
+ * file and $TL_LLVM_PASSES (lib/Runtime/cache.h has the entry format).
+ * Directory: $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelang-ptx, else
+ * ~/.cache/tilelang-ptx; $TL_CACHE=0 turns it off for the process.  Size
+ * cap: $TL_CACHE_MAX_MB mebibytes (default 1024); past it the least
+ * recently used entries are deleted down to 3/4 of the cap.  Not consulted
+ * (TL_CACHE_RESULT_OFF) for stop_after = TL_STAGE_SIMT, an after_stage
+ * callback, TL_COMPILE_KEEP_LLVM_IR or with $TL_REMARKS set (those want the
+ * stages to run); a compile that warned during lowering or code generation
+ * is not stored (its warnings would be lost on a hit).  A kernel loaded from
+ * the cache has no SIMT module until the CPU SIMT executor first needs it
+ * (it is lowered again then); its tl_kernel_llvm_ir is "". */
+typedef enum tl_cache_use {
+  TL_CACHE_USE_DEFAULT = 0, /* read and write the cache (unless $TL_CACHE=0) */
+  TL_CACHE_USE_OFF = 1,     /* neither read nor write it in this call */
+  TL_CACHE_USE_REFRESH = 2  /* do not read it: compile and store over the entry */
+} tl_cache_use;
+
+/* What the cache did for a kernel's compile (tl_kernel_cache_result). */
+typedef enum tl_cache_result {
+  TL_CACHE_RESULT_OFF = 0,    /* not consulted (see tl_cache_use) */
+  TL_CACHE_RESULT_MISS = 1,   /* no entry: compiled, and stored (best effort: an I/O error is silent) */
+  TL_CACHE_RESULT_HIT = 2,    /* loaded from the cache: nothing was lowered */
+  /* the entry was truncated or corrupt (checksum): compiled, stored over
+   * it, and a warning in tl_context_warnings */
+  TL_CACHE_RESULT_CORRUPT = 3
+} tl_cache_result;
+
 typedef struct tl_compile_options {
   /* "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"; NULL = auto
    * (tl_device_default_target). */
@@ -161,6 +193,9 @@ typedef struct tl_compile_options {
   /* The Python name of the factory or @T.prim_func to compile (as
    * tl_module_parse_kernel); NULL: the file's first kernel. */
   const char *kernel;
+  /* The disk cache of compiled kernels for this call (0 =
+   * TL_CACHE_USE_DEFAULT). */
+  tl_cache_use cache;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter
@@ -200,6 +235,13 @@ TL_API void tl_kernel_destroy(tl_kernel *k);
 TL_API const char *tl_kernel_ptx(const tl_kernel *k);
 TL_API const char *tl_kernel_llvm_ir(const tl_kernel *k);
 TL_API const char *tl_kernel_simt_ir(const tl_kernel *k);
+/* What the disk cache did when k was compiled (TL_CACHE_RESULT_OFF for NULL
+ * k or a kernel built by hand). */
+TL_API tl_cache_result tl_kernel_cache_result(const tl_kernel *k);
+/* The cache key of k as 32 hex digits (the entry is
+ * <cache dir>/<key>.tlk), or "" when the cache was not consulted.  Owned by
+ * k. */
+TL_API const char *tl_kernel_cache_key(const tl_kernel *k);
 /* The target the kernel was compiled for ("sm_90a") and its entry name. */
 TL_API const char *tl_kernel_target(const tl_kernel *k);
 TL_API const char *tl_kernel_name(const tl_kernel *k);

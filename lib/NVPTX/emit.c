@@ -225,7 +225,11 @@ static bool module_calls_libdevice(LLVMModuleRef M) {
   return false;
 }
 
-static const char *libdevice_path(const tl_nvptx_options *opts) {
+void tl_nvptx_llvm_version(unsigned *major, unsigned *minor, unsigned *patch) {
+  LLVMGetVersion(major, minor, patch);
+}
+
+const char *tl_nvptx_libdevice_path(const tl_nvptx_options *opts) {
   if (opts && opts->libdevice_path && *opts->libdevice_path) return opts->libdevice_path;
   const char *env = getenv("TL_LIBDEVICE");
   if (env && *env) return env;
@@ -280,7 +284,7 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
   bool ok = tl_nvptx_build(M, m, target, d);
   double t1 = now_ms();
   out->ms_build = t1 - t0;
-  if (ok && module_calls_libdevice(M)) ok = link_libdevice(C, M, libdevice_path(opts), dl, d);
+  if (ok && module_calls_libdevice(M)) ok = link_libdevice(C, M, tl_nvptx_libdevice_path(opts), dl, d);
   if (ok) {
     /* Internalise everything but the kernels so the pipeline drops what is
      * unused, and mark the other functions (libdevice's, already

@@ -37,6 +37,11 @@ typedef struct tl_nvptx_options {
    * "" = none; "default<O3>" = LLVM's standard pipeline. */
   const char *passes;
 } tl_nvptx_options;
+/* The libdevice file code generation links with opts (NULL: defaults):
+ * opts->libdevice_path, else $TL_LIBDEVICE, else the CUDA installation's. */
+const char *tl_nvptx_libdevice_path(const tl_nvptx_options *opts);
+/* The version of the LLVM library linked in (LLVMGetVersion). */
+void tl_nvptx_llvm_version(unsigned *major, unsigned *minor, unsigned *patch);
 bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target,
                       const tl_nvptx_options *opts, tl_diag *d, tl_codegen_result *out);
 

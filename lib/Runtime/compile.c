@@ -12,13 +12,20 @@
  * (a load/store whose last index is a T.ramp, or whose value has lanes > 1;
  * docs/simt-ir.md).  The kernel takes the driver's products: the PTX, the
  * texts, and two IR modules for the CPU executors (cpu.c), the tile IR as
- * parsed and the lowered SIMT IR. */
+ * parsed and the lowered SIMT IR.
+ * The disk cache (cache.h): after parsing and the signature, the key of the
+ * bound tile IR and the options is looked up; a hit takes the PTX, SIMT
+ * text and signature from the entry and skips lowering and code
+ * generation (the SIMT module is lowered again only if the CPU SIMT
+ * executor asks: tl_rt_kernel_lower_simt); a miss compiles and stores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "Driver/compiler.h"
 #include "IR/visit.h"
+#include "NVPTX/nvptx.h"
+#include "Runtime/cache.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
 
@@ -290,12 +297,93 @@ static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k
   return TL_OK;
 }
 
+/* ------------------------------------------------ the disk cache */
+/* The cache of this compile (cache.h): dir NULL when not consulted. */
+typedef struct cache_use {
+  char *dir;
+  tl_cache_key key;
+  int warnings; /* ctx's warnings before lowering: more after it, no store */
+} cache_use;
+
+/* Whether opts let the cache stand in for the stages (tl_cache_use). */
+static bool cache_applies(const tl_compile_options *opts) {
+  const char *remarks = getenv("TL_REMARKS");
+  return opts->cache != TL_CACHE_USE_OFF && opts->stop_after == TL_STAGE_PTX && !opts->after_stage &&
+         !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !(remarks && *remarks);
+}
+
+/* The key of the parsed compilation c (cache.h lists what it covers). */
+static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
+  const tl_compile_options *opts = c->opts;
+  tl_strbuf ir = {0};
+  tl_print_module(&ir, c->tile);
+  if (ir.oom) {
+    tl_strbuf_free(&ir);
+    return false;
+  }
+  char compiler[800], llvm[64], libdevice[800];
+  tl_cache_compiler_identity(compiler, sizeof compiler);
+  tl_cache_llvm_identity(llvm, sizeof llvm);
+  tl_cache_file_identity(tl_nvptx_libdevice_path(NULL), libdevice, sizeof libdevice);
+  tl_cache_inputs in = {0};
+  in.tile_ir = ir.data;
+  in.target = opts->target ? opts->target : tl_device_default_target();
+  in.flags = opts->flags & ~(unsigned)TL_COMPILE_POISON_OUTPUTS; /* a call-time flag */
+  in.out_idx_mode = (int)opts->out_idx_mode;
+  in.out_idx = opts->out_idx_mode == TL_OUT_IDX_LIST ? opts->out_idx : NULL;
+  in.n_out_idx = opts->out_idx_mode == TL_OUT_IDX_LIST ? opts->n_out_idx : 0;
+  in.kernel = opts->kernel;
+  in.compiler = compiler;
+  in.llvm = llvm;
+  in.libdevice = libdevice;
+  in.passes = getenv("TL_LLVM_PASSES");
+  bool ok = tl_cache_key_of(&in, key);
+  tl_strbuf_free(&ir);
+  return ok;
+}
+
+/* Looks the parsed compilation up: true on a hit, with k's PTX, SIMT text,
+ * target and signature taken from the entry (its tile module stays c's). */
+static bool cache_lookup(tl_context *ctx, tl_compilation *c, cache_use *cu, tl_kernel *k) {
+  k->cache_result = TL_CACHE_RESULT_OFF;
+  if (!cache_applies(c->opts) || !(cu->dir = tl_cache_dir()) || !cache_key(c, &cu->key)) {
+    free(cu->dir);
+    cu->dir = NULL;
+    return false;
+  }
+  tl_cache_key_hex(&cu->key, k->cache_key);
+  k->cache_result = TL_CACHE_RESULT_MISS;
+  if (c->opts->cache == TL_CACHE_USE_REFRESH) return false;
+  tl_kernel *hit = tl_rt_kernel_new();
+  const char *why = NULL;
+  tl_cache_lookup r = hit ? tl_cache_load(cu->dir, &cu->key, hit, &why) : TL_CACHE_LOOKUP_MISS;
+  if (r == TL_CACHE_LOOKUP_CORRUPT) {
+    k->cache_result = TL_CACHE_RESULT_CORRUPT;
+    tl_diag_report(&ctx->diag, TL_DIAG_WARNING, TL_LOC_NONE,
+                   "kernel cache entry '%s/%s.tlk' is unusable (%s): recompiling", cu->dir, k->cache_key, why);
+  }
+  if (r == TL_CACHE_LOOKUP_HIT) {
+    k->cache_result = TL_CACHE_RESULT_HIT;
+    tl_rt_sig_free(&k->sig);
+    k->sig = hit->sig;
+    memset(&hit->sig, 0, sizeof hit->sig);
+    free(k->name);
+    k->name = hit->name, k->target = hit->target, k->ptx = hit->ptx;
+    k->simt_ir = hit->simt_ir, k->llvm_ir = hit->llvm_ir;
+    hit->name = hit->target = hit->ptx = hit->simt_ir = hit->llvm_ir = NULL;
+  }
+  tl_kernel_destroy(hit);
+  cu->warnings = ctx->diag.warnings;
+  return r == TL_CACHE_LOOKUP_HIT;
+}
+
 /* Runs the driver's stages on source, taking the signature between them,
  * and moves the products into a new kernel *out. */
 static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
                               const char *filename, const tl_define *defines, size_t ndefines,
                               tl_kernel **out) {
   const tl_compile_options *opts = c->opts;
+  cache_use cu = {0};
   tl_status st = tl_compiler_parse(ctx, c, source, len, filename, defines, ndefines);
   if (st != TL_OK) return st;
   const tl_primfunc *f = c->tile->funcs[0];
@@ -306,6 +394,13 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
   }
   k->flags = opts->flags;
   if ((st = take_signature(ctx, opts, f, k)) != TL_OK) goto fail;
+  if (cache_lookup(ctx, c, &cu, k)) {
+    free(cu.dir);
+    k->tile_module = c->tile;
+    c->tile = NULL;
+    *out = k;
+    return TL_OK;
+  }
   if ((st = tl_compiler_lower(ctx, c)) != TL_OK) goto fail;
   if (!(k->target = strdup(c->target->name))) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -324,10 +419,14 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
+  if (cu.dir && ctx->diag.warnings == cu.warnings) /* best-effort: a failed store is no error */
+    tl_cache_store(cu.dir, &cu.key, k, tl_cache_max_bytes());
+  free(cu.dir);
   *out = k;
   return TL_OK;
 
 fail:
+  free(cu.dir);
   if (st == TL_OK) st = TL_ERR_INTERNAL;
   tl_kernel_destroy(k);
   return st;
@@ -371,5 +470,23 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   free(src);
   if (src) tl_compilation_report_times(&c);
   tl_compilation_free(&c);
+  return st;
+}
+
+tl_status tl_rt_kernel_lower_simt(tl_context *ctx, tl_kernel *k) {
+  tl_status st = TL_OK;
+  pthread_mutex_lock(&k->mu);
+  if (!k->simt_module && k->tile_module) {
+    tl_compile_options o = {0};
+    o.target = k->target;
+    tl_compilation c;
+    tl_compilation_init(&c, &o);
+    c.tile = k->tile_module; /* borrowed: lowering works on its copy */
+    st = tl_compiler_lower(ctx, &c);
+    c.tile = NULL;
+    if (st == TL_OK) k->simt_module = c.simt, c.simt = NULL;
+    tl_compilation_free(&c);
+  }
+  pthread_mutex_unlock(&k->mu);
   return st;
 }

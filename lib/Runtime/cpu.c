@@ -90,6 +90,10 @@ static bool has_source(const tl_diag *d, const char *name) {
 tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                          bool reference, DLManagedTensor **outputs) {
   const tl_rt_sig *sig = &k->sig;
+  if (!reference) { /* a kernel from the disk cache has only its tile IR */
+    tl_status ls = tl_rt_kernel_lower_simt(ctx, k);
+    if (ls != TL_OK) return ls;
+  }
   const tl_module *m = reference ? k->tile_module : k->simt_module;
   const char *what = reference ? "the reference evaluator" : "the CPU SIMT executor";
   if (!m || m->nfuncs < 1)

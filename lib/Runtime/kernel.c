@@ -159,6 +159,10 @@ const char *tl_kernel_ptx(const tl_kernel *k) { return k ? k->ptx : NULL; }
 const char *tl_kernel_llvm_ir(const tl_kernel *k) { return k ? k->llvm_ir : NULL; }
 const char *tl_kernel_simt_ir(const tl_kernel *k) { return k ? k->simt_ir : NULL; }
 const char *tl_kernel_target(const tl_kernel *k) { return k ? k->target : NULL; }
+tl_cache_result tl_kernel_cache_result(const tl_kernel *k) {
+  return k ? (tl_cache_result)k->cache_result : TL_CACHE_RESULT_OFF;
+}
+const char *tl_kernel_cache_key(const tl_kernel *k) { return k ? k->cache_key : ""; }
 const char *tl_kernel_name(const tl_kernel *k) { return k ? k->name : NULL; }
 
 static const tl_rt_param *param(const tl_kernel *k, int i) {

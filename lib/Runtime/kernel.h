@@ -247,13 +247,20 @@ struct tl_kernel {
    * parsed (tl_ref_eval) and the lowered SIMT IR (tl_simt_exec).  Owned;
    * NULL for kernels built by hand. */
   tl_module *tile_module, *simt_module;
-  pthread_mutex_t mu;    /* guards slots */
+  int cache_result;      /* tl_cache_result of the compile */
+  char cache_key[33];    /* hex key, "" when the cache was not consulted */
+  pthread_mutex_t mu;    /* guards slots, and simt_module once compiled */
   int nslots;
   tl_rt_devslot *slots;
 };
 
 /* A zeroed kernel with its mutex initialised; NULL on OOM. */
 tl_kernel *tl_rt_kernel_new(void);
+
+/* Lowers k->tile_module again into k->simt_module (and nothing else) when
+ * k came from the disk cache without it, under k->mu; TL_OK when k has a
+ * SIMT module already or no tile module. */
+tl_status tl_rt_kernel_lower_simt(tl_context *ctx, tl_kernel *k);
 
 /* Runs a checked call on the CPU (lib/Runtime/cpu.c): the SIMT executor on
  * k->simt_module, or with reference true the tile-level reference evaluator

@@ -3,6 +3,9 @@
 import os
 import sys
 
+# The tests never write the user's kernel cache (~/.cache/tilelang-ptx): off unless the caller set it.
+os.environ.setdefault("TL_CACHE", "0")
+
 try:
     import tilelang_ptx  # noqa: F401
 except ImportError:

@@ -66,7 +66,7 @@ class CompileOptions(ctypes.Structure):  # tl_compile_options
     _fields_ = [("target", c_char_p), ("out_idx_mode", c_int), ("out_idx", ctypes.POINTER(c_int)),
                 ("n_out_idx", c_size_t), ("flags", ctypes.c_uint), ("verify_each", ctypes.c_bool),
                 ("stop_after", c_int), ("after_stage", c_void_p), ("after_stage_user", c_void_p),
-                ("times", c_void_p), ("kernel", c_char_p)]
+                ("times", c_void_p), ("kernel", c_char_p), ("cache", c_int)]
 
 
 class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VALUE as Python literal text
@@ -106,6 +106,8 @@ kernel_destroy = _decl("tl_kernel_destroy", None, P)
 kernel_ptx = _decl("tl_kernel_ptx", c_char_p, P)
 kernel_simt_ir = _decl("tl_kernel_simt_ir", c_char_p, P)
 kernel_target = _decl("tl_kernel_target", c_char_p, P)
+# the disk cache (runtime.h tl_cache_result: 0 off, 1 miss, 2 hit, 3 corrupt entry recompiled)
+kernel_cache_result = _decl("tl_kernel_cache_result", c_int, P)
 kernel_name = _decl("tl_kernel_name", c_char_p, P)
 param_count = _decl("tl_kernel_param_count", c_int, P)
 param_name = _decl("tl_kernel_param_name", c_char_p, P, c_int)

@@ -152,6 +152,13 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
     def kernel_name(self):
         return _lib.kernel_name(self._h).decode()
 
+    @property
+    def cache_result(self):
+        """What the disk kernel cache did for this compile (README "The kernel cache"): "off", "miss",
+        "hit", or "corrupt" (a damaged entry, recompiled and replaced)."""
+        r = _lib.kernel_cache_result(self._h)
+        return ("off", "miss", "hit", "corrupt")[r] if 0 <= r < 4 else "?"
+
     def get_profiler(self, tensor_supply_type=None):
         from .profiler import Profiler
         return Profiler(self, tensor_supply_type)

@@ -117,3 +117,11 @@ bool tl_cli_single_input(int argc, char **argv, const char **in_path) {
   }
   return true;
 }
+
+void tl_cli_print_cache_info(const tl_kernel *k) {
+  static const char *const names[] = {"off", "miss", "hit", "corrupt"};
+  tl_cache_result r = tl_kernel_cache_result(k);
+  const char *key = tl_kernel_cache_key(k);
+  fprintf(stderr, "%s: kernel cache: %s%s%s\n", tl_cli_tool_name, (unsigned)r < 4 ? names[r] : "?",
+          key && *key ? " " : "", key ? key : "");
+}

@@ -9,6 +9,7 @@
 
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
+#include "tilelang/runtime.h"
 
 /* Reads the tool's whole input (DESIGN §10): the file at path, or stdin when
  * path is NULL or "-".  *out gets a malloc'd buffer of *out_len bytes
@@ -45,6 +46,10 @@ bool tl_cli_single_input(int argc, char **argv, const char **in_path);
 /* Prints "TOOL: error: <fmt with arg>" and the --help hint to stderr;
  * returns 2, the usage-error exit status (DESIGN §10). */
 int tl_cli_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
+
+/* --cache-info: prints "TOOL: kernel cache: hit|miss|corrupt|off KEY" for
+ * k's compile (tl_kernel_cache_result) to stderr. */
+void tl_cli_print_cache_info(const tl_kernel *k);
 
 /* The tool's name in messages ("tl-opt"); set once in main. */
 extern const char *tl_cli_tool_name;

@@ -62,6 +62,9 @@ static void usage(FILE *f) {
       "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
+      "  --cache-info          (simt, llvm, ptx) say on stderr whether the compile hit the\n"
+      "                        kernel cache: 'tl-opt: kernel cache: hit|miss|corrupt|off KEY'\n"
+      "                        (TL_CACHE_DIR, TL_CACHE=0, TL_CACHE_MAX_MB: README)\n"
       "  -h, --help            show this help and exit\n"
       "\n"
       "exit status: 0 success, 1 invalid input (diagnostics on stderr),\n"
@@ -135,7 +138,7 @@ static void print_stage(void *user, const char *stage, const char *text) {
 /* What the command line asks for, after the options are parsed. */
 typedef struct tl_opt_job {
   const char *emit, *target, *kernel;
-  bool verify_each, print_after_all;
+  bool verify_each, print_after_all, cache_info;
   const char *const *passes;
   int npasses;
   const tl_define *defines;
@@ -187,6 +190,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     }
     s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, kernel);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr);
+    if (s == TL_OK && job->cache_info) tl_cli_print_cache_info(*kernel);
     if (s == TL_OK) {
       const char *t = strcmp(job->emit, "simt") == 0   ? tl_kernel_simt_ir(*kernel)
                       : strcmp(job->emit, "llvm") == 0 ? tl_kernel_llvm_ir(*kernel)
@@ -227,7 +231,8 @@ static int write_result(const char *out_path, const char *text) {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS };
+  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
+         OPT_CACHE_INFO };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -237,11 +242,12 @@ int main(int argc, char **argv) {
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"remarks", no_argument, NULL, OPT_REMARKS},
+      {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
-  bool verify_each = false, print_after_all = false;
+  bool verify_each = false, print_after_all = false, cache_info = false;
   const char *passes[MAX_PASSES];
   int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
@@ -314,6 +320,7 @@ int main(int argc, char **argv) {
       case OPT_PRINT_AFTER_ALL:
         print_after_all = true;
         break;
+      case OPT_CACHE_INFO: cache_info = true; break;
       case ':':
         rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
@@ -339,7 +346,8 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  tl_opt_job job = {emit, target, kernel_name, verify_each, print_after_all, passes, npasses, defines, ndefines};
+  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
+                    cache_info,     passes,  npasses,     defines,     ndefines};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));

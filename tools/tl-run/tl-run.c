@@ -130,6 +130,11 @@ static void usage(FILE *f) {
       "                        stays on cp.async + mma.sync), tl.enable_fast_math\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
+      "  --cache-info          say on stderr whether the compile hit the kernel cache:\n"
+      "                        'tl-run: kernel cache: hit|miss|corrupt|off KEY' (the CPU\n"
+      "                        executors compile to SIMT IR only: off; README)\n"
+      "  --compile-only        compile to PTX as for the GPU (no GPU needed; fills the\n"
+      "                        kernel cache) and exit without running\n"
       "  -h, --help            show this help and exit\n"
       "\n"
       "exit status: 0 success, 1 invalid input / failed run / failed check,\n"
@@ -859,10 +864,42 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
   return false;
 }
 
+/* Resolves --device (DEV_AUTO: cuda when tl_device_check finds a GPU, else
+ * cpu with a note); --compile-only compiles as for the GPU without one.
+ * timed: "--bench" / "--tune" when given (they need the GPU), else NULL.
+ * false after printing the error. */
+static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, int *device) {
+  if (compile_only) *device = DEV_CUDA; /* the GPU's compile, without a GPU */
+  else if (*device != DEV_CPU) {
+    tl_status s = tl_device_check(ctx);
+    if (s != TL_OK) {
+      const char *why = tl_context_last_error(ctx);
+      if (*device == DEV_CUDA) {
+        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
+                *why ? why : tl_status_name(s));
+        return false;
+      }
+      fprintf(stderr,
+              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
+              *why ? why : tl_status_name(s));
+      *device = DEV_CPU;
+    } else {
+      *device = DEV_CUDA;
+    }
+  }
+  if (timed && *device != DEV_CUDA) {
+    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
+            "timed)\n", timed);
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG };
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG,
+         OPT_CACHE_INFO, OPT_COMPILE_ONLY };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -877,13 +914,15 @@ int main(int argc, char **argv) {
       {"kernel", required_argument, NULL, OPT_KERNEL},
       {"remarks", no_argument, NULL, OPT_REMARKS},
       {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
+      {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+      {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   int rc = EXIT_USAGE;
   int device = DEV_AUTO;
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
-  bool check = false, bench = false, tune_opt = false;
+  bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   unsigned compile_flags = 0; /* --pass-config */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -1000,6 +1039,8 @@ int main(int argc, char **argv) {
       case OPT_CHECK: check = true; break;
       case OPT_BENCH: bench = true; break;
       case OPT_TUNE: tune_opt = true; break;
+      case OPT_CACHE_INFO: cache_info = true; break;
+      case OPT_COMPILE_ONLY: compile_only = true; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
@@ -1042,28 +1083,8 @@ int main(int argc, char **argv) {
   }
 
   /* (1) device */
-  if (device != DEV_CPU) {
-    s = tl_device_check(ctx);
-    if (s != TL_OK) {
-      const char *why = tl_context_last_error(ctx);
-      if (device == DEV_CUDA) {
-        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
-                *why ? why : tl_status_name(s));
-        goto done;
-      }
-      fprintf(stderr,
-              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
-              *why ? why : tl_status_name(s));
-      device = DEV_CPU;
-    } else {
-      device = DEV_CUDA;
-    }
-  }
-  if ((bench || tune_opt) && device != DEV_CUDA) {
-    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
-            "timed)\n", bench ? "--bench" : "--tune");
+  if (!pick_device(ctx, compile_only, bench || tune_opt ? (bench ? "--bench" : "--tune") : NULL, &device))
     goto done;
-  }
 
   /* (2) compile once */
   tl_compile_options co;
@@ -1081,6 +1102,11 @@ int main(int argc, char **argv) {
     goto done;
   }
   fputs(tl_context_warnings(ctx), stderr); /* warnings, and --remarks */
+  if (cache_info) tl_cli_print_cache_info(k);
+  if (compile_only) {
+    rc = EXIT_SUCCESS;
+    goto done;
+  }
 
   /* parameters, dynamic dims, scalars */
   rs.ctx = ctx;
