@@ -14,10 +14,12 @@
  *     range.  The flat offset of such an access may stay inside the buffer
  *     and read another row: the executors do not see it.  Tile-op regions
  *     are not checked (T.copy pads out-of-bounds global reads).
- *  2. A fragment or shared buffer that the kernel reads (a load, or the
- *     source operand of a tile op) but nothing writes (no store, no tile op
- *     destination, no intrinsic that takes the buffer) gets a warning at its
- *     first read: its value is undefined.
+ *  2. A read of a fragment or shared buffer (a load, or the source operand
+ *     of a tile op) that no write reaches (a store, a tile op destination,
+ *     an intrinsic that takes the buffer) gets a warning: its value is
+ *     undefined.  A write reaches a read when it comes first in program
+ *     order or, later, inside the same outermost loop (its next iteration);
+ *     both branches of a T.if count as taken.
  *  3. A T.Parallel loop in a kernel whose body uses the thread index
  *     (T.get_thread_binding / get_lane_idx / get_warp_idx outside tile-op
  *     operands: a per-thread program, as the reference evaluator runs it) is
@@ -47,7 +49,15 @@ typedef struct sc_range {
 
 typedef struct sc_bind { const tl_var *v; sc_range r; } sc_bind;
 
-typedef struct sc_use { const tl_buffer *b; tl_loc read_at; bool read, written; } sc_use;
+/* A fragment or shared buffer of the kernel: `unreached` is the first read
+ * that no write preceded in program order, until a later write inside the
+ * same outermost loop (whose next iteration reaches the read) cancels it. */
+typedef struct sc_use {
+  const tl_buffer *b;
+  tl_loc read_at;
+  const tl_stmt *read_loop; /* outermost loop around that read, or NULL */
+  bool unreached, written;
+} sc_use;
 
 typedef struct sc_state {
   tl_diag *d;
@@ -59,6 +69,7 @@ typedef struct sc_state {
   bool per_thread;         /* the kernel body uses the thread index */
   tl_loc tid_at;           /* its first use */
   TL_VEC(sc_use) uses;     /* fragment / shared buffers of the kernel */
+  const tl_stmt *outer_loop; /* outermost loop being walked, or NULL */
   bool oom;
 } sc_state;
 
@@ -162,7 +173,7 @@ static sc_use *use_of(sc_state *st, const tl_buffer *b) {
     return NULL;
   for (size_t i = 0; i < st->uses.len; i++)
     if (st->uses.data[i].b == b) return &st->uses.data[i];
-  sc_use u = {b, TL_LOC_NONE, false, false};
+  sc_use u = {b, TL_LOC_NONE, NULL, false, false};
   if (!tl_vec_push(&st->uses, u)) {
     st->oom = true;
     return NULL;
@@ -172,15 +183,18 @@ static sc_use *use_of(sc_state *st, const tl_buffer *b) {
 
 static void note_read(sc_state *st, const tl_buffer *b, tl_loc at) {
   sc_use *u = use_of(st, b);
-  if (u && !u->read) {
-    u->read = true;
+  if (u && !u->written && !u->unreached) {
+    u->unreached = true;
     u->read_at = at;
+    u->read_loop = st->outer_loop;
   }
 }
 
 static void note_write(sc_state *st, const tl_buffer *b) {
   sc_use *u = use_of(st, b);
-  if (u) u->written = true;
+  if (!u) return;
+  u->written = true;
+  if (u->unreached && u->read_loop && u->read_loop == st->outer_loop) u->unreached = false;
 }
 
 /* ----------------------------------------------------------------- checks */
@@ -243,7 +257,7 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
 static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
   switch (s->u.tile.op) {
   case TL_TILE_COPY: case TL_TILE_ASYNC_COPY: *rd = i == 0; *wr = i == 1; return;
-  case TL_TILE_GEMM: *rd = true; *wr = i == 2; return;
+  case TL_TILE_GEMM: *rd = i < 2; *wr = i == 2; return; /* C: accumulated into, or cleared (clear_accum) */
   case TL_TILE_FILL: case TL_TILE_CLEAR: *rd = false; *wr = i == 0; return;
   case TL_TILE_REDUCE_MAX: case TL_TILE_REDUCE_MIN: case TL_TILE_REDUCE_SUM: case TL_TILE_REDUCE_ABSSUM:
   case TL_TILE_REDUCE_ABSMAX: *rd = i == 0; *wr = i == 1; return;
@@ -275,7 +289,10 @@ static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     if (known && ext <= 0) runs = false;
     push(st, s->u.loop.vars[i], known && ext > 0 ? var_range(st, mn.lo, mn.lo + ext - 1) : SC_UNKNOWN);
   }
+  const tl_stmt *outer = st->outer_loop;
+  if (!outer) st->outer_loop = s;
   if (runs) walk_stmt(st, s->u.loop.body, guarded, depth + 1);
+  st->outer_loop = outer;
   st->nbind = mark;
 }
 
@@ -371,6 +388,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
   st->nbind = 0;
   st->nbits = 1; /* bit 0: the thread index */
   st->uses.len = 0;
+  st->outer_loop = NULL;
   int64_t t = 0;
   st->threads = tl_expr_is_const_int(k->u.kernel.threads, &t) ? t : 0;
   st->tid_at = k->loc;
@@ -385,9 +403,9 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
   walk_stmt(st, k->u.kernel.body, false, 0);
   for (size_t i = 0; i < st->uses.len; i++) {
     const sc_use *u = &st->uses.data[i];
-    if (u->read && !u->written)
+    if (u->unreached)
       tl_diag_report(st->d, TL_DIAG_WARNING, u->read_at,
-                     "%s buffer '%s' is read here, but nothing in the kernel writes it: its value is undefined",
+                     "%s buffer '%s' is read here, but no write of it reaches this read: its value is undefined",
                      tl_scope_name(u->b->scope), u->b->name);
   }
 }
