@@ -23,7 +23,8 @@
  * and the last plain read (block, unit, clock, thread or SX_MANY when
  * several threads of one gang read it at one clock).  Keeping only the last
  * read can miss a race of an earlier reader; it never reports one that is
- * not there.  Tensors only read have no state and cost one test per access.
+ * not there.  Tensors only read have no state and cost one test per access;
+ * a tensor whose state cannot be allocated is run unchecked.
  * Not modelled: global accesses of the async proxy (TMA and bulk copies,
  * cp.async sources) and aliasing between two tensor arguments. */
 #include "Interp/simt_internal.h"
@@ -82,17 +83,16 @@ bool sx_gsh_launch(sx *x, const tl_stmt *s) {
   tl_map_init(&stored);
   stores_scan sc = {.v = {.stmt = scan_stmt, .expr = scan_expr}, .out = &stored};
   tl_visit_stmt(&sc.v, s->u.kernel.body);
-  bool ok = !sc.oom;
-  for (int i = 0; ok && i < x->f->nparams; i++) {
+  for (int i = 0; !sc.oom && i < x->f->nparams; i++) {
     if (x->f->params[i].kind == TL_PARAM_SCALAR) continue;
     const tl_buffer *b = x->f->params[i].buffer;
     sx_buf *sb = tl_map_get(&x->gbufs, b, NULL);
     if (!sb || !tl_map_get(&stored, b, NULL) || sb->elems <= 0) continue;
+    /* zero pages cost nothing until touched; a tensor too large for its state is run unchecked */
     sb->gsh = calloc((size_t)sb->elems, sizeof(sx_gel));
-    ok = sb->gsh != NULL;
   }
   tl_map_free(&stored);
-  if (!ok) return sx_fail(x, "out of memory in the SIMT executor (global race state)");
+  if (sc.oom) return sx_fail(x, "out of memory in the SIMT executor (global race state)");
   return true;
 }
 
