@@ -1,4 +1,5 @@
 # RUN: not %tl-opt --emit=simt -D case=row_alias %s 2>&1 | FileCheck %s --check-prefix=ROW
+# RUN: not %tl-opt --passes=check-supported -D case=row_alias %s 2>&1 | FileCheck %s --check-prefix=ROW
 # RUN: not %tl-opt --emit=simt -D case=local_const %s 2>&1 | FileCheck %s --check-prefix=LOCAL
 # RUN: not %tl-opt --emit=simt -D case=frag_const %s 2>&1 | FileCheck %s --check-prefix=FRAG
 # RUN: not %tl-opt --emit=simt -D case=block_range %s 2>&1 | FileCheck %s --check-prefix=BLOCK
@@ -15,15 +16,15 @@
 # RUN: %tl-run --device=cpu --check -D case=guarded %s | FileCheck %s --check-prefix=PASS
 # Issue 15 class 3: static checks before lowering (lib/Lower/static_check.c).
 
-# ROW: static_checks.py:42:{{[0-9]+}}: error: index of dimension 1 of global buffer 'B' takes the values 1 to 8, outside its extent 8 (the flat offset would reach another row or another buffer)
-# LOCAL: static_checks.py:45:{{[0-9]+}}: error: index 4 of dimension 0 of local buffer 'L' is out of bounds (extent 4)
-# FRAG: static_checks.py:50:{{[0-9]+}}: error: index -1 of dimension 1 of local.fragment buffer 'F' is out of bounds (extent 8)
-# BLOCK: static_checks.py:52:{{[0-9]+}}: error: index of dimension 0 of global buffer 'B' takes the values 0 to 4, outside its extent 4
+# ROW: static_checks.py:43:{{[0-9]+}}: error: index of dimension 1 of global buffer 'B' takes the values 1 to 8, outside its extent 8 (the flat offset would reach another row or another buffer)
+# LOCAL: static_checks.py:46:{{[0-9]+}}: error: index 4 of dimension 0 of local buffer 'L' is out of bounds (extent 4)
+# FRAG: static_checks.py:51:{{[0-9]+}}: error: index -1 of dimension 1 of local.fragment buffer 'F' is out of bounds (extent 8)
+# BLOCK: static_checks.py:53:{{[0-9]+}}: error: index of dimension 0 of global buffer 'B' takes the values 0 to 4, outside its extent 4
 # OK-NOT: error
 # OK-NOT: warning
-# UNWRITTEN: static_checks.py:73:{{[0-9]+}}: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
-# RBW: static_checks.py:77:{{[0-9]+}}: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
-# PAR: static_checks.py:88:17: error: T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a loop of each thread, or drop the thread index
+# UNWRITTEN: static_checks.py:74:{{[0-9]+}}: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
+# RBW: static_checks.py:78:{{[0-9]+}}: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
+# PAR: static_checks.py:89:17: error: T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a loop of each thread, or drop the thread index
 # PASS: check: PASS
 import tilelang
 import tilelang.language as T
@@ -72,7 +73,7 @@ def checks(case="row_alias"):
                 for i, j in T.Parallel(4, 8):
                     B[i, j] = F[i, j] + A[i, j]
             elif case == "read_before_write":
-                # S is read (line 77) before the store that fills it (line 78); no loop joins them
+                # S is read (line 78) before the store that fills it (line 79); no loop joins them
                 S = T.alloc_shared((4, 8), "float32")
                 B[0, 0] = S[0, 0]
                 S[0, 0] = A[0, 0]
