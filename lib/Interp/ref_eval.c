@@ -32,8 +32,8 @@
  *    code, e.g. examples/gemv.py).  T.sync_threads() at the top level of the
  *    kernel body splits it into phases: every thread runs a phase before any
  *    thread runs the next one.  A barrier nested in a loop or branch, warp
- *    shuffles, and tile ops on shared or global memory in such code are
- *    errors.  In tile programs T.sync_threads() does nothing.
+ *    shuffles, tile ops on shared or global memory and T.Parallel loops in
+ *    such code are errors.  In tile programs T.sync_threads() does nothing.
  * Out-of-bounds explicit loads and stores are errors (with the statement's
  * location); tile ops pad out-of-bounds global reads with 0 and skip
  * out-of-bounds global writes (ref_eval_ops.c).  Recursion is bounded. */
@@ -790,6 +790,13 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
       re_error(st, s->loc,
                "thread-bound loops belong to lowered code; the reference evaluator runs tile "
                "programs");
+      return;
+    }
+    if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) { /* refused as lib/Lower/static_check.c does */
+      re_error(st, s->loc,
+               "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs "
+               "this loop, but T.Parallel would spread its iterations over the threads; write T.serial (or "
+               "T.vectorized) for a loop of each thread, or drop the thread index");
       return;
     }
     if (s->u.loop.nvars < 1 || !s->u.loop.vars || !s->u.loop.extents) {

@@ -575,6 +575,7 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
                        sb->b->name, (long long)f, (long long)sb->elems, x->tbase + th);
+      if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + th, NULL)) return false;
       uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
       if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
@@ -1286,13 +1287,15 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   tl_map_free(&k->smem_off);
   tl_map_init(&k->smem_off);
   if (!plan_smem(x, s->u.kernel.body, 0, &next, &total)) return false;
-  if (!setup_block(x, total)) return false;
+  if (!setup_block(x, total) || !sx_gsh_launch(x, s)) return false;
+  memcpy(k->grid, grid, sizeof grid);
   for (int64_t bz = 0; bz < grid[2]; bz++)
     for (int64_t by = 0; by < grid[1]; by++)
       for (int64_t bx = 0; bx < grid[0]; bx++) {
         x->block[0] = bx;
         x->block[1] = by;
         x->block[2] = bz;
+        k->blk_id = (uint32_t)(1 + bx + grid[0] * (by + grid[1] * bz));
         reset_block(x);
         x->cur = s;
         if (k->sched) {
@@ -1430,6 +1433,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   if (!bind_params(&x, args, nargs, dyn, ndyn, mask)) goto done;
   ok = exec(&x, x.f->body, mask);
 done:
+  sx_gsh_free(&x);
   if (blk.async)
     for (int t = 0; t < x.T; t++) free(blk.async[t].done_clk);
   free(blk.async);

@@ -37,6 +37,8 @@ typedef struct sx_buf {
   uint8_t *data;               /* global: the tensor; shared: smem + base; local: thread 0's copy */
   int64_t base;                /* shared: byte offset in the block's shared memory */
   int64_t pitch;               /* local: bytes per thread */
+  struct sx_gel *gsh;          /* global: race state per element for the current launch (simt_grace.c);
+                                  NULL when the kernel stores nothing to it (or checks are off) */
 } sx_buf;
 
 /* Race-tracking state of one shared-memory byte (simt_race.c).  Clocks are
@@ -161,6 +163,8 @@ typedef struct sx_blk {
   size_t capwgr;
   int32_t wg_committed[SX_MAX_GANGS], wg_completed[SX_MAX_GANGS]; /* wgmma groups per warp */
   struct sx_sched *sched;  /* NULL in lockstep mode */
+  int64_t grid[3];         /* the launch's grid (global race messages) */
+  uint32_t blk_id;         /* 1 + the linear index of the current block (blockIdx.x fastest) */
 } sx_blk;
 
 typedef struct sx {
@@ -223,6 +227,16 @@ void sx_release(sx *x);
 void sx_clock_block_start(sx_blk *k);
 /* Does an access by (unit, clk, thread thr) happen before thread t of x's gang now? */
 bool sx_happens_before(const sx *x, int unit, uint32_t clk, int thr, int t);
+/* simt_grace.c: global-memory races within one launch.  sx_gsh_launch
+ * gives every global tensor that kernel s stores to (a store statement or a
+ * T.ptx_atomic_add) fresh race state (false reported on OOM); sx_gsh_free
+ * drops it.  sx_gmem_read / sx_gmem_write check and record an access of
+ * element f of global buffer sb by block thread t of x's gang (before the
+ * store of value v; v NULL: a T.ptx_atomic_add); false after reporting. */
+bool sx_gsh_launch(sx *x, const tl_stmt *s);
+void sx_gsh_free(sx *x);
+bool sx_gmem_read(sx *x, sx_buf *sb, int64_t f, int t);
+bool sx_gmem_write(sx *x, sx_buf *sb, int64_t f, int t, const sx_el *v);
 /* Lanes of t (1 for a scalar), t's scalar dtype, t with l lanes. */
 static inline int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
 static inline tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }

@@ -2,7 +2,8 @@
  * and stores (docs/simt-ir.md): flat offsets from n-d indices with bounds
  * checked per dimension, the alignment of contiguous vector accesses
  * (lanes * element bytes, capped at 16 as codegen aligns them), and the
- * shared-memory protocol checks of simt_race.c for every shared byte. */
+ * shared-memory protocol checks of simt_race.c for every shared byte and
+ * the global race checks of simt_grace.c for every global element. */
 #include "Interp/simt_internal.h"
 
 #include <string.h>
@@ -108,6 +109,7 @@ bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
     for (int l = 0; l < lanes; l++) {
       int64_t f = flat[(size_t)t * lanes + l];
       if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + t)) return false;
+      if (sb->gsh && !sx_gmem_read(x, sb, f, x->tbase + t)) return false;
       out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, sx_elem_ptr(sb, x->tbase + t, f));
     }
   }
@@ -132,6 +134,7 @@ bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
     for (int l = 0; l < lanes; l++) {
       int64_t f = flat[(size_t)t * lanes + l];
       if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, x->tbase + t, -1)) return false;
+      if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + t, &v.v[(size_t)t * lanes + l])) return false;
       sx_el_store(sb->et, sx_elem_ptr(sb, x->tbase + t, f), v.v[(size_t)t * lanes + l]);
     }
   }

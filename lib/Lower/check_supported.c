@@ -10,7 +10,9 @@
  * every T.Kernel has a constant thread count in [1, 1024].  (T.Pipelined
  * loops are accepted: pipeline_loop.c lowers them.)
  * Each rejected construct is one error at its own location, in program
- * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on). */
+ * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on).
+ * Then the static checks of static_check.c (bounds, unwritten reads,
+ * T.Parallel in per-thread code). */
 #include "Lower/lower_internal.h"
 
 typedef struct cs_state {
@@ -83,5 +85,6 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
   (void)m;
   cs_state st = {d, 0};
   check(&st, f->body, 0, 0);
-  return st.errors == 0;
+  if (st.errors) return false;
+  return tl_lower_static_check(f, d);
 }

@@ -19,6 +19,10 @@
  * f->pass_configs, reports errors to d and returns false after one. */
 /* check_supported.c: rejects ops that no issue has lowered yet. */
 bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* static_check.c (called by check-supported): per-dimension bounds of constant and affine indices, reads
+ * of fragment / shared buffers nothing writes (warnings), T.Parallel in per-thread code; false after an
+ * error (warnings do not fail). */
+bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* lower_tile.c: tile ops and T.Parallel → per-thread SIMT statements. */

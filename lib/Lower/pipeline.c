@@ -3,7 +3,9 @@
  * tl_lower_module runs, for every prim_func, the passes below in this order
  * (the registry, passes.c, knows each by name for tl-opt --passes); each is
  * one file with one entry point:
- *   1. check-supported  (check_supported.c)  reject ops no issue lowers yet
+ *   1. check-supported  (check_supported.c)  reject ops no issue lowers yet; static checks
+ *                                            (static_check.c: bounds, unwritten reads, T.Parallel
+ *                                            in per-thread code)
  *   2. atomic           (lower_atomic.c)     T.atomic_add → T.Parallel of T.ptx_atomic_add
  *   3. warp-specialize  (warp_specialize.c)  sm_90a: the GEMM main loop → a producer
  *                                            warpgroup issuing TMA loads on an mbarrier

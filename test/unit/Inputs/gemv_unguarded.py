@@ -1,6 +1,9 @@
 # A GEMV without the bounds guard of examples/gemv.py: with N not a multiple
 # of block_N the last block reads past A.  test_cpu_device uses it to check
-# that an executor error carries the statement's location.
+# that an executor error carries the statement's location.  The rows of A
+# and y are a dynamic dimension n (the call gives n = N): with constant
+# extents the compiler's static bounds check (lib/Lower/static_check.c)
+# refuses the kernel before the executor runs.
 import tilelang
 import tilelang.language as T
 
@@ -8,8 +11,10 @@ import tilelang.language as T
 @tilelang.jit(out_idx=-1)
 def gemv(N=4096, K=4096, block_N=128, dtype="float16", accum_dtype="float32"):
 
+    n = T.dynamic("n")
+
     @T.prim_func
-    def main(A: T.Tensor((N, K), dtype), x: T.Tensor((K,), dtype), y: T.Tensor((N,), dtype)):
+    def main(A: T.Tensor((n, K), dtype), x: T.Tensor((K,), dtype), y: T.Tensor((n,), dtype)):
         with T.Kernel(T.ceildiv(N, block_N), threads=block_N) as bn:
             acc = T.alloc_local((1,), accum_dtype)
             tn = T.get_thread_binding(0)

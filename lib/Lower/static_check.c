@@ -1,0 +1,438 @@
+/* Static checks of a tile-IR function as written (issue 15 class 3), run by
+ * pass "check-supported" (pipeline.c's step 1) before anything is lowered.
+ *
+ * Requires: a verified tile-IR function.  Guarantees: nothing is changed;
+ * each finding is one located diagnostic:
+ *  1. Per-dimension bounds.  An explicit load or store whose index into a
+ *     dimension of constant extent is a constant outside [0, extent) is an
+ *     error wherever it stands (any scope: a local buffer included).  An
+ *     index that is an affine function of loop variables (constant bounds),
+ *     block indices (constant grid) and the thread index, each variable
+ *     occurring once, has an exact range; when the access is reached for
+ *     every value of those variables (no enclosing T.if / if_then_else) and
+ *     the range leaves [0, extent), the error names the dimension and the
+ *     range.  The flat offset of such an access may stay inside the buffer
+ *     and read another row: the executors do not see it.  Tile-op regions
+ *     are not checked (T.copy pads out-of-bounds global reads).
+ *  2. A read of a fragment or shared buffer (a load, or the source operand
+ *     of a tile op) that no write reaches (a store, a tile op destination,
+ *     an intrinsic that takes the buffer) gets a warning: its value is
+ *     undefined.  A write reaches a read when it comes first in program
+ *     order or, later, inside the same outermost loop (its next iteration);
+ *     both branches of a T.if count as taken.
+ *  3. A T.Parallel loop in a kernel whose body uses the thread index
+ *     (T.get_thread_binding / get_lane_idx / get_warp_idx outside tile-op
+ *     operands: a per-thread program, as the reference evaluator runs it) is
+ *     an error.  Each thread already runs such a loop in full, while the
+ *     lowering spreads a T.Parallel over the threads: the two meanings give
+ *     different results (B[tn, k] = A[tn, k] became B[tn, tn] = A[tn, tn]),
+ *     so it is refused; T.serial or T.vectorized say "per thread". */
+#include "IR/visit.h"
+#include "Lower/lower_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SC_MAX_BIND 256
+#define SC_MAX_DEPTH 500
+
+/* Range of an integer expression: exact when ok (unlike tl_expr_range's
+ * bounds, which contain the values and suffice to drop a guard, these are
+ * taken, which proving an access wrong needs): lo and hi are taken for
+ * some assignment of the variables in `vars` (a bit set). */
+typedef struct sc_range {
+  int64_t lo, hi;
+  uint64_t vars;
+  bool ok;
+  bool dense; /* every integer of [lo, hi] is taken */
+} sc_range;
+
+typedef struct sc_bind { const tl_var *v; sc_range r; } sc_bind;
+
+/* A fragment or shared buffer of the kernel: `unreached` is the first read
+ * that no write preceded in program order, until a later write inside the
+ * same outermost loop (whose next iteration reaches the read) cancels it. */
+typedef struct sc_use {
+  const tl_buffer *b;
+  tl_loc read_at;
+  const tl_stmt *read_loop; /* outermost loop around that read, or NULL */
+  bool unreached, written;
+} sc_use;
+
+typedef struct sc_state {
+  tl_diag *d;
+  int errors;
+  sc_bind bind[SC_MAX_BIND];
+  int nbind;
+  int nbits;               /* variable bits handed out (bit 0: the thread index) */
+  int64_t threads;
+  bool per_thread;         /* the kernel body uses the thread index */
+  tl_loc tid_at;           /* its first use */
+  TL_VEC(sc_use) uses;     /* fragment / shared buffers of the kernel */
+  const tl_stmt *outer_loop; /* outermost loop being walked, or NULL */
+  bool oom;
+} sc_state;
+
+static const sc_range SC_UNKNOWN = {0, 0, 0, false, false};
+
+static sc_range var_range(sc_state *st, int64_t lo, int64_t hi) {
+  sc_range r = {lo, hi, 0, true, true};
+  if (st->nbits >= 64) return SC_UNKNOWN;
+  r.vars = (uint64_t)1 << st->nbits++;
+  return r;
+}
+
+static void push(sc_state *st, const tl_var *v, sc_range r) {
+  if (st->nbind < SC_MAX_BIND) st->bind[st->nbind++] = (sc_bind){v, r};
+}
+
+static sc_range lookup(const sc_state *st, const tl_var *v) {
+  for (int i = st->nbind - 1; i >= 0; i--)
+    if (st->bind[i].v == v) return st->bind[i].r;
+  return SC_UNKNOWN;
+}
+
+static int64_t floordiv64(int64_t a, int64_t c) { return a / c - ((a % c != 0) && ((a < 0) != (c < 0))); }
+
+static sc_range eval_bin(sc_state *st, const tl_expr *e, int depth);
+
+static sc_range eval(sc_state *st, const tl_expr *e, int depth) {
+  if (!e || depth > SC_MAX_DEPTH || e->dtype.lanes > 1) return SC_UNKNOWN;
+  switch (e->kind) {
+  case TL_EXPR_INT: return (sc_range){e->u.ival, e->u.ival, 0, true, true};
+  case TL_EXPR_VAR: return lookup(st, e->u.var);
+  case TL_EXPR_CAST: return tl_dtype_is_int(e->dtype) ? eval(st, e->u.cast.value, depth + 1) : SC_UNKNOWN;
+  case TL_EXPR_CALL: {
+    int op = e->u.call.op;
+    int64_t k = -1;
+    if (op == TL_INTRIN_GET_THREAD_BINDING && e->u.call.n >= 1 && tl_expr_is_const_int(e->u.call.args[0], &k) &&
+        k == 0 && st->threads > 0)
+      return (sc_range){0, st->threads - 1, 1, true, true};
+    return SC_UNKNOWN;
+  }
+  case TL_EXPR_BINARY: return eval_bin(st, e, depth);
+  default: return SC_UNKNOWN;
+  }
+}
+
+static sc_range eval_bin(sc_state *st, const tl_expr *e, int depth) {
+  sc_range a = eval(st, e->u.bin.a, depth + 1), b = eval(st, e->u.bin.b, depth + 1), r = {0, 0, 0, false, false};
+  if (!a.ok || !b.ok || (a.vars & b.vars)) return SC_UNKNOWN;
+  r.vars = a.vars | b.vars;
+  r.dense = a.dense && b.dense;
+  bool bconst = b.vars == 0 && b.lo == b.hi, aconst = a.vars == 0 && a.lo == a.hi;
+  switch (e->u.bin.op) {
+  case TL_OP_ADD:
+    r.ok = !__builtin_add_overflow(a.lo, b.lo, &r.lo) && !__builtin_add_overflow(a.hi, b.hi, &r.hi);
+    return r;
+  case TL_OP_SUB:
+    r.ok = !__builtin_sub_overflow(a.lo, b.hi, &r.lo) && !__builtin_sub_overflow(a.hi, b.lo, &r.hi);
+    return r;
+  case TL_OP_MUL: {
+    if (!aconst && !bconst) return SC_UNKNOWN;
+    sc_range v = aconst ? b : a;
+    int64_t c = aconst ? a.lo : b.lo, x, y;
+    if (__builtin_mul_overflow(v.lo, c, &x) || __builtin_mul_overflow(v.hi, c, &y)) return SC_UNKNOWN;
+    r.lo = x < y ? x : y;
+    r.hi = x < y ? y : x;
+    r.dense = v.dense && (c == 1 || c == -1 || v.lo == v.hi);
+    r.ok = true;
+    return r;
+  }
+  case TL_OP_DIV: /* truncation is floor division for non-negative operands */
+  case TL_OP_FLOORDIV:
+    if (!bconst || b.lo <= 0 || (e->u.bin.op == TL_OP_DIV && a.lo < 0)) return SC_UNKNOWN;
+    r.lo = floordiv64(a.lo, b.lo);
+    r.hi = floordiv64(a.hi, b.lo);
+    r.ok = true;
+    return r;
+  case TL_OP_FLOORMOD: {
+    if (!bconst || b.lo <= 0) return SC_UNKNOWN;
+    int64_t c = b.lo;
+    if (a.dense && a.hi - a.lo + 1 >= c) {
+      r.lo = 0;
+      r.hi = c - 1;
+    } else if (floordiv64(a.lo, c) == floordiv64(a.hi, c)) {
+      r.lo = a.lo - floordiv64(a.lo, c) * c;
+      r.hi = a.hi - floordiv64(a.hi, c) * c;
+      r.dense = a.dense;
+    } else {
+      return SC_UNKNOWN;
+    }
+    r.ok = true;
+    return r;
+  }
+  default: return SC_UNKNOWN;
+  }
+}
+
+/* ------------------------------------------------------------ buffer uses */
+
+static sc_use *use_of(sc_state *st, const tl_buffer *b) {
+  if (!b || (b->scope != TL_SCOPE_FRAGMENT && b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN))
+    return NULL;
+  for (size_t i = 0; i < st->uses.len; i++)
+    if (st->uses.data[i].b == b) return &st->uses.data[i];
+  sc_use u = {b, TL_LOC_NONE, NULL, false, false};
+  if (!tl_vec_push(&st->uses, u)) {
+    st->oom = true;
+    return NULL;
+  }
+  return &st->uses.data[st->uses.len - 1];
+}
+
+static void note_read(sc_state *st, const tl_buffer *b, tl_loc at) {
+  sc_use *u = use_of(st, b);
+  if (u && !u->written && !u->unreached) {
+    u->unreached = true;
+    u->read_at = at;
+    u->read_loop = st->outer_loop;
+  }
+}
+
+static void note_write(sc_state *st, const tl_buffer *b) {
+  sc_use *u = use_of(st, b);
+  if (!u) return;
+  u->written = true;
+  if (u->unreached && u->read_loop && u->read_loop == st->outer_loop) u->unreached = false;
+}
+
+/* ----------------------------------------------------------------- checks */
+
+static void check_access(sc_state *st, const tl_buffer *b, int n, tl_expr *const *idx, bool guarded, tl_loc at) {
+  if (!b || n != b->ndim || !b->shape) return;
+  for (int i = 0; i < n; i++) {
+    int64_t ext = 0;
+    if (!tl_expr_is_const_int(b->shape[i], &ext)) continue;
+    sc_range r = eval(st, idx[i], 0);
+    if (!r.ok || (r.lo >= 0 && r.hi < ext)) continue;
+    tl_loc loc = idx[i]->loc.line ? idx[i]->loc : at;
+    if (r.vars == 0) {
+      tl_error(st->d, loc, "index %lld of dimension %d of %s buffer '%s' is out of bounds (extent %lld)",
+               (long long)r.lo, i, tl_scope_name(b->scope), b->name, (long long)ext);
+      st->errors++;
+      return;
+    }
+    if (guarded) continue;
+    tl_error(st->d, loc,
+             "index of dimension %d of %s buffer '%s' takes the values %lld to %lld, outside its extent %lld "
+             "(the flat offset would reach another row or another buffer)",
+             i, tl_scope_name(b->scope), b->name, (long long)r.lo, (long long)r.hi, (long long)ext);
+    st->errors++;
+    return;
+  }
+}
+
+static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
+  if (!e || depth > SC_MAX_DEPTH) return;
+  switch (e->kind) {
+  case TL_EXPR_LOAD:
+    note_read(st, e->u.load.buffer, e->loc);
+    check_access(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, guarded, e->loc);
+    for (int i = 0; i < e->u.load.n; i++) walk_expr(st, e->u.load.indices[i], guarded, depth + 1);
+    return;
+  case TL_EXPR_BINARY:
+    walk_expr(st, e->u.bin.a, guarded, depth + 1);
+    walk_expr(st, e->u.bin.b, guarded, depth + 1);
+    return;
+  case TL_EXPR_UNARY: walk_expr(st, e->u.un.a, guarded, depth + 1); return;
+  case TL_EXPR_CAST: walk_expr(st, e->u.cast.value, guarded, depth + 1); return;
+  case TL_EXPR_SELECT:
+    walk_expr(st, e->u.sel.cond, guarded, depth + 1);
+    walk_expr(st, e->u.sel.t, true, depth + 1);
+    walk_expr(st, e->u.sel.f, true, depth + 1);
+    return;
+  case TL_EXPR_CALL:
+    for (int i = 0; i < e->u.call.n; i++) {
+      const tl_expr *a = e->u.call.args[i];
+      if (a && a->kind == TL_EXPR_BUFFER) note_write(st, a->u.buffer); /* conservatively: may write it */
+      else walk_expr(st, a, guarded || e->u.call.op == TL_INTRIN_IF_THEN_ELSE, depth + 1);
+    }
+    return;
+  default: return;
+  }
+}
+
+/* Region operand i of tile op s: is it read, written (or both)? */
+static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
+  switch (s->u.tile.op) {
+  case TL_TILE_COPY: case TL_TILE_ASYNC_COPY: *rd = i == 0; *wr = i == 1; return;
+  case TL_TILE_GEMM: *rd = i < 2; *wr = i == 2; return; /* C: accumulated into, or cleared (clear_accum) */
+  case TL_TILE_FILL: case TL_TILE_CLEAR: *rd = false; *wr = i == 0; return;
+  case TL_TILE_REDUCE_MAX: case TL_TILE_REDUCE_MIN: case TL_TILE_REDUCE_SUM: case TL_TILE_REDUCE_ABSSUM:
+  case TL_TILE_REDUCE_ABSMAX: *rd = i == 0; *wr = i == 1; return;
+  case TL_TILE_ATOMIC_ADD: *rd = i == 1; *wr = i == 0; return;
+  default: *rd = false; *wr = true; return;
+  }
+}
+
+static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth);
+
+static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
+  if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) {
+    tl_error(st->d, s->loc,
+             "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this "
+             "loop, but T.Parallel would spread its iterations over the threads; write T.serial (or "
+             "T.vectorized) for a loop of each thread, or drop the thread index");
+    tl_note(st->d, st->tid_at, "the kernel body uses the thread index here");
+    st->errors++;
+    return;
+  }
+  int mark = st->nbind;
+  bool runs = true;
+  for (int i = 0; i < s->u.loop.nvars; i++) {
+    sc_range mn = s->u.loop.mins && s->u.loop.mins[i] ? eval(st, s->u.loop.mins[i], 0)
+                                                      : (sc_range){0, 0, 0, true, true};
+    int64_t ext = 0;
+    bool known = s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[i], &ext) && !s->u.loop.step &&
+                 mn.ok && mn.vars == 0;
+    if (known && ext <= 0) runs = false;
+    push(st, s->u.loop.vars[i], known && ext > 0 ? var_range(st, mn.lo, mn.lo + ext - 1) : SC_UNKNOWN);
+  }
+  const tl_stmt *outer = st->outer_loop;
+  if (!outer) st->outer_loop = s;
+  if (runs) walk_stmt(st, s->u.loop.body, guarded, depth + 1);
+  st->outer_loop = outer;
+  st->nbind = mark;
+}
+
+static void walk_tile(sc_state *st, const tl_stmt *s) {
+  for (int i = 0; i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    if (o->kind != TL_OPND_REGION || !o->region.buffer) continue;
+    bool rd = false, wr = false;
+    tile_operand_use(s, i, &rd, &wr);
+    if (rd) note_read(st, o->region.buffer, o->loc.line ? o->loc : s->loc);
+    if (wr) note_write(st, o->region.buffer);
+  }
+}
+
+static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
+  if (!s || depth > SC_MAX_DEPTH) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ: {
+    int mark = st->nbind;
+    for (int i = 0; i < s->u.seq.n; i++) walk_stmt(st, s->u.seq.stmts[i], guarded, depth + 1);
+    st->nbind = mark;
+    return;
+  }
+  case TL_STMT_FOR: walk_loop(st, s, guarded, depth); return;
+  case TL_STMT_LET: {
+    walk_expr(st, s->u.let.value, guarded, depth + 1);
+    sc_range r = tl_dtype_is_int(s->u.let.var->dtype) ? eval(st, s->u.let.value, 0) : SC_UNKNOWN;
+    push(st, s->u.let.var, r);
+    return;
+  }
+  case TL_STMT_STORE:
+    note_write(st, s->u.store.buffer);
+    check_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, guarded, s->loc);
+    for (int i = 0; i < s->u.store.n; i++) walk_expr(st, s->u.store.indices[i], guarded, depth + 1);
+    walk_expr(st, s->u.store.value, guarded, depth + 1);
+    return;
+  case TL_STMT_IF:
+    walk_expr(st, s->u.ifs.cond, guarded, depth + 1);
+    walk_stmt(st, s->u.ifs.then_s, true, depth + 1);
+    walk_stmt(st, s->u.ifs.else_s, true, depth + 1);
+    return;
+  case TL_STMT_EVAL: walk_expr(st, s->u.eval.value, guarded, depth + 1); return;
+  case TL_STMT_TILE: walk_tile(st, s); return;
+  case TL_STMT_KERNEL: return; /* nested kernels are the verifier's business */
+  default: return;
+  }
+}
+
+/* ------------------------------------------------------ thread-index uses */
+
+static bool expr_tid(const tl_expr *e, void *user) {
+  (void)user;
+  if (e->kind != TL_EXPR_CALL) return false;
+  int op = e->u.call.op;
+  return op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX;
+}
+
+static bool find_tid_expr(const tl_expr *e, tl_loc *at) {
+  if (!e || !tl_expr_any(e, expr_tid, NULL, -1, false)) return false;
+  *at = e->loc;
+  return true;
+}
+
+/* The first use of the thread index in s outside tile-op operands (as the reference evaluator decides
+ * that a kernel body is a per-thread program). */
+static bool find_tid(const tl_stmt *s, tl_loc *at, int depth) {
+  if (!s || depth > SC_MAX_DEPTH) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (find_tid(s->u.seq.stmts[i], at, depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++)
+      if ((s->u.loop.mins && find_tid_expr(s->u.loop.mins[i], at)) ||
+          (s->u.loop.extents && find_tid_expr(s->u.loop.extents[i], at)))
+        return true;
+    return find_tid(s->u.loop.body, at, depth + 1);
+  case TL_STMT_LET: return find_tid_expr(s->u.let.value, at);
+  case TL_STMT_STORE:
+    for (int i = 0; i < s->u.store.n; i++)
+      if (find_tid_expr(s->u.store.indices[i], at)) return true;
+    return find_tid_expr(s->u.store.value, at);
+  case TL_STMT_IF:
+    return find_tid_expr(s->u.ifs.cond, at) || find_tid(s->u.ifs.then_s, at, depth + 1) ||
+           find_tid(s->u.ifs.else_s, at, depth + 1);
+  case TL_STMT_EVAL: return find_tid_expr(s->u.eval.value, at);
+  default: return false;
+  }
+}
+
+static void check_kernel(sc_state *st, const tl_stmt *k) {
+  st->nbind = 0;
+  st->nbits = 1; /* bit 0: the thread index */
+  st->uses.len = 0;
+  st->outer_loop = NULL;
+  int64_t t = 0;
+  st->threads = tl_expr_is_const_int(k->u.kernel.threads, &t) ? t : 0;
+  st->tid_at = k->loc;
+  st->per_thread = find_tid(k->u.kernel.body, &st->tid_at, 0);
+  if (st->tid_at.line == 0) st->tid_at = k->loc;
+  for (int i = 0; i < k->u.kernel.ngrid; i++) {
+    int64_t g = 0;
+    bool known = tl_expr_is_const_int(k->u.kernel.grid[i], &g);
+    if (known && g <= 0) return; /* no block runs */
+    if (k->u.kernel.block_vars[i]) push(st, k->u.kernel.block_vars[i], known ? var_range(st, 0, g - 1) : SC_UNKNOWN);
+  }
+  walk_stmt(st, k->u.kernel.body, false, 0);
+  for (size_t i = 0; i < st->uses.len; i++) {
+    const sc_use *u = &st->uses.data[i];
+    if (u->unreached)
+      tl_diag_report(st->d, TL_DIAG_WARNING, u->read_at,
+                     "%s buffer '%s' is read here, but no write of it reaches this read: its value is undefined",
+                     tl_scope_name(u->b->scope), u->b->name);
+  }
+}
+
+static void find_kernels(sc_state *st, const tl_stmt *s, int depth) {
+  if (!s || depth > SC_MAX_DEPTH) return;
+  switch (s->kind) {
+  case TL_STMT_KERNEL: check_kernel(st, s); return;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) find_kernels(st, s->u.seq.stmts[i], depth + 1);
+    return;
+  case TL_STMT_FOR: find_kernels(st, s->u.loop.body, depth + 1); return;
+  case TL_STMT_IF:
+    find_kernels(st, s->u.ifs.then_s, depth + 1);
+    find_kernels(st, s->u.ifs.else_s, depth + 1);
+    return;
+  default: return;
+  }
+}
+
+bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d) {
+  sc_state *st = calloc(1, sizeof *st);
+  if (!st) return false;
+  st->d = d;
+  find_kernels(st, f->body, 0);
+  bool ok = st->errors == 0 && !st->oom;
+  tl_vec_free(&st->uses);
+  free(st);
+  return ok;
+}
