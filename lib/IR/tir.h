@@ -416,6 +416,14 @@ int tl_tma_collect(const tl_primfunc *f, tl_tma_map **maps, tl_loc *loc, char *m
 /* The index of the map equal to key (same parameter, rank, box, swizzle)
  * in maps[0..n), or -1. */
 int tl_tma_find(const tl_tma_map *maps, int n, const tl_tma_map *key);
+/* The one wording of the refusal of a T.Parallel loop in a kernel whose body
+ * uses the thread index (lib/Lower/static_check.c, and the reference
+ * evaluator, lib/Interp/ref_eval.c, which refuses it the same way). */
+#define TL_MSG_PARALLEL_PER_THREAD                                                                      \
+  "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, " \
+  "but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a "  \
+  "loop of each thread, or drop the thread index"
+
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
 bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by pointer */

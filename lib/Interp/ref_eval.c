@@ -793,10 +793,7 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
       return;
     }
     if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) { /* refused as lib/Lower/static_check.c does */
-      re_error(st, s->loc,
-               "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs "
-               "this loop, but T.Parallel would spread its iterations over the threads; write T.serial (or "
-               "T.vectorized) for a loop of each thread, or drop the thread index");
+      re_error(st, s->loc, "%s", TL_MSG_PARALLEL_PER_THREAD);
       return;
     }
     if (s->u.loop.nvars < 1 || !s->u.loop.vars || !s->u.loop.extents) {

@@ -270,10 +270,7 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth);
 
 static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) {
-    tl_error(st->d, s->loc,
-             "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this "
-             "loop, but T.Parallel would spread its iterations over the threads; write T.serial (or "
-             "T.vectorized) for a loop of each thread, or drop the thread index");
+    tl_error(st->d, s->loc, "%s", TL_MSG_PARALLEL_PER_THREAD);
     tl_note(st->d, st->tid_at, "the kernel body uses the thread index here");
     st->errors++;
     return;
