@@ -342,7 +342,9 @@ tl_module *tl_module_clone(const tl_module *m);
  * Expression constructors fold constants and simplify trivially
  * (x+0, x*1, x*0 for ints, constant comparisons, casts of constants), and
  * apply TIR's type rules: a constant operand takes the other operand's
- * dtype; int with float promotes to the float; narrower ints widen. */
+ * dtype, except an int constant that dtype cannot hold (`i + 4294967296`:
+ * the int32 side is cast to the constant's int64, never the constant
+ * truncated); int with float promotes to the float; narrower ints widen. */
 tl_expr *tl_ir_int(tl_module *m, tl_loc loc, tl_dtype t, int64_t v);
 tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v);
 tl_expr *tl_ir_string(tl_module *m, tl_loc loc, const char *s);
