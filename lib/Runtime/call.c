@@ -344,6 +344,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
       if (p->is_tensor) {
         int ord = -1;
         tl_CUdeviceptr ptr = (tl_CUdeviceptr)b.slots[pi];
+        if (!ptr) { /* an empty tensor without data (the binder allows only those) */
+          pos++;
+          continue;
+        }
         if (s->checked_ptr && ptr && __atomic_load_n(&s->checked_ptr[pi], __ATOMIC_RELAXED) == ptr) {
           pos++;
           continue;
@@ -456,13 +460,18 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     b.slots[pi] = (uint64_t)o->ptr;
   }
 
-  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done; /* launch */
-  if (bq) {
+  if (b.empty) { /* a zero-size dynamic dim: nothing to launch, empty outputs */
+    for (int i = 0; bq && i < bq->reps; i++) bq->ms_each[i] = 0;
+    r = TL_CUDA_SUCCESS;
+  } else if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) {
+    goto done;
+  } else if (bq) { /* launch */
     if ((st = timed_launches(ctx, drv, k, s, &b, cs, bq)) != TL_OK) goto done;
     r = TL_CUDA_SUCCESS;
-  } else
-  r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
-                          b.kargs, NULL);
+  } else {
+    r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
+                            b.kargs, NULL);
+  }
   if (r != TL_CUDA_SUCCESS) {
     st = tl_driver_fail(ctx, r,
                         "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic shared "

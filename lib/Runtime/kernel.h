@@ -124,7 +124,8 @@ typedef struct tl_rt_binding {
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
   void *block_mem;       /* the one allocation holding the arrays above */
-  unsigned grid[3];
+  unsigned grid[3];      /* 0 only in an empty call (below) */
+  bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
 } tl_rt_binding;

@@ -71,7 +71,7 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   int n = k->sig.nparams + k->sig.nsyms, nt = k->sig.ntma;
-  if (nt > 0 && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
+  if (nt > 0 && !b.empty && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
     tl_rt_binding_free(&b);
     return st;
   }
