@@ -376,6 +376,14 @@ tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
  * size the dynamic shared block from it. */
 int64_t tl_ir_planned_smem_end(const tl_stmt *s);
 
+/* Rebuilds in int64 every index (load, store, tile-op region min) into a
+ * dimension of a global tensor that can exceed int32 (a constant extent
+ * above 2^31 - 1 or an int64 extent), in place, so that the executors and
+ * codegen never wrap it in 32 bits (index64.c).  Runs on the verified tile
+ * IR after parsing and building, and at the end of lowering.  False on
+ * OOM. */
+bool tl_widen_indices(tl_module *m);
+
 /* ------------------------------------------------- TMA tensor maps (tma.c) */
 /* T.ptx_tma_load / T.ptx_tma_store (docs/simt-ir.md "TMA tensor copies";
  * PTX ISA §9.7.9.27 cp.async.bulk.tensor; CUDA driver API

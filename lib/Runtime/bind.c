@@ -344,6 +344,60 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   out->slots[pi] = (uint64_t)addr;
 }
 
+/* The launch configuration of a bound call: grid, block, shared memory.  A
+ * grid dim of 0 where a dynamic dim is 0 is an empty call (as TileLang with
+ * a zero-size tensor): nothing is launched, the outputs are empty.  Any other
+ * grid dim out of range is an error that shows the dims' values. */
+static void bind_launch(binder *b, const tl_rt_sig *sig, tl_rt_binding *out) {
+  int ns = sig->nsyms;
+  static const char *const axis[3] = {"x", "y", "z"};
+  out->grid[0] = out->grid[1] = out->grid[2] = 1;
+  int zero_sym = -1;
+  tl_strbuf syms = {0};
+  for (int s = 0; s < ns; s++) {
+    if (out->symv[s] == 0 && zero_sym < 0) zero_sym = s;
+    tl_strbuf_printf(&syms, "%s%s = %" PRId64 "%s", s ? ", " : " (with ", sig->sym_names[s], out->symv[s],
+                     s == ns - 1 ? ")" : "");
+  }
+  for (int g = 0; g < sig->ngrid && g < 3; g++) {
+    int64_t v;
+    const char *why = NULL;
+    bool ok = tl_rx_eval(&sig->grid[g], out->symv, out->scalarv, &v, &why);
+    if (ok && v >= 1 && v <= INT32_MAX) {
+      out->grid[g] = (unsigned)v;
+      continue;
+    }
+    if (ok && v == 0 && zero_sym >= 0) { /* an empty call: nothing to launch */
+      out->grid[g] = 0;
+      out->empty = true;
+      continue;
+    }
+    tl_strbuf e = {0}; /* the expression's text, for the message only */
+    tl_rx_print(&e, &sig->grid[g], sig);
+    if (!ok)
+      errf(b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
+    else
+      errf(b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64 "%s",
+           axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
+    tl_strbuf_free(&e);
+  }
+  tl_strbuf_free(&syms);
+  {
+    int64_t v;
+    const char *why;
+    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
+      errf(b, NULL, 0, "threads: cannot evaluate (%s)", why);
+    else if (v < 1 || v > 1024)
+      errf(b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
+    else
+      out->block = (unsigned)v;
+  }
+  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
+    errf(b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
+  else
+    out->smem = (unsigned)sig->smem_bytes;
+}
+
 tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
                      tl_rt_binding *out) {
   return tl_rt_bind_on(ctx, sig, args, nargs, false, out);
@@ -497,56 +551,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   }
   if (b.nerr) goto report;
 
-  /* launch configuration */
-  static const char *const axis[3] = {"x", "y", "z"};
-  out->grid[0] = out->grid[1] = out->grid[2] = 1;
-  /* A grid dim of 0 where a dynamic dim is 0 is an empty call (as TileLang
-   * with a zero-size tensor): nothing is launched, the outputs are empty.
-   * Any other grid dim out of range is an error that shows the dims' values. */
-  int zero_sym = -1;
-  tl_strbuf syms = {0};
-  for (int s = 0; s < ns; s++) {
-    if (out->symv[s] == 0 && zero_sym < 0) zero_sym = s;
-    tl_strbuf_printf(&syms, "%s%s = %" PRId64 "%s", s ? ", " : " (with ", sig->sym_names[s], out->symv[s],
-                     s == ns - 1 ? ")" : "");
-  }
-  for (int g = 0; g < sig->ngrid && g < 3; g++) {
-    int64_t v;
-    const char *why = NULL;
-    bool ok = tl_rx_eval(&sig->grid[g], out->symv, out->scalarv, &v, &why);
-    if (ok && v >= 1 && v <= INT32_MAX) {
-      out->grid[g] = (unsigned)v;
-      continue;
-    }
-    if (ok && v == 0 && zero_sym >= 0) { /* an empty call: nothing to launch */
-      out->grid[g] = 0;
-      out->empty = true;
-      continue;
-    }
-    tl_strbuf e = {0}; /* the expression's text, for the message only */
-    tl_rx_print(&e, &sig->grid[g], sig);
-    if (!ok)
-      errf(&b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
-    else
-      errf(&b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64 "%s",
-           axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
-    tl_strbuf_free(&e);
-  }
-  tl_strbuf_free(&syms);
-  {
-    int64_t v;
-    const char *why;
-    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
-      errf(&b, NULL, 0, "threads: cannot evaluate (%s)", why);
-    else if (v < 1 || v > 1024)
-      errf(&b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
-    else
-      out->block = (unsigned)v;
-  }
-  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
-    errf(&b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
-  else
-    out->smem = (unsigned)sig->smem_bytes;
+  bind_launch(&b, sig, out);
   /* dynamic symbols follow the parameters as int32 */
   for (int s = 0; s < ns; s++) out->slots[np + s] = (uint32_t)(int32_t)out->symv[s];
 
