@@ -10,7 +10,10 @@
  * reference evaluator, the SIMT executor and codegen all compute the same
  * int64 value.  Indices of other dimensions keep their dtype (codegen
  * flattens the dims in i64 anyway), so kernels whose tensors stay small are
- * unchanged.
+ * unchanged.  In a function with such a tensor, a widening cast of signed
+ * 32-bit arithmetic (`bx * 1024 + i < N` with N above 2^31 casts the left
+ * side) is computed in int64 too, so that bounds guards agree with the
+ * indices they guard.
  *
  * Requires: a verified tile or SIMT IR module.  Guarantees: every load and
  * store index and every tile-op region min into such a dimension is an int64
@@ -107,8 +110,28 @@ typedef struct widen_visit {
   bool oom;
 } widen_visit;
 
+/* Signed 32-bit (or narrower) + - * // % min max: what a widening cast of it
+ * must not compute in 32 bits first. */
+static bool narrow_arith(const tl_expr *x) {
+  if (x->kind != TL_EXPR_BINARY || x->dtype.code != TL_TYPE_INT || x->dtype.bits >= 64) return false;
+  switch (x->u.bin.op) {
+  case TL_OP_ADD: case TL_OP_SUB: case TL_OP_MUL: case TL_OP_FLOORDIV: case TL_OP_FLOORMOD:
+  case TL_OP_DIV: case TL_OP_MIN: case TL_OP_MAX: return true;
+  default: return false;
+  }
+}
+
 static void widen_expr(tl_visitor *v, const tl_expr *e) {
   widen_visit *u = (widen_visit *)v;
+  if (e->kind == TL_EXPR_CAST && e->dtype.code == TL_TYPE_INT && e->dtype.bits == 64 &&
+      narrow_arith(e->u.cast.value)) {
+    /* int64(bx * 1024 + i) beside an int64 extent (a bounds guard `idx < N`):
+     * the same value computed in int64, in place (the node keeps its dtype) */
+    tl_expr *w = widen(u->m, e->u.cast.value, 0);
+    if (!w) u->oom = true;
+    else if (tl_dtype_eq(w->dtype, e->dtype)) *(tl_expr *)e = *w;
+    return;
+  }
   if (e->kind != TL_EXPR_LOAD || !has_wide_dim(e->u.load.buffer)) return;
   tl_expr *le = (tl_expr *)e; /* in place: an index array belongs to its load */
   tl_expr **ix = widen_indices(u->m, le->u.load.buffer, le->u.load.n, le->u.load.indices);
