@@ -13,7 +13,8 @@
  * unchanged.  In a function with such a tensor, a widening cast of signed
  * 32-bit arithmetic (`bx * 1024 + i < N` with N above 2^31 casts the left
  * side) is computed in int64 too, so that bounds guards agree with the
- * indices they guard.
+ * indices they guard.  TileLang's pass config "tl.config_index_bitwidth": 64
+ * (tl_pass_configs.index_bitwidth_64) treats every global tensor dim so.
  *
  * Requires: a verified tile or SIMT IR module.  Guarantees: every load and
  * store index and every tile-op region min into such a dimension is an int64
@@ -22,17 +23,19 @@
 #include "IR/tir.h"
 #include "IR/visit.h"
 
-/* Whether dimension d of b can hold more than 2^31 - 1 elements. */
-static bool wide_dim(const tl_buffer *b, int d) {
+/* Whether dimension d of b can hold more than 2^31 - 1 elements, or is
+ * global while the function asks for 64-bit indices everywhere (all). */
+static bool wide_dim(const tl_buffer *b, int d, bool all) {
   if (!b || b->scope != TL_SCOPE_GLOBAL || d >= b->ndim || !b->shape || !b->shape[d]) return false;
+  if (all) return true;
   int64_t v;
   if (tl_expr_is_const_int(b->shape[d], &v)) return v > INT32_MAX;
   return b->shape[d]->dtype.bits > 32;
 }
 
-static bool has_wide_dim(const tl_buffer *b) {
+static bool has_wide_dim(const tl_buffer *b, bool all) {
   for (int d = 0; b && d < b->ndim; d++)
-    if (wide_dim(b, d)) return true;
+    if (wide_dim(b, d, all)) return true;
   return false;
 }
 
@@ -87,10 +90,10 @@ static tl_expr *widen(tl_module *m, tl_expr *e, int depth) {
 
 /* The indices idx[0..n) of an access to b with the wide dims widened, in a
  * new array when any changed (else idx itself); NULL on OOM. */
-static tl_expr **widen_indices(tl_module *m, const tl_buffer *b, int n, tl_expr **idx) {
+static tl_expr **widen_indices(tl_module *m, const tl_buffer *b, int n, tl_expr **idx, bool all) {
   tl_expr **out = idx;
   for (int d = 0; d < n && d < b->ndim; d++) {
-    if (!wide_dim(b, d) || !idx[d]) continue;
+    if (!wide_dim(b, d, all) || !idx[d]) continue;
     tl_expr *w = widen(m, idx[d], 0);
     if (!w) return NULL;
     if (w == idx[d]) continue;
@@ -107,6 +110,7 @@ static tl_expr **widen_indices(tl_module *m, const tl_buffer *b, int n, tl_expr 
 typedef struct widen_visit {
   tl_visitor v;
   tl_module *m;
+  bool all; /* the function has "tl.config_index_bitwidth": 64 */
   bool oom;
 } widen_visit;
 
@@ -132,27 +136,27 @@ static void widen_expr(tl_visitor *v, const tl_expr *e) {
     else if (tl_dtype_eq(w->dtype, e->dtype)) *(tl_expr *)e = *w;
     return;
   }
-  if (e->kind != TL_EXPR_LOAD || !has_wide_dim(e->u.load.buffer)) return;
+  if (e->kind != TL_EXPR_LOAD || !has_wide_dim(e->u.load.buffer, u->all)) return;
   tl_expr *le = (tl_expr *)e; /* in place: an index array belongs to its load */
-  tl_expr **ix = widen_indices(u->m, le->u.load.buffer, le->u.load.n, le->u.load.indices);
+  tl_expr **ix = widen_indices(u->m, le->u.load.buffer, le->u.load.n, le->u.load.indices, u->all);
   if (ix) le->u.load.indices = ix;
   else u->oom = true;
 }
 
 static void widen_stmt(tl_visitor *v, const tl_stmt *s) {
   widen_visit *u = (widen_visit *)v;
-  if (s->kind != TL_STMT_STORE || !has_wide_dim(s->u.store.buffer)) return;
+  if (s->kind != TL_STMT_STORE || !has_wide_dim(s->u.store.buffer, u->all)) return;
   tl_stmt *ms = (tl_stmt *)s;
-  tl_expr **ix = widen_indices(u->m, ms->u.store.buffer, ms->u.store.n, ms->u.store.indices);
+  tl_expr **ix = widen_indices(u->m, ms->u.store.buffer, ms->u.store.n, ms->u.store.indices, u->all);
   if (ix) ms->u.store.indices = ix;
   else u->oom = true;
 }
 
 static void widen_region(tl_visitor *v, const tl_region *r) {
   widen_visit *u = (widen_visit *)v;
-  if (!r->min || !has_wide_dim(r->buffer)) return;
+  if (!r->min || !has_wide_dim(r->buffer, u->all)) return;
   tl_region *mr = (tl_region *)r;
-  tl_expr **ix = widen_indices(u->m, mr->buffer, mr->ndim, mr->min);
+  tl_expr **ix = widen_indices(u->m, mr->buffer, mr->ndim, mr->min, u->all);
   if (ix) mr->min = ix;
   else u->oom = true;
 }
@@ -162,9 +166,11 @@ bool tl_widen_indices(tl_module *m) {
   widen_visit u = {.v = {.expr = widen_expr, .stmt = widen_stmt, .region = widen_region}, .m = m};
   for (int i = 0; i < m->nfuncs; i++) {
     const tl_primfunc *f = m->funcs[i];
+    if (!f) continue;
+    u.all = f->pass_configs.index_bitwidth_64;
     bool any = false;
-    for (int p = 0; f && p < f->nparams; p++)
-      any |= f->params[p].kind == TL_PARAM_TENSOR && has_wide_dim(f->params[p].buffer);
+    for (int p = 0; p < f->nparams; p++)
+      any |= f->params[p].kind == TL_PARAM_TENSOR && has_wide_dim(f->params[p].buffer, u.all);
     if (any && f->body) tl_visit_stmt(&u.v, f->body);
   }
   return !u.oom && !m->arena.oom;
