@@ -378,7 +378,7 @@ typedef struct tl_launch_info {
   /* The kernel's parameters, the kernelParams of cuLaunchKernel: in
    * prim_func order each tensor's data + byte_offset (a 64-bit device
    * pointer) and each scalar's value in its dtype, then each dynamic
-   * symbol as an int32.  out_idx outputs are NOT allocated: their slots
+   * symbol as an int32 (an int64 for T.dynamic(name, "int64")).  out_idx outputs are NOT allocated: their slots
    * hold 0 and the caller stores device pointers into param_slots[i] for
    * output parameter i before launching.  A kernel with TMA tensor copies
    * then takes one 128-byte CUtensorMap per map (docs/simt-ir.md "TMA

@@ -276,7 +276,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     } else if (tl_rx_is_sym(&p->dims[d].prog, &s)) {
       const char *sn = sig->sym_names[s];
       if (!bound[s]) {
-        if (got > INT32_MAX) {
+        if (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s])) {
           errf(b, nm, pos, "shape[%d]: expected dynamic dim '%s' in the int32 range, got %" PRId64,
                d, sn, got);
           continue;
@@ -552,8 +552,10 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   if (b.nerr) goto report;
 
   bind_launch(&b, sig, out);
-  /* dynamic symbols follow the parameters as int32 */
-  for (int s = 0; s < ns; s++) out->slots[np + s] = (uint32_t)(int32_t)out->symv[s];
+  /* dynamic symbols follow the parameters as int32 (int64 symbols as int64) */
+  for (int s = 0; s < ns; s++)
+    out->slots[np + s] = sig->sym_int64 && sig->sym_int64[s] ? (uint64_t)out->symv[s]
+                                                             : (uint32_t)(int32_t)out->symv[s];
 
 report:
   if (b.nerr) {

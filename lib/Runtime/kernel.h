@@ -91,6 +91,10 @@ typedef struct tl_rt_sig {
   tl_rt_param *params;
   int nsyms;
   char **sym_names;
+  /* [nsyms] the symbol is int64 (T.dynamic(name, "int64")): any
+   * non-negative value, passed as an int64 kernel parameter; the others are
+   * int32 (values above 2^31 - 1 are refused) */
+  bool *sym_int64;
   int nout;
   int *out_idx;      /* normalized, given order */
   int ngrid;

@@ -11,7 +11,7 @@
  * launches above 48 KB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
  * CUDA Driver API §6.12 cuFuncSetAttribute); the slots are copied into the
  * caller's info (parameter i of the kernel is slot i; dynamic symbols
- * follow as int32, as bind.c lays them out; then the 128-byte tensor maps,
+ * follow as int32 (int64 symbols as int64), as bind.c lays them out; then the 128-byte tensor maps,
  * encoded by tma.c). */
 #include <stdlib.h>
 #include <string.h>

@@ -666,3 +666,25 @@ Test(allocator, set_and_reset_validate_their_arguments) {
   cr_assert_eq(tl_context_set_allocator(ctx, NULL), TL_OK);
   tl_context_destroy(ctx);
 }
+
+/* An int64 dynamic dim (T.dynamic(name, "int64")) takes values above 2^31 - 1
+ * and travels as an int64 kernel parameter; an int32 one refuses them. */
+Test(call, int64_dynamic_dim) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  int64_t n = (INT64_C(1) << 31) + 5;
+  fake(&a, n, 0x100000);
+  fake(&b, n, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'A' (#0): shape[0]: expected dynamic dim 'n' in the int32 range, got 2147483653");
+  k->sig.sym_int64 = calloc(1, sizeof(bool));
+  k->sig.sym_int64[0] = true;
+  tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_float(1)};
+  tl_rt_binding bd;
+  cr_assert_eq(tl_rt_bind(ctx, &k->sig, args, 3, &bd), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(bd.slots[k->sig.nparams], (uint64_t)n);
+  cr_assert_eq(bd.grid[0], (unsigned)((n + 1023) / 1024));
+  cr_assert_eq(bd.out_bytes[3], (size_t)n * 4);
+  tl_rt_binding_free(&bd);
+  tl_kernel_destroy(k);
+}

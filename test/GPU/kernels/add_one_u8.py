@@ -32,3 +32,20 @@ def add_one_2d(M=65536, N=131072, block_M=32, block_N=256, threads=128):
             T.copy(A_f, B[by * block_M, bx * block_N])
 
     return add_one_2d_main
+
+
+@tilelang.jit(out_idx=-1)
+def add_f16_dyn64(block=1024, threads=128):
+    # C = A + B in float16 over n elements, n an int64 dynamic dim (any size):
+    # passed as an int64 kernel parameter, indices in int64
+    n = T.dynamic("n", "int64")
+
+    @T.prim_func
+    def add_f16_dyn64_main(A: T.Tensor((n,), "float16"), B: T.Tensor((n,), "float16"),
+                           C: T.Tensor((n,), "float16")):
+        with T.Kernel(T.ceildiv(n, block), threads=threads) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < n:
+                    C[bx * block + i] = A[bx * block + i] + B[bx * block + i]
+
+    return add_f16_dyn64_main
