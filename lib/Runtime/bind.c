@@ -8,12 +8,14 @@
  * exactly that symbol (later uses must agree), contiguity (strides NULL =
  * compact; size-1 dims may have any stride), non-null data and the alignment
  * of data + byte_offset; a second pass evaluates dims that are expressions of
- * symbols, the output shapes, the grid and the block size.  Every failure
- * becomes one line "argument 'B' (#1): what: expected X, got Y"; all lines
- * are reported together.  Scalars are encoded into 8-byte slots in the
- * parameter's dtype (f16/bf16 rounded to nearest even), dynamic symbols as
- * int32 after the parameters (kernel ABI, docs/simt-ir.md).  No driver call
- * is made here. */
+ * symbols, the output shapes, the grid and the block size (a grid dim of 0
+ * from a zero-size dynamic dim makes an empty call, tl_rt_binding.empty).
+ * Every failure becomes one line "argument 'B' (#1): what: expected X, got
+ * Y"; all lines are reported together.  Scalars are encoded into 8-byte
+ * slots in the parameter's dtype (f16/bf16 rounded to nearest even; a finite
+ * float the dtype cannot hold is an error), dynamic symbols as int32 (int64
+ * for T.dynamic(name, "int64")) after the parameters (kernel ABI,
+ * docs/simt-ir.md).  No driver call is made here. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
