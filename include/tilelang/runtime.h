@@ -306,11 +306,18 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * Before anything is launched or allocated, every argument is checked
  * (count, kind, device type and id, dtype, ndim, static dims, dynamic dims
  * bound consistently — a symbol is solved from the first tensor dim that is
- * exactly that symbol —, contiguity, non-null data, alignment of
- * data + byte_offset); a failure launches nothing and names the parameter
+ * exactly that symbol —, contiguity, a size in bytes within int64, non-null
+ * data except for a tensor with no elements, alignment of data +
+ * byte_offset, scalars within their dtype's range: an integer or a finite
+ * float out of a float parameter's finite range is an error, inf and nan
+ * pass); a failure launches nothing and names the parameter
  * with expected and actual ("argument 'B' (#1): dtype: expected float16, got
  * float32").  Grid, block and shared memory come from the kernel's
- * expressions evaluated on the solved symbols and scalar arguments.
+ * expressions evaluated on the solved symbols and scalar arguments.  A
+ * call whose grid has a dim of 0 because a dynamic dim is 0 (a zero-size
+ * tensor) is an empty call: it succeeds, launches nothing and returns the
+ * (empty) outputs; a grid dim of 0 otherwise is an error that shows the
+ * dynamic dims' values.
  * The launch is asynchronous on stream.  The device is implied by the
  * tensors: when there is at least one tensor argument and every one is host
  * memory (kDLCPU), the call runs synchronously on the CPU SIMT executor
@@ -407,13 +414,13 @@ TL_API tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k,
 typedef struct tl_launch_info {
   void *function;        /* the CUfunction, owned by the kernel (valid until tl_kernel_destroy) */
   void *context;         /* the CUcontext (the device's primary context) it was loaded in */
-  unsigned grid[3];
+  unsigned grid[3];      /* 0 in an empty call (a zero-size dynamic dim; tl_kernel_call): launch nothing */
   unsigned block;        /* threads per block (blockDim.x; y = z = 1) */
   unsigned smem;         /* dynamic shared memory in bytes (set on function when > 48 KB) */
   /* The kernel's parameters, the kernelParams of cuLaunchKernel: in
    * prim_func order each tensor's data + byte_offset (a 64-bit device
    * pointer) and each scalar's value in its dtype, then each dynamic
-   * symbol as an int32.  out_idx outputs are NOT allocated: their slots
+   * symbol as an int32 (an int64 for T.dynamic(name, "int64")).  out_idx outputs are NOT allocated: their slots
    * hold 0 and the caller stores device pointers into param_slots[i] for
    * output parameter i before launching.  A kernel with TMA tensor copies
    * then takes one 128-byte CUtensorMap per map (docs/simt-ir.md "TMA

@@ -358,6 +358,8 @@ tl_status tl_builder_finish(tl_builder *b, tl_module **out) {
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory while building the module");
   }
   if (st == TL_OK && tl_verify_module(m, &ctx->diag) > 0) st = TL_ERR_COMPILE;
+  if (st == TL_OK && !tl_widen_indices(m))
+    st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory while building the module");
   if (st == TL_OK) {
     b->m = NULL; /* moved to the caller */
     *out = m;

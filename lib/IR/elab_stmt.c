@@ -1022,6 +1022,14 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
  * ...): v must be a bool (or 0/1); sets *on. */
 bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on) {
   if (!v) return false;
+  if (tl_pass_config_index(key) == TL_PASS_CONFIG_INDEX_BITWIDTH) { /* a bit width, not a bool */
+    if (v->k != V_INT || (v->u.i != 32 && v->u.i != 64)) {
+      err_val(E, ast->loc, v, "\"%s\" must be 32 or 64, got %s", key, describe(E, v));
+      return false;
+    }
+    *on = v->u.i == 64;
+    return true;
+  }
   if (v->k != V_BOOL && !(v->k == V_INT && (v->u.i == 0 || v->u.i == 1))) {
     err_val(E, ast->loc, v, "\"%s\" must be True or False, got %s", key, describe(E, v));
     return false;
@@ -1055,7 +1063,8 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
       if (k->k == V_STR)
         err(E, a->u.dict.keys[i]->loc,
             "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
-            "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\")", k->u.s);
+            "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
+            "\"tl.config_index_bitwidth\")", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));

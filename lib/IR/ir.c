@@ -5,7 +5,10 @@
  * folds constants locally (it looks only at its immediate operands, so no
  * constructor recurses).  Type rules: a constant operand takes the other
  * operand's dtype when that loses no kind (an int literal beside a float
- * expression becomes a float literal of that dtype); otherwise int with float
+ * expression becomes a float literal of that dtype) and, for an integer
+ * constant of a wider dtype, when that dtype holds its value (`i + 2**31`
+ * with i int32 is computed in int64, never with the constant truncated to
+ * int32, as in TVM); otherwise int with float
  * casts the int side to the float; two ints of different widths widen to the
  * wider one; comparisons and logical operators yield bool; logical operators
  * take bools (other operands are compared != 0).  Integer folding computes in
@@ -561,6 +564,19 @@ static tl_dtype common_dtype(tl_dtype a, tl_dtype b) {
   return r;
 }
 
+/* Whether the value of integer constant c is representable in integer
+ * dtype t (so that casting c to t keeps its value). */
+static bool int_const_fits(const tl_expr *c, tl_dtype t) {
+  int64_t v = c->u.ival;
+  if (c->dtype.code == TL_TYPE_UINT && c->dtype.bits >= 64 && v < 0) /* >= 2^63 */
+    return t.code == TL_TYPE_UINT && t.bits >= 64;
+  if (t.code == TL_TYPE_BOOL) return v == 0 || v == 1;
+  if (t.bits >= 64) return t.code == TL_TYPE_INT || v >= 0;
+  if (t.code == TL_TYPE_UINT) return v >= 0 && v <= (int64_t)((UINT64_C(1) << t.bits) - 1);
+  int64_t hi = (INT64_C(1) << (t.bits - 1)) - 1;
+  return v >= -hi - 1 && v <= hi;
+}
+
 /* Brings *a and *b to one dtype by the TIR rules. */
 static void unify(tl_module *m, tl_loc loc, tl_expr **a, tl_expr **b) {
   tl_expr *x = *a, *y = *b;
@@ -570,13 +586,22 @@ static void unify(tl_module *m, tl_loc loc, tl_expr **a, tl_expr **b) {
   bool kx = is_const(x), ky = is_const(y);
   if (kx != ky) {
     /* One constant: it takes the other's dtype unless it is a float beside
-     * a non-float expression (then that expression becomes the float). */
+     * a non-float expression (then that expression becomes the float), or
+     * an integer of a wider dtype whose value the other's dtype cannot hold
+     * (`i + 4294967296`, `i + 2**31`: the expression is promoted, as in
+     * TVM, instead of the constant being truncated). */
     tl_expr **c = kx ? a : b, **o = kx ? b : a;
     dclass cc = kx ? cx : cy, co = kx ? cy : cx;
-    if (cc == CLS_FLOAT && co != CLS_FLOAT)
+    if (cc == CLS_FLOAT && co != CLS_FLOAT) {
       *o = tl_ir_cast(m, loc, (*c)->dtype, *o);
-    else
+    } else if (cc == CLS_INT && co == CLS_INT && (*c)->dtype.bits > (*o)->dtype.bits &&
+               !int_const_fits(*c, (*o)->dtype)) {
+      tl_dtype t = common_dtype(x->dtype, y->dtype);
+      *a = tl_ir_cast(m, loc, t, x);
+      *b = tl_ir_cast(m, loc, t, y);
+    } else {
       *c = tl_ir_cast(m, loc, (*o)->dtype, *c);
+    }
     return;
   }
   tl_dtype t = common_dtype(x->dtype, y->dtype);

@@ -25,7 +25,7 @@ static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_
   if (m->arena.oom) return TL_ERR_NO_MEMORY;
   if (!ok || ctx->diag.errors > 0) return TL_ERR_COMPILE;
   if (tl_verify_module(m, &ctx->diag) > 0 || ctx->diag.errors > 0) return TL_ERR_COMPILE;
-  if (m->arena.oom) return TL_ERR_NO_MEMORY;
+  if (!tl_widen_indices(m) || m->arena.oom) return TL_ERR_NO_MEMORY;
   return TL_OK;
 }
 

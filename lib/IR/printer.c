@@ -605,7 +605,8 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
     }
     for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++)
       if (tl_pass_config_get(&f->pass_configs, c)) {
-        tl_strbuf_printf(out, "%s\"%s\": True", sep, tl_pass_config_keys[c]);
+        tl_strbuf_printf(out, "%s\"%s\": %s", sep, tl_pass_config_keys[c],
+                         c == TL_PASS_CONFIG_INDEX_BITWIDTH ? "64" : "True");
         sep = ", ";
       }
     tl_strbuf_append(out, "})\n");

@@ -342,7 +342,9 @@ tl_module *tl_module_clone(const tl_module *m);
  * Expression constructors fold constants and simplify trivially
  * (x+0, x*1, x*0 for ints, constant comparisons, casts of constants), and
  * apply TIR's type rules: a constant operand takes the other operand's
- * dtype; int with float promotes to the float; narrower ints widen. */
+ * dtype, except an int constant that dtype cannot hold (`i + 4294967296`:
+ * the int32 side is cast to the constant's int64, never the constant
+ * truncated); int with float promotes to the float; narrower ints widen. */
 tl_expr *tl_ir_int(tl_module *m, tl_loc loc, tl_dtype t, int64_t v);
 tl_expr *tl_ir_float(tl_module *m, tl_loc loc, tl_dtype t, double v);
 tl_expr *tl_ir_string(tl_module *m, tl_loc loc, const char *s);
@@ -373,6 +375,14 @@ tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
  * exceeds 2^40 bytes counts 0; 0 when none.  Codegen and the SIMT executor
  * size the dynamic shared block from it. */
 int64_t tl_ir_planned_smem_end(const tl_stmt *s);
+
+/* Rebuilds in int64 every index (load, store, tile-op region min) into a
+ * dimension of a global tensor that can exceed int32 (a constant extent
+ * above 2^31 - 1 or an int64 extent), in place, so that the executors and
+ * codegen never wrap it in 32 bits (index64.c).  Runs on the verified tile
+ * IR after parsing and building, and at the end of lowering.  False on
+ * OOM. */
+bool tl_widen_indices(tl_module *m);
 
 /* ------------------------------------------------- TMA tensor maps (tma.c) */
 /* T.ptx_tma_load / T.ptx_tma_store (docs/simt-ir.md "TMA tensor copies";

@@ -274,6 +274,39 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
 }
 
 /* ---------------------------------------------------------------- shapes */
+/* The size limits that keep the compiler's and the executors' size and index
+ * arithmetic inside int64 (issue 15): a global tensor whose constant dims
+ * make more than 2^63 - 1 bytes, or an on-chip buffer (shared, fragment,
+ * local) of more than 2^31 - 1 bytes (far beyond any GPU's shared memory or
+ * register file), is an error at its declaration.  Dynamic dims are checked
+ * at call time by the runtime. */
+static void check_size(vstate *vs, const tl_buffer *b) {
+  int64_t n = 1, v, bytes;
+  bool ovf = false;
+  for (int d = 0; d < b->ndim; d++)
+    if (b->shape[d] && tl_expr_is_const_int(b->shape[d], &v) && v > 0)
+      ovf |= __builtin_mul_overflow(n, v, &n);
+  int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+  ovf |= __builtin_mul_overflow(n, eb, &bytes);
+  bool global = b->scope == TL_SCOPE_GLOBAL;
+  if (!ovf && (global || bytes <= INT32_MAX)) return;
+  tl_strbuf dims = {0};
+  for (int d = 0; d < b->ndim; d++) {
+    if (b->shape[d] && tl_expr_is_const_int(b->shape[d], &v))
+      tl_strbuf_printf(&dims, "%s%lld", d ? ", " : "", (long long)v);
+    else
+      tl_strbuf_printf(&dims, "%s?", d ? ", " : "");
+  }
+  if (global)
+    verr(vs, b->loc, "tensor '%s' of shape (%s) and dtype %s is too large: its size in bytes "
+         "overflows int64", b->name, dims.data ? dims.data : "", tl_dtype_name(b->dtype));
+  else
+    verr(vs, b->loc, "%s buffer '%s' of shape (%s) and dtype %s is too large: an on-chip buffer "
+         "holds at most 2^31 - 1 bytes", tl_scope_name(b->scope), b->name, dims.data ? dims.data : "",
+         tl_dtype_name(b->dtype));
+  tl_strbuf_free(&dims);
+}
+
 static void check_shape(vstate *vs, const tl_buffer *b) {
   if (b->dtype.code == TL_TYPE_VOID || b->dtype.code == TL_TYPE_HANDLE || b->dtype.lanes == 0)
     verr(vs, b->loc, "buffer '%s' has no element type (%s)", b->name, tl_dtype_name(b->dtype));
@@ -296,6 +329,7 @@ static void check_shape(vstate *vs, const tl_buffer *b) {
   }
   if (b->strides)
     for (int d = 0; d < b->ndim; d++) check_index(vs, b->strides[d], b->loc, 1, "a stride");
+  check_size(vs, b);
 }
 
 /* ---------------------------------------------------------------- tile ops */

@@ -100,12 +100,18 @@ static bool region_fits(re_state *st, const tl_stmt *s, const rregion *r, bool m
   if (r->rb->b->scope == TL_SCOPE_GLOBAL && !must_fit) return true;
   if (r->total == 0) return true;
   for (int d = 0; d < r->ndim; d++)
-    if (r->min[d] < 0 || r->min[d] + r->ext[d] > r->rb->shape[d]) {
+    if (r->min[d] < 0 || r->min[d] > r->rb->shape[d] - r->ext[d]) {
+      int64_t end;
+      char hi[48];
+      if (__builtin_add_overflow(r->min[d], r->ext[d], &end))
+        snprintf(hi, sizeof hi, "%lld + %lld", (long long)r->min[d], (long long)r->ext[d]);
+      else
+        snprintf(hi, sizeof hi, "%lld", (long long)end);
       re_error(st, r->loc,
-               "T.%s: region %lld:%lld of dimension %d is out of bounds of %s buffer '%s' "
+               "T.%s: region %lld:%s of dimension %d is out of bounds of %s buffer '%s' "
                "(extent %lld)",
-               op_name(s), (long long)r->min[d], (long long)(r->min[d] + r->ext[d]), d,
-               tl_scope_name(r->rb->b->scope), r->rb->b->name, (long long)r->rb->shape[d]);
+               op_name(s), (long long)r->min[d], hi, d, tl_scope_name(r->rb->b->scope),
+               r->rb->b->name, (long long)r->rb->shape[d]);
       return false;
     }
   return true;
@@ -134,19 +140,20 @@ static bool check_same(re_state *st, const tl_stmt *s, const rregion *a, const r
   return false;
 }
 
-/* Offset of the element at idx (relative to the region's min); false when it
- * lies outside the buffer. */
+/* Offset of the element at idx (relative to the region's min); false (and
+ * offset 0) when it lies outside the buffer, however far (a region at
+ * A[0, 2**63 - 1] pads without overflowing). */
 static inline bool elem_at(const rregion *r, const int64_t *idx, int64_t *off) {
   const re_buf *rb = r->rb;
   int64_t o = 0;
-  bool in = true;
+  *off = 0;
   for (int d = 0; d < r->ndim; d++) {
-    int64_t c = r->min[d] + idx[d];
-    if (c < 0 || c >= rb->shape[d]) in = false;
-    o += c * rb->stride[d];
+    int64_t c;
+    if (__builtin_add_overflow(r->min[d], idx[d], &c) || c < 0 || c >= rb->shape[d]) return false;
+    o += c * rb->stride[d]; /* in bounds: at most the buffer's size */
   }
   *off = o;
-  return in;
+  return true;
 }
 
 static inline void next_idx(const rregion *r, int64_t *idx) {

@@ -65,5 +65,10 @@ bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
     }
     if (!tl_lower_run_pass(m, pass, opts, d)) return false;
   }
+  /* indices the lowering derived into wide tensor dims stay int64 (IR/index64.c) */
+  if (!tl_widen_indices(m)) {
+    tl_error(d, TL_LOC_NONE, "out of memory widening tensor indices");
+    return false;
+  }
   return true;
 }

@@ -666,7 +666,8 @@ static bool gen_func(cg *g, tl_primfunc *f) {
       if (!pt[i]) goto done;
     }
   }
-  for (int i = 0; i < f->ndynamic; i++) pt[f->nparams + i] = g->t_i32;
+  for (int i = 0; i < f->ndynamic; i++) /* int32, or int64 for T.dynamic(name, "int64") */
+    pt[f->nparams + i] = f->dynamic[i]->dtype.bits == 64 ? g->t_i64 : g->t_i32;
   for (int i = 0; i < g->ntma; i++) pt[np0 + i] = g->t_ptr0;
   if (LLVMGetNamedFunction(g->M, f->name)) {
     cg_error(g, f->loc, "two prim_funcs are named '%s'", f->name);
@@ -707,7 +708,8 @@ static bool gen_func(cg *g, tl_primfunc *f) {
   for (int i = 0; i < f->ndynamic; i++) {
     LLVMValueRef pv = LLVMGetParam(g->fn, (unsigned)(f->nparams + i));
     LLVMSetValueName2(pv, f->dynamic[i]->name, strlen(f->dynamic[i]->name));
-    if (!bind_var(g, f->dynamic[i], cg_convert(g, pv, TL_INT32, f->dynamic[i]->dtype, f->loc))) goto done;
+    tl_dtype pt_dt = f->dynamic[i]->dtype.bits == 64 ? TL_INT64 : TL_INT32;
+    if (!bind_var(g, f->dynamic[i], cg_convert(g, pv, pt_dt, f->dynamic[i]->dtype, f->loc))) goto done;
   }
   LLVMBuildBr(g->B, body);
   LLVMPositionBuilderAtEnd(g->B, body);

@@ -8,12 +8,14 @@
  * exactly that symbol (later uses must agree), contiguity (strides NULL =
  * compact; size-1 dims may have any stride), non-null data and the alignment
  * of data + byte_offset; a second pass evaluates dims that are expressions of
- * symbols, the output shapes, the grid and the block size.  Every failure
- * becomes one line "argument 'B' (#1): what: expected X, got Y"; all lines
- * are reported together.  Scalars are encoded into 8-byte slots in the
- * parameter's dtype (f16/bf16 rounded to nearest even), dynamic symbols as
- * int32 after the parameters (kernel ABI, docs/simt-ir.md).  No driver call
- * is made here. */
+ * symbols, the output shapes, the grid and the block size (a grid dim of 0
+ * from a zero-size dynamic dim makes an empty call, tl_rt_binding.empty).
+ * Every failure becomes one line "argument 'B' (#1): what: expected X, got
+ * Y"; all lines are reported together.  Scalars are encoded into 8-byte
+ * slots in the parameter's dtype (f16/bf16 rounded to nearest even; a finite
+ * float the dtype cannot hold is an error), dynamic symbols as int32 (int64
+ * for T.dynamic(name, "int64")) after the parameters (kernel ABI,
+ * docs/simt-ir.md).  No driver call is made here. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -125,6 +127,19 @@ static uint32_t small_float_bits(double x, int mbits, int ebits) {
   return sign | ((uint32_t)E << mbits) | ((uint32_t)q - (1u << mbits));
 }
 
+/* What argument a is, for "got ..." (an out-of-range kind is named with
+ * its value: a caller's uninitialised tl_arg). */
+static const char *arg_kind_text(const tl_arg *a, char *buf, size_t n) {
+  switch (a->kind) {
+    case TL_ARG_TENSOR: return a->v.tensor ? "a tensor" : "a NULL tensor";
+    case TL_ARG_INT: return "an integer scalar";
+    case TL_ARG_FLOAT: return "a float scalar";
+  }
+  snprintf(buf, n, "an argument of unknown kind %d (expected TL_ARG_TENSOR, TL_ARG_INT or TL_ARG_FLOAT)",
+           (int)a->kind);
+  return buf;
+}
+
 /* Encodes a scalar argument of dtype t into *slot; false with a reason. */
 static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *ival,
                           char *why, size_t nwhy) {
@@ -136,8 +151,9 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
   }
   if (tl_dtype_is_int(t) || t.code == TL_TYPE_BOOL) {
     if (a->kind != TL_ARG_INT) {
-      snprintf(why, nwhy, "kind: expected an integer scalar (%s), got a %s", tl_dtype_name(t),
-               a->kind == TL_ARG_FLOAT ? "float scalar" : "tensor");
+      char kb[96];
+      snprintf(why, nwhy, "kind: expected an integer scalar (%s), got %s", tl_dtype_name(t),
+               arg_kind_text(a, kb, sizeof kb));
       return false;
     }
     int64_t v = a->v.i;
@@ -162,7 +178,20 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
     if (a->kind == TL_ARG_FLOAT) d = a->v.f;
     else if (a->kind == TL_ARG_INT) d = (double)a->v.i;
     else {
-      snprintf(why, nwhy, "kind: expected a float scalar (%s), got a tensor", tl_dtype_name(t));
+      char kb[96];
+      snprintf(why, nwhy, "kind: expected a float scalar (%s), got %s", tl_dtype_name(t),
+               arg_kind_text(a, kb, sizeof kb));
+      return false;
+    }
+    double r = tl_round_to_dtype(d, t);
+    if (isinf(r) && !isinf(d)) { /* a finite value the dtype cannot hold (1e300 for float32) */
+      char num[32];
+      for (int prec = 6; prec <= 17; prec++) { /* the shortest text that reads back as d */
+        snprintf(num, sizeof num, "%.*g", prec, d);
+        if (strtod(num, NULL) == d) break;
+      }
+      snprintf(why, nwhy, "value: expected a value in the finite range of %s, got %s",
+               tl_dtype_name(t), num);
       return false;
     }
     if (t.code == TL_TYPE_FLOAT && t.bits == 64) memcpy(slot, &d, 8);
@@ -181,15 +210,6 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
   }
   snprintf(why, nwhy, "scalar parameters of dtype %s are not supported", tl_dtype_name(t));
   return false;
-}
-
-static const char *arg_kind_text(const tl_arg *a) {
-  switch (a->kind) {
-    case TL_ARG_TENSOR: return a->v.tensor ? "a tensor" : "a NULL tensor";
-    case TL_ARG_INT: return "an integer scalar";
-    case TL_ARG_FLOAT: return "a float scalar";
-  }
-  return "an argument of unknown kind";
 }
 
 static void shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig) {
@@ -258,7 +278,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     } else if (tl_rx_is_sym(&p->dims[d].prog, &s)) {
       const char *sn = sig->sym_names[s];
       if (!bound[s]) {
-        if (got > INT32_MAX) {
+        if (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s])) {
           errf(b, nm, pos, "shape[%d]: expected dynamic dim '%s' in the int32 range, got %" PRId64,
                d, sn, got);
           continue;
@@ -273,44 +293,46 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
       }
     }
   }
-  /* contiguity */
-  if (t->strides) {
-    int64_t expect = 1;
-    bool ok = true, overflow = false;
-    for (int d = p->ndim - 1; d >= 0; d--) {
-      if (t->shape[d] != 1 && t->strides[d] != expect) ok = false;
-      if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
-        overflow = true;
-    }
-    if (overflow) {
-      errf(b, nm, pos, "shape: the number of elements overflows int64");
-    } else if (!ok) {
-      tl_strbuf e = {0}, g = {0};
-      tl_strbuf_append(&e, "[");
-      tl_strbuf_append(&g, "[");
-      int64_t acc = 1;
-      int64_t *es = malloc(sizeof(int64_t) * (size_t)(p->ndim ? p->ndim : 1));
-      if (es) {
-        for (int d = p->ndim - 1; d >= 0; d--) {
-          es[d] = acc;
-          acc *= t->shape[d];
-        }
-        for (int d = 0; d < p->ndim; d++) {
-          tl_strbuf_printf(&e, "%s%" PRId64, d ? ", " : "", es[d]);
-          tl_strbuf_printf(&g, "%s%" PRId64, d ? ", " : "", t->strides[d]);
-        }
-        free(es);
-      }
-      tl_strbuf_append(&e, "]");
-      tl_strbuf_append(&g, "]");
-      errf(b, nm, pos, "strides: expected a contiguous (row-major) tensor with strides %s, got %s",
-           e.data ? e.data : "", g.data ? g.data : "");
-      tl_strbuf_free(&e);
-      tl_strbuf_free(&g);
-    }
+  /* size and contiguity */
+  int64_t expect = 1;
+  bool ok = true, overflow = false, empty = false;
+  for (int d = p->ndim - 1; d >= 0; d--) {
+    if (t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
+    if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
+      overflow = true;
+    empty |= t->shape[d] == 0;
   }
-  /* data */
-  if (!t->data) {
+  int64_t nbytes;
+  if (overflow || __builtin_mul_overflow(expect, (int64_t)tl_dtype_bytes(p->dtype), &nbytes)) {
+    errf(b, nm, pos, "shape: the tensor's size in bytes overflows int64");
+    return;
+  }
+  if (!ok) {
+    tl_strbuf e = {0}, g = {0};
+    tl_strbuf_append(&e, "[");
+    tl_strbuf_append(&g, "[");
+    int64_t acc = 1;
+    int64_t *es = malloc(sizeof(int64_t) * (size_t)(p->ndim ? p->ndim : 1));
+    if (es) {
+      for (int d = p->ndim - 1; d >= 0; d--) {
+        es[d] = acc;
+        acc *= t->shape[d];
+      }
+      for (int d = 0; d < p->ndim; d++) {
+        tl_strbuf_printf(&e, "%s%" PRId64, d ? ", " : "", es[d]);
+        tl_strbuf_printf(&g, "%s%" PRId64, d ? ", " : "", t->strides[d]);
+      }
+      free(es);
+    }
+    tl_strbuf_append(&e, "]");
+    tl_strbuf_append(&g, "]");
+    errf(b, nm, pos, "strides: expected a contiguous (row-major) tensor with strides %s, got %s",
+         e.data ? e.data : "", g.data ? g.data : "");
+    tl_strbuf_free(&e);
+    tl_strbuf_free(&g);
+  }
+  /* data (a tensor with no elements may have none) */
+  if (!t->data && !empty) {
     errf(b, nm, pos, "data: expected a non-null %s pointer, got NULL", b->cpu ? "host" : "device");
     return;
   }
@@ -322,6 +344,60 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
          " (data %p + byte_offset %" PRIu64 ")",
          align, addr, t->data, (uint64_t)t->byte_offset);
   out->slots[pi] = (uint64_t)addr;
+}
+
+/* The launch configuration of a bound call: grid, block, shared memory.  A
+ * grid dim of 0 where a dynamic dim is 0 is an empty call (as TileLang with
+ * a zero-size tensor): nothing is launched, the outputs are empty.  Any other
+ * grid dim out of range is an error that shows the dims' values. */
+static void bind_launch(binder *b, const tl_rt_sig *sig, tl_rt_binding *out) {
+  int ns = sig->nsyms;
+  static const char *const axis[3] = {"x", "y", "z"};
+  out->grid[0] = out->grid[1] = out->grid[2] = 1;
+  int zero_sym = -1;
+  tl_strbuf syms = {0};
+  for (int s = 0; s < ns; s++) {
+    if (out->symv[s] == 0 && zero_sym < 0) zero_sym = s;
+    tl_strbuf_printf(&syms, "%s%s = %" PRId64 "%s", s ? ", " : " (with ", sig->sym_names[s], out->symv[s],
+                     s == ns - 1 ? ")" : "");
+  }
+  for (int g = 0; g < sig->ngrid && g < 3; g++) {
+    int64_t v;
+    const char *why = NULL;
+    bool ok = tl_rx_eval(&sig->grid[g], out->symv, out->scalarv, &v, &why);
+    if (ok && v >= 1 && v <= INT32_MAX) {
+      out->grid[g] = (unsigned)v;
+      continue;
+    }
+    if (ok && v == 0 && zero_sym >= 0) { /* an empty call: nothing to launch */
+      out->grid[g] = 0;
+      out->empty = true;
+      continue;
+    }
+    tl_strbuf e = {0}; /* the expression's text, for the message only */
+    tl_rx_print(&e, &sig->grid[g], sig);
+    if (!ok)
+      errf(b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
+    else
+      errf(b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64 "%s",
+           axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
+    tl_strbuf_free(&e);
+  }
+  tl_strbuf_free(&syms);
+  {
+    int64_t v;
+    const char *why;
+    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
+      errf(b, NULL, 0, "threads: cannot evaluate (%s)", why);
+    else if (v < 1 || v > 1024)
+      errf(b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
+    else
+      out->block = (unsigned)v;
+  }
+  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
+    errf(b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
+  else
+    out->smem = (unsigned)sig->smem_bytes;
 }
 
 tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
@@ -391,8 +467,9 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       if (a->kind != TL_ARG_TENSOR || !a->v.tensor) {
         tl_strbuf e = {0};
         shape_text(&e, p, sig);
+        char kb[96];
         errf(&b, p->name, pos, "kind: expected a tensor (%s), got %s", e.data ? e.data : "",
-             arg_kind_text(a));
+             arg_kind_text(a, kb, sizeof kb));
         tl_strbuf_free(&e);
       } else {
         check_tensor(&b, pi, pos, a->v.tensor, out, bound, bound_by, bound_dim, &dev_param);
@@ -476,42 +553,11 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   }
   if (b.nerr) goto report;
 
-  /* launch configuration */
-  static const char *const axis[3] = {"x", "y", "z"};
-  out->grid[0] = out->grid[1] = out->grid[2] = 1;
-  for (int g = 0; g < sig->ngrid && g < 3; g++) {
-    int64_t v;
-    const char *why = NULL;
-    bool ok = tl_rx_eval(&sig->grid[g], out->symv, out->scalarv, &v, &why);
-    if (ok && v >= 1 && v <= INT32_MAX) {
-      out->grid[g] = (unsigned)v;
-      continue;
-    }
-    tl_strbuf e = {0}; /* the expression's text, for the message only */
-    tl_rx_print(&e, &sig->grid[g], sig);
-    if (!ok)
-      errf(&b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
-    else
-      errf(&b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64,
-           axis[g], e.data ? e.data : "", v);
-    tl_strbuf_free(&e);
-  }
-  {
-    int64_t v;
-    const char *why;
-    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
-      errf(&b, NULL, 0, "threads: cannot evaluate (%s)", why);
-    else if (v < 1 || v > 1024)
-      errf(&b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
-    else
-      out->block = (unsigned)v;
-  }
-  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
-    errf(&b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
-  else
-    out->smem = (unsigned)sig->smem_bytes;
-  /* dynamic symbols follow the parameters as int32 */
-  for (int s = 0; s < ns; s++) out->slots[np + s] = (uint32_t)(int32_t)out->symv[s];
+  bind_launch(&b, sig, out);
+  /* dynamic symbols follow the parameters as int32 (int64 symbols as int64) */
+  for (int s = 0; s < ns; s++)
+    out->slots[np + s] = sig->sym_int64 && sig->sym_int64[s] ? (uint64_t)out->symv[s]
+                                                             : (uint32_t)(int32_t)out->symv[s];
 
 report:
   if (b.nerr) {

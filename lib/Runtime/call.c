@@ -269,6 +269,28 @@ static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel 
   return st;
 }
 
+/* Launches a bound call (timed when bq is given); an empty call (a
+ * zero-size dynamic dim) launches nothing and times 0. */
+static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                              const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b,
+                              tl_CUstream cs, const bench_req *bq) {
+  tl_status st;
+  if (b->empty) {
+    for (int i = 0; bq && i < bq->reps; i++) bq->ms_each[i] = 0;
+    return TL_OK;
+  }
+  if (k->sig.ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, b)) != TL_OK) return st;
+  if (bq) return timed_launches(ctx, drv, k, s, b, cs, bq);
+  tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1,
+                                      b->smem, cs, b->kargs, NULL);
+  if (r != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r,
+                          "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic "
+                          "shared memory) on cuda:%d",
+                          k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem, b->device);
+  return TL_OK;
+}
+
 /* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
 static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                            void *stream, DLManagedTensor **outputs, const bench_req *bq) {
@@ -344,6 +366,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
       if (p->is_tensor) {
         int ord = -1;
         tl_CUdeviceptr ptr = (tl_CUdeviceptr)b.slots[pi];
+        if (!ptr) { /* an empty tensor without data (the binder allows only those) */
+          pos++;
+          continue;
+        }
         if (s->checked_ptr && ptr && __atomic_load_n(&s->checked_ptr[pi], __ATOMIC_RELAXED) == ptr) {
           pos++;
           continue;
@@ -456,20 +482,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     b.slots[pi] = (uint64_t)o->ptr;
   }
 
-  if (sig->ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, &b)) != TL_OK) goto done; /* launch */
-  if (bq) {
-    if ((st = timed_launches(ctx, drv, k, s, &b, cs, bq)) != TL_OK) goto done;
-    r = TL_CUDA_SUCCESS;
-  } else
-  r = drv->cuLaunchKernel(s->fn, b.grid[0], b.grid[1], b.grid[2], b.block, 1, 1, b.smem, cs,
-                          b.kargs, NULL);
-  if (r != TL_CUDA_SUCCESS) {
-    st = tl_driver_fail(ctx, r,
-                        "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic shared "
-                        "memory) on cuda:%d",
-                        k->name, b.grid[0], b.grid[1], b.grid[2], b.block, b.smem, b.device);
-    goto done;
-  }
+  if ((st = launch_bound(ctx, drv, k, s, args, outs, &b, cs, bq)) != TL_OK) goto done;
   for (int j = 0; j < sig->nout; j++) {
     outputs[j] = &outs[j]->managed;
     outs[j] = NULL;

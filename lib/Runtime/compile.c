@@ -152,12 +152,15 @@ static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_si
   tl_status st = TL_OK;
   sig->params = calloc((size_t)f->nparams + 1, sizeof *sig->params);
   sig->sym_names = calloc((size_t)f->ndynamic + 1, sizeof(char *));
-  if (!sig->params || !sig->sym_names) {
+  sig->sym_int64 = calloc((size_t)f->ndynamic + 1, sizeof(bool));
+  if (!sig->params || !sig->sym_names || !sig->sym_int64) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto out;
   }
   sig->nparams = f->nparams;
   sig->nsyms = f->ndynamic;
+  for (int s = 0; s < f->ndynamic; s++)
+    sig->sym_int64[s] = f->dynamic[s]->dtype.bits == 64;
   for (int s = 0; s < f->ndynamic; s++)
     if (!(sig->sym_names[s] = strdup(f->dynamic[s]->name ? f->dynamic[s]->name : "?"))) {
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");

@@ -167,7 +167,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   /* register the kernel's text so that executor errors show their line */
   if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
-  {
+  if (!b.empty) { /* an empty call (a zero-size dynamic dim) runs nothing */
     bool ok;
     if (reference) {
       ok = tl_ref_eval(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &ctx->diag);

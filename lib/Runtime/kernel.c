@@ -33,6 +33,7 @@ void tl_rt_sig_free(tl_rt_sig *s) {
   free(s->tma);
   for (int i = 0; i < s->nsyms && s->sym_names; i++) free(s->sym_names[i]);
   free(s->sym_names);
+  free(s->sym_int64);
   free(s->out_idx);
   for (int g = 0; g < 3; g++) tl_rx_free(&s->grid[g]);
   tl_rx_free(&s->threads);

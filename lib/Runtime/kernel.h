@@ -91,6 +91,10 @@ typedef struct tl_rt_sig {
   tl_rt_param *params;
   int nsyms;
   char **sym_names;
+  /* [nsyms] the symbol is int64 (T.dynamic(name, "int64")): any
+   * non-negative value, passed as an int64 kernel parameter; the others are
+   * int32 (values above 2^31 - 1 are refused) */
+  bool *sym_int64;
   int nout;
   int *out_idx;      /* normalized, given order */
   int ngrid;
@@ -124,7 +128,8 @@ typedef struct tl_rt_binding {
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
   void *block_mem;       /* the one allocation holding the arrays above */
-  unsigned grid[3];
+  unsigned grid[3];      /* 0 only in an empty call (below) */
+  bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
 } tl_rt_binding;

@@ -11,7 +11,7 @@
  * launches above 48 KB (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
  * CUDA Driver API §6.12 cuFuncSetAttribute); the slots are copied into the
  * caller's info (parameter i of the kernel is slot i; dynamic symbols
- * follow as int32, as bind.c lays them out; then the 128-byte tensor maps,
+ * follow as int32 (int64 symbols as int64), as bind.c lays them out; then the 128-byte tensor maps,
  * encoded by tma.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +71,7 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
   }
   int n = k->sig.nparams + k->sig.nsyms, nt = k->sig.ntma;
-  if (nt > 0 && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
+  if (nt > 0 && !b.empty && (st = tl_rt_tma_prepare(ctx, k, s, args, NULL, drv->cuTensorMapEncodeTiled, &b)) != TL_OK) {
     tl_rt_binding_free(&b);
     return st;
   }

@@ -66,12 +66,20 @@ typedef struct tl_pass_configs {
   bool disable_wgmma;            /* "tl.disable_wgmma": no wgmma, mma.sync instead */
   bool disable_tma_lower;        /* "tl.disable_tma_lower": no TMA for copies */
   bool disable_warp_specialized; /* "tl.disable_warp_specialized": no producer/consumer warps */
+  /* "tl.config_index_bitwidth": 64 (the key's value is the bit width, 32 or
+   * 64; set means 64): every global tensor index is computed in int64
+   * (lib/IR/index64.c); 32, the default, leaves int32 indices except into
+   * dims that can exceed int32. */
+  bool index_bitwidth_64;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
- * "tl.disable_warp_specialized". */
-#define TL_PASS_CONFIG_COUNT 3
+ * "tl.disable_warp_specialized", "tl.config_index_bitwidth". */
+#define TL_PASS_CONFIG_COUNT 4
+/* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
+ * as 64 when set) instead of True/False. */
+#define TL_PASS_CONFIG_INDEX_BITWIDTH 3
 extern const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT];
 /* The field of c named by key index i (0 <= i < TL_PASS_CONFIG_COUNT). */
 bool *tl_pass_config_field(tl_pass_configs *c, int i);

@@ -524,13 +524,17 @@ Test(nvptx, pass_config_keys) {
   cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), 0);
   cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), 1);
   cr_expect_eq(tl_pass_config_index("tl.disable_warp_specialized"), 2);
+  cr_expect_eq(tl_pass_config_index("tl.config_index_bitwidth"), TL_PASS_CONFIG_INDEX_BITWIDTH);
   cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), -1);
   cr_expect_eq(tl_pass_config_index(NULL), -1);
   tl_pass_configs c = {0};
   *tl_pass_config_field(&c, 1) = true;
   cr_expect(c.disable_tma_lower && !c.disable_wgmma && !c.disable_warp_specialized);
   cr_expect(tl_pass_config_get(&c, 1) && !tl_pass_config_get(&c, 0) && !tl_pass_config_get(&c, 3));
-  cr_expect_null(tl_pass_config_field(&c, 3));
+  *tl_pass_config_field(&c, TL_PASS_CONFIG_INDEX_BITWIDTH) = true;
+  cr_expect(c.index_bitwidth_64);
+  cr_expect(!tl_pass_config_get(&c, TL_PASS_CONFIG_COUNT));
+  cr_expect_null(tl_pass_config_field(&c, TL_PASS_CONFIG_COUNT));
 }
 
 Test(nvptx, add_scalar) { emit_both(k_add_scalar, check_add_scalar); }

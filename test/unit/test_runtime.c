@@ -397,13 +397,103 @@ Test(call, int_scalar_range) {
   tl_kernel_destroy(k);
 }
 
-Test(call, zero_grid_is_an_error) {
+/* A zero-size dynamic dim (grid.x = ceildiv(0, 1024) = 0) is an empty
+ * call: it binds, launches nothing, its output is empty; the tensors may
+ * have NULL data (issue 15). */
+Test(call, zero_dim_is_an_empty_call) {
   tl_kernel *k = make_add_kernel();
   fake_tensor a, b;
-  fake(&a, 0, 0x100000);
+  fake(&a, 0, 0);
   fake(&b, 0, 0x200000);
+  tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_float(1)};
+  tl_rt_binding bd;
+  cr_assert_eq(tl_rt_bind(ctx, &k->sig, args, 3, &bd), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert(bd.empty);
+  cr_assert_eq(bd.grid[0], 0);
+  cr_assert_eq(bd.out_shapes[3][0], 0);
+  cr_assert_eq(bd.out_bytes[3], 0);
+  tl_rt_binding_free(&bd);
+  /* past the binder: the call only lacks a driver here */
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(1)), TL_ERR_NO_DEVICE);
+  /* NULL data stays an error for a tensor with elements */
+  fake(&a, 5, 0);
+  fake(&b, 5, 0x200000);
   EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
-             "grid.x = T.ceildiv(n, 1024): expected a value in [1, 2147483647], got 0");
+             "argument 'A' (#0): data: expected a non-null device pointer, got NULL");
+  tl_kernel_destroy(k);
+}
+
+/* A grid dim of 0 while no dynamic dim is 0 stays an error; it shows the
+ * dims' values. */
+Test(call, zero_grid_is_an_error) {
+  tl_kernel *k = make_add_kernel();
+  tl_rx_free(&k->sig.grid[0]);
+  k->sig.grid[0] = prog_const(0);
+  fake_tensor a, b;
+  fake(&a, 5, 0x100000);
+  fake(&b, 5, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "grid.x = 0: expected a value in [1, 2147483647], got 0 (with n = 5)");
+  tl_kernel_destroy(k);
+}
+
+/* A finite float out of a float parameter's range is an error naming the
+ * parameter; inf, nan and the largest finite values pass (issue 15). */
+Test(call, float_scalar_range) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1e300)),
+             "argument 'alpha' (#2): value: expected a value in the finite range of float32, got 1e+300");
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(-3.5e38)), "got -3.5e+38");
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(3.4028234663852886e38)), TL_ERR_NO_DEVICE);
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(-1.0 / 0.0)), TL_ERR_NO_DEVICE);
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(0.0 / 0.0)), TL_ERR_NO_DEVICE);
+  k->sig.params[2].dtype = (tl_dtype){TL_TYPE_FLOAT, 16, 1};
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(65520)),
+             "value: expected a value in the finite range of float16, got 65520");
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_int(100000)), "float16, got 100000");
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(65504)), TL_ERR_NO_DEVICE);
+  k->sig.params[2].dtype = (tl_dtype){TL_TYPE_BFLOAT, 16, 1};
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(1e38)), TL_ERR_NO_DEVICE);
+  k->sig.params[2].dtype = (tl_dtype){TL_TYPE_FLOAT, 64, 1};
+  cr_assert_eq(call3(ctx, k, &a, &b, tl_arg_float(1e300)), TL_ERR_NO_DEVICE);
+  tl_kernel_destroy(k);
+}
+
+/* An out-of-range tl_arg kind (an uninitialised argument) is named as such,
+ * for tensor and scalar parameters alike. */
+Test(call, unknown_arg_kind) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  fake(&a, 100, 0x100000);
+  fake(&b, 100, 0x200000);
+  tl_arg bad = tl_arg_int(0);
+  bad.kind = (tl_arg_kind)7;
+  EXPECT_ERR(call3(ctx, k, &a, &b, bad),
+             "argument 'alpha' (#2): kind: expected a float scalar (float32), got an argument of "
+             "unknown kind 7 (expected TL_ARG_TENSOR, TL_ARG_INT or TL_ARG_FLOAT)");
+  tl_arg args[3] = {bad, tl_arg_tensor(&b.t), tl_arg_float(1)};
+  DLManagedTensor *outs[1] = {NULL};
+  EXPECT_ERR(tl_kernel_call(ctx, k, args, 3, NULL, outs),
+             "argument 'A' (#0): kind: expected a tensor (float32[n]), got an argument of unknown kind 7");
+  k->sig.params[2].dtype = (tl_dtype){TL_TYPE_INT, 32, 1};
+  EXPECT_ERR(call3(ctx, k, &a, &b, bad), "kind: expected an integer scalar (int32), got an argument of unknown kind 7");
+  tl_kernel_destroy(k);
+}
+
+/* A tensor whose size in bytes overflows int64 is refused (whatever its
+ * strides), never sized with a wrapped product. */
+Test(call, tensor_size_overflow) {
+  tl_kernel *k = make_add_kernel();
+  tl_rx_free(&k->sig.params[0].dims[0].prog);
+  k->sig.params[0].dims[0].prog = prog_const(INT64_C(4611686018427387904)); /* 2^62 float32 */
+  fake_tensor a, b;
+  fake(&a, INT64_C(4611686018427387904), 0x100000);
+  fake(&b, 100, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'A' (#0): shape: the tensor's size in bytes overflows int64");
   tl_kernel_destroy(k);
 }
 
@@ -575,4 +665,26 @@ Test(allocator, set_and_reset_validate_their_arguments) {
   cr_assert_eq(tl_context_set_allocator(ctx, &other), TL_ERR_INVALID_ARGUMENT);
   cr_assert_eq(tl_context_set_allocator(ctx, NULL), TL_OK);
   tl_context_destroy(ctx);
+}
+
+/* An int64 dynamic dim (T.dynamic(name, "int64")) takes values above 2^31 - 1
+ * and travels as an int64 kernel parameter; an int32 one refuses them. */
+Test(call, int64_dynamic_dim) {
+  tl_kernel *k = make_add_kernel();
+  fake_tensor a, b;
+  int64_t n = (INT64_C(1) << 31) + 5;
+  fake(&a, n, 0x100000);
+  fake(&b, n, 0x200000);
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
+             "argument 'A' (#0): shape[0]: expected dynamic dim 'n' in the int32 range, got 2147483653");
+  k->sig.sym_int64 = calloc(1, sizeof(bool));
+  k->sig.sym_int64[0] = true;
+  tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_float(1)};
+  tl_rt_binding bd;
+  cr_assert_eq(tl_rt_bind(ctx, &k->sig, args, 3, &bd), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(bd.slots[k->sig.nparams], (uint64_t)n);
+  cr_assert_eq(bd.grid[0], (unsigned)((n + 1023) / 1024));
+  cr_assert_eq(bd.out_bytes[3], (size_t)n * 4);
+  tl_rt_binding_free(&bd);
+  tl_kernel_destroy(k);
 }

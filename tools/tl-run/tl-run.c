@@ -326,26 +326,51 @@ typedef struct host_tensor {
   DLTensor t;
 } host_tensor;
 
+static void print_shape(FILE *f, const int64_t *shape, int ndim) {
+  fputc('[', f);
+  for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? "," : "", shape[d]);
+  fputc(']', f);
+}
+
+/* The shape of tensor parameter p under the dynamic dim values symv into
+ * shape; returns its element count, SIZE_MAX when that or its byte size
+ * overflows (a (2**63-1, 16) tensor). */
 static size_t shape_elems(const param_info *p, const int64_t *symv, int64_t *shape) {
   size_t n = 1;
+  bool ovf = false;
   for (int d = 0; d < p->ndim; d++) {
     shape[d] = p->dim_sym[d] >= 0 ? symv[p->dim_sym[d]] : p->dims[d];
-    n *= (size_t)(shape[d] > 0 ? shape[d] : 0);
+    ovf |= __builtin_mul_overflow(n, (size_t)(shape[d] > 0 ? shape[d] : 0), &n);
   }
+  size_t bytes;
+  if (ovf || __builtin_mul_overflow(n, (size_t)tl_dtype_bytes(p->dtype), &bytes) ||
+      bytes > SIZE_MAX / 2)
+    return SIZE_MAX;
   return n;
 }
 
 /* Allocates and fills host copies of the inputs (every non-output tensor)
- * from a fresh generator stream. */
+ * from a fresh generator stream.  Errors (printed): a shape whose size
+ * overflows, out of memory. */
 static bool make_inputs(run_state *rs, host_tensor *h) {
   uint64_t state = rs->seed;
   for (int i = 0; i < rs->nparams; i++) {
     const param_info *p = &rs->p[i];
     if (!p->is_tensor || p->is_output) continue;
     h[i].elems = shape_elems(p, rs->symv, h[i].shape);
+    if (h[i].elems == SIZE_MAX) {
+      fprintf(stderr, "tl-run: error: input '%s' of shape ", p->name);
+      print_shape(stderr, h[i].shape, p->ndim);
+      fprintf(stderr, " and dtype %s: its size in bytes overflows\n", tl_dtype_name(p->dtype));
+      h[i].elems = 0;
+      return false;
+    }
     size_t bytes = h[i].elems * (size_t)tl_dtype_bytes(p->dtype);
     h[i].data = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-    if (!h[i].data) return false;
+    if (!h[i].data) {
+      fprintf(stderr, "tl-run: error: out of memory allocating input '%s' (%zu bytes)\n", p->name, bytes);
+      return false;
+    }
     fill_random(h[i].data, p->dtype, h[i].elems, &state);
     memset(&h[i].t, 0, sizeof h[i].t);
     h[i].t.data = h[i].data;
@@ -412,8 +437,12 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
   const int *oidx = tl_kernel_out_idx(rs->k, &nout);
   DLManagedTensor **outs = calloc((size_t)nout + 1, sizeof *outs);
   float *times = NULL;
-  if (!h || !dev || !args || !outs || !results_init(r, np) || !make_inputs(rs, h)) {
+  if (!h || !dev || !args || !outs || !results_init(r, np)) {
     fputs("tl-run: error: out of memory\n", stderr);
+    st = TL_ERR_NO_MEMORY;
+    goto out;
+  }
+  if (!make_inputs(rs, h)) {
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
@@ -500,12 +529,6 @@ out:
   free(times);
   free_host(h, np);
   return st;
-}
-
-static void print_shape(FILE *f, const int64_t *shape, int ndim) {
-  fputc('[', f);
-  for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? "," : "", shape[d]);
-  fputc(']', f);
 }
 
 /* Formats the multi-index of flat element i of a tensor. */
