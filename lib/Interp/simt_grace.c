@@ -88,7 +88,10 @@ bool sx_gsh_launch(sx *x, const tl_stmt *s) {
     const tl_buffer *b = x->f->params[i].buffer;
     sx_buf *sb = tl_map_get(&x->gbufs, b, NULL);
     if (!sb || !tl_map_get(&stored, b, NULL) || sb->elems <= 0) continue;
-    /* zero pages cost nothing until touched; a tensor too large for its state is run unchecked */
+    /* zero pages cost nothing until touched; a tensor of more than 2^26 elements (2 GiB of state) is
+     * run unchecked, as is one whose state cannot be allocated (AddressSanitizer's calloc aborts rather
+     * than fail on the 128 GiB a 2^32-element tensor would take) */
+    if ((uint64_t)sb->elems > ((uint64_t)1 << 26)) continue;
     sb->gsh = calloc((size_t)sb->elems, sizeof(sx_gel));
   }
   tl_map_free(&stored);
