@@ -250,6 +250,10 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
     return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
   int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
+  /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
+   * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
+  if (BM * BN / p->threads > 192)
+    return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
   if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
   if (ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";

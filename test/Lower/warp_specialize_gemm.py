@@ -3,6 +3,7 @@
 # RUN: FileCheck %s --check-prefix=REMARK < %t.err
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks %examples/gemm.py 2>&1 | FileCheck %s --check-prefix=DEFAULT
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=32 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALLM
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_N=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=BIGACC
 # RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
 # The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
 # 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
@@ -56,3 +57,4 @@
 # DEFAULT: T.ptx_wgmma_ss(C_local, mi_1 * 64 + nt * 64, A_shared, ws_r_1 % 3 * 4096 + (kk // 2 * 4096 + (mi_1 * 2048 + kk % 2 * 16)), 64, 16, 512, 0, B_shared, ws_r_1 % 3 * 4096 + ((wg_n * 2 + nt * 2) * 2048 + kk * 1024), 128, 4096, 1024, 1, 128, 1)
 # SMALLM: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)
 # SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
+# BIGACC: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the accumulators would take more than 192 registers per consumer thread (use more threads)
