@@ -725,13 +725,18 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
   else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
   bool match = !why && ws_match(f, k, &p, &why, &loop);
+  for (int i = 0; !loop && k->u.kernel.body && k->u.kernel.body->kind == TL_STMT_SEQ && i < k->u.kernel.body->u.seq.n;
+       i++) { /* the remark's location when the target or a config ruled the path out */
+    tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) loop = s;
+  }
   if (match && p.threads + 128 > target->max_threads) {
     match = false;
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (tl_lower_remarks_enabled())
-      tl_remark(d, loop ? loop->loc : f->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
+    if (loop && tl_lower_remarks_enabled()) /* kernels without a pipelined loop get no remark */
+      tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
     return true;
   }
   tl_names names;
