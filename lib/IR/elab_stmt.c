@@ -457,7 +457,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_loop_kind lk;
   if (kind && !strcmp(kind, "Parallel")) lk = TL_LOOP_PARALLEL;
   else if (kind && !strcmp(kind, "Pipelined")) lk = TL_LOOP_PIPELINED;
-  else if (kind && !strcmp(kind, "serial")) lk = TL_LOOP_SERIAL;
+  else if (kind && (!strcmp(kind, "serial") || !strcmp(kind, "Serial"))) lk = TL_LOOP_SERIAL;
   else if (kind && !strcmp(kind, "unroll")) lk = TL_LOOP_UNROLL;
   else if (kind && !strcmp(kind, "vectorized")) lk = TL_LOOP_VECTORIZED;
   else if (kind && !strcmp(kind, "thread_binding")) lk = TL_LOOP_THREAD;
