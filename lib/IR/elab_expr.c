@@ -11,9 +11,9 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 
 static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
-    "alloc_fragment", "alloc_local", "alloc_var", "Parallel", "Pipelined", "serial", "unroll",
-    "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else", "Select", "max",
-    "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", NULL};
+    "alloc_fragment", "alloc_local", "alloc_var", "Parallel", "Pipelined", "serial", "Serial",
+    "grid", "unroll", "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else",
+    "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
                                           "range", "print", "zip", "enumerate", "list", "tuple",
                                           "isinstance", "str", "dict", NULL};
@@ -932,7 +932,8 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") ||
-      !strcmp(name, "unroll") || !strcmp(name, "vectorized") || !strcmp(name, "thread_binding")) {
+      !strcmp(name, "Serial") || !strcmp(name, "grid") || !strcmp(name, "unroll") ||
+      !strcmp(name, "vectorized") || !strcmp(name, "thread_binding")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }

@@ -431,6 +431,23 @@ static const char *loop_var_name(elab *E, const char *name) {
   return name;
 }
 
+/* A TL_STMT_FOR over the (arena-owned) arrays given; NULL on OOM. */
+static tl_stmt *new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars,
+                        tl_expr **mins, tl_expr **exts, tl_expr *step, int num_stages,
+                        tl_stmt *body) {
+  tl_stmt *f = tl_ir_stmt(E->m, loc, TL_STMT_FOR);
+  if (!f) return oom(E), NULL;
+  f->u.loop.kind = lk;
+  f->u.loop.nvars = nvars;
+  f->u.loop.vars = vars;
+  f->u.loop.mins = mins;
+  f->u.loop.extents = exts;
+  f->u.loop.step = step;
+  f->u.loop.num_stages = num_stages;
+  f->u.loop.body = body;
+  return f;
+}
+
 static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   const tl_ast_expr *it = s->u.loop.iter, *tg = s->u.loop.target;
   if (s->u.loop.is_async || s->u.loop.orelse.n) {
@@ -454,16 +471,20 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       else if (fv->k == V_FUNC && !strcmp(fv->u.fname, "range")) kind = "serial", builtin_range = true;
     }
   }
+  /* T.grid(e0, e1, ...) binds one variable per extent: nested T.serial loops. */
+  bool grid = kind && !strcmp(kind, "grid");
   tl_loop_kind lk;
   if (kind && !strcmp(kind, "Parallel")) lk = TL_LOOP_PARALLEL;
   else if (kind && !strcmp(kind, "Pipelined")) lk = TL_LOOP_PIPELINED;
-  else if (kind && !strcmp(kind, "serial")) lk = TL_LOOP_SERIAL;
+  else if (kind && (!strcmp(kind, "serial") || !strcmp(kind, "Serial") || grid))
+    lk = TL_LOOP_SERIAL;
   else if (kind && !strcmp(kind, "unroll")) lk = TL_LOOP_UNROLL;
   else if (kind && !strcmp(kind, "vectorized")) lk = TL_LOOP_VECTORIZED;
   else if (kind && !strcmp(kind, "thread_binding")) lk = TL_LOOP_THREAD;
   else {
     err(E, it->loc,
-        "unsupported loop iterator; expected T.Parallel, T.Pipelined, T.serial, T.unroll or range");
+        "unsupported loop iterator; expected T.Parallel, T.Pipelined, T.serial, T.unroll, "
+        "T.vectorized, T.grid or range");
     return false;
   }
   const char *fn = builtin_range ? "range" : tprintf(E, "T.%s", kind);
@@ -480,20 +501,21 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       err(E, names[i]->loc, "a loop variable must be a plain name");
       return false;
     }
-  if (lk != TL_LOOP_PARALLEL && nvars != 1) {
+  bool multi = lk == TL_LOOP_PARALLEL || grid; /* one extent per loop variable */
+  if (!multi && nvars != 1) {
     err(E, tg->loc, "%s binds one loop variable, got %d", fn, nvars);
     return false;
   }
   int num_stages = -1;
   tl_expr *step = NULL;
-  int ne = lk == TL_LOOP_PARALLEL ? nargs : 1;
+  int ne = multi ? nargs : 1;
   tl_expr **mins = malloc_ir(E, sizeof(tl_expr *) * (size_t)(ne ? ne : 1));
   tl_expr **exts = malloc_ir(E, sizeof(tl_expr *) * (size_t)(ne ? ne : 1));
   if (!mins || !exts) return false;
-  if (lk == TL_LOOP_PARALLEL) {
+  if (multi) {
     if (!check_kws(E, it, fn, NULL) || !check_arity(E, it, fn, 1, -1)) return false;
     if (nvars != nargs) {
-      err(E, tg->loc, "T.Parallel has %d extent%s but %d loop variable%s", nargs,
+      err(E, tg->loc, "%s has %d extent%s but %d loop variable%s", fn, nargs,
           nargs == 1 ? "" : "s", nvars, nvars == 1 ? "" : "s");
       return false;
     }
@@ -557,17 +579,11 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_stmt *b = ok ? make_seq(E, s->loc, &body) : NULL;
   tl_vec_free(&body);
   if (!b) return false;
-  tl_stmt *f = tl_ir_stmt(E->m, s->loc, TL_STMT_FOR);
-  if (!f) return oom(E), false;
-  f->u.loop.kind = lk;
-  f->u.loop.nvars = nvars;
-  f->u.loop.vars = vars;
-  f->u.loop.mins = mins;
-  f->u.loop.extents = exts;
-  f->u.loop.step = step;
-  f->u.loop.num_stages = num_stages;
-  f->u.loop.body = b;
-  return emit(E, out, f);
+  if (!grid)
+    return emit(E, out, new_for(E, s->loc, lk, nvars, vars, mins, exts, step, num_stages, b));
+  for (int i = nvars - 1; b && i >= 0; i--)
+    b = new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
+  return emit(E, out, b);
 }
 
 /* ------------------------------------------------------------ T.Kernel */

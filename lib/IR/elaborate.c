@@ -178,7 +178,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
                                        "alloc_local", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
-                                        "unroll", "range", NULL};
+                                        "Serial", "grid", "unroll", "range", NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {
     const tl_ast_expr *sh = x->u.call.args[0];
     if (is_name(sh, name)) return 1;
