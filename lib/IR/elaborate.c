@@ -480,9 +480,8 @@ void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
     bool *slot = pass_config_slot(key->u.s, &E->jit_fast_math, &E->jit_configs);
     if (!slot) {
       err(E, a->u.dict.keys[i]->loc,
-          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\", \"tl.config_index_bitwidth\"; "
-          "accepted, without effect yet: \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
-          "\"tl.disable_wgmma\")", key->u.s);
+          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\", \"tl.config_index_bitwidth\", "
+          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\")", key->u.s);
       return;
     }
     if (!pass_config_value(E, key->u.s, v, a->u.dict.values[i], slot)) return;
