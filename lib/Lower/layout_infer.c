@@ -655,15 +655,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       scan_stmt(st, s->u.ifs.else_s, depth + 1);
       return;
     case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
-    case TL_STMT_EVAL: {
-      /* the warp-specialize pass's drain, T.ptx_wgmma_wait(0, C, 0, n), names
-       * the register array of a T.gemm accumulator whole: not a use that
-       * decides a layout */
-      const tl_expr *v = s->u.eval.value;
-      if (v && v->kind == TL_EXPR_CALL && v->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) return;
-      scan_expr(st, v, s->loc);
-      return;
-    }
+    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc); return;
     case TL_STMT_TILE:
       if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
         scan_tile(st, s);

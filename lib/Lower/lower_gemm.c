@@ -204,14 +204,13 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
  *             T.ptx_wgmma_ss(C, mi*WN/2 + nt*NI/2, A <rows 16*warp_m*mi + 64*wa, k 16*kk>,
  *                            B <cols WN*wb + NI*nt, k 16*kk>, NI, 1)
  *     T.ptx_wgmma_commit()
- *     T.ptx_wgmma_wait(wg_wait, C, 0, nregs)
- * wg_wait (T.gemm's attribute, TileLang's meaning): wgmma groups this one
- * leaves in flight; the warp-specialize pass sets 1 and drains with a
- * T.ptx_wgmma_wait(0, ...) after its loop.
+ *     T.ptx_wgmma_wait(0, C, 0, nregs)
+ * (T.gemm's wg_wait is not honoured: the warp-specialize pass releases a
+ * stage only after the group that read it completed).
  * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
  * dividing WN (and of B's panel width when B is N-contiguous). */
 static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C,
-                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K, int64_t wg_wait) {
+                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8, mt = CL->warp_tile_m / 16;
@@ -250,7 +249,7 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   int64_t ksteps = K / 16;
   tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma));
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, wg_wait), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0),
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0),
                        tl_emit_int(g, CL->nregs)};
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
   if (g->failed) return NULL;
@@ -302,13 +301,7 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
     goto fail;
   }
   if (tl_gemm_is_wgmma(s)) {
-    int64_t wg_wait = 0; /* TileLang's T.gemm wg_wait: wgmma groups left in flight */
-    if (s->u.tile.attrs && s->u.tile.attrs[5]) tl_expr_is_const_int(s->u.tile.attrs[5], &wg_wait);
-    if (wg_wait < 0 || wg_wait > 7) {
-      tl_error(d, loc, "T.gemm: wg_wait = %lld is not in 0..7 (wgmma.wait_group's range)", (long long)wg_wait);
-      goto fail;
-    }
-    tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K, wg_wait);
+    tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K);
     if (!r && g->failed) goto oom;
     if (!r) goto fail;
     tl_vec_free(&g->out);

@@ -488,19 +488,14 @@ static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp
   return ok;
 }
 
-/* The T.gemm reading stage `stage` of its tiles, leaving wg_wait wgmma
- * groups in flight. */
-static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage, int wg_wait) {
+/* The T.gemm reading stage `stage` of its tiles.  Its wg_wait attribute is
+ * not honoured: each stage is released only after its wgmma group completed
+ * (lower_gemm.c waits with 0 groups in flight; see ws_consumer_loop). */
+static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
   tl_stmt *r = tl_ir_stmt(b->m, g->loc, TL_STMT_TILE);
   tl_operand *args = tl_arena_alloc(&b->m->arena, sizeof(tl_operand) * 3);
-  int na = tl_tile_ops[TL_TILE_GEMM].nattrs;
-  tl_expr **attrs = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * (size_t)na);
-  int wi = tl_tile_op_attr_index(TL_TILE_GEMM, "wg_wait");
-  if (!r || !args || !attrs || wi < 0) return NULL;
+  if (!r || !args) return NULL;
   *r = *g;
-  for (int i = 0; i < na; i++) attrs[i] = g->u.tile.attrs ? g->u.tile.attrs[i] : NULL;
-  attrs[wi] = I(b, wg_wait);
-  r->u.tile.attrs = attrs;
   for (int i = 0; i < 3; i++) {
     args[i] = g->u.tile.args[i];
     if (i == 2) continue;
@@ -591,8 +586,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
 
 /* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
  * one arrival per warp on its empty barrier (each iteration's wgmma group
- * completes before its stage is released; leaving it in flight (wg_wait 1)
- * and releasing the previous stage instead was measured slower on the H200
+ * completes before its stage is released; leaving it in flight (TileLang's
+ * wg_wait 1) and releasing the previous stage instead was measured slower on the H200
  * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
  * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
 static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp) {
@@ -608,7 +603,7 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
                              CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
-  tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst, 0), arrive};
+  tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst), arrive};
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
   return (loop->u.loop.body = SEQ(b, 4, cb)) != NULL;
