@@ -81,6 +81,16 @@ tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const t
  * can run as T.vectorized(w) over lane l (1 when none). */
 int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
 
+/* How often statement tree s reads and writes buffer b: loads read, stores
+ * write; a tile op's region operand reads or writes as the op table says
+ * (tl_tile_op_info.written; an op that writes none, such as
+ * T.annotate_layout or T.use_swizzle, counts as a write, and
+ * T.annotate_layout's operand as a write too); a buffer passed whole to an
+ * intrinsic counts as both.  (Pipelining and warp specialization decide from
+ * it which shared buffers only their copies write.) */
+typedef struct tl_lo_refs { int reads, writes; } tl_lo_refs;
+tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);
+
 /* A statement emitter for the warp-level lowerings that build a sequence
  * of SIMT statements (lower_gemm.c, lower_frag.c).  Functions taking it
  * return NULL (and set failed) on OOM; every expression argument may be

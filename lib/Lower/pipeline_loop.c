@@ -77,38 +77,6 @@ typedef struct pl_state {
 #define OOM_IF(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
 
 /* -------------------------------------------------------- buffer references */
-/* How often a statement tree reads and writes buffer b (a tl_visitor).  A
- * buffer passed whole to an intrinsic counts as both; an operand of a tile
- * op that writes none (T.annotate_layout, T.use_swizzle) counts as a write,
- * so that the buffer is never staged. */
-typedef struct refs { tl_visitor v; const tl_buffer *b; int reads, writes; } refs;
-
-static void refs_expr(tl_visitor *v, const tl_expr *e) {
-  refs *r = (refs *)v;
-  if (e->kind == TL_EXPR_LOAD && e->u.load.buffer == r->b) r->reads++;
-  if (e->kind == TL_EXPR_BUFFER && e->u.buffer == r->b) r->reads++, r->writes++;
-}
-
-static void refs_stmt(tl_visitor *v, const tl_stmt *s) {
-  refs *r = (refs *)v;
-  if (s->kind == TL_STMT_STORE && s->u.store.buffer == r->b) r->writes++;
-  if (s->kind != TL_STMT_TILE) return;
-  const tl_tile_op_info *op = &tl_tile_ops[s->u.tile.op];
-  for (int i = 0; i < s->u.tile.nargs; i++) {
-    const tl_operand *o = &s->u.tile.args[i];
-    if (o->kind != TL_OPND_REGION || o->region.buffer != r->b) continue;
-    if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) r->writes++; /* the layout changes it */
-    if (op->written < 0 || op->written == i) r->writes++;
-    else r->reads++;
-  }
-}
-
-static refs count_refs(const tl_stmt *s, const tl_buffer *b) {
-  refs r = {.v = {.expr = refs_expr, .stmt = refs_stmt}, .b = b};
-  tl_visit_stmt(&r.v, s);
-  return r;
-}
-
 /* --------------------------------------------------------- hoistability */
 /* Variables bound inside a statement (LET and loop variables), a tl_visitor. */
 typedef struct bound_visit { tl_visitor v; tl_map *set; bool oom; } bound_visit;
@@ -364,7 +332,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
     if (seen) continue;
     bool ok = static_shape(X);
-    refs in_loop = count_refs(loop->u.loop.body, X), all = count_refs(st->f->body, X), prod = {0};
+    tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
     for (int j = 0; j < nb; j++)
       if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
     /* reads of X inside the producers' own regions would be odd: refuse */

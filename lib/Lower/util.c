@@ -634,3 +634,32 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
   }
   return 1;
 }
+
+/* ------------------------------------------------------ buffer references */
+typedef struct refs_visit { tl_visitor v; const tl_buffer *b; tl_lo_refs r; } refs_visit;
+
+static void refs_expr(tl_visitor *v, const tl_expr *e) {
+  refs_visit *u = (refs_visit *)v;
+  if (e->kind == TL_EXPR_LOAD && e->u.load.buffer == u->b) u->r.reads++;
+  if (e->kind == TL_EXPR_BUFFER && e->u.buffer == u->b) u->r.reads++, u->r.writes++;
+}
+
+static void refs_stmt(tl_visitor *v, const tl_stmt *s) {
+  refs_visit *u = (refs_visit *)v;
+  if (s->kind == TL_STMT_STORE && s->u.store.buffer == u->b) u->r.writes++;
+  if (s->kind != TL_STMT_TILE) return;
+  const tl_tile_op_info *op = &tl_tile_ops[s->u.tile.op];
+  for (int i = 0; i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    if (o->kind != TL_OPND_REGION || o->region.buffer != u->b) continue;
+    if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) u->r.writes++; /* the layout changes it */
+    if (op->written < 0 || op->written == i) u->r.writes++;
+    else u->r.reads++;
+  }
+}
+
+tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b) {
+  refs_visit u = {.v = {.expr = refs_expr, .stmt = refs_stmt}, .b = b};
+  tl_visit_stmt(&u.v, s);
+  return u.r;
+}

@@ -93,25 +93,10 @@ typedef struct ws_plan {
 } ws_plan;
 
 /* ------------------------------------------------------------- matching */
-typedef struct ref_count { tl_visitor v; const tl_buffer *b; int n; } ref_count;
-static void rc_expr(tl_visitor *v, const tl_expr *e) {
-  ref_count *r = (ref_count *)v;
-  if ((e->kind == TL_EXPR_LOAD && e->u.load.buffer == r->b) || (e->kind == TL_EXPR_BUFFER && e->u.buffer == r->b))
-    r->n++;
-}
-static void rc_stmt(tl_visitor *v, const tl_stmt *s) {
-  ref_count *r = (ref_count *)v;
-  if (s->kind == TL_STMT_STORE && s->u.store.buffer == r->b) r->n++;
-}
-static void rc_region(tl_visitor *v, const tl_region *g) {
-  ref_count *r = (ref_count *)v;
-  if (g->buffer == r->b) r->n++;
-}
-/* References of b in s (allocations not counted). */
+/* References of b in s (tl_lo_count_refs: reads plus writes). */
 static int refs_of(const tl_stmt *s, const tl_buffer *b) {
-  ref_count r = {.v = {.expr = rc_expr, .stmt = rc_stmt, .region = rc_region}, .b = b};
-  tl_visit_stmt(&r.v, s);
-  return r.n;
+  tl_lo_refs r = tl_lo_count_refs(s, b);
+  return r.reads + r.writes;
 }
 
 /* Does s touch any shared buffer? */
