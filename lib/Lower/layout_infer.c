@@ -250,20 +250,6 @@ static void scan_expr(li_state *st, const tl_expr *e, tl_loc at) {
   tl_visit_expr(&u.v, e);
 }
 
-static bool whole_region(const tl_region *r) {
-  const tl_buffer *b = r->buffer;
-  if (r->ndim == 0) return true;
-  if (r->ndim != b->ndim) return false;
-  for (int k = 0; k < r->ndim; k++) {
-    int64_t mn, ext, dim;
-    if (!tl_expr_is_const_int(r->min[k], &mn) || mn != 0) return false;
-    if (!tl_expr_is_const_int(r->extent[k], &ext) || !tl_expr_is_const_int(b->shape[k], &dim) ||
-        ext != dim)
-      return false;
-  }
-  return true;
-}
-
 static bool same_shape(const tl_buffer *a, const tl_buffer *b) {
   if (a->ndim != b->ndim) return false;
   for (int k = 0; k < a->ndim; k++) {
@@ -294,7 +280,7 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     }
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
-    if (!whole_region(r)) {
+    if (!tl_lo_whole_region(r)) {
       tl_error(st->d, o->loc.file ? o->loc : s->loc,
                "%s of a sub-region of fragment '%s' is not lowered yet", by, r->buffer->name);
       st->errors++;
@@ -391,7 +377,7 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
     st->errors++;
     return false;
   }
-  if (!whole_region(ra) || A->ndim != 2) {
+  if (!tl_lo_whole_region(ra) || A->ndim != 2) {
     tl_error(st->d, s->loc, "T.gemm with A in a sub-region of fragment '%s' is not lowered yet", A->name);
     st->errors++;
     return false;
@@ -467,7 +453,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   tl_buffer *C = s->u.tile.args[2].region.buffer;
   int i = frag_index(st, C);
   if (i < 0 || bad) return;
-  if (!whole_region(&s->u.tile.args[2].region) || nd[2] != 2 || C->ndim != 2) {
+  if (!tl_lo_whole_region(&s->u.tile.args[2].region) || nd[2] != 2 || C->ndim != 2) {
     tl_error(st->d, s->loc, "T.gemm into a sub-region of fragment '%s' is not lowered yet", C->name);
     st->errors++;
     return;
@@ -573,7 +559,7 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
       rr.src_shared = r->buffer->scope == TL_SCOPE_SHARED || r->buffer->scope == TL_SCOPE_SHARED_DYN;
     }
     if (i < 0) continue;
-    if (!whole_region(r)) {
+    if (!tl_lo_whole_region(r)) {
       tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
                r->buffer->name);
       st->errors++;

@@ -89,6 +89,9 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
  * intrinsic counts as both.  (Pipelining and warp specialization decide from
  * it which shared buffers only their copies write.) */
 typedef struct tl_lo_refs { int reads, writes; } tl_lo_refs;
+/* Is region r all of its buffer: no dims given, or mins 0 and extents equal
+ * to the buffer's static shape? */
+bool tl_lo_whole_region(const tl_region *r);
 tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);
 
 /* A statement emitter for the warp-level lowerings that build a sequence

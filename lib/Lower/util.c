@@ -663,3 +663,16 @@ tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b) {
   tl_visit_stmt(&u.v, s);
   return u.r;
 }
+
+bool tl_lo_whole_region(const tl_region *r) {
+  const tl_buffer *b = r->buffer;
+  if (r->ndim == 0) return true;
+  if (!b || r->ndim != b->ndim) return false;
+  for (int k = 0; k < r->ndim; k++) {
+    int64_t mn, ext, dim;
+    if (!tl_expr_is_const_int(r->min[k], &mn) || mn != 0) return false;
+    if (!tl_expr_is_const_int(r->extent[k], &ext) || !tl_expr_is_const_int(b->shape[k], &dim) || ext != dim)
+      return false;
+  }
+  return true;
+}

@@ -139,18 +139,6 @@ static bool f16ish(tl_dtype t) {
   return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
 }
 
-/* Is region r all of its buffer (no dims, or mins 0 and the shape's extents)? */
-static bool whole(const tl_region *r) {
-  if (r->ndim == 0) return true;
-  if (!r->buffer || r->ndim != r->buffer->ndim) return false;
-  for (int k = 0; k < r->ndim; k++) {
-    int64_t mn = -1, e = -1, d = -2;
-    if (!tl_expr_is_const_int(r->min[k], &mn) || mn != 0 || !tl_expr_is_const_int(r->extent[k], &e) ||
-        !tl_expr_is_const_int(r->buffer->shape[k], &d) || e != d)
-      return false;
-  }
-  return true;
-}
 
 /* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
 static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
@@ -176,7 +164,7 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
         e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
       return "a copy's source region is not (1, ..., rows, cols) of its tile";
   }
-  if (!whole(dr)) return "a copy writes part of its tile";
+  if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
   /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
   if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
     return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
@@ -212,9 +200,9 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
   const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
   if (!la || !lb || la == lb) return "the T.gemm's A and B are not two tiles the loop copies";
-  if (!whole(ra) || !whole(rb)) return "the T.gemm reads part of a tile";
+  if (!tl_lo_whole_region(ra) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
   tl_buffer *C = rc->buffer;
-  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !whole(rc)) return "C is not a whole 2-D fragment";
+  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc)) return "C is not a whole 2-D fragment";
   tl_dtype da = la->X->dtype, dc = C->dtype;
   if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
   if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
