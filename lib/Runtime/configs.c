@@ -109,13 +109,19 @@ static const tl_gemm_config hopper_tiny_grid[] = {
     {64, 128, 64, 128, 4, 0, 8}, {64, 256, 64, 128, 4, 0, 0}, {128, 128, 64, 256, 4, 0, 8},
     {64, 64, 64, 128, 6, 0, 0},
 };
-/* M <= 128 (16 or 128 x 8192 x 8192): one 64-row block per warpgroup
- * (a 128-row tile wastes up to half of it at M = 16), narrow N for more
- * blocks (N / 64 = 128 at N = 8192), deep pipelines for the long K loop
- * that streams B */
+/* M <= 128 (16 or 128 x 8192 x 8192): these shapes stream B from memory,
+ * so the tile must be as tall as M (a 64-row tile reads B twice at
+ * M = 128) and narrow enough to give every SM a block (N / 64 = 128 blocks
+ * at N = 8192), with the deepest pipeline that fits (8 stages of 24 KB plus
+ * the 18 KB C staging: 215040 bytes).  Measured on the H200, 2026-12-01,
+ * 128x8192x8192 f16 NN, same process as cuBLAS: 128x64x64/256t/s8 0.935x,
+ * 128x64x64/128t/s8 0.915x, 128x64x64/128t/s6 0.895x, 128x128x64/256t/s4
+ * 0.750x, 64x64x64/128t/s6 0.550x; 16x8192x8192: 64x128x64/128t/s6 0.973x,
+ * 64x64x64/128t/s8 0.887x.  configs_from moves tiles taller than M
+ * (rounded up to 64) behind the others, so M <= 64 takes 64x128 first. */
 static const tl_gemm_config hopper_small_m[] = {
-    {64, 64, 64, 128, 6, 0, 0}, {64, 128, 64, 128, 5, 0, 0}, {64, 128, 64, 128, 4, 0, 8},
-    {128, 128, 64, 256, 4, 0, 8}, {64, 256, 64, 128, 4, 0, 0},
+    {128, 64, 64, 256, 8, 0, 0}, {64, 128, 64, 128, 6, 0, 0}, {128, 64, 64, 128, 8, 0, 0},
+    {64, 64, 64, 128, 6, 0, 0},  {128, 128, 64, 256, 4, 0, 8},
 };
 
 /* One path's four lists, by shape class (the order of classify's result). */
@@ -151,7 +157,16 @@ static size_t configs_from(const config_table *t, int sms, int64_t M, int64_t N,
   if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
     return 0;
   int c = classify(sms, M, N);
-  for (size_t i = 0; out && i < t->n[c] && i < cap; i++) out[i] = t->list[c][i];
+  /* small M: tiles no taller than M rounded up to 64 first (a taller tile
+   * computes rows that do not exist), each group in the table's order */
+  int64_t tall = M <= 64 ? 64 : 128;
+  size_t k = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < t->n[c]; i++) {
+      bool fits = c != 3 || t->list[c][i].block_M <= tall;
+      if (fits == (pass == 0) && out && k < cap) out[k] = t->list[c][i];
+      if (fits == (pass == 0)) k++;
+    }
   return t->n[c];
 }
 

@@ -75,17 +75,31 @@ Test(gemm_configs_hopper, every_candidate_follows_the_rules) {
   cr_assert_leq(nall, 16, "%zu distinct Hopper configurations", nall);
 }
 
-/* The first candidates are the ones ../shared/HOPPER-GEMM.md measured best:
- * 128x256x64 over 2 consumer warpgroups (m64n256k16), 3 stages, for the
- * large class; 64-row tiles for M <= 128. */
+/* The first candidates are the ones measured best: 128x256x64 over 2
+ * consumer warpgroups (m64n256k16), 3 stages, for the large class
+ * (../shared/HOPPER-GEMM.md); for M <= 128 a tile as tall as M rounded up
+ * to 64 (128x64x64 with 8 stages at M = 128, 64x128x64 at M = 16; the
+ * measurements are in lib/Runtime/configs.c). */
 Test(gemm_configs_hopper, order) {
   tl_gemm_config l[32];
   cr_assert_geq(hopper(0, l), 1);
   cr_assert(l[0].block_M == 128 && l[0].block_N == 256 && l[0].block_K == 64 && l[0].threads == 256 &&
             l[0].num_stages == 3);
   cr_assert_geq(hopper(3, l), 1);
-  cr_assert_eq(l[0].block_M, 64);
-  cr_assert_eq(l[0].threads, 128);
+  cr_assert(l[0].block_M == 64 && l[0].block_N == 128 && l[0].threads == 128, "class 3 (M = %lld)",
+            (long long)class_shapes[3][0]);
+  tl_gemm_config m16[32], m64[32];
+  size_t n16 = tl_gemm_configs_target_for(132, "sm_90a", 0, 16, 8192, 8192, dt("float16"), m16, 32);
+  size_t n64 = tl_gemm_configs_target_for(132, "sm_90a", 0, 64, 8192, 8192, dt("float16"), m64, 32);
+  cr_assert(n16 == n64 && n16 >= 3 && m16[0].block_M == 64 && m16[0].block_N == 128 && m16[0].threads == 128);
+  cr_assert_eq(memcmp(m16, m64, n16 * sizeof *m16), 0);
+  /* every candidate is still there, the 128-row ones behind the 64-row ones */
+  bool tall = false;
+  for (size_t i = 0; i < n16; i++) {
+    if (m16[i].block_M > 64) tall = true;
+    else cr_assert(!tall, "a 64-row candidate (%zu) after a 128-row one", i);
+  }
+  cr_assert(tall);
   /* bf16 uses the same table; M = 128 is still small-M, 129 is not */
   tl_gemm_config b[32], m128[32], m129[32];
   size_t nf = tl_gemm_configs_target_for(132, "sm_90a", 0, 4096, 4096, 4096, dt("float16"), l, 32);
@@ -93,7 +107,8 @@ Test(gemm_configs_hopper, order) {
   cr_assert_eq(memcmp(l, b, nf * sizeof *l), 0);
   size_t n128 = tl_gemm_configs_target_for(132, "sm_90a", 0, 128, 8192, 8192, dt("float16"), m128, 32);
   size_t n129 = tl_gemm_configs_target_for(132, "sm_90a", 0, 129, 8192, 8192, dt("float16"), m129, 32);
-  cr_assert_eq(m128[0].block_M, 64);
+  cr_assert(m128[0].block_M == 128 && m128[0].block_N == 64 && m128[0].threads == 256 &&
+            m128[0].num_stages == 8);
   cr_assert(n128 != n129 || memcmp(m128, m129, n128 * sizeof *m128) != 0);
 }
 
