@@ -292,6 +292,10 @@ val *itertools_product(elab *E, val **a, const tl_ast_expr *x);
 /* The value of -D name=text where text is a Python tuple or list display
  * of constants ("(64, 32)", "[1, 2]"); NULL with an error. */
 val *eval_define_text(elab *E, const char *name, const char *text);
+/* elab_autotune.c: the @tilelang.autotune decorator's configs (tune_space.h). */
+struct tl_tune_space;
+#define elab_autotune(...) tl_el_elab_autotune(__VA_ARGS__)
+void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct tl_tune_space *out);
 #define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
 /* A compile-time Python function (def or lambda) closing over E->sc. */
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);
