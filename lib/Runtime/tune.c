@@ -416,14 +416,7 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
     out->cache_key[0] = 0;
   }
 
-  pool p;
-  memset(&p, 0, sizeof p);
-  p.source = source;
-  p.len = len;
-  p.filename = filename;
-  p.space = space;
-  p.opts = opts;
-  p.res = out;
+  pool p = {.source = source, .len = len, .filename = filename, .space = space, .opts = opts, .res = out};
   p.kernels = calloc(n, sizeof *p.kernels);
   p.done = calloc(n, sizeof *p.done);
   progress pg = {opts->progress, opts->progress && isatty(2), start, 0, 0, 0};
