@@ -850,6 +850,33 @@ static char *tune_problem(const run_state *rs) {
   return s;
 }
 
+/* One line per configuration the tune reached, on stdout:
+ *   tune [I/N] block_M=128,block_N=256,...: 0.5123 ms 268.3 TFLOP/s (best)
+ *   tune [I/N] ...: skipped (compile: FILE:LINE:COL: error: ...)
+ *   tune [I/N] ...: rejected: REASON        (run or check failed)
+ *   tune [I/N] ...: compiled (41.2 ms CPU)  (--tune-dry-run)
+ * (scripts/run-gpu.sh makes tune_gemm_4096.csv from these). */
+static void print_tune_lines(const tl_tune_space *space, const tl_tune_result *r, double flops) {
+  for (size_t c = 0; c < r->nconfigs; c++) {
+    const tl_tune_config_result *x = &r->configs[c];
+    if (x->outcome == TL_TUNE_PENDING) continue;
+    size_t nd = 0;
+    const tl_define *d = tl_tune_space_config(space, c, &nd);
+    printf("tune [%zu/%zu] ", c + 1, r->nconfigs);
+    for (size_t i = 0; i < nd; i++) printf("%s%s=%s", i ? "," : "", d[i].name, d[i].value);
+    if (x->outcome == TL_TUNE_TIMED) {
+      printf(": %.4f ms", x->ms);
+      if (flops > 0) printf(" %.1f TFLOP/s", flops / (x->ms * 1e-3) / 1e12);
+      printf("%s\n", (long)c == r->best ? " (best)" : "");
+    } else if (x->outcome == TL_TUNE_COMPILED) {
+      printf(": compiled (%.1f ms CPU)\n", x->compile_cpu_ms);
+    } else {
+      printf(x->outcome == TL_TUNE_COMPILE_FAILED ? ": skipped (compile: %s)\n" : ": rejected: %s\n",
+             x->message ? x->message : "");
+    }
+  }
+}
+
 /* --tune: see the header comment, (5).  On success *kp (and rs->k) is the
  * fastest kernel; returns 0 or EXIT_INPUT. */
 static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
@@ -877,6 +904,9 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
     tl_tune_space_destroy(own);
     return EXIT_INPUT;
   }
+  double flops = 0;
+  if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK) flops = 0;
+  print_tune_lines(space, &r, flops);
   printf("tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
          "the run or check; compile %.0f ms wall, %.1f ms CPU per config; total %.0f ms%s\n",
          r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed, r.compile_wall_ms,
@@ -885,7 +915,9 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   if (r.best >= 0) {
     size_t nd = 0;
     const tl_define *d = tl_tune_space_config(space, (size_t)r.best, &nd);
-    printf("tune: best: config #%ld (%.4f ms):", r.best, r.best_ms);
+    printf("tune: best: config #%ld (%.4f ms", r.best, r.best_ms);
+    if (flops > 0) printf(", %.1f TFLOP/s", flops / (r.best_ms * 1e-3) / 1e12);
+    printf("):");
     for (size_t i = 0; i < nd; i++) printf(" -D %s=%s", d[i].name, d[i].value);
     printf("\n");
     rs->given = *kp; /* still named by rs->p and rs->syms; destroyed at exit */
