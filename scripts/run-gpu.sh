@@ -13,7 +13,7 @@
 # cuBLAS), bench_compile, bench_launch (bin/bench_*), the Triton scripts
 # (benchmarks/triton/gemm_triton.py, benchmarks/compile/triton_first_call.py;
 # a SKIP line without python3/torch/Triton), tl-opt's whole-process time
-# (benchmarks/compile/tl_opt_time.sh) tl-run --tune on the 4096^3 GEMM (built-in table, and
+# (benchmarks/compile/tl_opt_time.sh) and tl-run --tune on the 4096^3 GEMM (built-in table, and
 # the 288-config @tilelang.autotune space twice: tune_autotune_288[_again]);
 # their CSVs land in $OUT (plot them on the development machine with
 # benchmarks/results/plot.sh).

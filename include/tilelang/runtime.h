@@ -530,6 +530,11 @@ typedef struct tl_tune_options {
    * cache's key with the device's name.  NULL: "". */
   const char *problem;
   bool progress;    /* a progress line on stderr (rewritten in place on a terminal) */
+  /* Also load each compiled kernel on CUDA device `device` in its worker
+   * (tl_kernel_load: the driver's JIT of the PTX then runs in parallel
+   * too); a load failure is a TL_TUNE_MEASURE_FAILED config ("load: ..."). */
+  bool load;
+  int device;
   tl_cache_use cache; /* the tune cache (DEFAULT: read and write, unless $TL_CACHE=0) */
 } tl_tune_options;
 
@@ -547,6 +552,7 @@ typedef struct tl_tune_config_result {
   double ms;          /* TL_TUNE_TIMED: the measured time */
   double compile_ms;  /* wall-clock time of its compile on its worker */
   double compile_cpu_ms; /* CPU time of that compile (CLOCK_THREAD_CPUTIME_ID of the worker) */
+  double load_ms;     /* wall-clock time of its load (tl_tune_options.load), else 0 */
   char *message;      /* failures: why (owned by the result), else NULL */
 } tl_tune_config_result;
 
@@ -560,7 +566,8 @@ typedef struct tl_tune_result {
   char cache_key[33]; /* the tune cache entry <cache dir>/<key>.tlt ("" when not consulted) */
   int workers;        /* compile threads used */
   size_t compiled, compile_failed, timed, measure_failed;
-  double compile_wall_ms; /* first compile started to last compile finished */
+  double compile_wall_ms; /* first compile started to last compile (and load) finished */
+  double load_ms;         /* sum of the per-config load times (load_ms) */
   double compile_cpu_ms;  /* sum of the per-config compile CPU times (compile_cpu_ms) */
   double total_ms;        /* the whole call */
 } tl_tune_result;

@@ -110,6 +110,21 @@ static void compile_one(pool *p, tl_context *ctx, size_t i) {
   } else {
     r->outcome = TL_TUNE_COMPILED;
   }
+  if (k && p->opts->load) { /* the driver's JIT, in parallel too */
+    s = tl_kernel_load(ctx, k, p->opts->device);
+    r->load_ms = now_ms(CLOCK_MONOTONIC) - t1;
+    t1 += r->load_ms;
+    if (s != TL_OK) {
+      r->outcome = TL_TUNE_MEASURE_FAILED;
+      const char *e = tl_context_last_error(ctx);
+      tl_strbuf m = {0};
+      tl_strbuf_printf(&m, "load: %s", *e ? e : tl_status_name(s));
+      r->message = first_line(m.data && !m.oom ? m.data : "load failed");
+      tl_strbuf_free(&m);
+      tl_kernel_destroy(k);
+      k = NULL;
+    }
+  }
   pthread_mutex_lock(&p->mu);
   p->kernels[i] = k;
   p->done[p->ndone++] = i;
@@ -361,9 +376,14 @@ static bool run_pool(pool *p, int warmup, int rep, progress *pg) {
     tl_tune_config_result *c = &r->configs[i];
     r->compile_cpu_ms += c->compile_cpu_ms;
     p->compile_ms_sum += c->compile_ms;
+    r->load_ms += c->load_ms;
     if (c->outcome == TL_TUNE_COMPILE_FAILED) {
       r->compile_failed++;
       report_skip(pg, p->space, i, "compile", c->message);
+    } else if (c->outcome == TL_TUNE_MEASURE_FAILED) { /* its load failed */
+      r->compiled++;
+      r->measure_failed++;
+      report_skip(pg, p->space, i, "measure", c->message);
     } else {
       r->compiled++;
       if (p->opts->measure) measure_one(p, pg, i, warmup, rep);

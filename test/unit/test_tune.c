@@ -306,6 +306,27 @@ Test(tune, dry_run_compiles_only) {
   tl_tune_space_destroy(s);
 }
 
+Test(tune, load_failures_are_skipped) {
+  tl_tune_space *s = parse_ok(TUNE_SRC);
+  fake f = {0};
+  f.caller = pthread_self();
+  tl_compile_options co = {0};
+  co.target = "sm_80";
+  tl_tune_options o = {.compile = &co, .workers = 2, .measure = fake_measure, .user = &f, .load = true};
+  tl_tune_result r;
+  cr_assert_eq(tl_kernel_tune(ctx, TUNE_SRC, strlen(TUNE_SRC), "k.py", s, &o, &r), TL_OK);
+  cr_assert_eq(f.calls, 0); /* no driver: every load fails, nothing is measured */
+  cr_assert_eq(r.compiled, 5);
+  cr_assert_eq(r.measure_failed, 5);
+  cr_assert_eq(r.compile_failed, 1);
+  cr_assert_eq(r.best, -1);
+  cr_assert_null(r.kernel);
+  cr_assert_eq(r.configs[0].outcome, TL_TUNE_MEASURE_FAILED);
+  cr_assert(!strncmp(r.configs[0].message, "load: ", 6), "%s", r.configs[0].message);
+  tl_tune_result_free(&r);
+  tl_tune_space_destroy(s);
+}
+
 Test(tune, space_from_defines_and_bad_arguments) {
   tl_define a[2] = {{"block_M", "16"}, {"threads", "64"}}, b[1] = {{"block_N", "64"}};
   const tl_define *rows[2] = {a, b};

@@ -887,8 +887,9 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   tl_compile_options co = *in->co;
   co.stop_after = TL_STAGE_PTX;
   char *problem = tune_problem(rs);
-  tl_tune_options o = {&co, in->defines, in->ndefines, in->workers, 0, 0, in->dry_run ? NULL : tune_measure, &ms,
-                       problem, true, TL_CACHE_USE_DEFAULT};
+  tl_tune_options o = {.compile = &co, .defines = in->defines, .ndefines = in->ndefines, .workers = in->workers,
+                       .measure = in->dry_run ? NULL : tune_measure, .user = &ms, .problem = problem,
+                       .progress = true, .load = !in->dry_run, .device = 0};
   tl_tune_result r;
   rs->keep = in->dry_run ? NULL : calloc((size_t)rs->nparams + 1, sizeof *rs->keep);
   tl_status s = tl_kernel_tune(rs->ctx, in->source, in->len, in->display, space, &o, &r);
@@ -908,8 +909,9 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK) flops = 0;
   print_tune_lines(space, &r, flops);
   printf("tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
-         "the run or check; compile %.0f ms wall, %.1f ms CPU per config; total %.0f ms%s\n",
-         r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed, r.compile_wall_ms,
+         "the load, run or check; compile%s %.0f ms wall, %.1f ms CPU per config; total %.0f ms%s\n",
+         r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed,
+         r.load_ms > 0 ? " and load" : "", r.compile_wall_ms,
          r.compiled + r.compile_failed ? r.compile_cpu_ms / (double)(r.compiled + r.compile_failed) : 0, r.total_ms,
          r.cache_hit ? " (tune cache hit)" : "");
   if (r.best >= 0) {
