@@ -790,7 +790,7 @@ static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
 typedef struct tune_measure_state {
   run_state *rs;
   results base;
-  bool have_base;
+  bool tried, have_base; /* the given configuration was run / ran */
 } tune_measure_state;
 
 /* tl_tune_measure_fn: run the candidate on the (kept) inputs, compare with
@@ -802,11 +802,14 @@ static tl_status tune_measure(void *user, tl_kernel *k, size_t index, int warmup
   (void)index;
   tune_measure_state *t = user;
   run_state *rs = t->rs;
-  if (!t->have_base && run_once(rs, TL_EXEC_CUDA, &t->base, NULL) != TL_OK) {
+  if (!t->tried) {
+    t->tried = true;
+    t->have_base = run_once(rs, TL_EXEC_CUDA, &t->base, NULL) == TL_OK;
+  }
+  if (!t->have_base) {
     snprintf(why, why_size, "the given configuration failed to run, so nothing can be checked");
     return TL_ERR_CUDA;
   }
-  t->have_base = true;
   tl_status s = tl_kernel_load(rs->ctx, k, 0);
   if (s != TL_OK) {
     snprintf(why, why_size, "%s", tl_context_last_error(rs->ctx));
@@ -883,7 +886,7 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   tl_tune_space *own = in->space ? NULL : builtin_space(rs, in);
   const tl_tune_space *space = in->space ? in->space : own;
   if (!space) return EXIT_INPUT;
-  tune_measure_state ms = {rs, {0}, false};
+  tune_measure_state ms = {rs, {0}, false, false};
   tl_compile_options co = *in->co;
   co.stop_after = TL_STAGE_PTX;
   char *problem = tune_problem(rs);
