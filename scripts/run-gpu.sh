@@ -137,7 +137,7 @@ fi
 if [[ -x bin/tl-run && -f examples/tune/gemm_autotune.py ]]; then
   tune_cache=$(mktemp -d)
   for pass in 288 288_again; do
-    run_one "tune_autotune_$pass" timeout 600 env TL_CACHE_DIR="$tune_cache" bin/tl-run --device=cuda --tune \
+    run_one "tune_autotune_$pass" timeout 600 env TL_CACHE=1 TL_CACHE_DIR="$tune_cache" bin/tl-run --device=cuda --tune \
       examples/tune/gemm_autotune.py
     [[ -f "$logs/tune_autotune_$pass.log" ]] && grep -E '^tune: [0-9]+ configs|^tune: best' "$logs/tune_autotune_$pass.log"
   done
