@@ -6,7 +6,7 @@
  * Algorithm: after the module phase (imports and module constants bound,
  * lazily), find the top-level def carrying the decorator (spelled
  * tilelang.autotune, tilelang.autotuner.autotune, or a name imported from
- * tilelang.autotuner); evaluate configs= in the module scope as
+ * tilelang.autotuner, also by `import *`); evaluate configs= in the module scope as
  * compile-time Python (list displays, comprehensions, itertools.product,
  * dict(zip(...)), helper functions: elab_python.c); a function value is
  * called with no arguments.  Each item must be a dict whose keys name
@@ -28,8 +28,10 @@ static val *settle(elab *E, val *v, tl_loc loc) {
   return v && v->k != V_POISON ? v : NULL;
 }
 
-/* Whether decorator d names TileLang's autotune. */
-static bool is_autotune(elab *E, const tl_ast_expr *d) {
+/* Whether decorator d names TileLang's autotune (star_import: the module
+ * has `from tilelang.autotuner import *`, so a bare unbound `autotune` is
+ * it). */
+static bool is_autotune(elab *E, const tl_ast_expr *d, bool star_import) {
   const tl_ast_expr *f = d->kind == TL_AST_CALL ? d->u.call.func : d;
   const char *parts[3];
   int np = 0;
@@ -40,6 +42,7 @@ static bool is_autotune(elab *E, const tl_ast_expr *d) {
   }
   if (f->kind != TL_AST_NAME) return false;
   binding *b = lookup(E, f->u.name, NULL);
+  if (!b && star_import && np == 0 && !strcmp(f->u.name, "autotune")) return true;
   if (!b || !b->v) return false;
   const val *v = b->v;
   /* parts are innermost-last: parts[np - 1] is the first attribute */
@@ -202,12 +205,18 @@ static bool take_configs(elab *E, const tl_ast_stmt *def, const tl_ast_expr *dec
 
 void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct tl_tune_space *out) {
   E->sc = E->module_scope;
+  bool star_import = false;
+  for (int i = 0; i < body->n; i++) {
+    const tl_ast_stmt *s = body->stmts[i];
+    star_import |= s->kind == TL_AST_IMPORT && s->u.import.module && s->u.import.name &&
+                   !strcmp(s->u.import.module, "tilelang.autotuner") && !strcmp(s->u.import.name, "*");
+  }
   for (int i = 0; i < body->n && !E->oom; i++) {
     const tl_ast_stmt *s = body->stmts[i];
     if (s->kind != TL_AST_DEF || (kernel && strcmp(s->u.def.name, kernel))) continue;
     for (int j = 0; j < s->u.def.ndecorators; j++) {
       const tl_ast_expr *dec = s->u.def.decorators[j];
-      if (!is_autotune(E, dec)) continue;
+      if (!is_autotune(E, dec, star_import)) continue;
       out->found = true;
       out->kernel = tl_arena_strdup(&out->arena, s->u.def.name);
       out->warmup = out->rep = -1;

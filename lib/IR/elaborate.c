@@ -427,8 +427,6 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
   return ok;
 }
 
-static void do_import(elab *E, const tl_ast_stmt *s);
-
 static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fdef, val *out_idx,
                           const tl_ast_expr *out_ast, bool *returned) {
   if (E->depth >= MAX_DEPTH) {
@@ -553,7 +551,7 @@ static val *module_value(elab *E, const char *path) {
   return mk_opaque(E, desc, mod);
 }
 
-static void do_import(elab *E, const tl_ast_stmt *s) {
+void do_import(elab *E, const tl_ast_stmt *s) {
   const char *module = s->u.import.module ? s->u.import.module : "";
   const char *name = s->u.import.name, *alias = s->u.import.alias;
   const char *bindname, *path;

@@ -124,6 +124,33 @@ Test(tune_space, function_value_and_autotuner_import) {
   tl_tune_space_destroy(s);
 }
 
+/* The forms of TileLang's own examples: dict(k=[...]) with
+ * itertools.product(*d.values()), a loop appending dicts, `from
+ * tilelang.autotuner import *` with a bare @autotune. */
+Test(tune_space, tilelang_example_forms) {
+  tl_tune_space *s = parse_ok(HEAD
+      "def get_configs():\n"
+      "    iter_params = dict(block_M=[16, 32, 64], threads=[64, 128])\n"
+      "    return [dict(zip(iter_params, values)) for values in itertools.product(*iter_params.values())]\n"
+      "@tilelang.autotune(configs=get_configs())\n" BODY);
+  cr_assert_eq(tl_tune_space_count(s), 6);
+  cr_assert_str_eq(value_of(s, 5, "block_M"), "64");
+  cr_assert_str_eq(value_of(s, 5, "threads"), "128");
+  tl_tune_space_destroy(s);
+  s = parse_ok("import tilelang\nimport tilelang.language as T\nfrom tilelang.autotuner import *\n"
+               "def get_configs():\n"
+               "    configs = []\n"
+               "    for m in [16, 32]:\n"
+               "        for t in [64, 128]:\n"
+               "            configs.append({'block_M': m, 'threads': t})\n"
+               "    return configs\n"
+               "@autotune(configs=get_configs(), warmup=10, rep=10)\n" BODY);
+  cr_assert_eq(tl_tune_space_count(s), 4);
+  cr_assert_str_eq(tl_tune_space_text(s), "block_M=16 threads=64\nblock_M=16 threads=128\nblock_M=32 threads=64\n"
+                   "block_M=32 threads=128\n");
+  tl_tune_space_destroy(s);
+}
+
 Test(tune_space, none_without_decorator) {
   tl_tune_space *s = (tl_tune_space *)1;
   const char *src = HEAD BODY;
