@@ -136,6 +136,9 @@ fi
 # a second tune <= 1 s): fresh kernel and tune caches, then the same tune again (a tune cache hit)
 if [[ -x bin/tl-run && -f examples/tune/gemm_autotune.py ]]; then
   tune_cache=$(mktemp -d)
+  # the compile alone (no driver loads, no timing) on every core, for the compile figure
+  run_one tune_autotune_288_compile timeout 300 env TL_CACHE=0 bin/tl-run --tune-dry-run examples/tune/gemm_autotune.py
+  [[ -f "$logs/tune_autotune_288_compile.log" ]] && grep -E '^tune: [0-9]+ configs' "$logs/tune_autotune_288_compile.log"
   for pass in 288 288_again; do
     run_one "tune_autotune_$pass" timeout 600 env TL_CACHE=1 TL_CACHE_DIR="$tune_cache" bin/tl-run --device=cuda --tune \
       examples/tune/gemm_autotune.py
