@@ -6,7 +6,9 @@
  * elab_expr.c (expressions, subscripts, calls), elab_stmt.c (statements,
  * allocations, loops, T.Kernel, tile ops, out_idx), elab_python.c
  * (comprehensions, f-strings, asserts, helper functions and lambdas, Python
- * builtins), elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
+ * builtins), elab_pycalls.c (list/dict methods, dict(k=v), star arguments
+ * of itertools.product), elab_autotune.c (the @tilelang.autotune decorator),
+ * elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
  * factories, the module, kernel selection and tl_frontend_parse; its first
  * comment describes the algorithm). */
 #ifndef TL_ELAB_IMPL_H

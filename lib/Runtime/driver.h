@@ -85,9 +85,9 @@ typedef struct tl_driver {
   tl_CUresult (*cuEventElapsedTime)(float *, tl_CUevent, tl_CUevent);
   tl_CUresult (*cuEventDestroy)(tl_CUevent);                              /* _v2 */
   /* cuTensorMapEncodeTiled (CUDA 12+; lib/Runtime/tma.c): the enums as int */
-  tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice);              /* the tuner's cache key */
   tl_CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *, const uint64_t *,
                                         const uint32_t *, const uint32_t *, int, int, int, int);
+  tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice);              /* the tuner's cache key */
 } tl_driver;
 
 /* Loads libcuda.so.1 (or $TL_CUDA_DRIVER) once per process (pthread_once),
