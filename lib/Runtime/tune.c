@@ -403,15 +403,19 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
   if (out) memset(out, 0, sizeof *out);
   if (!source || !space || !opts || !out) {
     tl_context_begin(ctx);
-    return tl_context_null_arg(ctx, "tl_kernel_tune", !source ? "source" : !space ? "space" : !opts ? "opts" : "out");
+    const char *what = !source ? "source" : !space ? "space" : !opts ? "opts" : "out";
+    return tl_context_null_arg(ctx, "tl_kernel_tune", what);
   }
   size_t n = tl_tune_space_count(space);
   if (!n) {
     tl_context_begin(ctx);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_tune: the space has no config"));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_tune: the space has no config"));
   }
   double start = now_ms(CLOCK_MONOTONIC);
-  int warmup = opts->warmup > 0 ? opts->warmup : tl_tune_space_warmup(space) >= 0 ? tl_tune_space_warmup(space) : DEFAULT_WARMUP;
+  int warmup = opts->warmup > 0                      ? opts->warmup
+               : tl_tune_space_warmup(space) >= 0 ? tl_tune_space_warmup(space)
+                                                  : DEFAULT_WARMUP;
   int rep = opts->rep > 0 ? opts->rep : tl_tune_space_rep(space) > 0 ? tl_tune_space_rep(space) : DEFAULT_REP;
   out->nconfigs = n;
   out->best = -1;
@@ -456,7 +460,8 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
     free(dir);
     tl_tune_result_free(out);
     tl_context_begin(ctx);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "tl_kernel_tune: cannot start the compile workers"));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY,
+                                               "tl_kernel_tune: cannot start the compile workers"));
   }
   show(&pg, &p, n, true);
   if (dir && out->cache_key[0] && out->best >= 0) tune_cache_store(dir, out->cache_key, space, out->best, out->best_ms);
