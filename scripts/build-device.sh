@@ -44,6 +44,7 @@ for tool in tl-run tl-opt; do
 done
 strip "$out"/bin/* 2>/dev/null || true
 cp examples/*.py "$out/examples/"
+mkdir -p "$out/examples/tune" && cp examples/tune/*.py "$out/examples/tune/"
 cp scripts/sanitize-hopper.sh "$out/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
 # The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU

@@ -100,6 +100,54 @@ TL_API bool tl_module_equal(const tl_module *a, const tl_module *b);
 /* Frees the module and all its IR; NULL is allowed. */
 TL_API void tl_module_destroy(tl_module *m);
 
+/* ------------------------------------------------------ autotune space */
+/* The configurations of a kernel's TileLang autotune decorator,
+ *     @tilelang.autotune(configs=..., warmup=..., rep=...)
+ *     @tilelang.jit(out_idx=[-1])
+ *     def matmul(M, N, K, block_M=128, ...): ...
+ * evaluated at compile time: configs is a list of dicts mapping factory
+ * parameter names to constants (int, float, bool, str, dtype, None, a
+ * tuple of them), written as a display, a comprehension over
+ * itertools.product, dict(zip(...)), a call of a helper function, or a
+ * function of no arguments that returns such a list.  Each config is a set
+ * of -D bindings (tl_define, values as -D text: "128", "True", "'float16'")
+ * applied after the caller's own -D bindings (the config's win).  Opaque;
+ * every string it returns lives until tl_tune_space_destroy. */
+typedef struct tl_tune_space tl_tune_space;
+
+/* Parses source (as tl_module_parse_kernel: kernel NULL = the first def
+ * with the decorator) and evaluates the decorator of that kernel.  *out is
+ * NULL with TL_OK when the file has no such decorator (the built-in tables
+ * then serve: tl_tune_space_from_defines).  Errors: TL_ERR_INVALID_ARGUMENT
+ * (NULL pointers), TL_ERR_COMPILE (located diagnostics: configs missing,
+ * empty, not a list of dicts, a key that is not a parameter of the
+ * factory, a value that is not a constant, warmup/rep not ints),
+ * TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len,
+                                     const char *filename, const char *kernel,
+                                     const tl_define *defines, size_t ndefines,
+                                     tl_tune_space **out);
+/* A space of nconfigs configurations given as bindings: config i is
+ * nkeys[i] entries of defs[i] (copied).  warmup/rep -1 (the tuner's
+ * defaults).  Errors: TL_ERR_INVALID_ARGUMENT (no config, NULL pointers,
+ * an empty name), TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_tune_space_from_defines(const tl_define *const *defs, const size_t *nkeys,
+                                            size_t nconfigs, tl_tune_space **out);
+/* The number of configurations (0 for NULL). */
+TL_API size_t tl_tune_space_count(const tl_tune_space *s);
+/* Config i's bindings (*n of them), or NULL (*n = 0) when i is out of range. */
+TL_API const tl_define *tl_tune_space_config(const tl_tune_space *s, size_t i, size_t *n);
+/* The decorator's warmup= and rep= (launches), -1 when not given. */
+TL_API int tl_tune_space_warmup(const tl_tune_space *s);
+TL_API int tl_tune_space_rep(const tl_tune_space *s);
+/* The decorated factory's Python name ("" for a space from defines). */
+TL_API const char *tl_tune_space_kernel(const tl_tune_space *s);
+/* Every config as one line "name=value name=value\n" (what the tune cache
+ * hashes). */
+TL_API const char *tl_tune_space_text(const tl_tune_space *s);
+/* Frees the space; NULL is allowed. */
+TL_API void tl_tune_space_destroy(tl_tune_space *s);
+
 /* ----------------------------------------------------------------- passes */
 /* One lowering pass of the pipeline (DESIGN §5, lib/Lower/pipeline.c), as
  * tl-opt --passes names it.  All strings are static. */

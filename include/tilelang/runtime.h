@@ -503,6 +503,102 @@ TL_API size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7],
  * returns buf. */
 TL_API const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, size_t size);
 
+/* ------------------------------------------------------------- tuning */
+/* The caller's check and timing of one compiled candidate (config index of
+ * the space), run on the thread that called tl_kernel_tune, one candidate
+ * at a time, while the other candidates compile: launch k on the caller's
+ * inputs, compare its outputs with a trusted result, time it with `warmup`
+ * untimed and `rep` timed launches (tl_kernel_time).  Returns TL_OK with
+ * *ms (> 0) the candidate's time, or another status with a one-line reason
+ * in why (why_size bytes, NUL-terminated) for a candidate that failed to
+ * load, launch or check: it is reported and skipped, the search goes on. */
+typedef tl_status (*tl_tune_measure_fn)(void *user, tl_kernel *k, size_t index, int warmup, int rep,
+                                        double *ms, char *why, size_t why_size);
+
+/* tl_kernel_tune options (zero-initialise, then set what you need). */
+typedef struct tl_tune_options {
+  const tl_compile_options *compile; /* every candidate's compile (NULL: defaults); kernel, target, flags, out_idx */
+  const tl_define *defines;          /* bindings before each config's (borrowed) */
+  size_t ndefines;
+  int workers;      /* compile threads (one tl_context each); 0: the online CPUs (sysconf) */
+  int warmup, rep;  /* <= 0: the space's (decorator), else 25 and 100 (TileLang's defaults) */
+  /* NULL: compile only (a dry run: nothing timed, no best, no tune cache) */
+  tl_tune_measure_fn measure;
+  void *user;
+  /* What else decides the best config: the caller's description of the
+   * arguments (names, shapes, dtypes, scalar values); hashed into the tune
+   * cache's key with the device's name.  NULL: "". */
+  const char *problem;
+  bool progress;    /* a progress line on stderr (rewritten in place on a terminal) */
+  /* Also load each compiled kernel on CUDA device `device` in its worker
+   * (tl_kernel_load: the driver's JIT of the PTX then runs in parallel
+   * too); a load failure is a TL_TUNE_MEASURE_FAILED config ("load: ..."). */
+  bool load;
+  int device;
+  tl_cache_use cache; /* the tune cache (DEFAULT: read and write, unless $TL_CACHE=0) */
+} tl_tune_options;
+
+/* Outcome of one configuration (tl_tune_result.configs[i]). */
+typedef enum tl_tune_outcome {
+  TL_TUNE_PENDING = 0,      /* not reached (a cache hit times nothing) */
+  TL_TUNE_COMPILED = 1,     /* compiled; not timed (dry run) */
+  TL_TUNE_TIMED = 2,        /* compiled, checked and timed: ms */
+  TL_TUNE_COMPILE_FAILED = 3, /* message: the first line of the compiler's error */
+  TL_TUNE_MEASURE_FAILED = 4  /* load, launch or check failed: message from the measure callback */
+} tl_tune_outcome;
+
+typedef struct tl_tune_config_result {
+  tl_tune_outcome outcome;
+  double ms;          /* TL_TUNE_TIMED: the measured time */
+  double compile_ms;  /* wall-clock time of its compile on its worker */
+  double compile_cpu_ms; /* CPU time of that compile (CLOCK_THREAD_CPUTIME_ID of the worker) */
+  double load_ms;     /* wall-clock time of its load (tl_tune_options.load), else 0 */
+  char *message;      /* failures: why (owned by the result), else NULL */
+} tl_tune_config_result;
+
+typedef struct tl_tune_result {
+  size_t nconfigs;
+  tl_tune_config_result *configs; /* nconfigs entries, owned */
+  long best;          /* index of the fastest timed config, -1 when none */
+  double best_ms;
+  tl_kernel *kernel;  /* the best config's kernel (the caller owns it: tl_kernel_destroy), or NULL */
+  bool cache_hit;     /* the tune cache answered: only the best config was compiled */
+  char cache_key[33]; /* the tune cache entry <cache dir>/<key>.tlt ("" when not consulted) */
+  int workers;        /* compile threads used */
+  size_t compiled, compile_failed, timed, measure_failed;
+  double compile_wall_ms; /* first compile started to last compile (and load) finished */
+  double load_ms;         /* sum of the per-config load times (load_ms) */
+  double compile_cpu_ms;  /* sum of the per-config compile CPU times (compile_cpu_ms) */
+  double total_ms;        /* the whole call */
+} tl_tune_result;
+
+/* Tunes the kernel of source over the configurations of space
+ * (tl_tune_space_parse or _from_defines): compiles every configuration on
+ * a pool of opts->workers threads (each with its own tl_context; the
+ * kernel cache serves repeated configs), and, as each finishes, has
+ * opts->measure check and time it on the calling thread; the fastest timed
+ * configuration wins.  A config that fails to compile or to measure is
+ * recorded in out->configs with its reason and skipped.  With
+ * opts->progress a line on stderr shows configs compiled and timed of the
+ * total, failures, the best so far and an estimate of the time left.
+ * The tune cache: the winner is stored as <cache dir>/<key>.tlt (the kernel
+ * cache's directory, TL_CACHE_DIR etc., atomic write) under an XXH3-128 key
+ * of the source text, the kernel option, the space's text, opts->defines,
+ * the resolved target, the compile flags and out_idx, warmup and rep,
+ * opts->problem, device 0's name (cuDeviceGetName) and SM count, and the
+ * compiler's identity; a later call with the same key compiles only the
+ * winner (a kernel cache hit) and measures nothing (out->cache_hit).
+ * Only tunes with a winner are stored.  On TL_OK *out is filled (free
+ * with tl_tune_result_free), also when no config succeeded (best = -1).
+ * Errors: TL_ERR_INVALID_ARGUMENT (NULL pointers, an empty space),
+ * TL_ERR_NO_MEMORY (also when no worker thread could start). */
+TL_API tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len,
+                                const char *filename, const tl_tune_space *space,
+                                const tl_tune_options *opts, tl_tune_result *out);
+/* Frees what tl_kernel_tune put in *r (not r->kernel, which the caller
+ * owns); zeroes it.  NULL allowed. */
+TL_API void tl_tune_result_free(tl_tune_result *r);
+
 /* ------------------------------------------------------------ tensors */
 /* Allocates a compact tensor on `device` (kDLCPU: malloc, 64-byte aligned;
  * kDLCUDA: cuMemAlloc_v2 in the device's primary context) with the given

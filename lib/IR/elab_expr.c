@@ -1078,6 +1078,10 @@ static bool check_plain_args(elab *E, const tl_ast_expr *x) {
 
 static val *eval_call(elab *E, const tl_ast_expr *x) {
   const tl_ast_expr *f = x->u.call.func;
+  bool py = false; /* list/dict methods, dict(k=v), itertools.product(*seqs): elab_pycalls.c */
+  val *pv = py_method_call(E, x, &py);
+  if (!py) pv = py_extra_call(E, x, &py);
+  if (py) return pv;
   bool star = false;
   for (int i = 0; i < x->u.call.nargs; i++) star |= x->u.call.args[i]->kind == TL_AST_STARRED;
   for (int i = 0; i < x->u.call.nkw; i++) star |= !x->u.call.kw[i].name;

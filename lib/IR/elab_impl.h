@@ -6,7 +6,9 @@
  * elab_expr.c (expressions, subscripts, calls), elab_stmt.c (statements,
  * allocations, loops, T.Kernel, tile ops, out_idx), elab_python.c
  * (comprehensions, f-strings, asserts, helper functions and lambdas, Python
- * builtins), elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
+ * builtins), elab_pycalls.c (list/dict methods, dict(k=v), star arguments
+ * of itertools.product), elab_autotune.c (the @tilelang.autotune decorator),
+ * elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
  * factories, the module, kernel selection and tl_frontend_parse; its first
  * comment describes the algorithm). */
 #ifndef TL_ELAB_IMPL_H
@@ -292,6 +294,22 @@ val *itertools_product(elab *E, val **a, const tl_ast_expr *x);
 /* The value of -D name=text where text is a Python tuple or list display
  * of constants ("(64, 32)", "[1, 2]"); NULL with an error. */
 val *eval_define_text(elab *E, const char *name, const char *text);
+/* elab_pycalls.c: calls of compile-time Python beyond the builtins: list
+ * append/extend, dict keys/values/items/get, dict(k=v, **m),
+ * itertools.product(*seqs).  Each sets *handled when x was one of them (the
+ * result, or NULL after an error); otherwise eval_call goes on. */
+#define py_method_call(...) tl_el_py_method_call(__VA_ARGS__)
+#define py_extra_call(...) tl_el_py_extra_call(__VA_ARGS__)
+val *py_method_call(elab *E, const tl_ast_expr *x, bool *handled);
+val *py_extra_call(elab *E, const tl_ast_expr *x, bool *handled);
+/* elaborate.c: an import statement, bound in the current scope (module
+ * level, and inside compile-time helper functions). */
+#define do_import(...) tl_el_do_import(__VA_ARGS__)
+void do_import(elab *E, const tl_ast_stmt *s);
+/* elab_autotune.c: the @tilelang.autotune decorator's configs (tune_space.h). */
+struct tl_tune_space;
+#define elab_autotune(...) tl_el_elab_autotune(__VA_ARGS__)
+void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct tl_tune_space *out);
 #define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
 /* A compile-time Python function (def or lambda) closing over E->sc. */
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);

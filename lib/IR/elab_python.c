@@ -420,7 +420,8 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
   case TL_AST_EXPR_STMT:
     if (s->u.expr->kind != TL_AST_STR) ok = eval(E, s->u.expr) != NULL;  /* not a docstring */
     break;
-  case TL_AST_PASS: case TL_AST_IMPORT: break;
+  case TL_AST_PASS: break;
+  case TL_AST_IMPORT: do_import(E, s); break; /* bound in the helper's scope */
   case TL_AST_ASSIGN: case TL_AST_ANNASSIGN: case TL_AST_AUGASSIGN: case TL_AST_ASSERT:
     ok = factory_stmt(E, s, NULL, NULL, NULL, &returned);
     break;

@@ -33,6 +33,7 @@
  * cascading.  Recursion over expressions and blocks is limited to depth
  * MAX_DEPTH. */
 #include "IR/elab_impl.h"
+#include "IR/tune_space.h"
 
 /* ============================================================ prim_func */
 
@@ -426,8 +427,6 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
   return ok;
 }
 
-static void do_import(elab *E, const tl_ast_stmt *s);
-
 static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fdef, val *out_idx,
                           const tl_ast_expr *out_ast, bool *returned) {
   if (E->depth >= MAX_DEPTH) {
@@ -552,7 +551,7 @@ static val *module_value(elab *E, const char *path) {
   return mk_opaque(E, desc, mod);
 }
 
-static void do_import(elab *E, const tl_ast_stmt *s) {
+void do_import(elab *E, const tl_ast_stmt *s) {
   const char *module = s->u.import.module ? s->u.import.module : "";
   const char *name = s->u.import.name, *alias = s->u.import.alias;
   const char *bindname, *path;
@@ -834,9 +833,11 @@ bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
   return tl_frontend_parse_kernel(m, d, source, len, filename, defs, ndefs, NULL);
 }
 
-bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
-                              const char *filename, const tl_define *defs, size_t ndefs,
-                              const char *kernel) {
+/* tl_frontend_parse_kernel, or with tune the module phase and then the
+ * autotune decorator (elab_autotune.c) instead of building kernels. */
+static bool frontend(tl_module *m, tl_diag *d, const char *source, size_t len,
+                     const char *filename, const tl_define *defs, size_t ndefs,
+                     const char *kernel, struct tl_tune_space *tune) {
   if (!m || !d || (!source && len)) return false;
   const char *fname = (filename && filename == m->filename)
                           ? m->filename : tl_arena_strdup(&m->arena, filename ? filename : "<input>");
@@ -882,8 +883,9 @@ bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size
         E.defs[i].name);
   }
   /* Phase 2: run the selected factories, elaborate bare prim_funcs. */
-  select_and_elaborate(&E, &pend, kernel, fname);
-  if (!E.nerr && !E.oom && E.funcs.len == 0)
+  if (tune) elab_autotune(&E, &ast.body, kernel, tune);
+  else select_and_elaborate(&E, &pend, kernel, fname);
+  if (!tune && !E.nerr && !E.oom && E.funcs.len == 0)
     err(&E, (tl_loc){fname, 1, 1},
         "no kernel found: expected a @T.prim_func or a factory function returning one");
   if (!E.oom && E.funcs.len) {
@@ -907,4 +909,16 @@ done:
   tl_vec_free(&E.compile_calls);
   tl_arena_free(&E.tmp);
   return ok;
+}
+
+bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
+                              const char *filename, const tl_define *defs, size_t ndefs,
+                              const char *kernel) {
+  return frontend(m, d, source, len, filename, defs, ndefs, kernel, NULL);
+}
+
+bool tl_frontend_autotune(tl_module *m, tl_diag *d, const char *source, size_t len,
+                          const char *filename, const tl_define *defs, size_t ndefs,
+                          const char *kernel, struct tl_tune_space *out) {
+  return frontend(m, d, source, len, filename, defs, ndefs, kernel, out);
 }

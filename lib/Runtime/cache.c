@@ -415,8 +415,23 @@ bool tl_cache_store(const char *dir, const tl_cache_key *key, const tl_kernel *k
   uint8_t *e = NULL;
   size_t n = 0;
   if (!make_dirs(dir) || !tl_cache_encode(k, key, &e, &n)) return false;
-  char path[4200], tmp[4300];
+  char path[4200];
   entry_path(dir, key, path, sizeof path);
+  bool ok = tl_cache_write_atomic(path, e, n);
+  free(e);
+  if (ok) tl_cache_evict(dir, max_bytes);
+  return ok;
+}
+
+bool tl_cache_write_file(const char *dir, const char *name, const void *data, size_t n) {
+  char path[4200];
+  if (!make_dirs(dir) || (size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return false;
+  return tl_cache_write_atomic(path, data, n);
+}
+
+bool tl_cache_write_atomic(const char *path, const void *data, size_t n) {
+  const uint8_t *e = data;
+  char tmp[4300];
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)e);
@@ -429,10 +444,8 @@ bool tl_cache_store(const char *dir, const tl_cache_key *key, const tl_kernel *k
     else done += (size_t)w;
   }
   if (fd >= 0 && close(fd) != 0) ok = false;
-  free(e);
   if (ok) ok = rename(tmp, path) == 0;
   if (!ok && fd >= 0) unlink(tmp);
-  if (ok) tl_cache_evict(dir, max_bytes);
   return ok;
 }
 
@@ -461,7 +474,7 @@ int tl_cache_evict(const char *dir, uint64_t max_bytes) {
   while ((de = readdir(d))) {
     struct stat sb;
     if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode)) continue;
-    if (strstr(de->d_name, ".tlk.tmp.")) { /* a writer that died mid-store */
+    if (strstr(de->d_name, ".tlk.tmp.") || strstr(de->d_name, ".tlt.tmp.")) { /* a writer that died mid-store */
       if (now - sb.st_mtim.tv_sec > 3600) unlinkat(dirfd(d), de->d_name, 0);
       continue;
     }

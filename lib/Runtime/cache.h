@@ -92,6 +92,13 @@ tl_cache_lookup tl_cache_load(const char *dir, const tl_cache_key *key, tl_kerne
  * down to max_bytes.  false on any I/O error (the cache is best-effort: the
  * compile still succeeds). */
 bool tl_cache_store(const char *dir, const tl_cache_key *key, const tl_kernel *k, uint64_t max_bytes);
+/* Writes n bytes to path atomically: a temporary file "<path>.tmp.<pid>.<n>"
+ * in the same directory, renamed over path (POSIX rename), removed on
+ * failure.  false on any I/O error.  tl_cache_write_file does so for
+ * <dir>/<name>, creating dir if missing (the tuner's result files,
+ * lib/Runtime/tune.c). */
+bool tl_cache_write_atomic(const char *path, const void *data, size_t n);
+bool tl_cache_write_file(const char *dir, const char *name, const void *data, size_t n);
 /* Deletes least recently used entries of dir (and temporary files older
  * than an hour) until the entries total at most 3/4 of max_bytes, when they
  * exceed max_bytes.  Returns how many entries it deleted. */

@@ -88,6 +88,7 @@ static void load_driver(void) {
   OPTIONAL(cuEventDestroy, "cuEventDestroy_v2");
   OPTIONAL(cuCtxGetCurrent, "cuCtxGetCurrent");
   OPTIONAL(cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  OPTIONAL(cuDeviceGetName, "cuDeviceGetName");
 #undef OPTIONAL
   tl_CUresult r = g_drv.cuInit(0);
   if (r != TL_CUDA_SUCCESS) {

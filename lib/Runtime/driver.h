@@ -87,6 +87,7 @@ typedef struct tl_driver {
   /* cuTensorMapEncodeTiled (CUDA 12+; lib/Runtime/tma.c): the enums as int */
   tl_CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *, const uint64_t *,
                                         const uint32_t *, const uint32_t *, int, int, int, int);
+  tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice);              /* the tuner's cache key */
 } tl_driver;
 
 /* Loads libcuda.so.1 (or $TL_CUDA_DRIVER) once per process (pthread_once),

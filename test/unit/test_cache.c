@@ -26,23 +26,14 @@ static tl_context *ctx;
 static char dir[64];
 
 static void setup(void) {
-  setenv("TL_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
-  unsetenv("TL_CACHE");
   unsetenv("TL_REMARKS");
   unsetenv("TL_CACHE_MAX_MB");
-  snprintf(dir, sizeof dir, "/tmp/tl-cache-test-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-  setenv("TL_CACHE_DIR", dir, 1);
+  tl_test_cache_dir(dir, sizeof dir, "tl-cache-test");
   cr_assert_eq(tl_context_create(&ctx), TL_OK);
 }
 static void teardown(void) {
   tl_context_destroy(ctx);
-  DIR *d = opendir(dir);
-  struct dirent *de;
-  while (d && (de = readdir(d)))
-    if (de->d_name[0] != '.') unlinkat(dirfd(d), de->d_name, 0);
-  if (d) closedir(d);
-  rmdir(dir);
+  tl_test_remove_dir(dir);
 }
 
 TestSuite(cache, .init = setup, .fini = teardown);

@@ -3,9 +3,12 @@
 #define TL_TEST_UTIL_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The whole file at path (relative to the repository root, where ctest runs
  * the tests), NUL-terminated, malloc'd; its length in *len when len is not
@@ -35,6 +38,27 @@ static inline char *tl_test_replace_first(const char *s, const char *from, const
   memcpy(r + a, to, nt);
   memcpy(r + a + nt, p + nf, ns - a - nf + 1);
   return r;
+}
+
+/* A new directory for a cache test: mkdtemp of "/tmp/<prefix>-XXXXXX" into
+ * dir (size n), made the kernel cache's directory ($TL_CACHE_DIR) with the
+ * cache on ($TL_CACHE unset) and no GPU ($TL_CUDA_DRIVER names no file). */
+static inline void tl_test_cache_dir(char *dir, size_t n, const char *prefix) {
+  setenv("TL_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+  unsetenv("TL_CACHE");
+  snprintf(dir, n, "/tmp/%s-XXXXXX", prefix);
+  cr_assert_not_null(mkdtemp(dir));
+  setenv("TL_CACHE_DIR", dir, 1);
+}
+
+/* Removes dir and the files in it (not subdirectories). */
+static inline void tl_test_remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  while (d && (de = readdir(d)))
+    if (de->d_name[0] != '.') unlinkat(dirfd(d), de->d_name, 0);
+  if (d) closedir(d);
+  rmdir(dir);
 }
 
 #endif

@@ -19,19 +19,27 @@
  * tile-level reference evaluator (TL_EXEC_REFERENCE) on identical inputs and
  * compare every element.  (4) --bench (CUDA only): tl_kernel_time, 10
  * warm-up launches, then the median of 100 CUDA-event timings; FLOPs from the
- * kernel's T.gemm ops (tl_kernel_gemm_flops).  (5) --tune (CUDA only, T.gemm
- * kernels whose factory has block_M, block_N, block_K, threads and
- * num_stages parameters, like examples/gemm.py): the configuration given
- * (defaults and -D) and each built-in candidate of tl_gemm_configs_target
- * for --target (else the device's) and the compile flags, i.e. the Hopper
- * (warp-specialized wgmma) table on sm_90a and the mma.sync table elsewhere,
- * for the problem's M, N, K and input dtype (M, N from the output's shape, K from
- * the T.gemm FLOPs) are compiled, run on the same inputs, compared with the
- * given configuration's output (tolerance as --check; a mismatch rejects the
- * candidate) and timed as --bench (median of 100 after 10 warm-ups); one
- * progress line per candidate; the fastest is kept for the runs that
- * follow, and its -D bindings are printed.  policy and swizzle_panel are
- * bound only when the factory has such parameters (a parse with each tells).
+ * kernel's T.gemm ops (tl_kernel_gemm_flops).  (5) --tune (CUDA only): the
+ * configurations are the file's @tilelang.autotune(configs=...) list
+ * (tl_tune_space_parse), else, for T.gemm kernels whose factory has
+ * block_M, block_N, block_K, threads and num_stages parameters (like
+ * examples/gemm.py), the built-in candidates of tl_gemm_configs_target for
+ * --target (else the device's) and the compile flags (the Hopper table on
+ * sm_90a, the mma.sync table elsewhere) for the problem's M, N, K and input
+ * dtype (M, N from the output's shape, K from the T.gemm FLOPs); policy and
+ * swizzle_panel are bound only when the factory has such parameters.
+ * tl_kernel_tune compiles them on --tune-workers threads (default: every
+ * CPU) while this thread checks and times each as it arrives: run on the
+ * inputs of the given configuration's run (made once, kept on the GPU),
+ * compared with the given configuration's output (defaults and -D; the
+ * decorator's first config when those do not compile) with the --check
+ * tolerances (every element, every 61st above 4M elements), and timed
+ * (median of rep launches after warmup: the decorator's, else 25 / 100);
+ * failures are reported and skipped; a progress line on stderr; the
+ * fastest is kept for the runs that follow and its -D bindings printed; the
+ * winner is cached per problem (tl_kernel_tune), so a second --tune
+ * returns at once.  --tune-dry-run compiles the configurations only (no
+ * GPU) and prints the failures and the compile times.
  *
  * Input generator (documented, reproducible; never time-based): splitmix64
  * (Steele, Lea, Flood: "Fast splittable pseudorandom number generators",
@@ -121,8 +129,13 @@ static void usage(FILE *f) {
       "                        prints time_ms= and, for T.gemm kernels, tflops=\n"
       "  --tune                (cuda, T.gemm kernels with block_M/block_N/block_K/\n"
       "                        threads/num_stages factory parameters) time the built-in\n"
-      "                        tile configurations, print a line per candidate, keep\n"
-      "                        the fastest correct one for the run\n"
+      "                        tile configurations (a progress line on stderr), keep\n"
+      "                        the fastest correct one for the run; with a\n"
+      "                        @tilelang.autotune(configs=...) its configurations\n"
+      "                        instead (compiled on every CPU, the winner cached)\n"
+      "  --tune-dry-run        compile the --tune configurations only (no GPU):\n"
+      "                        failures and compile times\n"
+      "  --tune-workers=N      compile threads of --tune (default: every CPU)\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
       "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True:\n"
       "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
@@ -317,6 +330,11 @@ typedef struct run_state {
   /* the kernel as given, kept alive after --tune replaced it: p[].name and
    * syms[] point into its signature */
   tl_kernel *given;
+  int warmup, reps;       /* --bench and --tune timings (BENCH_WARMUP, BENCH_REPS) */
+  /* --tune: per param, the CUDA input made by the first run and reused by
+   * the later ones (NULL: make inputs each run) */
+  DLManagedTensor **keep;
+  bool keep_ready;
 } run_state;
 
 typedef struct host_tensor {
@@ -437,16 +455,16 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
   const int *oidx = tl_kernel_out_idx(rs->k, &nout);
   DLManagedTensor **outs = calloc((size_t)nout + 1, sizeof *outs);
   float *times = NULL;
+  bool cuda = exec == TL_EXEC_CUDA, kept = cuda && rs->keep && rs->keep_ready && nout > 0;
   if (!h || !dev || !args || !outs || !results_init(r, np)) {
     fputs("tl-run: error: out of memory\n", stderr);
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
-  if (!make_inputs(rs, h)) {
+  if (!kept && !make_inputs(rs, h)) {
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
-  bool cuda = exec == TL_EXEC_CUDA;
   size_t na = 0;
   for (int i = 0; i < np; i++) {
     const param_info *p = &rs->p[i];
@@ -455,7 +473,9 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
       args[na++] = rs->scalar_args[i];
       continue;
     }
-    if (cuda) {
+    if (kept) {
+      args[na++] = tl_arg_tensor(&rs->keep[i]->dl_tensor);
+    } else if (cuda) {
       DLDevice d = {kDLCUDA, 0};
       if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, dl_dtype(p->dtype), &dev[i])) !=
               TL_OK ||
@@ -469,12 +489,12 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     }
   }
   if (bench_ms) {
-    times = calloc(BENCH_REPS, sizeof *times);
+    times = calloc((size_t)rs->reps, sizeof *times);
     if (!times) {
       st = TL_ERR_NO_MEMORY;
       goto out;
     }
-    st = tl_kernel_time(ctx, rs->k, args, na, NULL, BENCH_WARMUP, BENCH_REPS, times, outs);
+    st = tl_kernel_time(ctx, rs->k, args, na, NULL, rs->warmup, rs->reps, times, outs);
   } else {
     st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
   }
@@ -483,14 +503,14 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     goto out;
   }
   if (bench_ms) { /* median */
-    for (int i = 1; i < BENCH_REPS; i++)
+    int nr = rs->reps;
+    for (int i = 1; i < nr; i++)
       for (int j = i; j > 0 && times[j - 1] > times[j]; j--) {
         float t = times[j];
         times[j] = times[j - 1];
         times[j - 1] = t;
       }
-    *bench_ms = BENCH_REPS % 2 ? times[BENCH_REPS / 2]
-                               : 0.5 * ((double)times[BENCH_REPS / 2 - 1] + times[BENCH_REPS / 2]);
+    *bench_ms = nr % 2 ? times[nr / 2] : 0.5 * ((double)times[nr / 2 - 1] + times[nr / 2]);
   }
   /* collect the outputs on the host */
   for (int i = 0; i < np; i++) {
@@ -519,6 +539,10 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     if (st != TL_OK) goto out;
   }
 out:
+  if (st == TL_OK && cuda && rs->keep && !kept && nout > 0) { /* --tune: later runs reuse the inputs */
+    for (int i = 0; i < np; i++) rs->keep[i] = dev[i], dev[i] = NULL;
+    rs->keep_ready = true;
+  }
   for (int j = 0; outs && j < nout; j++)
     if (outs[j]) outs[j]->deleter(outs[j]);
   for (int i = 0; dev && i < np; i++)
@@ -660,16 +684,17 @@ out:
 }
 
 /* ------------------------------------------------------------- --tune */
-/* Compares every output of a and b per element with the --check
- * tolerances; returns the number of mismatches (NaN in a result counts). */
-static size_t count_mismatches(const run_state *rs, const results *a, const results *b) {
+/* Compares the outputs of a and b element by element (every stride-th
+ * element) with the --check tolerances; returns the number of mismatches
+ * (NaN in a result counts). */
+static size_t count_mismatches(const run_state *rs, const results *a, const results *b, size_t stride) {
   size_t bad = 0;
   for (int i = 0; i < rs->nparams; i++) {
     if (!a->data[i] && !b->data[i]) continue;
     if (!a->data[i] || !b->data[i] || a->elems[i] != b->elems[i]) return SIZE_MAX;
     double atol, rtol;
     tolerance(rs->p[i].dtype, &atol, &rtol);
-    for (size_t e = 0; e < a->elems[i]; e++) {
+    for (size_t e = 0; e < a->elems[i]; e += stride) {
       double x = get_elem(a->data[i], rs->p[i].dtype, e), y = get_elem(b->data[i], rs->p[i].dtype, e);
       if (!(fabs(x - y) <= atol + rtol * fabs(y))) bad++;
     }
@@ -701,26 +726,29 @@ typedef struct tune_input {
   const tl_define *defines;
   size_t ndefines;
   const tl_compile_options *co;
+  tl_tune_space *space; /* the file's @tilelang.autotune, or NULL (the built-in table) */
+  int workers;          /* --tune-workers (0: every CPU) */
+  bool dry_run;         /* --tune-dry-run: compile the space only */
 } tune_input;
 
-/* --tune: see the header comment, (5).  On success *kp (and rs->k) is the
- * fastest kernel; returns 0 or EXIT_INPUT. */
-static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
+/* The built-in table as a tune space (examples/gemm.py's knobs), for the
+ * problem's M, N, K; NULL after printing why. */
+static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
   tl_context *ctx = rs->ctx;
   static const char *const knobs[5] = {"block_M", "block_N", "block_K", "threads", "num_stages"};
   for (int i = 0; i < 5; i++)
     if (!factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, knobs[i])) {
-      fprintf(stderr, "tl-run: error: --tune: the kernel's factory has no parameter '%s' (--tune "
-              "needs block_M, block_N, block_K, threads and num_stages, as examples/gemm.py)\n",
-              knobs[i]);
-      return EXIT_INPUT;
+      fprintf(stderr, "tl-run: error: --tune: the kernel's factory has no parameter '%s' and the file no "
+              "@tilelang.autotune (the built-in table needs block_M, block_N, block_K, threads and "
+              "num_stages, as examples/gemm.py)\n", knobs[i]);
+      return NULL;
     }
   size_t nknobs = 5;
   if (factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, "policy") &&
       factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, "swizzle_panel"))
     nknobs = 7;
-  /* problem size: M, N from the output (the first out_idx output, else the
-   * last 2-D tensor), K from the FLOPs; input dtype from the first tensor */
+  /* M, N from the output (the first out_idx output, else the last 2-D
+   * tensor), K from the FLOPs; input dtype from the first tensor */
   int oi = -1, first_tensor = -1;
   for (int i = 0; i < rs->nparams; i++) {
     if (rs->p[i].is_tensor && first_tensor < 0) first_tensor = i;
@@ -729,11 +757,9 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   }
   double flops = 0;
   if (oi < 0 || first_tensor < 0 ||
-      tl_kernel_gemm_flops(ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK ||
-      flops <= 0) {
-    fputs("tl-run: error: --tune: the kernel has no T.gemm with a 2-D output whose FLOPs are known\n",
-          stderr);
-    return EXIT_INPUT;
+      tl_kernel_gemm_flops(ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK || flops <= 0) {
+    fputs("tl-run: error: --tune: the kernel has no T.gemm with a 2-D output whose FLOPs are known\n", stderr);
+    return NULL;
   }
   int64_t oshape[8];
   shape_elems(&rs->p[oi], rs->symv, oshape);
@@ -743,94 +769,174 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   const char *tgt = in->co->target ? in->co->target : tl_device_default_target();
   size_t nc = tl_gemm_configs_target(tgt, in->co->flags, M, N, K, rs->p[first_tensor].dtype, cands, 64);
   if (nc > 64) nc = 64;
-  printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s, target %s: the given configuration and %zu "
-         "candidate(s)\n", M, N, K, tl_dtype_name(rs->p[first_tensor].dtype), tgt, nc);
-
-  /* the given configuration: reference output and first time */
-  results base = {0};
-  double best_ms = 0;
-  if (run_once(rs, TL_EXEC_CUDA, &base, &best_ms) != TL_OK) {
-    results_free(&base, rs->nparams);
-    return EXIT_INPUT;
-  }
-  printf("tune [0/%zu] given: %.4f ms", nc, best_ms);
-  if (best_ms > 0) printf(" %.1f TFLOP/s", flops / (best_ms * 1e-3) / 1e12);
-  printf("\n");
-  fflush(stdout);
-  int best = -1;
-  tl_kernel *best_k = *kp;
-  tl_define *defs = calloc(in->ndefines + 8, sizeof *defs);
-  if (!defs) {
-    results_free(&base, rs->nparams);
-    return EXIT_INPUT;
-  }
+  printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s, target %s: %zu built-in candidate(s)\n", M, N, K,
+         tl_dtype_name(rs->p[first_tensor].dtype), tgt, nc);
+  tl_define defs[64][7], *rows[64];
+  char storage[64][7][16];
+  size_t nk[64];
   for (size_t c = 0; c < nc; c++) {
-    char name[64], storage[7][16];
-    tl_gemm_config_format(&cands[c], name, sizeof name);
-    if (in->ndefines) memcpy(defs, in->defines, in->ndefines * sizeof *defs);
-    tl_gemm_config_defines(&cands[c], defs + in->ndefines, storage); /* the last -D wins */
-    printf("tune [%zu/%zu] %s: ", c + 1, nc, name);
-    fflush(stdout);
-    tl_kernel *k = NULL;
-    tl_status s = tl_kernel_compile(ctx, in->source, in->len, in->display, defs,
-                                    in->ndefines + nknobs, in->co, &k);
-    if (s == TL_OK) s = tl_kernel_load(ctx, k, 0);
-    if (s != TL_OK) {
-      const char *e = tl_context_last_error(ctx);
-      const char *nl = strchr(e, '\n');
-      printf("skipped (%s: %.*s)\n", tl_status_name(s), nl ? (int)(nl - e) : (int)strlen(e), e);
-      tl_kernel_destroy(k);
-      continue;
-    }
-    tl_kernel *saved = rs->k;
-    rs->k = k;
-    results got = {0};
-    double ms = 0;
-    s = run_once(rs, TL_EXEC_CUDA, &got, &ms);
-    rs->k = saved;
-    size_t bad = s == TL_OK ? count_mismatches(rs, &got, &base) : 0;
-    results_free(&got, rs->nparams);
-    if (s != TL_OK) {
-      printf("skipped (the run failed)\n");
-      tl_kernel_destroy(k);
-      continue;
-    }
-    if (bad) {
-      printf("rejected: %zu output element(s) differ from the given configuration's\n", bad);
-      tl_kernel_destroy(k);
-      continue;
-    }
-    printf("%.4f ms", ms);
-    if (ms > 0) printf(" %.1f TFLOP/s", flops / (ms * 1e-3) / 1e12);
-    bool better = ms > 0 && ms < best_ms;
-    printf("%s\n", better ? " (best so far)" : "");
-    fflush(stdout);
-    if (better) {
-      if (best_k != *kp) tl_kernel_destroy(best_k);
-      best_k = k;
-      best_ms = ms;
-      best = (int)c;
+    tl_gemm_config_defines(&cands[c], defs[c], storage[c]);
+    rows[c] = defs[c];
+    nk[c] = nknobs;
+  }
+  tl_tune_space *s = NULL;
+  if (!nc || tl_tune_space_from_defines((const tl_define *const *)rows, nk, nc, &s) != TL_OK)
+    fputs("tl-run: error: --tune: no built-in candidate for this problem\n", stderr);
+  return s;
+}
+
+/* What the measure callback needs: the given kernel's outputs (made on the
+ * first call) are the trusted result the candidates must match. */
+typedef struct tune_measure_state {
+  run_state *rs;
+  results base;
+  bool tried, have_base; /* the given configuration was run / ran */
+} tune_measure_state;
+
+/* tl_tune_measure_fn: run the candidate on the (kept) inputs, compare with
+ * the given configuration's output (the --check tolerances; every element,
+ * or every 61st of an output over 4M elements: a prime stride reaches every
+ * tile of every tile shape), then the median of rep timed launches. */
+static tl_status tune_measure(void *user, tl_kernel *k, size_t index, int warmup, int rep, double *ms,
+                              char *why, size_t why_size) {
+  (void)index;
+  tune_measure_state *t = user;
+  run_state *rs = t->rs;
+  if (!t->tried) {
+    t->tried = true;
+    t->have_base = run_once(rs, TL_EXEC_CUDA, &t->base, NULL) == TL_OK;
+  }
+  if (!t->have_base) {
+    snprintf(why, why_size, "the given configuration failed to run, so nothing can be checked");
+    return TL_ERR_CUDA;
+  }
+  tl_status s = tl_kernel_load(rs->ctx, k, 0);
+  if (s != TL_OK) {
+    snprintf(why, why_size, "%s", tl_context_last_error(rs->ctx));
+    return s;
+  }
+  tl_kernel *saved = rs->k;
+  int sw = rs->warmup, sr = rs->reps;
+  rs->k = k, rs->warmup = warmup, rs->reps = rep;
+  results got = {0};
+  s = run_once(rs, TL_EXEC_CUDA, &got, ms);
+  rs->k = saved, rs->warmup = sw, rs->reps = sr;
+  size_t stride = 1;
+  for (int i = 0; i < rs->nparams; i++)
+    if (got.elems && got.elems[i] > ((size_t)4 << 20)) stride = 61;
+  size_t bad = s == TL_OK ? count_mismatches(rs, &got, &t->base, stride) : 0;
+  results_free(&got, rs->nparams);
+  if (s != TL_OK) snprintf(why, why_size, "the run failed: %s", tl_context_last_error(rs->ctx));
+  else if (bad) snprintf(why, why_size, "%zu checked output element(s) differ from the given configuration's", bad);
+  return s != TL_OK ? s : bad ? TL_ERR_COMPILE : TL_OK;
+}
+
+/* The problem's description for the tune cache: every parameter's name,
+ * dtype and shape (dynamic dims bound) and the scalar arguments. */
+static char *tune_problem(const run_state *rs) {
+  size_t cap = 64 + (size_t)rs->nparams * 256, n = 0;
+  char *s = malloc(cap);
+  for (int i = 0; s && i < rs->nparams; i++) {
+    const param_info *p = &rs->p[i];
+    int64_t shape[8];
+    n += (size_t)snprintf(s + n, cap - n, "%s:%s", p->name, tl_dtype_name(p->dtype));
+    if (p->is_tensor) {
+      shape_elems(p, rs->symv, shape);
+      for (int d = 0; d < p->ndim; d++) n += (size_t)snprintf(s + n, cap - n, "%s%" PRId64, d ? "x" : "[", shape[d]);
+      n += (size_t)snprintf(s + n, cap - n, "]%s;", p->is_output ? "out" : "");
     } else {
-      tl_kernel_destroy(k);
+      const tl_arg *a = &rs->scalar_args[i];
+      n += (size_t)snprintf(s + n, cap - n, "=%.17g;", a->kind == TL_ARG_FLOAT ? a->v.f : (double)a->v.i);
+    }
+    if (n >= cap - 1) break;
+  }
+  return s;
+}
+
+/* One line per configuration the tune reached, on stdout:
+ *   tune [I/N] block_M=128,block_N=256,...: 0.5123 ms 268.3 TFLOP/s (best)
+ *   tune [I/N] ...: skipped (compile: FILE:LINE:COL: error: ...)
+ *   tune [I/N] ...: rejected: REASON        (run or check failed)
+ *   tune [I/N] ...: compiled (41.2 ms CPU)  (--tune-dry-run)
+ * (scripts/run-gpu.sh makes tune_gemm_4096.csv from these). */
+static void print_tune_lines(const tl_tune_space *space, const tl_tune_result *r, double flops) {
+  for (size_t c = 0; c < r->nconfigs; c++) {
+    const tl_tune_config_result *x = &r->configs[c];
+    if (x->outcome == TL_TUNE_PENDING) continue;
+    size_t nd = 0;
+    const tl_define *d = tl_tune_space_config(space, c, &nd);
+    printf("tune [%zu/%zu] ", c + 1, r->nconfigs);
+    for (size_t i = 0; i < nd; i++) printf("%s%s=%s", i ? "," : "", d[i].name, d[i].value);
+    if (x->outcome == TL_TUNE_TIMED) {
+      printf(": %.4f ms", x->ms);
+      if (flops > 0) printf(" %.1f TFLOP/s", flops / (x->ms * 1e-3) / 1e12);
+      printf("%s\n", (long)c == r->best ? " (best)" : "");
+    } else if (x->outcome == TL_TUNE_COMPILED) {
+      printf(": compiled (%.1f ms CPU)\n", x->compile_cpu_ms);
+    } else {
+      printf(x->outcome == TL_TUNE_COMPILE_FAILED ? ": skipped (compile: %s)\n" : ": rejected: %s\n",
+             x->message ? x->message : "");
     }
   }
-  free(defs);
-  results_free(&base, rs->nparams);
-  if (best < 0) {
-    printf("tune: best: the given configuration (%.4f ms)\n", best_ms);
-  } else {
-    char name[64], storage[7][16];
-    tl_define d[7];
-    tl_gemm_config_defines(&cands[best], d, storage);
-    printf("tune: best: %s (%.4f ms, %.1f TFLOP/s):", tl_gemm_config_format(&cands[best], name, sizeof name),
-           best_ms, flops / (best_ms * 1e-3) / 1e12);
-    for (size_t i = 0; i < nknobs; i++) printf(" -D %s=%s", d[i].name, d[i].value);
+}
+
+/* --tune: see the header comment, (5).  On success *kp (and rs->k) is the
+ * fastest kernel; returns 0 or EXIT_INPUT. */
+static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
+  tl_tune_space *own = in->space ? NULL : builtin_space(rs, in);
+  const tl_tune_space *space = in->space ? in->space : own;
+  if (!space) return EXIT_INPUT;
+  tune_measure_state ms = {rs, {0}, false, false};
+  tl_compile_options co = *in->co;
+  co.stop_after = TL_STAGE_PTX;
+  char *problem = tune_problem(rs);
+  tl_tune_options o = {.compile = &co, .defines = in->defines, .ndefines = in->ndefines, .workers = in->workers,
+                       .measure = in->dry_run ? NULL : tune_measure, .user = &ms, .problem = problem,
+                       .progress = true, .load = !in->dry_run, .device = 0};
+  tl_tune_result r;
+  rs->keep = in->dry_run ? NULL : calloc((size_t)rs->nparams + 1, sizeof *rs->keep);
+  tl_status s = tl_kernel_tune(rs->ctx, in->source, in->len, in->display, space, &o, &r);
+  for (int i = 0; rs->keep && i < rs->nparams; i++)
+    if (rs->keep[i]) rs->keep[i]->deleter(rs->keep[i]);
+  free(rs->keep);
+  rs->keep = NULL;
+  rs->keep_ready = false;
+  free(problem);
+  results_free(&ms.base, rs->nparams);
+  if (s != TL_OK) {
+    tl_cli_print_library_error(rs->ctx, s);
+    tl_tune_space_destroy(own);
+    return EXIT_INPUT;
+  }
+  double flops = 0;
+  if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK) flops = 0;
+  print_tune_lines(space, &r, flops);
+  char loads[64] = "";
+  if (r.load_ms > 0) snprintf(loads, sizeof loads, " (driver loads %.0f ms summed)", r.load_ms);
+  printf("tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
+         "the load, run or check; compile%s %.0f ms wall, %.1f ms CPU per config%s; total %.0f ms%s\n",
+         r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed,
+         r.load_ms > 0 ? " and load" : "", r.compile_wall_ms,
+         r.compiled + r.compile_failed ? r.compile_cpu_ms / (double)(r.compiled + r.compile_failed) : 0,
+         loads, r.total_ms,
+         r.cache_hit ? " (tune cache hit)" : "");
+  if (r.best >= 0) {
+    size_t nd = 0;
+    const tl_define *d = tl_tune_space_config(space, (size_t)r.best, &nd);
+    printf("tune: best: config #%ld (%.4f ms", r.best, r.best_ms);
+    if (flops > 0) printf(", %.1f TFLOP/s", flops / (r.best_ms * 1e-3) / 1e12);
+    printf("):");
+    for (size_t i = 0; i < nd; i++) printf(" -D %s=%s", d[i].name, d[i].value);
     printf("\n");
     rs->given = *kp; /* still named by rs->p and rs->syms; destroyed at exit */
-    *kp = best_k;
-    rs->k = best_k;
+    *kp = r.kernel;
+    rs->k = r.kernel;
+  } else if (!in->dry_run) {
+    printf("tune: no configuration passed; keeping the given one\n");
   }
   fflush(stdout);
+  tl_tune_result_free(&r);
+  tl_tune_space_destroy(own);
   return 0;
 }
 
@@ -887,6 +993,43 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
   return false;
 }
 
+/* --tune-workers N: compile threads of --tune (1..1024); false with *rc set
+ * after a usage error. */
+static bool workers_option(const char *arg, int *workers, int *rc) {
+  int64_t v;
+  if (!parse_i64(arg, &v) || v < 1 || v > 1024) {
+    *rc = tl_cli_usage_error("bad --tune-workers '%s' (expected an integer from 1 to 1024)", arg);
+    return false;
+  }
+  *workers = (int)v;
+  return true;
+}
+
+/* (2) The compile of the given configuration.  With --tune the file's
+ * @tilelang.autotune is read first into *space (NULL without one); when
+ * the kernel does not compile with the -D bindings alone (a factory without
+ * defaults for its tuned parameters) the first config's bindings are added. */
+static tl_status compile_given(tl_context *ctx, const char *source, size_t len, const char *display,
+                               const tl_define *defines, size_t ndefines, const tl_compile_options *co,
+                               bool tune_opt, tl_tune_space **space, tl_kernel **k) {
+  tl_status s = TL_OK;
+  if (tune_opt && (s = tl_tune_space_parse(ctx, source, len, display, co->kernel, defines, ndefines, space)) != TL_OK)
+    return s;
+  s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, co, k);
+  if (s != TL_ERR_COMPILE || !*space) return s;
+  size_t nc = 0;
+  const tl_define *c = tl_tune_space_config(*space, 0, &nc);
+  tl_define *d = calloc(ndefines + nc + 1, sizeof *d);
+  if (!d) return TL_ERR_NO_MEMORY;
+  if (ndefines) memcpy(d, defines, ndefines * sizeof *d);
+  memcpy(d + ndefines, c, nc * sizeof *d);
+  fputs("tl-run: note: --tune: the kernel does not compile with the -D bindings alone; the given "
+        "configuration is the @autotune config #0\n", stderr);
+  s = tl_kernel_compile(ctx, source, len, display, d, ndefines + nc, co, k);
+  free(d);
+  return s;
+}
+
 /* Resolves --device (DEV_AUTO: cuda when tl_device_check finds a GPU, else
  * cpu with a note); --compile-only compiles as for the GPU without one.
  * timed: "--bench" / "--tune" when given (they need the GPU), else NULL.
@@ -922,7 +1065,7 @@ int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
          OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG,
-         OPT_CACHE_INFO, OPT_COMPILE_ONLY };
+         OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -939,6 +1082,8 @@ int main(int argc, char **argv) {
       {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
+      {"tune-dry-run", no_argument, NULL, OPT_TUNE_DRY_RUN},
+      {"tune-workers", required_argument, NULL, OPT_TUNE_WORKERS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -946,6 +1091,7 @@ int main(int argc, char **argv) {
   int device = DEV_AUTO;
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
+  bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0; /* --pass-config */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -957,7 +1103,7 @@ int main(int argc, char **argv) {
   size_t ndefines = 0, ndims = 0, nsargs = 0;
   char *source = NULL;
   tl_context *ctx = NULL;
-  tl_kernel *k = NULL;
+  tl_kernel *k = NULL; tl_tune_space *space = NULL;
   run_state rs;
   memset(&rs, 0, sizeof rs);
   if (!defines || !dims || !sargs) {
@@ -1064,6 +1210,8 @@ int main(int argc, char **argv) {
       case OPT_TUNE: tune_opt = true; break;
       case OPT_CACHE_INFO: cache_info = true; break;
       case OPT_COMPILE_ONLY: compile_only = true; break;
+      case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
+      case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
@@ -1106,7 +1254,7 @@ int main(int argc, char **argv) {
   }
 
   /* (1) device */
-  if (!pick_device(ctx, compile_only, bench || tune_opt ? (bench ? "--bench" : "--tune") : NULL, &device))
+  if (!pick_device(ctx, compile_only || dry_run, bench ? "--bench" : tune_opt && !dry_run ? "--tune" : NULL, &device))
     goto done;
 
   /* (2) compile once */
@@ -1119,7 +1267,7 @@ int main(int argc, char **argv) {
   co.flags = TL_COMPILE_POISON_OUTPUTS | compile_flags;
   co.kernel = kernel_name;
   co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
-  s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, &k);
+  s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {
     tl_cli_print_library_error(ctx, s);
     goto done;
@@ -1136,6 +1284,7 @@ int main(int argc, char **argv) {
   rs.k = k;
   rs.device = device;
   rs.seed = seed;
+  rs.warmup = BENCH_WARMUP, rs.reps = BENCH_REPS;
   rs.check = check;
   rs.bench = bench;
   rs.nparams = tl_kernel_param_count(k);
@@ -1254,8 +1403,9 @@ int main(int argc, char **argv) {
     for (int si = 0; si < rs.nsyms; si++)
       for (size_t i = 0; i < ndims; i++)
         if (!strcmp(dims[i].name, rs.syms[si])) rs.symv[si] = dims[i].vals[0];
-    tune_input ti = {source, len, display, defines, ndefines, &co};
-    if (tune(&rs, &ti, &k) != 0) goto done;
+    tune_input ti = {source, len, display, defines, ndefines, &co, space, tune_workers, dry_run};
+    rc = tune(&rs, &ti, &k);
+    if (rc != 0 || dry_run) goto done;
   }
   {
     int *which = calloc((size_t)rs.nsyms + 1, sizeof(int));
@@ -1305,6 +1455,7 @@ done:
   free(rs.scalar_args);
   tl_kernel_destroy(k);
   tl_kernel_destroy(rs.given);
+  tl_tune_space_destroy(space);
   tl_context_destroy(ctx);
   free(source);
   free(defines);
