@@ -142,6 +142,13 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   if (!c->target)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", tname,
                            tl_target_names());
+  if (opts->sms < 0 || opts->sms > 100000)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "SM count %d out of range (1..100000, or 0)", opts->sms);
+  if (opts->sms > 0 && c->target->sms > 0) { /* the persistent grid's SM count (tl_compile_options.sms) */
+    c->target_sms = *c->target;
+    c->target_sms.sms = opts->sms;
+    c->target = &c->target_sms;
+  }
   double t0 = mono_ms();
   if (!(c->simt = tl_module_clone(c->tile))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   stage_hook hook = {c, 0, false};

@@ -5,7 +5,8 @@
  * Why: a persistent grid of B = min(tiles, SMs) blocks runs
  * ceil(tiles / B) waves of whole tiles; at 4096^3 with 128x256x64 tiles on
  * 132 SMs that is 512 tiles, 3.88 waves run as 4 (the makespan of 4 tiles
- * where 3.88 would do), at 8192^3 2048 tiles, 15.5 waves as 16.  Stream-K
+ * where 3.88 would do), at 8192^3 2048 tiles, 15.5 waves as 16; fewer
+ * tiles than SMs (1024^3 with 128x128 tiles: 64) leave SMs idle.  Stream-K
  * gives every block the same share of the tiles x k-tiles work units.
  *
  * Requires: the persistent plan of warp_specialize.c (a static grid of
@@ -84,11 +85,12 @@ static tl_buffer *buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
 bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disabled, int64_t tiles, int64_t n,
                 const tl_buffer *C, tl_sk *sk, char *why, size_t whysz) {
   memset(sk, 0, sizeof *sk);
-  int64_t pb = tiles < sms ? tiles : sms, waves = pb > 0 ? (tiles + pb - 1) / pb : 0;
+  /* waves of whole tiles on sms SMs: a grid of fewer tiles than SMs is one wave that leaves SMs idle */
+  int64_t pb = sms, waves = pb > 0 ? (tiles + pb - 1) / pb : 0;
   int64_t BM = 0, BN = 0;
   const char *no = NULL;
   if (disabled) no = "tl.disable_stream_k is set";
-  else if (pb < 1 || tiles % pb == 0) no = "the tiles fill whole waves";
+  else if (pb < 1 || tiles % pb == 0) no = "the tiles fill whole waves of the SMs";
   else if ((double)(waves * pb) / (double)tiles <= 1.02) no = "the last wave is less than 2% short";
   else if (n < 4) no = "fewer than 4 k-tiles per tile";
   else if (C->dtype.code != TL_TYPE_FLOAT || C->dtype.bits != 32 || C->ndim != 2 ||
@@ -98,13 +100,13 @@ bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disable
   if (!no && (units > INT32_MAX / (blocks > 0 ? blocks : 1) || 2 * blocks * BM > INT32_MAX / 2))
     no = "the work units would overflow int32";
   if (no) {
-    snprintf(why, whysz, "%s (%lld tiles on %lld blocks: %.2f waves)", no, (long long)tiles, (long long)pb,
+    snprintf(why, whysz, "%s (%lld tiles on %lld SMs: %.2f waves)", no, (long long)tiles, (long long)pb,
              pb > 0 ? (double)tiles / (double)pb : 0.0);
     return true;
   }
   snprintf(why, whysz,
-           "%lld tiles x %lld k-tiles = %lld units over %lld blocks (%.1f units each); the persistent grid "
-           "would run %.2f waves as %lld",
+           "%lld tiles x %lld k-tiles = %lld units over %lld blocks (%.1f units each); whole tiles on the "
+           "SMs would run %.2f waves as %lld",
            (long long)tiles, (long long)n, (long long)units, (long long)blocks, (double)units / (double)blocks,
            (double)tiles / (double)pb, (long long)waves);
   sk->tiles = tiles;

@@ -33,10 +33,11 @@ typedef struct tl_sk {
 /* Decides whether a persistent kernel of `tiles` tiles of n k-tiles with
  * accumulator C (static 2-D) runs stream-K on `sms` blocks, and when it does
  * creates sk's buffers and variables (sk->on).  The rule: not `disabled`
- * (tl.disable_stream_k), C float32, n >= 4, the persistent grid of
- * min(tiles, sms) blocks leaves its last wave partly empty, by more than 2%
- * (tiles % blocks != 0 and ceil(tiles / blocks) * blocks / tiles > 1.02),
- * and units * blocks < 2^31 (the int32 unit arithmetic cannot overflow).
+ * (tl.disable_stream_k), C float32, n >= 4, whole tiles on the sms SMs
+ * leave the last wave partly empty, by more than 2% (tiles % sms != 0 and
+ * ceil(tiles / sms) * sms / tiles > 1.02; fewer tiles than SMs is such a
+ * wave), and units * blocks < 2^31 (the int32 unit arithmetic cannot
+ * overflow).  The blocks: min(sms, units).
  * why (size whysz) gets the remark's reason either way.  false on OOM. */
 bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disabled, int64_t tiles, int64_t n,
                 const tl_buffer *C, tl_sk *sk, char *why, size_t whysz);

@@ -61,6 +61,7 @@ bool tl_cache_key_of(const tl_cache_inputs *in, tl_cache_key *key) {
   for (size_t i = 0; in->out_idx && i < in->n_out_idx; i++) feed_i64(st, "out_idx", in->out_idx[i]);
   feed_str(st, "kernel", in->kernel);
   feed_str(st, "tile_ir", in->tile_ir);
+  if (in->sms) feed_i64(st, "sms", in->sms); /* keys of the default stay as they were */
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, h);

@@ -49,6 +49,7 @@ typedef struct tl_cache_inputs {
   const char *llvm;          /* LLVM version */
   const char *libdevice;     /* libdevice path, size, mtime */
   const char *passes;        /* $TL_LLVM_PASSES, or NULL */
+  int sms;                   /* tl_compile_options.sms (0: the target's; not fed then) */
 } tl_cache_inputs;
 
 /* The key of in into *key; false on OOM. */

@@ -340,6 +340,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   in.llvm = llvm;
   in.libdevice = libdevice;
   in.passes = getenv("TL_LLVM_PASSES");
+  in.sms = opts->sms;
   bool ok = tl_cache_key_of(&in, key);
   tl_strbuf_free(&ir);
   return ok;

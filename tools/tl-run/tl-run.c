@@ -131,6 +131,8 @@ static void usage(FILE *f) {
       "                        tl.disable_stream_k (sm_90a: a persistent GEMM keeps\n"
       "                        whole tiles per block)\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
+      "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
+      "                        (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  --cache-info          say on stderr whether the compile hit the kernel cache:\n"
       "                        'tl-run: kernel cache: hit|miss|corrupt|off KEY' (the CPU\n"
@@ -924,7 +926,7 @@ static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, i
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG,
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
          OPT_CACHE_INFO, OPT_COMPILE_ONLY };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
@@ -939,6 +941,7 @@ int main(int argc, char **argv) {
       {"target", required_argument, NULL, OPT_TARGET},
       {"kernel", required_argument, NULL, OPT_KERNEL},
       {"remarks", no_argument, NULL, OPT_REMARKS},
+      {"sms", required_argument, NULL, OPT_SMS},
       {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
@@ -950,6 +953,7 @@ int main(int argc, char **argv) {
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   unsigned compile_flags = 0; /* --pass-config */
+  int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
   int *oi = NULL;
@@ -1068,6 +1072,16 @@ int main(int argc, char **argv) {
       case OPT_CACHE_INFO: cache_info = true; break;
       case OPT_COMPILE_ONLY: compile_only = true; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
+      case OPT_SMS: {
+        char *end = NULL;
+        long v = strtol(optarg, &end, 10);
+        if (!*optarg || *end || v < 1 || v > 100000) {
+          rc = tl_cli_usage_error("--sms needs an SM count of 1 to 100000, got '%s'", optarg);
+          goto done;
+        }
+        sms = (int)v;
+        break;
+      }
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
@@ -1116,6 +1130,7 @@ int main(int argc, char **argv) {
   tl_compile_options co;
   memset(&co, 0, sizeof co);
   co.target = target;
+  co.sms = sms;
   co.out_idx_mode = oi_mode;
   co.out_idx = oi;
   co.n_out_idx = noi;
