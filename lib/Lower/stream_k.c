@@ -21,8 +21,9 @@
  * ka > 0 or kb < n stores its accumulator to workspace slot
  * 2 * b + min(j, 1) (a block has at most two partial segments: its first and
  * its last), each consumer thread runs T.ptx_fence_gpu(), the consumers
- * sync, thread 0 adds 1 to count[t] (T.ptx_atomic_add, returning the old
- * value) and broadcasts the old value through shared memory; the tile's
+ * sync, thread 0 fences, adds 1 to count[t] (T.ptx_atomic_add, returning
+ * the old value), fences again and broadcasts the old value through shared
+ * memory (the consumers sync again); the tile's
  * segments are those of the blocks bf..bl whose ranges meet [t*n, (t+1)*n)
  * (the block holding unit u is ((u + 1) * B - 1) // U), so the segment that
  * sees old == bl - bf is the last: it fences, sums ALL the tile's slots in
@@ -32,10 +33,14 @@
  * count[t] to 0 (the next launch finds the counters zeroed) and runs the
  * kernel's epilogue; the others skip it.  Whole-tile segments run the
  * epilogue directly.  Nothing waits for another block, so any residency of
- * blocks completes.  Memory model (PTX ISA §8, "release and acquire
- * patterns"): the slot stores, then fence.acq_rel.gpu, bar.sync, and the
- * relaxed .gpu atomic form a release pattern; the last segment's atomic,
- * bar.sync and fence.acq_rel.gpu the matching acquire.
+ * blocks completes.  Memory model (PTX ISA §8.8, release and acquire
+ * patterns): every thread's slot stores happen before thread 0's fence
+ * through bar.sync, and thread 0's fence.acq_rel.gpu followed by its
+ * relaxed .gpu atomic is a release pattern (fences are cumulative); on the
+ * reading side thread 0's atomic followed by its fence is the acquire
+ * pattern, and bar.sync orders it before every thread's loads.  The
+ * per-thread fences around the barriers (before it on the writing side,
+ * after it on the reading side) are the same pattern for each thread.
  *
  * The workspace (slots, count) is two global buffers allocated at the top
  * of the kernel (T.alloc_buffer(..., scope="global")): code generation
@@ -251,8 +256,10 @@ tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk,
   tl_expr *aa[4] = {tl_ir_buffer_ref(m, loc, sk->count), V(m, loc, r->t), I(m, loc, 1),
                     tl_ir_int(m, loc, TL_BOOL, 1)};
   tl_expr *old = aa[0] && aa[1] && aa[2] && aa[3] ? tl_ir_call(m, loc, TL_INTRIN_PTX_ATOMIC_ADD, 4, aa) : NULL;
-  tl_stmt *arrive = old && x ? tl_lo_store(m, loc, sk->bc, 1, bi, old) : NULL;
-  tl_stmt *arrive_if = tl_lo_if(m, loc, BIN(m, loc, TL_OP_EQ, tid, I(m, loc, 0)), arrive, NULL);
+  /* thread 0: fence (after the barrier: releases every consumer's slot stores, cumulatively), the
+   * atomic, fence (acquires the other segments' stores before the barrier hands them on) */
+  tl_stmt *arr[3] = {fence(m, loc), old && x ? tl_lo_store(m, loc, sk->bc, 1, bi, old) : NULL, fence(m, loc)};
+  tl_stmt *arrive_if = tl_lo_if(m, loc, BIN(m, loc, TL_OP_EQ, tid, I(m, loc, 0)), SEQ(m, loc, 3, arr), NULL);
   /* the tile's blocks bf..bl; the block of unit u is ((u + 1) * B - 1) // U */
   tl_expr *U = I(m, loc, sk->units), *B = I(m, loc, sk->blocks), *n = I(m, loc, sk->n);
   tl_expr *tn = BIN(m, loc, TL_OP_MUL, V(m, loc, r->t), n);
