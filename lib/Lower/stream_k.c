@@ -114,12 +114,7 @@ bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disable
            "SMs would run %.2f waves as %lld",
            (long long)tiles, (long long)n, (long long)units, (long long)blocks, (double)units / (double)blocks,
            (double)tiles / (double)pb, (long long)waves);
-  sk->tiles = tiles;
-  sk->n = n;
-  sk->blocks = blocks;
-  sk->units = units;
-  sk->BM = BM;
-  sk->BN = BN;
+  *sk = (tl_sk){.tiles = tiles, .n = n, .blocks = blocks, .units = units, .BM = BM, .BN = BN};
   sk->slots = buffer(m, loc, "sk_slots", TL_DT(TL_TYPE_FLOAT, 32), TL_SCOPE_GLOBAL, 2 * blocks * BM, BN);
   sk->count = buffer(m, loc, "sk_count", TL_INT32, TL_SCOPE_GLOBAL, tiles, 0);
   sk->bc = buffer(m, loc, "sk_bc", TL_INT32, TL_SCOPE_SHARED_DYN, 2, 0);

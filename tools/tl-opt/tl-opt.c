@@ -287,16 +287,9 @@ int main(int argc, char **argv) {
       case OPT_REMARKS: /* read by the lowering (lib/Lower, tl_lower_remarks_enabled) */
         setenv("TL_REMARKS", "1", 1);
         break;
-      case OPT_SMS: {
-        char *end = NULL;
-        long v = strtol(optarg, &end, 10);
-        if (!*optarg || *end || v < 1 || v > 100000) {
-          rc = tl_cli_usage_error("--sms needs an SM count of 1 to 100000, got '%s'", optarg);
-          goto done;
-        }
-        sms = (int)v;
+      case OPT_SMS:
+        if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
-      }
       case 'h':
         usage(stdout);
         rc = 0;

@@ -1072,16 +1072,9 @@ int main(int argc, char **argv) {
       case OPT_CACHE_INFO: cache_info = true; break;
       case OPT_COMPILE_ONLY: compile_only = true; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
-      case OPT_SMS: {
-        char *end = NULL;
-        long v = strtol(optarg, &end, 10);
-        if (!*optarg || *end || v < 1 || v > 100000) {
-          rc = tl_cli_usage_error("--sms needs an SM count of 1 to 100000, got '%s'", optarg);
-          goto done;
-        }
-        sms = (int)v;
+      case OPT_SMS:
+        if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
-      }
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
