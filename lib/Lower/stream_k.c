@@ -87,6 +87,27 @@ static tl_buffer *buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
   return tl_ir_new_buffer(m, loc, name, t, sc, nd, shape);
 }
 
+const char *tl_sk_prologue_check(tl_stmt *const *body, int li, const tl_buffer *C) {
+  bool cleared = false;
+  for (int i = 0; i < li; i++) {
+    const tl_stmt *s = body[i];
+    if (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET) continue;
+    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE) continue;
+    bool zero = s->kind == TL_STMT_TILE &&
+                (s->u.tile.op == TL_TILE_CLEAR ||
+                 (s->u.tile.op == TL_TILE_FILL && s->u.tile.nargs == 2 && s->u.tile.args[1].expr &&
+                  ((s->u.tile.args[1].expr->kind == TL_EXPR_FLOAT && s->u.tile.args[1].expr->u.fval == 0) ||
+                   (s->u.tile.args[1].expr->kind == TL_EXPR_INT && s->u.tile.args[1].expr->u.ival == 0))));
+    if (zero && s->u.tile.args[0].kind == TL_OPND_REGION && s->u.tile.args[0].region.buffer == C &&
+        tl_lo_whole_region(&s->u.tile.args[0].region)) {
+      cleared = true;
+      continue;
+    }
+    return "a statement before the k-loop other than zeroing the accumulator (each block would run it)";
+  }
+  return cleared ? NULL : "the accumulator is not zeroed before the k-loop";
+}
+
 bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disabled, int64_t tiles, int64_t n,
                 const tl_buffer *C, tl_sk *sk, char *why, size_t whysz) {
   memset(sk, 0, sizeof *sk);

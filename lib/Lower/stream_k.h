@@ -42,6 +42,14 @@ typedef struct tl_sk {
 bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disabled, int64_t tiles, int64_t n,
                 const tl_buffer *C, tl_sk *sk, char *why, size_t whysz);
 
+/* Whether the statements before the GEMM loop (body[0..li) of the kernel
+ * body) suit stream-K, which runs them once per segment, i.e. possibly
+ * several times per tile, and adds the segments' accumulators: only
+ * allocations, LETs, T.use_swizzle and a T.clear (or T.fill with 0) of the
+ * whole accumulator C, which must be there.  NULL when they do, else the
+ * reason. */
+const char *tl_sk_prologue_check(tl_stmt *const *body, int li, const tl_buffer *C);
+
 /* The allocations of the workspace and the fixup's buffers (4 statements),
  * for the kernel body's prefix. */
 bool tl_sk_allocs(tl_module *m, tl_loc loc, const tl_sk *sk, tl_stmt *out[4]);

@@ -391,10 +391,14 @@ static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *tar
   pp->on = true;
   /* stream-K (lib/Lower/stream_k.c) for a static grid and k-loop */
   int64_t gx, gy, n;
-  if (tl_expr_is_const_int(pp->gx, &gx) && tl_expr_is_const_int(pp->gy, &gy) &&
-      tl_expr_is_const_int(loop->u.loop.extents[0], &n) &&
-      !tl_sk_plan(m, b->names, b->loc, target->sms, f->pass_configs.disable_stream_k, gx * gy, n,
-                  p->gemm->u.tile.args[2].region.buffer, &pp->sk, pp->sk_why, sizeof pp->sk_why))
+  const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
+  const char *pro = tl_sk_prologue_check(body->u.seq.stmts, p->li, C);
+  if (pro) snprintf(pp->sk_why, sizeof pp->sk_why, "%s", pro);
+  else if (!tl_expr_is_const_int(pp->gx, &gx) || !tl_expr_is_const_int(pp->gy, &gy) ||
+           !tl_expr_is_const_int(loop->u.loop.extents[0], &n))
+    snprintf(pp->sk_why, sizeof pp->sk_why, "the grid or the k-loop's extent is not static");
+  else if (!tl_sk_plan(m, b->names, b->loc, target->sms, f->pass_configs.disable_stream_k, gx * gy, n, C, &pp->sk,
+                       pp->sk_why, sizeof pp->sk_why))
     b->oom = true;
   return true;
 }
