@@ -37,6 +37,10 @@
  * has wgmma.mma_async, else "mma.sync"), mma_config, mma_ms, mma_tflops,
  * mma_ratio (mma / cuBLAS), mma_check, mma_max_err_vs_cublas,
  * mma_compile_ms, ours_over_mma.
+ * TL_BENCH_SECOND=nostreamk: the second kernel is instead the default compile
+ * with TL_COMPILE_DISABLE_STREAM_K (the Hopper path, same Hopper-table
+ * configuration, whole tiles per block; lib/Lower/stream_k.c), so that the
+ * "mma" columns and ours_over_mma are the stream-K A/B in one process.
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
  * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
  * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
@@ -325,6 +329,7 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned f
 }
 
 static bool three_way; /* the default target has the Hopper path: ours and mma both */
+static unsigned second_flags = TL_COMPILE_DISABLE_WARP_SPECIALIZED; /* the second path's (TL_BENCH_SECOND) */
 static FILE *csv_f;
 
 /* Poisons C of set 0, runs o's kernel on set 0 and compares with cuBLAS's
@@ -507,7 +512,7 @@ static int bench_shape(const shape *sh, dt_kind d, bool nt, int uc, const char *
   ours_path p[2];
   memset(p, 0, sizeof p);
   int np = three_way ? 2 : 1;
-  p[1].flags = TL_COMPILE_DISABLE_WARP_SPECIALIZED;
+  p[1].flags = second_flags;
   bool any = false;
   for (int i = 0; i < np; i++) {
     p[i].s = &s;
@@ -617,6 +622,8 @@ int main(int argc, char **argv) {
   }
   csv_f = f;
   three_way = tl_gemm_configs_use_hopper(NULL, 0);
+  const char *second = getenv("TL_BENCH_SECOND");
+  if (second && !strcmp(second, "nostreamk")) second_flags = TL_COMPILE_DISABLE_STREAM_K;
   /* the reference's columns come after those of earlier versions, then
    * the second path's (issue 12) */
   fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
@@ -626,7 +633,11 @@ int main(int argc, char **argv) {
              "mma_max_err_vs_cublas,mma_compile_ms,ours_over_mma\n");
   printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
          (unsigned long long)seed, reps, WARMUP);
-  if (three_way)
+  if (three_way && second_flags == TL_COMPILE_DISABLE_STREAM_K)
+    printf("two of our paths (TL_BENCH_SECOND=nostreamk): ours = default compile (Hopper path, stream-K where it "
+           "engages), mma columns = TL_COMPILE_DISABLE_STREAM_K (Hopper path, whole tiles per block, same "
+           "configuration); both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
+  else if (three_way)
     printf("two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
            "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "
            "cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);

@@ -91,7 +91,12 @@ enum {
    * three turns the Hopper path off as a whole; docs/simt-ir.md). */
   TL_COMPILE_DISABLE_WGMMA = 1u << 3,
   TL_COMPILE_DISABLE_TMA_LOWER = 1u << 4,
-  TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1u << 5
+  TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1u << 5,
+  /* The pass config "tl.disable_stream_k": on sm_90a, a persistent GEMM
+   * whose last wave of tiles would be partly empty keeps the plain
+   * persistent grid (whole tiles per block) instead of stream-K
+   * (docs/simt-ir.md "Stream-K"). */
+  TL_COMPILE_DISABLE_STREAM_K = 1u << 6
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */
@@ -196,6 +201,12 @@ typedef struct tl_compile_options {
   /* The disk cache of compiled kernels for this call (0 =
    * TL_CACHE_USE_DEFAULT). */
   tl_cache_use cache;
+  /* The SM count persistent Hopper GEMMs plan their grid for (min(tiles,
+   * sms) blocks, stream-K's split of the work): 0 = the target's (132 on
+   * sm_90a, the H200's).  Tests use small counts so that small shapes run
+   * several tiles per block or tiles over several blocks on the CPU
+   * executor (tl-run / tl-opt --sms=N).  Part of the cache key. */
+  int sms;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter

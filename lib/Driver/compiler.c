@@ -112,6 +112,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (c->opts->flags & TL_COMPILE_DISABLE_WGMMA) pc->disable_wgmma = true;
   if (c->opts->flags & TL_COMPILE_DISABLE_TMA_LOWER) pc->disable_tma_lower = true;
   if (c->opts->flags & TL_COMPILE_DISABLE_WARP_SPECIALIZED) pc->disable_warp_specialized = true;
+  if (c->opts->flags & TL_COMPILE_DISABLE_STREAM_K) pc->disable_stream_k = true;
   return TL_OK;
 }
 
@@ -141,6 +142,13 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   if (!c->target)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", tname,
                            tl_target_names());
+  if (opts->sms < 0 || opts->sms > 100000)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "SM count %d out of range (1..100000, or 0)", opts->sms);
+  if (opts->sms > 0 && c->target->sms > 0) { /* the persistent grid's SM count (tl_compile_options.sms) */
+    c->target_sms = *c->target;
+    c->target_sms.sms = opts->sms;
+    c->target = &c->target_sms;
+  }
   double t0 = mono_ms();
   if (!(c->simt = tl_module_clone(c->tile))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   stage_hook hook = {c, 0, false};

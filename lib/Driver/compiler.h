@@ -29,6 +29,7 @@ typedef struct tl_compilation {
   tl_module *tile;                /* after tl_compiler_parse: the tile IR as written */
   tl_module *simt;                /* after tl_compiler_lower: the SIMT IR */
   const tl_target *target;        /* after tl_compiler_lower: opts->target or the GPU's */
+  tl_target target_sms;           /* that target with opts->sms SMs, when opts->sms > 0 */
   char *simt_ir;                  /* after tl_compiler_lower: the SIMT IR's text (malloc'd) */
   char *llvm_ir;                  /* after tl_compiler_codegen (malloc'd): the optimised
                                    * module's text, "" unless TL_COMPILE_KEEP_LLVM_IR or

@@ -303,7 +303,11 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     if (!(dims = malloc_ir(E, sizeof(tl_expr *))) || !(dims[0] = lit_int(E, loc, 1))) return false;
   } else {
     bool shared = !strcmp(fname, "alloc_shared"), frag = !strcmp(fname, "alloc_fragment");
-    if (!shared && !frag && strcmp(fname, "alloc_local")) {
+    /* T.alloc_buffer(shape, dtype, scope="global") in a kernel: a kernel workspace (what stream-K's
+     * lowering makes, lib/Lower/stream_k.c; the runtime provides it zeroed per stream and keeps it
+     * between launches, docs/simt-ir.md "Stream-K"), so that SIMT IR prints and parses back */
+    bool global = !strcmp(fname, "alloc_buffer");
+    if (!shared && !frag && !global && strcmp(fname, "alloc_local")) {
       err(E, x->loc, "unknown allocation %s", fn);
       return false;
     }
@@ -311,7 +315,7 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     const tl_ast_expr *a[3];
     if (!bind_args(E, x, fn, params, 2, a)) return false;
     const tl_ast_expr *sa = a[0], *da = a[1], *ca = a[2];
-    sc = shared ? TL_SCOPE_SHARED_DYN : frag ? TL_SCOPE_FRAGMENT : TL_SCOPE_LOCAL;
+    sc = shared ? TL_SCOPE_SHARED_DYN : frag ? TL_SCOPE_FRAGMENT : global ? TL_SCOPE_GLOBAL : TL_SCOPE_LOCAL;
     if (!eval_shape(E, sa, &ndim, &dims)) return false;
     val *dv = eval(E, da);
     if (!dv || !to_dtype(E, dv, da->loc, &dt)) return false;
@@ -1080,7 +1084,7 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
         err(E, a->u.dict.keys[i]->loc,
             "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
             "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
-            "\"tl.config_index_bitwidth\")", k->u.s);
+            "\"tl.config_index_bitwidth\", \"tl.disable_stream_k\")", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));
@@ -1167,7 +1171,7 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     const tl_ast_expr *value = s->u.assign.value;
     const char *tn = t_callee(E, value);
     if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") ||
-               !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var"))) {
+               !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;

@@ -177,7 +177,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   const tl_ast_expr *f = x->u.call.func;
   const char *fn = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : "";
   static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-                                       "alloc_local", NULL};
+                                       "alloc_local", "alloc_buffer", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
                                         "Serial", "grid", "unroll", "range", NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {
@@ -480,7 +480,7 @@ void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
     if (!slot) {
       err(E, a->u.dict.keys[i]->loc,
           "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\", \"tl.config_index_bitwidth\", "
-          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\")", key->u.s);
+          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\", \"tl.disable_stream_k\")", key->u.s);
       return;
     }
     if (!pass_config_value(E, key->u.s, v, a->u.dict.values[i], slot)) return;

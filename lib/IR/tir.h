@@ -156,7 +156,8 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:                    \
   case TL_INTRIN_PTX_MBARRIER_WAIT: case TL_INTRIN_PTX_CP_ASYNC_BULK:                                \
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
-  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC
+  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:                      \
+  case TL_INTRIN_PTX_FENCE_GPU
 /* The case labels of the warpgroup statements (wgmma fence / commit / wait /
  * ss / rs, setmaxnreg; docs/simt-ir.md "wgmma"), likewise. */
 #define TL_INTRIN_CASES_WGMMA                                                                        \
@@ -426,6 +427,18 @@ int tl_tma_collect(const tl_primfunc *f, tl_tma_map **maps, tl_loc *loc, char *m
 /* The index of the map equal to key (same parameter, rank, box, swizzle)
  * in maps[0..n), or -1. */
 int tl_tma_find(const tl_tma_map *maps, int n, const tl_tma_map *key);
+/* Kernel workspaces (lib/IR/workspace.c): the global buffers allocated at
+ * the top level of f's kernel body (stream-K's slots and tile counters,
+ * lib/Lower/stream_k.c; docs/simt-ir.md "Stream-K"), in order; each is one
+ * hidden pointer parameter after the tensor maps, which the runtime points
+ * at zeroed device memory it keeps per (kernel, device, stream).  Returns
+ * the count (at most max; bufs may be NULL to count only). */
+int tl_workspace_collect(const tl_primfunc *f, tl_buffer **bufs, int max);
+/* The bytes of workspace buffer b (its static element count times the
+ * element size; 0 when the shape is not static). */
+int64_t tl_workspace_bytes(const tl_buffer *b);
+/* The most workspace buffers a function may have. */
+#define TL_WORKSPACE_MAX 4
 /* The one wording of the refusal of a T.Parallel loop in a kernel whose body
  * uses the thread index (lib/Lower/static_check.c, and the reference
  * evaluator, lib/Interp/ref_eval.c, which refuses it the same way). */

@@ -604,9 +604,17 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
         verr(vs, loc, "malformed IR: allocation without a buffer");
         return;
       }
-      if (b->scope == TL_SCOPE_GLOBAL)
-        verr(vs, loc, "'%s': global buffers cannot be allocated in a kernel", b->name);
-      else if (!vs->kernel)
+      /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/stream_k.c;
+       * docs/simt-ir.md "Stream-K"): only lowering makes one, with a static shape */
+      if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
+        verr(vs, loc, "'%s': a global buffer (kernel workspace) must be allocated inside a T.Kernel", b->name);
+      else if (b->scope == TL_SCOPE_GLOBAL) {
+        for (int d = 0; d < b->ndim; d++) {
+          int64_t v;
+          if (!b->shape || !b->shape[d] || !tl_expr_is_const_int(b->shape[d], &v))
+            verr(vs, loc, "'%s': a kernel workspace needs a static shape", b->name);
+        }
+      } else if (!vs->kernel)
         verr(vs, loc, "%s must be inside a T.Kernel scope", alloc_spelling(b->scope));
       check_shape(vs, b);
       if (b->init) check_expr(vs, b->init, loc, 1);

@@ -1002,8 +1002,35 @@ static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *
   return true;
 }
 
+/* A global buffer allocated in the kernel: a kernel workspace (stream-K's
+ * slots and tile counters, lib/Lower/stream_k.c; docs/simt-ir.md
+ * "Stream-K"), one zeroed allocation per launch that every block shares
+ * (the GPU runtime keeps one per stream, which the kernel returns to zero).
+ * It is no tensor parameter, so the global race checker (simt_grace.c)
+ * does not track it: the blocks hand data through it with fences and an
+ * atomic counter, which that checker does not model. */
+static bool exec_workspace(sx *x, const tl_buffer *b, const uint8_t *mask) {
+  if (tl_map_get(&x->gbufs, b, NULL)) return true;
+  sx_buf *sb = tl_arena_alloc(&x->arena, sizeof *sb);
+  if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
+  memset(sb, 0, sizeof *sb);
+  sb->b = b;
+  sb->space = SX_GLOBAL;
+  sb->et = scalar_of(b->dtype);
+  sb->eb = elem_bytes(b->dtype);
+  if (lanes_of(b->dtype) != 1) return sx_fail(x, "workspace '%s' has a vector dtype", b->name);
+  if (!const_shape(x, b, mask, sb)) return false;
+  if (sb->elems * sb->eb > ((int64_t)1 << 32)) return sx_fail(x, "workspace '%s' is too large", b->name);
+  sb->data = tl_arena_alloc(&x->arena, (size_t)(sb->elems * sb->eb) + 16);
+  if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
+  memset(sb->data, 0, (size_t)(sb->elems * sb->eb));
+  if (!tl_map_put(&x->gbufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
+  return true;
+}
+
 static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
   const tl_buffer *b = s->u.alloc.buffer;
+  if (b->scope == TL_SCOPE_GLOBAL) return exec_workspace(x, b, mask);
   sx_buf *sb = tl_map_get(&x->k->bufs, b, NULL);
   if (!sb) {
     sb = tl_arena_alloc(&x->k->arena, sizeof *sb);

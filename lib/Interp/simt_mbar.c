@@ -454,6 +454,7 @@ bool sx_async_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_BULK_WAIT_GROUP:
   case TL_INTRIN_PTX_FENCE_PROXY_ASYNC: return bulk_group(x, op, e, mask);
   TL_INTRIN_CASES_TMA: return sx_tma_stmt(x, op, e, mask);
+  case TL_INTRIN_PTX_FENCE_GPU: return true; /* blocks run one after another: every global write is visible */
   default: return sx_fail(x, "internal error: not an asynchronous-pipeline statement");
   }
 }

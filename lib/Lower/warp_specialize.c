@@ -68,6 +68,7 @@
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
+#include "Lower/stream_k.h"
 
 #define WS_MAX_LOADS 8
 
@@ -342,6 +343,8 @@ typedef struct ws_persist {
   tl_expr *gx, *gy, *blocks, *count;
   const tl_stmt *swz;     /* the kernel's T.use_swizzle, or NULL */
   tl_map subst;           /* bx -> bxp, by -> byp for the producer's copies */
+  tl_sk sk;               /* stream-K (lib/Lower/stream_k.c) when sk.on */
+  char sk_why[256];       /* the remark's reason for stream-K or not */
 } ws_persist;
 
 static bool mentions_block_vars(const tl_expr *e, const tl_stmt *k) {
@@ -349,7 +352,8 @@ static bool mentions_block_vars(const tl_expr *e, const tl_stmt *k) {
 }
 
 /* Can kernel k of plan p run persistently?  Sets up pp when it can. */
-static bool persist_plan(ws_build *b, const tl_target *target, const ws_plan *p, ws_persist *pp) {
+static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target, const ws_plan *p,
+                         ws_persist *pp) {
   tl_stmt *k = p->kernel, *loop = p->loop;
   memset(pp, 0, sizeof *pp);
   tl_map_init(&pp->subst);
@@ -385,43 +389,78 @@ static bool persist_plan(ws_build *b, const tl_target *target, const ws_plan *p,
       !tl_map_put(&pp->subst, pp->by, V(b, pp->byp)))
     return false;
   pp->on = true;
+  /* stream-K (lib/Lower/stream_k.c) for a static grid and k-loop */
+  int64_t gx, gy, n;
+  const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
+  const char *pro = tl_sk_prologue_check(body->u.seq.stmts, p->li, C);
+  if (pro) snprintf(pp->sk_why, sizeof pp->sk_why, "%s", pro);
+  else if (!tl_expr_is_const_int(pp->gx, &gx) || !tl_expr_is_const_int(pp->gy, &gy) ||
+           !tl_expr_is_const_int(loop->u.loop.extents[0], &n))
+    snprintf(pp->sk_why, sizeof pp->sk_why, "the grid or the k-loop's extent is not static");
+  else if (!tl_sk_plan(m, b->names, b->loc, target->sms, f->pass_configs.disable_stream_k, gx * gy, n, C, &pp->sk,
+                       pp->sk_why, sizeof pp->sk_why))
+    b->oom = true;
   return true;
 }
 
 /* for j in T.serial(count): <x, y = tile j's block indices>; body */
 static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_stmt *body,
-                          tl_diag *d) {
+                          tl_diag *d, const tl_sk_role *sr) {
   tl_module *m = b->m;
-  tl_expr *t = BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
-  tl_stmt *st[7];
+  tl_expr *t = sr ? V(b, sr->t) : BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
+  tl_stmt *st[10];
   int n = 0;
+  if (sr) { /* stream-K: segment j's tile and k-tiles */
+    if (!tl_sk_seg_lets(m, b->loc, &pp->sk, sr, V(b, j), st)) return NULL;
+    n = 3;
+  }
+  int n0 = n;
   if (pp->swz) {
     int64_t P = 0;
     bool enable = true, column = false;
     if (!tl_raster_params(pp->swz, &P, &enable, &column, d)) return NULL;
     if (enable) {
-      if (!tl_raster_lets(m, b->names, b->loc, t, pp->gx, pp->gy, P, column, x, y, st)) return NULL;
-      n = 6;
+      if (!tl_raster_lets(m, b->names, b->loc, t, pp->gx, pp->gy, P, column, x, y, st + n0)) return NULL;
+      n = n0 + 6;
     }
   }
-  if (n == 0) {
-    st[0] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
-    st[1] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORDIV, t, pp->gx));
-    n = 2;
+  if (n == n0) {
+    st[n++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
+    st[n++] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORDIV, t, pp->gx));
   }
   st[n++] = body;
   tl_stmt *seq = SEQ(b, n, st);
-  return seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, pp->count, seq) : NULL;
+  tl_stmt *loop = seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, sr ? V(b, sr->nseg) : pp->count, seq) : NULL;
+  if (!sr || !loop) return loop;
+  tl_stmt *bl[5]; /* stream-K: the block's units first */
+  if (!tl_sk_block_lets(m, b->loc, &pp->sk, sr, V(b, pp->b), bl)) return NULL;
+  bl[4] = loop;
+  return SEQ(b, 5, bl);
+}
+
+/* Stream-K: loop's bounds become the segment's k-tiles [lo + ka, lo + kb). */
+static bool sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role *sr) {
+  tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
+  tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
+  if (!mn || !ex) return false;
+  mn[0] = tl_lo_add(b->m, b->loc, lo, V(b, sr->ka));
+  ex[0] = BIN(b, TL_OP_SUB, V(b, sr->kb), V(b, sr->ka));
+  loop->u.loop.mins = mn;
+  loop->u.loop.extents = ex;
+  return mn[0] && ex[0];
 }
 
 /* `r = var - lo` (plus tiles * n in a persistent kernel: the k-tiles of the
  * block's earlier output tiles, so that stages and phases run on across
- * tiles) as a LET; returns r's expression. */
-static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr **rel) {
+ * tiles; minus start, the block's first unit, under stream-K, where tiles
+ * is the segment's tile) as a LET; returns r's expression. */
+static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *start,
+                        tl_expr **rel) {
   tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
   *rel = r ? V(b, r) : NULL;
   tl_expr *v = BIN(b, TL_OP_SUB, V(b, var), lo);
   if (tiles) v = BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, tiles, n), v);
+  if (start) v = BIN(b, TL_OP_SUB, v, start);
   return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
 
@@ -529,7 +568,9 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
   if (!kp) return NULL;
   tl_expr *prel;
-  tl_stmt *plet = let_rel(b, kp, lo, pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0], &prel);
+  const tl_sk_role *sr = pp->sk.on ? &pp->sk.prod : NULL;
+  tl_stmt *plet = let_rel(b, kp, lo, sr ? V(b, sr->t) : pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0],
+                          sr ? V(b, sr->start) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
@@ -549,10 +590,11 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   ploop->u.loop.num_stages = -1;
   vars[0] = kp;
   ploop->u.loop.vars = vars;
+  if (sr && !sk_bounds(b, ploop, lo, sr)) return NULL;
   ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
   tl_vec_free(&pbody);
   if (!ploop->u.loop.body) return NULL;
-  tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d) : ploop;
+  tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d, sr) : ploop;
   return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
               : NULL;
 }
@@ -569,7 +611,10 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   int S = p->stages;
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
   tl_expr *crel;
-  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, pp->on ? V(b, pp->j) : NULL, loop->u.loop.extents[0], &crel);
+  const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
+  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr ? V(b, sr->t) : pp->on ? V(b, pp->j) : NULL,
+                          loop->u.loop.extents[0], sr ? V(b, sr->start) : NULL, &crel);
+  if (sr && !sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
   tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, S))};
@@ -623,12 +668,35 @@ static bool ws_stage_tiles(ws_build *b, const ws_plan *p) {
   return true;
 }
 
+/* Stream-K: the workspace allocations join the prefix, and the fixup
+ * (tl_sk_fixup) goes after the consumers' k-loop with the statements after
+ * the loop (the epilogue) inside it. */
+static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pre, stmt_vec *work) {
+  tl_stmt *al[4];
+  if (!tl_sk_allocs(b->m, b->loc, &pp->sk, al)) return false;
+  for (int i = 0; i < 4; i++)
+    if (!tl_vec_push(pre, al[i])) return false;
+  size_t li = 0;
+  while (li < work->len && work->data[li] != p->loop) li++;
+  if (li == work->len) return false;
+  size_t ne = work->len - li - 1;
+  tl_stmt *epi = SEQ(b, (int)ne, work->data + li + 1);
+  tl_stmt *fix = epi ? tl_sk_fixup(b->m, b->names, b->loc, &pp->sk, V(b, pp->b), V(b, pp->j),
+                                   p->gemm->u.tile.args[2].region.buffer, epi)
+                     : NULL;
+  if (!fix) return false;
+  work->data[li + 1] = fix;
+  work->len = li + 2;
+  return true;
+}
+
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
-                           tl_diag *d, bool *persistent) {
+                           tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
-  *persistent = persist_plan(b, target, p, &pp);
+  *persistent = persist_plan(b, f, target, p, &pp);
+  if (b->oom) return NULL;
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
@@ -649,8 +717,9 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     if (swz && pp.on) continue;
     ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
   }
+  if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
-  if (per_tile && pp.on) per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, per_tile, d);
+  if (per_tile && pp.on) per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
   ok = ok && per_tile && tl_vec_push(&cons, per_tile);
   tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
   tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
@@ -661,9 +730,11 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   tl_vec_free(&cons);
   tl_vec_free(&work);
   tl_map_free(&pp.subst);
+  if (pp.on) snprintf(sk_remark, sk_remark_sz, "%s%s", pp.sk.on ? "stream-K: " : "no stream-K: ", pp.sk_why);
   if (!nb || !ws_stage_tiles(b, p)) return NULL;
-  if (pp.on) { /* the launch: min(tiles, SMs) blocks along x */
+  if (pp.on) { /* the launch: min(tiles, SMs) blocks along x (stream-K: min(units, SMs)) */
     tl_stmt *k = p->kernel;
+    if (pp.sk.on) pp.blocks = I(b, pp.sk.blocks);
     pp.bx->kind = TL_VAR_LET;
     pp.by->kind = TL_VAR_LET;
     k->u.kernel.ngrid = 1;
@@ -713,7 +784,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     return false;
   }
   bool persistent = false;
-  tl_stmt *r = ws_rewrite(m, f, &p, &names, target, d, &persistent);
+  char sk_remark[300] = "";
+  tl_stmt *r = ws_rewrite(m, f, &p, &names, target, d, &persistent, sk_remark, sizeof sk_remark);
   tl_names_free(&names);
   if (!r) {
     tl_error(d, f->loc, "out of memory while warp-specializing");
@@ -722,9 +794,9 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
-            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s",
+            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s",
             p.stages, (long long)(p.threads / 128),
-            persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "");
+            persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "", *sk_remark ? "; " : "", sk_remark);
   return true;
 }
 

@@ -10,7 +10,8 @@
  *  - kernel ABI (docs/simt-ir.md): tensor parameters are `ptr addrspace(1)`
  *    (noalias; readonly when never stored), scalars by value, then one i32
  *    per dynamic dimension, then one byval grid-constant 128-byte tensor
- *    map per entry of tl_tma_collect (add_tma_params).  Kernels use the
+ *    map per entry of tl_tma_collect (add_tma_params), then a global pointer
+ *    per kernel workspace (tl_workspace_collect: stream-K).  Kernels use the
  *    ptx_kernel calling convention and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
  *    the "nvvm.maxntid" string attribute (read by LLVM 21+), NVPTX.md §3;
  *  - loops are phi loops (T.unroll gets llvm.loop.unroll.full metadata);
@@ -652,7 +653,9 @@ static bool gen_func(cg *g, tl_primfunc *f) {
       goto done;
     }
   }
-  np = np0 + g->ntma; /* the tensor maps come last */
+  tl_buffer *wsb[TL_WORKSPACE_MAX];
+  int nws = tl_workspace_collect(f, wsb, TL_WORKSPACE_MAX);
+  np = np0 + g->ntma + nws; /* the tensor maps, then the workspace pointers (stream-K) */
   pt = calloc((size_t)(np > 0 ? np : 1), sizeof *pt);
   g->tma_params = calloc((size_t)g->ntma + 1, sizeof *g->tma_params);
   if (!pt || !g->tma_params) goto done;
@@ -669,6 +672,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
   for (int i = 0; i < f->ndynamic; i++) /* int32, or int64 for T.dynamic(name, "int64") */
     pt[f->nparams + i] = f->dynamic[i]->dtype.bits == 64 ? g->t_i64 : g->t_i32;
   for (int i = 0; i < g->ntma; i++) pt[np0 + i] = g->t_ptr0;
+  for (int i = 0; i < nws; i++) pt[np0 + g->ntma + i] = g->t_ptr1;
   if (LLVMGetNamedFunction(g->M, f->name)) {
     cg_error(g, f->loc, "two prim_funcs are named '%s'", f->name);
     goto done;
@@ -704,6 +708,16 @@ static bool gen_func(cg *g, tl_primfunc *f) {
       LLVMValueRef v = cg_from_mem(g, pv, p->var->dtype);
       if (!bind_var(g, p->var, v)) goto done;
     }
+  }
+  for (int i = 0; i < nws; i++) { /* kernel workspaces: their allocation statements find them here */
+    LLVMValueRef pv = LLVMGetParam(g->fn, (unsigned)(np0 + g->ntma + i));
+    LLVMSetValueName2(pv, wsb[i]->name, strlen(wsb[i]->name));
+    buf_info *bi = tl_arena_alloc(&g->arena, sizeof *bi);
+    if (!bi) goto done;
+    memset(bi, 0, sizeof *bi);
+    bi->base = pv;
+    bi->elem = cg_type_of(g, wsb[i]->dtype, true, wsb[i]->loc);
+    if (!bi->elem || !tl_map_put(&g->bufs, wsb[i], bi)) goto done;
   }
   for (int i = 0; i < f->ndynamic; i++) {
     LLVMValueRef pv = LLVMGetParam(g->fn, (unsigned)(f->nparams + i));

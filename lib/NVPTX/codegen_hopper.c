@@ -292,6 +292,7 @@ static const async_op async_ops[TL_INTRIN_COUNT] = {
     [TL_INTRIN_PTX_BULK_COMMIT_GROUP] = {90, 80, gen_bulk_group, NULL},
     [TL_INTRIN_PTX_BULK_WAIT_GROUP] = {90, 80, gen_bulk_group, NULL},
     [TL_INTRIN_PTX_FENCE_PROXY_ASYNC] = {90, 80, gen_plain_asm, "fence.proxy.async.shared::cta;"},
+    [TL_INTRIN_PTX_FENCE_GPU] = {70, 60, gen_plain_asm, "fence.acq_rel.gpu;"},
     /* TMA tensor copies (their own block, apart from wgmma's) */
     [TL_INTRIN_PTX_TMA_LOAD] = {90, 80, gen_tma, NULL},
     [TL_INTRIN_PTX_TMA_STORE] = {90, 80, gen_tma, NULL},

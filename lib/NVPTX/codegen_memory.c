@@ -220,6 +220,7 @@ static bool const_elems(cg *g, const tl_buffer *b, int64_t *out) {
 
 bool cg_gen_alloc(cg *g, const tl_stmt *s) {
   tl_buffer *b = s->u.alloc.buffer;
+  if (b->scope == TL_SCOPE_GLOBAL && tl_map_get(&g->bufs, b, NULL)) return true; /* a workspace parameter */
   tl_dtype et = scalar_of(b->dtype);
   LLVMTypeRef elem = cg_lane_type(g, et, true, b->loc);
   if (!elem) return false;

@@ -417,7 +417,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   /* one zeroed allocation per call for every array (a call's host cost
    * counts: issue 6 asks for under 2 us above cuLaunchKernel); all the
    * element types are 8 bytes or smaller, so 8-byte slices stay aligned */
-  size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + 1;
+  size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + (size_t)sig->nws + 1;
   size_t words = n_s + n_p + n_k + n_k + n_p + n_p + 3 * n_s;
   uint64_t *mem = calloc(words, sizeof(uint64_t));
   out->block_mem = mem;
@@ -441,6 +441,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
     goto done;
   }
   for (size_t i = 0; i < nslots; i++) out->kargs[i] = &out->slots[i];
+  for (int i = 0; i < sig->nws; i++) out->kargs[nslots + (size_t)sig->ntma + (size_t)i] = &out->ws_ptr[i];
 
   /* count */
   size_t want = (size_t)(np - sig->nout);

@@ -61,6 +61,7 @@ bool tl_cache_key_of(const tl_cache_inputs *in, tl_cache_key *key) {
   for (size_t i = 0; in->out_idx && i < in->n_out_idx; i++) feed_i64(st, "out_idx", in->out_idx[i]);
   feed_str(st, "kernel", in->kernel);
   feed_str(st, "tile_ir", in->tile_ir);
+  if (in->sms) feed_i64(st, "sms", in->sms); /* keys of the default stay as they were */
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, h);
@@ -198,6 +199,8 @@ static void put_sig(tl_strbuf *b, const tl_rt_sig *s) {
     put_u32(b, (uint32_t)m->swizzle);
     for (int d = 0; d < TL_TMA_MAX_RANK; d++) put_u32(b, m->box[d]);
   }
+  put_u32(b, (uint32_t)s->nws);
+  for (int i = 0; i < s->nws; i++) put_i64(b, s->ws_bytes[i]);
 }
 
 bool tl_cache_encode(const tl_kernel *k, const tl_cache_key *key, uint8_t **out, size_t *len) {
@@ -359,6 +362,11 @@ static void get_sig(reader *r, tl_rt_sig *s) {
     m->swizzle = (int)get_u32(r);
     for (int d = 0; d < TL_TMA_MAX_RANK; d++) m->box[d] = get_u32(r);
     if (m->param < 0 || m->param >= s->nparams || m->rank < 1 || m->rank > TL_TMA_MAX_RANK) r->bad = true;
+  }
+  s->nws = get_count(r, TL_WORKSPACE_MAX);
+  for (int i = 0; i < s->nws && !r->bad; i++) {
+    s->ws_bytes[i] = get_i64(r);
+    if (s->ws_bytes[i] <= 0) r->bad = true;
   }
 }
 

@@ -14,7 +14,8 @@
  * TL_CACHE_FORMAT: a 48-byte header (magic "TLKCACHE", format, the 16-byte
  * key, payload length, XXH3-64 of the payload), then the payload: the entry
  * name, target, PTX, SIMT IR text and the whole tl_rt_sig (parameters,
- * dims, out_idx, grid/threads programs, dynamic shared memory, tensor maps).
+ * dims, out_idx, grid/threads programs, dynamic shared memory, tensor maps,
+ * kernel workspace sizes).
  * Writes go to a temporary file in the same directory and are renamed over
  * the entry (atomic on POSIX), so concurrent processes see either no entry
  * or a whole one; a reader checks magic, key, length and checksum.
@@ -31,7 +32,7 @@
 
 #include "Runtime/kernel.h"
 
-#define TL_CACHE_FORMAT 1u
+#define TL_CACHE_FORMAT 2u /* 2: the kernel workspaces (stream-K) after the tensor maps */
 #define TL_CACHE_DEFAULT_MAX_MB 1024
 
 typedef struct tl_cache_key { uint8_t bytes[16]; } tl_cache_key;
@@ -49,6 +50,7 @@ typedef struct tl_cache_inputs {
   const char *llvm;          /* LLVM version */
   const char *libdevice;     /* libdevice path, size, mtime */
   const char *passes;        /* $TL_LLVM_PASSES, or NULL */
+  int sms;                   /* tl_compile_options.sms (0: the target's; not fed then) */
 } tl_cache_inputs;
 
 /* The key of in into *key; false on OOM. */

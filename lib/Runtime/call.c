@@ -280,6 +280,7 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
     return TL_OK;
   }
   if (k->sig.ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, b)) != TL_OK) return st;
+  if (k->sig.nws > 0 && (st = tl_rt_ws_prepare(ctx, drv, k, s, (void *)cs, b)) != TL_OK) return st;
   if (bq) return timed_launches(ctx, drv, k, s, b, cs, bq);
   tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1,
                                       b->smem, cs, b->kargs, NULL);

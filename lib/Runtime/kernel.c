@@ -133,6 +133,7 @@ void tl_kernel_destroy(tl_kernel *k) {
     if (s->loaded && s->module) {
       tl_CUcontext dummy;
       if (drv->cuCtxPushCurrent(s->pctx) == TL_CUDA_SUCCESS) {
+        tl_rt_ws_free(drv, s);
         drv->cuModuleUnload(s->module);
         drv->cuCtxPopCurrent(&dummy);
       }
@@ -141,6 +142,7 @@ void tl_kernel_destroy(tl_kernel *k) {
   }
   for (int i = 0; i < k->nslots; i++) {
     free(k->slots[i].checked_ptr);
+    free(k->slots[i].ws);
     tl_rt_tma_cache_free(k->slots[i].tma_cache);
   }
   free(k->slots);

@@ -87,6 +87,11 @@ typedef struct tl_rt_tma {
 typedef struct tl_rt_sig {
   int ntma;          /* tensor maps, passed after the dynamic symbols */
   tl_rt_tma *tma;
+  /* kernel workspaces (tl_workspace_collect: stream-K's slots and counters),
+   * one device pointer each after the tensor maps, to zeroed memory the
+   * runtime keeps per (device, stream) (workspace.c) */
+  int nws;
+  int64_t ws_bytes[TL_WORKSPACE_MAX];
   int nparams;
   tl_rt_param *params;
   int nsyms;
@@ -125,6 +130,7 @@ typedef struct tl_rt_binding {
   uint64_t *slots;       /* [nparams + nsyms] kernel parameter storage */
   void **kargs;          /* [nparams + nsyms + ntma] pointers into slots, then into tma_maps */
   uint8_t *tma_maps;     /* [ntma][128] the encoded tensor maps (64-byte aligned), or NULL */
+  uint64_t ws_ptr[TL_WORKSPACE_MAX]; /* the workspace pointers (kargs after the maps point here) */
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
   void *block_mem;       /* the one allocation holding the arrays above */
@@ -221,6 +227,19 @@ struct tl_rt_devslot;
 tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, struct tl_rt_devslot *s, const tl_arg *args,
                             const DLTensor *const *outputs, tl_rt_tma_encoder enc, tl_rt_binding *b);
 
+/* ------------------------------------------- workspaces (workspace.c) */
+/* Points b->kargs[nparams + nsyms + ntma + i] at workspace i of the call's
+ * stream on device slot s: allocated zeroed (cuMemAlloc, then
+ * cuMemsetD8Async on that stream, so it is ordered before the launch) the
+ * first time the kernel runs on that stream, reused after (the kernel
+ * returns its counters to zero; each stream its own, so concurrent calls on
+ * different streams do not share one).  The caller has s's context
+ * current.  A no-op for kernels without workspaces. */
+tl_status tl_rt_ws_prepare(tl_context *ctx, const tl_driver *drv, tl_kernel *k, struct tl_rt_devslot *s, void *stream,
+                           tl_rt_binding *b);
+/* Frees slot s's workspaces (its context current). */
+void tl_rt_ws_free(const tl_driver *drv, struct tl_rt_devslot *s);
+
 /* --------------------------------------------------------------- kernel */
 typedef struct tl_rt_devslot {
   bool loaded;
@@ -240,6 +259,10 @@ typedef struct tl_rt_devslot {
    * query (a host call costs ~1 us of driver time per query otherwise). */
   uint64_t *checked_ptr;
   struct tl_rt_tma_cache *tma_cache; /* encoded tensor maps of this device (tma.c), under mu */
+  /* the kernel workspaces of this device, one allocation per stream that
+   * launched the kernel (workspace.c), under mu */
+  struct tl_rt_ws { void *stream; tl_CUdeviceptr ptr; } *ws;
+  int nws, ws_cap;
 } tl_rt_devslot;
 
 struct tl_kernel {

@@ -12,7 +12,7 @@
  * CUDA Driver API §6.12 cuFuncSetAttribute); the slots are copied into the
  * caller's info (parameter i of the kernel is slot i; dynamic symbols
  * follow as int32 (int64 symbols as int64), as bind.c lays them out; then the 128-byte tensor maps,
- * encoded by tma.c). */
+ * encoded by tma.c; then the kernel workspace pointers of the default stream, workspace.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,9 +75,23 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     tl_rt_binding_free(&b);
     return st;
   }
-  /* the tensor maps (128 bytes each) follow the 8-byte slots in param_slots */
-  info->param_slots = calloc((size_t)n + 16 * (size_t)nt + 1, sizeof(uint64_t));
-  info->params = calloc((size_t)(n + nt) + 1, sizeof(void *));
+  int nw = k->sig.nws; /* kernel workspaces (stream-K): the default stream's */
+  if (nw > 0 && !b.empty) {
+    tl_CUcontext dummy;
+    if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
+      tl_rt_binding_free(&b);
+      return tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+    }
+    st = tl_rt_ws_prepare(ctx, drv, k, s, NULL, &b);
+    drv->cuCtxPopCurrent(&dummy);
+    if (st != TL_OK) {
+      tl_rt_binding_free(&b);
+      return st;
+    }
+  }
+  /* the tensor maps (128 bytes each) follow the 8-byte slots in param_slots, then the workspace pointers */
+  info->param_slots = calloc((size_t)n + 16 * (size_t)nt + (size_t)nw + 1, sizeof(uint64_t));
+  info->params = calloc((size_t)(n + nt + nw) + 1, sizeof(void *));
   if (!info->param_slots || !info->params) {
     tl_rt_binding_free(&b);
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -88,7 +102,11 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
     info->params[n + i] = &info->param_slots[n + 16 * i];
     memcpy(info->params[n + i], b.tma_maps + 128 * i, 128);
   }
-  info->nparams = n + nt;
+  for (int i = 0; i < nw; i++) {
+    info->params[n + nt + i] = &info->param_slots[n + 16 * nt + i];
+    info->param_slots[n + 16 * nt + i] = b.ws_ptr[i];
+  }
+  info->nparams = n + nt + nw;
   memcpy(info->grid, b.grid, sizeof info->grid);
   info->block = b.block;
   info->smem = b.smem;

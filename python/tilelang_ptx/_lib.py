@@ -66,7 +66,7 @@ class CompileOptions(ctypes.Structure):  # tl_compile_options
     _fields_ = [("target", c_char_p), ("out_idx_mode", c_int), ("out_idx", ctypes.POINTER(c_int)),
                 ("n_out_idx", c_size_t), ("flags", ctypes.c_uint), ("verify_each", ctypes.c_bool),
                 ("stop_after", c_int), ("after_stage", c_void_p), ("after_stage_user", c_void_p),
-                ("times", c_void_p), ("kernel", c_char_p), ("cache", c_int)]
+                ("times", c_void_p), ("kernel", c_char_p), ("cache", c_int), ("sms", c_int)]
 
 
 class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VALUE as Python literal text
@@ -79,6 +79,7 @@ TL_COMPILE_FAST_MATH = 1 << 2
 TL_COMPILE_DISABLE_WGMMA = 1 << 3
 TL_COMPILE_DISABLE_TMA_LOWER = 1 << 4
 TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1 << 5
+TL_COMPILE_DISABLE_STREAM_K = 1 << 6
 TL_STAGE_PTX, TL_STAGE_SIMT = 0, 1
 TL_ARG_TENSOR, TL_ARG_INT, TL_ARG_FLOAT = 0, 1, 2
 # DLPack device types and type codes (dlpack.h)

@@ -27,6 +27,16 @@
  * k-chunk of 16, docs/simt-ir.md at T.ptx_mma) with the house's f16
  * tolerance, printing beside it how far the GPU and the reference model each
  * are from the float64 product and how many elements are bit-identical.
+ * 10. stream-K (lib/Lower/stream_k.c), 128x256x64 tiles on 256 threads:
+ * 4096x2048x1024 (256 tiles, 1.94 waves on 132 SMs), 1024x2048x4096 (64
+ * tiles: fewer than the SMs), 2048x2304x2048 (144 tiles), bf16 NT
+ * rasterized 3072x3072x2048 (288 tiles); in the Hopper round their PTX must
+ * have the fixup's fence.acq_rel.gpu and atom.global.add; then each kernel
+ * is called 3 times on the default stream and once on a new stream with the
+ * same inputs, and every output must be bit-identical to the first (the
+ * fixup sums a tile's slots in a fixed order, and the tile counters return
+ * to zero after each launch, so a stale counter would show as a skipped or
+ * doubled epilogue).
  * On an sm_90a device every case runs twice (issue 12): first as compiled
  * by default, where a GEMM main loop the warp-specialize pass accepts takes
  * the Hopper path (TMA + mbarriers + wgmma + a producer warpgroup; the PTX
@@ -74,6 +84,9 @@ static tl_kernel *compile_case(const gcase *c) {
   bool must_wg = hopper_round && (c->name[0] == '1' || c->name[0] == '6' || c->name[0] == '9' ||
                                   strstr(c->name, "(1,4096,4096)"));
   bool must_mma = !hopper_round || strstr(c->name, "(503,1017,763)");
+  if (hopper_round && !strncmp(c->name, "10 ", 3))
+    CHECK(strstr(ptx, "fence.acq_rel.gpu") && strstr(ptx, "atom.global.add.u32"),
+          "%s: the PTX has no stream-K fixup (fence.acq_rel.gpu, atom.global.add.u32)", c->name);
   if (wg) {
     CHECK(!must_mma, "%s: took the Hopper path (wgmma) %s", c->name,
           hopper_round ? "although its rows are not multiples of 16 bytes" : "with the path disabled");
@@ -204,6 +217,47 @@ static void run_case(const gcase *c) {
   printf("  .... %-44s compiled in %.0f ms for %s (smem %lld B, cp.async: %s)\n", c->name, tc, tl_kernel_target(k),
          (long long)tl_kernel_smem_bytes(k), strstr(ptx, "cp.async") ? "yes" : "no");
   run_checked(c, k, c->M);
+  tl_kernel_destroy(k);
+}
+
+/* 10: stream-K outputs are the same on every call and stream (see the top). */
+static void streamk_repeat(const gcase *c) {
+  tl_kernel *k = compile_case(c);
+  if (!k) return;
+  int64_t sa[2] = {c->ta ? c->K : c->M, c->ta ? c->M : c->K}, sb[2] = {c->tb ? c->N : c->K, c->tb ? c->K : c->N};
+  dev_tensor A, B;
+  void *ha = dev_random(&A, c->in, 2, sa), *hb = dev_random(&B, c->in, 2, sb);
+  tl_arg args[2] = {tl_arg_tensor(&A.t), tl_arg_tensor(&B.t)};
+  size_t bytes = (size_t)c->M * (size_t)c->N * dt_size(c->out);
+  void *first = NULL, *stream = NULL;
+  int same = 0, calls = 0;
+  CU(G.cuStreamCreate(&stream, 0));
+  for (int i = 0; i < 4; i++) {
+    DLManagedTensor *o[1] = {NULL};
+    if (tl_kernel_call(ctx, k, args, 2, i == 3 ? stream : NULL, o) != TL_OK) {
+      CHECK(0, "%s: call %d: %s", c->name, i, tl_context_last_error(ctx));
+      break;
+    }
+    CU(G.cuCtxSynchronize());
+    void *h = download((uintptr_t)o[0]->dl_tensor.data, bytes);
+    calls++;
+    if (!first) first = h;
+    else {
+      same += memcmp(first, h, bytes) == 0;
+      free(h);
+    }
+    o[0]->deleter(o[0]);
+  }
+  CHECK(calls == 4 && same == 3, "%s: %d of %d repeated calls (the last on a new stream) gave the first output bit "
+        "for bit", c->name, same, calls - 1);
+  printf("  %-4s %-44s 3 repeated calls (1 on a new stream) bit-identical: %d\n", same == 3 ? "ok" : "FAIL",
+         c->name, same);
+  CU(G.cuStreamDestroy(stream));
+  free(first);
+  free(ha);
+  free(hb);
+  dev_free(&A);
+  dev_free(&B);
   tl_kernel_destroy(k);
 }
 
@@ -415,6 +469,31 @@ int main(int argc, char **argv) {
       cs[nc++] = c;
     }
 
+  /* 10 */
+  int first_sk = nc;
+  {
+    static const int sk[3][3] = {{4096, 2048, 1024}, {1024, 2048, 4096}, {2048, 2304, 2048}};
+    for (int i = 0; i < 3; i++) {
+      char *name = malloc(96);
+      snprintf(name, 96, "10 stream-K %dx%dx%d 128x256x64/256", sk[i][0], sk[i][1], sk[i][2]);
+      gcase c = mk(name, "gemm.py", false, sk[i][0], sk[i][1], sk[i][2], DT_F16, DT_F16);
+      def_shape(&c);
+      def_tile(&c, 128, 256, 64, 256, 3);
+      cs[nc++] = c;
+    }
+    gcase c = mk("10 stream-K bf16 NT rasterized 3072x3072x2048", "gemm_general.py", true, 3072, 3072, 2048, DT_BF16,
+                 DT_BF16);
+    def_shape(&c);
+    def_tile(&c, 128, 256, 64, 256, 3);
+    def(&c, "trans_B", "True");
+    def(&c, "dtype", "bfloat16");
+    def(&c, "out_dtype", "bfloat16");
+    def(&c, "swizzle_panel", "8");
+    c.tb = true;
+    cs[nc++] = c;
+  }
+  int end_sk = nc;
+
   bool sm90a = strcmp(tl_device_default_target(), "sm_90a") == 0;
   for (int round = 0; round < (sm90a ? 2 : 1); round++) {
   path_flags = round ? TL_COMPILE_DISABLE_WARP_SPECIALIZED : 0;
@@ -456,6 +535,10 @@ int main(int argc, char **argv) {
 
   /* 9 */
   if (!only || strstr("9 f16 accumulator vs reference", only)) f16acc_vs_reference();
+
+  /* 10: repeated calls */
+  for (int i = first_sk; i < end_sk; i++)
+    if (!only || strstr(cs[i].name, only)) streamk_repeat(&cs[i]);
   }
 
   printf("test_gemm: %d runs, %d failed, %.1f s\n", cases_run, cases_failed, (now_ms() - t_all) / 1e3);

@@ -4,18 +4,23 @@
 # --device=cpu --check against the tile-level reference evaluator; the
 # remark (--remarks) must name the path the case is meant to take (the Hopper
 # path: TMA + mbarriers + wgmma + a producer warpgroup; or the cp.async +
-# mma.sync fallback), and the check must print PASS.  Two schedule seeds per
+# mma.sync fallback; for the stream-K cases, whether stream-K was chosen), and
+# the check must print PASS.  Two schedule seeds per
 # case (the executor's random warp interleavings, docs/simt-ir.md).
 # Usage: check_hopper_gemm.sh TL_RUN EXAMPLES_DIR GPU_KERNELS_DIR
 set -uo pipefail
 tlrun=$1 ex=$2 kd=$3
 fail=0 n=0
-run() { # expected path (hopper|mma), label, tl-run arguments...
+run() { # expected path (hopper|mma) or stream-K choice (sk|nosk), label, tl-run arguments...
   local want=$1 label=$2; shift 2
   for seed in 1 7; do
     local out path
     out=$("$tlrun" --device=cpu --target=sm_90a --check --remarks --schedule-seed=$seed "$@" 2>&1)
-    if grep -q "takes the Hopper path" <<<"$out"; then path=hopper
+    if [[ "$want" == sk || "$want" == nosk ]]; then
+      if grep -q "; stream-K: " <<<"$out"; then path=sk
+      elif grep -q "; no stream-K: " <<<"$out"; then path=nosk
+      else path=none; fi
+    elif grep -q "takes the Hopper path" <<<"$out"; then path=hopper
     elif grep -q "stays on the cp.async + mma.sync path" <<<"$out"; then path=mma
     else path=none; fi
     n=$((n + 1))
@@ -45,5 +50,23 @@ run hopper "gemm_dynamic_m.py m=17" --dim m=17 -D N=128 -D K=128 "$ex/gemm_dynam
 for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
   run mma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
 done
+# Stream-K (lib/Lower/stream_k.c): the remark must say whether it was chosen ("stream-K:" or "no stream-K:",
+# want sk / nosk) and the check must pass; --sms sets the SM count the persistent grid plans for, so
+# that small shapes give tiles spanning 2, 3 and 4 blocks, blocks with a whole tile and a partial one, and blocks with two
+# partial segments (slots 2b and 2b + 1).
+t="-D block_M=128 -D block_N=256 -D block_K=64 -D threads=256"
+run sk "stream-K 256^3 on 132 SMs: 2 tiles x 4 k-tiles over 8 blocks (a tile over 4)" -D M=256 -D N=256 -D K=256 $t "$g"
+run sk "stream-K --sms=3 (256,512,256): 4 tiles x 4 over 3 blocks (whole + partial)" --sms=3 -D M=256 -D N=512 \
+  -D K=256 $t "$g"
+run sk "stream-K --sms=5 (128,512,512): 2 tiles x 8 over 5 blocks (a tile over 3, two partials)" --sms=5 \
+  -D M=128 -D N=512 -D K=512 $t "$g"
+run sk "stream-K --sms=4 (384,512,320) rasterized, transpose_B bf16: 6 tiles x 5 over 4 blocks" --sms=4 \
+  -D M=384 -D N=512 -D K=320 $t -D swizzle_panel=2 -D trans_B=True -D dtype=bfloat16 -D out_dtype=bfloat16 "$k"
+run sk "stream-K --sms=4 tail (300,520,320): 9 tiles x 5 over 4 blocks, partial edge tiles" --sms=4 -D M=300 \
+  -D N=520 -D K=320 $t "$g"
+run nosk "no stream-K --sms=2 (256,512,256): 4 tiles fill 2 waves" --sms=2 -D M=256 -D N=512 -D K=256 $t "$g"
+run nosk "no stream-K: 3 k-tiles per tile" -D M=256 -D N=256 -D K=192 $t "$g"
+run nosk "no stream-K --pass-config=tl.disable_stream_k" --pass-config=tl.disable_stream_k -D M=256 -D N=256 \
+  -D K=256 $t "$g"
 echo "check_hopper_gemm: $n runs"
 exit $fail

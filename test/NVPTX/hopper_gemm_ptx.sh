@@ -30,6 +30,19 @@ check() { # label, tl-opt arguments...
 check "gemm.py" "$ex/gemm.py"
 check "gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$ex/gemm.py"
+# stream-K (lib/Lower/stream_k.c) at 4096^3 (512 tiles, 3.88 waves on 132 SMs) and 8192^3 (2048, 15.5): the
+# fixup's GPU-scope fences and atomic counter are in the PTX that ptxas accepts without spills
+check_sk() { # label, tl-opt arguments...
+  local label=$1; shift
+  check "$label" "$@"
+  local miss=""
+  for w in fence.acq_rel.gpu atom.global.add.u32; do grep -q "$w" "$tmp/k.ptx" || miss+=" $w"; done
+  if [[ -n "$miss" ]]; then echo "FAIL $label: the stream-K PTX has no$miss"; fail=1; fi
+}
+check_sk "gemm.py 4096^3 stream-K" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=256 -D block_K=64 \
+  -D threads=256 "$ex/gemm.py"
+check_sk "gemm.py 8192^3 stream-K" -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 \
+  -D threads=256 "$ex/gemm.py"
 check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"

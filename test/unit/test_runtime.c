@@ -688,3 +688,72 @@ Test(call, int64_dynamic_dim) {
   tl_rt_binding_free(&bd);
   tl_kernel_destroy(k);
 }
+
+/* ------------------------------------------ kernel workspaces (stream-K) */
+/* tl_rt_ws_prepare with a mock driver: one zeroed allocation per stream
+ * (cuMemAlloc, then cuMemsetD8Async of all of it to 0 on that stream),
+ * reused by later calls on the stream, 256-byte aligned pieces, the
+ * binding's workspace pointers set; tl_rt_ws_free frees each. */
+static int ws_allocs, ws_memsets, ws_frees;
+static size_t ws_bytes_seen;
+static void *ws_memset_stream;
+static tl_CUdeviceptr ws_next = 0x10000000ull;
+static tl_CUresult mock_mem_alloc(tl_CUdeviceptr *p, size_t n) {
+  *p = ws_next;
+  ws_next += 0x10000000ull;
+  ws_allocs++;
+  ws_bytes_seen = n;
+  return TL_CUDA_SUCCESS;
+}
+static tl_CUresult mock_memset_async(tl_CUdeviceptr p, unsigned char v, size_t n, tl_CUstream s) {
+  cr_expect_eq(v, 0);
+  cr_expect_eq(n, ws_bytes_seen);
+  cr_expect_eq(p % 0x10000000ull, 0);
+  ws_memset_stream = (void *)s;
+  ws_memsets++;
+  return TL_CUDA_SUCCESS;
+}
+static tl_CUresult mock_mem_free(tl_CUdeviceptr p) {
+  (void)p;
+  ws_frees++;
+  return TL_CUDA_SUCCESS;
+}
+
+Test(runtime, workspace_one_zeroed_allocation_per_stream) {
+  tl_kernel *k = make_add_kernel();
+  k->sig.nws = 2;
+  k->sig.ws_bytes[0] = 1000; /* the slots: the counters start at the next 256-byte boundary */
+  k->sig.ws_bytes[1] = 64;
+  tl_driver drv;
+  memset(&drv, 0, sizeof drv);
+  drv.cuMemAlloc = mock_mem_alloc;
+  drv.cuMemsetD8Async = mock_memset_async;
+  drv.cuMemFree = mock_mem_free;
+  tl_rt_devslot slot;
+  memset(&slot, 0, sizeof slot);
+  tl_context *ctx = NULL;
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+  tl_rt_binding b1, b2, b3;
+  memset(&b1, 0, sizeof b1), memset(&b2, 0, sizeof b2), memset(&b3, 0, sizeof b3);
+  void *s1 = (void *)0x51, *s2 = (void *)0x52;
+  cr_assert_eq(tl_rt_ws_prepare(ctx, &drv, k, &slot, s1, &b1), TL_OK);
+  cr_expect_eq(ws_allocs, 1);
+  cr_expect_eq(ws_memsets, 1);
+  cr_expect_eq(ws_bytes_seen, 1024 + 256);
+  cr_expect_eq(ws_memset_stream, s1, "the zeroing runs on the call's stream");
+  cr_expect_eq(b1.ws_ptr[1] - b1.ws_ptr[0], 1024);
+  cr_assert_eq(tl_rt_ws_prepare(ctx, &drv, k, &slot, s1, &b2), TL_OK);
+  cr_expect_eq(ws_allocs, 1, "a second call on the stream reuses its workspace");
+  cr_expect_eq(ws_memsets, 1);
+  cr_expect_eq(b2.ws_ptr[0], b1.ws_ptr[0]);
+  cr_assert_eq(tl_rt_ws_prepare(ctx, &drv, k, &slot, s2, &b3), TL_OK);
+  cr_expect_eq(ws_allocs, 2, "another stream gets its own");
+  cr_expect_eq(ws_memset_stream, s2);
+  cr_expect_neq(b3.ws_ptr[0], b1.ws_ptr[0]);
+  tl_rt_ws_free(&drv, &slot);
+  cr_expect_eq(ws_frees, 2);
+  cr_expect_eq(slot.nws, 0);
+  free(slot.ws);
+  tl_context_destroy(ctx);
+  tl_kernel_destroy(k);
+}

@@ -107,6 +107,17 @@ bool tl_cli_check_target(const char *name) {
   return false;
 }
 
+bool tl_cli_parse_sms(const char *arg, int *sms) {
+  char *end = NULL;
+  long v = strtol(arg, &end, 10);
+  if (!*arg || *end || v < 1 || v > 100000) {
+    tl_cli_usage_error("--sms needs an SM count of 1 to 100000, got '%s'", arg);
+    return false;
+  }
+  *sms = (int)v;
+  return true;
+}
+
 bool tl_cli_single_input(int argc, char **argv, const char **in_path) {
   for (int i = optind; i < argc; i++) {
     if (*in_path) {

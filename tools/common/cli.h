@@ -38,6 +38,11 @@ const char *tl_cli_bad_option(int argc, char **argv);
  * tl_cli_tool_name. */
 bool tl_cli_check_target(const char *name);
 
+/* Parses a --sms value (the SM count persistent sm_90a GEMMs plan for,
+ * tl_compile_options.sms) into *sms: 1..100000; otherwise prints a usage
+ * error as tl_cli_check_target does and returns false. */
+bool tl_cli_parse_sms(const char *arg, int *sms);
+
 /* The positional arguments after getopt_long: at most one input file.  Sets
  * *in_path (unchanged when there is none); with more than one prints a usage
  * error and returns false. */

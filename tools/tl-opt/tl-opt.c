@@ -60,6 +60,8 @@ static void usage(FILE *f) {
       "  --remarks             say on stderr which path each T.Pipelined GEMM loop took\n"
       "                        (sm_90a: TMA + wgmma + warp specialization, or cp.async +\n"
       "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
+      "  --sms=N               plan persistent sm_90a GEMM grids (and stream-K) for N SMs\n"
+      "                        instead of the target's (132 on sm_90a)\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
       "  --cache-info          (simt, llvm, ptx) say on stderr whether the compile hit the\n"
@@ -143,6 +145,7 @@ typedef struct tl_opt_job {
   int npasses;
   const tl_define *defines;
   size_t ndefines;
+  int sms; /* --sms */
 } tl_opt_job;
 
 /* Parses the source and produces the text to print (*text, tl_free'd by the
@@ -181,6 +184,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     co.target = job->target;
     co.verify_each = job->verify_each;
     co.kernel = job->kernel;
+    co.sms = job->sms;
     co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -232,7 +236,7 @@ static int write_result(const char *out_path, const char *text) {
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO };
+         OPT_CACHE_INFO, OPT_SMS };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -243,11 +247,13 @@ int main(int argc, char **argv) {
       {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
       {"remarks", no_argument, NULL, OPT_REMARKS},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+      {"sms", required_argument, NULL, OPT_SMS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false, cache_info = false;
+  int sms = 0;
   const char *passes[MAX_PASSES];
   int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
@@ -280,6 +286,9 @@ int main(int argc, char **argv) {
         break;
       case OPT_REMARKS: /* read by the lowering (lib/Lower, tl_lower_remarks_enabled) */
         setenv("TL_REMARKS", "1", 1);
+        break;
+      case OPT_SMS:
+        if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
       case 'h':
         usage(stdout);
@@ -347,7 +356,7 @@ int main(int argc, char **argv) {
   }
 
   tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines};
+                    cache_info,     passes,  npasses,     defines,     ndefines, sms};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));

@@ -140,8 +140,12 @@ static void usage(FILE *f) {
       "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True:\n"
       "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
       "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
-      "                        stays on cp.async + mma.sync), tl.enable_fast_math\n"
+      "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
+      "                        tl.disable_stream_k (sm_90a: a persistent GEMM keeps\n"
+      "                        whole tiles per block)\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
+      "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
+      "                        (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  --cache-info          say on stderr whether the compile hit the kernel cache:\n"
       "                        'tl-run: kernel cache: hit|miss|corrupt|off KEY' (the CPU\n"
@@ -984,6 +988,7 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
       {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
       {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
       {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
+      {"tl.disable_stream_k", TL_COMPILE_DISABLE_STREAM_K},
   };
   for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
     if (strcmp(key, pcs[i].key) == 0) {
@@ -1064,7 +1069,7 @@ static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, i
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG,
+         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
          OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
@@ -1079,6 +1084,7 @@ int main(int argc, char **argv) {
       {"target", required_argument, NULL, OPT_TARGET},
       {"kernel", required_argument, NULL, OPT_KERNEL},
       {"remarks", no_argument, NULL, OPT_REMARKS},
+      {"sms", required_argument, NULL, OPT_SMS},
       {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
@@ -1093,6 +1099,7 @@ int main(int argc, char **argv) {
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0; /* --pass-config */
+  int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
   int *oi = NULL;
@@ -1213,10 +1220,11 @@ int main(int argc, char **argv) {
       case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
       case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
+      case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
-                                  "tl.disable_warp_specialized, tl.enable_fast_math)", optarg);
+                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.disable_stream_k)", optarg);
           goto done;
         }
         break;
@@ -1258,15 +1266,10 @@ int main(int argc, char **argv) {
     goto done;
 
   /* (2) compile once */
-  tl_compile_options co;
-  memset(&co, 0, sizeof co);
-  co.target = target;
-  co.out_idx_mode = oi_mode;
-  co.out_idx = oi;
-  co.n_out_idx = noi;
-  co.flags = TL_COMPILE_POISON_OUTPUTS | compile_flags;
-  co.kernel = kernel_name;
-  co.stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT;
+  tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
+                           .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
+                           .kernel = kernel_name,
+                           .stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {
     tl_cli_print_library_error(ctx, s);
