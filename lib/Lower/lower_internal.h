@@ -296,5 +296,22 @@ bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx
  * local dst).  clear=False combines with dst.  NULL on error (reported to
  * env->d, env->errors incremented) or OOM (env->errors unchanged). */
 tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s);
+/* A reduce along a dim other than the last (the split-KV combine's dim 0)
+ * whose source is a distributed fragment (layout inference gave a 1-D
+ * destination the REDUCER layout of a virtual ROWS partition of the
+ * source's rows), or whose destination is a distributed fragment without
+ * that layout (a multi-dim destination), goes through shared memory: such an
+ * operand is replaced by a shared.dyn scratch tile of its region's shape
+ * (alloc[0] source, alloc[1] destination: their ALLOCs), filled by the
+ * tile-level T.copy copy_in[0] (the source) and copy_in[1] (the destination,
+ * clear=False only); copy_out copies the destination scratch back.  red is
+ * the reduce on the replaced operands (for tl_lower_reduce).  NULL members:
+ * not needed.  lower_tile.c lowers the copies and allocations and puts
+ * T.sync_threads() between the steps.  Returns false, with red NULL, when
+ * s needs no staging, or on OOM. */
+typedef struct tl_reduce_stage {
+  tl_stmt *alloc[2], *copy_in[2], *red, *copy_out;
+} tl_reduce_stage;
+bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st);
 
 #endif
