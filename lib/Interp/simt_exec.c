@@ -1376,7 +1376,7 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
     }
     sb->elems = n;
     sb->data = a->data;
-    if (n > 0 && !a->data) return sx_fail(x, "argument %d ('%s') has no data", i, b->name);
+    if (n > 0 && !a->data && !a->absent) return sx_fail(x, "argument %d ('%s') has no data", i, b->name);
     if (!tl_map_put(&x->gbufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   }
   return true;

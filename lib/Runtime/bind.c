@@ -463,7 +463,9 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
     const tl_rt_param *p = &sig->params[pi];
     if (p->is_output) continue;
     const tl_arg *a = &args[pos];
-    if (p->is_tensor) {
+    if (p->is_tensor && p->unused && a->kind == TL_ARG_TENSOR && !a->v.tensor) {
+      /* None for a tensor the kernel never touches: a null pointer (slot 0) */
+    } else if (p->is_tensor) {
       if (a->kind != TL_ARG_TENSOR || !a->v.tensor) {
         tl_strbuf e = {0};
         shape_text(&e, p, sig);
@@ -499,6 +501,10 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       continue;
     }
     int64_t *shape = NULL;
+    if (!p->is_output && !args[pos].v.tensor) { /* an unused tensor passed as NULL */
+      pos++;
+      continue;
+    }
     if (p->is_output) {
       shape = calloc((size_t)p->ndim + 1, sizeof(int64_t));
       if (!shape) {

@@ -176,7 +176,7 @@ static void put_sig(tl_strbuf *b, const tl_rt_sig *s) {
   for (int i = 0; i < s->nparams; i++) {
     const tl_rt_param *p = &s->params[i];
     put_str(b, p->name);
-    put_u32(b, (uint32_t)p->is_tensor | (uint32_t)p->is_output << 1);
+    put_u32(b, (uint32_t)p->is_tensor | (uint32_t)p->is_output << 1 | (uint32_t)p->unused << 2);
     put_dtype(b, p->dtype);
     put_u32(b, (uint32_t)p->align);
     put_u32(b, (uint32_t)(p->is_tensor ? p->ndim : 0));
@@ -311,6 +311,7 @@ static void get_params(reader *r, tl_rt_sig *s) {
     uint32_t bits = get_u32(r);
     p->is_tensor = bits & 1;
     p->is_output = bits >> 1 & 1;
+    p->unused = bits >> 2 & 1;
     p->dtype = get_dtype(r);
     p->align = (int)get_u32(r);
     int nd = get_count(r, 64);

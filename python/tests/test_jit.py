@@ -146,6 +146,28 @@ def test_argument_errors_name_the_parameter():
         k(np.zeros((32, 64), np.float16)[:, ::2], A)
 
 
+@tilelang.jit(out_idx=[-1])
+def scale_unused_bias(N=256, block=128):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), Bias: T.Tensor((N,), "float32"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                C[bx * block + i] = A[bx * block + i] * 2.0 + 1.0
+
+    return main
+
+
+def test_none_for_an_unused_tensor():
+    """None for a tensor parameter the kernel never touches is accepted (issue 14); for a used one
+    it is an error naming the argument; the next call with a real tensor still works."""
+    k = scale_unused_bias()
+    A, B = _ab()
+    assert np.array_equal(k(A, None), A * np.float32(2) + np.float32(1))
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*expected a tensor .*got a NULL tensor"):
+        k(None, B)
+    assert np.array_equal(k(A, B), A * np.float32(2) + np.float32(1))
+
+
 # ---------------------------------------------------------------- compile errors
 def test_syntax_error_has_line_and_caret():
     @tilelang.jit(out_idx=-1)

@@ -269,3 +269,27 @@ Test(cpu_device, gemm_flops_from_the_tile_ir) {
   cr_assert_eq(f, 0);
   tl_kernel_destroy(k);
 }
+
+/* Issue 14: a NULL tensor (Python's None) for a tensor parameter the kernel
+ * never touches is accepted on both CPU executors; for a used one it is an
+ * error naming the argument. */
+Test(cpu_device, null_tensor_for_unused_parameter) {
+  tl_kernel *k = compile("test/unit/Inputs/unused_param.py", NULL, 0, 0, NULL, 0);
+  host_t a, c;
+  host_f32(&a, 1, 256, 1, 3);
+  host_f32(&c, 1, 256, 1, 5);
+  for (int e = 0; e < 2; e++) {
+    tl_executor ex = e ? TL_EXEC_REFERENCE : TL_EXEC_CPU;
+    memset(c.data, 0, 256 * sizeof(float));
+    tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(NULL), tl_arg_tensor(&c.t)};
+    cr_assert_eq(tl_kernel_call_on(ctx, k, ex, args, 3, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
+    for (int i = 0; i < 256; i++) cr_assert_eq(c.data[i], a.data[i] * 2.0f + 1.0f, "element %d", i);
+    tl_arg bad[3] = {tl_arg_tensor(NULL), tl_arg_tensor(&a.t), tl_arg_tensor(&c.t)};
+    cr_assert_neq(tl_kernel_call_on(ctx, k, ex, bad, 3, NULL, NULL), TL_OK);
+    cr_assert_not_null(strstr(tl_context_last_error(ctx), "argument 'A' (#0): kind: expected a tensor"), "%s",
+                       tl_context_last_error(ctx));
+  }
+  free(a.data);
+  free(c.data);
+  tl_kernel_destroy(k);
+}
