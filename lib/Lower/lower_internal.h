@@ -235,6 +235,19 @@ bool tl_lower_remarks_enabled(void);
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* pipeline_sched.c: T.Pipelined order=/stage= for pipeline_loop.c (body:
+ * the loop body's nb top-level statements; is_prod: which are producer
+ * copies).  _candidates: statements at the last stage are not producers.
+ * _stages: the stage count d + 1 of the copies that run d iterations ahead
+ * (1: none), or -1 after a located error (*errors incremented).  _reorder:
+ * items (one per body statement) as a SEQ: LETs and allocations first, then
+ * the scheduled ones in the given order, a T.ptx_commit_group() after the
+ * last producer (is_prod NULL: none); NULL on OOM. */
+void tl_pl_sched_candidates(const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod);
+int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod,
+                       int *errors);
+tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb,
+                             const bool *is_prod);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
