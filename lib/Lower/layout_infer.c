@@ -6,7 +6,8 @@
  * copies, fills, T.gemm, T.reduce_*, T.Parallel loops, T.atomic_add already
  * turned into T.Parallel loops by the atomic pass), after pipelining (the
  * staged shapes) and versioning (both versions of a loop are uses alike).
- * Guarantees (on success): no statement changes; every local.fragment buffer
+ * Guarantees (on success): no statement changes but the short T.Parallel
+ * loops parallel_extend.c extends (issue 14); every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
  * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
  * lower_internal.h gives the maps), consistent with every op that touches
@@ -981,6 +982,10 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
+  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c (issue 14) */
+    tl_error(d, f->loc, "out of memory in layout inference");
+    return false;
+  }
   li_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.index);

@@ -25,6 +25,10 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
 bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* parallel_extend.c: a T.Parallel loop covering only part of a fragment that
+ * another op distributes runs over the fragment's shape with its body under
+ * `var < extent` predicates (layout inference's first step); false on OOM. */
+bool tl_lower_extend_short_parallel(tl_module *m, tl_primfunc *f);
 /* lower_tile.c: tile ops and T.Parallel → per-thread SIMT statements. */
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 

@@ -9,7 +9,11 @@
  *     loop has order= / stage= / group= (TileLang's order/stage cases), with
  *     integer-valued inputs in [-4, 4] (every product and partial sum exact
  *     in the float32 accumulator), compared bit for bit and against the
- *     exact product computed here.
+ *     exact product computed here;
+ *  3. test/GPU/kernels/parallel_short.py: T.Parallel loops shorter than the
+ *     fragment they index (TileLang #1744's broadcast, a short loop before a
+ *     full one, a short loop over a T.gemm accumulator's rows with
+ *     integer-valued float16 inputs).
  * The output of each case is the kernel's last parameter (out_idx = [-1]).
  * Kernel files: $TL_GPU_KERNELS (default test/GPU/kernels).
  * Exit 0 pass, 1 fail, 77 no driver/GPU. */
@@ -166,6 +170,39 @@ static void sched_case(const char *order, const char *stage, const char *extra_k
   tl_kernel_destroy(k);
 }
 
+/* ------------------------------------------------------ short T.Parallel */
+/* One input tensor per entry of dts (2-D shapes[i], integer values in
+ * [-4, 4] so that every product and sum is exact). */
+static void short_case(const char *what, const tl_define *defs, size_t ndefs, int nin, const dt_kind *dts,
+                       const int64_t (*shapes)[2], const int *ndims) {
+  tl_kernel *k = compile_last_out("parallel_short.py", defs, ndefs);
+  if (!k) return;
+  DLTensor in[3];
+  void *bufs[3] = {0};
+  for (int t = 0; t < nin; t++) {
+    size_t n = numel(shapes[t], ndims[t]);
+    bufs[t] = malloc(n * dt_size(dts[t]));
+    for (size_t i = 0; i < n; i++) dt_store(dts[t], bufs[t], i, floor((rng_uniform() + 1) * 4.5) - 4);
+    in[t] = (DLTensor){bufs[t], {kDLCPU, 0}, ndims[t], dt_dl(dts[t]), (int64_t *)shapes[t], NULL, 0};
+  }
+  cpu_vs_gpu(k, in, nin, what, NULL);
+  for (int t = 0; t < nin; t++) free(bufs[t]);
+  tl_kernel_destroy(k);
+}
+
+static void short_loops(void) {
+  static const int64_t s8[1][2] = {{8, 0}}, a64[1][2] = {{64, 32}}, g[2][2] = {{64, 32}, {32, 64}};
+  static const int one[1] = {1}, two[1] = {2}, twos[2] = {2, 2};
+  static const dt_kind bf[1] = {DT_BF16}, f32[1] = {DT_F32}, f16[2] = {DT_F16, DT_F16};
+  short_case("#1744: T.Parallel(4) over a fragment of 8", NULL, 0, 1, bf, s8, one);
+  tl_define d1[] = {{"kind", "short_first"}};
+  short_case("short (24, 32) loop before a full (64, 32) one", d1, 1, 1, f32, a64, two);
+  tl_define d2[] = {{"kind", "short_first"}, {"cols", "20"}, {"threads", "64"}};
+  short_case("short (24, 20) loop, 64 threads", d2, 3, 1, f32, a64, two);
+  tl_define d3[] = {{"kind", "gemm"}, {"rows", "40"}};
+  short_case("short (40, 64) loop over a T.gemm accumulator", d3, 2, 2, f16, g, twos);
+}
+
 int main(void) {
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
@@ -178,6 +215,7 @@ int main(void) {
   sched_case("[1,0]", "[0,1]", "group", "True");
   sched_case("[0,1,2]", "[0,0,2]", "trans_A", "True");
   sched_case("[0,2,1]", "[1,0,1]", NULL, NULL);
+  short_loops();
   tl_context_destroy(ctx);
   return finish("test_issue14_forms");
 }
