@@ -76,7 +76,7 @@ struct val {
     const char *fname;
     struct { const char *desc; const char *module; } op;
     tl_primfunc *pf;
-    struct { int ndim; tl_expr **dims; tl_dtype dt; } tt;
+    struct { int ndim; tl_expr **dims; tl_dtype dt; tl_expr **strides; /* T.StridedTensor, else NULL */ } tt;
     /* ast: the value's expression; or, with from, item index of the lazy
      * tuple `from` (a, b = ... at module level); or, with aug_op, `from`
      * aug_op ast (x += ast at module level) */

@@ -585,8 +585,12 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
     const tl_param *p = &f->params[i];
     if (i) tl_strbuf_append(out, ", ");
     if (p->kind == TL_PARAM_TENSOR && p->buffer) {
-      tl_strbuf_printf(out, "%s: T.Tensor(", p->buffer->name);
+      tl_strbuf_printf(out, "%s: T.%s(", p->buffer->name, p->buffer->strides ? "StridedTensor" : "Tensor");
       print_shape(out, p->buffer->ndim, p->buffer->shape);
+      if (p->buffer->strides) {
+        tl_strbuf_append(out, ", ");
+        print_shape(out, p->buffer->ndim, p->buffer->strides);
+      }
       tl_strbuf_printf(out, ", \"%s\")", tl_dtype_name(p->buffer->dtype));
     } else if (p->var) {
       tl_strbuf_printf(out, "%s: T.%s", p->var->name, tl_dtype_name(p->var->dtype));

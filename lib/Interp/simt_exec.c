@@ -1373,6 +1373,9 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
         if (!ev_as(x, b->strides[k], TL_INT64, mask, &sv)) return false;
         sb->stride[k] = sv.v[0].i;
       }
+      int64_t last = 0; /* strided (T.StridedTensor): the addressable elements */
+      for (int k = 0; n > 0 && k < b->ndim; k++) last += (sb->shape[k] - 1) * sb->stride[k];
+      if (n > 0) n = last + 1;
     }
     sb->elems = n;
     sb->data = a->data;

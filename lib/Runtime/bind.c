@@ -229,6 +229,41 @@ void tl_rt_binding_free(tl_rt_binding *b) {
   memset(b, 0, sizeof *b);
 }
 
+/* T.StridedTensor parameter pi (issue 14): each element stride of tensor t
+ * (its strides array; NULL: compact) is the declared constant, or binds the
+ * declared symbol (a later use must agree).  Size-1 dims are not exempt: the
+ * kernel addresses with the declared strides. */
+static void check_strides(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out, bool *bound,
+                          int *bound_by, int *bound_dim) {
+  const tl_rt_sig *sig = b->sig;
+  const tl_rt_param *p = &sig->params[pi];
+  const char *nm = p->name;
+  int64_t compact = 1;
+  for (int d = p->ndim - 1; d >= 0; d--) {
+    int64_t got = t->strides ? t->strides[d] : compact, c;
+    int s;
+    compact *= t->shape[d] > 0 ? t->shape[d] : 1;
+    if (tl_rx_is_const(&p->strides[d].prog, &c)) {
+      if (got != c) errf(b, nm, pos, "strides[%d]: expected %" PRId64 " (T.StridedTensor), got %" PRId64, d, c, got);
+    } else if (tl_rx_is_sym(&p->strides[d].prog, &s)) {
+      const char *sn = sig->sym_names[s];
+      if (!bound[s]) {
+        if (got < 0 || (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s]))) {
+          errf(b, nm, pos, "strides[%d]: expected stride '%s' in the int32 range, got %" PRId64, d, sn, got);
+          continue;
+        }
+        bound[s] = true;
+        bound_by[s] = pi;
+        bound_dim[s] = d;
+        out->symv[s] = got;
+      } else if (out->symv[s] != got) {
+        errf(b, nm, pos, "strides[%d]: expected %s = %" PRId64 " (bound by '%s' dim %d), got %" PRId64, d, sn,
+             out->symv[s], sig->params[bound_by[s]].name, bound_dim[s], got);
+      }
+    }
+  }
+}
+
 /* Checks one tensor argument; binds symbols from dims that are exactly a
  * symbol.  bound_by[s] records the parameter that bound symbol s. */
 static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out,
@@ -293,11 +328,12 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
       }
     }
   }
-  /* size and contiguity */
+  /* size and contiguity (T.StridedTensor: its strides, check_strides) */
   int64_t expect = 1;
   bool ok = true, overflow = false, empty = false;
+  if (p->strides) check_strides(b, pi, pos, t, out, bound, bound_by, bound_dim);
   for (int d = p->ndim - 1; d >= 0; d--) {
-    if (t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
+    if (!p->strides && t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
     if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
       overflow = true;
     empty |= t->shape[d] == 0;

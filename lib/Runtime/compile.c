@@ -146,6 +146,24 @@ static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *
   return s;
 }
 
+/* T.StridedTensor's strides (issue 14) into p->strides: each a constant or
+ * one dynamic symbol, which the call binds from the tensor's strides. */
+static tl_status take_strides(tl_context *ctx, const tl_buffer *buf, const var_tables *t, tl_rt_param *p) {
+  if (!(p->strides = calloc((size_t)buf->ndim + 1, sizeof *p->strides)))
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status st = TL_OK;
+  for (int d = 0; d < buf->ndim && st == TL_OK; d++) {
+    char what[160];
+    snprintf(what, sizeof what, "parameter '%s' stride %d", p->name, d);
+    st = translate(ctx, buf->strides[d], t, &p->strides[d].prog, what);
+    if (st == TL_OK && !tl_rx_is_const(&p->strides[d].prog, NULL) && !tl_rx_is_sym(&p->strides[d].prog, NULL))
+      st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "%s: a stride must be a constant or one T.dynamic symbol (an expression of symbols "
+                           "is not supported yet)", what);
+  }
+  return st;
+}
+
 static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
   var_tables t;
   if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -192,6 +210,7 @@ static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_si
             st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
                                  "%s: a tensor dim may not depend on a scalar parameter", what);
       }
+      if (st == TL_OK && buf->strides) st = take_strides(ctx, buf, &t, p);
     } else {
       p->is_tensor = false;
       p->name = strdup(fp->var && fp->var->name ? fp->var->name : "?");

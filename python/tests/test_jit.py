@@ -168,6 +168,25 @@ def test_none_for_an_unused_tensor():
     assert np.array_equal(k(A, B), A * np.float32(2) + np.float32(1))
 
 
+STRIDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "GPU", "kernels",
+                       "strided.py")
+
+
+def test_strided_tensor_takes_a_view():
+    """T.StridedTensor (issue 14): a NumPy view with row stride 96 elements; with a T.dynamic row stride the
+    same kernel takes any; a view whose strides differ from the compiled ones names the argument."""
+    strided = tilelang.load_file(STRIDED).strided
+    big = np.arange(64 * 128, dtype=np.float32).reshape(64, 128) / np.float32(64)
+    k = strided(ld=96)
+    view = big.reshape(-1)[:64 * 96].reshape(64, 96)[:, :64]
+    assert np.array_equal(k(view), view * np.float32(2) + np.float32(1))
+    with pytest.raises(tilelang.ArgumentError, match=r"argument 'A' .*strides\[0\]: expected 96"):
+        k(big[:, :64])
+    kd = strided(dynamic_ld=True)
+    for v in (big[:, :64], view, np.ascontiguousarray(big[:, :64])):
+        assert np.array_equal(kd(v), v * np.float32(2) + np.float32(1))
+
+
 # ---------------------------------------------------------------- compile errors
 def test_syntax_error_has_line_and_caret():
     @tilelang.jit(out_idx=-1)

@@ -13,7 +13,10 @@
  *  3. test/GPU/kernels/parallel_short.py: T.Parallel loops shorter than the
  *     fragment they index (TileLang #1744's broadcast, a short loop before a
  *     full one, a short loop over a T.gemm accumulator's rows with
- *     integer-valued float16 inputs).
+ *     integer-valued float16 inputs);
+ *  4. test/GPU/kernels/strided.py: a T.StridedTensor view with row stride 96
+ *     (constant, and a T.dynamic stride bound at the call) on the GPU equals
+ *     2 A + 1 exactly, and a view of other strides is refused naming 'A'.
  * The output of each case is the kernel's last parameter (out_idx = [-1]).
  * Kernel files: $TL_GPU_KERNELS (default test/GPU/kernels).
  * Exit 0 pass, 1 fail, 77 no driver/GPU. */
@@ -203,6 +206,51 @@ static void short_loops(void) {
   short_case("short (40, 64) loop over a T.gemm accumulator", d3, 2, 2, f16, g, twos);
 }
 
+/* ------------------------------------------------------- T.StridedTensor */
+static void strided_case(bool dyn) {
+  tl_define d[] = {{"dynamic_ld", dyn ? "True" : "False"}, {"ld", "96"}};
+  tl_kernel *k = compile_last_out("strided.py", d, 2);
+  if (!k) return;
+  int64_t bshape[2] = {64, 96}, vshape[2] = {64, 64}, vstrides[2] = {96, 1}, bad_strides[2] = {80, 1};
+  float *big = malloc(64 * 96 * sizeof(float));
+  for (int i = 0; i < 64 * 96; i++) big[i] = (float)(floor((rng_uniform() + 1) * 64) / 8);
+  DLTensor hb = {big, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, bshape, NULL, 0};
+  DLManagedTensor *db = NULL, *out[1] = {NULL}, *host = NULL;
+  DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
+  tl_status s = tl_tensor_alloc(ctx, cuda, 2, bshape, hb.dtype, &db);
+  if (s == TL_OK) s = tl_tensor_copy(ctx, &db->dl_tensor, &hb);
+  CHECK(s == TL_OK, "strided: device buffer: %s", tl_context_last_error(ctx));
+  if (s == TL_OK) {
+    DLTensor view = {db->dl_tensor.data, db->dl_tensor.device, 2, hb.dtype, vshape, vstrides, 0};
+    tl_arg args[1] = {tl_arg_tensor(&view)};
+    s = tl_kernel_call(ctx, k, args, 1, NULL, out);
+    CHECK(s == TL_OK, "strided%s: GPU run: %s", dyn ? " (dynamic ld)" : "", tl_context_last_error(ctx));
+    if (s == TL_OK) {
+      s = tl_tensor_alloc(ctx, cpu, 2, vshape, hb.dtype, &host);
+      if (s == TL_OK) s = tl_tensor_copy(ctx, &host->dl_tensor, &out[0]->dl_tensor);
+      CHECK(s == TL_OK, "strided: copy back: %s", tl_context_last_error(ctx));
+      size_t bad = 0;
+      for (int i = 0; s == TL_OK && i < 64; i++)
+        for (int j = 0; j < 64; j++)
+          bad += ((float *)host->dl_tensor.data)[i * 64 + j] != big[i * 96 + j] * 2.0f + 1.0f;
+      CHECK(bad == 0, "strided: %zu elements differ from 2 A + 1", bad);
+      if (!bad) printf("  ok   strided view (row stride 96%s) on the GPU: B = 2 A + 1 exactly\n", dyn ? ", dynamic" : "");
+    }
+    DLTensor other = {db->dl_tensor.data, db->dl_tensor.device, 2, hb.dtype, vshape, bad_strides, 0};
+    tl_arg oargs[1] = {tl_arg_tensor(&other)};
+    DLManagedTensor *o2[1] = {NULL};
+    tl_status s2 = tl_kernel_call(ctx, k, oargs, 1, NULL, o2);
+    if (!dyn) CHECK(s2 != TL_OK && strstr(tl_context_last_error(ctx), "argument 'A'"),
+                    "strided: a view of row stride 80 is not refused naming 'A'");
+    if (o2[0]) o2[0]->deleter(o2[0]);
+  }
+  if (out[0]) out[0]->deleter(out[0]);
+  if (host) host->deleter(host);
+  if (db) db->deleter(db);
+  free(big);
+  tl_kernel_destroy(k);
+}
+
 int main(void) {
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
@@ -216,6 +264,8 @@ int main(void) {
   sched_case("[0,1,2]", "[0,0,2]", "trans_A", "True");
   sched_case("[0,2,1]", "[1,0,1]", NULL, NULL);
   short_loops();
+  strided_case(false);
+  strided_case(true);
   tl_context_destroy(ctx);
   return finish("test_issue14_forms");
 }
