@@ -116,6 +116,26 @@ static void reduce_case(const char *what, const tl_define *defs, size_t ndefs, i
   tl_kernel_destroy(k);
 }
 
+/* Kernel file `file`, one input tensor per entry of dts (shapes[i] of
+ * ndims[i] dims, integer values in [-4, 4] so that every product and sum is
+ * exact). */
+static void int_case(const char *file, const char *what, const tl_define *defs, size_t ndefs, int nin,
+                     const dt_kind *dts, const int64_t (*shapes)[2], const int *ndims) {
+  tl_kernel *k = compile_last_out(file, defs, ndefs);
+  if (!k) return;
+  DLTensor in[3];
+  void *bufs[3] = {0};
+  for (int t = 0; t < nin; t++) {
+    size_t n = numel(shapes[t], ndims[t]);
+    bufs[t] = malloc(n * dt_size(dts[t]));
+    for (size_t i = 0; i < n; i++) dt_store(dts[t], bufs[t], i, floor((rng_uniform() + 1) * 4.5) - 4);
+    in[t] = (DLTensor){bufs[t], {kDLCPU, 0}, ndims[t], dt_dl(dts[t]), (int64_t *)shapes[t], NULL, 0};
+  }
+  cpu_vs_gpu(k, in, nin, what, 0, NULL);
+  for (int t = 0; t < nin; t++) free(bufs[t]);
+  tl_kernel_destroy(k);
+}
+
 static void reductions(void) {
   int64_t lse[3] = {4, 8, 64}, lse4[3] = {4, 4, 128}, cols[2] = {64, 64}, mid[3] = {16, 8, 16};
   tl_define c1[] = {{"kind", "combine"}};
@@ -139,6 +159,13 @@ static void reductions(void) {
   reduce_case("mid: (2, 8, 16) along dim 1 into a (2, 16) fragment", m1, 2, 3, mid, false);
   tl_define m2[] = {{"kind", "mid"}, {"op", "absmax"}, {"src", "shared"}, {"batch", "2"}};
   reduce_case("mid: shared source, absmax, batch=2", m2, 4, 3, mid, false);
+  static const int64_t g[2][2] = {{64, 32}, {32, 64}};
+  static const int twos[2] = {2, 2};
+  static const dt_kind f16[2] = {DT_F16, DT_F16};
+  tl_define g1[] = {{"kind", "gemm_cols"}};
+  int_case("reduce_dims.py", "gemm_cols: column sums of a T.gemm accumulator", g1, 1, 2, f16, g, twos);
+  tl_define g2[] = {{"kind", "gemm_cols"}, {"op", "max"}, {"threads", "64"}};
+  int_case("reduce_dims.py", "gemm_cols: column maxima, 64 threads", g2, 3, 2, f16, g, twos);
 }
 
 /* ------------------------------------------------------ pipeline schedules */
@@ -185,36 +212,17 @@ static void sched_case(const char *order, const char *stage, const char *extra_k
 }
 
 /* ------------------------------------------------------ short T.Parallel */
-/* One input tensor per entry of dts (2-D shapes[i], integer values in
- * [-4, 4] so that every product and sum is exact). */
-static void short_case(const char *what, const tl_define *defs, size_t ndefs, int nin, const dt_kind *dts,
-                       const int64_t (*shapes)[2], const int *ndims) {
-  tl_kernel *k = compile_last_out("parallel_short.py", defs, ndefs);
-  if (!k) return;
-  DLTensor in[3];
-  void *bufs[3] = {0};
-  for (int t = 0; t < nin; t++) {
-    size_t n = numel(shapes[t], ndims[t]);
-    bufs[t] = malloc(n * dt_size(dts[t]));
-    for (size_t i = 0; i < n; i++) dt_store(dts[t], bufs[t], i, floor((rng_uniform() + 1) * 4.5) - 4);
-    in[t] = (DLTensor){bufs[t], {kDLCPU, 0}, ndims[t], dt_dl(dts[t]), (int64_t *)shapes[t], NULL, 0};
-  }
-  cpu_vs_gpu(k, in, nin, what, 0, NULL);
-  for (int t = 0; t < nin; t++) free(bufs[t]);
-  tl_kernel_destroy(k);
-}
-
 static void short_loops(void) {
   static const int64_t s8[1][2] = {{8, 0}}, a64[1][2] = {{64, 32}}, g[2][2] = {{64, 32}, {32, 64}};
   static const int one[1] = {1}, two[1] = {2}, twos[2] = {2, 2};
   static const dt_kind bf[1] = {DT_BF16}, f32[1] = {DT_F32}, f16[2] = {DT_F16, DT_F16};
-  short_case("#1744: T.Parallel(4) over a fragment of 8", NULL, 0, 1, bf, s8, one);
+  int_case("parallel_short.py", "#1744: T.Parallel(4) over a fragment of 8", NULL, 0, 1, bf, s8, one);
   tl_define d1[] = {{"kind", "short_first"}};
-  short_case("short (24, 32) loop before a full (64, 32) one", d1, 1, 1, f32, a64, two);
+  int_case("parallel_short.py", "short (24, 32) loop before a full (64, 32) one", d1, 1, 1, f32, a64, two);
   tl_define d2[] = {{"kind", "short_first"}, {"cols", "20"}, {"threads", "64"}};
-  short_case("short (24, 20) loop, 64 threads", d2, 3, 1, f32, a64, two);
+  int_case("parallel_short.py", "short (24, 20) loop, 64 threads", d2, 3, 1, f32, a64, two);
   tl_define d3[] = {{"kind", "gemm"}, {"rows", "40"}};
-  short_case("short (40, 64) loop over a T.gemm accumulator", d3, 2, 2, f16, g, twos);
+  int_case("parallel_short.py", "short (40, 64) loop over a T.gemm accumulator", d3, 2, 2, f16, g, twos);
 }
 
 /* ------------------------------------------------------- T.StridedTensor */

@@ -6,6 +6,8 @@
 #   kind="cols": B[j] = op over i of A[i, j] for an (M, N) tile (dim 0);
 #   kind="mid": C[b, j] = op over s of A[b, s, j] for a (2, 8, 16) tile
 #     (dim 1; the destination kept as (2, 1, 16) when keep=True);
+#   kind="gemm_cols": the column sums (op="sum") or maxima of a T.gemm
+#     accumulator (64, 64), reduced along dim 0;
 #   batch: passed to every T.reduce_* (a scheduling hint: same result).
 # src/dst: "fragment" or "shared".
 import tilelang
@@ -106,8 +108,26 @@ def reduce_dims(kind="cols", M=64, N=64, splits=8, threads=128, op="sum", dtype=
                 T.reduce_absmax(a, c, dim=1, clear=clear, batch=batch)
             T.copy(c, C[bx * 2, 0, 0])
 
+    @T.prim_func
+    def gemm_cols(A: T.Tensor((64, 32), "float16"), Bm: T.Tensor((32, 64), "float16"), C: T.Tensor((64,), dtype)):
+        with T.Kernel(1, threads=threads):
+            A_s = T.alloc_shared((64, 32), "float16")
+            B_s = T.alloc_shared((32, 64), "float16")
+            C_l = T.alloc_fragment((64, 64), "float32")
+            c = T.alloc_fragment((64,), dtype)
+            T.copy(A, A_s)
+            T.copy(Bm, B_s)
+            T.gemm(A_s, B_s, C_l, clear_accum=True)
+            if op == "sum":
+                T.reduce_sum(C_l, c, dim=0, batch=batch)
+            else:
+                T.reduce_max(C_l, c, dim=0, batch=batch)
+            T.copy(c, C)
+
     if kind == "combine":
         return combine
+    if kind == "gemm_cols":
+        return gemm_cols
     if kind == "mid":
         return mid_keep if keep else mid
     return cols
