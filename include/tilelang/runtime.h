@@ -305,7 +305,18 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  *   args/nargs: the parameters in prim_func order WITHOUT the out_idx outputs
  *     (as TileLang's call): a tensor parameter takes TL_ARG_TENSOR, an
  *     integer/bool scalar TL_ARG_INT (range-checked against its dtype), a
- *     float scalar TL_ARG_FLOAT or TL_ARG_INT.
+ *     float scalar TL_ARG_FLOAT or TL_ARG_INT.  A tensor parameter that the
+ *     kernel never reads or writes and whose shape is static may take a NULL
+ *     tensor (tl_arg_tensor(NULL), TileLang's None): it is not checked and
+ *     the kernel gets a null pointer; NULL for any other tensor parameter is
+ *     an error naming the argument ("kind: expected a tensor ..., got a NULL
+ *     tensor").  A T.StridedTensor(shape, strides, dtype) parameter takes a
+ *     tensor whose element strides (DLTensor.strides; NULL: compact) equal
+ *     the declared ones; a stride declared as a T.dynamic symbol is bound
+ *     from the tensor at the call (and passed to the kernel like a dynamic
+ *     dim); other strides are an error naming the argument ("strides[0]:
+ *     expected 96 (T.StridedTensor), got 64").  Other tensor parameters must
+ *     be contiguous (row-major).
  *   stream: a CUstream of the tensors' device's primary context (checked with
  *     cuStreamGetCtx), or NULL for the legacy default stream.
  *   outputs: room for tl_kernel_out_idx's n pointers (NULL allowed when n is

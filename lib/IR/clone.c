@@ -183,6 +183,13 @@ static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
       r->u.loop.extents = exprs(c, s->u.loop.extents, n);
       r->u.loop.step = expr(c, s->u.loop.step);
       r->u.loop.body = stmt(c, s->u.loop.body);
+      if (s->u.loop.nsched > 0) { /* the schedule (ints) */
+        size_t nb = sizeof(int) * (size_t)s->u.loop.nsched;
+        r->u.loop.order = alloc(c, nb);
+        r->u.loop.stage = alloc(c, nb);
+        if (r->u.loop.order) memcpy(r->u.loop.order, s->u.loop.order, nb);
+        if (r->u.loop.stage) memcpy(r->u.loop.stage, s->u.loop.stage, nb);
+      }
       break;
     }
     case TL_STMT_KERNEL:

@@ -13,7 +13,7 @@ static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
     "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "Parallel", "Pipelined", "serial", "Serial",
     "grid", "unroll", "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else",
-    "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", NULL};
+    "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", "StridedTensor", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
                                           "range", "print", "zip", "enumerate", "list", "tuple",
                                           "isinstance", "str", "dict", NULL};
@@ -851,6 +851,20 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     const tl_ast_expr *a[2];
     if (!bind_args(E, x, fn, params, 1, a)) return NULL;
     return tensor_type(E, a[0], a[1], x->loc);
+  }
+  if (!strcmp(name, "StridedTensor")) { /* issue 14: T.StridedTensor(shape, strides, dtype), strides in elements */
+    static const char *const params[] = {"shape", "strides", "dtype", NULL};
+    const tl_ast_expr *a[3];
+    if (!bind_args(E, x, fn, params, 2, a)) return NULL;
+    val *r = tensor_type(E, a[0], a[2], x->loc);
+    int ns = 0;
+    if (!r || !eval_shape(E, a[1], &ns, &r->u.tt.strides)) return NULL;
+    if (ns != r->u.tt.ndim) {
+      err(E, a[1]->loc, "T.StridedTensor: %d strides for a shape of %d dimension%s", ns, r->u.tt.ndim,
+          r->u.tt.ndim == 1 ? "" : "s");
+      return NULL;
+    }
+    return r;
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
   if (!strcmp(name, "const")) return call_const(E, fn, x);

@@ -78,7 +78,7 @@ struct val {
     const char *fname;
     struct { const char *desc; const char *module; } op;
     tl_primfunc *pf;
-    struct { int ndim; tl_expr **dims; tl_dtype dt; } tt;
+    struct { int ndim; tl_expr **dims; tl_dtype dt; tl_expr **strides; /* T.StridedTensor, else NULL */ } tt;
     /* ast: the value's expression; or, with from, item index of the lazy
      * tuple `from` (a, b = ... at module level); or, with aug_op, `from`
      * aug_op ast (x += ast at module level) */
@@ -320,6 +320,11 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x);
 val *eval_comprehension(elab *E, const tl_ast_expr *x);
 /* An f-string of compile-time values (a V_STR). */
 val *eval_fstring(elab *E, const tl_ast_expr *x);
+/* elab_pipelined.c: T.Pipelined iterator it's order= / stage= / group=
+ * checked against the elaborated loop and stored in it (tir.h's
+ * loop.nsched/order/stage); num_stages defaults to max(stage) + 1.  False
+ * after a located error. */
+bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop);
 /* assert test[, msg]: a false constant condition is an error with msg. */
 bool elab_assert(elab *E, const tl_ast_stmt *s);
 /* a is b, a is not b, a in b, a not in b on compile-time values. */

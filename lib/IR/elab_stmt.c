@@ -383,6 +383,8 @@ static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loo
     if (!check_kws(E, it, fn, kws)) return false;
     for (int i = 0; i < it->u.call.nkw; i++) {
       const tl_ast_keyword *k = &it->u.call.kw[i];
+      if (!strcmp(k->name, "order") || !strcmp(k->name, "stage") || !strcmp(k->name, "group"))
+        continue; /* after the body: tl_el_pipelined_schedule */
       if (strcmp(k->name, "num_stages")) {
         err(E, k->loc, "'%s' of T.Pipelined is not supported yet", k->name);
         return false;
@@ -583,8 +585,11 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_stmt *b = ok ? make_seq(E, s->loc, &body) : NULL;
   tl_vec_free(&body);
   if (!b) return false;
-  if (!grid)
-    return emit(E, out, new_for(E, s->loc, lk, nvars, vars, mins, exts, step, num_stages, b));
+  if (!grid) {
+    tl_stmt *f = new_for(E, s->loc, lk, nvars, vars, mins, exts, step, num_stages, b);
+    if (f && lk == TL_LOOP_PIPELINED && !tl_el_pipelined_schedule(E, it, f)) return false;
+    return emit(E, out, f);
+  }
   for (int i = nvars - 1; b && i >= 0; i--)
     b = new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
   return emit(E, out, b);

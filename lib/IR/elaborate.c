@@ -51,6 +51,7 @@ static bool collect_dynamic(elab *E, tl_primfunc *pf) {
   for (int i = 0; i < pf->nparams; i++) {
     const tl_buffer *b = pf->params[i].kind == TL_PARAM_TENSOR ? pf->params[i].buffer : NULL;
     for (int d = 0; b && d < b->ndim; d++) tl_visit_expr(&u.v, b->shape[d]);
+    for (int d = 0; b && b->strides && d < b->ndim; d++) tl_visit_expr(&u.v, b->strides[d]);
   }
   tl_visit_stmt(&u.v, pf->body);
   int n = 0;
@@ -114,6 +115,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
     if (av && av->k == V_TENSORTYPE) {
       tl_buffer *b = tl_ir_new_buffer(E->m, p->loc, p->name, av->u.tt.dt, TL_SCOPE_GLOBAL,
                                       av->u.tt.ndim, av->u.tt.dims);
+      if (b) b->strides = av->u.tt.strides; /* T.StridedTensor (issue 14) */
       val *bv = b ? mk(E, V_BUFFER) : oom(E);
       if (bv) {
         bv->u.buf = b;

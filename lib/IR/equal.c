@@ -187,8 +187,10 @@ static bool stmt_eq(eq_ctx *c, const tl_stmt *a, const tl_stmt *b, int depth) {
   case TL_STMT_FOR: {
     int n = a->u.loop.nvars;
     if (a->u.loop.kind != b->u.loop.kind || n != b->u.loop.nvars ||
-        a->u.loop.num_stages != b->u.loop.num_stages)
+        a->u.loop.num_stages != b->u.loop.num_stages || a->u.loop.nsched != b->u.loop.nsched)
       return false;
+    for (int i = 0; i < a->u.loop.nsched; i++)
+      if (a->u.loop.order[i] != b->u.loop.order[i] || a->u.loop.stage[i] != b->u.loop.stage[i]) return false;
     for (int i = 0; i < n; i++) {
       const tl_expr *am = a->u.loop.mins ? a->u.loop.mins[i] : NULL;
       const tl_expr *bm = b->u.loop.mins ? b->u.loop.mins[i] : NULL;

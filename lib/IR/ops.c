@@ -35,6 +35,10 @@ static const tl_attr_info gemm_attrs[] = {
 static const tl_attr_info reduce_attrs[] = {
     {"dim", TL_ATTR_INT, -1, NULL},
     {"clear", TL_ATTR_BOOL, 1, NULL},
+    /* TileLang's batch=: how many rows one pass reduces together, a
+     * scheduling hint that does not change the result (rows of one batch
+     * are reduced independently); accepted and checked >= 1. */
+    {"batch", TL_ATTR_INT, 1, NULL},
 };
 static const tl_attr_info atomic_attrs[] = {
     {"return_prev", TL_ATTR_BOOL, 0, NULL},
@@ -350,6 +354,12 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   if (nd < 0 || nd >= sn) {
     verr(vc, attr_loc(s, 0), "T.%s: dim %lld is out of range for src '%s' with %d dimension%s",
          name, (long long)dim, src->region.buffer->name, sn, sn == 1 ? "" : "s");
+    return false;
+  }
+  int64_t batch = 1;
+  if (!attr_int(s, 2, &batch)) return false; /* reported generically (not a constant) */
+  if (batch < 1) {
+    verr(vc, attr_loc(s, 2), "T.%s: batch must be >= 1, got %lld", name, (long long)batch);
     return false;
   }
   bool match = false;

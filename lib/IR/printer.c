@@ -456,6 +456,12 @@ static void print_for(tl_strbuf *out, const tl_stmt *s) {
   }
   if (s->u.loop.kind == TL_LOOP_PIPELINED && s->u.loop.num_stages >= 0)
     tl_strbuf_printf(out, ", num_stages=%d", s->u.loop.num_stages);
+  for (int w = 0; s->u.loop.kind == TL_LOOP_PIPELINED && w < 2 && s->u.loop.nsched > 0; w++) {
+    const int *v = w ? s->u.loop.stage : s->u.loop.order;
+    tl_strbuf_append(out, w ? ", stage=[" : ", order=[");
+    for (int i = 0; i < s->u.loop.nsched; i++) tl_strbuf_printf(out, "%s%d", i ? ", " : "", v ? v[i] : 0);
+    tl_strbuf_append(out, "]");
+  }
   tl_strbuf_append(out, "):\n");
 }
 
@@ -579,8 +585,12 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
     const tl_param *p = &f->params[i];
     if (i) tl_strbuf_append(out, ", ");
     if (p->kind == TL_PARAM_TENSOR && p->buffer) {
-      tl_strbuf_printf(out, "%s: T.Tensor(", p->buffer->name);
+      tl_strbuf_printf(out, "%s: T.%s(", p->buffer->name, p->buffer->strides ? "StridedTensor" : "Tensor");
       print_shape(out, p->buffer->ndim, p->buffer->shape);
+      if (p->buffer->strides) {
+        tl_strbuf_append(out, ", ");
+        print_shape(out, p->buffer->ndim, p->buffer->strides);
+      }
       tl_strbuf_printf(out, ", \"%s\")", tl_dtype_name(p->buffer->dtype));
     } else if (p->var) {
       tl_strbuf_printf(out, "%s: T.%s", p->var->name, tl_dtype_name(p->var->dtype));

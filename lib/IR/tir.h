@@ -219,6 +219,15 @@ struct tl_stmt {
       tl_expr *step;        /* NULL for 1 (serial/unroll with a step) */
       int num_stages;       /* T.Pipelined; -1 when not given */
       tl_stmt *body;
+      /* T.Pipelined's order= / stage= (issue 14; group= is expanded by the
+       * elaborator): nsched > 0 when given, one entry per scheduled
+       * statement -- the body's top-level statements other than LETs and
+       * allocations, in body order.  order: a permutation of 0..nsched-1,
+       * the statement's position in an iteration of the pipelined loop;
+       * stage: 0..num_stages-1, how many iterations behind stage 0 the
+       * statement runs (docs/canonical-tir.md "T.Pipelined schedules"). */
+      int nsched;
+      int *order, *stage;
     } loop;
     struct {
       int ngrid;            /* 1..3 */

@@ -19,6 +19,8 @@ typedef struct tl_interp_arg {
   int64_t shape[8];    /* tensor: actual dims (checked against the parameter) */
   int64_t i;           /* scalar of int/uint/bool dtype */
   double f;            /* scalar of float dtype */
+  bool absent;         /* tensor: None for a parameter the kernel never touches
+                          (data NULL, shape the parameter's static one) */
 } tl_interp_arg;
 
 /* Runs the TILE IR function (not lowered) by the definition of each tile op

@@ -1100,7 +1100,7 @@ static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const 
       re_error(st, b->loc, "argument %d ('%s') is too large", i, b->name);
       return false;
     }
-    if (rb->size > 0 && !a->data) {
+    if (rb->size > 0 && !a->data && !a->absent) {
       re_error(st, b->loc, "argument %d ('%s') has no data", i, b->name);
       return false;
     }

@@ -1400,10 +1400,13 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
         if (!ev_as(x, b->strides[k], TL_INT64, mask, &sv)) return false;
         sb->stride[k] = sv.v[0].i;
       }
+      int64_t last = 0; /* strided (T.StridedTensor): the addressable elements */
+      for (int k = 0; n > 0 && k < b->ndim; k++) last += (sb->shape[k] - 1) * sb->stride[k];
+      if (n > 0) n = last + 1;
     }
     sb->elems = n;
     sb->data = a->data;
-    if (n > 0 && !a->data) return sx_fail(x, "argument %d ('%s') has no data", i, b->name);
+    if (n > 0 && !a->data && !a->absent) return sx_fail(x, "argument %d ('%s') has no data", i, b->name);
     if (!tl_map_put(&x->gbufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   }
   return true;

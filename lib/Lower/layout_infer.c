@@ -6,7 +6,8 @@
  * copies, fills, T.gemm, T.reduce_*, T.Parallel loops, T.atomic_add already
  * turned into T.Parallel loops by the atomic pass), after pipelining (the
  * staged shapes) and versioning (both versions of a loop are uses alike).
- * Guarantees (on success): no statement changes; every local.fragment buffer
+ * Guarantees (on success): no statement changes but the short T.Parallel
+ * loops parallel_extend.c extends (issue 14); every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
  * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
  * lower_internal.h gives the maps), consistent with every op that touches
@@ -113,6 +114,7 @@ typedef struct red_rec {
   int rdim, sn;
   int64_t R, C;
   bool src_shared;
+  bool dst_multi;          /* the destination has more than one dim of extent > 1 */
   tl_frag_layout *virt;
   tl_loc loc;
   const char *by;
@@ -544,18 +546,28 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
       scan_expr(st, r->extent[k], s->loc);
     }
     int i = frag_index(st, r->buffer);
+    if (a == 1) {
+      int n = r->ndim ? r->ndim : r->buffer->ndim, big = 0;
+      for (int k = 0; k < n; k++) {
+        int64_t e = 0;
+        if (!tl_expr_is_const_int(r->ndim ? r->extent[k] : r->buffer->shape[k], &e) || e > 1) big++;
+      }
+      rr.dst_multi = big > 1;
+    }
     if (a == 0) {
       int n = r->ndim ? r->ndim : r->buffer->ndim;
       if (n < 1 || n > 8) return;
       for (int k = 0; k < n; k++)
         if (!tl_expr_is_const_int(r->ndim ? r->extent[k] : r->buffer->shape[k], &ext[k])) return;
       rr.sn = n;
-      rr.R = 1;
-      for (int k = 0; k + 1 < n; k++) rr.R *= ext[k];
-      rr.C = ext[n - 1];
       int64_t dim = -1;
       if (s->u.tile.attrs && s->u.tile.attrs[0]) tl_expr_is_const_int(s->u.tile.attrs[0], &dim);
       rr.rdim = (int)(dim < 0 ? dim + n : dim);
+      if (rr.rdim < 0 || rr.rdim >= n) return;
+      rr.R = 1; /* rows: the dims other than rdim, row-major; columns: rdim */
+      for (int k = 0; k < n; k++)
+        if (k != rr.rdim) rr.R *= ext[k];
+      rr.C = ext[rr.rdim];
       rr.src_shared = r->buffer->scope == TL_SCOPE_SHARED || r->buffer->scope == TL_SCOPE_SHARED_DYN;
     }
     if (i < 0) continue;
@@ -742,8 +754,14 @@ static void decide_rows(li_state *st) {
   for (size_t k = 0; k < st->reds.len; k++) {
     red_rec *rr = &st->reds.data[k];
     if (rr->dst >= 0) st->frags.data[find(st, rr->dst)].red_cls = true;
-    if (rr->src < 0) {
-      if (rr->dst >= 0 && rr->src_shared && rr->rdim == rr->sn - 1) {
+    /* a shared source, or a fragment reduced along a dim other than its
+     * last (staged through shared memory: tl_reduce_staging) */
+    bool staged = rr->src >= 0 && rr->rdim != rr->sn - 1;
+    if (rr->src < 0 || staged) {
+      /* a multi-dim destination reduced along a dim other than the last is
+       * staged too and keeps its own layout */
+      bool dst_own = rr->rdim != rr->sn - 1 && rr->dst_multi;
+      if (rr->dst >= 0 && (rr->src_shared || staged) && !dst_own) {
         tl_frag_layout *V = tl_arena_alloc(&st->m->arena, sizeof *V);
         int64_t *shape = tl_arena_alloc(&st->m->arena, 2 * sizeof(int64_t));
         if (!V || !shape) { st->oom = true; return; }
@@ -758,17 +776,11 @@ static void decide_rows(li_state *st) {
     }
     frag_info *root = &st->frags.data[find(st, rr->src)];
     if (root->cls_gemm) {
-      if (rr->sn != 2 || rr->rdim != 1) {
+      if (rr->sn != 2) {
         tl_error(st->d, rr->loc, "%s of the T.gemm accumulator '%s' along dim %d is not lowered yet (rows of an "
                  "mma accumulator are reduced along dim 1)", rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
         st->errors++;
       }
-      continue;
-    }
-    if (rr->rdim != rr->sn - 1) {
-      tl_error(st->d, rr->loc, "%s of fragment '%s' along dim %d is not lowered yet (a fragment is reduced along "
-               "its last dim)", rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
-      st->errors++;
       continue;
     }
     root->rows = true;
@@ -828,7 +840,7 @@ static void decide_rows(li_state *st) {
 
 /* The source layout that defines the statistics of reduce rr. */
 static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) {
-  if (rr->src >= 0) {
+  if (rr->src >= 0 && !rr->virt) {
     const tl_frag_layout *L = tl_frag_layout_of(st->frags.data[rr->src].buf);
     if (L && L->kind == TL_FRAG_MMA_C && L->interleaved) {
       tl_error(st->d, rr->loc, "%s of the wgmma accumulator '%s' (several m64 blocks per warpgroup) is not lowered "
@@ -970,6 +982,10 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
+  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c (issue 14) */
+    tl_error(d, f->loc, "out of memory in layout inference");
+    return false;
+  }
   li_state st = {.m = m, .d = d};
   st.threads = 1;
   tl_map_init(&st.index);

@@ -25,6 +25,10 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
 bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* parallel_extend.c: a T.Parallel loop covering only part of a fragment that
+ * another op distributes runs over the fragment's shape with its body under
+ * `var < extent` predicates (layout inference's first step); false on OOM. */
+bool tl_lower_extend_short_parallel(tl_module *m, tl_primfunc *f);
 /* lower_tile.c: tile ops and T.Parallel → per-thread SIMT statements. */
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 
@@ -235,6 +239,19 @@ bool tl_lower_remarks_enabled(void);
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* pipeline_sched.c: T.Pipelined order=/stage= for pipeline_loop.c (body:
+ * the loop body's nb top-level statements; is_prod: which are producer
+ * copies).  _candidates: statements at the last stage are not producers.
+ * _stages: the stage count d + 1 of the copies that run d iterations ahead
+ * (1: none), or -1 after a located error (*errors incremented).  _reorder:
+ * items (one per body statement) as a SEQ: LETs and allocations first, then
+ * the scheduled ones in the given order, a T.ptx_commit_group() after the
+ * last producer (is_prod NULL: none); NULL on OOM. */
+void tl_pl_sched_candidates(const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod);
+int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod,
+                       int *errors);
+tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb,
+                             const bool *is_prod);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
@@ -296,5 +313,22 @@ bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx
  * local dst).  clear=False combines with dst.  NULL on error (reported to
  * env->d, env->errors incremented) or OOM (env->errors unchanged). */
 tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s);
+/* A reduce along a dim other than the last (the split-KV combine's dim 0)
+ * whose source is a distributed fragment (layout inference gave a 1-D
+ * destination the REDUCER layout of a virtual ROWS partition of the
+ * source's rows), or whose destination is a distributed fragment without
+ * that layout (a multi-dim destination), goes through shared memory: such an
+ * operand is replaced by a shared.dyn scratch tile of its region's shape
+ * (alloc[0] source, alloc[1] destination: their ALLOCs), filled by the
+ * tile-level T.copy copy_in[0] (the source) and copy_in[1] (the destination,
+ * clear=False only); copy_out copies the destination scratch back.  red is
+ * the reduce on the replaced operands (for tl_lower_reduce).  NULL members:
+ * not needed.  lower_tile.c lowers the copies and allocations and puts
+ * T.sync_threads() between the steps.  Returns false, with red NULL, when
+ * s needs no staging, or on OOM. */
+typedef struct tl_reduce_stage {
+  tl_stmt *alloc[2], *copy_in[2], *red, *copy_out;
+} tl_reduce_stage;
+bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st);
 
 #endif

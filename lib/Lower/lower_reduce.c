@@ -34,7 +34,14 @@
  * Shuffles and barriers stay in uniform control flow: padding rows and
  * columns of a ROWS partition contribute the identity instead of branching.
  * A source every thread holds whole (replicated fragment, local buffer) is
- * reduced by each thread alone, along any dim.
+ * reduced by each thread alone, along any dim.  A shared source is reduced
+ * along any dim through a virtual ROWS partition whose rows are its other
+ * dims (row-major) and whose columns are the reduced dim; a distributed
+ * fragment reduced along a dim other than its last (the split-KV combine's
+ * dim 0), or a multi-dim distributed destination of such a reduce, is
+ * staged through a shared scratch tile by tl_reduce_staging (issue 14).
+ * batch= (TileLang's rows-per-pass hint) does not change the result and is
+ * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
  * (§9.7.13.1); the mma.sync C fragment map in ../shared/NVPTX.md §6. */
 #include <math.h>
@@ -240,18 +247,20 @@ static tl_stmt *elem_store(rd *r, const tl_region *g, int n, tl_expr **off, tl_e
   return tl_lo_store(r->m, r->loc, b, nn, ix, v);
 }
 
-/* Per-dim offsets of the source row `row` (flat over the source's dims
- * before rdim = last) with column `col`. */
+/* Per-dim offsets of the source row `row` (flat, row-major, over the
+ * source's dims other than rdim) with column `col` (the offset along rdim). */
 static tl_expr **src_offsets(rd *r, tl_expr *row, tl_expr *col) {
   tl_expr **off = tl_arena_alloc(&r->m->arena, sizeof(tl_expr *) * (size_t)r->sn);
   if (!off) return NULL;
   tl_expr *x = row;
-  for (int k = r->sn - 2; k >= 0; k--) {
-    off[k] = k > 0 ? tl_lo_fmod(r->m, r->loc, x, r->sext[k], r->env->ranges) : x;
+  int first = r->rdim == 0 ? 1 : 0; /* the outermost dim that is not rdim */
+  for (int k = r->sn - 1; k >= 0; k--) {
+    if (k == r->rdim) continue;
+    off[k] = k > first ? tl_lo_fmod(r->m, r->loc, x, r->sext[k], r->env->ranges) : x;
     x = tl_lo_fdiv(r->m, r->loc, x, r->sext[k], r->env->ranges);
     if (!off[k] || !x) return NULL;
   }
-  off[r->sn - 1] = col;
+  off[r->rdim] = col;
   return off;
 }
 
@@ -260,11 +269,13 @@ static tl_expr **dst_offsets(rd *r, tl_expr *row) {
   tl_expr **off = tl_arena_alloc(&r->m->arena, sizeof(tl_expr *) * (size_t)(r->dn > 0 ? r->dn : 1));
   if (!off) return NULL;
   bool kept = r->dn == r->sn;
-  if (kept) off[r->dn - 1] = I(r, 0);
-  int last = kept ? r->dn - 2 : r->dn - 1;
+  int skip = kept ? r->rdim : -1; /* the kept reduced dim (extent 1) */
+  if (kept) off[skip] = I(r, 0);
+  int first = skip == 0 ? 1 : 0;
   tl_expr *x = row;
-  for (int k = last; k >= 0; k--) {
-    off[k] = k > 0 ? tl_lo_fmod(r->m, r->loc, x, r->dext[k], r->env->ranges) : x;
+  for (int k = r->dn - 1; k >= 0; k--) {
+    if (k == skip) continue;
+    off[k] = k > first ? tl_lo_fmod(r->m, r->loc, x, r->dext[k], r->env->ranges) : x;
     x = tl_lo_fdiv(r->m, r->loc, x, r->dext[k], r->env->ranges);
     if (!off[k] || !x) return NULL;
   }
@@ -612,11 +623,11 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
            r.sb->name);
       return NULL;
     }
-  } else if (!SL && (r.sb->scope == TL_SCOPE_SHARED || r.sb->scope == TL_SCOPE_SHARED_DYN) &&
-             r.rdim == r.sn - 1) {
+  } else if (!SL && (r.sb->scope == TL_SCOPE_SHARED || r.sb->scope == TL_SCOPE_SHARED_DYN)) {
     int64_t R = 1;
-    for (int d = 0; d + 1 < r.sn; d++) R *= r.sext[d];
-    int64_t C = r.sext[r.sn - 1];
+    for (int d = 0; d < r.sn; d++)
+      if (d != r.rdim) R *= r.sext[d];
+    int64_t C = r.sext[r.rdim];
     if (DL && DL->kind == TL_FRAG_REDUCER && DL->src->kind == TL_FRAG_ROWS && DL->src->rows == R &&
         DL->src->cols == C) {
       P = DL->src;
@@ -637,4 +648,78 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
   if (ok && !r.oom) out = tl_ir_seq(r.m, r.loc, (int)r.out.len, r.out.data);
   tl_vec_free(&r.out);
   return out;
+}
+
+/* ------------------------------------------------ staging (dim != last) */
+/* A shared.dyn scratch tile of region g's shape: its ALLOC into *alloc and
+ * its whole-buffer region operand into *o. */
+static bool scratch_of(tl_lower_env *env, const tl_region *g, tl_loc loc, tl_stmt **alloc, tl_operand *o) {
+  tl_module *m = env->m;
+  int64_t ext[8];
+  int n = region_ext(g, ext);
+  tl_expr **shape = n > 0 ? tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n) : NULL;
+  tl_var *nm = shape ? tl_names_fresh_var(env->names, loc, "red_stage", TL_INT32, TL_VAR_LOOP) : NULL;
+  if (!nm) return false;
+  for (int k = 0; k < n; k++)
+    if (!(shape[k] = tl_lo_int(m, loc, ext[k]))) return false;
+  tl_buffer *b = tl_ir_new_buffer(m, loc, nm->name, g->buffer->dtype, TL_SCOPE_SHARED_DYN, n, shape);
+  if (!b || !(*alloc = tl_ir_stmt(m, loc, TL_STMT_ALLOC))) return false;
+  (*alloc)->u.alloc.buffer = b;
+  memset(o, 0, sizeof *o);
+  o->kind = TL_OPND_REGION;
+  o->region.buffer = b; /* ndim 0: the whole scratch tile */
+  o->loc = loc;
+  return true;
+}
+
+/* A tile-level T.copy(src, dst). */
+static tl_stmt *copy_of(tl_module *m, tl_loc loc, const tl_operand *src, const tl_operand *dst) {
+  tl_stmt *c = tl_ir_stmt(m, loc, TL_STMT_TILE);
+  tl_operand *args = c ? tl_arena_alloc(&m->arena, 2 * sizeof(tl_operand)) : NULL;
+  if (!args) return NULL;
+  args[0] = *src;
+  args[1] = *dst;
+  c->u.tile.op = TL_TILE_COPY;
+  c->u.tile.nargs = 2;
+  c->u.tile.args = args;
+  return c;
+}
+
+bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st) {
+  memset(st, 0, sizeof *st);
+  if (s->u.tile.nargs < 2 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION)
+    return false;
+  const tl_region *src = &s->u.tile.args[0].region, *dst = &s->u.tile.args[1].region;
+  const tl_frag_layout *SL = tl_frag_layout_of(src->buffer), *DL = tl_frag_layout_of(dst->buffer);
+  int64_t ext[8], dim = -1;
+  int n = region_ext(src, ext);
+  if (n < 1) return false;
+  if (s->u.tile.attrs && s->u.tile.attrs[0]) tl_expr_is_const_int(s->u.tile.attrs[0], &dim);
+  if (dim < 0) dim += n;
+  if (dim < 0 || dim >= n - 1) return false; /* the last dim: lowered in place */
+  bool dred = DL && DL->kind == TL_FRAG_REDUCER;
+  bool ssrc = SL && (SL->kind != TL_FRAG_REPLICATED || dred);
+  bool sdst = DL && DL->kind != TL_FRAG_REPLICATED && !dred;
+  if (!ssrc && !sdst) return false;
+  tl_module *m = env->m;
+  tl_loc loc = s->loc;
+  tl_stmt *r = tl_ir_stmt(m, loc, TL_STMT_TILE);
+  tl_operand *rargs = r ? tl_arena_alloc(&m->arena, (size_t)s->u.tile.nargs * sizeof(tl_operand)) : NULL;
+  if (!rargs) return false;
+  memcpy(rargs, s->u.tile.args, (size_t)s->u.tile.nargs * sizeof(tl_operand));
+  r->u.tile = s->u.tile;
+  r->u.tile.args = rargs;
+  if (ssrc && (!scratch_of(env, src, loc, &st->alloc[0], &rargs[0]) ||
+               !(st->copy_in[0] = copy_of(m, loc, &s->u.tile.args[0], &rargs[0]))))
+    return false;
+  if (sdst) {
+    int64_t clear = 1;
+    if (s->u.tile.attrs && s->u.tile.attrs[1]) tl_expr_is_const_int(s->u.tile.attrs[1], &clear);
+    if (!scratch_of(env, dst, loc, &st->alloc[1], &rargs[1]) ||
+        !(st->copy_out = copy_of(m, loc, &rargs[1], &s->u.tile.args[1])) ||
+        (!clear && !(st->copy_in[1] = copy_of(m, loc, &s->u.tile.args[1], &rargs[1]))))
+      return false;
+  }
+  st->red = r;
+  return true;
 }

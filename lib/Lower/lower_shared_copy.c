@@ -175,12 +175,19 @@ static tl_expr *in_bounds(sc_state *st, const cside *cs, tl_expr **ix) {
   return cond;
 }
 
-/* Row-major flat element offset of a global access, in int64. */
+/* Row-major flat element offset of a global access, in int64 (the
+ * buffer's strides when it has them: T.StridedTensor, issue 14). */
 static tl_expr *global_flat(sc_state *st, const cside *cs, tl_expr **ix) {
   tl_module *m = st->m;
   tl_loc loc = st->loc;
   tl_expr *off = tl_ir_int(m, loc, TL_INT64, 0);
-  for (int k = 0; k < cs->ndim && off; k++) {
+  for (int k = 0; cs->buf->strides && k < cs->ndim && off; k++) {
+    tl_expr *s = cs->buf->strides[k], *x = ix[k];
+    if (!tl_dtype_eq(s->dtype, TL_INT64)) s = tl_ir_cast(m, loc, TL_INT64, s);
+    if (!tl_dtype_eq(x->dtype, TL_INT64)) x = tl_ir_cast(m, loc, TL_INT64, x);
+    off = tl_ir_binary(m, loc, TL_OP_ADD, off, tl_ir_binary(m, loc, TL_OP_MUL, x, s));
+  }
+  for (int k = 0; !cs->buf->strides && k < cs->ndim && off; k++) {
     tl_expr *d = cs->buf->shape[k];
     if (!tl_dtype_eq(d->dtype, TL_INT64)) d = tl_ir_cast(m, loc, TL_INT64, d);
     tl_expr *x = ix[k];

@@ -1230,6 +1230,30 @@ static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
   return (tl_stmt *)s;
 }
 
+/* A reduce staged through shared memory (tl_reduce_staging): allocations,
+ * barrier, copies in, barrier, the reduce, barrier, copy out. */
+static tl_stmt *lower_reduce_staged(lt_state *st, tl_lower_env *env, const tl_reduce_stage *sg) {
+  tl_stmt *xs[9];
+  int n = 0;
+  for (int k = 0; k < 2; k++)
+    if (sg->alloc[k] && !(xs[n++] = lower_alloc(st, sg->alloc[k]))) return NULL;
+  CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+  for (int k = 0; k < 2; k++)
+    if (sg->copy_in[k] && !(xs[n++] = lower_copy(st, sg->copy_in[k]))) return NULL;
+  CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+  xs[n] = tl_lower_reduce(env, sg->red);
+  st->errors += env->errors;
+  if (!xs[n++]) {
+    if (env->errors == 0) st->oom = true;
+    return NULL;
+  }
+  if (sg->copy_out) {
+    CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+    if (!(xs[n++] = lower_copy(st, sg->copy_out))) return NULL;
+  }
+  return tl_ir_seq(st->m, sg->red->loc, n, xs);
+}
+
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->m;
@@ -1348,6 +1372,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         case TL_TILE_REDUCE_ABSSUM:
         case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
           tl_lower_env env = {st->m, st->d, &st->names, &st->ranges, st->threads, 0};
+          tl_reduce_stage sg;
+          if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
           tl_stmt *r = tl_lower_reduce(&env, s);
           st->errors += env.errors;
           if (!r && env.errors == 0) st->oom = true;

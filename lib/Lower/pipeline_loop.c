@@ -282,14 +282,65 @@ static bool static_shape(const tl_buffer *b) {
   return b->ndim >= 1 && b->ndim <= 2;
 }
 
+/* Staged buffers: written in the loop only by candidates, used nowhere
+ * outside it but in their allocation; the candidates writing another buffer
+ * stop being producers.  Returns their count (in stg). */
+static int find_staged(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod,
+                       staged *stg) {
+  int nstg = 0;
+  for (int i = 0; i < nb; i++) {
+    if (!is_prod[i]) continue;
+    tl_buffer *X = body[i]->u.tile.args[1].region.buffer;
+    bool seen = false;
+    for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
+    if (seen) continue;
+    bool ok = static_shape(X);
+    tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
+    for (int j = 0; j < nb; j++)
+      if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
+    /* reads of X inside the producers' own regions would be odd: refuse */
+    if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+    if (!ok) {
+      for (int j = 0; j < nb; j++)
+        if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;
+      continue;
+    }
+    stg[nstg].buf = X;
+    stg[nstg].old_ndim = X->ndim;
+    stg[nstg].old_shape = X->shape;
+    nstg++;
+  }
+  return nstg;
+}
+
+/* The staged buffers gain a leading dim of s stages; false on OOM. */
+static bool add_stage_dim(tl_module *m, const staged *stg, int nstg, int s) {
+  for (int j = 0; j < nstg; j++) {
+    tl_buffer *X = stg[j].buf;
+    tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(X->ndim + 1));
+    if (!shape || !(shape[0] = tl_lo_int(m, X->loc, s))) return false;
+    for (int k = 0; k < X->ndim; k++) shape[k + 1] = X->shape[k];
+    X->shape = shape;
+    X->ndim++;
+    X->strides = NULL;
+  }
+  return true;
+}
+
 /* Transforms one T.Pipelined loop (its body already transformed). */
 static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_module *m = st->m;
   tl_loc loc = loop->loc;
   int s = loop->u.loop.num_stages;
+  bool sched = loop->u.loop.nsched > 0; /* order= / stage= (pipeline_sched.c) */
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  if (s < 2 || loop->u.loop.nvars != 1 || loop->u.loop.step) return loop;
+  if (sched && (loop->u.loop.nvars != 1 || loop->u.loop.step)) {
+    tl_error(st->d, loop->loc, "T.Pipelined: order= and stage= on a loop with a step are not supported yet");
+    st->errors++;
+    return NULL;
+  }
+  if (!sched && (s < 2 || loop->u.loop.nvars != 1 || loop->u.loop.step)) return loop;
   tl_var *kv = loop->u.loop.vars[0];
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : tl_lo_int(m, loc, 0);
   tl_expr *n = loop->u.loop.extents[0];
@@ -323,29 +374,18 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
       continue;
     is_prod[i] = true;
   }
-  /* Staged buffers: written in the loop only by candidates, used nowhere
-   * outside it but in their allocation. */
-  for (int i = 0; i < nb; i++) {
-    if (!is_prod[i]) continue;
-    tl_buffer *X = body[i]->u.tile.args[1].region.buffer;
-    bool seen = false;
-    for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
-    if (seen) continue;
-    bool ok = static_shape(X);
-    tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
-    for (int j = 0; j < nb; j++)
-      if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
-    /* reads of X inside the producers' own regions would be odd: refuse */
-    if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
-    if (!ok) {
-      for (int j = 0; j < nb; j++)
-        if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;
-      continue;
+  if (sched) tl_pl_sched_candidates(loop, body, nb, is_prod);
+  nstg = find_staged(st, loop, body, nb, is_prod, stg);
+  if (sched) { /* the stages say which copies run ahead, and how far */
+    s = tl_pl_sched_stages(st->d, loop, body, nb, is_prod, &st->errors);
+    if (s < 0) { result = NULL; goto done; }
+    if (s < 2) { /* nothing runs ahead: the body in the given order */
+      result = tl_pl_sched_reorder(m, loop, body, nb, NULL);
+      OOM_IF(result);
+      loop->u.loop.body = result;
+      result = loop;
+      goto done;
     }
-    stg[nstg].buf = X;
-    stg[nstg].old_ndim = X->ndim;
-    stg[nstg].old_shape = X->shape;
-    nstg++;
   }
   if (nstg == 0) goto done;
 
@@ -362,7 +402,8 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_stmt **issue = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 1));
   tl_stmt **pro = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(2 * s + 2));
   tl_stmt **nbody = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 4));
-  if (!issue || !pro || !nbody) { st->oom = true; result = NULL; goto done; }
+  tl_stmt **own = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 1)); /* sched: per statement */
+  if (!issue || !pro || !nbody || !own) { st->oom = true; result = NULL; goto done; }
   int npro = 0;
   for (int it = 0; it <= s - 1; it++) {
     bool steady = it == s - 1;
@@ -390,6 +431,10 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
       tl_stmt *c = rw_tile(st, x, TL_TILE_ASYNC_COPY);
       tl_map_remove(&st->stage_of, X);
       if (!c) { result = NULL; goto done; }
+      if (sched && steady) { /* at its own position: guarded alone */
+        tl_expr *gd = tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n));
+        OOM_IF(own[i] = tl_lo_if(m, loc, gd, c, NULL));
+      }
       issue[ni++] = c;
     }
     tl_map_free(&st->subst);
@@ -422,24 +467,23 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     if (is_prod[i]) continue;
     tl_stmt *x = rw_stmt(st, body[i], 1);
     if (!x) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
-    nbody[nn++] = x;
+    nbody[nn++] = own[i] = x;
   }
   tl_map_free(&st->stage_of);
   tl_map_init(&st->stage_of);
-  tl_stmt *nb_s = tl_ir_seq(m, loop->u.loop.body->loc, nn, nbody);
+  tl_stmt *nb_s;
+  if (sched) { /* wait, barrier, then the statements in order; the commit after the last issue */
+    tl_stmt *ord = tl_pl_sched_reorder(m, loop, own, nb, is_prod);
+    tl_stmt *head[3] = {nbody[0], nbody[1], ord};
+    OOM_IF(ord);
+    nb_s = tl_ir_seq(m, loop->u.loop.body->loc, 3, head);
+  } else {
+    nb_s = tl_ir_seq(m, loop->u.loop.body->loc, nn, nbody);
+  }
   OOM_IF(nb_s);
   loop->u.loop.body = nb_s;
   /* The staged buffers gain their leading stage dim. */
-  for (int j = 0; j < nstg; j++) {
-    tl_buffer *X = stg[j].buf;
-    tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(X->ndim + 1));
-    OOM_IF(shape);
-    OOM_IF(shape[0] = tl_lo_int(m, X->loc, s));
-    for (int k = 0; k < X->ndim; k++) shape[k + 1] = X->shape[k];
-    X->shape = shape;
-    X->ndim++;
-    X->strides = NULL;
-  }
+  OOM_IF(add_stage_dim(m, stg, nstg, s));
   pro[npro++] = loop;
   result = tl_ir_seq(m, loc, npro, pro);
   OOM_IF(result);

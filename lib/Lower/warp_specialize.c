@@ -254,6 +254,8 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   p->kernel = k;
   p->li = found;
   p->loop = loop;
+  if (loop->u.loop.nsched > 0) /* issue 14: the mma.sync pipeline honours them (pipeline_sched.c) */
+    return *why = "the loop has order= / stage= (their Hopper schedule is not implemented yet)", false;
   p->stages = loop->u.loop.num_stages < 1 ? 1 : loop->u.loop.num_stages;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
     return *why = "the kernel's threads are not whole warpgroups (a multiple of 128)", false;

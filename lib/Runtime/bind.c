@@ -229,6 +229,55 @@ void tl_rt_binding_free(tl_rt_binding *b) {
   memset(b, 0, sizeof *b);
 }
 
+/* One dim (stride: false) or element stride (true) d of tensor parameter pi
+ * whose declared value is prog: a constant must equal got, a symbol is bound
+ * by its first use (bound_dim: d for a dim, -1 - d for a stride) and later
+ * uses must agree. */
+static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int d, bool stride, int64_t got,
+                     tl_rt_binding *out, bool *bound, int *bound_by, int *bound_dim) {
+  const tl_rt_sig *sig = b->sig;
+  const char *nm = sig->params[pi].name, *what = stride ? "strides" : "shape";
+  int64_t c;
+  int s;
+  if (tl_rx_is_const(prog, &c)) {
+    if (got != c)
+      errf(b, nm, pos, "%s[%d]: expected %" PRId64 "%s, got %" PRId64, what, d, c, stride ? " (T.StridedTensor)" : "",
+           got);
+  } else if (tl_rx_is_sym(prog, &s)) {
+    const char *sn = sig->sym_names[s];
+    if (!bound[s]) {
+      if (got < 0 || (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s]))) {
+        errf(b, nm, pos, "%s[%d]: expected %s '%s' in the int32 range, got %" PRId64, what, d,
+             stride ? "stride" : "dynamic dim", sn, got);
+        return;
+      }
+      bound[s] = true;
+      bound_by[s] = pi;
+      bound_dim[s] = stride ? -1 - d : d;
+      out->symv[s] = got;
+    } else if (out->symv[s] != got) {
+      int bd = bound_dim[s];
+      errf(b, nm, pos, "%s[%d]: expected %s = %" PRId64 " (bound by '%s' %s[%d]), got %" PRId64, what, d, sn,
+           out->symv[s], sig->params[bound_by[s]].name, bd < 0 ? "strides" : "shape", bd < 0 ? -1 - bd : bd, got);
+    }
+  }
+}
+
+/* T.StridedTensor parameter pi (issue 14): each element stride of tensor t
+ * (its strides array; NULL: compact) is the declared constant, or binds the
+ * declared symbol.  Size-1 dims are not exempt: the kernel addresses with
+ * the declared strides. */
+static void check_strides(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out, bool *bound,
+                          int *bound_by, int *bound_dim) {
+  const tl_rt_param *p = &b->sig->params[pi];
+  int64_t compact = 1;
+  for (int d = p->ndim - 1; d >= 0; d--) {
+    int64_t got = t->strides ? t->strides[d] : compact;
+    compact *= t->shape[d] > 0 ? t->shape[d] : 1;
+    bind_dim(b, pi, pos, &p->strides[d].prog, d, true, got, out, bound, bound_by, bound_dim);
+  }
+}
+
 /* Checks one tensor argument; binds symbols from dims that are exactly a
  * symbol.  bound_by[s] records the parameter that bound symbol s. */
 static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out,
@@ -267,37 +316,19 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   }
   /* static dims and symbols */
   for (int d = 0; d < p->ndim; d++) {
-    int64_t got = t->shape[d], c;
-    int s;
+    int64_t got = t->shape[d];
     if (got < 0) {
       errf(b, nm, pos, "shape[%d]: expected a non-negative size, got %" PRId64, d, got);
       continue;
     }
-    if (tl_rx_is_const(&p->dims[d].prog, &c)) {
-      if (got != c) errf(b, nm, pos, "shape[%d]: expected %" PRId64 ", got %" PRId64, d, c, got);
-    } else if (tl_rx_is_sym(&p->dims[d].prog, &s)) {
-      const char *sn = sig->sym_names[s];
-      if (!bound[s]) {
-        if (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s])) {
-          errf(b, nm, pos, "shape[%d]: expected dynamic dim '%s' in the int32 range, got %" PRId64,
-               d, sn, got);
-          continue;
-        }
-        bound[s] = true;
-        bound_by[s] = pi;
-        bound_dim[s] = d;
-        out->symv[s] = got;
-      } else if (out->symv[s] != got) {
-        errf(b, nm, pos, "shape[%d]: expected %s = %" PRId64 " (bound by '%s' shape[%d]), got %" PRId64,
-             d, sn, out->symv[s], sig->params[bound_by[s]].name, bound_dim[s], got);
-      }
-    }
+    bind_dim(b, pi, pos, &p->dims[d].prog, d, false, got, out, bound, bound_by, bound_dim);
   }
-  /* size and contiguity */
+  /* size and contiguity (T.StridedTensor: its strides, check_strides) */
   int64_t expect = 1;
   bool ok = true, overflow = false, empty = false;
+  if (p->strides) check_strides(b, pi, pos, t, out, bound, bound_by, bound_dim);
   for (int d = p->ndim - 1; d >= 0; d--) {
-    if (t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
+    if (!p->strides && t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
     if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
       overflow = true;
     empty |= t->shape[d] == 0;
@@ -464,7 +495,9 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
     const tl_rt_param *p = &sig->params[pi];
     if (p->is_output) continue;
     const tl_arg *a = &args[pos];
-    if (p->is_tensor) {
+    if (p->is_tensor && p->unused && a->kind == TL_ARG_TENSOR && !a->v.tensor) {
+      /* None for a tensor the kernel never touches: a null pointer (slot 0) */
+    } else if (p->is_tensor) {
       if (a->kind != TL_ARG_TENSOR || !a->v.tensor) {
         tl_strbuf e = {0};
         shape_text(&e, p, sig);
@@ -500,6 +533,10 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       continue;
     }
     int64_t *shape = NULL;
+    if (!p->is_output && !args[pos].v.tensor) { /* an unused tensor passed as NULL */
+      pos++;
+      continue;
+    }
     if (p->is_output) {
       shape = calloc((size_t)p->ndim + 1, sizeof(int64_t));
       if (!shape) {

@@ -177,11 +177,13 @@ static void put_sig(tl_strbuf *b, const tl_rt_sig *s) {
   for (int i = 0; i < s->nparams; i++) {
     const tl_rt_param *p = &s->params[i];
     put_str(b, p->name);
-    put_u32(b, (uint32_t)p->is_tensor | (uint32_t)p->is_output << 1);
+    put_u32(b, (uint32_t)p->is_tensor | (uint32_t)p->is_output << 1 | (uint32_t)p->unused << 2 |
+                   (uint32_t)(p->strides != NULL) << 3);
     put_dtype(b, p->dtype);
     put_u32(b, (uint32_t)p->align);
     put_u32(b, (uint32_t)(p->is_tensor ? p->ndim : 0));
     for (int d = 0; p->is_tensor && d < p->ndim; d++) put_prog(b, &p->dims[d].prog);
+    for (int d = 0; p->is_tensor && p->strides && d < p->ndim; d++) put_prog(b, &p->strides[d].prog);
   }
   put_u32(b, (uint32_t)s->nsyms);
   for (int i = 0; i < s->nsyms; i++) put_str(b, s->sym_names[i]);
@@ -314,6 +316,8 @@ static void get_params(reader *r, tl_rt_sig *s) {
     uint32_t bits = get_u32(r);
     p->is_tensor = bits & 1;
     p->is_output = bits >> 1 & 1;
+    p->unused = bits >> 2 & 1;
+    bool strided = bits >> 3 & 1;
     p->dtype = get_dtype(r);
     p->align = (int)get_u32(r);
     int nd = get_count(r, 64);
@@ -323,6 +327,8 @@ static void get_params(reader *r, tl_rt_sig *s) {
     }
     p->ndim = nd;
     for (int d = 0; d < nd && !r->bad; d++) get_prog(r, &p->dims[d].prog);
+    if (strided && !r->bad && !(p->strides = calloc((size_t)nd + 1, sizeof *p->strides))) r->bad = true;
+    for (int d = 0; strided && d < nd && !r->bad; d++) get_prog(r, &p->strides[d].prog);
   }
 }
 

@@ -146,6 +146,24 @@ static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *
   return s;
 }
 
+/* T.StridedTensor's strides (issue 14) into p->strides: each a constant or
+ * one dynamic symbol, which the call binds from the tensor's strides. */
+static tl_status take_strides(tl_context *ctx, const tl_buffer *buf, const var_tables *t, tl_rt_param *p) {
+  if (!(p->strides = calloc((size_t)buf->ndim + 1, sizeof *p->strides)))
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status st = TL_OK;
+  for (int d = 0; d < buf->ndim && st == TL_OK; d++) {
+    char what[160];
+    snprintf(what, sizeof what, "parameter '%s' stride %d", p->name, d);
+    st = translate(ctx, buf->strides[d], t, &p->strides[d].prog, what);
+    if (st == TL_OK && !tl_rx_is_const(&p->strides[d].prog, NULL) && !tl_rx_is_sym(&p->strides[d].prog, NULL))
+      st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "%s: a stride must be a constant or one T.dynamic symbol (an expression of symbols "
+                           "is not supported yet)", what);
+  }
+  return st;
+}
+
 static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
   var_tables t;
   if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -192,6 +210,7 @@ static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_si
             st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
                                  "%s: a tensor dim may not depend on a scalar parameter", what);
       }
+      if (st == TL_OK && buf->strides) st = take_strides(ctx, buf, &t, p);
     } else {
       p->is_tensor = false;
       p->name = strdup(fp->var && fp->var->name ? fp->var->name : "?");
@@ -239,10 +258,55 @@ static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
   return r;
 }
 
+/* ------------------------------------------------ unused tensors */
+/* Marks the tensor parameters of tile IR function f that its body never
+ * names (no load, store, region operand or buffer reference) and whose dims
+ * are all constants (no dynamic symbol to bind from them): sig's unused. */
+typedef struct use_scan {
+  tl_visitor v; /* first */
+  const tl_primfunc *f;
+  bool *used;
+} use_scan;
+
+static void use_buffer(use_scan *u, const tl_buffer *b) {
+  for (int i = 0; b && i < u->f->nparams; i++) {
+    const tl_buffer *pb = u->f->params[i].buffer;
+    if (u->f->params[i].kind == TL_PARAM_TENSOR && pb &&
+        (pb == b || pb->name == b->name || (pb->name && b->name && !strcmp(pb->name, b->name))))
+      u->used[i] = true;
+  }
+}
+
+static void use_expr(tl_visitor *v, const tl_expr *e) {
+  if (e->kind == TL_EXPR_LOAD) use_buffer((use_scan *)v, e->u.load.buffer);
+  if (e->kind == TL_EXPR_BUFFER) use_buffer((use_scan *)v, e->u.buffer);
+}
+
+static void use_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind == TL_STMT_STORE) use_buffer((use_scan *)v, s->u.store.buffer);
+}
+
+static void use_region(tl_visitor *v, const tl_region *r) { use_buffer((use_scan *)v, r->buffer); }
+
+static tl_status mark_unused(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
+  use_scan u = {{use_expr, use_stmt, use_region, false, 0}, f, calloc((size_t)f->nparams + 1, sizeof(bool))};
+  if (!u.used) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_visit_stmt(&u.v, f->body);
+  for (int i = 0; i < f->nparams && i < sig->nparams && !u.v.too_deep; i++) {
+    tl_rt_param *p = &sig->params[i];
+    bool static_shape = true;
+    for (int d = 0; d < p->ndim; d++) static_shape &= tl_rx_is_const(&p->dims[d].prog, NULL);
+    p->unused = p->is_tensor && !u.used[i] && static_shape;
+  }
+  free(u.used);
+  return TL_OK;
+}
+
 /* The signature and out_idx of tile IR function f into k. */
 static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts, const tl_primfunc *f,
                                 tl_kernel *k) {
   tl_status st = build_signature(ctx, f, &k->sig);
+  if (st == TL_OK) st = mark_unused(ctx, f, &k->sig);
   if (st != TL_OK) return st;
   char *err = NULL;
   bool ok = true;

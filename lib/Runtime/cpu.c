@@ -155,8 +155,12 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
           goto done;
         }
         ia->data = (void *)(uintptr_t)b.slots[pi];
-        ia->ndim = t->ndim;
-        for (int d = 0; d < t->ndim && d < 8; d++) ia->shape[d] = t->shape[d];
+        ia->ndim = t ? t->ndim : p->ndim;
+        ia->absent = !t;
+        for (int d = 0; d < ia->ndim && d < 8; d++) { /* NULL t: an unused tensor of static shape */
+          if (t) ia->shape[d] = t->shape[d];
+          else if (!tl_rx_is_const(&p->dims[d].prog, &ia->shape[d])) ia->shape[d] = 0;
+        }
       } else if (tl_dtype_is_float(p->dtype)) {
         ia->f = a->kind == TL_ARG_FLOAT ? a->v.f : (double)a->v.i;
       } else {

@@ -28,6 +28,8 @@ void tl_rt_sig_free(tl_rt_sig *s) {
     free(p->name);
     for (int d = 0; d < p->ndim && p->dims; d++) tl_rx_free(&p->dims[d].prog);
     free(p->dims);
+    for (int d = 0; d < p->ndim && p->strides; d++) tl_rx_free(&p->strides[d].prog);
+    free(p->strides);
   }
   free(s->params);
   free(s->tma);
@@ -99,6 +101,7 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err) {
     for (int d = 0; d < p->ndim; d++) {
       int s;
       if (tl_rx_is_sym(&p->dims[d].prog, &s)) bound[s] = true;
+      if (p->strides && tl_rx_is_sym(&p->strides[d].prog, &s)) bound[s] = true;
     }
   }
   bool ok = true;

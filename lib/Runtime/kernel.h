@@ -73,6 +73,10 @@ typedef struct tl_rt_param {
   tl_rt_dim *dims;
   bool is_output;    /* named by out_idx: allocated by the call */
   int align;         /* required alignment of data + byte_offset (bytes) */
+  bool unused;       /* a tensor the kernel never reads or writes, of static shape:
+                        a call may pass a NULL tensor for it (TileLang's None) */
+  tl_rt_dim *strides; /* T.StridedTensor: ndim element strides, each a constant or one
+                         symbol (bound from the tensor's strides); NULL: compact row-major */
 } tl_rt_param;
 
 /* One tensor map of the kernel (tl_tma_collect's entry; lib/Runtime/tma.c):

@@ -146,6 +146,47 @@ def test_argument_errors_name_the_parameter():
         k(np.zeros((32, 64), np.float16)[:, ::2], A)
 
 
+@tilelang.jit(out_idx=[-1])
+def scale_unused_bias(N=256, block=128):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), Bias: T.Tensor((N,), "float32"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                C[bx * block + i] = A[bx * block + i] * 2.0 + 1.0
+
+    return main
+
+
+def test_none_for_an_unused_tensor():
+    """None for a tensor parameter the kernel never touches is accepted (issue 14); for a used one
+    it is an error naming the argument; the next call with a real tensor still works."""
+    k = scale_unused_bias()
+    A, B = _ab()
+    assert np.array_equal(k(A, None), A * np.float32(2) + np.float32(1))
+    with pytest.raises(tilelang.ArgumentError, match="argument 'A' .*expected a tensor .*got a NULL tensor"):
+        k(None, B)
+    assert np.array_equal(k(A, B), A * np.float32(2) + np.float32(1))
+
+
+STRIDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "GPU", "kernels",
+                       "strided.py")
+
+
+def test_strided_tensor_takes_a_view():
+    """T.StridedTensor (issue 14): a NumPy view with row stride 96 elements; with a T.dynamic row stride the
+    same kernel takes any; a view whose strides differ from the compiled ones names the argument."""
+    strided = tilelang.load_file(STRIDED).strided
+    big = np.arange(64 * 128, dtype=np.float32).reshape(64, 128) / np.float32(64)
+    k = strided(ld=96)
+    view = big.reshape(-1)[:64 * 96].reshape(64, 96)[:, :64]
+    assert np.array_equal(k(view), view * np.float32(2) + np.float32(1))
+    with pytest.raises(tilelang.ArgumentError, match=r"argument 'A' .*strides\[0\]: expected 96"):
+        k(big[:, :64])
+    kd = strided(dynamic_ld=True)
+    for v in (big[:, :64], view, np.ascontiguousarray(big[:, :64])):
+        assert np.array_equal(kd(v), v * np.float32(2) + np.float32(1))
+
+
 # ---------------------------------------------------------------- compile errors
 def test_syntax_error_has_line_and_caret():
     @tilelang.jit(out_idx=-1)

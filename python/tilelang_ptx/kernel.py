@@ -218,10 +218,15 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
         params = self.params
         keep = []  # DLPack capsules that must outlive the call
         device = None  # (framework, device id: -1 host) of the first tensor
+        nulls = []  # parameters passed as None: their tl_arg points at no DLTensor for this call
         for pos, i, p, is_tensor in self._in_list:
             a = args[pos]
             if not is_tensor:
                 _pack_scalar(raw, i, a, p)
+                continue
+            if a is None:  # accepted by the library for a tensor the kernel never touches
+                _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0, 0)
+                nulls.append(i)
                 continue
             if type(a) is _torch_tensor:  # the fast path: a plain torch.Tensor of a known dtype
                 shape = a.shape
@@ -262,7 +267,11 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
         else:
             s = None  # host tensors; other frameworks' CUDA tensors: the legacy default stream
         ctx = getattr(_lib._tls, "ctx", None) or _lib.context()
-        rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
+        try:
+            rc = _lib.kernel_call(ctx, self._h, base, self._n, s, None)
+        finally:
+            for i in nulls:
+                _ARG_TENSOR.pack_into(raw, i * _lib.ARG_SIZE, _lib.TL_ARG_TENSOR, 0, regs[i][1])
         if rc != _lib.TL_OK:
             _call_failed(ctx, rc)
         del keep

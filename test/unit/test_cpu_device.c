@@ -269,3 +269,68 @@ Test(cpu_device, gemm_flops_from_the_tile_ir) {
   cr_assert_eq(f, 0);
   tl_kernel_destroy(k);
 }
+
+/* Issue 14: a NULL tensor (Python's None) for a tensor parameter the kernel
+ * never touches is accepted on both CPU executors; for a used one it is an
+ * error naming the argument. */
+Test(cpu_device, null_tensor_for_unused_parameter) {
+  tl_kernel *k = compile("test/unit/Inputs/unused_param.py", NULL, 0, 0, NULL, 0);
+  host_t a, c;
+  host_f32(&a, 1, 256, 1, 3);
+  host_f32(&c, 1, 256, 1, 5);
+  for (int e = 0; e < 2; e++) {
+    tl_executor ex = e ? TL_EXEC_REFERENCE : TL_EXEC_CPU;
+    memset(c.data, 0, 256 * sizeof(float));
+    tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(NULL), tl_arg_tensor(&c.t)};
+    cr_assert_eq(tl_kernel_call_on(ctx, k, ex, args, 3, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
+    for (int i = 0; i < 256; i++) cr_assert_eq(c.data[i], a.data[i] * 2.0f + 1.0f, "element %d", i);
+    tl_arg bad[3] = {tl_arg_tensor(NULL), tl_arg_tensor(&a.t), tl_arg_tensor(&c.t)};
+    cr_assert_neq(tl_kernel_call_on(ctx, k, ex, bad, 3, NULL, NULL), TL_OK);
+    cr_assert_not_null(strstr(tl_context_last_error(ctx), "argument 'A' (#0): kind: expected a tensor"), "%s",
+                       tl_context_last_error(ctx));
+  }
+  free(a.data);
+  free(c.data);
+  tl_kernel_destroy(k);
+}
+
+/* Issue 14: T.StridedTensor((M, N), (ld, 1)) takes a view of rows ld
+ * elements apart (test/GPU/kernels/strided.py: B = 2 A + 1), with ld a
+ * constant (the tensor's strides must equal it) or a T.dynamic symbol bound
+ * from the tensor's strides at the call; a tensor of other strides is an
+ * error naming the argument.  Both CPU executors. */
+Test(cpu_device, strided_tensor_parameter) {
+  float *big = aligned_alloc(64, 64 * 128 * sizeof(float));
+  cr_assert_not_null(big);
+  for (int i = 0; i < 64 * 128; i++) big[i] = (float)((i * 37) % 101 - 50) / 8.0f;
+  for (int dyn = 0; dyn < 2; dyn++) {
+    tl_define d[2] = {{"dynamic_ld", dyn ? "True" : "False"}, {"ld", "96"}};
+    int out_idx[1] = {1};
+    tl_kernel *k = compile("test/GPU/kernels/strided.py", d, 2, 0, out_idx, 1);
+    for (int e = 0; e < 2; e++) {
+      tl_executor ex = e ? TL_EXEC_REFERENCE : TL_EXEC_CPU;
+      for (int ld = 64; ld <= 128; ld += 32) {
+        int64_t shape[2] = {64, 64}, strides[2] = {ld, 1};
+        DLTensor a = {big, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, strides, 0};
+        tl_arg args[1] = {tl_arg_tensor(&a)};
+        DLManagedTensor *out[1] = {NULL};
+        tl_status s = tl_kernel_call_on(ctx, k, ex, args, 1, NULL, out);
+        if (!dyn && ld != 96) { /* compiled for ld = 96 */
+          cr_assert_neq(s, TL_OK);
+          cr_assert_not_null(strstr(tl_context_last_error(ctx), "argument 'A' (#0): strides[0]: expected 96 "
+                                                                 "(T.StridedTensor), got"),
+                             "%s", tl_context_last_error(ctx));
+          continue;
+        }
+        cr_assert_eq(s, TL_OK, "ld %d: %s", ld, tl_context_last_error(ctx));
+        const float *b = out[0]->dl_tensor.data;
+        for (int i = 0; i < 64; i++)
+          for (int j = 0; j < 64; j++)
+            cr_assert_eq(b[i * 64 + j], big[i * ld + j] * 2.0f + 1.0f, "ld %d (%d, %d)", ld, i, j);
+        out[0]->deleter(out[0]);
+      }
+    }
+    tl_kernel_destroy(k);
+  }
+  free(big);
+}

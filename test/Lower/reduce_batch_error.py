@@ -1,6 +1,6 @@
 # RUN: not %tl-opt --emit=simt %s 2>&1 | FileCheck %s
-# Reductions of a fragment along a dim other than its last are not lowered
-# yet (issue 7 lowers row reductions): a clear error at the op.
+# Issue 14: batch= of T.reduce_* is a scheduling hint (the result does not
+# depend on it); a value below 1 is an error at the keyword.
 import tilelang.language as T
 
 
@@ -10,9 +10,7 @@ def main(A: T.Tensor((128, 128), "float32"), B: T.Tensor((128,), "float32")):
         A_f = T.alloc_fragment((128, 128), "float32")
         B_f = T.alloc_fragment((128,), "float32")
         T.copy(A, A_f)
-        T.reduce_max(A_f, B_f, dim=0)
+        T.reduce_max(A_f, B_f, dim=0, batch=0)
         T.copy(B_f, B)
 
-# CHECK: not_lowered_reduce_max.py:13:9: error: T.reduce_max of fragment 'A_f' along dim 0 is not lowered yet
-# CHECK-NEXT: T.reduce_max(A_f, B_f, dim=0)
-# CHECK-NEXT: ^
+# CHECK: reduce_batch_error.py:13:45: error: T.reduce_max: batch must be >= 1, got 0
