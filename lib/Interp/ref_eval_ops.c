@@ -262,6 +262,32 @@ static inline double as_double(const re_buf *rb, int64_t off) {
   return rb->isf ? v.f : (double)v.i;
 }
 
+/* C (+)= A B for the tf32, int8 and f64 instructions (lib/Support/mma.h):
+ * per element, the k-chunks of the instruction's k in increasing order,
+ * each tl_mma_step_kind (interp.h), the step the SIMT executor's T.ptx_mma
+ * computes.  am: M rows of K, bm: N rows of K (operands already rounded). */
+static bool gemm_chain(re_state *st, const mat2 *c, re_buf *cb, const double *am, const double *bm, int64_t M,
+                       int64_t N, int64_t K, const tl_mma_info *mi, bool clear) {
+  (void)st;
+  bool cf = tl_dtype_is_float(cb->dt);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      int64_t off = c->base + i * c->rs + j * c->cs;
+      re_val old = {0};
+      if (!clear) old = re_buf_get(cb, off);
+      double acc = cf ? old.f : (double)old.i;
+      for (int64_t k0 = 0; k0 < K; k0 += mi->k) {
+        int n = K - k0 < mi->k ? (int)(K - k0) : mi->k;
+        acc = tl_mma_step_kind(mi->kind, am + i * K + k0, bm + j * K + k0, 1, n, acc, cb->dt);
+      }
+      re_val v;
+      if (cf) v.f = acc;
+      else v.i = (int64_t)acc;
+      re_buf_set(cb, off, v);
+    }
+  return true;
+}
+
 static bool op_gemm(re_state *st, const tl_stmt *s) {
   rregion A, B, C;
   if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C))
@@ -304,6 +330,13 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
   bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
+  /* issue 14: tf32, int8 and f64 follow their instruction step by step */
+  tl_mma_info mmi = tl_mma_info_of(A.rb->dt, ct);
+  if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64) {
+    if (mmi.kind == TL_MMA_KIND_TF32)
+      for (int64_t q = 0; q < (M + N) * K; q++) am[q] = tl_tf32_rna(am[q]);
+    return gemm_chain(st, &c, cb, am, bm, M, N, K, &mmi, clear != 0);
+  }
   for (int64_t i = 0; i < M; i++) {
     const double *ar = am + i * K;
     for (int64_t j = 0; j < N; j++) {

@@ -128,6 +128,8 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
 static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (e->u.call.n != 7) return sx_fail(x, "T.ptx_mma takes 7 arguments");
   const tl_expr *shape = e->u.call.args[6];
+  if (shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
+    return sx_mma_types(x, e, mask); /* simt_mma.c */
   if (shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16"))
     return sx_fail(x, "T.ptx_mma: shape %s is not supported by the SIMT executor (m16n8k16 is)",
                    shape->kind == TL_EXPR_STRING ? shape->u.str : "(not a string)");

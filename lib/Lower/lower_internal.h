@@ -8,6 +8,7 @@
 #include "IR/tir.h"
 #include "Lower/frag_layout.h"
 #include "Lower/lower.h"
+#include "Support/mma.h"
 
 /* Nesting limit for the recursive walks of lib/Lower (statements and
  * expressions); deeper input is an error, never a stack overflow. */
@@ -200,6 +201,23 @@ tl_expr *tl_gemm_b_offset(tl_emitter *e, const struct tl_smem_layout *L, tl_expr
                           tl_expr *col0, bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off,
                           int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
                           bool compact);
+
+/* lower_gemm_types.c: T.gemm (ss form) on mma.sync for float32/tfloat32
+ * (as tf32), int8/uint8 and float64 operands, fragments loaded with plain
+ * shared loads.  A shared operand: its buffer, layout and the region's
+ * (stage, row, col) origin. */
+typedef struct tl_gemm_smem_operand {
+  tl_buffer *buf;
+  struct tl_smem_layout *L;
+  tl_expr *stage, *row0, *col0;
+} tl_gemm_smem_operand;
+/* Emits into g the lowering of C (+)= op(A) * op(B) with instruction mi
+ * (mi->kind TF32, I8 or F64; K a multiple of mi->k; C's layout CL the
+ * MMA_C one) and returns the sequence of g's statements; NULL on OOM
+ * (g->failed). */
+tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
+                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta,
+                             bool tb, bool clear, int64_t K);
 
 /* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
  * P·V). */

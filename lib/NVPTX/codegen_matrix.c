@@ -93,6 +93,8 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
   const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL;
   if (!c) return false;
   const tl_expr *shape = e->u.call.args[6];
+  if (shape && shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
+    return cg_gen_mma_types(g, e); /* codegen_mma.c */
   if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
     cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
     return false;
