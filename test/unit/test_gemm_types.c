@@ -1,5 +1,5 @@
 /* Unit tests of T.gemm over the mma.sync instructions beyond f16/bf16 (issue
- * 14): test/Interp/gemm_types/gemm_types.py lowered for sm_80 and run on the
+ * 14): test/GPU/kernels/gemm_types.py lowered for sm_80 and run on the
  * CPU SIMT executor (T.ptx_mma m16n8k8 tf32, m16n8k32 s8/u8, m8n8k4 f64) and
  * on the reference evaluator, for nn, nt and tn operands:
  *  - the two agree bit for bit;
@@ -33,7 +33,7 @@ static uint64_t next(void) {
 
 static tl_module *load(const tl_define *defs, size_t n, bool lower) {
   size_t len;
-  char *src = tl_test_read_file("test/Interp/gemm_types/gemm_types.py", &len);
+  char *src = tl_test_read_file("test/GPU/kernels/gemm_types.py", &len);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
