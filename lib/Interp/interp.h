@@ -27,7 +27,8 @@ typedef struct tl_interp_arg {
 /* Runs the TILE IR function (not lowered) by the definition of each tile op
  * (T.copy with casts and zero padding out of bounds, T.gemm as a float64
  * product accumulated into the accumulator dtype -- a float16 one once per
- * k-chunk of TL_MMA_K, as tl_mma_step -- T.reduce, T.Parallel
+ * k-chunk of TL_MMA_K, as tl_mma_step; tf32, int8 and float64 operands
+ * as their instruction, tl_mma_step_kind -- T.reduce, T.Parallel
  * loops in order, ...), block after block.  Shares no code with lib/Lower. */
 bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
                  const int64_t *dyn, int ndyn, tl_diag *d);

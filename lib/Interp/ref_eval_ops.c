@@ -13,7 +13,10 @@
  *    order, each chunk's products summed in float64, added to C and C
  *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
  *    executor's T.ptx_mma computes the same steps, so the two agree bit for
- *    bit; docs/simt-ir.md, T.ptx_mma).
+ *    bit; docs/simt-ir.md, T.ptx_mma).  float32/tfloat32 (as tf32), int8/
+ *    uint8 and float64 operands follow their instruction likewise (issue
+ *    14, gemm_chain): operands rounded to tf32 (cvt.rna), k in chunks of
+ *    the instruction's k (8, 32, 4), each chunk tl_mma_step_kind.
  *  - T.fill(region, v) / T.clear(region): every element set to v (0),
  *    converted to the buffer's dtype; out-of-bounds global elements skipped.
  *  - T.reduce_{max,min,sum,abssum,absmax}(src, dst, dim, clear): each dst
