@@ -1,5 +1,5 @@
 /* GEMM benchmark of T.gemm's tf32 and int8 mma.sync forms (issue 14,
- * acceptance 2): test/GPU/kernels/gemm_types.py next to cuBLAS in one
+ * acceptance 2): test/GPU/kernels/gemm_general.py next to cuBLAS in one
  * process, 4096 x 4096 x 4096:
  *  - tf32: float32 A (M x K), B (K x N, "NN") and C; ours computes with
  *    mma.sync m16n8k8 .tf32 (operands rounded by cvt.rna.tf32.f32), cuBLAS
@@ -134,7 +134,7 @@ static int bench_case(bool i8, FILE *csv) {
   const cfg *cfgs = i8 ? i8_cfgs : tf32_cfgs;
   int ncfg = 3, fails = 0;
   char path[4096];
-  snprintf(path, sizeof path, "%s/gemm_types.py", gemm_kernels_dir());
+  snprintf(path, sizeof path, "%s/gemm_general.py", gemm_kernels_dir());
   for (int ci = 0; ci < ncfg; ci++) {
     const cfg *g = &cfgs[ci];
     char v[5][16];
@@ -142,7 +142,7 @@ static int bench_case(bool i8, FILE *csv) {
     snprintf(v[3], 16, "%d", g->threads), snprintf(v[4], 16, "%d", g->stages);
     tl_define defs[] = {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}, {"block_M", v[0]}, {"block_N", v[1]},
                         {"block_K", v[2]}, {"threads", v[3]}, {"num_stages", v[4]},
-                        {"in_dtype", i8 ? "int8" : "float32"}, {"accum_dtype", i8 ? "int32" : "float32"},
+                        {"dtype", i8 ? "int8" : "float32"}, {"accum_dtype", i8 ? "int32" : "float32"},
                         {"out_dtype", i8 ? "int32" : "float32"}, {"trans_B", i8 ? "True" : "False"}};
     char cname[64];
     snprintf(cname, sizeof cname, "%dx%dx%d/%dt/%ds", g->bm, g->bn, g->bk, g->threads, g->stages);

@@ -1,5 +1,5 @@
 /* GPU test (test_mma_types) of T.gemm's tf32, int8/uint8 and float64 mma.sync forms (issue
- * 14): test/GPU/kernels/gemm_types.py at the sizes of TileLang's kernel GEMM
+ * 14): test/GPU/kernels/gemm_general.py at the sizes of TileLang's kernel GEMM
  * tests (float32 operands computed as tf32 512x1024x768 with 64x128x32
  * tiles, nn/nt/tn; int8 -> int32 512x1024x768 with 128x128x64, nt/tn;
  * uint8 512x512x512 nn; float64 512x512x512 with 64x32x16, nt/nn), compiled
@@ -86,7 +86,7 @@ static void run_case(tl_context *ctx, const char *path, const gcase *c) {
   snprintf(sbm, 16, "%d", c->bm), snprintf(sbn, 16, "%d", c->bn), snprintf(sbk, 16, "%d", c->bk);
   tl_define defs[] = {{"M", sm}, {"N", sn}, {"K", sk}, {"block_M", sbm}, {"block_N", sbn}, {"block_K", sbk},
                       {"trans_A", c->ta ? "True" : "False"}, {"trans_B", c->tb ? "True" : "False"},
-                      {"in_dtype", in_name[c->t]}, {"accum_dtype", acc_name[c->t]}, {"out_dtype", acc_name[c->t]}};
+                      {"dtype", in_name[c->t]}, {"accum_dtype", acc_name[c->t]}, {"out_dtype", acc_name[c->t]}};
   tl_kernel *k = NULL;
   tl_status s = tl_kernel_compile_file(ctx, path, defs, sizeof defs / sizeof defs[0], NULL, &k);
   EXPECT(s == TL_OK, "%s: compile: %s", what, tl_context_last_error(ctx));
@@ -194,7 +194,7 @@ int main(void) {
   }
   const char *dir = getenv("TL_GPU_KERNELS");
   char path[4096];
-  snprintf(path, sizeof path, "%s/gemm_types.py", dir && *dir ? dir : "test/GPU/kernels");
+  snprintf(path, sizeof path, "%s/gemm_general.py", dir && *dir ? dir : "test/GPU/kernels");
   static const gcase cases[] = {
       {T_TF32, 512, 1024, 768, 64, 128, 32, false, false}, {T_TF32, 512, 1024, 768, 64, 128, 32, false, true},
       {T_TF32, 512, 1024, 768, 64, 128, 32, true, false},  {T_S8, 512, 1024, 768, 128, 128, 64, false, true},

@@ -1,5 +1,6 @@
 /* Unit tests of T.gemm over the mma.sync instructions beyond f16/bf16 (issue
- * 14): test/GPU/kernels/gemm_types.py lowered for sm_80 and run on the
+ * 14): test/GPU/kernels/gemm_general.py (TileLang's kernel GEMM test kernel:
+ * transposes and dtypes as parameters) lowered for sm_80 and run on the
  * CPU SIMT executor (T.ptx_mma m16n8k8 tf32, m16n8k32 s8/u8, m8n8k4 f64) and
  * on the reference evaluator, for nn, nt and tn operands:
  *  - the two agree bit for bit;
@@ -33,16 +34,16 @@ static uint64_t next(void) {
 
 static tl_module *load(const tl_define *defs, size_t n, bool lower) {
   size_t len;
-  char *src = tl_test_read_file("test/GPU/kernels/gemm_types.py", &len);
+  char *src = tl_test_read_file("test/GPU/kernels/gemm_general.py", &len);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
-  bool ok = tl_frontend_parse(m, &d, src, len, "gemm_types.py", defs, n);
+  bool ok = tl_frontend_parse(m, &d, src, len, "gemm_general.py", defs, n);
   if (ok && lower) {
     tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
-  cr_assert(ok, "gemm_types.py: %s", d.out.data ? d.out.data : "");
+  cr_assert(ok, "gemm_general.py: %s", d.out.data ? d.out.data : "");
   tl_diag_free(&d);
   free(src);
   return m;
@@ -131,7 +132,7 @@ static void gemm_case(int kind, bool ta, bool tb, int M, int N, int K, int bm, i
   snprintf(sbm, 16, "%d", bm), snprintf(sbn, 16, "%d", bn), snprintf(sbk, 16, "%d", bk);
   tl_define defs[] = {{"M", sm}, {"N", sn}, {"K", sk}, {"block_M", sbm}, {"block_N", sbn}, {"block_K", sbk},
                       {"trans_A", ta ? "True" : "False"}, {"trans_B", tb ? "True" : "False"},
-                      {"in_dtype", in_name[kind]}, {"accum_dtype", acc_name[kind]},
+                      {"dtype", in_name[kind]}, {"accum_dtype", acc_name[kind]},
                       {"out_dtype", acc_name[kind]}};
   size_t nd = sizeof defs / sizeof defs[0];
   tl_module *lo = load(defs, nd, true), *hi = load(defs, nd, false);
@@ -175,8 +176,8 @@ Test(gemm_types, f64_nn) { gemm_case(KIND_F64, false, false, 64, 64, 32, 64, 32,
 /* The rounding of tf32 operands: A = a constant row, B = 1. */
 static float tf32_gemm_of(float a) {
   tl_define defs[] = {{"M", "64"}, {"N", "128"}, {"K", "32"}, {"block_M", "64"}, {"block_N", "128"},
-                      {"block_K", "32"}};
-  tl_module *lo = load(defs, 6, true);
+                      {"block_K", "32"}, {"dtype", "float32"}, {"out_dtype", "float32"}};
+  tl_module *lo = load(defs, 8, true);
   float *A = malloc(4 * 64 * 32), *B = malloc(4 * 32 * 128), *C = malloc(4 * 64 * 128);
   for (int i = 0; i < 64 * 32; i++) A[i] = i < 32 ? a : 0.0f; /* row 0: a, other rows 0 */
   for (int i = 0; i < 32 * 128; i++) B[i] = i < 128 ? 1.0f : 0.0f; /* only k = 0 */
