@@ -256,6 +256,10 @@ bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* gemm_stage.c: a T.gemm whose fragment operand mma.sync cannot read from
+ * registers (B in a fragment; A in a fragment with warp_n > 1) reads it
+ * through a shared.dyn copy instead (pass "gemm-stage"). */
+bool tl_lower_gemm_stage(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* versioning.c: T.Parallel loops storing T.if_then_else(c, a, b) with c affine in
  * the loop variables get a version for blocks where c holds at every iteration. */
 bool tl_lower_versioning(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

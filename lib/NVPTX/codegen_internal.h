@@ -177,6 +177,10 @@ bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
 /* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */
 bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
+/* Loads elements k .. k+n-1 of local buffer b at base as one operand of
+ * type want (an <n x elem> vector bitcast to want: <2 x half>, i32, ...),
+ * the lowest-indexed element in the lowest lane (codegen_matrix.c). */
+LLVMValueRef cg_load_packed(cg *g, const tl_buffer *b, LLVMValueRef base, int k, int n, LLVMTypeRef want);
 /* T.ptx_mma of the shapes beyond m16n8k16 (codegen_mma.c): m16n8k8 tf32,
  * m16n8k32 s8/u8, m8n8k4 f64; cg_gen_mma hands them over. */
 bool cg_gen_mma_types(cg *g, const tl_expr *e);

@@ -21,18 +21,7 @@ static LLVMValueRef operand_reg(cg *g, const tl_buffer *b, LLVMValueRef base, in
                                 LLVMTypeRef want) {
   buf_info *bi = cg_get_buf(g, b, b->loc);
   if (!bi) return NULL;
-  if (per == 4) {
-    LLVMTypeRef v4 = LLVMVectorType(bi->elem, 4);
-    LLVMValueRef v = LLVMGetPoison(v4);
-    for (int h = 0; h < 4; h++) {
-      LLVMValueRef p = cg_local_addr(g, b, base, off0 + h);
-      if (!p) return NULL;
-      LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
-      LLVMSetAlignment(x, 1);
-      v = LLVMBuildInsertElement(g->B, v, x, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
-    }
-    return LLVMBuildBitCast(g->B, v, want, "");
-  }
+  if (per == 4) return cg_load_packed(g, b, base, off0, 4, want);
   LLVMValueRef p = cg_local_addr(g, b, base, off0);
   if (!p) return NULL;
   LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
