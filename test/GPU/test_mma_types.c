@@ -2,7 +2,11 @@
  * 14): test/GPU/kernels/gemm_general.py at the sizes of TileLang's kernel GEMM
  * tests (float32 operands computed as tf32 512x1024x768 with 64x128x32
  * tiles, nn/nt/tn; int8 -> int32 512x1024x768 with 128x128x64, nt/tn;
- * uint8 512x512x512 nn; float64 512x512x512 with 64x32x16, nt/nn), compiled
+ * uint8 512x512x512 nn; float64 512x512x512 with 64x32x16, nt/nn), and the
+ * T.gemm forms of test/GPU/kernels/gemm_forms.py (sr nt and rs tn with the
+ * Square policy, both through the gemm-stage pass, and rs nt with FullRow,
+ * in registers; 512x1024x768, 128x128x32, float16 inputs holding -4..4,
+ * float32 accumulators: exact, so GPU == CPU bit for bit), compiled
  * once per case through the public API and run on the GPU and on the CPU
  * SIMT executor (tl_kernel_call_on TL_EXEC_CPU) on the same random inputs
  * (float32: uniform [-1, 1) with all 23 mantissa bits, so tf32's rounding
@@ -55,10 +59,22 @@ static double tf32(float f) {
   return f;
 }
 
-enum { T_TF32, T_S8, T_U8, T_F64 };
-static const char *in_name[] = {"float32", "int8", "uint8", "float64"};
-static const char *acc_name[] = {"float32", "int32", "int32", "float64"};
-static const DLDataType in_dl[] = {{kDLFloat, 32, 1}, {kDLInt, 8, 1}, {kDLUInt, 8, 1}, {kDLFloat, 64, 1}};
+/* T_F16: the forms cases (gemm_forms.py): float16 inputs holding the
+ * integers -4..4, float32 accumulate and output, so every product and
+ * partial sum is exact and GPU == CPU bit for bit */
+enum { T_TF32, T_S8, T_U8, T_F64, T_F16 };
+static const char *in_name[] = {"float32", "int8", "uint8", "float64", "float16"};
+static const char *acc_name[] = {"float32", "int32", "int32", "float64", "float32"};
+static const DLDataType in_dl[] = {{kDLFloat, 32, 1}, {kDLInt, 8, 1}, {kDLUInt, 8, 1}, {kDLFloat, 64, 1},
+                                   {kDLFloat, 16, 1}};
+
+static uint16_t small_int_f16(int v) { /* exact float16 encodings of -4..4 */
+  if (v == 0) return 0;
+  uint16_t sign = v < 0 ? 0x8000 : 0;
+  int a = v < 0 ? -v : v, e = 0;
+  while ((a >> e) > 1) e++;
+  return sign | (uint16_t)((e + 15) << 10) | (uint16_t)(((a << 10) >> e) & 0x3ff);
+}
 
 static double in_val(int t, const void *p, size_t i) {
   switch (t) {
@@ -69,26 +85,32 @@ static double in_val(int t, const void *p, size_t i) {
   }
 }
 static double out_val(int t, const void *p, size_t i) {
-  return t == T_TF32 ? ((const float *)p)[i] : t == T_F64 ? ((const double *)p)[i] : ((const int32_t *)p)[i];
+  return t == T_TF32 || t == T_F16 ? ((const float *)p)[i] : t == T_F64 ? ((const double *)p)[i] : ((const int32_t *)p)[i];
 }
 
 typedef struct gcase {
   int t;
   int M, N, K, bm, bn, bk;
   bool ta, tb;
+  const char *form; /* NULL: gemm_general.py; "sr" / "rs": gemm_forms.py with this policy */
+  int policy;
 } gcase;
 
-static void run_case(tl_context *ctx, const char *path, const gcase *c) {
-  char what[128], sm[16], sn[16], sk[16], sbm[16], sbn[16], sbk[16];
-  snprintf(what, sizeof what, "%s %s%s %dx%dx%d (%dx%dx%d)", in_name[c->t], c->ta ? "t" : "n", c->tb ? "t" : "n", c->M,
-           c->N, c->K, c->bm, c->bn, c->bk);
+static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
+  char what[160], sm[16], sn[16], sk[16], sbm[16], sbn[16], sbk[16], pol[16], path[4096];
+  snprintf(what, sizeof what, "%s%s%s %s%s %dx%dx%d (%dx%dx%d)", c->form ? c->form : "", c->form ? " form " : "",
+           in_name[c->t], c->ta ? "t" : "n", c->tb ? "t" : "n", c->M, c->N, c->K, c->bm, c->bn, c->bk);
+  snprintf(path, sizeof path, "%s/%s", dir, c->form ? "gemm_forms.py" : "gemm_general.py");
+  snprintf(pol, 16, "%d", c->policy);
   snprintf(sm, 16, "%d", c->M), snprintf(sn, 16, "%d", c->N), snprintf(sk, 16, "%d", c->K);
   snprintf(sbm, 16, "%d", c->bm), snprintf(sbn, 16, "%d", c->bn), snprintf(sbk, 16, "%d", c->bk);
   tl_define defs[] = {{"M", sm}, {"N", sn}, {"K", sk}, {"block_M", sbm}, {"block_N", sbn}, {"block_K", sbk},
                       {"trans_A", c->ta ? "True" : "False"}, {"trans_B", c->tb ? "True" : "False"},
-                      {"dtype", in_name[c->t]}, {"accum_dtype", acc_name[c->t]}, {"out_dtype", acc_name[c->t]}};
+                      {"dtype", in_name[c->t]}, {"accum_dtype", acc_name[c->t]}, {"out_dtype", acc_name[c->t]},
+                      {"form", c->form ? c->form : "sr"}, {"policy", pol}};
+  size_t nd = sizeof defs / sizeof defs[0] - (c->form ? 0 : 2);
   tl_kernel *k = NULL;
-  tl_status s = tl_kernel_compile_file(ctx, path, defs, sizeof defs / sizeof defs[0], NULL, &k);
+  tl_status s = tl_kernel_compile_file(ctx, path, defs, nd, NULL, &k);
   EXPECT(s == TL_OK, "%s: compile: %s", what, tl_context_last_error(ctx));
   if (s != TL_OK) return;
   int M = c->M, N = c->N, K = c->K;
@@ -102,6 +124,7 @@ static void run_case(tl_context *ctx, const char *path, const gcase *c) {
       double u = (double)(r >> 11) * 0x1p-53 * 2 - 1;
       if (c->t == T_TF32) ((float *)p)[i] = (float)u;
       else if (c->t == T_F64) ((double *)p)[i] = u;
+      else if (c->t == T_F16) ((uint16_t *)p)[i] = small_int_f16((int)(r % 9) - 4);
       else p[i] = (uint8_t)(r >> 56);
     }
   }
@@ -137,7 +160,7 @@ static void run_case(tl_context *ctx, const char *path, const gcase *c) {
       double gv = out_val(c->t, gp, e), cv = out_val(c->t, cp, e);
       if (!memcmp((const uint8_t *)gp + e * ob, (const uint8_t *)cp + e * ob, ob)) same++;
       double d = fabs(gv - cv);
-      bool ok = (c->t == T_S8 || c->t == T_U8) ? d == 0 : (isfinite(gv) && d <= 1e-4 + 1e-4 * fabs(cv));
+      bool ok = (c->t == T_S8 || c->t == T_U8 || c->t == T_F16) ? d == 0 : (isfinite(gv) && d <= 1e-4 + 1e-4 * fabs(cv));
       if (!ok && beyond++ == 0) first = e;
       if (d > maxdiff || !isfinite(d)) maxdiff = d;
       if (c->t == T_TF32 || c->t == T_F64) { /* against the float64 product of the instruction's operands */
@@ -193,15 +216,22 @@ int main(void) {
     return 77;
   }
   const char *dir = getenv("TL_GPU_KERNELS");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/gemm_general.py", dir && *dir ? dir : "test/GPU/kernels");
+  if (!dir || !*dir) dir = "test/GPU/kernels";
   static const gcase cases[] = {
-      {T_TF32, 512, 1024, 768, 64, 128, 32, false, false}, {T_TF32, 512, 1024, 768, 64, 128, 32, false, true},
-      {T_TF32, 512, 1024, 768, 64, 128, 32, true, false},  {T_S8, 512, 1024, 768, 128, 128, 64, false, true},
-      {T_S8, 512, 1024, 768, 128, 128, 64, true, false},   {T_U8, 512, 512, 512, 128, 128, 64, false, false},
-      {T_F64, 512, 512, 512, 64, 32, 16, false, true},     {T_F64, 256, 256, 256, 64, 32, 16, false, false},
+      {T_TF32, 512, 1024, 768, 64, 128, 32, false, false, NULL, 0},
+      {T_TF32, 512, 1024, 768, 64, 128, 32, false, true, NULL, 0},
+      {T_TF32, 512, 1024, 768, 64, 128, 32, true, false, NULL, 0},
+      {T_S8, 512, 1024, 768, 128, 128, 64, false, true, NULL, 0},
+      {T_S8, 512, 1024, 768, 128, 128, 64, true, false, NULL, 0},
+      {T_U8, 512, 512, 512, 128, 128, 64, false, false, NULL, 0},
+      {T_F64, 512, 512, 512, 64, 32, 16, false, true, NULL, 0},
+      {T_F64, 256, 256, 256, 64, 32, 16, false, false, NULL, 0},
+      /* the forms, TileLang's gemm_sr (nt) and gemm_rs (tn) cases, and rs with FullRow (registers) */
+      {T_F16, 512, 1024, 768, 128, 128, 32, false, true, "sr", 0},
+      {T_F16, 512, 1024, 768, 128, 128, 32, true, false, "rs", 0},
+      {T_F16, 512, 1024, 768, 128, 128, 32, false, true, "rs", 1},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, path, &cases[i]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, dir, &cases[i]);
   tl_context_destroy(ctx);
   printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
   return failures ? 1 : 0;

@@ -11,9 +11,14 @@
 # for bit, test/unit/test_gemm_types.c), and once on sm_90a, where the loop
 # must stay on the cp.async + mma.sync path with a remark (wgmma has these
 # dtypes only in a later issue).
-# Usage: check_gemm_types.sh TL_RUN GEMM_TYPES_PY
+# Then the T.gemm forms (issue 14) of test/GPU/kernels/gemm_forms.py at the
+# sizes of TileLang's gemm_sr / gemm_rs tests (512x1024x768, 128x128x32,
+# float16 with a float16 accumulator, no pipelining: sr nt and rs tn with the
+# Square policy, through the gemm-stage pass), plus rs with FullRow (A in
+# registers) and sr pipelined with float32 accumulation.
+# Usage: check_gemm_types.sh TL_RUN GEMM_GENERAL_PY GEMM_FORMS_PY
 set -uo pipefail
-tlrun=$1 k=$2
+tlrun=$1 k=$2 forms=$3
 fail=0 n=0
 run() { # label, tl-run arguments...
   local label=$1; shift
@@ -48,5 +53,11 @@ n=$((n + 1))
 if grep -q "stays on the cp.async + mma.sync path: a copied tile is not float16/bfloat16" <<<"$out" &&
    grep -q "^check: PASS" <<<"$out"; then echo "ok   tf32 on sm_90a: mma.sync path with a remark"
 else echo "FAIL tf32 on sm_90a"; tail -5 <<<"$out"; fail=1; fi
+k=$forms
+run "sr form nt 512x1024x768 (f16 accumulator)" -D form=sr
+run "rs form tn 512x1024x768 (f16 accumulator, Square)" -D form=rs -D trans_A=True -D trans_B=False
+run "rs form nt 256x256x128 (FullRow: registers)" -D form=rs -D policy=1 -D M=256 -D N=256 -D K=128
+run "sr form nn 256x256x128 (2 stages, f32 accumulator)" -D form=sr -D trans_B=False -D num_stages=2 \
+  -D accum_dtype=float32 -D M=256 -D N=256 -D K=128
 echo "gemm_types: $n cases, $([[ $fail -eq 0 ]] && echo all pass || echo some FAIL)"
 exit $fail
