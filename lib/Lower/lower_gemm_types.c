@@ -12,9 +12,11 @@
  * are the first m8n8k4's accumulators (rows g) and c2 c3 the second's
  * (rows g + 8)), and for each k-step of the instruction's k, in increasing
  * order: the lane's A elements of every m16 tile and B elements of every n8
- * tile loaded from shared memory one element at a time (tl_mma_a_elem /
- * tl_mma_b_elem give the fragment maps; a plain ld.shared works for every
- * orientation and element width, where ldmatrix has only 16-bit elements),
+ * tile loaded from shared memory with plain loads (tl_mma_a_elem /
+ * tl_mma_b_elem give the fragment maps; ld.shared works for every
+ * orientation and element width, where ldmatrix has only 16-bit elements):
+ * one element at a time, or for a K-contiguous 8-bit operand one 4-byte
+ * vector per register),
  * then one T.ptx_mma per (m16, n8) tile (two m8n8k4 for f64).  The k-step
  * loop is T.unroll when it has at most 8 steps, else serial; the tile loops
  * are T.unroll, so every register index is a constant after unrolling.
@@ -37,7 +39,11 @@ static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_r
   tl_stmt *st[32];
   if (n > 32) return NULL;
   tl_expr *tv = tl_ir_var(M, loc, tile);
-  for (int e = 0; e < n; e++) {
+  /* K-contiguous 8-bit operand: a register's per_reg elements are adjacent
+   * (and 4-byte aligned: k = 4t + 16j, rows of a multiple of 4 elements, a
+   * swizzle moves whole 16-byte chunks), so one vector load fills it */
+  int vec = !k_rows && mi->per_reg > 1 ? mi->per_reg : 1;
+  for (int e = 0; e < n; e += vec) {
     /* the maps for lane 0 give the constant parts; g and t add */
     int r0, k0;
     if (is_a) tl_mma_a_elem(mi, 0, e, &r0, &k0);
@@ -50,15 +56,18 @@ static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_r
     tl_expr *row = k_rows ? kx : mn, *col = k_rows ? mn : kx;
     tl_expr *off = tl_smem_offset(M, loc, o->L, o->stage, tl_lo_add(M, loc, o->row0, row),
                                   tl_lo_add(M, loc, o->col0, col));
+    if (off && vec > 1) off = tl_lo_ramp(M, loc, off, vec);
     tl_expr *val = off ? tl_ir_load(M, loc, o->L->flat, 1, &off) : NULL;
+    if (val) val->dtype.lanes = (uint16_t)vec; /* a vector load of vec lanes */
     tl_expr *idx = tl_lo_add(M, loc, tl_lo_mul(M, loc, tv, n), tl_lo_int(M, loc, e));
-    st[e] = val && idx ? tl_lo_store(M, loc, regs, 1, &idx, val) : NULL;
-    if (!st[e]) {
+    if (idx && vec > 1) idx = tl_lo_ramp(M, loc, idx, vec);
+    st[e / vec] = val && idx ? tl_lo_store(M, loc, regs, 1, &idx, val) : NULL;
+    if (!st[e / vec]) {
       g->failed = true;
       return NULL;
     }
   }
-  return n == 1 ? st[0] : tl_ir_seq(M, loc, n, st);
+  return n == vec ? st[0] : tl_ir_seq(M, loc, n / vec, st);
 }
 
 tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
