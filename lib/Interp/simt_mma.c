@@ -27,10 +27,7 @@ bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask) {
                    tl_dtype_name(a->et), tl_dtype_name(b->et), tl_dtype_name(c->et));
   if (!sx_full_warps(x, mask, "mma")) return false;
   sx_val ao, bo, co;
-  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &ao) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &bo) ||
-      !sx_eval_as(x, e->u.call.args[5], TL_INT64, mask, &co))
-    return false;
+  if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
   bool f64 = mi.kind == TL_MMA_KIND_F64, ints = mi.kind == TL_MMA_KIND_I8;
   int rows = f64 ? 8 : 16, K = mi.k, na = f64 ? 1 : mi.a_elems, nb = mi.b_elems, nc = f64 ? 2 : 4;
   for (int w = 0; w < x->T; w += 32) {

@@ -182,8 +182,9 @@ bool cg_gen_mma(cg *g, const tl_expr *e);
  * the lowest-indexed element in the lowest lane (codegen_matrix.c). */
 LLVMValueRef cg_load_packed(cg *g, const tl_buffer *b, LLVMValueRef base, int k, int n, LLVMTypeRef want);
 /* T.ptx_mma of the shapes beyond m16n8k16 (codegen_mma.c): m16n8k8 tf32,
- * m16n8k32 s8/u8, m8n8k4 f64; cg_gen_mma hands them over. */
-bool cg_gen_mma_types(cg *g, const tl_expr *e);
+ * m16n8k32 s8/u8, m8n8k4 f64; cg_gen_mma hands them over with the operand
+ * buffers a, b, c (local, checked). */
+bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */
 LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_loc loc);

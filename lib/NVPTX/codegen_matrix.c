@@ -93,13 +93,6 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
   const tl_buffer *a = cg_buffer_arg(g, e, 0, "a"), *b = a ? cg_buffer_arg(g, e, 2, "b") : NULL;
   const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL;
   if (!c) return false;
-  const tl_expr *shape = e->u.call.args[6];
-  if (shape && shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
-    return cg_gen_mma_types(g, e); /* codegen_mma.c */
-  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
-    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
-    return false;
-  }
   const tl_buffer *bufs[3] = {a, b, c};
   for (int i = 0; i < 3; i++) {
     if (!is_local_scope(bufs[i]->scope) || bufs[i]->dtype.lanes != 1) {
@@ -107,6 +100,13 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
                tl_scope_name(bufs[i]->scope));
       return false;
     }
+  }
+  const tl_expr *shape = e->u.call.args[6];
+  if (shape && shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
+    return cg_gen_mma_types(g, e, a, b, c); /* codegen_mma.c */
+  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
+    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
+    return false;
   }
   int which;
   if (!tl_dtype_eq(a->dtype, b->dtype) || !(is_f16(a->dtype) || is_bf16(a->dtype))) {

@@ -34,20 +34,9 @@ static LLVMValueRef operand_reg(cg *g, const tl_buffer *b, LLVMValueRef base, in
 }
 
 /* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m8n8k4") */
-bool cg_gen_mma_types(cg *g, const tl_expr *e) {
+bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c) {
   tl_loc loc = e->loc;
-  const tl_buffer *a = cg_buffer_arg(g, e, 0, "a"), *b = a ? cg_buffer_arg(g, e, 2, "b") : NULL;
-  const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL;
-  if (!c) return false;
   const tl_expr *shape = e->u.call.args[6];
-  const tl_buffer *bufs[3] = {a, b, c};
-  for (int i = 0; i < 3; i++) {
-    if (!is_local_scope(bufs[i]->scope) || bufs[i]->dtype.lanes != 1) {
-      cg_error(g, loc, "T.ptx_mma: operand '%s' must be a local buffer (it is %s)", bufs[i]->name,
-               tl_scope_name(bufs[i]->scope));
-      return false;
-    }
-  }
   tl_mma_info mi = tl_mma_info_of(a->dtype, c->dtype);
   if (!tl_dtype_eq(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
       strcmp(mi.shape, shape->u.str)) {
