@@ -29,6 +29,10 @@ target_link_libraries(bench_gemm PRIVATE tilelang m ${CMAKE_DL_LIBS} pthread)
 add_executable(example_gemm ${CMAKE_SOURCE_DIR}/examples/gemm.c)
 target_link_libraries(example_gemm PRIVATE tilelang m ${CMAKE_DL_LIBS} pthread)
 list(APPEND TL_GPU_TARGETS bench_gemm example_gemm)
+# tf32 and int8 GEMM 4096^3 next to cuBLAS (issue 14)
+add_executable(bench_gemm_types ${CMAKE_SOURCE_DIR}/benchmarks/gemm/bench_gemm_types.c)
+target_link_libraries(bench_gemm_types PRIVATE tilelang m ${CMAKE_DL_LIBS} pthread)
+list(APPEND TL_GPU_TARGETS bench_gemm_types)
 
 set_target_properties(${TL_GPU_TARGETS} PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"

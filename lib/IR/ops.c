@@ -207,10 +207,14 @@ static const struct { uint8_t ab_code, ab_bits, c_code, c_bits; } gemm_ok[] = {
     {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 16},  {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 32},
     {TL_TYPE_BFLOAT, 16, TL_TYPE_FLOAT, 32}, {TL_TYPE_INT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_TFLOAT, 32, TL_TYPE_FLOAT, 32},
+    /* issue 14: float32 computed as tf32, uint8, float64 (lib/Support/mma.h) */
+    {TL_TYPE_FLOAT, 32, TL_TYPE_FLOAT, 32},  {TL_TYPE_UINT, 8, TL_TYPE_INT, 32},
+    {TL_TYPE_FLOAT, 64, TL_TYPE_FLOAT, 64},
 };
 #define GEMM_ACCEPTED                                                                  \
   "A and B float16 with C float16 or float32, bfloat16 with float32, int8 with int32, " \
-  "tfloat32 with float32"
+  "tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "  \
+  "float64 with float64"
 
 static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;

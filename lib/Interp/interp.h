@@ -10,7 +10,10 @@
 #ifndef TL_INTERP_H
 #define TL_INTERP_H
 
+#include <math.h>
+
 #include "IR/tir.h"
+#include "Support/mma.h"
 
 typedef struct tl_interp_arg {
   bool is_tensor;
@@ -26,7 +29,8 @@ typedef struct tl_interp_arg {
 /* Runs the TILE IR function (not lowered) by the definition of each tile op
  * (T.copy with casts and zero padding out of bounds, T.gemm as a float64
  * product accumulated into the accumulator dtype -- a float16 one once per
- * k-chunk of TL_MMA_K, as tl_mma_step -- T.reduce, T.Parallel
+ * k-chunk of TL_MMA_K, as tl_mma_step; tf32, int8 and float64 operands
+ * as their instruction, tl_mma_step_kind -- T.reduce, T.Parallel
  * loops in order, ...), block after block.  Shares no code with lib/Lower. */
 bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
                  const int64_t *dyn, int ndyn, tl_diag *d);
@@ -59,6 +63,34 @@ static inline double tl_mma_step(const double *a, const double *b, int64_t bs, i
   for (int k = 0; k < n; k++) s += a[k] * b[k * bs];
   s += c;
   return ct.code == TL_TYPE_FLOAT && ct.bits == 32 ? (double)(float)s : tl_round_to_dtype(s, ct);
+}
+
+/* One k-step of the mma.sync instruction of kind `kind` (lib/Support/mma.h;
+ * issue 14) as both CPU models compute it, the n products a[k] * b[k * bs]
+ * in increasing k added to the accumulator c:
+ *  - TF32 (m16n8k8): the operands are already tf32 (tl_tf32_rna: the
+ *    instruction's cvt.rna.tf32.f32), each product exact in float64, the
+ *    sum and c added in float64, rounded once to float32 (tl_mma_step);
+ *  - I8 (m16n8k32 .s8/.u8): the exact integer sum plus c, wrapped modulo 2^32
+ *    to int32 (the instruction's .s32 accumulate without .satfinite);
+ *  - F64 (m8n8k4): a chain of fused multiply-adds in increasing k starting
+ *    from c (each product rounded once with its addition);
+ *  - F16 (m16n8k16): tl_mma_step.
+ * Both models chain it over the k-chunks of the instruction's k, so they
+ * agree bit for bit. */
+static inline double tl_mma_step_kind(int kind, const double *a, const double *b, int64_t bs, int n, double c,
+                                      tl_dtype ct) {
+  if (kind == TL_MMA_KIND_I8) {
+    int64_t s = (int64_t)c;
+    for (int k = 0; k < n; k++) s += (int64_t)a[k] * (int64_t)b[k * bs];
+    return (double)(int32_t)(uint32_t)(uint64_t)s;
+  }
+  if (kind == TL_MMA_KIND_F64) {
+    double s = c;
+    for (int k = 0; k < n; k++) s = fma(a[k], b[k * bs], s);
+    return s;
+  }
+  return tl_mma_step(a, b, bs, n, c, ct);
 }
 
 /* Runs the SIMT IR function (after tl_lower_module) for the whole grid:

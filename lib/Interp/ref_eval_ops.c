@@ -13,7 +13,10 @@
  *    order, each chunk's products summed in float64, added to C and C
  *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
  *    executor's T.ptx_mma computes the same steps, so the two agree bit for
- *    bit; docs/simt-ir.md, T.ptx_mma).
+ *    bit; docs/simt-ir.md, T.ptx_mma).  float32/tfloat32 (as tf32), int8/
+ *    uint8 and float64 operands follow their instruction likewise (issue
+ *    14, gemm_chain): operands rounded to tf32 (cvt.rna), k in chunks of
+ *    the instruction's k (8, 32, 4), each chunk tl_mma_step_kind.
  *  - T.fill(region, v) / T.clear(region): every element set to v (0),
  *    converted to the buffer's dtype; out-of-bounds global elements skipped.
  *  - T.reduce_{max,min,sum,abssum,absmax}(src, dst, dim, clear): each dst
@@ -262,6 +265,32 @@ static inline double as_double(const re_buf *rb, int64_t off) {
   return rb->isf ? v.f : (double)v.i;
 }
 
+/* C (+)= A B for the tf32, int8 and f64 instructions (lib/Support/mma.h):
+ * per element, the k-chunks of the instruction's k in increasing order,
+ * each tl_mma_step_kind (interp.h), the step the SIMT executor's T.ptx_mma
+ * computes.  am: M rows of K, bm: N rows of K (operands already rounded). */
+static bool gemm_chain(re_state *st, const mat2 *c, re_buf *cb, const double *am, const double *bm, int64_t M,
+                       int64_t N, int64_t K, const tl_mma_info *mi, bool clear) {
+  (void)st;
+  bool cf = tl_dtype_is_float(cb->dt);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t j = 0; j < N; j++) {
+      int64_t off = c->base + i * c->rs + j * c->cs;
+      re_val old = {0};
+      if (!clear) old = re_buf_get(cb, off);
+      double acc = cf ? old.f : (double)old.i;
+      for (int64_t k0 = 0; k0 < K; k0 += mi->k) {
+        int n = K - k0 < mi->k ? (int)(K - k0) : mi->k;
+        acc = tl_mma_step_kind(mi->kind, am + i * K + k0, bm + j * K + k0, 1, n, acc, cb->dt);
+      }
+      re_val v;
+      if (cf) v.f = acc;
+      else v.i = (int64_t)acc;
+      re_buf_set(cb, off, v);
+    }
+  return true;
+}
+
 static bool op_gemm(re_state *st, const tl_stmt *s) {
   rregion A, B, C;
   if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C))
@@ -304,6 +333,13 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
   bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
+  /* issue 14: tf32, int8 and f64 follow their instruction step by step */
+  tl_mma_info mmi = tl_mma_info_of(A.rb->dt, ct);
+  if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64) {
+    if (mmi.kind == TL_MMA_KIND_TF32)
+      for (int64_t q = 0; q < (M + N) * K; q++) am[q] = tl_tf32_rna(am[q]);
+    return gemm_chain(st, &c, cb, am, bm, M, N, K, &mmi, clear != 0);
+  }
   for (int64_t i = 0; i < M; i++) {
     const double *ar = am + i * K;
     for (int64_t j = 0; j < N; j++) {

@@ -256,6 +256,10 @@ sx_el sx_el_load(tl_dtype et, const uint8_t *p);
 void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);
 /* Requires that every warp with an active thread has all 32 lanes active. */
 bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
+/* T.ptx_mma's a_off, b_off, c_off (arguments 2, 4, 6) as int64 per thread (simt_warp.c). */
+bool sx_mma_offsets(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ao, sx_val *bo, sx_val *co);
+/* T.ptx_mma of the m16n8k8 (tf32), m16n8k32 (int8) and m8n8k4 (f64) shapes (simt_mma.c). */
+bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask);
 
 /* simt_warp.c: argument i of call e as a buffer of space `want` (and eb-byte
  * elements unless eb is 0; `what` names it in messages), NULL reported;

@@ -125,9 +125,16 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
 }
 
 /* ----------------------------------------------------------------- mma */
+bool sx_mma_offsets(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ao, sx_val *bo, sx_val *co) {
+  return sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, ao) && sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, bo) &&
+         sx_eval_as(x, e->u.call.args[5], TL_INT64, mask, co);
+}
+
 static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (e->u.call.n != 7) return sx_fail(x, "T.ptx_mma takes 7 arguments");
   const tl_expr *shape = e->u.call.args[6];
+  if (shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
+    return sx_mma_types(x, e, mask); /* simt_mma.c */
   if (shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16"))
     return sx_fail(x, "T.ptx_mma: shape %s is not supported by the SIMT executor (m16n8k16 is)",
                    shape->kind == TL_EXPR_STRING ? shape->u.str : "(not a string)");
@@ -147,10 +154,7 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
                    tl_dtype_name(a->et));
   if (!sx_full_warps(x, mask, "mma")) return false;
   sx_val ao, bo, co;
-  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &ao) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &bo) ||
-      !sx_eval_as(x, e->u.call.args[5], TL_INT64, mask, &co))
-    return false;
+  if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
   for (int w = 0; w < x->T; w += 32) {
     if (!mask[w]) continue;
     double A[16][16], B[16][8], C[16][8];

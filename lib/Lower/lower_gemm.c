@@ -285,19 +285,18 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
              (long long)am, (long long)K, (long long)bk, (long long)bn, (long long)BM, (long long)BN);
     goto fail;
   }
-  if (K % 16 != 0) {
-    tl_error(d, loc, "T.gemm: K = %lld is not a multiple of 16 (the k-step of mma.sync.m16n8k16); the tile "
-             "rule is K %% 16 == 0", (long long)K);
+  tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
+  tl_mma_info mmi = tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
+  if (!tl_dtype_eq(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
+    tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
+             "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
+             "int8/uint8 with int32, float64 with float64)",
+             tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
     goto fail;
   }
-  tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
-  bool ab16 = tl_dtype_eq(dA, dB) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
-  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) ||
-              (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
-  if (!ab16 || !c_ok) {
-    tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
-             "float16 accumulators, bfloat16 with float32)",
-             tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
+  if (K % mmi.k != 0) {
+    tl_error(d, loc, "T.gemm: K = %lld is not a multiple of %d (the k-step of mma.sync.%s); the tile "
+             "rule is K %% %d == 0", (long long)K, mmi.k, mmi.shape, mmi.k);
     goto fail;
   }
   if (tl_gemm_is_wgmma(s)) {
@@ -310,6 +309,13 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   if (CL->threads != threads || threads % 32 != 0) {
     tl_error(d, loc, "internal error: T.gemm layout of '%s' was made for another thread count", C->name);
     goto fail;
+  }
+  if (mmi.kind != TL_MMA_KIND_F16) { /* tf32, int8, f64: lower_gemm_types.c */
+    tl_gemm_smem_operand oa = {A.buf, A.L, A.stage, A.row0, A.col0}, ob = {B.buf, B.L, B.stage, B.row0, B.col0};
+    tl_stmt *r = tl_lower_gemm_types(g, &mmi, &oa, &ob, C, CL, ta, tb, clear, K);
+    if (!r) goto oom;
+    tl_vec_free(&g->out);
+    return r;
   }
   int64_t wmN = CL->warp_m, WM = CL->warp_tile_m, WN = CL->warp_tile_n;
   int64_t mt = WM / 16, nt8 = WN / 8, nd = WN % 16 == 0 ? 16 : 8, nb = WN / nd;

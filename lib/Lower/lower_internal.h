@@ -8,6 +8,7 @@
 #include "IR/tir.h"
 #include "Lower/frag_layout.h"
 #include "Lower/lower.h"
+#include "Support/mma.h"
 
 /* Nesting limit for the recursive walks of lib/Lower (statements and
  * expressions); deeper input is an error, never a stack overflow. */
@@ -205,6 +206,23 @@ tl_expr *tl_gemm_b_offset(tl_emitter *e, const struct tl_smem_layout *L, tl_expr
                           int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
                           bool compact);
 
+/* lower_gemm_types.c: T.gemm (ss form) on mma.sync for float32/tfloat32
+ * (as tf32), int8/uint8 and float64 operands, fragments loaded with plain
+ * shared loads.  A shared operand: its buffer, layout and the region's
+ * (stage, row, col) origin. */
+typedef struct tl_gemm_smem_operand {
+  tl_buffer *buf;
+  struct tl_smem_layout *L;
+  tl_expr *stage, *row0, *col0;
+} tl_gemm_smem_operand;
+/* Emits into g the lowering of C (+)= op(A) * op(B) with instruction mi
+ * (mi->kind TF32, I8 or F64; K a multiple of mi->k; C's layout CL the
+ * MMA_C one) and returns the sequence of g's statements; NULL on OOM
+ * (g->failed). */
+tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
+                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta,
+                             bool tb, bool clear, int64_t K);
+
 /* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
  * P·V). */
 /* Lowers one rs-form T.gemm (A fragment, B shared, C fragment, layouts
@@ -255,6 +273,10 @@ tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* gemm_stage.c: a T.gemm whose fragment operand mma.sync cannot read from
+ * registers (B in a fragment; A in a fragment with warp_n > 1) reads it
+ * through a shared.dyn copy instead (pass "gemm-stage"). */
+bool tl_lower_gemm_stage(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* versioning.c: T.Parallel loops storing T.if_then_else(c, a, b) with c affine in
  * the loop variables get a version for blocks where c holds at every iteration. */
 bool tl_lower_versioning(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

@@ -22,6 +22,7 @@ PASS(tl_lower_check_supported)
 PASS(tl_lower_atomic)
 PASS(tl_lower_warp_specialize)
 PASS(tl_lower_pipeline)
+PASS(tl_lower_gemm_stage)
 PASS(tl_lower_barriers)
 PASS(tl_lower_versioning)
 PASS(tl_lower_infer_layouts)
@@ -47,6 +48,9 @@ static const tl_lower_pass passes[] = {
     TILE("pipeline",
          "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
          run_tl_lower_pipeline),
+    TILE("gemm-stage",
+         "T.gemm with B in a fragment, or A in a fragment split over warp_n > 1 warps, reads it via a shared copy",
+         run_tl_lower_gemm_stage),
     TILE("barriers",
          "T.sync_threads() between a shared write and a later access of the same bytes by other threads",
          run_tl_lower_barriers),

@@ -13,6 +13,9 @@
  *   3b. pipeline        (pipeline_loop.c)    T.Pipelined → staged shared buffers,
  *                                            prologue + loop, T.async_copy, commit/wait
  *                                            groups and the pipeline's barriers (tile IR)
+ *   3c. gemm-stage      (gemm_stage.c)       a T.gemm fragment operand that mma.sync cannot read
+ *                                            from registers (sr form; rs with warp_n > 1) goes
+ *                                            through a shared copy
  *   4. barriers         (barrier.c)          T.sync_threads() between shared writes and
  *                                            reads of other threads (tile IR, so regions
  *                                            and pipeline stages are still visible)
@@ -43,7 +46,7 @@
 
 /* The order (names of the registry, passes.c). */
 static const char *const pipeline[] = {
-    "check-supported",  "atomic",         "warp-specialize",  "pipeline",         "barriers",
+    "check-supported",  "atomic",         "warp-specialize",  "pipeline",         "gemm-stage",       "barriers",
     "versioning",       "layout-inference", "lower-tile-ops", "atomic-vectorize",
     "frag-pipeline",    "rasterize",      "smem-plan",
 };

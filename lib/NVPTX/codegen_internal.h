@@ -46,6 +46,7 @@ enum {
   NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4,
   NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T,
   NV_MMA_F16_F32, NV_MMA_F16_F16, NV_MMA_BF16_F32,
+  NV_MMA_TF32, NV_MMA_S8, NV_MMA_U8, NV_MMA_F64, NV_F2TF32_RNA, /* codegen_mma.c */
   NV_CP_ASYNC_CA4, NV_CP_ASYNC_CA8, NV_CP_ASYNC_CG16,
   NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S,
   NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
@@ -176,6 +177,14 @@ bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
 /* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */
 bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
+/* Loads elements k .. k+n-1 of local buffer b at base as one operand of
+ * type want (an <n x elem> vector bitcast to want: <2 x half>, i32, ...),
+ * the lowest-indexed element in the lowest lane (codegen_matrix.c). */
+LLVMValueRef cg_load_packed(cg *g, const tl_buffer *b, LLVMValueRef base, int k, int n, LLVMTypeRef want);
+/* T.ptx_mma of the shapes beyond m16n8k16 (codegen_mma.c): m16n8k8 tf32,
+ * m16n8k32 s8/u8, m8n8k4 f64; cg_gen_mma hands them over with the operand
+ * buffers a, b, c (local, checked). */
+bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */
 LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_loc loc);

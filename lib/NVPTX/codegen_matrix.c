@@ -69,21 +69,22 @@ bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
   return true;
 }
 
-/* Loads two 16-bit elements of local buffer b at base + k, k + 1 as one
- * operand of type want (<2 x half>, <2 x bfloat> or i32). */
-static LLVMValueRef load_pair(cg *g, const tl_buffer *b, LLVMValueRef base, int k, LLVMTypeRef want) {
+LLVMValueRef cg_load_packed(cg *g, const tl_buffer *b, LLVMValueRef base, int k, int n, LLVMTypeRef want) {
   buf_info *bi = cg_get_buf(g, b, b->loc);
   if (!bi) return NULL;
-  LLVMTypeRef v2 = LLVMVectorType(bi->elem, 2);
-  LLVMValueRef v = LLVMGetPoison(v2);
-  for (int h = 0; h < 2; h++) {
+  LLVMTypeRef vn = LLVMVectorType(bi->elem, (unsigned)n);
+  LLVMValueRef v = LLVMGetPoison(vn);
+  for (int h = 0; h < n; h++) {
     LLVMValueRef p = cg_local_addr(g, b, base, k + h);
     if (!p) return NULL;
     LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
-    LLVMSetAlignment(x, 2);
+    LLVMSetAlignment(x, (unsigned)tl_dtype_bytes(b->dtype));
     v = LLVMBuildInsertElement(g->B, v, x, LLVMConstInt(g->t_i32, (unsigned)h, 0), "");
   }
-  return want == v2 ? v : LLVMBuildBitCast(g->B, v, want, "");
+  return want == vn ? v : LLVMBuildBitCast(g->B, v, want, "");
+}
+static LLVMValueRef load_pair(cg *g, const tl_buffer *b, LLVMValueRef base, int k, LLVMTypeRef want) {
+  return cg_load_packed(g, b, base, k, 2, want);
 }
 
 /* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k16") */
@@ -92,11 +93,6 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
   const tl_buffer *a = cg_buffer_arg(g, e, 0, "a"), *b = a ? cg_buffer_arg(g, e, 2, "b") : NULL;
   const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL;
   if (!c) return false;
-  const tl_expr *shape = e->u.call.args[6];
-  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
-    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
-    return false;
-  }
   const tl_buffer *bufs[3] = {a, b, c};
   for (int i = 0; i < 3; i++) {
     if (!is_local_scope(bufs[i]->scope) || bufs[i]->dtype.lanes != 1) {
@@ -104,6 +100,13 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
                tl_scope_name(bufs[i]->scope));
       return false;
     }
+  }
+  const tl_expr *shape = e->u.call.args[6];
+  if (shape && shape->kind == TL_EXPR_STRING && strcmp(shape->u.str, "m16n8k16"))
+    return cg_gen_mma_types(g, e, a, b, c); /* codegen_mma.c */
+  if (!shape || shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k16")) {
+    cg_error(g, shape ? shape->loc : loc, "T.ptx_mma: the only supported shape is \"m16n8k16\"");
+    return false;
   }
   int which;
   if (!tl_dtype_eq(a->dtype, b->dtype) || !(is_f16(a->dtype) || is_bf16(a->dtype))) {

@@ -1,7 +1,10 @@
-# RUN: not %tl-opt --emit=simt %s 2>&1 | FileCheck %s
-# The rs form needs each warp to hold whole rows of A: a T.gemm with A in a
-# fragment whose policy splits N over warps (Square: 2x2) is an error that
-# states the rule and the numbers.
+# RUN: %tl-opt --emit=simt --remarks %s 2>&1 | FileCheck %s
+# RUN: %tl-run --device=cpu --check %s | FileCheck %s --check-prefix=EXEC
+# REQUIRES: tl-run
+# A T.gemm with A in a fragment whose policy splits N over warps (Square:
+# 2x2) cannot read A from registers (each warp would need whole rows of A):
+# the gemm-stage pass (issue 14) copies P_f to a shared tile first, with a
+# remark saying why, and the result checks against the reference evaluator.
 import tilelang.language as T
 
 
@@ -16,4 +19,10 @@ def main(P: T.Tensor((64, 32), "float16"), V: T.Tensor((32, 64), "float16"), O: 
         T.gemm(P_f, V_s, acc_o, policy=T.GemmWarpPolicy.Square, clear_accum=True)
         T.copy(acc_o, O)
 
-# CHECK: fa_rs_policy.py:16:9: error: T.gemm with A in fragment 'P_f' (the rs form) needs its warps to split only M, so that each warp holds whole rows of A in registers: the rule is warp_n == 1, but policy Square splits the 64x64 accumulator over 2x2 warps; use policy=T.GemmWarpPolicy.FullRow or stage A through T.alloc_shared
+# CHECK: fa_rs_policy.py:19:9: remark: T.gemm reads A 'P_f' through shared memory ('P_f_stage'): A is a fragment and policy Square splits the 64x64 accumulator over 2x2 warps (registers hold A only when warp_n == 1, policy FullRow)
+# CHECK: P_f_stage = T.alloc_shared((2048,), "float16")
+# CHECK: T.sync_threads()
+# CHECK: T.ptx_ldmatrix(A_regs, {{.*}}, P_f_stage,
+# CHECK: T.ptx_mma(
+# EXEC: output O shape=[64,64] dtype=float32
+# EXEC-NEXT: check: PASS

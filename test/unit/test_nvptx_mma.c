@@ -338,7 +338,8 @@ Test(nvptx_mma, errors) {
   emit_fails(HEAD "        T.ptx_ldmatrix(a, 0, X, tx * 8, 1, False)\n", "must be a shared buffer");
   emit_fails(HEAD "        T.ptx_ldmatrix(a, 0, S, tx * 8, tx, False)\n", "(num) must be a constant");
   emit_fails(HEAD "        T.ptx_mma(a, 0, b, 0, c, 0, \"m16n8k16\")\n", "must both be float16 or both bfloat16");
-  emit_fails(HEAD "        T.ptx_mma(a, 0, a, 0, c, 0, \"m16n8k8\")\n", "only supported shape");
+  emit_fails(HEAD "        T.ptx_mma(a, 0, a, 0, c, 0, \"m16n8k8\")\n",
+             "shape \"m16n8k8\" with A float16, B float16 and C float32 is not an mma.sync form");
   emit_fails(HEAD "        T.ptx_mma(b, 0, b, 0, h, 0, \"m16n8k16\")\n", "accumulator 'h'");
   emit_fails(HEAD "        T.ptx_mma(a, 0, a, 0, Y, 0, \"m16n8k16\")\n", "must be a local buffer");
   emit_fails(HEAD "        T.ptx_cp_async(S, 0, X, 0, 12, True)\n", "bytes must be 4, 8 or 16");

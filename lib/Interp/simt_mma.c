@@ -1,0 +1,75 @@
+/* SIMT executor: T.ptx_mma of the shapes beyond m16n8k16 (issue 14;
+ * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands
+ * (each rounded to tf32 as cvt.rna.tf32.f32, tl_tf32_rna), m16n8k32 with
+ * int8/uint8 operands into int32 (wrapping), m8n8k4 with float64.  The
+ * fragments are gathered from the warp's 32 lanes by the maps of
+ * lib/Support/mma.h (tl_mma_a_elem / tl_mma_b_elem; C: c0 c1 at row g,
+ * columns 2t, 2t + 1, c2 c3 at row g + 8 for m16n8; m8n8k4 has c0 c1
+ * only), and each D element is tl_mma_step_kind (interp.h), the step the
+ * reference evaluator's T.gemm chains, so the two agree bit for bit.  The
+ * whole warp must be active (the .sync.aligned form). */
+#include "Interp/simt_internal.h"
+
+#include <string.h>
+
+#define local_ptr(sb, t, el) sx_elem_ptr((sb), x->tbase + (t), (el))
+
+bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask) {
+  const tl_expr *shape = e->u.call.args[6];
+  sx_buf *a = sx_buf_arg(x, e, 0, SX_LOCAL, 0, "the A fragment");
+  sx_buf *b = a ? sx_buf_arg(x, e, 2, SX_LOCAL, 0, "the B fragment") : NULL;
+  sx_buf *c = b ? sx_buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
+  if (!c) return false;
+  tl_mma_info mi = tl_mma_info_of(a->et, c->et);
+  if (!tl_dtype_eq(a->et, b->et) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
+      strcmp(mi.shape, shape->u.str))
+    return sx_fail(x, "T.ptx_mma: shape %s with A %s, B %s and C %s is not an mma.sync form", shape->u.str,
+                   tl_dtype_name(a->et), tl_dtype_name(b->et), tl_dtype_name(c->et));
+  if (!sx_full_warps(x, mask, "mma")) return false;
+  sx_val ao, bo, co;
+  if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
+  bool f64 = mi.kind == TL_MMA_KIND_F64, ints = mi.kind == TL_MMA_KIND_I8;
+  int rows = f64 ? 8 : 16, K = mi.k, na = f64 ? 1 : mi.a_elems, nb = mi.b_elems, nc = f64 ? 2 : 4;
+  for (int w = 0; w < x->T; w += 32) {
+    if (!mask[w]) continue;
+    double A[16][32], B[32][8], C[16][8];
+    for (int l = 0; l < 32; l++) {
+      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
+      int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
+      if (!sx_local_range(x, a, pa, na, th, "mma A fragment") || !sx_local_range(x, b, pb, nb, th, "mma B fragment") ||
+          !sx_local_range(x, c, pc, nc, th, "mma accumulator"))
+        return false;
+      for (int q = 0; q < na; q++) {
+        int r, k;
+        tl_mma_a_elem(&mi, l, q, &r, &k);
+        sx_el v = sx_el_load(a->et, local_ptr(a, th, pa + q));
+        A[r][k] = ints ? (double)v.i : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f) : v.f;
+      }
+      for (int q = 0; q < nb; q++) {
+        int k, n;
+        tl_mma_b_elem(&mi, l, q, &k, &n);
+        sx_el v = sx_el_load(b->et, local_ptr(b, th, pb + q));
+        B[k][n] = ints ? (double)v.i : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f) : v.f;
+      }
+      for (int q = 0; q < nc; q++) {
+        sx_el v = sx_el_load(c->et, local_ptr(c, th, pc + q));
+        C[g + 8 * (q / 2)][t2 + q % 2] = ints ? (double)v.i : v.f;
+      }
+    }
+    double D[16][8];
+    for (int i = 0; i < rows; i++)
+      for (int j = 0; j < 8; j++) D[i][j] = tl_mma_step_kind(mi.kind, A[i], &B[0][j], 8, K, C[i][j], c->et);
+    for (int l = 0; l < 32; l++) {
+      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
+      int64_t pc = co.v[th].i;
+      for (int q = 0; q < nc; q++) {
+        double d = D[g + 8 * (q / 2)][t2 + q % 2];
+        sx_el v;
+        if (ints) v.i = (int64_t)d;
+        else v.f = d;
+        sx_el_store(c->et, local_ptr(c, th, pc + q), v);
+      }
+    }
+  }
+  return true;
+}

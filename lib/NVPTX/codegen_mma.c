@@ -1,0 +1,97 @@
+/* Code generation of T.ptx_mma for the shapes beyond m16n8k16 (issue 14;
+ * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands →
+ * llvm.nvvm.mma.m16n8k8.row.col.tf32 (mma.sync.aligned.m16n8k8.row.col.
+ * f32.tf32.tf32.f32), each operand first rounded by llvm.nvvm.f2tf32.rna
+ * (cvt.rna.tf32.f32); m16n8k32 with int8/uint8 operands → llvm.nvvm.mma.
+ * m16n8k32.row.col.{s8,u8} (int32 accumulators), four operand bytes packed
+ * into each b32 register, the lowest-indexed element in the lowest byte;
+ * m8n8k4 with float64 → llvm.nvvm.mma.m8n8k4.row.col.f64.  The instruction
+ * table is lib/Support/mma.h; PTX ISA 8.5 §9.7.14.5 (mma shapes and types,
+ * the fragment maps), §9.7.9.21 (cvt .rna .tf32).  The call carries the
+ * `convergent` attribute like the m16n8k16 form (codegen_matrix.c). */
+#include "NVPTX/codegen_internal.h"
+
+#include <string.h>
+
+#include "Support/mma.h"
+
+/* Operand register r of local buffer b at base + off0: one element (f64,
+ * or tf32 rounded from f32), or `per` 8-bit elements packed into an i32. */
+static LLVMValueRef operand_reg(cg *g, const tl_buffer *b, LLVMValueRef base, int off0, int per, bool tf32,
+                                LLVMTypeRef want) {
+  buf_info *bi = cg_get_buf(g, b, b->loc);
+  if (!bi) return NULL;
+  if (per == 4) return cg_load_packed(g, b, base, off0, 4, want);
+  LLVMValueRef p = cg_local_addr(g, b, base, off0);
+  if (!p) return NULL;
+  LLVMValueRef x = LLVMBuildLoad2(g->B, bi->elem, p, "");
+  LLVMSetAlignment(x, (unsigned)tl_dtype_bytes(b->dtype));
+  if (tf32) {
+    LLVMValueRef cvt = cg_call_intrinsic(g, NV_F2TF32_RNA, NULL, 0, &x, 1);
+    return cvt;
+  }
+  return x;
+}
+
+/* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m8n8k4") */
+bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c) {
+  tl_loc loc = e->loc;
+  const tl_expr *shape = e->u.call.args[6];
+  tl_mma_info mi = tl_mma_info_of(a->dtype, c->dtype);
+  if (!tl_dtype_eq(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
+      strcmp(mi.shape, shape->u.str)) {
+    cg_error(g, shape->loc, "T.ptx_mma: shape \"%s\" with A %s, B %s and C %s is not an mma.sync form "
+             "(m16n8k16: float16/bfloat16; m16n8k8: float32/tfloat32 with float32; m16n8k32: int8/uint8 "
+             "with int32; m8n8k4: float64)", shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype),
+             tl_dtype_name(c->dtype));
+    return false;
+  }
+  int which = mi.kind == TL_MMA_KIND_TF32 ? NV_MMA_TF32
+              : mi.kind == TL_MMA_KIND_F64 ? NV_MMA_F64
+              : a->dtype.code == TL_TYPE_UINT ? NV_MMA_U8 : NV_MMA_S8;
+  LLVMValueRef fn = cg_intrinsic(g, which, NULL, 0);
+  if (!fn) return false;
+  LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
+  unsigned np = LLVMCountParamTypes(fty);
+  /* operands: A regs, B regs, C regs (tf32 / s8: 4, 2, 4; f64: 1, 1, 2) */
+  unsigned nar = mi.kind == TL_MMA_KIND_F64 ? 1 : 4, nbr = mi.kind == TL_MMA_KIND_F64 ? 1 : 2;
+  unsigned ncr = mi.kind == TL_MMA_KIND_F64 ? 2 : 4;
+  LLVMTypeRef pts[16];
+  if (np != nar + nbr + ncr) {
+    cg_error(g, loc, "internal error: unexpected mma intrinsic signature");
+    return false;
+  }
+  LLVMGetParamTypes(fty, pts);
+  LLVMValueRef offs[3];
+  for (int i = 0; i < 3; i++)
+    if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
+  int per = mi.kind == TL_MMA_KIND_I8 ? 4 : 1;
+  bool tf32 = mi.kind == TL_MMA_KIND_TF32;
+  LLVMValueRef args[16];
+  for (unsigned i = 0; i < nar + nbr; i++) {
+    bool isa = i < nar;
+    LLVMValueRef r = operand_reg(g, isa ? a : b, isa ? offs[0] : offs[1], (int)(isa ? i : i - nar) * per, per,
+                                 tf32, pts[i]);
+    if (!r) return false;
+    args[i] = r;
+  }
+  buf_info *cbi = cg_get_buf(g, c, loc);
+  if (!cbi) return false;
+  unsigned cal = (unsigned)tl_dtype_bytes(c->dtype);
+  for (unsigned i = 0; i < ncr; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], (int)i);
+    if (!p) return false;
+    LLVMValueRef x = LLVMBuildLoad2(g->B, cbi->elem, p, "");
+    LLVMSetAlignment(x, cal);
+    args[nar + nbr + i] = x;
+  }
+  LLVMValueRef r = LLVMBuildCall2(g->B, fty, fn, args, np, "");
+  cg_set_convergent(g, r);
+  for (unsigned i = 0; i < ncr; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], (int)i);
+    if (!p) return false;
+    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, i, ""), p), cal);
+  }
+  cbi->stored = true;
+  return true;
+}

@@ -1,0 +1,95 @@
+/* The mma.sync instruction a T.gemm's operand dtypes select (internal): one
+ * definition of the shape, the k-step and the per-lane fragment sizes for
+ * the lowering (lib/Lower/lower_gemm.c, lower_gemm_types.c), the code
+ * generator (lib/NVPTX/codegen_mma.c) and both CPU models (lib/Interp), plus
+ * the operand rounding the instruction implies (tf32).
+ *
+ * Hardware facts: PTX ISA 8.5 §9.7.14.5 "Matrix multiply-accumulate
+ * operation using mma instruction" (the shape/type table: m16n8k16
+ * .f16/.bf16, m16n8k8 .tf32, m16n8k32 .s8/.u8 and .e4m3/.e5m2 (sm_89,
+ * PTX 8.4), m8n8k4 .f64; §9.7.14.5.8-5.11 the fragment maps, restated for
+ * this code in docs/simt-ir.md "T.ptx_mma"), §9.7.9.21 cvt (cvt.rna.tf32.f32:
+ * round to nearest, ties away from zero, to a 10-bit mantissa). */
+#ifndef TL_SUPPORT_MMA_H
+#define TL_SUPPORT_MMA_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tilelang/ir.h"
+
+typedef enum tl_mma_kind {
+  TL_MMA_KIND_NONE = 0,
+  TL_MMA_KIND_F16,  /* m16n8k16 .f16/.bf16 (lower_gemm.c's ldmatrix path) */
+  TL_MMA_KIND_TF32, /* m16n8k8 .tf32 (float32/tfloat32 operands rounded with cvt.rna.tf32.f32) -> .f32 */
+  TL_MMA_KIND_I8,   /* m16n8k32 .s8/.u8 -> .s32 (wraps modulo 2^32) */
+  TL_MMA_KIND_F64,  /* m8n8k4 .f64 -> .f64, two per m16n8 tile */
+} tl_mma_kind;
+
+/* The instruction of one T.gemm: operands A/B of dtype ab, accumulator c. */
+typedef struct tl_mma_info {
+  tl_mma_kind kind;
+  const char *shape; /* the T.ptx_mma shape string: "m16n8k16", "m16n8k8", "m16n8k32", "m8n8k4" */
+  int k;             /* the instruction's K: the k-step of the lowering and the CPU models' k-chunk */
+  int per_reg;       /* A/B elements per 32-bit register (1 for tf32 and f64) */
+  int a_elems;       /* A elements of one lane per m16 tile and k-step (f64: 2, one per m8n8k4) */
+  int b_elems;       /* B elements of one lane per n8 tile and k-step */
+} tl_mma_info;
+
+/* The instruction for A/B dtype ab and accumulator dtype c (lanes 1), or
+ * kind NONE when mma.sync has none.  float32 operands are computed as tf32
+ * (as TileLang does; tfloat32 operands too). */
+static inline tl_mma_info tl_mma_info_of(tl_dtype ab, tl_dtype c) {
+  tl_mma_info r = {TL_MMA_KIND_NONE, NULL, 0, 0, 0, 0};
+  if (ab.lanes > 1 || c.lanes > 1) return r;
+  bool cf32 = c.code == TL_TYPE_FLOAT && c.bits == 32;
+  if (ab.bits == 16 && (ab.code == TL_TYPE_FLOAT || ab.code == TL_TYPE_BFLOAT) &&
+      (cf32 || (c.code == TL_TYPE_FLOAT && c.bits == 16 && ab.code == TL_TYPE_FLOAT)))
+    r = (tl_mma_info){TL_MMA_KIND_F16, "m16n8k16", 16, 2, 8, 4};
+  else if (ab.bits == 32 && (ab.code == TL_TYPE_FLOAT || ab.code == TL_TYPE_TFLOAT) && cf32)
+    r = (tl_mma_info){TL_MMA_KIND_TF32, "m16n8k8", 8, 1, 4, 2};
+  else if (ab.bits == 8 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT &&
+           c.bits == 32)
+    r = (tl_mma_info){TL_MMA_KIND_I8, "m16n8k32", 32, 4, 16, 8};
+  else if (ab.bits == 64 && ab.code == TL_TYPE_FLOAT && c.code == TL_TYPE_FLOAT && c.bits == 64)
+    r = (tl_mma_info){TL_MMA_KIND_F64, "m8n8k4", 4, 1, 2, 1};
+  return r;
+}
+
+/* Lane l's A fragment element e (0 <= e < a_elems) of an m16 tile and
+ * k-step: its row (0..15) and k (0..K-1).  Registers i = e / per_reg hold
+ * rows g + 8*(i % 2) and k = per_reg*t + e % per_reg + 4*per_reg*(i / 2),
+ * g = l / 4, t = l % 4 (PTX ISA §9.7.14.5.8-5.10: the same map in 32-bit
+ * words for .f16, .tf32 and .s8; f64's two m8n8k4 A elements are rows g
+ * and g + 8 at k = t, §9.7.14.5.11). */
+static inline void tl_mma_a_elem(const tl_mma_info *mi, int l, int e, int *row, int *k) {
+  int p = mi->per_reg, i = e / p, g = l / 4, t = l % 4;
+  *row = g + 8 * (i % 2);
+  *k = p * t + e % p + 4 * p * (i / 2);
+}
+
+/* Lane l's B fragment element e (0 <= e < b_elems) of an n8 tile: its k
+ * and column n (0..7): register i = e / per_reg holds k = per_reg*t +
+ * e % per_reg + 4*per_reg*i, n = l / 4. */
+static inline void tl_mma_b_elem(const tl_mma_info *mi, int l, int e, int *k, int *n) {
+  int p = mi->per_reg, i = e / p;
+  *k = p * (l % 4) + e % p + 4 * p * i;
+  *n = l / 4;
+}
+
+/* x rounded to tf32 as cvt.rna.tf32.f32 does: x is first a float32; the
+ * 13 low mantissa bits are rounded to nearest, ties away from zero (a
+ * carry may reach the exponent, up to infinity); NaN and infinities stay. */
+static inline double tl_tf32_rna(double x) {
+  float f = (float)x;
+  if (!isfinite(f)) return f;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  u = (u + 0x1000u) & ~0x1fffu;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+#endif
