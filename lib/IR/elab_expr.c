@@ -46,7 +46,8 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   if (in_list(t_functions, name) || tl_tile_op_lookup(name) >= 0 ||
       tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
-  if (dtype_like(name)) err(E, name_loc, "unknown dtype 'T.%s'", name);
+  if (tilelang_has_name(name)) err(E, name_loc, "T.%s is not supported yet", name);
+  else if (dtype_like(name)) err(E, name_loc, "unknown dtype 'T.%s'", name);
   else err(E, name_loc, "unknown name 'T.%s'", name);
   return NULL;
 }

@@ -179,6 +179,7 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define binop(...) tl_el_binop(__VA_ARGS__)
 #define unop(...) tl_el_unop(__VA_ARGS__)
 #define in_list(...) tl_el_in_list(__VA_ARGS__)
+#define tilelang_has_name(...) tl_el_tilelang_has_name(__VA_ARGS__)
 #define mk_ns(...) tl_el_mk_ns(__VA_ARGS__)
 #define force(...) tl_el_force(__VA_ARGS__)
 #define eval_int(...) tl_el_eval_int(__VA_ARGS__)
@@ -246,6 +247,8 @@ val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *unop(elab *E, const char *op, val *a, tl_loc loc);
 bool in_list(const char *const *list, const char *s);
+/* True when TileLang exports T.<name> (tilelang_names.c). */
+bool tilelang_has_name(const char *name);
 val *mk_ns(elab *E, int ns);
 val *force(elab *E, val *lz, tl_loc use);
 tl_expr *eval_int(elab *E, const tl_ast_expr *x, const char *what);
