@@ -950,7 +950,8 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.prim_func can only be used as a decorator");
     return NULL;
   }
-  if (!strcmp(name, "atomic_add")) return atomic_add_value(E, x, fn);
+  if (!strcmp(name, "atomic_add") || !strcmp(name, "atomic_max") || !strcmp(name, "atomic_min"))
+    return atomic_add_value(E, x, fn);
   if (tl_tile_op_lookup(name) >= 0) {
     err(E, x->loc, "%s is a statement and has no value", fn);
     return NULL;
@@ -961,7 +962,8 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   return NULL;
 }
 
-/* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value
+/* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value (and
+ * T.atomic_max / T.atomic_min, whose intrinsics take the same operands)
  * (TileLang's scalar form with return_prev): the old contents of one global
  * element.  It becomes the SIMT intrinsic directly (docs/simt-ir.md
  * "Atomics"): T.ptx_atomic_add(dst, flat offset, T.Cast(dst.dtype, value),
@@ -1022,7 +1024,7 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
   tl_expr *args[4] = {chk(E, tl_ir_buffer_ref(E->m, x->loc, b)), off, chk(E, tl_ir_cast(E->m, ve->loc, et, ve)),
                       chk(E, tl_ir_int(E->m, x->loc, TL_BOOL, 1))};
   if (!args[0] || !args[1] || !args[2] || !args[3]) return NULL;
-  int in = TL_INTRIN_PTX_ATOMIC_ADD;
+  int in = tl_tile_atomic_intrin(tl_tile_op_lookup(fn + 2), NULL); /* fn is "T.atomic_add/max/min" */
   return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
 }
 

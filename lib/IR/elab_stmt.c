@@ -807,6 +807,10 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_USE_SWIZZLE] = {"panel_size"},
       [TL_TILE_ANNOTATE_LAYOUT] = {"layout_map"},
       [TL_TILE_ASYNC_COPY] = {"src", "dst"},
+      [TL_TILE_ATOMIC_MAX] = {"dst", "value"},
+      [TL_TILE_ATOMIC_MIN] = {"dst", "value"},
+      [TL_TILE_ATOMIC_ADDX2] = {"dst", "value"},
+      [TL_TILE_ATOMIC_ADDX4] = {"dst", "value"},
   };
   if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
   return names[op][i];
@@ -913,12 +917,17 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
     tl_operand o = {0};
     bool region = v->k == V_BUFREF || (v->k == V_BUFFER && v->u.buf->scope != TL_SCOPE_LOCAL_VAR);
-    if (c == 'X' && v->k == V_BUFREF && v->u.ref.corner) region = false;
+    int lanes = 1;
+    (void)tl_tile_atomic_intrin(op, &lanes);
+    if (c == 'X' && v->k == V_BUFREF && v->u.ref.corner && lanes == 1) region = false;
     if (c == 'R' && v->k == V_BUFFER) region = true;
     if (c == 'E') region = false;
     if (region) {
       ok = region_from(E, v, &o, a->loc);
       corner[i] = v->k == V_BUFREF && v->u.ref.corner;
+      /* T.atomic_addx2/x4(B[i, j], A[i, j]): lanes elements from the corner */
+      if (ok && corner[i] && lanes > 1 && o.region.ndim > 0)
+        ok = (o.region.extent[o.region.ndim - 1] = lit_int(E, a->loc, lanes)) != NULL;
     } else if (c == 'R') {
       err_val(E, a->loc, v, "operand %d of %s must be a buffer or a buffer region, got %s", i + 1,
               fn, describe(E, v));
