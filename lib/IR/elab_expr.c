@@ -43,7 +43,7 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   tl_dtype dt;
   if (tl_dtype_parse(name, &dt)) return mk_dtype(E, dt);
   if (!strcmp(name, "GemmWarpPolicy")) return mk_ns(E, NS_POLICY);
-  if (in_list(t_functions, name) || tl_tile_op_lookup(name) >= 0 ||
+  if (in_list(t_functions, name) || in_list(lang_op_names, name) || tl_tile_op_lookup(name) >= 0 ||
       tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
   if (tilelang_has_name(name)) err(E, name_loc, "T.%s is not supported yet", name);
@@ -880,6 +880,11 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
       return NULL;
     }
     return mk_expr(E, chk(E, tl_ir_float(E->m, x->loc, dt, INFINITY)));
+  }
+  if (!strcmp(name, "align_up")) { /* TileLang: T.ceildiv(x, y) * y */
+    val *c = call_t(E, "ceildiv", x);
+    val *y = c ? eval(E, x->u.call.args[1]) : NULL;
+    return y ? binop(E, "*", c, y, x->loc) : NULL;
   }
   if (!strcmp(name, "ceildiv")) {
     val **a = eval_args(E, x, fn);
