@@ -957,7 +957,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   }
   if (!strcmp(name, "atomic_add") || !strcmp(name, "atomic_max") || !strcmp(name, "atomic_min"))
     return atomic_add_value(E, x, fn);
-  if (tl_tile_op_lookup(name) >= 0) {
+  if (tl_tile_op_lookup(name) >= 0 || (in_list(lang_op_names, name) && strcmp(name, "align_up"))) {
     err(E, x->loc, "%s is a statement and has no value", fn);
     return NULL;
   }

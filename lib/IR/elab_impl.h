@@ -252,6 +252,12 @@ bool in_list(const char *const *list, const char *s);
  * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
 extern const char *const tl_el_lang_op_names[];
 #define lang_op_names tl_el_lang_op_names
+/* The statement T.<name>(...) of x when name is one of them (*handled):
+ * its tile IR appended to out; false after a reported error. */
+bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* The region operand of a buffer or buffer-region value (elab_stmt.c). */
+#define region_from(...) tl_el_region_from(__VA_ARGS__)
+bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc);
 /* True when TileLang exports T.<name> (tilelang_names.c). */
 bool tilelang_has_name(const char *name);
 val *mk_ns(elab *E, int ns);

@@ -679,7 +679,7 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 
 /* ------------------------------------------------------------ tile ops */
 
-static bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc) {
+bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc) {
   o->kind = TL_OPND_REGION;
   o->loc = loc;
   tl_region *r = &o->region;
@@ -1115,6 +1115,9 @@ static bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     if (tn) {
       int op = tl_tile_op_lookup(tn);
       if (op >= 0) return elab_tile(E, op, x, s->loc, out);
+      bool handled;
+      bool r = tl_el_lang_stmt(E, tn, x, s->loc, out, &handled);
+      if (handled) return r;
       if (!strcmp(tn, "func_attr")) return elab_func_attr(E, x);
     }
     val *v = eval(E, x);
