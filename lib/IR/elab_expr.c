@@ -881,6 +881,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     }
     return mk_expr(E, chk(E, tl_ir_float(E->m, x->loc, dt, INFINITY)));
   }
+  if (!strcmp(name, "view") || !strcmp(name, "reshape")) return tl_el_call_view(E, name, x, fn);
   if (!strcmp(name, "align_up")) { /* TileLang: T.ceildiv(x, y) * y */
     val *c = call_t(E, "ceildiv", x);
     val *y = c ? eval(E, x->u.call.args[1]) : NULL;

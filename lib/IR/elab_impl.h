@@ -128,6 +128,7 @@ typedef struct elab {
   TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
   int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
   bool quiet_failed;         /* an error was suppressed */
+  struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -255,6 +256,16 @@ extern const char *const tl_el_lang_op_names[];
 /* The statement T.<name>(...) of x when name is one of them (*handled):
  * its tile IR appended to out; false after a reported error. */
 bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* T.view / T.reshape (name) called as x: the view, a buffer value. */
+val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* b[idx] (n indices) through the views: the buffer that holds the element
+ * (b unless b is a T.view / T.reshape) with *n and *idx replaced by its
+ * indices; NULL after a reported error. */
+tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx);
+/* A tile op whose region operands include a view: T.copy becomes the
+ * element loop it means (appended to out, *handled); any other op is an
+ * error.  Not handled (no view operand): returns true. */
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled);
 /* The region operand of a buffer or buffer-region value (elab_stmt.c). */
 #define region_from(...) tl_el_region_from(__VA_ARGS__)
 bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc);

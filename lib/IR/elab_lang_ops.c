@@ -19,13 +19,23 @@
  *    (.., N, M) (leading unit dims of either, as D[1, :, :], ignored): one
  *    T.Parallel over src's extents.
  *
- * Both need constant extents (a tile) and report bad operands at their
+ *  - T.view(src, shape=None, dtype=None) / T.reshape(src, shape)
+ *    (TileLang's customize.py): a buffer of the new shape over src's
+ *    elements, row-major (same dtype: the number of elements must agree when
+ *    both are constant).  It exists only here: an element V[i, ...] is
+ *    src[<the same row-major position>] (tl_el_view_remap, used by loads,
+ *    stores and augmented stores), and T.copy with a view operand becomes
+ *    `for ... in T.Parallel(<the extents>): dst[...] = src[...]` through the
+ *    same remapping (tl_el_view_tile).  Other tile ops on a view, and views
+ *    that change the dtype, are "not supported yet".
+ *
+ * All need constant extents (a tile) and report bad operands at their
  * location. */
 #include <string.h>
 
 #include "IR/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", NULL};
 
 #define LMAXD 8
 
@@ -274,6 +284,227 @@ static bool transpose(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) 
   if (ld && !tl_dtype_eq(ld->dtype, dop.region.buffer->dtype))
     ld = chk(E, tl_ir_cast(E->m, loc, dop.region.buffer->dtype, ld));
   par->u.loop.body = ld ? store(E, loc, dop.region.buffer, dn, di, ld) : NULL;
+  return par->u.loop.body && push(E, out, par);
+}
+
+/* ---------------------------------------------------------------- views */
+typedef struct tl_el_view {
+  tl_buffer *view, *base;     /* base: a declared buffer (never a view) */
+  struct tl_el_view *next;
+} el_view;
+
+static tl_buffer *view_base(elab *E, const tl_buffer *b) {
+  for (el_view *v = E->views; v; v = v->next)
+    if (v->view == b) return v->base;
+  return NULL;
+}
+
+/* The number of elements of b: a constant (*c, true) or an expression. */
+static tl_expr *numel(elab *E, tl_loc loc, const tl_buffer *b, int64_t *c, bool *is_const) {
+  tl_expr *p = lit_int(E, loc, 1);
+  *c = 1;
+  *is_const = true;
+  for (int k = 0; p && k < b->ndim; k++) {
+    int64_t e;
+    if (tl_expr_is_const_int(b->shape[k], &e)) *c *= e;
+    else *is_const = false;
+    p = chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, p, b->shape[k]));
+  }
+  return p;
+}
+
+val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn) {
+  static const char *const vparams[] = {"src", "shape", "dtype", NULL};
+  bool reshape = !strcmp(name, "reshape");
+  const tl_ast_expr *a[3] = {0};
+  if (!bind_args(E, x, fn, vparams, reshape ? 2 : 1, a)) return NULL;
+  if (reshape && a[2]) {
+    err(E, a[2]->loc, "%s takes no dtype (use T.view)", fn);
+    return NULL;
+  }
+  val *sv = eval(E, a[0]);
+  if (!sv) return NULL;
+  if (sv->k != V_BUFFER || sv->u.buf->scope == TL_SCOPE_LOCAL_VAR) {
+    err_val(E, a[0]->loc, sv, "%s: src must be a buffer, got %s", fn, describe(E, sv));
+    return NULL;
+  }
+  tl_buffer *src = sv->u.buf, *base = view_base(E, src);
+  if (!base) base = src;
+  if (base->strides) {
+    err(E, a[0]->loc, "%s of the strided tensor '%s' is not supported yet", fn, base->name);
+    return NULL;
+  }
+  tl_dtype dt = src->dtype;
+  if (a[2]) {
+    val *dv = eval(E, a[2]);
+    if (!dv || (dv->k != V_NONE && !to_dtype(E, dv, a[2]->loc, &dt))) return NULL;
+    if (!tl_dtype_eq(dt, src->dtype)) {
+      err(E, a[2]->loc, "%s that changes the dtype (%s to %s) is not supported yet", fn, tl_dtype_name(src->dtype),
+          tl_dtype_name(dt));
+      return NULL;
+    }
+  }
+  int ndim = src->ndim;
+  tl_expr **shape = src->shape;
+  if (a[1]) {
+    val *shv = eval(E, a[1]);
+    if (!shv) return NULL;
+    if (shv->k != V_NONE && !eval_shape(E, a[1], &ndim, &shape)) return NULL;
+  }
+  tl_buffer *v = tl_ir_new_buffer(E->m, x->loc, intern(E, tprintf(E, "%s_view", src->name)), dt, base->scope, ndim,
+                                  shape);
+  el_view *ev = talloc(E, sizeof *ev);
+  val *bv = v && ev ? mk(E, V_BUFFER) : NULL;
+  if (!bv) return v ? NULL : oom(E);
+  int64_t nv, ns;
+  bool cv, cs;
+  if (!numel(E, x->loc, v, &nv, &cv) || !numel(E, x->loc, base, &ns, &cs)) return NULL;
+  if (cv && cs && nv != ns) {
+    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape has %lld elements, '%s' has %lld", fn, (long long)nv, src->name,
+        (long long)ns);
+    return NULL;
+  }
+  ev->view = v;
+  ev->base = base;
+  ev->next = E->views;
+  E->views = ev;
+  bv->u.buf = v;
+  return bv;
+}
+
+tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx) {
+  tl_buffer *base = b ? view_base(E, b) : NULL;
+  if (!base) return b;
+  if (*n != b->ndim) {
+    err(E, loc, "view '%s' has %d dimensions, indexed with %d", b->name, b->ndim, *n);
+    return NULL;
+  }
+  tl_expr *flat = lit_int(E, loc, 0); /* row-major position in the view */
+  for (int k = 0; flat && k < *n; k++)
+    flat = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, flat, b->shape[k])),
+                                (*idx)[k]));
+  int m = base->ndim;
+  tl_expr **out = malloc_ir(E, sizeof(tl_expr *) * (size_t)(m ? m : 1));
+  if (!flat || !out) return NULL;
+  tl_expr *rest = flat; /* base index k = (flat / prod(shape[k+1:])) % shape[k] */
+  for (int k = m - 1; k >= 0; k--) {
+    out[k] = k ? chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, rest, base->shape[k])) : rest;
+    if (k) rest = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, rest, base->shape[k]));
+    if (!out[k] || !rest) return NULL;
+  }
+  *n = m;
+  *idx = out;
+  return base;
+}
+
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled) {
+  *handled = false;
+  const tl_operand *vo = NULL;
+  for (size_t i = 0; i < ops->len; i++)
+    if (ops->data[i].kind == TL_OPND_REGION && view_base(E, ops->data[i].region.buffer)) vo = &ops->data[i];
+  if (!vo) return true;
+  *handled = true;
+  if (op != TL_TILE_COPY || ops->len != 2) {
+    err(E, vo->loc, "T.%s on the view '%s' (T.view / T.reshape) is not supported yet (T.copy and element accesses "
+        "are)", tl_tile_ops[op].name, vo->region.buffer->name);
+    return false;
+  }
+  /* the extents of both sides, unit dims dropped, must agree */
+  const tl_region *r[2] = {&ops->data[0].region, &ops->data[1].region};
+  int64_t ext[2][LMAXD];
+  int nd[2] = {0, 0};
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < r[s]->ndim; k++) {
+      int64_t e;
+      if (!tl_expr_is_const_int(r[s]->extent[k], &e) || nd[s] >= LMAXD) {
+        err(E, ops->data[s].loc, "T.copy with a view needs constant extents (at most %d dims)", LMAXD);
+        return false;
+      }
+      if (e != 1) ext[s][nd[s]++] = e;
+    }
+  bool same = nd[0] == nd[1];
+  for (int k = 0; same && k < nd[0]; k++) same = ext[0][k] == ext[1][k];
+  if (!same) {
+    err(E, loc, "T.copy with a view: the source and destination extents differ");
+    return false;
+  }
+  /* A view of a fragment drives the loop by the fragment's own index space
+   * (its layout comes from the T.copy that distributes it): the fragment is
+   * indexed by the loop variables, the domain by their row-major position. */
+  int fs = -1;
+  for (int s = 0; s < 2 && fs < 0; s++) {
+    tl_buffer *fb = view_base(E, r[s]->buffer);
+    if (fb && fb->scope == TL_SCOPE_FRAGMENT) fs = s;
+  }
+  int np = nd[0] ? nd[0] : 1;
+  int64_t one = 1, fext[LMAXD];
+  tl_buffer *fb = fs >= 0 ? view_base(E, r[fs]->buffer) : NULL;
+  if (fb) {
+    bool whole_view = fb->ndim <= LMAXD;
+    for (int k = 0; whole_view && k < r[fs]->ndim; k++) {
+      int64_t mn;
+      whole_view = tl_expr_is_const_int(r[fs]->min[k], &mn) && mn == 0 && tl_expr_equal(r[fs]->extent[k], r[fs]->buffer->shape[k]);
+    }
+    for (int k = 0; whole_view && k < fb->ndim; k++) whole_view = tl_expr_is_const_int(fb->shape[k], &fext[k]);
+    if (!whole_view) {
+      err(E, ops->data[fs].loc, "T.copy of a part of the fragment view '%s' is not supported yet", r[fs]->buffer->name);
+      return false;
+    }
+    np = fb->ndim;
+  }
+  tl_var *v[LMAXD];
+  tl_stmt *par = new_loop(E, loc, TL_LOOP_PARALLEL, np, fb ? fext : nd[0] ? ext[0] : &one, "vw_i", v);
+  if (!par) return false;
+  tl_expr *dv[LMAXD]; /* the domain indices */
+  if (fb) {
+    tl_expr *flat = lit_int(E, loc, 0);
+    for (int k = 0; flat && k < np; k++)
+      flat = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, flat, fb->shape[k])),
+                                  chk(E, tl_ir_var(E->m, loc, v[k]))));
+    for (int k = nd[0] - 1; flat && k >= 0; k--) {
+      tl_expr *e = lit_int(E, loc, ext[0][k]);
+      dv[k] = k ? chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, flat, e)) : flat;
+      if (k) flat = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, flat, e));
+      if (!dv[k]) return false;
+    }
+    if (!flat) return false;
+  } else {
+    for (int k = 0; k < nd[0]; k++)
+      if (!(dv[k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
+  }
+  tl_expr *ix[2][LMAXD];
+  for (int s = 0; s < 2; s++) {
+    for (int k = 0, d = 0; k < r[s]->ndim; k++) {
+      int64_t e;
+      (void)tl_expr_is_const_int(r[s]->extent[k], &e);
+      ix[s][k] = r[s]->min[k];
+      if (e != 1 && !(ix[s][k] = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, r[s]->min[k], dv[d++])))) return false;
+    }
+  }
+  int ns = r[0]->ndim, ndd = r[1]->ndim;
+  tl_expr **si = ix[0], **di = ix[1];
+  tl_buffer *sb, *db;
+  if (fs == 0) { /* the fragment side by the loop variables */
+    ns = np;
+    sb = fb;
+    if (!(si = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
+    for (int k = 0; k < np; k++)
+      if (!(si[k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
+  } else {
+    sb = tl_el_view_remap(E, loc, r[0]->buffer, &ns, &si);
+  }
+  if (fs == 1) {
+    ndd = np;
+    db = fb;
+    if (!(di = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
+    for (int k = 0; k < np; k++)
+      if (!(di[k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
+  } else {
+    db = sb ? tl_el_view_remap(E, loc, r[1]->buffer, &ndd, &di) : NULL;
+  }
+  tl_expr *ld = db ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : NULL;
+  if (ld && !tl_dtype_eq(ld->dtype, db->dtype)) ld = chk(E, tl_ir_cast(E->m, loc, db->dtype, ld));
+  par->u.loop.body = ld ? store(E, loc, db, ndd, di, ld) : NULL;
   return par->u.loop.body && push(E, out, par);
 }
 

@@ -71,6 +71,7 @@ static tl_expr *store_value(elab *E, tl_buffer *b, tl_expr *v, tl_loc loc) {
 
 static bool emit_store(elab *E, stmt_vec *out, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
                        tl_expr *value) {
+  if (!(b = tl_el_view_remap(E, loc, b, &n, &idx))) return false; /* T.view / T.reshape */
   value = store_value(E, b, value, loc);
   if (!value) return false;
   tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_STORE);
@@ -261,7 +262,10 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     int n;
     tl_expr **idx;
     if (!target_indices(E, t, &b, &n, &idx)) return false;
-    tl_expr *cur = chk(E, tl_ir_load(E->m, t->loc, b, n, idx));
+    int ln = n;
+    tl_expr **lidx = idx;
+    tl_buffer *lb = tl_el_view_remap(E, t->loc, b, &ln, &lidx); /* T.view / T.reshape */
+    tl_expr *cur = lb ? chk(E, tl_ir_load(E->m, t->loc, lb, ln, lidx)) : NULL;
     val *cv = mk_expr(E, cur);
     val *r = cv ? eval(E, s->u.aug.value) : NULL;
     val *nv = r ? binop(E, op, cv, r, t->loc) : NULL;
@@ -943,6 +947,14 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
   }
   if (ok && !pairs && op == TL_TILE_COPY) copy_corner_extents(&ops, corner);
+  if (ok && !pairs) { /* an operand that is a T.view / T.reshape */
+    bool handled;
+    ok = tl_el_view_tile(E, op, &ops, loc, out, &handled);
+    if (handled || !ok) {
+      tl_vec_free(&ops);
+      return ok;
+    }
+  }
   /* Attributes: extra positional arguments, then keywords. */
   if (ok) ok = positional_attrs(E, op, x, fn, nops, attrs, given);
   for (int i = 0; ok && i < x->u.call.nkw; i++) {
