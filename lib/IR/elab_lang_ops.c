@@ -29,15 +29,29 @@
  *    same remapping (tl_el_view_tile).  Other tile ops on a view, and views
  *    that change the dtype, are "not supported yet".
  *
+ *  - T.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad)
+ *    (TileLang's copy_op.py and its SIMT lowering in src/op/copy.cc; also the
+ *    deprecated T.c2d_im2col): img an (N, H, W, C) tensor, col's last two
+ *    dims an (M, K) tile of the im2col matrix, whose row m = nhw_step*M + i
+ *    is the output pixel (n, oh, ow) and column k = c_step*K + j the filter
+ *    tap (kh, kw, c), row-major over (KH, KW, C):
+ *        for i, j in T.Parallel(M, K):
+ *            if <ih = oh*stride + kh*dilation - pad, iw likewise, inside the
+ *                image, and m, k inside the matrix>:  col[.., i, j] = img[n, ih, iw, c]
+ *            else: col[.., i, j] = 0
+ *    with OH = (H + 2*pad - dilation*(kernel - 1) - 1) // stride + 1 (OW alike).
+ *
  * All need constant extents (a tile) and report bad operands at their
  * location. */
 #include <string.h>
 
 #include "IR/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", NULL};
 
 #define LMAXD 8
+
+static tl_expr *bin(elab *E, tl_loc loc, tl_binop op, tl_expr *a, tl_expr *b);
 
 static bool push(elab *E, stmt_vec *out, tl_stmt *s) {
   if (!s) return false;
@@ -481,6 +495,21 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
       if (e != 1 && !(ix[s][k] = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, r[s]->min[k], dv[d++])))) return false;
     }
   }
+  /* a global side stays inside its (view's) shape, as T.copy clips partial tiles */
+  tl_expr *cond = NULL;
+  for (int s = 0; s < 2; s++) {
+    tl_buffer *b = r[s]->buffer, *base = view_base(E, b);
+    if ((base ? base : b)->scope != TL_SCOPE_GLOBAL) continue;
+    for (int k = 0; k < r[s]->ndim; k++) {
+      int64_t mn, e, sh;
+      if (tl_expr_is_const_int(r[s]->min[k], &mn) && tl_expr_is_const_int(r[s]->extent[k], &e) &&
+          tl_expr_is_const_int(b->shape[k], &sh) && mn >= 0 && mn + e <= sh)
+        continue; /* provably inside */
+      tl_expr *c = bin(E, loc, TL_OP_LT, ix[s][k], b->shape[k]);
+      cond = cond ? bin(E, loc, TL_OP_AND, cond, c) : c;
+      if (!cond) return false;
+    }
+  }
   int ns = r[0]->ndim, ndd = r[1]->ndim;
   tl_expr **si = ix[0], **di = ix[1];
   tl_buffer *sb, *db;
@@ -504,14 +533,115 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
   }
   tl_expr *ld = db ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : NULL;
   if (ld && !tl_dtype_eq(ld->dtype, db->dtype)) ld = chk(E, tl_ir_cast(E->m, loc, db->dtype, ld));
-  par->u.loop.body = ld ? store(E, loc, db, ndd, di, ld) : NULL;
-  return par->u.loop.body && push(E, out, par);
+  tl_stmt *st = ld ? store(E, loc, db, ndd, di, ld) : NULL;
+  int64_t always;
+  if (st && cond && !(tl_expr_is_const_int(cond, &always) && always)) {
+    tl_stmt *g = tl_ir_stmt(E->m, loc, TL_STMT_IF);
+    if (!g) return oom(E), false;
+    g->u.ifs.cond = cond;
+    g->u.ifs.then_s = st;
+    st = g;
+  }
+  par->u.loop.body = st;
+  return st && push(E, out, par);
+}
+
+static tl_expr *bin(elab *E, tl_loc loc, tl_binop op, tl_expr *a, tl_expr *b) {
+  return a && b ? chk(E, tl_ir_binary(E->m, loc, op, a, b)) : NULL;
+}
+
+static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, stmt_vec *out) {
+  static const char *const params[] = {"img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad",
+                                       "eviction_policy", NULL};
+  const tl_ast_expr *a[9] = {0};
+  if (!bind_args(E, x, fn, params, 2, a)) return false;
+  for (int k = 2; k < 8; k++)
+    if (!a[k]) {
+      err(E, x->loc, "%s: missing argument '%s'", fn, params[k]);
+      return false;
+    }
+  val *iv = eval(E, a[0]);
+  val *cv = iv ? eval(E, a[1]) : NULL;
+  if (!cv) return false;
+  if (iv->k != V_BUFFER || iv->u.buf->ndim != 4 || iv->u.buf->scope != TL_SCOPE_GLOBAL) {
+    err_val(E, a[0]->loc, iv, "%s: img must be a 4-dimensional (N, H, W, C) global tensor, got %s", fn,
+            describe(E, iv));
+    return false;
+  }
+  tl_buffer *img = iv->u.buf;
+  tl_operand co = {0};
+  int n;
+  int64_t ext[LMAXD];
+  if (!tile_region(E, cv, a[1]->loc, fn, "col", &co, &n, ext)) return false;
+  if (n < 2 || !tl_dtype_eq(co.region.buffer->dtype, img->dtype)) {
+    err(E, a[1]->loc, "%s: col must be an (M, K) tile of img's dtype %s", fn, tl_dtype_name(img->dtype));
+    return false;
+  }
+  int64_t kk[4]; /* kernel, stride, dilation, pad */
+  for (int k = 0; k < 4; k++)
+    if (!to_const_int(E, eval(E, a[4 + k]), a[4 + k]->loc, tprintf(E, "the %s of %s", params[4 + k], fn), &kk[k]))
+      return false;
+  if (kk[0] < 1 || kk[1] < 1 || kk[2] < 1 || kk[3] < 0) {
+    err(E, x->loc, "%s: kernel, stride and dilation must be positive and pad non-negative", fn);
+    return false;
+  }
+  tl_expr *steps[2];
+  for (int k = 0; k < 2; k++) {
+    val *sv = eval(E, a[2 + k]);
+    if (!sv || !(steps[k] = to_int_expr(E, sv, a[2 + k]->loc, tprintf(E, "the %s of %s", params[2 + k], fn))))
+      return false;
+  }
+  tl_var *v[2];
+  tl_stmt *par = new_loop(E, loc, TL_LOOP_PARALLEL, 2, ext + n - 2, "ic_i", v);
+  if (!par) return false;
+  tl_expr *K = lit_int(E, loc, kk[0]), *S = lit_int(E, loc, kk[1]), *D = lit_int(E, loc, kk[2]), *P = lit_int(E, loc, kk[3]);
+  tl_expr *Hh = img->shape[1], *W = img->shape[2], *C = img->shape[3];
+  tl_expr *one = lit_int(E, loc, 1), *zero = lit_int(E, loc, 0);
+  /* OH = (H + 2P - D(K-1) - 1) // S + 1 */
+  tl_expr *span = lit_int(E, loc, 2 * kk[3] - kk[2] * (kk[0] - 1) - 1);
+  tl_expr *OH = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_FLOORDIV, bin(E, loc, TL_OP_ADD, Hh, span), S), one);
+  tl_expr *OW = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_FLOORDIV, bin(E, loc, TL_OP_ADD, W, span), S), one);
+  tl_expr *OHW = bin(E, loc, TL_OP_MUL, OH, OW);
+  tl_expr *m = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, steps[0], lit_int(E, loc, ext[n - 2])),
+                   chk(E, tl_ir_var(E->m, loc, v[0])));
+  tl_expr *k = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, steps[1], lit_int(E, loc, ext[n - 1])),
+                   chk(E, tl_ir_var(E->m, loc, v[1])));
+  tl_expr *ih = bin(E, loc, TL_OP_SUB,
+                    bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORDIV, bin(E, loc, TL_OP_FLOORMOD, m, OHW), OW), S),
+                        bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORDIV, k, bin(E, loc, TL_OP_MUL, K, C)), D)),
+                    P);
+  tl_expr *iw = bin(E, loc, TL_OP_SUB,
+                    bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORMOD, m, OW), S),
+                        bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORMOD, bin(E, loc, TL_OP_FLOORDIV, k, C), K), D)),
+                    P);
+  tl_expr *rows = bin(E, loc, TL_OP_MUL, img->shape[0], OHW), *cols = bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_MUL, K, K), C);
+  tl_expr *cond = bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_LT, m, rows), bin(E, loc, TL_OP_LT, k, cols));
+  cond = bin(E, loc, TL_OP_AND, cond, bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, ih, zero), bin(E, loc, TL_OP_LT, ih, Hh)));
+  cond = bin(E, loc, TL_OP_AND, cond, bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, iw, zero), bin(E, loc, TL_OP_LT, iw, W)));
+  tl_expr *src[4] = {bin(E, loc, TL_OP_FLOORDIV, m, OHW), ih, iw, bin(E, loc, TL_OP_FLOORMOD, k, C)};
+  tl_expr *di[LMAXD], *dj[2] = {chk(E, tl_ir_var(E->m, loc, v[0])), chk(E, tl_ir_var(E->m, loc, v[1]))};
+  if (!cond || !src[0] || !src[3] || !dj[0] || !dj[1]) return false;
+  tl_expr *sel[LMAXD] = {0};
+  sel[n - 2] = dj[0];
+  sel[n - 1] = dj[1];
+  if (!region_index(E, loc, &co.region, sel, di)) return false;
+  tl_buffer *cb = co.region.buffer;
+  tl_expr *zv = chk(E, tl_dtype_is_float(cb->dtype) ? tl_ir_float(E->m, loc, cb->dtype, 0.0) : tl_ir_int(E->m, loc, cb->dtype, 0));
+  tl_expr *ld = chk(E, tl_ir_load(E->m, loc, img, 4, src));
+  tl_stmt *ifs = zv && ld ? tl_ir_stmt(E->m, loc, TL_STMT_IF) : NULL;
+  if (!ifs) return false;
+  ifs->u.ifs.cond = cond;
+  if (!(ifs->u.ifs.then_s = store(E, loc, cb, n, di, ld)) || !(ifs->u.ifs.else_s = store(E, loc, cb, n, di, zv)))
+    return false;
+  par->u.loop.body = ifs;
+  return push(E, out, par);
 }
 
 bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled) {
   *handled = true;
   if (!strcmp(name, "cumsum")) return cumsum(E, x, loc, out);
   if (!strcmp(name, "transpose")) return transpose(E, x, loc, out);
+  if (!strcmp(name, "im2col") || !strcmp(name, "c2d_im2col")) return im2col(E, x, tprintf(E, "T.%s", name), loc, out);
   *handled = false;
   return true;
 }
