@@ -510,27 +510,23 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
       if (!cond) return false;
     }
   }
-  int ns = r[0]->ndim, ndd = r[1]->ndim;
-  tl_expr **si = ix[0], **di = ix[1];
-  tl_buffer *sb, *db;
-  if (fs == 0) { /* the fragment side by the loop variables */
-    ns = np;
-    sb = fb;
-    if (!(si = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
-    for (int k = 0; k < np; k++)
-      if (!(si[k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
-  } else {
-    sb = tl_el_view_remap(E, loc, r[0]->buffer, &ns, &si);
+  int nn[2] = {r[0]->ndim, r[1]->ndim};
+  tl_expr **xi[2] = {ix[0], ix[1]};
+  tl_buffer *bb[2] = {NULL, NULL};
+  for (int s = 0; s < 2; s++) {
+    if (s == fs) { /* the fragment side by the loop variables */
+      nn[s] = np;
+      bb[s] = fb;
+      if (!(xi[s] = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
+      for (int k = 0; k < np; k++)
+        if (!(xi[s][k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
+    } else if (!(bb[s] = tl_el_view_remap(E, loc, r[s]->buffer, &nn[s], &xi[s]))) {
+      return false;
+    }
   }
-  if (fs == 1) {
-    ndd = np;
-    db = fb;
-    if (!(di = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
-    for (int k = 0; k < np; k++)
-      if (!(di[k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
-  } else {
-    db = sb ? tl_el_view_remap(E, loc, r[1]->buffer, &ndd, &di) : NULL;
-  }
+  tl_buffer *sb = bb[0], *db = bb[1];
+  int ns = nn[0], ndd = nn[1];
+  tl_expr **si = xi[0], **di = xi[1];
   tl_expr *ld = db ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : NULL;
   if (ld && !tl_dtype_eq(ld->dtype, db->dtype)) ld = chk(E, tl_ir_cast(E->m, loc, db->dtype, ld));
   tl_stmt *st = ld ? store(E, loc, db, ndd, di, ld) : NULL;

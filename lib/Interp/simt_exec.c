@@ -796,9 +796,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
   TL_INTRIN_CASES_TMA: TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case TL_INTRIN_PTX_ATOMIC_ADD:
-  case TL_INTRIN_PTX_ATOMIC_MAX:
-  case TL_INTRIN_PTX_ATOMIC_MIN: return eval_atomic_add(x, e, mask, out);
+  case TL_INTRIN_PTX_ATOMIC_ADD: case TL_INTRIN_PTX_ATOMIC_MAX: case TL_INTRIN_PTX_ATOMIC_MIN: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }
