@@ -24,10 +24,11 @@ typedef struct op_case {
 } op_case;
 
 static const op_case cases[] = {
-    {"ops", "atomic_max_min.py", ""},
-    {"ops", "atomic_max_min.py", "-D dtype=float16"},
-    {"ops", "atomic_max_min.py", "-D dtype=bfloat16"},
-    {"ops", "atomic_max_min.py", "-D dtype=int32"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=float16"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=bfloat16"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=int32"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_tiles"},
     {"ops", "atomic_addx.py", "--kernel=atomic_addx2_program"},
     {"ops", "atomic_addx.py", "--kernel=atomic_addx2_program -D dtype=float32"},
     {"ops", "atomic_addx.py", "--kernel=atomic_addx2_mixed"},
