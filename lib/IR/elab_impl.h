@@ -266,6 +266,9 @@ tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr *
  * element loop it means (appended to out, *handled); any other op is an
  * error.  Not handled (no view operand): returns true. */
 bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled);
+/* The load b[idx] through the views (a view of another dtype assembles its
+ * element's bits from the viewed elements); NULL after a reported error. */
+tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
 /* The region operand of a buffer or buffer-region value (elab_stmt.c). */
 #define region_from(...) tl_el_region_from(__VA_ARGS__)
 bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc);

@@ -26,8 +26,11 @@
  *    src[<the same row-major position>] (tl_el_view_remap, used by loads,
  *    stores and augmented stores), and T.copy with a view operand becomes
  *    `for ... in T.Parallel(<the extents>): dst[...] = src[...]` through the
- *    same remapping (tl_el_view_tile).  Other tile ops on a view, and views
- *    that change the dtype, are "not supported yet".
+ *    same remapping (tl_el_view_tile).  A view of another whole-byte dtype
+ *    (the total bits must agree) is read as its element's bits, little-endian,
+ *    from the viewed elements (tl_el_view_load: T.reinterpret to unsigned
+ *    ints, shifts and ors); storing through it is "not supported yet", as are
+ *    other tile ops on a view.
  *
  *  - T.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad)
  *    (TileLang's copy_op.py and its SIMT lowering in src/op/copy.cc; also the
@@ -352,9 +355,11 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
   if (a[2]) {
     val *dv = eval(E, a[2]);
     if (!dv || (dv->k != V_NONE && !to_dtype(E, dv, a[2]->loc, &dt))) return NULL;
-    if (!tl_dtype_eq(dt, src->dtype)) {
-      err(E, a[2]->loc, "%s that changes the dtype (%s to %s) is not supported yet", fn, tl_dtype_name(src->dtype),
-          tl_dtype_name(dt));
+    if (!tl_dtype_eq(dt, base->dtype) && (!tl_reinterpret_ok(dt, (tl_dtype){TL_TYPE_UINT, dt.bits, 1}) ||
+                                          !tl_reinterpret_ok(base->dtype, (tl_dtype){TL_TYPE_UINT, base->dtype.bits, 1}) ||
+                                          (dt.bits % base->dtype.bits && base->dtype.bits % dt.bits))) {
+      err(E, a[2]->loc, "%s from %s to %s is not supported yet (whole-byte scalar dtypes only)", fn,
+          tl_dtype_name(base->dtype), tl_dtype_name(dt));
       return NULL;
     }
   }
@@ -373,9 +378,9 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
   int64_t nv, ns;
   bool cv, cs;
   if (!numel(E, x->loc, v, &nv, &cv) || !numel(E, x->loc, base, &ns, &cs)) return NULL;
-  if (cv && cs && nv != ns) {
-    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape has %lld elements, '%s' has %lld", fn, (long long)nv, src->name,
-        (long long)ns);
+  if (cv && cs && nv * dt.bits != ns * base->dtype.bits) {
+    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape holds %lld bits, '%s' %lld", fn, (long long)(nv * dt.bits),
+        src->name, (long long)(ns * base->dtype.bits));
     return NULL;
   }
   ev->view = v;
@@ -386,17 +391,19 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
   return bv;
 }
 
-tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx) {
-  tl_buffer *base = b ? view_base(E, b) : NULL;
-  if (!base) return b;
-  if (*n != b->ndim) {
-    err(E, loc, "view '%s' has %d dimensions, indexed with %d", b->name, b->ndim, *n);
+/* The row-major position of view b's element idx (n indices). */
+static tl_expr *view_flat(elab *E, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx) {
+  if (n != b->ndim) {
+    err(E, loc, "view '%s' has %d dimensions, indexed with %d", b->name, b->ndim, n);
     return NULL;
   }
-  tl_expr *flat = lit_int(E, loc, 0); /* row-major position in the view */
-  for (int k = 0; flat && k < *n; k++)
-    flat = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, flat, b->shape[k])),
-                                (*idx)[k]));
+  tl_expr *flat = lit_int(E, loc, 0);
+  for (int k = 0; flat && k < n; k++) flat = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, flat, b->shape[k]), idx[k]);
+  return flat;
+}
+
+/* The indices of base's element at row-major position flat (*n, *idx). */
+static bool base_indices(elab *E, tl_loc loc, const tl_buffer *base, tl_expr *flat, int *n, tl_expr ***idx) {
   int m = base->ndim;
   tl_expr **out = malloc_ir(E, sizeof(tl_expr *) * (size_t)(m ? m : 1));
   if (!flat || !out) return NULL;
@@ -408,7 +415,65 @@ tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr *
   }
   *n = m;
   *idx = out;
-  return base;
+  return true;
+}
+
+tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx) {
+  tl_buffer *base = b ? view_base(E, b) : NULL;
+  if (!base) return b;
+  if (!tl_dtype_eq(b->dtype, base->dtype)) {
+    err(E, loc, "storing through the view '%s' that changes the dtype (%s of %s) is not supported yet", b->name,
+        tl_dtype_name(b->dtype), tl_dtype_name(base->dtype));
+    return NULL;
+  }
+  tl_expr *flat = view_flat(E, loc, b, *n, *idx);
+  return flat && base_indices(E, loc, base, flat, n, idx) ? base : NULL;
+}
+
+/* base's element at row-major position flat, as the unsigned int of its width. */
+static tl_expr *base_bits(elab *E, tl_loc loc, tl_buffer *base, tl_expr *flat) {
+  int n;
+  tl_expr **ix;
+  if (!base_indices(E, loc, base, flat, &n, &ix)) return NULL;
+  tl_expr *ld = chk(E, tl_ir_load(E->m, loc, base, n, ix));
+  tl_dtype u = {TL_TYPE_UINT, base->dtype.bits, 1};
+  tl_expr *args[2] = {chk(E, tl_ir_string(E->m, loc, tl_dtype_name(u))), ld};
+  if (!args[0] || !ld) return NULL;
+  return tl_dtype_eq(u, base->dtype) ? ld : chk(E, tl_ir_call(E->m, loc, TL_INTRIN_REINTERPRET, 2, args));
+}
+
+tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx) {
+  tl_buffer *base = b ? view_base(E, b) : NULL;
+  if (!base || tl_dtype_eq(b->dtype, base->dtype)) {
+    tl_buffer *lb = tl_el_view_remap(E, loc, b, &n, &idx);
+    return lb ? chk(E, tl_ir_load(E->m, loc, lb, n, idx)) : NULL;
+  }
+  /* a view of another dtype: its element's bits, little-endian, from base's */
+  int vb = b->dtype.bits, bb = base->dtype.bits;
+  tl_dtype uv = {TL_TYPE_UINT, (uint8_t)vb, 1}, ub = {TL_TYPE_UINT, (uint8_t)bb, 1};
+  tl_expr *flat = view_flat(E, loc, b, n, idx), *bits = NULL;
+  if (!flat) return NULL;
+  if (vb < bb) { /* part f % r of base element f / r */
+    tl_expr *r = lit_int(E, loc, bb / vb), *w = lit_int(E, loc, vb);
+    tl_expr *word = base_bits(E, loc, base, bin(E, loc, TL_OP_FLOORDIV, flat, r));
+    tl_expr *sh = bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORMOD, flat, r), w);
+    sh = sh ? chk(E, tl_ir_cast(E->m, loc, ub, sh)) : NULL;
+    tl_expr *part = bin(E, loc, TL_OP_SHR, word, sh);
+    bits = part ? chk(E, tl_ir_cast(E->m, loc, uv, part)) : NULL;
+  } else { /* base elements f*r .. f*r + r-1, the first the lowest bits */
+    int r = vb / bb;
+    for (int q = 0; q < r; q++) {
+      tl_expr *pos = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, flat, lit_int(E, loc, r)), lit_int(E, loc, q));
+      tl_expr *w = base_bits(E, loc, base, pos);
+      w = w ? chk(E, tl_ir_cast(E->m, loc, uv, w)) : NULL;
+      if (q) w = bin(E, loc, TL_OP_SHL, w, chk(E, tl_ir_int(E->m, loc, uv, (int64_t)q * bb)));
+      bits = q ? bin(E, loc, TL_OP_BITOR, bits, w) : w;
+      if (!bits) return NULL;
+    }
+  }
+  if (!bits || tl_dtype_eq(uv, b->dtype)) return bits;
+  tl_expr *args[2] = {chk(E, tl_ir_string(E->m, loc, tl_dtype_name(b->dtype))), bits};
+  return args[0] ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_REINTERPRET, 2, args)) : NULL;
 }
 
 bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled) {
@@ -449,6 +514,11 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
   for (int s = 0; s < 2 && fs < 0; s++) {
     tl_buffer *fb = view_base(E, r[s]->buffer);
     if (fb && fb->scope == TL_SCOPE_FRAGMENT) fs = s;
+    if (fb && fb->scope == TL_SCOPE_FRAGMENT && !tl_dtype_eq(fb->dtype, r[s]->buffer->dtype)) {
+      err(E, ops->data[s].loc, "T.copy of the fragment view '%s' that changes the dtype is not supported yet",
+          r[s]->buffer->name);
+      return false;
+    }
   }
   int np = nd[0] ? nd[0] : 1;
   int64_t one = 1, fext[LMAXD];
@@ -520,6 +590,8 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
       if (!(xi[s] = malloc_ir(E, sizeof(tl_expr *) * (size_t)np))) return false;
       for (int k = 0; k < np; k++)
         if (!(xi[s][k] = chk(E, tl_ir_var(E->m, loc, v[k])))) return false;
+    } else if (s == 0) { /* loaded below through tl_el_view_load */
+      bb[s] = r[s]->buffer;
     } else if (!(bb[s] = tl_el_view_remap(E, loc, r[s]->buffer, &nn[s], &xi[s]))) {
       return false;
     }
@@ -527,7 +599,7 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
   tl_buffer *sb = bb[0], *db = bb[1];
   int ns = nn[0], ndd = nn[1];
   tl_expr **si = xi[0], **di = xi[1];
-  tl_expr *ld = db ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : NULL;
+  tl_expr *ld = fs == 0 ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : tl_el_view_load(E, loc, sb, ns, si);
   if (ld && !tl_dtype_eq(ld->dtype, db->dtype)) ld = chk(E, tl_ir_cast(E->m, loc, db->dtype, ld));
   tl_stmt *st = ld ? store(E, loc, db, ndd, di, ld) : NULL;
   int64_t always;

@@ -262,10 +262,7 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     int n;
     tl_expr **idx;
     if (!target_indices(E, t, &b, &n, &idx)) return false;
-    int ln = n;
-    tl_expr **lidx = idx;
-    tl_buffer *lb = tl_el_view_remap(E, t->loc, b, &ln, &lidx); /* T.view / T.reshape */
-    tl_expr *cur = lb ? chk(E, tl_ir_load(E->m, t->loc, lb, ln, lidx)) : NULL;
+    tl_expr *cur = tl_el_view_load(E, t->loc, b, n, idx); /* through T.view / T.reshape */
     val *cv = mk_expr(E, cur);
     val *r = cv ? eval(E, s->u.aug.value) : NULL;
     val *nv = r ? binop(E, op, cv, r, t->loc) : NULL;

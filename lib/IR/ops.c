@@ -392,6 +392,11 @@ int tl_tile_atomic_intrin(int op, int *lanes) {
   }
 }
 
+bool tl_reinterpret_ok(tl_dtype to, tl_dtype from) {
+  return to.lanes <= 1 && from.lanes <= 1 && to.code != TL_TYPE_BOOL && from.code != TL_TYPE_BOOL &&
+         to.bits >= 8 && to.bits % 8 == 0 && to.bits == from.bits;
+}
+
 /* T.atomic_add and its kin (tl_tile_atomic_intrin); the messages name the op. */
 static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;

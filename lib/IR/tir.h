@@ -290,6 +290,9 @@ int tl_tile_op_attr_index(int op, const char *attr);   /* index or -1 */
  * per-element intrinsic (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) of op, -1 for
  * any other op; *lanes (may be NULL): 2 / 4 for addx2 / addx4, else 1. */
 int tl_tile_atomic_intrin(int op, int *lanes);
+/* May T.reinterpret turn a value of dtype from into dtype to?  Both are
+ * bit-holding scalars (not bool, whole bytes) of the same width. */
+bool tl_reinterpret_ok(tl_dtype to, tl_dtype from);
 
 /* ------------------------------------------------------------- functions */
 typedef struct tl_param {

@@ -217,6 +217,26 @@ static re_val eval_atomic_add(re_state *st, const tl_expr *e) {
   return tl_dtype_eq(rb->dt, t) ? old : re_convert(old, rb->dt, t);
 }
 
+/* T.reinterpret(dtype, v): v stored in its dtype's encoding (a one-element
+ * native buffer) and read back as dtype (the widths agree). */
+static re_val eval_reinterpret(re_state *st, const tl_expr *e) {
+  re_val r = {0};
+  const tl_expr *a = e->u.call.n == 2 ? e->u.call.args[1] : NULL;
+  if (!a || !tl_reinterpret_ok(e->dtype, a->dtype)) {
+    re_error(st, e->loc, "T.reinterpret needs a value of the width of %s", tl_dtype_name(e->dtype));
+    return r;
+  }
+  re_val v = re_eval(st, a);
+  if (st->failed) return r;
+  uint64_t bytes = 0;
+  re_buf tmp = {.valid = true, .native = true, .isf = tl_dtype_is_float(a->dtype), .dt = a->dtype, .size = 1,
+                .data = &bytes};
+  re_buf_set(&tmp, 0, v);
+  tmp.dt = e->dtype;
+  tmp.isf = tl_dtype_is_float(e->dtype);
+  return re_buf_get(&tmp, 0);
+}
+
 /* An intrinsic call: the reference evaluator's hook of every tl_intrin (the
  * switch has no default, so -Wswitch names an intrinsic without one). */
 re_val re_eval_call(re_state *st, const tl_expr *e) {
@@ -294,6 +314,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     else r.i = re_int_arith(st, TL_OP_MIN, re_int_arith(st, TL_OP_MAX, x.i, lo.i, t, e->loc), hi.i, t, e->loc);
     return r;
   }
+  case TL_INTRIN_REINTERPRET: return eval_reinterpret(st, e);
   case TL_INTRIN_INFINITY:
   case TL_INTRIN_MAX_VALUE:
   case TL_INTRIN_MIN_VALUE:

@@ -601,6 +601,23 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
   return true;
 }
 
+/* T.reinterpret(dtype, v): each thread's v stored in its dtype's encoding and
+ * loaded back as dtype (the widths agree: tl_reinterpret_ok). */
+static bool eval_reinterpret(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  if (!need_args(x, e, 2)) return false;
+  const tl_expr *a = e->u.call.args[1];
+  if (!tl_reinterpret_ok(e->dtype, a->dtype))
+    return sx_fail(x, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(a->dtype), tl_dtype_name(e->dtype));
+  sx_val v;
+  if (!ev(x, a, mask, &v) || !alloc_val(x, out, e->dtype)) return false;
+  for (int th = 0; th < x->T; th++) {
+    uint8_t bytes[8];
+    sx_el_store(a->dtype, bytes, v.v[th]);
+    out->v[th] = sx_el_load(e->dtype, bytes);
+  }
+  return true;
+}
+
 static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   tl_intrin op = (tl_intrin)e->u.call.op;
   const char *name = tl_intrinsic_name(e->u.call.op);
@@ -633,6 +650,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_SHFL_DOWN:
   case TL_INTRIN_SHFL_UP:
   case TL_INTRIN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
+  case TL_INTRIN_REINTERPRET: return eval_reinterpret(x, e, mask, out);
   case TL_INTRIN_INFINITY:
   case TL_INTRIN_MAX_VALUE:
   case TL_INTRIN_MIN_VALUE: {

@@ -1,6 +1,7 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
- * _addx2 / _addx4, T.align_up, T.cumsum, T.transpose, T.view / T.reshape,
- * T.im2col and examples/convolution.py): each kernel of test/Interp/ops (and
+ * _addx2 / _addx4, T.align_up, T.cumsum, T.transpose, T.view / T.reshape
+ * (dtype-changing views too), T.reinterpret, T.im2col and
+ * examples/convolution.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: README "tl-run"), at the sizes of
@@ -58,6 +59,13 @@ static const op_case cases[] = {
     {"ops", "reshape_view.py", "--kernel=view_global"},
     {"ops", "reshape_view.py", "--kernel=view_elements"},
     {"ops", "reshape_view.py", "--kernel=reshape_fragment_iota"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype -D N=2048 -D M=64 -D dtype=float16 -D new_dtype=float32"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype -D dtype=float32 -D new_dtype=int8"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype_round_trip"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype_one"},
+    {"ops", "reinterpret.py", ""},
+    {"ops", "reinterpret.py", "-D dtype=bfloat16 -D itype=uint16"},
     {"ops", "im2col.py", "--kernel=im2col_tiles"},
     {"ops", "im2col.py", "--kernel=im2col_tiles -D S=2 -D D=2 -D P=2 -D block_K=16"},
     {"examples", "convolution.py", ""},

@@ -8,6 +8,11 @@
 # RUN: %tl-run --device=cpu --check --kernel=view_global %s | FileCheck %s --check-prefix=SAME
 # RUN: %tl-run --device=cpu --check --kernel=view_elements %s | FileCheck %s --check-prefix=ZERO
 # RUN: %tl-run --device=cpu --check --kernel=reshape_fragment_iota %s | FileCheck %s --check-prefix=ZERO
+# RUN: %tl-run --device=cpu --check --kernel=view_dtype %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --kernel=view_dtype -D N=2048 -D M=64 -D dtype=float16 -D new_dtype=float32 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --kernel=view_dtype -D dtype=float32 -D new_dtype=int8 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --kernel=view_dtype_round_trip %s | FileCheck %s --check-prefix=ZERO
+# RUN: %tl-run --device=cpu --check --kernel=view_dtype_one %s | FileCheck %s --check-prefix=ONE
 # RUN: %tl-opt --kernel=reshape_smem_1d_2_2d %s | FileCheck %s --check-prefix=TIR
 # T.reshape / T.view with the dtype kept (TileLang's customize.py; the
 # kernels and sizes of its testing/python/language reshape and view tests:
@@ -132,6 +137,58 @@ def reshape_fragment_iota():
 
     return fiota
 
+# Views that change the dtype (TileLang's view test: 1024 float32 as 32x64
+# float16, 2048 float16 as 32x32 float32; also float32 as int8): B holds A's
+# bytes, read through the view.
+@tilelang.jit(out_idx=-1)
+def view_dtype(N=1024, M=32, dtype="float32", new_dtype="float16"):
+    bits = {"float32": 32, "float16": 16, "bfloat16": 16, "int8": 8}
+    cols = M * bits[dtype] // bits[new_dtype]
+
+    @T.prim_func
+    def viewd(A: T.Tensor((N,), dtype), B: T.Tensor((N // M, cols), new_dtype)):
+        with T.Kernel(1) as _:
+            A_viewed = T.view(A, [N // M, cols], dtype=new_dtype)
+            T.copy(A_viewed, B)
+
+    return viewd
+
+
+# float32 -> int16 pairs (a global view) -> shared -> float32 again (a view
+# of the shared tile): B = that - A is all zeros.  (Through integers: the CPU
+# executors hold floats as values, so a float16 NaN's payload would not
+# survive a float16 round trip there.)
+@tilelang.jit(out_idx=-1)
+def view_dtype_round_trip(N=256):
+    @T.prim_func
+    def trip(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=128) as _:
+            S = T.alloc_shared((2 * N,), "int16")
+            T.copy(T.view(A, (2 * N,), dtype="int16"), S)
+            Sv = T.view(S, (N,), dtype="float32")
+            for i in T.Parallel(N):
+                B[i] = Sv[i] - A[i]
+
+    return trip
+
+
+# float32 1.0 is 0x3F800000: as two float16 its low half is 0x0000 (0.0) and
+# its high half 0x3F80 (1.875), so B = [0, 1.875].
+@tilelang.jit(out_idx=-1)
+def view_dtype_one():
+    @T.prim_func
+    def one(B: T.Tensor((2,), "float16")):
+        with T.Kernel(1, threads=32) as _:
+            S = T.alloc_shared((1,), "float32")
+            S[0] = 1.0
+            V = T.view(S, (2,), dtype="float16")
+            for i in T.Parallel(2):
+                B[i] = V[i]
+
+    return one
+
+# ONE: output B shape=[2] dtype=float16 sum=1.875 abs_sum=1.875
+# ONE-NEXT: check: PASS
 # SAME: output B {{.*}} dtype=float32 sum=-14.0165 abs_sum=504.252
 # SAME-NEXT: check: PASS
 # CHECK: check: PASS
