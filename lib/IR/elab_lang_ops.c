@@ -9,7 +9,9 @@
  *        for <other dims> in T.Parallel(...):
  *            for k in T.serial(E_dim - 1):
  *                S[.., k+1, ..] = S[.., k+1, ..] + S[.., k, ..]   (reverse: from the end)
- *    each sum rounded to the buffer's dtype, in order along dim.  A fragment
+ *    each sum rounded to the buffer's dtype, in order along dim.  T.cummax
+ *    (the same signature) is the same scan with T.max (NaN as T.max has it).
+ *    Their annotations= (TileLang's codegen hints) are accepted and ignored.  A fragment
  *    (or a dst other than src) goes as in TileLang through a shared copy: a
  *    shared buffer src_scan_<line> of src's shape, T.copy(src, it), the
  *    scan, T.copy(it, dst) (dst may be global then); a shared src with another
@@ -50,7 +52,7 @@
 
 #include "IR/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", "cummax", NULL};
 
 #define LMAXD 8
 
@@ -155,7 +157,8 @@ static bool whole(elab *E, tl_loc loc, tl_buffer *b, tl_operand *o) {
 }
 
 /* The in-place scan of region r (extents ext, n dims) along dim. */
-static tl_stmt *scan_loops(elab *E, tl_loc loc, const tl_region *r, int n, const int64_t *ext, int dim, bool reverse) {
+static tl_stmt *scan_loops(elab *E, tl_loc loc, const tl_region *r, int n, const int64_t *ext, int dim, bool reverse,
+                           tl_binop combine) {
   int64_t pext[LMAXD];
   int np = 0;
   for (int k = 0; k < n; k++)
@@ -185,7 +188,7 @@ static tl_stmt *scan_loops(elab *E, tl_loc loc, const tl_region *r, int n, const
   if (!region_index(E, loc, r, ic, cur) || !region_index(E, loc, r, ip, prev)) return NULL;
   tl_buffer *b = r->buffer;
   tl_expr *lc = chk(E, tl_ir_load(E->m, loc, b, n, cur)), *lp = lc ? chk(E, tl_ir_load(E->m, loc, b, n, prev)) : NULL;
-  tl_expr *sum = lp ? chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, lc, lp)) : NULL;
+  tl_expr *sum = lp ? chk(E, tl_ir_binary(E->m, loc, combine, lc, lp)) : NULL;
   if (!sum) return NULL;
   ser->u.loop.body = store(E, loc, b, n, cur, sum);
   par->u.loop.body = ser;
@@ -201,10 +204,9 @@ static bool same_region(const tl_region *a, const tl_region *b) {
   return true;
 }
 
-static bool cumsum(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
-  static const char *const params[] = {"src", "dst", "dim", "reverse", NULL};
-  const char *fn = "T.cumsum";
-  const tl_ast_expr *a[4];
+static bool cumsum(elab *E, const tl_ast_expr *x, const char *fn, tl_binop combine, tl_loc loc, stmt_vec *out) {
+  static const char *const params[] = {"src", "dst", "dim", "reverse", "annotations", NULL};
+  const tl_ast_expr *a[5];
   if (!bind_args(E, x, fn, params, 1, a)) return false;
   val *sv = eval(E, a[0]);
   val *dv = sv && a[1] ? eval(E, a[1]) : sv;
@@ -215,7 +217,7 @@ static bool cumsum(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   if (!tile_region(E, sv, a[0]->loc, fn, "src", &so, &n, ext)) return false;
   if (!tile_region(E, dv, a[1] ? a[1]->loc : a[0]->loc, fn, "dst", &dop, &dn, dext)) return false;
   int64_t dim = 0, rev = 0;
-  if (a[2] && !to_const_int(E, eval(E, a[2]), a[2]->loc, "the dim of T.cumsum", &dim)) return false;
+  if (a[2] && !to_const_int(E, eval(E, a[2]), a[2]->loc, tprintf(E, "the dim of %s", fn), &dim)) return false;
   if (a[3]) {
     val *rv = eval(E, a[3]);
     bool t;
@@ -244,10 +246,10 @@ static bool cumsum(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
     return false;
   }
   if (is_shared(sb) && same_region(&so.region, &dop.region))
-    return push(E, out, scan_loops(E, loc, &so.region, n, ext, (int)dim, rev));
+    return push(E, out, scan_loops(E, loc, &so.region, n, ext, (int)dim, rev, combine));
   if (is_shared(sb) && is_shared(db))
     return push(E, out, copy_op(E, loc, &so, &dop)) &&
-           push(E, out, scan_loops(E, loc, &dop.region, n, ext, (int)dim, rev));
+           push(E, out, scan_loops(E, loc, &dop.region, n, ext, (int)dim, rev, combine));
   /* through a shared copy of src's shape */
   tl_expr **shape = malloc_ir(E, sizeof(tl_expr *) * (size_t)n);
   if (!shape) return false;
@@ -260,14 +262,14 @@ static bool cumsum(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   if (!al) return oom(E), false;
   al->u.alloc.buffer = w;
   return whole(E, loc, w, &wo) && push(E, out, al) && push(E, out, copy_op(E, loc, &so, &wo)) &&
-         push(E, out, scan_loops(E, loc, &wo.region, n, ext, (int)dim, rev)) &&
+         push(E, out, scan_loops(E, loc, &wo.region, n, ext, (int)dim, rev, combine)) &&
          push(E, out, copy_op(E, loc, &wo, &dop));
 }
 
 static bool transpose(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
-  static const char *const params[] = {"src", "dst", NULL};
+  static const char *const params[] = {"src", "dst", "annotations", NULL};
   const char *fn = "T.transpose";
-  const tl_ast_expr *a[2];
+  const tl_ast_expr *a[3];
   if (!bind_args(E, x, fn, params, 2, a)) return false;
   val *sv = eval(E, a[0]);
   val *dv = sv ? eval(E, a[1]) : NULL;
@@ -620,8 +622,8 @@ static tl_expr *bin(elab *E, tl_loc loc, tl_binop op, tl_expr *a, tl_expr *b) {
 
 static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, stmt_vec *out) {
   static const char *const params[] = {"img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad",
-                                       "eviction_policy", NULL};
-  const tl_ast_expr *a[9] = {0};
+                                       "eviction_policy", "annotations", NULL};
+  const tl_ast_expr *a[10] = {0};
   if (!bind_args(E, x, fn, params, 2, a)) return false;
   for (int k = 2; k < 8; k++)
     if (!a[k]) {
@@ -707,7 +709,8 @@ static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, st
 
 bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled) {
   *handled = true;
-  if (!strcmp(name, "cumsum")) return cumsum(E, x, loc, out);
+  if (!strcmp(name, "cumsum")) return cumsum(E, x, "T.cumsum", TL_OP_ADD, loc, out);
+  if (!strcmp(name, "cummax")) return cumsum(E, x, "T.cummax", TL_OP_MAX, loc, out);
   if (!strcmp(name, "transpose")) return transpose(E, x, loc, out);
   if (!strcmp(name, "im2col") || !strcmp(name, "c2d_im2col")) return im2col(E, x, tprintf(E, "T.%s", name), loc, out);
   *handled = false;

@@ -1,5 +1,5 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
- * _addx2 / _addx4, T.align_up, T.cumsum, T.transpose, T.view / T.reshape
+ * _addx2 / _addx4, T.align_up, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
  * (dtype-changing views too), T.reinterpret, T.im2col and
  * examples/convolution.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
@@ -45,6 +45,10 @@ static const op_case cases[] = {
     {"ops", "cumsum.py", "--kernel=cumsum_1d"},
     {"ops", "cumsum.py", "--kernel=cumsum_1d -D reverse=True -D scope=fragment"},
     {"ops", "cumsum.py", "--kernel=cumsum_ones"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D dim=1 -D reverse=True"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D scope=fragment"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D M=128 -D N=128 -D scope=shared_out -D dim=1"},
+    {"ops", "cumsum.py", "--kernel=cummax_pattern"},
     {"ops", "transpose.py", "--kernel=tilelang_transpose"},
     {"ops", "transpose.py", "--kernel=tilelang_transpose -D M=256 -D N=256"},
     {"ops", "transpose.py", "--kernel=tilelang_transpose -D N=256 -D block_N=256"},
