@@ -47,6 +47,8 @@ cp examples/*.py "$out/examples/"
 mkdir -p "$out/examples/tune" && cp examples/tune/*.py "$out/examples/tune/"
 cp scripts/sanitize-hopper.sh "$out/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
+# the kernels of TileLang's language ops (issue 14), run by bin/test_lang_ops
+mkdir -p "$out/test/Interp" && cp -r test/Interp/ops "$out/test/Interp/"
 # The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU
 # host): run-gpu.sh builds it there with nvcc, as a program that it runs and
 # as a cubin that bench_gemm times interleaved with ours (the ratio).

@@ -43,10 +43,11 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   tl_dtype dt;
   if (tl_dtype_parse(name, &dt)) return mk_dtype(E, dt);
   if (!strcmp(name, "GemmWarpPolicy")) return mk_ns(E, NS_POLICY);
-  if (in_list(t_functions, name) || tl_tile_op_lookup(name) >= 0 ||
+  if (in_list(t_functions, name) || in_list(lang_op_names, name) || tl_tile_op_lookup(name) >= 0 ||
       tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
-  if (dtype_like(name)) err(E, name_loc, "unknown dtype 'T.%s'", name);
+  if (tilelang_has_name(name)) err(E, name_loc, "T.%s is not supported yet", name);
+  else if (dtype_like(name)) err(E, name_loc, "unknown dtype 'T.%s'", name);
   else err(E, name_loc, "unknown name 'T.%s'", name);
   return NULL;
 }
@@ -894,6 +895,12 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     }
     return mk_expr(E, chk(E, tl_ir_float(E->m, x->loc, dt, INFINITY)));
   }
+  if (!strcmp(name, "view") || !strcmp(name, "reshape")) return tl_el_call_view(E, name, x, fn);
+  if (!strcmp(name, "align_up")) { /* TileLang: T.ceildiv(x, y) * y */
+    val *c = call_t(E, "ceildiv", x);
+    val *y = c ? eval(E, x->u.call.args[1]) : NULL;
+    return y ? binop(E, "*", c, y, x->loc) : NULL;
+  }
   if (!strcmp(name, "ceildiv")) {
     val **a = eval_args(E, x, fn);
     if (!a || !check_arity(E, x, fn, 2, 2)) return NULL;
@@ -963,8 +970,9 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.prim_func can only be used as a decorator");
     return NULL;
   }
-  if (!strcmp(name, "atomic_add")) return atomic_add_value(E, x, fn);
-  if (tl_tile_op_lookup(name) >= 0) {
+  if (!strcmp(name, "atomic_add") || !strcmp(name, "atomic_max") || !strcmp(name, "atomic_min"))
+    return atomic_add_value(E, x, fn);
+  if (tl_tile_op_lookup(name) >= 0 || (in_list(lang_op_names, name) && strcmp(name, "align_up"))) {
     err(E, x->loc, "%s is a statement and has no value", fn);
     return NULL;
   }
@@ -974,7 +982,8 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   return NULL;
 }
 
-/* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value
+/* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value (and
+ * T.atomic_max / T.atomic_min, whose intrinsics take the same operands)
  * (TileLang's scalar form with return_prev): the old contents of one global
  * element.  It becomes the SIMT intrinsic directly (docs/simt-ir.md
  * "Atomics"): T.ptx_atomic_add(dst, flat offset, T.Cast(dst.dtype, value),
@@ -1035,7 +1044,7 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
   tl_expr *args[4] = {chk(E, tl_ir_buffer_ref(E->m, x->loc, b)), off, chk(E, tl_ir_cast(E->m, ve->loc, et, ve)),
                       chk(E, tl_ir_int(E->m, x->loc, TL_BOOL, 1))};
   if (!args[0] || !args[1] || !args[2] || !args[3]) return NULL;
-  int in = TL_INTRIN_PTX_ATOMIC_ADD;
+  int in = tl_tile_atomic_intrin(tl_tile_op_lookup(fn + 2), NULL); /* fn is "T.atomic_add/max/min" */
   return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
 }
 

@@ -130,6 +130,7 @@ typedef struct elab {
   TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
   int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
   bool quiet_failed;         /* an error was suppressed */
+  struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -181,6 +182,7 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define binop(...) tl_el_binop(__VA_ARGS__)
 #define unop(...) tl_el_unop(__VA_ARGS__)
 #define in_list(...) tl_el_in_list(__VA_ARGS__)
+#define tilelang_has_name(...) tl_el_tilelang_has_name(__VA_ARGS__)
 #define mk_ns(...) tl_el_mk_ns(__VA_ARGS__)
 #define force(...) tl_el_force(__VA_ARGS__)
 #define eval_int(...) tl_el_eval_int(__VA_ARGS__)
@@ -248,6 +250,32 @@ val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *unop(elab *E, const char *op, val *a, tl_loc loc);
 bool in_list(const char *const *list, const char *s);
+/* TileLang's T.* functions of issue 14 that elab_lang_ops.c (and call_t:
+ * align_up) give a meaning: T.align_up, T.view, T.reshape, T.alloc_global,
+ * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
+extern const char *const tl_el_lang_op_names[];
+#define lang_op_names tl_el_lang_op_names
+/* The statement T.<name>(...) of x when name is one of them (*handled):
+ * its tile IR appended to out; false after a reported error. */
+bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* T.view / T.reshape (name) called as x: the view, a buffer value. */
+val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* b[idx] (n indices) through the views: the buffer that holds the element
+ * (b unless b is a T.view / T.reshape) with *n and *idx replaced by its
+ * indices; NULL after a reported error. */
+tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx);
+/* A tile op whose region operands include a view: T.copy becomes the
+ * element loop it means (appended to out, *handled); any other op is an
+ * error.  Not handled (no view operand): returns true. */
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled);
+/* The load b[idx] through the views (a view of another dtype assembles its
+ * element's bits from the viewed elements); NULL after a reported error. */
+tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
+/* The region operand of a buffer or buffer-region value (elab_stmt.c). */
+#define region_from(...) tl_el_region_from(__VA_ARGS__)
+bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc);
+/* True when TileLang exports T.<name> (tilelang_names.c). */
+bool tilelang_has_name(const char *name);
 val *mk_ns(elab *E, int ns);
 val *force(elab *E, val *lz, tl_loc use);
 tl_expr *eval_int(elab *E, const tl_ast_expr *x, const char *what);

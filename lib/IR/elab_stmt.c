@@ -71,6 +71,7 @@ static tl_expr *store_value(elab *E, tl_buffer *b, tl_expr *v, tl_loc loc) {
 
 static bool emit_store(elab *E, stmt_vec *out, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
                        tl_expr *value) {
+  if (!(b = tl_el_view_remap(E, loc, b, &n, &idx))) return false; /* T.view / T.reshape */
   value = store_value(E, b, value, loc);
   if (!value) return false;
   tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_STORE);
@@ -261,7 +262,7 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     int n;
     tl_expr **idx;
     if (!target_indices(E, t, &b, &n, &idx)) return false;
-    tl_expr *cur = chk(E, tl_ir_load(E->m, t->loc, b, n, idx));
+    tl_expr *cur = tl_el_view_load(E, t->loc, b, n, idx); /* through T.view / T.reshape */
     val *cv = mk_expr(E, cur);
     val *r = cv ? eval(E, s->u.aug.value) : NULL;
     val *nv = r ? binop(E, op, cv, r, t->loc) : NULL;
@@ -688,7 +689,7 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 
 /* ------------------------------------------------------------ tile ops */
 
-static bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc) {
+bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc) {
   o->kind = TL_OPND_REGION;
   o->loc = loc;
   tl_region *r = &o->region;
@@ -816,6 +817,10 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_USE_SWIZZLE] = {"panel_size"},
       [TL_TILE_ANNOTATE_LAYOUT] = {"layout_map"},
       [TL_TILE_ASYNC_COPY] = {"src", "dst"},
+      [TL_TILE_ATOMIC_MAX] = {"dst", "value"},
+      [TL_TILE_ATOMIC_MIN] = {"dst", "value"},
+      [TL_TILE_ATOMIC_ADDX2] = {"dst", "value"},
+      [TL_TILE_ATOMIC_ADDX4] = {"dst", "value"},
   };
   if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
   return names[op][i];
@@ -922,12 +927,17 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
     tl_operand o = {0};
     bool region = v->k == V_BUFREF || (v->k == V_BUFFER && v->u.buf->scope != TL_SCOPE_LOCAL_VAR);
-    if (c == 'X' && v->k == V_BUFREF && v->u.ref.corner) region = false;
+    int lanes = 1;
+    (void)tl_tile_atomic_intrin(op, &lanes);
+    if (c == 'X' && v->k == V_BUFREF && v->u.ref.corner && lanes == 1) region = false;
     if (c == 'R' && v->k == V_BUFFER) region = true;
     if (c == 'E') region = false;
     if (region) {
       ok = region_from(E, v, &o, a->loc);
       corner[i] = v->k == V_BUFREF && v->u.ref.corner;
+      /* T.atomic_addx2/x4(B[i, j], A[i, j]): lanes elements from the corner */
+      if (ok && corner[i] && lanes > 1 && o.region.ndim > 0)
+        ok = (o.region.extent[o.region.ndim - 1] = lit_int(E, a->loc, lanes)) != NULL;
     } else if (c == 'R') {
       err_val(E, a->loc, v, "operand %d of %s must be a buffer or a buffer region, got %s", i + 1,
               fn, describe(E, v));
@@ -943,6 +953,14 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
   }
   if (ok && !pairs && op == TL_TILE_COPY) copy_corner_extents(&ops, corner);
+  if (ok && !pairs) { /* an operand that is a T.view / T.reshape */
+    bool handled;
+    ok = tl_el_view_tile(E, op, &ops, loc, out, &handled);
+    if (handled || !ok) {
+      tl_vec_free(&ops);
+      return ok;
+    }
+  }
   /* Attributes: extra positional arguments, then keywords. */
   if (ok) ok = positional_attrs(E, op, x, fn, nops, attrs, given);
   for (int i = 0; ok && i < x->u.call.nkw; i++) {
@@ -1115,6 +1133,9 @@ static bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     if (tn) {
       int op = tl_tile_op_lookup(tn);
       if (op >= 0) return elab_tile(E, op, x, s->loc, out);
+      bool handled;
+      bool r = tl_el_lang_stmt(E, tn, x, s->loc, out, &handled);
+      if (handled) return r;
       if (!strcmp(tn, "func_attr")) return elab_func_attr(E, x);
     }
     val *v = eval(E, x);

@@ -362,7 +362,7 @@ tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
       }
       idx[i] = v->u.ref.items[i].min;
     }
-    tl_expr *ld = chk(E, tl_ir_load(E->m, loc, v->u.ref.buf, n, idx));
+    tl_expr *ld = tl_el_view_load(E, loc, v->u.ref.buf, n, idx); /* through T.view / T.reshape */
     /* a vector load of the SIMT IR: the last index is a T.Ramp */
     if (ld && n > 0 && idx[n - 1]->dtype.lanes > 1) ld->dtype.lanes = idx[n - 1]->dtype.lanes;
     return ld;

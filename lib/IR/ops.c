@@ -396,13 +396,32 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
 }
 
 /* ------------------------------------------------------------- atomic_add */
+int tl_tile_atomic_intrin(int op, int *lanes) {
+  if (lanes) *lanes = op == TL_TILE_ATOMIC_ADDX2 ? 2 : op == TL_TILE_ATOMIC_ADDX4 ? 4 : 1;
+  switch (op) {
+  case TL_TILE_ATOMIC_ADD: case TL_TILE_ATOMIC_ADDX2: case TL_TILE_ATOMIC_ADDX4: return TL_INTRIN_PTX_ATOMIC_ADD;
+  case TL_TILE_ATOMIC_MAX: return TL_INTRIN_PTX_ATOMIC_MAX;
+  case TL_TILE_ATOMIC_MIN: return TL_INTRIN_PTX_ATOMIC_MIN;
+  default: return -1;
+  }
+}
+
+bool tl_reinterpret_ok(tl_dtype to, tl_dtype from) {
+  return to.lanes <= 1 && from.lanes <= 1 && to.code != TL_TYPE_BOOL && from.code != TL_TYPE_BOOL &&
+         to.bits >= 8 && to.bits % 8 == 0 && to.bits == from.bits;
+}
+
+/* T.atomic_add and its kin (tl_tile_atomic_intrin); the messages name the op. */
 static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
+  const char *opn = tl_tile_ops[s->u.tile.op].name;
+  int lanes;
+  (void)tl_tile_atomic_intrin(s->u.tile.op, &lanes);
   const tl_operand *dst = &s->u.tile.args[0], *val = &s->u.tile.args[1];
   if (dst->region.buffer->scope != TL_SCOPE_GLOBAL) {
     verr(vc, pick_loc(dst->loc, s->loc),
-         "T.atomic_add: destination '%s' must be a global buffer, but it is %s",
-         dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
+         "T.%s: destination '%s' must be a global buffer, but it is %s",
+         opn, dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
     ok = false;
   }
   if (val->kind == TL_OPND_REGION && dst->kind == TL_OPND_REGION) {
@@ -412,17 +431,28 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
       char *a = name_text(&dst->region), *b = name_text(&val->region);
       char *as = shape_text(&dst->region), *bs = shape_text(&val->region);
       verr(vc, s->loc,
-           "T.atomic_add: extents disagree: destination %s has extents %s but value %s has %s",
-           S(a), S(as), S(b), S(bs));
+           "T.%s: extents disagree: destination %s has extents %s but value %s has %s",
+           opn, S(a), S(as), S(b), S(bs));
       free(a), free(b), free(as), free(bs);
       ok = false;
     }
   } else if (val->kind == TL_OPND_EXPR && val->expr && val->expr->dtype.lanes != 1) {
-    verr(vc, pick_loc(val->loc, s->loc), "T.atomic_add: the value must be a scalar, got %s",
-         tl_dtype_name(val->expr->dtype));
+    verr(vc, pick_loc(val->loc, s->loc), "T.%s: the value must be a scalar, got %s",
+         opn, tl_dtype_name(val->expr->dtype));
     ok = false;
   }
-  const tl_expr *mo = s->u.tile.attrs ? s->u.tile.attrs[1] : NULL;
+  for (int k = 0; lanes > 1 && k < 2; k++) { /* addx2 / addx4: L consecutive elements */
+    const tl_operand *o = &s->u.tile.args[k];
+    int64_t e = 0;
+    tl_expr *const *ex;
+    int n = o->kind == TL_OPND_REGION ? region_extents(&o->region, &ex) : 0;
+    if (o->kind != TL_OPND_REGION || n < 1 || !tl_expr_is_const_int(ex[n - 1], &e) || e != lanes) {
+      verr(vc, pick_loc(o->loc, s->loc), "T.%s: the %s must be %d consecutive elements of a buffer (X[i, j] or X[i, j:j+%d])",
+           opn, k ? "value" : "destination", lanes, lanes);
+      ok = false;
+    }
+  }
+  const tl_expr *mo = s->u.tile.attrs && tl_tile_ops[s->u.tile.op].nattrs > 1 ? s->u.tile.attrs[1] : NULL;
   if (mo && mo->kind == TL_EXPR_STRING) {
     static const char *const orders[] = {"relaxed", "consume", "acquire",
                                          "release", "acq_rel", "seq_cst"};
@@ -431,9 +461,9 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
       if (mo->u.str && strcmp(mo->u.str, orders[k]) == 0) found = true;
     if (!found) {
       verr(vc, attr_loc(s, 1),
-           "T.atomic_add: memory_order must be one of \"relaxed\", \"consume\", \"acquire\", "
+           "T.%s: memory_order must be one of \"relaxed\", \"consume\", \"acquire\", "
            "\"release\", \"acq_rel\", \"seq_cst\", got \"%s\"",
-           S(mo->u.str));
+           opn, S(mo->u.str));
       ok = false;
     }
   }
@@ -510,6 +540,10 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_ANNOTATE_LAYOUT] = {"annotate_layout", "D", -1, 0, NULL, verify_annotate_layout, 0,
                                  0, 0},
     [TL_TILE_ASYNC_COPY] = {"async_copy", "RR", 1, 0, NULL, verify_copy, 0, 0, 0},
+    [TL_TILE_ATOMIC_MAX] = {"atomic_max", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_ATOMIC_MIN] = {"atomic_min", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_ATOMIC_ADDX2] = {"atomic_addx2", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_ATOMIC_ADDX4] = {"atomic_addx4", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {

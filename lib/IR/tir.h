@@ -271,6 +271,10 @@ typedef enum tl_tile_op_id {
   TL_TILE_REDUCE_ABSMAX, TL_TILE_ATOMIC_ADD, TL_TILE_USE_SWIZZLE, TL_TILE_ANNOTATE_LAYOUT,
   TL_TILE_ASYNC_COPY,  /* T.async_copy(src, dst): T.copy from global to shared issued as cp.async
                         * where alignment allows (made by the pipelining pass; no implicit wait) */
+  /* T.atomic_max / T.atomic_min (dst, value): as T.atomic_add with max / min;
+   * T.atomic_addx2 / x4 (dst, value): T.atomic_add of 2 / 4 consecutive elements along
+   * the last dim (the elaborator widens a one-element dst / value to that extent) */
+  TL_TILE_ATOMIC_MAX, TL_TILE_ATOMIC_MIN, TL_TILE_ATOMIC_ADDX2, TL_TILE_ATOMIC_ADDX4,
   TL_TILE_NUM_OPS
 } tl_tile_op_id;
 
@@ -292,6 +296,13 @@ typedef struct tl_tile_op_info {
 extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
 int tl_tile_op_lookup(const char *name);   /* index or -1 */
 int tl_tile_op_attr_index(int op, const char *attr);   /* index or -1 */
+/* The atomic tile ops (T.atomic_add, _max, _min, _addx2, _addx4): the
+ * per-element intrinsic (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) of op, -1 for
+ * any other op; *lanes (may be NULL): 2 / 4 for addx2 / addx4, else 1. */
+int tl_tile_atomic_intrin(int op, int *lanes);
+/* May T.reinterpret turn a value of dtype from into dtype to?  Both are
+ * bit-holding scalars (not bool, whole bytes) of the same width. */
+bool tl_reinterpret_ok(tl_dtype to, tl_dtype from);
 
 /* ------------------------------------------------------------- functions */
 typedef struct tl_param {

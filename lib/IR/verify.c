@@ -261,6 +261,11 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
         if (a && a->kind == TL_EXPR_STRING) continue; /* a dtype name: T.infinity("float16") */
         check_expr(vs, a, loc, depth + 1);
       }
+      if (op == TL_INTRIN_REINTERPRET && e->u.call.n == 2 && e->u.call.args && e->u.call.args[1] &&
+          !tl_reinterpret_ok(e->dtype, e->u.call.args[1]->dtype))
+        verr(vs, loc, "T.reinterpret: %s has %d bits, %s has %d (they must agree; bool has no bits to reinterpret)",
+             tl_dtype_name(e->u.call.args[1]->dtype), tl_dtype_bytes(e->u.call.args[1]->dtype) * 8,
+             tl_dtype_name(e->dtype), tl_dtype_bytes(e->dtype) * 8);
       return;
     }
     case TL_EXPR_BUFFER: check_buffer_use(vs, e->u.buffer, loc); return;

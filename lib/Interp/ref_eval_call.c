@@ -180,13 +180,24 @@ static re_val eval_thread_index(re_state *st, const tl_expr *e, tl_intrin id) {
   return r;
 }
 
+re_val re_atomic_apply(int in, re_val old, re_val v, tl_dtype t) {
+  if (in == TL_INTRIN_PTX_ATOMIC_ADD) return re_add(old, v, t);
+  bool mx = in == TL_INTRIN_PTX_ATOMIC_MAX;
+  re_val r = old;
+  if (tl_dtype_is_float(t)) r.f = mx ? fmax(old.f, v.f) : fmin(old.f, v.f);
+  else if (t.code == TL_TYPE_UINT) r = ((uint64_t)v.i > (uint64_t)old.i) == mx && v.i != old.i ? v : old;
+  else r = (v.i > old.i) == mx && v.i != old.i ? v : old;
+  return r;
+}
+
 /* T.ptx_atomic_add(dst, off, value, return_prev): dst[off] += value in
- * dst's dtype (as T.atomic_add); the value is the old element. */
+ * dst's dtype (as T.atomic_add); the value is the old element.  Also
+ * T.ptx_atomic_max / _min (re_atomic_apply). */
 static re_val eval_atomic_add(re_state *st, const tl_expr *e) {
   re_val r = {0};
   int n = e->u.call.n;
   tl_dtype t = e->dtype;
-  const char *name = tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].name;
+  const char *name = tl_intrinsics[e->u.call.op].name;
   const tl_expr *be = n == 4 ? e->u.call.args[0] : NULL;
   if (!be || be->kind != TL_EXPR_BUFFER || !be->u.buffer) {
     re_error(st, e->loc, "T.%s(dst, off, value, return_prev) needs a buffer dst", name);
@@ -202,8 +213,28 @@ static re_val eval_atomic_add(re_state *st, const tl_expr *e) {
     return r;
   }
   re_val old = re_buf_get(rb, off);
-  re_buf_set(rb, off, re_add(old, re_convert(v, e->u.call.args[2]->dtype, rb->dt), rb->dt));
+  re_buf_set(rb, off, re_atomic_apply(e->u.call.op, old, re_convert(v, e->u.call.args[2]->dtype, rb->dt), rb->dt));
   return tl_dtype_eq(rb->dt, t) ? old : re_convert(old, rb->dt, t);
+}
+
+/* T.reinterpret(dtype, v): v stored in its dtype's encoding (a one-element
+ * native buffer) and read back as dtype (the widths agree). */
+static re_val eval_reinterpret(re_state *st, const tl_expr *e) {
+  re_val r = {0};
+  const tl_expr *a = e->u.call.n == 2 ? e->u.call.args[1] : NULL;
+  if (!a || !tl_reinterpret_ok(e->dtype, a->dtype)) {
+    re_error(st, e->loc, "T.reinterpret needs a value of the width of %s", tl_dtype_name(e->dtype));
+    return r;
+  }
+  re_val v = re_eval(st, a);
+  if (st->failed) return r;
+  uint64_t bytes = 0;
+  re_buf tmp = {.valid = true, .native = true, .isf = tl_dtype_is_float(a->dtype), .dt = a->dtype, .size = 1,
+                .data = &bytes};
+  re_buf_set(&tmp, 0, v);
+  tmp.dt = e->dtype;
+  tmp.isf = tl_dtype_is_float(e->dtype);
+  return re_buf_get(&tmp, 0);
 }
 
 /* An intrinsic call: the reference evaluator's hook of every tl_intrin (the
@@ -283,6 +314,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     else r.i = re_int_arith(st, TL_OP_MIN, re_int_arith(st, TL_OP_MAX, x.i, lo.i, t, e->loc), hi.i, t, e->loc);
     return r;
   }
+  case TL_INTRIN_REINTERPRET: return eval_reinterpret(st, e);
   case TL_INTRIN_INFINITY:
   case TL_INTRIN_MAX_VALUE:
   case TL_INTRIN_MIN_VALUE:
@@ -324,7 +356,9 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     re_error(st, e->loc,
              "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;
-  case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(st, e);
+  case TL_INTRIN_PTX_ATOMIC_ADD:
+  case TL_INTRIN_PTX_ATOMIC_MAX:
+  case TL_INTRIN_PTX_ATOMIC_MIN: return eval_atomic_add(st, e);
   }
   re_error(st, e->loc, "T.%s is not supported by the reference evaluator", name);
   return r;

@@ -92,6 +92,10 @@ double re_round(double v, tl_dtype t);
 int64_t re_wrap(int64_t v, tl_dtype t);
 /* a + b in dtype t (floats in float32 for 16-bit types, rounded after). */
 re_val re_add(re_val a, re_val b, tl_dtype t);
+/* What atomic intrinsic in (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) stores over
+ * old given v, both of dtype t: re_add, or the larger / smaller (floats as
+ * fmax / fmin: a NaN operand loses; unsigned ints compared unsigned). */
+re_val re_atomic_apply(int in, re_val old, re_val v, tl_dtype t);
 
 /* a op b on int-like dtype t (values wrapped to t); wraps the result;
  * division by zero reported at loc. */

@@ -25,7 +25,8 @@
  *    +inf, the int type's min/max, 0 for the sums and absmax) when clear,
  *    else from dst; rounded once to dst's dtype.  max/min ignore NaN (as
  *    fmaxf/fminf and the GPU's max.f32 do).
- *  - T.atomic_add(dst, value): dst += value (converted to dst's dtype, the
+ *  - T.atomic_add(dst, value) (and T.atomic_max / _min / _addx2 / _addx4,
+ *    re_atomic_apply): dst += value (converted to dst's dtype, the
  *    add done in dst's dtype as atomicAdd does), for a scalar value every
  *    element of the dst region, for a region value element-wise as T.copy.
  *  - T.use_swizzle and T.annotate_layout change how, not what: no-ops.
@@ -474,6 +475,7 @@ static bool op_atomic_add(re_state *st, const tl_stmt *s) {
   rregion D;
   if (!region_eval(st, s, 0, &D) || !region_fits(st, s, &D, false)) return false;
   tl_dtype dt = D.rb->dt;
+  int in = tl_tile_atomic_intrin(s->u.tile.op, NULL);
   const tl_operand *vo = &s->u.tile.args[1];
   int64_t di[RE_MAX_DIMS] = {0};
   if (vo->kind == TL_OPND_EXPR) {
@@ -482,7 +484,7 @@ static bool op_atomic_add(re_state *st, const tl_stmt *s) {
     v = re_convert(v, vo->expr->dtype, dt);
     for (int64_t l = 0; l < D.total; l++) {
       int64_t off;
-      if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_add(re_buf_get(D.rb, off), v, dt));
+      if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_atomic_apply(in, re_buf_get(D.rb, off), v, dt));
       next_idx(&D, di);
     }
     return true;
@@ -497,7 +499,7 @@ static bool op_atomic_add(re_state *st, const tl_stmt *s) {
     re_val v = {0};
     if (elem_at(&V, vi, &vo_)) v = re_buf_get(V.rb, vo_);
     v = re_convert(v, V.rb->dt, dt);
-    if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_add(re_buf_get(D.rb, off), v, dt));
+    if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_atomic_apply(in, re_buf_get(D.rb, off), v, dt));
     next_idx(&D, di);
     next_idx(&V, vi);
   }
@@ -542,7 +544,11 @@ bool re_tile_op(re_state *st, const tl_stmt *s) {
   case TL_TILE_REDUCE_SUM:
   case TL_TILE_REDUCE_ABSSUM:
   case TL_TILE_REDUCE_ABSMAX: return op_reduce(st, s);
-  case TL_TILE_ATOMIC_ADD: return op_atomic_add(st, s);
+  case TL_TILE_ATOMIC_ADD:
+  case TL_TILE_ATOMIC_MAX:
+  case TL_TILE_ATOMIC_MIN:
+  case TL_TILE_ATOMIC_ADDX2:
+  case TL_TILE_ATOMIC_ADDX4: return op_atomic_add(st, s);
   default: break;
   }
   re_error(st, s->loc, "T.%s is not supported by the reference evaluator", op_name(s));

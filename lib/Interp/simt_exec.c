@@ -541,8 +541,21 @@ static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_
   return true;
 }
 
+/* What T.ptx_atomic_max (mx) / _min stores over old given v of dtype t:
+ * floats as fmax / fmin (a NaN operand loses, as LLVM's maxnum / minnum
+ * compare-and-swap loop), unsigned ints compared unsigned, exact. */
+static sx_el atomic_minmax(bool mx, tl_dtype t, sx_el old, sx_el v) {
+  if (is_fl(t)) {
+    sx_el r = old;
+    r.f = mx ? fmax(old.f, v.f) : fmin(old.f, v.f);
+    return r;
+  }
+  bool gt = t.code == TL_TYPE_UINT ? (uint64_t)v.i > (uint64_t)old.i : v.i > old.i;
+  return gt == mx && v.i != old.i ? v : old;
+}
+
 /* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
- * "Atomics"): the active threads apply their additions one after another in
+ * "Atomics"), and T.ptx_atomic_max / _min (atomic_minmax): the active threads apply their additions one after another in
  * thread order (lanes in order), each exactly as the hardware does one:
  * old = dst[off + l]; dst[off + l] = old + value[l] rounded once to dst's
  * dtype (red/atom .add.f32 / .noftz.f16 / .noftz.bf16 round to nearest even
@@ -578,11 +591,29 @@ static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val
       if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + th, NULL)) return false;
       uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
-      if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
+      if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD) nv = atomic_minmax(e->u.call.op == TL_INTRIN_PTX_ATOMIC_MAX, sb->et, old, add);
+      else if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
       else nv.i = wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
       sx_el_store(sb->et, p, nv);
       out->v[(size_t)th * L + l] = old;
     }
+  }
+  return true;
+}
+
+/* T.reinterpret(dtype, v): each thread's v stored in its dtype's encoding and
+ * loaded back as dtype (the widths agree: tl_reinterpret_ok). */
+static bool eval_reinterpret(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
+  if (!need_args(x, e, 2)) return false;
+  const tl_expr *a = e->u.call.args[1];
+  if (!tl_reinterpret_ok(e->dtype, a->dtype))
+    return sx_fail(x, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(a->dtype), tl_dtype_name(e->dtype));
+  sx_val v;
+  if (!ev(x, a, mask, &v) || !alloc_val(x, out, e->dtype)) return false;
+  for (int th = 0; th < x->T; th++) {
+    uint8_t bytes[8];
+    sx_el_store(a->dtype, bytes, v.v[th]);
+    out->v[th] = sx_el_load(e->dtype, bytes);
   }
   return true;
 }
@@ -619,6 +650,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_SHFL_DOWN:
   case TL_INTRIN_SHFL_UP:
   case TL_INTRIN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
+  case TL_INTRIN_REINTERPRET: return eval_reinterpret(x, e, mask, out);
   case TL_INTRIN_INFINITY:
   case TL_INTRIN_MAX_VALUE:
   case TL_INTRIN_MIN_VALUE: {
@@ -782,7 +814,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
   TL_INTRIN_CASES_TMA: TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case TL_INTRIN_PTX_ATOMIC_ADD: return eval_atomic_add(x, e, mask, out);
+  case TL_INTRIN_PTX_ATOMIC_ADD: case TL_INTRIN_PTX_ATOMIC_MAX: case TL_INTRIN_PTX_ATOMIC_MIN: return eval_atomic_add(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }

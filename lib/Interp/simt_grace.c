@@ -60,7 +60,10 @@ static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
 
 static void scan_expr(tl_visitor *v, const tl_expr *e) {
   stores_scan *sc = (stores_scan *)v;
-  if (e->kind != TL_EXPR_CALL || e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD || e->u.call.n < 1) return;
+  if (e->kind != TL_EXPR_CALL || e->u.call.n < 1 ||
+      (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD && e->u.call.op != TL_INTRIN_PTX_ATOMIC_MAX &&
+       e->u.call.op != TL_INTRIN_PTX_ATOMIC_MIN))
+    return;
   const tl_expr *a = e->u.call.args[0];
   if (a && a->kind == TL_EXPR_BUFFER && a->u.buffer && !tl_map_put(sc->out, a->u.buffer, (void *)1))
     sc->oom = true;

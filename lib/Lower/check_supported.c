@@ -54,7 +54,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     case TL_STMT_TILE: {
       int op = s->u.tile.op;
       const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
-      if (in_parallel && op != TL_TILE_ATOMIC_ADD) {
+      if (in_parallel && tl_tile_atomic_intrin(op, NULL) < 0) {
         tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
         st->errors++;
         return;
@@ -65,7 +65,11 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         case TL_TILE_FILL:
         case TL_TILE_CLEAR: return; /* any scopes, shared included (lower_shared_copy.c) */
         case TL_TILE_USE_SWIZZLE: return;
-        case TL_TILE_ATOMIC_ADD: return; /* lower_atomic.c */
+        case TL_TILE_ATOMIC_ADD:
+        case TL_TILE_ATOMIC_MAX:
+        case TL_TILE_ATOMIC_MIN:
+        case TL_TILE_ATOMIC_ADDX2:
+        case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
         case TL_TILE_GEMM: return; /* forms and tiles checked by layout inference (issue 5) */
         case TL_TILE_REDUCE_MAX:
         case TL_TILE_REDUCE_MIN:

@@ -71,7 +71,9 @@ typedef struct at_state {
   tl_names names;
   tl_ranges ranges;
   bool per_thread;   /* the kernel body uses the thread index */
-  int intrin;        /* index of ptx_atomic_add */
+  int intrin;        /* the op's per-element intrinsic (tl_tile_atomic_intrin) */
+  int lanes;         /* 2 / 4 for T.atomic_addx2 / x4, else 1 */
+  const char *opname;/* the op being lowered, for messages ("atomic_add") */
 } at_state;
 
 #define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
@@ -122,7 +124,7 @@ static bool side_init(at_state *st, side *sd, const tl_region *r, tl_loc loc) {
   sd->buf = b;
   sd->n = r->ndim ? r->ndim : b->ndim;
   if (sd->n > MAXD) {
-    tl_error(st->d, loc, "T.atomic_add on a %d-dimensional region is not lowered yet", sd->n);
+    tl_error(st->d, loc, "T.%s on a %d-dimensional region is not lowered yet", st->opname, sd->n);
     st->errors++;
     return false;
   }
@@ -131,8 +133,8 @@ static bool side_init(at_state *st, side *sd, const tl_region *r, tl_loc loc) {
     if (!sd->min[k]) { st->oom = true; return false; }
     const tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
     if (!tl_expr_is_const_int(e, &sd->ext[k]) || sd->ext[k] < 1) {
-      tl_error(st->d, loc, "T.atomic_add with a non-constant extent (operand '%s') is not lowered yet",
-               b->name);
+      tl_error(st->d, loc, "T.%s with a non-constant extent (operand '%s') is not lowered yet",
+               st->opname, b->name);
       st->errors++;
       return false;
     }
@@ -152,8 +154,8 @@ static bool side_map(at_state *st, side *sd, int ndom, const int64_t *dom, tl_lo
   while (dk < ndom && dom[dk] == 1) dk++;
   if (dk == ndom) return true;
 bad:
-  tl_error(st->d, loc, "T.atomic_add: operand '%s' does not match the shape of the other operand",
-           sd->buf->name);
+  tl_error(st->d, loc, "T.%s: operand '%s' does not match the shape of the other operand",
+           st->opname, sd->buf->name);
   st->errors++;
   return false;
 }
@@ -217,18 +219,58 @@ static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const s
   return tl_lo_if(m, loc, cond, ev, NULL);
 }
 
+/* A loop of one variable over [0, extent) of the given kind around body
+ * (NULL: none yet; *var receives the variable). */
+static tl_stmt *loop1(at_state *st, tl_loc loc, tl_loop_kind kind, int64_t extent, const char *name, tl_var **var) {
+  tl_module *m = st->m;
+  tl_stmt *p = tl_ir_stmt(m, loc, TL_STMT_FOR);
+  CHECK(p);
+  p->u.loop.kind = kind;
+  p->u.loop.nvars = 1;
+  p->u.loop.num_stages = -1;
+  CHECK(p->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *)));
+  CHECK(p->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *)));
+  CHECK(p->u.loop.extents = tl_arena_alloc(&m->arena, sizeof(tl_expr *)));
+  CHECK(*var = p->u.loop.vars[0] = tl_names_fresh_var(&st->names, loc, name, TL_INT32, TL_VAR_LOOP));
+  CHECK(p->u.loop.mins[0] = tl_lo_int(m, loc, 0));
+  CHECK(p->u.loop.extents[0] = tl_lo_int(m, loc, extent));
+  return p;
+}
+
+/* T.atomic_addx2 / x4 (lanes L): `for l in T.unroll(L): <guarded atomic of
+ * element l along the last dim>`, which atomic-vectorize turns into f16x2 /
+ * bf16x2 pair atomics where it can; outside a T.Parallel in a kernel that is
+ * not per-thread, once per block (inside a T.Parallel of extent 1), as a
+ * scalar T.atomic_add there. */
+static tl_stmt *lanes_loop(at_state *st, const tl_stmt *s, const side *dst, const side *val, int ndom, bool per_thread) {
+  tl_loc loc = s->loc;
+  tl_var *l, *p0;
+  tl_stmt *u = loop1(st, loc, TL_LOOP_UNROLL, st->lanes, "l", &l);
+  if (!u) return NULL;
+  tl_expr *idx[MAXD] = {0};
+  for (int k = 0; k < ndom; k++) CHECK(idx[k] = k == ndom - 1 ? tl_ir_var(st->m, loc, l) : tl_lo_int(st->m, loc, 0));
+  CHECK(tl_ranges_set(&st->ranges, l, 0, st->lanes - 1));
+  u->u.loop.body = element(st, s, dst, val, NULL, idx);
+  tl_ranges_unset(&st->ranges, l);
+  if (!u->u.loop.body) return NULL;
+  if (per_thread) return u;
+  tl_stmt *p = loop1(st, loc, TL_LOOP_PARALLEL, 1, "i", &p0);
+  if (p) p->u.loop.body = u;
+  return p;
+}
+
 static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   tl_module *m = st->m;
   tl_loc loc = s->loc;
-  const tl_expr *mo = s->u.tile.attrs ? s->u.tile.attrs[1] : NULL;
+  const tl_expr *mo = s->u.tile.attrs && tl_tile_ops[s->u.tile.op].nattrs > 1 ? s->u.tile.attrs[1] : NULL;
   if (mo && mo->kind == TL_EXPR_STRING && mo->u.str && strcmp(mo->u.str, "relaxed") != 0) {
-    tl_error(st->d, pick(mo->loc, loc), "T.atomic_add with memory_order=\"%s\" is not lowered yet (only \"relaxed\")",
-             mo->u.str);
+    tl_error(st->d, pick(mo->loc, loc), "T.%s with memory_order=\"%s\" is not lowered yet (only \"relaxed\")",
+             st->opname, mo->u.str);
     st->errors++;
     return NULL;
   }
   if (s->u.tile.nargs < 2 || s->u.tile.args[0].kind != TL_OPND_REGION) {
-    tl_error(st->d, loc, "internal error: malformed T.atomic_add");
+    tl_error(st->d, loc, "internal error: malformed T.%s", st->opname);
     st->errors++;
     return NULL;
   }
@@ -244,7 +286,7 @@ static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   for (int k = 0; k < ndom; k++) {
     dom[k] = dom_side->ext[k];
     if (__builtin_mul_overflow(total, dom[k], &total) || total > INT32_MAX) {
-      tl_error(st->d, loc, "T.atomic_add over more than 2^31 elements is not lowered yet");
+      tl_error(st->d, loc, "T.%s over more than 2^31 elements is not lowered yet", st->opname);
       st->errors++;
       return NULL;
     }
@@ -253,12 +295,13 @@ static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   if (has_val_region && !side_map(st, &val, ndom, dom, loc)) return NULL;
   tl_expr *vexpr = has_val_region ? NULL : s->u.tile.args[1].expr;
   const side *vp = has_val_region ? &val : NULL;
+  if (st->lanes > 1) return lanes_loop(st, s, &dst, vp, ndom, in_parallel || st->per_thread);
   if (in_parallel || (total == 1 && st->per_thread)) {
     if (total != 1) {
       tl_error(st->d, loc,
-               "T.atomic_add of a %lld-element region inside a T.Parallel loop is not lowered yet "
+               "T.%s of a %lld-element region inside a T.Parallel loop is not lowered yet "
                "(use the scalar form C[i, j] or move it out of the loop)",
-               (long long)total);
+               st->opname, (long long)total);
       st->errors++;
       return NULL;
     }
@@ -361,7 +404,9 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
       return s;
     }
     case TL_STMT_TILE:
-      if (s->u.tile.op == TL_TILE_ATOMIC_ADD) {
+      if (tl_tile_atomic_intrin(s->u.tile.op, &st->lanes) >= 0) {
+        st->intrin = tl_tile_atomic_intrin(s->u.tile.op, NULL);
+        st->opname = tl_tile_ops[s->u.tile.op].name;
         int before = st->errors;
         tl_stmt *r = lower_one(st, s, in_par);
         /* after a reported error, keep walking to report the others */

@@ -233,9 +233,12 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     return cg_gen_sreg_call(g, e, op);
   case TL_INTRIN_SHFL_XOR: case TL_INTRIN_SHFL_DOWN: case TL_INTRIN_SHFL_UP: case TL_INTRIN_SHFL_SYNC:
     return cg_gen_shfl(g, e, op);
-  case TL_INTRIN_PTX_ATOMIC_ADD: return cg_gen_atomic_add(g, e);
+  case TL_INTRIN_PTX_ATOMIC_ADD:
+  case TL_INTRIN_PTX_ATOMIC_MAX:
+  case TL_INTRIN_PTX_ATOMIC_MIN: return cg_gen_atomic_add(g, e);
   case TL_INTRIN_INFINITY: case TL_INTRIN_MAX_VALUE: case TL_INTRIN_MIN_VALUE:
     return cg_gen_limit(g, e, op);
+  case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
   case TL_INTRIN_SYNC_THREADS:
     cg_error(g, loc, "T.sync_threads() has no value");
     return NULL;

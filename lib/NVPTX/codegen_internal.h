@@ -198,6 +198,7 @@ LLVMValueRef cg_gen_fma(cg *g, const tl_expr *e);
 LLVMValueRef cg_gen_fpclass(cg *g, const tl_expr *e, tl_intrin op);
 LLVMValueRef cg_gen_binop_call(cg *g, const tl_expr *e, tl_intrin op);
 LLVMValueRef cg_gen_limit(cg *g, const tl_expr *e, tl_intrin op);
+LLVMValueRef cg_gen_reinterpret(cg *g, const tl_expr *e);
 LLVMValueRef cg_gen_unary(cg *g, const tl_expr *e);
 LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t, tl_loc loc);
 LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc);

@@ -590,3 +590,16 @@ LLVMValueRef cg_gen_float_math(cg *g, const tl_expr *e, tl_intrin op, int llvm_w
   }
   return fm_result(g, &m, libdevice_call(g, libm_base[op], m.a, (unsigned)e->u.call.n), e->loc);
 }
+
+/* T.reinterpret(dtype, x): the bits of x as dtype (an LLVM bitcast; the
+ * verifier checks that the widths agree). */
+LLVMValueRef cg_gen_reinterpret(cg *g, const tl_expr *e) {
+  const tl_expr *x = e->u.call.args[1];
+  if (!tl_reinterpret_ok(e->dtype, x->dtype)) {
+    cg_error(g, e->loc, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(x->dtype), tl_dtype_name(e->dtype));
+    return NULL;
+  }
+  LLVMValueRef v = cg_gen_expr(g, x);
+  LLVMTypeRef t = v ? cg_type_of(g, e->dtype, false, e->loc) : NULL;
+  return t ? LLVMBuildBitCast(g->B, v, t, "") : NULL;
+}

@@ -450,7 +450,11 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e) {
  * `red.global.add.noftz.{f16x2,bf16x2}` (or `atom...` when its value is
  * used: return_prev), since LLVM 19 turns <2 x half> atomicrmw into a CAS
  * loop; the pair is 4-byte aligned (the lowering proves off even).  Other
- * vectors are one scalar atomic per lane.  The value is the old contents. */
+ * vectors are one scalar atomic per lane.  The value is the old contents.
+ * T.ptx_atomic_max / _min: `atomicrmw max/min` (umax/umin for unsigned;
+ * PTX atom.max/min .s32/.u32/.s64/.u64) and `atomicrmw fmax/fmin` for floats,
+ * which LLVM 19 expands into a compare-and-swap loop over maxnum/minnum (PTX
+ * has no float atom.max before sm_90's f16/bf16 forms). */
 LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   tl_loc loc = e->loc;
   if (e->u.call.n != 4) {
@@ -479,7 +483,8 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   bi->stored = true;
   bool fl = tl_dtype_is_float(et);
   unsigned eb = (unsigned)tl_dtype_bytes(et);
-  if (L == 2 && (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
+  int op = e->u.call.op;
+  if (op == TL_INTRIN_PTX_ATOMIC_ADD && L == 2 && (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
     const char *ty = is_f16(et) ? "f16x2" : "bf16x2";
     char text[96];
     snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;", ty);
@@ -500,8 +505,13 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
       LLVMValueRef o = LLVMConstInt(g->t_i64, (unsigned)l, 0);
       q = LLVMBuildGEP2(g->B, bi->elem, p, &o, 1, "");
     }
-    LLVMValueRef r = LLVMBuildAtomicRMW(g->B, fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd, q, x,
-                                        LLVMAtomicOrderingMonotonic, 0);
+    LLVMAtomicRMWBinOp bop = fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    bool uns = et.code == TL_TYPE_UINT;
+    if (op == TL_INTRIN_PTX_ATOMIC_MAX)
+      bop = fl ? LLVMAtomicRMWBinOpFMax : uns ? LLVMAtomicRMWBinOpUMax : LLVMAtomicRMWBinOpMax;
+    else if (op == TL_INTRIN_PTX_ATOMIC_MIN)
+      bop = fl ? LLVMAtomicRMWBinOpFMin : uns ? LLVMAtomicRMWBinOpUMin : LLVMAtomicRMWBinOpMin;
+    LLVMValueRef r = LLVMBuildAtomicRMW(g->B, bop, q, x, LLVMAtomicOrderingMonotonic, 0);
     LLVMSetAlignment(r, eb);
     out = L > 1 ? LLVMBuildInsertElement(g->B, out, r, li, "") : r;
   }

@@ -1,0 +1,137 @@
+/* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
+ * _addx2 / _addx4, T.align_up, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
+ * (dtype-changing views too), T.reinterpret, T.im2col and
+ * examples/convolution.py): each kernel of test/Interp/ops (and
+ * the convolution example) runs on the GPU through `tl-run --device=cuda
+ * --check`, which compares every output element with the CPU reference
+ * evaluator (tolerances as tl-run's: README "tl-run"), at the sizes of
+ * TileLang's own tests.  tl-run is found as $TL_RUN, else next to this
+ * program (the bundle's bin/), else in its parent directory (a build tree's
+ * gpu-bin/..); the kernels in $TL_OPS_DIR (default test/Interp/ops) and
+ * $TL_KERNEL_DIR (default examples).  Exit 0 pass, 1 fail, 77 no driver/GPU. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpu_util.h"
+
+typedef struct op_case {
+  const char *dir; /* "ops" or "examples" */
+  const char *file;
+  const char *args;
+} op_case;
+
+static const op_case cases[] = {
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=float16"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=bfloat16"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_different_orders -D dtype=int32"},
+    {"ops", "atomic_max_min.py", "--kernel=atomic_tiles"},
+    {"ops", "atomic_addx.py", "--kernel=atomic_addx2_program"},
+    {"ops", "atomic_addx.py", "--kernel=atomic_addx2_program -D dtype=float32"},
+    {"ops", "atomic_addx.py", "--kernel=atomic_addx2_mixed"},
+    {"ops", "atomic_addx.py", "--kernel=atomic_addx4_program"},
+    {"ops", "atomic_addx.py", "--kernel=atomic_addx4_rows"},
+    {"ops", "align_up.py", "--dim n=1,7,8,100"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D dim=1"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D dim=1 -D reverse=True"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D M=192 -D N=160 -D block_N=32 -D reverse=True"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D scope=fragment -D dim=1 -D reverse=True"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D M=128 -D N=128 -D scope=fragment"},
+    {"ops", "cumsum.py", "--kernel=cumsum_1d"},
+    {"ops", "cumsum.py", "--kernel=cumsum_1d -D reverse=True -D scope=fragment"},
+    {"ops", "cumsum.py", "--kernel=cumsum_ones"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D dim=1 -D reverse=True"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D scope=fragment"},
+    {"ops", "cumsum.py", "--kernel=cumsum_tile -D op=cummax -D M=128 -D N=128 -D scope=shared_out -D dim=1"},
+    {"ops", "cumsum.py", "--kernel=cummax_pattern"},
+    {"ops", "transpose.py", "--kernel=tilelang_transpose"},
+    {"ops", "transpose.py", "--kernel=tilelang_transpose -D M=256 -D N=256"},
+    {"ops", "transpose.py", "--kernel=tilelang_transpose -D N=256 -D block_N=256"},
+    {"ops", "transpose.py", "--kernel=transpose_square -D M=512"},
+    {"ops", "transpose.py", "--kernel=transpose_iota"},
+    {"ops", "reshape_view.py", "--kernel=reshape_global"},
+    {"ops", "reshape_view.py", "--kernel=reshape_global -D N=2048 -D M=64 -D dtype=float16"},
+    {"ops", "reshape_view.py", "--kernel=reshape_smem_1d_2_2d -D N=2048 -D M=64 -D dtype=float16"},
+    {"ops", "reshape_view.py", "--kernel=reshape_smem_2d_2_1d"},
+    {"ops", "reshape_view.py", "--kernel=reshape_fragment"},
+    {"ops", "reshape_view.py", "--kernel=reshape_fragment -D N=2048 -D M=64 -D dtype=float16"},
+    {"ops", "reshape_view.py", "--kernel=view_global"},
+    {"ops", "reshape_view.py", "--kernel=view_elements"},
+    {"ops", "reshape_view.py", "--kernel=reshape_fragment_iota"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype -D N=2048 -D M=64 -D dtype=float16 -D new_dtype=float32"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype -D dtype=float32 -D new_dtype=int8"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype_round_trip"},
+    {"ops", "reshape_view.py", "--kernel=view_dtype_one"},
+    {"ops", "reinterpret.py", ""},
+    {"ops", "reinterpret.py", "-D dtype=bfloat16 -D itype=uint16"},
+    {"ops", "im2col.py", "--kernel=im2col_tiles"},
+    {"ops", "im2col.py", "--kernel=im2col_tiles -D S=2 -D D=2 -D P=2 -D block_K=16"},
+    {"examples", "convolution.py", ""},
+    {"examples", "convolution.py", "-D N=8 -D C=64 -D H=32 -D W=32 -D F=128 -D block_N=128 -D num_stages=3 "
+                                   "-D threads=256"},
+};
+
+static char tlrun[4096];
+
+static int find_tl_run(const char *argv0) {
+  const char *env = getenv("TL_RUN");
+  if (env && *env) {
+    snprintf(tlrun, sizeof tlrun, "%s", env);
+    return access(tlrun, X_OK) == 0;
+  }
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) snprintf(self, sizeof self, "%s", argv0);
+  else self[n] = 0;
+  const char *dir = dirname(self);
+  snprintf(tlrun, sizeof tlrun, "%s/tl-run", dir);
+  if (access(tlrun, X_OK) == 0) return 1;
+  snprintf(tlrun, sizeof tlrun, "%s/../tl-run", dir);
+  return access(tlrun, X_OK) == 0;
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  tl_context *ctx;
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  gpu_init(ctx); /* exit 77 without a GPU */
+  if (!find_tl_run(argv[0])) {
+    printf("FAIL: tl-run not found (set TL_RUN)\n");
+    return 1;
+  }
+  const char *ops = getenv("TL_OPS_DIR");
+  if (!ops || !*ops) ops = "test/Interp/ops";
+  int failures = 0, n = (int)(sizeof cases / sizeof cases[0]);
+  for (int i = 0; i < n; i++) {
+    const op_case *c = &cases[i];
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s' 2>&1", tlrun, c->args,
+             strcmp(c->dir, "ops") ? kernel_dir() : ops, c->file);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+      printf("FAIL %s %s: popen\n", c->file, c->args);
+      failures++;
+      continue;
+    }
+    char line[1024], last[1024] = "";
+    int passes = 0, fails = 0;
+    while (fgets(line, sizeof line, p)) {
+      if (!strncmp(line, "check: PASS", 11)) passes++;
+      if (strstr(line, "check: FAIL") || strstr(line, "error:")) fails++;
+      if (strstr(line, "check:") || strstr(line, "error:")) snprintf(last, sizeof last, "%s", line);
+    }
+    int st = pclose(p);
+    bool ok = st == 0 && passes > 0 && fails == 0;
+    printf("%s %s %s: %s", ok ? "ok  " : "FAIL", c->file, c->args, last[0] ? last : "(no check line)\n");
+    failures += !ok;
+  }
+  printf("language ops on the GPU vs the reference evaluator: %d of %d pass\n", n - failures, n);
+  tl_context_destroy(ctx);
+  return failures ? 1 : 0;
+}
