@@ -9,14 +9,31 @@
  * tiles than SMs (1024^3 with 128x128 tiles: 64) leave SMs idle.  Stream-K
  * gives every block the same share of the tiles x k-tiles work units.
  *
+ * Hybrid schedule (data-parallel waves, then stream-K on the last wave):
+ * the first measurement split all of the work evenly (block b took units
+ * [b*U/B, (b+1)*U/B) of every tile), which made the 132 blocks work on tiles
+ * ~15 apart at once and lost the rasterization's L2 reuse: 0.62x the
+ * persistent grid at 8192^3 and 0.75x at 4096^3 on the H200 (2026-12-01,
+ * same process).  Now block b first runs whole tiles b + j*B for the
+ * W = tiles // B full waves (as the persistent grid does), and only the
+ * last R = tiles % B tiles are split, their R*n units evenly over the B
+ * blocks, so the blocks work on neighbouring tiles throughout.
+ *
  * Requires: the persistent plan of warp_specialize.c (a static grid of
- * `tiles` tiles, a k-loop of constant extent n) and a float32 accumulator.
- * Guarantees (what the pieces compute; B blocks, U = tiles * n units, all
- * int32, U * B < 2^31 checked by tl_sk_plan):
+ * `tiles` tiles, a k-loop of constant extent n), a float32 accumulator and at
+ * least one full wave (tiles >= B = the SMs; tl_sk_plan says why not).
+ * Guarantees (what the pieces compute; B blocks, DP = W * B, U = R * n
+ * units, all int32, U * B < 2^31 checked by tl_sk_plan):
  *   per block b:    start = b * U // B, end = (b + 1) * U // B,
- *                   t0 = start // n, nseg = ceildiv(end - t0 * n, n)
- *   per segment j:  t = t0 + j, ka = max(start - t * n, 0), kb = min(n, end - t * n)
- * (ka equals start - t0 * n for j == 0 and 0 after it, since start < (t0 + 1) * n.)
+ *                   t0 = start // n, nseg = W + ceildiv(end - t0 * n, n)
+ *   per segment j < W:  t = b + j * B, ka = 0, kb = n, base = j * n
+ *   per segment j >= W: t = DP + t0 + (j - W), t' = t - DP,
+ *                   ka = max(start - t' * n, 0), kb = min(n, end - t' * n),
+ *                   base = W * n + t' * n - start
+ * (base: the block's k-tiles before the segment, the stage/phase counter's
+ * offset; ka equals start - t0 * n for j == W and 0 after it.)  Below, for
+ * the stream-K segments, "t" and "the blocks' ranges" mean t' and the
+ * ranges over the last wave's units, and j means j - W.
  * The fixup after the consumers' k-loop (tl_sk_fixup): a segment with
  * ka > 0 or kb < n stores its accumulator to workspace slot
  * 2 * b + min(j, 1) (a block has at most two partial segments: its first and
@@ -69,9 +86,10 @@ static tl_stmt *SEQ(tl_module *m, tl_loc loc, int n, tl_stmt **s) {
 }
 
 static bool role_vars(tl_names *names, tl_loc loc, tl_sk_role *r, const char *sfx) {
-  static const char *const base[7] = {"sk_start", "sk_end", "sk_t0", "sk_nseg", "sk_tile", "sk_ka", "sk_kb"};
-  tl_var **v[7] = {&r->start, &r->end, &r->t0, &r->nseg, &r->t, &r->ka, &r->kb};
-  for (int i = 0; i < 7; i++) {
+  static const char *const base[8] = {"sk_start", "sk_end", "sk_t0", "sk_nseg",
+                                      "sk_tile",  "sk_ka",  "sk_kb", "sk_base"};
+  tl_var **v[8] = {&r->start, &r->end, &r->t0, &r->nseg, &r->t, &r->ka, &r->kb, &r->base};
+  for (int i = 0; i < 8; i++) {
     char nm[32];
     snprintf(nm, sizeof nm, "%s%s", base[i], sfx);
     if (!(*v[i] = tl_names_fresh_var(names, loc, nm, TL_INT32, TL_VAR_LET))) return false;
@@ -114,15 +132,20 @@ bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disable
   /* waves of whole tiles on sms SMs: a grid of fewer tiles than SMs is one wave that leaves SMs idle */
   int64_t pb = sms, waves = pb > 0 ? (tiles + pb - 1) / pb : 0;
   int64_t BM = 0, BN = 0;
+  int64_t full = pb > 0 ? tiles / pb : 0, rest = pb > 0 ? tiles % pb : 0;
   const char *no = NULL;
   if (disabled) no = "tl.disable_stream_k is set";
-  else if (pb < 1 || tiles % pb == 0) no = "the tiles fill whole waves of the SMs";
+  else if (pb < 1 || rest == 0) no = "the tiles fill whole waves of the SMs";
+  else if (full < 1)
+    no = "fewer tiles than SMs (splitting every tile over blocks measured slower on the H200: 0.62-0.66x "
+         "the persistent grid at 128x8192x8192, 2026-12-01)";
   else if ((double)(waves * pb) / (double)tiles <= 1.02) no = "the last wave is less than 2% short";
   else if (n < 4) no = "fewer than 4 k-tiles per tile";
+  else if (rest * n < pb) no = "fewer k-tiles in the last wave than SMs";
   else if (C->dtype.code != TL_TYPE_FLOAT || C->dtype.bits != 32 || C->ndim != 2 ||
            !tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN))
     no = "the accumulator is not a static float32 tile";
-  int64_t units = tiles * n, blocks = units < sms ? units : sms;
+  int64_t units = rest * n, blocks = pb;
   if (!no && (units > INT32_MAX / (blocks > 0 ? blocks : 1) || 2 * blocks * BM > INT32_MAX / 2))
     no = "the work units would overflow int32";
   if (no) {
@@ -131,11 +154,12 @@ bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disable
     return true;
   }
   snprintf(why, whysz,
-           "%lld tiles x %lld k-tiles = %lld units over %lld blocks (%.1f units each); whole tiles on the "
-           "SMs would run %.2f waves as %lld",
-           (long long)tiles, (long long)n, (long long)units, (long long)blocks, (double)units / (double)blocks,
-           (double)tiles / (double)pb, (long long)waves);
-  *sk = (tl_sk){.tiles = tiles, .n = n, .blocks = blocks, .units = units, .BM = BM, .BN = BN};
+           "%lld whole waves of %lld tiles, then the last %lld tiles x %lld k-tiles = %lld units over %lld "
+           "blocks (%.1f units each); whole tiles on the SMs would run %.2f waves as %lld",
+           (long long)full, (long long)blocks, (long long)rest, (long long)n, (long long)units,
+           (long long)blocks, (double)units / (double)blocks, (double)tiles / (double)pb, (long long)waves);
+  *sk = (tl_sk){.tiles = tiles, .n = n, .blocks = blocks, .units = units, .BM = BM, .BN = BN,
+                .waves = full, .dp = full * blocks};
   sk->slots = buffer(m, loc, "sk_slots", TL_DT(TL_TYPE_FLOAT, 32), TL_SCOPE_GLOBAL, 2 * blocks * BM, BN);
   sk->count = buffer(m, loc, "sk_count", TL_INT32, TL_SCOPE_GLOBAL, tiles, 0);
   sk->bc = buffer(m, loc, "sk_bc", TL_INT32, TL_SCOPE_SHARED_DYN, 2, 0);
@@ -166,19 +190,32 @@ bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_rol
   out[0] = tl_lo_let(m, loc, r->start, start);
   out[1] = tl_lo_let(m, loc, r->end, end);
   out[2] = tl_lo_let(m, loc, r->t0, t0);
-  out[3] = tl_lo_let(m, loc, r->nseg, CALL2(m, loc, TL_INTRIN_CEILDIV, rest, n));
+  out[3] = tl_lo_let(m, loc, r->nseg,
+                     BIN(m, loc, TL_OP_ADD, I(m, loc, sk->waves), CALL2(m, loc, TL_INTRIN_CEILDIV, rest, n)));
   return out[0] && out[1] && out[2] && out[3];
 }
 
-bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *j,
-                    tl_stmt *out[3]) {
-  tl_expr *n = I(m, loc, sk->n);
-  tl_expr *tn = BIN(m, loc, TL_OP_MUL, V(m, loc, r->t), n);
-  out[0] = tl_lo_let(m, loc, r->t, BIN(m, loc, TL_OP_ADD, V(m, loc, r->t0), j));
-  out[1] = tl_lo_let(m, loc, r->ka, BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, V(m, loc, r->start), tn),
-                                        I(m, loc, 0)));
-  out[2] = tl_lo_let(m, loc, r->kb, BIN(m, loc, TL_OP_MIN, n, BIN(m, loc, TL_OP_SUB, V(m, loc, r->end), tn)));
-  return out[0] && out[1] && out[2];
+bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b, tl_expr *j,
+                    tl_stmt *out[4]) {
+  tl_expr *n = I(m, loc, sk->n), *W = I(m, loc, sk->waves);
+  tl_expr *dp = BIN(m, loc, TL_OP_LT, j, W); /* a whole tile of the data-parallel waves */
+  tl_expr *js = BIN(m, loc, TL_OP_SUB, j, W);
+  /* the segment's tile among the last wave's (t - dp), times n */
+  tl_expr *tn = BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), I(m, loc, sk->dp)), n);
+  tl_expr *t_dp = BIN(m, loc, TL_OP_ADD, b, BIN(m, loc, TL_OP_MUL, j, I(m, loc, sk->blocks)));
+  tl_expr *t_sk = BIN(m, loc, TL_OP_ADD, I(m, loc, sk->dp), BIN(m, loc, TL_OP_ADD, V(m, loc, r->t0), js));
+  tl_expr *ka = BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, V(m, loc, r->start), tn), I(m, loc, 0));
+  tl_expr *kb = BIN(m, loc, TL_OP_MIN, n, BIN(m, loc, TL_OP_SUB, V(m, loc, r->end), tn));
+  /* k-tiles of the block's earlier segments: j * n in the waves, then waves * n + the units before */
+  tl_expr *base_sk = BIN(m, loc, TL_OP_SUB,
+                         BIN(m, loc, TL_OP_ADD, I(m, loc, sk->waves * sk->n), tn), V(m, loc, r->start));
+  tl_expr *base_dp = BIN(m, loc, TL_OP_MUL, j, n);
+  if (!dp || !t_dp || !t_sk || !ka || !kb || !base_sk || !base_dp) return false;
+  out[0] = tl_lo_let(m, loc, r->t, tl_ir_select(m, loc, dp, t_dp, t_sk));
+  out[1] = tl_lo_let(m, loc, r->ka, tl_ir_select(m, loc, dp, I(m, loc, 0), ka));
+  out[2] = tl_lo_let(m, loc, r->kb, tl_ir_select(m, loc, dp, I(m, loc, sk->n), kb));
+  out[3] = tl_lo_let(m, loc, r->base, tl_ir_select(m, loc, dp, base_dp, base_sk));
+  return out[0] && out[1] && out[2] && out[3];
 }
 
 /* for i, jj in T.Parallel(BM, BN): one of
@@ -243,8 +280,9 @@ static tl_stmt *last_part(tl_module *m, tl_names *names, tl_loc loc, const tl_sk
   /* block bf's slot: 2 * bf + min(t - t0(bf), 1) */
   tl_expr *t0bf = BIN(m, loc, TL_OP_FLOORDIV,
                       BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_MUL, V(m, loc, bf), U), B), n);
+  tl_expr *tw = BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), I(m, loc, sk->dp)); /* the tile among the last wave's */
   tl_expr *first = BIN(m, loc, TL_OP_ADD, tl_lo_mul(m, loc, V(m, loc, bf), 2),
-                       BIN(m, loc, TL_OP_MIN, BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), t0bf), I(m, loc, 1)));
+                       BIN(m, loc, TL_OP_MIN, BIN(m, loc, TL_OP_SUB, tw, t0bf), I(m, loc, 1)));
   tl_expr *bq = BIN(m, loc, TL_OP_ADD, BIN(m, loc, TL_OP_ADD, V(m, loc, bf), V(m, loc, q)), I(m, loc, 1));
   tl_expr *slotq = bq ? tl_lo_mul(m, loc, bq, 2) : NULL;
   tl_stmt *sum = slot_loop(m, names, loc, sk, C, slotq, SLOT_ADD);
@@ -263,7 +301,10 @@ tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk,
   tl_var *bf = tl_names_fresh_var(names, loc, "sk_bf", TL_INT32, TL_VAR_LET);
   tl_var *segs = tl_names_fresh_var(names, loc, "sk_segs", TL_INT32, TL_VAR_LET);
   if (!bf || !segs) return NULL;
-  tl_expr *x = BIN(m, loc, TL_OP_MIN, j, I(m, loc, 1));
+  /* partial segments are the stream-K ones (j >= waves): the block's first of them or a later one */
+  tl_expr *x = BIN(m, loc, TL_OP_MIN, BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, j, I(m, loc, sk->waves)),
+                                          I(m, loc, 0)),
+                   I(m, loc, 1));
   tl_expr *slot = BIN(m, loc, TL_OP_ADD, tl_lo_mul(m, loc, b, 2), x);
   tl_expr *partial = BIN(m, loc, TL_OP_OR, BIN(m, loc, TL_OP_GT, V(m, loc, r->ka), I(m, loc, 0)),
                          BIN(m, loc, TL_OP_LT, V(m, loc, r->kb), I(m, loc, sk->n)));
@@ -278,12 +319,13 @@ tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk,
   tl_stmt *arrive_if = tl_lo_if(m, loc, BIN(m, loc, TL_OP_EQ, tid, I(m, loc, 0)), SEQ(m, loc, 3, arr), NULL);
   /* the tile's blocks bf..bl; the block of unit u is ((u + 1) * B - 1) // U */
   tl_expr *U = I(m, loc, sk->units), *B = I(m, loc, sk->blocks), *n = I(m, loc, sk->n);
-  tl_expr *tn = BIN(m, loc, TL_OP_MUL, V(m, loc, r->t), n);
+  tl_expr *tw = BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), I(m, loc, sk->dp)); /* the tile among the last wave's */
+  tl_expr *tn = BIN(m, loc, TL_OP_MUL, tw, n);
   tl_expr *vbf = BIN(m, loc, TL_OP_FLOORDIV,
                      BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, tn, I(m, loc, 1)), B),
                          I(m, loc, 1)),
                      U);
-  tl_expr *tn1 = BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, V(m, loc, r->t), I(m, loc, 1)), n);
+  tl_expr *tn1 = BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, tw, I(m, loc, 1)), n);
   tl_expr *vbl = BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_MUL, tn1, B), I(m, loc, 1)), U);
   tl_expr *vsegs = BIN(m, loc, TL_OP_ADD, BIN(m, loc, TL_OP_SUB, vbl, V(m, loc, bf)), I(m, loc, 1));
   tl_expr *bc = x ? tl_ir_load(m, loc, sk->bc, 1, bi) : NULL;

@@ -18,11 +18,14 @@
 typedef struct tl_sk_role {
   tl_var *start, *end, *t0, *nseg; /* per block: its units [start, end), first tile, segments */
   tl_var *t, *ka, *kb;             /* per segment: the tile and its k-tiles [ka, kb) */
+  tl_var *base;                    /* per segment: the block's k-tiles before it (stage/phase counter) */
 } tl_sk_role;
 
 typedef struct tl_sk {
   bool on;
   int64_t tiles, n, blocks, units, BM, BN;
+  int64_t waves;     /* whole waves of data-parallel tiles before the stream-K part: tiles / blocks */
+  int64_t dp;        /* waves * blocks: the tiles run whole (tile b + j * blocks in block b's segment j) */
   tl_buffer *slots;  /* global f32 [2 * blocks * BM, BN]: slot s is rows [s * BM, (s + 1) * BM) */
   tl_buffer *count;  /* global int32 [tiles]: segments of each tile that have stored their slot */
   tl_buffer *bc;     /* shared int32 [2]: the counter's old value, broadcast to the consumers */
@@ -58,9 +61,10 @@ bool tl_sk_allocs(tl_module *m, tl_loc loc, const tl_sk *sk, tl_stmt *out[4]);
 bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b,
                       tl_stmt *out[4]);
 
-/* The role's per-segment LETs for segment index j (t, ka, kb). */
-bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *j,
-                    tl_stmt *out[3]);
+/* The role's per-segment LETs for segment index j of block b (t, ka, kb,
+ * base). */
+bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b, tl_expr *j,
+                    tl_stmt *out[4]);
 
 /* The consumers' fixup after the k-loop of segment j of block b, followed
  * by the kernel's epilogue statements (epi, run when the segment covers its

@@ -410,11 +410,11 @@ static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_
                           tl_diag *d, const tl_sk_role *sr) {
   tl_module *m = b->m;
   tl_expr *t = sr ? V(b, sr->t) : BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
-  tl_stmt *st[10];
+  tl_stmt *st[12];
   int n = 0;
   if (sr) { /* stream-K: segment j's tile and k-tiles */
-    if (!tl_sk_seg_lets(m, b->loc, &pp->sk, sr, V(b, j), st)) return NULL;
-    n = 3;
+    if (!tl_sk_seg_lets(m, b->loc, &pp->sk, sr, V(b, pp->b), V(b, j), st)) return NULL;
+    n = 4;
   }
   int n0 = n;
   if (pp->swz) {
@@ -454,15 +454,15 @@ static bool sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role 
 
 /* `r = var - lo` (plus tiles * n in a persistent kernel: the k-tiles of the
  * block's earlier output tiles, so that stages and phases run on across
- * tiles; minus start, the block's first unit, under stream-K, where tiles
- * is the segment's tile) as a LET; returns r's expression. */
-static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *start,
+ * tiles; plus the segment's base under stream-K, tl_sk_seg_lets) as a LET;
+ * returns r's expression. */
+static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *base,
                         tl_expr **rel) {
   tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
   *rel = r ? V(b, r) : NULL;
   tl_expr *v = BIN(b, TL_OP_SUB, V(b, var), lo);
   if (tiles) v = BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, tiles, n), v);
-  if (start) v = BIN(b, TL_OP_SUB, v, start);
+  if (base) v = BIN(b, TL_OP_ADD, base, v);
   return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
 
@@ -571,8 +571,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   if (!kp) return NULL;
   tl_expr *prel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.prod : NULL;
-  tl_stmt *plet = let_rel(b, kp, lo, sr ? V(b, sr->t) : pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0],
-                          sr ? V(b, sr->start) : NULL, &prel);
+  tl_stmt *plet = let_rel(b, kp, lo, sr ? NULL : pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0],
+                          sr ? V(b, sr->base) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
@@ -614,8 +614,8 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
-  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr ? V(b, sr->t) : pp->on ? V(b, pp->j) : NULL,
-                          loop->u.loop.extents[0], sr ? V(b, sr->start) : NULL, &crel);
+  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr ? NULL : pp->on ? V(b, pp->j) : NULL,
+                          loop->u.loop.extents[0], sr ? V(b, sr->base) : NULL, &crel);
   if (sr && !sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
