@@ -256,6 +256,8 @@ int main(int argc, char **argv) {
   int fails = 0;
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
     const kernel_case *kc = &cases[ci];
+    const char *only = getenv("TL_BENCH_ONLY"); /* a substring of the kernel names to run */
+    if (only && *only && !strstr(only, kc->name)) continue;
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", kernel_dir(), kc->file);
     double first[9] = {0}, v[9][REPS];
