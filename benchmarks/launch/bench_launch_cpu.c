@@ -19,6 +19,9 @@
  * Method: WARM calls of each kind, then BATCHES alternating batches (tl,
  * bare, tl, ...) of CALLS calls between two CLOCK_MONOTONIC stamps; the
  * figure is the median over batches of the time per call, in ns.
+ * With TL_BENCH_CALLS=N: batches of N calls, 3 of them (for a run under
+ * valgrind --tool=callgrind --toggle-collect=tl_kernel_call, whose
+ * instruction count per call does not depend on the machine's load).
  * Output: a table; exit 0 when every overhead is under LIMIT_NS (500 ns,
  * the acceptance figure, which is over a real driver's launch), 1 otherwise
  * or on a failure.  Usage: bench_launch_cpu [FAKE_DRIVER_SO] (default: the
@@ -34,9 +37,7 @@
 
 #include "tilelang/runtime.h"
 
-#define CALLS 20000
-#define BATCHES 21
-#define WARM 2000
+static int CALLS = 20000, BATCHES = 21, WARM = 2000; /* $TL_BENCH_CALLS sets CALLS (and WARM = CALLS / 10) */
 #define LIMIT_NS 500.0
 
 typedef int (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
@@ -118,7 +119,7 @@ static int run_case(tl_context *ctx, const lcase *c, launch_fn bare, double *tl_
     }
     bare(li.function, li.grid[0], li.grid[1], li.grid[2], li.block, 1, 1, li.smem, NULL, li.params, NULL);
   }
-  double a[BATCHES], b[BATCHES];
+  double a[64], b[64];
   for (int r = 0; r < BATCHES; r++) {
     double t0 = now_ns();
     for (int i = 0; i < CALLS; i++) tl_kernel_call(ctx, k, args, (size_t)c->ntensors, NULL, NULL);
@@ -150,6 +151,8 @@ int main(int argc, char **argv) {
     if (slash) *slash = '\0';
     snprintf(so, sizeof so, "%s/libtl_fake_cuda.so", self);
   }
+  const char *calls = getenv("TL_BENCH_CALLS");
+  if (calls && atoi(calls) > 0) CALLS = atoi(calls), WARM = CALLS / 10, BATCHES = 3;
   setenv("TL_CUDA_DRIVER", so, 1); /* before the runtime's first look for a driver */
   void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   launch_fn bare = NULL;
@@ -164,7 +167,9 @@ int main(int argc, char **argv) {
          CALLS);
   printf("%-26s %7s %12s %12s %12s\n", "case", "params", "tl_call_ns", "bare_ns", "overhead_ns");
   int fails = 0;
+  const char *only = getenv("TL_BENCH_CASE"); /* one case, by its index in cases[] */
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (only && *only && (size_t)atoi(only) != i) continue;
     double tl = 0, bare_ns = 0;
     int np = 0;
     if (run_case(ctx, &cases[i], bare, &tl, &bare_ns, &np)) {
