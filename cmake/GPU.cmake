@@ -51,6 +51,18 @@ set_target_properties(bench_compile bench_launch PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
 add_dependencies(gpu-all bench_compile bench_launch)
+# The launch path's host cost without a GPU (issue 16): bench_launch_cpu
+# calls a fake driver (libtl_fake_cuda.so, beside it in gpu-bin/).
+add_library(tl_fake_cuda SHARED ${CMAKE_SOURCE_DIR}/benchmarks/launch/fake_cuda.c)
+set_target_properties(tl_fake_cuda PROPERTIES C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_executable(bench_launch_cpu ${CMAKE_SOURCE_DIR}/benchmarks/launch/bench_launch_cpu.c)
+target_link_libraries(bench_launch_cpu PRIVATE tilelang ${CMAKE_DL_LIBS})
+add_dependencies(bench_launch_cpu tl_fake_cuda)
+set_target_properties(bench_launch_cpu PROPERTIES
+  BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_dependencies(gpu-all bench_launch_cpu)
 
 # Row softmax / RMSNorm bandwidth vs cuMemcpyDtoD (issue 7, acceptance 2).
 add_executable(bench_norm ${CMAKE_SOURCE_DIR}/benchmarks/norm/bench_norm.c)

@@ -62,6 +62,9 @@ fi
 mkdir -p "$out/benchmarks/triton" "$out/benchmarks/compile"
 cp benchmarks/triton/*.py "$out/benchmarks/triton/" 2>/dev/null || true
 cp benchmarks/compile/*.py benchmarks/compile/*.sh "$out/benchmarks/compile/" 2>/dev/null || true
+# The kernels of bench_launch and bench_launch_cpu (issue 16), which open them relative to the bundle.
+mkdir -p "$out/benchmarks/launch"
+cp benchmarks/launch/*.py "$out/benchmarks/launch/"
 # FlashAttention next to PyTorch SDPA (issue 7), run by run-gpu.sh.
 mkdir -p "$out/benchmarks/attention"
 cp benchmarks/attention/*.py "$out/benchmarks/attention/" 2>/dev/null || true

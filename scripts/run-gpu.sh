@@ -255,7 +255,7 @@ if [[ -f "$OUT/bench_compile.csv" || -f "$OUT/bench_launch.csv" ]]; then
     $3=="first_call_warm_total" {printf "  first call %-13s %-7s (context exists, warm kernel + driver caches): %8.2f%s\n", $1, $2, $5, ($1 == "gemm" ? "  (issue 16: <= 5 ms)" : "")}' "$OUT/bench_compile.csv"
   [[ -f "$OUT/triton_first_call.csv" ]] && awk -F, 'NR>1 {printf "  Triton first call, %-6s cache (%sx%sx%s f16): %8.2f\n", $1, $2, $3, $4, $5}' "$OUT/triton_first_call.csv"
   [[ -f "$OUT/bench_tl_opt.csv" ]] && awk -F, 'NR>1 {printf "  tl-opt --emit=ptx %-28s whole process, median: %8.2f\n", $1, $3}' "$OUT/bench_tl_opt.csv"
-  [[ -f "$OUT/bench_launch.csv" ]] && awk -F, 'NR>1 {printf "  launch: tl_kernel_call %.3f us, bare cuLaunchKernel %.3f us, overhead %.3f us (acceptance: < 2 us)\n", $4, $5, $6}' "$OUT/bench_launch.csv"
+  [[ -f "$OUT/bench_launch.csv" ]] && awk -F, 'NR>1 {printf "  launch %-8s (%2d params): tl_kernel_call %.3f us, bare cuLaunchKernel %.3f us, overhead %.3f us (issue 16: <= 0.5 us)\n", $1, $2, $5, $6, $7}' "$OUT/bench_launch.csv"
 fi
 
 echo

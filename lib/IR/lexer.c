@@ -502,7 +502,7 @@ static bool match_op(const char *p, size_t avail, tl_op *op, size_t *n) {
     if (want > avail) continue;
     for (int i = 0; i < TL_OP_COUNT_; i++) {
       const char *sp = op_names[i];
-      if (strlen(sp) == want && memcmp(sp, p, want) == 0) {
+      if (sp[0] == p[0] && strlen(sp) == want && memcmp(sp, p, want) == 0) { /* first byte: no strlen per op */
         *op = (tl_op)i;
         *n = want;
         return true;
@@ -647,7 +647,7 @@ static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
   if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); return false; }
   t->kind = TL_TOK_NAME;
   for (int i = 0; i < TL_KW_COUNT_; i++)
-    if (strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
+    if (kw_names[i][0] == s[start] && strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
       t->kind = TL_TOK_KEYWORD;
       t->sub = i;
       break;

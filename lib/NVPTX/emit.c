@@ -77,6 +77,15 @@
   "simplifycfg<" TL_SCFG_OPTS ";switch-range-to-icmp;hoist-common-insts;"                  \
   "sink-common-insts>," TL_ICOMB ")"
 #define TL_DEFAULT_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
+/* The NVPTX backend's optimisation level.  In LLVM 19 the only difference
+ * between Default (O2) and Aggressive (O3) in NVPTX's codegen pipeline is
+ * addEarlyCSEOrGVNPass (NVPTXTargetMachine.cpp): O3 runs GVN twice (after
+ * straight-line strength reduction and after LSR), O2 EarlyCSE.  Our own
+ * pipeline above already ran gvn, so those two GVNs find next to nothing
+ * (issue 16: of the 86 PTX outputs of scripts/baseline-variants.txt only
+ * flash_attention.py is_causal=True changed, one redundant shl.b32 less)
+ * while costing ~5% of a compile (gemm.py ~2 ms, flash_attention.py ~3 ms). */
+#define TL_CODEGEN_LEVEL LLVMCodeGenLevelDefault
 
 static const char *opt_pipeline(const tl_nvptx_options *opts);
 
@@ -89,7 +98,7 @@ static LLVMTargetMachineRef create_tm(const char *sm, int ptx_version, char **wh
   if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, why)) return NULL;
   char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
   snprintf(features, sizeof features, "+ptx%d", ptx_version);
-  return LLVMCreateTargetMachine(T, TL_TRIPLE, sm, features, LLVMCodeGenLevelAggressive, LLVMRelocDefault,
+  return LLVMCreateTargetMachine(T, TL_TRIPLE, sm, features, TL_CODEGEN_LEVEL, LLVMRelocDefault,
                                  LLVMCodeModelDefault);
 }
 

@@ -261,11 +261,12 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
 /* The kernel's tensor maps into b (tma.c), outs[j] being output j. */
 static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
                                const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b) {
-  const DLTensor **od = calloc((size_t)k->sig.nout + 1, sizeof *od);
+  const DLTensor *od_small[8] = {0}; /* no allocation per call for up to 7 outputs */
+  const DLTensor **od = k->sig.nout < 8 ? od_small : calloc((size_t)k->sig.nout + 1, sizeof *od);
   if (!od) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   for (int j = 0; j < k->sig.nout; j++) od[j] = &outs[j]->managed.dl_tensor;
   tl_status st = tl_rt_tma_prepare(ctx, k, s, args, od, drv->cuTensorMapEncodeTiled, b);
-  free(od);
+  if (od != od_small) free(od);
   return st;
 }
 
@@ -320,7 +321,8 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     return st;
   }
 
-  out_tensor **outs = calloc((size_t)sig->nout + 1, sizeof *outs);
+  out_tensor *outs_small[8] = {0}; /* no allocation per call for up to 7 outputs */
+  out_tensor **outs = sig->nout < 8 ? outs_small : calloc((size_t)sig->nout + 1, sizeof *outs);
   tl_CUresult r;
   tl_CUcontext dummy;
   bool pushed = false;
@@ -494,7 +496,7 @@ done:
     /* on failure free what was allocated (nothing was launched that uses it) */
     for (int j = 0; j < sig->nout; j++)
       free_out(outs[j]);
-    free(outs);
+    if (outs != outs_small) free(outs);
   }
   if (pushed) drv->cuCtxPopCurrent(&dummy);
   tl_rt_binding_free(&b);

@@ -131,18 +131,6 @@ bool tl_rx_const(int64_t v, tl_rx_prog *out) {
   return true;
 }
 
-bool tl_rx_is_const(const tl_rx_prog *p, int64_t *v) {
-  if (p->n != 1 || p->ops[0].kind != TL_RX_CONST) return false;
-  if (v) *v = p->ops[0].value;
-  return true;
-}
-
-bool tl_rx_is_sym(const tl_rx_prog *p, int *sym) {
-  if (p->n != 1 || p->ops[0].kind != TL_RX_SYM) return false;
-  if (sym) *sym = p->ops[0].index;
-  return true;
-}
-
 void tl_rx_free(tl_rx_prog *p) {
   free(p->ops);
   p->ops = NULL;
@@ -163,6 +151,10 @@ static bool floordiv64(int64_t a, int64_t b, int64_t *q, int64_t *r) {
 
 bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv,
                 int64_t *out, const char **why) {
+  if (tl_rx_is_const(p, out)) { /* most grids, block sizes and dims: no interpreter per call */
+    *why = NULL;
+    return true;
+  }
   /* Stack depth never exceeds the program length. */
   int64_t small[64];
   int64_t *st = p->n <= 64 ? small : malloc(sizeof(int64_t) * (size_t)p->n);

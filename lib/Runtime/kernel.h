@@ -47,8 +47,17 @@ bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms,
 /* A program that pushes one constant. */
 bool tl_rx_const(int64_t v, tl_rx_prog *out);
 /* True when p is exactly one constant (*v) / exactly one symbol (*sym). */
-bool tl_rx_is_const(const tl_rx_prog *p, int64_t *v);
-bool tl_rx_is_sym(const tl_rx_prog *p, int *sym);
+/* (inline: the binder asks this of every dim of every tensor on each call) */
+static inline bool tl_rx_is_const(const tl_rx_prog *p, int64_t *v) {
+  if (p->n != 1 || p->ops[0].kind != TL_RX_CONST) return false;
+  if (v) *v = p->ops[0].value;
+  return true;
+}
+static inline bool tl_rx_is_sym(const tl_rx_prog *p, int *sym) {
+  if (p->n != 1 || p->ops[0].kind != TL_RX_SYM) return false;
+  if (sym) *sym = p->ops[0].index;
+  return true;
+}
 /* Evaluates p.  symv[i]: value of symbol i; scalarv[i]: value of parameter i
  * (only integer scalar slots are read).  false on overflow, division by zero
  * or a malformed program, with a static reason in *why. */
@@ -125,6 +134,8 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
 
 /* ------------------------------------------------------------- binding */
 /* Result of checking a call: everything the launch needs. */
+#define TL_RT_BINDING_INLINE_WORDS 256
+#define TL_RT_BINDING_INLINE_MAPS 4
 typedef struct tl_rt_binding {
   int nparams;           /* sizes of the per-parameter arrays */
   int device;            /* CUDA device id of the tensors (0 when none) */
@@ -142,7 +153,18 @@ typedef struct tl_rt_binding {
   bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
+  /* Storage for the arrays above when they fit (issue 16: no allocation per
+   * call for usual kernels): block_mem points at inline_words when the
+   * arrays take at most TL_RT_BINDING_INLINE_WORDS words, tma_maps at
+   * inline_maps for at most TL_RT_BINDING_INLINE_MAPS maps.  Last in the
+   * struct: tl_rt_bind and tl_rt_binding_free clear only what precedes them
+   * (TL_RT_BINDING_HEAD), and a binding must not be copied (it points into
+   * itself). */
+  uint8_t inline_maps[TL_RT_BINDING_INLINE_MAPS][128] __attribute__((aligned(64)));
+  uint64_t inline_words[TL_RT_BINDING_INLINE_WORDS];
 } tl_rt_binding;
+/* The bytes of tl_rt_binding before its inline storage. */
+#define TL_RT_BINDING_HEAD offsetof(tl_rt_binding, inline_maps)
 
 /* Checks args against sig (DESIGN §7) without touching the driver; fills b
  * (free with tl_rt_binding_free even on failure).  On a failure records

@@ -109,13 +109,12 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
   for (int i = 0; i < sig->ntma; i++) {
     const tl_rt_tma *m = &sig->tma[i];
     const tl_rt_param *p = &sig->params[m->param];
-    char box[64];
-    box_text(box, sizeof box, m);
+    char box[64]; /* for the messages only */
     tl_rt_tma_key key;
     tl_rt_tma_encode a;
     const char *rule = NULL;
     if (!tl_rt_tma_args(m, tensors[m->param], p->dtype, device, &key, &a, &rule))
-      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tensor map #%d of argument '%s' (box %s, swizzle %d): %s",
+      return box_text(box, sizeof box, m), tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tensor map #%d of argument '%s' (box %s, swizzle %d): %s",
                              i, p->name, box, m->swizzle, rule);
     struct tl_rt_tma_slot *s = cache && i < cache->n ? &cache->slot[i] : NULL;
     if (s && s->valid && memcmp(&s->key, &key, sizeof key) == 0) {
@@ -130,7 +129,7 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
     tl_CUresult r = enc(maps + 128 * i, a.data_type, a.rank, (void *)(uintptr_t)a.addr, a.dims, a.strides, a.box,
                         a.elem_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
     if (r != TL_CUDA_SUCCESS)
-      return tl_context_fail(ctx, TL_ERR_CUDA,
+      return box_text(box, sizeof box, m), tl_context_fail(ctx, TL_ERR_CUDA,
                              "tensor map #%d of argument '%s' (box %s, swizzle %d): cuTensorMapEncodeTiled failed: "
                              "%s (%s)",
                              i, p->name, box, m->swizzle, tl_driver_error_name(r),
@@ -146,7 +145,7 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
 
 bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b) {
   if (sig->ntma <= 0) return true;
-  b->tma_maps = aligned_alloc(64, (size_t)sig->ntma * 128);
+  b->tma_maps = sig->ntma <= TL_RT_BINDING_INLINE_MAPS ? b->inline_maps[0] : aligned_alloc(64, (size_t)sig->ntma * 128);
   if (!b->tma_maps) return false;
   memset(b->tma_maps, 0, (size_t)sig->ntma * 128);
   for (int i = 0; i < sig->ntma; i++) b->kargs[first + (size_t)i] = b->tma_maps + 128 * i;
@@ -156,7 +155,8 @@ bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b) {
 tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, const tl_arg *args,
                             const DLTensor *const *outputs, tl_rt_tma_encoder enc, tl_rt_binding *b) {
   const tl_rt_sig *sig = &k->sig;
-  const DLTensor **tens = calloc((size_t)sig->nparams + 1, sizeof *tens);
+  const DLTensor *small[16] = {0}; /* no allocation per call for up to 15 parameters */
+  const DLTensor **tens = sig->nparams < 16 ? small : calloc((size_t)sig->nparams + 1, sizeof *tens);
   if (!tens) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   for (int pi = 0, pos = 0; pi < sig->nparams; pi++) {
     if (sig->params[pi].is_output) continue;
@@ -176,6 +176,6 @@ tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, con
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   if (st == TL_OK) st = tl_rt_tma_fill(ctx, sig, tens, b->device, s->tma_cache, enc, b->tma_maps);
   pthread_mutex_unlock(&k->mu);
-  free(tens);
+  if (tens != small) free(tens);
   return st;
 }
