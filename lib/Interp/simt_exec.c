@@ -144,6 +144,9 @@ static int64_t wrap(tl_dtype t, int64_t v) {
 }
 
 /* Rounds a float value to float dtype t (f64 exact; tf32 through f32). */
+static double round_to(double v, tl_dtype t);
+double sx_round_to(double v, tl_dtype t) { return round_to(v, t); }
+int64_t sx_wrap(tl_dtype t, int64_t v) { return wrap(t, v); }
 static double round_to(double v, tl_dtype t) {
   if (is_f64(t)) return v;
   if (t.code == TL_TYPE_FLOAT && t.bits == 32) return (double)(float)v;
@@ -541,66 +544,6 @@ static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_
   return true;
 }
 
-/* What T.ptx_atomic_max (mx) / _min stores over old given v of dtype t:
- * floats as fmax / fmin (a NaN operand loses, as LLVM's maxnum / minnum
- * compare-and-swap loop), unsigned ints compared unsigned, exact. */
-static sx_el atomic_minmax(bool mx, tl_dtype t, sx_el old, sx_el v) {
-  if (is_fl(t)) {
-    sx_el r = old;
-    r.f = mx ? fmax(old.f, v.f) : fmin(old.f, v.f);
-    return r;
-  }
-  bool gt = t.code == TL_TYPE_UINT ? (uint64_t)v.i > (uint64_t)old.i : v.i > old.i;
-  return gt == mx && v.i != old.i ? v : old;
-}
-
-/* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
- * "Atomics"), and T.ptx_atomic_max / _min (atomic_minmax): the active threads apply their additions one after another in
- * thread order (lanes in order), each exactly as the hardware does one:
- * old = dst[off + l]; dst[off + l] = old + value[l] rounded once to dst's
- * dtype (red/atom .add.f32 / .noftz.f16 / .noftz.bf16 round to nearest even
- * and keep subnormals; integers wrap).  The value is old per lane. */
-static bool eval_atomic_add(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  if (!need_args(x, e, 4)) return false;
-  tl_expr *const *args = e->u.call.args;
-  if (!args[0] || args[0]->kind != TL_EXPR_BUFFER || !args[0]->u.buffer)
-    return sx_fail(x, "T.ptx_atomic_add: argument 1 (dst) must be a buffer");
-  sx_buf *sb = sx_buffer(x, args[0]->u.buffer);
-  if (!sb) return false;
-  if (sb->space != SX_GLOBAL)
-    return sx_fail(x, "T.ptx_atomic_add: dst '%s' must be a global tensor", sb->b->name);
-  tl_dtype t = e->dtype;
-  int L = lanes_of(t);
-  if (!tl_dtype_eq(scalar_of(t), sb->et) || is_bool(sb->et))
-    return sx_fail(x, "T.ptx_atomic_add: a %s value added to '%s' of %s", tl_dtype_name(t), sb->b->name,
-                   tl_dtype_name(sb->et));
-  sx_val off, v;
-  if (!ev_as(x, args[1], TL_INT64, mask, &off) || !ev_as(x, args[2], t, mask, &v) || !alloc_val(x, out, t))
-    return false;
-  for (int th = 0; th < x->T; th++) {
-    if (!mask[th]) continue;
-    int64_t base = off.v[th].i;
-    if (L > 1 && (base % L) != 0)
-      return sx_fail(x, "misaligned %d-lane atomic of global buffer '%s' at element %lld in thread %d", L,
-                     sb->b->name, (long long)base, x->tbase + th);
-    for (int l = 0; l < L; l++) {
-      int64_t f = base + l;
-      if (f < 0 || f >= sb->elems)
-        return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
-                       sb->b->name, (long long)f, (long long)sb->elems, x->tbase + th);
-      if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + th, NULL)) return false;
-      uint8_t *p = sx_elem_ptr(sb, th, f);
-      sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
-      if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD) nv = atomic_minmax(e->u.call.op == TL_INTRIN_PTX_ATOMIC_MAX, sb->et, old, add);
-      else if (is_fl(sb->et)) nv.f = round_to(old.f + add.f, sb->et);
-      else nv.i = wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
-      sx_el_store(sb->et, p, nv);
-      out->v[(size_t)th * L + l] = old;
-    }
-  }
-  return true;
-}
-
 /* T.reinterpret(dtype, v): each thread's v stored in its dtype's encoding and
  * loaded back as dtype (the widths agree: tl_reinterpret_ok). */
 static bool eval_reinterpret(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
@@ -814,7 +757,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
   TL_INTRIN_CASES_TMA: TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case TL_INTRIN_PTX_ATOMIC_ADD: case TL_INTRIN_PTX_ATOMIC_MAX: case TL_INTRIN_PTX_ATOMIC_MIN: return eval_atomic_add(x, e, mask, out);
+  case TL_INTRIN_PTX_ATOMIC_ADD: case TL_INTRIN_PTX_ATOMIC_MAX: case TL_INTRIN_PTX_ATOMIC_MIN: return sx_eval_atomic(x, e, mask, out);
   }
   return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
 }

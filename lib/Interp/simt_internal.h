@@ -243,6 +243,11 @@ static inline tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
 static inline tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
 /* A value of dtype t (lanes included) on the scratch stack. */
 bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t);
+/* v rounded to float dtype t / wrapped to integer dtype t, as the executor's arithmetic does (simt_exec.c). */
+double sx_round_to(double v, tl_dtype t);
+int64_t sx_wrap(tl_dtype t, int64_t v);
+/* simt_atomic.c: T.ptx_atomic_add / _max / _min under the active mask. */
+bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
 /* simt_mem.c: a load expression / a store statement under the active mask. */
 bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
 bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask);
