@@ -287,7 +287,7 @@ static bool tune_cache_load(const char *dir, const char *hex, const tl_tune_spac
 static void tune_cache_store(const char *dir, const char *hex, const tl_tune_space *s, long best, double ms) {
   char *cfg = config_line(s, (size_t)best);
   tl_strbuf t = {0};
-  tl_strbuf_printf(&t, "tilelang-ptx tune 1\nbest %ld\nms %.9g\nconfig %s\n", best, ms, cfg ? cfg : "");
+  tl_strbuf_printf(&t, "tilelang-ptx tune 1\nbest %ld\nms %.17g\nconfig %s\n", best, ms, cfg ? cfg : "");
   char name[64];
   snprintf(name, sizeof name, "%s.tlt", hex);
   if (cfg && !t.oom) tl_cache_write_file(dir, name, t.data, t.len); /* best effort */
