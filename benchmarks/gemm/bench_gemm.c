@@ -37,10 +37,11 @@
  * has wgmma.mma_async, else "mma.sync"), mma_config, mma_ms, mma_tflops,
  * mma_ratio (mma / cuBLAS), mma_check, mma_max_err_vs_cublas,
  * mma_compile_ms, ours_over_mma.
- * TL_BENCH_SECOND=nostreamk: the second kernel is instead the default compile
- * with TL_COMPILE_DISABLE_STREAM_K (the Hopper path, same Hopper-table
- * configuration, whole tiles per block; lib/Lower/stream_k.c), so that the
- * "mma" columns and ours_over_mma are the stream-K A/B in one process.
+ * TL_BENCH_SECOND=streamk: the second kernel is instead the default compile
+ * with TL_COMPILE_ENABLE_STREAM_K (the Hopper path, same Hopper-table
+ * configuration, stream-K where it engages; lib/Lower/stream_k.c), so that
+ * the "mma" columns and ours_over_mma are the stream-K A/B in one process
+ * (ours_over_mma = whole tiles / stream-K).
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
  * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
  * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
@@ -623,7 +624,7 @@ int main(int argc, char **argv) {
   csv_f = f;
   three_way = tl_gemm_configs_use_hopper(NULL, 0);
   const char *second = getenv("TL_BENCH_SECOND");
-  if (second && !strcmp(second, "nostreamk")) second_flags = TL_COMPILE_DISABLE_STREAM_K;
+  if (second && !strcmp(second, "streamk")) second_flags = TL_COMPILE_ENABLE_STREAM_K;
   /* the reference's columns come after those of earlier versions, then
    * the second path's (issue 12) */
   fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
@@ -633,9 +634,9 @@ int main(int argc, char **argv) {
              "mma_max_err_vs_cublas,mma_compile_ms,ours_over_mma\n");
   printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
          (unsigned long long)seed, reps, WARMUP);
-  if (three_way && second_flags == TL_COMPILE_DISABLE_STREAM_K)
-    printf("two of our paths (TL_BENCH_SECOND=nostreamk): ours = default compile (Hopper path, stream-K where it "
-           "engages), mma columns = TL_COMPILE_DISABLE_STREAM_K (Hopper path, whole tiles per block, same "
+  if (three_way && second_flags == TL_COMPILE_ENABLE_STREAM_K)
+    printf("two of our paths (TL_BENCH_SECOND=streamk): ours = default compile (Hopper path, whole tiles per "
+           "block), mma columns = TL_COMPILE_ENABLE_STREAM_K (Hopper path, stream-K where it engages, same "
            "configuration); both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
   else if (three_way)
     printf("two of our paths: ours = default compile (Hopper path, Hopper table), mma = "

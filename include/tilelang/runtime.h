@@ -92,11 +92,12 @@ enum {
   TL_COMPILE_DISABLE_WGMMA = 1u << 3,
   TL_COMPILE_DISABLE_TMA_LOWER = 1u << 4,
   TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1u << 5,
-  /* The pass config "tl.disable_stream_k": on sm_90a, a persistent GEMM
-   * whose last wave of tiles would be partly empty keeps the plain
-   * persistent grid (whole tiles per block) instead of stream-K
-   * (docs/simt-ir.md "Stream-K"). */
-  TL_COMPILE_DISABLE_STREAM_K = 1u << 6
+  /* The pass config "tl.enable_stream_k" (this project's; off by default):
+   * on sm_90a, a persistent GEMM whose last wave of tiles would be partly
+   * empty splits that wave's k-tiles over all blocks (stream-K,
+   * docs/simt-ir.md "Stream-K") instead of running whole tiles per block.
+   * Measured slower on the H200 so far (lib/Lower/stream_k.c). */
+  TL_COMPILE_ENABLE_STREAM_K = 1u << 6
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

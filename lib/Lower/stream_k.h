@@ -1,10 +1,11 @@
 /* Stream-K scheduling of the persistent Hopper GEMM (internal to lib/Lower;
  * lib/Lower/stream_k.c, used by warp_specialize.c).
  *
- * A persistent kernel of `tiles` output tiles, each n k-tiles long, has
- * units = tiles * n work units; stream-K gives block b of `blocks` the
- * units [b * units / blocks, (b + 1) * units / blocks), so every block
- * does the same work whatever tiles % blocks is.  A block's units form
+ * A persistent kernel of `tiles` output tiles, each n k-tiles long, runs
+ * tiles // blocks whole waves of tiles, then the last wave's tiles have
+ * units = (tiles % blocks) * n work units; stream-K gives block b of
+ * `blocks` the units [b * units / blocks, (b + 1) * units / blocks), so
+ * every block does the same work whatever tiles % blocks is.  A block's units form
  * segments, one per output tile it touches; segment j is tile t = t0 + j
  * (t0 = start / n), k-tiles [ka, kb).  A segment that covers part of its
  * tile hands its accumulator to the tile's last-arriving segment through a
@@ -36,11 +37,11 @@ typedef struct tl_sk {
 /* Decides whether a persistent kernel of `tiles` tiles of n k-tiles with
  * accumulator C (static 2-D) runs stream-K on `sms` blocks, and when it does
  * creates sk's buffers and variables (sk->on).  The rule: not `disabled`
- * (tl.disable_stream_k), C float32, n >= 4, whole tiles on the sms SMs
- * leave the last wave partly empty, by more than 2% (tiles % sms != 0 and
- * ceil(tiles / sms) * sms / tiles > 1.02; fewer tiles than SMs is such a
- * wave), and units * blocks < 2^31 (the int32 unit arithmetic cannot
- * overflow).  The blocks: min(sms, units).
+ * (the pass config tl.enable_stream_k unset), C float32, n >= 4, at least
+ * one full wave, whole tiles on the sms SMs leave the last wave partly
+ * empty, by more than 2% (tiles % sms != 0 and ceil(tiles / sms) * sms /
+ * tiles > 1.02), the last wave's k-tiles at least the SMs, and units * blocks < 2^31 (the int32 unit arithmetic cannot
+ * overflow).  The blocks: sms.
  * why (size whysz) gets the remark's reason either way.  false on OOM. */
 bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disabled, int64_t tiles, int64_t n,
                 const tl_buffer *C, tl_sk *sk, char *why, size_t whysz);

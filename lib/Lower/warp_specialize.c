@@ -399,7 +399,7 @@ static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *tar
   else if (!tl_expr_is_const_int(pp->gx, &gx) || !tl_expr_is_const_int(pp->gy, &gy) ||
            !tl_expr_is_const_int(loop->u.loop.extents[0], &n))
     snprintf(pp->sk_why, sizeof pp->sk_why, "the grid or the k-loop's extent is not static");
-  else if (!tl_sk_plan(m, b->names, b->loc, target->sms, f->pass_configs.disable_stream_k, gx * gy, n, C, &pp->sk,
+  else if (!tl_sk_plan(m, b->names, b->loc, target->sms, !f->pass_configs.enable_stream_k, gx * gy, n, C, &pp->sk,
                        pp->sk_why, sizeof pp->sk_why))
     b->oom = true;
   return true;

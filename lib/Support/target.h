@@ -71,16 +71,17 @@ typedef struct tl_pass_configs {
    * (lib/IR/index64.c); 32, the default, leaves int32 indices except into
    * dims that can exceed int32. */
   bool index_bitwidth_64;
-  /* "tl.disable_stream_k" (this project's; TileLang has no stream-K
-   * lowering): a persistent Hopper GEMM keeps whole tiles per block instead
-   * of stream-K's even split of the k-tiles (lib/Lower/stream_k.c). */
-  bool disable_stream_k;
+  /* "tl.enable_stream_k" (this project's; TileLang has no stream-K
+   * lowering; off by default): a persistent Hopper GEMM splits the k-tiles
+   * of its last wave of tiles over all blocks (lib/Lower/stream_k.c)
+   * instead of running whole tiles per block. */
+  bool enable_stream_k;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
- * "tl.disable_stream_k". */
+ * "tl.enable_stream_k". */
 #define TL_PASS_CONFIG_COUNT 5
 /* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
  * as 64 when set) instead of True/False. */

@@ -55,20 +55,21 @@ done
 # that small shapes give whole waves followed by last-wave tiles spanning 2, 3 and 4 blocks, and blocks with two
 # partial segments (slots 2b and 2b + 1).
 t="-D block_M=128 -D block_N=256 -D block_K=64 -D threads=256"
-run nosk "no stream-K 256^3 on 132 SMs: 2 tiles, fewer than the SMs" -D M=256 -D N=256 -D K=256 $t "$g"
-run sk "stream-K --sms=3 (256,512,256): 4 tiles x 4, a whole wave of 3, the last tile over 3 blocks" --sms=3 \
+on=--pass-config=tl.enable_stream_k  # stream-K is off by default
+run nosk "no stream-K 256^3 on 132 SMs: 2 tiles, fewer than the SMs" $on -D M=256 -D N=256 -D K=256 $t "$g"
+run sk "stream-K --sms=3 (256,512,256): 4 tiles x 4, a whole wave of 3, the last tile over 3 blocks" $on --sms=3 \
   -D M=256 -D N=512 -D K=256 $t "$g"
-run sk "stream-K --sms=3 (128,1280,512): 5 tiles x 8, the last 2 over 3 blocks (block 1: two partials)" --sms=3 \
+run sk "stream-K --sms=3 (128,1280,512): 5 tiles x 8, the last 2 over 3 blocks (block 1: two partials)" $on --sms=3 \
   -D M=128 -D N=1280 -D K=512 $t "$g"
-run sk "stream-K --sms=3 (128,1024,512): 4 tiles x 8, the last tile over 3 blocks" --sms=3 \
+run sk "stream-K --sms=3 (128,1024,512): 4 tiles x 8, the last tile over 3 blocks" $on --sms=3 \
   -D M=128 -D N=1024 -D K=512 $t "$g"
-run sk "stream-K --sms=4 (384,512,320) rasterized, transpose_B bf16: 6 tiles x 5, the last 2 over 4 blocks" --sms=4 \
+run sk "stream-K --sms=4 (384,512,320) rasterized, transpose_B bf16: 6 tiles x 5, the last 2 over 4 blocks" $on --sms=4 \
   -D M=384 -D N=512 -D K=320 $t -D swizzle_panel=2 -D trans_B=True -D dtype=bfloat16 -D out_dtype=bfloat16 "$k"
-run sk "stream-K --sms=4 tail (300,520,320): 9 tiles x 5, 2 waves, the last tile over 4 blocks" --sms=4 -D M=300 \
+run sk "stream-K --sms=4 tail (300,520,320): 9 tiles x 5, 2 waves, the last tile over 4 blocks" $on --sms=4 -D M=300 \
   -D N=520 -D K=320 $t "$g"
-run nosk "no stream-K --sms=2 (256,512,256): 4 tiles fill 2 waves" --sms=2 -D M=256 -D N=512 -D K=256 $t "$g"
-run nosk "no stream-K: 3 k-tiles per tile" -D M=256 -D N=256 -D K=192 $t "$g"
-run nosk "no stream-K --pass-config=tl.disable_stream_k" --pass-config=tl.disable_stream_k -D M=256 -D N=256 \
+run nosk "no stream-K --sms=2 (256,512,256): 4 tiles fill 2 waves" $on --sms=2 -D M=256 -D N=512 -D K=256 $t "$g"
+run nosk "no stream-K: 3 k-tiles per tile" $on -D M=256 -D N=256 -D K=192 $t "$g"
+run nosk "no stream-K by default (--sms=3 (256,512,256), which takes it when on)" --sms=3 -D M=256 -D N=512 \
   -D K=256 $t "$g"
 echo "check_hopper_gemm: $n runs"
 exit $fail

@@ -141,8 +141,8 @@ static void usage(FILE *f) {
       "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
       "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
       "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
-      "                        tl.disable_stream_k (sm_90a: a persistent GEMM keeps\n"
-      "                        whole tiles per block)\n"
+      "                        tl.enable_stream_k (sm_90a: a persistent GEMM splits\n"
+      "                        its last wave of tiles: stream-K)\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
@@ -988,7 +988,7 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
       {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
       {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
       {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
-      {"tl.disable_stream_k", TL_COMPILE_DISABLE_STREAM_K},
+      {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
   };
   for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
     if (strcmp(key, pcs[i].key) == 0) {
@@ -1224,7 +1224,7 @@ int main(int argc, char **argv) {
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
-                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.disable_stream_k)", optarg);
+                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.enable_stream_k)", optarg);
           goto done;
         }
         break;
