@@ -148,6 +148,7 @@ static int bench_case(bool i8, FILE *csv) {
     snprintf(cname, sizeof cname, "%dx%dx%d/%dt/%ds", g->bm, g->bn, g->bk, g->threads, g->stages);
     tl_compile_options o = {0};
     o.flags = TL_COMPILE_POISON_OUTPUTS;
+    o.out_idx_mode = TL_OUT_IDX_NONE; /* C is passed in (cuBLAS compares against it) */
     if (tl_kernel_compile_file(ctx, path, defs, sizeof defs / sizeof defs[0], &o, &c.k) != TL_OK) {
       printf("%s %s 4096^3 %s: does not compile: %s\n", dname, layout, cname, tl_context_last_error(ctx));
       continue;
