@@ -18,7 +18,7 @@ reports), and classifies the outcome:
                missing --arg after the retries, or the seed's own run is too
                slow for the run budget)
   slow-run     accepted; the CPU executor's run went past --run-budget
-               (default 30 s: its time grows with the shapes a mutant enlarged)
+               (default 10 s: its time grows with the shapes a mutant enlarged)
   check-fail   accepted without a warning, and the check fails: a silent
                wrong result (kept)
   crash        a signal, a sanitizer report or an internal error (kept)
@@ -244,7 +244,7 @@ def run_check(args, path, budget):
     return c or "no-check", out
 
 
-def classify(args, path, run_ok=True):
+def classify(args, path, run_ok=True, run_budget=None):
     """(class, tl-opt output, tl-run output) of one kernel file."""
     rc, out, _ = run([args.tl_opt, "--emit=ptx", "-o", os.devnull, path], args.opt_budget)
     c = diagnose(rc, out)
@@ -254,7 +254,7 @@ def classify(args, path, run_ok=True):
         return "rejected", out, ""
     if not run_ok:
         return "no-check", out, ""
-    rc2, out2 = run_check(args, path, args.run_budget)
+    rc2, out2 = run_check(args, path, run_budget or args.run_budget)
     if rc2 == "check-fail" and LOCATED_WARNING.search(out + out2):
         rc2 = "warned-fail"
     return rc2, out, out2
@@ -293,8 +293,8 @@ def fuzz(args):
     counts = {c: 0 for c in CLASSES}
     tmp = tempfile.mkdtemp(prefix="tl-fuzz-")
     # each seed is run unmutated when first drawn: seeds that tl-opt rejects
-    # (the negative tests) leave the pool; a seed whose own compile + check
-    # takes over --seed-check-max seconds gives compile-only mutants
+    # (the negative tests) leave the pool; a seed whose own check run takes
+    # over --seed-check-max seconds gives compile-only mutants
     runnable = {}
     t_start = time.monotonic()
     t_end = t_start + args.seconds
@@ -307,12 +307,11 @@ def fuzz(args):
         if rel not in runnable:
             with open(path, "w") as f:
                 f.write(text)
-            t0 = time.monotonic()
-            c, _, _ = classify(args, path)
+            c, _, _ = classify(args, path, True, args.seed_check_max)
             if c not in ("pass", "no-check", "slow-run"):
                 del pool[k]
                 continue
-            runnable[rel] = c == "pass" and time.monotonic() - t0 < args.seed_check_max
+            runnable[rel] = c == "pass"
         mtext, muts = mutate(rng, text)
         if not muts or mtext == text:
             continue
@@ -385,9 +384,9 @@ def main():
     ap.add_argument("--replay")
     ap.add_argument("--extents", action="store_true")
     ap.add_argument("--opt-budget", type=float, default=10.0)
-    ap.add_argument("--run-budget", type=float, default=30.0)
+    ap.add_argument("--run-budget", type=float, default=10.0)
     ap.add_argument("--seed-check-max", type=float, default=3.0,
-                    help="mutants of a seed whose own compile + check takes longer are compiled only")
+                    help="mutants of a seed whose own check run takes longer are compiled only")
     args = ap.parse_args()
     if args.extents:
         return extents(args)
