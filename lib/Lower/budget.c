@@ -206,12 +206,14 @@ static bool check_stmt(const tl_stmt *s, bool registers, tl_diag *d, int depth) 
   if (!s || depth > BUDGET_MAX_DEPTH) return true;
   if (s->kind == TL_STMT_KERNEL) return check_kernel(s, registers, d);
   bool ok = true;
-  if (s->kind == TL_STMT_SEQ)
+  if (s->kind == TL_STMT_SEQ) {
     for (int i = 0; i < s->u.seq.n; i++) ok = check_stmt(s->u.seq.stmts[i], registers, d, depth + 1) && ok;
-  else if (s->kind == TL_STMT_IF)
-    ok = check_stmt(s->u.ifs.then_s, registers, d, depth + 1) & check_stmt(s->u.ifs.else_s, registers, d, depth + 1);
-  else if (s->kind == TL_STMT_FOR)
+  } else if (s->kind == TL_STMT_IF) {
+    ok = check_stmt(s->u.ifs.then_s, registers, d, depth + 1);
+    ok = check_stmt(s->u.ifs.else_s, registers, d, depth + 1) && ok;
+  } else if (s->kind == TL_STMT_FOR) {
     ok = check_stmt(s->u.loop.body, registers, d, depth + 1);
+  }
   return ok;
 }
 
