@@ -5,8 +5,10 @@
  * Guarantees (on success): no T.Pipelined loop remains (each became a
  * T.serial loop, kind SERIAL, num_stages -1).  For num_stages s >= 2, every
  * shared buffer X that is written in the loop only by top-level
- * `T.copy(global region, X region)` statements, and referenced nowhere else
- * in the function but its allocation and inside the loop, is "staged":
+ * `T.copy(global region, X region)` statements, read by no statement of the
+ * body before the first of them (such a read sees the previous iteration's
+ * tile), and referenced nowhere else in the function but its allocation and
+ * inside the loop, is "staged":
  *   - X's shape gains a leading dimension of s (the allocation is rewritten in
  *     place, X stays the same buffer object);
  *   - every region of X inside the loop gets a leading dim (min = stage,
@@ -337,6 +339,10 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
       if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
     /* reads of X inside the producers' own regions would be odd: refuse */
     if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+    /* a read of X before its first producer reads the previous iteration's tile (a loop-carried
+     * use); staged, it would get this iteration's: X stays unstaged */
+    for (int j = 0; j < nb && ok && !(is_prod[j] && body[j]->u.tile.args[1].region.buffer == X); j++)
+      if (tl_lo_count_refs(body[j], X).reads) ok = false;
     if (!ok) {
       for (int j = 0; j < nb; j++)
         if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;
