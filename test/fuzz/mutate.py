@@ -12,11 +12,14 @@ reports), and classifies the outcome:
                located `file:line:col: error:` diagnostic
   pass         accepted, and the CPU executor agrees with the reference
                evaluator (`check: PASS`)
-  warned-fail  accepted with a located warning, and the check fails (the
-               warning names the construct at fault: allowed)
+  warned-fail  accepted by tl-opt, and the check fails after a located
+               warning (tl-opt, tl-run) or a located run-time error (the
+               reference evaluator's or the executor's): it names the
+               construct at fault, which is allowed
   no-check     accepted; tl-run cannot run it (a usage error such as a
-               missing --arg after the retries, or the seed's own run is too
-               slow for the run budget)
+               missing --arg after the retries, inputs too large for the
+               host's memory, or the seed's own run is too slow for the run
+               budget)
   slow-run     accepted; the CPU executor's run went past --run-budget
                (default 10 s: its time grows with the shapes a mutant enlarged)
   check-fail   accepted without a warning, and the check fails: a silent
@@ -68,6 +71,7 @@ LOCATED_WARNING = re.compile(r"^[^\s:][^:\n]*:\d+:\d+: warning: ", re.M)
 ANY_ERROR = re.compile(r"(^|: )error: ", re.M)
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error: |"
                        r"UndefinedBehaviorSanitizer|internal error|Assertion .* failed|Segmentation fault")
+HOST_OOM = re.compile(r"^tl-run: error: out of memory allocating", re.M)
 MISSING = re.compile(r"(scalar parameter|dynamic dim) '(\w+)' .*has no value; pass --(arg|dim) ")
 
 
@@ -191,13 +195,18 @@ def mutate(rng, text):
 tool_runs = [0]
 
 
+# A sanitizer build's malloc returns NULL for an impossible size, as libc's
+# does, so that tl-run's out-of-memory error is what gets tested.
+ENV = dict(os.environ, TL_CACHE="0",
+           ASAN_OPTIONS="allocator_may_return_null=1:" + os.environ.get("ASAN_OPTIONS", ""))
+
+
 def run(cmd, budget):
     """(rc, output, seconds); rc None when the budget ran out."""
     tool_runs[0] += 1
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=budget,
-                           env=dict(os.environ, TL_CACHE="0"))
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=budget, env=ENV)
         out = p.stdout.decode("utf-8", "replace")
         return p.returncode, out, time.monotonic() - t0
     except subprocess.TimeoutExpired as e:
@@ -239,7 +248,7 @@ def run_check(args, path, budget):
         return "check-fail", out
     if c == "rejected":
         return "rejected", out
-    if rc == 2 or MISSING.search(out) or re.search(r"^<command line>: error:", out, re.M):
+    if rc == 2 or MISSING.search(out) or HOST_OOM.search(out) or re.search(r"^<command line>: error:", out, re.M):
         return "no-check", out
     return c or "no-check", out
 
@@ -255,7 +264,7 @@ def classify(args, path, run_ok=True, run_budget=None):
     if not run_ok:
         return "no-check", out, ""
     rc2, out2 = run_check(args, path, run_budget or args.run_budget)
-    if rc2 == "check-fail" and LOCATED_WARNING.search(out + out2):
+    if rc2 == "check-fail" and (LOCATED_WARNING.search(out + out2) or LOCATED_ERROR.search(out2)):
         rc2 = "warned-fail"
     return rc2, out, out2
 
