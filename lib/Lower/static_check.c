@@ -13,7 +13,8 @@
  *     the range leaves [0, extent), the error names the dimension and the
  *     range.  The flat offset of such an access may stay inside the buffer
  *     and read another row: the executors do not see it.  Tile-op regions
- *     are not checked (T.copy pads out-of-bounds global reads).
+ *     are not checked (T.copy pads out-of-bounds global reads); loads in a
+ *     tile op's scalar operands (T.atomic_add's value) are.
  *  2. A read of a fragment or shared buffer (a load, or the source operand
  *     of a tile op) that no write reaches (a store, a tile op destination,
  *     an intrinsic that takes the buffer) gets a warning: its value is
@@ -346,7 +347,11 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     walk_stmt(st, s->u.ifs.else_s, true, depth + 1);
     return;
   case TL_STMT_EVAL: walk_expr(st, s->u.eval.value, guarded, depth + 1); return;
-  case TL_STMT_TILE: walk_tile(st, s, guarded); return;
+  case TL_STMT_TILE:
+    walk_tile(st, s, guarded);
+    for (int i = 0; i < s->u.tile.nargs; i++) /* loads in scalar operands (T.atomic_add's value) */
+      if (s->u.tile.args[i].kind == TL_OPND_EXPR) walk_expr(st, s->u.tile.args[i].expr, guarded, depth + 1);
+    return;
   case TL_STMT_KERNEL: return; /* nested kernels are the verifier's business */
   default: return;
   }
