@@ -285,6 +285,24 @@ static bool static_shape(const tl_buffer *b) {
 }
 
 /* Transforms one T.Pipelined loop (its body already transformed). */
+/* May X, the destination of producer copies of the loop (is_prod marks them
+ * among its nb top-level statements), be staged?  Its shape is static, the
+ * producers are its only writes and nothing outside the loop uses it. */
+static bool stageable(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod,
+                      const tl_buffer *X) {
+  bool ok = static_shape(X);
+  tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
+  for (int j = 0; j < nb; j++)
+    if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
+  /* reads of X inside the producers' own regions would be odd: refuse */
+  if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+  /* a read of X before its first producer reads the previous iteration's tile (a loop-carried
+   * use); staged, it would get this iteration's: X stays unstaged */
+  for (int j = 0; j < nb && ok && !(is_prod[j] && body[j]->u.tile.args[1].region.buffer == X); j++)
+    if (tl_lo_count_refs(body[j], X).reads) ok = false;
+  return ok;
+}
+
 static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_module *m = st->m;
   tl_loc loc = loop->loc;
@@ -333,16 +351,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     bool seen = false;
     for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
     if (seen) continue;
-    bool ok = static_shape(X);
-    tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
-    for (int j = 0; j < nb; j++)
-      if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
-    /* reads of X inside the producers' own regions would be odd: refuse */
-    if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
-    /* a read of X before its first producer reads the previous iteration's tile (a loop-carried
-     * use); staged, it would get this iteration's: X stays unstaged */
-    for (int j = 0; j < nb && ok && !(is_prod[j] && body[j]->u.tile.args[1].region.buffer == X); j++)
-      if (tl_lo_count_refs(body[j], X).reads) ok = false;
+    bool ok = stageable(st, loop, body, nb, is_prod, X);
     if (!ok) {
       for (int j = 0; j < nb; j++)
         if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;
