@@ -234,8 +234,10 @@ def diagnose(rc, out):
 def run_check(args, path, budget):
     """tl-run --check with --arg/--dim retries: (class, output)."""
     extra = []
-    for _ in range(4):
-        rc, out, _ = run([args.tl_run, "--device=cpu", "--check"] + extra + [path], budget)
+    t0 = time.monotonic()
+    for _ in range(4):  # the retries share the budget
+        left = budget - (time.monotonic() - t0)
+        rc, out, _ = run([args.tl_run, "--device=cpu", "--check"] + extra + [path], max(left, 0.5))
         m = MISSING.search(out)
         if rc is not None and rc != 0 and m:
             extra += [f"--{m.group(3)}", f"{m.group(2)}={'2' if m.group(3) == 'arg' else '100'}"]
