@@ -8,7 +8,11 @@
 #      pkg-config (scripts/test-install.sh); the Python package's pytest suite (python/tests) on the
 #      CPU executor, from a venv under build-test/;
 #   5. a libFuzzer build (clang-19) running the round-trip fuzzer for
-#      FUZZ_SECONDS (default 30) on the seed corpus.
+#      FUZZ_SECONDS (default 30) on the seed corpus; the mutation fuzzer
+#      (test/fuzz/mutate.py) over the examples and test kernels for
+#      MUTATE_SECONDS (default 120) with the ASan+UBSan build's tl-opt and
+#      tl-run (seed MUTATE_SEED, default random; kept inputs in
+#      build-fuzz/mutate-kept/).
 # Build directories: build-test/, build-asan/, build-tsan/, build-fuzz/ (JOBS=N to set parallelism).
 # First of all, scripts/check-size.sh: file and function sizes of lib/ and tools/.
 set -euo pipefail
@@ -17,6 +21,8 @@ cd "$(dirname "$0")/.."
 
 JOBS=${JOBS:-$(nproc)}
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+MUTATE_SECONDS=${MUTATE_SECONDS:-120}
+MUTATE_SEED=${MUTATE_SEED:-$RANDOM}
 THREAD_ITERATIONS=${THREAD_ITERATIONS:-200}
 step() { printf '\n========== %s ==========\n' "$*"; }
 
@@ -64,5 +70,11 @@ cmake --build build-fuzz -j "$JOBS" --target fuzz_roundtrip
 
 step "fuzz run (${FUZZ_SECONDS} s)"
 ctest --test-dir build-fuzz -L fuzz --output-on-failure -V
+
+step "mutation fuzzer (ASan+UBSan tl-opt and tl-run, ${MUTATE_SECONDS} s, seed ${MUTATE_SEED})"
+rm -rf build-fuzz/mutate-kept
+ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  python3 test/fuzz/mutate.py --tl-opt build-asan/tl-opt --tl-run build-asan/tl-run \
+  --seconds "$MUTATE_SECONDS" --seed "$MUTATE_SEED" --opt-budget 20 --keep build-fuzz/mutate-kept
 
 step "all test steps passed"

@@ -299,6 +299,19 @@ bool tl_raster_lets(tl_module *m, tl_names *names, tl_loc loc, tl_expr *b, tl_ex
  * space between buffers whose lifetimes do not overlap, f->smem_bytes;
  * target->max_smem_per_block is the limit. */
 bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* budget.c: compile budgets, checked by tl_lower_module before LLVM runs.
+ * tl_lower_check_registers (tile IR, fragment layouts inferred): the
+ * per-thread register estimate of each kernel's fragment / local buffers, a
+ * warning above TL_BUDGET_REGS_WARN, an error above TL_BUDGET_REGS_MAX.
+ * tl_lower_check_unrolled (SIMT IR): the statement count of each kernel body
+ * with its unrolled loops fully unrolled, an error above
+ * TL_BUDGET_UNROLLED_MAX.  Located diagnostics naming the buffers / the
+ * loop; false after an error. */
+#define TL_BUDGET_REGS_WARN 510 /* twice ptxas's 255: the estimate has no liveness */
+#define TL_BUDGET_REGS_MAX 4096
+#define TL_BUDGET_UNROLLED_MAX 16384
+bool tl_lower_check_registers(const tl_module *m, tl_diag *d);
+bool tl_lower_check_unrolled(const tl_module *m, tl_diag *d);
 
 /* lower_shared_copy.c: what lower_tile.c hands to the shared-copy lowering. */
 typedef struct tl_lower_env {

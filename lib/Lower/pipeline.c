@@ -41,8 +41,12 @@
  * before the first pass, where passes read them.
  * After every pass the verifier runs when opts->verify_each is set, and
  * opts->after_pass sees the module (for --print-after-all).  The first pass
- * that reports an error stops the pipeline. */
+ * that reports an error stops the pipeline.  The compile budgets (budget.c:
+ * per-thread registers after layout-inference, unrolled code size after the
+ * last pass) are checked on the way, so LLVM never sees a kernel past them. */
 #include "Lower/lower_internal.h"
+
+#include <string.h>
 
 /* The order (names of the registry, passes.c). */
 static const char *const pipeline[] = {
@@ -67,7 +71,11 @@ bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
       return false;
     }
     if (!tl_lower_run_pass(m, pass, opts, d)) return false;
+    /* per-thread registers of the laid-out fragments stay within LLVM's means (budget.c) */
+    if (strcmp(pipeline[p], "layout-inference") == 0 && !tl_lower_check_registers(m, d)) return false;
   }
+  /* so does the unrolled code size (budget.c) */
+  if (!tl_lower_check_unrolled(m, d)) return false;
   /* indices the lowering derived into wide tensor dims stay int64 (IR/index64.c) */
   if (!tl_widen_indices(m)) {
     tl_error(d, TL_LOC_NONE, "out of memory widening tensor indices");

@@ -5,8 +5,10 @@
  * Guarantees (on success): no T.Pipelined loop remains (each became a
  * T.serial loop, kind SERIAL, num_stages -1).  For num_stages s >= 2, every
  * shared buffer X that is written in the loop only by top-level
- * `T.copy(global region, X region)` statements, and referenced nowhere else
- * in the function but its allocation and inside the loop, is "staged":
+ * `T.copy(global region, X region)` statements, read by no statement of the
+ * body before the first of them (such a read sees the previous iteration's
+ * tile), and referenced nowhere else in the function but its allocation and
+ * inside the loop, is "staged":
  *   - X's shape gains a leading dimension of s (the allocation is rewritten in
  *     place, X stays the same buffer object);
  *   - every region of X inside the loop gets a leading dim (min = stage,
@@ -282,6 +284,24 @@ static bool static_shape(const tl_buffer *b) {
   return b->ndim >= 1 && b->ndim <= 2;
 }
 
+/* May X, the destination of producer copies of the loop (is_prod marks them
+ * among its nb top-level statements), be staged?  Its shape is static, the
+ * producers are its only writes and nothing outside the loop uses it. */
+static bool stageable(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod,
+                      const tl_buffer *X) {
+  bool ok = static_shape(X);
+  tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
+  for (int j = 0; j < nb; j++)
+    if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
+  /* reads of X inside the producers' own regions would be odd: refuse */
+  if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+  /* a read of X before its first producer reads the previous iteration's tile (a loop-carried
+   * use); staged, it would get this iteration's: X stays unstaged */
+  for (int j = 0; j < nb && ok && !(is_prod[j] && body[j]->u.tile.args[1].region.buffer == X); j++)
+    if (tl_lo_count_refs(body[j], X).reads) ok = false;
+  return ok;
+}
+
 /* Staged buffers: written in the loop only by candidates, used nowhere
  * outside it but in their allocation; the candidates writing another buffer
  * stop being producers.  Returns their count (in stg). */
@@ -294,12 +314,7 @@ static int find_staged(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, 
     bool seen = false;
     for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
     if (seen) continue;
-    bool ok = static_shape(X);
-    tl_lo_refs in_loop = tl_lo_count_refs(loop->u.loop.body, X), all = tl_lo_count_refs(st->f->body, X), prod = {0};
-    for (int j = 0; j < nb; j++)
-      if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) prod.writes++;
-    /* reads of X inside the producers' own regions would be odd: refuse */
-    if (in_loop.writes != prod.writes || all.reads != in_loop.reads || all.writes != in_loop.writes) ok = false;
+    bool ok = stageable(st, loop, body, nb, is_prod, X);
     if (!ok) {
       for (int j = 0; j < nb; j++)
         if (is_prod[j] && body[j]->u.tile.args[1].region.buffer == X) is_prod[j] = false;

@@ -13,13 +13,17 @@
  *     the range leaves [0, extent), the error names the dimension and the
  *     range.  The flat offset of such an access may stay inside the buffer
  *     and read another row: the executors do not see it.  Tile-op regions
- *     are not checked (T.copy pads out-of-bounds global reads).
+ *     are not checked (T.copy pads out-of-bounds global reads); loads in a
+ *     tile op's scalar operands (T.atomic_add's value) are.
  *  2. A read of a fragment or shared buffer (a load, or the source operand
  *     of a tile op) that no write reaches (a store, a tile op destination,
  *     an intrinsic that takes the buffer) gets a warning: its value is
  *     undefined.  A write reaches a read when it comes first in program
- *     order or, later, inside the same outermost loop (its next iteration);
- *     both branches of a T.if count as taken.
+ *     order or, later, inside the same outermost serial loop (its next
+ *     iteration) when the read is guarded (under a T.if: `if k > 0:`); an
+ *     unguarded read reads the unwritten value in the first iteration, and
+ *     the iterations of a T.Parallel carry nothing.  Both branches of a T.if
+ *     count as taken.
  *  3. A T.Parallel loop in a kernel whose body uses the thread index
  *     (T.get_thread_binding / get_lane_idx / get_warp_idx outside tile-op
  *     operands: a per-thread program, as the reference evaluator runs it) is
@@ -57,6 +61,7 @@ typedef struct sc_use {
   tl_loc read_at;
   const tl_stmt *read_loop; /* outermost loop around that read, or NULL */
   bool unreached, written;
+  bool read_guarded;        /* that read is under a T.if / if_then_else */
 } sc_use;
 
 typedef struct sc_state {
@@ -173,7 +178,7 @@ static sc_use *use_of(sc_state *st, const tl_buffer *b) {
     return NULL;
   for (size_t i = 0; i < st->uses.len; i++)
     if (st->uses.data[i].b == b) return &st->uses.data[i];
-  sc_use u = {b, TL_LOC_NONE, NULL, false, false};
+  sc_use u = {b, TL_LOC_NONE, NULL, false, false, false};
   if (!tl_vec_push(&st->uses, u)) {
     st->oom = true;
     return NULL;
@@ -181,12 +186,13 @@ static sc_use *use_of(sc_state *st, const tl_buffer *b) {
   return &st->uses.data[st->uses.len - 1];
 }
 
-static void note_read(sc_state *st, const tl_buffer *b, tl_loc at) {
+static void note_read(sc_state *st, const tl_buffer *b, tl_loc at, bool guarded) {
   sc_use *u = use_of(st, b);
   if (u && !u->written && !u->unreached) {
     u->unreached = true;
     u->read_at = at;
     u->read_loop = st->outer_loop;
+    u->read_guarded = guarded;
   }
 }
 
@@ -194,7 +200,9 @@ static void note_write(sc_state *st, const tl_buffer *b) {
   sc_use *u = use_of(st, b);
   if (!u) return;
   u->written = true;
-  if (u->unreached && u->read_loop && u->read_loop == st->outer_loop) u->unreached = false;
+  if (u->unreached && u->read_guarded && u->read_loop && u->read_loop == st->outer_loop &&
+      u->read_loop->u.loop.kind != TL_LOOP_PARALLEL)
+    u->unreached = false;
 }
 
 /* ----------------------------------------------------------------- checks */
@@ -227,7 +235,7 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   if (!e || depth > SC_MAX_DEPTH) return;
   switch (e->kind) {
   case TL_EXPR_LOAD:
-    note_read(st, e->u.load.buffer, e->loc);
+    note_read(st, e->u.load.buffer, e->loc, guarded);
     check_access(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, guarded, e->loc);
     for (int i = 0; i < e->u.load.n; i++) walk_expr(st, e->u.load.indices[i], guarded, depth + 1);
     return;
@@ -257,7 +265,14 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
 static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
   switch (s->u.tile.op) {
   case TL_TILE_COPY: case TL_TILE_ASYNC_COPY: *rd = i == 0; *wr = i == 1; return;
-  case TL_TILE_GEMM: *rd = i < 2; *wr = i == 2; return; /* C: accumulated into, or cleared (clear_accum) */
+  case TL_TILE_GEMM: { /* C: accumulated into (read), unless cleared (clear_accum=True) */
+    int ca = tl_tile_op_attr_index(TL_TILE_GEMM, "clear_accum");
+    int64_t clear = 0;
+    if (ca >= 0 && s->u.tile.attrs && s->u.tile.attrs[ca]) tl_expr_is_const_int(s->u.tile.attrs[ca], &clear);
+    *rd = i < 2 || (i == 2 && !clear);
+    *wr = i == 2;
+    return;
+  }
   case TL_TILE_FILL: case TL_TILE_CLEAR: *rd = false; *wr = i == 0; return;
   case TL_TILE_REDUCE_MAX: case TL_TILE_REDUCE_MIN: case TL_TILE_REDUCE_SUM: case TL_TILE_REDUCE_ABSSUM:
   case TL_TILE_REDUCE_ABSMAX: *rd = i == 0; *wr = i == 1; return;
@@ -294,13 +309,13 @@ static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   st->nbind = mark;
 }
 
-static void walk_tile(sc_state *st, const tl_stmt *s) {
+static void walk_tile(sc_state *st, const tl_stmt *s, bool guarded) {
   for (int i = 0; i < s->u.tile.nargs; i++) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) continue;
     bool rd = false, wr = false;
     tile_operand_use(s, i, &rd, &wr);
-    if (rd) note_read(st, o->region.buffer, o->loc.line ? o->loc : s->loc);
+    if (rd) note_read(st, o->region.buffer, o->loc.line ? o->loc : s->loc, guarded);
     if (wr) note_write(st, o->region.buffer);
   }
 }
@@ -321,11 +336,11 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     push(st, s->u.let.var, r);
     return;
   }
-  case TL_STMT_STORE:
-    note_write(st, s->u.store.buffer);
+  case TL_STMT_STORE: /* the value and indices are read before the store writes */
     check_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, guarded, s->loc);
     for (int i = 0; i < s->u.store.n; i++) walk_expr(st, s->u.store.indices[i], guarded, depth + 1);
     walk_expr(st, s->u.store.value, guarded, depth + 1);
+    note_write(st, s->u.store.buffer);
     return;
   case TL_STMT_IF:
     walk_expr(st, s->u.ifs.cond, guarded, depth + 1);
@@ -333,7 +348,11 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     walk_stmt(st, s->u.ifs.else_s, true, depth + 1);
     return;
   case TL_STMT_EVAL: walk_expr(st, s->u.eval.value, guarded, depth + 1); return;
-  case TL_STMT_TILE: walk_tile(st, s); return;
+  case TL_STMT_TILE:
+    walk_tile(st, s, guarded);
+    for (int i = 0; i < s->u.tile.nargs; i++) /* loads in scalar operands (T.atomic_add's value) */
+      if (s->u.tile.args[i].kind == TL_OPND_EXPR) walk_expr(st, s->u.tile.args[i].expr, guarded, depth + 1);
+    return;
   case TL_STMT_KERNEL: return; /* nested kernels are the verifier's business */
   default: return;
   }

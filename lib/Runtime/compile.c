@@ -225,9 +225,10 @@ out:
 
 static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
   const tl_stmt *ks = tl_ir_find_kernel(f->body);
-  if (!ks)
-    return tl_context_fail(ctx, TL_ERR_COMPILE, "prim_func '%s' has no T.Kernel scope to launch",
-                           f->name ? f->name : "main");
+  if (!ks) { /* located at the prim_func (the fuzzer found it unlocated: test/fuzz/kept) */
+    tl_error(&ctx->diag, f->loc, "prim_func '%s' has no T.Kernel scope to launch", f->name ? f->name : "main");
+    return TL_ERR_COMPILE;
+  }
   var_tables t;
   if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   tl_status st = TL_OK;

@@ -1,10 +1,12 @@
-/* libFuzzer target: the parse → print → parse → print round trip.
+/* libFuzzer target: the parse → print → parse → print round trip, then
+ * elaborate → lower → SIMT executor (fuzz_pipeline.c).
  *
  * For any input that parses, the canonical text must parse again, print to
  * the same bytes, and give a structurally equal module; anything else is a
- * bug and traps.  Inputs that do not parse must simply fail cleanly (the
- * sanitizers catch crashes, leaks and undefined behaviour on the way).
- * Inputs over 64 KiB are skipped to keep iterations fast. */
+ * bug and traps.  Then the input is lowered and, when small, run on the CPU
+ * SIMT executor.  Inputs that do not parse, lower or run must simply fail
+ * cleanly (the sanitizers catch crashes, leaks and undefined behaviour on
+ * the way).  Inputs over 64 KiB are skipped to keep iterations fast. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
+#include "fuzz_pipeline.h"
 
 #define MAX_INPUT (64 * 1024)
 
@@ -45,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tl_free(t2);
   tl_module_destroy(m1);
   tl_module_destroy(m2);
+  if (s == TL_OK) fuzz_pipeline(ctx, src, size);
   tl_context_destroy(ctx);
   return 0;
 }
