@@ -3,11 +3,17 @@
 # RUN: %tl-run --device=cpu --check --kernel=alloc_global_atomic %s | FileCheck %s --check-prefix=ATOMIC
 # RUN: %tl-run --device=cpu --check --kernel=alloc_global_elems %s | FileCheck %s --check-prefix=ELEMS
 # RUN: %tl-opt --kernel=alloc_global_copy %s | FileCheck %s --check-prefix=TIR
+# RUN: %tl-opt --emit=simt --kernel=alloc_global_atomic %s > %t.simt
+# RUN: %tl-opt --passes=smem-plan %t.simt | FileCheck %s --check-prefix=SIMT
+# RUN: %tl-opt --emit=ptx --target=sm_90a %t.simt | FileCheck %s --check-prefix=PTX
 # T.alloc_global(shape, dtype) (TileLang's tilelang/language/allocate.py): a
 # global buffer of the launch, shared by all blocks; written after TileLang's
 # testing/python/language/test_tilelang_language_alloc.py (N = 1024, blocks of
 # 128, float16: A copied through the global buffer C into B, so B == A).
-# Here it is zeroed before every launch (docs/simt-ir.md "Kernel workspaces").
+# Here it is zeroed before every launch (docs/simt-ir.md "Kernel workspaces"):
+# a kernel workspace at the top of the T.Kernel body (SIMT IR prints it as
+# T.alloc_global and parses it back), a hidden pointer parameter after the
+# tensors in the PTX.
 #  - alloc_global_copy: TileLang's test; B == A, so the sums are A's.
 #  - alloc_global_atomic: each of the 8 blocks' 128 threads adds its thread
 #    index + 1 into C[bx] (T.atomic_add into the zeroed buffer), the block
@@ -58,6 +64,14 @@ def alloc_global_elems(N=256, block=64):
     return main
 
 # TIR: C = T.alloc_global((1024,), "float16")
+# TIR-NEXT: T.copy(A[bx * 128:bx * 128 + 128], C[bx * 128:bx * 128 + 128])
+# SIMT: with T.Kernel(8, threads=128) as bx:
+# SIMT-NEXT: C = T.alloc_global((8,), "int32")
+# SIMT-NEXT: T.ptx_atomic_add(C, bx, T.get_thread_binding(0) + 1, False)
+# PTX: .param .u64 main_param_0,
+# PTX-NEXT: .param .u64 main_param_1
+# PTX: ld.param.u64 [[WS:%rd[0-9]+]], [main_param_1];
+# PTX: atom.global.add.u32
 # COPY: output B shape=[1024] dtype=float16 sum=-14.0126 abs_sum=504.248
 # COPY-NEXT: check: PASS
 # ATOMIC: output Out shape=[8] dtype=int32 sum=66048 abs_sum=66048
