@@ -460,7 +460,11 @@ typedef struct tl_launch_info {
    * then takes one 128-byte CUtensorMap per map (docs/simt-ir.md "TMA
    * tensor copies"): params[nslots + i] points at map i, encoded from the
    * bound tensors, stored in param_slots after the 8-byte slots (a map
-   * over an out_idx output is an error here). */
+   * over an out_idx output is an error here).  A kernel with workspaces
+   * (T.alloc_global, stream-K; tl_kernel_call) then takes one device
+   * pointer per workspace: the legacy default stream's allocation (made
+   * and zeroed here when it does not exist yet; T.alloc_global's zeroed
+   * again each time info is made); launches through info do not zero it. */
   int nparams;           /* entries of params (slots, then tensor maps) */
   void **params;         /* params[i] = &param_slots[i] */
   uint64_t *param_slots;
