@@ -39,7 +39,7 @@ def alloc_global_copy(N=1024, block_N=128, dtype="float16"):
 @tilelang.jit(out_idx=-1)
 def alloc_global_atomic(blocks=8, threads=128):
     @T.prim_func
-    def main(Out: T.Tensor((blocks,), "int32")):
+    def atomic(Out: T.Tensor((blocks,), "int32")):
         with T.Kernel(blocks, threads=threads) as bx:
             C = T.alloc_global((blocks,), "int32")
             for i in T.Parallel(threads):
@@ -47,13 +47,13 @@ def alloc_global_atomic(blocks=8, threads=128):
             T.sync_threads()  # bar.sync orders the block's global atomics before the read
             T.copy(C[bx:bx + 1], Out[bx:bx + 1])
 
-    return main
+    return atomic
 
 
 @tilelang.jit(out_idx=-1)
 def alloc_global_elems(N=256, block=64):
     @T.prim_func
-    def main(Out: T.Tensor((N,), "int32")):
+    def elems(Out: T.Tensor((N,), "int32")):
         C = T.alloc_global([N], "int32")
         with T.Kernel(N // block, threads=block) as bx:
             for i in T.Parallel(block):
@@ -61,16 +61,16 @@ def alloc_global_elems(N=256, block=64):
             for i in T.Parallel(block):
                 Out[bx * block + i] = C[bx * block + i] + 1
 
-    return main
+    return elems
 
 # TIR: C = T.alloc_global((1024,), "float16")
 # TIR-NEXT: T.copy(A[bx * 128:bx * 128 + 128], C[bx * 128:bx * 128 + 128])
 # SIMT: with T.Kernel(8, threads=128) as bx:
 # SIMT-NEXT: C = T.alloc_global((8,), "int32")
 # SIMT-NEXT: T.ptx_atomic_add(C, bx, T.get_thread_binding(0) + 1, False)
-# PTX: .param .u64 main_param_0,
-# PTX-NEXT: .param .u64 main_param_1
-# PTX: ld.param.u64 [[WS:%rd[0-9]+]], [main_param_1];
+# PTX: .param .u64 atomic_param_0,
+# PTX-NEXT: .param .u64 atomic_param_1
+# PTX: ld.param.u64 [[WS:%rd[0-9]+]], [atomic_param_1];
 # PTX: atom.global.add.u32
 # COPY: output B shape=[1024] dtype=float16 sum=-14.0126 abs_sum=504.248
 # COPY-NEXT: check: PASS
