@@ -11,33 +11,9 @@
  * then PASS.  The kernel file is $TL_OPS_DIR/alloc_global.py (default
  * test/Interp/ops, as test_lang_ops).  Exit 0 pass, 1 fail, 77 no
  * driver/GPU. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "tilelang/tilelang.h"
+#include "gpu_util.h"
 
 #define CALLS 4
-
-static int failures;
-#define EXPECT(cond, ...)                         \
-  do {                                            \
-    if (!(cond)) {                                \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);                        \
-      printf("\n");                               \
-      failures++;                                 \
-    }                                             \
-  } while (0)
-
-static uint64_t rng = 0x1234567ull;
-static uint64_t next_u64(void) { /* splitmix64 */
-  uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /* The closed form of element i of the kernel's output (raw bits), or -1
  * when it is B == A (the copy: compared with the input). */
@@ -52,28 +28,25 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
   o.kernel = kernel;
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
-    EXPECT(0, "compiling %s of %s: %s", kernel, path, tl_context_last_error(ctx));
+    CHECK(0, "compiling %s of %s: %s", kernel, path, tl_context_last_error(ctx));
     return;
   }
   bool copy = !strcmp(kernel, "alloc_global_copy");
   int64_t n_in = 1024;
   uint16_t *a = malloc(sizeof(uint16_t) * (size_t)n_in);
-  for (int64_t i = 0; i < n_in; i++) { /* float16 in (-1, 1): sign, exponent 0..14, any mantissa */
-    uint64_t r = next_u64();
-    a[i] = (uint16_t)(((r & 1) << 15) | (((r >> 1) % 15) << 10) | ((r >> 8) & 0x3ff));
-  }
+  for (int64_t i = 0; i < n_in; i++) dt_store(DT_F16, a, (size_t)i, rng_uniform()); /* [-1, 1) */
   DLTensor A = {a, {kDLCPU, 0}, 1, {kDLFloat, 16, 1}, &n_in, NULL, 0};
   tl_arg args[1];
   size_t nargs = copy ? 1 : 0;
   if (copy) args[0] = tl_arg_tensor(&A);
   DLManagedTensor *cpu_out[1] = {NULL}, *dev_a = NULL;
   tl_status s = tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, nargs, NULL, cpu_out);
-  EXPECT(s == TL_OK, "%s: CPU run: %s", kernel, tl_context_last_error(ctx));
+  CHECK(s == TL_OK, "%s: CPU run: %s", kernel, tl_context_last_error(ctx));
   DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
   if (s == TL_OK && copy) {
     s = tl_tensor_alloc(ctx, cuda, 1, &n_in, A.dtype, &dev_a);
     if (s == TL_OK) s = tl_tensor_copy(ctx, &dev_a->dl_tensor, &A);
-    EXPECT(s == TL_OK, "%s: device input: %s", kernel, tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "%s: device input: %s", kernel, tl_context_last_error(ctx));
     args[0] = tl_arg_tensor(&dev_a->dl_tensor);
   }
   int calls = 0;
@@ -81,12 +54,12 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
   for (int c = 0; s == TL_OK && c < CALLS; c++) {
     DLManagedTensor *gpu_out[1] = {NULL}, *host = NULL;
     s = tl_kernel_call_on(ctx, k, TL_EXEC_CUDA, args, nargs, NULL, gpu_out);
-    EXPECT(s == TL_OK, "%s: GPU call %d: %s", kernel, c, tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "%s: GPU call %d: %s", kernel, c, tl_context_last_error(ctx));
     if (s == TL_OK) {
       DLTensor *g = &gpu_out[0]->dl_tensor;
       s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, &host);
       if (s == TL_OK) s = tl_tensor_copy(ctx, &host->dl_tensor, g); /* synchronous: after the launch */
-      EXPECT(s == TL_OK, "%s: copy back: %s", kernel, tl_context_last_error(ctx));
+      CHECK(s == TL_OK, "%s: copy back: %s", kernel, tl_context_last_error(ctx));
     }
     if (s == TL_OK && cpu_out[0]) {
       DLTensor *h = &host->dl_tensor, *e = &cpu_out[0]->dl_tensor;
@@ -101,7 +74,7 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
         else ok = ok && ((const int32_t *)h->data)[i] == (int32_t)want;
         if (!ok && bad++ == 0) first = i;
       }
-      EXPECT(bad == 0, "%s: GPU call %d: %zu of %zu elements differ from the CPU executor or the closed form "
+      CHECK(bad == 0, "%s: GPU call %d: %zu of %zu elements differ from the CPU executor or the closed form "
              "(first at %zu)", kernel, c, bad, n, first);
       bad_total += bad;
       calls++;
@@ -132,6 +105,6 @@ int main(void) {
   static const char *const kernels[] = {"alloc_global_copy", "alloc_global_atomic", "alloc_global_elems"};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) run_kernel(ctx, path, kernels[i]);
   tl_context_destroy(ctx);
-  printf("%s\n", failures ? "FAIL" : "PASS");
-  return failures ? 1 : 0;
+  printf("%s\n", g_failures ? "FAIL" : "PASS");
+  return g_failures ? 1 : 0;
 }

@@ -719,16 +719,22 @@ static tl_CUresult mock_mem_free(tl_CUdeviceptr p) {
   return TL_CUDA_SUCCESS;
 }
 
+/* A driver with the workspace mocks above and the given cuMemsetD8Async. */
+static tl_driver mock_ws_driver(tl_CUresult (*memset_async)(tl_CUdeviceptr, unsigned char, size_t, tl_CUstream)) {
+  tl_driver drv;
+  memset(&drv, 0, sizeof drv);
+  drv.cuMemAlloc = mock_mem_alloc;
+  drv.cuMemsetD8Async = memset_async;
+  drv.cuMemFree = mock_mem_free;
+  return drv;
+}
+
 Test(runtime, workspace_one_zeroed_allocation_per_stream) {
   tl_kernel *k = make_add_kernel();
   k->sig.nws = 2;
   k->sig.ws_bytes[0] = 1000; /* the slots: the counters start at the next 256-byte boundary */
   k->sig.ws_bytes[1] = 64;
-  tl_driver drv;
-  memset(&drv, 0, sizeof drv);
-  drv.cuMemAlloc = mock_mem_alloc;
-  drv.cuMemsetD8Async = mock_memset_async;
-  drv.cuMemFree = mock_mem_free;
+  tl_driver drv = mock_ws_driver(mock_memset_async);
   tl_rt_devslot slot;
   memset(&slot, 0, sizeof slot);
   tl_context *ctx = NULL;
@@ -779,11 +785,7 @@ Test(runtime, workspace_alloc_global_zeroed_per_launch) {
   k->sig.ws_bytes[0] = 1000; /* kept (stream-K) */
   k->sig.ws_bytes[1] = 300;  /* T.alloc_global: zeroed per launch */
   k->sig.ws_zero[1] = true;
-  tl_driver drv;
-  memset(&drv, 0, sizeof drv);
-  drv.cuMemAlloc = mock_mem_alloc;
-  drv.cuMemsetD8Async = mock_memset_piece;
-  drv.cuMemFree = mock_mem_free;
+  tl_driver drv = mock_ws_driver(mock_memset_piece);
   tl_rt_devslot slot;
   memset(&slot, 0, sizeof slot);
   tl_context *ctx = NULL;
