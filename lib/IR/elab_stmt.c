@@ -702,8 +702,8 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     memmove(body.data + ng, body.data, sizeof(tl_stmt *) * body.len);
     memcpy(body.data, E->global_allocs.data, sizeof(tl_stmt *) * ng);
     body.len += ng;
-    E->global_allocs.len = 0;
   }
+  E->global_allocs.len = 0; /* placed (or the kernel failed: no second error for them) */
   tl_stmt *b = ok ? make_seq(E, s->loc, &body) : NULL;
   tl_vec_free(&body);
   if (!b) return false;
