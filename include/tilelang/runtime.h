@@ -345,6 +345,17 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * tensors: when there is at least one tensor argument and every one is host
  * memory (kDLCPU), the call runs synchronously on the CPU SIMT executor
  * instead, with host outputs (tl_kernel_call_on, TL_EXEC_AUTO).
+ * Kernel workspaces (docs/simt-ir.md "Kernel workspaces"): the global
+ * buffers a kernel allocates itself (T.alloc_global; stream-K's slots and
+ * counters) live in one device allocation per (kernel, device, stream),
+ * made (cuMemAlloc) and zeroed (cuMemsetD8Async on stream) by the first
+ * call on that stream and kept until tl_kernel_destroy.  A T.alloc_global
+ * buffer is zeroed again on stream before every later launch, so a call
+ * never sees what an earlier call left there (TileLang gives uninitialised
+ * per-call memory; zero is the stronger, deterministic choice, and the CPU
+ * executors do the same); stream-K's are not (the kernel leaves them
+ * zeroed).  Calls on one stream share the memory in stream order; calls on
+ * different streams have their own.
  * Errors: TL_ERR_INVALID_ARGUMENT,
  * TL_ERR_NO_DEVICE, TL_ERR_CUDA (driver error name and string),
  * TL_ERR_NO_MEMORY. */
@@ -449,7 +460,11 @@ typedef struct tl_launch_info {
    * then takes one 128-byte CUtensorMap per map (docs/simt-ir.md "TMA
    * tensor copies"): params[nslots + i] points at map i, encoded from the
    * bound tensors, stored in param_slots after the 8-byte slots (a map
-   * over an out_idx output is an error here). */
+   * over an out_idx output is an error here).  A kernel with workspaces
+   * (T.alloc_global, stream-K; tl_kernel_call) then takes one device
+   * pointer per workspace: the legacy default stream's allocation (made
+   * and zeroed here when it does not exist yet; T.alloc_global's zeroed
+   * again each time info is made); launches through info do not zero it. */
   int nparams;           /* entries of params (slots, then tensor maps) */
   void **params;         /* params[i] = &param_slots[i] */
   uint64_t *param_slots;

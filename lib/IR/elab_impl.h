@@ -131,6 +131,9 @@ typedef struct elab {
   int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
   bool quiet_failed;         /* an error was suppressed */
   struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
+  /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
+   * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
+  struct { struct tl_stmt **data; size_t len, cap; } global_allocs;
 } elab;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;

@@ -287,6 +287,7 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
   tl_expr **dims = NULL;
   tl_dtype dt;
   tl_expr *init = NULL;
+  bool scratch = false;
   if (!strcmp(fname, "alloc_var")) {
     static const char *const params[] = {"dtype", "init", NULL};
     const tl_ast_expr *a[2];
@@ -306,8 +307,11 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     bool shared = !strcmp(fname, "alloc_shared"), frag = !strcmp(fname, "alloc_fragment");
     /* T.alloc_buffer(shape, dtype, scope="global") in a kernel: a kernel workspace (what stream-K's
      * lowering makes, lib/Lower/stream_k.c; the runtime provides it zeroed per stream and keeps it
-     * between launches, docs/simt-ir.md "Stream-K"), so that SIMT IR prints and parses back */
-    bool global = !strcmp(fname, "alloc_buffer");
+     * between launches, docs/simt-ir.md "Stream-K"), so that SIMT IR prints and parses back.
+     * T.alloc_global(shape, dtype): TileLang's global scratch buffer, one per launch shared by all
+     * blocks; a kernel workspace zeroed before every launch (scratch) */
+    scratch = !strcmp(fname, "alloc_global");
+    bool global = scratch || !strcmp(fname, "alloc_buffer");
     if (!shared && !frag && !global && strcmp(fname, "alloc_local")) {
       err(E, x->loc, "unknown allocation %s", fn);
       return false;
@@ -337,18 +341,29 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
       }
     }
   }
+  for (int d = 0; scratch && d < ndim; d++) {
+    int64_t v;
+    if (!tl_expr_is_const_int(dims[d], &v) || v < 0) {
+      err(E, dims[d]->loc, "the shape of %s must be static (a kernel workspace)", fn);
+      return false;
+    }
+  }
   const char *name = target->u.name;
   if (!check_new_name(E, name, target->loc)) return false;
   tl_buffer *b = tl_ir_new_buffer(E->m, target->loc, name, dt, sc, ndim, dims);
   if (!b) return oom(E), false;
   b->init = init;
+  b->zero_per_launch = scratch;
   tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_ALLOC);
   if (!s) return oom(E), false;
   s->u.alloc.buffer = b;
   val *bv = mk(E, V_BUFFER);
   if (!bv) return false;
   bv->u.buf = b;
-  return emit(E, out, s) && bind(E, E->sc, name, bv, target->loc, BK_ALLOC);
+  /* T.alloc_global (before the T.Kernel, as TileLang writes it, or in it) goes to the top of the
+   * kernel body, where kernel workspaces live (elab_kernel) */
+  if (scratch && !tl_vec_push(&E->global_allocs, s)) return oom(E), false;
+  return (scratch || emit(E, out, s)) && bind(E, E->sc, name, bv, target->loc, BK_ALLOC);
 }
 
 /* The T.<name> function a call's callee names, without reporting errors
@@ -680,6 +695,15 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   if (ok) ok = elab_block(E, &s->u.with.body, &body);
   E->in_kernel = false;
   pop_scope(E, sc);
+  /* the T.alloc_global allocations first (kernel workspaces: the top of the kernel body) */
+  size_t ng = E->global_allocs.len;
+  if (ok && ng && !tl_vec_reserve(&body, body.len + ng)) ok = (oom(E), false);
+  if (ok && ng) {
+    memmove(body.data + ng, body.data, sizeof(tl_stmt *) * body.len);
+    memcpy(body.data, E->global_allocs.data, sizeof(tl_stmt *) * ng);
+    body.len += ng;
+  }
+  E->global_allocs.len = 0; /* placed (or the kernel failed: no second error for them) */
   tl_stmt *b = ok ? make_seq(E, s->loc, &body) : NULL;
   tl_vec_free(&body);
   if (!b) return false;
@@ -1197,7 +1221,8 @@ static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     const tl_ast_expr *value = s->u.assign.value;
     const char *tn = t_callee(E, value);
     if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") ||
-               !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer"))) {
+               !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") ||
+               !strcmp(tn, "alloc_global"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;

@@ -143,7 +143,11 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   }
   if (params_ok && out_idx) set_out_idx(E, pf, out_idx, out_ast);
   stmt_vec body = {0};
+  size_t saved_ng = E->global_allocs.len;
   elab_block(E, &def->u.def.body, &body); /* also after parameter errors: independent faults */
+  if (E->global_allocs.len > saved_ng) /* T.alloc_global after the T.Kernel, or without one */
+    err(E, E->global_allocs.data[saved_ng]->loc, "T.alloc_global needs a T.Kernel after it in the prim_func");
+  E->global_allocs.len = saved_ng;
   pf->body = make_seq(E, def->loc, &body);
   tl_vec_free(&body);
   if (pf->body) collect_dynamic(E, pf);
@@ -179,7 +183,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   const tl_ast_expr *f = x->u.call.func;
   const char *fn = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : "";
   static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-                                       "alloc_local", "alloc_buffer", NULL};
+                                       "alloc_local", "alloc_buffer", "alloc_global", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
                                         "Serial", "grid", "unroll", "range", NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {
@@ -908,6 +912,7 @@ done:
   tl_vec_free(&pend);
   tl_vec_free(&E.dyn);
   tl_vec_free(&E.funcs);
+  tl_vec_free(&E.global_allocs);
   tl_vec_free(&E.compile_calls);
   tl_arena_free(&E.tmp);
   return ok;

@@ -517,13 +517,13 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
     }
     const char *fn = b->scope == TL_SCOPE_FRAGMENT ? "T.alloc_fragment"
                    : b->scope == TL_SCOPE_LOCAL    ? "T.alloc_local"
-                   : b->scope == TL_SCOPE_GLOBAL   ? "T.alloc_buffer"
+                   : b->scope == TL_SCOPE_GLOBAL   ? (b->zero_per_launch ? "T.alloc_global" : "T.alloc_buffer")
                                                    : "T.alloc_shared";
     tl_strbuf_printf(out, "%s(", fn);
     print_shape(out, b->ndim, b->shape);
     tl_strbuf_printf(out, ", \"%s\"", dn);
     if (b->scope == TL_SCOPE_SHARED) tl_strbuf_append(out, ", scope=\"shared\"");
-    else if (b->scope == TL_SCOPE_GLOBAL) tl_strbuf_append(out, ", scope=\"global\"");
+    else if (b->scope == TL_SCOPE_GLOBAL && !b->zero_per_launch) tl_strbuf_append(out, ", scope=\"global\"");
     tl_strbuf_append(out, ")\n");
     return;
   }

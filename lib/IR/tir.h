@@ -62,6 +62,10 @@ struct tl_buffer {
   void *layout;           /* set by layout inference (lib/Lower) */
   int64_t smem_offset;    /* shared.dyn: byte offset in the dynamic block when smem_planned */
   bool smem_planned;      /* set by shared-memory planning (lib/Lower) */
+  /* scope global in a kernel (a kernel workspace): T.alloc_global, scratch
+   * the runtimes zero before every launch; false: a lowering's workspace
+   * (stream-K's), zeroed once per (kernel, device, stream) and kept */
+  bool zero_per_launch;
 };
 const char *tl_scope_name(tl_scope s);           /* "global", "shared.dyn", ... */
 

@@ -419,7 +419,9 @@ static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc lo
 
 /* Executes an allocation: fresh storage poisoned with NaN (floats) or 0
  * (ints), or the T.alloc_var initial value.  A shared buffer allocated by
- * a per-thread program is allocated once per block (the first thread). */
+ * a per-thread program is allocated once per block (the first thread).  A
+ * global one (a kernel workspace: T.alloc_global) once per launch, zeroed,
+ * as the runtimes provide it; every block sees the same storage. */
 static void exec_alloc(re_state *st, const tl_stmt *s) {
   const tl_buffer *b = s->u.alloc.buffer;
   int k = buf_slot(st, b);
@@ -427,11 +429,8 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
     re_error(st, s->loc, "reference evaluator: unknown buffer '%s'", b ? b->name : "?");
     return;
   }
-  if (b->scope == TL_SCOPE_GLOBAL) {
-    re_error(st, s->loc, "allocation of global buffer '%s' is not supported", b->name);
-    return;
-  }
   re_buf *rb = is_private_scope(b->scope) ? &st->cur->local[k] : &st->bufs[k];
+  if (b->scope == TL_SCOPE_GLOBAL && rb->valid) return; /* this launch's workspace */
   if (!is_private_scope(b->scope) && st->per_thread && rb->valid && rb->epoch == st->epoch)
     return; /* already allocated by another thread of this block */
   void *data = rb->data;
@@ -457,7 +456,8 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
   rb->native = false;
   rb->valid = true;
   rb->epoch = st->epoch;
-  if (rb->isf) {
+  rb->workspace = b->scope == TL_SCOPE_GLOBAL;
+  if (rb->isf && !rb->workspace) {
     double *p = data;
     for (int64_t i = 0; i < rb->size; i++) p[i] = NAN;
   } else {
@@ -957,6 +957,8 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
     return;
   }
   st->nthreads = threads;
+  for (int i = 0; i < st->nbufs; i++) /* a fresh workspace per launch */
+    if (st->bufs[i].workspace) st->bufs[i].valid = false;
   st->per_thread = uses_tid(st, s->u.kernel.body, 0);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {

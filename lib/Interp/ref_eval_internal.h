@@ -30,6 +30,7 @@ typedef struct re_buf {
   void *data;
   size_t cap;            /* bytes owned at data (0: not owned) */
   uint64_t epoch;        /* block number of the allocation */
+  bool workspace;        /* a kernel workspace (T.alloc_global): one per launch, all blocks */
 } re_buf;
 
 /* One thread's private state: variable values by slot, thread-private

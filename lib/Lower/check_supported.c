@@ -8,8 +8,9 @@
  * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
  * forms it lowers);
  * every T.Kernel has a constant thread count in [1, 1024]; no global
- * allocation (T.alloc_buffer(..., scope="global"), a kernel workspace, is
- * made by lowering only: stream-K's, lib/Lower/stream_k.c).  (T.Pipelined
+ * allocation but T.alloc_global's (T.alloc_buffer(..., scope="global"), a
+ * kernel workspace, is made by lowering only: stream-K's,
+ * lib/Lower/stream_k.c).  (T.Pipelined
  * loops are accepted: pipeline_loop.c lowers them.)
  * Each rejected construct is one error at its own location, in program
  * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on).
@@ -83,7 +84,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
       }
     }
     case TL_STMT_ALLOC:
-      if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL) {
+      if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL && !s->u.alloc.buffer->zero_per_launch) {
         tl_error(st->d, s->loc, "T.alloc_buffer with scope \"global\" (a kernel workspace) is not lowered yet");
         st->errors++;
       }

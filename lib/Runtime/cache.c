@@ -202,7 +202,10 @@ static void put_sig(tl_strbuf *b, const tl_rt_sig *s) {
     for (int d = 0; d < TL_TMA_MAX_RANK; d++) put_u32(b, m->box[d]);
   }
   put_u32(b, (uint32_t)s->nws);
-  for (int i = 0; i < s->nws; i++) put_i64(b, s->ws_bytes[i]);
+  for (int i = 0; i < s->nws; i++) {
+    put_i64(b, s->ws_bytes[i]);
+    put_u32(b, s->ws_zero[i] ? 1u : 0u);
+  }
 }
 
 bool tl_cache_encode(const tl_kernel *k, const tl_cache_key *key, uint8_t **out, size_t *len) {
@@ -372,7 +375,9 @@ static void get_sig(reader *r, tl_rt_sig *s) {
   s->nws = get_count(r, TL_WORKSPACE_MAX);
   for (int i = 0; i < s->nws && !r->bad; i++) {
     s->ws_bytes[i] = get_i64(r);
-    if (s->ws_bytes[i] <= 0) r->bad = true;
+    uint32_t z = get_u32(r);
+    s->ws_zero[i] = z == 1;
+    if (s->ws_bytes[i] <= 0 || z > 1) r->bad = true;
   }
 }
 

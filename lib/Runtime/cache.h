@@ -15,7 +15,7 @@
  * key, payload length, XXH3-64 of the payload), then the payload: the entry
  * name, target, PTX, SIMT IR text and the whole tl_rt_sig (parameters,
  * dims, out_idx, grid/threads programs, dynamic shared memory, tensor maps,
- * kernel workspace sizes).
+ * kernel workspace sizes and per-launch zeroing).
  * Writes go to a temporary file in the same directory and are renamed over
  * the entry (atomic on POSIX), so concurrent processes see either no entry
  * or a whole one; a reader checks magic, key, length and checksum.
@@ -32,7 +32,8 @@
 
 #include "Runtime/kernel.h"
 
-#define TL_CACHE_FORMAT 2u /* 2: the kernel workspaces (stream-K) after the tensor maps */
+#define TL_CACHE_FORMAT 3u /* 2: the kernel workspaces (stream-K) after the tensor maps; 3: and whether each is
+                            * zeroed per launch (T.alloc_global) */
 #define TL_CACHE_DEFAULT_MAX_MB 1024
 
 typedef struct tl_cache_key { uint8_t bytes[16]; } tl_cache_key;

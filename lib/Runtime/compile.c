@@ -357,9 +357,12 @@ static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k
   tl_status st = launch_exprs(ctx, f, &k->sig);
   if (st != TL_OK) return st;
   if ((st = take_tma_maps(ctx, f, &k->sig)) != TL_OK) return st;
-  tl_buffer *wsb[TL_WORKSPACE_MAX]; /* kernel workspaces (stream-K), after the maps */
+  tl_buffer *wsb[TL_WORKSPACE_MAX]; /* kernel workspaces (stream-K, T.alloc_global), after the maps */
   k->sig.nws = tl_workspace_collect(f, wsb, TL_WORKSPACE_MAX);
-  for (int i = 0; i < k->sig.nws; i++) k->sig.ws_bytes[i] = tl_workspace_bytes(wsb[i]);
+  for (int i = 0; i < k->sig.nws; i++) {
+    k->sig.ws_bytes[i] = tl_workspace_bytes(wsb[i]);
+    k->sig.ws_zero[i] = wsb[i]->zero_per_launch;
+  }
   align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
   tl_visit_stmt(&a.v, f->body);
   if (a.v.too_deep) /* could not see every access: assume the widest vector */

@@ -100,11 +100,14 @@ typedef struct tl_rt_tma {
 typedef struct tl_rt_sig {
   int ntma;          /* tensor maps, passed after the dynamic symbols */
   tl_rt_tma *tma;
-  /* kernel workspaces (tl_workspace_collect: stream-K's slots and counters),
-   * one device pointer each after the tensor maps, to zeroed memory the
-   * runtime keeps per (device, stream) (workspace.c) */
+  /* kernel workspaces (tl_workspace_collect: stream-K's slots and counters,
+   * T.alloc_global's buffers), one device pointer each after the tensor
+   * maps, to zeroed memory the runtime keeps per (device, stream)
+   * (workspace.c); ws_zero[i]: zeroed again before every launch
+   * (T.alloc_global: tl_buffer.zero_per_launch) */
   int nws;
   int64_t ws_bytes[TL_WORKSPACE_MAX];
+  bool ws_zero[TL_WORKSPACE_MAX];
   int nparams;
   tl_rt_param *params;
   int nsyms;

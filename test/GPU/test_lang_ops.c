@@ -1,5 +1,5 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
- * _addx2 / _addx4, T.align_up, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
+ * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
  * (dtype-changing views too), T.reinterpret, T.im2col and
  * examples/convolution.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
@@ -36,6 +36,9 @@ static const op_case cases[] = {
     {"ops", "atomic_addx.py", "--kernel=atomic_addx4_program"},
     {"ops", "atomic_addx.py", "--kernel=atomic_addx4_rows"},
     {"ops", "align_up.py", "--dim n=1,7,8,100"},
+    {"ops", "alloc_global.py", "--kernel=alloc_global_copy"},
+    {"ops", "alloc_global.py", "--kernel=alloc_global_atomic"},
+    {"ops", "alloc_global.py", "--kernel=alloc_global_elems"},
     {"ops", "cumsum.py", "--kernel=cumsum_tile"},
     {"ops", "cumsum.py", "--kernel=cumsum_tile -D dim=1"},
     {"ops", "cumsum.py", "--kernel=cumsum_tile -D dim=1 -D reverse=True"},

@@ -719,16 +719,22 @@ static tl_CUresult mock_mem_free(tl_CUdeviceptr p) {
   return TL_CUDA_SUCCESS;
 }
 
+/* A driver with the workspace mocks above and the given cuMemsetD8Async. */
+static tl_driver mock_ws_driver(tl_CUresult (*memset_async)(tl_CUdeviceptr, unsigned char, size_t, tl_CUstream)) {
+  tl_driver drv;
+  memset(&drv, 0, sizeof drv);
+  drv.cuMemAlloc = mock_mem_alloc;
+  drv.cuMemsetD8Async = memset_async;
+  drv.cuMemFree = mock_mem_free;
+  return drv;
+}
+
 Test(runtime, workspace_one_zeroed_allocation_per_stream) {
   tl_kernel *k = make_add_kernel();
   k->sig.nws = 2;
   k->sig.ws_bytes[0] = 1000; /* the slots: the counters start at the next 256-byte boundary */
   k->sig.ws_bytes[1] = 64;
-  tl_driver drv;
-  memset(&drv, 0, sizeof drv);
-  drv.cuMemAlloc = mock_mem_alloc;
-  drv.cuMemsetD8Async = mock_memset_async;
-  drv.cuMemFree = mock_mem_free;
+  tl_driver drv = mock_ws_driver(mock_memset_async);
   tl_rt_devslot slot;
   memset(&slot, 0, sizeof slot);
   tl_context *ctx = NULL;
@@ -753,6 +759,56 @@ Test(runtime, workspace_one_zeroed_allocation_per_stream) {
   tl_rt_ws_free(&drv, &slot);
   cr_expect_eq(ws_frees, 2);
   cr_expect_eq(slot.nws, 0);
+  free(slot.ws);
+  tl_context_destroy(ctx);
+  tl_kernel_destroy(k);
+}
+
+/* T.alloc_global's workspaces (sig.ws_zero): the first call zeroes the
+ * whole allocation once; every later call on the stream zeroes that piece
+ * again (its offset and bytes), before the launch on the same stream, and
+ * leaves stream-K's pieces as the kernel left them. */
+static tl_CUdeviceptr wz_ptr;
+static size_t wz_bytes;
+static int wz_memsets;
+static void *wz_stream;
+static tl_CUresult mock_memset_piece(tl_CUdeviceptr p, unsigned char v, size_t n, tl_CUstream s) {
+  cr_expect_eq(v, 0);
+  wz_ptr = p, wz_bytes = n, wz_stream = (void *)s;
+  wz_memsets++;
+  return TL_CUDA_SUCCESS;
+}
+
+Test(runtime, workspace_alloc_global_zeroed_per_launch) {
+  tl_kernel *k = make_add_kernel();
+  k->sig.nws = 2;
+  k->sig.ws_bytes[0] = 1000; /* kept (stream-K) */
+  k->sig.ws_bytes[1] = 300;  /* T.alloc_global: zeroed per launch */
+  k->sig.ws_zero[1] = true;
+  tl_driver drv = mock_ws_driver(mock_memset_piece);
+  tl_rt_devslot slot;
+  memset(&slot, 0, sizeof slot);
+  tl_context *ctx = NULL;
+  cr_assert_eq(tl_context_create(&ctx), TL_OK);
+  tl_rt_binding b1, b2;
+  memset(&b1, 0, sizeof b1), memset(&b2, 0, sizeof b2);
+  void *s1 = (void *)0x61;
+  int allocs0 = ws_allocs;
+  cr_assert_eq(tl_rt_ws_prepare(ctx, &drv, k, &slot, s1, &b1), TL_OK);
+  cr_expect_eq(ws_allocs, allocs0 + 1);
+  cr_expect_eq(wz_memsets, 1, "the first call zeroes the new allocation once");
+  cr_expect_eq(wz_bytes, 1024 + 512);
+  cr_expect_eq(wz_ptr, (tl_CUdeviceptr)b1.ws_ptr[0]);
+  for (int call = 2; call <= 3; call++) {
+    cr_assert_eq(tl_rt_ws_prepare(ctx, &drv, k, &slot, s1, &b2), TL_OK);
+    cr_expect_eq(ws_allocs, allocs0 + 1, "later calls reuse the allocation");
+    cr_expect_eq(wz_memsets, call, "each later call zeroes the T.alloc_global piece");
+    cr_expect_eq(wz_ptr, (tl_CUdeviceptr)b1.ws_ptr[1]);
+    cr_expect_eq(wz_ptr - (tl_CUdeviceptr)b1.ws_ptr[0], 1024);
+    cr_expect_eq(wz_bytes, 300);
+    cr_expect_eq(wz_stream, s1, "on the call's stream, ordered before its launch");
+  }
+  tl_rt_ws_free(&drv, &slot);
   free(slot.ws);
   tl_context_destroy(ctx);
   tl_kernel_destroy(k);
