@@ -437,7 +437,7 @@ tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, 
   return tl_rt_bind_on(ctx, sig, args, nargs, false, out);
 }
 
-bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out) {
+bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out, bool zero) {
   memset(out, 0, TL_RT_BINDING_HEAD);
   int np = sig->nparams, ns = sig->nsyms;
   out->nparams = np;
@@ -450,8 +450,9 @@ bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out) {
   size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + (size_t)sig->nws + 1;
   size_t words = n_s + n_p + n_k + n_k + n_p + n_p + 3 * n_s;
   uint64_t *mem = out->inline_words;
-  if (words <= TL_RT_BINDING_INLINE_WORDS) memset(mem, 0, words * sizeof(uint64_t));
-  else mem = calloc(words, sizeof(uint64_t));
+  if (words > TL_RT_BINDING_INLINE_WORDS) mem = calloc(words, sizeof(uint64_t));
+  else if (zero) memset(mem, 0, words * sizeof(uint64_t));
+  else memset(mem + n_s + n_p + n_k + n_k, 0, n_p * sizeof(uint64_t)); /* out_shapes */
   out->block_mem = mem;
   if (!mem) return false;
   uint64_t *q = mem;
@@ -474,7 +475,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   b.cpu = cpu;
   int np = sig->nparams, ns = sig->nsyms;
   tl_status st = TL_OK;
-  if (!tl_rt_binding_init(sig, out)) {
+  if (!tl_rt_binding_init(sig, out, true)) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory binding kernel arguments");
     goto done;
   }

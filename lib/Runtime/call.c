@@ -7,7 +7,9 @@
  * CU_JIT_INFO_LOG_BUFFER (their text goes into the error message),
  * cuModuleGetFunction(entry), the function's MAX_THREADS_PER_BLOCK and the
  * device's grid limits and opt-in shared memory (cuDeviceGetAttribute);
- * (2) per call: push the primary context, check the stream belongs to it
+ * (2) per call: bind the arguments (tl_rt_bind; or, when they repeat the
+ * last successful call word for word, from the kernel's call memo, memo.c,
+ * with its tensor maps), push the primary context, check the stream belongs to it
  * (cuStreamGetCtx; NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the
  * context's own streams), check each tensor pointer is device memory of
  * that device (cuPointerGetAttribute DEVICE_ORDINAL), check limits, raise
@@ -371,8 +373,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     }
   }
 
-  /* tensor pointers really are device memory of that device */
-  {
+  /* tensor pointers really are device memory of that device (a memo hit
+   * repeats the pointers of a call that passed this check on this device,
+   * which checked_ptr would let through as well) */
+  if (!memo_hit) {
     size_t pos = 0;
     for (int pi = 0; pi < sig->nparams; pi++) {
       const tl_rt_param *p = &sig->params[pi];

@@ -180,10 +180,12 @@ tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, 
 tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
                         bool cpu, tl_rt_binding *b);
 void tl_rt_binding_free(tl_rt_binding *b);
-/* Lays out b's zeroed arrays for sig (the first step of tl_rt_bind; the
- * call memo fills them itself): kargs[i] points at slots[i] and the
- * workspace entries at ws_ptr.  false on OOM (b still freeable). */
-bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *b);
+/* Lays out b's arrays for sig (the first step of tl_rt_bind; the call
+ * memo fills them itself): kargs[i] points at slots[i] and the workspace
+ * entries at ws_ptr; every array zeroed when zero, else only out_shapes
+ * (the caller writes symv, scalarv, slots and out_bytes in full).  false on
+ * OOM (b still freeable). */
+bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *b, bool zero);
 
 /* ------------------------------------------------ call memo (memo.c) */
 /* The last successful CUDA call of a kernel (issue 16, the launch path):

@@ -24,6 +24,13 @@
 
 #include "Runtime/kernel.h"
 
+static inline uint64_t dev_word(const DLTensor *t) {
+  return (uint64_t)(uint32_t)t->device.device_type | (uint64_t)(uint32_t)t->device.device_id << 32;
+}
+static inline uint64_t dtype_word(const DLTensor *t) {
+  return (uint64_t)t->dtype.code | (uint64_t)t->dtype.bits << 8 | (uint64_t)t->dtype.lanes << 16;
+}
+
 /* The key's header word of argument a. */
 static uint64_t arg_head(const tl_arg *a) {
   uint64_t h = (uint64_t)(uint32_t)a->kind;
@@ -33,22 +40,12 @@ static uint64_t arg_head(const tl_arg *a) {
   return h | (t->strides ? 1u << 9 : 0) | (uint64_t)(uint32_t)t->ndim << 32;
 }
 
-/* Walks args word by word.  compare: checks each word against w[0..cap),
- * else writes it there (w NULL: only counts).  Returns the number of words,
- * or SIZE_MAX at the first difference / when cap is too small. */
-static size_t key_walk(const tl_arg *args, size_t nargs, uint64_t *w, size_t cap, bool compare) {
+/* Writes the key of args into w (w NULL: only counts); returns its length
+ * in words, or SIZE_MAX when an argument cannot be keyed (a tensor with a
+ * negative ndim or a NULL shape array: the binder reports it). */
+static size_t key_write(const tl_arg *args, size_t nargs, uint64_t *w) {
   size_t n = 0;
-#define PUT(x)                                                             \
-  do {                                                                     \
-    uint64_t v_ = (x);                                                     \
-    if (compare) {                                                         \
-      if (n >= cap || w[n] != v_) return SIZE_MAX;                         \
-    } else if (w) {                                                        \
-      if (n >= cap) return SIZE_MAX;                                       \
-      w[n] = v_;                                                           \
-    }                                                                      \
-    n++;                                                                   \
-  } while (0)
+#define PUT(x) (w ? (void)(w[n] = (x)) : (void)0, n++)
   for (size_t i = 0; i < nargs; i++) {
     const tl_arg *a = &args[i];
     PUT(arg_head(a));
@@ -60,17 +57,49 @@ static size_t key_walk(const tl_arg *args, size_t nargs, uint64_t *w, size_t cap
       PUT(bits);
     } else if (a->kind == TL_ARG_TENSOR && a->v.tensor) {
       const DLTensor *t = a->v.tensor;
-      if (t->ndim < 0 || (t->ndim > 0 && !t->shape)) return SIZE_MAX; /* the binder reports it */
+      if (t->ndim < 0 || (t->ndim > 0 && !t->shape)) return SIZE_MAX;
       PUT((uint64_t)(uintptr_t)t->data);
       PUT(t->byte_offset);
-      PUT((uint64_t)(uint32_t)t->device.device_type | (uint64_t)(uint32_t)t->device.device_id << 32);
-      PUT((uint64_t)t->dtype.code | (uint64_t)t->dtype.bits << 8 | (uint64_t)t->dtype.lanes << 16);
+      PUT(dev_word(t));
+      PUT(dtype_word(t));
       for (int d = 0; d < t->ndim; d++) PUT((uint64_t)t->shape[d]);
       for (int d = 0; t->strides && d < t->ndim; d++) PUT((uint64_t)t->strides[d]);
     }
   }
 #undef PUT
   return n;
+}
+
+/* Whether args' key is w[0..n) (key_write's words, in the same order). */
+static bool key_equal(const tl_arg *args, size_t nargs, const uint64_t *w, size_t n) {
+  const uint64_t *end = w + n;
+  for (size_t i = 0; i < nargs; i++) {
+    const tl_arg *a = &args[i];
+    if (w == end || *w++ != arg_head(a)) return false;
+    if (a->kind == TL_ARG_INT || a->kind == TL_ARG_FLOAT) {
+      uint64_t bits;
+      memcpy(&bits, a->kind == TL_ARG_INT ? (const void *)&a->v.i : (const void *)&a->v.f, sizeof bits);
+      if (w == end || *w++ != bits) return false;
+    } else if (a->kind == TL_ARG_TENSOR && a->v.tensor) {
+      /* the header matched: ndim >= 0 and the strides' presence are the key's */
+      const DLTensor *t = a->v.tensor;
+      size_t nd = (size_t)t->ndim, words = 4 + nd * (t->strides ? 2 : 1);
+      if ((size_t)(end - w) < words || (nd > 0 && !t->shape)) return false;
+      if (w[0] != (uint64_t)(uintptr_t)t->data || w[1] != t->byte_offset || w[2] != dev_word(t) ||
+          w[3] != dtype_word(t))
+        return false;
+      w += 4;
+      for (size_t d = 0; d < nd; d++)
+        if (w[d] != (uint64_t)t->shape[d]) return false;
+      w += nd;
+      if (t->strides) {
+        for (size_t d = 0; d < nd; d++)
+          if (w[d] != (uint64_t)t->strides[d]) return false;
+        w += nd;
+      }
+    }
+  }
+  return w == end;
 }
 
 void tl_rt_memo_free(tl_rt_memo *m) {
@@ -104,7 +133,7 @@ static bool memo_alloc(tl_rt_memo *m, const tl_rt_sig *sig) {
 
 void tl_rt_memo_store(tl_kernel *k, const tl_arg *args, size_t nargs, const tl_rt_binding *b, bool maps_ok) {
   const tl_rt_sig *sig = &k->sig;
-  size_t n = key_walk(args, nargs, NULL, 0, false);
+  size_t n = key_write(args, nargs, NULL);
   pthread_mutex_lock(&k->mu);
   tl_rt_memo *m = &k->memo;
   m->valid = false;
@@ -115,7 +144,7 @@ void tl_rt_memo_store(tl_kernel *k, const tl_arg *args, size_t nargs, const tl_r
     m->key = key;
     m->key_cap = n + 1;
   }
-  if (key_walk(args, nargs, m->key, m->key_cap, false) != n) goto out;
+  key_write(args, nargs, m->key);
   m->nkey = n;
   m->nargs = nargs;
   int np = sig->nparams, ns = sig->nsyms;
@@ -154,13 +183,13 @@ bool tl_rt_memo_lookup(tl_kernel *k, const tl_arg *args, size_t nargs, tl_rt_bin
   const tl_rt_sig *sig = &k->sig;
   int np = sig->nparams, ns = sig->nsyms;
   if (nargs > 0 && !args) return false;
-  if (!tl_rt_binding_init(sig, b)) {
+  if (!tl_rt_binding_init(sig, b, false)) {
     tl_rt_binding_free(b);
     return false;
   }
   pthread_mutex_lock(&k->mu);
   tl_rt_memo *m = &k->memo;
-  bool hit = m->valid && m->nargs == nargs && key_walk(args, nargs, m->key, m->nkey, true) == m->nkey;
+  bool hit = m->valid && m->nargs == nargs && key_equal(args, nargs, m->key, m->nkey);
   if (hit) {
     b->device = m->device;
     b->any_tensor = m->any_tensor;
