@@ -204,12 +204,10 @@ typedef struct tl_rt_memo {
   int device;
   bool any_tensor, empty;
   unsigned grid[3], block, smem;
-  int64_t *symv;          /* [nsyms] */
-  int64_t *scalarv;       /* [nparams] */
-  uint64_t *slots;        /* [nparams + nsyms]; outputs' slots 0 */
-  size_t *out_bytes;      /* [nparams] */
+  uint64_t *image;        /* the binding's symv, scalarv and slots (outputs' slots 0) */
+  size_t nimage;
+  size_t *out_bytes;      /* [nparams] (outputs only) */
   int64_t *out_dims;      /* the outputs' shapes, one after another */
-  size_t nout_dims;
   bool maps_valid;        /* maps hold the call's tensor maps */
   uint8_t *maps;          /* [ntma][128] */
 } tl_rt_memo;
