@@ -20,8 +20,13 @@ typedef int CUresult;
 static int g_ctx, g_mod, g_fn, g_evt; /* addresses serve as handles */
 API unsigned long long tl_fake_cuda_launches, tl_fake_cuda_encodes;
 API int tl_fake_cuda_record;                 /* parameters to record per launch (0: none) */
-API unsigned tl_fake_cuda_last_launch[5];    /* grid x, y, z, block x, shared memory bytes */
-API unsigned long long tl_fake_cuda_last_params[32];
+/* per thread (dlsym gives the calling thread's copy): the last launch's
+ * grid x, y, z, block x, shared memory bytes; its first parameters */
+API __thread unsigned tl_fake_cuda_last_launch[5];
+API __thread unsigned long long tl_fake_cuda_last_params[32];
+/* relaxed atomic counting without a locked instruction (a test may launch
+ * from several threads; a lost count there does not matter) */
+#define COUNT(x) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
 
 API CUresult cuInit(unsigned f) { (void)f; return 0; }
 API CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
@@ -59,8 +64,8 @@ API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsi
                             unsigned smem, void *s, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s, (void)extra;
   if (params) __asm__ volatile("" : : "r"(params[0]) : "memory"); /* as the driver reads them */
-  tl_fake_cuda_launches++;
-  if (tl_fake_cuda_record > 0) {
+  COUNT(tl_fake_cuda_launches);
+  if (__atomic_load_n(&tl_fake_cuda_record, __ATOMIC_RELAXED) > 0) {
     unsigned l[5] = {gx, gy, gz, bx, smem};
     memcpy(tl_fake_cuda_last_launch, l, sizeof l);
     for (int i = 0; i < tl_fake_cuda_record && i < 32; i++) memcpy(&tl_fake_cuda_last_params[i], params[i], 8);
@@ -91,6 +96,6 @@ API CUresult cuTensorMapEncodeTiled(void *map, int dt, uint32_t rank, void *addr
   memset(map, 0, 128);
   unsigned long long w[3] = {(unsigned long long)(uintptr_t)addr, dims[0], rank > 1 ? dims[1] : 0};
   memcpy(map, w, sizeof w);
-  tl_fake_cuda_encodes++;
+  COUNT(tl_fake_cuda_encodes);
   return 0;
 }

@@ -6,6 +6,7 @@
  * fake_cuda.c, TL_FAKE_CUDA_SO), which records each launch's grid and
  * parameters. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "test_util.h"
@@ -216,5 +217,61 @@ Test(memo, tensor_maps_follow_the_tensors) {
   cr_assert_eq(tl_kernel_call(ctx, k, args, 3, NULL, NULL), TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "alignment"), "%s", tl_context_last_error(ctx));
   cr_assert_eq(*launches, before);
+  tl_kernel_destroy(k);
+}
+
+/* Several threads calling one kernel, each with its own contexts and two
+ * argument sets of its own in turn (so the memo changes hands all the
+ * time): every launch a thread makes carries that thread's arguments (the
+ * fake driver records per thread). */
+typedef struct worker {
+  tl_kernel *k;
+  int id, bad;
+} worker;
+
+static void *work(void *arg) {
+  worker *w = arg;
+  tl_context *c = NULL;
+  if (tl_context_create(&c) != TL_OK) {
+    w->bad = -1;
+    return NULL;
+  }
+  void *lib = dlopen(TL_FAKE_CUDA_SO, RTLD_NOW | RTLD_LOCAL);
+  unsigned long long *params = lib ? dlsym(lib, "tl_fake_cuda_last_params") : NULL; /* this thread's */
+  unsigned *launch = lib ? dlsym(lib, "tl_fake_cuda_last_launch") : NULL;
+  if (!params || !launch) {
+    w->bad = -1;
+    return NULL;
+  }
+  for (int i = 0; i < 400; i++) {
+    int64_t n = 128 * (1 + w->id) + (i % 2) * 4096;
+    uint64_t base = A0 + ((uint64_t)w->id << 24) + (uint64_t)(i % 2) * 65536;
+    vec a, b, cc;
+    mkvec(&a, base, n), mkvec(&b, base + (1 << 20), n), mkvec(&cc, base + (2 << 20), n);
+    tl_arg args[4] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_tensor(&cc.t), tl_arg_float(w->id)};
+    if (tl_kernel_call(c, w->k, args, 4, NULL, NULL) != TL_OK || launch[0] != (unsigned)((n + 127) / 128) ||
+        params[0] != base || params[1] != base + (1 << 20) || params[2] != base + (2 << 20) ||
+        (uint32_t)params[4] != (uint32_t)n)
+      w->bad++;
+    float f = (float)w->id;
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    if ((uint32_t)params[3] != fb) w->bad++;
+  }
+  tl_context_destroy(c);
+  return NULL;
+}
+
+Test(memo, threads_get_their_own_bindings) {
+  tl_kernel *k = compile_saxpy();
+  enum { NT = 4 };
+  worker w[NT];
+  pthread_t th[NT];
+  for (int t = 0; t < NT; t++) {
+    w[t] = (worker){k, t, 0};
+    cr_assert_eq(pthread_create(&th[t], NULL, work, &w[t]), 0);
+  }
+  for (int t = 0; t < NT; t++) pthread_join(th[t], NULL);
+  for (int t = 0; t < NT; t++) cr_assert_eq(w[t].bad, 0, "thread %d: %d wrong launches", t, w[t].bad);
   tl_kernel_destroy(k);
 }
