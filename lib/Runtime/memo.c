@@ -120,6 +120,9 @@ static bool key_equal(const tl_arg *args, size_t nargs, const uint64_t *w, size_
   return w == end;
 }
 
+/* The binding's scalar fields the memo keeps (grid is copied beside them). */
+#define LAUNCH_FIELDS(X) X(device) X(any_tensor) X(empty) X(block) X(smem)
+
 void tl_rt_memo_free(tl_rt_memo *m) {
   free(m->key);
   free(m->image);
@@ -170,12 +173,10 @@ void tl_rt_memo_store(tl_kernel *k, const tl_arg *args, size_t nargs, const tl_r
   key_write(args, nargs, m->key);
   m->nkey = n;
   m->nargs = nargs;
-  m->device = b->device;
-  m->any_tensor = b->any_tensor;
-  m->empty = b->empty;
+#define TO_MEMO(f) m->f = b->f;
+  LAUNCH_FIELDS(TO_MEMO)
+#undef TO_MEMO
   memcpy(m->grid, b->grid, sizeof m->grid);
-  m->block = b->block;
-  m->smem = b->smem;
   memcpy(m->image, b->symv, sizeof(uint64_t) * m->nimage);
   size_t slot0 = (size_t)(b->slots - (const uint64_t *)b->symv), od = 0;
   for (int j = 0; j < sig->nout; j++) {
@@ -210,12 +211,10 @@ bool tl_rt_memo_lookup(tl_kernel *k, const tl_arg *args, size_t nargs, tl_rt_bin
   tl_rt_memo *m = &k->memo;
   bool hit = m->valid && m->nargs == nargs && key_equal(args, nargs, m->key, m->nkey);
   if (hit) {
-    b->device = m->device;
-    b->any_tensor = m->any_tensor;
-    b->empty = m->empty;
+#define TO_BINDING(f) b->f = m->f;
+    LAUNCH_FIELDS(TO_BINDING)
+#undef TO_BINDING
     memcpy(b->grid, m->grid, sizeof b->grid);
-    b->block = m->block;
-    b->smem = m->smem;
     memcpy(b->symv, m->image, sizeof(uint64_t) * m->nimage); /* symv, scalarv, slots */
     size_t od = 0;
     for (int j = 0; j < sig->nout && hit; j++) {

@@ -61,13 +61,7 @@ typedef struct vec {
 static void mkvec(vec *v, uint64_t addr, int64_t n) {
   memset(v, 0, sizeof *v);
   v->shape[0] = n;
-  v->t.data = (void *)(uintptr_t)addr;
-  v->t.device.device_type = kDLCUDA;
-  v->t.ndim = 1;
-  v->t.dtype.code = kDLFloat;
-  v->t.dtype.bits = 32;
-  v->t.dtype.lanes = 1;
-  v->t.shape = v->shape;
+  tl_test_cuda_tensor(&v->t, addr, 1, v->shape, kDLFloat, 32);
 }
 
 static tl_kernel *compile_saxpy(void) {
@@ -185,16 +179,7 @@ Test(memo, tensor_maps_follow_the_tensors) {
                tl_context_last_error(ctx));
   DLTensor t[3];
   int64_t shape[2] = {256, 256};
-  for (int i = 0; i < 3; i++) {
-    memset(&t[i], 0, sizeof t[i]);
-    t[i].data = (void *)(uintptr_t)(A0 + ((uint64_t)i << 32));
-    t[i].device.device_type = kDLCUDA;
-    t[i].ndim = 2;
-    t[i].dtype.code = kDLFloat;
-    t[i].dtype.bits = 16;
-    t[i].dtype.lanes = 1;
-    t[i].shape = shape;
-  }
+  for (int i = 0; i < 3; i++) tl_test_cuda_tensor(&t[i], A0 + ((uint64_t)i << 32), 2, shape, kDLFloat, 16);
   tl_arg args[3] = {tl_arg_tensor(&t[0]), tl_arg_tensor(&t[1]), tl_arg_tensor(&t[2])};
   cr_assert_eq(tl_kernel_call(ctx, k, args, 3, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
   unsigned long long enc = *encodes;
