@@ -2,7 +2,10 @@
  * lib/Runtime/driver.c resolves, each returning CUDA_SUCCESS at once with
  * plausible values (one device of compute capability 9.0, 132 SMs, 227 KB of
  * opt-in shared memory, 1024 threads per block; every pointer is memory of
- * device 0; cuLaunchKernel and cuTensorMapEncodeTiled do nothing but count).
+ * device 0; cuLaunchKernel and cuTensorMapEncodeTiled do nothing but count;
+ * for test/unit/test_launch_memo.c the launch also records its grid, block,
+ * shared memory and the first 8 bytes of its first tl_fake_cuda_record
+ * parameters, and an encoded map holds its address and dims in words 0-2).
  * Loaded through TL_CUDA_DRIVER by bench_launch_cpu, which measures the host
  * cost of tl_kernel_call above a call of this library's cuLaunchKernel on a
  * machine without a GPU.  Not a test double of the driver's semantics:
@@ -16,6 +19,14 @@ typedef int CUresult;
 
 static int g_ctx, g_mod, g_fn, g_evt; /* addresses serve as handles */
 API unsigned long long tl_fake_cuda_launches, tl_fake_cuda_encodes;
+API int tl_fake_cuda_record;                 /* parameters to record per launch (0: none) */
+/* per thread (dlsym gives the calling thread's copy): the last launch's
+ * grid x, y, z, block x, shared memory bytes; its first parameters */
+API __thread unsigned tl_fake_cuda_last_launch[5];
+API __thread unsigned long long tl_fake_cuda_last_params[32];
+/* relaxed atomic counting without a locked instruction (a test may launch
+ * from several threads; a lost count there does not matter) */
+#define COUNT(x) __atomic_store_n(&(x), __atomic_load_n(&(x), __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED)
 
 API CUresult cuInit(unsigned f) { (void)f; return 0; }
 API CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
@@ -53,7 +64,12 @@ API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsi
                             unsigned smem, void *s, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s, (void)extra;
   if (params) __asm__ volatile("" : : "r"(params[0]) : "memory"); /* as the driver reads them */
-  tl_fake_cuda_launches++;
+  COUNT(tl_fake_cuda_launches);
+  if (__atomic_load_n(&tl_fake_cuda_record, __ATOMIC_RELAXED) > 0) {
+    unsigned l[5] = {gx, gy, gz, bx, smem};
+    memcpy(tl_fake_cuda_last_launch, l, sizeof l);
+    for (int i = 0; i < tl_fake_cuda_record && i < 32; i++) memcpy(&tl_fake_cuda_last_params[i], params[i], 8);
+  }
   return 0;
 }
 API CUresult cuStreamGetCtx(void *s, void **c) { (void)s; *c = &g_ctx; return 0; }
@@ -78,6 +94,8 @@ API CUresult cuTensorMapEncodeTiled(void *map, int dt, uint32_t rank, void *addr
   (void)dt, (void)rank, (void)addr, (void)dims, (void)strides, (void)box, (void)es, (void)il, (void)sw, (void)l2,
       (void)oob;
   memset(map, 0, 128);
-  tl_fake_cuda_encodes++;
+  unsigned long long w[3] = {(unsigned long long)(uintptr_t)addr, dims[0], rank > 1 ? dims[1] : 0};
+  memcpy(map, w, sizeof w);
+  COUNT(tl_fake_cuda_encodes);
   return 0;
 }

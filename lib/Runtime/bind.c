@@ -222,7 +222,7 @@ static void shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig)
 }
 
 void tl_rt_binding_free(tl_rt_binding *b) {
-  if (b->out_shapes)
+  if (b->out_shapes && b->has_outputs)
     for (int i = 0; i < b->nparams; i++)
       if (b->out_shapes[i]) free(b->out_shapes[i]); /* most are NULL: no call per parameter */
   if (b->block_mem != b->inline_words) free(b->block_mem); /* every per-parameter array lives in this one block */
@@ -437,14 +437,11 @@ tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, 
   return tl_rt_bind_on(ctx, sig, args, nargs, false, out);
 }
 
-tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
-                        bool cpu, tl_rt_binding *out) {
+bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out, bool zero) {
   memset(out, 0, TL_RT_BINDING_HEAD);
-  binder b = {0};
-  b.sig = sig;
-  b.cpu = cpu;
   int np = sig->nparams, ns = sig->nsyms;
   out->nparams = np;
+  out->has_outputs = sig->nout > 0;
   size_t nslots = (size_t)np + (size_t)ns;
   /* one zeroed block for every array, inside *out when it fits, else one
    * allocation (a call's host cost counts: issue 16 asks for under 0.5 us
@@ -453,30 +450,38 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + (size_t)sig->nws + 1;
   size_t words = n_s + n_p + n_k + n_k + n_p + n_p + 3 * n_s;
   uint64_t *mem = out->inline_words;
-  if (words <= TL_RT_BINDING_INLINE_WORDS) memset(mem, 0, words * sizeof(uint64_t));
-  else mem = calloc(words, sizeof(uint64_t));
+  if (words > TL_RT_BINDING_INLINE_WORDS) mem = calloc(words, sizeof(uint64_t));
+  else if (zero) memset(mem, 0, words * sizeof(uint64_t));
+  else memset(mem + n_s + n_p + n_k + n_k, 0, n_p * sizeof(uint64_t)); /* out_shapes */
   out->block_mem = mem;
-  bool *bound = NULL;
-  int *bound_by = NULL, *bound_dim = NULL;
-  if (mem) {
-    uint64_t *q = mem;
-    out->symv = (int64_t *)q, q += n_s;
-    out->scalarv = (int64_t *)q, q += n_p;
-    out->slots = q, q += n_k;
-    out->kargs = (void **)q, q += n_k;
-    out->out_shapes = (int64_t **)q, q += n_p;
-    out->out_bytes = (size_t *)q, q += n_p;
-    bound = (bool *)q, q += n_s;
-    bound_by = (int *)q, q += n_s;
-    bound_dim = (int *)q;
-  }
+  if (!mem) return false;
+  uint64_t *q = mem;
+  out->symv = (int64_t *)q, q += n_s;
+  out->scalarv = (int64_t *)q, q += n_p;
+  out->slots = q, q += n_k;
+  out->kargs = (void **)q, q += n_k;
+  out->out_shapes = (int64_t **)q, q += n_p;
+  out->out_bytes = (size_t *)q, q += n_p;
+  out->scratch = q;
+  for (size_t i = 0; i < nslots; i++) out->kargs[i] = &out->slots[i];
+  for (int i = 0; i < sig->nws; i++) out->kargs[nslots + (size_t)sig->ntma + (size_t)i] = &out->ws_ptr[i];
+  return true;
+}
+
+tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
+                        bool cpu, tl_rt_binding *out) {
+  binder b = {0};
+  b.sig = sig;
+  b.cpu = cpu;
+  int np = sig->nparams, ns = sig->nsyms;
   tl_status st = TL_OK;
-  if (!mem) {
+  if (!tl_rt_binding_init(sig, out, true)) {
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory binding kernel arguments");
     goto done;
   }
-  for (size_t i = 0; i < nslots; i++) out->kargs[i] = &out->slots[i];
-  for (int i = 0; i < sig->nws; i++) out->kargs[nslots + (size_t)sig->ntma + (size_t)i] = &out->ws_ptr[i];
+  size_t n_s = (size_t)ns + 1;
+  bool *bound = (bool *)out->scratch;
+  int *bound_by = (int *)(out->scratch + n_s), *bound_dim = (int *)(out->scratch + 2 * n_s);
 
   /* count */
   size_t want = (size_t)(np - sig->nout);

@@ -7,7 +7,9 @@
  * CU_JIT_INFO_LOG_BUFFER (their text goes into the error message),
  * cuModuleGetFunction(entry), the function's MAX_THREADS_PER_BLOCK and the
  * device's grid limits and opt-in shared memory (cuDeviceGetAttribute);
- * (2) per call: push the primary context, check the stream belongs to it
+ * (2) per call: bind the arguments (tl_rt_bind; or, when they repeat the
+ * last successful call word for word, from the kernel's call memo, memo.c,
+ * with its tensor maps), push the primary context, check the stream belongs to it
  * (cuStreamGetCtx; NULL, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are the
  * context's own streams), check each tensor pointer is device memory of
  * that device (cuPointerGetAttribute DEVICE_ORDINAL), check limits, raise
@@ -109,14 +111,22 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
   if (device < 0 || device >= ndev)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                            "device cuda:%d does not exist (%d CUDA device(s))", device, ndev);
+  /* loaded already: no lock (slots and loaded are published with release
+   * stores below, after everything they cover is written) */
+  tl_rt_devslot *ls = __atomic_load_n(&k->slots, __ATOMIC_ACQUIRE);
+  if (ls && __atomic_load_n(&ls[device].loaded, __ATOMIC_ACQUIRE)) {
+    *out = &ls[device];
+    return TL_OK;
+  }
   pthread_mutex_lock(&k->mu);
   if (!k->slots) {
-    k->slots = calloc((size_t)ndev, sizeof *k->slots);
-    if (!k->slots) {
+    tl_rt_devslot *sl = calloc((size_t)ndev, sizeof *sl);
+    if (!sl) {
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
       goto out;
     }
     k->nslots = ndev;
+    __atomic_store_n(&k->slots, sl, __ATOMIC_RELEASE);
   }
   tl_rt_devslot *s = &k->slots[device];
   if (s->loaded) {
@@ -182,7 +192,7 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
       drv->cuDeviceGetAttribute(&v, TL_CU_DEV_ATTR_MAX_SMEM_OPTIN, s->dev);
       s->smem_optin = v;
       s->checked_ptr = calloc((size_t)k->sig.nparams + 1, sizeof *s->checked_ptr); /* NULL: always query */
-      s->loaded = true;
+      __atomic_store_n(&s->loaded, true, __ATOMIC_RELEASE);
       *out = s;
     }
     free(info);
@@ -280,7 +290,7 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
     for (int i = 0; bq && i < bq->reps; i++) bq->ms_each[i] = 0;
     return TL_OK;
   }
-  if (k->sig.ntma > 0 && (st = fill_tma_maps(ctx, drv, k, s, args, outs, b)) != TL_OK) return st;
+  if (k->sig.ntma > 0 && !b->maps_ready && (st = fill_tma_maps(ctx, drv, k, s, args, outs, b)) != TL_OK) return st;
   if (k->sig.nws > 0 && (st = tl_rt_ws_prepare(ctx, drv, k, s, (void *)cs, b)) != TL_OK) return st;
   if (bq) return timed_launches(ctx, drv, k, s, b, cs, bq);
   tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1,
@@ -304,7 +314,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
   for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
 
   tl_rt_binding b;
-  tl_status st = tl_rt_bind(ctx, sig, args, nargs, &b);
+  tl_status st = TL_OK;
+  /* a call that repeats the last successful one binds from the memo (memo.c) */
+  bool memo_hit = tl_rt_memo_lookup(k, args, nargs, &b);
+  if (!memo_hit) st = tl_rt_bind(ctx, sig, args, nargs, &b);
   if (st != TL_OK) {
     tl_rt_binding_free(&b);
     return st;
@@ -360,8 +373,10 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     }
   }
 
-  /* tensor pointers really are device memory of that device */
-  {
+  /* tensor pointers really are device memory of that device (a memo hit
+   * repeats the pointers of a call that passed this check on this device,
+   * which checked_ptr would let through as well) */
+  if (!memo_hit) {
     size_t pos = 0;
     for (int pi = 0; pi < sig->nparams; pi++) {
       const tl_rt_param *p = &sig->params[pi];
@@ -486,6 +501,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
   }
 
   if ((st = launch_bound(ctx, drv, k, s, args, outs, &b, cs, bq)) != TL_OK) goto done;
+  if (!memo_hit) tl_rt_memo_store(k, args, nargs, &b, true);
   for (int j = 0; j < sig->nout; j++) {
     outputs[j] = &outs[j]->managed;
     outs[j] = NULL;

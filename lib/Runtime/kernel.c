@@ -149,6 +149,7 @@ void tl_kernel_destroy(tl_kernel *k) {
     tl_rt_tma_cache_free(k->slots[i].tma_cache);
   }
   free(k->slots);
+  tl_rt_memo_free(&k->memo);
   pthread_mutex_destroy(&k->mu);
   tl_rt_sig_free(&k->sig);
   free(k->name);

@@ -152,6 +152,9 @@ typedef struct tl_rt_binding {
   int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
   size_t *out_bytes;     /* [nparams] bytes of each output */
   void *block_mem;       /* the one allocation holding the arrays above */
+  uint64_t *scratch;     /* [3 * (nsyms + 1)] the binder's own bookkeeping, in block_mem */
+  bool has_outputs;      /* out_shapes may hold allocations (the kernel has out_idx outputs) */
+  bool maps_ready;       /* tma_maps are filled already (from the call memo, memo.c) */
   unsigned grid[3];      /* 0 only in an empty call (below) */
   bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
@@ -180,6 +183,49 @@ tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, 
 tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
                         bool cpu, tl_rt_binding *b);
 void tl_rt_binding_free(tl_rt_binding *b);
+/* Lays out b's arrays for sig (the first step of tl_rt_bind; the call
+ * memo fills them itself): kargs[i] points at slots[i] and the workspace
+ * entries at ws_ptr; every array zeroed when zero, else only out_shapes
+ * (the caller writes symv, scalarv, slots and out_bytes in full).  false on
+ * OOM (b still freeable). */
+bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *b, bool zero);
+
+/* ------------------------------------------------ call memo (memo.c) */
+/* The last successful CUDA call of a kernel (issue 16, the launch path):
+ * its arguments as a flat key (each tensor's kind, data, byte_offset,
+ * device, dtype, ndim, shape and strides values; each scalar's kind and
+ * value bits) and what tl_rt_bind made of them, plus the tensor maps when
+ * every map is over an input.  tl_rt_bind is a pure function of (sig,
+ * args), so a call whose key is equal word for word gets the same binding
+ * without re-checking; anything else takes the full path.  Guarded by the
+ * kernel's mutex. */
+typedef struct tl_rt_memo {
+  bool valid;
+  size_t nargs;
+  uint64_t *key;
+  size_t nkey, key_cap;
+  int device;
+  bool any_tensor, empty;
+  unsigned grid[3], block, smem;
+  uint64_t *image;        /* the binding's symv, scalarv and slots (outputs' slots 0) */
+  size_t nimage;
+  size_t *out_bytes;      /* [nparams] (outputs only) */
+  int64_t *out_dims;      /* the outputs' shapes, one after another */
+  bool maps_valid;        /* maps hold the call's tensor maps */
+  uint8_t *maps;          /* [ntma][128] */
+} tl_rt_memo;
+
+struct tl_kernel;
+/* When args equal the memo's key: fills b as tl_rt_bind would (b's arrays
+ * laid out, output shapes malloc'd, the tensor maps when the memo has
+ * them: b->maps_ready) and returns true.  false on a miss or OOM (b then
+ * freed and zeroed: bind it the full way). */
+bool tl_rt_memo_lookup(struct tl_kernel *k, const tl_arg *args, size_t nargs, tl_rt_binding *b);
+/* Records a successful call: args and its binding b (b's maps when
+ * maps_ok and the kernel has maps; output slots are not recorded).  Best
+ * effort: on OOM the memo is just left invalid. */
+void tl_rt_memo_store(struct tl_kernel *k, const tl_arg *args, size_t nargs, const tl_rt_binding *b, bool maps_ok);
+void tl_rt_memo_free(tl_rt_memo *m);
 
 /* ------------------------------------------------ tensor maps (tma.c) */
 /* The arguments of one cuTensorMapEncodeTiled call (CUDA driver API,
@@ -306,7 +352,8 @@ struct tl_kernel {
   tl_module *tile_module, *simt_module;
   int cache_result;      /* tl_cache_result of the compile */
   char cache_key[33];    /* hex key, "" when the cache was not consulted */
-  pthread_mutex_t mu;    /* guards slots, and simt_module once compiled */
+  pthread_mutex_t mu;    /* guards slots, memo, and simt_module once compiled */
+  tl_rt_memo memo;       /* the last successful CUDA call (memo.c), under mu */
   int nslots;
   tl_rt_devslot *slots;
 };

@@ -4,7 +4,9 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <dlpack/dlpack.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +61,20 @@ static inline void tl_test_remove_dir(const char *dir) {
     if (de->d_name[0] != '.') unlinkat(dirfd(d), de->d_name, 0);
   if (d) closedir(d);
   rmdir(dir);
+}
+
+/* A DLTensor of kDLCUDA device 0 at a made-up address (nothing
+ * dereferences it: the fake driver or a driver-less call), dtype
+ * (code, bits, 1 lane), ndim dims in shape (kept by pointer), compact. */
+static inline void tl_test_cuda_tensor(DLTensor *t, uint64_t addr, int ndim, int64_t *shape, int code, int bits) {
+  memset(t, 0, sizeof *t);
+  t->data = (void *)(uintptr_t)addr;
+  t->device.device_type = kDLCUDA;
+  t->ndim = ndim;
+  t->dtype.code = (uint8_t)code;
+  t->dtype.bits = (uint8_t)bits;
+  t->dtype.lanes = 1;
+  t->shape = shape;
 }
 
 #endif
