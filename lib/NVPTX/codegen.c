@@ -144,6 +144,8 @@ LLVMTypeRef cg_lane_type(cg *g, tl_dtype t, bool mem, tl_loc loc) {
   case TL_TYPE_TFLOAT:
     if (t.bits == 32) return g->t_f32;
     break;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return g->t_i8; /* the bytes; arithmetic is refused (cg_convert, T.gemm only) */
   case TL_TYPE_HANDLE: return g->t_ptr0;
   default: break;
   }
