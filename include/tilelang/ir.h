@@ -51,6 +51,16 @@ TL_API bool tl_dtype_parse(const char *name, tl_dtype *out);
 TL_API const char *tl_dtype_name(tl_dtype t);
 /* Bytes of one scalar lane (bool: 1). */
 TL_API int tl_dtype_bytes(tl_dtype t);
+/* v encoded as float8 dtype t (float8_e4m3 or float8_e5m2) the way
+ * cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 does (PTX ISA §9.7.9.21): round to
+ * nearest even; a magnitude beyond the largest finite (448 / 57344), an
+ * infinity included, becomes the signed largest finite; NaN becomes 0x7f.
+ * v is rounded from its double value directly (the device rounds an f32:
+ * identical for every v that is an f32). */
+TL_API uint8_t tl_fp8_encode(double v, tl_dtype t);
+/* The value of float8 code b of dtype t: e4m3 0x7f/0xff NaN, no infinity;
+ * e5m2 exponent field 31 infinity (mantissa 0) or NaN; subnormals kept. */
+TL_API double tl_fp8_decode(uint8_t b, tl_dtype t);
 
 /* ----------------------------------------------------------------- module */
 /* A parsed (or built) module: one or more PrimFuncs plus the arena that owns

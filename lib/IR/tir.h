@@ -477,16 +477,6 @@ bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by
 /* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
  * mantissa; float8 as tl_fp8_encode), as a double. */
 double tl_round_to_dtype(double v, tl_dtype t);
-/* v encoded as float8 dtype t (float8_e4m3 or float8_e5m2) the way
- * cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 does (PTX ISA §9.7.9.21): round to
- * nearest even; a magnitude beyond the largest finite (448 / 57344), an
- * infinity included, becomes the signed largest finite; NaN becomes 0x7f.
- * v is rounded from its double value directly (the device rounds an f32:
- * identical for every v that is an f32). */
-uint8_t tl_fp8_encode(double v, tl_dtype t);
-/* The value of float8 code b of dtype t: e4m3 0x7f/0xff NaN, no infinity;
- * e5m2 exponent field 31 infinity (mantissa 0) or NaN; subnormals kept. */
-double tl_fp8_decode(uint8_t b, tl_dtype t);
 /* The device's result of float binary operator op (+ - * / floordiv floormod
  * pow min max) on values of float dtype t, as a double: f64 in double; every
  * other float dtype in f32 (C float operations, floorf/powf/fminf/fmaxf),
