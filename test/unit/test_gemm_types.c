@@ -34,13 +34,13 @@ static uint64_t next(void) {
   return rng;
 }
 
-static tl_module *load(const tl_define *defs, size_t n, bool lower) {
+static tl_module *load_file(const char *path, const tl_define *defs, size_t n, bool lower) {
   size_t len;
-  char *src = tl_test_read_file("test/GPU/kernels/gemm_general.py", &len);
+  char *src = tl_test_read_file(path, &len);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
-  bool ok = tl_frontend_parse(m, &d, src, len, "gemm_general.py", defs, n);
+  bool ok = tl_frontend_parse(m, &d, src, len, path, defs, n);
   if (ok && lower) {
     const char *sm = "sm_80"; /* fp8 mma needs sm_89 */
     for (size_t i = 0; i < n; i++)
@@ -48,10 +48,13 @@ static tl_module *load(const tl_define *defs, size_t n, bool lower) {
     tl_lower_options o = {.target = tl_target_lookup(sm), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
-  cr_assert(ok, "gemm_general.py: %s", d.out.data ? d.out.data : "");
+  cr_assert(ok, "%s: %s", path, d.out.data ? d.out.data : "");
   tl_diag_free(&d);
   free(src);
   return m;
+}
+static tl_module *load(const tl_define *defs, size_t n, bool lower) {
+  return load_file("test/GPU/kernels/gemm_general.py", defs, n, lower);
 }
 
 static tl_interp_arg tensor(void *data, int64_t d0, int64_t d1) {
@@ -224,3 +227,39 @@ Test(gemm_types, tf32_operand_rounding) {
   cr_assert_eq(tf32_gemm_of(1.0f + 0x1p-11f + 0x1p-20f), 1.0f + 0x1p-10f, "above half an ulp rounds up");
   cr_assert_eq(tf32_gemm_of(1.0f + 0x1p-10f), 1.0f + 0x1p-10f, "a tf32 value stays");
 }
+
+/* Mixed float8 operands (test/GPU/kernels/gemm_fp8_mixed.py: A e4m3 M x K,
+ * B e5m2 N x K, and the other way round): m16n8k32 .e4m3.e5m2 / .e5m2.e4m3,
+ * both models bit for bit, and equal to the k-chunks-of-32 model. */
+static void mixed_case(bool a_e4) {
+  const char *da = a_e4 ? "float8_e4m3" : "float8_e5m2", *db = a_e4 ? "float8_e5m2" : "float8_e4m3";
+  tl_define defs[] = {{"M", "128"}, {"N", "128"}, {"K", "128"}, {"dtype_a", da}, {"dtype_b", db}};
+  const char *path = "test/GPU/kernels/gemm_fp8_mixed.py";
+  tl_module *lo = load_file(path, defs, 5, true), *hi = load_file(path, defs, 5, false);
+  int M = 128, N = 128, K = 128, ka = a_e4 ? KIND_E4M3 : KIND_E5M2, kb = a_e4 ? KIND_E5M2 : KIND_E4M3;
+  uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)N * K);
+  float *C = malloc(4 * (size_t)M * N), *R = malloc(4 * (size_t)M * N);
+  fill(ka, A, (size_t)M * K);
+  fill(kb, B, (size_t)N * K);
+  tl_interp_arg args[3] = {tensor(A, M, K), tensor(B, N, K), tensor(C, M, N)};
+  run(lo, true, args);
+  args[2].data = R;
+  run(hi, false, args);
+  cr_assert(memcmp(C, R, 4 * (size_t)M * N) == 0, "%s x %s: SIMT executor and reference differ", da, db);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double acc = 0;
+      for (int k0 = 0; k0 < K; k0 += 32) {
+        double s = 0;
+        for (int k = k0; k < k0 + 32; k++) s += get(ka, A, (size_t)i * K + k) * get(kb, B, (size_t)j * K + k);
+        acc = (float)(s + acc);
+      }
+      cr_assert(C[(size_t)i * N + j] == acc, "%s x %s C[%d][%d]: %.9g, model %.9g", da, db, i, j,
+                C[(size_t)i * N + j], acc);
+    }
+  free(A), free(B), free(C), free(R);
+  tl_module_destroy(lo);
+  tl_module_destroy(hi);
+}
+Test(gemm_types, fp8_mixed_e4m3_e5m2) { mixed_case(true); }
+Test(gemm_types, fp8_mixed_e5m2_e4m3) { mixed_case(false); }
