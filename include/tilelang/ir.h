@@ -18,7 +18,12 @@ extern "C" {
 /* ------------------------------------------------------------------ dtype */
 /* Element types.  The codes are our own (DLPack conversion lives in the
  * runtime): bool is 8-bit storage, tfloat32 is a 32-bit float whose low 13
- * mantissa bits are ignored by the tensor cores (PTX ISA §9.7.14.1). */
+ * mantissa bits are ignored by the tensor cores (PTX ISA §9.7.14.1);
+ * float8_e4m3 (1 sign, 4 exponent bits of bias 7, 3 mantissa bits; no
+ * infinity, NaN = 0x7f/0xff, largest finite 448) and float8_e5m2 (5
+ * exponent bits of bias 15, 2 mantissa bits, IEEE-like with infinities,
+ * largest finite 57344) are the OCP 8-bit floats of PTX ISA §5.2.5 (.e4m3,
+ * .e5m2), bits 8. */
 typedef enum tl_type_code {
   TL_TYPE_INT = 0,
   TL_TYPE_UINT = 1,
@@ -27,6 +32,8 @@ typedef enum tl_type_code {
   TL_TYPE_BFLOAT = 4,
   TL_TYPE_BOOL = 6,
   TL_TYPE_TFLOAT = 7,
+  TL_TYPE_FLOAT8_E4M3 = 8,
+  TL_TYPE_FLOAT8_E5M2 = 9,
   TL_TYPE_VOID = 15
 } tl_type_code;
 
@@ -37,13 +44,23 @@ typedef struct tl_dtype {
 } tl_dtype;
 
 /* Parses a dtype spelling: "float16", "half", "float", "double", "bfloat16",
- * "tfloat32", "int8".."int64", "uint8".."uint64", "bool", with an optional
+ * "tfloat32", "float8_e4m3" (also "float8_e4m3fn"), "float8_e5m2", "int8".."int64", "uint8".."uint64", "bool", with an optional
  * lane suffix "x2".."x64".  Returns false for an unknown name. */
 TL_API bool tl_dtype_parse(const char *name, tl_dtype *out);
 /* Canonical name ("float16", "int32", "float16x2"), static storage. */
 TL_API const char *tl_dtype_name(tl_dtype t);
 /* Bytes of one scalar lane (bool: 1). */
 TL_API int tl_dtype_bytes(tl_dtype t);
+/* v encoded as float8 dtype t (float8_e4m3 or float8_e5m2) the way
+ * cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 does (PTX ISA §9.7.9.21): round to
+ * nearest even; a magnitude beyond the largest finite (448 / 57344), an
+ * infinity included, becomes the signed largest finite; NaN becomes 0x7f.
+ * v is rounded from its double value directly (the device rounds an f32:
+ * identical for every v that is an f32). */
+TL_API uint8_t tl_fp8_encode(double v, tl_dtype t);
+/* The value of float8 code b of dtype t: e4m3 0x7f/0xff NaN, no infinity;
+ * e5m2 exponent field 31 infinity (mantissa 0) or NaN; subnormals kept. */
+TL_API double tl_fp8_decode(uint8_t b, tl_dtype t);
 
 /* ----------------------------------------------------------------- module */
 /* A parsed (or built) module: one or more PrimFuncs plus the arena that owns

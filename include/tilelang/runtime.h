@@ -9,7 +9,11 @@
  * (library missing, stub library, cuInit failed, no device).
  *
  * Tensors cross the API as DLPack 0.6 DLTensors (bool as uint8/int8: DLPack
- * 0.6 has no bool code).  Ownership is stated on every call; nothing here
+ * 0.6 has no bool code; float8_e4m3 and float8_e5m2 as 8-bit integer tensors
+ * (kDLUInt or kDLInt, bits 8) holding the float8 codes, the format taken
+ * from the kernel's parameter dtype: DLPack 0.6 has no float8 code, and the
+ * header used, /usr/include/dlpack/dlpack.h, is 0.6; outputs the library
+ * allocates are kDLUInt 8).  Ownership is stated on every call; nothing here
  * exits or aborts on bad input.  Messages go to tl_context_last_error. */
 #ifndef TILELANG_RUNTIME_H
 #define TILELANG_RUNTIME_H

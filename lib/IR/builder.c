@@ -117,6 +117,8 @@ static bool dtype_valid(tl_dtype t, bool allow_lanes) {
     case TL_TYPE_FLOAT: return t.bits == 16 || t.bits == 32 || t.bits == 64;
     case TL_TYPE_BFLOAT: return t.bits == 16;
     case TL_TYPE_TFLOAT: return t.bits == 32;
+    case TL_TYPE_FLOAT8_E4M3:
+    case TL_TYPE_FLOAT8_E5M2: return t.bits == 8;
     case TL_TYPE_BOOL: return t.bits == 8;
     default: return false;
   }

@@ -36,14 +36,16 @@ static const char *const dtype_names[][7] = {
     {TL_LANE_NAMES("int64")},    {TL_LANE_NAMES("uint8")},   {TL_LANE_NAMES("uint16")},
     {TL_LANE_NAMES("uint32")},   {TL_LANE_NAMES("uint64")},  {TL_LANE_NAMES("float16")},
     {TL_LANE_NAMES("float32")},  {TL_LANE_NAMES("float64")}, {TL_LANE_NAMES("bfloat16")},
-    {TL_LANE_NAMES("tfloat32")}, {TL_LANE_NAMES("bool")},
+    {TL_LANE_NAMES("tfloat32")}, {TL_LANE_NAMES("bool")},     {TL_LANE_NAMES("float8_e4m3")},
+    {TL_LANE_NAMES("float8_e5m2")},
 };
 static const tl_dtype dtype_bases[] = {
     TL_DT(TL_TYPE_INT, 8),    TL_DT(TL_TYPE_INT, 16),   TL_DT(TL_TYPE_INT, 32),
     TL_DT(TL_TYPE_INT, 64),   TL_DT(TL_TYPE_UINT, 8),   TL_DT(TL_TYPE_UINT, 16),
     TL_DT(TL_TYPE_UINT, 32),  TL_DT(TL_TYPE_UINT, 64),  TL_DT(TL_TYPE_FLOAT, 16),
     TL_DT(TL_TYPE_FLOAT, 32), TL_DT(TL_TYPE_FLOAT, 64), TL_DT(TL_TYPE_BFLOAT, 16),
-    TL_DT(TL_TYPE_TFLOAT, 32), TL_DT(TL_TYPE_BOOL, 8),
+    TL_DT(TL_TYPE_TFLOAT, 32), TL_DT(TL_TYPE_BOOL, 8), TL_DT(TL_TYPE_FLOAT8_E4M3, 8),
+    TL_DT(TL_TYPE_FLOAT8_E5M2, 8),
 };
 #define NUM_BASES ((int)(sizeof dtype_bases / sizeof dtype_bases[0]))
 
@@ -51,6 +53,7 @@ static const struct { const char *alias; tl_dtype t; } dtype_aliases[] = {
     {"half", TL_DT(TL_TYPE_FLOAT, 16)},
     {"float", TL_DT(TL_TYPE_FLOAT, 32)},
     {"double", TL_DT(TL_TYPE_FLOAT, 64)},
+    {"float8_e4m3fn", TL_DT(TL_TYPE_FLOAT8_E4M3, 8)}, /* TileLang/PyTorch spell e4m3 so too */
 };
 
 static int lane_index(unsigned lanes) {
@@ -161,8 +164,54 @@ static double round_format(double v, int p, int emin, int emax) {
   return r;
 }
 
+/* The parameters of an 8-bit float format: p significand bits (implicit
+ * bit included), mantissa field width, exponent bias, largest finite. */
+static void fp8_format(tl_dtype t, int *p, int *bias, double *maxf) {
+  bool e4 = t.code == TL_TYPE_FLOAT8_E4M3;
+  *p = e4 ? 4 : 3;
+  *bias = e4 ? 7 : 15;
+  *maxf = e4 ? 448.0 : 57344.0;
+}
+
+uint8_t tl_fp8_encode(double v, tl_dtype t) {
+  int p, bias;
+  double maxf;
+  fp8_format(t, &p, &bias, &maxf);
+  if (isnan(v)) return 0x7f;
+  uint8_t s = signbit(v) ? 0x80 : 0;
+  int emin = 1 - bias, mbits = p - 1;
+  /* round to nearest even with an unbounded exponent, then saturate
+   * (both are monotone and maxf is representable: the order is free) */
+  double a = isinf(v) ? maxf : round_format(fabs(v), p, emin, 4 * bias);
+  if (a > maxf) a = maxf;
+  if (a == 0) return s;
+  int e;
+  (void)frexp(a, &e);
+  int E = e - 1;
+  if (E < emin) /* subnormal: exponent field 0, the mantissa counts 2^(emin - mbits) */
+    return s | (uint8_t)ldexp(a, mbits - emin);
+  int m = (int)ldexp(a, mbits - E) - (1 << mbits);
+  return s | (uint8_t)((E + bias) << mbits) | (uint8_t)m;
+}
+
+double tl_fp8_decode(uint8_t b, tl_dtype t) {
+  int p, bias;
+  double maxf;
+  fp8_format(t, &p, &bias, &maxf);
+  int mbits = p - 1, ebits = 7 - mbits;
+  int e = (b >> mbits) & ((1 << ebits) - 1), m = b & ((1 << mbits) - 1);
+  double v;
+  if (t.code == TL_TYPE_FLOAT8_E4M3 && e == 15 && m == 7) return NAN;
+  if (t.code == TL_TYPE_FLOAT8_E5M2 && e == 31) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexp((double)m, 1 - bias - mbits);
+  else v = ldexp((double)((1 << mbits) + m), e - bias - mbits);
+  return (b & 0x80) ? -v : v;
+}
+
 double tl_round_to_dtype(double v, tl_dtype t) {
   switch (t.code) {
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return tl_fp8_decode(tl_fp8_encode(v, t), t);
   case TL_TYPE_FLOAT:
     if (t.bits == 16) return round_format(v, 11, -14, 15);
     if (t.bits == 32) return round_format(v, 24, -126, 127);
@@ -971,6 +1020,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
                 : t.bits == 32 ? 24 : 53;
           int emax = (t.bits == 16 && t.code == TL_TYPE_FLOAT) ? 15 : t.bits == 64 ? 1023 : 127;
           v = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
+          if (tl_dtype_is_fp8(t)) v = t.code == TL_TYPE_FLOAT8_E4M3 ? 448.0 : 57344.0;
           if (intrin == TL_INTRIN_MIN_VALUE) v = -v;
         }
         return tl_ir_float(m, loc, t, v);

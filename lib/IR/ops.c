@@ -210,11 +210,13 @@ static const struct { uint8_t ab_code, ab_bits, c_code, c_bits; } gemm_ok[] = {
     /* issue 14: float32 computed as tf32, uint8, float64 (lib/Support/mma.h) */
     {TL_TYPE_FLOAT, 32, TL_TYPE_FLOAT, 32},  {TL_TYPE_UINT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_FLOAT, 64, TL_TYPE_FLOAT, 64},
+    /* float8 (m16n8k32 .e4m3/.e5m2, sm_89): A and B may be either format */
+    {TL_TYPE_FLOAT8_E4M3, 8, TL_TYPE_FLOAT, 32}, {TL_TYPE_FLOAT8_E5M2, 8, TL_TYPE_FLOAT, 32},
 };
 #define GEMM_ACCEPTED                                                                  \
   "A and B float16 with C float16 or float32, bfloat16 with float32, int8 with int32, " \
   "tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "  \
-  "float64 with float64"
+  "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32"
 
 static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
@@ -255,7 +257,8 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   /* Dtypes. */
   tl_dtype ta = A->region.buffer->dtype, tb = B->region.buffer->dtype,
            tc = C->region.buffer->dtype;
-  bool dt_ok = tl_dtype_eq(ta, tb) && ta.lanes == 1 && tc.lanes == 1;
+  bool dt_ok = (tl_dtype_eq(ta, tb) || (tl_dtype_is_fp8(ta) && tl_dtype_is_fp8(tb))) && ta.lanes == 1 &&
+               tb.lanes == 1 && tc.lanes == 1;
   if (dt_ok) {
     dt_ok = false;
     for (size_t k = 0; k < sizeof gemm_ok / sizeof gemm_ok[0]; k++)

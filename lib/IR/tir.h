@@ -28,8 +28,12 @@ static inline bool tl_dtype_eq(tl_dtype a, tl_dtype b) {
 static inline bool tl_dtype_is_int(tl_dtype t) {   /* int, uint (not bool) */
   return t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT;
 }
-static inline bool tl_dtype_is_float(tl_dtype t) { /* float, bfloat, tfloat */
-  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT;
+static inline bool tl_dtype_is_fp8(tl_dtype t) { /* float8_e4m3, float8_e5m2 */
+  return t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2;
+}
+static inline bool tl_dtype_is_float(tl_dtype t) { /* float, bfloat, tfloat, float8 */
+  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT ||
+         tl_dtype_is_fp8(t);
 }
 
 /* -------------------------------------------------------------- variables */
@@ -475,7 +479,7 @@ int64_t tl_workspace_bytes(const tl_buffer *b);
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
 bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by pointer */
 /* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
- * mantissa), as a double. */
+ * mantissa; float8 as tl_fp8_encode), as a double. */
 double tl_round_to_dtype(double v, tl_dtype t);
 /* The device's result of float binary operator op (+ - * / floordiv floormod
  * pow min max) on values of float dtype t, as a double: f64 in double; every

@@ -75,6 +75,12 @@ static inline double tl_mma_step(const double *a, const double *b, int64_t bs, i
  *    to int32 (the instruction's .s32 accumulate without .satfinite);
  *  - F64 (m8n8k4): a chain of fused multiply-adds in increasing k starting
  *    from c (each product rounded once with its addition);
+ *  - FP8 (m16n8k32 .e4m3/.e5m2 -> .f32): as TF32 with k-chunks of 32: the
+ *    operands are float8 values (exact in float64, and so are their
+ *    products), the 32 products summed in float64 with c, rounded once to
+ *    float32.  This is a model, not a measured fact: the PTX ISA does not
+ *    specify the order or width of mma's internal accumulation (§9.7.14.5);
+ *    the GPU test (test_mma_types) reports how far the device is from it;
  *  - F16 (m16n8k16): tl_mma_step.
  * Both models chain it over the k-chunks of the instruction's k, so they
  * agree bit for bit. */

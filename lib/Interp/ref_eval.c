@@ -203,6 +203,8 @@ re_val re_buf_get(const re_buf *rb, int64_t off) {
     return v;
   }
   case TL_TYPE_BOOL: v.i = p[off] != 0; return v;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: v.f = tl_fp8_decode((uint8_t)p[off], t); return v;
   default: break;
   }
   bool s = t.code == TL_TYPE_INT;
@@ -256,6 +258,8 @@ void re_buf_set(re_buf *rb, int64_t off, re_val v) {
     return;
   }
   case TL_TYPE_BOOL: p[off] = (char)(v.i != 0); return;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: p[off] = (char)tl_fp8_encode(v.f, t); return;
   default: break;
   }
   switch (t.bits) {

@@ -69,6 +69,8 @@ static double float_max(tl_dtype t) {
   if (t.code == TL_TYPE_FLOAT && t.bits == 64) return 1.7976931348623157e308;
   if (t.code == TL_TYPE_BFLOAT) return 3.3895313892515355e38;
   if (t.code == TL_TYPE_TFLOAT) return 3.4011621342146535e38; /* 10-bit mantissa */
+  if (t.code == TL_TYPE_FLOAT8_E4M3) return 448.0;
+  if (t.code == TL_TYPE_FLOAT8_E5M2) return 57344.0;
   return 3.4028234663852886e38;
 }
 static int64_t int_limit(tl_dtype t, bool max) {

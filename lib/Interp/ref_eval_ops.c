@@ -14,7 +14,7 @@
  *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
  *    executor's T.ptx_mma computes the same steps, so the two agree bit for
  *    bit; docs/simt-ir.md, T.ptx_mma).  float32/tfloat32 (as tf32), int8/
- *    uint8 and float64 operands follow their instruction likewise (issue
+ *    uint8, float8_e4m3/e5m2 and float64 operands follow their instruction likewise (issue
  *    14, gemm_chain): operands rounded to tf32 (cvt.rna), k in chunks of
  *    the instruction's k (8, 32, 4), each chunk tl_mma_step_kind.
  *  - T.fill(region, v) / T.clear(region): every element set to v (0),
@@ -266,7 +266,7 @@ static inline double as_double(const re_buf *rb, int64_t off) {
   return rb->isf ? v.f : (double)v.i;
 }
 
-/* C (+)= A B for the tf32, int8 and f64 instructions (lib/Support/mma.h):
+/* C (+)= A B for the tf32, int8, fp8 and f64 instructions (lib/Support/mma.h):
  * per element, the k-chunks of the instruction's k in increasing order,
  * each tl_mma_step_kind (interp.h), the step the SIMT executor's T.ptx_mma
  * computes.  am: M rows of K, bm: N rows of K (operands already rounded). */
@@ -334,9 +334,10 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
   bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
-  /* issue 14: tf32, int8 and f64 follow their instruction step by step */
+  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step */
   tl_mma_info mmi = tl_mma_info_of(A.rb->dt, ct);
-  if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64) {
+  if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64 ||
+      mmi.kind == TL_MMA_KIND_FP8) {
     if (mmi.kind == TL_MMA_KIND_TF32)
       for (int64_t q = 0; q < (M + N) * K; q++) am[q] = tl_tf32_rna(am[q]);
     return gemm_chain(st, &c, cb, am, bm, M, N, K, &mmi, clear != 0);

@@ -216,6 +216,8 @@ sx_el sx_el_load(tl_dtype et, const uint8_t *p) {
   case TL_TYPE_TFLOAT: { float f; memcpy(&f, p, 4); r.f = f; return r; }
   case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); r.f = bf16_value(h); return r; }
   case TL_TYPE_BOOL: r.i = p[0] != 0; return r;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: r.f = tl_fp8_decode(p[0], et); return r;
   default: {
     int nb = tl_dtype_bytes(et);
     uint64_t u = 0;
@@ -236,6 +238,8 @@ void sx_el_store(tl_dtype et, uint8_t *p, sx_el v) {
   case TL_TYPE_TFLOAT: { float f = (float)v.f; memcpy(p, &f, 4); return; }
   case TL_TYPE_BFLOAT: { uint16_t h = bf16_bits(v.f); memcpy(p, &h, 2); return; }
   case TL_TYPE_BOOL: p[0] = v.i != 0; return;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: p[0] = tl_fp8_encode(v.f, et); return;
   default: {
     int nb = tl_dtype_bytes(et);
     uint64_t u = (uint64_t)v.i;

@@ -1,7 +1,8 @@
 /* SIMT executor: T.ptx_mma of the shapes beyond m16n8k16 (issue 14;
  * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands
  * (each rounded to tf32 as cvt.rna.tf32.f32, tl_tf32_rna), m16n8k32 with
- * int8/uint8 operands into int32 (wrapping), m8n8k4 with float64.  The
+ * int8/uint8 operands into int32 (wrapping) or float8_e4m3/float8_e5m2
+ * operands (either for A and for B) into float32, m8n8k4 with float64.  The
  * fragments are gathered from the warp's 32 lanes by the maps of
  * lib/Support/mma.h (tl_mma_a_elem / tl_mma_b_elem; C: c0 c1 at row g,
  * columns 2t, 2t + 1, c2 c3 at row g + 8 for m16n8; m8n8k4 has c0 c1
@@ -21,7 +22,7 @@ bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask) {
   sx_buf *c = b ? sx_buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
   if (!c) return false;
   tl_mma_info mi = tl_mma_info_of(a->et, c->et);
-  if (!tl_dtype_eq(a->et, b->et) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
+  if (!tl_mma_operands_match(a->et, b->et) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
       strcmp(mi.shape, shape->u.str))
     return sx_fail(x, "T.ptx_mma: shape %s with A %s, B %s and C %s is not an mma.sync form", shape->u.str,
                    tl_dtype_name(a->et), tl_dtype_name(b->et), tl_dtype_name(c->et));

@@ -6,7 +6,8 @@
  * T.fill, T.clear, T.gemm, T.reduce_*, T.atomic_add and T.use_swizzle (copies and fills
  * of any scope); no T.Parallel nested in a T.Parallel; no tile op inside a
  * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
- * forms it lowers);
+ * forms it lowers); no T.gemm with float8 operands on a target without
+ * TL_MMA_M16N8K32_E4M3;
  * every T.Kernel has a constant thread count in [1, 1024]; no global
  * allocation but T.alloc_global's (T.alloc_buffer(..., scope="global"), a
  * kernel workspace, is made by lowering only: stream-K's,
@@ -20,8 +21,24 @@
 
 typedef struct cs_state {
   tl_diag *d;
+  const tl_target *target;
   int errors;
 } cs_state;
+
+/* A T.gemm with a float8 operand needs mma.sync .e4m3/.e5m2 (sm_89 and
+ * newer, PTX ISA §9.7.14.5): one error at the T.gemm on older targets. */
+static void check_gemm_target(cs_state *st, const tl_stmt *s) {
+  for (int k = 0; k < 2 && k < s->u.tile.nargs; k++) {
+    const tl_operand *o = &s->u.tile.args[k];
+    const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+    if (b && tl_dtype_is_fp8(b->dtype) && st->target && !(st->target->mma_shapes & TL_MMA_M16N8K32_E4M3)) {
+      tl_error(st->d, s->loc, "fp8 mma needs sm_89 or newer (T.gemm with %s operands; the target is %s)",
+               tl_dtype_name(b->dtype), st->target->name);
+      st->errors++;
+      return;
+    }
+  }
+}
 
 static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   if (!s) return;
@@ -71,7 +88,9 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         case TL_TILE_ATOMIC_MIN:
         case TL_TILE_ATOMIC_ADDX2:
         case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
-        case TL_TILE_GEMM: return; /* forms and tiles checked by layout inference (issue 5) */
+        case TL_TILE_GEMM: /* forms and tiles checked by layout inference (issue 5) */
+          check_gemm_target(st, s);
+          return;
         case TL_TILE_REDUCE_MAX:
         case TL_TILE_REDUCE_MIN:
         case TL_TILE_REDUCE_SUM:
@@ -94,9 +113,8 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
 }
 
 bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target; /* nothing here depends on the target yet */
   (void)m;
-  cs_state st = {d, 0};
+  cs_state st = {d, target, 0};
   check(&st, f->body, 0, 0);
   if (st.errors) return false;
   return tl_lower_static_check(f, d);

@@ -287,10 +287,10 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   }
   tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
   tl_mma_info mmi = tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
-  if (!tl_dtype_eq(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
+  if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
     tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
              "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
-             "int8/uint8 with int32, float64 with float64)",
+             "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64)",
              tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
     goto fail;
   }

@@ -144,6 +144,8 @@ LLVMTypeRef cg_lane_type(cg *g, tl_dtype t, bool mem, tl_loc loc) {
   case TL_TYPE_TFLOAT:
     if (t.bits == 32) return g->t_f32;
     break;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return g->t_i8; /* the bytes; arithmetic is refused (cg_convert, T.gemm only) */
   case TL_TYPE_HANDLE: return g->t_ptr0;
   default: break;
   }
@@ -299,7 +301,28 @@ static LLVMValueRef gen_var(cg *g, const tl_expr *e) {
   return cg_convert(g, vi->v, e->u.var->dtype, e->dtype, e->loc);
 }
 
+/* Whether e computes with float8 values (a literal, an operator or a call of
+ * or on float8): code generation only loads, stores and selects them and
+ * feeds them to T.ptx_mma (codegen_mma.c), so these are located errors. */
+static bool fp8_arith(const tl_expr *e) {
+  switch (e->kind) {
+  case TL_EXPR_INT:
+  case TL_EXPR_FLOAT:
+  case TL_EXPR_CALL: return tl_dtype_is_fp8(e->dtype);
+  case TL_EXPR_BINARY:
+    return tl_dtype_is_fp8(e->dtype) || tl_dtype_is_fp8(e->u.bin.a->dtype) || tl_dtype_is_fp8(e->u.bin.b->dtype);
+  case TL_EXPR_UNARY: return tl_dtype_is_fp8(e->dtype) || tl_dtype_is_fp8(e->u.un.a->dtype);
+  default: return false;
+  }
+}
+
 static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
+  if (fp8_arith(e)) {
+    cg_error(g, e->loc, "arithmetic on %s values is not supported by the NVPTX code generator yet (float8 "
+             "values are loaded, stored and multiplied by T.gemm only)",
+             tl_dtype_name(tl_dtype_is_fp8(e->dtype) || e->kind != TL_EXPR_BINARY ? e->dtype : e->u.bin.a->dtype));
+    return NULL;
+  }
   switch (e->kind) {
   case TL_EXPR_INT: {
     LLVMTypeRef ty = cg_type_of(g, e->dtype, false, e->loc);

@@ -78,6 +78,11 @@ LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_lo
     return NULL;
   }
   if (tl_dtype_eq(from, to)) return v;
+  if (tl_dtype_is_fp8(from) || tl_dtype_is_fp8(to)) { /* stored as bytes; converted only by the CPU models */
+    cg_error(g, loc, "conversion from %s to %s is not supported by the NVPTX code generator yet (float8 "
+             "values are loaded, stored and multiplied by T.gemm only)", tl_dtype_name(from), tl_dtype_name(to));
+    return NULL;
+  }
   LLVMTypeRef tt = cg_type_of(g, to, false, loc);
   if (!tt || !cg_type_of(g, from, false, loc)) return NULL;
   LLVMTypeRef tlane = cg_lane_type(g, to, false, loc);

@@ -5,12 +5,15 @@
  * (cvt.rna.tf32.f32); m16n8k32 with int8/uint8 operands → llvm.nvvm.mma.
  * m16n8k32.row.col.{s8,u8} (int32 accumulators), four operand bytes packed
  * into each b32 register, the lowest-indexed element in the lowest byte;
- * m8n8k4 with float64 → llvm.nvvm.mma.m8n8k4.row.col.f64.  The instruction
+ * m8n8k4 with float64 → llvm.nvvm.mma.m8n8k4.row.col.f64; m16n8k32 with
+ * float8_e4m3/float8_e5m2 → inline mma.sync...f32.e4m3.e4m3.f32 (and the
+ * e5m2 and mixed forms; sm_89+, PTX 8.4).  The instruction
  * table is lib/Support/mma.h; PTX ISA 8.5 §9.7.14.5 (mma shapes and types,
  * the fragment maps), §9.7.9.21 (cvt .rna .tf32).  The call carries the
  * `convergent` attribute like the m16n8k16 form (codegen_matrix.c). */
 #include "NVPTX/codegen_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "Support/mma.h"
@@ -33,18 +36,74 @@ static LLVMValueRef operand_reg(cg *g, const tl_buffer *b, LLVMValueRef base, in
   return x;
 }
 
+/* The fp8 mma.sync (m16n8k32 .e4m3/.e5m2, either for A and for B, f32
+ * accumulators; PTX ISA 8.5 §9.7.14.5.14) as inline PTX: LLVM 19 has no
+ * intrinsic for it.  Four operand bytes per b32 register as for .s8; the
+ * module is marked "tl.ptx_version" = TL_PTX_VERSION_FP8_MMA so that emit.c
+ * builds it with PTX 8.4.  The asm has side effects (it stays where the
+ * warp is converged, like the convergent intrinsic calls). */
+static bool gen_mma_fp8(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c,
+                        LLVMValueRef *offs) {
+  LLVMValueRef args[14];
+  for (int i = 0; i < 6; i++) {
+    bool isa = i < 4;
+    args[i] = cg_load_packed(g, isa ? a : b, isa ? offs[0] : offs[1], (isa ? i : i - 4) * 4, 4, g->t_i32);
+    if (!args[i]) return false;
+  }
+  buf_info *cbi = cg_get_buf(g, c, e->loc);
+  if (!cbi) return false;
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
+    if (!p) return false;
+    args[6 + i] = LLVMBuildLoad2(g->B, cbi->elem, p, "");
+    LLVMSetAlignment(args[6 + i], 4);
+  }
+  char text[256];
+  snprintf(text, sizeof text,
+           "mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+           "{$10, $11, $12, $13};",
+           a->dtype.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3" : "e5m2",
+           b->dtype.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3" : "e5m2");
+  LLVMTypeRef f4[4] = {g->t_f32, g->t_f32, g->t_f32, g->t_f32};
+  LLVMTypeRef rt = LLVMStructTypeInContext(g->C, f4, 4, 0);
+  LLVMValueRef r = cg_call_asm(g, rt, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", args, 10);
+  if (!r) return false;
+  cg_set_convergent(g, r);
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
+    if (!p) return false;
+    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
+  }
+  cbi->stored = true;
+  if (!LLVMGetModuleFlag(g->M, "tl.ptx_version", strlen("tl.ptx_version"))) /* once per module */
+    LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "tl.ptx_version", strlen("tl.ptx_version"),
+                      LLVMValueAsMetadata(LLVMConstInt(g->t_i32, TL_PTX_VERSION_FP8_MMA, 0)));
+  return true;
+}
+
 /* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m8n8k4") */
 bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c) {
   tl_loc loc = e->loc;
   const tl_expr *shape = e->u.call.args[6];
   tl_mma_info mi = tl_mma_info_of(a->dtype, c->dtype);
-  if (!tl_dtype_eq(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
+  if (!tl_mma_operands_match(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
       strcmp(mi.shape, shape->u.str)) {
     cg_error(g, shape->loc, "T.ptx_mma: shape \"%s\" with A %s, B %s and C %s is not an mma.sync form "
              "(m16n8k16: float16/bfloat16; m16n8k8: float32/tfloat32 with float32; m16n8k32: int8/uint8 "
-             "with int32; m8n8k4: float64)", shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype),
+             "with int32 or float8_e4m3/float8_e5m2 with float32; m8n8k4: float64)", shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype),
              tl_dtype_name(c->dtype));
     return false;
+  }
+  if (mi.kind == TL_MMA_KIND_FP8) {
+    if (!(g->target->mma_shapes & TL_MMA_M16N8K32_E4M3)) {
+      cg_error(g, loc, "fp8 mma needs sm_89 or newer (T.ptx_mma with %s and %s; the target is %s)",
+               tl_dtype_name(a->dtype), tl_dtype_name(b->dtype), g->target->name);
+      return false;
+    }
+    LLVMValueRef offs[3];
+    for (int i = 0; i < 3; i++)
+      if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
+    return gen_mma_fp8(g, e, a, b, c, offs);
   }
   int which = mi.kind == TL_MMA_KIND_TF32 ? NV_MMA_TF32
               : mi.kind == TL_MMA_KIND_F64 ? NV_MMA_F64

@@ -253,6 +253,18 @@ static const char *opt_pipeline(const tl_nvptx_options *opts) {
   return TL_DEFAULT_PASSES;
 }
 
+/* The PTX ISA version module M needs: the target's, or the larger one the
+ * code generator asked for with the module flag "tl.ptx_version" (an
+ * instruction newer than the target's PTX, codegen_mma.c's fp8 mma). */
+static int module_ptx_version(LLVMModuleRef M, int dflt) {
+  LLVMMetadataRef md = LLVMGetModuleFlag(M, "tl.ptx_version", strlen("tl.ptx_version"));
+  if (!md) return dflt;
+  /* the flag's value is a ConstantAsMetadata: its operand 0 is the constant */
+  LLVMValueRef v = LLVMGetOperand(LLVMMetadataAsValue(LLVMGetModuleContext(M), md), 0);
+  long long x = v && LLVMIsAConstantInt(v) ? LLVMConstIntGetSExtValue(v) : 0;
+  return x > dflt ? (int)x : dflt;
+}
+
 /* --------------------------------------------------------------- emit */
 bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
                    tl_codegen_result *out) {
@@ -291,6 +303,20 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(C), 0, 0)));
 
   bool ok = tl_nvptx_build(M, m, target, d);
+  int ptxv = module_ptx_version(M, target->ptx_version);
+  if (ok && ptxv != target->ptx_version) { /* a newer instruction's PTX ISA version (fp8 mma: 8.4) */
+    LLVMDisposeTargetMachine(TM);
+    TM = create_tm(target->name, ptxv, &err);
+    if (!TM) {
+      tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s with PTX %d.%d", target->name,
+               ptxv / 10, ptxv % 10);
+      LLVMDisposeMessage(err);
+      LLVMDisposeModule(M);
+      LLVMContextDispose(C);
+      LLVMDisposeMessage(dl);
+      return false;
+    }
+  }
   double t1 = now_ms();
   out->ms_build = t1 - t0;
   if (ok && module_calls_libdevice(M)) ok = link_libdevice(C, M, tl_nvptx_libdevice_path(opts), dl, d);

@@ -90,9 +90,23 @@ static void dl_dtype_text(DLDataType d, char *buf, size_t n) {
   snprintf(buf, n, "dlpack(code=%u, bits=%u, lanes=%u)", d.code, d.bits, d.lanes);
 }
 
+DLDataType tl_rt_dl_dtype(tl_dtype t) {
+  DLDataType d;
+  d.code = t.code == TL_TYPE_INT                                ? kDLInt
+           : t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL   ? kDLUInt
+           : tl_dtype_is_fp8(t)                                 ? kDLUInt
+           : t.code == TL_TYPE_BFLOAT                           ? kDLBfloat
+                                                                : kDLFloat;
+  d.bits = (uint8_t)t.bits;
+  d.lanes = (uint16_t)(t.lanes ? t.lanes : 1);
+  return d;
+}
+
 static bool dtype_matches(tl_dtype want, DLDataType got) {
   tl_dtype g;
   if (!dl_to_tl(got, &g)) return false;
+  if (tl_dtype_is_fp8(want)) /* float8 crosses DLPack 0.6 as 8-bit ints: the codes' bytes */
+    return got.bits == 8 && got.lanes == want.lanes && (g.code == TL_TYPE_INT || g.code == TL_TYPE_UINT);
   if (want.code == TL_TYPE_BOOL) /* bool crosses DLPack 0.6 as 8-bit ints */
     return got.bits == 8 && got.lanes == 1 &&
            (g.code == TL_TYPE_INT || g.code == TL_TYPE_UINT || g.code == TL_TYPE_BOOL);

@@ -484,14 +484,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     t->device.device_type = kDLCUDA;
     t->device.device_id = b.device;
     t->ndim = p->ndim;
-    tl_dtype dt = p->dtype;
-    t->dtype.code = dt.code == TL_TYPE_INT ? kDLInt
-                    : dt.code == TL_TYPE_UINT ? kDLUInt
-                    : dt.code == TL_TYPE_BFLOAT ? kDLBfloat
-                    : dt.code == TL_TYPE_BOOL ? kDLUInt
-                                              : kDLFloat;
-    t->dtype.bits = dt.bits;
-    t->dtype.lanes = dt.lanes ? dt.lanes : 1;
+    t->dtype = tl_rt_dl_dtype(p->dtype);
     t->shape = o->shape;
     t->strides = NULL;
     t->byte_offset = 0;

@@ -41,19 +41,6 @@ static void host_out_deleter(DLManagedTensor *self) {
   free(o);
 }
 
-/* DLPack dtype of a tl_dtype (bool as uint8: DLPack 0.6 has no bool). */
-static DLDataType dl_dtype_of(tl_dtype dt) {
-  DLDataType d;
-  d.code = dt.code == TL_TYPE_INT     ? kDLInt
-           : dt.code == TL_TYPE_UINT  ? kDLUInt
-           : dt.code == TL_TYPE_BFLOAT ? kDLBfloat
-           : dt.code == TL_TYPE_BOOL  ? kDLUInt
-                                      : kDLFloat;
-  d.bits = (uint8_t)dt.bits;
-  d.lanes = (uint16_t)(dt.lanes ? dt.lanes : 1);
-  return d;
-}
-
 static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t bytes,
                               bool poison) {
   host_out *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
@@ -72,7 +59,7 @@ static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t
   t->device.device_type = kDLCPU;
   t->device.device_id = 0;
   t->ndim = p->ndim;
-  t->dtype = dl_dtype_of(p->dtype);
+  t->dtype = tl_rt_dl_dtype(p->dtype);
   t->shape = o->shape;
   t->strides = NULL;
   t->byte_offset = 0;

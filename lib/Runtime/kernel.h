@@ -135,6 +135,11 @@ bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err);
  * tensors bind.  false with a malloc'd message otherwise. */
 bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
 
+/* The DLPack 0.6 dtype a tensor of dtype t crosses the API as (bind.c):
+ * bool as uint8 (no bool code), float8_e4m3/float8_e5m2 as uint8 (no
+ * float8 code before DLPack 1.x), every other dtype its own code. */
+DLDataType tl_rt_dl_dtype(tl_dtype t);
+
 /* ------------------------------------------------------------- binding */
 /* Result of checking a call: everything the launch needs. */
 #define TL_RT_BINDING_INLINE_WORDS 256

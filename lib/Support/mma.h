@@ -26,6 +26,7 @@ typedef enum tl_mma_kind {
   TL_MMA_KIND_TF32, /* m16n8k8 .tf32 (float32/tfloat32 operands rounded with cvt.rna.tf32.f32) -> .f32 */
   TL_MMA_KIND_I8,   /* m16n8k32 .s8/.u8 -> .s32 (wraps modulo 2^32) */
   TL_MMA_KIND_F64,  /* m8n8k4 .f64 -> .f64, two per m16n8 tile */
+  TL_MMA_KIND_FP8,  /* m16n8k32 .e4m3/.e5m2 (either for A and B) -> .f32: sm_89, PTX 8.4 */
 } tl_mma_kind;
 
 /* The instruction of one T.gemm: operands A/B of dtype ab, accumulator c. */
@@ -40,7 +41,8 @@ typedef struct tl_mma_info {
 
 /* The instruction for A/B dtype ab and accumulator dtype c (lanes 1), or
  * kind NONE when mma.sync has none.  float32 operands are computed as tf32
- * (as TileLang does; tfloat32 operands too). */
+ * (as TileLang does; tfloat32 operands too).  A and B have the same dtype,
+ * except that float8 A and B may differ (tl_mma_operands_match). */
 static inline tl_mma_info tl_mma_info_of(tl_dtype ab, tl_dtype c) {
   tl_mma_info r = {TL_MMA_KIND_NONE, NULL, 0, 0, 0, 0};
   if (ab.lanes > 1 || c.lanes > 1) return r;
@@ -53,16 +55,26 @@ static inline tl_mma_info tl_mma_info_of(tl_dtype ab, tl_dtype c) {
   else if (ab.bits == 8 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT &&
            c.bits == 32)
     r = (tl_mma_info){TL_MMA_KIND_I8, "m16n8k32", 32, 4, 16, 8};
+  else if ((ab.code == TL_TYPE_FLOAT8_E4M3 || ab.code == TL_TYPE_FLOAT8_E5M2) && cf32)
+    r = (tl_mma_info){TL_MMA_KIND_FP8, "m16n8k32", 32, 4, 16, 8};
   else if (ab.bits == 64 && ab.code == TL_TYPE_FLOAT && c.code == TL_TYPE_FLOAT && c.bits == 64)
     r = (tl_mma_info){TL_MMA_KIND_F64, "m8n8k4", 4, 1, 2, 1};
   return r;
+}
+
+/* Whether A dtype a and B dtype b may meet in one mma.sync: equal, or two
+ * float8 dtypes (.e4m3.e5m2 and .e5m2.e4m3 exist, PTX ISA §9.7.14.5). */
+static inline bool tl_mma_operands_match(tl_dtype a, tl_dtype b) {
+  bool fa = a.code == TL_TYPE_FLOAT8_E4M3 || a.code == TL_TYPE_FLOAT8_E5M2;
+  bool fb = b.code == TL_TYPE_FLOAT8_E4M3 || b.code == TL_TYPE_FLOAT8_E5M2;
+  return (a.code == b.code && a.bits == b.bits && a.lanes == b.lanes) || (fa && fb && a.lanes == b.lanes);
 }
 
 /* Lane l's A fragment element e (0 <= e < a_elems) of an m16 tile and
  * k-step: its row (0..15) and k (0..K-1).  Registers i = e / per_reg hold
  * rows g + 8*(i % 2) and k = per_reg*t + e % per_reg + 4*per_reg*(i / 2),
  * g = l / 4, t = l % 4 (PTX ISA §9.7.14.5.8-5.10: the same map in 32-bit
- * words for .f16, .tf32 and .s8; f64's two m8n8k4 A elements are rows g
+ * words for .f16, .tf32, .s8 and .e4m3/.e5m2; f64's two m8n8k4 A elements are rows g
  * and g + 8 at k = t, §9.7.14.5.11). */
 static inline void tl_mma_a_elem(const tl_mma_info *mi, int l, int e, int *row, int *k) {
   int p = mi->per_reg, i = e / p, g = l / 4, t = l % 4;

@@ -22,7 +22,9 @@
  *  - mma (warp-level matrix multiply-accumulate, the shape/type table):
  *    m16n8k8 .f16 from sm_75; m16n8k16 .f16/.bf16, m16n8k8 .bf16/.tf32,
  *    m16n8k32 .s8/.u8 from sm_80; m16n8k32 .e4m3/.e5m2 from sm_89 with PTX
- *    8.4, which no entry emits, so no entry has TL_MMA_M16N8K32_E4M3.
+ *    8.4: sm_89, sm_90 and sm_90a have TL_MMA_M16N8K32_E4M3, and a module
+ *    that uses it is emitted with PTX 8.4 (TL_PTX_VERSION_FP8_MMA; the
+ *    others keep the entry's ptx_version).
  *  - wgmma.mma_async (asynchronous warpgroup matrix multiply-accumulate):
  *    sm_90a only, PTX 8.0.
  *  - cp.async.bulk / cp.async.bulk.tensor (TMA) and mbarrier expect_tx /
@@ -40,6 +42,8 @@
 #define MMA_SM80                                                                                    \
   (TL_MMA_M16N8K8_F16 | TL_MMA_M16N8K16_F16 | TL_MMA_M16N8K8_BF16 | TL_MMA_M16N8K16_BF16 |          \
    TL_MMA_M16N8K8_TF32 | TL_MMA_M16N8K32_S8)
+/* sm_89 and newer: the fp8 mma.sync too */
+#define MMA_SM89 (MMA_SM80 | TL_MMA_M16N8K32_E4M3)
 
 static const tl_target targets[] = {
     {.name = "sm_80", .sm = 80, .ptx_version = 70, .max_threads = 1024,
@@ -50,16 +54,16 @@ static const tl_target targets[] = {
      .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM80},
     {.name = "sm_89", .sm = 89, .ptx_version = 78, .max_threads = 1024,
      .max_smem_per_block = 101376, .max_smem_per_sm = 102400,
-     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM80},
+     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM89},
     {.name = "sm_90", .sm = 90, .ptx_version = 80, .max_threads = 1024,
      .max_smem_per_block = 232448, .max_smem_per_sm = 233472,
      .native_bf16_arith = true, .atomic_add_bf16x2 = true,
-     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM80,
+     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM89,
      .tma = true, .clusters = true},
     {.name = "sm_90a", .sm = 90, .arch_specific = true, .ptx_version = 80, .max_threads = 1024,
      .max_smem_per_block = 232448, .max_smem_per_sm = 233472,
      .native_bf16_arith = true, .atomic_add_bf16x2 = true,
-     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM80,
+     .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM89,
      .wgmma = true, .tma = true, .setmaxnreg = true, .clusters = true, .sms = 132},
 };
 

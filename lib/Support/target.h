@@ -26,6 +26,12 @@ enum {
   TL_MMA_M16N8K32_E4M3 = 1u << 6, /* .e4m3/.e5m2 inputs, m16n8k32: sm_89, PTX 8.4 */
 };
 
+/* The PTX ISA version a module with the fp8 mma.sync (.e4m3/.e5m2, PTX ISA
+ * 8.5 §9.7.14.5.14 "PTX ISA notes": m16n8k32 .e4m3/.e5m2 with .f32
+ * accumulators introduced in PTX ISA 8.4) is emitted with; every other
+ * module keeps its target's ptx_version (lib/NVPTX/emit.c). */
+#define TL_PTX_VERSION_FP8_MMA 84
+
 /* One GPU architecture.  Entries are constant and live for the process. */
 typedef struct tl_target {
   const char *name;       /* "sm_80", "sm_90a": the PTX .target and LLVM CPU name */

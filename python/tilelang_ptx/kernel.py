@@ -39,10 +39,15 @@ _ARG_FLOAT = struct.Struct("<iid")
 MAX_DIMS = 8
 _REGION = 48 + 16 * MAX_DIMS            # a DLTensor, then its shape and strides
 
-# torch / numpy dtype name -> DLPack (code, bits); bool crosses as uint8 (DLPack 0.6)
+# torch / numpy dtype name -> DLPack (code, bits); bool crosses as uint8 (DLPack 0.6), and so do
+# torch's float8 tensors: their bytes, the float8 format taken from the kernel's parameter
 _DL_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16),
              "int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64),
-             "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (1, 8)}
+             "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (1, 8),
+             "float8_e4m3fn": (1, 8), "float8_e5m2": (1, 8)}
+# our float8 names -> torch's (outputs allocated like the inputs); NumPy has none: uint8 bytes
+_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn"}
+_NUMPY_NAMES = {"float8_e4m3": "uint8", "float8_e5m2": "uint8"}
 
 
 class ArgumentError(ValueError):
@@ -317,7 +322,7 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
                 import numpy
                 if p.dtype == "bfloat16":
                     raise ArgumentError(f"output '{p.name}': NumPy has no bfloat16; use PyTorch tensors")
-                outs.append(numpy.empty(shape, dtype=p.dtype))
+                outs.append(numpy.empty(shape, dtype=_NUMPY_NAMES.get(p.dtype, p.dtype)))
             else:
                 raise ArgumentError(f"kernel '{self.kernel_name}': cannot allocate output '{p.name}' like a "
                                     f"{fw} tensor (PyTorch and NumPy only); pass it with out_idx=None")
@@ -380,7 +385,7 @@ def _torch_dtype(name):
     t = _TORCH_DTYPES.get(name)
     if t is None:
         import torch
-        t = _TORCH_DTYPES[name] = getattr(torch, name)
+        t = _TORCH_DTYPES[name] = getattr(torch, _TORCH_NAMES.get(name, name))
     return t
 
 

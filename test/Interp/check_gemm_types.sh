@@ -5,7 +5,8 @@
 # sizes of TileLang's kernel GEMM tests (testing/python/kernel: f32 computed
 # as tf32 512x1024x768 with 64x128x32 tiles nn/nt/tn, int8 -> int32
 # 512x1024x768 with 128x128x64 nt/tn, float64 512x512x512 with 64x32x16 nt),
-# plus uint8 and float64 nn at smaller sizes, each run by
+# plus uint8 and float64 nn at smaller sizes, float8_e4m3 nt at 512x1024x768
+# and float8_e5m2 nn on sm_89/sm_90a (fp8 mma needs sm_89), each run by
 # `tl-run --device=cpu --check` against the tile-level reference evaluator
 # (which rounds and accumulates as the instruction does: the two agree bit
 # for bit, test/unit/test_gemm_types.c), and once on sm_90a, where the loop
@@ -47,6 +48,12 @@ run "uint8 nn 256x256x256" ${I8/int8/uint8} -D M=256 -D N=256 -D K=256
 run "float64 nt 512x512x512" $F64 -D M=512 -D N=512 -D K=512 -D trans_B=True
 # shellcheck disable=SC2086
 run "float64 nn 128x128x64" $F64 -D M=128 -D N=128 -D K=64
+# float8 (m16n8k32 .e4m3/.e5m2 -> f32, sm_89+): inputs are random floats in [-1, 1) rounded to the format
+FP8="--target=sm_89 -D out_dtype=float32 -D accum_dtype=float32 -D block_M=128 -D block_N=128 -D block_K=64"
+# shellcheck disable=SC2086
+run "float8_e4m3 nt 512x1024x768" $FP8 -D dtype=float8_e4m3 -D M=512 -D N=1024 -D K=768 -D trans_B=True
+# shellcheck disable=SC2086
+run "float8_e5m2 nn 256x256x256 (sm_90a)" ${FP8/sm_89/sm_90a} -D dtype=float8_e5m2 -D M=256 -D N=256 -D K=256
 # sm_90a: the loop stays on mma.sync (remark), and still checks
 out=$("$tlrun" --device=cpu --target=sm_90a --remarks --check -D dtype=float32 -D out_dtype=float32 -D M=128 -D N=128 -D K=64 "$k" 2>&1)
 n=$((n + 1))

@@ -334,3 +334,39 @@ Test(cpu_device, strided_tensor_parameter) {
   }
   free(big);
 }
+
+/* Issue 14: float8 tensors cross the C API as 8-bit integer DLPack tensors
+ * holding the codes (runtime.h): gemm_general.py with float8_e4m3 operands
+ * (sm_89) runs on the CPU executor from kDLUInt / kDLInt 8-bit tensors, the
+ * product of codes 0x38 (1.0) and 0x40 (2.0) over K = 64 is 128 exactly;
+ * a kDLFloat 8-bit tensor and a 16-bit integer tensor are refused. */
+Test(cpu_device, float8_tensors_cross_as_bytes) {
+  tl_define d[] = {{"M", "64"}, {"N", "64"}, {"K", "64"}, {"block_M", "64"}, {"block_N", "64"},
+                   {"block_K", "64"}, {"dtype", "float8_e4m3"}, {"accum_dtype", "float32"},
+                   {"out_dtype", "float32"}};
+  tl_compile_options co = {0};
+  co.stop_after = TL_STAGE_SIMT;
+  co.target = "sm_89";
+  tl_kernel *k = NULL;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "test/GPU/kernels/gemm_general.py", d, 9, &co, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  static uint8_t A[64 * 64], B[64 * 64];
+  memset(A, 0x38, sizeof A);
+  memset(B, 0x40, sizeof B);
+  int64_t shape[2] = {64, 64};
+  DLTensor ta = {A, {kDLCPU, 0}, 2, {kDLUInt, 8, 1}, shape, NULL, 0};
+  DLTensor tb = {B, {kDLCPU, 0}, 2, {kDLInt, 8, 1}, shape, NULL, 0};
+  tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tb)};
+  DLManagedTensor *out[1] = {NULL};
+  cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(out[0]->dl_tensor.dtype.code, kDLFloat);
+  const float *c = out[0]->dl_tensor.data;
+  for (int i = 0; i < 64 * 64; i++) cr_assert_eq(c[i], 128.0f, "C[%d] = %g", i, c[i]);
+  out[0]->deleter(out[0]);
+  out[0] = NULL;
+  DLTensor bad = {B, {kDLCPU, 0}, 2, {kDLFloat, 8, 1}, shape, NULL, 0};
+  args[1] = tl_arg_tensor(&bad);
+  cr_assert_neq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_OK);
+  cr_assert(strstr(tl_context_last_error(ctx), "float8_e4m3"), "%s", tl_context_last_error(ctx));
+  tl_kernel_destroy(k);
+}

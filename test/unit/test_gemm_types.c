@@ -8,7 +8,9 @@
  *    written here from the PTX ISA (operands rounded to tf32 by
  *    round-to-nearest-ties-away on the float32 bits, k-chunks of 8 summed in
  *    float64 and rounded to float32; int8 exact with int32 wraparound; f64
- *    fma chains in increasing k);
+ *    fma chains in increasing k; float8_e4m3/e5m2 (m16n8k32 .e4m3/.e5m2,
+ *    every finite code) as k-chunks of 32 exact products summed in float64
+ *    and rounded to float32 with the accumulator);
  *  - tf32's rounding is visible: an operand 1 + 2^-11 (a tie) counts as
  *    1 + 2^-10, 1 + 2^-12 as 1, and -(1 + 2^-11) as -(1 + 2^-10). */
 #include <criterion/criterion.h>
@@ -32,21 +34,27 @@ static uint64_t next(void) {
   return rng;
 }
 
-static tl_module *load(const tl_define *defs, size_t n, bool lower) {
+static tl_module *load_file(const char *path, const tl_define *defs, size_t n, bool lower) {
   size_t len;
-  char *src = tl_test_read_file("test/GPU/kernels/gemm_general.py", &len);
+  char *src = tl_test_read_file(path, &len);
   tl_module *m = tl_module_new();
   tl_diag d;
   tl_diag_init(&d);
-  bool ok = tl_frontend_parse(m, &d, src, len, "gemm_general.py", defs, n);
+  bool ok = tl_frontend_parse(m, &d, src, len, path, defs, n);
   if (ok && lower) {
-    tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
+    const char *sm = "sm_80"; /* fp8 mma needs sm_89 */
+    for (size_t i = 0; i < n; i++)
+      if (!strncmp(defs[i].value, "float8", 6)) sm = "sm_89";
+    tl_lower_options o = {.target = tl_target_lookup(sm), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
   }
-  cr_assert(ok, "gemm_general.py: %s", d.out.data ? d.out.data : "");
+  cr_assert(ok, "%s: %s", path, d.out.data ? d.out.data : "");
   tl_diag_free(&d);
   free(src);
   return m;
+}
+static tl_module *load(const tl_define *defs, size_t n, bool lower) {
+  return load_file("test/GPU/kernels/gemm_general.py", defs, n, lower);
 }
 
 static tl_interp_arg tensor(void *data, int64_t d0, int64_t d1) {
@@ -80,16 +88,27 @@ static double tf32(float f) {
   return f;
 }
 
-enum { KIND_TF32, KIND_S8, KIND_U8, KIND_F64 };
-static const char *in_name[] = {"float32", "int8", "uint8", "float64"};
-static const char *acc_name[] = {"float32", "int32", "int32", "float64"};
-static const int esize[] = {4, 1, 1, 8}, csize[] = {4, 4, 4, 8};
+enum { KIND_TF32, KIND_S8, KIND_U8, KIND_F64, KIND_E4M3, KIND_E5M2 };
+static const char *in_name[] = {"float32", "int8", "uint8", "float64", "float8_e4m3", "float8_e5m2"};
+static const char *acc_name[] = {"float32", "int32", "int32", "float64", "float32", "float32"};
+static const int esize[] = {4, 1, 1, 8, 1, 1}, csize[] = {4, 4, 4, 8, 4, 4};
+
+/* An 8-bit float code's value from its fields (e4m3: bias 7, 3 mantissa
+ * bits; e5m2: bias 15, 2 mantissa bits; subnormals at exponent field 0). */
+static double fp8_value(uint8_t b, bool e4) {
+  int mb = e4 ? 3 : 2, bias = e4 ? 7 : 15;
+  int e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1);
+  double v = e ? ldexp(1.0 + (double)m / (1 << mb), e - bias) : ldexp((double)m / (1 << mb), 1 - bias);
+  return b & 0x80 ? -v : v;
+}
 
 static double get(int kind, const void *p, size_t i) {
   switch (kind) {
   case KIND_TF32: return ((const float *)p)[i];
   case KIND_S8: return ((const int8_t *)p)[i];
   case KIND_U8: return ((const uint8_t *)p)[i];
+  case KIND_E4M3: return fp8_value(((const uint8_t *)p)[i], true);
+  case KIND_E5M2: return fp8_value(((const uint8_t *)p)[i], false);
   default: return ((const double *)p)[i];
   }
 }
@@ -98,17 +117,19 @@ static double get(int kind, const void *p, size_t i) {
 static double expect(int kind, const void *A, const void *B, int M, int N, int K, bool ta, bool tb, int i, int j) {
   double acc = 0;
   int64_t iacc = 0;
-  int kc = kind == KIND_TF32 ? 8 : 4;
+  bool fp8 = kind == KIND_E4M3 || kind == KIND_E5M2;
+  int kc = kind == KIND_TF32 ? 8 : fp8 ? 32 : 4;
   for (int k0 = 0; k0 < K; k0 += kc) {
     double s = 0;
     for (int k = k0; k < k0 + kc; k++) {
       double a = get(kind, A, ta ? (size_t)k * M + i : (size_t)i * K + k);
       double b = get(kind, B, tb ? (size_t)j * K + k : (size_t)k * N + j);
       if (kind == KIND_TF32) s += tf32((float)a) * tf32((float)b);
+      else if (fp8) s += a * b; /* exact: 4-bit by 4-bit significands */
       else if (kind == KIND_F64) acc = fma(a, b, acc);
       else iacc += (int64_t)a * (int64_t)b;
     }
-    if (kind == KIND_TF32) acc = (float)(s + acc);
+    if (kind == KIND_TF32 || fp8) acc = (float)(s + acc);
   }
   return kind == KIND_S8 || kind == KIND_U8 ? (double)(int32_t)(uint32_t)(uint64_t)iacc : acc;
 }
@@ -121,6 +142,12 @@ static void fill(int kind, void *p, size_t n) {
     case KIND_TF32: ((float *)p)[i] = (float)u; break;
     case KIND_S8: ((int8_t *)p)[i] = (int8_t)(x >> 24); break;   /* all of -128..127 */
     case KIND_U8: ((uint8_t *)p)[i] = (uint8_t)(x >> 24); break; /* all of 0..255 */
+    case KIND_E4M3: /* every finite code: not 0x7f/0xff (NaN) */
+      ((uint8_t *)p)[i] = (x >> 24 & 0x7f) == 0x7f ? 0x3c : (uint8_t)(x >> 24);
+      break;
+    case KIND_E5M2: /* every finite code: exponent field 31 is infinity/NaN */
+      ((uint8_t *)p)[i] = (x >> 24 & 0x7c) == 0x7c ? 0x3c : (uint8_t)(x >> 24);
+      break;
     default: ((double *)p)[i] = u; break;
     }
   }
@@ -149,7 +176,7 @@ static void gemm_case(int kind, bool ta, bool tb, int M, int N, int K, int bm, i
   run(hi, false, args);
   cr_assert(memcmp(C, R, (size_t)csize[kind] * M * N) == 0, "%s ta=%d tb=%d: SIMT executor and reference differ",
             in_name[kind], ta, tb);
-  int ck = kind == KIND_TF32 ? KIND_TF32 : kind == KIND_F64 ? KIND_F64 : -1;
+  int ck = kind == KIND_TF32 || kind == KIND_E4M3 || kind == KIND_E5M2 ? KIND_TF32 : kind == KIND_F64 ? KIND_F64 : -1;
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
       double want = expect(kind, A, B, M, N, K, ta, tb, i, j);
@@ -171,6 +198,9 @@ Test(gemm_types, s8_nt) { gemm_case(KIND_S8, false, true, 128, 128, 128, 128, 12
 Test(gemm_types, s8_tn) { gemm_case(KIND_S8, true, false, 128, 128, 128, 128, 128, 64); }
 Test(gemm_types, u8_nn) { gemm_case(KIND_U8, false, false, 128, 128, 128, 128, 128, 64); }
 Test(gemm_types, f64_nt) { gemm_case(KIND_F64, false, true, 64, 64, 64, 64, 32, 16); }
+Test(gemm_types, e4m3_nt) { gemm_case(KIND_E4M3, false, true, 128, 128, 128, 128, 128, 64); }
+Test(gemm_types, e4m3_nn) { gemm_case(KIND_E4M3, false, false, 64, 128, 64, 64, 128, 32); }
+Test(gemm_types, e5m2_tn) { gemm_case(KIND_E5M2, true, false, 64, 128, 64, 64, 128, 32); }
 Test(gemm_types, f64_nn) { gemm_case(KIND_F64, false, false, 64, 64, 32, 64, 32, 16); }
 
 /* The rounding of tf32 operands: A = a constant row, B = 1. */
@@ -197,3 +227,39 @@ Test(gemm_types, tf32_operand_rounding) {
   cr_assert_eq(tf32_gemm_of(1.0f + 0x1p-11f + 0x1p-20f), 1.0f + 0x1p-10f, "above half an ulp rounds up");
   cr_assert_eq(tf32_gemm_of(1.0f + 0x1p-10f), 1.0f + 0x1p-10f, "a tf32 value stays");
 }
+
+/* Mixed float8 operands (test/GPU/kernels/gemm_fp8_mixed.py: A e4m3 M x K,
+ * B e5m2 N x K, and the other way round): m16n8k32 .e4m3.e5m2 / .e5m2.e4m3,
+ * both models bit for bit, and equal to the k-chunks-of-32 model. */
+static void mixed_case(bool a_e4) {
+  const char *da = a_e4 ? "float8_e4m3" : "float8_e5m2", *db = a_e4 ? "float8_e5m2" : "float8_e4m3";
+  tl_define defs[] = {{"M", "128"}, {"N", "128"}, {"K", "128"}, {"dtype_a", da}, {"dtype_b", db}};
+  const char *path = "test/GPU/kernels/gemm_fp8_mixed.py";
+  tl_module *lo = load_file(path, defs, 5, true), *hi = load_file(path, defs, 5, false);
+  int M = 128, N = 128, K = 128, ka = a_e4 ? KIND_E4M3 : KIND_E5M2, kb = a_e4 ? KIND_E5M2 : KIND_E4M3;
+  uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)N * K);
+  float *C = malloc(4 * (size_t)M * N), *R = malloc(4 * (size_t)M * N);
+  fill(ka, A, (size_t)M * K);
+  fill(kb, B, (size_t)N * K);
+  tl_interp_arg args[3] = {tensor(A, M, K), tensor(B, N, K), tensor(C, M, N)};
+  run(lo, true, args);
+  args[2].data = R;
+  run(hi, false, args);
+  cr_assert(memcmp(C, R, 4 * (size_t)M * N) == 0, "%s x %s: SIMT executor and reference differ", da, db);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      double acc = 0;
+      for (int k0 = 0; k0 < K; k0 += 32) {
+        double s = 0;
+        for (int k = k0; k < k0 + 32; k++) s += get(ka, A, (size_t)i * K + k) * get(kb, B, (size_t)j * K + k);
+        acc = (float)(s + acc);
+      }
+      cr_assert(C[(size_t)i * N + j] == acc, "%s x %s C[%d][%d]: %.9g, model %.9g", da, db, i, j,
+                C[(size_t)i * N + j], acc);
+    }
+  free(A), free(B), free(C), free(R);
+  tl_module_destroy(lo);
+  tl_module_destroy(hi);
+}
+Test(gemm_types, fp8_mixed_e4m3_e5m2) { mixed_case(true); }
+Test(gemm_types, fp8_mixed_e5m2_e4m3) { mixed_case(false); }

@@ -70,6 +70,97 @@ Test(ir, dtype_spellings) {
   cr_assert(!tl_dtype_parse(NULL, &t));
 }
 
+/* float8: the 256 codes of each format against the bit-field definition
+ * (OCP 8-bit floats, PTX ISA §5.2.5), decode-then-encode round trips, and
+ * encoding checked against a brute-force nearest search over the decoded
+ * codes: round to nearest, ties to the even code, saturation to the largest
+ * finite (cvt.rn.satfinite), NaN -> 0x7f. */
+static double fp8_by_fields(int b, bool e4) {
+  int ebits = e4 ? 4 : 5, mbits = 7 - ebits, bias = e4 ? 7 : 15;
+  int e = (b >> mbits) & ((1 << ebits) - 1), m = b & ((1 << mbits) - 1);
+  double sign = (b & 0x80) ? -1.0 : 1.0;
+  if (e4 && e == 15 && m == 7) return NAN;
+  if (!e4 && e == 31) return m ? NAN : sign * INFINITY;
+  double frac = (double)m / (1 << mbits);
+  return sign * (e == 0 ? frac * pow(2.0, 1 - bias) : (1 + frac) * pow(2.0, e - bias));
+}
+
+static uint8_t fp8_nearest(double x, tl_dtype t, bool e4) {
+  double maxf = e4 ? 448.0 : 57344.0;
+  if (isnan(x)) return 0x7f;
+  if (x > maxf) x = maxf;
+  if (x < -maxf) x = -maxf;
+  int best = -1;
+  double bd = INFINITY;
+  for (int b = 0; b < 256; b++) {
+    double v = fp8_by_fields(b, e4);
+    if (!isfinite(v) || (signbit(v) != signbit(x))) continue;
+    double dd = fabs(v - x);
+    if (dd < bd || (dd == bd && (b & 1) == 0)) bd = dd, best = b;
+  }
+  (void)t;
+  return (uint8_t)best;
+}
+
+Test(ir, float8_codes) {
+  tl_dtype t;
+  cr_assert(tl_dtype_parse("float8_e4m3", &t));
+  cr_assert_eq(t.code, TL_TYPE_FLOAT8_E4M3);
+  cr_assert_eq(tl_dtype_bytes(t), 1);
+  cr_assert(tl_dtype_parse("float8_e4m3fn", &t));
+  cr_assert_str_eq(tl_dtype_name(t), "float8_e4m3");
+  cr_assert(tl_dtype_parse("float8_e5m2x4", &t));
+  cr_assert_str_eq(tl_dtype_name(t), "float8_e5m2x4");
+  cr_assert(tl_dtype_is_float(t) && tl_dtype_is_fp8(t));
+  for (int f = 0; f < 2; f++) {
+    bool e4 = f == 0;
+    tl_dtype d = TL_DT(e4 ? TL_TYPE_FLOAT8_E4M3 : TL_TYPE_FLOAT8_E5M2, 8);
+    double prev = -INFINITY;
+    for (int b = 0; b < 256; b++) {
+      double want = fp8_by_fields(b, e4), got = tl_fp8_decode((uint8_t)b, d);
+      if (isnan(want)) {
+        cr_assert(isnan(got), "%s code 0x%02x: %g, want NaN", tl_dtype_name(d), b, got);
+        continue;
+      }
+      cr_assert(got == want && signbit(got) == signbit(want), "%s code 0x%02x: %.17g, want %.17g",
+                tl_dtype_name(d), b, got, want);
+      if (isfinite(got))
+        cr_assert_eq(tl_fp8_encode(got, d), b, "%s: 0x%02x does not round-trip", tl_dtype_name(d), b);
+      /* every midpoint to the next positive code, and just off it */
+      if (b < 0x80 && isfinite(got) && b + 1 < 0x80 && isfinite(fp8_by_fields(b + 1, e4))) {
+        double nx = fp8_by_fields(b + 1, e4), mid = (got + nx) / 2;
+        cr_assert(got > prev);
+        prev = got;
+        double probes[6] = {mid, -mid, nextafter(mid, 0), nextafter(mid, INFINITY), got + (nx - got) / 4,
+                            -(got + 3 * (nx - got) / 4)};
+        for (int i = 0; i < 6; i++)
+          cr_assert_eq(tl_fp8_encode(probes[i], d), fp8_nearest(probes[i], d, e4), "%s: encode(%.17g) = 0x%02x",
+                       tl_dtype_name(d), probes[i], tl_fp8_encode(probes[i], d));
+      }
+    }
+  }
+  tl_dtype e4 = TL_DT(TL_TYPE_FLOAT8_E4M3, 8), e5 = TL_DT(TL_TYPE_FLOAT8_E5M2, 8);
+  /* ties to even, saturation, NaN, signed zero */
+  cr_assert_eq(tl_fp8_encode(0x1p-10, e4), 0x00);       /* half the smallest subnormal: tie to 0 */
+  cr_assert_eq(tl_fp8_encode(3 * 0x1p-10, e4), 0x02);   /* 1.5 subnormal steps: tie to the even code 2 */
+  cr_assert_eq(tl_fp8_encode(1.0625, e4), 0x38);        /* 1 + 1/16 between 1 (0x38) and 1.125: even */
+  cr_assert_eq(tl_fp8_encode(1.1875, e4), 0x3a);        /* 1 + 3/16 between 1.125 and 1.25: even 0x3a */
+  cr_assert_eq(tl_fp8_encode(464.0, e4), 0x7e);         /* above 448: saturates (no 480) */
+  cr_assert_eq(tl_fp8_encode(1e30, e4), 0x7e);
+  cr_assert_eq(tl_fp8_encode(-INFINITY, e4), 0xfe);
+  cr_assert_eq(tl_fp8_encode(NAN, e4), 0x7f);
+  cr_assert_eq(tl_fp8_encode(-0.0, e4), 0x80);
+  cr_assert_eq(tl_fp8_encode(INFINITY, e5), 0x7b);      /* satfinite: 57344 */
+  cr_assert_eq(tl_fp8_encode(61440.0, e5), 0x7b);       /* the tie to the next binade saturates */
+  cr_assert_eq(tl_fp8_encode(NAN, e5), 0x7f);
+  cr_assert_eq(tl_fp8_encode(0x1p-17, e5), 0x00);       /* half of 2^-16: tie to 0 */
+  cr_assert_eq(tl_fp8_encode(1.125, e5), 0x3c);         /* between 1 (0x3c) and 1.25: even */
+  cr_assert_eq(tl_fp8_encode(1.375, e5), 0x3e);         /* between 1.25 and 1.5: even 0x3e */
+  cr_assert_eq(tl_round_to_dtype(0.3, e4), 0.3125);
+  cr_assert_eq(tl_round_to_dtype(1000.0, e4), 448.0);
+  cr_assert(isnan(tl_fp8_decode(0xff, e4)) && isinf(tl_fp8_decode(0xfc, e5)));
+}
+
 Test(ir, scopes_and_intrinsics) {
   cr_assert_str_eq(tl_scope_name(TL_SCOPE_SHARED_DYN), "shared.dyn");
   cr_assert_str_eq(tl_scope_name(TL_SCOPE_FRAGMENT), "local.fragment");

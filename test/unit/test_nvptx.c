@@ -505,7 +505,7 @@ Test(nvptx, target_capabilities) {
     cr_expect(t->cp_async && t->ldmatrix, "%s", names[i]);
     cr_expect(t->mma_shapes & TL_MMA_M16N8K16_F16, "%s", names[i]);
     cr_expect(t->mma_shapes & TL_MMA_M16N8K16_BF16, "%s", names[i]);
-    cr_expect(!(t->mma_shapes & TL_MMA_M16N8K32_E4M3), "%s", names[i]); /* needs PTX 8.4 */
+    cr_expect_eq(!!(t->mma_shapes & TL_MMA_M16N8K32_E4M3), t->sm >= 89, "%s", names[i]); /* fp8 mma: sm_89 */
     cr_expect_eq(t->tma, t->sm >= 90, "%s", names[i]);
     cr_expect_eq(t->clusters, t->sm >= 90, "%s", names[i]);
     cr_expect_eq(t->atomic_add_bf16x2, t->sm >= 90, "%s", names[i]);

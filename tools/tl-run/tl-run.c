@@ -222,6 +222,8 @@ static double get_elem(const void *data, tl_dtype t, size_t i) {
       if (t.bits == 16) { uint16_t h; memcpy(&h, p, 2); return half_to_double(h); }
       return NAN;
     case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); return bf16_to_double(h); }
+    case TL_TYPE_FLOAT8_E4M3:
+    case TL_TYPE_FLOAT8_E5M2: return tl_fp8_decode(*(const uint8_t *)p, t);
     case TL_TYPE_INT:
       switch (t.bits) {
         case 8: return *(const int8_t *)p;
@@ -251,6 +253,8 @@ static void set_elem(void *data, tl_dtype t, size_t i, double v) {
       else if (t.bits == 16) { uint16_t h = double_to_half(v); memcpy(p, &h, 2); }
       break;
     case TL_TYPE_BFLOAT: { uint16_t h = double_to_bf16(v); memcpy(p, &h, 2); break; }
+    case TL_TYPE_FLOAT8_E4M3:
+    case TL_TYPE_FLOAT8_E5M2: *(uint8_t *)p = tl_fp8_encode(v, t); break;
     default: {
       int64_t x = (int64_t)v;
       switch (t.bits) {
@@ -269,6 +273,7 @@ static DLDataType dl_dtype(tl_dtype t) {
            : t.code == TL_TYPE_UINT  ? kDLUInt
            : t.code == TL_TYPE_BFLOAT ? kDLBfloat
            : t.code == TL_TYPE_BOOL  ? kDLUInt
+           : t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2 ? kDLUInt /* runtime.h: the codes */
                                      : kDLFloat;
   d.bits = t.bits;
   d.lanes = 1;
@@ -276,11 +281,14 @@ static DLDataType dl_dtype(tl_dtype t) {
 }
 
 static bool is_float(tl_dtype t) {
-  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT;
+  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT ||
+         t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2;
 }
 
 static void tolerance(tl_dtype t, double *atol, double *rtol) {
-  if (t.code == TL_TYPE_BFLOAT) *atol = *rtol = 2e-2;
+  if (t.code == TL_TYPE_FLOAT8_E4M3) *atol = *rtol = 0.125; /* 3 mantissa bits: half an ulp is 1/16 */
+  else if (t.code == TL_TYPE_FLOAT8_E5M2) *atol = *rtol = 0.25;
+  else if (t.code == TL_TYPE_BFLOAT) *atol = *rtol = 2e-2;
   else if (t.code == TL_TYPE_FLOAT && t.bits == 16) *atol = *rtol = 1e-2;
   else if (is_float(t)) *atol = *rtol = 1e-4;
   else *atol = *rtol = 0;
