@@ -33,7 +33,7 @@ static val *settle(elab *E, val *v, tl_loc loc) {
  * it). */
 static bool is_autotune(elab *E, const tl_ast_expr *d, bool star_import) {
   const tl_ast_expr *f = d->kind == TL_AST_CALL ? d->u.call.func : d;
-  const char *parts[3];
+  const char *parts[3] = {NULL, NULL, NULL}; /* initialised: GCC -O3 warns (falsely) otherwise */
   int np = 0;
   while (f->kind == TL_AST_ATTR) {
     if (np == 3) return false;
