@@ -77,7 +77,19 @@ static tl_define *config_defines(const tl_tune_options *o, const tl_tune_space *
 }
 
 /* The first line of msg, malloc'd. */
+/* The first line of msg that is an error diagnostic (": error: "), else its
+ * first line: a compile's text may start with warnings before the error
+ * that made it fail. */
 static char *first_line(const char *msg) {
+  for (const char *l = msg; l && *l;) {
+    const char *nl = strchr(l, '\n');
+    const char *err = strstr(l, ": error: ");
+    if (err && (!nl || err < nl)) {
+      msg = l;
+      break;
+    }
+    l = nl ? nl + 1 : NULL;
+  }
   const char *nl = strchr(msg, '\n');
   size_t n = nl ? (size_t)(nl - msg) : strlen(msg);
   char *s = malloc(n + 1);

@@ -998,8 +998,12 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
       {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
       {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
   };
+  /* KEY, or KEY=True / KEY=1 as TileLang's pass_configs dict writes it */
+  size_t n = strcspn(key, "=");
+  const char *v = key[n] ? key + n + 1 : NULL;
+  if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) return false;
   for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
-    if (strcmp(key, pcs[i].key) == 0) {
+    if (strlen(pcs[i].key) == n && strncmp(key, pcs[i].key, n) == 0) {
       *flags |= pcs[i].flag;
       return true;
     }
