@@ -579,3 +579,11 @@ def test_eager_builtin_annotations():
     """Plain type hints on an eager kernel's scalar parameters (int, float) are not captures."""
     A = np.arange(128, dtype=np.float32)
     np.testing.assert_array_equal(scale_eager(A), A * 2)
+
+
+def test_load_file_with_autotune_and_pass_config_key():
+    """TileLang files with @tilelang.autotune and tilelang.PassConfigKey import unchanged; the
+    factory compiles the configuration it is called with (the search is tl-run --tune)."""
+    mod = tilelang.load_file(os.path.join(EXAMPLES, "tune", "gemm_autotune.py"))
+    assert len(mod.matmul.autotune_configs) == 288
+    assert tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER == "tl.disable_tma_lower"

@@ -23,7 +23,32 @@ from .profiler import Profiler, TensorSupplyType
 from ._source import CaptureError
 from .files import load_file
 
+
+
+class PassConfigKey:
+    """TileLang's names for the pass configs (tilelang.PassConfigKey), for pass_configs={...} dicts;
+    jit() says which ones the compiler reads and refuses the others."""
+    TL_DISABLE_WGMMA = "tl.disable_wgmma"
+    TL_DISABLE_TMA_LOWER = "tl.disable_tma_lower"
+    TL_DISABLE_WARP_SPECIALIZED = "tl.disable_warp_specialized"
+    TL_ENABLE_FAST_MATH = "tl.enable_fast_math"
+    TL_CONFIG_INDEX_BITWIDTH = "tl.config_index_bitwidth"
+    TL_DISABLE_DYNAMIC_TAIL_SPLIT = "tl.disable_dynamic_tail_split"
+    TL_DISABLE_SAFE_MEMORY_LEGALIZE = "tl.disable_safe_memory_legalize"
+
+
+def autotune(configs=None, warmup=25, rep=100, **kwargs):
+    """Accepts TileLang's @tilelang.autotune(...) above @tilelang.jit so that its kernel files import
+    unchanged; the factory is returned as it is (called with explicit arguments it compiles those;
+    the search itself is `tl-run --tune FILE` or the C API's tl_kernel_tune, which read the decorator
+    from the file's source)."""
+    def wrap(factory):
+        factory.autotune_configs = configs
+        return factory
+    return wrap
+
+
 __version__ = "0.1.0"
 __all__ = ["jit", "compile", "language", "testing", "JITKernel", "JITFactory", "KernelParam", "Profiler",
            "TensorSupplyType", "CompileError", "ArgumentError", "KernelError", "CaptureError",
-           "compile_count", "clear_cache", "library_path", "load_file"]
+           "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune"]
