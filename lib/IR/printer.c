@@ -631,7 +631,9 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
 
 void tl_print_module(tl_strbuf *out, const tl_module *m) {
   tl_strbuf_append(out, "import tilelang.language as T\n\n");
-  /* Dynamic symbols of all functions, each once, in declaration order. */
+  /* Dynamic symbols of all functions, each name once, in declaration order
+   * (two functions may each have their own variable of one name: the
+   * module-level declaration the parser reads back is shared). */
   bool any = false;
   for (int fi = 0; fi < m->nfuncs; fi++) {
     const tl_primfunc *f = m->funcs[fi];
@@ -641,7 +643,8 @@ void tl_print_module(tl_strbuf *out, const tl_module *m) {
       for (int fj = 0; fj <= fi && !seen; fj++) {
         const tl_primfunc *g = m->funcs[fj];
         int lim = fj == fi ? i : g->ndynamic;
-        for (int j = 0; j < lim && !seen; j++) seen = g->dynamic[j] == v;
+        for (int j = 0; j < lim && !seen; j++)
+          seen = g->dynamic[j] == v || (v && g->dynamic[j] && !strcmp(g->dynamic[j]->name, v->name));
       }
       if (seen || !v) continue;
       tl_strbuf_printf(out, "%s = T.dynamic(\"%s\"", v->name, v->name);
