@@ -22,7 +22,8 @@ done < <(find "$src/examples" -maxdepth 1 -name '*.py' -print0 2>/dev/null;
 echo "fuzz: seed corpus of $n files; running $fuzzer for $secs s"
 
 status=0
-"$fuzzer" -max_total_time="$secs" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
+# FUZZ_SEED (scripts/test.sh sets 1 for CI): the same mutations in the same order each run
+"$fuzzer" -max_total_time="$secs" -seed="${FUZZ_SEED:-0}" -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
   -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
   "$work/corpus" "$work/seed" >"$work/log" 2>&1 || status=$?
 
