@@ -348,7 +348,11 @@ def fuzz(args):
           f"{sum(runnable.values())} of them run under --check", flush=True)
     print(f"fuzz: {runs} mutants in {time.monotonic() - t_start:.0f} s ({tool_runs[0]} tool runs), kept {kept}: "
           + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
-    return 1 if kept else 0
+    fatal = [c for c in args.fail_on.split(",") if c and counts.get(c)]
+    if kept and not fatal:
+        print(f"fuzz: kept {kept} input(s) in {args.keep} for triage (classes not in --fail-on={args.fail_on})",
+              flush=True)
+    return 1 if fatal else 0
 
 
 def replay(args):
@@ -403,6 +407,8 @@ def main():
     ap.add_argument("--replay")
     ap.add_argument("--extents", action="store_true")
     ap.add_argument("--opt-budget", type=float, default=10.0)
+    ap.add_argument("--fail-on", default=",".join(sorted(KEPT_CLASSES)),
+                    help="comma-separated kept classes that make the exit status 1 (default: all kept classes)")
     ap.add_argument("--run-budget", type=float, default=10.0)
     ap.add_argument("--seed-check-max", type=float, default=3.0,
                     help="mutants of a seed whose own check run takes longer are compiled only")
