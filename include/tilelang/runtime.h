@@ -612,6 +612,12 @@ typedef struct tl_tune_result {
   double load_ms;         /* sum of the per-config load times (load_ms) */
   double compile_cpu_ms;  /* sum of the per-config compile CPU times (compile_cpu_ms) */
   double total_ms;        /* the whole call */
+  /* With opts->load: the PTX of each config was compiled by NVIDIA's
+   * nvJitLink on its worker thread (in parallel; the driver then loaded the
+   * cubin) rather than by the driver's JIT inside cuModuleLoadDataEx, which
+   * ran one module at a time on the H200 host (driver 580).  False without
+   * libnvJitLink (CUDA toolkit 12/13) or with $TL_TUNE_JIT=driver. */
+  bool jitlink;
 } tl_tune_result;
 
 /* Tunes the kernel of source over the configurations of space

@@ -3,7 +3,8 @@
  * Role: after tl_rt_bind has checked a call, run it on the device holding
  * the tensors.  Algorithm: (1) the kernel's slot for that device is filled
  * once, under the kernel's mutex: cuDevicePrimaryCtxRetain, then
- * cuModuleLoadDataEx on the PTX with CU_JIT_ERROR_LOG_BUFFER and
+ * cuModuleLoadDataEx on the PTX (or on the cubin nvJitLink made for that
+ * device, jitlink.c) with CU_JIT_ERROR_LOG_BUFFER and
  * CU_JIT_INFO_LOG_BUFFER (their text goes into the error message),
  * cuModuleGetFunction(entry), the function's MAX_THREADS_PER_BLOCK and the
  * device's grid limits and opt-in shared memory (cuDeviceGetAttribute);
@@ -159,7 +160,9 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
                   TL_CU_JIT_ERROR_LOG_BUFFER, TL_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), errlog,
                     (void *)(uintptr_t)(JIT_LOG_BYTES - 1)};
-    r = drv->cuModuleLoadDataEx(&s->module, k->ptx, 4, opts, vals);
+    /* a cubin nvJitLink made for this device (jitlink.c), else the PTX */
+    const void *image = k->cubin && k->cubin_device == device ? k->cubin : (const void *)k->ptx;
+    r = drv->cuModuleLoadDataEx(&s->module, image, 4, opts, vals);
     if (r != TL_CUDA_SUCCESS) {
       const char *name, *text;
       tl_driver_error_text(r, &name, &text);

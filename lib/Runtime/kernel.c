@@ -155,6 +155,7 @@ void tl_kernel_destroy(tl_kernel *k) {
   free(k->name);
   free(k->target);
   free(k->ptx);
+  free(k->cubin);
   free(k->llvm_ir);
   free(k->simt_ir);
   tl_module_destroy(k->tile_module);

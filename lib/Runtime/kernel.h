@@ -350,6 +350,13 @@ struct tl_kernel {
   char *name;            /* entry name = prim_func name */
   char *target;
   char *ptx, *llvm_ir, *simt_ir;
+  /* The PTX compiled off the driver by nvJitLink for CUDA device
+   * cubin_device (jitlink.c; the autotuner's parallel JIT), which
+   * tl_kernel_load passes to the driver instead of the PTX on that device;
+   * NULL when not made.  Owned; set under mu. */
+  void *cubin;
+  size_t cubin_size;
+  int cubin_device;
   unsigned flags;        /* TL_COMPILE_* */
   /* The IR kept for the CPU executors (lib/Runtime/cpu.c): the tile IR as
    * parsed (tl_ref_eval) and the lowered SIMT IR (tl_simt_exec).  Owned;
@@ -362,6 +369,31 @@ struct tl_kernel {
   int nslots;
   tl_rt_devslot *slots;
 };
+
+/* Whether nvJitLink could be loaded (jitlink.c: $TL_NVJITLINK, else
+ * libnvJitLink.so.13/.12 on the loader's path or under $CUDA_HOME,
+ * $CUDA_PATH, /usr/local/cuda); loaded once per process, thread-safe. */
+bool tl_rt_jitlink_available(void);
+
+/* Compiles NUL-terminated PTX text with nvJitLink for architecture arch
+ * ("sm_90a", "sm_80") into a malloc'd cubin (*cubin, *cubin_size bytes; the
+ * caller frees it).  name labels the input in nvJitLink's log.  No driver or
+ * GPU is needed.  Errors: TL_ERR_UNSUPPORTED without nvJitLink, TL_ERR_CUDA
+ * with nvJitLink's error number and error log (e.g. PTX the compiler
+ * rejects); *cubin is then NULL. */
+tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *name, const char *arch,
+                                void **cubin, size_t *cubin_size);
+
+/* Compiles k->ptx with nvJitLink for the architecture of CUDA device
+ * `device` (sm_XY from its compute capability, or k->target when that is
+ * the same architecture's sm_XYa) into k->cubin / k->cubin_size /
+ * k->cubin_device, so that a later tl_kernel_load on that device loads the
+ * cubin and the driver's own JIT does not run.  Runs without any lock but
+ * k->mu at the end, so several kernels compile on several threads at once.
+ * Errors: TL_ERR_UNSUPPORTED without nvJitLink, TL_ERR_NO_DEVICE without a
+ * driver, TL_ERR_CUDA with nvJitLink's error number and log; k is then
+ * unchanged and the driver's JIT still serves. */
+tl_status tl_rt_kernel_jitlink(tl_context *ctx, tl_kernel *k, int device);
 
 /* A zeroed kernel with its mutex initialised; NULL on OOM. */
 tl_kernel *tl_rt_kernel_new(void);

@@ -33,6 +33,7 @@
 
 #include "Runtime/cache.h"
 #include "Runtime/driver.h"
+#include "Runtime/kernel.h"
 #include "Support/context.h"
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
@@ -62,6 +63,7 @@ typedef struct pool {
   size_t ndone;
   double first_start, last_end;
   double compile_ms_sum; /* wall-clock compile times of the configs taken so far */
+  bool use_jitlink;      /* loads compile PTX with nvJitLink first (jitlink.c) */
 } pool;
 
 /* The bindings of config i after opts->defines into a malloc'd array (*n). */
@@ -122,7 +124,13 @@ static void compile_one(pool *p, tl_context *ctx, size_t i) {
   } else {
     r->outcome = TL_TUNE_COMPILED;
   }
-  if (k && p->opts->load) { /* the driver's JIT, in parallel too */
+  if (k && p->opts->load) {
+    /* The driver compiles PTX one module at a time (jitlink.c says how
+     * that was measured); nvJitLink compiles on this worker in parallel
+     * with the others, and the driver then loads the cubin.  Without
+     * nvJitLink, with $TL_TUNE_JIT=driver, or when it fails on this
+     * kernel, the driver's JIT serves. */
+    if (p->use_jitlink) (void)tl_rt_kernel_jitlink(ctx, k, p->opts->device);
     s = tl_kernel_load(ctx, k, p->opts->device);
     r->load_ms = now_ms(CLOCK_MONOTONIC) - t1;
     t1 += r->load_ms;
@@ -453,6 +461,9 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
   }
 
   pool p = {.source = source, .len = len, .filename = filename, .space = space, .opts = opts, .res = out};
+  const char *jit = getenv("TL_TUNE_JIT");
+  p.use_jitlink = opts->load && !(jit && strcmp(jit, "driver") == 0) && tl_rt_jitlink_available();
+  out->jitlink = p.use_jitlink;
   p.kernels = calloc(n, sizeof *p.kernels);
   p.done = calloc(n, sizeof *p.done);
   progress pg = {opts->progress, opts->progress && isatty(2), start, 0, 0, 0};

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "Runtime/kernel.h"
 #include "test_util.h"
 #include "tilelang/tilelang.h"
 
@@ -361,4 +362,31 @@ Test(tune, space_from_defines_and_bad_arguments) {
   tl_tune_space_destroy(s);
   cr_assert_eq(tl_tune_space_from_defines(rows, nk, 0, &s), TL_ERR_INVALID_ARGUMENT);
   cr_assert_null(s);
+}
+
+/* nvJitLink (lib/Runtime/jitlink.c), the tuner's parallel PTX compiler: the
+ * kernel's sm_90a PTX becomes an ELF cubin without a GPU; PTX the compiler
+ * rejects is an error carrying nvJitLink's log.  Skips where the CUDA
+ * toolkit's libnvJitLink is absent. */
+Test(tune, jitlink_compiles_ptx_to_cubin) {
+  if (!tl_rt_jitlink_available()) cr_skip_test("libnvJitLink not found (CUDA toolkit 12/13): skipped");
+  const char *src = HEAD BODY;
+  tl_compile_options co = {.target = "sm_90a"};
+  tl_kernel *k = NULL;
+  cr_assert_eq(tl_kernel_compile(ctx, src, strlen(src), "k.py", NULL, 0, &co, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  void *cubin = NULL;
+  size_t size = 0;
+  cr_assert_eq(tl_rt_jitlink_compile(ctx, tl_kernel_ptx(k), "main", "sm_90a", &cubin, &size), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(size > 64 && memcmp(cubin, "\x7f" "ELF", 4) == 0, "an ELF image (%zu bytes)", size);
+  free(cubin);
+  const char *bad = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry main() { bogus.op; }\n";
+  cr_assert_eq(tl_rt_jitlink_compile(ctx, bad, "main", "sm_90a", &cubin, &size), TL_ERR_CUDA);
+  cr_assert_null(cubin);
+  cr_assert(strstr(tl_context_last_error(ctx), "nvJitLink (-arch=sm_90a) failed for kernel 'main'"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "bogus"), "the log names the bad line: %s",
+            tl_context_last_error(ctx));
+  tl_kernel_destroy(k);
 }

@@ -923,8 +923,10 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   double flops = 0;
   if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK) flops = 0;
   print_tune_lines(space, &r, flops);
-  char loads[64] = "";
-  if (r.load_ms > 0) snprintf(loads, sizeof loads, " (driver loads %.0f ms summed)", r.load_ms);
+  char loads[96] = "";
+  if (r.load_ms > 0)
+    snprintf(loads, sizeof loads, " (PTX JIT by %s; loads %.0f ms summed)",
+             r.jitlink ? "nvJitLink on the workers" : "the driver", r.load_ms);
   printf("tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
          "the load, run or check; compile%s %.0f ms wall, %.1f ms CPU per config%s; total %.0f ms%s\n",
          r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed,
