@@ -12,7 +12,7 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
     "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "alloc_global", "Parallel", "Pipelined", "serial", "Serial",
-    "grid", "unroll", "vectorized", "func_attr", "Cast", "infinity", "ceildiv", "if_then_else",
+    "grid", "unroll", "vectorized", "func_attr", "Cast", "cast", "infinity", "ceildiv", "if_then_else",
     "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", "StridedTensor", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
                                           "range", "print", "zip", "enumerate", "list", "tuple",
@@ -874,13 +874,15 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
         "name before its T.Kernel and return it");
     return NULL;
   }
-  if (!strcmp(name, "Cast")) {
+  if (!strcmp(name, "Cast") || !strcmp(name, "cast")) {
+    /* T.Cast(dtype, value) (TVM's node) and T.cast(value, dtype) (TVM's tir.cast) */
     if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, 2, 2)) return NULL;
-    val *dv = eval(E, x->u.call.args[0]);
+    int di = name[0] == 'C' ? 0 : 1;
+    val *dv = eval(E, x->u.call.args[di]);
     tl_dtype dt;
-    if (!dv || !to_dtype(E, dv, x->u.call.args[0]->loc, &dt)) return NULL;
-    val *v = eval(E, x->u.call.args[1]);
-    tl_expr *e = v ? to_expr(E, v, x->u.call.args[1]->loc) : NULL;
+    if (!dv || !to_dtype(E, dv, x->u.call.args[di]->loc, &dt)) return NULL;
+    val *v = eval(E, x->u.call.args[1 - di]);
+    tl_expr *e = v ? to_expr(E, v, x->u.call.args[1 - di]->loc) : NULL;
     return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, dt, e))) : NULL;
   }
   if (!strcmp(name, "Ramp") || !strcmp(name, "Broadcast")) return call_ramp_broadcast(E, fn, name, x);

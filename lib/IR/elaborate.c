@@ -200,6 +200,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   if ((!strcmp(fn, "alloc_var") || !strcmp(fn, "Cast")) && x->u.call.nargs >= 1 &&
       is_name(x->u.call.args[0], name))
     return 2;
+  if (!strcmp(fn, "cast") && x->u.call.nargs >= 2 && is_name(x->u.call.args[1], name)) return 2;
   for (int i = 0; i < x->u.call.nkw; i++)
     if (x->u.call.kw[i].name && !strcmp(x->u.call.kw[i].name, "dtype") &&
         is_name(x->u.call.kw[i].value, name))

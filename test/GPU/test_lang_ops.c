@@ -1,7 +1,7 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
  * (dtype-changing views too), T.reinterpret, T.im2col and
- * examples/convolution.py): each kernel of test/Interp/ops (and
+ * examples/convolution.py, examples/dequant_gemm.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: README "tl-run"), at the sizes of
@@ -75,6 +75,8 @@ static const op_case cases[] = {
     {"ops", "reinterpret.py", "-D dtype=bfloat16 -D itype=uint16"},
     {"ops", "im2col.py", "--kernel=im2col_tiles"},
     {"ops", "im2col.py", "--kernel=im2col_tiles -D S=2 -D D=2 -D P=2 -D block_K=16"},
+    {"examples", "dequant_gemm.py", ""},
+    {"examples", "dequant_gemm.py", "-D M=256 -D N=512 -D K=768 -D block_N=64 -D num_stages=2"},
     {"examples", "convolution.py", ""},
     {"examples", "convolution.py", "-D N=8 -D C=64 -D H=32 -D W=32 -D F=128 -D block_N=128 -D num_stages=3 "
                                    "-D threads=256"},

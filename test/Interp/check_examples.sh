@@ -25,6 +25,7 @@ declare -A args=(
   [flash_attention]="-D batch=1 -D heads=2 -D seq_len=128 -D dim=64 -D block_M=64 -D block_N=32"
   [saxpy]="-D N=1000 -D block=128 --arg alpha=1.5"
   [convolution]="-D N=2 -D C=32 -D H=8 -D W=8 -D F=64"
+  [dequant_gemm]="-D M=128 -D N=128 -D K=128"
 )
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 pass=0 skip=0 fail=0
