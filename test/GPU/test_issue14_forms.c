@@ -270,6 +270,48 @@ static void strided_case(bool dyn) {
   tl_kernel_destroy(k);
 }
 
+/* ------------------------------------------- None for an unused tensor */
+/* unused_param.py (C = 2 A + 1, Bias never touched): a NULL tensor (Python's
+ * None) for Bias runs on the GPU; for A it is refused naming the argument. */
+static void none_case(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/unused_param.py", gemm_kernels_dir());
+  tl_compile_options o = {0};
+  tl_kernel *k = NULL;
+  if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
+    CHECK(0, "compiling %s: %s", path, tl_context_last_error(ctx));
+    return;
+  }
+  int64_t shape[1] = {256};
+  float ha[256], hc[256];
+  for (int i = 0; i < 256; i++) ha[i] = (float)(floor((rng_uniform() + 1) * 64) / 8);
+  DLTensor a = {ha, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  DLTensor c = {hc, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0};
+  DLManagedTensor *da = NULL, *dc = NULL;
+  DLDevice cuda = {kDLCUDA, 0};
+  tl_status s = tl_tensor_alloc(ctx, cuda, 1, shape, a.dtype, &da);
+  if (s == TL_OK) s = tl_tensor_alloc(ctx, cuda, 1, shape, a.dtype, &dc);
+  if (s == TL_OK) s = tl_tensor_copy(ctx, &da->dl_tensor, &a);
+  CHECK(s == TL_OK, "None: device buffers: %s", tl_context_last_error(ctx));
+  if (s == TL_OK) {
+    tl_arg args[3] = {tl_arg_tensor(&da->dl_tensor), tl_arg_tensor(NULL), tl_arg_tensor(&dc->dl_tensor)};
+    s = tl_kernel_call(ctx, k, args, 3, NULL, NULL);
+    CHECK(s == TL_OK, "None for the unused Bias: GPU run: %s", tl_context_last_error(ctx));
+    if (s == TL_OK) s = tl_tensor_copy(ctx, &c, &dc->dl_tensor);
+    size_t bad = 0;
+    for (int i = 0; s == TL_OK && i < 256; i++) bad += hc[i] != ha[i] * 2.0f + 1.0f;
+    CHECK(s == TL_OK && bad == 0, "None: %zu of 256 elements differ from 2 A + 1", bad);
+    if (s == TL_OK && !bad) printf("  ok   None (a NULL tensor) for the unused Bias on the GPU: C = 2 A + 1 exactly\n");
+    tl_arg bad_args[3] = {tl_arg_tensor(NULL), tl_arg_tensor(&da->dl_tensor), tl_arg_tensor(&dc->dl_tensor)};
+    tl_status s2 = tl_kernel_call(ctx, k, bad_args, 3, NULL, NULL);
+    CHECK(s2 != TL_OK && strstr(tl_context_last_error(ctx), "argument 'A' (#0)"),
+          "None for the used A is not refused naming 'A': %s", tl_context_last_error(ctx));
+  }
+  if (da) da->deleter(da);
+  if (dc) dc->deleter(dc);
+  tl_kernel_destroy(k);
+}
+
 int main(void) {
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
@@ -285,6 +327,7 @@ int main(void) {
   short_loops();
   strided_case(false);
   strided_case(true);
+  none_case();
   tl_context_destroy(ctx);
   return finish("test_issue14_forms");
 }

@@ -274,7 +274,7 @@ Test(cpu_device, gemm_flops_from_the_tile_ir) {
  * never touches is accepted on both CPU executors; for a used one it is an
  * error naming the argument. */
 Test(cpu_device, null_tensor_for_unused_parameter) {
-  tl_kernel *k = compile("test/unit/Inputs/unused_param.py", NULL, 0, 0, NULL, 0);
+  tl_kernel *k = compile("test/GPU/kernels/unused_param.py", NULL, 0, 0, NULL, 0);
   host_t a, c;
   host_f32(&a, 1, 256, 1, 3);
   host_f32(&c, 1, 256, 1, 5);
