@@ -71,3 +71,12 @@ set_target_properties(bench_norm PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
 add_dependencies(gpu-all bench_norm)
+
+# Old PTX against new PTX of one kernel, timed interleaved (benchmarks/ptx_ab;
+# scripts/ptx-ab.sh makes the PTX pairs and runs it over them).
+add_executable(ptx_ab ${CMAKE_SOURCE_DIR}/benchmarks/ptx_ab/ptx_ab.c)
+target_link_libraries(ptx_ab PRIVATE tilelang m)
+set_target_properties(ptx_ab PROPERTIES
+  BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+add_dependencies(gpu-all ptx_ab)

@@ -262,6 +262,22 @@ TL_API const char *tl_kernel_cache_key(const tl_kernel *k);
 TL_API const char *tl_kernel_target(const tl_kernel *k);
 TL_API const char *tl_kernel_name(const tl_kernel *k);
 
+/* Replaces the PTX of compiled kernel k with a copy of ptx (NUL-terminated):
+ * another build of the same kernel, e.g. an older compiler's or a hand-edited
+ * one, for timing two builds of one kernel in one process (what Triton's
+ * TRITON_KERNEL_OVERRIDE serves).  Everything else of k (launch geometry,
+ * parameters, tensor maps, out_idx) stays; so the text must declare
+ * `.entry <tl_kernel_name(k)>(` with the same parameter list as k's own PTX
+ * (each parameter's state space, type, alignment and array size; names may
+ * differ).  Checked: TL_ERR_INVALID_ARGUMENT naming the first difference
+ * (no such entry, a parameter count, parameter i's declaration), or when k
+ * was already loaded on a device (tl_kernel_load or a call: replace before
+ * the first) or has no PTX (stop_after = TL_STAGE_SIMT).  Semantics beyond
+ * the signature (what the kernel computes, its shared memory needs within
+ * the launch's dynamic size) are the caller's responsibility.  Thread-safe
+ * against nothing: call it before k is shared. */
+TL_API tl_status tl_kernel_set_ptx(tl_context *ctx, tl_kernel *k, const char *ptx);
+
 /* --------------------------------------------------------- introspection */
 /* Parameters in prim_func order (outputs included).  Indices 0..count-1;
  * out-of-range indices give 0 / NULL / false. */

@@ -813,3 +813,49 @@ Test(runtime, workspace_alloc_global_zeroed_per_launch) {
   tl_context_destroy(ctx);
   tl_kernel_destroy(k);
 }
+
+/* tl_kernel_set_ptx: another build's PTX of the same entry and parameter
+ * list replaces the kernel's (parameter names may differ); a missing entry,
+ * another parameter count or another parameter declaration is refused naming
+ * the difference, and the kernel keeps its own PTX. */
+Test(compile, set_ptx_checks_the_entry_and_parameters) {
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.target = "sm_90a";
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  char *own = strdup(tl_kernel_ptx(k));
+  /* the same text with the parameter names changed, and a comment added */
+  size_t n = strlen(own);
+  char *renamed = malloc(n + 64);
+  strcpy(renamed, "// another build\n");
+  const char *p = own;
+  char *w = renamed + strlen(renamed);
+  for (const char *q; (q = strstr(p, "main_param_")) != NULL; p = q + 11) {
+    memcpy(w, p, (size_t)(q - p));
+    w += q - p;
+    memcpy(w, "other_arg_", 10);
+    w += 10;
+  }
+  strcpy(w, p);
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, renamed), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_str_eq(tl_kernel_ptx(k), renamed);
+  /* no entry of that name */
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".version 8.0\n.target sm_90a\n.visible .entry other(\n.param .u64 a\n)\n{ ret; }\n"),
+               TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "no `.entry main(...)`"), "%s", tl_context_last_error(ctx));
+  /* one parameter fewer */
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".visible .entry main(\n.param .u64 a\n)\n{ ret; }\n"), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "has 1 parameters, expected 5"), "%s", tl_context_last_error(ctx));
+  /* a parameter of another type */
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".visible .entry main(.param .u64 a, .param .u32 b, .param .u64 c, .param .align 128 .b8 d[128], .param .align 128 .b8 e[128])\n{ ret; }\n"),
+               TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "parameter 1 of entry 'main' is `.param .u32`, expected `.param .u64`"),
+            "%s", tl_context_last_error(ctx));
+  cr_assert_str_eq(tl_kernel_ptx(k), renamed, "a refused text leaves the kernel's PTX");
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, NULL), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'ptx' is NULL"));
+  free(renamed);
+  free(own);
+  tl_kernel_destroy(k);
+}
