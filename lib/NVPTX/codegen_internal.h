@@ -185,6 +185,10 @@ LLVMValueRef cg_load_packed(cg *g, const tl_buffer *b, LLVMValueRef base, int k,
  * m16n8k32 s8/u8, m8n8k4 f64; cg_gen_mma hands them over with the operand
  * buffers a, b, c (local, checked). */
 bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c);
+/* Marks the module for PTX ISA TL_PTX_VERSION_FP8_MMA (emit.c reads the
+ * module flag "tl.ptx_version"): the fp8 mma.sync needs PTX 8.4, the fp8
+ * cvt forms on sm_89 PTX 8.1 (PTX ISA §9.7.9.21, §9.7.14.5.14). */
+void cg_mark_fp8_module(cg *g);
 
 /* ---- arithmetic, conversions and math functions (codegen_math.c) */
 LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_loc loc);

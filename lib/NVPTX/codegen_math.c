@@ -65,6 +65,62 @@ static LLVMValueRef widen_float(cg *g, LLVMValueRef v, tl_dtype from, bool to_f6
   return v;
 }
 
+/* A pure inline-PTX conversion (no side effects: LLVM may move or drop it). */
+static LLVMValueRef pure_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef arg) {
+  LLVMTypeRef at = LLVMTypeOf(arg);
+  LLVMTypeRef fty = LLVMFunctionType(ret, &at, 1, 0);
+  LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 0, 0, LLVMInlineAsmDialectATT, 0);
+  return LLVMBuildCall2(g->B, fty, ia, &arg, 1, "");
+}
+
+/* Conversions from and to float8_e4m3 / float8_e5m2 (values held as i8):
+ * fp8 → float16 exactly with cvt.rn.f16x2.{e4m3x2,e5m2x2} (the byte in the
+ * low half), then on as from float16; float32 (and f16, bf16, ints through
+ * float32) → fp8 with cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32: round to nearest
+ * even, beyond the largest finite to it, NaN to NaN (PTX ISA §9.7.9.21;
+ * sm_89, PTX 7.8: tl_target.fp8_cvt), which is tl_fp8_encode, the CPU
+ * models' rounding, for every float32 value.  float64 sources are refused:
+ * rounding them through float32 could round twice.  Vectors lane by lane. */
+static LLVMValueRef convert_fp8(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_loc loc) {
+  if (!g->target->fp8_cvt) {
+    cg_error(g, loc, "conversion from %s to %s needs sm_89 or newer (cvt with .e4m3x2/.e5m2x2; the target is %s)",
+             tl_dtype_name(from), tl_dtype_name(to), g->target->name);
+    return NULL;
+  }
+  if (from.lanes > 1) {
+    LLVMTypeRef tt = cg_type_of(g, to, false, loc);
+    if (!tt) return NULL;
+    LLVMValueRef r = LLVMGetUndef(tt);
+    for (unsigned i = 0; i < from.lanes; i++) {
+      LLVMValueRef idx = cint(g->t_i32, i);
+      LLVMValueRef x = convert_fp8(g, LLVMBuildExtractElement(g->B, v, idx, ""), scalar_of(from), scalar_of(to), loc);
+      if (!x) return NULL;
+      r = LLVMBuildInsertElement(g->B, r, x, idx, "");
+    }
+    return r;
+  }
+  if (g->target->sm < 90) cg_mark_fp8_module(g); /* sm_89: PTX 8.1 for these cvt forms */
+  if (tl_dtype_is_fp8(from)) {
+    const char *text = from.code == TL_TYPE_FLOAT8_E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;";
+    LLVMValueRef pair = pure_asm(g, g->t_i32, text, "=r,h", LLVMBuildZExt(g->B, v, g->t_i16, ""));
+    LLVMValueRef h = LLVMBuildBitCast(g->B, LLVMBuildTrunc(g->B, pair, g->t_i16, ""), g->t_f16, "");
+    if (!tl_dtype_is_fp8(to)) return cg_convert(g, h, TL_FLOAT16, to, loc);
+    v = fpext_to(g, h, g->t_f32); /* fp8 → other fp8: exact in float32, rounded once below */
+    from = TL_FLOAT32;
+  }
+  if (is_f64(from)) {
+    cg_error(g, loc, "conversion from float64 to %s is not supported by the NVPTX code generator (it would round "
+             "twice, through float32): convert to float32 first", tl_dtype_name(to));
+    return NULL;
+  }
+  LLVMValueRef f = cg_convert(g, v, from, TL_FLOAT32, loc);
+  if (!f) return NULL;
+  char text[64];
+  snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $1;", to.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3x2" : "e5m2x2");
+  LLVMValueRef pair = pure_asm(g, g->t_i16, text, "=h,f", f);
+  return LLVMBuildTrunc(g->B, pair, g->t_i8, "");
+}
+
 /* Converts register value v of dtype `from` to dtype `to` (lanes must match,
  * or from is scalar and gets splatted). */
 LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_loc loc) {
@@ -78,11 +134,7 @@ LLVMValueRef cg_convert(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype to, tl_lo
     return NULL;
   }
   if (tl_dtype_eq(from, to)) return v;
-  if (tl_dtype_is_fp8(from) || tl_dtype_is_fp8(to)) { /* stored as bytes; converted only by the CPU models */
-    cg_error(g, loc, "conversion from %s to %s is not supported by the NVPTX code generator yet (float8 "
-             "values are loaded, stored and multiplied by T.gemm only)", tl_dtype_name(from), tl_dtype_name(to));
-    return NULL;
-  }
+  if (tl_dtype_is_fp8(from) || tl_dtype_is_fp8(to)) return convert_fp8(g, v, from, to, loc);
   LLVMTypeRef tt = cg_type_of(g, to, false, loc);
   if (!tt || !cg_type_of(g, from, false, loc)) return NULL;
   LLVMTypeRef tlane = cg_lane_type(g, to, false, loc);

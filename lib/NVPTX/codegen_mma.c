@@ -75,10 +75,14 @@ static bool gen_mma_fp8(cg *g, const tl_expr *e, const tl_buffer *a, const tl_bu
     LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
   }
   cbi->stored = true;
+  cg_mark_fp8_module(g);
+  return true;
+}
+
+void cg_mark_fp8_module(cg *g) {
   if (!LLVMGetModuleFlag(g->M, "tl.ptx_version", strlen("tl.ptx_version"))) /* once per module */
     LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "tl.ptx_version", strlen("tl.ptx_version"),
                       LLVMValueAsMetadata(LLVMConstInt(g->t_i32, TL_PTX_VERSION_FP8_MMA, 0)));
-  return true;
 }
 
 /* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m8n8k4") */

@@ -28,7 +28,8 @@ enum {
 
 /* The PTX ISA version a module with the fp8 mma.sync (.e4m3/.e5m2, PTX ISA
  * 8.5 §9.7.14.5.14 "PTX ISA notes": m16n8k32 .e4m3/.e5m2 with .f32
- * accumulators introduced in PTX ISA 8.4) is emitted with; every other
+ * accumulators introduced in PTX ISA 8.4), or with fp8 cvt forms on sm_89
+ * (PTX 8.1 there, §9.7.9.21), is emitted with; every other
  * module keeps its target's ptx_version (lib/NVPTX/emit.c). */
 #define TL_PTX_VERSION_FP8_MMA 84
 
@@ -46,6 +47,8 @@ typedef struct tl_target {
   bool cp_async;          /* cp.async.ca/cg + commit_group/wait_group */
   bool ldmatrix;          /* ldmatrix.sync.aligned.m8n8.x1/x2/x4[.trans].b16 */
   unsigned mma_shapes;    /* TL_MMA_* bits: the mma.sync shapes and types */
+  bool fp8_cvt;           /* cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 and cvt.rn.f16x2.{e4m3x2,e5m2x2}
+                           * (PTX ISA §9.7.9.21: sm_89, PTX 7.8) */
   bool wgmma;             /* wgmma.mma_async (warpgroup MMA) */
   bool tma;               /* cp.async.bulk[.tensor], mbarrier expect_tx/complete_tx */
   bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */

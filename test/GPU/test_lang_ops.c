@@ -1,6 +1,6 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
- * (dtype-changing views too), T.reinterpret, T.im2col and
+ * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts and
  * examples/convolution.py, examples/dequant_gemm.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
@@ -75,6 +75,11 @@ static const op_case cases[] = {
     {"ops", "reinterpret.py", "-D dtype=bfloat16 -D itype=uint16"},
     {"ops", "im2col.py", "--kernel=im2col_tiles"},
     {"ops", "im2col.py", "--kernel=im2col_tiles -D S=2 -D D=2 -D P=2 -D block_K=16"},
+    {"ops", "fp8_cast.py", ""},
+    {"ops", "fp8_cast.py", "-D dtype=float8_e5m2 -D scale=80000.0"},
+    {"ops", "fp8_cast.py", "-D src=float16"},
+    {"ops", "fp8_cast.py", "-D src=bfloat16 -D dtype=float8_e5m2"},
+    {"examples", "dequant_gemm.py", "-D w_dtype=float8_e4m3 -D M=256 -D N=512 -D K=512"},
     {"examples", "dequant_gemm.py", ""},
     {"examples", "dequant_gemm.py", "-D M=256 -D N=512 -D K=768 -D block_N=64 -D num_stages=2"},
     {"examples", "convolution.py", ""},

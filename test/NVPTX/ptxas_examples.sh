@@ -49,8 +49,8 @@ while read -r f targets; do
       if [[ $target == sm_80 ]] && grep -Eq "error: T\.[a-z_]+ needs (sm_90 or later|sm_90a|PTX ISA [0-9.]+ or later) \(target sm_80" "$tmp/err"; then
         echo "skip  $name --target=sm_80 ($(grep -m1 -Eo 'T\.[a-z_]+ needs (sm_90 or later|sm_90a|PTX ISA [0-9.]+ or later)' "$tmp/err"))"; continue
       fi
-      if [[ $target == sm_80 ]] && grep -q "error: fp8 mma needs sm_89 or newer" "$tmp/err"; then
-        echo "skip  $name --target=sm_80 (fp8 mma needs sm_89 or newer)"; continue
+      if [[ $target == sm_80 ]] && grep -Eq "error: (fp8 mma|conversion from [a-z0-9_]+ to [a-z0-9_]+) needs sm_89 or newer" "$tmp/err"; then
+        echo "skip  $name --target=sm_80 (float8 needs sm_89 or newer)"; continue
       fi
       echo "FAIL  $name ($target): tl-opt --emit=ptx failed:"; cat "$tmp/err"; failed=$((failed + 1)); continue
     fi

@@ -1,5 +1,5 @@
-# A float8 -> float32 conversion (an implicit cast on the store), which code generation
-# does not have yet: mma-types.test expects a located error.
+# A float8 -> float32 conversion (an implicit cast on the store): cvt.rn.f16x2.e4m3x2 from sm_89
+# (mma-types.test), a located error before.
 import tilelang.language as T
 
 
