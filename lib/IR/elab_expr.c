@@ -875,14 +875,19 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   if (!strcmp(name, "Cast") || !strcmp(name, "cast")) {
-    /* T.Cast(dtype, value) (TVM's node) and T.cast(value, dtype) (TVM's tir.cast) */
-    if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, 2, 2)) return NULL;
-    int di = name[0] == 'C' ? 0 : 1;
-    val *dv = eval(E, x->u.call.args[di]);
+    /* T.Cast(dtype, value) (TVM's node) and T.cast(value, dtype) (TVM's tir.cast; dtype= may be a keyword) */
+    static const char *const cast_kws[] = {"dtype", NULL};
+    bool lower = name[0] == 'c';
+    bool kw = lower && x->u.call.nkw == 1;
+    if (!check_kws(E, x, fn, lower ? cast_kws : NULL) || !check_arity(E, x, fn, kw ? 1 : 2, kw ? 1 : 2)) return NULL;
+    int di = lower ? 1 : 0;
+    const tl_ast_expr *dx = kw ? x->u.call.kw[0].value : x->u.call.args[di];
+    const tl_ast_expr *vx = x->u.call.args[kw ? 0 : 1 - di];
+    val *dv = eval(E, dx);
     tl_dtype dt;
-    if (!dv || !to_dtype(E, dv, x->u.call.args[di]->loc, &dt)) return NULL;
-    val *v = eval(E, x->u.call.args[1 - di]);
-    tl_expr *e = v ? to_expr(E, v, x->u.call.args[1 - di]->loc) : NULL;
+    if (!dv || !to_dtype(E, dv, dx->loc, &dt)) return NULL;
+    val *v = eval(E, vx);
+    tl_expr *e = v ? to_expr(E, v, vx->loc) : NULL;
     return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, dt, e))) : NULL;
   }
   if (!strcmp(name, "Ramp") || !strcmp(name, "Broadcast")) return call_ramp_broadcast(E, fn, name, x);

@@ -503,7 +503,10 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   else if (kind && !strcmp(kind, "unroll")) lk = TL_LOOP_UNROLL;
   else if (kind && !strcmp(kind, "vectorized")) lk = TL_LOOP_VECTORIZED;
   else if (kind && !strcmp(kind, "thread_binding")) lk = TL_LOOP_THREAD;
-  else {
+  else if (kind && tilelang_has_name(kind)) {
+    err(E, it->loc, "T.%s is not supported yet", kind);
+    return false;
+  } else {
     err(E, it->loc,
         "unsupported loop iterator; expected T.Parallel, T.Pipelined, T.serial, T.unroll, "
         "T.vectorized, T.grid or range");
