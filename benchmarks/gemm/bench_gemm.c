@@ -37,6 +37,9 @@
  * has wgmma.mma_async, else "mma.sync"), mma_config, mma_ms, mma_tflops,
  * mma_ratio (mma / cuBLAS), mma_check, mma_max_err_vs_cublas,
  * mma_compile_ms, ours_over_mma.
+ * TL_BENCH_SECOND=notmastore: the second kernel is the default compile with
+ * TL_COMPILE_DISABLE_TMA_STORE (the epilogue's st.global instead of TMA
+ * stores): the "mma" columns are then that A/B in one process.
  * TL_BENCH_SECOND=streamk: the second kernel is instead the default compile
  * with TL_COMPILE_ENABLE_STREAM_K (the Hopper path, same Hopper-table
  * configuration, stream-K where it engages; lib/Lower/stream_k.c), so that
@@ -625,6 +628,7 @@ int main(int argc, char **argv) {
   three_way = tl_gemm_configs_use_hopper(NULL, 0);
   const char *second = getenv("TL_BENCH_SECOND");
   if (second && !strcmp(second, "streamk")) second_flags = TL_COMPILE_ENABLE_STREAM_K;
+  if (second && !strcmp(second, "notmastore")) second_flags = TL_COMPILE_DISABLE_TMA_STORE;
   /* the reference's columns come after those of earlier versions, then
    * the second path's (issue 12) */
   fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
@@ -638,6 +642,10 @@ int main(int argc, char **argv) {
     printf("two of our paths (TL_BENCH_SECOND=streamk): ours = default compile (Hopper path, whole tiles per "
            "block), mma columns = TL_COMPILE_ENABLE_STREAM_K (Hopper path, stream-K where it engages, same "
            "configuration); both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
+  else if (three_way && second_flags == TL_COMPILE_DISABLE_TMA_STORE)
+    printf("two of our paths (TL_BENCH_SECOND=notmastore): ours = default compile (Hopper path, TMA-store "
+           "epilogue), mma columns = TL_COMPILE_DISABLE_TMA_STORE (the same with st.global), same configuration; "
+           "both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
   else if (three_way)
     printf("two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
            "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "

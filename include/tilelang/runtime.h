@@ -101,7 +101,12 @@ enum {
    * empty splits that wave's k-tiles over all blocks (stream-K,
    * docs/simt-ir.md "Stream-K") instead of running whole tiles per block.
    * Measured slower on the H200 so far (lib/Lower/stream_k.c). */
-  TL_COMPILE_ENABLE_STREAM_K = 1u << 6
+  TL_COMPILE_ENABLE_STREAM_K = 1u << 6,
+  /* The pass config "tl.disable_tma_store" (this project's): on sm_90a, a
+   * warp-specialized GEMM's epilogue writes its tile with st.global from
+   * the shared staging tile rather than with TMA tensor stores
+   * (cp.async.bulk.tensor, PTX ISA §9.7.9.27) that overlap the next tile. */
+  TL_COMPILE_DISABLE_TMA_STORE = 1u << 7
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

@@ -417,9 +417,14 @@ static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
 
 static bool bulk_group(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   int64_t n = 0;
+  /* wait_group and wait_group.read (a second argument 1) act alike here: the
+   * executor performs a bulk store's global write at issue, so only the
+   * reads of its shared source are pending until the wait */
+  int64_t rd = 0;
   if (op == TL_INTRIN_PTX_BULK_WAIT_GROUP &&
-      (!need_n(x, e, 1) || !tl_expr_is_const_int(e->u.call.args[0], &n) || n < 0))
-    return sx_fail(x, "T.ptx_bulk_wait_group: the count must be a constant >= 0");
+      (e->u.call.n < 1 || e->u.call.n > 2 || !tl_expr_is_const_int(e->u.call.args[0], &n) || n < 0 ||
+       (e->u.call.n == 2 && (!tl_expr_is_const_int(e->u.call.args[1], &rd) || rd < 0 || rd > 1))))
+    return sx_fail(x, "T.ptx_bulk_wait_group: the count must be a constant >= 0 (and read 0 or 1)");
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     sx_async *as = &x->k->async[x->tbase + t];

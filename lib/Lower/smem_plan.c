@@ -105,7 +105,8 @@ static void uses_expr(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_BUFFER) use(u->st, e->u.buffer, u->pos);
   /* TMA and wgmma key their swizzle on shared-address bits 7-9: their tiles
    * start 1024-byte aligned (../shared/HOPPER-GEMM.md §8) */
-  if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
+  if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_TMA_STORE ||
+                                  e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
     for (int a = 0; a < e->u.call.n; a++) {
       const tl_expr *x = e->u.call.args[a];
       int i = x && x->kind == TL_EXPR_BUFFER ? find(u->st, x->u.buffer) : -1;

@@ -99,6 +99,7 @@ static const char *const nv_names[NV_NUM] = {
     [NV_MBARRIER_ARRIVE] = "llvm.nvvm.mbarrier.arrive.shared",
     [NV_BULK_COMMIT_GROUP] = "llvm.nvvm.cp.async.bulk.commit.group",
     [NV_BULK_WAIT_GROUP] = "llvm.nvvm.cp.async.bulk.wait.group",
+    [NV_BULK_WAIT_GROUP_READ] = "llvm.nvvm.cp.async.bulk.wait.group.read",
     [NV_SETMAXNREG_INC] = "llvm.nvvm.setmaxnreg.inc.sync.aligned.u32",
     [NV_SETMAXNREG_DEC] = "llvm.nvvm.setmaxnreg.dec.sync.aligned.u32",
 };
@@ -541,11 +542,14 @@ static bool gen_kernel(cg *g, const tl_stmt *s) {
   return gen_stmt(g, s->u.kernel.body);
 }
 
-/* A statement intrinsic's argument count against the table (its fixed arity). */
+/* A statement intrinsic's argument count against the table's range. */
 static bool stmt_arity(cg *g, const tl_expr *e) {
   const tl_intrinsic *in = &tl_intrinsics[e->u.call.op];
-  if (e->u.call.n == in->min_args) return true;
-  cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, e->u.call.n);
+  if (e->u.call.n >= in->min_args && (in->max_args < 0 || e->u.call.n <= in->max_args)) return true;
+  if (in->min_args == in->max_args)
+    cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, e->u.call.n);
+  else
+    cg_error(g, e->loc, "T.%s takes %d to %d arguments, got %d", in->name, in->min_args, in->max_args, e->u.call.n);
   return false;
 }
 

@@ -203,14 +203,17 @@ static bool gen_bulk_store(cg *g, const tl_expr *e, const async_op *op) {
   return cg_call_asm(g, g->t_void, op->text, "l,l,r,~{memory}", args, 3) != NULL;
 }
 
-/* T.ptx_bulk_commit_group() / T.ptx_bulk_wait_group(n) */
+/* T.ptx_bulk_commit_group() / T.ptx_bulk_wait_group(n[, read]):
+ * cp.async.bulk.wait_group[.read] n (PTX ISA §9.7.9.25.4.3: .read waits only
+ * until the groups' shared-memory sources have been read) */
 static bool gen_bulk_group(cg *g, const tl_expr *e, const async_op *op) {
   (void)op;
   if (e->u.call.n == 0) return call_nv(g, NV_BULK_COMMIT_GROUP, NULL, 0) != NULL;
-  int64_t n;
+  int64_t n, rd = 0;
   if (!const_in(g, e, 0, "n", 0, 1000, &n)) return false;
+  if (e->u.call.n > 1 && !const_in(g, e, 1, "read", 0, 1, &rd)) return false;
   LLVMValueRef a = LLVMConstInt(g->t_i32, (uint64_t)n, 0);
-  return call_nv(g, NV_BULK_WAIT_GROUP, &a, 1) != NULL;
+  return call_nv(g, rd ? NV_BULK_WAIT_GROUP_READ : NV_BULK_WAIT_GROUP, &a, 1) != NULL;
 }
 
 /* T.ptx_fence_proxy_async() */

@@ -85,13 +85,17 @@ typedef struct tl_pass_configs {
    * of its last wave of tiles over all blocks (lib/Lower/stream_k.c)
    * instead of running whole tiles per block. */
   bool enable_stream_k;
+  /* "tl.disable_tma_store" (this project's): a warp-specialized GEMM's
+   * epilogue stores its tile with st.global from the shared staging tile
+   * instead of TMA tensor stores (lib/Lower/lower_tile.c) */
+  bool disable_tma_store;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
  * "tl.enable_stream_k". */
-#define TL_PASS_CONFIG_COUNT 5
+#define TL_PASS_CONFIG_COUNT 6
 /* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
  * as 64 when set) instead of True/False. */
 #define TL_PASS_CONFIG_INDEX_BITWIDTH 3

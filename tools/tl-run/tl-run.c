@@ -142,7 +142,9 @@ static void usage(FILE *f) {
       "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
       "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
       "                        tl.enable_stream_k (sm_90a: a persistent GEMM splits\n"
-      "                        its last wave of tiles: stream-K)\n"
+      "                        its last wave of tiles: stream-K),\n"
+      "                        tl.disable_tma_store (sm_90a: the GEMM epilogue stores\n"
+      "                        with st.global, not TMA)\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
@@ -999,6 +1001,7 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
       {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
       {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
       {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
+      {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
   };
   /* KEY, or KEY=True / KEY=1 as TileLang's pass_configs dict writes it */
   size_t n = strcspn(key, "=");
@@ -1238,7 +1241,8 @@ int main(int argc, char **argv) {
       case OPT_PASS_CONFIG:
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
-                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.enable_stream_k)", optarg);
+                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.enable_stream_k, "
+                                  "tl.disable_tma_store)", optarg);
           goto done;
         }
         break;
