@@ -328,3 +328,15 @@ bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *
   return true;
 }
 
+
+bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
+  if (a == b) return true;
+  if (a->kind != b->kind || a->total != b->total || a->threads != b->threads || a->vec != b->vec) return false;
+  if (a->kind == TL_FRAG_MMA_C)
+    return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
+           a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
+  if (a->kind == TL_FRAG_ROWS)
+    return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
+  if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
+  return true;
+}

@@ -185,4 +185,8 @@ bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
  *   ROWS part:  the partition's row iteration r / G. */
 bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
 
+/* Do two distributed fragment layouts put every element in the same
+ * (thread, register)? */
+bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b);
+
 #endif

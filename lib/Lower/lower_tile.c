@@ -1017,30 +1017,17 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
  * error (and st->oom unset) when the copy does not qualify: dynamic or
  * unaligned N, an n0 not provably a multiple of w, a warp tile whose vectors
  * do not split evenly over 32 lanes, or too little shared memory to reuse. */
-static bool is_param_of(const tl_primfunc *f, const tl_buffer *b) {
-  for (int i = 0; f && i < f->nparams; i++)
-    if (f->params[i].buffer == b) return true;
-  return false;
-}
-
-/* The warp-specialized form of the staged epilogue (the kernel's consumers
- * store a tile of C, then go on to their next persistent tile): the tile goes
- * into a 128-byte-swizzled image of 64-column panels (the TMA/wgmma layout,
- * tl_smem_layout_set_wgmma, which smem-plan aligns to 1024 bytes; the XOR
- * keeps the MMA_C walk's stores free of bank conflicts), and one thread
- * stores each panel with a TMA tensor store, whose global writes the
- * asynchronous proxy finishes while the consumers already run their next
- * main loop (../shared/HOPPER-GEMM.md §6: k10-k12):
- *     alloc S: [BM][BN] of C's dtype, TMA image (BN/64 panels of BM x 64)
- *     T.sync_threads()             (the previous tile's store has read S: below)
- *     MMA_C walk: S<r, c : +2> = cast(C_frag[reg : +2])
- *     T.ptx_fence_proxy_async()    (each thread's writes of S, before the async proxy reads them)
- *     T.sync_threads()
- *     if tid == 0:
- *         for p: T.ptx_tma_store(C, S, p*BM*64, 128, BM, 64, m0, n0 + 64 p)
- *         T.ptx_bulk_commit_group(); T.ptx_bulk_wait_group(0, 1)   (.read: S is read)
- * The TMA unit drops the elements of a box outside C (partial tiles).  The
- * runtime builds C's tensor map (box BM x 64, 128-byte swizzle) at the call. */
+/* The staged epilogue of a warp-specialized kernel: the tile goes into a
+ * 128-byte-swizzled image of 64-column panels (tl_smem_layout_set_wgmma;
+ * smem-plan aligns it to 1024 bytes; the XOR keeps the MMA_C walk free of
+ * bank conflicts) and thread 0 stores each panel with a TMA tensor store
+ * (the runtime encodes C's map, box BM x 64; partial boxes are clipped),
+ * waiting only until the image is read, so the global writes overlap the
+ * consumers' next tile (../shared/HOPPER-GEMM.md §6, k10-k12):
+ *     sync; MMA_C walk into S; T.ptx_fence_proxy_async(); sync
+ *     if tid == 0: T.ptx_tma_store(C, S, p*BM*64, 128, BM, 64, m0, n0 + 64p) for each panel p
+ *                  T.ptx_bulk_commit_group(); T.ptx_bulk_wait_group(0, 1)
+ * The first sync orders the previous tile's reads of S before the writes. */
 static tl_stmt *frag_to_global_tma(lt_state *st, const copy_ctx *c, int64_t BM, int64_t BN) {
   tl_module *m = st->m;
   tl_loc loc = c->loc;
@@ -1108,7 +1095,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (WN % w != 0 || (WM * cpr) % 32 != 0) return NULL;
   if (!tl_expr_is_const_int(C->shape[1], &N) || N % w != 0) return NULL;
   if (!tl_expr_divisible(c->dst.min[1], w, NULL)) return NULL;
-  if (st->ws && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && is_param_of(st->f, C) &&
+  if (st->ws && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) &&
       BM * BN * bytes <= st->smem_seen)
     return frag_to_global_tma(st, c, BM, BN);
   if (BM * ld * bytes > st->smem_seen) return NULL;
@@ -1163,19 +1150,6 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   tl_ranges_unset(&st->ranges, vit);
   CHECK(out[4] = tl_lo_for(m, loc, TL_LOOP_UNROLL, vit, tl_lo_int(m, loc, nit), body));
   return tl_ir_seq(m, loc, 5, out);
-}
-
-/* Do two distributed fragments put every element in the same (thread, register)? */
-static bool frag_same_layout(const tl_frag_layout *a, const tl_frag_layout *b) {
-  if (a == b) return true;
-  if (a->kind != b->kind || a->total != b->total || a->threads != b->threads || a->vec != b->vec) return false;
-  if (a->kind == TL_FRAG_MMA_C)
-    return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
-           a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
-  if (a->kind == TL_FRAG_ROWS)
-    return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
-  if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
-  return true;
 }
 
 /* T.copy / T.async_copy between global and shared buffers (at least one
@@ -1264,7 +1238,7 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     if (p.lay && p.lay->kind == TL_FRAG_REDUCER && planner == &c.src &&
         (c.dst.kind == SIDE_GLOBAL || c.dst.kind == SIDE_SHARED))
       p.rep_guard = true;
-    if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !frag_same_layout(c.dst.L, c.src.L)) {
+    if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !tl_frag_layout_same(c.dst.L, c.src.L)) {
       if (op == TL_TILE_COPY && c.src.L->kind == TL_FRAG_MMA_C && c.dst.L->kind == TL_FRAG_MMA_C) {
         /* two gemm accumulators of different partitions: through shared memory (lower_frag.c) */
         tl_stmt *r = tl_lower_frag_relayout(m, s->loc, &st->names, c.src.buf, c.dst.buf, st->d);

@@ -676,3 +676,9 @@ bool tl_lo_whole_region(const tl_region *r) {
   }
   return true;
 }
+
+bool tl_lo_is_param(const tl_primfunc *f, const tl_buffer *b) {
+  for (int i = 0; f && i < f->nparams; i++)
+    if (f->params[i].kind == TL_PARAM_TENSOR && f->params[i].buffer == b) return true;
+  return false;
+}

@@ -130,12 +130,6 @@ static bool attr_true(const tl_stmt *s, int i) {
   return s->u.tile.attrs && s->u.tile.attrs[i] && tl_expr_is_const_int(s->u.tile.attrs[i], &v) && v != 0;
 }
 
-static bool is_param(const tl_primfunc *f, const tl_buffer *b) {
-  for (int i = 0; i < f->nparams; i++)
-    if (f->params[i].kind == TL_PARAM_TENSOR && f->params[i].buffer == b) return true;
-  return false;
-}
-
 static bool f16ish(tl_dtype t) {
   return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
 }
@@ -152,7 +146,7 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     return "a T.copy in the loop is not global -> shared";
   if (attr_true(s, 1)) return "a T.copy in the loop has disable_tma=True";
   tl_buffer *src = sr->buffer, *X = dr->buffer;
-  if (!is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
+  if (!tl_lo_is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
   if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
   int64_t rows, cols;
   if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))
