@@ -14,7 +14,9 @@
  *     range.  The flat offset of such an access may stay inside the buffer
  *     and read another row: the executors do not see it.  Tile-op regions
  *     are not checked (T.copy pads out-of-bounds global reads); loads in a
- *     tile op's scalar operands (T.atomic_add's value) are.
+ *     tile op's scalar operands (T.atomic_add's value) are, and so is the
+ *     element destination of an atomic's scalar form (T.atomic_add(C[i, j],
+ *     v): the lowering emits an unguarded T.ptx_atomic_add there).
  *  2. A read of a fragment or shared buffer (a load, or the source operand
  *     of a tile op) that no write reaches (a store, a tile op destination,
  *     an intrinsic that takes the buffer) gets a warning: its value is
@@ -261,10 +263,13 @@ static void check_access(sc_state *st, const tl_buffer *b, int n, tl_expr *const
       return;
     }
     if (guarded) continue;
+    bool wraps = idx[i]->dtype.bits <= 32 && (r.lo < INT32_MIN || r.hi > INT32_MAX);
     tl_error(st->d, loc,
              "index of dimension %d of %s buffer '%s' takes the values %lld to %lld, outside its extent %lld "
-             "(the flat offset would reach another row or another buffer)",
-             i, tl_scope_name(b->scope), b->name, (long long)r.lo, (long long)r.hi, (long long)ext);
+             "(%s)",
+             i, tl_scope_name(b->scope), b->name, (long long)r.lo, (long long)r.hi, (long long)ext,
+             wraps ? "its int32 arithmetic overflows, and the wrapped offset would reach another element"
+                   : "the flat offset would reach another row or another buffer");
     st->errors++;
     return;
   }
@@ -382,7 +387,26 @@ static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   st->nbind = mark;
 }
 
+/* T.atomic_add(C[i, j], value) and the other atomics' scalar form: the
+ * destination is one element (every extent 1), written as a store writes it
+ * (the lowering emits no bounds guard for it: T.ptx_atomic_add at the flat
+ * offset), so check 1 applies to its indices. */
+static void check_atomic_element(sc_state *st, const tl_stmt *s, bool guarded) {
+  int in = tl_tile_atomic_intrin(s->u.tile.op, NULL);
+  if (in < 0 || s->u.tile.nargs < 2 || s->u.tile.args[0].kind != TL_OPND_REGION ||
+      s->u.tile.args[1].kind != TL_OPND_EXPR)
+    return;
+  const tl_region *r = &s->u.tile.args[0].region;
+  if (!r->buffer || !r->min || r->ndim != r->buffer->ndim) return;
+  for (int d = 0; d < r->ndim; d++) {
+    int64_t e = 0;
+    if (!r->extent || !tl_expr_is_const_int(r->extent[d], &e) || e != 1) return;
+  }
+  check_access(st, r->buffer, r->ndim, r->min, guarded, s->u.tile.args[0].loc.line ? s->u.tile.args[0].loc : s->loc);
+}
+
 static void walk_tile(sc_state *st, const tl_stmt *s, bool guarded) {
+  check_atomic_element(st, s, guarded);
   for (int i = 0; i < s->u.tile.nargs; i++) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) continue;
