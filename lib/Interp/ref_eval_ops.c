@@ -8,10 +8,11 @@
  *  - T.gemm(A, B, C): C[i, j] = round_C(C[i, j] + sum_k A(i, k) * B(k, j)),
  *    with op(A), op(B) per transpose_A/B, the sum computed in float64 and
  *    rounded once to C's dtype (ints: exact in float64, then wrapped);
- *    clear_accum takes 0 for the old C.  A float16 C follows the mma.sync
- *    instruction instead: k in chunks of 16 (m16n8k16's K) in increasing
- *    order, each chunk's products summed in float64, added to C and C
- *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
+ *    clear_accum takes 0 for the old C.  A float16 C, and a float32 C of
+ *    float16/bfloat16 operands, follow the mma.sync instruction instead: k
+ *    in chunks of 16 (m16n8k16's K) in increasing order, each chunk's
+ *    products summed in float64, added to C and C rounded to its dtype once
+ *    per chunk (tl_mma_step, interp.h; the SIMT
  *    executor's T.ptx_mma computes the same steps, so the two agree bit for
  *    bit; docs/simt-ir.md, T.ptx_mma).  float32/tfloat32 (as tf32), int8/
  *    uint8, float8_e4m3/e5m2 and float64 operands follow their instruction likewise (issue
@@ -333,9 +334,15 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   re_buf *cb = C.rb;
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
-  bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
-  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step */
+  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step;
+   * so do f16/bf16 operands into a float32 C (issue 15): rounding C to
+   * float32 once per k-chunk, as the executor's mma / wgmma, and not once at
+   * the end, keeps the two bit for bit equal -- a one-ulp float32 difference
+   * became a one-ulp float16 difference after a cast (FlashAttention's P),
+   * and that times V exceeded float32's check tolerance (fa_rs_gemm, BM=512). */
   tl_mma_info mmi = tl_mma_info_of(A.rb->dt, ct);
+  bool f16acc = (ct.code == TL_TYPE_FLOAT && ct.bits == 16) ||
+                (mmi.kind == TL_MMA_KIND_F16 && ct.code == TL_TYPE_FLOAT && ct.bits == 32);
   if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64 ||
       mmi.kind == TL_MMA_KIND_FP8) {
     if (mmi.kind == TL_MMA_KIND_TF32)
