@@ -518,6 +518,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     st = tl_kernel_time(ctx, rs->k, args, na, NULL, rs->warmup, rs->reps, times, outs);
   } else {
     st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
+    if (st == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* the reference's: a read of an unwritten element */
   }
   if (st != TL_OK) {
     tl_cli_print_library_error(ctx, st);
