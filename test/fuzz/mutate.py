@@ -361,6 +361,10 @@ def fuzz(args):
           f"{sum(runnable.values())} of them run under --check", flush=True)
     print(f"fuzz: {runs} mutants in {time.monotonic() - t_start:.0f} s ({tool_runs[0]} tool runs), kept {kept}: "
           + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
+    slow = sorted(r for r, ok in runnable.items() if not ok)
+    if slow:
+        print(f"fuzz: compile-only seeds (own check run over {args.seed_check_max:g} s, or not runnable): "
+              + " ".join(slow), flush=True)
     if nocheck_why:
         print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
     fatal = [c for c in args.fail_on.split(",") if c and counts.get(c)]
