@@ -180,6 +180,16 @@ bool re_is_unwritten(double v) {
   return u == RE_UNWRITTEN_BITS;
 }
 
+void re_note_unwritten(re_state *st, const re_buf *rb, int64_t off, re_val v, tl_loc loc) {
+  if (!rb->isf || rb->native || st->warned_unwritten || rb->b->scope == TL_SCOPE_GLOBAL || !re_is_unwritten(v.f))
+    return;
+  st->warned_unwritten = true;
+  tl_diag_report(st->d, TL_DIAG_WARNING, loc,
+                 "%s buffer '%s' is read here at element %lld, which nothing wrote: its value is undefined "
+                 "(the reference evaluator reads NaN)",
+                 tl_scope_name(rb->b->scope), rb->b->name, (long long)off);
+}
+
 re_val re_buf_get(const re_buf *rb, int64_t off) {
   re_val v;
   if (!rb->native) {
@@ -701,14 +711,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     int64_t off;
     if (!rb || !elem_offset(st, rb, e->u.load.n, e->u.load.indices, e->loc, &off)) return r;
     r = re_buf_get(rb, off);
-    if (rb->isf && !rb->native && !st->warned_unwritten && rb->b->scope != TL_SCOPE_GLOBAL &&
-        re_is_unwritten(r.f)) {
-      st->warned_unwritten = true;
-      tl_diag_report(st->d, TL_DIAG_WARNING, e->loc,
-                     "%s buffer '%s' is read here at element %lld, which nothing wrote: its value is undefined "
-                     "(the reference evaluator reads NaN)",
-                     tl_scope_name(rb->b->scope), rb->b->name, (long long)off);
-    }
+    re_note_unwritten(st, rb, off, r, e->loc);
     if (!tl_dtype_eq(rb->dt, t)) r = re_convert(r, rb->dt, t);
     return r;
   }

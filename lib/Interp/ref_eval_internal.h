@@ -73,6 +73,10 @@ typedef struct re_state {
 #define RE_UNWRITTEN_BITS UINT64_C(0x7FF8DEAD00000000)
 double re_unwritten(void);
 bool re_is_unwritten(double v);
+/* Reports (a located warning, the first of a run) when v, just read from
+ * element off of rb (a fragment, shared or local float buffer), is the
+ * unwritten value: a load, or a tile op's source element that it uses. */
+void re_note_unwritten(re_state *st, const re_buf *rb, int64_t off, re_val v, tl_loc loc);
 
 /* Reports an error at loc (only the first error of a run is reported) and
  * marks the run failed. */

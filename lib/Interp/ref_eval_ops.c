@@ -195,9 +195,11 @@ static bool op_copy(re_state *st, const tl_stmt *s) {
   for (int64_t l = 0; l < a.total; l++) {
     int64_t oa, ob;
     re_val v = {0};
-    if (elem_at(&a, ia, &oa)) v = re_buf_get(a.rb, oa);
+    bool in_a = elem_at(&a, ia, &oa), in_b = elem_at(&b, ib, &ob);
+    if (in_a) v = re_buf_get(a.rb, oa);
+    if (in_a && in_b) re_note_unwritten(st, a.rb, oa, v, a.loc); /* copied out of bounds: not read */
     if (!same) v = re_convert(v, ta, tb);
-    if (elem_at(&b, ib, &ob)) re_buf_set(b.rb, ob, v);
+    if (in_b) re_buf_set(b.rb, ob, v);
     next_idx(&a, ia);
     next_idx(&b, ib);
   }
@@ -450,6 +452,7 @@ static bool op_reduce(re_state *st, const tl_stmt *s) {
       int64_t soff;
       (void)elem_at(&S, idx, &soff);
       re_val v = re_buf_get(S.rb, soff);
+      re_note_unwritten(st, S.rb, soff, v, S.loc);
       if (!tl_dtype_eq(st_, dt)) v = re_convert(v, st_, dt);
       if (df) {
         double x = is_abs ? fabs(v.f) : v.f;
@@ -506,6 +509,7 @@ static bool op_atomic_add(re_state *st, const tl_stmt *s) {
     int64_t vo_, off;
     re_val v = {0};
     if (elem_at(&V, vi, &vo_)) v = re_buf_get(V.rb, vo_);
+    if (elem_at(&V, vi, &vo_)) re_note_unwritten(st, V.rb, vo_, v, V.loc);
     v = re_convert(v, V.rb->dt, dt);
     if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_atomic_apply(in, re_buf_get(D.rb, off), v, dt));
     next_idx(&D, di);
