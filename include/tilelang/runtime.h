@@ -298,6 +298,13 @@ TL_API int tl_kernel_param_ndim(const tl_kernel *k, int i);
  * the symbol's name when the dim is exactly one symbol, else to NULL. */
 TL_API bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value,
                                 const char **symbol);
+/* Element stride d of a T.StridedTensor parameter i: true with *value set
+ * when the declared stride is a constant; false otherwise, with *symbol (if
+ * non-NULL) set to the stride's T.dynamic symbol name when it is exactly one
+ * symbol, else to NULL -- also for a compact (row-major) parameter, which
+ * declares no strides. */
+TL_API bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *value,
+                                   const char **symbol);
 /* True when parameter i is an output of out_idx (allocated by the call). */
 TL_API bool tl_kernel_param_is_output(const tl_kernel *k, int i);
 /* Normalized out_idx (0 <= idx < count, given order); *n = 0 for none. */

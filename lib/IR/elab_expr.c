@@ -865,6 +865,13 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
           r->u.tt.ndim == 1 ? "" : "s");
       return NULL;
     }
+    for (int d = 0; d < ns; d++) { /* DLPack producers (torch) give no negative strides: refused here */
+      int64_t v = 0;
+      if (tl_expr_is_const_int(r->u.tt.strides[d], &v) && v < 0) {
+        err(E, a[1]->loc, "T.StridedTensor: stride %lld of dimension %d is negative", (long long)v, d);
+        return NULL;
+      }
+    }
     return r;
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);

@@ -325,8 +325,15 @@ static tl_expr *numel(elab *E, tl_loc loc, const tl_buffer *b, int64_t *c, bool 
   *is_const = true;
   for (int k = 0; p && k < b->ndim; k++) {
     int64_t e;
-    if (tl_expr_is_const_int(b->shape[k], &e)) *c *= e;
-    else *is_const = false;
+    if (!tl_expr_is_const_int(b->shape[k], &e)) {
+      *is_const = false;
+    } else if (e < 0) {
+      err(E, loc, "dimension %d of '%s' is negative (%lld)", k, b->name, (long long)e);
+      return NULL;
+    } else if (__builtin_mul_overflow(*c, e, c)) {
+      err(E, loc, "the shape of '%s' has more elements than int64 holds", b->name);
+      return NULL;
+    }
     p = chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, p, b->shape[k]));
   }
   return p;
@@ -380,9 +387,17 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
   int64_t nv, ns;
   bool cv, cs;
   if (!numel(E, x->loc, v, &nv, &cv) || !numel(E, x->loc, base, &ns, &cs)) return NULL;
-  if (cv && cs && nv * dt.bits != ns * base->dtype.bits) {
-    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape holds %lld bits, '%s' %lld", fn, (long long)(nv * dt.bits),
-        src->name, (long long)(ns * base->dtype.bits));
+  int64_t bits_v = 0, bits_s = 0; /* checked: a dim of -2**63 overflowed the product (issue 15's fuzzer) */
+  bool ovf = cv && cs && (__builtin_mul_overflow(nv, (int64_t)dt.bits, &bits_v) ||
+                          __builtin_mul_overflow(ns, (int64_t)base->dtype.bits, &bits_s));
+  if (ovf) {
+    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape's size in bits overflows int64 (%lld elements of %d bits)", fn,
+        (long long)nv, dt.bits);
+    return NULL;
+  }
+  if (cv && cs && bits_v != bits_s) {
+    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape holds %lld bits, '%s' %lld", fn, (long long)bits_v,
+        src->name, (long long)bits_s);
     return NULL;
   }
   ev->view = v;

@@ -53,7 +53,7 @@ typedef struct tl_simt_options {
  * accumulator c added, and the result rounded once to the accumulator dtype
  * ct (float32 or float16, round to nearest even).  The operands are f16/bf16
  * values held as doubles, so each product is exact in float64.  The
- * reference evaluator's T.gemm with a float16 accumulator is a chain of these
+ * reference evaluator's T.gemm of f16/bf16 operands (float16 or float32 accumulator) is a chain of these
  * steps over k-chunks of TL_MMA_K in increasing k, which is what the SIMT
  * executor's T.ptx_mma does for each instruction, so the two agree bit for
  * bit. */

@@ -167,6 +167,29 @@ re_val re_convert(re_val v, tl_dtype from, tl_dtype to) {
 }
 
 /* ------------------------------------------------------------ buffer data */
+double re_unwritten(void) {
+  uint64_t u = RE_UNWRITTEN_BITS;
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+bool re_is_unwritten(double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u == RE_UNWRITTEN_BITS;
+}
+
+void re_note_unwritten(re_state *st, const re_buf *rb, int64_t off, re_val v, tl_loc loc) {
+  if (!rb->isf || rb->native || st->warned_unwritten || rb->b->scope == TL_SCOPE_GLOBAL || !re_is_unwritten(v.f))
+    return;
+  st->warned_unwritten = true;
+  tl_diag_report(st->d, TL_DIAG_WARNING, loc,
+                 "%s buffer '%s' is read here at element %lld, which nothing wrote: its value is undefined "
+                 "(the reference evaluator reads NaN)",
+                 tl_scope_name(rb->b->scope), rb->b->name, (long long)off);
+}
+
 re_val re_buf_get(const re_buf *rb, int64_t off) {
   re_val v;
   if (!rb->native) {
@@ -462,8 +485,8 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
   rb->epoch = st->epoch;
   rb->workspace = b->scope == TL_SCOPE_GLOBAL;
   if (rb->isf && !rb->workspace) {
-    double *p = data;
-    for (int64_t i = 0; i < rb->size; i++) p[i] = NAN;
+    double *p = data, u = re_unwritten();
+    for (int64_t i = 0; i < rb->size; i++) p[i] = u;
   } else {
     memset(data, 0, (size_t)rb->size * 8);
   }
@@ -688,6 +711,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     int64_t off;
     if (!rb || !elem_offset(st, rb, e->u.load.n, e->u.load.indices, e->loc, &off)) return r;
     r = re_buf_get(rb, off);
+    re_note_unwritten(st, rb, off, r, e->loc);
     if (!tl_dtype_eq(rb->dt, t)) r = re_convert(r, rb->dt, t);
     return r;
   }

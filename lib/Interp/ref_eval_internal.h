@@ -63,7 +63,20 @@ typedef struct re_state {
   int depth;             /* recursion depth (statements + expressions) */
   double *scratch;       /* T.gemm operand copies */
   size_t scratch_cap;    /* doubles */
+  bool warned_unwritten; /* a load of an unwritten element was reported (once per run) */
 } re_state;
+
+/* The value of a float element that nothing wrote (of a fragment, shared or
+ * local buffer): a NaN with a payload of its own, which arithmetic does not
+ * produce from numbers, so that a load can tell it from a computed NaN
+ * (issue 15: a read of an unwritten element is a located warning). */
+#define RE_UNWRITTEN_BITS UINT64_C(0x7FF8DEAD00000000)
+double re_unwritten(void);
+bool re_is_unwritten(double v);
+/* Reports (a located warning, the first of a run) when v, just read from
+ * element off of rb (a fragment, shared or local float buffer), is the
+ * unwritten value: a load, or a tile op's source element that it uses. */
+void re_note_unwritten(re_state *st, const re_buf *rb, int64_t off, re_val v, tl_loc loc);
 
 /* Reports an error at loc (only the first error of a run is reported) and
  * marks the run failed. */

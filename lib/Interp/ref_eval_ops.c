@@ -8,10 +8,11 @@
  *  - T.gemm(A, B, C): C[i, j] = round_C(C[i, j] + sum_k A(i, k) * B(k, j)),
  *    with op(A), op(B) per transpose_A/B, the sum computed in float64 and
  *    rounded once to C's dtype (ints: exact in float64, then wrapped);
- *    clear_accum takes 0 for the old C.  A float16 C follows the mma.sync
- *    instruction instead: k in chunks of 16 (m16n8k16's K) in increasing
- *    order, each chunk's products summed in float64, added to C and C
- *    rounded to float16 once per chunk (tl_mma_step, interp.h; the SIMT
+ *    clear_accum takes 0 for the old C.  A float16 C, and a float32 C of
+ *    float16/bfloat16 operands, follow the mma.sync instruction instead: k
+ *    in chunks of 16 (m16n8k16's K) in increasing order, each chunk's
+ *    products summed in float64, added to C and C rounded to its dtype once
+ *    per chunk (tl_mma_step, interp.h; the SIMT
  *    executor's T.ptx_mma computes the same steps, so the two agree bit for
  *    bit; docs/simt-ir.md, T.ptx_mma).  float32/tfloat32 (as tf32), int8/
  *    uint8, float8_e4m3/e5m2 and float64 operands follow their instruction likewise (issue
@@ -194,9 +195,11 @@ static bool op_copy(re_state *st, const tl_stmt *s) {
   for (int64_t l = 0; l < a.total; l++) {
     int64_t oa, ob;
     re_val v = {0};
-    if (elem_at(&a, ia, &oa)) v = re_buf_get(a.rb, oa);
+    bool in_a = elem_at(&a, ia, &oa), in_b = elem_at(&b, ib, &ob);
+    if (in_a) v = re_buf_get(a.rb, oa);
+    if (in_a && in_b) re_note_unwritten(st, a.rb, oa, v, a.loc); /* copied out of bounds: not read */
     if (!same) v = re_convert(v, ta, tb);
-    if (elem_at(&b, ib, &ob)) re_buf_set(b.rb, ob, v);
+    if (in_b) re_buf_set(b.rb, ob, v);
     next_idx(&a, ia);
     next_idx(&b, ib);
   }
@@ -333,9 +336,15 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   re_buf *cb = C.rb;
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
-  bool f16acc = ct.code == TL_TYPE_FLOAT && ct.bits == 16;
-  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step */
+  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step;
+   * so do f16/bf16 operands into a float32 C (issue 15): rounding C to
+   * float32 once per k-chunk, as the executor's mma / wgmma, and not once at
+   * the end, keeps the two bit for bit equal -- a one-ulp float32 difference
+   * became a one-ulp float16 difference after a cast (FlashAttention's P),
+   * and that times V exceeded float32's check tolerance (fa_rs_gemm, BM=512). */
   tl_mma_info mmi = tl_mma_info_of(A.rb->dt, ct);
+  bool f16acc = (ct.code == TL_TYPE_FLOAT && ct.bits == 16) ||
+                (mmi.kind == TL_MMA_KIND_F16 && ct.code == TL_TYPE_FLOAT && ct.bits == 32);
   if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64 ||
       mmi.kind == TL_MMA_KIND_FP8) {
     if (mmi.kind == TL_MMA_KIND_TF32)
@@ -443,6 +452,7 @@ static bool op_reduce(re_state *st, const tl_stmt *s) {
       int64_t soff;
       (void)elem_at(&S, idx, &soff);
       re_val v = re_buf_get(S.rb, soff);
+      re_note_unwritten(st, S.rb, soff, v, S.loc);
       if (!tl_dtype_eq(st_, dt)) v = re_convert(v, st_, dt);
       if (df) {
         double x = is_abs ? fabs(v.f) : v.f;
@@ -499,6 +509,7 @@ static bool op_atomic_add(re_state *st, const tl_stmt *s) {
     int64_t vo_, off;
     re_val v = {0};
     if (elem_at(&V, vi, &vo_)) v = re_buf_get(V.rb, vo_);
+    if (elem_at(&V, vi, &vo_)) re_note_unwritten(st, V.rb, vo_, v, V.loc);
     v = re_convert(v, V.rb->dt, dt);
     if (elem_at(&D, di, &off)) re_buf_set(D.rb, off, re_atomic_apply(in, re_buf_get(D.rb, off), v, dt));
     next_idx(&D, di);

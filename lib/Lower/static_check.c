@@ -14,7 +14,9 @@
  *     range.  The flat offset of such an access may stay inside the buffer
  *     and read another row: the executors do not see it.  Tile-op regions
  *     are not checked (T.copy pads out-of-bounds global reads); loads in a
- *     tile op's scalar operands (T.atomic_add's value) are.
+ *     tile op's scalar operands (T.atomic_add's value) are, and so is the
+ *     element destination of an atomic's scalar form (T.atomic_add(C[i, j],
+ *     v): the lowering emits an unguarded T.ptx_atomic_add there).
  *  2. A read of a fragment or shared buffer (a load, or the source operand
  *     of a tile op) that no write reaches (a store, a tile op destination,
  *     an intrinsic that takes the buffer) gets a warning: its value is
@@ -30,7 +32,15 @@
  *     an error.  Each thread already runs such a loop in full, while the
  *     lowering spreads a T.Parallel over the threads: the two meanings give
  *     different results (B[tn, k] = A[tn, k] became B[tn, tn] = A[tn, tn]),
- *     so it is refused; T.serial or T.vectorized say "per thread". */
+ *     so it is refused; T.serial or T.vectorized say "per thread".
+ *  4. A fragment or shared buffer that is written only in part: an
+ *     unguarded load whose index takes, in some dimension, a value outside
+ *     the range of every write of the buffer in the kernel (stores with
+ *     exact index ranges; a tile op or intrinsic writes it all) reads an
+ *     element nothing writes: a warning naming the index and the range the
+ *     writes cover (a T.Parallel(32, 63) filling a (32, 64) fragment, then a
+ *     loop reading all 64 columns).  The reference evaluator reads NaN there
+ *     and the executor a register's stale value. */
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
@@ -39,6 +49,8 @@
 
 #define SC_MAX_BIND 256
 #define SC_MAX_DEPTH 500
+#define SC_BOX_DIMS 8
+#define SC_MAX_PREADS 256
 
 /* Range of an integer expression: exact when ok (unlike tl_expr_range's
  * bounds, which contain the values and suffice to drop a guard, these are
@@ -62,7 +74,18 @@ typedef struct sc_use {
   const tl_stmt *read_loop; /* outermost loop around that read, or NULL */
   bool unreached, written;
   bool read_guarded;        /* that read is under a T.if / if_then_else */
+  /* Box that contains every element any write of the kernel may write (check
+   * 4): per dimension [wlo, whi], or the whole dimension when !wbox[dim]. */
+  bool wbox[SC_BOX_DIMS];
+  int64_t wlo[SC_BOX_DIMS], whi[SC_BOX_DIMS];
 } sc_use;
+
+/* An unguarded load whose every index has an exact range (check 4). */
+typedef struct sc_pread {
+  const tl_buffer *b;
+  tl_loc at[SC_BOX_DIMS]; /* each index's location */
+  int64_t lo[SC_BOX_DIMS], hi[SC_BOX_DIMS];
+} sc_pread;
 
 typedef struct sc_state {
   tl_diag *d;
@@ -74,6 +97,8 @@ typedef struct sc_state {
   bool per_thread;         /* the kernel body uses the thread index */
   tl_loc tid_at;           /* its first use */
   TL_VEC(sc_use) uses;     /* fragment / shared buffers of the kernel */
+  sc_pread preads[SC_MAX_PREADS]; /* check 4's candidates */
+  int npreads;
   const tl_stmt *outer_loop; /* outermost loop being walked, or NULL */
   bool oom;
 } sc_state;
@@ -178,7 +203,12 @@ static sc_use *use_of(sc_state *st, const tl_buffer *b) {
     return NULL;
   for (size_t i = 0; i < st->uses.len; i++)
     if (st->uses.data[i].b == b) return &st->uses.data[i];
-  sc_use u = {b, TL_LOC_NONE, NULL, false, false, false};
+  sc_use u = {b, TL_LOC_NONE, NULL, false, false, false, {false}, {0}, {0}};
+  for (int d = 0; d < SC_BOX_DIMS; d++) { /* empty until a write widens it */
+    u.wbox[d] = true;
+    u.wlo[d] = INT64_MAX;
+    u.whi[d] = INT64_MIN;
+  }
   if (!tl_vec_push(&st->uses, u)) {
     st->oom = true;
     return NULL;
@@ -196,9 +226,20 @@ static void note_read(sc_state *st, const tl_buffer *b, tl_loc at, bool guarded)
   }
 }
 
-static void note_write(sc_state *st, const tl_buffer *b) {
+/* A write of b: at indices idx[0..n) (their ranges widen the write box), or
+ * anywhere in b when idx is NULL (a tile op's destination, an intrinsic). */
+static void note_write(sc_state *st, const tl_buffer *b, int n, tl_expr *const *idx) {
   sc_use *u = use_of(st, b);
   if (!u) return;
+  for (int d = 0; d < SC_BOX_DIMS; d++) {
+    sc_range r = idx && n == b->ndim && n <= SC_BOX_DIMS && d < n ? eval(st, idx[d], 0) : SC_UNKNOWN;
+    if (!r.ok) {
+      u->wbox[d] = false;
+      continue;
+    }
+    if (r.lo < u->wlo[d]) u->wlo[d] = r.lo;
+    if (r.hi > u->whi[d]) u->whi[d] = r.hi;
+  }
   u->written = true;
   if (u->unreached && u->read_guarded && u->read_loop && u->read_loop == st->outer_loop &&
       u->read_loop->u.loop.kind != TL_LOOP_PARALLEL)
@@ -222,12 +263,48 @@ static void check_access(sc_state *st, const tl_buffer *b, int n, tl_expr *const
       return;
     }
     if (guarded) continue;
+    bool wraps = idx[i]->dtype.bits <= 32 && (r.lo < INT32_MIN || r.hi > INT32_MAX);
     tl_error(st->d, loc,
              "index of dimension %d of %s buffer '%s' takes the values %lld to %lld, outside its extent %lld "
-             "(the flat offset would reach another row or another buffer)",
-             i, tl_scope_name(b->scope), b->name, (long long)r.lo, (long long)r.hi, (long long)ext);
+             "(%s)",
+             i, tl_scope_name(b->scope), b->name, (long long)r.lo, (long long)r.hi, (long long)ext,
+             wraps ? "its int32 arithmetic overflows, and the wrapped offset would reach another element"
+                   : "the flat offset would reach another row or another buffer");
     st->errors++;
     return;
+  }
+}
+
+/* An unguarded load of b at idx: a candidate of check 4 when every index has an exact range. */
+static void note_exact_read(sc_state *st, const tl_buffer *b, int n, tl_expr *const *idx, tl_loc at) {
+  if (!use_of(st, b) || n != b->ndim || n > SC_BOX_DIMS || st->npreads >= SC_MAX_PREADS) return;
+  sc_pread p = {b, {TL_LOC_NONE}, {0}, {0}};
+  for (int d = 0; d < n; d++) {
+    sc_range r = eval(st, idx[d], 0);
+    if (!r.ok) return;
+    p.at[d] = idx[d]->loc.line ? idx[d]->loc : at;
+    p.lo[d] = r.lo;
+    p.hi[d] = r.hi;
+  }
+  st->preads[st->npreads++] = p;
+}
+
+/* Check 4: a read whose index takes, in some dimension, a value outside the box of every write. */
+static void check_partial_reads(sc_state *st) {
+  for (int i = 0; i < st->npreads; i++) {
+    const sc_pread *p = &st->preads[i];
+    const sc_use *u = use_of(st, p->b);
+    if (!u || !u->written) continue; /* check 2 reports it */
+    for (int d = 0; d < p->b->ndim; d++) {
+      if (!u->wbox[d] || (p->lo[d] >= u->wlo[d] && p->hi[d] <= u->whi[d])) continue;
+      int64_t v = p->lo[d] < u->wlo[d] ? p->lo[d] : p->hi[d];
+      tl_diag_report(st->d, TL_DIAG_WARNING, p->at[d],
+                     "%s buffer '%s' is read here at index %lld of dimension %d, but its writes only cover %lld to "
+                     "%lld there: that element's value is undefined",
+                     tl_scope_name(p->b->scope), p->b->name, (long long)v, d, (long long)u->wlo[d],
+                     (long long)u->whi[d]);
+      break;
+    }
   }
 }
 
@@ -236,6 +313,7 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   switch (e->kind) {
   case TL_EXPR_LOAD:
     note_read(st, e->u.load.buffer, e->loc, guarded);
+    if (!guarded) note_exact_read(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, e->loc);
     check_access(st, e->u.load.buffer, e->u.load.n, e->u.load.indices, guarded, e->loc);
     for (int i = 0; i < e->u.load.n; i++) walk_expr(st, e->u.load.indices[i], guarded, depth + 1);
     return;
@@ -253,7 +331,7 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   case TL_EXPR_CALL:
     for (int i = 0; i < e->u.call.n; i++) {
       const tl_expr *a = e->u.call.args[i];
-      if (a && a->kind == TL_EXPR_BUFFER) note_write(st, a->u.buffer); /* conservatively: may write it */
+      if (a && a->kind == TL_EXPR_BUFFER) note_write(st, a->u.buffer, 0, NULL); /* conservatively: may write it */
       else walk_expr(st, a, guarded || e->u.call.op == TL_INTRIN_IF_THEN_ELSE, depth + 1);
     }
     return;
@@ -309,14 +387,33 @@ static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   st->nbind = mark;
 }
 
+/* T.atomic_add(C[i, j], value) and the other atomics' scalar form: the
+ * destination is one element (every extent 1), written as a store writes it
+ * (the lowering emits no bounds guard for it: T.ptx_atomic_add at the flat
+ * offset), so check 1 applies to its indices. */
+static void check_atomic_element(sc_state *st, const tl_stmt *s, bool guarded) {
+  int in = tl_tile_atomic_intrin(s->u.tile.op, NULL);
+  if (in < 0 || s->u.tile.nargs < 2 || s->u.tile.args[0].kind != TL_OPND_REGION ||
+      s->u.tile.args[1].kind != TL_OPND_EXPR)
+    return;
+  const tl_region *r = &s->u.tile.args[0].region;
+  if (!r->buffer || !r->min || r->ndim != r->buffer->ndim) return;
+  for (int d = 0; d < r->ndim; d++) {
+    int64_t e = 0;
+    if (!r->extent || !tl_expr_is_const_int(r->extent[d], &e) || e != 1) return;
+  }
+  check_access(st, r->buffer, r->ndim, r->min, guarded, s->u.tile.args[0].loc.line ? s->u.tile.args[0].loc : s->loc);
+}
+
 static void walk_tile(sc_state *st, const tl_stmt *s, bool guarded) {
+  check_atomic_element(st, s, guarded);
   for (int i = 0; i < s->u.tile.nargs; i++) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) continue;
     bool rd = false, wr = false;
     tile_operand_use(s, i, &rd, &wr);
     if (rd) note_read(st, o->region.buffer, o->loc.line ? o->loc : s->loc, guarded);
-    if (wr) note_write(st, o->region.buffer);
+    if (wr) note_write(st, o->region.buffer, 0, NULL);
   }
 }
 
@@ -340,7 +437,7 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     check_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, guarded, s->loc);
     for (int i = 0; i < s->u.store.n; i++) walk_expr(st, s->u.store.indices[i], guarded, depth + 1);
     walk_expr(st, s->u.store.value, guarded, depth + 1);
-    note_write(st, s->u.store.buffer);
+    note_write(st, s->u.store.buffer, s->u.store.n, s->u.store.indices);
     return;
   case TL_STMT_IF:
     walk_expr(st, s->u.ifs.cond, guarded, depth + 1);
@@ -405,6 +502,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
   st->nbind = 0;
   st->nbits = 1; /* bit 0: the thread index */
   st->uses.len = 0;
+  st->npreads = 0;
   st->outer_loop = NULL;
   int64_t t = 0;
   st->threads = tl_expr_is_const_int(k->u.kernel.threads, &t) ? t : 0;
@@ -425,6 +523,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
                      "%s buffer '%s' is read here, but no write of it reaches this read: its value is undefined",
                      tl_scope_name(u->b->scope), u->b->name);
   }
+  check_partial_reads(st);
 }
 
 static void find_kernels(sc_state *st, const tl_stmt *s, int depth) {

@@ -205,6 +205,15 @@ bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value, const
   if (symbol && tl_rx_is_sym(&p->dims[d].prog, &s)) *symbol = k->sig.sym_names[s];
   return false;
 }
+bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *value, const char **symbol) {
+  const tl_rt_param *p = param(k, i);
+  if (symbol) *symbol = NULL;
+  if (!p || !p->is_tensor || !p->strides || d < 0 || d >= p->ndim) return false;
+  int s;
+  if (tl_rx_is_const(&p->strides[d].prog, value)) return true;
+  if (symbol && tl_rx_is_sym(&p->strides[d].prog, &s)) *symbol = k->sig.sym_names[s];
+  return false;
+}
 bool tl_kernel_param_is_output(const tl_kernel *k, int i) {
   const tl_rt_param *p = param(k, i);
   return p && p->is_output;

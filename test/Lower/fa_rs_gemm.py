@@ -2,12 +2,18 @@
 # RUN: %tl-run --device=cpu --check %s | FileCheck %s --check-prefix=EXEC
 # RUN: %tl-run --device=cpu --check -D TH=256 -D BM=128 %s | FileCheck %s --check-prefix=EXEC
 # RUN: %tl-run --device=cpu --check -D dtype=bfloat16 -D BN=48 %s | FileCheck %s --check-prefix=EXEC
+# RUN: %tl-run --device=cpu --check -D BM=512 %s | FileCheck %s --check-prefix=EXEC
 # The FlashAttention P·V pattern without the softmax statistics: S = Q·Kᵀ
 # (FullRow: 4x1 warps), math on the f32 accumulator in T.Parallel, a
 # fragment → fragment T.copy with a cast to f16, and the rs-form T.gemm that
 # reads that fragment's registers as its A operand (no ldmatrix of A, no
 # shared memory for P): registers 8*(mi*(K/16) + kk) .. +7 of acc_s_cast are
-# a0..a3 of slice (mi, kk).
+# a0..a3 of slice (mi, kk).  BM=512 (found by test/fuzz/mutate.py): the
+# reference rounded the f32 S = Q·Kᵀ once per T.gemm, the executor once per
+# k-chunk of 16 (as mma does); a one-ulp f32 difference flipped the f16
+# rounding of P, and one f16 ulp of P times V (up to 2^-11 · 1) is beyond
+# float32's 1e-4 check tolerance (7 elements failed); now the reference
+# rounds per k-chunk too (lib/Interp/ref_eval_ops.c) and the two agree.
 import tilelang.language as T
 
 BM = 64

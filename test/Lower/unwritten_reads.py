@@ -3,16 +3,24 @@
 # RUN: %tl-opt --emit=simt -D case=loop_first %s 2>&1 >/dev/null | FileCheck %s --check-prefix=FIRST
 # RUN: %tl-opt --emit=simt -D case=cleared %s 2>&1 >/dev/null | count 0
 # RUN: %tl-opt --emit=simt -D case=guarded %s 2>&1 >/dev/null | count 0
+# RUN: %tl-opt --emit=simt -D case=partial %s 2>&1 >/dev/null | FileCheck %s --check-prefix=PARTIAL
+# RUN: %tl-opt --emit=simt -D case=partial_guarded %s 2>&1 >/dev/null | count 0
 # Reads of buffers that no write reaches (lib/Lower/static_check.c, check 2),
 # the cases test/fuzz/mutate.py found silent (the check failed against
 # `expected nan` with no diagnostic): a store's value is read before the
 # store writes (F[i, j] = F[i, j] * 2 with F never written); T.gemm reads its
 # accumulator unless clear_accum=True; an unguarded read in a loop before the
 # loop's write reads the unwritten value in the first iteration.  A read
-# under `if k > 0:` is reached by the previous iteration's write.
-# SELF: unwritten_reads.py:32:39: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
-# ACC: unwritten_reads.py:35:36: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
-# FIRST: unwritten_reads.py:38:28: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
+# under `if k > 0:` is reached by the previous iteration's write.  Check 4: a
+# fragment written in columns 0..62 only (T.Parallel(64, 63)) and read in all
+# 64 (found by the fuzzer in test/Lower/versioning.py with an extent 64 -> 63:
+# the reference read NaN, the executor a stale register); a read guarded by
+# j < 63 is fine.
+# SELF: unwritten_reads.py:40:39: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
+# ACC: unwritten_reads.py:43:36: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
+# FIRST: unwritten_reads.py:46:28: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
+# PARTIAL: unwritten_reads.py:57:40: warning: local.fragment buffer 'F' is read here at index 63 of dimension 1, but its writes only cover 0 to 62 there: that element's value is undefined
+# PARTIAL-NEXT: C[i, j] = F[i, j]
 import tilelang
 import tilelang.language as T
 
@@ -41,6 +49,12 @@ def kernel(case="self_update"):
             elif case == "cleared":
                 for k in T.serial(2):
                     T.gemm(S2, S2, F, clear_accum=True)
+            elif case == "partial" or case == "partial_guarded":
+                for i, j in T.Parallel(64, 63):
+                    F[i, j] = 1.0
+                for i, j in T.Parallel(64, 64):
+                    if case == "partial" or j < 63:
+                        C[i, j] = F[i, j]
             else:
                 T.clear(F)
                 for k in T.serial(2):

@@ -197,6 +197,12 @@ def mutate(rng, text):
 
 # -------------------------------------------------------------- running
 tool_runs = [0]
+nocheck_why = {}  # why accepted mutants got no check run (the summary's breakdown of no-check)
+
+
+def no_check(why):
+    nocheck_why[why] = nocheck_why.get(why, 0) + 1
+    return "no-check"
 
 
 # A sanitizer build's malloc returns NULL for an impossible size, as libc's
@@ -254,9 +260,13 @@ def run_check(args, path, budget):
         return "check-fail", out
     if c == "rejected":
         return "rejected", out
-    if rc == 2 or MISSING.search(out) or HOST_OOM.search(out) or re.search(r"^<command line>: error:", out, re.M):
-        return "no-check", out
-    return c or "no-check", out
+    if MISSING.search(out):
+        return no_check("a --arg/--dim still missing"), out
+    if HOST_OOM.search(out):
+        return no_check("inputs too large for the host"), out
+    if rc == 2 or re.search(r"^<command line>: error:", out, re.M):
+        return no_check("a tl-run usage error"), out
+    return c or no_check("tl-run exited cleanly without a check result"), out
 
 
 def classify(args, path, run_ok=True, run_budget=None):
@@ -268,7 +278,7 @@ def classify(args, path, run_ok=True, run_budget=None):
     if c == "rejected":
         return "rejected", out, ""
     if not run_ok:
-        return "no-check", out, ""
+        return no_check("compile only: the seed's own check run is slow"), out, ""
     rc2, out2 = run_check(args, path, run_budget or args.run_budget)
     if rc2 == "check-fail" and (LOCATED_WARNING.search(out + out2) or LOCATED_ERROR.search(out2)):
         rc2 = "warned-fail"
@@ -326,7 +336,10 @@ def fuzz(args):
         if rel not in runnable:
             with open(path, "w") as f:
                 f.write(text)
+            saved = dict(nocheck_why)  # the seed's own run is not a mutant's
             c, _, _ = classify(args, path, True, args.seed_check_max)
+            nocheck_why.clear()
+            nocheck_why.update(saved)
             if c not in ("pass", "no-check", "slow-run"):
                 del pool[k]
                 continue
@@ -348,6 +361,12 @@ def fuzz(args):
           f"{sum(runnable.values())} of them run under --check", flush=True)
     print(f"fuzz: {runs} mutants in {time.monotonic() - t_start:.0f} s ({tool_runs[0]} tool runs), kept {kept}: "
           + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
+    slow = sorted(r for r, ok in runnable.items() if not ok)
+    if slow:
+        print(f"fuzz: compile-only seeds (own check run over {args.seed_check_max:g} s, or not runnable): "
+              + " ".join(slow), flush=True)
+    if nocheck_why:
+        print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
     fatal = [c for c in args.fail_on.split(",") if c and counts.get(c)]
     if kept and not fatal:
         print(f"fuzz: kept {kept} input(s) in {args.keep} for triage (classes not in --fail-on={args.fail_on})",

@@ -128,17 +128,20 @@ static float *rand_f32(size_t n) {
   return p;
 }
 
-/* The gemm program's own arithmetic: per K tile a float64 sum added to the
- * f32 accumulator and rounded to f32 once; out-of-range K is padding 0. */
+/* The gemm program's own arithmetic: per K tile, per k-chunk of 16 in it
+ * (mma.sync m16n8k16's K: f16 operands into an f32 accumulator, issue 15) a
+ * float64 sum added to the f32 accumulator and rounded to f32 once;
+ * out-of-range K is padding 0. */
 static double gemm_emulated(const double *A, const double *B, int64_t i, int64_t j, int64_t N,
                             int64_t K, int64_t bk, bool bt) {
   float acc = 0;
-  for (int64_t k0 = 0; k0 < K; k0 += bk) {
-    double s = 0;
-    for (int64_t k = k0; k < k0 + bk && k < K; k++)
-      s += A[i * K + k] * (bt ? B[j * K + k] : B[k * N + j]);
-    acc = (float)((double)acc + s);
-  }
+  for (int64_t k0 = 0; k0 < K; k0 += bk)
+    for (int64_t c0 = k0; c0 < k0 + bk && c0 < K; c0 += 16) {
+      double s = 0;
+      for (int64_t k = c0; k < c0 + 16 && k < k0 + bk && k < K; k++)
+        s += A[i * K + k] * (bt ? B[j * K + k] : B[k * N + j]);
+      acc = (float)((double)acc + s);
+    }
   return acc;
 }
 

@@ -72,6 +72,7 @@
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
 #include "../common/cli.h"
+#include "strided.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
@@ -354,7 +355,7 @@ typedef struct run_state {
 typedef struct host_tensor {
   void *data;
   size_t elems;
-  int64_t shape[8];
+  int64_t shape[8], strides[8]; /* strides: a T.StridedTensor's (strided.h) */
   DLTensor t;
 } host_tensor;
 
@@ -384,32 +385,39 @@ static size_t shape_elems(const param_info *p, const int64_t *symv, int64_t *sha
 /* Allocates and fills host copies of the inputs (every non-output tensor)
  * from a fresh generator stream.  Errors (printed): a shape whose size
  * overflows, out of memory. */
-static bool make_inputs(run_state *rs, host_tensor *h) {
+static bool make_inputs(run_state *rs, host_tensor *h, bool strided_ok) {
   uint64_t state = rs->seed;
+  tlr_syms syms = {.n = rs->nsyms < 64 ? rs->nsyms : 64};
+  for (int s = 0; s < syms.n; s++) syms.name[s] = rs->syms[s], syms.v[s] = rs->symv[s];
   for (int i = 0; i < rs->nparams; i++) {
     const param_info *p = &rs->p[i];
     if (!p->is_tensor || p->is_output) continue;
     h[i].elems = shape_elems(p, rs->symv, h[i].shape);
-    if (h[i].elems == SIZE_MAX) {
+    size_t span = h[i].elems; /* (cuda: compact inputs only) */
+    bool strided = h[i].elems != SIZE_MAX && strided_ok &&
+                   tlr_param_strides(rs->k, i, p->ndim, h[i].shape, (size_t)tl_dtype_bytes(p->dtype), &syms,
+                                     h[i].strides, &span);
+    if (h[i].elems == SIZE_MAX || span == SIZE_MAX) {
       fprintf(stderr, "tl-run: error: input '%s' of shape ", p->name);
       print_shape(stderr, h[i].shape, p->ndim);
       fprintf(stderr, " and dtype %s: its size in bytes overflows\n", tl_dtype_name(p->dtype));
       h[i].elems = 0;
       return false;
     }
-    size_t bytes = h[i].elems * (size_t)tl_dtype_bytes(p->dtype);
+    size_t bytes = span * (size_t)tl_dtype_bytes(p->dtype);
     h[i].data = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
     if (!h[i].data) {
       fprintf(stderr, "tl-run: error: out of memory allocating input '%s' (%zu bytes)\n", p->name, bytes);
       return false;
     }
-    fill_random(h[i].data, p->dtype, h[i].elems, &state);
+    fill_random(h[i].data, p->dtype, span, &state);
     memset(&h[i].t, 0, sizeof h[i].t);
     h[i].t.data = h[i].data;
     h[i].t.device.device_type = kDLCPU;
     h[i].t.ndim = p->ndim;
     h[i].t.dtype = dl_dtype(p->dtype);
     h[i].t.shape = h[i].shape;
+    h[i].t.strides = strided ? h[i].strides : NULL;
   }
   return true;
 }
@@ -451,7 +459,8 @@ static bool keep_host(results *r, int i, const DLTensor *t, tl_dtype dt) {
   size_t bytes = n * (size_t)tl_dtype_bytes(dt);
   r->data[i] = malloc(bytes ? bytes : 1);
   if (!r->data[i]) return false;
-  if (bytes) memcpy(r->data[i], (const char *)t->data + t->byte_offset, bytes);
+  if (bytes && t->strides) tlr_gather(r->data[i], t, (size_t)tl_dtype_bytes(dt));
+  else if (bytes) memcpy(r->data[i], (const char *)t->data + t->byte_offset, bytes);
   r->elems[i] = n;
   return true;
 }
@@ -475,7 +484,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
-  if (!kept && !make_inputs(rs, h)) {
+  if (!kept && !make_inputs(rs, h, !cuda)) {
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
@@ -511,6 +520,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     st = tl_kernel_time(ctx, rs->k, args, na, NULL, rs->warmup, rs->reps, times, outs);
   } else {
     st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
+    if (st == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* the reference's: a read of an unwritten element */
   }
   if (st != TL_OK) {
     tl_cli_print_library_error(ctx, st);
