@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../test/GPU/gpu_util.h" /* to_small_float / from_small_float */
 #include "tilelang/tilelang.h"
 
 #define MAX_DEFS 32
@@ -56,67 +57,12 @@ static double median_f(float *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_float);
   return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + v[n / 2]);
 }
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median_d(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static double uniform(void) { /* [-1, 1) */
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (double)(rng >> 11) / 4503599627370496.0 - 1.0;
-}
-
-/* IEEE half / bfloat16 bits of x (round to nearest even). */
-static uint16_t to_half(float x) {
-  uint32_t b;
-  memcpy(&b, &x, 4);
-  uint32_t sign = (b >> 16) & 0x8000, e = (b >> 23) & 0xff, m = b & 0x7fffff;
-  if (e == 0xff) return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
-  int ee = (int)e - 127 + 15;
-  if (ee >= 31) return (uint16_t)(sign | 0x7c00);
-  if (ee <= 0) {
-    if (ee < -10) return (uint16_t)sign;
-    m |= 0x800000;
-    int shift = 14 - ee;
-    uint32_t v = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (v & 1))) v++;
-    return (uint16_t)(sign | v);
-  }
-  uint32_t v = ((uint32_t)ee << 10) | (m >> 13), rem = m & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (v & 1))) v++;
-  return (uint16_t)(sign | v);
-}
-static uint16_t to_bf16(float x) {
-  uint32_t b;
-  memcpy(&b, &x, 4);
-  b += 0x7fff + ((b >> 16) & 1);
-  return (uint16_t)(b >> 16);
-}
-static double from_half(uint16_t h) {
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-static double from_bf16(uint16_t h) {
-  uint32_t b = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-
 /* Element e of a host buffer of DLPack dtype t as a double. */
 static double get(const void *p, DLDataType t, size_t e) {
   if (t.code == kDLFloat && t.bits == 32) return ((const float *)p)[e];
   if (t.code == kDLFloat && t.bits == 64) return ((const double *)p)[e];
-  if (t.code == kDLFloat && t.bits == 16) return from_half(((const uint16_t *)p)[e]);
-  if (t.code == kDLBfloat && t.bits == 16) return from_bf16(((const uint16_t *)p)[e]);
+  if (t.code == kDLFloat && t.bits == 16) return from_small_float(((const uint16_t *)p)[e], 10, 5);
+  if (t.code == kDLBfloat && t.bits == 16) return from_small_float(((const uint16_t *)p)[e], 7, 8);
   if (t.bits == 8) return t.code == kDLInt ? (double)((const int8_t *)p)[e] : (double)((const uint8_t *)p)[e];
   if (t.bits == 16) return t.code == kDLInt ? (double)((const int16_t *)p)[e] : (double)((const uint16_t *)p)[e];
   if (t.bits == 32) return t.code == kDLInt ? (double)((const int32_t *)p)[e] : (double)((const uint32_t *)p)[e];
@@ -125,8 +71,8 @@ static double get(const void *p, DLDataType t, size_t e) {
 static void put(void *p, DLDataType t, size_t e, double x) {
   if (t.code == kDLFloat && t.bits == 32) ((float *)p)[e] = (float)x;
   else if (t.code == kDLFloat && t.bits == 64) ((double *)p)[e] = x;
-  else if (t.code == kDLFloat && t.bits == 16) ((uint16_t *)p)[e] = to_half((float)x);
-  else if (t.code == kDLBfloat && t.bits == 16) ((uint16_t *)p)[e] = to_bf16((float)x);
+  else if (t.code == kDLFloat && t.bits == 16) ((uint16_t *)p)[e] = (uint16_t)to_small_float(x, 10, 5);
+  else if (t.code == kDLBfloat && t.bits == 16) ((uint16_t *)p)[e] = (uint16_t)to_small_float(x, 7, 8);
   else if (t.bits == 8) ((uint8_t *)p)[e] = (uint8_t)x;
   else if (t.bits == 16) ((uint16_t *)p)[e] = (uint16_t)x;
   else if (t.bits == 32) ((uint32_t *)p)[e] = (uint32_t)x;
@@ -262,7 +208,7 @@ int main(int argc, char **argv) {
     void *host = malloc(n * (t.bits / 8) + 1);
     if (!host) goto out;
     bool flt = t.code == kDLFloat || t.code == kDLBfloat;
-    for (size_t e = 0; e < n; e++) put(host, t, e, flt ? uniform() : floor((uniform() + 1) * 4));
+    for (size_t e = 0; e < n; e++) put(host, t, e, flt ? rng_uniform() : floor((rng_uniform() + 1) * 4));
     DLTensor h = {host, {kDLCPU, 0}, nd, t, shape, NULL, 0};
     DLDevice dev = {kDLCUDA, 0};
     tl_status st = tl_tensor_alloc(ctx, dev, nd, shape, t, &in[i]);
@@ -320,7 +266,7 @@ int main(int argc, char **argv) {
   /* median_d sorts its array: the per-round pairs are printed above */
   printf("; old %.4f ms, new %.4f ms (medians over %d rounds of %d launches); median new/old %.4f; "
          "max|new - old| of the outputs %g\n",
-         median_d(t_old, rounds), median_d(t_new, rounds), rounds, reps, median_d(ratios, rounds), maxdiff);
+         median(t_old, rounds), median(t_new, rounds), rounds, reps, median(ratios, rounds), maxdiff);
   rc = 0;
 out:
   for (int s = 0; s < 2; s++) {
