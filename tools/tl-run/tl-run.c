@@ -1072,9 +1072,9 @@ static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, i
     tl_status s = tl_device_check(ctx);
     if (s != TL_OK) {
       const char *why = tl_context_last_error(ctx);
-      if (*device == DEV_CUDA) {
-        fprintf(stderr, "tl-run: error: --device=cuda: no CUDA GPU available (%s)\n",
-                *why ? why : tl_status_name(s));
+      if (*device == DEV_CUDA || timed) { /* --bench / --tune run on the GPU only: no CPU fallback note */
+        fprintf(stderr, "tl-run: error: %s%sno CUDA GPU available (%s)\n", timed ? timed : "--device=cuda",
+                timed ? " needs the CUDA device: " : ": ", *why ? why : tl_status_name(s));
         return false;
       }
       fprintf(stderr,
