@@ -413,7 +413,10 @@ bool to_dtype(elab *E, val *v, tl_loc loc, tl_dtype *out) {
   }
   if (v->k == V_STR) {
     if (tl_dtype_parse(v->u.s, out)) return true;
-    err_val(E, loc, v, "unknown dtype '%.100s'", v->u.s);
+    if (tilelang_has_name(v->u.s)) /* a dtype TileLang has (float8_e4m3fnuz, float4_e2m1fn, ...) */
+      err_val(E, loc, v, "dtype '%.100s' is not supported yet", v->u.s);
+    else
+      err_val(E, loc, v, "unknown dtype '%.100s'", v->u.s);
     return false;
   }
   if (v->k == V_OPAQUE) {
