@@ -17,14 +17,18 @@
 # float16 with a float16 accumulator, no pipelining: sr nt and rs tn with the
 # Square policy, through the gemm-stage pass), plus rs with FullRow (A in
 # registers) and sr pipelined with float32 accumulation.
+# With TL_GEMM_TYPES_SMALL=1 (the ASan+UBSan build, where TileLang's sizes
+# took 10 minutes) every case runs at 128x256x128 instead (the last -D wins).
 # Usage: check_gemm_types.sh TL_RUN GEMM_GENERAL_PY GEMM_FORMS_PY
 set -uo pipefail
 tlrun=$1 k=$2 forms=$3
+small=()
+[[ -n "${TL_GEMM_TYPES_SMALL:-}" ]] && small=(-D M=128 -D N=256 -D K=128)
 fail=0 n=0
 run() { # label, tl-run arguments...
   local label=$1; shift
   local out
-  out=$("$tlrun" --device=cpu --check "$@" "$k" 2>&1)
+  out=$("$tlrun" --device=cpu --check "$@" "${small[@]}" "$k" 2>&1)
   n=$((n + 1))
   if grep -q "^check: PASS" <<<"$out"; then echo "ok   $label"
   else echo "FAIL $label"; tail -5 <<<"$out"; fail=1; fi
