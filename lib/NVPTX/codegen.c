@@ -184,6 +184,10 @@ LLVMValueRef cg_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
  * over at most 8 arguments, returning `ret`. */
 LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
                          unsigned n) {
+  return cg_call_asm_ex(g, ret, text, cons, args, n, true);
+}
+LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                            unsigned n, bool side_effects) {
   LLVMTypeRef tys[TL_CG_MAX_ASM_OPERANDS];
   if (n > TL_CG_MAX_ASM_OPERANDS) {
     cg_error(g, TL_LOC_NONE, "internal error: inline asm with %u operands", n);
@@ -191,7 +195,8 @@ LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *c
   }
   for (unsigned i = 0; i < n; i++) tys[i] = LLVMTypeOf(args[i]);
   LLVMTypeRef fty = LLVMFunctionType(ret, tys, n, 0);
-  LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+  LLVMValueRef ia =
+      LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), side_effects, 0, LLVMInlineAsmDialectATT, 0);
   return LLVMBuildCall2(g->B, fty, ia, args, n, "");
 }
 LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl,

@@ -143,6 +143,10 @@ LLVMTypeRef cg_type_of(cg *g, tl_dtype t, bool mem, tl_loc loc);
 LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl, LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
                          unsigned n);
+/* As cg_call_asm; side_effects false makes the asm pure (LLVM may move,
+ * merge or drop it: conversions such as the float8 cvt forms). */
+LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
+                            unsigned n, bool side_effects);
 LLVMValueRef cg_call_ovl1(cg *g, int which, LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_gen_as(cg *g, const tl_expr *e, tl_dtype t);
 LLVMValueRef cg_gen_expr(cg *g, const tl_expr *e);

@@ -65,14 +65,6 @@ static LLVMValueRef widen_float(cg *g, LLVMValueRef v, tl_dtype from, bool to_f6
   return v;
 }
 
-/* A pure inline-PTX conversion (no side effects: LLVM may move or drop it). */
-static LLVMValueRef pure_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef arg) {
-  LLVMTypeRef at = LLVMTypeOf(arg);
-  LLVMTypeRef fty = LLVMFunctionType(ret, &at, 1, 0);
-  LLVMValueRef ia = LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), 0, 0, LLVMInlineAsmDialectATT, 0);
-  return LLVMBuildCall2(g->B, fty, ia, &arg, 1, "");
-}
-
 /* Conversions from and to float8_e4m3 / float8_e5m2 (values held as i8):
  * fp8 → float16 exactly with cvt.rn.f16x2.{e4m3x2,e5m2x2} (the byte in the
  * low half), then on as from float16; float32 (and f16, bf16, ints through
@@ -102,7 +94,7 @@ static LLVMValueRef convert_fp8(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype t
   if (g->target->sm < 90) cg_mark_fp8_module(g); /* sm_89: PTX 8.1 for these cvt forms */
   if (tl_dtype_is_fp8(from)) {
     const char *text = from.code == TL_TYPE_FLOAT8_E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;";
-    LLVMValueRef pair = pure_asm(g, g->t_i32, text, "=r,h", LLVMBuildZExt(g->B, v, g->t_i16, ""));
+    LLVMValueRef pair = cg_call_asm_ex(g, g->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(g->B, v, g->t_i16, "")}, 1, false);
     LLVMValueRef h = LLVMBuildBitCast(g->B, LLVMBuildTrunc(g->B, pair, g->t_i16, ""), g->t_f16, "");
     if (!tl_dtype_is_fp8(to)) return cg_convert(g, h, TL_FLOAT16, to, loc);
     v = fpext_to(g, h, g->t_f32); /* fp8 → other fp8: exact in float32, rounded once below */
@@ -117,7 +109,7 @@ static LLVMValueRef convert_fp8(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype t
   if (!f) return NULL;
   char text[64];
   snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $1;", to.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3x2" : "e5m2x2");
-  LLVMValueRef pair = pure_asm(g, g->t_i16, text, "=h,f", f);
+  LLVMValueRef pair = cg_call_asm_ex(g, g->t_i16, text, "=h,f", &f, 1, false);
   return LLVMBuildTrunc(g->B, pair, g->t_i8, "");
 }
 
