@@ -351,7 +351,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
              "T.%s: warp shuffles need threads in lockstep; the reference evaluator does not run "
              "them (use the SIMT executor)", name);
     return r;
-  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
   TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
   TL_INTRIN_CASES_WGMMA:

@@ -756,7 +756,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     }
     return true;
   }
-  case TL_INTRIN_PTX_LDMATRIX:
+  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX:
   case TL_INTRIN_PTX_MMA:
   case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
@@ -1061,7 +1061,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
   if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
     int op = e->u.call.op;
     if (op == TL_INTRIN_SYNC_THREADS) return exec_barrier(x, mask);
-    if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
+    if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
         op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
     if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);

@@ -11,6 +11,8 @@
  *    matrix i, or with .trans the elements [2(l%4)][l/4], [2(l%4)+1][l/4]
  *    (PTX ISA §9.7.14.5.15; ../shared/NVPTX.md §6).  Data is copied as raw
  *    16-bit patterns.
+ *  - stmatrix.m8n8.x{1,2,4}[.trans].b16 (sm_90): the inverse map; each
+ *    16-byte row is a shared store by the lane that gave its address.
  *  - mma.sync.m16n8k16.row.col (f16/bf16 inputs, f32 or f16 accumulators):
  *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
  *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
@@ -120,6 +122,53 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
         memcpy(local_ptr(dst, th, d + 2 * i + 1), &hi, 2);
       }
     }
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ stmatrix */
+/* ldmatrix's inverse (PTX ISA §9.7.14.5.16): register i of lane l holds
+ * row l/4, columns 2(l%4), 2(l%4)+1 of matrix i (with .trans the elements
+ * [2(l%4)][l/4], [2(l%4)+1][l/4]); lanes 8i..8i+7 give the row addresses of
+ * matrix i, and each 16-byte row is written by the lane that addressed it. */
+static bool do_stmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
+  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_stmatrix takes 6 arguments");
+  sx_buf *dst = sx_buf_arg(x, e, 0, SX_SHARED, 2, "the shared destination");
+  sx_buf *src = dst ? sx_buf_arg(x, e, 2, SX_LOCAL, 2, "the source registers") : NULL;
+  int64_t num, trans;
+  if (!src || !sx_const_arg(x, e, 4, &num) || !sx_const_arg(x, e, 5, &trans)) return false;
+  if (num != 1 && num != 2 && num != 4) return sx_fail(x, "T.ptx_stmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+  if (!sx_full_warps(x, mask, "stmatrix")) return false;
+  sx_val doff, soff;
+  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
+      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff))
+    return false;
+  for (int w = 0; w < x->T; w += 32) {
+    if (!mask[w]) continue; /* full warps only: lane 0 stands for the warp */
+    uint16_t M[4][8][8];
+    for (int l = 0; l < 32; l++) {
+      int th = w + l;
+      int64_t s = soff.v[th].i;
+      if (!sx_local_range(x, src, s, 2 * num, th, "stmatrix")) return false;
+      int g = l >> 2, c = 2 * (l & 3);
+      for (int i = 0; i < num; i++) {
+        memcpy(trans ? &M[i][c][g] : &M[i][g][c], local_ptr(src, th, s + 2 * i), 2);
+        memcpy(trans ? &M[i][c + 1][g] : &M[i][g][c + 1], local_ptr(src, th, s + 2 * i + 1), 2);
+      }
+    }
+    for (int i = 0; i < num; i++)
+      for (int r = 0; r < 8; r++) {
+        int th = w + 8 * i + r;
+        int64_t off = doff.v[th].i;
+        if (off < 0 || off + 8 > dst->elems)
+          return sx_fail(x, "stmatrix: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
+                         x->tbase + th, (long long)off, (long long)(off + 7), dst->b->name, (long long)dst->elems);
+        if ((dst->base + off * 2) % 16)
+          return sx_fail(x, "stmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", x->tbase + th,
+                         (long long)off, dst->b->name);
+        if (!sx_smem_write(x, dst, off * 2, 16, x->tbase + th, -1)) return false;
+        memcpy(dst->data + off * 2, M[i][r], 16);
+      }
   }
   return true;
 }
@@ -278,6 +327,7 @@ static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask) {
   switch (op) {
   case TL_INTRIN_PTX_LDMATRIX: return do_ldmatrix(x, call, mask);
+  case TL_INTRIN_PTX_STMATRIX: return do_stmatrix(x, call, mask);
   case TL_INTRIN_PTX_MMA: return do_mma(x, call, mask);
   case TL_INTRIN_PTX_CP_ASYNC: return do_cp_async(x, call, mask);
   case TL_INTRIN_PTX_COMMIT_GROUP: return do_commit(x, mask);

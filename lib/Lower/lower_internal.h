@@ -168,6 +168,17 @@ tl_stmt *tl_lo_sync_threads(tl_module *m, tl_loc loc);
 tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
                    tl_stmt *body);
 
+/* ------------------------------------------------- the TMA-store epilogue */
+/* T.copy(frag, C[m0 .. m0+BM, n0 .. n0+BN)) of a warp-specialized kernel
+ * through a 128-byte-swizzled shared image and TMA tensor stores
+ * (lower_epilogue.c states the form and what it requires): frag is the
+ * [BM, BN] accumulator of layout L (MMA_C), C a 2-D 16-bit tensor
+ * parameter, m0 / n0 the tile's origin, threads the consumer threads.
+ * The caller checked BN % 64 == 0, BM <= 256 and that BM*BN elements of
+ * shared memory are free.  NULL on OOM (or a layout other than MMA_C). */
+tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buffer *frag, const tl_frag_layout *L,
+                               tl_buffer *C, tl_expr *m0, tl_expr *n0, int64_t threads);
+
 /* -------------------------------------------------------------- T.gemm */
 /* Lowers one T.gemm statement (layouts inferred) to per-warp ldmatrix +
  * mma.sync; names gives fresh names, threads the block's threads.

@@ -966,7 +966,6 @@ static tl_stmt *block_sync(lt_state *st, tl_loc loc) { return tl_lo_sync_threads
 typedef struct stage_ctx {
   tl_buffer *src, *scratch;
   int64_t ld; /* scratch row length in elements (BN + 16 bytes of padding) */
-  const tl_smem_layout *L; /* the TMA-store image's layout (scratch = L->flat), else NULL */
 } stage_ctx;
 
 /* Phase 1 chunk (MMA_C partition): registers (reg, reg+1) = columns (j, j+1)
@@ -979,8 +978,7 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
   tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
   CHECK(rx && fx);
   CHECK(rx[0] = tl_lo_ramp(m, loc, reg, 2));
-  tl_expr *at = sc->L ? tl_smem_offset(m, loc, sc->L, NULL, idx[0], idx[1])
-                      : tl_lo_add(m, loc, tl_lo_mul(m, loc, idx[0], sc->ld), idx[1]);
+  tl_expr *at = tl_lo_add(m, loc, tl_lo_mul(m, loc, idx[0], sc->ld), idx[1]);
   CHECK(at && (fx[0] = tl_lo_ramp(m, loc, at, 2)));
   tl_expr *ld = tl_ir_load(m, loc, sc->src, 1, rx);
   CHECK(ld);
@@ -1017,69 +1015,6 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
  * error (and st->oom unset) when the copy does not qualify: dynamic or
  * unaligned N, an n0 not provably a multiple of w, a warp tile whose vectors
  * do not split evenly over 32 lanes, or too little shared memory to reuse. */
-/* The staged epilogue of a warp-specialized kernel: the tile goes into a
- * 128-byte-swizzled image of 64-column panels (tl_smem_layout_set_wgmma;
- * smem-plan aligns it to 1024 bytes; the XOR keeps the MMA_C walk free of
- * bank conflicts) and thread 0 stores each panel with a TMA tensor store
- * (the runtime encodes C's map, box BM x 64; partial boxes are clipped),
- * waiting only until the image is read, so the global writes overlap the
- * consumers' next tile (../shared/HOPPER-GEMM.md §6, k10-k12):
- *     sync; MMA_C walk into S; T.ptx_fence_proxy_async(); sync
- *     if tid == 0: T.ptx_tma_store(C, S, p*BM*64, 128, BM, 64, m0, n0 + 64p) for each panel p
- *                  T.ptx_bulk_commit_group(); T.ptx_bulk_wait_group(0, 1)
- * The first sync orders the previous tile's reads of S before the writes. */
-static tl_stmt *frag_to_global_tma(lt_state *st, const copy_ctx *c, int64_t BM, int64_t BN) {
-  tl_module *m = st->m;
-  tl_loc loc = c->loc;
-  tl_buffer *C = c->dst.buf;
-  tl_var *nm;
-  tl_expr **shape = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
-  CHECK(shape && (nm = tl_names_fresh_var(&st->names, loc, "C_stage", C->dtype, TL_VAR_LET)));
-  CHECK((shape[0] = tl_lo_int(m, loc, BM)) && (shape[1] = tl_lo_int(m, loc, BN)));
-  tl_buffer *S2 = tl_ir_new_buffer(m, loc, nm->name, C->dtype, TL_SCOPE_SHARED_DYN, 2, shape);
-  CHECK(S2);
-  const tl_smem_layout *L = tl_smem_layout_set_wgmma(m, S2, 128);
-  CHECK(L && L->flat);
-  tl_buffer *S = L->flat;
-  tl_stmt *out[6] = {0};
-  CHECK(out[0] = tl_ir_stmt(m, loc, TL_STMT_ALLOC));
-  out[0]->u.alloc.buffer = S;
-  CHECK(out[1] = block_sync(st, loc));
-  stage_ctx sc = {c->src.buf, S, 0, L};
-  plan p;
-  plan_for_layout(&p, c->src.L);
-  if (!(out[2] = emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;
-  CHECK(out[3] = tl_lo_eval(m, loc, tl_ir_call(m, loc, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL)));
-  CHECK(out[4] = block_sync(st, loc));
-  int64_t np = BN / 64;
-  tl_stmt **issue = tl_arena_alloc(&m->arena, (size_t)(np + 2) * sizeof(tl_stmt *));
-  CHECK(issue);
-  tl_expr *m0 = c->dst.min[0], *n0 = c->dst.min[1];
-  if (!tl_dtype_eq(m0->dtype, TL_INT32)) CHECK(m0 = tl_lo_cast(m, loc, TL_INT32, m0));
-  if (!tl_dtype_eq(n0->dtype, TL_INT32)) CHECK(n0 = tl_lo_cast(m, loc, TL_INT32, n0));
-  for (int64_t q = 0; q < np; q++) {
-    tl_expr *a[8];
-    a[0] = tl_ir_buffer_ref(m, loc, C);
-    a[1] = tl_ir_buffer_ref(m, loc, S);
-    a[2] = tl_lo_int(m, loc, q * BM * 64);
-    a[3] = tl_lo_int(m, loc, 128);
-    a[4] = tl_lo_int(m, loc, BM);
-    a[5] = tl_lo_int(m, loc, 64);
-    a[6] = m0;
-    a[7] = tl_lo_add(m, loc, n0, tl_lo_int(m, loc, q * 64));
-    for (int i = 0; i < 8; i++) CHECK(a[i]);
-    CHECK(issue[q] = tl_lo_eval(m, loc, tl_ir_call(m, loc, TL_INTRIN_PTX_TMA_STORE, 8, a)));
-  }
-  CHECK(issue[np] = tl_lo_eval(m, loc, tl_ir_call(m, loc, TL_INTRIN_PTX_BULK_COMMIT_GROUP, 0, NULL)));
-  tl_expr *w[2] = {tl_lo_int(m, loc, 0), tl_lo_int(m, loc, 1)};
-  CHECK(w[0] && w[1] && (issue[np + 1] = tl_lo_eval(m, loc, tl_ir_call(m, loc, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w))));
-  tl_stmt *body = tl_ir_seq(m, loc, (int)np + 2, issue);
-  tl_expr *tid = tl_lo_thread_index(m, loc);
-  CHECK(body && tid);
-  CHECK(out[5] = tl_lo_if(m, loc, tl_ir_binary(m, loc, TL_OP_EQ, tid, tl_lo_int(m, loc, 0)), body, NULL));
-  return tl_ir_seq(m, loc, 6, out);
-}
-
 static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   tl_module *m = st->m;
   tl_loc loc = c->loc;
@@ -1097,7 +1032,11 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (!tl_expr_divisible(c->dst.min[1], w, NULL)) return NULL;
   if (st->ws && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) &&
       BM * BN * bytes <= st->smem_seen)
-    return frag_to_global_tma(st, c, BM, BN);
+  {
+    tl_stmt *r = tl_lower_tma_epilogue(m, &st->names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads);
+    CHECK(r);
+    return r;
+  }
   if (BM * ld * bytes > st->smem_seen) return NULL;
   tl_stmt *out[5] = {0};
   tl_var *nm;
@@ -1110,7 +1049,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   CHECK(out[1] = block_sync(st, loc));
   CHECK(out[3] = block_sync(st, loc));
   /* phase 1: the MMA_C walk into S */
-  stage_ctx sc = {c->src.buf, S, ld, NULL};
+  stage_ctx sc = {c->src.buf, S, ld};
   plan p;
   plan_for_layout(&p, L);
   if (!(out[2] = emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;

@@ -287,7 +287,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_LOG1P: case TL_INTRIN_ERF: case TL_INTRIN_RSQRT: case TL_INTRIN_FMOD:
     NEED(tl_intrinsics[op].min_args);
     return cg_gen_float_math(g, e, op, -1);
-  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
   case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
   TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
   TL_INTRIN_CASES_WGMMA:
@@ -568,6 +568,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   switch ((tl_intrin)e->u.call.op) {
   case TL_INTRIN_SYNC_THREADS: return cg_gen_barrier(g);
   case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
+  case TL_INTRIN_PTX_STMATRIX: return stmt_arity(g, e) && cg_gen_stmatrix(g, e);
   case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);
   case TL_INTRIN_PTX_CP_ASYNC: return stmt_arity(g, e) && cg_gen_cp_async(g, e);
   case TL_INTRIN_PTX_COMMIT_GROUP: return stmt_arity(g, e) && cg_gen_commit_group(g);

@@ -176,6 +176,7 @@ void cg_set_convergent(cg *g, LLVMValueRef call);
 
 /* ---- matrix ops (codegen_matrix.c) */
 bool cg_gen_ldmatrix(cg *g, const tl_expr *e);
+bool cg_gen_stmatrix(cg *g, const tl_expr *e);
 /* codegen_hopper.c: named barriers, mbarriers, 1-D bulk copies, the proxy fence */
 bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
 /* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */

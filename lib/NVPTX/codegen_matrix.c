@@ -5,8 +5,9 @@
  * result split into its two 16-bit halves stored to the local dst;
  * T.ptx_mma → llvm.nvvm.mma.m16n8k16.row.col.{f32.f32,f16.f16,bf16} with
  * operands packed from the local buffers (<2 x half> or i32 pairs) and the
- * results stored back into c; both carry the `convergent` call-site
- * attribute (NVPTX.md §9.6).  Fragment buffers are accessed at constant
+ * results stored back into c; T.ptx_stmatrix (sm_90) → inline asm
+ * stmatrix.sync.aligned.m8n8, ldmatrix's inverse; all carry the
+ * `convergent` call-site attribute (NVPTX.md §9.6).  Fragment buffers are accessed at constant
  * offsets once T.unroll loops are unrolled, so SROA turns them into
  * registers (no local memory). */
 #include "NVPTX/codegen_internal.h"
@@ -66,6 +67,53 @@ bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
     }
   }
   bi->stored = true;
+  return true;
+}
+
+/* T.ptx_stmatrix(dst, dst_off, src, src_off, num, trans): inline asm
+ * `stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16 [addr], {r..}`
+ * (PTX ISA 8.5 §9.7.14.5.16: sm_90, PTX ISA 7.8; LLVM 19 has no intrinsic
+ * for it).  Register i packs src[src_off + 2i] (low half) and
+ * src[src_off + 2i + 1]; the address is the lane's row address, a shared
+ * pointer under `l` (codegen_hopper.c: LLVM 19's shared pointers are
+ * 64-bit shared-window addresses). */
+bool cg_gen_stmatrix(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *dst = cg_buffer_arg(g, e, 0, "dst"), *src = dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
+  int64_t num, trans;
+  if (!src || !cg_const_arg(g, e, 4, "num", &num) || !cg_const_arg(g, e, 5, "trans", &trans)) return false;
+  if (g->target->sm < 90 || g->target->ptx_version < 78) {
+    cg_error(g, loc, "T.ptx_stmatrix needs sm_90 and PTX ISA 7.8 or later (target %s)", g->target->name);
+    return false;
+  }
+  if (num != 1 && num != 2 && num != 4) {
+    cg_error(g, loc, "T.ptx_stmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+    return false;
+  }
+  if (!is_shared_scope(dst->scope) || !is_16bit(dst->dtype)) {
+    cg_error(g, loc, "T.ptx_stmatrix: dst '%s' must be a shared buffer of a 16-bit dtype (it is %s %s)",
+             dst->name, tl_scope_name(dst->scope), tl_dtype_name(dst->dtype));
+    return false;
+  }
+  if (!is_local_scope(src->scope) || !is_16bit(src->dtype)) {
+    cg_error(g, loc, "T.ptx_stmatrix: src '%s' must be a local buffer of a 16-bit dtype (it is %s %s)",
+             src->name, tl_scope_name(src->scope), tl_dtype_name(src->dtype));
+    return false;
+  }
+  LLVMValueRef args[5];
+  if (!(args[0] = cg_elem_addr(g, dst, e->u.call.args[1], loc))) return false;
+  LLVMValueRef soff = cg_gen_index64(g, e->u.call.args[3], 0);
+  if (!soff) return false;
+  for (int i = 0; i < (int)num; i++)
+    if (!(args[1 + i] = cg_load_packed(g, src, soff, 2 * i, 2, g->t_i32))) return false;
+  char text[128], cons[40] = "l";
+  snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x%d%s.shared.b16 [$0], {%s};", (int)num,
+           trans ? ".trans" : "", num == 1 ? "$1" : num == 2 ? "$1, $2" : "$1, $2, $3, $4");
+  for (int i = 0; i < (int)num; i++) strcat(cons, ",r");
+  strcat(cons, ",~{memory}");
+  LLVMValueRef r = cg_call_asm(g, g->t_void, text, cons, args, (unsigned)(1 + num));
+  if (!r) return false;
+  cg_set_convergent(g, r);
   return true;
 }
 

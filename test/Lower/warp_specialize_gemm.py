@@ -46,9 +46,25 @@
 # SIMT-NEXT: T.ptx_wgmma_wait(0, C_local, 0, 128)
 # SIMT-NEXT: if T.get_thread_binding(0) % 32 == 0:
 # SIMT-NEXT: T.ptx_mbarrier_arrive(ws_mbar, ws_r_1 % 3 + 3)
-# The epilogue's barriers are over the consumers only (named barrier 1).
+# The TMA-store epilogue (lib/Lower/lower_epilogue.c), per consumer warpgroup:
+# its own named barrier (2 + warpgroup), stmatrix.x4 of 16x16 blocks into the
+# 128-byte-swizzled image, the async-proxy fence, and its thread 0 storing its
+# 64 rows as four 64x64 boxes; no barrier over the whole block.
 # SIMT-NOT: T.sync_threads()
-# SIMT: T.ptx_bar_sync(1, 256)
+# SIMT: ep_wg = T.get_thread_binding(0) // 128
+# SIMT-NEXT: if ep_wg == 0:
+# SIMT-NEXT: T.ptx_bar_sync(2, 128)
+# SIMT-NEXT: else:
+# SIMT-NEXT: T.ptx_bar_sync(3, 128)
+# SIMT: for ep_jp in T.unroll(16):
+# SIMT: T.ptx_stmatrix(C_stage, {{.*}}, ep_pack, 0, 4, 0)
+# SIMT: T.ptx_fence_proxy_async()
+# SIMT: T.ptx_bar_sync(3, 128)
+# SIMT: if T.get_thread_binding(0) % 128 == 0:
+# SIMT-NEXT: T.ptx_tma_store(C, C_stage, ep_c0 // 64 * 8192 + ep_wm0 * 1024, 128, 64, 64, by * 128 + ep_wm0 * 16, bx * 256 + ep_c0)
+# SIMT-COUNT-3: T.ptx_tma_store(C, C_stage,
+# SIMT-NEXT: T.ptx_bulk_commit_group()
+# SIMT-NEXT: T.ptx_bulk_wait_group(0, 1)
 
 # REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks
 # examples/gemm.py as written (128x128x32, 128 threads): one consumer warpgroup
