@@ -10,10 +10,14 @@
  * Guarantees: C[m0 .. m0+BM, n0 .. n0+BN) receives cast(C_frag) through a
  * 128-byte-swizzled staging image of 64-column panels
  * (tl_smem_layout_set_wgmma; smem-plan aligns it to 1024 bytes) and TMA
- * tensor stores whose boxes the hardware clips at C's edges; the issuing
- * thread waits only until the image has been read
- * (cp.async.bulk.wait_group.read), so the global writes overlap the
- * consumers' next tile (../shared/HOPPER-GEMM.md §6, kernels k10-k12).
+ * tensor stores whose boxes the hardware clips at C's edges.  The issuing
+ * thread does not wait for its stores: it waits until they have read the
+ * image (cp.async.bulk.wait_group.read 0) at the start of the next
+ * epilogue, before the barrier that lets the image be written again, and
+ * tl_ws_finish adds a last such wait at the end of the consumers' branch
+ * (shared memory must outlive the reads), so both the reads and the global
+ * writes overlap the next tile's main loop (../shared/HOPPER-GEMM.md §6,
+ * kernels k10-k12; §8 "staging reuse").
  *
  * Two forms:
  *  - per warpgroup (each consumer warpgroup owns whole 64-row m64 blocks of
@@ -23,9 +27,9 @@
  *    writes its blocks with stmatrix (16 x 16 elements per warp and
  *    instruction instead of 8 two-element stores), fences the async proxy,
  *    synchronises again and has its thread 0 store each 64 x 64 box:
+ *        if tid % 128 == 0: wait_group.read 0      (the previous tile's stores)
  *        bar(2+q); stmatrix walk; fence.proxy.async; bar(2+q)
- *        if tid % 128 == 0: tma_store per (m64 block, 64-column panel);
- *                           commit; wait_group.read 0
+ *        if tid % 128 == 0: tma_store per (m64 block, 64-column panel); commit
  *    The first barrier orders the previous tile's reads of the image (which
  *    only the warpgroup's own issuer waited for) before the new writes.
  *  - otherwise the whole tile: barrier 1 over the consumers, two-element
@@ -153,11 +157,15 @@ static tl_stmt *tma_store(epi *p, tl_expr *off, int64_t rows, tl_expr *r, tl_exp
   return CALL(p, TL_INTRIN_PTX_TMA_STORE, 8, a);
 }
 
-/* commit_group; wait_group.read 0 */
-static bool commit_wait(epi *p, tl_stmt **out) {
+/* `if tid % every == 0: T.ptx_bulk_wait_group(0, 1)`: the issuer waits
+ * until its previous tile's stores have read the image, just before the
+ * image is written again (warp_specialize.c's tl_ws_finish adds the last
+ * wait at the end of the consumers' branch). */
+static tl_stmt *wait_read(epi *p, int64_t every) {
   tl_expr *w[2] = {I(p, 0), I(p, 1)};
-  return (out[0] = CALL(p, TL_INTRIN_PTX_BULK_COMMIT_GROUP, 0, NULL)) &&
-         (out[1] = CALL(p, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w));
+  tl_stmt *s = CALL(p, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w);
+  tl_expr *tid = tl_lo_thread_index(p->e->m, p->e->loc);
+  return s ? tl_lo_if(p->e->m, p->e->loc, EQ(p, every > 1 ? MOD(p, tid, every) : tid, 0), s, NULL) : NULL;
 }
 
 static bool per_warpgroup(epi *p) {
@@ -169,6 +177,7 @@ static bool per_warpgroup(epi *p) {
   if (e->failed) return false;
   tl_stmt *bar1 = wg_barrier(p, wg), *bar2 = wg_barrier(p, wg);
   EMIT(bar1 && bar2);
+  tl_emit_push(e, wait_read(p, 128));
   tl_emit_push(e, bar1);
   if (!walk_stmatrix(p)) return false;
   tl_emit_push(e, CALL(p, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL));
@@ -179,7 +188,7 @@ static bool per_warpgroup(epi *p) {
   tl_expr *c0 = tl_emit_let(e, "ep_c0", MUL(p, DIV(p, wg, wg_m), WN));
   if (e->failed) return false;
   int64_t n = mt * np;
-  tl_stmt **is = tl_arena_alloc(&e->m->arena, (size_t)(n + 2) * sizeof(tl_stmt *));
+  tl_stmt **is = tl_arena_alloc(&e->m->arena, (size_t)(n + 1) * sizeof(tl_stmt *));
   EMIT(is);
   for (int64_t mi = 0; mi < mt; mi++)
     for (int64_t q = 0; q < np; q++) {
@@ -189,8 +198,8 @@ static bool per_warpgroup(epi *p) {
       tl_expr *off = ADD(p, MUL(p, DIV(p, c, 64), p->BM * 64), MUL(p, r, 64));
       EMIT(is[mi * np + q] = tma_store(p, off, 64, r, c));
     }
-  EMIT(commit_wait(p, &is[n]));
-  tl_stmt *body = tl_ir_seq(e->m, e->loc, (int)n + 2, is);
+  EMIT(is[n] = CALL(p, TL_INTRIN_PTX_BULK_COMMIT_GROUP, 0, NULL));
+  tl_stmt *body = tl_ir_seq(e->m, e->loc, (int)n + 1, is);
   EMIT(body);
   tl_emit_push(e, tl_lo_if(e->m, e->loc, EQ(p, MOD(p, tid, 128), 0), body, NULL));
   return !e->failed;
@@ -241,16 +250,17 @@ static bool walk_pairs(epi *p) {
 
 static bool whole_tile(epi *p) {
   tl_emitter *e = p->e;
+  tl_emit_push(e, wait_read(p, 1));
   tl_emit_push(e, tl_lo_sync_threads(e->m, e->loc));
   if (!walk_pairs(p)) return false;
   tl_emit_push(e, CALL(p, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL));
   tl_emit_push(e, tl_lo_sync_threads(e->m, e->loc));
   int64_t np = p->BN / 64;
-  tl_stmt **is = tl_arena_alloc(&e->m->arena, (size_t)(np + 2) * sizeof(tl_stmt *));
+  tl_stmt **is = tl_arena_alloc(&e->m->arena, (size_t)(np + 1) * sizeof(tl_stmt *));
   EMIT(is);
   for (int64_t q = 0; q < np; q++) EMIT(is[q] = tma_store(p, I(p, q * p->BM * 64), p->BM, I(p, 0), I(p, 64 * q)));
-  EMIT(commit_wait(p, &is[np]));
-  tl_stmt *body = tl_ir_seq(e->m, e->loc, (int)np + 2, is);
+  EMIT(is[np] = CALL(p, TL_INTRIN_PTX_BULK_COMMIT_GROUP, 0, NULL));
+  tl_stmt *body = tl_ir_seq(e->m, e->loc, (int)np + 1, is);
   EMIT(body);
   tl_emit_push(e, tl_lo_if(e->m, e->loc, EQ(p, tl_lo_thread_index(e->m, e->loc), 0), body, NULL));
   return !e->failed;

@@ -821,6 +821,18 @@ static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
   }
 }
 
+/* Does s call intrinsic `op` anywhere below it? */
+typedef struct call_finder { tl_visitor v; int op; bool found; } call_finder;
+static void find_call(tl_visitor *v, const tl_expr *e) {
+  call_finder *c = (call_finder *)v;
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == c->op) c->found = true;
+}
+static bool has_call(const tl_stmt *s, int op) {
+  call_finder c = {.v = {.expr = find_call}, .op = op};
+  tl_visit_stmt(&c.v, s);
+  return c.found;
+}
+
 bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
   tl_stmt *k = f->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
   if (!k) return true;
@@ -831,6 +843,13 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
   for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
     if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
+      /* the TMA-store epilogue's issuers wait for their last stores' reads
+       * of shared memory only here (lower_epilogue.c) */
+      tl_expr *w[2] = {tl_lo_int(m, s->loc, 0), tl_lo_int(m, s->loc, 1)};
+      tl_stmt *pair[2] = {s->u.ifs.else_s, w[0] && w[1] ? tl_lo_eval(m, s->loc, tl_ir_call(m, s->loc, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w)) : NULL};
+      if (!pair[1] || !(s->u.ifs.else_s = tl_ir_seq(m, s->loc, 2, pair))) return false;
+    }
   }
   k->u.kernel.threads = tl_lo_int(m, k->loc, T + f->producer_threads);
   f->producer_threads = 0;

@@ -50,8 +50,12 @@
 # its own named barrier (2 + warpgroup), stmatrix.x4 of 16x16 blocks into the
 # 128-byte-swizzled image, the async-proxy fence, and its thread 0 storing its
 # 64 rows as four 64x64 boxes; no barrier over the whole block.
+# The issuer waits for its previous tile's stores to have read the image
+# only here, before the image is written again, and once more at the end.
 # SIMT-NOT: T.sync_threads()
 # SIMT: ep_wg = T.get_thread_binding(0) // 128
+# SIMT-NEXT: if T.get_thread_binding(0) % 128 == 0:
+# SIMT-NEXT: T.ptx_bulk_wait_group(0, 1)
 # SIMT-NEXT: if ep_wg == 0:
 # SIMT-NEXT: T.ptx_bar_sync(2, 128)
 # SIMT-NEXT: else:
@@ -65,6 +69,7 @@
 # SIMT-COUNT-3: T.ptx_tma_store(C, C_stage,
 # SIMT-NEXT: T.ptx_bulk_commit_group()
 # SIMT-NEXT: T.ptx_bulk_wait_group(0, 1)
+# SIMT-NOT: T.ptx_tma_store
 
 # REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks
 # examples/gemm.py as written (128x128x32, 128 threads): one consumer warpgroup
