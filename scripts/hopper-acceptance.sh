@@ -6,7 +6,7 @@
 # tolerance) with --remarks naming the path it must take, then the SASS of
 # the 4096^3 kernel (cuobjdump: HGMMA and UTMALDG) and ptxas's spill report.
 #   - (1000, 1016, 760) on the TMA path (zero-filled partial boxes);
-#   - num_stages 1 to 5 at 128x256x64/256 threads; a K of one tile;
+#   - num_stages 1 to 5 at 128x128x64/256 threads; a K of one tile;
 #   - the three pass configs (tl.disable_wgmma, tl.disable_tma_lower,
 #     tl.disable_warp_specialized) on the older cp.async + mma.sync path.
 # Prints one line per case; exit 1 when a case fails.
@@ -36,9 +36,12 @@ one() { # expected path (hopper|mma), label, tl-run arguments...
 }
 one hopper "(1000,1016,760) 128x256x64/256 s3, TMA partial boxes" -D M=1000 -D N=1016 -D K=760 "${big[@]}" \
   -D num_stages=3 "$g"
+one hopper "(1000,1016,760) --sms=4: 8 tiles a block, TMA-store partial boxes" --sms=4 -D M=1000 -D N=1016 \
+  -D K=760 "${big[@]}" -D num_stages=3 "$g"
+# 128x128x64 tiles: five stages and the epilogue's staging tile fit in 227 KB
 for s in 1 2 3 4 5; do
-  one hopper "(1024,1024,1024) 128x256x64/256 num_stages=$s" -D M=1024 -D N=1024 -D K=1024 "${big[@]}" \
-    -D num_stages=$s "$g"
+  one hopper "(1024,1024,1024) 128x128x64/256 num_stages=$s" -D M=1024 -D N=1024 -D K=1024 -D block_M=128 \
+    -D block_N=128 -D block_K=64 -D threads=256 -D num_stages=$s "$g"
 done
 one hopper "K of one tile (512,512,64) 128x256x64/256" -D M=512 -D N=512 -D K=64 "${big[@]}" "$g"
 for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do

@@ -693,6 +693,11 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   ws_persist pp;
   *persistent = persist_plan(b, f, target, p, &pp);
   if (b->oom) return NULL;
+  /* a block may run several output tiles unless the grid is static and
+   * has no more tiles than SMs (lower_epilogue.c stores by TMA only then) */
+  int64_t gx, gy;
+  f->ws_multi_tile = *persistent && !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) &&
+                                      gx * gy <= target->sms);
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;

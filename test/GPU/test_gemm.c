@@ -25,7 +25,8 @@
  * 128x128x32 tiles, accum_dtype float16) against the tile-level reference
  * evaluator (tl_kernel_call_on TL_EXEC_REFERENCE: one f16 rounding per
  * k-chunk of 16, docs/simt-ir.md at T.ptx_mma) with the house's f16
- * tolerance, printing beside it how far the GPU and the reference model each
+ * tolerance, or within one f16 ulp of the element's largest running sum
+ * (an element whose sum cancels keeps its partial sums' rounding), printing beside it how far the GPU and the reference model each
  * are from the float64 product and how many elements are bit-identical.
  * 10. stream-K (lib/Lower/stream_k.c; compiled with TL_COMPILE_ENABLE_STREAM_K,
  * as it is off by default), 128x256x64 tiles on 256 threads:
@@ -348,6 +349,29 @@ static void f16acc_vs_reference(void) {
   const void *hr = rout[0]->dl_tensor.data;
   double *x = ref_gemm(ha, hb, M, N, K, DT_F16, false, false);
   cmp_result r = compare_out(DT_F16, hc, n, NULL, hr, 1e-2, 1e-2);
+  /* An element beyond 1e-2 + 1e-2|ref| still agrees when it is within one
+   * f16 ulp of its largest running sum (at the 16-wide k-chunk boundaries,
+   * float64): both accumulators were rounded at that granularity along the
+   * way, and a sum that cancels to a small value keeps that absolute error
+   * (this case on the H200, 2026-12-02: 1 of 524,288 elements beyond 1e-2+1e-2|ref|). */
+  size_t bad_ulp = 0, beyond = r.bad;
+  if (r.bad) {
+    for (size_t i = 0; i < n; i++) {
+      double o = dt_load(DT_F16, hc, i), y = dt_load(DT_F16, hr, i), e = fabs(o - y);
+      if (isfinite(o) && e <= 1e-2 + 1e-2 * fabs(y)) continue;
+      size_t mi = i / N, ni = i % N;
+      double s = 0, P = 0;
+      for (int kk = 0; kk < K; kk++) {
+        s += dt_load(DT_F16, ha, mi * K + (size_t)kk) * dt_load(DT_F16, hb, (size_t)kk * N + ni);
+        if (kk % 16 == 15 && fabs(s) > P) P = fabs(s);
+      }
+      double ulp = P > 0 ? ldexp(1.0, ilogb(P) - 10) : 0;
+      if (!(isfinite(o) && e <= ulp)) bad_ulp++;
+      else printf("       element [%zu, %zu]: got %.6g reference %.6g, within one f16 ulp (%.4g) of its largest "
+                  "running sum %.4g\n", mi, ni, o, y, ulp, P);
+    }
+    r.bad = bad_ulp;
+  }
   f64_dist dg = dist_f64(hc, x, n), dr = dist_f64(hr, x, n);
   size_t same = 0, gpu_closer = 0, ref_closer = 0;
   for (size_t i = 0; i < n; i++) {
@@ -357,14 +381,14 @@ static void f16acc_vs_reference(void) {
     ref_closer += er < eg;
   }
   CHECK(r.bad == 0,
-        "%s: %zu of %zu elements differ from the reference evaluator (tol 1e-2+1e-2|ref|); worst [%zu, %zu]"
-        " got %.6g reference %.6g",
+        "%s: %zu of %zu elements differ from the reference evaluator (tol 1e-2+1e-2|ref|, or one f16 ulp of the "
+        "largest running sum); worst [%zu, %zu] got %.6g reference %.6g",
         c.name, r.bad, n, r.worst / N, r.worst % N, r.worst_got, r.worst_ref);
   bool ok = g_failures == before;
   if (!ok) cases_failed++;
-  printf("  %-4s %s: GPU vs reference evaluator: max|diff| %.4g, %zu beyond 1e-2+1e-2|ref|, %zu of %zu"
-         " bit-identical (reference %.0f ms)\n",
-         ok ? "ok" : "FAIL", c.name, r.max_err, r.bad, same, n, t_ref);
+  printf("  %-4s %s: GPU vs reference evaluator: max|diff| %.4g, %zu beyond 1e-2+1e-2|ref| (%zu of them beyond "
+         "one ulp of the running sum), %zu of %zu bit-identical (reference %.0f ms)\n",
+         ok ? "ok" : "FAIL", c.name, r.max_err, beyond, r.bad, same, n, t_ref);
   printf("       vs the float64 product: GPU max|err| %.4g mean %.4g, %zu beyond 1e-2+1e-2|x|; reference model"
          " max|err| %.4g mean %.4g, %zu beyond; GPU closer at %zu, reference closer at %zu elements\n",
          dg.max_err, dg.sum_err / (double)n, dg.beyond, dr.max_err, dr.sum_err / (double)n, dr.beyond, gpu_closer,

@@ -37,6 +37,8 @@ g=$ex/gemm.py k=$kd/gemm_general.py
 run hopper "gemm.py as written, 256^3" -D M=256 -D N=256 -D K=256 "$g"
 run hopper "gemm.py 128x256x64/256 threads, tail (200,264,136)" -D M=200 -D N=264 -D K=136 -D block_M=128 \
   -D block_N=256 -D block_K=64 -D threads=256 "$g"
+run hopper "gemm.py (512,512,256) 128x256x64/256 --sms=2: 4 tiles on 2 blocks, TMA-store epilogue" --sms=2 \
+  -D M=512 -D N=512 -D K=256 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 "$g"
 run mma "gemm.py (53,129,71): rows not multiples of 16 bytes" -D M=53 -D N=129 -D K=71 "$g"
 run hopper "gemm.py K of one tile" -D M=128 -D N=128 -D K=32 "$g"
 for s in 1 2 4 5; do run hopper "gemm.py num_stages=$s" -D M=128 -D N=256 -D K=256 -D num_stages=$s "$g"; done

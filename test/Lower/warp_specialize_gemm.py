@@ -1,9 +1,10 @@
-# RUN: %tl-opt --target=sm_90a --emit=simt --remarks --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>%t.err > %t.simt
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=1024 -D N=512 -D K=512 %examples/gemm.py 2>%t.err > %t.simt
 # RUN: FileCheck %s --check-prefix=SIMT < %t.simt
 # RUN: FileCheck %s --check-prefix=REMARK < %t.err
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks --sms=64 %examples/gemm.py 2>&1 | FileCheck %s --check-prefix=DEFAULT
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=32 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALLM
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_N=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=BIGACC
+# RUN: %tl-opt --target=sm_90a --emit=simt --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>/dev/null | FileCheck %s --check-prefix=ONETILE
 # RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
 # The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
 # 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
@@ -23,7 +24,7 @@
 # SIMT-NEXT: T.ptx_setmaxnreg(40, False)
 # SIMT-NEXT: if T.get_thread_binding(0) == 256:
 # A persistent grid: min(tiles, 132) blocks, each walking tiles ws_block + 8j.
-# SIMT-NEXT: for ws_tile_p in T.serial(T.ceildiv(8 - ws_block, 8)):
+# SIMT-NEXT: for ws_tile_p in T.serial(T.ceildiv(16 - ws_block, 8)):
 # SIMT-NEXT: bx_p = (ws_block + ws_tile_p * 8) % 2
 # SIMT-NEXT: by_p = (ws_block + ws_tile_p * 8) // 2
 # SIMT-NEXT: for kp in T.serial(8):
@@ -35,7 +36,7 @@
 # SIMT-COUNT-3: T.ptx_tma_load(B_shared,
 # SIMT: else:
 # SIMT-NEXT: T.ptx_setmaxnreg(232, True)
-# SIMT-NEXT: for ws_tile in T.serial(T.ceildiv(8 - ws_block, 8)):
+# SIMT-NEXT: for ws_tile in T.serial(T.ceildiv(16 - ws_block, 8)):
 # SIMT-NEXT: bx = (ws_block + ws_tile * 8) % 2
 # SIMT-NEXT: by = (ws_block + ws_tile * 8) // 2
 # SIMT: ws_r_1 = ws_tile * 8 + ko
@@ -81,3 +82,9 @@
 # SMALLM: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)
 # SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
 # BIGACC: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the accumulators would take more than 192 registers per consumer thread (use more threads)
+# 8 tiles on 8 SMs: each block runs one tile, so the epilogue stores with
+# st.global (16-byte vectors) instead of TMA (lib/IR/tir.h ws_multi_tile).
+# ONETILE: T.ptx_wgmma_wait(0, C_local, 0, 128)
+# ONETILE-NOT: T.ptx_tma_store
+# ONETILE-NOT: T.ptx_bulk_wait_group
+# ONETILE: C[{{.*}}T.Ramp({{.*}}, 1, 8)] = C_stage[
