@@ -71,6 +71,7 @@
 #include "Lower/stream_k.h"
 
 #define WS_MAX_LOADS 8
+#define WS_MAX_PRE 2
 
 typedef struct ws_load {
   const tl_stmt *s;      /* T.copy(src region, X) */
@@ -78,6 +79,7 @@ typedef struct ws_load {
   int64_t rows, cols;    /* X's static shape */
   int sw;                /* swizzle span (bytes) */
   int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
+  bool pre;              /* attention: copied once before the loop (no stage dimension) */
 } ws_load;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -86,9 +88,15 @@ typedef struct ws_plan {
   tl_stmt *kernel;
   int li;                /* the loop's index in the kernel body */
   tl_stmt *loop;
-  const tl_stmt *gemm;
+  const tl_stmt *gemm;   /* the (first) T.gemm */
+  bool attn;             /* the attention form (header comment) */
+  const tl_stmt *gemm2;  /* attention: the second T.gemm, or NULL */
+  int nother;            /* attention: the loop's statements other than copies and T.gemm */
   ws_load loads[WS_MAX_LOADS];
   int nloads;
+  ws_load pre[WS_MAX_PRE];  /* attention: tiles copied once before the loop (Q) */
+  int pre_at[WS_MAX_PRE];   /* their copies' indices in the kernel body */
+  int npre;
   int stages;
   int64_t threads;
 } ws_plan;
@@ -187,18 +195,44 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
 static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
   for (int i = 0; i < p->nloads; i++)
     if (p->loads[i].X == b) return &p->loads[i];
+  for (int i = 0; i < p->npre; i++)
+    if (p->pre[i].X == b) return &p->pre[i];
   return NULL;
 }
 
-/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma. */
+/* The rs form's A (attention): a whole 2-D float16/bfloat16 fragment of
+ * static shape, not transposed; sets *am, *K. */
+static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, int64_t *K) {
+  const tl_region *ra = &g->u.tile.args[0].region;
+  const tl_buffer *A = ra->buffer;
+  if (!lb || lb->pre) return "the rs-form T.gemm's B is not a tile the loop copies";
+  if (attr_true(g, 0)) return "the rs-form T.gemm has transpose_A=True";
+  if (A->ndim != 2 || !tl_lo_whole_region(ra) || !tl_expr_is_const_int(A->shape[0], am) ||
+      !tl_expr_is_const_int(A->shape[1], K))
+    return "the rs-form T.gemm's A is not a whole static 2-D fragment";
+  if (!f16ish(A->dtype) || !tl_dtype_eq(A->dtype, lb->X->dtype))
+    return "the rs-form T.gemm's A is not float16/bfloat16 like B";
+  return NULL;
+}
+
+/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
+ * the attention form A may also be a tile copied before the loop, or a
+ * fragment (the rs form), and the warpgroups must split only M. */
 static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
   const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
-  if (!la || !lb || la == lb) return "the T.gemm's A and B are not two tiles the loop copies";
-  if (!tl_lo_whole_region(ra) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
+  bool rs = p->attn && ra->buffer && ra->buffer->scope == TL_SCOPE_FRAGMENT;
+  int64_t am = 0, K = 0;
+  if (rs) {
+    const char *w = match_rs_a(g, lb, &am, &K);
+    if (w) return w;
+  } else if (!la || !lb || la == lb || lb->pre) {
+    return "the T.gemm's A and B are not two tiles the loop copies";
+  }
+  if ((!rs && !tl_lo_whole_region(ra)) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
   tl_buffer *C = rc->buffer;
   if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc)) return "C is not a whole 2-D fragment";
-  tl_dtype da = la->X->dtype, dc = C->dtype;
+  tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
   if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
   if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
@@ -208,7 +242,7 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   bool ta = attr_true(g, 0), tb = attr_true(g, 1);
   int64_t BM, BN;
   if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
-  int64_t am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
+  if (!rs) am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
   int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
   if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
   if (K % 16 != 0) return "K is not a multiple of 16";
@@ -217,6 +251,11 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   int64_t wgs = p->threads / 128;
   if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
     return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
+  /* attention: the row statistics and the rs form's A registers need each
+   * warp to own 16 whole rows (one m64 block per warpgroup, no N split) */
+  if (p->attn && BM != 64 * wgs)
+    return "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block each, as the attention "
+           "loop's row statistics and register A operand need";
   int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
   /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
    * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
@@ -224,7 +263,95 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
   if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
-  if (ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
+  if (!rs && ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
+  return NULL;
+}
+
+static bool is_gemm(const tl_stmt *s) { return s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM; }
+
+/* A T.copy from a global tensor into a shared buffer? */
+static bool is_tile_load(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2 ||
+      s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION)
+    return false;
+  const tl_buffer *a = s->u.tile.args[0].region.buffer, *b = s->u.tile.args[1].region.buffer;
+  return a && b && a->scope == TL_SCOPE_GLOBAL && is_shared(b);
+}
+
+/* The loop body: the T.copy loads, up to two T.gemm and (attention) other
+ * statements that use no shared memory; NULL or why not. */
+static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, int n) {
+  for (int i = 0; i < n; i++) {
+    const tl_stmt *s = items[i];
+    if (is_gemm(s)) {
+      if (p->gemm2 || (p->gemm && !p->attn)) return p->attn ? "the loop has more than two T.gemm" : "the loop has two T.gemm";
+      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
+          s->u.tile.args[2].kind != TL_OPND_REGION)
+        return "the T.gemm has unexpected operands";
+      *(p->gemm ? &p->gemm2 : &p->gemm) = s;
+      continue;
+    }
+    if (p->attn && !is_tile_load(s)) {
+      if (uses_shared(s)) return "a statement in the loop other than the tile copies and the T.gemm uses shared memory";
+      p->nother++;
+      continue;
+    }
+    if (p->nloads == WS_MAX_LOADS) return "the loop copies too many tiles";
+    const char *w = match_load(f, s, &p->loads[p->nloads]);
+    if (w) return w;
+    for (int j = 0; j < p->nloads; j++)
+      if (p->loads[j].X == p->loads[p->nloads].X) return "a tile is copied twice";
+    p->nloads++;
+  }
+  return p->gemm ? NULL : "the loop has no T.gemm";
+}
+
+/* Attention: the tiles copied once before the loop that a T.gemm of the
+ * loop reads (Q) become TMA loads of the producer too. */
+static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!is_tile_load(s)) continue;
+    const tl_buffer *X = s->u.tile.args[1].region.buffer;
+    bool read = false;
+    for (int k = 0; k < 2; k++)
+      read = read || p->gemm->u.tile.args[k].region.buffer == X ||
+             (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == X);
+    if (!read) continue;
+    if (p->npre == WS_MAX_PRE) return "the kernel copies too many tiles before the loop";
+    ws_load *ld = &p->pre[p->npre];
+    const char *w = match_load(f, s, ld);
+    if (w) return w;
+    ld->pre = true;
+    p->pre_at[p->npre++] = i;
+  }
+  return NULL;
+}
+
+/* Each tile is used only by its copy and the T.gemm that read it, and the
+ * statements outside the loop use no shared memory: before it (but the
+ * pre-loop copies), and after it unless in the attention form (whose
+ * epilogue gets consumer barriers, ws_epilogue_syncs). */
+static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body, *loop = p->loop;
+  for (int i = 0; i < p->nloads + p->npre; i++) {
+    const ws_load *ld = i < p->nloads ? &p->loads[i] : &p->pre[i - p->nloads];
+    int uses = 1;
+    for (int k = 0; k < 2; k++)
+      uses += (p->gemm->u.tile.args[k].region.buffer == ld->X) + (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == ld->X);
+    if (!ld->pre && refs_of(f->body, ld->X) != refs_of(loop, ld->X)) return "a copied tile is used outside the loop";
+    if (refs_of(ld->pre ? f->body : loop, ld->X) != uses)
+      return "a copied tile is used by something other than its copy and the T.gemm";
+  }
+  /* The other top-level statements: no shared memory (their barriers would
+   * need the consumer-only named barrier). */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    bool pre = false;
+    for (int j = 0; j < p->npre; j++) pre = pre || p->pre_at[j] == i;
+    if (i == p->li || pre || !s || s->kind == TL_STMT_ALLOC || (p->attn && i > p->li)) continue;
+    if (uses_shared(s)) return "a statement outside the loop uses shared memory";
+  }
   return NULL;
 }
 
@@ -257,41 +384,28 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   tl_stmt *lb = loop->u.loop.body;
   int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
-  for (int i = 0; i < n; i++) {
-    const tl_stmt *s = items[i];
-    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) {
-      if (p->gemm) return *why = "the loop has two T.gemm", false;
-      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
-          s->u.tile.args[2].kind != TL_OPND_REGION)
-        return *why = "the T.gemm has unexpected operands", false;
-      p->gemm = s;
-      continue;
-    }
-    if (p->nloads == WS_MAX_LOADS) return *why = "the loop copies too many tiles", false;
-    const char *w = match_load(f, s, &p->loads[p->nloads]);
-    if (w) return *why = w, false;
-    for (int j = 0; j < p->nloads; j++)
-      if (p->loads[j].X == p->loads[p->nloads].X) return *why = "a tile is copied twice", false;
-    p->nloads++;
-  }
-  if (!p->gemm) return *why = "the loop has no T.gemm", false;
-  const char *w = match_gemm(p, p->gemm);
-  if (w) return *why = w, false;
-  for (int i = 0; i < p->nloads; i++) {
-    if (refs_of(f->body, p->loads[i].X) != refs_of(loop, p->loads[i].X))
-      return *why = "a copied tile is used outside the loop", false;
-    if (refs_of(loop, p->loads[i].X) != 1 + (p->loads[i].X == p->gemm->u.tile.args[0].region.buffer ||
-                                             p->loads[i].X == p->gemm->u.tile.args[1].region.buffer))
-      return *why = "a copied tile is used by something other than its copy and the T.gemm", false;
-  }
-  /* The other top-level statements: no shared memory (their barriers would
-   * need the consumer-only named barrier). */
-  for (int i = 0; i < body->u.seq.n; i++) {
-    const tl_stmt *s = body->u.seq.stmts[i];
-    if (i == found || !s || s->kind == TL_STMT_ALLOC) continue;
-    if (uses_shared(s)) return *why = "a statement outside the loop uses shared memory", false;
-  }
-  return true;
+  /* the GEMM form (only copies and one T.gemm) first; else the attention form */
+  const char *w = scan_body(f, p, items, n);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w) w = check_uses(f, p);
+  if (!w) return true;
+  const char *gemm_why = w;
+  ws_plan keep = *p;
+  memset(p->loads, 0, sizeof p->loads);
+  p->nloads = 0;
+  p->gemm = p->gemm2 = NULL;
+  p->attn = true;
+  w = scan_body(f, p, items, n);
+  if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
+  if (!w) w = scan_pre(f, p, body);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
+  if (!w) w = check_uses(f, p);
+  if (!w) return true;
+  /* the reason the GEMM form gave, unless the attention form got further */
+  bool further = p->gemm2 || p->nother > 0;
+  *p = keep;
+  return *why = further ? w : gemm_why, false;
 }
 
 /* ------------------------------------------------------------- rewriting */
@@ -460,6 +574,9 @@ static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, t
   return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
 
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out);
+
 /* The producer's TMA loads of iteration var (the copies' regions with the
  * loop variable replaced) into stage `stage`. */
 static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_buffer *mbar,
@@ -469,37 +586,45 @@ static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
   bool ok = tl_map_put(&subst, kv, V(b, kp));
   if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  for (int i = 0; ok && i < p->nloads; i++) {
-    const ws_load *ld = &p->loads[i];
-    const tl_region *sr = &ld->s->u.tile.args[0].region;
-    int r = ld->src->ndim;
-    for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
-      tl_expr *args[16];
-      args[0] = REF(b, ld->X);
-      args[1] = tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols), I(b, pn * ld->rows * ld->nE));
-      args[2] = REF(b, mbar);
-      args[3] = stage;
-      args[4] = REF(b, ld->src);
-      args[5] = I(b, ld->sw);
-      for (int d = 0; d < r; d++) {
-        args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
-        tl_expr *c = tl_rewrite_expr(&rw, sr->min[d], 1);
-        if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
-        if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
-        args[6 + r + d] = c;
-      }
-      tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
-      ok = s && tl_vec_push(out, s);
-    }
-  }
+  for (int i = 0; ok && i < p->nloads; i++) ok = tma_loads(b, &p->loads[i], &rw, stage, stage, mbar, out);
   tl_map_free(&subst);
+  return ok;
+}
+
+/* The TMA loads of tile ld (one per panel), its copy's coordinates through
+ * rw, into stage `stage` (NULL: an unstaged tile) on mbarrier mbar[mi]. */
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out) {
+  bool ok = true;
+  const tl_region *sr = &ld->s->u.tile.args[0].region;
+  int r = ld->src->ndim;
+  for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
+    tl_expr *args[16];
+    args[0] = REF(b, ld->X);
+    args[1] = stage ? tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols),
+                                I(b, pn * ld->rows * ld->nE))
+                    : I(b, pn * ld->rows * ld->nE);
+    args[2] = REF(b, mbar);
+    args[3] = mi;
+    args[4] = REF(b, ld->src);
+    args[5] = I(b, ld->sw);
+    for (int d = 0; d < r; d++) {
+      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+      tl_expr *c = tl_rewrite_expr(rw, sr->min[d], 1);
+      if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
+      if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
+      args[6 + r + d] = c;
+    }
+    tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
+    ok = s && tl_vec_push(out, s);
+  }
   return ok;
 }
 
 /* The T.gemm reading stage `stage` of its tiles.  Its wg_wait attribute is
  * not honoured: each stage is released only after its wgmma group completed
  * (lower_gemm.c waits with 0 groups in flight; see ws_consumer_loop). */
-static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
+static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_expr *stage) {
   tl_stmt *r = tl_ir_stmt(b->m, g->loc, TL_STMT_TILE);
   tl_operand *args = tl_arena_alloc(&b->m->arena, sizeof(tl_operand) * 3);
   if (!r || !args) return NULL;
@@ -508,6 +633,8 @@ static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
     args[i] = g->u.tile.args[i];
     if (i == 2) continue;
     tl_buffer *X = args[i].region.buffer;
+    const ws_load *ld = load_of(p, X);
+    if (!ld || ld->pre) continue; /* attention: Q (unstaged) or a fragment A */
     tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
     tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
     if (!mn || !ex) return NULL;
@@ -526,10 +653,10 @@ static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
 }
 
 /* The mbarriers, their initialisation by thread 0 and the barrier after it. */
-static bool ws_barriers(ws_build *b, int S, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
+static bool ws_barriers(ws_build *b, int S, int npre, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
   tl_module *m = b->m;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 2 * S))) return false;
+  if (!shape || !(shape[0] = I(b, 2 * S + npre))) return false;
   *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
   tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
   if (!*mbar || !alloc) return false;
@@ -542,12 +669,36 @@ static bool ws_barriers(ws_build *b, int S, int64_t T, tl_buffer **mbar, stmt_ve
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
          tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
   }
+  for (int j = 0; ok && j < npre; j++) { /* attention: full[2S + j] of pre-loop tile j */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S + j), I(b, 1)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
+  }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
                         : NULL;
   tl_vec_free(&init);
   return init_if && tl_vec_push(pre, alloc) && tl_vec_push(pre, init_if) &&
          tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
+}
+
+/* Attention: the producer first arms full[2S + j] and issues the TMA loads
+ * of each tile j copied before the loop (Q), then runs its k-loop `rest`. */
+static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, tl_stmt *rest) {
+  tl_map subst;
+  tl_map_init(&subst);
+  tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
+  stmt_vec v = {0};
+  bool ok = true;
+  for (int j = 0; ok && j < p->npre; j++) {
+    const ws_load *ld = &p->pre[j];
+    tl_expr *ea[3] = {REF(b, mbar), I(b, 2 * p->stages + j), I(b, ld->rows * ld->cols * 2)};
+    ok = tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         tma_loads(b, ld, &rw, NULL, I(b, 2 * p->stages + j), mbar, &v);
+  }
+  tl_stmt *r = ok && tl_vec_push(&v, rest) ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  tl_map_free(&subst);
+  return r;
 }
 
 /* The producer: thread T loops over the k-tiles (of each output tile when
@@ -591,6 +742,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   tl_vec_free(&pbody);
   if (!ploop->u.loop.body) return NULL;
   tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d, sr) : ploop;
+  if (work && p->npre > 0) work = producer_pre(b, p, mbar, work);
   return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
               : NULL;
 }
@@ -617,10 +769,29 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
                              CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
-  tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst), arrive};
+  tl_stmt *wait = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
+  /* the body without its copies; the wait goes before the first T.gemm, the
+   * arrival after the last (attention: the whole stage, K and V, is released
+   * after the P.V gemm) */
+  tl_stmt *lb = loop->u.loop.body;
+  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
+  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  int first = -1, last = -1;
+  for (int i = 0; i < n; i++)
+    if (is_gemm(items[i])) last = i, first = first < 0 ? i : first;
+  stmt_vec v = {0};
+  bool ok = clet && wait && arrive && tl_vec_push(&v, clet);
+  for (int i = 0; ok && i < n; i++) {
+    if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
+    if (i == first) ok = tl_vec_push(&v, wait);
+    if (ok) ok = tl_vec_push(&v, is_gemm(items[i]) ? staged_gemm(b, p, items[i], cst) : items[i]);
+    if (ok && i == last) ok = tl_vec_push(&v, arrive);
+  }
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  return (loop->u.loop.body = SEQ(b, 4, cb)) != NULL;
+  loop->u.loop.body = ok ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  return loop->u.loop.body != NULL;
 }
 
 /* setmaxnreg for the two roles, when the accumulators take 128 or more
@@ -632,12 +803,18 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
  * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
  * on OOM; *dec, *inc stay NULL when not used. */
 static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
-  tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
-  int64_t cm = 0, cn = 0, T = p->threads;
-  tl_expr_is_const_int(C->shape[0], &cm);
-  tl_expr_is_const_int(C->shape[1], &cn);
+  int64_t acc = 0, T = p->threads;
+  for (int g = 0; g < 2; g++) {
+    const tl_stmt *gs = g ? p->gemm2 : p->gemm;
+    tl_buffer *C = gs ? gs->u.tile.args[2].region.buffer : NULL;
+    int64_t cm = 0, cn = 0;
+    if (!C || (g && C == p->gemm->u.tile.args[2].region.buffer)) continue;
+    tl_expr_is_const_int(C->shape[0], &cm);
+    tl_expr_is_const_int(C->shape[1], &cn);
+    acc += cm * cn / T;
+  }
   *dec = *inc = NULL;
-  if (cm * cn / T < 128) return true;
+  if (acc < 128) return true;
   int64_t give = (65536 - 128 * 40) / T / 8 * 8;
   if (give > 240) give = 240;
   tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
@@ -649,6 +826,11 @@ static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **i
 
 /* The tiles: a stage dimension and the TMA/wgmma image layout. */
 static bool ws_stage_tiles(ws_build *b, const ws_plan *p) {
+  for (int j = 0; j < p->npre; j++) { /* attention: Q, unstaged */
+    tl_buffer *X = p->pre[j].X;
+    if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
+    if (!tl_smem_layout_set_wgmma(b->m, X, p->pre[j].sw)) return false;
+  }
   for (int i = 0; i < p->nloads; i++) {
     tl_buffer *X = p->loads[i].X;
     tl_expr **sh = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
@@ -686,17 +868,37 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
   return true;
 }
 
+/* Attention, statement i of the kernel body on its way into the consumers'
+ * part: a pre-loop tile copy becomes the wait for its TMA load (full[2S + j],
+ * phase 0); a statement after the loop that uses shared memory (the
+ * epilogue's staging through O_shared) gets a T.sync_threads() before it,
+ * which tl_ws_finish makes the consumers' named barrier (the barriers pass
+ * does not look inside the role branches). */
+static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_stmt **s, stmt_vec *work) {
+  for (int j = 0; j < p->npre; j++)
+    if (p->pre_at[j] == i) {
+      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages + j), I(b, 0)};
+      return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
+    }
+  if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
+  return true;
+}
+
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
                            tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
-  *persistent = persist_plan(b, f, target, p, &pp);
+  *persistent = !p->attn && persist_plan(b, f, target, p, &pp);
+  if (p->attn) { /* one tile per block */
+    memset(&pp, 0, sizeof pp);
+    tl_map_init(&pp.subst);
+  }
   if (b->oom) return NULL;
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
-  bool ok = ws_barriers(b, p->stages, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+  bool ok = ws_barriers(b, p->stages, p->npre, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -711,7 +913,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
     bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
     if (swz && pp.on) continue;
-    ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
+    if (p->attn) ok = attn_stmt(b, p, mbar, i, &s, &work);
+    if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
   }
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
@@ -787,7 +990,17 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
-  if (tl_lower_remarks_enabled())
+  if (tl_lower_remarks_enabled() && p.attn)
+    tl_remark(d, p.loop->loc,
+              "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
+              "stage, released after the loop body; %d tile%s loaded once before the loop), a producer warpgroup, "
+              "%s over %lld consumer warpgroups of one m64 block each",
+              p.stages, p.nloads, p.nloads == 1 ? "" : "s", p.npre, p.npre == 1 ? "" : "s",
+              !p.gemm2 ? "T.gemm as wgmma"
+              : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
+                                                                                  : "two T.gemm as wgmma (ss)",
+              (long long)(p.threads / 128));
+  else if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
             "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s",
