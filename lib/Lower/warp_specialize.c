@@ -53,6 +53,28 @@
  * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
  * runs warps one at a time.
  *
+ * The attention form (issue 19; FlashAttention's loop, tried when the GEMM
+ * form does not match): the loop body may also hold statements that use no
+ * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
+ * consumers run them in place) and up to two T.gemm: the first of two
+ * shared tiles, one of which may be a tile copied once before the loop (Q:
+ * the producer loads it first, on mbar[2S + j] with 1 arrival, and the
+ * consumers' copy becomes T.ptx_mbarrier_wait(mbar, 2S + j, 0)); the second
+ * likewise or with A a float16/bfloat16 fragment (the rs form: lowered to
+ * T.ptx_wgmma_rs by lower_gemm.c's tl_lower_wgmma_rs).  block_M must be
+ * 64 x the consumer warpgroups (one m64 block each, no N split), so that
+ * every warp owns 16 whole rows of each accumulator: the row statistics
+ * (T.reduce_* over dim 1, per-row T.Parallel) use mma.sync's quad
+ * reduction, and the f32 accumulator cast per thread is the rs form's A map.
+ * The consumers' loop body is the source body without its copies, the wait
+ * on full[s] before the first T.gemm and the arrivals on empty[s] after the
+ * last (the whole stage, e.g. K and V, is released after the body); the
+ * producer issues all the stage's tiles at once.  A statement after the loop
+ * that uses shared memory (FlashAttention's O_shared epilogue) gets a
+ * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
+ * One tile per block (no persistent grid); setmaxnreg when both
+ * accumulators together take >= 128 registers per consumer thread.
+ *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
  * path); with remarks on (tl_lower_options.remarks), a note says which path
  * each such T.Pipelined loop took and why.
@@ -353,6 +375,29 @@ static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
     if (uses_shared(s)) return "a statement outside the loop uses shared memory";
   }
   return NULL;
+}
+
+/* Attention: the shared memory the rewritten kernel would take, counted as
+ * smem-plan lays it out on this path (every allocation of the kernel body
+ * apart, each TMA/wgmma tile 1024-byte aligned with S stages of the loop's
+ * tiles, the mbarriers first); -1 when a shape is not static. */
+static int64_t attn_smem_bytes(const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  int64_t total = 1024; /* the mbarriers, then the first 1024-aligned tile */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!s || s->kind != TL_STMT_ALLOC || !is_shared(s->u.alloc.buffer)) continue;
+    const tl_buffer *X = s->u.alloc.buffer;
+    int64_t bytes = tl_dtype_bytes(X->dtype), e;
+    for (int d = 0; d < X->ndim; d++) {
+      if (!tl_expr_is_const_int(X->shape[d], &e)) return -1;
+      bytes *= e;
+    }
+    const ws_load *ld = load_of(p, X);
+    if (ld && !ld->pre) bytes *= p->stages;
+    total += (bytes + 1023) / 1024 * 1024;
+  }
+  return total;
 }
 
 /* Finds the GEMM main loop of kernel k; *why says why not when false. */
@@ -963,6 +1008,15 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
   else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
   bool match = !why && ws_match(f, k, &p, &why, &loop);
+  int64_t smem = match && p.attn ? attn_smem_bytes(&p) : 0;
+  char smem_why[200];
+  if (match && (smem < 0 || smem > target->max_smem_per_block)) {
+    match = false;
+    snprintf(smem_why, sizeof smem_why, "the attention loop's shared tiles would take %lld bytes on this path "
+             "(%d stages, every tile apart), more than the %d a block may use", (long long)smem, p.stages,
+             target->max_smem_per_block);
+    why = smem < 0 ? "the attention loop's shared tiles are not static" : smem_why;
+  }
   for (int i = 0; !loop && k->u.kernel.body && k->u.kernel.body->kind == TL_STMT_SEQ && i < k->u.kernel.body->u.seq.n;
        i++) { /* the remark's location when the target or a config ruled the path out */
     tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
