@@ -66,10 +66,14 @@
  * every warp owns 16 whole rows of each accumulator: the row statistics
  * (T.reduce_* over dim 1, per-row T.Parallel) use mma.sync's quad
  * reduction, and the f32 accumulator cast per thread is the rs form's A map.
- * The consumers' loop body is the source body without its copies, the wait
- * on full[s] before the first T.gemm and the arrivals on empty[s] after the
- * last (the whole stage, e.g. K and V, is released after the body); the
- * producer issues all the stage's tiles at once.  A statement after the loop
+ * The consumers' loop body is the source body without its copies.  The
+ * tiles the first T.gemm reads (K) and those only the second reads (V) are
+ * two barrier groups with their own full and empty barriers (group g:
+ * mbar[2Sg + s], mbar[2Sg + S + s]; the pre-loop tiles' after them): each
+ * consumer waits on a group's full barrier before the first T.gemm reading
+ * its tiles and arrives on its empty barrier after the last, so K's stage is
+ * released after Q·Kᵀ and V's after P·V; the producer issues a group's
+ * tiles together, K before V, each as soon as its stage is free.  A statement after the loop
  * that uses shared memory (FlashAttention's O_shared epilogue) gets a
  * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
  * One tile per block (no persistent grid); setmaxnreg when both
@@ -102,6 +106,7 @@ typedef struct ws_load {
   int sw;                /* swizzle span (bytes) */
   int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
   bool pre;              /* attention: copied once before the loop (no stage dimension) */
+  int group;             /* its barrier group (ws_plan.ngroups) */
 } ws_load;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -119,6 +124,11 @@ typedef struct ws_plan {
   ws_load pre[WS_MAX_PRE];  /* attention: tiles copied once before the loop (Q) */
   int pre_at[WS_MAX_PRE];   /* their copies' indices in the kernel body */
   int npre;
+  /* barrier groups of the loop's tiles: 1, or (attention) 2 when the second
+   * T.gemm reads tiles the first does not (V): group g has its own full and
+   * empty barriers mbar[2Sg + s], mbar[2Sg + S + s], so that K is released
+   * after the first T.gemm and V after the second */
+  int ngroups;
   int stages;
   int64_t threads;
 } ws_plan;
@@ -400,6 +410,23 @@ static int64_t attn_smem_bytes(const ws_plan *p) {
   return total;
 }
 
+/* Does T.gemm g read tile X? */
+static bool gemm_reads(const tl_stmt *g, const tl_buffer *X) {
+  return g && (g->u.tile.args[0].region.buffer == X || g->u.tile.args[1].region.buffer == X);
+}
+
+/* Attention: the tiles the first T.gemm reads are group 0, those only the
+ * second reads group 1 (two groups when both are non-empty). */
+static void set_groups(ws_plan *p) {
+  bool has[2] = {false, false};
+  for (int i = 0; i < p->nloads; i++) {
+    p->loads[i].group = gemm_reads(p->gemm, p->loads[i].X) ? 0 : 1;
+    has[p->loads[i].group] = true;
+  }
+  p->ngroups = has[0] && has[1] ? 2 : 1;
+  for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
+}
+
 /* Finds the GEMM main loop of kernel k; *why says why not when false. */
 static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out) {
   memset(p, 0, sizeof *p);
@@ -433,7 +460,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   const char *w = scan_body(f, p, items, n);
   if (!w) w = match_gemm(p, p->gemm);
   if (!w) w = check_uses(f, p);
-  if (!w) return true;
+  if (!w) return p->ngroups = 1, true;
   const char *gemm_why = w;
   ws_plan keep = *p;
   memset(p->loads, 0, sizeof p->loads);
@@ -446,7 +473,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (!w) w = match_gemm(p, p->gemm);
   if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
   if (!w) w = check_uses(f, p);
-  if (!w) return true;
+  if (!w) return set_groups(p), true;
   /* the reason the GEMM form gave, unless the attention form got further */
   bool further = p->gemm2 || p->nother > 0;
   *p = keep;
@@ -624,14 +651,16 @@ static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *
 
 /* The producer's TMA loads of iteration var (the copies' regions with the
  * loop variable replaced) into stage `stage`. */
-static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_buffer *mbar,
+static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_expr *full,
+                           int group, tl_buffer *mbar,
                            const ws_persist *pp, stmt_vec *out) {
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
   bool ok = tl_map_put(&subst, kv, V(b, kp));
   if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  for (int i = 0; ok && i < p->nloads; i++) ok = tma_loads(b, &p->loads[i], &rw, stage, stage, mbar, out);
+  for (int i = 0; ok && i < p->nloads; i++)
+    if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
   tl_map_free(&subst);
   return ok;
 }
@@ -698,24 +727,25 @@ static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_
 }
 
 /* The mbarriers, their initialisation by thread 0 and the barrier after it. */
-static bool ws_barriers(ws_build *b, int S, int npre, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
+static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
   tl_module *m = b->m;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 2 * S + npre))) return false;
+  if (!shape || !(shape[0] = I(b, 2 * S * G + npre))) return false;
   *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
   tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
   if (!*mbar || !alloc) return false;
   alloc->u.alloc.buffer = *mbar;
   stmt_vec init = {0};
   bool ok = true;
-  for (int s = 0; ok && s < S; s++) {
-    tl_expr *a1[3] = {REF(b, *mbar), I(b, s), I(b, 1)};
-    tl_expr *a2[3] = {REF(b, *mbar), I(b, S + s), I(b, T / 32)};
-    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
-         tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
-  }
-  for (int j = 0; ok && j < npre; j++) { /* attention: full[2S + j] of pre-loop tile j */
-    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S + j), I(b, 1)};
+  for (int g = 0; g < G; g++)
+    for (int s = 0; ok && s < S; s++) {
+      tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * g + s), I(b, 1)};
+      tl_expr *a2[3] = {REF(b, *mbar), I(b, 2 * S * g + S + s), I(b, T / 32)};
+      ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
+           tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
+    }
+  for (int j = 0; ok && j < npre; j++) { /* attention: full[2SG + j] of pre-loop tile j */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + j), I(b, 1)};
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
@@ -736,9 +766,10 @@ static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, tl_
   bool ok = true;
   for (int j = 0; ok && j < p->npre; j++) {
     const ws_load *ld = &p->pre[j];
-    tl_expr *ea[3] = {REF(b, mbar), I(b, 2 * p->stages + j), I(b, ld->rows * ld->cols * 2)};
+    int mi = 2 * p->stages * p->ngroups + j;
+    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
     ok = tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
-         tma_loads(b, ld, &rw, NULL, I(b, 2 * p->stages + j), mbar, &v);
+         tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
   }
   tl_stmt *r = ok && tl_vec_push(&v, rest) ? SEQ(b, (int)v.len, v.data) : NULL;
   tl_vec_free(&v);
@@ -755,8 +786,6 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   int S = p->stages;
   tl_var *kv = loop->u.loop.vars[0];
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
-  int64_t bytes = 0;
-  for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].rows * p->loads[i].cols * 2;
   tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
   if (!kp) return NULL;
   tl_expr *prel;
@@ -765,12 +794,18 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
                           sr ? V(b, sr->base) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
-  tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
-                    tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
-  tl_expr *ea[3] = {REF(b, mbar), pst, I(b, bytes)};
-  bool ok = tl_vec_push(&pbody, plet) && tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
-            tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
-            producer_loads(b, p, kv, kp, pst, mbar, pp, &pbody);
+  bool ok = tl_vec_push(&pbody, plet);
+  for (int g = 0; ok && g < p->ngroups; g++) { /* per group: stage free, armed, loaded */
+    int64_t bytes = 0;
+    for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
+    tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
+    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),
+                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+    tl_expr *ea[3] = {REF(b, mbar), full, I(b, bytes)};
+    ok = tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
+         tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         producer_loads(b, p, kv, kp, pst, full, g, mbar, pp, &pbody);
+  }
   tl_stmt *ploop = ok ? tl_ir_stmt(m, b->loc, TL_STMT_FOR) : NULL;
   tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
   if (!ploop || !vars) {
@@ -809,28 +844,40 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
                           loop->u.loop.extents[0], sr ? V(b, sr->base) : NULL, &crel);
   if (sr && !sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
-  tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
-  tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, S))};
-  tl_expr *tid = tl_lo_thread_index(m, b->loc);
-  tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
-                             CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
-  tl_stmt *wait = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
-  /* the body without its copies; the wait goes before the first T.gemm, the
-   * arrival after the last (attention: the whole stage, K and V, is released
-   * after the P.V gemm) */
+  /* per barrier group g: the wait goes before the first T.gemm reading its
+   * tiles, the arrivals after the last (the GEMM form: around its T.gemm;
+   * attention: K's stage is released after Q·Kᵀ, V's after P·V) */
+  tl_stmt *wait[2] = {NULL, NULL}, *arrive[2] = {NULL, NULL};
+  for (int g = 0; g < p->ngroups; g++) {
+    tl_expr *full = g ? tl_lo_add(m, b->loc, cst, I(b, 2 * S * g)) : cst;
+    tl_expr *wa[3] = {REF(b, mbar), full, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
+    tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, 2 * S * g + S))};
+    tl_expr *tid = tl_lo_thread_index(m, b->loc);
+    arrive[g] = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
+                         CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
+    wait[g] = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
+  }
   tl_stmt *lb = loop->u.loop.body;
   int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
-  int first = -1, last = -1;
+  int first[2] = {-1, -1}, last[2] = {-1, -1};
   for (int i = 0; i < n; i++)
-    if (is_gemm(items[i])) last = i, first = first < 0 ? i : first;
+    for (int j = 0; is_gemm(items[i]) && j < p->nloads; j++)
+      if (gemm_reads(items[i], p->loads[j].X)) {
+        int g = p->loads[j].group;
+        last[g] = i;
+        first[g] = first[g] < 0 ? i : first[g];
+      }
   stmt_vec v = {0};
-  bool ok = clet && wait && arrive && tl_vec_push(&v, clet);
+  bool ok = clet && tl_vec_push(&v, clet);
+  for (int g = 0; g < p->ngroups; g++) ok = ok && wait[g] && arrive[g];
   for (int i = 0; ok && i < n; i++) {
     if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
-    if (i == first) ok = tl_vec_push(&v, wait);
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == first[g]) ok = tl_vec_push(&v, wait[g]);
     if (ok) ok = tl_vec_push(&v, is_gemm(items[i]) ? staged_gemm(b, p, items[i], cst) : items[i]);
-    if (ok && i == last) ok = tl_vec_push(&v, arrive);
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == last[g]) ok = tl_vec_push(&v, arrive[g]);
   }
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
@@ -922,7 +969,7 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
 static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_stmt **s, stmt_vec *work) {
   for (int j = 0; j < p->npre; j++)
     if (p->pre_at[j] == i) {
-      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages + j), I(b, 0)};
+      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j), I(b, 0)};
       return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
     }
   if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
@@ -943,7 +990,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
-  bool ok = ws_barriers(b, p->stages, p->npre, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -1047,9 +1094,11 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (tl_lower_remarks_enabled() && p.attn)
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
-              "stage, released after the loop body; %d tile%s loaded once before the loop), a producer warpgroup, "
+              "stage, %s; %d tile%s loaded once before the loop), a producer warpgroup, "
               "%s over %lld consumer warpgroups of one m64 block each",
-              p.stages, p.nloads, p.nloads == 1 ? "" : "s", p.npre, p.npre == 1 ? "" : "s",
+              p.stages, p.nloads, p.nloads == 1 ? "" : "s",
+              p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
+              p.npre, p.npre == 1 ? "" : "s",
               !p.gemm2 ? "T.gemm as wgmma"
               : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
                                                                                   : "two T.gemm as wgmma (ss)",
