@@ -76,8 +76,9 @@
  * tiles together, K before V, each as soon as its stage is free.  A statement after the loop
  * that uses shared memory (FlashAttention's O_shared epilogue) gets a
  * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
- * One tile per block (no persistent grid); setmaxnreg when both
- * accumulators together take >= 128 registers per consumer thread.
+ * One tile per block (no persistent grid); setmaxnreg whenever it gives the
+ * consumers more registers than the entry count, and no match when that is
+ * fewer than 128 a thread (more than 384 consumer threads).
  *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
  * path); with remarks on (tl_lower_options.remarks), a note says which path
@@ -473,6 +474,11 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (!w) w = match_gemm(p, p->gemm);
   if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
   if (!w) w = check_uses(f, p);
+  /* block_M 256 on 512 threads: 112 registers a consumer thread after
+   * setmaxnreg, and ptxas spilled 148 bytes (ws_maxnreg) */
+  if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
+    w = "the consumer threads would get fewer than 128 registers each beside a producer warpgroup (use at most "
+        "384 threads)";
   if (!w) return set_groups(p), true;
   /* the reason the GEMM form gave, unless the attention form got further */
   bool further = p->gemm2 || p->nother > 0;
@@ -906,9 +912,14 @@ static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **i
     acc += cm * cn / T;
   }
   *dec = *inc = NULL;
-  if (acc < 128) return true;
   int64_t give = (65536 - 128 * 40) / T / 8 * 8;
   if (give > 240) give = 240;
+  /* attention: whenever it raises the consumers' share of the register file
+   * (the register count at entry is 65536 / all threads): the softmax's
+   * fragments come on top of the accumulators (block_M 256 on 512 threads
+   * spilled 376 bytes at the 96 registers of the entry count, ptxas 13) */
+  int64_t entry = 65536 / (T + 128) / 8 * 8;
+  if (p->attn ? give <= (entry > 255 ? 255 : entry) : acc < 128) return true;
   tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
   tl_expr *ca[2] = {I(b, give), tl_ir_int(b->m, b->loc, TL_BOOL, 1)};
   *dec = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, pa);
