@@ -130,6 +130,10 @@ typedef struct ws_plan {
    * empty barriers mbar[2Sg + s], mbar[2Sg + S + s], so that K is released
    * after the first T.gemm and V after the second */
   int ngroups;
+  /* attention: a shared tile the statements after the loop stage through
+   * (O_shared) that takes the bytes of pre-loop tile j (Q, dead after the
+   * loop), or NULL */
+  tl_buffer *reuse[WS_MAX_PRE];
   int stages;
   int64_t threads;
 } ws_plan;
@@ -390,8 +394,9 @@ static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
 
 /* Attention: the shared memory the rewritten kernel would take, counted as
  * smem-plan lays it out on this path (every allocation of the kernel body
- * apart, each TMA/wgmma tile 1024-byte aligned with S stages of the loop's
- * tiles, the mbarriers first); -1 when a shape is not static. */
+ * apart -- the role branches are one top-level position -- but the tile
+ * that takes Q's bytes (plan_reuse), each 1024-byte aligned, S stages of the
+ * loop's tiles, the mbarriers first); -1 when a shape is not static. */
 static int64_t attn_smem_bytes(const ws_plan *p) {
   const tl_stmt *body = p->kernel->u.kernel.body;
   int64_t total = 1024; /* the mbarriers, then the first 1024-aligned tile */
@@ -399,6 +404,9 @@ static int64_t attn_smem_bytes(const ws_plan *p) {
     const tl_stmt *s = body->u.seq.stmts[i];
     if (!s || s->kind != TL_STMT_ALLOC || !is_shared(s->u.alloc.buffer)) continue;
     const tl_buffer *X = s->u.alloc.buffer;
+    bool reused = false;
+    for (int j = 0; j < p->npre; j++) reused = reused || p->reuse[j] == X;
+    if (reused) continue;
     int64_t bytes = tl_dtype_bytes(X->dtype), e;
     for (int d = 0; d < X->ndim; d++) {
       if (!tl_expr_is_const_int(X->shape[d], &e)) return -1;
@@ -414,6 +422,42 @@ static int64_t attn_smem_bytes(const ws_plan *p) {
 /* Does T.gemm g read tile X? */
 static bool gemm_reads(const tl_stmt *g, const tl_buffer *X) {
   return g && (g->u.tile.args[0].region.buffer == X || g->u.tile.args[1].region.buffer == X);
+}
+
+/* Does the shape and dtype of a equal b's (static 2-D)? */
+static bool same_tile(const tl_buffer *a, const tl_buffer *b) {
+  int64_t x, y;
+  if (a->ndim != 2 || b->ndim != 2 || !tl_dtype_eq(a->dtype, b->dtype)) return false;
+  for (int d = 0; d < 2; d++)
+    if (!tl_expr_is_const_int(a->shape[d], &x) || !tl_expr_is_const_int(b->shape[d], &y) || x != y) return false;
+  return true;
+}
+
+/* Attention: a shared tile allocated before the loop and used only as a
+ * whole-tile T.copy operand by the statements after it (FlashAttention's
+ * O_shared) takes the bytes of a pre-loop tile of its shape and dtype (Q,
+ * which nothing reads after the loop), as FlashAttention-3 stages O through
+ * Q's shared memory: smem-plan keeps the role branches' buffers apart (one
+ * top-level position), which at head dim 256 would not fit. */
+static void plan_reuse(const tl_primfunc *f, ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *a = body->u.seq.stmts[i];
+    tl_buffer *E = a && a->kind == TL_STMT_ALLOC ? a->u.alloc.buffer : NULL;
+    if (!is_shared(E) || load_of(p, E)) continue;
+    int j = 0;
+    while (j < p->npre && (p->reuse[j] || !same_tile(E, p->pre[j].X))) j++;
+    if (j == p->npre) continue;
+    int ops = 0, after = 0;
+    for (int k = p->li + 1; k < body->u.seq.n; k++) {
+      const tl_stmt *s = body->u.seq.stmts[k];
+      after += refs_of(s, E);
+      for (int o = 0; s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_COPY && o < s->u.tile.nargs; o++)
+        ops += s->u.tile.args[o].kind == TL_OPND_REGION && s->u.tile.args[o].region.buffer == E &&
+               tl_lo_whole_region(&s->u.tile.args[o].region);
+    }
+    if (ops > 0 && ops == after && after == refs_of(f->body, E)) p->reuse[j] = E;
+  }
 }
 
 /* Attention: the tiles the first T.gemm reads are group 0, those only the
@@ -479,7 +523,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
     w = "the consumer threads would get fewer than 128 registers each beside a producer warpgroup (use at most "
         "384 threads)";
-  if (!w) return set_groups(p), true;
+  if (!w) return set_groups(p), plan_reuse(f, p), true;
   /* the reason the GEMM form gave, unless the attention form got further */
   bool further = p->gemm2 || p->nother > 0;
   *p = keep;
@@ -978,6 +1022,12 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
  * which tl_ws_finish makes the consumers' named barrier (the barriers pass
  * does not look inside the role branches). */
 static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_stmt **s, stmt_vec *work) {
+  for (int j = 0; j < p->npre && p->reuse[j]; j++) { /* plan_reuse: O_shared's uses become Q's */
+    if ((*s)->kind == TL_STMT_ALLOC && (*s)->u.alloc.buffer == p->reuse[j]) return *s = NULL, true;
+    for (int o = 0; i > p->li && (*s)->kind == TL_STMT_TILE && o < (*s)->u.tile.nargs; o++)
+      if ((*s)->u.tile.args[o].kind == TL_OPND_REGION && (*s)->u.tile.args[o].region.buffer == p->reuse[j])
+        (*s)->u.tile.args[o].region.buffer = p->pre[j].X;
+  }
   for (int j = 0; j < p->npre; j++)
     if (p->pre_at[j] == i) {
       tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j), I(b, 0)};
@@ -1071,7 +1121,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (match && (smem < 0 || smem > target->max_smem_per_block)) {
     match = false;
     snprintf(smem_why, sizeof smem_why, "the attention loop's shared tiles would take %lld bytes on this path "
-             "(%d stages, every tile apart), more than the %d a block may use", (long long)smem, p.stages,
+             "(%d stages), more than the %d a block may use", (long long)smem, p.stages,
              target->max_smem_per_block);
     why = smem < 0 ? "the attention loop's shared tiles are not static" : smem_why;
   }
@@ -1105,11 +1155,12 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (tl_lower_remarks_enabled() && p.attn)
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
-              "stage, %s; %d tile%s loaded once before the loop), a producer warpgroup, "
+              "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
               "%s over %lld consumer warpgroups of one m64 block each",
               p.stages, p.nloads, p.nloads == 1 ? "" : "s",
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
-              p.npre, p.npre == 1 ? "" : "s",
+              p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
+              p.reuse[0] ? p.reuse[0]->name : "",
               !p.gemm2 ? "T.gemm as wgmma"
               : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
                                                                                   : "two T.gemm as wgmma (ss)",

@@ -15,7 +15,8 @@
  * Cases: (1, 4, 512, 128) and (1, 4, 512, 64), causal and not, 128x128 tiles,
  * 2 stages, 256 threads (two consumer warpgroups), without and with fast
  * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer
- * warpgroup); the chained GEMM at 512 x 512 x 128 x 128, 128x64/256 threads.
+ * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and (causal)
+ * 128x64, 256 threads; the chained GEMM at 512 x 512 x 128 x 128, 128x64/256 threads.
  * Exits 77 without a driver/GPU or when the device is not sm_90a.
  * Optional argument: a substring filter on case names. */
 #include "gemm_util.h" /* gpu_util.h, cmp_result */
@@ -168,6 +169,8 @@ int main(int argc, char **argv) {
   fa_case(only, 1, 4, 512, 128, false, 128, 128, 256, 2, true);
   fa_case(only, 1, 4, 512, 128, true, 128, 128, 256, 2, true);
   fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, false);
+  fa_case(only, 1, 4, 640, 256, false, 128, 80, 256, 2, false); /* O staged in Q's shared memory; 640 = 5 x 128 = 8 x 80 */
+  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, false);
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");

@@ -38,6 +38,15 @@ run hopper "$two" "FA (1,2,256,128) 128x128/256 threads/2 stages" $small -D dim=
 run hopper "$two" "FA (1,2,256,128) 128x128/256 threads/2 stages causal" $small -D dim=128 $hop -D is_causal=True "$fa"
 run hopper "$two" "FA (1,2,256,64) 128x128/256 threads/2 stages" $small -D dim=64 $hop "$fa"
 run hopper "$two" "FA (1,2,256,64) 128x128/256 threads/2 stages causal" $small -D dim=64 $hop -D is_causal=True "$fa"
+run hopper "$two" "FA (1,1,640,256) 128x80/256 threads/2 stages (O staged in Q's bytes)" -D batch=1 -D heads=1 \
+  -D seq_len=640 -D dim=256 -D block_M=128 -D block_N=80 -D num_stages=2 -D threads=256 "$fa"
+run hopper "$two" "FA (1,2,256,256) 128x64/256 threads/2 stages causal" $small -D dim=256 -D block_M=128 \
+  -D block_N=64 -D num_stages=2 -D threads=256 -D is_causal=True "$fa"
+# bfloat16: the example with its dtype replaced
+sed 's/dtype = "float16"/dtype = "bfloat16"/' "$fa" > "${TMPDIR:-/tmp}/fa_bf16_$$.py"
+run hopper "$two" "FA bfloat16 (1,2,256,128) 128x128/256 threads/2 stages causal" $small -D dim=128 $hop \
+  -D is_causal=True "${TMPDIR:-/tmp}/fa_bf16_$$.py"
+rm -f "${TMPDIR:-/tmp}/fa_bf16_$$.py"
 run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 stage causal" $small -D dim=128 \
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
