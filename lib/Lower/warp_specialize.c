@@ -58,8 +58,8 @@
  * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
  * consumers run them in place) and up to two T.gemm: the first of two
  * shared tiles, one of which may be a tile copied once before the loop (Q:
- * the producer loads it first, on mbar[2S + j] with 1 arrival, and the
- * consumers' copy becomes T.ptx_mbarrier_wait(mbar, 2S + j, 0)); the second
+ * the producer loads it first, on mbar[2SG + j] with 1 arrival, and the
+ * consumers' copy becomes T.ptx_mbarrier_wait(mbar, 2SG + j, 0)); the second
  * likewise or with A a float16/bfloat16 fragment (the rs form: lowered to
  * T.ptx_wgmma_rs by lower_gemm.c's tl_lower_wgmma_rs).  block_M must be
  * 64 x the consumer warpgroups (one m64 block each, no N split), so that
@@ -368,7 +368,7 @@ static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
 /* Each tile is used only by its copy and the T.gemm that read it, and the
  * statements outside the loop use no shared memory: before it (but the
  * pre-loop copies), and after it unless in the attention form (whose
- * epilogue gets consumer barriers, ws_epilogue_syncs). */
+ * epilogue gets consumer barriers, attn_stmt). */
 static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
   const tl_stmt *body = p->kernel->u.kernel.body, *loop = p->loop;
   for (int i = 0; i < p->nloads + p->npre; i++) {
@@ -806,8 +806,9 @@ static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffe
          tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
 }
 
-/* Attention: the producer first arms full[2S + j] and issues the TMA loads
- * of each tile j copied before the loop (Q), then runs its k-loop `rest`. */
+/* Attention: the producer first arms mbar[2SG + j] (after the G groups'
+ * full and empty barriers) and issues the TMA loads of each tile j copied
+ * before the loop (Q), then runs its k-loop `rest`. */
 static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, tl_stmt *rest) {
   tl_map subst;
   tl_map_init(&subst);
@@ -1016,7 +1017,7 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
 }
 
 /* Attention, statement i of the kernel body on its way into the consumers'
- * part: a pre-loop tile copy becomes the wait for its TMA load (full[2S + j],
+ * part: a pre-loop tile copy becomes the wait for its TMA load (mbar[2SG + j],
  * phase 0); a statement after the loop that uses shared memory (the
  * epilogue's staging through O_shared) gets a T.sync_threads() before it,
  * which tl_ws_finish makes the consumers' named barrier (the barriers pass
