@@ -15,8 +15,10 @@
  * Cases: (1, 4, 512, 128) and (1, 4, 512, 64), causal and not, 128x128 tiles,
  * 2 stages, 256 threads (two consumer warpgroups), without and with fast
  * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer
- * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and (causal)
- * 128x64, 256 threads; the chained GEMM at 512 x 512 x 128 x 128, 128x64/256 threads.
+ * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and
+ * (causal) 128x64, 256 threads; examples/flash_attention_gqa.py (8 query
+ * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; the chained GEMM
+ * at 512 x 512 x 128 x 128, 128x64/256 threads.
  * Exits 77 without a driver/GPU or when the device is not sm_90a.
  * Optional argument: a substring filter on case names. */
 #include "gemm_util.h" /* gpu_util.h, cmp_result */
@@ -135,6 +137,24 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
   tl_kernel_destroy(k);
 }
 
+/* examples/flash_attention_gqa.py at its default tiles (128x128, 2 stages, 256 threads) */
+static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal) {
+  char name[128];
+  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s", B, H, HKV, S, D, causal ? "causal" : "full");
+  if (only && !strstr(name, only)) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
+  tl_define defs[6] = {{"batch", fmt_int(B)}, {"heads", fmt_int(H)}, {"kv_heads", fmt_int(HKV)},
+                       {"seq_len", fmt_int(S)}, {"dim", fmt_int(D)}, {"is_causal", causal ? "True" : "False"}};
+  tl_kernel *k = compile(name, path, defs, 6, false);
+  if (!k) return;
+  const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
+  const int64_t shapes[3][4] = {{B, H, S, D}, {B, HKV, S, D}, {B, HKV, S, D}};
+  const int nd[3] = {4, 4, 4};
+  run_vs_reference(name, k, 3, dt, shapes, nd, DT_F16, (size_t)B * H * S * D);
+  tl_kernel_destroy(k);
+}
+
 static void chained_case(const char *only, int M, int N, int K, int D) {
   char name[128];
   snprintf(name, sizeof name, "chained_gemm_%dx%dx%dx%d_128x64_t256", M, N, K, D);
@@ -171,6 +191,8 @@ int main(int argc, char **argv) {
   fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, false);
   fa_case(only, 1, 4, 640, 256, false, 128, 80, 256, 2, false); /* O staged in Q's shared memory; 640 = 5 x 128 = 8 x 80 */
   fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, false);
+  gqa_case(only, 1, 8, 2, 512, 128, false);
+  gqa_case(only, 1, 8, 2, 512, 128, true);
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");

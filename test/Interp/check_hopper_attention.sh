@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sm_90a FlashAttention path on the CPU SIMT executor (issue 19, acceptance
 # 5; label "interp"): examples/flash_attention.py at (batch 1, heads 2,
-# seq_len 256) is lowered for --target=sm_90a and run by tl-run --device=cpu
+# seq_len 256), and examples/flash_attention_gqa.py (4 query heads on 2 KV
+# heads), is lowered for --target=sm_90a and run by tl-run --device=cpu
 # --check against the tile-level reference evaluator; the remark (--remarks)
 # must name the path the case is meant to take (hopper: warp_specialize.c's
 # attention form -- TMA of Q, K, V from a producer warpgroup, Q·Kᵀ and P·V as
@@ -47,6 +48,11 @@ sed 's/dtype = "float16"/dtype = "bfloat16"/' "$fa" > "${TMPDIR:-/tmp}/fa_bf16_$
 run hopper "$two" "FA bfloat16 (1,2,256,128) 128x128/256 threads/2 stages causal" $small -D dim=128 $hop \
   -D is_causal=True "${TMPDIR:-/tmp}/fa_bf16_$$.py"
 rm -f "${TMPDIR:-/tmp}/fa_bf16_$$.py"
+gqa=$ex/flash_attention_gqa.py
+run hopper "$two" "GQA (1,4 query / 2 kv heads,256,128) as written (128x128/256 threads/2 stages)" -D batch=1 \
+  -D heads=4 -D kv_heads=2 -D seq_len=256 "$gqa"
+run hopper "$two" "GQA (1,4 query / 2 kv heads,256,128) causal" -D batch=1 -D heads=4 -D kv_heads=2 -D seq_len=256 \
+  -D is_causal=True "$gqa"
 run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 stage causal" $small -D dim=128 \
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
