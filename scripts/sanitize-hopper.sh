@@ -6,7 +6,10 @@
 #     test/GPU/kernels/gemm_general.py, each checked against the reference
 #     evaluator (tl-run --check);
 #   - memcheck on (1000, 1016, 760) (TMA, zero-filled partial boxes) and
-#     (503, 1017, 763) (rows not multiples of 16 bytes: the cp.async path).
+#     (503, 1017, 763) (rows not multiples of 16 bytes: the cp.async path);
+#   - racecheck, synccheck and memcheck on FlashAttention's Hopper path
+#     (examples/flash_attention.py, issue 19) at (1, 2, 512, 128), causal and
+#     not, and racecheck, synccheck at head dim 256.
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
@@ -45,4 +48,17 @@ one memcheck "(1000,1016,760) 128x256x64/256t/s3" -D M=1000 -D N=1016 -D K=760 -
 one memcheck "(1000,1016,760) gemm.py as written" -D M=1000 -D N=1016 -D K=760 examples/gemm.py
 one memcheck "(503,1017,763) 128x256x64/256t/s3" -D M=503 -D N=1017 -D K=763 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$k"
+# FlashAttention's Hopper path (issue 19, acceptance 3): (1, 2, 512, 128), causal and not, 128x128 tiles,
+# 2 stages, 256 threads; head dim 256 at 128x80 ((1, 2, 640, 256): whole tiles)
+fa=examples/flash_attention.py
+for causal in False True; do
+  for tool in racecheck synccheck memcheck; do
+    one "$tool" "FA (1,2,512,128) causal=$causal 128x128/256t/s2" -D batch=1 -D heads=2 -D seq_len=512 -D dim=128 \
+      -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+  done
+done
+for tool in racecheck synccheck; do
+  one "$tool" "FA (1,2,640,256) 128x80/256t/s2" -D batch=1 -D heads=2 -D seq_len=640 -D dim=256 -D block_M=128 \
+    -D block_N=80 -D num_stages=2 -D threads=256 "$fa"
+done
 exit $fail

@@ -59,6 +59,7 @@ static int64_t attr_or_default(const tl_stmt *s, int k) {
 static int stage_which(gs_state *st, const tl_stmt *s, const char **why) {
   int64_t r, c, cm, cn;
   if (s->u.tile.nargs < 3 || !whole_frag(&s->u.tile.args[2], &cm, &cn)) return -1;
+  if (tl_gemm_is_wgmma(s)) return -1; /* the rs form as wgmma: warp_specialize.c checked its warpgroups */
   if (whole_frag(&s->u.tile.args[1], &r, &c)) {
     *why = "B is a fragment (the sr form)";
     return 1;

@@ -55,6 +55,7 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
     tl_error(d, loc, "T.gemm needs A, B and C");
     return NULL;
   }
+  if (tl_gemm_is_wgmma(s)) return tl_lower_wgmma_rs(M, s, names, d); /* Hopper: lower_gemm.c */
   const tl_region *ra = &s->u.tile.args[0].region, *rb = &s->u.tile.args[1].region,
                   *rc = &s->u.tile.args[2].region;
   tl_buffer *A = ra->buffer, *B = rb->buffer, *C = rc->buffer;

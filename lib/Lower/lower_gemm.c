@@ -157,6 +157,7 @@ bool tl_gemm_is_wgmma(const tl_stmt *s) {
   for (int k = 0; k < 2; k++) {
     const tl_operand *o = &s->u.tile.args[k];
     const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+    if (k == 0 && b && b->scope == TL_SCOPE_FRAGMENT) continue; /* the rs form (tl_lower_wgmma_rs) */
     if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) return false;
     const tl_smem_layout *L = b->layout;
     if (!L || !L->wgmma) return false;
@@ -254,6 +255,84 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
   if (g->failed) return NULL;
   return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);
+}
+
+/* The rs form as wgmma (A a fragment whose MMA_C layout has 16-row warp
+ * tiles split over warp_m warps and one column of warps: HOPPER-GEMM.md §6
+ * and docs/simt-ir.md "wgmma": registers 8*kk .. 8*kk + 7 of a thread are
+ * a0.lo .. a3.hi of the m16n8k16 A map of its warp's 16 rows at k-step kk,
+ * which is what wgmma.m64nNk16 reads from registers for the warp's rows of
+ * its warpgroup's m64 block; tl_gemm_rs_a_check re-derives the map), B a
+ * TMA/wgmma image, C the wgmma accumulator of warpgroups that split only M
+ * (one m64 block each: warp_m = 4 * warpgroups, warp tile 16 x BN):
+ *     T.ptx_wgmma_fence()
+ *     for kk in T.unroll(K / 16): for nt in T.unroll(BN / NI):
+ *         T.ptx_wgmma_rs(C, nt*NI/2, A, 8*kk, B <cols NI*nt, k 16*kk>, NI, 1)
+ *     T.ptx_wgmma_commit()
+ *     T.ptx_wgmma_wait(0, C, 0, nregs)
+ * clear_accum zeroes C first.  warp_specialize.c matched the shapes; a
+ * layout this cannot use is an error, never a wrong result. */
+tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_diag *d) {
+  gm_state gs = {.m = m, .d = d, .names = names, .loc = s->loc};
+  gm_state *g = &gs;
+  tl_loc loc = s->loc;
+  bool tb = attr_flag(s, 1, 0), clear = attr_flag(s, 3, 0);
+  tl_buffer *A = s->u.tile.args[0].region.buffer, *C = s->u.tile.args[2].region.buffer;
+  const tl_frag_layout *AL = tl_frag_layout_of(A), *CL = tl_frag_layout_of(C);
+  int64_t bad_i = -1, bad_k = -1;
+  if (attr_flag(s, 0, 0) || !AL || !CL || AL->kind != TL_FRAG_MMA_C || CL->kind != TL_FRAG_MMA_C ||
+      CL->warp_n != 1 || CL->warp_m % 4 != 0 || CL->warp_tile_m != 16 || CL->interleaved ||
+      AL->warp_tile_m != 16 || AL->shape[0] != CL->shape[0] || !tl_gemm_rs_a_check(AL, CL->warp_m, &bad_i, &bad_k)) {
+    tl_error(d, loc, "internal error: T.gemm as wgmma with A in fragment '%s' and a layout it cannot use",
+             A ? A->name : "?");
+    return NULL;
+  }
+  operand B;
+  if (!get_operand(g, &s->u.tile.args[1].region, "B", &B)) goto fail;
+  int64_t K = AL->shape[1], WN = CL->warp_tile_n, bk = tb ? B.cols : B.rows, bn = tb ? B.rows : B.cols;
+  tl_dtype dA = A->dtype, dC = C->dtype;
+  bool ab16 = tl_dtype_eq(dA, B.buf->dtype) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
+  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) || (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
+  if (bk != K || bn != CL->shape[1] || WN != bn || K % 16 != 0 || !ab16 || !c_ok) {
+    tl_error(d, loc, "internal error: T.gemm as wgmma with A in fragment '%s': shapes or dtypes it cannot use", A->name);
+    goto fail;
+  }
+  int64_t nEB = B.L->swizzle_bytes / B.L->elem_bytes, NI = 8;
+  for (int64_t dd = 8; dd <= 256 && dd <= WN; dd += 8)
+    if (WN % dd == 0 && (tb || dd % nEB == 0)) NI = dd;
+  if (!tb && NI % nEB != 0) {
+    tl_error(d, loc, "internal error: T.gemm as wgmma: B's panels do not split into wgmma N chunks");
+    goto fail;
+  }
+  if (clear) tl_emit_zero_fill(g, C, CL->nregs);
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_FENCE, 0, NULL));
+  tl_var *kk = tl_names_fresh_var(names, loc, "kk", TL_INT32, TL_VAR_LOOP);
+  tl_var *nt = tl_names_fresh_var(names, loc, "nt", TL_INT32, TL_VAR_LOOP);
+  if (!kk || !nt) goto oom;
+  tl_expr *kkv = tl_ir_var(m, loc, kk), *ntv = tl_ir_var(m, loc, nt);
+  tl_expr *args[12];
+  args[0] = tl_ir_buffer_ref(m, loc, C);
+  args[1] = tl_lo_mul(m, loc, ntv, NI / 2);
+  args[2] = tl_ir_buffer_ref(m, loc, A);
+  args[3] = tl_lo_mul(m, loc, kkv, 8);
+  wg_operand(g, &B, tb, tl_lo_mul(m, loc, ntv, NI), tl_lo_mul(m, loc, kkv, 16), &args[4]);
+  args[10] = tl_emit_int(g, NI);
+  args[11] = tl_emit_int(g, 1);
+  tl_stmt *mma = tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_RS, 12, args));
+  tl_emit_push(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma)); /* unrolled: A's register index constant */
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(m, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  if (g->failed) goto oom;
+  tl_stmt *r = tl_ir_seq(m, loc, (int)g->out.len, g->out.data);
+  if (!r) goto oom;
+  tl_vec_free(&g->out);
+  return r;
+oom:
+  tl_error(d, loc, "out of memory while lowering T.gemm");
+fail:
+  tl_vec_free(&g->out);
+  return NULL;
 }
 
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,

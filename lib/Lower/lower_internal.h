@@ -189,12 +189,17 @@ tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buf
  * reported to d; NULL on error. */
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
                        bool compact_addresses, tl_diag *d);
-/* Does T.gemm s run as wgmma?  Both A and B are shared tiles in the TMA/wgmma
- * image layout that only the warp-specialize pass gives (smem_layout.h
+/* Does T.gemm s run as wgmma?  B (and A, unless A is a fragment: the rs
+ * form) are shared tiles in the TMA/wgmma image layout that only the warp-specialize pass gives (smem_layout.h
  * tl_smem_layout.wgmma); that pass checked the rest (dtypes, shapes,
  * warpgroups).  Layout inference then gives C the wgmma partition and
  * tl_lower_gemm emits wgmma instead of ldmatrix + mma.sync. */
 bool tl_gemm_is_wgmma(const tl_stmt *s);
+/* Lowers a T.gemm that runs as wgmma with A in a fragment (the rs form:
+ * tl_gemm_is_wgmma with a fragment A, B a TMA/wgmma image; layouts inferred,
+ * the warpgroups splitting only M) to T.ptx_wgmma_rs steps (lower_gemm.c).
+ * Errors are reported to d; NULL on error. */
+tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_diag *d);
 /* True when the fragments allocated so far (frags[0..n)) take more than
  * 160 of a thread's 255 registers (nregs, 16-bit elements two to a
  * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)

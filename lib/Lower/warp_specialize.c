@@ -53,6 +53,33 @@
  * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
  * runs warps one at a time.
  *
+ * The attention form (issue 19; FlashAttention's loop, tried when the GEMM
+ * form does not match): the loop body may also hold statements that use no
+ * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
+ * consumers run them in place) and up to two T.gemm: the first of two
+ * shared tiles, one of which may be a tile copied once before the loop (Q:
+ * the producer loads it first, on mbar[2SG + j] with 1 arrival, and the
+ * consumers' copy becomes T.ptx_mbarrier_wait(mbar, 2SG + j, 0)); the second
+ * likewise or with A a float16/bfloat16 fragment (the rs form: lowered to
+ * T.ptx_wgmma_rs by lower_gemm.c's tl_lower_wgmma_rs).  block_M must be
+ * 64 x the consumer warpgroups (one m64 block each, no N split), so that
+ * every warp owns 16 whole rows of each accumulator: the row statistics
+ * (T.reduce_* over dim 1, per-row T.Parallel) use mma.sync's quad
+ * reduction, and the f32 accumulator cast per thread is the rs form's A map.
+ * The consumers' loop body is the source body without its copies.  The
+ * tiles the first T.gemm reads (K) and those only the second reads (V) are
+ * two barrier groups with their own full and empty barriers (group g:
+ * mbar[2Sg + s], mbar[2Sg + S + s]; the pre-loop tiles' after them): each
+ * consumer waits on a group's full barrier before the first T.gemm reading
+ * its tiles and arrives on its empty barrier after the last, so K's stage is
+ * released after Q·Kᵀ and V's after P·V; the producer issues a group's
+ * tiles together, K before V, each as soon as its stage is free.  A statement after the loop
+ * that uses shared memory (FlashAttention's O_shared epilogue) gets a
+ * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
+ * One tile per block (no persistent grid); setmaxnreg whenever it gives the
+ * consumers more registers than the entry count, and no match when that is
+ * fewer than 128 a thread (more than 384 consumer threads).
+ *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
  * path); with remarks on (tl_lower_options.remarks), a note says which path
  * each such T.Pipelined loop took and why.
@@ -71,6 +98,7 @@
 #include "Lower/stream_k.h"
 
 #define WS_MAX_LOADS 8
+#define WS_MAX_PRE 2
 
 typedef struct ws_load {
   const tl_stmt *s;      /* T.copy(src region, X) */
@@ -78,6 +106,8 @@ typedef struct ws_load {
   int64_t rows, cols;    /* X's static shape */
   int sw;                /* swizzle span (bytes) */
   int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
+  bool pre;              /* attention: copied once before the loop (no stage dimension) */
+  int group;             /* its barrier group (ws_plan.ngroups) */
 } ws_load;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -86,9 +116,24 @@ typedef struct ws_plan {
   tl_stmt *kernel;
   int li;                /* the loop's index in the kernel body */
   tl_stmt *loop;
-  const tl_stmt *gemm;
+  const tl_stmt *gemm;   /* the (first) T.gemm */
+  bool attn;             /* the attention form (header comment) */
+  const tl_stmt *gemm2;  /* attention: the second T.gemm, or NULL */
+  int nother;            /* attention: the loop's statements other than copies and T.gemm */
   ws_load loads[WS_MAX_LOADS];
   int nloads;
+  ws_load pre[WS_MAX_PRE];  /* attention: tiles copied once before the loop (Q) */
+  int pre_at[WS_MAX_PRE];   /* their copies' indices in the kernel body */
+  int npre;
+  /* barrier groups of the loop's tiles: 1, or (attention) 2 when the second
+   * T.gemm reads tiles the first does not (V): group g has its own full and
+   * empty barriers mbar[2Sg + s], mbar[2Sg + S + s], so that K is released
+   * after the first T.gemm and V after the second */
+  int ngroups;
+  /* attention: a shared tile the statements after the loop stage through
+   * (O_shared) that takes the bytes of pre-loop tile j (Q, dead after the
+   * loop), or NULL */
+  tl_buffer *reuse[WS_MAX_PRE];
   int stages;
   int64_t threads;
 } ws_plan;
@@ -187,18 +232,44 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
 static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
   for (int i = 0; i < p->nloads; i++)
     if (p->loads[i].X == b) return &p->loads[i];
+  for (int i = 0; i < p->npre; i++)
+    if (p->pre[i].X == b) return &p->pre[i];
   return NULL;
 }
 
-/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma. */
+/* The rs form's A (attention): a whole 2-D float16/bfloat16 fragment of
+ * static shape, not transposed; sets *am, *K. */
+static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, int64_t *K) {
+  const tl_region *ra = &g->u.tile.args[0].region;
+  const tl_buffer *A = ra->buffer;
+  if (!lb || lb->pre) return "the rs-form T.gemm's B is not a tile the loop copies";
+  if (attr_true(g, 0)) return "the rs-form T.gemm has transpose_A=True";
+  if (A->ndim != 2 || !tl_lo_whole_region(ra) || !tl_expr_is_const_int(A->shape[0], am) ||
+      !tl_expr_is_const_int(A->shape[1], K))
+    return "the rs-form T.gemm's A is not a whole static 2-D fragment";
+  if (!f16ish(A->dtype) || !tl_dtype_eq(A->dtype, lb->X->dtype))
+    return "the rs-form T.gemm's A is not float16/bfloat16 like B";
+  return NULL;
+}
+
+/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
+ * the attention form A may also be a tile copied before the loop, or a
+ * fragment (the rs form), and the warpgroups must split only M. */
 static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
   const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
-  if (!la || !lb || la == lb) return "the T.gemm's A and B are not two tiles the loop copies";
-  if (!tl_lo_whole_region(ra) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
+  bool rs = p->attn && ra->buffer && ra->buffer->scope == TL_SCOPE_FRAGMENT;
+  int64_t am = 0, K = 0;
+  if (rs) {
+    const char *w = match_rs_a(g, lb, &am, &K);
+    if (w) return w;
+  } else if (!la || !lb || la == lb || lb->pre) {
+    return "the T.gemm's A and B are not two tiles the loop copies";
+  }
+  if ((!rs && !tl_lo_whole_region(ra)) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
   tl_buffer *C = rc->buffer;
   if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc)) return "C is not a whole 2-D fragment";
-  tl_dtype da = la->X->dtype, dc = C->dtype;
+  tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
   if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
   if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
@@ -208,7 +279,7 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   bool ta = attr_true(g, 0), tb = attr_true(g, 1);
   int64_t BM, BN;
   if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
-  int64_t am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
+  if (!rs) am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
   int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
   if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
   if (K % 16 != 0) return "K is not a multiple of 16";
@@ -217,6 +288,11 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   int64_t wgs = p->threads / 128;
   if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
     return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
+  /* attention: the row statistics and the rs form's A registers need each
+   * warp to own 16 whole rows (one m64 block per warpgroup, no N split) */
+  if (p->attn && BM != 64 * wgs)
+    return "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block each, as the attention "
+           "loop's row statistics and register A operand need";
   int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
   /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
    * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
@@ -224,8 +300,176 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
   if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
-  if (ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
+  if (!rs && ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
   return NULL;
+}
+
+static bool is_gemm(const tl_stmt *s) { return s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM; }
+
+/* A T.copy from a global tensor into a shared buffer? */
+static bool is_tile_load(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2 ||
+      s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION)
+    return false;
+  const tl_buffer *a = s->u.tile.args[0].region.buffer, *b = s->u.tile.args[1].region.buffer;
+  return a && b && a->scope == TL_SCOPE_GLOBAL && is_shared(b);
+}
+
+/* The loop body: the T.copy loads, up to two T.gemm and (attention) other
+ * statements that use no shared memory; NULL or why not. */
+static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, int n) {
+  for (int i = 0; i < n; i++) {
+    const tl_stmt *s = items[i];
+    if (is_gemm(s)) {
+      if (p->gemm2 || (p->gemm && !p->attn)) return p->attn ? "the loop has more than two T.gemm" : "the loop has two T.gemm";
+      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
+          s->u.tile.args[2].kind != TL_OPND_REGION)
+        return "the T.gemm has unexpected operands";
+      *(p->gemm ? &p->gemm2 : &p->gemm) = s;
+      continue;
+    }
+    if (p->attn && !is_tile_load(s)) {
+      if (uses_shared(s)) return "a statement in the loop other than the tile copies and the T.gemm uses shared memory";
+      p->nother++;
+      continue;
+    }
+    if (p->nloads == WS_MAX_LOADS) return "the loop copies too many tiles";
+    const char *w = match_load(f, s, &p->loads[p->nloads]);
+    if (w) return w;
+    for (int j = 0; j < p->nloads; j++)
+      if (p->loads[j].X == p->loads[p->nloads].X) return "a tile is copied twice";
+    p->nloads++;
+  }
+  return p->gemm ? NULL : "the loop has no T.gemm";
+}
+
+/* Attention: the tiles copied once before the loop that a T.gemm of the
+ * loop reads (Q) become TMA loads of the producer too. */
+static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!is_tile_load(s)) continue;
+    const tl_buffer *X = s->u.tile.args[1].region.buffer;
+    bool read = false;
+    for (int k = 0; k < 2; k++)
+      read = read || p->gemm->u.tile.args[k].region.buffer == X ||
+             (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == X);
+    if (!read) continue;
+    if (p->npre == WS_MAX_PRE) return "the kernel copies too many tiles before the loop";
+    ws_load *ld = &p->pre[p->npre];
+    const char *w = match_load(f, s, ld);
+    if (w) return w;
+    ld->pre = true;
+    p->pre_at[p->npre++] = i;
+  }
+  return NULL;
+}
+
+/* Each tile is used only by its copy and the T.gemm that read it, and the
+ * statements outside the loop use no shared memory: before it (but the
+ * pre-loop copies), and after it unless in the attention form (whose
+ * epilogue gets consumer barriers, attn_stmt). */
+static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body, *loop = p->loop;
+  for (int i = 0; i < p->nloads + p->npre; i++) {
+    const ws_load *ld = i < p->nloads ? &p->loads[i] : &p->pre[i - p->nloads];
+    int uses = 1;
+    for (int k = 0; k < 2; k++)
+      uses += (p->gemm->u.tile.args[k].region.buffer == ld->X) + (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == ld->X);
+    if (!ld->pre && refs_of(f->body, ld->X) != refs_of(loop, ld->X)) return "a copied tile is used outside the loop";
+    if (refs_of(ld->pre ? f->body : loop, ld->X) != uses)
+      return "a copied tile is used by something other than its copy and the T.gemm";
+  }
+  /* The other top-level statements: no shared memory (their barriers would
+   * need the consumer-only named barrier). */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    bool pre = false;
+    for (int j = 0; j < p->npre; j++) pre = pre || p->pre_at[j] == i;
+    if (i == p->li || pre || !s || s->kind == TL_STMT_ALLOC || (p->attn && i > p->li)) continue;
+    if (uses_shared(s)) return "a statement outside the loop uses shared memory";
+  }
+  return NULL;
+}
+
+/* Attention: the shared memory the rewritten kernel would take, counted as
+ * smem-plan lays it out on this path (every allocation of the kernel body
+ * apart -- the role branches are one top-level position -- but the tile
+ * that takes Q's bytes (plan_reuse), each 1024-byte aligned, S stages of the
+ * loop's tiles, the mbarriers first); -1 when a shape is not static. */
+static int64_t attn_smem_bytes(const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  int64_t total = 1024; /* the mbarriers, then the first 1024-aligned tile */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!s || s->kind != TL_STMT_ALLOC || !is_shared(s->u.alloc.buffer)) continue;
+    const tl_buffer *X = s->u.alloc.buffer;
+    bool reused = false;
+    for (int j = 0; j < p->npre; j++) reused = reused || p->reuse[j] == X;
+    if (reused) continue;
+    int64_t bytes = tl_dtype_bytes(X->dtype), e;
+    for (int d = 0; d < X->ndim; d++) {
+      if (!tl_expr_is_const_int(X->shape[d], &e)) return -1;
+      bytes *= e;
+    }
+    const ws_load *ld = load_of(p, X);
+    if (ld && !ld->pre) bytes *= p->stages;
+    total += (bytes + 1023) / 1024 * 1024;
+  }
+  return total;
+}
+
+/* Does T.gemm g read tile X? */
+static bool gemm_reads(const tl_stmt *g, const tl_buffer *X) {
+  return g && (g->u.tile.args[0].region.buffer == X || g->u.tile.args[1].region.buffer == X);
+}
+
+/* Does the shape and dtype of a equal b's (static 2-D)? */
+static bool same_tile(const tl_buffer *a, const tl_buffer *b) {
+  int64_t x, y;
+  if (a->ndim != 2 || b->ndim != 2 || !tl_dtype_eq(a->dtype, b->dtype)) return false;
+  for (int d = 0; d < 2; d++)
+    if (!tl_expr_is_const_int(a->shape[d], &x) || !tl_expr_is_const_int(b->shape[d], &y) || x != y) return false;
+  return true;
+}
+
+/* Attention: a shared tile allocated before the loop and used only as a
+ * whole-tile T.copy operand by the statements after it (FlashAttention's
+ * O_shared) takes the bytes of a pre-loop tile of its shape and dtype (Q,
+ * which nothing reads after the loop), as FlashAttention-3 stages O through
+ * Q's shared memory: smem-plan keeps the role branches' buffers apart (one
+ * top-level position), which at head dim 256 would not fit. */
+static void plan_reuse(const tl_primfunc *f, ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *a = body->u.seq.stmts[i];
+    tl_buffer *E = a && a->kind == TL_STMT_ALLOC ? a->u.alloc.buffer : NULL;
+    if (!is_shared(E) || load_of(p, E)) continue;
+    int j = 0;
+    while (j < p->npre && (p->reuse[j] || !same_tile(E, p->pre[j].X))) j++;
+    if (j == p->npre) continue;
+    int ops = 0, after = 0;
+    for (int k = p->li + 1; k < body->u.seq.n; k++) {
+      const tl_stmt *s = body->u.seq.stmts[k];
+      after += refs_of(s, E);
+      for (int o = 0; s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_COPY && o < s->u.tile.nargs; o++)
+        ops += s->u.tile.args[o].kind == TL_OPND_REGION && s->u.tile.args[o].region.buffer == E &&
+               tl_lo_whole_region(&s->u.tile.args[o].region);
+    }
+    if (ops > 0 && ops == after && after == refs_of(f->body, E)) p->reuse[j] = E;
+  }
+}
+
+/* Attention: the tiles the first T.gemm reads are group 0, those only the
+ * second reads group 1 (two groups when both are non-empty). */
+static void set_groups(ws_plan *p) {
+  bool has[2] = {false, false};
+  for (int i = 0; i < p->nloads; i++) {
+    p->loads[i].group = gemm_reads(p->gemm, p->loads[i].X) ? 0 : 1;
+    has[p->loads[i].group] = true;
+  }
+  p->ngroups = has[0] && has[1] ? 2 : 1;
+  for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
 }
 
 /* Finds the GEMM main loop of kernel k; *why says why not when false. */
@@ -257,41 +501,33 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   tl_stmt *lb = loop->u.loop.body;
   int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
-  for (int i = 0; i < n; i++) {
-    const tl_stmt *s = items[i];
-    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) {
-      if (p->gemm) return *why = "the loop has two T.gemm", false;
-      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
-          s->u.tile.args[2].kind != TL_OPND_REGION)
-        return *why = "the T.gemm has unexpected operands", false;
-      p->gemm = s;
-      continue;
-    }
-    if (p->nloads == WS_MAX_LOADS) return *why = "the loop copies too many tiles", false;
-    const char *w = match_load(f, s, &p->loads[p->nloads]);
-    if (w) return *why = w, false;
-    for (int j = 0; j < p->nloads; j++)
-      if (p->loads[j].X == p->loads[p->nloads].X) return *why = "a tile is copied twice", false;
-    p->nloads++;
-  }
-  if (!p->gemm) return *why = "the loop has no T.gemm", false;
-  const char *w = match_gemm(p, p->gemm);
-  if (w) return *why = w, false;
-  for (int i = 0; i < p->nloads; i++) {
-    if (refs_of(f->body, p->loads[i].X) != refs_of(loop, p->loads[i].X))
-      return *why = "a copied tile is used outside the loop", false;
-    if (refs_of(loop, p->loads[i].X) != 1 + (p->loads[i].X == p->gemm->u.tile.args[0].region.buffer ||
-                                             p->loads[i].X == p->gemm->u.tile.args[1].region.buffer))
-      return *why = "a copied tile is used by something other than its copy and the T.gemm", false;
-  }
-  /* The other top-level statements: no shared memory (their barriers would
-   * need the consumer-only named barrier). */
-  for (int i = 0; i < body->u.seq.n; i++) {
-    const tl_stmt *s = body->u.seq.stmts[i];
-    if (i == found || !s || s->kind == TL_STMT_ALLOC) continue;
-    if (uses_shared(s)) return *why = "a statement outside the loop uses shared memory", false;
-  }
-  return true;
+  /* the GEMM form (only copies and one T.gemm) first; else the attention form */
+  const char *w = scan_body(f, p, items, n);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w) w = check_uses(f, p);
+  if (!w) return p->ngroups = 1, true;
+  const char *gemm_why = w;
+  ws_plan keep = *p;
+  memset(p->loads, 0, sizeof p->loads);
+  p->nloads = 0;
+  p->gemm = p->gemm2 = NULL;
+  p->attn = true;
+  w = scan_body(f, p, items, n);
+  if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
+  if (!w) w = scan_pre(f, p, body);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
+  if (!w) w = check_uses(f, p);
+  /* block_M 256 on 512 threads: 112 registers a consumer thread after
+   * setmaxnreg, and ptxas spilled 148 bytes (ws_maxnreg) */
+  if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
+    w = "the consumer threads would get fewer than 128 registers each beside a producer warpgroup (use at most "
+        "384 threads)";
+  if (!w) return set_groups(p), plan_reuse(f, p), true;
+  /* the reason the GEMM form gave, unless the attention form got further */
+  bool further = p->gemm2 || p->nother > 0;
+  *p = keep;
+  return *why = further ? w : gemm_why, false;
 }
 
 /* ------------------------------------------------------------- rewriting */
@@ -460,46 +696,59 @@ static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, t
   return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
 
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out);
+
 /* The producer's TMA loads of iteration var (the copies' regions with the
  * loop variable replaced) into stage `stage`. */
-static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_buffer *mbar,
+static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_expr *full,
+                           int group, tl_buffer *mbar,
                            const ws_persist *pp, stmt_vec *out) {
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
   bool ok = tl_map_put(&subst, kv, V(b, kp));
   if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  for (int i = 0; ok && i < p->nloads; i++) {
-    const ws_load *ld = &p->loads[i];
-    const tl_region *sr = &ld->s->u.tile.args[0].region;
-    int r = ld->src->ndim;
-    for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
-      tl_expr *args[16];
-      args[0] = REF(b, ld->X);
-      args[1] = tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols), I(b, pn * ld->rows * ld->nE));
-      args[2] = REF(b, mbar);
-      args[3] = stage;
-      args[4] = REF(b, ld->src);
-      args[5] = I(b, ld->sw);
-      for (int d = 0; d < r; d++) {
-        args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
-        tl_expr *c = tl_rewrite_expr(&rw, sr->min[d], 1);
-        if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
-        if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
-        args[6 + r + d] = c;
-      }
-      tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
-      ok = s && tl_vec_push(out, s);
-    }
-  }
+  for (int i = 0; ok && i < p->nloads; i++)
+    if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
   tl_map_free(&subst);
+  return ok;
+}
+
+/* The TMA loads of tile ld (one per panel), its copy's coordinates through
+ * rw, into stage `stage` (NULL: an unstaged tile) on mbarrier mbar[mi]. */
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out) {
+  bool ok = true;
+  const tl_region *sr = &ld->s->u.tile.args[0].region;
+  int r = ld->src->ndim;
+  for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
+    tl_expr *args[16];
+    args[0] = REF(b, ld->X);
+    args[1] = stage ? tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols),
+                                I(b, pn * ld->rows * ld->nE))
+                    : I(b, pn * ld->rows * ld->nE);
+    args[2] = REF(b, mbar);
+    args[3] = mi;
+    args[4] = REF(b, ld->src);
+    args[5] = I(b, ld->sw);
+    for (int d = 0; d < r; d++) {
+      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+      tl_expr *c = tl_rewrite_expr(rw, sr->min[d], 1);
+      if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
+      if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
+      args[6 + r + d] = c;
+    }
+    tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
+    ok = s && tl_vec_push(out, s);
+  }
   return ok;
 }
 
 /* The T.gemm reading stage `stage` of its tiles.  Its wg_wait attribute is
  * not honoured: each stage is released only after its wgmma group completed
  * (lower_gemm.c waits with 0 groups in flight; see ws_consumer_loop). */
-static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
+static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_expr *stage) {
   tl_stmt *r = tl_ir_stmt(b->m, g->loc, TL_STMT_TILE);
   tl_operand *args = tl_arena_alloc(&b->m->arena, sizeof(tl_operand) * 3);
   if (!r || !args) return NULL;
@@ -508,6 +757,8 @@ static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
     args[i] = g->u.tile.args[i];
     if (i == 2) continue;
     tl_buffer *X = args[i].region.buffer;
+    const ws_load *ld = load_of(p, X);
+    if (!ld || ld->pre) continue; /* attention: Q (unstaged) or a fragment A */
     tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
     tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
     if (!mn || !ex) return NULL;
@@ -526,21 +777,26 @@ static tl_stmt *staged_gemm(ws_build *b, const tl_stmt *g, tl_expr *stage) {
 }
 
 /* The mbarriers, their initialisation by thread 0 and the barrier after it. */
-static bool ws_barriers(ws_build *b, int S, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
+static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
   tl_module *m = b->m;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 2 * S))) return false;
+  if (!shape || !(shape[0] = I(b, 2 * S * G + npre))) return false;
   *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
   tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
   if (!*mbar || !alloc) return false;
   alloc->u.alloc.buffer = *mbar;
   stmt_vec init = {0};
   bool ok = true;
-  for (int s = 0; ok && s < S; s++) {
-    tl_expr *a1[3] = {REF(b, *mbar), I(b, s), I(b, 1)};
-    tl_expr *a2[3] = {REF(b, *mbar), I(b, S + s), I(b, T / 32)};
-    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
-         tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
+  for (int g = 0; g < G; g++)
+    for (int s = 0; ok && s < S; s++) {
+      tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * g + s), I(b, 1)};
+      tl_expr *a2[3] = {REF(b, *mbar), I(b, 2 * S * g + S + s), I(b, T / 32)};
+      ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
+           tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
+    }
+  for (int j = 0; ok && j < npre; j++) { /* attention: full[2SG + j] of pre-loop tile j */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + j), I(b, 1)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
@@ -548,6 +804,28 @@ static bool ws_barriers(ws_build *b, int S, int64_t T, tl_buffer **mbar, stmt_ve
   tl_vec_free(&init);
   return init_if && tl_vec_push(pre, alloc) && tl_vec_push(pre, init_if) &&
          tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
+}
+
+/* Attention: the producer first arms mbar[2SG + j] (after the G groups'
+ * full and empty barriers) and issues the TMA loads of each tile j copied
+ * before the loop (Q), then runs its k-loop `rest`. */
+static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, tl_stmt *rest) {
+  tl_map subst;
+  tl_map_init(&subst);
+  tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
+  stmt_vec v = {0};
+  bool ok = true;
+  for (int j = 0; ok && j < p->npre; j++) {
+    const ws_load *ld = &p->pre[j];
+    int mi = 2 * p->stages * p->ngroups + j;
+    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
+    ok = tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
+  }
+  tl_stmt *r = ok && tl_vec_push(&v, rest) ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  tl_map_free(&subst);
+  return r;
 }
 
 /* The producer: thread T loops over the k-tiles (of each output tile when
@@ -559,8 +837,6 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   int S = p->stages;
   tl_var *kv = loop->u.loop.vars[0];
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
-  int64_t bytes = 0;
-  for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].rows * p->loads[i].cols * 2;
   tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
   if (!kp) return NULL;
   tl_expr *prel;
@@ -569,12 +845,18 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
                           sr ? V(b, sr->base) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
-  tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, S)),
-                    tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
-  tl_expr *ea[3] = {REF(b, mbar), pst, I(b, bytes)};
-  bool ok = tl_vec_push(&pbody, plet) && tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
-            tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
-            producer_loads(b, p, kv, kp, pst, mbar, pp, &pbody);
+  bool ok = tl_vec_push(&pbody, plet);
+  for (int g = 0; ok && g < p->ngroups; g++) { /* per group: stage free, armed, loaded */
+    int64_t bytes = 0;
+    for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
+    tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
+    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),
+                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+    tl_expr *ea[3] = {REF(b, mbar), full, I(b, bytes)};
+    ok = tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
+         tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         producer_loads(b, p, kv, kp, pst, full, g, mbar, pp, &pbody);
+  }
   tl_stmt *ploop = ok ? tl_ir_stmt(m, b->loc, TL_STMT_FOR) : NULL;
   tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
   if (!ploop || !vars) {
@@ -591,6 +873,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   tl_vec_free(&pbody);
   if (!ploop->u.loop.body) return NULL;
   tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d, sr) : ploop;
+  if (work && p->npre > 0) work = producer_pre(b, p, mbar, work);
   return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
               : NULL;
 }
@@ -612,15 +895,46 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
                           loop->u.loop.extents[0], sr ? V(b, sr->base) : NULL, &crel);
   if (sr && !sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
-  tl_expr *wa[3] = {REF(b, mbar), cst, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
-  tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, S))};
-  tl_expr *tid = tl_lo_thread_index(m, b->loc);
-  tl_stmt *arrive = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
-                             CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
-  tl_stmt *cb[4] = {clet, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa), staged_gemm(b, p->gemm, cst), arrive};
+  /* per barrier group g: the wait goes before the first T.gemm reading its
+   * tiles, the arrivals after the last (the GEMM form: around its T.gemm;
+   * attention: K's stage is released after Q·Kᵀ, V's after P·V) */
+  tl_stmt *wait[2] = {NULL, NULL}, *arrive[2] = {NULL, NULL};
+  for (int g = 0; g < p->ngroups; g++) {
+    tl_expr *full = g ? tl_lo_add(m, b->loc, cst, I(b, 2 * S * g)) : cst;
+    tl_expr *wa[3] = {REF(b, mbar), full, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
+    tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, 2 * S * g + S))};
+    tl_expr *tid = tl_lo_thread_index(m, b->loc);
+    arrive[g] = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
+                         CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
+    wait[g] = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
+  }
+  tl_stmt *lb = loop->u.loop.body;
+  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
+  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  int first[2] = {-1, -1}, last[2] = {-1, -1};
+  for (int i = 0; i < n; i++)
+    for (int j = 0; is_gemm(items[i]) && j < p->nloads; j++)
+      if (gemm_reads(items[i], p->loads[j].X)) {
+        int g = p->loads[j].group;
+        last[g] = i;
+        first[g] = first[g] < 0 ? i : first[g];
+      }
+  stmt_vec v = {0};
+  bool ok = clet && tl_vec_push(&v, clet);
+  for (int g = 0; g < p->ngroups; g++) ok = ok && wait[g] && arrive[g];
+  for (int i = 0; ok && i < n; i++) {
+    if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == first[g]) ok = tl_vec_push(&v, wait[g]);
+    if (ok) ok = tl_vec_push(&v, is_gemm(items[i]) ? staged_gemm(b, p, items[i], cst) : items[i]);
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == last[g]) ok = tl_vec_push(&v, arrive[g]);
+  }
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  return (loop->u.loop.body = SEQ(b, 4, cb)) != NULL;
+  loop->u.loop.body = ok ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  return loop->u.loop.body != NULL;
 }
 
 /* setmaxnreg for the two roles, when the accumulators take 128 or more
@@ -632,14 +946,25 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
  * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
  * on OOM; *dec, *inc stay NULL when not used. */
 static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
-  tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
-  int64_t cm = 0, cn = 0, T = p->threads;
-  tl_expr_is_const_int(C->shape[0], &cm);
-  tl_expr_is_const_int(C->shape[1], &cn);
+  int64_t acc = 0, T = p->threads;
+  for (int g = 0; g < 2; g++) {
+    const tl_stmt *gs = g ? p->gemm2 : p->gemm;
+    tl_buffer *C = gs ? gs->u.tile.args[2].region.buffer : NULL;
+    int64_t cm = 0, cn = 0;
+    if (!C || (g && C == p->gemm->u.tile.args[2].region.buffer)) continue;
+    tl_expr_is_const_int(C->shape[0], &cm);
+    tl_expr_is_const_int(C->shape[1], &cn);
+    acc += cm * cn / T;
+  }
   *dec = *inc = NULL;
-  if (cm * cn / T < 128) return true;
   int64_t give = (65536 - 128 * 40) / T / 8 * 8;
   if (give > 240) give = 240;
+  /* attention: whenever it raises the consumers' share of the register file
+   * (the register count at entry is 65536 / all threads): the softmax's
+   * fragments come on top of the accumulators (block_M 256 on 512 threads
+   * spilled 376 bytes at the 96 registers of the entry count, ptxas 13) */
+  int64_t entry = 65536 / (T + 128) / 8 * 8;
+  if (p->attn ? give <= (entry > 255 ? 255 : entry) : acc < 128) return true;
   tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
   tl_expr *ca[2] = {I(b, give), tl_ir_int(b->m, b->loc, TL_BOOL, 1)};
   *dec = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, pa);
@@ -649,6 +974,11 @@ static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **i
 
 /* The tiles: a stage dimension and the TMA/wgmma image layout. */
 static bool ws_stage_tiles(ws_build *b, const ws_plan *p) {
+  for (int j = 0; j < p->npre; j++) { /* attention: Q, unstaged */
+    tl_buffer *X = p->pre[j].X;
+    if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
+    if (!tl_smem_layout_set_wgmma(b->m, X, p->pre[j].sw)) return false;
+  }
   for (int i = 0; i < p->nloads; i++) {
     tl_buffer *X = p->loads[i].X;
     tl_expr **sh = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
@@ -686,12 +1016,38 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
   return true;
 }
 
+/* Attention, statement i of the kernel body on its way into the consumers'
+ * part: a pre-loop tile copy becomes the wait for its TMA load (mbar[2SG + j],
+ * phase 0); a statement after the loop that uses shared memory (the
+ * epilogue's staging through O_shared) gets a T.sync_threads() before it,
+ * which tl_ws_finish makes the consumers' named barrier (the barriers pass
+ * does not look inside the role branches). */
+static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_stmt **s, stmt_vec *work) {
+  for (int j = 0; j < p->npre && p->reuse[j]; j++) { /* plan_reuse: O_shared's uses become Q's */
+    if ((*s)->kind == TL_STMT_ALLOC && (*s)->u.alloc.buffer == p->reuse[j]) return *s = NULL, true;
+    for (int o = 0; i > p->li && (*s)->kind == TL_STMT_TILE && o < (*s)->u.tile.nargs; o++)
+      if ((*s)->u.tile.args[o].kind == TL_OPND_REGION && (*s)->u.tile.args[o].region.buffer == p->reuse[j])
+        (*s)->u.tile.args[o].region.buffer = p->pre[j].X;
+  }
+  for (int j = 0; j < p->npre; j++)
+    if (p->pre_at[j] == i) {
+      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j), I(b, 0)};
+      return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
+    }
+  if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
+  return true;
+}
+
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
                            tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
-  *persistent = persist_plan(b, f, target, p, &pp);
+  *persistent = !p->attn && persist_plan(b, f, target, p, &pp);
+  if (p->attn) { /* one tile per block */
+    memset(&pp, 0, sizeof pp);
+    tl_map_init(&pp.subst);
+  }
   if (b->oom) return NULL;
   /* a block may run several output tiles unless the grid is static and
    * has no more tiles than SMs (lower_epilogue.c stores by TMA only then) */
@@ -701,7 +1057,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
-  bool ok = ws_barriers(b, p->stages, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -716,7 +1072,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
     bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
     if (swz && pp.on) continue;
-    ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
+    if (p->attn) ok = attn_stmt(b, p, mbar, i, &s, &work);
+    if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
   }
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
@@ -765,6 +1122,15 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
   else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
   bool match = !why && ws_match(f, k, &p, &why, &loop);
+  int64_t smem = match && p.attn ? attn_smem_bytes(&p) : 0;
+  char smem_why[200];
+  if (match && (smem < 0 || smem > target->max_smem_per_block)) {
+    match = false;
+    snprintf(smem_why, sizeof smem_why, "the attention loop's shared tiles would take %lld bytes on this path "
+             "(%d stages), more than the %d a block may use", (long long)smem, p.stages,
+             target->max_smem_per_block);
+    why = smem < 0 ? "the attention loop's shared tiles are not static" : smem_why;
+  }
   for (int i = 0; !loop && k->u.kernel.body && k->u.kernel.body->kind == TL_STMT_SEQ && i < k->u.kernel.body->u.seq.n;
        i++) { /* the remark's location when the target or a config ruled the path out */
     tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
@@ -792,7 +1158,20 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
-  if (tl_lower_remarks_enabled())
+  if (tl_lower_remarks_enabled() && p.attn)
+    tl_remark(d, p.loop->loc,
+              "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
+              "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
+              "%s over %lld consumer warpgroups of one m64 block each",
+              p.stages, p.nloads, p.nloads == 1 ? "" : "s",
+              p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
+              p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
+              p.reuse[0] ? p.reuse[0]->name : "",
+              !p.gemm2 ? "T.gemm as wgmma"
+              : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
+                                                                                  : "two T.gemm as wgmma (ss)",
+              (long long)(p.threads / 128));
+  else if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
             "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s",

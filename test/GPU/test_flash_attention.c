@@ -67,8 +67,10 @@ static tl_kernel *compile_fa(int B, int H, int S, int D, bool causal, const fa_c
           c->block_M, c->block_N, c->threads, c->stages, tl_context_last_error(ctx));
     return NULL;
   }
+  /* sm_90a: the configurations with block_M = 64 x (threads / 128) take the Hopper path (wgmma, TMA,
+   * warp_specialize.c's attention form); the others, and sm_80..sm_90, mma.sync */
   const char *ptx = tl_kernel_ptx(k);
-  CHECK(strstr(ptx, "mma.sync.aligned.m16n8k16"), "PTX has no mma.sync");
+  CHECK(strstr(ptx, "mma.sync.aligned.m16n8k16") || strstr(ptx, "wgmma.mma_async"), "PTX has no mma.sync or wgmma");
   return k;
 }
 

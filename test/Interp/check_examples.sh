@@ -23,6 +23,7 @@ declare -A args=(
   [gemv]="-D N=256 -D K=128"
   [cast_copy]="-D M=100 -D N=130"
   [flash_attention]="-D batch=1 -D heads=2 -D seq_len=128 -D dim=64 -D block_M=64 -D block_N=32"
+  [flash_attention_gqa]="-D batch=1 -D heads=4 -D kv_heads=2 -D seq_len=128 -D dim=64 -D block_M=64 -D block_N=32 -D threads=128"
   [saxpy]="-D N=1000 -D block=128 --arg alpha=1.5"
   [convolution]="-D N=2 -D C=32 -D H=8 -D W=8 -D F=64"
   [dequant_gemm]="-D M=128 -D N=128 -D K=128"

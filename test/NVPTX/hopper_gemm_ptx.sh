@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The sm_90a PTX of every GEMM example (issue 12, acceptance 7; label
-# "ptxas"): tl-opt --target=sm_90a must take the Hopper path (the PTX has
+# "ptxas") and of FlashAttention's Hopper path (issue 19): tl-opt --target=sm_90a must take the Hopper path (the PTX has
 # wgmma.mma_async, cp.async.bulk.tensor and setmaxnreg), and the PTX must pass
 # `ptxas -arch=sm_90a` without spills.  A missing ptxas is a failure.
 # Usage: hopper_gemm_ptx.sh TL_OPT EXAMPLES_DIR
@@ -46,6 +46,25 @@ check_sk "gemm.py 4096^3 stream-K" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 
   -D threads=256 "$tmp/gemm_sk.py"
 check_sk "gemm.py 8192^3 stream-K" -D M=8192 -D N=8192 -D K=8192 -D block_M=128 -D block_N=256 -D block_K=64 \
   -D threads=256 "$tmp/gemm_sk.py"
+# FlashAttention's Hopper path (issue 19, warp_specialize.c's attention form): the PTX has both wgmma forms,
+# ss (Q·Kᵀ: two descriptors) and rs (P·V: A in four b32 registers), TMA loads and setmaxnreg, and passes ptxas
+check_fa() { # label, tl-opt arguments...
+  local label=$1; shift
+  check "$label" "$@"
+  if ! grep -qE 'wgmma\.mma_async[^;]*\}, \{%r[0-9]+, %r[0-9]+, %r[0-9]+, %r[0-9]+\}, %rd' "$tmp/k.ptx" ||
+     ! grep -qE 'wgmma\.mma_async[^;]*\}, %rd[0-9]+, %rd[0-9]+, p' "$tmp/k.ptx"; then
+    echo "FAIL $label: the PTX lacks the ss or the rs form of wgmma.mma_async"; fail=1
+  fi
+}
+fa="-D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256"
+check_fa "flash_attention.py (1,32,4096,128) 128x128/256 threads" -D seq_len=4096 -D dim=128 $fa "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,4096,128) causal" -D seq_len=4096 -D dim=128 -D is_causal=True $fa \
+  "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,4096,64) 128x128/256 threads" -D seq_len=4096 -D dim=64 $fa "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,4096,256) 128x80/256 threads" -D seq_len=4096 -D dim=256 -D block_M=128 \
+  -D block_N=80 -D threads=256 "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,4096,128) 192x64/384 threads" -D seq_len=4096 -D block_M=192 -D block_N=64 \
+  -D threads=384 "$ex/flash_attention.py"
 check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"

@@ -1,0 +1,199 @@
+/* GPU test of FlashAttention's Hopper path (issue 19, first step):
+ * examples/flash_attention.py compiled for sm_90a with tiles that take
+ * lib/Lower/warp_specialize.c's attention form (block_M = 64 x consumer
+ * warpgroups: TMA loads of Q, K and V from a producer warpgroup on an
+ * mbarrier ring, Q·Kᵀ as wgmma with both operands in shared memory, P·V as
+ * wgmma with P in registers), and test/GPU/kernels/chained_gemm.py (the rs
+ * wgmma alone: O = cast_f16(A·Bᵀ)·C).
+ *  - The PTX has both wgmma.mma_async forms (ss: two descriptors; rs: A in
+ *    four b32 registers `{%r..}`) and cp.async.bulk.tensor.
+ *  - The GPU output (outputs poisoned with NaN before the launch, so an
+ *    unwritten element fails) against the tile-level reference evaluator
+ *    (lib/Interp, tl_kernel_call_on TL_EXEC_REFERENCE on host copies of the
+ *    inputs), every element, with FlashAttention's f16 tolerance
+ *    |out - ref| <= 1e-2 + 1e-2 |ref| (DESIGN §8; test_flash_attention.c).
+ * Cases: (1, 4, 512, 128) and (1, 4, 512, 64), causal and not, 128x128 tiles,
+ * 2 stages, 256 threads (two consumer warpgroups), without and with fast
+ * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer
+ * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and
+ * (causal) 128x64, 256 threads; examples/flash_attention_gqa.py (8 query
+ * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; the chained GEMM
+ * at 512 x 512 x 128 x 128, 128x64/256 threads.
+ * Exits 77 without a driver/GPU or when the device is not sm_90a.
+ * Optional argument: a substring filter on case names. */
+#include "gemm_util.h" /* gpu_util.h, cmp_result */
+
+static tl_context *ctx;
+
+static char *fmt_int(int v) {
+  char *s = malloc(16);
+  snprintf(s, 16, "%d", v);
+  return s; /* small, kept for the process */
+}
+
+/* Does the PTX have a wgmma.mma_async line containing pat? */
+static bool wgmma_line_has(const char *ptx, const char *pat) {
+  for (const char *p = strstr(ptx, "wgmma.mma_async"); p; p = strstr(p + 1, "wgmma.mma_async")) {
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *q = strstr(p, pat);
+    if (q && (size_t)(q - p) < len) return true;
+  }
+  return false;
+}
+
+static tl_kernel *compile(const char *name, const char *path, tl_define *defs, size_t nd, bool fast_math) {
+  tl_compile_options o = {0};
+  o.target = "sm_90a";
+  o.flags = TL_COMPILE_POISON_OUTPUTS | (fast_math ? TL_COMPILE_FAST_MATH : 0);
+  tl_kernel *k = NULL;
+  if (tl_kernel_compile_file(ctx, path, defs, nd, &o, &k) != TL_OK) {
+    CHECK(0, "%s: compiling %s: %s", name, path, tl_context_last_error(ctx));
+    return NULL;
+  }
+  const char *ptx = tl_kernel_ptx(k);
+  CHECK(wgmma_line_has(ptx, "}, %rd"), "%s: the PTX has no wgmma.mma_async with shared-memory descriptors (ss)", name);
+  CHECK(wgmma_line_has(ptx, "}, {%r"), "%s: the PTX has no wgmma.mma_async with A in registers (rs)", name);
+  CHECK(strstr(ptx, "cp.async.bulk.tensor") != NULL, "%s: the PTX has no TMA load (cp.async.bulk.tensor)", name);
+  return k;
+}
+
+/* Runs k on the GPU and on the reference evaluator with the inputs in[0..nin)
+ * (dtype dt_in[i], shape shapes[i]); compares the one output (dtype dt_out,
+ * n elements) element by element. */
+static void run_vs_reference(const char *name, tl_kernel *k, int nin, const dt_kind *dt_in, const int64_t (*shapes)[4],
+                             const int *ndims, dt_kind dt_out, size_t n) {
+  dev_tensor X[3];
+  void *hx[3];
+  tl_arg args[3], hargs[3];
+  DLTensor ht[3];
+  for (int i = 0; i < nin; i++) {
+    hx[i] = dev_random(&X[i], dt_in[i], ndims[i], shapes[i]);
+    args[i] = tl_arg_tensor(&X[i].t);
+    ht[i] = X[i].t;
+    ht[i].data = hx[i];
+    ht[i].device.device_type = kDLCPU;
+    hargs[i] = tl_arg_tensor(&ht[i]);
+  }
+  DLManagedTensor *out[1] = {NULL}, *rout[1] = {NULL};
+  void *ho = NULL;
+  if (tl_kernel_call(ctx, k, args, nin, NULL, out) != TL_OK) {
+    CHECK(0, "%s: GPU call: %s", name, tl_context_last_error(ctx));
+    goto done;
+  }
+  CU(G.cuCtxSynchronize());
+  ho = download((uintptr_t)out[0]->dl_tensor.data, n * dt_size(dt_out));
+  out[0]->deleter(out[0]);
+  double t0 = now_ms();
+  if (tl_kernel_call_on(ctx, k, TL_EXEC_REFERENCE, hargs, nin, NULL, rout) != TL_OK) {
+    CHECK(0, "%s: reference evaluator: %s", name, tl_context_last_error(ctx));
+    goto done;
+  }
+  cmp_result r;
+  memset(&r, 0, sizeof r);
+  const void *ref = rout[0]->dl_tensor.data;
+  for (size_t i = 0; i < n; i++) {
+    double o = dt_load(dt_out, ho, i), x = dt_load(dt_out, ref, i), e = isfinite(o) ? fabs(o - x) : INFINITY;
+    if (!(e <= 1e-2 + 1e-2 * fabs(x))) r.bad++;
+    if (e > r.max_err || i == 0) {
+      r.max_err = e;
+      r.worst = i;
+      r.worst_got = o;
+      r.worst_ref = x;
+    }
+  }
+  CHECK(r.bad == 0, "%s: %zu of %zu elements differ from the reference evaluator; worst [%zu] got %.6g reference %.6g",
+        name, r.bad, n, r.worst, r.worst_got, r.worst_ref);
+  printf("  %-4s %-48s max|err| %.3g over %zu elements (evaluator %.1f s)\n", r.bad ? "FAIL" : "ok", name, r.max_err,
+         n, (now_ms() - t0) / 1e3);
+  fflush(stdout);
+  rout[0]->deleter(rout[0]);
+done:
+  free(ho);
+  for (int i = 0; i < nin; i++) {
+    free(hx[i]);
+    dev_free(&X[i]);
+  }
+}
+
+static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads,
+                    int stages, bool fast_math) {
+  char name[128];
+  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s", B, H, S, D, causal ? "causal" : "full", bm, bn,
+           threads, stages, fast_math ? "_fm" : "");
+  if (only && !strstr(name, only)) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
+  tl_define defs[9] = {{"batch", fmt_int(B)},     {"heads", fmt_int(H)},        {"seq_len", fmt_int(S)},
+                       {"dim", fmt_int(D)},       {"is_causal", causal ? "True" : "False"},
+                       {"block_M", fmt_int(bm)},  {"block_N", fmt_int(bn)},     {"threads", fmt_int(threads)},
+                       {"num_stages", fmt_int(stages)}};
+  tl_kernel *k = compile(name, path, defs, 9, fast_math);
+  if (!k) return;
+  const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
+  const int64_t shapes[3][4] = {{B, H, S, D}, {B, H, S, D}, {B, H, S, D}};
+  const int nd[3] = {4, 4, 4};
+  run_vs_reference(name, k, 3, dt, shapes, nd, DT_F16, (size_t)B * H * S * D);
+  tl_kernel_destroy(k);
+}
+
+/* examples/flash_attention_gqa.py at its default tiles (128x128, 2 stages, 256 threads) */
+static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal) {
+  char name[128];
+  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s", B, H, HKV, S, D, causal ? "causal" : "full");
+  if (only && !strstr(name, only)) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
+  tl_define defs[6] = {{"batch", fmt_int(B)}, {"heads", fmt_int(H)}, {"kv_heads", fmt_int(HKV)},
+                       {"seq_len", fmt_int(S)}, {"dim", fmt_int(D)}, {"is_causal", causal ? "True" : "False"}};
+  tl_kernel *k = compile(name, path, defs, 6, false);
+  if (!k) return;
+  const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
+  const int64_t shapes[3][4] = {{B, H, S, D}, {B, HKV, S, D}, {B, HKV, S, D}};
+  const int nd[3] = {4, 4, 4};
+  run_vs_reference(name, k, 3, dt, shapes, nd, DT_F16, (size_t)B * H * S * D);
+  tl_kernel_destroy(k);
+}
+
+static void chained_case(const char *only, int M, int N, int K, int D) {
+  char name[128];
+  snprintf(name, sizeof name, "chained_gemm_%dx%dx%dx%d_128x64_t256", M, N, K, D);
+  if (only && !strstr(name, only)) return;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/chained_gemm.py", gemm_kernels_dir());
+  tl_define defs[4] = {{"M", fmt_int(M)}, {"N", fmt_int(N)}, {"K", fmt_int(K)}, {"D", fmt_int(D)}};
+  tl_kernel *k = compile(name, path, defs, 4, false);
+  if (!k) return;
+  const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
+  const int64_t shapes[3][4] = {{M, K}, {N, K}, {N, D}};
+  const int nd[3] = {2, 2, 2};
+  run_vs_reference(name, k, 3, dt, shapes, nd, DT_F32, (size_t)M * D);
+  tl_kernel_destroy(k);
+}
+
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : NULL;
+  if (tl_context_create(&ctx) != TL_OK) return 1;
+  gpu_init(ctx);
+  const char *tgt = tl_device_default_target();
+  if (!tgt || strcmp(tgt, "sm_90a") != 0) {
+    printf("SKIP: the device is %s, not sm_90a\n", tgt ? tgt : "?");
+    tl_context_destroy(ctx);
+    return GPU_SKIP;
+  }
+  uint64_t seed = (uint64_t)time(NULL);
+  rng_seed(seed);
+  printf("test_attention_hopper (seed %llu)\n", (unsigned long long)seed);
+  for (int d = 0; d < 2; d++)
+    for (int c = 0; c < 2; c++) fa_case(only, 1, 4, 512, d ? 64 : 128, c != 0, 128, 128, 256, 2, false);
+  fa_case(only, 1, 4, 512, 128, false, 128, 128, 256, 2, true);
+  fa_case(only, 1, 4, 512, 128, true, 128, 128, 256, 2, true);
+  fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, false);
+  fa_case(only, 1, 4, 640, 256, false, 128, 80, 256, 2, false); /* O staged in Q's shared memory; 640 = 5 x 128 = 8 x 80 */
+  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, false);
+  gqa_case(only, 1, 8, 2, 512, 128, false);
+  gqa_case(only, 1, 8, 2, 512, 128, true);
+  chained_case(only, 512, 512, 128, 128);
+  tl_context_destroy(ctx);
+  return finish("test_attention_hopper");
+}
