@@ -82,8 +82,13 @@ bool cg_gen_stmatrix(cg *g, const tl_expr *e) {
   const tl_buffer *dst = cg_buffer_arg(g, e, 0, "dst"), *src = dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
   int64_t num, trans;
   if (!src || !cg_const_arg(g, e, 4, "num", &num) || !cg_const_arg(g, e, 5, "trans", &trans)) return false;
-  if (g->target->sm < 90 || g->target->ptx_version < 78) {
-    cg_error(g, loc, "T.ptx_stmatrix needs sm_90 and PTX ISA 7.8 or later (target %s)", g->target->name);
+  if (g->target->sm < 90) {
+    cg_error(g, loc, "T.ptx_stmatrix needs sm_90 or later (target %s)", g->target->name);
+    return false;
+  }
+  if (g->target->ptx_version < 78) {
+    cg_error(g, loc, "T.ptx_stmatrix needs PTX ISA 7.8 or later (target %s emits PTX ISA %d.%d)", g->target->name,
+             g->target->ptx_version / 10, g->target->ptx_version % 10);
     return false;
   }
   if (num != 1 && num != 2 && num != 4) {

@@ -12,6 +12,8 @@
  *    written by hand (64 mma per k-tile per warp), 512x384x256: integer
  *    inputs in [-2, 2] (exact: |sums| <= 1024 are f16 integers) and random
  *    inputs in [-1, 1) (f16 tolerance of DESIGN §8 against float64).
+ *  - simt_stmatrix.py (sm_90 devices): stmatrix x1/x2/x4, with and without
+ *    .trans, against the closed form of its header.
  * Outputs are poisoned (0xFF bytes, NaN) before each launch.  Kernel files
  * from $TL_GPU_KERNELS (default test/GPU/kernels). */
 #include "gemm_util.h"
@@ -144,6 +146,45 @@ static void gemm_case(bool integer) {
   tl_kernel_destroy(k);
 }
 
+/* simt_stmatrix.py: every stmatrix form (x1, x2, x4, .trans or not) on an
+ * sm_90 device against the closed form in the kernel's header (exact:
+ * small integers in float16); other devices skip it with a line. */
+static void stmatrix_case(int num, bool trans) {
+  char nb[12];
+  snprintf(nb, sizeof nb, "%d", num);
+  tl_define defs[2] = {{"num", nb}, {"trans", trans ? "True" : "False"}};
+  tl_kernel *k = compile("simt_stmatrix.py", defs, 2);
+  if (!k) return;
+  int64_t so[1] = {256};
+  dev_tensor O;
+  dev_alloc(&O, DT_F16, 1, so);
+  CU(G.cuMemsetD8(O.ptr, 0xFF, O.bytes));
+  tl_arg args[1] = {tl_arg_tensor(&O.t)};
+  if (tl_kernel_call(ctx, k, args, 1, NULL, NULL) != TL_OK) {
+    CHECK(0, "stmatrix call: %s", tl_context_last_error(ctx));
+  } else {
+    CU(G.cuCtxSynchronize());
+    void *ho = download(O.ptr, O.bytes);
+    int bad = 0;
+    for (int i = 0; i < 4; i++)
+      for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++) {
+          int want = i >= num ? 0 : trans ? 8 * (4 * c + r / 2) + 2 * i + r % 2 : 8 * (4 * r + c / 2) + 2 * i + c % 2;
+          double got = dt_load(DT_F16, ho, (size_t)(i * 64 + r * 8 + c));
+          if (got != want) {
+            if (!bad) CHECK(0, "stmatrix x%d%s: matrix %d [%d][%d] = %g, expected %d", num, trans ? ".trans" : "", i, r,
+                            c, got, want);
+            bad++;
+          }
+        }
+    printf("  %-4s stmatrix.x%d%s: %s\n", bad ? "FAIL" : "ok", num, trans ? ".trans" : "",
+           bad ? "mismatch" : "exact (256 elements)");
+    free(ho);
+  }
+  dev_free(&O);
+  tl_kernel_destroy(k);
+}
+
 int main(void) {
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
@@ -157,6 +198,14 @@ int main(void) {
   tile_case("float16", "float16", 4, 0);
   gemm_case(true);
   gemm_case(false);
+  if (strncmp(tl_device_default_target(), "sm_90", 5) == 0) {
+    for (int n = 1; n <= 4; n *= 2) {
+      stmatrix_case(n, false);
+      stmatrix_case(n, true);
+    }
+  } else {
+    printf("  skip stmatrix: needs sm_90 (device target %s)\n", tl_device_default_target());
+  }
   tl_context_destroy(ctx);
   return finish("test_mma_intrin");
 }

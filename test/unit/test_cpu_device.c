@@ -370,3 +370,42 @@ Test(cpu_device, float8_tensors_cross_as_bytes) {
   cr_assert(strstr(tl_context_last_error(ctx), "float8_e4m3"), "%s", tl_context_last_error(ctx));
   tl_kernel_destroy(k);
 }
+
+/* T.ptx_stmatrix on the executor (test/GPU/kernels/simt_stmatrix.py): every
+ * form (x1, x2, x4, with and without .trans) gives the closed form of the
+ * kernel's header, the inverse of ldmatrix's fragment map. */
+Test(cpu_device, stmatrix_all_forms) {
+  static const char *const nums[3] = {"1", "2", "4"};
+  for (int q = 0; q < 3; q++)
+    for (int tr = 0; tr < 2; tr++) {
+      tl_define d[2] = {{"num", nums[q]}, {"trans", tr ? "True" : "False"}};
+      tl_compile_options co = {0};
+      co.stop_after = TL_STAGE_SIMT;
+      co.target = "sm_90a";
+      int oi[1] = {0};
+      co.out_idx_mode = TL_OUT_IDX_LIST;
+      co.out_idx = oi;
+      co.n_out_idx = 1;
+      tl_kernel *k = NULL;
+      cr_assert_eq(tl_kernel_compile_file(ctx, "test/GPU/kernels/simt_stmatrix.py", d, 2, &co, &k), TL_OK, "%s",
+                   tl_context_last_error(ctx));
+      DLManagedTensor *out[1] = {NULL};
+      cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, NULL, 0, NULL, out), TL_OK, "%s",
+                   tl_context_last_error(ctx));
+      const uint16_t *o = out[0]->dl_tensor.data;
+      int num = 1 << q;
+      for (int i = 0; i < 4; i++)
+        for (int r = 0; r < 8; r++)
+          for (int c = 0; c < 8; c++) {
+            int want = i >= num ? 0 : tr ? 8 * (4 * c + r / 2) + 2 * i + r % 2 : 8 * (4 * r + c / 2) + 2 * i + c % 2;
+            /* small non-negative integers in float16: exponent and mantissa from the value */
+            uint16_t h = o[i * 64 + r * 8 + c];
+            int e = (h >> 10) & 31, m = h & 1023;
+            double v = e == 0 ? m / 16777216.0 : (1.0 + m / 1024.0) * ldexp(1.0, e - 15);
+            cr_assert_eq(v, (double)want, "x%d%s matrix %d row %d col %d: %g, expected %d", num, tr ? ".trans" : "", i,
+                         r, c, v, want);
+          }
+      out[0]->deleter(out[0]);
+      tl_kernel_destroy(k);
+    }
+}
