@@ -81,93 +81,101 @@ bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, cons
   return true;
 }
 
-/* ------------------------------------------------------------ ldmatrix */
-static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
-  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_ldmatrix takes 6 arguments");
-  sx_buf *dst = sx_buf_arg(x, e, 0, SX_LOCAL, 2, "the destination registers");
-  sx_buf *src = dst ? sx_buf_arg(x, e, 2, SX_SHARED, 2, "the shared source") : NULL;
+/* ------------------------------------------------- ldmatrix / stmatrix */
+/* The operands of T.ptx_ldmatrix(dst, dst_off, src, src_off, num, trans)
+ * (store false: registers <- shared) and T.ptx_stmatrix(dst, dst_off, src,
+ * src_off, num, trans) (store true: shared <- registers), evaluated for
+ * the active (full) warps: the shared buffer and its per-lane row offsets,
+ * the local buffer and its per-lane register offsets. */
+typedef struct mat_args {
+  sx_buf *sh, *reg;
+  sx_val shoff, regoff;
   int64_t num, trans;
-  if (!src || !sx_const_arg(x, e, 4, &num) || !sx_const_arg(x, e, 5, &trans)) return false;
-  if (num != 1 && num != 2 && num != 4) return sx_fail(x, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
-  if (!sx_full_warps(x, mask, "ldmatrix")) return false;
-  sx_val doff, soff;
-  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff))
-    return false;
+} mat_args;
+
+static bool matrix_args(sx *x, const tl_expr *e, const uint8_t *mask, bool store, mat_args *a) {
+  const char *op = store ? "stmatrix" : "ldmatrix";
+  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_%s takes 6 arguments", op);
+  int si = store ? 0 : 2, ri = store ? 2 : 0;
+  a->sh = sx_buf_arg(x, e, si, SX_SHARED, 2, store ? "the shared destination" : "the shared source");
+  a->reg = a->sh ? sx_buf_arg(x, e, ri, SX_LOCAL, 2, store ? "the source registers" : "the destination registers")
+                 : NULL;
+  if (!a->reg || !sx_const_arg(x, e, 4, &a->num) || !sx_const_arg(x, e, 5, &a->trans)) return false;
+  if (a->num != 1 && a->num != 2 && a->num != 4)
+    return sx_fail(x, "T.ptx_%s: num must be 1, 2 or 4, not %lld", op, (long long)a->num);
+  return sx_full_warps(x, mask, op) && sx_eval_as(x, e->u.call.args[si + 1], TL_INT64, mask, &a->shoff) &&
+         sx_eval_as(x, e->u.call.args[ri + 1], TL_INT64, mask, &a->regoff);
+}
+
+/* Row r of matrix i: lane 8i + r's address, in bounds and 16-byte aligned. */
+static bool matrix_row(sx *x, const mat_args *a, int th, const char *op, int64_t *off) {
+  *off = a->shoff.v[th].i;
+  if (*off < 0 || *off + 8 > a->sh->elems)
+    return sx_fail(x, "%s: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
+                   op, x->tbase + th, (long long)*off, (long long)(*off + 7), a->sh->b->name, (long long)a->sh->elems);
+  if ((a->sh->base + *off * 2) % 16)
+    return sx_fail(x, "%s: row address of thread %d (element %lld of '%s') is not 16-byte aligned", op, x->tbase + th,
+                   (long long)*off, a->sh->b->name);
+  return true;
+}
+
+static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
+  mat_args a;
+  if (!matrix_args(x, e, mask, false, &a)) return false;
   for (int w = 0; w < x->T; w += 32) {
     if (!mask[w]) continue; /* full warps only: lane 0 stands for the warp */
     uint16_t M[4][8][8];
-    for (int i = 0; i < num; i++)
+    for (int i = 0; i < a.num; i++)
       for (int r = 0; r < 8; r++) {
         int th = w + 8 * i + r;
-        int64_t off = soff.v[th].i;
-        if (off < 0 || off + 8 > src->elems)
-          return sx_fail(x, "ldmatrix: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
-                         x->tbase + th, (long long)off, (long long)(off + 7), src->b->name, (long long)src->elems);
-        if ((src->base + off * 2) % 16)
-          return sx_fail(x, "ldmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", x->tbase + th,
-                         (long long)off, src->b->name);
-        if (!sx_smem_read(x, src, off * 2, 16, x->tbase + th)) return false;
-        memcpy(M[i][r], src->data + off * 2, 16);
+        int64_t off;
+        if (!matrix_row(x, &a, th, "ldmatrix", &off) || !sx_smem_read(x, a.sh, off * 2, 16, x->tbase + th))
+          return false;
+        memcpy(M[i][r], a.sh->data + off * 2, 16);
       }
     for (int l = 0; l < 32; l++) {
       int th = w + l;
-      int64_t d = doff.v[th].i;
-      if (!sx_local_range(x, dst, d, 2 * num, th, "ldmatrix")) return false;
+      int64_t d = a.regoff.v[th].i;
+      if (!sx_local_range(x, a.reg, d, 2 * a.num, th, "ldmatrix")) return false;
       int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < num; i++) {
-        uint16_t lo = trans ? M[i][c][g] : M[i][g][c];
-        uint16_t hi = trans ? M[i][c + 1][g] : M[i][g][c + 1];
-        memcpy(local_ptr(dst, th, d + 2 * i), &lo, 2);
-        memcpy(local_ptr(dst, th, d + 2 * i + 1), &hi, 2);
+      for (int i = 0; i < a.num; i++) {
+        uint16_t lo = a.trans ? M[i][c][g] : M[i][g][c];
+        uint16_t hi = a.trans ? M[i][c + 1][g] : M[i][g][c + 1];
+        memcpy(local_ptr(a.reg, th, d + 2 * i), &lo, 2);
+        memcpy(local_ptr(a.reg, th, d + 2 * i + 1), &hi, 2);
       }
     }
   }
   return true;
 }
 
-/* ------------------------------------------------------------ stmatrix */
 /* ldmatrix's inverse (PTX ISA §9.7.14.5.16): register i of lane l holds
  * row l/4, columns 2(l%4), 2(l%4)+1 of matrix i (with .trans the elements
  * [2(l%4)][l/4], [2(l%4)+1][l/4]); lanes 8i..8i+7 give the row addresses of
  * matrix i, and each 16-byte row is written by the lane that addressed it. */
 static bool do_stmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
-  if (e->u.call.n != 6) return sx_fail(x, "T.ptx_stmatrix takes 6 arguments");
-  sx_buf *dst = sx_buf_arg(x, e, 0, SX_SHARED, 2, "the shared destination");
-  sx_buf *src = dst ? sx_buf_arg(x, e, 2, SX_LOCAL, 2, "the source registers") : NULL;
-  int64_t num, trans;
-  if (!src || !sx_const_arg(x, e, 4, &num) || !sx_const_arg(x, e, 5, &trans)) return false;
-  if (num != 1 && num != 2 && num != 4) return sx_fail(x, "T.ptx_stmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
-  if (!sx_full_warps(x, mask, "stmatrix")) return false;
-  sx_val doff, soff;
-  if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff))
-    return false;
+  mat_args a;
+  if (!matrix_args(x, e, mask, true, &a)) return false;
   for (int w = 0; w < x->T; w += 32) {
-    if (!mask[w]) continue; /* full warps only: lane 0 stands for the warp */
+    if (!mask[w]) continue;
     uint16_t M[4][8][8];
     for (int l = 0; l < 32; l++) {
       int th = w + l;
-      int64_t s = soff.v[th].i;
-      if (!sx_local_range(x, src, s, 2 * num, th, "stmatrix")) return false;
+      int64_t s = a.regoff.v[th].i;
+      if (!sx_local_range(x, a.reg, s, 2 * a.num, th, "stmatrix")) return false;
       int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < num; i++) {
-        memcpy(trans ? &M[i][c][g] : &M[i][g][c], local_ptr(src, th, s + 2 * i), 2);
-        memcpy(trans ? &M[i][c + 1][g] : &M[i][g][c + 1], local_ptr(src, th, s + 2 * i + 1), 2);
+      for (int i = 0; i < a.num; i++) {
+        memcpy(a.trans ? &M[i][c][g] : &M[i][g][c], local_ptr(a.reg, th, s + 2 * i), 2);
+        memcpy(a.trans ? &M[i][c + 1][g] : &M[i][g][c + 1], local_ptr(a.reg, th, s + 2 * i + 1), 2);
       }
     }
-    for (int i = 0; i < num; i++)
+    for (int i = 0; i < a.num; i++)
       for (int r = 0; r < 8; r++) {
         int th = w + 8 * i + r;
-        int64_t off = doff.v[th].i;
-        if (off < 0 || off + 8 > dst->elems)
-          return sx_fail(x, "stmatrix: row address of thread %d (elements %lld..%lld) is outside shared buffer '%s' (size %lld)",
-                         x->tbase + th, (long long)off, (long long)(off + 7), dst->b->name, (long long)dst->elems);
-        if ((dst->base + off * 2) % 16)
-          return sx_fail(x, "stmatrix: row address of thread %d (element %lld of '%s') is not 16-byte aligned", x->tbase + th,
-                         (long long)off, dst->b->name);
-        if (!sx_smem_write(x, dst, off * 2, 16, x->tbase + th, -1)) return false;
-        memcpy(dst->data + off * 2, M[i][r], 16);
+        int64_t off;
+        if (!matrix_row(x, &a, th, "stmatrix", &off) || !sx_smem_write(x, a.sh, off * 2, 16, x->tbase + th, -1))
+          return false;
+        memcpy(a.sh->data + off * 2, M[i][r], 16);
       }
   }
   return true;
