@@ -16,6 +16,8 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
 Timing is interleaved: after warm-ups, ROUNDS rounds each time every implementation once (CUDA events
 around INNER back-to-back launches, so the host's launch cost is hidden behind the GPU's queue); an
 implementation's time is the median of its rounds.  TFLOP/s = 4*B*H*S^2*D (halved when causal).
+Then (f16; --no-checks leaves them out) the correctness cases of acceptance 2, CHECK_CASES: head dims 64
+and 256, GQA (examples/flash_attention_gqa.py, 32 query heads on 8 KV heads), seq_len 1000, causal and not.
 Each of our outputs is checked per element against SDPA's output on the same inputs (the flash backend;
 cuDNN where flash is unavailable): |ours - sdpa| <= 2e-3 + 2e-3*|sdpa| for f16, 4e-3 + 4e-3*|sdpa|
 for bf16 (the issue's tolerances), zero mismatches (a non-finite element is a mismatch).
@@ -29,7 +31,7 @@ CSV (stdout, and --csv FILE): impl,dtype,batch,heads,seq,dim,causal,ms,tflops,vs
 Without PyTorch or a GPU it prints a SKIP line and exits 0; without the package (libtilelang), our rows
 are left out with a note.  Exit 1 when an output of ours differs from SDPA's.
   python3 benchmarks/attention/sdpa.py [--dtypes f16,bf16] [--rounds 15] [--inner 10] [--no-ours]
-                                       [--variants] [--ours DIR] [--csv FILE]
+                                       [--no-checks] [--variants] [--ours DIR] [--csv FILE]
 """
 import argparse
 import os
@@ -96,6 +98,42 @@ def our_impls(tl, factory, b, h, s, d, causal, dtype, variants):
     return out
 
 
+# Issue 19 acceptance 2 (correctness only, f16, fast math, causal and not): head dims 64 and 256, GQA with
+# 32 query heads on 8 KV heads (examples/flash_attention_gqa.py as written), and seq_len 1000 (not a tile
+# multiple); (file, shape (B, H, HKV, S, D), -D set)
+CHECK_CASES = [("fa", (1, 32, 32, s, d), dict(OURS_DEFINES) if d != 256 else
+                dict(block_M=128, block_N=64, threads=256, num_stages=2))
+               for s in (4096, 1000) for d in (64, 256)] + \
+              [("fa", (1, 32, 32, 1000, 128), dict(OURS_DEFINES))] + \
+              [("gqa", (1, 32, 8, s, 128), {}) for s in (4096, 1000)]
+
+
+def check_cases(tl, torch, factories, reference, check, rows):
+    """CHECK_CASES against SDPA (K and V repeated per query-head group for GQA); returns the mismatch
+    count.  A row per case: impl "check <file> <-D set>", no time."""
+    failed = 0
+    for kind, (b, h, hkv, s, d), defs in CHECK_CASES:
+        for causal in (False, True):
+            q = torch.empty(b, h, s, d, dtype=torch.float16, device="cuda").uniform_(-1, 1)
+            k, v = (torch.empty(b, hkv, s, d, dtype=torch.float16, device="cuda").uniform_(-1, 1) for _ in range(2))
+            label = f"check {'flash_attention_gqa.py' if kind == 'gqa' else 'flash_attention.py'} " + \
+                " ".join(f"{n}={x}" for n, x in defs.items())
+            try:
+                args = (b, h, hkv, s, d, causal) if kind == "gqa" else (b, h, s, d, causal)
+                kern = tl.compile(factories[kind](*args, **defs), out_idx=[3],
+                                  pass_configs={"tl.enable_fast_math": True})
+                o = kern(q, k, v)
+                g = h // hkv
+                bad, c = check(o, reference(q, k.repeat_interleave(g, 1), v.repeat_interleave(g, 1), causal), "f16")
+            except Exception as e:  # noqa: BLE001 - a compile or launch failure is a failed row
+                bad, c = 1, f"FAIL ({str(e).splitlines()[0]})"
+            failed += bad
+            rows.append((label, "f16", b, f"{h}/{hkv}" if kind == "gqa" else h, s, d, int(causal), "", "", "", "",
+                         c))
+            del q, k, v
+    return failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ours", help="directory written by test_flash_attention (TL_FA_DUMP_DIR)")
@@ -104,6 +142,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=15, help="interleaved rounds (median)")
     ap.add_argument("--inner", type=int, default=10, help="launches between a round's two CUDA events")
     ap.add_argument("--no-ours", action="store_true", help="time SDPA alone")
+    ap.add_argument("--no-checks", action="store_true",
+                    help="leave out the correctness cases (head dims 64/256, GQA, seq_len 1000)")
     ap.add_argument("--variants", action="store_true", help="also time the schedule variants (ours_pingpong)")
     args = ap.parse_args()
     try:
@@ -248,6 +288,15 @@ def main():
                                  f"{t:.4f}", f"{fl / t / 1e9:.1f}", "", "", c))
                 del q, k, v, fns
                 torch.cuda.empty_cache()
+    if tl is not None and "f16" in factories and not args.no_checks:
+        try:
+            gqa = tl.load_file(os.path.join(repo_root(), "examples", "flash_attention_gqa.py"),
+                               module_name="sdpa_bench_gqa").flashattn_gqa.func
+            failed = check_cases(tl, torch, {"fa": factories["f16"], "gqa": gqa}, reference, check, rows) != 0 \
+                or failed
+        except Exception as e:  # noqa: BLE001 - reported as a failure
+            print(f"FAIL: examples/flash_attention_gqa.py cannot be loaded: {e}", file=sys.stderr)
+            failed = True
     shutil.rmtree(tmpdir, ignore_errors=True)
     text = "\n".join(",".join(str(x) for x in r) for r in rows) + "\n"
     sys.stdout.write(text)

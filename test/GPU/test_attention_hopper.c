@@ -17,7 +17,10 @@
  * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer
  * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and
  * (causal) 128x64, 256 threads; examples/flash_attention_gqa.py (8 query
- * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; the chained GEMM
+ * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; seq_len 1000 (not
+ * a tile multiple: partial last tiles, the example's tail mask), causal and
+ * not, at head dims 128 (with and without fast math), 64 and 256 (128x64) and
+ * GQA (1, 8 on 2, 1000, 128); the chained GEMM
  * at 512 x 512 x 128 x 128, 128x64/256 threads.
  * Exits 77 without a driver/GPU or when the device is not sm_90a.
  * Optional argument: a substring filter on case names. */
@@ -193,6 +196,15 @@ int main(int argc, char **argv) {
   fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, false);
   gqa_case(only, 1, 8, 2, 512, 128, false);
   gqa_case(only, 1, 8, 2, 512, 128, true);
+  /* seq_len 1000, not a tile multiple (issue 19 acceptance 2): partial last Q and K/V tiles (TMA zero-fill),
+   * the example's tail mask on the last key block, the epilogue's row-clipped stores */
+  for (int c = 0; c < 2; c++) {
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, false);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, true);
+    fa_case(only, 1, 4, 1000, 64, c != 0, 128, 128, 256, 2, false);
+    fa_case(only, 1, 2, 1000, 256, c != 0, 128, 64, 256, 2, false);
+    gqa_case(only, 1, 8, 2, 1000, 128, c != 0);
+  }
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");
