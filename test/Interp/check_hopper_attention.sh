@@ -98,6 +98,8 @@ run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 st
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
   $small -D dim=128 "$fa"
+run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \
+  $odd -D dim=128 "$fa"
 run mma "tl.disable_warp_specialized is set" "FA --pass-config=tl.disable_warp_specialized" \
   --pass-config=tl.disable_warp_specialized $small -D dim=128 $hop "$fa"
 echo "check_hopper_attention: $n runs"
