@@ -11,7 +11,8 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
     lib/Lower/warp_specialize.c), with fast math (pass config tl.enable_fast_math, as nvcc
     --use_fast_math builds FlashAttention-2); ours_nofm: the same without fast math (f16 only);
     ours_pingpong: the same with the pass config tl.attention_pingpong (the two consumer warpgroups
-    take turns at the tensor cores; --variants), when the package accepts that key;
+    take turns at the tensor cores, lib/Lower/warp_specialize.c; off by default in the compiler until
+    measured; --no-variants leaves it out);
   * bf16: the example with its `dtype = "float16"` line read as "bfloat16" (a temporary copy).
 Timing is interleaved: after warm-ups, ROUNDS rounds each time every implementation once (CUDA events
 around INNER back-to-back launches, so the host's launch cost is hidden behind the GPU's queue); an
@@ -31,7 +32,7 @@ CSV (stdout, and --csv FILE): impl,dtype,batch,heads,seq,dim,causal,ms,tflops,vs
 Without PyTorch or a GPU it prints a SKIP line and exits 0; without the package (libtilelang), our rows
 are left out with a note.  Exit 1 when an output of ours differs from SDPA's.
   python3 benchmarks/attention/sdpa.py [--dtypes f16,bf16] [--rounds 15] [--inner 10] [--no-ours]
-                                       [--no-checks] [--variants] [--ours DIR] [--csv FILE]
+                                       [--no-checks] [--no-variants] [--ours DIR] [--csv FILE]
 """
 import argparse
 import os
@@ -144,7 +145,7 @@ def main():
     ap.add_argument("--no-ours", action="store_true", help="time SDPA alone")
     ap.add_argument("--no-checks", action="store_true",
                     help="leave out the correctness cases (head dims 64/256, GQA, seq_len 1000)")
-    ap.add_argument("--variants", action="store_true", help="also time the schedule variants (ours_pingpong)")
+    ap.add_argument("--no-variants", action="store_true", help="leave out the schedule variant ours_pingpong")
     args = ap.parse_args()
     try:
         import torch
@@ -254,7 +255,7 @@ def main():
                         rows.append((name, dtype, b, h, s, d, int(causal), "", "", "", "", "unavailable"))
                 if dtype in factories:
                     ref = reference(q, k, v, causal)
-                    for name, kern in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype, args.variants):
+                    for name, kern in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype, not args.no_variants):
                         try:
                             bad, checks[name] = check(kern(q, k, v), ref, dtype)
                             fns[name] = (lambda kern=kern: kern(q, k, v))  # timed even when it mismatches

@@ -96,6 +96,17 @@ done
 rm -f "$nomask"
 run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 stage causal" $small -D dim=128 \
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
+# the ping-pong schedule (pass config tl.attention_pingpong): the consumer warpgroups take turns at the
+# tensor cores on named barriers 2 and 3 (a protocol error is a deadlock the executor reports)
+pp="taking turns at the tensor cores (ping-pong)"
+pc=--pass-config=tl.attention_pingpong
+run hopper "$pp" "FA ping-pong (1,2,256,128)" $pc $small -D dim=128 $hop "$fa"
+run hopper "$pp" "FA ping-pong (1,2,256,128) causal" $pc $small -D dim=128 $hop -D is_causal=True "$fa"
+run hopper "$pp" "FA ping-pong (1,2,200,64) (partial tiles)" $pc $odd -D dim=64 $hop "$fa"
+run hopper "$pp" "GQA ping-pong (1,4 query / 2 kv heads,200,128) causal" $pc -D batch=1 -D heads=4 -D kv_heads=2 \
+  -D seq_len=200 -D is_causal=True "$gqa"
+run hopper "no ping-pong: it needs 2 consumer warpgroups" "FA ping-pong asked at 64x64/128 threads" $pc $small \
+  -D dim=128 -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
   $small -D dim=128 "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \
