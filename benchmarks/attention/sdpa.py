@@ -82,7 +82,7 @@ def example_factory(tl, dtype, tmpdir):
 
 
 def our_impls(tl, factory, b, h, s, d, causal, dtype, variants):
-    """[(impl name, callable(q, k, v) -> o)] of our kernel at OURS_DEFINES."""
+    """[(impl name, kernel(q, k, v) -> o or None, why not)] of our kernel at OURS_DEFINES."""
     out = []
     configs = [("ours", {"tl.enable_fast_math": True})]
     if dtype == "f16":
@@ -92,10 +92,10 @@ def our_impls(tl, factory, b, h, s, d, causal, dtype, variants):
     for name, pc in configs:
         try:
             k = tl.compile(factory(b, h, s, d, causal, **OURS_DEFINES), out_idx=[3], pass_configs=pc)
-        except ValueError as e:  # a pass config this package does not know
-            print(f"note: {name}: {e}", file=sys.stderr)
+        except Exception as e:  # noqa: BLE001 - a compile failure is a failed row
+            out.append((name, None, f"FAIL (compile: {str(e).splitlines()[0] if str(e) else type(e).__name__})"))
             continue
-        out.append((name, k))
+        out.append((name, k, ""))
     return out
 
 
@@ -255,14 +255,17 @@ def main():
                         rows.append((name, dtype, b, h, s, d, int(causal), "", "", "", "", "unavailable"))
                 if dtype in factories:
                     ref = reference(q, k, v, causal)
-                    for name, kern in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype, not args.no_variants):
+                    for name, kern, why in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype,
+                                                     not args.no_variants):
                         try:
+                            if kern is None:
+                                raise RuntimeError(why)
                             bad, checks[name] = check(kern(q, k, v), ref, dtype)
                             fns[name] = (lambda kern=kern: kern(q, k, v))  # timed even when it mismatches
                         except Exception as e:  # noqa: BLE001 - a launch failure is a failed row, not timed
                             bad = 1
                             rows.append((name, dtype, b, h, s, d, int(causal), "", "", "", "",
-                                         f"FAIL ({str(e).splitlines()[0]})"))
+                                         str(e) if kern is None else f"FAIL ({str(e).splitlines()[0]})"))
                         failed = failed or bad != 0
                     del ref
                 ms = interleaved_ms(fns)
