@@ -78,8 +78,9 @@ run_one() {
 
 # FlashAttention (issue 7): test_flash_attention writes its inputs and its
 # best configuration's output here; benchmarks/attention/sdpa.py (after the
-# benchmarks) checks them against PyTorch's SDPA and times SDPA's flash and
-# cuDNN backends in the same run (bench_attention.csv).
+# benchmarks) checks them against PyTorch's SDPA, and times our kernel (through
+# the Python package, one -D set, f16 and bf16) interleaved with SDPA's flash
+# and cuDNN backends in its own process (bench_attention.csv).
 fa_dump=$(mktemp -d "${TMPDIR:-/tmp}/tl_fa.XXXXXX")
 export TL_FA_DUMP_DIR=$fa_dump
 for t in bin/test_*; do

@@ -9,7 +9,8 @@
 #     (503, 1017, 763) (rows not multiples of 16 bytes: the cp.async path);
 #   - racecheck, synccheck and memcheck on FlashAttention's Hopper path
 #     (examples/flash_attention.py, issue 19) at (1, 2, 512, 128), causal and
-#     not, and racecheck, synccheck at head dim 256.
+#     not, and racecheck, synccheck at head dim 256; racecheck and synccheck of its
+#     ping-pong schedule (tl.attention_pingpong), memcheck at seq_len 1000.
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
@@ -56,6 +57,17 @@ for causal in False True; do
     one "$tool" "FA (1,2,512,128) causal=$causal 128x128/256t/s2" -D batch=1 -D heads=2 -D seq_len=512 -D dim=128 \
       -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
   done
+done
+# the ping-pong schedule (pass config tl.attention_pingpong: named-barrier turns between the consumer
+# warpgroups) and seq_len 1000 (partial tiles), causal and not
+for causal in False True; do
+  for tool in racecheck synccheck; do
+    one "$tool" "FA ping-pong (1,2,512,128) causal=$causal" --pass-config=tl.attention_pingpong -D batch=1 \
+      -D heads=2 -D seq_len=512 -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 \
+      -D is_causal=$causal "$fa"
+  done
+  one memcheck "FA (1,2,1000,128) causal=$causal 128x128/256t/s2" -D batch=1 -D heads=2 -D seq_len=1000 \
+    -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
 done
 for tool in racecheck synccheck; do
   one "$tool" "FA (1,2,640,256) 128x80/256t/s2" -D batch=1 -D heads=2 -D seq_len=640 -D dim=256 -D block_M=128 \

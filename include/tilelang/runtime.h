@@ -106,7 +106,14 @@ enum {
    * warp-specialized GEMM's epilogue writes its tile with st.global from
    * the shared staging tile rather than with TMA tensor stores
    * (cp.async.bulk.tensor, PTX ISA §9.7.9.27) that overlap the next tile. */
-  TL_COMPILE_DISABLE_TMA_STORE = 1u << 7
+  TL_COMPILE_DISABLE_TMA_STORE = 1u << 7,
+  /* The pass config "tl.attention_pingpong" (this project's; off by default):
+   * on sm_90a, a FlashAttention loop on the warp-specialized attention path
+   * with two consumer warpgroups runs its T.gemm in turns between them (named
+   * barriers, PTX ISA §9.7.13.1 bar.sync/bar.arrive), so that one
+   * warpgroup's softmax overlaps the other's wgmma ("ping-pong",
+   * docs/simt-ir.md); other kernels are unchanged. */
+  TL_COMPILE_ATTENTION_PINGPONG = 1u << 8
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

@@ -114,6 +114,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (c->opts->flags & TL_COMPILE_DISABLE_WARP_SPECIALIZED) pc->disable_warp_specialized = true;
   if (c->opts->flags & TL_COMPILE_ENABLE_STREAM_K) pc->enable_stream_k = true;
   if (c->opts->flags & TL_COMPILE_DISABLE_TMA_STORE) pc->disable_tma_store = true;
+  if (c->opts->flags & TL_COMPILE_ATTENTION_PINGPONG) pc->attention_pingpong = true;
   return TL_OK;
 }
 

@@ -1134,7 +1134,8 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
         err(E, a->u.dict.keys[i]->loc,
             "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
             "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
-            "\"tl.config_index_bitwidth\", \"tl.enable_stream_k\", \"tl.disable_tma_store\")", k->u.s);
+            "\"tl.config_index_bitwidth\", \"tl.enable_stream_k\", \"tl.disable_tma_store\", "
+            "\"tl.attention_pingpong\")", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));

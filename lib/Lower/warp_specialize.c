@@ -136,6 +136,9 @@ typedef struct ws_plan {
   tl_buffer *reuse[WS_MAX_PRE];
   int stages;
   int64_t threads;
+  /* attention, tl.attention_pingpong, two consumer warpgroups: they take
+   * turns at the tensor cores (pp_turn) */
+  bool pingpong;
 } ws_plan;
 
 /* ------------------------------------------------------------- matching */
@@ -878,6 +881,33 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
               : NULL;
 }
 
+/* Ping-pong (tl.attention_pingpong): consumer warpgroup w (tid / 128) holds
+ * the turn at the tensor cores while named barrier WS_PP_BAR + w is passed;
+ * before each T.gemm of the loop it waits for its turn (wait: bar.sync on
+ * its own barrier, 256 threads), and once its wgmma are issued it hands the
+ * turn to the other (bar.arrive on the other's barrier; tl_ws_finish moves
+ * that arrival in front of the gemm's completion wait, so the other
+ * warpgroup's wgmma queue behind this one's while this one's softmax runs).
+ * The turns alternate strictly: S(w0) S(w1) PV(w0) PV(w1) S(w0) ...;
+ * warpgroup 1 arrives on warpgroup 0's barrier once before the loop (w0
+ * starts) and warpgroup 0 takes that surplus turn back after the loop, so
+ * every barrier phase completes.  Constant ids under a warp-uniform test (a
+ * run-time id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8).
+ * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
+#define WS_PP_BAR 2
+static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
+  tl_expr *wg = tl_lo_fdiv(b->m, b->loc, tl_lo_thread_index(b->m, b->loc), 128, NULL);
+  tl_stmt *s[2];
+  for (int w = 0; w < 2; w++) {
+    tl_expr *a[2] = {I(b, WS_PP_BAR + (wait ? w : 1 - w)), I(b, 256)};
+    s[w] = only_wg >= 0 && only_wg != w ? NULL : CALL(b, wait ? TL_INTRIN_PTX_BAR_SYNC : TL_INTRIN_PTX_BAR_ARRIVE, 2, a);
+    if (!s[w] && (only_wg < 0 || only_wg == w)) return NULL;
+  }
+  if (!wg) return NULL;
+  return only_wg >= 0 ? tl_lo_if(b->m, b->loc, BIN(b, TL_OP_EQ, wg, I(b, only_wg)), s[only_wg], NULL)
+                      : tl_lo_if(b->m, b->loc, BIN(b, TL_OP_EQ, wg, I(b, 0)), s[0], s[1]);
+}
+
 /* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
  * one arrival per warp on its empty barrier (each iteration's wgmma group
  * completes before its stage is released; leaving it in flight (TileLang's
@@ -926,7 +956,9 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
     if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
     for (int g = 0; ok && g < p->ngroups; g++)
       if (i == first[g]) ok = tl_vec_push(&v, wait[g]);
+    if (ok && p->pingpong && is_gemm(items[i])) ok = tl_vec_push(&v, pp_turn(b, true, -1)) && v.data[v.len - 1];
     if (ok) ok = tl_vec_push(&v, is_gemm(items[i]) ? staged_gemm(b, p, items[i], cst) : items[i]);
+    if (ok && p->pingpong && is_gemm(items[i])) ok = tl_vec_push(&v, pp_turn(b, false, -1)) && v.data[v.len - 1];
     for (int g = 0; ok && g < p->ngroups; g++)
       if (i == last[g]) ok = tl_vec_push(&v, arrive[g]);
   }
@@ -1073,7 +1105,9 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
     if (swz && pp.on) continue;
     if (p->attn) ok = attn_stmt(b, p, mbar, i, &s, &work);
+    if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, false, 1)) && work.data[work.len - 1];
     if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
+    if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, true, 0)) && work.data[work.len - 1];
   }
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
@@ -1150,6 +1184,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
+  p.pingpong = p.attn && f->pass_configs.attention_pingpong && p.threads == 256;
   bool persistent = false;
   char sk_remark[300] = "";
   tl_stmt *r = ws_rewrite(m, f, &p, &names, target, d, &persistent, sk_remark, sizeof sk_remark);
@@ -1162,7 +1197,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
-              "%s over %lld consumer warpgroups of one m64 block each",
+              "%s over %lld consumer warpgroups of one m64 block each%s",
               p.stages, p.nloads, p.nloads == 1 ? "" : "s",
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
               p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
@@ -1170,7 +1205,9 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               !p.gemm2 ? "T.gemm as wgmma"
               : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
                                                                                   : "two T.gemm as wgmma (ss)",
-              (long long)(p.threads / 128));
+              (long long)(p.threads / 128),
+              p.pingpong ? ", taking turns at the tensor cores (ping-pong)"
+              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "");
   else if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
@@ -1217,6 +1254,52 @@ static bool has_call(const tl_stmt *s, int op) {
   return c.found;
 }
 
+/* Is s pp_turn's hand-over (`if wg == 0: T.ptx_bar_arrive(WS_PP_BAR + 1, ..)
+ * else: T.ptx_bar_arrive(WS_PP_BAR, ..)`)? */
+static bool is_pp_arrive(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_IF || !s->u.ifs.else_s) return false;
+  const tl_stmt *t = s->u.ifs.then_s;
+  if (t && t->kind == TL_STMT_SEQ && t->u.seq.n == 1) t = t->u.seq.stmts[0];
+  const tl_expr *c = t && t->kind == TL_STMT_EVAL ? t->u.eval.value : NULL;
+  int64_t id = -1;
+  return c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_BAR_ARRIVE && c->u.call.n == 2 &&
+         tl_expr_is_const_int(c->u.call.args[0], &id) && id == WS_PP_BAR + 1;
+}
+
+/* The slot of s's last statement, through nested sequences. */
+static tl_stmt **last_slot(tl_stmt **s, int depth) {
+  if (!*s || depth > TL_LOWER_MAX_DEPTH) return NULL;
+  if ((*s)->kind != TL_STMT_SEQ) return s;
+  return (*s)->u.seq.n > 0 ? last_slot(&(*s)->u.seq.stmts[(*s)->u.seq.n - 1], depth + 1) : NULL;
+}
+
+/* Ping-pong: each hand-over that follows a lowered wgmma T.gemm (whose last
+ * statement is its T.ptx_wgmma_wait) moves in front of that wait, so the
+ * other warpgroup may issue as soon as this one's wgmma are committed. */
+static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) {
+        tl_stmt **w = i > 0 && is_pp_arrive(s->u.seq.stmts[i]) ? last_slot(&s->u.seq.stmts[i - 1], 0) : NULL;
+        const tl_expr *c = w && (*w)->kind == TL_STMT_EVAL ? (*w)->u.eval.value : NULL;
+        if (c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) {
+          tl_stmt *pair[2] = {s->u.seq.stmts[i], *w};
+          if (!(*w = tl_ir_seq(m, s->loc, 2, pair))) return false;
+          memmove(&s->u.seq.stmts[i], &s->u.seq.stmts[i + 1], sizeof(tl_stmt *) * (size_t)(s->u.seq.n - i - 1));
+          s->u.seq.n--;
+          i--;
+          continue;
+        }
+        if (!pp_hoist(m, s->u.seq.stmts[i], depth + 1)) return false;
+      }
+      return true;
+    case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
+    case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
+    default: return true;
+  }
+}
+
 bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
   tl_stmt *k = f->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
   if (!k) return true;
@@ -1227,6 +1310,8 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
   for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
     if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
+    if (s && s->kind == TL_STMT_IF && f->pass_configs.attention_pingpong && !pp_hoist(m, s->u.ifs.else_s, 0))
+      return false;
     if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
       /* the TMA-store epilogue's issuers wait for their last stores' reads
        * of shared memory only here (lower_epilogue.c) */

@@ -89,13 +89,20 @@ typedef struct tl_pass_configs {
    * epilogue stores its tile with st.global from the shared staging tile
    * instead of TMA tensor stores (lib/Lower/lower_tile.c) */
   bool disable_tma_store;
+  /* "tl.attention_pingpong" (this project's; off by default): the sm_90a
+   * attention form with two consumer warpgroups takes turns at the tensor
+   * cores -- each T.gemm of the loop waits for its warpgroup's turn (a named
+   * barrier) and hands the turn to the other warpgroup once its wgmma are
+   * issued, so one warpgroup's softmax runs under the other's GEMMs
+   * (lib/Lower/warp_specialize.c, "ping-pong") */
+  bool attention_pingpong;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
- * "tl.enable_stream_k". */
-#define TL_PASS_CONFIG_COUNT 6
+ * "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong". */
+#define TL_PASS_CONFIG_COUNT 7
 /* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
  * as 64 when set) instead of True/False. */
 #define TL_PASS_CONFIG_INDEX_BITWIDTH 3

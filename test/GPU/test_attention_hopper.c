@@ -17,7 +17,13 @@
  * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer
  * warpgroup); head dim 256 at 128x80 ((1, 4, 640, 256): whole tiles) and
  * (causal) 128x64, 256 threads; examples/flash_attention_gqa.py (8 query
- * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; the chained GEMM
+ * heads on 2 KV heads) at (1, 8, 512, 128), causal and not; seq_len 1000 (not
+ * a tile multiple: partial last tiles, the example's tail mask), causal and
+ * not, at head dims 128 (with and without fast math), 64 and 256 (128x64) and
+ * GQA (1, 8 on 2, 1000, 128); the ping-pong schedule (TL_COMPILE_ATTENTION_PINGPONG,
+ * names ending _pingpong) at (1, 4, 512, 128) with fast math, (1, 4, 1000,
+ * 128), (1, 4, 512, 64), GQA at seq_len 1000, causal and not, and head dim 256
+ * causal; the chained GEMM
  * at 512 x 512 x 128 x 128, 128x64/256 threads.
  * Exits 77 without a driver/GPU or when the device is not sm_90a.
  * Optional argument: a substring filter on case names. */
@@ -42,10 +48,11 @@ static bool wgmma_line_has(const char *ptx, const char *pat) {
   return false;
 }
 
-static tl_kernel *compile(const char *name, const char *path, tl_define *defs, size_t nd, bool fast_math) {
+/* flags: TL_COMPILE_FAST_MATH, TL_COMPILE_ATTENTION_PINGPONG, or 0 */
+static tl_kernel *compile(const char *name, const char *path, tl_define *defs, size_t nd, unsigned flags) {
   tl_compile_options o = {0};
   o.target = "sm_90a";
-  o.flags = TL_COMPILE_POISON_OUTPUTS | (fast_math ? TL_COMPILE_FAST_MATH : 0);
+  o.flags = TL_COMPILE_POISON_OUTPUTS | flags;
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, nd, &o, &k) != TL_OK) {
     CHECK(0, "%s: compiling %s: %s", name, path, tl_context_last_error(ctx));
@@ -55,6 +62,9 @@ static tl_kernel *compile(const char *name, const char *path, tl_define *defs, s
   CHECK(wgmma_line_has(ptx, "}, %rd"), "%s: the PTX has no wgmma.mma_async with shared-memory descriptors (ss)", name);
   CHECK(wgmma_line_has(ptx, "}, {%r"), "%s: the PTX has no wgmma.mma_async with A in registers (rs)", name);
   CHECK(strstr(ptx, "cp.async.bulk.tensor") != NULL, "%s: the PTX has no TMA load (cp.async.bulk.tensor)", name);
+  if (flags & TL_COMPILE_ATTENTION_PINGPONG) /* the turns: named barriers 2 and 3 (warp_specialize.c pp_turn) */
+    CHECK(strstr(ptx, "barrier.arrive.aligned 2, 256;") && strstr(ptx, "barrier.arrive.aligned 3, 256;"),
+          "%s: the PTX has no ping-pong hand-over (barrier.arrive.aligned 2|3, 256)", name);
   return k;
 }
 
@@ -117,10 +127,11 @@ done:
 }
 
 static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads,
-                    int stages, bool fast_math) {
+                    int stages, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s", B, H, S, D, causal ? "causal" : "full", bm, bn,
-           threads, stages, fast_math ? "_fm" : "");
+  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s", B, H, S, D, causal ? "causal" : "full", bm,
+           bn, threads, stages, flags & TL_COMPILE_FAST_MATH ? "_fm" : "",
+           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
@@ -128,7 +139,7 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
                        {"dim", fmt_int(D)},       {"is_causal", causal ? "True" : "False"},
                        {"block_M", fmt_int(bm)},  {"block_N", fmt_int(bn)},     {"threads", fmt_int(threads)},
                        {"num_stages", fmt_int(stages)}};
-  tl_kernel *k = compile(name, path, defs, 9, fast_math);
+  tl_kernel *k = compile(name, path, defs, 9, flags);
   if (!k) return;
   const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
   const int64_t shapes[3][4] = {{B, H, S, D}, {B, H, S, D}, {B, H, S, D}};
@@ -138,15 +149,16 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
 }
 
 /* examples/flash_attention_gqa.py at its default tiles (128x128, 2 stages, 256 threads) */
-static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal) {
+static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s", B, H, HKV, S, D, causal ? "causal" : "full");
+  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s%s", B, H, HKV, S, D, causal ? "causal" : "full",
+           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
   tl_define defs[6] = {{"batch", fmt_int(B)}, {"heads", fmt_int(H)}, {"kv_heads", fmt_int(HKV)},
                        {"seq_len", fmt_int(S)}, {"dim", fmt_int(D)}, {"is_causal", causal ? "True" : "False"}};
-  tl_kernel *k = compile(name, path, defs, 6, false);
+  tl_kernel *k = compile(name, path, defs, 6, flags);
   if (!k) return;
   const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
   const int64_t shapes[3][4] = {{B, H, S, D}, {B, HKV, S, D}, {B, HKV, S, D}};
@@ -162,7 +174,7 @@ static void chained_case(const char *only, int M, int N, int K, int D) {
   char path[1024];
   snprintf(path, sizeof path, "%s/chained_gemm.py", gemm_kernels_dir());
   tl_define defs[4] = {{"M", fmt_int(M)}, {"N", fmt_int(N)}, {"K", fmt_int(K)}, {"D", fmt_int(D)}};
-  tl_kernel *k = compile(name, path, defs, 4, false);
+  tl_kernel *k = compile(name, path, defs, 4, 0);
   if (!k) return;
   const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};
   const int64_t shapes[3][4] = {{M, K}, {N, K}, {N, D}};
@@ -184,15 +196,33 @@ int main(int argc, char **argv) {
   uint64_t seed = (uint64_t)time(NULL);
   rng_seed(seed);
   printf("test_attention_hopper (seed %llu)\n", (unsigned long long)seed);
+  const unsigned FM = TL_COMPILE_FAST_MATH, PP = TL_COMPILE_ATTENTION_PINGPONG;
   for (int d = 0; d < 2; d++)
-    for (int c = 0; c < 2; c++) fa_case(only, 1, 4, 512, d ? 64 : 128, c != 0, 128, 128, 256, 2, false);
-  fa_case(only, 1, 4, 512, 128, false, 128, 128, 256, 2, true);
-  fa_case(only, 1, 4, 512, 128, true, 128, 128, 256, 2, true);
-  fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, false);
-  fa_case(only, 1, 4, 640, 256, false, 128, 80, 256, 2, false); /* O staged in Q's shared memory; 640 = 5 x 128 = 8 x 80 */
-  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, false);
-  gqa_case(only, 1, 8, 2, 512, 128, false);
-  gqa_case(only, 1, 8, 2, 512, 128, true);
+    for (int c = 0; c < 2; c++) fa_case(only, 1, 4, 512, d ? 64 : 128, c != 0, 128, 128, 256, 2, 0);
+  fa_case(only, 1, 4, 512, 128, false, 128, 128, 256, 2, FM);
+  fa_case(only, 1, 4, 512, 128, true, 128, 128, 256, 2, FM);
+  fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, 0);
+  fa_case(only, 1, 4, 640, 256, false, 128, 80, 256, 2, 0); /* O staged in Q's shared memory; 640 = 5 x 128 = 8 x 80 */
+  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, 0);
+  gqa_case(only, 1, 8, 2, 512, 128, false, 0);
+  gqa_case(only, 1, 8, 2, 512, 128, true, 0);
+  /* seq_len 1000, not a tile multiple (issue 19 acceptance 2): partial last Q and K/V tiles (TMA zero-fill),
+   * the example's tail mask on the last key block, the epilogue's row-clipped stores */
+  for (int c = 0; c < 2; c++) {
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, 0);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, FM);
+    fa_case(only, 1, 4, 1000, 64, c != 0, 128, 128, 256, 2, 0);
+    fa_case(only, 1, 2, 1000, 256, c != 0, 128, 64, 256, 2, 0);
+    gqa_case(only, 1, 8, 2, 1000, 128, c != 0, 0);
+  }
+  /* the ping-pong schedule (tl.attention_pingpong: the consumer warpgroups take turns at the tensor cores) */
+  for (int c = 0; c < 2; c++) {
+    fa_case(only, 1, 4, 512, 128, c != 0, 128, 128, 256, 2, FM | PP);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, PP);
+    fa_case(only, 1, 4, 512, 64, c != 0, 128, 128, 256, 2, PP);
+    gqa_case(only, 1, 8, 2, 1000, 128, c != 0, PP);
+  }
+  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, PP);
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");

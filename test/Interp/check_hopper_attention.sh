@@ -8,7 +8,9 @@
 # attention form -- TMA of Q, K, V from a producer warpgroup, Q·Kᵀ and P·V as
 # wgmma; mma: the cp.async + mma.sync fallback, with its reason), and the
 # check must print PASS.  Two schedule seeds per case (the executor's random
-# warp interleavings, docs/simt-ir.md).
+# warp interleavings, docs/simt-ir.md).  Sequence lengths 200 and 208 (not
+# tile multiples): the partial last tiles, and a check of the tail mask
+# against a tiling without one.
 # Usage: check_hopper_attention.sh TL_RUN EXAMPLES_DIR
 set -uo pipefail
 tlrun=$1 ex=$2
@@ -53,10 +55,62 @@ run hopper "$two" "GQA (1,4 query / 2 kv heads,256,128) as written (128x128/256 
   -D heads=4 -D kv_heads=2 -D seq_len=256 "$gqa"
 run hopper "$two" "GQA (1,4 query / 2 kv heads,256,128) causal" -D batch=1 -D heads=4 -D kv_heads=2 -D seq_len=256 \
   -D is_causal=True "$gqa"
+# sequence lengths that are not tile multiples (acceptance 2): TMA zero-fills the rows of Q, K and V past
+# seq_len, the example masks the last key block's columns >= seq_len (non-causal; the causal mask covers
+# them), the epilogue's stores skip the rows past seq_len
+odd="-D batch=1 -D heads=2 -D seq_len=200"
+run hopper "$two" "FA (1,2,200,64) 128x128/256 threads/2 stages (partial tiles)" $odd -D dim=64 $hop "$fa"
+run hopper "$two" "FA (1,2,200,64) 128x128/256 threads/2 stages causal (partial tiles)" $odd -D dim=64 $hop \
+  -D is_causal=True "$fa"
+run hopper "$two" "FA (1,2,200,128) 128x128/256 threads/2 stages (partial tiles)" $odd -D dim=128 $hop "$fa"
+run hopper "$two" "GQA (1,4 query / 2 kv heads,200,128) (partial tiles)" -D batch=1 -D heads=4 -D kv_heads=2 \
+  -D seq_len=200 "$gqa"
+run hopper "$two" "GQA (1,4 query / 2 kv heads,200,128) causal (partial tiles)" -D batch=1 -D heads=4 -D kv_heads=2 \
+  -D seq_len=200 -D is_causal=True "$gqa"
+# The reference evaluator runs the same program, so the runs above cannot see a wrong mask; this one
+# can: seq_len 208 on sm_90a with 128x128 tiles (a partial key block of 80 rows) against 16x16 tiles on
+# sm_80 (208 = 13 x 16: no partial tile, no mask) on the same inputs -- the outputs' sum and abs_sum
+# (tl-run's lines) agree within 1e-4 x abs_sum; the example with its tail mask removed must disagree.
+sums() { "$tlrun" --device=cpu "$@" 2>&1 | sed -n 's/^output Output .* sum=\([^ ]*\) abs_sum=\(.*\)$/\1 \2/p'; }
+nomask="${TMPDIR:-/tmp}/fa_nomask_$$.py"
+sed 's/elif seq_len % block_N != 0:/elif False:/' "$fa" > "$nomask"
+for c in False True; do
+  s208="-D batch=1 -D heads=2 -D seq_len=208 -D dim=64 -D is_causal=$c"
+  want=$(sums --target=sm_80 $s208 -D block_M=16 -D block_N=16 -D num_stages=1 -D threads=32 "$fa")
+  got=$(sums --target=sm_90a $s208 $hop "$fa")
+  bad=$(sums --target=sm_90a $s208 $hop "$nomask")
+  n=$((n + 1))
+  verdict=$(awk -v w="$want" -v g="$got" -v b="$bad" -v causal=$c 'BEGIN {
+    split(w, W, " "); split(g, G, " "); split(b, B, " ")
+    tol = 1e-4 * W[2]; d = G[1] - W[1]; e = G[2] - W[2]; f = B[1] - W[1]; h = B[2] - W[2]
+    ok = W[2] > 0 && d * d <= tol * tol && e * e <= tol * tol
+    sens = causal == "True" || f * f > tol * tol || h * h > tol * tol  # causal: the mask covers the tail
+    print (ok && sens) ? "ok" : "FAIL" }')
+  if [[ "$verdict" != ok ]]; then
+    echo "FAIL FA (1,2,208,64) causal=$c sm_90a 128x128 vs sm_80 16x16: sums '$got' vs '$want' (tail mask removed: '$bad')"
+    fail=1
+  else
+    echo "ok   FA (1,2,208,64) causal=$c sm_90a 128x128 (partial key block) vs sm_80 16x16: sum/abs_sum $got vs $want"
+  fi
+done
+rm -f "$nomask"
 run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 stage causal" $small -D dim=128 \
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
+# the ping-pong schedule (pass config tl.attention_pingpong): the consumer warpgroups take turns at the
+# tensor cores on named barriers 2 and 3 (a protocol error is a deadlock the executor reports)
+pp="taking turns at the tensor cores (ping-pong)"
+pc=--pass-config=tl.attention_pingpong
+run hopper "$pp" "FA ping-pong (1,2,256,128)" $pc $small -D dim=128 $hop "$fa"
+run hopper "$pp" "FA ping-pong (1,2,256,128) causal" $pc $small -D dim=128 $hop -D is_causal=True "$fa"
+run hopper "$pp" "FA ping-pong (1,2,200,64) (partial tiles)" $pc $odd -D dim=64 $hop "$fa"
+run hopper "$pp" "GQA ping-pong (1,4 query / 2 kv heads,200,128) causal" $pc -D batch=1 -D heads=4 -D kv_heads=2 \
+  -D seq_len=200 -D is_causal=True "$gqa"
+run hopper "no ping-pong: it needs 2 consumer warpgroups" "FA ping-pong asked at 64x64/128 threads" $pc $small \
+  -D dim=128 -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
   $small -D dim=128 "$fa"
+run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \
+  $odd -D dim=128 "$fa"
 run mma "tl.disable_warp_specialized is set" "FA --pass-config=tl.disable_warp_specialized" \
   --pass-config=tl.disable_warp_specialized $small -D dim=128 $hop "$fa"
 echo "check_hopper_attention: $n runs"

@@ -65,6 +65,10 @@ check_fa "flash_attention.py (1,32,4096,256) 128x80/256 threads" -D seq_len=4096
   -D block_N=80 -D threads=256 "$ex/flash_attention.py"
 check_fa "flash_attention.py (1,32,4096,128) 192x64/384 threads" -D seq_len=4096 -D block_M=192 -D block_N=64 \
   -D threads=384 "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,1000,128) 128x128/256 threads (partial tiles, tail mask)" -D seq_len=1000 \
+  -D dim=128 $fa "$ex/flash_attention.py"
+check_fa "flash_attention.py (1,32,1000,256) 128x64/256 threads causal (partial tiles)" -D seq_len=1000 -D dim=256 \
+  -D block_M=128 -D block_N=64 -D threads=256 -D is_causal=True "$ex/flash_attention.py"
 check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"
