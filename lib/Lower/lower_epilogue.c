@@ -59,6 +59,7 @@ typedef struct epi {
   const tl_smem_layout *SL;    /* the image's layout */
   tl_expr *m0, *n0;            /* the tile's origin in C (int32) */
   int64_t threads, BM, BN;
+  bool fault;                  /* TL_TEST_FAULT=swap_lanes (lower_tile.c): lanes 0 and 1 trade places */
 } epi;
 
 static tl_expr *V(epi *p, tl_var *v) { return tl_ir_var(p->e->m, p->e->loc, v); }
@@ -77,6 +78,18 @@ static tl_expr *row0(epi *p, tl_expr *wm, tl_expr *mi) {
   const tl_frag_layout *L = p->L;
   return L->interleaved ? MUL(p, ADD(p, MUL(p, mi, L->warp_m), wm), 16)
                         : ADD(p, MUL(p, wm, L->warp_tile_m), MUL(p, mi, 16));
+}
+
+/* The lane as the walks use it: under the test fault, lanes 0 and 1 swap
+ * (lane < 2 ? 1 - lane : lane), so their elements land in each other's
+ * places and `tl-run --check` must fail. */
+static tl_expr *fault_lane(epi *p, tl_expr *lane) {
+  if (!p->fault || !lane) return lane;
+  tl_module *m = p->e->m;
+  tl_loc loc = p->e->loc;
+  tl_expr *c = tl_ir_binary(m, loc, TL_OP_LT, lane, I(p, 2));
+  tl_expr *t = tl_ir_binary(m, loc, TL_OP_SUB, I(p, 1), lane);
+  return c && t ? tl_ir_select(m, loc, c, t, lane) : NULL;
 }
 
 /* The element offset of image element (row, col) in S. */
@@ -115,7 +128,7 @@ static bool walk_stmatrix(epi *p) {
   const tl_frag_layout *L = p->L;
   int64_t WN = L->warp_tile_n, mt = L->warp_tile_m / 16;
   tl_expr *tid = tl_lo_thread_index(e->m, e->loc);
-  tl_expr *w = tl_emit_let(e, "ep_w", DIV(p, tid, 32)), *lane = tl_emit_let(e, "ep_l", MOD(p, tid, 32));
+  tl_expr *w = tl_emit_let(e, "ep_w", DIV(p, tid, 32)), *lane = tl_emit_let(e, "ep_l", fault_lane(p, MOD(p, tid, 32)));
   tl_expr *wm = tl_emit_let(e, "ep_wm", MOD(p, w, L->warp_m)), *wn = tl_emit_let(e, "ep_wn", DIV(p, w, L->warp_m));
   /* this lane's row / column inside a 16 x 16 block */
   tl_expr *lr = tl_emit_let(e, "ep_r", ADD(p, MOD(p, lane, 8), MUL(p, MOD(p, DIV(p, lane, 8), 2), 8)));
@@ -222,7 +235,7 @@ static bool walk_pairs(epi *p) {
   const tl_frag_layout *L = p->L;
   int64_t WN = L->warp_tile_n, mt = L->warp_tile_m / 16;
   tl_expr *tid = tl_lo_thread_index(m, loc);
-  tl_expr *w = tl_emit_let(e, "ep_w", DIV(p, tid, 32)), *lane = tl_emit_let(e, "ep_l", MOD(p, tid, 32));
+  tl_expr *w = tl_emit_let(e, "ep_w", DIV(p, tid, 32)), *lane = tl_emit_let(e, "ep_l", fault_lane(p, MOD(p, tid, 32)));
   tl_expr *wm = tl_emit_let(e, "ep_wm", MOD(p, w, L->warp_m)), *wn = tl_emit_let(e, "ep_wn", DIV(p, w, L->warp_m));
   tl_expr *g = tl_emit_let(e, "ep_g", DIV(p, lane, 4));
   tl_expr *c2 = tl_emit_let(e, "ep_c", ADD(p, MUL(p, wn, WN), MUL(p, MOD(p, lane, 4), 2)));
@@ -267,11 +280,12 @@ static bool whole_tile(epi *p) {
 }
 
 tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buffer *frag, const tl_frag_layout *L,
-                               tl_buffer *C, tl_expr *m0, tl_expr *n0, int64_t threads) {
+                               tl_buffer *C, tl_expr *m0, tl_expr *n0, int64_t threads, bool fault) {
   tl_emitter em = {.m = m, .names = names, .loc = loc};
   tl_emitter *e = &em;
   if (!L || L->kind != TL_FRAG_MMA_C || L->ndim != 2) return NULL;
-  epi p = {.e = e, .L = L, .frag = frag, .C = C, .threads = threads, .BM = L->shape[0], .BN = L->shape[1]};
+  epi p = {.e = e, .L = L, .frag = frag, .C = C, .threads = threads, .BM = L->shape[0], .BN = L->shape[1],
+           .fault = fault};
   if (!tl_dtype_eq(m0->dtype, TL_INT32)) m0 = tl_lo_cast(m, loc, TL_INT32, m0);
   if (!tl_dtype_eq(n0->dtype, TL_INT32)) n0 = tl_lo_cast(m, loc, TL_INT32, n0);
   p.m0 = m0;

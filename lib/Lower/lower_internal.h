@@ -175,9 +175,11 @@ tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_ex
  * [BM, BN] accumulator of layout L (MMA_C), C a 2-D 16-bit tensor
  * parameter, m0 / n0 the tile's origin, threads the consumer threads.
  * The caller checked BN % 64 == 0, BM <= 256 and that BM*BN elements of
- * shared memory are free.  NULL on OOM (or a layout other than MMA_C). */
+ * shared memory are free.  fault: TL_TEST_FAULT=swap_lanes's wrong lowering
+ * (lanes 0 and 1 trade elements; lower_tile.c).  NULL on OOM (or a layout
+ * other than MMA_C). */
 tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buffer *frag, const tl_frag_layout *L,
-                               tl_buffer *C, tl_expr *m0, tl_expr *n0, int64_t threads);
+                               tl_buffer *C, tl_expr *m0, tl_expr *n0, int64_t threads, bool fault);
 
 /* -------------------------------------------------------------- T.gemm */
 /* Lowers one T.gemm statement (layouts inferred) to per-warp ldmatrix +

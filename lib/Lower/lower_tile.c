@@ -1033,7 +1033,8 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (st->ws && st->f->ws_multi_tile && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) &&
       BM * BN * bytes <= st->smem_seen)
   {
-    tl_stmt *r = tl_lower_tma_epilogue(m, &st->names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads);
+    tl_stmt *r = tl_lower_tma_epilogue(m, &st->names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads,
+                                        fault_swap_lanes());
     CHECK(r);
     return r;
   }

@@ -23,10 +23,15 @@
 # SIMT: if T.get_thread_binding(0) >= 256:
 # SIMT-NEXT: T.ptx_setmaxnreg(40, False)
 # SIMT-NEXT: if T.get_thread_binding(0) == 256:
-# A persistent grid: min(tiles, 132) blocks, each walking tiles ws_block + 8j.
+# A persistent grid: min(tiles, 132) blocks, each walking tiles ws_block + 8j,
+# in the default rasterization (no T.use_swizzle: panels of 10 grid rows).
 # SIMT-NEXT: for ws_tile_p in T.serial(T.ceildiv(16 - ws_block, 8)):
-# SIMT-NEXT: bx_p = (ws_block + ws_tile_p * 8) % 2
-# SIMT-NEXT: by_p = (ws_block + ws_tile_p * 8) // 2
+# SIMT-NEXT: rz_block = ws_block + ws_tile_p * 8
+# SIMT-NEXT: rz_panel = rz_block // 20
+# SIMT-NEXT: rz_offset = rz_block % 20
+# SIMT-NEXT: rz_stride = T.if_then_else(rz_panel + 1 < 1, 10, 8 - rz_panel * 10)
+# SIMT-NEXT: bx_p = T.if_then_else(rz_panel % 2 == 1, 1 - rz_offset // rz_stride, rz_offset // rz_stride)
+# SIMT-NEXT: by_p = rz_offset % rz_stride + rz_panel * 10
 # SIMT-NEXT: for kp in T.serial(8):
 # SIMT-NEXT: ws_r = ws_tile_p * 8 + kp
 # SIMT-NEXT: T.ptx_mbarrier_wait(ws_mbar, ws_r % 3 + 3, (ws_r // 3 + 1) % 2)
@@ -37,8 +42,8 @@
 # SIMT: else:
 # SIMT-NEXT: T.ptx_setmaxnreg(232, True)
 # SIMT-NEXT: for ws_tile in T.serial(T.ceildiv(16 - ws_block, 8)):
-# SIMT-NEXT: bx = (ws_block + ws_tile * 8) % 2
-# SIMT-NEXT: by = (ws_block + ws_tile * 8) // 2
+# SIMT: bx = T.if_then_else(rz_panel_1 % 2 == 1, 1 - rz_offset_1 // rz_stride_1, rz_offset_1 // rz_stride_1)
+# SIMT-NEXT: by = rz_offset_1 % rz_stride_1 + rz_panel_1 * 10
 # SIMT: ws_r_1 = ws_tile * 8 + ko
 # SIMT-NEXT: T.ptx_mbarrier_wait(ws_mbar, ws_r_1 % 3, ws_r_1 // 3 % 2)
 # SIMT: T.ptx_wgmma_fence()
