@@ -209,6 +209,7 @@ def mutate(rng, text):
 # -------------------------------------------------------------- running
 tool_runs = [0]
 small_stats = Counter()  # how the checks at small factory parameters went (the summary)
+last_small = [None]  # the class check_small gave last
 last_why = [""]  # why the last no-check result got no check (the summary's breakdown of no-check)
 
 
@@ -325,11 +326,13 @@ def judge_check(args, path, out, rc2, out2):
 # past the host's memory, are checked at small values of the seed's integer
 # size parameters, passed as -D NAME=VALUE to tl-opt and tl-run.  A size
 # parameter is an integer factory parameter or module constant of at least
-# 32 whose name is not that of a tiling choice (BLOCKLIKE).  Its floor is two
+# 4 whose name is not that of a tiling choice (BLOCKLIKE).  Its floor is two
 # tiles (twice block_NAME's default, or twice `block`'s where the file has no
-# block_NAME), else 16.  The sizes are first tried all at their floors; when
-# the seed does not pass there, each is halved toward its floor on its own
-# (the largest first; the smallest halving that passes, by bisection).  The
+# block_NAME; one tile where two are over the default), else 16 (2 for a
+# default under 32, and where the block is larger: it tiles another size); its values are the
+# default's halvings.  The sizes are first tried all at their floors; then
+# all but one (the smallest halving of that one that passes, by bisection);
+# then each halved toward its floor on its own, the largest first.  The
 # seed passes when its check says PASS within the run budget with every output
 # written (a nonzero, finite abs_sum: sizes that run no block leave them unwritten).
 FACTORY_INT = re.compile(r"\b(\w+)\s*=\s*(\d+)\s*(?=[,)]|$)")
@@ -390,31 +393,40 @@ def small_params(args, path, text):
     ints = factory_ints(text)
     floor = {}
     for n, v in ints.items():
-        if v >= 32 and not BLOCKLIKE.search(n):
-            f = 2 * ints.get("block_" + n, ints.get("block", 8))
-            floor[n] = min(f, v // 2) if f < v else None
-    floor = {n: f for n, f in floor.items() if f and f > 0}
-    if not floor:
-        return None
-    # the floors' nearest halvings of the defaults (the defaults' divisibility is kept)
-    def halvings(v, f):
+        if v >= 4 and not BLOCKLIKE.search(n):
+            b = ints.get("block_" + n, ints.get("block", v + 1))  # a block larger than v tiles something else
+            floor[n] = 2 * b if 2 * b < v else b if b <= v else 16 if v >= 32 else 2
+
+    def halvings(v, f):  # the defaults' divisibility is kept
         return [v >> k for k in range(1, 64) if v >> k >= f and (v >> k) << k == v][::-1]
-    at_floor = {n: (halvings(ints[n], f) or [ints[n]])[0] for n, f in floor.items()}
-    at_floor = {n: v for n, v in at_floor.items() if v != ints[n]}
-    if at_floor and seed_passes(args, path, sorted(at_floor.items())):
-        return sorted(at_floor.items())
-    chosen = {}
-    for n in sorted(floor, key=lambda n: -ints[n]):
-        vals = halvings(ints[n], floor[n])
-        lo, hi = 0, len(vals)  # vals[hi] (the default) is taken to pass
+    vals = {n: halvings(ints[n], f) for n, f in floor.items()}
+    vals = {n: vs for n, vs in vals.items() if vs}
+    if not vals:
+        return None
+
+    def bisect(chosen, n):
+        """chosen with n at its smallest halving that passes (vals[n][hi], the default when hi is the end)."""
+        vs = vals[n]
+        lo, hi = 0, len(vs)
         while lo < hi:
-            mid = lo if lo == 0 and hi == len(vals) else (lo + hi) // 2
-            if seed_passes(args, path, sorted({**chosen, n: vals[mid]}.items())):
+            mid = lo if lo == 0 and hi == len(vs) else (lo + hi) // 2
+            if seed_passes(args, path, sorted({**chosen, n: vs[mid]}.items())):
                 hi = mid
             else:
                 lo = mid + 1
-        if hi < len(vals):
-            chosen[n] = vals[hi]
+        return {**chosen, n: vs[hi]} if hi < len(vs) else chosen
+    order = sorted(vals, key=lambda n: -ints[n])
+    at_floor = {n: vs[0] for n, vs in vals.items()}
+    if seed_passes(args, path, sorted(at_floor.items())):
+        return sorted(at_floor.items())
+    # one size that cannot go to its floor (a tile it must fill): the others at theirs
+    for n in order:
+        rest = {m: v for m, v in at_floor.items() if m != n}
+        if rest and seed_passes(args, path, sorted(rest.items())):
+            return sorted(bisect(rest, n).items())
+    chosen = {}
+    for n in order:
+        chosen = bisect(chosen, n)
     return sorted(chosen.items()) if chosen else None
 
 
@@ -435,6 +447,7 @@ def with_defines(args, path, small, fn):
 def check_small(args, path, small, out):
     res = check_small_once(args, path, small, out)
     small_stats[f"{res[0]} at the small parameters"] += 1
+    last_small[0] = res[0]
     return res
 
 
@@ -515,6 +528,7 @@ def fuzz(args):
     pool = [(r, t) for r, t in seeds(args.src) if re.search(args.only, r)]
     counts = {c: 0 for c in CLASSES}
     nocheck_why = Counter()
+    slow_why = Counter()
     tmp = tempfile.mkdtemp(prefix="tl-fuzz-")
     # each seed is run unmutated when first drawn: seeds that tl-opt rejects
     # (the negative tests) leave the pool; a seed whose own check run takes
@@ -541,6 +555,7 @@ def fuzz(args):
         with open(path, "w") as f:
             f.write(mtext)
         m = mode[rel]
+        last_small[0] = None
         cls, out, out2 = classify(args, path, m == "run", None, m[1] if isinstance(m, tuple) else None)
         if m == "run" and (cls == "slow-run" or (cls == "no-check" and HOST_OOM.search(out2))):
             # a mutant that enlarged the sizes: again at the seed's small parameters
@@ -559,6 +574,13 @@ def fuzz(args):
         counts[cls] += 1
         if cls == "no-check":
             nocheck_why[last_why[0]] += 1
+        at_small = isinstance(m, tuple) or bool(small_of.get(rel))
+        if cls == "slow-run":
+            slow_why["at the small factory parameters" if at_small else "the seed has no small factory parameters"] += 1
+        if cls == "rejected" and last_small[0] == "rejected":
+            first = LOCATED_ERROR.search(out)
+            line = out[first.start():].split("\n")[0] if first else ""
+            print(f"fuzz: rejected at the small parameters only: {rel}: {'; '.join(muts)}: {line}", flush=True)
         runs += 1
         if cls in KEPT_CLASSES:
             kept += 1
@@ -580,6 +602,8 @@ def fuzz(args):
               flush=True)
     if nocheck_why:
         print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
+    if slow_why:
+        print("fuzz: slow-run: " + ", ".join(f"{v} {k}" for k, v in sorted(slow_why.items())), flush=True)
     fatal = [c for c in args.fail_on.split(",") if c and counts.get(c)]
     if kept and not fatal:
         print(f"fuzz: kept {kept} input(s) in {args.keep} for triage (classes not in --fail-on={args.fail_on})",
