@@ -578,9 +578,9 @@ def fuzz(args):
         if cls == "slow-run":
             slow_why["at the small factory parameters" if at_small else "the seed has no small factory parameters"] += 1
         if cls == "rejected" and last_small[0] == "rejected":
-            first = LOCATED_ERROR.search(out)
-            line = out[first.start():].split("\n")[0] if first else ""
-            print(f"fuzz: rejected at the small parameters only: {rel}: {'; '.join(muts)}: {line}", flush=True)
+            first = LOCATED_ERROR.search(out + out2)
+            line = (out + out2)[first.start():].split("\n")[0] if first else ""
+            print(f"fuzz: accepted at its own sizes, rejected at the small parameters: {rel}: {'; '.join(muts)}: {line}", flush=True)
         runs += 1
         if cls in KEPT_CLASSES:
             kept += 1
