@@ -23,14 +23,6 @@ reports), and classifies the outcome:
   slow-run     accepted; the CPU executor's run went past --run-budget
                (default 10 s: its time grows with the shapes a mutant
                enlarged), at the small factory parameters too
-
-A seed whose own check run takes over --seed-check-max seconds (the examples
-at their default sizes under ASan) has its mutants compiled at their own
-sizes, then compiled and checked at the seed's small factory parameters
-(-D NAME=VALUE for its integer size parameters, found automatically: see
-small_params); a mutant of another seed that is slow-run, or too large for the
-host, at its own sizes is checked again at them.  The summary says how the
-checks at small parameters went (and lists the seeds that have none).
   order-dep    the check fails on a kernel with T.atomic_add(...,
                return_prev=True): the values returned depend on the order of
                the atomics, which the reference evaluator and the executor
@@ -41,6 +33,14 @@ checks at small parameters went (and lists the seeds that have none).
   hang         tl-opt ran past --opt-budget (default 10 s) (kept)
   unlocated    an error diagnostic without a location (kept; `<command
                line>:` errors about tl-run's own options excepted)
+
+A seed whose own check run takes over --seed-check-max seconds (the examples
+at their default sizes under ASan) has its mutants compiled at their own
+sizes, then compiled and checked at the seed's small factory parameters
+(-D NAME=VALUE for its integer size parameters, found automatically: see
+small_params); a mutant of another seed that is slow-run, or too large for the
+host, at its own sizes is checked again at them.  The summary says how the
+checks at small parameters went (and lists the seeds that have none).
 
 Kept inputs are written to --keep DIR (default: test/fuzz/kept) as
 CLASS-HASH.py, with a line in DIR/INDEX (class, seed file, mutations).
@@ -329,8 +329,8 @@ def judge_check(args, path, out, rc2, out2):
 # 4 whose name is not that of a tiling choice (BLOCKLIKE).  Its floor is two
 # tiles (twice block_NAME's default, or twice `block`'s where the file has no
 # block_NAME; one tile where two are over the default), else 16 (2 for a
-# default under 32, and where the block is larger: it tiles another size); its values are the
-# default's halvings.  The sizes are first tried all at their floors; then
+# default under 32), also where the block is larger (it tiles another size);
+# its values are the default's halvings.  The sizes are first tried all at their floors; then
 # all but one (the smallest halving of that one that passes, by bisection);
 # then each halved toward its floor on its own, the largest first.  The
 # seed passes when its check says PASS within the run budget with every output
@@ -580,7 +580,8 @@ def fuzz(args):
         if cls == "rejected" and last_small[0] == "rejected":
             first = LOCATED_ERROR.search(out + out2)
             line = (out + out2)[first.start():].split("\n")[0] if first else ""
-            print(f"fuzz: accepted at its own sizes, rejected at the small parameters: {rel}: {'; '.join(muts)}: {line}", flush=True)
+            print(f"fuzz: accepted at its own sizes, rejected at the small parameters: {rel}: "
+                  f"{'; '.join(muts)}: {line}", flush=True)
         runs += 1
         if cls in KEPT_CLASSES:
             kept += 1
