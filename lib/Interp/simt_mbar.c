@@ -287,10 +287,11 @@ static bool mbar_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
 /* ----------------------------------------------------------- bulk copies */
 static bool bulk_range(sx *x, const tl_expr *e, const sx_buf *sb, int64_t el, int64_t bytes, int t,
                        const char *what) {
+  /* el is bounded by the buffer's size before it is scaled to bytes (an index can be any int64) */
+  if (el < 0 || el > sb->elems || bytes > (sb->elems - el) * sb->eb)
+    return sx_fail(x, "T.%s: out-of-bounds %s '%s': %lld bytes at element %lld of %lld in thread %d", iname(e),
+                   what, sb->b->name, (long long)bytes, (long long)el, (long long)sb->elems, t);
   int64_t b0 = el * sb->eb;
-  if (el < 0 || b0 + bytes > sb->elems * sb->eb)
-    return sx_fail(x, "T.%s: out-of-bounds %s '%s': bytes %lld..%lld of %lld in thread %d", iname(e), what,
-                   sb->b->name, (long long)b0, (long long)(b0 + bytes - 1), (long long)(sb->elems * sb->eb), t);
   if (((sb->space == SX_SHARED ? sb->base : 0) + b0) % 16)
     return sx_fail(x, "T.%s: %s '%s' at element %lld is not 16-byte aligned in thread %d", iname(e), what,
                    sb->b->name, (long long)el, t);
@@ -400,11 +401,12 @@ static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     int tid = x->tbase + t;
-    int64_t bytes = nb.v[t].i, sbyte = soff.v[t].i * src->eb;
+    int64_t bytes = nb.v[t].i;
     if (!bulk_range(x, e, dst, doff.v[t].i, bytes, tid, "copy into global buffer") ||
-        !bulk_range(x, e, src, soff.v[t].i, bytes, tid, "copy from shared buffer") ||
-        !sx_smem_read_async(x, src, sbyte, bytes, tid, "T.ptx_cp_async_bulk_store"))
+        !bulk_range(x, e, src, soff.v[t].i, bytes, tid, "copy from shared buffer"))
       return false;
+    int64_t sbyte = soff.v[t].i * src->eb;
+    if (!sx_smem_read_async(x, src, sbyte, bytes, tid, "T.ptx_cp_async_bulk_store")) return false;
     memcpy(dst->data + doff.v[t].i * dst->eb, src->data + sbyte, (size_t)bytes);
     sx_blk *k = x->k;
     if (!tl_vec_grow_((void **)&k->bread, &k->capbread, (size_t)k->nbread + 1, sizeof *k->bread))

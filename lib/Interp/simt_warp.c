@@ -276,22 +276,25 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
       !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff) ||
       !sx_eval_as(x, e->u.call.args[5], TL_BOOL, mask, &pred))
     return false;
+  /* An element offset is bounded by the buffer's size before it is scaled to
+     bytes: an index expression can take any int64 value (k * -2^63). */
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
-    int64_t d = doff.v[t].i, db = d * dst->eb;
-    if (d < 0 || db + bytes > dst->elems * dst->eb)
-      return sx_fail(x, "out-of-bounds cp.async into shared buffer '%s': bytes %lld..%lld of %lld in thread %d",
-                     dst->b->name, (long long)db, (long long)(db + bytes - 1), (long long)(dst->elems * dst->eb), x->tbase + t);
+    int64_t d = doff.v[t].i;
+    if (d < 0 || d > dst->elems || d * dst->eb + bytes > dst->elems * dst->eb)
+      return sx_fail(x, "out-of-bounds cp.async into shared buffer '%s': %lld bytes at element %lld of %lld "
+                     "in thread %d", dst->b->name, (long long)bytes, (long long)d, (long long)dst->elems, x->tbase + t);
+    int64_t db = d * dst->eb;
     if ((dst->base + db) % bytes)
       return sx_fail(x, "misaligned %lld-byte cp.async into shared buffer '%s' at element %lld in thread %d",
                      (long long)bytes, dst->b->name, (long long)d, x->tbase + t);
     bool p = pred.v[t].i != 0;
-    int64_t s = soff.v[t].i, sbyte = s * src->eb;
+    int64_t s = soff.v[t].i, sbyte = 0;
     if (p) {
-      if (s < 0 || sbyte + bytes > src->elems * src->eb)
-        return sx_fail(x, "out-of-bounds cp.async from global buffer '%s': bytes %lld..%lld of %lld in thread %d",
-                       src->b->name, (long long)sbyte, (long long)(sbyte + bytes - 1),
-                       (long long)(src->elems * src->eb), x->tbase + t);
+      if (s < 0 || s > src->elems || s * src->eb + bytes > src->elems * src->eb)
+        return sx_fail(x, "out-of-bounds cp.async from global buffer '%s': %lld bytes at element %lld of %lld "
+                       "in thread %d", src->b->name, (long long)bytes, (long long)s, (long long)src->elems, x->tbase + t);
+      sbyte = s * src->eb;
       if (sbyte % bytes)
         return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
                        (long long)bytes, src->b->name, (long long)s, x->tbase + t);

@@ -18,10 +18,11 @@ reports), and classifies the outcome:
                construct at fault, which is allowed
   no-check     accepted; tl-run cannot run it (a usage error such as a
                missing --arg after the retries, inputs too large for the
-               host's memory, or the seed's own run is too slow for the run
-               budget)
+               host's memory even at the small factory parameters below, or
+               the seed's own run is too slow and it has none)
   slow-run     accepted; the CPU executor's run went past --run-budget
-               (default 10 s: its time grows with the shapes a mutant enlarged)
+               (default 10 s: its time grows with the shapes a mutant
+               enlarged), at the small factory parameters too
   order-dep    the check fails on a kernel with T.atomic_add(...,
                return_prev=True): the values returned depend on the order of
                the atomics, which the reference evaluator and the executor
@@ -33,13 +34,21 @@ reports), and classifies the outcome:
   unlocated    an error diagnostic without a location (kept; `<command
                line>:` errors about tl-run's own options excepted)
 
+A seed whose own check run takes over --seed-check-max seconds (the examples
+at their default sizes under ASan) has its mutants compiled at their own
+sizes, then compiled and checked at the seed's small factory parameters
+(-D NAME=VALUE for its integer size parameters, found automatically: see
+small_params); a mutant of another seed that is slow-run, or too large for the
+host, at its own sizes is checked again at them.  The summary says how the
+checks at small parameters went (and lists the seeds that have none).
+
 Kept inputs are written to --keep DIR (default: test/fuzz/kept) as
 CLASS-HASH.py, with a line in DIR/INDEX (class, seed file, mutations).
 `--replay DIR` runs every kept input again and fails when one is still in a
 kept class (test/Lower/fuzz_kept.test runs it under lit).
 
   usage: mutate.py --tl-opt PATH --tl-run PATH [--seconds N | --runs N]
-                   [--seed N] [--keep DIR] [--src ROOT]
+                   [--seed N] [--keep DIR] [--src ROOT] [--only REGEX] [--small]
          mutate.py --tl-opt PATH --tl-run PATH --replay DIR
          mutate.py --tl-opt PATH --extents     (every example's integer factory
                    parameters set to large values: PTX or an error in budget)
@@ -47,6 +56,7 @@ Exit status: 0 when nothing was kept (replay: every input is in an allowed
 class), 1 otherwise.
 """
 import argparse
+import ast
 import hashlib
 import os
 import random
@@ -55,6 +65,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 
 KEPT_CLASSES = ("check-fail", "crash", "hang", "unlocated")
 CLASSES = ("rejected", "pass", "warned-fail", "no-check", "slow-run", "order-dep") + KEPT_CLASSES
@@ -197,11 +208,13 @@ def mutate(rng, text):
 
 # -------------------------------------------------------------- running
 tool_runs = [0]
-nocheck_why = {}  # why accepted mutants got no check run (the summary's breakdown of no-check)
+small_stats = Counter()  # how the checks at small factory parameters went (the summary)
+last_small = [None]  # the class check_small gave last
+last_why = [""]  # why the last no-check result got no check (the summary's breakdown of no-check)
 
 
 def no_check(why):
-    nocheck_why[why] = nocheck_why.get(why, 0) + 1
+    last_why[0] = why
     return "no-check"
 
 
@@ -237,9 +250,9 @@ def diagnose(rc, out):
     return "unlocated"
 
 
-def run_check(args, path, budget):
-    """tl-run --check with --arg/--dim retries: (class, output)."""
-    extra = []
+def run_check(args, path, budget, defines=()):
+    """tl-run --check (with -D NAME=VALUE for each of defines) with --arg/--dim retries: (class, output)."""
+    extra = [f"-D{n}={v}" for n, v in defines]
     t0 = time.monotonic()
     for _ in range(4):  # the retries share the budget
         left = budget - (time.monotonic() - t0)
@@ -269,17 +282,35 @@ def run_check(args, path, budget):
     return c or no_check("tl-run exited cleanly without a check result"), out
 
 
-def classify(args, path, run_ok=True, run_budget=None):
-    """(class, tl-opt output, tl-run output) of one kernel file."""
-    rc, out, _ = run([args.tl_opt, "--emit=ptx", "-o", os.devnull, path], args.opt_budget)
-    c = diagnose(rc, out)
+def compile_ptx(args, path, defines=()):
+    """tl-opt --emit=ptx: (class or None when it compiled, output)."""
+    rc, out, _ = run([args.tl_opt, "--emit=ptx", "-o", os.devnull] + [f"-D{n}={v}" for n, v in defines] + [path],
+                     args.opt_budget)
+    return diagnose(rc, out), out
+
+
+def classify(args, path, run_ok=True, run_budget=None, small=None):
+    """(class, tl-opt output, tl-run output) of one kernel file.
+
+    small: the seed's small factory parameters (see small_params), or None:
+    when given, the file is compiled at its own sizes, then compiled and
+    checked with them (check_small); with run_ok False and no small
+    parameters the file is compiled only."""
+    c, out = compile_ptx(args, path)
     if c in ("hang", "crash", "unlocated"):
         return c, out, ""
     if c == "rejected":
         return "rejected", out, ""
+    if small is not None:
+        return check_small(args, path, small, out)
     if not run_ok:
-        return no_check("compile only: the seed's own check run is slow"), out, ""
-    rc2, out2 = run_check(args, path, run_budget or args.run_budget)
+        return no_check("compile only: the seed's own check run is slow, no small factory parameters"), out, ""
+    return judge_check(args, path, out, *run_check(args, path, run_budget or args.run_budget))
+
+
+def judge_check(args, path, out, rc2, out2):
+    """The class of an accepted file from its check result: a failure after a
+    located warning or run-time error is warned-fail; (class, outputs)."""
     if rc2 == "check-fail" and (LOCATED_WARNING.search(out + out2) or LOCATED_ERROR.search(out2)):
         rc2 = "warned-fail"
     if rc2 == "check-fail":
@@ -287,6 +318,163 @@ def classify(args, path, run_ok=True, run_budget=None):
             if re.search(r"return_prev\s*=\s*True", f.read()):
                 rc2 = "order-dep"
     return rc2, out, out2
+
+
+# ------------------------------------------------- small factory parameters
+# A seed whose own check run is slow (the examples at their default sizes
+# under ASan), and the mutants of any seed that ran past the run budget or
+# past the host's memory, are checked at small values of the seed's integer
+# size parameters, passed as -D NAME=VALUE to tl-opt and tl-run.  A size
+# parameter is an integer factory parameter or module constant of at least
+# 4 whose name is not that of a tiling choice (BLOCKLIKE).  Its floor is two
+# tiles (twice block_NAME's default, or twice `block`'s where the file has no
+# block_NAME; one tile where two are over the default), else 16 (2 for a
+# default under 32), also where the block is larger (it tiles another size);
+# its values are the default's halvings.  The sizes are first tried all at their floors; then
+# all but one (the smallest halving of that one that passes, by bisection);
+# then each halved toward its floor on its own, the largest first.  The
+# seed passes when its check says PASS within the run budget with every output
+# written (a nonzero, finite abs_sum: sizes that run no block leave them unwritten).
+FACTORY_INT = re.compile(r"\b(\w+)\s*=\s*(\d+)\s*(?=[,)]|$)")
+MODULE_INT = re.compile(r"^([A-Za-z_]\w*)\s*=\s*([0-9 +*<>()-]+?)\s*(?:#.*)?$", re.M)
+BLOCKLIKE = re.compile(r"block|thread|stage|warp|split|num_|pack|group|vec|tile", re.I)
+OUTPUT = re.compile(r"^output \S+ shape=\S+ dtype=\S+ sum=\S+ abs_sum=(\S+)$", re.M)
+UNKNOWN_DEFINE = re.compile(r"^<command line>: error: -D (\w+): no factory parameter named", re.M)
+
+
+def int_value(expr):
+    """The value of an integer literal expression (digits, + - * << >> and parentheses), or None."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return None
+    ok = all(isinstance(n, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop))
+             for n in ast.walk(tree))
+    if not ok or any(isinstance(n, ast.Constant) and type(n.value) is not int for n in ast.walk(tree)):
+        return None
+    try:
+        v = eval(compile(tree, "<expr>", "eval"), {"__builtins__": {}})  # literals and operators only
+    except (ArithmeticError, ValueError):
+        return None
+    return v if isinstance(v, int) and abs(v) < 2**63 else None
+
+
+def factory_ints(text):
+    """{name: value} of the file's integer module constants and the integer
+    defaults of its factory functions' parameters (first definition wins)."""
+    found = {}
+    for m in re.finditer(r"^\s*def \w+\(([^)]*)\)", text, re.M):
+        for n, v in FACTORY_INT.findall(m.group(1)):
+            found.setdefault(n, int(v))
+    for n, e in MODULE_INT.findall(text):
+        v = int_value(e)
+        if v is not None:
+            found.setdefault(n, v)
+    return found
+
+
+def outputs_written(out):
+    """Every output line has a nonzero, finite abs_sum."""
+    sums = OUTPUT.findall(out)
+    try:
+        return bool(sums) and all(0 < abs(float(v)) < float("inf") for v in sums)
+    except ValueError:
+        return False
+
+
+def seed_passes(args, path, defines):
+    c, out = run_check(args, path, args.run_budget, defines)
+    return c == "pass" and outputs_written(out)
+
+
+def small_params(args, path, text):
+    """The seed's small factory parameters [(name, value)], or None when it
+    passes at no smaller size (see the comment above)."""
+    ints = factory_ints(text)
+    floor = {}
+    for n, v in ints.items():
+        if v >= 4 and not BLOCKLIKE.search(n):
+            b = ints.get("block_" + n, ints.get("block", v + 1))  # a block larger than v tiles something else
+            floor[n] = 2 * b if 2 * b < v else b if b <= v else 16 if v >= 32 else 2
+
+    def halvings(v, f):  # the defaults' divisibility is kept
+        return [v >> k for k in range(1, 64) if v >> k >= f and (v >> k) << k == v][::-1]
+    vals = {n: halvings(ints[n], f) for n, f in floor.items()}
+    vals = {n: vs for n, vs in vals.items() if vs}
+    if not vals:
+        return None
+
+    def bisect(chosen, n):
+        """chosen with n at its smallest halving that passes (vals[n][hi], the default when hi is the end)."""
+        vs = vals[n]
+        lo, hi = 0, len(vs)
+        while lo < hi:
+            mid = lo if lo == 0 and hi == len(vs) else (lo + hi) // 2
+            if seed_passes(args, path, sorted({**chosen, n: vs[mid]}.items())):
+                hi = mid
+            else:
+                lo = mid + 1
+        return {**chosen, n: vs[hi]} if hi < len(vs) else chosen
+    order = sorted(vals, key=lambda n: -ints[n])
+    at_floor = {n: vs[0] for n, vs in vals.items()}
+    if seed_passes(args, path, sorted(at_floor.items())):
+        return sorted(at_floor.items())
+    # one size that cannot go to its floor (a tile it must fill): the others at theirs
+    for n in order:
+        rest = {m: v for m, v in at_floor.items() if m != n}
+        if rest and seed_passes(args, path, sorted(rest.items())):
+            return sorted(bisect(rest, n).items())
+    chosen = {}
+    for n in order:
+        chosen = bisect(chosen, n)
+    return sorted(chosen.items()) if chosen else None
+
+
+def with_defines(args, path, small, fn):
+    """fn(defines) with the small parameters the file still declares at the
+    seed's default; a -D the tools refuse as no factory parameter (a mutation
+    renamed it) is dropped and fn run again, so that it never becomes a class."""
+    defs = list(small)
+    while True:
+        res = fn(defs)
+        outs = res[1] if isinstance(res, tuple) else ""
+        bad = set(UNKNOWN_DEFINE.findall(outs))
+        if not bad or not defs:
+            return res, defs
+        defs = [(n, v) for n, v in defs if n not in bad]
+
+
+def check_small(args, path, small, out):
+    res = check_small_once(args, path, small, out)
+    small_stats[f"{res[0]} at the small parameters"] += 1
+    last_small[0] = res[0]
+    return res
+
+
+def check_small_once(args, path, small, out):
+    """Compile and check an accepted file at the seed's small parameters
+    small = (seed defaults, [(name, value)]): first keeping the file's own
+    value of a parameter a mutation changed, then, when that run is slow or
+    too large for the host, with every small value."""
+    seed_ints, params = small
+    with open(path, encoding="utf-8", errors="replace") as f:
+        ints = factory_ints(f.read())
+    kept = [(n, v) for n, v in params if n in ints and ints[n] == seed_ints.get(n)]
+    full = [(n, v) for n, v in params if n in ints]
+    tries = [kept] if kept == full else [kept, full]
+    for i, defs in enumerate(tries):
+        (c, out1), defs = with_defines(args, path, defs, lambda d: compile_ptx(args, path, d))
+        if c in ("hang", "crash", "unlocated"):
+            return c, out + out1, ""
+        if c == "rejected":
+            return "rejected", out + out1, ""
+        (res, out2), defs = with_defines(args, path, defs, lambda d: run_check(args, path, args.run_budget, d))
+        cls = judge_check(args, path, out + out1, res, out2)
+        if i + 1 < len(tries) and (cls[0] == "slow-run" or HOST_OOM.search(out2)):
+            continue
+        if i:
+            small_stats["checked with a mutated size default overridden"] += 1
+        return cls
 
 
 def seeds(src):
@@ -316,15 +504,38 @@ def keep(args, cls, rel, muts, text, out):
     print("\n".join(out.splitlines()[-12:]), flush=True)
 
 
+def seed_mode(args, rel, text, path):
+    """How the seed's mutants are checked: "run" (at the file's own sizes),
+    ("small", (defaults, [(name, value)])) or "compile" (no check); None
+    when the seed itself is rejected (it leaves the pool)."""
+    with open(path, "w") as f:
+        f.write(text)
+    c, _, _ = classify(args, path, True, args.seed_check_max)
+    if c == "pass" and not args.small:
+        return "run"
+    if c not in ("pass", "no-check", "slow-run"):
+        return None
+    small = small_params(args, path, text)
+    if small:
+        print(f"fuzz: {rel}: own check {c}, mutants checked at " + " ".join(f"-D{n}={v}" for n, v in small),
+              flush=True)
+        return ("small", (factory_ints(text), small))
+    return "run" if c == "pass" else "compile"
+
+
 def fuzz(args):
     rng = random.Random(args.seed)
-    pool = seeds(args.src)
+    pool = [(r, t) for r, t in seeds(args.src) if re.search(args.only, r)]
     counts = {c: 0 for c in CLASSES}
+    nocheck_why = Counter()
+    slow_why = Counter()
     tmp = tempfile.mkdtemp(prefix="tl-fuzz-")
     # each seed is run unmutated when first drawn: seeds that tl-opt rejects
     # (the negative tests) leave the pool; a seed whose own check run takes
-    # over --seed-check-max seconds gives compile-only mutants
-    runnable = {}
+    # over --seed-check-max seconds has its mutants checked at its small
+    # factory parameters, or compiled only when it has none
+    mode = {}
+    small_of = {}  # the small parameters of the seeds checked at their own sizes, found when first needed
     t_start = time.monotonic()
     t_end = t_start + args.seconds
     runs = 0
@@ -333,40 +544,67 @@ def fuzz(args):
         k = rng.randrange(len(pool))
         rel, text = pool[k]
         path = os.path.join(tmp, os.path.basename(rel))
-        if rel not in runnable:
-            with open(path, "w") as f:
-                f.write(text)
-            saved = dict(nocheck_why)  # the seed's own run is not a mutant's
-            c, _, _ = classify(args, path, True, args.seed_check_max)
-            nocheck_why.clear()
-            nocheck_why.update(saved)
-            if c not in ("pass", "no-check", "slow-run"):
-                del pool[k]
-                continue
-            runnable[rel] = c == "pass"
+        if rel not in mode:
+            mode[rel] = seed_mode(args, rel, text, path)
+        if mode[rel] is None:
+            del pool[k]
+            continue
         mtext, muts = mutate(rng, text)
         if not muts or mtext == text:
             continue
         with open(path, "w") as f:
             f.write(mtext)
-        cls, out, out2 = classify(args, path, runnable[rel])
+        m = mode[rel]
+        last_small[0] = None
+        cls, out, out2 = classify(args, path, m == "run", None, m[1] if isinstance(m, tuple) else None)
+        if m == "run" and (cls == "slow-run" or (cls == "no-check" and HOST_OOM.search(out2))):
+            # a mutant that enlarged the sizes: again at the seed's small parameters
+            if rel not in small_of:
+                with open(path, "w") as f:
+                    f.write(text)
+                sp = small_params(args, path, text)
+                small_of[rel] = (factory_ints(text), sp) if sp else None
+                print(f"fuzz: {rel}: small parameters for slow mutants: "
+                      + (" ".join(f"-D{n}={v}" for n, v in sp) if sp else "none"), flush=True)
+                with open(path, "w") as f:
+                    f.write(mtext)
+            if small_of[rel]:
+                small_stats[f"{cls} at the own sizes, checked again"] += 1
+                cls, out, out2 = check_small(args, path, small_of[rel], out)
         counts[cls] += 1
+        if cls == "no-check":
+            nocheck_why[last_why[0]] += 1
+        at_small = isinstance(m, tuple) or bool(small_of.get(rel))
+        if cls == "slow-run":
+            slow_why["at the small factory parameters" if at_small else "the seed has no small factory parameters"] += 1
+        if cls == "rejected" and last_small[0] == "rejected":
+            first = LOCATED_ERROR.search(out + out2)
+            line = (out + out2)[first.start():].split("\n")[0] if first else ""
+            print(f"fuzz: accepted at its own sizes, rejected at the small parameters: {rel}: "
+                  f"{'; '.join(muts)}: {line}", flush=True)
         runs += 1
         if cls in KEPT_CLASSES:
             kept += 1
             keep(args, cls, rel, muts, mtext, out + out2)
         if runs % 200 == 0:
             print(f"fuzz: {runs} mutants: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v), flush=True)
+    runnable = {r: m for r, m in mode.items() if m is not None}
     print(f"fuzz: {len(runnable)} seed files drawn, {len(pool)} kept in the pool, "
-          f"{sum(runnable.values())} of them run under --check", flush=True)
+          f"{sum(m == 'run' for m in runnable.values())} of them checked at their own sizes, "
+          f"{sum(isinstance(m, tuple) for m in runnable.values())} at small factory parameters", flush=True)
     print(f"fuzz: {runs} mutants in {time.monotonic() - t_start:.0f} s ({tool_runs[0]} tool runs), kept {kept}: "
           + ", ".join(f"{k} {v}" for k, v in counts.items()), flush=True)
-    slow = sorted(r for r, ok in runnable.items() if not ok)
+    slow = sorted(r for r, m in runnable.items() if m == "compile")
     if slow:
-        print(f"fuzz: compile-only seeds (own check run over {args.seed_check_max:g} s, or not runnable): "
-              + " ".join(slow), flush=True)
+        print(f"fuzz: compile-only seeds (own check run over {args.seed_check_max:g} s or not runnable, "
+              "no small factory parameters): " + " ".join(slow), flush=True)
+    if small_stats:
+        print("fuzz: small factory parameters: " + ", ".join(f"{v} {k}" for k, v in sorted(small_stats.items())),
+              flush=True)
     if nocheck_why:
         print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
+    if slow_why:
+        print("fuzz: slow-run: " + ", ".join(f"{v} {k}" for k, v in sorted(slow_why.items())), flush=True)
     fatal = [c for c in args.fail_on.split(",") if c and counts.get(c)]
     if kept and not fatal:
         print(f"fuzz: kept {kept} input(s) in {args.keep} for triage (classes not in --fail-on={args.fail_on})",
@@ -422,6 +660,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--runs", type=int, default=0, help="stop after N mutants (overrides --seconds)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--small", action="store_true",
+                    help="check the mutants of every seed that has small factory parameters at those")
+    ap.add_argument("--only", default="", help="mutate only the seed files whose path matches this regex")
     ap.add_argument("--keep", default=os.path.join(here, "kept"))
     ap.add_argument("--replay")
     ap.add_argument("--extents", action="store_true")

@@ -449,6 +449,19 @@ Test(simt_faults, write_after_read) {
             NULL);
 }
 
+/* Offsets far outside the buffers: bounded before they are scaled to bytes (issue 15's fuzzer: k * -2^63
+   in a pipelined copy's index; 2^62 x 4 bytes wrapped to byte 0 and the copy read A[0] without UBSan). */
+Test(simt_faults, cp_async_offset_past_int64_bytes) {
+  expect_fault(HEAD "        T.ptx_cp_async(S, tid * 4, A, T.int64(4611686018427387904) + tid * 4, 16, True)\n", 8,
+               "out-of-bounds cp.async from global buffer 'A': 16 bytes at element 4611686018427387904 of 520 in "
+               "thread 0");
+  expect_fault(HEAD "        T.ptx_cp_async(S, T.int64(4611686018427387904) + tid * 4, A, tid * 4, 16, True)\n", 8,
+               "out-of-bounds cp.async into shared buffer 'S': 16 bytes at element 4611686018427387904 of 512 in "
+               "thread 0");
+  expect_fault(HEAD "        T.ptx_cp_async(S, tid * 4, A, T.int64(-9223372036854775808) + tid * 4, 16, True)\n", 8,
+               "out-of-bounds cp.async from global buffer 'A': 16 bytes at element -9223372036854775808 of 520");
+}
+
 Test(simt_faults, missing_wait_group) {
   expect_fault(HEAD "        T.ptx_cp_async(S, tid * 4, A, tid * 4, 16, True)\n"
                     "        T.ptx_commit_group()\n"

@@ -366,6 +366,13 @@ Test(simt_sched, mbarrier_protocol_errors) {
                                 "            T.ptx_mbarrier_init(bars, 0, 1)\n"
                                 "            T.ptx_cp_async_bulk(S, 0, A, 0, 8, bars, 0)\n",
                      10, "T.ptx_cp_async_bulk: the byte count must be a positive multiple of 16, not 8");
+  /* an element offset of 2^62 (x 4 bytes: past int64) is out of bounds, not wrapped to byte 0 (issue 15's
+     fuzzer: k * -2^63 in a pipelined copy's index; UBSan's signed overflow before) */
+  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
+                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                                "            T.ptx_cp_async_bulk(S, 0, A, T.int64(4611686018427387904), 16, bars, 0)\n",
+                     10, "T.ptx_cp_async_bulk: out-of-bounds copy from global buffer 'A': 16 bytes at element "
+                         "4611686018427387904 of ");
 }
 
 /* A warp-uniform barrier id (1 + warp): each warp meets its own lanes; the neighbour lane's value is read
