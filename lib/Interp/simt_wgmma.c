@@ -31,7 +31,12 @@
  *    completes the group, the span's bytes are recorded as read by lane 0
  *    of the warp at that point, so a later write needs the usual
  *    happens-before with the waiting warp (a write-after-read race
- *    otherwise).
+ *    otherwise).  Registers likewise: a wgmma's accumulator elements
+ *    (which it writes) and rs's A fragment elements (which it reads) stay
+ *    pending with its group; until a wait covers it, a load or store of a
+ *    pending accumulator element, or a store into a pending A element, by
+ *    a thread of the warp is an error (PTX ISA §9.7.15.5: the accumulators
+ *    are undefined until the wait, the A registers must not change).
  *  - Arithmetic: tl_mma_step per element, the model of T.ptx_mma: the 16
  *    products exact in float64, summed in increasing k, plus the old
  *    accumulator (not read when scale_d is 0: D = A·B), rounded once to C's

@@ -110,8 +110,9 @@ run hopper "no ping-pong: it needs 2 consumer warpgroups" "FA ping-pong asked at
 # the overlap schedule (pass config tl.attention_overlap, lib/Lower/attention_overlap.c): each consumer's
 # softmax of key block k runs while its P·V of block k - 1 is in flight (wgmma.wait_group 1); the executor
 # checks the stage releases against the pending wgmma reads of K and V (a release before the wait is an
-# error), the results against the reference; it gives accumulators their values at issue, so a register
-# read before the wait is not something it can see (the lit test checks the order)
+# error), every access to S, O (pending accumulators) or P (a pending rs A fragment) against the waits (an
+# access before the wait that covers its group is an error: a missing wait_group 1, or the rescale of O
+# before wait_group 0, is reported), and the results against the reference
 ov="the softmax of each key block overlapping its own P·V of the one before (overlap)"
 oc=--pass-config=tl.attention_overlap
 for d in 64 128; do
