@@ -127,6 +127,10 @@ run hopper "$ov" "FA overlap (1,2,256,128) 64x64/128 threads/1 stage causal" $oc
   -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
 run hopper "$ov" "GQA overlap (1,4 query / 2 kv heads,200,128) causal" $oc -D batch=1 -D heads=4 -D kv_heads=2 \
   -D seq_len=200 -D is_causal=True "$gqa"
+run hopper "$ov" "FA overlap (1,2,100,64) causal (one key block: the rotated loop runs 0 times)" $oc -D batch=1 \
+  -D heads=2 -D seq_len=100 -D dim=64 $hop -D is_causal=True "$fa"
+run hopper "$ov" "FA overlap (1,2,384,64) 128x64/256 threads/3 stages causal" $oc -D batch=1 -D heads=2 -D seq_len=384 \
+  -D dim=64 -D block_M=128 -D block_N=64 -D num_stages=3 -D threads=256 -D is_causal=True "$fa"
 run hopper "no overlap: tl.attention_pingpong is set" "FA overlap and ping-pong both asked" $oc $pc $small -D dim=128 \
   $hop "$fa"
 # the overlap loop is as exact as the source order: the same sums as the default schedule
