@@ -10,7 +10,9 @@
 #   - racecheck, synccheck and memcheck on FlashAttention's Hopper path
 #     (examples/flash_attention.py, issue 19) at (1, 2, 512, 128), causal and
 #     not, and racecheck, synccheck at head dim 256; racecheck and synccheck of its
-#     ping-pong schedule (tl.attention_pingpong), memcheck at seq_len 1000.
+#     ping-pong schedule (tl.attention_pingpong), memcheck at seq_len 1000;
+#     racecheck and synccheck of its overlap schedule (tl.attention_overlap) at
+#     (1, 2, 512, 128) and (1, 2, 1000, 64), causal and not, memcheck at 1000.
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
@@ -74,6 +76,19 @@ for causal in False True; do
   done
   one memcheck "FA (1,2,1000,128) causal=$causal 128x128/256t/s2" -D batch=1 -D heads=2 -D seq_len=1000 \
     -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+done
+# the overlap schedule (pass config tl.attention_overlap: each consumer's softmax under its own P·V, the K
+# stage released after wgmma.wait_group 1, the V stage after wait_group 0), causal and not
+ov=--pass-config=tl.attention_overlap
+for causal in False True; do
+  for tool in racecheck synccheck; do
+    one "$tool" "FA overlap (1,2,512,128) causal=$causal" $ov -D batch=1 -D heads=2 -D seq_len=512 -D dim=128 \
+      -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+    one "$tool" "FA overlap (1,2,1000,64) causal=$causal" $ov -D batch=1 -D heads=2 -D seq_len=1000 -D dim=64 \
+      -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+  done
+  one memcheck "FA overlap (1,2,1000,128) causal=$causal" $ov -D batch=1 -D heads=2 -D seq_len=1000 -D dim=128 \
+    -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
 done
 for tool in racecheck synccheck; do
   one "$tool" "FA (1,2,640,256) 128x80/256t/s2" -D batch=1 -D heads=2 -D seq_len=640 -D dim=256 -D block_M=128 \

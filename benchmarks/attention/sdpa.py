@@ -12,7 +12,9 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
     --use_fast_math builds FlashAttention-2); ours_nofm: the same without fast math (f16 only);
     ours_pingpong: the same with the pass config tl.attention_pingpong (the two consumer warpgroups
     take turns at the tensor cores, lib/Lower/warp_specialize.c; off by default in the compiler until
-    measured; --no-variants leaves it out);
+    measured; --no-variants leaves it out); ours_overlap: the same with the pass config
+    tl.attention_overlap (each consumer warpgroup's softmax of key block k under its own P·V of block
+    k - 1, lib/Lower/attention_overlap.c; off by default; --no-variants leaves it out);
   * bf16: the example with its `dtype = "float16"` line read as "bfloat16" (a temporary copy).
 Timing is interleaved: after warm-ups, ROUNDS rounds each time every implementation once (CUDA events
 around INNER back-to-back launches, so the host's launch cost is hidden behind the GPU's queue); an
@@ -89,6 +91,7 @@ def our_impls(tl, factory, b, h, s, d, causal, dtype, variants):
         configs.append(("ours_nofm", {}))
     if variants:
         configs.append(("ours_pingpong", {"tl.enable_fast_math": True, "tl.attention_pingpong": True}))
+        configs.append(("ours_overlap", {"tl.enable_fast_math": True, "tl.attention_overlap": True}))
     for name, pc in configs:
         try:
             k = tl.compile(factory(b, h, s, d, causal, **OURS_DEFINES), out_idx=[3], pass_configs=pc)
@@ -145,7 +148,7 @@ def main():
     ap.add_argument("--no-ours", action="store_true", help="time SDPA alone")
     ap.add_argument("--no-checks", action="store_true",
                     help="leave out the correctness cases (head dims 64/256, GQA, seq_len 1000)")
-    ap.add_argument("--no-variants", action="store_true", help="leave out the schedule variant ours_pingpong")
+    ap.add_argument("--no-variants", action="store_true", help="leave out the schedule variants ours_pingpong and ours_overlap")
     args = ap.parse_args()
     try:
         import torch

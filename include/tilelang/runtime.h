@@ -113,7 +113,14 @@ enum {
    * barriers, PTX ISA §9.7.13.1 bar.sync/bar.arrive), so that one
    * warpgroup's softmax overlaps the other's wgmma ("ping-pong",
    * docs/simt-ir.md); other kernels are unchanged. */
-  TL_COMPILE_ATTENTION_PINGPONG = 1u << 8
+  TL_COMPILE_ATTENTION_PINGPONG = 1u << 8,
+  /* The pass config "tl.attention_overlap" (this project's; off by default):
+   * on sm_90a, a FlashAttention loop on the warp-specialized attention path
+   * overlaps each consumer warpgroup's softmax of key block k with its own
+   * wgmma of Q·K_k^T's successor and P·V of block k - 1 (wgmma.wait_group 1,
+   * PTX ISA §9.7.15.6; lib/Lower/attention_overlap.c); other kernels are
+   * unchanged. */
+  TL_COMPILE_ATTENTION_OVERLAP = 1u << 9
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */

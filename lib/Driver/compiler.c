@@ -115,6 +115,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (c->opts->flags & TL_COMPILE_ENABLE_STREAM_K) pc->enable_stream_k = true;
   if (c->opts->flags & TL_COMPILE_DISABLE_TMA_STORE) pc->disable_tma_store = true;
   if (c->opts->flags & TL_COMPILE_ATTENTION_PINGPONG) pc->attention_pingpong = true;
+  if (c->opts->flags & TL_COMPILE_ATTENTION_OVERLAP) pc->attention_overlap = true;
   return TL_OK;
 }
 

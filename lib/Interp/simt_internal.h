@@ -124,11 +124,16 @@ typedef struct sx_bulk_read {
 
 /* The shared bytes [lo, hi) (the byte span of one operand) that a
  * wgmma.mma_async issued by warp `warp` in its wgmma group `group` may read
- * until a T.ptx_wgmma_wait of that warp covers the group (simt_wgmma.c). */
+ * until a T.ptx_wgmma_wait of that warp covers the group (simt_wgmma.c);
+ * or, when reg is set, the elements [lo, hi) of the warp's threads' local
+ * buffer reg that it reads (rs's A fragment) or writes (acc: the
+ * accumulators) until then. */
 typedef struct sx_wgmma_read {
   int64_t lo, hi;
   int warp;
   int32_t group;
+  const sx_buf *reg;
+  bool acc;
 } sx_wgmma_read;
 
 struct sx;
@@ -301,6 +306,12 @@ bool sx_wgmma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 /* A write by thread t of the n bytes at byte offset off of shared buffer sb
  * that a wgmma not yet waited for may still read: false after reporting. */
 bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t);
+/* A load (store: false) or store of element flat of local buffer sb by block
+ * thread t: an error while a wgmma.mma_async of t's warp not yet covered by
+ * a T.ptx_wgmma_wait writes it (its accumulators: their values are
+ * undefined until the wait, PTX ISA §9.7.15.5) or, for a store, reads it
+ * (rs's A fragment). */
+bool sx_wgmma_check_reg(sx *x, const sx_buf *sb, int64_t flat, int t, bool store);
 
 /* simt_mbar.c: named barriers, mbarriers, bulk copies, the proxy fence
  * (sx_is_async_op), under the warp scheduler.

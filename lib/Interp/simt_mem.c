@@ -110,6 +110,7 @@ bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
       int64_t f = flat[(size_t)t * lanes + l];
       if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + t)) return false;
       if (sb->gsh && !sx_gmem_read(x, sb, f, x->tbase + t)) return false;
+      if (x->k && x->k->nwgr && sb->space == SX_LOCAL && !sx_wgmma_check_reg(x, sb, f, t, false)) return false;
       out->v[(size_t)t * lanes + l] = sx_el_load(sb->et, sx_elem_ptr(sb, x->tbase + t, f));
     }
   }
@@ -135,6 +136,7 @@ bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
       int64_t f = flat[(size_t)t * lanes + l];
       if (sb->space == SX_SHARED && !sx_smem_write(x, sb, f * sb->eb, sb->eb, x->tbase + t, -1)) return false;
       if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + t, &v.v[(size_t)t * lanes + l])) return false;
+      if (x->k && x->k->nwgr && sb->space == SX_LOCAL && !sx_wgmma_check_reg(x, sb, f, t, true)) return false;
       sx_el_store(sb->et, sx_elem_ptr(sb, x->tbase + t, f), v.v[(size_t)t * lanes + l]);
     }
   }

@@ -31,7 +31,12 @@
  *    completes the group, the span's bytes are recorded as read by lane 0
  *    of the warp at that point, so a later write needs the usual
  *    happens-before with the waiting warp (a write-after-read race
- *    otherwise).
+ *    otherwise).  Registers likewise: a wgmma's accumulator elements
+ *    (which it writes) and rs's A fragment elements (which it reads) stay
+ *    pending with its group; until a wait covers it, a load or store of a
+ *    pending accumulator element, or a store into a pending A element, by
+ *    a thread of the warp is an error (PTX ISA §9.7.15.5: the accumulators
+ *    are undefined until the wait, the A registers must not change).
  *  - Arithmetic: tl_mma_step per element, the model of T.ptx_mma: the 16
  *    products exact in float64, summed in increasing k, plus the old
  *    accumulator (not read when scale_d is 0: D = A·B), rounded once to C's
@@ -151,7 +156,40 @@ static bool pend_read(sx *x, int warp, span sp) {
   if (!x->check || sp.lo >= sp.hi) return true;
   if (!tl_vec_grow_((void **)&k->wgr, &k->capwgr, (size_t)k->nwgr + 1, sizeof *k->wgr))
     return sx_fail(x, "out of memory in the SIMT executor");
-  k->wgr[k->nwgr++] = (sx_wgmma_read){sp.lo, sp.hi, warp, k->wg_committed[warp]};
+  k->wgr[k->nwgr++] = (sx_wgmma_read){sp.lo, sp.hi, warp, k->wg_committed[warp], NULL, false};
+  return true;
+}
+
+/* The elements off[lane] .. off[lane] + n of local buffer b that the warp at w
+ * reads (acc: writes) until a wait covers its open group. */
+static bool pend_reg(sx *x, int w, const sx_buf *b, const sx_val *off, int64_t n, bool acc) {
+  sx_blk *k = x->k;
+  if (!x->check) return true;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (int l = 0; l < 32; l++) {
+    int64_t o = off->v[w + l].i;
+    lo = o < lo ? o : lo;
+    hi = o + n > hi ? o + n : hi;
+  }
+  if (!tl_vec_grow_((void **)&k->wgr, &k->capwgr, (size_t)k->nwgr + 1, sizeof *k->wgr))
+    return sx_fail(x, "out of memory in the SIMT executor");
+  int warp = (x->tbase + w) / 32;
+  k->wgr[k->nwgr++] = (sx_wgmma_read){lo, hi, warp, k->wg_committed[warp], b, acc};
+  return true;
+}
+
+bool sx_wgmma_check_reg(sx *x, const sx_buf *sb, int64_t flat, int t, bool store) {
+  const sx_blk *k = x->k;
+  int warp = (x->tbase + t) / 32;
+  for (int i = 0; i < k->nwgr; i++) {
+    const sx_wgmma_read *r = &k->wgr[i];
+    if (r->reg != sb || r->warp != warp || flat < r->lo || flat >= r->hi || (!store && !r->acc)) continue;
+    return sx_fail(x,
+                   "thread %d %s '%s'[%lld] while a wgmma.mma_async of its warp (wgmma group %d) %s: no "
+                   "T.ptx_wgmma_wait covers the group yet",
+                   x->tbase + t, store ? "writes" : "reads", sb->b->name, (long long)flat, r->group,
+                   r->acc ? "writes it (accumulators are undefined until the wait)" : "reads it (rs's A fragment)");
+  }
   return true;
 }
 
@@ -160,7 +198,7 @@ bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t
   int64_t lo = sb->base + off, hi = lo + n;
   for (int i = 0; i < k->nwgr; i++) {
     const sx_wgmma_read *r = &k->wgr[i];
-    if (r->hi <= lo || hi <= r->lo) continue;
+    if (r->reg || r->hi <= lo || hi <= r->lo) continue;
     int64_t b = r->lo > lo ? r->lo : lo;
     return sx_fail(x,
                    "thread %d writes '%s'[%lld] while a wgmma.mma_async of warp %d (wgmma group %d) may still read "
@@ -255,6 +293,7 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
         if (!smem_elem(x, e, &ao, d, w, 16 * q + i, k, "A", &sp, &A[i][k])) return false;
     if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
     if (!mma_rows(x, e, w, A, &bo, (int)n, c, &coff, scale.v[w].i != 0)) return false;
+    if (!pend_reg(x, w, c, &coff, n / 2, true) || (rs && !pend_reg(x, w, afrag, &aoff, 8, false))) return false;
   }
   return true;
 }
@@ -281,7 +320,7 @@ static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
         k->wgr[kept++] = r;
         continue;
       }
-      for (int64_t b = r.lo; b < r.hi; b++) sx_smem_note_read(x, b, x->tbase + w);
+      for (int64_t b = r.lo; !r.reg && b < r.hi; b++) sx_smem_note_read(x, b, x->tbase + w);
     }
     k->nwgr = kept;
   }

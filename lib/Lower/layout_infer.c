@@ -653,7 +653,14 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       scan_stmt(st, s->u.ifs.else_s, depth + 1);
       return;
     case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
-    case TL_STMT_EVAL: scan_expr(st, s->u.eval.value, s->loc); return;
+    case TL_STMT_EVAL:
+      /* T.ptx_wgmma_wait (attention_overlap.c places it before lowering)
+       * names a whole fragment: every register, whatever the layout */
+      if (s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
+          s->u.eval.value->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT)
+        return;
+      scan_expr(st, s->u.eval.value, s->loc);
+      return;
     case TL_STMT_TILE:
       if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
         scan_tile(st, s);

@@ -104,6 +104,15 @@ static bool attr_flag(const tl_stmt *s, int k, int64_t dflt) {
   return v != 0;
 }
 
+/* Does T.gemm s leave its wgmma group in flight (wg_wait ==
+ * TL_GEMM_WG_WAIT_NONE, set only by attention_overlap.c)? */
+static bool no_wait(const tl_stmt *s) {
+  int64_t v = 0;
+  if (5 < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[5])
+    tl_expr_is_const_int(s->u.tile.attrs[5], &v);
+  return v == TL_GEMM_WG_WAIT_NONE;
+}
+
 /* Offset of logical (row, col) of operand o (relative to its region). */
 static tl_expr *op_offset(gm_state *g, const operand *o, tl_expr *row, tl_expr *col) {
   tl_expr *r = tl_lo_add(g->m, g->loc, o->row0, row);
@@ -207,11 +216,13 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
  *     T.ptx_wgmma_commit()
  *     T.ptx_wgmma_wait(0, C, 0, nregs)
  * (T.gemm's wg_wait is not honoured: the warp-specialize pass releases a
- * stage only after the group that read it completed).
+ * stage only after the group that read it completed; the internal value
+ * TL_GEMM_WG_WAIT_NONE, which attention_overlap.c sets, leaves the wait
+ * out: that pass places it).
  * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
  * dividing WN (and of B's panel width when B is N-contiguous). */
 static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C,
-                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K) {
+                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K, bool wait) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8, mt = CL->warp_tile_m / 16;
@@ -252,7 +263,7 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
   tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0),
                        tl_emit_int(g, CL->nregs)};
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
   if (g->failed) return NULL;
   return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);
 }
@@ -322,7 +333,7 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   tl_emit_push(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma)); /* unrolled: A's register index constant */
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
   tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(m, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  if (!no_wait(s)) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
   if (g->failed) goto oom;
   tl_stmt *r = tl_ir_seq(m, loc, (int)g->out.len, g->out.data);
   if (!r) goto oom;
@@ -379,7 +390,7 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
     goto fail;
   }
   if (tl_gemm_is_wgmma(s)) {
-    tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K);
+    tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K, !no_wait(s));
     if (!r && g->failed) goto oom;
     if (!r) goto fail;
     tl_vec_free(&g->out);

@@ -94,6 +94,7 @@
 
 #include "IR/rewrite.h"
 #include "IR/visit.h"
+#include "Lower/attention_overlap.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Lower/stream_k.h"
@@ -140,6 +141,11 @@ typedef struct ws_plan {
   /* attention, tl.attention_pingpong, two consumer warpgroups: they take
    * turns at the tensor cores (pp_turn) */
   bool pingpong;
+  /* attention, tl.attention_overlap: the consumers' loop takes
+   * attention_overlap.c's schedule (overlap), or not, for the reason
+   * overlap_why */
+  bool overlap;
+  const char *overlap_why;
 } ws_plan;
 
 /* ------------------------------------------------------------- matching */
@@ -925,7 +931,35 @@ static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
  * wg_wait 1) and releasing the previous stage instead was measured slower on the H200
  * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
  * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
-static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp) {
+typedef struct ao_ctx { ws_build *b; const ws_plan *p; } ao_ctx;
+static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
+  ao_ctx *c = ctx;
+  return staged_gemm(c->b, c->p, g, stage);
+}
+
+/* tl.attention_overlap: attention_overlap.c's schedule of the loop, when
+ * its body has the form; *done false (p->overlap cleared, its reason
+ * kept) when not. */
+static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **items, int n, bool *done) {
+  stmt_list v = {0};
+  int g1 = -1, g2 = -1;
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) {
+    if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
+    if (is_gemm(items[i])) *(g1 < 0 ? &g1 : &g2) = (int)v.len;
+    ok = tl_vec_push(&v, items[i]);
+  }
+  ao_ctx c = {b, p};
+  tl_ao_loop a = {.m = b->m, .names = b->names, .loop = p->loop, .mbar = mbar, .stages = p->stages, .threads = p->threads,
+                  .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c};
+  const char *why = NULL;
+  *done = ok && tl_attention_overlap(&a, &why);
+  tl_vec_free(&v);
+  if (!*done && why) p->overlap = false, p->overlap_why = why;
+  return ok && (*done || why);
+}
+
+static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_persist *pp) {
   tl_module *m = b->m;
   tl_stmt *loop = p->loop;
   int S = p->stages;
@@ -952,6 +986,9 @@ static bool ws_consumer_loop(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   tl_stmt *lb = loop->u.loop.body;
   int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  bool done = false;
+  if (p->overlap && pp->on) p->overlap = false, p->overlap_why = "a persistent grid";
+  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, &done) || done)) return done;
   int first[2] = {-1, -1}, last[2] = {-1, -1};
   for (int i = 0; i < n; i++)
     for (int j = 0; is_gemm(items[i]) && j < p->nloads; j++)
@@ -1196,6 +1233,11 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     return false;
   }
   p.pingpong = p.attn && f->pass_configs.attention_pingpong && p.threads == 256;
+  p.overlap = p.attn && f->pass_configs.attention_overlap && !p.pingpong && p.gemm2 &&
+              p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
+  p.overlap_why = !f->pass_configs.attention_overlap ? NULL
+                  : p.pingpong                      ? "tl.attention_pingpong is set"
+                                                    : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   if (p.pingpong) /* measured on the H200, 2026-12-02 (benchmarks/results/2026-12-02-h200-hopper, call 6) */
     tl_diag_report(d, TL_DIAG_WARNING, p.loop->loc,
                    "tl.attention_pingpong is experimental: compute-sanitizer racecheck reports shared-memory hazards "
@@ -1213,7 +1255,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
-              "%s over %lld consumer warpgroups of one m64 block each%s",
+              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s",
               p.stages, p.nloads, p.nloads == 1 ? "" : "s",
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
               p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
@@ -1223,7 +1265,10 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                                                                                   : "two T.gemm as wgmma (ss)",
               (long long)(p.threads / 128),
               p.pingpong ? ", taking turns at the tensor cores (ping-pong)"
-              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "");
+              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "",
+              p.overlap ? ", the softmax of each key block overlapping its own P·V of the one before (overlap)" : "",
+              !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
+              !p.overlap && p.overlap_why ? ")" : "");
   else if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "

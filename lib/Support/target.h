@@ -96,13 +96,19 @@ typedef struct tl_pass_configs {
    * issued, so one warpgroup's softmax runs under the other's GEMMs
    * (lib/Lower/warp_specialize.c, "ping-pong") */
   bool attention_pingpong;
+  /* "tl.attention_overlap" (this project's; off by default): the sm_90a
+   * attention form overlaps each consumer warpgroup's softmax of key block
+   * k with its own wgmma (Q·K_k^T and P·V of block k - 1 in flight while
+   * the softmax runs; lib/Lower/attention_overlap.c) */
+  bool attention_overlap;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
- * "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong". */
-#define TL_PASS_CONFIG_COUNT 7
+ * "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong",
+ * "tl.attention_overlap". */
+#define TL_PASS_CONFIG_COUNT 8
 /* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
  * as 64 when set) instead of True/False. */
 #define TL_PASS_CONFIG_INDEX_BITWIDTH 3

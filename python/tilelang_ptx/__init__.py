@@ -36,6 +36,7 @@ class PassConfigKey:
     TL_DISABLE_DYNAMIC_TAIL_SPLIT = "tl.disable_dynamic_tail_split"
     TL_DISABLE_SAFE_MEMORY_LEGALIZE = "tl.disable_safe_memory_legalize"
     TL_ATTENTION_PINGPONG = "tl.attention_pingpong"  # this project's (jit.py)
+    TL_ATTENTION_OVERLAP = "tl.attention_overlap"  # this project's (jit.py)
 
 
 def autotune(configs=None, warmup=25, rep=100, **kwargs):

@@ -23,7 +23,9 @@
  * GQA (1, 8 on 2, 1000, 128); the ping-pong schedule (TL_COMPILE_ATTENTION_PINGPONG,
  * names ending _pingpong) at (1, 4, 512, 128) with fast math, (1, 4, 1000,
  * 128), (1, 4, 512, 64), GQA at seq_len 1000, causal and not, and head dim 256
- * causal; the chained GEMM
+ * causal; the overlap schedule (TL_COMPILE_ATTENTION_OVERLAP, names ending
+ * _overlap: each consumer's softmax under its own P·V) at the same cases as
+ * the ping-pong's and (1, 4, 1000, 64), with and without fast math; the chained GEMM
  * at 512 x 512 x 128 x 128, 128x64/256 threads.
  * Exits 77 without a driver/GPU or when the device is not sm_90a.
  * Optional argument: a substring filter on case names. */
@@ -48,7 +50,7 @@ static bool wgmma_line_has(const char *ptx, const char *pat) {
   return false;
 }
 
-/* flags: TL_COMPILE_FAST_MATH, TL_COMPILE_ATTENTION_PINGPONG, or 0 */
+/* flags: TL_COMPILE_FAST_MATH, TL_COMPILE_ATTENTION_PINGPONG, TL_COMPILE_ATTENTION_OVERLAP, or 0 */
 static tl_kernel *compile(const char *name, const char *path, tl_define *defs, size_t nd, unsigned flags) {
   tl_compile_options o = {0};
   o.target = "sm_90a";
@@ -65,6 +67,8 @@ static tl_kernel *compile(const char *name, const char *path, tl_define *defs, s
   if (flags & TL_COMPILE_ATTENTION_PINGPONG) /* the turns: named barriers 2 and 3 (warp_specialize.c pp_turn) */
     CHECK(strstr(ptx, "barrier.arrive.aligned 2, 256;") && strstr(ptx, "barrier.arrive.aligned 3, 256;"),
           "%s: the PTX has no ping-pong hand-over (barrier.arrive.aligned 2|3, 256)", name);
+  if (flags & TL_COMPILE_ATTENTION_OVERLAP) /* Q·Kᵀ waited with P·V in flight (attention_overlap.c) */
+    CHECK(strstr(ptx, "wgmma.wait_group.sync.aligned 1;") != NULL, "%s: the PTX has no wgmma.wait_group 1", name);
   return k;
 }
 
@@ -129,9 +133,10 @@ done:
 static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads,
                     int stages, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s", B, H, S, D, causal ? "causal" : "full", bm,
+  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s%s", B, H, S, D, causal ? "causal" : "full", bm,
            bn, threads, stages, flags & TL_COMPILE_FAST_MATH ? "_fm" : "",
-           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "");
+           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "",
+           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
@@ -151,8 +156,9 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
 /* examples/flash_attention_gqa.py at its default tiles (128x128, 2 stages, 256 threads) */
 static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s%s", B, H, HKV, S, D, causal ? "causal" : "full",
-           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "");
+  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s%s%s", B, H, HKV, S, D, causal ? "causal" : "full",
+           flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "",
+           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
@@ -196,7 +202,7 @@ int main(int argc, char **argv) {
   uint64_t seed = (uint64_t)time(NULL);
   rng_seed(seed);
   printf("test_attention_hopper (seed %llu)\n", (unsigned long long)seed);
-  const unsigned FM = TL_COMPILE_FAST_MATH, PP = TL_COMPILE_ATTENTION_PINGPONG;
+  const unsigned FM = TL_COMPILE_FAST_MATH, PP = TL_COMPILE_ATTENTION_PINGPONG, OV = TL_COMPILE_ATTENTION_OVERLAP;
   for (int d = 0; d < 2; d++)
     for (int c = 0; c < 2; c++) fa_case(only, 1, 4, 512, d ? 64 : 128, c != 0, 128, 128, 256, 2, 0);
   fa_case(only, 1, 4, 512, 128, false, 128, 128, 256, 2, FM);
@@ -223,6 +229,17 @@ int main(int argc, char **argv) {
     gqa_case(only, 1, 8, 2, 1000, 128, c != 0, PP);
   }
   fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, PP);
+  /* the overlap schedule (tl.attention_overlap: the softmax of block k under the warpgroup's own P·V of k - 1) */
+  for (int c = 0; c < 2; c++) {
+    fa_case(only, 1, 4, 512, 128, c != 0, 128, 128, 256, 2, FM | OV);
+    fa_case(only, 1, 4, 512, 128, c != 0, 128, 128, 256, 2, OV);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, FM | OV);
+    fa_case(only, 1, 4, 512, 64, c != 0, 128, 128, 256, 2, FM | OV);
+    fa_case(only, 1, 4, 1000, 64, c != 0, 128, 128, 256, 2, OV);
+    gqa_case(only, 1, 8, 2, 1000, 128, c != 0, OV);
+  }
+  fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, OV);
+  fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, OV);
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");

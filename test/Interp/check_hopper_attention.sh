@@ -107,6 +107,44 @@ run hopper "$pp" "GQA ping-pong (1,4 query / 2 kv heads,200,128) causal" $pc -D 
   -D seq_len=200 -D is_causal=True "$gqa"
 run hopper "no ping-pong: it needs 2 consumer warpgroups" "FA ping-pong asked at 64x64/128 threads" $pc $small \
   -D dim=128 -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 "$fa"
+# the overlap schedule (pass config tl.attention_overlap, lib/Lower/attention_overlap.c): each consumer's
+# softmax of key block k runs while its P·V of block k - 1 is in flight (wgmma.wait_group 1); the executor
+# checks the stage releases against the pending wgmma reads of K and V (a release before the wait is an
+# error), every access to S, O (pending accumulators) or P (a pending rs A fragment) against the waits (an
+# access before the wait that covers its group is an error: a missing wait_group 1, or the rescale of O
+# before wait_group 0, is reported), and the results against the reference
+ov="the softmax of each key block overlapping its own P·V of the one before (overlap)"
+oc=--pass-config=tl.attention_overlap
+for d in 64 128; do
+  run hopper "$ov" "FA overlap (1,2,256,$d)" $oc $small -D dim=$d $hop "$fa"
+  run hopper "$ov" "FA overlap (1,2,256,$d) causal" $oc $small -D dim=$d $hop -D is_causal=True "$fa"
+  run hopper "$ov" "FA overlap (1,2,200,$d) (partial tiles)" $oc $odd -D dim=$d $hop "$fa"
+  run hopper "$ov" "FA overlap (1,2,200,$d) causal (partial tiles)" $oc $odd -D dim=$d $hop -D is_causal=True "$fa"
+done
+run hopper "$ov" "FA overlap (1,1,640,256) 128x80/256 threads/2 stages" $oc -D batch=1 -D heads=1 -D seq_len=640 \
+  -D dim=256 -D block_M=128 -D block_N=80 -D num_stages=2 -D threads=256 "$fa"
+run hopper "$ov" "FA overlap (1,2,256,128) 64x64/128 threads/1 stage causal" $oc $small -D dim=128 -D block_M=64 \
+  -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
+run hopper "$ov" "GQA overlap (1,4 query / 2 kv heads,200,128) causal" $oc -D batch=1 -D heads=4 -D kv_heads=2 \
+  -D seq_len=200 -D is_causal=True "$gqa"
+run hopper "$ov" "FA overlap (1,2,100,64) causal (one key block: the rotated loop runs 0 times)" $oc -D batch=1 \
+  -D heads=2 -D seq_len=100 -D dim=64 $hop -D is_causal=True "$fa"
+run hopper "$ov" "FA overlap (1,2,384,64) 128x64/256 threads/3 stages causal" $oc -D batch=1 -D heads=2 -D seq_len=384 \
+  -D dim=64 -D block_M=128 -D block_N=64 -D num_stages=3 -D threads=256 -D is_causal=True "$fa"
+run hopper "no overlap: tl.attention_pingpong is set" "FA overlap and ping-pong both asked" $oc $pc $small -D dim=128 \
+  $hop "$fa"
+# the overlap loop is as exact as the source order: the same sums as the default schedule
+for c in False True; do
+  a="-D batch=1 -D heads=2 -D seq_len=200 -D dim=128 -D is_causal=$c $hop"
+  want=$(sums --target=sm_90a --schedule-seed=3 $a "$fa")
+  got=$(sums --target=sm_90a --schedule-seed=3 $oc $a "$fa")
+  n=$((n + 1))
+  if [[ -z "$want" || "$got" != "$want" ]]; then
+    echo "FAIL FA overlap (1,2,200,128) causal=$c: sums '$got', default schedule '$want'"; fail=1
+  else
+    echo "ok   FA overlap (1,2,200,128) causal=$c: sum/abs_sum $got, identical to the default schedule's"
+  fi
+done
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
   $small -D dim=128 "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \

@@ -57,6 +57,20 @@ check_fa() { # label, tl-opt arguments...
   fi
 }
 fa="-D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256"
+# the overlap schedule (tl.attention_overlap, with fast math as sdpa.py times it): acc_s (S_k), P_{k-1} and O
+# live at once; ptxas accepts it without spills, and the PTX has a wgmma.wait_group 1 (Q·Kᵀ complete, P·V in
+# flight) before the softmax's ex2 of the loop
+sed 's/@tilelang.jit(out_idx=\[3\])/@tilelang.jit(out_idx=[3], pass_configs={"tl.attention_overlap": True, "tl.enable_fast_math": True})/' \
+  "$ex/flash_attention.py" > "$tmp/fa_ov.py"
+for d in 64 128; do
+  for c in False True; do
+    check_fa "flash_attention.py (1,32,4096,$d) causal=$c overlap" -D seq_len=4096 -D dim=$d -D is_causal=$c $fa \
+      "$tmp/fa_ov.py"
+    if ! awk '/wgmma.wait_group.sync.aligned 1;/ { w = 1 } w && /ex2.approx/ { ok = 1 } END { exit !ok }' "$tmp/k.ptx"; then
+      echo "FAIL flash_attention.py dim $d causal=$c overlap: no wgmma.wait_group 1 before an ex2"; fail=1
+    fi
+  done
+done
 check_fa "flash_attention.py (1,32,4096,128) 128x128/256 threads" -D seq_len=4096 -D dim=128 $fa "$ex/flash_attention.py"
 check_fa "flash_attention.py (1,32,4096,128) causal" -D seq_len=4096 -D dim=128 -D is_causal=True $fa \
   "$ex/flash_attention.py"

@@ -228,6 +228,14 @@ Test(wgmma, faults) {
         "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n            if T.get_thread_binding(0) == 64:\n"
         "                S[0] = A[0, 0]\n",
         "data race on shared memory: thread 64 writes 'S'[0], which thread 0 read with no synchronisation");
+  /* the accumulators are undefined until the wait: reading or writing them before it is an error */
+  fault(&K128, "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+        "            S[4096] = T.Cast(\"float16\", C_local[1])\n            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+        "thread 0 reads 'C_local'[1] while a wgmma.mma_async of its warp (wgmma group 0) writes it (accumulators are "
+        "undefined until the wait): no T.ptx_wgmma_wait covers the group yet");
+  fault(&K128, "            T.ptx_wgmma_wait(0, C_local, 0, n // 2)\n",
+        "            T.ptx_wgmma_wait(1, C_local, 0, n // 2)\n            C_local[2] = 0.0\n",
+        "thread 0 writes 'C_local'[2] while a wgmma.mma_async of its warp (wgmma group 0) writes it");
   fault(&K128, "threads=128", "threads=96", "warp 0 belongs to warpgroup 0 (threads 0-127), which the block of 96");
   fault(&K128, "            T.ptx_wgmma_fence()\n", "            if T.get_thread_binding(0) < 16:\n                T.ptx_wgmma_fence()\n",
         "ptx_wgmma_fence executed by a partial warp: 16 of 32 lanes of warp 0 are active");

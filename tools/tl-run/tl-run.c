@@ -145,8 +145,8 @@ static void usage(FILE *f) {
       "                        tl.enable_stream_k (sm_90a: a persistent GEMM splits\n"
       "                        its last wave of tiles: stream-K),\n"
       "                        tl.disable_tma_store (sm_90a: the GEMM epilogue stores\n"
-      "                        with st.global, not TMA), tl.attention_pingpong (sm_90a:\n"
-      "                        FlashAttention's consumer warpgroups take turns)\n"
+      "                        with st.global, not TMA), tl.attention_pingpong and\n"
+      "                        tl.attention_overlap (sm_90a: FlashAttention schedules)\n"
       "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
@@ -1013,7 +1013,7 @@ static bool pass_config_flag(const char *key, unsigned *flags) {
       {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
       {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
       {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
-      {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG},
+      {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG}, {"tl.attention_overlap", TL_COMPILE_ATTENTION_OVERLAP},
   };
   /* KEY, or KEY=True / KEY=1 as TileLang's pass_configs dict writes it */
   size_t n = strcspn(key, "=");
@@ -1254,7 +1254,7 @@ int main(int argc, char **argv) {
         if (!pass_config_flag(optarg, &compile_flags)) {
           rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
                                   "tl.disable_warp_specialized, tl.enable_fast_math, tl.enable_stream_k, "
-                                  "tl.disable_tma_store, tl.attention_pingpong)", optarg);
+                                  "tl.disable_tma_store, tl.attention_pingpong, tl.attention_overlap)", optarg);
           goto done;
         }
         break;
