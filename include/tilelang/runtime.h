@@ -239,6 +239,18 @@ typedef struct tl_compile_options {
  * threads at once, each with its own tl_context. */
 typedef struct tl_kernel tl_kernel;
 
+/* The TL_COMPILE_* flag of a boolean pass config, by its key as TileLang
+ * spells it ("tl.disable_wgmma", "tl.disable_tma_lower",
+ * "tl.disable_warp_specialized", "tl.enable_fast_math", "tl.enable_stream_k",
+ * "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap");
+ * the first len bytes of key are compared.  Returns the flag, or 0 for a
+ * key that is none of these.  The one table of these keys (the compiler
+ * maps the flags back to the pass configs with it; tl-run's --pass-config
+ * uses it). */
+TL_API unsigned tl_pass_config_flag(const char *key, size_t len);
+/* The keys tl_pass_config_flag knows, comma-separated (static storage). */
+TL_API const char *tl_pass_config_flag_keys(void);
+
 /* Compiles TileLang source: parse (tl_module_parse) → lower → LLVM → PTX.
  *   source/len, filename, defines/ndefines: as tl_module_parse (borrowed).
  *   opts: NULL = all defaults (auto target, out_idx from the file).

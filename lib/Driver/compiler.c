@@ -12,6 +12,7 @@
 #include "Driver/compiler.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,39 @@
 #include "Lower/lower.h"
 #include "NVPTX/nvptx.h"
 #include "Support/context.h"
+
+/* The boolean pass configs a TL_COMPILE_* flag sets (tl_pass_config_flag;
+ * tl.enable_fast_math is the function's fast_math, not a pass-config field) */
+static const struct { const char *key; unsigned flag; } flag_configs[] = {
+    {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
+    {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
+    {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
+    {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
+    {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
+    {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
+    {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG},
+    {"tl.attention_overlap", TL_COMPILE_ATTENTION_OVERLAP},
+};
+
+TL_API unsigned tl_pass_config_flag(const char *key, size_t len) {
+  for (size_t i = 0; key && i < sizeof flag_configs / sizeof flag_configs[0]; i++)
+    if (strlen(flag_configs[i].key) == len && strncmp(key, flag_configs[i].key, len) == 0) return flag_configs[i].flag;
+  return 0;
+}
+
+static char flag_keys_text[512];
+static pthread_once_t flag_keys_once = PTHREAD_ONCE_INIT;
+static void make_flag_keys(void) {
+  for (size_t i = 0; i < sizeof flag_configs / sizeof flag_configs[0]; i++) {
+    size_t n = strlen(flag_keys_text);
+    snprintf(flag_keys_text + n, sizeof flag_keys_text - n, "%s%s", i ? ", " : "", flag_configs[i].key);
+  }
+}
+
+TL_API const char *tl_pass_config_flag_keys(void) {
+  pthread_once(&flag_keys_once, make_flag_keys);
+  return flag_keys_text;
+}
 
 static double mono_ms(void) {
   struct timespec ts;
@@ -109,13 +143,10 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (c->opts->after_stage) emit_stage(c->opts, "parse", m);
   if (c->opts->flags & TL_COMPILE_FAST_MATH) m->funcs[0]->fast_math = true;
   tl_pass_configs *pc = &m->funcs[0]->pass_configs;
-  if (c->opts->flags & TL_COMPILE_DISABLE_WGMMA) pc->disable_wgmma = true;
-  if (c->opts->flags & TL_COMPILE_DISABLE_TMA_LOWER) pc->disable_tma_lower = true;
-  if (c->opts->flags & TL_COMPILE_DISABLE_WARP_SPECIALIZED) pc->disable_warp_specialized = true;
-  if (c->opts->flags & TL_COMPILE_ENABLE_STREAM_K) pc->enable_stream_k = true;
-  if (c->opts->flags & TL_COMPILE_DISABLE_TMA_STORE) pc->disable_tma_store = true;
-  if (c->opts->flags & TL_COMPILE_ATTENTION_PINGPONG) pc->attention_pingpong = true;
-  if (c->opts->flags & TL_COMPILE_ATTENTION_OVERLAP) pc->attention_overlap = true;
+  for (size_t i = 0; i < sizeof flag_configs / sizeof flag_configs[0]; i++) {
+    bool *field = tl_pass_config_field(pc, tl_pass_config_index(flag_configs[i].key));
+    if (field && (c->opts->flags & flag_configs[i].flag)) *field = true;
+  }
   return TL_OK;
 }
 

@@ -859,3 +859,17 @@ Test(compile, set_ptx_checks_the_entry_and_parameters) {
   free(own);
   tl_kernel_destroy(k);
 }
+
+/* tl_pass_config_flag: the one table of boolean pass configs (tl-run's
+ * --pass-config, the compiler's flags → pass configs). */
+Test(compile, pass_config_flags_by_key) {
+  cr_assert_eq(tl_pass_config_flag("tl.disable_wgmma", 16), TL_COMPILE_DISABLE_WGMMA);
+  cr_assert_eq(tl_pass_config_flag("tl.enable_fast_math=True", 19), TL_COMPILE_FAST_MATH);
+  cr_assert_eq(tl_pass_config_flag("tl.attention_overlap", 20), TL_COMPILE_ATTENTION_OVERLAP);
+  cr_assert_eq(tl_pass_config_flag("tl.disable_wgmm", 15), 0u, "a prefix is not a key");
+  cr_assert_eq(tl_pass_config_flag("tl.config_index_bitwidth", 24), 0u, "not a boolean flag");
+  cr_assert_eq(tl_pass_config_flag(NULL, 0), 0u);
+  const char *keys = tl_pass_config_flag_keys();
+  cr_assert(strstr(keys, "tl.disable_tma_store") && strstr(keys, "tl.attention_pingpong"), "%s", keys);
+  cr_assert_str_eq(keys, tl_pass_config_flag_keys(), "stable text");
+}

@@ -1002,29 +1002,28 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
-/* --pass-config=KEY: the compile flag of TileLang's pass config KEY set to
- * True (include/tilelang/runtime.h TL_COMPILE_*) added to *flags; false for
- * an unknown key. */
-static bool pass_config_flag(const char *key, unsigned *flags) {
-  static const struct { const char *key; unsigned flag; } pcs[] = {
-      {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
-      {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
-      {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
-      {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
-      {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
-      {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
-      {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG}, {"tl.attention_overlap", TL_COMPILE_ATTENTION_OVERLAP},
-  };
-  /* KEY, or KEY=True / KEY=1 as TileLang's pass_configs dict writes it */
-  size_t n = strcspn(key, "=");
-  const char *v = key[n] ? key + n + 1 : NULL;
-  if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) return false;
-  for (size_t i = 0; i < sizeof pcs / sizeof pcs[0]; i++)
-    if (strlen(pcs[i].key) == n && strncmp(key, pcs[i].key, n) == 0) {
-      *flags |= pcs[i].flag;
-      return true;
-    }
-  return false;
+/* --pass-config KEY or KEY=True (TileLang's pass_configs dict; "true" and
+ * "1" too) → *flags |= tl_pass_config_flag(KEY); false with *rc set after a
+ * usage error naming what is wrong: an unknown key, or a value other than
+ * True (a pass config is off unless given). */
+static bool pass_config_option(const char *arg, unsigned *flags, int *rc) {
+  size_t n = strcspn(arg, "=");
+  const char *v = arg[n] ? arg + n + 1 : NULL;
+  unsigned f = tl_pass_config_flag(arg, n);
+  if (!f) {
+    char msg[640];
+    snprintf(msg, sizeof msg, "unknown --pass-config key '%.*s' (known: %s)", (int)(n < 200 ? n : 200), arg,
+             tl_pass_config_flag_keys());
+    *rc = tl_cli_usage_error("%s", msg);
+    return false;
+  }
+  if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) {
+    *rc = tl_cli_usage_error("--pass-config '%s': only True is accepted (the key alone means True; a pass config "
+                             "is off unless given)", arg);
+    return false;
+  }
+  *flags |= f;
+  return true;
 }
 
 /* --tune-workers N: compile threads of --tune (1..1024); false with *rc set
@@ -1251,12 +1250,7 @@ int main(int argc, char **argv) {
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
       case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
-        if (!pass_config_flag(optarg, &compile_flags)) {
-          rc = tl_cli_usage_error("unknown --pass-config '%s' (known: tl.disable_wgmma, tl.disable_tma_lower, "
-                                  "tl.disable_warp_specialized, tl.enable_fast_math, tl.enable_stream_k, "
-                                  "tl.disable_tma_store, tl.attention_pingpong, tl.attention_overlap)", optarg);
-          goto done;
-        }
+        if (!pass_config_option(optarg, &compile_flags, &rc)) goto done;
         break;
       case OPT_KERNEL: kernel_name = optarg; break;
       case OPT_TARGET:
