@@ -106,6 +106,15 @@ static bool attr_flag(const tl_stmt *s, int k, int64_t dflt) {
 
 /* Does T.gemm s leave its wgmma group in flight (wg_wait ==
  * TL_GEMM_WG_WAIT_NONE, set only by attention_overlap.c)? */
+/* The statements emitted so far as one sequence (copied; g->out freed), or
+ * NULL after reporting an out-of-memory error (an earlier failed emit too). */
+static tl_stmt *emitted(gm_state *g, tl_diag *d, tl_loc loc) {
+  tl_stmt *r = g->failed ? NULL : tl_ir_seq(g->m, loc, (int)g->out.len, g->out.data);
+  if (!r) tl_error(d, loc, "out of memory while lowering T.gemm");
+  tl_vec_free(&g->out);
+  return r;
+}
+
 static bool no_wait(const tl_stmt *s) {
   int64_t v = 0;
   if (5 < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[5])
@@ -334,11 +343,7 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
   tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(m, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
   if (!no_wait(s)) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
-  if (g->failed) goto oom;
-  tl_stmt *r = tl_ir_seq(m, loc, (int)g->out.len, g->out.data);
-  if (!r) goto oom;
-  tl_vec_free(&g->out);
-  return r;
+  return emitted(g, d, loc);
 oom:
   tl_error(d, loc, "out of memory while lowering T.gemm");
 fail:
@@ -479,13 +484,7 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_stmt *step[3] = {ldA, ldB, mma};
   tl_stmt *body = tl_ir_seq(M, loc, 3, step);
   tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
-  if (g->failed) goto oom;
-  {
-    tl_stmt *r = tl_ir_seq(M, loc, (int)g->out.len, g->out.data); /* copies; always > 1 statement */
-    if (!r) goto oom;
-    tl_vec_free(&g->out);
-    return r;
-  }
+  return emitted(g, d, loc);
 oom:
   tl_error(d, loc, "out of memory while lowering T.gemm");
 fail:

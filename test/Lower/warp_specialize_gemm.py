@@ -5,6 +5,7 @@
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_M=32 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SMALLM
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks -D block_N=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=BIGACC
 # RUN: %tl-opt --target=sm_90a --emit=simt --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>/dev/null | FileCheck %s --check-prefix=ONETILE
+# RUN: %tl-opt --target=sm_90a --emit=simt --remarks --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=ONETILEREMARK
 # RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
 # The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
 # 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
@@ -77,7 +78,7 @@
 # SIMT-NEXT: T.ptx_bulk_wait_group(0, 1)
 # SIMT-NOT: T.ptx_tma_store
 
-# REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks
+# REMARK: gemm.py:15:{{[0-9]+}}: remark: T.Pipelined GEMM loop takes the Hopper path: 3-stage TMA pipeline on mbarriers, a producer warpgroup, T.gemm as wgmma over 2 consumer warpgroups, a persistent grid of min(tiles, SMs) blocks (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)
 # examples/gemm.py as written (128x128x32, 128 threads): one consumer warpgroup
 # runs two m64n128k16 per k-step; its accumulator is the interleaved MMA_C
 # layout (warp w: rows 16w.. and 64+16w..); A is 64-byte swizzled.
@@ -93,3 +94,4 @@
 # ONETILE-NOT: T.ptx_tma_store
 # ONETILE-NOT: T.ptx_bulk_wait_group
 # ONETILE: C[{{.*}}T.Ramp({{.*}}, 1, 8)] = C_stage[
+# ONETILEREMARK: a persistent grid of min(tiles, SMs) blocks (one tile a block: C is stored with st.global)
