@@ -10,11 +10,13 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
     OURS_DEFINES below (block_M=128 block_N=128 threads=256 num_stages=2: the sm_90a attention form of
     lib/Lower/warp_specialize.c), with fast math (pass config tl.enable_fast_math, as nvcc
     --use_fast_math builds FlashAttention-2); ours_nofm: the same without fast math (f16 only);
-    ours_pingpong: the same with the pass config tl.attention_pingpong (the two consumer warpgroups
-    take turns at the tensor cores, lib/Lower/warp_specialize.c; off by default in the compiler until
-    measured; --no-variants leaves it out); ours_overlap: the same with the pass config
-    tl.attention_overlap (each consumer warpgroup's softmax of key block k under its own P·V of block
-    k - 1, lib/Lower/attention_overlap.c; off by default; --no-variants leaves it out);
+    ours_pingpong (only with --pingpong): the same with the pass config tl.attention_pingpong (the two
+    consumer warpgroups take turns at the tensor cores, lib/Lower/warp_specialize.c; measured no
+    faster, 2026-12-02); ours_overlap: the same with the pass config tl.attention_overlap (each
+    consumer warpgroup's softmax of key block k under its own P·V of block k - 1,
+    lib/Lower/attention_overlap.c); ours_persist: with tl.attention_persistent (a persistent grid of
+    one block per SM looping over the output tiles, causal ones longest first); ours_persist_overlap:
+    both (--no-variants leaves these out);
   * bf16: the example with its `dtype = "float16"` line read as "bfloat16" (a temporary copy).
 Timing is interleaved: after warm-ups, ROUNDS rounds each time every implementation once (CUDA events
 around INNER back-to-back launches, so the host's launch cost is hidden behind the GPU's queue); an
@@ -34,7 +36,7 @@ CSV (stdout, and --csv FILE): impl,dtype,batch,heads,seq,dim,causal,ms,tflops,vs
 Without PyTorch or a GPU it prints a SKIP line and exits 0; without the package (libtilelang), our rows
 are left out with a note.  Exit 1 when an output of ours differs from SDPA's.
   python3 benchmarks/attention/sdpa.py [--dtypes f16,bf16] [--rounds 15] [--inner 10] [--no-ours]
-                                       [--no-checks] [--no-variants] [--ours DIR] [--csv FILE]
+                                       [--no-checks] [--no-variants] [--pingpong] [--ours DIR] [--csv FILE]
 """
 import argparse
 import os
@@ -83,15 +85,19 @@ def example_factory(tl, dtype, tmpdir):
     return mod.flashattn.func
 
 
-def our_impls(tl, factory, b, h, s, d, causal, dtype, variants):
+def our_impls(tl, factory, b, h, s, d, causal, dtype, variants, pingpong=False):
     """[(impl name, kernel(q, k, v) -> o or None, why not)] of our kernel at OURS_DEFINES."""
     out = []
     configs = [("ours", {"tl.enable_fast_math": True})]
     if dtype == "f16":
         configs.append(("ours_nofm", {}))
-    if variants:
+    if pingpong:
         configs.append(("ours_pingpong", {"tl.enable_fast_math": True, "tl.attention_pingpong": True}))
+    if variants:
         configs.append(("ours_overlap", {"tl.enable_fast_math": True, "tl.attention_overlap": True}))
+        configs.append(("ours_persist", {"tl.enable_fast_math": True, "tl.attention_persistent": True}))
+        configs.append(("ours_persist_overlap", {"tl.enable_fast_math": True, "tl.attention_persistent": True,
+                                                 "tl.attention_overlap": True}))
     for name, pc in configs:
         try:
             k = tl.compile(factory(b, h, s, d, causal, **OURS_DEFINES), out_idx=[3], pass_configs=pc)
@@ -148,7 +154,9 @@ def main():
     ap.add_argument("--no-ours", action="store_true", help="time SDPA alone")
     ap.add_argument("--no-checks", action="store_true",
                     help="leave out the correctness cases (head dims 64/256, GQA, seq_len 1000)")
-    ap.add_argument("--no-variants", action="store_true", help="leave out the schedule variants ours_pingpong and ours_overlap")
+    ap.add_argument("--no-variants", action="store_true",
+                    help="leave out the schedule variants ours_overlap, ours_persist, ours_persist_overlap")
+    ap.add_argument("--pingpong", action="store_true", help="time the ping-pong variant ours_pingpong too")
     args = ap.parse_args()
     try:
         import torch
@@ -259,7 +267,7 @@ def main():
                 if dtype in factories:
                     ref = reference(q, k, v, causal)
                     for name, kern, why in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype,
-                                                     not args.no_variants):
+                                                     not args.no_variants, args.pingpong):
                         try:
                             if kern is None:
                                 raise RuntimeError(why)

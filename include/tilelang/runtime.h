@@ -120,7 +120,15 @@ enum {
    * wgmma of Q·K_k^T's successor and P·V of block k - 1 (wgmma.wait_group 1,
    * PTX ISA §9.7.15.6; lib/Lower/attention_overlap.c); other kernels are
    * unchanged. */
-  TL_COMPILE_ATTENTION_OVERLAP = 1u << 9
+  TL_COMPILE_ATTENTION_OVERLAP = 1u << 9,
+  /* The pass config "tl.attention_persistent" (this project's; off by
+   * default): on sm_90a, a FlashAttention kernel on the warp-specialized
+   * attention path runs on a persistent grid of min(tiles, SMs) blocks (the
+   * target's SM count), each looping over (M block, head, batch) tiles --
+   * causal ones longest first -- so that the producer warpgroup loads the
+   * next tile's Q, K and V while the consumers finish the last
+   * (lib/Lower/warp_specialize.c); other kernels are unchanged. */
+  TL_COMPILE_ATTENTION_PERSISTENT = 1u << 10
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */
@@ -242,7 +250,8 @@ typedef struct tl_kernel tl_kernel;
 /* The TL_COMPILE_* flag of a boolean pass config, by its key as TileLang
  * spells it ("tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.enable_fast_math", "tl.enable_stream_k",
- * "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap");
+ * "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap",
+ * "tl.attention_persistent");
  * the first len bytes of key are compared.  Returns the flag, or 0 for a
  * key that is none of these.  The one table of these keys (the compiler
  * maps the flags back to the pass configs with it; tl-run's --pass-config

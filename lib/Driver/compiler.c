@@ -33,6 +33,7 @@ static const struct { const char *key; unsigned flag; } flag_configs[] = {
     {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
     {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG},
     {"tl.attention_overlap", TL_COMPILE_ATTENTION_OVERLAP},
+    {"tl.attention_persistent", TL_COMPILE_ATTENTION_PERSISTENT},
 };
 
 TL_API unsigned tl_pass_config_flag(const char *key, size_t len) {

@@ -1135,7 +1135,7 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
             "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
             "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
             "\"tl.config_index_bitwidth\", \"tl.enable_stream_k\", \"tl.disable_tma_store\", "
-            "\"tl.attention_pingpong\", \"tl.attention_overlap\")", k->u.s);
+            "\"tl.attention_pingpong\", \"tl.attention_overlap\", \"tl.attention_persistent\")", k->u.s);
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));

@@ -488,7 +488,8 @@ void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
       err(E, a->u.dict.keys[i]->loc,
           "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\", \"tl.config_index_bitwidth\", "
           "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\", \"tl.enable_stream_k\", "
-          "\"tl.disable_tma_store\", \"tl.attention_pingpong\", \"tl.attention_overlap\")",
+          "\"tl.disable_tma_store\", \"tl.attention_pingpong\", \"tl.attention_overlap\", "
+          "\"tl.attention_persistent\")",
           key->u.s);
       return;
     }

@@ -10,8 +10,9 @@
  * rescale of O, the cast of S into P), T.gemm(P, V, O) (rs), nothing after
  * it; K's barrier group 0 and V's group 1 of the S-stage ring mbar (full
  * barriers of group g at 2Sg + s, empty at 2Sg + S + s).
- * Guarantees: the loop becomes, with r = k - lo and each T.gemm's group
- * left in flight (wg_wait TL_GEMM_WG_WAIT_NONE) where it says "no wait":
+ * Guarantees: the loop becomes, with r = base + k - lo (base: tl_ao_loop.base,
+ * else 0) and each T.gemm's group left in flight (wg_wait
+ * TL_GEMM_WG_WAIT_NONE) where it says "no wait":
  *
  *     if n > 0:
  *         <iteration lo in source order, without P·V>          # S0, softmax, P0
@@ -81,6 +82,8 @@ typedef struct ao {
 } ao;
 
 static tl_expr *I(ao *o, int64_t v) { return tl_lo_int(o->m, o->loc, v); }
+/* The ring position of relative iteration e (a->base + e). */
+static tl_expr *R(ao *o, tl_expr *e) { return o->a->base ? tl_lo_add(o->m, o->loc, o->a->base, e) : e; }
 
 /* The wait for (full) or the release of (empty) stage rel % S of group g. */
 static tl_stmt *stage_sync(ao *o, int g, tl_expr *rel, bool full) {
@@ -140,8 +143,8 @@ static bool prologue(ao *o, stmt_list *v, tl_expr *lo) {
   bool ok = tl_map_put(&subst, a->loop->u.loop.vars[0], lo);
   for (int i = 0; ok && i < a->g2; i++) {
     if (i == a->g1) {
-      ok = push(v, stage_sync(o, 0, I(o, 0), true)) && push(v, gemm_at(o, i, I(o, 0), true)) &&
-           push(v, stage_sync(o, 0, I(o, 0), false));
+      ok = push(v, stage_sync(o, 0, R(o, I(o, 0)), true)) && push(v, gemm_at(o, i, R(o, I(o, 0)), true)) &&
+           push(v, stage_sync(o, 0, R(o, I(o, 0)), false));
       continue;
     }
     tl_stmt *c = tl_rewrite_stmt(&rw, a->items[i], 1);
@@ -158,7 +161,7 @@ static tl_stmt *body(ao *o, tl_var *r, tl_expr *k, tl_expr *lo, const bool *late
   tl_module *m = o->m;
   tl_expr *rv = tl_ir_var(m, o->loc, r);
   tl_expr *rp = tl_ir_binary(m, o->loc, TL_OP_SUB, tl_ir_var(m, o->loc, r), I(o, 1));
-  bool ok = push(&v, tl_lo_let(m, o->loc, r, tl_ir_binary(m, o->loc, TL_OP_SUB, k, lo))) &&
+  bool ok = push(&v, tl_lo_let(m, o->loc, r, R(o, tl_ir_binary(m, o->loc, TL_OP_SUB, k, lo)))) &&
             push(&v, stage_sync(o, 0, rv, true));
   for (int i = 0; ok && i < a->g1; i++) ok = push(&v, a->items[i]);
   ok = ok && push(&v, gemm_at(o, a->g1, rv, false)) && push(&v, stage_sync(o, 1, rp, true)) &&
@@ -220,7 +223,7 @@ bool tl_attention_overlap(tl_ao_loop *a, const char **why) {
   nl->u.loop.mins = mins;
   nl->u.loop.extents = ext;
   nl->u.loop.body = body(&o, r, tl_ir_var(m, o.loc, k), lo, late);
-  tl_expr *last = tl_ir_binary(m, o.loc, TL_OP_SUB, n, I(&o, 1));
+  tl_expr *last = R(&o, tl_ir_binary(m, o.loc, TL_OP_SUB, n, I(&o, 1)));
   bool ok = nl->u.loop.body && prologue(&o, &v, lo) && push(&v, nl) && push(&v, stage_sync(&o, 1, last, true)) &&
             push(&v, gemm_at(&o, a->g2, last, true)) && push(&v, stage_sync(&o, 1, last, false));
   tl_stmt *seq = ok ? tl_ir_seq(m, o.loc, (int)v.len, v.data) : NULL;

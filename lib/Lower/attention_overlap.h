@@ -23,6 +23,10 @@ typedef struct tl_ao_loop {
   /* T.gemm g reading stage `stage` of its staged tiles (a new statement) */
   tl_stmt *(*stage_gemm)(void *ctx, const tl_stmt *g, tl_expr *stage);
   void *ctx;
+  /* the ring position of iteration lo (a persistent grid's k-tiles of the
+   * block's earlier tiles), or NULL for 0: iteration k uses stage
+   * (base + k - lo) % S at phase (base + k - lo) / S % 2 */
+  tl_expr *base;
 } tl_ao_loop;
 
 /* Rewrites a->loop into the overlap schedule; false with *why set (the loop

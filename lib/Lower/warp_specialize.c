@@ -101,6 +101,7 @@
 
 #define WS_MAX_LOADS 8
 #define WS_MAX_PRE 2
+#define WS_MAX_LETS 8
 
 typedef struct ws_load {
   const tl_stmt *s;      /* T.copy(src region, X) */
@@ -579,10 +580,23 @@ static tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
 typedef struct ws_persist {
   bool on;
   tl_var *b;              /* the new block variable (blockIdx.x) */
-  tl_var *bx, *by;        /* the kernel's old block variables, now LETs of the consumers' tile */
-  tl_var *bxp, *byp;      /* the producer's copies */
+  tl_var *bx, *by, *bz;   /* the kernel's old block variables, now LETs of the consumers' tile (bz: 3-D grids) */
+  tl_var *bxp, *byp, *bzp; /* the producer's copies */
   tl_var *j, *jp;         /* tile-iteration loop variables (consumers, producer) */
-  tl_expr *gx, *gy, *blocks, *count;
+  tl_expr *gx, *gy, *gz, *blocks, *count; /* gz: NULL for a 2-D grid */
+  /* attention (tl.attention_persistent): the k-loop's extent may depend on
+   * the tile (causal), so each role counts the k-tiles of its earlier tiles
+   * in a local int32 (kb consumers, kbp producer) instead of tiles * n; lpt:
+   * the extent mentions the block variables, and tiles go longest first
+   * (tile_loop) */
+  bool attn, lpt;
+  tl_buffer *kb, *kbp;
+  /* attention: the LETs before the loop whose values depend on the tile
+   * (causal FlashAttention's loop_range): per tile in the consumers' part,
+   * copied (lets_p, in pp->subst) into the producer's */
+  const tl_stmt *lets[WS_MAX_LETS];
+  tl_var *lets_p[WS_MAX_LETS];
+  int nlets;
   const tl_stmt *swz;     /* the kernel's T.use_swizzle, or NULL */
   tl_map subst;           /* bx -> bxp, by -> byp for the producer's copies */
   tl_sk sk;               /* stream-K (lib/Lower/stream_k.c) when sk.on */
@@ -590,7 +604,17 @@ typedef struct ws_persist {
 } ws_persist;
 
 static bool mentions_block_vars(const tl_expr *e, const tl_stmt *k) {
-  return !tl_expr_free_of(e, k->u.kernel.block_vars[0]) || !tl_expr_free_of(e, k->u.kernel.block_vars[1]);
+  for (int d = 0; d < k->u.kernel.ngrid && d < 3; d++)
+    if (k->u.kernel.block_vars[d] && !tl_expr_free_of(e, k->u.kernel.block_vars[d])) return true;
+  return false;
+}
+
+/* Does e depend on the tile: a block variable or a LET of pp->lets? */
+static bool tile_dep(const ws_persist *pp, const tl_expr *e, const tl_stmt *k) {
+  if (mentions_block_vars(e, k)) return true;
+  for (int i = 0; i < pp->nlets; i++)
+    if (!tl_expr_free_of(e, pp->lets[i]->u.let.var)) return true;
+  return false;
 }
 
 /* Can kernel k of plan p run persistently?  Sets up pp when it can. */
@@ -599,17 +623,25 @@ static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *tar
   tl_stmt *k = p->kernel, *loop = p->loop;
   memset(pp, 0, sizeof *pp);
   tl_map_init(&pp->subst);
-  if (target->sms < 1 || k->u.kernel.ngrid != 2 || !k->u.kernel.block_vars[0] || !k->u.kernel.block_vars[1])
-    return false;
-  if (mentions_block_vars(loop->u.loop.extents[0], k) ||
-      (loop->u.loop.mins && loop->u.loop.mins[0] && mentions_block_vars(loop->u.loop.mins[0], k)))
-    return false;
+  int ng = k->u.kernel.ngrid;
+  if (target->sms < 1 || !(ng == 2 || (p->attn && ng == 3))) return false;
+  for (int d = 0; d < ng; d++)
+    if (!k->u.kernel.block_vars[d]) return false;
   tl_stmt *body = k->u.kernel.body;
   for (int i = 0; i < p->li; i++) {
     const tl_stmt *s = body->u.seq.stmts[i];
-    if (s->kind == TL_STMT_LET && mentions_block_vars(s->u.let.value, k)) return false;
+    if (s->kind == TL_STMT_LET && tile_dep(pp, s->u.let.value, k)) {
+      if (!p->attn || pp->nlets == WS_MAX_LETS) return false;
+      pp->lets[pp->nlets++] = s;
+    }
     if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE) pp->swz = s;
   }
+  if (pp->swz && ng == 3) return false; /* T.use_swizzle rasterizes a 2-D grid */
+  bool dep = tile_dep(pp, loop->u.loop.extents[0], k) ||
+             (loop->u.loop.mins && loop->u.loop.mins[0] && tile_dep(pp, loop->u.loop.mins[0], k));
+  if (dep && !p->attn) return false;
+  pp->attn = p->attn;
+  pp->lpt = dep;
   tl_module *m = b->m;
   pp->bx = k->u.kernel.block_vars[0];
   pp->by = k->u.kernel.block_vars[1];
@@ -621,16 +653,30 @@ static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *tar
   pp->gx = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[0]);
   pp->gy = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[1]);
   if (!pp->b || !pp->bxp || !pp->byp || !pp->j || !pp->jp || !pp->gx || !pp->gy) return false;
+  if (ng == 3) {
+    pp->bz = k->u.kernel.block_vars[2];
+    pp->bzp = tl_names_fresh_var(b->names, b->loc, "bz_p", TL_INT32, TL_VAR_LET);
+    pp->gz = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[2]);
+    if (!pp->bzp || !pp->gz || !tl_map_put(&pp->subst, pp->bz, V(b, pp->bzp))) return false;
+  }
   tl_expr *tiles = BIN(b, TL_OP_MUL, pp->gx, pp->gy);
+  if (pp->gz) tiles = BIN(b, TL_OP_MUL, tiles, pp->gz);
   tl_expr *mm[2] = {tiles, I(b, target->sms)};
   pp->blocks = tl_ir_call(m, b->loc, TL_INTRIN_MIN, 2, mm);
-  /* the block's tiles: ceildiv(tiles - b, blocks) (b < blocks <= tiles) */
-  tl_expr *cd[2] = {BIN(b, TL_OP_SUB, tiles, V(b, pp->b)), pp->blocks};
+  /* the block's tiles: ceildiv(tiles - b, blocks) (b < blocks <= tiles);
+   * longest first: ceildiv(tiles, blocks) rounds, the last one guarded */
+  tl_expr *cd[2] = {pp->lpt ? tiles : BIN(b, TL_OP_SUB, tiles, V(b, pp->b)), pp->blocks};
   pp->count = tl_ir_call(m, b->loc, TL_INTRIN_CEILDIV, 2, cd);
   if (!pp->blocks || !pp->count || !tl_map_put(&pp->subst, pp->bx, V(b, pp->bxp)) ||
       !tl_map_put(&pp->subst, pp->by, V(b, pp->byp)))
     return false;
+  for (int i = 0; i < pp->nlets; i++) {
+    const tl_var *v = pp->lets[i]->u.let.var;
+    pp->lets_p[i] = tl_names_fresh_var(b->names, b->loc, v->name, v->dtype, TL_VAR_LET);
+    if (!pp->lets_p[i] || !tl_map_put(&pp->subst, v, V(b, pp->lets_p[i]))) return false;
+  }
   pp->on = true;
+  if (p->attn) return true; /* no stream-K for attention */
   /* stream-K (lib/Lower/stream_k.c) for a static grid and k-loop */
   int64_t gx, gy, n;
   const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
@@ -654,9 +700,59 @@ static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *tar
 #define TL_WS_DEFAULT_PANEL 10
 
 /* for j in T.serial(count): <x, y = tile j's block indices>; body */
-static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_stmt *body,
+/* The tile order of a 3-D grid (attention: M blocks, heads, batch), or of
+ * a kernel whose k-loop's extent depends on the tile (lpt, causal
+ * attention, where the extent grows with bx): tile t is (x, y, z) with x
+ * fastest (the blocks running together share K and V in L2); lpt: x runs
+ * from the last M block down, y and z fastest, and round j of the block
+ * takes t = j * blocks + b on even rounds, j * blocks + blocks - 1 - b on
+ * odd ones, so that every block gets a long and a short tile in each pair
+ * of rounds (longest-processing-time first, snake order); the tiles past
+ * the grid in the last round are skipped (*guard: t < tiles). */
+static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt **st,
+                     int *n, tl_expr **guard) {
+  tl_module *m = b->m;
+  tl_expr *t = BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
+  *guard = NULL;
+  if (pp->lpt) {
+    tl_var *tv = tl_names_fresh_var(b->names, b->loc, "ws_t", TL_INT32, TL_VAR_LET);
+    tl_expr *odd = BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, V(b, j), 2, NULL), I(b, 1));
+    tl_expr *back = BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->blocks, I(b, 1)), V(b, pp->b));
+    tl_expr *pos = odd && back ? tl_ir_select(m, b->loc, odd, back, V(b, pp->b)) : NULL;
+    if (!tv || !pos) return false;
+    st[(*n)++] = tl_lo_let(m, b->loc, tv, BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, V(b, j), pp->blocks), pos));
+    t = V(b, tv);
+    tl_expr *tiles = BIN(b, TL_OP_MUL, pp->gx, pp->gy);
+    if (pp->gz) tiles = BIN(b, TL_OP_MUL, tiles, pp->gz);
+    *guard = BIN(b, TL_OP_LT, t, tiles);
+    tl_expr *yz = pp->gz ? BIN(b, TL_OP_MUL, pp->gy, pp->gz) : pp->gy;
+    tl_expr *rem = BIN(b, TL_OP_FLOORMOD, t, yz);
+    st[(*n)++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->gx, I(b, 1)),
+                                             BIN(b, TL_OP_FLOORDIV, t, yz)));
+    st[(*n)++] = tl_lo_let(m, b->loc, y, pp->gz ? BIN(b, TL_OP_FLOORMOD, rem, pp->gy) : rem);
+    if (pp->gz) st[(*n)++] = tl_lo_let(m, b->loc, z, BIN(b, TL_OP_FLOORDIV, rem, pp->gy));
+  } else {
+    st[(*n)++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
+    st[(*n)++] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORMOD, BIN(b, TL_OP_FLOORDIV, t, pp->gx), pp->gy));
+    st[(*n)++] = tl_lo_let(m, b->loc, z, BIN(b, TL_OP_FLOORDIV, t, BIN(b, TL_OP_MUL, pp->gx, pp->gy)));
+  }
+  for (int i = 0; i < *n; i++)
+    if (!st[i]) return false;
+  return !pp->lpt || *guard;
+}
+
+static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt *body,
                           tl_diag *d, const tl_sk_role *sr) {
   tl_module *m = b->m;
+  if (pp->gz || pp->lpt) { /* attention (tile_xyz) */
+    tl_stmt *st[6];
+    int n = 0;
+    tl_expr *guard;
+    if (!tile_xyz(b, pp, j, x, y, z, st, &n, &guard)) return NULL;
+    st[n++] = guard ? tl_lo_if(m, b->loc, guard, body, NULL) : body;
+    tl_stmt *seq = SEQ(b, n, st);
+    return seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, pp->count, seq) : NULL;
+  }
   tl_expr *t = sr ? V(b, sr->t) : BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
   tl_stmt *st[12];
   int n = 0;
@@ -729,6 +825,7 @@ static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
   bool ok = tl_map_put(&subst, kv, V(b, kp));
   if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
+  if (ok && pp->on && pp->bz) ok = tl_map_put(&subst, pp->bz, V(b, pp->bzp));
   for (int i = 0; ok && i < p->nloads; i++)
     if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
   tl_map_free(&subst);
@@ -797,10 +894,11 @@ static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_
 }
 
 /* The mbarriers, their initialisation by thread 0 and the barrier after it. */
-static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffer **mbar, stmt_vec *pre) {
+static bool ws_barriers(ws_build *b, int S, int G, int npre, bool qempty, int64_t T, tl_buffer **mbar,
+                        stmt_vec *pre) {
   tl_module *m = b->m;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 2 * S * G + npre))) return false;
+  if (!shape || !(shape[0] = I(b, 2 * S * G + npre * (qempty ? 2 : 1)))) return false;
   *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
   tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
   if (!*mbar || !alloc) return false;
@@ -818,6 +916,10 @@ static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffe
     tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + j), I(b, 1)};
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
+  for (int j = 0; ok && qempty && j < npre; j++) { /* persistent attention: pre-loop tile j free, T arrivals */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + npre + j), I(b, T)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
+  }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
   tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
                         : NULL;
@@ -828,24 +930,53 @@ static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t T, tl_buffe
 
 /* Attention: the producer first arms mbar[2SG + j] (after the G groups'
  * full and empty barriers) and issues the TMA loads of each tile j copied
- * before the loop (Q), then runs its k-loop `rest`. */
-static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, tl_stmt *rest) {
-  tl_map subst;
-  tl_map_init(&subst);
-  tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
+ * before the loop (Q), then runs its k-loop `rest`.  Persistent (pp on):
+ * per output tile, with the tile's block indices (pp->subst), after
+ * waiting until the consumers freed tile j (mbar[2SG + npre + j], phase
+ * (jp + 1) % 2: at once for the first tile). */
+static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp, tl_stmt *rest) {
+  tl_map none;
+  tl_map_init(&none);
+  tl_rewriter rw = {.m = b->m, .subst = pp->on ? (tl_map *)&pp->subst : &none, .max_depth = TL_LOWER_MAX_DEPTH};
   stmt_vec v = {0};
   bool ok = true;
   for (int j = 0; ok && j < p->npre; j++) {
     const ws_load *ld = &p->pre[j];
     int mi = 2 * p->stages * p->ngroups + j;
+    tl_expr *wa[3] = {REF(b, mbar), I(b, mi + p->npre),
+                      pp->on ? tl_lo_fmod(b->m, b->loc, BIN(b, TL_OP_ADD, V(b, pp->jp), I(b, 1)), 2, NULL) : NULL};
     tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
-    ok = tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+    ok = (!pp->on || tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa))) &&
+         tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
          tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
   }
   tl_stmt *r = ok && tl_vec_push(&v, rest) ? SEQ(b, (int)v.len, v.data) : NULL;
   tl_vec_free(&v);
-  tl_map_free(&subst);
+  tl_map_free(&none);
   return r;
+}
+
+/* Persistent attention: kb[0] as an expression, and `kb[0] = kb[0] + n`. */
+static tl_expr *kb_load(ws_build *b, tl_buffer *kb) {
+  tl_expr *z = I(b, 0);
+  return z ? tl_ir_load(b->m, b->loc, kb, 1, &z) : NULL;
+}
+static tl_stmt *kb_add(ws_build *b, tl_buffer *kb, tl_expr *n) {
+  tl_expr *z = I(b, 0);
+  tl_expr *v = BIN(b, TL_OP_ADD, kb_load(b, kb), tl_lo_cast(b->m, b->loc, TL_INT32, n));
+  return z && v ? tl_lo_store(b->m, b->loc, kb, 1, &z, v) : NULL;
+}
+/* `alloc kb (one int32, local); kb[0] = 0` pushed to v. */
+static tl_buffer *kb_new(ws_build *b, const char *name, stmt_vec *v) {
+  tl_expr **shape = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
+  if (!shape || !(shape[0] = I(b, 1))) return NULL;
+  tl_buffer *kb = tl_ir_new_buffer(b->m, b->loc, name, TL_INT32, TL_SCOPE_LOCAL, 1, shape);
+  tl_stmt *alloc = kb ? tl_ir_stmt(b->m, b->loc, TL_STMT_ALLOC) : NULL;
+  tl_expr *z = I(b, 0);
+  if (!alloc || !z) return NULL;
+  alloc->u.alloc.buffer = kb;
+  tl_stmt *init = tl_lo_store(b->m, b->loc, kb, 1, &z, I(b, 0));
+  return init && tl_vec_push(v, alloc) && tl_vec_push(v, init) ? kb : NULL;
 }
 
 /* The producer: thread T loops over the k-tiles (of each output tile when
@@ -859,10 +990,20 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
   tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
   if (!kp) return NULL;
-  tl_expr *prel;
+  tl_expr *prel, *np = loop->u.loop.extents[0];
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.prod : NULL;
-  tl_stmt *plet = let_rel(b, kp, lo, sr ? NULL : pp->on ? V(b, pp->jp) : NULL, loop->u.loop.extents[0],
-                          sr ? V(b, sr->base) : NULL, &prel);
+  /* persistent attention: the loop's bounds of the producer's tile, the
+   * k-tiles of its earlier tiles counted in kbp */
+  bool ap = pp->on && pp->attn;
+  stmt_vec pfx = {0};
+  if (ap) {
+    tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
+    lo = tl_rewrite_expr(&rw, lo, 1);
+    np = tl_rewrite_expr(&rw, np, 1);
+    if (rw.failed || !lo || !np || !(pp->kbp = kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
+  }
+  tl_stmt *plet = let_rel(b, kp, lo, sr || ap ? NULL : pp->on ? V(b, pp->jp) : NULL, np,
+                          sr ? V(b, sr->base) : ap ? kb_load(b, pp->kbp) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   bool ok = tl_vec_push(&pbody, plet);
@@ -879,11 +1020,20 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   }
   tl_stmt *ploop = ok ? tl_ir_stmt(m, b->loc, TL_STMT_FOR) : NULL;
   tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
-  if (!ploop || !vars) {
+  tl_expr **pmin = ap ? tl_arena_alloc(&m->arena, sizeof(tl_expr *)) : NULL;
+  tl_expr **pext = ap ? tl_arena_alloc(&m->arena, sizeof(tl_expr *)) : NULL;
+  if (!ploop || !vars || (ap && (!pmin || !pext))) {
     tl_vec_free(&pbody);
+    tl_vec_free(&pfx);
     return NULL;
   }
   *ploop = *loop;
+  if (ap) {
+    pmin[0] = lo;
+    pext[0] = np;
+    ploop->u.loop.mins = pmin;
+    ploop->u.loop.extents = pext;
+  }
   ploop->u.loop.kind = TL_LOOP_SERIAL;
   ploop->u.loop.num_stages = -1;
   vars[0] = kp;
@@ -891,9 +1041,27 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   if (sr && !sk_bounds(b, ploop, lo, sr)) return NULL;
   ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
   tl_vec_free(&pbody);
-  if (!ploop->u.loop.body) return NULL;
-  tl_stmt *work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, ploop, d, sr) : ploop;
-  if (work && p->npre > 0) work = producer_pre(b, p, mbar, work);
+  tl_stmt *work = NULL;
+  if (!ploop->u.loop.body) {
+  } else if (ap) { /* per tile: the LETs of the tile, Q, the k-loop, kbp += its extent */
+    tl_stmt *tb[2] = {ploop, kb_add(b, pp->kbp, np)};
+    tl_stmt *tile = producer_pre(b, p, mbar, pp, SEQ(b, 2, tb));
+    stmt_vec lv = {0};
+    tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
+    for (int i = 0; tile && i < pp->nlets; i++) {
+      tl_expr *val = tl_rewrite_expr(&rw, pp->lets[i]->u.let.value, 1);
+      tl_stmt *l = val && !rw.failed ? tl_lo_let(m, b->loc, pp->lets_p[i], val) : NULL;
+      if (!l || !tl_vec_push(&lv, l)) tile = NULL;
+    }
+    if (tile && pp->nlets && tl_vec_push(&lv, tile)) tile = SEQ(b, (int)lv.len, lv.data);
+    tl_vec_free(&lv);
+    if (tile && (tile = tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) && tl_vec_push(&pfx, tile))
+      work = SEQ(b, (int)pfx.len, pfx.data);
+  } else {
+    work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
+    if (work && p->npre > 0) work = producer_pre(b, p, mbar, pp, work);
+  }
+  tl_vec_free(&pfx);
   return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
               : NULL;
 }
@@ -940,7 +1108,8 @@ static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
 /* tl.attention_overlap: attention_overlap.c's schedule of the loop, when
  * its body has the form; *done false (p->overlap cleared, its reason
  * kept) when not. */
-static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **items, int n, bool *done) {
+static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **items, int n, tl_expr *base,
+                            bool *done) {
   stmt_list v = {0};
   int g1 = -1, g2 = -1;
   bool ok = true;
@@ -951,7 +1120,8 @@ static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **
   }
   ao_ctx c = {b, p};
   tl_ao_loop a = {.m = b->m, .names = b->names, .loop = p->loop, .mbar = mbar, .stages = p->stages, .threads = p->threads,
-                  .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c};
+                  .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c,
+                  .base = base};
   const char *why = NULL;
   *done = ok && tl_attention_overlap(&a, &why);
   tl_vec_free(&v);
@@ -966,8 +1136,9 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
-  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr ? NULL : pp->on ? V(b, pp->j) : NULL,
-                          loop->u.loop.extents[0], sr ? V(b, sr->base) : NULL, &crel);
+  bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
+  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr || ap ? NULL : pp->on ? V(b, pp->j) : NULL,
+                          loop->u.loop.extents[0], sr ? V(b, sr->base) : ap ? kb_load(b, pp->kb) : NULL, &crel);
   if (sr && !sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   /* per barrier group g: the wait goes before the first T.gemm reading its
@@ -987,8 +1158,9 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
   bool done = false;
-  if (p->overlap && pp->on) p->overlap = false, p->overlap_why = "a persistent grid";
-  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, &done) || done)) return done;
+  if (p->overlap && pp->on && !ap) p->overlap = false, p->overlap_why = "a persistent grid";
+  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, ap ? kb_load(b, pp->kb) : NULL, &done) || done))
+    return done;
   int first[2] = {-1, -1}, last[2] = {-1, -1};
   for (int i = 0; i < n; i++)
     for (int j = 0; is_gemm(items[i]) && j < p->nloads; j++)
@@ -1096,13 +1268,26 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
   return true;
 }
 
+/* Persistent attention: every consumer thread arrives on the free barrier
+ * of each pre-loop tile (mbar[2SG + npre + j], T arrivals), after its last
+ * use of the tile's bytes, so that the producer may load the next tile's. */
+static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work) {
+  for (int j = 0; j < p->npre; j++) {
+    tl_expr *ra[2] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + p->npre + j)};
+    tl_stmt *a = CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra);
+    if (!a || !tl_vec_push(work, a)) return false;
+  }
+  return true;
+}
+
 /* Attention, statement i of the kernel body on its way into the consumers'
  * part: a pre-loop tile copy becomes the wait for its TMA load (mbar[2SG + j],
  * phase 0); a statement after the loop that uses shared memory (the
  * epilogue's staging through O_shared) gets a T.sync_threads() before it,
  * which tl_ws_finish makes the consumers' named barrier (the barriers pass
  * does not look inside the role branches). */
-static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_stmt **s, stmt_vec *work) {
+static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp, int i, tl_stmt **s,
+                      stmt_vec *work) {
   for (int j = 0; j < p->npre && p->reuse[j]; j++) { /* plan_reuse: O_shared's uses become Q's */
     if ((*s)->kind == TL_STMT_ALLOC && (*s)->u.alloc.buffer == p->reuse[j]) return *s = NULL, true;
     for (int o = 0; i > p->li && (*s)->kind == TL_STMT_TILE && o < (*s)->u.tile.nargs; o++)
@@ -1111,7 +1296,9 @@ static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, int i, tl_
   }
   for (int j = 0; j < p->npre; j++)
     if (p->pre_at[j] == i) {
-      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j), I(b, 0)};
+      /* persistent: tile j's load completes phase j % 2 */
+      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j),
+                        pp->on ? tl_lo_fmod(b->m, b->loc, V(b, pp->j), 2, NULL) : I(b, 0)};
       return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
     }
   if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
@@ -1123,8 +1310,10 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
-  *persistent = !p->attn && persist_plan(b, f, target, p, &pp);
-  if (p->attn) { /* one tile per block */
+  /* attention runs one tile per block unless tl.attention_persistent */
+  *persistent = (!p->attn || f->pass_configs.attention_persistent) && persist_plan(b, f, target, p, &pp);
+  if (!*persistent) {
+    tl_map_free(&pp.subst);
     memset(&pp, 0, sizeof pp);
     tl_map_init(&pp.subst);
   }
@@ -1132,12 +1321,25 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   /* a block may run several output tiles unless the grid is static and
    * has no more tiles than SMs (lower_epilogue.c stores by TMA only then) */
   int64_t gx, gy;
-  f->ws_multi_tile = *persistent && !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) &&
-                                      gx * gy <= target->sms);
+  f->ws_multi_tile = *persistent && !p->attn &&
+                     !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) && gx * gy <= target->sms);
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
-  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, T, &mbar, &pre) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+  bool ap = pp.on && p->attn;
+  tl_expr *n_loop = p->loop->u.loop.extents[0]; /* before ws_consumer_loop rewrites the loop */
+  tl_buffer *reuse0 = p->reuse[0];
+  if (ap) { /* O_shared takes its own bytes where they fit, so Q's next load overlaps the epilogue */
+    p->reuse[0] = NULL;
+    int64_t smem = attn_smem_bytes(p);
+    if (smem < 0 || smem > target->max_smem_per_block) p->reuse[0] = reuse0;
+    else if (reuse0) { /* its own bytes in Q's image layout (the epilogue's accesses as with reuse) */
+      if (reuse0->scope == TL_SCOPE_SHARED) reuse0->scope = TL_SCOPE_SHARED_DYN;
+      if (!tl_smem_layout_set_wgmma(m, reuse0, p->pre[0].sw)) return NULL;
+    }
+  }
+  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap, T, &mbar, &pre) &&
+            (!ap || (pp.kb = kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -1151,15 +1353,21 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     tl_stmt *s = body->u.seq.stmts[i];
     bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
     bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
+    for (int l = 0; ap && l < pp.nlets; l++) prefix = prefix && s != pp.lets[l]; /* per tile */
     if (swz && pp.on) continue;
-    if (p->attn) ok = attn_stmt(b, p, mbar, i, &s, &work);
+    if (p->attn) ok = attn_stmt(b, p, mbar, &pp, i, &s, &work);
     if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, false, 1)) && work.data[work.len - 1];
     if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
     if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, true, 0)) && work.data[work.len - 1];
+    if (ok && ap && i == p->li) /* the k-tiles counted; Q free unless O_shared stages in its bytes */
+      ok = tl_vec_push(&work, kb_add(b, pp.kb, n_loop)) && work.data[work.len - 1] &&
+           (p->reuse[0] || q_free(b, p, mbar, &work));
   }
+  if (ok && ap && p->reuse[0]) ok = q_free(b, p, mbar, &work);
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
-  if (per_tile && pp.on) per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
+  if (per_tile && pp.on)
+    per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, pp.bz, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
   ok = ok && per_tile && tl_vec_push(&cons, per_tile);
   tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
   tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
@@ -1177,11 +1385,14 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     if (pp.sk.on) pp.blocks = I(b, pp.sk.blocks);
     pp.bx->kind = TL_VAR_LET;
     pp.by->kind = TL_VAR_LET;
+    if (pp.bz) pp.bz->kind = TL_VAR_LET;
     k->u.kernel.ngrid = 1;
     k->u.kernel.grid[0] = pp.blocks;
-    k->u.kernel.grid[1] = NULL;
     k->u.kernel.block_vars[0] = pp.b;
-    k->u.kernel.block_vars[1] = NULL;
+    for (int g = 1; g < 3; g++) {
+      k->u.kernel.grid[g] = NULL;
+      k->u.kernel.block_vars[g] = NULL;
+    }
   }
   f->producer_threads = 128;
   p->kernel->u.kernel.body = nb;
@@ -1255,7 +1466,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
-              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s",
+              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s%s",
               p.stages, p.nloads, p.nloads == 1 ? "" : "s",
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
               p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
@@ -1268,7 +1479,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "",
               p.overlap ? ", the softmax of each key block overlapping its own P·V of the one before (overlap)" : "",
               !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
-              !p.overlap && p.overlap_why ? ")" : "");
+              !p.overlap && p.overlap_why ? ")" : "",
+              persistent ? "; a persistent grid of min(tiles, SMs) blocks, each looping over output tiles" : "");
   else if (tl_lower_remarks_enabled())
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "

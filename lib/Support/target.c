@@ -94,7 +94,8 @@ const char *tl_target_names(void) {
 /* TileLang's names (tilelang/transform/pass_config.py, PassConfigKey) */
 const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT] = {
     "tl.disable_wgmma", "tl.disable_tma_lower", "tl.disable_warp_specialized", "tl.config_index_bitwidth",
-    "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap"};
+    "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap",
+    "tl.attention_persistent"};
 
 bool *tl_pass_config_field(tl_pass_configs *c, int i) {
   switch (i) {
@@ -106,6 +107,7 @@ bool *tl_pass_config_field(tl_pass_configs *c, int i) {
     case 5: return &c->disable_tma_store;
     case 6: return &c->attention_pingpong;
     case 7: return &c->attention_overlap;
+    case 8: return &c->attention_persistent;
     default: return NULL;
   }
 }

@@ -101,14 +101,19 @@ typedef struct tl_pass_configs {
    * k with its own wgmma (Q·K_k^T and P·V of block k - 1 in flight while
    * the softmax runs; lib/Lower/attention_overlap.c) */
   bool attention_overlap;
+  /* "tl.attention_persistent" (this project's; off by default): the sm_90a
+   * attention form runs on a persistent grid of min(tiles, SMs) blocks, each
+   * looping over output tiles, so that the producer loads the next tile's Q,
+   * K and V while the consumers finish the last (lib/Lower/warp_specialize.c) */
+  bool attention_persistent;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
  * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
  * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
  * "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong",
- * "tl.attention_overlap". */
-#define TL_PASS_CONFIG_COUNT 8
+ * "tl.attention_overlap", "tl.attention_persistent". */
+#define TL_PASS_CONFIG_COUNT 9
 /* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
  * as 64 when set) instead of True/False. */
 #define TL_PASS_CONFIG_INDEX_BITWIDTH 3

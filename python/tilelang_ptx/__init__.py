@@ -37,6 +37,7 @@ class PassConfigKey:
     TL_DISABLE_SAFE_MEMORY_LEGALIZE = "tl.disable_safe_memory_legalize"
     TL_ATTENTION_PINGPONG = "tl.attention_pingpong"  # this project's (jit.py)
     TL_ATTENTION_OVERLAP = "tl.attention_overlap"  # this project's (jit.py)
+    TL_ATTENTION_PERSISTENT = "tl.attention_persistent"  # this project's (jit.py)
 
 
 def autotune(configs=None, warmup=25, rep=100, **kwargs):

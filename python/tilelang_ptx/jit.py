@@ -37,13 +37,15 @@ _PASS_CONFIGS_NO_EFFECT = ("tl.disable_dynamic_tail_split", "tl.disable_safe_mem
 # each turns the sm_90a GEMM path (TMA + wgmma + warp specialization) off, but
 # tl.enable_stream_k, which turns stream-K on for that path's persistent grid, and tl.attention_pingpong
 # (this project's), which makes the two consumer warpgroups of that path's FlashAttention take turns, and
-# tl.attention_overlap (this project's), which overlaps each consumer's softmax with its own wgmma
+# tl.attention_overlap (this project's), which overlaps each consumer's softmax with its own wgmma, and
+# tl.attention_persistent (this project's), which runs that FlashAttention on a persistent grid
 _PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": _lib.TL_COMPILE_DISABLE_WGMMA,
                         "tl.disable_tma_lower": _lib.TL_COMPILE_DISABLE_TMA_LOWER,
                         "tl.disable_warp_specialized": _lib.TL_COMPILE_DISABLE_WARP_SPECIALIZED,
                         "tl.enable_stream_k": _lib.TL_COMPILE_ENABLE_STREAM_K,
                         "tl.attention_pingpong": _lib.TL_COMPILE_ATTENTION_PINGPONG,
-                        "tl.attention_overlap": _lib.TL_COMPILE_ATTENTION_OVERLAP}
+                        "tl.attention_overlap": _lib.TL_COMPILE_ATTENTION_OVERLAP,
+                        "tl.attention_persistent": _lib.TL_COMPILE_ATTENTION_PERSISTENT}
 
 
 def compile_count():

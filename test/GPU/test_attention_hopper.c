@@ -50,11 +50,15 @@ static bool wgmma_line_has(const char *ptx, const char *pat) {
   return false;
 }
 
-/* flags: TL_COMPILE_FAST_MATH, TL_COMPILE_ATTENTION_PINGPONG, TL_COMPILE_ATTENTION_OVERLAP, or 0 */
+/* flags: TL_COMPILE_FAST_MATH, TL_COMPILE_ATTENTION_PINGPONG, TL_COMPILE_ATTENTION_OVERLAP,
+ * TL_COMPILE_ATTENTION_PERSISTENT (planned for PERSIST_SMS SMs, so that the
+ * blocks run several tiles at these sizes), or 0 */
+#define PERSIST_SMS 5
 static tl_kernel *compile(const char *name, const char *path, tl_define *defs, size_t nd, unsigned flags) {
   tl_compile_options o = {0};
   o.target = "sm_90a";
   o.flags = TL_COMPILE_POISON_OUTPUTS | flags;
+  if (flags & TL_COMPILE_ATTENTION_PERSISTENT) o.sms = PERSIST_SMS;
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, nd, &o, &k) != TL_OK) {
     CHECK(0, "%s: compiling %s: %s", name, path, tl_context_last_error(ctx));
@@ -69,6 +73,12 @@ static tl_kernel *compile(const char *name, const char *path, tl_define *defs, s
           "%s: the PTX has no ping-pong hand-over (barrier.arrive.aligned 2|3, 256)", name);
   if (flags & TL_COMPILE_ATTENTION_OVERLAP) /* Q·Kᵀ waited with P·V in flight (attention_overlap.c) */
     CHECK(strstr(ptx, "wgmma.wait_group.sync.aligned 1;") != NULL, "%s: the PTX has no wgmma.wait_group 1", name);
+  if (flags & TL_COMPILE_ATTENTION_PERSISTENT) { /* one block along x per SM (warp_specialize.c persist_plan) */
+    char want[64];
+    snprintf(want, sizeof want, "T.Kernel(%d, threads=", PERSIST_SMS);
+    const char *simt = tl_kernel_simt_ir(k);
+    CHECK(simt && strstr(simt, want), "%s: the SIMT IR has no persistent grid '%s'", name, want);
+  }
   return k;
 }
 
@@ -133,10 +143,11 @@ done:
 static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads,
                     int stages, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s%s", B, H, S, D, causal ? "causal" : "full", bm,
+  snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s%s%s", B, H, S, D, causal ? "causal" : "full", bm,
            bn, threads, stages, flags & TL_COMPILE_FAST_MATH ? "_fm" : "",
            flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "",
-           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "");
+           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "",
+           flags & TL_COMPILE_ATTENTION_PERSISTENT ? "_persist" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
@@ -156,9 +167,10 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
 /* examples/flash_attention_gqa.py at its default tiles (128x128, 2 stages, 256 threads) */
 static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool causal, unsigned flags) {
   char name[128];
-  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s%s%s", B, H, HKV, S, D, causal ? "causal" : "full",
+  snprintf(name, sizeof name, "gqa_b%d_h%d_kv%d_s%d_d%d_%s%s%s%s", B, H, HKV, S, D, causal ? "causal" : "full",
            flags & TL_COMPILE_ATTENTION_PINGPONG ? "_pingpong" : "",
-           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "");
+           flags & TL_COMPILE_ATTENTION_OVERLAP ? "_overlap" : "",
+           flags & TL_COMPILE_ATTENTION_PERSISTENT ? "_persist" : "");
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
@@ -240,6 +252,21 @@ int main(int argc, char **argv) {
   }
   fa_case(only, 1, 4, 512, 256, true, 128, 64, 256, 2, OV);
   fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, OV);
+  /* the persistent grid (tl.attention_persistent), planned for PERSIST_SMS SMs: each block loops over
+   * several (M block, head, batch) tiles -- causal ones longest first, in snake order -- reloading Q per
+   * tile after the consumers freed it; O_shared in its own bytes (d 64, 128) or in Q's (d 256) */
+  const unsigned PS = TL_COMPILE_ATTENTION_PERSISTENT;
+  for (int c = 0; c < 2; c++) {
+    fa_case(only, 2, 4, 512, 128, c != 0, 128, 128, 256, 2, FM | PS);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, PS);
+    fa_case(only, 2, 3, 512, 64, c != 0, 128, 128, 256, 2, FM | PS);
+    fa_case(only, 1, 2, 1000, 256, c != 0, 128, 64, 256, 2, PS);
+    fa_case(only, 2, 4, 512, 128, c != 0, 128, 128, 256, 2, FM | PS | OV);
+    fa_case(only, 1, 4, 1000, 128, c != 0, 128, 128, 256, 2, PS | OV);
+    gqa_case(only, 1, 8, 2, 1000, 128, c != 0, PS);
+    gqa_case(only, 1, 8, 2, 512, 128, c != 0, PS | OV);
+  }
+  fa_case(only, 1, 4, 512, 128, true, 64, 64, 128, 1, PS);
   chained_case(only, 512, 512, 128, 128);
   tl_context_destroy(ctx);
   return finish("test_attention_hopper");
