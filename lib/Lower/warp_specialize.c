@@ -1272,6 +1272,10 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
  * of each pre-loop tile (mbar[2SG + npre + j], T arrivals), after its last
  * use of the tile's bytes, so that the producer may load the next tile's. */
 static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work) {
+  /* O_shared staged in Q's bytes: its generic-proxy writes ordered before
+   * the next TMA load's async-proxy writes (PTX ISA §9.7.13.4) */
+  tl_stmt *f = p->reuse[0] ? CALL(b, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL) : NULL;
+  if (p->reuse[0] && (!f || !tl_vec_push(work, f))) return false;
   for (int j = 0; j < p->npre; j++) {
     tl_expr *ra[2] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + p->npre + j)};
     tl_stmt *a = CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra);
