@@ -85,8 +85,26 @@ def example_factory(tl, dtype, tmpdir):
     return mod.flashattn.func
 
 
-def our_impls(tl, factory, b, h, s, d, causal, dtype, variants, pingpong=False):
-    """[(impl name, kernel(q, k, v) -> o or None, why not)] of our kernel at OURS_DEFINES."""
+IMPL_DEFINES = {}  # impl name -> the -D set it was compiled with (the CSV's label)
+
+
+def parse_also(text):
+    """--also NAME:k=v,k=v:cfg,cfg -> (impl name, defines, pass configs): our kernel at OURS_DEFINES updated
+    by the k=v (integers), with fast math and the listed this-project configs (tl.attention_<cfg>)."""
+    f = text.split(":")
+    if len(f) != 3 or not f[0]:
+        raise argparse.ArgumentTypeError(f"--also {text!r}: expected NAME:k=v,...:cfg,...")
+    defs = dict(OURS_DEFINES)
+    for kv in filter(None, f[1].split(",")):
+        k, _, v = kv.partition("=")
+        defs[k] = int(v)
+    pc = {"tl.enable_fast_math": True}
+    pc.update({f"tl.attention_{c}": True for c in filter(None, f[2].split(","))})
+    return (f"ours_{f[0]}", defs, pc)
+
+
+def our_impls(tl, factory, b, h, s, d, causal, dtype, variants, pingpong=False, also=()):
+    """[(impl name, kernel(q, k, v) -> o or None, why not)] of our kernel at OURS_DEFINES (and --also's)."""
     out = []
     configs = [("ours", {"tl.enable_fast_math": True})]
     if dtype == "f16":
@@ -98,9 +116,11 @@ def our_impls(tl, factory, b, h, s, d, causal, dtype, variants, pingpong=False):
         configs.append(("ours_persist", {"tl.enable_fast_math": True, "tl.attention_persistent": True}))
         configs.append(("ours_persist_overlap", {"tl.enable_fast_math": True, "tl.attention_persistent": True,
                                                  "tl.attention_overlap": True}))
-    for name, pc in configs:
+    configs = [(n, pc, OURS_DEFINES) for n, pc in configs] + [(n, pc, defs) for n, defs, pc in also]
+    for name, pc, defs in configs:
+        IMPL_DEFINES[name] = defs
         try:
-            k = tl.compile(factory(b, h, s, d, causal, **OURS_DEFINES), out_idx=[3], pass_configs=pc)
+            k = tl.compile(factory(b, h, s, d, causal, **defs), out_idx=[3], pass_configs=pc)
         except Exception as e:  # noqa: BLE001 - a compile failure is a failed row
             out.append((name, None, f"FAIL (compile: {str(e).splitlines()[0] if str(e) else type(e).__name__})"))
             continue
@@ -157,6 +177,11 @@ def main():
     ap.add_argument("--no-variants", action="store_true",
                     help="leave out the schedule variants ours_overlap, ours_persist, ours_persist_overlap")
     ap.add_argument("--pingpong", action="store_true", help="time the ping-pong variant ours_pingpong too")
+    ap.add_argument("--also", action="append", type=parse_also, default=[],
+                    help="NAME:k=v,...:cfg,... also time ours_NAME: OURS_DEFINES with k=v, fast math and the "
+                         "pass configs tl.attention_<cfg> (e.g. persist:block_N=176:persistent,overlap)")
+    ap.add_argument("--shapes", help="only these B,H,S,D shapes, e.g. 8x32x1024x128 (comma-separated)")
+    ap.add_argument("--causal", choices=("both", "0", "1"), default="both", help="causal, non-causal or both")
     args = ap.parse_args()
     try:
         import torch
@@ -252,7 +277,11 @@ def main():
                 print(f"note: examples/flash_attention.py ({dtype}) cannot be loaded: {e}", file=sys.stderr)
         torch.manual_seed(0)
         for (b, h, s, d) in SHAPES:
+            if args.shapes and f"{b}x{h}x{s}x{d}" not in args.shapes.split(","):
+                continue
             for causal in (False, True):
+                if args.causal != "both" and int(causal) != int(args.causal):
+                    continue
                 q, k, v = (torch.empty(b, h, s, d, dtype=tdt[dtype], device=dev).uniform_(-1, 1) for _ in range(3))
                 fl = flops(b, h, s, d, causal)
                 fns, checks = {}, {}
@@ -267,7 +296,7 @@ def main():
                 if dtype in factories:
                     ref = reference(q, k, v, causal)
                     for name, kern, why in our_impls(tl, factories[dtype], b, h, s, d, causal, dtype,
-                                                     not args.no_variants, args.pingpong):
+                                                     not args.no_variants, args.pingpong, args.also):
                         try:
                             if kern is None:
                                 raise RuntimeError(why)
@@ -283,7 +312,7 @@ def main():
                 t_flash, t_cudnn = ms.get("sdpa_flash"), ms.get("sdpa_cudnn")
                 for name, t in ms.items():
                     label = name if not name.startswith("ours") else \
-                        f"{name} {' '.join(f'{k}={v}' for k, v in OURS_DEFINES.items())}"
+                        f"{name} {' '.join(f'{k}={v}' for k, v in IMPL_DEFINES.get(name, OURS_DEFINES).items())}"
                     rows.append((label, dtype, b, h, s, d, int(causal), f"{t:.4f}", f"{fl / t / 1e9:.1f}",
                                  f"{t_flash / t:.3f}" if t_flash else "", f"{t_cudnn / t:.3f}" if t_cudnn else "",
                                  checks.get(name, "")))
