@@ -180,7 +180,7 @@ def main():
     ap.add_argument("--also", action="append", type=parse_also, default=[],
                     help="NAME:k=v,...:cfg,... also time ours_NAME: OURS_DEFINES with k=v, fast math and the "
                          "pass configs tl.attention_<cfg> (e.g. persist:block_N=176:persistent,overlap)")
-    ap.add_argument("--shapes", help="only these B,H,S,D shapes, e.g. 8x32x1024x128 (comma-separated)")
+    ap.add_argument("--shapes", help="these B,H,S,D shapes instead of SHAPES, e.g. 8x32x1024x128 (comma-separated)")
     ap.add_argument("--causal", choices=("both", "0", "1"), default="both", help="causal, non-causal or both")
     args = ap.parse_args()
     try:
@@ -276,9 +276,8 @@ def main():
             except Exception as e:  # noqa: BLE001 - reported, the SDPA rows still come
                 print(f"note: examples/flash_attention.py ({dtype}) cannot be loaded: {e}", file=sys.stderr)
         torch.manual_seed(0)
-        for (b, h, s, d) in SHAPES:
-            if args.shapes and f"{b}x{h}x{s}x{d}" not in args.shapes.split(","):
-                continue
+        shapes = [tuple(int(x) for x in sh.split("x")) for sh in args.shapes.split(",")] if args.shapes else SHAPES
+        for (b, h, s, d) in shapes:
             for causal in (False, True):
                 if args.causal != "both" and int(causal) != int(args.causal):
                     continue
