@@ -146,7 +146,10 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   tl_pass_configs *pc = &m->funcs[0]->pass_configs;
   for (size_t i = 0; i < sizeof flag_configs / sizeof flag_configs[0]; i++) {
     bool *field = tl_pass_config_field(pc, tl_pass_config_index(flag_configs[i].key));
-    if (field && (c->opts->flags & flag_configs[i].flag)) *field = true;
+    if (field && (c->opts->flags & flag_configs[i].flag)) {
+      *field = true;
+      tl_pass_config_mark_given(pc, tl_pass_config_index(flag_configs[i].key));
+    }
   }
   return TL_OK;
 }

@@ -1109,10 +1109,12 @@ bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast,
 }
 
 /* The bool that key names among the pass configs: fast math, or a field of
- * *configs (tl_pass_config_keys); NULL for another key. */
+ * *configs (tl_pass_config_keys, whose bit in configs->given is set: the
+ * caller sets the value); NULL for another key. */
 bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs) {
   if (!strcmp(key, "tl.enable_fast_math")) return fast_math;
   int i = tl_pass_config_index(key);
+  tl_pass_config_mark_given(configs, i);
   return i >= 0 ? tl_pass_config_field(configs, i) : NULL;
 }
 

@@ -63,7 +63,10 @@ bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
   /* the caller's pass configs join each function's own */
   for (int i = 0; i < m->nfuncs; i++)
     for (int c = 0; m->funcs[i] && c < TL_PASS_CONFIG_COUNT; c++)
-      if (tl_pass_config_get(&o.pass_configs, c)) *tl_pass_config_field(&m->funcs[i]->pass_configs, c) = true;
+      if (tl_pass_config_get(&o.pass_configs, c)) {
+        *tl_pass_config_field(&m->funcs[i]->pass_configs, c) = true;
+        tl_pass_config_mark_given(&m->funcs[i]->pass_configs, c);
+      }
   for (size_t p = 0; p < sizeof pipeline / sizeof pipeline[0]; p++) {
     const tl_lower_pass *pass = tl_lower_pass_lookup(pipeline[p]);
     if (!pass) {

@@ -147,6 +147,10 @@ typedef struct ws_plan {
    * overlap_why */
   bool overlap;
   const char *overlap_why;
+  /* attention, none of tl.attention_overlap / _persistent / _pingpong set:
+   * the default schedule (ws_rewrite's auto_schedule) decides both */
+  bool auto_sched;
+  bool overlap_ok;       /* the loop has the overlap schedule's form (as far as the plan can tell) */
 } ws_plan;
 
 /* ------------------------------------------------------------- matching */
@@ -897,7 +901,7 @@ static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_
 }
 
 /* The mbarriers, their initialisation by thread 0 and the barrier after it. */
-static bool ws_barriers(ws_build *b, int S, int G, int npre, bool qempty, int64_t T, tl_buffer **mbar,
+static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t qempty, int64_t T, tl_buffer **mbar,
                         stmt_vec *pre) {
   tl_module *m = b->m;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
@@ -919,8 +923,8 @@ static bool ws_barriers(ws_build *b, int S, int G, int npre, bool qempty, int64_
     tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + j), I(b, 1)};
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
-  for (int j = 0; ok && qempty && j < npre; j++) { /* persistent attention: pre-loop tile j free, T arrivals */
-    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + npre + j), I(b, T)};
+  for (int j = 0; ok && qempty && j < npre; j++) { /* persistent attention: pre-loop tile j free, qempty arrivals */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + npre + j), I(b, qempty)};
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
@@ -1271,9 +1275,14 @@ static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pr
   return true;
 }
 
-/* Persistent attention: every consumer thread arrives on the free barrier
- * of each pre-loop tile (mbar[2SG + npre + j], T arrivals), after its last
- * use of the tile's bytes, so that the producer may load the next tile's. */
+/* Persistent attention: each consumer warp arrives on the free barrier of
+ * each pre-loop tile (mbar[2SG + npre + j]) after its last use of the
+ * tile's bytes, so that the producer may load the next tile's: lane 0 (T /
+ * 32 arrivals) when only wgmma read them (their completion waits are
+ * warpgroup-wide), every thread (T arrivals) when O_shared's epilogue reads
+ * them too (each lane's ld.shared before its own arrival; 256 arrivals on
+ * one mbarrier serialize, so not where lane 0 suffices). */
+static int64_t q_free_count(const ws_plan *p) { return p->reuse[0] ? p->threads : p->threads / 32; }
 static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work) {
   /* O_shared staged in Q's bytes: its generic-proxy writes ordered before
    * the next TMA load's async-proxy writes (PTX ISA §9.7.13.4) */
@@ -1282,6 +1291,10 @@ static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *wor
   for (int j = 0; j < p->npre; j++) {
     tl_expr *ra[2] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + p->npre + j)};
     tl_stmt *a = CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra);
+    if (a && !p->reuse[0])
+      a = tl_lo_if(b->m, b->loc,
+                   BIN(b, TL_OP_EQ, tl_lo_fmod(b->m, b->loc, tl_lo_thread_index(b->m, b->loc), 32, NULL), I(b, 0)), a,
+                   NULL);
     if (!a || !tl_vec_push(work, a)) return false;
   }
   return true;
@@ -1312,13 +1325,49 @@ static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_p
   return true;
 }
 
+/* The attention form's default schedule (no tl.attention_* pass config
+ * given), from same-process measurements on the H200 (f16, head dim 128,
+ * 128x128 tiles, 2 stages, 256 threads; benchmarks/results/
+ * 2026-12-02b-h200-attention):
+ *  - a persistent grid when the static grid has more tiles than SMs (or is
+ *    not static) and either the k-loop's extent depends on the tile
+ *    (causal: 1.069x / 0.961x cuDNN at (1, 32, 4096) / (8, 32, 1024),
+ *    against 0.910x / 0.849x one tile a block: longest tiles first, K and V
+ *    shared in L2) or the loop runs at most TL_WS_ATTN_SHORT_LOOP key
+ *    blocks (the tile's prologue and epilogue weigh: 0.894x against 0.801x
+ *    at (8, 32, 1024)); longer loops run one tile a block (there the
+ *    persistent grid measured 3-8% slower per key block, not yet
+ *    explained);
+ *  - the intra-warpgroup overlap when the extent does not depend on the
+ *    tile (1.010x against 0.860x at (1, 32, 4096)); on causal loops it was
+ *    slower (0.934x against 1.069x, persistent).
+ * Returns whether the grid stays persistent; sets p->overlap. */
+#define TL_WS_ATTN_SHORT_LOOP 16
+static bool auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const tl_target *target) {
+  bool dep = persistent && pp->lpt;
+  if (persistent) { /* a static grid of at most one tile an SM gains nothing */
+    int64_t n = 0, gx = 0, gy = 0, gz = 1;
+    bool few = tl_expr_is_const_int(pp->gx, &gx) && tl_expr_is_const_int(pp->gy, &gy) &&
+               (!pp->gz || tl_expr_is_const_int(pp->gz, &gz)) && gx * gy * gz <= target->sms;
+    bool short_loop = tl_expr_is_const_int(p->loop->u.loop.extents[0], &n) && n <= TL_WS_ATTN_SHORT_LOOP;
+    persistent = !few && (dep || short_loop);
+  }
+  p->overlap = p->overlap_ok && !dep;
+  p->overlap_why = p->overlap_ok ? (dep ? "the default schedule: the loop's extent depends on the tile" : NULL)
+                                 : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
+  return persistent;
+}
+
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
                            tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
-  /* attention runs one tile per block unless tl.attention_persistent */
-  *persistent = (!p->attn || f->pass_configs.attention_persistent) && persist_plan(b, f, target, p, &pp);
+  /* attention runs one tile per block unless tl.attention_persistent or
+   * the default schedule says otherwise */
+  *persistent = (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) &&
+                persist_plan(b, f, target, p, &pp);
+  if (p->auto_sched) *persistent = auto_schedule(p, &pp, *persistent, target);
   if (!*persistent) {
     tl_map_free(&pp.subst);
     memset(&pp, 0, sizeof pp);
@@ -1345,7 +1394,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
       if (!tl_smem_layout_set_wgmma(m, reuse0, p->pre[0].sw)) return NULL;
     }
   }
-  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap, T, &mbar, &pre) &&
+  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap ? q_free_count(p) : 0, T, &mbar, &pre) &&
             (!ap || (pp.kb = kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
@@ -1451,8 +1500,15 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     return false;
   }
   p.pingpong = p.attn && f->pass_configs.attention_pingpong && p.threads == 256;
-  p.overlap = p.attn && f->pass_configs.attention_overlap && !p.pingpong && p.gemm2 &&
-              p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
+  p.overlap_ok = p.attn && !p.pingpong && p.gemm2 &&
+                 p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
+  p.overlap = p.overlap_ok && f->pass_configs.attention_overlap;
+  {
+    const tl_pass_configs *pc = &f->pass_configs;
+    p.auto_sched = p.attn && !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap")) &&
+                   !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_persistent")) &&
+                   !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_pingpong"));
+  }
   p.overlap_why = !f->pass_configs.attention_overlap ? NULL
                   : p.pingpong                      ? "tl.attention_pingpong is set"
                                                     : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";

@@ -106,6 +106,11 @@ typedef struct tl_pass_configs {
    * looping over output tiles, so that the producer loads the next tile's Q,
    * K and V while the consumers finish the last (lib/Lower/warp_specialize.c) */
   bool attention_persistent;
+  /* bit i: key i of tl_pass_config_keys, one of TL_PASS_CONFIG_SCHEDULE's,
+   * was given, True or False (the attention form's default schedule
+   * applies only when none of them was; the printer writes a given False,
+   * so that the kernel cache's key tells it from an absent key) */
+  unsigned given;
 } tl_pass_configs;
 
 /* The pass config keys above, in tl_pass_configs field order, for the
@@ -124,5 +129,18 @@ bool *tl_pass_config_field(tl_pass_configs *c, int i);
 bool tl_pass_config_get(const tl_pass_configs *c, int i);
 /* Index of key in tl_pass_config_keys, or -1. */
 int tl_pass_config_index(const char *key);
+/* The keys whose absence means "the compiler chooses" (the attention
+ * schedules: "tl.attention_pingpong", "tl.attention_overlap",
+ * "tl.attention_persistent"), as bits of key indices; for the others False
+ * and absent are the same. */
+#define TL_PASS_CONFIG_SCHEDULE (7u << 6)
+/* Was key index i, one of TL_PASS_CONFIG_SCHEDULE's, given (True or False)? */
+static inline bool tl_pass_config_given(const tl_pass_configs *c, int i) {
+  return i >= 0 && i < TL_PASS_CONFIG_COUNT && (c->given >> i & 1u);
+}
+/* Records that key index i was given (a no-op outside TL_PASS_CONFIG_SCHEDULE). */
+static inline void tl_pass_config_mark_given(tl_pass_configs *c, int i) {
+  if (i >= 0 && i < TL_PASS_CONFIG_COUNT) c->given |= (1u << i) & TL_PASS_CONFIG_SCHEDULE;
+}
 
 #endif
