@@ -12,7 +12,10 @@
 #     not, and racecheck, synccheck at head dim 256; racecheck and synccheck of its
 #     ping-pong schedule (tl.attention_pingpong), memcheck at seq_len 1000;
 #     racecheck and synccheck of its overlap schedule (tl.attention_overlap) at
-#     (1, 2, 512, 128) and (1, 2, 1000, 64), causal and not, memcheck at 1000.
+#     (1, 2, 512, 128) and (1, 2, 1000, 64), causal and not, memcheck at 1000;
+#     racecheck and synccheck of the persistent grid (tl.attention_persistent,
+#     planned for 3 SMs: several tiles a block), alone and with the overlap,
+#     at (1, 2, 512, 128) and (1, 2, 640, 256), causal and not, memcheck at 1000.
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
@@ -93,5 +96,20 @@ done
 for tool in racecheck synccheck; do
   one "$tool" "FA (1,2,640,256) 128x80/256t/s2" -D batch=1 -D heads=2 -D seq_len=640 -D dim=256 -D block_M=128 \
     -D block_N=80 -D num_stages=2 -D threads=256 "$fa"
+done
+# the persistent grid (pass config tl.attention_persistent), planned for 3 SMs so that each block runs
+# several tiles (Q reloaded after the consumers free it; O_shared in its own bytes at dim 128, in Q's at 256)
+ps=(--pass-config=tl.attention_persistent --sms=3)
+for causal in False True; do
+  for tool in racecheck synccheck; do
+    one "$tool" "FA persistent (1,2,512,128) causal=$causal" "${ps[@]}" -D batch=1 -D heads=2 -D seq_len=512 \
+      -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+    one "$tool" "FA persistent+overlap (1,2,512,128) c=$causal" "${ps[@]}" $ov -D batch=1 -D heads=2 \
+      -D seq_len=512 -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+    one "$tool" "FA persistent (1,2,640,256) causal=$causal" "${ps[@]}" -D batch=1 -D heads=2 -D seq_len=640 \
+      -D dim=256 -D block_M=128 -D block_N=80 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
+  done
+  one memcheck "FA persistent (1,2,1000,128) causal=$causal" "${ps[@]}" -D batch=1 -D heads=2 -D seq_len=1000 \
+    -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
 done
 exit $fail

@@ -8,8 +8,10 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
   * ours: examples/flash_attention.py through the Python package (python/tilelang_ptx, imported with
     tilelang.load_file, compiled with tilelang.compile and pass_configs) at ONE stated -D set,
     OURS_DEFINES below (block_M=128 block_N=128 threads=256 num_stages=2: the sm_90a attention form of
-    lib/Lower/warp_specialize.c), with fast math (pass config tl.enable_fast_math, as nvcc
-    --use_fast_math builds FlashAttention-2); ours_nofm: the same without fast math (f16 only);
+    lib/Lower/warp_specialize.c, with the compiler's default schedule: no tl.attention_* config given),
+    with fast math (pass config tl.enable_fast_math, as nvcc --use_fast_math builds FlashAttention-2);
+    ours_nofm: the same without fast math (f16 only); ours_plain: tl.attention_overlap and
+    tl.attention_persistent given False (one tile a block, the loop body in source order);
     ours_pingpong (only with --pingpong): the same with the pass config tl.attention_pingpong (the two
     consumer warpgroups take turns at the tensor cores, lib/Lower/warp_specialize.c; measured no
     faster, 2026-12-02); ours_overlap: the same with the pass config tl.attention_overlap (each
@@ -90,7 +92,8 @@ IMPL_DEFINES = {}  # impl name -> the -D set it was compiled with (the CSV's lab
 
 def parse_also(text):
     """--also NAME:k=v,k=v:cfg,cfg -> (impl name, defines, pass configs): our kernel at OURS_DEFINES updated
-    by the k=v (integers), with fast math and the listed this-project configs (tl.attention_<cfg>)."""
+    by the k=v (integers), with fast math and the listed this-project configs (tl.attention_<cfg>: True,
+    no_<cfg>: False; with none of them given the compiler's default schedule applies)."""
     f = text.split(":")
     if len(f) != 3 or not f[0]:
         raise argparse.ArgumentTypeError(f"--also {text!r}: expected NAME:k=v,...:cfg,...")
@@ -99,7 +102,7 @@ def parse_also(text):
         k, _, v = kv.partition("=")
         defs[k] = int(v)
     pc = {"tl.enable_fast_math": True}
-    pc.update({f"tl.attention_{c}": True for c in filter(None, f[2].split(","))})
+    pc.update({f"tl.attention_{c.removeprefix('no_')}": not c.startswith("no_") for c in filter(None, f[2].split(","))})
     return (f"ours_{f[0]}", defs, pc)
 
 
@@ -112,6 +115,8 @@ def our_impls(tl, factory, b, h, s, d, causal, dtype, variants, pingpong=False, 
     if pingpong:
         configs.append(("ours_pingpong", {"tl.enable_fast_math": True, "tl.attention_pingpong": True}))
     if variants:
+        configs.append(("ours_plain", {"tl.enable_fast_math": True, "tl.attention_overlap": False,
+                                       "tl.attention_persistent": False}))
         configs.append(("ours_overlap", {"tl.enable_fast_math": True, "tl.attention_overlap": True}))
         configs.append(("ours_persist", {"tl.enable_fast_math": True, "tl.attention_persistent": True}))
         configs.append(("ours_persist_overlap", {"tl.enable_fast_math": True, "tl.attention_persistent": True,
@@ -175,7 +180,8 @@ def main():
     ap.add_argument("--no-checks", action="store_true",
                     help="leave out the correctness cases (head dims 64/256, GQA, seq_len 1000)")
     ap.add_argument("--no-variants", action="store_true",
-                    help="leave out the schedule variants ours_overlap, ours_persist, ours_persist_overlap")
+                    help="leave out the schedule variants ours_plain, ours_overlap, ours_persist, "
+                         "ours_persist_overlap")
     ap.add_argument("--pingpong", action="store_true", help="time the ping-pong variant ours_pingpong too")
     ap.add_argument("--also", action="append", type=parse_also, default=[],
                     help="NAME:k=v,...:cfg,... also time ours_NAME: OURS_DEFINES with k=v, fast math and the "
