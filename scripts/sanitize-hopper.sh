@@ -19,7 +19,8 @@
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
-#   SANITIZE_PART=gemm or =fa runs only the GEMM or only the FlashAttention runs (default: both).
+#   SANITIZE_PART=gemm or =fa runs only the GEMM or only the FlashAttention runs (default: both);
+#   =fa-persistent only FlashAttention's persistent-grid runs.
 set -uo pipefail
 bundle=${1:-$(dirname "$0")/../build-device}
 cd "$bundle" || exit 2
@@ -44,7 +45,7 @@ one() { # tool, label, tl-run arguments...
      && "$check" == "check: PASS" ]] || { fail=1; grep -v "^\s*$" <<<"$log" | tail -12; }
 }
 part=${SANITIZE_PART:-all}
-[[ "$part" == fa ]] && configs=()
+[[ "$part" == fa* ]] && configs=()
 for c in "${configs[@]}"; do
   read -r bm bn bk th st sw <<<"$c"
   for tool in racecheck synccheck; do
@@ -52,7 +53,7 @@ for c in "${configs[@]}"; do
       -D block_N="$bn" -D block_K="$bk" -D threads="$th" -D num_stages="$st" -D swizzle_panel="$sw" "$k"
   done
 done
-if [[ "$part" != fa ]]; then
+if [[ "$part" != fa* ]]; then
 one memcheck "(1000,1016,760) 128x256x64/256t/s3" -D M=1000 -D N=1016 -D K=760 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$k"
 one memcheck "(1000,1016,760) gemm.py as written" -D M=1000 -D N=1016 -D K=760 examples/gemm.py
@@ -63,6 +64,8 @@ fi
 # FlashAttention's Hopper path (issue 19, acceptance 3): (1, 2, 512, 128), causal and not, 128x128 tiles,
 # 2 stages, 256 threads; head dim 256 at 128x80 ((1, 2, 640, 256): whole tiles)
 fa=examples/flash_attention.py
+ov=--pass-config=tl.attention_overlap
+if [[ "$part" != fa-persistent ]]; then
 for causal in False True; do
   for tool in racecheck synccheck memcheck; do
     one "$tool" "FA (1,2,512,128) causal=$causal 128x128/256t/s2" -D batch=1 -D heads=2 -D seq_len=512 -D dim=128 \
@@ -82,7 +85,6 @@ for causal in False True; do
 done
 # the overlap schedule (pass config tl.attention_overlap: each consumer's softmax under its own P·V, the K
 # stage released after wgmma.wait_group 1, the V stage after wait_group 0), causal and not
-ov=--pass-config=tl.attention_overlap
 for causal in False True; do
   for tool in racecheck synccheck; do
     one "$tool" "FA overlap (1,2,512,128) causal=$causal" $ov -D batch=1 -D heads=2 -D seq_len=512 -D dim=128 \
@@ -97,6 +99,7 @@ for tool in racecheck synccheck; do
   one "$tool" "FA (1,2,640,256) 128x80/256t/s2" -D batch=1 -D heads=2 -D seq_len=640 -D dim=256 -D block_M=128 \
     -D block_N=80 -D num_stages=2 -D threads=256 "$fa"
 done
+fi
 # the persistent grid (pass config tl.attention_persistent), planned for 3 SMs so that each block runs
 # several tiles (Q reloaded after the consumers free it; O_shared in its own bytes at dim 128, in Q's at 256)
 ps=(--pass-config=tl.attention_persistent --sms=3)
