@@ -224,10 +224,12 @@ bool tl_attention_overlap(tl_ao_loop *a, const char **why) {
   nl->u.loop.extents = ext;
   nl->u.loop.body = body(&o, r, tl_ir_var(m, o.loc, k), lo, late);
   tl_expr *last = R(&o, tl_ir_binary(m, o.loc, TL_OP_SUB, n, I(&o, 1)));
-  bool ok = nl->u.loop.body && prologue(&o, &v, lo) && push(&v, nl) && push(&v, stage_sync(&o, 1, last, true)) &&
-            push(&v, gemm_at(&o, a->g2, last, true)) && push(&v, stage_sync(&o, 1, last, false));
+  bool ok = nl->u.loop.body && prologue(&o, &v, lo) && push(&v, nl) && (!a->after_qk || push(&v, a->after_qk)) &&
+            push(&v, stage_sync(&o, 1, last, true)) && push(&v, gemm_at(&o, a->g2, last, true)) &&
+            push(&v, stage_sync(&o, 1, last, false));
   tl_stmt *seq = ok ? tl_ir_seq(m, o.loc, (int)v.len, v.data) : NULL;
-  tl_stmt *guard = seq ? tl_lo_if(m, o.loc, tl_ir_binary(m, o.loc, TL_OP_GT, n, I(&o, 0)), seq, NULL) : NULL;
+  tl_stmt *guard = seq ? tl_lo_if(m, o.loc, tl_ir_binary(m, o.loc, TL_OP_GT, n, I(&o, 0)), seq, a->after_qk_empty)
+                       : NULL;
   tl_vec_free(&v);
   if (!guard) return false;
   *loop = *guard;

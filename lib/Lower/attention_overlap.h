@@ -27,6 +27,11 @@ typedef struct tl_ao_loop {
    * block's earlier tiles), or NULL for 0: iteration k uses stage
    * (base + k - lo) % S at phase (base + k - lo) / S % 2 */
   tl_expr *base;
+  /* statements run once Q·Kᵀ of the last key block completed, before the
+   * trailing P·V (a persistent grid's release of Q, so that the next tile's
+   * Q loads under it), and the same again (other nodes) when the loop runs
+   * no key block; NULL for none */
+  tl_stmt *after_qk, *after_qk_empty;
 } tl_ao_loop;
 
 /* Rewrites a->loop into the overlap schedule; false with *why set (the loop

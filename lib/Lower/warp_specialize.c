@@ -151,6 +151,7 @@ typedef struct ws_plan {
    * the default schedule (ws_rewrite's auto_schedule) decides both */
   bool auto_sched;
   bool overlap_ok;       /* the loop has the overlap schedule's form (as far as the plan can tell) */
+  bool q_freed;          /* the overlap schedule releases Q (persistent grid) */
 } ws_plan;
 
 /* ------------------------------------------------------------- matching */
@@ -1115,6 +1116,7 @@ static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
 /* tl.attention_overlap: attention_overlap.c's schedule of the loop, when
  * its body has the form; *done false (p->overlap cleared, its reason
  * kept) when not. */
+static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work);
 static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **items, int n, tl_expr *base,
                             bool *done) {
   stmt_list v = {0};
@@ -1129,8 +1131,20 @@ static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **
   tl_ao_loop a = {.m = b->m, .names = b->names, .loop = p->loop, .mbar = mbar, .stages = p->stages, .threads = p->threads,
                   .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c,
                   .base = base};
+  /* a persistent grid whose epilogue does not stage O in Q's bytes frees Q
+   * before the trailing P·V (p->q_freed) */
+  stmt_vec q1 = {0}, q2 = {0};
+  if (ok && base && !p->reuse[0]) {
+    ok = q_free(b, p, mbar, &q1) && q_free(b, p, mbar, &q2);
+    a.after_qk = ok ? SEQ(b, (int)q1.len, q1.data) : NULL;
+    a.after_qk_empty = ok ? SEQ(b, (int)q2.len, q2.data) : NULL;
+    ok = a.after_qk && a.after_qk_empty;
+  }
+  tl_vec_free(&q1);
+  tl_vec_free(&q2);
   const char *why = NULL;
   *done = ok && tl_attention_overlap(&a, &why);
+  p->q_freed = *done && a.after_qk;
   tl_vec_free(&v);
   if (!*done && why) p->overlap = false, p->overlap_why = why;
   return ok && (*done || why);
@@ -1417,7 +1431,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, true, 0)) && work.data[work.len - 1];
     if (ok && ap && i == p->li) /* the k-tiles counted; Q free unless O_shared stages in its bytes */
       ok = tl_vec_push(&work, kb_add(b, pp.kb, n_loop)) && work.data[work.len - 1] &&
-           (p->reuse[0] || q_free(b, p, mbar, &work));
+           (p->reuse[0] || p->q_freed || q_free(b, p, mbar, &work));
   }
   if (ok && ap && p->reuse[0]) ok = q_free(b, p, mbar, &work);
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
