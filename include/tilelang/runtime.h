@@ -239,6 +239,14 @@ typedef struct tl_compile_options {
    * several tiles per block or tiles over several blocks on the CPU
    * executor (tl-run / tl-opt --sms=N).  Part of the cache key. */
   int sms;
+  /* Pass configs given as False: TL_COMPILE_ATTENTION_PINGPONG,
+   * TL_COMPILE_ATTENTION_OVERLAP and TL_COMPILE_ATTENTION_PERSISTENT bits
+   * (others are ignored).  Unlike an absent config, one given False keeps
+   * the sm_90a attention form's default schedule from choosing it (the
+   * default applies only when none of the three is given either way;
+   * README "FlashAttention").  A bit also in flags is an error
+   * (TL_ERR_INVALID_ARGUMENT).  Part of the cache key. */
+  unsigned flags_false;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter

@@ -149,6 +149,9 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
     if (field && (c->opts->flags & flag_configs[i].flag)) {
       *field = true;
       tl_pass_config_mark_given(pc, tl_pass_config_index(flag_configs[i].key));
+    } else if (field && (c->opts->flags_false & flag_configs[i].flag)) { /* given False */
+      *field = false;
+      tl_pass_config_mark_given(pc, tl_pass_config_index(flag_configs[i].key));
     }
   }
   return TL_OK;

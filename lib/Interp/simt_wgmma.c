@@ -208,11 +208,13 @@ bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t
   return true;
 }
 
-/* The accumulators C (args[ci], offset args[ci+1]): local float32, or float16 with float16 inputs. */
+/* The accumulators C (args[ci], offset args[ci+1]): local float32, or float16 with float16 inputs (for
+ * T.ptx_wgmma_wait, which only passes registers through, any 16-bit float: the rs form's A fragment). */
 static bool accum_arg(sx *x, const tl_expr *e, int ci, tl_dtype in, const uint8_t *mask, sx_buf **c, sx_val *off) {
   if (!(*c = sx_buf_arg(x, e, ci, SX_LOCAL, 0, "the accumulators"))) return false;
   tl_dtype t = (*c)->et;
   bool f32 = t.code == TL_TYPE_FLOAT && t.bits == 32, f16 = t.code == TL_TYPE_FLOAT && t.bits == 16;
+  if (e->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT && t.code == TL_TYPE_BFLOAT && t.bits == 16) f16 = true;
   bool f16in = in.code == TL_TYPE_FLOAT && in.bits == 16;
   if (!f32 && !(f16 && f16in))
     return sx_fail(x, "T.%s: the accumulators '%s' must be float32%s, not %s", iname(e), (*c)->b->name,

@@ -59,7 +59,9 @@ static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t l
 
 /* ------------------------------------------------------- accumulators */
 /* The accumulator buffer C (args[i]) and its offset (args[i+1]): a local
- * float32 buffer, or float16 when f16_ok. */
+ * float32 buffer, or float16 when f16_ok (T.ptx_wgmma_wait, which only
+ * passes registers through: also bfloat16, the rs form's A fragment of a
+ * bfloat16 attention), 16-bit values taken in pairs. */
 typedef struct accum {
   const tl_buffer *b;
   LLVMValueRef base; /* i64 element offset */
@@ -71,7 +73,8 @@ static bool accum_arg(cg *g, const tl_expr *e, int i, bool f16_ok, const char *i
   if (!c->b) return false;
   tl_dtype t = c->b->dtype;
   bool f32 = t.code == TL_TYPE_FLOAT && t.bits == 32 && t.lanes == 1;
-  c->f16 = is_f16(t) && t.lanes == 1;
+  bool wait = e->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT;
+  c->f16 = (wait ? is_narrow_float(t) : is_f16(t)) && t.lanes == 1;
   tl_loc loc = e->u.call.args[i]->loc;
   if (!is_local_scope(c->b->scope)) {
     cg_error(g, loc, "T.%s: the accumulators '%s' must be a local buffer (it is %s)", op_name(e), c->b->name,
@@ -80,7 +83,7 @@ static bool accum_arg(cg *g, const tl_expr *e, int i, bool f16_ok, const char *i
   }
   if (!f32 && !(c->f16 && f16_ok)) {
     cg_error(g, loc, "T.%s: the accumulators '%s' must be float32%s%s%s%s (it is %s)", op_name(e), c->b->name,
-             f16_ok ? " or float16" : "", inputs ? " with " : "", inputs ? inputs : "", inputs ? " inputs" : "",
+             f16_ok ? (wait ? ", float16 or bfloat16" : " or float16") : "", inputs ? " with " : "", inputs ? inputs : "", inputs ? " inputs" : "",
              tl_dtype_name(t));
     return false;
   }

@@ -52,6 +52,7 @@ typedef struct tl_cache_inputs {
   const char *libdevice;     /* libdevice path, size, mtime */
   const char *passes;        /* $TL_LLVM_PASSES, or NULL */
   int sms;                   /* tl_compile_options.sms (0: the target's; not fed then) */
+  unsigned flags_false;      /* tl_compile_options.flags_false (0: not fed) */
 } tl_cache_inputs;
 
 /* The key of in into *key; false on OOM. */

@@ -412,6 +412,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   in.libdevice = libdevice;
   in.passes = getenv("TL_LLVM_PASSES");
   in.sms = opts->sms;
+  in.flags_false = opts->flags_false;
   bool ok = tl_cache_key_of(&in, key);
   tl_strbuf_free(&ir);
   return ok;
@@ -459,6 +460,10 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
                               tl_kernel **out) {
   const tl_compile_options *opts = c->opts;
   cache_use cu = {0};
+  if (opts && (opts->flags & opts->flags_false))
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "tl_compile_options: flags and flags_false both have 0x%x (a pass config is True or False)",
+                           opts->flags & opts->flags_false);
   tl_status st = tl_compiler_parse(ctx, c, source, len, filename, defines, ndefines);
   if (st != TL_OK) return st;
   const tl_primfunc *f = c->tile->funcs[0];

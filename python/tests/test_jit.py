@@ -298,6 +298,17 @@ def test_unsupported_pass_config_and_target():
     assert "sm_80" in k.get_kernel_source()
 
 
+def test_attention_schedule_config_given_false():
+    # an attention schedule config given False is not the same as absent: the sm_90a default schedule
+    # overlaps FlashAttention's softmax with its wgmma (wgmma.wait_group 1), False keeps it from doing so
+    fa = tilelang.load_file(os.path.join(EXAMPLES, "flash_attention.py")).flashattn
+    func = fa.func(1, 2, 256, 128, False, block_M=128, block_N=128, num_stages=2, threads=256)
+    dflt = tilelang.compile(func, out_idx=[3], target="sm_90a")
+    off = tilelang.compile(func, out_idx=[3], target="sm_90a", pass_configs={"tl.attention_overlap": False})
+    assert "wgmma.wait_group.sync.aligned 1;" in dflt.get_kernel_source()
+    assert "wgmma.wait_group.sync.aligned 1;" not in off.get_kernel_source()
+
+
 # ---------------------------------------------------------------- profiler, testing helpers
 def test_profiler_on_cpu():
     k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)

@@ -46,6 +46,8 @@ _PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": _lib.TL_COMPILE_DISABLE_WGMMA,
                         "tl.attention_pingpong": _lib.TL_COMPILE_ATTENTION_PINGPONG,
                         "tl.attention_overlap": _lib.TL_COMPILE_ATTENTION_OVERLAP,
                         "tl.attention_persistent": _lib.TL_COMPILE_ATTENTION_PERSISTENT}
+# the attention schedule configs: given False differs from absent (tl_compile_options.flags_false)
+_PASS_CONFIGS_SCHEDULE = ("tl.attention_pingpong", "tl.attention_overlap", "tl.attention_persistent")
 
 
 def compile_count():
@@ -80,17 +82,21 @@ def _target(target):
 
 
 def _flags(pass_configs):
+    """(flags, flags_false): the TL_COMPILE_* bits of the configs given True, and of the attention schedule
+    configs given False (tl_compile_options.flags_false: the default schedule then does not choose them)."""
     flags = 0
+    flags_false = 0
     for k, v in (pass_configs or {}).items():
         if k == "tl.enable_fast_math":
             flags |= _lib.TL_COMPILE_FAST_MATH if v else 0
         elif k in _PASS_CONFIGS_HOPPER:
             flags |= _PASS_CONFIGS_HOPPER[k] if v else 0
+            flags_false |= _PASS_CONFIGS_HOPPER[k] if not v and k in _PASS_CONFIGS_SCHEDULE else 0
         elif k not in _PASS_CONFIGS_NO_EFFECT:
             raise ValueError(f"unsupported pass config {k!r} (understood: 'tl.enable_fast_math', "
                              f"{', '.join(repr(x) for x in _PASS_CONFIGS_HOPPER)}; accepted "
                              f"without effect: {', '.join(repr(x) for x in _PASS_CONFIGS_NO_EFFECT)})")
-    return flags
+    return flags, flags_false
 
 
 def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto",
@@ -124,7 +130,7 @@ def _compile_text(text, filename, tgt, stop, flags, defines=()):
     o = _lib.CompileOptions()
     o.target = tgt.encode() if tgt else None
     o.out_idx_mode = _lib.TL_OUT_IDX_NONE
-    o.flags = flags
+    o.flags, o.flags_false = flags
     o.stop_after = stop
     data = text.encode()
     defs = (_lib.Define * max(len(defines), 1))(*[_lib.Define(n.encode(), v.encode()) for n, v in defines])

@@ -217,12 +217,12 @@ Test(cache, every_option_is_in_the_key) {
 Test(cache, every_identity_component_is_in_the_key) {
   int oi[2] = {1, 2};
   tl_cache_inputs base = {"ir", "sm_80", 0, 0, NULL, 0, NULL, "tilelang-ptx 0.1.0", "LLVM 19.1.7",
-                          "/cuda/libdevice.10.bc size=1 mtime=2", NULL, 0};
+                          "/cuda/libdevice.10.bc size=1 mtime=2", NULL, 0, 0};
   tl_cache_key k0, k;
   cr_assert(tl_cache_key_of(&base, &k0));
   cr_assert(tl_cache_key_of(&base, &k));
   cr_assert_eq(memcmp(&k0, &k, sizeof k), 0, "the key is a function of its inputs");
-  for (int v = 0; v < 13; v++) {
+  for (int v = 0; v < 14; v++) {
     tl_cache_inputs in = base;
     switch (v) {
       case 0: in.tile_ir = "ir "; break;
@@ -238,6 +238,7 @@ Test(cache, every_identity_component_is_in_the_key) {
       case 10: in.passes = ""; break; /* none differs from the default */
       case 11: in.passes = "default<O3>"; break;
       case 12: in.sms = 3; break; /* tl_compile_options.sms */
+      case 13: in.flags_false = TL_COMPILE_ATTENTION_OVERLAP; break; /* tl_compile_options.flags_false */
     }
     cr_assert(tl_cache_key_of(&in, &k));
     cr_assert_neq(memcmp(&k0, &k, sizeof k), 0, "component %d is not in the key", v);

@@ -873,3 +873,32 @@ Test(compile, pass_config_flags_by_key) {
   cr_assert(strstr(keys, "tl.disable_tma_store") && strstr(keys, "tl.attention_pingpong"), "%s", keys);
   cr_assert_str_eq(keys, tl_pass_config_flag_keys(), "stable text");
 }
+
+/* tl_compile_options.flags_false: an attention schedule config given False
+ * keeps the default schedule from choosing it (examples/flash_attention.py
+ * at (1, 2, 256, 128) on sm_90a: by default the overlap, whose
+ * wgmma.wait_group 1 the PTX then has); a bit in both flags and
+ * flags_false is refused. */
+Test(compile, attention_schedule_given_false) {
+  tl_define d[7] = {{"batch", "1"},   {"heads", "2"},   {"seq_len", "256"}, {"block_M", "128"},
+                    {"block_N", "128"}, {"threads", "256"}, {"num_stages", "2"}};
+  tl_compile_options o = {0};
+  o.target = "sm_90a";
+  o.stop_after = TL_STAGE_SIMT;
+  o.cache = TL_CACHE_USE_OFF;
+  tl_kernel *k = NULL;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/flash_attention.py", d, 7, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_simt_ir(k), "T.ptx_wgmma_wait(1, acc_s"), "the default schedule overlaps");
+  tl_kernel_destroy(k);
+  o.flags_false = TL_COMPILE_ATTENTION_OVERLAP;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/flash_attention.py", d, 7, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert_null(strstr(tl_kernel_simt_ir(k), "T.ptx_wgmma_wait(1, acc_s"), "given False: no overlap");
+  cr_assert(strstr(tl_kernel_simt_ir(k), "\"tl.attention_overlap\": False"), "printed as given");
+  tl_kernel_destroy(k);
+  o.flags = TL_COMPILE_ATTENTION_OVERLAP;
+  EXPECT_ERR(tl_kernel_compile_file(ctx, "examples/flash_attention.py", d, 7, &o, &k),
+             "flags and flags_false both have 0x200");
+  cr_assert_null(k);
+}
