@@ -77,9 +77,11 @@
  * tiles together, K before V, each as soon as its stage is free.  A statement after the loop
  * that uses shared memory (FlashAttention's O_shared epilogue) gets a
  * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
- * One tile per block (no persistent grid); setmaxnreg whenever it gives the
- * consumers more registers than the entry count, and no match when that is
- * fewer than 128 a thread (more than 384 consumer threads).
+ * A persistent grid (tile_xyz, producer_pre, q_free) with
+ * tl.attention_persistent or the default schedule (auto_schedule), else one
+ * tile per block; setmaxnreg whenever it gives the consumers more registers
+ * than the entry count, and no match when that is fewer than 128 a thread
+ * (more than 384 consumer threads).
  *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
  * path); with remarks on (tl_lower_options.remarks), a note says which path
@@ -98,61 +100,7 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Lower/stream_k.h"
-
-#define WS_MAX_LOADS 8
-#define WS_MAX_PRE 2
-#define WS_MAX_LETS 8
-
-typedef struct ws_load {
-  const tl_stmt *s;      /* T.copy(src region, X) */
-  tl_buffer *src, *X;
-  int64_t rows, cols;    /* X's static shape */
-  int sw;                /* swizzle span (bytes) */
-  int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
-  bool pre;              /* attention: copied once before the loop (no stage dimension) */
-  int group;             /* its barrier group (ws_plan.ngroups) */
-} ws_load;
-
-typedef TL_VEC(tl_stmt *) stmt_vec;
-
-typedef struct ws_plan {
-  tl_stmt *kernel;
-  int li;                /* the loop's index in the kernel body */
-  tl_stmt *loop;
-  const tl_stmt *gemm;   /* the (first) T.gemm */
-  bool attn;             /* the attention form (header comment) */
-  const tl_stmt *gemm2;  /* attention: the second T.gemm, or NULL */
-  int nother;            /* attention: the loop's statements other than copies and T.gemm */
-  ws_load loads[WS_MAX_LOADS];
-  int nloads;
-  ws_load pre[WS_MAX_PRE];  /* attention: tiles copied once before the loop (Q) */
-  int pre_at[WS_MAX_PRE];   /* their copies' indices in the kernel body */
-  int npre;
-  /* barrier groups of the loop's tiles: 1, or (attention) 2 when the second
-   * T.gemm reads tiles the first does not (V): group g has its own full and
-   * empty barriers mbar[2Sg + s], mbar[2Sg + S + s], so that K is released
-   * after the first T.gemm and V after the second */
-  int ngroups;
-  /* attention: a shared tile the statements after the loop stage through
-   * (O_shared) that takes the bytes of pre-loop tile j (Q, dead after the
-   * loop), or NULL */
-  tl_buffer *reuse[WS_MAX_PRE];
-  int stages;
-  int64_t threads;
-  /* attention, tl.attention_pingpong, two consumer warpgroups: they take
-   * turns at the tensor cores (pp_turn) */
-  bool pingpong;
-  /* attention, tl.attention_overlap: the consumers' loop takes
-   * attention_overlap.c's schedule (overlap), or not, for the reason
-   * overlap_why */
-  bool overlap;
-  const char *overlap_why;
-  /* attention, none of tl.attention_overlap / _persistent / _pingpong set:
-   * the default schedule (ws_rewrite's auto_schedule) decides both */
-  bool auto_sched;
-  bool overlap_ok;       /* the loop has the overlap schedule's form (as far as the plan can tell) */
-  bool q_freed;          /* the overlap schedule releases Q (persistent grid) */
-} ws_plan;
+#include "Lower/ws_internal.h"
 
 /* ------------------------------------------------------------- matching */
 /* References of b in s (tl_lo_count_refs: reads plus writes). */
@@ -547,279 +495,6 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
 }
 
 /* ------------------------------------------------------------- rewriting */
-typedef struct ws_build {
-  tl_module *m;
-  tl_loc loc;
-  tl_names *names;
-  bool oom;
-} ws_build;
-
-static tl_expr *I(ws_build *b, int64_t v) { return tl_lo_int(b->m, b->loc, v); }
-static tl_expr *V(ws_build *b, tl_var *v) { return tl_ir_var(b->m, b->loc, v); }
-static tl_expr *BIN(ws_build *b, tl_binop op, tl_expr *x, tl_expr *y) { return tl_ir_binary(b->m, b->loc, op, x, y); }
-static tl_expr *REF(ws_build *b, tl_buffer *x) { return tl_ir_buffer_ref(b->m, b->loc, x); }
-static tl_stmt *CALL(ws_build *b, tl_intrin op, int n, tl_expr **args) {
-  for (int i = 0; i < n; i++)
-    if (!args[i]) return NULL;
-  return tl_lo_eval(b->m, b->loc, tl_ir_call(b->m, b->loc, op, n, args));
-}
-static tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
-  for (int i = 0; i < n; i++)
-    if (!s[i]) return NULL;
-  return tl_ir_seq(b->m, b->loc, n, s);
-}
-
-/* ------------------------------------------------------- persistent grid */
-/* A persistent kernel (HOPPER-GEMM.md §7): the grid becomes min(tiles, the
- * target's SMs) blocks along x, and each block runs output tiles
- * t = blockIdx.x + j * blocks, j = 0, 1, ...: bx, by become LETs of t
- * (through T.use_swizzle's rasterization when the kernel has one), the
- * producer's loop and the consumers' part run once per tile, and the k-tile
- * counter r runs on across tiles (let_rel), so the producer fills the next
- * tile's stages while the consumers store the previous tile.  Measured on
- * the H200, 2026-12-01, same process: 0.967-0.969x -> 0.977-0.979x cuBLAS
- * at 4096^3, 1.001-1.002x -> 1.005-1.006x at 8192^3, 0.99-1.00x -> 1.003-
- * 1.005x at 4096x11008x4096 (f16, bf16 NN).  Kernels with a 3-D grid, or
- * whose LETs before the loop or loop bounds use bx/by, stay one tile per
- * block. */
-typedef struct ws_persist {
-  bool on;
-  tl_var *b;              /* the new block variable (blockIdx.x) */
-  tl_var *bx, *by, *bz;   /* the kernel's old block variables, now LETs of the consumers' tile (bz: 3-D grids) */
-  tl_var *bxp, *byp, *bzp; /* the producer's copies */
-  tl_var *j, *jp;         /* tile-iteration loop variables (consumers, producer) */
-  tl_expr *gx, *gy, *gz, *blocks, *count; /* gz: NULL for a 2-D grid */
-  /* attention (tl.attention_persistent): the k-loop's extent may depend on
-   * the tile (causal), so each role counts the k-tiles of its earlier tiles
-   * in a local int32 (kb consumers, kbp producer) instead of tiles * n; lpt:
-   * the extent mentions the block variables, and tiles go longest first
-   * (tile_loop) */
-  bool attn, lpt;
-  tl_buffer *kb, *kbp;
-  /* attention: the LETs before the loop whose values depend on the tile
-   * (causal FlashAttention's loop_range): per tile in the consumers' part,
-   * copied (lets_p, in pp->subst) into the producer's */
-  const tl_stmt *lets[WS_MAX_LETS];
-  tl_var *lets_p[WS_MAX_LETS];
-  int nlets;
-  const tl_stmt *swz;     /* the kernel's T.use_swizzle, or NULL */
-  tl_map subst;           /* bx -> bxp, by -> byp for the producer's copies */
-  tl_sk sk;               /* stream-K (lib/Lower/stream_k.c) when sk.on */
-  char sk_why[256];       /* the remark's reason for stream-K or not */
-} ws_persist;
-
-static bool mentions_block_vars(const tl_expr *e, const tl_stmt *k) {
-  for (int d = 0; d < k->u.kernel.ngrid && d < 3; d++)
-    if (k->u.kernel.block_vars[d] && !tl_expr_free_of(e, k->u.kernel.block_vars[d])) return true;
-  return false;
-}
-
-/* Does e depend on the tile: a block variable or a LET of pp->lets? */
-static bool tile_dep(const ws_persist *pp, const tl_expr *e, const tl_stmt *k) {
-  if (mentions_block_vars(e, k)) return true;
-  for (int i = 0; i < pp->nlets; i++)
-    if (!tl_expr_free_of(e, pp->lets[i]->u.let.var)) return true;
-  return false;
-}
-
-/* Can kernel k of plan p run persistently?  Sets up pp when it can. */
-static bool persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target, const ws_plan *p,
-                         ws_persist *pp) {
-  tl_stmt *k = p->kernel, *loop = p->loop;
-  memset(pp, 0, sizeof *pp);
-  tl_map_init(&pp->subst);
-  int ng = k->u.kernel.ngrid;
-  if (target->sms < 1 || !(ng == 2 || (p->attn && ng == 3))) return false;
-  for (int d = 0; d < ng; d++)
-    if (!k->u.kernel.block_vars[d]) return false;
-  tl_stmt *body = k->u.kernel.body;
-  for (int i = 0; i < p->li; i++) {
-    const tl_stmt *s = body->u.seq.stmts[i];
-    if (s->kind == TL_STMT_LET && tile_dep(pp, s->u.let.value, k)) {
-      if (!p->attn || pp->nlets == WS_MAX_LETS) return false;
-      pp->lets[pp->nlets++] = s;
-    }
-    if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE) pp->swz = s;
-  }
-  if (pp->swz && ng == 3) return false; /* T.use_swizzle rasterizes a 2-D grid */
-  bool dep = tile_dep(pp, loop->u.loop.extents[0], k) ||
-             (loop->u.loop.mins && loop->u.loop.mins[0] && tile_dep(pp, loop->u.loop.mins[0], k));
-  if (dep && !p->attn) return false;
-  pp->attn = p->attn;
-  pp->lpt = dep;
-  tl_module *m = b->m;
-  pp->bx = k->u.kernel.block_vars[0];
-  pp->by = k->u.kernel.block_vars[1];
-  pp->b = tl_names_fresh_var(b->names, b->loc, "ws_block", TL_INT32, TL_VAR_BLOCK);
-  pp->bxp = tl_names_fresh_var(b->names, b->loc, "bx_p", TL_INT32, TL_VAR_LET);
-  pp->byp = tl_names_fresh_var(b->names, b->loc, "by_p", TL_INT32, TL_VAR_LET);
-  pp->j = tl_names_fresh_var(b->names, b->loc, "ws_tile", TL_INT32, TL_VAR_LOOP);
-  pp->jp = tl_names_fresh_var(b->names, b->loc, "ws_tile_p", TL_INT32, TL_VAR_LOOP);
-  pp->gx = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[0]);
-  pp->gy = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[1]);
-  if (!pp->b || !pp->bxp || !pp->byp || !pp->j || !pp->jp || !pp->gx || !pp->gy) return false;
-  if (ng == 3) {
-    pp->bz = k->u.kernel.block_vars[2];
-    pp->bzp = tl_names_fresh_var(b->names, b->loc, "bz_p", TL_INT32, TL_VAR_LET);
-    pp->gz = tl_lo_cast(m, b->loc, TL_INT32, k->u.kernel.grid[2]);
-    if (!pp->bzp || !pp->gz || !tl_map_put(&pp->subst, pp->bz, V(b, pp->bzp))) return false;
-  }
-  tl_expr *tiles = BIN(b, TL_OP_MUL, pp->gx, pp->gy);
-  if (pp->gz) tiles = BIN(b, TL_OP_MUL, tiles, pp->gz);
-  tl_expr *mm[2] = {tiles, I(b, target->sms)};
-  pp->blocks = tl_ir_call(m, b->loc, TL_INTRIN_MIN, 2, mm);
-  /* the block's tiles: ceildiv(tiles - b, blocks) (b < blocks <= tiles);
-   * longest first: ceildiv(tiles, blocks) rounds, the last one guarded */
-  tl_expr *cd[2] = {pp->lpt ? tiles : BIN(b, TL_OP_SUB, tiles, V(b, pp->b)), pp->blocks};
-  pp->count = tl_ir_call(m, b->loc, TL_INTRIN_CEILDIV, 2, cd);
-  if (!pp->blocks || !pp->count || !tl_map_put(&pp->subst, pp->bx, V(b, pp->bxp)) ||
-      !tl_map_put(&pp->subst, pp->by, V(b, pp->byp)))
-    return false;
-  for (int i = 0; i < pp->nlets; i++) {
-    const tl_var *v = pp->lets[i]->u.let.var;
-    pp->lets_p[i] = tl_names_fresh_var(b->names, b->loc, v->name, v->dtype, TL_VAR_LET);
-    if (!pp->lets_p[i] || !tl_map_put(&pp->subst, v, V(b, pp->lets_p[i]))) return false;
-  }
-  pp->on = true;
-  if (p->attn) return true; /* no stream-K for attention */
-  /* stream-K (lib/Lower/stream_k.c) for a static grid and k-loop */
-  int64_t gx, gy, n;
-  const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
-  const char *pro = tl_sk_prologue_check(body->u.seq.stmts, p->li, C);
-  if (pro) snprintf(pp->sk_why, sizeof pp->sk_why, "%s", pro);
-  else if (!tl_expr_is_const_int(pp->gx, &gx) || !tl_expr_is_const_int(pp->gy, &gy) ||
-           !tl_expr_is_const_int(loop->u.loop.extents[0], &n))
-    snprintf(pp->sk_why, sizeof pp->sk_why, "the grid or the k-loop's extent is not static");
-  else if (!tl_sk_plan(m, b->names, b->loc, target->sms, !f->pass_configs.enable_stream_k, gx * gy, n, C, &pp->sk,
-                       pp->sk_why, sizeof pp->sk_why))
-    b->oom = true;
-  return true;
-}
-
-/* The persistent grid's tile order when the kernel has no T.use_swizzle:
- * TileLang's row rasterization in panels of 10 grid rows (rasterize.c), so
- * that the blocks running together share A and B tiles in L2.  Measured on
- * the H200 (128x256x64 tiles, 4096^3 f16, 2026-12-01 session 4): no
- * rasterization 0.953x cuBLAS, panels of 4, 10 or 16 rows 0.978x; 10 is
- * what TileLang's examples use. */
-#define TL_WS_DEFAULT_PANEL 10
-
-/* for j in T.serial(count): <x, y = tile j's block indices>; body */
-/* The tile order of a 3-D grid (attention: M blocks, heads, batch), or of
- * a kernel whose k-loop's extent depends on the tile (lpt, causal
- * attention, where the extent grows with bx): tile t is (x, y, z) with x
- * fastest, so that the blocks running together work on a few heads and
- * share their K and V in L2 (at (8, 32, 1024) reading K and V once per
- * tile from DRAM would take about as long as the kernel); lpt: x runs from
- * the last M block (the longest loop) down, and round j of the block takes
- * t = j * blocks + b on even rounds, j * blocks + blocks - 1 - b on odd
- * ones (snake order), so that a block that got a long tile in one round
- * gets a short one in the next (a static schedule within 3% of the ideal
- * at (8, 32, 1024) and (1, 32, 4096), where round-robin without the snake
- * is 22% and 10% off); the tiles past the grid in the last round are
- * skipped (*guard: t < tiles). */
-static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt **st,
-                     int *n, tl_expr **guard) {
-  tl_module *m = b->m;
-  tl_expr *t = BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
-  *guard = NULL;
-  if (pp->lpt) {
-    tl_var *tv = tl_names_fresh_var(b->names, b->loc, "ws_t", TL_INT32, TL_VAR_LET);
-    tl_expr *odd = BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, V(b, j), 2, NULL), I(b, 1));
-    tl_expr *back = BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->blocks, I(b, 1)), V(b, pp->b));
-    tl_expr *pos = odd && back ? tl_ir_select(m, b->loc, odd, back, V(b, pp->b)) : NULL;
-    if (!tv || !pos) return false;
-    st[(*n)++] = tl_lo_let(m, b->loc, tv, BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, V(b, j), pp->blocks), pos));
-    t = V(b, tv);
-    tl_expr *tiles = BIN(b, TL_OP_MUL, pp->gx, pp->gy);
-    if (pp->gz) tiles = BIN(b, TL_OP_MUL, tiles, pp->gz);
-    *guard = BIN(b, TL_OP_LT, t, tiles);
-    tl_expr *rest = BIN(b, TL_OP_FLOORDIV, t, pp->gx);
-    st[(*n)++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->gx, I(b, 1)),
-                                             BIN(b, TL_OP_FLOORMOD, t, pp->gx)));
-    st[(*n)++] = tl_lo_let(m, b->loc, y, pp->gz ? BIN(b, TL_OP_FLOORMOD, rest, pp->gy) : rest);
-    if (pp->gz) st[(*n)++] = tl_lo_let(m, b->loc, z, BIN(b, TL_OP_FLOORDIV, rest, pp->gy));
-  } else {
-    st[(*n)++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
-    st[(*n)++] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORMOD, BIN(b, TL_OP_FLOORDIV, t, pp->gx), pp->gy));
-    st[(*n)++] = tl_lo_let(m, b->loc, z, BIN(b, TL_OP_FLOORDIV, t, BIN(b, TL_OP_MUL, pp->gx, pp->gy)));
-  }
-  for (int i = 0; i < *n; i++)
-    if (!st[i]) return false;
-  return !pp->lpt || *guard;
-}
-
-static tl_stmt *tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt *body,
-                          tl_diag *d, const tl_sk_role *sr) {
-  tl_module *m = b->m;
-  if (pp->gz || pp->lpt) { /* attention (tile_xyz) */
-    tl_stmt *st[6];
-    int n = 0;
-    tl_expr *guard;
-    if (!tile_xyz(b, pp, j, x, y, z, st, &n, &guard)) return NULL;
-    st[n++] = guard ? tl_lo_if(m, b->loc, guard, body, NULL) : body;
-    tl_stmt *seq = SEQ(b, n, st);
-    return seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, pp->count, seq) : NULL;
-  }
-  tl_expr *t = sr ? V(b, sr->t) : BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
-  tl_stmt *st[12];
-  int n = 0;
-  if (sr) { /* stream-K: segment j's tile and k-tiles */
-    if (!tl_sk_seg_lets(m, b->loc, &pp->sk, sr, V(b, pp->b), V(b, j), st)) return NULL;
-    n = 4;
-  }
-  int n0 = n;
-  {
-    /* T.use_swizzle's rasterization, else the default panel of
-     * TL_WS_DEFAULT_PANEL rows (T.use_swizzle(enable=False) turns it off) */
-    int64_t P = TL_WS_DEFAULT_PANEL;
-    bool enable = true, column = false;
-    if (pp->swz && !tl_raster_params(pp->swz, &P, &enable, &column, d)) return NULL;
-    if (enable) {
-      if (!tl_raster_lets(m, b->names, b->loc, t, pp->gx, pp->gy, P, column, x, y, st + n0)) return NULL;
-      n = n0 + 6;
-    }
-  }
-  if (n == n0) {
-    st[n++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_FLOORMOD, t, pp->gx));
-    st[n++] = tl_lo_let(m, b->loc, y, BIN(b, TL_OP_FLOORDIV, t, pp->gx));
-  }
-  st[n++] = body;
-  tl_stmt *seq = SEQ(b, n, st);
-  tl_stmt *loop = seq ? tl_lo_for(m, b->loc, TL_LOOP_SERIAL, j, sr ? V(b, sr->nseg) : pp->count, seq) : NULL;
-  if (!sr || !loop) return loop;
-  tl_stmt *bl[5]; /* stream-K: the block's units first */
-  if (!tl_sk_block_lets(m, b->loc, &pp->sk, sr, V(b, pp->b), bl)) return NULL;
-  bl[4] = loop;
-  return SEQ(b, 5, bl);
-}
-
-/* Stream-K: loop's bounds become the segment's k-tiles [lo + ka, lo + kb). */
-static bool sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role *sr) {
-  tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
-  tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
-  if (!mn || !ex) return false;
-  mn[0] = tl_lo_add(b->m, b->loc, lo, V(b, sr->ka));
-  ex[0] = BIN(b, TL_OP_SUB, V(b, sr->kb), V(b, sr->ka));
-  loop->u.loop.mins = mn;
-  loop->u.loop.extents = ex;
-  return mn[0] && ex[0];
-}
-
-/* `r = var - lo` (plus tiles * n in a persistent kernel: the k-tiles of the
- * block's earlier output tiles, so that stages and phases run on across
- * tiles; plus the segment's base under stream-K, tl_sk_seg_lets) as a LET;
- * returns r's expression. */
-static tl_stmt *let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *base,
-                        tl_expr **rel) {
-  tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
-  *rel = r ? V(b, r) : NULL;
-  tl_expr *v = BIN(b, TL_OP_SUB, V(b, var), lo);
-  if (tiles) v = BIN(b, TL_OP_ADD, BIN(b, TL_OP_MUL, tiles, n), v);
-  if (base) v = BIN(b, TL_OP_ADD, base, v);
-  return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
-}
-
 static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
                       stmt_vec *out);
 
@@ -964,29 +639,6 @@ static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
   return r;
 }
 
-/* Persistent attention: kb[0] as an expression, and `kb[0] = kb[0] + n`. */
-static tl_expr *kb_load(ws_build *b, tl_buffer *kb) {
-  tl_expr *z = I(b, 0);
-  return z ? tl_ir_load(b->m, b->loc, kb, 1, &z) : NULL;
-}
-static tl_stmt *kb_add(ws_build *b, tl_buffer *kb, tl_expr *n) {
-  tl_expr *z = I(b, 0);
-  tl_expr *v = BIN(b, TL_OP_ADD, kb_load(b, kb), tl_lo_cast(b->m, b->loc, TL_INT32, n));
-  return z && v ? tl_lo_store(b->m, b->loc, kb, 1, &z, v) : NULL;
-}
-/* `alloc kb (one int32, local); kb[0] = 0` pushed to v. */
-static tl_buffer *kb_new(ws_build *b, const char *name, stmt_vec *v) {
-  tl_expr **shape = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *));
-  if (!shape || !(shape[0] = I(b, 1))) return NULL;
-  tl_buffer *kb = tl_ir_new_buffer(b->m, b->loc, name, TL_INT32, TL_SCOPE_LOCAL, 1, shape);
-  tl_stmt *alloc = kb ? tl_ir_stmt(b->m, b->loc, TL_STMT_ALLOC) : NULL;
-  tl_expr *z = I(b, 0);
-  if (!alloc || !z) return NULL;
-  alloc->u.alloc.buffer = kb;
-  tl_stmt *init = tl_lo_store(b->m, b->loc, kb, 1, &z, I(b, 0));
-  return init && tl_vec_push(v, alloc) && tl_vec_push(v, init) ? kb : NULL;
-}
-
 /* The producer: thread T loops over the k-tiles (of each output tile when
  * persistent), waits for the stage to be free, arms it and issues the TMA
  * loads. */
@@ -1008,10 +660,10 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
     lo = tl_rewrite_expr(&rw, lo, 1);
     np = tl_rewrite_expr(&rw, np, 1);
-    if (rw.failed || !lo || !np || !(pp->kbp = kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
+    if (rw.failed || !lo || !np || !(pp->kbp = ws_kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
   }
-  tl_stmt *plet = let_rel(b, kp, lo, sr || ap ? NULL : pp->on ? V(b, pp->jp) : NULL, np,
-                          sr ? V(b, sr->base) : ap ? kb_load(b, pp->kbp) : NULL, &prel);
+  tl_stmt *plet = ws_let_rel(b, kp, lo, sr || ap ? NULL : pp->on ? V(b, pp->jp) : NULL, np,
+                          sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kbp) : NULL, &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   bool ok = tl_vec_push(&pbody, plet);
@@ -1046,13 +698,13 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   ploop->u.loop.num_stages = -1;
   vars[0] = kp;
   ploop->u.loop.vars = vars;
-  if (sr && !sk_bounds(b, ploop, lo, sr)) return NULL;
+  if (sr && !ws_sk_bounds(b, ploop, lo, sr)) return NULL;
   ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
   tl_vec_free(&pbody);
   tl_stmt *work = NULL;
   if (!ploop->u.loop.body) {
   } else if (ap) { /* per tile: the LETs of the tile, Q, the k-loop, kbp += its extent */
-    tl_stmt *tb[2] = {ploop, kb_add(b, pp->kbp, np)};
+    tl_stmt *tb[2] = {ploop, ws_kb_add(b, pp->kbp, np)};
     tl_stmt *tile = producer_pre(b, p, mbar, pp, SEQ(b, 2, tb));
     stmt_vec lv = {0};
     tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
@@ -1063,10 +715,10 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     }
     if (tile && pp->nlets && tl_vec_push(&lv, tile)) tile = SEQ(b, (int)lv.len, lv.data);
     tl_vec_free(&lv);
-    if (tile && (tile = tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) && tl_vec_push(&pfx, tile))
+    if (tile && (tile = ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) && tl_vec_push(&pfx, tile))
       work = SEQ(b, (int)pfx.len, pfx.data);
   } else {
-    work = pp->on ? tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
+    work = pp->on ? ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
     if (work && p->npre > 0) work = producer_pre(b, p, mbar, pp, work);
   }
   tl_vec_free(&pfx);
@@ -1158,9 +810,9 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
   bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
-  tl_stmt *clet = let_rel(b, loop->u.loop.vars[0], lo, sr || ap ? NULL : pp->on ? V(b, pp->j) : NULL,
-                          loop->u.loop.extents[0], sr ? V(b, sr->base) : ap ? kb_load(b, pp->kb) : NULL, &crel);
-  if (sr && !sk_bounds(b, loop, lo, sr)) return false;
+  tl_stmt *clet = ws_let_rel(b, loop->u.loop.vars[0], lo, sr || ap ? NULL : pp->on ? V(b, pp->j) : NULL,
+                          loop->u.loop.extents[0], sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kb) : NULL, &crel);
+  if (sr && !ws_sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   /* per barrier group g: the wait goes before the first T.gemm reading its
    * tiles, the arrivals after the last (the GEMM form: around its T.gemm;
@@ -1180,7 +832,7 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
   bool done = false;
   if (p->overlap && pp->on && !ap) p->overlap = false, p->overlap_why = "a persistent grid";
-  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, ap ? kb_load(b, pp->kb) : NULL, &done) || done))
+  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, ap ? ws_kb_load(b, pp->kb) : NULL, &done) || done))
     return done;
   int first[2] = {-1, -1}, last[2] = {-1, -1};
   for (int i = 0; i < n; i++)
@@ -1339,39 +991,6 @@ static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_p
   return true;
 }
 
-/* The attention form's default schedule (no tl.attention_* pass config
- * given), from same-process measurements on the H200 (f16, head dim 128,
- * 128x128 tiles, 2 stages, 256 threads; benchmarks/results/
- * 2026-12-02b-h200-attention):
- *  - a persistent grid when the static grid has more tiles than SMs (or is
- *    not static) and either the k-loop's extent depends on the tile
- *    (causal: 1.069x / 0.961x cuDNN at (1, 32, 4096) / (8, 32, 1024),
- *    against 0.910x / 0.849x one tile a block: longest tiles first, K and V
- *    shared in L2) or the loop runs at most TL_WS_ATTN_SHORT_LOOP key
- *    blocks (the tile's prologue and epilogue weigh: 0.894x against 0.801x
- *    at (8, 32, 1024)); longer loops run one tile a block (there the
- *    persistent grid measured 3-8% slower per key block, not yet
- *    explained);
- *  - the intra-warpgroup overlap when the extent does not depend on the
- *    tile (1.010x against 0.860x at (1, 32, 4096)); on causal loops it was
- *    slower (0.934x against 1.069x, persistent).
- * Returns whether the grid stays persistent; sets p->overlap. */
-#define TL_WS_ATTN_SHORT_LOOP 16
-static bool auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const tl_target *target) {
-  bool dep = persistent && pp->lpt;
-  if (persistent) { /* a static grid of at most one tile an SM gains nothing */
-    int64_t n = 0, gx = 0, gy = 0, gz = 1;
-    bool few = tl_expr_is_const_int(pp->gx, &gx) && tl_expr_is_const_int(pp->gy, &gy) &&
-               (!pp->gz || tl_expr_is_const_int(pp->gz, &gz)) && gx * gy * gz <= target->sms;
-    bool short_loop = tl_expr_is_const_int(p->loop->u.loop.extents[0], &n) && n <= TL_WS_ATTN_SHORT_LOOP;
-    persistent = !few && (dep || short_loop);
-  }
-  p->overlap = p->overlap_ok && !dep;
-  p->overlap_why = p->overlap_ok ? (dep ? "the default schedule: the loop's extent depends on the tile" : NULL)
-                                 : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
-  return persistent;
-}
-
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
                            tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
@@ -1380,8 +999,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   /* attention runs one tile per block unless tl.attention_persistent or
    * the default schedule says otherwise */
   *persistent = (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) &&
-                persist_plan(b, f, target, p, &pp);
-  if (p->auto_sched) *persistent = auto_schedule(p, &pp, *persistent, target);
+                ws_persist_plan(b, f, target, p, &pp);
+  if (p->auto_sched) *persistent = ws_auto_schedule(p, &pp, *persistent, target);
   if (!*persistent) {
     tl_map_free(&pp.subst);
     memset(&pp, 0, sizeof pp);
@@ -1409,7 +1028,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     }
   }
   bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap ? q_free_count(p) : 0, T, &mbar, &pre) &&
-            (!ap || (pp.kb = kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+            (!ap || (pp.kb = ws_kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -1430,14 +1049,14 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
     if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, true, 0)) && work.data[work.len - 1];
     if (ok && ap && i == p->li) /* the k-tiles counted; Q free unless O_shared stages in its bytes */
-      ok = tl_vec_push(&work, kb_add(b, pp.kb, n_loop)) && work.data[work.len - 1] &&
+      ok = tl_vec_push(&work, ws_kb_add(b, pp.kb, n_loop)) && work.data[work.len - 1] &&
            (p->reuse[0] || p->q_freed || q_free(b, p, mbar, &work));
   }
   if (ok && ap && p->reuse[0]) ok = q_free(b, p, mbar, &work);
   if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
   tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
   if (per_tile && pp.on)
-    per_tile = tile_loop(b, &pp, pp.j, pp.bx, pp.by, pp.bz, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
+    per_tile = ws_tile_loop(b, &pp, pp.j, pp.bx, pp.by, pp.bz, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
   ok = ok && per_tile && tl_vec_push(&cons, per_tile);
   tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
   tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
