@@ -1136,15 +1136,19 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   p.overlap_ok = p.attn && !p.pingpong && p.gemm2 &&
                  p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
   p.overlap = p.overlap_ok && f->pass_configs.attention_overlap;
+  p.overlap_why = !f->pass_configs.attention_overlap ? NULL
+                  : p.pingpong                      ? "tl.attention_pingpong is set"
+                                                    : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   {
     const tl_pass_configs *pc = &f->pass_configs;
     p.auto_sched = p.attn && !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap")) &&
                    !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_persistent")) &&
                    !tl_pass_config_given(pc, tl_pass_config_index("tl.attention_pingpong"));
+    if (p.attn && !p.auto_sched && p.overlap_ok && !p.overlap)
+      p.overlap_why = tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap"))
+                          ? "tl.attention_overlap is False"
+                          : "another attention schedule config is given and tl.attention_overlap is not";
   }
-  p.overlap_why = !f->pass_configs.attention_overlap ? NULL
-                  : p.pingpong                      ? "tl.attention_pingpong is set"
-                                                    : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   if (p.pingpong) /* measured on the H200, 2026-12-02 (benchmarks/results/2026-12-02-h200-hopper, call 6) */
     tl_diag_report(d, TL_DIAG_WARNING, p.loop->loc,
                    "tl.attention_pingpong is experimental: compute-sanitizer racecheck reports shared-memory hazards "

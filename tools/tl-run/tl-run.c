@@ -138,7 +138,8 @@ static void usage(FILE *f) {
       "                        failures and compile times\n"
       "  --tune-workers=N      compile threads of --tune (default: every CPU)\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
-      "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True:\n"
+      "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True\n"
+      "                        (KEY=False: the attention schedules only, see README):\n"
       "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
       "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
       "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
@@ -148,8 +149,8 @@ static void usage(FILE *f) {
       "                        with st.global, not TMA), tl.attention_pingpong,\n"
       "                        tl.attention_overlap and tl.attention_persistent\n"
       "                        (sm_90a: FlashAttention schedules)\n"
-      "  --remarks             say which path each T.Pipelined GEMM loop took (as tl-opt)\n"
-      "  --sms=N               plan persistent sm_90a GEMM grids and stream-K for N SMs\n"
+      "  --remarks             say which path each T.Pipelined GEMM or attention loop took (as tl-opt)\n"
+      "  --sms=N               plan persistent sm_90a GEMM and attention grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  --cache-info          say on stderr whether the compile hit the kernel cache:\n"
@@ -1003,11 +1004,17 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
+/* The attention schedule configs, whose False differs from absent
+ * (tl_compile_options.flags_false). */
+#define ATTENTION_SCHEDULE_FLAGS \
+  (TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT)
+
 /* --pass-config KEY or KEY=True (TileLang's pass_configs dict; "true" and
- * "1" too) → *flags |= tl_pass_config_flag(KEY); false with *rc set after a
- * usage error naming what is wrong: an unknown key, or a value other than
- * True (a pass config is off unless given). */
-static bool pass_config_option(const char *arg, unsigned *flags, int *rc) {
+ * "1" too) → *flags |= tl_pass_config_flag(KEY); KEY=False (or "false",
+ * "0") for an attention schedule config → *flags_false |= it; false with *rc
+ * set after a usage error naming what is wrong: an unknown key, or another
+ * value (the other configs are off unless given, so False means nothing). */
+static bool pass_config_option(const char *arg, unsigned *flags, unsigned *flags_false, int *rc) {
   size_t n = strcspn(arg, "=");
   const char *v = arg[n] ? arg + n + 1 : NULL;
   unsigned f = tl_pass_config_flag(arg, n);
@@ -1018,12 +1025,20 @@ static bool pass_config_option(const char *arg, unsigned *flags, int *rc) {
     *rc = tl_cli_usage_error("%s", msg);
     return false;
   }
+  bool off = v && (!strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "0"));
+  if (off && (f & ATTENTION_SCHEDULE_FLAGS)) {
+    *flags &= ~f;
+    *flags_false |= f;
+    return true;
+  }
   if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) {
     *rc = tl_cli_usage_error("--pass-config '%s': only True is accepted (the key alone means True; a pass config "
-                             "is off unless given)", arg);
+                             "is off unless given; False is taken by tl.attention_pingpong, tl.attention_overlap "
+                             "and tl.attention_persistent, whose absence leaves the choice to the compiler)", arg);
     return false;
   }
   *flags |= f;
+  *flags_false &= ~f;
   return true;
 }
 
@@ -1127,7 +1142,7 @@ int main(int argc, char **argv) {
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
-  unsigned compile_flags = 0; /* --pass-config */
+  unsigned compile_flags = 0, compile_flags_false = 0; /* --pass-config */
   int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -1251,7 +1266,7 @@ int main(int argc, char **argv) {
       case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
       case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
-        if (!pass_config_option(optarg, &compile_flags, &rc)) goto done;
+        if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
         break;
       case OPT_KERNEL: kernel_name = optarg; break;
       case OPT_TARGET:
@@ -1293,6 +1308,7 @@ int main(int argc, char **argv) {
   /* (2) compile once */
   tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
                            .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
+                           .flags_false = compile_flags_false,
                            .kernel = kernel_name,
                            .stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
