@@ -996,6 +996,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
   int64_t T = p->threads;
   ws_persist pp;
+  memset(&pp, 0, sizeof pp); /* ws_persist_plan may not run */
+  tl_map_init(&pp.subst);
   /* attention runs one tile per block unless tl.attention_persistent or
    * the default schedule says otherwise */
   *persistent = (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) &&
