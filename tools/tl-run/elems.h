@@ -1,0 +1,26 @@
+/* tl-run's host elements: reading an element of any dtype as a double, the
+ * DLPack dtype of a tl_dtype, the check's tolerances, and the random inputs
+ * (elems.c).  Used by tl-run.c only. */
+#ifndef TL_RUN_ELEMS_H
+#define TL_RUN_ELEMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dlpack/dlpack.h>
+#include "tilelang/ir.h"
+
+/* Element i of data (dtype t, packed: sub-byte types two a byte) as a double. */
+double tlr_get_elem(const void *data, tl_dtype t, size_t i);
+/* The DLPack dtype of t. */
+DLDataType tlr_dl_dtype(tl_dtype t);
+/* Is t a floating-point dtype (f16, bf16, f32, f64, fp8)? */
+bool tlr_is_float(tl_dtype t);
+/* The --check tolerances of an output of dtype t: |got - ref| <= atol + rtol * |ref|. */
+void tlr_tolerance(tl_dtype t, double *atol, double *rtol);
+/* n elements of dtype t at data, uniform random from the splitmix64 stream
+ * *state (floats in [-1, 1), integers in a small range). */
+void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state);
+
+#endif
