@@ -41,6 +41,10 @@ sizes, then compiled and checked at the seed's small factory parameters
 small_params); a mutant of another seed that is slow-run, or too large for the
 host, at its own sizes is checked again at them.  The summary says how the
 checks at small parameters went (and lists the seeds that have none).
+A mutant still slow-run, or too large for the host, is checked once more
+with the numbers its mutations enlarged shrunk to twice the seed's value plus
+the residue (seeds with literal shapes have no factory parameters; see
+shrink_numbers); each mutant left unchecked is listed with its mutations.
 
 Kept inputs are written to --keep DIR (default: test/fuzz/kept) as
 CLASS-HASH.py, with a line in DIR/INDEX (class, seed file, mutations).
@@ -209,6 +213,7 @@ def mutate(rng, text):
 # -------------------------------------------------------------- running
 tool_runs = [0]
 small_stats = Counter()  # how the checks at small factory parameters went (the summary)
+shrink_stats = Counter()  # how the checks with shrunk mutated numbers went (the summary)
 last_small = [None]  # the class check_small gave last
 last_why = [""]  # why the last no-check result got no check (the summary's breakdown of no-check)
 
@@ -477,6 +482,72 @@ def check_small_once(args, path, small, out):
         return cls
 
 
+# ---------------------------------------------------- shrunk mutated numbers
+# A mutant that is slow-run, or too large for the host, after the checks
+# above (a seed with literal shapes has no factory parameters to shrink, and
+# a mutation may enlarge a literal that is none: a loop count, an
+# allocation) is checked once more with each number its mutations enlarged
+# (number A->B, A > 0) replaced by B' = A * 2 + B % A, where that is less
+# than B, on the lines the mutations changed: B' keeps B's residue modulo the
+# seed's value (so its divisibility by every tile that divides A) and stays
+# over A.  That file is
+# what runs --check; its result is the mutant's class when it ran the check
+# (pass, warned-fail, a kept class: then the shrunk file is kept); when it is
+# rejected, slow or too large again, the mutant keeps its unchecked class.
+MUT_NUMBER = re.compile(r"^number (\d+)->(\d+)$")
+
+
+def shrink_numbers(seed_text, mtext, muts):
+    """The mutant with its enlarged numbers shrunk (see above) and the list of
+    replacements ["B->B'"], or (None, []) when no mutation enlarged one."""
+    pairs = []
+    for what in muts:
+        m = MUT_NUMBER.match(what)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            if a > 0 and a * 2 + b % a < b:
+                pairs.append((b, a * 2 + b % a))
+    if not pairs:
+        return None, []
+    seed_lines = set(seed_text.split("\n"))
+    lines = mtext.split("\n")
+    done = []
+    for b, b2 in pairs:
+        hit = False
+        for i, l in enumerate(lines):
+            if l in seed_lines or not l.strip() or l.lstrip().startswith("#"):
+                continue
+            new = NUM.sub(lambda m: str(b2) if m.group(1) == str(b) else m.group(1), l)
+            if new != l:
+                lines[i] = new
+                hit = True
+        if hit:
+            done.append(f"{b}->{b2}")
+    return ("\n".join(lines), done) if done else (None, [])
+
+
+def check_shrunk(args, path, seed_text, mtext, muts, small):
+    """Check the mutant mtext (slow or too large for the host) again with its
+    enlarged numbers shrunk, written to path: (class, tl-opt output, tl-run
+    output, the shrunk text, muts + the replacements) when that ran the check,
+    else (None, a note on why the mutant stays unchecked)."""
+    stext, shrunk = shrink_numbers(seed_text, mtext, muts)
+    if not stext:
+        return None, "; no enlarged number to shrink"
+    with open(path, "w") as f:
+        f.write(stext)
+    c, out, out2 = classify(args, path, True, None, small)
+    shrink_stats[c] += 1
+    if c in ("rejected", "no-check", "slow-run"):
+        return None, f"; with {', '.join(shrunk)}: {c}"
+    return c, out, out2, stext, muts + ["shrunk " + ", ".join(shrunk)]
+
+
+def unchecked_by_size(cls, out2):
+    """The class says the check did not run for the sizes: slow, or too large for the host."""
+    return cls == "slow-run" or (cls == "no-check" and bool(HOST_OOM.search(out2)))
+
+
 def seeds(src):
     found = []
     for top in ("examples", "test"):
@@ -571,7 +642,18 @@ def fuzz(args):
             if small_of[rel]:
                 small_stats[f"{cls} at the own sizes, checked again"] += 1
                 cls, out, out2 = check_small(args, path, small_of[rel], out)
+        note = ""
+        if unchecked_by_size(cls, out2):
+            small = m[1] if isinstance(m, tuple) else small_of.get(rel)
+            res = check_shrunk(args, path, text, mtext, muts, small)
+            if res[0] is None:
+                note = res[1]
+            else:
+                cls, out, out2, mtext, muts = res
         counts[cls] += 1
+        if cls in ("no-check", "slow-run"):
+            print(f"fuzz: unchecked ({cls}{': ' + last_why[0] if cls == 'no-check' else ''}{note}): "
+                  f"{rel}: {'; '.join(muts)}", flush=True)
         if cls == "no-check":
             nocheck_why[last_why[0]] += 1
         at_small = isinstance(m, tuple) or bool(small_of.get(rel))
@@ -601,6 +683,9 @@ def fuzz(args):
     if small_stats:
         print("fuzz: small factory parameters: " + ", ".join(f"{v} {k}" for k, v in sorted(small_stats.items())),
               flush=True)
+    if shrink_stats:
+        print("fuzz: slow or too large, checked again with the enlarged numbers shrunk: "
+              + ", ".join(f"{v} {k}" for k, v in sorted(shrink_stats.items())), flush=True)
     if nocheck_why:
         print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
     if slow_why:
