@@ -659,6 +659,10 @@ def fuzz(args):
         at_small = isinstance(m, tuple) or bool(small_of.get(rel))
         if cls == "slow-run":
             slow_why["at the small factory parameters" if at_small else "the seed has no small factory parameters"] += 1
+        if cls == "warned-fail":
+            diag = LOCATED_WARNING.search(out + out2) or LOCATED_ERROR.search(out2)
+            line = (out + out2)[diag.start():].split("\n")[0] if diag else ""
+            print(f"fuzz: warned-fail: {rel}: {'; '.join(muts)}: {line}", flush=True)
         if cls == "rejected" and last_small[0] == "rejected":
             first = LOCATED_ERROR.search(out + out2)
             line = (out + out2)[first.start():].split("\n")[0] if first else ""
