@@ -466,6 +466,11 @@ def check_small_once(args, path, small, out):
         ints = factory_ints(f.read())
     kept = [(n, v) for n, v in params if n in ints and ints[n] == seed_ints.get(n)]
     full = [(n, v) for n, v in params if n in ints]
+    # a size without small values (batch = 1) that a mutation enlarged (a
+    # swapped default): the seed's value, in the retry with every small value
+    names = {n for n, _ in params}
+    full += sorted((n, seed_ints[n]) for n, v in ints.items()
+                   if n not in names and n in seed_ints and v > seed_ints[n] and not BLOCKLIKE.search(n))
     tries = [kept] if kept == full else [kept, full]
     for i, defs in enumerate(tries):
         (c, out1), defs = with_defines(args, path, defs, lambda d: compile_ptx(args, path, d))
@@ -500,13 +505,13 @@ MUT_NUMBER = re.compile(r"^number (\d+)->(\d+)$")
 def shrink_numbers(seed_text, mtext, muts):
     """The mutant with its enlarged numbers shrunk (see above) and the list of
     replacements ["B->B'"], or (None, []) when no mutation enlarged one."""
-    pairs = []
+    origin = {}  # a number's value in the seed, through chained mutations (4->16384, then 16384->256)
     for what in muts:
         m = MUT_NUMBER.match(what)
         if m:
             a, b = int(m.group(1)), int(m.group(2))
-            if a > 0 and a * 2 + b % a < b:
-                pairs.append((b, a * 2 + b % a))
+            origin[b] = origin.get(a, a)
+    pairs = [(b, a * 2 + b % a) for b, a in origin.items() if a > 0 and a * 2 + b % a < b]
     if not pairs:
         return None, []
     seed_lines = set(seed_text.split("\n"))
