@@ -17,7 +17,8 @@ reports), and classifies the outcome:
                reference evaluator's or the executor's): it names the
                construct at fault, which is allowed
   no-check     accepted; tl-run cannot run it (a usage error such as a
-               missing --arg after the retries, inputs too large for the
+               missing --arg after the retries (--arg NAME=2, 1 for a bool;
+               --dim NAME=100), inputs too large for the
                host's memory even at the small factory parameters below, or
                the seed's own run is too slow and it has none)
   slow-run     accepted; the CPU executor's run went past --run-budget
@@ -264,7 +265,8 @@ def run_check(args, path, budget, defines=()):
         rc, out, _ = run([args.tl_run, "--device=cpu", "--check"] + extra + [path], max(left, 0.5))
         m = MISSING.search(out)
         if rc is not None and rc != 0 and m:
-            extra += [f"--{m.group(3)}", f"{m.group(2)}={'2' if m.group(3) == 'arg' else '100'}"]
+            val = "100" if m.group(3) == "dim" else "1" if "' (bool) " in m.group(0) else "2"
+            extra += [f"--{m.group(3)}", f"{m.group(2)}={val}"]
             continue
         break
     c = diagnose(rc, out)
