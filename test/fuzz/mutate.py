@@ -499,8 +499,10 @@ def check_small_once(args, path, small, out):
 # seed's value (so its divisibility by every tile that divides A) and stays
 # over A.  That file is
 # what runs --check; its result is the mutant's class when it ran the check
-# (pass, warned-fail, a kept class: then the shrunk file is kept); when it is
-# rejected, slow or too large again, the mutant keeps its unchecked class.
+# (pass, warned-fail, rejected by a located run-time error as at the small
+# factory parameters, a kept class: then the shrunk file is kept); when tl-opt
+# rejects it (the shrink broke the kernel), or it is slow or too large again,
+# the mutant keeps its unchecked class.
 MUT_NUMBER = re.compile(r"^number (\d+)->(\d+)$")
 
 
@@ -544,8 +546,10 @@ def check_shrunk(args, path, seed_text, mtext, muts, small):
     with open(path, "w") as f:
         f.write(stext)
     c, out, out2 = classify(args, path, True, None, small)
+    if c == "rejected" and not LOCATED_ERROR.search(out2):
+        c = "rejected by tl-opt"  # the shrink broke the kernel: no check ran
     shrink_stats[c] += 1
-    if c in ("rejected", "no-check", "slow-run"):
+    if c in ("rejected by tl-opt", "no-check", "slow-run"):
         return None, f"; with {', '.join(shrunk)}: {c}"
     return c, out, out2, stext, muts + ["shrunk " + ", ".join(shrunk)]
 
@@ -657,6 +661,11 @@ def fuzz(args):
                 note = res[1]
             else:
                 cls, out, out2, mtext, muts = res
+                if cls == "rejected":
+                    first = LOCATED_ERROR.search(out2)
+                    print(f"fuzz: accepted at its own sizes, rejected with its enlarged numbers shrunk: {rel}: "
+                          f"{'; '.join(muts)}: {out2[first.start():].split(chr(10))[0]}", flush=True)
+                    last_small[0] = None
         counts[cls] += 1
         if cls in ("no-check", "slow-run"):
             print(f"fuzz: unchecked ({cls}{': ' + last_why[0] if cls == 'no-check' else ''}{note}): "
