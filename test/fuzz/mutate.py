@@ -17,7 +17,8 @@ reports), and classifies the outcome:
                reference evaluator's or the executor's): it names the
                construct at fault, which is allowed
   no-check     accepted; tl-run cannot run it (a usage error such as a
-               missing --arg after the retries, inputs too large for the
+               missing --arg after the retries (--arg NAME=2, 1 for a bool;
+               --dim NAME=100), inputs too large for the
                host's memory even at the small factory parameters below, or
                the seed's own run is too slow and it has none)
   slow-run     accepted; the CPU executor's run went past --run-budget
@@ -41,6 +42,10 @@ sizes, then compiled and checked at the seed's small factory parameters
 small_params); a mutant of another seed that is slow-run, or too large for the
 host, at its own sizes is checked again at them.  The summary says how the
 checks at small parameters went (and lists the seeds that have none).
+A mutant still slow-run, or too large for the host, is checked once more
+with the numbers its mutations enlarged shrunk to twice the seed's value plus
+the residue (seeds with literal shapes have no factory parameters; see
+shrink_numbers); each mutant left unchecked is listed with its mutations.
 
 Kept inputs are written to --keep DIR (default: test/fuzz/kept) as
 CLASS-HASH.py, with a line in DIR/INDEX (class, seed file, mutations).
@@ -209,6 +214,7 @@ def mutate(rng, text):
 # -------------------------------------------------------------- running
 tool_runs = [0]
 small_stats = Counter()  # how the checks at small factory parameters went (the summary)
+shrink_stats = Counter()  # how the checks with shrunk mutated numbers went (the summary)
 last_small = [None]  # the class check_small gave last
 last_why = [""]  # why the last no-check result got no check (the summary's breakdown of no-check)
 
@@ -259,7 +265,8 @@ def run_check(args, path, budget, defines=()):
         rc, out, _ = run([args.tl_run, "--device=cpu", "--check"] + extra + [path], max(left, 0.5))
         m = MISSING.search(out)
         if rc is not None and rc != 0 and m:
-            extra += [f"--{m.group(3)}", f"{m.group(2)}={'2' if m.group(3) == 'arg' else '100'}"]
+            val = "100" if m.group(3) == "dim" else "1" if "' (bool) " in m.group(0) else "2"
+            extra += [f"--{m.group(3)}", f"{m.group(2)}={val}"]
             continue
         break
     c = diagnose(rc, out)
@@ -461,6 +468,11 @@ def check_small_once(args, path, small, out):
         ints = factory_ints(f.read())
     kept = [(n, v) for n, v in params if n in ints and ints[n] == seed_ints.get(n)]
     full = [(n, v) for n, v in params if n in ints]
+    # a size without small values (batch = 1) that a mutation enlarged (a
+    # swapped default): the seed's value, in the retry with every small value
+    names = {n for n, _ in params}
+    full += sorted((n, seed_ints[n]) for n, v in ints.items()
+                   if n not in names and n in seed_ints and v > seed_ints[n] and not BLOCKLIKE.search(n))
     tries = [kept] if kept == full else [kept, full]
     for i, defs in enumerate(tries):
         (c, out1), defs = with_defines(args, path, defs, lambda d: compile_ptx(args, path, d))
@@ -475,6 +487,76 @@ def check_small_once(args, path, small, out):
         if i:
             small_stats["checked with a mutated size default overridden"] += 1
         return cls
+
+
+# ---------------------------------------------------- shrunk mutated numbers
+# A mutant that is slow-run, or too large for the host, after the checks
+# above (a seed with literal shapes has no factory parameters to shrink, and
+# a mutation may enlarge a literal that is none: a loop count, an
+# allocation) is checked once more with each number its mutations enlarged
+# (number A->B, A > 0) replaced by B' = A * 2 + B % A, where that is less
+# than B, on the lines the mutations changed: B' keeps B's residue modulo the
+# seed's value (so its divisibility by every tile that divides A) and stays
+# over A.  That file is
+# what runs --check; its result is the mutant's class when it ran the check
+# (pass, warned-fail, rejected by a located run-time error as at the small
+# factory parameters, a kept class: then the shrunk file is kept); when tl-opt
+# rejects it (the shrink broke the kernel), or it is slow or too large again,
+# the mutant keeps its unchecked class.
+MUT_NUMBER = re.compile(r"^number (\d+)->(\d+)$")
+
+
+def shrink_numbers(seed_text, mtext, muts):
+    """The mutant with its enlarged numbers shrunk (see above) and the list of
+    replacements ["B->B'"], or (None, []) when no mutation enlarged one."""
+    origin = {}  # a number's value in the seed, through chained mutations (4->16384, then 16384->256)
+    for what in muts:
+        m = MUT_NUMBER.match(what)
+        if m:
+            a, b = int(m.group(1)), int(m.group(2))
+            origin[b] = origin.get(a, a)
+    pairs = [(b, a * 2 + b % a) for b, a in origin.items() if a > 0 and a * 2 + b % a < b]
+    if not pairs:
+        return None, []
+    seed_lines = set(seed_text.split("\n"))
+    lines = mtext.split("\n")
+    done = []
+    for b, b2 in pairs:
+        hit = False
+        for i, l in enumerate(lines):
+            if l in seed_lines or not l.strip() or l.lstrip().startswith("#"):
+                continue
+            new = NUM.sub(lambda m: str(b2) if m.group(1) == str(b) else m.group(1), l)
+            if new != l:
+                lines[i] = new
+                hit = True
+        if hit:
+            done.append(f"{b}->{b2}")
+    return ("\n".join(lines), done) if done else (None, [])
+
+
+def check_shrunk(args, path, seed_text, mtext, muts, small):
+    """Check the mutant mtext (slow or too large for the host) again with its
+    enlarged numbers shrunk, written to path: (class, tl-opt output, tl-run
+    output, the shrunk text, muts + the replacements) when that ran the check,
+    else (None, a note on why the mutant stays unchecked)."""
+    stext, shrunk = shrink_numbers(seed_text, mtext, muts)
+    if not stext:
+        return None, "; no enlarged number to shrink"
+    with open(path, "w") as f:
+        f.write(stext)
+    c, out, out2 = classify(args, path, True, None, small)
+    if c == "rejected" and not LOCATED_ERROR.search(out2):
+        c = "rejected by tl-opt"  # the shrink broke the kernel: no check ran
+    shrink_stats[c] += 1
+    if c in ("rejected by tl-opt", "no-check", "slow-run"):
+        return None, f"; with {', '.join(shrunk)}: {c}"
+    return c, out, out2, stext, muts + ["shrunk " + ", ".join(shrunk)]
+
+
+def unchecked_by_size(cls, out2):
+    """The class says the check did not run for the sizes: slow, or too large for the host."""
+    return cls == "slow-run" or (cls == "no-check" and bool(HOST_OOM.search(out2)))
 
 
 def seeds(src):
@@ -571,12 +653,32 @@ def fuzz(args):
             if small_of[rel]:
                 small_stats[f"{cls} at the own sizes, checked again"] += 1
                 cls, out, out2 = check_small(args, path, small_of[rel], out)
+        note = ""
+        if unchecked_by_size(cls, out2):
+            small = m[1] if isinstance(m, tuple) else small_of.get(rel)
+            res = check_shrunk(args, path, text, mtext, muts, small)
+            if res[0] is None:
+                note = res[1]
+            else:
+                cls, out, out2, mtext, muts = res
+                if cls == "rejected":
+                    first = LOCATED_ERROR.search(out2)
+                    print(f"fuzz: accepted at its own sizes, rejected with its enlarged numbers shrunk: {rel}: "
+                          f"{'; '.join(muts)}: {out2[first.start():].split(chr(10))[0]}", flush=True)
+                    last_small[0] = None
         counts[cls] += 1
+        if cls in ("no-check", "slow-run"):
+            print(f"fuzz: unchecked ({cls}{': ' + last_why[0] if cls == 'no-check' else ''}{note}): "
+                  f"{rel}: {'; '.join(muts)}", flush=True)
         if cls == "no-check":
             nocheck_why[last_why[0]] += 1
         at_small = isinstance(m, tuple) or bool(small_of.get(rel))
         if cls == "slow-run":
             slow_why["at the small factory parameters" if at_small else "the seed has no small factory parameters"] += 1
+        if cls == "warned-fail":
+            diag = LOCATED_WARNING.search(out + out2) or LOCATED_ERROR.search(out2)
+            line = (out + out2)[diag.start():].split("\n")[0] if diag else ""
+            print(f"fuzz: warned-fail: {rel}: {'; '.join(muts)}: {line}", flush=True)
         if cls == "rejected" and last_small[0] == "rejected":
             first = LOCATED_ERROR.search(out + out2)
             line = (out + out2)[first.start():].split("\n")[0] if first else ""
@@ -601,6 +703,9 @@ def fuzz(args):
     if small_stats:
         print("fuzz: small factory parameters: " + ", ".join(f"{v} {k}" for k, v in sorted(small_stats.items())),
               flush=True)
+    if shrink_stats:
+        print("fuzz: slow or too large, checked again with the enlarged numbers shrunk: "
+              + ", ".join(f"{v} {k}" for k, v in sorted(shrink_stats.items())), flush=True)
     if nocheck_why:
         print("fuzz: no-check: " + ", ".join(f"{v} {k}" for k, v in sorted(nocheck_why.items())), flush=True)
     if slow_why:

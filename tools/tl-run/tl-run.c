@@ -324,6 +324,52 @@ static bool keep_host(results *r, int i, const DLTensor *t, tl_dtype dt) {
   return true;
 }
 
+/* Prints the library's error of a kernel call: a line about a scalar
+ * parameter ("argument 'alpha' (#2): value: ...", an --arg value out of the
+ * dtype's range) as tl-run's own option error, "<command line>: error: --arg
+ * alpha=2: value: ...", the others as they are. */
+static void print_call_error(const run_state *rs, tl_status st) {
+  const char *msg = tl_context_last_error(rs->ctx);
+  if (st != TL_ERR_INVALID_ARGUMENT || !*msg) {
+    tl_cli_print_library_error(rs->ctx, st);
+    return;
+  }
+  while (*msg) {
+    const char *eol = strchr(msg, '\n');
+    int len = eol ? (int)(eol - msg) : (int)strlen(msg);
+    int pi = 0;
+    const char *rest = NULL;
+    for (; pi < rs->nparams && !rest; pi++) {
+      const param_info *p = &rs->p[pi];
+      size_t nl = strlen(p->name);
+      if (p->is_tensor || p->is_output || strncmp(msg, "argument '", 10) || strncmp(msg + 10, p->name, nl) ||
+          strncmp(msg + 10 + nl, "' (#", 4))
+        continue;
+      rest = strstr(msg, "): ");
+      if (rest && rest - msg < len) {
+        rest += 3;
+        const tl_arg *a = &rs->scalar_args[pi];
+        fprintf(stderr, "<command line>: error: --arg %s=", p->name);
+        if (a->kind == TL_ARG_FLOAT) { /* the shortest text that reads back as the value */
+          char num[32];
+          for (int prec = 6; prec <= 17; prec++) {
+            snprintf(num, sizeof num, "%.*g", prec, a->v.f);
+            if (strtod(num, NULL) == a->v.f) break;
+          }
+          fputs(num, stderr);
+        } else {
+          fprintf(stderr, "%" PRId64, a->v.i);
+        }
+        fprintf(stderr, ": %.*s\n", len - (int)(rest - msg), rest);
+      } else {
+        rest = NULL;
+      }
+    }
+    if (!rest) fprintf(stderr, "%.*s\n", len, msg);
+    msg += len + (eol != NULL);
+  }
+}
+
 /* Runs the kernel once with executor exec (TL_EXEC_CPU, TL_EXEC_REFERENCE
  * or TL_EXEC_CUDA) on fresh inputs; fills r with the outputs. */
 static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *bench_ms) {
@@ -382,7 +428,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     if (st == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* the reference's: a read of an unwritten element */
   }
   if (st != TL_OK) {
-    tl_cli_print_library_error(ctx, st);
+    print_call_error(rs, st);
     goto out;
   }
   if (bench_ms) { /* median */
