@@ -7,7 +7,7 @@
  * of any scope); no T.Parallel nested in a T.Parallel; no tile op inside a
  * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
  * forms it lowers); no T.gemm with float8 operands on a target without
- * TL_MMA_M16N8K32_E4M3;
+ * TL_MMA_M16N8K32_E4M3; no T.reduce_* reading or writing a T.alloc_local buffer;
  * every T.Kernel has a constant thread count in [1, 1024]; no global
  * allocation but T.alloc_global's (T.alloc_buffer(..., scope="global"), a
  * kernel workspace, is made by lowering only: stream-K's,
@@ -24,6 +24,24 @@ typedef struct cs_state {
   const tl_target *target;
   int errors;
 } cs_state;
+
+/* A T.reduce_* whose source or destination is a T.alloc_local buffer (one
+ * copy per thread, no layout) has no meaning the reference evaluator, the
+ * executor and the GPU share (each thread would reduce into its own copy):
+ * one error at the operand, as TileLang's layout inference refuses it too
+ * (found by the mutation fuzzer: rms_norm.py's A_powsum made local). */
+static void check_reduce_scopes(cs_state *st, const tl_stmt *s, const char *name) {
+  for (int i = 0; i < 2 && i < s->u.tile.nargs; i++) {
+    const tl_operand *o = &s->u.tile.args[i];
+    const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+    if (!b || b->scope != TL_SCOPE_LOCAL) continue;
+    tl_error(st->d, o->loc.line ? o->loc : s->loc,
+             "T.%s: the %s '%s' is a T.alloc_local buffer (one copy per thread); a tile reduction reads and "
+             "writes T.alloc_fragment or shared buffers",
+             name, i ? "destination" : "source", b->name);
+    st->errors++;
+  }
+}
 
 /* A T.gemm with a float8 operand needs mma.sync .e4m3/.e5m2 (sm_89 and
  * newer, PTX ISA §9.7.14.5): one error at the T.gemm on older targets. */
@@ -95,7 +113,9 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         case TL_TILE_REDUCE_MIN:
         case TL_TILE_REDUCE_SUM:
         case TL_TILE_REDUCE_ABSSUM:
-        case TL_TILE_REDUCE_ABSMAX: return; /* lower_reduce.c (issue 7) */
+        case TL_TILE_REDUCE_ABSMAX: /* lower_reduce.c (issue 7) */
+          check_reduce_scopes(st, s, name);
+          return;
         default:
           tl_error(st->d, s->loc, "T.%s is not lowered yet", name);
           st->errors++;

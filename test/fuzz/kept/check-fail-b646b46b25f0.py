@@ -1,9 +1,6 @@
-# OPEN (not replayed by fuzz_kept.test): found by a 20-minute fuzz run, seed 1509, rms_norm.py with
-# A_powsum = T.alloc_fragment -> T.alloc_local: T.reduce_sum(A_pow, A_powsum, dim=1) into a per-thread
-# local buffer; the reference evaluator and the CPU executor disagree with no diagnostic:
-#   tl-run --device=cpu --check -DM=2 -DN=16 THIS  ->  check: FAIL: 24 of 32 output elements differ
-# Fix wanted: a located error for a tile reduce (or other tile op) whose destination is T.alloc_local
-# (TileLang needs a fragment there), or one meaning in the reference, the executor and the GPU.
+# Kept (check-fail, found by a 20-minute fuzz run, seed 1509): rms_norm.py with A_powsum = T.alloc_fragment ->
+# T.alloc_local: T.reduce_sum(A_pow, A_powsum, dim=1) into a per-thread local buffer, on which the reference
+# evaluator and the CPU executor disagreed with no diagnostic; now a located error (check_supported.c).
 # RMSNorm over the last dimension: y = x / sqrt(mean(x^2) + eps).
 import tilelang
 import tilelang.language as T
