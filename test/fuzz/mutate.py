@@ -215,6 +215,7 @@ def mutate(rng, text):
 tool_runs = [0]
 small_stats = Counter()  # how the checks at small factory parameters went (the summary)
 shrink_stats = Counter()  # how the checks with shrunk mutated numbers went (the summary)
+long_stats = Counter()  # how the checks with --long-budget went (the summary)
 last_small = [None]  # the class check_small gave last
 last_why = [""]  # why the last no-check result got no check (the summary's breakdown of no-check)
 
@@ -494,26 +495,27 @@ def check_small_once(args, path, small, out):
 # above (a seed with literal shapes has no factory parameters to shrink, and
 # a mutation may enlarge a literal that is none: a loop count, an
 # allocation) is checked once more with each number its mutations enlarged
-# (number A->B, A > 0) replaced by B' = A * 2 + B % A, where that is less
-# than B, on the lines the mutations changed: B' keeps B's residue modulo the
-# seed's value (so its divisibility by every tile that divides A) and stays
-# over A.  That file is
+# in magnitude (number A->B, |A| > 0; a negative B keeps its sign, which the
+# text writes outside the digits) replaced by B' = A * 2 + B % A on the
+# magnitudes, where that is less than |B|, on the lines the mutations
+# changed: B' keeps B's residue modulo the seed's value (so its divisibility
+# by every tile that divides A) and stays over A.  That file is
 # what runs --check; its result is the mutant's class when it ran the check
 # (pass, warned-fail, rejected by a located run-time error as at the small
 # factory parameters, a kept class: then the shrunk file is kept); when tl-opt
 # rejects it (the shrink broke the kernel), or it is slow or too large again,
 # the mutant keeps its unchecked class.
-MUT_NUMBER = re.compile(r"^number (\d+)->(\d+)$")
+MUT_NUMBER = re.compile(r"^number (-?\d+)->(-?\d+)$")
 
 
 def shrink_numbers(seed_text, mtext, muts):
     """The mutant with its enlarged numbers shrunk (see above) and the list of
     replacements ["B->B'"], or (None, []) when no mutation enlarged one."""
-    origin = {}  # a number's value in the seed, through chained mutations (4->16384, then 16384->256)
+    origin = {}  # a number's magnitude in the seed, through chained mutations (4->16384, then 16384->256)
     for what in muts:
         m = MUT_NUMBER.match(what)
         if m:
-            a, b = int(m.group(1)), int(m.group(2))
+            a, b = abs(int(m.group(1))), abs(int(m.group(2)))
             origin[b] = origin.get(a, a)
     pairs = [(b, a * 2 + b % a) for b, a in origin.items() if a > 0 and a * 2 + b % a < b]
     if not pairs:
@@ -552,6 +554,34 @@ def check_shrunk(args, path, seed_text, mtext, muts, small):
     if c in ("rejected by tl-opt", "no-check", "slow-run"):
         return None, f"; with {', '.join(shrunk)}: {c}"
     return c, out, out2, stext, muts + ["shrunk " + ", ".join(shrunk)]
+
+
+# A mutant still slow-run after all of the above (no number to shrink: a
+# swapped name, a changed operator or loop kind made the run long) gets one
+# more check with --long-budget seconds (default 0: none), at the seed's small
+# parameters where it has them, and takes that check's class; long_stats
+# counts the outcomes (the summary prints them).
+def long_check(args, path, mtext, mode, small_of_rel, before):
+    """The mutant mtext checked with the run budget raised to --long-budget:
+    (class, tl-opt output, tl-run output, note), or before (the same four)
+    when it is still slow."""
+    with open(path, "w") as f:
+        f.write(mtext)
+    small = mode[1] if isinstance(mode, tuple) else small_of_rel
+    saved = args.run_budget
+    args.run_budget = args.long_budget
+    try:
+        c, out, out2 = classify(args, path, True, None, small)
+    finally:
+        args.run_budget = saved
+    long_stats[c] += 1
+    if c == "slow-run":
+        return before[0], before[1], before[2], before[3] + f"; slow with --long-budget={args.long_budget:g} too"
+    if c == "rejected":
+        first = LOCATED_ERROR.search(out + out2)
+        print(f"fuzz: rejected by the long check: {path}: "
+              f"{(out + out2)[first.start():].split(chr(10))[0] if first else ''}", flush=True)
+    return c, out, out2, ""
 
 
 def unchecked_by_size(cls, out2):
@@ -666,6 +696,8 @@ def fuzz(args):
                     print(f"fuzz: accepted at its own sizes, rejected with its enlarged numbers shrunk: {rel}: "
                           f"{'; '.join(muts)}: {out2[first.start():].split(chr(10))[0]}", flush=True)
                     last_small[0] = None
+        if cls == "slow-run" and args.long_budget > args.run_budget:
+            cls, out, out2, note = long_check(args, path, mtext, m, small_of.get(rel), (cls, out, out2, note))
         counts[cls] += 1
         if cls in ("no-check", "slow-run"):
             print(f"fuzz: unchecked ({cls}{': ' + last_why[0] if cls == 'no-check' else ''}{note}): "
@@ -703,6 +735,9 @@ def fuzz(args):
     if small_stats:
         print("fuzz: small factory parameters: " + ", ".join(f"{v} {k}" for k, v in sorted(small_stats.items())),
               flush=True)
+    if long_stats:
+        print(f"fuzz: slow-run, checked again with --long-budget={args.long_budget:g}: "
+              + ", ".join(f"{v} {k}" for k, v in sorted(long_stats.items())), flush=True)
     if shrink_stats:
         print("fuzz: slow or too large, checked again with the enlarged numbers shrunk: "
               + ", ".join(f"{v} {k}" for k, v in sorted(shrink_stats.items())), flush=True)
@@ -775,6 +810,8 @@ def main():
     ap.add_argument("--fail-on", default=",".join(sorted(KEPT_CLASSES)),
                     help="comma-separated kept classes that make the exit status 1 (default: all kept classes)")
     ap.add_argument("--run-budget", type=float, default=10.0)
+    ap.add_argument("--long-budget", type=float, default=0.0,
+                    help="seconds of one last check of a mutant still slow-run (0: none)")
     ap.add_argument("--seed-check-max", type=float, default=3.0,
                     help="mutants of a seed whose own check run takes longer are compiled only")
     args = ap.parse_args()
