@@ -128,7 +128,13 @@ enum {
    * causal ones longest first -- so that the producer warpgroup loads the
    * next tile's Q, K and V while the consumers finish the last
    * (lib/Lower/warp_specialize.c); other kernels are unchanged. */
-  TL_COMPILE_ATTENTION_PERSISTENT = 1u << 10
+  TL_COMPILE_ATTENTION_PERSISTENT = 1u << 10,
+  /* The three attention schedule configs above: the only pass configs whose
+   * False differs from absent (tl_compile_options.flags_false takes these
+   * bits; tl_pass_config_false_flags returns this mask for bindings that
+   * cannot read enums). */
+  TL_COMPILE_ATTENTION_SCHEDULE =
+      TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */
@@ -239,8 +245,7 @@ typedef struct tl_compile_options {
    * several tiles per block or tiles over several blocks on the CPU
    * executor (tl-run / tl-opt --sms=N).  Part of the cache key. */
   int sms;
-  /* Pass configs given as False: TL_COMPILE_ATTENTION_PINGPONG,
-   * TL_COMPILE_ATTENTION_OVERLAP and TL_COMPILE_ATTENTION_PERSISTENT bits
+  /* Pass configs given as False: TL_COMPILE_ATTENTION_SCHEDULE's bits
    * (others are ignored).  Unlike an absent config, one given False keeps
    * the sm_90a attention form's default schedule from choosing it (the
    * default applies only when none of the three is given either way;
@@ -267,6 +272,9 @@ typedef struct tl_kernel tl_kernel;
 TL_API unsigned tl_pass_config_flag(const char *key, size_t len);
 /* The keys tl_pass_config_flag knows, comma-separated (static storage). */
 TL_API const char *tl_pass_config_flag_keys(void);
+/* TL_COMPILE_ATTENTION_SCHEDULE: the flags of the pass configs that may be
+ * given False (tl_compile_options.flags_false), for language bindings. */
+TL_API unsigned tl_pass_config_false_flags(void);
 
 /* Compiles TileLang source: parse (tl_module_parse) → lower → LLVM → PTX.
  *   source/len, filename, defines/ndefines: as tl_module_parse (borrowed).

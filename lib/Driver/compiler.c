@@ -56,6 +56,8 @@ TL_API const char *tl_pass_config_flag_keys(void) {
   return flag_keys_text;
 }
 
+TL_API unsigned tl_pass_config_false_flags(void) { return TL_COMPILE_ATTENTION_SCHEDULE; }
+
 static double mono_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -309,6 +309,18 @@ def test_attention_schedule_config_given_false():
     assert "wgmma.wait_group.sync.aligned 1;" not in off.get_kernel_source()
 
 
+def test_pass_config_keys_are_the_librarys():
+    # the package takes its keys from libtilelang's table (tl_pass_config_flag): tl.disable_tma_store, which
+    # a copy of the table in the package once lacked, keeps the sm_90a GEMM's epilogue off TMA stores
+    g = gemm_factory.func(4096, 4096, 256, 128, 128, 64, num_stages=3, threads=256)
+    dflt = tilelang.compile(g, out_idx=[2], target="sm_90a")
+    off = tilelang.compile(g, out_idx=[2], target="sm_90a", pass_configs={"tl.disable_tma_store": True})
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in dflt.get_kernel_source()
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" not in off.get_kernel_source()
+    with pytest.raises(ValueError, match="tl.attention_persistent"):  # the message lists the library's keys
+        tilelang.compile(g, pass_configs={"tl.disable_tma_stores": True})
+
+
 # ---------------------------------------------------------------- profiler, testing helpers
 def test_profiler_on_cpu():
     k = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)

@@ -76,14 +76,6 @@ class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VA
 
 TL_OK, TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE = 0, 1, 2
 TL_OUT_IDX_NONE = 1
-TL_COMPILE_FAST_MATH = 1 << 2
-TL_COMPILE_DISABLE_WGMMA = 1 << 3
-TL_COMPILE_DISABLE_TMA_LOWER = 1 << 4
-TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1 << 5
-TL_COMPILE_ENABLE_STREAM_K = 1 << 6
-TL_COMPILE_ATTENTION_PINGPONG = 1 << 8
-TL_COMPILE_ATTENTION_OVERLAP = 1 << 9
-TL_COMPILE_ATTENTION_PERSISTENT = 1 << 10
 TL_STAGE_PTX, TL_STAGE_SIMT = 0, 1
 TL_ARG_TENSOR, TL_ARG_INT, TL_ARG_FLOAT = 0, 1, 2
 # DLPack device types and type codes (dlpack.h)
@@ -123,6 +115,10 @@ param_dim = _decl("tl_kernel_param_dim", ctypes.c_bool, P, c_int, c_int,
                   ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(c_char_p))
 dtype_name = _decl("tl_dtype_name", c_char_p, TLDType)
 kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
+# the boolean pass configs: key -> TL_COMPILE_* flag (0: unknown), the known keys, the flags that take False
+pass_config_flag = _decl("tl_pass_config_flag", ctypes.c_uint, c_char_p, c_size_t)
+pass_config_flag_keys = _decl("tl_pass_config_flag_keys", c_char_p)
+pass_config_false_flags = _decl("tl_pass_config_false_flags", ctypes.c_uint)
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
 default_target = _decl("tl_device_default_target", c_char_p)

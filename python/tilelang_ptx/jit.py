@@ -34,20 +34,9 @@ _cache_lock = threading.Lock()
 _stats = {"compiles": 0}
 
 _PASS_CONFIGS_NO_EFFECT = ("tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
-# each turns the sm_90a GEMM path (TMA + wgmma + warp specialization) off, but
-# tl.enable_stream_k, which turns stream-K on for that path's persistent grid, and tl.attention_pingpong
-# (this project's), which makes the two consumer warpgroups of that path's FlashAttention take turns, and
-# tl.attention_overlap (this project's), which overlaps each consumer's softmax with its own wgmma, and
-# tl.attention_persistent (this project's), which runs that FlashAttention on a persistent grid
-_PASS_CONFIGS_HOPPER = {"tl.disable_wgmma": _lib.TL_COMPILE_DISABLE_WGMMA,
-                        "tl.disable_tma_lower": _lib.TL_COMPILE_DISABLE_TMA_LOWER,
-                        "tl.disable_warp_specialized": _lib.TL_COMPILE_DISABLE_WARP_SPECIALIZED,
-                        "tl.enable_stream_k": _lib.TL_COMPILE_ENABLE_STREAM_K,
-                        "tl.attention_pingpong": _lib.TL_COMPILE_ATTENTION_PINGPONG,
-                        "tl.attention_overlap": _lib.TL_COMPILE_ATTENTION_OVERLAP,
-                        "tl.attention_persistent": _lib.TL_COMPILE_ATTENTION_PERSISTENT}
-# the attention schedule configs: given False differs from absent (tl_compile_options.flags_false)
-_PASS_CONFIGS_SCHEDULE = ("tl.attention_pingpong", "tl.attention_overlap", "tl.attention_persistent")
+# the other boolean pass configs (tl.enable_fast_math, the sm_90a path's switches, this project's attention
+# schedules) are libtilelang's table: tl_pass_config_flag, and tl_pass_config_false_flags for the ones whose
+# False differs from absent (runtime.h)
 
 
 def compile_count():
@@ -86,16 +75,16 @@ def _flags(pass_configs):
     configs given False (tl_compile_options.flags_false: the default schedule then does not choose them)."""
     flags = 0
     flags_false = 0
+    takes_false = _lib.pass_config_false_flags()
     for k, v in (pass_configs or {}).items():
-        if k == "tl.enable_fast_math":
-            flags |= _lib.TL_COMPILE_FAST_MATH if v else 0
-        elif k in _PASS_CONFIGS_HOPPER:
-            flags |= _PASS_CONFIGS_HOPPER[k] if v else 0
-            flags_false |= _PASS_CONFIGS_HOPPER[k] if not v and k in _PASS_CONFIGS_SCHEDULE else 0
+        key = k.encode() if isinstance(k, str) else b""
+        f = _lib.pass_config_flag(key, len(key))
+        if f:
+            flags |= f if v else 0
+            flags_false |= f if not v and f & takes_false else 0
         elif k not in _PASS_CONFIGS_NO_EFFECT:
-            raise ValueError(f"unsupported pass config {k!r} (understood: 'tl.enable_fast_math', "
-                             f"{', '.join(repr(x) for x in _PASS_CONFIGS_HOPPER)}; accepted "
-                             f"without effect: {', '.join(repr(x) for x in _PASS_CONFIGS_NO_EFFECT)})")
+            raise ValueError(f"unsupported pass config {k!r} (understood: {_lib.pass_config_flag_keys().decode()}; "
+                             f"accepted without effect: {', '.join(_PASS_CONFIGS_NO_EFFECT)})")
     return flags, flags_false
 
 

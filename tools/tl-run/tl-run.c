@@ -906,11 +906,6 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
-/* The attention schedule configs, whose False differs from absent
- * (tl_compile_options.flags_false). */
-#define ATTENTION_SCHEDULE_FLAGS \
-  (TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT)
-
 /* --pass-config KEY or KEY=True (TileLang's pass_configs dict; "true" and
  * "1" too) → *flags |= tl_pass_config_flag(KEY); KEY=False (or "false",
  * "0") for an attention schedule config → *flags_false |= it; false with *rc
@@ -928,7 +923,7 @@ static bool pass_config_option(const char *arg, unsigned *flags, unsigned *flags
     return false;
   }
   bool off = v && (!strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "0"));
-  if (off && (f & ATTENTION_SCHEDULE_FLAGS)) {
+  if (off && (f & TL_COMPILE_ATTENTION_SCHEDULE)) {
     *flags &= ~f;
     *flags_false |= f;
     return true;
