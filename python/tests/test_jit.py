@@ -298,6 +298,25 @@ def test_unsupported_pass_config_and_target():
     assert "sm_80" in k.get_kernel_source()
 
 
+def test_compile_warning():
+    # libtilelang's warnings reach Python's warnings module (CompileWarning), with the location and caret
+    @tilelang.jit(out_idx=[1])
+    def unwritten(n=64):
+        @T.prim_func
+        def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
+            with T.Kernel(1, threads=64) as bx:
+                S = T.alloc_fragment((n,), T.float32)
+                for i in T.Parallel(n):
+                    B[i] = S[i] + A[i]
+        return main
+
+    with pytest.warns(tilelang.CompileWarning) as rec:
+        unwritten(64)
+    text = str(rec[0].message)
+    assert "warning: local.fragment buffer 'S' is read here, but no write of it reaches this read" in text
+    assert "B[i] = S[i] + A[i]" in text and "^" in text
+
+
 def test_attention_schedule_config_given_false():
     # an attention schedule config given False is not the same as absent: the sm_90a default schedule
     # overlaps FlashAttention's softmax with its wgmma (wgmma.wait_group 1), False keeps it from doing so

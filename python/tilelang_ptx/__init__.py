@@ -17,7 +17,7 @@ testing (torch_assert_close), files (load_file: import a kernel file written for
 """
 from . import language, testing
 from ._lib import path as library_path
-from .jit import CompileError, JITFactory, clear_cache, compile, compile_count, jit
+from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
 from .profiler import Profiler, TensorSupplyType
 from ._source import CaptureError
@@ -53,5 +53,5 @@ def autotune(configs=None, warmup=25, rep=100, **kwargs):
 
 __version__ = "0.1.0"
 __all__ = ["jit", "compile", "language", "testing", "JITKernel", "JITFactory", "KernelParam", "Profiler",
-           "TensorSupplyType", "CompileError", "ArgumentError", "KernelError", "CaptureError",
+           "TensorSupplyType", "CompileError", "CompileWarning", "ArgumentError", "KernelError", "CaptureError",
            "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune"]

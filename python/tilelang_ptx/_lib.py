@@ -96,6 +96,7 @@ P = c_void_p
 context_create = _decl("tl_context_create", c_int, ctypes.POINTER(c_void_p))
 context_destroy = _decl("tl_context_destroy", None, P)
 context_last_error = _decl("tl_context_last_error", c_char_p, P)
+context_warnings = _decl("tl_context_warnings", c_char_p, P)
 status_name = _decl("tl_status_name", c_char_p, c_int)
 kernel_compile = _decl("tl_kernel_compile", c_int, P, c_char_p, c_size_t, c_char_p, P, c_size_t,
                        ctypes.POINTER(CompileOptions), ctypes.POINTER(c_void_p))
@@ -139,3 +140,8 @@ def context():
 
 def last_error(ctx):
     return (context_last_error(ctx) or b"").decode("utf-8", "replace")
+
+
+def warnings_text(ctx):
+    """The rendered warnings of the last call on ctx when it succeeded, or ""."""
+    return (context_warnings(ctx) or b"").decode("utf-8", "replace")

@@ -14,11 +14,14 @@ Compiling: _source.build turns the prim_func into a TileLang file (its source an
 captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocates the outputs);
 compiled kernels are memoised by (text, target, flags, defines), so a second factory call with the same
 arguments compiles nothing (compile_count() counts the real compilations).  Errors raise
-CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret).
+CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret); the
+warnings of a compile that succeeded (tl_context_warnings: an unwritten read, a register budget, remarks under
+$TL_REMARKS) are one CompileWarning through Python's warnings module.
 """
 import ctypes
 import functools
 import threading
+import warnings
 
 from . import _lib, _source
 from .kernel import CKernel, JITKernel
@@ -27,6 +30,11 @@ from .language import PrimFunc
 
 class CompileError(Exception):
     """libtilelang rejected a kernel; str(e) is its rendered diagnostics."""
+
+
+class CompileWarning(UserWarning):
+    """libtilelang compiled a kernel with warnings; str(w) is its rendered diagnostics (file:line:col:
+    warning: ..., the source line, the caret)."""
 
 
 _cache = {}
@@ -133,6 +141,9 @@ def _compile_text(text, filename, tgt, stop, flags, defines=()):
             raise CompileError(msg)
         raise CompileError(f"{_lib.status_name(rc).decode()}: {msg}")
     _stats["compiles"] += 1
+    w = _lib.warnings_text(ctx)
+    if w:
+        warnings.warn(CompileWarning(w), stacklevel=2)
     return CKernel(h.value)
 
 
