@@ -126,6 +126,7 @@ kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
 default_target = _decl("tl_device_default_target", c_char_p)
+device_target = _decl("tl_device_target", c_char_p, c_int)
 
 _tls = threading.local()
 
