@@ -45,7 +45,7 @@ done
 strip "$out"/bin/* 2>/dev/null || true
 cp examples/*.py "$out/examples/"
 mkdir -p "$out/examples/tune" && cp examples/tune/*.py "$out/examples/tune/"
-cp scripts/sanitize-hopper.sh scripts/ptx-ab.sh scripts/hopper-acceptance.sh "$out/"
+cp scripts/sanitize-hopper.sh scripts/ptx-ab.sh scripts/hopper-acceptance.sh scripts/two-gpu-acceptance.sh "$out/"
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
 # the kernels of TileLang's language ops (issue 14), run by bin/test_lang_ops
 mkdir -p "$out/test/Interp" && cp -r test/Interp/ops "$out/test/Interp/"

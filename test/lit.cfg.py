@@ -1,7 +1,7 @@
 # lit configuration of the tilelang-ptx FileCheck tests (test/IR, test/Lower,
 # test/NVPTX).  Test files are *.test and *.py files with RUN: lines; the
-# substitutions are %tl-opt, %tl-run (when built) and %examples (the examples
-# directory).  FileCheck and not come from LLVM 19's tools directory.
+# substitutions are %tl-opt, %tl-run (when built), %examples (the examples
+# directory) and %fake-cuda (when built).  FileCheck and not come from LLVM 19's tools directory.
 import os
 
 import lit.formats
@@ -29,6 +29,12 @@ if os.path.exists(tl_run):
     config.substitutions.append(("%tl-run", tl_run))
     config.available_features.add("tl-run")
 config.substitutions.append(("%examples", os.path.join(config.tl_src_root, "examples")))
+# The fake CUDA driver of benchmarks/launch (for TL_CUDA_DRIVER; TL_FAKE_CUDA_DEVICES and TL_FAKE_CUDA_CC
+# give it several devices): %fake-cuda, feature "fake-cuda" when built.
+fake_cuda = os.path.join(config.tl_obj_root, "gpu-bin", "libtl_fake_cuda.so")
+if os.path.exists(fake_cuda):
+    config.substitutions.append(("%fake-cuda", fake_cuda))
+    config.available_features.add("fake-cuda")
 
 # No test writes the user's kernel cache; test/Runtime/cache.test turns it on
 # in a temporary directory.

@@ -44,11 +44,18 @@ TL_API tl_status tl_device_check(tl_context *ctx);
  * TL_ERR_NO_DEVICE when no driver is usable. */
 TL_API tl_status tl_device_count(tl_context *ctx, int *count);
 
-/* The compile target the runtime picks when none is given: from device 0's
- * compute capability (cuDeviceGetAttribute COMPUTE_CAPABILITY_MAJOR/MINOR):
- * 9.0 → "sm_90a", 8.0/8.6/8.9 → "sm_80"/"sm_86"/"sm_89", other 8.x →
- * "sm_80", newer than 9.0 → "sm_90" (PTX JIT-compiled forward); without a
- * driver or device → "sm_80" (whose PTX also runs on Hopper).  Static string. */
+/* The compile target for CUDA device ordinal `device`, from its compute
+ * capability (cuDeviceGetAttribute COMPUTE_CAPABILITY_MAJOR/MINOR): 9.0 →
+ * "sm_90a", 8.0/8.6/8.9 → "sm_80"/"sm_86"/"sm_89", other 8.x → "sm_80",
+ * newer than 9.0 → "sm_90" (PTX JIT-compiled forward); without a driver, or
+ * for an ordinal that does not exist → "sm_80" (whose PTX also runs on
+ * Hopper).  Static string.  A kernel runs on a device only when its target
+ * fits that device's compute capability (tl_kernel_load): compile with
+ * tl_device_target(N) for a kernel meant for device N. */
+TL_API const char *tl_device_target(int device);
+
+/* The compile target the runtime picks when none is given:
+ * tl_device_target(0). */
 TL_API const char *tl_device_default_target(void);
 
 /* True when name is a compile target this library supports ("sm_80",
@@ -380,9 +387,16 @@ static inline tl_arg tl_arg_float(double f) { tl_arg a; a.kind = TL_ARG_FLOAT; a
 
 /* Loads the kernel's PTX on CUDA device `device` (cuModuleLoadDataEx in the
  * device's primary context) unless already loaded; tl_kernel_call does this
- * lazily.  Errors: TL_ERR_NO_DEVICE, TL_ERR_INVALID_ARGUMENT (bad device),
- * TL_ERR_CUDA (the driver's error name and string plus the JIT error and
- * info logs). */
+ * lazily for the device of its tensors.  Each device gets its own module,
+ * loaded once (thread-safe: concurrent first calls on one device load it
+ * once).  Errors: TL_ERR_NO_DEVICE, TL_ERR_INVALID_ARGUMENT (an ordinal
+ * that does not exist: "device cuda:3 does not exist (2 CUDA device(s))"),
+ * TL_ERR_UNSUPPORTED (the kernel's target does not fit the device's compute
+ * capability: an sm_90a kernel runs only on 9.0, another target's on its
+ * architecture and newer ones; the message names the kernel, its target,
+ * the device, its compute capability and the target that fits it,
+ * tl_device_target), TL_ERR_CUDA (the driver's error name and string plus
+ * the JIT error and info logs). */
 TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
 
 /* Launches the kernel.
@@ -425,7 +439,12 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * (empty) outputs; a grid dim of 0 otherwise is an error that shows the
  * dynamic dims' values.
  * The launch is asynchronous on stream.  The device is implied by the
- * tensors: when there is at least one tensor argument and every one is host
+ * tensors: every CUDA tensor must be on one device (a call mixing cuda:0 and
+ * cuda:1 launches nothing, "argument 'B' (#1): device: expected cuda:0 (the
+ * device of 'A'), got cuda:1", found before the driver is asked anything);
+ * the kernel is loaded there (tl_kernel_load, with its errors), launched
+ * in that device's primary context, and the outputs are allocated there.
+ * When there is at least one tensor argument and every one is host
  * memory (kDLCPU), the call runs synchronously on the CPU SIMT executor
  * instead, with host outputs (tl_kernel_call_on, TL_EXEC_AUTO).
  * Kernel workspaces (docs/simt-ir.md "Kernel workspaces"): the global
@@ -440,7 +459,8 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * zeroed).  Calls on one stream share the memory in stream order; calls on
  * different streams have their own.
  * Errors: TL_ERR_INVALID_ARGUMENT,
- * TL_ERR_NO_DEVICE, TL_ERR_CUDA (driver error name and string),
+ * TL_ERR_NO_DEVICE, TL_ERR_UNSUPPORTED (the device's architecture, as
+ * tl_kernel_load), TL_ERR_CUDA (driver error name and string),
  * TL_ERR_NO_MEMORY. */
 TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args,
                                 size_t nargs, void *stream, DLManagedTensor **outputs);
@@ -712,7 +732,8 @@ typedef struct tl_tune_result {
  * cache's directory, TL_CACHE_DIR etc., atomic write) under an XXH3-128 key
  * of the source text, the kernel option, the space's text, opts->defines,
  * the resolved target, the compile flags and out_idx, warmup and rep,
- * opts->problem, device 0's name (cuDeviceGetName) and SM count, and the
+ * opts->problem, device opts->device's name (cuDeviceGetName), compute
+ * capability and SM count, and the
  * compiler's identity; a later call with the same key compiles only the
  * winner (a kernel cache hit) and measures nothing (out->cache_hit).
  * Only tunes with a winner are stored.  On TL_OK *out is filled (free

@@ -1,8 +1,12 @@
 /* Loading and launching (lib/Runtime): tl_kernel_load and tl_kernel_call.
  *
  * Role: after tl_rt_bind has checked a call, run it on the device holding
- * the tensors.  Algorithm: (1) the kernel's slot for that device is filled
- * once, under the kernel's mutex: cuDevicePrimaryCtxRetain, then
+ * the tensors (each device its own slot: the module is loaded once per
+ * device, lazily, by the first call with tensors there).  Algorithm: (1) the
+ * kernel's target is checked against the device's compute capability
+ * (check_arch: a mismatch is refused before the device is touched), then
+ * the kernel's slot for that device is filled once, under the kernel's
+ * mutex: cuDevicePrimaryCtxRetain, then
  * cuModuleLoadDataEx on the PTX (or on the cubin nvJitLink made for that
  * device, jitlink.c) with CU_JIT_ERROR_LOG_BUFFER and
  * CU_JIT_INFO_LOG_BUFFER (their text goes into the error message),
@@ -29,6 +33,7 @@
 
 #include "Runtime/kernel.h"
 #include "Support/context.h"
+#include "Support/target.h"
 
 #define JIT_LOG_BYTES (16 * 1024)
 
@@ -101,6 +106,40 @@ tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a) {
 }
 
 /* ----------------------------------------------------------- loading */
+/* Refuses device `device` when k's target does not fit its compute
+ * capability (checked before any context or module is made there): PTX for
+ * an arch-specific target (sm_90a) runs only on that architecture, other
+ * PTX on its architecture and newer ones (the driver's JIT compiles it
+ * forward).  Without the check the driver's JIT fails inside
+ * cuModuleLoadDataEx with CUDA_ERROR_INVALID_PTX or
+ * CUDA_ERROR_NO_BINARY_FOR_GPU and a ptxas log that names no device.  A
+ * kernel whose target is not in the table (built by hand) is left to the
+ * driver. */
+static tl_status check_arch(tl_context *ctx, const tl_kernel *k, int device) {
+  const tl_target *t = tl_target_lookup(k->target);
+  int major, minor;
+  if (!t || !tl_driver_device_cc(device, &major, &minor)) return TL_OK;
+  int cc = major * 10 + minor;
+  if (t->arch_specific ? cc == t->sm : cc >= t->sm) return TL_OK;
+  char name[256], named[272] = "";
+  tl_driver_device_name(device, name, sizeof name);
+  if (name[0]) snprintf(named, sizeof named, " (%s)", name);
+  const char *fit = tl_device_target(device);
+  const tl_target *ft = tl_target_lookup(fit);
+  bool fits = ft && (ft->arch_specific ? cc == ft->sm : cc >= ft->sm);
+  char advice[160];
+  if (fits)
+    snprintf(advice, sizeof advice, "compile the kernel for that device (target %s: tl_device_target(%d)) or pass "
+             "tensors on a device it fits", fit, device);
+  else
+    snprintf(advice, sizeof advice, "no target of this library runs there (the oldest is sm_80)");
+  return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                         "kernel '%s' was compiled for %s, whose PTX runs only on devices of compute capability "
+                         "%d.%d%s; cuda:%d%s has compute capability %d.%d: %s",
+                         k->name, t->name, t->sm / 10, t->sm % 10, t->arch_specific ? "" : " or newer", device,
+                         named, major, minor, advice);
+}
+
 static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device,
                            tl_rt_devslot **out) {
   if (!k->ptx || !*k->ptx)
@@ -119,6 +158,7 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
     *out = &ls[device];
     return TL_OK;
   }
+  if ((st = check_arch(ctx, k, device)) != TL_OK) return st;
   pthread_mutex_lock(&k->mu);
   if (!k->slots) {
     tl_rt_devslot *sl = calloc((size_t)ndev, sizeof *sl);

@@ -197,15 +197,32 @@ int tl_driver_sm_count(void) {
   return n > 0 ? n : 0;
 }
 
-const char *tl_device_default_target(void) {
+bool tl_driver_device_cc(int device, int *major, int *minor) {
+  *major = *minor = 0;
   const tl_driver *d = tl_driver_get(NULL);
-  if (!d) return "sm_80";
   tl_CUdevice dev;
-  int major = 0, minor = 0;
-  if (d->cuDeviceGet(&dev, 0) != TL_CUDA_SUCCESS ||
-      d->cuDeviceGetAttribute(&major, TL_CU_DEV_ATTR_CC_MAJOR, dev) != TL_CUDA_SUCCESS ||
-      d->cuDeviceGetAttribute(&minor, TL_CU_DEV_ATTR_CC_MINOR, dev) != TL_CUDA_SUCCESS)
-    return "sm_80";
+  if (!d || device < 0 || device >= g_ndev || d->cuDeviceGet(&dev, device) != TL_CUDA_SUCCESS ||
+      d->cuDeviceGetAttribute(major, TL_CU_DEV_ATTR_CC_MAJOR, dev) != TL_CUDA_SUCCESS ||
+      d->cuDeviceGetAttribute(minor, TL_CU_DEV_ATTR_CC_MINOR, dev) != TL_CUDA_SUCCESS) {
+    *major = *minor = 0;
+    return false;
+  }
+  return true;
+}
+
+void tl_driver_device_name(int device, char *buf, size_t n) {
+  const tl_driver *d = tl_driver_get(NULL);
+  tl_CUdevice dev;
+  if (n) buf[0] = '\0';
+  if (!d || !d->cuDeviceGetName || n < 2 || device < 0 || device >= g_ndev ||
+      d->cuDeviceGet(&dev, device) != TL_CUDA_SUCCESS || d->cuDeviceGetName(buf, (int)n - 1, dev) != TL_CUDA_SUCCESS)
+    buf[0] = '\0';
+  buf[n - 1] = '\0';
+}
+
+const char *tl_device_target(int device) {
+  int major, minor;
+  if (!tl_driver_device_cc(device, &major, &minor)) return "sm_80";
   int cc = major * 10 + minor;
   if (cc == 90) return "sm_90a";
   if (cc == 86) return "sm_86";
@@ -213,3 +230,5 @@ const char *tl_device_default_target(void) {
   if (cc > 90) return "sm_90";
   return "sm_80";
 }
+
+const char *tl_device_default_target(void) { return tl_device_target(0); }

@@ -5,6 +5,7 @@
 #ifndef TL_RUNTIME_DRIVER_H
 #define TL_RUNTIME_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,12 @@ int tl_driver_device_count(void);
 /* Number of SMs of device 0 (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, the
  * device tl_device_default_target describes); 0 without a usable driver. */
 int tl_driver_sm_count(void);
+/* Compute capability of CUDA device `device` in *major, *minor; false (both
+ * 0) without a usable driver or for an ordinal that does not exist. */
+bool tl_driver_device_cc(int device, int *major, int *minor);
+/* The name of CUDA device `device` (cuDeviceGetName) into buf (n bytes,
+ * NUL-terminated); "" when it cannot be had. */
+void tl_driver_device_name(int device, char *buf, size_t n);
 /* "CUDA_ERROR_OUT_OF_MEMORY: out of memory" for r (static strings). */
 void tl_driver_error_text(tl_CUresult r, const char **name, const char **text);
 

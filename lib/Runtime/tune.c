@@ -226,13 +226,13 @@ static char *config_line(const tl_tune_space *s, size_t i) {
   return t ? first_line(t) : NULL;
 }
 
-/* Device 0's name, compute capability and SM count (or "no device"). */
-static void device_identity(char *buf, size_t n) {
+/* Device `device`'s name, compute capability and SM count (or "no device"). */
+static void device_identity(int device, char *buf, size_t n) {
   const tl_driver *d = tl_driver_get(NULL);
   tl_CUdevice dev;
   char name[256] = "";
   int major = 0, minor = 0, sms = 0;
-  if (!d || d->cuDeviceGet(&dev, 0) != TL_CUDA_SUCCESS) {
+  if (!d || device < 0 || device >= tl_driver_device_count() || d->cuDeviceGet(&dev, device) != TL_CUDA_SUCCESS) {
     snprintf(buf, n, "no device");
     return;
   }
@@ -258,7 +258,7 @@ static bool tune_key(const char *source, size_t len, const tl_tune_space *s, con
     tl_strbuf_printf(&t, "%s=%s\n", o->defines[i].name ? o->defines[i].name : "",
                      o->defines[i].value ? o->defines[i].value : "");
   char dev[400];
-  device_identity(dev, sizeof dev);
+  device_identity(o->device, dev, sizeof dev);
   tl_strbuf_printf(&t, "warmup %d rep %d\nproblem %s\ndevice %s\n", warmup, rep, o->problem ? o->problem : "", dev);
   char compiler[1024];
   tl_cache_compiler_identity(compiler, sizeof compiler);

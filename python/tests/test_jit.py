@@ -629,3 +629,12 @@ def test_load_file_with_autotune_and_pass_config_key():
     mod = tilelang.load_file(os.path.join(EXAMPLES, "tune", "gemm_autotune.py"))
     assert len(mod.matmul.autotune_configs) == 288
     assert tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER == "tl.disable_tma_lower"
+
+
+def test_device_target():
+    """tilelang.device_target(N) is libtilelang's tl_device_target: a supported target for any ordinal,
+    sm_80 (which runs everywhere) for one that does not exist."""
+    names = tilelang._lib.target_list().decode()
+    assert tilelang.device_target(0) in names
+    assert tilelang.device_target() == tilelang.device_target(0) == tilelang._lib.default_target().decode()
+    assert tilelang.device_target(4096) == "sm_80"

@@ -15,7 +15,7 @@ Modules: language (the inert T namespace), jit (jit, compile), kernel (JITKernel
 testing (torch_assert_close), files (load_file: import a kernel file written for
 `import tilelang` unchanged).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
 """
-from . import language, testing
+from . import _lib, language, testing
 from ._lib import path as library_path
 from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
@@ -40,6 +40,15 @@ class PassConfigKey:
     TL_ATTENTION_PERSISTENT = "tl.attention_persistent"  # this project's (jit.py)
 
 
+def device_target(device=0):
+    """The compile target of CUDA device ordinal `device` (libtilelang's tl_device_target: "sm_90a" on an H100
+    or H200, "sm_80"/"sm_86"/"sm_89" on those architectures, "sm_90" newer; "sm_80" without a driver or for a
+    device that does not exist).  target="auto" compiles for device 0's; a kernel whose target does not fit
+    the device of its tensors is refused at the call (KernelError naming both), so a job whose ranks run
+    on different architectures compiles per rank: tilelang.compile(f, target=tilelang.device_target(rank))."""
+    return _lib.device_target(int(device)).decode()
+
+
 def autotune(configs=None, warmup=25, rep=100, **kwargs):
     """Accepts TileLang's @tilelang.autotune(...) above @tilelang.jit so that its kernel files import
     unchanged; the factory is returned as it is (called with explicit arguments it compiles those;
@@ -54,4 +63,4 @@ def autotune(configs=None, warmup=25, rep=100, **kwargs):
 __version__ = "0.1.0"
 __all__ = ["jit", "compile", "language", "testing", "JITKernel", "JITFactory", "KernelParam", "Profiler",
            "TensorSupplyType", "CompileError", "CompileWarning", "ArgumentError", "KernelError", "CaptureError",
-           "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune"]
+           "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune", "device_target"]

@@ -9,8 +9,13 @@
  * included); 2 usage error (unknown option, bad option value, unreadable
  * file).
  *
- * Algorithm.  (1) Pick the device: --device=cuda needs a driver and a GPU
- * (tl_device_check), --device=auto falls back to the CPU with a note.
+ * Algorithm.  (1) Pick the device (device.c): --device=cuda[:N] needs a
+ * driver and a GPU (tl_device_check) and device N (default 0) to exist;
+ * --device=auto falls back to the CPU with a note.  On the GPU the kernel is
+ * compiled for device N's target (tl_device_target) unless --target says
+ * otherwise, the inputs are allocated on device N (DLDevice kDLCUDA, N), so
+ * the library loads and launches the kernel in N's primary context and
+ * allocates the outputs there.
  * (2) Compile once (tl_kernel_compile; on the CPU only up to the SIMT IR),
  * with outputs poisoned (0xFF bytes: NaN in every float dtype, -1 / all
  * ones in integers) so that elements the kernel does not write show.
@@ -72,11 +77,11 @@
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
 #include "../common/cli.h"
+#include "device.h"
 #include "elems.h"
 #include "strided.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
-enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 
 #define BENCH_WARMUP 10
 #define BENCH_REPS 100
@@ -113,7 +118,10 @@ static void usage(FILE *f) {
       "options:\n"
       "  -D NAME=VALUE         bind a factory parameter or module constant\n"
       "  --device=DEV          auto (default: cuda when a driver and GPU exist, else\n"
-      "                        cpu with a note), cuda, cpu (the CPU SIMT executor)\n"
+      "                        cpu with a note), cuda:N (CUDA device ordinal N: inputs,\n"
+      "                        outputs and the launch on that device, compiled for its\n"
+      "                        target unless --target), cuda (= cuda:0), cpu (the CPU\n"
+      "                        SIMT executor)\n"
       "  --dim NAME=V[,V...]   value(s) of a dynamic dim; a list runs each value\n"
       "                        (all combinations) with one compilation\n"
       "  --arg NAME=VALUE      value of a scalar parameter (required for each)\n"
@@ -192,7 +200,8 @@ typedef struct arg_opt { char *name; char *value; } arg_opt;
 typedef struct run_state {
   tl_context *ctx;
   tl_kernel *k;
-  int device;
+  int device;           /* DEV_CUDA or DEV_CPU */
+  int ordinal;          /* the CUDA device (DEV_CUDA) */
   int nparams;
   param_info *p;
   int nsyms;
@@ -404,7 +413,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     if (kept) {
       args[na++] = tl_arg_tensor(&rs->keep[i]->dl_tensor);
     } else if (cuda) {
-      DLDevice d = {kDLCUDA, 0};
+      DLDevice d = {kDLCUDA, rs->ordinal};
       if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, tlr_dl_dtype(p->dtype), &dev[i])) !=
               TL_OK ||
           (st = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &h[i].t)) != TL_OK) {
@@ -739,7 +748,7 @@ static tl_status tune_measure(void *user, tl_kernel *k, size_t index, int warmup
     snprintf(why, why_size, "the given configuration failed to run, so nothing can be checked");
     return TL_ERR_CUDA;
   }
-  tl_status s = tl_kernel_load(rs->ctx, k, 0);
+  tl_status s = tl_kernel_load(rs->ctx, k, rs->ordinal);
   if (s != TL_OK) {
     snprintf(why, why_size, "%s", tl_context_last_error(rs->ctx));
     return s;
@@ -821,7 +830,7 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   char *problem = tune_problem(rs);
   tl_tune_options o = {.compile = &co, .defines = in->defines, .ndefines = in->ndefines, .workers = in->workers,
                        .measure = in->dry_run ? NULL : tune_measure, .user = &ms, .problem = problem,
-                       .progress = true, .load = !in->dry_run, .device = 0};
+                       .progress = true, .load = !in->dry_run, .device = rs->ordinal};
   tl_tune_result r;
   rs->keep = in->dry_run ? NULL : calloc((size_t)rs->nparams + 1, sizeof *rs->keep);
   tl_status s = tl_kernel_tune(rs->ctx, in->source, in->len, in->display, space, &o, &r);
@@ -976,37 +985,6 @@ static tl_status compile_given(tl_context *ctx, const char *source, size_t len, 
   return s;
 }
 
-/* Resolves --device (DEV_AUTO: cuda when tl_device_check finds a GPU, else
- * cpu with a note); --compile-only compiles as for the GPU without one.
- * timed: "--bench" / "--tune" when given (they need the GPU), else NULL.
- * false after printing the error. */
-static bool pick_device(tl_context *ctx, bool compile_only, const char *timed, int *device) {
-  if (compile_only) *device = DEV_CUDA; /* the GPU's compile, without a GPU */
-  else if (*device != DEV_CPU) {
-    tl_status s = tl_device_check(ctx);
-    if (s != TL_OK) {
-      const char *why = tl_context_last_error(ctx);
-      if (*device == DEV_CUDA || timed) { /* --bench / --tune run on the GPU only: no CPU fallback note */
-        fprintf(stderr, "tl-run: error: %s%sno CUDA GPU available (%s)\n", timed ? timed : "--device=cuda",
-                timed ? " needs the CUDA device: " : ": ", *why ? why : tl_status_name(s));
-        return false;
-      }
-      fprintf(stderr,
-              "tl-run: note: no CUDA GPU found (%s); running on the CPU SIMT executor\n",
-              *why ? why : tl_status_name(s));
-      *device = DEV_CPU;
-    } else {
-      *device = DEV_CUDA;
-    }
-  }
-  if (timed && *device != DEV_CUDA) {
-    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
-            "timed)\n", timed);
-    return false;
-  }
-  return true;
-}
-
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
@@ -1035,7 +1013,7 @@ int main(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   int rc = EXIT_USAGE;
-  int device = DEV_AUTO;
+  tlr_device device = {DEV_AUTO, 0, ""};
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
@@ -1077,11 +1055,9 @@ int main(int argc, char **argv) {
         rc = 0;
         goto done;
       case OPT_DEVICE:
-        if (!strcmp(optarg, "auto")) device = DEV_AUTO;
-        else if (!strcmp(optarg, "cuda")) device = DEV_CUDA;
-        else if (!strcmp(optarg, "cpu")) device = DEV_CPU;
-        else {
-          rc = tl_cli_usage_error("unknown --device '%s' (expected auto, cuda or cpu)", optarg);
+        if (!tlr_parse_device(optarg, &device)) {
+          rc = tl_cli_usage_error("unknown --device '%s' (expected auto, cuda, cuda:N with N a device ordinal, "
+                                  "or cpu)", optarg);
           goto done;
         }
         break;
@@ -1199,15 +1175,17 @@ int main(int argc, char **argv) {
   }
 
   /* (1) device */
-  if (!pick_device(ctx, compile_only || dry_run, bench ? "--bench" : tune_opt && !dry_run ? "--tune" : NULL, &device))
+  if (!tlr_pick_device(ctx, compile_only || dry_run, bench ? "--bench" : tune_opt && !dry_run ? "--tune" : NULL,
+                       &device))
     goto done;
+  if (device.kind == DEV_CUDA && !target) target = tl_device_target(device.ordinal); /* that device's */
 
   /* (2) compile once */
   tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
                            .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
                            .flags_false = compile_flags_false,
                            .kernel = kernel_name,
-                           .stop_after = device == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
+                           .stop_after = device.kind == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {
     tl_cli_print_library_error(ctx, s);
@@ -1223,7 +1201,8 @@ int main(int argc, char **argv) {
   /* parameters, dynamic dims, scalars */
   rs.ctx = ctx;
   rs.k = k;
-  rs.device = device;
+  rs.device = device.kind;
+  rs.ordinal = device.ordinal;
   rs.seed = seed;
   rs.warmup = BENCH_WARMUP, rs.reps = BENCH_REPS;
   rs.check = check;
