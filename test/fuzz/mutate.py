@@ -557,10 +557,12 @@ def check_shrunk(args, path, seed_text, mtext, muts, small):
 
 
 # A mutant still slow-run after all of the above (no number to shrink: a
-# swapped name, a changed operator or loop kind made the run long) gets one
-# more check with --long-budget seconds (default 0: none), at the seed's small
-# parameters where it has them, and takes that check's class; long_stats
-# counts the outcomes (the summary prints them).
+# swapped name, a changed operator or loop kind made the run long; or a
+# shrunk one still just over the run budget) gets one more check with
+# --long-budget seconds (default 0: none), with its enlarged numbers shrunk
+# where it has some, at the seed's small parameters where it has them, and
+# takes that check's class; long_stats counts the outcomes (the summary
+# prints them).
 def long_check(args, path, mtext, mode, small_of_rel, before):
     """The mutant mtext checked with the run budget raised to --long-budget:
     (class, tl-opt output, tl-run output, note), or before (the same four)
@@ -697,6 +699,9 @@ def fuzz(args):
                           f"{'; '.join(muts)}: {out2[first.start():].split(chr(10))[0]}", flush=True)
                     last_small[0] = None
         if cls == "slow-run" and args.long_budget > args.run_budget:
+            stext, shrunk = shrink_numbers(text, mtext, muts)
+            if stext:  # the long check runs the smaller file
+                mtext, muts = stext, muts + ["shrunk " + ", ".join(shrunk)]
             cls, out, out2, note = long_check(args, path, mtext, m, small_of.get(rel), (cls, out, out2, note))
         counts[cls] += 1
         if cls in ("no-check", "slow-run"):
