@@ -40,7 +40,15 @@
  *     element nothing writes: a warning naming the index and the range the
  *     writes cover (a T.Parallel(32, 63) filling a (32, 64) fragment, then a
  *     loop reading all 64 columns).  The reference evaluator reads NaN there
- *     and the executor a register's stale value. */
+ *     and the executor a register's stale value.
+ *  5. Signed int32 arithmetic that overflows: an unguarded +, - or * of
+ *     int32 type whose operands have exact ranges inside int32 and whose
+ *     result's exact range leaves it (k * 2147483647 + j with k in [0, 3])
+ *     is an error at that operation.  The GPU wraps the result, the
+ *     reference evaluator computes it exactly: left alone, they disagree
+ *     silently (a comparison flips).  Indices that may pass int32 are
+ *     already int64 (lib/IR/index64.c); what remains is the kernel's own
+ *     arithmetic, which a cast of one operand to int64 widens. */
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
@@ -308,6 +316,22 @@ static void check_partial_reads(sc_state *st) {
   }
 }
 
+/* Check 5: the int32 operation e overflows for some value of its variables. */
+static void check_int32_overflow(sc_state *st, const tl_expr *e) {
+  if (e->dtype.code != TL_TYPE_INT || e->dtype.bits != 32 || e->dtype.lanes != 1) return;
+  int op = e->u.bin.op;
+  if (op != TL_OP_ADD && op != TL_OP_SUB && op != TL_OP_MUL) return;
+  sc_range a = eval(st, e->u.bin.a, 0), b = eval(st, e->u.bin.b, 0);
+  if (!a.ok || !b.ok || a.lo < INT32_MIN || a.hi > INT32_MAX || b.lo < INT32_MIN || b.hi > INT32_MAX) return;
+  sc_range r = eval(st, e, 0);
+  if (!r.ok || (r.lo >= INT32_MIN && r.hi <= INT32_MAX)) return;
+  tl_error(st->d, e->loc,
+           "int32 arithmetic overflows: this %s takes the values %lld to %lld, outside int32 (the GPU would wrap "
+           "the result); cast an operand to int64 (T.Cast(\"int64\", ...)) to compute it wider",
+           op == TL_OP_ADD ? "sum" : op == TL_OP_SUB ? "difference" : "product", (long long)r.lo, (long long)r.hi);
+  st->errors++;
+}
+
 static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   if (!e || depth > SC_MAX_DEPTH) return;
   switch (e->kind) {
@@ -320,6 +344,7 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   case TL_EXPR_BINARY:
     walk_expr(st, e->u.bin.a, guarded, depth + 1);
     walk_expr(st, e->u.bin.b, guarded, depth + 1);
+    if (!guarded) check_int32_overflow(st, e);
     return;
   case TL_EXPR_UNARY: walk_expr(st, e->u.un.a, guarded, depth + 1); return;
   case TL_EXPR_CAST: walk_expr(st, e->u.cast.value, guarded, depth + 1); return;
