@@ -872,6 +872,22 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
         return NULL;
       }
     }
+    /* the bytes from the first element to the last must fit int64, as a tensor's size must (else the
+     * host allocation of tl-run and the runtime's offsets overflow): the dimensions of constant extent
+     * and stride give a lower bound (strides are not negative; an empty dimension means no elements) */
+    int64_t span = 0, n = 0, st = 0, t = 0;
+    bool ovf = false;
+    for (int d = 0; d < ns; d++) {
+      if (tl_expr_is_const_int(r->u.tt.dims[d], &n) && n <= 0) return r;
+      if (!tl_expr_is_const_int(r->u.tt.dims[d], &n) || !tl_expr_is_const_int(r->u.tt.strides[d], &st)) continue;
+      ovf = ovf || __builtin_mul_overflow(n - 1, st, &t) || __builtin_add_overflow(span, t, &span);
+    }
+    int64_t bytes = ((int64_t)r->u.tt.dt.bits * (r->u.tt.dt.lanes ? r->u.tt.dt.lanes : 1) + 7) / 8; /* an element */
+    if (ovf || __builtin_add_overflow(span, 1, &span) || __builtin_mul_overflow(span, bytes, &t)) {
+      err(E, a[1]->loc, "T.StridedTensor: the elements these strides reach span more bytes than int64 counts "
+          "(the tensor's memory could not be addressed)");
+      return NULL;
+    }
     return r;
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
