@@ -845,6 +845,32 @@ static val *call_ramp_broadcast(elab *E, const char *fn, const char *name, const
   return mk_expr(E, e);
 }
 
+/* T.StridedTensor's strides (r: the tensor type, at: the strides): none is a
+ * negative constant (DLPack producers, torch, give none), and the bytes from
+ * the first element to the last fit int64, as a tensor's size must (else the
+ * host allocation of tl-run and the runtime's offsets overflow) -- the
+ * dimensions of constant extent and stride give a lower bound (an empty
+ * dimension means no elements).  False after a located error. */
+static bool strides_fit(elab *E, const val *r, tl_loc at) {
+  int64_t span = 0, n = 0, st = 0, t = 0;
+  bool ovf = false;
+  for (int d = 0; d < r->u.tt.ndim; d++)
+    if (tl_expr_is_const_int(r->u.tt.strides[d], &st) && st < 0) {
+      err(E, at, "T.StridedTensor: stride %lld of dimension %d is negative", (long long)st, d);
+      return false;
+    }
+  for (int d = 0; d < r->u.tt.ndim; d++) {
+    if (tl_expr_is_const_int(r->u.tt.dims[d], &n) && n <= 0) return true;
+    if (!tl_expr_is_const_int(r->u.tt.dims[d], &n) || !tl_expr_is_const_int(r->u.tt.strides[d], &st)) continue;
+    ovf = ovf || __builtin_mul_overflow(n - 1, st, &t) || __builtin_add_overflow(span, t, &span);
+  }
+  int64_t bytes = ((int64_t)r->u.tt.dt.bits * (r->u.tt.dt.lanes ? r->u.tt.dt.lanes : 1) + 7) / 8; /* an element */
+  if (!ovf && !__builtin_add_overflow(span, 1, &span) && !__builtin_mul_overflow(span, bytes, &t)) return true;
+  err(E, at, "T.StridedTensor: the elements these strides reach span more bytes than int64 counts "
+      "(the tensor's memory could not be addressed)");
+  return false;
+}
+
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
@@ -865,29 +891,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
           r->u.tt.ndim == 1 ? "" : "s");
       return NULL;
     }
-    for (int d = 0; d < ns; d++) { /* DLPack producers (torch) give no negative strides: refused here */
-      int64_t v = 0;
-      if (tl_expr_is_const_int(r->u.tt.strides[d], &v) && v < 0) {
-        err(E, a[1]->loc, "T.StridedTensor: stride %lld of dimension %d is negative", (long long)v, d);
-        return NULL;
-      }
-    }
-    /* the bytes from the first element to the last must fit int64, as a tensor's size must (else the
-     * host allocation of tl-run and the runtime's offsets overflow): the dimensions of constant extent
-     * and stride give a lower bound (strides are not negative; an empty dimension means no elements) */
-    int64_t span = 0, n = 0, st = 0, t = 0;
-    bool ovf = false;
-    for (int d = 0; d < ns; d++) {
-      if (tl_expr_is_const_int(r->u.tt.dims[d], &n) && n <= 0) return r;
-      if (!tl_expr_is_const_int(r->u.tt.dims[d], &n) || !tl_expr_is_const_int(r->u.tt.strides[d], &st)) continue;
-      ovf = ovf || __builtin_mul_overflow(n - 1, st, &t) || __builtin_add_overflow(span, t, &span);
-    }
-    int64_t bytes = ((int64_t)r->u.tt.dt.bits * (r->u.tt.dt.lanes ? r->u.tt.dt.lanes : 1) + 7) / 8; /* an element */
-    if (ovf || __builtin_add_overflow(span, 1, &span) || __builtin_mul_overflow(span, bytes, &t)) {
-      err(E, a[1]->loc, "T.StridedTensor: the elements these strides reach span more bytes than int64 counts "
-          "(the tensor's memory could not be addressed)");
-      return NULL;
-    }
+    if (!strides_fit(E, r, a[1]->loc)) return NULL;
     return r;
   }
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
