@@ -131,6 +131,9 @@ def main():
     ap.add_argument('--keep', default='')
     ap.add_argument('--jobs', type=int, default=2)
     args = ap.parse_args()
+    for tool in (PTXAS, NVDISASM):
+        if not (os.access(tool, os.X_OK) or shutil.which(tool)):
+            sys.exit('ptx-quality: %s not found (TL_PTXAS / NVDISASM give the paths)' % tool)
     tmp = tempfile.mkdtemp(prefix='ptxq')
     jobs = []
     for idx, (file, defs) in enumerate(variants(args.variants)):
