@@ -49,9 +49,12 @@ named = {'SelectionDAGISel::runOnMachineFunction': 'codegen: instruction selecti
          'LPPassManager::runOnFunction': 'codegen: loop passes (loop strength reduction)',
          'NaryReassociatePass::doOneIteration': 'codegen: n-ary reassociation',
          'AsmPrinter::emitFunctionBody': 'codegen: PTX printing',
+         '(anonymous namespace)::NVPTXProxyRegErasure::runOnMachineFunction': 'codegen: proxy-register erasure (i32<->f16x2 bitcasts)',
+         '(anonymous namespace)::MachineCSE::runOnMachineFunction': 'codegen: machine CSE',
+         '(anonymous namespace)::StraightLineStrengthReduce::runOnFunction': 'codegen: straight-line strength reduction',
          'MachineFunctionPass::runOnFunction': 'codegen: all machine passes (ISel included)'}
 for k, n in named.items():
-    passes[n] = c(r'llvm::' + re.escape(k) + r'\(.*')
+    passes[n] = c((r'' if k.startswith('(') else r'llvm::') + re.escape(k) + r'\(.*')
 for n, v in sorted(passes.items(), key=lambda x: -x[1]):
     if v >= total * 0.005: print('  %-56s %10.1f %5.1f%%' % (n, v / 1e6, 100.0 * v / total))
 PY
