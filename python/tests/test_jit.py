@@ -312,6 +312,7 @@ def test_compile_warning():
 
     with pytest.warns(tilelang.CompileWarning) as rec:
         unwritten(64)
+    assert rec[0].filename == __file__  # reported at the user's call, not inside the package
     text = str(rec[0].message)
     assert "warning: local.fragment buffer 'S' is read here, but no write of it reaches this read" in text
     assert "B[i] = S[i] + A[i]" in text and "^" in text

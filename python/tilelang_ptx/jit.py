@@ -20,6 +20,8 @@ $TL_REMARKS) are one CompileWarning through Python's warnings module.
 """
 import ctypes
 import functools
+import os
+import sys
 import threading
 import warnings
 
@@ -143,8 +145,19 @@ def _compile_text(text, filename, tgt, stop, flags, defines=()):
     _stats["compiles"] += 1
     w = _lib.warnings_text(ctx)
     if w:
-        warnings.warn(CompileWarning(w), stacklevel=2)
+        warnings.warn(CompileWarning(w), stacklevel=_user_stacklevel())
     return CKernel(h.value)
+
+
+def _user_stacklevel():
+    """The stacklevel of warnings.warn (called by our caller) that names the first frame outside this
+    package: the user's call that compiled, so that filters by module and the once-per-location display
+    apply to the user's code."""
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    f, level = sys._getframe(2), 2
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == pkg:
+        f, level = f.f_back, level + 1
+    return level
 
 
 class JITFactory:
