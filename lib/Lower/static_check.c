@@ -41,14 +41,16 @@
  *     writes cover (a T.Parallel(32, 63) filling a (32, 64) fragment, then a
  *     loop reading all 64 columns).  The reference evaluator reads NaN there
  *     and the executor a register's stale value.
- *  5. Signed int32 arithmetic that overflows: an unguarded +, - or * of
+ *  5. Signed int32 arithmetic that overflows: an unguarded +, -, * or << of
  *     int32 type whose operands have exact ranges inside int32 and whose
  *     result's exact range leaves it (k * 2147483647 + j with k in [0, 3])
  *     is an error at that operation.  The GPU wraps the result, the
  *     reference evaluator computes it exactly: left alone, they disagree
  *     silently (a comparison flips).  Indices that may pass int32 are
  *     already int64 (lib/IR/index64.c); what remains is the kernel's own
- *     arithmetic, which a cast of one operand to int64 widens. */
+ *     arithmetic, which a cast of one operand to int64 widens.  A shift
+ *     whose amount takes a value outside [0, bits) is an error too (the PTX
+ *     shift clamps it, the reference evaluator refuses it at run time). */
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
@@ -153,6 +155,17 @@ static sc_range eval(sc_state *st, const tl_expr *e, int depth) {
   }
 }
 
+/* The range of v * c (r: v's variables, set by the caller). */
+static sc_range eval_bin_mul(sc_range v, int64_t c, sc_range r) {
+  int64_t x, y;
+  if (__builtin_mul_overflow(v.lo, c, &x) || __builtin_mul_overflow(v.hi, c, &y)) return SC_UNKNOWN;
+  r.lo = x < y ? x : y;
+  r.hi = x < y ? y : x;
+  r.dense = v.dense && (c == 1 || c == -1 || v.lo == v.hi);
+  r.ok = true;
+  return r;
+}
+
 static sc_range eval_bin(sc_state *st, const tl_expr *e, int depth) {
   sc_range a = eval(st, e->u.bin.a, depth + 1), b = eval(st, e->u.bin.b, depth + 1), r = {0, 0, 0, false, false};
   if (!a.ok || !b.ok || (a.vars & b.vars)) return SC_UNKNOWN;
@@ -166,17 +179,19 @@ static sc_range eval_bin(sc_state *st, const tl_expr *e, int depth) {
   case TL_OP_SUB:
     r.ok = !__builtin_sub_overflow(a.lo, b.hi, &r.lo) && !__builtin_sub_overflow(a.hi, b.lo, &r.hi);
     return r;
-  case TL_OP_MUL: {
+  case TL_OP_MUL:
     if (!aconst && !bconst) return SC_UNKNOWN;
-    sc_range v = aconst ? b : a;
-    int64_t c = aconst ? a.lo : b.lo, x, y;
-    if (__builtin_mul_overflow(v.lo, c, &x) || __builtin_mul_overflow(v.hi, c, &y)) return SC_UNKNOWN;
-    r.lo = x < y ? x : y;
-    r.hi = x < y ? y : x;
-    r.dense = v.dense && (c == 1 || c == -1 || v.lo == v.hi);
+    return eval_bin_mul(aconst ? b : a, aconst ? a.lo : b.lo, r);
+  case TL_OP_SHL: /* a << c is a * 2^c (for an amount in range: check 5 reports the others) */
+    if (!bconst || b.lo < 0 || b.lo > 62) return SC_UNKNOWN;
+    return eval_bin_mul(a, (int64_t)1 << b.lo, r);
+  case TL_OP_SHR: /* a >> c is floor(a / 2^c), arithmetic for signed a */
+    if (!bconst || b.lo < 0 || b.lo > 62) return SC_UNKNOWN;
+    r.lo = floordiv64(a.lo, (int64_t)1 << b.lo);
+    r.hi = floordiv64(a.hi, (int64_t)1 << b.lo);
+    r.dense = a.dense && b.lo == 0;
     r.ok = true;
     return r;
-  }
   case TL_OP_DIV: /* truncation is floor division for non-negative operands */
   case TL_OP_FLOORDIV:
     if (!bconst || b.lo <= 0 || (e->u.bin.op == TL_OP_DIV && a.lo < 0)) return SC_UNKNOWN;
@@ -316,11 +331,21 @@ static void check_partial_reads(sc_state *st) {
   }
 }
 
-/* Check 5: the int32 operation e overflows for some value of its variables. */
+/* Check 5: the int32 operation e overflows for some value of its variables;
+ * a shift of any integer type by an amount outside [0, bits) for some value. */
 static void check_int32_overflow(sc_state *st, const tl_expr *e) {
-  if (e->dtype.code != TL_TYPE_INT || e->dtype.bits != 32 || e->dtype.lanes != 1) return;
   int op = e->u.bin.op;
-  if (op != TL_OP_ADD && op != TL_OP_SUB && op != TL_OP_MUL) return;
+  if ((op == TL_OP_SHL || op == TL_OP_SHR) && tl_dtype_is_int(e->dtype) && e->dtype.lanes == 1) {
+    sc_range n = eval(st, e->u.bin.b, 0);
+    if (n.ok && (n.lo < 0 || n.hi >= e->dtype.bits)) {
+      tl_error(st->d, e->loc, "shift by %lld is out of range for %s (the amount must be 0 to %d)",
+               (long long)(n.lo < 0 ? n.lo : n.hi), tl_dtype_name(e->dtype), e->dtype.bits - 1);
+      st->errors++;
+      return;
+    }
+  }
+  if (e->dtype.code != TL_TYPE_INT || e->dtype.bits != 32 || e->dtype.lanes != 1) return;
+  if (op != TL_OP_ADD && op != TL_OP_SUB && op != TL_OP_MUL && op != TL_OP_SHL) return;
   sc_range a = eval(st, e->u.bin.a, 0), b = eval(st, e->u.bin.b, 0);
   if (!a.ok || !b.ok || a.lo < INT32_MIN || a.hi > INT32_MAX || b.lo < INT32_MIN || b.hi > INT32_MAX) return;
   sc_range r = eval(st, e, 0);
@@ -328,7 +353,8 @@ static void check_int32_overflow(sc_state *st, const tl_expr *e) {
   tl_error(st->d, e->loc,
            "int32 arithmetic overflows: this %s takes the values %lld to %lld, outside int32 (the GPU would wrap "
            "the result); cast an operand to int64 (T.Cast(\"int64\", ...)) to compute it wider",
-           op == TL_OP_ADD ? "sum" : op == TL_OP_SUB ? "difference" : "product", (long long)r.lo, (long long)r.hi);
+           op == TL_OP_ADD ? "sum" : op == TL_OP_SUB ? "difference" : op == TL_OP_MUL ? "product" : "left shift",
+           (long long)r.lo, (long long)r.hi);
   st->errors++;
 }
 
@@ -470,11 +496,18 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     walk_stmt(st, s->u.ifs.else_s, true, depth + 1);
     return;
   case TL_STMT_EVAL: walk_expr(st, s->u.eval.value, guarded, depth + 1); return;
-  case TL_STMT_TILE:
+  case TL_STMT_TILE: {
+    int before = st->errors;
     walk_tile(st, s, guarded);
-    for (int i = 0; i < s->u.tile.nargs; i++) /* loads in scalar operands (T.atomic_add's value) */
-      if (s->u.tile.args[i].kind == TL_OPND_EXPR) walk_expr(st, s->u.tile.args[i].expr, guarded, depth + 1);
+    for (int i = 0; i < s->u.tile.nargs; i++) { /* loads in scalar operands (T.atomic_add's value) */
+      const tl_operand *o = &s->u.tile.args[i];
+      if (o->kind == TL_OPND_EXPR) walk_expr(st, o->expr, guarded, depth + 1);
+      else if (st->errors == before) /* a region's corner (A[by * 128, ko >> 32]): its arithmetic (check 5),
+                                        its loads; not again after the atomic element's bounds error */
+        for (int d = 0; o->region.min && d < o->region.ndim; d++) walk_expr(st, o->region.min[d], guarded, depth + 1);
+    }
     return;
+  }
   case TL_STMT_KERNEL: return; /* nested kernels are the verifier's business */
   default: return;
   }
