@@ -35,23 +35,7 @@ static void teardown(void) { tl_context_destroy(ctx); }
 TestSuite(memo, .init = setup, .fini = teardown);
 
 /* C = alpha * A + B over a dynamic n; out_idx none (C is passed). */
-static const char saxpy_src[] =
-    "import tilelang\n"
-    "import tilelang.language as T\n"
-    "\n"
-    "@tilelang.jit\n"
-    "def saxpy(block=128):\n"
-    "    n = T.dynamic(\"n\")\n"
-    "\n"
-    "    @T.prim_func\n"
-    "    def main(A: T.Tensor((n,), \"float32\"), B: T.Tensor((n,), \"float32\"),\n"
-    "             C: T.Tensor((n,), \"float32\"), alpha: T.float32):\n"
-    "        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"
-    "            for i in T.Parallel(block):\n"
-    "                if bx * block + i < n:\n"
-    "                    C[bx * block + i] = alpha * A[bx * block + i] + B[bx * block + i]\n"
-    "\n"
-    "    return main\n";
+static const char saxpy_src[] = TL_TEST_SAXPY_SRC;
 
 typedef struct vec {
   DLTensor t;

@@ -43,23 +43,7 @@ static void teardown(void) { tl_context_destroy(ctx); }
 TestSuite(devices, .init = setup, .fini = teardown);
 
 /* C = alpha * A + B over a dynamic n. */
-static const char saxpy_src[] =
-    "import tilelang\n"
-    "import tilelang.language as T\n"
-    "\n"
-    "@tilelang.jit\n"
-    "def saxpy(block=128):\n"
-    "    n = T.dynamic(\"n\")\n"
-    "\n"
-    "    @T.prim_func\n"
-    "    def main(A: T.Tensor((n,), \"float32\"), B: T.Tensor((n,), \"float32\"),\n"
-    "             C: T.Tensor((n,), \"float32\"), alpha: T.float32):\n"
-    "        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"
-    "            for i in T.Parallel(block):\n"
-    "                if bx * block + i < n:\n"
-    "                    C[bx * block + i] = alpha * A[bx * block + i] + B[bx * block + i]\n"
-    "\n"
-    "    return main\n";
+static const char saxpy_src[] = TL_TEST_SAXPY_SRC;
 
 /* out_idx: -1 → none (C passed), else that index (C allocated by the call). */
 static tl_kernel *compile_saxpy(const char *target, int out_idx) {
