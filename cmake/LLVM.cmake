@@ -41,7 +41,7 @@ endif()
 message(STATUS "LLVM ${TL_LLVM_VERSION} from ${LLVM_CONFIG} (static: ${TL_LLVM_STATIC})")
 
 # Only lib/NVPTX includes LLVM's headers.
-file(GLOB TL_NVPTX_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lib/NVPTX/*.c)
+file(GLOB TL_NVPTX_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lib/NVPTX/*.c ${CMAKE_SOURCE_DIR}/lib/NVPTX/*/*.c)
 set_property(SOURCE ${TL_NVPTX_SOURCES} APPEND PROPERTY INCLUDE_DIRECTORIES ${TL_LLVM_INCLUDE_DIR})
 
 set(TL_LLVM_COMPONENTS nvptx core target passes bitreader linker ipo analysis)

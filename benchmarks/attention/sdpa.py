@@ -8,15 +8,15 @@ tokens) and (batch 8, 32 heads, 1024 tokens), causal and non-causal, f16 and bf1
   * ours: examples/flash_attention.py through the Python package (python/tilelang_ptx, imported with
     tilelang.load_file, compiled with tilelang.compile and pass_configs) at ONE stated -D set,
     OURS_DEFINES below (block_M=128 block_N=128 threads=256 num_stages=2: the sm_90a attention form of
-    lib/Lower/warp_specialize.c, with the compiler's default schedule: no tl.attention_* config given),
+    lib/Lower/Hopper/warp_specialize.c, with the compiler's default schedule: no tl.attention_* config given),
     with fast math (pass config tl.enable_fast_math, as nvcc --use_fast_math builds FlashAttention-2);
     ours_nofm: the same without fast math (f16 only); ours_plain: tl.attention_overlap and
     tl.attention_persistent given False (one tile a block, the loop body in source order);
     ours_pingpong (only with --pingpong): the same with the pass config tl.attention_pingpong (the two
-    consumer warpgroups take turns at the tensor cores, lib/Lower/warp_specialize.c; measured no
+    consumer warpgroups take turns at the tensor cores, lib/Lower/Hopper/warp_specialize.c; measured no
     faster, 2026-12-02); ours_overlap: the same with the pass config tl.attention_overlap (each
     consumer warpgroup's softmax of key block k under its own P·V of block k - 1,
-    lib/Lower/attention_overlap.c); ours_persist: with tl.attention_persistent (a persistent grid of
+    lib/Lower/Hopper/attention_overlap.c); ours_persist: with tl.attention_persistent (a persistent grid of
     one block per SM looping over the output tiles, causal ones longest first); ours_persist_overlap:
     both (--no-variants leaves these out);
   * bf16: the example with its `dtype = "float16"` line read as "bfloat16" (a temporary copy).

@@ -42,7 +42,7 @@
  * stores): the "mma" columns are then that A/B in one process.
  * TL_BENCH_SECOND=streamk: the second kernel is instead the default compile
  * with TL_COMPILE_ENABLE_STREAM_K (the Hopper path, same Hopper-table
- * configuration, stream-K where it engages; lib/Lower/stream_k.c), so that
+ * configuration, stream-K where it engages; lib/Lower/Hopper/stream_k.c), so that
  * the "mma" columns and ours_over_mma are the stream-K A/B in one process
  * (ours_over_mma = whole tiles / stream-K).
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").

@@ -5,7 +5,7 @@
  * before the runtime first looks for a driver), whose cuLaunchKernel returns
  * at once.  So the difference is exactly our launch path: argument checks
  * and marshalling (tl_rt_bind), the device-pointer checks, the tensor-map
- * cache (lib/Runtime/tma.c) and the driver calls other than the launch (each
+ * cache (lib/Runtime/Hopper/tma.c) and the driver calls other than the launch (each
  * a function call here, a few ns; the real driver's cost for them is what
  * bench_launch on a GPU adds).
  * Cases (the tensors are DLTensors of kDLCUDA device 0 at fake addresses;

@@ -107,7 +107,7 @@ enum {
    * on sm_90a, a persistent GEMM whose last wave of tiles would be partly
    * empty splits that wave's k-tiles over all blocks (stream-K,
    * docs/simt-ir.md "Stream-K") instead of running whole tiles per block.
-   * Measured slower on the H200 so far (lib/Lower/stream_k.c). */
+   * Measured slower on the H200 so far (lib/Lower/Hopper/stream_k.c). */
   TL_COMPILE_ENABLE_STREAM_K = 1u << 6,
   /* The pass config "tl.disable_tma_store" (this project's): on sm_90a, a
    * warp-specialized GEMM's epilogue writes its tile with st.global from
@@ -125,7 +125,7 @@ enum {
    * on sm_90a, a FlashAttention loop on the warp-specialized attention path
    * overlaps each consumer warpgroup's softmax of key block k with its own
    * wgmma of Q·K_k^T's successor and P·V of block k - 1 (wgmma.wait_group 1,
-   * PTX ISA §9.7.15.6; lib/Lower/attention_overlap.c); other kernels are
+   * PTX ISA §9.7.15.6; lib/Lower/Hopper/attention_overlap.c); other kernels are
    * unchanged. */
   TL_COMPILE_ATTENTION_OVERLAP = 1u << 9,
   /* The pass config "tl.attention_persistent" (this project's; off by
@@ -134,7 +134,7 @@ enum {
    * target's SM count), each looping over (M block, head, batch) tiles --
    * causal ones longest first -- so that the producer warpgroup loads the
    * next tile's Q, K and V while the consumers finish the last
-   * (lib/Lower/warp_specialize.c); other kernels are unchanged. */
+   * (lib/Lower/Hopper/warp_specialize.c); other kernels are unchanged. */
   TL_COMPILE_ATTENTION_PERSISTENT = 1u << 10,
   /* The three attention schedule configs above: the only pass configs whose
    * False differs from absent (tl_compile_options.flags_false takes these

@@ -337,7 +337,7 @@ typedef struct tl_primfunc {
   /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
    * "tl.disable_warp_specialized" (jit pass_configs or T.func_attr; printed
    * as T.func_attr keys when true).  Lowering reads them here: the
-   * warp-specialize pass (lib/Lower/warp_specialize.c) takes its Hopper path
+   * warp-specialize pass (lib/Lower/Hopper/warp_specialize.c) takes its Hopper path
    * only when none is set. */
   tl_pass_configs pass_configs;
   /* Threads the warp-specialize pass adds after the kernel's own (the
@@ -347,7 +347,7 @@ typedef struct tl_primfunc {
   int64_t producer_threads;
   /* Set by the warp-specialize pass: the kernel is persistent and a block
    * may run more than one output tile (not a static grid of at most the
-   * target's SMs tiles).  The TMA-store epilogue (lib/Lower/lower_epilogue.c)
+   * target's SMs tiles).  The TMA-store epilogue (lib/Lower/Hopper/lower_epilogue.c)
    * is taken only then: its stores overlap the block's next tile, while a
    * block with one tile would only wait for them at its end (measured on
    * the H200 at 128x8192x8192, 128 tiles: 0.957-0.960 of st.global). */
@@ -464,7 +464,7 @@ int tl_tma_collect(const tl_primfunc *f, tl_tma_map **maps, tl_loc *loc, char *m
 int tl_tma_find(const tl_tma_map *maps, int n, const tl_tma_map *key);
 /* Kernel workspaces (lib/IR/workspace.c): the global buffers allocated at
  * the top level of f's kernel body (stream-K's slots and tile counters,
- * lib/Lower/stream_k.c; docs/simt-ir.md "Stream-K"), in order; each is one
+ * lib/Lower/Hopper/stream_k.c; docs/simt-ir.md "Stream-K"), in order; each is one
  * hidden pointer parameter after the tensor maps, which the runtime points
  * at zeroed device memory it keeps per (kernel, device, stream).  Returns
  * the count (at most max; bufs may be NULL to count only). */

@@ -614,7 +614,7 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
         verr(vs, loc, "malformed IR: allocation without a buffer");
         return;
       }
-      /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/stream_k.c;
+      /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/Hopper/stream_k.c;
        * docs/simt-ir.md "Stream-K"): only lowering makes one, with a static shape */
       if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
         verr(vs, loc, "'%s': a global buffer (kernel workspace) must be allocated inside a T.Kernel", b->name);

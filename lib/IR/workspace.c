@@ -1,6 +1,6 @@
 /* Kernel workspaces (lib/IR/tir.h tl_workspace_collect): the global
  * buffers a kernel allocates itself (only lowering makes them: stream-K's
- * slots and counters, lib/Lower/stream_k.c), which code generation passes
+ * slots and counters, lib/Lower/Hopper/stream_k.c), which code generation passes
  * as hidden pointer parameters after the tensor maps and the runtimes
  * allocate zeroed (docs/simt-ir.md "Stream-K"). */
 #include "IR/tir.h"

@@ -982,7 +982,7 @@ static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *
 }
 
 /* A global buffer allocated in the kernel: a kernel workspace (stream-K's
- * slots and tile counters, lib/Lower/stream_k.c; docs/simt-ir.md
+ * slots and tile counters, lib/Lower/Hopper/stream_k.c; docs/simt-ir.md
  * "Stream-K"), one zeroed allocation per launch that every block shares
  * (the GPU runtime keeps one per stream, which the kernel returns to zero).
  * It is no tensor parameter, so the global race checker (simt_grace.c)

@@ -11,7 +11,7 @@
  * every T.Kernel has a constant thread count in [1, 1024]; no global
  * allocation but T.alloc_global's (T.alloc_buffer(..., scope="global"), a
  * kernel workspace, is made by lowering only: stream-K's,
- * lib/Lower/stream_k.c).  (T.Pipelined
+ * lib/Lower/Hopper/stream_k.c).  (T.Pipelined
  * loops are accepted: pipeline_loop.c lowers them.)
  * Each rejected construct is one error at its own location, in program
  * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on).

@@ -202,7 +202,7 @@ bool tl_gemm_is_wgmma(const tl_stmt *s);
  * the warpgroups splitting only M) to T.ptx_wgmma_rs steps (lower_gemm.c).
  * Errors are reported to d; NULL on error. */
 tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_diag *d);
-/* T.gemm's wg_wait value (attribute 5) that only lib/Lower/attention_overlap.c
+/* T.gemm's wg_wait value (attribute 5) that only lib/Lower/Hopper/attention_overlap.c
  * sets (the verifier rejects it in source): the wgmma lowerings then end
  * with the commit, leaving the group in flight for a T.ptx_wgmma_wait that
  * pass placed. */

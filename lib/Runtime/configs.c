@@ -66,7 +66,7 @@ static const tl_gemm_config small_m[] = {
 };
 
 /* ---------------------------------------------------------------- Hopper
- * Candidates for the warp-specialized wgmma path (lib/Lower/warp_specialize.c,
+ * Candidates for the warp-specialized wgmma path (lib/Lower/Hopper/warp_specialize.c,
  * sm_90a): threads counts the consumer warpgroups (the compiler adds one
  * producer warpgroup of 128 threads, so threads + 128 <= 1024); block_M is a
  * multiple of 64 split over threads / 128 warpgroups (each warpgroup takes

@@ -85,7 +85,7 @@ typedef struct tl_driver {
   tl_CUresult (*cuEventSynchronize)(tl_CUevent);
   tl_CUresult (*cuEventElapsedTime)(float *, tl_CUevent, tl_CUevent);
   tl_CUresult (*cuEventDestroy)(tl_CUevent);                              /* _v2 */
-  /* cuTensorMapEncodeTiled (CUDA 12+; lib/Runtime/tma.c): the enums as int */
+  /* cuTensorMapEncodeTiled (CUDA 12+; lib/Runtime/Hopper/tma.c): the enums as int */
   tl_CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *, const uint64_t *,
                                         const uint32_t *, const uint32_t *, int, int, int, int);
   tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice);              /* the tuner's cache key */

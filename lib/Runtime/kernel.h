@@ -88,7 +88,7 @@ typedef struct tl_rt_param {
                          symbol (bound from the tensor's strides); NULL: compact row-major */
 } tl_rt_param;
 
-/* One tensor map of the kernel (tl_tma_collect's entry; lib/Runtime/tma.c):
+/* One tensor map of the kernel (tl_tma_collect's entry; lib/Runtime/Hopper/tma.c):
  * the kernel's parameter nparams + nsyms + i is its 128-byte CUtensorMap. */
 typedef struct tl_rt_tma {
   int param;                    /* the tensor parameter */

@@ -1,7 +1,7 @@
 /* Kernel workspaces on the GPU (lib/Runtime/kernel.h tl_rt_ws_prepare):
  * the zeroed global scratch memory a kernel's hidden pointer parameters
  * after the tensor maps point to (stream-K's slots and tile counters,
- * lib/Lower/stream_k.c; T.alloc_global's buffers; docs/simt-ir.md
+ * lib/Lower/Hopper/stream_k.c; T.alloc_global's buffers; docs/simt-ir.md
  * "Stream-K" and "Kernel workspaces").
  *
  * Algorithm: per device slot, a small list of (stream, allocation); the

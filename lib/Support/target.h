@@ -82,7 +82,7 @@ typedef struct tl_pass_configs {
   bool index_bitwidth_64;
   /* "tl.enable_stream_k" (this project's; TileLang has no stream-K
    * lowering; off by default): a persistent Hopper GEMM splits the k-tiles
-   * of its last wave of tiles over all blocks (lib/Lower/stream_k.c)
+   * of its last wave of tiles over all blocks (lib/Lower/Hopper/stream_k.c)
    * instead of running whole tiles per block. */
   bool enable_stream_k;
   /* "tl.disable_tma_store" (this project's): a warp-specialized GEMM's
@@ -94,17 +94,17 @@ typedef struct tl_pass_configs {
    * cores -- each T.gemm of the loop waits for its warpgroup's turn (a named
    * barrier) and hands the turn to the other warpgroup once its wgmma are
    * issued, so one warpgroup's softmax runs under the other's GEMMs
-   * (lib/Lower/warp_specialize.c, "ping-pong") */
+   * (lib/Lower/Hopper/warp_specialize.c, "ping-pong") */
   bool attention_pingpong;
   /* "tl.attention_overlap" (this project's; off by default): the sm_90a
    * attention form overlaps each consumer warpgroup's softmax of key block
    * k with its own wgmma (Q·K_k^T and P·V of block k - 1 in flight while
-   * the softmax runs; lib/Lower/attention_overlap.c) */
+   * the softmax runs; lib/Lower/Hopper/attention_overlap.c) */
   bool attention_overlap;
   /* "tl.attention_persistent" (this project's; off by default): the sm_90a
    * attention form runs on a persistent grid of min(tiles, SMs) blocks, each
    * looping over output tiles, so that the producer loads the next tile's Q,
-   * K and V while the consumers finish the last (lib/Lower/warp_specialize.c) */
+   * K and V while the consumers finish the last (lib/Lower/Hopper/warp_specialize.c) */
   bool attention_persistent;
   /* bit i: key i of tl_pass_config_keys, one of TL_PASS_CONFIG_SCHEDULE's,
    * was given, True or False (the attention form's default schedule

@@ -13,7 +13,7 @@
     kernel = matmul.compile(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32)
 
 Python runs none of the body.  From the call it computes the `-D` defines libtilelang's eager front end
-(lib/IR/elab_eager.c) takes: each T.const symbol from the shape of a tensor argument whose annotation in
+(lib/Frontend/elab_eager.c) takes: each T.const symbol from the shape of a tensor argument whose annotation in
 the body names it as a dim (or from a keyword of that name), and each other parameter given a value that
 is not its default (block sizes, dtypes, flags).  Equal defines are one compilation (jit.JITFactory
 memoises on them).  A binding two tensors (or a tensor and a keyword) disagree on, a T.const nothing

@@ -146,7 +146,7 @@ class _Info:
 
 class EagerSignature:
     """What the body of an eager-style kernel declares before its first `with T.Kernel` (the part
-    libtilelang's front end runs at compile time, lib/IR/elab_eager.c):
+    libtilelang's front end runs at compile time, lib/Frontend/elab_eager.c):
       consts   the T.const symbols in order (`M, N, K = T.const("M, N, K")`, `N = T.const("N")`);
       tensors  {parameter: dims} for each parameter annotated in the body (`A: T.Tensor((M, K), dt)`,
                also T.Buffer / T.Tensor[...] / a shape tuple assigned to a name first), dims[i] the

@@ -1,6 +1,6 @@
 /* GPU test of FlashAttention's Hopper path (issue 19, first step):
  * examples/flash_attention.py compiled for sm_90a with tiles that take
- * lib/Lower/warp_specialize.c's attention form (block_M = 64 x consumer
+ * lib/Lower/Hopper/warp_specialize.c's attention form (block_M = 64 x consumer
  * warpgroups: TMA loads of Q, K and V from a producer warpgroup on an
  * mbarrier ring, Q·Kᵀ as wgmma with both operands in shared memory, P·V as
  * wgmma with P in registers), and test/GPU/kernels/chained_gemm.py (the rs

@@ -28,7 +28,7 @@
  * tolerance, or within one f16 ulp of the element's largest running sum
  * (an element whose sum cancels keeps its partial sums' rounding), printing beside it how far the GPU and the reference model each
  * are from the float64 product and how many elements are bit-identical.
- * 10. stream-K (lib/Lower/stream_k.c; compiled with TL_COMPILE_ENABLE_STREAM_K,
+ * 10. stream-K (lib/Lower/Hopper/stream_k.c; compiled with TL_COMPILE_ENABLE_STREAM_K,
  * as it is off by default), 128x256x64 tiles on 256 threads:
  * 4096x2048x1024 (256 tiles, 1.94 waves on 132 SMs), 4096x4096x1024 (512
  * tiles: 3.88 waves), 2048x2304x2048 (144 tiles), bf16 NT

@@ -107,7 +107,7 @@ run hopper "$pp" "GQA ping-pong (1,4 query / 2 kv heads,200,128) causal" $pc -D 
   -D seq_len=200 -D is_causal=True "$gqa"
 run hopper "no ping-pong: it needs 2 consumer warpgroups" "FA ping-pong asked at 64x64/128 threads" $pc $small \
   -D dim=128 -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 "$fa"
-# the overlap schedule (pass config tl.attention_overlap, lib/Lower/attention_overlap.c): each consumer's
+# the overlap schedule (pass config tl.attention_overlap, lib/Lower/Hopper/attention_overlap.c): each consumer's
 # softmax of key block k runs while its P·V of block k - 1 is in flight (wgmma.wait_group 1); the executor
 # checks the stage releases against the pending wgmma reads of K and V (a release before the wait is an
 # error), every access to S, O (pending accumulators) or P (a pending rs A fragment) against the waits (an

@@ -52,7 +52,7 @@ run hopper "gemm_dynamic_m.py m=17" --dim m=17 -D N=128 -D K=128 "$ex/gemm_dynam
 for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
   run mma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
 done
-# Stream-K (lib/Lower/stream_k.c): the remark must say whether it was chosen ("stream-K:" or "no stream-K:",
+# Stream-K (lib/Lower/Hopper/stream_k.c): the remark must say whether it was chosen ("stream-K:" or "no stream-K:",
 # want sk / nosk) and the check must pass; --sms sets the SM count the persistent grid plans for, so
 # that small shapes give whole waves followed by last-wave tiles spanning 2, 3 and 4 blocks, and blocks with two
 # partial segments (slots 2b and 2b + 1).

@@ -7,7 +7,7 @@
 # RUN: %tl-opt --target=sm_90a --emit=simt --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>/dev/null | FileCheck %s --check-prefix=ONETILE
 # RUN: %tl-opt --target=sm_90a --emit=simt --remarks --sms=8 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 -D M=512 -D N=512 -D K=512 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=ONETILEREMARK
 # RUN: %tl-opt --target=sm_80 --emit=simt --remarks -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=SM80
-# The warp-specialize pass (lib/Lower/warp_specialize.c) on examples/gemm.py at
+# The warp-specialize pass (lib/Lower/Hopper/warp_specialize.c) on examples/gemm.py at
 # 128x256x64 with 256 threads on sm_90a: a producer warpgroup (threads 256..383)
 # whose thread 256 issues the TMA loads (A: one 128x64 box, B: four 64x64
 # panels of the 128-byte swizzle) on a 3-stage mbarrier ring; the consumers
@@ -53,7 +53,7 @@
 # SIMT-NEXT: T.ptx_wgmma_wait(0, C_local, 0, 128)
 # SIMT-NEXT: if T.get_thread_binding(0) % 32 == 0:
 # SIMT-NEXT: T.ptx_mbarrier_arrive(ws_mbar, ws_r_1 % 3 + 3)
-# The TMA-store epilogue (lib/Lower/lower_epilogue.c), per consumer warpgroup:
+# The TMA-store epilogue (lib/Lower/Hopper/lower_epilogue.c), per consumer warpgroup:
 # its own named barrier (2 + warpgroup), stmatrix.x4 of 16x16 blocks into the
 # 128-byte-swizzled image, the async-proxy fence, and its thread 0 storing its
 # 64 rows as four 64x64 boxes; no barrier over the whole block.

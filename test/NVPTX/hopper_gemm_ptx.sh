@@ -30,7 +30,7 @@ check() { # label, tl-opt arguments...
 check "gemm.py" "$ex/gemm.py"
 check "gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$ex/gemm.py"
-# stream-K (lib/Lower/stream_k.c) at 4096^3 (512 tiles, 3.88 waves on 132 SMs) and 8192^3 (2048, 15.5): the
+# stream-K (lib/Lower/Hopper/stream_k.c) at 4096^3 (512 tiles, 3.88 waves on 132 SMs) and 8192^3 (2048, 15.5): the
 # fixup's GPU-scope fences and atomic counter are in the PTX that ptxas accepts without spills
 check_sk() { # label, tl-opt arguments...
   local label=$1; shift

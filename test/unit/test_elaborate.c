@@ -1,4 +1,4 @@
-/* Unit tests of the elaborator (lib/IR/elaborate.c): factories and bare
+/* Unit tests of the elaborator (lib/Frontend/elaborate.c): factories and bare
  * prim_funcs become the expected IR (params, out_idx, kernel, regions with
  * corner extents, loops, lets, stores, tile-op attributes), -D bindings and
  * their errors with notes, Python constant semantics (floor division,

@@ -31,7 +31,7 @@ static size_t hopper(int c, tl_gemm_config *out) {
   return tl_gemm_configs_target_for(132, "sm_90a", 0, s[0], s[1], s[2], dt("float16"), out, 32);
 }
 
-/* The rules of lib/Lower/warp_specialize.c and the shared-memory budget:
+/* The rules of lib/Lower/Hopper/warp_specialize.c and the shared-memory budget:
  * pipeline tiles num_stages x (block_M + block_N) x block_K x 2 bytes plus
  * the epilogue's C staging block_M x (block_N + 8) x 2 bytes (16-bit out)
  * within 232448 bytes (sm_90a's opt-in limit, lib/Support/target.c). */

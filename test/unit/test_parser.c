@@ -1,4 +1,4 @@
-/* Unit tests of the Python-subset lexer and parser (lib/IR/lexer.c,
+/* Unit tests of the Python-subset lexer and parser (lib/Frontend/lexer.c,
  * parser.c) and the AST printer (ast_print.c): precedence and
  * associativity (checked by printing with minimal parentheses and by
  * inspecting nodes), chained comparisons, slices, calls with keywords,
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "IR/ast.h"
-#include "IR/lexer.h"
+#include "Frontend/ast.h"
+#include "Frontend/lexer.h"
 
 typedef struct parsed {
   tl_arena a;

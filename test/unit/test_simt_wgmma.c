@@ -1,4 +1,4 @@
-/* Unit tests of the SIMT executor's warpgroup MMA (lib/Interp/simt_wgmma.c,
+/* Unit tests of the SIMT executor's warpgroup MMA (lib/Interp/Hopper/simt_wgmma.c,
  * docs/simt-ir.md "wgmma"; issue 12, part W), on the hand-written kernel
  * test/GPU/kernels/wgmma_ss.py (unlowered: its own T.sync_threads() is the
  * only synchronisation):

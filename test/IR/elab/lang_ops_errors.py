@@ -1,5 +1,5 @@
 # RUN: not %tl-opt %s 2>&1 | FileCheck %s
-# Operands the elaborated language ops (lib/IR/elab_lang_ops.c) refuse, each
+# Operands the elaborated language ops (lib/Frontend/elab_lang_ops.c) refuse, each
 # at its location; and what is not supported yet.
 import tilelang.language as T
 

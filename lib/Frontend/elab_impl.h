@@ -1,0 +1,409 @@
+/* Internals of the elaborator shared by its files (internal to lib/Frontend):
+ * the compile-time value model (val), scopes and the elaborator state
+ * (elab), and the functions each file provides to the others (tl_el_
+ * names behind short macros).  The files: elab_values.c (diagnostics,
+ * values, -D definitions, scopes, conversions, constant arithmetic),
+ * elab_expr.c (expressions, subscripts, calls), elab_stmt.c (statements,
+ * allocations, loops, T.Kernel, tile ops, out_idx), elab_python.c
+ * (comprehensions, f-strings, asserts, helper functions and lambdas, Python
+ * builtins), elab_pycalls.c (list/dict methods, dict(k=v), star arguments
+ * of itertools.product), elab_autotune.c (the @tilelang.autotune decorator),
+ * elab_eager.c (the eager JIT style), elaborate.c (prim_funcs,
+ * factories, the module, kernel selection and tl_frontend_parse; its first
+ * comment describes the algorithm). */
+#ifndef TL_ELAB_IMPL_H
+#define TL_ELAB_IMPL_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "Frontend/ast.h"
+#include "IR/visit.h"
+#include "IR/tir.h"
+
+#define MAX_DEPTH 200
+#define MAX_CONST_LEN 100000 /* longest string / tuple built by constant * */
+
+/* ================================================================ values */
+
+typedef enum vkind {
+  V_POISON,     /* result of a failed definition: uses fail silently */
+  V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_DTYPE, V_TUPLE, V_DICT,
+  V_EXPR,       /* an IR expression */
+  V_BUFFER,     /* a buffer (parameter or allocation) */
+  V_BUFREF,     /* buffer[items]: a load, a region or a region corner */
+  V_POLICY,     /* T.GemmWarpPolicy.X */
+  V_NS,         /* a namespace: T, tilelang, T.GemmWarpPolicy, tilelang.jit */
+  V_FUNC,       /* T.name (fname) or a Python builtin (builtin = true) */
+  V_OPAQUE,     /* a host value (torch, numpy, a Python function) */
+  V_PRIMFUNC,   /* an elaborated @T.prim_func */
+  V_TENSORTYPE, /* T.Tensor(shape, dtype) */
+  V_LAZY,       /* a module constant, evaluated on first use */
+  V_PYFUNC      /* a Python function or lambda run at compile time (elab_python.c) */
+} vkind;
+
+enum { NS_T, NS_TILELANG, NS_POLICY, NS_JIT };
+
+typedef struct ritem {
+  bool is_slice;
+  tl_expr *min, *extent;
+  tl_loc loc;
+} ritem;
+
+typedef struct val val;
+typedef struct scope scope;
+struct val {
+  vkind k;
+  bool is_list;   /* V_TUPLE: written as a list */
+  bool builtin;   /* V_FUNC */
+  const tl_define *origin; /* the -D that produced this value, or NULL */
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    const char *s;                /* V_STR (NUL-terminated) */
+    tl_dtype dt;
+    struct { int n; val **items; } tup;
+    struct { int n; val **keys, **vals; tl_loc *klocs, *vlocs; } dict;
+    tl_expr *e;
+    tl_buffer *buf;
+    struct { tl_buffer *buf; int n; ritem *items; bool corner; } ref;
+    int policy;
+    int ns;
+    const char *fname;
+    struct { const char *desc; const char *module; } op;
+    tl_primfunc *pf;
+    struct { int ndim; tl_expr **dims; tl_dtype dt; tl_expr **strides; /* T.StridedTensor, else NULL */ } tt;
+    /* ast: the value's expression; or, with from, item index of the lazy
+     * tuple `from` (a, b = ... at module level); or, with aug_op, `from`
+     * aug_op ast (x += ast at module level) */
+    struct {
+      const tl_ast_expr *ast; val *cached; bool busy; val *from; int index;
+      const char *aug_op; tl_loc aug_loc;
+    } lazy;
+    /* def (or lambda) and the scope it was defined in */
+    struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; } py;
+  } u;
+  bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
+};
+
+/* Kinds of name bindings (what a redefinition check needs to know). */
+enum { BK_CONST, BK_LET, BK_LOOP, BK_BLOCK, BK_PARAM, BK_TENSOR, BK_ALLOC };
+
+typedef struct binding { val *v; tl_loc loc; int kind; } binding;
+
+struct scope {
+  struct scope *parent;
+  tl_map map;     /* interned name -> binding* */
+  bool in_pf;     /* a scope of a prim_func body */
+  bool captured;  /* a compile-time function closes over it: its map lives to the end */
+};
+
+typedef struct elab {
+  tl_module *m;
+  tl_diag *d;
+  tl_arena tmp;            /* values, bindings: freed at the end */
+  const char *file;
+  const tl_define *defs;
+  size_t ndefs;
+  val **defvals;           /* parsed -D values (lazily), per index */
+  bool *def_used;
+  scope *sc;               /* current scope */
+  scope *module_scope;
+  tl_primfunc *pf;         /* prim_func being elaborated, or NULL */
+  bool jit_fast_math;      /* the enclosing tilelang.jit's pass_configs ask for fast math */
+  tl_pass_configs jit_configs; /* and its "tl.disable_*" pass configs */
+  int nkernels;
+  bool in_kernel;
+  int depth;
+  int nerr;
+  bool oom;
+  TL_VEC(tl_var *) dyn;    /* all T.dynamic symbols, in declaration order */
+  TL_VEC(tl_primfunc *) funcs;
+  TL_VEC(const tl_ast_expr *) compile_calls;  /* module-level NAME.compile(...) calls */
+  const char *eager_kernel;  /* the eager kernel being built (T.const looks up its bindings) */
+  TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
+  int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
+  bool quiet_failed;         /* an error was suppressed */
+  struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
+  /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
+   * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
+  struct { struct tl_stmt **data; size_t len, cap; } global_allocs;
+} elab;
+
+typedef TL_VEC(tl_stmt *) stmt_vec;
+typedef TL_VEC(tl_operand) operand_vec;
+
+static const tl_loc cmdline_loc = {"<command line>", 0, 0};
+
+/* ================================================= shared functions */
+
+#define err(...) tl_el_err(__VA_ARGS__)
+#define err_val(...) tl_el_err_val(__VA_ARGS__)
+#define oom(...) tl_el_oom(__VA_ARGS__)
+#define talloc(...) tl_el_talloc(__VA_ARGS__)
+#define malloc_ir(...) tl_el_malloc_ir(__VA_ARGS__)
+#define chk(...) tl_el_chk(__VA_ARGS__)
+#define tprintf(...) tl_el_tprintf(__VA_ARGS__)
+#define mk(...) tl_el_mk(__VA_ARGS__)
+#define mk_int(...) tl_el_mk_int(__VA_ARGS__)
+#define mk_float(...) tl_el_mk_float(__VA_ARGS__)
+#define mk_bool(...) tl_el_mk_bool(__VA_ARGS__)
+#define mk_str(...) tl_el_mk_str(__VA_ARGS__)
+#define mk_expr(...) tl_el_mk_expr(__VA_ARGS__)
+#define mk_dtype(...) tl_el_mk_dtype(__VA_ARGS__)
+#define mk_opaque(...) tl_el_mk_opaque(__VA_ARGS__)
+#define mk_tuple(...) tl_el_mk_tuple(__VA_ARGS__)
+#define type_name(...) tl_el_type_name(__VA_ARGS__)
+#define describe(...) tl_el_describe(__VA_ARGS__)
+#define is_ir(...) tl_el_is_ir(__VA_ARGS__)
+#define is_num(...) tl_el_is_num(__VA_ARGS__)
+#define as_i(...) tl_el_as_i(__VA_ARGS__)
+#define as_f(...) tl_el_as_f(__VA_ARGS__)
+#define truthy(...) tl_el_truthy(__VA_ARGS__)
+#define find_define(...) tl_el_find_define(__VA_ARGS__)
+#define parse_define(...) tl_el_parse_define(__VA_ARGS__)
+#define push_scope(...) tl_el_push_scope(__VA_ARGS__)
+#define pop_scope(...) tl_el_pop_scope(__VA_ARGS__)
+#define lookup(...) tl_el_lookup(__VA_ARGS__)
+#define bind(...) tl_el_bind(__VA_ARGS__)
+#define intern(...) tl_el_intern(__VA_ARGS__)
+#define lit_int(...) tl_el_lit_int(__VA_ARGS__)
+#define to_expr(...) tl_el_to_expr(__VA_ARGS__)
+#define to_int_expr(...) tl_el_to_int_expr(__VA_ARGS__)
+#define dtype_like(...) tl_el_dtype_like(__VA_ARGS__)
+#define to_dtype(...) tl_el_to_dtype(__VA_ARGS__)
+#define to_const_int(...) tl_el_to_const_int(__VA_ARGS__)
+#define overflow(...) tl_el_overflow(__VA_ARGS__)
+#define const_equal(...) tl_el_const_equal(__VA_ARGS__)
+#define const_compare(...) tl_el_const_compare(__VA_ARGS__)
+#define binop(...) tl_el_binop(__VA_ARGS__)
+#define unop(...) tl_el_unop(__VA_ARGS__)
+#define in_list(...) tl_el_in_list(__VA_ARGS__)
+#define tilelang_has_name(...) tl_el_tilelang_has_name(__VA_ARGS__)
+#define mk_ns(...) tl_el_mk_ns(__VA_ARGS__)
+#define force(...) tl_el_force(__VA_ARGS__)
+#define eval_int(...) tl_el_eval_int(__VA_ARGS__)
+#define find_kw(...) tl_el_find_kw(__VA_ARGS__)
+#define check_kws(...) tl_el_check_kws(__VA_ARGS__)
+#define check_arity(...) tl_el_check_arity(__VA_ARGS__)
+#define get_arg(...) tl_el_get_arg(__VA_ARGS__)
+#define eval_shape(...) tl_el_eval_shape(__VA_ARGS__)
+#define to_arg_expr(...) tl_el_to_arg_expr(__VA_ARGS__)
+#define stmt_name(...) tl_el_stmt_name(__VA_ARGS__)
+#define eval(...) tl_el_eval(__VA_ARGS__)
+#define make_seq(...) tl_el_make_seq(__VA_ARGS__)
+#define assign_target(...) tl_el_assign_target(__VA_ARGS__)
+#define elab_augassign(...) tl_el_elab_augassign(__VA_ARGS__)
+#define set_out_idx(...) tl_el_set_out_idx(__VA_ARGS__)
+#define pass_config_value(...) tl_el_pass_config_value(__VA_ARGS__)
+#define pass_config_slot(...) tl_el_pass_config_slot(__VA_ARGS__)
+#define poison_stmt_targets(...) tl_el_poison_stmt_targets(__VA_ARGS__)
+#define elab_block(...) tl_el_elab_block(__VA_ARGS__)
+
+void err(elab *E, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void *oom(elab *E);
+void *talloc(elab *E, size_t n);
+void *malloc_ir(elab *E, size_t n);
+tl_expr *chk(elab *E, tl_expr *e);
+const char *tprintf(elab *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A value in the temporary arena holding init (NULL on OOM, reported). */
+val *mk_val(elab *E, val init);
+val *mk(elab *E, vkind k);
+val *mk_int(elab *E, int64_t i);
+val *mk_float(elab *E, double f);
+val *mk_bool(elab *E, bool b);
+val *mk_str(elab *E, const char *s);
+val *mk_expr(elab *E, tl_expr *e);
+val *mk_dtype(elab *E, tl_dtype t);
+val *mk_opaque(elab *E, const char *desc, const char *module);
+/* An empty dict (n = 0) with room for cap entries; NULL on OOM (reported). */
+val *mk_dict(elab *E, int cap);
+val *mk_tuple(elab *E, int n, bool is_list);
+const char *type_name(const val *v);
+const char *describe(elab *E, const val *v);
+bool is_ir(const val *v);
+bool is_num(const val *v);
+int64_t as_i(const val *v);
+double as_f(const val *v);
+bool truthy(const val *v, bool *out);
+int find_define(const elab *E, const char *name);
+val *parse_define(elab *E, int idx);
+scope *push_scope(elab *E, bool in_pf);
+void pop_scope(elab *E, scope *s);
+binding *lookup(elab *E, const char *name, scope **where);
+bool bind(elab *E, scope *s, const char *name, val *v, tl_loc loc, int kind);
+const char *intern(elab *E, const char *s);
+tl_expr *lit_int(elab *E, tl_loc loc, int64_t v);
+tl_expr *to_expr(elab *E, val *v, tl_loc loc);
+tl_expr *to_int_expr(elab *E, val *v, tl_loc loc, const char *what);
+bool dtype_like(const char *s);
+bool to_dtype(elab *E, val *v, tl_loc loc, tl_dtype *out);
+bool to_const_int(elab *E, val *v, tl_loc loc, const char *what, int64_t *out);
+val *overflow(elab *E, tl_loc loc, val *a, val *b);
+bool const_equal(const val *a, const val *b, int depth);
+val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc);
+val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc);
+val *unop(elab *E, const char *op, val *a, tl_loc loc);
+bool in_list(const char *const *list, const char *s);
+/* TileLang's T.* functions of issue 14 that elab_lang_ops.c (and call_t:
+ * align_up) give a meaning: T.align_up, T.view, T.reshape, T.alloc_global,
+ * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
+extern const char *const tl_el_lang_op_names[];
+#define lang_op_names tl_el_lang_op_names
+/* The statement T.<name>(...) of x when name is one of them (*handled):
+ * its tile IR appended to out; false after a reported error. */
+bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* T.view / T.reshape (name) called as x: the view, a buffer value. */
+val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* b[idx] (n indices) through the views: the buffer that holds the element
+ * (b unless b is a T.view / T.reshape) with *n and *idx replaced by its
+ * indices; NULL after a reported error. */
+tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr ***idx);
+/* A tile op whose region operands include a view: T.copy becomes the
+ * element loop it means (appended to out, *handled); any other op is an
+ * error.  Not handled (no view operand): returns true. */
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled);
+/* The load b[idx] through the views (a view of another dtype assembles its
+ * element's bits from the viewed elements); NULL after a reported error. */
+tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
+/* The region operand of a buffer or buffer-region value (elab_stmt.c). */
+#define region_from(...) tl_el_region_from(__VA_ARGS__)
+bool region_from(elab *E, val *v, tl_operand *o, tl_loc loc);
+/* True when TileLang exports T.<name> (tilelang_names.c). */
+bool tilelang_has_name(const char *name);
+val *mk_ns(elab *E, int ns);
+val *force(elab *E, val *lz, tl_loc use);
+tl_expr *eval_int(elab *E, const tl_ast_expr *x, const char *what);
+const tl_ast_keyword *find_kw(const tl_ast_expr *x, const char *name);
+bool check_kws(elab *E, const tl_ast_expr *x, const char *fn, const char *const *allowed);
+bool check_arity(elab *E, const tl_ast_expr *x, const char *fn, int lo, int hi);
+const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name,
+                                  const char *fn, bool *bad);
+/* Binds call x's arguments to the parameters names (NULL-terminated; each
+ * positional or by keyword): checks the keywords and a count of at most the
+ * number of names, then out[i] = argument i (positional i or keyword
+ * names[i]), NULL when absent.  The first need (0 to 2) are required.  False
+ * after a reported error (unknown or repeated keyword, too many arguments,
+ * one given both ways, a required one missing). */
+bool bind_args(elab *E, const tl_ast_expr *x, const char *fn, const char *const *names, int need,
+               const tl_ast_expr **out);
+bool eval_shape(elab *E, const tl_ast_expr *ast, int *ndim, tl_expr ***dims);
+tl_expr *to_arg_expr(elab *E, val *v, tl_loc loc);
+const char *stmt_name(tl_ast_stmt_kind k);
+val *eval(elab *E, const tl_ast_expr *x);
+tl_stmt *make_seq(elab *E, tl_loc loc, stmt_vec *v);
+bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out);
+bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast);
+bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on);
+bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs);
+void poison_stmt_targets(elab *E, const tl_ast_stmt *s);
+bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out);
+#define policy_names tl_el_policy_names
+extern const char *policy_names[3];
+
+/* elab_python.c: compile-time Python (comprehensions, f-strings, assert,
+ * is/in, range/zip/enumerate/list/tuple/str/isinstance on constants). */
+#define eval_comprehension(...) tl_el_eval_comprehension(__VA_ARGS__)
+#define eval_fstring(...) tl_el_eval_fstring(__VA_ARGS__)
+#define elab_assert(...) tl_el_elab_assert(__VA_ARGS__)
+#define py_identity_or_membership(...) tl_el_py_identity_or_membership(__VA_ARGS__)
+#define call_py_builtin(...) tl_el_call_py_builtin(__VA_ARGS__)
+#define mk_pyfunc(...) tl_el_mk_pyfunc(__VA_ARGS__)
+#define eval_define_text(...) tl_el_eval_define_text(__VA_ARGS__)
+#define itertools_product(...) tl_el_itertools_product(__VA_ARGS__)
+/* itertools.product(seq, ...) of constant sequences: a list of tuples. */
+val *itertools_product(elab *E, val **a, const tl_ast_expr *x);
+/* The value of -D name=text where text is a Python tuple or list display
+ * of constants ("(64, 32)", "[1, 2]"); NULL with an error. */
+val *eval_define_text(elab *E, const char *name, const char *text);
+/* elab_pycalls.c: calls of compile-time Python beyond the builtins: list
+ * append/extend, dict keys/values/items/get, dict(k=v, **m),
+ * itertools.product(*seqs).  Each sets *handled when x was one of them (the
+ * result, or NULL after an error); otherwise eval_call goes on. */
+#define py_method_call(...) tl_el_py_method_call(__VA_ARGS__)
+#define py_extra_call(...) tl_el_py_extra_call(__VA_ARGS__)
+val *py_method_call(elab *E, const tl_ast_expr *x, bool *handled);
+val *py_extra_call(elab *E, const tl_ast_expr *x, bool *handled);
+/* elaborate.c: an import statement, bound in the current scope (module
+ * level, and inside compile-time helper functions). */
+#define do_import(...) tl_el_do_import(__VA_ARGS__)
+void do_import(elab *E, const tl_ast_stmt *s);
+/* elab_autotune.c: the @tilelang.autotune decorator's configs (tune_space.h). */
+struct tl_tune_space;
+#define elab_autotune(...) tl_el_elab_autotune(__VA_ARGS__)
+void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct tl_tune_space *out);
+#define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
+/* A compile-time Python function (def or lambda) closing over E->sc. */
+val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);
+/* Calls it with the arguments of call x (positional, keywords, defaults,
+ * *args and **kwargs parameters); runs its body as compile-time Python. */
+val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x);
+/* A list/set/dict comprehension or generator expression over constants. */
+val *eval_comprehension(elab *E, const tl_ast_expr *x);
+/* An f-string of compile-time values (a V_STR). */
+val *eval_fstring(elab *E, const tl_ast_expr *x);
+/* elab_pipelined.c: T.Pipelined iterator it's order= / stage= / group=
+ * checked against the elaborated loop and stored in it (tir.h's
+ * loop.nsched/order/stage); num_stages defaults to max(stage) + 1.  False
+ * after a located error. */
+bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop);
+/* assert test[, msg]: a false constant condition is an error with msg. */
+bool elab_assert(elab *E, const tl_ast_stmt *s);
+/* a is b, a is not b, a in b, a not in b on compile-time values. */
+val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc loc);
+/* The builtins above (a: the n evaluated positional arguments of call x);
+ * *handled false when fn is none of them. */
+val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
+                     bool *handled);
+
+/* elaborate.c / elab_stmt.c, for elab_eager.c */
+#define elab_primfunc(...) tl_el_elab_primfunc(__VA_ARGS__)
+#define add_func(...) tl_el_add_func(__VA_ARGS__)
+#define param_hint(...) tl_el_param_hint(__VA_ARGS__)
+#define factory_stmt(...) tl_el_factory_stmt(__VA_ARGS__)
+#define jit_out_idx(...) tl_el_jit_out_idx(__VA_ARGS__)
+#define jit_pass_configs(...) tl_el_jit_pass_configs(__VA_ARGS__)
+#define t_callee(...) tl_el_t_callee(__VA_ARGS__)
+/* Elaborates a @T.prim_func def in the current scope (out_idx from a
+ * tilelang.jit decorator or an eager kernel's returns, or NULL). */
+val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_expr *out_ast);
+bool add_func(elab *E, tl_primfunc *pf);
+const char *param_hint(const tl_ast_param *p, const tl_ast_stmt *def);
+/* One compile-time statement of a factory body; *returned when it returned. */
+bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
+                  const tl_ast_expr *out_ast, bool *returned);
+val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast);
+void jit_pass_configs(elab *E, const tl_ast_expr *jit);
+/* "Kernel" for T.Kernel(...) (the T function a call names), or NULL. */
+const char *t_callee(elab *E, const tl_ast_expr *x);
+
+/* elab_eager.c: the eager JIT style (TileLang PR #2010). */
+#define is_eager_kernel(...) tl_el_is_eager_kernel(__VA_ARGS__)
+#define elab_eager(...) tl_el_elab_eager(__VA_ARGS__)
+#define compile_binding(...) tl_el_compile_binding(__VA_ARGS__)
+#define call_const(...) tl_el_call_const(__VA_ARGS__)
+#define note_compile_call(...) tl_el_note_compile_call(__VA_ARGS__)
+/* A @tilelang.jit def whose body opens T.Kernel itself (no nested prim_func). */
+bool is_eager_kernel(elab *E, const tl_ast_stmt *def);
+/* Builds the prim_func of an eager kernel: tensor parameters from the
+ * annotations in its body, outputs from T.empty (returned ones set
+ * out_idx), T.const symbols from -D or the file's NAME.compile(...). */
+void elab_eager(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit);
+/* The value of `name` given by a module-level kernel.compile(name=...) call
+ * in the file, or NULL (quietly) when there is none. */
+val *compile_binding(elab *E, const char *kernel, const char *name);
+/* T.const("M, N, K"): the values of those symbols (-D or compile binding). */
+val *call_const(elab *E, const char *fn, const tl_ast_expr *x);
+/* Records a module-level statement NAME.compile(...) (read, not run). */
+void note_compile_call(elab *E, const tl_ast_expr *value);
+
+#endif

@@ -1,0 +1,1303 @@
+/* Pass "warp-specialize" of lib/Lower: the Hopper GEMM pipeline (tile IR →
+ * tile IR), run before "pipeline" on targets with wgmma and TMA.
+ *
+ * Requires: a verified tile-IR function (check-supported passed).
+ * Guarantees: a T.Pipelined loop of the kernel body's top level whose body is
+ * only T.copy(global tensor → shared tile) statements and one T.gemm that
+ * reads two of those tiles (the GEMM main loop; ws_match below lists every
+ * condition) becomes, when the target has wgmma and TMA and none of the pass
+ * configs tl.disable_wgmma / tl.disable_tma_lower /
+ * tl.disable_warp_specialized is set:
+ *
+ *     <the kernel's allocations, LETs and T.use_swizzle, in order>
+ *     mbar = T.alloc_shared((2 * S,), "uint64")      # full[s] = mbar[s], empty[s] = mbar[S + s]
+ *     if tid == 0:
+ *         for s: T.ptx_mbarrier_init(mbar, s, 1); T.ptx_mbarrier_init(mbar, S + s, consumer warps)
+ *     T.sync_threads()                              # every thread, producer included
+ *     if tid >= threads:                            # the producer warpgroup (128 threads added)
+ *         T.ptx_setmaxnreg(40, False)               # registers to the consumers (when their
+ *                                                   # accumulators take >= 128 registers)
+ *         if tid == threads:                        # one thread issues every TMA load
+ *             for kp in T.serial(lo, lo + n):
+ *                 r = kp - lo
+ *                 T.ptx_mbarrier_wait(mbar, S + r % S, (r // S + 1) % 2)   # stage free (round 0: at once)
+ *                 T.ptx_mbarrier_arrive_expect_tx(mbar, r % S, <bytes of all the tiles>)
+ *                 T.ptx_tma_load(X, (r % S) * |X| + p * rows * nE, mbar, r % S, src, W,
+ *                                1.., rows, nE, <the copy's origin with column + p * nE>)  # per tile, per panel p
+ *     else:                                         # the consumers: the kernel's own threads
+ *         T.ptx_setmaxnreg(R, True)                 # R = min(240, (65536 - 128*40) / threads)
+ *         <the kernel's other statements before the loop>
+ *         for k in T.serial(lo, lo + n):
+ *             r = k - lo
+ *             T.ptx_mbarrier_wait(mbar, r % S, (r // S) % 2)           # stage r % S landed
+ *             T.gemm(A[r % S], B[r % S], C)                            # → wgmma (lower_gemm.c)
+ *             if tid % 32 == 0: T.ptx_mbarrier_arrive(mbar, S + r % S) # this warp is done with it
+ *         <the kernel's statements after the loop>
+ *
+ * When the kernel's grid is 2-D (persist_plan below), the grid becomes
+ * min(tiles, target->sms) blocks and both roles loop over the block's output
+ * tiles (bx, by become LETs of the tile index, rasterized by the kernel's
+ * T.use_swizzle, else in panels of TL_WS_DEFAULT_PANEL grid rows); the k-tile
+ * counter r then runs on across tiles.
+ *
+ * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
+ * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
+ * swizzle whose span is the tile's contiguous width, panels of 64 columns of
+ * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
+ * what a 2-D TMA box of (rows, nE) writes (HOPPER-GEMM.md §3); the T.gemm,
+ * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
+ * and its accumulator gets the wgmma partition (layout_infer.c).
+ * f->producer_threads = 128; lower-tile-ops adds them to the launch.
+ * An empty arrival per consumer warp (not per warpgroup) lets each warp
+ * release a stage once its own wgmma, which reads the whole B tile, is
+ * complete; a warpgroup's wgmma cannot complete before all four warps issued
+ * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
+ * runs warps one at a time.
+ *
+ * The attention form (issue 19; FlashAttention's loop, tried when the GEMM
+ * form does not match): the loop body may also hold statements that use no
+ * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
+ * consumers run them in place) and up to two T.gemm: the first of two
+ * shared tiles, one of which may be a tile copied once before the loop (Q:
+ * the producer loads it first, on mbar[2SG + j] with 1 arrival, and the
+ * consumers' copy becomes T.ptx_mbarrier_wait(mbar, 2SG + j, 0)); the second
+ * likewise or with A a float16/bfloat16 fragment (the rs form: lowered to
+ * T.ptx_wgmma_rs by lower_gemm.c's tl_lower_wgmma_rs).  block_M must be
+ * 64 x the consumer warpgroups (one m64 block each, no N split), so that
+ * every warp owns 16 whole rows of each accumulator: the row statistics
+ * (T.reduce_* over dim 1, per-row T.Parallel) use mma.sync's quad
+ * reduction, and the f32 accumulator cast per thread is the rs form's A map.
+ * The consumers' loop body is the source body without its copies.  The
+ * tiles the first T.gemm reads (K) and those only the second reads (V) are
+ * two barrier groups with their own full and empty barriers (group g:
+ * mbar[2Sg + s], mbar[2Sg + S + s]; the pre-loop tiles' after them): each
+ * consumer waits on a group's full barrier before the first T.gemm reading
+ * its tiles and arrives on its empty barrier after the last, so K's stage is
+ * released after Q·Kᵀ and V's after P·V; the producer issues a group's
+ * tiles together, K before V, each as soon as its stage is free.  A statement after the loop
+ * that uses shared memory (FlashAttention's O_shared epilogue) gets a
+ * T.sync_threads() (the consumers' named barrier, tl_ws_finish) before it.
+ * A persistent grid (tile_xyz, producer_pre, q_free) with
+ * tl.attention_persistent or the default schedule (auto_schedule), else one
+ * tile per block; setmaxnreg whenever it gives the consumers more registers
+ * than the entry count, and no match when that is fewer than 128 a thread
+ * (more than 384 consumer threads).
+ *
+ * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
+ * path); with remarks on (tl_lower_options.remarks), a note says which path
+ * each such T.Pipelined loop took and why.
+ *
+ * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
+ * cp.async.bulk.tensor (§9.7.9.27), wgmma (§9.7.15), the protocol of
+ * ../shared/HOPPER-GEMM.md §5. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "IR/rewrite.h"
+#include "IR/visit.h"
+#include "Lower/Hopper/attention_overlap.h"
+#include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
+#include "Lower/Hopper/stream_k.h"
+#include "Lower/Hopper/ws_internal.h"
+
+/* ------------------------------------------------------------- matching */
+/* References of b in s (tl_lo_count_refs: reads plus writes). */
+static int refs_of(const tl_stmt *s, const tl_buffer *b) {
+  tl_lo_refs r = tl_lo_count_refs(s, b);
+  return r.reads + r.writes;
+}
+
+/* Does s touch any shared buffer? */
+typedef struct shared_use { tl_visitor v; bool any; } shared_use;
+static bool is_shared(const tl_buffer *b) {
+  return b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN);
+}
+static void su_expr(tl_visitor *v, const tl_expr *e) {
+  shared_use *u = (shared_use *)v;
+  if ((e->kind == TL_EXPR_LOAD && is_shared(e->u.load.buffer)) || (e->kind == TL_EXPR_BUFFER && is_shared(e->u.buffer)))
+    u->any = true;
+}
+static void su_stmt(tl_visitor *v, const tl_stmt *s) {
+  shared_use *u = (shared_use *)v;
+  if (s->kind == TL_STMT_STORE && is_shared(s->u.store.buffer)) u->any = true;
+  if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) u->any = true; /* a second pipeline */
+}
+static void su_region(tl_visitor *v, const tl_region *g) {
+  shared_use *u = (shared_use *)v;
+  if (is_shared(g->buffer)) u->any = true;
+}
+static bool uses_shared(const tl_stmt *s) {
+  shared_use u = {.v = {.expr = su_expr, .stmt = su_stmt, .region = su_region}};
+  tl_visit_stmt(&u.v, s);
+  return u.any;
+}
+
+static bool attr_true(const tl_stmt *s, int i) {
+  int64_t v = 0;
+  return s->u.tile.attrs && s->u.tile.attrs[i] && tl_expr_is_const_int(s->u.tile.attrs[i], &v) && v != 0;
+}
+
+static bool f16ish(tl_dtype t) {
+  return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
+}
+
+
+/* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
+static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
+  memset(ld, 0, sizeof *ld);
+  if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2)
+    return "the loop body has a statement other than T.copy and one T.gemm";
+  const tl_region *sr = &s->u.tile.args[0].region, *dr = &s->u.tile.args[1].region;
+  if (s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION || !sr->buffer ||
+      !dr->buffer || sr->buffer->scope != TL_SCOPE_GLOBAL || !is_shared(dr->buffer))
+    return "a T.copy in the loop is not global -> shared";
+  if (attr_true(s, 1)) return "a T.copy in the loop has disable_tma=True";
+  tl_buffer *src = sr->buffer, *X = dr->buffer;
+  if (!tl_lo_is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
+  if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
+  int64_t rows, cols;
+  if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))
+    return "a copied tile is not a static 2-D shared buffer";
+  int r = src->ndim;
+  if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
+  for (int k = 0; k < r; k++) {
+    int64_t e;
+    if (!tl_expr_is_const_int(sr->extent[k], &e) ||
+        e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
+      return "a copy's source region is not (1, ..., rows, cols) of its tile";
+  }
+  if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
+  /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
+  if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
+    return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
+  /* TMA: every stride but the innermost a multiple of 16 bytes (static). */
+  int64_t stride = 2;
+  for (int k = r - 1; k >= 1; k--) {
+    int64_t d;
+    if (!tl_expr_is_const_int(src->shape[k], &d)) return "a copy's source has a dynamic inner dimension";
+    stride *= d;
+    if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
+  }
+  int64_t cb = cols * 2;
+  if (cb == 32 || cb == 64 || cb == 128) ld->sw = (int)cb, ld->nE = cols;
+  else if (cb > 128 && cb % 128 == 0) ld->sw = 128, ld->nE = 64;
+  else return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle spans)";
+  if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
+  ld->s = s;
+  ld->src = src;
+  ld->X = X;
+  ld->rows = rows;
+  ld->cols = cols;
+  return NULL;
+}
+
+static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
+  for (int i = 0; i < p->nloads; i++)
+    if (p->loads[i].X == b) return &p->loads[i];
+  for (int i = 0; i < p->npre; i++)
+    if (p->pre[i].X == b) return &p->pre[i];
+  return NULL;
+}
+
+/* The rs form's A (attention): a whole 2-D float16/bfloat16 fragment of
+ * static shape, not transposed; sets *am, *K. */
+static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, int64_t *K) {
+  const tl_region *ra = &g->u.tile.args[0].region;
+  const tl_buffer *A = ra->buffer;
+  if (!lb || lb->pre) return "the rs-form T.gemm's B is not a tile the loop copies";
+  if (attr_true(g, 0)) return "the rs-form T.gemm has transpose_A=True";
+  if (A->ndim != 2 || !tl_lo_whole_region(ra) || !tl_expr_is_const_int(A->shape[0], am) ||
+      !tl_expr_is_const_int(A->shape[1], K))
+    return "the rs-form T.gemm's A is not a whole static 2-D fragment";
+  if (!f16ish(A->dtype) || !tl_dtype_eq(A->dtype, lb->X->dtype))
+    return "the rs-form T.gemm's A is not float16/bfloat16 like B";
+  return NULL;
+}
+
+/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
+ * the attention form A may also be a tile copied before the loop, or a
+ * fragment (the rs form), and the warpgroups must split only M. */
+static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
+  const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
+  const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
+  bool rs = p->attn && ra->buffer && ra->buffer->scope == TL_SCOPE_FRAGMENT;
+  int64_t am = 0, K = 0;
+  if (rs) {
+    const char *w = match_rs_a(g, lb, &am, &K);
+    if (w) return w;
+  } else if (!la || !lb || la == lb || lb->pre) {
+    return "the T.gemm's A and B are not two tiles the loop copies";
+  }
+  if ((!rs && !tl_lo_whole_region(ra)) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
+  tl_buffer *C = rc->buffer;
+  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc)) return "C is not a whole 2-D fragment";
+  tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
+  if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
+  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+    return "the accumulator is not float32 (or float16 with float16 inputs)";
+  int64_t kp = 1;
+  if (g->u.tile.attrs && g->u.tile.attrs[4]) tl_expr_is_const_int(g->u.tile.attrs[4], &kp);
+  if (kp != 1) return "k_pack is not 1";
+  bool ta = attr_true(g, 0), tb = attr_true(g, 1);
+  int64_t BM, BN;
+  if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
+  if (!rs) am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
+  int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
+  if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
+  if (K % 16 != 0) return "K is not a multiple of 16";
+  /* the warpgroups split M into 64-row blocks (several per warpgroup when
+   * there are more blocks than warpgroups), then N (layout_infer.c) */
+  int64_t wgs = p->threads / 128;
+  if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
+    return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
+  /* attention: the row statistics and the rs form's A registers need each
+   * warp to own 16 whole rows (one m64 block per warpgroup, no N split) */
+  if (p->attn && BM != 64 * wgs)
+    return "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block each, as the attention "
+           "loop's row statistics and register A operand need";
+  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
+  /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
+   * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
+  if (BM * BN / p->threads > 192)
+    return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
+  if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
+  if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
+  if (!rs && ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
+  return NULL;
+}
+
+static bool is_gemm(const tl_stmt *s) { return s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM; }
+
+/* A T.copy from a global tensor into a shared buffer? */
+static bool is_tile_load(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2 ||
+      s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION)
+    return false;
+  const tl_buffer *a = s->u.tile.args[0].region.buffer, *b = s->u.tile.args[1].region.buffer;
+  return a && b && a->scope == TL_SCOPE_GLOBAL && is_shared(b);
+}
+
+/* The loop body: the T.copy loads, up to two T.gemm and (attention) other
+ * statements that use no shared memory; NULL or why not. */
+static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, int n) {
+  for (int i = 0; i < n; i++) {
+    const tl_stmt *s = items[i];
+    if (is_gemm(s)) {
+      if (p->gemm2 || (p->gemm && !p->attn)) return p->attn ? "the loop has more than two T.gemm" : "the loop has two T.gemm";
+      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
+          s->u.tile.args[2].kind != TL_OPND_REGION)
+        return "the T.gemm has unexpected operands";
+      *(p->gemm ? &p->gemm2 : &p->gemm) = s;
+      continue;
+    }
+    if (p->attn && !is_tile_load(s)) {
+      if (uses_shared(s)) return "a statement in the loop other than the tile copies and the T.gemm uses shared memory";
+      p->nother++;
+      continue;
+    }
+    if (p->nloads == WS_MAX_LOADS) return "the loop copies too many tiles";
+    const char *w = match_load(f, s, &p->loads[p->nloads]);
+    if (w) return w;
+    for (int j = 0; j < p->nloads; j++)
+      if (p->loads[j].X == p->loads[p->nloads].X) return "a tile is copied twice";
+    p->nloads++;
+  }
+  return p->gemm ? NULL : "the loop has no T.gemm";
+}
+
+/* Attention: the tiles copied once before the loop that a T.gemm of the
+ * loop reads (Q) become TMA loads of the producer too. */
+static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!is_tile_load(s)) continue;
+    const tl_buffer *X = s->u.tile.args[1].region.buffer;
+    bool read = false;
+    for (int k = 0; k < 2; k++)
+      read = read || p->gemm->u.tile.args[k].region.buffer == X ||
+             (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == X);
+    if (!read) continue;
+    if (p->npre == WS_MAX_PRE) return "the kernel copies too many tiles before the loop";
+    ws_load *ld = &p->pre[p->npre];
+    const char *w = match_load(f, s, ld);
+    if (w) return w;
+    ld->pre = true;
+    p->pre_at[p->npre++] = i;
+  }
+  return NULL;
+}
+
+/* Each tile is used only by its copy and the T.gemm that read it, and the
+ * statements outside the loop use no shared memory: before it (but the
+ * pre-loop copies), and after it unless in the attention form (whose
+ * epilogue gets consumer barriers, attn_stmt). */
+static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body, *loop = p->loop;
+  for (int i = 0; i < p->nloads + p->npre; i++) {
+    const ws_load *ld = i < p->nloads ? &p->loads[i] : &p->pre[i - p->nloads];
+    int uses = 1;
+    for (int k = 0; k < 2; k++)
+      uses += (p->gemm->u.tile.args[k].region.buffer == ld->X) + (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == ld->X);
+    if (!ld->pre && refs_of(f->body, ld->X) != refs_of(loop, ld->X)) return "a copied tile is used outside the loop";
+    if (refs_of(ld->pre ? f->body : loop, ld->X) != uses)
+      return "a copied tile is used by something other than its copy and the T.gemm";
+  }
+  /* The other top-level statements: no shared memory (their barriers would
+   * need the consumer-only named barrier). */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    bool pre = false;
+    for (int j = 0; j < p->npre; j++) pre = pre || p->pre_at[j] == i;
+    if (i == p->li || pre || !s || s->kind == TL_STMT_ALLOC || (p->attn && i > p->li)) continue;
+    if (uses_shared(s)) return "a statement outside the loop uses shared memory";
+  }
+  return NULL;
+}
+
+/* Attention: the shared memory the rewritten kernel would take, counted as
+ * smem-plan lays it out on this path (every allocation of the kernel body
+ * apart -- the role branches are one top-level position -- but the tile
+ * that takes Q's bytes (plan_reuse), each 1024-byte aligned, S stages of the
+ * loop's tiles, the mbarriers first); -1 when a shape is not static. */
+static int64_t attn_smem_bytes(const ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  int64_t total = 1024; /* the mbarriers, then the first 1024-aligned tile */
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *s = body->u.seq.stmts[i];
+    if (!s || s->kind != TL_STMT_ALLOC || !is_shared(s->u.alloc.buffer)) continue;
+    const tl_buffer *X = s->u.alloc.buffer;
+    bool reused = false;
+    for (int j = 0; j < p->npre; j++) reused = reused || p->reuse[j] == X;
+    if (reused) continue;
+    int64_t bytes = tl_dtype_bytes(X->dtype), e;
+    for (int d = 0; d < X->ndim; d++) {
+      if (!tl_expr_is_const_int(X->shape[d], &e)) return -1;
+      bytes *= e;
+    }
+    const ws_load *ld = load_of(p, X);
+    if (ld && !ld->pre) bytes *= p->stages;
+    total += (bytes + 1023) / 1024 * 1024;
+  }
+  return total;
+}
+
+/* Does T.gemm g read tile X? */
+static bool gemm_reads(const tl_stmt *g, const tl_buffer *X) {
+  return g && (g->u.tile.args[0].region.buffer == X || g->u.tile.args[1].region.buffer == X);
+}
+
+/* Does the shape and dtype of a equal b's (static 2-D)? */
+static bool same_tile(const tl_buffer *a, const tl_buffer *b) {
+  int64_t x, y;
+  if (a->ndim != 2 || b->ndim != 2 || !tl_dtype_eq(a->dtype, b->dtype)) return false;
+  for (int d = 0; d < 2; d++)
+    if (!tl_expr_is_const_int(a->shape[d], &x) || !tl_expr_is_const_int(b->shape[d], &y) || x != y) return false;
+  return true;
+}
+
+/* Attention: a shared tile allocated before the loop and used only as a
+ * whole-tile T.copy operand by the statements after it (FlashAttention's
+ * O_shared) takes the bytes of a pre-loop tile of its shape and dtype (Q,
+ * which nothing reads after the loop), as FlashAttention-3 stages O through
+ * Q's shared memory: smem-plan keeps the role branches' buffers apart (one
+ * top-level position), which at head dim 256 would not fit. */
+static void plan_reuse(const tl_primfunc *f, ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = 0; i < p->li; i++) {
+    const tl_stmt *a = body->u.seq.stmts[i];
+    tl_buffer *E = a && a->kind == TL_STMT_ALLOC ? a->u.alloc.buffer : NULL;
+    if (!is_shared(E) || load_of(p, E)) continue;
+    int j = 0;
+    while (j < p->npre && (p->reuse[j] || !same_tile(E, p->pre[j].X))) j++;
+    if (j == p->npre) continue;
+    int ops = 0, after = 0;
+    for (int k = p->li + 1; k < body->u.seq.n; k++) {
+      const tl_stmt *s = body->u.seq.stmts[k];
+      after += refs_of(s, E);
+      for (int o = 0; s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_COPY && o < s->u.tile.nargs; o++)
+        ops += s->u.tile.args[o].kind == TL_OPND_REGION && s->u.tile.args[o].region.buffer == E &&
+               tl_lo_whole_region(&s->u.tile.args[o].region);
+    }
+    if (ops > 0 && ops == after && after == refs_of(f->body, E)) p->reuse[j] = E;
+  }
+}
+
+/* Attention: the tiles the first T.gemm reads are group 0, those only the
+ * second reads group 1 (two groups when both are non-empty). */
+static void set_groups(ws_plan *p) {
+  bool has[2] = {false, false};
+  for (int i = 0; i < p->nloads; i++) {
+    p->loads[i].group = gemm_reads(p->gemm, p->loads[i].X) ? 0 : 1;
+    has[p->loads[i].group] = true;
+  }
+  p->ngroups = has[0] && has[1] ? 2 : 1;
+  for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
+}
+
+/* Finds the GEMM main loop of kernel k; *why says why not when false. */
+static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out) {
+  memset(p, 0, sizeof *p);
+  *loop_out = NULL;
+  tl_stmt *body = k->u.kernel.body;
+  if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
+  int found = -1;
+  for (int i = 0; i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) {
+      if (found >= 0) return *why = "the kernel has more than one T.Pipelined loop", false;
+      found = i;
+    }
+  }
+  if (found < 0) return *why = "no T.Pipelined loop at the kernel's top level", false;
+  tl_stmt *loop = body->u.seq.stmts[found];
+  *loop_out = loop;
+  p->kernel = k;
+  p->li = found;
+  p->loop = loop;
+  if (loop->u.loop.nsched > 0) /* issue 14: the mma.sync pipeline honours them (pipeline_sched.c) */
+    return *why = "the loop has order= / stage= (their Hopper schedule is not implemented yet)", false;
+  p->stages = loop->u.loop.num_stages < 1 ? 1 : loop->u.loop.num_stages;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
+    return *why = "the kernel's threads are not whole warpgroups (a multiple of 128)", false;
+  if (loop->u.loop.nvars != 1 || loop->u.loop.step) return *why = "the loop has a step", false;
+  tl_stmt *lb = loop->u.loop.body;
+  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
+  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  /* the GEMM form (only copies and one T.gemm) first; else the attention form */
+  const char *w = scan_body(f, p, items, n);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w) w = check_uses(f, p);
+  if (!w) return p->ngroups = 1, true;
+  const char *gemm_why = w;
+  ws_plan keep = *p;
+  memset(p->loads, 0, sizeof p->loads);
+  p->nloads = 0;
+  p->gemm = p->gemm2 = NULL;
+  p->attn = true;
+  w = scan_body(f, p, items, n);
+  if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
+  if (!w) w = scan_pre(f, p, body);
+  if (!w) w = match_gemm(p, p->gemm);
+  if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
+  if (!w) w = check_uses(f, p);
+  /* block_M 256 on 512 threads: 112 registers a consumer thread after
+   * setmaxnreg, and ptxas spilled 148 bytes (ws_maxnreg) */
+  if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
+    w = "the consumer threads would get fewer than 128 registers each beside a producer warpgroup (use at most "
+        "384 threads)";
+  if (!w) return set_groups(p), plan_reuse(f, p), true;
+  /* the reason the GEMM form gave, unless the attention form got further */
+  bool further = p->gemm2 || p->nother > 0;
+  *p = keep;
+  return *why = further ? w : gemm_why, false;
+}
+
+/* ------------------------------------------------------------- rewriting */
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out);
+
+/* The producer's TMA loads of iteration var (the copies' regions with the
+ * loop variable replaced) into stage `stage`. */
+static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_expr *full,
+                           int group, tl_buffer *mbar,
+                           const ws_persist *pp, stmt_vec *out) {
+  tl_map subst;
+  tl_map_init(&subst);
+  tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
+  bool ok = tl_map_put(&subst, kv, V(b, kp));
+  if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
+  if (ok && pp->on && pp->bz) ok = tl_map_put(&subst, pp->bz, V(b, pp->bzp));
+  for (int i = 0; ok && i < p->nloads; i++)
+    if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
+  tl_map_free(&subst);
+  return ok;
+}
+
+/* The TMA loads of tile ld (one per panel), its copy's coordinates through
+ * rw, into stage `stage` (NULL: an unstaged tile) on mbarrier mbar[mi]. */
+static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *stage, tl_expr *mi, tl_buffer *mbar,
+                      stmt_vec *out) {
+  bool ok = true;
+  const tl_region *sr = &ld->s->u.tile.args[0].region;
+  int r = ld->src->ndim;
+  for (int64_t pn = 0; ok && pn < ld->cols / ld->nE; pn++) {
+    tl_expr *args[16];
+    args[0] = REF(b, ld->X);
+    args[1] = stage ? tl_lo_add(b->m, b->loc, tl_lo_mul(b->m, b->loc, stage, ld->rows * ld->cols),
+                                I(b, pn * ld->rows * ld->nE))
+                    : I(b, pn * ld->rows * ld->nE);
+    args[2] = REF(b, mbar);
+    args[3] = mi;
+    args[4] = REF(b, ld->src);
+    args[5] = I(b, ld->sw);
+    for (int d = 0; d < r; d++) {
+      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+      tl_expr *c = tl_rewrite_expr(rw, sr->min[d], 1);
+      if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
+      if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
+      args[6 + r + d] = c;
+    }
+    tl_stmt *s = CALL(b, TL_INTRIN_PTX_TMA_LOAD, 6 + 2 * r, args);
+    ok = s && tl_vec_push(out, s);
+  }
+  return ok;
+}
+
+/* The T.gemm reading stage `stage` of its tiles.  Its wg_wait attribute is
+ * not honoured: each stage is released only after its wgmma group completed
+ * (lower_gemm.c waits with 0 groups in flight; see ws_consumer_loop). */
+static tl_stmt *staged_gemm(ws_build *b, const ws_plan *p, const tl_stmt *g, tl_expr *stage) {
+  tl_stmt *r = tl_ir_stmt(b->m, g->loc, TL_STMT_TILE);
+  tl_operand *args = tl_arena_alloc(&b->m->arena, sizeof(tl_operand) * 3);
+  if (!r || !args) return NULL;
+  *r = *g;
+  for (int i = 0; i < 3; i++) {
+    args[i] = g->u.tile.args[i];
+    if (i == 2) continue;
+    tl_buffer *X = args[i].region.buffer;
+    const ws_load *ld = load_of(p, X);
+    if (!ld || ld->pre) continue; /* attention: Q (unstaged) or a fragment A */
+    tl_expr **mn = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    tl_expr **ex = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    if (!mn || !ex) return NULL;
+    mn[0] = stage;
+    ex[0] = I(b, 1);
+    for (int d = 0; d < 2; d++) {
+      mn[d + 1] = I(b, 0);
+      ex[d + 1] = X->shape[d];
+    }
+    args[i].region.ndim = 3;
+    args[i].region.min = mn;
+    args[i].region.extent = ex;
+  }
+  r->u.tile.args = args;
+  return r;
+}
+
+/* The mbarriers, their initialisation by thread 0 and the barrier after it. */
+static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t qempty, int64_t T, tl_buffer **mbar,
+                        stmt_vec *pre) {
+  tl_module *m = b->m;
+  tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!shape || !(shape[0] = I(b, 2 * S * G + npre * (qempty ? 2 : 1)))) return false;
+  *mbar = tl_ir_new_buffer(m, b->loc, "ws_mbar", TL_DT(TL_TYPE_UINT, 64), TL_SCOPE_SHARED_DYN, 1, shape);
+  tl_stmt *alloc = tl_ir_stmt(m, b->loc, TL_STMT_ALLOC);
+  if (!*mbar || !alloc) return false;
+  alloc->u.alloc.buffer = *mbar;
+  stmt_vec init = {0};
+  bool ok = true;
+  for (int g = 0; g < G; g++)
+    for (int s = 0; ok && s < S; s++) {
+      tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * g + s), I(b, 1)};
+      tl_expr *a2[3] = {REF(b, *mbar), I(b, 2 * S * g + S + s), I(b, T / 32)};
+      ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1)) &&
+           tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a2));
+    }
+  for (int j = 0; ok && j < npre; j++) { /* attention: full[2SG + j] of pre-loop tile j */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + j), I(b, 1)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
+  }
+  for (int j = 0; ok && qempty && j < npre; j++) { /* persistent attention: pre-loop tile j free, qempty arrivals */
+    tl_expr *a1[3] = {REF(b, *mbar), I(b, 2 * S * G + npre + j), I(b, qempty)};
+    ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
+  }
+  tl_expr *tid = tl_lo_thread_index(m, b->loc);
+  tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
+                        : NULL;
+  tl_vec_free(&init);
+  return init_if && tl_vec_push(pre, alloc) && tl_vec_push(pre, init_if) &&
+         tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
+}
+
+/* Attention: the producer first arms mbar[2SG + j] (after the G groups'
+ * full and empty barriers) and issues the TMA loads of each tile j copied
+ * before the loop (Q), then runs its k-loop `rest`.  Persistent (pp on):
+ * per output tile, with the tile's block indices (pp->subst), after
+ * waiting until the consumers freed tile j (mbar[2SG + npre + j], phase
+ * (jp + 1) % 2: at once for the first tile). */
+static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp, tl_stmt *rest) {
+  tl_map none;
+  tl_map_init(&none);
+  tl_rewriter rw = {.m = b->m, .subst = pp->on ? (tl_map *)&pp->subst : &none, .max_depth = TL_LOWER_MAX_DEPTH};
+  stmt_vec v = {0};
+  bool ok = true;
+  for (int j = 0; ok && j < p->npre; j++) {
+    const ws_load *ld = &p->pre[j];
+    int mi = 2 * p->stages * p->ngroups + j;
+    tl_expr *wa[3] = {REF(b, mbar), I(b, mi + p->npre),
+                      pp->on ? tl_lo_fmod(b->m, b->loc, BIN(b, TL_OP_ADD, V(b, pp->jp), I(b, 1)), 2, NULL) : NULL};
+    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
+    ok = (!pp->on || tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa))) &&
+         tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
+  }
+  tl_stmt *r = ok && tl_vec_push(&v, rest) ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  tl_map_free(&none);
+  return r;
+}
+
+/* The producer: thread T loops over the k-tiles (of each output tile when
+ * persistent), waits for the stage to be free, arms it and issues the TMA
+ * loads. */
+static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_persist *pp, tl_diag *d) {
+  tl_module *m = b->m;
+  tl_stmt *loop = p->loop;
+  int S = p->stages;
+  tl_var *kv = loop->u.loop.vars[0];
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
+  tl_var *kp = tl_names_fresh_var(b->names, b->loc, "kp", TL_INT32, TL_VAR_LOOP);
+  if (!kp) return NULL;
+  tl_expr *prel, *np = loop->u.loop.extents[0];
+  const tl_sk_role *sr = pp->sk.on ? &pp->sk.prod : NULL;
+  /* persistent attention: the loop's bounds of the producer's tile, the
+   * k-tiles of its earlier tiles counted in kbp */
+  bool ap = pp->on && pp->attn;
+  stmt_vec pfx = {0};
+  if (ap) {
+    tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
+    lo = tl_rewrite_expr(&rw, lo, 1);
+    np = tl_rewrite_expr(&rw, np, 1);
+    if (rw.failed || !lo || !np || !(pp->kbp = ws_kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
+  }
+  tl_stmt *plet = ws_let_rel(b, kp, lo, sr || ap ? NULL : pp->on ? V(b, pp->jp) : NULL, np,
+                          sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kbp) : NULL, &prel);
+  tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
+  stmt_vec pbody = {0};
+  bool ok = tl_vec_push(&pbody, plet);
+  for (int g = 0; ok && g < p->ngroups; g++) { /* per group: stage free, armed, loaded */
+    int64_t bytes = 0;
+    for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
+    tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
+    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),
+                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+    tl_expr *ea[3] = {REF(b, mbar), full, I(b, bytes)};
+    ok = tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
+         tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
+         producer_loads(b, p, kv, kp, pst, full, g, mbar, pp, &pbody);
+  }
+  tl_stmt *ploop = ok ? tl_ir_stmt(m, b->loc, TL_STMT_FOR) : NULL;
+  tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  tl_expr **pmin = ap ? tl_arena_alloc(&m->arena, sizeof(tl_expr *)) : NULL;
+  tl_expr **pext = ap ? tl_arena_alloc(&m->arena, sizeof(tl_expr *)) : NULL;
+  if (!ploop || !vars || (ap && (!pmin || !pext))) {
+    tl_vec_free(&pbody);
+    tl_vec_free(&pfx);
+    return NULL;
+  }
+  *ploop = *loop;
+  if (ap) {
+    pmin[0] = lo;
+    pext[0] = np;
+    ploop->u.loop.mins = pmin;
+    ploop->u.loop.extents = pext;
+  }
+  ploop->u.loop.kind = TL_LOOP_SERIAL;
+  ploop->u.loop.num_stages = -1;
+  vars[0] = kp;
+  ploop->u.loop.vars = vars;
+  if (sr && !ws_sk_bounds(b, ploop, lo, sr)) return NULL;
+  ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
+  tl_vec_free(&pbody);
+  tl_stmt *work = NULL;
+  if (!ploop->u.loop.body) {
+  } else if (ap) { /* per tile: the LETs of the tile, Q, the k-loop, kbp += its extent */
+    tl_stmt *tb[2] = {ploop, ws_kb_add(b, pp->kbp, np)};
+    tl_stmt *tile = producer_pre(b, p, mbar, pp, SEQ(b, 2, tb));
+    stmt_vec lv = {0};
+    tl_rewriter rw = {.m = m, .subst = &pp->subst, .max_depth = TL_LOWER_MAX_DEPTH};
+    for (int i = 0; tile && i < pp->nlets; i++) {
+      tl_expr *val = tl_rewrite_expr(&rw, pp->lets[i]->u.let.value, 1);
+      tl_stmt *l = val && !rw.failed ? tl_lo_let(m, b->loc, pp->lets_p[i], val) : NULL;
+      if (!l || !tl_vec_push(&lv, l)) tile = NULL;
+    }
+    if (tile && pp->nlets && tl_vec_push(&lv, tile)) tile = SEQ(b, (int)lv.len, lv.data);
+    tl_vec_free(&lv);
+    if (tile && (tile = ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) && tl_vec_push(&pfx, tile))
+      work = SEQ(b, (int)pfx.len, pfx.data);
+  } else {
+    work = pp->on ? ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
+    if (work && p->npre > 0) work = producer_pre(b, p, mbar, pp, work);
+  }
+  tl_vec_free(&pfx);
+  return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
+              : NULL;
+}
+
+/* Ping-pong (tl.attention_pingpong): consumer warpgroup w (tid / 128) holds
+ * the turn at the tensor cores while named barrier WS_PP_BAR + w is passed;
+ * before each T.gemm of the loop it waits for its turn (wait: bar.sync on
+ * its own barrier, 256 threads), and once its wgmma are issued it hands the
+ * turn to the other (bar.arrive on the other's barrier; tl_ws_finish moves
+ * that arrival in front of the gemm's completion wait, so the other
+ * warpgroup's wgmma queue behind this one's while this one's softmax runs).
+ * The turns alternate strictly: S(w0) S(w1) PV(w0) PV(w1) S(w0) ...;
+ * warpgroup 1 arrives on warpgroup 0's barrier once before the loop (w0
+ * starts) and warpgroup 0 takes that surplus turn back after the loop, so
+ * every barrier phase completes.  Constant ids under a warp-uniform test (a
+ * run-time id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8).
+ * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
+#define WS_PP_BAR 2
+static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
+  tl_expr *wg = tl_lo_fdiv(b->m, b->loc, tl_lo_thread_index(b->m, b->loc), 128, NULL);
+  tl_stmt *s[2];
+  for (int w = 0; w < 2; w++) {
+    tl_expr *a[2] = {I(b, WS_PP_BAR + (wait ? w : 1 - w)), I(b, 256)};
+    s[w] = only_wg >= 0 && only_wg != w ? NULL : CALL(b, wait ? TL_INTRIN_PTX_BAR_SYNC : TL_INTRIN_PTX_BAR_ARRIVE, 2, a);
+    if (!s[w] && (only_wg < 0 || only_wg == w)) return NULL;
+  }
+  if (!wg) return NULL;
+  return only_wg >= 0 ? tl_lo_if(b->m, b->loc, BIN(b, TL_OP_EQ, wg, I(b, only_wg)), s[only_wg], NULL)
+                      : tl_lo_if(b->m, b->loc, BIN(b, TL_OP_EQ, wg, I(b, 0)), s[0], s[1]);
+}
+
+/* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
+ * one arrival per warp on its empty barrier (each iteration's wgmma group
+ * completes before its stage is released; leaving it in flight (TileLang's
+ * wg_wait 1) and releasing the previous stage instead was measured slower on the H200
+ * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
+ * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
+typedef struct ao_ctx { ws_build *b; const ws_plan *p; } ao_ctx;
+static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
+  ao_ctx *c = ctx;
+  return staged_gemm(c->b, c->p, g, stage);
+}
+
+/* tl.attention_overlap: attention_overlap.c's schedule of the loop, when
+ * its body has the form; *done false (p->overlap cleared, its reason
+ * kept) when not. */
+static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work);
+static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **items, int n, tl_expr *base,
+                            bool *done) {
+  stmt_list v = {0};
+  int g1 = -1, g2 = -1;
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) {
+    if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
+    if (is_gemm(items[i])) *(g1 < 0 ? &g1 : &g2) = (int)v.len;
+    ok = tl_vec_push(&v, items[i]);
+  }
+  ao_ctx c = {b, p};
+  tl_ao_loop a = {.m = b->m, .names = b->names, .loop = p->loop, .mbar = mbar, .stages = p->stages, .threads = p->threads,
+                  .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c,
+                  .base = base};
+  /* a persistent grid whose epilogue does not stage O in Q's bytes frees Q
+   * before the trailing P·V (p->q_freed) */
+  stmt_vec q1 = {0}, q2 = {0};
+  if (ok && base && !p->reuse[0]) {
+    ok = q_free(b, p, mbar, &q1) && q_free(b, p, mbar, &q2);
+    a.after_qk = ok ? SEQ(b, (int)q1.len, q1.data) : NULL;
+    a.after_qk_empty = ok ? SEQ(b, (int)q2.len, q2.data) : NULL;
+    ok = a.after_qk && a.after_qk_empty;
+  }
+  tl_vec_free(&q1);
+  tl_vec_free(&q2);
+  const char *why = NULL;
+  *done = ok && tl_attention_overlap(&a, &why);
+  p->q_freed = *done && a.after_qk;
+  tl_vec_free(&v);
+  if (!*done && why) p->overlap = false, p->overlap_why = why;
+  return ok && (*done || why);
+}
+
+static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_persist *pp) {
+  tl_module *m = b->m;
+  tl_stmt *loop = p->loop;
+  int S = p->stages;
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : I(b, 0);
+  tl_expr *crel;
+  const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
+  bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
+  tl_stmt *clet = ws_let_rel(b, loop->u.loop.vars[0], lo, sr || ap ? NULL : pp->on ? V(b, pp->j) : NULL,
+                          loop->u.loop.extents[0], sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kb) : NULL, &crel);
+  if (sr && !ws_sk_bounds(b, loop, lo, sr)) return false;
+  tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
+  /* per barrier group g: the wait goes before the first T.gemm reading its
+   * tiles, the arrivals after the last (the GEMM form: around its T.gemm;
+   * attention: K's stage is released after Q·Kᵀ, V's after P·V) */
+  tl_stmt *wait[2] = {NULL, NULL}, *arrive[2] = {NULL, NULL};
+  for (int g = 0; g < p->ngroups; g++) {
+    tl_expr *full = g ? tl_lo_add(m, b->loc, cst, I(b, 2 * S * g)) : cst;
+    tl_expr *wa[3] = {REF(b, mbar), full, tl_lo_fmod(m, b->loc, tl_lo_fdiv(m, b->loc, crel, S, NULL), 2, NULL)};
+    tl_expr *ra[2] = {REF(b, mbar), tl_lo_add(m, b->loc, cst, I(b, 2 * S * g + S))};
+    tl_expr *tid = tl_lo_thread_index(m, b->loc);
+    arrive[g] = tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_fmod(m, b->loc, tid, 32, NULL), I(b, 0)),
+                         CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
+    wait[g] = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
+  }
+  tl_stmt *lb = loop->u.loop.body;
+  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
+  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  bool done = false;
+  if (p->overlap && pp->on && !ap) p->overlap = false, p->overlap_why = "a persistent grid";
+  if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, ap ? ws_kb_load(b, pp->kb) : NULL, &done) || done))
+    return done;
+  int first[2] = {-1, -1}, last[2] = {-1, -1};
+  for (int i = 0; i < n; i++)
+    for (int j = 0; is_gemm(items[i]) && j < p->nloads; j++)
+      if (gemm_reads(items[i], p->loads[j].X)) {
+        int g = p->loads[j].group;
+        last[g] = i;
+        first[g] = first[g] < 0 ? i : first[g];
+      }
+  stmt_vec v = {0};
+  bool ok = clet && tl_vec_push(&v, clet);
+  for (int g = 0; g < p->ngroups; g++) ok = ok && wait[g] && arrive[g];
+  for (int i = 0; ok && i < n; i++) {
+    if (load_of(p, is_tile_load(items[i]) ? items[i]->u.tile.args[1].region.buffer : NULL)) continue;
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == first[g]) ok = tl_vec_push(&v, wait[g]);
+    if (ok && p->pingpong && is_gemm(items[i])) ok = tl_vec_push(&v, pp_turn(b, true, -1)) && v.data[v.len - 1];
+    if (ok) ok = tl_vec_push(&v, is_gemm(items[i]) ? staged_gemm(b, p, items[i], cst) : items[i]);
+    if (ok && p->pingpong && is_gemm(items[i])) ok = tl_vec_push(&v, pp_turn(b, false, -1)) && v.data[v.len - 1];
+    for (int g = 0; ok && g < p->ngroups; g++)
+      if (i == last[g]) ok = tl_vec_push(&v, arrive[g]);
+  }
+  loop->u.loop.kind = TL_LOOP_SERIAL;
+  loop->u.loop.num_stages = -1;
+  loop->u.loop.body = ok ? SEQ(b, (int)v.len, v.data) : NULL;
+  tl_vec_free(&v);
+  return loop->u.loop.body != NULL;
+}
+
+/* setmaxnreg for the two roles, when the accumulators take 128 or more
+ * registers per consumer thread (HOPPER-GEMM.md §2): the producer keeps 40
+ * per thread, the consumers share the rest, at most 240.  Measured on the
+ * H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3 (0.94-0.96x -> 0.97-1.00x
+ * cuBLAS); such a block has the SM to itself anyway, while smaller tiles
+ * (64x64 at M = 128) run several blocks per SM, which the reallocation
+ * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
+ * on OOM; *dec, *inc stay NULL when not used. */
+static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
+  int64_t acc = 0, T = p->threads;
+  for (int g = 0; g < 2; g++) {
+    const tl_stmt *gs = g ? p->gemm2 : p->gemm;
+    tl_buffer *C = gs ? gs->u.tile.args[2].region.buffer : NULL;
+    int64_t cm = 0, cn = 0;
+    if (!C || (g && C == p->gemm->u.tile.args[2].region.buffer)) continue;
+    tl_expr_is_const_int(C->shape[0], &cm);
+    tl_expr_is_const_int(C->shape[1], &cn);
+    acc += cm * cn / T;
+  }
+  *dec = *inc = NULL;
+  int64_t give = (65536 - 128 * 40) / T / 8 * 8;
+  if (give > 240) give = 240;
+  /* attention: whenever it raises the consumers' share of the register file
+   * (the register count at entry is 65536 / all threads): the softmax's
+   * fragments come on top of the accumulators (block_M 256 on 512 threads
+   * spilled 376 bytes at the 96 registers of the entry count, ptxas 13) */
+  int64_t entry = 65536 / (T + 128) / 8 * 8;
+  if (p->attn ? give <= (entry > 255 ? 255 : entry) : acc < 128) return true;
+  tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
+  tl_expr *ca[2] = {I(b, give), tl_ir_int(b->m, b->loc, TL_BOOL, 1)};
+  *dec = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, pa);
+  *inc = CALL(b, TL_INTRIN_PTX_SETMAXNREG, 2, ca);
+  return *dec && *inc;
+}
+
+/* The tiles: a stage dimension and the TMA/wgmma image layout. */
+static bool ws_stage_tiles(ws_build *b, const ws_plan *p) {
+  for (int j = 0; j < p->npre; j++) { /* attention: Q, unstaged */
+    tl_buffer *X = p->pre[j].X;
+    if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
+    if (!tl_smem_layout_set_wgmma(b->m, X, p->pre[j].sw)) return false;
+  }
+  for (int i = 0; i < p->nloads; i++) {
+    tl_buffer *X = p->loads[i].X;
+    tl_expr **sh = tl_arena_alloc(&b->m->arena, sizeof(tl_expr *) * 3);
+    if (!sh || !(sh[0] = I(b, p->stages))) return false;
+    sh[1] = X->shape[0];
+    sh[2] = X->shape[1];
+    X->shape = sh;
+    X->ndim = 3;
+    X->strides = NULL;
+    if (X->scope == TL_SCOPE_SHARED) X->scope = TL_SCOPE_SHARED_DYN;
+    if (!tl_smem_layout_set_wgmma(b->m, X, p->loads[i].sw)) return false;
+  }
+  return true;
+}
+
+/* Stream-K: the workspace allocations join the prefix, and the fixup
+ * (tl_sk_fixup) goes after the consumers' k-loop with the statements after
+ * the loop (the epilogue) inside it. */
+static bool sk_place(ws_build *b, const ws_plan *p, ws_persist *pp, stmt_vec *pre, stmt_vec *work) {
+  tl_stmt *al[4];
+  if (!tl_sk_allocs(b->m, b->loc, &pp->sk, al)) return false;
+  for (int i = 0; i < 4; i++)
+    if (!tl_vec_push(pre, al[i])) return false;
+  size_t li = 0;
+  while (li < work->len && work->data[li] != p->loop) li++;
+  if (li == work->len) return false;
+  size_t ne = work->len - li - 1;
+  tl_stmt *epi = SEQ(b, (int)ne, work->data + li + 1);
+  tl_stmt *fix = epi ? tl_sk_fixup(b->m, b->names, b->loc, &pp->sk, V(b, pp->b), V(b, pp->j),
+                                   p->gemm->u.tile.args[2].region.buffer, epi)
+                     : NULL;
+  if (!fix) return false;
+  work->data[li + 1] = fix;
+  work->len = li + 2;
+  return true;
+}
+
+/* Persistent attention: each consumer warp arrives on the free barrier of
+ * each pre-loop tile (mbar[2SG + npre + j]) after its last use of the
+ * tile's bytes, so that the producer may load the next tile's: lane 0 (T /
+ * 32 arrivals) when only wgmma read them (their completion waits are
+ * warpgroup-wide), every thread (T arrivals) when O_shared's epilogue reads
+ * them too (each lane's ld.shared before its own arrival; 256 arrivals on
+ * one mbarrier serialize, so not where lane 0 suffices). */
+static int64_t q_free_count(const ws_plan *p) { return p->reuse[0] ? p->threads : p->threads / 32; }
+static bool q_free(ws_build *b, const ws_plan *p, tl_buffer *mbar, stmt_vec *work) {
+  /* O_shared staged in Q's bytes: its generic-proxy writes ordered before
+   * the next TMA load's async-proxy writes (PTX ISA §9.7.13.4) */
+  tl_stmt *f = p->reuse[0] ? CALL(b, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL) : NULL;
+  if (p->reuse[0] && (!f || !tl_vec_push(work, f))) return false;
+  for (int j = 0; j < p->npre; j++) {
+    tl_expr *ra[2] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + p->npre + j)};
+    tl_stmt *a = CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra);
+    if (a && !p->reuse[0])
+      a = tl_lo_if(b->m, b->loc,
+                   BIN(b, TL_OP_EQ, tl_lo_fmod(b->m, b->loc, tl_lo_thread_index(b->m, b->loc), 32, NULL), I(b, 0)), a,
+                   NULL);
+    if (!a || !tl_vec_push(work, a)) return false;
+  }
+  return true;
+}
+
+/* Attention, statement i of the kernel body on its way into the consumers'
+ * part: a pre-loop tile copy becomes the wait for its TMA load (mbar[2SG + j],
+ * phase 0); a statement after the loop that uses shared memory (the
+ * epilogue's staging through O_shared) gets a T.sync_threads() before it,
+ * which tl_ws_finish makes the consumers' named barrier (the barriers pass
+ * does not look inside the role branches). */
+static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_persist *pp, int i, tl_stmt **s,
+                      stmt_vec *work) {
+  for (int j = 0; j < p->npre && p->reuse[j]; j++) { /* plan_reuse: O_shared's uses become Q's */
+    if ((*s)->kind == TL_STMT_ALLOC && (*s)->u.alloc.buffer == p->reuse[j]) return *s = NULL, true;
+    for (int o = 0; i > p->li && (*s)->kind == TL_STMT_TILE && o < (*s)->u.tile.nargs; o++)
+      if ((*s)->u.tile.args[o].kind == TL_OPND_REGION && (*s)->u.tile.args[o].region.buffer == p->reuse[j])
+        (*s)->u.tile.args[o].region.buffer = p->pre[j].X;
+  }
+  for (int j = 0; j < p->npre; j++)
+    if (p->pre_at[j] == i) {
+      /* persistent: tile j's load completes phase j % 2 */
+      tl_expr *wa[3] = {REF(b, mbar), I(b, 2 * p->stages * p->ngroups + j),
+                        pp->on ? tl_lo_fmod(b->m, b->loc, V(b, pp->j), 2, NULL) : I(b, 0)};
+      return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
+    }
+  if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
+  return true;
+}
+
+static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
+                           tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
+  ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
+  int64_t T = p->threads;
+  ws_persist pp;
+  memset(&pp, 0, sizeof pp); /* ws_persist_plan may not run */
+  tl_map_init(&pp.subst);
+  /* attention runs one tile per block unless tl.attention_persistent or
+   * the default schedule says otherwise */
+  *persistent = (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) &&
+                ws_persist_plan(b, f, target, p, &pp);
+  if (p->auto_sched) *persistent = ws_auto_schedule(p, &pp, *persistent, target);
+  if (!*persistent) {
+    tl_map_free(&pp.subst);
+    memset(&pp, 0, sizeof pp);
+    tl_map_init(&pp.subst);
+  }
+  if (b->oom) return NULL;
+  /* a block may run several output tiles unless the grid is static and
+   * has no more tiles than SMs (lower_epilogue.c stores by TMA only then) */
+  int64_t gx, gy;
+  f->ws_multi_tile = *persistent && !p->attn &&
+                     !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) && gx * gy <= target->sms);
+  stmt_vec pre = {0}, cons = {0}, work = {0};
+  tl_buffer *mbar = NULL;
+  tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
+  bool ap = pp.on && p->attn;
+  tl_expr *n_loop = p->loop->u.loop.extents[0]; /* before ws_consumer_loop rewrites the loop */
+  tl_buffer *reuse0 = p->reuse[0];
+  if (ap) { /* O_shared takes its own bytes where they fit, so Q's next load overlaps the epilogue */
+    p->reuse[0] = NULL;
+    int64_t smem = attn_smem_bytes(p);
+    if (smem < 0 || smem > target->max_smem_per_block) p->reuse[0] = reuse0;
+    else if (reuse0) { /* its own bytes in Q's image layout (the epilogue's accesses as with reuse) */
+      if (reuse0->scope == TL_SCOPE_SHARED) reuse0->scope = TL_SCOPE_SHARED_DYN;
+      if (!tl_smem_layout_set_wgmma(m, reuse0, p->pre[0].sw)) return NULL;
+    }
+  }
+  bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap ? q_free_count(p) : 0, T, &mbar, &pre) &&
+            (!ap || (pp.kb = ws_kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+            ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
+  if (ok && dec) {
+    tl_stmt *ps[2] = {dec, producer};
+    ok = (producer = SEQ(b, 2, ps)) && tl_vec_push(&cons, inc);
+  }
+  /* the kernel body: the allocations, LETs and T.use_swizzle before the
+   * loop stay in front (persistent: T.use_swizzle is the tile loops'),
+   * everything else is the consumers' (per tile when persistent) */
+  tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = 0; ok && i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
+    bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
+    for (int l = 0; ap && l < pp.nlets; l++) prefix = prefix && s != pp.lets[l]; /* per tile */
+    if (swz && pp.on) continue;
+    if (p->attn) ok = attn_stmt(b, p, mbar, &pp, i, &s, &work);
+    if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, false, 1)) && work.data[work.len - 1];
+    if (ok && s) ok = prefix ? tl_vec_push(&pre, s) : tl_vec_push(&work, s);
+    if (ok && p->pingpong && i == p->li) ok = tl_vec_push(&work, pp_turn(b, true, 0)) && work.data[work.len - 1];
+    if (ok && ap && i == p->li) /* the k-tiles counted; Q free unless O_shared stages in its bytes */
+      ok = tl_vec_push(&work, ws_kb_add(b, pp.kb, n_loop)) && work.data[work.len - 1] &&
+           (p->reuse[0] || p->q_freed || q_free(b, p, mbar, &work));
+  }
+  if (ok && ap && p->reuse[0]) ok = q_free(b, p, mbar, &work);
+  if (ok && pp.sk.on) ok = sk_place(b, p, &pp, &pre, &work);
+  tl_stmt *per_tile = ok ? SEQ(b, (int)work.len, work.data) : NULL;
+  if (per_tile && pp.on)
+    per_tile = ws_tile_loop(b, &pp, pp.j, pp.bx, pp.by, pp.bz, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
+  ok = ok && per_tile && tl_vec_push(&cons, per_tile);
+  tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
+  tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
+                                        producer, consumer)
+                             : NULL;
+  if (branch && tl_vec_push(&pre, branch)) nb = SEQ(b, (int)pre.len, pre.data);
+  tl_vec_free(&pre);
+  tl_vec_free(&cons);
+  tl_vec_free(&work);
+  tl_map_free(&pp.subst);
+  if (pp.on) snprintf(sk_remark, sk_remark_sz, "%s%s", pp.sk.on ? "stream-K: " : "no stream-K: ", pp.sk_why);
+  if (!nb || !ws_stage_tiles(b, p)) return NULL;
+  if (pp.on) { /* the launch: min(tiles, SMs) blocks along x (stream-K: min(units, SMs)) */
+    tl_stmt *k = p->kernel;
+    if (pp.sk.on) pp.blocks = I(b, pp.sk.blocks);
+    pp.bx->kind = TL_VAR_LET;
+    pp.by->kind = TL_VAR_LET;
+    if (pp.bz) pp.bz->kind = TL_VAR_LET;
+    k->u.kernel.ngrid = 1;
+    k->u.kernel.grid[0] = pp.blocks;
+    k->u.kernel.block_vars[0] = pp.b;
+    for (int g = 1; g < 3; g++) {
+      k->u.kernel.grid[g] = NULL;
+      k->u.kernel.block_vars[g] = NULL;
+    }
+  }
+  f->producer_threads = 128;
+  p->kernel->u.kernel.body = nb;
+  return nb;
+}
+
+bool tl_lower_remarks_enabled(void) {
+  const char *e = getenv("TL_REMARKS");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  tl_stmt *k = tl_ir_find_kernel(f->body);
+  if (!k) return true;
+  const char *why = NULL;
+  ws_plan p;
+  tl_stmt *loop = NULL;
+  if (!target->wgmma || !target->tma) why = target->tma ? "the target has no wgmma (sm_90a has)" : "the target has no wgmma/TMA";
+  else if (f->pass_configs.disable_wgmma) why = "tl.disable_wgmma is set";
+  else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
+  else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
+  bool match = !why && ws_match(f, k, &p, &why, &loop);
+  int64_t smem = match && p.attn ? attn_smem_bytes(&p) : 0;
+  char smem_why[200];
+  if (match && (smem < 0 || smem > target->max_smem_per_block)) {
+    match = false;
+    snprintf(smem_why, sizeof smem_why, "the attention loop's shared tiles would take %lld bytes on this path "
+             "(%d stages), more than the %d a block may use", (long long)smem, p.stages,
+             target->max_smem_per_block);
+    why = smem < 0 ? "the attention loop's shared tiles are not static" : smem_why;
+  }
+  for (int i = 0; !loop && k->u.kernel.body && k->u.kernel.body->kind == TL_STMT_SEQ && i < k->u.kernel.body->u.seq.n;
+       i++) { /* the remark's location when the target or a config ruled the path out */
+    tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) loop = s;
+  }
+  if (match && p.threads + 128 > target->max_threads) {
+    match = false;
+    why = "the kernel's threads plus a producer warpgroup exceed the block limit";
+  }
+  if (!match) {
+    if (loop && tl_lower_remarks_enabled()) /* kernels without a pipelined loop get no remark */
+      tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
+    return true;
+  }
+  tl_names names;
+  if (!tl_names_collect(&names, m, f)) {
+    tl_error(d, f->loc, "out of memory while warp-specializing");
+    return false;
+  }
+  p.pingpong = p.attn && f->pass_configs.attention_pingpong && p.threads == 256;
+  p.overlap_ok = p.attn && !p.pingpong && p.gemm2 &&
+                 p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
+  p.overlap = p.overlap_ok && f->pass_configs.attention_overlap;
+  p.overlap_why = !f->pass_configs.attention_overlap ? NULL
+                  : p.pingpong                      ? "tl.attention_pingpong is set"
+                                                    : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
+  {
+    const tl_pass_configs *pc = &f->pass_configs;
+    p.auto_sched = p.attn && !(pc->given & TL_PASS_CONFIG_SCHEDULE);
+    if (p.attn && !p.auto_sched && p.overlap_ok && !p.overlap)
+      p.overlap_why = tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap"))
+                          ? "tl.attention_overlap is False"
+                          : "another attention schedule config is given and tl.attention_overlap is not";
+  }
+  if (p.pingpong) /* measured on the H200, 2026-12-02 (benchmarks/results/2026-12-02-h200-hopper, call 6) */
+    tl_diag_report(d, TL_DIAG_WARNING, p.loop->loc,
+                   "tl.attention_pingpong is experimental: compute-sanitizer racecheck reports shared-memory hazards "
+                   "in its epilogue on the H200 (not yet explained; the outputs were correct) and it measured no "
+                   "faster than the default schedule (issue 19)");
+  bool persistent = false;
+  char sk_remark[300] = "";
+  tl_stmt *r = ws_rewrite(m, f, &p, &names, target, d, &persistent, sk_remark, sizeof sk_remark);
+  tl_names_free(&names);
+  if (!r) {
+    tl_error(d, f->loc, "out of memory while warp-specializing");
+    return false;
+  }
+  if (tl_lower_remarks_enabled() && p.attn)
+    tl_remark(d, p.loop->loc,
+              "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
+              "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
+              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s%s",
+              p.stages, p.nloads, p.nloads == 1 ? "" : "s",
+              p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
+              p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
+              p.reuse[0] ? p.reuse[0]->name : "",
+              !p.gemm2 ? "T.gemm as wgmma"
+              : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
+                                                                                  : "two T.gemm as wgmma (ss)",
+              (long long)(p.threads / 128),
+              p.pingpong ? ", taking turns at the tensor cores (ping-pong)"
+              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "",
+              p.overlap ? ", the softmax of each key block overlapping its own P·V of the one before (overlap)" : "",
+              !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
+              !p.overlap && p.overlap_why ? ")" : "",
+              persistent ? "; a persistent grid of min(tiles, SMs) blocks, each looping over output tiles" : "");
+  else if (tl_lower_remarks_enabled())
+    tl_remark(d, p.loop->loc,
+            "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
+            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s",
+            p.stages, (long long)(p.threads / 128),
+            persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "",
+            f->ws_multi_tile && !f->pass_configs.disable_tma_store
+                ? " (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)"
+                : persistent ? " (one tile a block: C is stored with st.global)" : "",
+            *sk_remark ? "; " : "", sk_remark);
+  return true;
+}
+
+/* ------------------------------------------------- after lower-tile-ops */
+/* T.sync_threads() statements inside s → T.ptx_bar_sync(1, T). */
+static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++)
+        if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
+      return true;
+    case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
+    case TL_STMT_IF:
+      return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
+    case TL_STMT_EVAL: {
+      tl_expr *v = s->u.eval.value;
+      if (!v || v->kind != TL_EXPR_CALL || v->u.call.op != TL_INTRIN_SYNC_THREADS) return true;
+      tl_expr *args[2] = {tl_lo_int(m, s->loc, 1), tl_lo_int(m, s->loc, T)};
+      tl_expr *c = args[0] && args[1] ? tl_ir_call(m, s->loc, TL_INTRIN_PTX_BAR_SYNC, 2, args) : NULL;
+      if (!c) return false;
+      s->u.eval.value = c;
+      return true;
+    }
+    default: return true;
+  }
+}
+
+/* Does s call intrinsic `op` anywhere below it? */
+typedef struct call_finder { tl_visitor v; int op; bool found; } call_finder;
+static void find_call(tl_visitor *v, const tl_expr *e) {
+  call_finder *c = (call_finder *)v;
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == c->op) c->found = true;
+}
+static bool has_call(const tl_stmt *s, int op) {
+  call_finder c = {.v = {.expr = find_call}, .op = op};
+  tl_visit_stmt(&c.v, s);
+  return c.found;
+}
+
+/* Is s pp_turn's hand-over (`if wg == 0: T.ptx_bar_arrive(WS_PP_BAR + 1, ..)
+ * else: T.ptx_bar_arrive(WS_PP_BAR, ..)`)? */
+static bool is_pp_arrive(const tl_stmt *s) {
+  if (!s || s->kind != TL_STMT_IF || !s->u.ifs.else_s) return false;
+  const tl_stmt *t = s->u.ifs.then_s;
+  if (t && t->kind == TL_STMT_SEQ && t->u.seq.n == 1) t = t->u.seq.stmts[0];
+  const tl_expr *c = t && t->kind == TL_STMT_EVAL ? t->u.eval.value : NULL;
+  int64_t id = -1;
+  return c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_BAR_ARRIVE && c->u.call.n == 2 &&
+         tl_expr_is_const_int(c->u.call.args[0], &id) && id == WS_PP_BAR + 1;
+}
+
+/* The slot of s's last statement, through nested sequences. */
+static tl_stmt **last_slot(tl_stmt **s, int depth) {
+  if (!*s || depth > TL_LOWER_MAX_DEPTH) return NULL;
+  if ((*s)->kind != TL_STMT_SEQ) return s;
+  return (*s)->u.seq.n > 0 ? last_slot(&(*s)->u.seq.stmts[(*s)->u.seq.n - 1], depth + 1) : NULL;
+}
+
+/* Ping-pong: each hand-over that follows a lowered wgmma T.gemm (whose last
+ * statement is its T.ptx_wgmma_wait) moves in front of that wait, so the
+ * other warpgroup may issue as soon as this one's wgmma are committed. */
+static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
+  switch (s->kind) {
+    case TL_STMT_SEQ:
+      for (int i = 0; i < s->u.seq.n; i++) {
+        tl_stmt **w = i > 0 && is_pp_arrive(s->u.seq.stmts[i]) ? last_slot(&s->u.seq.stmts[i - 1], 0) : NULL;
+        const tl_expr *c = w && (*w)->kind == TL_STMT_EVAL ? (*w)->u.eval.value : NULL;
+        if (c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) {
+          tl_stmt *pair[2] = {s->u.seq.stmts[i], *w};
+          if (!(*w = tl_ir_seq(m, s->loc, 2, pair))) return false;
+          memmove(&s->u.seq.stmts[i], &s->u.seq.stmts[i + 1], sizeof(tl_stmt *) * (size_t)(s->u.seq.n - i - 1));
+          s->u.seq.n--;
+          i--;
+          continue;
+        }
+        if (!pp_hoist(m, s->u.seq.stmts[i], depth + 1)) return false;
+      }
+      return true;
+    case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
+    case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
+    default: return true;
+  }
+}
+
+bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
+  tl_stmt *k = f->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
+  if (!k) return true;
+  int64_t T = 0;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &T)) return false;
+  /* the consumer branch: the else of the top-level `if tid >= T` */
+  tl_stmt *body = k->u.kernel.body;
+  for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
+    tl_stmt *s = body->u.seq.stmts[i];
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
+    if (s && s->kind == TL_STMT_IF && f->pass_configs.attention_pingpong && !pp_hoist(m, s->u.ifs.else_s, 0))
+      return false;
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
+      /* the TMA-store epilogue's issuers wait for their last stores' reads
+       * of shared memory only here (lower_epilogue.c) */
+      tl_expr *w[2] = {tl_lo_int(m, s->loc, 0), tl_lo_int(m, s->loc, 1)};
+      tl_stmt *pair[2] = {s->u.ifs.else_s, w[0] && w[1] ? tl_lo_eval(m, s->loc, tl_ir_call(m, s->loc, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w)) : NULL};
+      if (!pair[1] || !(s->u.ifs.else_s = tl_ir_seq(m, s->loc, 2, pair))) return false;
+    }
+  }
+  k->u.kernel.threads = tl_lo_int(m, k->loc, T + f->producer_threads);
+  f->producer_threads = 0;
+  return k->u.kernel.threads != NULL;
+}
