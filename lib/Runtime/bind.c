@@ -102,6 +102,20 @@ DLDataType tl_rt_dl_dtype(tl_dtype t) {
   return d;
 }
 
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
+                     void *owner, void (*deleter)(DLManagedTensor *)) {
+  DLTensor *t = &m->dl_tensor;
+  t->data = data;
+  t->device = dev;
+  t->ndim = p->ndim;
+  t->dtype = tl_rt_dl_dtype(p->dtype);
+  t->shape = shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+  m->manager_ctx = owner;
+  m->deleter = deleter;
+}
+
 static bool dtype_matches(tl_dtype want, DLDataType got) {
   tl_dtype g;
   if (!dl_to_tl(got, &g)) return false;

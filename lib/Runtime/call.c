@@ -522,17 +522,8 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
       goto done;
     }
     memcpy(o->shape, b.out_shapes[pi], sizeof(int64_t) * (size_t)p->ndim);
-    DLTensor *t = &o->managed.dl_tensor;
-    t->data = (void *)(uintptr_t)o->ptr;
-    t->device.device_type = kDLCUDA;
-    t->device.device_id = b.device;
-    t->ndim = p->ndim;
-    t->dtype = tl_rt_dl_dtype(p->dtype);
-    t->shape = o->shape;
-    t->strides = NULL;
-    t->byte_offset = 0;
-    o->managed.manager_ctx = o;
-    o->managed.deleter = out_deleter;
+    DLDevice dev = {.device_type = kDLCUDA, .device_id = b.device};
+    tl_rt_dl_output(&o->managed, (void *)(uintptr_t)o->ptr, dev, p, o->shape, o, out_deleter);
     b.slots[pi] = (uint64_t)o->ptr;
   }
 

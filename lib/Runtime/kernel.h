@@ -140,6 +140,13 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
  * float8 code before DLPack 1.x), every other dtype its own code. */
 DLDataType tl_rt_dl_dtype(tl_dtype t);
 
+/* Fills m as the DLPack view of an output the library allocated (bind.c):
+ * data on device dev, p's ndim and dtype (tl_rt_dl_dtype), shape (p->ndim
+ * entries, owned by the caller's allocation, which must outlive m), compact
+ * (no strides, no byte offset); manager_ctx = owner, deleter as given. */
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
+                     void *owner, void (*deleter)(DLManagedTensor *));
+
 /* ------------------------------------------------------------- binding */
 /* Result of checking a call: everything the launch needs. */
 #define TL_RT_BINDING_INLINE_WORDS 256
