@@ -115,6 +115,25 @@ static tl_stmt *emitted(gm_state *g, tl_diag *d, tl_loc loc) {
   return r;
 }
 
+/* Gives up on a T.gemm: reports running out of memory when oom (other errors
+ * were reported where they were found) and frees what was emitted; NULL. */
+static tl_stmt *abandon(gm_state *g, tl_loc loc, bool oom) {
+  if (oom) tl_error(g->d, loc, "out of memory while lowering T.gemm");
+  tl_vec_free(&g->out);
+  return NULL;
+}
+
+/* Emits kloop (the k-step loop of wgmma calls into C) as one wgmma group:
+ * the loop, T.ptx_wgmma_commit(), then T.ptx_wgmma_wait(0, C, 0, nregs) when
+ * wait (nregs: C's registers a thread). */
+static void wg_group(gm_state *g, tl_stmt *kloop, tl_buffer *C, int64_t nregs, bool wait) {
+  tl_emit_push(g, kloop);
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(g->m, g->loc, C), tl_emit_int(g, 0),
+                       tl_emit_int(g, nregs)};
+  if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+}
+
 static bool no_wait(const tl_stmt *s) {
   int64_t v = 0;
   if (5 < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[5])
@@ -268,11 +287,7 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
                              tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
   int64_t ksteps = K / 16;
-  tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma));
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0),
-                       tl_emit_int(g, CL->nregs)};
-  if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  wg_group(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma), C, CL->nregs, wait);
   if (g->failed) return NULL;
   return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);
 }
@@ -339,16 +354,13 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   args[10] = tl_emit_int(g, NI);
   args[11] = tl_emit_int(g, 1);
   tl_stmt *mma = tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_RS, 12, args));
-  tl_emit_push(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma)); /* unrolled: A's register index constant */
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(m, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
-  if (!no_wait(s)) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  /* k unrolled: A's register index constant */
+  wg_group(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma), C, CL->nregs, !no_wait(s));
   return emitted(g, d, loc);
 oom:
-  tl_error(d, loc, "out of memory while lowering T.gemm");
+  return abandon(g, loc, true);
 fail:
-  tl_vec_free(&g->out);
-  return NULL;
+  return abandon(g, loc, false);
 }
 
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
@@ -486,10 +498,9 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
   return emitted(g, d, loc);
 oom:
-  tl_error(d, loc, "out of memory while lowering T.gemm");
+  return abandon(g, loc, true);
 fail:
-  tl_vec_free(&g->out);
-  return NULL;
+  return abandon(g, loc, false);
 }
 
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n) {
