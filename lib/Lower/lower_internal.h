@@ -59,6 +59,24 @@ void tl_ranges_unset(tl_ranges *r, const tl_var *v);
 /* Bounds of integer expression e; false when unknown. */
 bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out);
 
+/* What a tile-op lowering walk over a function carries (lower_tile.c,
+ * lower_atomic.c): the module, where errors go and how many were reported,
+ * an allocation failure, the function's names (for fresh ones) and the
+ * ranges of the variables in scope. */
+typedef struct tl_lower_walk {
+  tl_module *m;
+  tl_diag *d;
+  int errors;    /* errors reported */
+  bool oom;      /* an allocation failed (not reported yet) */
+  tl_names names;
+  tl_ranges ranges;
+} tl_lower_walk;
+/* Starts a walk over f: f's names collected, the ranges holding f's dynamic
+ * dims (each in [0, INT32_MAX]).  Sets w->oom when an allocation fails;
+ * tl_lower_walk_end frees w either way. */
+void tl_lower_walk_begin(tl_lower_walk *w, tl_module *m, tl_diag *d, const tl_primfunc *f);
+void tl_lower_walk_end(tl_lower_walk *w);
+
 /* True when e is provably a multiple of k (k > 0).  Variables are multiples
  * only of 1, except `lane`, which counts as 0 (its contribution is analysed
  * separately by tl_expr_lane_coef). */

@@ -99,6 +99,19 @@ bool tl_ranges_set(tl_ranges *r, const tl_var *v, int64_t lo, int64_t hi) {
   x->hi = hi;
   return tl_map_put(&r->map, v, x);
 }
+
+void tl_lower_walk_begin(tl_lower_walk *w, tl_module *m, tl_diag *d, const tl_primfunc *f) {
+  *w = (tl_lower_walk){.m = m, .d = d};
+  tl_ranges_init(&w->ranges, &m->arena);
+  w->oom = !tl_names_collect(&w->names, m, f);
+  for (int i = 0; !w->oom && i < f->ndynamic; i++)
+    if (f->dynamic[i] && !tl_ranges_set(&w->ranges, f->dynamic[i], 0, INT32_MAX)) w->oom = true;
+}
+
+void tl_lower_walk_end(tl_lower_walk *w) {
+  tl_names_free(&w->names);
+  tl_ranges_free(&w->ranges);
+}
 void tl_ranges_unset(tl_ranges *r, const tl_var *v) { tl_map_remove(&r->map, v); }
 
 static bool is_tid_call(const tl_expr *e) {
