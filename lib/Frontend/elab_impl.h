@@ -171,6 +171,7 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define push_scope(...) tl_el_push_scope(__VA_ARGS__)
 #define pop_scope(...) tl_el_pop_scope(__VA_ARGS__)
 #define lookup(...) tl_el_lookup(__VA_ARGS__)
+#define dotted_name(...) tl_el_dotted_name(__VA_ARGS__)
 #define bind(...) tl_el_bind(__VA_ARGS__)
 #define intern(...) tl_el_intern(__VA_ARGS__)
 #define lit_int(...) tl_el_lit_int(__VA_ARGS__)
@@ -239,6 +240,11 @@ val *parse_define(elab *E, int idx);
 scope *push_scope(elab *E, bool in_pf);
 void pop_scope(elab *E, scope *s);
 binding *lookup(elab *E, const char *name, scope **where);
+/* A decorator's dotted name root.a1...an (d, or the function d calls): the
+ * root's name, the attributes in parts innermost-last (parts[*np - 1] is a1)
+ * and their count in *np; NULL when d is no dotted name or has more than max
+ * attributes. */
+const char *dotted_name(const tl_ast_expr *d, const char **parts, int max, int *np);
 bool bind(elab *E, scope *s, const char *name, val *v, tl_loc loc, int kind);
 const char *intern(elab *E, const char *s);
 tl_expr *lit_int(elab *E, tl_loc loc, int64_t v);
