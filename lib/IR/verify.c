@@ -20,6 +20,7 @@
  * bounded by TL_VERIFY_MAX_DEPTH (an error beyond it).  Each out-of-scope
  * buffer or variable is reported once. */
 #include "IR/tir.h"
+#include "IR/visit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,16 +225,15 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
     case TL_EXPR_STRING: verr(vs, loc, "a string cannot be used as a value here"); return;
     case TL_EXPR_VAR: check_var_use(vs, e->u.var, loc); return;
     case TL_EXPR_BINARY:
-      check_expr(vs, e->u.bin.a, loc, depth + 1);
-      check_expr(vs, e->u.bin.b, loc, depth + 1);
-      return;
-    case TL_EXPR_UNARY: check_expr(vs, e->u.un.a, loc, depth + 1); return;
+    case TL_EXPR_UNARY:
     case TL_EXPR_SELECT:
-      check_expr(vs, e->u.sel.cond, loc, depth + 1);
-      check_expr(vs, e->u.sel.t, loc, depth + 1);
-      check_expr(vs, e->u.sel.f, loc, depth + 1);
+    case TL_EXPR_CAST:
+    case TL_EXPR_RAMP:
+    case TL_EXPR_BROADCAST: {
+      const tl_expr *ops[3];
+      for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) check_expr(vs, ops[i], loc, depth + 1);
       return;
-    case TL_EXPR_CAST: check_expr(vs, e->u.cast.value, loc, depth + 1); return;
+    }
     case TL_EXPR_LOAD:
       if (!check_buffer_use(vs, e->u.load.buffer, loc)) return;
       check_index_count(vs, e->u.load.buffer, e->u.load.n, loc);
@@ -269,11 +269,6 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
       return;
     }
     case TL_EXPR_BUFFER: check_buffer_use(vs, e->u.buffer, loc); return;
-    case TL_EXPR_RAMP:
-      check_expr(vs, e->u.ramp.base, loc, depth + 1);
-      check_expr(vs, e->u.ramp.stride, loc, depth + 1);
-      return;
-    case TL_EXPR_BROADCAST: check_expr(vs, e->u.bcast.value, loc, depth + 1); return;
   }
   verr(vs, loc, "malformed IR: expression kind %d", (int)e->kind);
 }

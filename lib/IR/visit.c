@@ -12,33 +12,39 @@ static bool enter(tl_visitor *v) {
   return true;
 }
 
+int tl_expr_operand_slots(tl_expr *e, tl_expr **slots[3]) {
+  switch (e->kind) {
+    case TL_EXPR_BINARY: slots[0] = &e->u.bin.a, slots[1] = &e->u.bin.b; return 2;
+    case TL_EXPR_UNARY: slots[0] = &e->u.un.a; return 1;
+    case TL_EXPR_SELECT: slots[0] = &e->u.sel.cond, slots[1] = &e->u.sel.t, slots[2] = &e->u.sel.f; return 3;
+    case TL_EXPR_CAST: slots[0] = &e->u.cast.value; return 1;
+    case TL_EXPR_RAMP: slots[0] = &e->u.ramp.base, slots[1] = &e->u.ramp.stride; return 2;
+    case TL_EXPR_BROADCAST: slots[0] = &e->u.bcast.value; return 1;
+    default: return 0;
+  }
+}
+
+int tl_expr_operands(const tl_expr *e, const tl_expr *ops[3]) {
+  tl_expr **slots[3];
+  int n = tl_expr_operand_slots((tl_expr *)e, slots); /* only read through */
+  for (int i = 0; i < n; i++) ops[i] = *slots[i];
+  return n;
+}
+
 void tl_visit_expr(tl_visitor *v, const tl_expr *e) {
   if (!e || !enter(v)) return;
   if (v->expr) v->expr(v, e);
   switch (e->kind) {
-    case TL_EXPR_BINARY:
-      tl_visit_expr(v, e->u.bin.a);
-      tl_visit_expr(v, e->u.bin.b);
-      break;
-    case TL_EXPR_UNARY: tl_visit_expr(v, e->u.un.a); break;
-    case TL_EXPR_SELECT:
-      tl_visit_expr(v, e->u.sel.cond);
-      tl_visit_expr(v, e->u.sel.t);
-      tl_visit_expr(v, e->u.sel.f);
-      break;
-    case TL_EXPR_CAST: tl_visit_expr(v, e->u.cast.value); break;
     case TL_EXPR_LOAD:
       for (int i = 0; i < e->u.load.n; i++) tl_visit_expr(v, e->u.load.indices[i]);
       break;
     case TL_EXPR_CALL:
       for (int i = 0; i < e->u.call.n; i++) tl_visit_expr(v, e->u.call.args[i]);
       break;
-    case TL_EXPR_RAMP:
-      tl_visit_expr(v, e->u.ramp.base);
-      tl_visit_expr(v, e->u.ramp.stride);
-      break;
-    case TL_EXPR_BROADCAST: tl_visit_expr(v, e->u.bcast.value); break;
-    default: break;
+    default: {
+      const tl_expr *ops[3];
+      for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) tl_visit_expr(v, ops[i]);
+    }
   }
   v->depth_--;
 }

@@ -25,6 +25,15 @@ struct tl_visitor {
   int depth_;      /* internal */
 };
 
+/* The operands of e that are one expression each, in order: binary a, b;
+ * unary a; select cond, t, f; cast value; ramp base, stride; broadcast
+ * value.  Stores pointers to those fields of e in slots and returns their
+ * count (0 to 3); 0 for the other kinds (leaves, and loads and calls, whose
+ * indices / arguments are arrays). */
+int tl_expr_operand_slots(tl_expr *e, tl_expr **slots[3]);
+/* The same operands' values. */
+int tl_expr_operands(const tl_expr *e, const tl_expr *ops[3]);
+
 /* Visits e and all its operands (loads' indices, calls' arguments, ...). */
 void tl_visit_expr(tl_visitor *v, const tl_expr *e);
 /* Visits s and everything below it: child statements and every expression
