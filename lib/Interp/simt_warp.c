@@ -15,7 +15,9 @@
  *    16-byte row is a shared store by the lane that gave its address.
  *  - mma.sync.m16n8k16.row.col (f16/bf16 inputs, f32 or f16 accumulators):
  *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
- *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
+ *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element
+ *    (simt_mma.c's sx_mma_warps, which runs every mma shape; the operand
+ *    checks are here).
  *    APPROXIMATION: each dot product (16 products plus c) is accumulated in
  *    double and rounded once to the accumulator dtype (tl_mma_step, which
  *    the reference evaluator's T.gemm into an f16 accumulator chains over
@@ -209,57 +211,11 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (!c32 && !(c16 && f16in))
     return sx_fail(x, "T.ptx_mma: accumulator dtype %s is not supported with %s inputs", tl_dtype_name(c->et),
                    tl_dtype_name(a->et));
-  if (!sx_full_warps(x, mask, "mma")) return false;
-  sx_val ao, bo, co;
-  if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
-  for (int w = 0; w < x->T; w += 32) {
-    if (!mask[w]) continue;
-    double A[16][16], B[16][8], C[16][8];
-    for (int l = 0; l < 32; l++) {
-      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
-      int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
-      if (!sx_local_range(x, a, pa, 8, th, "mma A fragment") || !sx_local_range(x, b, pb, 4, th, "mma B fragment") ||
-          !sx_local_range(x, c, pc, 4, th, "mma accumulator"))
-        return false;
-#define LDA(k) sx_el_load(a->et, local_ptr(a, th, pa + (k))).f
-#define LDB(k) sx_el_load(b->et, local_ptr(b, th, pb + (k))).f
-#define LDC(k) sx_el_load(c->et, local_ptr(c, th, pc + (k))).f
-      A[g][t2] = LDA(0);
-      A[g][t2 + 1] = LDA(1);
-      A[g + 8][t2] = LDA(2);
-      A[g + 8][t2 + 1] = LDA(3);
-      A[g][t2 + 8] = LDA(4);
-      A[g][t2 + 9] = LDA(5);
-      A[g + 8][t2 + 8] = LDA(6);
-      A[g + 8][t2 + 9] = LDA(7);
-      B[t2][g] = LDB(0);
-      B[t2 + 1][g] = LDB(1);
-      B[t2 + 8][g] = LDB(2);
-      B[t2 + 9][g] = LDB(3);
-      C[g][t2] = LDC(0);
-      C[g][t2 + 1] = LDC(1);
-      C[g + 8][t2] = LDC(2);
-      C[g + 8][t2 + 1] = LDC(3);
-#undef LDA
-#undef LDB
-#undef LDC
-    }
-    double D[16][8];
-    for (int i = 0; i < 16; i++)
-      for (int j = 0; j < 8; j++) {
-        D[i][j] = tl_mma_step(A[i], &B[0][j], 8, 16, C[i][j], c->et);
-      }
-    for (int l = 0; l < 32; l++) {
-      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
-      int64_t pc = co.v[th].i;
-      double out[4] = {D[g][t2], D[g][t2 + 1], D[g + 8][t2], D[g + 8][t2 + 1]};
-      for (int k = 0; k < 4; k++) {
-        sx_el v = {.f = out[k]};
-        sx_el_store(c->et, local_ptr(c, th, pc + k), v);
-      }
-    }
-  }
-  return true;
+  tl_mma_info mi = tl_mma_info_of(a->et, c->et);
+  if (mi.kind != TL_MMA_KIND_F16)
+    return sx_fail(x, "T.ptx_mma: A %s and C %s are not an mma.sync form", tl_dtype_name(a->et),
+                   tl_dtype_name(c->et));
+  return sx_mma_warps(x, e, mask, a, b, c, &mi); /* simt_mma.c */
 }
 
 /* ------------------------------------------------------------ cp.async */
