@@ -121,6 +121,29 @@ static bool matrix_row(sx *x, const mat_args *a, int th, const char *op, int64_t
   return true;
 }
 
+/* The registers of warp w's lanes <-> the a.num 8x8 matrices M, as both
+ * instructions map them: register i of lane l holds row l/4, columns 2(l%4)
+ * and 2(l%4)+1 of matrix i (low half the lower column), or with .trans the
+ * elements [2(l%4)][l/4] and [2(l%4)+1][l/4].  from_regs (stmatrix): M is
+ * filled from the registers; else (ldmatrix) the registers from M. */
+static bool lane_registers(sx *x, const mat_args *a, int w, uint16_t M[4][8][8], bool from_regs) {
+  const char *op = from_regs ? "stmatrix" : "ldmatrix";
+  for (int l = 0; l < 32; l++) {
+    int th = w + l;
+    int64_t d = a->regoff.v[th].i;
+    if (!sx_local_range(x, a->reg, d, 2 * a->num, th, op)) return false;
+    int g = l >> 2, c = 2 * (l & 3);
+    for (int i = 0; i < a->num; i++)
+      for (int h = 0; h < 2; h++) {
+        uint16_t *m = a->trans ? &M[i][c + h][g] : &M[i][g][c + h];
+        uint8_t *r = local_ptr(a->reg, th, d + 2 * i + h);
+        if (from_regs) memcpy(m, r, 2);
+        else memcpy(r, m, 2);
+      }
+  }
+  return true;
+}
+
 static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
   mat_args a;
   if (!matrix_args(x, e, mask, false, &a)) return false;
@@ -135,18 +158,7 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
           return false;
         memcpy(M[i][r], a.sh->data + off * 2, 16);
       }
-    for (int l = 0; l < 32; l++) {
-      int th = w + l;
-      int64_t d = a.regoff.v[th].i;
-      if (!sx_local_range(x, a.reg, d, 2 * a.num, th, "ldmatrix")) return false;
-      int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < a.num; i++) {
-        uint16_t lo = a.trans ? M[i][c][g] : M[i][g][c];
-        uint16_t hi = a.trans ? M[i][c + 1][g] : M[i][g][c + 1];
-        memcpy(local_ptr(a.reg, th, d + 2 * i), &lo, 2);
-        memcpy(local_ptr(a.reg, th, d + 2 * i + 1), &hi, 2);
-      }
-    }
+    if (!lane_registers(x, &a, w, M, false)) return false;
   }
   return true;
 }
@@ -161,16 +173,7 @@ static bool do_stmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
   for (int w = 0; w < x->T; w += 32) {
     if (!mask[w]) continue;
     uint16_t M[4][8][8];
-    for (int l = 0; l < 32; l++) {
-      int th = w + l;
-      int64_t s = a.regoff.v[th].i;
-      if (!sx_local_range(x, a.reg, s, 2 * a.num, th, "stmatrix")) return false;
-      int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < a.num; i++) {
-        memcpy(a.trans ? &M[i][c][g] : &M[i][g][c], local_ptr(a.reg, th, s + 2 * i), 2);
-        memcpy(a.trans ? &M[i][c + 1][g] : &M[i][g][c + 1], local_ptr(a.reg, th, s + 2 * i + 1), 2);
-      }
-    }
+    if (!lane_registers(x, &a, w, M, true)) return false;
     for (int i = 0; i < a.num; i++)
       for (int r = 0; r < 8; r++) {
         int th = w + 8 * i + r;
