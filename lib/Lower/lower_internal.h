@@ -175,6 +175,13 @@ tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
 /* A store statement. */
 tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
                      tl_expr *value);
+/* dst[off : off + 2] = 2-lane cast to `to` of frag[reg : reg + 2]: two
+ * adjacent registers of the 1-D buffer frag stored as one 2-lane vector at
+ * flat element offset off of the 1-D buffer dst, converted to scalar dtype
+ * `to` on the way (the epilogues' register pairs).  NULL on OOM (or a NULL
+ * off / reg). */
+tl_stmt *tl_lo_store_pair(tl_module *m, tl_loc loc, tl_buffer *dst, tl_expr *off, tl_buffer *frag, tl_expr *reg,
+                          tl_dtype to);
 tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
 /* An evaluate statement of value (a call); NULL when value is NULL or on OOM. */
 tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value);

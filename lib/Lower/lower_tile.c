@@ -970,18 +970,10 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
   stage_ctx *sc = user;
   tl_module *m = st->w.m;
   tl_loc loc = sc->scratch->loc;
-  tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  CHECK(rx && fx);
-  CHECK(rx[0] = tl_lo_ramp(m, loc, reg, 2));
   tl_expr *at = tl_lo_add(m, loc, tl_lo_mul(m, loc, idx[0], sc->ld), idx[1]);
-  CHECK(at && (fx[0] = tl_lo_ramp(m, loc, at, 2)));
-  tl_expr *ld = tl_ir_load(m, loc, sc->src, 1, rx);
-  CHECK(ld);
-  ld->dtype = sc->src->dtype;
-  ld->dtype.lanes = 2;
-  tl_dtype dt = sc->scratch->dtype;
-  dt.lanes = 2;
-  return tl_lo_store(m, loc, sc->scratch, 1, fx, tl_lo_cast(m, loc, dt, ld));
+  tl_stmt *s;
+  CHECK(s = tl_lo_store_pair(m, loc, sc->scratch, at, sc->src, reg, sc->scratch->dtype));
+  return s;
 }
 
 /* T.copy(C_frag, C[m0, n0]) with C_frag of the mma C layout (MMA_C) and C a

@@ -422,6 +422,17 @@ tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **id
   return s;
 }
 
+tl_stmt *tl_lo_store_pair(tl_module *m, tl_loc loc, tl_buffer *dst, tl_expr *off, tl_buffer *frag, tl_expr *reg,
+                          tl_dtype to) {
+  tl_expr *rx = reg ? tl_lo_ramp(m, loc, reg, 2) : NULL, *fx = off ? tl_lo_ramp(m, loc, off, 2) : NULL;
+  tl_expr *ld = rx && fx ? tl_ir_load(m, loc, frag, 1, &rx) : NULL;
+  if (!ld) return NULL;
+  ld->dtype = frag->dtype;
+  ld->dtype.lanes = 2;
+  to.lanes = 2;
+  return tl_lo_store(m, loc, dst, 1, &fx, tl_lo_cast(m, loc, to, ld));
+}
+
 tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value) {
   tl_stmt *s = value ? tl_ir_stmt(m, loc, TL_STMT_EVAL) : NULL;
   if (s) s->u.eval.value = value;

@@ -246,15 +246,7 @@ static bool walk_pairs(epi *p) {
   tl_expr *reg = ADD(p, MUL(p, ADD(p, MUL(p, V(p, mi), WN / 8), V(p, nj)), 4), MUL(p, V(p, h), 2));
   tl_expr *row = ADD(p, ADD(p, row0(p, wm, V(p, mi)), g), MUL(p, V(p, h), 8));
   tl_expr *col = ADD(p, c2, MUL(p, V(p, nj), 8));
-  tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  EMIT(rx && fx && (rx[0] = tl_lo_ramp(m, loc, reg, 2)) && (fx[0] = tl_lo_ramp(m, loc, img(p, row, col), 2)));
-  tl_expr *ld = tl_ir_load(m, loc, p->frag, 1, rx);
-  EMIT(ld);
-  ld->dtype = p->frag->dtype;
-  ld->dtype.lanes = 2;
-  tl_dtype dt = p->C->dtype;
-  dt.lanes = 2;
-  tl_stmt *st = tl_lo_store(m, loc, p->S, 1, fx, tl_lo_cast(m, loc, dt, ld));
+  tl_stmt *st = tl_lo_store_pair(m, loc, p->S, img(p, row, col), p->frag, reg, p->C->dtype);
   EMIT(st);
   tl_emit_push(e, tl_emit_for(e, mi, mt, TL_LOOP_UNROLL,
                               tl_emit_for(e, nj, WN / 8, TL_LOOP_UNROLL, tl_emit_for(e, h, 2, TL_LOOP_UNROLL, st))));
