@@ -129,3 +129,22 @@ bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), v
   tl_visit_expr(&a.v, e);
   return a.found || (a.v.too_deep && if_too_deep);
 }
+
+/* ------------------------------------------------------ buffer references */
+static void bv_expr(tl_visitor *v, const tl_expr *e) {
+  tl_buffer_visitor *bv = (tl_buffer_visitor *)v;
+  if (e->kind == TL_EXPR_LOAD) bv->buffer(bv, e->u.load.buffer);
+  if (e->kind == TL_EXPR_BUFFER) bv->buffer(bv, e->u.buffer);
+}
+static void bv_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind == TL_STMT_STORE) ((tl_buffer_visitor *)v)->buffer((tl_buffer_visitor *)v, s->u.store.buffer);
+}
+static void bv_region(tl_visitor *v, const tl_region *r) {
+  ((tl_buffer_visitor *)v)->buffer((tl_buffer_visitor *)v, r->buffer);
+}
+
+bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s) {
+  bv->v = (tl_visitor){.expr = bv_expr, .stmt = bv_stmt, .region = bv_region};
+  tl_visit_stmt(&bv->v, s);
+  return !bv->v.too_deep;
+}

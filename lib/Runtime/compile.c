@@ -264,12 +264,13 @@ static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
  * names (no load, store, region operand or buffer reference) and whose dims
  * are all constants (no dynamic symbol to bind from them): sig's unused. */
 typedef struct use_scan {
-  tl_visitor v; /* first */
+  tl_buffer_visitor bv; /* first */
   const tl_primfunc *f;
   bool *used;
 } use_scan;
 
-static void use_buffer(use_scan *u, const tl_buffer *b) {
+static void use_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
+  use_scan *u = (use_scan *)bv;
   for (int i = 0; b && i < u->f->nparams; i++) {
     const tl_buffer *pb = u->f->params[i].buffer;
     if (u->f->params[i].kind == TL_PARAM_TENSOR && pb &&
@@ -278,22 +279,11 @@ static void use_buffer(use_scan *u, const tl_buffer *b) {
   }
 }
 
-static void use_expr(tl_visitor *v, const tl_expr *e) {
-  if (e->kind == TL_EXPR_LOAD) use_buffer((use_scan *)v, e->u.load.buffer);
-  if (e->kind == TL_EXPR_BUFFER) use_buffer((use_scan *)v, e->u.buffer);
-}
-
-static void use_stmt(tl_visitor *v, const tl_stmt *s) {
-  if (s->kind == TL_STMT_STORE) use_buffer((use_scan *)v, s->u.store.buffer);
-}
-
-static void use_region(tl_visitor *v, const tl_region *r) { use_buffer((use_scan *)v, r->buffer); }
-
 static tl_status mark_unused(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
-  use_scan u = {{use_expr, use_stmt, use_region, false, 0}, f, calloc((size_t)f->nparams + 1, sizeof(bool))};
+  use_scan u = {{.buffer = use_buffer}, f, calloc((size_t)f->nparams + 1, sizeof(bool))};
   if (!u.used) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  tl_visit_stmt(&u.v, f->body);
-  for (int i = 0; i < f->nparams && i < sig->nparams && !u.v.too_deep; i++) {
+  bool seen_all = tl_visit_buffers(&u.bv, f->body);
+  for (int i = 0; i < f->nparams && i < sig->nparams && seen_all; i++) {
     tl_rt_param *p = &sig->params[i];
     bool static_shape = true;
     for (int d = 0; d < p->ndim; d++) static_shape &= tl_rx_is_const(&p->dims[d].prog, NULL);
