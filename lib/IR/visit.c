@@ -31,21 +31,20 @@ int tl_expr_operands(const tl_expr *e, const tl_expr *ops[3]) {
   return n;
 }
 
+/* The n expressions of an array (loads' indices, calls' arguments, stores'
+ * indices, a grid's dims); NULL entries are skipped. */
+static void visit_exprs(tl_visitor *v, int n, tl_expr *const *es) {
+  for (int i = 0; es && i < n; i++) tl_visit_expr(v, es[i]);
+}
+
 void tl_visit_expr(tl_visitor *v, const tl_expr *e) {
   if (!e || !enter(v)) return;
   if (v->expr) v->expr(v, e);
-  switch (e->kind) {
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++) tl_visit_expr(v, e->u.load.indices[i]);
-      break;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) tl_visit_expr(v, e->u.call.args[i]);
-      break;
-    default: {
-      const tl_expr *ops[3];
-      for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) tl_visit_expr(v, ops[i]);
-    }
-  }
+  const tl_expr *ops[3];
+  int n = tl_expr_operands(e, ops);
+  for (int i = 0; i < n; i++) tl_visit_expr(v, ops[i]);
+  if (e->kind == TL_EXPR_LOAD) visit_exprs(v, e->u.load.n, e->u.load.indices);
+  if (e->kind == TL_EXPR_CALL) visit_exprs(v, e->u.call.n, e->u.call.args);
   v->depth_--;
 }
 
@@ -73,7 +72,7 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
       tl_visit_stmt(v, s->u.loop.body);
       break;
     case TL_STMT_KERNEL:
-      for (int i = 0; i < s->u.kernel.ngrid; i++) tl_visit_expr(v, s->u.kernel.grid[i]);
+      visit_exprs(v, s->u.kernel.ngrid, s->u.kernel.grid);
       tl_visit_expr(v, s->u.kernel.threads);
       tl_visit_stmt(v, s->u.kernel.body);
       break;
@@ -84,7 +83,7 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
       break;
     }
     case TL_STMT_STORE:
-      for (int i = 0; i < s->u.store.n; i++) tl_visit_expr(v, s->u.store.indices[i]);
+      visit_exprs(v, s->u.store.n, s->u.store.indices);
       tl_visit_expr(v, s->u.store.value);
       break;
     case TL_STMT_IF:
