@@ -518,7 +518,8 @@ void tl_print_module(tl_strbuf *out, const tl_module *m);
 void tl_print_expr(tl_strbuf *out, const tl_expr *e);
 
 /* ------------------------------------------------------------ verifying */
-/* Checks every rule of DESIGN §3/§5.2 that applies at the tile level;
+/* Checks every rule of the source language (docs/language.md) that
+ * applies at the tile level (tile-op operands: lib/IR/ops.c);
  * reports each violation to d; returns the number of errors. */
 int tl_verify_module(const tl_module *m, tl_diag *d);
 

@@ -1,5 +1,5 @@
 /* The tile ops of the reference evaluator (ref_eval.c runs everything
- * else), each by its definition (/work/shared/TILELANG.md §1.3-1.6):
+ * else), each by its definition (TileLang's tilelang/language/*.py):
  *  - T.copy(src, dst): element-wise over the two regions, whose extents
  *    agree after dropping extent-1 dims (so both are walked in row-major
  *    order together); the value is converted to dst's dtype (floats round to

@@ -221,7 +221,7 @@ struct tl_smem_layout; /* smem_layout.h */
 /* The ldmatrix offset in L->flat of this lane's part of B's fragment at
  * k-step kk (of ksteps) and n-tile nj (of nb, nd = 8 or 16 columns each),
  * for a gemm whose B region starts at (stage, row0, col0) and is stored
- * N x K when tb: emits the lane lets b_row, b_col into e (LAYOUT.md §4;
+ * N x K when tb: emits the lane lets b_row, b_col into e (docs/layouts.md "ldmatrix addresses";
  * wn_off = this warp's column offset, warp_n warps of WN columns), then
  * returns tl_smem_offset_unrolled's compact form when compact and it
  * applies, else the plain tl_smem_offset.  Shared by tl_lower_gemm and

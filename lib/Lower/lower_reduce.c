@@ -6,7 +6,7 @@
  * source the MMA_C or ROWS layout and its fragment destination the REDUCER
  * layout of that source).  Called by lower_tile.c for each reduce statement.
  *
- * Algorithm (../shared/LAYOUT.md §6, "T.reduce over fragments").  A source
+ * Algorithm (docs/layouts.md, "Reductions").  A source
  * spread over the threads (MMA_C, ROWS fragment; a shared source is read
  * through a ROWS partition of its region) is reduced along its last dim:
  *   1. per-thread partials: red_acc[k] (one per statistic register k of the
@@ -43,7 +43,7 @@
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
- * (§9.7.13.1); the mma.sync C fragment map in ../shared/NVPTX.md §6. */
+ * (§9.7.13.1); the mma.sync C fragment map in docs/layouts.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

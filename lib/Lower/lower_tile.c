@@ -270,7 +270,7 @@ static void plan_for_layout(plan *p, const tl_frag_layout *L) {
  * (idx[last] a multiple of vec), reg the register index of that element. */
 typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
 
-/* The MMA_C partition (lower_internal.h; LAYOUT.md §2, §6): each thread walks
+/* The MMA_C partition (lower_internal.h; docs/layouts.md): each thread walks
  * its register pairs (2q, 2q+1) = columns (j, j+1) of row i:
  *     for mi in T.unroll(WM/16): for nj in T.unroll(WN/8): for h in T.unroll(2):
  *         i = wm*WM + (tid%32)/4 + 16*mi + 8*h,  j = wn*WN + 2*(tid%4) + 8*nj
@@ -993,8 +993,8 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
  * 2-D global tensor whose rows are 16-byte aligned: the epilogue of a GEMM,
  * staged through shared memory so that the global stores are 16-byte
  * vectors, 8 lanes per 128-byte row segment (coalesced), instead of the
- * per-thread 2-element stores of the MMA_C partition (the "se" variant of
- * ../shared/reference/mma-gemm, +4.5%):
+ * per-thread 2-element stores of the MMA_C partition (the "se" variant of the
+ * hand-written mma.sync reference GEMM, docs/performance.md):
  *     alloc S: shared.dyn [BM * LD] of C's dtype, LD = BN + 16/bytes (the pad
  *              makes the 8 rows x 4 column pairs of one mma C store hit 32
  *              different banks: row stride = 4 banks mod 32)

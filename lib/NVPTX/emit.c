@@ -12,7 +12,7 @@
  *      linkonce_odr, so the linker brings in (and the reader materialises)
  *      only the functions the kernels reach; then every non-kernel definition is internalised and the module flag
  *      nvvm-reflect-ftz = 0 resolves libdevice's __nvvm_reflect branches
- *      (../shared/NVPTX.md §9b);
+ *      (docs/codegen.md "Math and libdevice");
  *   5. LLVMVerifyModule (return-status mode), the optimisation pipeline
  *      (TL_DEFAULT_PASSES below: default<O3> cut down, ~30% less time for
  *      the same or better SASS; or $TL_LLVM_PASSES) with the

@@ -1,4 +1,4 @@
-/* Argument binding (lib/Runtime): the checks of a kernel call (DESIGN §7).
+/* Argument binding (lib/Runtime): the checks of a kernel call (docs/runtime.md "A kernel and a call").
  *
  * Role: match a call's arguments (DLPack tensors and scalars, parameters in
  * prim_func order without the out_idx outputs) against the kernel's

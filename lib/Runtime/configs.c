@@ -24,9 +24,9 @@
  * tl_gemm_configs_target on a target with wgmma, sm_90a), with the same
  * shape classes.
  *
- * Sources of the hardware facts: ../shared/reference/mma-gemm/REPORT.md
- * (128x256x32 with 8 warps of 64x64 is the fastest mma.sync tile on the
- * H200; 256x128x32 close behind), ../shared/GPU.md (132 SMs, 227 KB of
+ * Sources of the hardware facts: the hand-written mma.sync reference GEMM
+ * (docs/performance.md: 128x256x32 with 8 warps of 64x64 is its fastest
+ * tile, 256x128x32 close behind), the target table (132 SMs, 227 KB of
  * shared memory per block: 128x256x32 f16 with 3 stages uses 72 KB);
  * PTX ISA 8.5 §9.7.14.5.14 (mma.m16n8k16 shapes). */
 #include <stdio.h>
@@ -80,15 +80,15 @@ static const tl_gemm_config small_m[] = {
  * f32 registers per thread per 64-row block (128 for m64n256), with the
  * consumers' registers raised by setmaxnreg.
  * Order (best first) by reasoning, not yet measured on our kernels:
- * ../shared/HOPPER-GEMM.md (section 1-2) measures the hand-written kernel at
- * 1.03-1.06x cuBLAS with 128x256x64, 2 consumer warpgroups of m64n256k16
- * and 3 stages (the 128x128 tile of one warpgroup reached 0.54-0.60x), and
- * TileLang's best tile is the same; cuBLAS itself picks 256x128 with
+ * a hand-written TMA + wgmma kernel matched cuBLAS with 128x256x64, 2
+ * consumer warpgroups of m64n256k16 and 3 stages, where the 128x128 tile of
+ * one warpgroup reached little more than half (docs/hopper.md "GEMM tile
+ * configurations"), and TileLang's best tile is the same; cuBLAS itself picks 256x128 with
  * BK 64 at 4096^3 (each of our warpgroups then runs two m64n128 blocks; the
  * same bytes per FLOP); 128x256x32 with 4 stages keeps more loads in
  * flight at the cost of twice the barrier round trips.  The integrator
  * measures and reorders.  The table holds 13 distinct configurations in all
- * (the issue's bound is 16; test/unit/test_gemm_configs_hopper.c checks
+ * (at most 16; test/unit/test_gemm_configs_hopper.c checks
  * both bounds, every rule above and that each lowers to wgmma). */
 static const tl_gemm_config hopper_large[] = {
     {128, 256, 64, 256, 3, 0, 10}, {256, 128, 64, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},

@@ -177,7 +177,7 @@ typedef struct tl_rt_binding {
 /* The bytes of tl_rt_binding before its inline storage. */
 #define TL_RT_BINDING_HEAD offsetof(tl_rt_binding, inline_maps)
 
-/* Checks args against sig (DESIGN §7) without touching the driver; fills b
+/* Checks args against sig (docs/runtime.md "A kernel and a call") without touching the driver; fills b
  * (free with tl_rt_binding_free even on failure).  On a failure records
  * "argument 'NAME' (#i): what: expected X, got Y" lines in ctx and returns
  * TL_ERR_INVALID_ARGUMENT (TL_ERR_NO_MEMORY on OOM). */
@@ -420,8 +420,8 @@ size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in
 size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
                                   int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
 /* The SM count the tile tables assume without a GPU (the CPU executor):
- * that of the H200 the tables were measured on (../shared/GPU.md), so that a
- * machine without a GPU picks the tile the H200 would; on the CPU executor
+ * that of the sm_90a part the tables were measured on (132 SMs), so that a
+ * machine without a GPU picks the tile that part would; on the CPU executor
  * blocks run one after another and the choice does not change the result. */
 #define TL_GEMM_CONFIGS_NO_GPU_SMS 132
 

@@ -16,8 +16,7 @@
  * epilogue, before the barrier that lets the image be written again, and
  * tl_ws_finish adds a last such wait at the end of the consumers' branch
  * (shared memory must outlive the reads), so both the reads and the global
- * writes overlap the next tile's main loop (../shared/HOPPER-GEMM.md §6,
- * kernels k10-k12; §8 "staging reuse").
+ * writes overlap the next tile's main loop (docs/hopper.md "The epilogue").
  *
  * Two forms:
  *  - per warpgroup (each consumer warpgroup owns whole 64-row m64 blocks of
@@ -147,7 +146,7 @@ static bool walk_stmatrix(epi *p) {
 
 /* Named barrier 2 + (tid / 128) over the 128 threads of this warpgroup: one
  * constant-id bar.sync per warpgroup under a warp-uniform test (a run-time
- * id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8). */
+ * id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against"). */
 static tl_stmt *wg_barrier(epi *p, tl_expr *wg) {
   int64_t nwg = p->threads / 128;
   tl_stmt *s = NULL;

@@ -44,7 +44,7 @@
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
  * swizzle whose span is the tile's contiguous width, panels of 64 columns of
  * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
- * what a 2-D TMA box of (rows, nE) writes (HOPPER-GEMM.md §3); the T.gemm,
+ * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
  * f->producer_threads = 128; lower-tile-ops adds them to the launch.
@@ -89,7 +89,7 @@
  *
  * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
  * cp.async.bulk.tensor (§9.7.9.27), wgmma (§9.7.15), the protocol of
- * ../shared/HOPPER-GEMM.md §5. */
+ * docs/hopper.md "The kernel's shape". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -737,7 +737,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
  * warpgroup 1 arrives on warpgroup 0's barrier once before the loop (w0
  * starts) and warpgroup 0 takes that surplus turn back after the loop, so
  * every barrier phase completes.  Constant ids under a warp-uniform test (a
- * run-time id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8).
+ * run-time id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against").
  * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
 #define WS_PP_BAR 2
 static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
@@ -863,7 +863,7 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
 }
 
 /* setmaxnreg for the two roles, when the accumulators take 128 or more
- * registers per consumer thread (HOPPER-GEMM.md §2): the producer keeps 40
+ * registers per consumer thread (docs/hopper.md "The kernel's shape"): the producer keeps 40
  * per thread, the consumers share the rest, at most 240.  Measured on the
  * H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3 (0.94-0.96x -> 0.97-1.00x
  * cuBLAS); such a block has the SM to itself anyway, while smaller tiles

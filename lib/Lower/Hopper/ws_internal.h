@@ -88,7 +88,7 @@ static inline tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
 }
 
 /* ------------------------------------------------------- persistent grid */
-/* A persistent kernel (HOPPER-GEMM.md §7): the grid becomes min(tiles, the
+/* A persistent kernel (docs/hopper.md "Persistent grid and tile order"): the grid becomes min(tiles, the
  * target's SMs) blocks along x, and each block runs output tiles
  * t = blockIdx.x + j * blocks, j = 0, 1, ...: bx, by become LETs of t
  * (through T.use_swizzle's rasterization when the kernel has one), the
