@@ -7,7 +7,7 @@
  * turned into T.Parallel loops by the atomic pass), after pipelining (the
  * staged shapes) and versioning (both versions of a loop are uses alike).
  * Guarantees (on success): no statement changes but the short T.Parallel
- * loops parallel_extend.c extends (issue 14); every local.fragment buffer
+ * loops parallel_extend.c extends; every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
  * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
  * lower_internal.h gives the maps), consistent with every op that touches
@@ -45,7 +45,7 @@
  * rows % 8 required; else padding of E when a row is a multiple of 32 bytes)
  * via tl_smem_layout_set; a buffer used by several gemms keeps the first.
  *
- * The rs form (A in a fragment, issue 7; docs/layouts.md "P·V reuse"): the A
+ * The rs form (A in a fragment; docs/layouts.md "P·V reuse"): the A
  * fragment is seeded like an accumulator of a BM x K tile split over
  * (warp_m, 1) warps, warp_m being the gemm's own, which requires the gemm's
  * partition to split only M (warp_n == 1, else an error stating the rule);
@@ -57,7 +57,7 @@
  * except between two accumulator classes of different partitions, which keep
  * their layouts (the copy is lowered through shared memory).
  *
- * T.reduce_* (issue 7; docs/layouts.md "Layout inference").  Both operands are identity
+ * T.reduce_* (docs/layouts.md "Row statistics").  Both operands are identity
  * uses of their fragments but do not share a layout.  A fragment source
  * that no gemm feeds, and the partition of a 2-D T.Parallel loop that reads
  * a row statistic D[i] (D 1-D, indexed by the loop's first variable: a "row
@@ -101,13 +101,13 @@ typedef struct frag_info {
   bool gemm_as_a;          /* the use above is the A operand of an rs-form T.gemm */
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
-  /* class root only (T.reduce, issue 7): */
+  /* class root only (T.reduce): */
   bool rows;               /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
   int64_t rows_G;          /* its group count (unified with the classes it shares statistics with) */
   bool red_cls;            /* row statistics: the REDUCER layout of a reduce source or linked rows */
 } frag_info;
 
-/* A T.reduce_* (issue 7): src / dst fragment index or -1; a shared source
+/* A T.reduce_*: src / dst fragment index or -1; a shared source
  * of a fragment destination gets a virtual ROWS partition (virt). */
 typedef struct red_rec {
   int src, dst;
@@ -523,7 +523,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
 
-/* T.reduce_*(src, dst, dim, clear) (issue 7): both operands are identity
+/* T.reduce_*(src, dst, dim, clear): both operands are identity
  * uses of their fragments (every element at its own coordinates) but do
  * not share a layout: the destination gets the REDUCER layout of the
  * source's (decide_rows / finish_reducers below). */
@@ -742,7 +742,7 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
   return true;
 }
 
-/* ------------------------------------------------- reductions (issue 7) */
+/* --------------------------------------------------------- reductions */
 static int64_t buf_total(const tl_buffer *b, int64_t *last) {
   int64_t t = 1, v = 1;
   for (int k = 0; k < b->ndim; k++) {
@@ -989,7 +989,7 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c (issue 14) */
+  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c */
     tl_error(d, f->loc, "out of memory in layout inference");
     return false;
   }

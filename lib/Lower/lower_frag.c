@@ -4,7 +4,7 @@
  *
  * Layout fact (docs/layouts.md "P·V reuse"; PTX ISA §9.7.14.5.8,
  * figures "MMA .m16n8k16 fragment layout for matrix A" and "... for
- * accumulator"; verified on the H200 in docs/layouts.md).  For lane l,
+ * accumulator"; verified on a GPU: docs/layouts.md).  For lane l,
  * g = l/4, t = l%4, one m16n8k16 mma reads A (16 x 16, M x K) from
  *     a0 = A[g][2t, 2t+1]    a1 = A[g+8][2t, 2t+1]
  *     a2 = A[g][2t+8, 2t+9]  a3 = A[g+8][2t+8, 2t+9]

@@ -212,9 +212,10 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
  * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)
  * are 244 at 128x64 with 128 threads, a GEMM's 128.  Then every ldmatrix
  * address register counts (ptxas spilled FlashAttention's otherwise), and
- * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  Measured on the
- * H200: compact addresses cost a GEMM (4096^3, 128x256) 13% (ptxas then
- * scheduled the next k-step's ldmatrix late), so they are not the default. */
+ * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  They are not
+ * the default: they slow a large GEMM down, as ptxas then schedules the
+ * next k-step's ldmatrix late (docs/performance.md, "Measurements behind
+ * choices in the code"). */
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n);
 
 struct tl_smem_layout; /* smem_layout.h */

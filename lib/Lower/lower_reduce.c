@@ -1,4 +1,4 @@
-/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code (issue 7).
+/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code.
  * The fragment layouts row reductions use (ROWS, REDUCER) and their maps
  * are frag_layout.{h,c}'s.
  *
@@ -39,7 +39,7 @@
  * dims (row-major) and whose columns are the reduced dim; a distributed
  * fragment reduced along a dim other than its last (the split-KV combine's
  * dim 0), or a multi-dim distributed destination of such a reduce, is
- * staged through a shared scratch tile by tl_reduce_staging (issue 14).
+ * staged through a shared scratch tile by tl_reduce_staging.
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync

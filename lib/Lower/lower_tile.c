@@ -38,7 +38,7 @@
  * extents (16 / largest element size), or a strided loop over threads when the
  * extents are dynamic.  A T.Parallel that writes a replicated fragment runs
  * every iteration in every thread (serial loops).  ROWS and REDUCER
- * fragments (issue 7) are walked by emit_rows / emit_reducer; a row
+ * fragments are walked by emit_rows / emit_reducer; a row
  * statistic D[i] read in a loop partitioned by an MMA_C or ROWS fragment is
  * register 2*mi + h, or the row iteration; a REDUCER partition that stores
  * to memory runs only in replica 0.  T.reduce_* goes to lower_reduce.c. */
@@ -62,7 +62,7 @@ typedef struct lt_state {
   tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
   const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
   tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
-  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted (issue 7) */
+  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
   tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
   int64_t smem_seen;   /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */

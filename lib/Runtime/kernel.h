@@ -164,8 +164,8 @@ typedef struct tl_rt_binding {
   bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
-  /* Storage for the arrays above when they fit (issue 16: no allocation per
-   * call for usual kernels): block_mem points at inline_words when the
+  /* Storage for the arrays above when they fit (no allocation per call
+   * for usual kernels): block_mem points at inline_words when the
    * arrays take at most TL_RT_BINDING_INLINE_WORDS words, tma_maps at
    * inline_maps for at most TL_RT_BINDING_INLINE_MAPS maps.  Last in the
    * struct: tl_rt_bind and tl_rt_binding_free clear only what precedes them
@@ -196,7 +196,7 @@ void tl_rt_binding_free(tl_rt_binding *b);
 bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *b, bool zero);
 
 /* ------------------------------------------------ call memo (memo.c) */
-/* The last successful CUDA call of a kernel (issue 16, the launch path):
+/* The last successful CUDA call of a kernel (the launch path):
  * its arguments as a flat key (each tensor's kind, data, byte_offset,
  * device, dtype, ndim, shape and strides values; each scalar's kind and
  * value bits) and what tl_rt_bind made of them, plus the tensor maps when

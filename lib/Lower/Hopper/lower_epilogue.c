@@ -40,8 +40,8 @@
  * 16jp .. +7 | +8 .. +15) in stmatrix's register order; lane l addresses
  * row l % 8 + 8 * ((l / 8) % 2) at column 8 * (l / 16) of that 16 x 16
  * block (PTX ISA §9.7.14.5.16; an 8-element row of the swizzled image is
- * 16 contiguous bytes).  A/B measured on the H200: see the results README
- * of 2026-12-02. */
+ * 16 contiguous bytes).  Measured against st.global stores:
+ * docs/performance.md, "Measurements behind choices in the code". */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

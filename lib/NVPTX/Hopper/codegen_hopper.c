@@ -20,7 +20,7 @@
  *    state result unused; this form also assembles at PTX 7.0, where the `_`
  *    sink does not), llvm.nvvm.cp.async.bulk.commit.group / .wait.group;
  *  - inline asm (LLVMGetInlineAsm, side effects, a ~{memory} clobber) for
- *    the rest, with the strings ptxas accepted and the H200 ran
+ *    the rest, with the strings ptxas accepted and a GPU ran
  *    (docs/codegen.md "Intrinsics and inline PTX") or, for mbarrier.expect_tx / complete_tx, the
  *    bulk store and barrier.arrive, that ptxas 13.0 accepted for sm_90a;
  *  - shared addresses (mbarriers, bulk copy ends) are the `ptr addrspace(3)`

@@ -21,7 +21,8 @@
  *    from the operand's shared address — ((addr & 0x3FFFF) >> 4) OR the
  *    constant bits of lib/Support/Hopper/wgmma.h's tl_wgmma_desc — and scale-d as
  *    an i32 turned into a predicate inside the asm block (the form run on
- *    the H200, docs/codegen.md "Intrinsics and inline PTX"); imm-scale-a = imm-scale-b = 1, imm-trans-a/b
+ *    a GPU, docs/codegen.md "Intrinsics and inline PTX"); imm-scale-a =
+ *    imm-scale-b = 1, imm-trans-a/b
  *    the operands' MN-major flags;
  *  - setmaxnreg: LLVM 19's llvm.nvvm.setmaxnreg.{inc,dec}.sync.aligned.u32.
  * Every one is warpgroup-collective and carries the `convergent` call-site
