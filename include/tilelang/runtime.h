@@ -256,7 +256,7 @@ typedef struct tl_compile_options {
    * (others are ignored).  Unlike an absent config, one given False keeps
    * the sm_90a attention form's default schedule from choosing it (the
    * default applies only when none of the three is given either way;
-   * README "FlashAttention").  A bit also in flags is an error
+   * docs/hopper.md "FlashAttention").  A bit also in flags is an error
    * (TL_ERR_INVALID_ARGUMENT).  Part of the cache key. */
   unsigned flags_false;
 } tl_compile_options;

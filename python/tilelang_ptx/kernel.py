@@ -159,7 +159,7 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
 
     @property
     def cache_result(self):
-        """What the disk kernel cache did for this compile (README "The kernel cache"): "off", "miss",
+        """What the disk kernel cache did for this compile (docs/runtime.md "The kernel cache"): "off", "miss",
         "hit", or "corrupt" (a damaged entry, recompiled and replaced)."""
         r = _lib.kernel_cache_result(self._h)
         return ("off", "miss", "hit", "corrupt")[r] if 0 <= r < 4 else "?"
