@@ -22,6 +22,7 @@ annotations, the returned outputs); _eager.py binds them.
 """
 import ast
 import builtins
+import enum
 import inspect
 import math
 import symtable
@@ -60,6 +61,8 @@ def literal(v, t_alias=_LANG_ALIAS, where="value"):
         return repr(str(v))
     if isinstance(v, bool) or v is None:
         return repr(v)
+    if isinstance(v, enum.Enum) and type(v).__name__ == "GemmWarpPolicy":  # tilelang.tileop.base's
+        return f"{t_alias}.GemmWarpPolicy.{v.name}"
     if isinstance(v, int):
         return repr(int(v))
     if isinstance(v, float):

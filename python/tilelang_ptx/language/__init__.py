@@ -1,4 +1,5 @@
-"""tilelang_ptx.language -- the `T` namespace of TileLang kernel files, inert.
+"""tilelang_ptx.language -- the `T` namespace of TileLang kernel files, inert (a package: its submodules
+fp8 and dtypes are TileLang's host-side helpers of the same names).
 
 `import tilelang_ptx.language as T` makes files written for TileLang import: Python evaluates the
 decorators and parameter annotations (`T.Tensor((M, K), dtype)`) when it defines a kernel, so every
@@ -41,7 +42,7 @@ class Inert:
         return False
 
     def __repr__(self):
-        from ._source import literal  # the spelling libtilelang reads back
+        from .._source import literal  # the spelling libtilelang reads back
         return literal(self, "T")
 
     def __eq__(self, other):
@@ -113,7 +114,13 @@ for _n in ("Buffer Tensor StridedTensor Kernel ceildiv alloc_shared alloc_fragme
 del _n
 
 
-def __getattr__(name):  # PEP 562: every other T.name is inert too
+_SUBMODULES = ("fp8", "dtypes")
+
+
+def __getattr__(name):  # PEP 562: every other T.name is inert too (the submodules are imported)
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     return Inert(name)

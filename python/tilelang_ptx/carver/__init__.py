@@ -1,0 +1,2 @@
+"""tilelang.carver -- the device descriptions of TileLang's carver (arch.CUDA, arch.driver).  Its roller
+(template.MatmulTemplate and its recommend_hints) is not provided: using it raises NotImplementedError."""

@@ -1,0 +1,1 @@
+"""tilelang.carver.roller -- the roller's names that kernel files import (rasterization plans)."""

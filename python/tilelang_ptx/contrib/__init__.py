@@ -1,0 +1,1 @@
+"""tilelang.contrib -- nvcc (compute capability of a target or device)."""
