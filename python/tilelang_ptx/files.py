@@ -18,8 +18,8 @@ from . import _alias
 
 
 def load_file(path, module_name=None):
-    """Imports the TileLang file at `path` with `tilelang` meaning tilelang_ptx; returns the module.  The
-    module is registered in sys.modules under module_name (default: "tilelang_file_<stem>")."""
+    """Imports the TileLang file at `path` with `tilelang` meaning tilelang_ptx; returns the module.  Its
+    folder is on sys.path while it executes (sibling imports).  The module is registered in sys.modules under module_name (default: "tilelang_file_<stem>")."""
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     name = module_name or f"tilelang_file_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)
@@ -28,12 +28,19 @@ def load_file(path, module_name=None):
     mod = importlib.util.module_from_spec(spec)
     mod.__builtins__ = _alias.builtins_for_file()
     sys.modules[name] = mod
+    folder = os.path.dirname(os.path.abspath(path))
+    added = folder not in sys.path
+    if added:  # its sibling imports work while it executes, as for a script
+        sys.path.insert(0, folder)
     try:
         with _alias.aliased():
             spec.loader.exec_module(mod)
     except BaseException:
         sys.modules.pop(name, None)
         raise
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
     return mod
 
 
