@@ -5,11 +5,13 @@ The search (AutoTuner.run):
   * each configuration is a dict of factory parameters; the factory runs in Python per configuration
     and its prim_func compiles on a pool of threads (libtilelang is thread-safe and ctypes releases
     the GIL while it compiles: the compiles run in parallel);
-  * as each compile finishes, the calling thread checks and times it, one at a time: inputs from
+  * the calling thread checks and times the compiled candidates in order, one at a time, while the
+    others compile: inputs from
     `with set_autotune_inputs(...)`, else supply_prog(params), else generated from the kernel's
     parameters per supply_type (utils.tensor.get_tensor_supply); the check is ref_prog when given
     (profiler.assert_allclose with rtol/atol/max_mismatched_ratio, or manual_check_prog), else the
-    outputs must agree with those of the first configuration that ran (same tolerances); the time is
+    outputs must agree with those of the first configuration that ran (same tolerances; the generated
+    inputs are reused while the input shapes and dtypes stay the same); the time is
     profiler.do_bench(n_warmup=warmup, n_repeat=rep) in ms (CPU times on the CPU executor);
   * a configuration that fails to compile, to run or the check is reported (one line) and skipped;
   * a progress line on stderr (rewritten in place on a terminal) says compiled / timed / failed of the
@@ -201,17 +203,22 @@ class AutoTuner:
         return _compile(r, **options)
 
     def _inputs(self, kernel, profiler, state):
+        """The inputs a candidate runs on: captured (set_autotune_inputs), supply_prog's, or generated once
+        and reused while the candidates' input parameters have the same shapes and dtypes (so that
+        their outputs compare); new ones (and no comparison with the first) when they differ."""
         p = self.profile_args
-        captured = get_autotune_inputs() if state.get("captured") is None else state["captured"]
+        captured = state.get("captured") or get_autotune_inputs()
         if captured is not None:
             state["captured"] = captured
             return captured
         if p["supply_prog"] is not None:
             return p["supply_prog"](profiler._get_params(False))
-        if p["cache_input_tensors"] and state.get("inputs") is not None:
-            return state["inputs"]
-        ins = state["inputs"] = profiler._get_inputs()
-        return ins
+        sig = [(tuple(q.shape or ()), q.dtype) for q in profiler._get_params(False)]
+        if state.get("inputs") is None or state.get("signature") != sig:
+            if state.get("inputs") is not None:
+                state.pop("first_outputs", None)
+            state["inputs"], state["signature"] = profiler._get_inputs(), sig
+        return state["inputs"]
 
     def _measure(self, kernel, state, warmup, rep):
         """(ms, None) or (None, why) for one compiled candidate."""
@@ -293,9 +300,8 @@ class AutoTuner:
         best = None
         workers = self.workers or min(len(cfgs), os.cpu_count() or 1)
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(self._compile_one, c): i for i, c in enumerate(cfgs)}
-            for fut in concurrent.futures.as_completed(futures):
-                i = futures[fut]
+            futures = [pool.submit(self._compile_one, c) for c in cfgs]
+            for i, fut in enumerate(futures):  # in order: the first configuration is the check's reference
                 try:
                     kernel = fut.result()
                 except Exception as e:  # reported, not fatal
