@@ -19,7 +19,7 @@ def set_random_seed(seed=42):
         numpy.random.seed(seed)
     except ImportError:
         pass
-    if importlib.util.find_spec("torch") is not None:
+    if "torch" in sys.modules or importlib.util.find_spec("torch") is not None:
         import torch
         torch.manual_seed(seed)
         if torch.cuda.is_available():

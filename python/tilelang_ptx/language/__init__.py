@@ -54,10 +54,25 @@ class Inert:
 
 
 class DType(str):
-    """T.float16 and friends: a str subclass (equal to "float16"), callable like T.float16(x)."""
+    """T.float16 and friends: a str subclass (equal to "float16"), callable like T.float16(x); .bits,
+    .lanes (tvm.DataType's) and .as_torch() (the torch.dtype) on the host."""
 
     def __call__(self, *args, **kwargs):
         return Inert(str(self), args, kwargs)
+
+    @property
+    def bits(self):
+        from ..tvm import DataType
+        return DataType(str(self)).bits
+
+    @property
+    def lanes(self):
+        from ..tvm import DataType
+        return DataType(str(self)).lanes
+
+    def as_torch(self):
+        from ..utils.tensor import map_torch_type
+        return map_torch_type(str(self))
 
 
 class PrimFunc:
@@ -96,7 +111,7 @@ def macro(func=None, **kwargs):
 
 
 _DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
-           "float8_e4m3 float8_e5m2 tfloat32 half float double").split()
+           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 half float double").split()
 for _n in _DTYPES:
     globals()[_n] = DType(_n)
 del _n

@@ -18,9 +18,11 @@ def _canonical(x):
     return name
 
 
-def dtype(x):
-    """The T.<dtype> object of x (a name, T.float16, DataType, numpy.float16, torch.float16)."""
-    return DType(_canonical(x))
+class dtype(DType):
+    """dtype(x): the T.<dtype> object of x (a name, T.float16, DataType, numpy.float16, torch.float16)."""
+
+    def __new__(cls, x):
+        return DType(_canonical(x))
 
 
 def _torch_map():
