@@ -2,11 +2,12 @@
 
 Where the library comes from, first found wins:
   1. $TL_LIBRARY (a path to libtilelang.so[.0]);
-  2. next to the package: <pkg>/../lib (the GPU bundle build-device/python -> build-device/lib),
+  2. inside the package: <pkg>/lib (the wheel of scripts/build-wheel.sh);
+  3. next to the package: <pkg>/../lib (the GPU bundle build-device/python -> build-device/lib),
      <pkg>/../../lib and <pkg>/../../../lib (an install prefix: P/lib/python3.X/site-packages/tilelang_ptx);
-  3. the lib directory of an install prefix whose bin/ holds the tl-opt found on PATH;
-  4. the build tree of a source checkout (<repo>/build, <repo>/build-test);
-  5. the dynamic loader's search path (libtilelang.so.0, then libtilelang.so).
+  4. the lib directory of an install prefix whose bin/ holds the tl-opt found on PATH;
+  5. the build tree of a source checkout (<repo>/build, <repo>/build-test);
+  6. the dynamic loader's search path (libtilelang.so.0, then libtilelang.so).
 Mirrors of include/tilelang/{core,ir,runtime}.h: keep field order and types in step with them.
 """
 import ctypes
@@ -23,7 +24,7 @@ def _candidates():
     if env:
         yield env
         return
-    dirs = [os.path.join(_HERE, *([".."] * up), "lib") for up in (1, 2, 3, 4)]
+    dirs = [os.path.join(_HERE, *([".."] * up), "lib") for up in (0, 1, 2, 3, 4)]
     tool = shutil.which("tl-opt")
     if tool:
         dirs.append(os.path.join(os.path.dirname(os.path.realpath(tool)), "..", "lib"))
