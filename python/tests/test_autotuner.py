@@ -130,19 +130,29 @@ def test_autotuner_builder_with_ref_prog(capfd):
 
 
 def test_compiles_run_in_parallel(monkeypatch):
-    """The candidates compile on a pool of threads (the search uses several at once)."""
-    seen = set()
+    """The candidates compile on a pool of threads, several at once, off the calling thread."""
+    import time
+    active, peak, threads = [0], [0], set()
+    lock = threading.Lock()
     real = AutoTuner._compile_one
 
     def spy(self, config):
-        seen.add(threading.get_ident())
-        return real(self, config)
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+            threads.add(threading.get_ident())
+        time.sleep(0.05)  # long enough for the others to start
+        try:
+            return real(self, config)
+        finally:
+            with lock:
+                active[0] -= 1
 
     monkeypatch.setattr(AutoTuner, "_compile_one", spy)
-    tuner = autotune(configs=CONFIGS * 2, warmup=1, rep=1)(scale_add.factory)
+    tuner = AutoTuner(scale_add.factory, CONFIGS).set_kernel_parameters((64, 128), {})
     tuner.workers = 4
-    tuner(16, 64)
-    assert len(seen) >= 2 and threading.get_ident() not in seen
+    tuner.run(warmup=1, rep=1)
+    assert peak[0] >= 2 and len(threads) >= 2 and threading.get_ident() not in threads
 
 
 def test_config_keys_must_be_parameters():
