@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# TileLang users' door, on the GPU host (no network there):
+#   A. a fresh venv (system site-packages for PyTorch only; no PYTHONPATH, no TL_LIBRARY), `pip install` of
+#      the one wheel of scripts/build-wheel.sh, then TileLang's original JIT GEMM test with PyTorch
+#      (examples/python/gemm.py) and `python -m tilelang_ptx` on TileLang's examples/gemm/example_gemm.py;
+#   B. the autotuner on TileLang's example_gemm_autotune.py (scripts/tilelang-autotune-acceptance.py);
+#   C. all of TileLang's example programs, each by `python -m tilelang_ptx FILE` and, when a TileLang
+#      site is given, under the real TileLang in the same call (scripts/run-tilelang-examples.py).
+#   scripts/tilelang-host-acceptance.sh WHEEL TILELANG_EXAMPLES_DIR [TILELANG_SITE_DIR] [OUT_DIR]
+# TILELANG_SITE_DIR: TileLang 0.1.15 unpacked from the peer tarball (CUDA_HOME is set to /usr/local/cuda).
+# OUT_DIR (default ./tilelang-host-acceptance): examples.jsonl and the logs.  Exit 77 without a GPU.
+set -uo pipefail
+whl=$(realpath "${1:?usage: tilelang-host-acceptance.sh WHEEL EXAMPLES_DIR [SITE_DIR] [OUT_DIR]}")
+examples=$(realpath "${2:?usage: tilelang-host-acceptance.sh WHEEL EXAMPLES_DIR [SITE_DIR] [OUT_DIR]}")
+site=${3:-}
+out=$(mkdir -p "${4:-tilelang-host-acceptance}" && realpath "${4:-tilelang-host-acceptance}")
+root=$(cd "$(dirname "$0")/.." && pwd)
+py=$(command -v python3)
+"$py" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+  { echo "tilelang-host-acceptance: SKIP: needs PyTorch with a CUDA GPU"; exit 77; }
+fails=0
+venv=$out/venv
+rm -rf "$venv"
+"$py" -m venv --system-site-packages "$venv"
+"$venv/bin/python" -m pip install -q --no-deps --no-index "$whl" || exit 1
+clean_env=(env -u PYTHONPATH -u TL_LIBRARY TL_CACHE=0)
+work=$(mktemp -d)   # outside the checkout: only the installed wheel is importable
+cp "$root/examples/python/gemm.py" "$work/"
+echo "== A. wheel: $(basename "$whl")"
+(cd "$work" && "${clean_env[@]}" "$venv/bin/python" gemm.py) || fails=$((fails + 1))
+(cd "$examples/gemm" && "${clean_env[@]}" "$venv/bin/python" -m tilelang_ptx example_gemm.py > "$out/example_gemm.log" 2>&1)
+rc=$?
+grep -E 'All check passed|Latency' "$out/example_gemm.log"
+if [[ $rc -eq 0 ]]; then echo "example_gemm.py (python -m tilelang_ptx): PASS"
+else echo "example_gemm.py (python -m tilelang_ptx): FAIL (exit $rc, $out/example_gemm.log)"; tail -3 "$out/example_gemm.log"; fails=$((fails + 1)); fi
+
+echo "== B. autotuner: example_gemm_autotune.py"
+(cd "$work" && env -u PYTHONPATH -u TL_LIBRARY "$venv/bin/python" "$root/scripts/tilelang-autotune-acceptance.py" \
+   "$examples") 2> "$out/autotune.log" || fails=$((fails + 1))
+grep -m3 'autotune ' "$out/autotune.log" | tail -1
+
+echo "== C. TileLang's example programs"
+(cd "$work" && env -u PYTHONPATH -u TL_LIBRARY TL_CACHE=0 "$venv/bin/python" "$root/scripts/run-tilelang-examples.py" \
+   --mode ours-run --jobs 6 --timeout 300 "$examples" "$out/examples-ours.jsonl") > "$out/examples-ours.log" 2>&1
+tail -12 "$out/examples-ours.log"
+if [[ -n $site ]]; then
+  (cd "$work" && PYTHONPATH=$(realpath "$site") CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} "$py" \
+     "$root/scripts/run-tilelang-examples.py" --mode tilelang-run --jobs 6 --timeout 300 "$examples" \
+     "$out/examples-tilelang.jsonl") > "$out/examples-tilelang.log" 2>&1
+  tail -8 "$out/examples-tilelang.log"
+fi
+missing=$(grep -c '"kind": "missing-name"' "$out/examples-ours.jsonl" || true)
+echo "examples failing on a missing host-side name of this package: $missing"
+[[ $missing -eq 0 ]] || fails=$((fails + 1))
+rm -rf "$work"
+echo "tilelang-host-acceptance: $fails failure(s); results in $out"
+exit $((fails > 0))
