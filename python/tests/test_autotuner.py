@@ -121,6 +121,7 @@ def test_autotuner_builder_with_ref_prog(capfd):
               .set_profile_args(supply_type=tilelang.TensorSupplyType.Normal, ref_prog=lambda A, B: A - B)
               .run(warmup=1, rep=2))
     assert result.config in CONFIGS and result.latency > 0 and result.kernel.config == result.config
+    assert result.ref_latency > 0 and result.kernel.ref_latency == result.ref_latency
     assert "compiled 4/4, timed 4, failed 0" in capfd.readouterr().err
     # a reference that disagrees: every configuration fails its check, the search says so
     with pytest.raises(RuntimeError, match="no configuration of 4 compiled, ran and passed the check"):

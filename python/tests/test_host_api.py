@@ -120,6 +120,7 @@ def test_factory_and_kernel_surface():
     assert add.out_idx == -1 and k.out_idx == [2]
     assert [p.name for p in add.params] == ["A", "B", "C"] and add.params[2].is_output
     assert add.get_kernel_source(32, 64) == k.get_kernel_source() and ".entry" in k.get_kernel_source()
+    assert add.get_tir(32, 64).__name__ == "main"
     prof = add.get_profiler(32, 64, tensor_supply_type=tilelang.TensorSupplyType.One)
     out = prof.run_once()
     assert (out == 2).all()

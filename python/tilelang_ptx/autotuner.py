@@ -294,7 +294,7 @@ class AutoTuner:
             hit = _load(cache, key)
             if hit is not None and hit["config"] in cfgs:
                 kernel = self._compile_one(hit["config"])
-                return self._result(kernel, hit["config"], hit["latency"], cache_hit=True)
+                return self._result(kernel, hit["config"], hit["latency"], hit.get("ref_latency"), cache_hit=True)
         progress = _Progress(len(cfgs), name)
         state = {}
         best = None
@@ -326,14 +326,28 @@ class AutoTuner:
         if best is None:
             raise RuntimeError(f"autotune {name}: no configuration of {len(cfgs)} compiled, ran and passed the check")
         ms, i, kernel = best
+        ref_ms = self._ref_latency(kernel, state, warmup, rep)
         if cache:
-            _store(cache, key, {"config": cfgs[i], "latency": ms})
-        return self._result(kernel, cfgs[i], ms)
+            _store(cache, key, {"config": cfgs[i], "latency": ms, "ref_latency": ref_ms})
+        return self._result(kernel, cfgs[i], ms, ref_ms)
 
-    def _result(self, kernel, config, latency, cache_hit=False):
-        kernel.config, kernel.latency = dict(config), latency
-        return AutotuneResult(latency=latency, config=dict(config), libcode=kernel.get_kernel_source(),
-                              func=kernel.prim_func, kernel=kernel, cache_hit=cache_hit)
+    def _ref_latency(self, kernel, state, warmup, rep):
+        """ref_prog's time on the candidates' inputs (TileLang's ref_latency), or None."""
+        ref = self.profile_args["ref_prog"]
+        if ref is None:
+            return None
+        try:
+            profiler = kernel.get_profiler(tensor_supply_type=self.profile_args["supply_type"])
+            return profiler.do_bench(ref, n_warmup=warmup, n_repeat=rep,
+                                     input_tensors=self._inputs(kernel, profiler, state))
+        except Exception:
+            return None
+
+    def _result(self, kernel, config, latency, ref_latency=None, cache_hit=False):
+        kernel.config, kernel.latency, kernel.ref_latency = dict(config), latency, ref_latency
+        return AutotuneResult(latency=latency, config=dict(config), ref_latency=ref_latency,
+                              libcode=kernel.get_kernel_source(), func=kernel.prim_func, kernel=kernel,
+                              cache_hit=cache_hit)
 
     __call__ = run
 

@@ -271,6 +271,10 @@ class JITFactory:
         k = self._last or self.compile()
         return k.params
 
+    def get_tir(self, *args, **kwargs):
+        """The @T.prim_func the factory returns for these arguments (not compiled)."""
+        return self.func(*args, **kwargs)
+
     def get_kernel_source(self, *args, **kwargs):
         """The PTX of the kernel for these arguments (compiled, or taken from the memo)."""
         return self.compile(*args, **kwargs).get_kernel_source()
