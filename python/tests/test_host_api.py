@@ -265,3 +265,13 @@ def test_autotuner_module_names():
     assert at.get_autotune_inputs() is None
     mod = tilelang.load_file(os.path.join(EXAMPLES, "tune", "gemm_autotune.py"))
     assert len(mod.matmul.configs) == 288 and mod.matmul.out_idx == [-1]
+
+
+def test_profiler_in_place_kernel():
+    """A kernel without out_idx writes its arguments: the profiler supplies all of them, compares nothing
+    it does not return (as TileLang's), and the kernel's writes are there."""
+    k = tilelang.compile(add.func(32, 64))
+    prof = k.get_profiler(tensor_supply_type=tilelang.TensorSupplyType.One)
+    prof.assert_allclose(lambda A, B, C: None)
+    A, B, C = prof._get_inputs()
+    assert C.shape == (32, 64) and k(A, B, C) is None and (C == 2).all()

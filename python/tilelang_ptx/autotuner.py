@@ -231,8 +231,8 @@ class AutoTuner:
                 profiler.manual_assert_close(p["ref_prog"], input_tensors=ins, manual_check_prog=p["manual_check_prog"])
             elif p["ref_prog"] is not None:
                 profiler.assert_allclose(p["ref_prog"], input_tensors=ins, **tol)
-            else:  # against the first candidate that ran
-                outs = profiler._outputs(ins)
+            else:  # against the first candidate that ran (a kernel without out_idx: the arguments it wrote)
+                outs = profiler._outputs(ins) or list(ins)
                 outs = [_snapshot(o) for o in outs]
                 first = state.setdefault("first_outputs", outs)
                 if first is not outs:
