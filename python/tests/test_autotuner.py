@@ -171,3 +171,31 @@ def test_cpu_times_are_announced(recwarn):
         assert any(issubclass(w.category, ProfilerWarning) and "CPU times" in str(w.message) for w in recwarn)
     finally:
         prof._said_cpu[:] = monkey
+
+
+@autotune(configs=[{"block": 32}, {"block": 64}, {"block": 128}], warmup=1, rep=2)
+@tilelang.jit(target="cpu")
+def scale_eager(A, block: int = 64, factor: float = 2.0):
+    N = T.const("N")
+    A: T.Tensor((N,), "float32")
+    B = T.empty((N,), "float32")
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            B[bx * block + i] = A[bx * block + i] * factor
+    return B
+
+
+def test_autotune_eager_style(capfd):
+    """An eager-style kernel: the call searches its configs on the call's tensors, runs the best and
+    returns its outputs; the same shapes again search nothing; .compile gives the kernel."""
+    A = np.arange(512, dtype=np.float32)
+    np.testing.assert_array_equal(scale_eager(A), 2 * A)
+    assert "compiled 3/3, timed 3, failed 0" in capfd.readouterr().err
+    np.testing.assert_array_equal(scale_eager(A + 1, factor=3.0), 3 * (A + 1))
+    assert "compiled 3/3" in capfd.readouterr().err  # factor is not tuned: another search
+    np.testing.assert_array_equal(scale_eager(A + 2), 2 * (A + 2))
+    assert capfd.readouterr().err == ""  # same shapes and scalars: the choice is remembered
+    k = scale_eager.compile(A)
+    assert k.config in ([{"block": 32}, {"block": 64}, {"block": 128}]) and k.latency > 0
+    np.testing.assert_array_equal(scale_eager(A, block=32), 2 * A)  # a tunable given: no search
+    assert capfd.readouterr().err == ""

@@ -132,8 +132,15 @@ class _Info:
                 self.deco_names = _names(d)
             else:
                 self.blank.update(range(d.lineno - 1, d.end_lineno))
-        if eager:  # the whole @tilelang.jit function, decorators kept, for the eager front end
-            self.deco_names = set().union(*[_names(d) for d in fdef.decorator_list])
+        if eager:  # the whole @tilelang.jit function, decorators kept, for the eager front end --
+            # except @tilelang.autotune(...): the package runs the search (autotuner.py)
+            kept = []
+            for d in fdef.decorator_list:
+                if _is_autotune(d):
+                    self.blank.update(range(d.lineno - 1, d.end_lineno))
+                else:
+                    kept.append(d)
+            self.deco_names = set().union(*[_names(d) for d in kept])
         if not has_prim:
             raise CaptureError(f"kernel '{func.__name__}' is not decorated with @T.prim_func")
         # names the body reads from outside (closure or module globals)
@@ -226,6 +233,12 @@ def _annotation_shape(a):
         if isinstance(sl, ast.Tuple) and sl.elts and isinstance(sl.elts[0], (ast.Tuple, ast.List, ast.Name)):
             return sl.elts[0]
     return None
+
+
+def _is_autotune(d):
+    target = d.func if isinstance(d, ast.Call) else d
+    return (isinstance(target, ast.Attribute) and target.attr == "autotune") or \
+        (isinstance(target, ast.Name) and target.id == "autotune")
 
 
 def _is_prim_func(d):

@@ -153,6 +153,8 @@ class AutoTuner:
                                  backend="event")
         self.args, self.kwargs = (), {}
         self.workers = None
+        self.compile_fn = None  # config -> JITKernel, instead of calling fn (the eager style)
+        self.inputs = None      # the inputs every candidate runs on, instead of supplied ones
 
     @classmethod
     def from_kernel(cls, kernel, configs):
@@ -185,6 +187,8 @@ class AutoTuner:
 
     # ------------------------------------------------------------------ one candidate
     def _compile_one(self, config):
+        if self.compile_fn is not None:
+            return self.compile_fn(config)
         fn = self.fn
         options = dict(self.compile_args)
         if isinstance(fn, JITFactory):
@@ -207,7 +211,7 @@ class AutoTuner:
         and reused while the candidates' input parameters have the same shapes and dtypes (so that
         their outputs compare); new ones (and no comparison with the first) when they differ."""
         p = self.profile_args
-        captured = state.get("captured") or get_autotune_inputs()
+        captured = state.get("captured") or get_autotune_inputs() or self.inputs
         if captured is not None:
             state["captured"] = captured
             return captured
@@ -273,8 +277,8 @@ class AutoTuner:
             if isinstance(v, (int, float, str, bool, type(None))):
                 closure[name] = v
         p = self.profile_args
-        data = {"source": _source_of(fn), "closure": closure, "args": repr(self.args),
-                "kwargs": repr(sorted(self.kwargs.items())), "configs": repr(cfgs),
+        data = {"source": _source_of(fn), "closure": closure, "args": repr(_normalize(self.args)),
+                "kwargs": repr(_normalize(sorted(self.kwargs.items()))), "configs": repr(cfgs),
                 "compile": repr(sorted((k, repr(v)) for k, v in self.compile_args.items())),
                 "profile": repr(sorted((k, repr(v)) for k, v in p.items() if not callable(v))),
                 "ref": _source_of(p["ref_prog"]), "supply": _source_of(p["supply_prog"]),
@@ -352,6 +356,18 @@ class AutoTuner:
     __call__ = run
 
 
+def _normalize(v):
+    """v with tensors replaced by their shape and dtype (keys of the memo and the disk cache)."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_normalize(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _normalize(x)) for k, x in v.items()))
+    shape = getattr(v, "shape", None)
+    if shape is not None and getattr(v, "dtype", None) is not None and not isinstance(v, (int, float)):
+        return ("tensor", tuple(int(d) for d in shape), str(v.dtype), str(getattr(v, "device", "cpu")))
+    return v
+
+
 def _gpu():
     from .profiler import _cuda_torch
     return _cuda_torch() is not None
@@ -390,8 +406,10 @@ def _store(cache, key, data):
 
 class AutoTuneImpl:
     """@tilelang.autotune(...) over a @tilelang.jit factory: calling it with the tunable parameters left
-    out searches them (once per distinct arguments) and returns the best kernel; passing any of them
-    compiles that configuration directly, as TileLang does."""
+    out searches them (once per distinct arguments) and returns the best kernel -- for an eager-style
+    kernel (its parameters are the tensors), runs it on the call's tensors and returns its outputs, the
+    candidates timed on those tensors; passing any of them compiles that configuration directly, as
+    TileLang does."""
 
     def __init__(self, factory, configs, **profile):
         self.factory = factory
@@ -415,41 +433,51 @@ class AutoTuneImpl:
         return cfgs, {k for c in cfgs or () for k in c if k != "pass_configs"}
 
     def __call__(self, *args, **kwargs):
-        if self.factory.eager:
-            raise NotImplementedError(f"@tilelang.autotune over the eager-style kernel '{self.__name__}': tune a "
-                                      "factory (@tilelang.jit def f(M, N, ..., block_M, ...) returning a @T.prim_func)")
+        return self._call(args, kwargs, run=True)
+
+    def _call(self, args, kwargs, run):
+        """The best kernel for these arguments (searched once per distinct arguments; tensors count by
+        shape and dtype); eager style with run=True: the best kernel run on the call's tensors."""
+        f = self.factory
         cfgs, tunables = self._tunables(args, kwargs)
-        params = list(inspect.signature(self.factory.func).parameters)
+        params = list(inspect.signature(f.func).parameters)
         given = set(kwargs) | set(params[:len(args)])
         if tunables & given:
-            return self.factory(*args, **kwargs)
-        key = (args, tuple(sorted(kwargs.items())))
+            return f(*args, **kwargs) if run or not f.eager else f.compile(*args, **kwargs)
+        key = (_normalize(args), _normalize(kwargs))
         try:
             hit = self._tuned.get(key)
         except TypeError:
             key, hit = None, None
-        if hit is not None:
-            return hit
-        p = dict(self.profile)
-        warmup, rep, timeout = p.pop("warmup"), p.pop("rep"), p.pop("timeout")
-        tuner = AutoTuner(self.factory, cfgs).set_kernel_parameters(args, kwargs)
-        tuner.set_profile_args(warmup=warmup, rep=rep, timeout=timeout, **p)
-        kernel = tuner.run(warmup=warmup, rep=rep, timeout=timeout).kernel
-        if key is not None:
-            self._tuned[key] = kernel
+        if hit is None:
+            p = dict(self.profile)
+            warmup, rep, timeout = p.pop("warmup"), p.pop("rep"), p.pop("timeout")
+            tuner = AutoTuner(f, cfgs).set_kernel_parameters(args, kwargs)
+            tuner.set_profile_args(warmup=warmup, rep=rep, timeout=timeout, **p)
+            if f.eager:  # each config compiled as f.compile(...), run on the call's tensors
+                tuner.compile_fn = lambda config: f.compile(*args, **kwargs, **config)
+                tuner.inputs = f._binder().bind(args, {**kwargs, **cfgs[0]})[1]
+            r = tuner.run(warmup=warmup, rep=rep, timeout=timeout)
+            hit = (r.kernel, r.config)
+            if key is not None:
+                self._tuned[key] = hit
+        kernel, config = hit
+        if f.eager and run:
+            return kernel(*f._binder().bind(args, {**kwargs, **config})[1])
         return kernel
 
     def compile(self, *args, **kwargs):
-        return self(*args, **kwargs)
+        """The best kernel (eager style: without running it)."""
+        return self._call(args, kwargs, run=False)
 
     def get_tuner(self):
         return AutoTuner(self.factory, self.configs)
 
     def get_kernel_source(self, *args, **kwargs):
-        return self(*args, **kwargs).get_kernel_source()
+        return self.compile(*args, **kwargs).get_kernel_source()
 
     def get_profiler(self, *args, tensor_supply_type=None, **kwargs):
-        return self(*args, **kwargs).get_profiler(tensor_supply_type=tensor_supply_type)
+        return self.compile(*args, **kwargs).get_profiler(tensor_supply_type=tensor_supply_type)
 
 
 def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100, supply_type=TensorSupplyType.Auto,
