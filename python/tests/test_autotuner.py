@@ -14,6 +14,8 @@ import tilelang_ptx.language as T
 from tilelang_ptx.autotuner import AutoTuner, autotune, set_autotune_inputs
 from tilelang_ptx.profiler import ProfilerWarning
 
+import test_jit  # noqa: E402  (python/tests: its eager-style kernel)
+
 pytestmark = pytest.mark.filterwarnings("ignore::tilelang_ptx.profiler.ProfilerWarning")
 
 CONFIGS = [{"block_M": bm, "block_N": bn} for bm in (16, 32) for bn in (32, 64)]
@@ -173,16 +175,9 @@ def test_cpu_times_are_announced(recwarn):
         prof._said_cpu[:] = monkey
 
 
-@autotune(configs=[{"block": 32}, {"block": 64}, {"block": 128}], warmup=1, rep=2)
-@tilelang.jit(target="cpu")
-def scale_eager(A, block: int = 64, factor: float = 2.0):
-    N = T.const("N")
-    A: T.Tensor((N,), "float32")
-    B = T.empty((N,), "float32")
-    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
-        for i in T.Parallel(block):
-            B[bx * block + i] = A[bx * block + i] * factor
-    return B
+# test_jit.py's eager-style kernel (its parameters are the tensors), tuned over its block size
+scale_eager = autotune(configs=[{"block": 32}, {"block": 64}, {"block": 128}], warmup=1, rep=2)(
+    test_jit.scale_eager)
 
 
 def test_autotune_eager_style(capfd):
