@@ -329,6 +329,14 @@ def _match(node, value, out):
 def build(func, eager=False):
     """(text, filename) of the TileLang file for PrimFunc.func `func` (eager: for the whole eager-style
     @tilelang.jit function, its decorators kept); CaptureError on bad captures."""
+    text, consts, filename = build_parts(func, eager)
+    return text + "".join(f"{n} = {v}\n" for n, v in consts), filename
+
+
+def build_parts(func, eager=False):
+    """build()'s file as (text without the module constants, [(name, literal)] of the constants the
+    kernel reads, filename): the constants are what a factory's arguments change, and as -D bindings
+    (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
     module_lines, consts, resolved = [], [], {}
 
@@ -346,7 +354,7 @@ def build(func, eager=False):
             module_lines.append(f"import {value.__name__} as {name}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
-            consts.append(f"{name} = {literal(value, _LANG_ALIAS, where)}")
+            consts.append((name, literal(value, _LANG_ALIAS, where)))
 
     for name in inf.body_names:
         v = _lookup(func, name)
@@ -395,8 +403,7 @@ def build(func, eager=False):
         head[:len(imports)] = imports
     else:
         tail += imports
-    tail += [c + "\n" for c in consts]
-    return "".join(head + lines + tail), inf.filename
+    return "".join(head + lines + tail), consts, inf.filename
 
 
 def _replace(lines, inf, node, text):

@@ -1,40 +1,37 @@
 """tilelang.autotuner -- TileLang's autotuner: @tilelang.autotune(configs=...) over a @tilelang.jit factory,
 and the builder AutoTuner.from_kernel(fn, configs).set_compile_args(...).set_profile_args(...).run().
 
-The search (AutoTuner.run):
+The search (AutoTuner.run) is libtilelang's tuner, tl_kernel_tune -- the one tl-run --tune uses:
   * each configuration is a dict of factory parameters; the factory runs in Python per configuration
-    and its prim_func compiles on a pool of threads (libtilelang is thread-safe and ctypes releases
-    the GIL while it compiles: the compiles run in parallel);
-  * the calling thread checks and times the compiled candidates in order, one at a time, while the
-    others compile: inputs from
-    `with set_autotune_inputs(...)`, else supply_prog(params), else generated from the kernel's
-    parameters per supply_type (utils.tensor.get_tensor_supply); the check is ref_prog when given
-    (profiler.assert_allclose with rtol/atol/max_mismatched_ratio, or manual_check_prog), else the
-    outputs must agree with those of the first configuration that ran (same tolerances; the generated
-    inputs are reused while the input shapes and dtypes stay the same); the time is
-    profiler.do_bench(n_warmup=warmup, n_repeat=rep) in ms (CPU times on the CPU executor);
-  * a configuration that fails to compile, to run or the check is reported (one line) and skipped;
-  * a progress line on stderr (rewritten in place on a terminal) says compiled / timed / failed of the
-    total and the best so far;
-  * the best configuration is kept in a disk cache (<kernel cache dir>/autotune/<key>.json, off with
-    TL_CACHE=0) keyed by the factory's source, the call's arguments, the configurations, compile and
-    profile arguments (the check's source included), the target and the device's name; a later search
-    with the same key compiles only that configuration (the kernel cache serves it) and times nothing.
-The result (AutotuneResult) and the returned kernel carry .config and .latency.  Why not libtilelang's
-tl_kernel_tune (tl-run --tune): it tunes one source over -D bindings, while here each configuration is
-the text the Python factory produced for it; see docs/tilelang-users.md."""
-import concurrent.futures
-import hashlib
+    (the eager style: its bindings) and gives the kernel's file text (_source.build_parts); the
+    module constants that differ between configurations become -D bindings of one text, so that one
+    tl_kernel_tune call compiles them all on its pool of threads (each with its own tl_context; on a
+    GPU the PTX is also loaded in parallel), shows the progress line on stderr, reports each
+    configuration that fails to compile or to measure, and keeps the best in the tune cache (the
+    kernel cache's directory, off with TL_CACHE=0; keyed by the text, the bindings, target, flags,
+    warmup, rep, the device, and this package's description of the call: its arguments -- tensors by
+    shape and dtype --, the profile arguments and the check's source): a later search with the same
+    key compiles only the best and times nothing.  (Configurations whose texts differ otherwise go to
+    one tl_kernel_tune call per text; the best of the calls wins.)
+  * the measure callback (this package, on the calling thread, one candidate at a time as they
+    finish compiling): inputs from `with set_autotune_inputs(...)`, else supply_prog(params), else
+    generated from the kernel's parameters per supply_type (utils.tensor.get_tensor_supply), or for
+    an eager-style kernel the call's tensors; the check is ref_prog when given (profiler.assert_allclose
+    with rtol/atol/max_mismatched_ratio, or manual_check_prog), else the outputs must agree with those
+    of the first candidate measured (same tolerances; generated inputs are reused while the input
+    shapes and dtypes stay the same); the time is profiler.do_bench(n_warmup=warmup, n_repeat=rep) in
+    ms (CPU times on the CPU executor).
+The result (AutotuneResult) and the returned kernel carry .config, .latency and .ref_latency."""
+import ctypes
 import inspect
 import json
-import os
 import sys
 import threading
-import time
 
-from . import _lib
-from .jit import JITFactory, _target, compile as _compile
-from .kernel import JITKernel
+from . import _lib, _source
+from ._source import _LANG_ALIAS
+from .jit import JITFactory, _flags, _target, compile as _compile
+from .kernel import CKernel, JITKernel
 from .language import PrimFunc
 from .utils.tensor import TensorSupplyType, torch_assert_close
 
@@ -84,11 +81,6 @@ class AutotuneResult:
         return f"AutotuneResult(latency={self.latency}, config={self.config})"
 
 
-def _cache_dir():
-    from .env import _cache_dir as d
-    return None if os.environ.get("TL_CACHE") == "0" else os.path.join(d(), "autotune")
-
-
 def _source_of(obj):
     if obj is None:
         return None
@@ -98,44 +90,36 @@ def _source_of(obj):
         return getattr(obj, "__qualname__", repr(type(obj)))
 
 
-def _device_name(on_gpu):
-    if not on_gpu:
-        return "cpu-executor"
-    from .carver.arch import driver
-    try:
-        return f"{driver.get_device_name(0)} sm_{''.join(map(str, driver.get_compute_capability(0)))}"
-    except RuntimeError as e:
-        return f"no-device ({e})"
+class _Candidate:
+    """One configuration, prepared: its file text (the module constants that differ between
+    configurations become -D bindings), compile options, and for measuring, what makes its JITKernel."""
+
+    def __init__(self, config, text, consts, defines, filename, tgt, stop, flags, prim, out_idx, returns):
+        self.config, self.text, self.consts, self.defines = config, text, consts, defines
+        self.filename, self.tgt, self.stop, self.flags = filename, tgt, stop, flags
+        self.prim, self.out_idx, self.returns = prim, out_idx, returns
+
+    def const_names(self):
+        return [n for n, _ in self.consts]
+
+    def group_key(self):
+        """Candidates with equal keys compile from one text (one tl_kernel_tune)."""
+        return (self.text, self.filename, self.tgt, self.stop, self.flags, tuple(self.const_names()))
+
+    def kernel(self, ck, source):
+        out_idx = self.out_idx
+        if self.returns:  # eager style: the outputs are the returned T.empty tensors, by name
+            h = ck.handle
+            names = [_lib.param_name(h, i).decode() for i in range(_lib.param_count(h))]
+            out_idx = [names.index(r) for r in self.returns if r in names]
+        return JITKernel(ck, self.prim, out_idx, self.tgt or "auto", source)
 
 
-class _Progress:
-    """The one progress line on stderr: rewritten in place on a terminal, else printed at 10% steps."""
-
-    def __init__(self, total, name):
-        self.total, self.name, self.tty = total, name, sys.stderr.isatty()
-        self.compiled = self.timed = self.failed = 0
-        self.best = None
-        self._last = -1
-        self.t0 = time.perf_counter()
-
-    def show(self, final=False):
-        done = self.timed + self.failed
-        step = done * 10 // max(self.total, 1)
-        if not (self.tty or final or step != self._last):
-            return
-        self._last = step
-        best = f"best {self.best[0]:.4g} ms {self.best[1]}" if self.best else "no best yet"
-        line = (f"autotune {self.name}: compiled {self.compiled}/{self.total}, timed {self.timed}, failed "
-                f"{self.failed}, {best} ({time.perf_counter() - self.t0:.1f} s)")
-        if self.tty and not final:
-            sys.stderr.write("\r\033[K" + line)
-        else:
-            sys.stderr.write(("\r\033[K" if self.tty else "") + line + "\n")
-        sys.stderr.flush()
-
-    def note(self, msg):
-        sys.stderr.write(("\r\033[K" if self.tty else "") + f"autotune {self.name}: {msg}\n")
-        sys.stderr.flush()
+def _borrowed(handle):
+    """A CKernel over a tl_kernel the tuner owns (the caller sets .handle = None before it dies)."""
+    ck = CKernel.__new__(CKernel)
+    ck.handle = handle
+    return ck
 
 
 class AutoTuner:
@@ -153,7 +137,6 @@ class AutoTuner:
                                  backend="event")
         self.args, self.kwargs = (), {}
         self.workers = None
-        self.compile_fn = None  # config -> JITKernel, instead of calling fn (the eager style)
         self.inputs = None      # the inputs every candidate runs on, instead of supplied ones
 
     @classmethod
@@ -187,9 +170,10 @@ class AutoTuner:
 
     # ------------------------------------------------------------------ one candidate
     def _compile_one(self, config):
-        if self.compile_fn is not None:
-            return self.compile_fn(config)
+        """One configuration compiled on its own (tilelang.compile), outside the search."""
         fn = self.fn
+        if isinstance(fn, JITFactory) and fn.eager:
+            return fn.compile(*self.args, **self.kwargs, **{k: v for k, v in config.items() if k != "pass_configs"})
         options = dict(self.compile_args)
         if isinstance(fn, JITFactory):
             merged = {k: v for k, v in fn.options.items() if v is not None}
@@ -266,74 +250,138 @@ class AutoTuner:
                                  f"'{getattr(fn, '__name__', fn)}'")
         return cfgs
 
-    def _key(self, cfgs, warmup, rep, on_gpu):
+    def _problem(self, warmup, rep):
+        """What decides the best configuration besides what libtilelang's tune-cache key already holds
+        (the source, the -D bindings, target, flags, warmup, rep, the device): the call's arguments
+        (tensors by shape and dtype), the profile arguments and the check's source."""
         fn = self.fn.func if isinstance(self.fn, JITFactory) else self.fn
-        closure = {}
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-            try:
-                v = cell.cell_contents
-            except ValueError:
-                continue
-            if isinstance(v, (int, float, str, bool, type(None))):
-                closure[name] = v
         p = self.profile_args
-        data = {"source": _source_of(fn), "closure": closure, "args": repr(_normalize(self.args)),
-                "kwargs": repr(_normalize(sorted(self.kwargs.items()))), "configs": repr(cfgs),
-                "compile": repr(sorted((k, repr(v)) for k, v in self.compile_args.items())),
+        data = {"function": getattr(fn, "__qualname__", "?"), "args": repr(_normalize(self.args)),
+                "kwargs": repr(_normalize(sorted(self.kwargs.items()))),
                 "profile": repr(sorted((k, repr(v)) for k, v in p.items() if not callable(v))),
                 "ref": _source_of(p["ref_prog"]), "supply": _source_of(p["supply_prog"]),
-                "check": _source_of(p["manual_check_prog"]), "warmup": warmup, "rep": rep,
-                "target": repr(_target(self.compile_args.get("target"))), "device": _device_name(on_gpu),
-                "library": _lib.path, "captured": get_autotune_inputs() is not None}
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:32]
+                "check": _source_of(p["manual_check_prog"]), "captured": get_autotune_inputs() is not None,
+                "inputs": repr(_normalize(self.inputs)) if self.inputs is not None else None}
+        return json.dumps(data, sort_keys=True)
+
+    def _prepare(self, config):
+        """Config -> _Candidate: the factory runs in Python (the eager style: its binding), its file text
+        and compile options; raises what the factory or the capture raises."""
+        f = self.fn if isinstance(self.fn, JITFactory) else None
+        options = dict(self.compile_args)
+        if f is not None:
+            merged = {k: v for k, v in f.options.items() if v is not None}
+            merged.update({k: v for k, v in options.items() if v not in (None, "auto")})
+            options = merged
+        pcfg = config.get("pass_configs")
+        params = {k: v for k, v in config.items() if k != "pass_configs"}
+        if pcfg:
+            options["pass_configs"] = {**(options.get("pass_configs") or {}), **pcfg}
+        tgt, stop = _target(options.get("target"))
+        flags = _flags(options.get("pass_configs"))
+        if f is not None and f.eager:
+            text, filename = _source.build(f.func, eager=True)
+            defines, _ = f._binder().bind(self.args, {**self.kwargs, **params}, partial=True)
+            return _Candidate(config, text, [], list(defines), filename, tgt, stop, flags, None, None,
+                              f._binder().returns)
+        r = (f.func if f is not None else self.fn)(*self.args, **self.kwargs, **params)
+        if isinstance(r, JITKernel) and isinstance(r.prim_func, PrimFunc):
+            r = r.prim_func
+        if not isinstance(r, PrimFunc):
+            raise TypeError(f"the tuned function returned {type(r).__name__}, not a @T.prim_func")
+        text, consts, filename = _source.build_parts(r.func)
+        fixed = [(n, v) for n, v in consts if _LANG_ALIAS in v]  # T.* values: in the text, not -D
+        text += "".join(f"{n} = {v}\n" for n, v in fixed)
+        plain = [(n, v) for n, v in consts if _LANG_ALIAS not in v]
+        return _Candidate(config, text, plain, [], filename, tgt, stop, flags, r, options.get("out_idx"), None)
 
     def run(self, warmup=25, rep=100, timeout=180, **_ignored):
-        """Searches the configurations; returns an AutotuneResult (RuntimeError when none succeeds)."""
+        """Searches the configurations with libtilelang's tuner (tl_kernel_tune: the compile pool, the
+        progress line, the tune cache; this package checks and times each candidate in its measure
+        callback); returns an AutotuneResult (RuntimeError when no configuration succeeds)."""
         cfgs = self._configs()
         name = getattr(self.fn, "__name__", "kernel")
-        on_gpu = _target(self.compile_args.get("target"))[1] == _lib.TL_STAGE_PTX and _gpu()
-        cache = _cache_dir()
-        key = self._key(cfgs, warmup, rep, on_gpu)
-        if cache:
-            hit = _load(cache, key)
-            if hit is not None and hit["config"] in cfgs:
-                kernel = self._compile_one(hit["config"])
-                return self._result(kernel, hit["config"], hit["latency"], hit.get("ref_latency"), cache_hit=True)
-        progress = _Progress(len(cfgs), name)
+        cands, groups = [], {}
+        for c in cfgs:
+            try:
+                cand = self._prepare(c)
+            except Exception as e:  # the factory or a capture failed: reported like a compile error
+                sys.stderr.write(f"autotune {name}: config {c} skipped: {type(e).__name__}: {_first_line(e)}\n")
+                continue
+            cands.append(cand)
+            groups.setdefault(cand.group_key(), []).append(cand)
         state = {}
         best = None
-        workers = self.workers or min(len(cfgs), os.cpu_count() or 1)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(self._compile_one, c) for c in cfgs]
-            for i, fut in enumerate(futures):  # in order: the first configuration is the check's reference
-                try:
-                    kernel = fut.result()
-                except Exception as e:  # reported, not fatal
-                    progress.failed += 1
-                    progress.note(f"config {cfgs[i]} does not compile: {_first_line(e)}")
-                    progress.show()
-                    continue
-                progress.compiled += 1
-                try:
-                    ms = self._measure(kernel, state, warmup, rep)
-                except Exception as e:
-                    progress.failed += 1
-                    progress.note(f"config {cfgs[i]} skipped: {type(e).__name__}: {_first_line(e)}")
-                    progress.show()
-                    continue
-                progress.timed += 1
-                if best is None or ms < best[0]:
-                    best = (ms, i, kernel)
-                    progress.best = (ms, cfgs[i])
-                progress.show()
-        progress.show(final=True)
+        problem = self._problem(warmup, rep)
+        self.last_run = {"groups": len(groups), "workers": 0, "cache_hit": bool(groups)}
+        for group in groups.values():
+            found = self._tune_group(group, state, warmup, rep, problem)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
         if best is None:
             raise RuntimeError(f"autotune {name}: no configuration of {len(cfgs)} compiled, ran and passed the check")
-        ms, i, kernel = best
+        ms, cand, kernel = best
         ref_ms = self._ref_latency(kernel, state, warmup, rep)
-        if cache:
-            _store(cache, key, {"config": cfgs[i], "latency": ms, "ref_latency": ref_ms})
-        return self._result(kernel, cfgs[i], ms, ref_ms)
+        return self._result(kernel, cand.config, ms, ref_ms, cache_hit=self.last_run["cache_hit"])
+
+    def _tune_group(self, group, state, warmup, rep, problem):
+        """tl_kernel_tune over the candidates of one text: -D bindings per candidate (the values that
+        differ between them).  Returns (ms, candidate, JITKernel) of its best, or None."""
+        first = group[0]
+        varying = [n for n in first.const_names() if len({dict(c.consts)[n] for c in group}) > 1]
+        source = (first.text + "".join(f"{n} = {v}\n" for n, v in first.consts)).encode()
+        configs = [[*c.defines, *[(n, dict(c.consts)[n]) for n in varying]] for c in group]
+        keep = []  # the ctypes objects the call reads
+        arrays = (ctypes.POINTER(_lib.Define) * len(configs))()
+        counts = (ctypes.c_size_t * len(configs))()
+        for i, defs in enumerate(configs):
+            arr = (_lib.Define * max(len(defs), 1))(*[_lib.Define(n.encode(), v.encode()) for n, v in defs])
+            keep.append(arr)
+            arrays[i] = ctypes.cast(arr, ctypes.POINTER(_lib.Define))
+            counts[i] = len(defs)
+        space = ctypes.c_void_p()
+        rc = _lib.tune_space_from_defines(arrays, counts, len(configs), ctypes.byref(space))
+        if rc != _lib.TL_OK:
+            raise RuntimeError(f"autotune: tl_tune_space_from_defines failed ({_lib.status_name(rc).decode()})")
+        o = _lib.CompileOptions()
+        o.target = first.tgt.encode() if first.tgt else None
+        o.out_idx_mode = _lib.TL_OUT_IDX_NONE
+        o.flags, o.flags_false = first.flags
+        o.stop_after = first.stop
+        on_gpu = first.stop == _lib.TL_STAGE_PTX and _gpu()
+
+        def measure(_user, handle, index, warm, reps, ms_out, why, why_size):
+            kernel = group[index].kernel(_borrowed(handle), source.decode())
+            try:
+                ms_out[0] = self._measure(kernel, state, warm, reps)
+                return _lib.TL_OK
+            except Exception as e:  # the tuner reports it ("skipped: measure: ...") and goes on
+                msg = f"{type(e).__name__}: {_first_line(e)}".encode()[:max(int(why_size) - 1, 0)]
+                ctypes.memmove(why, msg + b"\0", len(msg) + 1)
+                return _lib.TL_ERR_UNSUPPORTED
+            finally:
+                kernel._ck.handle = None  # the tuner owns it (and destroys it unless it is the best)
+
+        cb = _lib.MEASURE_FN(measure)
+        opts = _lib.TuneOptions(compile=ctypes.pointer(o), defines=None, ndefines=0, workers=self.workers or 0,
+                                warmup=max(int(warmup), 1), rep=max(int(rep), 1), measure=cb, user=None,
+                                problem=problem.encode(), progress=True, load=on_gpu, device=0, cache=0)
+        res = _lib.TuneResult()
+        ctx = _lib.context()
+        try:
+            rc = _lib.kernel_tune(ctx, source, len(source), first.filename.encode(), space, ctypes.byref(opts),
+                                  ctypes.byref(res))
+            if rc != _lib.TL_OK:
+                raise RuntimeError(f"autotune: tl_kernel_tune failed: {_lib.last_error(ctx)}")
+            self.last_run["workers"] = max(self.last_run["workers"], res.workers)
+            self.last_run["cache_hit"] = self.last_run["cache_hit"] and bool(res.cache_hit)
+            if res.best < 0 or not res.kernel:
+                return None
+            cand = group[res.best]
+            return res.best_ms, cand, cand.kernel(CKernel(res.kernel), source.decode())
+        finally:
+            _lib.tune_result_free(ctypes.byref(res))
+            _lib.tune_space_destroy(space)
 
     def _ref_latency(self, kernel, state, warmup, rep):
         """ref_prog's time on the candidates' inputs (TileLang's ref_latency), or None."""
@@ -382,26 +430,6 @@ def _snapshot(x):
 def _first_line(e):
     s = str(e).strip()
     return s.splitlines()[0] if s else type(e).__name__
-
-
-def _load(cache, key):
-    try:
-        with open(os.path.join(cache, key + ".json")) as f:
-            d = json.load(f)
-        return d if isinstance(d, dict) and isinstance(d.get("config"), dict) else None
-    except (OSError, ValueError):
-        return None
-
-
-def _store(cache, key, data):
-    try:
-        os.makedirs(cache, exist_ok=True)
-        tmp = os.path.join(cache, f".{key}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(tmp, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, os.path.join(cache, key + ".json"))  # atomic: readers see the old or the new entry
-    except (OSError, TypeError, ValueError):
-        pass  # a cache that cannot be written only costs the next search
 
 
 class AutoTuneImpl:
@@ -454,8 +482,7 @@ class AutoTuneImpl:
             warmup, rep, timeout = p.pop("warmup"), p.pop("rep"), p.pop("timeout")
             tuner = AutoTuner(f, cfgs).set_kernel_parameters(args, kwargs)
             tuner.set_profile_args(warmup=warmup, rep=rep, timeout=timeout, **p)
-            if f.eager:  # each config compiled as f.compile(...), run on the call's tensors
-                tuner.compile_fn = lambda config: f.compile(*args, **kwargs, **config)
+            if f.eager:  # the candidates run on the call's tensors
                 tuner.inputs = f._binder().bind(args, {**kwargs, **cfgs[0]})[1]
             r = tuner.run(warmup=warmup, rep=rep, timeout=timeout)
             hit = (r.kernel, r.config)
