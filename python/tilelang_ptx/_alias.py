@@ -96,20 +96,30 @@ def _is_alias(name):
 
 
 @contextlib.contextmanager
-def aliased():
+def aliased(hold=True):
     """While inside: `tilelang*` / `tvm*` imports by any module resolve to this package (the process's own
-    entries hidden, restored on exit)."""
-    with _lock:
+    entries hidden, restored on exit).  hold: keep the lock for the whole time (load_file: concurrent
+    loads take turns, so that each restores what it found); run_file, which runs a whole program
+    that may start threads of its own, holds it only to enter and to leave."""
+    _lock.acquire()
+    try:
         saved = {k: v for k, v in sys.modules.items() if _is_alias(k)}
         for k in saved:
             del sys.modules[k]
         finder = AliasFinder()
         sys.meta_path.insert(0, finder)
+    finally:
+        if not hold:
+            _lock.release()
     try:
         yield
     finally:
-        with _lock:
+        if not hold:
+            _lock.acquire()
+        try:
             sys.meta_path.remove(finder)
             for k in [k for k in sys.modules if _is_alias(k)]:
                 del sys.modules[k]
             sys.modules.update(saved)
+        finally:
+            _lock.release()

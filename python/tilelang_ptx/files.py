@@ -55,7 +55,7 @@ def run_file(path, argv=()):
     sys.argv = [path, *argv]
     sys.path.insert(0, os.path.dirname(path))
     try:
-        with _alias.aliased():
+        with _alias.aliased(hold=False):
             return runpy.run_path(path, init_globals={"__builtins__": _alias.builtins_for_file()},
                                   run_name="__main__")
     finally:
