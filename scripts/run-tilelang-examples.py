@@ -11,6 +11,7 @@ Modes (several may be given, comma-separated: they run one after the other over 
   names         no execution: every `import tilelang...` / `from tilelang... import NAME` of each example
                 and of the sibling modules it imports is resolved against this package; a file passes
                 when every name exists (this checks the host-side surface on a machine without a GPU)
+  scripts/run-tilelang-examples.py --table A.jsonl [B.jsonl ...]   (a Markdown table: a row per file, a column per run)
 A JSON line: {"file", "mode", "result": "pass" | "fail" | "timeout", "kind" (for failures: missing-name,
 not-provided, compile, check, needs-package, other), "error" (the last line of the traceback), "wall"}.
 At the end, a table of counts per mode and kind on stdout.
@@ -199,7 +200,30 @@ def check_names(path):
     return rec
 
 
+def table(paths):
+    """A Markdown table, one row per file, one column per JSON-lines file (mode): pass, or the failure's
+    kind and error; then the counts."""
+    cols, rows = [], collections.OrderedDict()
+    for p in paths:
+        recs = [json.loads(l) for l in open(p) if l.strip()]
+        mode = recs[0]["mode"] if recs else os.path.basename(p)
+        cols.append(mode)
+        for r in recs:
+            cell = "pass" if r["result"] == "pass" else f"{r.get('kind', r['result'])}: {r.get('error', '')[:120]}"
+            rows.setdefault(r["file"], {})[mode] = cell.replace("|", "\\|")
+    print("| file | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 1) + "|")
+    for f in sorted(rows):
+        print(f"| {f} | " + " | ".join(rows[f].get(c, "") for c in cols) + " |")
+    for c in cols:
+        n = sum(1 for f in rows if rows[f].get(c) == "pass")
+        print(f"\n{c}: {n}/{sum(1 for f in rows if c in rows[f])} pass", end="")
+    print()
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--table":
+        return table(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("examples")
     ap.add_argument("out")

@@ -4,6 +4,8 @@
 #      the one wheel of scripts/build-wheel.sh, then TileLang's original JIT GEMM test with PyTorch
 #      (examples/python/gemm.py) and `python -m tilelang_ptx` on TileLang's examples/gemm/example_gemm.py;
 #   B. the autotuner on TileLang's example_gemm_autotune.py (scripts/tilelang-autotune-acceptance.py);
+#   A2. (with TILELANG_SITE_DIR) the real TileLang imported first in one process, then load_file and
+#      python -m tilelang_ptx on example_gemm.py: the kernels are this project's (type, PTX);
 #   C. all of TileLang's example programs, each by `python -m tilelang_ptx FILE` and, when a TileLang
 #      site is given, under the real TileLang in the same call (scripts/run-tilelang-examples.py).
 #   scripts/tilelang-host-acceptance.sh WHEEL TILELANG_EXAMPLES_DIR [TILELANG_SITE_DIR] [OUT_DIR]
@@ -34,6 +36,21 @@ grep -E 'All check passed|Latency' "$out/example_gemm.log"
 if [[ $rc -eq 0 ]]; then echo "example_gemm.py (python -m tilelang_ptx): PASS"
 else echo "example_gemm.py (python -m tilelang_ptx): FAIL (exit $rc, $out/example_gemm.log)"; tail -3 "$out/example_gemm.log"; fails=$((fails + 1)); fi
 
+if [[ -n $site ]]; then
+  echo "== A2. the real TileLang imported first, then load_file and python -m tilelang_ptx: this project compiles"
+  code='import sys, tilelang, tilelang_ptx
+assert "tilelang_ptx" not in tilelang.__file__, tilelang.__file__
+k = tilelang_ptx.load_file(sys.argv[1]).matmul.compile(M=1024, N=1024, K=1024, block_M=128, block_N=128, block_K=32)
+assert type(k).__module__ == "tilelang_ptx.kernel" and ".entry" in k.get_kernel_source(), type(k)
+assert sys.modules["tilelang"] is tilelang
+import runpy; sys.argv = ["tilelang_ptx", sys.argv[1]]; runpy.run_module("tilelang_ptx", run_name="__main__")
+print("real TileLang first: PASS", type(k).__module__)'
+  (cd "$examples/gemm" && PYTHONPATH=$(realpath "$site") CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} TL_CACHE=0 \
+     "$venv/bin/python" -c "$code" "$examples/gemm/example_gemm.py" > "$out/real-first.log" 2>&1) ||
+    { fails=$((fails + 1)); echo "real TileLang first: FAIL ($out/real-first.log)"; tail -3 "$out/real-first.log"; }
+  grep 'PASS' "$out/real-first.log"
+fi
+
 echo "== B. autotuner: example_gemm_autotune.py"
 (cd "$work" && env -u PYTHONPATH -u TL_LIBRARY "$venv/bin/python" "$root/scripts/tilelang-autotune-acceptance.py" \
    "$examples") 2> "$out/autotune.log" || fails=$((fails + 1))
@@ -49,6 +66,8 @@ if [[ -n $site ]]; then
      "$out/examples-tilelang.jsonl") > "$out/examples-tilelang.log" 2>&1
   tail -8 "$out/examples-tilelang.log"
 fi
+"$py" "$root/scripts/run-tilelang-examples.py" --table "$out"/examples-*.jsonl > "$out/examples-table.md"
+echo "table of every example: $out/examples-table.md"
 missing=$(grep -c '"kind": "missing-name"' "$out/examples-ours.jsonl" || true)
 echo "examples failing on a missing host-side name of this package: $missing"
 [[ $missing -eq 0 ]] || fails=$((fails + 1))
