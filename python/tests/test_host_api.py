@@ -128,7 +128,8 @@ def test_factory_and_kernel_surface():
     with pytest.raises(AssertionError, match="differ by more than"):
         prof.assert_allclose(lambda A, B: A - B)
     prof.assert_consistent(repeat=2)
-    with pytest.warns(tilelang.profiler.ProfilerWarning) if not tilelang.profiler._said_cpu else warnings.catch_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tilelang.profiler.ProfilerWarning)  # test_autotuner checks it
         ms = prof.do_bench(n_warmup=1, n_repeat=3)
     assert ms > 0
     q = prof.do_bench(n_warmup=1, n_repeat=5, quantiles=[0.2, 0.8])

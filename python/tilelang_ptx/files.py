@@ -19,7 +19,8 @@ from . import _alias
 
 def load_file(path, module_name=None):
     """Imports the TileLang file at `path` with `tilelang` meaning tilelang_ptx; returns the module.  Its
-    folder is on sys.path while it executes (sibling imports).  The module is registered in sys.modules under module_name (default: "tilelang_file_<stem>")."""
+    folder is on sys.path while it executes (sibling imports).  The module is registered in sys.modules
+    under module_name (default: "tilelang_file_<stem>")."""
     stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
     name = module_name or f"tilelang_file_{stem}"
     spec = importlib.util.spec_from_file_location(name, path)

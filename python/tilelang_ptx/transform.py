@@ -77,7 +77,10 @@ class PassConfigKey:
 
 
 # the TIR_* keys as later TileLang releases spell them (tirx.*)
-_LATER_SPELLINGS = ('tirx.disable_cse_tir', 'tirx.Simplify', 'tirx.disable_storage_rewrite', 'tirx.disable_vectorize', 'tirx.use_async_copy', 'tirx.enable_debug', 'tirx.merge_static_smem', 'tirx.add_lower_pass', 'tirx.noalias')
+_LATER_SPELLINGS = (
+    'tirx.disable_cse_tir', 'tirx.Simplify', 'tirx.disable_storage_rewrite', 'tirx.disable_vectorize',
+    'tirx.use_async_copy', 'tirx.enable_debug', 'tirx.merge_static_smem', 'tirx.add_lower_pass',
+    'tirx.noalias')
 
 
 def tilelang_keys():
