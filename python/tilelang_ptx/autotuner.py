@@ -260,7 +260,7 @@ class AutoTuner:
                 "kwargs": repr(_normalize(sorted(self.kwargs.items()))),
                 "profile": repr(sorted((k, repr(v)) for k, v in p.items() if not callable(v))),
                 "ref": _source_of(p["ref_prog"]), "supply": _source_of(p["supply_prog"]),
-                "check": _source_of(p["manual_check_prog"]), "captured": get_autotune_inputs() is not None,
+                "check": _source_of(p["manual_check_prog"]), "captured": repr(_normalize(get_autotune_inputs())),
                 "inputs": repr(_normalize(self.inputs)) if self.inputs is not None else None}
         return json.dumps(data, sort_keys=True)
 
