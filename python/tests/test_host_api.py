@@ -250,6 +250,11 @@ def test_names_not_provided():
         tl("cuda.nothing")
     with pytest.raises(ModuleNotFoundError, match="tilelang.no_module: this project"):
         tl("no_module")
+    with pytest.raises(AttributeError, match="tilelang.testing.regression: this project .* does not provide it"):
+        tl("testing").regression  # noqa: B018
+    with pytest.raises(ImportError, match="cannot import name 'regression' from 'tilelang.testing': .*does not provide"):
+        exec("from tilelang.testing import regression", {"__builtins__": _alias.builtins_for_file()})
+    assert tl("carver").arch is tl("carver.arch")  # a package's submodule on first use
     with pytest.warns(UserWarning, match="register_cuda_postproc_callback: has no effect"):
         f = tl("engine.callback").register_cuda_postproc_callback(lambda code, target: code)
     assert callable(f)

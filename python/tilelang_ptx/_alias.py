@@ -53,7 +53,8 @@ def _import(name, globals=None, locals=None, fromlist=(), level=0):
                     try:
                         import_ours(f"{name}.{item}")
                     except ModuleNotFoundError:
-                        pass  # `from X import item` then raises ImportError naming it
+                        raise ImportError(f"cannot import name '{item}' from '{name}': "
+                                          + not_provided(f"{name}.{item}"), name=name) from None
             return mod
         return import_ours(name.partition(".")[0])
     return builtins.__import__(name, globals, locals, fromlist, level)

@@ -5,6 +5,7 @@ STUB_MODULES lists the modules of TileLang that kernel files import and this pac
 (module path under the package -> the names it holds); stub_module builds one.  An attribute a stub
 module does not list raises AttributeError, an unknown submodule ModuleNotFoundError, both naming the
 symbol and saying that this project does not provide it."""
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
@@ -15,6 +16,25 @@ PKG = __package__
 
 def not_provided(symbol):
     return f"{symbol}: this project (tilelang_ptx) does not provide it"
+
+
+def missing_attribute(module_name):
+    """A module __getattr__ (PEP 562) for a module of this package that stands for a TileLang module: a
+    package's submodule is imported on first use; another attribute it lacks raises AttributeError
+    naming tilelang.<module>.<name>."""
+    rel = module_name[len(PKG) + 1:]
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if hasattr(sys.modules.get(module_name), "__path__"):  # a package: its submodule, imported now
+            try:
+                return importlib.import_module(f"{module_name}.{name}")
+            except ModuleNotFoundError as e:
+                if e.name != f"{module_name}.{name}":
+                    raise
+        raise AttributeError(not_provided(f"tilelang.{rel}.{name}"))
+    return __getattr__
 
 
 class Unsupported:

@@ -295,10 +295,14 @@ class AutoTuner:
         plain = [(n, v) for n, v in consts if _LANG_ALIAS not in v]
         return _Candidate(config, text, plain, [], filename, tgt, stop, flags, r, options.get("out_idx"), None)
 
-    def run(self, warmup=25, rep=100, timeout=180, **_ignored):
+    def run(self, warmup=25, rep=100, timeout=180, use_pipeline=False, enable_grouped_compile=False,
+            group_compile_size=2, benchmark_devices=None, benchmark_multi_gpu=False, early_stop=False,
+            early_stop_factor=2.0):
         """Searches the configurations with libtilelang's tuner (tl_kernel_tune: the compile pool, the
         progress line, the tune cache; this package checks and times each candidate in its measure
-        callback); returns an AutotuneResult (RuntimeError when no configuration succeeds)."""
+        callback); returns an AutotuneResult (RuntimeError when no configuration succeeds).  TileLang's
+        scheduling options (use_pipeline, grouped compiles, several benchmark GPUs, early stop) are
+        accepted: the tuner always compiles in parallel and times on device 0."""
         cfgs = self._configs()
         name = getattr(self.fn, "__name__", "kernel")
         cands, groups = [], {}
@@ -530,3 +534,7 @@ def autotune(func=None, *, configs=None, warmup=25, rep=100, timeout=100, supply
 
 
 __all__ = ["autotune", "AutoTuner", "set_autotune_inputs", "get_autotune_inputs", "AutotuneResult"]
+
+from ._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

@@ -10,3 +10,7 @@ def next_power_of_2(x):
 def cdiv(a, b):
     """ceil(a / b) for integers (b > 0)."""
     return (a + b - 1) // b
+
+from ._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

@@ -239,3 +239,7 @@ class Profiler:
 
 
 __all__ = ["do_bench", "Profiler", "ProfilerWarning", "TensorSupplyType"]
+
+from ._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

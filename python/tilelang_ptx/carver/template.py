@@ -8,3 +8,7 @@ ElementwiseTemplate = unsupported_class("tilelang.carver.template.ElementwiseTem
 GeneralReductionTemplate = unsupported_class("tilelang.carver.template.GeneralReductionTemplate")
 FlashAttentionTemplate = unsupported_class("tilelang.carver.template.FlashAttentionTemplate")
 ConvTemplate = unsupported_class("tilelang.carver.template.ConvTemplate")
+
+from .._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

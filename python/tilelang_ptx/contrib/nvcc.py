@@ -28,3 +28,7 @@ def have_bf16(compute_version):
 
 def have_tensorcore(compute_version=None, target=None):
     return float(compute_version or get_target_compute_version(target)) >= 7.0
+
+from .._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

@@ -36,3 +36,7 @@ def _torch_map():
 
 
 _TORCH_DTYPE_TO_STR = _torch_map()
+
+from .._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

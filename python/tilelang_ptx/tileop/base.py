@@ -16,3 +16,7 @@ class GemmWarpPolicy(enum.IntEnum):
 
     def is_full_col(self):
         return self == GemmWarpPolicy.FullCol
+
+from .._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

@@ -31,6 +31,19 @@ def map_torch_type(name):
         raise AttributeError(f"map_torch_type: PyTorch has no dtype {s!r}") from None
 
 
+def is_float8_dtype(dtype):
+    """Whether dtype (a torch.dtype, a name) is one of the float8 formats."""
+    return "float8" in str(dtype)
+
+
+def fp8_remove_negative_zeros_(tensor):
+    """Replaces float8 negative zeros (the byte 0x80) by +0 in place (TileLang's helper; PyTorch)."""
+    import torch
+    bits = tensor.view(torch.uint8)
+    bits[bits == 0x80] = 0
+    return tensor
+
+
 def _kind(dtype):
     d = str(dtype)
     if d.startswith("float8"):
@@ -164,3 +177,7 @@ def torch_assert_close(tensor_a, tensor_b, rtol=1e-2, atol=1e-3, max_mismatched_
             f"{n_bad} of {a.size} elements ({100.0 * n_bad / total:.4g}%) differ by more than "
             f"atol={atol} + rtol={rtol}*|{ref_name}| (allowed: {100.0 * max_mismatched_ratio:.4g}%); "
             f"worst at {tuple(int(i) for i in idx)}: {base_name}={a[idx]!r} {ref_name}={b[idx]!r}")
+
+from .._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

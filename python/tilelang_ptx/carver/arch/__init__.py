@@ -55,6 +55,31 @@ RDNA = _unsupported_device("RDNA")
 METAL = _unsupported_device("METAL")
 
 
+def get_arch(target="cuda"):
+    """The device description of target (CUDA targets only)."""
+    return CUDA(target)
+
+
+def auto_infer_current_arch():
+    return CUDA("cuda")
+
+
+def has_mma_support(arch):
+    return isinstance(arch, CUDA) and arch.sm_version >= 80
+
+
+def is_volta_arch(arch):
+    return isinstance(arch, CUDA) and arch.sm_version == 70
+
+
+def is_cdna_arch(arch):
+    return False
+
+
+is_rdna_arch = is_metal_arch = is_cpu_arch = is_cdna_arch
+CPU = _unsupported_device("CPU")
+
+
 def is_cuda_arch(arch):
     return isinstance(arch, CUDA)
 
@@ -69,3 +94,7 @@ def is_ampere_arch(arch):
 
 def is_ada_arch(arch):
     return isinstance(arch, CUDA) and arch.sm_version == 89
+
+from ..._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

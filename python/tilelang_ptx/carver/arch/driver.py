@@ -112,3 +112,7 @@ def get_cuda_device_properties(device_id=0):
             regs_per_block=get_registers_per_block(device_id), major=major, minor=minor)
     except RuntimeError:
         return None
+
+from ..._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)

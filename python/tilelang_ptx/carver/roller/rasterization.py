@@ -18,3 +18,7 @@ class Rasterization2DRow(Rasterization):
 class Rasterization2DColumn(Rasterization):
     def __init__(self, panel_width=8):
         self.panel_width_ = panel_width
+
+from ..._unsupported import missing_attribute  # noqa: E402
+
+__getattr__ = missing_attribute(__name__)
