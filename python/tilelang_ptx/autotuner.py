@@ -355,16 +355,16 @@ class AutoTuner:
         on_gpu = first.stop == _lib.TL_STAGE_PTX and _gpu()
 
         def measure(_user, handle, index, warm, reps, ms_out, why, why_size):
-            kernel = group[index].kernel(_borrowed(handle), source.decode())
+            ck = _borrowed(handle)
             try:
-                ms_out[0] = self._measure(kernel, state, warm, reps)
+                ms_out[0] = self._measure(group[index].kernel(ck, source.decode()), state, warm, reps)
                 return _lib.TL_OK
-            except Exception as e:  # the tuner reports it ("skipped: measure: ...") and goes on
+            except BaseException as e:  # the tuner reports it ("skipped: measure: ...") and goes on
                 msg = f"{type(e).__name__}: {_first_line(e)}".encode()[:max(int(why_size) - 1, 0)]
                 ctypes.memmove(why, msg + b"\0", len(msg) + 1)
                 return _lib.TL_ERR_UNSUPPORTED
             finally:
-                kernel._ck.handle = None  # the tuner owns it (and destroys it unless it is the best)
+                ck.handle = None  # the tuner owns it (and destroys it unless it is the best)
 
         cb = _lib.MEASURE_FN(measure)
         opts = _lib.TuneOptions(compile=ctypes.pointer(o), defines=None, ndefines=0, workers=self.workers or 0,
