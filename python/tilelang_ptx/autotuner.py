@@ -354,12 +354,18 @@ class AutoTuner:
         o.stop_after = first.stop
         on_gpu = first.stop == _lib.TL_STAGE_PTX and _gpu()
 
+        interrupted = []
+
         def measure(_user, handle, index, warm, reps, ms_out, why, why_size):
             ck = _borrowed(handle)
             try:
+                if interrupted:  # Ctrl-C: the rest is skipped, then re-raised after the tuner returns
+                    raise interrupted[0]
                 ms_out[0] = self._measure(group[index].kernel(ck, source.decode()), state, warm, reps)
                 return _lib.TL_OK
             except BaseException as e:  # the tuner reports it ("skipped: measure: ...") and goes on
+                if isinstance(e, KeyboardInterrupt) and not interrupted:
+                    interrupted.append(e)
                 msg = f"{type(e).__name__}: {_first_line(e)}".encode()[:max(int(why_size) - 1, 0)]
                 ctypes.memmove(why, msg + b"\0", len(msg) + 1)
                 return _lib.TL_ERR_UNSUPPORTED
@@ -377,6 +383,10 @@ class AutoTuner:
                                   ctypes.byref(res))
             if rc != _lib.TL_OK:
                 raise RuntimeError(f"autotune: tl_kernel_tune failed: {_lib.last_error(ctx)}")
+            if interrupted:
+                if res.kernel:
+                    _lib.kernel_destroy(res.kernel)
+                raise interrupted[0]
             self.last_run["workers"] = max(self.last_run["workers"], res.workers)
             self.last_run["cache_hit"] = self.last_run["cache_hit"] and bool(res.cache_hit)
             if res.best < 0 or not res.kernel:
