@@ -48,12 +48,15 @@ try:
 except StopIteration:
     pass
 AutoTuner.run = orig
-kernels = {}
-for i, c in enumerate(configs):
+def compile_one(c):
     try:
-        kernels[i] = tuner._compile_one(c)
+        return tuner._compile_one(c)
     except Exception:
-        pass  # the search reported it; it is not a candidate
+        return None  # the search reported it; it is not a candidate
+from concurrent.futures import ThreadPoolExecutor
+import os
+with ThreadPoolExecutor(os.cpu_count() or 4) as pool:  # libtilelang compiles in parallel threads
+    kernels = {i: k for i, k in enumerate(pool.map(compile_one, configs)) if k is not None}
 times = {i: [] for i in kernels}
 for _ in range(rounds):
     for i, k in kernels.items():
