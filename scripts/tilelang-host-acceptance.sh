@@ -31,6 +31,13 @@ tag=$( [[ -n $only ]] && printf '%s' "$only" | md5sum | cut -c1-8 || echo all)
 venv=$out/venv
 rm -rf "$venv"
 "$py" -m venv --system-site-packages "$venv"
+# PyTorch and NumPy as the host's python3 finds them (on the GPU host through PYTHONPATH or a user site,
+# which a venv does not see even with --system-site-packages): their folders go into the venv by a .pth
+# file, so that the one package pip installs is the wheel.
+purelib=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$py" -c 'import os, torch, numpy
+for m in (torch, numpy): print(os.path.dirname(os.path.dirname(os.path.realpath(m.__file__))))' |
+  sort -u > "$purelib/host_torch.pth" || exit 1
 "$venv/bin/python" -m pip install -q --no-deps --no-index "$whl" || exit 1
 clean_env=(env -u PYTHONPATH -u TL_LIBRARY TL_CACHE=0)
 work=$(mktemp -d)   # outside the checkout: only the installed wheel is importable
