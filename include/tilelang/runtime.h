@@ -247,8 +247,10 @@ typedef struct tl_compile_options {
    * TL_CACHE_USE_DEFAULT). */
   tl_cache_use cache;
   /* The SM count persistent Hopper GEMMs plan their grid for (min(tiles,
-   * sms) blocks, stream-K's split of the work): 0 = the target's (132 on
-   * sm_90a, the H200's).  Tests use small counts so that small shapes run
+   * sms) blocks, stream-K's split of the work): 0 = device 0's
+   * multiprocessor count when compiling for its own target (the default
+   * target, or that target named) and a driver is present, else the
+   * target's (132 on sm_90a, the H200's).  Tests use small counts so that small shapes run
    * several tiles per block or tiles over several blocks on the CPU
    * executor (tl-run / tl-opt --sms=N).  Part of the cache key. */
   int sms;

@@ -502,10 +502,30 @@ fail:
   return st;
 }
 
+/* The SM count a persistent grid plans for: the caller's opts, or, when
+ * they leave sms 0 and compile for device 0's own target (the default
+ * target, or that target named), a copy in *buf with sms = device 0's
+ * multiprocessor count where it differs from the target's (a part with fewer
+ * SMs than the target's largest would otherwise run the extra blocks as a
+ * second wave).  Without a driver, opts unchanged. */
+static const tl_compile_options *with_device_sms(const tl_compile_options *opts, tl_compile_options *buf) {
+  if (opts && opts->sms) return opts;
+  const char *dev = tl_device_default_target(), *name = opts && opts->target ? opts->target : dev;
+  const tl_target *t = tl_target_lookup(name);
+  if (!t || t->sms <= 0 || strcmp(name, dev) != 0) return opts;
+  int n = tl_driver_sm_count();
+  if (n <= 0 || n == t->sms) return opts;
+  *buf = opts ? *opts : (tl_compile_options){0};
+  buf->sms = n;
+  return buf;
+}
+
 tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines,
                             const tl_compile_options *opts, tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_compile_options dev_opts;
+  opts = with_device_sms(opts, &dev_opts);
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!source || !out || (ndefines > 0 && !defines))
@@ -523,6 +543,8 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
                                  size_t ndefines, const tl_compile_options *opts,
                                  tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_compile_options dev_opts;
+  opts = with_device_sms(opts, &dev_opts);
   tl_compilation c;
   tl_compilation_init(&c, opts);
   tl_context_begin(ctx);

@@ -56,8 +56,9 @@ typedef struct tl_target {
   int sms;                /* SMs of the architecture's largest part, for persistent grids (sm_90a:
                            * 132).  A part with fewer (docs/performance.md) runs the
                            * extra blocks in a second wave: correct, but those blocks' tiles then
-                           * finish late (up to twice the time); the runtime's SM count should
-                           * replace it (not done yet).  0: no persistent grids */
+                           * finish late (up to twice the time), so the runtime compiles for
+                           * device 0's own count when it differs (lib/Runtime/compile.c,
+                           * with_device_sms).  0: no persistent grids */
 } tl_target;
 
 /* Looks up a target by name ("sm_80", ...); NULL for an unknown name or NULL. */

@@ -47,6 +47,17 @@ typedef struct ws_plan {
    * (O_shared) that takes the bytes of pre-loop tile j (Q, dead after the
    * loop), or NULL */
   tl_buffer *reuse[WS_MAX_PRE];
+  /* the GEMM form's epilogue staged through shared memory (plan_c_stage):
+   * T.copy(C fragment, X) at body index epi_at, then T.copy(X, C region), X
+   * a shared tile nothing else uses (allocated at body index epi_alloc): the
+   * pair becomes T.copy(C fragment, C region), stored by lower-tile-ops'
+   * staged or TMA-store epilogue, and X's allocation goes; epi_tile NULL
+   * when there is no such pair */
+  tl_buffer *epi_tile;
+  int epi_at, epi_alloc;
+  /* the GEMM form: other statements after the loop use shared memory; each
+   * gets the consumers' barrier before it (ws_rewrite) */
+  bool epi_shared;
   int stages;
   int64_t threads;
   /* attention, tl.attention_pingpong, two consumer warpgroups: they take
