@@ -150,7 +150,7 @@ static bool damage_one(const char *dir, unsigned *seed) {
   struct dirent *de;
   while (d && (de = readdir(d)) && n < 256) {
     size_t l = strlen(de->d_name);
-    if (l > 4 && !strcmp(de->d_name + l - 4, ".tlk") && l < 64) snprintf(names[n++], 64, "%s", de->d_name);
+    if (l > 4 && !strcmp(de->d_name + l - 4, ".tlk") && l < 64) memcpy(names[n++], de->d_name, l + 1);
   }
   if (d) closedir(d);
   if (!n) return false;
