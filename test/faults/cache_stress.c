@@ -1,6 +1,6 @@
 /* The kernel cache under crashes and concurrency (issue 33): P processes x T
  * threads (default 8 x 4) compile the same and different kernels (six
- * variants of one elementwise kernel, picked at random per compile; one
+ * bindings of examples/elementwise_add.py, picked at random per compile; one
  * compile in four refreshes its entry, so that stores are frequent) into one
  * fresh TL_CACHE_DIR for S seconds (default 60) while the parent SIGKILLs a
  * random process every 20-200 ms (and starts a new one), so that processes
@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -39,23 +40,8 @@
 
 #include "tilelang/runtime.h"
 
-static const char SRC[] =
-    "import tilelang\n"
-    "import tilelang.language as T\n"
-    "\n"
-    "@tilelang.jit(out_idx=-1)\n"
-    "def add(M=64, N=256, block_M=32, block_N=128, dtype=\"float32\"):\n"
-    "    @T.prim_func\n"
-    "    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype), C: T.Tensor((M, N), dtype)):\n"
-    "        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):\n"
-    "            A_frag = T.alloc_fragment((block_M, block_N), dtype)\n"
-    "            B_frag = T.alloc_fragment((block_M, block_N), dtype)\n"
-    "            T.copy(A[by * block_M, bx * block_N], A_frag)\n"
-    "            T.copy(B[by * block_M, bx * block_N], B_frag)\n"
-    "            for i, j in T.Parallel(block_M, block_N):\n"
-    "                A_frag[i, j] = A_frag[i, j] * B_frag[i, j] + A_frag[i, j]\n"
-    "            T.copy(A_frag, C[by * block_M, bx * block_N])\n"
-    "    return main\n";
+/* the kernel: examples/elementwise_add.py, six bindings of N and dtype */
+#define KERNEL_FILE "examples/elementwise_add.py"
 
 enum { NVAR = 6, MAXP = 64 };
 static const char *const k_n[NVAR] = {"256", "256", "384", "384", "512", "512"};
@@ -70,11 +56,11 @@ typedef struct shared {
 static shared *g_sh;
 
 static tl_status compile_variant(tl_context *ctx, int v, tl_cache_use use, tl_kernel **k) {
-  tl_define d[2] = {{"N", k_n[v]}, {"dtype", k_dtype[v]}};
+  tl_define d[3] = {{"M", "64"}, {"N", k_n[v]}, {"dtype", k_dtype[v]}};
   tl_compile_options o = {0};
   o.target = "sm_80";
   o.cache = use;
-  return tl_kernel_compile(ctx, SRC, sizeof SRC - 1, "stress.py", d, 2, &o, k);
+  return tl_kernel_compile_file(ctx, KERNEL_FILE, d, 3, &o, k);
 }
 
 static void problem(const char *fmt, const char *a, int v) {
@@ -172,6 +158,12 @@ static bool damage_one(const char *dir, unsigned *seed) {
   return ok;
 }
 
+static int remove_one(const char *path, const struct stat *sb, int flag, struct FTW *f) {
+  (void)sb, (void)flag, (void)f;
+  remove(path); /* best effort: a temporary directory */
+  return 0;
+}
+
 static int count_tmp(const char *dir) {
   DIR *d = opendir(dir);
   int n = 0;
@@ -255,13 +247,7 @@ int main(int argc, char **argv) {
   if (g_sh->first_problem[0]) printf("first problem: %s\n", g_sh->first_problem);
   bool ok = !g_sh->mismatches && !g_sh->failures && !final_bad && g_sh->hits > 0 && kills > 0 &&
             (damaged == 0 || g_sh->corrupt > 0);
-  /* clean up */
-  DIR *d = opendir(dir);
-  struct dirent *de;
-  while (d && (de = readdir(d)))
-    if (de->d_name[0] != '.') unlinkat(dirfd(d), de->d_name, 0);
-  if (d) closedir(d);
-  rmdir(dir);
+  nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS); /* the directory and what is left in it */
   for (int v = 0; v < NVAR; v++) free(g_ref[v]);
   tl_context_destroy(ctx);
   munmap(g_sh, sizeof *g_sh);
