@@ -32,7 +32,7 @@
  *
  * Faults (issue 33, test/faults/fault_matrix.c): tl_fake_cuda_fault(entry,
  * nth, result) -- or TL_FAKE_CUDA_FAULT=entry:nth:result in the environment,
- * read at the first call (result a number or a name such as
+ * read by cuInit (result a number or a name such as
  * CUDA_ERROR_OUT_OF_MEMORY) -- makes the nth call of that entry point from
  * then on return result instead of doing anything (once; nth 0 disarms).
  * tl_fake_cuda_calls(entry) counts each entry point's calls.  A sticky
@@ -90,7 +90,6 @@ static const struct { int code; const char *name; } k_errors[] = {
 static int is_sticky(int r) { return r == 700 || r == 702 || (r >= 714 && r <= 719) || r == 999; }
 
 static pthread_mutex_t g_fault_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t g_fault_once = PTHREAD_ONCE_INIT;
 static int g_armed, g_sticky;                 /* read without the lock first */
 static char g_fault_entry[64];
 static long g_fault_nth, g_fault_seen;
@@ -158,7 +157,6 @@ API int tl_fake_cuda_counting;
  * it (0: run the entry point).  needs_ctx: the entry point fails while the
  * context has a sticky error. */
 static int fault(const char *entry, int needs_ctx) {
-  pthread_once(&g_fault_once, fault_env);
   int sticky = __atomic_load_n(&g_sticky, __ATOMIC_ACQUIRE);
   if (sticky && needs_ctx) return sticky;
   if (!__atomic_load_n(&g_armed, __ATOMIC_ACQUIRE) && !__atomic_load_n(&tl_fake_cuda_counting, __ATOMIC_RELAXED))
@@ -200,6 +198,7 @@ static int ctx_device(const void *c) {
 
 API CUresult cuInit(unsigned f) {
   (void)f;
+  fault_env();
   FAULT("cuInit", 0);
   const char *n = getenv("TL_FAKE_CUDA_DEVICES"), *cc = getenv("TL_FAKE_CUDA_CC");
   if (n && atoi(n) >= 1) g_ndev = atoi(n) > MAXDEV ? MAXDEV : atoi(n);

@@ -26,6 +26,10 @@
  * failed cleanup call kept); under ASan, LeakSanitizer checks host memory.
  * Driver initialisation (cuInit, cuDeviceGetCount) fails in forked children
  * before the driver is loaded: tl_device_check and tl_kernel_call report it.
+ * Not injected: cuDriverGetVersion (the runtime never calls it),
+ * cuGetErrorName and cuGetErrorString (called only to word another failure;
+ * failing, the name reads CUDA_ERROR_UNKNOWN), cuDeviceGetName (only for a
+ * message and the tuner's key; failing, the name is empty).
  *
  * Prints one line per case and then
  *   faults: N injected, N reported, N recovered, 0 leaked, 0 lost
