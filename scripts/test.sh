@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
-#   1. a normal build with -DTL_WERROR=ON: unit tests, lit/FileCheck tests, ptxas checks of the PTX;
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite;
+#   1. a normal build with -DTL_WERROR=ON: unit tests, lit/FileCheck tests, ptxas checks of the PTX; the
+#      fault matrix (scripts/fault-matrix.sh: every driver entry point failing on the fake driver); the
+#      kernel cache under crashes and concurrency (test/faults/cache_stress.c, 8 processes x 4 threads,
+#      random SIGKILLs, 60 s);
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build running the same suite (the fault matrix
+#      under LeakSanitizer, the cache stress for 20 s);
 #   3. a ThreadSanitizer build running two threads that compile different
 #      kernels THREAD_ITERATIONS (default 200) times each in one process;
 #   4. install into a temporary prefix and the out-of-tree C example built with find_package and with
@@ -44,6 +48,12 @@ cmake --build build-test -j "$JOBS"
 step "unit tests (Criterion)"
 ctest --test-dir build-test -L unit --output-on-failure -j "$JOBS"
 
+step "fault matrix (driver faults on the fake driver)"
+scripts/fault-matrix.sh build-test | tail -2
+
+step "kernel cache under crashes and concurrency (8 processes x 4 threads, random SIGKILLs, 60 s)"
+ctest --test-dir build-test -L stress --output-on-failure -V
+
 step "FileCheck tests (lit)"
 ctest --test-dir build-test -L lit --output-on-failure -V
 
@@ -66,8 +76,9 @@ step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$JOBS"
 
-step "sanitizer build: unit tests + lit tests"
+step "sanitizer build: unit tests + lit tests (+ the fault matrix under LeakSanitizer, the cache stress for 20 s)"
 ctest --test-dir build-asan --output-on-failure -j "$JOBS"
+ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 scripts/fault-matrix.sh build-asan | tail -2
 
 step "ThreadSanitizer build: concurrent compilation (${THREAD_ITERATIONS} per thread)"
 cmake -S . -B build-tsan -DTL_WERROR=ON -DTL_SANITIZE_THREAD=ON -DTL_THREAD_ITERATIONS="$THREAD_ITERATIONS"

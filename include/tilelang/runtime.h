@@ -206,7 +206,8 @@ typedef enum tl_cache_use {
 /* What the cache did for a kernel's compile (tl_kernel_cache_result). */
 typedef enum tl_cache_result {
   TL_CACHE_RESULT_OFF = 0,    /* not consulted (see tl_cache_use) */
-  TL_CACHE_RESULT_MISS = 1,   /* no entry: compiled, and stored (best effort: an I/O error is silent) */
+  TL_CACHE_RESULT_MISS = 1,   /* no entry: compiled, and stored (best effort: a failed store, e.g. a full or
+                               * read-only directory, adds one warning per process and is no error) */
   TL_CACHE_RESULT_HIT = 2,    /* loaded from the cache: nothing was lowered */
   /* the entry was truncated or corrupt (checksum): compiled, stored over
    * it, and a warning in tl_context_warnings */

@@ -8,8 +8,11 @@
  * header and a little serialised payload (u32/i64 in host byte order,
  * strings length-prefixed), written to "<key>.tlk.tmp.<pid>.<n>" and
  * renamed to "<key>.tlk"; eviction lists "*.tlk", sorts by mtime and
- * unlinks the oldest.  No function-static mutable state: several threads
- * and processes may use one directory at once. */
+ * unlinks the oldest.  Several threads and processes may use one
+ * directory at once; a process killed mid-store leaves at most a temporary
+ * file (never a partial entry), which eviction removes after an hour.  The
+ * only process-wide state: whether a failed store was warned about (a full
+ * or read-only directory warns once, then compiles go on without storing). */
 #include "Runtime/cache.h"
 
 #include <dirent.h>
@@ -25,6 +28,7 @@
 #include <xxhash.h>
 
 #include "NVPTX/nvptx.h"
+#include "Support/context.h"
 #include "Support/file.h"
 
 #ifndef TL_PROJECT_VERSION
@@ -455,8 +459,23 @@ bool tl_cache_write_atomic(const char *path, const void *data, size_t n) {
   }
   if (fd >= 0 && close(fd) != 0) ok = false;
   if (ok) ok = rename(tmp, path) == 0;
+  int err = errno; /* the failure's, for the caller's warning */
   if (!ok && fd >= 0) unlink(tmp);
+  errno = err;
   return ok;
+}
+
+static int g_store_warned; /* a failed store was warned about (once per process) */
+
+void tl_cache_store_or_warn(tl_context *ctx, const char *dir, const tl_cache_key *key, const tl_kernel *k,
+                            uint64_t max_bytes) {
+  errno = 0;
+  if (tl_cache_store(dir, key, k, max_bytes)) return;
+  int err = errno ? errno : ENOMEM;
+  if (__atomic_exchange_n(&g_store_warned, 1, __ATOMIC_RELAXED)) return;
+  tl_diag_report(&ctx->diag, TL_DIAG_WARNING, TL_LOC_NONE,
+                 "kernel cache: cannot store into '%s' (%s): compiling without storing (a full or read-only "
+                 "directory; this warning is given once per process)", dir, strerror(err));
 }
 
 /* ------------------------------------------------------------- eviction */

@@ -96,6 +96,11 @@ tl_cache_lookup tl_cache_load(const char *dir, const tl_cache_key *key, tl_kerne
  * down to max_bytes.  false on any I/O error (the cache is best-effort: the
  * compile still succeeds). */
 bool tl_cache_store(const char *dir, const tl_cache_key *key, const tl_kernel *k, uint64_t max_bytes);
+/* tl_cache_store; when it fails (a full disk, a read-only or uncreatable
+ * directory), the first failure of the process adds a warning to ctx naming
+ * dir and the error; later ones are silent.  Never fails the compile. */
+void tl_cache_store_or_warn(tl_context *ctx, const char *dir, const tl_cache_key *key, const tl_kernel *k,
+                            uint64_t max_bytes);
 /* Writes n bytes to path atomically: a temporary file "<path>.tmp.<pid>.<n>"
  * in the same directory, renamed over path (POSIX rename), removed on
  * failure.  false on any I/O error.  tl_cache_write_file does so for

@@ -70,12 +70,13 @@ static void out_deleter(DLManagedTensor *self) {
 /* Allocates o's memory for output parameter p: cuMemAlloc_v2, or ctx's
  * allocator (whose pointer is checked against the kernel's alignment). */
 static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor *o, size_t bytes,
-                              int device, void *stream, const tl_rt_param *p) {
+                              int device, void *stream, const tl_rt_param *p, const char *kernel) {
   if (!ctx->allocator.alloc) {
     tl_CUresult r = drv->cuMemAlloc(&o->ptr, bytes);
     if (r == TL_CUDA_SUCCESS) return TL_OK;
     o->ptr = 0;
-    return tl_driver_fail(ctx, r, "cuMemAlloc_v2 of %zu bytes for output '%s' on cuda:%d", bytes, p->name, device);
+    return tl_driver_fail(ctx, r, "cuMemAlloc_v2 of %zu bytes for output '%s' of kernel '%s' on cuda:%d", bytes,
+                          p->name, kernel, device);
   }
   void *ptr = ctx->allocator.alloc(ctx->allocator.user, bytes, device, stream);
   if (!ptr)
@@ -118,7 +119,10 @@ tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a) {
 static tl_status check_arch(tl_context *ctx, const tl_kernel *k, int device) {
   const tl_target *t = tl_target_lookup(k->target);
   int major, minor;
-  if (!t || !tl_driver_device_cc(device, &major, &minor)) return TL_OK;
+  if (!t) return TL_OK;
+  tl_CUresult r = tl_driver_device_cc_query(device, &major, &minor);
+  if (r != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r, "querying the compute capability of cuda:%d for kernel '%s'", device, k->name);
   int cc = major * 10 + minor;
   if (t->arch_specific ? cc == t->sm : cc >= t->sm) return TL_OK;
   char name[256], named[272] = "";
@@ -138,6 +142,28 @@ static tl_status check_arch(tl_context *ctx, const tl_kernel *k, int device) {
                          "%d.%d%s; cuda:%d%s has compute capability %d.%d: %s",
                          k->name, t->name, t->sm / 10, t->sm % 10, t->arch_specific ? "" : " or newer", device,
                          named, major, minor, advice);
+}
+
+/* The launch limits of s's function and device: its MAX_THREADS_PER_BLOCK,
+ * the device's grid limits and opt-in shared memory (a driver that cannot
+ * say is reported: guessed limits would fail later launches obscurely). */
+static tl_status slot_limits(tl_context *ctx, const tl_kernel *k, const tl_driver *drv, tl_rt_devslot *s,
+                             int device) {
+  int v = 0;
+  tl_CUresult r = drv->cuFuncGetAttribute(&v, TL_CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, s->fn);
+  if (r != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r, "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK) of kernel '%s' on cuda:%d", k->name,
+                          device);
+  s->max_threads = v;
+  static const int attr[4] = {TL_CU_DEV_ATTR_MAX_GRID_DIM_X, TL_CU_DEV_ATTR_MAX_GRID_DIM_Y,
+                              TL_CU_DEV_ATTR_MAX_GRID_DIM_Z, TL_CU_DEV_ATTR_MAX_SMEM_OPTIN};
+  int *dst[4] = {&s->max_grid[0], &s->max_grid[1], &s->max_grid[2], &v};
+  for (int a = 0; a < 4; a++)
+    if ((r = drv->cuDeviceGetAttribute(dst[a], attr[a], s->dev)) != TL_CUDA_SUCCESS)
+      return tl_driver_fail(ctx, r, "cuDeviceGetAttribute(%s) of cuda:%d loading kernel '%s'",
+                            a < 3 ? "MAX_GRID_DIM" : "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", device, k->name);
+  s->smem_optin = v;
+  return TL_OK;
 }
 
 static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device,
@@ -177,17 +203,17 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
   tl_CUresult r;
   if (!s->retained) {
     if ((r = drv->cuDeviceGet(&s->dev, device)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuDeviceGet");
+      st = tl_driver_fail(ctx, r, "cuDeviceGet(%d) loading kernel '%s'", device, k->name);
       goto out;
     }
     if ((r = drv->cuDevicePrimaryCtxRetain(&s->pctx, s->dev)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain of cuda:%d loading kernel '%s'", device, k->name);
       goto out;
     }
     s->retained = true;
   }
   if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
-    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent of cuda:%d loading kernel '%s'", device, k->name);
     goto out;
   }
   char *info = calloc(1, JIT_LOG_BYTES), *errlog = calloc(1, JIT_LOG_BYTES);
@@ -208,32 +234,19 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
       tl_driver_error_text(r, &name, &text);
       st = tl_context_fail(ctx, TL_ERR_CUDA,
                            "cuModuleLoadDataEx failed for kernel '%s' (target %s) on cuda:%d: "
-                           "%s (%s)%s%s%s%s",
-                           k->name, k->target, device, name, text,
+                           "%s (%s)%s%s%s%s%s",
+                           k->name, k->target, device, name, text, tl_driver_sticky_advice(r),
                            errlog[0] ? "\nJIT error log:\n" : "", errlog,
                            info[0] ? "\nJIT info log:\n" : "", info);
       s->module = NULL;
     } else if ((r = drv->cuModuleGetFunction(&s->fn, s->module, k->name)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuModuleGetFunction");
+      st = tl_driver_fail(ctx, r, "cuModuleGetFunction of kernel '%s' on cuda:%d", k->name, device);
       drv->cuModuleUnload(s->module);
       s->module = NULL;
+    } else if ((st = slot_limits(ctx, k, drv, s, device)) != TL_OK) {
+      drv->cuModuleUnload(s->module); /* the next call loads it again */
+      s->module = NULL;
     } else {
-      int v = 1024;
-      if (drv->cuFuncGetAttribute(&v, TL_CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, s->fn) ==
-          TL_CUDA_SUCCESS)
-        s->max_threads = v;
-      else
-        s->max_threads = 1024;
-      static const int ga[3] = {TL_CU_DEV_ATTR_MAX_GRID_DIM_X, TL_CU_DEV_ATTR_MAX_GRID_DIM_Y,
-                                TL_CU_DEV_ATTR_MAX_GRID_DIM_Z};
-      for (int g = 0; g < 3; g++) {
-        v = g ? 65535 : 0x7fffffff;
-        drv->cuDeviceGetAttribute(&v, ga[g], s->dev);
-        s->max_grid[g] = v;
-      }
-      v = 48 * 1024;
-      drv->cuDeviceGetAttribute(&v, TL_CU_DEV_ATTR_MAX_SMEM_OPTIN, s->dev);
-      s->smem_optin = v;
       s->checked_ptr = calloc((size_t)k->sig.nparams + 1, sizeof *s->checked_ptr); /* NULL: always query */
       __atomic_store_n(&s->loaded, true, __ATOMIC_RELEASE);
       *out = s;
@@ -284,17 +297,17 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
   tl_CUresult r = TL_CUDA_SUCCESS;
   tl_status st = TL_OK;
   for (int e = 0; e < 2 && r == TL_CUDA_SUCCESS; e++) r = drv->cuEventCreate(&ev[e], 0);
-  if (r != TL_CUDA_SUCCESS) st = tl_driver_fail(ctx, r, "cuEventCreate");
+  if (r != TL_CUDA_SUCCESS) st = tl_driver_fail(ctx, r, "cuEventCreate timing kernel '%s'", k->name);
   for (int i = 0; st == TL_OK && i < bq->warmup + bq->reps; i++) {
     bool timed = i >= bq->warmup;
     if (timed && (r = drv->cuEventRecord(ev[0], cs)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuEventRecord");
+      st = tl_driver_fail(ctx, r, "cuEventRecord timing kernel '%s'", k->name);
       break;
     }
     r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem,
                             cs, b->kargs, NULL);
     if (r != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuLaunchKernel");
+      st = tl_driver_fail(ctx, r, "cuLaunchKernel of '%s' (timed)", k->name);
       break;
     }
     if (!timed) continue;
@@ -302,7 +315,7 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
         (r = drv->cuEventSynchronize(ev[1])) != TL_CUDA_SUCCESS ||
         (r = drv->cuEventElapsedTime(&bq->ms_each[i - bq->warmup], ev[0], ev[1])) !=
             TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "timing with CUDA events");
+      st = tl_driver_fail(ctx, r, "timing kernel '%s' with CUDA events", k->name);
       break;
     }
   }
@@ -348,12 +361,13 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
 
 /* A stream given to a call must belong to the primary context of the
  * tensors' device (the legacy and per-thread default streams always do). */
-static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_rt_devslot *s, tl_CUstream cs,
-                              int device) {
+static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_kernel *k, const tl_rt_devslot *s,
+                              tl_CUstream cs, int device) {
   if (!cs || cs == TL_CU_STREAM_LEGACY || cs == TL_CU_STREAM_PER_THREAD) return TL_OK;
   tl_CUcontext sctx = NULL;
   tl_CUresult r = drv->cuStreamGetCtx(cs, &sctx);
-  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuStreamGetCtx (is the stream valid?)");
+  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuStreamGetCtx of the stream of a call of kernel '%s' (is the stream valid?)",
+                          k->name);
   if (sctx != s->pctx)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                            "stream: expected a stream of the primary context of cuda:%d (the "
@@ -365,8 +379,9 @@ static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_rt
 /* Tensor pointers really are device memory of b's device (a memo hit
  * repeats the pointers of a call that passed this check on this device,
  * which checked_ptr would let through as well: the caller skips it). */
-static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_rt_sig *sig, tl_rt_devslot *s,
+static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_kernel *k, tl_rt_devslot *s,
                                 const tl_rt_binding *b) {
+  const tl_rt_sig *sig = &k->sig;
   size_t pos = 0;
   for (int pi = 0; pi < sig->nparams; pi++) {
     const tl_rt_param *p = &sig->params[pi];
@@ -383,6 +398,9 @@ static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_
         continue;
       }
       tl_CUresult r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+      if (r != TL_CUDA_SUCCESS && tl_driver_error_is_sticky(r))
+        return tl_driver_fail(ctx, r, "cuPointerGetAttribute of argument '%s' (#%zu) of kernel '%s'", p->name, pos,
+                              k->name);
       if (r != TL_CUDA_SUCCESS)
         return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                "argument '%s' (#%zu): data: expected CUDA device memory, got "
@@ -428,7 +446,8 @@ static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *
     if (r == TL_CUDA_SUCCESS) s->smem_set = b->smem;
   }
   pthread_mutex_unlock(&k->mu);
-  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u) of kernel '%s'", b->smem,
+                          k->name);
   return TL_OK;
 }
 
@@ -442,21 +461,19 @@ static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_ker
   if (!o) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   *out = o;
   size_t bytes = b->out_bytes[pi];
-  tl_status st = alloc_output(ctx, drv, o, bytes ? bytes : 16, b->device, cs, p);
+  tl_status st = alloc_output(ctx, drv, o, bytes ? bytes : 16, b->device, cs, p, k->name);
   if (st != TL_OK) return st;
   /* the output keeps the primary context alive until its deleter runs */
   tl_CUcontext pc;
   tl_CUresult r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev);
-  if (r != TL_CUDA_SUCCESS) {
-    drv->cuMemFree(o->ptr);
-    o->ptr = 0;
-    return tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
-  }
+  if (r != TL_CUDA_SUCCESS) /* free_out frees o's memory (the allocator's, or cuMemFree_v2 in the context pushed here) */
+    return tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain of cuda:%d for output '%s' of kernel '%s'", b->device,
+                          p->name, k->name);
   o->pctx = pc;
   o->dev = s->dev;
   if ((k->flags & TL_COMPILE_POISON_OUTPUTS) && bytes &&
       (r = drv->cuMemsetD8Async(o->ptr, 0xFF, bytes, cs)) != TL_CUDA_SUCCESS)
-    return tl_driver_fail(ctx, r, "cuMemsetD8Async (poisoning an output)");
+    return tl_driver_fail(ctx, r, "cuMemsetD8Async poisoning output '%s' of kernel '%s'", p->name, k->name);
   memcpy(o->shape, b->out_shapes[pi], sizeof(int64_t) * (size_t)p->ndim);
   DLDevice dev = {.device_type = kDLCUDA, .device_id = b->device};
   tl_rt_dl_output(&o->managed, (void *)(uintptr_t)o->ptr, dev, p, o->shape, o, out_deleter);
@@ -510,7 +527,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     tl_CUcontext cur = NULL;
     if (!drv->cuCtxGetCurrent || drv->cuCtxGetCurrent(&cur) != TL_CUDA_SUCCESS || cur != s->pctx) {
       if ((r = drv->cuCtxPushCurrent(s->pctx)) != TL_CUDA_SUCCESS) {
-        st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+        st = tl_driver_fail(ctx, r, "cuCtxPushCurrent of cuda:%d calling kernel '%s'", b.device, k->name);
         goto done;
       }
       pushed = true;
@@ -518,8 +535,8 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
   }
 
   tl_CUstream cs = (tl_CUstream)stream;
-  if ((st = check_stream(ctx, drv, s, cs, b.device)) != TL_OK) goto done;
-  if (!memo_hit && (st = check_pointers(ctx, drv, sig, s, &b)) != TL_OK) goto done;
+  if ((st = check_stream(ctx, drv, k, s, cs, b.device)) != TL_OK) goto done;
+  if (!memo_hit && (st = check_pointers(ctx, drv, k, s, &b)) != TL_OK) goto done;
   if ((st = check_limits(ctx, drv, k, s, &b)) != TL_OK) goto done;
   for (int j = 0; j < sig->nout; j++)
     if ((st = make_output(ctx, drv, k, s, sig->out_idx[j], &b, cs, &outs[j])) != TL_OK) goto done;

@@ -489,8 +489,8 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
-  if (cu.dir && ctx->diag.warnings == cu.warnings) /* best-effort: a failed store is no error */
-    tl_cache_store(cu.dir, &cu.key, k, tl_cache_max_bytes());
+  if (cu.dir && ctx->diag.warnings == cu.warnings) /* best-effort: a failed store warns once, no error */
+    tl_cache_store_or_warn(ctx, cu.dir, &cu.key, k, tl_cache_max_bytes());
   free(cu.dir);
   *out = k;
   return TL_OK;

@@ -103,9 +103,14 @@ static void load_driver(void) {
   }
   int n = 0;
   r = g_drv.cuDeviceGetCount(&n);
-  if (r != TL_CUDA_SUCCESS || n <= 0) {
-    snprintf(g_why, sizeof g_why, "no CUDA device: cuDeviceGetCount found %d device(s)",
-             r == TL_CUDA_SUCCESS ? n : 0);
+  if (r != TL_CUDA_SUCCESS) {
+    const char *name = NULL, *text = NULL;
+    tl_driver_error_text(r, &name, &text);
+    snprintf(g_why, sizeof g_why, "no usable CUDA driver: cuDeviceGetCount failed: %s (%s)", name, text);
+    return;
+  }
+  if (n <= 0) {
+    snprintf(g_why, sizeof g_why, "no CUDA device: cuDeviceGetCount found %d device(s)", n);
     return;
   }
   g_ndev = n;
@@ -149,9 +154,22 @@ tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what_fmt, .
   tl_strbuf_vprintf(&what, what_fmt, ap);
   va_end(ap);
   const char *w = !what.oom && what.data ? what.data : what_fmt;
-  tl_status st = tl_context_fail(ctx, TL_ERR_CUDA, "%s failed: %s (%s)", w, name, text);
+  tl_status st = tl_context_fail(ctx, TL_ERR_CUDA, "%s failed: %s (%s)%s", w, name, text, tl_driver_sticky_advice(r));
   tl_strbuf_free(&what);
   return st;
+}
+
+bool tl_driver_error_is_sticky(tl_CUresult r) {
+  return r == TL_CUDA_ERROR_ILLEGAL_ADDRESS || r == TL_CUDA_ERROR_LAUNCH_TIMEOUT ||
+         (r >= TL_CUDA_ERROR_HARDWARE_STACK_ERROR && r <= TL_CUDA_ERROR_LAUNCH_FAILED);
+}
+
+const char *tl_driver_sticky_advice(tl_CUresult r) {
+  if (!tl_driver_error_is_sticky(r)) return "";
+  return "; this error is sticky: a kernel (this launch or an earlier one on the device) faulted, the device's "
+         "CUDA context is unusable from now on and every later CUDA call in this process fails with it; tensors "
+         "that kernel wrote may be partly written: save what the job needs from host memory and restart the "
+         "process (CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer finds the faulting kernel)";
 }
 
 void tl_driver_free_retained(tl_CUdeviceptr ptr, tl_CUcontext pctx, tl_CUdevice dev) {
@@ -197,17 +215,22 @@ int tl_driver_sm_count(void) {
   return n > 0 ? n : 0;
 }
 
-bool tl_driver_device_cc(int device, int *major, int *minor) {
+tl_CUresult tl_driver_device_cc_query(int device, int *major, int *minor) {
   *major = *minor = 0;
   const tl_driver *d = tl_driver_get(NULL);
   tl_CUdevice dev;
-  if (!d || device < 0 || device >= g_ndev || d->cuDeviceGet(&dev, device) != TL_CUDA_SUCCESS ||
-      d->cuDeviceGetAttribute(major, TL_CU_DEV_ATTR_CC_MAJOR, dev) != TL_CUDA_SUCCESS ||
-      d->cuDeviceGetAttribute(minor, TL_CU_DEV_ATTR_CC_MINOR, dev) != TL_CUDA_SUCCESS) {
+  tl_CUresult r = TL_CUDA_ERROR_INVALID_VALUE;
+  if (!d || device < 0 || device >= g_ndev || (r = d->cuDeviceGet(&dev, device)) != TL_CUDA_SUCCESS ||
+      (r = d->cuDeviceGetAttribute(major, TL_CU_DEV_ATTR_CC_MAJOR, dev)) != TL_CUDA_SUCCESS ||
+      (r = d->cuDeviceGetAttribute(minor, TL_CU_DEV_ATTR_CC_MINOR, dev)) != TL_CUDA_SUCCESS) {
     *major = *minor = 0;
-    return false;
+    return r;
   }
-  return true;
+  return TL_CUDA_SUCCESS;
+}
+
+bool tl_driver_device_cc(int device, int *major, int *minor) {
+  return tl_driver_device_cc_query(device, major, minor) == TL_CUDA_SUCCESS;
 }
 
 void tl_driver_device_name(int device, char *buf, size_t n) {

@@ -25,6 +25,11 @@ enum {
   TL_CUDA_ERROR_INVALID_VALUE = 1,
   TL_CUDA_ERROR_STUB_LIBRARY = 34,
   TL_CUDA_ERROR_NO_DEVICE = 100,
+  /* the errors after which the context is unusable (sticky) */
+  TL_CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+  TL_CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+  TL_CUDA_ERROR_HARDWARE_STACK_ERROR = 714, /* 714..719: stack, instruction, alignment, address space, pc */
+  TL_CUDA_ERROR_LAUNCH_FAILED = 719,
   /* CUjit_option */
   TL_CU_JIT_INFO_LOG_BUFFER = 3,
   TL_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
@@ -105,6 +110,9 @@ int tl_driver_sm_count(void);
 /* Compute capability of CUDA device `device` in *major, *minor; false (both
  * 0) without a usable driver or for an ordinal that does not exist. */
 bool tl_driver_device_cc(int device, int *major, int *minor);
+/* The same, returning the driver's result (CUDA_ERROR_INVALID_VALUE for a
+ * missing driver or an ordinal that does not exist). */
+tl_CUresult tl_driver_device_cc_query(int device, int *major, int *minor);
 /* The name of CUDA device `device` (cuDeviceGetName) into buf (n bytes,
  * NUL-terminated); "" when it cannot be had. */
 void tl_driver_device_name(int device, char *buf, size_t n);
@@ -114,8 +122,17 @@ void tl_driver_error_text(tl_CUresult r, const char **name, const char **text);
 /* The name alone ("CUDA_ERROR_OUT_OF_MEMORY"; a static string). */
 const char *tl_driver_error_name(tl_CUresult r);
 
+/* Whether r leaves the context unusable (CUDA_ERROR_ILLEGAL_ADDRESS,
+ * _LAUNCH_TIMEOUT, _HARDWARE_STACK_ERROR .. _LAUNCH_FAILED: a kernel
+ * faulted; the driver reports it from then on until the process ends). */
+bool tl_driver_error_is_sticky(tl_CUresult r);
+/* For a sticky r, "; this error is sticky: ..." saying what it means and
+ * what the user must do (a static string); "" otherwise. */
+const char *tl_driver_sticky_advice(tl_CUresult r);
+
 /* Records a CUDA failure in ctx: "WHAT failed: NAME (text)", WHAT formatted
- * from what_fmt and its arguments (printf), and returns TL_ERR_CUDA. */
+ * from what_fmt and its arguments (printf), then the sticky advice for a
+ * sticky r, and returns TL_ERR_CUDA. */
 tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

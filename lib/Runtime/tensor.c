@@ -104,25 +104,26 @@ tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim, const int6
       goto fail;
     }
     tl_CUresult r;
-    if ((r = drv->cuDeviceGet(&o->dev, device.device_id)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuDeviceGet");
+    int id = device.device_id;
+    if ((r = drv->cuDeviceGet(&o->dev, id)) != TL_CUDA_SUCCESS) {
+      st = tl_driver_fail(ctx, r, "tl_tensor_alloc: cuDeviceGet(%d)", id);
       goto fail;
     }
     if ((r = drv->cuDevicePrimaryCtxRetain(&o->pctx, o->dev)) != TL_CUDA_SUCCESS) {
       o->pctx = NULL;
-      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+      st = tl_driver_fail(ctx, r, "tl_tensor_alloc: cuDevicePrimaryCtxRetain of cuda:%d", id);
       goto fail;
     }
     tl_CUcontext dummy;
     if ((r = drv->cuCtxPushCurrent(o->pctx)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+      st = tl_driver_fail(ctx, r, "tl_tensor_alloc: cuCtxPushCurrent of cuda:%d", id);
       goto fail;
     }
     r = drv->cuMemAlloc(&o->dptr, bytes ? bytes : 16);
     drv->cuCtxPopCurrent(&dummy);
     if (r != TL_CUDA_SUCCESS) {
       o->dptr = 0;
-      st = tl_driver_fail(ctx, r, "cuMemAlloc_v2");
+      st = tl_driver_fail(ctx, r, "tl_tensor_alloc: cuMemAlloc_v2 of %zu bytes on cuda:%d", bytes, id);
       goto fail;
     }
     data = (void *)(uintptr_t)o->dptr;
@@ -185,15 +186,16 @@ tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src) {
   tl_CUcontext pctx, dummy;
   tl_CUresult r;
   if ((r = drv->cuDeviceGet(&dev, devid)) != TL_CUDA_SUCCESS)
-    return tl_context_end(ctx, tl_driver_fail(ctx, r, "cuDeviceGet"));
+    return tl_context_end(ctx, tl_driver_fail(ctx, r, "tl_tensor_copy: cuDeviceGet(%d)", devid));
   if ((r = drv->cuDevicePrimaryCtxRetain(&pctx, dev)) != TL_CUDA_SUCCESS)
-    return tl_context_end(ctx, tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain"));
+    return tl_context_end(ctx, tl_driver_fail(ctx, r, "tl_tensor_copy: cuDevicePrimaryCtxRetain of cuda:%d", devid));
   tl_status st = TL_OK;
   if ((r = drv->cuCtxPushCurrent(pctx)) != TL_CUDA_SUCCESS) {
-    st = tl_driver_fail(ctx, r, "cuCtxPushCurrent");
+    st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuCtxPushCurrent of cuda:%d", devid);
   } else {
     if ((r = drv->cuCtxSynchronize()) != TL_CUDA_SUCCESS)
-      st = tl_driver_fail(ctx, r, "cuCtxSynchronize (an earlier launch failed?)");
+      st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuCtxSynchronize of cuda:%d before the copy (an earlier launch "
+                          "failed?); nothing was copied", devid);
     else if (nd == 0)
       ;
     else if (dt == kDLCUDA && stp == kDLCPU)
@@ -202,7 +204,10 @@ tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src) {
       r = drv->cuMemcpyDtoH(dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
     else
       r = drv->cuMemcpyDtoD((tl_CUdeviceptr)(uintptr_t)dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
-    if (st == TL_OK && r != TL_CUDA_SUCCESS) st = tl_driver_fail(ctx, r, "cuMemcpy");
+    if (st == TL_OK && r != TL_CUDA_SUCCESS)
+      st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuMemcpy%s_v2 of %zu bytes (%s -> %s:%d; dst is left undefined)",
+                          dt == kDLCUDA && stp == kDLCPU ? "HtoD" : dt == kDLCPU ? "DtoH" : "DtoD", nd,
+                          stp == kDLCPU ? "cpu" : "cuda", dt == kDLCPU ? "cpu" : "cuda", devid);
     drv->cuCtxPopCurrent(&dummy);
   }
   drv->cuDevicePrimaryCtxRelease(dev);

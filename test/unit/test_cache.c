@@ -5,7 +5,10 @@
  * compare equal byte for byte, the CPU SIMT executor runs a hit kernel);
  * corrupt and truncated entries recompile with a warning; the switches
  * (TL_CACHE=0, tl_compile_options.cache, stages that bypass it); LRU
- * eviction; eight processes compiling one key at once.  Every test works in
+ * eviction; eight processes compiling one key at once; a full directory
+ * (a 4 KB tmpfs where this process may mount, else RLIMIT_FSIZE) and a
+ * read-only one (a read-only bind mount as root, else mode 0500) degrade to
+ * compiling without storing, with one warning.  Every test works in
  * its own mkdtemp directory (TL_CACHE_DIR), never the user's cache. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -13,6 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -457,4 +463,73 @@ Test(cache, eight_processes_compiling_one_key_leave_one_valid_entry) {
   tl_kernel *k = compile_src(SRC, "a.py", NULL, 0, &co);
   cr_assert_eq(tl_kernel_cache_result(k), TL_CACHE_RESULT_HIT);
   tl_kernel_destroy(k);
+}
+
+/* Compiles SRC with -D M=m through the cache and checks it against a
+ * cache-off compile: a miss with the same PTX; *warnings gets
+ * tl_context_warnings (strdup'd). */
+static void compile_miss_like_off(const char *m, char **warnings) {
+  tl_define d[1] = {{"M", m}};
+  tl_compile_options co = opts_for("sm_80"), off = opts_for("sm_80");
+  off.cache = TL_CACHE_USE_OFF;
+  tl_kernel *ref = compile_src(SRC, "a.py", d, 1, &off);
+  tl_kernel *k = compile_src(SRC, "a.py", d, 1, &co);
+  *warnings = strdup(tl_context_warnings(ctx));
+  cr_assert_eq(tl_kernel_cache_result(k), TL_CACHE_RESULT_MISS, "M=%s", m);
+  cr_assert_str_eq(tl_kernel_ptx(k), tl_kernel_ptx(ref), "M=%s", m);
+  tl_kernel_destroy(k);
+  tl_kernel_destroy(ref);
+}
+
+Test(cache, a_full_directory_degrades_to_no_cache_with_one_warning) {
+  /* a full disk: a 4 KB tmpfs filled up (root), else a file size limit (EFBIG: the same failing write) */
+  bool mounted = mount("tmpfs", dir, "tmpfs", 0, "size=4k") == 0;
+  const char *err = "No space left on device";
+  if (mounted) {
+    char filler[300], block[512] = {0};
+    snprintf(filler, sizeof filler, "%s/filler", dir);
+    int fd = open(filler, O_WRONLY | O_CREAT, 0600);
+    cr_assert(fd >= 0);
+    while (write(fd, block, sizeof block) == (ssize_t)sizeof block) {}
+    close(fd);
+  } else {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {64, 64};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    err = "File too large";
+  }
+  char *w1, *w2;
+  compile_miss_like_off("64", &w1);
+  compile_miss_like_off("128", &w2);
+  cr_assert(strstr(w1, "warning: kernel cache: cannot store into") && strstr(w1, dir) && strstr(w1, err), "%s", w1);
+  cr_assert_str_eq(w2, "", "one warning per process");
+  cr_assert_eq(count_files(".tlk"), 0);
+  cr_assert_eq(count_files(""), mounted ? 1 : 0, "no temporary file is left");
+  free(w1);
+  free(w2);
+  if (mounted) cr_assert_eq(umount2(dir, MNT_DETACH), 0);
+}
+
+Test(cache, a_read_only_directory_serves_hits_and_degrades_with_one_warning) {
+  tl_compile_options co = opts_for("sm_80");
+  tl_kernel *a = compile_src(SRC, "a.py", NULL, 0, &co); /* stored while writable */
+  tl_kernel_destroy(a);
+  /* read-only: a read-only bind mount (root ignores mode bits), else mode 0500 */
+  bool mounted = mount(dir, dir, NULL, MS_BIND, NULL) == 0;
+  if (mounted) cr_assert_eq(mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
+  else cr_assert_eq(chmod(dir, 0500), 0);
+  a = compile_src(SRC, "a.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(a), TL_CACHE_RESULT_HIT, "reads still work");
+  tl_kernel_destroy(a);
+  char *w1, *w2;
+  compile_miss_like_off("128", &w1);
+  compile_miss_like_off("32", &w2);
+  cr_assert(strstr(w1, "warning: kernel cache: cannot store into") &&
+                strstr(w1, mounted ? "Read-only file system" : "Permission denied"), "%s", w1);
+  cr_assert_str_eq(w2, "", "one warning per process");
+  cr_assert_eq(count_files(""), 1, "only the entry stored before");
+  free(w1);
+  free(w2);
+  if (mounted) cr_assert_eq(umount2(dir, MNT_DETACH), 0);
+  else chmod(dir, 0700);
 }
