@@ -112,7 +112,7 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   const char *name = t->u.name;
   scope *where;
   binding *b = lookup(E, name, &where);
-  bool in_pf = E->pf != NULL;
+  bool in_pf = E->pf != NULL && !E->helper_depth; /* a plain helper binds values, as Python */
   if (b && where->in_pf) {
     switch (b->kind) {
     case BK_ALLOC:
@@ -241,11 +241,11 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       err(E, t->loc, "cannot assign to '%s': it is immutable; use T.alloc_var", t->u.name);
       return false;
     }
-    if (b->kind == BK_CONST && !is_ir(b->v) && b->v->k != V_BUFFER) {
+    if (b->kind == BK_CONST && (!is_ir(b->v) || E->helper_depth) && b->v->k != V_BUFFER) {
       val *r = eval(E, s->u.aug.value);
       val *nv = r ? binop(E, op, b->v, r, t->loc) : NULL;
       if (!nv) return false;
-      if (is_ir(nv) && E->pf) {
+      if (is_ir(nv) && E->pf && !E->helper_depth) {
         err(E, t->loc, "cannot assign to '%s': it is a compile-time constant; use T.alloc_var",
             t->u.name);
         return false;
@@ -1155,7 +1155,7 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
 
 /* ------------------------------------------------------ statement list */
 
-static bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
+bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   const tl_ast_expr *x = s->u.expr;
   if (x->kind == TL_AST_STR) return true; /* docstring */
   if (x->kind == TL_AST_CALL) {
@@ -1210,7 +1210,9 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 /* Why statement kind k cannot stand in a @T.prim_func (the message). */
 static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   switch (k) {
-  case TL_AST_RETURN: return "'return' is not supported in a @T.prim_func";
+  case TL_AST_RETURN:
+    return E->macro_depth ? "'return' in a @T.macro must be its last statement, outside loops and "
+                            "conditions" : "'return' is not supported in a @T.prim_func";
   case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
   case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
   case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
@@ -1220,7 +1222,21 @@ static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   }
 }
 
+static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+
+/* One statement; a macro or helper called in it emits into out first. */
 static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
+  stmt_vec *saved = E->stmt_out;
+  int saved_helper = E->helper_depth;
+  E->stmt_out = out;
+  E->helper_depth = 0;
+  bool ok = elab_stmt_in(E, s, out);
+  E->stmt_out = saved;
+  E->helper_depth = saved_helper;
+  return ok;
+}
+
+static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   switch (s->kind) {
   case TL_AST_EXPR_STMT: return elab_expr_stmt(E, s, out);
   case TL_AST_ASSIGN: {
