@@ -1011,6 +1011,19 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   int idx = tl_intrinsic_lookup(name);
+  if (idx == TL_INTRIN_GET_THREAD_BINDING && E->nthread_dims && E->in_kernel) {
+    /* threads=(x, y, z): coordinate dim of the kernel's one thread index */
+    static const char *const params[] = {"dim", NULL};
+    const tl_ast_expr *a[1];
+    int64_t dim = 0;
+    if (!bind_args(E, x, fn, params, 0, a)) return NULL;
+    if (a[0] && !to_const_int(E, eval(E, a[0]), a[0]->loc, "the thread dimension", &dim)) return NULL;
+    if (dim < 0 || dim > 2) {
+      err(E, a[0]->loc, "%s needs dimension 0, 1 or 2, got %lld", fn, (long long)dim);
+      return NULL;
+    }
+    return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
+  }
   if (idx >= 0) return call_intrinsic(E, idx, x, fn);
   err(E, x->loc, "unknown name '%s'", fn);
   return NULL;

@@ -142,6 +142,12 @@ typedef struct elab {
   int helper_depth;          /* > 0: running a plain compile-time helper (names bind values, no lets) */
   int macro_depth;           /* > 0: inlining a @T.macro body */
   bool macro_inlined;        /* the prim_func being elaborated inlined a macro */
+  /* T.Kernel(..., threads=(x, y[, z])) being elaborated: the thread block's
+   * dimensions (the IR kernel has x*y*z threads in one dimension, and
+   * T.get_thread_binding(i) is the coordinate i of its thread index, x the
+   * fastest, as CUDA linearizes threadIdx); nthread_dims 0 for an integer */
+  tl_expr *thread_dims[3];
+  int nthread_dims;
   /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
    * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
   struct { struct tl_stmt **data; size_t len, cap; } global_allocs;
@@ -357,6 +363,10 @@ void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct
 /* Whether def is decorated with @T.macro (T.macro, tilelang.language.macro,
  * or a `macro` imported from tilelang.language). */
 bool def_is_macro(elab *E, const tl_ast_stmt *def);
+/* T.get_thread_binding(dim) in a kernel with threads=(x, y[, z]), as an
+ * expression over the kernel's one thread index; NULL (no error) when the
+ * kernel's threads are an integer (elab_stmt.c). */
+tl_expr *tl_el_thread_coord(elab *E, int64_t dim, tl_loc loc);
 /* elab_names.c: renames the lets, loop variables and allocations of pf
  * that a @T.macro inlining made shadow a live IR name (NAME_1, ...). */
 #define unique_names(...) tl_el_unique_names(__VA_ARGS__)
