@@ -871,12 +871,34 @@ static bool strides_fit(elab *E, const val *r, tl_loc at) {
   return false;
 }
 
+/* T.Tensor(shape, dtype, X.data) in a prim_func body (TileLang's buffer
+ * declared over another buffer's data, e.g. a flattened view of a
+ * parameter): the view of X with that shape and dtype (T.view's rules). */
+static val *tensor_over_data(elab *E, const tl_ast_expr *x, const tl_ast_expr *a[3], const char *fn) {
+  const tl_ast_expr *d = a[2];
+  if (d->kind != TL_AST_ATTR || strcmp(d->u.attr.name, "data")) {
+    err(E, d->loc, "%s: data must be another buffer's data (X.data)", fn);
+    return NULL;
+  }
+  if (!E->pf || !E->in_kernel) {
+    err(E, x->loc, "%s over another buffer's data is only supported inside a T.Kernel", fn);
+    return NULL;
+  }
+  if (!a[1]) {
+    err(E, x->loc, "%s over another buffer's data needs its dtype", fn);
+    return NULL;
+  }
+  const tl_ast_expr *va[3] = {d->u.attr.value, a[0], a[1]};
+  return tl_el_make_view(E, x, va, eval(E, d->u.attr.value), fn);
+}
+
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
-    static const char *const params[] = {"shape", "dtype", NULL};
-    const tl_ast_expr *a[2];
+    static const char *const params[] = {"shape", "dtype", "data", NULL};
+    const tl_ast_expr *a[3];
     if (!bind_args(E, x, fn, params, 1, a)) return NULL;
+    if (a[2]) return tensor_over_data(E, x, a, fn);
     return tensor_type(E, a[0], a[1], x->loc);
   }
   if (!strcmp(name, "StridedTensor")) { /* issue 14: T.StridedTensor(shape, strides, dtype), strides in elements */

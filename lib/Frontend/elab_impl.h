@@ -279,6 +279,10 @@ extern const char *const tl_el_lang_op_names[];
 bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
 /* T.view / T.reshape (name) called as x: the view, a buffer value. */
 val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* A view of buffer value sv (from a[0]) with shape a[1] and dtype a[2]
+ * (either NULL: sv's), named for call x: what T.view does, and
+ * T.Tensor(shape, dtype, X.data) (a tensor over X's data). */
+val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3], val *sv, const char *fn);
 /* b[idx] (n indices) through the views: the buffer that holds the element
  * (b unless b is a T.view / T.reshape) with *n and *idx replaced by its
  * indices; NULL after a reported error. */
