@@ -91,3 +91,59 @@ def test_host_helper_is_a_located_error():
     line = start + next(i for i, l in enumerate(lines) if "os.path.exists" in l)
     assert f"{__file__}:{line}:" in msg and "host_only" in msg, msg
     assert "called here" in msg, msg
+
+
+@T.macro
+def add_one(buf, i):
+    buf[i] = buf[i] + 1.0
+
+
+def is_pow_of_2(n):
+    return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
+
+
+@tilelang.jit
+def eager_macro(A, n):
+    A: T.Tensor((n,), T.float32)
+    B = T.empty((n,), T.float32)
+    assert is_pow_of_2(n), "n must be a power of 2"
+    with T.Kernel(1, threads=n) as bx:
+        tx = T.get_thread_binding(0)
+        B[tx] = A[tx] * 2.0
+        add_one(B, tx)
+    return B
+
+
+def test_eager_kernel_with_module_macro_and_helper():
+    A = np.arange(32, dtype=np.float32)
+    np.testing.assert_array_equal(eager_macro(A, 32), A * 2.0 + 1.0)
+    with pytest.raises(tilelang.CompileError, match="n must be a power of 2"):
+        eager_macro(np.zeros(24, dtype=np.float32), 24)
+
+
+def make_nested(N):
+    @T.macro
+    def nested_twice(buf, i):
+        buf[i] = buf[i] * 2.0
+
+    return nested_twice
+
+
+twice_macro = make_nested(64)
+
+
+@tilelang.jit(out_idx=[1])
+def reads_nested(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=N) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i]
+                twice_macro(B, i)
+
+    return main
+
+
+def test_macro_nested_in_another_function():
+    A = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(reads_nested(64)(A), A * 2.0)

@@ -341,6 +341,8 @@ def build(func, eager=False):
                     v = _lookup(value, n)
                     if not (v is _MISSING and hasattr(builtins, n)):
                         bind(n, v, f"calls '{h.name}', which reads")
+            if name != value.__name__:  # read under another name (f = make_f()): an alias
+                consts.append(f"{name} = {value.__name__}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
             consts.append(f"{name} = {literal(value, _LANG_ALIAS, where)}")
