@@ -269,7 +269,7 @@ val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *unop(elab *E, const char *op, val *a, tl_loc loc);
 bool in_list(const char *const *list, const char *s);
-/* TileLang's T.* functions of issue 14 that elab_lang_ops.c (and call_t:
+/* TileLang's T.* functions that elab_lang_ops.c (and call_t:
  * align_up) give a meaning: T.align_up, T.view, T.reshape, T.alloc_global,
  * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
 extern const char *const tl_el_lang_op_names[];

@@ -121,7 +121,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
     if (av && av->k == V_TENSORTYPE) {
       tl_buffer *b = tl_ir_new_buffer(E->m, p->loc, p->name, av->u.tt.dt, TL_SCOPE_GLOBAL,
                                       av->u.tt.ndim, av->u.tt.dims);
-      if (b) b->strides = av->u.tt.strides; /* T.StridedTensor (issue 14) */
+      if (b) b->strides = av->u.tt.strides; /* T.StridedTensor */
       val *bv = b ? mk(E, V_BUFFER) : oom(E);
       if (bv) {
         bv->u.buf = b;

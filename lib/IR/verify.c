@@ -280,7 +280,7 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
 
 /* ---------------------------------------------------------------- shapes */
 /* The size limits that keep the compiler's and the executors' size and index
- * arithmetic inside int64 (issue 15): a global tensor whose constant dims
+ * arithmetic inside int64: a global tensor whose constant dims
  * make more than 2^63 - 1 bytes, or an on-chip buffer (shared, fragment,
  * local) of more than 2^31 - 1 bytes (far beyond any GPU's shared memory or
  * register file), is an error at its declaration.  Dynamic dims are checked

@@ -1,5 +1,5 @@
-/* SIMT executor: T.ptx_mma of the shapes beyond m16n8k16 (issue 14;
- * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands
+/* SIMT executor: T.ptx_mma of the shapes beyond m16n8k16
+ * (docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands
  * (each rounded to tf32 as cvt.rna.tf32.f32, tl_tf32_rna), m16n8k32 with
  * int8/uint8 operands into int32 (wrapping) or float8_e4m3/float8_e5m2
  * operands (either for A and for B) into float32, m8n8k4 with float64.  The

@@ -9,13 +9,13 @@
  *    addresses of matrix i (16-byte aligned rows of 8 b16 elements);
  *    register i of lane l receives row l/4, columns 2(l%4), 2(l%4)+1 of
  *    matrix i, or with .trans the elements [2(l%4)][l/4], [2(l%4)+1][l/4]
- *    (PTX ISA §9.7.14.5.15; ../shared/NVPTX.md §6).  Data is copied as raw
+ *    (PTX ISA §9.7.14.5.15; docs/layouts.md).  Data is copied as raw
  *    16-bit patterns.
  *  - stmatrix.m8n8.x{1,2,4}[.trans].b16 (sm_90): the inverse map; each
  *    16-byte row is a shared store by the lane that gave its address.
  *  - mma.sync.m16n8k16.row.col (f16/bf16 inputs, f32 or f16 accumulators):
  *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
- *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
+ *    ISA §9.7.14.5.8 (docs/layouts.md) and D = A·B + C is computed per element.
  *    APPROXIMATION: each dot product (16 products plus c) is accumulated in
  *    double and rounded once to the accumulator dtype (tl_mma_step, which
  *    the reference evaluator's T.gemm into an f16 accumulator chains over

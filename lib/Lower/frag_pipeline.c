@@ -14,8 +14,8 @@
  *             L(kk, ko): ldmatrix A_regs / B_regs         (for mi / for nj)
  *             M(kk):     mma on A_regs, B_regs            (for mi: for nq)
  *
- * and rewrites it (the reference kernel's schedule,
- * ../shared/reference/mma-gemm/mma_gemm.cu) into
+ * and rewrites it (the schedule of the hand-written
+ * mma.sync reference GEMM the benchmarks time, docs/performance.md) into
  *
  *     <allocs of A_frag, B_frag (2 buffers each), lets>
  *     W; S; L(0, lo) → buffer 0

@@ -1,4 +1,4 @@
-/* T.atomic_add lowering (two passes of lib/Lower; issue 7).
+/* T.atomic_add lowering (two passes of lib/Lower).
  *
  * Role: turns every T.atomic_add tile op into per-element calls of the SIMT
  * intrinsic T.ptx_atomic_add(dst, flat_off, value, return_prev)

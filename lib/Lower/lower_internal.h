@@ -212,16 +212,17 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
  * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)
  * are 244 at 128x64 with 128 threads, a GEMM's 128.  Then every ldmatrix
  * address register counts (ptxas spilled FlashAttention's otherwise), and
- * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  Measured on the
- * H200: compact addresses cost a GEMM (4096^3, 128x256) 13% (ptxas then
- * scheduled the next k-step's ldmatrix late), so they are not the default. */
+ * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  They are not
+ * the default: they slow a large GEMM down, as ptxas then schedules the
+ * next k-step's ldmatrix late (docs/performance.md, "Measurements behind
+ * choices in the code"). */
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n);
 
 struct tl_smem_layout; /* smem_layout.h */
 /* The ldmatrix offset in L->flat of this lane's part of B's fragment at
  * k-step kk (of ksteps) and n-tile nj (of nb, nd = 8 or 16 columns each),
  * for a gemm whose B region starts at (stage, row0, col0) and is stored
- * N x K when tb: emits the lane lets b_row, b_col into e (LAYOUT.md §4;
+ * N x K when tb: emits the lane lets b_row, b_col into e (docs/layouts.md "ldmatrix addresses";
  * wn_off = this warp's column offset, warp_n warps of WN columns), then
  * returns tl_smem_offset_unrolled's compact form when compact and it
  * applies, else the plain tl_smem_offset.  Shared by tl_lower_gemm and

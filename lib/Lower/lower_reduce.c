@@ -1,4 +1,4 @@
-/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code (issue 7).
+/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code.
  * The fragment layouts row reductions use (ROWS, REDUCER) and their maps
  * are frag_layout.{h,c}'s.
  *
@@ -6,7 +6,7 @@
  * source the MMA_C or ROWS layout and its fragment destination the REDUCER
  * layout of that source).  Called by lower_tile.c for each reduce statement.
  *
- * Algorithm (../shared/LAYOUT.md §6, "T.reduce over fragments").  A source
+ * Algorithm (docs/layouts.md, "Reductions").  A source
  * spread over the threads (MMA_C, ROWS fragment; a shared source is read
  * through a ROWS partition of its region) is reduced along its last dim:
  *   1. per-thread partials: red_acc[k] (one per statistic register k of the
@@ -39,11 +39,11 @@
  * dims (row-major) and whose columns are the reduced dim; a distributed
  * fragment reduced along a dim other than its last (the split-KV combine's
  * dim 0), or a multi-dim distributed destination of such a reduce, is
- * staged through a shared scratch tile by tl_reduce_staging (issue 14).
+ * staged through a shared scratch tile by tl_reduce_staging.
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
- * (§9.7.13.1); the mma.sync C fragment map in ../shared/NVPTX.md §6. */
+ * (§9.7.13.1); the mma.sync C fragment map in docs/layouts.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -38,7 +38,7 @@
  * extents (16 / largest element size), or a strided loop over threads when the
  * extents are dynamic.  A T.Parallel that writes a replicated fragment runs
  * every iteration in every thread (serial loops).  ROWS and REDUCER
- * fragments (issue 7) are walked by emit_rows / emit_reducer; a row
+ * fragments are walked by emit_rows / emit_reducer; a row
  * statistic D[i] read in a loop partitioned by an MMA_C or ROWS fragment is
  * register 2*mi + h, or the row iteration; a REDUCER partition that stores
  * to memory runs only in replica 0.  T.reduce_* goes to lower_reduce.c. */
@@ -62,7 +62,7 @@ typedef struct lt_state {
   tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
   const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
   tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
-  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted (issue 7) */
+  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
   tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
   int64_t smem_seen;   /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
@@ -270,7 +270,7 @@ static void plan_for_layout(plan *p, const tl_frag_layout *L) {
  * (idx[last] a multiple of vec), reg the register index of that element. */
 typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
 
-/* The MMA_C partition (lower_internal.h; LAYOUT.md §2, §6): each thread walks
+/* The MMA_C partition (lower_internal.h; docs/layouts.md): each thread walks
  * its register pairs (2q, 2q+1) = columns (j, j+1) of row i:
  *     for mi in T.unroll(WM/16): for nj in T.unroll(WN/8): for h in T.unroll(2):
  *         i = wm*WM + (tid%32)/4 + 16*mi + 8*h,  j = wn*WN + 2*(tid%4) + 8*nj
@@ -993,8 +993,8 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
  * 2-D global tensor whose rows are 16-byte aligned: the epilogue of a GEMM,
  * staged through shared memory so that the global stores are 16-byte
  * vectors, 8 lanes per 128-byte row segment (coalesced), instead of the
- * per-thread 2-element stores of the MMA_C partition (the "se" variant of
- * ../shared/reference/mma-gemm, +4.5%):
+ * per-thread 2-element stores of the MMA_C partition (the "se" variant of the
+ * hand-written mma.sync reference GEMM, docs/performance.md):
  *     alloc S: shared.dyn [BM * LD] of C's dtype, LD = BN + 16/bytes (the pad
  *              makes the 8 rows x 4 column pairs of one mma C store hit 32
  *              different banks: row stride = 4 banks mod 32)

@@ -1,4 +1,5 @@
-/* The lowering pipeline (DESIGN §5): tile IR → SIMT IR (docs/simt-ir.md).
+/* The lowering pipeline (docs/ARCHITECTURE.md "The pipeline of passes"):
+ * tile IR → SIMT IR (docs/simt-ir.md).
  *
  * tl_lower_module runs, for every prim_func, the passes below in this order
  * (the registry, passes.c, knows each by name for tl-opt --passes); each is
@@ -32,8 +33,8 @@
  *  10. rasterize        (rasterize.c)        T.use_swizzle → block-index remapping
  *  11. smem-plan        (smem_plan.c)        offsets in the dynamic shared block,
  *                                            reuse, f->smem_bytes, the target's limit
- * Pipelining runs before layout inference (as TileLang's HEAD pipeline does,
- * ../shared/TILELANG.md §3.3), so inference and lowering see the staged
+ * Pipelining runs before layout inference (as TileLang's current pipeline
+ * does), so inference and lowering see the staged
  * shapes; barriers are placed on the tile IR, where the stage indices of the
  * staged regions prove the pipeline's producer and consumer disjoint.
  * Every pass gets opts->target (sm_80 when NULL) as a const tl_target *;

@@ -6,7 +6,7 @@
  * Guarantees: every shared.dyn buffer allocated in the function has
  * smem_planned = true and a byte offset smem_offset that is a multiple of 16,
  * and of 128 for buffers of 128 bytes or more (a swizzled tile's XOR pattern
- * assumes 128-byte aligned rows: ../shared/LAYOUT.md §3); buffers whose
+ * assumes 128-byte aligned rows: docs/layouts.md "Shared-memory swizzles"); buffers whose
  * lifetimes overlap get disjoint byte ranges; f->smem_bytes is the end of
  * the highest one (0 without shared memory).  Where a buffer reuses bytes of
  * a buffer that died earlier, a T.sync_threads() separates the last use of
@@ -104,7 +104,7 @@ static void uses_expr(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_LOAD) use(u->st, e->u.load.buffer, u->pos);
   if (e->kind == TL_EXPR_BUFFER) use(u->st, e->u.buffer, u->pos);
   /* TMA and wgmma key their swizzle on shared-address bits 7-9: their tiles
-   * start 1024-byte aligned (../shared/HOPPER-GEMM.md §8) */
+   * start 1024-byte aligned (docs/hopper.md "The shared-memory image") */
   if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_TMA_STORE ||
                                   e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
     for (int a = 0; a < e->u.call.n; a++) {

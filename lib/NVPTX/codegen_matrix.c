@@ -7,7 +7,7 @@
  * operands packed from the local buffers (<2 x half> or i32 pairs) and the
  * results stored back into c; T.ptx_stmatrix (sm_90) → inline asm
  * stmatrix.sync.aligned.m8n8, ldmatrix's inverse; all carry the
- * `convergent` call-site attribute (NVPTX.md §9.6).  Fragment buffers are accessed at constant
+ * `convergent` call-site attribute (docs/codegen.md "Kernels").  Fragment buffers are accessed at constant
  * offsets once T.unroll loops are unrolled, so SROA turns them into
  * registers (no local memory). */
 #include "NVPTX/codegen_internal.h"
@@ -21,7 +21,7 @@
  * (cp.async: sizes 4, 8, 16; .cg only with 16; src-size < cp-size
  * zero-fills the rest, so src-size 0 reads nothing), §9.7.9.25.4
  * (cp.async.commit_group / wait_group N).  LLVM 19 intrinsic signatures as
- * in ../shared/NVPTX.md §4 (ldmatrix overloaded on the pointer type; mma
+ * in docs/codegen.md "Intrinsics and inline PTX" (ldmatrix overloaded on the pointer type; mma
  * f16 operands as <2 x half>, bf16 operands as i32). */
 
 /* T.ptx_ldmatrix(dst, dst_off, src, src_off, num, trans) */

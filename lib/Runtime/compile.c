@@ -146,7 +146,7 @@ static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *
   return s;
 }
 
-/* T.StridedTensor's strides (issue 14) into p->strides: each a constant or
+/* T.StridedTensor's strides into p->strides: each a constant or
  * one dynamic symbol, which the call binds from the tensor's strides. */
 static tl_status take_strides(tl_context *ctx, const tl_buffer *buf, const var_tables *t, tl_rt_param *p) {
   if (!(p->strides = calloc((size_t)buf->ndim + 1, sizeof *p->strides)))

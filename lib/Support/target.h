@@ -54,7 +54,7 @@ typedef struct tl_target {
   bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */
   bool clusters;          /* thread block clusters: %cluster_*, barrier.cluster, shared::cluster */
   int sms;                /* SMs of the architecture's largest part, for persistent grids (sm_90a:
-                           * 132, H100 SXM and H200).  A part with fewer (H100 PCIe: 114) runs the
+                           * 132).  A part with fewer (docs/performance.md) runs the
                            * extra blocks in a second wave: correct, but those blocks' tiles then
                            * finish late (up to twice the time); the runtime's SM count should
                            * replace it (not done yet).  0: no persistent grids */

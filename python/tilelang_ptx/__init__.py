@@ -11,33 +11,31 @@
 
     C = matmul(1024, 1024, 1024)(A, B)     # torch CUDA tensors on the GPU, NumPy arrays on the CPU
 
-Modules: language (the inert T namespace), jit (jit, compile), kernel (JITKernel), profiler,
-testing (torch_assert_close), files (load_file: import a kernel file written for
-`import tilelang` unchanged).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
+Run a TileLang program unchanged: `python -m tilelang_ptx FILE [ARGS...]` (or run_file); import one:
+load_file(path).  Both make `tilelang` mean this package for that file (files.py, _alias.py).
+
+Modules: language (the inert T namespace; fp8, dtypes), jit (jit, compile), kernel (JITKernel),
+autotuner (autotune, AutoTuner, set_autotune_inputs), profiler (do_bench, Profiler), testing,
+utils.tensor, transform (PassConfigKey), tvm (DataType, target.Target), carver.arch (CUDA, driver),
+tileop.base (GemmWarpPolicy), layout, math, env, contrib.nvcc; TileLang modules this project does not
+provide (tools, cuda.intrinsics, rocm, engine.callback) import, and their names raise when used
+(_unsupported.py).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
 """
-from . import _lib, language, testing
+from . import _lib, _unsupported, language, testing
 from ._lib import path as library_path
 from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
-from .profiler import Profiler, TensorSupplyType
+from .profiler import Profiler
+from .utils.tensor import TensorSupplyType
 from ._source import CaptureError
-from .files import load_file
+from .files import load_file, run_file
+from .transform import PassConfigKey
+from .math import cdiv, next_power_of_2
+from .tvm import DataType
+from .autotuner import autotune
+from .env import disable_cache, enable_cache, is_cache_enabled
 
-
-
-class PassConfigKey:
-    """TileLang's names for the pass configs (tilelang.PassConfigKey), for pass_configs={...} dicts;
-    jit() says which ones the compiler reads and refuses the others."""
-    TL_DISABLE_WGMMA = "tl.disable_wgmma"
-    TL_DISABLE_TMA_LOWER = "tl.disable_tma_lower"
-    TL_DISABLE_WARP_SPECIALIZED = "tl.disable_warp_specialized"
-    TL_ENABLE_FAST_MATH = "tl.enable_fast_math"
-    TL_CONFIG_INDEX_BITWIDTH = "tl.config_index_bitwidth"
-    TL_DISABLE_DYNAMIC_TAIL_SPLIT = "tl.disable_dynamic_tail_split"
-    TL_DISABLE_SAFE_MEMORY_LEGALIZE = "tl.disable_safe_memory_legalize"
-    TL_ATTENTION_PINGPONG = "tl.attention_pingpong"  # this project's (jit.py)
-    TL_ATTENTION_OVERLAP = "tl.attention_overlap"  # this project's (jit.py)
-    TL_ATTENTION_PERSISTENT = "tl.attention_persistent"  # this project's (jit.py)
+_unsupported.install()
 
 
 def device_target(device=0):
@@ -49,18 +47,23 @@ def device_target(device=0):
     return _lib.device_target(int(device)).decode()
 
 
-def autotune(configs=None, warmup=25, rep=100, **kwargs):
-    """Accepts TileLang's @tilelang.autotune(...) above @tilelang.jit so that its kernel files import
-    unchanged; the factory is returned as it is (called with explicit arguments it compiles those;
-    the search itself is `tl-run --tune FILE` or the C API's tl_kernel_tune, which read the decorator
-    from the file's source)."""
-    def wrap(factory):
-        factory.autotune_configs = configs
-        return factory
-    return wrap
+# submodules imported on first use (tilelang.autotuner, ...) and TileLang's modules that are names only here
+_SUBMODULES = ("autotuner", "profiler", "testing", "utils", "tileop", "carver", "layout", "transform", "tvm",
+               "math", "env", "contrib", "language", "files", "jit", "kernel")
+
+
+def __getattr__(name):
+    import importlib
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _unsupported.STUB_MODULES:
+        return _unsupported.stub_module(name)
+    raise AttributeError(f"module 'tilelang' has no attribute '{name}': "
+                         + _unsupported.not_provided(f"tilelang.{name}"))
 
 
 __version__ = "0.1.0"
 __all__ = ["jit", "compile", "language", "testing", "JITKernel", "JITFactory", "KernelParam", "Profiler",
            "TensorSupplyType", "CompileError", "CompileWarning", "ArgumentError", "KernelError", "CaptureError",
-           "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune", "device_target"]
+           "compile_count", "clear_cache", "library_path", "load_file", "run_file", "PassConfigKey", "autotune",
+           "device_target", "cdiv", "next_power_of_2", "DataType", "disable_cache"]

@@ -16,8 +16,7 @@
  * epilogue, before the barrier that lets the image be written again, and
  * tl_ws_finish adds a last such wait at the end of the consumers' branch
  * (shared memory must outlive the reads), so both the reads and the global
- * writes overlap the next tile's main loop (../shared/HOPPER-GEMM.md §6,
- * kernels k10-k12; §8 "staging reuse").
+ * writes overlap the next tile's main loop (docs/hopper.md "The epilogue").
  *
  * Two forms:
  *  - per warpgroup (each consumer warpgroup owns whole 64-row m64 blocks of
@@ -41,8 +40,8 @@
  * 16jp .. +7 | +8 .. +15) in stmatrix's register order; lane l addresses
  * row l % 8 + 8 * ((l / 8) % 2) at column 8 * (l / 16) of that 16 x 16
  * block (PTX ISA §9.7.14.5.16; an 8-element row of the swizzled image is
- * 16 contiguous bytes).  A/B measured on the H200: see the results README
- * of 2026-12-02. */
+ * 16 contiguous bytes).  Measured against st.global stores:
+ * docs/performance.md, "Measurements behind choices in the code". */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +146,7 @@ static bool walk_stmatrix(epi *p) {
 
 /* Named barrier 2 + (tid / 128) over the 128 threads of this warpgroup: one
  * constant-id bar.sync per warpgroup under a warp-uniform test (a run-time
- * id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8). */
+ * id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against"). */
 static tl_stmt *wg_barrier(epi *p, tl_expr *wg) {
   int64_t nwg = p->threads / 128;
   tl_stmt *s = NULL;

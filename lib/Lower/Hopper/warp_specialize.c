@@ -44,7 +44,7 @@
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
  * swizzle whose span is the tile's contiguous width, panels of 64 columns of
  * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
- * what a 2-D TMA box of (rows, nE) writes (HOPPER-GEMM.md §3); the T.gemm,
+ * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
  * f->producer_threads = 128; lower-tile-ops adds them to the launch.
@@ -54,7 +54,7 @@
  * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
  * runs warps one at a time.
  *
- * The attention form (issue 19; FlashAttention's loop, tried when the GEMM
+ * The attention form (FlashAttention's loop, tried when the GEMM
  * form does not match): the loop body may also hold statements that use no
  * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
  * consumers run them in place) and up to two T.gemm: the first of two
@@ -84,12 +84,12 @@
  * (more than 384 consumer threads).
  *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
- * path); with remarks on (tl_lower_options.remarks), a note says which path
+ * path); with remarks on (tl_lower_remarks_enabled), a note says which path
  * each such T.Pipelined loop took and why.
  *
  * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
  * cp.async.bulk.tensor (§9.7.9.27), wgmma (§9.7.15), the protocol of
- * ../shared/HOPPER-GEMM.md §5. */
+ * docs/hopper.md "The kernel's shape". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +259,7 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
            "loop's row statistics and register A operand need";
   int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
   /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
-   * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
+   * spills and it runs slower than the mma.sync path (docs/performance.md, "Measurements behind choices") */
   if (BM * BN / p->threads > 192)
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
@@ -456,7 +456,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   p->kernel = k;
   p->li = found;
   p->loop = loop;
-  if (loop->u.loop.nsched > 0) /* issue 14: the mma.sync pipeline honours them (pipeline_sched.c) */
+  if (loop->u.loop.nsched > 0) /* the mma.sync pipeline honours them (pipeline_sched.c) */
     return *why = "the loop has order= / stage= (their Hopper schedule is not implemented yet)", false;
   p->stages = loop->u.loop.num_stages < 1 ? 1 : loop->u.loop.num_stages;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
@@ -737,7 +737,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
  * warpgroup 1 arrives on warpgroup 0's barrier once before the loop (w0
  * starts) and warpgroup 0 takes that surplus turn back after the loop, so
  * every barrier phase completes.  Constant ids under a warp-uniform test (a
- * run-time id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8).
+ * run-time id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against").
  * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
 #define WS_PP_BAR 2
 static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
@@ -756,9 +756,9 @@ static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
 /* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
  * one arrival per warp on its empty barrier (each iteration's wgmma group
  * completes before its stage is released; leaving it in flight (TileLang's
- * wg_wait 1) and releasing the previous stage instead was measured slower on the H200
- * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
- * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
+ * wg_wait 1) and releasing the previous stage instead was measured slower
+ * with the 3 stages that fit beside the epilogue's staging tile:
+ * docs/performance.md, "Measurements behind choices in the code"). */
 typedef struct ao_ctx { ws_build *b; const ws_plan *p; } ao_ctx;
 static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
   ao_ctx *c = ctx;
@@ -863,12 +863,12 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
 }
 
 /* setmaxnreg for the two roles, when the accumulators take 128 or more
- * registers per consumer thread (HOPPER-GEMM.md §2): the producer keeps 40
- * per thread, the consumers share the rest, at most 240.  Measured on the
- * H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3 (0.94-0.96x -> 0.97-1.00x
- * cuBLAS); such a block has the SM to itself anyway, while smaller tiles
- * (64x64 at M = 128) run several blocks per SM, which the reallocation
- * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
+ * registers per consumer thread (docs/hopper.md "The kernel's shape"): the producer keeps 40
+ * per thread, the consumers share the rest, at most 240.  It gains a few
+ * percent on large tiles, whose block has the SM to itself anyway, while
+ * smaller tiles (64x64 at M = 128) run several blocks per SM, which the
+ * reallocation would prevent (docs/performance.md, "Measurements behind
+ * choices in the code").  False
  * on OOM; *dec, *inc stay NULL when not used. */
 static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
   int64_t acc = 0, T = p->threads;
@@ -1149,7 +1149,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                           ? "tl.attention_overlap is False"
                           : "another attention schedule config is given and tl.attention_overlap is not";
   }
-  if (p.pingpong) /* measured on the H200, 2026-12-02 (benchmarks/results/2026-12-02-h200-hopper, call 6) */
+  if (p.pingpong) /* docs/performance.md, "Measurements behind choices in the code" */
     tl_diag_report(d, TL_DIAG_WARNING, p.loop->loc,
                    "tl.attention_pingpong is experimental: compute-sanitizer racecheck reports shared-memory hazards "
                    "in its epilogue on the H200 (not yet explained; the outputs were correct) and it measured no "

@@ -88,18 +88,16 @@ static inline tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
 }
 
 /* ------------------------------------------------------- persistent grid */
-/* A persistent kernel (HOPPER-GEMM.md §7): the grid becomes min(tiles, the
+/* A persistent kernel (docs/hopper.md "Persistent grid and tile order"): the grid becomes min(tiles, the
  * target's SMs) blocks along x, and each block runs output tiles
  * t = blockIdx.x + j * blocks, j = 0, 1, ...: bx, by become LETs of t
  * (through T.use_swizzle's rasterization when the kernel has one), the
  * producer's loop and the consumers' part run once per tile, and the k-tile
  * counter r runs on across tiles (let_rel), so the producer fills the next
- * tile's stages while the consumers store the previous tile.  Measured on
- * the H200, 2026-12-01, same process: 0.967-0.969x -> 0.977-0.979x cuBLAS
- * at 4096^3, 1.001-1.002x -> 1.005-1.006x at 8192^3, 0.99-1.00x -> 1.003-
- * 1.005x at 4096x11008x4096 (f16, bf16 NN).  Kernels with a 3-D grid, or
- * whose LETs before the loop or loop bounds use bx/by, stay one tile per
- * block. */
+ * tile's stages while the consumers store the previous tile (a gain at
+ * every size measured: docs/performance.md, "Measurements behind choices
+ * in the code").  Kernels with a 3-D grid, or whose LETs before the loop
+ * or loop bounds use bx/by, stay one tile per block. */
 typedef struct ws_persist {
   bool on;
   tl_var *b;              /* the new block variable (blockIdx.x) */
