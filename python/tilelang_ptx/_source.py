@@ -366,7 +366,7 @@ def build_parts(func, eager=False):
                     if not (v is _MISSING and hasattr(builtins, n)):
                         bind(n, v, f"calls '{h.name}', which reads")
             if name != value.__name__:  # read under another name (f = make_f()): an alias
-                consts.append(f"{name} = {value.__name__}")
+                module_lines.append(f"{name} = {value.__name__}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
             consts.append((name, literal(value, _LANG_ALIAS, where)))
@@ -409,7 +409,7 @@ def build_parts(func, eager=False):
         for h in fac:  # the factory's functions the kernel calls, in the wrapper before it
             _helpers.put(head, h, inf.indent, CaptureError)
         wrap = next((i for i, l in enumerate(head) if l != "\n"), len(head)) - 1  # the wrapper's def
-        if wrap < 1:
+        if wrap < 0:
             raise CaptureError(f"kernel '{inf.name}': cannot place its source at line {inf.start}")
         head[wrap] = "def _tl_factory():\n"
         tail = [" " * inf.indent + f"return {inf.name}\n"]
