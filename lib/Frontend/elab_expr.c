@@ -892,6 +892,21 @@ static val *tensor_over_data(elab *E, const tl_ast_expr *x, const tl_ast_expr *a
   return tl_el_make_view(E, x, va, eval(E, d->u.attr.value), fn);
 }
 
+/* T.get_thread_binding(dim) in a kernel with threads=(x, y, z): coordinate
+ * dim of the kernel's one thread index. */
+static val *thread_coord(elab *E, const tl_ast_expr *x, const char *fn) {
+  static const char *const params[] = {"dim", NULL};
+  const tl_ast_expr *a[1];
+  int64_t dim = 0;
+  if (!bind_args(E, x, fn, params, 0, a)) return NULL;
+  if (a[0] && !to_const_int(E, eval(E, a[0]), a[0]->loc, "the thread dimension", &dim)) return NULL;
+  if (dim < 0 || dim > 2) {
+    err(E, a[0]->loc, "%s needs dimension 0, 1 or 2, got %lld", fn, (long long)dim);
+    return NULL;
+  }
+  return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
+}
+
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
@@ -1033,19 +1048,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   int idx = tl_intrinsic_lookup(name);
-  if (idx == TL_INTRIN_GET_THREAD_BINDING && E->nthread_dims && E->in_kernel) {
-    /* threads=(x, y, z): coordinate dim of the kernel's one thread index */
-    static const char *const params[] = {"dim", NULL};
-    const tl_ast_expr *a[1];
-    int64_t dim = 0;
-    if (!bind_args(E, x, fn, params, 0, a)) return NULL;
-    if (a[0] && !to_const_int(E, eval(E, a[0]), a[0]->loc, "the thread dimension", &dim)) return NULL;
-    if (dim < 0 || dim > 2) {
-      err(E, a[0]->loc, "%s needs dimension 0, 1 or 2, got %lld", fn, (long long)dim);
-      return NULL;
-    }
-    return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
-  }
+  if (idx == TL_INTRIN_GET_THREAD_BINDING && E->nthread_dims && E->in_kernel) return thread_coord(E, x, fn);
   if (idx >= 0) return call_intrinsic(E, idx, x, fn);
   err(E, x->loc, "unknown name '%s'", fn);
   return NULL;
