@@ -871,12 +871,49 @@ static bool strides_fit(elab *E, const val *r, tl_loc at) {
   return false;
 }
 
+/* T.Tensor(shape, dtype, X.data) in a prim_func body (TileLang's buffer
+ * declared over another buffer's data, e.g. a flattened view of a
+ * parameter): the view of X with that shape and dtype (T.view's rules). */
+static val *tensor_over_data(elab *E, const tl_ast_expr *x, const tl_ast_expr *a[3], const char *fn) {
+  const tl_ast_expr *d = a[2];
+  if (d->kind != TL_AST_ATTR || strcmp(d->u.attr.name, "data")) {
+    err(E, d->loc, "%s: data must be another buffer's data (X.data)", fn);
+    return NULL;
+  }
+  if (!E->pf || !E->in_kernel) {
+    err(E, x->loc, "%s over another buffer's data is only supported inside a T.Kernel", fn);
+    return NULL;
+  }
+  if (!a[1]) {
+    err(E, x->loc, "%s over another buffer's data needs its dtype", fn);
+    return NULL;
+  }
+  const tl_ast_expr *va[3] = {d->u.attr.value, a[0], a[1]};
+  return tl_el_make_view(E, x, va, eval(E, d->u.attr.value), fn);
+}
+
+/* T.get_thread_binding(dim) in a kernel with threads=(x, y, z): coordinate
+ * dim of the kernel's one thread index. */
+static val *thread_coord(elab *E, const tl_ast_expr *x, const char *fn) {
+  static const char *const params[] = {"dim", NULL};
+  const tl_ast_expr *a[1];
+  int64_t dim = 0;
+  if (!bind_args(E, x, fn, params, 0, a)) return NULL;
+  if (a[0] && !to_const_int(E, eval(E, a[0]), a[0]->loc, "the thread dimension", &dim)) return NULL;
+  if (dim < 0 || dim > 2) {
+    err(E, a[0]->loc, "%s needs dimension 0, 1 or 2, got %lld", fn, (long long)dim);
+    return NULL;
+  }
+  return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
+}
+
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
-    static const char *const params[] = {"shape", "dtype", NULL};
-    const tl_ast_expr *a[2];
+    static const char *const params[] = {"shape", "dtype", "data", NULL};
+    const tl_ast_expr *a[3];
     if (!bind_args(E, x, fn, params, 1, a)) return NULL;
+    if (a[2]) return tensor_over_data(E, x, a, fn);
     return tensor_type(E, a[0], a[1], x->loc);
   }
   if (!strcmp(name, "StridedTensor")) { /* T.StridedTensor(shape, strides, dtype), strides in elements */
@@ -1011,6 +1048,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     return NULL;
   }
   int idx = tl_intrinsic_lookup(name);
+  if (idx == TL_INTRIN_GET_THREAD_BINDING && E->nthread_dims && E->in_kernel) return thread_coord(E, x, fn);
   if (idx >= 0) return call_intrinsic(E, idx, x, fn);
   err(E, x->loc, "unknown name '%s'", fn);
   return NULL;

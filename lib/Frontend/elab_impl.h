@@ -86,8 +86,9 @@ struct val {
       const tl_ast_expr *ast; val *cached; bool busy; val *from; int index;
       const char *aug_op; tl_loc aug_loc;
     } lazy;
-    /* def (or lambda) and the scope it was defined in */
-    struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; } py;
+    /* def (or lambda) and the scope it was defined in; macro: decorated
+     * with @T.macro (its body is inlined where it is called, elab_macro.c) */
+    struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; bool macro; } py;
   } u;
   bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
 };
@@ -103,6 +104,8 @@ struct scope {
   bool in_pf;     /* a scope of a prim_func body */
   bool captured;  /* a compile-time function closes over it: its map lives to the end */
 };
+
+typedef TL_VEC(tl_stmt *) stmt_vec;
 
 typedef struct elab {
   tl_module *m;
@@ -131,12 +134,25 @@ typedef struct elab {
   int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
   bool quiet_failed;         /* an error was suppressed */
   struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
+  /* The statement list that the prim_func statement being elaborated
+   * appends to (NULL outside a prim_func body): a @T.macro called in it,
+   * and a store or tile op in a helper it calls, emit their IR there,
+   * before the statement itself. */
+  stmt_vec *stmt_out;
+  int helper_depth;          /* > 0: running a plain compile-time helper (names bind values, no lets) */
+  int macro_depth;           /* > 0: inlining a @T.macro body */
+  bool macro_inlined;        /* the prim_func being elaborated inlined a macro */
+  /* T.Kernel(..., threads=(x, y[, z])) being elaborated: the thread block's
+   * dimensions (the IR kernel has x*y*z threads in one dimension, and
+   * T.get_thread_binding(i) is the coordinate i of its thread index, x the
+   * fastest, as CUDA linearizes threadIdx); nthread_dims 0 for an integer */
+  tl_expr *thread_dims[3];
+  int nthread_dims;
   /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
    * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
   struct { struct tl_stmt **data; size_t len, cap; } global_allocs;
 } elab;
 
-typedef TL_VEC(tl_stmt *) stmt_vec;
 typedef TL_VEC(tl_operand) operand_vec;
 
 static const tl_loc cmdline_loc = {"<command line>", 0, 0};
@@ -269,6 +285,10 @@ extern const char *const tl_el_lang_op_names[];
 bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
 /* T.view / T.reshape (name) called as x: the view, a buffer value. */
 val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* A view of buffer value sv (from a[0]) with shape a[1] and dtype a[2]
+ * (either NULL: sv's), named for call x: what T.view does, and
+ * T.Tensor(shape, dtype, X.data) (a tensor over X's data). */
+val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3], val *sv, const char *fn);
 /* b[idx] (n indices) through the views: the buffer that holds the element
  * (b unless b is a T.view / T.reshape) with *n and *idx replaced by its
  * indices; NULL after a reported error. */
@@ -348,10 +368,36 @@ struct tl_tune_space;
 #define elab_autotune(...) tl_el_elab_autotune(__VA_ARGS__)
 void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct tl_tune_space *out);
 #define call_pyfunc(...) tl_el_call_pyfunc(__VA_ARGS__)
+#define def_is_macro(...) tl_el_def_is_macro(__VA_ARGS__)
+#define elab_expr_stmt(...) tl_el_elab_expr_stmt(__VA_ARGS__)
+/* Whether def is decorated with @T.macro (T.macro, tilelang.language.macro,
+ * or a `macro` imported from tilelang.language). */
+bool def_is_macro(elab *E, const tl_ast_stmt *def);
+/* T.get_thread_binding(dim) in a kernel with threads=(x, y[, z]), as an
+ * expression over the kernel's one thread index; NULL (no error) when the
+ * kernel's threads are an integer (elab_stmt.c). */
+tl_expr *tl_el_thread_coord(elab *E, int64_t dim, tl_loc loc);
+/* elab_names.c: renames the lets, loop variables and allocations of pf
+ * that a @T.macro inlining made shadow a live IR name (NAME_1, ...). */
+#define unique_names(...) tl_el_unique_names(__VA_ARGS__)
+void unique_names(elab *E, tl_primfunc *pf);
+/* An expression statement of a prim_func body (tile ops, T.* statements,
+ * calls), appended to out. */
+bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+
 /* A compile-time Python function (def or lambda) closing over E->sc. */
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);
 /* Calls it with the arguments of call x (positional, keywords, defaults,
- * *args and **kwargs parameters); runs its body as compile-time Python. */
+ * *args and **kwargs parameters), evaluated in the caller's scope and bound
+ * in a fresh scope over the function's definition scope.  A plain function
+ * runs its body as compile-time Python (names bind values, as Python does;
+ * inside a prim_func body its stores and tile ops go to E->stmt_out).  A
+ * @T.macro is inlined, with TileLang's meaning: it may only be called in a
+ * prim_func body; each parameter bound to an IR expression other than a
+ * variable gets a let (evaluated once); the body is elaborated as prim_func
+ * statements appended to E->stmt_out; a 'return' as its last top-level
+ * statement gives the call's value (None without one).  NULL after a
+ * located error, with a note at the call. */
 val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x);
 /* A list/set/dict comprehension or generator expression over constants. */
 val *eval_comprehension(elab *E, const tl_ast_expr *x);

@@ -348,7 +348,10 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
     err(E, a[2]->loc, "%s takes no dtype (use T.view)", fn);
     return NULL;
   }
-  val *sv = eval(E, a[0]);
+  return tl_el_make_view(E, x, a, eval(E, a[0]), fn);
+}
+
+val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3], val *sv, const char *fn) {
   if (!sv) return NULL;
   if (sv->k != V_BUFFER || sv->u.buf->scope == TL_SCOPE_LOCAL_VAR) {
     err_val(E, a[0]->loc, sv, "%s: src must be a buffer, got %s", fn, describe(E, sv));

@@ -374,7 +374,7 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
 /* ------------------------------------------------------------ functions */
 
 val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda) {
-  val *v = mk_val(E, (val){.k = V_PYFUNC, .u.py = {def, lambda, E->sc}});
+  val *v = mk_val(E, (val){.k = V_PYFUNC, .u.py = {def, lambda, E->sc, def_is_macro(E, def)}});
   if (!v) return NULL;
   for (scope *s = E->sc; s; s = s->parent) s->captured = true;
   return v;
@@ -418,7 +418,13 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
     break;
   }
   case TL_AST_EXPR_STMT:
-    if (s->u.expr->kind != TL_AST_STR) ok = eval(E, s->u.expr) != NULL;  /* not a docstring */
+    if (s->u.expr->kind == TL_AST_STR) break;  /* a docstring */
+    if (E->pf && E->stmt_out && t_callee(E, s->u.expr)) {
+      /* in a prim_func body a helper's tile ops and calls emit IR, as in TileLang */
+      ok = elab_expr_stmt(E, s, E->stmt_out);
+    } else {
+      ok = eval(E, s->u.expr) != NULL;
+    }
     break;
   case TL_AST_PASS: break;
   case TL_AST_IMPORT: do_import(E, s); break; /* bound in the helper's scope */
@@ -550,25 +556,84 @@ static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const call
   return true;
 }
 
+/* A parameter of a @T.macro bound to v: an IR expression other than a
+ * variable (a load, an arithmetic expression) gets a let, so it is
+ * evaluated once where the macro is called, as TileLang binds it. */
+static bool bind_macro_param(elab *E, const tl_ast_param *p, val *v) {
+  bool let = (v->k == V_EXPR && v->u.e->kind != TL_EXPR_VAR) || v->k == V_BUFREF;
+  if (!let) return bind(E, E->sc, p->name, v, p->loc, BK_CONST);
+  tl_ast_expr name = {.kind = TL_AST_NAME, .loc = p->loc, .u.name = p->name};
+  return assign_target(E, &name, v, p->loc, E->stmt_out);
+}
+
+/* T.Ref / T.Var parameters (TileLang passes a load by reference) are not
+ * given that meaning here: a located error instead of a copy. */
+static bool macro_ref_params(elab *E, int np, const tl_ast_param *ps, const char *fname) {
+  for (int i = 0; i < np; i++) {
+    const tl_ast_expr *a = ps[i].annotation;
+    const char *n = !a ? NULL : a->kind == TL_AST_ATTR ? a->u.attr.name : a->kind == TL_AST_NAME ? a->u.name : NULL;
+    if (n && (!strcmp(n, "Ref") || !strcmp(n, "Var"))) {
+      err(E, a->loc, "T.macro '%s': parameter '%s' annotated T.%s (passed by reference) is not supported; "
+          "pass the buffer and its indices", fname, ps[i].name, n);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The body of macro def inlined into E->stmt_out; *ret its value. */
+static bool run_macro_body(elab *E, const tl_ast_stmt *def, val **ret) {
+  const tl_ast_block *b = &def->u.def.body;
+  int n = b->n;
+  bool has_ret = n && b->stmts[n - 1]->kind == TL_AST_RETURN;
+  tl_ast_block head = {has_ret ? n - 1 : n, b->stmts};
+  E->macro_depth++;
+  E->macro_inlined = true;
+  bool ok = elab_block(E, &head, E->stmt_out);
+  E->macro_depth--;
+  if (!ok) return false;
+  const tl_ast_expr *rx = has_ret ? b->stmts[n - 1]->u.ret : NULL;
+  *ret = rx ? eval(E, rx) : mk(E, V_NONE);
+  return *ret != NULL;
+}
+
 val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
   const tl_ast_stmt *def = fn->u.py.def;
   const char *fname = def ? def->u.def.name : "<lambda>";
   int np = def ? def->u.def.nparams : fn->u.py.lambda->u.lambda.nparams;
   const tl_ast_param *ps = def ? def->u.def.params : fn->u.py.lambda->u.lambda.params;
+  bool macro = fn->u.py.macro;
   if (E->depth >= MAX_DEPTH) {
     err(E, x->loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
     return NULL;
   }
+  if (macro && !(E->pf && E->stmt_out)) {
+    err(E, x->loc, "T.macro '%s' can only be called inside a @T.prim_func body", fname);
+    return NULL;
+  }
+  if (macro && !macro_ref_params(E, np, ps, fname)) return NULL;
   call_args ca = {0};
   val *ret = NULL;
+  int nerr = E->nerr;
   if (!eval_call_args(E, x, &ca)) goto done;  /* in the caller's scope */
   E->depth++;
   scope *saved = E->sc;
+  int saved_helper = E->helper_depth;
+  E->helper_depth = macro ? 0 : saved_helper + 1;
   E->sc = fn->u.py.closure;
-  scope *sc = push_scope(E, false);
+  scope *sc = push_scope(E, macro);  /* a macro's names are IR names of the prim_func */
   if (sc) {
     bool ok = bind_call_params(E, np, ps, &ca, x->loc, fname);
-    if (ok && def) {
+    if (ok && macro) {
+      for (int i = 0; ok && i < np; i++) {
+        binding *b = tl_map_get(&sc->map, ps[i].name, NULL);
+        if (b && b->v) {
+          tl_map_remove(&sc->map, ps[i].name);
+          ok = bind_macro_param(E, &ps[i], b->v);
+        }
+      }
+      ok = ok && run_macro_body(E, def, &ret);
+    } else if (ok && def) {
       ok = run_helper_block(E, &def->u.def.body, fname, &ret);
       if (ok && !ret) ret = mk(E, V_NONE);
     } else if (ok) {
@@ -578,8 +643,11 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
     pop_scope(E, sc);
   }
   E->sc = saved;
+  E->helper_depth = saved_helper;
   E->depth--;
 done:
+  if (!ret && E->nerr > nerr && def && !E->quiet)
+    tl_note(E->d, x->loc, "in %s '%s', called here", macro ? "T.macro" : "compile-time function", fname);
   tl_vec_free(&ca.pos);
   tl_vec_free(&ca.kwn);
   tl_vec_free(&ca.kwv);

@@ -112,7 +112,7 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   const char *name = t->u.name;
   scope *where;
   binding *b = lookup(E, name, &where);
-  bool in_pf = E->pf != NULL;
+  bool in_pf = E->pf != NULL && !E->helper_depth; /* a plain helper binds values, as Python */
   if (b && where->in_pf) {
     switch (b->kind) {
     case BK_ALLOC:
@@ -241,11 +241,11 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       err(E, t->loc, "cannot assign to '%s': it is immutable; use T.alloc_var", t->u.name);
       return false;
     }
-    if (b->kind == BK_CONST && !is_ir(b->v) && b->v->k != V_BUFFER) {
+    if (b->kind == BK_CONST && (!is_ir(b->v) || E->helper_depth) && b->v->k != V_BUFFER) {
       val *r = eval(E, s->u.aug.value);
       val *nv = r ? binop(E, op, b->v, r, t->loc) : NULL;
       if (!nv) return false;
-      if (is_ir(nv) && E->pf) {
+      if (is_ir(nv) && E->pf && !E->helper_depth) {
         err(E, t->loc, "cannot assign to '%s': it is a compile-time constant; use T.alloc_var",
             t->u.name);
         return false;
@@ -616,6 +616,49 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 
 /* ------------------------------------------------------------ T.Kernel */
 
+/* threads=(x, y[, z]) of T.Kernel (TileLang's thread block dimensions):
+ * the kernel gets x*y*z threads (*threads); E->thread_dims keeps them for
+ * T.get_thread_binding. */
+static bool kernel_thread_dims(elab *E, val *tv, tl_loc loc, tl_expr **threads) {
+  int n = tv->u.tup.n;
+  if (n < 1 || n > 3) {
+    err(E, loc, "threads takes 1 to 3 thread block dimensions, got %d", n);
+    return false;
+  }
+  tl_expr *total = NULL;
+  for (int i = 0; i < n; i++) {
+    tl_expr *d = to_int_expr(E, tv->u.tup.items[i], loc, "a thread block dimension");
+    int64_t c;
+    if (!d) return false;
+    if (!tl_expr_is_const_int(d, &c) || c < 1) {
+      err(E, loc, "thread block dimension %d must be a positive constant integer", i);
+      return false;
+    }
+    E->thread_dims[i] = d;
+    total = total ? chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, total, d)) : d;
+    if (!total) return false;
+  }
+  E->nthread_dims = n;
+  *threads = total;
+  return true;
+}
+
+/* T.get_thread_binding(dim) in a kernel with threads=(x, y[, z]): the
+ * coordinate dim of the thread index t = T.get_thread_binding(0) of the
+ * kernel's x*y*z threads: t % x, t / x % y, t / (x * y); 0 beyond the
+ * given dimensions.  NULL when the kernel's threads are an integer. */
+tl_expr *tl_el_thread_coord(elab *E, int64_t dim, tl_loc loc) {
+  if (!E->nthread_dims) return NULL;
+  if (dim >= E->nthread_dims) return lit_int(E, loc, 0);
+  tl_expr *zero = lit_int(E, loc, 0);
+  tl_expr *t = zero ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero)) : NULL;
+  for (int64_t i = 0; t && i < dim; i++)
+    t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, t, E->thread_dims[i]));
+  if (t && dim + 1 < E->nthread_dims)
+    t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, t, E->thread_dims[dim]));
+  return t;
+}
+
 static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   const tl_ast_expr *x = s->u.with.ctx, *tg = s->u.with.target;
   if (E->in_kernel) {
@@ -643,11 +686,10 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     val *tv = eval(E, tk->value);
     if (!tv) return false;
     if (tv->k == V_TUPLE) {
-      err(E, tk->value->loc, "threads must be an integer (lists of thread dimensions are not "
-                             "supported)");
+      if (!kernel_thread_dims(E, tv, tk->value->loc, &k->u.kernel.threads)) return false;
+    } else if (!(k->u.kernel.threads = to_int_expr(E, tv, tk->value->loc, "threads"))) {
       return false;
     }
-    if (!(k->u.kernel.threads = to_int_expr(E, tv, tk->value->loc, "threads"))) return false;
   } else if (!(k->u.kernel.threads = lit_int(E, x->loc, 128))) {
     return false;
   }
@@ -697,6 +739,7 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   E->in_kernel = true;
   if (ok) ok = elab_block(E, &s->u.with.body, &body);
   E->in_kernel = false;
+  E->nthread_dims = 0;
   pop_scope(E, sc);
   /* the T.alloc_global allocations first (kernel workspaces: the top of the kernel body) */
   size_t ng = E->global_allocs.len;
@@ -1155,7 +1198,7 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
 
 /* ------------------------------------------------------ statement list */
 
-static bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
+bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   const tl_ast_expr *x = s->u.expr;
   if (x->kind == TL_AST_STR) return true; /* docstring */
   if (x->kind == TL_AST_CALL) {
@@ -1210,7 +1253,9 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 /* Why statement kind k cannot stand in a @T.prim_func (the message). */
 static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   switch (k) {
-  case TL_AST_RETURN: return "'return' is not supported in a @T.prim_func";
+  case TL_AST_RETURN:
+    return E->macro_depth ? "'return' in a @T.macro must be its last statement, outside loops and "
+                            "conditions" : "'return' is not supported in a @T.prim_func";
   case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
   case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
   case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
@@ -1220,7 +1265,21 @@ static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   }
 }
 
+static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+
+/* One statement; a macro or helper called in it emits into out first. */
 static bool elab_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
+  stmt_vec *saved = E->stmt_out;
+  int saved_helper = E->helper_depth;
+  E->stmt_out = out;
+  E->helper_depth = 0;
+  bool ok = elab_stmt_in(E, s, out);
+  E->stmt_out = saved;
+  E->helper_depth = saved_helper;
+  return ok;
+}
+
+static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   switch (s->kind) {
   case TL_AST_EXPR_STMT: return elab_expr_stmt(E, s, out);
   case TL_AST_ASSIGN: {

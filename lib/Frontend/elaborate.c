@@ -79,6 +79,10 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   tl_primfunc *saved_pf = E->pf;
   int saved_nk = E->nkernels;
   bool saved_ik = E->in_kernel;
+  stmt_vec *saved_out = E->stmt_out;
+  bool saved_mi = E->macro_inlined;
+  E->stmt_out = NULL;
+  E->macro_inlined = false;
   E->pf = pf;
   E->nkernels = 0;
   E->in_kernel = false;
@@ -86,6 +90,8 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   scope *sc = push_scope(E, true);
   if (!sc) {
     E->pf = saved_pf;
+    E->stmt_out = saved_out;
+    E->macro_inlined = saved_mi;
     return NULL;
   }
   int np = def->u.def.nparams;
@@ -151,8 +157,11 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   pf->body = make_seq(E, def->loc, &body);
   tl_vec_free(&body);
   if (pf->body) collect_dynamic(E, pf);
+  if (pf->body && E->macro_inlined) unique_names(E, pf);
+  E->macro_inlined = saved_mi;
   pop_scope(E, sc);
   E->pf = saved_pf;
+  E->stmt_out = saved_out;
   E->nkernels = saved_nk;
   E->in_kernel = saved_ik;
   val *v = mk(E, V_PRIMFUNC);
@@ -318,7 +327,7 @@ static bool block_has_primfunc(const tl_ast_block *b, int depth) {
   return false;
 }
 
-enum { DEC_OTHER, DEC_JIT, DEC_PRIMFUNC };
+enum { DEC_OTHER, DEC_JIT, DEC_PRIMFUNC, DEC_MACRO };
 
 const char *dotted_name(const tl_ast_expr *d, const char **parts, int max, int *np) {
   const tl_ast_expr *f = d->kind == TL_AST_CALL ? d->u.call.func : d;
@@ -338,6 +347,8 @@ static int classify_decorator(elab *E, const tl_ast_expr *d) {
   const char *root = dotted_name(d, parts, 4, &np);
   if (!root) return DEC_OTHER;
   binding *b = lookup(E, root, NULL);
+  if (b && b->v && b->v->k == V_OPAQUE && !np && !strcmp(b->v->u.op.desc, "tilelang.language.macro"))
+    return DEC_MACRO; /* from tilelang.language import macro */
   if (!b || !b->v || b->v->k != V_NS) return DEC_OTHER;
   int ns = b->v->u.ns;
   /* parts are innermost-last: walk from the root outwards */
@@ -345,9 +356,16 @@ static int classify_decorator(elab *E, const tl_ast_expr *d) {
     if (ns == NS_TILELANG && !strcmp(parts[i], "language")) ns = NS_T;
     else if (ns == NS_TILELANG && !strcmp(parts[i], "jit")) ns = NS_JIT;
     else if (ns == NS_T && !strcmp(parts[i], "prim_func") && i == 0) return DEC_PRIMFUNC;
+    else if (ns == NS_T && !strcmp(parts[i], "macro") && i == 0) return DEC_MACRO;
     else return DEC_OTHER;
   }
   return ns == NS_JIT ? DEC_JIT : DEC_OTHER;
+}
+
+bool def_is_macro(elab *E, const tl_ast_stmt *def) {
+  for (int j = 0; def && j < def->u.def.ndecorators; j++)
+    if (classify_decorator(E, def->u.def.decorators[j]) == DEC_MACRO) return true;
+  return false;
 }
 
 /* Runs compile-time statements of a factory body.  Returns true when a
@@ -357,7 +375,10 @@ static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fde
 
 bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
                          const tl_ast_expr *out_ast, bool *returned) {
+  /* IR of a store (a helper run in a prim_func body) goes to the statement
+   * being elaborated; anywhere else it would be lost: an error below */
   stmt_vec none = {0};
+  stmt_vec *out = E->pf && E->stmt_out ? E->stmt_out : &none;
   bool ok = true;
   switch (s->kind) {
   case TL_AST_ASSIGN: {
@@ -367,17 +388,17 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
       return false;
     }
     for (int i = 0; ok && i < s->u.assign.ntargets; i++)
-      ok = assign_target(E, s->u.assign.targets[i], v, s->u.assign.value->loc, &none);
+      ok = assign_target(E, s->u.assign.targets[i], v, s->u.assign.value->loc, out);
     if (!ok) poison_stmt_targets(E, s);
     break;
   }
   case TL_AST_ANNASSIGN:
     if (s->u.ann.value) {
       val *v = eval(E, s->u.ann.value);
-      ok = v && assign_target(E, s->u.ann.target, v, s->u.ann.value->loc, &none);
+      ok = v && assign_target(E, s->u.ann.target, v, s->u.ann.value->loc, out);
     }
     break;
-  case TL_AST_AUGASSIGN: ok = elab_augassign(E, s, &none); break;
+  case TL_AST_AUGASSIGN: ok = elab_augassign(E, s, out); break;
   case TL_AST_IF: {
     val *c = eval(E, s->u.ifs.test);
     bool t;
@@ -435,6 +456,10 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
   default:
     err(E, s->loc, "%s is not supported in a factory body yet", stmt_name(s->kind));
     return false;
+  }
+  if (none.len && ok) {
+    err(E, s->loc, "this statement stores into a buffer, which only a @T.prim_func body can do");
+    ok = false;
   }
   tl_vec_free(&none);
   return ok;

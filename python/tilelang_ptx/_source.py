@@ -28,6 +28,7 @@ import math
 import symtable
 import textwrap
 
+from . import _helpers
 from . import language as _lang
 
 
@@ -338,12 +339,17 @@ def build_parts(func, eager=False):
     kernel reads, filename): the constants are what a factory's arguments change, and as -D bindings
     (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
-    module_lines, consts, resolved = [], [], {}
+    module_lines, consts, resolved, helpers = [], [], {}, {}
 
     def bind(name, value, why):
-        if name in resolved or hasattr(builtins, name) and value in (_MISSING, getattr(builtins, name)):
+        if name in resolved:
+            if not _same(resolved[name], value):  # a helper reads another value of a kernel's name
+                raise CaptureError(f"kernel '{inf.name}' {why} '{name}', which is bound to another value "
+                                   "where the kernel or another function it calls reads it; rename one")
+            return
+        if hasattr(builtins, name) and value in (_MISSING, getattr(builtins, name)):
             return  # a builtin (int, float, len, ...): the front end knows it by name
-        resolved[name] = True
+        resolved[name] = value
         if value is _MISSING:
             return  # an undefined name: libtilelang reports it at its use
         if value is _lang or (inspect.ismodule(value) and value.__name__ == "tilelang.language"):
@@ -352,6 +358,15 @@ def build_parts(func, eager=False):
             module_lines.append(f"import tilelang as {name}" if name != "tilelang" else "import tilelang")
         elif inspect.ismodule(value):
             module_lines.append(f"import {value.__name__} as {name}")
+        elif _helpers.is_helper(value):  # its source goes with the kernel's (_helpers.py)
+            if value.__code__ not in helpers:
+                h = helpers[value.__code__] = _helpers.Helper(value, CaptureError)
+                for n in h.names:
+                    v = _lookup(value, n)
+                    if not (v is _MISSING and hasattr(builtins, n)):
+                        bind(n, v, f"calls '{h.name}', which reads")
+            if name != value.__name__:  # read under another name (f = make_f()): an alias
+                module_lines.append(f"{name} = {value.__name__}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
             consts.append((name, literal(value, _LANG_ALIAS, where)))
@@ -387,16 +402,30 @@ def build_parts(func, eager=False):
     for i in inf.blank:
         lines[i] = "\n"
     head = []
+    kend = inf.start + len(lines) - 1
+    fac, mod = _helpers.place(list(helpers.values()), inf.filename, inf.start, kend, inf.indent, CaptureError)
     if inf.indent:
-        if inf.start < 2:
+        head = ["\n"] * (inf.start - 1)
+        for h in fac:  # the factory's functions the kernel calls, in the wrapper before it
+            _helpers.put(head, h, inf.indent, CaptureError)
+        wrap = next((i for i, l in enumerate(head) if l != "\n"), len(head)) - 1  # the wrapper's def
+        if wrap < 0:
             raise CaptureError(f"kernel '{inf.name}': cannot place its source at line {inf.start}")
-        head = ["\n"] * (inf.start - 2) + ["def _tl_factory():\n"]
+        head[wrap] = "def _tl_factory():\n"
         tail = [" " * inf.indent + f"return {inf.name}\n"]
     else:
         head = ["\n"] * (inf.start - 1)
         tail = []
+    for h in mod:  # module-level functions, before or after the kernel, at their lines
+        if h.start < inf.start:
+            _helpers.put(head, h, 0, CaptureError)
+        else:
+            after = ["\n"] * kend + tail
+            _helpers.put(after, h, 0, CaptureError)
+            tail = after[kend:]
     imports = [f"import tilelang.language as {_LANG_ALIAS}\n"] + [l + "\n" for l in dict.fromkeys(module_lines)]
-    pad = len(head) - (1 if inf.indent else 0)  # blank lines above the function
+    # blank lines above the function and everything placed before it
+    pad = next((i for i, l in enumerate(head) if l != "\n"), len(head))
     if len(imports) <= pad:
         # before the function, in its blank padding (line numbers kept): decorators such as
         # @tilelang.jit are evaluated where the function is defined, so their names must be bound
@@ -404,6 +433,17 @@ def build_parts(func, eager=False):
     else:
         tail += imports
     return "".join(head + lines + tail), consts, inf.filename
+
+
+def _same(a, b):
+    """Whether two captured values are the same for the compiler."""
+    if a is b:
+        return True
+    plain = _SIMPLE + (tuple, list, _lang.Inert)
+    try:
+        return type(a) is type(b) and isinstance(a, plain) and bool(a == b)
+    except Exception:
+        return False
 
 
 def _replace(lines, inf, node, text):

@@ -1,0 +1,149 @@
+"""Functions a kernel calls at compile time (python/tilelang_ptx/_helpers.py): module-level helpers,
+factory-local helpers and @T.macro functions travel with the kernel's source and are evaluated by
+libtilelang (a macro inlined); a helper that needs the host at compile time is a located error naming
+it.  CPU executor, NumPy."""
+import inspect
+
+import numpy as np
+import pytest
+
+import tilelang_ptx as tilelang
+import tilelang_ptx.language as T
+
+SCALE = 3.0
+
+
+def offset(i, n):
+    y = i + n
+    return y
+
+
+@T.macro
+def scale_into(src, dst, i, s):
+    tmp = src[i] * SCALE
+    dst[i] = tmp + s
+
+
+def host_only():
+    import os
+    if os.path.exists("/"):
+        return 1
+    return 0
+
+
+@tilelang.jit(out_idx=[1])
+def module_helpers(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                scale_into(A, B, offset(i, 0), A[i] + 1.0)
+
+    return main
+
+
+def test_module_helper_and_macro():
+    A = np.arange(64, dtype=np.float32) / 8
+    B = module_helpers(64)(A)
+    np.testing.assert_array_equal(B, A * 3.0 + (A + 1.0))
+
+
+@tilelang.jit(out_idx=[1])
+def local_macro(N=64, block=32):
+    def nblocks(n):
+        return (n + block - 1) // block
+
+    @T.macro
+    def twice(buf, j):
+        buf[j] = buf[j] * 2.0
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(nblocks(N), threads=block) as bx:
+            for i in T.Parallel(block):
+                B[bx * block + i] = A[bx * block + i] + 1.0
+                twice(B, bx * block + i)
+
+    return main
+
+
+def test_factory_local_macro_and_helper():
+    A = np.linspace(-1, 1, 96).astype(np.float32)
+    np.testing.assert_array_equal(local_macro(96, 32)(A), (A + 1.0) * 2.0)
+
+
+@tilelang.jit(out_idx=[1])
+def needs_host(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i] * host_only()
+
+    return main
+
+
+def test_host_helper_is_a_located_error():
+    with pytest.raises(tilelang.CompileError) as e:
+        needs_host(64)
+    msg = str(e.value)
+    lines, start = inspect.getsourcelines(host_only)
+    line = start + next(i for i, l in enumerate(lines) if "os.path.exists" in l)
+    assert f"{__file__}:{line}:" in msg and "host_only" in msg, msg
+    assert "called here" in msg, msg
+
+
+@T.macro
+def add_one(buf, i):
+    buf[i] = buf[i] + 1.0
+
+
+def is_pow_of_2(n):
+    return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
+
+
+@tilelang.jit
+def eager_macro(A, n):
+    A: T.Tensor((n,), T.float32)
+    B = T.empty((n,), T.float32)
+    assert is_pow_of_2(n), "n must be a power of 2"
+    with T.Kernel(1, threads=n) as bx:
+        tx = T.get_thread_binding(0)
+        B[tx] = A[tx] * 2.0
+        add_one(B, tx)
+    return B
+
+
+def test_eager_kernel_with_module_macro_and_helper():
+    A = np.arange(32, dtype=np.float32)
+    np.testing.assert_array_equal(eager_macro(A, 32), A * 2.0 + 1.0)
+    with pytest.raises(tilelang.CompileError, match="n must be a power of 2"):
+        eager_macro(np.zeros(24, dtype=np.float32), 24)
+
+
+def make_nested(N):
+    @T.macro
+    def nested_twice(buf, i):
+        buf[i] = buf[i] * 2.0
+
+    return nested_twice
+
+
+twice_macro = make_nested(64)
+
+
+@tilelang.jit(out_idx=[1])
+def reads_nested(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=N) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i]
+                twice_macro(B, i)
+
+    return main
+
+
+def test_macro_nested_in_another_function():
+    A = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(reads_nested(64)(A), A * 2.0)
