@@ -272,7 +272,7 @@ Test(elaborate, kernel_errors) {
   expect_error("import tilelang.language as T\n"
                "@T.prim_func\n"
                "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1, threads="x") as bx:\n"
+               "    with T.Kernel(1, threads='x') as bx:\n"
                "        pass\n",
                4, 30, "threads must be an integer");
   expect_error("import tilelang.language as T\n"
