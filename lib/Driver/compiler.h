@@ -48,8 +48,8 @@ tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, 
 
 /* Stage 1: parses and elaborates source (len bytes, named filename in
  * diagnostics) with the -D defines into c->tile, verified, with at least
- * one prim_func (TL_ERR_COMPILE otherwise); TL_COMPILE_FAST_MATH sets its
- * first function's fast_math.  Registers the module's source with
+ * one prim_func (TL_ERR_COMPILE otherwise); the pass-config flags of
+ * opts->flags (and flags_false) set its first function's pass configs.  Registers the module's source with
  * ctx->diag.  opts->after_stage sees stage "parse". */
 tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines);

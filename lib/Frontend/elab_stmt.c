@@ -1092,7 +1092,8 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
  * ...): v must be a bool (or 0/1); sets *on. */
 bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on) {
   if (!v) return false;
-  if (tl_pass_config_index(key) == TL_PASS_CONFIG_INDEX_BITWIDTH) { /* a bit width, not a bool */
+  int row = tl_pass_config_index(key);
+  if (row >= 0 && tl_pass_config_table[row].kind == TL_PASS_CONFIG_BITWIDTH) { /* a bit width, not a bool */
     if (v->k != V_INT || (v->u.i != 32 && v->u.i != 64)) {
       err_val(E, ast->loc, v, "\"%s\" must be 32 or 64, got %s", key, describe(E, v));
       return false;
@@ -1108,11 +1109,10 @@ bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast,
   return true;
 }
 
-/* The bool that key names among the pass configs: fast math, or a field of
- * *configs (tl_pass_config_keys, whose bit in configs->given is set: the
- * caller sets the value); NULL for another key. */
-bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs) {
-  if (!strcmp(key, "tl.enable_fast_math")) return fast_math;
+/* The field of *configs that key names (a row of the pass-config table,
+ * whose bit in configs->given is set: the caller sets the value); NULL for
+ * another key. */
+bool *pass_config_slot(const char *key, tl_pass_configs *configs) {
   int i = tl_pass_config_index(key);
   tl_pass_config_mark_given(configs, i);
   return i >= 0 ? tl_pass_config_field(configs, i) : NULL;
@@ -1130,14 +1130,11 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
     val *k = eval(E, a->u.dict.keys[i]);
     if (!k) return false;
     bool is_out = k->k == V_STR && !strcmp(k->u.s, "out_idx");
-    bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->fast_math, &E->pf->pass_configs) : NULL;
+    bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->pass_configs) : NULL;
     if (!is_out && !slot) {
       if (k->k == V_STR)
-        err(E, a->u.dict.keys[i]->loc,
-            "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
-            "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
-            "\"tl.config_index_bitwidth\", \"tl.enable_stream_k\", \"tl.disable_tma_store\", "
-            "\"tl.attention_pingpong\", \"tl.attention_overlap\", \"tl.attention_persistent\")", k->u.s);
+        err(E, a->u.dict.keys[i]->loc, "unsupported function attribute '%.100s' (understood: \"out_idx\", %s)",
+            k->u.s, tl_pass_config_key_list(true));
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));

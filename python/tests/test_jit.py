@@ -330,7 +330,7 @@ def test_attention_schedule_config_given_false():
 
 
 def test_pass_config_keys_are_the_librarys():
-    # the package takes its keys from libtilelang's table (tl_pass_config_flag): tl.disable_tma_store, which
+    # the package takes its keys from libtilelang's table (tl_pass_config_apply): tl.disable_tma_store, which
     # a copy of the table in the package once lacked, keeps the sm_90a GEMM's epilogue off TMA stores
     g = gemm_factory.func(4096, 4096, 256, 128, 128, 64, num_stages=3, threads=256)
     dflt = tilelang.compile(g, out_idx=[2], target="sm_90a")
@@ -339,6 +339,10 @@ def test_pass_config_keys_are_the_librarys():
     assert "cp.async.bulk.tensor.2d.global.shared::cta" not in off.get_kernel_source()
     with pytest.raises(ValueError, match="tl.attention_persistent"):  # the message lists the library's keys
         tilelang.compile(g, pass_configs={"tl.disable_tma_stores": True})
+    # the library's value rule: tl.config_index_bitwidth takes 32 or 64; PassConfigKey has every key
+    with pytest.raises(ValueError, match="'tl.config_index_bitwidth': expected 32 or 64, got '16'"):
+        tilelang.compile(g, pass_configs={tilelang.PassConfigKey.TL_CONFIG_INDEX_BITWIDTH: 16})
+    assert tilelang.PassConfigKey.TL_ENABLE_STREAM_K == "tl.enable_stream_k"
 
 
 # ---------------------------------------------------------------- profiler, testing helpers

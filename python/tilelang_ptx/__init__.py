@@ -16,6 +16,7 @@ testing (torch_assert_close), files (load_file: import a kernel file written for
 `import tilelang` unchanged).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
 """
 from . import _lib, language, testing
+from . import jit as _jit
 from ._lib import path as library_path
 from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
@@ -26,18 +27,14 @@ from .files import load_file
 
 
 class PassConfigKey:
-    """TileLang's names for the pass configs (tilelang.PassConfigKey), for pass_configs={...} dicts;
-    jit() says which ones the compiler reads and refuses the others."""
-    TL_DISABLE_WGMMA = "tl.disable_wgmma"
-    TL_DISABLE_TMA_LOWER = "tl.disable_tma_lower"
-    TL_DISABLE_WARP_SPECIALIZED = "tl.disable_warp_specialized"
-    TL_ENABLE_FAST_MATH = "tl.enable_fast_math"
-    TL_CONFIG_INDEX_BITWIDTH = "tl.config_index_bitwidth"
-    TL_DISABLE_DYNAMIC_TAIL_SPLIT = "tl.disable_dynamic_tail_split"
-    TL_DISABLE_SAFE_MEMORY_LEGALIZE = "tl.disable_safe_memory_legalize"
-    TL_ATTENTION_PINGPONG = "tl.attention_pingpong"  # this project's (jit.py)
-    TL_ATTENTION_OVERLAP = "tl.attention_overlap"  # this project's (jit.py)
-    TL_ATTENTION_PERSISTENT = "tl.attention_persistent"  # this project's (jit.py)
+    """TileLang's names for the pass configs (tilelang.PassConfigKey), for pass_configs={...} dicts: the keys
+    of libtilelang's pass-config table ("tl.disable_wgmma" as TL_DISABLE_WGMMA, ...) and the ones jit()
+    accepts without effect (jit._PASS_CONFIGS_NO_EFFECT)."""
+
+
+for _key in _lib.pass_config_flag_keys().decode().split(", ") + list(_jit._PASS_CONFIGS_NO_EFFECT):
+    setattr(PassConfigKey, "TL_" + _key[len("tl."):].upper(), _key)
+del _key
 
 
 def device_target(device=0):

@@ -116,10 +116,11 @@ param_dim = _decl("tl_kernel_param_dim", ctypes.c_bool, P, c_int, c_int,
                   ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(c_char_p))
 dtype_name = _decl("tl_dtype_name", c_char_p, TLDType)
 kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
-# the boolean pass configs: key -> TL_COMPILE_* flag (0: unknown), the known keys, the flags that take False
-pass_config_flag = _decl("tl_pass_config_flag", ctypes.c_uint, c_char_p, c_size_t)
+# the pass-config table (include/tilelang/pass_configs.def): its keys, and key = value text applied to
+# (flags, flags_false) by the library's rule
 pass_config_flag_keys = _decl("tl_pass_config_flag_keys", c_char_p)
-pass_config_false_flags = _decl("tl_pass_config_false_flags", ctypes.c_uint)
+pass_config_apply = _decl("tl_pass_config_apply", c_int, P, c_char_p, c_char_p, ctypes.POINTER(ctypes.c_uint),
+                          ctypes.POINTER(ctypes.c_uint))
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
 default_target = _decl("tl_device_default_target", c_char_p)

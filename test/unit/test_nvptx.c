@@ -521,20 +521,38 @@ Test(nvptx, target_names_from_the_table) {
 }
 
 Test(nvptx, pass_config_keys) {
-  cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), 0);
-  cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), 1);
-  cr_expect_eq(tl_pass_config_index("tl.disable_warp_specialized"), 2);
-  cr_expect_eq(tl_pass_config_index("tl.config_index_bitwidth"), TL_PASS_CONFIG_INDEX_BITWIDTH);
-  cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), -1);
+  cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), TL_PC_FAST_MATH);
+  cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), TL_PC_DISABLE_WGMMA);
+  cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), TL_PC_DISABLE_TMA_LOWER);
+  cr_expect_eq(tl_pass_config_index("tl.config_index_bitwidth"), TL_PC_INDEX_BITWIDTH_64);
+  cr_expect_eq(tl_pass_config_index("tl.enable_magic"), -1);
   cr_expect_eq(tl_pass_config_index(NULL), -1);
   tl_pass_configs c = {0};
-  *tl_pass_config_field(&c, 1) = true;
+  *tl_pass_config_field(&c, TL_PC_DISABLE_TMA_LOWER) = true;
   cr_expect(c.disable_tma_lower && !c.disable_wgmma && !c.disable_warp_specialized);
-  cr_expect(tl_pass_config_get(&c, 1) && !tl_pass_config_get(&c, 0) && !tl_pass_config_get(&c, 3));
-  *tl_pass_config_field(&c, TL_PASS_CONFIG_INDEX_BITWIDTH) = true;
+  cr_expect(tl_pass_config_get(&c, TL_PC_DISABLE_TMA_LOWER) && !tl_pass_config_get(&c, TL_PC_DISABLE_WGMMA));
+  *tl_pass_config_field(&c, TL_PC_INDEX_BITWIDTH_64) = true;
   cr_expect(c.index_bitwidth_64);
+  cr_expect_str_eq(tl_pass_config_value_text(TL_PC_INDEX_BITWIDTH_64, true), "64");
+  cr_expect_str_eq(tl_pass_config_value_text(TL_PC_DISABLE_WGMMA, false), "False");
   cr_expect(!tl_pass_config_get(&c, TL_PASS_CONFIG_COUNT));
   cr_expect_null(tl_pass_config_field(&c, TL_PASS_CONFIG_COUNT));
+  /* the kinds: only the attention schedules remember a given False */
+  tl_pass_config_mark_given(&c, TL_PC_DISABLE_WGMMA);
+  cr_expect(!tl_pass_config_any_schedule_given(&c));
+  tl_pass_config_mark_given(&c, TL_PC_ATTENTION_OVERLAP);
+  cr_expect(tl_pass_config_any_schedule_given(&c) && tl_pass_config_given(&c, TL_PC_ATTENTION_OVERLAP));
+  cr_expect_eq(TL_COMPILE_ATTENTION_SCHEDULE,
+               TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT);
+  /* the flag bits are the public ABI: unchanged by the table */
+  cr_expect_eq(TL_COMPILE_FAST_MATH, 1u << 2);
+  cr_expect_eq(TL_COMPILE_DISABLE_WGMMA, 1u << 3);
+  cr_expect_eq(TL_COMPILE_ATTENTION_PERSISTENT, 1u << 10);
+  bool on = false;
+  cr_expect(tl_pass_config_parse_value(TL_PC_INDEX_BITWIDTH_64, "64", &on) && on);
+  cr_expect(!tl_pass_config_parse_value(TL_PC_INDEX_BITWIDTH_64, "True", &on));
+  cr_expect(tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "false", &on) && !on);
+  cr_expect(!tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "64", &on));
 }
 
 Test(nvptx, add_scalar) { emit_both(k_add_scalar, check_add_scalar); }

@@ -860,18 +860,56 @@ Test(compile, set_ptx_checks_the_entry_and_parameters) {
   tl_kernel_destroy(k);
 }
 
-/* tl_pass_config_flag: the one table of boolean pass configs (tl-run's
- * --pass-config, the compiler's flags → pass configs). */
+/* tl_pass_config_flag, tl_pass_config_apply: the pass-config table
+ * (include/tilelang/pass_configs.def) as tl-run's --pass-config and the
+ * Python package read it. */
 Test(compile, pass_config_flags_by_key) {
   cr_assert_eq(tl_pass_config_flag("tl.disable_wgmma", 16), TL_COMPILE_DISABLE_WGMMA);
   cr_assert_eq(tl_pass_config_flag("tl.enable_fast_math=True", 19), TL_COMPILE_FAST_MATH);
   cr_assert_eq(tl_pass_config_flag("tl.attention_overlap", 20), TL_COMPILE_ATTENTION_OVERLAP);
   cr_assert_eq(tl_pass_config_flag("tl.disable_wgmm", 15), 0u, "a prefix is not a key");
-  cr_assert_eq(tl_pass_config_flag("tl.config_index_bitwidth", 24), 0u, "not a boolean flag");
+  cr_assert_eq(tl_pass_config_flag("tl.config_index_bitwidth", 24), TL_COMPILE_INDEX_BITWIDTH_64);
   cr_assert_eq(tl_pass_config_flag(NULL, 0), 0u);
   const char *keys = tl_pass_config_flag_keys();
   cr_assert(strstr(keys, "tl.disable_tma_store") && strstr(keys, "tl.attention_pingpong"), "%s", keys);
   cr_assert_str_eq(keys, tl_pass_config_flag_keys(), "stable text");
+  unsigned f = 0, ff = 0;
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", NULL, &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.attention_overlap", "False", &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.config_index_bitwidth", "64", &f, &ff), TL_OK);
+  cr_assert_eq(f, TL_COMPILE_DISABLE_WGMMA | TL_COMPILE_INDEX_BITWIDTH_64);
+  cr_assert_eq(ff, TL_COMPILE_ATTENTION_OVERLAP, "a schedule given False");
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", "0", &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.attention_overlap", "true", &f, &ff), TL_OK);
+  cr_assert_eq(f, TL_COMPILE_INDEX_BITWIDTH_64 | TL_COMPILE_ATTENTION_OVERLAP);
+  cr_assert_eq(ff, 0u, "False of a boolean config is absent; True clears a given False");
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.no_such", NULL, &f, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "unsupported pass config 'tl.no_such' (understood: tl.enable_fast_math"),
+            "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.config_index_bitwidth", "16", &f, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "expected 32 or 64, got '16'"), "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", NULL, NULL, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'flags' is NULL"));
+  cr_assert_eq(tl_pass_config_apply(NULL, "tl.disable_wgmma", NULL, &f, &ff), TL_ERR_INVALID_ARGUMENT);
+}
+
+/* TL_COMPILE_INDEX_BITWIDTH_64 sets "tl.config_index_bitwidth" in the
+ * kernel's IR (int64 indices), as the file's pass config would. */
+Test(compile, index_bitwidth_flag) {
+  tl_compile_options o = {0};
+  o.stop_after = TL_STAGE_SIMT;
+  o.cache = TL_CACHE_USE_OFF;
+  o.flags = TL_COMPILE_INDEX_BITWIDTH_64;
+  tl_kernel *k = NULL;
+  const char *src = "import tilelang.language as T\n"
+                    "@T.prim_func\n"
+                    "def f(A: T.Tensor((64,), \"float32\")):\n"
+                    "    with T.Kernel(1, threads=64) as bx:\n"
+                    "        A[T.get_thread_binding()] = 1.0\n";
+  cr_assert_eq(tl_kernel_compile(ctx, src, strlen(src), "f.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_simt_ir(k), "\"tl.config_index_bitwidth\": 64"), "%s", tl_kernel_simt_ir(k));
+  tl_kernel_destroy(k);
 }
 
 /* tl_compile_options.flags_false: an attention schedule config given False

@@ -147,17 +147,10 @@ static void usage(FILE *f) {
       "                        failures and compile times\n"
       "  --tune-workers=N      compile threads of --tune (default: every CPU)\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
-      "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True\n"
-      "                        (KEY=False: the attention schedules only, see README):\n"
-      "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
-      "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
-      "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
-      "                        tl.enable_stream_k (sm_90a: a persistent GEMM splits\n"
-      "                        its last wave of tiles: stream-K),\n"
-      "                        tl.disable_tma_store (sm_90a: the GEMM epilogue stores\n"
-      "                        with st.global, not TMA), tl.attention_pingpong,\n"
-      "                        tl.attention_overlap and tl.attention_persistent\n"
-      "                        (sm_90a: FlashAttention schedules)\n"
+      "  --pass-config=KEY[=V] compile as with TileLang's pass config KEY set to V\n"
+      "                        (True when omitted; False; 32 or 64 for\n"
+      "                        tl.config_index_bitwidth): the keys of\n"
+      "                        include/tilelang/pass_configs.def (README)\n"
       "  --remarks             say which path each T.Pipelined GEMM or attention loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
@@ -915,37 +908,28 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
-/* --pass-config KEY or KEY=True (TileLang's pass_configs dict; "true" and
- * "1" too) → *flags |= tl_pass_config_flag(KEY); KEY=False (or "false",
- * "0") for an attention schedule config → *flags_false |= it; false with *rc
- * set after a usage error naming what is wrong: an unknown key, or another
- * value (the other configs are off unless given, so False means nothing). */
+/* --pass-config KEY or KEY=VALUE (TileLang's pass_configs dict; the
+ * library's rule, tl_pass_config_apply: KEY alone or True sets the config,
+ * False clears it or, for an attention schedule, gives it as False) into
+ * *flags and *flags_false; false with *rc set after a usage error naming
+ * what is wrong (an unknown key, a bad value). */
 static bool pass_config_option(const char *arg, unsigned *flags, unsigned *flags_false, int *rc) {
   size_t n = strcspn(arg, "=");
-  const char *v = arg[n] ? arg + n + 1 : NULL;
-  unsigned f = tl_pass_config_flag(arg, n);
-  if (!f) {
-    char msg[640];
-    snprintf(msg, sizeof msg, "unknown --pass-config key '%.*s' (known: %s)", (int)(n < 200 ? n : 200), arg,
-             tl_pass_config_flag_keys());
+  char key[256];
+  snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key - 1 ? n : sizeof key - 1), arg);
+  tl_context *pc = NULL;
+  if (tl_context_create(&pc) != TL_OK) {
+    *rc = tl_cli_usage_error("--pass-config '%s': out of memory", arg);
+    return false;
+  }
+  bool ok = tl_pass_config_apply(pc, key, arg[n] ? arg + n + 1 : NULL, flags, flags_false) == TL_OK;
+  if (!ok) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "--pass-config: %s", tl_context_last_error(pc));
     *rc = tl_cli_usage_error("%s", msg);
-    return false;
   }
-  bool off = v && (!strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "0"));
-  if (off && (f & TL_COMPILE_ATTENTION_SCHEDULE)) {
-    *flags &= ~f;
-    *flags_false |= f;
-    return true;
-  }
-  if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) {
-    *rc = tl_cli_usage_error("--pass-config '%s': only True is accepted (the key alone means True; a pass config "
-                             "is off unless given; False is taken by tl.attention_pingpong, tl.attention_overlap "
-                             "and tl.attention_persistent, whose absence leaves the choice to the compiler)", arg);
-    return false;
-  }
-  *flags |= f;
-  *flags_false &= ~f;
-  return true;
+  tl_context_destroy(pc);
+  return ok;
 }
 
 /* --tune-workers N: compile threads of --tune (1..1024); false with *rc set

@@ -1143,9 +1143,9 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                                                     : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   {
     const tl_pass_configs *pc = &f->pass_configs;
-    p.auto_sched = p.attn && !(pc->given & TL_PASS_CONFIG_SCHEDULE);
+    p.auto_sched = p.attn && !tl_pass_config_any_schedule_given(pc);
     if (p.attn && !p.auto_sched && p.overlap_ok && !p.overlap)
-      p.overlap_why = tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap"))
+      p.overlap_why = tl_pass_config_given(pc, TL_PC_ATTENTION_OVERLAP)
                           ? "tl.attention_overlap is False"
                           : "another attention schedule config is given and tl.attention_overlap is not";
   }
