@@ -342,6 +342,16 @@ TL_API bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *va
 TL_API bool tl_kernel_param_is_output(const tl_kernel *k, int i);
 /* Normalized out_idx (0 <= idx < count, given order); *n = 0 for none. */
 TL_API const int *tl_kernel_out_idx(const tl_kernel *k, int *n);
+/* out_idx idx[0..n) (as tl_compile_options.out_idx: negative counts from
+ * the end, scalars count) normalized against k's parameters by the rule
+ * tl_kernel_compile applies, into norm[0..n) (0 <= norm[j] < param count,
+ * given order); for bindings that allocate outputs themselves (the Python
+ * package).  Errors: TL_ERR_INVALID_ARGUMENT naming the entry and why (out
+ * of range, a parameter named twice, a scalar parameter, a T.StridedTensor
+ * parameter: an output is allocated compact, which its strides do not
+ * address); NULL k, or NULL idx/norm with n > 0. */
+TL_API tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const int *idx, size_t n,
+                                             int *norm);
 /* Required alignment in bytes of data + byte_offset of tensor i (its
  * element size, raised to the widest vector access the kernel makes). */
 TL_API int tl_kernel_param_alignment(const tl_kernel *k, int i);

@@ -3,6 +3,7 @@
  * T.serial, range), T.Kernel, tile operations, out_idx and function
  * attributes, and statement lists. */
 #include "Frontend/elab_impl.h"
+#include "IR/out_idx.h"
 
 /* ============================================================ statements */
 
@@ -1046,7 +1047,9 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
 
 /* ---------------------------------------------------------- out_idx */
 
-/* Sets pf's out_idx from v (int, list of ints, None), normalized. */
+/* Sets pf's out_idx from v (int, list of ints, None), normalized by the
+ * one rule (tl_out_idx_normalize: range, duplicates, scalar and strided
+ * parameters), an error at the refused entry. */
 bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
   if (!v) return false;
   if (v->k == V_NONE) {
@@ -1066,22 +1069,26 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
     return false;
   }
   int *idx = n ? malloc_ir(E, sizeof(int) * (size_t)n) : NULL;
-  if (n && !idx) return false;
+  int64_t *given = n ? malloc_ir(E, sizeof(int64_t) * (size_t)n) : NULL;
+  if (n && (!idx || !given)) return false;
+#define OUT_IDX_LOC(i)                                                                                             \
+  ((v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) && ast->u.list.n == n)          \
+       ? ast->u.list.items[i]->loc                                                                               \
+       : ast->loc)
   for (int i = 0; i < n; i++) {
-    tl_loc l = (v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) &&
-                ast->u.list.n == n) ? ast->u.list.items[i]->loc : ast->loc;
     if (items[i]->k != V_INT) {
-      err_val(E, l, items[i], "out_idx entries must be integers, got %s", describe(E, items[i]));
+      err_val(E, OUT_IDX_LOC(i), items[i], "out_idx entries must be integers, got %s", describe(E, items[i]));
       return false;
     }
-    int64_t k = items[i]->u.i;
-    if (k < -(int64_t)pf->nparams || k >= pf->nparams) {
-      err_val(E, l, items[i], "out_idx %lld is out of range for %d parameter%s", (long long)k,
-              pf->nparams, pf->nparams == 1 ? "" : "s");
-      return false;
-    }
-    idx[i] = (int)(k < 0 ? k + pf->nparams : k);
+    given[i] = items[i]->u.i;
   }
+  size_t bad = 0;
+  char msg[320];
+  if (!tl_out_idx_normalize_func(pf, given, (size_t)n, idx, &bad, msg, sizeof msg)) {
+    err_val(E, OUT_IDX_LOC(bad), items[bad], "%s", msg);
+    return false;
+  }
+#undef OUT_IDX_LOC
   pf->has_out_idx = n > 0;
   pf->nout = n;
   pf->out_idx = n ? idx : NULL;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "Driver/compiler.h"
+#include "IR/out_idx.h"
 #include "IR/visit.h"
 #include "NVPTX/nvptx.h"
 #include "Runtime/cache.h"
@@ -311,16 +312,25 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
   if (st != TL_OK) return st;
   char *err = NULL;
   bool ok = true;
+  int bad_param = -1;
   if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
     if (opts->n_out_idx > 0 && !opts->out_idx)
       return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                              "tl_compile_options: n_out_idx is %zu but out_idx is NULL", opts->n_out_idx);
-    ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err);
+    ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err, &bad_param);
   } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
-    ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err);
+    ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err, &bad_param);
   } else if (opts->out_idx_mode != TL_OUT_IDX_NONE && opts->out_idx_mode != TL_OUT_IDX_FROM_FILE) {
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_compile_options: unknown out_idx_mode %d",
                            (int)opts->out_idx_mode);
+  }
+  if (!ok && err && bad_param >= 0 && bad_param < f->nparams) { /* at the parameter's declaration */
+    tl_loc at = tl_out_idx_param_of(&f->params[bad_param]).loc;
+    if (at.file) {
+      tl_error(&ctx->diag, at, "%s", err);
+      free(err);
+      return opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED;
+    }
   }
   if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
   if (!ok)

@@ -187,6 +187,21 @@ def test_strided_tensor_takes_a_view():
         assert np.array_equal(kd(v), v * np.float32(2) + np.float32(1))
 
 
+def test_strided_tensor_is_no_out_idx_output(tmp_path):
+    """out_idx naming a T.StridedTensor is refused before anything runs (the library's rule): the package
+    would allocate it compact while the kernel addresses it with its row stride."""
+    src = open(STRIDED).read().replace("out_idx=[-1]", "out_idx=[-2]")
+    (tmp_path / "strided_out.py").write_text(src)
+    for dynamic_ld in (False, True):
+        with pytest.raises((tilelang.ArgumentError, tilelang.CompileError),
+                           match="out_idx -2 names 'A', a T.StridedTensor"):
+            tilelang.load_file(str(tmp_path / "strided_out.py")).strided(dynamic_ld=dynamic_ld)
+    k = tilelang.load_file(STRIDED).strided(ld=96)  # the same compiled kernel with another out_idx
+    with pytest.raises(tilelang.ArgumentError, match="out_idx 0 names 'A', a T.StridedTensor"):
+        tilelang.JITKernel(k._ck, None, [0], "auto")
+    assert tilelang.JITKernel(k._ck, None, [-1], "auto").out_idx == [1]
+
+
 # ---------------------------------------------------------------- compile errors
 def test_syntax_error_has_line_and_caret():
     @tilelang.jit(out_idx=-1)

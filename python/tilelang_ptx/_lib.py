@@ -115,6 +115,9 @@ param_ndim = _decl("tl_kernel_param_ndim", c_int, P, c_int)
 param_dim = _decl("tl_kernel_param_dim", ctypes.c_bool, P, c_int, c_int,
                   ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(c_char_p))
 dtype_name = _decl("tl_dtype_name", c_char_p, TLDType)
+# out_idx normalized by the library's rule (range, negatives, duplicates, scalar and strided parameters)
+kernel_normalize_out_idx = _decl("tl_kernel_normalize_out_idx", c_int, P, P, ctypes.POINTER(c_int), c_size_t,
+                                 ctypes.POINTER(c_int))
 kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
 # the pass-config table (include/tilelang/pass_configs.def): its keys, and key = value text applied to
 # (flags, flags_false) by the library's rule

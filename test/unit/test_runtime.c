@@ -71,9 +71,9 @@ static tl_kernel *make_add_kernel(void) {
   s->params[1].align = 16;
   add_scalar(s, "alpha", TL_FLOAT32);
   d = prog_sym(0); add_tensor(s, "C", TL_FLOAT32, 1, &d);
-  int idx = -1;
+  int idx = -1, bp;
   char *err = NULL;
-  cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err), "%s", err ? err : "");
+  cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err, &bp), "%s", err ? err : "");
   s->ngrid = 1;
   s->grid[0] = prog_ceildiv(0, 1024);
   s->grid[1] = prog_const(1);
@@ -131,46 +131,66 @@ TestSuite(out_idx, .init = setup, .fini = teardown);
 Test(out_idx, normalization) {
   tl_kernel *k = make_add_kernel();
   char *err = NULL;
-  int n;
+  int n, bp;
   const int *idx = tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 1);
   cr_assert_eq(idx[0], 3);
   cr_assert(tl_kernel_param_is_output(k, 3));
   cr_assert_not(tl_kernel_param_is_output(k, 0));
   int l1[] = {-4, 1};
-  cr_assert(tl_rt_set_out_idx(&k->sig, l1, 2, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, l1, 2, &err, &bp));
   idx = tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 2);
   cr_assert_eq(idx[0], 0);
   cr_assert_eq(idx[1], 1);
-  cr_assert(tl_rt_set_out_idx(&k->sig, NULL, 0, &err)); /* none */
+  cr_assert(tl_rt_set_out_idx(&k->sig, NULL, 0, &err, &bp)); /* none */
   tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 0);
   int bad_scalar = 2, oor = 4, oor_neg = -5, dup[] = {3, -1};
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &bad_scalar, 1, &err));
-  cr_assert(strstr(err, "scalar parameter 'alpha'"), "%s", err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &bad_scalar, 1, &err, &bp));
+  cr_assert(strstr(err, "out_idx 2 names 'alpha', a scalar parameter"), "%s", err);
+  cr_assert_eq(bp, 2);
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor, 1, &err));
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor, 1, &err, &bp));
   cr_assert(strstr(err, "out of range"), "%s", err);
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor_neg, 1, &err));
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor_neg, 1, &err, &bp));
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, dup, 2, &err));
-  cr_assert(strstr(err, "twice"), "%s", err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, dup, 2, &err, &bp));
+  cr_assert(strstr(err, "out_idx -1 names 'C' twice"), "%s", err);
   free(err);
+  /* a T.StridedTensor is refused: the call would allocate it compact */
+  k->sig.params[0].strides = calloc(1, sizeof *k->sig.params[0].strides);
+  k->sig.params[0].strides[0].prog = prog_const(2);
+  int strided = -4;
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &strided, 1, &err, &bp));
+  cr_assert(strstr(err, "out_idx -4 names 'A', a T.StridedTensor"), "%s", err);
+  cr_assert_eq(bp, 0);
+  free(err);
+  /* the public query (the Python package's) applies the same rule */
+  int norm[2] = {9, 9}, ok[] = {-1, 1};
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, ok, 2, norm), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert(norm[0] == 3 && norm[1] == 1);
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, &strided, 1, norm), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "kernel 'main': out_idx -4 names 'A', a T.StridedTensor"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, &oor, 1, norm), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "out_idx 4 is out of range for 4 parameters"));
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, NULL, &oor, 1, norm), TL_ERR_INVALID_ARGUMENT);
   tl_kernel_destroy(k);
 }
 
 Test(out_idx, output_symbol_must_be_bound_by_an_input) {
   tl_kernel *k = make_add_kernel();
   char *err = NULL;
+  int bp;
   int all[] = {0, 1, 3}; /* every tensor an output: nothing binds n */
-  cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err, &bp));
   cr_assert_not(tl_rt_check_solvable(&k->sig, &err));
   cr_assert(strstr(err, "dynamic dim 'n'"), "%s", err);
   free(err);
   int last = -1;
-  cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err, &bp));
   cr_assert(tl_rt_check_solvable(&k->sig, &err));
   tl_kernel_destroy(k);
 }
