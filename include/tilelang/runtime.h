@@ -58,6 +58,13 @@ TL_API const char *tl_device_target(int device);
  * tl_device_target(0). */
 TL_API const char *tl_device_default_target(void);
 
+/* The target a compile with tl_compile_options.target = target uses: target
+ * itself (not checked: tl_target_supported), or tl_device_default_target()
+ * when NULL (auto).  The one resolution of "auto": tl_kernel_compile, the
+ * tuner, tl_gemm_configs_target and the tools use it.  Static or the
+ * caller's string. */
+TL_API const char *tl_target_resolve(const char *target);
+
 /* True when name is a compile target this library supports ("sm_80",
  * "sm_86", "sm_89", "sm_90", "sm_90a"; DESIGN §6).  NULL gives false. */
 TL_API bool tl_target_supported(const char *name);

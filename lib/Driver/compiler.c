@@ -70,6 +70,7 @@ static double mono_ms(void) {
 void tl_compilation_init(tl_compilation *c, const tl_compile_options *opts) {
   memset(c, 0, sizeof *c);
   c->opts = opts ? opts : &c->defaults;
+  c->target_name = c->opts->target;
   c->t0 = mono_ms();
 }
 
@@ -183,10 +184,9 @@ static void after_pass(void *user, const char *pass_name, const tl_module *m) {
 
 tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   const tl_compile_options *opts = c->opts;
-  const char *tname = opts->target ? opts->target : tl_device_default_target();
-  c->target = tl_target_lookup(tname);
+  c->target = c->target_name ? tl_target_lookup(c->target_name) : tl_target_default();
   if (!c->target)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", tname,
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", c->target_name,
                            tl_target_names());
   if (opts->sms < 0 || opts->sms > 100000)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "SM count %d out of range (1..100000, or 0)", opts->sms);

@@ -7,7 +7,7 @@
 #include "IR/tir.h"
 
 typedef struct tl_lower_options {
-  const tl_target *target;    /* what to lower for (tl_target_lookup); NULL: sm_80 */
+  const tl_target *target;    /* what to lower for (tl_target_lookup); NULL: tl_target_default() */
   bool verify_each;           /* run tl_verify_module after every pass */
   /* If non-NULL, called after every pass with its name (for --print-after-all). */
   void (*after_pass)(void *user, const char *pass_name, const tl_module *m);

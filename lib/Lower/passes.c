@@ -213,7 +213,7 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
     (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   print_hook hook = {opts, false};
   tl_lower_options lo = {0};
-  lo.target = tl_target_lookup(opts && opts->target ? opts->target : "sm_80");
+  lo.target = opts && opts->target ? tl_target_lookup(opts->target) : tl_target_default();
   if (!lo.target) {
     ctx->diag.sources.len = nsources;
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,

@@ -58,7 +58,7 @@ static const char *const pipeline[] = {
 bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
   if (!m || !d) return false;
   tl_lower_options o = opts ? *opts : (tl_lower_options){0};
-  if (!o.target) o.target = tl_target_lookup("sm_80");
+  if (!o.target) o.target = tl_target_default();
   opts = &o;
   /* the caller's pass configs join each function's own */
   for (int i = 0; i < m->nfuncs; i++)

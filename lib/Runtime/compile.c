@@ -411,7 +411,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   tl_cache_file_identity(tl_nvptx_libdevice_path(NULL), libdevice, sizeof libdevice);
   tl_cache_inputs in = {0};
   in.tile_ir = ir.data;
-  in.target = opts->target ? opts->target : tl_device_default_target();
+  in.target = c->target_name;
   in.flags = opts->flags & ~(unsigned)TL_COMPILE_POISON_OUTPUTS; /* a call-time flag */
   in.out_idx_mode = (int)opts->out_idx_mode;
   in.out_idx = opts->out_idx_mode == TL_OUT_IDX_LIST ? opts->out_idx : NULL;
@@ -532,6 +532,7 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
     return tl_context_null_arg(ctx, "tl_kernel_compile", !source ? "source" : !out ? "out" : "defines");
   tl_compilation c;
   tl_compilation_init(&c, opts);
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
   tl_compilation_report_times(&c);
@@ -545,6 +546,7 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_compilation c;
   tl_compilation_init(&c, opts);
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))

@@ -186,7 +186,7 @@ size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in
 }
 
 bool tl_gemm_configs_use_hopper(const char *target, unsigned flags) {
-  const tl_target *t = tl_target_lookup(target ? target : tl_device_default_target());
+  const tl_target *t = tl_target_lookup(tl_target_resolve(target));
   return t && t->wgmma &&
          !(flags & (TL_COMPILE_DISABLE_WGMMA | TL_COMPILE_DISABLE_TMA_LOWER |
                     TL_COMPILE_DISABLE_WARP_SPECIALIZED));
@@ -194,7 +194,7 @@ bool tl_gemm_configs_use_hopper(const char *target, unsigned flags) {
 
 size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
                                   int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
-  const char *name = target ? target : tl_device_default_target();
+  const char *name = tl_target_resolve(target);
   if (!tl_target_lookup(name)) return 0;
   return configs_from(tl_gemm_configs_use_hopper(name, flags) ? &hopper_table : &mma_sync_table, sms, M,
                       N, K, in, out, cap);

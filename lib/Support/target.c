@@ -70,6 +70,8 @@ static const tl_target targets[] = {
      .wgmma = true, .tma = true, .setmaxnreg = true, .clusters = true, .sms = 132},
 };
 
+const tl_target *tl_target_default(void) { return &targets[0]; }
+
 const tl_target *tl_target_lookup(const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {

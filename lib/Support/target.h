@@ -60,6 +60,10 @@ typedef struct tl_target {
                            * replace it (not done yet).  0: no persistent grids */
 } tl_target;
 
+/* The target compiled for where none is named and no device says otherwise
+ * (the table's first entry, sm_80: its PTX runs on every supported
+ * architecture).  The one place this default is written. */
+const tl_target *tl_target_default(void);
 /* Looks up a target by name ("sm_80", ...); NULL for an unknown name or NULL. */
 const tl_target *tl_target_lookup(const char *name);
 /* The supported names, for messages: "sm_80, sm_86, sm_89, sm_90 or sm_90a". */

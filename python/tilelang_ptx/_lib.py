@@ -126,7 +126,6 @@ pass_config_apply = _decl("tl_pass_config_apply", c_int, P, c_char_p, c_char_p, 
                           ctypes.POINTER(ctypes.c_uint))
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
-default_target = _decl("tl_device_default_target", c_char_p)
 device_target = _decl("tl_device_target", c_char_p, c_int)
 
 _tls = threading.local()

@@ -518,6 +518,10 @@ Test(nvptx, target_names_from_the_table) {
   cr_expect_str_eq(tl_target_names(), "sm_80, sm_86, sm_89, sm_90 or sm_90a");
   cr_expect_str_eq(tl_target_list(), tl_target_names());
   cr_expect(tl_target_supported("sm_89") && !tl_target_supported("sm_100") && !tl_target_supported(NULL));
+  /* the default without a device is the table's; "auto" (NULL) resolves to the device's, a name to itself */
+  cr_expect_str_eq(tl_target_default()->name, "sm_80");
+  cr_expect_str_eq(tl_target_resolve(NULL), tl_device_default_target());
+  cr_expect_str_eq(tl_target_resolve("sm_90a"), "sm_90a");
 }
 
 Test(nvptx, pass_config_keys) {

@@ -158,7 +158,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
   if (job->npasses > 0) {
     /* The named passes only, on the parsed text, at its own IR level. */
     tl_pass_options po = {0};
-    po.target = job->target ? job->target : tl_device_default_target();
+    po.target = tl_target_resolve(job->target);
     po.verify_each = job->verify_each;
     if (job->print_after_all) po.after_pass = print_pass;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);

@@ -697,7 +697,7 @@ static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
   int64_t M = oshape[0], N = oshape[1];
   int64_t K = M > 0 && N > 0 ? (int64_t)llround(flops / (2.0 * (double)M * (double)N)) : 0;
   tl_gemm_config cands[64];
-  const char *tgt = in->co->target ? in->co->target : tl_device_default_target();
+  const char *tgt = tl_target_resolve(in->co->target);
   size_t nc = tl_gemm_configs_target(tgt, in->co->flags, M, N, K, rs->p[first_tensor].dtype, cands, 64);
   if (nc > 64) nc = 64;
   printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s, target %s: %zu built-in candidate(s)\n", M, N, K,
