@@ -111,6 +111,16 @@ bool *tl_pass_config_field(tl_pass_configs *c, int i) {
   }
 }
 
+tl_pass_configs tl_pass_configs_from_flags(unsigned flags) {
+  tl_pass_configs c = {0};
+  for (int i = 0; i < TL_PASS_CONFIG_COUNT; i++)
+    if (flags & tl_pass_config_table[i].flag) {
+      *tl_pass_config_field(&c, i) = true;
+      tl_pass_config_mark_given(&c, i);
+    }
+  return c;
+}
+
 bool tl_pass_config_get(const tl_pass_configs *c, int i) {
   tl_pass_configs copy = *c;
   bool *field = tl_pass_config_field(&copy, i);

@@ -107,6 +107,8 @@ typedef struct tl_pass_config_info {
 } tl_pass_config_info;
 extern const tl_pass_config_info tl_pass_config_table[TL_PASS_CONFIG_COUNT];
 
+/* The pass configs the TL_COMPILE_* bits of flags set (given True). */
+tl_pass_configs tl_pass_configs_from_flags(unsigned flags);
 /* The field of c named by row i (NULL for an index out of range). */
 bool *tl_pass_config_field(tl_pass_configs *c, int i);
 /* The value of that field (false for an index out of range). */

@@ -16,6 +16,7 @@
 
 #include "IR/tir.h"
 #include "NVPTX/nvptx.h"
+#include "Support/Hopper/path.h"
 #include "tilelang/runtime.h"
 
 /* ------------------------------------------------------------ IR helpers */
@@ -557,6 +558,18 @@ Test(nvptx, pass_config_keys) {
   cr_expect(!tl_pass_config_parse_value(TL_PC_INDEX_BITWIDTH_64, "True", &on));
   cr_expect(tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "false", &on) && !on);
   cr_expect(!tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "64", &on));
+}
+
+/* one Hopper-path predicate for the lowering and the tile-config tables */
+Test(nvptx, hopper_path_decision) {
+  tl_pass_configs pc = {0};
+  cr_expect_null(tl_hopper_path_refusal(tl_target_lookup("sm_90a"), &pc));
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_90"), &pc), "the target has no wgmma (sm_90a has)");
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_80"), &pc), "the target has no wgmma/TMA");
+  pc = tl_pass_configs_from_flags(TL_COMPILE_DISABLE_TMA_LOWER);
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_90a"), &pc), "tl.disable_tma_lower is set");
+  cr_expect(tl_gemm_configs_use_hopper("sm_90a", 0) && !tl_gemm_configs_use_hopper("sm_90", 0));
+  cr_expect(!tl_gemm_configs_use_hopper("sm_90a", TL_COMPILE_DISABLE_WARP_SPECIALIZED));
 }
 
 Test(nvptx, add_scalar) { emit_both(k_add_scalar, check_add_scalar); }

@@ -99,6 +99,7 @@
 #include "Lower/Hopper/attention_overlap.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
+#include "Support/Hopper/path.h"
 #include "Lower/Hopper/stream_k.h"
 #include "Lower/Hopper/ws_internal.h"
 
@@ -1098,13 +1099,9 @@ bool tl_lower_remarks_enabled(void) {
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
-  const char *why = NULL;
+  const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p;
   tl_stmt *loop = NULL;
-  if (!target->wgmma || !target->tma) why = target->tma ? "the target has no wgmma (sm_90a has)" : "the target has no wgmma/TMA";
-  else if (f->pass_configs.disable_wgmma) why = "tl.disable_wgmma is set";
-  else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
-  else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
   bool match = !why && ws_match(f, k, &p, &why, &loop);
   int64_t smem = match && p.attn ? attn_smem_bytes(&p) : 0;
   char smem_why[200];
