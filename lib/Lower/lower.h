@@ -38,9 +38,13 @@ typedef struct tl_lower_pass {
   tl_pass_info info;   /* name, IR level ("tile" / "simt"), one-line contract */
   tl_pass_level level;
   bool (*run)(tl_module *m, tl_primfunc *f, const tl_lower_options *opts, tl_diag *d);
+  /* NULL, or a budget tl_lower_module checks after the pass (budget.c):
+   * false with an error in d stops the pipeline */
+  bool (*then_check)(const tl_module *m, tl_diag *d);
 } tl_lower_pass;
 
-/* The registered passes, in pipeline order; *n gets their number. */
+/* The registered passes, in pipeline order (the one definition of the
+ * order, passes.c); *n gets their number. */
 const tl_lower_pass *tl_lower_passes(size_t *n);
 /* The pass named name, NULL when there is none. */
 const tl_lower_pass *tl_lower_pass_lookup(const char *name);
