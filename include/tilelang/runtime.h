@@ -167,7 +167,7 @@ typedef struct tl_compile_times {
  * cap: $TL_CACHE_MAX_MB mebibytes (default 1024); past it the least
  * recently used entries are deleted down to 3/4 of the cap.  Not consulted
  * (TL_CACHE_RESULT_OFF) for stop_after = TL_STAGE_SIMT, an after_stage
- * callback, TL_COMPILE_KEEP_LLVM_IR or with $TL_REMARKS set (those want the
+ * callback, TL_COMPILE_KEEP_LLVM_IR or remarks (those want the
  * stages to run); a compile that warned during lowering or code generation
  * is not stored (its warnings would be lost on a hit).  A kernel loaded from
  * the cache has no SIMT module until the CPU SIMT executor first needs it
@@ -234,6 +234,12 @@ typedef struct tl_compile_options {
    * README "FlashAttention").  A bit also in flags is an error
    * (TL_ERR_INVALID_ARGUMENT).  Part of the cache key. */
   unsigned flags_false;
+  /* Remarks: the lowering says which path each T.Pipelined GEMM or
+   * attention loop took and why (tl-opt --remarks), in
+   * tl_context_warnings.  $TL_REMARKS=1 in the environment does the same
+   * (read once per tl_kernel_compile call).  The cache is not consulted
+   * then (the remarks come from the stages). */
+  bool remarks;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter

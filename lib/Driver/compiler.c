@@ -71,6 +71,7 @@ void tl_compilation_init(tl_compilation *c, const tl_compile_options *opts) {
   memset(c, 0, sizeof *c);
   c->opts = opts ? opts : &c->defaults;
   c->target_name = c->opts->target;
+  c->remarks = c->opts->remarks;
   c->t0 = mono_ms();
 }
 
@@ -203,6 +204,7 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   tl_lower_options lo = {0};
   lo.target = c->target;
   lo.verify_each = opts->verify_each;
+  lo.remarks = c->remarks;
   lo.after_pass = after_pass;
   lo.user = &hook;
   if (!tl_lower_module(c->simt, &lo, &ctx->diag)) return TL_ERR_COMPILE;

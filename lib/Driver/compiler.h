@@ -33,6 +33,7 @@ typedef struct tl_compilation {
    * sets opts->target, NULL meaning tl_target_default() */
   const char *target_name;
   const tl_target *target;        /* after tl_compiler_lower: target_name's entry */
+  bool remarks;                   /* lowering's remarks: opts->remarks, or the caller's choice */
   tl_target target_sms;           /* that target with opts->sms SMs, when opts->sms > 0 */
   char *simt_ir;                  /* after tl_compiler_lower: the SIMT IR's text (malloc'd) */
   char *llvm_ir;                  /* after tl_compiler_codegen (malloc'd): the optimised
@@ -59,7 +60,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
                             const char *filename, const tl_define *defines, size_t ndefines);
 /* Stage 2: looks up c->target_name (NULL: tl_target_default();
  * TL_ERR_INVALID_ARGUMENT for an unknown name), copies c->tile and lowers
- * the copy into c->simt (tl_lower_module; opts->verify_each), prints it into
+ * the copy into c->simt (tl_lower_module; opts->verify_each, c->remarks), prints it into
  * c->simt_ir.  opts->after_stage sees every pass. */
 tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c);
 /* Stage 3: LLVM IR and PTX of c->simt for c->target (tl_nvptx_emit_ex)

@@ -113,7 +113,7 @@ static tl_stmt *stage_gemm(gs_state *st, tl_stmt *s) {
     return s;
   }
   st->nstaged++;
-  if (tl_lower_remarks_enabled())
+  if (st->d->remarks_on)
     tl_remark(st->d, loc, "T.gemm reads %s '%s' through shared memory ('%s'): %s", k ? "B" : "A", F->name, S->name,
               why);
   tl_stmt *pair[2] = {cp, g};

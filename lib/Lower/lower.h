@@ -16,6 +16,9 @@ typedef struct tl_lower_options {
    * (tl_primfunc.pass_configs, from the source): a config true here is set
    * true in every function before the first pass. */
   tl_pass_configs pass_configs;
+  /* remarks: passes say which path a loop took and why (tl_remark), through
+   * d->remarks_on while the passes run */
+  bool remarks;
 } tl_lower_options;
 
 /* Lowers every prim_func of m in place (m's arena grows) for opts->target;

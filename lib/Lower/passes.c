@@ -111,9 +111,11 @@ const tl_lower_pass *tl_lower_pass_lookup(const char *name) {
 
 bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
                        tl_diag *d) {
-  bool ok = true;
+  bool ok = true, remarks_on = d->remarks_on;
+  d->remarks_on = opts && opts->remarks; /* what the passes read (tl_lower_options.remarks) */
   for (int i = 0; i < m->nfuncs; i++)
     if (m->funcs[i] && !p->run(m, m->funcs[i], opts, d)) ok = false;
+  d->remarks_on = remarks_on;
   if (!ok) return false;
   if (opts && opts->verify_each && tl_verify_module(m, d) > 0) {
     tl_note(d, TL_LOC_NONE, "the IR is malformed after lowering pass '%s'", p->info.name);
@@ -239,6 +241,7 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
                                                "tl_module_run_passes: unknown target '%s'", opts->target));
   }
   lo.verify_each = opts && opts->verify_each;
+  lo.remarks = (opts && opts->remarks) || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   if (opts && opts->after_pass) {
     lo.after_pass = print_after;
     lo.user = &hook;

@@ -390,10 +390,10 @@ typedef struct cache_use {
 } cache_use;
 
 /* Whether opts let the cache stand in for the stages (tl_cache_use). */
-static bool cache_applies(const tl_compile_options *opts) {
-  const char *remarks = getenv("TL_REMARKS");
+static bool cache_applies(const tl_compilation *c) {
+  const tl_compile_options *opts = c->opts;
   return opts->cache != TL_CACHE_USE_OFF && opts->stop_after == TL_STAGE_PTX && !opts->after_stage &&
-         !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !(remarks && *remarks);
+         !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !c->remarks;
 }
 
 /* The key of the parsed compilation c (cache.h lists what it covers). */
@@ -432,7 +432,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
  * target and signature taken from the entry (its tile module stays c's). */
 static bool cache_lookup(tl_context *ctx, tl_compilation *c, cache_use *cu, tl_kernel *k) {
   k->cache_result = TL_CACHE_RESULT_OFF;
-  if (!cache_applies(c->opts) || !(cu->dir = tl_cache_dir()) || !cache_key(c, &cu->key)) {
+  if (!cache_applies(c) || !(cu->dir = tl_cache_dir()) || !cache_key(c, &cu->key)) {
     free(cu->dir);
     cu->dir = NULL;
     return false;
@@ -533,6 +533,7 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
   tl_compilation c;
   tl_compilation_init(&c, opts);
   c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
   tl_compilation_report_times(&c);
@@ -547,6 +548,7 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   tl_compilation c;
   tl_compilation_init(&c, opts);
   c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))

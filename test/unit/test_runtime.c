@@ -913,6 +913,29 @@ Test(compile, pass_config_flags_by_key) {
   cr_assert_eq(tl_pass_config_apply(NULL, "tl.disable_wgmma", NULL, &f, &ff), TL_ERR_INVALID_ARGUMENT);
 }
 
+/* tl_compile_options.remarks: the lowering's remarks reach
+ * tl_context_warnings only when asked for (the option, not a process-wide
+ * environment variable set behind the caller's back). */
+Test(compile, remarks_option) {
+  unsetenv("TL_REMARKS");
+  tl_define d[3] = {{"M", "128"}, {"N", "128"}, {"K", "64"}};
+  tl_compile_options o = {0};
+  o.target = "sm_90a";
+  o.stop_after = TL_STAGE_SIMT;
+  o.cache = TL_CACHE_USE_OFF;
+  tl_kernel *k = NULL;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert_null(strstr(tl_context_warnings(ctx), "remark:"), "%s", tl_context_warnings(ctx));
+  tl_kernel_destroy(k);
+  o.remarks = true;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_warnings(ctx), "remark: T.Pipelined GEMM loop takes the Hopper path"), "%s",
+            tl_context_warnings(ctx));
+  tl_kernel_destroy(k);
+}
+
 /* TL_COMPILE_INDEX_BITWIDTH_64 sets "tl.config_index_bitwidth" in the
  * kernel's IR (int64 indices), as the file's pass config would. */
 Test(compile, index_bitwidth_flag) {

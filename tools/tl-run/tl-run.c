@@ -1002,6 +1002,7 @@ int main(int argc, char **argv) {
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0, compile_flags_false = 0; /* --pass-config */
+  bool remarks = false;                                /* --remarks */
   int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -1120,7 +1121,7 @@ int main(int argc, char **argv) {
       case OPT_COMPILE_ONLY: compile_only = true; break;
       case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
       case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
-      case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
+      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks */
       case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
         if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
@@ -1168,7 +1169,7 @@ int main(int argc, char **argv) {
   tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
                            .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
                            .flags_false = compile_flags_false,
-                           .kernel = kernel_name,
+                           .kernel = kernel_name, .remarks = remarks,
                            .stop_after = device.kind == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {

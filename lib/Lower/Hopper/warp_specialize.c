@@ -1091,11 +1091,6 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   return nb;
 }
 
-bool tl_lower_remarks_enabled(void) {
-  const char *e = getenv("TL_REMARKS");
-  return e && *e && strcmp(e, "0") != 0;
-}
-
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
@@ -1122,7 +1117,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (loop && tl_lower_remarks_enabled()) /* kernels without a pipelined loop get no remark */
+    if (loop && d->remarks_on) /* kernels without a pipelined loop get no remark */
       tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
     return true;
   }
@@ -1159,7 +1154,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
-  if (tl_lower_remarks_enabled() && p.attn)
+  if (d->remarks_on && p.attn)
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
@@ -1178,7 +1173,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
               !p.overlap && p.overlap_why ? ")" : "",
               persistent ? "; a persistent grid of min(tiles, SMs) blocks, each looping over output tiles" : "");
-  else if (tl_lower_remarks_enabled())
+  else if (d->remarks_on)
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
             "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s",
