@@ -11,7 +11,7 @@
 #    -Wl,--exclude-libs,ALL so no LLVM symbol is exported, plus
 #    -lz -lzstd -lstdc++ -lpthread -ldl -lm behind -Wl,--as-needed.
 #    llvm-config's --system-libs is NOT used: it names libz3 and libxml2,
-#    which the GPU host lacks (../shared/GPU.md "A self-contained bundle").
+#    which the GPU host lacks (docs/testing.md "The bundle").
 #  - tl-opt alone: static LLVM by default (TL_TOOL_STATIC_LLVM), see the end.
 # Exposes TL_LLVM_VERSION, TL_LLVM_INCLUDE_DIR, TL_LLVM_LIBDIR, TL_LLVM_BINDIR.
 

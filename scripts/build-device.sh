@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the self-contained GPU bundle (../shared/GPU.md "A self-contained
-# bundle"): a separate CMake build in build-device-cmake/ with LLVM linked
-# statically into libtilelang.so (-DTL_LLVM_STATIC=ON), then gathers
+# Builds the self-contained GPU bundle (docs/testing.md "The bundle"): a
+# separate CMake build in build-device-cmake/ with LLVM linked statically
+# into libtilelang.so (-DTL_LLVM_STATIC=ON), then gathers
 #   build-device/lib/libtilelang.so.0     (the SONAME the binaries need; stripped; needs only glibc,
 #                                          libstdc++, libz, libzstd), and libtilelang.so -> libtilelang.so.0
 #   build-device/bin/<GPU tests, benchmarks>  (rpath $ORIGIN/../lib, stripped)
@@ -49,9 +49,10 @@ cp scripts/sanitize-hopper.sh scripts/ptx-ab.sh scripts/hopper-acceptance.sh scr
 if [[ -d test/GPU/kernels ]]; then cp -r test/GPU/kernels "$out/test/GPU/"; fi
 # the kernels of TileLang's language ops (issue 14), run by bin/test_lang_ops
 mkdir -p "$out/test/Interp" && cp -r test/Interp/ops "$out/test/Interp/"
-# The hand-written CUDA mma.sync reference GEMM (../shared is not on the GPU
-# host): run-gpu.sh builds it there with nvcc, as a program that it runs and
-# as a cubin that bench_gemm times interleaved with ours (the ratio).
+# The hand-written CUDA mma.sync reference GEMM, kept beside the repository
+# in the team's reference folder (which the GPU host does not have):
+# run-gpu.sh builds it there with nvcc, as a program that it runs and as a
+# cubin that bench_gemm times interleaved with ours (the ratio).
 ref_src=$root/../shared/reference/mma-gemm/mma_gemm.cu
 if [[ -f "$ref_src" ]]; then
   mkdir -p "$out/reference/mma-gemm"

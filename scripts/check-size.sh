@@ -18,10 +18,6 @@ MAX_FUNC_LINES=150
 # path or path:function, the most lines it may have, why it is allowed.
 EXCEPTIONS='
 lib/Interp/simt_exec.c:eval_call       200  the SIMT executor value hook: one case per intrinsic (-Wswitch keeps it exhaustive; +1: reinterpret)
-lib/Lower/lower_reduce.c:lower_distributed 172  one reduction lowering: per thread, warp shuffles, then shared memory across warps (to split)
-lib/Lower/pipeline_loop.c:pipeline_loop 169  the software-pipelining rewrite of one loop: prologue, steady state, epilogue (to split)
-lib/Runtime/bind.c:tl_rt_bind_on       195  argument binding: one pass over the parameters (to split)
-lib/Runtime/call.c:cuda_call           216  the CUDA launch sequence (to split)
 tools/tl-run/tl-run.c:main             406  option parsing and the run loop in one function (to split; +12: --remarks, --pass-config)
 '
 

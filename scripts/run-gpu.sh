@@ -100,6 +100,15 @@ for b in bin/bench_*; do
   [[ -x "$b" ]] || continue
   run_one "$(basename "$b")" timeout 600 "$b"
 done
+# the GEMM of TileLang's autotune example (B stored N x K, T.use_swizzle(10), C staged through shared memory:
+# test/GPU/kernels/gemm_c_shared.py) against cuBLAS, f16 at four shapes and bf16 4096^3 (bench_gemm_c_shared.csv)
+if [[ -x bin/bench_gemm ]]; then
+  mkdir -p "$OUT/c_shared_bf16"
+  run_one bench_gemm_c_shared env TL_BENCH_KERNEL=c_shared TL_BENCH_LAYOUTS=NT TL_BENCH_DTYPES=f16 \
+    timeout 600 bin/bench_gemm 4096x4096x4096 8192x8192x8192 4096x11008x4096 2048x2048x2048
+  run_one bench_gemm_c_shared_bf16 env TL_BENCH_KERNEL=c_shared TL_BENCH_LAYOUTS=NT TL_BENCH_DTYPES=bf16 \
+    OUT="$OUT/c_shared_bf16" timeout 600 bin/bench_gemm 4096x4096x4096
+fi
 
 # examples/gemm.c: examples/gemm.py as written, then a 4096^3 configuration
 if [[ -x bin/example_gemm ]]; then

@@ -7,6 +7,12 @@
 #     evaluator (tl-run --check);
 #   - memcheck on (1000, 1016, 760) (TMA, zero-filled partial boxes) and
 #     (503, 1017, 763) (rows not multiples of 16 bytes: the cp.async path);
+#   - racecheck, synccheck and memcheck on the GEMM that stages C through
+#     shared memory (test/GPU/kernels/gemm_c_shared.py, TileLang's autotune
+#     form: B stored N x K, T.use_swizzle(10)), its "copy" epilogue (fused into
+#     the fragment's epilogue) and its "scale" epilogue (a T.Parallel write of
+#     C_shared on the consumers' named barrier), planned for 3 SMs (--sms=3:
+#     several tiles a block, the TMA-store epilogue) and at the default;
 #   - racecheck, synccheck and memcheck on FlashAttention's Hopper path
 #     (examples/flash_attention.py, issue 19) at (1, 2, 512, 128), causal and
 #     not, and racecheck, synccheck at head dim 256; racecheck and synccheck of its
@@ -59,6 +65,15 @@ one memcheck "(1000,1016,760) 128x256x64/256t/s3" -D M=1000 -D N=1016 -D K=760 -
 one memcheck "(1000,1016,760) gemm.py as written" -D M=1000 -D N=1016 -D K=760 examples/gemm.py
 one memcheck "(503,1017,763) 128x256x64/256t/s3" -D M=503 -D N=1017 -D K=763 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$k"
+cs_k=test/GPU/kernels/gemm_c_shared.py  # defaults: NT, 128x256x64, 3 stages, 256 threads, T.use_swizzle(10)
+for epi in copy scale; do
+  for sms in 3 0; do
+    for tool in racecheck synccheck; do
+      one "$tool" "C_shared $epi 512^3 --sms=$sms" --sms=$sms -D M=512 -D N=512 -D K=512 -D epilogue=$epi "$cs_k"
+    done
+  done
+  one memcheck "C_shared $epi (1000,1016,760) --sms=3" --sms=3 -D M=1000 -D N=1016 -D K=760 -D epilogue=$epi "$cs_k"
+done
 fi
 [[ "$part" == gemm ]] && exit $fail
 # FlashAttention's Hopper path (issue 19, acceptance 3): (1, 2, 512, 128), causal and not, 128x128 tiles,

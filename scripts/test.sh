@@ -6,7 +6,8 @@
 #      kernels THREAD_ITERATIONS (default 200) times each in one process;
 #   4. install into a temporary prefix and the out-of-tree C example built with find_package and with
 #      pkg-config (scripts/test-install.sh); the Python package's pytest suite (python/tests) on the
-#      CPU executor, from a venv under build-test/;
+#      CPU executor, from a venv under build-test/; the wheel (scripts/build-wheel.sh --offline: LLVM
+#      linked statically, build-wheel-cmake/) installed into a fresh venv running a kernel on the CPU;
 #   5. a libFuzzer build (clang-19) running the round-trip fuzzer for
 #      FUZZ_SECONDS (default 30) on the seed corpus; the mutation fuzzer
 #      (test/fuzz/mutate.py) over the examples and test kernels for
@@ -57,6 +58,9 @@ scripts/test-install.sh build-test
 
 step "Python package: pip install into a venv, pytest (NumPy, CPU executor), examples/python"
 scripts/test-python.sh build-test
+
+step "Python wheel: scripts/build-wheel.sh (libtilelang with static LLVM inside), pip install into a fresh venv, a kernel on the CPU"
+scripts/build-wheel.sh --offline -j "$JOBS"
 
 step "sanitizer build (ASan + UBSan)"
 cmake -S . -B build-asan -DTL_WERROR=ON -DTL_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug

@@ -46,6 +46,11 @@
  * the "mma" columns and ours_over_mma are the stream-K A/B in one process
  * (ours_over_mma = whole tiles / stream-K).
  * Arguments: optional substrings selecting shapes ("4096x4096x4096").
+ * TL_BENCH_KERNEL=c_shared: ours (both paths) is test/GPU/kernels/gemm_c_shared.py
+ * instead, the form of TileLang's autotuned GEMM example (C staged through a
+ * shared tile, T.use_swizzle(panel_size=10 unless the configuration has
+ * another panel)), same configurations, checks and timing; the CSV is
+ * bench_gemm_c_shared.csv.
  * TL_BENCH_REPS overrides the 50 timed launches; TL_BENCH_DTYPES ("f16",
  * "bf16" or both) and TL_BENCH_LAYOUTS ("NN", "NT") select dtypes and
  * layouts; TL_BENCH_CONFIGS="bm,bn,bk,threads,stages,policy,panel[;...]"
@@ -303,9 +308,13 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned f
   if (nc > 16) nc = 16;
   if (user >= 0) cands[0] = user_cfg[user], nc = 1;
   char path[1024];
-  snprintf(path, sizeof path, "%s/gemm_general.py", gemm_kernels_dir());
+  const char *kern = getenv("TL_BENCH_KERNEL");
+  bool c_shared = kern && !strcmp(kern, "c_shared");
+  snprintf(path, sizeof path, "%s/%s.py", gemm_kernels_dir(), c_shared ? "gemm_c_shared" : "gemm_general");
   for (size_t i = 0; i < nc; i++) {
-    const config *c = &cands[i];
+    config cc = cands[i];
+    if (c_shared && cc.swizzle_panel == 0) cc.swizzle_panel = 10; /* the example's T.use_swizzle(10) */
+    const config *c = &cc;
     char v[3][16], cv[7][16];
     int vals[3] = {sh->M, sh->N, sh->K};
     for (int j = 0; j < 3; j++) snprintf(v[j], sizeof v[j], "%d", vals[j]);
@@ -618,7 +627,9 @@ int main(int argc, char **argv) {
   rng_seed(seed);
   char csv[1024];
   const char *outdir = getenv("OUT");
-  snprintf(csv, sizeof csv, "%s/bench_gemm.csv", outdir && *outdir ? outdir : ".");
+  const char *kern = getenv("TL_BENCH_KERNEL");
+  snprintf(csv, sizeof csv, "%s/bench_gemm%s.csv", outdir && *outdir ? outdir : ".",
+           kern && !strcmp(kern, "c_shared") ? "_c_shared" : "");
   FILE *f = fopen(csv, "w");
   if (!f) {
     fprintf(stderr, "cannot write %s\n", csv);

@@ -13,7 +13,8 @@
  * Several devices (issue 18, test/unit/test_multi_device.c): the environment
  * at cuInit gives TL_FAKE_CUDA_DEVICES (1..8, default 1) and TL_FAKE_CUDA_CC,
  * a comma-separated compute capability per device as major*10+minor
- * ("90,80"; default 90).  Each device has its own primary context, module,
+ * ("90,80"; default 90); TL_FAKE_CUDA_SMS, every device's multiprocessor count
+ * (default 132).  Each device has its own primary context, module,
  * function and one stream (tl_fake_cuda_stream(d)); the current context is
  * a per-thread stack (cuCtxPushCurrent/PopCurrent; empty: device 0's, as in
  * a process that made device 0 current).  Memory of device d lies at
@@ -70,9 +71,11 @@ static int ctx_device(const void *c) {
   return -1;
 }
 
+static int g_sms = 132;
 API CUresult cuInit(unsigned f) {
   (void)f;
-  const char *n = getenv("TL_FAKE_CUDA_DEVICES"), *cc = getenv("TL_FAKE_CUDA_CC");
+  const char *n = getenv("TL_FAKE_CUDA_DEVICES"), *cc = getenv("TL_FAKE_CUDA_CC"), *sms = getenv("TL_FAKE_CUDA_SMS");
+  g_sms = sms && atoi(sms) > 0 ? atoi(sms) : 132;
   if (n && atoi(n) >= 1) g_ndev = atoi(n) > MAXDEV ? MAXDEV : atoi(n);
   for (int d = 0; d < MAXDEV; d++) {
     g_cc[d] = 90;
@@ -103,7 +106,7 @@ API CUresult cuDeviceGetAttribute(int *v, int a, int d) {
   switch (a) {
     case 5: *v = 0x7fffffff; break;   /* max grid x */
     case 6: case 7: *v = 65535; break;
-    case 16: *v = 132; break;         /* SMs */
+    case 16: *v = g_sms; break;       /* SMs */
     case 75: *v = g_cc[d] / 10; break; /* CC major */
     case 76: *v = g_cc[d] % 10; break;
     case 97: *v = 232448; break;      /* opt-in shared memory */

@@ -1,6 +1,6 @@
 /* examples/c-consumer/saxpy_cpu.c: a C program built against an INSTALLED
  * libtilelang (find_package(tilelang) or pkg-config; see CMakeLists.txt and
- * build-pkgconfig.sh here, and the main README).
+ * build-pkgconfig.sh here, and docs/runtime.md "Installing for C").
  *
  *   saxpy_cpu [KERNEL_FILE]        (default: elementwise.py next to the source)
  *

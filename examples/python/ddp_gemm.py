@@ -43,7 +43,7 @@ import tilelang_ptx as tilelang  # noqa: E402
 # The factories of the kernel files, undecorated (tilelang.compile takes their prim_func with our options).
 GEMM = tilelang.load_file(os.path.join(ROOT, "examples", "gemm.py")).matmul.func
 FLASHATTN = tilelang.load_file(os.path.join(ROOT, "examples", "flash_attention.py")).flashattn.func
-# Tile configurations: on sm_90a the Hopper paths' (README: GEMM 1.0x cuBLAS at 4096^3 with these; the
+# Tile configurations: on sm_90a the Hopper paths' (docs/performance.md: GEMM 1.0x cuBLAS at 4096^3 with these; the
 # FlashAttention set of benchmarks/attention/sdpa.py); elsewhere the kernel files' defaults.
 GEMM_HOPPER = dict(block_M=128, block_N=256, block_K=64, threads=256, num_stages=3)
 FA_HOPPER = dict(block_M=128, block_N=128, threads=256, num_stages=2)

@@ -1,7 +1,7 @@
 /* libtilelang tile IR: parse TileLang kernel files into modules, verify,
  * print in canonical form, and build the same IR from C (the builder API).
  *
- * Source language: DESIGN.md §3 (a Python-syntax subset: a factory function
+ * Source language: docs/language.md (a Python-syntax subset: a factory function
  * returning a @T.prim_func, or a bare @T.prim_func with module constants).
  * Canonical text: constants bound and folded, a bare @T.prim_func, comments
  * dropped; printing is a fixed point: print(parse(print(m))) == print(m). */
@@ -68,7 +68,7 @@ TL_API double tl_fp8_decode(uint8_t b, tl_dtype t);
 typedef struct tl_module tl_module;
 
 /* A compile-time definition: binds a factory parameter or a module constant
- * (DESIGN §10 "-D"): value is the text after '=' ("128", "1e-3", "True",
+ * (docs/tools.md, "-D"): value is the text after '=' ("128", "1e-3", "True",
  * "'float16'", "bfloat16").  Both strings are borrowed for the call. */
 typedef struct tl_define { const char *name; const char *value; } tl_define;
 
@@ -166,7 +166,7 @@ TL_API const char *tl_tune_space_text(const tl_tune_space *s);
 TL_API void tl_tune_space_destroy(tl_tune_space *s);
 
 /* ----------------------------------------------------------------- passes */
-/* One lowering pass of the pipeline (DESIGN §5, lib/Lower/pipeline.c), as
+/* One lowering pass of the pipeline (docs/ARCHITECTURE.md "The pipeline of passes", lib/Lower/pipeline.c), as
  * tl-opt --passes names it.  All strings are static. */
 typedef struct tl_pass_info {
   const char *name;      /* "layout-inference", "lower-tile-ops", ... */

@@ -66,14 +66,14 @@ TL_API const char *tl_device_default_target(void);
 TL_API const char *tl_target_resolve(const char *target);
 
 /* True when name is a compile target this library supports ("sm_80",
- * "sm_86", "sm_89", "sm_90", "sm_90a"; DESIGN §6).  NULL gives false. */
+ * "sm_86", "sm_89", "sm_90", "sm_90a"; docs/codegen.md "Targets and PTX versions").  NULL gives false. */
 TL_API bool tl_target_supported(const char *name);
 /* The supported target names for messages ("sm_80, sm_86, sm_89, sm_90 or
  * sm_90a"); static. */
 TL_API const char *tl_target_list(void);
 
 /* ------------------------------------------------------------ compile */
-/* How out_idx is chosen (TileLang semantics, ../shared/TILELANG.md §2.1). */
+/* How out_idx is chosen (TileLang semantics, docs/language.md "out_idx"). */
 typedef enum tl_out_idx_mode {
   TL_OUT_IDX_FROM_FILE = 0, /* the file's @tilelang.jit(out_idx=...) (none if absent) */
   TL_OUT_IDX_NONE = 1,      /* out_idx none: the caller passes every tensor */
@@ -222,8 +222,10 @@ typedef struct tl_compile_options {
    * TL_CACHE_USE_DEFAULT). */
   tl_cache_use cache;
   /* The SM count persistent Hopper GEMMs plan their grid for (min(tiles,
-   * sms) blocks, stream-K's split of the work): 0 = the target's (132 on
-   * sm_90a, the H200's).  Tests use small counts so that small shapes run
+   * sms) blocks, stream-K's split of the work): 0 = device 0's
+   * multiprocessor count when compiling for its own target (the default
+   * target, or that target named) and a driver is present, else the
+   * target's (132 on sm_90a, the H200's).  Tests use small counts so that small shapes run
    * several tiles per block or tiles over several blocks on the CPU
    * executor (tl-run / tl-opt --sms=N).  Part of the cache key. */
   int sms;
@@ -231,7 +233,7 @@ typedef struct tl_compile_options {
    * (others are ignored).  Unlike an absent config, one given False keeps
    * the sm_90a attention form's default schedule from choosing it (the
    * default applies only when none of the three is given either way;
-   * README "FlashAttention").  A bit also in flags is an error
+   * docs/hopper.md "FlashAttention").  A bit also in flags is an error
    * (TL_ERR_INVALID_ARGUMENT).  Part of the cache key. */
   unsigned flags_false;
   /* Remarks: the lowering says which path each T.Pipelined GEMM or

@@ -12,15 +12,18 @@
 #include "Driver/compiler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "Lower/lower.h"
 #include "NVPTX/nvptx.h"
 #include "Support/context.h"
+#include "Support/file.h"
 
 /* ------------------------------------------------------------ pass configs */
 /* The public lookups over the pass-config table (lib/Support/target.h's
@@ -96,26 +99,14 @@ void tl_compilation_report_times(tl_compilation *c) {
 tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, size_t *len) {
   *text = NULL;
   *len = 0;
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return tl_context_fail(ctx, TL_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  tl_strbuf sb = {0};
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) tl_strbuf_appendn(&sb, chunk, n);
-  bool rerr = ferror(fp);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return tl_context_fail(ctx, TL_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  bool ok = tl_read_fd(fd, text, len);
   int e = errno;
-  fclose(fp);
-  if (rerr) {
-    tl_strbuf_free(&sb);
-    return tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", path, strerror(e));
-  }
-  if (sb.oom) {
-    tl_strbuf_free(&sb);
-    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory reading '%s'", path);
-  }
-  *len = sb.len;
-  if (!(*text = tl_strbuf_take(&sb))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  return TL_OK;
+  close(fd);
+  if (ok) return TL_OK;
+  if (e == ENOMEM) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+  return tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", path, strerror(e));
 }
 
 /* ------------------------------------------------------------ stages */

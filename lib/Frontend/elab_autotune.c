@@ -32,17 +32,12 @@ static val *settle(elab *E, val *v, tl_loc loc) {
  * has `from tilelang.autotuner import *`, so a bare unbound `autotune` is
  * it). */
 static bool is_autotune(elab *E, const tl_ast_expr *d, bool star_import) {
-  const tl_ast_expr *f = d->kind == TL_AST_CALL ? d->u.call.func : d;
   const char *parts[3] = {NULL, NULL, NULL}; /* initialised: GCC -O3 warns (falsely) otherwise */
-  int np = 0;
-  while (f->kind == TL_AST_ATTR) {
-    if (np == 3) return false;
-    parts[np++] = f->u.attr.name;
-    f = f->u.attr.value;
-  }
-  if (f->kind != TL_AST_NAME) return false;
-  binding *b = lookup(E, f->u.name, NULL);
-  if (!b && star_import && np == 0 && !strcmp(f->u.name, "autotune")) return true;
+  int np;
+  const char *root = dotted_name(d, parts, 3, &np);
+  if (!root) return false;
+  binding *b = lookup(E, root, NULL);
+  if (!b && star_import && np == 0 && !strcmp(root, "autotune")) return true;
   if (!b || !b->v) return false;
   const val *v = b->v;
   /* parts are innermost-last: parts[np - 1] is the first attribute */

@@ -879,7 +879,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     if (!bind_args(E, x, fn, params, 1, a)) return NULL;
     return tensor_type(E, a[0], a[1], x->loc);
   }
-  if (!strcmp(name, "StridedTensor")) { /* issue 14: T.StridedTensor(shape, strides, dtype), strides in elements */
+  if (!strcmp(name, "StridedTensor")) { /* T.StridedTensor(shape, strides, dtype), strides in elements */
     static const char *const params[] = {"shape", "strides", "dtype", NULL};
     const tl_ast_expr *a[3];
     if (!bind_args(E, x, fn, params, 2, a)) return NULL;

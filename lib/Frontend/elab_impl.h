@@ -170,6 +170,7 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define push_scope(...) tl_el_push_scope(__VA_ARGS__)
 #define pop_scope(...) tl_el_pop_scope(__VA_ARGS__)
 #define lookup(...) tl_el_lookup(__VA_ARGS__)
+#define dotted_name(...) tl_el_dotted_name(__VA_ARGS__)
 #define bind(...) tl_el_bind(__VA_ARGS__)
 #define intern(...) tl_el_intern(__VA_ARGS__)
 #define lit_int(...) tl_el_lit_int(__VA_ARGS__)
@@ -238,6 +239,11 @@ val *parse_define(elab *E, int idx);
 scope *push_scope(elab *E, bool in_pf);
 void pop_scope(elab *E, scope *s);
 binding *lookup(elab *E, const char *name, scope **where);
+/* A decorator's dotted name root.a1...an (d, or the function d calls): the
+ * root's name, the attributes in parts innermost-last (parts[*np - 1] is a1)
+ * and their count in *np; NULL when d is no dotted name or has more than max
+ * attributes. */
+const char *dotted_name(const tl_ast_expr *d, const char **parts, int max, int *np);
 bool bind(elab *E, scope *s, const char *name, val *v, tl_loc loc, int kind);
 const char *intern(elab *E, const char *s);
 tl_expr *lit_int(elab *E, tl_loc loc, int64_t v);
@@ -252,7 +258,7 @@ val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc);
 val *unop(elab *E, const char *op, val *a, tl_loc loc);
 bool in_list(const char *const *list, const char *s);
-/* TileLang's T.* functions of issue 14 that elab_lang_ops.c (and call_t:
+/* TileLang's T.* functions that elab_lang_ops.c (and call_t:
  * align_up) give a meaning: T.align_up, T.view, T.reshape, T.alloc_global,
  * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
 extern const char *const tl_el_lang_op_names[];

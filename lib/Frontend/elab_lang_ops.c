@@ -1,4 +1,4 @@
-/* Elaborator, TileLang's language ops of issue 14 that are not tile ops of
+/* Elaborator, TileLang's language ops that are not tile ops of
  * their own: the elaborator writes each as the tile IR it means (T.copy
  * tile ops, T.Parallel and serial loops of loads and stores), so that the
  * lowering, the reference evaluator and the SIMT executor need nothing new.
@@ -387,7 +387,7 @@ val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char
   int64_t nv, ns;
   bool cv, cs;
   if (!numel(E, x->loc, v, &nv, &cv) || !numel(E, x->loc, base, &ns, &cs)) return NULL;
-  int64_t bits_v = 0, bits_s = 0; /* checked: a dim of -2**63 overflowed the product (issue 15's fuzzer) */
+  int64_t bits_v = 0, bits_s = 0; /* checked: a dim of -2**63 overflowed the product (found by fuzzing) */
   bool ovf = cv && cs && (__builtin_mul_overflow(nv, (int64_t)dt.bits, &bits_v) ||
                           __builtin_mul_overflow(ns, (int64_t)base->dtype.bits, &bits_s));
   if (ovf) {

@@ -1,4 +1,4 @@
-/* T.Pipelined's schedule keywords order=, stage= and group= (issue 14), for
+/* T.Pipelined's schedule keywords order=, stage= and group=, for
  * the elaborator's loops (elab_stmt.c): their values are checked against the
  * elaborated loop body and stored, group= expanded, as one order and one
  * stage per scheduled statement (tl_stmt loop.nsched/order/stage, tir.h).

@@ -114,7 +114,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
     if (av && av->k == V_TENSORTYPE) {
       tl_buffer *b = tl_ir_new_buffer(E->m, p->loc, p->name, av->u.tt.dt, TL_SCOPE_GLOBAL,
                                       av->u.tt.ndim, av->u.tt.dims);
-      if (b) b->strides = av->u.tt.strides; /* T.StridedTensor (issue 14) */
+      if (b) b->strides = av->u.tt.strides; /* T.StridedTensor */
       val *bv = b ? mk(E, V_BUFFER) : oom(E);
       if (bv) {
         bv->u.buf = b;
@@ -319,18 +319,24 @@ static bool block_has_primfunc(const tl_ast_block *b, int depth) {
 
 enum { DEC_OTHER, DEC_JIT, DEC_PRIMFUNC };
 
-/* Classifies a decorator quietly (no errors for unknown decorators). */
-static int classify_decorator(elab *E, const tl_ast_expr *d) {
+const char *dotted_name(const tl_ast_expr *d, const char **parts, int max, int *np) {
   const tl_ast_expr *f = d->kind == TL_AST_CALL ? d->u.call.func : d;
-  const char *parts[4];
-  int np = 0;
+  *np = 0;
   while (f->kind == TL_AST_ATTR) {
-    if (np == 4) return DEC_OTHER;
-    parts[np++] = f->u.attr.name;
+    if (*np == max) return NULL;
+    parts[(*np)++] = f->u.attr.name;
     f = f->u.attr.value;
   }
-  if (f->kind != TL_AST_NAME) return DEC_OTHER;
-  binding *b = lookup(E, f->u.name, NULL);
+  return f->kind == TL_AST_NAME ? f->u.name : NULL;
+}
+
+/* Classifies a decorator quietly (no errors for unknown decorators). */
+static int classify_decorator(elab *E, const tl_ast_expr *d) {
+  const char *parts[4];
+  int np;
+  const char *root = dotted_name(d, parts, 4, &np);
+  if (!root) return DEC_OTHER;
+  binding *b = lookup(E, root, NULL);
   if (!b || !b->v || b->v->k != V_NS) return DEC_OTHER;
   int ns = b->v->u.ns;
   /* parts are innermost-last: walk from the root outwards */

@@ -16,6 +16,7 @@
 #include "Frontend/ast.h"
 #include "IR/tir.h"
 #include "Support/context.h"
+#include "Support/file.h"
 
 /* Runs front end + verifier on m (whose source is already set). */
 static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_define *defs,
@@ -70,44 +71,6 @@ tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len
   return TL_OK;
 }
 
-/* Reads the whole stream into a malloc'd buffer; false with errno set. */
-static bool read_stream(FILE *f, char **data, size_t *len) {
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  if (!buf) return false;
-  for (;;) {
-    if (n == cap) {
-      if (cap > SIZE_MAX / 2) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        int e = errno ? errno : EIO;
-        free(buf);
-        errno = e;
-        return false;
-      }
-      break;
-    }
-  }
-  *data = buf;
-  *len = n;
-  return true;
-}
-
 tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_define *defines,
                                size_t ndefines, tl_module **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
@@ -118,12 +81,10 @@ tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_defin
   }
   *out = NULL;
   errno = 0;
-  FILE *f = fopen(path, "rb");
   char *data = NULL;
   size_t len = 0;
-  bool ok = f && read_stream(f, &data, &len);
+  bool ok = tl_read_file(path, &data, &len);
   int err = errno ? errno : EIO;
-  if (f) fclose(f);
   if (!ok) {
     tl_context_begin(ctx);
     tl_status s = err == ENOMEM ? TL_ERR_NO_MEMORY : TL_ERR_IO;

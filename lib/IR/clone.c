@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "IR/tir.h"
+#include "IR/visit.h"
 
 typedef struct cloner {
   const tl_module *from;
@@ -115,27 +116,21 @@ static tl_expr *expr(cloner *c, const tl_expr *e) {
     case TL_EXPR_STRING: r->u.str = name(c, e->u.str); break;
     case TL_EXPR_VAR: r->u.var = var(c, e->u.var); break;
     case TL_EXPR_BINARY:
-      r->u.bin.a = expr(c, e->u.bin.a);
-      r->u.bin.b = expr(c, e->u.bin.b);
-      break;
-    case TL_EXPR_UNARY: r->u.un.a = expr(c, e->u.un.a); break;
+    case TL_EXPR_UNARY:
     case TL_EXPR_SELECT:
-      r->u.sel.cond = expr(c, e->u.sel.cond);
-      r->u.sel.t = expr(c, e->u.sel.t);
-      r->u.sel.f = expr(c, e->u.sel.f);
+    case TL_EXPR_CAST:
+    case TL_EXPR_RAMP:
+    case TL_EXPR_BROADCAST: { /* r's operand fields still hold e's operands (copy_of) */
+      tl_expr **slots[3];
+      for (int i = 0, n = tl_expr_operand_slots(r, slots); i < n; i++) *slots[i] = expr(c, *slots[i]);
       break;
-    case TL_EXPR_CAST: r->u.cast.value = expr(c, e->u.cast.value); break;
+    }
     case TL_EXPR_LOAD:
       r->u.load.buffer = buffer(c, e->u.load.buffer);
       r->u.load.indices = exprs(c, e->u.load.indices, e->u.load.n);
       break;
     case TL_EXPR_CALL: r->u.call.args = exprs(c, e->u.call.args, e->u.call.n); break;
     case TL_EXPR_BUFFER: r->u.buffer = buffer(c, e->u.buffer); break;
-    case TL_EXPR_RAMP:
-      r->u.ramp.base = expr(c, e->u.ramp.base);
-      r->u.ramp.stride = expr(c, e->u.ramp.stride);
-      break;
-    case TL_EXPR_BROADCAST: r->u.bcast.value = expr(c, e->u.bcast.value); break;
   }
   return r;
 }

@@ -3,7 +3,7 @@
  * Role: an index into a dimension of a global tensor that can exceed int32
  * (a constant extent above 2^31 - 1, or an int64 extent expression) must be
  * computed in int64: `A[bx * 1024 + i]` over 2^33 elements wraps in int32
- * (issue 15, class 2).  As TileLang's index legalisation does, such an index
+ * silently.  As TileLang's index legalisation does, such an index
  * is rebuilt in int64 throughout: its + - * // % min max, selects, ramps and
  * broadcasts take int64 operands, its other leaves (variables, loads, calls,
  * narrowing casts) are sign-extended (zero-extended when unsigned), so the

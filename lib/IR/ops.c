@@ -207,7 +207,7 @@ static const struct { uint8_t ab_code, ab_bits, c_code, c_bits; } gemm_ok[] = {
     {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 16},  {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 32},
     {TL_TYPE_BFLOAT, 16, TL_TYPE_FLOAT, 32}, {TL_TYPE_INT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_TFLOAT, 32, TL_TYPE_FLOAT, 32},
-    /* issue 14: float32 computed as tf32, uint8, float64 (lib/Support/mma.h) */
+    /* float32 computed as tf32, uint8, float64 (lib/Support/mma.h) */
     {TL_TYPE_FLOAT, 32, TL_TYPE_FLOAT, 32},  {TL_TYPE_UINT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_FLOAT, 64, TL_TYPE_FLOAT, 64},
     /* float8 (m16n8k32 .e4m3/.e5m2, sm_89): A and B may be either format */

@@ -24,51 +24,26 @@ enum {
   P_POW, P_ATOM
 };
 
-static int binop_prec(tl_binop op) {
-  switch (op) {
-  case TL_OP_ADD: case TL_OP_SUB: return P_ADD;
-  case TL_OP_MUL: case TL_OP_DIV: case TL_OP_FLOORDIV: case TL_OP_FLOORMOD: return P_MUL;
-  case TL_OP_POW: return P_POW;
-  case TL_OP_MIN: case TL_OP_MAX: return P_ATOM;
-  case TL_OP_EQ: case TL_OP_NE: case TL_OP_LT: case TL_OP_LE: case TL_OP_GT: case TL_OP_GE:
-    return P_CMP;
-  case TL_OP_AND: return P_AND;
-  case TL_OP_OR: return P_OR;
-  case TL_OP_BITAND: return P_BAND;
-  case TL_OP_BITOR: return P_BOR;
-  case TL_OP_BITXOR: return P_BXOR;
-  case TL_OP_SHL: case TL_OP_SHR: return P_SHIFT;
-  }
-  return P_ATOM;
-}
+/* Each binary operator's spelling (Python's, T.min / T.max as calls) and
+ * precedence, indexed by tl_binop. */
+static const struct {
+  const char *text;
+  int prec;
+} binops[] = {
+    [TL_OP_ADD] = {"+", P_ADD},        [TL_OP_SUB] = {"-", P_ADD},      [TL_OP_MUL] = {"*", P_MUL},
+    [TL_OP_DIV] = {"/", P_MUL},        [TL_OP_FLOORDIV] = {"//", P_MUL}, [TL_OP_FLOORMOD] = {"%", P_MUL},
+    [TL_OP_POW] = {"**", P_POW},       [TL_OP_MIN] = {"T.min", P_ATOM}, [TL_OP_MAX] = {"T.max", P_ATOM},
+    [TL_OP_EQ] = {"==", P_CMP},        [TL_OP_NE] = {"!=", P_CMP},      [TL_OP_LT] = {"<", P_CMP},
+    [TL_OP_LE] = {"<=", P_CMP},        [TL_OP_GT] = {">", P_CMP},       [TL_OP_GE] = {">=", P_CMP},
+    [TL_OP_AND] = {"and", P_AND},      [TL_OP_OR] = {"or", P_OR},       [TL_OP_BITAND] = {"&", P_BAND},
+    [TL_OP_BITOR] = {"|", P_BOR},      [TL_OP_BITXOR] = {"^", P_BXOR},  [TL_OP_SHL] = {"<<", P_SHIFT},
+    [TL_OP_SHR] = {">>", P_SHIFT},
+};
+_Static_assert(sizeof binops / sizeof binops[0] == TL_OP_SHR + 1, "a row per tl_binop");
 
-static const char *binop_text(tl_binop op) {
-  switch (op) {
-  case TL_OP_ADD: return "+";
-  case TL_OP_SUB: return "-";
-  case TL_OP_MUL: return "*";
-  case TL_OP_DIV: return "/";
-  case TL_OP_FLOORDIV: return "//";
-  case TL_OP_FLOORMOD: return "%";
-  case TL_OP_POW: return "**";
-  case TL_OP_MIN: return "T.min";
-  case TL_OP_MAX: return "T.max";
-  case TL_OP_EQ: return "==";
-  case TL_OP_NE: return "!=";
-  case TL_OP_LT: return "<";
-  case TL_OP_LE: return "<=";
-  case TL_OP_GT: return ">";
-  case TL_OP_GE: return ">=";
-  case TL_OP_AND: return "and";
-  case TL_OP_OR: return "or";
-  case TL_OP_BITAND: return "&";
-  case TL_OP_BITOR: return "|";
-  case TL_OP_BITXOR: return "^";
-  case TL_OP_SHL: return "<<";
-  case TL_OP_SHR: return ">>";
-  }
-  return "?";
-}
+static bool binop_known(tl_binop op) { return (unsigned)op < sizeof binops / sizeof binops[0] && binops[op].text; }
+static int binop_prec(tl_binop op) { return binop_known(op) ? binops[op].prec : P_ATOM; }
+static const char *binop_text(tl_binop op) { return binop_known(op) ? binops[op].text : "?"; }
 
 /* Shortest "%.Ng" of v that reads back to v after rounding to t; ".0" is
  * appended to integral spellings. */

@@ -227,7 +227,7 @@ struct tl_stmt {
       tl_expr *step;        /* NULL for 1 (serial/unroll with a step) */
       int num_stages;       /* T.Pipelined; -1 when not given */
       tl_stmt *body;
-      /* T.Pipelined's order= / stage= (issue 14; group= is expanded by the
+      /* T.Pipelined's order= / stage= (group= is expanded by the
        * elaborator): nsched > 0 when given, one entry per scheduled
        * statement -- the body's top-level statements other than LETs and
        * allocations, in body order.  order: a permutation of 0..nsched-1,
@@ -344,8 +344,8 @@ typedef struct tl_primfunc {
    * may run more than one output tile (not a static grid of at most the
    * target's SMs tiles).  The TMA-store epilogue (lib/Lower/Hopper/lower_epilogue.c)
    * is taken only then: its stores overlap the block's next tile, while a
-   * block with one tile would only wait for them at its end (measured on
-   * the H200 at 128x8192x8192, 128 tiles: 0.957-0.960 of st.global). */
+   * block with one tile would only wait for them at its end (measured:
+   * docs/performance.md, "Measurements behind choices in the code"). */
   bool ws_multi_tile;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
@@ -513,7 +513,8 @@ void tl_print_module(tl_strbuf *out, const tl_module *m);
 void tl_print_expr(tl_strbuf *out, const tl_expr *e);
 
 /* ------------------------------------------------------------ verifying */
-/* Checks every rule of DESIGN §3/§5.2 that applies at the tile level;
+/* Checks every rule of the source language (docs/language.md) that
+ * applies at the tile level (tile-op operands: lib/IR/ops.c);
  * reports each violation to d; returns the number of errors. */
 int tl_verify_module(const tl_module *m, tl_diag *d);
 

@@ -21,6 +21,7 @@
  * buffer or variable is reported once. */
 #include "IR/tir.h"
 #include "IR/out_idx.h"
+#include "IR/visit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,16 +226,15 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
     case TL_EXPR_STRING: verr(vs, loc, "a string cannot be used as a value here"); return;
     case TL_EXPR_VAR: check_var_use(vs, e->u.var, loc); return;
     case TL_EXPR_BINARY:
-      check_expr(vs, e->u.bin.a, loc, depth + 1);
-      check_expr(vs, e->u.bin.b, loc, depth + 1);
-      return;
-    case TL_EXPR_UNARY: check_expr(vs, e->u.un.a, loc, depth + 1); return;
+    case TL_EXPR_UNARY:
     case TL_EXPR_SELECT:
-      check_expr(vs, e->u.sel.cond, loc, depth + 1);
-      check_expr(vs, e->u.sel.t, loc, depth + 1);
-      check_expr(vs, e->u.sel.f, loc, depth + 1);
+    case TL_EXPR_CAST:
+    case TL_EXPR_RAMP:
+    case TL_EXPR_BROADCAST: {
+      const tl_expr *ops[3];
+      for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) check_expr(vs, ops[i], loc, depth + 1);
       return;
-    case TL_EXPR_CAST: check_expr(vs, e->u.cast.value, loc, depth + 1); return;
+    }
     case TL_EXPR_LOAD:
       if (!check_buffer_use(vs, e->u.load.buffer, loc)) return;
       check_index_count(vs, e->u.load.buffer, e->u.load.n, loc);
@@ -270,18 +270,13 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
       return;
     }
     case TL_EXPR_BUFFER: check_buffer_use(vs, e->u.buffer, loc); return;
-    case TL_EXPR_RAMP:
-      check_expr(vs, e->u.ramp.base, loc, depth + 1);
-      check_expr(vs, e->u.ramp.stride, loc, depth + 1);
-      return;
-    case TL_EXPR_BROADCAST: check_expr(vs, e->u.bcast.value, loc, depth + 1); return;
   }
   verr(vs, loc, "malformed IR: expression kind %d", (int)e->kind);
 }
 
 /* ---------------------------------------------------------------- shapes */
 /* The size limits that keep the compiler's and the executors' size and index
- * arithmetic inside int64 (issue 15): a global tensor whose constant dims
+ * arithmetic inside int64: a global tensor whose constant dims
  * make more than 2^63 - 1 bytes, or an on-chip buffer (shared, fragment,
  * local) of more than 2^31 - 1 bytes (far beyond any GPU's shared memory or
  * register file), is an error at its declaration.  Dynamic dims are checked

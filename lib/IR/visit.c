@@ -12,34 +12,39 @@ static bool enter(tl_visitor *v) {
   return true;
 }
 
+int tl_expr_operand_slots(tl_expr *e, tl_expr **slots[3]) {
+  switch (e->kind) {
+    case TL_EXPR_BINARY: slots[0] = &e->u.bin.a, slots[1] = &e->u.bin.b; return 2;
+    case TL_EXPR_UNARY: slots[0] = &e->u.un.a; return 1;
+    case TL_EXPR_SELECT: slots[0] = &e->u.sel.cond, slots[1] = &e->u.sel.t, slots[2] = &e->u.sel.f; return 3;
+    case TL_EXPR_CAST: slots[0] = &e->u.cast.value; return 1;
+    case TL_EXPR_RAMP: slots[0] = &e->u.ramp.base, slots[1] = &e->u.ramp.stride; return 2;
+    case TL_EXPR_BROADCAST: slots[0] = &e->u.bcast.value; return 1;
+    default: return 0;
+  }
+}
+
+int tl_expr_operands(const tl_expr *e, const tl_expr *ops[3]) {
+  tl_expr **slots[3];
+  int n = tl_expr_operand_slots((tl_expr *)e, slots); /* only read through */
+  for (int i = 0; i < n; i++) ops[i] = *slots[i];
+  return n;
+}
+
+/* The n expressions of an array (loads' indices, calls' arguments, stores'
+ * indices, a grid's dims); NULL entries are skipped. */
+static void visit_exprs(tl_visitor *v, int n, tl_expr *const *es) {
+  for (int i = 0; es && i < n; i++) tl_visit_expr(v, es[i]);
+}
+
 void tl_visit_expr(tl_visitor *v, const tl_expr *e) {
   if (!e || !enter(v)) return;
   if (v->expr) v->expr(v, e);
-  switch (e->kind) {
-    case TL_EXPR_BINARY:
-      tl_visit_expr(v, e->u.bin.a);
-      tl_visit_expr(v, e->u.bin.b);
-      break;
-    case TL_EXPR_UNARY: tl_visit_expr(v, e->u.un.a); break;
-    case TL_EXPR_SELECT:
-      tl_visit_expr(v, e->u.sel.cond);
-      tl_visit_expr(v, e->u.sel.t);
-      tl_visit_expr(v, e->u.sel.f);
-      break;
-    case TL_EXPR_CAST: tl_visit_expr(v, e->u.cast.value); break;
-    case TL_EXPR_LOAD:
-      for (int i = 0; i < e->u.load.n; i++) tl_visit_expr(v, e->u.load.indices[i]);
-      break;
-    case TL_EXPR_CALL:
-      for (int i = 0; i < e->u.call.n; i++) tl_visit_expr(v, e->u.call.args[i]);
-      break;
-    case TL_EXPR_RAMP:
-      tl_visit_expr(v, e->u.ramp.base);
-      tl_visit_expr(v, e->u.ramp.stride);
-      break;
-    case TL_EXPR_BROADCAST: tl_visit_expr(v, e->u.bcast.value); break;
-    default: break;
-  }
+  const tl_expr *ops[3];
+  int n = tl_expr_operands(e, ops);
+  for (int i = 0; i < n; i++) tl_visit_expr(v, ops[i]);
+  if (e->kind == TL_EXPR_LOAD) visit_exprs(v, e->u.load.n, e->u.load.indices);
+  if (e->kind == TL_EXPR_CALL) visit_exprs(v, e->u.call.n, e->u.call.args);
   v->depth_--;
 }
 
@@ -67,7 +72,7 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
       tl_visit_stmt(v, s->u.loop.body);
       break;
     case TL_STMT_KERNEL:
-      for (int i = 0; i < s->u.kernel.ngrid; i++) tl_visit_expr(v, s->u.kernel.grid[i]);
+      visit_exprs(v, s->u.kernel.ngrid, s->u.kernel.grid);
       tl_visit_expr(v, s->u.kernel.threads);
       tl_visit_stmt(v, s->u.kernel.body);
       break;
@@ -78,7 +83,7 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
       break;
     }
     case TL_STMT_STORE:
-      for (int i = 0; i < s->u.store.n; i++) tl_visit_expr(v, s->u.store.indices[i]);
+      visit_exprs(v, s->u.store.n, s->u.store.indices);
       tl_visit_expr(v, s->u.store.value);
       break;
     case TL_STMT_IF:
@@ -122,4 +127,23 @@ bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), v
   if (max_depth >= 0 && max_depth < TL_VISIT_MAX_DEPTH) a.v.depth_ = TL_VISIT_MAX_DEPTH - (max_depth + 1);
   tl_visit_expr(&a.v, e);
   return a.found || (a.v.too_deep && if_too_deep);
+}
+
+/* ------------------------------------------------------ buffer references */
+static void bv_expr(tl_visitor *v, const tl_expr *e) {
+  tl_buffer_visitor *bv = (tl_buffer_visitor *)v;
+  if (e->kind == TL_EXPR_LOAD) bv->buffer(bv, e->u.load.buffer);
+  if (e->kind == TL_EXPR_BUFFER) bv->buffer(bv, e->u.buffer);
+}
+static void bv_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind == TL_STMT_STORE) ((tl_buffer_visitor *)v)->buffer((tl_buffer_visitor *)v, s->u.store.buffer);
+}
+static void bv_region(tl_visitor *v, const tl_region *r) {
+  ((tl_buffer_visitor *)v)->buffer((tl_buffer_visitor *)v, r->buffer);
+}
+
+bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s) {
+  bv->v = (tl_visitor){.expr = bv_expr, .stmt = bv_stmt, .region = bv_region};
+  tl_visit_stmt(&bv->v, s);
+  return !bv->v.too_deep;
 }

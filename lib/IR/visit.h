@@ -25,6 +25,29 @@ struct tl_visitor {
   int depth_;      /* internal */
 };
 
+/* Every buffer reference below a statement: bv->buffer(bv, b) for a load's
+ * buffer, a buffer argument (TL_EXPR_BUFFER), a store's buffer and a tile-op
+ * region's buffer, in pre-order, once per reference.  Embed as the first
+ * member of an analysis' state and cast back in the callback; v is set by
+ * tl_visit_buffers. */
+typedef struct tl_buffer_visitor tl_buffer_visitor;
+struct tl_buffer_visitor {
+  tl_visitor v;
+  void (*buffer)(tl_buffer_visitor *bv, const tl_buffer *b);
+};
+/* Visits s (NULL: nothing); false when the nesting was too deep to see
+ * every reference (v.too_deep). */
+bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s);
+
+/* The operands of e that are one expression each, in order: binary a, b;
+ * unary a; select cond, t, f; cast value; ramp base, stride; broadcast
+ * value.  Stores pointers to those fields of e in slots and returns their
+ * count (0 to 3); 0 for the other kinds (leaves, and loads and calls, whose
+ * indices / arguments are arrays). */
+int tl_expr_operand_slots(tl_expr *e, tl_expr **slots[3]);
+/* The same operands' values. */
+int tl_expr_operands(const tl_expr *e, const tl_expr *ops[3]);
+
 /* Visits e and all its operands (loads' indices, calls' arguments, ...). */
 void tl_visit_expr(tl_visitor *v, const tl_expr *e);
 /* Visits s and everything below it: child statements and every expression

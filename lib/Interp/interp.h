@@ -65,8 +65,8 @@ static inline double tl_mma_step(const double *a, const double *b, int64_t bs, i
   return ct.code == TL_TYPE_FLOAT && ct.bits == 32 ? (double)(float)s : tl_round_to_dtype(s, ct);
 }
 
-/* One k-step of the mma.sync instruction of kind `kind` (lib/Support/mma.h;
- * issue 14) as both CPU models compute it, the n products a[k] * b[k * bs]
+/* One k-step of the mma.sync instruction of kind `kind` (lib/Support/mma.h)
+ * as both CPU models compute it, the n products a[k] * b[k * bs]
  * in increasing k added to the accumulator c:
  *  - TF32 (m16n8k8): the operands are already tf32 (tl_tf32_rna: the
  *    instruction's cvt.rna.tf32.f32), each product exact in float64, the

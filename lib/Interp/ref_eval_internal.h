@@ -69,7 +69,7 @@ typedef struct re_state {
 /* The value of a float element that nothing wrote (of a fragment, shared or
  * local buffer): a NaN with a payload of its own, which arithmetic does not
  * produce from numbers, so that a load can tell it from a computed NaN
- * (issue 15: a read of an unwritten element is a located warning). */
+ * (a read of an unwritten element is a located warning). */
 #define RE_UNWRITTEN_BITS UINT64_C(0x7FF8DEAD00000000)
 double re_unwritten(void);
 bool re_is_unwritten(double v);

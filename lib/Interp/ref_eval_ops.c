@@ -1,5 +1,5 @@
 /* The tile ops of the reference evaluator (ref_eval.c runs everything
- * else), each by its definition (/work/shared/TILELANG.md §1.3-1.6):
+ * else), each by its definition (TileLang's tilelang/language modules):
  *  - T.copy(src, dst): element-wise over the two regions, whose extents
  *    agree after dropping extent-1 dims (so both are walked in row-major
  *    order together); the value is converted to dst's dtype (floats round to
@@ -336,8 +336,8 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   re_buf *cb = C.rb;
   tl_dtype ct = cb->dt;
   bool cf = tl_dtype_is_float(ct);
-  /* issue 14: tf32, int8, fp8 and f64 follow their instruction step by step;
-   * so do f16/bf16 operands into a float32 C (issue 15): rounding C to
+  /* tf32, int8, fp8 and f64 follow their instruction step by step; so
+   * do f16/bf16 operands into a float32 C: rounding C to
    * float32 once per k-chunk, as the executor's mma / wgmma, and not once at
    * the end, keeps the two bit for bit equal -- a one-ulp float32 difference
    * became a one-ulp float16 difference after a cast (FlashAttention's P),

@@ -268,8 +268,14 @@ void sx_el_store(tl_dtype et, uint8_t *p, sx_el v);
 bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
 /* T.ptx_mma's a_off, b_off, c_off (arguments 2, 4, 6) as int64 per thread (simt_warp.c). */
 bool sx_mma_offsets(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ao, sx_val *bo, sx_val *co);
-/* T.ptx_mma of the m16n8k8 (tf32), m16n8k32 (int8) and m8n8k4 (f64) shapes (simt_mma.c). */
+/* T.ptx_mma of the m16n8k8 (tf32), m16n8k32 (int8, fp8) and m8n8k4 (f64) shapes (simt_mma.c). */
 bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask);
+/* Runs mma call e, its operands a, b, c checked to form the mma.sync of
+ * kind mi (every kind, m16n8k16 included): each active warp (all 32 lanes
+ * active, or an error) gathers its fragments, computes D and stores it over
+ * c (simt_mma.c). */
+bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_buf *b, sx_buf *c,
+                  const tl_mma_info *mi);
 
 /* simt_warp.c: argument i of call e as a buffer of space `want` (and eb-byte
  * elements unless eb is 0; `what` names it in messages), NULL reported;

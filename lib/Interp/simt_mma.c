@@ -1,5 +1,7 @@
-/* SIMT executor: T.ptx_mma of the shapes beyond m16n8k16 (issue 14;
- * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands
+/* SIMT executor: T.ptx_mma's warps for every shape (sx_mma_warps; the
+ * m16n8k16 float16/bfloat16 operands are checked in simt_warp.c), and the
+ * checks of the shapes beyond m16n8k16 (docs/simt-ir.md "T.ptx_mma"):
+ * m16n8k8 with float32/tfloat32 operands
  * (each rounded to tf32 as cvt.rna.tf32.f32, tl_tf32_rna), m16n8k32 with
  * int8/uint8 operands into int32 (wrapping) or float8_e4m3/float8_e5m2
  * operands (either for A and for B) into float32, m8n8k4 with float64.  The
@@ -26,6 +28,12 @@ bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask) {
       strcmp(mi.shape, shape->u.str))
     return sx_fail(x, "T.ptx_mma: shape %s with A %s, B %s and C %s is not an mma.sync form", shape->u.str,
                    tl_dtype_name(a->et), tl_dtype_name(b->et), tl_dtype_name(c->et));
+  return sx_mma_warps(x, e, mask, a, b, c, &mi);
+}
+
+bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_buf *b, sx_buf *c,
+                  const tl_mma_info *mip) {
+  tl_mma_info mi = *mip;
   if (!sx_full_warps(x, mask, "mma")) return false;
   sx_val ao, bo, co;
   if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;

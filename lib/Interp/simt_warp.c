@@ -9,13 +9,15 @@
  *    addresses of matrix i (16-byte aligned rows of 8 b16 elements);
  *    register i of lane l receives row l/4, columns 2(l%4), 2(l%4)+1 of
  *    matrix i, or with .trans the elements [2(l%4)][l/4], [2(l%4)+1][l/4]
- *    (PTX ISA §9.7.14.5.15; ../shared/NVPTX.md §6).  Data is copied as raw
+ *    (PTX ISA §9.7.14.5.15; docs/layouts.md).  Data is copied as raw
  *    16-bit patterns.
  *  - stmatrix.m8n8.x{1,2,4}[.trans].b16 (sm_90): the inverse map; each
  *    16-byte row is a shared store by the lane that gave its address.
  *  - mma.sync.m16n8k16.row.col (f16/bf16 inputs, f32 or f16 accumulators):
  *    the A/B/C fragments are gathered from the 32 lanes by the maps of PTX
- *    ISA §9.7.14.5.8 (NVPTX.md §6) and D = A·B + C is computed per element.
+ *    ISA §9.7.14.5.8 (docs/layouts.md) and D = A·B + C is computed per element
+ *    (simt_mma.c's sx_mma_warps, which runs every mma shape; the operand
+ *    checks are here).
  *    APPROXIMATION: each dot product (16 products plus c) is accumulated in
  *    double and rounded once to the accumulator dtype (tl_mma_step, which
  *    the reference evaluator's T.gemm into an f16 accumulator chains over
@@ -119,6 +121,29 @@ static bool matrix_row(sx *x, const mat_args *a, int th, const char *op, int64_t
   return true;
 }
 
+/* The registers of warp w's lanes <-> the a.num 8x8 matrices M, as both
+ * instructions map them: register i of lane l holds row l/4, columns 2(l%4)
+ * and 2(l%4)+1 of matrix i (low half the lower column), or with .trans the
+ * elements [2(l%4)][l/4] and [2(l%4)+1][l/4].  from_regs (stmatrix): M is
+ * filled from the registers; else (ldmatrix) the registers from M. */
+static bool lane_registers(sx *x, const mat_args *a, int w, uint16_t M[4][8][8], bool from_regs) {
+  const char *op = from_regs ? "stmatrix" : "ldmatrix";
+  for (int l = 0; l < 32; l++) {
+    int th = w + l;
+    int64_t d = a->regoff.v[th].i;
+    if (!sx_local_range(x, a->reg, d, 2 * a->num, th, op)) return false;
+    int g = l >> 2, c = 2 * (l & 3);
+    for (int i = 0; i < a->num; i++)
+      for (int h = 0; h < 2; h++) {
+        uint16_t *m = a->trans ? &M[i][c + h][g] : &M[i][g][c + h];
+        uint8_t *r = local_ptr(a->reg, th, d + 2 * i + h);
+        if (from_regs) memcpy(m, r, 2);
+        else memcpy(r, m, 2);
+      }
+  }
+  return true;
+}
+
 static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
   mat_args a;
   if (!matrix_args(x, e, mask, false, &a)) return false;
@@ -133,18 +158,7 @@ static bool do_ldmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
           return false;
         memcpy(M[i][r], a.sh->data + off * 2, 16);
       }
-    for (int l = 0; l < 32; l++) {
-      int th = w + l;
-      int64_t d = a.regoff.v[th].i;
-      if (!sx_local_range(x, a.reg, d, 2 * a.num, th, "ldmatrix")) return false;
-      int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < a.num; i++) {
-        uint16_t lo = a.trans ? M[i][c][g] : M[i][g][c];
-        uint16_t hi = a.trans ? M[i][c + 1][g] : M[i][g][c + 1];
-        memcpy(local_ptr(a.reg, th, d + 2 * i), &lo, 2);
-        memcpy(local_ptr(a.reg, th, d + 2 * i + 1), &hi, 2);
-      }
-    }
+    if (!lane_registers(x, &a, w, M, false)) return false;
   }
   return true;
 }
@@ -159,16 +173,7 @@ static bool do_stmatrix(sx *x, const tl_expr *e, const uint8_t *mask) {
   for (int w = 0; w < x->T; w += 32) {
     if (!mask[w]) continue;
     uint16_t M[4][8][8];
-    for (int l = 0; l < 32; l++) {
-      int th = w + l;
-      int64_t s = a.regoff.v[th].i;
-      if (!sx_local_range(x, a.reg, s, 2 * a.num, th, "stmatrix")) return false;
-      int g = l >> 2, c = 2 * (l & 3);
-      for (int i = 0; i < a.num; i++) {
-        memcpy(a.trans ? &M[i][c][g] : &M[i][g][c], local_ptr(a.reg, th, s + 2 * i), 2);
-        memcpy(a.trans ? &M[i][c + 1][g] : &M[i][g][c + 1], local_ptr(a.reg, th, s + 2 * i + 1), 2);
-      }
-    }
+    if (!lane_registers(x, &a, w, M, true)) return false;
     for (int i = 0; i < a.num; i++)
       for (int r = 0; r < 8; r++) {
         int th = w + 8 * i + r;
@@ -209,57 +214,11 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (!c32 && !(c16 && f16in))
     return sx_fail(x, "T.ptx_mma: accumulator dtype %s is not supported with %s inputs", tl_dtype_name(c->et),
                    tl_dtype_name(a->et));
-  if (!sx_full_warps(x, mask, "mma")) return false;
-  sx_val ao, bo, co;
-  if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
-  for (int w = 0; w < x->T; w += 32) {
-    if (!mask[w]) continue;
-    double A[16][16], B[16][8], C[16][8];
-    for (int l = 0; l < 32; l++) {
-      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
-      int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
-      if (!sx_local_range(x, a, pa, 8, th, "mma A fragment") || !sx_local_range(x, b, pb, 4, th, "mma B fragment") ||
-          !sx_local_range(x, c, pc, 4, th, "mma accumulator"))
-        return false;
-#define LDA(k) sx_el_load(a->et, local_ptr(a, th, pa + (k))).f
-#define LDB(k) sx_el_load(b->et, local_ptr(b, th, pb + (k))).f
-#define LDC(k) sx_el_load(c->et, local_ptr(c, th, pc + (k))).f
-      A[g][t2] = LDA(0);
-      A[g][t2 + 1] = LDA(1);
-      A[g + 8][t2] = LDA(2);
-      A[g + 8][t2 + 1] = LDA(3);
-      A[g][t2 + 8] = LDA(4);
-      A[g][t2 + 9] = LDA(5);
-      A[g + 8][t2 + 8] = LDA(6);
-      A[g + 8][t2 + 9] = LDA(7);
-      B[t2][g] = LDB(0);
-      B[t2 + 1][g] = LDB(1);
-      B[t2 + 8][g] = LDB(2);
-      B[t2 + 9][g] = LDB(3);
-      C[g][t2] = LDC(0);
-      C[g][t2 + 1] = LDC(1);
-      C[g + 8][t2] = LDC(2);
-      C[g + 8][t2 + 1] = LDC(3);
-#undef LDA
-#undef LDB
-#undef LDC
-    }
-    double D[16][8];
-    for (int i = 0; i < 16; i++)
-      for (int j = 0; j < 8; j++) {
-        D[i][j] = tl_mma_step(A[i], &B[0][j], 8, 16, C[i][j], c->et);
-      }
-    for (int l = 0; l < 32; l++) {
-      int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
-      int64_t pc = co.v[th].i;
-      double out[4] = {D[g][t2], D[g][t2 + 1], D[g + 8][t2], D[g + 8][t2 + 1]};
-      for (int k = 0; k < 4; k++) {
-        sx_el v = {.f = out[k]};
-        sx_el_store(c->et, local_ptr(c, th, pc + k), v);
-      }
-    }
-  }
-  return true;
+  tl_mma_info mi = tl_mma_info_of(a->et, c->et);
+  if (mi.kind != TL_MMA_KIND_F16)
+    return sx_fail(x, "T.ptx_mma: A %s and C %s are not an mma.sync form", tl_dtype_name(a->et),
+                   tl_dtype_name(c->et));
+  return sx_mma_warps(x, e, mask, a, b, c, &mi); /* simt_mma.c */
 }
 
 /* ------------------------------------------------------------ cp.async */

@@ -1,4 +1,4 @@
-/* Compile budgets of a function (issue 15 class 5), checked by
+/* Compile budgets of a function, checked by
  * tl_lower_module before LLVM runs: per-thread arrays and fully unrolled
  * loops are what make the LLVM stage take minutes and gigabytes (a
  * 128x128000 fragment: > 300 s), so both are bounded here with a located

@@ -106,14 +106,14 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         case TL_TILE_ATOMIC_MIN:
         case TL_TILE_ATOMIC_ADDX2:
         case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
-        case TL_TILE_GEMM: /* forms and tiles checked by layout inference (issue 5) */
+        case TL_TILE_GEMM: /* forms and tiles checked by layout inference */
           check_gemm_target(st, s);
           return;
         case TL_TILE_REDUCE_MAX:
         case TL_TILE_REDUCE_MIN:
         case TL_TILE_REDUCE_SUM:
         case TL_TILE_REDUCE_ABSSUM:
-        case TL_TILE_REDUCE_ABSMAX: /* lower_reduce.c (issue 7) */
+        case TL_TILE_REDUCE_ABSMAX: /* lower_reduce.c */
           check_reduce_scopes(st, s, name);
           return;
         default:

@@ -7,7 +7,7 @@
 #include "Lower/frag_layout.h"
 
 /* ------------------------------------------------- one mma.sync m16n8k16 */
-/* NVPTX.md §6 (PTX ISA §9.7.14.5.8), lane = 4g + t:
+/* docs/layouts.md (PTX ISA §9.7.14.5.8), lane = 4g + t:
  *   A 16 x 16: a0 = A[g][2t, 2t+1], a1 = A[g+8][2t, 2t+1],
  *              a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9];
  *   B 16 x 8:  b0 = B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g];

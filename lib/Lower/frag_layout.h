@@ -6,23 +6,24 @@
  * algebra, and nothing here depends on a lowering file.
  *
  * Where each map comes from:
- *   - PLAN, REPLICATED: this compiler's own partitions (../shared/LAYOUT.md
- *     §1): consecutive vectors round-robin over the threads, or every thread
+ *   - PLAN, REPLICATED: this compiler's own partitions (docs/layouts.md
+ *     "Fragment kinds"): consecutive vectors round-robin over the threads, or every thread
  *     holding everything;
  *   - the mma.sync m16n8k16 A, B and C (accumulator) fragments of one warp
  *     (tl_mma_a_lane, tl_mma_b_lane, tl_mma_c_lane): PTX ISA §9.7.14.5.8,
  *     figures "MMA .m16n8k16 fragment layout for matrix A / B /
- *     accumulator", as paraphrased and verified on the H200 in
- *     ../shared/NVPTX.md §6;
+ *     accumulator", as restated and verified on a GPU in
+ *     docs/layouts.md "mma.sync fragments of one warp";
  *   - MMA_C, the accumulator of a whole block tile split over warps, and
  *     the warp partition that decides the split (tl_gemm_warp_partition,
- *     TileLang's ComputeDefaultWarpPartition): ../shared/LAYOUT.md §2;
+ *     TileLang's ComputeDefaultWarpPartition): docs/layouts.md;
  *   - the rs-form identity "an MMA_C fragment split only along M is the A
- *     operand of the next mma" (tl_gemm_rs_a_check): LAYOUT.md §2 "P·V
+ *     operand of the next mma" (tl_gemm_rs_a_check): docs/layouts.md "P·V
  *     reuse", checked element by element with the A and C maps above;
  *   - ROWS and REDUCER, the row-statistics layouts of T.reduce_* and their
- *     algebra (tl_rows_*, tl_reducer_*): LAYOUT.md §5 "reducer-of" and §6.
- * Another hardware accumulator (Hopper's wgmma m64nNk16, NVPTX.md §6: warp w
+ *     algebra (tl_rows_*, tl_reducer_*): docs/layouts.md "Row statistics" and
+ *     "Reductions".
+ * Another hardware accumulator (Hopper's wgmma m64nNk16, docs/hopper.md: warp w
  * of a warpgroup owns rows 16w..16w+15, the mma.sync C map repeated per 8
  * columns) goes in beside MMA_C: a tl_frag_kind, its record fields, an init
  * function, and its cases in tl_frag_owner / tl_frag_holds / tl_frag_coords
@@ -43,12 +44,12 @@
 typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL_FRAG_REDUCER } tl_frag_kind;
 /* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
  * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
- * WM x WN = warp_tile_m x warp_tile_n; ../shared/LAYOUT.md §2):
+ * WM x WN = warp_tile_m x warp_tile_n; docs/layouts.md):
  *     tid = 32*(i/WM + warp_m*(j/WN)) + 4*(i%8) + (j%8)/2
  *     reg = 4*(((i%WM)/16)*(WN/8) + (j%WN)/8) + 2*((i/8)%2) + j%2
  * vec = 2 (registers 2q, 2q+1 are columns j, j+1), nregs = BM*BN/threads.
  * tl_mma_c_coords is the inverse.
- * ROWS (issue 7; a block of rows that is reduced along its last dim and that
+ * ROWS (a block of rows that is reduced along its last dim and that
  * no gemm feeds): the fragment is viewed as R x C (R = product of the leading
  * dims, C = the last dim, cv = C / vec column vectors per row); the threads
  * form G = groups groups of g = group = threads / G consecutive threads
@@ -62,7 +63,7 @@ typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL
  * r = (reg/vec / cvg)*G + tid/g, c = ((reg/vec % cvg)*g + tid%g)*vec +
  * reg%vec, valid iff r < R and c < C.  A row reduction combines the g
  * threads of a group: shuffles inside a warp, shared memory across warps.
- * REDUCER ("reducer-of", ../shared/LAYOUT.md §5): the row statistics of a
+ * REDUCER ("reducer-of", docs/layouts.md "Row statistics"): the row statistics of a
  * 2-D MMA_C or ROWS layout `src` reduced along its last dim: shape (R,) or
  * (R, 1); element i is held, in the same register, by every thread that
  * holds an element of row i of src (replicated over them):

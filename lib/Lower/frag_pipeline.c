@@ -14,8 +14,8 @@
  *             L(kk, ko): ldmatrix A_regs / B_regs         (for mi / for nj)
  *             M(kk):     mma on A_regs, B_regs            (for mi: for nq)
  *
- * and rewrites it (the reference kernel's schedule,
- * ../shared/reference/mma-gemm/mma_gemm.cu) into
+ * and rewrites it (the schedule of the hand-written
+ * mma.sync reference GEMM the benchmarks time, docs/performance.md) into
  *
  *     <allocs of A_frag, B_frag (2 buffers each), lets>
  *     W; S; L(0, lo) → buffer 0
@@ -66,7 +66,6 @@ typedef struct fp_state {
   tl_diag *d;
   tl_names names;
   bool oom;
-  int op_wait, op_sync, op_ldm, op_mma;
 } fp_state;
 
 /* The rewriting context of one clone. */
@@ -123,7 +122,8 @@ static bool stmt_blocks(const fp_state *st, const tl_stmt *s, const tl_buffer *a
                         int depth) {
   if (!s) return false;
   if (depth > TL_LOWER_MAX_DEPTH) return true;
-  const int ops[4] = {st->op_wait, st->op_sync, st->op_ldm, st->op_mma};
+  static const int ops[4] = {TL_INTRIN_PTX_WAIT_GROUP, TL_INTRIN_SYNC_THREADS, TL_INTRIN_PTX_LDMATRIX,
+                             TL_INTRIN_PTX_MMA};
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++)
@@ -171,8 +171,8 @@ static bool retarget(fp_rw *w, tl_expr **args, int n, int bi) {
 /* ldmatrix and mma calls name the double buffers. */
 static tl_expr *clone_call(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **a) {
   fp_rw *w = (fp_rw *)rw;
-  if (e->u.call.op == w->st->op_ldm && !retarget(w, a, n, 0)) return NULL;
-  if (e->u.call.op == w->st->op_mma && (!retarget(w, a, n, 0) || !retarget(w, a, n, 2))) return NULL;
+  if (e->u.call.op == TL_INTRIN_PTX_LDMATRIX && !retarget(w, a, n, 0)) return NULL;
+  if (e->u.call.op == TL_INTRIN_PTX_MMA && (!retarget(w, a, n, 0) || !retarget(w, a, n, 2))) return NULL;
   tl_expr *r = tl_ir_call(w->st->m, e->loc, e->u.call.op, n, a);
   if (r) r->dtype = e->dtype;
   return r;
@@ -294,7 +294,7 @@ static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
   tl_stmt *res = NULL;
   if (!lo || !flatten(&b, loop->u.loop.body, 0) || b.len < 3) goto out;
   tl_stmt *W = b.data[0], *S = b.data[1], *G = b.data[b.len - 1];
-  if (!is_call(W, st->op_wait) || !is_call(S, st->op_sync)) goto out;
+  if (!is_call(W, TL_INTRIN_PTX_WAIT_GROUP) || !is_call(S, TL_INTRIN_SYNC_THREADS)) goto out;
   /* G: for kk in T.unroll(KS): { for mi: ldmatrix A; for nj: ldmatrix B; for mi: for nq: mma } */
   int64_t KS = 0, z = 0;
   if (G->kind != TL_STMT_FOR || G->u.loop.kind != TL_LOOP_UNROLL || G->u.loop.nvars != 1 || G->u.loop.step ||
@@ -306,7 +306,8 @@ static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
   if (gb->kind != TL_STMT_SEQ || gb->u.seq.n != 3) goto out;
   const tl_stmt *la = nest_leaf(gb->u.seq.stmts[0], 1), *lb = nest_leaf(gb->u.seq.stmts[1], 1),
                 *mm = nest_leaf(gb->u.seq.stmts[2], 2);
-  if (!is_call(la, st->op_ldm) || !is_call(lb, st->op_ldm) || !is_call(mm, st->op_mma)) goto out;
+  if (!is_call(la, TL_INTRIN_PTX_LDMATRIX) || !is_call(lb, TL_INTRIN_PTX_LDMATRIX) ||
+      !is_call(mm, TL_INTRIN_PTX_MMA)) goto out;
   tl_buffer *ar = arg_buffer(la, 0), *br = arg_buffer(lb, 0);
   if (!ar || !br || ar == br || arg_buffer(mm, 0) != ar || arg_buffer(mm, 2) != br) goto out;
   int64_t na = local_size(ar), nb = local_size(br);
@@ -389,11 +390,6 @@ bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *targe
   (void)target; /* nothing here depends on the target yet */
   if (!m || !f || !f->body) return true;
   fp_state st = {.m = m, .d = d};
-  st.op_wait = TL_INTRIN_PTX_WAIT_GROUP;
-  st.op_sync = TL_INTRIN_SYNC_THREADS;
-  st.op_ldm = TL_INTRIN_PTX_LDMATRIX;
-  st.op_mma = TL_INTRIN_PTX_MMA;
-  if (st.op_wait < 0 || st.op_sync < 0 || st.op_ldm < 0 || st.op_mma < 0) return true;
   if (!tl_names_collect(&st.names, m, f)) {
     tl_error(d, f->loc, "out of memory in the fragment-pipelining pass");
     return false;

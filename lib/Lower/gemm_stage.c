@@ -1,12 +1,11 @@
 /* Pass "gemm-stage" of lib/Lower (tile IR -> tile IR; after "pipeline",
  * before "barriers"): the T.gemm forms whose fragment operand the mma.sync
- * lowering cannot read from registers go through shared memory (issue 14,
- * "T.gemm forms").
+ * lowering cannot read from registers go through shared memory.
  *
  * TileLang's meaning of T.gemm does not depend on where A and B live:
  * C (+)= op(A) op(B).  This compiler reads a fragment operand in registers
  * only in the rs form with warps that split M alone (lower_frag.c: the A
- * fragment is the m16n8 accumulator layout of whole warp rows, LAYOUT.md §2
+ * fragment is the m16n8 accumulator layout of whole warp rows, docs/layouts.md
  * "P·V reuse").  The other forms are staged:
  *   - B in a fragment (the "sr" form, TileLang's gemm_sr);
  *   - A in a fragment when the gemm's warp partition (tl_gemm_warp_partition

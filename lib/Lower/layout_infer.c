@@ -7,7 +7,7 @@
  * turned into T.Parallel loops by the atomic pass), after pipelining (the
  * staged shapes) and versioning (both versions of a loop are uses alike).
  * Guarantees (on success): no statement changes but the short T.Parallel
- * loops parallel_extend.c extends (issue 14); every local.fragment buffer
+ * loops parallel_extend.c extends; every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
  * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
  * lower_internal.h gives the maps), consistent with every op that touches
@@ -32,7 +32,7 @@
  * A fragment with both kinds of use is a layout conflict: the error names the
  * buffer and both ops.
  *
- * T.gemm (../shared/LAYOUT.md §2, §3, §5).  The accumulator C of a T.gemm is
+ * T.gemm (docs/layouts.md).  The accumulator C of a T.gemm is
  * an identity use whose class takes the MMA_C layout (the mma.sync m16n8 C
  * layout, warps split by the op's policy through tl_gemm_warp_partition)
  * instead of PLAN; every fragment joined to it by T.copy / T.Parallel gets the
@@ -45,7 +45,7 @@
  * rows % 8 required; else padding of E when a row is a multiple of 32 bytes)
  * via tl_smem_layout_set; a buffer used by several gemms keeps the first.
  *
- * The rs form (A in a fragment, issue 7; LAYOUT.md §2 "P·V reuse"): the A
+ * The rs form (A in a fragment; docs/layouts.md "P·V reuse"): the A
  * fragment is seeded like an accumulator of a BM x K tile split over
  * (warp_m, 1) warps, warp_m being the gemm's own, which requires the gemm's
  * partition to split only M (warp_n == 1, else an error stating the rule);
@@ -57,7 +57,7 @@
  * except between two accumulator classes of different partitions, which keep
  * their layouts (the copy is lowered through shared memory).
  *
- * T.reduce_* (issue 7; ../shared/LAYOUT.md §5).  Both operands are identity
+ * T.reduce_* (docs/layouts.md "Row statistics").  Both operands are identity
  * uses of their fragments but do not share a layout.  A fragment source
  * that no gemm feeds, and the partition of a 2-D T.Parallel loop that reads
  * a row statistic D[i] (D 1-D, indexed by the loop's first variable: a "row
@@ -101,13 +101,13 @@ typedef struct frag_info {
   bool gemm_as_a;          /* the use above is the A operand of an rs-form T.gemm */
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
-  /* class root only (T.reduce, issue 7): */
+  /* class root only (T.reduce): */
   bool rows;               /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
   int64_t rows_G;          /* its group count (unified with the classes it shares statistics with) */
   bool red_cls;            /* row statistics: the REDUCER layout of a reduce source or linked rows */
 } frag_info;
 
-/* A T.reduce_* (issue 7): src / dst fragment index or -1; a shared source
+/* A T.reduce_*: src / dst fragment index or -1; a shared source
  * of a fragment destination gets a virtual ROWS partition (virt). */
 typedef struct red_rec {
   int src, dst;
@@ -328,7 +328,7 @@ static int region_dims(const tl_region *r, int64_t out[8]) {
   return n - skip;
 }
 
-/* The gemm-operand swizzle of shared buffer b (LAYOUT.md §3). */
+/* The gemm-operand swizzle of shared buffer b (docs/layouts.md "Shared-memory swizzles"). */
 static void swizzle_operand(li_state *st, tl_buffer *b) {
   if (tl_map_get(&st->swizzled, b, NULL)) return;
   int64_t dims[8];
@@ -356,9 +356,9 @@ static const char *policy_name(int policy) {
   return policy == TL_POLICY_FULL_ROW ? "FullRow" : policy == TL_POLICY_FULL_COL ? "FullCol" : "Square";
 }
 
-/* The A operand of a T.gemm in a fragment (the "rs" form; LAYOUT.md §2 "P·V
+/* The A operand of a T.gemm in a fragment (the "rs" form; docs/layouts.md "P·V
  * reuse").  mma.sync reads A from registers a0..a3 = (g, 2t|2t+1),
- * (g+8, ...), (g, 2t+8|2t+9), (g+8, ...) of each 16x16 slice (NVPTX.md §6),
+ * (g+8, ...), (g, 2t+8|2t+9), (g+8, ...) of each 16x16 slice (docs/layouts.md),
  * which is exactly the m16n8 accumulator layout of the two n8 tiles 2kk and
  * 2kk+1 of the slice.  So the BM x K fragment must hold the MMA_C layout of
  * a BM x K tile whose warps split only M, into the same warp_m warps as this
@@ -523,7 +523,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
 
-/* T.reduce_*(src, dst, dim, clear) (issue 7): both operands are identity
+/* T.reduce_*(src, dst, dim, clear): both operands are identity
  * uses of their fragments (every element at its own coordinates) but do
  * not share a layout: the destination gets the REDUCER layout of the
  * source's (decide_rows / finish_reducers below). */
@@ -742,7 +742,7 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
   return true;
 }
 
-/* ------------------------------------------------- reductions (issue 7) */
+/* --------------------------------------------------------- reductions */
 static int64_t buf_total(const tl_buffer *b, int64_t *last) {
   int64_t t = 1, v = 1;
   for (int k = 0; k < b->ndim; k++) {
@@ -974,7 +974,7 @@ static frag_info *class_gemm_c(li_state *st, int root) {
  * warp partitions differ: those keep their layouts and the copy moves the
  * data through shared memory (tl_lower_frag_relayout, lower_frag.c).  An
  * rs-form A operand is never relaid out: its conflict stays an error (the
- * rule of LAYOUT.md §2, reported by the class check below). */
+ * rule of docs/layouts.md, reported by the class check below). */
 static void link_copies(li_state *st) {
   for (size_t k = 0; k + 1 < st->copy_links.len; k += 2) {
     int a = st->copy_links.data[k], b = st->copy_links.data[k + 1];
@@ -989,7 +989,7 @@ static void link_copies(li_state *st) {
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c (issue 14) */
+  if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c */
     tl_error(d, f->loc, "out of memory in layout inference");
     return false;
   }
@@ -1011,7 +1011,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     frag_info *other = &st.frags.data[root->cls_gemm - 1];
     if (other->gemm_m != fi->gemm_m || other->gemm_n != fi->gemm_n || !same_shape(other->buf, fi->buf)) {
       if (fi->gemm_as_a || other->gemm_as_a) {
-        /* the rs form: name the rule (LAYOUT.md §2, P·V reuse) */
+        /* the rs form: name the rule (docs/layouts.md, P·V reuse) */
         frag_info *a = fi->gemm_as_a ? fi : other, *c = fi->gemm_as_a ? other : fi;
         tl_error(d, a->gemm_loc,
                  "layout conflict for fragment '%s': this T.gemm reads it as its A operand (the rs form), which "

@@ -1,6 +1,6 @@
 /* Lowering pipeline (internal): tile IR → SIMT IR (docs/simt-ir.md).
  * Each pass is one file with one entry point; tl_lower_module lists them in
- * order (DESIGN §5). */
+ * order (docs/ARCHITECTURE.md "The pipeline of passes"). */
 #ifndef TL_LOWER_H
 #define TL_LOWER_H
 

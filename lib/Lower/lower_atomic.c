@@ -1,4 +1,4 @@
-/* T.atomic_add lowering (two passes of lib/Lower; issue 7).
+/* T.atomic_add lowering (two passes of lib/Lower).
  *
  * Role: turns every T.atomic_add tile op into per-element calls of the SIMT
  * intrinsic T.ptx_atomic_add(dst, flat_off, value, return_prev)
@@ -64,19 +64,14 @@
 #define MAXD 8
 
 typedef struct at_state {
-  tl_module *m;
-  tl_diag *d;
-  int errors;
-  bool oom;
-  tl_names names;
-  tl_ranges ranges;
+  tl_lower_walk w;   /* module, diagnostics, names, ranges */
   bool per_thread;   /* the kernel body uses the thread index */
   int intrin;        /* the op's per-element intrinsic (tl_tile_atomic_intrin) */
   int lanes;         /* 2 / 4 for T.atomic_addx2 / x4, else 1 */
   const char *opname;/* the op being lowered, for messages ("atomic_add") */
 } at_state;
 
-#define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+#define CHECK(x) do { if (!(x)) { st->w.oom = true; return NULL; } } while (0)
 
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
@@ -124,18 +119,18 @@ static bool side_init(at_state *st, side *sd, const tl_region *r, tl_loc loc) {
   sd->buf = b;
   sd->n = r->ndim ? r->ndim : b->ndim;
   if (sd->n > MAXD) {
-    tl_error(st->d, loc, "T.%s on a %d-dimensional region is not lowered yet", st->opname, sd->n);
-    st->errors++;
+    tl_error(st->w.d, loc, "T.%s on a %d-dimensional region is not lowered yet", st->opname, sd->n);
+    st->w.errors++;
     return false;
   }
   for (int k = 0; k < sd->n; k++) {
-    sd->min[k] = r->ndim ? r->min[k] : tl_lo_int(st->m, loc, 0);
-    if (!sd->min[k]) { st->oom = true; return false; }
+    sd->min[k] = r->ndim ? r->min[k] : tl_lo_int(st->w.m, loc, 0);
+    if (!sd->min[k]) { st->w.oom = true; return false; }
     const tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
     if (!tl_expr_is_const_int(e, &sd->ext[k]) || sd->ext[k] < 1) {
-      tl_error(st->d, loc, "T.%s with a non-constant extent (operand '%s') is not lowered yet",
+      tl_error(st->w.d, loc, "T.%s with a non-constant extent (operand '%s') is not lowered yet",
                st->opname, b->name);
-      st->errors++;
+      st->w.errors++;
       return false;
     }
   }
@@ -154,9 +149,9 @@ static bool side_map(at_state *st, side *sd, int ndom, const int64_t *dom, tl_lo
   while (dk < ndom && dom[dk] == 1) dk++;
   if (dk == ndom) return true;
 bad:
-  tl_error(st->d, loc, "T.%s: operand '%s' does not match the shape of the other operand",
+  tl_error(st->w.d, loc, "T.%s: operand '%s' does not match the shape of the other operand",
            st->opname, sd->buf->name);
-  st->errors++;
+  st->w.errors++;
   return false;
 }
 
@@ -164,15 +159,15 @@ bad:
 static bool side_indices(at_state *st, const side *sd, tl_expr *const *idx, tl_loc loc, tl_expr **out) {
   for (int k = 0; k < sd->n; k++) {
     tl_expr *x = sd->min[k];
-    if (idx && sd->map[k] >= 0) x = tl_lo_add(st->m, loc, x, idx[sd->map[k]]);
-    if (!(out[k] = x)) { st->oom = true; return false; }
+    if (idx && sd->map[k] >= 0) x = tl_lo_add(st->w.m, loc, x, idx[sd->map[k]]);
+    if (!(out[k] = x)) { st->w.oom = true; return false; }
   }
   return true;
 }
 
 /* Row-major (or strided) flat element offset of b[ix]. */
 static tl_expr *flat_offset(at_state *st, const tl_buffer *b, int n, tl_expr **ix, tl_loc loc) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_expr *off = NULL;
   for (int k = 0; k < n; k++) {
     tl_expr *x = ix[k];
@@ -191,16 +186,16 @@ static tl_expr *flat_offset(at_state *st, const tl_buffer *b, int n, tl_expr **i
  * NULL for the first element). */
 static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const side *val, tl_expr *val_expr,
                         tl_expr *const *idx) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = s->loc;
   tl_expr *di[MAXD] = {0}, *vi[MAXD] = {0};
   if (!side_indices(st, dst, idx, loc, di)) return NULL;
   tl_expr *cond = tl_ir_int(m, loc, TL_BOOL, 1);
-  CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, dst->buf, dst->n, di, 1, cond));
+  CHECK(cond = tl_lo_bounds_cond(m, loc, &st->w.ranges, dst->buf, dst->n, di, 1, cond));
   tl_expr *v = val_expr;
   if (val) {
     if (!side_indices(st, val, idx, loc, vi)) return NULL;
-    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = tl_lo_bounds_cond(m, loc, &st->ranges, val->buf, val->n, vi, 1, cond));
+    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = tl_lo_bounds_cond(m, loc, &st->w.ranges, val->buf, val->n, vi, 1, cond));
     CHECK(v = tl_ir_load(m, loc, val->buf, val->n, vi));
   }
   tl_dtype et = dst->buf->dtype;
@@ -222,7 +217,7 @@ static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const s
 /* A loop of one variable over [0, extent) of the given kind around body
  * (NULL: none yet; *var receives the variable). */
 static tl_stmt *loop1(at_state *st, tl_loc loc, tl_loop_kind kind, int64_t extent, const char *name, tl_var **var) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_stmt *p = tl_ir_stmt(m, loc, TL_STMT_FOR);
   CHECK(p);
   p->u.loop.kind = kind;
@@ -231,7 +226,7 @@ static tl_stmt *loop1(at_state *st, tl_loc loc, tl_loop_kind kind, int64_t exten
   CHECK(p->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *)));
   CHECK(p->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *)));
   CHECK(p->u.loop.extents = tl_arena_alloc(&m->arena, sizeof(tl_expr *)));
-  CHECK(*var = p->u.loop.vars[0] = tl_names_fresh_var(&st->names, loc, name, TL_INT32, TL_VAR_LOOP));
+  CHECK(*var = p->u.loop.vars[0] = tl_names_fresh_var(&st->w.names, loc, name, TL_INT32, TL_VAR_LOOP));
   CHECK(p->u.loop.mins[0] = tl_lo_int(m, loc, 0));
   CHECK(p->u.loop.extents[0] = tl_lo_int(m, loc, extent));
   return p;
@@ -248,10 +243,10 @@ static tl_stmt *lanes_loop(at_state *st, const tl_stmt *s, const side *dst, cons
   tl_stmt *u = loop1(st, loc, TL_LOOP_UNROLL, st->lanes, "l", &l);
   if (!u) return NULL;
   tl_expr *idx[MAXD] = {0};
-  for (int k = 0; k < ndom; k++) CHECK(idx[k] = k == ndom - 1 ? tl_ir_var(st->m, loc, l) : tl_lo_int(st->m, loc, 0));
-  CHECK(tl_ranges_set(&st->ranges, l, 0, st->lanes - 1));
+  for (int k = 0; k < ndom; k++) CHECK(idx[k] = k == ndom - 1 ? tl_ir_var(st->w.m, loc, l) : tl_lo_int(st->w.m, loc, 0));
+  CHECK(tl_ranges_set(&st->w.ranges, l, 0, st->lanes - 1));
   u->u.loop.body = element(st, s, dst, val, NULL, idx);
-  tl_ranges_unset(&st->ranges, l);
+  tl_ranges_unset(&st->w.ranges, l);
   if (!u->u.loop.body) return NULL;
   if (per_thread) return u;
   tl_stmt *p = loop1(st, loc, TL_LOOP_PARALLEL, 1, "i", &p0);
@@ -260,18 +255,18 @@ static tl_stmt *lanes_loop(at_state *st, const tl_stmt *s, const side *dst, cons
 }
 
 static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = s->loc;
   const tl_expr *mo = s->u.tile.attrs && tl_tile_ops[s->u.tile.op].nattrs > 1 ? s->u.tile.attrs[1] : NULL;
   if (mo && mo->kind == TL_EXPR_STRING && mo->u.str && strcmp(mo->u.str, "relaxed") != 0) {
-    tl_error(st->d, pick(mo->loc, loc), "T.%s with memory_order=\"%s\" is not lowered yet (only \"relaxed\")",
+    tl_error(st->w.d, pick(mo->loc, loc), "T.%s with memory_order=\"%s\" is not lowered yet (only \"relaxed\")",
              st->opname, mo->u.str);
-    st->errors++;
+    st->w.errors++;
     return NULL;
   }
   if (s->u.tile.nargs < 2 || s->u.tile.args[0].kind != TL_OPND_REGION) {
-    tl_error(st->d, loc, "internal error: malformed T.%s", st->opname);
-    st->errors++;
+    tl_error(st->w.d, loc, "internal error: malformed T.%s", st->opname);
+    st->w.errors++;
     return NULL;
   }
   side dst, val;
@@ -286,8 +281,8 @@ static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   for (int k = 0; k < ndom; k++) {
     dom[k] = dom_side->ext[k];
     if (__builtin_mul_overflow(total, dom[k], &total) || total > INT32_MAX) {
-      tl_error(st->d, loc, "T.%s over more than 2^31 elements is not lowered yet", st->opname);
-      st->errors++;
+      tl_error(st->w.d, loc, "T.%s over more than 2^31 elements is not lowered yet", st->opname);
+      st->w.errors++;
       return NULL;
     }
   }
@@ -298,11 +293,11 @@ static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   if (st->lanes > 1) return lanes_loop(st, s, &dst, vp, ndom, in_parallel || st->per_thread);
   if (in_parallel || (total == 1 && st->per_thread)) {
     if (total != 1) {
-      tl_error(st->d, loc,
+      tl_error(st->w.d, loc,
                "T.%s of a %lld-element region inside a T.Parallel loop is not lowered yet "
                "(use the scalar form C[i, j] or move it out of the loop)",
                st->opname, (long long)total);
-      st->errors++;
+      st->w.errors++;
       return NULL;
     }
     return element(st, s, &dst, vp, vexpr, NULL);
@@ -324,15 +319,15 @@ static tl_stmt *lower_one(at_state *st, const tl_stmt *s, bool in_parallel) {
   static const char *const names[MAXD] = {"i", "j", "k", "l", "i4", "i5", "i6", "i7"};
   for (int k = 0; k < ndom; k++) {
     tl_var *v;
-    CHECK(v = tl_names_fresh_var(&st->names, loc, names[k], TL_INT32, TL_VAR_LOOP));
+    CHECK(v = tl_names_fresh_var(&st->w.names, loc, names[k], TL_INT32, TL_VAR_LOOP));
     p->u.loop.vars[k] = v;
     CHECK(p->u.loop.mins[k] = tl_lo_int(m, loc, 0));
     CHECK(p->u.loop.extents[k] = tl_lo_int(m, loc, dom[k]));
     CHECK(idx[k] = tl_ir_var(m, loc, v));
-    CHECK(tl_ranges_set(&st->ranges, v, 0, dom[k] - 1));
+    CHECK(tl_ranges_set(&st->w.ranges, v, 0, dom[k] - 1));
   }
   tl_stmt *body = element(st, s, &dst, vp, vexpr, idx);
-  for (int k = 0; k < ndom; k++) tl_ranges_unset(&st->ranges, p->u.loop.vars[k]);
+  for (int k = 0; k < ndom; k++) tl_ranges_unset(&st->w.ranges, p->u.loop.vars[k]);
   if (!body) return NULL;
   p->u.loop.body = body;
   return p;
@@ -346,14 +341,14 @@ static bool set_loop_ranges(at_state *st, const tl_stmt *s) {
     if (!tl_expr_is_const_int(s->u.loop.extents[k], &ext) || ext < 1 || ext > INT32_MAX) continue;
     if (s->u.loop.mins && s->u.loop.mins[k] && !tl_expr_is_const_int(s->u.loop.mins[k], &mn)) continue;
     if (mn < INT32_MIN || mn > INT32_MAX) continue;
-    if (!tl_ranges_set(&st->ranges, s->u.loop.vars[k], mn, mn + ext - 1)) return false;
+    if (!tl_ranges_set(&st->w.ranges, s->u.loop.vars[k], mn, mn + ext - 1)) return false;
   }
   return true;
 }
 
 static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
   if (!s) return s;
-  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
+  if (!tl_lo_nesting_ok(st->w.d, s, depth, &st->w.errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ:
       for (int i = 0; i < s->u.seq.n; i++) {
@@ -365,7 +360,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
     case TL_STMT_FOR: {
       CHECK(set_loop_ranges(st, s));
       tl_stmt *b = walk(st, s->u.loop.body, in_par || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
-      for (int k = 0; k < s->u.loop.nvars; k++) tl_ranges_unset(&st->ranges, s->u.loop.vars[k]);
+      for (int k = 0; k < s->u.loop.nvars; k++) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[k]);
       if (!b) return NULL;
       s->u.loop.body = b;
       return s;
@@ -375,9 +370,9 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
         int64_t g;
         if (!s->u.kernel.block_vars[i]) continue;
         if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1 && g <= INT32_MAX)
-          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, g - 1));
+          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
         else
-          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
+          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
       }
       bool saved = st->per_thread;
       st->per_thread = uses_tid(s->u.kernel.body);
@@ -400,17 +395,17 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
     }
     case TL_STMT_LET: {
       tl_range r;
-      if (tl_expr_range(&st->ranges, s->u.let.value, &r)) CHECK(tl_ranges_set(&st->ranges, s->u.let.var, r.lo, r.hi));
+      if (tl_expr_range(&st->w.ranges, s->u.let.value, &r)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, r.lo, r.hi));
       return s;
     }
     case TL_STMT_TILE:
       if (tl_tile_atomic_intrin(s->u.tile.op, &st->lanes) >= 0) {
         st->intrin = tl_tile_atomic_intrin(s->u.tile.op, NULL);
         st->opname = tl_tile_ops[s->u.tile.op].name;
-        int before = st->errors;
+        int before = st->w.errors;
         tl_stmt *r = lower_one(st, s, in_par);
         /* after a reported error, keep walking to report the others */
-        if (!r && !st->oom && st->errors > before) return s;
+        if (!r && !st->w.oom && st->w.errors > before) return s;
         return r;
       }
       return s;
@@ -420,23 +415,15 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
 
 bool tl_lower_atomic(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
-  at_state st = {.m = m, .d = d, .intrin = TL_INTRIN_PTX_ATOMIC_ADD};
-  tl_ranges_init(&st.ranges, &m->arena);
-  bool ok = st.intrin >= 0 && tl_names_collect(&st.names, m, f);
-  if (ok) {
-    for (int i = 0; i < f->ndynamic; i++)
-      if (f->dynamic[i] && !tl_ranges_set(&st.ranges, f->dynamic[i], 0, INT32_MAX)) st.oom = true;
-    tl_stmt *b = st.oom ? NULL : walk(&st, f->body, false, 0);
-    ok = b && !st.oom && st.errors == 0;
-    if (ok) f->body = b;
-    tl_names_free(&st.names);
-  } else {
-    st.oom = true;
-  }
-  if (st.oom) tl_error(d, f->loc, "out of memory while lowering T.atomic_add");
-  else if (!ok && st.errors == 0) tl_error(d, f->loc, "internal error: T.atomic_add lowering failed");
-  tl_ranges_free(&st.ranges);
-  return ok && !st.oom;
+  at_state st = {.intrin = TL_INTRIN_PTX_ATOMIC_ADD};
+  tl_lower_walk_begin(&st.w, m, d, f);
+  tl_stmt *b = st.w.oom ? NULL : walk(&st, f->body, false, 0);
+  bool ok = b && !st.w.oom && st.w.errors == 0;
+  if (ok) f->body = b;
+  if (st.w.oom) tl_error(d, f->loc, "out of memory while lowering T.atomic_add");
+  else if (!ok && st.w.errors == 0) tl_error(d, f->loc, "internal error: T.atomic_add lowering failed");
+  tl_lower_walk_end(&st.w);
+  return ok;
 }
 
 /* ====================================================== pair vectorization */

@@ -2,9 +2,9 @@
  * shared memory, C a fragment, as FlashAttention's P·V product uses it
  * (T.gemm(acc_s_cast, V_shared, acc_o) after T.copy(acc_s, acc_s_cast)).
  *
- * Layout fact (../shared/LAYOUT.md §2 "P·V reuse"; PTX ISA §9.7.14.5.8,
+ * Layout fact (docs/layouts.md "P·V reuse"; PTX ISA §9.7.14.5.8,
  * figures "MMA .m16n8k16 fragment layout for matrix A" and "... for
- * accumulator"; verified on the H200 in ../shared/NVPTX.md §6).  For lane l,
+ * accumulator"; verified on a GPU: docs/layouts.md).  For lane l,
  * g = l/4, t = l%4, one m16n8k16 mma reads A (16 x 16, M x K) from
  *     a0 = A[g][2t, 2t+1]    a1 = A[g+8][2t, 2t+1]
  *     a2 = A[g][2t+8, 2t+9]  a3 = A[g+8][2t+8, 2t+9]
@@ -26,7 +26,7 @@
  * Lowering, per warp: registers zeroed if clear_accum; for each k-step kk of
  * 16 (unrolled, so every A register index is a constant) and each pair of n8
  * tiles nj: one ldmatrix of B (.x4, .trans when B is stored K x N; .x2 for
- * single n8 tiles when WN % 16 != 0; lane addresses as in LAYOUT.md §4), then
+ * single n8 tiles when WN % 16 != 0; lane addresses as in docs/layouts.md "ldmatrix addresses"), then
  * its mmas for every m-tile mi, with A at register 8*(mi*(K/16) + kk) of the
  * fragment (B registers live only until their mmas: FlashAttention's P·V
  * gemm already holds a large accumulator).  This file keeps its own copy of the B address arithmetic so the

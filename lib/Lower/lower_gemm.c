@@ -3,24 +3,24 @@
  * memory, C a fragment).  The warp partition and the C layout it lowers to
  * are frag_layout.c's (tl_gemm_warp_partition, MMA_C); as a reminder:
  *
- * Warp partition (../shared/LAYOUT.md §2, TileLang's
+ * Warp partition (docs/layouts.md "Warp partition", TileLang's
  * ComputeDefaultWarpPartition): (m, n) is valid iff m*n = nwarps,
  * BM % (16m) == 0 and BN % (8n) == 0; FullRow takes the largest valid m,
  * FullCol the largest valid n, Square minimises |n/(2m) - 1| (ties: smaller
  * m).  No valid pair is a compile error stating the rule and the numbers.
  *
- * C layout (LAYOUT.md §2, HEAD form): warp w = wm + m*wn owns the WM x WN
+ * C layout (docs/layouts.md "The block-tile accumulator"): warp w = wm + m*wn owns the WM x WN
  * warp tile (wm, wn); inside it m16n8 tile (mi, nj) is registers
  * 4*(mi*(WN/8) + nj) .. +3 = c0..c3 of the PTX C fragment (PTX ISA
  * §9.7.14.5.8, Figure "MMA .m16n8k16 fragment layout for accumulator";
- * verified on the GPU, ../shared/NVPTX.md §6).
+ * verified on the GPU, docs/layouts.md).
  *
- * Lowering, per warp (LAYOUT.md §4/§6): registers zeroed if clear_accum; then
+ * Lowering, per warp (docs/layouts.md "ldmatrix addresses"): registers zeroed if clear_accum; then
  * for each k-step kk of 16: ldmatrix.x4 of A for every m16 tile (.trans when
  * A is stored K x M), ldmatrix.x4 of B for every pair of n8 tiles (.trans when
  * B is stored K x N; .x2 for single n8 tiles when WN % 16 != 0), then one
  * mma per (mi, n8 tile).  The lane's row/column addresses follow the table in
- * LAYOUT.md §4; shared offsets go through tl_smem_offset (the swizzle of the
+ * docs/layouts.md "ldmatrix addresses"; shared offsets go through tl_smem_offset (the swizzle of the
  * operand, smem_layout.c) on the operand's flat buffer.  The lane, warp-row
  * and warp-column indices are lets computed once; the k-step, m-tile and
  * n-tile loops are T.unroll (the k-step loop only when BK/16 <= 8), so after
@@ -115,6 +115,25 @@ static tl_stmt *emitted(gm_state *g, tl_diag *d, tl_loc loc) {
   return r;
 }
 
+/* Gives up on a T.gemm: reports running out of memory when oom (other errors
+ * were reported where they were found) and frees what was emitted; NULL. */
+static tl_stmt *abandon(gm_state *g, tl_loc loc, bool oom) {
+  if (oom) tl_error(g->d, loc, "out of memory while lowering T.gemm");
+  tl_vec_free(&g->out);
+  return NULL;
+}
+
+/* Emits kloop (the k-step loop of wgmma calls into C) as one wgmma group:
+ * the loop, T.ptx_wgmma_commit(), then T.ptx_wgmma_wait(0, C, 0, nregs) when
+ * wait (nregs: C's registers a thread). */
+static void wg_group(gm_state *g, tl_stmt *kloop, tl_buffer *C, int64_t nregs, bool wait) {
+  tl_emit_push(g, kloop);
+  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(g->m, g->loc, C), tl_emit_int(g, 0),
+                       tl_emit_int(g, nregs)};
+  if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+}
+
 static bool no_wait(const tl_stmt *s) {
   int64_t v = 0;
   if (5 < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[5])
@@ -136,7 +155,7 @@ tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage
                           bool compact) {
   tl_module *M = e->m;
   tl_loc loc = e->loc;
-  /* lane parts (LAYOUT.md §4): rows l%16 (or 8*(l%16/8) + l%8 transposed),
+  /* lane parts (docs/layouts.md "ldmatrix addresses"): rows l%16 (or 8*(l%16/8) + l%8 transposed),
    * columns 8*(l/16) for an x4 load of two n8 tiles */
   tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
   tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);
@@ -268,17 +287,13 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
                              tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
   int64_t ksteps = K / 16;
-  tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma));
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, C), tl_emit_int(g, 0),
-                       tl_emit_int(g, CL->nregs)};
-  if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  wg_group(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma), C, CL->nregs, wait);
   if (g->failed) return NULL;
   return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);
 }
 
 /* The rs form as wgmma (A a fragment whose MMA_C layout has 16-row warp
- * tiles split over warp_m warps and one column of warps: HOPPER-GEMM.md §6
+ * tiles split over warp_m warps and one column of warps: docs/hopper.md "Accumulators"
  * and docs/simt-ir.md "wgmma": registers 8*kk .. 8*kk + 7 of a thread are
  * a0.lo .. a3.hi of the m16n8k16 A map of its warp's 16 rows at k-step kk,
  * which is what wgmma.m64nNk16 reads from registers for the warp's rows of
@@ -339,16 +354,13 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   args[10] = tl_emit_int(g, NI);
   args[11] = tl_emit_int(g, 1);
   tl_stmt *mma = tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_RS, 12, args));
-  tl_emit_push(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma)); /* unrolled: A's register index constant */
-  tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(m, loc, C), tl_emit_int(g, 0), tl_emit_int(g, CL->nregs)};
-  if (!no_wait(s)) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
+  /* k unrolled: A's register index constant */
+  wg_group(g, tl_emit_for(g, kk, K / 16, TL_LOOP_UNROLL, mma), C, CL->nregs, !no_wait(s));
   return emitted(g, d, loc);
 oom:
-  tl_error(d, loc, "out of memory while lowering T.gemm");
+  return abandon(g, loc, true);
 fail:
-  tl_vec_free(&g->out);
-  return NULL;
+  return abandon(g, loc, false);
 }
 
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
@@ -430,7 +442,7 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);     /* 8*(l/16) */
   tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);        /* 8*((l%16)/8) */
   tl_expr *wm_off = tl_lo_mul(M, loc, wm, WM), *wn_off = tl_lo_mul(M, loc, wn, WN);
-  /* Lane parts of the ldmatrix row/col (LAYOUT.md §4), warp offsets included. */
+  /* Lane parts of the ldmatrix row/col (docs/layouts.md "ldmatrix addresses"), warp offsets included. */
   tl_expr *a_r, *a_c;
   if (!ta) {
     a_r = tl_emit_let(g, "a_row", tl_lo_add(M, loc, wm_off, l16));
@@ -486,10 +498,9 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_emit_push(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, body));
   return emitted(g, d, loc);
 oom:
-  tl_error(d, loc, "out of memory while lowering T.gemm");
+  return abandon(g, loc, true);
 fail:
-  tl_vec_free(&g->out);
-  return NULL;
+  return abandon(g, loc, false);
 }
 
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n) {

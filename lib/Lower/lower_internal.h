@@ -59,6 +59,24 @@ void tl_ranges_unset(tl_ranges *r, const tl_var *v);
 /* Bounds of integer expression e; false when unknown. */
 bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out);
 
+/* What a tile-op lowering walk over a function carries (lower_tile.c,
+ * lower_atomic.c): the module, where errors go and how many were reported,
+ * an allocation failure, the function's names (for fresh ones) and the
+ * ranges of the variables in scope. */
+typedef struct tl_lower_walk {
+  tl_module *m;
+  tl_diag *d;
+  int errors;    /* errors reported */
+  bool oom;      /* an allocation failed (not reported yet) */
+  tl_names names;
+  tl_ranges ranges;
+} tl_lower_walk;
+/* Starts a walk over f: f's names collected, the ranges holding f's dynamic
+ * dims (each in [0, INT32_MAX]).  Sets w->oom when an allocation fails;
+ * tl_lower_walk_end frees w either way. */
+void tl_lower_walk_begin(tl_lower_walk *w, tl_module *m, tl_diag *d, const tl_primfunc *f);
+void tl_lower_walk_end(tl_lower_walk *w);
+
 /* True when e is provably a multiple of k (k > 0).  Variables are multiples
  * only of 1, except `lane`, which counts as 0 (its contribution is analysed
  * separately by tl_expr_lane_coef). */
@@ -157,6 +175,13 @@ tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
 /* A store statement. */
 tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
                      tl_expr *value);
+/* dst[off : off + 2] = 2-lane cast to `to` of frag[reg : reg + 2]: two
+ * adjacent registers of the 1-D buffer frag stored as one 2-lane vector at
+ * flat element offset off of the 1-D buffer dst, converted to scalar dtype
+ * `to` on the way (the epilogues' register pairs).  NULL on OOM (or a NULL
+ * off / reg). */
+tl_stmt *tl_lo_store_pair(tl_module *m, tl_loc loc, tl_buffer *dst, tl_expr *off, tl_buffer *frag, tl_expr *reg,
+                          tl_dtype to);
 tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
 /* An evaluate statement of value (a call); NULL when value is NULL or on OOM. */
 tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value);
@@ -212,16 +237,17 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
  * register): FlashAttention's accumulators (acc_o, acc_s, P, row statistics)
  * are 244 at 128x64 with 128 threads, a GEMM's 128.  Then every ldmatrix
  * address register counts (ptxas spilled FlashAttention's otherwise), and
- * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  Measured on the
- * H200: compact addresses cost a GEMM (4096^3, 128x256) 13% (ptxas then
- * scheduled the next k-step's ldmatrix late), so they are not the default. */
+ * tl_lower_gemm / tl_lower_gemm_rs use compact addresses.  They are not
+ * the default: they slow a large GEMM down, as ptxas then schedules the
+ * next k-step's ldmatrix late (docs/performance.md, "Measurements behind
+ * choices in the code"). */
 bool tl_lower_frag_pressure(tl_buffer *const *frags, size_t n);
 
 struct tl_smem_layout; /* smem_layout.h */
 /* The ldmatrix offset in L->flat of this lane's part of B's fragment at
  * k-step kk (of ksteps) and n-tile nj (of nb, nd = 8 or 16 columns each),
  * for a gemm whose B region starts at (stage, row0, col0) and is stored
- * N x K when tb: emits the lane lets b_row, b_col into e (LAYOUT.md §4;
+ * N x K when tb: emits the lane lets b_row, b_col into e (docs/layouts.md "ldmatrix addresses";
  * wn_off = this warp's column offset, warp_n warps of WN columns), then
  * returns tl_smem_offset_unrolled's compact form when compact and it
  * applies, else the plain tl_smem_offset.  Shared by tl_lower_gemm and

@@ -1,4 +1,4 @@
-/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code (issue 7).
+/* T.reduce_{max,min,sum,abssum,absmax} → per-thread SIMT code.
  * The fragment layouts row reductions use (ROWS, REDUCER) and their maps
  * are frag_layout.{h,c}'s.
  *
@@ -6,7 +6,7 @@
  * source the MMA_C or ROWS layout and its fragment destination the REDUCER
  * layout of that source).  Called by lower_tile.c for each reduce statement.
  *
- * Algorithm (../shared/LAYOUT.md §6, "T.reduce over fragments").  A source
+ * Algorithm (docs/layouts.md, "Reductions").  A source
  * spread over the threads (MMA_C, ROWS fragment; a shared source is read
  * through a ROWS partition of its region) is reduced along its last dim:
  *   1. per-thread partials: red_acc[k] (one per statistic register k of the
@@ -39,11 +39,11 @@
  * dims (row-major) and whose columns are the reduced dim; a distributed
  * fragment reduced along a dim other than its last (the split-KV combine's
  * dim 0), or a multi-dim distributed destination of such a reduce, is
- * staged through a shared scratch tile by tl_reduce_staging (issue 14).
+ * staged through a shared scratch tile by tl_reduce_staging.
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
- * (§9.7.13.1); the mma.sync C fragment map in ../shared/NVPTX.md §6. */
+ * (§9.7.13.1); the mma.sync C fragment map in docs/layouts.md. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,8 +325,158 @@ static tl_stmt *seq_of(rd *r, int n, tl_stmt **xs) {
   return tl_ir_seq(r->m, r->loc, n, xs);
 }
 
-static bool lower_distributed(rd *r, const tl_frag_layout *P) {
+/* Step 2 of lower_distributed for an MMA_C source: each thread folds the
+ * values of its accumulator registers into its row partials acc[k]. */
+static bool partials_mma(rd *r, const tl_frag_layout *P, tl_buffer *acc, bool src_frag) {
   tl_module *m = r->m;
+  int64_t WM = P->warp_tile_m, WN = P->warp_tile_n;
+  tl_var *mi = loop_var(r, "mi", WM / 16), *h = loop_var(r, "h", 2), *nj = loop_var(r, "nj", WN / 8),
+         *e = loop_var(r, "e", 2);
+  if (!mi || !h || !nj || !e) return false;
+  tl_expr *k = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), 2), V(r, h));
+  tl_expr *reg = tl_lo_add(m, r->loc,
+                           tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), WN / 8), V(r, nj)), 4),
+                           tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, h), 2), V(r, e)));
+  NEED(k && reg);
+  tl_expr *x = src_frag ? elem_load(r, r->src, r->sn, NULL, reg) : NULL;
+  if (!src_frag) { rerr(r, "internal error: an mma-layout source that is not a fragment", NULL); return false; }
+  tl_stmt *s = store1(r, acc, k, combine(r, load1(r, acc, k), conv(r, x)));
+  s = loop(r, TL_LOOP_UNROLL, e, 2, s);
+  s = loop(r, TL_LOOP_UNROLL, nj, WN / 8, s);
+  s = loop(r, TL_LOOP_UNROLL, h, 2, s);
+  s = loop(r, TL_LOOP_UNROLL, mi, WM / 16, s);
+  return emit(r, s);
+}
+
+/* Step 2 of lower_distributed for a ROWS plan: each thread folds the
+ * elements of its rows (vectors of P->vec columns, P->cvg a row) into
+ * acc[a], guarded where the groups do not divide the rows or columns. */
+static bool partials_rows(rd *r, const tl_frag_layout *P, tl_buffer *acc, tl_expr *tid, bool src_frag) {
+  tl_module *m = r->m;
+  int64_t G = P->groups, g = P->group, v = P->vec, cvg = P->cvg, R = P->rows, C = P->cols;
+  int64_t cv = C / v;
+  tl_var *a = loop_var(r, "ra", P->rpt), *b = loop_var(r, "rb", cvg), *l = loop_var(r, "rl", v);
+  if (!a || !b || !l) return false;
+  tl_expr *row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), G), tl_lo_fdiv(m, r->loc, tid, g, r->env->ranges));
+  tl_expr *cvec = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, b), g), tl_lo_fmod(m, r->loc, tid, g, r->env->ranges));
+  tl_expr *col = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, cvec, v), V(r, l));
+  tl_expr *reg = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), cvg), V(r, b)), v),
+                           V(r, l));
+  NEED(row && cvec && col && reg);
+  tl_expr **off = src_offsets(r, row, col);
+  NEED(off);
+  tl_expr *x = elem_load(r, r->src, r->sn, off, reg);
+  tl_stmt *s = store1(r, acc, V(r, a), combine(r, load1(r, acc, V(r, a)), conv(r, x)));
+  NEED(s);
+  tl_expr *cond = NULL;
+  if (R % G != 0) cond = tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R));
+  if (cv % g != 0) {
+    tl_expr *c2 = tl_ir_binary(m, r->loc, TL_OP_LT, cvec, I(r, cv));
+    cond = cond ? tl_ir_binary(m, r->loc, TL_OP_AND, cond, c2) : c2;
+  }
+  if (cond) s = tl_lo_if(m, r->loc, cond, s, NULL);
+  s = loop(r, TL_LOOP_UNROLL, l, v, s);
+  s = loop(r, src_frag || cvg <= 16 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, b, cvg, s);
+  s = loop(r, TL_LOOP_UNROLL, a, P->rpt, s);
+  return emit(r, s);
+}
+
+/* Step 4 of lower_distributed: the partials of the pt->xwarps warps that
+ * share a row meet in shared memory (one slot a thread and register, between
+ * two barriers) and every thread combines its partners'. */
+static bool across_warps(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
+  tl_module *m = r->m;
+  int64_t T = r->env->threads;
+  const tl_frag_layout *P = pt->P;
+  bool mma = P->kind == TL_FRAG_MMA_C;
+  tl_buffer *ws = new_buffer(r, "red_ws", r->at, TL_SCOPE_SHARED_DYN, pt->nk * T);
+  if (!ws || !emit(r, sync_stmt(r))) return false;
+  tl_var *k = loop_var(r, "rk", pt->nk);
+  if (!k) return false;
+  tl_expr *slot = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), tid);
+  tl_stmt *s = store1(r, ws, slot, load1(r, acc, V(r, k)));
+  if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s)) || !emit(r, sync_stmt(r))) return false;
+  /* base: this thread's slot in the first partner warp */
+  tl_expr *base;
+  if (mma) base = tl_lo_fmod(m, r->loc, tid, pt->xstride, r->env->ranges);
+  else base = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges), P->group),
+                        tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges));
+  NEED(base);
+  if (!(k = loop_var(r, "rk", pt->nk))) return false;
+  tl_expr *kb = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), base);
+  tl_expr *val = load1(r, ws, kb);
+  for (int64_t p = 1; p < pt->xwarps; p++) val = combine(r, val, load1(r, ws, tl_lo_add(m, r->loc, kb, I(r, p * pt->xstride))));
+  s = store1(r, acc, V(r, k), val);
+  return emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s));
+}
+
+/* Step 5 of lower_distributed: acc[k] (row statistic k of this thread) goes
+ * to the destination: a reducer fragment register by register, shared memory
+ * by replica 0 of each row, a replicated fragment or local buffer through a
+ * shared broadcast. */
+static bool store_result(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
+  tl_module *m = r->m;
+  const tl_frag_layout *P = pt->P;
+  bool mma = P->kind == TL_FRAG_MMA_C;
+  const tl_frag_layout *DL = tl_frag_layout_of(r->db);
+  /* the row of statistic register k in this thread, and whether this thread is replica 0 */
+  tl_var *k = loop_var(r, "rk", pt->nk);
+  if (!k) return false;
+  tl_expr *row, *rep;
+  if (mma) {
+    row = tl_lo_add(m, r->loc,
+                    tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fmod(m, r->loc, tl_lo_fdiv(m, r->loc, tid, 32, r->env->ranges), P->warp_m, r->env->ranges), P->warp_tile_m),
+                              tl_lo_mul(m, r->loc, V(r, k), 8)),
+                    tl_lo_fdiv(m, r->loc, tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges), 4, r->env->ranges));
+    rep = tl_ir_binary(m, r->loc, TL_OP_AND,
+                       tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, 4, r->env->ranges), I(r, 0)),
+                       tl_ir_binary(m, r->loc, TL_OP_LT, tid, I(r, 32 * P->warp_m)));
+  } else {
+    row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), P->groups), tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges));
+    rep = tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, P->group, r->env->ranges), I(r, 0));
+    int64_t R = P->rows;
+    if (R % P->groups != 0) rep = tl_ir_binary(m, r->loc, TL_OP_AND, rep, tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R)));
+  }
+  NEED(row && rep);
+  if (DL && DL->kind == TL_FRAG_REDUCER) {
+    if (!tl_reducer_fits(DL, P)) {
+      rerr(r, "internal error: the destination's layout is not the reducer layout of the source '", r->sb->name);
+      return false;
+    }
+    tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, NULL, V(r, k));
+    tl_stmt *s = elem_store(r, r->dst, r->dn, NULL, V(r, k), finish_value(r, load1(r, acc, V(r, k)), old));
+    return emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s));
+  }
+  if (r->db->scope == TL_SCOPE_SHARED || r->db->scope == TL_SCOPE_SHARED_DYN) {
+    tl_expr **off = dst_offsets(r, row);
+    NEED(off);
+    tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, off, NULL);
+    tl_stmt *s = elem_store(r, r->dst, r->dn, off, NULL, finish_value(r, load1(r, acc, V(r, k)), old));
+    NEED(s);
+    s = tl_lo_if(m, r->loc, rep, s, NULL);
+    return emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s));
+  }
+  if (DL && DL->kind != TL_FRAG_REPLICATED) {
+    rerr(r, "a destination fragment whose layout is not the row-statistics layout of its source is not "
+            "lowered yet: '", r->db->name);
+    return false;
+  }
+  /* replicated fragment or local: broadcast through shared memory */
+  int64_t R = P->kind == TL_FRAG_MMA_C ? P->shape[0] : P->rows;
+  tl_buffer *bc = new_buffer(r, "red_bc", r->at, TL_SCOPE_SHARED_DYN, R);
+  if (!bc || !emit(r, sync_stmt(r))) return false;
+  tl_stmt *s = tl_lo_if(m, r->loc, rep, store1(r, bc, row, load1(r, acc, V(r, k))), NULL);
+  if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s)) || !emit(r, sync_stmt(r))) return false;
+  tl_var *i = loop_var(r, "ri", R);
+  if (!i) return false;
+  tl_expr **off = dst_offsets(r, V(r, i));
+  NEED(off);
+  tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, off, NULL);
+  s = elem_store(r, r->dst, r->dn, off, NULL, finish_value(r, load1(r, bc, V(r, i)), old));
+  return emit(r, loop(r, R <= 64 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, i, R, s));
+}
+
+static bool lower_distributed(rd *r, const tl_frag_layout *P) {
   int64_t T = r->env->threads;
   part pt = {P, 0, 1, 1, 1};
   bool mma = P->kind == TL_FRAG_MMA_C;
@@ -361,52 +511,7 @@ static bool lower_distributed(rd *r, const tl_frag_layout *P) {
   /* 2. per-thread partials */
   tl_expr *tid = tid_expr(r);
   NEED(tid);
-  if (mma) {
-    int64_t WM = P->warp_tile_m, WN = P->warp_tile_n;
-    tl_var *mi = loop_var(r, "mi", WM / 16), *h = loop_var(r, "h", 2), *nj = loop_var(r, "nj", WN / 8),
-           *e = loop_var(r, "e", 2);
-    if (!mi || !h || !nj || !e) return false;
-    tl_expr *k = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), 2), V(r, h));
-    tl_expr *reg = tl_lo_add(m, r->loc,
-                             tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), WN / 8), V(r, nj)), 4),
-                             tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, h), 2), V(r, e)));
-    NEED(k && reg);
-    tl_expr *x = src_frag ? elem_load(r, r->src, r->sn, NULL, reg) : NULL;
-    if (!src_frag) { rerr(r, "internal error: an mma-layout source that is not a fragment", NULL); return false; }
-    tl_stmt *s = store1(r, acc, k, combine(r, load1(r, acc, k), conv(r, x)));
-    s = loop(r, TL_LOOP_UNROLL, e, 2, s);
-    s = loop(r, TL_LOOP_UNROLL, nj, WN / 8, s);
-    s = loop(r, TL_LOOP_UNROLL, h, 2, s);
-    s = loop(r, TL_LOOP_UNROLL, mi, WM / 16, s);
-    if (!emit(r, s)) return false;
-  } else {
-    int64_t G = P->groups, g = P->group, v = P->vec, cvg = P->cvg, R = P->rows, C = P->cols;
-    int64_t cv = C / v;
-    tl_var *a = loop_var(r, "ra", P->rpt), *b = loop_var(r, "rb", cvg), *l = loop_var(r, "rl", v);
-    if (!a || !b || !l) return false;
-    tl_expr *row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), G), tl_lo_fdiv(m, r->loc, tid, g, r->env->ranges));
-    tl_expr *cvec = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, b), g), tl_lo_fmod(m, r->loc, tid, g, r->env->ranges));
-    tl_expr *col = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, cvec, v), V(r, l));
-    tl_expr *reg = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), cvg), V(r, b)), v),
-                             V(r, l));
-    NEED(row && cvec && col && reg);
-    tl_expr **off = src_offsets(r, row, col);
-    NEED(off);
-    tl_expr *x = elem_load(r, r->src, r->sn, off, reg);
-    tl_stmt *s = store1(r, acc, V(r, a), combine(r, load1(r, acc, V(r, a)), conv(r, x)));
-    NEED(s);
-    tl_expr *cond = NULL;
-    if (R % G != 0) cond = tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R));
-    if (cv % g != 0) {
-      tl_expr *c2 = tl_ir_binary(m, r->loc, TL_OP_LT, cvec, I(r, cv));
-      cond = cond ? tl_ir_binary(m, r->loc, TL_OP_AND, cond, c2) : c2;
-    }
-    if (cond) s = tl_lo_if(m, r->loc, cond, s, NULL);
-    s = loop(r, TL_LOOP_UNROLL, l, v, s);
-    s = loop(r, src_frag || cvg <= 16 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, b, cvg, s);
-    s = loop(r, TL_LOOP_UNROLL, a, P->rpt, s);
-    if (!emit(r, s)) return false;
-  }
+  if (!(mma ? partials_mma(r, P, acc, src_frag) : partials_rows(r, P, acc, tid, src_frag))) return false;
   /* 3. butterflies inside the warp */
   if (pt.lanes > 1) {
     tl_var *k = loop_var(r, "rk", pt.nk);
@@ -418,84 +523,9 @@ static bool lower_distributed(rd *r, const tl_frag_layout *P) {
     if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s))) return false;
   }
   /* 4. across warps */
-  if (pt.xwarps > 1) {
-    tl_buffer *ws = new_buffer(r, "red_ws", r->at, TL_SCOPE_SHARED_DYN, pt.nk * T);
-    if (!ws || !emit(r, sync_stmt(r))) return false;
-    tl_var *k = loop_var(r, "rk", pt.nk);
-    if (!k) return false;
-    tl_expr *slot = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), tid);
-    tl_stmt *s = store1(r, ws, slot, load1(r, acc, V(r, k)));
-    if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s)) || !emit(r, sync_stmt(r))) return false;
-    /* base: this thread's slot in the first partner warp */
-    tl_expr *base;
-    if (mma) base = tl_lo_fmod(m, r->loc, tid, pt.xstride, r->env->ranges);
-    else base = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges), P->group),
-                          tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges));
-    NEED(base);
-    if (!(k = loop_var(r, "rk", pt.nk))) return false;
-    tl_expr *kb = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), base);
-    tl_expr *val = load1(r, ws, kb);
-    for (int64_t p = 1; p < pt.xwarps; p++) val = combine(r, val, load1(r, ws, tl_lo_add(m, r->loc, kb, I(r, p * pt.xstride))));
-    s = store1(r, acc, V(r, k), val);
-    if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s))) return false;
-  }
+  if (pt.xwarps > 1 && !across_warps(r, &pt, acc, tid)) return false;
   /* 5. the destination */
-  const tl_frag_layout *DL = tl_frag_layout_of(r->db);
-  /* the row of statistic register k in this thread, and whether this thread is replica 0 */
-  tl_var *k = loop_var(r, "rk", pt.nk);
-  if (!k) return false;
-  tl_expr *row, *rep;
-  if (mma) {
-    row = tl_lo_add(m, r->loc,
-                    tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fmod(m, r->loc, tl_lo_fdiv(m, r->loc, tid, 32, r->env->ranges), P->warp_m, r->env->ranges), P->warp_tile_m),
-                              tl_lo_mul(m, r->loc, V(r, k), 8)),
-                    tl_lo_fdiv(m, r->loc, tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges), 4, r->env->ranges));
-    rep = tl_ir_binary(m, r->loc, TL_OP_AND,
-                       tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, 4, r->env->ranges), I(r, 0)),
-                       tl_ir_binary(m, r->loc, TL_OP_LT, tid, I(r, 32 * P->warp_m)));
-  } else {
-    row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), P->groups), tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges));
-    rep = tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, P->group, r->env->ranges), I(r, 0));
-    int64_t R = P->rows;
-    if (R % P->groups != 0) rep = tl_ir_binary(m, r->loc, TL_OP_AND, rep, tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R)));
-  }
-  NEED(row && rep);
-  if (DL && DL->kind == TL_FRAG_REDUCER) {
-    if (!tl_reducer_fits(DL, P)) {
-      rerr(r, "internal error: the destination's layout is not the reducer layout of the source '", r->sb->name);
-      return false;
-    }
-    tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, NULL, V(r, k));
-    tl_stmt *s = elem_store(r, r->dst, r->dn, NULL, V(r, k), finish_value(r, load1(r, acc, V(r, k)), old));
-    return emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s));
-  }
-  if (r->db->scope == TL_SCOPE_SHARED || r->db->scope == TL_SCOPE_SHARED_DYN) {
-    tl_expr **off = dst_offsets(r, row);
-    NEED(off);
-    tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, off, NULL);
-    tl_stmt *s = elem_store(r, r->dst, r->dn, off, NULL, finish_value(r, load1(r, acc, V(r, k)), old));
-    NEED(s);
-    s = tl_lo_if(m, r->loc, rep, s, NULL);
-    return emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s));
-  }
-  if (DL && DL->kind != TL_FRAG_REPLICATED) {
-    rerr(r, "a destination fragment whose layout is not the row-statistics layout of its source is not "
-            "lowered yet: '", r->db->name);
-    return false;
-  }
-  /* replicated fragment or local: broadcast through shared memory */
-  int64_t R = P->kind == TL_FRAG_MMA_C ? P->shape[0] : P->rows;
-  tl_buffer *bc = new_buffer(r, "red_bc", r->at, TL_SCOPE_SHARED_DYN, R);
-  if (!bc || !emit(r, sync_stmt(r))) return false;
-  tl_stmt *s = tl_lo_if(m, r->loc, rep, store1(r, bc, row, load1(r, acc, V(r, k))), NULL);
-  if (!emit(r, loop(r, TL_LOOP_UNROLL, k, pt.nk, s)) || !emit(r, sync_stmt(r))) return false;
-  tl_var *i = loop_var(r, "ri", R);
-  if (!i) return false;
-  tl_expr **off = dst_offsets(r, V(r, i));
-  NEED(off);
-  tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, off, NULL);
-  s = elem_store(r, r->dst, r->dn, off, NULL, finish_value(r, load1(r, bc, V(r, i)), old));
-  return emit(r, loop(r, R <= 64 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, i, R, s));
+  return store_result(r, &pt, acc, tid);
 }
 
 /* ------------------------------------------------- per-thread sources */

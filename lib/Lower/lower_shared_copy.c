@@ -176,7 +176,7 @@ static tl_expr *in_bounds(sc_state *st, const cside *cs, tl_expr **ix) {
 }
 
 /* Row-major flat element offset of a global access, in int64 (the
- * buffer's strides when it has them: T.StridedTensor, issue 14). */
+ * buffer's strides when it has them: T.StridedTensor). */
 static tl_expr *global_flat(sc_state *st, const cside *cs, tl_expr **ix) {
   tl_module *m = st->m;
   tl_loc loc = st->loc;

@@ -38,7 +38,7 @@
  * extents (16 / largest element size), or a strided loop over threads when the
  * extents are dynamic.  A T.Parallel that writes a replicated fragment runs
  * every iteration in every thread (serial loops).  ROWS and REDUCER
- * fragments (issue 7) are walked by emit_rows / emit_reducer; a row
+ * fragments are walked by emit_rows / emit_reducer; a row
  * statistic D[i] read in a loop partitioned by an MMA_C or ROWS fragment is
  * register 2*mi + h, or the row iteration; a REDUCER partition that stores
  * to memory runs only in replica 0.  T.reduce_* goes to lower_reduce.c. */
@@ -52,17 +52,12 @@
 
 typedef struct lt_state {
   tl_rewriter rw;      /* first: rw_expr's hook casts back to lt_state */
-  tl_module *m;
-  tl_diag *d;
-  int errors;
-  bool oom;
-  tl_names names;
-  tl_ranges ranges;
+  tl_lower_walk w;     /* module, diagnostics, names, ranges */
   int64_t threads;     /* the block's threads */
   tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
   const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
   tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
-  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted (issue 7) */
+  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
   tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
   int64_t smem_seen;   /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
@@ -71,11 +66,11 @@ typedef struct lt_state {
   bool ws;             /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
 } lt_state;
 
-#define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+#define CHECK(x) do { if (!(x)) { st->w.oom = true; return NULL; } } while (0)
 
 static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
-  tl_error(st->d, loc, fmt, a, b);
-  st->errors++;
+  tl_error(st->w.d, loc, fmt, a, b);
+  st->w.errors++;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -87,18 +82,18 @@ static bool frag_distributed(const tl_frag_layout *L) {
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
-  tl_expr *f = tl_lo_int(st->m, loc, 0);
+  tl_expr *f = tl_lo_int(st->w.m, loc, 0);
   for (int k = 0; k < n && k < L->ndim; k++) {
-    f = tl_lo_mul(st->m, loc, f, L->shape[k]);
-    f = tl_lo_add(st->m, loc, f, idx[k]);
+    f = tl_lo_mul(st->w.m, loc, f, L->shape[k]);
+    f = tl_lo_add(st->w.m, loc, f, idx[k]);
   }
   return f;
 }
 
 static tl_expr *zero_of(lt_state *st, tl_loc loc, tl_dtype t) {
   t.lanes = 1;
-  if (tl_dtype_is_float(t)) return tl_ir_float(st->m, loc, t, 0.0);
-  return tl_ir_int(st->m, loc, t, 0);
+  if (tl_dtype_is_float(t)) return tl_ir_float(st->w.m, loc, t, 0.0);
+  return tl_ir_int(st->w.m, loc, t, 0);
 }
 
 /* ------------------------------------------------------- expression rewrite */
@@ -107,11 +102,11 @@ static tl_expr *zero_of(lt_state *st, tl_loc loc, tl_dtype t) {
  * fragment and shared-memory accesses and vector casts. */
 static void copy_failed(lt_state *st) {
   if (st->rw.too_deep) {
-    tl_error(st->d, st->rw.deep_loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
-    st->errors++;
+    tl_error(st->w.d, st->rw.deep_loc, "expression nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
+    st->w.errors++;
     st->rw.too_deep = false;
   }
-  if (st->m->arena.oom) st->oom = true;
+  if (st->w.m->arena.oom) st->w.oom = true;
 }
 
 static tl_expr *rw_expr(lt_state *st, const tl_expr *e, int depth) {
@@ -132,8 +127,8 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
   tl_frag_layout *L = tl_frag_layout_of(b);
   *n_out = n;
   if (!L) return rw_list(st, n, idx, depth);
-  tl_expr **one = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *));
-  if (!one) { st->oom = true; return NULL; }
+  tl_expr **one = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *));
+  if (!one) { st->w.oom = true; return NULL; }
   *n_out = 1;
   if (L->kind == TL_FRAG_REDUCER && st->loop && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
     /* a row statistic D[i] read beside its rows (layout_infer.c row_access) */
@@ -142,14 +137,14 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
       one[0] = st->row_reg;
       return one;
     }
-    tl_error(st->d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
-    st->errors++;
+    tl_error(st->w.d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
+    st->w.errors++;
     return NULL;
   }
   if (frag_distributed(L)) {
     if (!st->reg || !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
-      tl_error(st->d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
-      st->errors++;
+      tl_error(st->w.d, loc, "internal error: fragment '%s' accessed off its layout", b->name);
+      st->w.errors++;
       return NULL;
     }
     one[0] = st->reg;
@@ -169,9 +164,9 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
 static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, tl_expr **ix) {
   if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN) || *n != b->ndim || *n < 1)
     return NULL;
-  tl_smem_layout *L = tl_smem_layout_get(st->m, b);
+  tl_smem_layout *L = tl_smem_layout_get(st->w.m, b);
   if (!L) return NULL;
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   int k = *n;
   tl_expr *col = ix[k - 1], *row = k >= 2 ? ix[k - 2] : tl_lo_int(m, loc, 0), *stage = NULL;
   for (int d = 0; d + 2 < k; d++) {
@@ -180,7 +175,7 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
     stage = stage ? tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, dim), ix[d]) : ix[d];
   }
   tl_expr *off = tl_smem_offset(m, loc, L, stage, row, col);
-  if (!off) { st->oom = true; return NULL; }
+  if (!off) { st->w.oom = true; return NULL; }
   ix[0] = off;
   *n = 1;
   return L->flat;
@@ -190,7 +185,7 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
  * shared buffer operands and vector casts; NULL: the default copy. */
 static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
   lt_state *st = (lt_state *)rw;
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   switch (e->kind) {
     case TL_EXPR_CAST: {
       tl_expr *x = rw_expr(st, e->u.cast.value, depth + 1);
@@ -202,7 +197,7 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
       int n;
       tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
       tl_buffer *fb = ix ? shared_access(st, e->loc, e->u.load.buffer, &n, ix) : NULL;
-      tl_expr *ld = ix && !st->oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
+      tl_expr *ld = ix && !st->w.oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
       if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
       if (!ld) rw->failed = true;
       return ld;
@@ -214,7 +209,7 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
       if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
         tl_smem_layout *L = tl_smem_layout_get(m, b);
         if (!L) {
-          st->oom = rw->failed = true;
+          st->w.oom = rw->failed = true;
           return NULL;
         }
         if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
@@ -270,7 +265,7 @@ static void plan_for_layout(plan *p, const tl_frag_layout *L) {
  * (idx[last] a multiple of vec), reg the register index of that element. */
 typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
 
-/* The MMA_C partition (lower_internal.h; LAYOUT.md §2, §6): each thread walks
+/* The MMA_C partition (lower_internal.h; docs/layouts.md): each thread walks
  * its register pairs (2q, 2q+1) = columns (j, j+1) of row i:
  *     for mi in T.unroll(WM/16): for nj in T.unroll(WN/8): for h in T.unroll(2):
  *         i = wm*WM + (tid%32)/4 + 16*mi + 8*h,  j = wn*WN + 2*(tid%4) + 8*nj
@@ -278,28 +273,28 @@ typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **
  * (wm = (tid/32) % warp_m, wn = tid / (32*warp_m)); j is even, so the pair
  * never leaves its row, and the layout covers the tile exactly (no guard). */
 static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   const tl_frag_layout *L = p->mma;
   int64_t WM = L->warp_tile_m, WN = L->warp_tile_n, mw = L->warp_m;
   tl_var *vm, *vn, *vh;
-  CHECK(vm = tl_names_fresh_var(&st->names, loc, "mi", TL_INT32, TL_VAR_LOOP));
-  CHECK(vn = tl_names_fresh_var(&st->names, loc, "nj", TL_INT32, TL_VAR_LOOP));
-  CHECK(vh = tl_names_fresh_var(&st->names, loc, "h", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->ranges, vm, 0, WM / 16 - 1));
-  CHECK(tl_ranges_set(&st->ranges, vn, 0, WN / 8 - 1));
-  CHECK(tl_ranges_set(&st->ranges, vh, 0, 1));
+  CHECK(vm = tl_names_fresh_var(&st->w.names, loc, "mi", TL_INT32, TL_VAR_LOOP));
+  CHECK(vn = tl_names_fresh_var(&st->w.names, loc, "nj", TL_INT32, TL_VAR_LOOP));
+  CHECK(vh = tl_names_fresh_var(&st->w.names, loc, "h", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, vm, 0, WM / 16 - 1));
+  CHECK(tl_ranges_set(&st->w.ranges, vn, 0, WN / 8 - 1));
+  CHECK(tl_ranges_set(&st->w.ranges, vh, 0, 1));
   tl_expr *tid = tl_lo_thread_index(m, loc);
   CHECK(tid);
-  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->ranges);
-  tl_expr *lane = tl_lo_fmod(m, loc, tid, 32, &st->ranges);
-  tl_expr *wm = tl_lo_fmod(m, loc, warp, mw, &st->ranges);
-  tl_expr *wn = tl_lo_fdiv(m, loc, warp, mw, &st->ranges);
+  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges);
+  tl_expr *lane = tl_lo_fmod(m, loc, tid, 32, &st->w.ranges);
+  tl_expr *wm = tl_lo_fmod(m, loc, warp, mw, &st->w.ranges);
+  tl_expr *wn = tl_lo_fdiv(m, loc, warp, mw, &st->w.ranges);
   /* row0(wm, mi) (frag_layout.h tl_mma_c_row0) + lane/4 + 8h */
   tl_expr *i = L->interleaved ? tl_lo_mul(m, loc, wm, 16) : tl_lo_mul(m, loc, wm, WM);
-  i = tl_lo_add(m, loc, i, tl_lo_fdiv(m, loc, lane, 4, &st->ranges));
+  i = tl_lo_add(m, loc, i, tl_lo_fdiv(m, loc, lane, 4, &st->w.ranges));
   i = tl_lo_add(m, loc, i, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), L->interleaved ? 16 * mw : 16),
                                      tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
-  tl_expr *j = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->ranges), 2));
+  tl_expr *j = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->w.ranges), 2));
   j = tl_lo_add(m, loc, j, tl_lo_mul(m, loc, tl_ir_var(m, loc, vn), 8));
   tl_expr *reg = tl_lo_add(m, loc,
                            tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), WN / 8),
@@ -317,9 +312,9 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
   tl_stmt *body = fn(st, user, p, idx, reg);
   st->part = saved_part;
   st->row_reg = saved_row;
-  tl_ranges_unset(&st->ranges, vm);
-  tl_ranges_unset(&st->ranges, vn);
-  tl_ranges_unset(&st->ranges, vh);
+  tl_ranges_unset(&st->w.ranges, vm);
+  tl_ranges_unset(&st->w.ranges, vn);
+  tl_ranges_unset(&st->w.ranges, vh);
   if (!body) return NULL;
   CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vh, tl_lo_int(m, loc, 2), body));
   CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vn, tl_lo_int(m, loc, WN / 8), body));
@@ -332,8 +327,8 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
 static bool row_indices(lt_state *st, tl_loc loc, int ndim, const int64_t *shape, tl_expr *r, tl_expr **idx) {
   tl_expr *x = r;
   for (int k = ndim - 2; k >= 0; k--) {
-    idx[k] = k > 0 ? tl_lo_fmod(st->m, loc, x, shape[k], &st->ranges) : x;
-    x = tl_lo_fdiv(st->m, loc, x, shape[k], &st->ranges);
+    idx[k] = k > 0 ? tl_lo_fmod(st->w.m, loc, x, shape[k], &st->w.ranges) : x;
+    x = tl_lo_fdiv(st->w.m, loc, x, shape[k], &st->w.ranges);
     if (!idx[k] || !x) return false;
   }
   return true;
@@ -346,19 +341,19 @@ static bool row_indices(lt_state *st, tl_loc loc, int ndim, const int64_t *shape
  *         element (rows of r, cvec*vec), register (a*cvg + b)*vec
  * The row statistic register of a REDUCER of this layout is a. */
 static tl_stmt *emit_rows(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   const tl_frag_layout *L = p->lay;
   int64_t G = L->groups, g = L->group, v = L->vec, cv = L->cols / L->vec;
   tl_var *va, *vb;
-  CHECK(va = tl_names_fresh_var(&st->names, loc, "ra", TL_INT32, TL_VAR_LOOP));
-  CHECK(vb = tl_names_fresh_var(&st->names, loc, "rb", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->ranges, va, 0, L->rpt - 1));
-  CHECK(tl_ranges_set(&st->ranges, vb, 0, L->cvg - 1));
+  CHECK(va = tl_names_fresh_var(&st->w.names, loc, "ra", TL_INT32, TL_VAR_LOOP));
+  CHECK(vb = tl_names_fresh_var(&st->w.names, loc, "rb", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, va, 0, L->rpt - 1));
+  CHECK(tl_ranges_set(&st->w.ranges, vb, 0, L->cvg - 1));
   tl_expr *tid = tl_lo_thread_index(m, loc);
   CHECK(tid);
   tl_expr *a = tl_ir_var(m, loc, va), *b = tl_ir_var(m, loc, vb);
-  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, a, G), tl_lo_fdiv(m, loc, tid, g, &st->ranges));
-  tl_expr *cvec = tl_lo_add(m, loc, tl_lo_mul(m, loc, b, g), tl_lo_fmod(m, loc, tid, g, &st->ranges));
+  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, a, G), tl_lo_fdiv(m, loc, tid, g, &st->w.ranges));
+  tl_expr *cvec = tl_lo_add(m, loc, tl_lo_mul(m, loc, b, g), tl_lo_fmod(m, loc, tid, g, &st->w.ranges));
   tl_expr *reg = tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, a, L->cvg), b), v);
   CHECK(r && cvec && reg);
   tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(L->ndim > 0 ? L->ndim : 1));
@@ -372,8 +367,8 @@ static tl_stmt *emit_rows(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
   tl_stmt *body = fn(st, user, p, idx, reg);
   st->part = saved_part;
   st->row_reg = saved_row;
-  tl_ranges_unset(&st->ranges, va);
-  tl_ranges_unset(&st->ranges, vb);
+  tl_ranges_unset(&st->w.ranges, va);
+  tl_ranges_unset(&st->w.ranges, vb);
   if (!body) return NULL;
   tl_expr *cond = NULL;
   if (L->rows % G != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, r, tl_lo_int(m, loc, L->rows)));
@@ -394,24 +389,24 @@ static tl_stmt *emit_rows(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
  * every replica runs the body (fragment-only work), or only replica 0 when
  * p->rep_guard (the body stores to memory). */
 static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   const tl_frag_layout *L = p->lay, *S = L->src;
   tl_var *vk;
-  CHECK(vk = tl_names_fresh_var(&st->names, loc, "rk", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->ranges, vk, 0, L->nregs - 1));
+  CHECK(vk = tl_names_fresh_var(&st->w.names, loc, "rk", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, vk, 0, L->nregs - 1));
   tl_expr *tid = tl_lo_thread_index(m, loc), *k = tl_ir_var(m, loc, vk);
   CHECK(tid && k);
   tl_expr *i, *rep, *cond = NULL;
   if (S->kind == TL_FRAG_MMA_C) {
-    tl_expr *wm = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, tid, 32, &st->ranges), S->warp_m, &st->ranges);
+    tl_expr *wm = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges), S->warp_m, &st->w.ranges);
     i = tl_lo_add(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, S->warp_tile_m), tl_lo_mul(m, loc, k, 8)),
-                  tl_lo_fdiv(m, loc, tl_lo_fmod(m, loc, tid, 32, &st->ranges), 4, &st->ranges));
+                  tl_lo_fdiv(m, loc, tl_lo_fmod(m, loc, tid, 32, &st->w.ranges), 4, &st->w.ranges));
     rep = tl_ir_binary(m, loc, TL_OP_AND,
-                       tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, 4, &st->ranges), tl_lo_int(m, loc, 0)),
+                       tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, 4, &st->w.ranges), tl_lo_int(m, loc, 0)),
                        tl_ir_binary(m, loc, TL_OP_LT, tid, tl_lo_int(m, loc, 32 * S->warp_m)));
   } else {
-    i = tl_lo_add(m, loc, tl_lo_mul(m, loc, k, S->groups), tl_lo_fdiv(m, loc, tid, S->group, &st->ranges));
-    rep = tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, S->group, &st->ranges), tl_lo_int(m, loc, 0));
+    i = tl_lo_add(m, loc, tl_lo_mul(m, loc, k, S->groups), tl_lo_fdiv(m, loc, tid, S->group, &st->w.ranges));
+    rep = tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, S->group, &st->w.ranges), tl_lo_int(m, loc, 0));
     if (S->rows % S->groups != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, i, tl_lo_int(m, loc, S->rows)));
   }
   CHECK(i && rep);
@@ -424,7 +419,7 @@ static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
     idx[0] = i;
   }
   tl_stmt *body = fn(st, user, p, idx, k);
-  tl_ranges_unset(&st->ranges, vk);
+  tl_ranges_unset(&st->w.ranges, vk);
   if (!body) return NULL;
   if (p->rep_guard) CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, rep) : rep);
   if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
@@ -432,7 +427,7 @@ static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
 }
 
 static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   if (p->mma) return emit_mma(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_ROWS) return emit_rows(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_REDUCER) return emit_reducer(st, loc, p, fn, user);
@@ -440,9 +435,9 @@ static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
   tl_var *q = NULL;
   tl_expr *qe;
   if (p->nvec > 1) {
-    CHECK(q = tl_names_fresh_var(&st->names, loc, "vq", TL_INT32, TL_VAR_LOOP));
+    CHECK(q = tl_names_fresh_var(&st->w.names, loc, "vq", TL_INT32, TL_VAR_LOOP));
     CHECK(qe = tl_ir_var(m, loc, q));
-    CHECK(tl_ranges_set(&st->ranges, q, 0, p->nvec - 1));
+    CHECK(tl_ranges_set(&st->w.ranges, q, 0, p->nvec - 1));
   } else {
     CHECK(qe = tl_lo_int(m, loc, 0));
   }
@@ -454,8 +449,8 @@ static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
   CHECK(idx);
   int64_t stride = 1;
   for (int k = p->ndim - 1; k >= 0; k--) {
-    tl_expr *x = tl_lo_fdiv(m, loc, f0, stride, &st->ranges);
-    if (k > 0) x = tl_lo_fmod(m, loc, x, p->shape[k], &st->ranges);
+    tl_expr *x = tl_lo_fdiv(m, loc, f0, stride, &st->w.ranges);
+    if (k > 0) x = tl_lo_fmod(m, loc, x, p->shape[k], &st->w.ranges);
     CHECK(idx[k] = x);
     stride *= p->shape[k];
   }
@@ -465,13 +460,13 @@ static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
   if (!body) return NULL;
   if (p->total % tv != 0) {
     tl_range r;
-    if (!(tl_expr_range(&st->ranges, f0, &r) && r.hi < p->total)) {
+    if (!(tl_expr_range(&st->w.ranges, f0, &r) && r.hi < p->total)) {
       tl_expr *cond = tl_ir_binary(m, loc, TL_OP_LT, f0, tl_lo_int(m, loc, p->total));
       CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
     }
   }
   if (q) {
-    tl_ranges_unset(&st->ranges, q);
+    tl_ranges_unset(&st->w.ranges, q);
     tl_loop_kind k = (p->registers || p->nvec <= 8) ? TL_LOOP_UNROLL : TL_LOOP_SERIAL;
     CHECK(body = tl_lo_for(m, loc, k, q, tl_lo_int(m, loc, p->nvec), body));
   }
@@ -490,7 +485,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth);
  * the register index reg + lane. */
 static tl_stmt *par_body(lt_state *st, const tl_stmt *loop, tl_expr **idx, tl_expr *reg,
                          tl_expr *lane) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   int n = loop->u.loop.nvars;
   tl_loc loc = loop->loc;
   for (int k = 0; k < n; k++) {
@@ -514,27 +509,27 @@ static tl_stmt *par_body(lt_state *st, const tl_stmt *loop, tl_expr **idx, tl_ex
 /* Emits the lanes of one chunk: v lanes, vectorized by w where proven. */
 static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   const tl_stmt *loop = user;
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = loop->loc;
   int64_t v = p->vec;
   if (v == 1) return par_body(st, loop, idx, reg, NULL);
   tl_var *l;
-  CHECK(l = tl_names_fresh_var(&st->names, loc, "vl", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->ranges, l, 0, v - 1));
+  CHECK(l = tl_names_fresh_var(&st->w.names, loc, "vl", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, l, 0, v - 1));
   tl_stmt *probe = par_body(st, loop, idx, reg, tl_ir_var(m, loc, l));
-  tl_ranges_unset(&st->ranges, l);
+  tl_ranges_unset(&st->w.ranges, l);
   if (!probe) return NULL;
   int64_t w = tl_lo_body_vec_width(probe, l, v);
   tl_var *lo = NULL, *li = NULL;
   tl_expr *lane = NULL;
   if (v / w > 1) {
-    CHECK(lo = tl_names_fresh_var(&st->names, loc, "vo", TL_INT32, TL_VAR_LOOP));
-    CHECK(tl_ranges_set(&st->ranges, lo, 0, v / w - 1));
+    CHECK(lo = tl_names_fresh_var(&st->w.names, loc, "vo", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->w.ranges, lo, 0, v / w - 1));
     lane = tl_lo_mul(m, loc, tl_ir_var(m, loc, lo), w);
   }
   if (w > 1) {
-    CHECK(li = tl_names_fresh_var(&st->names, loc, "vi", TL_INT32, TL_VAR_LOOP));
-    CHECK(tl_ranges_set(&st->ranges, li, 0, w - 1));
+    CHECK(li = tl_names_fresh_var(&st->w.names, loc, "vi", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->w.ranges, li, 0, w - 1));
     tl_expr *x = tl_ir_var(m, loc, li);
     lane = lane ? tl_lo_add(m, loc, lane, x) : x;
   }
@@ -542,11 +537,11 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
   tl_stmt *body = par_body(st, loop, idx, reg, lane);
   if (!body) return NULL;
   if (li) {
-    tl_ranges_unset(&st->ranges, li);
+    tl_ranges_unset(&st->w.ranges, li);
     CHECK(body = tl_lo_for(m, loc, TL_LOOP_VECTORIZED, li, tl_lo_int(m, loc, w), body));
   }
   if (lo) {
-    tl_ranges_unset(&st->ranges, lo);
+    tl_ranges_unset(&st->w.ranges, lo);
     CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, lo, tl_lo_int(m, loc, v / w), body));
   }
   return body;
@@ -589,7 +584,7 @@ static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
 
 /* Every thread runs every iteration (the loop writes a replicated fragment). */
 static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = loop->loc;
   tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
   if (!body) return NULL;
@@ -605,7 +600,7 @@ static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
 
 /* Dynamic extents: for q in ceildiv(E, T): f = q*T + tid; if f < E: body. */
 static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = loop->loc;
   int n = loop->u.loop.nvars;
   tl_expr **ext = rw_list(st, n, loop->u.loop.extents, 0);
@@ -614,7 +609,7 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   for (int k = 0; k < n; k++) total = tl_ir_binary(m, loc, TL_OP_MUL, total, ext[k]);
   CHECK(total);
   tl_var *q;
-  CHECK(q = tl_names_fresh_var(&st->names, loc, "vq", TL_INT32, TL_VAR_LOOP));
+  CHECK(q = tl_names_fresh_var(&st->w.names, loc, "vq", TL_INT32, TL_VAR_LOOP));
   int cd = TL_INTRIN_CEILDIV;
   tl_expr *args[2] = {total, tl_lo_int(m, loc, st->threads)};
   tl_expr *trips = cd >= 0 ? tl_ir_call(m, loc, cd, 2, args) : NULL;
@@ -641,11 +636,11 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   par_scan ps = {.v = {.expr = scan_expr, .stmt = scan_stmt}, .loop = loop, .bytes = 1};
   tl_visit_stmt(&ps.v, loop->u.loop.body);
   if (ps.plan_frag && ps.repl_written) {
-    tl_error(st->d, loop->loc,
+    tl_error(st->w.d, loop->loc,
              "layout conflict in T.Parallel loop: it is partitioned over the threads by fragment '%s' "
              "but writes fragment '%s', which every thread holds whole",
              ps.plan_frag->name, ps.repl_written->name);
-    st->errors++;
+    st->w.errors++;
     return NULL;
   }
   if (ps.repl_written) return par_all(st, loop);
@@ -655,7 +650,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
     p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && ps.stores_memory;
   } else {
     int n = loop->u.loop.nvars;
-    int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)n);
+    int64_t *shape = tl_arena_alloc(&st->w.m->arena, sizeof(int64_t) * (size_t)n);
     CHECK(shape);
     int64_t total = 1;
     for (int k = 0; k < n; k++) {
@@ -708,20 +703,20 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
   tl_buffer *b = r->buffer;
   int n;
   int64_t *ext;
-  if (!region_extents(r, &n, &ext, &st->m->arena)) { st->oom = true; return false; }
+  if (!region_extents(r, &n, &ext, &st->w.m->arena)) { st->w.oom = true; return false; }
   sd->buf = b;
   sd->ndim = n;
   sd->L = tl_frag_layout_of(b);
   sd->kind = b->scope == TL_SCOPE_GLOBAL ? SIDE_GLOBAL
            : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
            : frag_distributed(sd->L) ? SIDE_PLAN : SIDE_LOCAL;
-  sd->min = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
-  sd->map = tl_arena_alloc(&st->m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!sd->min || !sd->map) { st->oom = true; return false; }
+  sd->min = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
+  sd->map = tl_arena_alloc(&st->w.m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!sd->min || !sd->map) { st->w.oom = true; return false; }
   int dk = 0;
   for (int k = 0; k < n; k++) {
-    sd->min[k] = r->ndim ? rw_expr(st, r->min[k], 0) : tl_lo_int(st->m, loc, 0);
-    if (!sd->min[k]) { st->oom = true; return false; }
+    sd->min[k] = r->ndim ? rw_expr(st, r->min[k], 0) : tl_lo_int(st->w.m, loc, 0);
+    if (!sd->min[k]) { st->w.oom = true; return false; }
     if (ext[k] < 0) {
       fail(st, loc, "%s with a non-constant extent (operand '%s') is not lowered yet", opname, b->name);
       return false;
@@ -745,7 +740,7 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
 /* The indices of side sd at domain element idx (last domain index + lane). */
 static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg,
                               tl_expr *lane, tl_loc loc, int *n_out) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   if (sd->kind == SIDE_PLAN) {
     tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
     if (!one) return NULL;
@@ -783,7 +778,7 @@ static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **
 /* In-bounds condition of a global access (first lane; `span` lanes when the
  * whole vector must be in bounds).  Provably true parts are dropped. */
 static tl_expr *bounds_cond(lt_state *st, const tl_buffer *b, int n, tl_expr **ix, int64_t span, tl_loc loc) {
-  return tl_lo_bounds_cond(st->m, loc, &st->ranges, b, n, ix, span, tl_ir_int(st->m, loc, TL_BOOL, 1));
+  return tl_lo_bounds_cond(st->w.m, loc, &st->w.ranges, b, n, ix, span, tl_ir_int(st->w.m, loc, TL_BOOL, 1));
 }
 
 /* TEST HOOK, not a feature: with the environment variable
@@ -829,7 +824,7 @@ static tl_expr *swap_tid_rec(tl_module *m, tl_expr *e, int depth) {
 /* The buffer a side's accesses use (the flat buffer of a shared side). */
 static tl_buffer *side_buffer(lt_state *st, const side *sd) {
   if (sd->kind != SIDE_SHARED) return sd->buf;
-  tl_smem_layout *L = tl_smem_layout_get(st->m, sd->buf);
+  tl_smem_layout *L = tl_smem_layout_get(st->w.m, sd->buf);
   return L ? L->flat : NULL;
 }
 
@@ -837,7 +832,7 @@ static tl_buffer *side_buffer(lt_state *st, const side *sd) {
  * emit bounds guards (false inside a proven full-vector branch). */
 static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane,
                            int64_t w, bool checked) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = c->loc;
   int nd, ns = 0;
   tl_expr **di = side_indices(st, &c->dst, c->ndom, idx, reg, lane, loc, &nd);
@@ -897,33 +892,33 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
     side lg = *sd;
     lg.kind = SIDE_GLOBAL;
     int nl;
-    tl_expr **lx = side_indices(st, &lg, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &nl);
-    if (!lx) { st->oom = true; return false; }
-    return tl_lower_smem_vec_ok(st->m, sd->buf, nl, lx, l, w);
+    tl_expr **lx = side_indices(st, &lg, c->ndom, idx, reg, tl_ir_var(st->w.m, c->loc, l), c->loc, &nl);
+    if (!lx) { st->w.oom = true; return false; }
+    return tl_lower_smem_vec_ok(st->w.m, sd->buf, nl, lx, l, w);
   }
   int n;
-  tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->m, c->loc, l), c->loc, &n);
-  if (!ix) { st->oom = true; return false; }
+  tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->w.m, c->loc, l), c->loc, &n);
+  if (!ix) { st->w.oom = true; return false; }
   return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
 static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   copy_ctx *c = user;
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = c->loc;
   int64_t v = p->vec, w = 1;
   if (v > 1) {
     tl_var *l;
-    CHECK(l = tl_names_fresh_var(&st->names, loc, "vl", TL_INT32, TL_VAR_LOOP));
+    CHECK(l = tl_names_fresh_var(&st->w.names, loc, "vl", TL_INT32, TL_VAR_LOOP));
     for (w = v; w > 1; w /= 2)
       if (side_vec_ok(st, c, &c->src, idx, reg, l, w) && side_vec_ok(st, c, &c->dst, idx, reg, l, w)) break;
-    if (st->oom) return NULL;
+    if (st->w.oom) return NULL;
   }
   tl_var *lo = NULL;
   tl_expr *lane = NULL;
   if (v / w > 1) {
-    CHECK(lo = tl_names_fresh_var(&st->names, loc, "vo", TL_INT32, TL_VAR_LOOP));
-    CHECK(tl_ranges_set(&st->ranges, lo, 0, v / w - 1));
+    CHECK(lo = tl_names_fresh_var(&st->w.names, loc, "vo", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->w.ranges, lo, 0, v / w - 1));
     CHECK(lane = tl_lo_mul(m, loc, tl_ir_var(m, loc, lo), w));
   }
   tl_stmt *body;
@@ -940,12 +935,12 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
     }
     tl_stmt *vec = copy_piece(st, c, idx, reg, lane, w, false);
     tl_var *li;
-    CHECK(li = tl_names_fresh_var(&st->names, loc, "vi", TL_INT32, TL_VAR_LOOP));
-    CHECK(tl_ranges_set(&st->ranges, li, 0, w - 1));
+    CHECK(li = tl_names_fresh_var(&st->w.names, loc, "vi", TL_INT32, TL_VAR_LOOP));
+    CHECK(tl_ranges_set(&st->w.ranges, li, 0, w - 1));
     tl_expr *sl = tl_ir_var(m, loc, li);
     if (lane) sl = tl_lo_add(m, loc, lane, sl);
     tl_stmt *sc = copy_piece(st, c, idx, reg, sl, 1, true);
-    tl_ranges_unset(&st->ranges, li);
+    tl_ranges_unset(&st->w.ranges, li);
     CHECK(vec && sc);
     CHECK(sc = tl_lo_for(m, loc, TL_LOOP_UNROLL, li, tl_lo_int(m, loc, w), sc));
     CHECK(body = tl_lo_if(m, loc, full, vec, sc));
@@ -954,14 +949,14 @@ static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **id
     if (!body) return NULL;
   }
   if (lo) {
-    tl_ranges_unset(&st->ranges, lo);
+    tl_ranges_unset(&st->w.ranges, lo);
     CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, lo, tl_lo_int(m, loc, v / w), body));
   }
   return body;
 }
 
 /* ------------------------------------------- staged fragment → global copy */
-static tl_stmt *block_sync(lt_state *st, tl_loc loc) { return tl_lo_sync_threads(st->m, loc); }
+static tl_stmt *block_sync(lt_state *st, tl_loc loc) { return tl_lo_sync_threads(st->w.m, loc); }
 
 typedef struct stage_ctx {
   tl_buffer *src, *scratch;
@@ -973,28 +968,20 @@ typedef struct stage_ctx {
 static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   (void)p;
   stage_ctx *sc = user;
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = sc->scratch->loc;
-  tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  CHECK(rx && fx);
-  CHECK(rx[0] = tl_lo_ramp(m, loc, reg, 2));
   tl_expr *at = tl_lo_add(m, loc, tl_lo_mul(m, loc, idx[0], sc->ld), idx[1]);
-  CHECK(at && (fx[0] = tl_lo_ramp(m, loc, at, 2)));
-  tl_expr *ld = tl_ir_load(m, loc, sc->src, 1, rx);
-  CHECK(ld);
-  ld->dtype = sc->src->dtype;
-  ld->dtype.lanes = 2;
-  tl_dtype dt = sc->scratch->dtype;
-  dt.lanes = 2;
-  return tl_lo_store(m, loc, sc->scratch, 1, fx, tl_lo_cast(m, loc, dt, ld));
+  tl_stmt *s;
+  CHECK(s = tl_lo_store_pair(m, loc, sc->scratch, at, sc->src, reg, sc->scratch->dtype));
+  return s;
 }
 
 /* T.copy(C_frag, C[m0, n0]) with C_frag of the mma C layout (MMA_C) and C a
  * 2-D global tensor whose rows are 16-byte aligned: the epilogue of a GEMM,
  * staged through shared memory so that the global stores are 16-byte
  * vectors, 8 lanes per 128-byte row segment (coalesced), instead of the
- * per-thread 2-element stores of the MMA_C partition (the "se" variant of
- * ../shared/reference/mma-gemm, +4.5%):
+ * per-thread 2-element stores of the MMA_C partition (the "se" variant of the
+ * hand-written mma.sync reference GEMM, docs/performance.md):
  *     alloc S: shared.dyn [BM * LD] of C's dtype, LD = BN + 16/bytes (the pad
  *              makes the 8 rows x 4 column pairs of one mma C store hit 32
  *              different banks: row stride = 4 banks mod 32)
@@ -1012,11 +999,11 @@ static tl_stmt *stage_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
  * here, after the k loop, so smem_plan.c lets it reuse the dead stage
  * buffers; it is used only when it is no larger than the shared memory the
  * kernel allocated before the copy (the total never grows).  NULL without an
- * error (and st->oom unset) when the copy does not qualify: dynamic or
+ * error (and st->w.oom unset) when the copy does not qualify: dynamic or
  * unaligned N, an n0 not provably a multiple of w, a warp tile whose vectors
  * do not split evenly over 32 lanes, or too little shared memory to reuse. */
 static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_loc loc = c->loc;
   const tl_frag_layout *L = c->src.L;
   tl_buffer *C = c->dst.buf;
@@ -1033,7 +1020,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (st->ws && st->f->ws_multi_tile && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) &&
       BM * BN * bytes <= st->smem_seen)
   {
-    tl_stmt *r = tl_lower_tma_epilogue(m, &st->names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads,
+    tl_stmt *r = tl_lower_tma_epilogue(m, &st->w.names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads,
                                         fault_swap_lanes());
     CHECK(r);
     return r;
@@ -1042,7 +1029,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   tl_stmt *out[5] = {0};
   tl_var *nm;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  CHECK(shape && (nm = tl_names_fresh_var(&st->names, loc, "C_stage", C->dtype, TL_VAR_LET)));
+  CHECK(shape && (nm = tl_names_fresh_var(&st->w.names, loc, "C_stage", C->dtype, TL_VAR_LET)));
   CHECK(shape[0] = tl_lo_int(m, loc, BM * ld));
   tl_buffer *S = tl_ir_new_buffer(m, loc, nm->name, C->dtype, TL_SCOPE_SHARED_DYN, 1, shape);
   CHECK(S && (out[0] = tl_ir_stmt(m, loc, TL_STMT_ALLOC)));
@@ -1056,16 +1043,16 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (!(out[2] = emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;
   /* phase 2: each warp's sub-tile, 16-byte vectors */
   tl_var *vit;
-  CHECK(vit = tl_names_fresh_var(&st->names, loc, "ei", TL_INT32, TL_VAR_LOOP));
+  CHECK(vit = tl_names_fresh_var(&st->w.names, loc, "ei", TL_INT32, TL_VAR_LOOP));
   int64_t nit = WM * cpr / 32;
-  CHECK(tl_ranges_set(&st->ranges, vit, 0, nit - 1));
+  CHECK(tl_ranges_set(&st->w.ranges, vit, 0, nit - 1));
   tl_expr *tid = tl_lo_thread_index(m, loc);
   CHECK(tid);
-  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->ranges), *lane = tl_lo_fmod(m, loc, tid, 32, &st->ranges);
-  tl_expr *wm = tl_lo_fmod(m, loc, warp, L->warp_m, &st->ranges), *wn = tl_lo_fdiv(m, loc, warp, L->warp_m, &st->ranges);
+  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges), *lane = tl_lo_fmod(m, loc, tid, 32, &st->w.ranges);
+  tl_expr *wm = tl_lo_fmod(m, loc, warp, L->warp_m, &st->w.ranges), *wn = tl_lo_fdiv(m, loc, warp, L->warp_m, &st->w.ranges);
   tl_expr *v = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vit), 32), lane);
-  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, v, cpr, &st->ranges));
-  tl_expr *col = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, v, cpr, &st->ranges), w));
+  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, v, cpr, &st->w.ranges));
+  tl_expr *col = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, v, cpr, &st->w.ranges), w));
   CHECK(r && col);
   tl_expr **sx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **di = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
   CHECK(sx && di);
@@ -1087,7 +1074,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   tl_stmt *body = tl_lo_store(m, loc, C, 2, dv, val);
   CHECK(body);
   CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
-  tl_ranges_unset(&st->ranges, vit);
+  tl_ranges_unset(&st->w.ranges, vit);
   CHECK(out[4] = tl_lo_for(m, loc, TL_LOOP_UNROLL, vit, tl_lo_int(m, loc, nit), body));
   return tl_ir_seq(m, loc, 5, out);
 }
@@ -1108,26 +1095,26 @@ static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
   tl_expr **mins[2];
   for (int i = 0; i < 2; i++) {
     int n = r[i]->ndim ? r[i]->ndim : r[i]->buffer->ndim;
-    CHECK(mins[i] = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1)));
+    CHECK(mins[i] = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1)));
     for (int k = 0; k < n; k++)
-      if (!(mins[i][k] = r[i]->ndim ? rw_expr(st, r[i]->min[k], 0) : tl_lo_int(st->m, s->loc, 0))) return NULL;
+      if (!(mins[i][k] = r[i]->ndim ? rw_expr(st, r[i]->min[k], 0) : tl_lo_int(st->w.m, s->loc, 0))) return NULL;
   }
-  tl_lower_env env = {st->m, st->d, &st->names, &st->ranges, st->threads, 0};
+  tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
   tl_stmt *out = tl_lower_shared_copy(&env, s, mins[0], mins[1]);
-  st->errors += env.errors;
-  if (!out && env.errors == 0) st->oom = true;
+  st->w.errors += env.errors;
+  if (!out && env.errors == 0) st->w.oom = true;
   return out;
 }
 
 static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   int op = s->u.tile.op;
   const char *opname = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_ASYNC_COPY ? "T.async_copy"
                      : op == TL_TILE_FILL ? "T.fill" : "T.clear";
   if ((op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY) && s->u.tile.nargs >= 2) {
-    int before = st->errors;
+    int before = st->w.errors;
     tl_stmt *r = lower_global_shared_copy(st, s);
-    if (r || st->oom || st->errors != before) return r;
+    if (r || st->w.oom || st->w.errors != before) return r;
   }
   copy_ctx c;
   memset(&c, 0, sizeof c);
@@ -1169,7 +1156,7 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   }
   if (op == TL_TILE_COPY && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C && c.dst.kind == SIDE_GLOBAL) {
     tl_stmt *r = lower_frag_to_global_staged(st, &c);
-    if (r || st->oom) return r;
+    if (r || st->w.oom) return r;
   }
   plan p;
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
@@ -1181,8 +1168,8 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !tl_frag_layout_same(c.dst.L, c.src.L)) {
       if (op == TL_TILE_COPY && c.src.L->kind == TL_FRAG_MMA_C && c.dst.L->kind == TL_FRAG_MMA_C) {
         /* two gemm accumulators of different partitions: through shared memory (lower_frag.c) */
-        tl_stmt *r = tl_lower_frag_relayout(m, s->loc, &st->names, c.src.buf, c.dst.buf, st->d);
-        if (!r) st->errors++;
+        tl_stmt *r = tl_lower_frag_relayout(m, s->loc, &st->w.names, c.src.buf, c.dst.buf, st->w.d);
+        if (!r) st->w.errors++;
         return r;
       }
       fail(st, s->loc, "layout conflict in %s between fragments '%s' and the source", opname, c.dst.buf->name);
@@ -1202,7 +1189,7 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
 /* An allocation: fragments are collected (they become register arrays at
  * the end), shared buffers are replaced by their flat 1-D buffer. */
 static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
-  tl_module *m = st->m;
+  tl_module *m = st->w.m;
   tl_buffer *b = s->u.alloc.buffer;
   if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
     /* the pass's input contract: layout-inference ran (tl-opt --passes) */
@@ -1236,27 +1223,27 @@ static tl_stmt *lower_reduce_staged(lt_state *st, tl_lower_env *env, const tl_re
   int n = 0;
   for (int k = 0; k < 2; k++)
     if (sg->alloc[k] && !(xs[n++] = lower_alloc(st, sg->alloc[k]))) return NULL;
-  CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+  CHECK(xs[n++] = tl_lo_sync_threads(st->w.m, sg->red->loc));
   for (int k = 0; k < 2; k++)
     if (sg->copy_in[k] && !(xs[n++] = lower_copy(st, sg->copy_in[k]))) return NULL;
-  CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+  CHECK(xs[n++] = tl_lo_sync_threads(st->w.m, sg->red->loc));
   xs[n] = tl_lower_reduce(env, sg->red);
-  st->errors += env->errors;
+  st->w.errors += env->errors;
   if (!xs[n++]) {
-    if (env->errors == 0) st->oom = true;
+    if (env->errors == 0) st->w.oom = true;
     return NULL;
   }
   if (sg->copy_out) {
-    CHECK(xs[n++] = tl_lo_sync_threads(st->m, sg->red->loc));
+    CHECK(xs[n++] = tl_lo_sync_threads(st->w.m, sg->red->loc));
     if (!(xs[n++] = lower_copy(st, sg->copy_out))) return NULL;
   }
-  return tl_ir_seq(st->m, sg->red->loc, n, xs);
+  return tl_ir_seq(st->w.m, sg->red->loc, n, xs);
 }
 
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
-  tl_module *m = st->m;
-  if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return NULL;
+  tl_module *m = st->w.m;
+  if (!tl_lo_nesting_ok(st->w.d, s, depth, &st->w.errors, true)) return NULL;
   switch (s->kind) {
     case TL_STMT_SEQ: {
       tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
@@ -1287,9 +1274,9 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       bool ranged = !s->u.loop.step && n == 1 && tl_expr_is_const_int(r->u.loop.extents[0], &ext) && ext > 0 &&
                     (!r->u.loop.mins || !r->u.loop.mins[0] || tl_expr_is_const_int(r->u.loop.mins[0], &mn)) &&
                     mn >= INT32_MIN && mn <= INT32_MAX && ext <= INT32_MAX;
-      if (ranged) CHECK(tl_ranges_set(&st->ranges, s->u.loop.vars[0], mn, mn + ext - 1));
+      if (ranged) CHECK(tl_ranges_set(&st->w.ranges, s->u.loop.vars[0], mn, mn + ext - 1));
       r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1);
-      if (ranged) tl_ranges_unset(&st->ranges, s->u.loop.vars[0]);
+      if (ranged) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[0]);
       return r->u.loop.body ? r : NULL;
     }
     case TL_STMT_KERNEL: {
@@ -1299,14 +1286,14 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       int64_t t = 1;
       tl_expr_is_const_int(s->u.kernel.threads, &t);
       st->threads = t;
-      st->ranges.threads = t;
+      st->w.ranges.threads = t;
       for (int i = 0; i < s->u.kernel.ngrid; i++) {
         int64_t g;
         if (!s->u.kernel.block_vars[i]) continue;
         if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1)
-          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, g - 1));
+          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
         else
-          CHECK(tl_ranges_set(&st->ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
+          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
       }
       r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
       return r->u.kernel.body ? r : NULL;
@@ -1317,7 +1304,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
       if (!ix) return NULL;
       tl_buffer *fb = shared_access(st, s->loc, s->u.store.buffer, &n, ix);
-      if (st->oom) return NULL;
+      if (st->w.oom) return NULL;
       tl_expr *v = rw_expr(st, s->u.store.value, 0);
       if (!v) return NULL;
       return tl_lo_store(m, s->loc, fb ? fb : s->u.store.buffer, n, ix, v);
@@ -1340,7 +1327,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       tl_stmt *r = tl_lo_let(m, s->loc, s->u.let.var, v);
       CHECK(r);
       tl_range rg;
-      if (tl_expr_range(&st->ranges, v, &rg)) CHECK(tl_ranges_set(&st->ranges, s->u.let.var, rg.lo, rg.hi));
+      if (tl_expr_range(&st->w.ranges, v, &rg)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, rg.lo, rg.hi));
       return r;
     }
     case TL_STMT_EVAL: {
@@ -1359,9 +1346,9 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
           bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
                     tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
           bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
-          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->names, st->threads, compact, st->d)
-                          : tl_lower_gemm(m, s, &st->names, st->threads, compact, st->d);
-          if (!g) st->errors++;
+          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->w.names, st->threads, compact, st->w.d)
+                          : tl_lower_gemm(m, s, &st->w.names, st->threads, compact, st->w.d);
+          if (!g) st->w.errors++;
           return g;
         }
         case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
@@ -1370,19 +1357,19 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
         case TL_TILE_REDUCE_SUM:
         case TL_TILE_REDUCE_ABSSUM:
         case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
-          tl_lower_env env = {st->m, st->d, &st->names, &st->ranges, st->threads, 0};
+          tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
           tl_reduce_stage sg;
           if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
           tl_stmt *r = tl_lower_reduce(&env, s);
-          st->errors += env.errors;
-          if (!r && env.errors == 0) st->oom = true;
+          st->w.errors += env.errors;
+          if (!r && env.errors == 0) st->w.oom = true;
           return r;
         }
         case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */
           return (tl_stmt *)s;
         default:
-          tl_error(st->d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
-          st->errors++;
+          tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
+          st->w.errors++;
           return NULL;
       }
   }
@@ -1390,20 +1377,18 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
 }
 
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  lt_state st = {.m = m, .d = d, .target = target, .f = f, .ws = f->producer_threads > 0};
+  lt_state st = {.target = target, .f = f, .ws = f->producer_threads > 0};
   st.threads = 1;
   tl_map_init(&st.subst);
   st.rw.m = m;
   st.rw.subst = &st.subst;
   st.rw.max_depth = TL_LOWER_MAX_DEPTH;
   st.rw.expr = lower_expr;
-  tl_ranges_init(&st.ranges, &m->arena);
-  bool ok = tl_names_collect(&st.names, m, f);
+  tl_lower_walk_begin(&st.w, m, d, f);
+  bool ok = !st.w.oom;
   if (ok) {
-    for (int i = 0; i < f->ndynamic; i++)
-      if (f->dynamic[i] && !tl_ranges_set(&st.ranges, f->dynamic[i], 0, INT32_MAX)) st.oom = true;
     tl_stmt *body = rw_stmt(&st, f->body, 0);
-    ok = body && !st.oom && st.errors == 0;
+    ok = body && !st.w.oom && st.w.errors == 0;
     if (ok) {
       f->body = body;
       /* Fragments become per-thread register arrays. */
@@ -1412,27 +1397,24 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
         tl_frag_layout *L = tl_frag_layout_of(b);
         if (!L) continue;
         tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-        if (!shape || !(shape[0] = tl_lo_int(m, b->loc, L->nregs))) { st.oom = true; ok = false; break; }
+        if (!shape || !(shape[0] = tl_lo_int(m, b->loc, L->nregs))) { st.w.oom = true; ok = false; break; }
         b->scope = TL_SCOPE_LOCAL;
         b->ndim = 1;
         b->shape = shape;
         b->strides = NULL;
       }
       /* A warp-specialized kernel launches its producer warpgroup too. */
-      if (!tl_ws_finish(m, f)) st.oom = true, ok = false;
+      if (!tl_ws_finish(m, f)) st.w.oom = true, ok = false;
     }
-  } else {
-    st.oom = true;
   }
-  if (st.oom) {
+  if (st.w.oom) {
     tl_error(d, f->loc, "out of memory while lowering");
     ok = false;
-  } else if (!ok && st.errors == 0) {
+  } else if (!ok && st.w.errors == 0) {
     tl_error(d, f->loc, "internal error: lowering failed");
     ok = false;
   }
-  tl_names_free(&st.names);
-  tl_ranges_free(&st.ranges);
+  tl_lower_walk_end(&st.w);
   tl_map_free(&st.subst);
   tl_vec_free(&st.frags);
   return ok;

@@ -1,4 +1,4 @@
-/* Short T.Parallel loops over part of a fragment (issue 14; TileLang #1744,
+/* Short T.Parallel loops over part of a fragment (TileLang #1744,
  * #2957), for layout inference (layout_infer.c calls it first).
  *
  * A T.Parallel loop whose variables index a fragment F exactly (F[i, j] with

@@ -1,4 +1,5 @@
-/* The lowering pipeline: tile IR → SIMT IR (docs/simt-ir.md).
+/* The lowering pipeline (docs/ARCHITECTURE.md "The pipeline of passes"):
+ * tile IR → SIMT IR (docs/simt-ir.md).
  *
  * tl_lower_module runs, for every prim_func, the registered passes in the
  * registry's order (passes.c: the order, each pass's files and contract;

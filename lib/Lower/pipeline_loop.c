@@ -342,6 +342,76 @@ static bool add_stage_dim(tl_module *m, const staged *stg, int nstg, int s) {
   return true;
 }
 
+/* Marks the producer candidates of a loop body (top-level copies global →
+ * shared whose regions can be computed before the loop) in is_prod, and
+ * collects in hoisted the LET values that only use what exists before the
+ * loop (inner: the variables the body binds).  false on OOM. */
+static bool find_candidates(tl_stmt *const *body, int nb, const tl_map *inner, tl_map *hoisted, bool *is_prod) {
+  for (int i = 0; i < nb; i++) {
+    const tl_stmt *x = body[i];
+    is_prod[i] = false;
+    if (x->kind == TL_STMT_LET) {
+      if (hoistable(x->u.let.value, inner, hoisted) && !tl_map_put(hoisted, x->u.let.var, (void *)x->u.let.value))
+        return false;
+      continue;
+    }
+    if (!is_producer_copy(x)) continue;
+    if (!region_hoistable(&x->u.tile.args[0].region, inner, hoisted) ||
+        !region_hoistable(&x->u.tile.args[1].region, inner, hoisted))
+      continue;
+    is_prod[i] = true;
+  }
+  return true;
+}
+
+/* The producers of a loop body (loop variable from lo) issued for the
+ * iteration whose loop variable is kval, into stage `stage`: each producer copy as a T.async_copy (issue[],
+ * nb entries of room), with the hoisted LET values it uses inlined; the
+ * sequence of them.  own_guarded (order= / stage= loops, steady state): each
+ * copy also stored in own[i], guarded alone by kval < lo + n, for its own
+ * position.  NULL on error (reported) or OOM (st->oom). */
+static tl_stmt *issue_group(pl_state *st, const tl_stmt *loop, tl_expr *lo, tl_stmt *const *body, int nb,
+                            const bool *is_prod, const tl_map *hoisted, tl_expr *kval, tl_expr *stage, bool own_guarded,
+                            tl_stmt **issue, tl_stmt **own) {
+  tl_module *m = st->m;
+  tl_loc loc = loop->loc;
+  tl_var *kv = loop->u.loop.vars[0];
+  tl_expr *n = loop->u.loop.extents[0];
+  int ni = 0;
+  for (int i = 0; i < nb; i++) {
+    const tl_stmt *x = body[i];
+    if (x->kind == TL_STMT_LET) {
+      void *hv = tl_map_get(hoisted, x->u.let.var, NULL);
+      if (hv) {
+        tl_map_remove(&st->subst, kv);
+        OOM_IF(tl_map_put(&st->subst, kv, kval));
+        tl_expr *v = rw_expr(st, (tl_expr *)hv, 0);
+        if (!v || !tl_map_put(&st->subst, x->u.let.var, v)) {
+          st->oom = st->oom || !st->errors;
+          return NULL;
+        }
+      }
+      continue;
+    }
+    if (!is_prod[i]) continue;
+    tl_buffer *X = x->u.tile.args[1].region.buffer;
+    OOM_IF(tl_map_put(&st->subst, kv, kval) && tl_map_put(&st->stage_of, X, stage));
+    tl_stmt *c = rw_tile(st, x, TL_TILE_ASYNC_COPY);
+    tl_map_remove(&st->stage_of, X);
+    if (!c) return NULL;
+    if (own_guarded) { /* at its own position: guarded alone */
+      tl_expr *gd = tl_ir_binary(m, loc, TL_OP_LT, kval, tl_lo_add(m, loc, lo, n));
+      OOM_IF(own[i] = tl_lo_if(m, loc, gd, c, NULL));
+    }
+    issue[ni++] = c;
+  }
+  tl_map_free(&st->subst);
+  tl_map_init(&st->subst);
+  tl_stmt *grp = tl_ir_seq(m, loc, ni, issue);
+  OOM_IF(grp);
+  return grp;
+}
+
 /* Transforms one T.Pipelined loop (its body already transformed). */
 static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_module *m = st->m;
@@ -371,23 +441,11 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   staged *stg = tl_arena_alloc(&m->arena, sizeof(staged) * (size_t)(nb > 0 ? nb : 1));
   int nstg = 0;
   tl_stmt *result = loop;
-  if (!is_prod || !stg || !bound_vars(loop->u.loop.body, &inner)) { st->oom = true; result = NULL; goto done; }
-  for (int i = 0; i < nb; i++) {
-    const tl_stmt *x = body[i];
-    is_prod[i] = false;
-    if (x->kind == TL_STMT_LET) {
-      if (hoistable(x->u.let.value, &inner, &hoisted) && !tl_map_put(&hoisted, x->u.let.var, (void *)x->u.let.value)) {
-        st->oom = true;
-        result = NULL;
-        goto done;
-      }
-      continue;
-    }
-    if (!is_producer_copy(x)) continue;
-    if (!region_hoistable(&x->u.tile.args[0].region, &inner, &hoisted) ||
-        !region_hoistable(&x->u.tile.args[1].region, &inner, &hoisted))
-      continue;
-    is_prod[i] = true;
+  if (!is_prod || !stg || !bound_vars(loop->u.loop.body, &inner) ||
+      !find_candidates(body, nb, &inner, &hoisted, is_prod)) {
+    st->oom = true;
+    result = NULL;
+    goto done;
   }
   if (sched) tl_pl_sched_candidates(loop, body, nb, is_prod);
   nstg = find_staged(st, loop, body, nb, is_prod, stg);
@@ -396,7 +454,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     if (s < 0) { result = NULL; goto done; }
     if (s < 2) { /* nothing runs ahead: the body in the given order */
       result = tl_pl_sched_reorder(m, loop, body, nb, NULL);
-      OOM_IF(result);
+      if (!result) goto oom;
       loop->u.loop.body = result;
       result = loop;
       goto done;
@@ -412,8 +470,8 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_expr *ahead = tl_lo_add(m, loc, tl_ir_var(m, loc, kv), tl_lo_int(m, loc, s - 1));
   if (!cons_stage || !prod_stage || !ahead) { st->oom = true; result = NULL; goto done; }
 
-  /* Producers, issued for iteration `it` (an expression for the loop var)
-   * into stage `stage`: the LET values they use are inlined. */
+  /* Producers: for the first s - 1 iterations before the loop (the prologue),
+   * then s - 1 iterations ahead in its body (issue_group). */
   tl_stmt **issue = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 1));
   tl_stmt **pro = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(2 * s + 2));
   tl_stmt **nbody = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 4));
@@ -425,36 +483,8 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
     tl_expr *kval = steady ? ahead : tl_lo_add(m, loc, lo, tl_lo_int(m, loc, it));
     tl_expr *stage = steady ? prod_stage : tl_lo_int(m, loc, it);
     if (!kval || !stage) { st->oom = true; result = NULL; goto done; }
-    int ni = 0;
-    for (int i = 0; i < nb; i++) {
-      const tl_stmt *x = body[i];
-      if (x->kind == TL_STMT_LET) {
-        void *hv = tl_map_get(&hoisted, x->u.let.var, NULL);
-        if (hv) {
-          tl_map_remove(&st->subst, kv);
-          if (!tl_map_put(&st->subst, kv, kval)) { st->oom = true; result = NULL; goto done; }
-          tl_expr *v = rw_expr(st, (tl_expr *)hv, 0);
-          if (!v || !tl_map_put(&st->subst, x->u.let.var, v)) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
-        }
-        continue;
-      }
-      if (!is_prod[i]) continue;
-      tl_buffer *X = x->u.tile.args[1].region.buffer;
-      if (!tl_map_put(&st->subst, kv, kval) || !tl_map_put(&st->stage_of, X, stage)) {
-        st->oom = true; result = NULL; goto done;
-      }
-      tl_stmt *c = rw_tile(st, x, TL_TILE_ASYNC_COPY);
-      tl_map_remove(&st->stage_of, X);
-      if (!c) { result = NULL; goto done; }
-      if (sched && steady) { /* at its own position: guarded alone */
-        tl_expr *gd = tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n));
-        OOM_IF(own[i] = tl_lo_if(m, loc, gd, c, NULL));
-      }
-      issue[ni++] = c;
-    }
-    tl_map_free(&st->subst);
-    tl_map_init(&st->subst);
-    tl_stmt *grp = tl_ir_seq(m, loc, ni, issue);
+    tl_stmt *grp = issue_group(st, loop, lo, body, nb, is_prod, &hoisted, kval, stage, sched && steady, issue, own);
+    if (!grp) { result = NULL; goto done; }
     tl_expr *guard = steady ? tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n))
                             : tl_ir_binary(m, loc, TL_OP_LT, tl_lo_int(m, loc, it), n);
     tl_stmt *g = tl_lo_if(m, loc, guard, grp, NULL);
@@ -490,18 +520,21 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   if (sched) { /* wait, barrier, then the statements in order; the commit after the last issue */
     tl_stmt *ord = tl_pl_sched_reorder(m, loop, own, nb, is_prod);
     tl_stmt *head[3] = {nbody[0], nbody[1], ord};
-    OOM_IF(ord);
+    if (!ord) goto oom;
     nb_s = tl_ir_seq(m, loop->u.loop.body->loc, 3, head);
   } else {
     nb_s = tl_ir_seq(m, loop->u.loop.body->loc, nn, nbody);
   }
-  OOM_IF(nb_s);
+  if (!nb_s) goto oom;
   loop->u.loop.body = nb_s;
   /* The staged buffers gain their leading stage dim. */
-  OOM_IF(add_stage_dim(m, stg, nstg, s));
+  if (!add_stage_dim(m, stg, nstg, s)) goto oom;
   pro[npro++] = loop;
   result = tl_ir_seq(m, loc, npro, pro);
-  OOM_IF(result);
+  if (result) goto done;
+oom:
+  st->oom = true;
+  result = NULL;
 done:
   tl_map_free(&inner);
   tl_map_free(&hoisted);

@@ -1,4 +1,4 @@
-/* T.Pipelined order= / stage= on the mma.sync / cp.async path (issue 14):
+/* T.Pipelined order= / stage= on the mma.sync / cp.async path:
  * the helpers pipeline_loop.c calls for a loop with a schedule (tir.h's
  * loop.nsched/order/stage; the elaborator, elab_pipelined.c, checked it).
  *

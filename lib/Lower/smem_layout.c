@@ -1,7 +1,7 @@
 /* Shared-memory layouts (lib/Lower, smem_layout.h): the swizzle record of a
  * shared tile and the element offsets of its elements in the flat buffer.
  *
- * Algorithm (../shared/LAYOUT.md §3, TileLang's Make{Full,Half,Quarter}Bank-
+ * Algorithm (docs/layouts.md "Shared-memory swizzles", TileLang's Make{Full,Half,Quarter}Bank-
  * SwizzleLayout2D).  A shared buffer of shape [stages?, H, W] (W contiguous,
  * element size b, E = 16 / b elements per 16-byte chunk) is stored stage
  * after stage, stage_elems = H * row_stride elements each.  Without swizzle
@@ -11,13 +11,13 @@
  * elements), and inside a panel the 16-byte chunk c = (j / E) % n of row i
  * moves to chunk c ^ ((i / (8 / n)) % n):
  *     off = (j / nE) * (H * nE) + i * nE + (((j / E) % n) ^ ((i / (8/n)) % n)) * E + j % E
- * which equals LAYOUT.md's p*(H*n*E) + b*(8*n*E) + s*(n*E) + c'*E + v with
+ * which equals docs/layouts.md's p*(H*n*E) + b*(8*n*E) + s*(n*E) + c'*E + v with
  * b = i / 8, s = i % 8 and c' = c ^ (s / (8/n)).  Requirements for a swizzle:
  * W % (n*E) == 0 and H % 8 == 0; tl_smem_layout_set falls back to the
  * row-major layout (plus padding) otherwise.  The map is a bijection of the
  * stage's H*W elements onto [0, H*W), and keeps every aligned 16-byte chunk
  * contiguous (the XOR only permutes whole chunks).  Bank-conflict argument:
- * LAYOUT.md §3 "Why this is conflict-free"; PTX ISA §9.7.14.5.15 (ldmatrix
+ * docs/layouts.md "Shared-memory swizzles"; PTX ISA §9.7.14.5.15 (ldmatrix
  * rows are 16-byte aligned 8-element rows). */
 #include <stdint.h>
 #include <string.h>

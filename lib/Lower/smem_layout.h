@@ -5,7 +5,7 @@
  * with a leading pipeline-stage dimension added by the pipelining pass.
  * Layout inference chooses, per buffer, an XOR swizzle over 16-byte chunks
  * (128-, 64- or 32-byte patterns by the contiguous width; padding where none
- * fits; ../shared/LAYOUT.md §3) so that ldmatrix and the copies are free of
+ * fits; docs/layouts.md "Shared-memory swizzles") so that ldmatrix and the copies are free of
  * bank conflicts.  Lowering replaces every shared buffer by a 1-D buffer
  * (`flat`, same name) and computes element offsets with tl_smem_offset, so
  * the SIMT IR carries the swizzle as explicit integer arithmetic
@@ -29,7 +29,8 @@ typedef struct tl_smem_layout {
    * pass, warp_specialize.c): swizzle_bytes is the TMA/wgmma swizzle span,
    * each panel is one TMA box, and smem-plan places the buffer at a
    * 1024-byte aligned offset, so that the XOR keys of the address-based
-   * hardware swizzle (../shared/HOPPER-GEMM.md §3) are row % 8 as here. */
+   * hardware swizzle (docs/hopper.md "The shared-memory image") are row % 8
+   * as here. */
   bool wgmma;
 } tl_smem_layout;
 

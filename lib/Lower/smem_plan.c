@@ -6,7 +6,7 @@
  * Guarantees: every shared.dyn buffer allocated in the function has
  * smem_planned = true and a byte offset smem_offset that is a multiple of 16,
  * and of 128 for buffers of 128 bytes or more (a swizzled tile's XOR pattern
- * assumes 128-byte aligned rows: ../shared/LAYOUT.md §3); buffers whose
+ * assumes 128-byte aligned rows: docs/layouts.md "Shared-memory swizzles"); buffers whose
  * lifetimes overlap get disjoint byte ranges; f->smem_bytes is the end of
  * the highest one (0 without shared memory).  Where a buffer reuses bytes of
  * a buffer that died earlier, a T.sync_threads() separates the last use of
@@ -39,6 +39,7 @@ typedef struct sbuf {
 } sbuf;
 
 typedef struct sp_state {
+  tl_visitor v;        /* first: collect_alloc casts back */
   tl_module *m;
   tl_diag *d;
   TL_VEC(sbuf) bufs;
@@ -51,40 +52,26 @@ static int find(sp_state *st, const tl_buffer *b) {
   return -1;
 }
 
-static void collect_allocs(sp_state *st, const tl_stmt *s, int depth) {
-  if (!s) return;
-  if (depth > TL_LOWER_MAX_DEPTH) { st->too_deep = true; return; }
-  switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) collect_allocs(st, s->u.seq.stmts[i], depth + 1);
-      return;
-    case TL_STMT_FOR: collect_allocs(st, s->u.loop.body, depth + 1); return;
-    case TL_STMT_KERNEL: collect_allocs(st, s->u.kernel.body, depth + 1); return;
-    case TL_STMT_IF:
-      collect_allocs(st, s->u.ifs.then_s, depth + 1);
-      collect_allocs(st, s->u.ifs.else_s, depth + 1);
-      return;
-    case TL_STMT_ALLOC: {
-      tl_buffer *b = s->u.alloc.buffer;
-      if (!b || b->scope != TL_SCOPE_SHARED_DYN || find(st, b) >= 0) return;
-      sbuf x;
-      memset(&x, 0, sizeof x);
-      x.buf = b;
-      x.first = x.last = -1;
-      x.bytes = tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
-      for (int k = 0; k < b->ndim; k++) {
-        int64_t d;
-        if (!tl_expr_is_const_int(b->shape[k], &d) || d < 0 || __builtin_mul_overflow(x.bytes, d, &x.bytes) ||
-            x.bytes > ((int64_t)1 << 40))
-          x.bytes = -1;
-        if (x.bytes < 0) break;
-      }
-      x.align = x.bytes >= 128 ? 128 : 16;
-      if (!tl_vec_push(&st->bufs, x)) st->oom = true;
-      return;
-    }
-    default: return;
+/* A tl_visitor callback: records every shared.dyn allocation (once). */
+static void collect_alloc(tl_visitor *v, const tl_stmt *s) {
+  sp_state *st = (sp_state *)v;
+  if (s->kind != TL_STMT_ALLOC) return;
+  tl_buffer *b = s->u.alloc.buffer;
+  if (!b || b->scope != TL_SCOPE_SHARED_DYN || find(st, b) >= 0) return;
+  sbuf x;
+  memset(&x, 0, sizeof x);
+  x.buf = b;
+  x.first = x.last = -1;
+  x.bytes = tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
+  for (int k = 0; k < b->ndim; k++) {
+    int64_t d;
+    if (!tl_expr_is_const_int(b->shape[k], &d) || d < 0 || __builtin_mul_overflow(x.bytes, d, &x.bytes) ||
+        x.bytes > ((int64_t)1 << 40))
+      x.bytes = -1;
+    if (x.bytes < 0) break;
   }
+  x.align = x.bytes >= 128 ? 128 : 16;
+  if (!tl_vec_push(&st->bufs, x)) st->oom = true;
 }
 
 /* ----------------------------------------------------------------- uses */
@@ -104,7 +91,7 @@ static void uses_expr(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_LOAD) use(u->st, e->u.load.buffer, u->pos);
   if (e->kind == TL_EXPR_BUFFER) use(u->st, e->u.buffer, u->pos);
   /* TMA and wgmma key their swizzle on shared-address bits 7-9: their tiles
-   * start 1024-byte aligned (../shared/HOPPER-GEMM.md §8) */
+   * start 1024-byte aligned (docs/hopper.md "The shared-memory image") */
   if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_TMA_STORE ||
                                   e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
     for (int a = 0; a < e->u.call.n; a++) {
@@ -137,11 +124,12 @@ static bool is_sync(const tl_stmt *s, int sync_op) {
 }
 
 bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  sp_state st = {.m = m, .d = d};
+  sp_state st = {.v = {.stmt = collect_alloc}, .m = m, .d = d};
   f->smem_bytes = 0;
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
-  collect_allocs(&st, k->u.kernel.body, 0);
+  tl_visit_stmt(&st.v, k->u.kernel.body);
+  st.too_deep = st.v.too_deep;
   bool ok = !st.oom && !st.too_deep;
   for (size_t i = 0; ok && i < st.bufs.len; i++)
     if (st.bufs.data[i].bytes < 0) {

@@ -1,4 +1,4 @@
-/* Static checks of a tile-IR function as written (issue 15 class 3), run by
+/* Static checks of a tile-IR function as written, run by
  * pass "check-supported" (pipeline.c's step 1) before anything is lowered.
  *
  * Requires: a verified tile-IR function.  Guarantees: nothing is changed;

@@ -99,6 +99,19 @@ bool tl_ranges_set(tl_ranges *r, const tl_var *v, int64_t lo, int64_t hi) {
   x->hi = hi;
   return tl_map_put(&r->map, v, x);
 }
+
+void tl_lower_walk_begin(tl_lower_walk *w, tl_module *m, tl_diag *d, const tl_primfunc *f) {
+  *w = (tl_lower_walk){.m = m, .d = d};
+  tl_ranges_init(&w->ranges, &m->arena);
+  w->oom = !tl_names_collect(&w->names, m, f);
+  for (int i = 0; !w->oom && i < f->ndynamic; i++)
+    if (f->dynamic[i] && !tl_ranges_set(&w->ranges, f->dynamic[i], 0, INT32_MAX)) w->oom = true;
+}
+
+void tl_lower_walk_end(tl_lower_walk *w) {
+  tl_names_free(&w->names);
+  tl_ranges_free(&w->ranges);
+}
 void tl_ranges_unset(tl_ranges *r, const tl_var *v) { tl_map_remove(&r->map, v); }
 
 static bool is_tid_call(const tl_expr *e) {
@@ -407,6 +420,17 @@ tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **id
   s->u.store.indices = cp;
   s->u.store.value = value;
   return s;
+}
+
+tl_stmt *tl_lo_store_pair(tl_module *m, tl_loc loc, tl_buffer *dst, tl_expr *off, tl_buffer *frag, tl_expr *reg,
+                          tl_dtype to) {
+  tl_expr *rx = reg ? tl_lo_ramp(m, loc, reg, 2) : NULL, *fx = off ? tl_lo_ramp(m, loc, off, 2) : NULL;
+  tl_expr *ld = rx && fx ? tl_ir_load(m, loc, frag, 1, &rx) : NULL;
+  if (!ld) return NULL;
+  ld->dtype = frag->dtype;
+  ld->dtype.lanes = 2;
+  to.lanes = 2;
+  return tl_lo_store(m, loc, dst, 1, &fx, tl_lo_cast(m, loc, to, ld));
 }
 
 tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value) {

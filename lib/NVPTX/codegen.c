@@ -13,7 +13,7 @@
  *    map per entry of tl_tma_collect (add_tma_params), then a global pointer
  *    per kernel workspace (tl_workspace_collect: stream-K).  Kernels use the
  *    ptx_kernel calling convention and carry `maxntid` both as !nvvm.annotations (read by LLVM 19) and as
- *    the "nvvm.maxntid" string attribute (read by LLVM 21+), NVPTX.md §3;
+ *    the "nvvm.maxntid" string attribute (read by LLVM 21+), docs/codegen.md "Kernels";
  *  - loops are phi loops (T.unroll gets llvm.loop.unroll.full metadata);
  *    LET binds an SSA value;
  *  - bool is i1 in registers and i8 in memory;
@@ -180,7 +180,7 @@ LLVMValueRef cg_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
   return LLVMGetIntrinsicDeclaration(g->M, id, ovl, novl);
 }
 /* A call of inline PTX `text` with side effects (LLVMGetInlineAsm; operands
- * $0, $1, ... under the constraint string `cons`, ../shared/NVPTX.md §5)
+ * $0, $1, ... under the constraint string `cons`, docs/codegen.md "Intrinsics and inline PTX")
  * over at most 8 arguments, returning `ret`. */
 LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
                          unsigned n) {

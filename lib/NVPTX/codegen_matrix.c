@@ -7,7 +7,7 @@
  * operands packed from the local buffers (<2 x half> or i32 pairs) and the
  * results stored back into c; T.ptx_stmatrix (sm_90) → inline asm
  * stmatrix.sync.aligned.m8n8, ldmatrix's inverse; all carry the
- * `convergent` call-site attribute (NVPTX.md §9.6).  Fragment buffers are accessed at constant
+ * `convergent` call-site attribute (docs/codegen.md "Kernels").  Fragment buffers are accessed at constant
  * offsets once T.unroll loops are unrolled, so SROA turns them into
  * registers (no local memory). */
 #include "NVPTX/codegen_internal.h"
@@ -21,29 +21,48 @@
  * (cp.async: sizes 4, 8, 16; .cg only with 16; src-size < cp-size
  * zero-fills the rest, so src-size 0 reads nothing), §9.7.9.25.4
  * (cp.async.commit_group / wait_group N).  LLVM 19 intrinsic signatures as
- * in ../shared/NVPTX.md §4 (ldmatrix overloaded on the pointer type; mma
+ * in docs/codegen.md "Intrinsics and inline PTX" (ldmatrix overloaded on the pointer type; mma
  * f16 operands as <2 x half>, bf16 operands as i32). */
+
+/* The operands of T.ptx_ldmatrix / T.ptx_stmatrix (dst, dst_off, src,
+ * src_off, num, trans): the two buffers and the constants num and trans;
+ * false after reporting a missing or non-constant one. */
+static bool matrix_args(cg *g, const tl_expr *e, const tl_buffer **dst, const tl_buffer **src, int64_t *num,
+                        int64_t *trans) {
+  *dst = cg_buffer_arg(g, e, 0, "dst");
+  *src = *dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
+  return *src && cg_const_arg(g, e, 4, "num", num) && cg_const_arg(g, e, 5, "trans", trans);
+}
+
+/* The operands of T.ptx_ldmatrix (stmatrix: false) or T.ptx_stmatrix (true)
+ * fit the m8n8 b16 matrix instructions: num is 1, 2 or 4; the matrix (src of
+ * ldmatrix, dst of stmatrix) is a shared buffer and the registers (the other)
+ * a local one, both of a 16-bit dtype.  false after reporting. */
+static bool matrix_operands_ok(cg *g, tl_loc loc, bool stmatrix, int64_t num, const tl_buffer *dst,
+                               const tl_buffer *src) {
+  const char *op = stmatrix ? "T.ptx_stmatrix" : "T.ptx_ldmatrix";
+  if (num != 1 && num != 2 && num != 4) {
+    cg_error(g, loc, "%s: num must be 1, 2 or 4, not %lld", op, (long long)num);
+    return false;
+  }
+  for (int i = 0; i < 2; i++) {
+    const tl_buffer *b = i == 0 ? dst : src;
+    bool shared = (i == 0) == stmatrix;
+    if ((shared ? is_shared_scope(b->scope) : is_local_scope(b->scope)) && is_16bit(b->dtype)) continue;
+    cg_error(g, loc, "%s: %s '%s' must be a %s buffer of a 16-bit dtype (it is %s %s)", op, i == 0 ? "dst" : "src",
+             b->name, shared ? "shared" : "local", tl_scope_name(b->scope), tl_dtype_name(b->dtype));
+    return false;
+  }
+  return true;
+}
 
 /* T.ptx_ldmatrix(dst, dst_off, src, src_off, num, trans) */
 bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
   tl_loc loc = e->loc;
-  const tl_buffer *dst = cg_buffer_arg(g, e, 0, "dst"), *src = dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
+  const tl_buffer *dst, *src;
   int64_t num, trans;
-  if (!src || !cg_const_arg(g, e, 4, "num", &num) || !cg_const_arg(g, e, 5, "trans", &trans)) return false;
-  if (num != 1 && num != 2 && num != 4) {
-    cg_error(g, loc, "T.ptx_ldmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
+  if (!matrix_args(g, e, &dst, &src, &num, &trans) || !matrix_operands_ok(g, loc, false, num, dst, src))
     return false;
-  }
-  if (!is_local_scope(dst->scope) || !is_16bit(dst->dtype)) {
-    cg_error(g, loc, "T.ptx_ldmatrix: dst '%s' must be a local buffer of a 16-bit dtype (it is %s %s)",
-             dst->name, tl_scope_name(dst->scope), tl_dtype_name(dst->dtype));
-    return false;
-  }
-  if (!is_shared_scope(src->scope) || !is_16bit(src->dtype)) {
-    cg_error(g, loc, "T.ptx_ldmatrix: src '%s' must be a shared buffer of a 16-bit dtype (it is %s %s)",
-             src->name, tl_scope_name(src->scope), tl_dtype_name(src->dtype));
-    return false;
-  }
   static const int which[2][3] = {{NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4},
                                   {NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T}};
   LLVMValueRef addr = cg_elem_addr(g, src, e->u.call.args[3], loc);
@@ -79,9 +98,9 @@ bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
  * 64-bit shared-window addresses). */
 bool cg_gen_stmatrix(cg *g, const tl_expr *e) {
   tl_loc loc = e->loc;
-  const tl_buffer *dst = cg_buffer_arg(g, e, 0, "dst"), *src = dst ? cg_buffer_arg(g, e, 2, "src") : NULL;
+  const tl_buffer *dst, *src;
   int64_t num, trans;
-  if (!src || !cg_const_arg(g, e, 4, "num", &num) || !cg_const_arg(g, e, 5, "trans", &trans)) return false;
+  if (!matrix_args(g, e, &dst, &src, &num, &trans)) return false;
   if (g->target->sm < 90) {
     cg_error(g, loc, "T.ptx_stmatrix needs sm_90 or later (target %s)", g->target->name);
     return false;
@@ -91,20 +110,7 @@ bool cg_gen_stmatrix(cg *g, const tl_expr *e) {
              g->target->ptx_version / 10, g->target->ptx_version % 10);
     return false;
   }
-  if (num != 1 && num != 2 && num != 4) {
-    cg_error(g, loc, "T.ptx_stmatrix: num must be 1, 2 or 4, not %lld", (long long)num);
-    return false;
-  }
-  if (!is_shared_scope(dst->scope) || !is_16bit(dst->dtype)) {
-    cg_error(g, loc, "T.ptx_stmatrix: dst '%s' must be a shared buffer of a 16-bit dtype (it is %s %s)",
-             dst->name, tl_scope_name(dst->scope), tl_dtype_name(dst->dtype));
-    return false;
-  }
-  if (!is_local_scope(src->scope) || !is_16bit(src->dtype)) {
-    cg_error(g, loc, "T.ptx_stmatrix: src '%s' must be a local buffer of a 16-bit dtype (it is %s %s)",
-             src->name, tl_scope_name(src->scope), tl_dtype_name(src->dtype));
-    return false;
-  }
+  if (!matrix_operands_ok(g, loc, true, num, dst, src)) return false;
   LLVMValueRef args[5];
   if (!(args[0] = cg_elem_addr(g, dst, e->u.call.args[1], loc))) return false;
   LLVMValueRef soff = cg_gen_index64(g, e->u.call.args[3], 0);

@@ -1,5 +1,5 @@
-/* Code generation of T.ptx_mma for the shapes beyond m16n8k16 (issue 14;
- * docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands →
+/* Code generation of T.ptx_mma for the shapes beyond m16n8k16
+ * (docs/simt-ir.md "T.ptx_mma"): m16n8k8 with float32/tfloat32 operands →
  * llvm.nvvm.mma.m16n8k8.row.col.tf32 (mma.sync.aligned.m16n8k8.row.col.
  * f32.tf32.tf32.f32), each operand first rounded by llvm.nvvm.f2tf32.rna
  * (cvt.rna.tf32.f32); m16n8k32 with int8/uint8 operands → llvm.nvvm.mma.

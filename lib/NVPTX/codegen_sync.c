@@ -3,7 +3,7 @@
  * T.ptx_commit_group / T.ptx_wait_group(n) → cp.async.commit_group /
  * wait_group n (PTX ISA §9.7.9.25.4), T.shfl_* → shfl.sync.{bfly,down,up,idx}
  * (PTX ISA §9.7.8.6), and the `convergent` call-site attribute that keeps
- * warp-collective calls out of divergent code (NVPTX.md §9.6). */
+ * warp-collective calls out of divergent code (docs/codegen.md "Kernels"). */
 #include "NVPTX/codegen_internal.h"
 
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* One 32-bit warp shuffle (shfl.sync.{bfly,down,up,idx}.b32), marked
- * convergent so no pass moves it into divergent code (NVPTX.md §9.6). */
+ * convergent so no pass moves it into divergent code (docs/codegen.md "Kernels"). */
 static LLVMValueRef shfl32(cg *g, int which, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef lane,
                            LLVMValueRef c) {
   LLVMValueRef args[4] = {mask, v, lane, c};
@@ -98,7 +98,7 @@ bool cg_gen_wait_group(cg *g, const tl_expr *e) {
   return cg_call_intrinsic(g, NV_CP_ASYNC_WAIT, NULL, 0, &a, 1) != NULL;
 }
 
-/* Marks a call convergent: no pass may move it into divergent code (NVPTX.md §9.6). */
+/* Marks a call convergent: no pass may move it into divergent code (docs/codegen.md "Kernels"). */
 void cg_set_convergent(cg *g, LLVMValueRef call) {
   unsigned k = LLVMGetEnumAttributeKindForName("convergent", 10);
   if (call && k) LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(g->C, k, 0));

@@ -12,7 +12,7 @@
  *      linkonce_odr, so the linker brings in (and the reader materialises)
  *      only the functions the kernels reach; then every non-kernel definition is internalised and the module flag
  *      nvvm-reflect-ftz = 0 resolves libdevice's __nvvm_reflect branches
- *      (../shared/NVPTX.md §9b);
+ *      (docs/codegen.md "Math and libdevice");
  *   5. LLVMVerifyModule (return-status mode), the optimisation pipeline
  *      (TL_DEFAULT_PASSES below: default<O3> cut down, ~30% less time for
  *      the same or better SASS; or $TL_LLVM_PASSES) with the
@@ -82,9 +82,9 @@
  * addEarlyCSEOrGVNPass (NVPTXTargetMachine.cpp): O3 runs GVN twice (after
  * straight-line strength reduction and after LSR), O2 EarlyCSE.  Our own
  * pipeline above already ran gvn, so those two GVNs find next to nothing
- * (issue 16: of the 86 PTX outputs of scripts/baseline-variants.txt only
- * flash_attention.py is_causal=True changed, one redundant shl.b32 less)
- * while costing ~5% of a compile (gemm.py ~2 ms, flash_attention.py ~3 ms). */
+ * (over scripts/baseline-variants.txt one kernel's PTX changed, by one
+ * redundant shl.b32) while costing a few percent of a compile
+ * (docs/performance.md, "Measurements behind choices in the code"). */
 #define TL_CODEGEN_LEVEL LLVMCodeGenLevelDefault
 
 static const char *opt_pipeline(const tl_nvptx_options *opts);

@@ -1,5 +1,5 @@
 /* NVPTX code generation (internal): SIMT IR → LLVM IR → PTX text through the
- * LLVM C API (LLVM 19), for the targets of DESIGN §6. */
+ * LLVM C API (LLVM 19), for the targets of docs/codegen.md "Targets and PTX versions". */
 #ifndef TL_NVPTX_H
 #define TL_NVPTX_H
 

@@ -1,4 +1,4 @@
-/* Argument binding (lib/Runtime): the checks of a kernel call (DESIGN §7).
+/* Argument binding (lib/Runtime): the checks of a kernel call (docs/runtime.md "A kernel and a call").
  *
  * Role: match a call's arguments (DLPack tensors and scalars, parameters in
  * prim_func order without the out_idx outputs) against the kernel's
@@ -100,6 +100,20 @@ DLDataType tl_rt_dl_dtype(tl_dtype t) {
   d.bits = (uint8_t)t.bits;
   d.lanes = (uint16_t)(t.lanes ? t.lanes : 1);
   return d;
+}
+
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
+                     void *owner, void (*deleter)(DLManagedTensor *)) {
+  DLTensor *t = &m->dl_tensor;
+  t->data = data;
+  t->device = dev;
+  t->ndim = p->ndim;
+  t->dtype = tl_rt_dl_dtype(p->dtype);
+  t->shape = shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+  m->manager_ctx = owner;
+  m->deleter = deleter;
 }
 
 static bool dtype_matches(tl_dtype want, DLDataType got) {
@@ -278,7 +292,7 @@ static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int 
   }
 }
 
-/* T.StridedTensor parameter pi (issue 14): each element stride of tensor t
+/* T.StridedTensor parameter pi: each element stride of tensor t
  * (its strides array; NULL: compact) is the declared constant, or binds the
  * declared symbol.  Size-1 dims are not exempt: the kernel addresses with
  * the declared strides. */
@@ -458,8 +472,8 @@ bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out, bool zero) {
   out->has_outputs = sig->nout > 0;
   size_t nslots = (size_t)np + (size_t)ns;
   /* one zeroed block for every array, inside *out when it fits, else one
-   * allocation (a call's host cost counts: issue 16 asks for under 0.5 us
-   * above cuLaunchKernel); all the
+   * allocation (a call's host cost counts: the launch path aims at well
+   * under a microsecond above cuLaunchKernel); all the
    * element types are 8 bytes or smaller, so 8-byte slices stay aligned */
   size_t n_s = (size_t)ns + 1, n_p = (size_t)np + 1, n_k = nslots + (size_t)sig->ntma + (size_t)sig->nws + 1;
   size_t words = n_s + n_p + n_k + n_k + n_p + n_p + 3 * n_s;

@@ -25,6 +25,7 @@
 #include <xxhash.h>
 
 #include "NVPTX/nvptx.h"
+#include "Support/file.h"
 
 #ifndef TL_PROJECT_VERSION
 #define TL_PROJECT_VERSION "unknown"
@@ -410,21 +411,10 @@ bool tl_cache_decode(const uint8_t *data, size_t len, const tl_cache_key *key, t
 tl_cache_lookup tl_cache_load(const char *dir, const tl_cache_key *key, tl_kernel *k, const char **why) {
   char path[4200];
   entry_path(dir, key, path, sizeof path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return TL_CACHE_LOOKUP_MISS;
-  struct stat sb;
-  uint8_t *data = NULL;
+  char *data = NULL;
   size_t got = 0;
-  if (fstat(fd, &sb) == 0 && sb.st_size >= 0 && (data = malloc((size_t)sb.st_size + 1))) {
-    while (got < (size_t)sb.st_size) {
-      ssize_t n = read(fd, data + got, (size_t)sb.st_size - got);
-      if (n <= 0) break;
-      got += (size_t)n;
-    }
-  }
-  close(fd);
-  if (!data) return TL_CACHE_LOOKUP_MISS; /* cannot read it: compile */
-  bool ok = tl_cache_decode(data, got, key, k, why);
+  if (!tl_read_file(path, &data, &got)) return TL_CACHE_LOOKUP_MISS; /* none, or cannot read it: compile */
+  bool ok = tl_cache_decode((const uint8_t *)data, got, key, k, why);
   free(data);
   if (!ok) return TL_CACHE_LOOKUP_CORRUPT;
   utimensat(AT_FDCWD, path, NULL, 0); /* the LRU clock: now */

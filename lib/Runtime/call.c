@@ -346,6 +346,124 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
   return TL_OK;
 }
 
+/* A stream given to a call must belong to the primary context of the
+ * tensors' device (the legacy and per-thread default streams always do). */
+static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_rt_devslot *s, tl_CUstream cs,
+                              int device) {
+  if (!cs || cs == TL_CU_STREAM_LEGACY || cs == TL_CU_STREAM_PER_THREAD) return TL_OK;
+  tl_CUcontext sctx = NULL;
+  tl_CUresult r = drv->cuStreamGetCtx(cs, &sctx);
+  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuStreamGetCtx (is the stream valid?)");
+  if (sctx != s->pctx)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "stream: expected a stream of the primary context of cuda:%d (the "
+                           "tensors' device), got a stream of another context",
+                           device);
+  return TL_OK;
+}
+
+/* Tensor pointers really are device memory of b's device (a memo hit
+ * repeats the pointers of a call that passed this check on this device,
+ * which checked_ptr would let through as well: the caller skips it). */
+static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_rt_sig *sig, tl_rt_devslot *s,
+                                const tl_rt_binding *b) {
+  size_t pos = 0;
+  for (int pi = 0; pi < sig->nparams; pi++) {
+    const tl_rt_param *p = &sig->params[pi];
+    if (p->is_output) continue;
+    if (p->is_tensor) {
+      int ord = -1;
+      tl_CUdeviceptr ptr = (tl_CUdeviceptr)b->slots[pi];
+      if (!ptr) { /* an empty tensor without data (the binder allows only those) */
+        pos++;
+        continue;
+      }
+      if (s->checked_ptr && ptr && __atomic_load_n(&s->checked_ptr[pi], __ATOMIC_RELAXED) == ptr) {
+        pos++;
+        continue;
+      }
+      tl_CUresult r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
+      if (r != TL_CUDA_SUCCESS)
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "argument '%s' (#%zu): data: expected CUDA device memory, got "
+                               "a pointer the driver does not know (%s)",
+                               p->name, pos, tl_driver_error_name(r));
+      if (ord != b->device)
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "argument '%s' (#%zu): data: expected memory of cuda:%d, got "
+                               "memory of cuda:%d",
+                               p->name, pos, b->device, ord);
+      if (s->checked_ptr) __atomic_store_n(&s->checked_ptr[pi], ptr, __ATOMIC_RELAXED);
+    }
+    pos++;
+  }
+  return TL_OK;
+}
+
+/* The launch fits the device's limits (threads a block, grid, dynamic
+ * shared memory); more than 48 KiB of dynamic shared memory is opted into
+ * once per device slot (cuFuncSetAttribute, under k->mu). */
+static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                              const tl_rt_binding *b) {
+  if ((int)b->block > s->max_threads)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "threads: kernel '%s' can run at most %d threads per block "
+                           "(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), got %u",
+                           k->name, s->max_threads, b->block);
+  for (int g = 0; g < 3; g++)
+    if (b->grid[g] > (unsigned)s->max_grid[g])
+      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                             "grid.%c: expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
+                             s->max_grid[g], b->device, b->grid[g]);
+  if (b->smem <= 48 * 1024) return TL_OK;
+  if ((int64_t)b->smem > s->smem_optin)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                           "shared memory: kernel '%s' needs %u bytes of dynamic shared memory, "
+                           "cuda:%d allows %d per block",
+                           k->name, b->smem, b->device, s->smem_optin);
+  tl_CUresult r = TL_CUDA_SUCCESS;
+  pthread_mutex_lock(&k->mu);
+  if (s->smem_set < (int64_t)b->smem) {
+    r = drv->cuFuncSetAttribute(s->fn, TL_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)b->smem);
+    if (r == TL_CUDA_SUCCESS) s->smem_set = b->smem;
+  }
+  pthread_mutex_unlock(&k->mu);
+  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+  return TL_OK;
+}
+
+/* Allocates output parameter pi (b's shape and bytes) on b's device, in
+ * stream cs, and points b's slot at it.  *out gets the output as soon as it
+ * exists, so that the caller frees it on failure (free_out). */
+static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_kernel *k, const tl_rt_devslot *s,
+                             int pi, tl_rt_binding *b, tl_CUstream cs, out_tensor **out) {
+  const tl_rt_param *p = &k->sig.params[pi];
+  out_tensor *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
+  if (!o) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  *out = o;
+  size_t bytes = b->out_bytes[pi];
+  tl_status st = alloc_output(ctx, drv, o, bytes ? bytes : 16, b->device, cs, p);
+  if (st != TL_OK) return st;
+  /* the output keeps the primary context alive until its deleter runs */
+  tl_CUcontext pc;
+  tl_CUresult r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev);
+  if (r != TL_CUDA_SUCCESS) {
+    drv->cuMemFree(o->ptr);
+    o->ptr = 0;
+    return tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
+  }
+  o->pctx = pc;
+  o->dev = s->dev;
+  if ((k->flags & TL_COMPILE_POISON_OUTPUTS) && bytes &&
+      (r = drv->cuMemsetD8Async(o->ptr, 0xFF, bytes, cs)) != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r, "cuMemsetD8Async (poisoning an output)");
+  memcpy(o->shape, b->out_shapes[pi], sizeof(int64_t) * (size_t)p->ndim);
+  DLDevice dev = {.device_type = kDLCUDA, .device_id = b->device};
+  tl_rt_dl_output(&o->managed, (void *)(uintptr_t)o->ptr, dev, p, o->shape, o, out_deleter);
+  b->slots[pi] = (uint64_t)o->ptr;
+  return TL_OK;
+}
+
 /* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
 static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                            void *stream, DLManagedTensor **outputs, const bench_req *bq) {
@@ -399,142 +517,12 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
     }
   }
 
-  /* stream */
   tl_CUstream cs = (tl_CUstream)stream;
-  if (cs && cs != TL_CU_STREAM_LEGACY && cs != TL_CU_STREAM_PER_THREAD) {
-    tl_CUcontext sctx = NULL;
-    if ((r = drv->cuStreamGetCtx(cs, &sctx)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuStreamGetCtx (is the stream valid?)");
-      goto done;
-    }
-    if (sctx != s->pctx) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "stream: expected a stream of the primary context of cuda:%d (the "
-                           "tensors' device), got a stream of another context",
-                           b.device);
-      goto done;
-    }
-  }
-
-  /* tensor pointers really are device memory of that device (a memo hit
-   * repeats the pointers of a call that passed this check on this device,
-   * which checked_ptr would let through as well) */
-  if (!memo_hit) {
-    size_t pos = 0;
-    for (int pi = 0; pi < sig->nparams; pi++) {
-      const tl_rt_param *p = &sig->params[pi];
-      if (p->is_output) continue;
-      if (p->is_tensor) {
-        int ord = -1;
-        tl_CUdeviceptr ptr = (tl_CUdeviceptr)b.slots[pi];
-        if (!ptr) { /* an empty tensor without data (the binder allows only those) */
-          pos++;
-          continue;
-        }
-        if (s->checked_ptr && ptr && __atomic_load_n(&s->checked_ptr[pi], __ATOMIC_RELAXED) == ptr) {
-          pos++;
-          continue;
-        }
-        r = drv->cuPointerGetAttribute(&ord, TL_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr);
-        if (r != TL_CUDA_SUCCESS) {
-          st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               "argument '%s' (#%zu): data: expected CUDA device memory, got "
-                               "a pointer the driver does not know (%s)",
-                               p->name, pos, tl_driver_error_name(r));
-          goto done;
-        }
-        if (ord != b.device) {
-          st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               "argument '%s' (#%zu): data: expected memory of cuda:%d, got "
-                               "memory of cuda:%d",
-                               p->name, pos, b.device, ord);
-          goto done;
-        }
-        if (s->checked_ptr) __atomic_store_n(&s->checked_ptr[pi], ptr, __ATOMIC_RELAXED);
-      }
-      pos++;
-    }
-  }
-
-  /* limits */
-  if ((int)b.block > s->max_threads) {
-    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                         "threads: kernel '%s' can run at most %d threads per block "
-                         "(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), got %u",
-                         k->name, s->max_threads, b.block);
-    goto done;
-  }
-  for (int g = 0; g < 3; g++)
-    if (b.grid[g] > (unsigned)s->max_grid[g]) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "grid.%c: expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
-                           s->max_grid[g], b.device, b.grid[g]);
-      goto done;
-    }
-  if (b.smem > 48 * 1024) {
-    if ((int64_t)b.smem > s->smem_optin) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "shared memory: kernel '%s' needs %u bytes of dynamic shared memory, "
-                           "cuda:%d allows %d per block",
-                           k->name, b.smem, b.device, s->smem_optin);
-      goto done;
-    }
-    pthread_mutex_lock(&k->mu);
-    if (s->smem_set < (int64_t)b.smem) {
-      r = drv->cuFuncSetAttribute(s->fn, TL_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  (int)b.smem);
-      if (r == TL_CUDA_SUCCESS) s->smem_set = b.smem;
-    } else {
-      r = TL_CUDA_SUCCESS;
-    }
-    pthread_mutex_unlock(&k->mu);
-    if (r != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-      goto done;
-    }
-  }
-
-  /* outputs */
-  for (int j = 0; j < sig->nout; j++) {
-    int pi = sig->out_idx[j];
-    const tl_rt_param *p = &sig->params[pi];
-    out_tensor *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
-    if (!o) {
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-      goto done;
-    }
-    outs[j] = o;
-    size_t bytes = b.out_bytes[pi];
-    if ((st = alloc_output(ctx, drv, o, bytes ? bytes : 16, b.device, cs, p)) != TL_OK) goto done;
-    /* the output keeps the primary context alive until its deleter runs */
-    tl_CUcontext pc;
-    if ((r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev)) != TL_CUDA_SUCCESS) {
-      drv->cuMemFree(o->ptr);
-      o->ptr = 0;
-      st = tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain");
-      goto done;
-    }
-    o->pctx = pc;
-    o->dev = s->dev;
-    if ((k->flags & TL_COMPILE_POISON_OUTPUTS) && bytes &&
-        (r = drv->cuMemsetD8Async(o->ptr, 0xFF, bytes, cs)) != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuMemsetD8Async (poisoning an output)");
-      goto done;
-    }
-    memcpy(o->shape, b.out_shapes[pi], sizeof(int64_t) * (size_t)p->ndim);
-    DLTensor *t = &o->managed.dl_tensor;
-    t->data = (void *)(uintptr_t)o->ptr;
-    t->device.device_type = kDLCUDA;
-    t->device.device_id = b.device;
-    t->ndim = p->ndim;
-    t->dtype = tl_rt_dl_dtype(p->dtype);
-    t->shape = o->shape;
-    t->strides = NULL;
-    t->byte_offset = 0;
-    o->managed.manager_ctx = o;
-    o->managed.deleter = out_deleter;
-    b.slots[pi] = (uint64_t)o->ptr;
-  }
+  if ((st = check_stream(ctx, drv, s, cs, b.device)) != TL_OK) goto done;
+  if (!memo_hit && (st = check_pointers(ctx, drv, sig, s, &b)) != TL_OK) goto done;
+  if ((st = check_limits(ctx, drv, k, s, &b)) != TL_OK) goto done;
+  for (int j = 0; j < sig->nout; j++)
+    if ((st = make_output(ctx, drv, k, s, sig->out_idx[j], &b, cs, &outs[j])) != TL_OK) goto done;
 
   if ((st = launch_bound(ctx, drv, k, s, args, outs, &b, cs, bq)) != TL_OK) goto done;
   if (!memo_hit) tl_rt_memo_store(k, args, nargs, &b, true);

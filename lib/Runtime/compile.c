@@ -147,7 +147,7 @@ static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *
   return s;
 }
 
-/* T.StridedTensor's strides (issue 14) into p->strides: each a constant or
+/* T.StridedTensor's strides into p->strides: each a constant or
  * one dynamic symbol, which the call binds from the tensor's strides. */
 static tl_status take_strides(tl_context *ctx, const tl_buffer *buf, const var_tables *t, tl_rt_param *p) {
   if (!(p->strides = calloc((size_t)buf->ndim + 1, sizeof *p->strides)))
@@ -265,12 +265,13 @@ static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
  * names (no load, store, region operand or buffer reference) and whose dims
  * are all constants (no dynamic symbol to bind from them): sig's unused. */
 typedef struct use_scan {
-  tl_visitor v; /* first */
+  tl_buffer_visitor bv; /* first */
   const tl_primfunc *f;
   bool *used;
 } use_scan;
 
-static void use_buffer(use_scan *u, const tl_buffer *b) {
+static void use_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
+  use_scan *u = (use_scan *)bv;
   for (int i = 0; b && i < u->f->nparams; i++) {
     const tl_buffer *pb = u->f->params[i].buffer;
     if (u->f->params[i].kind == TL_PARAM_TENSOR && pb &&
@@ -279,22 +280,11 @@ static void use_buffer(use_scan *u, const tl_buffer *b) {
   }
 }
 
-static void use_expr(tl_visitor *v, const tl_expr *e) {
-  if (e->kind == TL_EXPR_LOAD) use_buffer((use_scan *)v, e->u.load.buffer);
-  if (e->kind == TL_EXPR_BUFFER) use_buffer((use_scan *)v, e->u.buffer);
-}
-
-static void use_stmt(tl_visitor *v, const tl_stmt *s) {
-  if (s->kind == TL_STMT_STORE) use_buffer((use_scan *)v, s->u.store.buffer);
-}
-
-static void use_region(tl_visitor *v, const tl_region *r) { use_buffer((use_scan *)v, r->buffer); }
-
 static tl_status mark_unused(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
-  use_scan u = {{use_expr, use_stmt, use_region, false, 0}, f, calloc((size_t)f->nparams + 1, sizeof(bool))};
+  use_scan u = {{.buffer = use_buffer}, f, calloc((size_t)f->nparams + 1, sizeof(bool))};
   if (!u.used) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
-  tl_visit_stmt(&u.v, f->body);
-  for (int i = 0; i < f->nparams && i < sig->nparams && !u.v.too_deep; i++) {
+  bool seen_all = tl_visit_buffers(&u.bv, f->body);
+  for (int i = 0; i < f->nparams && i < sig->nparams && seen_all; i++) {
     tl_rt_param *p = &sig->params[i];
     bool static_shape = true;
     for (int d = 0; d < p->ndim; d++) static_shape &= tl_rx_is_const(&p->dims[d].prog, NULL);
@@ -522,10 +512,30 @@ fail:
   return st;
 }
 
+/* The SM count a persistent grid plans for: the caller's opts, or, when
+ * they leave sms 0 and compile for device 0's own target (the default
+ * target, or that target named), a copy in *buf with sms = device 0's
+ * multiprocessor count where it differs from the target's (a part with fewer
+ * SMs than the target's largest would otherwise run the extra blocks as a
+ * second wave).  Without a driver, opts unchanged. */
+static const tl_compile_options *with_device_sms(const tl_compile_options *opts, tl_compile_options *buf) {
+  if (opts && opts->sms) return opts;
+  const char *dev = tl_device_default_target(), *name = tl_target_resolve(opts ? opts->target : NULL);
+  const tl_target *t = tl_target_lookup(name);
+  if (!t || t->sms <= 0 || strcmp(name, dev) != 0) return opts;
+  int n = tl_driver_sm_count();
+  if (n <= 0 || n == t->sms) return opts;
+  *buf = opts ? *opts : (tl_compile_options){0};
+  buf->sms = n;
+  return buf;
+}
+
 tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines,
                             const tl_compile_options *opts, tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_compile_options dev_opts;
+  opts = with_device_sms(opts, &dev_opts);
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!source || !out || (ndefines > 0 && !defines))
@@ -545,6 +555,8 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
                                  size_t ndefines, const tl_compile_options *opts,
                                  tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_compile_options dev_opts;
+  opts = with_device_sms(opts, &dev_opts);
   tl_compilation c;
   tl_compilation_init(&c, opts);
   c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */

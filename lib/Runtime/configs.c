@@ -7,14 +7,14 @@
  * 64-row tiles waste less of each mma.sync m16 row block and leave more
  * blocks for the SMs), then by how many blocks the large tile (256x128)
  * would launch: fewer than ~2 waves of the GPU's SMs (the driver's
- * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT of device 0; the H200 has 132, so
- * 264 blocks, e.g. 1024^3 has 32 and 2048^3 has 128) leaves most SMs idle or
+ * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT of device 0; 132 on sm_90a parts,
+ * so 264 blocks, e.g. 1024^3 has 32 and 2048^3 has 128) leaves most SMs idle or
  * one partial wave, so
  * smaller tiles (64x128 / 128x128 with 4 warps, several blocks per SM) take
  * the "small" class, and fewer blocks of 128x128 than SMs (less than one
  * wave) the "tiny" class; otherwise the large class.  Without a GPU the
- * count is TL_GEMM_CONFIGS_NO_GPU_SMS (Runtime/kernel.h: the H200's, whose
- * measurements made the tables).  Return that class's list,
+ * count is TL_GEMM_CONFIGS_NO_GPU_SMS (Runtime/kernel.h: that of the part
+ * whose measurements made the tables).  Return that class's list,
  * best first.  Only 16-bit inputs (float16, bfloat16) have a table:
  * both use mma.sync.m16n8k16 with f32 accumulation, so the same tiles fit.
  *
@@ -24,9 +24,9 @@
  * tl_gemm_configs_target on a target with wgmma, sm_90a), with the same
  * shape classes.
  *
- * Sources of the hardware facts: ../shared/reference/mma-gemm/REPORT.md
- * (128x256x32 with 8 warps of 64x64 is the fastest mma.sync tile on the
- * H200; 256x128x32 close behind), ../shared/GPU.md (132 SMs, 227 KB of
+ * Sources of the hardware facts: the hand-written mma.sync reference GEMM
+ * (docs/performance.md: 128x256x32 with 8 warps of 64x64 is its fastest
+ * tile, 256x128x32 close behind), the target table (132 SMs, 227 KB of
  * shared memory per block: 128x256x32 f16 with 3 stages uses 72 KB);
  * PTX ISA 8.5 §9.7.14.5.14 (mma.m16n8k16 shapes). */
 #include <stdio.h>
@@ -41,10 +41,9 @@
  * best first (benchmarks/gemm takes the first that compiles; the later ones
  * are further candidates for --tune).  Reorder from measurements. */
 static const tl_gemm_config large[] = {
-    /* measured on the H200 (2026-11-29, one run, f16 NN, TFLOP/s at 4096^3 /
-     * 8192^3 / 4096x11008x4096): 128x256/s4 461 / 418 / 392, 256x128/s4
-     * 438 / 399 / 368, 128x256/s3 370 / 355 / 317.  4 stages make the stage
-     * index a mask; 128x256 over 8 warps gives 64x64 warp tiles. */
+    /* in measured order (docs/performance.md, "Measurements behind choices
+     * in the code").  4 stages make the stage index a mask; 128x256 over 8
+     * warps gives 64x64 warp tiles. */
     {128, 256, 32, 256, 4, 0, 10}, {256, 128, 32, 256, 4, 0, 10},
     {128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10}, {128, 128, 32, 128, 3, 0, 8},
     {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {64, 128, 32, 128, 3, 0, 0},
@@ -55,8 +54,8 @@ static const tl_gemm_config small_grid[] = {
     {128, 128, 32, 128, 3, 0, 8}, {64, 128, 32, 128, 4, 0, 8}, {64, 128, 32, 128, 3, 0, 0},
     {128, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 4, 0, 10},
 };
-/* fewer than one wave even of 128x128 blocks (1024^3: 64 blocks): measured
- * 64x128/s4 145, 64x64/s3 125, 128x128/s3 106, 256x128/s4 81 TFLOP/s. */
+/* fewer than one wave even of 128x128 blocks (1024^3: 64 blocks), in
+ * measured order (docs/performance.md). */
 static const tl_gemm_config tiny_grid[] = {
     {64, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0}, {128, 128, 32, 128, 3, 0, 8},
     {64, 128, 32, 128, 3, 0, 0},
@@ -81,15 +80,15 @@ static const tl_gemm_config small_m[] = {
  * f32 registers per thread per 64-row block (128 for m64n256), with the
  * consumers' registers raised by setmaxnreg.
  * Order (best first) by reasoning, not yet measured on our kernels:
- * ../shared/HOPPER-GEMM.md (section 1-2) measures the hand-written kernel at
- * 1.03-1.06x cuBLAS with 128x256x64, 2 consumer warpgroups of m64n256k16
- * and 3 stages (the 128x128 tile of one warpgroup reached 0.54-0.60x), and
- * TileLang's best tile is the same; cuBLAS itself picks 256x128 with
+ * a hand-written TMA + wgmma kernel matched cuBLAS with 128x256x64, 2
+ * consumer warpgroups of m64n256k16 and 3 stages, where the 128x128 tile of
+ * one warpgroup reached little more than half (docs/hopper.md "GEMM tile
+ * configurations"), and TileLang's best tile is the same; cuBLAS itself picks 256x128 with
  * BK 64 at 4096^3 (each of our warpgroups then runs two m64n128 blocks; the
  * same bytes per FLOP); 128x256x32 with 4 stages keeps more loads in
  * flight at the cost of twice the barrier round trips.  The integrator
  * measures and reorders.  The table holds 13 distinct configurations in all
- * (the issue's bound is 16; test/unit/test_gemm_configs_hopper.c checks
+ * (at most 16; test/unit/test_gemm_configs_hopper.c checks
  * both bounds, every rule above and that each lowers to wgmma). */
 static const tl_gemm_config hopper_large[] = {
     {128, 256, 64, 256, 3, 0, 10}, {256, 128, 64, 256, 3, 0, 10}, {128, 256, 32, 256, 4, 0, 10},
@@ -114,11 +113,9 @@ static const tl_gemm_config hopper_tiny_grid[] = {
  * so the tile must be as tall as M (a 64-row tile reads B twice at
  * M = 128) and narrow enough to give every SM a block (N / 64 = 128 blocks
  * at N = 8192), with the deepest pipeline that fits (8 stages of 24 KB plus
- * the 18 KB C staging: 215040 bytes).  Measured on the H200, 2026-12-01,
- * 128x8192x8192 f16 NN, same process as cuBLAS: 128x64x64/256t/s8 0.935x,
- * 128x64x64/128t/s8 0.915x, 128x64x64/128t/s6 0.895x, 128x128x64/256t/s4
- * 0.750x, 64x64x64/128t/s6 0.550x; 16x8192x8192: 64x128x64/128t/s6 0.973x,
- * 64x64x64/128t/s8 0.887x.  configs_from moves tiles taller than M
+ * the 18 KB C staging: 215040 bytes), in measured order
+ * (docs/performance.md, "Measurements behind choices in the code").
+ * configs_from moves tiles taller than M
  * (rounded up to 64) behind the others, so M <= 64 takes 64x128 first. */
 static const tl_gemm_config hopper_small_m[] = {
     {128, 64, 64, 256, 8, 0, 0}, {64, 128, 64, 128, 6, 0, 0}, {128, 64, 64, 128, 8, 0, 0},

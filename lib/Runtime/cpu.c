@@ -54,17 +54,8 @@ static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t
   }
   memset(o->data, poison ? 0xFF : 0, alloc);
   if (p->ndim > 0) memcpy(o->shape, shape, sizeof(int64_t) * (size_t)p->ndim);
-  DLTensor *t = &o->managed.dl_tensor;
-  t->data = o->data;
-  t->device.device_type = kDLCPU;
-  t->device.device_id = 0;
-  t->ndim = p->ndim;
-  t->dtype = tl_rt_dl_dtype(p->dtype);
-  t->shape = o->shape;
-  t->strides = NULL;
-  t->byte_offset = 0;
-  o->managed.manager_ctx = o;
-  o->managed.deleter = host_out_deleter;
+  DLDevice dev = {.device_type = kDLCPU, .device_id = 0};
+  tl_rt_dl_output(&o->managed, o->data, dev, p, o->shape, o, host_out_deleter);
   return o;
 }
 

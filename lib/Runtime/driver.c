@@ -1,6 +1,6 @@
 /* CUDA driver loader (lib/Runtime).
  *
- * Role: the only process-global state of the library (DESIGN §7): the table
+ * Role: the only process-global state of the library (docs/runtime.md "A kernel and a call"): the table
  * of driver entry points, loaded once with pthread_once.  Algorithm:
  * dlopen("libcuda.so.1") (or $TL_CUDA_DRIVER), dlsym each entry point by its
  * versioned exported name (cuda.h defines the plain names as macros for

@@ -1,9 +1,8 @@
 /* PTX → cubin off the driver (lib/Runtime): the autotuner's parallel JIT.
  *
- * Why.  The CUDA driver compiles PTX inside cuModuleLoadDataEx, and on the
- * H200 host (driver 580) 16 worker threads loading 254 tune candidates at
- * once took 48 s of wall time for ~0.19 s of JIT each: the loads run one at
- * a time (the summed per-thread load time, 754 s, was 16 × the wall time).
+ * Why.  The CUDA driver compiles PTX inside cuModuleLoadDataEx, and worker
+ * threads loading tune candidates at once were measured to load one at a
+ * time (docs/performance.md, "Measurements behind choices in the code").
  * NVIDIA's nvJitLink library (CUDA 12+, libnvJitLink.so.N of the toolkit)
  * runs the same PTX compiler on independent handles, so candidates compile
  * in parallel, and the driver then only loads a finished cubin.

@@ -146,6 +146,13 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
  * float8 code before DLPack 1.x), every other dtype its own code. */
 DLDataType tl_rt_dl_dtype(tl_dtype t);
 
+/* Fills m as the DLPack view of an output the library allocated (bind.c):
+ * data on device dev, p's ndim and dtype (tl_rt_dl_dtype), shape (p->ndim
+ * entries, owned by the caller's allocation, which must outlive m), compact
+ * (no strides, no byte offset); manager_ctx = owner, deleter as given. */
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
+                     void *owner, void (*deleter)(DLManagedTensor *));
+
 /* ------------------------------------------------------------- binding */
 /* Result of checking a call: everything the launch needs. */
 #define TL_RT_BINDING_INLINE_WORDS 256
@@ -170,8 +177,8 @@ typedef struct tl_rt_binding {
   bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
-  /* Storage for the arrays above when they fit (issue 16: no allocation per
-   * call for usual kernels): block_mem points at inline_words when the
+  /* Storage for the arrays above when they fit (no allocation per call
+   * for usual kernels): block_mem points at inline_words when the
    * arrays take at most TL_RT_BINDING_INLINE_WORDS words, tma_maps at
    * inline_maps for at most TL_RT_BINDING_INLINE_MAPS maps.  Last in the
    * struct: tl_rt_bind and tl_rt_binding_free clear only what precedes them
@@ -183,7 +190,7 @@ typedef struct tl_rt_binding {
 /* The bytes of tl_rt_binding before its inline storage. */
 #define TL_RT_BINDING_HEAD offsetof(tl_rt_binding, inline_maps)
 
-/* Checks args against sig (DESIGN §7) without touching the driver; fills b
+/* Checks args against sig (docs/runtime.md "A kernel and a call") without touching the driver; fills b
  * (free with tl_rt_binding_free even on failure).  On a failure records
  * "argument 'NAME' (#i): what: expected X, got Y" lines in ctx and returns
  * TL_ERR_INVALID_ARGUMENT (TL_ERR_NO_MEMORY on OOM). */
@@ -202,7 +209,7 @@ void tl_rt_binding_free(tl_rt_binding *b);
 bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *b, bool zero);
 
 /* ------------------------------------------------ call memo (memo.c) */
-/* The last successful CUDA call of a kernel (issue 16, the launch path):
+/* The last successful CUDA call of a kernel (the launch path):
  * its arguments as a flat key (each tensor's kind, data, byte_offset,
  * device, dtype, ndim, shape and strides values; each scalar's kind and
  * value bits) and what tl_rt_bind made of them, plus the tensor maps when
@@ -426,8 +433,8 @@ size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in
 size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
                                   int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
 /* The SM count the tile tables assume without a GPU (the CPU executor):
- * that of the H200 the tables were measured on (../shared/GPU.md), so that a
- * machine without a GPU picks the tile the H200 would; on the CPU executor
+ * that of the sm_90a part the tables were measured on (132 SMs), so that a
+ * machine without a GPU picks the tile that part would; on the CPU executor
  * blocks run one after another and the choice does not change the result. */
 #define TL_GEMM_CONFIGS_NO_GPU_SMS 132
 

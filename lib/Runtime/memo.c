@@ -1,7 +1,7 @@
 /* The call memo (lib/Runtime/kernel.h tl_rt_memo): the host-side fast path
- * of tl_kernel_call for a call that repeats the previous one (issue 16: at
- * most 0.5 us above cuLaunchKernel, also at 19 arguments and with tensor
- * maps).
+ * of tl_kernel_call for a call that repeats the previous one (a few
+ * hundred nanoseconds above cuLaunchKernel, also with many arguments and
+ * with tensor maps; docs/performance.md).
  *
  * Algorithm: a successful CUDA call records its arguments as a flat key of
  * 64-bit words (key_write: per tensor a header word with the kind and

@@ -1,6 +1,6 @@
 /* Diagnostics engine.
  *
- * Role: renders errors, warnings and notes in the format of DESIGN §10 into
+ * Role: renders errors, warnings and notes in the format of docs/tools.md "The contract" into
  * one text buffer, counts them, and remembers the first error (location and
  * message) for tl_context_first_error_location.
  * Format:

@@ -101,7 +101,7 @@ typedef struct tl_loc { const char *file; int line, col; } tl_loc;
 #define TL_LOC_NONE ((tl_loc){0, 0, 0})
 
 /* ------------------------------------------------------------ diagnostics */
-/* Format (DESIGN §10):
+/* Format (docs/tools.md "The contract"):
  *   FILE:LINE:COL: error: message
  *   <the source line>
  *   <spaces>^

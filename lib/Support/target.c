@@ -10,7 +10,7 @@
  *    7.1, sm_89 PTX 7.8, sm_90 PTX 7.8, sm_90a PTX 8.0; the Hopper
  *    instructions (wgmma, cp.async.bulk, mbarrier tx-count, setmaxnreg,
  *    elect) need PTX 8.0, so sm_90 is built with PTX 8.0 too
- *    (../shared/NVPTX.md §2).
+ *    (docs/codegen.md "Targets and PTX versions").
  *  - CUDA C++ Programming Guide, "Technical Specifications per Compute
  *    Capability": maximum shared memory per block (opt-in) 163 KB on 8.0,
  *    99 KB on 8.6 and 8.9, 227 KB on 9.0; per SM 164 KB / 100 KB / 100 KB /

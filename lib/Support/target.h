@@ -54,10 +54,11 @@ typedef struct tl_target {
   bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */
   bool clusters;          /* thread block clusters: %cluster_*, barrier.cluster, shared::cluster */
   int sms;                /* SMs of the architecture's largest part, for persistent grids (sm_90a:
-                           * 132, H100 SXM and H200).  A part with fewer (H100 PCIe: 114) runs the
+                           * 132).  A part with fewer (docs/performance.md) runs the
                            * extra blocks in a second wave: correct, but those blocks' tiles then
-                           * finish late (up to twice the time); the runtime's SM count should
-                           * replace it (not done yet).  0: no persistent grids */
+                           * finish late (up to twice the time), so the runtime compiles for
+                           * device 0's own count when it differs (lib/Runtime/compile.c,
+                           * with_device_sms).  0: no persistent grids */
 } tl_target;
 
 /* The target compiled for where none is named and no device says otherwise

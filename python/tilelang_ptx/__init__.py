@@ -11,30 +11,31 @@
 
     C = matmul(1024, 1024, 1024)(A, B)     # torch CUDA tensors on the GPU, NumPy arrays on the CPU
 
-Modules: language (the inert T namespace), jit (jit, compile), kernel (JITKernel), profiler,
-testing (torch_assert_close), files (load_file: import a kernel file written for
-`import tilelang` unchanged).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
+Run a TileLang program unchanged: `python -m tilelang_ptx FILE [ARGS...]` (or run_file); import one:
+load_file(path).  Both make `tilelang` mean this package for that file (files.py, _alias.py).
+
+Modules: language (the inert T namespace; fp8, dtypes), jit (jit, compile), kernel (JITKernel),
+autotuner (autotune, AutoTuner, set_autotune_inputs), profiler (do_bench, Profiler), testing,
+utils.tensor, transform (PassConfigKey), tvm (DataType, target.Target), carver.arch (CUDA, driver),
+tileop.base (GemmWarpPolicy), layout, math, env, contrib.nvcc; TileLang modules this project does not
+provide (tools, cuda.intrinsics, rocm, engine.callback) import, and their names raise when used
+(_unsupported.py).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
 """
-from . import _lib, language, testing
-from . import jit as _jit
+from . import _lib, _unsupported, language, testing
 from ._lib import path as library_path
 from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
-from .profiler import Profiler, TensorSupplyType
+from .profiler import Profiler
+from .utils.tensor import TensorSupplyType
 from ._source import CaptureError
-from .files import load_file
+from .files import load_file, run_file
+from .transform import PassConfigKey
+from .math import cdiv, next_power_of_2
+from .tvm import DataType
+from .autotuner import autotune
+from .env import disable_cache, enable_cache, is_cache_enabled
 
-
-
-class PassConfigKey:
-    """TileLang's names for the pass configs (tilelang.PassConfigKey), for pass_configs={...} dicts: the keys
-    of libtilelang's pass-config table ("tl.disable_wgmma" as TL_DISABLE_WGMMA, ...) and the ones jit()
-    accepts without effect (jit._PASS_CONFIGS_NO_EFFECT)."""
-
-
-for _key in _lib.pass_config_flag_keys().decode().split(", ") + list(_jit._PASS_CONFIGS_NO_EFFECT):
-    setattr(PassConfigKey, "TL_" + _key[len("tl."):].upper(), _key)
-del _key
+_unsupported.install()
 
 
 def device_target(device=0):
@@ -46,18 +47,23 @@ def device_target(device=0):
     return _lib.device_target(int(device)).decode()
 
 
-def autotune(configs=None, warmup=25, rep=100, **kwargs):
-    """Accepts TileLang's @tilelang.autotune(...) above @tilelang.jit so that its kernel files import
-    unchanged; the factory is returned as it is (called with explicit arguments it compiles those;
-    the search itself is `tl-run --tune FILE` or the C API's tl_kernel_tune, which read the decorator
-    from the file's source)."""
-    def wrap(factory):
-        factory.autotune_configs = configs
-        return factory
-    return wrap
+# submodules imported on first use (tilelang.autotuner, ...) and TileLang's modules that are names only here
+_SUBMODULES = ("autotuner", "profiler", "testing", "utils", "tileop", "carver", "layout", "transform", "tvm",
+               "math", "env", "contrib", "language", "files", "jit", "kernel")
+
+
+def __getattr__(name):
+    import importlib
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _unsupported.STUB_MODULES:
+        return _unsupported.stub_module(name)
+    raise AttributeError(f"module 'tilelang' has no attribute '{name}': "
+                         + _unsupported.not_provided(f"tilelang.{name}"))
 
 
 __version__ = "0.1.0"
 __all__ = ["jit", "compile", "language", "testing", "JITKernel", "JITFactory", "KernelParam", "Profiler",
            "TensorSupplyType", "CompileError", "CompileWarning", "ArgumentError", "KernelError", "CaptureError",
-           "compile_count", "clear_cache", "library_path", "load_file", "PassConfigKey", "autotune", "device_target"]
+           "compile_count", "clear_cache", "library_path", "load_file", "run_file", "PassConfigKey", "autotune",
+           "device_target", "cdiv", "next_power_of_2", "DataType", "disable_cache"]

@@ -2,11 +2,12 @@
 
 Where the library comes from, first found wins:
   1. $TL_LIBRARY (a path to libtilelang.so[.0]);
-  2. next to the package: <pkg>/../lib (the GPU bundle build-device/python -> build-device/lib),
+  2. inside the package: <pkg>/lib (the wheel of scripts/build-wheel.sh);
+  3. next to the package: <pkg>/../lib (the GPU bundle build-device/python -> build-device/lib),
      <pkg>/../../lib and <pkg>/../../../lib (an install prefix: P/lib/python3.X/site-packages/tilelang_ptx);
-  3. the lib directory of an install prefix whose bin/ holds the tl-opt found on PATH;
-  4. the build tree of a source checkout (<repo>/build, <repo>/build-test);
-  5. the dynamic loader's search path (libtilelang.so.0, then libtilelang.so).
+  4. the lib directory of an install prefix whose bin/ holds the tl-opt found on PATH;
+  5. the build tree of a source checkout (<repo>/build, <repo>/build-test);
+  6. the dynamic loader's search path (libtilelang.so.0, then libtilelang.so).
 Mirrors of include/tilelang/{core,ir,runtime}.h: keep field order and types in step with them.
 """
 import ctypes
@@ -23,7 +24,7 @@ def _candidates():
     if env:
         yield env
         return
-    dirs = [os.path.join(_HERE, *([".."] * up), "lib") for up in (1, 2, 3, 4)]
+    dirs = [os.path.join(_HERE, *([".."] * up), "lib") for up in (0, 1, 2, 3, 4)]
     tool = shutil.which("tl-opt")
     if tool:
         dirs.append(os.path.join(os.path.dirname(os.path.realpath(tool)), "..", "lib"))
@@ -126,6 +127,7 @@ pass_config_apply = _decl("tl_pass_config_apply", c_int, P, c_char_p, c_char_p, 
                           ctypes.POINTER(ctypes.c_uint))
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
+default_target = _decl("tl_device_default_target", c_char_p)
 device_target = _decl("tl_device_target", c_char_p, c_int)
 
 _tls = threading.local()
@@ -149,3 +151,39 @@ def last_error(ctx):
 def warnings_text(ctx):
     """The rendered warnings of the last call on ctx when it succeeded, or ""."""
     return (context_warnings(ctx) or b"").decode("utf-8", "replace")
+
+# ------------------------------------------------------------------ the tuner (runtime.h tl_kernel_tune, ir.h spaces)
+# tl_tune_measure_fn: (user, kernel, config index, warmup, rep, double *ms, char *why, size_t why_size) -> tl_status
+MEASURE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_int, c_int, ctypes.POINTER(ctypes.c_double),
+                              c_void_p, c_size_t)
+
+
+class TuneOptions(ctypes.Structure):  # tl_tune_options
+    _fields_ = [("compile", ctypes.POINTER(CompileOptions)), ("defines", ctypes.POINTER(Define)),
+                ("ndefines", c_size_t), ("workers", c_int), ("warmup", c_int), ("rep", c_int),
+                ("measure", MEASURE_FN), ("user", c_void_p), ("problem", c_char_p), ("progress", ctypes.c_bool),
+                ("load", ctypes.c_bool), ("device", c_int), ("cache", c_int)]
+
+
+class TuneConfigResult(ctypes.Structure):  # tl_tune_config_result
+    _fields_ = [("outcome", c_int), ("ms", ctypes.c_double), ("compile_ms", ctypes.c_double),
+                ("compile_cpu_ms", ctypes.c_double), ("load_ms", ctypes.c_double), ("message", c_char_p)]
+
+
+class TuneResult(ctypes.Structure):  # tl_tune_result
+    _fields_ = [("nconfigs", c_size_t), ("configs", ctypes.POINTER(TuneConfigResult)), ("best", ctypes.c_long),
+                ("best_ms", ctypes.c_double), ("kernel", c_void_p), ("cache_hit", ctypes.c_bool),
+                ("cache_key", ctypes.c_char * 33), ("workers", c_int), ("compiled", c_size_t),
+                ("compile_failed", c_size_t), ("timed", c_size_t), ("measure_failed", c_size_t),
+                ("compile_wall_ms", ctypes.c_double), ("load_ms", ctypes.c_double),
+                ("compile_cpu_ms", ctypes.c_double), ("total_ms", ctypes.c_double), ("jitlink", ctypes.c_bool)]
+
+
+TL_TUNE_TIMED, TL_TUNE_COMPILE_FAILED, TL_TUNE_MEASURE_FAILED = 2, 3, 4
+TL_ERR_UNSUPPORTED = 7
+tune_space_from_defines = _decl("tl_tune_space_from_defines", c_int, ctypes.POINTER(ctypes.POINTER(Define)),
+                                ctypes.POINTER(c_size_t), c_size_t, ctypes.POINTER(c_void_p))
+tune_space_destroy = _decl("tl_tune_space_destroy", None, P)
+kernel_tune = _decl("tl_kernel_tune", c_int, P, c_char_p, c_size_t, c_char_p, P, ctypes.POINTER(TuneOptions),
+                    ctypes.POINTER(TuneResult))
+tune_result_free = _decl("tl_tune_result_free", None, ctypes.POINTER(TuneResult))

@@ -22,6 +22,7 @@ annotations, the returned outputs); _eager.py binds them.
 """
 import ast
 import builtins
+import enum
 import inspect
 import math
 import symtable
@@ -60,6 +61,8 @@ def literal(v, t_alias=_LANG_ALIAS, where="value"):
         return repr(str(v))
     if isinstance(v, bool) or v is None:
         return repr(v)
+    if isinstance(v, enum.Enum) and type(v).__name__ == "GemmWarpPolicy":  # tilelang.tileop.base's
+        return f"{t_alias}.GemmWarpPolicy.{v.name}"
     if isinstance(v, int):
         return repr(int(v))
     if isinstance(v, float):
@@ -129,8 +132,15 @@ class _Info:
                 self.deco_names = _names(d)
             else:
                 self.blank.update(range(d.lineno - 1, d.end_lineno))
-        if eager:  # the whole @tilelang.jit function, decorators kept, for the eager front end
-            self.deco_names = set().union(*[_names(d) for d in fdef.decorator_list])
+        if eager:  # the whole @tilelang.jit function, decorators kept, for the eager front end --
+            # except @tilelang.autotune(...): the package runs the search (autotuner.py)
+            kept = []
+            for d in fdef.decorator_list:
+                if _is_autotune(d):
+                    self.blank.update(range(d.lineno - 1, d.end_lineno))
+                else:
+                    kept.append(d)
+            self.deco_names = set().union(*[_names(d) for d in kept])
         if not has_prim:
             raise CaptureError(f"kernel '{func.__name__}' is not decorated with @T.prim_func")
         # names the body reads from outside (closure or module globals)
@@ -225,6 +235,12 @@ def _annotation_shape(a):
     return None
 
 
+def _is_autotune(d):
+    target = d.func if isinstance(d, ast.Call) else d
+    return (isinstance(target, ast.Attribute) and target.attr == "autotune") or \
+        (isinstance(target, ast.Name) and target.id == "autotune")
+
+
 def _is_prim_func(d):
     target = d.func if isinstance(d, ast.Call) else d
     return (isinstance(target, ast.Attribute) and target.attr == "prim_func") or \
@@ -313,6 +329,14 @@ def _match(node, value, out):
 def build(func, eager=False):
     """(text, filename) of the TileLang file for PrimFunc.func `func` (eager: for the whole eager-style
     @tilelang.jit function, its decorators kept); CaptureError on bad captures."""
+    text, consts, filename = build_parts(func, eager)
+    return text + "".join(f"{n} = {v}\n" for n, v in consts), filename
+
+
+def build_parts(func, eager=False):
+    """build()'s file as (text without the module constants, [(name, literal)] of the constants the
+    kernel reads, filename): the constants are what a factory's arguments change, and as -D bindings
+    (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
     module_lines, consts, resolved = [], [], {}
 
@@ -330,7 +354,7 @@ def build(func, eager=False):
             module_lines.append(f"import {value.__name__} as {name}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
-            consts.append(f"{name} = {literal(value, _LANG_ALIAS, where)}")
+            consts.append((name, literal(value, _LANG_ALIAS, where)))
 
     for name in inf.body_names:
         v = _lookup(func, name)
@@ -379,8 +403,7 @@ def build(func, eager=False):
         head[:len(imports)] = imports
     else:
         tail += imports
-    tail += [c + "\n" for c in consts]
-    return "".join(head + lines + tail), inf.filename
+    return "".join(head + lines + tail), consts, inf.filename
 
 
 def _replace(lines, inf, node, text):

@@ -28,6 +28,7 @@ import warnings
 from . import _lib, _source
 from .kernel import CKernel, JITKernel
 from .language import PrimFunc
+from .transform import tilelang_keys
 
 
 class CompileError(Exception):
@@ -43,9 +44,9 @@ _cache = {}
 _cache_lock = threading.Lock()
 _stats = {"compiles": 0}
 
-_PASS_CONFIGS_NO_EFFECT = ("tl.disable_dynamic_tail_split", "tl.disable_safe_memory_legalize")
-# the other pass configs (tl.enable_fast_math, the sm_90a path's switches, this project's attention
-# schedules, ...) are libtilelang's table, applied by tl_pass_config_apply (runtime.h)
+_warned_keys = set()
+# the pass configs this compiler reads (tl.enable_fast_math, the sm_90a path's switches, this project's
+# attention schedules, ...) are libtilelang's table, applied by tl_pass_config_apply (runtime.h)
 
 
 def compile_count():
@@ -60,23 +61,69 @@ def clear_cache():
         _cache.clear()
 
 
+# TVM's target tags (tvm.target.Target("nvidia/...")) -> the architecture this project compiles for them
+_TAG_ARCH = {"h100": "sm_90a", "h200": "sm_90a", "h800": "sm_90a", "gh200": "sm_90a",
+             "a100": "sm_80", "a800": "sm_80", "a10": "sm_86", "a10g": "sm_86", "a30": "sm_80", "a40": "sm_86",
+             "l4": "sm_89", "l40": "sm_89", "l40s": "sm_89", "rtx-3090": "sm_86", "rtx-4090": "sm_89"}
+
+
+def resolve_target(target):
+    """Any of TileLang's target spellings -> (kind, arch): kind "cuda" or "cpu", arch a libtilelang
+    target name ("sm_90a") or None (the device's: auto).  Accepts None, "auto", "cuda", "nvidia", "cpu",
+    "c", "llvm", "sm_80".."sm_90a", "cuda -arch=sm_90a", the dict {"kind": "cuda", "arch": "sm_90a"},
+    a tvm.target.Target (or any object with .kind and .attrs / .arch) and tags such as
+    "nvidia/nvidia-h100"; ValueError names the spelling otherwise."""
+    if target is None:
+        return "cuda", None
+    if isinstance(target, dict):
+        kind = str(target.get("kind", "cuda"))
+        arch = target.get("arch")
+        if kind in ("cpu", "c", "llvm"):
+            return "cpu", None
+        if kind != "cuda":
+            raise ValueError(f"target {target!r}: kind {kind!r} is not supported (cuda or cpu)")
+        return "cuda", _check_arch(str(arch), target) if arch else None
+    if not isinstance(target, str):
+        kind = getattr(target, "kind_name", None) or str(getattr(getattr(target, "kind", None), "name",
+                                                                  getattr(target, "kind", "cuda")))
+        attrs = getattr(target, "attrs", None) or {}
+        arch = getattr(target, "arch", None) or (attrs.get("arch") if hasattr(attrs, "get") else None)
+        return resolve_target({"kind": kind, "arch": str(arch) if arch else None})
+    t = target.strip()
+    if t in ("auto", "cuda", "nvidia"):
+        return "cuda", None
+    if t in ("cpu", "c", "llvm"):
+        return "cpu", None
+    if t.startswith("nvidia/"):
+        model = t[len("nvidia/"):]
+        for prefix in ("nvidia-", "geforce-", "tesla-"):
+            model = model[len(prefix):] if model.startswith(prefix) else model
+        if model in _TAG_ARCH:
+            return "cuda", _TAG_ARCH[model]
+        raise ValueError(f"target tag {target!r} is not known here (known: "
+                         f"{', '.join('nvidia/nvidia-' + m for m in _TAG_ARCH)}); pass the arch, e.g. 'sm_90a'")
+    if t.startswith("cuda"):
+        arch = None
+        for part in t.split()[1:]:
+            if part.startswith("-arch="):
+                arch = part[len("-arch="):]
+        return "cuda", _check_arch(arch, target) if arch else None
+    return "cuda", _check_arch(t, target)
+
+
+def _check_arch(arch, spelled):
+    if not _lib.target_supported(arch.encode()):
+        raise ValueError(f"target {spelled!r} is not supported (auto, cuda, cpu, a dict "
+                         f"{{'kind': 'cuda', 'arch': ...}}, or {_lib.target_list().decode()})")
+    return arch
+
+
 def _target(target):
     """TileLang target -> (libtilelang target or None = auto, stop_after)."""
-    if target is None or target in ("auto", "cuda", "nvidia"):
-        return None, _lib.TL_STAGE_PTX
-    if not isinstance(target, str):
-        target = str(getattr(target, "arch", target))
-    if target in ("cpu", "c", "llvm"):
+    kind, arch = resolve_target(target)
+    if kind == "cpu":
         return None, _lib.TL_STAGE_SIMT  # the CPU executor needs no PTX
-    t = target
-    if t.startswith("cuda"):
-        for part in t.split():
-            if part.startswith("-arch="):
-                t = part[6:]
-    if not _lib.target_supported(t.encode()):
-        raise ValueError(f"target {target!r} is not supported (auto, cuda, cpu, or "
-                         f"{_lib.target_list().decode()})")
-    return t, _lib.TL_STAGE_PTX
+    return arch, _lib.TL_STAGE_PTX
 
 
 def _flags(pass_configs):
@@ -85,12 +132,21 @@ def _flags(pass_configs):
     flags, flags_false = ctypes.c_uint(0), ctypes.c_uint(0)
     ctx = _lib.context()
     for k, v in (pass_configs or {}).items():
-        if k in _PASS_CONFIGS_NO_EFFECT:
-            continue
-        key = k.encode() if isinstance(k, str) else repr(k).encode()
-        # the value as Python writes it (True, False, 0, 1, 32, 64): the library's rule, as in a file's pass_configs
-        if _lib.pass_config_apply(ctx, key, str(v).encode(), ctypes.byref(flags), ctypes.byref(flags_false)) != _lib.TL_OK:
-            raise ValueError(f"{_lib.last_error(ctx)}; accepted without effect: {', '.join(_PASS_CONFIGS_NO_EFFECT)}")
+        known = _lib.pass_config_flag_keys().decode()
+        if isinstance(k, str) and k in known.split(", "):
+            # the value as Python writes it (True, False, 0, 1, 32, 64): the library's rule, as in a file's
+            if _lib.pass_config_apply(ctx, k.encode(), str(v).encode(), ctypes.byref(flags),
+                                      ctypes.byref(flags_false)) != _lib.TL_OK:
+                raise ValueError(_lib.last_error(ctx))
+        elif k in tilelang_keys():
+            if k not in _warned_keys:  # one warning per key and process
+                _warned_keys.add(k)
+                warnings.warn(CompileWarning(f"pass config {k!r} (TileLang's) has no effect in this compiler; "
+                                             f"the configs it reads: {known}"),
+                              stacklevel=_user_stacklevel())
+        else:
+            raise ValueError(f"unsupported pass config {k!r} (neither TileLang's tilelang.PassConfigKey nor this "
+                             f"compiler's: {known})")
     return flags.value, flags_false.value
 
 
@@ -167,6 +223,7 @@ class JITFactory:
         self.options = options
         self._memo = {}
         self.eager = _source.is_eager(func)
+        self._last = None
         functools.update_wrapper(self, func)
 
     def __call__(self, *args, **kwargs):
@@ -189,6 +246,7 @@ class JITFactory:
                             f"{type(r).__name__}, not a @T.prim_func")
         if key is not None:
             self._memo[key] = r
+        self._last = r
         return r
 
     def compile(self, *args, **kwargs):
@@ -199,6 +257,29 @@ class JITFactory:
             return self(*args, **kwargs)
         defines, _ = self._binder().bind(args, kwargs, partial=True)
         return self._eager_kernel(defines)
+
+    # ------------------------------------------------------------------ TileLang's JITImpl surface
+    @property
+    def out_idx(self):
+        return self.options.get("out_idx")
+
+    @property
+    def params(self):
+        """The parameters (KernelParam) of the kernel this factory compiled last (compiled with the
+        factory's defaults when it compiled none yet)."""
+        k = self._last or self.compile()
+        return k.params
+
+    def get_tir(self, *args, **kwargs):
+        """The @T.prim_func the factory returns for these arguments (not compiled)."""
+        return self.func(*args, **kwargs)
+
+    def get_kernel_source(self, *args, **kwargs):
+        """The PTX of the kernel for these arguments (compiled, or taken from the memo)."""
+        return self.compile(*args, **kwargs).get_kernel_source()
+
+    def get_profiler(self, *args, tensor_supply_type=None, **kwargs):
+        return self.compile(*args, **kwargs).get_profiler(tensor_supply_type=tensor_supply_type)
 
     def _binder(self):
         b = self.__dict__.get("_eager_binder")
@@ -243,6 +324,7 @@ class JITFactory:
             names = [_lib.param_name(ck.handle, i).decode() for i in range(_lib.param_count(ck.handle))]
             out_idx = [names.index(r) for r in returns if r in names]
         k = self._memo[defines] = JITKernel(ck, None, out_idx, tgt or "auto", text)
+        self._last = k
         return k
 
 

@@ -150,6 +150,11 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
         """The PTX text (\"\" when compiled for the CPU executor only)."""
         return (_lib.kernel_ptx(self._h) or b"").decode()
 
+    def export_ptx(self, path):
+        """Writes the PTX (get_kernel_source()) to the file `path`."""
+        with open(path, "w") as f:
+            f.write(self.get_kernel_source())
+
     def get_simt_ir(self):
         return (_lib.kernel_simt_ir(self._h) or b"").decode()
 
@@ -159,7 +164,7 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
 
     @property
     def cache_result(self):
-        """What the disk kernel cache did for this compile (README "The kernel cache"): "off", "miss",
+        """What the disk kernel cache did for this compile (docs/runtime.md "The kernel cache"): "off", "miss",
         "hit", or "corrupt" (a damaged entry, recompiled and replaced)."""
         r = _lib.kernel_cache_result(self._h)
         return ("off", "miss", "hit", "corrupt")[r] if 0 <= r < 4 else "?"

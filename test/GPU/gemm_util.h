@@ -2,7 +2,7 @@
  * of gpu_util.h): cuBLAS loaded with dlopen (libcublas.so.13, then the CUDA
  * installation's copy; nothing links it), cublasGemmEx for row-major
  * operands with optional transposes, a float64 CPU reference product on
- * several threads, and per-element comparison (DESIGN §8).
+ * several threads, and per-element comparison (docs/testing.md "Numeric checks").
  *
  * Row-major C (M x N) = op(A) op(B) is column-major Cᵀ = op(B)ᵀ op(A)ᵀ, so
  * cuBLAS gets B first: A stored K x M (trans_A) is the column-major M x K

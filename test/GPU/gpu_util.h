@@ -4,7 +4,7 @@
  * bench_gemm's CUDA reference GEMM cubin), loaded with dlopen like the
  * library does so that nothing links libcuda; DLPack tensors in device
  * memory; float16/bfloat16 conversions (round to nearest even); a seeded
- * generator; per-element comparison as DESIGN §8.
+ * generator; per-element comparison as docs/testing.md "Numeric checks".
  * Exit code 77 means "skipped" (no driver or GPU). */
 #ifndef TL_GPU_UTIL_H
 #define TL_GPU_UTIL_H

@@ -11,7 +11,7 @@
  *    unwritten element fails) against the tile-level reference evaluator
  *    (lib/Interp, tl_kernel_call_on TL_EXEC_REFERENCE on host copies of the
  *    inputs), every element, with FlashAttention's f16 tolerance
- *    |out - ref| <= 1e-2 + 1e-2 |ref| (DESIGN §8; test_flash_attention.c).
+ *    |out - ref| <= 1e-2 + 1e-2 |ref| (docs/testing.md "Numeric checks"; test_flash_attention.c).
  * Cases: (1, 4, 512, 128) and (1, 4, 512, 64), causal and not, 128x128 tiles,
  * 2 stages, 256 threads (two consumer warpgroups), without and with fast
  * math; (1, 4, 512, 128) causal at 64x64/128 threads/1 stage (one consumer

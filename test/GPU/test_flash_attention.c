@@ -5,7 +5,7 @@
  *  - Correctness against a float64 CPU attention (softmax(Q·Kᵀ/√d)·V from
  *    the same f16 inputs, causal mask j <= i): every row of several whole
  *    heads and 8 rows (first, last, middle, random) of every other head, per
- *    element with the f16 tolerance of DESIGN §8 (1e-2 + 1e-2·|ref|), zero
+ *    element with the f16 tolerance of docs/testing.md "Numeric checks" (1e-2 + 1e-2·|ref|), zero
  *    mismatches; outputs are poisoned (NaN) before the kernel runs and every
  *    output element must be finite, so an unwritten element fails.
  *  - Correctness against the tile-level reference evaluator (lib/Interp, via

@@ -3,7 +3,7 @@
  * on random inputs (uniform [-1, 1) rounded to the input dtype, fresh each
  * run), and checks EVERY output element
  *   - against a float64 CPU product of the same inputs, with the tolerance
- *     of DESIGN §8 for the output dtype (f16 1e-2/1e-2, bf16 2e-2/2e-2);
+ *     of docs/testing.md "Numeric checks" for the output dtype (f16 1e-2/1e-2, bf16 2e-2/2e-2);
  *     the f16-accumulator case states its own: K = 128 gives at most 8
  *     roundings of partial sums below 32 in f16, each off by at most
  *     2^-7, so atol = 8 * 2^-7 = 0.0625 (plus rtol 1e-2);
@@ -67,7 +67,7 @@ typedef struct gcase {
   int M, N, K;
   dt_kind in, out;
   bool ta, tb;
-  double atol, rtol;      /* 0: DESIGN §8 by output dtype */
+  double atol, rtol;      /* 0: docs/testing.md "Numeric checks" by output dtype */
 } gcase;
 
 static tl_kernel *compile_case(const gcase *c) {

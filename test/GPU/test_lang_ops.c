@@ -4,7 +4,7 @@
  * examples/convolution.py, examples/dequant_gemm.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
- * evaluator (tolerances as tl-run's: README "tl-run"), at the sizes of
+ * evaluator (tolerances as tl-run's: docs/testing.md "Numeric checks"), at the sizes of
  * TileLang's own tests.  tl-run is found as $TL_RUN, else next to this
  * program (the bundle's bin/), else in its parent directory (a build tree's
  * gpu-bin/..); the kernels in $TL_OPS_DIR (default test/Interp/ops) and

@@ -11,7 +11,7 @@
  *  - simt_gemm.py: a 128x128x32-tile, 2-stage cp.async GEMM main loop
  *    written by hand (64 mma per k-tile per warp), 512x384x256: integer
  *    inputs in [-2, 2] (exact: |sums| <= 1024 are f16 integers) and random
- *    inputs in [-1, 1) (f16 tolerance of DESIGN §8 against float64).
+ *    inputs in [-1, 1) (f16 tolerance of docs/testing.md "Numeric checks" against float64).
  *  - simt_stmatrix.py (sm_90 devices): stmatrix x1/x2/x4, with and without
  *    .trans, against the closed form of its header.
  * Outputs are poisoned (0xFF bytes, NaN) before each launch.  Kernel files

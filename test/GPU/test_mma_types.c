@@ -15,7 +15,7 @@
  * [-1, 1)).  Checks:
  *  - int32 outputs: GPU == CPU bit for bit (integer arithmetic is exact);
  *  - float outputs: every element within 1e-4 + 1e-4 |cpu| of the CPU
- *    executor (DESIGN §8's float32/float64 rule; the summation inside one
+ *    executor (the float32/float64 rule of docs/testing.md "Numeric checks"; the summation inside one
  *    mma step is not specified by PTX), and the line reports how many are
  *    bit-identical, the largest |GPU - CPU|, and the largest error of the GPU
  *    and of the CPU model against the float64 product of the operands as the

@@ -3,15 +3,15 @@
  *  1. examples/gemm_splitk.py, 1024^3 f16 inputs, split 4, accumulating into
  *     an f32 C with T.atomic_add (red.global.add.f32).  out_idx is None, so
  *     the test zeroes C itself before the launch.  Every element is checked
- *     against a float64 CPU product of the same inputs.  Tolerance: DESIGN §8
+ *     against a float64 CPU product of the same inputs.  Tolerance: docs/testing.md "Numeric checks"
  *     for f32 (1e-4 + 1e-4 |ref|) plus a bound on the f32 rounding of the
  *     accumulation, (K/16 + split) * 2^-22 * sum_k |a_ik b_kj| (one
  *     accumulator rounding of at most 2 ulp per mma k-step and per atomic
  *     add, measured relative to the sum of the magnitudes of the products);
  *     a wrong or missing partial product is off by O(1) and fails.  The count
- *     of elements outside the plain DESIGN tolerance is printed too.
+ *     of elements outside the plain dtype tolerance is printed too.
  *  2. The same with f16 and bf16 outputs (the f16x2 / bf16x2 vector atomics
- *     on sm_90; bf16 on sm_80 is a CAS loop): tolerance DESIGN §8 for the
+ *     on sm_90; bf16 on sm_80 is a CAS loop): tolerance docs/testing.md "Numeric checks" for the
  *     dtype plus split * 2^-(p) * sum_s |P_s| (each of the `split` atomic adds
  *     rounds once to the output's p-bit significand; P_s the split's partial
  *     product, computed in float64) plus the mma bound of case 1.
@@ -21,7 +21,7 @@
  *  4. examples/gemv.py at N = K = 4096 f16 (y = A x, f32 accumulator, f16
  *     output; out_idx -1 so y is allocated by the runtime and poisoned with
  *     NaN), and at N = 4000 (not a multiple of block_N = 128: the guard),
- *     against float64 with the DESIGN §8 f16 tolerance.
+ *     against float64 with the docs/testing.md "Numeric checks" f16 tolerance.
  * One line per case with the worst error and the median time of 20 launches.
  * Kernel files: examples/ ($TL_KERNEL_DIR).  Exit 77 without a GPU. */
 #include "gemm_util.h"
@@ -132,7 +132,7 @@ static void splitk_case(dt_kind out, bool rerun) {
         n, worst / N, worst % N, dt_load(out, hc, worst), ref[worst]);
   double ms = time_launches(launch_splitk, &l, 3, 20);
   double tflops = 2.0 * M * N * K / (ms * 1e-3) / 1e12;
-  printf("  %-4s %s: max |err| %.3g, %zu beyond DESIGN §8 (%.0e/%.0e), %.4f ms (incl. zeroing C), %.1f TFLOP/s\n",
+  printf("  %-4s %s: max |err| %.3g, %zu beyond the tolerance (%.0e/%.0e), %.4f ms (incl. zeroing C), %.1f TFLOP/s\n",
          g_failures == before ? "ok" : "FAIL", name, max_err, outside_design, atol, rtol, ms, tflops);
   if (rerun) { /* 3: run-to-run difference of the atomic order */
     before = g_failures;

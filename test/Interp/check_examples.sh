@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 4, point 1 (CI part): every example kernel that lowers runs on the CPU
 # SIMT executor at a small size and matches the tile-level reference evaluator
-# element by element (`tl-run --device=cpu --check`, DESIGN §8 tolerances).
+# element by element (`tl-run --device=cpu --check`, docs/testing.md "Numeric checks" tolerances).
 # Examples whose lowering is not written yet are listed and skipped; an
 # example missing from the table below fails the test (so new examples get a
 # small-size entry).

@@ -49,6 +49,23 @@ run hopper "gemm_general.py transpose_B bf16" -D M=128 -D N=256 -D K=128 -D tran
 run hopper "gemm_general.py 256x128x64/256 threads, transpose_A+B" -D M=256 -D N=128 -D K=128 -D block_M=256 \
   -D block_N=128 -D block_K=64 -D threads=256 -D trans_A=True -D trans_B=True "$k"
 run hopper "gemm_dynamic_m.py m=17" --dim m=17 -D N=128 -D K=128 "$ex/gemm_dynamic_m.py"
+# C staged through shared memory (gemm_c_shared.py, TileLang's autotune form: B stored N x K, T.use_swizzle(10),
+# 128x256x64, 3 stages, 256 threads by default): "copy" and "relu" are fused into the fragment's epilogue,
+# "scale" writes the shared tile in a T.Parallel loop on the consumers' named barrier
+c=$kd/gemm_c_shared.py
+run hopper "gemm_c_shared.py copy, 256^3" -D M=256 -D N=256 -D K=128 "$c"
+run hopper "gemm_c_shared.py copy --sms=2 (512,512,128): several tiles a block, TMA store" --sms=2 -D M=512 \
+  -D N=512 -D K=128 "$c"
+run hopper "gemm_c_shared.py relu, tail (200,264,136)" -D M=200 -D N=264 -D K=136 -D epilogue=relu "$c"
+run hopper "gemm_c_shared.py scale --sms=2 (512,512,128): C_s reused across tiles" --sms=2 -D M=512 -D N=512 \
+  -D K=128 -D epilogue=scale "$c"
+run hopper "gemm_c_shared.py scale, transpose_A, 64x128x32/128 threads, 2 stages, no swizzle" -D M=128 -D N=256 \
+  -D K=128 -D trans_A=True -D block_M=64 -D block_N=128 -D block_K=32 -D threads=128 -D num_stages=2 \
+  -D swizzle_panel=0 -D epilogue=scale "$c"
+run hopper "gemm_c_shared.py relu, transpose_A, 128x128x128, NN" -D M=256 -D N=256 -D K=256 -D trans_A=True \
+  -D trans_B=False -D block_N=128 -D block_K=128 -D epilogue=relu "$c"
+run hopper "gemm_c_shared.py scale bf16 256x128x64, tail (300,200,200)" -D M=300 -D N=200 -D K=200 \
+  -D block_M=256 -D block_N=128 -D dtype=bfloat16 -D out_dtype=bfloat16 -D epilogue=scale "$c"
 for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
   run mma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
 done

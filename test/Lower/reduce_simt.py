@@ -1,5 +1,5 @@
 # RUN: %tl-opt --emit=simt %s | FileCheck %s
-# Row statistics of an mma accumulator (issue 7, LAYOUT.md §5-6): a FullRow
+# Row statistics of an mma accumulator (docs/layouts.md "Row statistics"): a FullRow
 # gemm over 4 warps gives each thread WM/8 = 4 statistics (rows g, g+8,
 # g+16, g+24 of its warp); the row max combines the thread's 16 registers
 # of each row, then the quad (shfl_xor 2, 1), never shared memory; the

@@ -30,6 +30,14 @@ check() { # label, tl-opt arguments...
 check "gemm.py" "$ex/gemm.py"
 check "gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 -D block_N=256 \
   -D block_K=64 -D threads=256 "$ex/gemm.py"
+# C staged through shared memory (gemm_c_shared.py: TileLang's autotune form, NT, T.use_swizzle(10), 128x256x64,
+# 3 stages, 256 threads): fused into the fragment's epilogue (copy), and a T.Parallel write of C_shared (scale)
+for epi in copy scale; do
+  check "gemm_c_shared.py $epi 4096^3" -D M=4096 -D N=4096 -D K=4096 -D epilogue=$epi \
+    "$(dirname "$ex")/test/GPU/kernels/gemm_c_shared.py"
+done
+check "gemm_c_shared.py copy bf16 8192^3 transpose_A" -D M=8192 -D N=8192 -D K=8192 -D trans_A=True \
+  -D dtype=bfloat16 -D out_dtype=bfloat16 "$(dirname "$ex")/test/GPU/kernels/gemm_c_shared.py"
 # stream-K (lib/Lower/Hopper/stream_k.c) at 4096^3 (512 tiles, 3.88 waves on 132 SMs) and 8192^3 (2048, 15.5): the
 # fixup's GPU-scope fences and atomic counter are in the PTX that ptxas accepts without spills
 check_sk() { # label, tl-opt arguments...

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PTX validation (DESIGN §6, issue 3 point 5): every example kernel that
+# PTX validation (docs/codegen.md "Targets and PTX versions"): every example kernel that
 # lowers today is compiled with tl-opt for sm_80 and sm_90a; the sm_80 PTX must
 # pass `ptxas -arch=sm_80` and `-arch=sm_90a`, the sm_90a PTX `-arch=sm_90a`.
 # A missing ptxas is a failure, not a skip.  Examples whose lowering is not

@@ -1,6 +1,6 @@
 /* Unit tests of the fragment-layout module (lib/Lower/frag_layout.{c,h}):
  *  - the one-warp mma.sync m16n8k16 maps of A, B and C against the table of
- *    ../shared/NVPTX.md §6 (PTX ISA §9.7.14.5.8), element by element, and
+ *    docs/layouts.md (PTX ISA §9.7.14.5.8), element by element, and
  *    that each is a bijection onto (lane, register half) of the right size;
  *  - MMA_C (a 64 x 64 block tile over 2 x 2 warps): tl_mma_c_coords inverts
  *    tl_mma_c_owner, and each warp's m16n8 tiles follow the one-warp C map;
@@ -33,7 +33,7 @@ static void check_tile(const char *name, int64_t rows, int64_t cols, int64_t hal
     }
 }
 
-/* NVPTX.md §6 with g = lane / 4, t = lane % 4: a0 = A[g][2t, 2t+1],
+/* docs/layouts.md with g = lane / 4, t = lane % 4: a0 = A[g][2t, 2t+1],
  * a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]. */
 static void a_table(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
   *lane = 4 * (r % 8) + (c % 8) / 2;

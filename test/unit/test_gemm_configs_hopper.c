@@ -77,7 +77,7 @@ Test(gemm_configs_hopper, every_candidate_follows_the_rules) {
 
 /* The first candidates are the ones measured best: 128x256x64 over 2
  * consumer warpgroups (m64n256k16), 3 stages, for the large class
- * (../shared/HOPPER-GEMM.md); for M <= 128 a tile as tall as M rounded up
+ * (docs/hopper.md "GEMM tile configurations"); for M <= 128 a tile as tall as M rounded up
  * to 64 (128x64x64 with 8 stages at M = 128, 64x128x64 at M = 16; the
  * measurements are in lib/Runtime/configs.c). */
 Test(gemm_configs_hopper, order) {

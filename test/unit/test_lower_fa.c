@@ -2,9 +2,9 @@
  * register-operand T.gemm (rs form), fragment → fragment copies with a cast,
  * math on accumulators in T.Parallel, and FlashAttention itself.
  *  - layout: the A registers that lower_frag.c hands to mma.sync are where
- *    the PTX A fragment map (NVPTX.md §6: a0 = (g, 2t..), a1 = (g+8, 2t..),
+ *    the PTX A fragment map (docs/layouts.md: a0 = (g, 2t..), a1 = (g+8, 2t..),
  *    a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)) and TileLang's A-fragment layout
- *    (LAYOUT.md §2, thread formula) put them, for every element of several
+ *    (docs/layouts.md, thread formula) put them, for every element of several
  *    tiles; partitions that split N are rejected;
  *  - numerics: kernels are parsed, lowered and run by the SIMT executor
  *    (lib/Interp) and compared with plain float64 C code that rounds where
@@ -55,7 +55,7 @@ static void check_rs(int64_t BM, int64_t K, int64_t warps) {
       int64_t off = 8 * (((i % WM) / 16) * (K / 16) + k / 16);
       cr_assert_eq(reg, off + 2 * a + (c % 2), "(%lld,%lld): reg %lld", (long long)i, (long long)k,
                    (long long)reg);
-      /* TileLang's A fragment (LAYOUT.md §2, rs form, n = 1): same thread, and
+      /* TileLang's A fragment (docs/layouts.md, rs form, n = 1): same thread, and
        * the same slot inside the slice's 8 elements */
       int64_t tl_tid = 32 * (i / WM) + 4 * (i % 8) + (k % 8) / 2;
       int64_t tl_elem = 4 * ((k % 16) / 8) + 2 * ((i % 16) / 8) + k % 2;
@@ -324,7 +324,7 @@ static char *read_text(const char *path) {
 
 /* examples/flash_attention.py on the SIMT executor against a float64
  * softmax(Q·Kᵀ/√d)·V (causal: key j <= query i) and the reference
- * evaluator; every element, f16 tolerance (DESIGN §8). */
+ * evaluator; every element, f16 tolerance (docs/testing.md "Numeric checks"). */
 static void fa_case(int B, int H, int S, int D, bool causal, int bm, int bn, int threads, int stages) {
   char *src = read_text("examples/flash_attention.py");
   char d[9][40];

@@ -1,14 +1,14 @@
 /* Unit tests of the T.gemm path of lib/Lower (issue 5, compute half):
- *  - the MMA_C fragment layout equals the PTX mma.m16n8k16 C layout (NVPTX.md
- *    §6: c0 = (g, 2t), c1 = (g, 2t+1), c2 = (g+8, 2t), c3 = (g+8, 2t+1) of each
+ *  - the MMA_C fragment layout equals the PTX mma.m16n8k16 C layout (docs/layouts.md:
+ *    c0 = (g, 2t), c1 = (g, 2t+1), c2 = (g+8, 2t), c3 = (g+8, 2t+1) of each
  *    m16n8 tile, warps tiled over M fastest) for every element of a 16x8 tile
  *    and of 128x128 tiles with 4 warps under each policy; forward/inverse agree;
- *  - the warp partition by policy (LAYOUT.md §2 examples) and the tile rule
+ *  - the warp partition by policy (docs/layouts.md examples) and the tile rule
  *    error with its exact message (issue 5 point 8: block_M 16, block_N 104,
  *    384 threads);
  *  - the shared-memory swizzles are bijections that keep 16-byte chunks
  *    contiguous, hit 8 distinct bank groups per ldmatrix phase, and give the
- *    worked offsets of LAYOUT.md §3/§4 (4464, 2216, 3440);
+ *    worked offsets of docs/layouts.md "Shared-memory swizzles" and "ldmatrix addresses" (4464, 2216, 3440);
  *  - numerics: kernels written in TileLang text are lowered and run by a
  *    lock-step SIMT interpreter (below) that implements ldmatrix and mma.sync
  *    from the PTX fragment maps, independently of the lowering's formulas,
@@ -210,7 +210,7 @@ Test(gemm_swizzle, worked_offsets) {
  * step: every statement is executed by all active threads before the next
  * (so shared-memory writes are visible to the following statement, as a
  * barrier would make them).  ldmatrix and mma.sync are executed per warp from
- * the PTX ISA fragment definitions (NVPTX.md §6). */
+ * the PTX ISA fragment definitions (docs/layouts.md). */
 #define MAXL 16
 #define MAXT 1024
 typedef struct val { int lanes; double x[MAXL]; } val;

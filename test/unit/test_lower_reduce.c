@@ -7,7 +7,7 @@
  *    (i, j) its thread holds statistic i (so the per-thread partial and the
  *    broadcast of acc[i, j] * s[i] need no data movement), the owners of
  *    row i are exactly the threads holding row i of the source, and the
- *    LAYOUT.md §5 formulas hold: tid = 32*(i/WM + m*ρ2) + 4*(i%8) + ρ1,
+ *    docs/layouts.md "Row statistics" formulas hold: tid = 32*(i/WM + m*ρ2) + 4*(i%8) + ρ1,
  *    reg = (i%WM)/8, and C register q pairs with statistic 2*(q/(WN/2)) +
  *    (q/2)%2;
  *  - tl_reducer_fits / tl_reducer_same accept the FlashAttention pairing
@@ -123,7 +123,7 @@ Test(reducer, of_mma_c) {
     tl_mma_c_layout_init(&S, cfg[c][0], cfg[c][1], cfg[c][2], cfg[c][3], cfg[c][4]);
     check_reducer_of(&S, cfg[c][0], cfg[c][1]);
   }
-  /* LAYOUT.md §5 example: 128x128, (2, 2): row i on 32*(i/64 + 2*ρ2) + 4*(i%8) + ρ1, reg (i%64)/8 */
+  /* docs/layouts.md "Row statistics": 128x128, (2, 2): row i on 32*(i/64 + 2*ρ2) + 4*(i%8) + ρ1, reg (i%64)/8 */
   memset(&S, 0, sizeof S);
   S.shape = shape;
   tl_mma_c_layout_init(&S, 128, 128, 128, 2, 2);

@@ -8,7 +8,9 @@
  * (also with one device, and with no driver at all); a stream or a pointer
  * of another device is refused; a device whose compute capability does not
  * fit the kernel's target is refused with the target that fits it; two
- * threads driving one device each call one kernel object 1,000 times. */
+ * threads driving one device each call one kernel object 1,000 times; a
+ * persistent Hopper GEMM compiled by the runtime plans its grid for device
+ * 0's SM count (114 on an H100 PCIe), not the target's 132. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -283,4 +285,46 @@ Test(devices, threads_on_two_devices_share_one_kernel) {
   cr_assert_eq(launches(1), NT / 2 * CALLS);
   cr_assert_eq(*bad_launches, 0);
   tl_kernel_destroy(k);
+}
+
+/* The persistent grid of a 4096^3 GEMM (512 tiles of 128x256): min(512,
+ * SMs) blocks, the SMs device 0's (the fake reports TL_FAKE_CUDA_SMS), for
+ * the default target and for sm_90a named; the SIMT IR's kernel launch
+ * shows the count.  tl_compile_options.sms given explicitly wins. */
+static void expect_persistent_grid(const char *target, int sms_opt, const char *want) {
+  static const char src[] = "import tilelang\nimport tilelang.language as T\n\n\n@T.prim_func\n"
+                            "def gemm(A: T.Tensor((4096, 4096), \"float16\"), B: T.Tensor((4096, 4096), \"float16\"),\n"
+                            "         C: T.Tensor((4096, 4096), \"float16\")):\n"
+                            "    with T.Kernel(16, 32, threads=256) as (bx, by):\n"
+                            "        A_s = T.alloc_shared((128, 64), \"float16\")\n"
+                            "        B_s = T.alloc_shared((64, 256), \"float16\")\n"
+                            "        acc = T.alloc_fragment((128, 256), \"float32\")\n"
+                            "        T.clear(acc)\n"
+                            "        for k in T.Pipelined(64, num_stages=3):\n"
+                            "            T.copy(A[by * 128, k * 64], A_s)\n"
+                            "            T.copy(B[k * 64, bx * 256], B_s)\n"
+                            "            T.gemm(A_s, B_s, acc)\n"
+                            "        T.copy(acc, C[by * 128, bx * 256])\n";
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.cache = TL_CACHE_USE_OFF;
+  o.target = target;
+  o.sms = sms_opt;
+  o.stop_after = TL_STAGE_SIMT;
+  cr_assert_eq(tl_kernel_compile(ctx, src, sizeof src - 1, "gemm.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  const char *ir = tl_kernel_simt_ir(k);
+  cr_assert(ir && strstr(ir, want), "want '%s' in:\n%.600s", want, ir ? ir : "(null)");
+  tl_kernel_destroy(k);
+}
+Test(devices, a_persistent_grid_plans_for_the_devices_sms) {
+  setenv("TL_FAKE_CUDA_SMS", "114", 1);
+  use_fake(1, "90");
+  expect_persistent_grid(NULL, 0, "T.Kernel(114,");
+  expect_persistent_grid("sm_90a", 0, "T.Kernel(114,");
+  expect_persistent_grid("sm_90a", 7, "T.Kernel(7,");
+}
+Test(devices, a_persistent_grid_keeps_132_on_a_132_sm_device) {
+  use_fake(1, "90");
+  expect_persistent_grid(NULL, 0, "T.Kernel(132,");
 }

@@ -3,7 +3,7 @@
  *     are not multiples of the tile), run on the executor after
  *     tl_lower_module, compared with a direct C computation of what the
  *     kernel means (bit-exact where the arithmetic is the same) and with
- *     the tile-level reference evaluator tl_ref_eval (DESIGN §8 tolerances);
+ *     the tile-level reference evaluator tl_ref_eval (docs/testing.md "Numeric checks" tolerances);
  *  2. divergent control flow (thread-dependent loop bounds, if/else);
  *  3. planted faults, each caught with its statement's line: a missing
  *     barrier between a shared write and another thread's read, a missing
@@ -116,7 +116,7 @@ static void run_ref(const tl_module *m, tl_interp_arg *args, int nargs, const in
   tl_diag_free(&d);
 }
 
-/* f32 arrays: exact equality with the C result, DESIGN §8 tolerance with ref. */
+/* f32 arrays: exact equality with the C result, docs/testing.md "Numeric checks" tolerance with ref. */
 static void check_f32(const float *got, const float *want, const float *ref, size_t n, const char *what) {
   for (size_t i = 0; i < n; i++) {
     cr_assert(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])), "%s[%zu]: executor %.9g, C %.9g", what, i,

@@ -1,12 +1,17 @@
 /* Unit tests of lib/Support: arena, vectors, string buffers, hash map,
- * interning, diagnostics rendering and the context object. */
+ * interning, diagnostics rendering, the context object and whole-file
+ * reading. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "Support/context.h"
+#include "Support/file.h"
 #include "Support/support.h"
 
 /* ------------------------------------------------------------------ arena */
@@ -382,4 +387,68 @@ Test(context, status_names) {
   cr_assert_str_eq(tl_status_name(TL_ERR_COMPILE), "TL_ERR_COMPILE");
   cr_assert_str_eq(tl_status_name(TL_ERR_INTERNAL), "TL_ERR_INTERNAL");
   cr_assert_str_eq(tl_status_name((tl_status)99), "TL_ERR_UNKNOWN");
+}
+
+/* ------------------------------------------------------------ file reading */
+/* byte i of the test pattern: every value, NULs included */
+static char pattern(size_t i) { return (char)(i * 131 + i / 251); }
+
+Test(file, reads_regular_files_and_pipes_whole) {
+  char path[] = "/tmp/tl_test_file_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  size_t n = 200000; /* over the 64 KiB first guess of a pipe: the buffer grows twice */
+  char *want = malloc(n);
+  cr_assert_not_null(want);
+  for (size_t i = 0; i < n; i++) want[i] = pattern(i);
+  cr_assert_eq(write(fd, want, n), (ssize_t)n);
+  close(fd);
+  char *got = NULL;
+  size_t len = 0;
+  cr_assert(tl_read_file(path, &got, &len));
+  cr_assert_eq(len, n);
+  cr_assert_eq(memcmp(got, want, n), 0);
+  cr_assert_eq(got[n], '\0', "a NUL follows the data");
+  free(got);
+  /* a pipe (no size to guess from), read from its writer's child */
+  int p[2];
+  cr_assert_eq(pipe(p), 0);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    close(p[0]);
+    for (size_t off = 0; off < n;) {
+      ssize_t w = write(p[1], want + off, n - off);
+      if (w <= 0) _exit(1);
+      off += (size_t)w;
+    }
+    _exit(0);
+  }
+  close(p[1]);
+  cr_assert(tl_read_fd(p[0], &got, &len));
+  close(p[0]);
+  cr_assert_eq(len, n);
+  cr_assert_eq(memcmp(got, want, n), 0);
+  free(got);
+  /* an empty file: zero bytes, still a NUL-terminated buffer */
+  cr_assert_eq(truncate(path, 0), 0);
+  cr_assert(tl_read_file(path, &got, &len));
+  cr_assert_eq(len, 0);
+  cr_assert_eq(got[0], '\0');
+  free(got);
+  unlink(path);
+  free(want);
+}
+
+Test(file, failures_set_errno_and_leave_outputs) {
+  char *got = (char *)"untouched";
+  size_t len = 7;
+  errno = 0;
+  cr_assert(!tl_read_file("/nonexistent/tl_test_file", &got, &len));
+  cr_assert_eq(errno, ENOENT);
+  errno = 0;
+  cr_assert(!tl_read_file("/tmp", &got, &len));
+  cr_assert_eq(errno, EISDIR);
+  cr_assert_str_eq(got, "untouched");
+  cr_assert_eq(len, 7);
 }

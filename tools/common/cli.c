@@ -1,9 +1,10 @@
 /* Helpers shared by the command-line tools (see cli.h): whole-input reading
- * (file or stdin) with a doubling buffer, -D splitting, library error printing, getopt_long's rejected
- * option. */
+ * (file or stdin, with lib/Support/file.c, which the tools compile in), -D
+ * splitting, library error printing, getopt_long's rejected option. */
 #include "cli.h"
 
 #include "tilelang/runtime.h"
+#include "Support/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,43 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool read_all(int fd, char **out, size_t *out_len) {
-  size_t cap = 1 << 16, len = 0;
-  char *buf = malloc(cap);
-  if (!buf) return false;
-  for (;;) {
-    if (len == cap) {
-      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        free(buf);
-        errno = ENOMEM;
-        return false;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    ssize_t n = read(fd, buf + len, cap - len);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      free(buf);
-      errno = e;
-      return false;
-    }
-    if (n == 0) break;
-    len += (size_t)n;
-  }
-  *out = buf;
-  *out_len = len;
-  return true;
-}
-
 bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len,
                        const char **display) {
   bool from_stdin = !path || strcmp(path, "-") == 0;
   *display = from_stdin ? "<stdin>" : path;
-  int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY);
-  if (fd < 0 || !read_all(fd, out, out_len)) {
+  int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || !tl_read_fd(fd, out, out_len)) {
     int e = errno;
     if (fd >= 0 && !from_stdin) close(fd);
     fprintf(stderr, "%s: error: cannot read '%s': %s\n", tool, *display, strerror(e));

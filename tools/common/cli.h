@@ -1,6 +1,6 @@
 /* Helpers shared by the command-line tools (tl-opt, tl-run): reading a whole
  * input, reporting a failed library call, naming a rejected option.  They
- * implement parts of the tool contract of DESIGN §10 that both tools share. */
+ * implement parts of the tool contract of docs/tools.md "The contract" that both tools share. */
 #ifndef TL_TOOLS_CLI_H
 #define TL_TOOLS_CLI_H
 
@@ -11,7 +11,7 @@
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
 
-/* Reads the tool's whole input (DESIGN §10): the file at path, or stdin when
+/* Reads the tool's whole input (docs/tools.md "The contract"): the file at path, or stdin when
  * path is NULL or "-".  *out gets a malloc'd buffer of *out_len bytes
  * (binary-safe, not NUL-terminated; the caller frees it) and *display the name
  * for diagnostics ("<stdin>" or path).  On failure prints
@@ -49,7 +49,7 @@ bool tl_cli_parse_sms(const char *arg, int *sms);
 bool tl_cli_single_input(int argc, char **argv, const char **in_path);
 
 /* Prints "TOOL: error: <fmt with arg>" and the --help hint to stderr;
- * returns 2, the usage-error exit status (DESIGN §10). */
+ * returns 2, the usage-error exit status (docs/tools.md "The contract"). */
 int tl_cli_usage_error(const char *fmt, const char *arg) __attribute__((format(printf, 1, 0)));
 
 /* --cache-info: prints "TOOL: kernel cache: hit|miss|corrupt|off KEY" for

@@ -1,7 +1,7 @@
 /* tl-opt: parse a TileLang kernel file and print it at a chosen IR level,
  * or run chosen lowering passes on tile IR / SIMT IR text and print the result.
  *
- * Contract: DESIGN.md §10.  Options are parsed with getopt_long (options may
+ * Contract: docs/tools.md "The contract".  Options are parsed with getopt_long (options may
  * come before or after FILE); FILE `-` or no FILE reads stdin, named
  * "<stdin>" in diagnostics.  Exit codes: 0 success; 1 the input is wrong
  * (diagnostics from the library on stderr, `-D` binding errors included);

@@ -2,7 +2,7 @@
  * on the CPU SIMT executor, check it against the reference evaluator, time
  * it.
  *
- * Contract: DESIGN.md §10.  Options are parsed with getopt_long (before or
+ * Contract: docs/tools.md "The contract".  Options are parsed with getopt_long (before or
  * after FILE); FILE `-` or no FILE reads stdin ("<stdin>" in diagnostics).
  * Exit codes: 0 success; 1 the input is wrong, cannot be compiled or run, or
  * --check fails (diagnostics on stderr; -D, --dim and --arg errors
@@ -55,7 +55,7 @@
  * to the dtype (nearest even); signed integers: -4 + (x mod 9) in [-4, 4];
  * unsigned: x mod 5 in [0, 4]; bool: x & 1.
  *
- * Check tolerances (DESIGN §8, by output dtype): |got - ref| <= atol +
+ * Check tolerances (docs/testing.md "Numeric checks", by output dtype): |got - ref| <= atol +
  * rtol * |ref| with (atol, rtol) = (1e-4, 1e-4) for float32/float64/
  * tfloat32, (1e-2, 1e-2) for float16, (2e-2, 2e-2) for bfloat16; integers
  * and bool exactly.  A NaN where the reference has a number (an unwritten,

@@ -307,26 +307,49 @@ static bool bulk_bytes(sx *x, const tl_expr *e, int i, const uint8_t *mask, sx_v
   return true;
 }
 
+/* The operands both bulk copies start with, T.<op>(dst, dst_off, src,
+ * src_off, bytes, ...): dst in space dsp (shared for the load, global for
+ * the store), src in the other, offsets and byte counts for the active
+ * threads. */
+typedef struct bulk_args {
+  sx_buf *dst, *src;
+  sx_space dsp;
+  sx_val doff, soff, nb;
+} bulk_args;
+
+static bool bulk_args_of(sx *x, const tl_expr *e, const uint8_t *mask, sx_space dsp, bulk_args *a) {
+  a->dsp = dsp;
+  a->dst = buf_arg(x, e, 0, dsp);
+  a->src = a->dst ? buf_arg(x, e, 2, dsp == SX_SHARED ? SX_GLOBAL : SX_SHARED) : NULL;
+  return a->src && sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &a->doff) &&
+         sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &a->soff) && bulk_bytes(x, e, 4, mask, &a->nb);
+}
+
+/* Thread t's bytes lie inside both buffers. */
+static bool bulk_ranges(sx *x, const tl_expr *e, const bulk_args *a, int t) {
+  bool load = a->dsp == SX_SHARED;
+  int64_t bytes = a->nb.v[t].i;
+  return bulk_range(x, e, a->dst, a->doff.v[t].i, bytes, x->tbase + t,
+                    load ? "copy into shared buffer" : "copy into global buffer") &&
+         bulk_range(x, e, a->src, a->soff.v[t].i, bytes, x->tbase + t,
+                    load ? "copy from global buffer" : "copy from shared buffer");
+}
+
 static bool bulk_copy(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (!need_n(x, e, 7)) return false;
-  sx_buf *dst = buf_arg(x, e, 0, SX_SHARED);
-  sx_buf *src = dst ? buf_arg(x, e, 2, SX_GLOBAL) : NULL;
-  sx_val doff, soff, nb, boff;
-  if (!src || !sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff) || !bulk_bytes(x, e, 4, mask, &nb) ||
-      !sx_eval_as(x, e->u.call.args[6], TL_INT64, mask, &boff))
+  bulk_args a;
+  sx_val boff;
+  if (!bulk_args_of(x, e, mask, SX_SHARED, &a) || !sx_eval_as(x, e->u.call.args[6], TL_INT64, mask, &boff))
     return false;
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     int tid = x->tbase + t;
-    int64_t bytes = nb.v[t].i;
-    if (!bulk_range(x, e, dst, doff.v[t].i, bytes, tid, "copy into shared buffer") ||
-        !bulk_range(x, e, src, soff.v[t].i, bytes, tid, "copy from global buffer"))
-      return false;
+    int64_t bytes = a.nb.v[t].i;
+    if (!bulk_ranges(x, e, &a, t)) return false;
     int j = mbar_at(x, e, 5, &boff, t, false);
     if (j < 0) return false;
-    sx_bulk c = {.dst = dst, .dst_byte = doff.v[t].i * dst->eb, .src = src->data + soff.v[t].i * src->eb,
-                 .bytes = bytes, .mbar = j, .thr = tid};
+    sx_bulk c = {.dst = a.dst, .dst_byte = a.doff.v[t].i * a.dst->eb,
+                 .src = a.src->data + a.soff.v[t].i * a.src->eb, .bytes = bytes, .mbar = j, .thr = tid};
     if (!sx_bulk_enqueue(x, &c)) return false;
   }
   return true;
@@ -392,22 +415,17 @@ bool sx_bulk_progress(sx *root, bool seeded, bool force) {
 
 static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
   if (!need_n(x, e, 5)) return false;
-  sx_buf *dst = buf_arg(x, e, 0, SX_GLOBAL);
-  sx_buf *src = dst ? buf_arg(x, e, 2, SX_SHARED) : NULL;
-  sx_val doff, soff, nb;
-  if (!src || !sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &doff) ||
-      !sx_eval_as(x, e->u.call.args[3], TL_INT64, mask, &soff) || !bulk_bytes(x, e, 4, mask, &nb))
-    return false;
+  bulk_args a;
+  if (!bulk_args_of(x, e, mask, SX_GLOBAL, &a)) return false;
+  sx_buf *src = a.src;
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     int tid = x->tbase + t;
-    int64_t bytes = nb.v[t].i;
-    if (!bulk_range(x, e, dst, doff.v[t].i, bytes, tid, "copy into global buffer") ||
-        !bulk_range(x, e, src, soff.v[t].i, bytes, tid, "copy from shared buffer"))
-      return false;
-    int64_t sbyte = soff.v[t].i * src->eb;
+    int64_t bytes = a.nb.v[t].i;
+    if (!bulk_ranges(x, e, &a, t)) return false;
+    int64_t sbyte = a.soff.v[t].i * src->eb;
     if (!sx_smem_read_async(x, src, sbyte, bytes, tid, "T.ptx_cp_async_bulk_store")) return false;
-    memcpy(dst->data + doff.v[t].i * dst->eb, src->data + sbyte, (size_t)bytes);
+    memcpy(a.dst->data + a.doff.v[t].i * a.dst->eb, src->data + sbyte, (size_t)bytes);
     sx_blk *k = x->k;
     if (!tl_vec_grow_((void **)&k->bread, &k->capbread, (size_t)k->nbread + 1, sizeof *k->bread))
       return sx_fail(x, "out of memory in the SIMT executor");

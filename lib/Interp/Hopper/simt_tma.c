@@ -104,7 +104,7 @@ static bool make_box(sx *x, const tl_expr *e, const tl_tma_call *tc, const sx_bu
   if (b->smem_addr % 128)
     return sx_fail(x, "T.%s: the shared image at '%s'[%lld] (byte %lld) is not 128-byte aligned", name,
                    dst->b->name, (long long)el, (long long)b->smem_addr);
-  /* measured on the H200 (2026-12-01): an innermost coordinate whose byte
+  /* measured on a GPU (docs/performance.md): an innermost coordinate whose byte
    * offset is not a multiple of 16 (e.g. 8x32 f16 boxes at column 10) makes
    * the copy fault with CUDA_ERROR_ILLEGAL_INSTRUCTION; multiples of 16
    * bytes, negative ones included, work */

@@ -42,10 +42,10 @@
  *    accumulator (not read when scale_d is 0: D = A·B), rounded once to C's
  *    dtype.  Accumulator register r < n/2 of thread T (g = lane / 4,
  *    t = lane % 4) holds D(16q + g + 8((r >> 1) & 1), 8(r >> 2) + 2t +
- *    (r & 1)) (HOPPER-GEMM.md §6); f16 accumulators use the same element
+ *    (r & 1)) (docs/hopper.md "Accumulators"); f16 accumulators use the same element
  *    map (codegen packs pairs into b32 registers).  rs's A fragment is
  *    A[a_off .. a_off + 8) = a0.lo .. a3.hi of the mma.sync m16n8k16 A map
- *    over the warp's 16 rows (NVPTX.md §6).
+ *    over the warp's 16 rows (docs/layouts.md).
  *  - setmaxnreg: the arguments are checked (count 24..256, a multiple of 8;
  *    inc a bool constant); nothing else happens (registers are not modelled). */
 #include "Interp/simt_internal.h"
@@ -279,7 +279,7 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
       return false;
     int q = ((x->tbase + w) % 128) / 32;
     double A[16][16];
-    for (int l = 0; l < 32 && rs; l++) { /* the mma.sync m16n8k16 A map (NVPTX.md §6) */
+    for (int l = 0; l < 32 && rs; l++) { /* the mma.sync m16n8k16 A map (docs/layouts.md) */
       int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
       int64_t pa = aoff.v[th].i;
       if (!sx_local_range(x, afrag, pa, 8, th, "wgmma A fragment")) return false;

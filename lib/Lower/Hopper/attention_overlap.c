@@ -41,27 +41,19 @@
 
 #define AO_MAX_BUFS 32
 
-typedef struct buf_set { tl_visitor v; tl_buffer *b[AO_MAX_BUFS]; int n; bool full; } buf_set;
-static void bs_add(buf_set *s, tl_buffer *b) {
+typedef struct buf_set { tl_buffer_visitor bv; const tl_buffer *b[AO_MAX_BUFS]; int n; bool full; } buf_set;
+static void bs_add(tl_buffer_visitor *bv, const tl_buffer *b) {
+  buf_set *s = (buf_set *)bv;
   for (int i = 0; i < s->n; i++)
     if (s->b[i] == b) return;
   if (s->n == AO_MAX_BUFS) s->full = true;
   else s->b[s->n++] = b;
 }
-static void bs_expr(tl_visitor *v, const tl_expr *e) {
-  if (e->kind == TL_EXPR_LOAD) bs_add((buf_set *)v, e->u.load.buffer);
-  if (e->kind == TL_EXPR_BUFFER) bs_add((buf_set *)v, e->u.buffer);
-}
-static void bs_stmt(tl_visitor *v, const tl_stmt *s) {
-  if (s->kind == TL_STMT_STORE) bs_add((buf_set *)v, s->u.store.buffer);
-}
-static void bs_region(tl_visitor *v, const tl_region *g) { bs_add((buf_set *)v, g->buffer); }
 
 /* May late statement L move behind the later statement E? */
 static bool may_pass(const tl_stmt *L, const tl_stmt *E) {
-  buf_set s = {.v = {.expr = bs_expr, .stmt = bs_stmt, .region = bs_region}};
-  tl_visit_stmt(&s.v, L);
-  if (s.full || s.v.too_deep) return false;
+  buf_set s = {.bv = {.buffer = bs_add}};
+  if (!tl_visit_buffers(&s.bv, L) || s.full) return false;
   for (int i = 0; i < s.n; i++) {
     tl_lo_refs l = tl_lo_count_refs(L, s.b[i]), e = tl_lo_count_refs(E, s.b[i]);
     if ((l.writes && (e.reads || e.writes)) || (l.reads && e.writes)) return false;

@@ -16,8 +16,7 @@
  * epilogue, before the barrier that lets the image be written again, and
  * tl_ws_finish adds a last such wait at the end of the consumers' branch
  * (shared memory must outlive the reads), so both the reads and the global
- * writes overlap the next tile's main loop (../shared/HOPPER-GEMM.md §6,
- * kernels k10-k12; §8 "staging reuse").
+ * writes overlap the next tile's main loop (docs/hopper.md "The epilogue").
  *
  * Two forms:
  *  - per warpgroup (each consumer warpgroup owns whole 64-row m64 blocks of
@@ -41,8 +40,8 @@
  * 16jp .. +7 | +8 .. +15) in stmatrix's register order; lane l addresses
  * row l % 8 + 8 * ((l / 8) % 2) at column 8 * (l / 16) of that 16 x 16
  * block (PTX ISA §9.7.14.5.16; an 8-element row of the swizzled image is
- * 16 contiguous bytes).  A/B measured on the H200: see the results README
- * of 2026-12-02. */
+ * 16 contiguous bytes).  Measured against st.global stores:
+ * docs/performance.md, "Measurements behind choices in the code". */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +146,7 @@ static bool walk_stmatrix(epi *p) {
 
 /* Named barrier 2 + (tid / 128) over the 128 threads of this warpgroup: one
  * constant-id bar.sync per warpgroup under a warp-uniform test (a run-time
- * id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8). */
+ * id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against"). */
 static tl_stmt *wg_barrier(epi *p, tl_expr *wg) {
   int64_t nwg = p->threads / 128;
   tl_stmt *s = NULL;
@@ -246,15 +245,7 @@ static bool walk_pairs(epi *p) {
   tl_expr *reg = ADD(p, MUL(p, ADD(p, MUL(p, V(p, mi), WN / 8), V(p, nj)), 4), MUL(p, V(p, h), 2));
   tl_expr *row = ADD(p, ADD(p, row0(p, wm, V(p, mi)), g), MUL(p, V(p, h), 8));
   tl_expr *col = ADD(p, c2, MUL(p, V(p, nj), 8));
-  tl_expr **rx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **fx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  EMIT(rx && fx && (rx[0] = tl_lo_ramp(m, loc, reg, 2)) && (fx[0] = tl_lo_ramp(m, loc, img(p, row, col), 2)));
-  tl_expr *ld = tl_ir_load(m, loc, p->frag, 1, rx);
-  EMIT(ld);
-  ld->dtype = p->frag->dtype;
-  ld->dtype.lanes = 2;
-  tl_dtype dt = p->C->dtype;
-  dt.lanes = 2;
-  tl_stmt *st = tl_lo_store(m, loc, p->S, 1, fx, tl_lo_cast(m, loc, dt, ld));
+  tl_stmt *st = tl_lo_store_pair(m, loc, p->S, img(p, row, col), p->frag, reg, p->C->dtype);
   EMIT(st);
   tl_emit_push(e, tl_emit_for(e, mi, mt, TL_LOOP_UNROLL,
                               tl_emit_for(e, nj, WN / 8, TL_LOOP_UNROLL, tl_emit_for(e, h, 2, TL_LOOP_UNROLL, st))));

@@ -12,9 +12,9 @@
  * Hybrid schedule (data-parallel waves, then stream-K on the last wave):
  * the first measurement split all of the work evenly (block b took units
  * [b*U/B, (b+1)*U/B) of every tile), which made the 132 blocks work on tiles
- * ~15 apart at once and lost the rasterization's L2 reuse: 0.62x the
- * persistent grid at 8192^3 and 0.75x at 4096^3 on the H200 (2026-12-01,
- * same process).  Now block b first runs whole tiles b + j*B for the
+ * ~15 apart at once and lost the rasterization's L2 reuse (much slower than
+ * the persistent grid: docs/performance.md, "Measurements behind choices in
+ * the code").  Now block b first runs whole tiles b + j*B for the
  * W = tiles // B full waves (as the persistent grid does), and only the
  * last R = tiles % B tiles are split, their R*n units evenly over the B
  * blocks, so the blocks work on neighbouring tiles throughout.

@@ -40,11 +40,25 @@
  * T.use_swizzle, else in panels of TL_WS_DEFAULT_PANEL grid rows); the k-tile
  * counter r then runs on across tiles.
  *
+ * The statements after the loop may use shared memory (the GEMM form's
+ * epilogue staging C through a shared tile, TileLang's C_shared): each such
+ * statement gets a T.sync_threads() before it, which tl_ws_finish makes the
+ * consumers' named barrier (barrier 1 over the kernel's own threads; the
+ * producer never reaches it), and the shared tile keeps its own bytes (its
+ * allocation stays at the body's top level, live across the role branches,
+ * so smem-plan never lays it over the stage ring; the path is taken only
+ * when the stages and such tiles fit the block's shared memory).  The
+ * common pair `T.copy(C_frag, X); T.copy(X, C[m0, n0])`, X used by nothing
+ * else (plan_c_stage), becomes `T.copy(C_frag, C[m0, n0])` instead: the
+ * staged or TMA-store epilogue of lower-tile-ops stores it, as for a kernel
+ * that copies its fragment to C directly.  Statements before the loop use no
+ * shared memory.
+ *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
  * swizzle whose span is the tile's contiguous width, panels of 64 columns of
  * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
- * what a 2-D TMA box of (rows, nE) writes (HOPPER-GEMM.md §3); the T.gemm,
+ * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
  * f->producer_threads = 128; lower-tile-ops adds them to the launch.
@@ -54,7 +68,7 @@
  * it, so on the GPU one arrival per warpgroup would do, but the CPU executor
  * runs warps one at a time.
  *
- * The attention form (issue 19; FlashAttention's loop, tried when the GEMM
+ * The attention form (FlashAttention's loop, tried when the GEMM
  * form does not match): the loop body may also hold statements that use no
  * shared memory (fragment compute, T.reduce_*, T.Parallel, fills: the
  * consumers run them in place) and up to two T.gemm: the first of two
@@ -89,7 +103,7 @@
  *
  * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
  * cp.async.bulk.tensor (§9.7.9.27), wgmma (§9.7.15), the protocol of
- * ../shared/HOPPER-GEMM.md §5. */
+ * docs/hopper.md "The kernel's shape". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +125,7 @@ static int refs_of(const tl_stmt *s, const tl_buffer *b) {
 }
 
 /* Does s touch any shared buffer? */
-typedef struct shared_use { tl_visitor v; bool any; } shared_use;
+typedef struct shared_use { tl_visitor v; bool any, pipe; } shared_use;
 static bool is_shared(const tl_buffer *b) {
   return b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN);
 }
@@ -123,17 +137,18 @@ static void su_expr(tl_visitor *v, const tl_expr *e) {
 static void su_stmt(tl_visitor *v, const tl_stmt *s) {
   shared_use *u = (shared_use *)v;
   if (s->kind == TL_STMT_STORE && is_shared(s->u.store.buffer)) u->any = true;
-  if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) u->any = true; /* a second pipeline */
+  if (s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) u->any = u->pipe = true; /* a second pipeline */
 }
 static void su_region(tl_visitor *v, const tl_region *g) {
   shared_use *u = (shared_use *)v;
   if (is_shared(g->buffer)) u->any = true;
 }
-static bool uses_shared(const tl_stmt *s) {
+static shared_use shared_use_of(const tl_stmt *s) {
   shared_use u = {.v = {.expr = su_expr, .stmt = su_stmt, .region = su_region}};
   tl_visit_stmt(&u.v, s);
-  return u.any;
+  return u;
 }
+static bool uses_shared(const tl_stmt *s) { return shared_use_of(s).any; }
 
 static bool attr_true(const tl_stmt *s, int i) {
   int64_t v = 0;
@@ -260,7 +275,7 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
            "loop's row statistics and register A operand need";
   int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
   /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
-   * spilled 2.8 KB and it ran at 4.6 TFLOP/s against 6.9 on the mma.sync path (H200, 2026-12-01) */
+   * spills and it runs slower than the mma.sync path (docs/performance.md, "Measurements behind choices") */
   if (BM * BN / p->threads > 192)
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
   if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
@@ -331,10 +346,12 @@ static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
 }
 
 /* Each tile is used only by its copy and the T.gemm that read it, and the
- * statements outside the loop use no shared memory: before it (but the
- * pre-loop copies), and after it unless in the attention form (whose
- * epilogue gets consumer barriers, attn_stmt). */
-static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
+ * statements before the loop (but the pre-loop copies) use no shared
+ * memory; those after it may (each gets the consumers' barrier before it:
+ * attn_stmt, ws_rewrite) unless they hold a second T.Pipelined loop.  The
+ * GEMM form sets p->epi_shared when one does.  A reason naming the
+ * statement is written to why (n bytes). */
+static const char *check_uses(const tl_primfunc *f, ws_plan *p, char *why, size_t n) {
   const tl_stmt *body = p->kernel->u.kernel.body, *loop = p->loop;
   for (int i = 0; i < p->nloads + p->npre; i++) {
     const ws_load *ld = i < p->nloads ? &p->loads[i] : &p->pre[i - p->nloads];
@@ -345,16 +362,75 @@ static const char *check_uses(const tl_primfunc *f, const ws_plan *p) {
     if (refs_of(ld->pre ? f->body : loop, ld->X) != uses)
       return "a copied tile is used by something other than its copy and the T.gemm";
   }
-  /* The other top-level statements: no shared memory (their barriers would
-   * need the consumer-only named barrier). */
+  /* The other top-level statements: before the loop no shared memory (the
+   * kernel's statements there run on the consumers only, after the
+   * producer split, but their barriers would be placed by the barriers
+   * pass for all threads). */
   for (int i = 0; i < body->u.seq.n; i++) {
     const tl_stmt *s = body->u.seq.stmts[i];
     bool pre = false;
     for (int j = 0; j < p->npre; j++) pre = pre || p->pre_at[j] == i;
-    if (i == p->li || pre || !s || s->kind == TL_STMT_ALLOC || (p->attn && i > p->li)) continue;
-    if (uses_shared(s)) return "a statement outside the loop uses shared memory";
+    if (i == p->li || pre || !s || s->kind == TL_STMT_ALLOC) continue;
+    if (!p->attn && p->epi_tile && (i == p->epi_at || i == p->epi_at + 1)) continue;
+    shared_use u = shared_use_of(s);
+    if (!u.any) continue;
+    const char *what = i > p->li ? "after" : "before";
+    if (u.pipe || i < p->li) {
+      snprintf(why, n, "the statement at line %d (%s the loop) %s", s->loc.line, what,
+               u.pipe ? "holds a second T.Pipelined loop" : "uses shared memory (only the statements after the "
+                                                            "loop may, on the consumers' named barrier)");
+      return why;
+    }
+    if (!p->attn) p->epi_shared = true;
   }
   return NULL;
+}
+
+/* Are a and b static 2-D buffers of one shape? */
+static bool same_shape(const tl_buffer *a, const tl_buffer *b) {
+  int64_t x, y;
+  if (a->ndim != 2 || b->ndim != 2) return false;
+  for (int d = 0; d < 2; d++)
+    if (!tl_expr_is_const_int(a->shape[d], &x) || !tl_expr_is_const_int(b->shape[d], &y) || x != y) return false;
+  return true;
+}
+
+/* The two region operands of T.copy s, or false. */
+static bool copy_regions(const tl_stmt *s, const tl_region **src, const tl_region **dst) {
+  if (!s || s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2 ||
+      s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION)
+    return false;
+  *src = &s->u.tile.args[0].region;
+  *dst = &s->u.tile.args[1].region;
+  return (*src)->buffer && (*dst)->buffer;
+}
+
+/* The GEMM form: C staged through shared memory after the loop (TileLang's
+ * `T.copy(C_local, C_shared); T.copy(C_shared, C[..])`): two consecutive
+ * whole-tile copies, fragment -> X -> a global tensor of X's dtype, X a
+ * shared tile of the fragment's shape allocated at the kernel body's top
+ * level and used by nothing else.  Sets p->epi_tile, epi_at, epi_alloc. */
+static void plan_c_stage(const tl_primfunc *f, ws_plan *p) {
+  const tl_stmt *body = p->kernel->u.kernel.body;
+  for (int i = p->li + 1; i + 1 < body->u.seq.n; i++) {
+    const tl_region *fr, *xw, *xr, *g;
+    if (!copy_regions(body->u.seq.stmts[i], &fr, &xw) || !copy_regions(body->u.seq.stmts[i + 1], &xr, &g)) continue;
+    tl_buffer *X = xw->buffer;
+    if (fr->buffer->scope != TL_SCOPE_FRAGMENT || !is_shared(X) || xr->buffer != X ||
+        g->buffer->scope != TL_SCOPE_GLOBAL || !tl_dtype_eq(X->dtype, g->buffer->dtype) ||
+        !same_shape(fr->buffer, X) || !tl_lo_whole_region(fr) || !tl_lo_whole_region(xw) ||
+        !tl_lo_whole_region(xr) || refs_of(f->body, X) != 2)
+      continue;
+    for (int a = 0; a < p->li; a++) {
+      const tl_stmt *s = body->u.seq.stmts[a];
+      if (s && s->kind == TL_STMT_ALLOC && s->u.alloc.buffer == X) {
+        p->epi_tile = X;
+        p->epi_at = i;
+        p->epi_alloc = a;
+        return;
+      }
+    }
+  }
 }
 
 /* Attention: the shared memory the rewritten kernel would take, counted as
@@ -391,11 +467,7 @@ static bool gemm_reads(const tl_stmt *g, const tl_buffer *X) {
 
 /* Does the shape and dtype of a equal b's (static 2-D)? */
 static bool same_tile(const tl_buffer *a, const tl_buffer *b) {
-  int64_t x, y;
-  if (a->ndim != 2 || b->ndim != 2 || !tl_dtype_eq(a->dtype, b->dtype)) return false;
-  for (int d = 0; d < 2; d++)
-    if (!tl_expr_is_const_int(a->shape[d], &x) || !tl_expr_is_const_int(b->shape[d], &y) || x != y) return false;
-  return true;
+  return tl_dtype_eq(a->dtype, b->dtype) && same_shape(a, b);
 }
 
 /* Attention: a shared tile allocated before the loop and used only as a
@@ -437,8 +509,10 @@ static void set_groups(ws_plan *p) {
   for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
 }
 
-/* Finds the GEMM main loop of kernel k; *why says why not when false. */
-static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out) {
+/* Finds the GEMM main loop of kernel k; *why says why not when false (it
+ * may point into why_buf, one buffer per form tried). */
+static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
+                     char why_buf[2][160]) {
   memset(p, 0, sizeof *p);
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
@@ -457,7 +531,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   p->kernel = k;
   p->li = found;
   p->loop = loop;
-  if (loop->u.loop.nsched > 0) /* issue 14: the mma.sync pipeline honours them (pipeline_sched.c) */
+  if (loop->u.loop.nsched > 0) /* the mma.sync pipeline honours them (pipeline_sched.c) */
     return *why = "the loop has order= / stage= (their Hopper schedule is not implemented yet)", false;
   p->stages = loop->u.loop.num_stages < 1 ? 1 : loop->u.loop.num_stages;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
@@ -469,20 +543,23 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   /* the GEMM form (only copies and one T.gemm) first; else the attention form */
   const char *w = scan_body(f, p, items, n);
   if (!w) w = match_gemm(p, p->gemm);
-  if (!w) w = check_uses(f, p);
+  if (!w) plan_c_stage(f, p);
+  if (!w) w = check_uses(f, p, why_buf[0], sizeof why_buf[0]);
   if (!w) return p->ngroups = 1, true;
   const char *gemm_why = w;
   ws_plan keep = *p;
   memset(p->loads, 0, sizeof p->loads);
   p->nloads = 0;
   p->gemm = p->gemm2 = NULL;
+  p->epi_tile = NULL;
+  p->epi_shared = false;
   p->attn = true;
   w = scan_body(f, p, items, n);
   if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
   if (!w) w = scan_pre(f, p, body);
   if (!w) w = match_gemm(p, p->gemm);
   if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
-  if (!w) w = check_uses(f, p);
+  if (!w) w = check_uses(f, p, why_buf[1], sizeof why_buf[1]);
   /* block_M 256 on 512 threads: 112 registers a consumer thread after
    * setmaxnreg, and ptxas spilled 148 bytes (ws_maxnreg) */
   if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
@@ -738,7 +815,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
  * warpgroup 1 arrives on warpgroup 0's barrier once before the loop (w0
  * starts) and warpgroup 0 takes that surplus turn back after the loop, so
  * every barrier phase completes.  Constant ids under a warp-uniform test (a
- * run-time id makes ptxas reserve all 16 barriers, HOPPER-GEMM.md §8).
+ * run-time id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against").
  * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
 #define WS_PP_BAR 2
 static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
@@ -757,9 +834,9 @@ static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
 /* The consumers' main loop, in place: wait for the stage, the T.gemm on it,
  * one arrival per warp on its empty barrier (each iteration's wgmma group
  * completes before its stage is released; leaving it in flight (TileLang's
- * wg_wait 1) and releasing the previous stage instead was measured slower on the H200
- * with the 3 stages that fit beside the epilogue's staging tile: 0.92x
- * against 0.95x cuBLAS at 4096^3 and 8192^3, 2026-12-01). */
+ * wg_wait 1) and releasing the previous stage instead was measured slower
+ * with the 3 stages that fit beside the epilogue's staging tile:
+ * docs/performance.md, "Measurements behind choices in the code"). */
 typedef struct ao_ctx { ws_build *b; const ws_plan *p; } ao_ctx;
 static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
   ao_ctx *c = ctx;
@@ -864,12 +941,12 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
 }
 
 /* setmaxnreg for the two roles, when the accumulators take 128 or more
- * registers per consumer thread (HOPPER-GEMM.md §2): the producer keeps 40
- * per thread, the consumers share the rest, at most 240.  Measured on the
- * H200, 2026-12-01: +2.5..4% at 4096^3 and 8192^3 (0.94-0.96x -> 0.97-1.00x
- * cuBLAS); such a block has the SM to itself anyway, while smaller tiles
- * (64x64 at M = 128) run several blocks per SM, which the reallocation
- * would prevent (0.75x -> 0.55x cuBLAS at 128x8192x8192, measured).  False
+ * registers per consumer thread (docs/hopper.md "The kernel's shape"): the producer keeps 40
+ * per thread, the consumers share the rest, at most 240.  It gains a few
+ * percent on large tiles, whose block has the SM to itself anyway, while
+ * smaller tiles (64x64 at M = 128) run several blocks per SM, which the
+ * reallocation would prevent (docs/performance.md, "Measurements behind
+ * choices in the code").  False
  * on OOM; *dec, *inc stay NULL when not used. */
 static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
   int64_t acc = 0, T = p->threads;
@@ -992,6 +1069,20 @@ static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_p
   return true;
 }
 
+/* plan_c_stage's pair `T.copy(F, X)` (w), `T.copy(X, C[..])` (r) as one
+ * `T.copy(F, C[..])` (r's attributes); NULL on OOM. */
+static tl_stmt *c_stage_copy(ws_build *b, const tl_stmt *w, const tl_stmt *r) {
+  tl_stmt *c = tl_ir_stmt(b->m, w->loc, TL_STMT_TILE);
+  tl_operand *args = tl_arena_alloc(&b->m->arena, 2 * sizeof *args);
+  if (!c || !args) return NULL;
+  *c = *r;
+  c->loc = w->loc;
+  args[0] = w->u.tile.args[0];
+  args[1] = r->u.tile.args[1];
+  c->u.tile.args = args;
+  return c;
+}
+
 static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *names, const tl_target *target,
                            tl_diag *d, bool *persistent, char *sk_remark, size_t sk_remark_sz) {
   ws_build bb = {.m = m, .loc = p->loop->loc, .names = names}, *b = &bb;
@@ -1043,6 +1134,12 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   tl_stmt *body = p->kernel->u.kernel.body;
   for (int i = 0; ok && i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
+    if (p->epi_tile && (i == p->epi_alloc || i == p->epi_at + 1)) continue; /* plan_c_stage: fused */
+    if (p->epi_tile && i == p->epi_at && !(s = c_stage_copy(b, body->u.seq.stmts[i], body->u.seq.stmts[i + 1])))
+      ok = false;
+    if (ok && !p->attn && i > p->li && uses_shared(s)) /* the consumers' barrier (tl_ws_finish) */
+      ok = tl_vec_push(&work, tl_lo_sync_threads(m, b->loc)) && work.data[work.len - 1];
+    if (!ok) break;
     bool swz = s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_USE_SWIZZLE;
     bool prefix = i < p->li && (s->kind == TL_STMT_ALLOC || s->kind == TL_STMT_LET || swz);
     for (int l = 0; ap && l < pp.nlets; l++) prefix = prefix && s != pp.lets[l]; /* per tile */
@@ -1097,15 +1194,20 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p;
   tl_stmt *loop = NULL;
-  bool match = !why && ws_match(f, k, &p, &why, &loop);
-  int64_t smem = match && p.attn ? attn_smem_bytes(&p) : 0;
+  char why_buf[2][160];
+  bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
+  /* the GEMM form without shared memory after the loop needs no more than
+   * the mma.sync path's pipeline */
+  int64_t smem = match && (p.attn || p.epi_shared) ? attn_smem_bytes(&p) : 0;
   char smem_why[200];
+  const char *form = p.attn ? "attention loop's" : "GEMM loop's";
   if (match && (smem < 0 || smem > target->max_smem_per_block)) {
     match = false;
-    snprintf(smem_why, sizeof smem_why, "the attention loop's shared tiles would take %lld bytes on this path "
-             "(%d stages), more than the %d a block may use", (long long)smem, p.stages,
+    snprintf(smem_why, sizeof smem_why, "the %s shared tiles would take %lld bytes on this path "
+             "(%d stages), more than the %d a block may use", form, (long long)smem, p.stages,
              target->max_smem_per_block);
-    why = smem < 0 ? "the attention loop's shared tiles are not static" : smem_why;
+    if (smem < 0) snprintf(smem_why, sizeof smem_why, "the %s shared tiles are not static", form);
+    why = smem_why;
   }
   for (int i = 0; !loop && k->u.kernel.body && k->u.kernel.body->kind == TL_STMT_SEQ && i < k->u.kernel.body->u.seq.n;
        i++) { /* the remark's location when the target or a config ruled the path out */
@@ -1141,7 +1243,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                           ? "tl.attention_overlap is False"
                           : "another attention schedule config is given and tl.attention_overlap is not";
   }
-  if (p.pingpong) /* measured on the H200, 2026-12-02 (benchmarks/results/2026-12-02-h200-hopper, call 6) */
+  if (p.pingpong) /* docs/performance.md, "Measurements behind choices in the code" */
     tl_diag_report(d, TL_DIAG_WARNING, p.loop->loc,
                    "tl.attention_pingpong is experimental: compute-sanitizer racecheck reports shared-memory hazards "
                    "in its epilogue on the H200 (not yet explained; the outputs were correct) and it measured no "
@@ -1176,12 +1278,18 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   else if (d->remarks_on)
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
-            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s",
+            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s%s%s%s",
             p.stages, (long long)(p.threads / 128),
             persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "",
-            f->ws_multi_tile && !f->pass_configs.disable_tma_store
+            p.epi_shared ? ""
+            : f->ws_multi_tile && !f->pass_configs.disable_tma_store
                 ? " (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)"
                 : persistent ? " (one tile a block: C is stored with st.global)" : "",
+            p.epi_tile ? "; C staged through " : "", p.epi_tile ? p.epi_tile->name : "",
+            p.epi_tile ? " is stored from the fragment as above"
+            : p.epi_shared ? "; the statements after the loop that use shared memory synchronize on the consumers' "
+                             "named barrier"
+                           : "",
             *sk_remark ? "; " : "", sk_remark);
   return true;
 }

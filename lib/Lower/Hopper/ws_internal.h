@@ -47,6 +47,17 @@ typedef struct ws_plan {
    * (O_shared) that takes the bytes of pre-loop tile j (Q, dead after the
    * loop), or NULL */
   tl_buffer *reuse[WS_MAX_PRE];
+  /* the GEMM form's epilogue staged through shared memory (plan_c_stage):
+   * T.copy(C fragment, X) at body index epi_at, then T.copy(X, C region), X
+   * a shared tile nothing else uses (allocated at body index epi_alloc): the
+   * pair becomes T.copy(C fragment, C region), stored by lower-tile-ops'
+   * staged or TMA-store epilogue, and X's allocation goes; epi_tile NULL
+   * when there is no such pair */
+  tl_buffer *epi_tile;
+  int epi_at, epi_alloc;
+  /* the GEMM form: other statements after the loop use shared memory; each
+   * gets the consumers' barrier before it (ws_rewrite) */
+  bool epi_shared;
   int stages;
   int64_t threads;
   /* attention, tl.attention_pingpong, two consumer warpgroups: they take
@@ -88,18 +99,16 @@ static inline tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
 }
 
 /* ------------------------------------------------------- persistent grid */
-/* A persistent kernel (HOPPER-GEMM.md §7): the grid becomes min(tiles, the
+/* A persistent kernel (docs/hopper.md "Persistent grid and tile order"): the grid becomes min(tiles, the
  * target's SMs) blocks along x, and each block runs output tiles
  * t = blockIdx.x + j * blocks, j = 0, 1, ...: bx, by become LETs of t
  * (through T.use_swizzle's rasterization when the kernel has one), the
  * producer's loop and the consumers' part run once per tile, and the k-tile
  * counter r runs on across tiles (let_rel), so the producer fills the next
- * tile's stages while the consumers store the previous tile.  Measured on
- * the H200, 2026-12-01, same process: 0.967-0.969x -> 0.977-0.979x cuBLAS
- * at 4096^3, 1.001-1.002x -> 1.005-1.006x at 8192^3, 0.99-1.00x -> 1.003-
- * 1.005x at 4096x11008x4096 (f16, bf16 NN).  Kernels with a 3-D grid, or
- * whose LETs before the loop or loop bounds use bx/by, stay one tile per
- * block. */
+ * tile's stages while the consumers store the previous tile (a gain at
+ * every size measured: docs/performance.md, "Measurements behind choices
+ * in the code").  Kernels with a 3-D grid, or whose LETs before the loop
+ * or loop bounds use bx/by, stay one tile per block. */
 typedef struct ws_persist {
   bool on;
   tl_var *b;              /* the new block variable (blockIdx.x) */

@@ -102,10 +102,10 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
 
 /* The persistent grid's tile order when the kernel has no T.use_swizzle:
  * TileLang's row rasterization in panels of 10 grid rows (rasterize.c), so
- * that the blocks running together share A and B tiles in L2.  Measured on
- * the H200 (128x256x64 tiles, 4096^3 f16, 2026-12-01 session 4): no
- * rasterization 0.953x cuBLAS, panels of 4, 10 or 16 rows 0.978x; 10 is
- * what TileLang's examples use. */
+ * that the blocks running together share A and B tiles in L2.  Panels of 4,
+ * 10 or 16 rows measured alike, and faster than none (docs/performance.md,
+ * "Measurements behind choices in the code"); 10 is what TileLang's
+ * examples use. */
 #define TL_WS_DEFAULT_PANEL 10
 
 /* for j in T.serial(count): <x, y = tile j's block indices>; body */
@@ -250,21 +250,16 @@ tl_buffer *ws_kb_new(ws_build *b, const char *name, stmt_vec *v) {
 
 
 /* The attention form's default schedule (no tl.attention_* pass config
- * given), from same-process measurements on the H200 (f16, head dim 128,
- * 128x128 tiles, 2 stages, 256 threads; benchmarks/results/
- * 2026-12-02b-h200-attention):
+ * given), from same-process measurements (docs/performance.md,
+ * "Measurements behind choices in the code"):
  *  - a persistent grid when the static grid has more tiles than SMs (or is
  *    not static) and either the k-loop's extent depends on the tile
- *    (causal: 1.069x / 0.961x cuDNN at (1, 32, 4096) / (8, 32, 1024),
- *    against 0.910x / 0.849x one tile a block: longest tiles first, K and V
- *    shared in L2) or the loop runs at most TL_WS_ATTN_SHORT_LOOP key
- *    blocks (the tile's prologue and epilogue weigh: 0.894x against 0.801x
- *    at (8, 32, 1024)); longer loops run one tile a block (there the
- *    persistent grid measured 3-8% slower per key block, not yet
- *    explained);
+ *    (causal: longest tiles first, K and V shared in L2) or the loop runs at
+ *    most TL_WS_ATTN_SHORT_LOOP key blocks (the tile's prologue and epilogue
+ *    weigh); longer loops run one tile a block (there the persistent grid
+ *    measured slower per key block, not yet explained);
  *  - the intra-warpgroup overlap when the extent does not depend on the
- *    tile (1.010x against 0.860x at (1, 32, 4096)); on causal loops it was
- *    slower (0.934x against 1.069x, persistent).
+ *    tile; on causal loops it was slower.
  * Returns whether the grid stays persistent; sets p->overlap. */
 #define TL_WS_ATTN_SHORT_LOOP 16
 bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const tl_target *target) {

@@ -10,8 +10,8 @@
  * Algorithm: one row per intrinsic, indexed by tl_intrin (the least SM and
  * PTX ISA version it needs, its generator, its asm text).  The target is checked
  * before anything is built, since LLVM never looks inside inline asm (ptxas
- * would reject it, NVPTX.md §5) and an intrinsic it cannot encode aborts the
- * process (NVPTX.md §9.3).  Then the arguments are checked and the code
+ * would reject it, docs/codegen.md "Intrinsics and inline PTX") and an intrinsic it cannot encode aborts the
+ * process (docs/codegen.md "Emission and LLVM's failure modes").  Then the arguments are checked and the code
  * built:
  *  - LLVM 19 intrinsics where they exist: llvm.nvvm.barrier(id, n) →
  *    `bar.sync id, n` (the same instruction as barrier.sync.aligned),
@@ -20,8 +20,8 @@
  *    state result unused; this form also assembles at PTX 7.0, where the `_`
  *    sink does not), llvm.nvvm.cp.async.bulk.commit.group / .wait.group;
  *  - inline asm (LLVMGetInlineAsm, side effects, a ~{memory} clobber) for
- *    the rest, with the strings ptxas accepted and the H200 ran
- *    (../shared/NVPTX.md §5) or, for mbarrier.expect_tx / complete_tx, the
+ *    the rest, with the strings ptxas accepted and a GPU ran
+ *    (docs/codegen.md "Intrinsics and inline PTX") or, for mbarrier.expect_tx / complete_tx, the
  *    bulk store and barrier.arrive, that ptxas 13.0 accepted for sm_90a;
  *  - shared addresses (mbarriers, bulk copy ends) are the `ptr addrspace(3)`
  *    element addresses codegen forms for T.ptx_cp_async, passed to the asm
@@ -33,12 +33,12 @@
  *    also `l`; byte counts and parities are i32 under `r`;
  *  - T.ptx_mbarrier_wait is a loop in IR on the i32 result of one
  *    try_wait.parity (sm_90) or test_wait.parity (sm_86/89) asm block, as
- *    NVPTX.md §5 advises (no labels inside asm);
+ *    docs/codegen.md "Intrinsics and inline PTX" advises (no labels inside asm);
  *  - a named barrier's id and thread count are warp-uniform integers: constant
  *    ones are range-checked and go to barrier.arrive as immediates (`n`),
  *    others as registers (`r`); warp-collective operations (bar.sync,
  *    barrier.arrive.aligned) carry the `convergent` call-site attribute
- *    (NVPTX.md §9.6).
+ *    (docs/codegen.md "Kernels").
  * PTX facts: PTX ISA 8.5 §9.7.13.1 (bar/barrier: id 0..15, the thread count
  * a multiple of the warp size), §9.7.13.15 (mbarrier: init count 1..2^20-1,
  * tx-count range ±(2^20-1), expect_tx / complete_tx / arrive.expect_tx and

@@ -9,11 +9,11 @@
  * Algorithm: the target first (wgmma and setmaxnreg exist only on sm_90a:
  * a located error before anything is built, since LLVM never looks inside
  * inline asm and ptxas would reject it; an intrinsic it cannot select would
- * abort the process, NVPTX.md §9.3).  Then:
+ * abort the process, docs/codegen.md "Emission and LLVM's failure modes").  Then:
  *  - wgmma.fence / commit_group: inline asm with a ~{memory} clobber;
  *  - wgmma.wait_group n: inline asm through which C[c_off .. c_off + count)
- *    pass as outputs tied to inputs (NVPTX.md §5 and pitfall 5), so no use
- *    of the accumulators moves above the wait;
+ *    pass as outputs tied to inputs (docs/hopper.md "Accumulators"), so no
+ *    use of the accumulators moves above the wait;
  *  - wgmma.mma_async (ss, rs): one inline asm statement whose outputs are
  *    the accumulator registers tied to their inputs (f32: one `f` register
  *    per element; f16: pairs packed into one b32 `r` register, low half =
@@ -21,11 +21,12 @@
  *    from the operand's shared address — ((addr & 0x3FFFF) >> 4) OR the
  *    constant bits of lib/Support/Hopper/wgmma.h's tl_wgmma_desc — and scale-d as
  *    an i32 turned into a predicate inside the asm block (the form run on
- *    the H200, NVPTX.md §5); imm-scale-a = imm-scale-b = 1, imm-trans-a/b
+ *    a GPU, docs/codegen.md "Intrinsics and inline PTX"); imm-scale-a =
+ *    imm-scale-b = 1, imm-trans-a/b
  *    the operands' MN-major flags;
  *  - setmaxnreg: LLVM 19's llvm.nvvm.setmaxnreg.{inc,dec}.sync.aligned.u32.
  * Every one is warpgroup-collective and carries the `convergent` call-site
- * attribute (NVPTX.md §9.6).
+ * attribute (docs/codegen.md "Kernels").
  * PTX facts: PTX ISA 8.5 §9.7.15.5 (wgmma.mma_async: m64nNk16 with .f16 /
  * .bf16 inputs, N a multiple of 8 up to 256, .f32 or (f16 inputs) .f16
  * accumulators, the descriptor format §9.7.15.5.1), the rest of §9.7.15
@@ -313,12 +314,11 @@ static bool gen_wgmma_wait(cg *g, const tl_expr *e) {
 }
 
 /* Marks the kernel `.minnctapersm 1` once (the "minctasm" annotation LLVM
- * 19 reads and the "nvvm.minctasm" attribute LLVM 22 reads, NVPTX.md §3):
+ * 19 reads and the "nvvm.minctasm" attribute LLVM 22 reads, docs/codegen.md "Kernels"):
  * without a register count fixed at entry, which ptxas derives from
  * .maxntid with .minnctapersm, ptxas ignores setmaxnreg ("C7508: 'setmaxnreg'
  * ignored; unable to determine register count at entry"; with it, ptxas
- * 13.0 reported the 232 registers of the inc, as for the H200 probe,
- * NVPTX.md §7). */
+ * 13.0 reported the 232 registers of the inc, as in a probe on the GPU). */
 static void mark_min_ctas(cg *g) {
   static const char key[] = "nvvm.minctasm";
   if (LLVMGetStringAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, key, sizeof key - 1)) return;

@@ -10,9 +10,9 @@
  * (buffer's smem_offset + byte offset).  Hardware facts: PTX ISA 8.5
  * §9.7.15.5.1 (wgmma matrix descriptor; "Shared Memory Matrix Layout",
  * the swizzling modes), CUTLASS cute/atom/mma_traits_sm90_gmma.hpp's
- * canonical layouts, measured on the H200 (../shared/HOPPER-GEMM.md §3-4,
- * ../shared/NVPTX.md §6); the contract is /work/wt/HOPPER-SPEC.md and
- * docs/simt-ir.md "wgmma". */
+ * canonical layouts, checked on a GPU (docs/hopper.md "The shared-memory
+ * image" and "The wgmma descriptor"); the contract is docs/simt-ir.md
+ * "wgmma". */
 #ifndef TL_SUPPORT_WGMMA_H
 #define TL_SUPPORT_WGMMA_H
 

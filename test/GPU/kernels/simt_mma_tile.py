@@ -3,7 +3,7 @@
 # shared memory with cp.async, waits, loads the mma fragments with ldmatrix
 # (A: x4, B: x2.trans from K-major storage) and runs one mma.sync m16n8k16;
 # D = A @ B + Cin, stored from the accumulator fragment layout
-# (../shared/NVPTX.md §6).  in_dtype float16 or bfloat16; acc_dtype
+# (docs/layouts.md).  in_dtype float16 or bfloat16; acc_dtype
 # float32 (or float16 with float16 inputs); copy_bytes 16, 8 or 4 (the
 # size of A's cp.async pieces); B rows >= b_rows are zero-filled by
 # cp.async with a false predicate (src-size 0).  Used by test/GPU/test_mma_intrin.c

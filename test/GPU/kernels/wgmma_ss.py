@@ -9,7 +9,7 @@
 # block, 1024-byte aligned): the A tile at byte 0, the B tile at byte 8192
 # (room for n rounded up to 64 rows: an MN-major atom spans W/2 columns).
 # Each thread writes elements of A and B with ordinary stores at
-# phys(tile base + logical address) (HOPPER-SPEC.md's swizzle, keyed on the
+# phys(tile base + logical address) (docs/hopper.md's swizzle, keyed on the
 # address bits), executes T.ptx_fence_proxy_async(), then T.sync_threads().
 # Tile layouts, R rows (i: 64 for A, n for B), K = 64, byte addresses:
 #   K-major,  W > 0: ((2k) // W) * R * W + i * W + (2k) % W      SBO = 8W, LBO 16 (unused)
@@ -22,7 +22,7 @@
 # (K-major, W > 0), 16 s W (MN-major, W > 0) or 2 s LBO (no swizzle).
 # The accumulators start at 1000 and the first step has scale_d 0 (D = A·B,
 # the old value ignored), the other three scale_d 1 (D += A·B).  Each thread
-# stores its n/2 accumulators through the map of HOPPER-GEMM.md §6.
+# stores its n/2 accumulators through the map of docs/hopper.md "Accumulators".
 # Used by test/unit/test_simt_wgmma.c (CPU executor) and test/GPU/test_wgmma.c.
 import tilelang
 import tilelang.language as T

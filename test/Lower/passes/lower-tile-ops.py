@@ -6,7 +6,7 @@
 # SIMT IR (docs/simt-ir.md), which parses back as it prints.  Here, on 128
 # threads (4 warps, 2 x 2 over the 64 x 64 accumulator, 32 x 32 each):
 # shared tiles become flat 1-D buffers, filled by 16-byte vector stores at
-# XOR-swizzled offsets (../shared/LAYOUT.md §3); C_f becomes 32 registers
+# XOR-swizzled offsets (docs/layouts.md "Shared-memory swizzles"); C_f becomes 32 registers
 # per thread (the mma.sync m16n8 C layout: 2 m-tiles x 4 n-tiles x 4),
 # cleared two at a time; T.gemm becomes, per k-step of 16, ldmatrix.x4 of A
 # (2 m-tiles) and transposed ldmatrix of B, then 2 x 4 mma.sync m16n8k16;

@@ -1,6 +1,6 @@
 # T.ptx_setmaxnreg, T.ptx_wgmma_wait with no accumulators and with float16
 # ones, on two warpgroups (test/NVPTX/wgmma.test; ptxas/wgmma).  Warpgroup 0
-# gives registers back, warpgroup 1 takes more (HOPPER-GEMM.md §2's shape).
+# gives registers back, warpgroup 1 takes more (docs/hopper.md "The kernel's shape").
 import tilelang.language as T
 
 

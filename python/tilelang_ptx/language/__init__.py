@@ -1,4 +1,5 @@
-"""tilelang_ptx.language -- the `T` namespace of TileLang kernel files, inert.
+"""tilelang_ptx.language -- the `T` namespace of TileLang kernel files, inert (a package: its submodules
+fp8 and dtypes are TileLang's host-side helpers of the same names).
 
 `import tilelang_ptx.language as T` makes files written for TileLang import: Python evaluates the
 decorators and parameter annotations (`T.Tensor((M, K), dtype)`) when it defines a kernel, so every
@@ -41,7 +42,7 @@ class Inert:
         return False
 
     def __repr__(self):
-        from ._source import literal  # the spelling libtilelang reads back
+        from .._source import literal  # the spelling libtilelang reads back
         return literal(self, "T")
 
     def __eq__(self, other):
@@ -53,10 +54,25 @@ class Inert:
 
 
 class DType(str):
-    """T.float16 and friends: a str subclass (equal to "float16"), callable like T.float16(x)."""
+    """T.float16 and friends: a str subclass (equal to "float16"), callable like T.float16(x); .bits,
+    .lanes (tvm.DataType's) and .as_torch() (the torch.dtype) on the host."""
 
     def __call__(self, *args, **kwargs):
         return Inert(str(self), args, kwargs)
+
+    @property
+    def bits(self):
+        from ..tvm import DataType
+        return DataType(str(self)).bits
+
+    @property
+    def lanes(self):
+        from ..tvm import DataType
+        return DataType(str(self)).lanes
+
+    def as_torch(self):
+        from ..utils.tensor import map_torch_type
+        return map_torch_type(str(self))
 
 
 class PrimFunc:
@@ -95,7 +111,7 @@ def macro(func=None, **kwargs):
 
 
 _DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
-           "float8_e4m3 float8_e5m2 tfloat32 half float double").split()
+           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 half float double").split()
 for _n in _DTYPES:
     globals()[_n] = DType(_n)
 del _n
@@ -113,7 +129,13 @@ for _n in ("Buffer Tensor StridedTensor Kernel ceildiv alloc_shared alloc_fragme
 del _n
 
 
-def __getattr__(name):  # PEP 562: every other T.name is inert too
+_SUBMODULES = ("fp8", "dtypes")
+
+
+def __getattr__(name):  # PEP 562: every other T.name is inert too (the submodules are imported)
     if name.startswith("__"):
         raise AttributeError(name)
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
     return Inert(name)
