@@ -187,6 +187,9 @@ typedef struct tl_pass_options {
    * printed (the text is borrowed for the call). */
   void (*after_pass)(void *user, const char *pass, const char *text);
   void *user;
+  /* remarks: say which path each T.Pipelined loop took and why (tl-opt
+   * --remarks), in tl_context_warnings; $TL_REMARKS=1 does the same */
+  bool remarks;
 } tl_pass_options;
 
 /* Runs the passes named in npasses entries of names, in that order, on

@@ -58,6 +58,13 @@ TL_API const char *tl_device_target(int device);
  * tl_device_target(0). */
 TL_API const char *tl_device_default_target(void);
 
+/* The target a compile with tl_compile_options.target = target uses: target
+ * itself (not checked: tl_target_supported), or tl_device_default_target()
+ * when NULL (auto).  The one resolution of "auto": tl_kernel_compile, the
+ * tuner, tl_gemm_configs_target and the tools use it.  Static or the
+ * caller's string. */
+TL_API const char *tl_target_resolve(const char *target);
+
 /* True when name is a compile target this library supports ("sm_80",
  * "sm_86", "sm_89", "sm_90", "sm_90a"; docs/codegen.md "Targets and PTX versions").  NULL gives false. */
 TL_API bool tl_target_supported(const char *name);
@@ -84,64 +91,32 @@ enum {
    * a few milliseconds per GEMM, and without the flag tl_kernel_llvm_ir
    * returns "" (it is also kept when tl_compile_options.after_stage is set). */
   TL_COMPILE_KEEP_LLVM_IR = 1u << 1,
-  /* Compile as with TileLang's pass config "tl.enable_fast_math" (what
-   * nvcc --use_fast_math does for CUDA C++), whether or not the file asks
-   * for it: f32 a*b+c may be contracted into one fma, f32 x/y is
-   * div.approx.ftz.f32, and exp, exp2, exp10, log, log2, log10, sin, cos,
-   * tan, tanh and pow on f32 use the approximate PTX instructions with
-   * subnormals flushed to zero (ex2.approx.ftz.f32, lg2.approx.ftz.f32,
-   * sin/cos.approx.ftz.f32, tanh.approx.f32; PTX ISA §9.7.3
-   * "Floating-point instructions"), accurate to about 2 ulp instead of
-   * IEEE division and libdevice's results.  The CPU executors
-   * (tl_kernel_call_on) compute exactly either way. */
-  TL_COMPILE_FAST_MATH = 1u << 2,
-  /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
-   * "tl.disable_warp_specialized", whether or not the file sets them: on
-   * sm_90a, a GEMM main loop then stays on the cp.async + mma.sync path
-   * instead of TMA + mbarriers + wgmma with a producer warpgroup (each of the
-   * three turns the Hopper path off as a whole; docs/simt-ir.md). */
-  TL_COMPILE_DISABLE_WGMMA = 1u << 3,
-  TL_COMPILE_DISABLE_TMA_LOWER = 1u << 4,
-  TL_COMPILE_DISABLE_WARP_SPECIALIZED = 1u << 5,
-  /* The pass config "tl.enable_stream_k" (this project's; off by default):
-   * on sm_90a, a persistent GEMM whose last wave of tiles would be partly
-   * empty splits that wave's k-tiles over all blocks (stream-K,
-   * docs/simt-ir.md "Stream-K") instead of running whole tiles per block.
-   * Measured slower on the H200 so far (lib/Lower/Hopper/stream_k.c). */
-  TL_COMPILE_ENABLE_STREAM_K = 1u << 6,
-  /* The pass config "tl.disable_tma_store" (this project's): on sm_90a, a
-   * warp-specialized GEMM's epilogue writes its tile with st.global from
-   * the shared staging tile rather than with TMA tensor stores
-   * (cp.async.bulk.tensor, PTX ISA §9.7.9.27) that overlap the next tile. */
-  TL_COMPILE_DISABLE_TMA_STORE = 1u << 7,
-  /* The pass config "tl.attention_pingpong" (this project's; off by default):
-   * on sm_90a, a FlashAttention loop on the warp-specialized attention path
-   * with two consumer warpgroups runs its T.gemm in turns between them (named
-   * barriers, PTX ISA §9.7.13.1 bar.sync/bar.arrive), so that one
-   * warpgroup's softmax overlaps the other's wgmma ("ping-pong",
-   * docs/simt-ir.md); other kernels are unchanged. */
-  TL_COMPILE_ATTENTION_PINGPONG = 1u << 8,
-  /* The pass config "tl.attention_overlap" (this project's; off by default):
-   * on sm_90a, a FlashAttention loop on the warp-specialized attention path
-   * overlaps each consumer warpgroup's softmax of key block k with its own
-   * wgmma of Q·K_k^T's successor and P·V of block k - 1 (wgmma.wait_group 1,
-   * PTX ISA §9.7.15.6; lib/Lower/Hopper/attention_overlap.c); other kernels are
-   * unchanged. */
-  TL_COMPILE_ATTENTION_OVERLAP = 1u << 9,
-  /* The pass config "tl.attention_persistent" (this project's; off by
-   * default): on sm_90a, a FlashAttention kernel on the warp-specialized
-   * attention path runs on a persistent grid of min(tiles, SMs) blocks (the
-   * target's SM count), each looping over (M block, head, batch) tiles --
-   * causal ones longest first -- so that the producer warpgroup loads the
-   * next tile's Q, K and V while the consumers finish the last
-   * (lib/Lower/Hopper/warp_specialize.c); other kernels are unchanged. */
-  TL_COMPILE_ATTENTION_PERSISTENT = 1u << 10,
-  /* The three attention schedule configs above: the only pass configs whose
-   * False differs from absent (tl_compile_options.flags_false takes these
-   * bits; tl_pass_config_false_flags returns this mask for bindings that
-   * cannot read enums). */
-  TL_COMPILE_ATTENTION_SCHEDULE =
-      TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT
+  /* The pass configs, one flag each (include/tilelang/pass_configs.def has
+   * the keys, their bits and what each does): TL_COMPILE_FAST_MATH
+   * ("tl.enable_fast_math", as nvcc --use_fast_math; the CPU executors
+   * compute exactly either way), TL_COMPILE_DISABLE_WGMMA,
+   * TL_COMPILE_DISABLE_TMA_LOWER, TL_COMPILE_DISABLE_WARP_SPECIALIZED (each
+   * keeps an sm_90a GEMM main loop on cp.async + mma.sync),
+   * TL_COMPILE_INDEX_BITWIDTH_64 ("tl.config_index_bitwidth" = 64),
+   * TL_COMPILE_ENABLE_STREAM_K, TL_COMPILE_DISABLE_TMA_STORE,
+   * TL_COMPILE_ATTENTION_PINGPONG, TL_COMPILE_ATTENTION_OVERLAP,
+   * TL_COMPILE_ATTENTION_PERSISTENT (docs/simt-ir.md).  A flag sets its
+   * config whether or not the file does. */
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) TL_COMPILE_##NAME = 1u << (bit),
+#include "tilelang/pass_configs.def"
+  /* The configs of kind SCHEDULE (the attention schedules): the only pass
+   * configs whose False differs from absent (tl_compile_options.flags_false
+   * takes these bits; tl_pass_config_false_flags returns this mask for
+   * bindings that cannot read enums). */
+  TL_COMPILE_ATTENTION_SCHEDULE = 0u
+#define TL_PASS_CONFIG_KIND_BOOL 0u
+#define TL_PASS_CONFIG_KIND_BITWIDTH 0u
+#define TL_PASS_CONFIG_KIND_SCHEDULE 1u
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) | (TL_PASS_CONFIG_KIND_##kind << (bit))
+#include "tilelang/pass_configs.def"
+#undef TL_PASS_CONFIG_KIND_BOOL
+#undef TL_PASS_CONFIG_KIND_BITWIDTH
+#undef TL_PASS_CONFIG_KIND_SCHEDULE
 };
 
 /* Compilation stages, for tl_compile_options.stop_after. */
@@ -192,7 +167,7 @@ typedef struct tl_compile_times {
  * cap: $TL_CACHE_MAX_MB mebibytes (default 1024); past it the least
  * recently used entries are deleted down to 3/4 of the cap.  Not consulted
  * (TL_CACHE_RESULT_OFF) for stop_after = TL_STAGE_SIMT, an after_stage
- * callback, TL_COMPILE_KEEP_LLVM_IR or with $TL_REMARKS set (those want the
+ * callback, TL_COMPILE_KEEP_LLVM_IR or remarks (those want the
  * stages to run); a compile that warned during lowering or code generation
  * is not stored (its warnings would be lost on a hit).  A kernel loaded from
  * the cache has no SIMT module until the CPU SIMT executor first needs it
@@ -262,6 +237,12 @@ typedef struct tl_compile_options {
    * docs/hopper.md "FlashAttention").  A bit also in flags is an error
    * (TL_ERR_INVALID_ARGUMENT).  Part of the cache key. */
   unsigned flags_false;
+  /* Remarks: the lowering says which path each T.Pipelined GEMM or
+   * attention loop took and why (tl-opt --remarks), in
+   * tl_context_warnings.  $TL_REMARKS=1 in the environment does the same
+   * (read once per tl_kernel_compile call).  The cache is not consulted
+   * then (the remarks come from the stages). */
+  bool remarks;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter
@@ -270,21 +251,28 @@ typedef struct tl_compile_options {
  * threads at once, each with its own tl_context. */
 typedef struct tl_kernel tl_kernel;
 
-/* The TL_COMPILE_* flag of a boolean pass config, by its key as TileLang
- * spells it ("tl.disable_wgmma", "tl.disable_tma_lower",
- * "tl.disable_warp_specialized", "tl.enable_fast_math", "tl.enable_stream_k",
- * "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap",
- * "tl.attention_persistent");
- * the first len bytes of key are compared.  Returns the flag, or 0 for a
- * key that is none of these.  The one table of these keys (the compiler
- * maps the flags back to the pass configs with it; tl-run's --pass-config
- * uses it). */
+/* The TL_COMPILE_* flag of a pass config, by its key as TileLang spells it
+ * (the keys of include/tilelang/pass_configs.def: "tl.enable_fast_math",
+ * "tl.disable_wgmma", ...); the first len bytes of key are compared.
+ * Returns the flag, or 0 for a key that is none of these. */
 TL_API unsigned tl_pass_config_flag(const char *key, size_t len);
-/* The keys tl_pass_config_flag knows, comma-separated (static storage). */
+/* The pass-config keys, comma-separated in table order (static storage). */
 TL_API const char *tl_pass_config_flag_keys(void);
 /* TL_COMPILE_ATTENTION_SCHEDULE: the flags of the pass configs that may be
  * given False (tl_compile_options.flags_false), for language bindings. */
 TL_API unsigned tl_pass_config_false_flags(void);
+/* Applies pass config key = value (value as Python writes it: "True",
+ * "False" (also "true", "false", "1", "0") for the boolean configs, "32" or
+ * "64" for "tl.config_index_bitwidth"; NULL means "True") to *flags and
+ * *flags_false: True (64) sets the config's flag in *flags and clears it in
+ * *flags_false; False (32) clears it in *flags and, for the attention
+ * schedules (TL_COMPILE_ATTENTION_SCHEDULE), sets it in *flags_false.
+ * What tl-run --pass-config and the Python package's pass_configs use.
+ * Errors: TL_ERR_INVALID_ARGUMENT with a message in ctx naming the key and
+ * the known keys (an unknown key) or the value and the expected ones; NULL
+ * ctx, key, flags or flags_false. */
+TL_API tl_status tl_pass_config_apply(tl_context *ctx, const char *key, const char *value, unsigned *flags,
+                                      unsigned *flags_false);
 
 /* Compiles TileLang source: parse (tl_module_parse) → lower → LLVM → PTX.
  *   source/len, filename, defines/ndefines: as tl_module_parse (borrowed).
@@ -370,6 +358,16 @@ TL_API bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *va
 TL_API bool tl_kernel_param_is_output(const tl_kernel *k, int i);
 /* Normalized out_idx (0 <= idx < count, given order); *n = 0 for none. */
 TL_API const int *tl_kernel_out_idx(const tl_kernel *k, int *n);
+/* out_idx idx[0..n) (as tl_compile_options.out_idx: negative counts from
+ * the end, scalars count) normalized against k's parameters by the rule
+ * tl_kernel_compile applies, into norm[0..n) (0 <= norm[j] < param count,
+ * given order); for bindings that allocate outputs themselves (the Python
+ * package).  Errors: TL_ERR_INVALID_ARGUMENT naming the entry and why (out
+ * of range, a parameter named twice, a scalar parameter, a T.StridedTensor
+ * parameter: an output is allocated compact, which its strides do not
+ * address); NULL k, or NULL idx/norm with n > 0. */
+TL_API tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const int *idx, size_t n,
+                                             int *norm);
 /* Required alignment in bytes of data + byte_offset of tensor i (its
  * element size, raised to the widest vector access the kernel makes). */
 TL_API int tl_kernel_param_alignment(const tl_kernel *k, int i);

@@ -25,41 +25,44 @@
 #include "Support/context.h"
 #include "Support/file.h"
 
-/* The boolean pass configs a TL_COMPILE_* flag sets (tl_pass_config_flag;
- * tl.enable_fast_math is the function's fast_math, not a pass-config field) */
-static const struct { const char *key; unsigned flag; } flag_configs[] = {
-    {"tl.disable_wgmma", TL_COMPILE_DISABLE_WGMMA},
-    {"tl.disable_tma_lower", TL_COMPILE_DISABLE_TMA_LOWER},
-    {"tl.disable_warp_specialized", TL_COMPILE_DISABLE_WARP_SPECIALIZED},
-    {"tl.enable_fast_math", TL_COMPILE_FAST_MATH},
-    {"tl.enable_stream_k", TL_COMPILE_ENABLE_STREAM_K},
-    {"tl.disable_tma_store", TL_COMPILE_DISABLE_TMA_STORE},
-    {"tl.attention_pingpong", TL_COMPILE_ATTENTION_PINGPONG},
-    {"tl.attention_overlap", TL_COMPILE_ATTENTION_OVERLAP},
-    {"tl.attention_persistent", TL_COMPILE_ATTENTION_PERSISTENT},
-};
-
+/* ------------------------------------------------------------ pass configs */
+/* The public lookups over the pass-config table (lib/Support/target.h's
+ * tl_pass_config_table, from include/tilelang/pass_configs.def). */
 TL_API unsigned tl_pass_config_flag(const char *key, size_t len) {
-  for (size_t i = 0; key && i < sizeof flag_configs / sizeof flag_configs[0]; i++)
-    if (strlen(flag_configs[i].key) == len && strncmp(key, flag_configs[i].key, len) == 0) return flag_configs[i].flag;
+  for (int i = 0; key && i < TL_PASS_CONFIG_COUNT; i++)
+    if (strlen(tl_pass_config_table[i].key) == len && strncmp(key, tl_pass_config_table[i].key, len) == 0)
+      return tl_pass_config_table[i].flag;
   return 0;
 }
 
-static char flag_keys_text[512];
-static pthread_once_t flag_keys_once = PTHREAD_ONCE_INIT;
-static void make_flag_keys(void) {
-  for (size_t i = 0; i < sizeof flag_configs / sizeof flag_configs[0]; i++) {
-    size_t n = strlen(flag_keys_text);
-    snprintf(flag_keys_text + n, sizeof flag_keys_text - n, "%s%s", i ? ", " : "", flag_configs[i].key);
-  }
-}
-
-TL_API const char *tl_pass_config_flag_keys(void) {
-  pthread_once(&flag_keys_once, make_flag_keys);
-  return flag_keys_text;
-}
+TL_API const char *tl_pass_config_flag_keys(void) { return tl_pass_config_key_list(false); }
 
 TL_API unsigned tl_pass_config_false_flags(void) { return TL_COMPILE_ATTENTION_SCHEDULE; }
+
+TL_API tl_status tl_pass_config_apply(tl_context *ctx, const char *key, const char *value, unsigned *flags,
+                                      unsigned *flags_false) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  if (!key || !flags || !flags_false)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_pass_config_apply: argument '%s' is NULL",
+                           !key ? "key" : !flags ? "flags" : "flags_false");
+  int i = tl_pass_config_index(key);
+  if (i < 0)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unsupported pass config '%.200s' (understood: %s)", key,
+                           tl_pass_config_flag_keys());
+  const tl_pass_config_info *row = &tl_pass_config_table[i];
+  bool on = true;
+  if (value && !tl_pass_config_parse_value(i, value, &on))
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "pass config '%s': expected %s, got '%.200s'", key,
+                           row->kind == TL_PASS_CONFIG_BITWIDTH ? "32 or 64" : "True or False", value);
+  if (on) {
+    *flags |= row->flag;
+    *flags_false &= ~row->flag;
+  } else {
+    *flags &= ~row->flag;
+    if (row->kind == TL_PASS_CONFIG_SCHEDULE) *flags_false |= row->flag;
+  }
+  return TL_OK;
+}
 
 static double mono_ms(void) {
   struct timespec ts;
@@ -70,6 +73,8 @@ static double mono_ms(void) {
 void tl_compilation_init(tl_compilation *c, const tl_compile_options *opts) {
   memset(c, 0, sizeof *c);
   c->opts = opts ? opts : &c->defaults;
+  c->target_name = c->opts->target;
+  c->remarks = c->opts->remarks;
   c->t0 = mono_ms();
 }
 
@@ -135,16 +140,16 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
     return tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile",
                            filename ? filename : "<input>");
   if (c->opts->after_stage) emit_stage(c->opts, "parse", m);
-  if (c->opts->flags & TL_COMPILE_FAST_MATH) m->funcs[0]->fast_math = true;
   tl_pass_configs *pc = &m->funcs[0]->pass_configs;
-  for (size_t i = 0; i < sizeof flag_configs / sizeof flag_configs[0]; i++) {
-    bool *field = tl_pass_config_field(pc, tl_pass_config_index(flag_configs[i].key));
-    if (field && (c->opts->flags & flag_configs[i].flag)) {
+  for (int i = 0; i < TL_PASS_CONFIG_COUNT; i++) {
+    bool *field = tl_pass_config_field(pc, i);
+    if (c->opts->flags & tl_pass_config_table[i].flag) {
       *field = true;
-      tl_pass_config_mark_given(pc, tl_pass_config_index(flag_configs[i].key));
-    } else if (field && (c->opts->flags_false & flag_configs[i].flag)) { /* given False */
+      tl_pass_config_mark_given(pc, i);
+    } else if ((c->opts->flags_false & tl_pass_config_table[i].flag) &&
+               tl_pass_config_table[i].kind == TL_PASS_CONFIG_SCHEDULE) { /* given False */
       *field = false;
-      tl_pass_config_mark_given(pc, tl_pass_config_index(flag_configs[i].key));
+      tl_pass_config_mark_given(pc, i);
     }
   }
   return TL_OK;
@@ -171,10 +176,9 @@ static void after_pass(void *user, const char *pass_name, const tl_module *m) {
 
 tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   const tl_compile_options *opts = c->opts;
-  const char *tname = opts->target ? opts->target : tl_device_default_target();
-  c->target = tl_target_lookup(tname);
+  c->target = c->target_name ? tl_target_lookup(c->target_name) : tl_target_default();
   if (!c->target)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", tname,
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown target '%s' (expected %s)", c->target_name,
                            tl_target_names());
   if (opts->sms < 0 || opts->sms > 100000)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "SM count %d out of range (1..100000, or 0)", opts->sms);
@@ -191,6 +195,7 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
   tl_lower_options lo = {0};
   lo.target = c->target;
   lo.verify_each = opts->verify_each;
+  lo.remarks = c->remarks;
   lo.after_pass = after_pass;
   lo.user = &hook;
   if (!tl_lower_module(c->simt, &lo, &ctx->diag)) return TL_ERR_COMPILE;

@@ -28,7 +28,12 @@ typedef struct tl_compilation {
   double t0;                      /* when tl_compilation_init ran (ms, CLOCK_MONOTONIC) */
   tl_module *tile;                /* after tl_compiler_parse: the tile IR as written */
   tl_module *simt;                /* after tl_compiler_lower: the SIMT IR */
-  const tl_target *target;        /* after tl_compiler_lower: opts->target or the GPU's */
+  /* The target's name, resolved by the caller before tl_compiler_lower (the
+   * runtime: tl_target_resolve, "auto" to the GPU's); tl_compilation_init
+   * sets opts->target, NULL meaning tl_target_default() */
+  const char *target_name;
+  const tl_target *target;        /* after tl_compiler_lower: target_name's entry */
+  bool remarks;                   /* lowering's remarks: opts->remarks, or the caller's choice */
   tl_target target_sms;           /* that target with opts->sms SMs, when opts->sms > 0 */
   char *simt_ir;                  /* after tl_compiler_lower: the SIMT IR's text (malloc'd) */
   char *llvm_ir;                  /* after tl_compiler_codegen (malloc'd): the optimised
@@ -48,14 +53,14 @@ tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, 
 
 /* Stage 1: parses and elaborates source (len bytes, named filename in
  * diagnostics) with the -D defines into c->tile, verified, with at least
- * one prim_func (TL_ERR_COMPILE otherwise); TL_COMPILE_FAST_MATH sets its
- * first function's fast_math.  Registers the module's source with
+ * one prim_func (TL_ERR_COMPILE otherwise); the pass-config flags of
+ * opts->flags (and flags_false) set its first function's pass configs.  Registers the module's source with
  * ctx->diag.  opts->after_stage sees stage "parse". */
 tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
                             const char *filename, const tl_define *defines, size_t ndefines);
-/* Stage 2: resolves the target (opts->target, else tl_device_default_target;
+/* Stage 2: looks up c->target_name (NULL: tl_target_default();
  * TL_ERR_INVALID_ARGUMENT for an unknown name), copies c->tile and lowers
- * the copy into c->simt (tl_lower_module; opts->verify_each), prints it into
+ * the copy into c->simt (tl_lower_module; opts->verify_each, c->remarks), prints it into
  * c->simt_ir.  opts->after_stage sees every pass. */
 tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c);
 /* Stage 3: LLVM IR and PTX of c->simt for c->target (tl_nvptx_emit_ex)

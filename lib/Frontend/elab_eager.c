@@ -276,6 +276,5 @@ void elab_eager(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit) {
   if (sc) pop_scope(E, sc);
   E->sc = saved;
   E->eager_kernel = saved_k;
-  E->jit_fast_math = false;
   E->jit_configs = (tl_pass_configs){0};
 }

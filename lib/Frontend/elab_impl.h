@@ -119,8 +119,7 @@ typedef struct elab {
   scope *sc;               /* current scope */
   scope *module_scope;
   tl_primfunc *pf;         /* prim_func being elaborated, or NULL */
-  bool jit_fast_math;      /* the enclosing tilelang.jit's pass_configs ask for fast math */
-  tl_pass_configs jit_configs; /* and its "tl.disable_*" pass configs */
+  tl_pass_configs jit_configs; /* the enclosing tilelang.jit's pass_configs */
   int nkernels;
   bool in_kernel;
   int depth;
@@ -330,7 +329,7 @@ bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec 
 bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out);
 bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast);
 bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on);
-bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs);
+bool *pass_config_slot(const char *key, tl_pass_configs *configs);
 void poison_stmt_targets(elab *E, const tl_ast_stmt *s);
 bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out);
 #define policy_names tl_el_policy_names

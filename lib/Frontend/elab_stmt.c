@@ -3,6 +3,7 @@
  * T.serial, range), T.Kernel, tile operations, out_idx and function
  * attributes, and statement lists. */
 #include "Frontend/elab_impl.h"
+#include "IR/out_idx.h"
 
 /* ============================================================ statements */
 
@@ -1089,7 +1090,9 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
 
 /* ---------------------------------------------------------- out_idx */
 
-/* Sets pf's out_idx from v (int, list of ints, None), normalized. */
+/* Sets pf's out_idx from v (int, list of ints, None), normalized by the
+ * one rule (tl_out_idx_normalize: range, duplicates, scalar and strided
+ * parameters), an error at the refused entry. */
 bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
   if (!v) return false;
   if (v->k == V_NONE) {
@@ -1109,22 +1112,26 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
     return false;
   }
   int *idx = n ? malloc_ir(E, sizeof(int) * (size_t)n) : NULL;
-  if (n && !idx) return false;
+  int64_t *given = n ? malloc_ir(E, sizeof(int64_t) * (size_t)n) : NULL;
+  if (n && (!idx || !given)) return false;
+#define OUT_IDX_LOC(i)                                                                                             \
+  ((v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) && ast->u.list.n == n)          \
+       ? ast->u.list.items[i]->loc                                                                               \
+       : ast->loc)
   for (int i = 0; i < n; i++) {
-    tl_loc l = (v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) &&
-                ast->u.list.n == n) ? ast->u.list.items[i]->loc : ast->loc;
     if (items[i]->k != V_INT) {
-      err_val(E, l, items[i], "out_idx entries must be integers, got %s", describe(E, items[i]));
+      err_val(E, OUT_IDX_LOC(i), items[i], "out_idx entries must be integers, got %s", describe(E, items[i]));
       return false;
     }
-    int64_t k = items[i]->u.i;
-    if (k < -(int64_t)pf->nparams || k >= pf->nparams) {
-      err_val(E, l, items[i], "out_idx %lld is out of range for %d parameter%s", (long long)k,
-              pf->nparams, pf->nparams == 1 ? "" : "s");
-      return false;
-    }
-    idx[i] = (int)(k < 0 ? k + pf->nparams : k);
+    given[i] = items[i]->u.i;
   }
+  size_t bad = 0;
+  char msg[320];
+  if (!tl_out_idx_normalize_func(pf, given, (size_t)n, idx, &bad, msg, sizeof msg)) {
+    err_val(E, OUT_IDX_LOC(bad), items[bad], "%s", msg);
+    return false;
+  }
+#undef OUT_IDX_LOC
   pf->has_out_idx = n > 0;
   pf->nout = n;
   pf->out_idx = n ? idx : NULL;
@@ -1135,7 +1142,8 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
  * ...): v must be a bool (or 0/1); sets *on. */
 bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast, bool *on) {
   if (!v) return false;
-  if (tl_pass_config_index(key) == TL_PASS_CONFIG_INDEX_BITWIDTH) { /* a bit width, not a bool */
+  int row = tl_pass_config_index(key);
+  if (row >= 0 && tl_pass_config_table[row].kind == TL_PASS_CONFIG_BITWIDTH) { /* a bit width, not a bool */
     if (v->k != V_INT || (v->u.i != 32 && v->u.i != 64)) {
       err_val(E, ast->loc, v, "\"%s\" must be 32 or 64, got %s", key, describe(E, v));
       return false;
@@ -1151,11 +1159,10 @@ bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast,
   return true;
 }
 
-/* The bool that key names among the pass configs: fast math, or a field of
- * *configs (tl_pass_config_keys, whose bit in configs->given is set: the
- * caller sets the value); NULL for another key. */
-bool *pass_config_slot(const char *key, bool *fast_math, tl_pass_configs *configs) {
-  if (!strcmp(key, "tl.enable_fast_math")) return fast_math;
+/* The field of *configs that key names (a row of the pass-config table,
+ * whose bit in configs->given is set: the caller sets the value); NULL for
+ * another key. */
+bool *pass_config_slot(const char *key, tl_pass_configs *configs) {
   int i = tl_pass_config_index(key);
   tl_pass_config_mark_given(configs, i);
   return i >= 0 ? tl_pass_config_field(configs, i) : NULL;
@@ -1173,14 +1180,11 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
     val *k = eval(E, a->u.dict.keys[i]);
     if (!k) return false;
     bool is_out = k->k == V_STR && !strcmp(k->u.s, "out_idx");
-    bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->fast_math, &E->pf->pass_configs) : NULL;
+    bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->pass_configs) : NULL;
     if (!is_out && !slot) {
       if (k->k == V_STR)
-        err(E, a->u.dict.keys[i]->loc,
-            "unsupported function attribute '%.100s' (understood: \"out_idx\", \"tl.enable_fast_math\", "
-            "\"tl.disable_wgmma\", \"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", "
-            "\"tl.config_index_bitwidth\", \"tl.enable_stream_k\", \"tl.disable_tma_store\", "
-            "\"tl.attention_pingpong\", \"tl.attention_overlap\", \"tl.attention_persistent\")", k->u.s);
+        err(E, a->u.dict.keys[i]->loc, "unsupported function attribute '%.100s' (understood: \"out_idx\", %s)",
+            k->u.s, tl_pass_config_key_list(true));
       else
         err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
                 describe(E, k));

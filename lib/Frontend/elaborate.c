@@ -74,7 +74,6 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   if (!pf) return NULL;
   pf->name = def->u.def.name;
   pf->loc = def->loc;
-  pf->fast_math = E->jit_fast_math;
   pf->pass_configs = E->jit_configs;
   tl_primfunc *saved_pf = E->pf;
   int saved_nk = E->nkernels;
@@ -492,11 +491,10 @@ val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast) {
 }
 
 /* A tilelang.jit(...) decorator's pass_configs (a dict evaluated in the
- * module scope): "tl.enable_fast_math" sets E->jit_fast_math; TileLang's
- * configs that select among lowerings ("tl.disable_wgmma", ...: each keeps
- * GEMMs off the Hopper path) set E->jit_configs; other keys are errors. */
+ * module scope): the keys of the pass-config table
+ * (include/tilelang/pass_configs.def) set E->jit_configs; other keys are
+ * errors. */
 void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
-  E->jit_fast_math = false;
   E->jit_configs = (tl_pass_configs){0};
   if (!jit || jit->kind != TL_AST_CALL) return;
   const tl_ast_keyword *k = find_kw(jit, "pass_configs");
@@ -514,14 +512,10 @@ void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
       return;
     }
     val *v = eval(E, a->u.dict.values[i]);
-    bool *slot = pass_config_slot(key->u.s, &E->jit_fast_math, &E->jit_configs);
+    bool *slot = pass_config_slot(key->u.s, &E->jit_configs);
     if (!slot) {
-      err(E, a->u.dict.keys[i]->loc,
-          "unsupported pass config '%.100s' (understood: \"tl.enable_fast_math\", \"tl.config_index_bitwidth\", "
-          "\"tl.disable_tma_lower\", \"tl.disable_warp_specialized\", \"tl.disable_wgmma\", \"tl.enable_stream_k\", "
-          "\"tl.disable_tma_store\", \"tl.attention_pingpong\", \"tl.attention_overlap\", "
-          "\"tl.attention_persistent\")",
-          key->u.s);
+      err(E, a->u.dict.keys[i]->loc, "unsupported pass config '%.100s' (understood: %s)", key->u.s,
+          tl_pass_config_key_list(true));
       return;
     }
     if (!pass_config_value(E, key->u.s, v, a->u.dict.values[i], slot)) return;
@@ -574,7 +568,6 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
         def->u.def.name);
   pop_scope(E, sc);
   E->sc = saved;
-  E->jit_fast_math = false;
   E->jit_configs = (tl_pass_configs){0};
 }
 

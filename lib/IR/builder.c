@@ -17,6 +17,7 @@
  * nothing); tl_builder_finish reports it.  Built IR has no source locations
  * (file NULL). */
 #include "IR/tir.h"
+#include "IR/out_idx.h"
 #include "Support/context.h"
 
 #include <inttypes.h>
@@ -327,24 +328,23 @@ tl_status tl_builder_finish(tl_builder *b, tl_module **out) {
   tl_primfunc *f = b->f;
   tl_module *m = b->m;
   int np = (int)b->params.len;
-  /* out_idx: normalize negative indices, reject out-of-range and repeats. */
-  for (size_t i = 0; i < b->out_idx.len && st == TL_OK; i++) {
-    int k = b->out_idx.data[i], orig = k;
-    if (k < 0) k += np;
-    if (k < 0 || k >= np) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "tl_builder_set_out_idx: argument 'idx[%zu]': %d is out of range "
-                           "for %d parameter%s",
-                           i, orig, np, np == 1 ? "" : "s");
-      break;
+  /* out_idx: the one rule (tl_out_idx_normalize) over the parameters */
+  if (b->out_idx.len) {
+    tl_out_idx_param *ps = calloc((size_t)np + 1, sizeof *ps);
+    int64_t *given = calloc(b->out_idx.len, sizeof *given);
+    size_t bad = 0;
+    char msg[320];
+    if (!ps || !given) {
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory while building the module");
+    } else {
+      for (int i = 0; i < np; i++) ps[i] = tl_out_idx_param_of(&b->params.data[i]);
+      for (size_t i = 0; i < b->out_idx.len; i++) given[i] = b->out_idx.data[i];
+      if (!tl_out_idx_normalize(ps, np, given, b->out_idx.len, b->out_idx.data, &bad, msg, sizeof msg))
+        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_builder_set_out_idx: argument 'idx[%zu]': %s", bad,
+                             msg);
     }
-    for (size_t j = 0; j < i; j++)
-      if (b->out_idx.data[j] == k)
-        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "tl_builder_set_out_idx: argument 'idx[%zu]': parameter %d is "
-                             "listed twice",
-                             i, k);
-    b->out_idx.data[i] = k;
+    free(ps);
+    free(given);
   }
   if (st == TL_OK) {
     f->nparams = np;

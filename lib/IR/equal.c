@@ -237,7 +237,6 @@ static bool func_eq(eq_ctx *c, const tl_primfunc *a, const tl_primfunc *b) {
   if (strcmp(a->name ? a->name : "", b->name ? b->name : "")) return false;
   if (a->nparams != b->nparams || a->ndynamic != b->ndynamic) return false;
   if (a->has_out_idx != b->has_out_idx) return false;
-  if (a->fast_math != b->fast_math) return false;
   for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++)
     if (tl_pass_config_get(&a->pass_configs, c) != tl_pass_config_get(&b->pass_configs, c) ||
         tl_pass_config_given(&a->pass_configs, c) != tl_pass_config_given(&b->pass_configs, c))

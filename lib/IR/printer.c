@@ -576,7 +576,7 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
   bool any_config = false;
   for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++)
     any_config |= tl_pass_config_get(&f->pass_configs, c) || tl_pass_config_given(&f->pass_configs, c);
-  if (f->has_out_idx || f->fast_math || any_config) {
+  if (f->has_out_idx || any_config) {
     tl_strbuf_append(out, "    T.func_attr({");
     const char *sep = "";
     if (f->has_out_idx) {
@@ -585,15 +585,10 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
       tl_strbuf_append(out, "]");
       sep = ", ";
     }
-    if (f->fast_math) {
-      tl_strbuf_printf(out, "%s\"tl.enable_fast_math\": True", sep);
-      sep = ", ";
-    }
     for (int c = 0; c < TL_PASS_CONFIG_COUNT; c++) /* set, or given as False */
       if (tl_pass_config_get(&f->pass_configs, c) || tl_pass_config_given(&f->pass_configs, c)) {
-        bool on = tl_pass_config_get(&f->pass_configs, c);
-        tl_strbuf_printf(out, "%s\"%s\": %s", sep, tl_pass_config_keys[c],
-                         c == TL_PASS_CONFIG_INDEX_BITWIDTH ? (on ? "64" : "32") : on ? "True" : "False");
+        tl_strbuf_printf(out, "%s\"%s\": %s", sep, tl_pass_config_table[c].key,
+                         tl_pass_config_value_text(c, tl_pass_config_get(&f->pass_configs, c)));
         sep = ", ";
       }
     tl_strbuf_append(out, "})\n");

@@ -329,16 +329,11 @@ typedef struct tl_primfunc {
   bool has_out_idx;          /* false: out_idx none */
   int nout;                  /* normalized (0 <= idx < nparams), in given order */
   int *out_idx;
-  /* TileLang's pass config "tl.enable_fast_math" (nvcc --use_fast_math):
-   * f32 multiply-adds may be contracted into fma, f32 division and
-   * exp/exp2/log/sin/... use the approximate, flush-to-zero PTX
-   * instructions (lib/NVPTX/codegen_math.c); printed as T.func_attr key. */
-  bool fast_math;
-  /* TileLang's pass configs "tl.disable_wgmma", "tl.disable_tma_lower",
-   * "tl.disable_warp_specialized" (jit pass_configs or T.func_attr; printed
-   * as T.func_attr keys when true).  Lowering reads them here: the
-   * warp-specialize pass (lib/Lower/Hopper/warp_specialize.c) takes its Hopper path
-   * only when none is set. */
+  /* TileLang's pass configs (jit pass_configs, T.func_attr or the
+   * TL_COMPILE_* flags; printed as T.func_attr keys): "tl.enable_fast_math"
+   * (code generation, lib/NVPTX/codegen_math.c), "tl.disable_wgmma", ...
+   * (lowering: the warp-specialize pass takes its Hopper path only when none
+   * of the three disable_* is set). */
   tl_pass_configs pass_configs;
   /* Threads the warp-specialize pass adds after the kernel's own (the
    * producer warpgroup, 128) while the tile passes still partition work over

@@ -20,6 +20,7 @@
  * bounded by TL_VERIFY_MAX_DEPTH (an error beyond it).  Each out-of-scope
  * buffer or variable is reported once. */
 #include "IR/tir.h"
+#include "IR/out_idx.h"
 #include "IR/visit.h"
 
 #include <stdio.h>
@@ -717,20 +718,24 @@ static void check_func(vstate *vs, const tl_primfunc *f) {
       declare(vs, v->name, pick(v->loc, floc), v, NULL);
     }
   }
-  if (f->has_out_idx) {
-    for (int i = 0; i < f->nout && f->out_idx; i++) {
-      int k = f->out_idx[i];
-      if (k < 0 || k >= f->nparams) {
-        verr(vs, floc, "out_idx %d is out of range for %d parameter%s", k, f->nparams,
-             f->nparams == 1 ? "" : "s");
-        continue;
-      }
-      if (f->params[k].kind != TL_PARAM_TENSOR)
-        verr(vs, floc, "out_idx %d names scalar parameter '%s'; outputs must be tensors", k,
-             f->params[k].var ? f->params[k].var->name : "?");
-      for (int j = 0; j < i; j++)
-        if (f->out_idx[j] == k) verr(vs, floc, "out_idx %d is listed twice", k);
+  if (f->has_out_idx && f->nout > 0 && f->out_idx) { /* normalized: the rule holds and changes nothing */
+    int64_t *given = malloc(sizeof(int64_t) * (size_t)f->nout);
+    int *norm = malloc(sizeof(int) * (size_t)f->nout);
+    size_t bad = 0;
+    char msg[320];
+    for (int i = 0; given && i < f->nout; i++) given[i] = f->out_idx[i];
+    if (given && norm) {
+      bool ok = tl_out_idx_normalize_func(f, given, (size_t)f->nout, norm, &bad, msg, sizeof msg);
+      if (ok)
+        for (int i = 0; i < f->nout && ok; i++)
+          if (norm[i] != f->out_idx[i]) {
+            snprintf(msg, sizeof msg, "out_idx %d is not normalized (%d)", f->out_idx[i], norm[i]);
+            ok = false;
+          }
+      if (!ok) verr(vs, floc, "%s", msg);
     }
+    free(given);
+    free(norm);
   }
   find_allocs(vs, f->body, NULL, 0);
   if (f->body) check_stmt(vs, f->body, floc, 0);

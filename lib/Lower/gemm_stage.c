@@ -23,7 +23,7 @@
  * then orders the copy against the gemm's reads and the next copy against
  * them.  The math is unchanged (the same mma.sync steps in the same k order:
  * the CPU reference is the same T.gemm), only the operand's path differs;
- * with remarks on (tl_lower_remarks_enabled) a note says which operand was
+ * with remarks on (tl_lower_options.remarks) a note says which operand was
  * staged and why.  Other statements are left alone. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,7 +112,7 @@ static tl_stmt *stage_gemm(gs_state *st, tl_stmt *s) {
     return s;
   }
   st->nstaged++;
-  if (tl_lower_remarks_enabled())
+  if (st->d->remarks_on)
     tl_remark(st->d, loc, "T.gemm reads %s '%s' through shared memory ('%s'): %s", k ? "B" : "A", F->name, S->name,
               why);
   tl_stmt *pair[2] = {cp, g};

@@ -7,7 +7,7 @@
 #include "IR/tir.h"
 
 typedef struct tl_lower_options {
-  const tl_target *target;    /* what to lower for (tl_target_lookup); NULL: sm_80 */
+  const tl_target *target;    /* what to lower for (tl_target_lookup); NULL: tl_target_default() */
   bool verify_each;           /* run tl_verify_module after every pass */
   /* If non-NULL, called after every pass with its name (for --print-after-all). */
   void (*after_pass)(void *user, const char *pass_name, const tl_module *m);
@@ -16,6 +16,9 @@ typedef struct tl_lower_options {
    * (tl_primfunc.pass_configs, from the source): a config true here is set
    * true in every function before the first pass. */
   tl_pass_configs pass_configs;
+  /* remarks: passes say which path a loop took and why (tl_remark), through
+   * d->remarks_on while the passes run */
+  bool remarks;
 } tl_lower_options;
 
 /* Lowers every prim_func of m in place (m's arena grows) for opts->target;
@@ -38,9 +41,13 @@ typedef struct tl_lower_pass {
   tl_pass_info info;   /* name, IR level ("tile" / "simt"), one-line contract */
   tl_pass_level level;
   bool (*run)(tl_module *m, tl_primfunc *f, const tl_lower_options *opts, tl_diag *d);
+  /* NULL, or a budget tl_lower_module checks after the pass (budget.c):
+   * false with an error in d stops the pipeline */
+  bool (*then_check)(const tl_module *m, tl_diag *d);
 } tl_lower_pass;
 
-/* The registered passes, in pipeline order; *n gets their number. */
+/* The registered passes, in pipeline order (the one definition of the
+ * order, passes.c); *n gets their number. */
 const tl_lower_pass *tl_lower_passes(size_t *n);
 /* The pass named name, NULL when there is none. */
 const tl_lower_pass *tl_lower_pass_lookup(const char *name);

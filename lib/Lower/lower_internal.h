@@ -302,9 +302,6 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
  * the kernel's threads gain f->producer_threads (then 0).  Nothing for
  * other kernels; false on OOM. */
 bool tl_ws_finish(tl_module *m, tl_primfunc *f);
-/* Remarks on which path each GEMM loop took (tl-opt --remarks, or the
- * environment variable TL_REMARKS=1): notes on stderr. */
-bool tl_lower_remarks_enabled(void);
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

@@ -33,45 +33,64 @@ PASS(tl_lower_rasterize)
 PASS(tl_lower_smem_plan)
 #undef PASS
 
-#define TILE(name, contract, run) {{name, "tile", contract}, TL_PASS_TILE_IR, run}
-#define SIMT(name, contract, run) {{name, "simt", contract}, TL_PASS_SIMT_IR, run}
+/* The pipeline: tl_lower_module runs these in this order, the one place the
+ * order is written (each entry: the file(s) of the pass).  Pipelining runs
+ * before layout inference (as TileLang's HEAD pipeline does), so inference
+ * and lowering see the staged shapes; barriers are placed on the tile IR,
+ * where the stage indices of the staged regions prove the pipeline's
+ * producer and consumer disjoint. */
+#define TILE(name, contract, run, check) {{name, "tile", contract}, TL_PASS_TILE_IR, run, check}
+#define SIMT(name, contract, run) {{name, "simt", contract}, TL_PASS_SIMT_IR, run, NULL}
 static const tl_lower_pass passes[] = {
+    /* check_supported.c, static_check.c (bounds, unwritten reads, T.Parallel in per-thread code) */
     TILE("check-supported",
          "rejects tile ops no issue lowers yet, nested T.Parallel, bad thread counts; changes nothing",
-         run_tl_lower_check_supported),
+         run_tl_lower_check_supported, NULL),
+    /* lower_atomic.c */
     TILE("atomic",
          "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add",
-         run_tl_lower_atomic),
+         run_tl_lower_atomic, NULL),
+    /* Hopper/warp_specialize.c, Hopper/ws_persist.c, Hopper/stream_k.c, Hopper/attention_overlap.c */
     TILE("warp-specialize",
          "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
-         run_tl_lower_warp_specialize),
+         run_tl_lower_warp_specialize, NULL),
+    /* pipeline_loop.c */
     TILE("pipeline",
          "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
-         run_tl_lower_pipeline),
+         run_tl_lower_pipeline, NULL),
+    /* gemm_stage.c */
     TILE("gemm-stage",
          "T.gemm with B in a fragment, or A in a fragment split over warp_n > 1 warps, reads it via a shared copy",
-         run_tl_lower_gemm_stage),
+         run_tl_lower_gemm_stage, NULL),
+    /* barrier.c */
     TILE("barriers",
          "T.sync_threads() between a shared write and a later access of the same bytes by other threads",
-         run_tl_lower_barriers),
+         run_tl_lower_barriers, NULL),
+    /* versioning.c */
     TILE("versioning",
          "a T.Parallel storing T.if_then_else(c, a, b), c affine, gets a copy storing a where c always holds",
-         run_tl_lower_versioning),
+         run_tl_lower_versioning, NULL),
+    /* layout_infer.c; then the per-thread registers of the laid-out fragments stay within LLVM's means */
     TILE("layout-inference",
          "attaches a thread/register layout to every fragment buffer, or reports the conflict",
-         run_tl_lower_infer_layouts),
+         run_tl_lower_infer_layouts, tl_lower_check_registers),
+    /* lower_tile.c, lower_shared_copy.c, lower_gemm.c, lower_reduce.c, lower_frag.c */
     TILE("lower-tile-ops",
          "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
-         run_tl_lower_tile_ops),
+         run_tl_lower_tile_ops, NULL),
+    /* lower_atomic.c */
     SIMT("atomic-vectorize",
          "adjacent 16-bit float T.ptx_atomic_add pairs -> one f16x2/bf16x2 atomic where the target has it",
          run_tl_lower_atomic_vectorize),
+    /* frag_pipeline.c */
     SIMT("frag-pipeline",
          "double-buffers the ldmatrix fragments across the k-steps of a pipelined mma loop",
          run_tl_lower_frag_pipeline),
+    /* rasterize.c */
     SIMT("rasterize",
          "T.use_swizzle -> LET-remapped block indices (a bijection of the grid); no T.use_swizzle remains",
          run_tl_lower_rasterize),
+    /* smem_plan.c */
     SIMT("smem-plan",
          "offsets of shared.dyn buffers in the dynamic block, reuse across lifetimes, the target's limit",
          run_tl_lower_smem_plan),
@@ -92,9 +111,11 @@ const tl_lower_pass *tl_lower_pass_lookup(const char *name) {
 
 bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
                        tl_diag *d) {
-  bool ok = true;
+  bool ok = true, remarks_on = d->remarks_on;
+  d->remarks_on = opts && opts->remarks; /* what the passes read (tl_lower_options.remarks) */
   for (int i = 0; i < m->nfuncs; i++)
     if (m->funcs[i] && !p->run(m, m->funcs[i], opts, d)) ok = false;
+  d->remarks_on = remarks_on;
   if (!ok) return false;
   if (opts && opts->verify_each && tl_verify_module(m, d) > 0) {
     tl_note(d, TL_LOC_NONE, "the IR is malformed after lowering pass '%s'", p->info.name);
@@ -213,13 +234,14 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
     (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   print_hook hook = {opts, false};
   tl_lower_options lo = {0};
-  lo.target = tl_target_lookup(opts && opts->target ? opts->target : "sm_80");
+  lo.target = opts && opts->target ? tl_target_lookup(opts->target) : tl_target_default();
   if (!lo.target) {
     ctx->diag.sources.len = nsources;
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                                                "tl_module_run_passes: unknown target '%s'", opts->target));
   }
   lo.verify_each = opts && opts->verify_each;
+  lo.remarks = (opts && opts->remarks) || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   if (opts && opts->after_pass) {
     lo.after_pass = print_after;
     lo.user = &hook;

@@ -282,7 +282,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_LOG10: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN: case TL_INTRIN_TANH:
   case TL_INTRIN_POW:
     NEED(tl_intrinsics[op].min_args);
-    if (g->f && g->f->fast_math) return cg_gen_fast_math(g, e, op, false);
+    if (g->f && g->f->pass_configs.fast_math) return cg_gen_fast_math(g, e, op, false);
     return cg_gen_float_math(g, e, op, -1);
   case TL_INTRIN_LOG1P: case TL_INTRIN_ERF: case TL_INTRIN_RSQRT: case TL_INTRIN_FMOD:
     NEED(tl_intrinsics[op].min_args);

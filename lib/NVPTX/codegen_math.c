@@ -276,7 +276,7 @@ LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
   case TL_OP_DIV:
     /* fast math: div.approx.ftz.f32 (PTX ISA §9.7.3.8, max 2 ulp), as
      * nvcc --use_fast_math (-prec-div=false) divides */
-    if (g->f && g->f->fast_math && LLVMTypeOf(a) == g->t_f32) {
+    if (g->f && g->f->pass_configs.fast_math && LLVMTypeOf(a) == g->t_f32) {
       LLVMValueRef fn = cg_intrinsic(g, NV_DIV_APPROX_FTZ, NULL, 0);
       r = fn ? LLVMBuildCall2(g->B, LLVMGlobalGetValueType(fn), fn, args, 2, "") : NULL;
     } else {
@@ -303,7 +303,7 @@ LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
   }
   /* fast math (T.func_attr "tl.enable_fast_math"): a*b+c may become one
    * fma, as nvcc contracts by default and under --use_fast_math */
-  if (r && g->f && g->f->fast_math && (op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL) &&
+  if (r && g->f && g->f->pass_configs.fast_math && (op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL) &&
       LLVMIsAInstruction(r) && LLVMCanValueUseFastMathFlags(r))
     LLVMSetFastMathFlags(r, LLVMFastMathAllowContract);
   if (r && narrow) r = fptrunc_to(g, r, orig_lane);

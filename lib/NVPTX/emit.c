@@ -110,7 +110,7 @@ static LLVMTargetMachineRef create_tm(const char *sm, int ptx_version, char **wh
  * with the pipeline and emitted once (well under a millisecond). */
 static void warm_up_llvm(void) {
   char *err = NULL;
-  LLVMTargetMachineRef TM = create_tm("sm_80", 70, &err);
+  LLVMTargetMachineRef TM = create_tm(tl_target_default()->name, tl_target_default()->ptx_version, &err);
   LLVMDisposeMessage(err);
   if (!TM) return; /* the compilation that follows reports it */
   LLVMContextRef C = LLVMContextCreate();

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "Driver/compiler.h"
+#include "IR/out_idx.h"
 #include "IR/visit.h"
 #include "NVPTX/nvptx.h"
 #include "Runtime/cache.h"
@@ -301,16 +302,25 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
   if (st != TL_OK) return st;
   char *err = NULL;
   bool ok = true;
+  int bad_param = -1;
   if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
     if (opts->n_out_idx > 0 && !opts->out_idx)
       return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                              "tl_compile_options: n_out_idx is %zu but out_idx is NULL", opts->n_out_idx);
-    ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err);
+    ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err, &bad_param);
   } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
-    ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err);
+    ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err, &bad_param);
   } else if (opts->out_idx_mode != TL_OUT_IDX_NONE && opts->out_idx_mode != TL_OUT_IDX_FROM_FILE) {
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_compile_options: unknown out_idx_mode %d",
                            (int)opts->out_idx_mode);
+  }
+  if (!ok && err && bad_param >= 0 && bad_param < f->nparams) { /* at the parameter's declaration */
+    tl_loc at = tl_out_idx_param_of(&f->params[bad_param]).loc;
+    if (at.file) {
+      tl_error(&ctx->diag, at, "%s", err);
+      free(err);
+      return opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED;
+    }
   }
   if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
   if (!ok)
@@ -370,10 +380,10 @@ typedef struct cache_use {
 } cache_use;
 
 /* Whether opts let the cache stand in for the stages (tl_cache_use). */
-static bool cache_applies(const tl_compile_options *opts) {
-  const char *remarks = getenv("TL_REMARKS");
+static bool cache_applies(const tl_compilation *c) {
+  const tl_compile_options *opts = c->opts;
   return opts->cache != TL_CACHE_USE_OFF && opts->stop_after == TL_STAGE_PTX && !opts->after_stage &&
-         !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !(remarks && *remarks);
+         !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !c->remarks;
 }
 
 /* The key of the parsed compilation c (cache.h lists what it covers). */
@@ -391,7 +401,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   tl_cache_file_identity(tl_nvptx_libdevice_path(NULL), libdevice, sizeof libdevice);
   tl_cache_inputs in = {0};
   in.tile_ir = ir.data;
-  in.target = opts->target ? opts->target : tl_device_default_target();
+  in.target = c->target_name;
   in.flags = opts->flags & ~(unsigned)TL_COMPILE_POISON_OUTPUTS; /* a call-time flag */
   in.out_idx_mode = (int)opts->out_idx_mode;
   in.out_idx = opts->out_idx_mode == TL_OUT_IDX_LIST ? opts->out_idx : NULL;
@@ -412,7 +422,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
  * target and signature taken from the entry (its tile module stays c's). */
 static bool cache_lookup(tl_context *ctx, tl_compilation *c, cache_use *cu, tl_kernel *k) {
   k->cache_result = TL_CACHE_RESULT_OFF;
-  if (!cache_applies(c->opts) || !(cu->dir = tl_cache_dir()) || !cache_key(c, &cu->key)) {
+  if (!cache_applies(c) || !(cu->dir = tl_cache_dir()) || !cache_key(c, &cu->key)) {
     free(cu->dir);
     cu->dir = NULL;
     return false;
@@ -510,7 +520,7 @@ fail:
  * second wave).  Without a driver, opts unchanged. */
 static const tl_compile_options *with_device_sms(const tl_compile_options *opts, tl_compile_options *buf) {
   if (opts && opts->sms) return opts;
-  const char *dev = tl_device_default_target(), *name = opts && opts->target ? opts->target : dev;
+  const char *dev = tl_device_default_target(), *name = tl_target_resolve(opts ? opts->target : NULL);
   const tl_target *t = tl_target_lookup(name);
   if (!t || t->sms <= 0 || strcmp(name, dev) != 0) return opts;
   int n = tl_driver_sm_count();
@@ -532,6 +542,8 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
     return tl_context_null_arg(ctx, "tl_kernel_compile", !source ? "source" : !out ? "out" : "defines");
   tl_compilation c;
   tl_compilation_init(&c, opts);
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
   tl_compilation_report_times(&c);
@@ -547,6 +559,8 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   opts = with_device_sms(opts, &dev_opts);
   tl_compilation c;
   tl_compilation_init(&c, opts);
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "Runtime/kernel.h"
+#include "Support/Hopper/path.h"
 #include "Support/target.h"
 #include "tilelang/runtime.h"
 
@@ -182,19 +183,22 @@ size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in
   return configs_from(&mma_sync_table, sms, M, N, K, in, out, cap);
 }
 
+/* The Hopper table applies where the lowering's own predicate allows the
+ * path (lib/Support/Hopper/path.h) for the configs the flags set. */
+static bool use_hopper(const tl_target *t, unsigned flags) {
+  tl_pass_configs pc = tl_pass_configs_from_flags(flags);
+  return t && !tl_hopper_path_refusal(t, &pc);
+}
+
 bool tl_gemm_configs_use_hopper(const char *target, unsigned flags) {
-  const tl_target *t = tl_target_lookup(target ? target : tl_device_default_target());
-  return t && t->wgmma &&
-         !(flags & (TL_COMPILE_DISABLE_WGMMA | TL_COMPILE_DISABLE_TMA_LOWER |
-                    TL_COMPILE_DISABLE_WARP_SPECIALIZED));
+  return use_hopper(tl_target_lookup(tl_target_resolve(target)), flags);
 }
 
 size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
                                   int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
-  const char *name = target ? target : tl_device_default_target();
-  if (!tl_target_lookup(name)) return 0;
-  return configs_from(tl_gemm_configs_use_hopper(name, flags) ? &hopper_table : &mma_sync_table, sms, M,
-                      N, K, in, out, cap);
+  const tl_target *t = tl_target_lookup(tl_target_resolve(target));
+  if (!t) return 0;
+  return configs_from(use_hopper(t, flags) ? &hopper_table : &mma_sync_table, sms, M, N, K, in, out, cap);
 }
 
 size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N, int64_t K,

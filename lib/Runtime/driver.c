@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "Support/context.h"
+#include "Support/target.h"
 #include "tilelang/runtime.h"
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -245,13 +246,15 @@ void tl_driver_device_name(int device, char *buf, size_t n) {
 
 const char *tl_device_target(int device) {
   int major, minor;
-  if (!tl_driver_device_cc(device, &major, &minor)) return "sm_80";
+  if (!tl_driver_device_cc(device, &major, &minor)) return tl_target_default()->name;
   int cc = major * 10 + minor;
   if (cc == 90) return "sm_90a";
   if (cc == 86) return "sm_86";
   if (cc == 89) return "sm_89";
   if (cc > 90) return "sm_90";
-  return "sm_80";
+  return tl_target_default()->name;
 }
 
 const char *tl_device_default_target(void) { return tl_device_target(0); }
+
+const char *tl_target_resolve(const char *target) { return target ? target : tl_device_default_target(); }

@@ -1,16 +1,15 @@
 /* Kernel objects (lib/Runtime): lifetime, text getters, parameter
- * introspection and out_idx normalization.
- *
- * out_idx follows TileLang (tilelang/jit/adapter/base.py): an int or a list,
- * negative values count from the end of the parameter list (scalars count),
- * the listed parameters are left out of the call and allocated by it.  We
- * reject what TileLang would trip over later: an index out of range, a
- * duplicate, a scalar parameter. */
+ * introspection and out_idx over a kernel's signature (the rule itself is
+ * lib/IR/out_idx.c's: range, negative indices, duplicates, scalar and
+ * T.StridedTensor parameters). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "Runtime/kernel.h"
+
+#include "IR/out_idx.h"
+#include "Support/context.h"
 
 tl_kernel *tl_rt_kernel_new(void) {
   tl_kernel *k = calloc(1, sizeof *k);
@@ -42,48 +41,45 @@ void tl_rt_sig_free(tl_rt_sig *s) {
   memset(s, 0, sizeof *s);
 }
 
-static char *msgf(const char *fmt, long a, long b) {
-  char buf[256];
-  snprintf(buf, sizeof buf, fmt, a, b);
-  return strdup(buf);
+bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err,
+                             int *bad_param) {
+  *err = NULL;
+  *bad_param = -1;
+  tl_out_idx_param *ps = calloc((size_t)sig->nparams + 1, sizeof *ps);
+  int64_t *given = calloc(n + 1, sizeof *given);
+  bool ok = ps && given;
+  for (int i = 0; ok && i < sig->nparams; i++) {
+    const tl_rt_param *p = &sig->params[i];
+    ps[i] = (tl_out_idx_param){p->name, !p->is_tensor ? TL_OUT_IDX_SCALAR : p->strides ? TL_OUT_IDX_STRIDED
+                                                                                       : TL_OUT_IDX_TENSOR,
+                               TL_LOC_NONE};
+  }
+  for (size_t j = 0; ok && j < n; j++) given[j] = idx[j];
+  size_t bad = 0;
+  char msg[320];
+  if (ok && !tl_out_idx_normalize(ps, sig->nparams, given, n, norm, &bad, msg, sizeof msg)) {
+    int64_t w = given[bad] < 0 ? given[bad] + sig->nparams : given[bad];
+    if (w >= 0 && w < sig->nparams) *bad_param = (int)w;
+    *err = strdup(msg);
+    ok = false;
+  }
+  free(ps);
+  free(given);
+  return ok;
 }
 
-bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err) {
+bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err, int *bad_param) {
   *err = NULL;
+  *bad_param = -1;
   free(sig->out_idx);
   sig->out_idx = NULL;
   sig->nout = 0;
   for (int i = 0; i < sig->nparams; i++) sig->params[i].is_output = false;
   if (n == 0) return true;
-  if (n > (size_t)sig->nparams) {
-    *err = msgf("out_idx: %ld indices given for %ld parameters", (long)n, sig->nparams);
-    return false;
-  }
   int *norm = malloc(sizeof(int) * n);
-  if (!norm) return false;
-  for (size_t j = 0; j < n; j++) {
-    long v = idx[j];
-    long w = v < 0 ? v + sig->nparams : v;
-    if (w < 0 || w >= sig->nparams) {
-      *err = msgf("out_idx: index %ld is out of range for %ld parameters", v, sig->nparams);
-      free(norm);
-      return false;
-    }
-    for (size_t q = 0; q < j; q++)
-      if (norm[q] == (int)w) {
-        *err = msgf("out_idx: parameter #%ld is listed twice (index %ld)", w, v);
-        free(norm);
-        return false;
-      }
-    if (!sig->params[w].is_tensor) {
-      char buf[256];
-      snprintf(buf, sizeof buf, "out_idx: index %ld names the scalar parameter '%s'; outputs "
-               "must be tensors", v, sig->params[w].name);
-      *err = strdup(buf);
-      free(norm);
-      return false;
-    }
-    norm[j] = (int)w;
+  if (!norm || !tl_rt_normalize_out_idx(sig, idx, n, norm, err, bad_param)) {
+    free(norm);
+    return false;
   }
   for (size_t j = 0; j < n; j++) sig->params[norm[j]].is_output = true;
   sig->out_idx = norm;
@@ -221,6 +217,22 @@ bool tl_kernel_param_is_output(const tl_kernel *k, int i) {
 const int *tl_kernel_out_idx(const tl_kernel *k, int *n) {
   if (n) *n = k ? k->sig.nout : 0;
   return k ? k->sig.out_idx : NULL;
+}
+tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const int *idx, size_t n, int *norm) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (!k || (n && (!idx || !norm)))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_normalize_out_idx: argument '%s' is NULL",
+                                               !k ? "k" : !idx ? "idx" : "norm"));
+  char *err = NULL;
+  int bad_param;
+  if (tl_rt_normalize_out_idx(&k->sig, idx, n, norm, &err, &bad_param))
+    return tl_context_end(ctx, TL_OK);
+  tl_status s = err ? tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "kernel '%s': %s", k->name, err)
+                    : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  free(err);
+  return tl_context_end(ctx, s);
 }
 int tl_kernel_param_alignment(const tl_kernel *k, int i) {
   const tl_rt_param *p = param(k, i);

@@ -126,10 +126,16 @@ typedef struct tl_rt_sig {
 
 void tl_rt_sig_free(tl_rt_sig *s);
 
-/* Normalizes out_idx (TileLang: negative counts from the end) into sig:
- * sets nout/out_idx and the params' is_output.  Errors (index out of range,
- * duplicate, a scalar parameter) → false with a malloc'd message. */
-bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err);
+/* Normalizes out_idx into norm[0..n) by the one rule (lib/IR/out_idx.h,
+ * over sig's parameters: a T.StridedTensor is one whose strides are set).
+ * Errors (index out of range, duplicate, a scalar or strided parameter) →
+ * false with a malloc'd message in *err (NULL: out of memory) and, when the
+ * refused entry names a parameter, its index in *bad_param (else -1). */
+bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err,
+                             int *bad_param);
+/* tl_rt_normalize_out_idx, then sets sig's nout/out_idx and the params'
+ * is_output. */
+bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err, int *bad_param);
 
 /* Checks that every output dim can be computed from symbols that input
  * tensors bind.  false with a malloc'd message otherwise. */

@@ -264,7 +264,7 @@ static bool tune_key(const char *source, size_t len, const tl_tune_space *s, con
   tl_cache_compiler_identity(compiler, sizeof compiler);
   tl_cache_inputs in = {0};
   in.tile_ir = t.data ? t.data : "";
-  in.target = co->target ? co->target : tl_device_default_target();
+  in.target = tl_target_resolve(co->target);
   in.flags = co->flags;
   in.out_idx_mode = (int)co->out_idx_mode;
   in.out_idx = co->out_idx;

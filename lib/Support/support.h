@@ -122,6 +122,9 @@ typedef struct tl_diag {
   tl_loc first_error;              /* location of the first error */
   char *first_message;             /* message text of the first error (malloc) */
   int max_errors;                  /* stop recording after this many (default 20) */
+  /* remarks are wanted (tl_lower_options.remarks, set while each lowering
+   * pass runs, tl_lower_run_pass): passes emit them only then */
+  bool remarks_on;
 } tl_diag;
 
 void tl_diag_init(tl_diag *d);
@@ -135,6 +138,10 @@ void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fm
 #define tl_error(d, loc, ...) tl_diag_report((d), TL_DIAG_ERROR, (loc), __VA_ARGS__)
 #define tl_note(d, loc, ...) tl_diag_report((d), TL_DIAG_NOTE, (loc), __VA_ARGS__)
 #define tl_remark(d, loc, ...) tl_diag_report((d), TL_DIAG_REMARK, (loc), __VA_ARGS__)
+/* $TL_REMARKS set (not "" or "0"): the user's convenience that turns
+ * remarks on as the compile option would; read only at the public API's
+ * compile entry points (tl_kernel_compile, tl_module_run_passes). */
+bool tl_diag_env_remarks(void);
 /* Drops all recorded diagnostics (keeps sources). */
 void tl_diag_clear(tl_diag *d);
 

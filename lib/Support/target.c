@@ -1,6 +1,7 @@
 /* Target table: the facts lowering, code generation and the public target
  * queries need about each supported GPU architecture (lib/Support/target.h),
- * and the names of TileLang's pass configs that select lowerings.
+ * and the rows of the pass-config table (include/tilelang/pass_configs.def)
+ * with their value texts.
  *
  * Algorithm: a constant table searched by name.
  * Sources (PTX ISA 8.5 unless said; each instruction's "Target ISA notes"
@@ -38,6 +39,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tilelang/runtime.h" /* the TL_COMPILE_* flags of the pass configs */
+
 /* the mma.sync shapes every sm_8x/sm_90 entry has */
 #define MMA_SM80                                                                                    \
   (TL_MMA_M16N8K8_F16 | TL_MMA_M16N8K16_F16 | TL_MMA_M16N8K8_BF16 | TL_MMA_M16N8K16_BF16 |          \
@@ -67,6 +70,8 @@ static const tl_target targets[] = {
      .wgmma = true, .tma = true, .setmaxnreg = true, .clusters = true, .sms = 132},
 };
 
+const tl_target *tl_target_default(void) { return &targets[0]; }
+
 const tl_target *tl_target_lookup(const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
@@ -91,25 +96,29 @@ const char *tl_target_names(void) {
   return names_text;
 }
 
-/* TileLang's names (tilelang/transform/pass_config.py, PassConfigKey) */
-const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT] = {
-    "tl.disable_wgmma", "tl.disable_tma_lower", "tl.disable_warp_specialized", "tl.config_index_bitwidth",
-    "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong", "tl.attention_overlap",
-    "tl.attention_persistent"};
+/* ------------------------------------------------------------ pass configs */
+const tl_pass_config_info tl_pass_config_table[TL_PASS_CONFIG_COUNT] = {
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) {key, TL_COMPILE_##NAME, TL_PASS_CONFIG_##kind, dflt, doc},
+#include "tilelang/pass_configs.def"
+};
 
 bool *tl_pass_config_field(tl_pass_configs *c, int i) {
   switch (i) {
-    case 0: return &c->disable_wgmma;
-    case 1: return &c->disable_tma_lower;
-    case 2: return &c->disable_warp_specialized;
-    case 3: return &c->index_bitwidth_64;
-    case 4: return &c->enable_stream_k;
-    case 5: return &c->disable_tma_store;
-    case 6: return &c->attention_pingpong;
-    case 7: return &c->attention_overlap;
-    case 8: return &c->attention_persistent;
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) \
+  case TL_PC_##NAME: return &c->field;
+#include "tilelang/pass_configs.def"
     default: return NULL;
   }
+}
+
+tl_pass_configs tl_pass_configs_from_flags(unsigned flags) {
+  tl_pass_configs c = {0};
+  for (int i = 0; i < TL_PASS_CONFIG_COUNT; i++)
+    if (flags & tl_pass_config_table[i].flag) {
+      *tl_pass_config_field(&c, i) = true;
+      tl_pass_config_mark_given(&c, i);
+    }
+  return c;
 }
 
 bool tl_pass_config_get(const tl_pass_configs *c, int i) {
@@ -120,6 +129,55 @@ bool tl_pass_config_get(const tl_pass_configs *c, int i) {
 
 int tl_pass_config_index(const char *key) {
   for (int i = 0; key && i < TL_PASS_CONFIG_COUNT; i++)
-    if (!strcmp(key, tl_pass_config_keys[i])) return i;
+    if (!strcmp(key, tl_pass_config_table[i].key)) return i;
   return -1;
+}
+
+const char *tl_pass_config_value_text(int i, bool on) {
+  if (i >= 0 && i < TL_PASS_CONFIG_COUNT && tl_pass_config_table[i].kind == TL_PASS_CONFIG_BITWIDTH)
+    return on ? "64" : "32";
+  return on ? "True" : "False";
+}
+
+bool tl_pass_config_parse_value(int i, const char *v, bool *on) {
+  if (i < 0 || i >= TL_PASS_CONFIG_COUNT || !v) return false;
+  static const char *const texts[][3] = {{"True", "true", "1"}, {"False", "false", "0"}};
+  static const char *const widths[] = {"64", "32"};
+  for (int b = 0; b < 2; b++) {
+    bool hit = false;
+    if (tl_pass_config_table[i].kind == TL_PASS_CONFIG_BITWIDTH) hit = !strcmp(v, widths[b]);
+    else
+      for (int t = 0; t < 3; t++) hit |= !strcmp(v, texts[b][t]);
+    if (hit) {
+      *on = b == 0;
+      return true;
+    }
+  }
+  return false;
+}
+
+static char key_lists[2][512];
+static pthread_once_t key_lists_once = PTHREAD_ONCE_INIT;
+
+static void make_key_lists(void) {
+  for (int q = 0; q < 2; q++)
+    for (int i = 0, at = 0; i < TL_PASS_CONFIG_COUNT && at < (int)sizeof key_lists[q]; i++)
+      at += snprintf(key_lists[q] + at, sizeof key_lists[q] - (size_t)at, "%s%s%s%s", i ? ", " : "", q ? "\"" : "",
+                     tl_pass_config_table[i].key, q ? "\"" : "");
+}
+
+const char *tl_pass_config_key_list(bool quoted) {
+  pthread_once(&key_lists_once, make_key_lists);
+  return key_lists[quoted];
+}
+
+bool tl_pass_config_any_schedule_given(const tl_pass_configs *c) {
+  for (int i = 0; i < TL_PASS_CONFIG_COUNT; i++)
+    if (tl_pass_config_table[i].kind == TL_PASS_CONFIG_SCHEDULE && tl_pass_config_given(c, i)) return true;
+  return false;
+}
+
+void tl_pass_config_mark_given(tl_pass_configs *c, int i) {
+  if (i >= 0 && i < TL_PASS_CONFIG_COUNT && tl_pass_config_table[i].kind == TL_PASS_CONFIG_SCHEDULE)
+    c->given |= 1u << i;
 }

@@ -61,87 +61,79 @@ typedef struct tl_target {
                            * with_device_sms).  0: no persistent grids */
 } tl_target;
 
+/* The target compiled for where none is named and no device says otherwise
+ * (the table's first entry, sm_80: its PTX runs on every supported
+ * architecture).  The one place this default is written. */
+const tl_target *tl_target_default(void);
 /* Looks up a target by name ("sm_80", ...); NULL for an unknown name or NULL. */
 const tl_target *tl_target_lookup(const char *name);
 /* The supported names, for messages: "sm_80, sm_86, sm_89, sm_90 or sm_90a". */
 const char *tl_target_names(void);
 
-/* TileLang's pass configs that choose among lowerings
- * (@tilelang.jit(pass_configs={...}) and T.func_attr, boolean each; all
- * false by default).  Each keeps a GEMM main loop off the sm_90a path of
- * TMA + mbarriers + wgmma + a producer warpgroup (lib/Lower/
- * warp_specialize.c), on cp.async + mma.sync.  ("tl.enable_fast_math", the
- * pass config that acts on code generation, is tl_primfunc.fast_math.) */
+/* TileLang's pass configs (include/tilelang/pass_configs.def: keys, kinds,
+ * what each does), as a function of the tile IR holds them (jit
+ * pass_configs, T.func_attr, the TL_COMPILE_* flags; printed as T.func_attr
+ * keys).  All false by default. */
 typedef struct tl_pass_configs {
-  bool disable_wgmma;            /* "tl.disable_wgmma": no wgmma, mma.sync instead */
-  bool disable_tma_lower;        /* "tl.disable_tma_lower": no TMA for copies */
-  bool disable_warp_specialized; /* "tl.disable_warp_specialized": no producer/consumer warps */
-  /* "tl.config_index_bitwidth": 64 (the key's value is the bit width, 32 or
-   * 64; set means 64): every global tensor index is computed in int64
-   * (lib/IR/index64.c); 32, the default, leaves int32 indices except into
-   * dims that can exceed int32. */
-  bool index_bitwidth_64;
-  /* "tl.enable_stream_k" (this project's; TileLang has no stream-K
-   * lowering; off by default): a persistent Hopper GEMM splits the k-tiles
-   * of its last wave of tiles over all blocks (lib/Lower/Hopper/stream_k.c)
-   * instead of running whole tiles per block. */
-  bool enable_stream_k;
-  /* "tl.disable_tma_store" (this project's): a warp-specialized GEMM's
-   * epilogue stores its tile with st.global from the shared staging tile
-   * instead of TMA tensor stores (lib/Lower/lower_tile.c) */
-  bool disable_tma_store;
-  /* "tl.attention_pingpong" (this project's; off by default): the sm_90a
-   * attention form with two consumer warpgroups takes turns at the tensor
-   * cores -- each T.gemm of the loop waits for its warpgroup's turn (a named
-   * barrier) and hands the turn to the other warpgroup once its wgmma are
-   * issued, so one warpgroup's softmax runs under the other's GEMMs
-   * (lib/Lower/Hopper/warp_specialize.c, "ping-pong") */
-  bool attention_pingpong;
-  /* "tl.attention_overlap" (this project's; off by default): the sm_90a
-   * attention form overlaps each consumer warpgroup's softmax of key block
-   * k with its own wgmma (Q·K_k^T and P·V of block k - 1 in flight while
-   * the softmax runs; lib/Lower/Hopper/attention_overlap.c) */
-  bool attention_overlap;
-  /* "tl.attention_persistent" (this project's; off by default): the sm_90a
-   * attention form runs on a persistent grid of min(tiles, SMs) blocks, each
-   * looping over output tiles, so that the producer loads the next tile's Q,
-   * K and V while the consumers finish the last (lib/Lower/Hopper/warp_specialize.c) */
-  bool attention_persistent;
-  /* bit i: key i of tl_pass_config_keys, one of TL_PASS_CONFIG_SCHEDULE's,
-   * was given, True or False (the attention form's default schedule
-   * applies only when none of them was; the printer writes a given False,
-   * so that the kernel cache's key tells it from an absent key) */
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) bool field;
+#include "tilelang/pass_configs.def"
+  /* bit i: key i of the table, one of kind SCHEDULE, was given, True or
+   * False (the attention form's default schedule applies only when none of
+   * them was; the printer writes a given False, so that the kernel cache's
+   * key tells it from an absent key) */
   unsigned given;
 } tl_pass_configs;
 
-/* The pass config keys above, in tl_pass_configs field order, for the
- * front end and the printer: "tl.disable_wgmma", "tl.disable_tma_lower",
- * "tl.disable_warp_specialized", "tl.config_index_bitwidth",
- * "tl.enable_stream_k", "tl.disable_tma_store", "tl.attention_pingpong",
- * "tl.attention_overlap", "tl.attention_persistent". */
-#define TL_PASS_CONFIG_COUNT 9
-/* The index of "tl.config_index_bitwidth", whose value is 32 or 64 (printed
- * as 64 when set) instead of True/False. */
-#define TL_PASS_CONFIG_INDEX_BITWIDTH 3
-extern const char *const tl_pass_config_keys[TL_PASS_CONFIG_COUNT];
-/* The field of c named by key index i (0 <= i < TL_PASS_CONFIG_COUNT). */
+/* The row indices of the table, TL_PC_<NAME>, and their count. */
+enum {
+#define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) TL_PC_##NAME,
+#include "tilelang/pass_configs.def"
+  TL_PASS_CONFIG_COUNT
+};
+
+/* How a config's value is written (the table's kind column). */
+typedef enum tl_pass_config_kind {
+  TL_PASS_CONFIG_BOOL,     /* True or False; False is absent */
+  TL_PASS_CONFIG_SCHEDULE, /* True or False; False differs from absent */
+  TL_PASS_CONFIG_BITWIDTH  /* 32 or 64; 64 sets the field */
+} tl_pass_config_kind;
+
+/* Row i of the table (0 <= i < TL_PASS_CONFIG_COUNT). */
+typedef struct tl_pass_config_info {
+  const char *key;         /* "tl.disable_wgmma" */
+  unsigned flag;           /* TL_COMPILE_DISABLE_WGMMA */
+  tl_pass_config_kind kind;
+  const char *dflt;        /* "False", "32", "absent" */
+  const char *doc;
+} tl_pass_config_info;
+extern const tl_pass_config_info tl_pass_config_table[TL_PASS_CONFIG_COUNT];
+
+/* The pass configs the TL_COMPILE_* bits of flags set (given True). */
+tl_pass_configs tl_pass_configs_from_flags(unsigned flags);
+/* The field of c named by row i (NULL for an index out of range). */
 bool *tl_pass_config_field(tl_pass_configs *c, int i);
 /* The value of that field (false for an index out of range). */
 bool tl_pass_config_get(const tl_pass_configs *c, int i);
-/* Index of key in tl_pass_config_keys, or -1. */
+/* Index of key in the table, or -1. */
 int tl_pass_config_index(const char *key);
-/* The keys whose absence means "the compiler chooses" (the attention
- * schedules: "tl.attention_pingpong", "tl.attention_overlap",
- * "tl.attention_persistent"), as bits of key indices; for the others False
- * and absent are the same. */
-#define TL_PASS_CONFIG_SCHEDULE (7u << 6)
-/* Was key index i, one of TL_PASS_CONFIG_SCHEDULE's, given (True or False)? */
+/* The value text of row i as the printer writes it: "True"/"False", or
+ * "64"/"32" for a BITWIDTH row. */
+const char *tl_pass_config_value_text(int i, bool on);
+/* Parses value text v for row i (Python literals: True/False/1/0 and
+ * true/false for the booleans, 32/64 for a BITWIDTH row) into *on; false
+ * for another text. */
+bool tl_pass_config_parse_value(int i, const char *v, bool *on);
+/* The keys in table order, comma-separated, each in double quotes when
+ * quoted ("\"tl.enable_fast_math\", \"tl.disable_wgmma\", ...", for the
+ * front end's messages) or bare (tl_pass_config_flag_keys); static. */
+const char *tl_pass_config_key_list(bool quoted);
+/* Was row i, of kind SCHEDULE, given (True or False)? */
 static inline bool tl_pass_config_given(const tl_pass_configs *c, int i) {
   return i >= 0 && i < TL_PASS_CONFIG_COUNT && (c->given >> i & 1u);
 }
-/* Records that key index i was given (a no-op outside TL_PASS_CONFIG_SCHEDULE). */
-static inline void tl_pass_config_mark_given(tl_pass_configs *c, int i) {
-  if (i >= 0 && i < TL_PASS_CONFIG_COUNT) c->given |= (1u << i) & TL_PASS_CONFIG_SCHEDULE;
-}
+/* Were any of the SCHEDULE rows given? */
+bool tl_pass_config_any_schedule_given(const tl_pass_configs *c);
+/* Records that row i was given (a no-op for rows not of kind SCHEDULE). */
+void tl_pass_config_mark_given(tl_pass_configs *c, int i);
 
 #endif

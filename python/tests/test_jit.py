@@ -187,6 +187,21 @@ def test_strided_tensor_takes_a_view():
         assert np.array_equal(kd(v), v * np.float32(2) + np.float32(1))
 
 
+def test_strided_tensor_is_no_out_idx_output(tmp_path):
+    """out_idx naming a T.StridedTensor is refused before anything runs (the library's rule): the package
+    would allocate it compact while the kernel addresses it with its row stride."""
+    src = open(STRIDED).read().replace("out_idx=[-1]", "out_idx=[-2]")
+    (tmp_path / "strided_out.py").write_text(src)
+    for dynamic_ld in (False, True):
+        with pytest.raises((tilelang.ArgumentError, tilelang.CompileError),
+                           match="out_idx -2 names 'A', a T.StridedTensor"):
+            tilelang.load_file(str(tmp_path / "strided_out.py")).strided(dynamic_ld=dynamic_ld)
+    k = tilelang.load_file(STRIDED).strided(ld=96)  # the same compiled kernel with another out_idx
+    with pytest.raises(tilelang.ArgumentError, match="out_idx 0 names 'A', a T.StridedTensor"):
+        tilelang.JITKernel(k._ck, None, [0], "auto")
+    assert tilelang.JITKernel(k._ck, None, [-1], "auto").out_idx == [1]
+
+
 # ---------------------------------------------------------------- compile errors
 def test_syntax_error_has_line_and_caret():
     @tilelang.jit(out_idx=-1)
@@ -330,7 +345,7 @@ def test_attention_schedule_config_given_false():
 
 
 def test_pass_config_keys_are_the_librarys():
-    # the package takes its keys from libtilelang's table (tl_pass_config_flag): tl.disable_tma_store, which
+    # the package takes its keys from libtilelang's table (tl_pass_config_apply): tl.disable_tma_store, which
     # a copy of the table in the package once lacked, keeps the sm_90a GEMM's epilogue off TMA stores
     g = gemm_factory.func(4096, 4096, 256, 128, 128, 64, num_stages=3, threads=256)
     dflt = tilelang.compile(g, out_idx=[2], target="sm_90a")
@@ -339,6 +354,10 @@ def test_pass_config_keys_are_the_librarys():
     assert "cp.async.bulk.tensor.2d.global.shared::cta" not in off.get_kernel_source()
     with pytest.raises(ValueError, match="tl.attention_persistent"):  # the message lists the library's keys
         tilelang.compile(g, pass_configs={"tl.disable_tma_stores": True})
+    # the library's value rule: tl.config_index_bitwidth takes 32 or 64; PassConfigKey has every key
+    with pytest.raises(ValueError, match="'tl.config_index_bitwidth': expected 32 or 64, got '16'"):
+        tilelang.compile(g, pass_configs={tilelang.PassConfigKey.TL_CONFIG_INDEX_BITWIDTH: 16})
+    assert tilelang.PassConfigKey.TL_ENABLE_STREAM_K == "tl.enable_stream_k"
 
 
 # ---------------------------------------------------------------- profiler, testing helpers

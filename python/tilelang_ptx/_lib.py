@@ -68,7 +68,7 @@ class CompileOptions(ctypes.Structure):  # tl_compile_options
                 ("n_out_idx", c_size_t), ("flags", ctypes.c_uint), ("verify_each", ctypes.c_bool),
                 ("stop_after", c_int), ("after_stage", c_void_p), ("after_stage_user", c_void_p),
                 ("times", c_void_p), ("kernel", c_char_p), ("cache", c_int), ("sms", c_int),
-                ("flags_false", ctypes.c_uint)]
+                ("flags_false", ctypes.c_uint), ("remarks", ctypes.c_bool)]
 
 
 class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VALUE as Python literal text
@@ -116,11 +116,15 @@ param_ndim = _decl("tl_kernel_param_ndim", c_int, P, c_int)
 param_dim = _decl("tl_kernel_param_dim", ctypes.c_bool, P, c_int, c_int,
                   ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(c_char_p))
 dtype_name = _decl("tl_dtype_name", c_char_p, TLDType)
+# out_idx normalized by the library's rule (range, negatives, duplicates, scalar and strided parameters)
+kernel_normalize_out_idx = _decl("tl_kernel_normalize_out_idx", c_int, P, P, ctypes.POINTER(c_int), c_size_t,
+                                 ctypes.POINTER(c_int))
 kernel_call = _decl("tl_kernel_call", c_int, P, P, P, c_size_t, P, P)
-# the boolean pass configs: key -> TL_COMPILE_* flag (0: unknown), the known keys, the flags that take False
-pass_config_flag = _decl("tl_pass_config_flag", ctypes.c_uint, c_char_p, c_size_t)
+# the pass-config table (include/tilelang/pass_configs.def): its keys, and key = value text applied to
+# (flags, flags_false) by the library's rule
 pass_config_flag_keys = _decl("tl_pass_config_flag_keys", c_char_p)
-pass_config_false_flags = _decl("tl_pass_config_false_flags", ctypes.c_uint)
+pass_config_apply = _decl("tl_pass_config_apply", c_int, P, c_char_p, c_char_p, ctypes.POINTER(ctypes.c_uint),
+                          ctypes.POINTER(ctypes.c_uint))
 target_supported = _decl("tl_target_supported", ctypes.c_bool, c_char_p)
 target_list = _decl("tl_target_list", c_char_p)
 default_target = _decl("tl_device_default_target", c_char_p)

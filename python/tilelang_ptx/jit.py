@@ -45,9 +45,8 @@ _cache_lock = threading.Lock()
 _stats = {"compiles": 0}
 
 _warned_keys = set()
-# the other boolean pass configs (tl.enable_fast_math, the sm_90a path's switches, this project's attention
-# schedules) are libtilelang's table: tl_pass_config_flag, and tl_pass_config_false_flags for the ones whose
-# False differs from absent (runtime.h)
+# the pass configs this compiler reads (tl.enable_fast_math, the sm_90a path's switches, this project's
+# attention schedules, ...) are libtilelang's table, applied by tl_pass_config_apply (runtime.h)
 
 
 def compile_count():
@@ -130,25 +129,25 @@ def _target(target):
 def _flags(pass_configs):
     """(flags, flags_false): the TL_COMPILE_* bits of the configs given True, and of the attention schedule
     configs given False (tl_compile_options.flags_false: the default schedule then does not choose them)."""
-    flags = 0
-    flags_false = 0
-    takes_false = _lib.pass_config_false_flags()
+    flags, flags_false = ctypes.c_uint(0), ctypes.c_uint(0)
+    ctx = _lib.context()
     for k, v in (pass_configs or {}).items():
-        key = k.encode() if isinstance(k, str) else b""
-        f = _lib.pass_config_flag(key, len(key))
-        if f:
-            flags |= f if v else 0
-            flags_false |= f if not v and f & takes_false else 0
+        known = _lib.pass_config_flag_keys().decode()
+        if isinstance(k, str) and k in known.split(", "):
+            # the value as Python writes it (True, False, 0, 1, 32, 64): the library's rule, as in a file's
+            if _lib.pass_config_apply(ctx, k.encode(), str(v).encode(), ctypes.byref(flags),
+                                      ctypes.byref(flags_false)) != _lib.TL_OK:
+                raise ValueError(_lib.last_error(ctx))
         elif k in tilelang_keys():
             if k not in _warned_keys:  # one warning per key and process
                 _warned_keys.add(k)
                 warnings.warn(CompileWarning(f"pass config {k!r} (TileLang's) has no effect in this compiler; "
-                                             f"the configs it reads: {_lib.pass_config_flag_keys().decode()}"),
+                                             f"the configs it reads: {known}"),
                               stacklevel=_user_stacklevel())
         else:
             raise ValueError(f"unsupported pass config {k!r} (neither TileLang's tilelang.PassConfigKey nor this "
-                             f"compiler's: {_lib.pass_config_flag_keys().decode()})")
-    return flags, flags_false
+                             f"compiler's: {known})")
+    return flags.value, flags_false.value
 
 
 def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto",

@@ -103,7 +103,7 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
         n = _lib.param_count(h)
         names = [_lib.param_name(h, i).decode() for i in range(n)]
         tensor = [bool(_lib.param_is_tensor(h, i)) for i in range(n)]
-        self.out_idx = _normalize_out_idx(out_idx, names, tensor)
+        self.out_idx = _normalize_out_idx(h, out_idx)
         outs = set(self.out_idx or ())
         self.params = []
         for i in range(n):
@@ -362,25 +362,24 @@ def _fixed_layout(shape, dtype):
     return (_hdr(len(shape)), len(shape), code, bits, tuple(shape) + tuple(strides))
 
 
-def _normalize_out_idx(out_idx, names, tensor):
-    """TileLang's out_idx (None, an int, a list of ints; negative from the end) -> list or None."""
+def _normalize_out_idx(h, out_idx):
+    """TileLang's out_idx (None, an int, a list of ints; negative from the end) -> list or None, normalized
+    by libtilelang's rule (tl_kernel_normalize_out_idx: range, duplicates, scalar and T.StridedTensor
+    parameters) for kernel handle h."""
     if out_idx is None:
         return None
-    n = len(names)
     items = [out_idx] if isinstance(out_idx, int) else list(out_idx)
-    res = []
     for k in items:
         if not isinstance(k, int) or isinstance(k, bool):
             raise ArgumentError(f"out_idx entries must be integers, got {k!r}")
-        j = k + n if k < 0 else k
-        if not 0 <= j < n:
-            raise ArgumentError(f"out_idx {k} is out of range for {n} parameters ({', '.join(names)})")
-        if not tensor[j]:
-            raise ArgumentError(f"out_idx {k} names '{names[j]}', a scalar parameter; outputs are tensors")
-        if j in res:
-            raise ArgumentError(f"out_idx names '{names[j]}' twice")
-        res.append(j)
-    return res or None
+        if not -2**31 <= k < 2**31:
+            raise ArgumentError(f"out_idx {k} is out of range for {_lib.param_count(h)} parameters")
+    n = len(items)
+    given, norm = (ctypes.c_int * max(n, 1))(*items), (ctypes.c_int * max(n, 1))()
+    ctx = _lib.context()
+    if _lib.kernel_normalize_out_idx(ctx, h, given, n, norm) != _lib.TL_OK:
+        raise ArgumentError(_lib.last_error(ctx))
+    return list(norm[:n]) or None
 
 
 _TORCH_DTYPES = {}

@@ -203,7 +203,7 @@ Test(builder, misuse_messages) {
       {"tl_builder_for_begin: argument 'nvars': only T.Parallel takes more than one variable, got 2", 9},
       {"tl_builder_else: no open if scope", 10},
       {"tl_builder_finish: 1 scope left open (innermost: a for loop)", 11},
-      {"tl_builder_set_out_idx: argument 'idx[0]': 3 is out of range for 1 parameter", 12},
+      {"tl_builder_set_out_idx: argument 'idx[0]': out_idx 3 is out of range for 1 parameter", 12},
       {"tl_builder_int_typed: argument 'v': 300 does not fit in uint8", 13},
       {"tl_builder_tile_op: argument 'kwargs[1].name': keyword 'dim' is given twice", 14},
       {"tl_builder_call: argument 'n': T.exp2 takes 1 argument, got 2", 15},

@@ -16,6 +16,7 @@
 
 #include "IR/tir.h"
 #include "NVPTX/nvptx.h"
+#include "Support/Hopper/path.h"
 #include "tilelang/runtime.h"
 
 /* ------------------------------------------------------------ IR helpers */
@@ -518,23 +519,57 @@ Test(nvptx, target_names_from_the_table) {
   cr_expect_str_eq(tl_target_names(), "sm_80, sm_86, sm_89, sm_90 or sm_90a");
   cr_expect_str_eq(tl_target_list(), tl_target_names());
   cr_expect(tl_target_supported("sm_89") && !tl_target_supported("sm_100") && !tl_target_supported(NULL));
+  /* the default without a device is the table's; "auto" (NULL) resolves to the device's, a name to itself */
+  cr_expect_str_eq(tl_target_default()->name, "sm_80");
+  cr_expect_str_eq(tl_target_resolve(NULL), tl_device_default_target());
+  cr_expect_str_eq(tl_target_resolve("sm_90a"), "sm_90a");
 }
 
 Test(nvptx, pass_config_keys) {
-  cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), 0);
-  cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), 1);
-  cr_expect_eq(tl_pass_config_index("tl.disable_warp_specialized"), 2);
-  cr_expect_eq(tl_pass_config_index("tl.config_index_bitwidth"), TL_PASS_CONFIG_INDEX_BITWIDTH);
-  cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), -1);
+  cr_expect_eq(tl_pass_config_index("tl.enable_fast_math"), TL_PC_FAST_MATH);
+  cr_expect_eq(tl_pass_config_index("tl.disable_wgmma"), TL_PC_DISABLE_WGMMA);
+  cr_expect_eq(tl_pass_config_index("tl.disable_tma_lower"), TL_PC_DISABLE_TMA_LOWER);
+  cr_expect_eq(tl_pass_config_index("tl.config_index_bitwidth"), TL_PC_INDEX_BITWIDTH_64);
+  cr_expect_eq(tl_pass_config_index("tl.enable_magic"), -1);
   cr_expect_eq(tl_pass_config_index(NULL), -1);
   tl_pass_configs c = {0};
-  *tl_pass_config_field(&c, 1) = true;
+  *tl_pass_config_field(&c, TL_PC_DISABLE_TMA_LOWER) = true;
   cr_expect(c.disable_tma_lower && !c.disable_wgmma && !c.disable_warp_specialized);
-  cr_expect(tl_pass_config_get(&c, 1) && !tl_pass_config_get(&c, 0) && !tl_pass_config_get(&c, 3));
-  *tl_pass_config_field(&c, TL_PASS_CONFIG_INDEX_BITWIDTH) = true;
+  cr_expect(tl_pass_config_get(&c, TL_PC_DISABLE_TMA_LOWER) && !tl_pass_config_get(&c, TL_PC_DISABLE_WGMMA));
+  *tl_pass_config_field(&c, TL_PC_INDEX_BITWIDTH_64) = true;
   cr_expect(c.index_bitwidth_64);
+  cr_expect_str_eq(tl_pass_config_value_text(TL_PC_INDEX_BITWIDTH_64, true), "64");
+  cr_expect_str_eq(tl_pass_config_value_text(TL_PC_DISABLE_WGMMA, false), "False");
   cr_expect(!tl_pass_config_get(&c, TL_PASS_CONFIG_COUNT));
   cr_expect_null(tl_pass_config_field(&c, TL_PASS_CONFIG_COUNT));
+  /* the kinds: only the attention schedules remember a given False */
+  tl_pass_config_mark_given(&c, TL_PC_DISABLE_WGMMA);
+  cr_expect(!tl_pass_config_any_schedule_given(&c));
+  tl_pass_config_mark_given(&c, TL_PC_ATTENTION_OVERLAP);
+  cr_expect(tl_pass_config_any_schedule_given(&c) && tl_pass_config_given(&c, TL_PC_ATTENTION_OVERLAP));
+  cr_expect_eq(TL_COMPILE_ATTENTION_SCHEDULE,
+               TL_COMPILE_ATTENTION_PINGPONG | TL_COMPILE_ATTENTION_OVERLAP | TL_COMPILE_ATTENTION_PERSISTENT);
+  /* the flag bits are the public ABI: unchanged by the table */
+  cr_expect_eq(TL_COMPILE_FAST_MATH, 1u << 2);
+  cr_expect_eq(TL_COMPILE_DISABLE_WGMMA, 1u << 3);
+  cr_expect_eq(TL_COMPILE_ATTENTION_PERSISTENT, 1u << 10);
+  bool on = false;
+  cr_expect(tl_pass_config_parse_value(TL_PC_INDEX_BITWIDTH_64, "64", &on) && on);
+  cr_expect(!tl_pass_config_parse_value(TL_PC_INDEX_BITWIDTH_64, "True", &on));
+  cr_expect(tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "false", &on) && !on);
+  cr_expect(!tl_pass_config_parse_value(TL_PC_DISABLE_WGMMA, "64", &on));
+}
+
+/* one Hopper-path predicate for the lowering and the tile-config tables */
+Test(nvptx, hopper_path_decision) {
+  tl_pass_configs pc = {0};
+  cr_expect_null(tl_hopper_path_refusal(tl_target_lookup("sm_90a"), &pc));
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_90"), &pc), "the target has no wgmma (sm_90a has)");
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_80"), &pc), "the target has no wgmma/TMA");
+  pc = tl_pass_configs_from_flags(TL_COMPILE_DISABLE_TMA_LOWER);
+  cr_expect_str_eq(tl_hopper_path_refusal(tl_target_lookup("sm_90a"), &pc), "tl.disable_tma_lower is set");
+  cr_expect(tl_gemm_configs_use_hopper("sm_90a", 0) && !tl_gemm_configs_use_hopper("sm_90", 0));
+  cr_expect(!tl_gemm_configs_use_hopper("sm_90a", TL_COMPILE_DISABLE_WARP_SPECIALIZED));
 }
 
 Test(nvptx, add_scalar) { emit_both(k_add_scalar, check_add_scalar); }

@@ -71,9 +71,9 @@ static tl_kernel *make_add_kernel(void) {
   s->params[1].align = 16;
   add_scalar(s, "alpha", TL_FLOAT32);
   d = prog_sym(0); add_tensor(s, "C", TL_FLOAT32, 1, &d);
-  int idx = -1;
+  int idx = -1, bp;
   char *err = NULL;
-  cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err), "%s", err ? err : "");
+  cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err, &bp), "%s", err ? err : "");
   s->ngrid = 1;
   s->grid[0] = prog_ceildiv(0, 1024);
   s->grid[1] = prog_const(1);
@@ -131,46 +131,66 @@ TestSuite(out_idx, .init = setup, .fini = teardown);
 Test(out_idx, normalization) {
   tl_kernel *k = make_add_kernel();
   char *err = NULL;
-  int n;
+  int n, bp;
   const int *idx = tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 1);
   cr_assert_eq(idx[0], 3);
   cr_assert(tl_kernel_param_is_output(k, 3));
   cr_assert_not(tl_kernel_param_is_output(k, 0));
   int l1[] = {-4, 1};
-  cr_assert(tl_rt_set_out_idx(&k->sig, l1, 2, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, l1, 2, &err, &bp));
   idx = tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 2);
   cr_assert_eq(idx[0], 0);
   cr_assert_eq(idx[1], 1);
-  cr_assert(tl_rt_set_out_idx(&k->sig, NULL, 0, &err)); /* none */
+  cr_assert(tl_rt_set_out_idx(&k->sig, NULL, 0, &err, &bp)); /* none */
   tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 0);
   int bad_scalar = 2, oor = 4, oor_neg = -5, dup[] = {3, -1};
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &bad_scalar, 1, &err));
-  cr_assert(strstr(err, "scalar parameter 'alpha'"), "%s", err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &bad_scalar, 1, &err, &bp));
+  cr_assert(strstr(err, "out_idx 2 names 'alpha', a scalar parameter"), "%s", err);
+  cr_assert_eq(bp, 2);
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor, 1, &err));
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor, 1, &err, &bp));
   cr_assert(strstr(err, "out of range"), "%s", err);
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor_neg, 1, &err));
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &oor_neg, 1, &err, &bp));
   free(err);
-  cr_assert_not(tl_rt_set_out_idx(&k->sig, dup, 2, &err));
-  cr_assert(strstr(err, "twice"), "%s", err);
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, dup, 2, &err, &bp));
+  cr_assert(strstr(err, "out_idx -1 names 'C' twice"), "%s", err);
   free(err);
+  /* a T.StridedTensor is refused: the call would allocate it compact */
+  k->sig.params[0].strides = calloc(1, sizeof *k->sig.params[0].strides);
+  k->sig.params[0].strides[0].prog = prog_const(2);
+  int strided = -4;
+  cr_assert_not(tl_rt_set_out_idx(&k->sig, &strided, 1, &err, &bp));
+  cr_assert(strstr(err, "out_idx -4 names 'A', a T.StridedTensor"), "%s", err);
+  cr_assert_eq(bp, 0);
+  free(err);
+  /* the public query (the Python package's) applies the same rule */
+  int norm[2] = {9, 9}, ok[] = {-1, 1};
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, ok, 2, norm), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert(norm[0] == 3 && norm[1] == 1);
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, &strided, 1, norm), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "kernel 'main': out_idx -4 names 'A', a T.StridedTensor"), "%s",
+            tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, k, &oor, 1, norm), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "out_idx 4 is out of range for 4 parameters"));
+  cr_assert_eq(tl_kernel_normalize_out_idx(ctx, NULL, &oor, 1, norm), TL_ERR_INVALID_ARGUMENT);
   tl_kernel_destroy(k);
 }
 
 Test(out_idx, output_symbol_must_be_bound_by_an_input) {
   tl_kernel *k = make_add_kernel();
   char *err = NULL;
+  int bp;
   int all[] = {0, 1, 3}; /* every tensor an output: nothing binds n */
-  cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err, &bp));
   cr_assert_not(tl_rt_check_solvable(&k->sig, &err));
   cr_assert(strstr(err, "dynamic dim 'n'"), "%s", err);
   free(err);
   int last = -1;
-  cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err));
+  cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err, &bp));
   cr_assert(tl_rt_check_solvable(&k->sig, &err));
   tl_kernel_destroy(k);
 }
@@ -860,18 +880,79 @@ Test(compile, set_ptx_checks_the_entry_and_parameters) {
   tl_kernel_destroy(k);
 }
 
-/* tl_pass_config_flag: the one table of boolean pass configs (tl-run's
- * --pass-config, the compiler's flags → pass configs). */
+/* tl_pass_config_flag, tl_pass_config_apply: the pass-config table
+ * (include/tilelang/pass_configs.def) as tl-run's --pass-config and the
+ * Python package read it. */
 Test(compile, pass_config_flags_by_key) {
   cr_assert_eq(tl_pass_config_flag("tl.disable_wgmma", 16), TL_COMPILE_DISABLE_WGMMA);
   cr_assert_eq(tl_pass_config_flag("tl.enable_fast_math=True", 19), TL_COMPILE_FAST_MATH);
   cr_assert_eq(tl_pass_config_flag("tl.attention_overlap", 20), TL_COMPILE_ATTENTION_OVERLAP);
   cr_assert_eq(tl_pass_config_flag("tl.disable_wgmm", 15), 0u, "a prefix is not a key");
-  cr_assert_eq(tl_pass_config_flag("tl.config_index_bitwidth", 24), 0u, "not a boolean flag");
+  cr_assert_eq(tl_pass_config_flag("tl.config_index_bitwidth", 24), TL_COMPILE_INDEX_BITWIDTH_64);
   cr_assert_eq(tl_pass_config_flag(NULL, 0), 0u);
   const char *keys = tl_pass_config_flag_keys();
   cr_assert(strstr(keys, "tl.disable_tma_store") && strstr(keys, "tl.attention_pingpong"), "%s", keys);
   cr_assert_str_eq(keys, tl_pass_config_flag_keys(), "stable text");
+  unsigned f = 0, ff = 0;
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", NULL, &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.attention_overlap", "False", &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.config_index_bitwidth", "64", &f, &ff), TL_OK);
+  cr_assert_eq(f, TL_COMPILE_DISABLE_WGMMA | TL_COMPILE_INDEX_BITWIDTH_64);
+  cr_assert_eq(ff, TL_COMPILE_ATTENTION_OVERLAP, "a schedule given False");
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", "0", &f, &ff), TL_OK);
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.attention_overlap", "true", &f, &ff), TL_OK);
+  cr_assert_eq(f, TL_COMPILE_INDEX_BITWIDTH_64 | TL_COMPILE_ATTENTION_OVERLAP);
+  cr_assert_eq(ff, 0u, "False of a boolean config is absent; True clears a given False");
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.no_such", NULL, &f, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "unsupported pass config 'tl.no_such' (understood: tl.enable_fast_math"),
+            "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.config_index_bitwidth", "16", &f, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "expected 32 or 64, got '16'"), "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_pass_config_apply(ctx, "tl.disable_wgmma", NULL, NULL, &ff), TL_ERR_INVALID_ARGUMENT);
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'flags' is NULL"));
+  cr_assert_eq(tl_pass_config_apply(NULL, "tl.disable_wgmma", NULL, &f, &ff), TL_ERR_INVALID_ARGUMENT);
+}
+
+/* tl_compile_options.remarks: the lowering's remarks reach
+ * tl_context_warnings only when asked for (the option, not a process-wide
+ * environment variable set behind the caller's back). */
+Test(compile, remarks_option) {
+  unsetenv("TL_REMARKS");
+  tl_define d[3] = {{"M", "128"}, {"N", "128"}, {"K", "64"}};
+  tl_compile_options o = {0};
+  o.target = "sm_90a";
+  o.stop_after = TL_STAGE_SIMT;
+  o.cache = TL_CACHE_USE_OFF;
+  tl_kernel *k = NULL;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert_null(strstr(tl_context_warnings(ctx), "remark:"), "%s", tl_context_warnings(ctx));
+  tl_kernel_destroy(k);
+  o.remarks = true;
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_warnings(ctx), "remark: T.Pipelined GEMM loop takes the Hopper path"), "%s",
+            tl_context_warnings(ctx));
+  tl_kernel_destroy(k);
+}
+
+/* TL_COMPILE_INDEX_BITWIDTH_64 sets "tl.config_index_bitwidth" in the
+ * kernel's IR (int64 indices), as the file's pass config would. */
+Test(compile, index_bitwidth_flag) {
+  tl_compile_options o = {0};
+  o.stop_after = TL_STAGE_SIMT;
+  o.cache = TL_CACHE_USE_OFF;
+  o.flags = TL_COMPILE_INDEX_BITWIDTH_64;
+  tl_kernel *k = NULL;
+  const char *src = "import tilelang.language as T\n"
+                    "@T.prim_func\n"
+                    "def f(A: T.Tensor((64,), \"float32\")):\n"
+                    "    with T.Kernel(1, threads=64) as bx:\n"
+                    "        A[T.get_thread_binding()] = 1.0\n";
+  cr_assert_eq(tl_kernel_compile(ctx, src, strlen(src), "f.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_simt_ir(k), "\"tl.config_index_bitwidth\": 64"), "%s", tl_kernel_simt_ir(k));
+  tl_kernel_destroy(k);
 }
 
 /* tl_compile_options.flags_false: an attention schedule config given False

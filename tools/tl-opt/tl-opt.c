@@ -145,7 +145,8 @@ typedef struct tl_opt_job {
   int npasses;
   const tl_define *defines;
   size_t ndefines;
-  int sms; /* --sms */
+  int sms;      /* --sms */
+  bool remarks; /* --remarks */
 } tl_opt_job;
 
 /* Parses the source and produces the text to print (*text, tl_free'd by the
@@ -158,8 +159,9 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
   if (job->npasses > 0) {
     /* The named passes only, on the parsed text, at its own IR level. */
     tl_pass_options po = {0};
-    po.target = job->target ? job->target : tl_device_default_target();
+    po.target = tl_target_resolve(job->target);
     po.verify_each = job->verify_each;
+    po.remarks = job->remarks;
     if (job->print_after_all) po.after_pass = print_pass;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
@@ -185,6 +187,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     co.verify_each = job->verify_each;
     co.kernel = job->kernel;
     co.sms = job->sms;
+    co.remarks = job->remarks;
     co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -254,6 +257,7 @@ int main(int argc, char **argv) {
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false, cache_info = false;
   int sms = 0;
+  bool remarks = false;
   const char *passes[MAX_PASSES];
   int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
@@ -284,8 +288,8 @@ int main(int argc, char **argv) {
       case 'o':
         out_path = optarg;
         break;
-      case OPT_REMARKS: /* read by the lowering (lib/Lower, tl_lower_remarks_enabled) */
-        setenv("TL_REMARKS", "1", 1);
+      case OPT_REMARKS: /* tl_compile_options.remarks, tl_pass_options.remarks */
+        remarks = true;
         break;
       case OPT_SMS:
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
@@ -356,7 +360,7 @@ int main(int argc, char **argv) {
   }
 
   tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines, sms};
+                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));

@@ -147,17 +147,10 @@ static void usage(FILE *f) {
       "                        failures and compile times\n"
       "  --tune-workers=N      compile threads of --tune (default: every CPU)\n"
       "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (as tl-opt)\n"
-      "  --pass-config=KEY     compile as with TileLang's pass config KEY set to True\n"
-      "                        (KEY=False: the attention schedules only, see README):\n"
-      "                        tl.disable_wgmma, tl.disable_tma_lower,\n"
-      "                        tl.disable_warp_specialized (sm_90a: the GEMM main loop\n"
-      "                        stays on cp.async + mma.sync), tl.enable_fast_math,\n"
-      "                        tl.enable_stream_k (sm_90a: a persistent GEMM splits\n"
-      "                        its last wave of tiles: stream-K),\n"
-      "                        tl.disable_tma_store (sm_90a: the GEMM epilogue stores\n"
-      "                        with st.global, not TMA), tl.attention_pingpong,\n"
-      "                        tl.attention_overlap and tl.attention_persistent\n"
-      "                        (sm_90a: FlashAttention schedules)\n"
+      "  --pass-config=KEY[=V] compile as with TileLang's pass config KEY set to V\n"
+      "                        (True when omitted; False; 32 or 64 for\n"
+      "                        tl.config_index_bitwidth): the keys of\n"
+      "                        include/tilelang/pass_configs.def (README)\n"
       "  --remarks             say which path each T.Pipelined GEMM or attention loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
@@ -704,7 +697,7 @@ static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
   int64_t M = oshape[0], N = oshape[1];
   int64_t K = M > 0 && N > 0 ? (int64_t)llround(flops / (2.0 * (double)M * (double)N)) : 0;
   tl_gemm_config cands[64];
-  const char *tgt = in->co->target ? in->co->target : tl_device_default_target();
+  const char *tgt = tl_target_resolve(in->co->target);
   size_t nc = tl_gemm_configs_target(tgt, in->co->flags, M, N, K, rs->p[first_tensor].dtype, cands, 64);
   if (nc > 64) nc = 64;
   printf("tune: M=%" PRId64 " N=%" PRId64 " K=%" PRId64 " %s, target %s: %zu built-in candidate(s)\n", M, N, K,
@@ -915,37 +908,28 @@ static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_
   return true;
 }
 
-/* --pass-config KEY or KEY=True (TileLang's pass_configs dict; "true" and
- * "1" too) → *flags |= tl_pass_config_flag(KEY); KEY=False (or "false",
- * "0") for an attention schedule config → *flags_false |= it; false with *rc
- * set after a usage error naming what is wrong: an unknown key, or another
- * value (the other configs are off unless given, so False means nothing). */
+/* --pass-config KEY or KEY=VALUE (TileLang's pass_configs dict; the
+ * library's rule, tl_pass_config_apply: KEY alone or True sets the config,
+ * False clears it or, for an attention schedule, gives it as False) into
+ * *flags and *flags_false; false with *rc set after a usage error naming
+ * what is wrong (an unknown key, a bad value). */
 static bool pass_config_option(const char *arg, unsigned *flags, unsigned *flags_false, int *rc) {
   size_t n = strcspn(arg, "=");
-  const char *v = arg[n] ? arg + n + 1 : NULL;
-  unsigned f = tl_pass_config_flag(arg, n);
-  if (!f) {
-    char msg[640];
-    snprintf(msg, sizeof msg, "unknown --pass-config key '%.*s' (known: %s)", (int)(n < 200 ? n : 200), arg,
-             tl_pass_config_flag_keys());
+  char key[256];
+  snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key - 1 ? n : sizeof key - 1), arg);
+  tl_context *pc = NULL;
+  if (tl_context_create(&pc) != TL_OK) {
+    *rc = tl_cli_usage_error("--pass-config '%s': out of memory", arg);
+    return false;
+  }
+  bool ok = tl_pass_config_apply(pc, key, arg[n] ? arg + n + 1 : NULL, flags, flags_false) == TL_OK;
+  if (!ok) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "--pass-config: %s", tl_context_last_error(pc));
     *rc = tl_cli_usage_error("%s", msg);
-    return false;
   }
-  bool off = v && (!strcmp(v, "False") || !strcmp(v, "false") || !strcmp(v, "0"));
-  if (off && (f & TL_COMPILE_ATTENTION_SCHEDULE)) {
-    *flags &= ~f;
-    *flags_false |= f;
-    return true;
-  }
-  if (v && strcmp(v, "True") && strcmp(v, "true") && strcmp(v, "1")) {
-    *rc = tl_cli_usage_error("--pass-config '%s': only True is accepted (the key alone means True; a pass config "
-                             "is off unless given; False is taken by tl.attention_pingpong, tl.attention_overlap "
-                             "and tl.attention_persistent, whose absence leaves the choice to the compiler)", arg);
-    return false;
-  }
-  *flags |= f;
-  *flags_false &= ~f;
-  return true;
+  tl_context_destroy(pc);
+  return ok;
 }
 
 /* --tune-workers N: compile threads of --tune (1..1024); false with *rc set
@@ -1018,6 +1002,7 @@ int main(int argc, char **argv) {
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0, compile_flags_false = 0; /* --pass-config */
+  bool remarks = false;                                /* --remarks */
   int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -1136,7 +1121,7 @@ int main(int argc, char **argv) {
       case OPT_COMPILE_ONLY: compile_only = true; break;
       case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
       case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
-      case OPT_REMARKS: setenv("TL_REMARKS", "1", 1); break; /* read by lib/Lower (tl_lower_remarks_enabled) */
+      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks */
       case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
         if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
@@ -1184,7 +1169,7 @@ int main(int argc, char **argv) {
   tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
                            .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
                            .flags_false = compile_flags_false,
-                           .kernel = kernel_name,
+                           .kernel = kernel_name, .remarks = remarks,
                            .stop_after = device.kind == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {

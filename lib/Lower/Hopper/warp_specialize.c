@@ -98,7 +98,7 @@
  * (more than 384 consumer threads).
  *
  * Anything else is left unchanged for "pipeline" (the cp.async + mma.sync
- * path); with remarks on (tl_lower_remarks_enabled), a note says which path
+ * path); with remarks on (tl_lower_options.remarks), a note says which path
  * each such T.Pipelined loop took and why.
  *
  * PTX facts: mbarrier phases and try_wait.parity (PTX ISA §9.7.13.15),
@@ -113,6 +113,7 @@
 #include "Lower/Hopper/attention_overlap.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
+#include "Support/Hopper/path.h"
 #include "Lower/Hopper/stream_k.h"
 #include "Lower/Hopper/ws_internal.h"
 
@@ -1187,21 +1188,12 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   return nb;
 }
 
-bool tl_lower_remarks_enabled(void) {
-  const char *e = getenv("TL_REMARKS");
-  return e && *e && strcmp(e, "0") != 0;
-}
-
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
-  const char *why = NULL;
+  const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p;
   tl_stmt *loop = NULL;
-  if (!target->wgmma || !target->tma) why = target->tma ? "the target has no wgmma (sm_90a has)" : "the target has no wgmma/TMA";
-  else if (f->pass_configs.disable_wgmma) why = "tl.disable_wgmma is set";
-  else if (f->pass_configs.disable_tma_lower) why = "tl.disable_tma_lower is set";
-  else if (f->pass_configs.disable_warp_specialized) why = "tl.disable_warp_specialized is set";
   char why_buf[2][160];
   bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
   /* the GEMM form without shared memory after the loop needs no more than
@@ -1227,7 +1219,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (loop && tl_lower_remarks_enabled()) /* kernels without a pipelined loop get no remark */
+    if (loop && d->remarks_on) /* kernels without a pipelined loop get no remark */
       tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
     return true;
   }
@@ -1245,9 +1237,9 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                                                     : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   {
     const tl_pass_configs *pc = &f->pass_configs;
-    p.auto_sched = p.attn && !(pc->given & TL_PASS_CONFIG_SCHEDULE);
+    p.auto_sched = p.attn && !tl_pass_config_any_schedule_given(pc);
     if (p.attn && !p.auto_sched && p.overlap_ok && !p.overlap)
-      p.overlap_why = tl_pass_config_given(pc, tl_pass_config_index("tl.attention_overlap"))
+      p.overlap_why = tl_pass_config_given(pc, TL_PC_ATTENTION_OVERLAP)
                           ? "tl.attention_overlap is False"
                           : "another attention schedule config is given and tl.attention_overlap is not";
   }
@@ -1264,7 +1256,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
-  if (tl_lower_remarks_enabled() && p.attn)
+  if (d->remarks_on && p.attn)
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
@@ -1283,7 +1275,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
               !p.overlap && p.overlap_why ? ")" : "",
               persistent ? "; a persistent grid of min(tiles, SMs) blocks, each looping over output tiles" : "");
-  else if (tl_lower_remarks_enabled())
+  else if (d->remarks_on)
     tl_remark(d, p.loop->loc,
             "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
             "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s%s%s%s",
