@@ -7,7 +7,8 @@
 # compile failure fails the test.  A kernel that uses sm_90 instructions
 # (docs/simt-ir.md "Asynchronous pipelines") is refused for sm_80
 # with "needs sm_90 or later (target sm_80)" or "needs PTX ISA x.y or later
-# (target sm_80 ...)": that target is listed and skipped, its sm_90a PTX checked.
+# (target sm_80 ...)", or whose shared memory exceeds what an sm_80 block may
+# use (a Hopper-sized tile): that target is listed and skipped, its sm_90a PTX checked.
 # An argument FILE@TARGET compiles FILE for TARGET only and checks that PTX on
 # -arch=TARGET (targets the directories do not cover: sm_86, sm_89, sm_90);
 # FILE@TARGET@N=V,N=V,... also binds factory parameters (tl-opt -D N=V).
@@ -36,7 +37,7 @@ while read -r f targets; do
     name="$name.${targets}.$(IFS=.; echo "${kv[*]}")"
   fi
   if ! "$tlopt" --emit=simt "${defs[@]}" "$f" >/dev/null 2>"$tmp/err" &&
-     ! { grep -q "needs sm_89 or newer" "$tmp/err" &&   # fp8 mma: check the SIMT IR on the last target listed
+     ! { grep -Eq "needs sm_89 or newer|bytes a block may use on sm_80" "$tmp/err" &&   # fp8 mma, or a Hopper-sized tile: check the SIMT IR on the last target listed
          "$tlopt" --emit=simt --target="${targets##* }" "${defs[@]}" "$f" >/dev/null 2>"$tmp/err"; }; then
     if grep -q "is not lowered yet" "$tmp/err"; then
       echo "skip  $name (not lowered yet: $(grep -m1 -o 'T\.[a-z_]* [a-z ]*is not lowered yet' "$tmp/err"))"
@@ -51,6 +52,9 @@ while read -r f targets; do
       fi
       if [[ $target == sm_80 ]] && grep -Eq "error: (fp8 mma|conversion from [a-z0-9_]+ to [a-z0-9_]+) needs sm_89 or newer" "$tmp/err"; then
         echo "skip  $name --target=sm_80 (float8 needs sm_89 or newer)"; continue
+      fi
+      if [[ $target == sm_80 ]] && grep -Eq "error: shared memory of [0-9]+ bytes exceeds the [0-9]+ bytes a block may use on sm_80" "$tmp/err"; then
+        echo "skip  $name --target=sm_80 ($(grep -m1 -Eo 'shared memory of [0-9]+ bytes exceeds the [0-9]+ bytes a block may use on sm_80' "$tmp/err"))"; continue
       fi
       echo "FAIL  $name ($target): tl-opt --emit=ptx failed:"; cat "$tmp/err"; failed=$((failed + 1)); continue
     fi
