@@ -190,7 +190,35 @@ def mut_operator(rng, lines, i):
     return f"operator {m.group(1)}->{new}"
 
 
-MUTATIONS = [(mut_number, 10), (mut_swap_names, 1), (mut_replace_name, 2), (mut_drop, 2), (mut_dup, 1),
+OUT_IDX = ["-1", "-2", "-3", "0", "1", "2", "7", "-9", "[0]", "[-2]", "[0, 1]", "[1, 1]", "[-1, -1]", "[]",
+           "[0, -1]", "None", "(0,)", "1.5", "'C'"]
+JIT = re.compile(r"@(?:tilelang|tl|T)\.jit\b(\()?")
+
+
+def mut_out_idx(rng, lines, i):
+    """out_idx changed or added on a @tilelang.jit line: a strided, dynamic or
+    aliased parameter becomes an output the runtime must allocate (or refuse).
+    The line is the file's jit line, wherever i points."""
+    jits = [k for k, l in enumerate(lines) if "out_idx" in l or JIT.search(l)]
+    if not jits:
+        return None
+    i = rng.choice(jits)
+    new = rng.choice(OUT_IDX)
+    m = re.search(r"out_idx\s*=\s*(\[[^\]]*\]|\([^)]*\)|-?\d+|None)", lines[i])
+    if m:
+        lines[i] = lines[i][:m.start(1)] + new + lines[i][m.end(1):]
+        return f"out_idx {m.group(1)}->{new}"
+    j = JIT.search(lines[i])
+    if not j:
+        return None
+    if j.group(1):
+        lines[i] = lines[i][:j.end()] + f"out_idx={new}, " + lines[i][j.end():]
+    else:
+        lines[i] = lines[i][:j.end()] + f"(out_idx={new})" + lines[i][j.end():]
+    return f"out_idx added {new}"
+
+
+MUTATIONS = [(mut_number, 10), (mut_out_idx, 2), (mut_swap_names, 1), (mut_replace_name, 2), (mut_drop, 2), (mut_dup, 1),
              (mut_swap_lines, 1), (mut_words(DTYPES, "dtype"), 4), (mut_words(LOOPS, "loop"), 3),
              (mut_operator, 3), (mut_words(TILE_OPS, "tile op"), 1), (mut_words(ALLOCS, "alloc"), 1)]
 
@@ -603,6 +631,15 @@ def seeds(src):
                         t = fh.read()
                     if "prim_func" in t:
                         found.append((os.path.relpath(p, src), t))
+    # the GPU kernels with strided or dynamic parameters: seeds of the out_idx mutation
+    gpu = os.path.join(src, "test", "GPU", "kernels")
+    for f in sorted(os.listdir(gpu)) if os.path.isdir(gpu) else ():
+        p = os.path.join(gpu, f)
+        if f.endswith(".py"):
+            with open(p, encoding="utf-8", errors="replace") as fh:
+                t = fh.read()
+            if "prim_func" in t and re.search(r"StridedTensor|T\.symbolic|T\.dynamic", t):
+                found.append((os.path.relpath(p, src), t))
     return sorted(found)
 
 
