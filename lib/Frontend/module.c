@@ -167,10 +167,3 @@ tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
   tl_module_destroy(m);
   return st;
 }
-
-void tl_module_destroy(tl_module *m) {
-  if (!m) return;
-  tl_intern_free(&m->names);
-  tl_arena_free(&m->arena);
-  free(m);
-}

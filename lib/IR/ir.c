@@ -293,6 +293,13 @@ tl_module *tl_module_new(void) {
   return m;
 }
 
+void tl_module_destroy(tl_module *m) {
+  if (!m) return;
+  tl_intern_free(&m->names);
+  tl_arena_free(&m->arena);
+  free(m);
+}
+
 tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind k, tl_dtype t) {
   tl_expr *e = tl_arena_alloc(&m->arena, sizeof *e);
   if (!e) return NULL;
