@@ -147,3 +147,22 @@ bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s) {
   tl_visit_stmt(&bv->v, s);
   return !bv->v.too_deep;
 }
+
+static bool may_fault(const tl_expr *e, void *user) {
+  (void)user;
+  return e->kind == TL_EXPR_LOAD || (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 &&
+                                     e->u.call.op < tl_num_intrinsics &&
+                                     (tl_intrinsics[e->u.call.op].effects & TL_EFF_SIDE_EFFECTS));
+}
+
+static bool is_convergent(const tl_expr *e, void *user) {
+  (void)user;
+  return e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
+         (tl_intrinsics[e->u.call.op].effects & TL_EFF_CONVERGENT);
+}
+
+bool tl_select_one_arm(const tl_expr *cond, const tl_expr *t, const tl_expr *f) {
+  if (!cond || cond->dtype.lanes != 1) return false;
+  if (!tl_expr_any(t, may_fault, NULL, -1, true) && !tl_expr_any(f, may_fault, NULL, -1, true)) return false;
+  return !tl_expr_any(t, is_convergent, NULL, -1, true) && !tl_expr_any(f, is_convergent, NULL, -1, true);
+}

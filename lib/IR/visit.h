@@ -64,4 +64,12 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
 bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user,
                  int max_depth, bool if_too_deep);
 
+/* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
+ * condition picks: TileLang's meaning, where the condition may guard a load
+ * (T.if_then_else(i < N, A[i], 0)).  True for a scalar condition when an arm
+ * loads or has side effects and neither arm holds a warp-collective call
+ * (which must not diverge); false otherwise, where evaluating both arms is
+ * the same.  The one rule of the code generator and the CPU executor. */
+bool tl_select_one_arm(const tl_expr *cond, const tl_expr *t, const tl_expr *f);
+
 #endif

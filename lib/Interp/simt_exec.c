@@ -530,15 +530,27 @@ static bool need_args(sx *x, const tl_expr *e, int k) {
   return true;
 }
 
-/* cond ? tv : fv per lane in dtype t (Select and T.if_then_else): both arms
- * evaluated; a scalar condition chooses for all lanes of its thread. */
+/* cond ? tv : fv per lane in dtype t (Select and T.if_then_else); a scalar
+ * condition chooses for all lanes of its thread.  Where tl_select_one_arm
+ * says so (a condition guarding a load), each arm runs only for the threads
+ * that pick it, as on the GPU; otherwise both arms for every active thread. */
 static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_expr *fv, tl_dtype t,
                         const uint8_t *mask, sx_val *out) {
   int L = lanes_of(t);
   size_t cnt = (size_t)x->T * (size_t)L;
   sx_val c0, c, a, b;
   if (!ev(x, cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
-  if (!ev_as(x, tv, t, mask, &a) || !ev_as(x, fv, t, mask, &b)) return false;
+  const uint8_t *tm = mask, *fm = mask;
+  if (tl_select_one_arm(cond, tv, fv) && lanes_of(c.t) == 1) {
+    uint8_t *m1 = sx_scratch(x, (size_t)x->T), *m0 = sx_scratch(x, (size_t)x->T);
+    if (!m1 || !m0) return false;
+    for (int th = 0; th < x->T; th++) {
+      m1[th] = mask[th] && c.v[th].i;
+      m0[th] = mask[th] && !c.v[th].i;
+    }
+    tm = m1, fm = m0;
+  }
+  if (!ev_as(x, tv, t, tm, &a) || !ev_as(x, fv, t, fm, &b)) return false;
   if (!alloc_val(x, out, t)) return false;
   int cl = lanes_of(c.t);
   for (size_t k = 0; k < cnt; k++) {

@@ -23,6 +23,7 @@
  * All LLVM intrinsic names are in one table (nv_names, below) so another
  * LLVM version can be added later. */
 #include "NVPTX/codegen_internal.h"
+#include "IR/visit.h"
 
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
 
@@ -222,6 +223,40 @@ LLVMValueRef cg_gen_as(cg *g, const tl_expr *e, tl_dtype t) {
 
 /* An intrinsic call as a value: the codegen hook of every tl_intrin (the
  * switch has no default, so -Wswitch names an intrinsic without one). */
+static LLVMBasicBlockRef new_block(cg *g, const char *name);
+
+/* cond ? te : fe in dtype t (a select, T.if_then_else): where
+ * tl_select_one_arm says only the picked arm is evaluated (a condition that
+ * guards a load), a branch and a phi (LLVM makes it a predicated load);
+ * otherwise both arms and a select. */
+static LLVMValueRef gen_select(cg *g, const tl_expr *cond, const tl_expr *te, const tl_expr *fe, tl_dtype t) {
+  LLVMValueRef c = cg_gen_cond(g, cond);
+  if (!c) return NULL;
+  if (!tl_select_one_arm(cond, te, fe)) {
+    LLVMValueRef a = cg_gen_as(g, te, t);
+    LLVMValueRef b = a ? cg_gen_as(g, fe, t) : NULL;
+    if (!b) return NULL;
+    if (cond->dtype.lanes == 1 && t.lanes > 1) c = cg_splat(g, c, t.lanes);
+    return LLVMBuildSelect(g->B, c, a, b, "");
+  }
+  LLVMBasicBlockRef tb = new_block(g, "sel.t"), fb = new_block(g, "sel.f"), end = new_block(g, "sel.end");
+  LLVMBuildCondBr(g->B, c, tb, fb);
+  LLVMPositionBuilderAtEnd(g->B, tb);
+  LLVMValueRef v[2];
+  LLVMBasicBlockRef from[2];
+  if (!(v[0] = cg_gen_as(g, te, t))) return NULL;
+  from[0] = LLVMGetInsertBlock(g->B);
+  LLVMBuildBr(g->B, end);
+  LLVMPositionBuilderAtEnd(g->B, fb);
+  if (!(v[1] = cg_gen_as(g, fe, t))) return NULL;
+  from[1] = LLVMGetInsertBlock(g->B);
+  LLVMBuildBr(g->B, end);
+  LLVMPositionBuilderAtEnd(g->B, end);
+  LLVMValueRef phi = LLVMBuildPhi(g->B, LLVMTypeOf(v[0]), "");
+  LLVMAddIncoming(phi, v, from, 2);
+  return phi;
+}
+
 static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   tl_intrin op = (tl_intrin)e->u.call.op;
   const char *name = tl_intrinsics[op].name;
@@ -250,15 +285,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_SYNC_THREADS:
     cg_error(g, loc, "T.sync_threads() has no value");
     return NULL;
-  case TL_INTRIN_IF_THEN_ELSE: {
-    NEED(3);
-    LLVMValueRef c = cg_gen_cond(g, args[0]);
-    LLVMValueRef a = c ? cg_gen_as(g, args[1], e->dtype) : NULL;
-    LLVMValueRef b = a ? cg_gen_as(g, args[2], e->dtype) : NULL;
-    if (!b) return NULL;
-    if (args[0]->dtype.lanes == 1 && e->dtype.lanes > 1) c = cg_splat(g, c, e->dtype.lanes);
-    return LLVMBuildSelect(g->B, c, a, b, "");
-  }
+  case TL_INTRIN_IF_THEN_ELSE: NEED(3); return gen_select(g, args[0], args[1], args[2], e->dtype);
   case TL_INTRIN_MIN: case TL_INTRIN_MAX: case TL_INTRIN_FLOORDIV: case TL_INTRIN_FLOORMOD:
   case TL_INTRIN_TRUNCDIV: case TL_INTRIN_TRUNCMOD: case TL_INTRIN_CEILDIV:
     NEED(2);
@@ -351,14 +378,7 @@ static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
   case TL_EXPR_VAR: return gen_var(g, e);
   case TL_EXPR_BINARY: return cg_gen_binary(g, e);
   case TL_EXPR_UNARY: return cg_gen_unary(g, e);
-  case TL_EXPR_SELECT: {
-    LLVMValueRef c = cg_gen_cond(g, e->u.sel.cond);
-    LLVMValueRef t = c ? cg_gen_as(g, e->u.sel.t, e->dtype) : NULL;
-    LLVMValueRef f = t ? cg_gen_as(g, e->u.sel.f, e->dtype) : NULL;
-    if (!f) return NULL;
-    if (e->u.sel.cond->dtype.lanes == 1 && e->dtype.lanes > 1) c = cg_splat(g, c, e->dtype.lanes);
-    return LLVMBuildSelect(g->B, c, t, f, "");
-  }
+  case TL_EXPR_SELECT: return gen_select(g, e->u.sel.cond, e->u.sel.t, e->u.sel.f, e->dtype);
   case TL_EXPR_CAST: return cg_gen_as(g, e->u.cast.value, e->dtype);
   case TL_EXPR_LOAD: return cg_gen_load(g, e);
   case TL_EXPR_CALL:
