@@ -276,8 +276,9 @@ static void frag_map(tl_strbuf *sb, const tl_layout_view *v, bool full, const ch
   }
   tl_strbuf_printf(sb, "\n%s  map ", pre);
   index_names(sb, v->ndim);
-  tl_strbuf_printf(sb, " -> thread:register, rows 0..%lld of %lld, columns 0..%lld of %lld%s:\n",
+  tl_strbuf_printf(sb, " -> thread:register, rows 0..%lld of %lld, columns 0..%lld of %lld%s%s:\n",
                    (long long)R - 1, (long long)v->rows, (long long)C - 1, (long long)v->cols,
+                   v->ndim == 1 && v->rows > 1 ? " (rows of 16 elements, labelled by their first i)" : "",
                    R * C < v->rows * v->cols ? " (--dump-layouts-full: all)" : "");
   for (int64_t r = 0; r < R; r++) {
     tl_strbuf_printf(sb, "%s    ", pre);

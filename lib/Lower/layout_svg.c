@@ -10,10 +10,11 @@
  * indices on the left and top; then an overview of the whole buffer, one
  * <rect class="run"> per horizontal run of equal colour (fragments: by warp,
  * so the warp tiles show; shared tiles: per 16-byte chunk, coloured by the
- * bank of its first byte, so the XOR pattern shows).  Colours: thread t has
- * the hue of lane t % 32 scrambled (13 * lane mod 32 steps of 11.25
- * degrees, so neighbouring lanes differ) and a lightness by warp; bank k the
- * hue 11.25 k. */
+ * bank of its first byte, so the XOR pattern shows; the first 16 rows,
+ * two periods of the pattern).  Colours: thread t has the hue of lane t % 32
+ * scrambled (13 * lane mod 32 steps of 11.25 degrees, so neighbouring lanes
+ * differ) and a lightness by warp; warp w in the overview the hue 97 w;
+ * bank k the hue 11.25 k; replicated fragments grey. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,11 @@ static void thread_colour(char out[8], int64_t tid, bool replicated) {
     return;
   }
   hsl_hex(out, (double)((tid % 32) * 13 % 32) * 11.25, 0.70, light[(tid / 32) % 4]);
+}
+
+static void warp_colour(char out[8], int64_t warp) {
+  if (warp < 0) snprintf(out, 8, "#dddddd");
+  else hsl_hex(out, (double)(warp * 97 % 360), 0.60, 0.72);
 }
 
 static void bank_colour(char out[8], int64_t bank) { hsl_hex(out, (double)bank * 11.25, 0.65, 0.75); }
@@ -130,17 +136,17 @@ static void detail(tl_strbuf *sb, const tl_layout_view *v, int64_t R, int64_t C,
   int x0 = MARGIN + LABEL_W, y0 = *y + LABEL_H + 4;
   tl_strbuf_printf(sb, "<g id=\"cells\">\n");
   for (int64_t c = 0; c < C; c++)
-    tl_strbuf_printf(sb, "<text class=\"idx\" x=\"%lld\" y=\"%d\" text-anchor=\"middle\">%lld</text>\n",
+    tl_strbuf_printf(sb, "<text class=\"idx\" x=\"%lld\" y=\"%d\">%lld</text>\n",
                      (long long)(x0 + c * cw + cw / 2), y0 - 4, (long long)c);
   for (int64_t r = 0; r < R; r++) {
-    tl_strbuf_printf(sb, "<text class=\"idx\" x=\"%d\" y=\"%lld\" text-anchor=\"end\">%lld</text>\n", x0 - 4,
+    tl_strbuf_printf(sb, "<text class=\"row\" x=\"%d\" y=\"%lld\">%lld</text>\n", x0 - 4,
                      (long long)(y0 + r * ch + ch - 4), (long long)r);
     for (int64_t c = 0; c < C; c++) {
       char label[48], colour[8];
       cell_of(v, r, c, label, sizeof label, colour);
       long long x = x0 + c * cw, yy = y0 + r * ch;
       tl_strbuf_printf(sb, "<rect class=\"cell\" x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-                       "<text x=\"%lld\" y=\"%lld\" text-anchor=\"middle\">%s</text>\n", x, yy, cw, ch, colour,
+                       "<text x=\"%lld\" y=\"%lld\">%s</text>\n", x, yy, cw, ch, colour,
                        x + cw / 2, yy + ch - 4, label);
     }
   }
@@ -152,16 +158,19 @@ static void overview(tl_strbuf *sb, const tl_layout_view *v, int *y, int *w) {
   int px = (int)(512 / v->cols);
   px = px < 1 ? 1 : px > 8 ? 8 : px;
   int x0 = MARGIN + LABEL_W, y0 = *y + 2 * HEAD_LINE;
-  tl_strbuf_printf(sb, "<text class=\"head\" x=\"%d\" y=\"%d\">overview: all %lld x %lld%s</text>\n<g id=\"overview\">\n",
-                   MARGIN, y0 - 6, (long long)v->rows, (long long)v->cols, v->shared ? " (stage 0)" : "");
-  for (int64_t r = 0; r < v->rows; r++) {
+  /* a shared tile's pattern repeats every 8 rows: its first 16 rows show it */
+  int64_t rows = v->shared && v->rows > 16 ? 16 : v->rows;
+  tl_strbuf_printf(sb, "<text class=\"head\" x=\"%d\" y=\"%d\">overview: rows 0..%lld of %lld, all %lld columns%s</text>\n"
+                   "<g id=\"overview\">\n", MARGIN, y0 - 6, (long long)rows - 1, (long long)v->rows,
+                   (long long)v->cols, v->shared ? " (stage 0)" : "");
+  for (int64_t r = 0; r < rows; r++) {
     int64_t start = 0, chunk0, key0 = run_key(v, r, 0, &chunk0);
     for (int64_t c = 1; c <= v->cols; c++) {
       int64_t chunk = chunk0, key = c < v->cols ? run_key(v, r, c, &chunk) : INT64_MIN;
       if (key == key0 && chunk == chunk0) continue;
       char colour[8];
       if (v->shared) bank_colour(colour, key0);
-      else thread_colour(colour, key0 * 32, key0 < 0);
+      else warp_colour(colour, key0);
       tl_strbuf_printf(sb, "<rect class=\"run\" x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%d\" fill=\"%s\"/>\n",
                        (long long)(x0 + start * px), (long long)(y0 + r * px), (long long)((c - start) * px), px,
                        colour);
@@ -169,7 +178,7 @@ static void overview(tl_strbuf *sb, const tl_layout_view *v, int *y, int *w) {
     }
   }
   tl_strbuf_append(sb, "</g>\n");
-  *y = y0 + (int)(v->rows * px);
+  *y = y0 + (int)(rows * px);
   int ow = x0 + (int)(v->cols * px) + MARGIN;
   if (ow > *w) *w = ow;
 }
@@ -191,8 +200,9 @@ static void picture(tl_strbuf *sb, const tl_layout_view *v, bool full) {
   xml_text(sb, v->f->name ? v->f->name : "main");
   tl_strbuf_append(sb, ".");
   xml_text(sb, v->b->name);
-  tl_strbuf_append(sb, "</title>\n<style>text{font-family:monospace;font-size:8px}"
-                       " .head{font-size:11px} .idx{fill:#555} rect.cell{stroke:#fff;stroke-width:0.5}</style>\n"
+  tl_strbuf_append(sb, "</title>\n<style>text{font-family:monospace;font-size:8px;text-anchor:middle}"
+                       " .head{font-size:11px;text-anchor:start} .idx{fill:#555} .row{fill:#555;text-anchor:end}"
+                       " rect.cell{stroke:#fff;stroke-width:0.5}</style>\n"
                        "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
   tl_strbuf_appendn(sb, body.data ? body.data : "", body.len);
   if (body.oom) sb->oom = true;
