@@ -212,7 +212,8 @@ typedef struct tl_layout_dump_options {
    * tile, beside the rule in words) */
   bool full;
   /* non-NULL: also write one SVG picture per fragment and shared buffer
-   * into this existing directory, named <function>.<buffer>.svg */
+   * into this directory (created when missing, its parent must exist),
+   * named <function>.<buffer>.svg; nothing is created when lowering fails */
   const char *svg_dir;
 } tl_layout_dump_options;
 

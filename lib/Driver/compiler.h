@@ -72,7 +72,8 @@ tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c);
  * (layouts.c): a copy lowered up to and including that pass, its buffers'
  * layouts as text into *text (malloc'd; opts->full: every element), and
  * one SVG per fragment and shared buffer written into opts->svg_dir when
- * set (the files named at the end of the text, "svg: DIR/FILE").  Errors:
+ * set (created when missing; the files named at the end of the text,
+ * "svg: DIR/FILE").  Errors:
  * TL_ERR_COMPILE (diagnostics in ctx->diag), TL_ERR_IO (a file that cannot
  * be written), TL_ERR_NO_MEMORY. */
 tl_status tl_compiler_layouts(tl_context *ctx, const tl_module *tile, const tl_target *target,

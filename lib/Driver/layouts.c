@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "Driver/compiler.h"
 #include "Support/context.h"
@@ -18,10 +19,16 @@ typedef struct svg_sink {
   const char *dir;
   tl_strbuf *list;
   tl_status st;
+  bool made; /* the directory exists */
 } svg_sink;
 
 static bool write_svg(void *user, const char *file, const char *svg) {
   svg_sink *s = user;
+  if (!s->made && mkdir(s->dir, 0777) != 0 && errno != EEXIST) {
+    s->st = tl_context_fail(s->ctx, TL_ERR_IO, "cannot create directory '%s': %s", s->dir, strerror(errno));
+    return false;
+  }
+  s->made = true;
   tl_strbuf path = {0};
   tl_strbuf_printf(&path, "%s/%s", s->dir, file);
   if (path.oom) {
@@ -57,7 +64,7 @@ tl_status tl_compiler_layouts(tl_context *ctx, const tl_module *tile, const tl_t
   }
   tl_strbuf sb = {0};
   tl_layout_dump_text(&sb, m, o.full ? TL_LAYOUT_DUMP_FULL : TL_LAYOUT_DUMP_COMPACT, "");
-  svg_sink sink = {ctx, o.svg_dir, &sb, TL_OK};
+  svg_sink sink = {ctx, o.svg_dir, &sb, TL_OK, false};
   if (o.svg_dir && !tl_layout_dump_svg(m, o.full, write_svg, &sink) && sink.st == TL_OK)
     sink.st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   tl_module_destroy(m);

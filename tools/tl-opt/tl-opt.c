@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tilelang/core.h"
@@ -271,6 +270,21 @@ static int write_result(const char *out_path, const char *text) {
   return 0;
 }
 
+/* The options that do not go together, and the -o DIR that --dump-layouts=svg
+ * needs (the library creates it when missing, once lowering succeeded); 0, or
+ * the exit status. */
+static int check_job(const tl_opt_job *job, const char *out_path) {
+  if (job->npasses > 0 && strcmp(job->emit, "tir") != 0 && strcmp(job->emit, "simt") != 0)
+    return tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)", job->emit);
+  if (job->dump_layouts && (job->npasses > 0 || strcmp(job->emit, "tir") != 0))
+    return tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
+                              "");
+  if (job->dump_layouts == 2 && (!out_path || strcmp(out_path, "-") == 0))
+    return tl_cli_usage_error("--dump-layouts=svg writes files: name their directory with -o DIR%s", "");
+  return 0;
+}
+
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
@@ -325,12 +339,8 @@ int main(int argc, char **argv) {
         ndefines++;
         break;
       }
-      case 'o':
-        out_path = optarg;
-        break;
-      case OPT_REMARKS: /* tl_compile_options.remarks, tl_pass_options.remarks */
-        remarks = true;
-        break;
+      case 'o': out_path = optarg; break;
+      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
       case OPT_SMS:
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
@@ -347,10 +357,7 @@ int main(int argc, char **argv) {
         emit = optarg;
         break;
       case OPT_TARGET:
-        if (!tl_cli_check_target(optarg)) {
-          rc = EXIT_USAGE;
-          goto done;
-        }
+        if (!tl_cli_check_target(optarg)) goto done; /* rc is EXIT_USAGE while parsing options */
         target = optarg;
         break;
       case OPT_PASSES:
@@ -359,31 +366,19 @@ int main(int argc, char **argv) {
           rc = 0;
           goto done;
         }
-        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) {
-          rc = EXIT_USAGE;
-          goto done;
-        }
+        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) goto done; /* rc is EXIT_USAGE */
         break;
-      case OPT_VERIFY_EACH:
-        verify_each = true;
-        break;
-      case OPT_KERNEL:
-        kernel_name = optarg;
-        break;
-      case OPT_PRINT_AFTER_ALL:
-        print_after_all = true;
-        break;
+      case OPT_VERIFY_EACH: verify_each = true; break;
+      case OPT_KERNEL: kernel_name = optarg; break;
+      case OPT_PRINT_AFTER_ALL: print_after_all = true; break;
       case OPT_CACHE_INFO: cache_info = true; break;
       case OPT_PRINT_AFTER:
         print_after = optarg;
         print_after_all = true; /* the same hooks, filtered */
         break;
       case OPT_DUMP_LAYOUTS:
-        if (!optarg || strcmp(optarg, "text") == 0) {
-          dump_layouts = 1;
-        } else if (strcmp(optarg, "svg") == 0) {
-          dump_layouts = 2;
-        } else {
+        dump_layouts = !optarg || strcmp(optarg, "text") == 0 ? 1 : strcmp(optarg, "svg") == 0 ? 2 : 0;
+        if (!dump_layouts) {
           rc = tl_cli_usage_error("unknown --dump-layouts format '%s' (expected text or svg)", optarg);
           goto done;
         }
@@ -398,21 +393,11 @@ int main(int argc, char **argv) {
         goto done;
     }
   }
-  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0) {
-    rc = tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)",
-                            emit);
-    goto done;
-  }
   if (dump_full && !dump_layouts) dump_layouts = 1;
-  if (dump_layouts && (npasses > 0 || strcmp(emit, "tir") != 0)) {
-    rc = tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
-                            "");
-    goto done;
-  }
-  if (dump_layouts == 2 && (!out_path || strcmp(out_path, "-") == 0)) {
-    rc = tl_cli_usage_error("--dump-layouts=svg writes files: name their directory with -o DIR%s", "");
-    goto done;
-  }
+  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
+                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks,
+                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL};
+  if ((rc = check_job(&job, out_path)) != 0) goto done;
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;
     goto done;
@@ -424,14 +409,6 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks,
-                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL};
-  if (dump_layouts == 2 && mkdir(out_path, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "tl-opt: error: cannot create directory '%s': %s\n", out_path, strerror(errno));
-    rc = EXIT_USAGE;
-    goto done;
-  }
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
