@@ -76,3 +76,15 @@ def test_show_layouts_full_without_dir():
     # docs/layouts.md's worked example: C[17][9] is (thread 4, register 37); C[127][127] is (127, 127)
     assert _row(c, 17)[9] == "T4:r37" and _row(c, 127)[127] == "T127:r127"
     assert "svg: " not in text
+
+
+def test_rule_in_words_matches_every_cell():
+    """The rule line of C_local, evaluated for every (i, j) (integer division), gives the thread and
+    register the map shows: the formula printed and the map used are the same."""
+    c = _section(matmul().show_layouts(full=True), "C_local")
+    rule = next(l for l in c if l.startswith("  rule: ")).split("rule: ", 1)[1]
+    tid_expr, reg_expr = (part.split(" = ", 1)[1].replace("/", "//") for part in rule.split("; "))
+    for i in range(128):
+        row = _row(c, i)
+        for j in range(128):
+            assert row[j] == f"T{eval(tid_expr, {'i': i, 'j': j})}:r{eval(reg_expr, {'i': i, 'j': j})}", (i, j)
