@@ -204,6 +204,35 @@ typedef struct tl_pass_options {
 TL_API tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names,
                                       size_t npasses, const tl_pass_options *opts);
 
+/* What tl_module_dump_layouts and tl_kernel_dump_layouts (runtime.h) show
+ * (docs/layouts.md "Seeing the layouts"). */
+typedef struct tl_layout_dump_options {
+  /* every element of every buffer (default: a window of each large buffer,
+   * 16 x 16 elements of a fragment, 8 rows by up to 128 bytes of a shared
+   * tile, beside the rule in words) */
+  bool full;
+  /* non-NULL: also write one SVG picture per fragment and shared buffer
+   * into this directory (created when missing, its parent must exist),
+   * named <function>.<buffer>.svg; nothing is created when lowering fails */
+  const char *svg_dir;
+} tl_layout_dump_options;
+
+/* The layouts layout inference chooses for every buffer of the tile-IR
+ * module m (as parsed; m is not changed): a copy lowered for target ("sm_80",
+ * "sm_90a", ...; NULL: sm_80, as tl_pass_options.target) up to and including the pass
+ * "layout-inference".  *text (free with tl_free) gets, per kernel and
+ * buffer, its scope, shape and dtype, the layout and its rule, and the map:
+ * for a fragment the thread and register of each element (replica 0, and
+ * the replica count), for a shared tile the swizzle and each element's byte
+ * offset and bank; then one "svg: PATH" line per file written
+ * (opts->svg_dir).  opts NULL: the defaults.  Errors:
+ * TL_ERR_INVALID_ARGUMENT (NULL ctx, m or text; an unknown target),
+ * TL_ERR_COMPILE (diagnostics: what lowering up to layout-inference
+ * reports), TL_ERR_IO (a file that cannot be written, named),
+ * TL_ERR_NO_MEMORY. */
+TL_API tl_status tl_module_dump_layouts(tl_context *ctx, const tl_module *m, const char *target,
+                                        const tl_layout_dump_options *opts, char **text);
+
 /* ---------------------------------------------------------------- builder */
 /* Builds a module from C.  Handles returned by builder calls (expressions,
  * variables, buffers) are owned by the builder and become the module's on

@@ -316,6 +316,13 @@ TL_API const char *tl_kernel_cache_key(const tl_kernel *k);
 TL_API const char *tl_kernel_target(const tl_kernel *k);
 TL_API const char *tl_kernel_name(const tl_kernel *k);
 
+/* The layouts layout inference chose for every buffer of k's kernel, as
+ * tl_module_dump_layouts (ir.h) on k's tile IR for k's target.  Errors as
+ * there, and TL_ERR_INVALID_ARGUMENT for a kernel without tile IR (built by
+ * hand). */
+TL_API tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts,
+                                        char **text);
+
 /* Replaces the PTX of compiled kernel k with a copy of ptx (NUL-terminated):
  * another build of the same kernel, e.g. an older compiler's or a hand-edited
  * one, for timing two builds of one kernel in one process (what Triton's

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "Lower/layout_dump.h"
 #include "Lower/lower.h"
 #include "NVPTX/nvptx.h"
 #include "Support/context.h"
@@ -120,6 +121,8 @@ static bool has_source(const tl_diag *d, const char *name) {
 static void emit_stage(const tl_compile_options *opts, const char *stage, const tl_module *m) {
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
+  /* what layout inference decided is not in the IR text: its summary as comments */
+  if (!strcmp(stage, "layout-inference")) tl_layout_dump_text(&sb, m, TL_LAYOUT_DUMP_SUMMARY, "# ");
   char *text = tl_strbuf_take(&sb);
   if (text) opts->after_stage(opts->after_stage_user, stage, text);
   free(text);

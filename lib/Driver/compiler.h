@@ -68,6 +68,17 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c);
  * printed) and "ptx". */
 tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c);
 
+/* The layouts layout-inference chooses for the tile IR `tile` on target
+ * (layouts.c): a copy lowered up to and including that pass, its buffers'
+ * layouts as text into *text (malloc'd; opts->full: every element), and
+ * one SVG per fragment and shared buffer written into opts->svg_dir when
+ * set (created when missing; the files named at the end of the text,
+ * "svg: DIR/FILE").  Errors:
+ * TL_ERR_COMPILE (diagnostics in ctx->diag), TL_ERR_IO (a file that cannot
+ * be written), TL_ERR_NO_MEMORY. */
+tl_status tl_compiler_layouts(tl_context *ctx, const tl_module *tile, const tl_target *target,
+                              const tl_layout_dump_options *opts, char **text);
+
 /* Completes c->times (total since t0, other = the rest) and copies them to
  * *opts->times when set. */
 void tl_compilation_report_times(tl_compilation *c);

@@ -19,6 +19,10 @@ typedef struct tl_lower_options {
   /* remarks: passes say which path a loop took and why (tl_remark), through
    * d->remarks_on while the passes run */
   bool remarks;
+  /* NULL, or the name of the last pass to run: tl_lower_module stops after
+   * it, before its budget check (layout dumps stop after
+   * "layout-inference", Driver/layouts.c) */
+  const char *stop_after;
 } tl_lower_options;
 
 /* Lowers every prim_func of m in place (m's arena grows) for opts->target;

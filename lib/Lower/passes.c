@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "IR/visit.h"
+#include "Lower/layout_dump.h"
 #include "Lower/lower_internal.h"
 #include "Support/context.h"
 
@@ -201,6 +202,8 @@ static void print_after(void *user, const char *pass, const tl_module *m) {
   print_hook *h = user;
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
+  /* what layout inference decided is not in the IR text: its summary as comments */
+  if (!strcmp(pass, "layout-inference")) tl_layout_dump_text(&sb, m, TL_LAYOUT_DUMP_SUMMARY, "# ");
   char *text = sb.oom ? NULL : tl_strbuf_take(&sb);
   if (!text) {
     tl_strbuf_free(&sb);

@@ -13,6 +13,8 @@
  * a pass's then_check, the per-thread registers after layout-inference, and
  * the unrolled code size after the last pass) are checked on the way, so
  * LLVM never sees a kernel past them. */
+#include <string.h>
+
 #include "Lower/lower_internal.h"
 
 bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
@@ -31,6 +33,7 @@ bool tl_lower_module(tl_module *m, const tl_lower_options *opts, tl_diag *d) {
   const tl_lower_pass *passes = tl_lower_passes(&npasses);
   for (size_t p = 0; p < npasses; p++) {
     if (!tl_lower_run_pass(m, &passes[p], opts, d)) return false;
+    if (o.stop_after && !strcmp(o.stop_after, passes[p].info.name)) return true;
     if (passes[p].then_check && !passes[p].then_check(m, d)) return false;
   }
   /* the unrolled code size stays within LLVM's means (budget.c) */

@@ -172,3 +172,32 @@ tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout 
   if (off && stage) off = tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, L->stage_elems), off);
   return off;
 }
+
+bool tl_smem_layout_view(const tl_buffer *b, tl_smem_layout *out) {
+  if (!is_shared(b) || !out) return false;
+  memset(out, 0, sizeof *out);
+  const tl_smem_layout *L = b->layout;
+  if (L) {
+    *out = *L;
+    /* re-fitted to the buffer's shape as tl_smem_layout_get would (same swizzle and padding) */
+    tl_smem_layout now;
+    memset(&now, 0, sizeof now);
+    if (fill_geometry(&now, b, L->row_stride - L->cols)) {
+      now.swizzle_bytes = L->swizzle_bytes, now.wgmma = L->wgmma, now.flat = L->flat;
+      *out = now;
+    }
+    return true;
+  }
+  return fill_geometry(out, b, 0); /* what lowering attaches on first use: row-major, no padding */
+}
+
+int64_t tl_smem_offset_at(const tl_smem_layout *L, int64_t stage, int64_t row, int64_t col) {
+  int64_t off;
+  if (!L->swizzle_bytes) {
+    off = row * L->row_stride + col;
+  } else {
+    int64_t E = 16 / L->elem_bytes, n = L->swizzle_bytes / 16, nE = n * E;
+    off = (col / nE) * ((int64_t)L->rows * nE) + row * nE + (((col / E) % n) ^ ((row / (8 / n)) % n)) * E + col % E;
+  }
+  return stage * L->stage_elems + off;
+}

@@ -62,4 +62,15 @@ tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout 
                                  tl_expr *row, int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col,
                                  int64_t col_chunk_mask, int64_t cstep, tl_var *cv, int64_t cn);
 
+/* The layout b has, as a value (layout dumps, docs/layouts.md "Seeing the
+ * layouts"): the one layout inference attached, re-fitted to b's current
+ * shape, else the row-major layout without padding that lowering attaches
+ * on first use; nothing is attached.  false when b is not a shared buffer of
+ * static shape. */
+bool tl_smem_layout_view(const tl_buffer *b, tl_smem_layout *out);
+
+/* The flat element offset of (stage, row, col), as tl_smem_offset computes
+ * it in the IR. */
+int64_t tl_smem_offset_at(const tl_smem_layout *L, int64_t stage, int64_t row, int64_t col);
+
 #endif

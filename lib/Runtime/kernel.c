@@ -239,3 +239,17 @@ int tl_kernel_param_alignment(const tl_kernel *k, int i) {
   return p && p->is_tensor ? p->align : 0;
 }
 int64_t tl_kernel_smem_bytes(const tl_kernel *k) { return k ? k->sig.smem_bytes : 0; }
+
+/* ------------------------------------------------------------ layouts */
+tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts,
+                                 char **text) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (text) *text = NULL;
+  if (!k || !text) return tl_context_null_arg(ctx, "tl_kernel_dump_layouts", !k ? "kernel" : "text");
+  if (!k->tile_module)
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_kernel_dump_layouts: the kernel has no tile IR (built by hand)"));
+  tl_context_end(ctx, TL_OK);
+  return tl_module_dump_layouts(ctx, k->tile_module, k->target, opts, text);
+}

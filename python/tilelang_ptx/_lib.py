@@ -105,6 +105,16 @@ kernel_destroy = _decl("tl_kernel_destroy", None, P)
 kernel_ptx = _decl("tl_kernel_ptx", c_char_p, P)
 kernel_simt_ir = _decl("tl_kernel_simt_ir", c_char_p, P)
 kernel_target = _decl("tl_kernel_target", c_char_p, P)
+
+
+class LayoutDumpOptions(ctypes.Structure):  # tl_layout_dump_options (ir.h)
+    _fields_ = [("full", ctypes.c_bool), ("svg_dir", c_char_p)]
+
+
+# the layouts layout inference chose (docs/layouts.md "Seeing the layouts"); *text is freed with tl_free
+kernel_dump_layouts = _decl("tl_kernel_dump_layouts", c_int, P, P, ctypes.POINTER(LayoutDumpOptions),
+                            ctypes.POINTER(c_void_p))
+free = _decl("tl_free", None, c_void_p)
 # the disk cache (runtime.h tl_cache_result: 0 off, 1 miss, 2 hit, 3 corrupt entry recompiled)
 kernel_cache_result = _decl("tl_kernel_cache_result", c_int, P)
 kernel_name = _decl("tl_kernel_name", c_char_p, P)

@@ -158,6 +158,29 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
     def get_simt_ir(self):
         return (_lib.kernel_simt_ir(self._h) or b"").decode()
 
+    def show_layouts(self, dir=None, full=False):
+        """The layouts layout inference chose for every buffer of the kernel, as the text
+        `tl-opt --dump-layouts` prints (docs/layouts.md "Seeing the layouts"): per buffer its scope,
+        shape and dtype, the layout and its rule, and the map (fragments: element -> thread and
+        register; shared tiles: the swizzle, element -> byte offset and bank).  With dir, also
+        writes one SVG per fragment and shared buffer there (created if missing), named
+        <kernel>.<buffer>.svg and listed at the end of the text as "svg: PATH" lines.  full: every
+        element, not a window of large buffers.  Returns the text."""
+        opts = _lib.LayoutDumpOptions(bool(full), None)
+        if dir is not None:
+            dir = os.fspath(dir)
+            os.makedirs(dir, exist_ok=True)
+            opts.svg_dir = dir.encode()
+        ctx = _lib.context()
+        text = ctypes.c_void_p()
+        rc = _lib.kernel_dump_layouts(ctx, self._h, ctypes.byref(opts), ctypes.byref(text))
+        if rc != _lib.TL_OK:
+            raise KernelError(f"{_lib.status_name(rc).decode()}: {_lib.last_error(ctx)}")
+        try:
+            return ctypes.string_at(text.value).decode()
+        finally:
+            _lib.free(text)
+
     @property
     def kernel_name(self):
         return _lib.kernel_name(self._h).decode()

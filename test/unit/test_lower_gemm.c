@@ -142,6 +142,9 @@ static void check_swizzle(int64_t stages, int64_t H, int64_t W, tl_dtype t, int 
       for (int64_t j = 0; j < W; j++) {
         int64_t o = off_of(m, L, s, i, j);
         cr_assert(o >= 0 && o < flat_n);
+        /* the layout dumps' integer map (tl_smem_offset_at) is the IR's */
+        cr_assert_eq(tl_smem_offset_at(L, s, i, j), o, "dump offset of (%lld,%lld,%lld)", (long long)s,
+                     (long long)i, (long long)j);
         cr_assert_eq(seen[o], 0, "collision at (%lld,%lld,%lld)", (long long)s, (long long)i, (long long)j);
         seen[o] = 1;
         /* 16-byte chunks stay contiguous and aligned */
@@ -170,6 +173,23 @@ Test(gemm_swizzle, bijection_chunks_banks) {
   check_swizzle(3, 128, 32, TL_FLOAT16, 64);
   check_swizzle(2, 32, 256, TL_DT(TL_TYPE_BFLOAT, 16), 128);
   check_swizzle(1, 16, 32, TL_FLOAT32, 128);
+}
+
+/* tl_smem_layout_view: the attached layout as a value, or the row-major one
+ * lowering would attach (nothing attached); tl_smem_offset_at agrees with
+ * the IR's offsets for a padded tile too. */
+Test(gemm_swizzle, layout_view) {
+  tl_module *m = tl_module_new();
+  int64_t dims[2] = {16, 24};
+  tl_buffer *b = shared_buf(m, "P", TL_FLOAT16, 2, dims);
+  tl_smem_layout v;
+  cr_assert(tl_smem_layout_view(b, &v) && !b->layout);
+  cr_assert(v.swizzle_bytes == 0 && v.row_stride == 24 && v.rows == 16 && v.cols == 24 && v.stages == 1);
+  tl_smem_layout *L = tl_smem_layout_set(m, b, 0, 8); /* padded rows */
+  cr_assert(L && tl_smem_layout_view(b, &v) && v.row_stride == 32);
+  for (int64_t i = 0; i < 16; i++)
+    for (int64_t j = 0; j < 24; j++) cr_assert_eq(tl_smem_offset_at(&v, 0, i, j), off_of(m, L, 0, i, j));
+  tl_module_destroy(m);
 }
 
 Test(gemm_swizzle, worked_offsets) {

@@ -35,6 +35,18 @@ enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 static const char *const EMITS[] = {"ast", "tir", "simt", "llvm", "ptx"};
 
+/* Is stage in the comma-separated list? */
+static bool listed(const char *list, const char *stage) {
+  size_t n = strlen(stage);
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && strncmp(p, stage, n) == 0) return true;
+    p = e ? e + 1 : NULL;
+  }
+  return false;
+}
+
 static void usage(FILE *f) {
   fputs(
       "usage: tl-opt [options] [FILE]\n"
@@ -64,6 +76,13 @@ static void usage(FILE *f) {
       "                        instead of the target's (132 on sm_90a)\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
+      "  --print-after=P1,...  the same for the named stages only (after layout-inference\n"
+      "                        the layouts it set follow as '# ' comments)\n"
+      "  --dump-layouts[=FMT]  print the layout of every buffer after layout-inference instead\n"
+      "                        of the IR: FMT text (default) to stdout or -o FILE; svg: one\n"
+      "                        picture per fragment and shared buffer into -o DIR (required),\n"
+      "                        the text to stdout\n"
+      "  --dump-layouts-full   every element in the dump (default: a window of large buffers)\n"
       "  --cache-info          (simt, llvm, ptx) say on stderr whether the compile hit the\n"
       "                        kernel cache: 'tl-opt: kernel cache: hit|miss|corrupt|off KEY'\n"
       "                        (TL_CACHE_DIR, TL_CACHE=0, TL_CACHE_MAX_MB: README)\n"
@@ -107,7 +126,8 @@ static int split_passes(char *list, const char **names, int max) {
 
 /* --print-after-all with --passes: each pass's result to stderr. */
 static void print_pass(void *user, const char *pass, const char *text) {
-  (void)user;
+  const char *only = user; /* --print-after's list, or NULL: every pass */
+  if (only && !listed(only, pass)) return;
   fprintf(stderr, "// ----- after %s -----\n", pass);
   fputs(text, stderr);
 }
@@ -125,13 +145,14 @@ static bool write_all(FILE *f, const char *text) {
 
 /* --print-after-all: each stage to stderr under a header, up to the --emit
  * level (the "llvm" and "ptx" stages only when they were asked for). */
-typedef struct stage_printer { const char *emit; bool done; } stage_printer;
+typedef struct stage_printer { const char *emit; bool done; const char *only; } stage_printer;
 
 static void print_stage(void *user, const char *stage, const char *text) {
   stage_printer *sp = user;
   if (sp->done) return;
   if (strcmp(stage, "llvm") == 0 && strcmp(sp->emit, "simt") == 0) return;
   if (strcmp(stage, "ptx") == 0 && strcmp(sp->emit, "ptx") != 0) return;
+  if (sp->only && !listed(sp->only, stage)) return;
   fprintf(stderr, "// ----- after %s -----\n", stage);
   fputs(text, stderr);
   if (strcmp(stage, sp->emit) == 0) sp->done = true;
@@ -147,7 +168,13 @@ typedef struct tl_opt_job {
   size_t ndefines;
   int sms;      /* --sms */
   bool remarks; /* --remarks */
+  const char *print_after;  /* --print-after=LIST: comma-separated stage names, or NULL */
+  int dump_layouts;         /* 0: no; 1: text; 2: svg into svg_dir */
+  bool dump_full;
+  const char *svg_dir;
 } tl_opt_job;
+
+
 
 /* Parses the source and produces the text to print (*text, tl_free'd by the
  * caller; *m / *kernel keep what it was made from). */
@@ -163,6 +190,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     po.verify_each = job->verify_each;
     po.remarks = job->remarks;
     if (job->print_after_all) po.after_pass = print_pass;
+    po.user = (void *)job->print_after;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
     if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
@@ -174,14 +202,20 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
     if (s == TL_OK && job->verify_each) s = tl_module_verify(ctx, *m);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
-    if (s == TL_OK && job->print_after_all) {
+    if (s == TL_OK && job->print_after_all && (!job->print_after || listed(job->print_after, "parse"))) {
       fputs("// ----- after parse -----\n", stderr);
       fputs(*text, stderr);
+    }
+    if (s == TL_OK && job->dump_layouts) { /* the layouts instead of the IR */
+      tl_free(*text);
+      *text = NULL;
+      tl_layout_dump_options lo = {job->dump_full, job->dump_layouts == 2 ? job->svg_dir : NULL};
+      s = tl_module_dump_layouts(ctx, *m, tl_target_resolve(job->target), &lo, text);
     }
   } else {
     /* Lower and generate code through the compile API; stages print as
      * they finish when --print-after-all is given. */
-    stage_printer sp = {job->emit, false};
+    stage_printer sp = {job->emit, false, job->print_after};
     tl_compile_options co = {0};
     co.target = job->target;
     co.verify_each = job->verify_each;
@@ -236,10 +270,25 @@ static int write_result(const char *out_path, const char *text) {
   return 0;
 }
 
+/* The options that do not go together, and the -o DIR that --dump-layouts=svg
+ * needs (the library creates it when missing, once lowering succeeded); 0, or
+ * the exit status. */
+static int check_job(const tl_opt_job *job, const char *out_path) {
+  if (job->npasses > 0 && strcmp(job->emit, "tir") != 0 && strcmp(job->emit, "simt") != 0)
+    return tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)", job->emit);
+  if (job->dump_layouts && (job->npasses > 0 || strcmp(job->emit, "tir") != 0))
+    return tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
+                              "");
+  if (job->dump_layouts == 2 && (!out_path || strcmp(out_path, "-") == 0))
+    return tl_cli_usage_error("--dump-layouts=svg writes files: name their directory with -o DIR%s", "");
+  return 0;
+}
+
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO, OPT_SMS };
+         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -251,13 +300,18 @@ int main(int argc, char **argv) {
       {"remarks", no_argument, NULL, OPT_REMARKS},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"sms", required_argument, NULL, OPT_SMS},
+      {"print-after", required_argument, NULL, OPT_PRINT_AFTER},
+      {"dump-layouts", optional_argument, NULL, OPT_DUMP_LAYOUTS},
+      {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false, cache_info = false;
   int sms = 0;
-  bool remarks = false;
+  bool remarks = false, dump_full = false;
+  const char *print_after = NULL;
+  int dump_layouts = 0;
   const char *passes[MAX_PASSES];
   int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
@@ -285,12 +339,8 @@ int main(int argc, char **argv) {
         ndefines++;
         break;
       }
-      case 'o':
-        out_path = optarg;
-        break;
-      case OPT_REMARKS: /* tl_compile_options.remarks, tl_pass_options.remarks */
-        remarks = true;
-        break;
+      case 'o': out_path = optarg; break;
+      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
       case OPT_SMS:
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
@@ -307,10 +357,7 @@ int main(int argc, char **argv) {
         emit = optarg;
         break;
       case OPT_TARGET:
-        if (!tl_cli_check_target(optarg)) {
-          rc = EXIT_USAGE;
-          goto done;
-        }
+        if (!tl_cli_check_target(optarg)) goto done; /* rc is EXIT_USAGE while parsing options */
         target = optarg;
         break;
       case OPT_PASSES:
@@ -319,21 +366,24 @@ int main(int argc, char **argv) {
           rc = 0;
           goto done;
         }
-        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) {
-          rc = EXIT_USAGE;
+        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) goto done; /* rc is EXIT_USAGE */
+        break;
+      case OPT_VERIFY_EACH: verify_each = true; break;
+      case OPT_KERNEL: kernel_name = optarg; break;
+      case OPT_PRINT_AFTER_ALL: print_after_all = true; break;
+      case OPT_CACHE_INFO: cache_info = true; break;
+      case OPT_PRINT_AFTER:
+        print_after = optarg;
+        print_after_all = true; /* the same hooks, filtered */
+        break;
+      case OPT_DUMP_LAYOUTS:
+        dump_layouts = !optarg || strcmp(optarg, "text") == 0 ? 1 : strcmp(optarg, "svg") == 0 ? 2 : 0;
+        if (!dump_layouts) {
+          rc = tl_cli_usage_error("unknown --dump-layouts format '%s' (expected text or svg)", optarg);
           goto done;
         }
         break;
-      case OPT_VERIFY_EACH:
-        verify_each = true;
-        break;
-      case OPT_KERNEL:
-        kernel_name = optarg;
-        break;
-      case OPT_PRINT_AFTER_ALL:
-        print_after_all = true;
-        break;
-      case OPT_CACHE_INFO: cache_info = true; break;
+      case OPT_DUMP_LAYOUTS_FULL: dump_full = true; break;
       case ':':
         rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
@@ -343,11 +393,11 @@ int main(int argc, char **argv) {
         goto done;
     }
   }
-  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0) {
-    rc = tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)",
-                            emit);
-    goto done;
-  }
+  if (dump_full && !dump_layouts) dump_layouts = 1;
+  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
+                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks,
+                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL};
+  if ((rc = check_job(&job, out_path)) != 0) goto done;
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;
     goto done;
@@ -359,8 +409,6 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
@@ -374,7 +422,7 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  if ((rc = write_result(out_path, text)) != 0) goto done;
+  if ((rc = write_result(dump_layouts == 2 ? NULL : out_path, text)) != 0) goto done;
 
 done:
   tl_free(text);
