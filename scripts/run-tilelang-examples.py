@@ -13,7 +13,8 @@ Modes (several may be given, comma-separated: they run one after the other over 
                 when every name exists (this checks the host-side surface on a machine without a GPU)
   scripts/run-tilelang-examples.py --table A.jsonl [B.jsonl ...]   (a Markdown table: a row per file, a column per run)
 A JSON line: {"file", "mode", "result": "pass" | "fail" | "timeout", "kind" (for failures: missing-name,
-not-provided, compile, check, needs-package, other), "error" (the last line of the traceback), "wall"}.
+not-provided, compile, check, needs-package, other), "error" (the located `file:line:col: error:` line of a compile error, else the exception's line of the
+traceback, else its last line), "tail" (the last lines of standard error), "wall"}.
 At the end, a table of counts per mode and kind on stdout.
 
 On the GPU host: Python with torch, this package importable (PYTHONPATH=<bundle>/python with TL_LIBRARY=
@@ -44,6 +45,10 @@ try:
 except Exception:
     pass
 '''
+
+
+LOCATED = re.compile(r"^\S+\.py:\d+:\d+: error: ")
+RAISED = re.compile(r"^[\w.]*(Error|Exception|Exit)\b.*:|^[\w.]*(Error|Exception)$")
 
 
 def classify(err):
@@ -78,8 +83,14 @@ def run_one(mode, path, timeout):
             rec.update(result="pass")
         else:
             lines = [l for l in cp.stderr.strip().splitlines() if l.strip()]
-            err = lines[-1][:400] if lines else f"exit status {cp.returncode}"
-            rec.update(result="fail", kind=classify(err), error=err, rc=cp.returncode)
+            rec.update(result="fail", rc=cp.returncode, tail="\n".join(lines[-6:])[-1200:])
+            located = [l for l in lines if LOCATED.search(l)]
+            raised = [l for l in lines if RAISED.search(l)]
+            if located:  # a compile error at its file:line:col (the caret line follows it)
+                rec.update(kind="compile", error=located[-1][:400])
+            else:
+                err = (raised or lines or [f"exit status {cp.returncode}"])[-1][:400]
+                rec.update(kind=classify(err), error=err)
     except subprocess.TimeoutExpired:
         rec.update(result="timeout", kind="timeout", error=f"no end within {timeout} s")
     rec["wall"] = round(time.time() - t0, 1)
