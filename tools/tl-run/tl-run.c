@@ -135,7 +135,8 @@ static void usage(FILE *f) {
       "                        dtype must hold them)\n"
       "  --input NAME=FILE     tensor input NAME from a NumPy .npy file (C order; its\n"
       "                        dtype and shape must be the parameter's; bfloat16 and\n"
-      "                        float8 as their raw bits, uint16 / uint8)\n"
+      "                        float8 as their raw bits, uint16 / uint8); a dynamic\n"
+      "                        dim without --dim takes the file's extent\n"
       "  --save DIR            write every output (the out_idx tensors and the inputs\n"
       "                        the run changed) as DIR/NAME.npy (DIR/NAME.n=17.npy in\n"
       "                        a --dim list); DIR is created\n"
@@ -404,7 +405,8 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
   DLManagedTensor **outs = calloc((size_t)nout + 1, sizeof *outs);
   float *times = NULL;
   bool cuda = exec == TL_EXEC_CUDA, kept = cuda && rs->keep && rs->keep_ready && nout > 0;
-  bool snapping = rs->save_dir && exec != TL_EXEC_REFERENCE && !bench_ms && nout > 0 && !kept;
+  /* --save's written inputs: do_run's own run only (not the reference's, a --bench or --tune run) */
+  bool snapping = rs->save_dir && exec != TL_EXEC_REFERENCE && !bench_ms && nout > 0 && !rs->keep;
   void **snap = snapping ? calloc((size_t)np + 1, sizeof *snap) : NULL;
   if (!h || !dev || !args || !outs || !results_init(r, np) || (snapping && !snap)) {
     fputs("tl-run: error: out of memory\n", stderr);
@@ -953,10 +955,36 @@ static bool workers_option(const char *arg, int *workers, int *rc) {
   return true;
 }
 
+/* A dynamic dim without a --dim takes its value from an --input file whose
+ * parameter has it as a dim (the file's extent there, when the file has the
+ * parameter's number of dims; the first such --input); added to dims[] (at
+ * most cap entries). */
+static void dims_from_inputs(const run_state *rs, const run_opts *ro, dim_opt *dims, size_t *ndims, size_t cap) {
+  for (int si = 0; si < rs->nsyms; si++) {
+    bool given = false;
+    for (size_t i = 0; i < *ndims; i++) given |= !strcmp(dims[i].name, rs->syms[si]);
+    for (size_t j = 0; !given && j < ro->ninputs && *ndims < cap; j++)
+      for (int pi = 0; !given && pi < rs->nparams; pi++) {
+        const param_info *p = &rs->p[pi];
+        const tlr_npy *a = &ro->inputs[j].a;
+        if (!p->is_tensor || p->is_output || strcmp(p->name, ro->inputs[j].name) || a->ndim != p->ndim) continue;
+        for (int d = 0; d < p->ndim && !given; d++) {
+          if (p->dim_sym[d] != si || a->shape[d] > INT32_MAX || !(dims[*ndims].vals = malloc(sizeof(int64_t))))
+            continue;
+          dims[*ndims].name = (char *)rs->syms[si];
+          dims[*ndims].vals[0] = a->shape[d];
+          dims[(*ndims)++].n = 1;
+          given = true;
+        }
+      }
+  }
+}
+
 /* The kernel's parameters into rs->p, its dynamic dims into rs->syms;
- * checks the --dim names (every dynamic dim needs one, each must name one).
- * false after printing the errors. */
-static bool read_params(run_state *rs, tl_kernel *k, const dim_opt *dims, size_t ndims) {
+ * checks the --dim names (every dynamic dim needs one, or an --input that
+ * gives it: dims_from_inputs; each must name one).  false after printing
+ * the errors. */
+static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndims, size_t cap, const run_opts *ro) {
   bool bad = false;
   for (int i = 0; i < rs->nparams; i++) {
     param_info *p = &rs->p[i];
@@ -989,6 +1017,8 @@ static bool read_params(run_state *rs, tl_kernel *k, const dim_opt *dims, size_t
       p->dim_sym[d] = si;
     }
   }
+  dims_from_inputs(rs, ro, dims, pndims, cap);
+  size_t ndims = *pndims;
   for (size_t i = 0; i < ndims; i++) {
     int si = 0;
     while (si < rs->nsyms && strcmp(rs->syms[si], dims[i].name)) si++;
@@ -1136,7 +1166,7 @@ int main(int argc, char **argv) {
   int *oi = NULL;
   size_t noi = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
-  dim_opt *dims = calloc((size_t)argc + 1, sizeof *dims);
+  dim_opt *dims = calloc((size_t)argc + 64, sizeof *dims); /* + the dims --input gives */
   arg_opt *sargs = calloc((size_t)argc + 1, sizeof *sargs);
   run_opts ro = {.inputs = calloc((size_t)argc + 1, sizeof *ro.inputs)};
   size_t ndefines = 0, ndims = 0, nsargs = 0;
@@ -1333,7 +1363,7 @@ int main(int argc, char **argv) {
     fputs("tl-run: error: out of memory\n", stderr);
     goto done;
   }
-  if (!read_params(&rs, k, dims, ndims) || !read_scalars(&rs, sargs, nsargs) ||
+  if (!read_params(&rs, k, dims, &ndims, (size_t)argc + 64, &ro) || !read_scalars(&rs, sargs, nsargs) ||
       !tlr_bind_run_options(&rs, &ro))
     goto done;
 
