@@ -53,7 +53,12 @@
  * order, one 64-bit draw per element in row-major order.  A draw x gives:
  * floats: u = (x >> 11) * 2^-53 in [0, 1), value 2u - 1 in [-1, 1) rounded
  * to the dtype (nearest even); signed integers: -4 + (x mod 9) in [-4, 4];
- * unsigned: x mod 5 in [0, 4]; bool: x & 1.
+ * unsigned: x mod 5 in [0, 4]; bool: x & 1.  --int-range LO:HI: integers
+ * LO + (x mod (HI - LO + 1)).  An --input file (runio.c, npy.c) replaces
+ * its tensor's values after the draws, so the other inputs do not move;
+ * --save writes the outputs (and the inputs whose bytes the run changed)
+ * as .npy files; a CPU run reports its blocks to the progress line
+ * (tl_context_set_progress).
  *
  * Check tolerances (docs/testing.md "Numeric checks", by output dtype): |got - ref| <= atol +
  * rtol * |ref| with (atol, rtol) = (1e-4, 1e-4) for float32/float64/
@@ -267,7 +272,6 @@ static void free_host(host_tensor *h, int n) {
   for (int i = 0; h && i < n; i++) free(h[i].data);
   free(h);
 }
-
 
 static void results_free(results *r, int n) {
   for (int i = 0; r->data && i < n; i++) free(r->data[i]);
