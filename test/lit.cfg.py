@@ -36,6 +36,19 @@ if os.path.exists(fake_cuda):
     config.substitutions.append(("%fake-cuda", fake_cuda))
     config.available_features.add("fake-cuda")
 
+# A Python with NumPy (Debian's python3-numpy; another python3 may come first on PATH) for the tests
+# that check tl-run's .npy files against NumPy itself: %python-numpy, feature "numpy".
+import subprocess
+import sys
+for py in [sys.executable, "/usr/bin/python3"]:
+    try:
+        if subprocess.run([py, "-c", "import numpy"], capture_output=True, timeout=60).returncode == 0:
+            config.substitutions.append(("%python-numpy", py))
+            config.available_features.add("numpy")
+            break
+    except (OSError, subprocess.SubprocessError):
+        pass
+
 # No test writes the user's kernel cache; test/Runtime/cache.test turns it on
 # in a temporary directory.
 config.environment["TL_CACHE"] = "0"

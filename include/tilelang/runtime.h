@@ -501,6 +501,16 @@ typedef struct tl_allocator {
  * NULL). */
 TL_API tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a);
 
+/* ------------------------------------------------------------- progress */
+/* A progress callback of ctx's CPU SIMT executor runs (tl_kernel_call_on
+ * with TL_EXEC_CPU, and tl_kernel_call with host tensors): called on the
+ * calling thread after each block of the grid, with the blocks run so far
+ * (1..total) and the grid's block count; not called by the reference
+ * evaluator or on CUDA.  tl-run's progress line comes from it.  fn NULL
+ * removes it.  Errors: TL_ERR_INVALID_ARGUMENT (ctx NULL). */
+typedef void (*tl_progress_fn)(void *user, int64_t done, int64_t total);
+TL_API tl_status tl_context_set_progress(tl_context *ctx, tl_progress_fn fn, void *user);
+
 /* ------------------------------------------------ choosing the executor */
 /* Where a call runs.  tl_kernel_call uses TL_EXEC_AUTO: the device is
  * implied by the tensors. */

@@ -41,6 +41,9 @@ typedef struct tl_simt_options {
   uint64_t schedule_seed; /* 0: the deterministic schedule; else every warp is scheduled on its own and
                              the seed shuffles which ready warp runs, where warps yield and when bulk
                              copies land (simt_sched.c) */
+  /* If non-NULL, called after each block with the blocks run and the grid's total (tl_context_set_progress) */
+  void (*progress)(void *user, int64_t done, int64_t total);
+  void *progress_user;
 } tl_simt_options;
 
 /* The K of one mma.sync.aligned.m16n8k16 (PTX ISA §9.7.14.5.14): the k-chunk

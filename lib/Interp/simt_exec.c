@@ -1318,11 +1318,14 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
         x->cur = s;
         if (k->sched) {
           if (!sx_sched_run_block(x, s)) return false;
-          continue;
+        } else {
+          sx_mark mk = mark(x);
+          if (!sx_exec_gang(x, s)) return false;
+          release(x, mk);
         }
-        sx_mark mk = mark(x);
-        if (!sx_exec_gang(x, s)) return false;
-        release(x, mk);
+        if (x->opts && x->opts->progress)
+          x->opts->progress(x->opts->progress_user, 1 + bx + grid[0] * (by + grid[1] * bz),
+                            grid[0] * grid[1] * grid[2]);
       }
   return true;
 }
@@ -1421,6 +1424,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   x.check = opts ? opts->check_races : true;
   x.max_steps = opts && opts->max_steps > 0 ? opts->max_steps : 1000000000;
   x.schedule_seed = opts ? opts->schedule_seed : 0;
+  x.opts = opts;
   tl_arena_init(&x.arena);
   tl_arena_init(&blk.arena);
   tl_map_init(&x.env);

@@ -106,6 +106,13 @@ tl_status tl_context_set_allocator(tl_context *ctx, const tl_allocator *a) {
   return tl_context_end(ctx, TL_OK);
 }
 
+tl_status tl_context_set_progress(tl_context *ctx, tl_progress_fn fn, void *user) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  ctx->progress = fn;
+  ctx->progress_user = fn ? user : NULL;
+  return TL_OK;
+}
+
 /* ----------------------------------------------------------- loading */
 /* Refuses device `device` when k's target does not fit its compute
  * capability (checked before any context or module is made there): PTX for

@@ -158,6 +158,8 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
       so.check_races = true;
       const char *seed = getenv("TL_SCHEDULE_SEED"); /* tl-run --schedule-seed; docs/simt-ir.md */
       if (seed && *seed) so.schedule_seed = strtoull(seed, NULL, 0);
+      so.progress = ctx->progress;
+      so.progress_user = ctx->progress_user;
       ok = tl_simt_exec(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
     }
     if (!ok || ctx->diag.errors > 0) {

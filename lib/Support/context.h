@@ -12,6 +12,8 @@ struct tl_context {
   char *last_error;    /* rendered message of the last failing call (malloc) */
   char *first_file;    /* file of the first error (malloc) */
   tl_allocator allocator; /* CUDA outputs' allocator (tl_context_set_allocator); zero: cuMemAlloc */
+  tl_progress_fn progress; /* the CPU SIMT executor's per-block callback (tl_context_set_progress) */
+  void *progress_user;
 };
 
 /* Starts a new API call: clears diagnostics and the last error. */

@@ -1,4 +1,4 @@
-# RUN: %tl-opt --emit=simt --print-after-all -D M=256 -D N=256 -D K=128 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=TIR
+# RUN: %tl-opt --emit=simt --print-after-all=all -D M=256 -D N=256 -D K=128 %examples/gemm.py 2>&1 >/dev/null | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --emit=ptx %examples/gemm.py > %t.ptx
 # RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 # RUN: FileCheck %s --check-prefix=MMA < %t.ptx

@@ -4,7 +4,7 @@
 # for i - j >= ...; i = 31, j = 0 for <=).  A condition that is not affine in
 # them (a load, i * j) is left alone.  Both run on the SIMT executor against
 # the reference evaluator.
-# RUN: %tl-opt --emit=simt --print-after-all %s 2>&1 >/dev/null | FileCheck %s
+# RUN: %tl-opt --emit=simt --print-after-all=all %s 2>&1 >/dev/null | FileCheck %s
 # RUN: %tl-run --device=cpu --check -D n=256 %s | FileCheck %s --check-prefix=EXEC
 # CHECK-LABEL: // ----- after versioning -----
 # CHECK: if bx * 32 >= k * 64 + 63:

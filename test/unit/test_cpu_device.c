@@ -3,7 +3,7 @@
  * picks the executor, the argument checks name "cpu" as the device, outputs
  * are malloc'd kDLCPU tensors (poisoned on request), executor errors carry
  * the kernel's source location, tl_tensor_alloc/copy on the host, and
- * tl_kernel_gemm_flops.  Results are compared with values computed here
+ * tl_kernel_gemm_flops, the progress callback.  Results are compared with values computed here
  * directly in C (exactly where the kernel does one rounding per element).
  * No GPU: TL_CUDA_DRIVER names a missing library. */
 #include <criterion/criterion.h>
@@ -93,6 +93,48 @@ Test(cpu_device, elementwise_add_auto_runs_on_cpu) {
   cv = out[0]->dl_tensor.data;
   for (size_t i = 0; i < 37 * 130; i++) cr_assert_eq(cv[i], a.data[i] + b.data[i]);
   out[0]->deleter(out[0]);
+  free(a.data);
+  free(b.data);
+  tl_kernel_destroy(k);
+}
+
+/* tl_context_set_progress: the CPU SIMT executor reports each block, in
+ * order, with the grid's block count; the reference evaluator does not. */
+typedef struct progress_log { int64_t calls, last, total; bool in_order; } progress_log;
+static void log_progress(void *user, int64_t done, int64_t total) {
+  progress_log *l = user;
+  l->in_order &= done == l->last + 1 && (l->total == 0 || total == l->total);
+  l->calls++;
+  l->last = done;
+  l->total = total;
+}
+
+Test(cpu_device, progress_callback_counts_blocks) {
+  tl_define d[2] = {{"M", "70"}, {"N", "300"}}; /* blocks of 32 x 128: a grid of 3 x 3 */
+  tl_kernel *k = compile("examples/elementwise_add.py", d, 2, 0, NULL, 0);
+  host_t a, b;
+  host_f32(&a, 2, 70, 300, 1);
+  host_f32(&b, 2, 70, 300, 2);
+  tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
+  DLManagedTensor *out[1] = {NULL};
+  progress_log log = {0, 0, 0, true};
+  cr_assert_eq(tl_context_set_progress(ctx, log_progress, &log), TL_OK);
+  cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  out[0]->deleter(out[0]);
+  cr_assert(log.in_order);
+  cr_assert_eq(log.calls, 9);
+  cr_assert_eq(log.last, 9);
+  cr_assert_eq(log.total, 9);
+  progress_log ref = {0, 0, 0, true};
+  cr_assert_eq(tl_context_set_progress(ctx, log_progress, &ref), TL_OK);
+  cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_REFERENCE, args, 2, NULL, out), TL_OK);
+  out[0]->deleter(out[0]);
+  cr_assert_eq(ref.calls, 0);
+  cr_assert_eq(tl_context_set_progress(ctx, NULL, NULL), TL_OK); /* removed: no more calls */
+  cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_OK);
+  out[0]->deleter(out[0]);
+  cr_assert_eq(log.calls, 9);
+  cr_assert_eq(tl_context_set_progress(NULL, log_progress, &log), TL_ERR_INVALID_ARGUMENT);
   free(a.data);
   free(b.data);
   tl_kernel_destroy(k);

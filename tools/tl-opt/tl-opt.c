@@ -74,8 +74,14 @@ static void usage(FILE *f) {
       "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids (and stream-K) for N SMs\n"
       "                        instead of the target's (132 on sm_90a)\n"
-      "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
-      "                        '// ----- after <pass> -----' header\n"
+      "  --print-after-all[=MODE]\n"
+      "                        print each stage (or each --passes pass) to stderr under a\n"
+      "                        '// ----- after <pass> -----' header; MODE changed (the\n"
+      "                        default, as LLVM's -print-changed): a stage whose IR is the\n"
+      "                        previous dump's prints only '// ----- after <pass>: no\n"
+      "                        change (omitted) -----'; all: every dump in full (LLVM's\n"
+      "                        -print-after-all); quiet: changed dumps only, no omitted lines\n"
+      "  --print-changed[=quiet]  --print-after-all=changed (=quiet: --print-after-all=quiet)\n"
       "  --print-after=P1,...  the same for the named stages only (after layout-inference\n"
       "                        the layouts it set follow as '# ' comments)\n"
       "  --dump-layouts[=FMT]  print the layout of every buffer after layout-inference instead\n"
@@ -124,13 +130,39 @@ static int split_passes(char *list, const char **names, int max) {
   return n > 0 ? n : -1;
 }
 
-/* --print-after-all with --passes: each pass's result to stderr. */
-static void print_pass(void *user, const char *pass, const char *text) {
-  const char *only = user; /* --print-after's list, or NULL: every pass */
-  if (only && !listed(only, pass)) return;
-  fprintf(stderr, "// ----- after %s -----\n", pass);
-  fputs(text, stderr);
+/* --print-after-all's modes (--print-changed is DUMP_CHANGED). */
+enum { DUMP_OFF, DUMP_CHANGED, DUMP_ALL, DUMP_QUIET };
+
+/* The dumps of --print-after-all: the previous dump's text (what "changed"
+ * compares with), and for the compile stages the --emit level they stop at. */
+typedef struct dumper {
+  int mode;
+  char *prev;        /* malloc'd; NULL before the first dump */
+  const char *emit;  /* the stages: up to this one (the "llvm" and "ptx" stages only when asked for) */
+  bool done;
+  const char *only;  /* --print-after's list: only these stages print, in full; NULL: every stage */
+} dumper;
+
+/* Prints stage's text to stderr under its header, or (changed and quiet
+ * modes) a one-line note / nothing when it is the previous dump's text. */
+static void dump(dumper *d, const char *stage, const char *text) {
+  bool same = d->prev && strcmp(d->prev, text) == 0;
+  if (d->only) {
+    if (listed(d->only, stage)) fprintf(stderr, "// ----- after %s -----\n%s", stage, text);
+  } else if (!same || d->mode == DUMP_ALL) {
+    fprintf(stderr, "// ----- after %s -----\n", stage);
+    fputs(text, stderr);
+  } else if (d->mode == DUMP_CHANGED) {
+    fprintf(stderr, "// ----- after %s: no change (omitted) -----\n", stage);
+  }
+  if (!same) {
+    free(d->prev);
+    d->prev = strdup(text);
+  }
 }
+
+/* --print-after-all with --passes: each pass's result. */
+static void print_pass(void *user, const char *pass, const char *text) { dump(user, pass, text); }
 
 static int in_list(const char *s, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -143,25 +175,37 @@ static bool write_all(FILE *f, const char *text) {
   return fwrite(text, 1, n, f) == n;
 }
 
-/* --print-after-all: each stage to stderr under a header, up to the --emit
- * level (the "llvm" and "ptx" stages only when they were asked for). */
-typedef struct stage_printer { const char *emit; bool done; const char *only; } stage_printer;
-
+/* --print-after-all: each stage, up to the --emit level. */
 static void print_stage(void *user, const char *stage, const char *text) {
-  stage_printer *sp = user;
+  dumper *sp = user;
   if (sp->done) return;
   if (strcmp(stage, "llvm") == 0 && strcmp(sp->emit, "simt") == 0) return;
   if (strcmp(stage, "ptx") == 0 && strcmp(sp->emit, "ptx") != 0) return;
-  if (sp->only && !listed(sp->only, stage)) return;
-  fprintf(stderr, "// ----- after %s -----\n", stage);
-  fputs(text, stderr);
+  dump(sp, stage, text);
   if (strcmp(stage, sp->emit) == 0) sp->done = true;
+}
+
+/* Parses --print-after-all's MODE (NULL: changed) or --print-changed's
+ * (NULL: changed, or quiet) into *mode; false with *rc set after a usage
+ * error. */
+static bool dump_option(bool changed_opt, const char *arg, int *mode, int *rc) {
+  if (!arg || !strcmp(arg, "changed")) *mode = DUMP_CHANGED;
+  else if (!strcmp(arg, "quiet")) *mode = DUMP_QUIET;
+  else if (!changed_opt && !strcmp(arg, "all")) *mode = DUMP_ALL;
+  else {
+    *rc = changed_opt ? tl_cli_usage_error("bad --print-changed mode '%s' (expected quiet)", arg)
+                      : tl_cli_usage_error("bad --print-after-all mode '%s' (expected changed, all or quiet)", arg);
+    return false;
+  }
+  return true;
 }
 
 /* What the command line asks for, after the options are parsed. */
 typedef struct tl_opt_job {
   const char *emit, *target, *kernel;
-  bool verify_each, print_after_all, cache_info;
+  bool verify_each;
+  int print_after_all; /* DUMP_* */
+  bool cache_info;
   const char *const *passes;
   int npasses;
   const tl_define *defines;
@@ -183,16 +227,20 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
   const tl_define *defines = job->defines;
   size_t ndefines = job->ndefines;
   tl_status s;
+  dumper dd = {job->print_after_all, NULL, job->emit, false, job->print_after};
   if (job->npasses > 0) {
     /* The named passes only, on the parsed text, at its own IR level. */
     tl_pass_options po = {0};
     po.target = tl_target_resolve(job->target);
     po.verify_each = job->verify_each;
     po.remarks = job->remarks;
-    if (job->print_after_all) po.after_pass = print_pass;
-    po.user = (void *)job->print_after;
+    if (job->print_after_all) po.after_pass = print_pass, po.user = &dd;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
+    char *before = NULL; /* what the first pass is compared with */
+    if (s == TL_OK && job->print_after_all && (s = tl_module_print(ctx, *m, &before)) == TL_OK)
+      dd.prev = strdup(before);
+    tl_free(before);
     if (s == TL_OK) s = tl_module_run_passes(ctx, *m, job->passes, (size_t)job->npasses, &po);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
   } else if (strcmp(job->emit, "ast") == 0) {
@@ -202,10 +250,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
     if (s == TL_OK && job->verify_each) s = tl_module_verify(ctx, *m);
     if (s == TL_OK) s = tl_module_print(ctx, *m, text);
-    if (s == TL_OK && job->print_after_all && (!job->print_after || listed(job->print_after, "parse"))) {
-      fputs("// ----- after parse -----\n", stderr);
-      fputs(*text, stderr);
-    }
+    if (s == TL_OK && job->print_after_all) dump(&dd, "parse", *text);
     if (s == TL_OK && job->dump_layouts) { /* the layouts instead of the IR */
       tl_free(*text);
       *text = NULL;
@@ -215,7 +260,6 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
   } else {
     /* Lower and generate code through the compile API; stages print as
      * they finish when --print-after-all is given. */
-    stage_printer sp = {job->emit, false, job->print_after};
     tl_compile_options co = {0};
     co.target = job->target;
     co.verify_each = job->verify_each;
@@ -227,7 +271,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
     if (job->print_after_all) {
       co.after_stage = print_stage;
-      co.after_stage_user = &sp;
+      co.after_stage_user = &dd;
     }
     s = tl_kernel_compile(ctx, source, len, display, defines, ndefines, &co, kernel);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr);
@@ -239,6 +283,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
       if (!(*text = strdup(t ? t : ""))) s = TL_ERR_NO_MEMORY;
     }
   }
+  free(dd.prev);
   return s;
 }
 
@@ -288,7 +333,7 @@ static int check_job(const tl_opt_job *job, const char *out_path) {
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL };
+         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -296,7 +341,8 @@ int main(int argc, char **argv) {
       {"passes", required_argument, NULL, OPT_PASSES},
       {"kernel", required_argument, NULL, OPT_KERNEL},
       {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
-      {"print-after-all", no_argument, NULL, OPT_PRINT_AFTER_ALL},
+      {"print-after-all", optional_argument, NULL, OPT_PRINT_AFTER_ALL},
+      {"print-changed", optional_argument, NULL, OPT_PRINT_CHANGED},
       {"remarks", no_argument, NULL, OPT_REMARKS},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"sms", required_argument, NULL, OPT_SMS},
@@ -307,7 +353,8 @@ int main(int argc, char **argv) {
       {NULL, 0, NULL, 0},
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
-  bool verify_each = false, print_after_all = false, cache_info = false;
+  bool verify_each = false, cache_info = false;
+  int print_after_all = DUMP_OFF;
   int sms = 0;
   bool remarks = false, dump_full = false;
   const char *print_after = NULL;
@@ -368,13 +415,9 @@ int main(int argc, char **argv) {
         }
         if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) goto done; /* rc is EXIT_USAGE */
         break;
-      case OPT_VERIFY_EACH: verify_each = true; break;
-      case OPT_KERNEL: kernel_name = optarg; break;
-      case OPT_PRINT_AFTER_ALL: print_after_all = true; break;
-      case OPT_CACHE_INFO: cache_info = true; break;
       case OPT_PRINT_AFTER:
         print_after = optarg;
-        print_after_all = true; /* the same hooks, filtered */
+        if (print_after_all == DUMP_OFF) print_after_all = DUMP_ALL; /* the same hooks, filtered */
         break;
       case OPT_DUMP_LAYOUTS:
         dump_layouts = !optarg || strcmp(optarg, "text") == 0 ? 1 : strcmp(optarg, "svg") == 0 ? 2 : 0;
@@ -384,6 +427,13 @@ int main(int argc, char **argv) {
         }
         break;
       case OPT_DUMP_LAYOUTS_FULL: dump_full = true; break;
+      case OPT_VERIFY_EACH: verify_each = true; break;
+      case OPT_KERNEL: kernel_name = optarg; break;
+      case OPT_PRINT_AFTER_ALL:
+      case OPT_PRINT_CHANGED:
+        if (!dump_option(c == OPT_PRINT_CHANGED, optarg, &print_after_all, &rc)) goto done;
+        break;
+      case OPT_CACHE_INFO: cache_info = true; break;
       case ':':
         rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;

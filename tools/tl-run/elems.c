@@ -139,9 +139,26 @@ static uint64_t splitmix64(uint64_t *state) {
   return z ^ (z >> 31);
 }
 
-void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state) {
+/* Element i of integer data of dtype t set to v (which t holds), exactly. */
+static void set_int(void *data, tl_dtype t, size_t i, int64_t v) {
+  char *p = (char *)data + i * (size_t)tl_dtype_bytes(t);
+  switch (t.bits) {
+    case 8: { int8_t y = (int8_t)v; memcpy(p, &y, 1); break; }
+    case 16: { int16_t y = (int16_t)v; memcpy(p, &y, 2); break; }
+    case 32: { int32_t y = (int32_t)v; memcpy(p, &y, 4); break; }
+    default: memcpy(p, &v, 8);
+  }
+}
+
+void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state, const int64_t *int_range) {
+  bool ranged = int_range && (t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT);
+  uint64_t width = ranged ? (uint64_t)int_range[1] - (uint64_t)int_range[0] + 1 : 0; /* 0: all 2^64 */
   for (size_t i = 0; i < n; i++) {
     uint64_t x = splitmix64(state);
+    if (ranged) {
+      set_int(data, t, i, (int64_t)((uint64_t)int_range[0] + (width ? x % width : x)));
+      continue;
+    }
     double v;
     if (tlr_is_float(t)) v = 2.0 * ldexp((double)(x >> 11), -53) - 1.0;
     else if (t.code == TL_TYPE_BOOL) v = (double)(x & 1);

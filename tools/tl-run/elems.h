@@ -20,7 +20,10 @@ bool tlr_is_float(tl_dtype t);
 /* The --check tolerances of an output of dtype t: |got - ref| <= atol + rtol * |ref|. */
 void tlr_tolerance(tl_dtype t, double *atol, double *rtol);
 /* n elements of dtype t at data, uniform random from the splitmix64 stream
- * *state (floats in [-1, 1), integers in a small range). */
-void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state);
+ * *state: floats in [-1, 1), bool 0 or 1, integers in [-4, 4] (unsigned
+ * [0, 4]), or with int_range (--int-range; NULL: those) in [int_range[0],
+ * int_range[1]] as int_range[0] + x mod (int_range[1] - int_range[0] + 1),
+ * which t must hold. */
+void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state, const int64_t *int_range);
 
 #endif

@@ -55,15 +55,24 @@ bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shap
   return true;
 }
 
-void tlr_gather(void *dst, const DLTensor *t, size_t elem_bytes) {
+/* Copies between the row-major buffer flat and strided t: to flat
+ * (gather) or from it. */
+static void copy_strided(void *flat, const DLTensor *t, size_t elem_bytes, bool gather) {
   int64_t idx[8] = {0};
   size_t n = 1;
   for (int d = 0; d < t->ndim; d++) n *= t->shape[d] > 0 ? (size_t)t->shape[d] : 0;
-  const char *base = (const char *)t->data + t->byte_offset;
+  char *base = (char *)t->data + t->byte_offset;
   for (size_t e = 0; e < n; e++) {
     int64_t off = 0;
     for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
-    memcpy((char *)dst + e * elem_bytes, base + (size_t)off * elem_bytes, elem_bytes);
+    char *f = (char *)flat + e * elem_bytes, *s = base + (size_t)off * elem_bytes;
+    memcpy(gather ? f : s, gather ? s : f, elem_bytes);
     for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->shape[d]; d--) idx[d] = 0;
   }
+}
+
+void tlr_gather(void *dst, const DLTensor *t, size_t elem_bytes) { copy_strided(dst, t, elem_bytes, true); }
+
+void tlr_scatter(const DLTensor *t, const void *src, size_t elem_bytes) {
+  copy_strided((void *)(uintptr_t)src, t, elem_bytes, false);
 }

@@ -34,5 +34,8 @@ bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shap
 /* Copies the elements of host tensor t (shape and strides, elem_bytes each)
  * to dst in row-major order. */
 void tlr_gather(void *dst, const DLTensor *t, size_t elem_bytes);
+/* The inverse: the row-major elements at src into host tensor t's strided
+ * places (--input of a T.StridedTensor parameter). */
+void tlr_scatter(const DLTensor *t, const void *src, size_t elem_bytes);
 
 #endif

@@ -53,7 +53,12 @@
  * order, one 64-bit draw per element in row-major order.  A draw x gives:
  * floats: u = (x >> 11) * 2^-53 in [0, 1), value 2u - 1 in [-1, 1) rounded
  * to the dtype (nearest even); signed integers: -4 + (x mod 9) in [-4, 4];
- * unsigned: x mod 5 in [0, 4]; bool: x & 1.
+ * unsigned: x mod 5 in [0, 4]; bool: x & 1.  --int-range LO:HI: integers
+ * LO + (x mod (HI - LO + 1)).  An --input file (runio.c, npy.c) replaces
+ * its tensor's values after the draws, so the other inputs do not move;
+ * --save writes the outputs (and the inputs whose bytes the run changed)
+ * as .npy files; a CPU run reports its blocks to the progress line
+ * (tl_context_set_progress).
  *
  * Check tolerances (docs/testing.md "Numeric checks", by output dtype): |got - ref| <= atol +
  * rtol * |ref| with (atol, rtol) = (1e-4, 1e-4) for float32/float64/
@@ -79,6 +84,8 @@
 #include "../common/cli.h"
 #include "device.h"
 #include "elems.h"
+#include "run.h"
+#include "runio.h"
 #include "strided.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
@@ -129,6 +136,19 @@ static void usage(FILE *f) {
       "                        with none every tensor parameter counts as output\n"
       "  --seed N              input generator seed (default 0; splitmix64; floats\n"
       "                        uniform in [-1, 1) rounded to the dtype, ints in [-4, 4])\n"
+      "  --int-range LO:HI     integer inputs uniform in [LO, HI] instead (each input's\n"
+      "                        dtype must hold them)\n"
+      "  --input NAME=FILE     tensor input NAME from a NumPy .npy file (C order; its\n"
+      "                        dtype and shape must be the parameter's; bfloat16 and\n"
+      "                        float8 as their raw bits, uint16 / uint8); a dynamic\n"
+      "                        dim without --dim takes the file's extent\n"
+      "  --save DIR            write every output (the out_idx tensors and the inputs\n"
+      "                        the run changed) as DIR/NAME.npy (DIR/NAME.n=17.npy in\n"
+      "                        a --dim list); DIR is created\n"
+      "  --progress            (cpu) a progress line on stderr (blocks done / total,\n"
+      "                        elapsed, time left) from the first block; by default\n"
+      "                        only when stderr is a terminal and the run passes 2 s\n"
+      "  --no-progress         no progress line\n"
       "  --schedule-seed N     (cpu) schedule every warp on its own and shuffle the\n"
       "                        schedule with seed N (0: the deterministic schedule;\n"
       "                        sets TL_SCHEDULE_SEED, which the CPU executor reads)\n"
@@ -178,47 +198,8 @@ static bool parse_i64(const char *s, int64_t *out) {
 }
 
 /* --------------------------------------------------------- the kernel */
-typedef struct param_info {
-  const char *name;
-  bool is_tensor, is_output;
-  tl_dtype dtype;
-  int ndim;
-  int64_t dims[8];
-  int dim_sym[8];    /* symbol index of a dim that is exactly a symbol, else -1 */
-} param_info;
-
 typedef struct dim_opt { char *name; int64_t *vals; int n; } dim_opt;
 typedef struct arg_opt { char *name; char *value; } arg_opt;
-
-typedef struct run_state {
-  tl_context *ctx;
-  tl_kernel *k;
-  int device;           /* DEV_CUDA or DEV_CPU */
-  int ordinal;          /* the CUDA device (DEV_CUDA) */
-  int nparams;
-  param_info *p;
-  int nsyms;
-  const char **syms;
-  int64_t *symv;
-  tl_arg *scalar_args;  /* per param (scalars only) */
-  uint64_t seed;
-  bool check, bench;
-  /* the kernel as given, kept alive after --tune replaced it: p[].name and
-   * syms[] point into its signature */
-  tl_kernel *given;
-  int warmup, reps;       /* --bench and --tune timings (BENCH_WARMUP, BENCH_REPS) */
-  /* --tune: per param, the CUDA input made by the first run and reused by
-   * the later ones (NULL: make inputs each run) */
-  DLManagedTensor **keep;
-  bool keep_ready;
-} run_state;
-
-typedef struct host_tensor {
-  void *data;
-  size_t elems;
-  int64_t shape[8], strides[8]; /* strides: a T.StridedTensor's (strided.h) */
-  DLTensor t;
-} host_tensor;
 
 static void print_shape(FILE *f, const int64_t *shape, int ndim) {
   fputc('[', f);
@@ -271,7 +252,7 @@ static bool make_inputs(run_state *rs, host_tensor *h, bool strided_ok) {
       fprintf(stderr, "tl-run: error: out of memory allocating input '%s' (%zu bytes)\n", p->name, bytes);
       return false;
     }
-    tlr_fill_random(h[i].data, p->dtype, span, &state);
+    tlr_fill_random(h[i].data, p->dtype, span, &state, rs->int_range); /* also under --input: the others' draws stay */
     memset(&h[i].t, 0, sizeof h[i].t);
     h[i].t.data = h[i].data;
     h[i].t.device.device_type = kDLCPU;
@@ -279,6 +260,10 @@ static bool make_inputs(run_state *rs, host_tensor *h, bool strided_ok) {
     h[i].t.dtype = tlr_dl_dtype(p->dtype);
     h[i].t.shape = h[i].shape;
     h[i].t.strides = strided ? h[i].strides : NULL;
+    const tlr_input *in = rs->input_of && rs->input_of[i] >= 0 ? &rs->inputs[rs->input_of[i]] : NULL;
+    if (in && !tlr_input_check(in, p->dtype, p->ndim, h[i].shape)) return false;
+    if (in && strided) tlr_scatter(&h[i].t, in->a.data, (size_t)tl_dtype_bytes(p->dtype));
+    else if (in) memcpy(h[i].data, in->a.data, h[i].elems * (size_t)tl_dtype_bytes(p->dtype));
   }
   return true;
 }
@@ -288,18 +273,12 @@ static void free_host(host_tensor *h, int n) {
   free(h);
 }
 
-/* Host results of one run: per param, the output's data (or NULL). */
-typedef struct results {
-  void **data;       /* malloc'd host copies */
-  size_t *elems;
-  int64_t (*shape)[8];
-} results;
-
 static void results_free(results *r, int n) {
   for (int i = 0; r->data && i < n; i++) free(r->data[i]);
   free(r->data);
   free(r->elems);
   free(r->shape);
+  free(r->written);
   memset(r, 0, sizeof *r);
 }
 
@@ -307,7 +286,8 @@ static bool results_init(results *r, int n) {
   r->data = calloc((size_t)n + 1, sizeof *r->data);
   r->elems = calloc((size_t)n + 1, sizeof *r->elems);
   r->shape = calloc((size_t)n + 1, sizeof *r->shape);
-  return r->data && r->elems && r->shape;
+  r->written = calloc((size_t)n + 1, sizeof *r->written);
+  return r->data && r->elems && r->shape && r->written;
 }
 
 /* Copies a host DLTensor's data into r slot i. */
@@ -372,6 +352,49 @@ static void print_call_error(const run_state *rs, tl_status st) {
   }
 }
 
+/* Keeps host copies of a run's outputs in r: the out_idx outputs (outs),
+ * or with out_idx none every tensor (the host inputs h, or their CUDA
+ * copies dev); with snap (--save: per input, its bytes before the run, or
+ * NULL) also each input whose bytes the run changed, marked written. */
+static tl_status collect(run_state *rs, results *r, host_tensor *h, DLManagedTensor **dev, DLManagedTensor **outs,
+                         bool cuda, void **snap) {
+  tl_context *ctx = rs->ctx;
+  int nout = 0;
+  const int *oidx = tl_kernel_out_idx(rs->k, &nout);
+  for (int i = 0; i < rs->nparams; i++) {
+    const param_info *p = &rs->p[i];
+    if (!p->is_tensor) continue;
+    const DLTensor *src = NULL;
+    if (p->is_output) {
+      for (int j = 0; j < nout; j++)
+        if (oidx[j] == i && outs[j]) src = &outs[j]->dl_tensor;
+    } else if (nout == 0 || (snap && snap[i])) { /* out_idx none: every tensor counts */
+      src = cuda ? &dev[i]->dl_tensor : &h[i].t;
+    }
+    if (!src) continue;
+    tl_status st = TL_OK;
+    if (src->device.device_type == kDLCPU) {
+      if (!keep_host(r, i, src, p->dtype)) st = TL_ERR_NO_MEMORY;
+    } else {
+      DLManagedTensor *tmp = NULL;
+      DLDevice hd = {kDLCPU, 0};
+      if ((st = tl_tensor_alloc(ctx, hd, src->ndim, src->shape, src->dtype, &tmp)) == TL_OK &&
+          (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK &&
+          !keep_host(r, i, &tmp->dl_tensor, p->dtype))
+        st = TL_ERR_NO_MEMORY;
+      if (st != TL_OK && st != TL_ERR_NO_MEMORY) tl_cli_print_library_error(ctx, st);
+      if (tmp) tmp->deleter(tmp);
+    }
+    if (st != TL_OK) return st;
+    if (nout > 0 && !p->is_output) { /* --save: keep it only when the run changed it */
+      size_t bytes = r->elems[i] * (size_t)tl_dtype_bytes(p->dtype);
+      r->written[i] = memcmp(r->data[i], snap[i], bytes) != 0;
+      if (!r->written[i]) free(r->data[i]), r->data[i] = NULL;
+    }
+  }
+  return TL_OK;
+}
+
 /* Runs the kernel once with executor exec (TL_EXEC_CPU, TL_EXEC_REFERENCE
  * or TL_EXEC_CUDA) on fresh inputs; fills r with the outputs. */
 static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *bench_ms) {
@@ -382,16 +405,24 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
   DLManagedTensor **dev = calloc((size_t)np + 1, sizeof *dev);
   tl_arg *args = calloc((size_t)np + 1, sizeof *args);
   int nout = 0;
-  const int *oidx = tl_kernel_out_idx(rs->k, &nout);
+  tl_kernel_out_idx(rs->k, &nout);
   DLManagedTensor **outs = calloc((size_t)nout + 1, sizeof *outs);
   float *times = NULL;
   bool cuda = exec == TL_EXEC_CUDA, kept = cuda && rs->keep && rs->keep_ready && nout > 0;
-  if (!h || !dev || !args || !outs || !results_init(r, np)) {
+  /* --save's written inputs: do_run's own run only (not the reference's, a --bench or --tune run) */
+  bool snapping = rs->save_dir && exec != TL_EXEC_REFERENCE && !bench_ms && nout > 0 && !rs->keep;
+  void **snap = snapping ? calloc((size_t)np + 1, sizeof *snap) : NULL;
+  if (!h || !dev || !args || !outs || !results_init(r, np) || (snapping && !snap)) {
     fputs("tl-run: error: out of memory\n", stderr);
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
   if (!kept && !make_inputs(rs, h, !cuda)) {
+    st = TL_ERR_NO_MEMORY;
+    goto out;
+  }
+  if (snap && !tlr_snapshot_inputs(rs, h, snap)) {
+    fputs("tl-run: error: out of memory\n", stderr);
     st = TL_ERR_NO_MEMORY;
     goto out;
   }
@@ -426,7 +457,10 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     }
     st = tl_kernel_time(ctx, rs->k, args, na, NULL, rs->warmup, rs->reps, times, outs);
   } else {
+    bool progress = exec == TL_EXEC_CPU && rs->progress;
+    if (progress) tlr_progress_begin(rs->progress), tl_context_set_progress(ctx, tlr_progress_step, rs->progress);
     st = tl_kernel_call_on(ctx, rs->k, exec, args, na, NULL, outs);
+    if (progress) tlr_progress_end(rs->progress), tl_context_set_progress(ctx, NULL, NULL);
     if (st == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* the reference's: a read of an unwritten element */
   }
   if (st != TL_OK) {
@@ -443,32 +477,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
       }
     *bench_ms = nr % 2 ? times[nr / 2] : 0.5 * ((double)times[nr / 2 - 1] + times[nr / 2]);
   }
-  /* collect the outputs on the host */
-  for (int i = 0; i < np; i++) {
-    const param_info *p = &rs->p[i];
-    if (!p->is_tensor) continue;
-    const DLTensor *src = NULL;
-    if (p->is_output) {
-      for (int j = 0; j < nout; j++)
-        if (oidx[j] == i && outs[j]) src = &outs[j]->dl_tensor;
-    } else if (nout == 0) { /* out_idx none: every tensor counts */
-      src = cuda ? &dev[i]->dl_tensor : &h[i].t;
-    }
-    if (!src) continue;
-    if (src->device.device_type == kDLCPU) {
-      if (!keep_host(r, i, src, p->dtype)) st = TL_ERR_NO_MEMORY;
-    } else {
-      DLManagedTensor *tmp = NULL;
-      DLDevice hd = {kDLCPU, 0};
-      if ((st = tl_tensor_alloc(ctx, hd, src->ndim, src->shape, src->dtype, &tmp)) == TL_OK &&
-          (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK &&
-          !keep_host(r, i, &tmp->dl_tensor, p->dtype))
-        st = TL_ERR_NO_MEMORY;
-      if (st != TL_OK && st != TL_ERR_NO_MEMORY) tl_cli_print_library_error(ctx, st);
-      if (tmp) tmp->deleter(tmp);
-    }
-    if (st != TL_OK) goto out;
-  }
+  st = collect(rs, r, h, dev, outs, cuda, snap);
 out:
   if (st == TL_OK && cuda && rs->keep && !kept && nout > 0) { /* --tune: later runs reuse the inputs */
     for (int i = 0; i < np; i++) rs->keep[i] = dev[i], dev[i] = NULL;
@@ -482,6 +491,8 @@ out:
   free(dev);
   free(args);
   free(times);
+  for (int i = 0; snap && i < np; i++) free(snap[i]);
+  free(snap);
   free_host(h, np);
   return st;
 }
@@ -507,7 +518,7 @@ static bool compare(run_state *rs, const results *got, const results *ref) {
   double worst_excess = -1, worst_tol = 0;
   for (int i = 0; i < rs->nparams; i++) {
     const param_info *p = &rs->p[i];
-    if (!got->data[i]) continue;
+    if (!got->data[i] || got->written[i]) continue;
     if (!ref->data[i] || ref->elems[i] != got->elems[i]) {
       printf("check: FAIL: the reference evaluator gave no output '%s' of the same size\n",
              p->name);
@@ -568,7 +579,7 @@ static int do_run(run_state *rs) {
   }
   for (int i = 0; i < rs->nparams; i++) {
     const param_info *p = &rs->p[i];
-    if (!got.data[i]) continue;
+    if (!got.data[i] || got.written[i]) continue;
     double sum = 0, asum = 0;
     for (size_t e = 0; e < got.elems[i]; e++) {
       double v = tlr_get_elem(got.data[i], p->dtype, e);
@@ -581,6 +592,10 @@ static int do_run(run_state *rs) {
     if (isnan(asum)) asum = NAN;
     printf(" dtype=%s sum=%.6g abs_sum=%.6g\n", tl_dtype_name(p->dtype), sum, asum);
   }
+  for (int i = 0; rs->save_dir && i < rs->nparams; i++) /* --save: the outputs and the inputs the run wrote */
+    if (got.data[i] && !tlr_save(rs->save_dir, rs->tag, rs->p[i].name, rs->p[i].dtype, got.shape[i], rs->p[i].ndim,
+                                 got.data[i], got.elems[i]))
+      rc = EXIT_INPUT;
   if (rs->check) {
     if (run_once(rs, TL_EXEC_REFERENCE, &ref, NULL) != TL_OK) {
       fputs("tl-run: error: the reference evaluator failed\n", stderr);
@@ -944,6 +959,147 @@ static bool workers_option(const char *arg, int *workers, int *rc) {
   return true;
 }
 
+/* A dynamic dim without a --dim takes its value from an --input file whose
+ * parameter has it as a dim (the file's extent there, when the file has the
+ * parameter's number of dims; the first such --input); added to dims[] (at
+ * most cap entries). */
+static void dims_from_inputs(const run_state *rs, const run_opts *ro, dim_opt *dims, size_t *ndims, size_t cap) {
+  for (int si = 0; si < rs->nsyms; si++) {
+    bool given = false;
+    for (size_t i = 0; i < *ndims; i++) given |= !strcmp(dims[i].name, rs->syms[si]);
+    for (size_t j = 0; !given && j < ro->ninputs && *ndims < cap; j++)
+      for (int pi = 0; !given && pi < rs->nparams; pi++) {
+        const param_info *p = &rs->p[pi];
+        const tlr_npy *a = &ro->inputs[j].a;
+        if (!p->is_tensor || p->is_output || strcmp(p->name, ro->inputs[j].name) || a->ndim != p->ndim) continue;
+        for (int d = 0; d < p->ndim && !given; d++) {
+          if (p->dim_sym[d] != si || a->shape[d] > INT32_MAX || !(dims[*ndims].vals = malloc(sizeof(int64_t))))
+            continue;
+          dims[*ndims].name = (char *)rs->syms[si];
+          dims[*ndims].vals[0] = a->shape[d];
+          dims[(*ndims)++].n = 1;
+          given = true;
+        }
+      }
+  }
+}
+
+/* The kernel's parameters into rs->p, its dynamic dims into rs->syms;
+ * checks the --dim names (every dynamic dim needs one, or an --input that
+ * gives it: dims_from_inputs; each must name one).  false after printing
+ * the errors. */
+static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndims, size_t cap, const run_opts *ro) {
+  bool bad = false;
+  for (int i = 0; i < rs->nparams; i++) {
+    param_info *p = &rs->p[i];
+    p->name = tl_kernel_param_name(k, i);
+    p->is_tensor = tl_kernel_param_is_tensor(k, i);
+    p->is_output = tl_kernel_param_is_output(k, i);
+    p->dtype = tl_kernel_param_dtype(k, i);
+    p->ndim = tl_kernel_param_ndim(k, i);
+    if (p->is_tensor && (p->ndim > 8 || p->dtype.lanes > 1)) {
+      fprintf(stderr, "tl-run: error: parameter '%s': tl-run handles tensors of at most 8 dims "
+              "and scalar element types\n", p->name);
+      return false;
+    }
+    for (int d = 0; d < p->ndim; d++) {
+      const char *sym = NULL;
+      p->dim_sym[d] = -1;
+      if (tl_kernel_param_dim(k, i, d, &p->dims[d], &sym)) continue;
+      if (!sym) {
+        if (!p->is_output) {
+          fprintf(stderr, "tl-run: error: parameter '%s' dim %d is an expression of dynamic "
+                  "dims; tl-run needs input dims that are constants or single dims\n",
+                  p->name, d);
+          return false;
+        }
+        continue;
+      }
+      int si = 0;
+      while (si < rs->nsyms && strcmp(rs->syms[si], sym)) si++;
+      if (si == rs->nsyms) rs->syms[rs->nsyms++] = sym;
+      p->dim_sym[d] = si;
+    }
+  }
+  dims_from_inputs(rs, ro, dims, pndims, cap);
+  size_t ndims = *pndims;
+  for (size_t i = 0; i < ndims; i++) {
+    int si = 0;
+    while (si < rs->nsyms && strcmp(rs->syms[si], dims[i].name)) si++;
+    if (si == rs->nsyms) {
+      fprintf(stderr, "<command line>: error: --dim %s: the kernel has no dynamic dim named '%s'",
+              dims[i].name, dims[i].name);
+      if (rs->nsyms) {
+        fputs(" (its dynamic dims:", stderr);
+        for (int j = 0; j < rs->nsyms; j++) fprintf(stderr, " %s", rs->syms[j]);
+        fputc(')', stderr);
+      }
+      fputc('\n', stderr);
+      bad = true;
+    }
+  }
+  for (int si = 0; si < rs->nsyms; si++) {
+    bool found = false;
+    for (size_t i = 0; i < ndims; i++) found |= !strcmp(dims[i].name, rs->syms[si]);
+    if (!found) {
+      fprintf(stderr, "<command line>: error: dynamic dim '%s' has no value; pass --dim %s=<int>\n",
+              rs->syms[si], rs->syms[si]);
+      bad = true;
+    }
+  }
+  return !bad;
+}
+
+/* The scalar parameters' --arg values into rs->scalar_args (each needs
+ * one, each must name one); false after printing the errors. */
+static bool read_scalars(run_state *rs, const arg_opt *sargs, size_t nsargs) {
+  bool bad = false;
+  for (size_t i = 0; i < nsargs; i++) {
+    int pi = 0;
+    while (pi < rs->nparams && (rs->p[pi].is_tensor || strcmp(rs->p[pi].name, sargs[i].name))) pi++;
+    if (pi == rs->nparams) {
+      fprintf(stderr, "<command line>: error: --arg %s: the kernel has no scalar parameter named "
+              "'%s'\n", sargs[i].name, sargs[i].name);
+      bad = true;
+    }
+  }
+  for (int pi = 0; pi < rs->nparams; pi++) {
+    param_info *p = &rs->p[pi];
+    if (p->is_tensor) continue;
+    const char *val = NULL;
+    for (size_t i = 0; i < nsargs; i++)
+      if (!strcmp(sargs[i].name, p->name)) val = sargs[i].value;
+    if (!val) {
+      fprintf(stderr, "<command line>: error: scalar parameter '%s' (%s) has no value; pass "
+              "--arg %s=<value>\n", p->name, tl_dtype_name(p->dtype), p->name);
+      bad = true;
+      continue;
+    }
+    if (tlr_is_float(p->dtype)) {
+      char *end;
+      errno = 0;
+      double v = strtod(val, &end);
+      if (end == val || *end || errno == EINVAL) {
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected a number for %s\n",
+                p->name, val, tl_dtype_name(p->dtype));
+        bad = true;
+      }
+      rs->scalar_args[pi] = tl_arg_float(v);
+    } else {
+      int64_t v = 0;
+      if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "True") || !strcmp(val, "true"))) v = 1;
+      else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false")))
+        v = 0;
+      else if (!parse_i64(val, &v)) {
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected an integer for %s\n",
+                p->name, val, tl_dtype_name(p->dtype));
+        bad = true;
+      }
+      rs->scalar_args[pi] = tl_arg_int(v);
+    }
+  }
+  return !bad;
+}
 /* (2) The compile of the given configuration.  With --tune the file's
  * @tilelang.autotune is read first into *space (NULL without one); when
  * the kernel does not compile with the -D bindings alone (a factory without
@@ -993,6 +1149,11 @@ int main(int argc, char **argv) {
       {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
       {"tune-dry-run", no_argument, NULL, OPT_TUNE_DRY_RUN},
       {"tune-workers", required_argument, NULL, OPT_TUNE_WORKERS},
+      {"input", required_argument, NULL, OPT_INPUT},
+      {"save", required_argument, NULL, OPT_SAVE},
+      {"int-range", required_argument, NULL, OPT_INT_RANGE},
+      {"progress", no_argument, NULL, OPT_PROGRESS},
+      {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -1009,15 +1170,16 @@ int main(int argc, char **argv) {
   int *oi = NULL;
   size_t noi = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
-  dim_opt *dims = calloc((size_t)argc + 1, sizeof *dims);
+  dim_opt *dims = calloc((size_t)argc + 64, sizeof *dims); /* + the dims --input gives */
   arg_opt *sargs = calloc((size_t)argc + 1, sizeof *sargs);
+  run_opts ro = {.inputs = calloc((size_t)argc + 1, sizeof *ro.inputs)};
   size_t ndefines = 0, ndims = 0, nsargs = 0;
   char *source = NULL;
   tl_context *ctx = NULL;
   tl_kernel *k = NULL; tl_tune_space *space = NULL;
   run_state rs;
   memset(&rs, 0, sizeof rs);
-  if (!defines || !dims || !sargs) {
+  if (!defines || !dims || !sargs || !ro.inputs) {
     fputs("tl-run: error: out of memory\n", stderr);
     rc = EXIT_INPUT;
     goto done;
@@ -1127,6 +1289,9 @@ int main(int argc, char **argv) {
         if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
         break;
       case OPT_KERNEL: kernel_name = optarg; break;
+      case OPT_INPUT: case OPT_SAVE: case OPT_INT_RANGE: case OPT_PROGRESS: case OPT_NO_PROGRESS:
+        if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
+        break;
       case OPT_TARGET:
         if (!tl_cli_check_target(optarg)) {
           rc = EXIT_USAGE;
@@ -1152,6 +1317,7 @@ int main(int argc, char **argv) {
     rc = EXIT_USAGE;
     goto done;
   }
+  if ((rc = tlr_inputs_load(ro.inputs, &ro.ninputs)) != 0) goto done; /* --input's files */
   rc = EXIT_INPUT;
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
@@ -1201,107 +1367,9 @@ int main(int argc, char **argv) {
     fputs("tl-run: error: out of memory\n", stderr);
     goto done;
   }
-  bool bad = false;
-  for (int i = 0; i < rs.nparams; i++) {
-    param_info *p = &rs.p[i];
-    p->name = tl_kernel_param_name(k, i);
-    p->is_tensor = tl_kernel_param_is_tensor(k, i);
-    p->is_output = tl_kernel_param_is_output(k, i);
-    p->dtype = tl_kernel_param_dtype(k, i);
-    p->ndim = tl_kernel_param_ndim(k, i);
-    if (p->is_tensor && (p->ndim > 8 || p->dtype.lanes > 1)) {
-      fprintf(stderr, "tl-run: error: parameter '%s': tl-run handles tensors of at most 8 dims "
-              "and scalar element types\n", p->name);
-      goto done;
-    }
-    for (int d = 0; d < p->ndim; d++) {
-      const char *sym = NULL;
-      p->dim_sym[d] = -1;
-      if (tl_kernel_param_dim(k, i, d, &p->dims[d], &sym)) continue;
-      if (!sym) {
-        if (!p->is_output) {
-          fprintf(stderr, "tl-run: error: parameter '%s' dim %d is an expression of dynamic "
-                  "dims; tl-run needs input dims that are constants or single dims\n",
-                  p->name, d);
-          goto done;
-        }
-        continue;
-      }
-      int si = 0;
-      while (si < rs.nsyms && strcmp(rs.syms[si], sym)) si++;
-      if (si == rs.nsyms) rs.syms[rs.nsyms++] = sym;
-      p->dim_sym[d] = si;
-    }
-  }
-  for (size_t i = 0; i < ndims; i++) {
-    int si = 0;
-    while (si < rs.nsyms && strcmp(rs.syms[si], dims[i].name)) si++;
-    if (si == rs.nsyms) {
-      fprintf(stderr, "<command line>: error: --dim %s: the kernel has no dynamic dim named '%s'",
-              dims[i].name, dims[i].name);
-      if (rs.nsyms) {
-        fputs(" (its dynamic dims:", stderr);
-        for (int j = 0; j < rs.nsyms; j++) fprintf(stderr, " %s", rs.syms[j]);
-        fputc(')', stderr);
-      }
-      fputc('\n', stderr);
-      bad = true;
-    }
-  }
-  for (int si = 0; si < rs.nsyms; si++) {
-    bool found = false;
-    for (size_t i = 0; i < ndims; i++) found |= !strcmp(dims[i].name, rs.syms[si]);
-    if (!found) {
-      fprintf(stderr, "<command line>: error: dynamic dim '%s' has no value; pass --dim %s=<int>\n",
-              rs.syms[si], rs.syms[si]);
-      bad = true;
-    }
-  }
-  for (size_t i = 0; i < nsargs; i++) {
-    int pi = 0;
-    while (pi < rs.nparams && (rs.p[pi].is_tensor || strcmp(rs.p[pi].name, sargs[i].name))) pi++;
-    if (pi == rs.nparams) {
-      fprintf(stderr, "<command line>: error: --arg %s: the kernel has no scalar parameter named "
-              "'%s'\n", sargs[i].name, sargs[i].name);
-      bad = true;
-    }
-  }
-  for (int pi = 0; pi < rs.nparams; pi++) {
-    param_info *p = &rs.p[pi];
-    if (p->is_tensor) continue;
-    const char *val = NULL;
-    for (size_t i = 0; i < nsargs; i++)
-      if (!strcmp(sargs[i].name, p->name)) val = sargs[i].value;
-    if (!val) {
-      fprintf(stderr, "<command line>: error: scalar parameter '%s' (%s) has no value; pass "
-              "--arg %s=<value>\n", p->name, tl_dtype_name(p->dtype), p->name);
-      bad = true;
-      continue;
-    }
-    if (tlr_is_float(p->dtype)) {
-      char *end;
-      errno = 0;
-      double v = strtod(val, &end);
-      if (end == val || *end || errno == EINVAL) {
-        fprintf(stderr, "<command line>: error: --arg %s=%s: expected a number for %s\n",
-                p->name, val, tl_dtype_name(p->dtype));
-        bad = true;
-      }
-      rs.scalar_args[pi] = tl_arg_float(v);
-    } else {
-      int64_t v = 0;
-      if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "True") || !strcmp(val, "true"))) v = 1;
-      else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false")))
-        v = 0;
-      else if (!parse_i64(val, &v)) {
-        fprintf(stderr, "<command line>: error: --arg %s=%s: expected an integer for %s\n",
-                p->name, val, tl_dtype_name(p->dtype));
-        bad = true;
-      }
-      rs.scalar_args[pi] = tl_arg_int(v);
-    }
-  }
-  if (bad) goto done;
+  if (!read_params(&rs, k, dims, &ndims, (size_t)argc + 64, &ro) || !read_scalars(&rs, sargs, nsargs) ||
+      !tlr_bind_run_options(&rs, &ro))
+    goto done;
 
   /* (3) every combination of --dim values (--tune first, on the first values) */
   if (tune_opt) {
@@ -1336,10 +1404,11 @@ int main(int argc, char **argv) {
     int fail = 0;
     for (long r = 0; r < nruns; r++) {
       for (int si = 0; si < rs.nsyms; si++) rs.symv[si] = dims[dim_of[si]].vals[which[si]];
+      for (int si = 0, n = 0; nruns > 1 && si < rs.nsyms && n < (int)sizeof rs.tag; si++) /* --save's file tag */
+        n += snprintf(rs.tag + n, sizeof rs.tag - (size_t)n, "%s%s=%" PRId64, si ? "." : "", rs.syms[si], rs.symv[si]);
       if (nruns > 1) {
         printf("run");
-        for (int si = 0; si < rs.nsyms; si++)
-          printf(" %s=%" PRId64, rs.syms[si], rs.symv[si]);
+        for (int si = 0; si < rs.nsyms; si++) printf(" %s=%" PRId64, rs.syms[si], rs.symv[si]);
         printf("\n");
       }
       if (do_run(&rs) != 0) fail = 1;
@@ -1358,6 +1427,9 @@ done:
   free(rs.syms);
   free(rs.symv);
   free(rs.scalar_args);
+  free(rs.input_of);
+  tlr_inputs_free(ro.inputs, ro.ninputs);
+  free(ro.inputs);
   tl_kernel_destroy(k);
   tl_kernel_destroy(rs.given);
   tl_tune_space_destroy(space);
