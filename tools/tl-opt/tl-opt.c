@@ -62,6 +62,8 @@ static void usage(FILE *f) {
       "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids (and stream-K) for N SMs\n"
       "                        instead of the target's (132 on sm_90a)\n"
+      "  --no-line-info, -g0   no source lines in the PTX (by default each statement's file:line:col\n"
+      "                        is a .loc directive; -g, -g1, -gline-tables-only keep them)\n"
       "  --print-after-all     print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header\n"
       "  --cache-info          (simt, llvm, ptx) say on stderr whether the compile hit the\n"
@@ -147,6 +149,7 @@ typedef struct tl_opt_job {
   size_t ndefines;
   int sms;      /* --sms */
   bool remarks; /* --remarks */
+  bool no_line_info; /* --no-line-info, -g0 */
 } tl_opt_job;
 
 /* Parses the source and produces the text to print (*text, tl_free'd by the
@@ -188,6 +191,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     co.kernel = job->kernel;
     co.sms = job->sms;
     co.remarks = job->remarks;
+    co.no_line_info = job->no_line_info;
     co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -239,7 +243,7 @@ static int write_result(const char *out_path, const char *text) {
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO, OPT_SMS };
+         OPT_CACHE_INFO, OPT_SMS, OPT_NO_LINE_INFO };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -251,13 +255,14 @@ int main(int argc, char **argv) {
       {"remarks", no_argument, NULL, OPT_REMARKS},
       {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
       {"sms", required_argument, NULL, OPT_SMS},
+      {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
   bool verify_each = false, print_after_all = false, cache_info = false;
   int sms = 0;
-  bool remarks = false;
+  bool remarks = false, no_line_info = false;
   const char *passes[MAX_PASSES];
   int npasses = 0;
   tl_define *defines = calloc((size_t)argc + 1, sizeof *defines);
@@ -274,7 +279,7 @@ int main(int argc, char **argv) {
 
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":D:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":D:o:g::h", longopts, NULL)) != -1) {
     switch (c) {
       case 'D': {
         /* Split NAME=VALUE in place: argv strings are writable. */
@@ -293,6 +298,10 @@ int main(int argc, char **argv) {
         break;
       case OPT_SMS:
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
+        break;
+      case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
+      case 'g':
+        if (!tl_cli_parse_g(optarg, &no_line_info)) goto done;
         break;
       case 'h':
         usage(stdout);
@@ -360,7 +369,7 @@ int main(int argc, char **argv) {
   }
 
   tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks};
+                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks, no_line_info};
   tl_status s = tl_context_create(&ctx);
   if (s != TL_OK) {
     fprintf(stderr, "tl-opt: error: %s\n", tl_status_name(s));
