@@ -18,7 +18,8 @@
  *   codegen_wgmma.c   Hopper's warpgroup statements (wgmma fence / commit /
  *                     wait / mma_async, setmaxnreg);
  *   codegen_debug.c   line information: debug locations of the statements
- *                     (the PTX's .file / .loc).
+ *                     (the PTX's .file / .loc);
+ *   codegen_print.c   T.debug_print (T.print) as CUDA's vprintf.
  * Only these files include this header (it needs LLVM's C headers).  All
  * shared functions are prefixed cg_; the per-kernel state is `cg`. */
 #ifndef TL_NVPTX_CODEGEN_INTERNAL_H
@@ -225,6 +226,9 @@ LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl
 LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc);
 /* e generated and made a condition (cg_to_cond); NULL after an error. */
 LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e);
+
+/* ---- T.debug_print (T.print) as vprintf (codegen_print.c) */
+bool cg_gen_debug_print(cg *g, const tl_expr *e);
 
 /* ---- line information (codegen_debug.c): no-ops without g->line_info */
 void cg_debug_begin_module(cg *g, const char *filename);

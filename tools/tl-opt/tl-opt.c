@@ -300,9 +300,7 @@ int main(int argc, char **argv) {
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
       case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
-      case 'g':
-        if (!tl_cli_parse_g(optarg, &no_line_info)) goto done;
-        break;
+      case 'g': if (!tl_cli_parse_g(optarg, &no_line_info)) goto done; break; /* rc is EXIT_USAGE */
       case 'h':
         usage(stdout);
         rc = 0;
@@ -336,12 +334,8 @@ int main(int argc, char **argv) {
       case OPT_VERIFY_EACH:
         verify_each = true;
         break;
-      case OPT_KERNEL:
-        kernel_name = optarg;
-        break;
-      case OPT_PRINT_AFTER_ALL:
-        print_after_all = true;
-        break;
+      case OPT_KERNEL: kernel_name = optarg; break;
+      case OPT_PRINT_AFTER_ALL: print_after_all = true; break;
       case OPT_CACHE_INFO: cache_info = true; break;
       case ':':
         rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
