@@ -29,6 +29,9 @@ if os.path.exists(tl_run):
     config.substitutions.append(("%tl-run", tl_run))
     config.available_features.add("tl-run")
 config.substitutions.append(("%examples", os.path.join(config.tl_src_root, "examples")))
+# ptxas (the CUDA toolkit's; $TL_PTXAS overrides): %ptxas.  A missing ptxas fails
+# the tests that use it, as the ptxas label does (docs/testing.md).
+config.substitutions.append(("%ptxas", os.environ.get("TL_PTXAS") or "/usr/local/cuda/bin/ptxas"))
 # The fake CUDA driver of benchmarks/launch (for TL_CUDA_DRIVER; TL_FAKE_CUDA_DEVICES and TL_FAKE_CUDA_CC
 # give it several devices): %fake-cuda, feature "fake-cuda" when built.
 fake_cuda = os.path.join(config.tl_obj_root, "gpu-bin", "libtl_fake_cuda.so")

@@ -159,7 +159,8 @@ typedef struct tl_compile_times {
 /* tl_compile_options.cache.  The disk cache keeps the PTX and launch
  * metadata of full compiles (stop_after = TL_STAGE_PTX) under a hash of the
  * canonical tile IR after binding (comments, whitespace, host code and the
- * file's path do not count), the target, the flags, out_idx, the kernel
+ * file's path do not count, except with line information, the default:
+ * then the file's name and text do, as the PTX's .file/.loc name them), the target, the flags, out_idx, the kernel
  * option, the compiler's version and binary, LLVM's version, the libdevice
  * file and $TL_LLVM_PASSES (lib/Runtime/cache.h has the entry format).
  * Directory: $TL_CACHE_DIR, else $XDG_CACHE_HOME/tilelang-ptx, else
@@ -243,6 +244,15 @@ typedef struct tl_compile_options {
    * (read once per tl_kernel_compile call).  The cache is not consulted
    * then (the remarks come from the stages). */
   bool remarks;
+  /* No source line information in the PTX (tl-opt / tl-run --no-line-info,
+   * -g0).  By default every statement's file:line:col of the kernel file
+   * becomes a `.loc` directive (with the file's `.file`, named as the file
+   * was given), which ptxas turns into the cubin's line table (what
+   * compute-sanitizer, cuda-gdb and Nsight Compute show) without changing
+   * the machine code (docs/codegen.md "Line information").  Part of the
+   * cache key; with line information the key also covers the file's name
+   * and its text (the lines move with comments). */
+  bool no_line_info;
 } tl_compile_options;
 
 /* A compiled kernel: the PTX (and intermediate texts), the parameter

@@ -216,6 +216,7 @@ tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c) {
    * or shown (after_stage): printing it costs ~10% of code generation. */
   tl_nvptx_options no = {0};
   no.skip_llvm_ir = !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !opts->after_stage;
+  no.no_line_info = opts->no_line_info;
   bool ok = tl_nvptx_emit_ex(c->simt, c->target, &no, &ctx->diag, &cg);
   tc = mono_ms() - tc;
   c->times.opt = cg.ms_opt;

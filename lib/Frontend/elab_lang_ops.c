@@ -52,7 +52,7 @@
 
 #include "Frontend/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", "cummax", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", "cummax", "print", NULL};
 
 #define LMAXD 8
 
@@ -730,6 +730,7 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
   if (!strcmp(name, "cumsum")) return cumsum(E, x, "T.cumsum", TL_OP_ADD, loc, out);
   if (!strcmp(name, "cummax")) return cumsum(E, x, "T.cummax", TL_OP_MAX, loc, out);
   if (!strcmp(name, "transpose")) return transpose(E, x, loc, out);
+  if (!strcmp(name, "print")) return tl_el_print(E, x, loc, out);
   if (!strcmp(name, "im2col") || !strcmp(name, "c2d_im2col")) return im2col(E, x, tprintf(E, "T.%s", name), loc, out);
   *handled = false;
   return true;

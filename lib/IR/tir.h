@@ -507,6 +507,23 @@ bool tl_int_compare(tl_binop op, int64_t a, int64_t b, bool is_unsigned);
  * larger lane count. */
 tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b);
 
+/* ----------------------------------------------- T.debug_print (T.print) */
+/* How a T.debug_print value is passed to printf (lib/IR/debug_print.c):
+ * INT/UINT as a 32-bit int (%d / %u), I64/U64 as long long, FLOAT as a
+ * double (%f), BOOL as the string "true" / "false" (%s). */
+typedef enum tl_debug_print_kind {
+  TL_DEBUG_PRINT_INT, TL_DEBUG_PRINT_UINT, TL_DEBUG_PRINT_I64, TL_DEBUG_PRINT_U64, TL_DEBUG_PRINT_FLOAT,
+  TL_DEBUG_PRINT_BOOL
+} tl_debug_print_kind;
+/* Whether T.print can print a value of dtype t (scalars of every dtype but
+ * float8 and handle); its kind and TileLang's C name of the dtype. */
+bool tl_debug_print_kind_of(tl_dtype t, tl_debug_print_kind *kind, const char **cname);
+/* The printf format of one T.debug_print call site (malloc'd; NULL for a
+ * dtype tl_debug_print_kind refuses, or on OOM): its arguments are the
+ * block index x, y, z, the thread index x, y, z (int), the element index
+ * (int, only when buffer is not ""), then the value as its kind says. */
+char *tl_debug_print_format(const char *where, const char *msg, const char *buffer, tl_dtype t);
+
 /* ------------------------------------------------------------- printing */
 /* Appends the canonical text of the module / an expression. */
 void tl_print_module(tl_strbuf *out, const tl_module *m);

@@ -628,7 +628,7 @@ static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out)
     for (size_t k = 0; k < cnt; k++) out->v[k].i = v;
     return true;
   }
-  case TL_INTRIN_SYNC_THREADS: return sx_fail(x, "T.sync_threads() has no value");
+  case TL_INTRIN_SYNC_THREADS: case TL_INTRIN_DEBUG_PRINT: return sx_fail(x, "T.%s%s has no value", name, op == TL_INTRIN_SYNC_THREADS ? "()" : "");
   case TL_INTRIN_IF_THEN_ELSE:
     return need_args(x, e, 3) && eval_select(x, args[0], args[1], args[2], t, mask, out);
   case TL_INTRIN_MIN:
@@ -1073,6 +1073,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
   if (e && e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics) {
     int op = e->u.call.op;
     if (op == TL_INTRIN_SYNC_THREADS) return exec_barrier(x, mask);
+    if (op == TL_INTRIN_DEBUG_PRINT) return sx_debug_print(x, e, mask);
     if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
         op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);

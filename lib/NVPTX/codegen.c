@@ -285,6 +285,9 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_SYNC_THREADS:
     cg_error(g, loc, "T.sync_threads() has no value");
     return NULL;
+  case TL_INTRIN_DEBUG_PRINT:
+    cg_error(g, loc, "T.debug_print has no value");
+    return NULL;
   case TL_INTRIN_IF_THEN_ELSE: NEED(3); return gen_select(g, args[0], args[1], args[2], e->dtype);
   case TL_INTRIN_MIN: case TL_INTRIN_MAX: case TL_INTRIN_FLOORDIV: case TL_INTRIN_FLOORMOD:
   case TL_INTRIN_TRUNCDIV: case TL_INTRIN_TRUNCMOD: case TL_INTRIN_CEILDIV:
@@ -587,6 +590,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
     return cg_gen_expr(g, e) != NULL;
   switch ((tl_intrin)e->u.call.op) {
   case TL_INTRIN_SYNC_THREADS: return cg_gen_barrier(g);
+  case TL_INTRIN_DEBUG_PRINT: return stmt_arity(g, e) && cg_gen_debug_print(g, e);
   case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
   case TL_INTRIN_PTX_STMATRIX: return stmt_arity(g, e) && cg_gen_stmatrix(g, e);
   case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);
@@ -652,7 +656,9 @@ static bool gen_stmt_inner(cg *g, const tl_stmt *s) {
 static bool gen_stmt(cg *g, const tl_stmt *s) {
   if (!s) return true;
   if (!enter(g, s->loc)) return false;
+  tl_loc outer = cg_debug_set(g, s->loc); /* the statement's source line (codegen_debug.c) */
   bool ok = gen_stmt_inner(g, s);
+  cg_debug_restore(g, outer);
   g->depth--;
   return ok && !g->failed;
 }
@@ -747,6 +753,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
                                 LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
   }
   if (g->ntma && !add_tma_params(g, np0)) goto done;
+  cg_debug_begin_func(g, f);
   g->entry = LLVMAppendBasicBlockInContext(g->C, g->fn, "entry");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->C, g->fn, "body");
   LLVMPositionBuilderAtEnd(g->B, g->entry);
@@ -804,6 +811,7 @@ static bool gen_func(cg *g, tl_primfunc *f) {
   if (f->smem_bytes < g->smem_planned_end) f->smem_bytes = g->smem_planned_end;
   ok = true;
 done:
+  cg_debug_end_func(g);
   free(pt);
   free(g->tma_maps);
   free(g->tma_params);
@@ -816,7 +824,7 @@ done:
   return ok;
 }
 
-bool tl_nvptx_build(LLVMModuleRef M, const tl_module *m, const tl_target *t, tl_diag *d) {
+bool tl_nvptx_build(LLVMModuleRef M, const tl_module *m, const tl_target *t, bool line_info, tl_diag *d) {
   cg g;
   memset(&g, 0, sizeof g);
   g.C = LLVMGetModuleContext(M);
@@ -843,9 +851,12 @@ bool tl_nvptx_build(LLVMModuleRef M, const tl_module *m, const tl_target *t, tl_
     cg_error(&g, TL_LOC_NONE, "the module has no prim_func");
     ok = false;
   }
+  g.line_info = line_info && ok;
+  if (ok) cg_debug_begin_module(&g, m->filename);
   for (int i = 0; ok && i < m->nfuncs; i++) {
     ok = gen_func(&g, m->funcs[i]);
   }
+  cg_debug_end_module(&g);
   LLVMDisposeBuilder(g.B);
   tl_arena_free(&g.arena);
   return ok && !g.failed;

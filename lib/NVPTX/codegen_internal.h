@@ -16,7 +16,10 @@
  *   codegen_hopper.c  the room for Hopper's instructions (TMA,
  *                     mbarrier, bulk copies, fences);
  *   codegen_wgmma.c   Hopper's warpgroup statements (wgmma fence / commit /
- *                     wait / mma_async, setmaxnreg).
+ *                     wait / mma_async, setmaxnreg);
+ *   codegen_debug.c   line information: debug locations of the statements
+ *                     (the PTX's .file / .loc);
+ *   codegen_print.c   T.debug_print (T.print) as CUDA's vprintf.
  * Only these files include this header (it needs LLVM's C headers).  All
  * shared functions are prefixed cg_; the per-kernel state is `cg`. */
 #ifndef TL_NVPTX_CODEGEN_INTERNAL_H
@@ -32,6 +35,7 @@
 #define TL_CG_MAX_DEPTH 400          /* nesting of statements + expressions */
 #define TL_CG_MAX_LOCAL_BYTES (1 << 20) /* per-thread local buffer limit */
 #define TL_CG_MAX_ASM_OPERANDS 272   /* cg_call_asm: wgmma passes up to 256 accumulator registers + 6 */
+#define TL_CG_MAX_DI_FILES 16        /* distinct source files of one module's locations (codegen_debug.c) */
 
 /* ------------------------------------------------ intrinsic names (LLVM 19) */
 enum {
@@ -92,6 +96,15 @@ typedef struct cg {
   LLVMValueRef *tma_params;  /* [ntma] their byval grid-constant parameters (generic `ptr`) */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_ptr0, t_ptr1, t_ptr3;
+  /* line information (codegen_debug.c): on unless tl_nvptx_options.no_line_info */
+  bool line_info;
+  LLVMDIBuilderRef dib;          /* NULL without line information */
+  LLVMMetadataRef di_cu, di_sp;  /* the compile unit; the current kernel's subprogram */
+  const char *di_sp_path;        /* the file of di_sp */
+  tl_loc di_cur;                 /* the builder's current location (line 0: none) */
+  int di_nfiles;
+  const char *di_paths[TL_CG_MAX_DI_FILES];
+  LLVMMetadataRef di_files[TL_CG_MAX_DI_FILES], di_scopes[TL_CG_MAX_DI_FILES];
 } cg;
 
 /* ------------------------------------------------------------ small helpers */
@@ -213,6 +226,19 @@ LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl
 LLVMValueRef cg_to_cond(cg *g, LLVMValueRef v, tl_dtype t, tl_loc loc);
 /* e generated and made a condition (cg_to_cond); NULL after an error. */
 LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e);
+
+/* ---- T.debug_print (T.print) as vprintf (codegen_print.c) */
+bool cg_gen_debug_print(cg *g, const tl_expr *e);
+
+/* ---- line information (codegen_debug.c): no-ops without g->line_info */
+void cg_debug_begin_module(cg *g, const char *filename);
+void cg_debug_end_module(cg *g);
+void cg_debug_begin_func(cg *g, const tl_primfunc *f);
+void cg_debug_end_func(cg *g);
+/* Makes loc the builder's debug location (a location without a line keeps
+ * the current one); returns the previous one for cg_debug_restore. */
+tl_loc cg_debug_set(cg *g, tl_loc loc);
+void cg_debug_restore(cg *g, tl_loc prev);
 
 /* ---- special registers (codegen_sreg.c) */
 LLVMValueRef cg_gen_sreg_call(cg *g, const tl_expr *e, tl_intrin op);

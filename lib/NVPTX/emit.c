@@ -307,7 +307,7 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
   LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
                     LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(C), 0, 0)));
 
-  bool ok = tl_nvptx_build(M, m, target, d);
+  bool ok = tl_nvptx_build(M, m, target, !(opts && opts->no_line_info), d);
   int ptxv = module_ptx_version(M, target->ptx_version);
   if (ok && ptxv != target->ptx_version) { /* a newer instruction's PTX ISA version (fp8 mma: 8.4) */
     LLVMDisposeTargetMachine(TM);

@@ -36,6 +36,10 @@ typedef struct tl_nvptx_options {
    * default (TL_DEFAULT_PASSES in emit.c, where its choice is explained);
    * "" = none; "default<O3>" = LLVM's standard pipeline. */
   const char *passes;
+  /* No source line information: without it (the default) every statement's
+   * file:line:col becomes an LLVM debug location and the PTX carries
+   * `.file` / `.loc` directives (docs/codegen.md "Line information"). */
+  bool no_line_info;
 } tl_nvptx_options;
 /* The libdevice file code generation links with opts (NULL: defaults):
  * opts->libdevice_path, else $TL_LIBDEVICE, else the CUDA installation's. */

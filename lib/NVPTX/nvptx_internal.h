@@ -17,7 +17,9 @@
  * emitted as calls of libdevice functions (__nv_*), left as declarations
  * for emit.c to link.  Sets each prim_func's smem_bytes to at least the
  * dynamic shared memory its shared.dyn buffers need.  Errors (with the
- * IR's source locations) go to d; returns false when any was reported. */
-bool tl_nvptx_build(LLVMModuleRef M, const tl_module *m, const tl_target *t, tl_diag *d);
+ * IR's source locations) go to d; returns false when any was reported.
+ * line_info: debug locations from the statements' source locations
+ * (codegen_debug.c; the PTX gets .file/.loc). */
+bool tl_nvptx_build(LLVMModuleRef M, const tl_module *m, const tl_target *t, bool line_info, tl_diag *d);
 
 #endif

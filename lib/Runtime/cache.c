@@ -68,6 +68,10 @@ bool tl_cache_key_of(const tl_cache_inputs *in, tl_cache_key *key) {
   feed_str(st, "tile_ir", in->tile_ir);
   if (in->sms) feed_i64(st, "sms", in->sms); /* keys of the default stay as they were */
   if (in->flags_false) feed_i64(st, "flags_false", in->flags_false);
+  if (in->line_file || in->line_source) { /* line information: the lines and the path are in the PTX */
+    feed_str(st, "line_file", in->line_file);
+    feed_str(st, "line_source", in->line_source);
+  }
   XXH128_hash_t h = XXH3_128bits_digest(st);
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, h);

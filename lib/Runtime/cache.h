@@ -53,6 +53,11 @@ typedef struct tl_cache_inputs {
   const char *passes;        /* $TL_LLVM_PASSES, or NULL */
   int sms;                   /* tl_compile_options.sms (0: the target's; not fed then) */
   unsigned flags_false;      /* tl_compile_options.flags_false (0: not fed) */
+  /* Line information (tl_compile_options.no_line_info false): the PTX names
+   * the file and the statements' lines, so the key covers the file's name
+   * and its whole text (NULL: no line information, not fed) */
+  const char *line_file;
+  const char *line_source;
 } tl_cache_inputs;
 
 /* The key of in into *key; false on OOM. */

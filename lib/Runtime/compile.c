@@ -413,6 +413,10 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   in.passes = getenv("TL_LLVM_PASSES");
   in.sms = opts->sms;
   in.flags_false = opts->flags_false;
+  if (!opts->no_line_info) {
+    in.line_file = c->tile->filename ? c->tile->filename : "";
+    in.line_source = c->tile->source ? c->tile->source : "";
+  }
   bool ok = tl_cache_key_of(&in, key);
   tl_strbuf_free(&ir);
   return ok;

@@ -54,6 +54,24 @@ def test_factory_decorated_gemm():
     tilelang.testing.torch_assert_close(kernel(A, B), ref_matmul(A, B), atol=1e-2, rtol=1e-2)
 
 
+# ---------------------------------------------------------------- line information (issue 32)
+def test_line_info_names_the_lines_of_this_file():
+    """The PTX's .loc lines name the statements' lines of the file the kernel is written in, its .file that file;
+    line_info=False (tl_compile_options.no_line_info) leaves them out, and is another compile."""
+    @T.prim_func
+    def add_one(A: T.Tensor((128,), "float32"), B: T.Tensor((128,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            for i in T.Parallel(128):
+                B[i] = A[i] + 1.0
+    store_line = inspect.currentframe().f_lineno - 1
+    src = tilelang.compile(add_one, out_idx=-1, target="sm_80").get_kernel_source()
+    assert f".loc\t1 {store_line} " in src
+    assert [ln for ln in src.splitlines() if ln.startswith("\t.file\t1 ")][0].endswith(
+        os.path.basename(__file__) + '"')
+    bare = tilelang.compile(add_one, out_idx=-1, target="sm_80", line_info=False).get_kernel_source()
+    assert ".loc" not in bare and ".file" not in bare and ".entry" in bare
+
+
 # ---------------------------------------------------------------- memoisation
 def test_memoisation_factory():
     first = gemm_factory(32, 32, 32, 32, 32, 32, num_stages=1)

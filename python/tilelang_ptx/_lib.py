@@ -68,7 +68,7 @@ class CompileOptions(ctypes.Structure):  # tl_compile_options
                 ("n_out_idx", c_size_t), ("flags", ctypes.c_uint), ("verify_each", ctypes.c_bool),
                 ("stop_after", c_int), ("after_stage", c_void_p), ("after_stage_user", c_void_p),
                 ("times", c_void_p), ("kernel", c_char_p), ("cache", c_int), ("sms", c_int),
-                ("flags_false", ctypes.c_uint), ("remarks", ctypes.c_bool)]
+                ("flags_false", ctypes.c_uint), ("remarks", ctypes.c_bool), ("no_line_info", ctypes.c_bool)]
 
 
 class Define(ctypes.Structure):  # tl_define (ir.h): a -D NAME=VALUE binding, VALUE as Python literal text

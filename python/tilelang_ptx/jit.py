@@ -151,10 +151,11 @@ def _flags(pass_configs):
 
 
 def compile(func, out_idx=None, target="auto", target_host=None, execution_backend="auto",
-            verbose=False, pass_configs=None, **_ignored):
+            verbose=False, pass_configs=None, line_info=True, **_ignored):
     """Compiles a @T.prim_func; returns a JITKernel.  target: "auto"/"cuda" (the GPU's), "sm_80" ..
     "sm_90a", "cuda -arch=sm_90a", or "cpu" (the CPU executor only: no PTX).  target_host and
-    execution_backend are TileLang's and accepted without effect."""
+    execution_backend are TileLang's and accepted without effect.  line_info=False leaves the source
+    lines (.file / .loc) out of the PTX (tl_compile_options.no_line_info; they are in by default)."""
     if isinstance(func, JITKernel):
         return func
     if not isinstance(func, PrimFunc):
@@ -162,11 +163,11 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
     tgt, stop = _target(target)
     flags = _flags(pass_configs)
     text, filename = _source.build(func.func)
-    key = (text, filename, tgt, stop, flags)
+    key = (text, filename, tgt, stop, flags, bool(line_info))
     with _cache_lock:
         ck = _cache.get(key)
     if ck is None:
-        ck = _compile_text(text, filename, tgt, stop, flags)
+        ck = _compile_text(text, filename, tgt, stop, flags, line_info=line_info)
         with _cache_lock:
             ck = _cache.setdefault(key, ck)
         if verbose:
@@ -175,10 +176,12 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
     return JITKernel(ck, func, out_idx, tgt or "auto", text)
 
 
-def _compile_text(text, filename, tgt, stop, flags, defines=()):
+def _compile_text(text, filename, tgt, stop, flags, defines=(), line_info=True):
     """Compiles TileLang source `text` with tl_kernel_compile; defines: (name, value text) pairs, the
-    `-D` bindings (T.const symbols and parameters of an eager kernel).  Returns a CKernel."""
+    `-D` bindings (T.const symbols and parameters of an eager kernel); line_info: the PTX's .file /
+    .loc lines (on by default).  Returns a CKernel."""
     o = _lib.CompileOptions()
+    o.no_line_info = not line_info
     o.target = tgt.encode() if tgt else None
     o.out_idx_mode = _lib.TL_OUT_IDX_NONE
     o.flags, o.flags_false = flags
@@ -307,11 +310,12 @@ class JITFactory:
         tgt, stop = _target(o.get("target"))
         flags = _flags(o.get("pass_configs"))
         text, filename = _source.build(self.func, eager=True)
-        key = (text, filename, tgt, stop, flags, defines)
+        line_info = o.get("line_info", True)
+        key = (text, filename, tgt, stop, flags, defines, bool(line_info))
         with _cache_lock:
             ck = _cache.get(key)
         if ck is None:
-            ck = _compile_text(text, filename, tgt, stop, flags, defines)
+            ck = _compile_text(text, filename, tgt, stop, flags, defines, line_info=line_info)
             with _cache_lock:
                 ck = _cache.setdefault(key, ck)
             if o.get("verbose"):
@@ -329,12 +333,14 @@ class JITFactory:
 
 
 def jit(func=None, *, out_idx=None, target="auto", target_host=None, execution_backend="auto",
-        verbose=False, pass_configs=None, **kwargs):
+        verbose=False, pass_configs=None, line_info=True, **kwargs):
     """TileLang's decorator: @tilelang.jit or @tilelang.jit(out_idx=..., target=..., pass_configs=...,
     verbose=..., execution_backend=..., target_host=...).  On a @T.prim_func it compiles it now and
-    returns a JITKernel; on a factory it returns a JITFactory."""
+    returns a JITKernel; on a factory it returns a JITFactory.  line_info=False (this package's): no
+    source lines in the PTX (as compile's)."""
     options = dict(out_idx=out_idx, target=target, target_host=target_host,
-                   execution_backend=execution_backend, verbose=verbose, pass_configs=pass_configs)
+                   execution_backend=execution_backend, verbose=verbose, pass_configs=pass_configs,
+                   line_info=line_info)
     if func is None:
         return lambda f: jit(f, **options)
     if isinstance(func, PrimFunc):

@@ -171,6 +171,7 @@ Test(cache, miss_then_hit_restores_the_whole_kernel) {
 
 Test(cache, comments_whitespace_host_code_and_path_do_not_change_the_key) {
   tl_compile_options co = opts_for("sm_80");
+  co.no_line_info = true; /* with line information the PTX names the file and its lines */
   tl_kernel *a = compile_src(SRC, "/some/where/a.py", NULL, 0, &co);
   tl_kernel *b = compile_src(SRC_RESTYLED, "other/dir/b.py", NULL, 0, &co);
   cr_assert_str_eq(tl_kernel_cache_key(a), tl_kernel_cache_key(b));
@@ -182,6 +183,32 @@ Test(cache, comments_whitespace_host_code_and_path_do_not_change_the_key) {
   tl_kernel_destroy(a);
   tl_kernel_destroy(b);
   tl_kernel_destroy(c);
+}
+
+/* With line information (the default) the PTX's .file and .loc name the
+ * file and the lines, so the restyled file (other lines, another path) and
+ * the same text at another path miss; the same file hits; no_line_info is
+ * another key. */
+Test(cache, line_information_keys_on_the_file_and_its_text) {
+  tl_compile_options co = opts_for("sm_80");
+  tl_kernel *a = compile_src(SRC, "/some/where/a.py", NULL, 0, &co);
+  tl_kernel *a2 = compile_src(SRC, "/some/where/a.py", NULL, 0, &co);
+  tl_kernel *b = compile_src(SRC_RESTYLED, "/some/where/a.py", NULL, 0, &co);
+  tl_kernel *c = compile_src(SRC, "other/dir/a.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(a2), TL_CACHE_RESULT_HIT);
+  cr_assert_eq(tl_kernel_cache_result(b), TL_CACHE_RESULT_MISS);
+  cr_assert_eq(tl_kernel_cache_result(c), TL_CACHE_RESULT_MISS);
+  cr_assert(strstr(tl_kernel_ptx(a), ".file") && strstr(tl_kernel_ptx(a), "/some/where/a.py"));
+  cr_assert(strstr(tl_kernel_ptx(c), "other/dir/a.py"));
+  co.no_line_info = true;
+  tl_kernel *d = compile_src(SRC, "/some/where/a.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(d), TL_CACHE_RESULT_MISS);
+  cr_assert_null(strstr(tl_kernel_ptx(d), ".loc"));
+  tl_kernel_destroy(a);
+  tl_kernel_destroy(a2);
+  tl_kernel_destroy(b);
+  tl_kernel_destroy(c);
+  tl_kernel_destroy(d);
 }
 
 Test(cache, every_option_is_in_the_key) {
@@ -223,12 +250,12 @@ Test(cache, every_option_is_in_the_key) {
 Test(cache, every_identity_component_is_in_the_key) {
   int oi[2] = {1, 2};
   tl_cache_inputs base = {"ir", "sm_80", 0, 0, NULL, 0, NULL, "tilelang-ptx 0.1.0", "LLVM 19.1.7",
-                          "/cuda/libdevice.10.bc size=1 mtime=2", NULL, 0, 0};
+                          "/cuda/libdevice.10.bc size=1 mtime=2", NULL, 0, 0, NULL, NULL};
   tl_cache_key k0, k;
   cr_assert(tl_cache_key_of(&base, &k0));
   cr_assert(tl_cache_key_of(&base, &k));
   cr_assert_eq(memcmp(&k0, &k, sizeof k), 0, "the key is a function of its inputs");
-  for (int v = 0; v < 14; v++) {
+  for (int v = 0; v < 16; v++) {
     tl_cache_inputs in = base;
     switch (v) {
       case 0: in.tile_ir = "ir "; break;
@@ -245,6 +272,8 @@ Test(cache, every_identity_component_is_in_the_key) {
       case 11: in.passes = "default<O3>"; break;
       case 12: in.sms = 3; break; /* tl_compile_options.sms */
       case 13: in.flags_false = TL_COMPILE_ATTENTION_OVERLAP; break; /* tl_compile_options.flags_false */
+      case 14: in.line_file = "a.py"; break; /* line information: the file's name ... */
+      case 15: in.line_source = "x = 1\n"; break; /* ... and its text */
     }
     cr_assert(tl_cache_key_of(&in, &k));
     cr_assert_neq(memcmp(&k0, &k, sizeof k), 0, "component %d is not in the key", v);

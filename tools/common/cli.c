@@ -106,3 +106,16 @@ void tl_cli_print_cache_info(const tl_kernel *k) {
   fprintf(stderr, "%s: kernel cache: %s%s%s\n", tl_cli_tool_name, (unsigned)r < 4 ? names[r] : "?",
           key && *key ? " " : "", key ? key : "");
 }
+
+bool tl_cli_parse_g(const char *arg, bool *no_line_info) {
+  if (!arg || strcmp(arg, "1") == 0 || strcmp(arg, "line-tables-only") == 0) {
+    *no_line_info = false;
+    return true;
+  }
+  if (strcmp(arg, "0") == 0) {
+    *no_line_info = true;
+    return true;
+  }
+  tl_cli_usage_error("unknown option '-g%s' (expected -g0, -g, -g1 or -gline-tables-only)", arg);
+  return false;
+}

@@ -43,6 +43,12 @@ bool tl_cli_check_target(const char *name);
  * error as tl_cli_check_target does and returns false. */
 bool tl_cli_parse_sms(const char *arg, int *sms);
 
+/* Parses -g's argument (the short option "g::": NULL for a bare -g) as clang
+ * users write it: -g0 turns line information off (*no_line_info = true),
+ * -g, -g1 and -gline-tables-only leave it on (the default); anything else
+ * prints a usage error as tl_cli_check_target does and returns false. */
+bool tl_cli_parse_g(const char *arg, bool *no_line_info);
+
 /* The positional arguments after getopt_long: at most one input file.  Sets
  * *in_path (unchanged when there is none); with more than one prints a usage
  * error and returns false. */

@@ -74,6 +74,8 @@ static void usage(FILE *f) {
       "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids (and stream-K) for N SMs\n"
       "                        instead of the target's (132 on sm_90a)\n"
+      "  --no-line-info, -g0   no source lines in the PTX (by default each statement's file:line:col\n"
+      "                        is a .loc directive; -g, -g1, -gline-tables-only keep them)\n"
       "  --print-after-all[=MODE]\n"
       "                        print each stage (or each --passes pass) to stderr under a\n"
       "                        '// ----- after <pass> -----' header; MODE changed (the\n"
@@ -216,6 +218,7 @@ typedef struct tl_opt_job {
   int dump_layouts;         /* 0: no; 1: text; 2: svg into svg_dir */
   bool dump_full;
   const char *svg_dir;
+  bool no_line_info; /* --no-line-info, -g0 */
 } tl_opt_job;
 
 
@@ -266,6 +269,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     co.kernel = job->kernel;
     co.sms = job->sms;
     co.remarks = job->remarks;
+    co.no_line_info = job->no_line_info;
     co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
@@ -333,7 +337,8 @@ static int check_job(const tl_opt_job *job, const char *out_path) {
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED };
+         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED,
+         OPT_NO_LINE_INFO };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -349,6 +354,7 @@ int main(int argc, char **argv) {
       {"print-after", required_argument, NULL, OPT_PRINT_AFTER},
       {"dump-layouts", optional_argument, NULL, OPT_DUMP_LAYOUTS},
       {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
+      {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -356,7 +362,7 @@ int main(int argc, char **argv) {
   bool verify_each = false, cache_info = false;
   int print_after_all = DUMP_OFF;
   int sms = 0;
-  bool remarks = false, dump_full = false;
+  bool remarks = false, dump_full = false, no_line_info = false;
   const char *print_after = NULL;
   int dump_layouts = 0;
   const char *passes[MAX_PASSES];
@@ -375,7 +381,7 @@ int main(int argc, char **argv) {
 
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":D:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":D:o:g::h", longopts, NULL)) != -1) {
     switch (c) {
       case 'D': {
         /* Split NAME=VALUE in place: argv strings are writable. */
@@ -391,6 +397,8 @@ int main(int argc, char **argv) {
       case OPT_SMS:
         if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
         break;
+      case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
+      case 'g': if (!tl_cli_parse_g(optarg, &no_line_info)) goto done; break; /* rc is EXIT_USAGE */
       case 'h':
         usage(stdout);
         rc = 0;
@@ -446,7 +454,8 @@ int main(int argc, char **argv) {
   if (dump_full && !dump_layouts) dump_layouts = 1;
   tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
                     cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks,
-                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL};
+                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL,
+                    no_line_info};
   if ((rc = check_job(&job, out_path)) != 0) goto done;
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;

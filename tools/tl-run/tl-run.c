@@ -174,6 +174,7 @@ static void usage(FILE *f) {
       "  --remarks             say which path each T.Pipelined GEMM or attention loop took (as tl-opt)\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids and stream-K for N SMs\n"
       "                        (as tl-opt)\n"
+      "  --no-line-info, -g0   no source lines in the PTX (as tl-opt)\n"
       "  --kernel=NAME         run the factory or @T.prim_func of that Python name\n"
       "  --cache-info          say on stderr whether the compile hit the kernel cache:\n"
       "                        'tl-run: kernel cache: hit|miss|corrupt|off KEY' (the CPU\n"
@@ -1129,7 +1130,7 @@ int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
   enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
          OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
-         OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS };
+         OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS, OPT_NO_LINE_INFO };
   static const struct option longopts[] = {
       {"device", required_argument, NULL, OPT_DEVICE},
       {"dim", required_argument, NULL, OPT_DIM},
@@ -1154,6 +1155,7 @@ int main(int argc, char **argv) {
       {"int-range", required_argument, NULL, OPT_INT_RANGE},
       {"progress", no_argument, NULL, OPT_PROGRESS},
       {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+      {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
@@ -1164,6 +1166,7 @@ int main(int argc, char **argv) {
   bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0, compile_flags_false = 0; /* --pass-config */
   bool remarks = false;                                /* --remarks */
+  bool no_line_info = false;                           /* --no-line-info, -g0 */
   int sms = 0;                /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
@@ -1187,7 +1190,7 @@ int main(int argc, char **argv) {
 
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, ":D:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":D:g::h", longopts, NULL)) != -1) {
     switch (c) {
       case 'D': {
         if (!tl_cli_split_define(optarg, &defines[ndefines])) {
@@ -1284,6 +1287,8 @@ int main(int argc, char **argv) {
       case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
       case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
       case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks */
+      case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
+      case 'g': if (!tl_cli_parse_g(optarg, &no_line_info)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
       case OPT_PASS_CONFIG:
         if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
@@ -1335,7 +1340,7 @@ int main(int argc, char **argv) {
   tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
                            .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
                            .flags_false = compile_flags_false,
-                           .kernel = kernel_name, .remarks = remarks,
+                           .kernel = kernel_name, .remarks = remarks, .no_line_info = no_line_info,
                            .stop_after = device.kind == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {
