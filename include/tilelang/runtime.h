@@ -334,6 +334,11 @@ typedef struct tl_export_options {
   bool cubin;           /* also embed a cubin from ptxas ($TL_PTXAS, else ptxas on $PATH, else
                            /usr/local/cuda/bin/ptxas); when ptxas is missing or fails, PTX alone */
   bool cubin_embedded;  /* out: whether a cubin was embedded */
+  /* the outputs, when not k's own out_idx (the Python package keeps out_idx itself): n_out_idx parameter
+   * indices (negative from the end) when has_out_idx, normalized as tl_kernel_normalize_out_idx does */
+  bool has_out_idx;
+  const int *out_idx;
+  size_t n_out_idx;
 } tl_export_options;
 TL_API tl_status tl_kernel_export_c(tl_context *ctx, const tl_kernel *k, const char *h_path, const char *c_path,
                                     tl_export_options *opts);

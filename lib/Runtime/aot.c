@@ -416,6 +416,41 @@ static const char *base_name(const char *path) {
   return b ? b + 1 : path;
 }
 
+/* sig: k's signature with opts' out_idx as its outputs (*params: the copied parameters, to free). */
+static tl_status other_outputs(tl_context *ctx, const tl_kernel *k, const tl_export_options *opts, tl_rt_sig *sig,
+                               tl_rt_param **params) {
+  int np = k->sig.nparams, *norm = calloc((size_t)np + 1, sizeof *norm), bad = -1;
+  char *err = NULL;
+  *params = malloc(sizeof **params * ((size_t)np + 1));
+  if (!norm || !*params) {
+    free(norm);
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  }
+  if (opts->n_out_idx > (size_t)np || !tl_rt_normalize_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, norm, &err,
+                                                                &bad)) {
+    tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_export_c: out_idx: %s",
+                                   err ? err : "more entries than parameters");
+    free(err);
+    free(norm);
+    return st;
+  }
+  memcpy(*params, k->sig.params, sizeof **params * (size_t)np);
+  for (int i = 0; i < np; i++) (*params)[i].is_output = false;
+  for (size_t j = 0; j < opts->n_out_idx; j++) (*params)[norm[j]].is_output = true;
+  free(norm);
+  sig->params = *params;
+  sig->nout = (int)opts->n_out_idx;
+  if (!tl_rt_check_solvable(sig, &err)) {
+    tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_export_c: %s", err ? err : "out of memory");
+    free(err);
+    return st;
+  }
+  return TL_OK;
+}
+
+static tl_status export_files(tl_context *ctx, const tl_kernel *k, const char *name, const char *h_path,
+                              const char *c_path, tl_export_options *opts);
+
 tl_status tl_kernel_export_c(tl_context *ctx, const tl_kernel *k, const char *h_path, const char *c_path,
                              tl_export_options *opts) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
@@ -424,8 +459,20 @@ tl_status tl_kernel_export_c(tl_context *ctx, const tl_kernel *k, const char *h_
   if (!h_path) return tl_context_null_arg(ctx, "tl_kernel_export_c", "h_path");
   if (!c_path) return tl_context_null_arg(ctx, "tl_kernel_export_c", "c_path");
   const char *name = opts && opts->name ? opts->name : k->name;
-  tl_status st = check_exportable(ctx, k, name);
-  if (st != TL_OK) return tl_context_end(ctx, st);
+  tl_kernel kk = *k; /* a shallow copy whose signature may take other outputs (never locked or freed) */
+  tl_rt_param *params = NULL;
+  tl_status st = TL_OK;
+  if (opts && opts->has_out_idx) st = other_outputs(ctx, k, opts, &kk.sig, &params);
+  if (st == TL_OK) st = check_exportable(ctx, &kk, name);
+  if (st == TL_OK) st = export_files(ctx, &kk, name, h_path, c_path, opts);
+  free(params);
+  return tl_context_end(ctx, st);
+}
+
+/* The files of kernel k (its signature as exported). */
+static tl_status export_files(tl_context *ctx, const tl_kernel *k, const char *name, const char *h_path,
+                              const char *c_path, tl_export_options *opts) {
+  tl_status st = TL_OK;
   const tl_target *t = tl_target_lookup(k->target);
   unsigned char *cubin = NULL;
   size_t ncubin = 0;
@@ -453,5 +500,5 @@ tl_status tl_kernel_export_c(tl_context *ctx, const tl_kernel *k, const char *h_
   if (st == TL_OK) st = write_file(ctx, c_path, &c);
   tl_strbuf_free(&h);
   tl_strbuf_free(&c);
-  return tl_context_end(ctx, st);
+  return st;
 }
