@@ -284,7 +284,7 @@ static int export_c(tl_context *ctx, tl_kernel *k, const char *out, const char *
   eo.cubin = cubin;
   tl_status s = tl_kernel_export_c(ctx, k, h_path, c_path, &eo);
   if (s != TL_OK) {
-    tl_cli_print_library_error(ctx, s);
+    fprintf(stderr, "tl-opt: error: %s\n", *tl_context_last_error(ctx) ? tl_context_last_error(ctx) : tl_status_name(s));
     return s == TL_ERR_IO ? EXIT_USAGE : EXIT_INPUT;
   }
   if (cubin && !eo.cubin_embedded)
