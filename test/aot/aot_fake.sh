@@ -28,3 +28,23 @@ done
   "$tmp/gemm.c99.o" "$tmp/add1d.c99.o" "$tmp/add2d.c99.o" -o "$tmp/aot_fake" \
   "$fake" -L"$build" -ltilelang -lpthread -Wl,-rpath,"$build:$build/gpu-bin"
 TL_CUDA_DRIVER=$fake TL_FAKE_CUDA_DEVICES=2 TL_CACHE=0 "$tmp/aot_fake"
+
+# examples/aot/main.c (the user's program, with cuda.h) against the same fake: it builds, its refused call gives
+# the runtime's text and the output is allocated and described; the fake driver computes nothing and copies no
+# data, so its element check must report FAIL there (which shows that check can fail)
+cuda_inc=${CUDA_HOME:-/usr/local/cuda}/include
+if [[ -f $cuda_inc/cuda.h ]]; then
+  "$cc" -std=c11 -pedantic -Wall -Wextra -Werror -I"$tmp" -I"$cuda_inc" examples/aot/main.c "$tmp/gemm.c99.o" \
+    -o "$tmp/example" "$fake" -lm -lpthread -Wl,-rpath,"$build/gpu-bin"
+  set +e
+  TL_FAKE_CUDA_DEVICES=1 "$tmp/example" > "$tmp/example.out" 2>&1
+  rc=$?
+  set -e
+  cat "$tmp/example.out"
+  grep -qx "refused as expected: argument 'B' (#1): dtype: expected float16, got float32" "$tmp/example.out"
+  grep -q "C shape \[256, 256\]" "$tmp/example.out"
+  [[ $rc -eq 1 ]] && tail -1 "$tmp/example.out" | grep -qx FAIL
+  echo "aot_fake: examples/aot/main.c builds and runs on the fake driver (its FAIL is the fake's missing data)"
+else
+  echo "aot_fake: no cuda.h under $cuda_inc: examples/aot/main.c not built"
+fi
