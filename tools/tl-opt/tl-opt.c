@@ -244,6 +244,15 @@ static int write_result(const char *out_path, const char *text) {
   return 0;
 }
 
+/* --emit against the other options: 0, or the usage error's exit status. */
+static int check_emit(const char *emit, int npasses, const char *out_path) {
+  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0)
+    return tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)", emit);
+  if (strcmp(emit, "c") == 0 && (!out_path || strcmp(out_path, "-") == 0))
+    return tl_cli_usage_error("--emit=%s writes two files: give -o DIR or -o NAME.c", emit);
+  return 0;
+}
+
 /* --emit=c: the export of kernel k (docs/aot.md) to -o OUT: OUT.c (and OUT.h) when OUT ends in ".c", else the
  * directory OUT (made when missing) with NAME.h and NAME.c, NAME = --export-name, else the input file's stem
  * ("kernel" for stdin) with every character that is not a letter, digit or '_' made '_'.  With an explicit
@@ -402,15 +411,8 @@ int main(int argc, char **argv) {
         goto done;
     }
   }
-  if (npasses > 0 && strcmp(emit, "tir") != 0 && strcmp(emit, "simt") != 0) {
-    rc = tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)",
-                            emit);
-    goto done;
-  }
-  if (strcmp(emit, "c") == 0 && (!out_path || strcmp(out_path, "-") == 0)) {
-    rc = tl_cli_usage_error("--emit=%s writes two files: give -o DIR or -o NAME.c", emit);
-    goto done;
-  }
+  if ((rc = check_emit(emit, npasses, out_path)) != 0) goto done;
+  rc = EXIT_USAGE;
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;
     goto done;
