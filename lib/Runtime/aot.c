@@ -192,9 +192,9 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
   size_t i = 0;
   for (; name[i] && i + 1 < sizeof up; i++) up[i] = (char)toupper((unsigned char)name[i]);
   up[i] = 0;
-  tl_strbuf_printf(s, "/* %s.h: the TileLang kernel '%s'%s%s, exported ahead of time by tilelang-ptx (tl-opt "
-                   "--emit=c) for %s.\n * Build: cc %s.c your_program.c -lcuda (C99 or later, POSIX threads; "
-                   "nothing else; <dlpack/dlpack.h> on the include path).\n *\n * ",
+  tl_strbuf_printf(s, "/* %s.h: the TileLang kernel '%s'%s%s,\n * exported ahead of time by tilelang-ptx (tl-opt "
+                   "--emit=c; docs/aot.md) for %s.\n * Build: cc %s.c your_program.c -lcuda (C99 or later, POSIX "
+                   "threads; <dlpack/dlpack.h> on the\n * include path; nothing else).\n *\n * ",
                    name, k->name, source ? " of " : "", source ? source : "", k->target, name);
   signature(s, name, sig);
   tl_strbuf_append(s, ";\n *\n");
@@ -204,15 +204,16 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
     if (p->is_tensor) shape_text(&t, p, sig);
     else tl_strbuf_append(&t, tl_dtype_name(p->dtype));
     tl_strbuf_printf(s, " *   %-8s (#%d) %s%s%s\n", p->name, pi, t.data ? t.data : "",
-                     p->is_tensor ? ", CUDA memory, contiguous" : " scalar",
-                     p->is_output ? "; an output (out_idx): pass a tensor to write into, or one with data NULL and "
-                                    "shape pointing at room for ndim int64_t: the call allocates it (below) and "
-                                    "fills in data, shape, dtype, device, ndim, strides NULL"
-                                  : "");
+                     p->is_tensor ? ", CUDA memory, contiguous" : " scalar", p->is_output ? "; an output (out_idx)" : "");
     tl_strbuf_free(&t);
   }
+  tl_strbuf_append(s,
+      " *   stream   a CUstream of the primary context of the tensors' device (NULL: the legacy default stream)\n");
+  if (sig->nout > 0)
+    tl_strbuf_append(s, " * An output (out_idx) is a tensor to write into (checked as the inputs are), or one whose data is\n"
+                        " * NULL and whose shape points at room for ndim int64_t: the call allocates it (below) and fills\n"
+                        " * in data, shape, dtype, device and ndim (strides NULL, byte_offset 0).\n");
   tl_strbuf_printf(s,
-      " *   stream   a CUstream of the primary context of the tensors' device (NULL: the legacy default stream)\n"
       " * Launches grid x block on `stream` and returns at once (TLAOT_OK), or returns an error code\n"
       " * (TLAOT_ERR_*, the values of libtilelang's tl_status) with its text in %s_last_error() and launches\n"
       " * nothing.  Every argument is checked first, as libtilelang's tl_kernel_call checks it and with its texts:\n"
