@@ -34,7 +34,7 @@ TL_CUDA_DRIVER=$fake TL_FAKE_CUDA_DEVICES=2 TL_CACHE=0 "$tmp/aot_fake"
 # data, so its element check must report FAIL there (which shows that check can fail)
 cuda_inc=${CUDA_HOME:-/usr/local/cuda}/include
 if [[ -f $cuda_inc/cuda.h ]]; then
-  "$cc" -std=c11 -pedantic -Wall -Wextra -Werror -I"$tmp" -I"$cuda_inc" examples/aot/main.c "$tmp/gemm.c99.o" \
+  "$cc" $san -std=c11 -pedantic -Wall -Wextra -Werror -I"$tmp" -I"$cuda_inc" examples/aot/main.c "$tmp/gemm.c99.o" \
     -o "$tmp/example" "$fake" -lm -lpthread -Wl,-rpath,"$build/gpu-bin"
   set +e
   TL_FAKE_CUDA_DEVICES=1 "$tmp/example" > "$tmp/example.out" 2>&1
