@@ -80,3 +80,21 @@ set_target_properties(ptx_ab PROPERTIES
   BUILD_RPATH "\$ORIGIN/../lib;${CMAKE_BINARY_DIR}"
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
 add_dependencies(gpu-all ptx_ab)
+
+# The AOT export on a GPU (issue 32, docs/aot.md): examples/gemm.py at 4096^3 exported by tl-opt --emit=c and
+# built as a module that links libcuda (CUDA's stub libcuda.so here; the driver's libcuda.so.1 on the GPU host)
+# and nothing of this library; test_aot_gemm dlopens it after it found a GPU and compares it with libtilelang.
+find_library(TL_CUDA_STUB cuda PATHS $ENV{CUDA_HOME}/lib64/stubs /usr/local/cuda/lib64/stubs NO_DEFAULT_PATH)
+if(TL_CUDA_STUB AND TARGET test_aot_gemm)
+  set(TL_AOT_GEMM_DIR ${CMAKE_BINARY_DIR}/aot-gemm)
+  add_custom_command(OUTPUT ${TL_AOT_GEMM_DIR}/aot_gemm.c ${TL_AOT_GEMM_DIR}/aot_gemm.h
+    COMMAND ${CMAKE_COMMAND} -E env TL_CACHE=0 $<TARGET_FILE:tl-opt> --emit=c --target=sm_80 --export-name=aot_gemm
+            -D M=4096 -D N=4096 -D K=4096 ${CMAKE_SOURCE_DIR}/examples/gemm.py -o ${TL_AOT_GEMM_DIR}
+    DEPENDS tl-opt ${CMAKE_SOURCE_DIR}/examples/gemm.py
+    COMMENT "tl-opt --emit=c examples/gemm.py (4096^3) for test_aot_gemm")
+  add_library(tl_aot_gemm MODULE ${TL_AOT_GEMM_DIR}/aot_gemm.c)
+  target_include_directories(tl_aot_gemm PRIVATE ${TL_AOT_GEMM_DIR})
+  target_link_libraries(tl_aot_gemm PRIVATE ${TL_CUDA_STUB} Threads::Threads)
+  set_target_properties(tl_aot_gemm PROPERTIES C_STANDARD 99 LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/gpu-bin)
+  add_dependencies(test_aot_gemm tl_aot_gemm)
+endif()

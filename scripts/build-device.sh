@@ -88,7 +88,8 @@ chmod +x "$out/run-gpu.sh"
 
 # Shared libraries the binaries need beyond glibc/libstdc++/libgcc and the
 # ones every Ubuntu host has (libz, libzstd): copy them next to libtilelang.
-skip='^(linux-vdso|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|ld-linux|libstdc\+\+|libgcc_s|libz\.|libzstd\.|libtilelang)'
+# Never libcuda (bin/libtl_aot_gemm.so links it: the host's driver provides it).
+skip='^(linux-vdso|libcuda\.|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libresolv\.|ld-linux|libstdc\+\+|libgcc_s|libz\.|libzstd\.|libtilelang)'
 for f in "$out"/lib/*.so.0 "$out"/bin/*; do
   ldd "$f" 2>/dev/null | awk '/=>/ {print $1, $3}' | while read -r name path; do
     if [[ "$name" =~ $skip ]] || [[ ! -f "$path" ]]; then continue; fi

@@ -333,6 +333,33 @@ TL_API const char *tl_kernel_name(const tl_kernel *k);
 TL_API tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts,
                                         char **text);
 
+/* Ahead-of-time export (docs/aot.md): writes compiled kernel k as a C header (h_path) and a C source (c_path)
+ * that embed its PTX (and, with opts->cubin, a cubin ptxas made for k's target, tried first on a device of
+ * that architecture, the PTX kept as the fallback) and run it with the CUDA driver API alone: a program
+ * built with `cc NAME.c app.c -lcuda` calls the kernel without this library.  The exported function takes
+ * every parameter in the kernel's order (tensors as DLTensor pointers, scalars as int64_t or double) and a
+ * CUstream, checks the arguments as tl_kernel_call does, with the same texts (lib/Runtime/arg_messages.h),
+ * and launches; out_idx outputs are the caller's tensors or allocated by the call.  The header's comment is
+ * its contract.  opts->name is the C prefix of the exported names (an identifier; NULL: the kernel's
+ * entry name); opts->source names the kernel file in the header's comment (may be NULL).
+ * Errors: TL_ERR_INVALID_ARGUMENT (NULL k or path, a name that is no C identifier, a kernel without PTX),
+ * TL_ERR_UNSUPPORTED (a kernel with tensor maps or workspaces, sm_90a's TMA and stream-K: not exported
+ * yet; a scalar of a dtype the export does not encode), TL_ERR_IO (a file could not be written). */
+typedef struct tl_export_options {
+  const char *name;     /* C prefix of the exported API (NULL: tl_kernel_name) */
+  const char *source;   /* the kernel's file, for the header's comment (NULL: none) */
+  bool cubin;           /* also embed a cubin from ptxas ($TL_PTXAS, else ptxas on $PATH, else
+                           /usr/local/cuda/bin/ptxas); when ptxas is missing or fails, PTX alone */
+  bool cubin_embedded;  /* out: whether a cubin was embedded */
+  /* the outputs, when not k's own out_idx (the Python package keeps out_idx itself): n_out_idx parameter
+   * indices (negative from the end) when has_out_idx, normalized as tl_kernel_normalize_out_idx does */
+  bool has_out_idx;
+  const int *out_idx;
+  size_t n_out_idx;
+} tl_export_options;
+TL_API tl_status tl_kernel_export_c(tl_context *ctx, const tl_kernel *k, const char *h_path, const char *c_path,
+                                    tl_export_options *opts);
+
 /* Replaces the PTX of compiled kernel k with a copy of ptx (NUL-terminated):
  * another build of the same kernel, e.g. an older compiler's or a hand-edited
  * one, for timing two builds of one kernel in one process (what Triton's

@@ -22,10 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Runtime/arg_messages.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
 
-#define MAX_REPORTED 20
+#define MAX_REPORTED TL_MSG_MAX_REPORTED
 
 typedef struct binder {
   const tl_rt_sig *sig;
@@ -41,7 +42,7 @@ static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...)
   b->nerr++;
   if (b->nerr > MAX_REPORTED) return;
   if (b->msg.len) tl_strbuf_append(&b->msg, "\n");
-  if (pname) tl_strbuf_printf(&b->msg, "argument '%s' (#%zu): ", pname, pos);
+  if (pname) tl_strbuf_printf(&b->msg, TL_MSG_ARG, pname, pos);
   va_list ap;
   va_start(ap, fmt);
   tl_strbuf_vprintf(&b->msg, fmt, ap);
@@ -78,7 +79,7 @@ static bool dl_to_tl(DLDataType d, tl_dtype *out) {
   return true;
 }
 
-static void dl_dtype_text(DLDataType d, char *buf, size_t n) {
+void tl_rt_dl_dtype_text(DLDataType d, char *buf, size_t n) {
   tl_dtype t;
   if (dl_to_tl(d, &t) && (t.code != TL_TYPE_BOOL || t.bits == 8)) {
     const char *name = tl_dtype_name(t);
@@ -191,7 +192,7 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
                                                            v < (INT64_C(1) << (t.bits - 1)));
     else ok = v >= 0 && (t.bits >= 64 || v < (INT64_C(1) << t.bits));
     if (!ok) {
-      snprintf(why, nwhy, "value: expected a value in the range of %s, got %" PRId64,
+      snprintf(why, nwhy, TL_MSG_SCALAR_INT_RANGE,
                tl_dtype_name(t), v);
       return false;
     }
@@ -218,7 +219,7 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
         snprintf(num, sizeof num, "%.*g", prec, d);
         if (strtod(num, NULL) == d) break;
       }
-      snprintf(why, nwhy, "value: expected a value in the finite range of %s, got %s",
+      snprintf(why, nwhy, TL_MSG_SCALAR_FLOAT_RANGE,
                tl_dtype_name(t), num);
       return false;
     }
@@ -270,13 +271,13 @@ static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int 
   int s;
   if (tl_rx_is_const(prog, &c)) {
     if (got != c)
-      errf(b, nm, pos, "%s[%d]: expected %" PRId64 "%s, got %" PRId64, what, d, c, stride ? " (T.StridedTensor)" : "",
+      errf(b, nm, pos, TL_MSG_DIM_CONST, what, d, c, stride ? " (T.StridedTensor)" : "",
            got);
   } else if (tl_rx_is_sym(prog, &s)) {
     const char *sn = sig->sym_names[s];
     if (!bound[s]) {
       if (got < 0 || (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s]))) {
-        errf(b, nm, pos, "%s[%d]: expected %s '%s' in the int32 range, got %" PRId64, what, d,
+        errf(b, nm, pos, TL_MSG_DIM_RANGE, what, d,
              stride ? "stride" : "dynamic dim", sn, got);
         return;
       }
@@ -286,7 +287,7 @@ static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int 
       out->symv[s] = got;
     } else if (out->symv[s] != got) {
       int bd = bound_dim[s];
-      errf(b, nm, pos, "%s[%d]: expected %s = %" PRId64 " (bound by '%s' %s[%d]), got %" PRId64, what, d, sn,
+      errf(b, nm, pos, TL_MSG_DIM_BOUND, what, d, sn,
            out->symv[s], sig->params[bound_by[s]].name, bd < 0 ? "strides" : "shape", bd < 0 ? -1 - bd : bd, got);
     }
   }
@@ -317,37 +318,37 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   /* device */
   if (b->cpu) {
     if (t->device.device_type != kDLCPU)
-      errf(b, nm, pos, "device: expected cpu, got %s", dl_device_name(t->device.device_type));
+      errf(b, nm, pos, TL_MSG_DEVICE_TYPE, "cpu", dl_device_name(t->device.device_type));
   } else if (t->device.device_type != kDLCUDA && t->device.device_type != kDLCUDAManaged) {
-    errf(b, nm, pos, "device: expected cuda, got %s", dl_device_name(t->device.device_type));
+    errf(b, nm, pos, TL_MSG_DEVICE_TYPE, "cuda", dl_device_name(t->device.device_type));
   } else if (!out->any_tensor) {
     out->any_tensor = true;
     out->device = t->device.device_id;
     *dev_param = pi;
   } else if (t->device.device_id != out->device) {
-    errf(b, nm, pos, "device: expected cuda:%d (the device of '%s'), got cuda:%d", out->device,
+    errf(b, nm, pos, TL_MSG_DEVICE_ID, out->device,
          sig->params[*dev_param].name, t->device.device_id);
   }
   /* dtype */
   if (!dtype_matches(p->dtype, t->dtype)) {
     char got[64];
-    dl_dtype_text(t->dtype, got, sizeof got);
-    errf(b, nm, pos, "dtype: expected %s, got %s", tl_dtype_name(p->dtype), got);
+    tl_rt_dl_dtype_text(t->dtype, got, sizeof got);
+    errf(b, nm, pos, TL_MSG_DTYPE, tl_dtype_name(p->dtype), got);
   }
   /* ndim */
   if (t->ndim != p->ndim) {
-    errf(b, nm, pos, "ndim: expected %d, got %d", p->ndim, t->ndim);
+    errf(b, nm, pos, TL_MSG_NDIM, p->ndim, t->ndim);
     return;
   }
   if (p->ndim > 0 && !t->shape) {
-    errf(b, nm, pos, "shape: expected %d dims, got a NULL shape array", p->ndim);
+    errf(b, nm, pos, TL_MSG_NULL_SHAPE, p->ndim);
     return;
   }
   /* static dims and symbols */
   for (int d = 0; d < p->ndim; d++) {
     int64_t got = t->shape[d];
     if (got < 0) {
-      errf(b, nm, pos, "shape[%d]: expected a non-negative size, got %" PRId64, d, got);
+      errf(b, nm, pos, TL_MSG_NEG_DIM, d, got);
       continue;
     }
     bind_dim(b, pi, pos, &p->dims[d].prog, d, false, got, out, bound, bound_by, bound_dim);
@@ -364,7 +365,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   }
   int64_t nbytes;
   if (overflow || __builtin_mul_overflow(expect, (int64_t)tl_dtype_bytes(p->dtype), &nbytes)) {
-    errf(b, nm, pos, "shape: the tensor's size in bytes overflows int64");
+    errf(b, nm, pos, TL_MSG_SIZE_OVERFLOW);
     return;
   }
   if (!ok) {
@@ -386,23 +387,20 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     }
     tl_strbuf_append(&e, "]");
     tl_strbuf_append(&g, "]");
-    errf(b, nm, pos, "strides: expected a contiguous (row-major) tensor with strides %s, got %s",
+    errf(b, nm, pos, TL_MSG_STRIDES,
          e.data ? e.data : "", g.data ? g.data : "");
     tl_strbuf_free(&e);
     tl_strbuf_free(&g);
   }
   /* data (a tensor with no elements may have none) */
   if (!t->data && !empty) {
-    errf(b, nm, pos, "data: expected a non-null %s pointer, got NULL", b->cpu ? "host" : "device");
+    errf(b, nm, pos, TL_MSG_NULL_DATA, b->cpu ? "host" : "device");
     return;
   }
   uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
   int align = p->align > 0 ? p->align : 1;
   if (addr % (uintptr_t)align != 0)
-    errf(b, nm, pos,
-         "alignment: expected data + byte_offset aligned to %d bytes, got 0x%" PRIxPTR
-         " (data %p + byte_offset %" PRIu64 ")",
-         align, addr, t->data, (uint64_t)t->byte_offset);
+    errf(b, nm, pos, TL_MSG_ALIGN, align, addr, t->data, (uint64_t)t->byte_offset);
   out->slots[pi] = (uint64_t)addr;
 }
 
@@ -437,9 +435,9 @@ static void bind_launch(binder *b, const tl_rt_sig *sig, tl_rt_binding *out) {
     tl_strbuf e = {0}; /* the expression's text, for the message only */
     tl_rx_print(&e, &sig->grid[g], sig);
     if (!ok)
-      errf(b, NULL, 0, "grid.%s = %s: cannot evaluate (%s)", axis[g], e.data ? e.data : "", why);
+      errf(b, NULL, 0, TL_MSG_GRID_EVAL, axis[g], e.data ? e.data : "", why);
     else
-      errf(b, NULL, 0, "grid.%s = %s: expected a value in [1, 2147483647], got %" PRId64 "%s",
+      errf(b, NULL, 0, TL_MSG_GRID_RANGE,
            axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
     tl_strbuf_free(&e);
   }
@@ -448,14 +446,14 @@ static void bind_launch(binder *b, const tl_rt_sig *sig, tl_rt_binding *out) {
     int64_t v;
     const char *why;
     if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
-      errf(b, NULL, 0, "threads: cannot evaluate (%s)", why);
+      errf(b, NULL, 0, TL_MSG_THREADS_EVAL, why);
     else if (v < 1 || v > 1024)
-      errf(b, NULL, 0, "threads: expected a value in [1, 1024], got %" PRId64, v);
+      errf(b, NULL, 0, TL_MSG_THREADS_RANGE, v);
     else
       out->block = (unsigned)v;
   }
   if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
-    errf(b, NULL, 0, "shared memory: %" PRId64 " bytes is out of range", sig->smem_bytes);
+    errf(b, NULL, 0, TL_MSG_SMEM_RANGE, sig->smem_bytes);
   else
     out->smem = (unsigned)sig->smem_bytes;
 }
@@ -539,7 +537,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         tl_strbuf e = {0};
         shape_text(&e, p, sig);
         char kb[96];
-        errf(&b, p->name, pos, "kind: expected a tensor (%s), got %s", e.data ? e.data : "",
+        errf(&b, p->name, pos, TL_MSG_KIND_TENSOR, e.data ? e.data : "",
              arg_kind_text(a, kb, sizeof kb));
         tl_strbuf_free(&e);
       } else {
@@ -557,8 +555,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   /* every symbol must be bound (outputs' symbols were checked at compile) */
   for (int s = 0; s < ns; s++)
     if (!bound[s])
-      errf(&b, NULL, 0, "dynamic dim '%s': no input tensor has a dim that is exactly '%s'",
-           sig->sym_names[s], sig->sym_names[s]);
+      errf(&b, NULL, 0, TL_MSG_UNBOUND_SYM, sig->sym_names[s], sig->sym_names[s]);
   if (b.nerr) goto report;
 
   /* dims that are expressions of symbols; output shapes */
@@ -590,14 +587,14 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       int64_t v;
       const char *why;
       if (!tl_rx_eval(prog, out->symv, out->scalarv, &v, &why)) {
-        errf(&b, p->name, pos, "shape[%d]: cannot evaluate the dim (%s)", d, why);
+        errf(&b, p->name, pos, TL_MSG_DIM_EVAL, d, why);
         continue;
       }
       if (p->is_output) {
         if (v < 0) {
           tl_strbuf e = {0};
           tl_rx_print(&e, prog, sig);
-          errf(&b, p->name, pos, "shape[%d]: output dim %s evaluates to %" PRId64, d,
+          errf(&b, p->name, pos, TL_MSG_OUT_DIM_NEG, d,
                e.data ? e.data : "", v);
           tl_strbuf_free(&e);
         }
@@ -608,7 +605,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         if (t->shape[d] != v) {
           tl_strbuf e = {0};
           tl_rx_print(&e, prog, sig);
-          errf(&b, p->name, pos, "shape[%d]: expected %s = %" PRId64 ", got %" PRId64, d,
+          errf(&b, p->name, pos, TL_MSG_DIM_EXPR, d,
                e.data ? e.data : "", v, t->shape[d]);
           tl_strbuf_free(&e);
         }
@@ -619,7 +616,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       if (ovf || __builtin_mul_overflow(elems, (uint64_t)tl_dtype_bytes(p->dtype) *
                                                    (p->dtype.lanes ? p->dtype.lanes : 1),
                                         &bytes) || bytes > SIZE_MAX)
-        errf(&b, p->name, pos, "shape: the output's size overflows");
+        errf(&b, p->name, pos, TL_MSG_OUT_OVERFLOW);
       else
         out->out_bytes[pi] = (size_t)bytes;
     } else {
@@ -637,7 +634,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
 report:
   if (b.nerr) {
     if (b.nerr > MAX_REPORTED)
-      tl_strbuf_printf(&b.msg, "\n(%d more argument errors not shown)", b.nerr - MAX_REPORTED);
+      tl_strbuf_printf(&b.msg, TL_MSG_MORE_ERRORS, b.nerr - MAX_REPORTED);
     if (b.msg.oom) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     else st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s", b.msg.data ? b.msg.data : "");
   }

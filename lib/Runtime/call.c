@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Runtime/arg_messages.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
 #include "Support/target.h"
@@ -81,8 +82,7 @@ static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor 
   void *ptr = ctx->allocator.alloc(ctx->allocator.user, bytes, device, stream);
   if (!ptr)
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY,
-                           "the context's allocator returned NULL for %zu bytes of output '%s' on cuda:%d",
-                           bytes, p->name, device);
+                           TL_MSG_ALLOC_NULL, bytes, p->name, device);
   o->ptr = (tl_CUdeviceptr)(uintptr_t)ptr;
   o->alloc = ctx->allocator;
   o->bytes = bytes;
@@ -90,8 +90,7 @@ static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor 
   o->stream = stream;
   if (p->align > 1 && (uintptr_t)ptr % (uintptr_t)p->align)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "the context's allocator returned %p for output '%s', which the kernel needs "
-                           "aligned to %d bytes", ptr, p->name, p->align);
+                           TL_MSG_ALLOC_ALIGN, ptr, p->name, p->align);
   return TL_OK;
 }
 
@@ -360,9 +359,7 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
                                       b->smem, cs, b->kargs, NULL);
   if (r != TL_CUDA_SUCCESS)
     return tl_driver_fail(ctx, r,
-                          "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic "
-                          "shared memory) on cuda:%d",
-                          k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem, b->device);
+                          TL_MSG_LAUNCH, k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem, b->device);
   return TL_OK;
 }
 
@@ -377,9 +374,7 @@ static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_ke
                           k->name);
   if (sctx != s->pctx)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "stream: expected a stream of the primary context of cuda:%d (the "
-                           "tensors' device), got a stream of another context",
-                           device);
+                           TL_MSG_STREAM_CTX, device);
   return TL_OK;
 }
 
@@ -410,14 +405,10 @@ static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_
                               k->name);
       if (r != TL_CUDA_SUCCESS)
         return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               "argument '%s' (#%zu): data: expected CUDA device memory, got "
-                               "a pointer the driver does not know (%s)",
-                               p->name, pos, tl_driver_error_name(r));
+                               TL_MSG_PTR_UNKNOWN, p->name, pos, tl_driver_error_name(r));
       if (ord != b->device)
         return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               "argument '%s' (#%zu): data: expected memory of cuda:%d, got "
-                               "memory of cuda:%d",
-                               p->name, pos, b->device, ord);
+                               TL_MSG_PTR_DEVICE, p->name, pos, b->device, ord);
       if (s->checked_ptr) __atomic_store_n(&s->checked_ptr[pi], ptr, __ATOMIC_RELAXED);
     }
     pos++;
@@ -432,20 +423,16 @@ static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *
                               const tl_rt_binding *b) {
   if ((int)b->block > s->max_threads)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "threads: kernel '%s' can run at most %d threads per block "
-                           "(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), got %u",
-                           k->name, s->max_threads, b->block);
+                           TL_MSG_MAX_THREADS, k->name, s->max_threads, b->block);
   for (int g = 0; g < 3; g++)
     if (b->grid[g] > (unsigned)s->max_grid[g])
       return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "grid.%c: expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
+                             TL_MSG_GRID_LIMIT, "xyz"[g],
                              s->max_grid[g], b->device, b->grid[g]);
   if (b->smem <= 48 * 1024) return TL_OK;
   if ((int64_t)b->smem > s->smem_optin)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "shared memory: kernel '%s' needs %u bytes of dynamic shared memory, "
-                           "cuda:%d allows %d per block",
-                           k->name, b->smem, b->device, s->smem_optin);
+                           TL_MSG_SMEM_LIMIT, k->name, b->smem, b->device, s->smem_optin);
   tl_CUresult r = TL_CUDA_SUCCESS;
   pthread_mutex_lock(&k->mu);
   if (s->smem_set < (int64_t)b->smem) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Runtime/arg_messages.h"
 #include "Support/context.h"
 #include "Support/target.h"
 #include "tilelang/runtime.h"
@@ -155,7 +156,7 @@ tl_status tl_driver_fail(tl_context *ctx, tl_CUresult r, const char *what_fmt, .
   tl_strbuf_vprintf(&what, what_fmt, ap);
   va_end(ap);
   const char *w = !what.oom && what.data ? what.data : what_fmt;
-  tl_status st = tl_context_fail(ctx, TL_ERR_CUDA, "%s failed: %s (%s)%s", w, name, text, tl_driver_sticky_advice(r));
+  tl_status st = tl_context_fail(ctx, TL_ERR_CUDA, TL_MSG_DRIVER_FAIL, w, name, text, tl_driver_sticky_advice(r));
   tl_strbuf_free(&what);
   return st;
 }
@@ -167,10 +168,7 @@ bool tl_driver_error_is_sticky(tl_CUresult r) {
 
 const char *tl_driver_sticky_advice(tl_CUresult r) {
   if (!tl_driver_error_is_sticky(r)) return "";
-  return "; this error is sticky: a kernel (this launch or an earlier one on the device) faulted, the device's "
-         "CUDA context is unusable from now on and every later CUDA call in this process fails with it; tensors "
-         "that kernel wrote may be partly written: save what the job needs from host memory and restart the "
-         "process (CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer finds the faulting kernel)";
+  return TL_MSG_STICKY_ADVICE;
 }
 
 void tl_driver_free_retained(tl_CUdeviceptr ptr, tl_CUcontext pctx, tl_CUdevice dev) {

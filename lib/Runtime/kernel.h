@@ -145,6 +145,9 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
  * bool as uint8 (no bool code), float8_e4m3/float8_e5m2 as uint8 (no
  * float8 code before DLPack 1.x), every other dtype its own code. */
 DLDataType tl_rt_dl_dtype(tl_dtype t);
+/* The text a call's dtype check gives for a tensor's DLPack dtype d ("float16", or "dlpack(code=.., bits=..,
+ * lanes=..)" for one the library has no name for) into buf (bind.c; lib/Runtime/aot.c tabulates it). */
+void tl_rt_dl_dtype_text(DLDataType d, char *buf, size_t n);
 
 /* Fills m as the DLPack view of an output the library allocated (bind.c):
  * data on device dev, p's ndim and dtype (tl_rt_dl_dtype), shape (p->ndim

@@ -118,6 +118,15 @@ free = _decl("tl_free", None, c_void_p)
 # the disk cache (runtime.h tl_cache_result: 0 off, 1 miss, 2 hit, 3 corrupt entry recompiled)
 kernel_cache_result = _decl("tl_kernel_cache_result", c_int, P)
 kernel_name = _decl("tl_kernel_name", c_char_p, P)
+
+
+class ExportOptions(ctypes.Structure):
+    """tl_export_options (runtime.h): the ahead-of-time export's name, source, cubin request and result."""
+    _fields_ = [("name", c_char_p), ("source", c_char_p), ("cubin", ctypes.c_bool), ("cubin_embedded", ctypes.c_bool),
+                ("has_out_idx", ctypes.c_bool), ("out_idx", ctypes.POINTER(ctypes.c_int)), ("n_out_idx", c_size_t)]
+
+
+kernel_export_c = _decl("tl_kernel_export_c", c_int, P, P, c_char_p, c_char_p, ctypes.POINTER(ExportOptions))
 param_count = _decl("tl_kernel_param_count", c_int, P)
 param_name = _decl("tl_kernel_param_name", c_char_p, P, c_int)
 param_is_tensor = _decl("tl_kernel_param_is_tensor", ctypes.c_bool, P, c_int)

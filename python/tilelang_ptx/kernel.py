@@ -155,6 +155,28 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
         with open(path, "w") as f:
             f.write(self.get_kernel_source())
 
+    def export(self, directory, name=None, cubin=False):
+        """Exports the kernel ahead of time as C (docs/aot.md; what `tl-opt --emit=c` writes): `directory`/NAME.h
+        and NAME.c, which embed the PTX (and with cubin=True a cubin from ptxas, when ptxas runs) and check
+        and launch the kernel with the CUDA driver alone: `cc NAME.c main.c -lcuda`.  NAME: `name`, else the
+        jitted function's name (else the kernel's).  Returns the paths (header, source)."""
+        if name is None:
+            name = getattr(self.prim_func, "__name__", None) or self.kernel_name
+            if name == "main":  # a C program's main
+                name = "kernel_main"
+        os.makedirs(directory, exist_ok=True)
+        h_path = os.path.join(directory, name + ".h")
+        c_path = os.path.join(directory, name + ".c")
+        outs = list(self.out_idx or ())
+        arr = (ctypes.c_int * max(len(outs), 1))(*outs)
+        opts = _lib.ExportOptions(name.encode(), None, bool(cubin), False, True, arr, len(outs))
+        ctx = _lib.context()
+        rc = _lib.kernel_export_c(ctx, self._h, h_path.encode(), c_path.encode(), ctypes.byref(opts))
+        if rc != _lib.TL_OK:
+            raise KernelError(f"{_lib.status_name(rc).decode()}: {_lib.last_error(ctx)}")
+        self.cubin_embedded = bool(opts.cubin_embedded)
+        return h_path, c_path
+
     def get_simt_ir(self):
         return (_lib.kernel_simt_ir(self._h) or b"").decode()
 

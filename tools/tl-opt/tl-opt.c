@@ -17,13 +17,18 @@
  * same parser reads), run the named lowering passes in that order
  * (tl_module_run_passes) and print the IR they leave; --emit may then only
  * be tir or simt (both mean "print the IR"), and an unknown pass name is a
- * usage error that lists the known passes. */
+ * usage error that lists the known passes.  --emit=c: compile to PTX, then
+ * export the kernel as C (tl_kernel_export_c; docs/aot.md): -o DIR writes
+ * DIR/NAME.h and DIR/NAME.c (NAME: --export-name, else FILE's stem), -o
+ * PATH.c writes PATH.c and PATH.h; with an explicit --target a cubin from
+ * ptxas is embedded too when ptxas is there. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tilelang/core.h"
@@ -33,7 +38,7 @@
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
-static const char *const EMITS[] = {"ast", "tir", "simt", "llvm", "ptx"};
+static const char *const EMITS[] = {"ast", "tir", "simt", "llvm", "ptx", "c"};
 
 /* Is stage in the comma-separated list? */
 static bool listed(const char *list, const char *stage) {
@@ -59,7 +64,10 @@ static void usage(FILE *f) {
       "                        (also -DNAME=VALUE; the last -D of a name wins)\n"
       "  -o OUT                write the result to OUT ('-' = stdout), only on success\n"
       "  --emit=LEVEL          ast (the parsed Python, as CPython's ast.dump), tir (default:\n"
-      "                        canonical tile IR), simt, llvm, ptx\n"
+      "                        canonical tile IR), simt, llvm, ptx, c (export the kernel as\n"
+      "                        C: -o DIR or -o NAME.c required; docs/aot.md)\n"
+      "  --export-name=NAME    (--emit=c) the C name of the exported kernel and its files\n"
+      "                        (default: FILE's stem)\n"
       "  --passes=P1,P2,...    run only these lowering passes, in this order, on\n"
       "                        FILE (tile IR, or SIMT IR for the SIMT-level\n"
       "                        passes) and print the result (--emit=llvm|ptx\n"
@@ -270,7 +278,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     co.sms = job->sms;
     co.remarks = job->remarks;
     co.no_line_info = job->no_line_info;
-    co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX;
+    co.stop_after = strcmp(job->emit, "simt") == 0 ? TL_STAGE_SIMT : TL_STAGE_PTX; /* c: PTX, then exported */
     /* The LLVM IR text is produced only when it is printed. */
     if (strcmp(job->emit, "llvm") == 0) co.flags |= TL_COMPILE_KEEP_LLVM_IR;
     if (job->print_after_all) {
@@ -325,6 +333,8 @@ static int write_result(const char *out_path, const char *text) {
 static int check_job(const tl_opt_job *job, const char *out_path) {
   if (job->npasses > 0 && strcmp(job->emit, "tir") != 0 && strcmp(job->emit, "simt") != 0)
     return tl_cli_usage_error("--emit=%s cannot follow --passes (which prints the IR: tir or simt)", job->emit);
+  if (strcmp(job->emit, "c") == 0 && (!out_path || strcmp(out_path, "-") == 0))
+    return tl_cli_usage_error("--emit=%s writes two files: give -o DIR or -o NAME.c", job->emit);
   if (job->dump_layouts && (job->npasses > 0 || strcmp(job->emit, "tir") != 0))
     return tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
                               "");
@@ -333,12 +343,59 @@ static int check_job(const tl_opt_job *job, const char *out_path) {
   return 0;
 }
 
+/* --emit=c: the export of kernel k (docs/aot.md) to -o OUT: OUT.c (and OUT.h) when OUT ends in ".c", else the
+ * directory OUT (made when missing) with NAME.h and NAME.c, NAME = --export-name, else the input file's stem
+ * ("kernel" for stdin) with every character that is not a letter, digit or '_' made '_'.  With an explicit
+ * --target a cubin is embedded when ptxas runs (a note says so when it does not).  0 or the exit status. */
+static int export_c(tl_context *ctx, tl_kernel *k, const char *out, const char *in_path, const char *export_name,
+                    bool cubin) {
+  char name[256], h_path[4096], c_path[4096];
+  size_t n = strlen(out);
+  const char *stem_src = export_name;
+  bool to_file = n > 2 && strcmp(out + n - 2, ".c") == 0;
+  char stem[256];
+  if (!stem_src) {
+    const char *base = to_file ? out : in_path && strcmp(in_path, "-") != 0 ? in_path : "kernel";
+    const char *slash = strrchr(base, '/');
+    snprintf(stem, sizeof stem, "%s", slash ? slash + 1 : base);
+    char *dot = strrchr(stem, '.');
+    if (dot && dot != stem) *dot = 0;
+    for (char *p = stem; *p; p++)
+      if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+    if (stem[0] >= '0' && stem[0] <= '9') memmove(stem + 1, stem, strlen(stem) + 1), stem[0] = '_';
+    stem_src = stem;
+  }
+  snprintf(name, sizeof name, "%s", stem_src);
+  if (to_file) {
+    snprintf(c_path, sizeof c_path, "%s", out);
+    snprintf(h_path, sizeof h_path, "%.*sh", (int)(n - 1), out);
+  } else {
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+      fprintf(stderr, "tl-opt: error: cannot make the directory '%s': %s\n", out, strerror(errno));
+      return EXIT_USAGE;
+    }
+    snprintf(h_path, sizeof h_path, "%s/%s.h", out, name);
+    snprintf(c_path, sizeof c_path, "%s/%s.c", out, name);
+  }
+  tl_export_options eo = {0};
+  eo.name = name;
+  eo.source = in_path && strcmp(in_path, "-") != 0 ? in_path : NULL;
+  eo.cubin = cubin;
+  tl_status s = tl_kernel_export_c(ctx, k, h_path, c_path, &eo);
+  if (s != TL_OK) {
+    fprintf(stderr, "tl-opt: error: %s\n", *tl_context_last_error(ctx) ? tl_context_last_error(ctx) : tl_status_name(s));
+    return s == TL_ERR_IO ? EXIT_USAGE : EXIT_INPUT;
+  }
+  if (cubin && !eo.cubin_embedded)
+    fprintf(stderr, "tl-opt: note: no cubin embedded (ptxas was not found or failed): the export carries the PTX only\n");
+  return 0;
+}
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
   enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
          OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED,
-         OPT_NO_LINE_INFO };
+         OPT_NO_LINE_INFO, OPT_EXPORT_NAME };
   enum { MAX_PASSES = 64 };
   static const struct option longopts[] = {
       {"emit", required_argument, NULL, OPT_EMIT},
@@ -355,10 +412,12 @@ int main(int argc, char **argv) {
       {"dump-layouts", optional_argument, NULL, OPT_DUMP_LAYOUTS},
       {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
       {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
+      {"export-name", required_argument, NULL, OPT_EXPORT_NAME},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0},
   };
-  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL;
+  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL,
+             *export_name = NULL;
   bool verify_each = false, cache_info = false;
   int print_after_all = DUMP_OFF;
   int sms = 0;
@@ -405,7 +464,7 @@ int main(int argc, char **argv) {
         goto done;
       case OPT_EMIT:
         if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
-          rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm or ptx)",
+          rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm, ptx or c)",
                            optarg);
           goto done;
         }
@@ -442,6 +501,7 @@ int main(int argc, char **argv) {
         if (!dump_option(c == OPT_PRINT_CHANGED, optarg, &print_after_all, &rc)) goto done;
         break;
       case OPT_CACHE_INFO: cache_info = true; break;
+      case OPT_EXPORT_NAME: export_name = optarg; break;
       case ':':
         rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
         goto done;
@@ -481,7 +541,8 @@ int main(int argc, char **argv) {
     goto done;
   }
 
-  if ((rc = write_result(dump_layouts == 2 ? NULL : out_path, text)) != 0) goto done;
+  if (strcmp(emit, "c") == 0) rc = export_c(ctx, kernel, out_path, in_path, export_name, target != NULL);
+  else rc = write_result(dump_layouts == 2 ? NULL : out_path, text);
 
 done:
   tl_free(text);

@@ -1192,7 +1192,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
-  ws_plan p;
+  ws_plan p = {0}; /* read below (p.attn) even when ws_match fails: zeroed, not indeterminate (UBSan) */
   tl_stmt *loop = NULL;
   char why_buf[2][160];
   bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
