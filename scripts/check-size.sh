@@ -18,7 +18,7 @@ MAX_FUNC_LINES=150
 # path or path:function, the most lines it may have, why it is allowed.
 EXCEPTIONS='
 lib/Interp/simt_exec.c:eval_call       200  the SIMT executor value hook: one case per intrinsic (-Wswitch keeps it exhaustive; +1: reinterpret)
-tools/tl-run/tl-run.c:main             317  option parsing and the run loop in one function (to split further; -89: read_params, read_scalars)
+tools/tl-run/tl-run.c:main             290  option parsing and the run loop in one function (to split further; the long options at file scope)
 '
 
 if ! command -v ctags >/dev/null || ! ctags --version 2>/dev/null | grep -q 'Universal Ctags'; then

@@ -391,31 +391,33 @@ static int export_c(tl_context *ctx, tl_kernel *k, const char *out, const char *
   return 0;
 }
 
+/* The long options (getopt_long). */
+enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
+       OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED,
+       OPT_NO_LINE_INFO, OPT_EXPORT_NAME };
+enum { MAX_PASSES = 64 };
+static const struct option longopts[] = {
+    {"emit", required_argument, NULL, OPT_EMIT},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"passes", required_argument, NULL, OPT_PASSES},
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
+    {"print-after-all", optional_argument, NULL, OPT_PRINT_AFTER_ALL},
+    {"print-changed", optional_argument, NULL, OPT_PRINT_CHANGED},
+    {"remarks", no_argument, NULL, OPT_REMARKS},
+    {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+    {"sms", required_argument, NULL, OPT_SMS},
+    {"print-after", required_argument, NULL, OPT_PRINT_AFTER},
+    {"dump-layouts", optional_argument, NULL, OPT_DUMP_LAYOUTS},
+    {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
+    {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
+    {"export-name", required_argument, NULL, OPT_EXPORT_NAME},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-         OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED,
-         OPT_NO_LINE_INFO, OPT_EXPORT_NAME };
-  enum { MAX_PASSES = 64 };
-  static const struct option longopts[] = {
-      {"emit", required_argument, NULL, OPT_EMIT},
-      {"target", required_argument, NULL, OPT_TARGET},
-      {"passes", required_argument, NULL, OPT_PASSES},
-      {"kernel", required_argument, NULL, OPT_KERNEL},
-      {"verify-each", no_argument, NULL, OPT_VERIFY_EACH},
-      {"print-after-all", optional_argument, NULL, OPT_PRINT_AFTER_ALL},
-      {"print-changed", optional_argument, NULL, OPT_PRINT_CHANGED},
-      {"remarks", no_argument, NULL, OPT_REMARKS},
-      {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
-      {"sms", required_argument, NULL, OPT_SMS},
-      {"print-after", required_argument, NULL, OPT_PRINT_AFTER},
-      {"dump-layouts", optional_argument, NULL, OPT_DUMP_LAYOUTS},
-      {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
-      {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
-      {"export-name", required_argument, NULL, OPT_EXPORT_NAME},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
   const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL,
              *export_name = NULL;
   bool verify_each = false, cache_info = false;

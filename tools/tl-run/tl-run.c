@@ -1126,39 +1126,41 @@ static tl_status compile_given(tl_context *ctx, const char *source, size_t len, 
   return s;
 }
 
+/* The long options (getopt_long). */
+enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
+       OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
+       OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS, OPT_NO_LINE_INFO };
+static const struct option longopts[] = {
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"dim", required_argument, NULL, OPT_DIM},
+    {"arg", required_argument, NULL, OPT_ARG},
+    {"out-idx", required_argument, NULL, OPT_OUT_IDX},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"schedule-seed", required_argument, NULL, OPT_SCHEDULE_SEED},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"bench", no_argument, NULL, OPT_BENCH},
+    {"tune", no_argument, NULL, OPT_TUNE},
+    {"target", required_argument, NULL, OPT_TARGET},
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"remarks", no_argument, NULL, OPT_REMARKS},
+    {"sms", required_argument, NULL, OPT_SMS},
+    {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
+    {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
+    {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
+    {"tune-dry-run", no_argument, NULL, OPT_TUNE_DRY_RUN},
+    {"tune-workers", required_argument, NULL, OPT_TUNE_WORKERS},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"save", required_argument, NULL, OPT_SAVE},
+    {"int-range", required_argument, NULL, OPT_INT_RANGE},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-run";
-  enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-         OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
-         OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS, OPT_NO_LINE_INFO };
-  static const struct option longopts[] = {
-      {"device", required_argument, NULL, OPT_DEVICE},
-      {"dim", required_argument, NULL, OPT_DIM},
-      {"arg", required_argument, NULL, OPT_ARG},
-      {"out-idx", required_argument, NULL, OPT_OUT_IDX},
-      {"seed", required_argument, NULL, OPT_SEED},
-      {"schedule-seed", required_argument, NULL, OPT_SCHEDULE_SEED},
-      {"check", no_argument, NULL, OPT_CHECK},
-      {"bench", no_argument, NULL, OPT_BENCH},
-      {"tune", no_argument, NULL, OPT_TUNE},
-      {"target", required_argument, NULL, OPT_TARGET},
-      {"kernel", required_argument, NULL, OPT_KERNEL},
-      {"remarks", no_argument, NULL, OPT_REMARKS},
-      {"sms", required_argument, NULL, OPT_SMS},
-      {"pass-config", required_argument, NULL, OPT_PASS_CONFIG},
-      {"cache-info", no_argument, NULL, OPT_CACHE_INFO},
-      {"compile-only", no_argument, NULL, OPT_COMPILE_ONLY},
-      {"tune-dry-run", no_argument, NULL, OPT_TUNE_DRY_RUN},
-      {"tune-workers", required_argument, NULL, OPT_TUNE_WORKERS},
-      {"input", required_argument, NULL, OPT_INPUT},
-      {"save", required_argument, NULL, OPT_SAVE},
-      {"int-range", required_argument, NULL, OPT_INT_RANGE},
-      {"progress", no_argument, NULL, OPT_PROGRESS},
-      {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-      {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0},
-  };
   int rc = EXIT_USAGE;
   tlr_device device = {DEV_AUTO, 0, ""};
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
