@@ -61,6 +61,10 @@ def test_dtype_objects_wherever_strings():
     dt = tl("language.dtypes")
     assert dt.dtype("bfloat16") == T.bfloat16 and dt.dtype(np.float32) == "float32"
     assert isinstance(dt._TORCH_DTYPE_TO_STR, dict)
+    # T.dtype on the host, as TileLang's dequantize examples check their arguments
+    assert T.dtype("bfloat16") in [T.float16, T.bfloat16] and T.dtype(T.int8) == T.int8
+    assert T.dtype("float32") not in [T.float16, T.bfloat16]
+    assert T.dtype("uint") in [T.int, T.uint] and T.dtype("int") != T.uint
 
 
 def test_language_is_a_package():

@@ -111,7 +111,7 @@ def macro(func=None, **kwargs):
 
 
 _DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
-           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 half float double").split()
+           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 half float double int uint").split()
 for _n in _DTYPES:
     globals()[_n] = DType(_n)
 del _n
@@ -130,6 +130,10 @@ del _n
 
 
 _SUBMODULES = ("fp8", "dtypes")
+
+# T.dtype(x) on the host: the T.<dtype> of a name, T.<dtype>, DataType, NumPy or PyTorch dtype (TileLang's
+# examples compare it with T.float16 and friends: `T.dtype(out_dtype) in [T.float16, T.bfloat16]`).
+from .dtypes import dtype  # noqa: E402
 
 
 def __getattr__(name):  # PEP 562: every other T.name is inert too (the submodules are imported)
