@@ -1,6 +1,6 @@
 /* The compiler driver (lib/Driver/compiler.h): source → tile IR
  * (tl_module_parse_kernel, lib/IR) → SIMT IR (tl_lower_module, lib/Lower) → LLVM
- * IR and PTX (tl_nvptx_emit_ex, lib/NVPTX), one stage per call, and the
+ * IR and PTX (the target's backend: Driver/backend.h, lib/NVPTX), one stage per call, and the
  * public target queries.
  *
  * Algorithm: the front end runs once; lowering works on a deep copy of the
@@ -22,7 +22,7 @@
 
 #include "Lower/layout_dump.h"
 #include "Lower/lower.h"
-#include "NVPTX/nvptx.h"
+#include "Driver/backend.h"
 #include "Support/context.h"
 #include "Support/file.h"
 
@@ -210,25 +210,26 @@ tl_status tl_compiler_lower(tl_context *ctx, tl_compilation *c) {
 
 tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c) {
   const tl_compile_options *opts = c->opts;
-  tl_codegen_result cg = {0};
+  const tl_backend *be = tl_backend_for(c->target);
+  tl_backend_result cg = {0};
   double tc = mono_ms();
   /* The optimised LLVM IR is printed only when kept (TL_COMPILE_KEEP_LLVM_IR)
    * or shown (after_stage): printing it costs ~10% of code generation. */
-  tl_nvptx_options no = {0};
-  no.skip_llvm_ir = !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !opts->after_stage;
-  no.no_line_info = opts->no_line_info;
-  bool ok = tl_nvptx_emit_ex(c->simt, c->target, &no, &ctx->diag, &cg);
+  tl_backend_request req = {0};
+  req.keep_ir_text = (opts->flags & TL_COMPILE_KEEP_LLVM_IR) || opts->after_stage;
+  req.no_line_info = opts->no_line_info;
+  bool ok = be->emit(c->simt, c->target, &req, &ctx->diag, &cg);
   tc = mono_ms() - tc;
   c->times.opt = cg.ms_opt;
   c->times.ptx = cg.ms_emit;
   c->times.llvm_ir = tc - cg.ms_opt - cg.ms_emit;
   if (c->times.llvm_ir < 0) c->times.llvm_ir = 0;
   if (!ok) {
-    tl_codegen_result_free(&cg);
+    be->result_free(&cg);
     return TL_ERR_COMPILE;
   }
-  c->ptx = cg.ptx;
-  c->llvm_ir = cg.llvm_ir;
+  c->ptx = cg.code;
+  c->llvm_ir = cg.ir_text;
   if (opts->after_stage) {
     if (c->llvm_ir) opts->after_stage(opts->after_stage_user, "llvm", c->llvm_ir);
     if (c->ptx) opts->after_stage(opts->after_stage_user, "ptx", c->ptx);

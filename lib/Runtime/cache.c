@@ -27,7 +27,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "NVPTX/nvptx.h"
+#include "Driver/backend.h"
 #include "Support/context.h"
 #include "Support/file.h"
 
@@ -113,11 +113,7 @@ void tl_cache_compiler_identity(char *buf, size_t n) {
   snprintf(buf, n, "tilelang-ptx %s; %s", TL_PROJECT_VERSION, file);
 }
 
-void tl_cache_llvm_identity(char *buf, size_t n) {
-  unsigned major = 0, minor = 0, patch = 0;
-  tl_nvptx_llvm_version(&major, &minor, &patch);
-  snprintf(buf, n, "LLVM %u.%u.%u", major, minor, patch);
-}
+void tl_cache_llvm_identity(char *buf, size_t n) { tl_backend_for(NULL)->version(buf, n); }
 
 /* ------------------------------------------------------------ directory */
 char *tl_cache_dir(void) {

@@ -25,7 +25,7 @@
 #include "Driver/compiler.h"
 #include "IR/out_idx.h"
 #include "IR/visit.h"
-#include "NVPTX/nvptx.h"
+#include "Driver/backend.h"
 #include "Runtime/cache.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
@@ -398,7 +398,7 @@ static bool cache_key(const tl_compilation *c, tl_cache_key *key) {
   char compiler[800], llvm[64], libdevice[800];
   tl_cache_compiler_identity(compiler, sizeof compiler);
   tl_cache_llvm_identity(llvm, sizeof llvm);
-  tl_cache_file_identity(tl_nvptx_libdevice_path(NULL), libdevice, sizeof libdevice);
+  tl_cache_file_identity(tl_backend_for(c->target)->support_file(), libdevice, sizeof libdevice);
   tl_cache_inputs in = {0};
   in.tile_ir = ir.data;
   in.target = c->target_name;
