@@ -441,7 +441,7 @@ static tl_status other_outputs(tl_context *ctx, const tl_kernel *k, const tl_exp
   free(norm);
   sig->params = *params;
   sig->nout = (int)opts->n_out_idx;
-  if (!tl_rt_check_solvable(sig, &err)) {
+  if (!tl_rt_check_solvable(sig, &err, NULL)) {
     tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_export_c: %s", err ? err : "out of memory");
     free(err);
     return st;

@@ -314,6 +314,7 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_compile_options: unknown out_idx_mode %d",
                            (int)opts->out_idx_mode);
   }
+  if (ok) ok = tl_rt_check_solvable(&k->sig, &err, &bad_param);
   if (!ok && err && bad_param >= 0 && bad_param < f->nparams) { /* at the parameter's declaration */
     tl_loc at = tl_out_idx_param_of(&f->params[bad_param]).loc;
     if (at.file) {
@@ -322,7 +323,6 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
       return opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED;
     }
   }
-  if (ok) ok = tl_rt_check_solvable(&k->sig, &err);
   if (!ok)
     return fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT
                                                                       : TL_ERR_UNSUPPORTED, err);

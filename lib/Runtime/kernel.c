@@ -87,8 +87,9 @@ bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err, int
   return true;
 }
 
-bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err) {
+bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err, int *bad_param) {
   *err = NULL;
+  if (bad_param) *bad_param = -1;
   bool *bound = calloc((size_t)sig->nsyms + 1, sizeof(bool));
   if (!bound) return false;
   for (int i = 0; i < sig->nparams; i++) {
@@ -114,6 +115,7 @@ bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err) {
                    "binds (pass '%s' as an input: out_idx none or another out_idx)",
                    p->name, d, sig->sym_names[pr->ops[o].index], p->name);
           *err = strdup(buf);
+          if (bad_param) *bad_param = i;
           ok = false;
           break;
         }

@@ -138,8 +138,9 @@ bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int
 bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err, int *bad_param);
 
 /* Checks that every output dim can be computed from symbols that input
- * tensors bind.  false with a malloc'd message otherwise. */
-bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err);
+ * tensors bind.  false with a malloc'd message otherwise, and *bad_param
+ * (when not NULL) the index of the output parameter at fault (-1: none). */
+bool tl_rt_check_solvable(const tl_rt_sig *sig, char **err, int *bad_param);
 
 /* The DLPack 0.6 dtype a tensor of dtype t crosses the API as (bind.c):
  * bool as uint8 (no bool code), float8_e4m3/float8_e5m2 as uint8 (no

@@ -186,12 +186,14 @@ Test(out_idx, output_symbol_must_be_bound_by_an_input) {
   int bp;
   int all[] = {0, 1, 3}; /* every tensor an output: nothing binds n */
   cr_assert(tl_rt_set_out_idx(&k->sig, all, 3, &err, &bp));
-  cr_assert_not(tl_rt_check_solvable(&k->sig, &err));
+  cr_assert_not(tl_rt_check_solvable(&k->sig, &err, &bp));
   cr_assert(strstr(err, "dynamic dim 'n'"), "%s", err);
+  cr_assert_eq(bp, 0, "the first output whose dim no input binds: parameter 0, got %d", bp);
   free(err);
   int last = -1;
   cr_assert(tl_rt_set_out_idx(&k->sig, &last, 1, &err, &bp));
-  cr_assert(tl_rt_check_solvable(&k->sig, &err));
+  cr_assert(tl_rt_check_solvable(&k->sig, &err, &bp));
+  cr_assert_eq(bp, -1);
   tl_kernel_destroy(k);
 }
 
