@@ -28,6 +28,8 @@
  *       beside it, CUDA_CACHE_DISABLE unset), with the ratio to (3).
  * (1)-(3) compile with the kernel cache off (tl_compile_options.cache).
  * TL_BENCH_ONLY=gemm,flash_attention runs only the kernels named there.
+ * TL_BENCH_NO_LINE_INFO=1 compiles without line information
+ * (tl_compile_options.no_line_info), to measure what .file/.loc cost.
  * (1) runs anywhere; (2) and (3) need a GPU and print SKIP lines without
  * one.  The target is the default of the library (tl_device_default_target:
  * sm_90a on an H200, sm_80 without a GPU) unless TL_BENCH_TARGET is set.
@@ -107,6 +109,7 @@ static int first_call_child(int which, const char *file, const char *defs_text) 
   tl_compile_options o = {0};
   o.target = target();
   o.cache = getenv("TL_BENCH_WARM") ? TL_CACHE_USE_DEFAULT : TL_CACHE_USE_OFF;
+  o.no_line_info = getenv("TL_BENCH_NO_LINE_INFO") != NULL;
   tl_kernel *k = NULL;
   DLManagedTensor *outs[8] = {0};
   double a = now_ms();
@@ -198,6 +201,7 @@ static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl
   o.target = tgt;
   o.times = tm;
   o.cache = cache;
+  o.no_line_info = getenv("TL_BENCH_NO_LINE_INFO") != NULL;
   tl_kernel *k = NULL;
   bool ok = tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) == TL_OK;
   last_cpu_ms = thread_cpu_ms() - c0;
@@ -320,6 +324,7 @@ int main(int argc, char **argv) {
       tl_compile_options o = {0};
       o.target = tgt;
       o.cache = TL_CACHE_USE_OFF;
+      o.no_line_info = getenv("TL_BENCH_NO_LINE_INFO") != NULL;
       tl_kernel *k = NULL;
       if (tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k) != TL_OK) {
         ok = false;
