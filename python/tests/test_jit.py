@@ -212,8 +212,10 @@ def test_strided_tensor_is_no_out_idx_output(tmp_path):
     (tmp_path / "strided_out.py").write_text(src)
     for dynamic_ld in (False, True):
         with pytest.raises((tilelang.ArgumentError, tilelang.CompileError),
-                           match="out_idx -2 names 'A', a T.StridedTensor"):
+                           match="out_idx -2 names 'A', a T.StridedTensor") as ei:
             tilelang.load_file(str(tmp_path / "strided_out.py")).strided(dynamic_ld=dynamic_ld)
+        # located at the decorated factory (@tilelang.jit(out_idx=[-2]) on line 10)
+        assert str(ei.value).startswith(f"{tmp_path / 'strided_out.py'}:10: error: "), str(ei.value)
     k = tilelang.load_file(STRIDED).strided(ld=96)  # the same compiled kernel with another out_idx
     with pytest.raises(tilelang.ArgumentError, match="out_idx 0 names 'A', a T.StridedTensor"):
         tilelang.JITKernel(k._ck, None, [0], "auto")

@@ -26,7 +26,7 @@ import threading
 import warnings
 
 from . import _lib, _source
-from .kernel import CKernel, JITKernel
+from .kernel import ArgumentError, CKernel, JITKernel
 from .language import PrimFunc
 from .transform import tilelang_keys
 
@@ -243,7 +243,13 @@ class JITFactory:
                 return k
         r = self.func(*args, **kwargs)
         if isinstance(r, PrimFunc):
-            r = compile(r, **self.options)
+            try:
+                r = compile(r, **self.options)
+            except ArgumentError as e:  # the jit's out_idx: located at the decorated factory
+                if "out_idx" not in str(e):
+                    raise
+                code = self.func.__code__
+                raise ArgumentError(f"{code.co_filename}:{code.co_firstlineno}: error: {e}") from None
         elif not isinstance(r, JITKernel):
             raise TypeError(f"@tilelang.jit function '{self.func.__name__}' returned "
                             f"{type(r).__name__}, not a @T.prim_func")
