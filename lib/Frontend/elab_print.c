@@ -1,4 +1,4 @@
-/* Elaborator: TileLang's T.print (tilelang/language/print.py; issue 30),
+/* Elaborator: TileLang's T.print (tilelang/language/print.py),
  * written as T.debug_print statements (lib/IR/intrinsics.def), which the
  * code generator lowers to CUDA's vprintf and the SIMT executor prints the
  * same way (docs/language.md "T.print"):

@@ -1,4 +1,4 @@
-/* The text of T.debug_print (T.print, issue 30): one format per call site,
+/* The text of T.debug_print (T.print): one format per call site,
  * shared by the code generator (the vprintf format string,
  * lib/NVPTX/codegen_print.c) and the SIMT executor (lib/Interp/simt_print.c),
  * so that the GPU and the CPU print the same line.  TileLang's debug.h line

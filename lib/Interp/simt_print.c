@@ -1,4 +1,4 @@
-/* T.debug_print (T.print, issue 30) in the SIMT executor: each active
+/* T.debug_print (T.print) in the SIMT executor: each active
  * thread of the gang (or only the named thread) prints the call site's line
  * to stdout, with the format the code generator hands to vprintf
  * (tl_debug_print_format, lib/IR/debug_print.c) and the values it passes:

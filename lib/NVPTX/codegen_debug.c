@@ -1,4 +1,4 @@
-/* Source lines in the PTX (issue 32): LLVM debug locations from the IR's
+/* Source lines in the PTX: LLVM debug locations from the IR's
  * statement locations, so that the NVPTX backend writes `.file N "path"` and
  * `.loc N LINE COL` (docs/codegen.md "Line information").
  *

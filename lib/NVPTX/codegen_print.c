@@ -1,4 +1,4 @@
-/* T.debug_print (T.print, issue 30) as CUDA's device printf:
+/* T.debug_print (T.print) as CUDA's device printf:
  *   i32 @vprintf(ptr format, ptr args)
  * (the ABI nvcc's printf lowers to; the CUDA driver prints the buffer on the
  * host after the kernel).  The format is the call site's line
