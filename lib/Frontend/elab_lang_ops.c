@@ -73,12 +73,7 @@ static tl_stmt *new_loop(elab *E, tl_loc loc, tl_loop_kind kind, int n, const in
   tl_var **vs = malloc_ir(E, sizeof(tl_var *) * (size_t)n);
   tl_expr **mins = malloc_ir(E, sizeof(tl_expr *) * (size_t)n), **exts = malloc_ir(E, sizeof(tl_expr *) * (size_t)n);
   if (!f || !vs || !mins || !exts) return oom(E);
-  f->u.loop.kind = kind;
-  f->u.loop.nvars = n;
-  f->u.loop.vars = vs;
-  f->u.loop.mins = mins;
-  f->u.loop.extents = exts;
-  f->u.loop.num_stages = -1;
+  tl_ir_loop_init(f, kind, n, vs, mins, exts);
   for (int k = 0; k < n; k++) {
     const char *name = n == 1 ? stem : tprintf(E, "%s%d", stem, k);
     if (!name || !(vs[k] = vars[k] = tl_ir_new_var(E->m, loc, intern(E, name), TL_INT32, TL_VAR_LOOP)))

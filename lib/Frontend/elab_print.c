@@ -86,12 +86,7 @@ static bool print_buffer(elab *E, tl_loc loc, tl_buffer *b, const char *name, co
   if (!iv || !(mins[0] = lit_int(E, loc, 0))) return i ? false : (oom(E), false);
   vs[0] = i;
   exts[0] = total;
-  f->u.loop.kind = TL_LOOP_SERIAL;
-  f->u.loop.nvars = 1;
-  f->u.loop.vars = vs;
-  f->u.loop.mins = mins;
-  f->u.loop.extents = exts;
-  f->u.loop.num_stages = -1;
+  tl_ir_loop_init(f, TL_LOOP_SERIAL, 1, vs, mins, exts);
   tl_expr *stride = lit_int(E, loc, 1); /* row-major: idx[k] = i // stride_k % shape_k */
   for (int k = b->ndim - 1; k >= 0 && stride; k--) {
     tl_expr *q = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, iv, stride));

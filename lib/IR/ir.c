@@ -401,6 +401,15 @@ tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind) {
   return s;
 }
 
+void tl_ir_loop_init(tl_stmt *s, tl_loop_kind kind, int nvars, tl_var **vars, tl_expr **mins, tl_expr **extents) {
+  s->u.loop.kind = kind;
+  s->u.loop.nvars = nvars;
+  s->u.loop.vars = vars;
+  s->u.loop.mins = mins;
+  s->u.loop.extents = extents;
+  s->u.loop.num_stages = -1;
+}
+
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts) {
   if (n == 1 && stmts) return stmts[0];
   tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_SEQ);

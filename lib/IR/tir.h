@@ -392,6 +392,11 @@ tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
 tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
                             tl_scope scope, int ndim, tl_expr **shape);
 tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
+/* Makes s (a TL_STMT_FOR from tl_ir_stmt) the loop over nvars variables
+ * vars[k] in [mins[k], mins[k] + extents[k]) of the given kind, with no
+ * pipeline stages (num_stages -1); the arrays (nvars entries each, in m's
+ * arena) are the loop's from now on; the caller sets the body. */
+void tl_ir_loop_init(tl_stmt *s, tl_loop_kind kind, int nvars, tl_var **vars, tl_expr **mins, tl_expr **extents);
 /* A bare expression node of kind and dtype t (zeroed union, no folding or
  * type rules: the caller fills in the operands); NULL on OOM. */
 tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_dtype t);

@@ -471,16 +471,11 @@ tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_ex
   if (!v || !extent || !body) return NULL;
   tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_FOR);
   if (!s) return NULL;
-  s->u.loop.kind = kind;
-  s->u.loop.nvars = 1;
-  s->u.loop.vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
-  s->u.loop.extents = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  s->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-  if (!s->u.loop.vars || !s->u.loop.extents || !s->u.loop.mins) return NULL;
-  s->u.loop.vars[0] = v;
-  s->u.loop.extents[0] = extent;
-  s->u.loop.mins[0] = tl_lo_int(m, loc, 0);
-  s->u.loop.num_stages = -1;
+  tl_var **vars = tl_arena_alloc(&m->arena, sizeof(tl_var *));
+  tl_expr **exts = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  if (!vars || !exts || !mins) return NULL;
+  vars[0] = v, exts[0] = extent, mins[0] = tl_lo_int(m, loc, 0);
+  tl_ir_loop_init(s, kind, 1, vars, mins, exts);
   s->u.loop.body = body;
   return s->u.loop.mins[0] ? s : NULL;
 }

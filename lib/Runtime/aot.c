@@ -97,15 +97,6 @@ static int match_kind(tl_dtype t) {
   return 0;
 }
 
-static void shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig) {
-  tl_strbuf_printf(s, "%s[", tl_dtype_name(p->dtype));
-  for (int d = 0; d < p->ndim; d++) {
-    if (d) tl_strbuf_append(s, ", ");
-    tl_rx_print(s, &p->dims[d].prog, sig);
-  }
-  tl_strbuf_append(s, "]");
-}
-
 /* The parameters' programs and the tlaot_param table. */
 static void emit_params(tl_strbuf *s, const tl_rt_sig *sig) {
   tl_strbuf table = {0};
@@ -130,7 +121,7 @@ static void emit_params(tl_strbuf *s, const tl_rt_sig *sig) {
     tl_strbuf_free(&strides);
     DLDataType dl = tl_rt_dl_dtype(p->dtype);
     tl_strbuf st = {0};
-    if (p->is_tensor) shape_text(&st, p, sig);
+    if (p->is_tensor) tl_rt_param_shape_text(&st, p, sig);
     tl_strbuf_printf(&table, "    {\"%s\", %d, %d, %d, %u, %u, %u, %d, ", p->name, p->is_tensor, p->is_output,
                      p->unused, dl.code, dl.bits, dl.lanes, match_kind(p->dtype));
     c_string(&table, tl_dtype_name(p->dtype));
@@ -201,7 +192,7 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
   for (int pi = 0; pi < sig->nparams; pi++) {
     const tl_rt_param *p = &sig->params[pi];
     tl_strbuf t = {0};
-    if (p->is_tensor) shape_text(&t, p, sig);
+    if (p->is_tensor) tl_rt_param_shape_text(&t, p, sig);
     else tl_strbuf_append(&t, tl_dtype_name(p->dtype));
     tl_strbuf_printf(s, " *   %-8s (#%d) %s%s%s\n", p->name, pi, t.data ? t.data : "",
                      p->is_tensor ? ", CUDA memory, contiguous" : " scalar", p->is_output ? "; an output (out_idx)" : "");

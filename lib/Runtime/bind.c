@@ -241,7 +241,7 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
   return false;
 }
 
-static void shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig) {
+void tl_rt_param_shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig *sig) {
   tl_strbuf_printf(s, "%s[", tl_dtype_name(p->dtype));
   for (int d = 0; d < p->ndim; d++) {
     if (d) tl_strbuf_append(s, ", ");
@@ -535,7 +535,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
     } else if (p->is_tensor) {
       if (a->kind != TL_ARG_TENSOR || !a->v.tensor) {
         tl_strbuf e = {0};
-        shape_text(&e, p, sig);
+        tl_rt_param_shape_text(&e, p, sig);
         char kb[96];
         errf(&b, p->name, pos, TL_MSG_KIND_TENSOR, e.data ? e.data : "",
              arg_kind_text(a, kb, sizeof kb));

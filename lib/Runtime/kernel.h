@@ -66,6 +66,10 @@ bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv
 /* Renders p as an infix expression (for messages); symbol and parameter
  * names from the signature. */
 struct tl_rt_sig;
+/* A tensor parameter's declared type as the argument errors print it:
+ * "float16[M, 1024]" (dims as tl_rx_print writes them).  bind.c. */
+struct tl_rt_param;
+void tl_rt_param_shape_text(tl_strbuf *s, const struct tl_rt_param *p, const struct tl_rt_sig *sig);
 void tl_rx_print(tl_strbuf *s, const tl_rx_prog *p, const struct tl_rt_sig *sig);
 void tl_rx_free(tl_rx_prog *p);
 

@@ -253,12 +253,7 @@ static tl_stmt *slot_loop(tl_module *m, tl_names *names, tl_loc loc, const tl_sk
   vars[0] = i, vars[1] = jj;
   mins[0] = I(m, loc, 0), mins[1] = I(m, loc, 0);
   exts[0] = I(m, loc, sk->BM), exts[1] = I(m, loc, sk->BN);
-  s->u.loop.kind = TL_LOOP_PARALLEL;
-  s->u.loop.nvars = 2;
-  s->u.loop.vars = vars;
-  s->u.loop.mins = mins;
-  s->u.loop.extents = exts;
-  s->u.loop.num_stages = -1;
+  tl_ir_loop_init(s, TL_LOOP_PARALLEL, 2, vars, mins, exts);
   s->u.loop.body = st;
   return mins[0] && mins[1] && exts[0] && exts[1] ? s : NULL;
 }
