@@ -191,7 +191,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   const tl_ast_expr *f = x->u.call.func;
   const char *fn = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : "";
   static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-                                       "alloc_local", "alloc_buffer", "alloc_global", NULL};
+                                       "alloc_local", "alloc_buffer", "alloc_global", "alloc_reducer", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
                                         "Serial", "grid", "unroll", "range", NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {

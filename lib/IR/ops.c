@@ -337,6 +337,18 @@ static bool verify_clear(tl_verify_ctx *vc, const tl_stmt *s) {
   return true; /* any scope; the region was checked generically */
 }
 
+/* ------------------------------------------------------- finalize_reducer */
+static bool verify_finalize_reducer(tl_verify_ctx *vc, const tl_stmt *s) {
+  const tl_operand *o = &s->u.tile.args[0];
+  const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+  if (!b || !b->reducer || b->scope != TL_SCOPE_FRAGMENT) {
+    verr(vc, pick_loc(o->loc, s->loc), "T.finalize_reducer: '%s' is not a buffer of T.alloc_reducer",
+         b && b->name ? b->name : "?");
+    return false;
+  }
+  return true;
+}
+
 /* ----------------------------------------------------------------- reduce */
 static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
@@ -547,6 +559,7 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_ATOMIC_MIN] = {"atomic_min", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_ADDX2] = {"atomic_addx2", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_ADDX4] = {"atomic_addx4", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_FINALIZE_REDUCER] = {"finalize_reducer", "R", 0, 0, NULL, verify_finalize_reducer, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {

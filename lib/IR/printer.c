@@ -490,6 +490,15 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
       tl_strbuf_append(out, ")\n");
       return;
     }
+    if (b->scope == TL_SCOPE_FRAGMENT && b->reducer) { /* T.alloc_reducer: its op and replication */
+      static const char *const ops[] = {"?", "sum", "max", "min"}, *const reps[] = {"None", "\"all\"", "\"none\""};
+      tl_strbuf_append(out, "T.alloc_reducer(");
+      print_shape(out, b->ndim, b->shape);
+      tl_strbuf_printf(out, ", \"%s\", op=\"%s\"", dn, ops[b->reducer <= TL_REDUCER_MIN ? b->reducer : 0]);
+      if (b->reducer_rep) tl_strbuf_printf(out, ", replication=%s", reps[b->reducer_rep <= TL_REDUCER_REP_NONE ? b->reducer_rep : 0]);
+      tl_strbuf_append(out, ")\n");
+      return;
+    }
     const char *fn = b->scope == TL_SCOPE_FRAGMENT ? "T.alloc_fragment"
                    : b->scope == TL_SCOPE_LOCAL    ? "T.alloc_local"
                    : b->scope == TL_SCOPE_GLOBAL   ? (b->zero_per_launch ? "T.alloc_global" : "T.alloc_buffer")
