@@ -416,5 +416,15 @@ typedef struct tl_reduce_stage {
   tl_stmt *alloc[2], *copy_in[2], *red, *copy_out;
 } tl_reduce_stage;
 bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st);
+/* T.finalize_reducer(R) → per-thread SIMT code (lower_reduce.c): the
+ * replicas of every element of the reducer R (its op: sum, max, min) are
+ * combined, the result left in every replica.  R's layout decides the
+ * replicas: a REDUCER layout (row statistics of a ROWS or MMA_C fragment,
+ * which a T.Parallel that accumulates R[i] from a 2-D fragment gives it) is
+ * replicated over the threads holding parts of row i, combined as a reduce
+ * combines them (butterflies, then across warps through shared memory); a
+ * PLAN, ROWS or MMA_C layout has one holder per element (nothing to do).
+ * NULL with an error in env (a layout not lowered yet) or on OOM. */
+tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s);
 
 #endif

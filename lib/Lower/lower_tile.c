@@ -1365,6 +1365,13 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
           if (!r && env.errors == 0) st->w.oom = true;
           return r;
         }
+        case TL_TILE_FINALIZE_REDUCER: { /* lower_reduce.c */
+          tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+          tl_stmt *r = tl_lower_finalize_reducer(&env, s);
+          st->w.errors += env.errors;
+          if (!r && env.errors == 0) st->w.oom = true;
+          return r;
+        }
         case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */
           return (tl_stmt *)s;
         default:
