@@ -946,8 +946,9 @@ static const char *operand_name(int op, int i) {
   return names[op][i];
 }
 
-/* Corner-only operands (all single indices): T.copy takes the other
- * operand's extents, right-aligned, leading dims 1; others keep extent 1. */
+/* Corner-only operands (all single indices): T.copy (and T.atomic_add /
+ * _max / _min with a region value) takes the other operand's extents,
+ * right-aligned, leading dims 1; others keep extent 1. */
 static void copy_corner_extents(operand_vec *ops, const bool *corner) {
   for (size_t i = 0; i < ops->len && i < 8; i++) {
     if (!corner[i]) continue;
@@ -961,6 +962,13 @@ static void copy_corner_extents(operand_vec *ops, const bool *corner) {
       if (src >= 0) o->region.extent[t] = other->region.extent[src];
     }
   }
+}
+
+/* T.copy, and T.atomic_add / _max / _min (not addx2/x4): T.atomic_add(C[i0,
+ * j0], C_local) (TileLang's split-K form) takes the value region's extents. */
+static bool takes_corner_extents(int op) {
+  int lanes = 1;
+  return op == TL_TILE_COPY || (tl_tile_atomic_intrin(op, &lanes) >= 0 && lanes == 1);
 }
 
 /* A tile op's attributes given as positional arguments after its nops
@@ -1072,7 +1080,7 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
       ok = false;
     }
   }
-  if (ok && !pairs && op == TL_TILE_COPY) copy_corner_extents(&ops, corner);
+  if (ok && !pairs && takes_corner_extents(op)) copy_corner_extents(&ops, corner);
   if (ok && !pairs) { /* an operand that is a T.view / T.reshape */
     bool handled;
     ok = tl_el_view_tile(E, op, &ops, loc, out, &handled);

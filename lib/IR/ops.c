@@ -433,9 +433,10 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
   int lanes;
   (void)tl_tile_atomic_intrin(s->u.tile.op, &lanes);
   const tl_operand *dst = &s->u.tile.args[0], *val = &s->u.tile.args[1];
-  if (dst->region.buffer->scope != TL_SCOPE_GLOBAL) {
+  tl_scope dsc = dst->region.buffer->scope;
+  if (dsc != TL_SCOPE_GLOBAL && dsc != TL_SCOPE_SHARED && dsc != TL_SCOPE_SHARED_DYN) {
     verr(vc, pick_loc(dst->loc, s->loc),
-         "T.%s: destination '%s' must be a global buffer, but it is %s",
+         "T.%s: destination '%s' must be a global or shared buffer, but it is %s",
          opn, dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
     ok = false;
   }

@@ -216,6 +216,30 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
       }
       return NULL;
     }
+    case TL_EXPR_CALL: {
+      /* T.ptx_atomic_add / _max / _min into a shared buffer: its offset is the row-major one
+       * (lower_atomic.c), which the flat buffer keeps only without a swizzle or padding */
+      int op = e->u.call.op;
+      const tl_expr *d = e->u.call.n >= 1 ? e->u.call.args[0] : NULL;
+      if ((op != TL_INTRIN_PTX_ATOMIC_ADD && op != TL_INTRIN_PTX_ATOMIC_MAX && op != TL_INTRIN_PTX_ATOMIC_MIN) || !d ||
+          d->kind != TL_EXPR_BUFFER || !d->u.buffer ||
+          (d->u.buffer->scope != TL_SCOPE_SHARED && d->u.buffer->scope != TL_SCOPE_SHARED_DYN))
+        return NULL;
+      tl_smem_layout *L = tl_smem_layout_get(m, d->u.buffer);
+      if (!L) {
+        st->w.oom = rw->failed = true;
+        return NULL;
+      }
+      if (L->swizzle_bytes || L->wgmma || L->row_stride != L->cols) {
+        tl_error(st->w.d, e->loc,
+                 "an atomic into the shared buffer '%s', which a T.gemm reads through a swizzled layout, is not "
+                 "lowered yet",
+                 d->u.buffer->name);
+        st->w.errors++;
+        rw->failed = true;
+      }
+      return NULL;
+    }
     default: return NULL;
   }
 }

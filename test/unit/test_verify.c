@@ -265,7 +265,7 @@ Test(verify, atomic_add_dst_not_global) {
   tl_tile_kwarg kw = {"memory_order", tl_builder_string(b, "sequential")};
   tl_builder_tile_op(b, "atomic_add", ok, 2, &kw, 1);
   tl_builder_kernel_end(b);
-  expect_errors(2, "T.atomic_add: destination 'F' must be a global buffer, but it is "
+  expect_errors(2, "T.atomic_add: destination 'F' must be a global or shared buffer, but it is "
                    "local.fragment");
   expect_line(1, "T.atomic_add: memory_order must be one of \"relaxed\", \"consume\", "
                  "\"acquire\", \"release\", \"acq_rel\", \"seq_cst\", got \"sequential\"");
