@@ -422,19 +422,10 @@ typedef struct cache_use {
   int warnings; /* ctx's warnings before lowering: more after it, no store */
 } cache_use;
 
-/* Whether tile function f has several T.Kernel scopes (a launch sequence,
- * which the cache's entries do not hold yet: compiled every time). */
-static bool several_kernels(const tl_primfunc *f) {
-  int n = 0;
-  if (f && f->body && f->body->kind == TL_STMT_SEQ)
-    for (int i = 0; i < f->body->u.seq.n; i++) n += f->body->u.seq.stmts[i]->kind == TL_STMT_KERNEL;
-  return n > 1;
-}
-
 /* Whether opts let the cache stand in for the stages (tl_cache_use). */
 static bool cache_applies(const tl_compilation *c) {
   const tl_compile_options *opts = c->opts;
-  return !several_kernels(c->tile->funcs[0]) && opts->cache != TL_CACHE_USE_OFF && opts->stop_after == TL_STAGE_PTX && !opts->after_stage &&
+  return opts->cache != TL_CACHE_USE_OFF && opts->stop_after == TL_STAGE_PTX && !opts->after_stage &&
          !(opts->flags & TL_COMPILE_KEEP_LLVM_IR) && !c->remarks;
 }
 
