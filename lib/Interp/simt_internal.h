@@ -197,6 +197,7 @@ typedef struct sx {
   tl_arena arena;          /* lifetime of the call */
   sx_blk *k;               /* the block being executed */
   uint64_t schedule_seed;  /* 0: deterministic schedule */
+  tl_simt_workspaces *ws;  /* workspaces shared with other calls (tl_simt_options.workspaces), or NULL */
 } sx;
 
 /* Reports an error at the current statement (block and message); returns false. */

@@ -10,13 +10,18 @@
  *     and pass configs (so every entry point has the same kernel ABI and the
  *     runtime binds a call once for all of them), and one T.Kernel as body;
  *   - a stage takes no tensor maps: tl.disable_tma_lower is set on each
- *     (TMA descriptors are per entry, and the ABI is shared), and a
- *     T.alloc_global in such a function is refused at its line (a kernel
- *     workspace is one launch's).
+ *     (TMA descriptors are per entry, and the ABI is shared);
+ *   - the T.alloc_global workspaces of all the scopes (TileLang's
+ *     flash_decoding allocates its partial results so, before the scopes)
+ *     stand at the top of every stage's kernel body, the same buffers in the
+ *     same order: every entry takes the same workspace pointers, which the
+ *     runtime zeroes once per call, so a later stage reads what an earlier
+ *     one wrote.
  *
  * Requires: verified tile IR.  Guarantees: every prim_func has at most one
  * T.Kernel.  A function with one T.Kernel is left as it is. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "Lower/lower_internal.h"
@@ -30,17 +35,28 @@ static int count_kernels(const tl_stmt *body) {
   return n;
 }
 
-/* The first T.alloc_global of s (a workspace at the top of a kernel body). */
-static const tl_stmt *first_global_alloc(const tl_stmt *s) {
-  if (!s) return NULL;
-  if (s->kind == TL_STMT_ALLOC && s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL) return s;
-  if (s->kind == TL_STMT_KERNEL) return first_global_alloc(s->u.kernel.body);
-  if (s->kind != TL_STMT_SEQ) return NULL;
-  for (int i = 0; i < s->u.seq.n; i++) {
-    const tl_stmt *a = first_global_alloc(s->u.seq.stmts[i]);
-    if (a) return a;
+static bool is_workspace_alloc(const tl_stmt *s) {
+  return s && s->kind == TL_STMT_ALLOC && s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL &&
+         s->u.alloc.buffer->zero_per_launch;
+}
+
+/* Kernel k with the workspace allocations ws[0..nws) at the top of its body
+ * (in place of its own, which stand at its top: the elaborator puts them
+ * there); NULL on OOM. */
+static tl_stmt *with_workspaces(tl_module *m, const tl_stmt *k, tl_stmt **ws, int nws) {
+  const tl_stmt *b = k->u.kernel.body;
+  int nb = b && b->kind == TL_STMT_SEQ ? b->u.seq.n : b ? 1 : 0;
+  tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nws + nb + 1));
+  tl_stmt *r = tl_ir_stmt(m, k->loc, TL_STMT_KERNEL);
+  if (!xs || !r) return NULL;
+  int n = 0;
+  for (int i = 0; i < nws; i++) xs[n++] = ws[i];
+  for (int i = 0; i < nb; i++) {
+    tl_stmt *x = b->kind == TL_STMT_SEQ ? b->u.seq.stmts[i] : (tl_stmt *)b;
+    if (!is_workspace_alloc(x)) xs[n++] = x;
   }
-  return NULL;
+  r->u.kernel = k->u.kernel;
+  return (r->u.kernel.body = tl_ir_seq(m, k->loc, n, xs)) ? r : NULL;
 }
 
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
@@ -48,34 +64,42 @@ bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *targe
   int n = count_kernels(f->body);
   if (n < 2) return true;
   const tl_stmt *body = f->body;
+  TL_VEC(tl_stmt *) ws = {0}; /* the T.alloc_global workspaces of every scope, in order */
   for (int i = 0; i < body->u.seq.n; i++) {
     const tl_stmt *s = body->u.seq.stmts[i];
     if (s->kind != TL_STMT_KERNEL) {
       tl_error(d, s->loc, "a prim_func with several T.Kernel scopes holds nothing else at its top level");
+      tl_vec_free(&ws);
       return false;
     }
-    const tl_stmt *a = first_global_alloc(s);
-    if (a) {
-      tl_error(d, a->loc,
-               "T.alloc_global in a prim_func with several T.Kernel scopes is not supported yet; pass the "
-               "buffer as a tensor parameter");
-      return false;
+    const tl_stmt *kb = s->u.kernel.body;
+    for (int j = 0; kb && j < (kb->kind == TL_STMT_SEQ ? kb->u.seq.n : 1); j++) {
+      tl_stmt *x = kb->kind == TL_STMT_SEQ ? kb->u.seq.stmts[j] : (tl_stmt *)kb;
+      if (is_workspace_alloc(x) && !tl_vec_push(&ws, x)) {
+        tl_vec_free(&ws);
+        tl_error(d, f->loc, "out of memory splitting the T.Kernel scopes");
+        return false;
+      }
     }
   }
   int at = -1;
   for (int i = 0; i < m->nfuncs; i++)
     if (m->funcs[i] == f) at = i;
-  if (at < 0) return true; /* not one of m's functions: nothing to insert into */
+  if (at < 0) { /* not one of m's functions: nothing to insert into */
+    tl_vec_free(&ws);
+    return true;
+  }
   tl_primfunc **funcs = tl_arena_alloc(&m->arena, sizeof(tl_primfunc *) * (size_t)(m->nfuncs + n - 1));
   tl_primfunc *st = tl_arena_alloc(&m->arena, sizeof(tl_primfunc) * (size_t)n);
   if (!funcs || !st) {
     tl_error(d, f->loc, "out of memory splitting the T.Kernel scopes");
+    tl_vec_free(&ws);
     return false;
   }
   for (int k = 0; k < n; k++) {
     st[k] = *f;
     st[k].stage = k;
-    st[k].body = body->u.seq.stmts[k];
+    st[k].body = ws.len ? with_workspaces(m, body->u.seq.stmts[k], ws.data, (int)ws.len) : body->u.seq.stmts[k];
     st[k].pass_configs.disable_tma_lower = true;
     if (f->nparams > 0) { /* each stage its own array (a pass may rewrite it), the same buffers and vars */
       st[k].params = tl_arena_alloc(&m->arena, sizeof(tl_param) * (size_t)f->nparams);
@@ -94,14 +118,17 @@ bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *targe
         if (m->funcs[i]->name == st[k].name) { /* names are interned */
           tl_error(d, st[k].loc, "this T.Kernel's entry point would be named '%s', the name of another prim_func",
                    st[k].name);
+          tl_vec_free(&ws);
           return false;
         }
     }
-    if ((f->nparams > 0 && !st[k].params) || (f->ndynamic > 0 && !st[k].dynamic) || !st[k].name) {
+    if ((f->nparams > 0 && !st[k].params) || (f->ndynamic > 0 && !st[k].dynamic) || !st[k].name || !st[k].body) {
       tl_error(d, f->loc, "out of memory splitting the T.Kernel scopes");
+      tl_vec_free(&ws);
       return false;
     }
   }
+  tl_vec_free(&ws);
   int j = 0;
   for (int i = 0; i < m->nfuncs; i++) {
     if (i != at) {

@@ -366,8 +366,9 @@ static void take_alignments(const tl_primfunc *f, tl_rt_sig *sig) {
 
 /* Stages 1.. of the launch sequence whose first stage is m->funcs[0]
  * (lib/Lower/split_kernels.c) into sig->stages: their entries and launch
- * expressions.  The stages share one kernel ABI, so none may take tensor
- * maps or workspaces (a located error). */
+ * expressions.  The stages share one kernel ABI: none may take tensor maps,
+ * and each has stage 0's workspaces (the T.alloc_global buffers, zeroed once
+ * per call); anything else is a located error. */
 static tl_status take_stages(tl_context *ctx, const tl_module *m, tl_kernel *k) {
   int n = 0;
   while (1 + n < m->nfuncs && m->funcs[1 + n] && m->funcs[1 + n]->stage == n + 1) n++;
@@ -383,10 +384,16 @@ static tl_status take_stages(tl_context *ctx, const tl_module *m, tl_kernel *k) 
     char msg[256];
     int nmaps = tl_tma_collect(f, &maps, &at, msg, sizeof msg);
     free(maps);
-    if (tl_workspace_collect(f, NULL, TL_WORKSPACE_MAX) > 0 || nmaps != 0) {
+    /* the workspaces: the T.alloc_global buffers every stage has (split_kernels.c), the same as stage 0's */
+    tl_buffer *wsb[TL_WORKSPACE_MAX];
+    int nws = tl_workspace_collect(f, wsb, TL_WORKSPACE_MAX);
+    bool same_ws = nws == k->sig.nws;
+    for (int w = 0; same_ws && w < nws; w++)
+      same_ws = tl_workspace_bytes(wsb[w]) == k->sig.ws_bytes[w] && wsb[w]->zero_per_launch && k->sig.ws_zero[w];
+    if (!same_ws || nmaps != 0) {
       tl_error(&ctx->diag, ks ? ks->loc : f->loc,
-               "this T.Kernel of a prim_func with several T.Kernel scopes needs tensor maps or a workspace "
-               "(stream-K, TMA), which such a prim_func's stages cannot have yet");
+               "this T.Kernel of a prim_func with several T.Kernel scopes needs tensor maps or a stream-K "
+               "workspace, which such a prim_func's stages cannot have yet");
       return TL_ERR_UNSUPPORTED;
     }
     if (i == 0) continue;

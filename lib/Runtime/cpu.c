@@ -87,6 +87,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
 
   tl_rt_binding b;
+  tl_simt_workspaces ws = {0}; /* the launch stages' shared T.alloc_global storage */
   tl_status st = tl_rt_bind_on(ctx, sig, args, nargs, true, &b);
   host_out **outs = NULL;
   tl_interp_arg *iargs = NULL;
@@ -174,6 +175,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
     } else {
       tl_simt_options so = {0};
       so.check_races = true;
+      so.workspaces = &ws; /* the stages share the call's T.alloc_global buffers */
       const char *seed = getenv("TL_SCHEDULE_SEED"); /* tl-run --schedule-seed; docs/simt-ir.md */
       if (seed && *seed) so.schedule_seed = strtoull(seed, NULL, 0);
       ok = tl_simt_exec(m, stage, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
@@ -191,6 +193,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   }
 
 done:
+  tl_simt_workspaces_free(&ws);
   if (outs)
     for (int j = 0; j < sig->nout; j++)
       if (outs[j]) host_out_deleter(&outs[j]->managed);

@@ -74,3 +74,37 @@ def test_dynamic_dims_and_out_idx():
         assert Out.shape == (n,)
         assert Tmp.tolist() == (A[::-1] * 3).tolist()
         assert Out.tolist() == (A * 3 + 1).tolist()
+
+
+@tilelang.jit(out_idx=-1)
+def workspace_then_combine(N=1024, blocks=8):
+    chunk = N // blocks
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "int32"), Out: T.Tensor((blocks + 1,), "int32")):
+        Partial = T.alloc_global((blocks,), "int32")  # as TileLang's flash_decoding: shared by both scopes
+        with T.Kernel(blocks, threads=128) as bx:
+            S = T.alloc_shared((chunk,), "int32")
+            acc = T.alloc_fragment((1,), "int32")
+            T.copy(A[bx * chunk:(bx + 1) * chunk], S)
+            T.reduce_sum(S, acc, dim=0)
+            T.copy(acc, Partial[bx:bx + 1])
+        with T.Kernel(1, threads=32) as _:
+            P = T.alloc_shared((blocks,), "int32")
+            s = T.alloc_fragment((1,), "int32")
+            T.copy(Partial, P)
+            T.reduce_sum(P, s, dim=0)
+            T.copy(P, Out[0:blocks])
+            T.copy(s, Out[blocks:blocks + 1])
+
+    return main
+
+
+def test_alloc_global_shared_by_the_scopes():
+    kernel = workspace_then_combine(1024, 8)
+    A = np.arange(1024, dtype=np.int32) - 300
+    for _ in range(2):  # zeroed per call: a second call gives the same
+        Out = kernel(A)
+        want = A.reshape(8, 128).sum(axis=1)
+        assert Out.tolist() == want.tolist() + [int(want.sum())]
+    assert kernel.get_kernel_source().count(".entry") == 2

@@ -163,7 +163,7 @@ static void run_both(const char *src, const char *const *defs, int ndefs, tl_int
   bool ok;
   tl_module *lo = compile(src, defs, ndefs, true, &d, &ok);
   cr_assert(ok, "lowering failed:\n%s", d.out.data ? d.out.data : "");
-  tl_simt_options so = {true, 0, 0};
+  tl_simt_options so = {true, 0, 0, NULL};
   ok = tl_simt_exec(lo, 0, args, nargs, NULL, 0, &so, &d);
   cr_assert(ok, "executor: %s", d.out.data ? d.out.data : "");
   tl_module *hi = compile(src, defs, ndefs, false, &d, &ok);

@@ -239,7 +239,7 @@ static tl_interp_arg tensor2(void *data, int64_t d0, int64_t d1) {
 static bool simt(const tl_module *m, tl_interp_arg *args, int nargs, char **msg) {
   tl_diag d;
   tl_diag_init(&d);
-  tl_simt_options o = {true, 0, 0};
+  tl_simt_options o = {true, 0, 0, NULL};
   bool ok = tl_simt_exec(m, 0, args, nargs, NULL, 0, &o, &d);
   if (msg) *msg = d.out.data ? strdup(d.out.data) : strdup("");
   tl_diag_free(&d);

@@ -629,7 +629,7 @@ Test(simt_gemm, checks_off_still_computes) {
   float C[64 * 64];
   for (int i = 0; i < 64 * 64; i++) A[i] = h_bits(i % 7 - 3), B[i] = h_bits(i % 5 - 2);
   tl_interp_arg args[3] = {tensor(A, 2, 64, 64), tensor(B, 2, 64, 64), tensor(C, 2, 64, 64)};
-  tl_simt_options o = {false, 0, 0};
+  tl_simt_options o = {false, 0, 0, NULL};
   tl_diag d;
   tl_diag_init(&d);
   cr_assert(tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d), "%s", d.out.data);

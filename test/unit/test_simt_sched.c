@@ -84,7 +84,7 @@ static bool run(const char *src, const char *name, uint64_t seed, float *A, floa
   args[1].data = B;
   args[0].ndim = args[1].ndim = 1;
   args[0].shape[0] = args[1].shape[0] = N;
-  tl_simt_options o = {true, 0, seed};
+  tl_simt_options o = {true, 0, seed, NULL};
   tl_diag d;
   tl_diag_init(&d);
   bool ok = tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
@@ -263,7 +263,7 @@ Test(simt_sched, gemm_example_under_seeds) {
       args[k].ndim = 2;
       args[k].shape[0] = args[k].shape[1] = 64;
     }
-    tl_simt_options o = {true, 0, seed};
+    tl_simt_options o = {true, 0, seed, NULL};
     tl_diag_init(&d);
     ok = tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d);
     cr_assert(ok, "seed %llu: %s", (unsigned long long)seed, d.out.data ? d.out.data : "");

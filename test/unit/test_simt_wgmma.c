@@ -92,7 +92,7 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
     args[i].shape[0] = shape[i][0];
     args[i].shape[1] = shape[i][1];
   }
-  tl_simt_options o = {true, 0, 0};
+  tl_simt_options o = {true, 0, 0, NULL};
   ok = tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d);
   *diag = strdup(d.out.data ? d.out.data : "");
   for (int i = 0; ok && i < M; i++)
@@ -186,7 +186,7 @@ static void fault(const wg_case *c, const char *from, const char *to, const char
     args[i].shape[0] = shapes[i][0];
     args[i].shape[1] = shapes[i][1];
   }
-  tl_simt_options o = {true, 0, 0};
+  tl_simt_options o = {true, 0, 0, NULL};
   bool ok = tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d);
   cr_assert(!ok, "'%s' -> '%s' ran without an error", from, to);
   cr_assert(d.out.data && strstr(d.out.data, want), "'%s' -> '%s': expected '%s' in:\n%s", from, to, want,

@@ -81,7 +81,7 @@ static bool exec_src(const char *src, uint16_t *O, int n, uint64_t seed, char **
   if (m) {
     tl_interp_arg args[2];
     set_args(args, O, n);
-    tl_simt_options o = {true, 0, seed};
+    tl_simt_options o = {true, 0, seed, NULL};
     ok = tl_simt_exec(m, 0, args, 2, NULL, 0, &o, &d);
     tl_module_destroy(m);
   }

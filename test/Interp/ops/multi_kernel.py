@@ -2,6 +2,9 @@
 # RUN: %tl-run --device=cpu --check --kernel=partial_then_combine %s | FileCheck %s --check-prefix=RUN2
 # RUN: %tl-run --device=cpu --check --kernel=three_kernels %s | FileCheck %s --check-prefix=RUN3
 # RUN: %tl-run --device=cpu --check --kernel=dynamic_two %s --dim n=1,100,1000 | FileCheck %s --check-prefix=DYN
+# RUN: %tl-run --device=cpu --check --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS
+# RUN: %tl-opt --emit=simt --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS-SIMT
+# RUN: %tl-opt --emit=ptx --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS-PTX
 # RUN: %tl-opt --kernel=partial_then_combine %s | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --emit=simt --kernel=partial_then_combine %s | FileCheck %s --check-prefix=SIMT
 # RUN: %tl-opt --emit=ptx --kernel=partial_then_combine %s | FileCheck %s --check-prefix=PTX
@@ -19,6 +22,13 @@
 #  - three_kernels: Out = ((iota * 2) + 1) * 3 over 3 kernels through two
 #    intermediate tensors: Out[i] = 6 i + 3, sum over i < 256 = 6 * 32640 +
 #    768 = 196608.
+#  - global_workspace: TileLang's flash_decoding form (examples/flash_decoding
+#    at tile-ai/tilelang HEAD): the partial results in T.alloc_global buffers
+#    written before the scopes, shared by both: kernel 1 (4 blocks) writes
+#    block sums and maxima of A into Psum / Pmax, kernel 2 combines them
+#    into Out = [sum, max]; every stage takes the same workspace pointers
+#    (zeroed once per call), the CPU executor hands the storage from stage to
+#    stage.  Checked exactly against the reference evaluator.
 #  - dynamic_two: a dynamic n; kernel 1 writes Tmp[i] = i + 1 over
 #    ceildiv(n, 128) blocks, kernel 2 Out[i] = Tmp[n - 1 - i] * 2 (a reversal:
 #    reads other blocks' writes of the first launch); sum 2 * n(n+1)/2 =
@@ -70,6 +80,38 @@ def three_kernels(N=256):
 
 
 @tilelang.jit(out_idx=-1)
+def global_workspace(N=512, blocks=4):
+    chunk = N // blocks
+
+    @T.prim_func
+    def gws(A: T.Tensor((N,), "int32"), Out: T.Tensor((2,), "int32")):
+        Psum = T.alloc_global((blocks,), "int32")
+        Pmax = T.alloc_global((blocks,), "int32")
+        with T.Kernel(blocks, threads=128) as bx:
+            S = T.alloc_shared((chunk,), "int32")
+            s = T.alloc_fragment((1,), "int32")
+            m = T.alloc_fragment((1,), "int32")
+            T.copy(A[bx * chunk:(bx + 1) * chunk], S)
+            T.reduce_sum(S, s, dim=0)
+            T.reduce_max(S, m, dim=0)
+            T.copy(s, Psum[bx:bx + 1])
+            T.copy(m, Pmax[bx:bx + 1])
+        with T.Kernel(1, threads=32) as bx:
+            P = T.alloc_shared((blocks,), "int32")
+            Q = T.alloc_shared((blocks,), "int32")
+            t = T.alloc_fragment((1,), "int32")
+            u = T.alloc_fragment((1,), "int32")
+            T.copy(Psum, P)
+            T.copy(Pmax, Q)
+            T.reduce_sum(P, t, dim=0)
+            T.reduce_max(Q, u, dim=0)
+            T.copy(t, Out[0:1])
+            T.copy(u, Out[1:2])
+
+    return gws
+
+
+@tilelang.jit(out_idx=-1)
 def dynamic_two():
     n = T.dynamic("n")
 
@@ -99,6 +141,24 @@ def dynamic_two():
 # DYN: n=1000
 # DYN: sum=1.001e+06
 # DYN: check: PASS
+# GWS: output Out shape=[2] dtype=int32
+# GWS-NEXT: check: PASS
+# GWS-SIMT: def gws(
+# GWS-SIMT: Psum = T.alloc_global((4,), "int32")
+# GWS-SIMT-NEXT: Pmax = T.alloc_global((4,), "int32")
+# GWS-SIMT: def gws_kernel_1(
+# GWS-SIMT: Psum = T.alloc_global((4,), "int32")
+# GWS-SIMT-NEXT: Pmax = T.alloc_global((4,), "int32")
+# GWS-PTX: .entry gws(
+# GWS-PTX-NEXT: .param .u64 gws_param_0,
+# GWS-PTX-NEXT: .param .u64 gws_param_1,
+# GWS-PTX-NEXT: .param .u64 gws_param_2,
+# GWS-PTX-NEXT: .param .u64 gws_param_3
+# GWS-PTX: .entry gws_kernel_1(
+# GWS-PTX-NEXT: .param .u64 gws_kernel_1_param_0,
+# GWS-PTX-NEXT: .param .u64 gws_kernel_1_param_1,
+# GWS-PTX-NEXT: .param .u64 gws_kernel_1_param_2,
+# GWS-PTX-NEXT: .param .u64 gws_kernel_1_param_3
 # TIR: with T.Kernel(8, threads=64) as bx:
 # TIR: with T.Kernel(1, threads=32) as bx:
 # SIMT: def decode(
