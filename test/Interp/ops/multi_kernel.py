@@ -3,6 +3,8 @@
 # RUN: %tl-run --device=cpu --check --kernel=three_kernels %s | FileCheck %s --check-prefix=RUN3
 # RUN: %tl-run --device=cpu --check --kernel=dynamic_two %s --dim n=1,100,1000 | FileCheck %s --check-prefix=DYN
 # RUN: %tl-run --device=cpu --check --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS
+# RUN: %tl-opt --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS-TIR
+# RUN: %tl-opt --kernel=global_workspace %s | %tl-opt | FileCheck %s --check-prefix=GWS-TIR
 # RUN: %tl-opt --emit=simt --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS-SIMT
 # RUN: %tl-opt --emit=ptx --kernel=global_workspace %s | FileCheck %s --check-prefix=GWS-PTX
 # RUN: %tl-opt --kernel=partial_then_combine %s | FileCheck %s --check-prefix=TIR
@@ -143,6 +145,12 @@ def dynamic_two():
 # DYN: check: PASS
 # GWS: output Out shape=[2] dtype=int32
 # GWS-NEXT: check: PASS
+# GWS-TIR: T.func_attr({"out_idx": [1]})
+# GWS-TIR-NEXT: Psum = T.alloc_global((4,), "int32")
+# GWS-TIR-NEXT: Pmax = T.alloc_global((4,), "int32")
+# GWS-TIR-NEXT: with T.Kernel(4, threads=128) as bx:
+# GWS-TIR: with T.Kernel(1, threads=32) as bx:
+# GWS-TIR-NEXT: P = T.alloc_shared((4,), "int32")
 # GWS-SIMT: def gws(
 # GWS-SIMT: Psum = T.alloc_global((4,), "int32")
 # GWS-SIMT-NEXT: Pmax = T.alloc_global((4,), "int32")
