@@ -1193,6 +1193,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   if (!k) return true;
   const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p;
+  memset(&p, 0, sizeof p); /* read below (p.attn) also when ws_match did not run (UBSan: a bool of 144) */
   tl_stmt *loop = NULL;
   char why_buf[2][160];
   bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
