@@ -11,7 +11,7 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 
 static const char *const t_functions[] = {
     "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
-    "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "alloc_global", "Parallel", "Pipelined", "serial", "Serial",
+    "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "alloc_global", "alloc_reducer", "Parallel", "Pipelined", "serial", "Serial",
     "grid", "unroll", "vectorized", "func_attr", "Cast", "cast", "infinity", "ceildiv", "if_then_else",
     "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", "StridedTensor", NULL};
 static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",

@@ -276,6 +276,48 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 
 /* ------------------------------------------------------------- alloc */
 
+/* T.alloc_reducer(shape, dtype, op="sum", replication=None) (TileLang's
+ * language/allocate.py): a fragment of shape; op one of "sum", "max", "min";
+ * replication None, "all" or "none" (docs/language.md "Reducers"). */
+static bool reducer_args(elab *E, const tl_ast_expr *x, const char *fn, int *ndim, tl_expr ***dims, tl_dtype *dt,
+                         uint8_t *red, uint8_t *rep) {
+  static const char *const params[] = {"shape", "dtype", "op", "replication", NULL};
+  const tl_ast_expr *a[4];
+  if (!bind_args(E, x, fn, params, 2, a)) return false;
+  if (!eval_shape(E, a[0], ndim, dims)) return false;
+  val *dv = eval(E, a[1]);
+  if (!dv || !to_dtype(E, dv, a[1]->loc, dt)) return false;
+  *red = TL_REDUCER_SUM;
+  if (a[2]) {
+    val *ov = eval(E, a[2]);
+    if (!ov) return false;
+    static const char *const ops[] = {"sum", "max", "min"};
+    int k = -1;
+    for (int i = 0; ov->k == V_STR && i < 3; i++)
+      if (!strcmp(ov->u.s, ops[i])) k = i;
+    if (k < 0) {
+      if (ov->k == V_STR && (!strcmp(ov->u.s, "bitand") || !strcmp(ov->u.s, "bitor") || !strcmp(ov->u.s, "bitxor")))
+        err_val(E, a[2]->loc, ov, "%s: op=\"%s\" is not supported yet (sum, max, min are)", fn, ov->u.s);
+      else
+        err_val(E, a[2]->loc, ov, "%s: op must be \"sum\", \"max\" or \"min\", got %s", fn, describe(E, ov));
+      return false;
+    }
+    *red = (uint8_t)(TL_REDUCER_SUM + k);
+  }
+  *rep = TL_REDUCER_REP_UNSET;
+  if (a[3]) {
+    val *rv = eval(E, a[3]);
+    if (!rv) return false;
+    if (rv->k == V_STR && !strcmp(rv->u.s, "all")) *rep = TL_REDUCER_REP_ALL;
+    else if (rv->k == V_STR && !strcmp(rv->u.s, "none")) *rep = TL_REDUCER_REP_NONE;
+    else if (rv->k != V_NONE) {
+      err_val(E, a[3]->loc, rv, "%s: replication must be \"all\", \"none\" or None, got %s", fn, describe(E, rv));
+      return false;
+    }
+  }
+  return true;
+}
+
 static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
                        const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   const char *fn = tprintf(E, "T.%s", fname);
@@ -289,6 +331,7 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
   tl_dtype dt;
   tl_expr *init = NULL;
   bool scratch = false;
+  uint8_t red = 0, rep = 0;
   if (!strcmp(fname, "alloc_var")) {
     static const char *const params[] = {"dtype", "init", NULL};
     const tl_ast_expr *a[2];
@@ -304,6 +347,9 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     }
     sc = TL_SCOPE_LOCAL_VAR;
     if (!(dims = malloc_ir(E, sizeof(tl_expr *))) || !(dims[0] = lit_int(E, loc, 1))) return false;
+  } else if (!strcmp(fname, "alloc_reducer")) {
+    sc = TL_SCOPE_FRAGMENT;
+    if (!reducer_args(E, x, fn, &ndim, &dims, &dt, &red, &rep)) return false;
   } else {
     bool shared = !strcmp(fname, "alloc_shared"), frag = !strcmp(fname, "alloc_fragment");
     /* T.alloc_buffer(shape, dtype, scope="global") in a kernel: a kernel workspace (what stream-K's
@@ -355,6 +401,8 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
   if (!b) return oom(E), false;
   b->init = init;
   b->zero_per_launch = scratch;
+  b->reducer = red;
+  b->reducer_rep = rep;
   tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_ALLOC);
   if (!s) return oom(E), false;
   s->u.alloc.buffer = b;
@@ -666,10 +714,10 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     err(E, s->loc, "nested T.Kernel is not supported");
     return false;
   }
-  if (++E->nkernels > 1) {
-    err(E, s->loc, "only one T.Kernel per prim_func is supported");
-    return false;
-  }
+  /* several T.Kernel scopes, one after another, are the stages of one
+   * launch sequence (lib/Lower/split_kernels.c); the verifier checks that
+   * they are statements of the prim_func's body itself */
+  E->nkernels++;
   static const char *const kws[] = {"threads", NULL};
   if (!check_kws(E, x, "T.Kernel", kws)) return false;
   int n = x->u.call.nargs;
@@ -892,13 +940,15 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_ATOMIC_MIN] = {"dst", "value"},
       [TL_TILE_ATOMIC_ADDX2] = {"dst", "value"},
       [TL_TILE_ATOMIC_ADDX4] = {"dst", "value"},
+      [TL_TILE_FINALIZE_REDUCER] = {"reducer"},
   };
   if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
   return names[op][i];
 }
 
-/* Corner-only operands (all single indices): T.copy takes the other
- * operand's extents, right-aligned, leading dims 1; others keep extent 1. */
+/* Corner-only operands (all single indices): T.copy (and T.atomic_add /
+ * _max / _min with a region value) takes the other operand's extents,
+ * right-aligned, leading dims 1; others keep extent 1. */
 static void copy_corner_extents(operand_vec *ops, const bool *corner) {
   for (size_t i = 0; i < ops->len && i < 8; i++) {
     if (!corner[i]) continue;
@@ -912,6 +962,13 @@ static void copy_corner_extents(operand_vec *ops, const bool *corner) {
       if (src >= 0) o->region.extent[t] = other->region.extent[src];
     }
   }
+}
+
+/* T.copy, and T.atomic_add / _max / _min (not addx2/x4): T.atomic_add(C[i0,
+ * j0], C_local) (TileLang's split-K form) takes the value region's extents. */
+static bool takes_corner_extents(int op) {
+  int lanes = 1;
+  return op == TL_TILE_COPY || (tl_tile_atomic_intrin(op, &lanes) >= 0 && lanes == 1);
 }
 
 /* A tile op's attributes given as positional arguments after its nops
@@ -1023,7 +1080,7 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
       ok = false;
     }
   }
-  if (ok && !pairs && op == TL_TILE_COPY) copy_corner_extents(&ops, corner);
+  if (ok && !pairs && takes_corner_extents(op)) copy_corner_extents(&ops, corner);
   if (ok && !pairs) { /* an operand that is a T.view / T.reshape */
     bool handled;
     ok = tl_el_view_tile(E, op, &ops, loc, out, &handled);
@@ -1291,7 +1348,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     const char *tn = t_callee(E, value);
     if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") ||
                !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") ||
-               !strcmp(tn, "alloc_global"))) {
+               !strcmp(tn, "alloc_global") || !strcmp(tn, "alloc_reducer"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;

@@ -191,7 +191,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   const tl_ast_expr *f = x->u.call.func;
   const char *fn = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : "";
   static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-                                       "alloc_local", "alloc_buffer", "alloc_global", NULL};
+                                       "alloc_local", "alloc_buffer", "alloc_global", "alloc_reducer", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
                                         "Serial", "grid", "unroll", "range", NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {
@@ -490,8 +490,8 @@ val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast) {
   return eval(E, k->value);
 }
 
-/* A tilelang.jit(...) decorator's pass_configs (a dict evaluated in the
- * module scope): the keys of the pass-config table
+/* A tilelang.jit(...) decorator's pass_configs (a dict, written or computed,
+ * evaluated in the module scope): the keys of the pass-config table
  * (include/tilelang/pass_configs.def) set E->jit_configs; other keys are
  * errors. */
 void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
@@ -500,8 +500,27 @@ void jit_pass_configs(elab *E, const tl_ast_expr *jit) {
   const tl_ast_keyword *k = find_kw(jit, "pass_configs");
   if (!k) return;
   const tl_ast_expr *a = k->value;
-  if (a->kind != TL_AST_DICT) {
-    err(E, a->loc, "pass_configs must be a dict literal such as {\"tl.enable_fast_math\": True}");
+  if (a->kind != TL_AST_DICT) { /* an expression giving a dict: TileLang's examples call get_pass_configs() */
+    val *d = eval(E, a);
+    if (!d) return;
+    if (d->k != V_DICT) {
+      err_val(E, a->loc, d, "pass_configs must be a dict such as {\"tl.enable_fast_math\": True}, got %s",
+              describe(E, d));
+      return;
+    }
+    for (int i = 0; i < d->u.dict.n; i++) {
+      val *key = d->u.dict.keys[i], *v = d->u.dict.vals[i];
+      if (!key || key->k != V_STR) {
+        err_val(E, a->loc, key, "pass_configs keys must be strings, got %s", describe(E, key));
+        return;
+      }
+      bool *slot = pass_config_slot(key->u.s, &E->jit_configs);
+      if (!slot) {
+        err(E, a->loc, "unsupported pass config '%.100s' (understood: %s)", key->u.s, tl_pass_config_key_list(true));
+        return;
+      }
+      if (!pass_config_value(E, key->u.s, v, a, slot)) return;
+    }
     return;
   }
   for (int i = 0; i < a->u.dict.n; i++) {

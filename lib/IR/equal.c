@@ -64,7 +64,8 @@ static bool exprs_eq(eq_ctx *c, int n, tl_expr *const *a, tl_expr *const *b, int
 /* Buffer definition: dtype, scope, shape, strides, init; then maps a → b. */
 static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if (!a || !b) return a == b;
-  if (!tl_dtype_eq(a->dtype, b->dtype) || a->scope != b->scope || a->ndim != b->ndim)
+  if (!tl_dtype_eq(a->dtype, b->dtype) || a->scope != b->scope || a->ndim != b->ndim ||
+      a->reducer != b->reducer || a->reducer_rep != b->reducer_rep)
     return false;
   if (!exprs_eq(c, a->ndim, a->shape, b->shape, depth)) return false;
   if ((a->strides == NULL) != (b->strides == NULL)) return false;

@@ -337,6 +337,18 @@ static bool verify_clear(tl_verify_ctx *vc, const tl_stmt *s) {
   return true; /* any scope; the region was checked generically */
 }
 
+/* ------------------------------------------------------- finalize_reducer */
+static bool verify_finalize_reducer(tl_verify_ctx *vc, const tl_stmt *s) {
+  const tl_operand *o = &s->u.tile.args[0];
+  const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+  if (!b || !b->reducer || b->scope != TL_SCOPE_FRAGMENT) {
+    verr(vc, pick_loc(o->loc, s->loc), "T.finalize_reducer: '%s' is not a buffer of T.alloc_reducer",
+         b && b->name ? b->name : "?");
+    return false;
+  }
+  return true;
+}
+
 /* ----------------------------------------------------------------- reduce */
 static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
@@ -421,9 +433,10 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
   int lanes;
   (void)tl_tile_atomic_intrin(s->u.tile.op, &lanes);
   const tl_operand *dst = &s->u.tile.args[0], *val = &s->u.tile.args[1];
-  if (dst->region.buffer->scope != TL_SCOPE_GLOBAL) {
+  tl_scope dsc = dst->region.buffer->scope;
+  if (dsc != TL_SCOPE_GLOBAL && dsc != TL_SCOPE_SHARED && dsc != TL_SCOPE_SHARED_DYN) {
     verr(vc, pick_loc(dst->loc, s->loc),
-         "T.%s: destination '%s' must be a global buffer, but it is %s",
+         "T.%s: destination '%s' must be a global or shared buffer, but it is %s",
          opn, dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
     ok = false;
   }
@@ -547,6 +560,7 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_ATOMIC_MIN] = {"atomic_min", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_ADDX2] = {"atomic_addx2", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_ADDX4] = {"atomic_addx4", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_FINALIZE_REDUCER] = {"finalize_reducer", "R", 0, 0, NULL, verify_finalize_reducer, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {

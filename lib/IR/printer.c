@@ -440,6 +440,69 @@ static void print_for(tl_strbuf *out, const tl_stmt *s) {
   tl_strbuf_append(out, "):\n");
 }
 
+/* "with T.Kernel(grid, threads=N) as (bx, ...):" */
+static void print_kernel_head(tl_strbuf *out, const tl_stmt *s, int level) {
+  indent(out, level);
+  tl_strbuf_append(out, "with T.Kernel(");
+  print_args(out, s->u.kernel.ngrid, s->u.kernel.grid, 0);
+  tl_strbuf_append(out, ", threads=");
+  if (s->u.kernel.threads) print_expr_rec(out, s->u.kernel.threads, 0);
+  else tl_strbuf_append(out, "128");
+  tl_strbuf_append(out, ") as ");
+  if (s->u.kernel.ngrid != 1) tl_strbuf_append(out, "(");
+  for (int i = 0; i < s->u.kernel.ngrid; i++) {
+    if (i) tl_strbuf_append(out, ", ");
+    tl_var *v = s->u.kernel.block_vars[i];
+    tl_strbuf_append(out, v ? v->name : "_");
+  }
+  if (s->u.kernel.ngrid != 1) tl_strbuf_append(out, ")");
+  tl_strbuf_append(out, ":\n");
+}
+
+static bool is_workspace_alloc(const tl_stmt *s) {
+  return s && s->kind == TL_STMT_ALLOC && s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL &&
+         s->u.alloc.buffer->zero_per_launch;
+}
+
+/* A body of several T.Kernel scopes (a launch sequence, docs/language.md):
+ * the T.alloc_global workspaces at the top of the scopes are printed before
+ * them, as TileLang writes them, so that every scope sees their names when
+ * the text is parsed back (the elaborator puts them into the first scope). */
+static bool print_kernel_sequence(tl_strbuf *out, const tl_stmt *body, int level) {
+  int nk = 0;
+  for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++)
+    nk += body->u.seq.stmts[i]->kind == TL_STMT_KERNEL;
+  if (nk < 2) return false;
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *k = body->u.seq.stmts[i], *kb = k->kind == TL_STMT_KERNEL ? k->u.kernel.body : NULL;
+    int n = kb && kb->kind == TL_STMT_SEQ ? kb->u.seq.n : kb ? 1 : 0;
+    for (int j = 0; j < n; j++) {
+      const tl_stmt *x = kb->kind == TL_STMT_SEQ ? kb->u.seq.stmts[j] : kb;
+      if (is_workspace_alloc(x)) print_stmt(out, x, level);
+    }
+  }
+  for (int i = 0; i < body->u.seq.n; i++) {
+    const tl_stmt *k = body->u.seq.stmts[i], *kb = k->kind == TL_STMT_KERNEL ? k->u.kernel.body : NULL;
+    if (!kb) {
+      print_stmt(out, k, level);
+      continue;
+    }
+    print_kernel_head(out, k, level);
+    int n = kb->kind == TL_STMT_SEQ ? kb->u.seq.n : 1, printed = 0;
+    for (int j = 0; j < n; j++) {
+      const tl_stmt *x = kb->kind == TL_STMT_SEQ ? kb->u.seq.stmts[j] : kb;
+      if (is_workspace_alloc(x) || stmt_is_empty(x)) continue;
+      print_stmt(out, x, level + 1);
+      printed++;
+    }
+    if (!printed) {
+      indent(out, level + 1);
+      tl_strbuf_append(out, "pass\n");
+    }
+  }
+  return true;
+}
+
 static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
   if (!s) return;
   if (level > PRINT_MAX_DEPTH) {
@@ -457,21 +520,7 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
     print_body(out, s->u.loop.body, level + 1);
     return;
   case TL_STMT_KERNEL: {
-    indent(out, level);
-    tl_strbuf_append(out, "with T.Kernel(");
-    print_args(out, s->u.kernel.ngrid, s->u.kernel.grid, 0);
-    tl_strbuf_append(out, ", threads=");
-    if (s->u.kernel.threads) print_expr_rec(out, s->u.kernel.threads, 0);
-    else tl_strbuf_append(out, "128");
-    tl_strbuf_append(out, ") as ");
-    if (s->u.kernel.ngrid != 1) tl_strbuf_append(out, "(");
-    for (int i = 0; i < s->u.kernel.ngrid; i++) {
-      if (i) tl_strbuf_append(out, ", ");
-      tl_var *v = s->u.kernel.block_vars[i];
-      tl_strbuf_append(out, v ? v->name : "_");
-    }
-    if (s->u.kernel.ngrid != 1) tl_strbuf_append(out, ")");
-    tl_strbuf_append(out, ":\n");
+    print_kernel_head(out, s, level);
     print_body(out, s->u.kernel.body, level + 1);
     return;
   }
@@ -487,6 +536,15 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
         tl_strbuf_append(out, ", ");
         print_expr_rec(out, b->init, 0);
       }
+      tl_strbuf_append(out, ")\n");
+      return;
+    }
+    if (b->scope == TL_SCOPE_FRAGMENT && b->reducer) { /* T.alloc_reducer: its op and replication */
+      static const char *const ops[] = {"?", "sum", "max", "min"}, *const reps[] = {"None", "\"all\"", "\"none\""};
+      tl_strbuf_append(out, "T.alloc_reducer(");
+      print_shape(out, b->ndim, b->shape);
+      tl_strbuf_printf(out, ", \"%s\", op=\"%s\"", dn, ops[b->reducer <= TL_REDUCER_MIN ? b->reducer : 0]);
+      if (b->reducer_rep) tl_strbuf_printf(out, ", replication=%s", reps[b->reducer_rep <= TL_REDUCER_REP_NONE ? b->reducer_rep : 0]);
       tl_strbuf_append(out, ")\n");
       return;
     }
@@ -595,7 +653,7 @@ static void print_func(tl_strbuf *out, const tl_primfunc *f) {
     any = true;
   }
   if (!stmt_is_empty(f->body)) {
-    print_stmt(out, f->body, 1);
+    if (!print_kernel_sequence(out, f->body, 1)) print_stmt(out, f->body, 1);
     any = true;
   }
   if (!any) tl_strbuf_append(out, "    pass\n");

@@ -70,7 +70,15 @@ struct tl_buffer {
    * the runtimes zero before every launch; false: a lowering's workspace
    * (stream-K's), zeroed once per (kernel, device, stream) and kept */
   bool zero_per_launch;
+  /* T.alloc_reducer (TileLang's language/allocate.py): a fragment whose
+   * threads accumulate partial results in T.Parallel loops until
+   * T.finalize_reducer combines the replicas of each element; 0 for any
+   * other buffer (docs/language.md "Reducers") */
+  uint8_t reducer;       /* tl_reducer_op */
+  uint8_t reducer_rep;   /* tl_reducer_rep: the replication= given */
 };
+typedef enum tl_reducer_op { TL_REDUCER_NONE, TL_REDUCER_SUM, TL_REDUCER_MAX, TL_REDUCER_MIN } tl_reducer_op;
+typedef enum tl_reducer_rep { TL_REDUCER_REP_UNSET, TL_REDUCER_REP_ALL, TL_REDUCER_REP_NONE } tl_reducer_rep;
 const char *tl_scope_name(tl_scope s);           /* "global", "shared.dyn", ... */
 
 /* ------------------------------------------------------------ expressions */
@@ -283,6 +291,9 @@ typedef enum tl_tile_op_id {
    * T.atomic_addx2 / x4 (dst, value): T.atomic_add of 2 / 4 consecutive elements along
    * the last dim (the elaborator widens a one-element dst / value to that extent) */
   TL_TILE_ATOMIC_MAX, TL_TILE_ATOMIC_MIN, TL_TILE_ATOMIC_ADDX2, TL_TILE_ATOMIC_ADDX4,
+  /* T.finalize_reducer(reducer): combines the replicas of a T.alloc_reducer
+   * buffer (its op: sum, max, min), leaving the result in every replica */
+  TL_TILE_FINALIZE_REDUCER,
   TL_TILE_NUM_OPS
 } tl_tile_op_id;
 
@@ -349,6 +360,12 @@ typedef struct tl_primfunc {
   bool ws_multi_tile;
   tl_stmt *body;
   int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
+  /* 0: a prim_func as written (or the first stage of one with several
+   * T.Kernel scopes); k >= 1: the k-th T.Kernel of the function stage 0 of
+   * which stands k places before it in the module (lib/Lower/split_kernels.c:
+   * one launch sequence, each stage an entry point with the same kernel ABI,
+   * launched in order on one stream) */
+  int stage;
 } tl_primfunc;
 
 struct tl_module {

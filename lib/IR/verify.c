@@ -47,6 +47,7 @@ typedef struct vstate {
   tl_map reported;    /* var/buffer → already reported out of scope */
   const tl_stmt *kernel;       /* innermost open kernel */
   const tl_stmt *first_kernel; /* first kernel of the function */
+  const tl_stmt *body;         /* the function's body */
   bool oom, deep;
 } vstate;
 
@@ -151,15 +152,22 @@ static bool once(vstate *vs, const void *key) {
   return true;
 }
 
+static int top_index(const tl_stmt *body, const tl_stmt *k);
+
 static bool check_buffer_use(vstate *vs, const tl_buffer *b, tl_loc loc) {
   if (!b) {
     verr(vs, loc, "malformed IR: missing buffer");
     return false;
   }
   if (is_live(&vs->buf_live, b)) return true;
-  if (!once(vs, b)) return false;
   bool found = false;
   const tl_stmt *k = tl_map_get(&vs->alloc_in, b, &found);
+  /* a T.alloc_global of an earlier T.Kernel scope of the prim_func: the launch sequence's workspace
+   * (lib/Lower/split_kernels.c gives it to every stage) */
+  if (found && k && vs->kernel && b->scope == TL_SCOPE_GLOBAL && b->zero_per_launch &&
+      top_index(vs->body, k) >= 0 && top_index(vs->body, k) < top_index(vs->body, vs->kernel))
+    return true;
+  if (!once(vs, b)) return false;
   if (!found)
     verr(vs, loc, "buffer '%s' is neither a parameter of '%s' nor allocated in it", b->name,
          vs->vc.func->name ? vs->vc.func->name : "?");
@@ -500,13 +508,28 @@ static void check_body(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
   pop_to(vs, mark);
 }
 
+/* Whether kernel k is the body itself or one of its top-level statements:
+ * where several T.Kernel scopes of one prim_func may stand, each a stage
+ * launched after the one before (lib/Lower/split_kernels.c). */
+static bool top_level(const tl_stmt *body, const tl_stmt *k) { return top_index(body, k) >= 0; }
+
+/* The position of k among the body's top-level statements (0 for the body itself), or -1. */
+static int top_index(const tl_stmt *body, const tl_stmt *k) {
+  if (body == k) return 0;
+  if (!body || body->kind != TL_STMT_SEQ) return -1;
+  for (int i = 0; i < body->u.seq.n && body->u.seq.stmts; i++)
+    if (body->u.seq.stmts[i] == k) return i;
+  return -1;
+}
+
 static void check_kernel(vstate *vs, const tl_stmt *s, int depth) {
   tl_loc loc = s->loc;
   if (vs->kernel) {
     verr(vs, loc, "nested T.Kernel is not supported");
     tl_note(vs->vc.diag, vs->kernel->loc, "the enclosing T.Kernel is here");
-  } else if (vs->first_kernel) {
-    verr(vs, loc, "only one T.Kernel per prim_func is supported");
+  } else if (vs->first_kernel && (!top_level(vs->body, s) || !top_level(vs->body, vs->first_kernel))) {
+    verr(vs, loc, "several T.Kernel scopes in one prim_func must be statements of its body, one after "
+                  "another (not inside a loop or an if)");
     tl_note(vs->vc.diag, vs->first_kernel->loc, "the first T.Kernel is here");
   }
   if (!vs->first_kernel) vs->first_kernel = s;
@@ -683,6 +706,7 @@ static void find_allocs(vstate *vs, const tl_stmt *s, const tl_stmt *kernel, int
 /* ---------------------------------------------------------------- function */
 static void check_func(vstate *vs, const tl_primfunc *f) {
   vs->kernel = vs->first_kernel = NULL;
+  vs->body = f->body;
   tl_loc floc = f->loc;
   if (f->ndynamic > 0 && !f->dynamic) verr(vs, floc, "malformed IR: dynamic symbols");
   for (int i = 0; i < f->ndynamic && f->dynamic; i++) {

@@ -35,6 +35,19 @@ typedef struct tl_interp_arg {
 bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
                  const int64_t *dyn, int ndyn, tl_diag *d);
 
+/* Kernel workspaces (T.alloc_global) shared by several tl_simt_exec calls:
+ * the launch stages of one kernel call (several T.Kernel scopes,
+ * lib/Lower/split_kernels.c), each a SIMT function with the same workspace
+ * allocations.  A workspace takes the slot of its name and byte size,
+ * created zeroed by the first call that allocates it; the caller zero-
+ * initialises the struct and frees it with tl_simt_workspaces_free. */
+#define TL_SIMT_MAX_WORKSPACES 8
+typedef struct tl_simt_workspaces {
+  int n;
+  struct { const char *name; uint8_t *data; int64_t bytes; } slot[TL_SIMT_MAX_WORKSPACES];
+} tl_simt_workspaces;
+void tl_simt_workspaces_free(tl_simt_workspaces *w);
+
 typedef struct tl_simt_options {
   bool check_races;     /* shared-memory race / barrier / cp.async protocol checks (default on) */
   int64_t max_steps;    /* abort after this many statement executions per warp and block (0 = 1e9) */
@@ -44,6 +57,7 @@ typedef struct tl_simt_options {
   /* If non-NULL, called after each block with the blocks run and the grid's total (tl_context_set_progress) */
   void (*progress)(void *user, int64_t done, int64_t total);
   void *progress_user;
+  tl_simt_workspaces *workspaces; /* NULL: this call's workspaces are its own, zeroed */
 } tl_simt_options;
 
 /* The K of one mma.sync.aligned.m16n8k16 (PTX ISA §9.7.14.5.14): the k-chunk

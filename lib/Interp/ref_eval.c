@@ -985,8 +985,11 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
     return;
   }
   st->nthreads = threads;
-  for (int i = 0; i < st->nbufs; i++) /* a fresh workspace per launch */
+  /* a fresh workspace per launch: at the first T.Kernel scope; the later ones of the prim_func (its launch
+   * stages, lib/Lower/split_kernels.c) share the first one's */
+  for (int i = 0; i < st->nbufs && st->kernels_run == 0; i++)
     if (st->bufs[i].workspace) st->bufs[i].valid = false;
+  st->kernels_run++;
   st->per_thread = uses_tid(st, s->u.kernel.body, 0);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {

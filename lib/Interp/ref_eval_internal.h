@@ -57,6 +57,7 @@ typedef struct re_state {
   re_thread *cur;        /* the context statements run in */
   bool per_thread;       /* the kernel body runs once per thread */
   bool in_kernel;
+  int kernels_run;         /* T.Kernel scopes started (the first one makes the workspaces fresh) */
   int64_t nthreads;      /* threads of the block (T.Kernel threads=) */
   int64_t block[3];
   uint64_t epoch;        /* blocks started so far */

@@ -551,6 +551,10 @@ bool re_tile_op(re_state *st, const tl_stmt *s) {
   case TL_TILE_GEMM: return op_gemm(st, s);
   case TL_TILE_FILL: return op_fill(st, s, false);
   case TL_TILE_CLEAR: return op_fill(st, s, true);
+  case TL_TILE_FINALIZE_REDUCER:
+    /* the tile program's T.Parallel iterations ran in order into the one
+     * reducer, which holds the reduction already (docs/language.md "Reducers") */
+    return true;
   case TL_TILE_REDUCE_MAX:
   case TL_TILE_REDUCE_MIN:
   case TL_TILE_REDUCE_SUM:

@@ -1,4 +1,4 @@
-/* The SIMT executor's global atomics (lib/Interp): T.ptx_atomic_add,
+/* The SIMT executor's atomics on global and shared memory (lib/Interp): T.ptx_atomic_add,
  * T.ptx_atomic_max and T.ptx_atomic_min (docs/simt-ir.md "Atomics"), applied
  * in thread order as the hardware applies one at a time; split from
  * simt_exec.c, whose eval_call dispatches here. */
@@ -33,8 +33,8 @@ bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
     return sx_fail(x, "T.ptx_atomic_add: argument 1 (dst) must be a buffer");
   sx_buf *sb = sx_buffer(x, args[0]->u.buffer);
   if (!sb) return false;
-  if (sb->space != SX_GLOBAL)
-    return sx_fail(x, "T.ptx_atomic_add: dst '%s' must be a global tensor", sb->b->name);
+  if (sb->space != SX_GLOBAL && sb->space != SX_SHARED)
+    return sx_fail(x, "T.ptx_atomic_add: dst '%s' must be a global tensor or a shared buffer", sb->b->name);
   tl_dtype t = e->dtype;
   int L = lanes_of(t);
   if (!tl_dtype_eq(scalar_of(t), sb->et) || sb->et.code == TL_TYPE_BOOL)
@@ -55,6 +55,9 @@ bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
         return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
                        sb->b->name, (long long)f, (long long)sb->elems, x->tbase + th);
       if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + th, NULL)) return false;
+      /* shared: checked as a read (a plain write of another thread since the last barrier races
+       * with it); not recorded as a write, so that the block's atomics do not race each other */
+      if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + th)) return false;
       uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
       if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD) nv = atomic_minmax(e->u.call.op == TL_INTRIN_PTX_ATOMIC_MAX, sb->et, old, add);

@@ -1012,11 +1012,29 @@ static bool exec_workspace(sx *x, const tl_buffer *b, const uint8_t *mask) {
   if (lanes_of(b->dtype) != 1) return sx_fail(x, "workspace '%s' has a vector dtype", b->name);
   if (!const_shape(x, b, mask, sb)) return false;
   if (sb->elems * sb->eb > ((int64_t)1 << 32)) return sx_fail(x, "workspace '%s' is too large", b->name);
-  sb->data = tl_arena_alloc(&x->arena, (size_t)(sb->elems * sb->eb) + 16);
-  if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
-  memset(sb->data, 0, (size_t)(sb->elems * sb->eb));
+  int64_t bytes = sb->elems * sb->eb;
+  tl_simt_workspaces *w = x->ws;
+  for (int i = 0; w && i < w->n && !sb->data; i++) /* the storage an earlier launch stage made */
+    if (w->slot[i].bytes == bytes && w->slot[i].name && b->name && !strcmp(w->slot[i].name, b->name))
+      sb->data = w->slot[i].data;
+  if (!sb->data && w && w->n < TL_SIMT_MAX_WORKSPACES) {
+    if (!(w->slot[w->n].data = calloc(1, (size_t)bytes + 16))) return sx_fail(x, "out of memory in the SIMT executor");
+    w->slot[w->n].name = b->name;
+    w->slot[w->n].bytes = bytes;
+    sb->data = w->slot[w->n++].data;
+  }
+  if (!sb->data) {
+    sb->data = tl_arena_alloc(&x->arena, (size_t)bytes + 16);
+    if (!sb->data) return sx_fail(x, "out of memory in the SIMT executor");
+    memset(sb->data, 0, (size_t)bytes);
+  }
   if (!tl_map_put(&x->gbufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   return true;
+}
+
+void tl_simt_workspaces_free(tl_simt_workspaces *w) {
+  for (int i = 0; w && i < w->n; i++) free(w->slot[i].data);
+  if (w) w->n = 0;
 }
 
 static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
@@ -1426,6 +1444,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   x.max_steps = opts && opts->max_steps > 0 ? opts->max_steps : 1000000000;
   x.schedule_seed = opts ? opts->schedule_seed : 0;
   x.opts = opts;
+  x.ws = opts ? opts->workspaces : NULL;
   tl_arena_init(&x.arena);
   tl_arena_init(&blk.arena);
   tl_map_init(&x.env);

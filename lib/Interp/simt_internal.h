@@ -198,6 +198,7 @@ typedef struct sx {
   sx_blk *k;               /* the block being executed */
   uint64_t schedule_seed;  /* 0: deterministic schedule */
   const tl_simt_options *opts; /* the caller's (NULL: defaults): its progress callback */
+  tl_simt_workspaces *ws;  /* workspaces shared with other calls (tl_simt_options.workspaces), or NULL */
 } sx;
 
 /* Reports an error at the current statement (block and message); returns false. */

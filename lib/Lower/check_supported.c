@@ -25,6 +25,54 @@ typedef struct cs_state {
   int errors;
 } cs_state;
 
+/* T.alloc_reducer (docs/language.md "Reducers"): every replica starts from
+ * the T.fill value and T.finalize_reducer combines them, so a sum reducer
+ * filled with anything but 0 would count it once per replica (TileLang
+ * requires 0 too); one error at the T.fill. */
+static void check_reducer_fill(cs_state *st, const tl_stmt *s) {
+  const tl_operand *o = &s->u.tile.args[0], *v = s->u.tile.nargs > 1 ? &s->u.tile.args[1] : NULL;
+  const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+  if (!b || b->reducer != TL_REDUCER_SUM || !v || !v->expr) return;
+  const tl_expr *e = v->expr;
+  while (e->kind == TL_EXPR_CAST) e = e->u.cast.value;
+  if ((e->kind == TL_EXPR_INT && e->u.ival == 0) || (e->kind == TL_EXPR_FLOAT && e->u.fval == 0.0)) return;
+  tl_error(st->d, v->loc.line ? v->loc : s->loc,
+           "T.fill of the sum reducer '%s': the value must be 0 (each replica starts from it); add a constant "
+           "after T.finalize_reducer instead",
+           b->name);
+  st->errors++;
+}
+
+static const tl_expr *strip_casts(const tl_expr *e) {
+  while (e && e->kind == TL_EXPR_CAST) e = e->u.cast.value;
+  return e;
+}
+
+/* A store to a reducer in a T.Parallel must be its update, R[i] = R[i] + x
+ * (op sum), T.max(R[i], x) (max), T.min(R[i], x) (min), either operand
+ * order: what each thread accumulates into its replica and
+ * T.finalize_reducer combines (TileLang's rule for alloc_reducer). */
+static void check_reducer_store(cs_state *st, const tl_stmt *s) {
+  const tl_buffer *b = s->u.store.buffer;
+  if (!b || !b->reducer) return;
+  static const char *const ops[] = {"?", "sum", "max", "min"}, *const forms[] = {"?", "R[...] += x", "R[...] = T.max(R[...], x)", "R[...] = T.min(R[...], x)"};
+  tl_binop want = b->reducer == TL_REDUCER_SUM ? TL_OP_ADD : b->reducer == TL_REDUCER_MAX ? TL_OP_MAX : TL_OP_MIN;
+  const tl_expr *v = strip_casts(s->u.store.value);
+  bool ok = false;
+  if (v && v->kind == TL_EXPR_BINARY && v->u.bin.op == want)
+    for (int k = 0; k < 2 && !ok; k++) {
+      const tl_expr *a = strip_casts(k ? v->u.bin.b : v->u.bin.a);
+      if (!a || a->kind != TL_EXPR_LOAD || a->u.load.buffer != b || a->u.load.n != s->u.store.n) continue;
+      ok = true;
+      for (int d = 0; d < s->u.store.n && ok; d++) ok = tl_expr_equal(a->u.load.indices[d], s->u.store.indices[d]);
+    }
+  if (ok) return;
+  int r = b->reducer <= TL_REDUCER_MIN ? b->reducer : 0;
+  tl_error(st->d, s->loc, "'%s' is a reducer (op=\"%s\"): a T.Parallel may only update it as %s", b->name, ops[r],
+           forms[r]);
+  st->errors++;
+}
+
 /* A T.reduce_* whose source or destination is a T.alloc_local buffer (one
  * copy per thread, no layout) has no meaning the reference evaluator, the
  * executor and the GPU share (each thread would reduce into its own copy):
@@ -98,8 +146,9 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
       switch (op) {
         case TL_TILE_COPY:
         case TL_TILE_ASYNC_COPY:
-        case TL_TILE_FILL:
+        case TL_TILE_FILL: check_reducer_fill(st, s); return;
         case TL_TILE_CLEAR: return; /* any scopes, shared included (lower_shared_copy.c) */
+        case TL_TILE_FINALIZE_REDUCER: return; /* lower_reduce.c */
         case TL_TILE_USE_SWIZZLE: return;
         case TL_TILE_ATOMIC_ADD:
         case TL_TILE_ATOMIC_MAX:
@@ -127,6 +176,9 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
         tl_error(st->d, s->loc, "T.alloc_buffer with scope \"global\" (a kernel workspace) is not lowered yet");
         st->errors++;
       }
+      return;
+    case TL_STMT_STORE:
+      if (in_parallel) check_reducer_store(st, s);
       return;
     default: return;
   }

@@ -24,6 +24,9 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
  * of fragment / shared buffers nothing writes (warnings), T.Parallel in per-thread code; false after an
  * error (warnings do not fail). */
 bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
+/* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
+ * per scope (its stages, inserted after it in m->funcs). */
+bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* parallel_extend.c: a T.Parallel loop covering only part of a fragment that
@@ -413,5 +416,15 @@ typedef struct tl_reduce_stage {
   tl_stmt *alloc[2], *copy_in[2], *red, *copy_out;
 } tl_reduce_stage;
 bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st);
+/* T.finalize_reducer(R) → per-thread SIMT code (lower_reduce.c): the
+ * replicas of every element of the reducer R (its op: sum, max, min) are
+ * combined, the result left in every replica.  R's layout decides the
+ * replicas: a REDUCER layout (row statistics of a ROWS or MMA_C fragment,
+ * which a T.Parallel that accumulates R[i] from a 2-D fragment gives it) is
+ * replicated over the threads holding parts of row i, combined as a reduce
+ * combines them (butterflies, then across warps through shared memory); a
+ * PLAN, ROWS or MMA_C layout has one holder per element (nothing to do).
+ * NULL with an error in env (a layout not lowered yet) or on OOM. */
+tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s);
 
 #endif

@@ -680,6 +680,83 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
   return out;
 }
 
+/* ------------------------------------------------------- finalize_reducer */
+tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
+  rd r;
+  memset(&r, 0, sizeof r);
+  r.env = env;
+  r.m = env->m;
+  r.loc = s->loc;
+  r.op = TL_TILE_FINALIZE_REDUCER;
+  r.clear = true;
+  if (s->u.tile.nargs < 1 || s->u.tile.args[0].kind != TL_OPND_REGION || !s->u.tile.args[0].region.buffer) {
+    rerr(&r, "malformed operands", NULL);
+    return NULL;
+  }
+  r.dst = &s->u.tile.args[0].region;
+  r.db = r.dst->buffer;
+  r.dn = r.db->ndim;
+  r.is_max = r.db->reducer == TL_REDUCER_MAX;
+  r.is_min = r.db->reducer == TL_REDUCER_MIN;
+  r.dt = r.db->dtype;
+  r.dt.lanes = 1;
+  r.at = r.dt; /* the partials are in the reducer's dtype already */
+  const tl_frag_layout *L = tl_frag_layout_of(r.db);
+  if (!L || L->kind == TL_FRAG_REPLICATED || (L->kind == TL_FRAG_REDUCER && !L->src)) {
+    rerr(&r, "a reducer whose layout is replicated over every thread (it is accessed irregularly) is not lowered "
+             "yet: '", r.db->name);
+    return NULL;
+  }
+  if (L->kind == TL_FRAG_REDUCER) {
+    const tl_frag_layout *P = L->src;
+    int64_t T = env->threads;
+    part pt = {P, 0, 1, 1, 1};
+    if (P->kind == TL_FRAG_MMA_C) {
+      pt.nk = P->warp_tile_m / 8;
+      pt.lanes = 4;
+      pt.xwarps = P->warp_n;
+      pt.xstride = 32 * P->warp_m;
+    } else {
+      int64_t g = P->group;
+      if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
+        rerr(&r, "a block of threads that is neither a power of two below 32 nor whole warps is not lowered yet "
+                 "for reducers", NULL);
+        return NULL;
+      }
+      pt.nk = P->rpt;
+      pt.lanes = g > 32 ? 32 : g;
+      pt.xwarps = g > 32 ? g / 32 : 1;
+      pt.xstride = 32;
+    }
+    if (pt.nk != L->nregs) {
+      rerr(&r, "internal error: the reducer's registers do not match its source's rows: '", r.db->name);
+      return NULL;
+    }
+    tl_buffer *acc = new_buffer(&r, "red_acc", r.at, TL_SCOPE_LOCAL, pt.nk);
+    tl_var *k = acc ? loop_var(&r, "rk", pt.nk) : NULL;
+    if (k) emit(&r, loop(&r, TL_LOOP_UNROLL, k, pt.nk, store1(&r, acc, V(&r, k), elem_load(&r, r.dst, r.dn, NULL, V(&r, k)))));
+    if (k && pt.lanes > 1 && (k = loop_var(&r, "rk", pt.nk))) {
+      tl_stmt *rounds[6];
+      int n = 0;
+      for (int64_t off = pt.lanes / 2; off >= 1; off /= 2) rounds[n++] = shfl_round(&r, acc, V(&r, k), off);
+      emit(&r, loop(&r, TL_LOOP_UNROLL, k, pt.nk, seq_of(&r, n, rounds)));
+    }
+    if (k && pt.xwarps > 1) {
+      tl_expr *tid = tid_expr(&r);
+      if (!tid || !across_warps(&r, &pt, acc, tid) || !emit(&r, sync_stmt(&r))) k = NULL;
+    }
+    if (k && (k = loop_var(&r, "rk", pt.nk)))
+      emit(&r, loop(&r, TL_LOOP_UNROLL, k, pt.nk, elem_store(&r, r.dst, r.dn, NULL, V(&r, k), load1(&r, acc, V(&r, k)))));
+    if (!k) r.oom = true;
+  }
+  /* PLAN, ROWS, MMA_C: every element has one holder, whose partial is the result */
+  tl_stmt *out = NULL;
+  if (!r.oom && env->errors == 0) out = tl_ir_seq(r.m, r.loc, (int)r.out.len, r.out.data);
+  if (out && r.out.len == 0) out = tl_lo_eval(r.m, r.loc, tl_lo_int(r.m, r.loc, 0));
+  tl_vec_free(&r.out);
+  return out;
+}
+
 /* ------------------------------------------------ staging (dim != last) */
 /* A shared.dyn scratch tile of region g's shape: its ALLOC into *alloc and
  * its whole-buffer region operand into *o. */

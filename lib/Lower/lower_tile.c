@@ -216,6 +216,30 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
       }
       return NULL;
     }
+    case TL_EXPR_CALL: {
+      /* T.ptx_atomic_add / _max / _min into a shared buffer: its offset is the row-major one
+       * (lower_atomic.c), which the flat buffer keeps only without a swizzle or padding */
+      int op = e->u.call.op;
+      const tl_expr *d = e->u.call.n >= 1 ? e->u.call.args[0] : NULL;
+      if ((op != TL_INTRIN_PTX_ATOMIC_ADD && op != TL_INTRIN_PTX_ATOMIC_MAX && op != TL_INTRIN_PTX_ATOMIC_MIN) || !d ||
+          d->kind != TL_EXPR_BUFFER || !d->u.buffer ||
+          (d->u.buffer->scope != TL_SCOPE_SHARED && d->u.buffer->scope != TL_SCOPE_SHARED_DYN))
+        return NULL;
+      tl_smem_layout *L = tl_smem_layout_get(m, d->u.buffer);
+      if (!L) {
+        st->w.oom = rw->failed = true;
+        return NULL;
+      }
+      if (L->swizzle_bytes || L->wgmma || L->row_stride != L->cols) {
+        tl_error(st->w.d, e->loc,
+                 "an atomic into the shared buffer '%s', which a T.gemm reads through a swizzled layout, is not "
+                 "lowered yet",
+                 d->u.buffer->name);
+        st->w.errors++;
+        rw->failed = true;
+      }
+      return NULL;
+    }
     default: return NULL;
   }
 }
@@ -1361,6 +1385,13 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
           tl_reduce_stage sg;
           if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
           tl_stmt *r = tl_lower_reduce(&env, s);
+          st->w.errors += env.errors;
+          if (!r && env.errors == 0) st->w.oom = true;
+          return r;
+        }
+        case TL_TILE_FINALIZE_REDUCER: { /* lower_reduce.c */
+          tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+          tl_stmt *r = tl_lower_finalize_reducer(&env, s);
           st->w.errors += env.errors;
           if (!r && env.errors == 0) st->w.oom = true;
           return r;

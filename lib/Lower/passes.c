@@ -19,6 +19,7 @@
   static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) { \
     return fn(m, f, o->target, d);                                                            \
   }
+PASS(tl_lower_split_kernels)
 PASS(tl_lower_check_supported)
 PASS(tl_lower_atomic)
 PASS(tl_lower_warp_specialize)
@@ -43,6 +44,10 @@ PASS(tl_lower_smem_plan)
 #define TILE(name, contract, run, check) {{name, "tile", contract}, TL_PASS_TILE_IR, run, check}
 #define SIMT(name, contract, run) {{name, "simt", contract}, TL_PASS_SIMT_IR, run, NULL}
 static const tl_lower_pass passes[] = {
+    /* split_kernels.c */
+    TILE("split-kernels",
+         "a prim_func with several T.Kernel scopes -> one prim_func per scope, its launch stages in order",
+         run_tl_lower_split_kernels, NULL),
     /* check_supported.c, static_check.c (bounds, unwritten reads, T.Parallel in per-thread code) */
     TILE("check-supported",
          "rejects tile ops no issue lowers yet, nested T.Parallel, bad thread counts; changes nothing",

@@ -403,6 +403,7 @@ static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
     return;
   }
   case TL_TILE_FILL: case TL_TILE_CLEAR: *rd = false; *wr = i == 0; return;
+  case TL_TILE_FINALIZE_REDUCER: *rd = *wr = i == 0; return;
   case TL_TILE_REDUCE_MAX: case TL_TILE_REDUCE_MIN: case TL_TILE_REDUCE_SUM: case TL_TILE_REDUCE_ABSSUM:
   case TL_TILE_REDUCE_ABSMAX: *rd = i == 0; *wr = i == 1; return;
   case TL_TILE_ATOMIC_ADD: case TL_TILE_ATOMIC_MAX: case TL_TILE_ATOMIC_MIN: case TL_TILE_ATOMIC_ADDX2:

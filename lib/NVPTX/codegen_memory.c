@@ -441,7 +441,8 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e) {
 
 /* T.ptx_atomic_add(dst, off, value, return_prev) (docs/simt-ir.md
  * "Atomics"; PTX ISA §9.7.13.4 atom, §9.7.13.5 red): relaxed atomic adds
- * at element off of the global tensor dst.  Scalars are `atomicrmw
+ * at element off of the global tensor dst, or of a shared buffer (the addrspace(3)
+ * pointer: atom.shared, lane by lane).  Scalars are `atomicrmw
  * fadd/add monotonic` on the addrspace(1) pointer (LLVM 19 selects
  * atom.global.add.{f32,f64,noftz.f16,noftz.bf16 (sm_90)} and expands what
  * the target lacks, bf16 on sm_80 and 8/16-bit integers, into a
@@ -464,8 +465,9 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   const tl_buffer *b = cg_buffer_arg(g, e, 0, "dst");
   int64_t rp;
   if (!b || !cg_const_arg(g, e, 3, "return_prev", &rp)) return NULL;
-  if (b->scope != TL_SCOPE_GLOBAL) {
-    cg_error(g, loc, "T.ptx_atomic_add: dst '%s' must be a global tensor (it is %s)", b->name,
+  bool shared = b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN;
+  if (b->scope != TL_SCOPE_GLOBAL && !shared) {
+    cg_error(g, loc, "T.ptx_atomic_add: dst '%s' must be a global tensor or a shared buffer (it is %s)", b->name,
              tl_scope_name(b->scope));
     return NULL;
   }
@@ -484,7 +486,8 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   bool fl = tl_dtype_is_float(et);
   unsigned eb = (unsigned)tl_dtype_bytes(et);
   int op = e->u.call.op;
-  if (op == TL_INTRIN_PTX_ATOMIC_ADD && L == 2 && (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
+  if (!shared && op == TL_INTRIN_PTX_ATOMIC_ADD && L == 2 &&
+      (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
     const char *ty = is_f16(et) ? "f16x2" : "bf16x2";
     char text[96];
     snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;", ty);

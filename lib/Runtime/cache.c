@@ -212,6 +212,15 @@ static void put_sig(tl_strbuf *b, const tl_rt_sig *s) {
     put_i64(b, s->ws_bytes[i]);
     put_u32(b, s->ws_zero[i] ? 1u : 0u);
   }
+  put_u32(b, (uint32_t)s->nstages);
+  for (int i = 0; i < s->nstages; i++) {
+    const tl_rt_stage *st = &s->stages[i];
+    put_str(b, st->entry);
+    put_u32(b, (uint32_t)st->ngrid);
+    for (int g = 0; g < 3; g++) put_prog(b, &st->grid[g]);
+    put_prog(b, &st->threads);
+    put_i64(b, st->smem_bytes);
+  }
 }
 
 bool tl_cache_encode(const tl_kernel *k, const tl_cache_key *key, uint8_t **out, size_t *len) {
@@ -384,6 +393,21 @@ static void get_sig(reader *r, tl_rt_sig *s) {
     uint32_t z = get_u32(r);
     s->ws_zero[i] = z == 1;
     if (s->ws_bytes[i] <= 0 || z > 1) r->bad = true;
+  }
+  int nst = get_count(r, 1024);
+  if (r->bad || (nst && !(s->stages = calloc((size_t)nst, sizeof *s->stages)))) {
+    r->bad = true;
+    return;
+  }
+  s->nstages = nst;
+  for (int i = 0; i < nst && !r->bad; i++) {
+    tl_rt_stage *st = &s->stages[i];
+    st->entry = get_str(r);
+    st->ngrid = get_count(r, 3);
+    for (int g = 0; g < 3; g++) get_prog(r, &st->grid[g]);
+    get_prog(r, &st->threads);
+    st->smem_bytes = get_i64(r);
+    if (!st->entry || !*st->entry || st->ngrid < 1 || st->smem_bytes < 0) r->bad = true;
   }
 }
 

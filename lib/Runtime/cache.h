@@ -32,8 +32,9 @@
 
 #include "Runtime/kernel.h"
 
-#define TL_CACHE_FORMAT 3u /* 2: the kernel workspaces (stream-K) after the tensor maps; 3: and whether each is
-                            * zeroed per launch (T.alloc_global) */
+#define TL_CACHE_FORMAT 4u /* 2: the kernel workspaces (stream-K) after the tensor maps; 3: and whether each is
+                            * zeroed per launch (T.alloc_global); 4: the later launch stages after them (entry,
+                            * grid, threads, shared memory: several T.Kernel scopes) */
 #define TL_CACHE_DEFAULT_MAX_MB 1024
 
 typedef struct tl_cache_key { uint8_t bytes[16]; } tl_cache_key;

@@ -172,6 +172,22 @@ static tl_status slot_limits(tl_context *ctx, const tl_kernel *k, const tl_drive
   return TL_OK;
 }
 
+/* The entries of the later launch stages (sig.nstages) in s's module. */
+static tl_status stage_functions(tl_context *ctx, const tl_kernel *k, const tl_driver *drv, tl_rt_devslot *s,
+                                 int device) {
+  if (k->sig.nstages == 0) return TL_OK;
+  free(s->stage_fn);
+  if (!(s->stage_fn = calloc((size_t)k->sig.nstages, sizeof *s->stage_fn)))
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  for (int i = 0; i < k->sig.nstages; i++) {
+    tl_CUresult r = drv->cuModuleGetFunction(&s->stage_fn[i], s->module, k->sig.stages[i].entry);
+    if (r != TL_CUDA_SUCCESS)
+      return tl_driver_fail(ctx, r, "cuModuleGetFunction of entry '%s' of kernel '%s' on cuda:%d",
+                            k->sig.stages[i].entry, k->name, device);
+  }
+  return TL_OK;
+}
+
 static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device,
                            tl_rt_devslot **out) {
   if (!k->ptx || !*k->ptx)
@@ -249,7 +265,8 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
       st = tl_driver_fail(ctx, r, "cuModuleGetFunction of kernel '%s' on cuda:%d", k->name, device);
       drv->cuModuleUnload(s->module);
       s->module = NULL;
-    } else if ((st = slot_limits(ctx, k, drv, s, device)) != TL_OK) {
+    } else if ((st = stage_functions(ctx, k, drv, s, device)) != TL_OK ||
+               (st = slot_limits(ctx, k, drv, s, device)) != TL_OK) {
       drv->cuModuleUnload(s->module); /* the next call loads it again */
       s->module = NULL;
     } else {
@@ -290,6 +307,57 @@ tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
  * each between two events. */
 typedef struct bench_req { int warmup, reps; float *ms_each; } bench_req;
 
+/* Launches the later stages of a launch sequence (sig.nstages) after the
+ * first, in order on cs with b's arguments: each its own grid, block and
+ * dynamic shared memory (more than 48 KiB opted into before its launch); a
+ * stage with an empty grid launches nothing. */
+static tl_status launch_later_stages(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                                     const tl_rt_binding *b, tl_CUstream cs) {
+  for (int i = 1; i <= k->sig.nstages; i++) {
+    unsigned grid[3], block, smem;
+    const char *why = NULL, *entry = k->sig.stages[i - 1].entry;
+    if (!tl_rt_stage_dims(&k->sig, i, b->symv, b->scalarv, grid, &block, &smem, &why))
+      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "kernel '%s', entry '%s': %s", k->name, entry, why);
+    if (!grid[0] || !grid[1] || !grid[2]) continue;
+    for (int g = 0; g < 3; g++)
+      if (grid[g] > (unsigned)s->max_grid[g])
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "grid.%c of entry '%s': expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
+                               entry, s->max_grid[g], b->device, grid[g]);
+    tl_CUresult r = TL_CUDA_SUCCESS;
+    if (smem > 48 * 1024) {
+      if ((int64_t)smem > s->smem_optin)
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                               "shared memory: entry '%s' of kernel '%s' needs %u bytes of dynamic shared memory, "
+                               "cuda:%d allows %d per block",
+                               entry, k->name, smem, b->device, s->smem_optin);
+      r = drv->cuFuncSetAttribute(s->stage_fn[i - 1], TL_CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+    }
+    if (r == TL_CUDA_SUCCESS)
+      r = drv->cuLaunchKernel(s->stage_fn[i - 1], grid[0], grid[1], grid[2], block, 1, 1, smem, cs, b->kargs, NULL);
+    if (r != TL_CUDA_SUCCESS)
+      return tl_driver_fail(ctx, r,
+                            "cuLaunchKernel of entry '%s' of '%s' (grid %u x %u x %u, block %u, %u bytes of "
+                            "dynamic shared memory) on cuda:%d",
+                            entry, k->name, grid[0], grid[1], grid[2], block, smem, b->device);
+  }
+  return TL_OK;
+}
+
+/* Launches the bound call's stages: the first (unless its grid is empty),
+ * then the later ones. */
+static tl_status launch_stages(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
+                               const tl_rt_binding *b, tl_CUstream cs) {
+  if (!b->empty) {
+    tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem, cs,
+                                        b->kargs, NULL);
+    if (r != TL_CUDA_SUCCESS)
+      return tl_driver_fail(ctx, r, TL_MSG_LAUNCH, k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem,
+                            b->device);
+  }
+  return launch_later_stages(ctx, drv, k, s, b, cs);
+}
+
 /* Times launches of s->fn with b's arguments (bq given). */
 static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel *k,
                                 tl_rt_devslot *s, tl_rt_binding *b, tl_CUstream cs,
@@ -310,12 +378,7 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
       st = tl_driver_fail(ctx, r, "cuEventRecord timing kernel '%s'", k->name);
       break;
     }
-    r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem,
-                            cs, b->kargs, NULL);
-    if (r != TL_CUDA_SUCCESS) {
-      st = tl_driver_fail(ctx, r, "cuLaunchKernel of '%s' (timed)", k->name);
-      break;
-    }
+    if ((st = launch_stages(ctx, drv, k, s, b, cs)) != TL_OK) break;
     if (!timed) continue;
     if ((r = drv->cuEventRecord(ev[1], cs)) != TL_CUDA_SUCCESS ||
         (r = drv->cuEventSynchronize(ev[1])) != TL_CUDA_SUCCESS ||
@@ -348,19 +411,14 @@ static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *
                               const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b,
                               tl_CUstream cs, const bench_req *bq) {
   tl_status st;
-  if (b->empty) {
+  if (b->empty && k->sig.nstages == 0) {
     for (int i = 0; bq && i < bq->reps; i++) bq->ms_each[i] = 0;
     return TL_OK;
   }
   if (k->sig.ntma > 0 && !b->maps_ready && (st = fill_tma_maps(ctx, drv, k, s, args, outs, b)) != TL_OK) return st;
   if (k->sig.nws > 0 && (st = tl_rt_ws_prepare(ctx, drv, k, s, (void *)cs, b)) != TL_OK) return st;
   if (bq) return timed_launches(ctx, drv, k, s, b, cs, bq);
-  tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1,
-                                      b->smem, cs, b->kargs, NULL);
-  if (r != TL_CUDA_SUCCESS)
-    return tl_driver_fail(ctx, r,
-                          TL_MSG_LAUNCH, k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem, b->device);
-  return TL_OK;
+  return launch_stages(ctx, drv, k, s, b, cs);
 }
 
 /* A stream given to a call must belong to the primary context of the

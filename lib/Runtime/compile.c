@@ -224,7 +224,9 @@ out:
   return st;
 }
 
-static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *sig) {
+/* The grid, threads and shared memory of SIMT function f (one T.Kernel). */
+static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, int *ngrid, tl_rx_prog grid[3],
+                              tl_rx_prog *threads, int64_t *smem_bytes) {
   const tl_stmt *ks = tl_ir_find_kernel(f->body);
   if (!ks) { /* located at the prim_func (the fuzzer found it unlocated: test/fuzz/kept) */
     tl_error(&ctx->diag, f->loc, "prim_func '%s' has no T.Kernel scope to launch", f->name ? f->name : "main");
@@ -234,20 +236,20 @@ static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *
   if (!tables_init(&t, f)) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   tl_status st = TL_OK;
   static const char *const what[3] = {"T.Kernel grid x", "T.Kernel grid y", "T.Kernel grid z"};
-  sig->ngrid = ks->u.kernel.ngrid < 1 ? 1 : ks->u.kernel.ngrid > 3 ? 3 : ks->u.kernel.ngrid;
+  *ngrid = ks->u.kernel.ngrid < 1 ? 1 : ks->u.kernel.ngrid > 3 ? 3 : ks->u.kernel.ngrid;
   for (int g = 0; g < 3 && st == TL_OK; g++) {
     if (g < ks->u.kernel.ngrid && ks->u.kernel.grid[g])
-      st = translate(ctx, ks->u.kernel.grid[g], &t, &sig->grid[g], what[g]);
-    else if (!tl_rx_const(1, &sig->grid[g]))
+      st = translate(ctx, ks->u.kernel.grid[g], &t, &grid[g], what[g]);
+    else if (!tl_rx_const(1, &grid[g]))
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
   if (st == TL_OK) {
     if (ks->u.kernel.threads)
-      st = translate(ctx, ks->u.kernel.threads, &t, &sig->threads, "T.Kernel threads");
-    else if (!tl_rx_const(128, &sig->threads))
+      st = translate(ctx, ks->u.kernel.threads, &t, threads, "T.Kernel threads");
+    else if (!tl_rx_const(128, threads))
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
-  sig->smem_bytes = f->smem_bytes;
+  *smem_bytes = f->smem_bytes;
   tables_free(&t);
   return st;
 }
@@ -353,8 +355,60 @@ static tl_status take_tma_maps(tl_context *ctx, const tl_primfunc *f, tl_rt_sig 
   return TL_OK;
 }
 
-static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k) {
-  tl_status st = launch_exprs(ctx, f, &k->sig);
+/* The vector alignments f's accesses need of sig's tensors. */
+static void take_alignments(const tl_primfunc *f, tl_rt_sig *sig) {
+  align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, sig};
+  tl_visit_stmt(&a.v, f->body);
+  if (a.v.too_deep) /* could not see every access: assume the widest vector */
+    for (int i = 0; i < sig->nparams; i++)
+      if (sig->params[i].is_tensor && sig->params[i].align < 16) sig->params[i].align = 16;
+}
+
+/* Stages 1.. of the launch sequence whose first stage is m->funcs[0]
+ * (lib/Lower/split_kernels.c) into sig->stages: their entries and launch
+ * expressions.  The stages share one kernel ABI: none may take tensor maps,
+ * and each has stage 0's workspaces (the T.alloc_global buffers, zeroed once
+ * per call); anything else is a located error. */
+static tl_status take_stages(tl_context *ctx, const tl_module *m, tl_kernel *k) {
+  int n = 0;
+  while (1 + n < m->nfuncs && m->funcs[1 + n] && m->funcs[1 + n]->stage == n + 1) n++;
+  if (n == 0) return TL_OK;
+  if (!(k->sig.stages = calloc((size_t)n, sizeof *k->sig.stages)))
+    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  k->sig.nstages = n;
+  for (int i = 0; i <= n; i++) {
+    const tl_primfunc *f = m->funcs[i];
+    const tl_stmt *ks = tl_ir_find_kernel(f->body);
+    tl_tma_map *maps = NULL;
+    tl_loc at;
+    char msg[256];
+    int nmaps = tl_tma_collect(f, &maps, &at, msg, sizeof msg);
+    free(maps);
+    /* the workspaces: the T.alloc_global buffers every stage has (split_kernels.c), the same as stage 0's */
+    tl_buffer *wsb[TL_WORKSPACE_MAX];
+    int nws = tl_workspace_collect(f, wsb, TL_WORKSPACE_MAX);
+    bool same_ws = nws == k->sig.nws;
+    for (int w = 0; same_ws && w < nws; w++)
+      same_ws = tl_workspace_bytes(wsb[w]) == k->sig.ws_bytes[w] && wsb[w]->zero_per_launch && k->sig.ws_zero[w];
+    if (!same_ws || nmaps != 0) {
+      tl_error(&ctx->diag, ks ? ks->loc : f->loc,
+               "this T.Kernel of a prim_func with several T.Kernel scopes needs tensor maps or a stream-K "
+               "workspace, which such a prim_func's stages cannot have yet");
+      return TL_ERR_UNSUPPORTED;
+    }
+    if (i == 0) continue;
+    tl_rt_stage *s = &k->sig.stages[i - 1];
+    if (!(s->entry = strdup(f->name ? f->name : "main"))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    tl_status st = launch_exprs(ctx, f, &s->ngrid, s->grid, &s->threads, &s->smem_bytes);
+    if (st != TL_OK) return st;
+    take_alignments(f, &k->sig);
+  }
+  return TL_OK;
+}
+
+static tl_status take_launch(tl_context *ctx, const tl_module *m, tl_kernel *k) {
+  const tl_primfunc *f = m->funcs[0];
+  tl_status st = launch_exprs(ctx, f, &k->sig.ngrid, k->sig.grid, &k->sig.threads, &k->sig.smem_bytes);
   if (st != TL_OK) return st;
   if ((st = take_tma_maps(ctx, f, &k->sig)) != TL_OK) return st;
   tl_buffer *wsb[TL_WORKSPACE_MAX]; /* kernel workspaces (stream-K, T.alloc_global), after the maps */
@@ -363,12 +417,8 @@ static tl_status take_launch(tl_context *ctx, const tl_primfunc *f, tl_kernel *k
     k->sig.ws_bytes[i] = tl_workspace_bytes(wsb[i]);
     k->sig.ws_zero[i] = wsb[i]->zero_per_launch;
   }
-  align_scan a = {{scan_expr, scan_stmt, NULL, false, 0}, f, &k->sig};
-  tl_visit_stmt(&a.v, f->body);
-  if (a.v.too_deep) /* could not see every access: assume the widest vector */
-    for (int i = 0; i < k->sig.nparams; i++)
-      if (k->sig.params[i].is_tensor && k->sig.params[i].align < 16) k->sig.params[i].align = 16;
-  return TL_OK;
+  take_alignments(f, &k->sig);
+  return take_stages(ctx, m, k);
 }
 
 /* ------------------------------------------------ the disk cache */
@@ -490,7 +540,7 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     goto fail;
   }
-  if ((st = take_launch(ctx, c->simt->funcs[0], k)) != TL_OK) goto fail;
+  if ((st = take_launch(ctx, c->simt, k)) != TL_OK) goto fail;
   if (opts->stop_after != TL_STAGE_SIMT && (st = tl_compiler_codegen(ctx, c)) != TL_OK) goto fail;
   k->ptx = c->ptx ? c->ptx : strdup("");
   k->llvm_ir = c->llvm_ir ? c->llvm_ir : strdup("");

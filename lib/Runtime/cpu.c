@@ -87,6 +87,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
 
   tl_rt_binding b;
+  tl_simt_workspaces ws = {0}; /* the launch stages' shared T.alloc_global storage */
   tl_status st = tl_rt_bind_on(ctx, sig, args, nargs, true, &b);
   host_out **outs = NULL;
   tl_interp_arg *iargs = NULL;
@@ -149,18 +150,37 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   /* register the kernel's text so that executor errors show their line */
   if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
-  if (!b.empty) { /* an empty call (a zero-size dynamic dim) runs nothing */
-    bool ok;
+  /* the tile IR runs as written (its T.Kernel scopes in order); the SIMT IR
+   * has one function per launch stage (sig->nstages after the first), run
+   * in order, a stage with an empty grid (a zero-size dynamic dim) not at all */
+  for (int stage = 0; stage <= (reference ? 0 : sig->nstages); stage++) {
+    bool ok = true, empty = stage == 0 && b.empty && !(reference && sig->nstages > 0);
+    if (stage > 0 && stage < m->nfuncs) {
+      unsigned grid[3], block, smem;
+      const char *why = NULL;
+      if (!tl_rt_stage_dims(sig, stage, b.symv, b.scalarv, grid, &block, &smem, &why)) {
+        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "kernel '%s', entry '%s': %s", k->name,
+                             sig->stages[stage - 1].entry, why);
+        goto done;
+      }
+      empty = !grid[0] || !grid[1] || !grid[2];
+    } else if (stage >= m->nfuncs) {
+      st = tl_context_fail(ctx, TL_ERR_INTERNAL, "kernel '%s': launch stage %d has no SIMT function", k->name,
+                           stage);
+      goto done;
+    }
+    if (empty) continue; /* an empty launch (a zero-size dynamic dim) runs nothing */
     if (reference) {
       ok = tl_ref_eval(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &ctx->diag);
     } else {
       tl_simt_options so = {0};
       so.check_races = true;
+      so.workspaces = &ws; /* the stages share the call's T.alloc_global buffers */
       const char *seed = getenv("TL_SCHEDULE_SEED"); /* tl-run --schedule-seed; docs/simt-ir.md */
       if (seed && *seed) so.schedule_seed = strtoull(seed, NULL, 0);
       so.progress = ctx->progress;
       so.progress_user = ctx->progress_user;
-      ok = tl_simt_exec(m, 0, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
+      ok = tl_simt_exec(m, stage, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
     }
     if (!ok || ctx->diag.errors > 0) {
       if (ctx->diag.errors == 0)
@@ -175,6 +195,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   }
 
 done:
+  tl_simt_workspaces_free(&ws);
   if (outs)
     for (int j = 0; j < sig->nout; j++)
       if (outs[j]) host_out_deleter(&outs[j]->managed);

@@ -38,7 +38,30 @@ void tl_rt_sig_free(tl_rt_sig *s) {
   free(s->out_idx);
   for (int g = 0; g < 3; g++) tl_rx_free(&s->grid[g]);
   tl_rx_free(&s->threads);
+  for (int i = 0; i < s->nstages && s->stages; i++) {
+    free(s->stages[i].entry);
+    for (int g = 0; g < 3; g++) tl_rx_free(&s->stages[i].grid[g]);
+    tl_rx_free(&s->stages[i].threads);
+  }
+  free(s->stages);
   memset(s, 0, sizeof *s);
+}
+
+bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv,
+                      unsigned grid[3], unsigned *block, unsigned *smem, const char **why) {
+  const tl_rt_stage *s = &sig->stages[st - 1];
+  int64_t v;
+  for (int g = 0; g < 3; g++) {
+    if (!tl_rx_eval(&s->grid[g], symv, scalarv, &v, why)) return false;
+    if (v < 0 || v > UINT32_MAX) return *why = "a grid dimension out of range", false;
+    grid[g] = (unsigned)v;
+  }
+  if (!tl_rx_eval(&s->threads, symv, scalarv, &v, why)) return false;
+  if (v < 1 || v > 1024) return *why = "threads out of range (1 to 1024)", false;
+  *block = (unsigned)v;
+  if (s->smem_bytes < 0 || s->smem_bytes > UINT32_MAX) return *why = "shared memory out of range", false;
+  *smem = (unsigned)s->smem_bytes;
+  return true;
 }
 
 bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err,
@@ -143,6 +166,7 @@ void tl_kernel_destroy(tl_kernel *k) {
   }
   for (int i = 0; i < k->nslots; i++) {
     free(k->slots[i].checked_ptr);
+    free(k->slots[i].stage_fn);
     free(k->slots[i].ws);
     tl_rt_tma_cache_free(k->slots[i].tma_cache);
   }

@@ -126,7 +126,28 @@ typedef struct tl_rt_sig {
   tl_rx_prog grid[3];
   tl_rx_prog threads;
   int64_t smem_bytes;
+  /* The launch stages after the first, in launch order: a prim_func with
+   * several T.Kernel scopes (lib/Lower/split_kernels.c) is one entry point
+   * per scope, each launched after the one before on the call's stream,
+   * with the same arguments (the same kernel ABI: no tensor maps or
+   * workspaces then) and its own grid, threads and shared memory; the
+   * first stage is the entry `name` with grid/threads/smem_bytes above. */
+  int nstages;
+  struct tl_rt_stage {
+    char *entry;
+    int ngrid;
+    tl_rx_prog grid[3];
+    tl_rx_prog threads;
+    int64_t smem_bytes;
+  } *stages;
 } tl_rt_sig;
+typedef struct tl_rt_stage tl_rt_stage;
+
+/* The grid, block and dynamic shared memory of stage st (1..nstages) of sig
+ * for the symbol and scalar values of a binding (symv, scalarv); false with
+ * a static reason in *why (overflow, a value out of the launch's range). */
+bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv,
+                      unsigned grid[3], unsigned *block, unsigned *smem, const char **why);
 
 void tl_rt_sig_free(tl_rt_sig *s);
 
@@ -349,6 +370,7 @@ typedef struct tl_rt_devslot {
   tl_CUcontext pctx;
   tl_CUmodule module;
   tl_CUfunction fn;
+  tl_CUfunction *stage_fn; /* [sig.nstages] the entries of the later launch stages */
   int max_threads;       /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
   int max_grid[3];
   int smem_optin;        /* device's opt-in maximum of dynamic shared memory */

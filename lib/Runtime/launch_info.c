@@ -28,6 +28,11 @@ void tl_launch_info_free(tl_launch_info *info) {
 
 static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
                                   tl_launch_info *info) {
+  if (k->sig.nstages > 0) /* one launch described; a launch sequence is several */
+    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                           "kernel '%s' is %d launches (a prim_func with several T.Kernel scopes): "
+                           "tl_kernel_launch_info describes one; call it with tl_kernel_call",
+                           k->name, k->sig.nstages + 1);
   tl_rt_binding b;
   tl_status st = tl_rt_bind(ctx, &k->sig, args, nargs, &b);
   if (st != TL_OK) {

@@ -562,3 +562,44 @@ Test(cache, a_read_only_directory_serves_hits_and_degrades_with_one_warning) {
   if (mounted) cr_assert_eq(umount2(dir, MNT_DETACH), 0);
   else chmod(dir, 0700);
 }
+
+/* Several T.Kernel scopes (issue 30): the entry keeps the later launch
+ * stages (entry, grid, threads, shared memory), a hit restores them, and the
+ * CPU SIMT executor runs a hit's stages in order (its tile IR lowered again). */
+Test(cache, launch_stages_survive_a_hit) {
+  static const char two[] =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def two(A: T.Tensor((256,), \"int32\"), T1: T.Tensor((256,), \"int32\"), B: T.Tensor((256,), \"int32\")):\n"
+      "    T.func_attr({\"out_idx\": [2]})\n"
+      "    with T.Kernel(2, threads=128) as bx:\n"
+      "        for i in T.Parallel(128):\n"
+      "            T1[bx * 128 + i] = A[bx * 128 + i] * 3\n"
+      "    with T.Kernel(4, threads=64) as bx:\n"
+      "        for i in T.Parallel(64):\n"
+      "            B[bx * 64 + i] = T1[255 - (bx * 64 + i)] + 1\n";
+  tl_compile_options co = opts_for("sm_80");
+  tl_kernel *a = compile_src(two, "two.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(a), TL_CACHE_RESULT_MISS);
+  tl_kernel *b = compile_src(two, "two.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(b), TL_CACHE_RESULT_HIT);
+  cr_assert_eq(b->sig.nstages, 1);
+  cr_assert_str_eq(b->sig.stages[0].entry, "two_kernel_1");
+  int64_t v = 0;
+  cr_assert(tl_rx_is_const(&b->sig.stages[0].grid[0], &v) && v == 4);
+  cr_assert(tl_rx_is_const(&b->sig.stages[0].threads, &v) && v == 64);
+  cr_assert(strstr(tl_kernel_ptx(b), ".entry two_kernel_1("));
+  int32_t A[256], T1[256];
+  for (int i = 0; i < 256; i++) A[i] = i - 100, T1[i] = 0;
+  int64_t shape[1] = {256};
+  DLTensor ta = {A, {kDLCPU, 0}, 1, {kDLInt, 32, 1}, shape, NULL, 0};
+  DLTensor tt = {T1, {kDLCPU, 0}, 1, {kDLInt, 32, 1}, shape, NULL, 0};
+  tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tt)};
+  DLManagedTensor *out[1] = {NULL};
+  cr_assert_eq(tl_kernel_call_on(ctx, b, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
+  const int32_t *o = out[0]->dl_tensor.data;
+  for (int i = 0; i < 256; i++) cr_assert_eq(o[i], (255 - i - 100) * 3 + 1, "element %d", i);
+  out[0]->deleter(out[0]);
+  tl_kernel_destroy(a);
+  tl_kernel_destroy(b);
+}

@@ -351,7 +351,7 @@ Test(elaborate, statement_errors) {
                "    def main(X: T.Tensor((N,), 'float32')):\n"
                "        pass\n"
                "    return main\n",
-               3, 28, "pass_configs must be a dict literal");
+               3, 28, "pass_configs must be a dict such as");
   expect_error("import tilelang\n"
                "import tilelang.language as T\n"
                "@tilelang.jit(pass_configs={1: True})\n"

@@ -244,3 +244,58 @@ Test(memo, threads_get_their_own_bindings) {
   for (int t = 0; t < NT; t++) cr_assert_eq(w[t].bad, 0, "thread %d: %d wrong launches", t, w[t].bad);
   tl_kernel_destroy(k);
 }
+
+/* Several T.Kernel scopes (issue 30): one call launches every entry, in
+ * order, with the same parameters, each stage with its own grid and block
+ * (stage 1 seen last); a repeated call (the memo) does the same. */
+static const char two_stage_src[] =
+    "import tilelang.language as T\n"
+    "n = T.dynamic(\"n\")\n"
+    "@T.prim_func\n"
+    "def main(A: T.Tensor((n,), \"float32\"), B: T.Tensor((n,), \"float32\"), C: T.Tensor((n,), \"float32\")):\n"
+    "    with T.Kernel(T.ceildiv(n, 128), threads=128) as bx:\n"
+    "        for i in T.Parallel(128):\n"
+    "            if bx * 128 + i < n:\n"
+    "                B[bx * 128 + i] = A[bx * 128 + i] * 2.0\n"
+    "    with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:\n"
+    "        for i in T.Parallel(256):\n"
+    "            if bx * 256 + i < n:\n"
+    "                C[bx * 256 + i] = B[bx * 256 + i] + 1.0\n";
+
+Test(memo, launch_stages_in_order) {
+  void *lib = dlopen(TL_FAKE_CUDA_SO, RTLD_NOW | RTLD_LOCAL);
+  unsigned long long (*calls)(const char *) = lib ? (unsigned long long (*)(const char *))dlsym(lib, "tl_fake_cuda_calls") : NULL;
+  int *counting = lib ? dlsym(lib, "tl_fake_cuda_counting") : NULL;
+  cr_assert(calls && counting);
+  *counting = 1; /* the fake counts entry-point calls only when asked */
+  *record = 4;   /* A, B, C, n */
+  tl_kernel *k = NULL;
+  tl_compile_options o = {0};
+  o.cache = TL_CACHE_USE_OFF;
+  cr_assert_eq(tl_kernel_compile(ctx, two_stage_src, sizeof two_stage_src - 1, "two.py", NULL, 0, &o, &k), TL_OK,
+               "%s", tl_context_last_error(ctx));
+  vec a, b, c;
+  mkvec(&a, A0, 1000), mkvec(&b, B0, 1000), mkvec(&c, C0, 1000);
+  unsigned long long get0 = calls("cuModuleGetFunction");
+  for (int i = 0; i < 2; i++) {
+    unsigned long long before = *launches;
+    tl_arg args[3] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_tensor(&c.t)};
+    cr_assert_eq(tl_kernel_call(ctx, k, args, 3, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
+    cr_assert_eq(*launches, before + 2, "one launch per T.Kernel scope");
+    cr_expect_eq(last_launch[0], 4); /* the second scope: ceildiv(1000, 256) blocks of 256 threads */
+    cr_expect_eq(last_launch[1], 1);
+    cr_expect_eq(last_launch[3], 256);
+    cr_expect_eq(last_params[0], A0);
+    cr_expect_eq(last_params[1], B0);
+    cr_expect_eq(last_params[2], C0);
+    cr_expect_eq((uint32_t)last_params[3], 1000u);
+  }
+  cr_expect_eq(calls("cuModuleGetFunction") - get0, 2, "both entries looked up once, at load");
+  tl_launch_info info;
+  cr_expect_eq(tl_kernel_launch_info(ctx, k, (tl_arg[]){tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_tensor(&c.t)},
+                                     3, &info), TL_ERR_UNSUPPORTED);
+  cr_expect(strstr(tl_context_last_error(ctx), "is 2 launches"), "%s", tl_context_last_error(ctx));
+  *record = 5;
+  *counting = 0;
+  tl_kernel_destroy(k);
+}

@@ -1,5 +1,5 @@
 # RUN: not %tl-opt %s 2>&1 | FileCheck %s
-# CHECK: {{.*}}atomic_add_not_global.py:12:22: error: T.atomic_add: destination 'F' must be a global buffer, but it is local.fragment
+# CHECK: {{.*}}atomic_add_not_global.py:12:22: error: T.atomic_add: destination 'F' must be a global or shared buffer, but it is local.fragment
 # CHECK-NOT: error:
 import tilelang.language as T
 
