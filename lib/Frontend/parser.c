@@ -201,10 +201,8 @@ static tl_ast_expr *mk_binary(parser *p, tl_ast_expr_kind k, tl_loc loc, const c
                               tl_loc oploc, tl_ast_expr *l, tl_ast_expr *r) {
   tl_ast_expr *e = mk(p, k, loc);
   if (!e) return NULL;
-  e->u.bin.op = op;
-  e->u.bin.op_loc = oploc;
-  e->u.bin.l = l;
-  e->u.bin.r = r;
+  e->u.bin.op = op, e->u.bin.op_loc = oploc;
+  e->u.bin.l = l, e->u.bin.r = r;
   return e;
 }
 

@@ -362,34 +362,29 @@ tl_expr *tl_ir_buffer_ref(tl_module *m, tl_loc loc, tl_buffer *b) {
   return e;
 }
 
+/* A zeroed node of size bytes in m's arena and *interned, name (dflt when
+ * NULL) interned in m; NULL on OOM. */
+static void *named_node(tl_module *m, const char *name, const char *dflt, size_t size, const char **interned) {
+  *interned = tl_intern_str(&m->names, name ? name : dflt);
+  return *interned ? tl_arena_alloc(&m->arena, size) : NULL;
+}
+
 tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
                       tl_var_kind kind) {
-  const char *is = tl_intern_str(&m->names, name ? name : "v");
-  if (!is) return NULL;
-  tl_var *v = tl_arena_alloc(&m->arena, sizeof *v);
+  const char *is;
+  tl_var *v = named_node(m, name, "v", sizeof *v, &is);
   if (!v) return NULL;
-  v->name = is;
-  v->dtype = t;
-  v->kind = kind;
-  v->loc = loc;
+  *v = (tl_var){.name = is, .dtype = t, .kind = kind, .loc = loc};
   return v;
 }
 
 tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
                             tl_scope scope, int ndim, tl_expr **shape) {
-  const char *is = tl_intern_str(&m->names, name ? name : "buf");
-  if (!is) return NULL;
-  tl_buffer *b = tl_arena_alloc(&m->arena, sizeof *b);
+  const char *is;
+  tl_buffer *b = named_node(m, name, "buf", sizeof *b, &is);
   if (!b) return NULL;
-  b->name = is;
-  b->dtype = t;
-  b->scope = scope;
-  b->ndim = ndim < 0 ? 0 : ndim;
-  if (b->ndim > 0) {
-    b->shape = copy_exprs(m, b->ndim, shape);
-    if (!b->shape) return NULL;
-  }
-  b->loc = loc;
+  *b = (tl_buffer){.name = is, .dtype = t, .scope = scope, .ndim = ndim < 0 ? 0 : ndim, .loc = loc};
+  if (b->ndim > 0 && !(b->shape = copy_exprs(m, b->ndim, shape))) return NULL;
   return b;
 }
 
@@ -724,6 +719,11 @@ static bool fold_relation(tl_binop op, int ord, bool a, bool b, int64_t *r) {
 
 /* Integer (or bool) fold of a op b with operands of dtype t (already
  * wrapped to t).  False: keep the node. */
+/* x & y, x | y or x ^ y (op one of them): the same bits signed or unsigned. */
+static uint64_t bitwise(tl_binop op, uint64_t x, uint64_t y) {
+  return op == TL_OP_BITAND ? x & y : op == TL_OP_BITOR ? x | y : x ^ y;
+}
+
 static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) {
   int bits = t.code == TL_TYPE_BOOL ? 8 : t.bits;
   if (t.code == TL_TYPE_UINT) {
@@ -750,9 +750,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
       break;
     case TL_OP_MIN: z = x < y ? x : y; break;
     case TL_OP_MAX: z = x > y ? x : y; break;
-    case TL_OP_BITAND: z = x & y; break;
-    case TL_OP_BITOR: z = x | y; break;
-    case TL_OP_BITXOR: z = x ^ y; break;
+    case TL_OP_BITAND: case TL_OP_BITOR: case TL_OP_BITXOR: z = bitwise(op, x, y); break;
     case TL_OP_SHL:
       if (y >= (uint64_t)bits) return false;
       z = x << y; break;
@@ -788,9 +786,7 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   }
   case TL_OP_MIN: z = a < b ? a : b; break;
   case TL_OP_MAX: z = a > b ? a : b; break;
-  case TL_OP_BITAND: z = a & b; break;
-  case TL_OP_BITOR: z = a | b; break;
-  case TL_OP_BITXOR: z = a ^ b; break;
+  case TL_OP_BITAND: case TL_OP_BITOR: case TL_OP_BITXOR: z = (int64_t)bitwise(op, (uint64_t)a, (uint64_t)b); break;
   case TL_OP_SHL:
     if (b < 0 || b >= bits) return false;
     z = (int64_t)((uint64_t)a << b);

@@ -46,6 +46,7 @@
  * (§9.7.13.1); the mma.sync C fragment map in docs/layouts.md. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "Lower/lower_internal.h"
@@ -476,27 +477,39 @@ static bool store_result(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
   return emit(r, loop(r, R <= 64 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, i, R, s));
 }
 
-static bool lower_distributed(rd *r, const tl_frag_layout *P) {
+/* How row layout P spreads a row over threads (*pt): its registers per
+ * thread, the lanes of a warp and the warps that share a row; false with
+ * an error naming what (reductions, reducers) for a block of threads the
+ * shuffles cannot cover. */
+static bool partition_of(rd *r, const tl_frag_layout *P, const char *what, part *pt) {
   int64_t T = r->env->threads;
-  part pt = {P, 0, 1, 1, 1};
-  bool mma = P->kind == TL_FRAG_MMA_C;
-  if (mma) {
-    pt.nk = P->warp_tile_m / 8;
-    pt.lanes = 4;
-    pt.xwarps = P->warp_n;
-    pt.xstride = 32 * P->warp_m;
-  } else {
-    int64_t g = P->group;
-    if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
-      rerr(r, "a block of threads that is neither a power of two below 32 nor whole warps is not lowered "
-              "yet for reductions", NULL);
-      return false;
-    }
-    pt.nk = P->rpt;
-    pt.lanes = g > 32 ? 32 : g;
-    pt.xwarps = g > 32 ? g / 32 : 1;
-    pt.xstride = 32;
+  *pt = (part){P, 0, 1, 1, 1};
+  if (P->kind == TL_FRAG_MMA_C) {
+    pt->nk = P->warp_tile_m / 8;
+    pt->lanes = 4;
+    pt->xwarps = P->warp_n;
+    pt->xstride = 32 * P->warp_m;
+    return true;
   }
+  int64_t g = P->group;
+  if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "a block of threads that is neither a power of two below 32 nor whole warps is not "
+             "lowered yet for %s", what);
+    rerr(r, msg, NULL);
+    return false;
+  }
+  pt->nk = P->rpt;
+  pt->lanes = g > 32 ? 32 : g;
+  pt->xwarps = g > 32 ? g / 32 : 1;
+  pt->xstride = 32;
+  return true;
+}
+
+static bool lower_distributed(rd *r, const tl_frag_layout *P) {
+  part pt;
+  bool mma = P->kind == TL_FRAG_MMA_C;
+  if (!partition_of(r, P, "reductions", &pt)) return false;
   const tl_frag_layout *SL = tl_frag_layout_of(r->sb);
   bool src_frag = SL != NULL;
   tl_buffer *acc = new_buffer(r, "red_acc", r->at, TL_SCOPE_LOCAL, pt.nk);
@@ -581,13 +594,18 @@ static int region_ext(const tl_region *g, int64_t *ext) {
   return n;
 }
 
+/* The state of lowering tile statement s as op (a reduction or T.finalize_reducer). */
+static void rd_init(rd *r, tl_lower_env *env, const tl_stmt *s, int op) {
+  memset(r, 0, sizeof *r);
+  r->env = env;
+  r->m = env->m;
+  r->loc = s->loc;
+  r->op = op;
+}
+
 tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
   rd r;
-  memset(&r, 0, sizeof r);
-  r.env = env;
-  r.m = env->m;
-  r.loc = s->loc;
-  r.op = s->u.tile.op;
+  rd_init(&r, env, s, s->u.tile.op);
   r.is_max = r.op == TL_TILE_REDUCE_MAX || r.op == TL_TILE_REDUCE_ABSMAX;
   r.is_min = r.op == TL_TILE_REDUCE_MIN;
   r.is_abs = r.op == TL_TILE_REDUCE_ABSSUM || r.op == TL_TILE_REDUCE_ABSMAX;
@@ -683,11 +701,7 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
 /* ------------------------------------------------------- finalize_reducer */
 tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
   rd r;
-  memset(&r, 0, sizeof r);
-  r.env = env;
-  r.m = env->m;
-  r.loc = s->loc;
-  r.op = TL_TILE_FINALIZE_REDUCER;
+  rd_init(&r, env, s, TL_TILE_FINALIZE_REDUCER);
   r.clear = true;
   if (s->u.tile.nargs < 1 || s->u.tile.args[0].kind != TL_OPND_REGION || !s->u.tile.args[0].region.buffer) {
     rerr(&r, "malformed operands", NULL);
@@ -709,25 +723,8 @@ tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
   }
   if (L->kind == TL_FRAG_REDUCER) {
     const tl_frag_layout *P = L->src;
-    int64_t T = env->threads;
-    part pt = {P, 0, 1, 1, 1};
-    if (P->kind == TL_FRAG_MMA_C) {
-      pt.nk = P->warp_tile_m / 8;
-      pt.lanes = 4;
-      pt.xwarps = P->warp_n;
-      pt.xstride = 32 * P->warp_m;
-    } else {
-      int64_t g = P->group;
-      if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
-        rerr(&r, "a block of threads that is neither a power of two below 32 nor whole warps is not lowered yet "
-                 "for reducers", NULL);
-        return NULL;
-      }
-      pt.nk = P->rpt;
-      pt.lanes = g > 32 ? 32 : g;
-      pt.xwarps = g > 32 ? g / 32 : 1;
-      pt.xstride = 32;
-    }
+    part pt;
+    if (!partition_of(&r, P, "reducers", &pt)) return NULL;
     if (pt.nk != L->nregs) {
       rerr(&r, "internal error: the reducer's registers do not match its source's rows: '", r.db->name);
       return NULL;

@@ -321,6 +321,15 @@ static void get_prog(reader *r, tl_rx_prog *p) {
   }
 }
 
+/* A count (at most max) and a zeroed array of that many elements of elem
+ * bytes (one more: never NULL); NULL with r->bad on a bad count or OOM. */
+static void *get_counted(reader *r, uint32_t max, size_t elem, int *n) {
+  *n = get_count(r, max);
+  void *p = r->bad ? NULL : calloc((size_t)*n + 1, elem);
+  if (!p) r->bad = true;
+  return p;
+}
+
 static void get_params(reader *r, tl_rt_sig *s) {
   int n = get_count(r, 1u << 16);
   if (r->bad || !(s->params = calloc((size_t)n + 1, sizeof *s->params))) {
@@ -338,11 +347,8 @@ static void get_params(reader *r, tl_rt_sig *s) {
     bool strided = bits >> 3 & 1;
     p->dtype = get_dtype(r);
     p->align = (int)get_u32(r);
-    int nd = get_count(r, 64);
-    if (r->bad || !(p->dims = calloc((size_t)nd + 1, sizeof *p->dims))) {
-      r->bad = true;
-      return;
-    }
+    int nd;
+    if (!(p->dims = get_counted(r, 64, sizeof *p->dims, &nd))) return;
     p->ndim = nd;
     for (int d = 0; d < nd && !r->bad; d++) get_prog(r, &p->dims[d].prog);
     if (strided && !r->bad && !(p->strides = calloc((size_t)nd + 1, sizeof *p->strides))) r->bad = true;
@@ -352,18 +358,11 @@ static void get_params(reader *r, tl_rt_sig *s) {
 
 static void get_sig(reader *r, tl_rt_sig *s) {
   get_params(r, s);
-  int ns = get_count(r, 1u << 16);
-  if (r->bad || !(s->sym_names = calloc((size_t)ns + 1, sizeof(char *)))) {
-    r->bad = true;
-    return;
-  }
+  int ns, no, nt, nst;
+  if (!(s->sym_names = get_counted(r, 1u << 16, sizeof(char *), &ns))) return;
   s->nsyms = ns;
   for (int i = 0; i < ns && !r->bad; i++) s->sym_names[i] = get_str(r);
-  int no = get_count(r, (uint32_t)s->nparams);
-  if (r->bad || !(s->out_idx = calloc((size_t)no + 1, sizeof(int)))) {
-    r->bad = true;
-    return;
-  }
+  if (!(s->out_idx = get_counted(r, (uint32_t)s->nparams, sizeof(int), &no))) return;
   s->nout = no;
   for (int i = 0; i < no; i++) {
     s->out_idx[i] = (int)get_u32(r);
@@ -373,11 +372,7 @@ static void get_sig(reader *r, tl_rt_sig *s) {
   for (int g = 0; g < 3; g++) get_prog(r, &s->grid[g]);
   get_prog(r, &s->threads);
   s->smem_bytes = get_i64(r);
-  int nt = get_count(r, 1024);
-  if (r->bad || (nt && !(s->tma = calloc((size_t)nt, sizeof *s->tma)))) {
-    r->bad = true;
-    return;
-  }
+  if (!(s->tma = get_counted(r, 1024, sizeof *s->tma, &nt))) return;
   s->ntma = nt;
   for (int i = 0; i < nt && !r->bad; i++) {
     tl_rt_tma *m = &s->tma[i];
@@ -394,11 +389,7 @@ static void get_sig(reader *r, tl_rt_sig *s) {
     s->ws_zero[i] = z == 1;
     if (s->ws_bytes[i] <= 0 || z > 1) r->bad = true;
   }
-  int nst = get_count(r, 1024);
-  if (r->bad || (nst && !(s->stages = calloc((size_t)nst, sizeof *s->stages)))) {
-    r->bad = true;
-    return;
-  }
+  if (!(s->stages = get_counted(r, 1024, sizeof *s->stages, &nst))) return;
   s->nstages = nst;
   for (int i = 0; i < nst && !r->bad; i++) {
     tl_rt_stage *st = &s->stages[i];
