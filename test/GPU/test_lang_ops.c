@@ -85,6 +85,30 @@ static const op_case cases[] = {
     {"examples", "convolution.py", ""},
     {"examples", "convolution.py", "-D N=8 -D C=64 -D H=32 -D W=32 -D F=128 -D block_N=128 -D num_stages=3 "
                                    "-D threads=256"},
+    /* the language of TileLang's examples (docs/language.md): several T.Kernel scopes, reducers, atomics
+     * into shared memory, threads=(x, y), T.Tensor over another's data, guarded loads */
+    {"ops", "multi_kernel.py", "--kernel=partial_then_combine"},
+    {"ops", "multi_kernel.py", "--kernel=three_kernels"},
+    {"ops", "multi_kernel.py", "--kernel=dynamic_two --dim n=1,100,1000"},
+    {"ops", "multi_kernel.py", "--kernel=global_workspace"},
+    {"ops", "reducer.py", "--kernel=rows"},
+    {"ops", "reducer.py", "--kernel=rows -D op=max"},
+    {"ops", "reducer.py", "--kernel=rows -D op=min"},
+    {"ops", "reducer.py", "--kernel=wide"},
+    {"ops", "reducer.py", "--kernel=gemm_rowmax"},
+    {"ops", "reducer.py", "--kernel=per_row"},
+    {"ops", "reducer.py", "--kernel=gemv"},
+    {"ops", "reducer.py", "--kernel=gemv -D block_M=128 -D threads=256 -D num_stages=3"},
+    {"ops", "atomic_shared.py", "--kernel=shared_pairs"},
+    {"ops", "atomic_shared.py", "--kernel=histogram"},
+    {"ops", "atomic_shared.py", "--kernel=shared_region"},
+    {"ops", "atomic_shared.py", "--kernel=shared_max"},
+    {"ops", "atomic_shared.py", "--kernel=corner_region"},
+    {"ops", "thread_dims.py", ""},
+    {"ops", "thread_dims.py", "-D N=96 -D K=160 -D BLOCK_N=8 -D reduce_threads=16"},
+    {"ops", "tensor_data.py", ""},
+    {"ops", "if_then_else_guard.py", ""},
+    {"ops", "if_then_else_guard.py", "-D N=192 -D block=64 -D both=True"},
 };
 
 static char tlrun[4096];
