@@ -2,7 +2,8 @@
  * the tile IR (tile IR → tile IR).
  *
  * Requires: a verified tile-IR function (tl_lower_check_supported passed).
- * Guarantees (on success): no T.Pipelined loop remains (each became a
+ * Guarantees (on success): the allocations at the top of a T.Pipelined
+ * body stand before the loop (hoist_allocs); no T.Pipelined loop remains (each became a
  * T.serial loop, kind SERIAL, num_stages -1).  For num_stages s >= 2, every
  * shared buffer X that is written in the loop only by top-level
  * `T.copy(global region, X region)` statements, read by no statement of the
@@ -236,6 +237,12 @@ static tl_stmt *rw_tile(pl_state *st, const tl_stmt *s, int op) {
     OOM_IF(at);
     for (int i = 0; i < na; i++) at[i] = s->u.tile.attrs[i] ? rw_expr(st, s->u.tile.attrs[i], 1) : NULL;
     r->u.tile.attrs = at;
+    /* a reduction's dim counts the source region's dimensions: a staged source gained a leading one */
+    int64_t dim;
+    bool reduce = op >= TL_TILE_REDUCE_MAX && op <= TL_TILE_REDUCE_ABSMAX;
+    if (reduce && n > 0 && args[0].kind == TL_OPND_REGION && tl_map_get(&st->stage_of, args[0].region.buffer, NULL) &&
+        at[0] && tl_expr_is_const_int(at[0], &dim) && dim >= 0)
+      OOM_IF(at[0] = tl_lo_int(st->m, at[0]->loc, dim + 1));
   }
   return r;
 }
@@ -545,6 +552,40 @@ done:
   return result;
 }
 
+/* The allocations at the top level of T.Pipelined loop's body (TileLang
+ * allows them there: a tile per iteration) move before the loop, so that the
+ * copies the pipeline issues ahead, before and across iterations, stay in
+ * their scope; a buffer allocated fresh each iteration holds nothing from
+ * the last one, so this keeps the meaning.  T.alloc_var with an initial
+ * value stays (its initialisation is per iteration).  Returns a sequence of
+ * the moved allocations with a last slot for the loop, or NULL when none
+ * moved (st->oom on OOM). */
+static tl_stmt *hoist_allocs(pl_state *st, tl_stmt *loop) {
+  tl_stmt *b = loop->u.loop.body;
+  if (!b || b->kind != TL_STMT_SEQ) return NULL;
+  int n = 0;
+  for (int i = 0; i < b->u.seq.n; i++) {
+    const tl_stmt *x = b->u.seq.stmts[i];
+    if (x && x->kind == TL_STMT_ALLOC && !x->u.alloc.buffer->init && x->u.alloc.buffer->scope != TL_SCOPE_GLOBAL) n++;
+  }
+  if (n == 0) return NULL;
+  tl_stmt **moved = tl_arena_alloc(&st->m->arena, sizeof(tl_stmt *) * (size_t)(n + 1));
+  if (!moved) return st->oom = true, NULL;
+  int k = 0, kept = 0;
+  for (int i = 0; i < b->u.seq.n; i++) {
+    tl_stmt *x = b->u.seq.stmts[i];
+    if (x && x->kind == TL_STMT_ALLOC && !x->u.alloc.buffer->init && x->u.alloc.buffer->scope != TL_SCOPE_GLOBAL)
+      moved[k++] = x;
+    else
+      b->u.seq.stmts[kept++] = x;
+  }
+  b->u.seq.n = kept;
+  moved[n] = loop; /* replaced by the pipelined form */
+  tl_stmt *seq = tl_ir_seq(st->m, loop->loc, n + 1, moved);
+  if (!seq) st->oom = true;
+  return seq;
+}
+
 /* Walks s, transforming T.Pipelined loops innermost first; returns the
  * statement to put in s's place. */
 static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
@@ -555,10 +596,16 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
       for (int i = 0; i < s->u.seq.n; i++)
         if (!(s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1))) return NULL;
       return s;
-    case TL_STMT_FOR:
+    case TL_STMT_FOR: {
       if (!(s->u.loop.body = walk(st, s->u.loop.body, depth + 1))) return NULL;
-      if (s->u.loop.kind == TL_LOOP_PIPELINED) return pipeline_loop(st, s);
-      return s;
+      if (s->u.loop.kind != TL_LOOP_PIPELINED) return s;
+      tl_stmt *allocs = hoist_allocs(st, s);
+      if (st->oom) return NULL;
+      tl_stmt *p = pipeline_loop(st, s);
+      if (!p || !allocs) return p;
+      allocs->u.seq.stmts[allocs->u.seq.n - 1] = p;
+      return allocs;
+    }
     case TL_STMT_KERNEL:
       if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
       return s;
