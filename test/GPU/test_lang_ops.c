@@ -109,6 +109,9 @@ static const op_case cases[] = {
     {"ops", "tensor_data.py", ""},
     {"ops", "if_then_else_guard.py", ""},
     {"ops", "if_then_else_guard.py", "-D N=192 -D block=64 -D both=True"},
+    {"ops", "pipelined_alloc.py", ""},
+    {"ops", "pipelined_alloc.py", "-D hoisted=True"},
+    {"ops", "pipelined_alloc.py", "-D num_stages=3 -D K=320"},
 };
 
 static char tlrun[4096];
