@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
   printf("gemm: %s, M=%d N=%d K=%d %s, compiled for %s in %.0f ms (%s)\n", file, s.M, s.N, s.K, dt_name(s.d),
          tl_kernel_target(s.k), t_compile,
          strstr(tl_kernel_ptx(s.k), "wgmma.mma_async") ? "Hopper path: TMA + mbarriers + wgmma, producer warpgroup"
-                                                      : "cp.async + ldmatrix + mma.sync path");
+                                                       : "cp.async + ldmatrix + mma.sync path");
 
   rng_seed((uint64_t)time(NULL));
   int64_t sa[2] = {s.M, s.K}, sb[2] = {s.K, s.N}, sc[2] = {s.M, s.N};
@@ -128,8 +128,8 @@ int main(int argc, char **argv) {
   double atol, rtol;
   dt_tol(s.d, &atol, &rtol);
   cmp_result r = compare_out(s.d, hc, n, NULL, hr, atol, rtol);
-  printf("check vs cuBLAS: %s (%zu of %zu elements outside %g + %g|ref|; max |diff| %.3g)\n",
-         r.bad ? "FAIL" : "PASS", r.bad, n, atol, rtol, r.max_err);
+  printf("check vs cuBLAS: %s (%zu of %zu elements outside %g + %g|ref|; max |diff| %.3g)\n", r.bad ? "FAIL" : "PASS",
+         r.bad, n, atol, rtol, r.max_err);
   double t_cub = time_launches(launch_cublas, &s, 10, reps);
   dev_free(&s.C);
   s.C = ours_c;

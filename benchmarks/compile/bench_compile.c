@@ -44,8 +44,8 @@
 #define FIRST_RUNS 5
 
 typedef struct kernel_case {
-  const char *name;   /* for the table */
-  const char *file;   /* under $TL_KERNEL_DIR */
+  const char *name;            /* for the table */
+  const char *file;            /* under $TL_KERNEL_DIR */
   const char *first_call_defs; /* -D list (name=value,...) of the first-call problem */
   int first_call_case;         /* index of its inputs in the child (first_call_child); -1: the
                                   in-process stage times only (no load, no first call) */
@@ -132,9 +132,10 @@ static int first_call_child(int which, const char *file, const char *defs_text) 
   double c = now_ms();
   CU(G.cuCtxSynchronize());
   double e = now_ms();
-  printf("first_call ctx_ms=%.3f compile_ms=%.3f call_ms=%.3f sync_ms=%.3f total_ms=%.3f cache=%d load_ms=%.3f "
-         "launch_ms=%.3f\n",
-         ctx_ms, b - a, c - b, e - c, e - a, (int)tl_kernel_cache_result(k), bl - b, c - bl);
+  printf(
+      "first_call ctx_ms=%.3f compile_ms=%.3f call_ms=%.3f sync_ms=%.3f total_ms=%.3f cache=%d load_ms=%.3f "
+      "launch_ms=%.3f\n",
+      ctx_ms, b - a, c - b, e - c, e - a, (int)tl_kernel_cache_result(k), bl - b, c - bl);
   for (int j = 0; j < nout && j < 8; j++)
     if (outs[j]) outs[j]->deleter(outs[j]);
   for (size_t i = 0; i < na; i++) dev_free(&t[i]);
@@ -156,10 +157,11 @@ static bool first_call_parent(const kernel_case *kc, const char *cache_dir, doub
   for (int r = cache_dir ? -1 : 0; r < FIRST_RUNS; r++) {
     char cmd[3400], env[1100];
     if (cache_dir)
-      snprintf(env, sizeof env, "env -u CUDA_CACHE_DISABLE TL_BENCH_WARM=1 TL_CACHE=1 TL_CACHE_DIR='%s' "
-               "CUDA_CACHE_PATH='%s/nv'", cache_dir, cache_dir);
-    else
-      snprintf(env, sizeof env, "CUDA_CACHE_DISABLE=1");
+      snprintf(env, sizeof env,
+               "env -u CUDA_CACHE_DISABLE TL_BENCH_WARM=1 TL_CACHE=1 TL_CACHE_DIR='%s' "
+               "CUDA_CACHE_PATH='%s/nv'",
+               cache_dir, cache_dir);
+    else snprintf(env, sizeof env, "CUDA_CACHE_DISABLE=1");
     snprintf(cmd, sizeof cmd, "%s '%s' --first-call %d '%s' '%s'", env, self, kc->first_call_case, kc->file,
              kc->first_call_defs);
     FILE *p = popen(cmd, "r");
@@ -169,8 +171,10 @@ static bool first_call_parent(const kernel_case *kc, const char *cache_dir, doub
     double w[7];
     int hit = 0;
     while (fgets(line, sizeof line, p))
-      if (sscanf(line, "first_call ctx_ms=%lf compile_ms=%lf call_ms=%lf sync_ms=%lf total_ms=%lf cache=%d "
-                 "load_ms=%lf launch_ms=%lf", &w[0], &w[1], &w[2], &w[3], &w[4], &hit, &w[5], &w[6]) == 8)
+      if (sscanf(line,
+                 "first_call ctx_ms=%lf compile_ms=%lf call_ms=%lf sync_ms=%lf total_ms=%lf cache=%d "
+                 "load_ms=%lf launch_ms=%lf",
+                 &w[0], &w[1], &w[2], &w[3], &w[4], &hit, &w[5], &w[6]) == 8)
         got = !cache_dir || r < 0 || hit == 2; /* TL_CACHE_RESULT_HIT */
     if (pclose(p) != 0 || !got) return false;
     for (int i = 0; r >= 0 && i < 7; i++) v[i][r] = w[i];
@@ -194,8 +198,8 @@ static double thread_cpu_ms(void) {
  * times are wall clock). */
 static double last_cpu_ms;
 
-static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl_cache_use cache,
-                          tl_cache_result want, tl_compile_times *tm) {
+static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl_cache_use cache, tl_cache_result want,
+                          tl_compile_times *tm) {
   double c0 = thread_cpu_ms();
   tl_compile_options o = {0};
   o.target = tgt;
@@ -208,7 +212,8 @@ static bool timed_compile(tl_context *ctx, const char *path, const char *tgt, tl
   if (!ok) fprintf(stderr, "compile of %s failed: %s\n", path, tl_context_last_error(ctx));
   else if (tl_kernel_cache_result(k) != want)
     fprintf(stderr, "compile of %s: kernel cache result %d, expected %d\n", path, (int)tl_kernel_cache_result(k),
-            (int)want), ok = false;
+            (int)want),
+        ok = false;
   tl_kernel_destroy(k);
   return ok;
 }
@@ -244,8 +249,8 @@ static bool cached_compile(tl_context *ctx, const kernel_case *kc, const char *t
     return false;
   }
   double m = median(v, REPS);
-  printf("%-12s %9.3f %9.3f   (kernel cache: the compile that stores, then the median of %d hits)\n", "cached",
-         first, m, REPS);
+  printf("%-12s %9.3f %9.3f   (kernel cache: the compile that stores, then the median of %d hits)\n", "cached", first,
+         m, REPS);
   fprintf(f, "%s,%s,cached_compile,%.3f,%.3f,%d\n", kc->name, tgt, first, m, REPS);
   return true;
 }
@@ -253,8 +258,7 @@ static bool cached_compile(tl_context *ctx, const kernel_case *kc, const char *t
 /* --------------------------------------------------------------- main */
 int main(int argc, char **argv) {
   if (!getenv("TL_BENCH_WARM")) setenv("CUDA_CACHE_DISABLE", "1", 1); /* before the driver starts */
-  if (argc == 5 && !strcmp(argv[1], "--first-call"))
-    return first_call_child(atoi(argv[2]), argv[3], argv[4]);
+  if (argc == 5 && !strcmp(argv[1], "--first-call")) return first_call_child(atoi(argv[2]), argv[3], argv[4]);
   tl_context *ctx;
   if (tl_context_create(&ctx) != TL_OK) return 1;
   bool gpu = tl_device_check(ctx) == TL_OK;
@@ -268,10 +272,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   fprintf(f, "kernel,target,what,first_ms,median_ms,n\n");
-  printf("bench_compile: target %s, %s; stage times: first compile of the process, then median of %d\n",
-         tgt, gpu ? "GPU present" : "no GPU (load and first-call skipped)", REPS);
-  static const char *const stage[9] = {"parse", "tile_passes", "simt", "llvm_ir", "opt",
-                                      "ptx",   "other",       "total", "cpu_total"};
+  printf("bench_compile: target %s, %s; stage times: first compile of the process, then median of %d\n", tgt,
+         gpu ? "GPU present" : "no GPU (load and first-call skipped)", REPS);
+  static const char *const stage[9] = {"parse", "tile_passes", "simt",  "llvm_ir",  "opt",
+                                       "ptx",   "other",       "total", "cpu_total"};
   int fails = 0;
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
     const kernel_case *kc = &cases[ci];
@@ -284,8 +288,7 @@ int main(int argc, char **argv) {
     for (int r = 0; r <= REPS && ok; r++) {
       tl_compile_times tm;
       if (!(ok = timed_compile(ctx, path, tgt, TL_CACHE_USE_OFF, TL_CACHE_RESULT_OFF, &tm))) break;
-      double s[9] = {tm.parse, tm.tile_passes, tm.simt, tm.llvm_ir, tm.opt, tm.ptx, tm.other, tm.total,
-                     last_cpu_ms};
+      double s[9] = {tm.parse, tm.tile_passes, tm.simt, tm.llvm_ir, tm.opt, tm.ptx, tm.other, tm.total, last_cpu_ms};
       for (int i = 0; i < 9; i++) {
         if (r == 0) first[i] = s[i];
         else v[i][r - 1] = s[i];
@@ -353,10 +356,11 @@ int main(int argc, char **argv) {
       fails++;
       continue;
     }
-    printf("first call (%s%s%s), median of %d fresh processes: %.1f ms = compile %.1f + call %.1f (module load "
-           "%.1f, launch %.1f) + sync %.1f (context creation before the timer: %.1f ms)\n",
-           kc->file, *kc->first_call_defs ? " " : "", kc->first_call_defs, FIRST_RUNS, fc[4], fc[1], fc[2], fc[5],
-           fc[6], fc[3], fc[0]);
+    printf(
+        "first call (%s%s%s), median of %d fresh processes: %.1f ms = compile %.1f + call %.1f (module load "
+        "%.1f, launch %.1f) + sync %.1f (context creation before the timer: %.1f ms)\n",
+        kc->file, *kc->first_call_defs ? " " : "", kc->first_call_defs, FIRST_RUNS, fc[4], fc[1], fc[2], fc[5], fc[6],
+        fc[3], fc[0]);
     fprintf(f, "%s,%s,first_call_total,,%.3f,%d\n", kc->name, tgt, fc[4], FIRST_RUNS);
     fprintf(f, "%s,%s,first_call_compile,,%.3f,%d\n", kc->name, tgt, fc[1], FIRST_RUNS);
     fprintf(f, "%s,%s,first_call_load_launch,,%.3f,%d\n", kc->name, tgt, fc[2] + fc[3], FIRST_RUNS);
@@ -369,10 +373,11 @@ int main(int argc, char **argv) {
       fails++;
       continue;
     }
-    printf("first call with warm caches (ours + the driver's), median of %d fresh processes: %.2f ms = compile "
-           "%.2f + call %.2f (module load %.2f, launch %.2f) + sync %.2f; %.0fx less than cold (%.1f ms; "
-           "issue 16: <= 5 ms and >= 50x)\n",
-           FIRST_RUNS, wc[4], wc[1], wc[2], wc[5], wc[6], wc[3], fc[4] / (wc[4] > 0 ? wc[4] : 1e-9), fc[4]);
+    printf(
+        "first call with warm caches (ours + the driver's), median of %d fresh processes: %.2f ms = compile "
+        "%.2f + call %.2f (module load %.2f, launch %.2f) + sync %.2f; %.0fx less than cold (%.1f ms; "
+        "issue 16: <= 5 ms and >= 50x)\n",
+        FIRST_RUNS, wc[4], wc[1], wc[2], wc[5], wc[6], wc[3], fc[4] / (wc[4] > 0 ? wc[4] : 1e-9), fc[4]);
     fprintf(f, "%s,%s,first_call_warm_total,,%.3f,%d\n", kc->name, tgt, wc[4], FIRST_RUNS);
     fprintf(f, "%s,%s,first_call_warm_compile,,%.3f,%d\n", kc->name, tgt, wc[1], FIRST_RUNS);
     fprintf(f, "%s,%s,first_call_warm_load,,%.3f,%d\n", kc->name, tgt, wc[5], FIRST_RUNS);

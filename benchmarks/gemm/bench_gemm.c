@@ -64,10 +64,11 @@
 #define WARMUP 10
 #define L2_BYTES (60.0 * 1024 * 1024)
 
-typedef struct shape { int M, N, K; } shape;
-static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
-                               {8192, 8192, 8192}, {16, 8192, 8192},   {128, 8192, 8192},
-                               {4096, 11008, 4096}, {4096, 4096, 14336}};
+typedef struct shape {
+  int M, N, K;
+} shape;
+static const shape shapes[] = {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},  {8192, 8192, 8192},
+                               {16, 8192, 8192},   {128, 8192, 8192},  {4096, 11008, 4096}, {4096, 4096, 14336}};
 
 /* Tile configurations: the built-in tables of lib/Runtime/configs.c
  * (tl_gemm_configs_target: the Hopper table for the default compile on
@@ -90,15 +91,15 @@ typedef struct bench_state {
  * Hopper path) or the mma.sync path compiled with
  * TL_COMPILE_DISABLE_WARP_SPECIALIZED (mma). */
 typedef struct ours_path {
-  unsigned flags;   /* tl_compile_options.flags of the compile */
+  unsigned flags; /* tl_compile_options.flags of the compile */
   bench_state *s;
-  tl_kernel *k;     /* NULL: no candidate compiled */
-  config cfg;       /* the candidate used */
-  double cms;       /* its compile time, ms */
-  bool wgmma;       /* its PTX has wgmma.mma_async */
-  bool ok;          /* compiled and matched cuBLAS */
+  tl_kernel *k; /* NULL: no candidate compiled */
+  config cfg;   /* the candidate used */
+  double cms;   /* its compile time, ms */
+  bool wgmma;   /* its PTX has wgmma.mma_async */
+  bool ok;      /* compiled and matched cuBLAS */
   cmp_result cr;
-  double ms;        /* median launch time, 0 when not timed */
+  double ms; /* median launch time, 0 when not timed */
 } ours_path;
 
 static void launch_ours(void *p, int i) {
@@ -206,11 +207,12 @@ static bool ref_load(void) {
       return false;
     }
   }
-  printf("reference: %s (%u threads, %u B dynamic shared memory, %d registers) and %s (%u, %u B, %d) from %s, "
-         "on f16 NN shapes with M, N %% 256 == 0 and K %% 32 == 0, timed interleaved with cuBLAS and ours "
-         "(rounds of %d launches of each)\n",
-         ref_vars[0].name, ref_vars[0].threads, ref_vars[0].smem, ref_vars[0].regs, ref_vars[1].name,
-         ref_vars[1].threads, ref_vars[1].smem, ref_vars[1].regs, path, ROUND_LAUNCHES);
+  printf(
+      "reference: %s (%u threads, %u B dynamic shared memory, %d registers) and %s (%u, %u B, %d) from %s, "
+      "on f16 NN shapes with M, N %% 256 == 0 and K %% 32 == 0, timed interleaved with cuBLAS and ours "
+      "(rounds of %d launches of each)\n",
+      ref_vars[0].name, ref_vars[0].threads, ref_vars[0].smem, ref_vars[0].regs, ref_vars[1].name, ref_vars[1].threads,
+      ref_vars[1].smem, ref_vars[1].regs, path, ROUND_LAUNCHES);
   return true;
 }
 
@@ -224,8 +226,8 @@ static bool ref_applies(const bench_state *s) {
 }
 
 /* One launch of variant v on the legacy stream: C = A B (device pointers). */
-static CUres ref_launch(const ref_variant *v, unsigned long long A, unsigned long long B, unsigned long long C,
-                        int M, int N, int K) {
+static CUres ref_launch(const ref_variant *v, unsigned long long A, unsigned long long B, unsigned long long C, int M,
+                        int N, int K) {
   unsigned long long a = A, b = B, c = C; /* const half *A, const half *B, half *C */
   int m = M, n = N, k = K, group_m = REF_GROUP_M;
   void *params[7] = {&a, &b, &c, &m, &n, &k, &group_m};
@@ -286,8 +288,8 @@ static void parse_user_configs(void) {
   while (e && *e && n_user_cfg < 16) {
     config c;
     int used = 0;
-    if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d%n", &c.block_M, &c.block_N, &c.block_K, &c.threads, &c.num_stages,
-               &c.policy, &c.swizzle_panel, &used) != 7)
+    if (sscanf(e, "%d,%d,%d,%d,%d,%d,%d%n", &c.block_M, &c.block_N, &c.block_K, &c.threads, &c.num_stages, &c.policy,
+               &c.swizzle_panel, &used) != 7)
       break;
     user_cfg[n_user_cfg++] = c;
     e += used;
@@ -334,8 +336,8 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned f
       return k;
     }
     char cs[64];
-    fprintf(stderr, "  config %s for %dx%dx%d: %s\n", tl_gemm_config_format(c, cs, sizeof cs), sh->M, sh->N,
-            sh->K, tl_context_last_error(ctx));
+    fprintf(stderr, "  config %s for %dx%dx%d: %s\n", tl_gemm_config_format(c, cs, sizeof cs), sh->M, sh->N, sh->K,
+            tl_context_last_error(ctx));
     if (k) tl_kernel_destroy(k);
   }
   return NULL;
@@ -361,15 +363,14 @@ static void check_path(ours_path *o, const void *hr, const char *sz, const char 
   o->ok = o->cr.bad == 0;
   if (!o->ok)
     fprintf(stderr, "CHECK FAILED %s %s %s (%s): %zu of %zu elements differ from cuBLAS; worst [%zu] %.6g vs %.6g\n",
-            dt_name(s->d), s->nt ? "NT" : "NN", sz, what, o->cr.bad, n, o->cr.worst, o->cr.worst_got,
-            o->cr.worst_ref);
+            dt_name(s->d), s->nt ? "NT" : "NN", sz, what, o->cr.bad, n, o->cr.worst, o->cr.worst_got, o->cr.worst_ref);
 }
 
 /* The reference variants on s, checked against cuBLAS's result hr like ours
  * (C of set 0 poisoned again); those that pass go to rt.  Returns their
  * number; *chk, *err for the CSV; *failures counts failed checks. */
-static int check_refs(bench_state *s, const void *hr, const char *sz, ref_timed *rt, const char **chk,
-                      double *err, int *failures) {
+static int check_refs(bench_state *s, const void *hr, const char *sz, ref_timed *rt, const char **chk, double *err,
+                      int *failures) {
   int nref = 0;
   size_t n = (size_t)s->M * s->N;
   double atol, rtol;
@@ -392,8 +393,10 @@ static int check_refs(bench_state *s, const void *hr, const char *sz, ref_timed 
     if (rr.bad) {
       (*failures)++;
       *chk = "FAIL";
-      fprintf(stderr, "CHECK FAILED reference %s on %s: %zu of %zu elements differ from cuBLAS; worst [%zu] "
-              "%.6g vs %.6g\n", v->name, sz, rr.bad, n, rr.worst, rr.worst_got, rr.worst_ref);
+      fprintf(stderr,
+              "CHECK FAILED reference %s on %s: %zu of %zu elements differ from cuBLAS; worst [%zu] "
+              "%.6g vs %.6g\n",
+              v->name, sz, rr.bad, n, rr.worst, rr.worst_got, rr.worst_ref);
       continue;
     }
     rt[nref++] = (ref_timed){s, v};
@@ -421,8 +424,8 @@ static void alloc_sets(bench_state *s) {
 }
 
 /* One row's CSV line (the columns of the header comment). */
-static void write_csv(const bench_state *s, const ours_path *p, int np, bool cub_ok, double t_cub,
-                      const double *t_ref, const char *ref_chk, double ref_err, const char *timing) {
+static void write_csv(const bench_state *s, const ours_path *p, int np, bool cub_ok, double t_cub, const double *t_ref,
+                      const char *ref_chk, double ref_err, const char *timing) {
   FILE *f = csv_f;
   double flop = 2.0 * s->M * s->N * s->K;
   const ours_path *o = &p[0];
@@ -490,7 +493,11 @@ static void print_row(const bench_state *s, const char *sz, const ours_path *p, 
   if (o->ms > 0) snprintf(tf, sizeof tf, "%.1f", tfo);
   if (o->ms > 0 && tfc > 0) snprintf(ratio, sizeof ratio, "%.3f", tfo / tfc);
   printf("%-6s %-3s %-17s %-24s %9s %9.1f %7s %7s %-9.3g", s->d == DT_F16 ? "f16" : "bf16", s->nt ? "NT" : "NN", sz,
-         cfgs, tf, tfc, ratio, !o->k ? "NOCOMP" : o->ok ? "PASS" : "FAIL", o->cr.max_err);
+         cfgs, tf, tfc, ratio,
+         !o->k   ? "NOCOMP"
+         : o->ok ? "PASS"
+                 : "FAIL",
+         o->cr.max_err);
   if (np > 1) {
     const ours_path *m = &p[1];
     char mc[64] = "-", mtf[16] = "-", mr[16] = "-", om[16] = "-";
@@ -500,7 +507,10 @@ static void print_row(const bench_state *s, const char *sz, const ours_path *p, 
     if (m->ms > 0 && tfc > 0) snprintf(mr, sizeof mr, "%.3f", tm / tfc);
     if (m->ms > 0 && o->ms > 0) snprintf(om, sizeof om, "%.3f", tfo / tm);
     printf(" %-8s | %-24s %9s %7s %7s %8s |", o->k ? (o->wgmma ? "wgmma" : "mma.sync") : "-", mc, mtf, mr,
-           !m->k ? "NOCOMP" : m->ok ? "PASS" : "FAIL", om);
+           !m->k   ? "NOCOMP"
+           : m->ok ? "PASS"
+                   : "FAIL",
+           om);
   }
   int best = -1;
   for (int i = 0; i < N_REF; i++)
@@ -642,25 +652,33 @@ int main(int argc, char **argv) {
   if (second && !strcmp(second, "notmastore")) second_flags = TL_COMPILE_DISABLE_TMA_STORE;
   /* the reference's columns come after those of earlier versions, then
    * the second path's (issue 12) */
-  fprintf(f, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
-             "check,compile_ms,rotated_sets,timing,ref_variant,ref_ms,ref_tflops,ours_over_ref");
+  fprintf(f,
+          "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,max_err_vs_cublas,"
+          "check,compile_ms,rotated_sets,timing,ref_variant,ref_ms,ref_tflops,ours_over_ref");
   for (int i = 0; i < N_REF; i++) fprintf(f, ",ref_%dx%d_tflops", ref_vars[i].BM, ref_vars[i].BN);
-  fprintf(f, ",ref_check,ref_max_err_vs_cublas,ours_path,mma_config,mma_ms,mma_tflops,mma_ratio,mma_check,"
-             "mma_max_err_vs_cublas,mma_compile_ms,ours_over_mma\n");
+  fprintf(f,
+          ",ref_check,ref_max_err_vs_cublas,ours_path,mma_config,mma_ms,mma_tflops,mma_ratio,mma_check,"
+          "mma_max_err_vs_cublas,mma_compile_ms,ours_over_mma\n");
   printf("bench_gemm: target %s, seed %llu, median of %d launches after %d warm-up\n", tl_device_default_target(),
          (unsigned long long)seed, reps, WARMUP);
   if (three_way && second_flags == TL_COMPILE_ENABLE_STREAM_K)
-    printf("two of our paths (TL_BENCH_SECOND=streamk): ours = default compile (Hopper path, whole tiles per "
-           "block), mma columns = TL_COMPILE_ENABLE_STREAM_K (Hopper path, stream-K where it engages, same "
-           "configuration); both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
+    printf(
+        "two of our paths (TL_BENCH_SECOND=streamk): ours = default compile (Hopper path, whole tiles per "
+        "block), mma columns = TL_COMPILE_ENABLE_STREAM_K (Hopper path, stream-K where it engages, same "
+        "configuration); both timed interleaved with cuBLAS (rounds of %d launches of each)\n",
+        ROUND_LAUNCHES);
   else if (three_way && second_flags == TL_COMPILE_DISABLE_TMA_STORE)
-    printf("two of our paths (TL_BENCH_SECOND=notmastore): ours = default compile (Hopper path, TMA-store "
-           "epilogue), mma columns = TL_COMPILE_DISABLE_TMA_STORE (the same with st.global), same configuration; "
-           "both timed interleaved with cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
+    printf(
+        "two of our paths (TL_BENCH_SECOND=notmastore): ours = default compile (Hopper path, TMA-store "
+        "epilogue), mma columns = TL_COMPILE_DISABLE_TMA_STORE (the same with st.global), same configuration; "
+        "both timed interleaved with cuBLAS (rounds of %d launches of each)\n",
+        ROUND_LAUNCHES);
   else if (three_way)
-    printf("two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
-           "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "
-           "cuBLAS (rounds of %d launches of each)\n", ROUND_LAUNCHES);
+    printf(
+        "two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
+        "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "
+        "cuBLAS (rounds of %d launches of each)\n",
+        ROUND_LAUNCHES);
   ref_load();
   printf("%-6s %-3s %-17s %-24s %9s %9s %7s %7s %-9s", "dtype", "lay", "MxNxK", "config", "ours TF", "cuBLAS TF",
          "ratio", "check", "max err");

@@ -30,9 +30,9 @@ static tl_context *ctx;
 static int reps = 50;
 
 typedef struct bcase {
-  bool i8;          /* int8 -> int32 NT, else tf32 NN */
+  bool i8; /* int8 -> int32 NT, else tf32 NN */
   int M, N, K;
-  unsigned long long A, B, C, Cc;  /* device buffers: inputs, ours, cuBLAS */
+  unsigned long long A, B, C, Cc; /* device buffers: inputs, ours, cuBLAS */
   DLTensor tA, tB, tC;
   int64_t sA[2], sB[2], sC[2];
   tl_kernel *k;
@@ -53,10 +53,9 @@ static void launch_ours(void *p, int i) {
 static int cublas_run(const bcase *c) {
   if (c->i8) {
     int32_t alpha = 1, beta = 0;
-    return CB.gemm_ex(CB.handle, CUBLAS_OP_T_, CUBLAS_OP_N_, c->N, c->M, c->K, &alpha,
-                      (const void *)(uintptr_t)c->B, CUDA_R_8I_, c->K, (const void *)(uintptr_t)c->A, CUDA_R_8I_,
-                      c->K, &beta, (void *)(uintptr_t)c->Cc, CUDA_R_32I_, c->N, CUBLAS_COMPUTE_32I_,
-                      CUBLAS_GEMM_DEFAULT_);
+    return CB.gemm_ex(CB.handle, CUBLAS_OP_T_, CUBLAS_OP_N_, c->N, c->M, c->K, &alpha, (const void *)(uintptr_t)c->B,
+                      CUDA_R_8I_, c->K, (const void *)(uintptr_t)c->A, CUDA_R_8I_, c->K, &beta,
+                      (void *)(uintptr_t)c->Cc, CUDA_R_32I_, c->N, CUBLAS_COMPUTE_32I_, CUBLAS_GEMM_DEFAULT_);
   }
   float alpha = 1.0f, beta = 0.0f;
   return CB.gemm_ex(CB.handle, CUBLAS_OP_N_, CUBLAS_OP_N_, c->N, c->M, c->K, &alpha, (const void *)(uintptr_t)c->B,
@@ -82,7 +81,9 @@ static void dev_tensor_of(DLTensor *t, unsigned long long ptr, int64_t *shape, i
   t->shape = shape;
 }
 
-typedef struct cfg { int bm, bn, bk, threads, stages; } cfg;
+typedef struct cfg {
+  int bm, bn, bk, threads, stages;
+} cfg;
 static const cfg tf32_cfgs[] = {{128, 128, 32, 256, 3}, {128, 128, 32, 256, 4}, {128, 256, 32, 256, 3}};
 static const cfg i8_cfgs[] = {{128, 128, 64, 128, 3}, {128, 256, 64, 256, 3}, {256, 128, 64, 256, 3}};
 
@@ -140,10 +141,18 @@ static int bench_case(bool i8, FILE *csv) {
     char v[5][16];
     snprintf(v[0], 16, "%d", g->bm), snprintf(v[1], 16, "%d", g->bn), snprintf(v[2], 16, "%d", g->bk);
     snprintf(v[3], 16, "%d", g->threads), snprintf(v[4], 16, "%d", g->stages);
-    tl_define defs[] = {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}, {"block_M", v[0]}, {"block_N", v[1]},
-                        {"block_K", v[2]}, {"threads", v[3]}, {"num_stages", v[4]},
-                        {"dtype", i8 ? "int8" : "float32"}, {"accum_dtype", i8 ? "int32" : "float32"},
-                        {"out_dtype", i8 ? "int32" : "float32"}, {"trans_B", i8 ? "True" : "False"}};
+    tl_define defs[] = {{"M", "4096"},
+                        {"N", "4096"},
+                        {"K", "4096"},
+                        {"block_M", v[0]},
+                        {"block_N", v[1]},
+                        {"block_K", v[2]},
+                        {"threads", v[3]},
+                        {"num_stages", v[4]},
+                        {"dtype", i8 ? "int8" : "float32"},
+                        {"accum_dtype", i8 ? "int32" : "float32"},
+                        {"out_dtype", i8 ? "int32" : "float32"},
+                        {"trans_B", i8 ? "True" : "False"}};
     char cname[64];
     snprintf(cname, sizeof cname, "%dx%dx%d/%dt/%ds", g->bm, g->bn, g->bk, g->threads, g->stages);
     tl_compile_options o = {0};
@@ -171,10 +180,12 @@ static int bench_case(bool i8, FILE *csv) {
     }
     bool ok = i8 ? bad == 0 : our_err <= 2 * cub_err + 1e-3;
     if (!ok) fails++;
-    if (i8) printf("%s %s %s: vs cuBLAS %zu of %zu elements differ (max |diff| %g) -> %s\n", dname, layout, cname, bad,
-                   n_out, maxdiff, ok ? "PASS" : "FAIL");
-    else printf("%s %s %s: max |ours - cuBLAS| %.3g; max |err| vs float64 on %d samples: ours %.3g, cuBLAS %.3g -> %s\n",
-                dname, layout, cname, maxdiff, NS, our_err, cub_err, ok ? "PASS" : "FAIL");
+    if (i8)
+      printf("%s %s %s: vs cuBLAS %zu of %zu elements differ (max |diff| %g) -> %s\n", dname, layout, cname, bad, n_out,
+             maxdiff, ok ? "PASS" : "FAIL");
+    else
+      printf("%s %s %s: max |ours - cuBLAS| %.3g; max |err| vs float64 on %d samples: ours %.3g, cuBLAS %.3g -> %s\n",
+             dname, layout, cname, maxdiff, NS, our_err, cub_err, ok ? "PASS" : "FAIL");
     free(hours);
     double med[2] = {0, 0};
     if (ok) {
@@ -210,8 +221,9 @@ int main(void) {
   snprintf(csvp, sizeof csvp, "%s/bench_gemm_types.csv", od && *od ? od : ".");
   FILE *csv = fopen(csvp, "w");
   if (csv)
-    fprintf(csv, "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,check,"
-                 "max_diff_vs_cublas\n");
+    fprintf(csv,
+            "dtype,layout,M,N,K,config,ours_ms,ours_tflops,cublas_ms,cublas_tflops,ratio,check,"
+            "max_diff_vs_cublas\n");
   int fails = bench_case(false, csv) + bench_case(true, csv);
   if (csv) fclose(csv);
   printf("%s: %d failed check(s); CSV %s\n", fails ? "FAIL" : "PASS", fails, csvp);

@@ -37,8 +37,8 @@
 #define WARM 200
 #define LIMIT_US 0.5
 
-typedef CUres (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                           unsigned bz, unsigned smem, void *stream, void **params, void **extra);
+typedef CUres (*launch_fn)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                           unsigned smem, void *stream, void **params, void **extra);
 
 /* Median host us per launch of tl_kernel_call and of the bare launch
  * (alternating batches of calls launches); false when a call failed. */
@@ -49,8 +49,7 @@ static bool measure(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t na
       fprintf(stderr, "call failed: %s\n", tl_context_last_error(ctx));
       return false;
     }
-    CU(bare(li->function, li->grid[0], li->grid[1], li->grid[2], li->block, 1, 1, li->smem, NULL, li->params,
-            NULL));
+    CU(bare(li->function, li->grid[0], li->grid[1], li->grid[2], li->block, 1, 1, li->smem, NULL, li->params, NULL));
   }
   CU(G.cuCtxSynchronize());
   double t_tl[BATCHES], t_bare[BATCHES];
@@ -65,8 +64,7 @@ static bool measure(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t na
     CU(G.cuCtxSynchronize());
     t0 = now_ms();
     for (int i = 0; i < calls; i++)
-      CU(bare(li->function, li->grid[0], li->grid[1], li->grid[2], li->block, 1, 1, li->smem, NULL, li->params,
-              NULL));
+      CU(bare(li->function, li->grid[0], li->grid[1], li->grid[2], li->block, 1, 1, li->smem, NULL, li->params, NULL));
     t_bare[b] = (now_ms() - t0) * 1e3 / calls;
     CU(G.cuCtxSynchronize());
   }
@@ -76,8 +74,8 @@ static bool measure(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t na
 }
 
 /* A compile with out_idx none (and the kernel cache off); NULL on failure. */
-static tl_kernel *compile(tl_context *ctx, const char *path, const char *kernel, const char *tgt,
-                          const tl_define *defs, size_t nd) {
+static tl_kernel *compile(tl_context *ctx, const char *path, const char *kernel, const char *tgt, const tl_define *defs,
+                          size_t nd) {
   tl_compile_options o = {0};
   o.out_idx_mode = TL_OUT_IDX_NONE;
   o.kernel = kernel;
@@ -127,10 +125,9 @@ static int run_case(tl_context *ctx, FILE *csv, const char *name, tl_kernel *k, 
   if (!rc && !measure(ctx, k, args, nargs, &li, bare, calls, &mt, &mb)) rc = 1;
   if (!rc) {
     double over = mt - mb;
-    printf("%-10s %6d %12.3f %12.3f %12.3f   %s\n", name, li.nparams, mt, mb, over,
-           over <= LIMIT_US ? "PASS" : "FAIL");
-    fprintf(csv, "%s,%d,%u,%u,%.3f,%.3f,%.3f,%d,%d\n", name, li.nparams, li.grid[0] * li.grid[1] * li.grid[2],
-            li.block, mt, mb, over, calls, BATCHES);
+    printf("%-10s %6d %12.3f %12.3f %12.3f   %s\n", name, li.nparams, mt, mb, over, over <= LIMIT_US ? "PASS" : "FAIL");
+    fprintf(csv, "%s,%d,%u,%u,%.3f,%.3f,%.3f,%d,%d\n", name, li.nparams, li.grid[0] * li.grid[1] * li.grid[2], li.block,
+            mt, mb, over, calls, BATCHES);
     rc = over <= LIMIT_US ? 0 : 1;
   }
   tl_launch_info_free(&li);
@@ -139,7 +136,7 @@ static int run_case(tl_context *ctx, FILE *csv, const char *name, tl_kernel *k, 
 
 /* ------------------------------------------------------------- checks */
 typedef struct sum_case {
-  dev_tensor *in;  /* nin inputs */
+  dev_tensor *in; /* nin inputs */
   int nin;
   dev_tensor *out;
   float **host_in; /* their host values */
@@ -170,8 +167,7 @@ int main(void) {
   tl_context *ctx;
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
-  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER")
-                                                                          : "libcuda.so.1",
+  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
                      RTLD_NOW | RTLD_LOCAL);
   launch_fn bare = NULL;
   if (lib) *(void **)&bare = dlsym(lib, "cuLaunchKernel");

@@ -56,12 +56,12 @@ static int cmp_d(const void *a, const void *b) {
 
 typedef struct lcase {
   const char *name;
-  const char *file;    /* relative to the repository root (or $TL_SOURCE_DIR) */
-  const char *kernel;  /* --kernel, or NULL */
-  const char *target;  /* NULL: the default */
+  const char *file;   /* relative to the repository root (or $TL_SOURCE_DIR) */
+  const char *kernel; /* --kernel, or NULL */
+  const char *target; /* NULL: the default */
   tl_define defs[3];
   int ndefs;
-  int ntensors;        /* tensor arguments, all of shape dims[0..ndim) */
+  int ntensors; /* tensor arguments, all of shape dims[0..ndim) */
   int ndim;
   int64_t dims[2];
   DLDataType dtype;
@@ -69,11 +69,27 @@ typedef struct lcase {
 
 static const lcase cases[] = {
     {"0 args", "benchmarks/launch/launch_kernels.py", "launch0", NULL, {{0}}, 0, 0, 0, {0}, {kDLFloat, 32, 1}},
-    {"3 args", "examples/elementwise_add.py", NULL, NULL, {{"M", "32"}, {"N", "128"}}, 2, 3, 2, {32, 128},
+    {"3 args",
+     "examples/elementwise_add.py",
+     NULL,
+     NULL,
+     {{"M", "32"}, {"N", "128"}},
+     2,
+     3,
+     2,
+     {32, 128},
      {kDLFloat, 32, 1}},
     {"19 args", "benchmarks/launch/launch_kernels.py", "launch19", NULL, {{0}}, 0, 19, 1, {128}, {kDLFloat, 32, 1}},
-    {"gemm sm_90a, tensor maps", "examples/gemm.py", NULL, "sm_90a",
-     {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}}, 3, 3, 2, {4096, 4096}, {kDLFloat, 16, 1}},
+    {"gemm sm_90a, tensor maps",
+     "examples/gemm.py",
+     NULL,
+     "sm_90a",
+     {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}},
+     3,
+     3,
+     2,
+     {4096, 4096},
+     {kDLFloat, 16, 1}},
 };
 
 /* One case: median ns per call of tl_kernel_call and of the bare launch. */

@@ -45,8 +45,8 @@
  * events not freed, unloaded, released or destroyed yet ("mem", "module",
  * "retain", "event"), and tl_fake_cuda_ctx_depth() the calling thread's
  * pushed contexts. */
-#include <stddef.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +61,7 @@ static int g_ctx[MAXDEV], g_mod[MAXDEV], g_fn[MAXDEV], g_stream[MAXDEV], g_evt; 
 static unsigned long long g_next[MAXDEV];
 API unsigned long long tl_fake_cuda_launches, tl_fake_cuda_encodes;
 API unsigned long long tl_fake_cuda_loads[MAXDEV], tl_fake_cuda_launches_on[MAXDEV], tl_fake_cuda_bad_launches;
-API int tl_fake_cuda_record;                 /* parameters to record per launch (0: none) */
+API int tl_fake_cuda_record; /* parameters to record per launch (0: none) */
 /* per thread (dlsym gives the calling thread's copy): the last launch's
  * grid x, y, z, block x, shared memory bytes; its first parameters; its
  * device and stream */
@@ -78,26 +78,43 @@ static __thread int tls_depth;
 #define ADD(x) __atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED)
 
 /* ------------------------------------------------------- fault injection */
-static const struct { int code; const char *name; } k_errors[] = {
-    {0, "CUDA_SUCCESS"}, {1, "CUDA_ERROR_INVALID_VALUE"}, {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-    {3, "CUDA_ERROR_NOT_INITIALIZED"}, {4, "CUDA_ERROR_DEINITIALIZED"}, {100, "CUDA_ERROR_NO_DEVICE"},
-    {101, "CUDA_ERROR_INVALID_DEVICE"}, {200, "CUDA_ERROR_INVALID_IMAGE"}, {201, "CUDA_ERROR_INVALID_CONTEXT"},
-    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"}, {218, "CUDA_ERROR_INVALID_PTX"}, {400, "CUDA_ERROR_INVALID_HANDLE"},
-    {500, "CUDA_ERROR_NOT_FOUND"}, {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
-    {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}, {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
-    {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"}, {716, "CUDA_ERROR_MISALIGNED_ADDRESS"},
-    {719, "CUDA_ERROR_LAUNCH_FAILED"}, {999, "CUDA_ERROR_UNKNOWN"}};
+static const struct {
+  int code;
+  const char *name;
+} k_errors[] = {{0, "CUDA_SUCCESS"},
+                {1, "CUDA_ERROR_INVALID_VALUE"},
+                {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                {3, "CUDA_ERROR_NOT_INITIALIZED"},
+                {4, "CUDA_ERROR_DEINITIALIZED"},
+                {100, "CUDA_ERROR_NO_DEVICE"},
+                {101, "CUDA_ERROR_INVALID_DEVICE"},
+                {200, "CUDA_ERROR_INVALID_IMAGE"},
+                {201, "CUDA_ERROR_INVALID_CONTEXT"},
+                {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+                {218, "CUDA_ERROR_INVALID_PTX"},
+                {400, "CUDA_ERROR_INVALID_HANDLE"},
+                {500, "CUDA_ERROR_NOT_FOUND"},
+                {700, "CUDA_ERROR_ILLEGAL_ADDRESS"},
+                {701, "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"},
+                {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+                {715, "CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+                {716, "CUDA_ERROR_MISALIGNED_ADDRESS"},
+                {719, "CUDA_ERROR_LAUNCH_FAILED"},
+                {999, "CUDA_ERROR_UNKNOWN"}};
 /* the errors after which a real context is unusable */
 static int is_sticky(int r) { return r == 700 || r == 702 || (r >= 714 && r <= 719) || r == 999; }
 
 static pthread_mutex_t g_fault_mu = PTHREAD_MUTEX_INITIALIZER;
-static int g_armed, g_sticky;                 /* read without the lock first */
+static int g_armed, g_sticky; /* read without the lock first */
 static char g_fault_entry[64];
 static long g_fault_nth, g_fault_seen;
 static int g_fault_result;
 API unsigned long long tl_fake_cuda_faults_fired;
 enum { NCOUNT = 64 };
-static struct { const char *entry; unsigned long long n; } g_calls[NCOUNT];
+static struct {
+  const char *entry;
+  unsigned long long n;
+} g_calls[NCOUNT];
 static long long g_live_mem, g_live_mod, g_live_retain, g_live_event;
 
 static int error_code(const char *s) {
@@ -144,10 +161,11 @@ API void tl_fake_cuda_reset_calls(void) {
   pthread_mutex_unlock(&g_fault_mu);
 }
 API long long tl_fake_cuda_live(const char *what) {
-  return !strcmp(what, "mem") ? __atomic_load_n(&g_live_mem, __ATOMIC_RELAXED)
+  return !strcmp(what, "mem")      ? __atomic_load_n(&g_live_mem, __ATOMIC_RELAXED)
          : !strcmp(what, "module") ? __atomic_load_n(&g_live_mod, __ATOMIC_RELAXED)
          : !strcmp(what, "retain") ? __atomic_load_n(&g_live_retain, __ATOMIC_RELAXED)
-         : !strcmp(what, "event") ? __atomic_load_n(&g_live_event, __ATOMIC_RELAXED) : -1;
+         : !strcmp(what, "event")  ? __atomic_load_n(&g_live_event, __ATOMIC_RELAXED)
+                                   : -1;
 }
 API int tl_fake_cuda_ctx_depth(void) { return tls_depth; }
 /* counting is on while the matrix asks for it (the launch benchmark keeps
@@ -180,10 +198,10 @@ static int fault(const char *entry, int needs_ctx) {
   return r;
 }
 /* the first statement of an entry point */
-#define FAULT(entry, needs_ctx)                  \
-  do {                                           \
-    int fault_r_ = fault(entry, needs_ctx);      \
-    if (fault_r_) return fault_r_;               \
+#define FAULT(entry, needs_ctx)                                                                                        \
+  do {                                                                                                                 \
+    int fault_r_ = fault(entry, needs_ctx);                                                                            \
+    if (fault_r_) return fault_r_;                                                                                     \
   } while (0)
 #define LIVE(x, d) __atomic_fetch_add(&(x), (d), __ATOMIC_RELAXED)
 
@@ -217,8 +235,16 @@ API CUresult cuInit(unsigned f) {
   }
   return 0;
 }
-API CUresult cuDriverGetVersion(int *v) { FAULT("cuDriverGetVersion", 0); *v = 13000; return 0; }
-API CUresult cuDeviceGetCount(int *n) { FAULT("cuDeviceGetCount", 0); *n = g_ndev; return 0; }
+API CUresult cuDriverGetVersion(int *v) {
+  FAULT("cuDriverGetVersion", 0);
+  *v = 13000;
+  return 0;
+}
+API CUresult cuDeviceGetCount(int *n) {
+  FAULT("cuDeviceGetCount", 0);
+  *n = g_ndev;
+  return 0;
+}
 API CUresult cuDeviceGet(int *d, int o) {
   FAULT("cuDeviceGet", 0);
   if (o < 0 || o >= g_ndev) return INVALID_DEVICE;
@@ -235,13 +261,14 @@ API CUresult cuDeviceGetAttribute(int *v, int a, int d) {
   FAULT("cuDeviceGetAttribute", 0);
   if (d < 0 || d >= g_ndev) return INVALID_DEVICE;
   switch (a) {
-    case 5: *v = 0x7fffffff; break;   /* max grid x */
-    case 6: case 7: *v = 65535; break;
-    case 16: *v = g_sms; break;       /* SMs */
-    case 75: *v = g_cc[d] / 10; break; /* CC major */
-    case 76: *v = g_cc[d] % 10; break;
-    case 97: *v = 232448; break;      /* opt-in shared memory */
-    default: *v = 0;
+  case 5: *v = 0x7fffffff; break; /* max grid x */
+  case 6:
+  case 7: *v = 65535; break;
+  case 16: *v = g_sms; break;        /* SMs */
+  case 75: *v = g_cc[d] / 10; break; /* CC major */
+  case 76: *v = g_cc[d] % 10; break;
+  case 97: *v = 232448; break; /* opt-in shared memory */
+  default: *v = 0;
   }
   return 0;
 }
@@ -270,8 +297,15 @@ API CUresult cuCtxPopCurrent_v2(void **c) {
   if (c) *c = top;
   return 0;
 }
-API CUresult cuCtxGetCurrent(void **c) { FAULT("cuCtxGetCurrent", 0); *c = current(); return 0; }
-API CUresult cuCtxSynchronize(void) { FAULT("cuCtxSynchronize", 1); return 0; }
+API CUresult cuCtxGetCurrent(void **c) {
+  FAULT("cuCtxGetCurrent", 0);
+  *c = current();
+  return 0;
+}
+API CUresult cuCtxSynchronize(void) {
+  FAULT("cuCtxSynchronize", 1);
+  return 0;
+}
 API CUresult cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o, void **v) {
   (void)img, (void)n, (void)o, (void)v;
   FAULT("cuModuleLoadDataEx", 1);
@@ -294,8 +328,17 @@ API CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
   *f = &g_fn[(int *)m - g_mod];
   return 0;
 }
-API CUresult cuFuncGetAttribute(int *v, int a, void *f) { (void)f; FAULT("cuFuncGetAttribute", 1); *v = a == 0 ? 1024 : 0; return 0; }
-API CUresult cuFuncSetAttribute(void *f, int a, int v) { (void)f, (void)a, (void)v; FAULT("cuFuncSetAttribute", 1); return 0; }
+API CUresult cuFuncGetAttribute(int *v, int a, void *f) {
+  (void)f;
+  FAULT("cuFuncGetAttribute", 1);
+  *v = a == 0 ? 1024 : 0;
+  return 0;
+}
+API CUresult cuFuncSetAttribute(void *f, int a, int v) {
+  (void)f, (void)a, (void)v;
+  FAULT("cuFuncSetAttribute", 1);
+  return 0;
+}
 API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned smem, void *s, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s, (void)extra;
@@ -340,10 +383,27 @@ API CUresult cuMemFree_v2(unsigned long long p) {
   if (p) LIVE(g_live_mem, -1);
   return 0;
 }
-API CUresult cuMemsetD8Async(unsigned long long p, unsigned char v, size_t n, void *s) { (void)p, (void)v, (void)n, (void)s; FAULT("cuMemsetD8Async", 1); return 0; }
-API CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *h, size_t n) { (void)d, (void)h, (void)n; FAULT("cuMemcpyHtoD_v2", 1); return 0; }
-API CUresult cuMemcpyDtoH_v2(void *h, unsigned long long d, size_t n) { (void)d; FAULT("cuMemcpyDtoH_v2", 1); memset(h, 0, n); return 0; }
-API CUresult cuMemcpyDtoD_v2(unsigned long long a, unsigned long long b, size_t n) { (void)a, (void)b, (void)n; FAULT("cuMemcpyDtoD_v2", 1); return 0; }
+API CUresult cuMemsetD8Async(unsigned long long p, unsigned char v, size_t n, void *s) {
+  (void)p, (void)v, (void)n, (void)s;
+  FAULT("cuMemsetD8Async", 1);
+  return 0;
+}
+API CUresult cuMemcpyHtoD_v2(unsigned long long d, const void *h, size_t n) {
+  (void)d, (void)h, (void)n;
+  FAULT("cuMemcpyHtoD_v2", 1);
+  return 0;
+}
+API CUresult cuMemcpyDtoH_v2(void *h, unsigned long long d, size_t n) {
+  (void)d;
+  FAULT("cuMemcpyDtoH_v2", 1);
+  memset(h, 0, n);
+  return 0;
+}
+API CUresult cuMemcpyDtoD_v2(unsigned long long a, unsigned long long b, size_t n) {
+  (void)a, (void)b, (void)n;
+  FAULT("cuMemcpyDtoD_v2", 1);
+  return 0;
+}
 API CUresult cuPointerGetAttribute(void *v, int a, unsigned long long p) {
   (void)a;
   FAULT("cuPointerGetAttribute", 0);
@@ -357,7 +417,10 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
     if (k_errors[i].code == r) *s = k_errors[i].name;
   return 0;
 }
-API CUresult cuGetErrorString(CUresult r, const char **s) { *s = r ? "fake error" : "no error"; return 0; }
+API CUresult cuGetErrorString(CUresult r, const char **s) {
+  *s = r ? "fake error" : "no error";
+  return 0;
+}
 API CUresult cuEventCreate(void **e, unsigned f) {
   (void)f;
   FAULT("cuEventCreate", 1);
@@ -365,9 +428,22 @@ API CUresult cuEventCreate(void **e, unsigned f) {
   LIVE(g_live_event, 1);
   return 0;
 }
-API CUresult cuEventRecord(void *e, void *s) { (void)e, (void)s; FAULT("cuEventRecord", 1); return 0; }
-API CUresult cuEventSynchronize(void *e) { (void)e; FAULT("cuEventSynchronize", 1); return 0; }
-API CUresult cuEventElapsedTime(float *ms, void *a, void *b) { (void)a, (void)b; FAULT("cuEventElapsedTime", 1); *ms = 0; return 0; }
+API CUresult cuEventRecord(void *e, void *s) {
+  (void)e, (void)s;
+  FAULT("cuEventRecord", 1);
+  return 0;
+}
+API CUresult cuEventSynchronize(void *e) {
+  (void)e;
+  FAULT("cuEventSynchronize", 1);
+  return 0;
+}
+API CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+  (void)a, (void)b;
+  FAULT("cuEventElapsedTime", 1);
+  *ms = 0;
+  return 0;
+}
 API CUresult cuEventDestroy_v2(void *e) {
   (void)e;
   FAULT("cuEventDestroy_v2", 0);
@@ -375,8 +451,8 @@ API CUresult cuEventDestroy_v2(void *e) {
   return 0;
 }
 API CUresult cuTensorMapEncodeTiled(void *map, int dt, uint32_t rank, void *addr, const uint64_t *dims,
-                                    const uint64_t *strides, const uint32_t *box, const uint32_t *es, int il,
-                                    int sw, int l2, int oob) {
+                                    const uint64_t *strides, const uint32_t *box, const uint32_t *es, int il, int sw,
+                                    int l2, int oob) {
   (void)dt, (void)rank, (void)addr, (void)dims, (void)strides, (void)box, (void)es, (void)il, (void)sw, (void)l2,
       (void)oob;
   FAULT("cuTensorMapEncodeTiled", 0);

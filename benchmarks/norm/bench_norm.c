@@ -79,8 +79,8 @@ int main(void) {
   static const int cfg[][2] = {{1, 128}, {2, 128}, {4, 128}, {8, 256}, {4, 256}, {1, 256}, {1, 512}};
   int64_t shape[2] = {4096, 4096};
   int missed = 0;
-  printf("%-12s %-8s %7s %7s %9s %8s %8s %6s\n", "kernel", "dtype", "block_M", "threads", "time_ms", "GB/s",
-         "copyGB/s", "ratio");
+  printf("%-12s %-8s %7s %7s %9s %8s %8s %6s\n", "kernel", "dtype", "block_M", "threads", "time_ms", "GB/s", "copyGB/s",
+         "ratio");
   for (int di = 0; di < 2; di++) {
     dt_kind d = di ? DT_F32 : DT_F16;
     dev_tensor X, Y;
@@ -100,8 +100,8 @@ int main(void) {
         printf("%-12s %-8s %7d %7d %9.4f %8.1f %8.1f %6.3f\n", files[fi], dt_name(d), cfg[c][0], cfg[c][1], ms, bw,
                copy_bw, bw / copy_bw);
         if (f)
-          fprintf(f, "%s,%s,%d,%d,%.5f,%.1f,%.1f,%.4f\n", files[fi], dt_name(d), cfg[c][0], cfg[c][1], ms, bw,
-                  copy_bw, bw / copy_bw);
+          fprintf(f, "%s,%s,%d,%d,%.5f,%.1f,%.1f,%.4f\n", files[fi], dt_name(d), cfg[c][0], cfg[c][1], ms, bw, copy_bw,
+                  bw / copy_bw);
       }
       printf("  best %s %s: %.3f of the copy bandwidth (target 0.80)\n", files[fi], dt_name(d), best);
       if (best < 0.80) missed++;

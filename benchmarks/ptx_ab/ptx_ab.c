@@ -95,48 +95,51 @@ typedef struct side {
 } side;
 
 static void usage(void) {
-  fputs("usage: ptx_ab [-D name=value]... [--kernel NAME] [--target T] [--out-idx LIST|none] [--rounds N]\n"
-        "              [--reps R] [--warmup W] [--label TEXT] FILE.py OLD.ptx [NEW.ptx]\n",
-        stderr);
+  fputs(
+      "usage: ptx_ab [-D name=value]... [--kernel NAME] [--target T] [--out-idx LIST|none] [--rounds N]\n"
+      "              [--reps R] [--warmup W] [--label TEXT] FILE.py OLD.ptx [NEW.ptx]\n",
+      stderr);
 }
 
 int main(int argc, char **argv) {
   tl_define defs[MAX_DEFS];
   int ndefs = 0, rounds = 7, reps = 50, warmup = 10;
   const char *kernel = NULL, *target = NULL, *label = NULL, *out_idx = NULL;
-  static const struct option lo[] = {{"kernel", required_argument, NULL, 'k'}, {"target", required_argument, NULL, 't'},
-                                     {"rounds", required_argument, NULL, 'r'}, {"reps", required_argument, NULL, 'n'},
-                                     {"warmup", required_argument, NULL, 'w'}, {"label", required_argument, NULL, 'l'},
-                                     {"out-idx", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+  static const struct option lo[] = {
+      {"kernel", required_argument, NULL, 'k'},  {"target", required_argument, NULL, 't'},
+      {"rounds", required_argument, NULL, 'r'},  {"reps", required_argument, NULL, 'n'},
+      {"warmup", required_argument, NULL, 'w'},  {"label", required_argument, NULL, 'l'},
+      {"out-idx", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "D:", lo, NULL)) != -1) {
     switch (c) {
-      case 'D': {
-        char *eq = strchr(optarg, '=');
-        if (!eq || ndefs >= MAX_DEFS) {
-          fprintf(stderr, "ptx_ab: -D %s: expected name=value (at most %d)\n", optarg, MAX_DEFS);
-          return 2;
-        }
-        *eq = 0;
-        defs[ndefs].name = optarg;
-        defs[ndefs++].value = eq + 1;
-        break;
+    case 'D': {
+      char *eq = strchr(optarg, '=');
+      if (!eq || ndefs >= MAX_DEFS) {
+        fprintf(stderr, "ptx_ab: -D %s: expected name=value (at most %d)\n", optarg, MAX_DEFS);
+        return 2;
       }
-      case 'k': kernel = optarg; break;
-      case 't': target = optarg; break;
-      case 'r': rounds = atoi(optarg); break;
-      case 'n': reps = atoi(optarg); break;
-      case 'w': warmup = atoi(optarg); break;
-      case 'l': label = optarg; break;
-      case 'o': out_idx = optarg; break;
-      default: usage(); return 2;
+      *eq = 0;
+      defs[ndefs].name = optarg;
+      defs[ndefs++].value = eq + 1;
+      break;
+    }
+    case 'k': kernel = optarg; break;
+    case 't': target = optarg; break;
+    case 'r': rounds = atoi(optarg); break;
+    case 'n': reps = atoi(optarg); break;
+    case 'w': warmup = atoi(optarg); break;
+    case 'l': label = optarg; break;
+    case 'o': out_idx = optarg; break;
+    default: usage(); return 2;
     }
   }
   if (argc - optind < 2 || argc - optind > 3 || rounds < 1 || reps < 1 || warmup < 0) {
     usage();
     return 2;
   }
-  const char *file = argv[optind], *old_path = argv[optind + 1], *new_path = argc - optind == 3 ? argv[optind + 2] : NULL;
+  const char *file = argv[optind], *old_path = argv[optind + 1],
+             *new_path = argc - optind == 3 ? argv[optind + 2] : NULL;
   if (!label) label = file;
   tl_context *ctx = NULL;
   if (tl_context_create(&ctx) != TL_OK) return 1;
@@ -264,9 +267,10 @@ int main(int argc, char **argv) {
   printf("ptx_ab %s: new/old per round:", label);
   for (int r = 0; r < rounds; r++) printf(" %.4f", ratios[r]);
   /* median_d sorts its array: the per-round pairs are printed above */
-  printf("; old %.4f ms, new %.4f ms (medians over %d rounds of %d launches); median new/old %.4f; "
-         "max|new - old| of the outputs %g\n",
-         median(t_old, rounds), median(t_new, rounds), rounds, reps, median(ratios, rounds), maxdiff);
+  printf(
+      "; old %.4f ms, new %.4f ms (medians over %d rounds of %d launches); median new/old %.4f; "
+      "max|new - old| of the outputs %g\n",
+      median(t_old, rounds), median(t_new, rounds), rounds, reps, median(ratios, rounds), maxdiff);
   rc = 0;
 out:
   for (int s = 0; s < 2; s++) {

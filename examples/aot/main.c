@@ -16,15 +16,15 @@
 
 #include "gemm.h"
 
-#define CK(call)                                                                   \
-  do {                                                                             \
-    CUresult r_ = (call);                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                      \
-      const char *n_ = "?";                                                        \
-      cuGetErrorName(r_, &n_);                                                     \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, n_);    \
-      exit(1);                                                                     \
-    }                                                                              \
+#define CK(call)                                                                                                       \
+  do {                                                                                                                 \
+    CUresult r_ = (call);                                                                                              \
+    if (r_ != CUDA_SUCCESS) {                                                                                          \
+      const char *n_ = "?";                                                                                            \
+      cuGetErrorName(r_, &n_);                                                                                         \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, n_);                                        \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 /* float <-> IEEE binary16 bits, round to nearest even (normal and subnormal values; |x| < 65520) */
@@ -79,8 +79,10 @@ int main(void) {
 
   uint16_t *a = malloc(sizeof *a * M * K), *b = malloc(sizeof *b * K * N), *c = malloc(sizeof *c * M * N);
   unsigned long long s = 42;
-  for (int i = 0; i < M * K; i++) s = s * 6364136223846793005ull + 1442695040888963407ull, a[i] = to_half((float)((s >> 11) * 0x1p-53 * 2 - 1));
-  for (int i = 0; i < K * N; i++) s = s * 6364136223846793005ull + 1442695040888963407ull, b[i] = to_half((float)((s >> 11) * 0x1p-53 * 2 - 1));
+  for (int i = 0; i < M * K; i++)
+    s = s * 6364136223846793005ull + 1442695040888963407ull, a[i] = to_half((float)((s >> 11) * 0x1p-53 * 2 - 1));
+  for (int i = 0; i < K * N; i++)
+    s = s * 6364136223846793005ull + 1442695040888963407ull, b[i] = to_half((float)((s >> 11) * 0x1p-53 * 2 - 1));
   CUdeviceptr da, db;
   CK(cuMemAlloc(&da, sizeof *a * M * K));
   CK(cuMemAlloc(&db, sizeof *b * K * N));
@@ -111,9 +113,10 @@ int main(void) {
       if (!(err <= 1e-2 + 1e-2 * fabs(ref))) bad_elems++;
       if (err > worst || err != err) worst = err;
     }
-  printf("C = A @ B, %dx%dx%d float16: C shape [%lld, %lld], largest error %.3g, %ld of %d elements out of "
-         "tolerance\n%s\n", M, N, K, (long long)sc[0], (long long)sc[1], worst, bad_elems, M * N,
-         bad_elems ? "FAIL" : "PASS");
+  printf(
+      "C = A @ B, %dx%dx%d float16: C shape [%lld, %lld], largest error %.3g, %ld of %d elements out of "
+      "tolerance\n%s\n",
+      M, N, K, (long long)sc[0], (long long)sc[1], worst, bad_elems, M * N, bad_elems ? "FAIL" : "PASS");
   CK(cuMemFree((CUdeviceptr)(uintptr_t)C.data));
   CK(cuMemFree(da));
   CK(cuMemFree(db));

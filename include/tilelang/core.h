@@ -62,8 +62,7 @@ TL_API int tl_context_error_count(const tl_context *ctx);
 /* Location of the first error of the last failing call: *line and *col
  * (1-based; 0 when it had none) and the file name (owned by ctx).  Any out
  * pointer may be NULL. */
-TL_API void tl_context_first_error_location(const tl_context *ctx, const char **file,
-                                            int *line, int *col);
+TL_API void tl_context_first_error_location(const tl_context *ctx, const char **file, int *line, int *col);
 
 /* Frees memory that the library returned to the caller (printed text). */
 TL_API void tl_free(void *p);

@@ -70,7 +70,10 @@ typedef struct tl_module tl_module;
 /* A compile-time definition: binds a factory parameter or a module constant
  * (docs/tools.md, "-D"): value is the text after '=' ("128", "1e-3", "True",
  * "'float16'", "bfloat16").  Both strings are borrowed for the call. */
-typedef struct tl_define { const char *name; const char *value; } tl_define;
+typedef struct tl_define {
+  const char *name;
+  const char *value;
+} tl_define;
 
 /* Parses TileLang source text into a verified module.
  *   source/len: the text (need not be NUL-terminated), borrowed for the call.
@@ -79,23 +82,19 @@ typedef struct tl_define { const char *name; const char *value; } tl_define;
  * On success *out owns a module (free with tl_module_destroy).
  * Errors: TL_ERR_INVALID_ARGUMENT (ctx/source/out NULL), TL_ERR_COMPILE
  * (diagnostics in tl_context_last_error), TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len,
-                                 const char *filename, const tl_define *defines,
-                                 size_t ndefines, tl_module **out);
+TL_API tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                 const tl_define *defines, size_t ndefines, tl_module **out);
 /* As tl_module_parse, building only the kernel (factory or @T.prim_func)
  * whose Python name is `kernel` (--kernel; an error names the file's
  * kernels when none matches).  With kernel NULL: a file with one kernel
  * builds it; a file with several builds every one whose factory
  * parameters all have values (-D or defaults) and warns about each one it
  * skips (tl_context_warnings); it is an error when all are skipped. */
-TL_API tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
-                                        const char *filename, const char *kernel,
-                                        const tl_define *defines, size_t ndefines,
-                                        tl_module **out);
+TL_API tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                        const char *kernel, const tl_define *defines, size_t ndefines, tl_module **out);
 /* As tl_module_parse on the contents of the file at path.  Errors add
  * TL_ERR_IO when the file cannot be read (message names the path and errno text). */
-TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,
-                                      const tl_define *defines, size_t ndefines,
+TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_define *defines, size_t ndefines,
                                       tl_module **out);
 /* Parses Python source only (no elaboration) and writes its syntax tree into
  * *out_text in the form of CPython 3.11's ast.dump(ast.parse(source)) (node
@@ -103,8 +102,8 @@ TL_API tl_status tl_module_parse_file(tl_context *ctx, const char *path,
  * tl_free.  For checking the parser against CPython (tl-opt --emit=ast).
  * Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_COMPILE (syntax error, in
  * tl_context_last_error), TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
-                                    const char *filename, char **out_text);
+TL_API tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                    char **out_text);
 /* Runs the IR verifier (parse and the builder already do).  TL_ERR_COMPILE
  * with diagnostics when a rule is broken. */
 TL_API tl_status tl_module_verify(tl_context *ctx, const tl_module *m);
@@ -140,16 +139,15 @@ typedef struct tl_tune_space tl_tune_space;
  * empty, not a list of dicts, a key that is not a parameter of the
  * factory, a value that is not a constant, warmup/rep not ints),
  * TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len,
-                                     const char *filename, const char *kernel,
-                                     const tl_define *defines, size_t ndefines,
+TL_API tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                     const char *kernel, const tl_define *defines, size_t ndefines,
                                      tl_tune_space **out);
 /* A space of nconfigs configurations given as bindings: config i is
  * nkeys[i] entries of defs[i] (copied).  warmup/rep -1 (the tuner's
  * defaults).  Errors: TL_ERR_INVALID_ARGUMENT (no config, NULL pointers,
  * an empty name), TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_tune_space_from_defines(const tl_define *const *defs, const size_t *nkeys,
-                                            size_t nconfigs, tl_tune_space **out);
+TL_API tl_status tl_tune_space_from_defines(const tl_define *const *defs, const size_t *nkeys, size_t nconfigs,
+                                            tl_tune_space **out);
 /* The number of configurations (0 for NULL). */
 TL_API size_t tl_tune_space_count(const tl_tune_space *s);
 /* Config i's bindings (*n of them), or NULL (*n = 0) when i is out of range. */
@@ -169,9 +167,9 @@ TL_API void tl_tune_space_destroy(tl_tune_space *s);
 /* One lowering pass of the pipeline (docs/ARCHITECTURE.md "The pipeline of passes", lib/Lower/pipeline.c), as
  * tl-opt --passes names it.  All strings are static. */
 typedef struct tl_pass_info {
-  const char *name;      /* "layout-inference", "lower-tile-ops", ... */
-  const char *ir_level;  /* the IR the pass expects: "tile" or "simt" (docs/simt-ir.md) */
-  const char *contract;  /* one line: what it requires and what it guarantees */
+  const char *name;     /* "layout-inference", "lower-tile-ops", ... */
+  const char *ir_level; /* the IR the pass expects: "tile" or "simt" (docs/simt-ir.md) */
+  const char *contract; /* one line: what it requires and what it guarantees */
 } tl_pass_info;
 
 /* The number of lowering passes, and pass i (0 <= i < count, pipeline
@@ -181,8 +179,8 @@ TL_API const tl_pass_info *tl_pass_at(size_t i);
 
 /* How tl_module_run_passes runs them. */
 typedef struct tl_pass_options {
-  const char *target;    /* "sm_80", "sm_90a", ...; NULL: sm_80 */
-  bool verify_each;      /* run the IR verifier after every pass */
+  const char *target; /* "sm_80", "sm_90a", ...; NULL: sm_80 */
+  bool verify_each;   /* run the IR verifier after every pass */
   /* If non-NULL, called after every pass with its name and the module
    * printed (the text is borrowed for the call). */
   void (*after_pass)(void *user, const char *pass, const char *text);
@@ -201,8 +199,8 @@ typedef struct tl_pass_options {
  * name: the message lists the known ones), TL_ERR_COMPILE (a pass or the
  * verifier reported errors: diagnostics at the IR's locations; m is then
  * left as the failing pass made it), TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names,
-                                      size_t npasses, const tl_pass_options *opts);
+TL_API tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names, size_t npasses,
+                                      const tl_pass_options *opts);
 
 /* What tl_module_dump_layouts and tl_kernel_dump_layouts (runtime.h) show
  * (docs/layouts.md "Seeing the layouts"). */
@@ -248,45 +246,59 @@ typedef struct tl_buffer tl_buffer;
 
 /* Memory scopes (TileLang/TVM names in comments). */
 typedef enum tl_scope {
-  TL_SCOPE_GLOBAL = 0,   /* "global": kernel parameters */
-  TL_SCOPE_SHARED_DYN,   /* "shared.dyn": T.alloc_shared */
-  TL_SCOPE_SHARED,       /* "shared": static shared memory */
-  TL_SCOPE_FRAGMENT,     /* "local.fragment": T.alloc_fragment */
-  TL_SCOPE_LOCAL,        /* "local": T.alloc_local */
-  TL_SCOPE_LOCAL_VAR     /* "local.var": T.alloc_var */
+  TL_SCOPE_GLOBAL = 0, /* "global": kernel parameters */
+  TL_SCOPE_SHARED_DYN, /* "shared.dyn": T.alloc_shared */
+  TL_SCOPE_SHARED,     /* "shared": static shared memory */
+  TL_SCOPE_FRAGMENT,   /* "local.fragment": T.alloc_fragment */
+  TL_SCOPE_LOCAL,      /* "local": T.alloc_local */
+  TL_SCOPE_LOCAL_VAR   /* "local.var": T.alloc_var */
 } tl_scope;
 
 /* Binary and unary operators of expressions (TIR semantics: FLOORDIV and
  * FLOORMOD round toward -inf; DIV is true division on floats and truncating
  * division on integers, as Python's / on TVM PrimExprs). */
 typedef enum tl_binop {
-  TL_OP_ADD, TL_OP_SUB, TL_OP_MUL, TL_OP_DIV, TL_OP_FLOORDIV, TL_OP_FLOORMOD,
-  TL_OP_POW, TL_OP_MIN, TL_OP_MAX,
-  TL_OP_EQ, TL_OP_NE, TL_OP_LT, TL_OP_LE, TL_OP_GT, TL_OP_GE,
-  TL_OP_AND, TL_OP_OR,                      /* logical */
-  TL_OP_BITAND, TL_OP_BITOR, TL_OP_BITXOR, TL_OP_SHL, TL_OP_SHR
+  TL_OP_ADD,
+  TL_OP_SUB,
+  TL_OP_MUL,
+  TL_OP_DIV,
+  TL_OP_FLOORDIV,
+  TL_OP_FLOORMOD,
+  TL_OP_POW,
+  TL_OP_MIN,
+  TL_OP_MAX,
+  TL_OP_EQ,
+  TL_OP_NE,
+  TL_OP_LT,
+  TL_OP_LE,
+  TL_OP_GT,
+  TL_OP_GE,
+  TL_OP_AND,
+  TL_OP_OR, /* logical */
+  TL_OP_BITAND,
+  TL_OP_BITOR,
+  TL_OP_BITXOR,
+  TL_OP_SHL,
+  TL_OP_SHR
 } tl_binop;
 typedef enum tl_unop { TL_OP_NEG, TL_OP_NOT, TL_OP_BITNOT } tl_unop;
 
 /* Loop kinds of T.* loops. */
 typedef enum tl_loop_kind {
-  TL_LOOP_SERIAL = 0,  /* range / T.serial */
-  TL_LOOP_PARALLEL,    /* T.Parallel (one or more loop variables) */
-  TL_LOOP_PIPELINED,   /* T.Pipelined(n, num_stages=) */
-  TL_LOOP_UNROLL,      /* T.unroll */
-  TL_LOOP_VECTORIZED,  /* vectorized (after lowering) */
-  TL_LOOP_THREAD       /* bound to a thread index (after lowering) */
+  TL_LOOP_SERIAL = 0, /* range / T.serial */
+  TL_LOOP_PARALLEL,   /* T.Parallel (one or more loop variables) */
+  TL_LOOP_PIPELINED,  /* T.Pipelined(n, num_stages=) */
+  TL_LOOP_UNROLL,     /* T.unroll */
+  TL_LOOP_VECTORIZED, /* vectorized (after lowering) */
+  TL_LOOP_THREAD      /* bound to a thread index (after lowering) */
 } tl_loop_kind;
 
 /* Warp policies of T.gemm (TileLang GemmWarpPolicy). */
-typedef enum tl_gemm_policy {
-  TL_POLICY_SQUARE = 0, TL_POLICY_FULL_ROW = 1, TL_POLICY_FULL_COL = 2
-} tl_gemm_policy;
+typedef enum tl_gemm_policy { TL_POLICY_SQUARE = 0, TL_POLICY_FULL_ROW = 1, TL_POLICY_FULL_COL = 2 } tl_gemm_policy;
 
 /* Creates a builder for one PrimFunc named func_name (NULL → "main").
  * Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_builder_create(tl_context *ctx, const char *func_name,
-                                   tl_builder **out);
+TL_API tl_status tl_builder_create(tl_context *ctx, const char *func_name, tl_builder **out);
 /* Destroys an unfinished builder (NULL allowed). */
 TL_API void tl_builder_destroy(tl_builder *b);
 /* Closes open scopes check, verifies and moves the IR into *out; the builder
@@ -311,39 +323,35 @@ TL_API tl_expr *tl_builder_binary(tl_builder *b, tl_binop op, tl_expr *l, tl_exp
 TL_API tl_expr *tl_builder_unary(tl_builder *b, tl_unop op, tl_expr *x);
 TL_API tl_expr *tl_builder_select(tl_builder *b, tl_expr *cond, tl_expr *t, tl_expr *f);
 TL_API tl_expr *tl_builder_cast(tl_builder *b, tl_dtype t, tl_expr *x);
-TL_API tl_expr *tl_builder_load(tl_builder *b, tl_buffer *buf, tl_expr *const *indices,
-                                size_t n);
+TL_API tl_expr *tl_builder_load(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n);
 /* A call of a T.* math intrinsic by its name without "T." ("exp2", "max",
  * "ceildiv", "if_then_else", ...).  Unknown names are a builder error. */
-TL_API tl_expr *tl_builder_call(tl_builder *b, const char *name, tl_expr *const *args,
-                                size_t n);
+TL_API tl_expr *tl_builder_call(tl_builder *b, const char *name, tl_expr *const *args, size_t n);
 
 /* Parameters, in order. */
-TL_API tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t,
-                                          tl_expr *const *shape, size_t ndim);
+TL_API tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t, tl_expr *const *shape,
+                                          size_t ndim);
 TL_API tl_var *tl_builder_param_scalar(tl_builder *b, const char *name, tl_dtype t);
 /* A dynamic dimension symbol (T.dynamic("name")), int32. */
 TL_API tl_var *tl_builder_dynamic(tl_builder *b, const char *name);
 
 /* Opens `with T.Kernel(grid..., threads=threads) as (names...)`; the block
  * index variables are returned in vars_out[0..ngrid).  ngrid is 1..3. */
-TL_API void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
-                                    tl_expr *threads, const char *const *names,
-                                    tl_var **vars_out);
+TL_API void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid, tl_expr *threads,
+                                    const char *const *names, tl_var **vars_out);
 TL_API void tl_builder_kernel_end(tl_builder *b);
 
 /* Allocations in the current scope: T.alloc_shared / alloc_fragment /
  * alloc_local (scope chooses), named name. */
-TL_API tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name,
-                                   tl_dtype t, tl_expr *const *shape, size_t ndim);
+TL_API tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_dtype t, tl_expr *const *shape,
+                                   size_t ndim);
 
 /* Opens a loop of kind over nvars variables (only T.Parallel takes more than
  * one): `for names in T.Parallel(extents...)`, `T.Pipelined(extent,
  * num_stages=num_stages)` (num_stages ignored otherwise), T.serial, T.unroll.
  * Loop variables come back in vars_out. */
-TL_API void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *names,
-                                 tl_expr *const *extents, size_t nvars, int num_stages,
-                                 tl_var **vars_out);
+TL_API void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *names, tl_expr *const *extents,
+                                 size_t nvars, int num_stages, tl_var **vars_out);
 TL_API void tl_builder_for_end(tl_builder *b);
 
 /* if / else: tl_builder_if_begin(cond) ... [tl_builder_else() ...] tl_builder_if_end(). */
@@ -352,8 +360,7 @@ TL_API void tl_builder_else(tl_builder *b);
 TL_API void tl_builder_if_end(tl_builder *b);
 
 /* A[indices] = value */
-TL_API void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices,
-                             size_t n, tl_expr *value);
+TL_API void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n, tl_expr *value);
 
 /* Tile-op operands: a region of a buffer (mins/extents of ndim entries;
  * extents NULL means the whole buffer), or a scalar expression. */
@@ -371,12 +378,15 @@ typedef struct tl_tile_arg {
 /* A keyword argument of a tile op (transpose_B, policy, num_stages, dim, ...).
  * Booleans and integers are given as int expressions; policy as an int of
  * tl_gemm_policy. */
-typedef struct tl_tile_kwarg { const char *name; tl_expr *value; } tl_tile_kwarg;
+typedef struct tl_tile_kwarg {
+  const char *name;
+  tl_expr *value;
+} tl_tile_kwarg;
 /* Emits a tile op by name without "T." ("copy", "gemm", "fill", "clear",
  * "reduce_max", ..., "atomic_add", "use_swizzle").  Unknown op or keyword:
  * builder error. */
-TL_API void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args,
-                               size_t nargs, const tl_tile_kwarg *kwargs, size_t nkwargs);
+TL_API void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args, size_t nargs,
+                               const tl_tile_kwarg *kwargs, size_t nkwargs);
 
 #ifdef __cplusplus
 }

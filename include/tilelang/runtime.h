@@ -91,7 +91,7 @@ enum {
    * a few milliseconds per GEMM, and without the flag tl_kernel_llvm_ir
    * returns "" (it is also kept when tl_compile_options.after_stage is set). */
   TL_COMPILE_KEEP_LLVM_IR = 1u << 1,
-  /* The pass configs, one flag each (include/tilelang/pass_configs.def has
+/* The pass configs, one flag each (include/tilelang/pass_configs.def has
    * the keys, their bits and what each does): TL_COMPILE_FAST_MATH
    * ("tl.enable_fast_math", as nvcc --use_fast_math; the CPU executors
    * compute exactly either way), TL_COMPILE_DISABLE_WGMMA,
@@ -121,8 +121,8 @@ enum {
 
 /* Compilation stages, for tl_compile_options.stop_after. */
 typedef enum tl_stage {
-  TL_STAGE_PTX = 0,  /* everything: parse, lower, LLVM IR, PTX */
-  TL_STAGE_SIMT = 1  /* parse and lower only (SIMT IR, docs/simt-ir.md) */
+  TL_STAGE_PTX = 0, /* everything: parse, lower, LLVM IR, PTX */
+  TL_STAGE_SIMT = 1 /* parse and lower only (SIMT IR, docs/simt-ir.md) */
 } tl_stage;
 
 /* Wall-clock time of each compilation stage, in milliseconds
@@ -181,10 +181,10 @@ typedef enum tl_cache_use {
 
 /* What the cache did for a kernel's compile (tl_kernel_cache_result). */
 typedef enum tl_cache_result {
-  TL_CACHE_RESULT_OFF = 0,    /* not consulted (see tl_cache_use) */
-  TL_CACHE_RESULT_MISS = 1,   /* no entry: compiled, and stored (best effort: a failed store, e.g. a full or
+  TL_CACHE_RESULT_OFF = 0,  /* not consulted (see tl_cache_use) */
+  TL_CACHE_RESULT_MISS = 1, /* no entry: compiled, and stored (best effort: a failed store, e.g. a full or
                                * read-only directory, adds one warning per process and is no error) */
-  TL_CACHE_RESULT_HIT = 2,    /* loaded from the cache: nothing was lowered */
+  TL_CACHE_RESULT_HIT = 2,  /* loaded from the cache: nothing was lowered */
   /* the entry was truncated or corrupt (checksum): compiled, stored over
    * it, and a warning in tl_context_warnings */
   TL_CACHE_RESULT_CORRUPT = 3
@@ -200,8 +200,8 @@ typedef struct tl_compile_options {
    * Each must name a distinct tensor parameter.  Borrowed for the call. */
   const int *out_idx;
   size_t n_out_idx;
-  unsigned flags;     /* TL_COMPILE_* */
-  bool verify_each;   /* run the IR verifier after every lowering pass */
+  unsigned flags;   /* TL_COMPILE_* */
+  bool verify_each; /* run the IR verifier after every lowering pass */
   /* Last stage to run: TL_STAGE_PTX (the default, 0) compiles fully; with
    * TL_STAGE_SIMT code generation is skipped, so the kernel has only its SIMT
    * IR text (tl_kernel_ptx returns "" and calls fail with
@@ -294,13 +294,11 @@ TL_API tl_status tl_pass_config_apply(tl_context *ctx, const char *key, const ch
  * TL_ERR_COMPILE (diagnostics), TL_ERR_UNSUPPORTED (a grid/shape expression
  * the runtime cannot evaluate, an output dim no input binds),
  * TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
-                                   const char *filename, const tl_define *defines,
-                                   size_t ndefines, const tl_compile_options *opts,
+TL_API tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                   const tl_define *defines, size_t ndefines, const tl_compile_options *opts,
                                    tl_kernel **out);
 /* As tl_kernel_compile on the file at path (TL_ERR_IO if unreadable). */
-TL_API tl_status tl_kernel_compile_file(tl_context *ctx, const char *path,
-                                        const tl_define *defines, size_t ndefines,
+TL_API tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_define *defines, size_t ndefines,
                                         const tl_compile_options *opts, tl_kernel **out);
 /* Unloads the kernel's modules, releases the primary contexts it retained
  * and frees it.  NULL is allowed.  No launch of it may still be pending
@@ -330,8 +328,7 @@ TL_API const char *tl_kernel_name(const tl_kernel *k);
  * tl_module_dump_layouts (ir.h) on k's tile IR for k's target.  Errors as
  * there, and TL_ERR_INVALID_ARGUMENT for a kernel without tile IR (built by
  * hand). */
-TL_API tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts,
-                                        char **text);
+TL_API tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts, char **text);
 
 /* Ahead-of-time export (docs/aot.md): writes compiled kernel k as a C header (h_path) and a C source (c_path)
  * that embed its PTX (and, with opts->cubin, a cubin ptxas made for k's target, tried first on a device of
@@ -346,11 +343,11 @@ TL_API tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_
  * TL_ERR_UNSUPPORTED (a kernel with tensor maps or workspaces, sm_90a's TMA and stream-K: not exported
  * yet; a scalar of a dtype the export does not encode), TL_ERR_IO (a file could not be written). */
 typedef struct tl_export_options {
-  const char *name;     /* C prefix of the exported API (NULL: tl_kernel_name) */
-  const char *source;   /* the kernel's file, for the header's comment (NULL: none) */
-  bool cubin;           /* also embed a cubin from ptxas ($TL_PTXAS, else ptxas on $PATH, else
+  const char *name;    /* C prefix of the exported API (NULL: tl_kernel_name) */
+  const char *source;  /* the kernel's file, for the header's comment (NULL: none) */
+  bool cubin;          /* also embed a cubin from ptxas ($TL_PTXAS, else ptxas on $PATH, else
                            /usr/local/cuda/bin/ptxas); when ptxas is missing or fails, PTX alone */
-  bool cubin_embedded;  /* out: whether a cubin was embedded */
+  bool cubin_embedded; /* out: whether a cubin was embedded */
   /* the outputs, when not k's own out_idx (the Python package keeps out_idx itself): n_out_idx parameter
    * indices (negative from the end) when has_out_idx, normalized as tl_kernel_normalize_out_idx does */
   bool has_out_idx;
@@ -389,15 +386,13 @@ TL_API int tl_kernel_param_ndim(const tl_kernel *k, int i);
 /* Dim d of tensor i: returns true with *value set when it is a constant;
  * false when it depends on dynamic symbols, with *symbol (if non-NULL) set to
  * the symbol's name when the dim is exactly one symbol, else to NULL. */
-TL_API bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value,
-                                const char **symbol);
+TL_API bool tl_kernel_param_dim(const tl_kernel *k, int i, int d, int64_t *value, const char **symbol);
 /* Element stride d of a T.StridedTensor parameter i: true with *value set
  * when the declared stride is a constant; false otherwise, with *symbol (if
  * non-NULL) set to the stride's T.dynamic symbol name when it is exactly one
  * symbol, else to NULL -- also for a compact (row-major) parameter, which
  * declares no strides. */
-TL_API bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *value,
-                                   const char **symbol);
+TL_API bool tl_kernel_param_stride(const tl_kernel *k, int i, int d, int64_t *value, const char **symbol);
 /* True when parameter i is an output of out_idx (allocated by the call). */
 TL_API bool tl_kernel_param_is_output(const tl_kernel *k, int i);
 /* Normalized out_idx (0 <= idx < count, given order); *n = 0 for none. */
@@ -410,8 +405,7 @@ TL_API const int *tl_kernel_out_idx(const tl_kernel *k, int *n);
  * of range, a parameter named twice, a scalar parameter, a T.StridedTensor
  * parameter: an output is allocated compact, which its strides do not
  * address); NULL k, or NULL idx/norm with n > 0. */
-TL_API tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const int *idx, size_t n,
-                                             int *norm);
+TL_API tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const int *idx, size_t n, int *norm);
 /* Required alignment in bytes of data + byte_offset of tensor i (its
  * element size, raised to the widest vector access the kernel makes). */
 TL_API int tl_kernel_param_alignment(const tl_kernel *k, int i);
@@ -424,11 +418,30 @@ typedef enum tl_arg_kind { TL_ARG_TENSOR = 0, TL_ARG_INT = 1, TL_ARG_FLOAT = 2 }
  * completes on the stream), an integer or a float scalar. */
 typedef struct tl_arg {
   tl_arg_kind kind;
-  union { DLTensor *tensor; int64_t i; double f; } v;
+  union {
+    DLTensor *tensor;
+    int64_t i;
+    double f;
+  } v;
 } tl_arg;
-static inline tl_arg tl_arg_tensor(DLTensor *t) { tl_arg a; a.kind = TL_ARG_TENSOR; a.v.tensor = t; return a; }
-static inline tl_arg tl_arg_int(int64_t i) { tl_arg a; a.kind = TL_ARG_INT; a.v.i = i; return a; }
-static inline tl_arg tl_arg_float(double f) { tl_arg a; a.kind = TL_ARG_FLOAT; a.v.f = f; return a; }
+static inline tl_arg tl_arg_tensor(DLTensor *t) {
+  tl_arg a;
+  a.kind = TL_ARG_TENSOR;
+  a.v.tensor = t;
+  return a;
+}
+static inline tl_arg tl_arg_int(int64_t i) {
+  tl_arg a;
+  a.kind = TL_ARG_INT;
+  a.v.i = i;
+  return a;
+}
+static inline tl_arg tl_arg_float(double f) {
+  tl_arg a;
+  a.kind = TL_ARG_FLOAT;
+  a.v.f = f;
+  return a;
+}
 
 /* Loads the kernel's PTX on CUDA device `device` (cuModuleLoadDataEx in the
  * device's primary context) unless already loaded; tl_kernel_call does this
@@ -507,8 +520,8 @@ TL_API tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device);
  * TL_ERR_NO_DEVICE, TL_ERR_UNSUPPORTED (the device's architecture, as
  * tl_kernel_load), TL_ERR_CUDA (driver error name and string),
  * TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args,
-                                size_t nargs, void *stream, DLManagedTensor **outputs);
+TL_API tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, void *stream,
+                                DLManagedTensor **outputs);
 
 /* ---------------------------------------------------- output allocator */
 /* Where the out_idx outputs of tl_kernel_call and tl_kernel_time on CUDA
@@ -556,7 +569,7 @@ typedef enum tl_executor {
    * every tensor argument is host memory (kDLCPU); otherwise CUDA (a mix of
    * host and CUDA tensors is then reported on the host tensors) */
   TL_EXEC_AUTO = 0,
-  TL_EXEC_CUDA = 1,      /* the GPU, tensors on one CUDA device */
+  TL_EXEC_CUDA = 1, /* the GPU, tensors on one CUDA device */
   /* the CPU SIMT executor: runs the lowered SIMT IR (what the GPU would run)
    * thread by thread, with shared-memory race and protocol checks; tensors
    * on kDLCPU; no driver needed */
@@ -575,9 +588,8 @@ typedef enum tl_executor {
  * op the evaluator cannot run) are TL_ERR_COMPILE with the statement's
  * source location in the message; kernels built without the IR (by hand)
  * give TL_ERR_UNSUPPORTED. */
-TL_API tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec,
-                                   const tl_arg *args, size_t nargs, void *stream,
-                                   DLManagedTensor **outputs);
+TL_API tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, const tl_arg *args, size_t nargs,
+                                   void *stream, DLManagedTensor **outputs);
 
 /* Times the kernel on the GPU: checks and binds the arguments as
  * tl_kernel_call (CUDA tensors), allocates the out_idx outputs once, launches
@@ -585,9 +597,8 @@ TL_API tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor ex
  * stream, synchronizes, and stores each launch's time in ms_each[0..reps)
  * (caller's array).  The outputs are returned as by tl_kernel_call (holding
  * the last launch's result).  Errors as tl_kernel_call. */
-TL_API tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                                void *stream, int warmup, int reps, float *ms_each,
-                                DLManagedTensor **outputs);
+TL_API tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, void *stream,
+                                int warmup, int reps, float *ms_each, DLManagedTensor **outputs);
 
 /* Floating-point operations of one launch counted from the kernel's T.gemm
  * ops (2·M·N·K per T.gemm execution; executions = trip counts of the
@@ -595,20 +606,19 @@ TL_API tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *arg
  * name (names[i] = values[i], borrowed).  *flops = 0 when the kernel has no
  * T.gemm.  Errors: TL_ERR_INVALID_ARGUMENT, TL_ERR_UNSUPPORTED (a trip
  * count or extent that these dims do not determine). */
-TL_API tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k,
-                                      const char *const *names, const int64_t *values,
-                                      size_t n, double *flops);
+TL_API tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *const *names,
+                                      const int64_t *values, size_t n, double *flops);
 
 /* ------------------------------------------- launch details (benchmarks) */
 /* What a launch of k with these arguments uses, for code that launches the
  * function itself (benchmarks/launch compares tl_kernel_call with a bare
  * cuLaunchKernel of the same function).  Not needed to call a kernel. */
 typedef struct tl_launch_info {
-  void *function;        /* the CUfunction, owned by the kernel (valid until tl_kernel_destroy) */
-  void *context;         /* the CUcontext (the device's primary context) it was loaded in */
-  unsigned grid[3];      /* 0 in an empty call (a zero-size dynamic dim; tl_kernel_call): launch nothing */
-  unsigned block;        /* threads per block (blockDim.x; y = z = 1) */
-  unsigned smem;         /* dynamic shared memory in bytes (set on function when > 48 KB) */
+  void *function;   /* the CUfunction, owned by the kernel (valid until tl_kernel_destroy) */
+  void *context;    /* the CUcontext (the device's primary context) it was loaded in */
+  unsigned grid[3]; /* 0 in an empty call (a zero-size dynamic dim; tl_kernel_call): launch nothing */
+  unsigned block;   /* threads per block (blockDim.x; y = z = 1) */
+  unsigned smem;    /* dynamic shared memory in bytes (set on function when > 48 KB) */
   /* The kernel's parameters, the kernelParams of cuLaunchKernel: in
    * prim_func order each tensor's data + byte_offset (a 64-bit device
    * pointer) and each scalar's value in its dtype, then each dynamic
@@ -623,8 +633,8 @@ typedef struct tl_launch_info {
    * pointer per workspace: the legacy default stream's allocation (made
    * and zeroed here when it does not exist yet; T.alloc_global's zeroed
    * again each time info is made); launches through info do not zero it. */
-  int nparams;           /* entries of params (slots, then tensor maps) */
-  void **params;         /* params[i] = &param_slots[i] */
+  int nparams;   /* entries of params (slots, then tensor maps) */
+  void **params; /* params[i] = &param_slots[i] */
   uint64_t *param_slots;
 } tl_launch_info;
 
@@ -633,8 +643,8 @@ typedef struct tl_launch_info {
  * raises the function's dynamic shared memory limit when the launch needs
  * more than 48 KB, and fills *info.  Nothing is launched or allocated on
  * the device.  Free with tl_launch_info_free.  Errors as tl_kernel_call. */
-TL_API tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *args,
-                                       size_t nargs, tl_launch_info *info);
+TL_API tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
+                                       tl_launch_info *info);
 /* Frees what tl_kernel_launch_info allocated (not the function); NULL and
  * a zeroed info are allowed. */
 TL_API void tl_launch_info_free(tl_launch_info *info);
@@ -647,8 +657,8 @@ typedef struct tl_gemm_config {
   int block_M, block_N, block_K;
   int threads;
   int num_stages;
-  int policy;         /* T.GemmWarpPolicy: 0 Square, 1 FullRow, 2 FullCol */
-  int swizzle_panel;  /* T.use_swizzle(panel_size=); 0 = no rasterization */
+  int policy;        /* T.GemmWarpPolicy: 0 Square, 1 FullRow, 2 FullCol */
+  int swizzle_panel; /* T.use_swizzle(panel_size=); 0 = no rasterization */
 } tl_gemm_config;
 
 /* The built-in candidate tile configurations for C[M, N] = A[M, K] B[K, N]
@@ -663,8 +673,7 @@ typedef struct tl_gemm_config {
  * NULL when cap is 0) and returns n, the number of candidates; 0 for input
  * dtypes other than float16 and bfloat16 (no built-in table yet) or
  * non-positive sizes. */
-TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
-                              size_t cap);
+TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
 /* The built-in candidates for the lowering that a kernel compiled for
  * target with tl_compile_options.flags = flags takes (target NULL: the
  * device default, tl_device_default_target; names as
@@ -678,8 +687,8 @@ TL_API size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_g
  * mma.sync table, the same as tl_gemm_configs.  Same shape classes, copy
  * and return conventions as tl_gemm_configs; 0 also for an unknown target
  * name.  tl-run --tune searches this list for its --target and flags. */
-TL_API size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N,
-                                     int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
+TL_API size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N, int64_t K, tl_dtype in,
+                                     tl_gemm_config *out, size_t cap);
 /* Whether tl_gemm_configs_target(target, flags, ...) returns the Hopper
  * table: target (NULL: tl_device_default_target) has wgmma (sm_90a) and
  * flags has none of TL_COMPILE_DISABLE_WGMMA, _TMA_LOWER,
@@ -693,8 +702,7 @@ TL_API bool tl_gemm_configs_use_hopper(const char *target, unsigned flags);
  * values are written into storage (decimal text) and defs[i].value points
  * there.  Returns 7.  Kernels without policy/swizzle_panel parameters take
  * the first 5. */
-TL_API size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7],
-                                     char storage[7][16]);
+TL_API size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7], char storage[7][16]);
 /* Prints c as "128x256x32/256t/s3[/pN][/swzP]" into buf (snprintf semantics);
  * returns buf. */
 TL_API const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, size_t size);
@@ -708,16 +716,16 @@ TL_API const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, siz
  * *ms (> 0) the candidate's time, or another status with a one-line reason
  * in why (why_size bytes, NUL-terminated) for a candidate that failed to
  * load, launch or check: it is reported and skipped, the search goes on. */
-typedef tl_status (*tl_tune_measure_fn)(void *user, tl_kernel *k, size_t index, int warmup, int rep,
-                                        double *ms, char *why, size_t why_size);
+typedef tl_status (*tl_tune_measure_fn)(void *user, tl_kernel *k, size_t index, int warmup, int rep, double *ms,
+                                        char *why, size_t why_size);
 
 /* tl_kernel_tune options (zero-initialise, then set what you need). */
 typedef struct tl_tune_options {
   const tl_compile_options *compile; /* every candidate's compile (NULL: defaults); kernel, target, flags, out_idx */
   const tl_define *defines;          /* bindings before each config's (borrowed) */
   size_t ndefines;
-  int workers;      /* compile threads (one tl_context each); 0: the online CPUs (sysconf) */
-  int warmup, rep;  /* <= 0: the space's (decorator), else 25 and 100 (TileLang's defaults) */
+  int workers;     /* compile threads (one tl_context each); 0: the online CPUs (sysconf) */
+  int warmup, rep; /* <= 0: the space's (decorator), else 25 and 100 (TileLang's defaults) */
   /* NULL: compile only (a dry run: nothing timed, no best, no tune cache) */
   tl_tune_measure_fn measure;
   void *user;
@@ -725,7 +733,7 @@ typedef struct tl_tune_options {
    * arguments (names, shapes, dtypes, scalar values); hashed into the tune
    * cache's key with the device's name.  NULL: "". */
   const char *problem;
-  bool progress;    /* a progress line on stderr (rewritten in place on a terminal) */
+  bool progress; /* a progress line on stderr (rewritten in place on a terminal) */
   /* Also load each compiled kernel on CUDA device `device` in its worker
    * (tl_kernel_load: the driver's JIT of the PTX then runs in parallel
    * too); a load failure is a TL_TUNE_MEASURE_FAILED config ("load: ..."). */
@@ -736,26 +744,26 @@ typedef struct tl_tune_options {
 
 /* Outcome of one configuration (tl_tune_result.configs[i]). */
 typedef enum tl_tune_outcome {
-  TL_TUNE_PENDING = 0,      /* not reached (a cache hit times nothing) */
-  TL_TUNE_COMPILED = 1,     /* compiled; not timed (dry run) */
-  TL_TUNE_TIMED = 2,        /* compiled, checked and timed: ms */
+  TL_TUNE_PENDING = 0,        /* not reached (a cache hit times nothing) */
+  TL_TUNE_COMPILED = 1,       /* compiled; not timed (dry run) */
+  TL_TUNE_TIMED = 2,          /* compiled, checked and timed: ms */
   TL_TUNE_COMPILE_FAILED = 3, /* message: the first line of the compiler's error */
   TL_TUNE_MEASURE_FAILED = 4  /* load, launch or check failed: message from the measure callback */
 } tl_tune_outcome;
 
 typedef struct tl_tune_config_result {
   tl_tune_outcome outcome;
-  double ms;          /* TL_TUNE_TIMED: the measured time */
-  double compile_ms;  /* wall-clock time of its compile on its worker */
+  double ms;             /* TL_TUNE_TIMED: the measured time */
+  double compile_ms;     /* wall-clock time of its compile on its worker */
   double compile_cpu_ms; /* CPU time of that compile (CLOCK_THREAD_CPUTIME_ID of the worker) */
-  double load_ms;     /* wall-clock time of its load (tl_tune_options.load), else 0 */
-  char *message;      /* failures: why (owned by the result), else NULL */
+  double load_ms;        /* wall-clock time of its load (tl_tune_options.load), else 0 */
+  char *message;         /* failures: why (owned by the result), else NULL */
 } tl_tune_config_result;
 
 typedef struct tl_tune_result {
   size_t nconfigs;
   tl_tune_config_result *configs; /* nconfigs entries, owned */
-  long best;          /* index of the fastest timed config, -1 when none */
+  long best;                      /* index of the fastest timed config, -1 when none */
   double best_ms;
   tl_kernel *kernel;  /* the best config's kernel (the caller owns it: tl_kernel_destroy), or NULL */
   bool cache_hit;     /* the tune cache answered: only the best config was compiled */
@@ -795,9 +803,8 @@ typedef struct tl_tune_result {
  * with tl_tune_result_free), also when no config succeeded (best = -1).
  * Errors: TL_ERR_INVALID_ARGUMENT (NULL pointers, an empty space),
  * TL_ERR_NO_MEMORY (also when no worker thread could start). */
-TL_API tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len,
-                                const char *filename, const tl_tune_space *space,
-                                const tl_tune_options *opts, tl_tune_result *out);
+TL_API tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                const tl_tune_space *space, const tl_tune_options *opts, tl_tune_result *out);
 /* Frees what tl_kernel_tune put in *r (not r->kernel, which the caller
  * owns); zeroes it.  NULL allowed. */
 TL_API void tl_tune_result_free(tl_tune_result *r);
@@ -809,8 +816,8 @@ TL_API void tl_tune_result_free(tl_tune_result *r);
  * (*out)->deleter(*out).  Errors: TL_ERR_INVALID_ARGUMENT (bad device type,
  * negative dim, size overflow), TL_ERR_NO_DEVICE, TL_ERR_CUDA,
  * TL_ERR_NO_MEMORY. */
-TL_API tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim,
-                                 const int64_t *shape, DLDataType dtype, DLManagedTensor **out);
+TL_API tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim, const int64_t *shape, DLDataType dtype,
+                                 DLManagedTensor **out);
 
 /* Copies src into dst, synchronously (cuMemcpyHtoD_v2 / DtoH_v2 / DtoD_v2
  * after synchronizing the device's primary context, or memcpy between host

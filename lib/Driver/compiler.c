@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "Driver/backend.h"
 #include "Lower/layout_dump.h"
 #include "Lower/lower.h"
-#include "Driver/backend.h"
 #include "Support/context.h"
 #include "Support/file.h"
 
@@ -45,7 +45,9 @@ TL_API tl_status tl_pass_config_apply(tl_context *ctx, const char *key, const ch
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   if (!key || !flags || !flags_false)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_pass_config_apply: argument '%s' is NULL",
-                           !key ? "key" : !flags ? "flags" : "flags_false");
+                           !key     ? "key"
+                           : !flags ? "flags"
+                                    : "flags_false");
   int i = tl_pass_config_index(key);
   if (i < 0)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unsupported pass config '%.200s' (understood: %s)", key,
@@ -128,11 +130,10 @@ static void emit_stage(const tl_compile_options *opts, const char *stage, const 
   free(text);
 }
 
-tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
-                            const char *filename, const tl_define *defines, size_t ndefines) {
+tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len, const char *filename,
+                            const tl_define *defines, size_t ndefines) {
   double t0 = mono_ms();
-  tl_status st =
-      tl_module_parse_kernel(ctx, source, len, filename, c->opts->kernel, defines, ndefines, &c->tile);
+  tl_status st = tl_module_parse_kernel(ctx, source, len, filename, c->opts->kernel, defines, ndefines, &c->tile);
   c->times.parse = mono_ms() - t0;
   if (st != TL_OK) return st;
   tl_module *m = c->tile;
@@ -140,8 +141,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   if (m->nfuncs < 1 || !m->funcs[0])
-    return tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile",
-                           filename ? filename : "<input>");
+    return tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile", filename ? filename : "<input>");
   if (c->opts->after_stage) emit_stage(c->opts, "parse", m);
   tl_pass_configs *pc = &m->funcs[0]->pass_configs;
   for (int i = 0; i < TL_PASS_CONFIG_COUNT; i++) {
@@ -235,8 +235,7 @@ tl_status tl_compiler_codegen(tl_context *ctx, tl_compilation *c) {
     if (c->ptx) opts->after_stage(opts->after_stage_user, "ptx", c->ptx);
   }
   if (!c->ptx) return tl_context_fail(ctx, TL_ERR_INTERNAL, "code generation returned no PTX");
-  if (!c->llvm_ir && !(c->llvm_ir = strdup("")))
-    return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  if (!c->llvm_ir && !(c->llvm_ir = strdup(""))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   return TL_OK;
 }
 

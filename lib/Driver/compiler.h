@@ -24,22 +24,22 @@
 typedef struct tl_compilation {
   const tl_compile_options *opts; /* the caller's, or zeroed defaults; not owned */
   tl_compile_options defaults;
-  tl_compile_times times;         /* ms per stage so far */
-  double t0;                      /* when tl_compilation_init ran (ms, CLOCK_MONOTONIC) */
-  tl_module *tile;                /* after tl_compiler_parse: the tile IR as written */
-  tl_module *simt;                /* after tl_compiler_lower: the SIMT IR */
+  tl_compile_times times; /* ms per stage so far */
+  double t0;              /* when tl_compilation_init ran (ms, CLOCK_MONOTONIC) */
+  tl_module *tile;        /* after tl_compiler_parse: the tile IR as written */
+  tl_module *simt;        /* after tl_compiler_lower: the SIMT IR */
   /* The target's name, resolved by the caller before tl_compiler_lower (the
    * runtime: tl_target_resolve, "auto" to the GPU's); tl_compilation_init
    * sets opts->target, NULL meaning tl_target_default() */
   const char *target_name;
-  const tl_target *target;        /* after tl_compiler_lower: target_name's entry */
-  bool remarks;                   /* lowering's remarks: opts->remarks, or the caller's choice */
-  tl_target target_sms;           /* that target with opts->sms SMs, when opts->sms > 0 */
-  char *simt_ir;                  /* after tl_compiler_lower: the SIMT IR's text (malloc'd) */
-  char *llvm_ir;                  /* after tl_compiler_codegen (malloc'd): the optimised
+  const tl_target *target; /* after tl_compiler_lower: target_name's entry */
+  bool remarks;            /* lowering's remarks: opts->remarks, or the caller's choice */
+  tl_target target_sms;    /* that target with opts->sms SMs, when opts->sms > 0 */
+  char *simt_ir;           /* after tl_compiler_lower: the SIMT IR's text (malloc'd) */
+  char *llvm_ir;           /* after tl_compiler_codegen (malloc'd): the optimised
                                    * module's text, "" unless TL_COMPILE_KEEP_LLVM_IR or
                                    * opts->after_stage */
-  char *ptx;                      /* after tl_compiler_codegen: the PTX text (malloc'd) */
+  char *ptx;               /* after tl_compiler_codegen: the PTX text (malloc'd) */
 } tl_compilation;
 
 /* Starts a compilation with options opts (NULL: defaults); stamps t0. */
@@ -56,8 +56,8 @@ tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, 
  * one prim_func (TL_ERR_COMPILE otherwise); the pass-config flags of
  * opts->flags (and flags_false) set its first function's pass configs.  Registers the module's source with
  * ctx->diag.  opts->after_stage sees stage "parse". */
-tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
-                            const char *filename, const tl_define *defines, size_t ndefines);
+tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *source, size_t len, const char *filename,
+                            const tl_define *defines, size_t ndefines);
 /* Stage 2: looks up c->target_name (NULL: tl_target_default();
  * TL_ERR_INVALID_ARGUMENT for an unknown name), copies c->tile and lowers
  * the copy into c->simt (tl_lower_module; opts->verify_each, c->remarks), prints it into

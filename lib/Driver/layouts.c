@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 
 #include "Driver/compiler.h"
-#include "Support/context.h"
 #include "Lower/layout_dump.h"
 #include "Lower/lower.h"
+#include "Support/context.h"
 
 typedef struct svg_sink {
   tl_context *ctx;

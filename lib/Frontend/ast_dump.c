@@ -69,8 +69,7 @@ static void list_begin(sb *o, const char *field, bool *first) {
   tl_strbuf_printf(o, "%s=[", field);
 }
 
-static void exprs(sb *o, const char *field, int n, tl_ast_expr *const *items, int ctx,
-                  bool *first) {
+static void exprs(sb *o, const char *field, int n, tl_ast_expr *const *items, int ctx, bool *first) {
   list_begin(o, field, first);
   for (int i = 0; i < n; i++) {
     if (i) put(o, ", ");
@@ -99,7 +98,12 @@ static void opt_expr(sb *o, const char *name, const tl_ast_expr *e, int ctx, boo
 
 /* One expression field of a node: required (printed even when NULL) or
  * optional (left out when NULL). */
-typedef struct xfield { const char *name; const tl_ast_expr *e; int ctx; bool opt; } xfield;
+typedef struct xfield {
+  const char *name;
+  const tl_ast_expr *e;
+  int ctx;
+  bool opt;
+} xfield;
 
 /* A node "cls(f1=..., f2=...)" whose fields are all expressions. */
 static void node(sb *o, const char *cls, int n, const xfield *fs) {
@@ -114,11 +118,11 @@ static void node(sb *o, const char *cls, int n, const xfield *fs) {
 
 static const char *binop_name(const char *op) {
   static const char *const t[][2] = {
-    {"+", "Add"}, {"-", "Sub"}, {"*", "Mult"}, {"@", "MatMult"}, {"/", "Div"}, {"%", "Mod"},
-    {"**", "Pow"}, {"<<", "LShift"}, {">>", "RShift"}, {"|", "BitOr"}, {"^", "BitXor"},
-    {"&", "BitAnd"}, {"//", "FloorDiv"}, {"==", "Eq"}, {"!=", "NotEq"}, {"<", "Lt"},
-    {"<=", "LtE"}, {">", "Gt"}, {">=", "GtE"}, {"is", "Is"}, {"is not", "IsNot"}, {"in", "In"},
-    {"not in", "NotIn"}, {"and", "And"}, {"or", "Or"}, {"~", "Invert"}, {"not", "Not"}};
+      {"+", "Add"},       {"-", "Sub"},     {"*", "Mult"},       {"@", "MatMult"}, {"/", "Div"},        {"%", "Mod"},
+      {"**", "Pow"},      {"<<", "LShift"}, {">>", "RShift"},    {"|", "BitOr"},   {"^", "BitXor"},     {"&", "BitAnd"},
+      {"//", "FloorDiv"}, {"==", "Eq"},     {"!=", "NotEq"},     {"<", "Lt"},      {"<=", "LtE"},       {">", "Gt"},
+      {">=", "GtE"},      {"is", "Is"},     {"is not", "IsNot"}, {"in", "In"},     {"not in", "NotIn"}, {"and", "And"},
+      {"or", "Or"},       {"~", "Invert"},  {"not", "Not"}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (op && !strcmp(op, t[i][0])) return t[i][1];
   return "?";
@@ -126,8 +130,7 @@ static const char *binop_name(const char *op) {
 
 /* and/or chains: operands of the same operator, left-nested, not parenthesised */
 static void boolop_values(sb *o, const tl_ast_expr *e, const char *op, bool top) {
-  if (e->kind == TL_AST_BOOLOP && !strcmp(e->u.bin.op, op) &&
-      (top || !(e->flags & TL_AST_F_PARENS))) {
+  if (e->kind == TL_AST_BOOLOP && !strcmp(e->u.bin.op, op) && (top || !(e->flags & TL_AST_F_PARENS))) {
     boolop_values(o, e->u.bin.l, op, false);
     put(o, ", ");
     expr(o, e->u.bin.r, LOAD);
@@ -187,7 +190,8 @@ static void constant(sb *o, const tl_ast_expr *e) {
 static void expr_compound(sb *o, const tl_ast_expr *e, int ctx) {
   bool f = true;
   switch (e->kind) {
-  case TL_AST_TUPLE: case TL_AST_LIST:
+  case TL_AST_TUPLE:
+  case TL_AST_LIST:
     put(o, e->kind == TL_AST_TUPLE ? "Tuple(" : "List(");
     exprs(o, "elts", e->u.list.n, e->u.list.items, ctx, &f);
     tl_strbuf_printf(o, ", ctx=%s)", ctx_names[ctx]);
@@ -216,15 +220,16 @@ static void expr_compound(sb *o, const tl_ast_expr *e, int ctx) {
     put(o, "Compare(left=");
     expr(o, e->u.cmp.operands[0], LOAD);
     put(o, ", ops=[");
-    for (int i = 0; i < e->u.cmp.n; i++)
-      tl_strbuf_printf(o, "%s%s()", i ? ", " : "", binop_name(e->u.cmp.ops[i]));
+    for (int i = 0; i < e->u.cmp.n; i++) tl_strbuf_printf(o, "%s%s()", i ? ", " : "", binop_name(e->u.cmp.ops[i]));
     f = false;
     put(o, "]");
     exprs(o, "comparators", e->u.cmp.n, e->u.cmp.operands + 1, LOAD, &f);
     break;
-  default: {  /* comprehensions */
-    const char *nm = e->kind == TL_AST_LISTCOMP ? "ListComp" : e->kind == TL_AST_SETCOMP
-                     ? "SetComp" : e->kind == TL_AST_GENEXP ? "GeneratorExp" : "DictComp";
+  default: { /* comprehensions */
+    const char *nm = e->kind == TL_AST_LISTCOMP  ? "ListComp"
+                     : e->kind == TL_AST_SETCOMP ? "SetComp"
+                     : e->kind == TL_AST_GENEXP  ? "GeneratorExp"
+                                                 : "DictComp";
     tl_strbuf_printf(o, "%s(%s=", nm, e->kind == TL_AST_DICTCOMP ? "key" : "elt");
     expr(o, e->u.comp.elt, LOAD);
     f = false;
@@ -246,10 +251,15 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
       return;
     }
     /* fall through */
-  case TL_AST_BIGINT: case TL_AST_FLOAT: case TL_AST_IMAG: case TL_AST_STR: case TL_AST_BYTES:
-  case TL_AST_TRUE: case TL_AST_FALSE: case TL_AST_NONE: case TL_AST_ELLIPSIS:
-    constant(o, e);
-    return;
+  case TL_AST_BIGINT:
+  case TL_AST_FLOAT:
+  case TL_AST_IMAG:
+  case TL_AST_STR:
+  case TL_AST_BYTES:
+  case TL_AST_TRUE:
+  case TL_AST_FALSE:
+  case TL_AST_NONE:
+  case TL_AST_ELLIPSIS: constant(o, e); return;
   case TL_AST_ATTR:
     put(o, "Attribute(value=");
     expr(o, e->u.attr.value, LOAD);
@@ -270,9 +280,10 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     tl_strbuf_printf(o, ", ctx=%s)", ctx_names[ctx]);
     return;
   case TL_AST_SLICE:
-    node(o, "Slice", 3, (xfield[]){{"lower", e->u.slice.lo, LOAD, true},
-                                   {"upper", e->u.slice.hi, LOAD, true},
-                                   {"step", e->u.slice.step, LOAD, true}});
+    node(o, "Slice", 3,
+         (xfield[]){{"lower", e->u.slice.lo, LOAD, true},
+                    {"upper", e->u.slice.hi, LOAD, true},
+                    {"step", e->u.slice.step, LOAD, true}});
     return;
   case TL_AST_BINOP:
     put(o, "BinOp(left=");
@@ -288,15 +299,17 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     return;
   case TL_AST_UNARY:
     tl_strbuf_printf(o, "UnaryOp(op=%s(), operand=",
-                     !strcmp(e->u.un.op, "-") ? "USub" : !strcmp(e->u.un.op, "+")
-                     ? "UAdd" : binop_name(e->u.un.op));
+                     !strcmp(e->u.un.op, "-")   ? "USub"
+                     : !strcmp(e->u.un.op, "+") ? "UAdd"
+                                                : binop_name(e->u.un.op));
     expr(o, e->u.un.x, LOAD);
     put(o, ")");
     return;
   case TL_AST_IFEXP:
-    node(o, "IfExp", 3, (xfield[]){{"test", e->u.ifexp.test, LOAD, false},
-                                   {"body", e->u.ifexp.body, LOAD, false},
-                                   {"orelse", e->u.ifexp.orelse, LOAD, false}});
+    node(o, "IfExp", 3,
+         (xfield[]){{"test", e->u.ifexp.test, LOAD, false},
+                    {"body", e->u.ifexp.body, LOAD, false},
+                    {"orelse", e->u.ifexp.orelse, LOAD, false}});
     return;
   case TL_AST_FORMATTED:
     put(o, "FormattedValue(value=");
@@ -311,8 +324,7 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     tl_strbuf_printf(o, ", ctx=%s)", ctx_names[ctx]);
     return;
   case TL_AST_NAMEDEXPR:
-    node(o, "NamedExpr", 2, (xfield[]){{"target", e->u.bin.l, STORE, false},
-                                       {"value", e->u.bin.r, LOAD, false}});
+    node(o, "NamedExpr", 2, (xfield[]){{"target", e->u.bin.l, STORE, false}, {"value", e->u.bin.r, LOAD, false}});
     return;
   case TL_AST_LAMBDA:
     put(o, "Lambda(args=");
@@ -320,13 +332,16 @@ static void expr(sb *o, const tl_ast_expr *e, int ctx) {
     expr_field(o, "body", e->u.lambda.body, LOAD, &f);
     put(o, ")");
     return;
-  case TL_AST_AWAIT: case TL_AST_YIELD: case TL_AST_YIELD_FROM:
-    node(o, e->kind == TL_AST_AWAIT ? "Await" : e->kind == TL_AST_YIELD ? "Yield" : "YieldFrom", 1,
-         (xfield[]){{"value", e->u.un.x, LOAD, true}});
+  case TL_AST_AWAIT:
+  case TL_AST_YIELD:
+  case TL_AST_YIELD_FROM:
+    node(o,
+         e->kind == TL_AST_AWAIT   ? "Await"
+         : e->kind == TL_AST_YIELD ? "Yield"
+                                   : "YieldFrom",
+         1, (xfield[]){{"value", e->u.un.x, LOAD, true}});
     return;
-  default:
-    expr_compound(o, e, ctx);
-    return;
+  default: expr_compound(o, e, ctx); return;
   }
 }
 
@@ -340,8 +355,7 @@ static void arg_node(sb *o, const tl_ast_param *p) {
 }
 
 /* arguments(posonlyargs, args, vararg?, kwonlyargs, kw_defaults, kwarg?, defaults) */
-static void args_group(sb *o, const char *name, int n, const tl_ast_param *ps,
-                       tl_ast_param_kind k, bool *first) {
+static void args_group(sb *o, const char *name, int n, const tl_ast_param *ps, tl_ast_param_kind k, bool *first) {
   list_begin(o, name, first);
   bool any = false;
   for (int i = 0; i < n; i++) {
@@ -382,9 +396,7 @@ static void args_node(sb *o, int n, const tl_ast_param *ps) {
   list_begin(o, "defaults", &f);
   any = false;
   for (int i = 0; i < n; i++) {
-    if ((ps[i].pkind != TL_AST_PARAM_POS && ps[i].pkind != TL_AST_PARAM_POSONLY) ||
-        !ps[i].default_value)
-      continue;
+    if ((ps[i].pkind != TL_AST_PARAM_POS && ps[i].pkind != TL_AST_PARAM_POSONLY) || !ps[i].default_value) continue;
     if (any) put(o, ", ");
     any = true;
     expr(o, ps[i].default_value, LOAD);
@@ -406,16 +418,20 @@ static void patterns(sb *o, const char *name, int n, tl_ast_pattern *const *ps, 
 static void pattern(sb *o, const tl_ast_pattern *p) {
   bool f = true;
   switch (p->kind) {
-  case TL_PAT_VALUE: case TL_PAT_SINGLETON:
+  case TL_PAT_VALUE:
+  case TL_PAT_SINGLETON:
     if (p->kind == TL_PAT_VALUE) {
       put(o, "MatchValue(value=");
       expr(o, p->value, LOAD);
     } else {
-      tl_strbuf_printf(o, "MatchSingleton(value=%s", p->value->kind == TL_AST_NONE ? "None"
-                       : p->value->kind == TL_AST_TRUE ? "True" : "False");
+      tl_strbuf_printf(o, "MatchSingleton(value=%s",
+                       p->value->kind == TL_AST_NONE   ? "None"
+                       : p->value->kind == TL_AST_TRUE ? "True"
+                                                       : "False");
     }
     break;
-  case TL_PAT_SEQUENCE: case TL_PAT_OR:
+  case TL_PAT_SEQUENCE:
+  case TL_PAT_OR:
     put(o, p->kind == TL_PAT_OR ? "MatchOr(" : "MatchSequence(");
     patterns(o, "patterns", p->n, p->items, &f);
     break;
@@ -488,7 +504,10 @@ static void stmt_compound(sb *o, const tl_ast_stmt *s);
 static void stmt(sb *o, const tl_ast_stmt *s) {
   bool f = false;
   switch (s->kind) {
-  case TL_AST_EXPR_STMT: put(o, "Expr(value="); expr(o, s->u.expr, LOAD); break;
+  case TL_AST_EXPR_STMT:
+    put(o, "Expr(value=");
+    expr(o, s->u.expr, LOAD);
+    break;
   case TL_AST_ASSIGN:
     put(o, "Assign(");
     f = true;
@@ -506,8 +525,8 @@ static void stmt(sb *o, const tl_ast_stmt *s) {
     expr(o, s->u.ann.target, STORE);
     expr_field(o, "annotation", s->u.ann.annotation, LOAD, &f);
     opt_expr(o, "value", s->u.ann.value, LOAD, &f);
-    tl_strbuf_printf(o, ", simple=%d", s->u.ann.target->kind == TL_AST_NAME &&
-                                           !(s->u.ann.target->flags & TL_AST_F_PARENS));
+    tl_strbuf_printf(o, ", simple=%d",
+                     s->u.ann.target->kind == TL_AST_NAME && !(s->u.ann.target->flags & TL_AST_F_PARENS));
     break;
   case TL_AST_RETURN: node(o, "Return", 1, (xfield[]){{"value", s->u.ret, LOAD, true}}); return;
   case TL_AST_PASS: put(o, "Pass("); break;
@@ -519,22 +538,18 @@ static void stmt(sb *o, const tl_ast_stmt *s) {
     exprs(o, "targets", s->u.del.n, s->u.del.targets, DEL, &f);
     break;
   case TL_AST_RAISE:
-    node(o, "Raise", 2, (xfield[]){{"exc", s->u.raise.exc, LOAD, true},
-                                   {"cause", s->u.raise.cause, LOAD, true}});
+    node(o, "Raise", 2, (xfield[]){{"exc", s->u.raise.exc, LOAD, true}, {"cause", s->u.raise.cause, LOAD, true}});
     return;
   case TL_AST_ASSERT:
-    node(o, "Assert", 2, (xfield[]){{"test", s->u.assert_.test, LOAD, false},
-                                    {"msg", s->u.assert_.msg, LOAD, true}});
+    node(o, "Assert", 2, (xfield[]){{"test", s->u.assert_.test, LOAD, false}, {"msg", s->u.assert_.msg, LOAD, true}});
     return;
-  case TL_AST_GLOBAL: case TL_AST_NONLOCAL:
+  case TL_AST_GLOBAL:
+  case TL_AST_NONLOCAL:
     put(o, s->kind == TL_AST_GLOBAL ? "Global(names=[" : "Nonlocal(names=[");
-    for (int i = 0; i < s->u.names.n; i++)
-      tl_strbuf_printf(o, "%s'%s'", i ? ", " : "", s->u.names.names[i]);
+    for (int i = 0; i < s->u.names.n; i++) tl_strbuf_printf(o, "%s'%s'", i ? ", " : "", s->u.names.names[i]);
     put(o, "]");
     break;
-  default:
-    stmt_compound(o, s);
-    return;
+  default: stmt_compound(o, s); return;
   }
   put(o, ")");
 }
@@ -564,7 +579,8 @@ static void stmt_compound(sb *o, const tl_ast_stmt *s) {
     body_field(o, "body", &s->u.loop.body, &f);
     body_field(o, "orelse", &s->u.loop.orelse, &f);
     break;
-  case TL_AST_WHILE: case TL_AST_IF:
+  case TL_AST_WHILE:
+  case TL_AST_IF:
     put(o, s->kind == TL_AST_WHILE ? "While(test=" : "If(test=");
     expr(o, s->kind == TL_AST_WHILE ? s->u.whiles.test : s->u.ifs.test, LOAD);
     body_field(o, "body", s->kind == TL_AST_WHILE ? &s->u.whiles.body : &s->u.ifs.body, &f);
@@ -583,8 +599,7 @@ static void stmt_compound(sb *o, const tl_ast_stmt *s) {
     body_field(o, "body", &s->u.with.body, &f);
     break;
   case TL_AST_DEF:
-    tl_strbuf_printf(o, "%s(name='%s', args=", s->u.def.is_async ? "AsyncFunctionDef"
-                     : "FunctionDef", s->u.def.name);
+    tl_strbuf_printf(o, "%s(name='%s', args=", s->u.def.is_async ? "AsyncFunctionDef" : "FunctionDef", s->u.def.name);
     args_node(o, s->u.def.nparams, s->u.def.params);
     body_field(o, "body", &s->u.def.body, &f);
     exprs(o, "decorator_list", s->u.def.ndecorators, s->u.def.decorators, LOAD, &f);
@@ -620,9 +635,7 @@ static void stmt_compound(sb *o, const tl_ast_stmt *s) {
     }
     put(o, "]");
     break;
-  default:
-    put(o, "?(");
-    break;
+  default: put(o, "?("); break;
   }
   put(o, ")");
 }

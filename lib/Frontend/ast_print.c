@@ -18,8 +18,20 @@
 #include "Frontend/ast.h"
 
 enum {
-  P_TEST = 1, P_OR, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH,
-  P_TERM, P_UNARY, P_POW, P_PRIMARY
+  P_TEST = 1,
+  P_OR,
+  P_AND,
+  P_NOT,
+  P_CMP,
+  P_BOR,
+  P_BXOR,
+  P_BAND,
+  P_SHIFT,
+  P_ARITH,
+  P_TERM,
+  P_UNARY,
+  P_POW,
+  P_PRIMARY
 };
 
 #define MAX_PRINT_DEPTH 2000
@@ -31,7 +43,7 @@ static int binop_prec(const char *op) {
   if (!strcmp(op, "<<") || !strcmp(op, ">>")) return P_SHIFT;
   if (!strcmp(op, "+") || !strcmp(op, "-")) return P_ARITH;
   if (!strcmp(op, "**")) return P_POW;
-  return P_TERM;  /* * / // % @ */
+  return P_TERM; /* * / // % @ */
 }
 
 static int prec_of(const tl_ast_expr *e) {
@@ -48,8 +60,14 @@ static int prec_of(const tl_ast_expr *e) {
 }
 
 void tl_ast_print_float(tl_strbuf *out, double v) {
-  if (isnan(v)) { tl_strbuf_append(out, "nan"); return; }
-  if (isinf(v)) { tl_strbuf_append(out, v < 0 ? "-inf" : "inf"); return; }
+  if (isnan(v)) {
+    tl_strbuf_append(out, "nan");
+    return;
+  }
+  if (isinf(v)) {
+    tl_strbuf_append(out, v < 0 ? "-inf" : "inf");
+    return;
+  }
   /* shortest round-tripping digits; positional notation for exponents in
    * [-4, 16) as Python's repr does */
   char buf[400];
@@ -81,8 +99,8 @@ static void pr_list(tl_strbuf *out, int n, tl_ast_expr *const *items, int depth)
 }
 
 /* "l op r", the operands printed at precedence lneed and rneed. */
-static void pr_infix(tl_strbuf *out, const tl_ast_expr *l, int lneed, const char *op,
-                     const tl_ast_expr *r, int rneed, int depth) {
+static void pr_infix(tl_strbuf *out, const tl_ast_expr *l, int lneed, const char *op, const tl_ast_expr *r, int rneed,
+                     int depth) {
   pr(out, l, lneed, depth);
   tl_strbuf_printf(out, " %s ", op ? op : "?");
   pr(out, r, rneed, depth);
@@ -110,13 +128,25 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
     tl_strbuf_append(out, "}");
     break;
   case TL_AST_ELLIPSIS: tl_strbuf_append(out, "..."); break;
-  case TL_AST_BYTES: tl_strbuf_append(out, "b"); tl_strbuf_append_quoted(out, e->u.bytes.data); break;
-  case TL_AST_IMAG: tl_ast_print_float(out, e->u.fval); tl_strbuf_append(out, "j"); break;
+  case TL_AST_BYTES:
+    tl_strbuf_append(out, "b");
+    tl_strbuf_append_quoted(out, e->u.bytes.data);
+    break;
+  case TL_AST_IMAG:
+    tl_ast_print_float(out, e->u.fval);
+    tl_strbuf_append(out, "j");
+    break;
   case TL_AST_BIGINT: tl_strbuf_append(out, e->u.str); break;
   case TL_AST_FSTRING: tl_strbuf_append(out, "f\"...\""); break;
-  case TL_AST_FORMATTED: tl_strbuf_append(out, "{"); pr(out, e->u.fmt.value, P_TEST, depth);
-    tl_strbuf_append(out, "}"); break;
-  case TL_AST_STARRED: tl_strbuf_append(out, "*"); pr(out, e->u.un.x, P_BOR, depth); break;
+  case TL_AST_FORMATTED:
+    tl_strbuf_append(out, "{");
+    pr(out, e->u.fmt.value, P_TEST, depth);
+    tl_strbuf_append(out, "}");
+    break;
+  case TL_AST_STARRED:
+    tl_strbuf_append(out, "*");
+    pr(out, e->u.un.x, P_BOR, depth);
+    break;
   case TL_AST_NAMEDEXPR: pr_infix(out, e->u.bin.l, P_PRIMARY, ":=", e->u.bin.r, P_TEST, depth); break;
   case TL_AST_LAMBDA:
     tl_strbuf_append(out, "lambda");
@@ -125,14 +155,19 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
     tl_strbuf_append(out, ": ");
     pr(out, e->u.lambda.body, P_TEST, depth);
     break;
-  case TL_AST_AWAIT: case TL_AST_YIELD: case TL_AST_YIELD_FROM:
+  case TL_AST_AWAIT:
+  case TL_AST_YIELD:
+  case TL_AST_YIELD_FROM:
     tl_strbuf_append(out, e->u.un.op);
     if (e->u.un.x) {
       tl_strbuf_append(out, " ");
       pr(out, e->u.un.x, P_TEST, depth);
     }
     break;
-  case TL_AST_LISTCOMP: case TL_AST_SETCOMP: case TL_AST_GENEXP: case TL_AST_DICTCOMP:
+  case TL_AST_LISTCOMP:
+  case TL_AST_SETCOMP:
+  case TL_AST_GENEXP:
+  case TL_AST_DICTCOMP:
     tl_strbuf_append(out, e->kind == TL_AST_LISTCOMP ? "[" : e->kind == TL_AST_GENEXP ? "(" : "{");
     pr(out, e->u.comp.elt, P_TEST, depth);
     if (e->u.comp.value) {
@@ -147,8 +182,14 @@ static void pr_more(tl_strbuf *out, const tl_ast_expr *e, int depth) {
 }
 
 static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
-  if (!e) { tl_strbuf_append(out, "<null>"); return; }
-  if (depth > MAX_PRINT_DEPTH) { tl_strbuf_append(out, "..."); return; }
+  if (!e) {
+    tl_strbuf_append(out, "<null>");
+    return;
+  }
+  if (depth > MAX_PRINT_DEPTH) {
+    tl_strbuf_append(out, "...");
+    return;
+  }
   depth++;
   int prec = prec_of(e);
   bool paren = prec < need;
@@ -196,8 +237,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     break;
   case TL_AST_BINOP: {
     bool pow = prec == P_POW;
-    pr_infix(out, e->u.bin.l, pow ? P_PRIMARY : prec, e->u.bin.op, e->u.bin.r,
-             pow ? P_UNARY : prec + 1, depth);
+    pr_infix(out, e->u.bin.l, pow ? P_PRIMARY : prec, e->u.bin.op, e->u.bin.r, pow ? P_UNARY : prec + 1, depth);
     break;
   }
   case TL_AST_BOOLOP: pr_infix(out, e->u.bin.l, prec, e->u.bin.op, e->u.bin.r, prec + 1, depth); break;
@@ -245,9 +285,7 @@ static void pr(tl_strbuf *out, const tl_ast_expr *e, int need, int depth) {
     }
     tl_strbuf_append(out, "}");
     break;
-  default:
-    pr_more(out, e, depth);
-    break;
+  default: pr_more(out, e, depth); break;
   }
   if (paren) tl_strbuf_append(out, ")");
 }

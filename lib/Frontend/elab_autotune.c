@@ -17,10 +17,22 @@
 #include "Frontend/elab_impl.h"
 #include "Frontend/tune_space.h"
 
-static const char *const kAutotuneKeywords[] = {
-    "configs", "warmup", "rep", "timeout", "supply_type", "ref_prog", "supply_prog", "rtol",
-    "atol", "max_mismatched_ratio", "skip_check", "manual_check_prog", "cache_input_tensors",
-    "early_stop", "early_stop_factor", NULL};
+static const char *const kAutotuneKeywords[] = {"configs",
+                                                "warmup",
+                                                "rep",
+                                                "timeout",
+                                                "supply_type",
+                                                "ref_prog",
+                                                "supply_prog",
+                                                "rtol",
+                                                "atol",
+                                                "max_mismatched_ratio",
+                                                "skip_check",
+                                                "manual_check_prog",
+                                                "cache_input_tensors",
+                                                "early_stop",
+                                                "early_stop_factor",
+                                                NULL};
 
 /* v itself, or a lazy module constant's value; NULL for a poisoned one. */
 static val *settle(elab *E, val *v, tl_loc loc) {
@@ -46,8 +58,7 @@ static bool is_autotune(elab *E, const tl_ast_expr *d, bool star_import) {
            (np == 2 && !strcmp(parts[1], "autotuner") && !strcmp(parts[0], "autotune"));
   if (v->k != V_OPAQUE || !v->u.op.desc) return false;
   if (np == 0)
-    return !strcmp(v->u.op.desc, "tilelang.autotuner.autotune") ||
-           !strcmp(v->u.op.desc, "tilelang.autotune");
+    return !strcmp(v->u.op.desc, "tilelang.autotuner.autotune") || !strcmp(v->u.op.desc, "tilelang.autotune");
   return np == 1 && !strcmp(v->u.op.desc, "tilelang.autotuner") && !strcmp(parts[0], "autotune");
 }
 
@@ -83,8 +94,10 @@ static bool value_text(elab *E, val *v, tl_strbuf *b, tl_loc loc, const char *wh
     return true;
   default: break;
   }
-  err_val(E, loc, v, "%s is %s; a config value must be a constant (int, float, bool, str, dtype, "
-          "None, or a tuple of them)", what, describe(E, v));
+  err_val(E, loc, v,
+          "%s is %s; a config value must be a constant (int, float, bool, str, dtype, "
+          "None, or a tuple of them)",
+          what, describe(E, v));
   return false;
 }
 
@@ -104,19 +117,20 @@ static int int_keyword(elab *E, const tl_ast_expr *dec, const char *name, int lo
   val *v = eval(E, k->value);
   if (!v) return -1;
   if (v->k != V_INT || v->u.i < lo || v->u.i > 1000000) {
-    err_val(E, k->value->loc, v, "@autotune %s= must be an int in [%d, 1000000], got %s", name, lo,
-            describe(E, v));
+    err_val(E, k->value->loc, v, "@autotune %s= must be an int in [%d, 1000000], got %s", name, lo, describe(E, v));
     return -1;
   }
   return (int)v->u.i;
 }
 
 /* Copies config c (a dict) of the list into out: bindings and a text line. */
-static bool take_config(elab *E, const tl_ast_stmt *def, val *c, int index, tl_loc loc,
-                        struct tl_tune_space *out, tl_strbuf *text) {
+static bool take_config(elab *E, const tl_ast_stmt *def, val *c, int index, tl_loc loc, struct tl_tune_space *out,
+                        tl_strbuf *text) {
   if (c->k != V_DICT) {
-    err_val(E, loc, c, "@autotune configs: config #%d is %s; each config must be a dict of "
-            "factory parameter values", index, describe(E, c));
+    err_val(E, loc, c,
+            "@autotune configs: config #%d is %s; each config must be a dict of "
+            "factory parameter values",
+            index, describe(E, c));
     return false;
   }
   int n = c->u.dict.n;
@@ -126,18 +140,21 @@ static bool take_config(elab *E, const tl_ast_stmt *def, val *c, int index, tl_l
     val *k = settle(E, c->u.dict.keys[i], loc), *v = settle(E, c->u.dict.vals[i], loc);
     if (!k || !v) return false;
     if (k->k != V_STR) {
-      err_val(E, loc, k, "@autotune configs: config #%d has the key %s; keys must be parameter "
-              "names (str)", index, describe(E, k));
+      err_val(E, loc, k,
+              "@autotune configs: config #%d has the key %s; keys must be parameter "
+              "names (str)",
+              index, describe(E, k));
       return false;
     }
     if (!has_param(def, k->u.s)) {
-      err(E, loc, "@autotune configs: config #%d sets '%s', which is not a parameter of factory "
-          "'%s'", index, k->u.s, def->u.def.name);
+      err(E, loc,
+          "@autotune configs: config #%d sets '%s', which is not a parameter of factory "
+          "'%s'",
+          index, k->u.s, def->u.def.name);
       return false;
     }
     tl_strbuf vt = {0};
-    bool ok = value_text(E, v, &vt, loc,
-                         tprintf(E, "@autotune configs: config #%d value of '%s'", index, k->u.s), 0);
+    bool ok = value_text(E, v, &vt, loc, tprintf(E, "@autotune configs: config #%d value of '%s'", index, k->u.s), 0);
     if (ok && vt.oom) ok = (oom(E), false);
     defs[i].name = ok ? tl_arena_strdup(&out->arena, k->u.s) : NULL;
     defs[i].value = ok ? tl_arena_strdup(&out->arena, vt.data ? vt.data : "") : NULL;
@@ -153,12 +170,10 @@ static bool take_config(elab *E, const tl_ast_stmt *def, val *c, int index, tl_l
 }
 
 /* Evaluates configs= of decorator dec on factory def into out. */
-static bool take_configs(elab *E, const tl_ast_stmt *def, const tl_ast_expr *dec,
-                         struct tl_tune_space *out) {
+static bool take_configs(elab *E, const tl_ast_stmt *def, const tl_ast_expr *dec, struct tl_tune_space *out) {
   const tl_ast_keyword *ck = find_kw(dec, "configs");
   if (!ck) {
-    err(E, dec->loc, "@autotune on '%s' needs configs= (a list of dicts of parameter values)",
-        def->u.def.name);
+    err(E, dec->loc, "@autotune on '%s' needs configs= (a list of dicts of parameter values)", def->u.def.name);
     return false;
   }
   tl_loc loc = ck->value->loc;
@@ -173,8 +188,10 @@ static bool take_configs(elab *E, const tl_ast_stmt *def, const tl_ast_expr *dec
   }
   if (!list) return false;
   if (list->k != V_TUPLE) {
-    err_val(E, loc, list, "@autotune configs= must be a list of dicts (or a function returning "
-            "one), got %s", describe(E, list));
+    err_val(E, loc, list,
+            "@autotune configs= must be a list of dicts (or a function returning "
+            "one), got %s",
+            describe(E, list));
     return false;
   }
   int n = list->u.tup.n;
@@ -217,12 +234,12 @@ void elab_autotune(elab *E, const tl_ast_block *body, const char *kernel, struct
       out->warmup = out->rep = -1;
       if (!out->kernel) return (void)oom(E);
       if (dec->kind != TL_AST_CALL) {
-        err(E, dec->loc, "@autotune on '%s' needs arguments: @tilelang.autotune(configs=...)",
-            s->u.def.name);
+        err(E, dec->loc, "@autotune on '%s' needs arguments: @tilelang.autotune(configs=...)", s->u.def.name);
         return;
       }
       if (dec->u.call.nargs) {
-        err(E, dec->u.call.args[0]->loc, "@autotune takes keyword arguments only (configs=, "
+        err(E, dec->u.call.args[0]->loc,
+            "@autotune takes keyword arguments only (configs=, "
             "warmup=, rep=, ...)");
         return;
       }

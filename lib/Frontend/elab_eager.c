@@ -46,9 +46,7 @@ bool is_eager_kernel(elab *E, const tl_ast_stmt *def) {
 void note_compile_call(elab *E, const tl_ast_expr *v) {
   if (!v || v->kind != TL_AST_CALL) return;
   const tl_ast_expr *f = v->u.call.func;
-  if (f->kind != TL_AST_ATTR || strcmp(f->u.attr.name, "compile") ||
-      f->u.attr.value->kind != TL_AST_NAME)
-    return;
+  if (f->kind != TL_AST_ATTR || strcmp(f->u.attr.name, "compile") || f->u.attr.value->kind != TL_AST_NAME) return;
   if (!tl_vec_push(&E->compile_calls, v)) oom(E);
 }
 
@@ -73,8 +71,10 @@ val *call_const(elab *E, const char *fn, const tl_ast_expr *x) {
   val *sv = eval(E, x->u.call.args[0]);
   if (!sv) return NULL;
   if (sv->k != V_STR) {
-    err_val(E, x->u.call.args[0]->loc, sv, "T.const takes a string of names such as \"M, N\", "
-            "got %s", describe(E, sv));
+    err_val(E, x->u.call.args[0]->loc, sv,
+            "T.const takes a string of names such as \"M, N\", "
+            "got %s",
+            describe(E, sv));
     return NULL;
   }
   TL_VEC(val *) vals = {0};
@@ -89,9 +89,9 @@ val *call_const(elab *E, const char *fn, const tl_ast_expr *x) {
     int di = name ? find_define(E, name) : -1;
     val *v = di >= 0 ? parse_define(E, di) : name ? compile_binding(E, E->eager_kernel, name) : NULL;
     if (!v) {
-      err(E, x->loc, "T.const '%s' has no value; pass -D %s=<int>%s%s%s", name ? name : "?",
-          name ? name : "?", E->eager_kernel ? " (or call " : "",
-          E->eager_kernel ? E->eager_kernel : "", E->eager_kernel ? ".compile(...) in the file)" : "");
+      err(E, x->loc, "T.const '%s' has no value; pass -D %s=<int>%s%s%s", name ? name : "?", name ? name : "?",
+          E->eager_kernel ? " (or call " : "", E->eager_kernel ? E->eager_kernel : "",
+          E->eager_kernel ? ".compile(...) in the file)" : "");
       ok = false;
     } else if (!tl_vec_push(&vals, v)) {
       ok = false;
@@ -122,9 +122,7 @@ static const tl_ast_expr *param_annotation(const tl_ast_stmt *def, const char *n
 
 /* X = T.empty(shape, dtype): the call, or NULL. */
 static const tl_ast_expr *empty_call(elab *E, const tl_ast_stmt *s) {
-  if (s->kind != TL_AST_ASSIGN || s->u.assign.ntargets != 1 ||
-      s->u.assign.targets[0]->kind != TL_AST_NAME)
-    return NULL;
+  if (s->kind != TL_AST_ASSIGN || s->u.assign.ntargets != 1 || s->u.assign.targets[0]->kind != TL_AST_NAME) return NULL;
   const char *tn = t_callee(E, s->u.assign.value);
   return tn && !strcmp(tn, "empty") ? s->u.assign.value : NULL;
 }
@@ -151,8 +149,10 @@ static bool bind_scalar_params(elab *E, const tl_ast_stmt *def, int kstart) {
     val *v = di >= 0 ? parse_define(E, di) : compile_binding(E, def->u.def.name, p->name);
     if (!v && p->default_value) v = eval(E, p->default_value);
     if (!v) {
-      err(E, p->loc, "kernel parameter '%s' has no value; pass -D %s=%s (or call %s.compile(%s=...) "
-          "in the file)", p->name, p->name, param_hint(p, def), def->u.def.name, p->name);
+      err(E, p->loc,
+          "kernel parameter '%s' has no value; pass -D %s=%s (or call %s.compile(%s=...) "
+          "in the file)",
+          p->name, p->name, param_hint(p, def), def->u.def.name, p->name);
       ok = false;
       v = mk(E, V_POISON);
     }
@@ -163,10 +163,9 @@ static bool bind_scalar_params(elab *E, const tl_ast_stmt *def, int kstart) {
 
 /* The synthesized prim_func's parameters: the annotated tensor parameters,
  * then the T.empty outputs (names in outs, calls in out_calls). */
-static tl_ast_param *eager_params(elab *E, const tl_ast_stmt *def, int kstart,
-                                  const tl_ast_stmt **outs, int nout, int *np) {
-  tl_ast_param *ps = tl_arena_alloc(&E->m->arena,
-                                    sizeof(tl_ast_param) * (size_t)(def->u.def.nparams + nout + 1));
+static tl_ast_param *eager_params(elab *E, const tl_ast_stmt *def, int kstart, const tl_ast_stmt **outs, int nout,
+                                  int *np) {
+  tl_ast_param *ps = tl_arena_alloc(&E->m->arena, sizeof(tl_ast_param) * (size_t)(def->u.def.nparams + nout + 1));
   if (!ps) return oom(E);
   int n = 0;
   for (int i = 0; i < def->u.def.nparams; i++) {
@@ -191,8 +190,7 @@ static tl_ast_param *eager_params(elab *E, const tl_ast_stmt *def, int kstart,
 /* out_idx from `return C` / `return C, D`: positions among the params. */
 static val *returned_out_idx(elab *E, const tl_ast_expr *ret, const tl_ast_param *ps, int np) {
   int n = ret->kind == TL_AST_TUPLE ? ret->u.list.n : 1;
-  tl_ast_expr *const *items = ret->kind == TL_AST_TUPLE ? ret->u.list.items
-                                                        : (tl_ast_expr *const *)&ret;
+  tl_ast_expr *const *items = ret->kind == TL_AST_TUPLE ? ret->u.list.items : (tl_ast_expr *const *)&ret;
   val *r = mk_tuple(E, n, true);
   for (int i = 0; r && i < n; i++) {
     int k = -1;
@@ -209,13 +207,12 @@ static val *returned_out_idx(elab *E, const tl_ast_expr *ret, const tl_ast_param
 
 /* The body statements before `with T.Kernel`: compile-time code, parameter
  * annotations and T.empty outputs (collected into outs). */
-static bool eager_prologue(elab *E, const tl_ast_stmt *def, int kstart, const tl_ast_stmt **outs,
-                           int *nout) {
+static bool eager_prologue(elab *E, const tl_ast_stmt *def, int kstart, const tl_ast_stmt **outs, int *nout) {
   bool ok = true, returned = false;
   for (int i = 0; i < kstart && !returned; i++) {
     const tl_ast_stmt *s = def->u.def.body.stmts[i];
     if (s->kind == TL_AST_ANNASSIGN && !s->u.ann.value && s->u.ann.target->kind == TL_AST_NAME)
-      continue;  /* a tensor parameter's declaration */
+      continue; /* a tensor parameter's declaration */
     if (empty_call(E, s)) {
       outs[(*nout)++] = s;
       continue;
@@ -243,8 +240,7 @@ void elab_eager(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit) {
   scope *sc = push_scope(E, false);
   const tl_ast_stmt **outs = talloc(E, sizeof(tl_ast_stmt *) * (size_t)(kstart + 1));
   int nout = 0, np = 0;
-  bool ok = sc && outs && bind_scalar_params(E, def, kstart) &&
-            eager_prologue(E, def, kstart, outs, &nout);
+  bool ok = sc && outs && bind_scalar_params(E, def, kstart) && eager_prologue(E, def, kstart, outs, &nout);
   tl_ast_param *ps = ok ? eager_params(E, def, kstart, outs, nout, &np) : NULL;
   /* the kernel statements, without the final return */
   tl_ast_stmt synth = *def;
@@ -263,7 +259,8 @@ void elab_eager(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit) {
   val *oi = jit_oi;
   if (ok && ret) {
     if (jit_oi) {
-      err(E, oast ? oast->loc : def->loc, "out_idx is given and the kernel returns its "
+      err(E, oast ? oast->loc : def->loc,
+          "out_idx is given and the kernel returns its "
           "T.empty outputs; use one or the other");
       ok = false;
     }

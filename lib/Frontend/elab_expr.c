@@ -10,13 +10,15 @@
 static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 
 static const char *const t_functions[] = {
-    "prim_func", "Tensor", "Buffer", "dynamic", "symbolic", "Kernel", "alloc_shared",
-    "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer", "alloc_global", "alloc_reducer", "Parallel", "Pipelined", "serial", "Serial",
-    "grid", "unroll", "vectorized", "func_attr", "Cast", "cast", "infinity", "ceildiv", "if_then_else",
-    "Select", "max", "min", "Ramp", "Broadcast", "thread_binding", "const", "empty", "StridedTensor", NULL};
-static const char *const py_builtins[] = {"min", "max", "abs", "int", "float", "bool", "len",
-                                          "range", "print", "zip", "enumerate", "list", "tuple",
-                                          "isinstance", "str", "dict", NULL};
+    "prim_func",     "Tensor",         "Buffer",      "dynamic",   "symbolic",      "Kernel",
+    "alloc_shared",  "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer",  "alloc_global",
+    "alloc_reducer", "Parallel",       "Pipelined",   "serial",    "Serial",        "grid",
+    "unroll",        "vectorized",     "func_attr",   "Cast",      "cast",          "infinity",
+    "ceildiv",       "if_then_else",   "Select",      "max",       "min",           "Ramp",
+    "Broadcast",     "thread_binding", "const",       "empty",     "StridedTensor", NULL};
+static const char *const py_builtins[] = {"min",   "max",        "abs",   "int",  "float",     "bool",
+                                          "len",   "range",      "print", "zip",  "enumerate", "list",
+                                          "tuple", "isinstance", "str",   "dict", NULL};
 
 bool in_list(const char *const *list, const char *s) {
   for (; *list; list++)
@@ -54,8 +56,8 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
 
 /* Item index of the value v of a module-level 'a, b = value' (lazy). */
 static val *unpack_item(elab *E, val *v, int index, const val *whole, tl_loc use) {
-  if (v->k == V_OPAQUE) return v;  /* host values unpack into host values */
-  int n = whole->u.lazy.index;  /* the target count */
+  if (v->k == V_OPAQUE) return v; /* host values unpack into host values */
+  int n = whole->u.lazy.index;    /* the target count */
   if (v->k == V_TUPLE && v->u.tup.n == n) return v->u.tup.items[index];
   err_val(E, use, v, "cannot unpack %s into %d names", describe(E, v), n);
   return NULL;
@@ -74,7 +76,7 @@ val *force(elab *E, val *lz, tl_loc use) {
   E->sc = E->module_scope;
   E->pf = NULL;
   val *v;
-  if (lz->u.lazy.aug_op) {  /* x op= value: the earlier x, then the value */
+  if (lz->u.lazy.aug_op) { /* x op= value: the earlier x, then the value */
     val *a = lz->u.lazy.from;
     if (a && a->k == V_LAZY) a = force(E, a, use);
     val *b = a ? eval(E, lz->u.lazy.ast) : NULL;
@@ -147,8 +149,7 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
       return mk_str(E, key);
     }
     tl_dtype dt;
-    if (mod && !strcmp(mod, "torch") && !strcmp(v->u.op.desc, "torch") &&
-        tl_dtype_parse(name, &dt))
+    if (mod && !strcmp(mod, "torch") && !strcmp(v->u.op.desc, "torch") && tl_dtype_parse(name, &dt))
       return mk_dtype(E, dt);
     return mk_opaque(E, tprintf(E, "%s.%s", v->u.op.desc, name), mod);
   }
@@ -161,8 +162,7 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
       if (!t) return NULL;
       for (int i = 0; i < b->ndim; i++) {
         int64_t c;
-        t->u.tup.items[i] = tl_expr_is_const_int(b->shape[i], &c) ? mk_int(E, c)
-                                                                   : mk_expr(E, b->shape[i]);
+        t->u.tup.items[i] = tl_expr_is_const_int(b->shape[i], &c) ? mk_int(E, c) : mk_expr(E, b->shape[i]);
         if (!t->u.tup.items[i]) return NULL;
       }
       return t;
@@ -214,8 +214,7 @@ static val *subscript_buffer(elab *E, tl_buffer *b, const tl_ast_expr *x) {
       err(E, it->u.slice.step->loc, "slices with a step are not supported in buffer regions");
       return NULL;
     }
-    tl_expr *lo = it->u.slice.lo ? eval_int(E, it->u.slice.lo, "a slice bound")
-                                 : lit_int(E, it->loc, 0);
+    tl_expr *lo = it->u.slice.lo ? eval_int(E, it->u.slice.lo, "a slice bound") : lit_int(E, it->loc, 0);
     if (!lo) return NULL;
     ri->min = lo;
     const tl_ast_expr *hi = it->u.slice.hi;
@@ -251,7 +250,12 @@ static val *subscript_buffer(elab *E, tl_buffer *b, const tl_ast_expr *x) {
 /* hi - lo for slice extents: when both are affine in the same atoms and
  * the difference is a constant ((bx + 1) * 128 - bx * 128), that constant;
  * otherwise the folded subtraction. */
-typedef struct lin_form { int n; const tl_expr *atom[32]; int64_t coef[32]; int64_t c; } lin_form;
+typedef struct lin_form {
+  int n;
+  const tl_expr *atom[32];
+  int64_t coef[32];
+  int64_t c;
+} lin_form;
 
 static bool linearize(const tl_expr *e, int64_t mult, lin_form *f, int depth) {
   int64_t v, t;
@@ -264,14 +268,10 @@ static bool linearize(const tl_expr *e, int64_t mult, lin_form *f, int depth) {
     const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
     switch (e->u.bin.op) {
     case TL_OP_ADD: return linearize(a, mult, f, depth + 1) && linearize(b, mult, f, depth + 1);
-    case TL_OP_SUB:
-      return mult != INT64_MIN && linearize(a, mult, f, depth + 1) &&
-             linearize(b, -mult, f, depth + 1);
+    case TL_OP_SUB: return mult != INT64_MIN && linearize(a, mult, f, depth + 1) && linearize(b, -mult, f, depth + 1);
     case TL_OP_MUL:
-      if (tl_expr_is_const_int(b, &v))
-        return !__builtin_mul_overflow(v, mult, &t) && linearize(a, t, f, depth + 1);
-      if (tl_expr_is_const_int(a, &v))
-        return !__builtin_mul_overflow(v, mult, &t) && linearize(b, t, f, depth + 1);
+      if (tl_expr_is_const_int(b, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(a, t, f, depth + 1);
+      if (tl_expr_is_const_int(a, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(b, t, f, depth + 1);
       break;
     default: break;
     }
@@ -354,8 +354,8 @@ static val *eval_subscript(elab *E, const tl_ast_expr *x) {
     return NULL;
   }
   case V_FUNC:
-    if (!base->builtin && (!strcmp(base->u.fname, "Tensor") || !strcmp(base->u.fname, "Buffer")) &&
-        n == 2 && x->u.sub.items[0]->kind != TL_AST_SLICE)
+    if (!base->builtin && (!strcmp(base->u.fname, "Tensor") || !strcmp(base->u.fname, "Buffer")) && n == 2 &&
+        x->u.sub.items[0]->kind != TL_AST_SLICE)
       return tensor_type(E, x->u.sub.items[0], x->u.sub.items[1], x->loc);
     break;
   case V_OPAQUE:
@@ -409,8 +409,7 @@ bool check_arity(elab *E, const tl_ast_expr *x, const char *fn, int lo, int hi) 
 
 /* Argument number i (positional) or keyword name; NULL when absent.  *bad is
  * set when both are given. */
-const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name,
-                                  const char *fn, bool *bad) {
+const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name, const char *fn, bool *bad) {
   const tl_ast_keyword *k = name ? find_kw(x, name) : NULL;
   if (i >= 0 && i < x->u.call.nargs) {
     if (k) {
@@ -488,8 +487,7 @@ static val *tensor_type(elab *E, const tl_ast_expr *shape, const tl_ast_expr *dt
 /* Converts an intrinsic / tile-op argument: scalars, buffers, strings. */
 tl_expr *to_arg_expr(elab *E, val *v, tl_loc loc) {
   if (!v) return NULL;
-  if (v->k == V_BUFFER && v->u.buf->scope != TL_SCOPE_LOCAL_VAR)
-    return chk(E, tl_ir_buffer_ref(E->m, loc, v->u.buf));
+  if (v->k == V_BUFFER && v->u.buf->scope != TL_SCOPE_LOCAL_VAR) return chk(E, tl_ir_buffer_ref(E->m, loc, v->u.buf));
   if (v->k == V_STR) return chk(E, tl_ir_string(E->m, loc, v->u.s));
   if (v->k == V_DTYPE) return chk(E, tl_ir_string(E->m, loc, tl_dtype_name(v->u.dt)));
   return to_expr(E, v, loc);
@@ -527,8 +525,7 @@ static val *minmax(elab *E, bool is_max, val **a, int n, const tl_ast_expr *x) {
     if (a[i]->k == V_OPAQUE) return binop(E, "+", a[i], a[i], x->loc);
     if (is_ir(a[i])) any_ir = true;
     else if (!is_num(a[i])) {
-      err_val(E, x->u.call.args[i]->loc, a[i], "%s expects numbers, got %s",
-              is_max ? "max" : "min", describe(E, a[i]));
+      err_val(E, x->u.call.args[i]->loc, a[i], "%s expects numbers, got %s", is_max ? "max" : "min", describe(E, a[i]));
       return NULL;
     }
   }
@@ -646,8 +643,8 @@ static val *call_math(elab *E, const char *fn, const tl_ast_expr *x) {
   val **a = eval_args(E, x, tprintf(E, "math.%s", fn));
   if (!a) return NULL;
   int n = x->u.call.nargs;
-  static const char *const one[] = {"sqrt", "log2", "log10", "exp", "ceil", "floor", "fabs",
-                                    "sin", "cos", "tan", "tanh", "exp2", NULL};
+  static const char *const one[] = {"sqrt", "log2", "log10", "exp",  "ceil", "floor", "fabs",
+                                    "sin",  "cos",  "tan",   "tanh", "exp2", NULL};
   bool unary = in_list(one, fn);
   bool known = unary || !strcmp(fn, "log") || !strcmp(fn, "pow");
   if (!known) {
@@ -661,8 +658,7 @@ static val *call_math(elab *E, const char *fn, const tl_ast_expr *x) {
   if (!check_arity(E, x, tprintf(E, "math.%s", fn), lo, hi)) return NULL;
   for (int i = 0; i < n; i++)
     if (!is_num(a[i])) {
-      err_val(E, x->u.call.args[i]->loc, a[i],
-              "math.%s needs a numeric constant, got %s (use T.%s in kernels)", fn,
+      err_val(E, x->u.call.args[i]->loc, a[i], "math.%s needs a numeric constant, got %s (use T.%s in kernels)", fn,
               describe(E, a[i]), fn);
       return NULL;
     }
@@ -722,10 +718,8 @@ static val *typed_literal(elab *E, tl_dtype dt, const tl_ast_expr *x) {
   } else if (tl_dtype_is_int(dt) && (v->k == V_INT || v->k == V_BOOL)) {
     int64_t i = as_i(v);
     bool ok;
-    if (dt.code == TL_TYPE_UINT)
-      ok = i >= 0 && (dt.bits >= 63 || i < (INT64_C(1) << dt.bits));
-    else
-      ok = dt.bits >= 64 || (i >= -(INT64_C(1) << (dt.bits - 1)) && i < (INT64_C(1) << (dt.bits - 1)));
+    if (dt.code == TL_TYPE_UINT) ok = i >= 0 && (dt.bits >= 63 || i < (INT64_C(1) << dt.bits));
+    else ok = dt.bits >= 64 || (i >= -(INT64_C(1) << (dt.bits - 1)) && i < (INT64_C(1) << (dt.bits - 1)));
     if (!ok) {
       err_val(E, ax->loc, v, "%lld does not fit in %s", (long long)i, tl_dtype_name(dt));
       return NULL;
@@ -806,25 +800,21 @@ static val *call_ramp_broadcast(elab *E, const char *fn, const char *name, const
   /* vector expressions of the SIMT IR (docs/simt-ir.md), as printed:
    * T.Ramp(base, stride, lanes), T.Broadcast(value, lanes) */
   bool ramp = name[0] == 'R';
-  if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, ramp ? 3 : 2, ramp ? 3 : 2))
-    return NULL;
+  if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, ramp ? 3 : 2, ramp ? 3 : 2)) return NULL;
   int nv = ramp ? 2 : 1;
   tl_expr *ops[2] = {NULL, NULL};
   for (int i = 0; i < nv; i++) {
     val *v = eval(E, x->u.call.args[i]);
     if (!v) return NULL;
-    ops[i] = ramp ? to_int_expr(E, v, x->u.call.args[i]->loc,
-                                i ? "the stride of T.Ramp" : "the base of T.Ramp")
+    ops[i] = ramp ? to_int_expr(E, v, x->u.call.args[i]->loc, i ? "the stride of T.Ramp" : "the base of T.Ramp")
                   : to_expr(E, v, x->u.call.args[i]->loc);
     if (!ops[i]) return NULL;
   }
   val *lv = eval(E, x->u.call.args[nv]);
   int64_t lanes;
-  if (!lv || !to_const_int(E, lv, x->u.call.args[nv]->loc, "the lane count", &lanes))
-    return NULL;
+  if (!lv || !to_const_int(E, lv, x->u.call.args[nv]->loc, "the lane count", &lanes)) return NULL;
   if (lanes < 2 || lanes > 64 || ops[0]->dtype.lanes != 1) {
-    err(E, x->u.call.args[nv]->loc, "%s needs a scalar operand and 2 to 64 lanes, got %lld",
-        fn, (long long)lanes);
+    err(E, x->u.call.args[nv]->loc, "%s needs a scalar operand and 2 to 64 lanes, got %lld", fn, (long long)lanes);
     return NULL;
   }
   if (ramp && !tl_dtype_eq(ops[1]->dtype, ops[0]->dtype))
@@ -866,7 +856,8 @@ static bool strides_fit(elab *E, const val *r, tl_loc at) {
   }
   int64_t bytes = ((int64_t)r->u.tt.dt.bits * (r->u.tt.dt.lanes ? r->u.tt.dt.lanes : 1) + 7) / 8; /* an element */
   if (!ovf && !__builtin_add_overflow(span, 1, &span) && !__builtin_mul_overflow(span, bytes, &t)) return true;
-  err(E, at, "T.StridedTensor: the elements these strides reach span more bytes than int64 counts "
+  err(E, at,
+      "T.StridedTensor: the elements these strides reach span more bytes than int64 counts "
       "(the tensor's memory could not be addressed)");
   return false;
 }
@@ -934,7 +925,8 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   if (!strcmp(name, "dynamic") || !strcmp(name, "symbolic")) return call_dynamic(E, fn, x);
   if (!strcmp(name, "const")) return call_const(E, fn, x);
   if (!strcmp(name, "empty")) {
-    err(E, x->loc, "T.empty declares an output of an eager @tilelang.jit kernel: assign it to a "
+    err(E, x->loc,
+        "T.empty declares an output of an eager @tilelang.jit kernel: assign it to a "
         "name before its T.Kernel and return it");
     return NULL;
   }
@@ -977,8 +969,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     if (!a || !check_arity(E, x, fn, 2, 2)) return NULL;
     for (int i = 0; i < 2; i++)
       if (!is_ir(a[i]) && a[i]->k != V_INT && a[i]->k != V_BOOL) {
-        err_val(E, x->u.call.args[i]->loc, a[i], "T.ceildiv expects integers, got %s",
-                describe(E, a[i]));
+        err_val(E, x->u.call.args[i]->loc, a[i], "T.ceildiv expects integers, got %s", describe(E, a[i]));
         return NULL;
       }
     if (!is_ir(a[0]) && !is_ir(a[1])) {
@@ -1023,9 +1014,9 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.Kernel can only be used in a 'with' statement");
     return NULL;
   }
-  if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") ||
-      !strcmp(name, "Serial") || !strcmp(name, "grid") || !strcmp(name, "unroll") ||
-      !strcmp(name, "vectorized") || !strcmp(name, "thread_binding")) {
+  if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") || !strcmp(name, "Serial") ||
+      !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") ||
+      !strcmp(name, "thread_binding")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }
@@ -1128,12 +1119,14 @@ static const char *construct_name(tl_ast_expr_kind k) {
   case TL_AST_BYTES: return "bytes literals";
   case TL_AST_IMAG: return "complex literals";
   case TL_AST_BIGINT: return "integer literals of 2**63 or more";
-  case TL_AST_FSTRING: case TL_AST_FORMATTED: return "f-strings";
+  case TL_AST_FSTRING:
+  case TL_AST_FORMATTED: return "f-strings";
   case TL_AST_STARRED: return "star expressions";
   case TL_AST_NAMEDEXPR: return "assignment expressions (':=')";
   case TL_AST_LAMBDA: return "'lambda'";
   case TL_AST_AWAIT: return "'await'";
-  case TL_AST_YIELD: case TL_AST_YIELD_FROM: return "'yield'";
+  case TL_AST_YIELD:
+  case TL_AST_YIELD_FROM: return "'yield'";
   case TL_AST_LISTCOMP: return "list comprehensions";
   case TL_AST_SETCOMP: return "set comprehensions";
   case TL_AST_GENEXP: return "generator expressions";
@@ -1180,7 +1173,7 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
   bool star = false;
   for (int i = 0; i < x->u.call.nargs; i++) star |= x->u.call.args[i]->kind == TL_AST_STARRED;
   for (int i = 0; i < x->u.call.nkw; i++) star |= !x->u.call.kw[i].name;
-  if (star) {  /* f(*args, **kwargs): forwarded to compile-time functions only */
+  if (star) { /* f(*args, **kwargs): forwarded to compile-time functions only */
     val *fv = eval(E, f);
     if (fv && fv->k == V_PYFUNC) return call_pyfunc(E, fv, x);
     if (fv) check_plain_args(E, x);
@@ -1216,8 +1209,7 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
       return a ? itertools_product(E, a, x) : NULL;
     }
     if (E->pf) {
-      err(E, x->loc, "'%s' cannot be called in a kernel (it is a host function, not TileLang)",
-          fv->u.op.desc);
+      err(E, x->loc, "'%s' cannot be called in a kernel (it is a host function, not TileLang)", fv->u.op.desc);
       return NULL;
     }
     return mk_opaque(E, tprintf(E, "%s(...)", fv->u.op.desc), fv->u.op.module);
@@ -1278,9 +1270,7 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
     return v ? get_attr(E, v, x->u.attr.name, x->u.attr.name_loc) : NULL;
   }
   case TL_AST_SUBSCRIPT: return eval_subscript(E, x);
-  case TL_AST_SLICE:
-    err(E, x->loc, "a slice can only be used inside a subscript");
-    return NULL;
+  case TL_AST_SLICE: err(E, x->loc, "a slice can only be used inside a subscript"); return NULL;
   case TL_AST_CALL: return eval_call(E, x);
   case TL_AST_BINOP: {
     val *a = eval(E, x->u.bin.l);
@@ -1343,13 +1333,13 @@ static val *eval_inner(elab *E, const tl_ast_expr *x) {
     }
     return d;
   }
-  case TL_AST_LISTCOMP: case TL_AST_SETCOMP: case TL_AST_GENEXP: case TL_AST_DICTCOMP:
-    return eval_comprehension(E, x);
+  case TL_AST_LISTCOMP:
+  case TL_AST_SETCOMP:
+  case TL_AST_GENEXP:
+  case TL_AST_DICTCOMP: return eval_comprehension(E, x);
   case TL_AST_FSTRING: return eval_fstring(E, x);
   case TL_AST_LAMBDA: return mk_pyfunc(E, NULL, x);
-  default:
-    err(E, x->loc, "%s are not supported here", construct_name(x->kind));
-    return NULL;
+  default: err(E, x->loc, "%s are not supported here", construct_name(x->kind)); return NULL;
   }
   err(E, x->loc, "unsupported expression");
   return NULL;

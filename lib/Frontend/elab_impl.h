@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "Frontend/ast.h"
-#include "IR/visit.h"
 #include "IR/tir.h"
+#include "IR/visit.h"
 
 #define MAX_DEPTH 200
 #define MAX_CONST_LEN 100000 /* longest string / tuple built by constant * */
@@ -32,8 +32,15 @@
 /* ================================================================ values */
 
 typedef enum vkind {
-  V_POISON,     /* result of a failed definition: uses fail silently */
-  V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_DTYPE, V_TUPLE, V_DICT,
+  V_POISON, /* result of a failed definition: uses fail silently */
+  V_NONE,
+  V_BOOL,
+  V_INT,
+  V_FLOAT,
+  V_STR,
+  V_DTYPE,
+  V_TUPLE,
+  V_DICT,
   V_EXPR,       /* an IR expression */
   V_BUFFER,     /* a buffer (parameter or allocation) */
   V_BUFREF,     /* buffer[items]: a load, a region or a region corner */
@@ -59,36 +66,66 @@ typedef struct val val;
 typedef struct scope scope;
 struct val {
   vkind k;
-  bool is_list;   /* V_TUPLE: written as a list */
-  bool builtin;   /* V_FUNC */
+  bool is_list;            /* V_TUPLE: written as a list */
+  bool builtin;            /* V_FUNC */
   const tl_define *origin; /* the -D that produced this value, or NULL */
   union {
     bool b;
     int64_t i;
     double f;
-    const char *s;                /* V_STR (NUL-terminated) */
+    const char *s; /* V_STR (NUL-terminated) */
     tl_dtype dt;
-    struct { int n; val **items; } tup;
-    struct { int n; val **keys, **vals; tl_loc *klocs, *vlocs; } dict;
+    struct {
+      int n;
+      val **items;
+    } tup;
+    struct {
+      int n;
+      val **keys, **vals;
+      tl_loc *klocs, *vlocs;
+    } dict;
     tl_expr *e;
     tl_buffer *buf;
-    struct { tl_buffer *buf; int n; ritem *items; bool corner; } ref;
+    struct {
+      tl_buffer *buf;
+      int n;
+      ritem *items;
+      bool corner;
+    } ref;
     int policy;
     int ns;
     const char *fname;
-    struct { const char *desc; const char *module; } op;
+    struct {
+      const char *desc;
+      const char *module;
+    } op;
     tl_primfunc *pf;
-    struct { int ndim; tl_expr **dims; tl_dtype dt; tl_expr **strides; /* T.StridedTensor, else NULL */ } tt;
+    struct {
+      int ndim;
+      tl_expr **dims;
+      tl_dtype dt;
+      tl_expr **strides; /* T.StridedTensor, else NULL */
+    } tt;
     /* ast: the value's expression; or, with from, item index of the lazy
      * tuple `from` (a, b = ... at module level); or, with aug_op, `from`
      * aug_op ast (x += ast at module level) */
     struct {
-      const tl_ast_expr *ast; val *cached; bool busy; val *from; int index;
-      const char *aug_op; tl_loc aug_loc;
+      const tl_ast_expr *ast;
+      val *cached;
+      bool busy;
+      val *from;
+      int index;
+      const char *aug_op;
+      tl_loc aug_loc;
     } lazy;
     /* def (or lambda) and the scope it was defined in; macro: decorated
      * with @T.macro (its body is inlined where it is called, elab_macro.c) */
-    struct { const tl_ast_stmt *def; const tl_ast_expr *lambda; scope *closure; bool macro; } py;
+    struct {
+      const tl_ast_stmt *def;
+      const tl_ast_expr *lambda;
+      scope *closure;
+      bool macro;
+    } py;
   } u;
   bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
 };
@@ -96,13 +133,17 @@ struct val {
 /* Kinds of name bindings (what a redefinition check needs to know). */
 enum { BK_CONST, BK_LET, BK_LOOP, BK_BLOCK, BK_PARAM, BK_TENSOR, BK_ALLOC };
 
-typedef struct binding { val *v; tl_loc loc; int kind; } binding;
+typedef struct binding {
+  val *v;
+  tl_loc loc;
+  int kind;
+} binding;
 
 struct scope {
   struct scope *parent;
-  tl_map map;     /* interned name -> binding* */
-  bool in_pf;     /* a scope of a prim_func body */
-  bool captured;  /* a compile-time function closes over it: its map lives to the end */
+  tl_map map;    /* interned name -> binding* */
+  bool in_pf;    /* a scope of a prim_func body */
+  bool captured; /* a compile-time function closes over it: its map lives to the end */
 };
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
@@ -110,37 +151,37 @@ typedef TL_VEC(tl_stmt *) stmt_vec;
 typedef struct elab {
   tl_module *m;
   tl_diag *d;
-  tl_arena tmp;            /* values, bindings: freed at the end */
+  tl_arena tmp; /* values, bindings: freed at the end */
   const char *file;
   const tl_define *defs;
   size_t ndefs;
-  val **defvals;           /* parsed -D values (lazily), per index */
+  val **defvals; /* parsed -D values (lazily), per index */
   bool *def_used;
-  scope *sc;               /* current scope */
+  scope *sc; /* current scope */
   scope *module_scope;
-  tl_primfunc *pf;         /* prim_func being elaborated, or NULL */
+  tl_primfunc *pf;             /* prim_func being elaborated, or NULL */
   tl_pass_configs jit_configs; /* the enclosing tilelang.jit's pass_configs */
   int nkernels;
   bool in_kernel;
   int depth;
   int nerr;
   bool oom;
-  TL_VEC(tl_var *) dyn;    /* all T.dynamic symbols, in declaration order */
+  TL_VEC(tl_var *) dyn; /* all T.dynamic symbols, in declaration order */
   TL_VEC(tl_primfunc *) funcs;
-  TL_VEC(const tl_ast_expr *) compile_calls;  /* module-level NAME.compile(...) calls */
-  const char *eager_kernel;  /* the eager kernel being built (T.const looks up its bindings) */
-  TL_VEC(scope *) kept;      /* popped scopes that closures still use (freed at the end) */
-  int quiet;                 /* > 0: errors are not reported (module-level host conditions) */
-  bool quiet_failed;         /* an error was suppressed */
-  struct tl_el_view *views;  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
+  TL_VEC(const tl_ast_expr *) compile_calls; /* module-level NAME.compile(...) calls */
+  const char *eager_kernel;                  /* the eager kernel being built (T.const looks up its bindings) */
+  TL_VEC(scope *) kept;                      /* popped scopes that closures still use (freed at the end) */
+  int quiet;                                 /* > 0: errors are not reported (module-level host conditions) */
+  bool quiet_failed;                         /* an error was suppressed */
+  struct tl_el_view *views;                  /* T.view / T.reshape buffers of the prim_func (elab_lang_ops.c) */
   /* The statement list that the prim_func statement being elaborated
    * appends to (NULL outside a prim_func body): a @T.macro called in it,
    * and a store or tile op in a helper it calls, emit their IR there,
    * before the statement itself. */
   stmt_vec *stmt_out;
-  int helper_depth;          /* > 0: running a plain compile-time helper (names bind values, no lets) */
-  int macro_depth;           /* > 0: inlining a @T.macro body */
-  bool macro_inlined;        /* the prim_func being elaborated inlined a macro */
+  int helper_depth;   /* > 0: running a plain compile-time helper (names bind values, no lets) */
+  int macro_depth;    /* > 0: inlining a @T.macro body */
+  bool macro_inlined; /* the prim_func being elaborated inlined a macro */
   /* T.Kernel(..., threads=(x, y[, z])) being elaborated: the thread block's
    * dimensions (the IR kernel has x*y*z threads in one dimension, and
    * T.get_thread_binding(i) is the coordinate i of its thread index, x the
@@ -149,7 +190,10 @@ typedef struct elab {
   int nthread_dims;
   /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
    * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
-  struct { struct tl_stmt **data; size_t len, cap; } global_allocs;
+  struct {
+    struct tl_stmt **data;
+    size_t len, cap;
+  } global_allocs;
 } elab;
 
 typedef TL_VEC(tl_operand) operand_vec;
@@ -223,8 +267,7 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define elab_block(...) tl_el_elab_block(__VA_ARGS__)
 
 void err(elab *E, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void *oom(elab *E);
 void *talloc(elab *E, size_t n);
 void *malloc_ir(elab *E, size_t n);
@@ -313,8 +356,7 @@ tl_expr *eval_int(elab *E, const tl_ast_expr *x, const char *what);
 const tl_ast_keyword *find_kw(const tl_ast_expr *x, const char *name);
 bool check_kws(elab *E, const tl_ast_expr *x, const char *fn, const char *const *allowed);
 bool check_arity(elab *E, const tl_ast_expr *x, const char *fn, int lo, int hi);
-const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name,
-                                  const char *fn, bool *bad);
+const tl_ast_expr *get_arg(elab *E, const tl_ast_expr *x, int i, const char *name, const char *fn, bool *bad);
 /* Binds call x's arguments to the parameters names (NULL-terminated; each
  * positional or by keyword): checks the keywords and a count of at most the
  * number of names, then out[i] = argument i (positional i or keyword
@@ -416,8 +458,7 @@ bool elab_assert(elab *E, const tl_ast_stmt *s);
 val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc loc);
 /* The builtins above (a: the n evaluated positional arguments of call x);
  * *handled false when fn is none of them. */
-val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
-                     bool *handled);
+val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x, bool *handled);
 
 /* elaborate.c / elab_stmt.c, for elab_eager.c */
 #define elab_primfunc(...) tl_el_elab_primfunc(__VA_ARGS__)
@@ -433,8 +474,8 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
 bool add_func(elab *E, tl_primfunc *pf);
 const char *param_hint(const tl_ast_param *p, const tl_ast_stmt *def);
 /* One compile-time statement of a factory body; *returned when it returned. */
-bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
-                  const tl_ast_expr *out_ast, bool *returned);
+bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx, const tl_ast_expr *out_ast,
+                  bool *returned);
 val *jit_out_idx(elab *E, const tl_ast_expr *jit, const tl_ast_expr **ast);
 void jit_pass_configs(elab *E, const tl_ast_expr *jit);
 /* "Kernel" for T.Kernel(...) (the T function a call names), or NULL. */

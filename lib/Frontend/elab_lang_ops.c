@@ -52,7 +52,8 @@
 
 #include "Frontend/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum", "transpose", "view", "reshape", "im2col", "c2d_im2col", "cummax", "print", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up", "cumsum",     "transpose", "view",  "reshape",
+                                           "im2col",   "c2d_im2col", "cummax",    "print", NULL};
 
 #define LMAXD 8
 
@@ -76,8 +77,7 @@ static tl_stmt *new_loop(elab *E, tl_loc loc, tl_loop_kind kind, int n, const in
   tl_ir_loop_init(f, kind, n, vs, mins, exts);
   for (int k = 0; k < n; k++) {
     const char *name = n == 1 ? stem : tprintf(E, "%s%d", stem, k);
-    if (!name || !(vs[k] = vars[k] = tl_ir_new_var(E->m, loc, intern(E, name), TL_INT32, TL_VAR_LOOP)))
-      return oom(E);
+    if (!name || !(vs[k] = vars[k] = tl_ir_new_var(E->m, loc, intern(E, name), TL_INT32, TL_VAR_LOOP))) return oom(E);
     if (!(mins[k] = lit_int(E, loc, 0)) || !(exts[k] = lit_int(E, loc, ext[k]))) return NULL;
   }
   return f;
@@ -303,7 +303,7 @@ static bool transpose(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) 
 
 /* ---------------------------------------------------------------- views */
 typedef struct tl_el_view {
-  tl_buffer *view, *base;     /* base: a declared buffer (never a view) */
+  tl_buffer *view, *base; /* base: a declared buffer (never a view) */
   struct tl_el_view *next;
 } el_view;
 
@@ -362,9 +362,10 @@ val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3
   if (a[2]) {
     val *dv = eval(E, a[2]);
     if (!dv || (dv->k != V_NONE && !to_dtype(E, dv, a[2]->loc, &dt))) return NULL;
-    if (!tl_dtype_eq(dt, base->dtype) && (!tl_reinterpret_ok(dt, (tl_dtype){TL_TYPE_UINT, dt.bits, 1}) ||
-                                          !tl_reinterpret_ok(base->dtype, (tl_dtype){TL_TYPE_UINT, base->dtype.bits, 1}) ||
-                                          (dt.bits % base->dtype.bits && base->dtype.bits % dt.bits))) {
+    if (!tl_dtype_eq(dt, base->dtype) &&
+        (!tl_reinterpret_ok(dt, (tl_dtype){TL_TYPE_UINT, dt.bits, 1}) ||
+         !tl_reinterpret_ok(base->dtype, (tl_dtype){TL_TYPE_UINT, base->dtype.bits, 1}) ||
+         (dt.bits % base->dtype.bits && base->dtype.bits % dt.bits))) {
       err(E, a[2]->loc, "%s from %s to %s is not supported yet (whole-byte scalar dtypes only)", fn,
           tl_dtype_name(base->dtype), tl_dtype_name(dt));
       return NULL;
@@ -377,8 +378,8 @@ val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3
     if (!shv) return NULL;
     if (shv->k != V_NONE && !eval_shape(E, a[1], &ndim, &shape)) return NULL;
   }
-  tl_buffer *v = tl_ir_new_buffer(E->m, x->loc, intern(E, tprintf(E, "%s_view", src->name)), dt, base->scope, ndim,
-                                  shape);
+  tl_buffer *v =
+      tl_ir_new_buffer(E->m, x->loc, intern(E, tprintf(E, "%s_view", src->name)), dt, base->scope, ndim, shape);
   el_view *ev = talloc(E, sizeof *ev);
   val *bv = v && ev ? mk(E, V_BUFFER) : NULL;
   if (!bv) return v ? NULL : oom(E);
@@ -386,16 +387,17 @@ val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3
   bool cv, cs;
   if (!numel(E, x->loc, v, &nv, &cv) || !numel(E, x->loc, base, &ns, &cs)) return NULL;
   int64_t bits_v = 0, bits_s = 0; /* checked: a dim of -2**63 overflowed the product (found by fuzzing) */
-  bool ovf = cv && cs && (__builtin_mul_overflow(nv, (int64_t)dt.bits, &bits_v) ||
-                          __builtin_mul_overflow(ns, (int64_t)base->dtype.bits, &bits_s));
+  bool ovf = cv && cs &&
+             (__builtin_mul_overflow(nv, (int64_t)dt.bits, &bits_v) ||
+              __builtin_mul_overflow(ns, (int64_t)base->dtype.bits, &bits_s));
   if (ovf) {
     err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape's size in bits overflows int64 (%lld elements of %d bits)", fn,
         (long long)nv, dt.bits);
     return NULL;
   }
   if (cv && cs && bits_v != bits_s) {
-    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape holds %lld bits, '%s' %lld", fn, (long long)bits_v,
-        src->name, (long long)bits_s);
+    err(E, (a[1] ? a[1] : x)->loc, "%s: the new shape holds %lld bits, '%s' %lld", fn, (long long)bits_v, src->name,
+        (long long)bits_s);
     return NULL;
   }
   ev->view = v;
@@ -499,8 +501,10 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
   if (!vo) return true;
   *handled = true;
   if (op != TL_TILE_COPY || ops->len != 2) {
-    err(E, vo->loc, "T.%s on the view '%s' (T.view / T.reshape) is not supported yet (T.copy and element accesses "
-        "are)", tl_tile_ops[op].name, vo->region.buffer->name);
+    err(E, vo->loc,
+        "T.%s on the view '%s' (T.view / T.reshape) is not supported yet (T.copy and element accesses "
+        "are)",
+        tl_tile_ops[op].name, vo->region.buffer->name);
     return false;
   }
   /* the extents of both sides, unit dims dropped, must agree */
@@ -542,7 +546,8 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
     bool whole_view = fb->ndim <= LMAXD;
     for (int k = 0; whole_view && k < r[fs]->ndim; k++) {
       int64_t mn;
-      whole_view = tl_expr_is_const_int(r[fs]->min[k], &mn) && mn == 0 && tl_expr_equal(r[fs]->extent[k], r[fs]->buffer->shape[k]);
+      whole_view = tl_expr_is_const_int(r[fs]->min[k], &mn) && mn == 0 &&
+                   tl_expr_equal(r[fs]->extent[k], r[fs]->buffer->shape[k]);
     }
     for (int k = 0; whole_view && k < fb->ndim; k++) whole_view = tl_expr_is_const_int(fb->shape[k], &fext[k]);
     if (!whole_view) {
@@ -559,7 +564,7 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
     tl_expr *flat = lit_int(E, loc, 0);
     for (int k = 0; flat && k < np; k++)
       flat = chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, flat, fb->shape[k])),
-                                  chk(E, tl_ir_var(E->m, loc, v[k]))));
+                                 chk(E, tl_ir_var(E->m, loc, v[k]))));
     for (int k = nd[0] - 1; flat && k >= 0; k--) {
       tl_expr *e = lit_int(E, loc, ext[0][k]);
       dv[k] = k ? chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, flat, e)) : flat;
@@ -634,8 +639,8 @@ static tl_expr *bin(elab *E, tl_loc loc, tl_binop op, tl_expr *a, tl_expr *b) {
 }
 
 static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, stmt_vec *out) {
-  static const char *const params[] = {"img", "col", "nhw_step", "c_step", "kernel", "stride", "dilation", "pad",
-                                       "eviction_policy", "annotations", NULL};
+  static const char *const params[] = {"img",      "col", "nhw_step",        "c_step",      "kernel", "stride",
+                                       "dilation", "pad", "eviction_policy", "annotations", NULL};
   const tl_ast_expr *a[10] = {0};
   if (!bind_args(E, x, fn, params, 2, a)) return false;
   for (int k = 2; k < 8; k++)
@@ -677,7 +682,8 @@ static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, st
   tl_var *v[2];
   tl_stmt *par = new_loop(E, loc, TL_LOOP_PARALLEL, 2, ext + n - 2, "ic_i", v);
   if (!par) return false;
-  tl_expr *K = lit_int(E, loc, kk[0]), *S = lit_int(E, loc, kk[1]), *D = lit_int(E, loc, kk[2]), *P = lit_int(E, loc, kk[3]);
+  tl_expr *K = lit_int(E, loc, kk[0]), *S = lit_int(E, loc, kk[1]), *D = lit_int(E, loc, kk[2]),
+          *P = lit_int(E, loc, kk[3]);
   tl_expr *Hh = img->shape[1], *W = img->shape[2], *C = img->shape[3];
   tl_expr *one = lit_int(E, loc, 1), *zero = lit_int(E, loc, 0);
   /* OH = (H + 2P - D(K-1) - 1) // S + 1 */
@@ -690,17 +696,21 @@ static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, st
   tl_expr *k = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, steps[1], lit_int(E, loc, ext[n - 1])),
                    chk(E, tl_ir_var(E->m, loc, v[1])));
   tl_expr *ih = bin(E, loc, TL_OP_SUB,
-                    bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORDIV, bin(E, loc, TL_OP_FLOORMOD, m, OHW), OW), S),
+                    bin(E, loc, TL_OP_ADD,
+                        bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORDIV, bin(E, loc, TL_OP_FLOORMOD, m, OHW), OW), S),
                         bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORDIV, k, bin(E, loc, TL_OP_MUL, K, C)), D)),
                     P);
   tl_expr *iw = bin(E, loc, TL_OP_SUB,
                     bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORMOD, m, OW), S),
                         bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_FLOORMOD, bin(E, loc, TL_OP_FLOORDIV, k, C), K), D)),
                     P);
-  tl_expr *rows = bin(E, loc, TL_OP_MUL, img->shape[0], OHW), *cols = bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_MUL, K, K), C);
+  tl_expr *rows = bin(E, loc, TL_OP_MUL, img->shape[0], OHW),
+          *cols = bin(E, loc, TL_OP_MUL, bin(E, loc, TL_OP_MUL, K, K), C);
   tl_expr *cond = bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_LT, m, rows), bin(E, loc, TL_OP_LT, k, cols));
-  cond = bin(E, loc, TL_OP_AND, cond, bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, ih, zero), bin(E, loc, TL_OP_LT, ih, Hh)));
-  cond = bin(E, loc, TL_OP_AND, cond, bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, iw, zero), bin(E, loc, TL_OP_LT, iw, W)));
+  cond = bin(E, loc, TL_OP_AND, cond,
+             bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, ih, zero), bin(E, loc, TL_OP_LT, ih, Hh)));
+  cond = bin(E, loc, TL_OP_AND, cond,
+             bin(E, loc, TL_OP_AND, bin(E, loc, TL_OP_GE, iw, zero), bin(E, loc, TL_OP_LT, iw, W)));
   tl_expr *src[4] = {bin(E, loc, TL_OP_FLOORDIV, m, OHW), ih, iw, bin(E, loc, TL_OP_FLOORMOD, k, C)};
   tl_expr *di[LMAXD], *dj[2] = {chk(E, tl_ir_var(E->m, loc, v[0])), chk(E, tl_ir_var(E->m, loc, v[1]))};
   if (!cond || !src[0] || !src[3] || !dj[0] || !dj[1]) return false;
@@ -709,7 +719,8 @@ static bool im2col(elab *E, const tl_ast_expr *x, const char *fn, tl_loc loc, st
   sel[n - 1] = dj[1];
   if (!region_index(E, loc, &co.region, sel, di)) return false;
   tl_buffer *cb = co.region.buffer;
-  tl_expr *zv = chk(E, tl_dtype_is_float(cb->dtype) ? tl_ir_float(E->m, loc, cb->dtype, 0.0) : tl_ir_int(E->m, loc, cb->dtype, 0));
+  tl_expr *zv = chk(
+      E, tl_dtype_is_float(cb->dtype) ? tl_ir_float(E->m, loc, cb->dtype, 0.0) : tl_ir_int(E->m, loc, cb->dtype, 0));
   tl_expr *ld = chk(E, tl_ir_load(E->m, loc, img, 4, src));
   tl_stmt *ifs = zv && ld ? tl_ir_stmt(E->m, loc, TL_STMT_IF) : NULL;
   if (!ifs) return false;

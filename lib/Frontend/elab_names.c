@@ -19,8 +19,8 @@
 
 typedef struct namer {
   elab *E;
-  tl_map all;   /* interned name -> 1: every name declared in the function */
-  tl_map live;  /* interned name -> live count */
+  tl_map all;  /* interned name -> 1: every name declared in the function */
+  tl_map live; /* interned name -> live count */
   TL_VEC(const char *) stack;
 } namer;
 
@@ -101,7 +101,7 @@ static void walk(namer *n, tl_stmt *s, int depth) {
     walk(n, s->u.kernel.body, depth + 1);
     pop_to(n, mark);
     break;
-  case TL_STMT_ALLOC: declare(n, &s->u.alloc.buffer->name); break;  /* rest of the sequence */
+  case TL_STMT_ALLOC: declare(n, &s->u.alloc.buffer->name); break; /* rest of the sequence */
   case TL_STMT_LET: declare(n, &s->u.let.var->name); break;
   case TL_STMT_IF:
     walk(n, s->u.ifs.then_s, depth + 1);
@@ -119,8 +119,7 @@ void tl_el_unique_names(elab *E, tl_primfunc *pf) {
   tl_map_init(&n.live);
   for (int i = 0; i < pf->ndynamic; i++) note_name(&n, pf->dynamic[i]->name);
   for (int i = 0; i < pf->nparams; i++)
-    note_name(&n, pf->params[i].kind == TL_PARAM_TENSOR ? pf->params[i].buffer->name
-                                                       : pf->params[i].var->name);
+    note_name(&n, pf->params[i].kind == TL_PARAM_TENSOR ? pf->params[i].buffer->name : pf->params[i].var->name);
   collect(&n, pf->body, 0);
   for (int i = 0; i < pf->ndynamic; i++) declare(&n, &pf->dynamic[i]->name);
   for (int i = 0; i < pf->nparams; i++) {

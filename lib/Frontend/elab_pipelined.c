@@ -75,16 +75,20 @@ static bool group_ranges(elab *E, const tl_ast_keyword *k, int nstmt, int **firs
       int64_t x;
       if (!to_const_int(E, gv->u.tup.items[j], gl, "a statement number", &x)) return false;
       if (x != next) {
-        err(E, gl, "T.Pipelined: group %d: expected statement %d next (groups are consecutive runs of the "
-                   "loop body's %d statements, in order), got %lld", g, next, nstmt, (long long)x);
+        err(E, gl,
+            "T.Pipelined: group %d: expected statement %d next (groups are consecutive runs of the "
+            "loop body's %d statements, in order), got %lld",
+            g, next, nstmt, (long long)x);
         return false;
       }
       next++;
     }
   }
   if (next != nstmt) {
-    err(E, ax->loc, "T.Pipelined: group covers %d of the loop body's %d statements (LETs and allocations "
-                    "not counted)", next, nstmt);
+    err(E, ax->loc,
+        "T.Pipelined: group covers %d of the loop body's %d statements (LETs and allocations "
+        "not counted)",
+        next, nstmt);
     return false;
   }
   (*first)[ng] = next;
@@ -97,8 +101,13 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop) {
   if (!ko && !ks && !kg) return true;
   if (!ko || !ks) {
     const tl_ast_keyword *k = ko ? ko : ks ? ks : kg;
-    err(E, k->value->loc, "T.Pipelined: %s needs %s", ko ? "order" : ks ? "stage" : "group",
-        ko ? "stage= too" : ks ? "order= too" : "order= and stage=");
+    err(E, k->value->loc, "T.Pipelined: %s needs %s",
+        ko   ? "order"
+        : ks ? "stage"
+             : "group",
+        ko   ? "stage= too"
+        : ks ? "order= too"
+             : "order= and stage=");
     return false;
   }
   int nstmt = count_sched(loop->u.loop.body);
@@ -112,10 +121,9 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop) {
   for (int w = 0; w < 2; w++) {
     int got = w ? ns : no;
     if (got != nunits) {
-      err(E, (w ? ks : ko)->value->loc,
-          "T.Pipelined: %s has %d entr%s but the loop %s %d %s%s%s", w ? "stage" : "order", got,
-          got == 1 ? "y" : "ies", kg ? "has" : "body has", nunits, unit, nunits == 1 ? "" : "s",
-          kg ? "" : " (LETs and allocations not counted)");
+      err(E, (w ? ks : ko)->value->loc, "T.Pipelined: %s has %d entr%s but the loop %s %d %s%s%s",
+          w ? "stage" : "order", got, got == 1 ? "y" : "ies", kg ? "has" : "body has", nunits, unit,
+          nunits == 1 ? "" : "s", kg ? "" : " (LETs and allocations not counted)");
       return false;
     }
   }
@@ -127,8 +135,8 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop) {
         err(E, sl[i], "T.Pipelined: stage %lld of %s %d is out of range for num_stages=%d (stages 0..%d)",
             (long long)stg[i], unit, i, nst, nst > 0 ? nst - 1 : 0);
       else
-        err(E, sl[i], "T.Pipelined: stage %lld of %s %d is out of range (stages are 0 or more)",
-            (long long)stg[i], unit, i);
+        err(E, sl[i], "T.Pipelined: stage %lld of %s %d is out of range (stages are 0 or more)", (long long)stg[i],
+            unit, i);
       return false;
     }
     if (stg[i] > smax) smax = stg[i];
@@ -138,8 +146,8 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop) {
   memset(seen, 0, sizeof(bool) * (size_t)(no + 1));
   for (int i = 0; i < no; i++) {
     if (ord[i] < 0 || ord[i] >= no) {
-      err(E, ol[i], "T.Pipelined: order %lld of %s %d is out of range (positions 0..%d)", (long long)ord[i],
-          unit, i, no - 1);
+      err(E, ol[i], "T.Pipelined: order %lld of %s %d is out of range (positions 0..%d)", (long long)ord[i], unit, i,
+          no - 1);
       return false;
     }
     if (seen[ord[i]]) {

@@ -27,7 +27,10 @@ static tl_expr *str_expr(elab *E, tl_loc loc, const char *s) { return chk(E, tl_
 static tl_stmt *print_stmt(elab *E, tl_loc loc, const char *msg, const char *buffer, tl_expr *index, tl_expr *value,
                            int64_t thread) {
   tl_expr *args[6] = {str_expr(E, loc, tprintf(E, "%s:%d", loc.file ? loc.file : "<unknown>", loc.line)),
-                      str_expr(E, loc, msg), str_expr(E, loc, buffer), index ? index : lit_int(E, loc, -1), value,
+                      str_expr(E, loc, msg),
+                      str_expr(E, loc, buffer),
+                      index ? index : lit_int(E, loc, -1),
+                      value,
                       lit_int(E, loc, thread)};
   for (int i = 0; i < 6; i++)
     if (!args[i]) return NULL;
@@ -47,8 +50,8 @@ static bool printable(elab *E, tl_loc loc, tl_dtype t) {
 /* A fragment's shared copy <name>_print_<line> (allocation and T.copy into out). */
 static tl_buffer *shared_copy(elab *E, tl_loc loc, tl_buffer *frag, stmt_vec *out) {
   const char *name = intern(E, tprintf(E, "%s_print_%d", frag->name, loc.line));
-  tl_buffer *w = name ? tl_ir_new_buffer(E->m, loc, name, frag->dtype, TL_SCOPE_SHARED_DYN, frag->ndim, frag->shape)
-                      : NULL;
+  tl_buffer *w =
+      name ? tl_ir_new_buffer(E->m, loc, name, frag->dtype, TL_SCOPE_SHARED_DYN, frag->ndim, frag->shape) : NULL;
   tl_stmt *al = w ? tl_ir_stmt(E->m, loc, TL_STMT_ALLOC) : NULL;
   tl_stmt *cp = al ? tl_ir_stmt(E->m, loc, TL_STMT_TILE) : NULL;
   tl_operand *ops = cp ? malloc_ir(E, sizeof(tl_operand) * 2) : NULL;
@@ -137,7 +140,8 @@ bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   if (ov->k == V_BUFFER) {
     tl_buffer *b = ov->u.buf;
     if (!printable(E, a[0]->loc, b->dtype)) return false;
-    const char *dmsg = b->scope == TL_SCOPE_GLOBAL ? "" : tprintf(E, "buffer<%s, %s>", b->name, tl_dtype_name(b->dtype));
+    const char *dmsg =
+        b->scope == TL_SCOPE_GLOBAL ? "" : tprintf(E, "buffer<%s, %s>", b->name, tl_dtype_name(b->dtype));
     if (!msg) msg = dmsg;
     int64_t lane = wg * 128 + w * 32;
     switch (b->scope) {

@@ -152,8 +152,7 @@ static val *dict_call(elab *E, const tl_ast_expr *x) {
     if (!items) return NULL;
     for (int i = 0; i < n; i++) {
       if (items[i]->k != V_TUPLE || items[i]->u.tup.n != 2) {
-        err_val(E, x->u.call.args[0]->loc, items[i], "dict() needs (key, value) pairs, got %s",
-                describe(E, items[i]));
+        err_val(E, x->u.call.args[0]->loc, items[i], "dict() needs (key, value) pairs, got %s", describe(E, items[i]));
         return NULL;
       }
       dict_set(d, items[i]->u.tup.items[0], items[i]->u.tup.items[1], x->loc);

@@ -32,8 +32,10 @@ static val **seq_items(elab *E, val *v, tl_loc loc, int *n) {
   }
   default: break;
   }
-  err_val(E, loc, v, "cannot iterate over %s at compile time (a tuple, list, dict, string or "
-                     "range of constants is needed)", describe(E, v));
+  err_val(E, loc, v,
+          "cannot iterate over %s at compile time (a tuple, list, dict, string or "
+          "range of constants is needed)",
+          describe(E, v));
   return NULL;
 }
 
@@ -82,8 +84,11 @@ static bool run_clauses(elab *E, const tl_ast_expr *x, int g, val_vec *out) {
     for (int j = 0; ok && keep && j < c->nifs; j++) {
       val *cv = eval(E, c->ifs[j]);
       if (!cv || is_ir(cv) || !truthy(cv, &keep)) {
-        if (cv) err_val(E, c->ifs[j]->loc, cv, "a comprehension condition must be a "
-                                                "compile-time constant, got %s", describe(E, cv));
+        if (cv)
+          err_val(E, c->ifs[j]->loc, cv,
+                  "a comprehension condition must be a "
+                  "compile-time constant, got %s",
+                  describe(E, cv));
         ok = false;
       }
     }
@@ -182,18 +187,23 @@ val *eval_fstring(elab *E, const tl_ast_expr *x) {
       continue;
     }
     val *v = eval(E, part->u.fmt.value);
-    if (!v) { ok = false; break; }
+    if (!v) {
+      ok = false;
+      break;
+    }
     const char *spec = NULL;
     if (part->u.fmt.spec) {
       val *sv = eval_fstring(E, part->u.fmt.spec);
-      if (!sv) { ok = false; break; }
+      if (!sv) {
+        ok = false;
+        break;
+      }
       spec = sv->u.s;
     }
     if (spec && *spec) {
       ok = format_spec(E, &sb, v, spec, part->loc);
     } else if (!py_str(E, &sb, v, part->u.fmt.conversion == 'r')) {
-      err_val(E, part->u.fmt.value->loc, v, "%s has no compile-time text for an f-string",
-              describe(E, v));
+      err_val(E, part->u.fmt.value->loc, v, "%s has no compile-time text for an f-string", describe(E, v));
       ok = false;
     }
   }
@@ -209,10 +219,9 @@ bool elab_assert(elab *E, const tl_ast_stmt *s) {
   val *c = eval(E, s->u.assert_.test);
   bool t;
   if (!c) return false;
-  if (c->k == V_OPAQUE) return true;  /* a check of host values: host code, not run */
+  if (c->k == V_OPAQUE) return true; /* a check of host values: host code, not run */
   if (is_ir(c) || !truthy(c, &t)) {
-    err_val(E, s->u.assert_.test->loc, c, "an assert needs a compile-time condition, got %s",
-            describe(E, c));
+    err_val(E, s->u.assert_.test->loc, c, "an assert needs a compile-time condition, got %s", describe(E, c));
     return false;
   }
   if (t) return true;
@@ -231,7 +240,7 @@ val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc l
   bool neg = !strcmp(op, "is not") || !strcmp(op, "not in");
   bool r;
   if (!strcmp(op, "is") || !strcmp(op, "is not")) {
-    if (is_ir(a) || is_ir(b)) r = false;  /* an expression is never None/True/False */
+    if (is_ir(a) || is_ir(b)) r = false; /* an expression is never None/True/False */
     else if (a->k == V_NONE || b->k == V_NONE) r = a->k == b->k;
     else r = a == b || const_equal(a, b, 0);
   } else {
@@ -252,16 +261,17 @@ val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc l
 
 /* range(...) of constants as a list; zip, enumerate, list, tuple,
  * isinstance.  NULL with *handled false when fn is none of them. */
-val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x,
-                     bool *handled) {
+val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x, bool *handled) {
   *handled = true;
   if (!strcmp(fn, "range")) {
     if (!check_arity(E, x, fn, 1, 3)) return NULL;
     int64_t v[3] = {0, 0, 1};
     for (int i = 0; i < n; i++) {
       if (a[i]->k != V_INT && a[i]->k != V_BOOL) {
-        err_val(E, x->u.call.args[i]->loc, a[i], "range() outside a for loop needs integer "
-                "constants, got %s", describe(E, a[i]));
+        err_val(E, x->u.call.args[i]->loc, a[i],
+                "range() outside a for loop needs integer "
+                "constants, got %s",
+                describe(E, a[i]));
         return NULL;
       }
       v[n == 1 ? 1 : i] = as_i(a[i]);
@@ -321,8 +331,10 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
     val *const *ts = a[1]->k == V_TUPLE ? a[1]->u.tup.items : &a[1];
     for (int i = 0; i < nt; i++) {
       if (ts[i]->k != V_FUNC || !ts[i]->builtin) {
-        err_val(E, x->u.call.args[1]->loc, ts[i], "isinstance() needs int, float, bool, str, "
-                "list, tuple or dict, got %s", describe(E, ts[i]));
+        err_val(E, x->u.call.args[1]->loc, ts[i],
+                "isinstance() needs int, float, bool, str, "
+                "list, tuple or dict, got %s",
+                describe(E, ts[i]));
         return NULL;
       }
       const char *tn = ts[i]->u.fname;
@@ -340,11 +352,10 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
     bool ok = py_str(E, &sb, a[0], false);
     val *r = ok && !sb.oom ? mk_str(E, sb.data ? sb.data : "") : NULL;
     tl_strbuf_free(&sb);
-    if (!ok) err_val(E, x->u.call.args[0]->loc, a[0], "str() of %s is not known at compile time",
-                     describe(E, a[0]));
+    if (!ok) err_val(E, x->u.call.args[0]->loc, a[0], "str() of %s is not known at compile time", describe(E, a[0]));
     return r;
   }
-  if (!strcmp(fn, "dict")) {  /* dict() or dict(pairs) */
+  if (!strcmp(fn, "dict")) { /* dict() or dict(pairs) */
     if (!check_arity(E, x, fn, 0, 1)) return NULL;
     int len = 0;
     val **items = n ? seq_items(E, a[0], x->u.call.args[0]->loc, &len) : NULL;
@@ -354,8 +365,7 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
     for (int i = 0; i < len; i++) {
       val *p = items[i];
       if (p->k != V_TUPLE || p->u.tup.n != 2) {
-        err_val(E, x->u.call.args[0]->loc, p, "dict() needs (key, value) pairs, got %s",
-                describe(E, p));
+        err_val(E, x->u.call.args[0]->loc, p, "dict() needs (key, value) pairs, got %s", describe(E, p));
         return NULL;
       }
       int k = 0;
@@ -387,16 +397,16 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
   stmt_vec none = {0};
   bool ok = true, returned = false;
   switch (s->kind) {
-  case TL_AST_RETURN:
-    *ret = s->u.ret ? eval(E, s->u.ret) : mk(E, V_NONE);
-    return *ret != NULL;
+  case TL_AST_RETURN: *ret = s->u.ret ? eval(E, s->u.ret) : mk(E, V_NONE); return *ret != NULL;
   case TL_AST_IF: {
     val *c = eval(E, s->u.ifs.test);
     bool t;
     if (!c) return false;
     if (is_ir(c) || !truthy(c, &t)) {
-      err_val(E, s->u.ifs.test->loc, c, "a condition in '%s' must be a compile-time constant, "
-              "got %s", fname, describe(E, c));
+      err_val(E, s->u.ifs.test->loc, c,
+              "a condition in '%s' must be a compile-time constant, "
+              "got %s",
+              fname, describe(E, c));
       return false;
     }
     return run_helper_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, fname, ret);
@@ -418,7 +428,7 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
     break;
   }
   case TL_AST_EXPR_STMT:
-    if (s->u.expr->kind == TL_AST_STR) break;  /* a docstring */
+    if (s->u.expr->kind == TL_AST_STR) break; /* a docstring */
     if (E->pf && E->stmt_out && t_callee(E, s->u.expr)) {
       /* in a prim_func body a helper's tile ops and calls emit IR, as in TileLang */
       ok = elab_expr_stmt(E, s, E->stmt_out);
@@ -428,12 +438,11 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
     break;
   case TL_AST_PASS: break;
   case TL_AST_IMPORT: do_import(E, s); break; /* bound in the helper's scope */
-  case TL_AST_ASSIGN: case TL_AST_ANNASSIGN: case TL_AST_AUGASSIGN: case TL_AST_ASSERT:
-    ok = factory_stmt(E, s, NULL, NULL, NULL, &returned);
-    break;
-  default:
-    err(E, s->loc, "this statement is not supported in '%s' at compile time", fname);
-    ok = false;
+  case TL_AST_ASSIGN:
+  case TL_AST_ANNASSIGN:
+  case TL_AST_AUGASSIGN:
+  case TL_AST_ASSERT: ok = factory_stmt(E, s, NULL, NULL, NULL, &returned); break;
+  default: err(E, s->loc, "this statement is not supported in '%s' at compile time", fname); ok = false;
   }
   tl_vec_free(&none);
   return ok;
@@ -487,8 +496,7 @@ static bool eval_call_args(elab *E, const tl_ast_expr *x, call_args *ca) {
         return false;
       }
       const char *nm = tl_intern_str(&E->m->names, key->u.s);
-      if (!nm || !tl_vec_push(&ca->kwn, nm) || !tl_vec_push(&ca->kwv, v->u.dict.vals[k]))
-        return oom(E), false;
+      if (!nm || !tl_vec_push(&ca->kwn, nm) || !tl_vec_push(&ca->kwv, v->u.dict.vals[k])) return oom(E), false;
     }
   }
   return true;
@@ -511,8 +519,8 @@ static val *extra_kwargs(elab *E, const call_args *ca, const bool *used) {
 
 /* Binds the parameters of a compile-time function in the current scope
  * from the call's evaluated arguments; defaults are evaluated here. */
-static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const call_args *ca,
-                             tl_loc loc, const char *fname) {
+static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const call_args *ca, tl_loc loc,
+                             const char *fname) {
   bool *used = talloc(E, sizeof(bool) * (ca->kwn.len + 1));
   if (!used) return false;
   size_t k = 0, nargs = ca->pos.len;
@@ -524,7 +532,7 @@ static bool bind_call_params(elab *E, int np, const tl_ast_param *ps, const call
       v = mk_tuple(E, (int)(nargs - k), false);
       for (int j = 0; v && k < nargs; j++) v->u.tup.items[j] = ca->pos.data[k++];
     } else if (p->pkind == TL_AST_PARAM_KWARG) {
-      kwarg = p;  /* bound after the others took their keywords */
+      kwarg = p; /* bound after the others took their keywords */
       continue;
     } else {
       size_t kw = ca->kwn.len;
@@ -573,8 +581,10 @@ static bool macro_ref_params(elab *E, int np, const tl_ast_param *ps, const char
     const tl_ast_expr *a = ps[i].annotation;
     const char *n = !a ? NULL : a->kind == TL_AST_ATTR ? a->u.attr.name : a->kind == TL_AST_NAME ? a->u.name : NULL;
     if (n && (!strcmp(n, "Ref") || !strcmp(n, "Var"))) {
-      err(E, a->loc, "T.macro '%s': parameter '%s' annotated T.%s (passed by reference) is not supported; "
-          "pass the buffer and its indices", fname, ps[i].name, n);
+      err(E, a->loc,
+          "T.macro '%s': parameter '%s' annotated T.%s (passed by reference) is not supported; "
+          "pass the buffer and its indices",
+          fname, ps[i].name, n);
       return false;
     }
   }
@@ -615,13 +625,13 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
   call_args ca = {0};
   val *ret = NULL;
   int nerr = E->nerr;
-  if (!eval_call_args(E, x, &ca)) goto done;  /* in the caller's scope */
+  if (!eval_call_args(E, x, &ca)) goto done; /* in the caller's scope */
   E->depth++;
   scope *saved = E->sc;
   int saved_helper = E->helper_depth;
   E->helper_depth = macro ? 0 : saved_helper + 1;
   E->sc = fn->u.py.closure;
-  scope *sc = push_scope(E, macro);  /* a macro's names are IR names of the prim_func */
+  scope *sc = push_scope(E, macro); /* a macro's names are IR names of the prim_func */
   if (sc) {
     bool ok = bind_call_params(E, np, ps, &ca, x->loc, fname);
     if (ok && macro) {
@@ -658,8 +668,7 @@ val *eval_define_text(elab *E, const char *name, const char *text) {
   const char *src = tl_arena_printf(&E->m->arena, "%s\n", text);
   tl_ast_module mod;
   if (!src) return oom(E);
-  if (!tl_parse_python(&E->m->arena, &E->m->names, E->d, src, strlen(src), "<command line>",
-                       &mod)) {
+  if (!tl_parse_python(&E->m->arena, &E->m->names, E->d, src, strlen(src), "<command line>", &mod)) {
     E->nerr++;
     return NULL;
   }
@@ -693,7 +702,7 @@ val *itertools_product(elab *E, val **a, const tl_ast_expr *x) {
     val *t = mk_tuple(E, n, false);
     if (!t) return NULL;
     int64_t rem = k;
-    for (int i = n - 1; i >= 0; i--) {  /* the last sequence varies fastest */
+    for (int i = n - 1; i >= 0; i--) { /* the last sequence varies fastest */
       t->u.tup.items[i] = its[i][rem % lens[i]];
       rem /= lens[i];
     }

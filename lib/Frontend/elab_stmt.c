@@ -7,7 +7,6 @@
 
 /* ============================================================ statements */
 
-
 static bool emit(elab *E, stmt_vec *out, tl_stmt *s) {
   if (!s) return oom(E), false;
   if (!tl_vec_push(out, s)) return oom(E), false;
@@ -70,8 +69,7 @@ static tl_expr *store_value(elab *E, tl_buffer *b, tl_expr *v, tl_loc loc) {
   return chk(E, tl_ir_cast(E->m, loc, t, v));
 }
 
-static bool emit_store(elab *E, stmt_vec *out, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
-                       tl_expr *value) {
+static bool emit_store(elab *E, stmt_vec *out, tl_loc loc, tl_buffer *b, int n, tl_expr **idx, tl_expr *value) {
   if (!(b = tl_el_view_remap(E, loc, b, &n, &idx))) return false; /* T.view / T.reshape */
   value = store_value(E, b, value, loc);
   if (!value) return false;
@@ -99,8 +97,7 @@ static bool target_indices(elab *E, const tl_ast_expr *t, tl_buffer **b, int *n,
   for (int i = 0; i < *n; i++) {
     const tl_ast_expr *it = t->u.sub.items[i];
     if (it->kind == TL_AST_SLICE) {
-      err(E, it->loc, "cannot assign to a slice of buffer '%s'; use T.copy or T.fill",
-          (*b)->name);
+      err(E, it->loc, "cannot assign to a slice of buffer '%s'; use T.copy or T.fill", (*b)->name);
       return false;
     }
     if (!((*idx)[i] = eval_int(E, it, "a buffer index"))) return false;
@@ -108,8 +105,7 @@ static bool target_indices(elab *E, const tl_ast_expr *t, tl_buffer **b, int *n,
   return true;
 }
 
-static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out,
-                        const tl_dtype *annot) {
+static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out, const tl_dtype *annot) {
   const char *name = t->u.name;
   scope *where;
   binding *b = lookup(E, name, &where);
@@ -126,9 +122,7 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
         return emit_store(E, out, t->loc, b->v->u.buf, 1, idx, e);
       }
       break;
-    case BK_PARAM:
-      err(E, t->loc, "cannot assign to scalar parameter '%s'", name);
-      return false;
+    case BK_PARAM: err(E, t->loc, "cannot assign to scalar parameter '%s'", name); return false;
     case BK_CONST:
       if (!is_ir(v) && !annot) { /* rebinding a compile-time name */
         b->v = v;
@@ -156,8 +150,7 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   if (v->k == V_BUFFER && !annot) return bind(E, E->sc, name, v, t->loc, BK_CONST);
   tl_expr *e = to_expr(E, v, vloc);
   if (!e) return false;
-  if (annot && !tl_dtype_eq(*annot, e->dtype) && !(e = chk(E, tl_ir_cast(E->m, vloc, *annot, e))))
-    return false;
+  if (annot && !tl_dtype_eq(*annot, e->dtype) && !(e = chk(E, tl_ir_cast(E->m, vloc, *annot, e)))) return false;
   tl_var *var = tl_ir_new_var(E->m, t->loc, name, e->dtype, TL_VAR_LET);
   if (!var) return oom(E), false;
   tl_stmt *s = tl_ir_stmt(E->m, t->loc, TL_STMT_LET);
@@ -188,8 +181,7 @@ bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec 
     }
     E->depth++;
     bool ok = true;
-    for (int i = 0; ok && i < t->u.list.n; i++)
-      ok = assign_target(E, t->u.list.items[i], v->u.tup.items[i], vloc, out);
+    for (int i = 0; ok && i < t->u.list.n; i++) ok = assign_target(E, t->u.list.items[i], v->u.tup.items[i], vloc, out);
     E->depth--;
     return ok;
   }
@@ -205,9 +197,7 @@ bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec 
     tl_expr *e = to_expr(E, v, vloc);
     return e && emit_store(E, out, t->loc, b, n, idx, e);
   }
-  default:
-    err(E, t->loc, "cannot assign to this expression");
-    return false;
+  default: err(E, t->loc, "cannot assign to this expression"); return false;
   }
 }
 
@@ -247,8 +237,7 @@ bool elab_augassign(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       val *nv = r ? binop(E, op, b->v, r, t->loc) : NULL;
       if (!nv) return false;
       if (is_ir(nv) && E->pf && !E->helper_depth) {
-        err(E, t->loc, "cannot assign to '%s': it is a compile-time constant; use T.alloc_var",
-            t->u.name);
+        err(E, t->loc, "cannot assign to '%s': it is a compile-time constant; use T.alloc_var", t->u.name);
         return false;
       }
       if (!where->in_pf && E->pf) return bind(E, E->sc, t->u.name, nv, t->loc, BK_CONST);
@@ -298,8 +287,7 @@ static bool reducer_args(elab *E, const tl_ast_expr *x, const char *fn, int *ndi
     if (k < 0) {
       if (ov->k == V_STR && (!strcmp(ov->u.s, "bitand") || !strcmp(ov->u.s, "bitor") || !strcmp(ov->u.s, "bitxor")))
         err_val(E, a[2]->loc, ov, "%s: op=\"%s\" is not supported yet (sum, max, min are)", fn, ov->u.s);
-      else
-        err_val(E, a[2]->loc, ov, "%s: op must be \"sum\", \"max\" or \"min\", got %s", fn, describe(E, ov));
+      else err_val(E, a[2]->loc, ov, "%s: op must be \"sum\", \"max\" or \"min\", got %s", fn, describe(E, ov));
       return false;
     }
     *red = (uint8_t)(TL_REDUCER_SUM + k);
@@ -318,8 +306,8 @@ static bool reducer_args(elab *E, const tl_ast_expr *x, const char *fn, int *ndi
   return true;
 }
 
-static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
-                       const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname, const tl_ast_expr *x, tl_loc loc,
+                       stmt_vec *out) {
   const char *fn = tprintf(E, "T.%s", fname);
   if (target->kind != TL_AST_NAME) {
     err(E, target->loc, "the result of %s must be assigned to a plain name", fn);
@@ -342,8 +330,7 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
     if (ia) {
       val *iv = eval(E, ia);
       if (!iv || !(init = to_expr(E, iv, ia->loc))) return false;
-      if (!tl_dtype_eq(init->dtype, dt) && !(init = chk(E, tl_ir_cast(E->m, ia->loc, dt, init))))
-        return false;
+      if (!tl_dtype_eq(init->dtype, dt) && !(init = chk(E, tl_ir_cast(E->m, ia->loc, dt, init)))) return false;
     }
     sc = TL_SCOPE_LOCAL_VAR;
     if (!(dims = malloc_ir(E, sizeof(tl_expr *))) || !(dims[0] = lit_int(E, loc, 1))) return false;
@@ -376,14 +363,12 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname,
       if (!cv) return false;
       const char *want = shared ? "shared.dyn or shared" : tl_scope_name(sc);
       if (cv->k != V_STR) {
-        err_val(E, ca->loc, cv, "scope of %s must be a string (%s), got %s", fn, want,
-                describe(E, cv));
+        err_val(E, ca->loc, cv, "scope of %s must be a string (%s), got %s", fn, want, describe(E, cv));
         return false;
       }
       if (shared && !strcmp(cv->u.s, "shared")) sc = TL_SCOPE_SHARED;
       else if (strcmp(cv->u.s, tl_scope_name(sc))) {
-        err_val(E, ca->loc, cv, "unsupported scope '%.100s' for %s (expected %s)", cv->u.s, fn,
-                want);
+        err_val(E, ca->loc, cv, "unsupported scope '%.100s' for %s (expected %s)", cv->u.s, fn, want);
         return false;
       }
     }
@@ -441,8 +426,7 @@ const char *t_callee(elab *E, const tl_ast_expr *x) {
 /* The keywords and arity of a non-parallel loop iterator: T.Pipelined's
  * num_stages (into *num_stages), T.thread_binding's thread, and 1 to 3
  * positional bounds otherwise. */
-static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loop_kind lk,
-                          int *num_stages) {
+static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loop_kind lk, int *num_stages) {
   if (lk == TL_LOOP_PIPELINED) {
     static const char *const kws[] = {"num_stages", "order", "stage", "sync", "group", NULL};
     if (!check_kws(E, it, fn, kws)) return false;
@@ -503,9 +487,8 @@ static const char *loop_var_name(elab *E, const char *name) {
 }
 
 /* A TL_STMT_FOR over the (arena-owned) arrays given; NULL on OOM. */
-static tl_stmt *new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars,
-                        tl_expr **mins, tl_expr **exts, tl_expr *step, int num_stages,
-                        tl_stmt *body) {
+static tl_stmt *new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars, tl_expr **mins, tl_expr **exts,
+                        tl_expr *step, int num_stages, tl_stmt *body) {
   tl_stmt *f = tl_ir_stmt(E->m, loc, TL_STMT_FOR);
   if (!f) return oom(E), NULL;
   f->u.loop.kind = lk;
@@ -547,8 +530,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_loop_kind lk;
   if (kind && !strcmp(kind, "Parallel")) lk = TL_LOOP_PARALLEL;
   else if (kind && !strcmp(kind, "Pipelined")) lk = TL_LOOP_PIPELINED;
-  else if (kind && (!strcmp(kind, "serial") || !strcmp(kind, "Serial") || grid))
-    lk = TL_LOOP_SERIAL;
+  else if (kind && (!strcmp(kind, "serial") || !strcmp(kind, "Serial") || grid)) lk = TL_LOOP_SERIAL;
   else if (kind && !strcmp(kind, "unroll")) lk = TL_LOOP_UNROLL;
   else if (kind && !strcmp(kind, "vectorized")) lk = TL_LOOP_VECTORIZED;
   else if (kind && !strcmp(kind, "thread_binding")) lk = TL_LOOP_THREAD;
@@ -589,8 +571,8 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   if (multi) {
     if (!check_kws(E, it, fn, NULL) || !check_arity(E, it, fn, 1, -1)) return false;
     if (nvars != nargs) {
-      err(E, tg->loc, "%s has %d extent%s but %d loop variable%s", fn, nargs,
-          nargs == 1 ? "" : "s", nvars, nvars == 1 ? "" : "s");
+      err(E, tg->loc, "%s has %d extent%s but %d loop variable%s", fn, nargs, nargs == 1 ? "" : "s", nvars,
+          nvars == 1 ? "" : "s");
       return false;
     }
     for (int i = 0; i < nargs; i++) {
@@ -622,8 +604,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     }
     mins[0] = lo;
     int64_t c;
-    exts[0] = (tl_expr_is_const_int(lo, &c) && c == 0)
-                  ? hi : chk(E, tl_ir_binary(E->m, it->loc, TL_OP_SUB, hi, lo));
+    exts[0] = (tl_expr_is_const_int(lo, &c) && c == 0) ? hi : chk(E, tl_ir_binary(E->m, it->loc, TL_OP_SUB, hi, lo));
     if (!exts[0]) return false;
   }
   tl_var **vars = malloc_ir(E, sizeof(tl_var *) * (size_t)nvars);
@@ -636,8 +617,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
         return false;
       }
     tl_dtype dt = exts[i]->dtype.code == TL_TYPE_INT && exts[i]->dtype.bits == 64 ? TL_INT64 : TL_INT32;
-    if (!(vars[i] = tl_ir_new_var(E->m, names[i]->loc, loop_var_name(E, names[i]->u.name), dt,
-                                  TL_VAR_LOOP)))
+    if (!(vars[i] = tl_ir_new_var(E->m, names[i]->loc, loop_var_name(E, names[i]->u.name), dt, TL_VAR_LOOP)))
       return oom(E), false;
   }
   if (!push_scope(E, true)) return false;
@@ -658,8 +638,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     if (f && lk == TL_LOOP_PIPELINED && !tl_el_pipelined_schedule(E, it, f)) return false;
     return emit(E, out, f);
   }
-  for (int i = nvars - 1; b && i >= 0; i--)
-    b = new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
+  for (int i = nvars - 1; b && i >= 0; i--) b = new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
   return emit(E, out, b);
 }
 
@@ -701,10 +680,8 @@ tl_expr *tl_el_thread_coord(elab *E, int64_t dim, tl_loc loc) {
   if (dim >= E->nthread_dims) return lit_int(E, loc, 0);
   tl_expr *zero = lit_int(E, loc, 0);
   tl_expr *t = zero ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero)) : NULL;
-  for (int64_t i = 0; t && i < dim; i++)
-    t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, t, E->thread_dims[i]));
-  if (t && dim + 1 < E->nthread_dims)
-    t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, t, E->thread_dims[dim]));
+  for (int64_t i = 0; t && i < dim; i++) t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORDIV, t, E->thread_dims[i]));
+  if (t && dim + 1 < E->nthread_dims) t = chk(E, tl_ir_binary(E->m, loc, TL_OP_FLOORMOD, t, E->thread_dims[dim]));
   return t;
 }
 
@@ -753,8 +730,8 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       names[0] = tg;
     }
     if (nn != n) {
-      err(E, tg->loc, "T.Kernel has %d grid dimension%s but 'as' binds %d name%s", n,
-          n == 1 ? "" : "s", nn, nn == 1 ? "" : "s");
+      err(E, tg->loc, "T.Kernel has %d grid dimension%s but 'as' binds %d name%s", n, n == 1 ? "" : "s", nn,
+          nn == 1 ? "" : "s");
       return false;
     }
     for (int i = 0; i < n; i++)
@@ -773,8 +750,7 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
         err(E, l, "duplicate block index name '%s'", nm);
         return false;
       }
-    if (!(k->u.kernel.block_vars[i] = tl_ir_new_var(E->m, l, nm, TL_INT32, TL_VAR_BLOCK)))
-      return oom(E), false;
+    if (!(k->u.kernel.block_vars[i] = tl_ir_new_var(E->m, l, nm, TL_INT32, TL_VAR_BLOCK))) return oom(E), false;
   }
   if (!push_scope(E, true)) return false;
   scope *sc = E->sc;
@@ -866,8 +842,9 @@ static bool layout_pairs(elab *E, const tl_ast_expr *a, operand_vec *ops) {
       lname = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : NULL;
     }
     if (!lname) {
-      err(E, lv->loc, "unsupported layout; expected a layout constructor call such as "
-                      "make_swizzled_layout(buf)");
+      err(E, lv->loc,
+          "unsupported layout; expected a layout constructor call such as "
+          "make_swizzled_layout(buf)");
       return false;
     }
     if (!(vo.expr = chk(E, tl_ir_string(E->m, lv->loc, lname)))) return false;
@@ -882,8 +859,7 @@ static tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
   switch (a->kind) {
   case TL_ATTR_BOOL:
     if (v->k != V_BOOL) {
-      err_val(E, loc, v, "'%s' of T.%s must be True or False, got %s", a->name, info->name,
-              describe(E, v));
+      err_val(E, loc, v, "'%s' of T.%s must be True or False, got %s", a->name, info->name, describe(E, v));
       return NULL;
     }
     if (v->u.b == (a->default_int != 0)) return NULL;
@@ -891,8 +867,7 @@ static tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
   case TL_ATTR_INT: {
     int64_t i;
     if (v->k != V_INT) {
-      err_val(E, loc, v, "'%s' of T.%s must be an integer constant, got %s", a->name,
-              info->name, describe(E, v));
+      err_val(E, loc, v, "'%s' of T.%s must be an integer constant, got %s", a->name, info->name, describe(E, v));
       return NULL;
     }
     i = v->u.i;
@@ -901,22 +876,19 @@ static tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
   }
   case TL_ATTR_POLICY:
     if (v->k != V_POLICY) {
-      err_val(E, loc, v, "'%s' of T.%s must be a T.GemmWarpPolicy, got %s", a->name, info->name,
-              describe(E, v));
+      err_val(E, loc, v, "'%s' of T.%s must be a T.GemmWarpPolicy, got %s", a->name, info->name, describe(E, v));
       return NULL;
     }
     if (v->u.policy == a->default_int) return NULL;
     return lit_int(E, loc, v->u.policy);
   case TL_ATTR_STRING:
     if (v->k != V_STR) {
-      err_val(E, loc, v, "'%s' of T.%s must be a string, got %s", a->name, info->name,
-              describe(E, v));
+      err_val(E, loc, v, "'%s' of T.%s must be a string, got %s", a->name, info->name, describe(E, v));
       return NULL;
     }
     if (a->default_str && !strcmp(a->default_str, v->u.s)) return NULL;
     return chk(E, tl_ir_string(E->m, loc, v->u.s));
-  default:
-    return to_arg_expr(E, v, loc);
+  default: return to_arg_expr(E, v, loc);
   }
 }
 
@@ -973,8 +945,8 @@ static bool takes_corner_extents(int op) {
 
 /* A tile op's attributes given as positional arguments after its nops
  * operands: attrs[i] and given[i] for each. */
-static bool positional_attrs(elab *E, int op, const tl_ast_expr *x, const char *fn, int nops,
-                             tl_expr **attrs, bool *given) {
+static bool positional_attrs(elab *E, int op, const tl_ast_expr *x, const char *fn, int nops, tl_expr **attrs,
+                             bool *given) {
   const tl_tile_op_info *info = &tl_tile_ops[op];
   int nargs = x->u.call.nargs;
   for (int i = nops; i < nargs; i++) {
@@ -983,8 +955,7 @@ static bool positional_attrs(elab *E, int op, const tl_ast_expr *x, const char *
     val *v = eval(E, a);
     if (!v) return false;
     if ((v->k == V_BUFFER || v->k == V_BUFREF) && info->attrs[ai].kind != TL_ATTR_EXPR) {
-      err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s",
-          nargs);
+      err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s", nargs);
       return false;
     }
     given[ai] = true;
@@ -1022,17 +993,16 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
   }
   if (ok && nargs + nkwops < nops) {
-    err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s",
-        nargs);
+    err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s", nargs);
     ok = false;
   }
   if (ok && nargs > nops + nattrs) {
     if (nattrs)
-      err(E, x->loc, "%s takes at most %d positional arguments (%d operands and %d attributes), "
-                     "got %d", fn, nops + nattrs, nops, nattrs, nargs);
-    else
-      err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops,
-          nops == 1 ? "" : "s", nargs);
+      err(E, x->loc,
+          "%s takes at most %d positional arguments (%d operands and %d attributes), "
+          "got %d",
+          fn, nops + nattrs, nops, nattrs, nargs);
+    else err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s", nargs);
     ok = false;
   }
   /* Operands. */
@@ -1067,8 +1037,7 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
       if (ok && corner[i] && lanes > 1 && o.region.ndim > 0)
         ok = (o.region.extent[o.region.ndim - 1] = lit_int(E, a->loc, lanes)) != NULL;
     } else if (c == 'R') {
-      err_val(E, a->loc, v, "operand %d of %s must be a buffer or a buffer region, got %s", i + 1,
-              fn, describe(E, v));
+      err_val(E, a->loc, v, "operand %d of %s must be a buffer or a buffer region, got %s", i + 1, fn, describe(E, v));
       ok = false;
     } else {
       o.kind = TL_OPND_EXPR;
@@ -1164,16 +1133,15 @@ bool set_out_idx(elab *E, tl_primfunc *pf, val *v, const tl_ast_expr *ast) {
     n = v->u.tup.n;
     items = v->u.tup.items;
   } else if (v->k != V_INT) {
-    err_val(E, ast->loc, v, "out_idx must be an int, a list of ints or None, got %s",
-            describe(E, v));
+    err_val(E, ast->loc, v, "out_idx must be an int, a list of ints or None, got %s", describe(E, v));
     return false;
   }
   int *idx = n ? malloc_ir(E, sizeof(int) * (size_t)n) : NULL;
   int64_t *given = n ? malloc_ir(E, sizeof(int64_t) * (size_t)n) : NULL;
   if (n && (!idx || !given)) return false;
-#define OUT_IDX_LOC(i)                                                                                             \
-  ((v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) && ast->u.list.n == n)          \
-       ? ast->u.list.items[i]->loc                                                                               \
+#define OUT_IDX_LOC(i)                                                                                                 \
+  ((v->k == V_TUPLE && (ast->kind == TL_AST_LIST || ast->kind == TL_AST_TUPLE) && ast->u.list.n == n)                  \
+       ? ast->u.list.items[i]->loc                                                                                     \
        : ast->loc)
   for (int i = 0; i < n; i++) {
     if (items[i]->k != V_INT) {
@@ -1226,8 +1194,7 @@ bool *pass_config_slot(const char *key, tl_pass_configs *configs) {
 }
 
 static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
-  if (!check_kws(E, x, "T.func_attr", NULL) || !check_arity(E, x, "T.func_attr", 1, 1))
-    return false;
+  if (!check_kws(E, x, "T.func_attr", NULL) || !check_arity(E, x, "T.func_attr", 1, 1)) return false;
   const tl_ast_expr *a = x->u.call.args[0];
   if (a->kind != TL_AST_DICT) {
     err(E, a->loc, "T.func_attr expects a dict of attributes");
@@ -1240,11 +1207,9 @@ static bool elab_func_attr(elab *E, const tl_ast_expr *x) {
     bool *slot = k->k == V_STR ? pass_config_slot(k->u.s, &E->pf->pass_configs) : NULL;
     if (!is_out && !slot) {
       if (k->k == V_STR)
-        err(E, a->u.dict.keys[i]->loc, "unsupported function attribute '%.100s' (understood: \"out_idx\", %s)",
-            k->u.s, tl_pass_config_key_list(true));
-      else
-        err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s",
-                describe(E, k));
+        err(E, a->u.dict.keys[i]->loc, "unsupported function attribute '%.100s' (understood: \"out_idx\", %s)", k->u.s,
+            tl_pass_config_key_list(true));
+      else err_val(E, a->u.dict.keys[i]->loc, k, "function attribute names must be strings, got %s", describe(E, k));
       return false;
     }
     val *v = eval(E, a->u.dict.values[i]);
@@ -1316,7 +1281,8 @@ static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   switch (k) {
   case TL_AST_RETURN:
     return E->macro_depth ? "'return' in a @T.macro must be its last statement, outside loops and "
-                            "conditions" : "'return' is not supported in a @T.prim_func";
+                            "conditions"
+                          : "'return' is not supported in a @T.prim_func";
   case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
   case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
   case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
@@ -1346,9 +1312,9 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   case TL_AST_ASSIGN: {
     const tl_ast_expr *value = s->u.assign.value;
     const char *tn = t_callee(E, value);
-    if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") ||
-               !strcmp(tn, "alloc_local") || !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") ||
-               !strcmp(tn, "alloc_global") || !strcmp(tn, "alloc_reducer"))) {
+    if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") || !strcmp(tn, "alloc_local") ||
+               !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") || !strcmp(tn, "alloc_global") ||
+               !strcmp(tn, "alloc_reducer"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;
@@ -1396,9 +1362,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   case TL_AST_IF: return elab_if(E, s, out);
   case TL_AST_PASS: return true;
   case TL_AST_ASSERT: return elab_assert(E, s);
-  default:
-    err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind));
-    return false;
+  default: err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind)); return false;
   }
   err(E, s->loc, "unsupported statement");
   return false;
@@ -1407,8 +1371,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
 void poison_stmt_targets(elab *E, const tl_ast_stmt *s) {
   if (s->kind == TL_AST_ASSIGN)
     for (int i = 0; i < s->u.assign.ntargets; i++) poison(E, s->u.assign.targets[i]);
-  else if (s->kind == TL_AST_ANNASSIGN)
-    poison(E, s->u.ann.target);
+  else if (s->kind == TL_AST_ANNASSIGN) poison(E, s->u.ann.target);
 }
 
 bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out) {

@@ -10,7 +10,7 @@
 /* Reports an error unless quiet (then only marks the failure); whether it
  * was reported. */
 static bool verr(elab *E, tl_loc loc, const char *fmt, va_list ap) {
-  if (E->quiet) {  /* evaluating host code that no kernel needs: failures are silent */
+  if (E->quiet) { /* evaluating host code that no kernel needs: failures are silent */
     E->quiet_failed = true;
     return false;
   }
@@ -98,10 +98,8 @@ val *mk_opaque(elab *E, const char *desc, const char *module) {
 val *mk_dict(elab *E, int cap) {
   val *d = mk(E, V_DICT);
   size_t sz = (size_t)(cap > 0 ? cap : 1);
-  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) ||
-      !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
-      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) ||
-      !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
+  if (!d || !(d->u.dict.keys = talloc(E, sizeof(val *) * sz)) || !(d->u.dict.vals = talloc(E, sizeof(val *) * sz)) ||
+      !(d->u.dict.klocs = talloc(E, sizeof(tl_loc) * sz)) || !(d->u.dict.vlocs = talloc(E, sizeof(tl_loc) * sz)))
     return NULL;
   return d;
 }
@@ -156,23 +154,21 @@ const char *describe(elab *E, const val *v) {
   case V_BUFREF: return tprintf(E, "a region of buffer '%s'", v->u.ref.buf->name);
   case V_POLICY: return tprintf(E, "T.GemmWarpPolicy.%s", policy_names[v->u.policy]);
   case V_NS:
-    return v->u.ns == NS_T ? "module 'T'"
+    return v->u.ns == NS_T        ? "module 'T'"
            : v->u.ns == NS_POLICY ? "T.GemmWarpPolicy"
-           : v->u.ns == NS_JIT ? "tilelang.jit" : "module 'tilelang'";
-  case V_FUNC: return v->builtin ? tprintf(E, "function '%s'", v->u.fname)
-                                 : tprintf(E, "function 'T.%s'", v->u.fname);
+           : v->u.ns == NS_JIT    ? "tilelang.jit"
+                                  : "module 'tilelang'";
+  case V_FUNC: return v->builtin ? tprintf(E, "function '%s'", v->u.fname) : tprintf(E, "function 'T.%s'", v->u.fname);
   case V_OPAQUE: return tprintf(E, "'%s'", v->u.op.desc);
   case V_PRIMFUNC: return tprintf(E, "prim_func '%s'", v->u.pf->name);
   case V_TENSORTYPE: return "a tensor type";
-  case V_PYFUNC:
-    return v->u.py.def ? tprintf(E, "function '%s'", v->u.py.def->u.def.name) : "a lambda";
+  case V_PYFUNC: return v->u.py.def ? tprintf(E, "function '%s'", v->u.py.def->u.def.name) : "a lambda";
   default: return "a value";
   }
 }
 
 bool is_ir(const val *v) {
-  return v->k == V_EXPR || v->k == V_BUFREF ||
-         (v->k == V_BUFFER && v->u.buf->scope == TL_SCOPE_LOCAL_VAR);
+  return v->k == V_EXPR || v->k == V_BUFREF || (v->k == V_BUFFER && v->u.buf->scope == TL_SCOPE_LOCAL_VAR);
 }
 bool is_num(const val *v) { return v->k == V_INT || v->k == V_BOOL || v->k == V_FLOAT; }
 int64_t as_i(const val *v) { return v->k == V_BOOL ? (int64_t)v->u.b : v->u.i; }
@@ -189,12 +185,20 @@ bool truthy(const val *v, bool *out) {
   case V_STR: *out = v->u.s[0] != 0; return true;
   case V_TUPLE: *out = v->u.tup.n != 0; return true;
   case V_DICT: *out = v->u.dict.n != 0; return true;
-  case V_DTYPE: case V_POLICY: case V_PRIMFUNC: case V_NS: case V_FUNC:
-    *out = true;
-    return true;
+  case V_DTYPE:
+  case V_POLICY:
+  case V_PRIMFUNC:
+  case V_NS:
+  case V_FUNC: *out = true; return true;
   case V_EXPR:
-    if (tl_expr_is_const_int(v->u.e, &c)) { *out = c != 0; return true; }
-    if (v->u.e->kind == TL_EXPR_FLOAT) { *out = v->u.e->u.fval != 0; return true; }
+    if (tl_expr_is_const_int(v->u.e, &c)) {
+      *out = c != 0;
+      return true;
+    }
+    if (v->u.e->kind == TL_EXPR_FLOAT) {
+      *out = v->u.e->u.fval != 0;
+      return true;
+    }
     return false;
   default: return false;
   }
@@ -227,7 +231,7 @@ val *parse_define(elab *E, int idx) {
   } else if (!strcmp(t, "None")) {
     v = mk(E, V_NONE);
   } else if (t[0] == '(' || t[0] == '[') {
-    v = eval_define_text(E, def->name, t);  /* a tuple or list: (64, 32) */
+    v = eval_define_text(E, def->name, t); /* a tuple or list: (64, 32) */
     if (!v) v = mk(E, V_POISON);
   } else if (n >= 2 && (t[0] == '\'' || t[0] == '"') && t[n - 1] == t[0]) {
     char *s = tl_arena_strndup(&E->tmp, t + 1, n - 2);
@@ -245,8 +249,9 @@ val *parse_define(elab *E, int idx) {
     else if (p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) base = 2, digits = p + 2;
     bool isint = *digits != 0;
     for (const char *q = digits; *q && isint; q++) {
-      int dv = isdigit((unsigned char)*q) ? *q - '0'
-               : isxdigit((unsigned char)*q) ? (tolower((unsigned char)*q) - 'a' + 10) : 99;
+      int dv = isdigit((unsigned char)*q)    ? *q - '0'
+               : isxdigit((unsigned char)*q) ? (tolower((unsigned char)*q) - 'a' + 10)
+                                             : 99;
       if (*q == '_') continue;
       if (dv >= base) isint = false;
     }
@@ -264,8 +269,7 @@ val *parse_define(elab *E, int idx) {
         E->defvals[idx] = mk(E, V_POISON);
         return E->defvals[idx];
       }
-      v = mk_int(E, neg ? (acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc)
-                        : (int64_t)acc);
+      v = mk_int(E, neg ? (acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc) : (int64_t)acc);
     } else if (n > 0 && all_of(t, "0123456789+-.eE_") && strpbrk(t, "0123456789")) {
       char *end = NULL;
       errno = 0;
@@ -347,8 +351,7 @@ tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
   case V_EXPR: return v->u.e;
   case V_BUFFER:
     if (v->u.buf->scope == TL_SCOPE_LOCAL_VAR) return load_var0(E, loc, v->u.buf);
-    err(E, loc, "buffer '%s' cannot be used as a scalar value; index it (%s[...])",
-        v->u.buf->name, v->u.buf->name);
+    err(E, loc, "buffer '%s' cannot be used as a scalar value; index it (%s[...])", v->u.buf->name, v->u.buf->name);
     return NULL;
   case V_BUFREF: {
     int n = v->u.ref.n;
@@ -356,8 +359,7 @@ tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
     if (!idx) return NULL;
     for (int i = 0; i < n; i++) {
       if (v->u.ref.items[i].is_slice) {
-        err(E, v->u.ref.items[i].loc,
-            "a slice of buffer '%s' cannot be used as a scalar value", v->u.ref.buf->name);
+        err(E, v->u.ref.items[i].loc, "a slice of buffer '%s' cannot be used as a scalar value", v->u.ref.buf->name);
         return NULL;
       }
       idx[i] = v->u.ref.items[i].min;
@@ -368,12 +370,9 @@ tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
     return ld;
   }
   case V_OPAQUE:
-    err(E, loc, "'%s' cannot be used in a kernel (it is a host value, not TileLang)",
-        v->u.op.desc);
+    err(E, loc, "'%s' cannot be used in a kernel (it is a host value, not TileLang)", v->u.op.desc);
     return NULL;
-  default:
-    err_val(E, loc, v, "expected a scalar value, got %s", describe(E, v));
-    return NULL;
+  default: err_val(E, loc, v, "expected a scalar value, got %s", describe(E, v)); return NULL;
   }
 }
 
@@ -381,13 +380,11 @@ tl_expr *to_expr(elab *E, val *v, tl_loc loc) {
 tl_expr *to_int_expr(elab *E, val *v, tl_loc loc, const char *what) {
   if (!v || v->k == V_POISON) return NULL;
   if (v->k == V_INT) return lit_int(E, loc, v->u.i);
-  if (v->k == V_EXPR || v->k == V_BUFREF ||
-      (v->k == V_BUFFER && v->u.buf->scope == TL_SCOPE_LOCAL_VAR)) {
+  if (v->k == V_EXPR || v->k == V_BUFREF || (v->k == V_BUFFER && v->u.buf->scope == TL_SCOPE_LOCAL_VAR)) {
     tl_expr *e = to_expr(E, v, loc);
     if (!e) return NULL;
     if (!tl_dtype_is_int(e->dtype)) {
-      err_val(E, loc, v, "%s must be an integer, got an expression of type %s", what,
-              tl_dtype_name(e->dtype));
+      err_val(E, loc, v, "%s must be an integer, got an expression of type %s", what, tl_dtype_name(e->dtype));
       return NULL;
     }
     return e;
@@ -398,8 +395,7 @@ tl_expr *to_int_expr(elab *E, val *v, tl_loc loc, const char *what) {
 }
 
 bool dtype_like(const char *s) {
-  static const char *const pre[] = {"float", "int", "uint", "bfloat", "tfloat", "bool", "half",
-                                    "double"};
+  static const char *const pre[] = {"float", "int", "uint", "bfloat", "tfloat", "bool", "half", "double"};
   for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
     if (!strncmp(s, pre[i], strlen(pre[i]))) return true;
   return false;
@@ -415,8 +411,7 @@ bool to_dtype(elab *E, val *v, tl_loc loc, tl_dtype *out) {
     if (tl_dtype_parse(v->u.s, out)) return true;
     if (tilelang_has_name(v->u.s)) /* a dtype TileLang has (float8_e4m3fnuz, float4_e2m1fn, ...) */
       err_val(E, loc, v, "dtype '%.100s' is not supported yet", v->u.s);
-    else
-      err_val(E, loc, v, "unknown dtype '%.100s'", v->u.s);
+    else err_val(E, loc, v, "unknown dtype '%.100s'", v->u.s);
     return false;
   }
   if (v->k == V_OPAQUE) {
@@ -434,8 +429,7 @@ bool to_const_int(elab *E, val *v, tl_loc loc, const char *what, int64_t *out) {
     *out = v->u.i;
     return true;
   }
-  if (v->k == V_EXPR && tl_expr_is_const_int(v->u.e, out) && tl_dtype_is_int(v->u.e->dtype))
-    return true;
+  if (v->k == V_EXPR && tl_expr_is_const_int(v->u.e, out) && tl_dtype_is_int(v->u.e->dtype)) return true;
   err_val(E, loc, v, "%s must be an integer constant, got %s", what, describe(E, v));
   return false;
 }
@@ -443,12 +437,13 @@ bool to_const_int(elab *E, val *v, tl_loc loc, const char *what, int64_t *out) {
 /* ================================================ constant arithmetic */
 
 static bool map_binop(const char *op, tl_binop *out) {
-  static const struct { const char *s; tl_binop op; } t[] = {
-      {"+", TL_OP_ADD}, {"-", TL_OP_SUB}, {"*", TL_OP_MUL}, {"/", TL_OP_DIV},
-      {"//", TL_OP_FLOORDIV}, {"%", TL_OP_FLOORMOD}, {"**", TL_OP_POW}, {"&", TL_OP_BITAND},
-      {"|", TL_OP_BITOR}, {"^", TL_OP_BITXOR}, {"<<", TL_OP_SHL}, {">>", TL_OP_SHR},
-      {"==", TL_OP_EQ}, {"!=", TL_OP_NE}, {"<", TL_OP_LT}, {"<=", TL_OP_LE}, {">", TL_OP_GT},
-      {">=", TL_OP_GE}, {"and", TL_OP_AND}, {"or", TL_OP_OR}};
+  static const struct {
+    const char *s;
+    tl_binop op;
+  } t[] = {{"+", TL_OP_ADD},      {"-", TL_OP_SUB},  {"*", TL_OP_MUL},    {"/", TL_OP_DIV},   {"//", TL_OP_FLOORDIV},
+           {"%", TL_OP_FLOORMOD}, {"**", TL_OP_POW}, {"&", TL_OP_BITAND}, {"|", TL_OP_BITOR}, {"^", TL_OP_BITXOR},
+           {"<<", TL_OP_SHL},     {">>", TL_OP_SHR}, {"==", TL_OP_EQ},    {"!=", TL_OP_NE},   {"<", TL_OP_LT},
+           {"<=", TL_OP_LE},      {">", TL_OP_GT},   {">=", TL_OP_GE},    {"and", TL_OP_AND}, {"or", TL_OP_OR}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
     if (!strcmp(t[i].s, op)) {
       *out = t[i].op;
@@ -458,8 +453,7 @@ static bool map_binop(const char *op, tl_binop *out) {
 }
 
 static val *type_error(elab *E, tl_loc loc, const char *op, val *a, val *b) {
-  err(E, loc, "unsupported operand types for %s: '%s' and '%s'", op, type_name(a),
-      type_name(b));
+  err(E, loc, "unsupported operand types for %s: '%s' and '%s'", op, type_name(a), type_name(b));
   note_origin(E, a);
   if (!a->origin || a->origin != b->origin) note_origin(E, b);
   return NULL;
@@ -595,8 +589,8 @@ val *const_compare(elab *E, const char *op, val *a, val *b, tl_loc loc) {
 }
 
 static bool is_compare(const char *op) {
-  return !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") || !strcmp(op, "<=") ||
-         !strcmp(op, ">") || !strcmp(op, ">=");
+  return !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") || !strcmp(op, "<=") || !strcmp(op, ">") ||
+         !strcmp(op, ">=");
 }
 
 /* a OP b for any two values: constants fold in Python semantics, IR values
@@ -606,8 +600,7 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
   if (a->k == V_OPAQUE || b->k == V_OPAQUE) {
     if (E->pf) {
       val *o = a->k == V_OPAQUE ? a : b;
-      err(E, loc, "'%s' cannot be used in a kernel (it is a host value, not TileLang)",
-          o->u.op.desc);
+      err(E, loc, "'%s' cannot be used in a kernel (it is a host value, not TileLang)", o->u.op.desc);
       return NULL;
     }
     return a->k == V_OPAQUE ? a : b;
@@ -626,12 +619,10 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
   if (is_compare(op)) return const_compare(E, op, a, b, loc);
   val *r = NULL;
   if (is_num(a) && is_num(b)) {
-    r = (a->k == V_FLOAT || b->k == V_FLOAT) ? const_float_binop(E, op, a, b, loc)
-                                            : const_int_binop(E, op, a, b, loc);
+    r = (a->k == V_FLOAT || b->k == V_FLOAT) ? const_float_binop(E, op, a, b, loc) : const_int_binop(E, op, a, b, loc);
   } else if (a->k == V_STR && b->k == V_STR && !strcmp(op, "+")) {
     r = mk_str(E, tprintf(E, "%s%s", a->u.s, b->u.s));
-  } else if (((a->k == V_STR || a->k == V_TUPLE) && (b->k == V_INT || b->k == V_BOOL)) &&
-             !strcmp(op, "*")) {
+  } else if (((a->k == V_STR || a->k == V_TUPLE) && (b->k == V_INT || b->k == V_BOOL)) && !strcmp(op, "*")) {
     int64_t times = as_i(b);
     size_t unit = a->k == V_STR ? strlen(a->u.s) : (size_t)a->u.tup.n;
     if (times < 0) times = 0;
@@ -659,8 +650,7 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
     r = mk_tuple(E, a->u.tup.n + b->u.tup.n, a->is_list);
     if (r) {
       if (a->u.tup.n) memcpy(r->u.tup.items, a->u.tup.items, sizeof(val *) * (size_t)a->u.tup.n);
-      if (b->u.tup.n)
-        memcpy(r->u.tup.items + a->u.tup.n, b->u.tup.items, sizeof(val *) * (size_t)b->u.tup.n);
+      if (b->u.tup.n) memcpy(r->u.tup.items + a->u.tup.n, b->u.tup.items, sizeof(val *) * (size_t)b->u.tup.n);
     }
   } else {
     return type_error(E, loc, op, a, b);

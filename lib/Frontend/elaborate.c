@@ -38,7 +38,10 @@
 /* ============================================================ prim_func */
 
 /* Marks the dynamic symbols an IR tree uses. */
-typedef struct dyn_uses { tl_visitor v; tl_map *used; } dyn_uses;
+typedef struct dyn_uses {
+  tl_visitor v;
+  tl_map *used;
+} dyn_uses;
 static void mark_dynamic(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_VAR && e->u.var && e->u.var->kind == TL_VAR_DYNAMIC)
     tl_map_put(((dyn_uses *)v)->used, e->u.var, (void *)1);
@@ -68,8 +71,7 @@ static bool collect_dynamic(elab *E, tl_primfunc *pf) {
 
 /* Elaborates a @T.prim_func def in the current scope.  out_idx (with its
  * AST) comes from a tilelang.jit decorator, or NULL. */
-val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
-                          const tl_ast_expr *out_ast) {
+val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_expr *out_ast) {
   tl_primfunc *pf = malloc_ir(E, sizeof *pf);
   if (!pf) return NULL;
   pf->name = def->u.def.name;
@@ -109,8 +111,10 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
       params_ok = false;
     }
     if (!p->annotation) {
-      err(E, p->loc, "parameter '%s' needs a type annotation: T.Tensor(shape, dtype) or a scalar "
-                     "dtype such as T.int32", p->name);
+      err(E, p->loc,
+          "parameter '%s' needs a type annotation: T.Tensor(shape, dtype) or a scalar "
+          "dtype such as T.int32",
+          p->name);
       params_ok = false;
       bind(E, sc, p->name, mk(E, V_POISON), p->loc, BK_PARAM);
       continue;
@@ -118,8 +122,8 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
     val *av = eval(E, p->annotation);
     tl_dtype dt;
     if (av && av->k == V_TENSORTYPE) {
-      tl_buffer *b = tl_ir_new_buffer(E->m, p->loc, p->name, av->u.tt.dt, TL_SCOPE_GLOBAL,
-                                      av->u.tt.ndim, av->u.tt.dims);
+      tl_buffer *b =
+          tl_ir_new_buffer(E->m, p->loc, p->name, av->u.tt.dt, TL_SCOPE_GLOBAL, av->u.tt.ndim, av->u.tt.dims);
       if (b) b->strides = av->u.tt.strides; /* T.StridedTensor */
       val *bv = b ? mk(E, V_BUFFER) : oom(E);
       if (bv) {
@@ -141,7 +145,8 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
     } else if (av && av->k != V_DTYPE && av->k != V_STR) {
       err_val(E, p->annotation->loc, av,
               "parameter annotation must be T.Tensor(shape, dtype), T.Buffer(shape, dtype) or a "
-              "scalar dtype, got %s", describe(E, av));
+              "scalar dtype, got %s",
+              describe(E, av));
     }
     params_ok = false;
     bind(E, sc, p->name, mk(E, V_POISON), p->loc, BK_PARAM);
@@ -150,7 +155,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx,
   stmt_vec body = {0};
   size_t saved_ng = E->global_allocs.len;
   elab_block(E, &def->u.def.body, &body); /* also after parameter errors: independent faults */
-  if (E->global_allocs.len > saved_ng) /* T.alloc_global after the T.Kernel, or without one */
+  if (E->global_allocs.len > saved_ng)    /* T.alloc_global after the T.Kernel, or without one */
     err(E, E->global_allocs.data[saved_ng]->loc, "T.alloc_global needs a T.Kernel after it in the prim_func");
   E->global_allocs.len = saved_ng;
   pf->body = make_seq(E, def->loc, &body);
@@ -183,17 +188,16 @@ bool add_func(elab *E, tl_primfunc *pf) {
  * (for the "pass -D M=<int>" hint).  0 unknown, 1 int, 2 str. */
 static int scan_expr(const tl_ast_expr *x, const char *name, int depth);
 
-static bool is_name(const tl_ast_expr *x, const char *name) {
-  return x && x->kind == TL_AST_NAME && x->u.name == name;
-}
+static bool is_name(const tl_ast_expr *x, const char *name) { return x && x->kind == TL_AST_NAME && x->u.name == name; }
 
 static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   const tl_ast_expr *f = x->u.call.func;
   const char *fn = f->kind == TL_AST_ATTR ? f->u.attr.name : f->kind == TL_AST_NAME ? f->u.name : "";
-  static const char *const shaped[] = {"Tensor", "Buffer", "alloc_shared", "alloc_fragment",
-                                       "alloc_local", "alloc_buffer", "alloc_global", "alloc_reducer", NULL};
+  static const char *const shaped[] = {"Tensor",         "Buffer",        "alloc_shared",
+                                       "alloc_fragment", "alloc_local",   "alloc_buffer",
+                                       "alloc_global",   "alloc_reducer", NULL};
   static const char *const intargs[] = {"Kernel", "ceildiv", "Parallel", "Pipelined", "serial",
-                                        "Serial", "grid", "unroll", "range", NULL};
+                                        "Serial", "grid",    "unroll",   "range",     NULL};
   if (in_list(shaped, fn) && x->u.call.nargs >= 1) {
     const tl_ast_expr *sh = x->u.call.args[0];
     if (is_name(sh, name)) return 1;
@@ -205,13 +209,11 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
   if (in_list(intargs, fn))
     for (int i = 0; i < x->u.call.nargs; i++)
       if (is_name(x->u.call.args[i], name)) return 1;
-  if ((!strcmp(fn, "alloc_var") || !strcmp(fn, "Cast")) && x->u.call.nargs >= 1 &&
-      is_name(x->u.call.args[0], name))
+  if ((!strcmp(fn, "alloc_var") || !strcmp(fn, "Cast")) && x->u.call.nargs >= 1 && is_name(x->u.call.args[0], name))
     return 2;
   if (!strcmp(fn, "cast") && x->u.call.nargs >= 2 && is_name(x->u.call.args[1], name)) return 2;
   for (int i = 0; i < x->u.call.nkw; i++)
-    if (x->u.call.kw[i].name && !strcmp(x->u.call.kw[i].name, "dtype") &&
-        is_name(x->u.call.kw[i].value, name))
+    if (x->u.call.kw[i].name && !strcmp(x->u.call.kw[i].name, "dtype") && is_name(x->u.call.kw[i].value, name))
       return 2;
   int r = scan_expr(f, name, depth + 1);
   for (int i = 0; !r && i < x->u.call.nargs; i++) r = scan_expr(x->u.call.args[i], name, depth + 1);
@@ -221,8 +223,7 @@ static int scan_call(const tl_ast_expr *x, const char *name, int depth) {
 
 /* The scan of a, else of b; with direct, 1 first when either is the name
  * itself. */
-static int scan_pair(const tl_ast_expr *a, const tl_ast_expr *b, const char *name, int depth,
-                     bool direct) {
+static int scan_pair(const tl_ast_expr *a, const tl_ast_expr *b, const char *name, int depth, bool direct) {
   if (direct && (is_name(a, name) || is_name(b, name))) return 1;
   int r = scan_expr(a, name, depth + 1);
   return r ? r : scan_expr(b, name, depth + 1);
@@ -283,8 +284,7 @@ static int scan_block(const tl_ast_block *b, const char *name, int depth) {
       break;
     case TL_AST_WHILE: r = scan_block(&s->u.whiles.body, name, depth + 1); break;
     case TL_AST_DEF:
-      for (int j = 0; !r && j < s->u.def.nparams; j++)
-        r = scan_expr(s->u.def.params[j].annotation, name, depth + 1);
+      for (int j = 0; !r && j < s->u.def.nparams; j++) r = scan_expr(s->u.def.params[j].annotation, name, depth + 1);
       if (!r) r = scan_block(&s->u.def.body, name, depth + 1);
       break;
     default: break;
@@ -319,8 +319,8 @@ static bool block_has_primfunc(const tl_ast_block *b, int depth) {
     if (s->kind == TL_AST_DEF)
       for (int j = 0; j < s->u.def.ndecorators; j++)
         if (is_primfunc_decorator(s->u.def.decorators[j])) return true;
-    if (s->kind == TL_AST_IF && (block_has_primfunc(&s->u.ifs.body, depth + 1) ||
-                                 block_has_primfunc(&s->u.ifs.orelse, depth + 1)))
+    if (s->kind == TL_AST_IF &&
+        (block_has_primfunc(&s->u.ifs.body, depth + 1) || block_has_primfunc(&s->u.ifs.orelse, depth + 1)))
       return true;
   }
   return false;
@@ -372,8 +372,8 @@ bool def_is_macro(elab *E, const tl_ast_stmt *def) {
 static bool factory_block(elab *E, const tl_ast_block *b, const tl_ast_stmt *fdef, val *out_idx,
                           const tl_ast_expr *out_ast, bool *returned);
 
-bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx,
-                         const tl_ast_expr *out_ast, bool *returned) {
+bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *out_idx, const tl_ast_expr *out_ast,
+                  bool *returned) {
   /* IR of a store (a helper run in a prim_func body) goes to the statement
    * being elaborated; anywhere else it would be lost: an error below */
   stmt_vec none = {0};
@@ -406,8 +406,7 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
       err_val(E, s->u.ifs.test->loc, c, "a condition in a factory must be a compile-time constant");
       return false;
     }
-    return factory_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, fdef, out_idx, out_ast,
-                         returned);
+    return factory_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, fdef, out_idx, out_ast, returned);
   }
   case TL_AST_DEF: {
     bool pf = false;
@@ -417,7 +416,7 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
     if (pf) {
       v = elab_primfunc(E, s, NULL, NULL);
     } else {
-      v = mk_pyfunc(E, s, NULL);  /* a helper, run when called at compile time */
+      v = mk_pyfunc(E, s, NULL); /* a helper, run when called at compile time */
     }
     if (!v) return false;
     return bind(E, E->sc, s->u.def.name, v, s->u.def.name_loc, BK_CONST);
@@ -431,8 +430,8 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
     val *v = eval(E, s->u.ret);
     if (!v) return false;
     if (v->k != V_PRIMFUNC) {
-      err_val(E, s->u.ret->loc, v, "factory '%s' must return its @T.prim_func, got %s",
-              fdef->u.def.name, describe(E, v));
+      err_val(E, s->u.ret->loc, v, "factory '%s' must return its @T.prim_func, got %s", fdef->u.def.name,
+              describe(E, v));
       return false;
     }
     if (out_idx && v->params_ok) set_out_idx(E, v->u.pf, out_idx, out_ast);
@@ -441,10 +440,10 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
   case TL_AST_IMPORT: break; /* handled like module imports below */
   case TL_AST_ASSERT:
     ok = elab_assert(E, s);
-    if (!ok) *returned = true;  /* the factory stops at a failed assert */
+    if (!ok) *returned = true; /* the factory stops at a failed assert */
     break;
   case TL_AST_EXPR_STMT:
-  case TL_AST_PASS: break;   /* docstrings, host side effects */
+  case TL_AST_PASS: break; /* docstrings, host side effects */
   case TL_AST_FOR:
   case TL_AST_WHILE:
   case TL_AST_WITH:
@@ -452,9 +451,7 @@ bool factory_stmt(elab *E, const tl_ast_stmt *s, const tl_ast_stmt *fdef, val *o
   case TL_AST_CONTINUE:
     err(E, s->loc, "this statement is not supported in a factory body (only in a @T.prim_func)");
     return false;
-  default:
-    err(E, s->loc, "%s is not supported in a factory body yet", stmt_name(s->kind));
-    return false;
+  default: err(E, s->loc, "%s is not supported in a factory body yet", stmt_name(s->kind)); return false;
   }
   if (none.len && ok) {
     err(E, s->loc, "this statement stores into a buffer, which only a @T.prim_func body can do");
@@ -563,12 +560,11 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
     } else if (p->default_value) {
       pv[i] = eval(E, p->default_value);
     } else if (p->pkind == TL_AST_PARAM_VARARG) {
-      pv[i] = mk_tuple(E, 0, false);  /* *args of a factory: () */
+      pv[i] = mk_tuple(E, 0, false); /* *args of a factory: () */
     } else if (p->pkind == TL_AST_PARAM_KWARG) {
-      pv[i] = mk(E, V_DICT);  /* **kwargs: {} */
+      pv[i] = mk(E, V_DICT); /* **kwargs: {} */
     } else {
-      err(E, p->loc, "factory parameter '%s' has no value; pass -D %s=%s", p->name, p->name,
-          param_hint(p, def));
+      err(E, p->loc, "factory parameter '%s' has no value; pass -D %s=%s", p->name, p->name, param_hint(p, def));
       pv[i] = NULL;
     }
     if (!pv[i]) pv[i] = mk(E, V_POISON);
@@ -578,13 +574,11 @@ static void elab_factory(elab *E, const tl_ast_stmt *def, const tl_ast_expr *jit
     E->sc = saved;
     return;
   }
-  for (int i = 0; i < np; i++)
-    bind(E, sc, def->u.def.params[i].name, pv[i], def->u.def.params[i].loc, BK_CONST);
+  for (int i = 0; i < np; i++) bind(E, sc, def->u.def.params[i].name, pv[i], def->u.def.params[i].loc, BK_CONST);
   bool returned = false;
   factory_block(E, &def->u.def.body, def, oi, oast, &returned);
   if (!returned && !E->oom)
-    err(E, def->u.def.name_loc, "factory '%s' does not return its @T.prim_func",
-        def->u.def.name);
+    err(E, def->u.def.name_loc, "factory '%s' does not return its @T.prim_func", def->u.def.name);
   pop_scope(E, sc);
   E->sc = saved;
   E->jit_configs = (tl_pass_configs){0};
@@ -597,8 +591,7 @@ static val *module_value(elab *E, const char *path) {
   if (!strcmp(path, "tilelang.language")) return mk_ns(E, NS_T);
   if (!strcmp(path, "tilelang.jit")) return mk_ns(E, NS_JIT);
   const char *dot = strchr(path, '.');
-  const char *mod = dot ? tl_arena_strndup(&E->tmp, path, (size_t)(dot - path))
-                        : tl_arena_strdup(&E->tmp, path);
+  const char *mod = dot ? tl_arena_strndup(&E->tmp, path, (size_t)(dot - path)) : tl_arena_strdup(&E->tmp, path);
   const char *desc = tl_arena_strdup(&E->tmp, path);
   if (!mod || !desc) return oom(E);
   return mk_opaque(E, desc, mod);
@@ -642,8 +635,7 @@ static bool mentions_dunder_name(const tl_ast_expr *x, int depth) {
     for (int i = 0; i <= x->u.cmp.n; i++)
       if (mentions_dunder_name(x->u.cmp.operands[i], depth + 1)) return true;
     return false;
-  case TL_AST_BOOLOP:
-    return mentions_dunder_name(x->u.bin.l, depth + 1) || mentions_dunder_name(x->u.bin.r, depth + 1);
+  case TL_AST_BOOLOP: return mentions_dunder_name(x->u.bin.l, depth + 1) || mentions_dunder_name(x->u.bin.r, depth + 1);
   case TL_AST_UNARY: return mentions_dunder_name(x->u.un.x, depth + 1);
   default: return false;
   }
@@ -659,9 +651,8 @@ static void mark_const_defines(elab *E, const tl_ast_block *b) {
   for (int i = 0; i < b->n; i++) {
     const tl_ast_stmt *s = b->stmts[i];
     const tl_ast_expr *v = s->kind == TL_AST_ASSIGN ? s->u.assign.value : NULL;
-    if (!v || v->kind != TL_AST_CALL || v->u.call.nargs != 1 ||
-        v->u.call.args[0]->kind != TL_AST_STR || v->u.call.func->kind != TL_AST_ATTR ||
-        strcmp(v->u.call.func->u.attr.name, "const"))
+    if (!v || v->kind != TL_AST_CALL || v->u.call.nargs != 1 || v->u.call.args[0]->kind != TL_AST_STR ||
+        v->u.call.func->kind != TL_AST_ATTR || strcmp(v->u.call.func->u.attr.name, "const"))
       continue;
     const char *p = v->u.call.args[0]->u.str;
     while (*p) {
@@ -669,8 +660,7 @@ static void mark_const_defines(elab *E, const tl_ast_block *b) {
       size_t n = strcspn(p, ", \t");
       if (!n) break;
       for (size_t d = 0; d < E->ndefs; d++)
-        if (E->defs[d].name && strlen(E->defs[d].name) == n && !strncmp(E->defs[d].name, p, n))
-          E->def_used[d] = true;
+        if (E->defs[d].name && strlen(E->defs[d].name) == n && !strncmp(E->defs[d].name, p, n)) E->def_used[d] = true;
       p += n;
     }
   }
@@ -694,10 +684,10 @@ static void module_assign_tuple(elab *E, const tl_ast_expr *t, const tl_ast_expr
   val *whole = mk(E, V_LAZY);
   if (!whole) return;
   whole->u.lazy.ast = value;
-  whole->u.lazy.index = t->u.list.n;  /* a whole value: index holds the target count */
+  whole->u.lazy.index = t->u.list.n; /* a whole value: index holds the target count */
   for (int k = 0; k < t->u.list.n; k++) {
     const tl_ast_expr *it = t->u.list.items[k];
-    if (it->kind != TL_AST_NAME) continue;  /* nested or starred targets: host code */
+    if (it->kind != TL_AST_NAME) continue; /* nested or starred targets: host code */
     val *item = mk(E, V_LAZY);
     if (!item) return;
     item->u.lazy.from = whole;
@@ -715,8 +705,7 @@ static void host_branch_names(elab *E, const tl_ast_block *b, int line) {
     for (int j = 0; j < s->u.assign.ntargets; j++) {
       const tl_ast_expr *t = s->u.assign.targets[j];
       if (t->kind != TL_AST_NAME || find_define(E, t->u.name) >= 0) continue;
-      val *v = mk_opaque(E, tprintf(E, "%s (set under the host condition on line %d)",
-                                    t->u.name, line), NULL);
+      val *v = mk_opaque(E, tprintf(E, "%s (set under the host condition on line %d)", t->u.name, line), NULL);
       if (v) bind(E, E->module_scope, t->u.name, v, t->loc, BK_CONST);
     }
   }
@@ -747,7 +736,7 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
       if (s->u.ann.value && s->u.ann.target->kind == TL_AST_NAME)
         module_assign_name(E, s->u.ann.target, s->u.ann.value, NULL);
       break;
-    case TL_AST_AUGASSIGN: {  /* x op= value: lazy, as assignments; other targets are host code */
+    case TL_AST_AUGASSIGN: { /* x op= value: lazy, as assignments; other targets are host code */
       const tl_ast_expr *t = s->u.aug.target;
       binding *prev = t->kind == TL_AST_NAME ? lookup(E, t->u.name, NULL) : NULL;
       val *v = prev && find_define(E, t->u.name) < 0 ? mk(E, V_LAZY) : NULL;
@@ -761,7 +750,7 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
     }
     case TL_AST_IF: {
       if (mentions_dunder_name(s->u.ifs.test, 0)) break; /* if __name__ == "__main__": host */
-      E->quiet++;  /* a condition on host values is not an error unless a kernel needs it */
+      E->quiet++; /* a condition on host values is not an error unless a kernel needs it */
       E->quiet_failed = false;
       val *c = eval(E, s->u.ifs.test);
       bool failed = E->quiet_failed;
@@ -786,8 +775,7 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
       bool factory = !is_pf && (is_jit || block_has_primfunc(&s->u.def.body, 0));
       /* kernels stay names; other functions are helpers run when called at compile time */
       bind(E, E->module_scope, s->u.def.name,
-           is_pf || factory ? mk_opaque(E, tprintf(E, "%s", s->u.def.name), NULL)
-                            : mk_pyfunc(E, s, NULL),
+           is_pf || factory ? mk_opaque(E, tprintf(E, "%s", s->u.def.name), NULL) : mk_pyfunc(E, s, NULL),
            s->u.def.name_loc, BK_CONST);
       if (is_pf || factory) {
         pending p = {s, factory, jit};
@@ -809,16 +797,14 @@ static void module_block(elab *E, const tl_ast_block *b, pending_vec *defs, int 
 static const tl_ast_param *unbound_param(elab *E, const tl_ast_stmt *def) {
   for (int i = 0; i < def->u.def.nparams; i++) {
     const tl_ast_param *p = &def->u.def.params[i];
-    bool tensor = false;  /* an eager kernel's tensor parameter (A: T.Tensor(...) in the body) */
+    bool tensor = false; /* an eager kernel's tensor parameter (A: T.Tensor(...) in the body) */
     for (int j = 0; j < def->u.def.body.n; j++) {
       const tl_ast_stmt *s = def->u.def.body.stmts[j];
-      tensor |= s->kind == TL_AST_ANNASSIGN && !s->u.ann.value &&
-                s->u.ann.target->kind == TL_AST_NAME && s->u.ann.target->u.name == p->name;
+      tensor |= s->kind == TL_AST_ANNASSIGN && !s->u.ann.value && s->u.ann.target->kind == TL_AST_NAME &&
+                s->u.ann.target->u.name == p->name;
     }
-    if (!tensor && !p->default_value && find_define(E, p->name) < 0 &&
-        !compile_binding(E, def->u.def.name, p->name) &&
-        (p->pkind == TL_AST_PARAM_POS || p->pkind == TL_AST_PARAM_POSONLY ||
-         p->pkind == TL_AST_PARAM_KWONLY))
+    if (!tensor && !p->default_value && find_define(E, p->name) < 0 && !compile_binding(E, def->u.def.name, p->name) &&
+        (p->pkind == TL_AST_PARAM_POS || p->pkind == TL_AST_PARAM_POSONLY || p->pkind == TL_AST_PARAM_KWONLY))
       return p;
   }
   return NULL;
@@ -844,8 +830,7 @@ static void elaborate_pending(elab *E, const pending *p) {
  * of them when there is one, or every one whose parameters all have values
  * (-D or defaults) when there are several, with a warning for each one
  * skipped.  Then elaborates them. */
-static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel,
-                                 const char *fname) {
+static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel, const char *fname) {
   if (kernel) {
     for (size_t i = 0; i < pend->len && !E->oom; i++)
       if (!strcmp(pend->data[i].def->u.def.name, kernel)) {
@@ -855,9 +840,8 @@ static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel,
     tl_strbuf names = {0};
     for (size_t i = 0; i < pend->len; i++)
       tl_strbuf_printf(&names, "%s'%s'", i ? ", " : "", pend->data[i].def->u.def.name);
-    err(E, (tl_loc){fname, 1, 1}, "--kernel=%s: no kernel of that name in this file (%s%s)",
-        kernel, pend->len ? "kernels: " : "it has none",
-        names.data && !names.oom ? names.data : "");
+    err(E, (tl_loc){fname, 1, 1}, "--kernel=%s: no kernel of that name in this file (%s%s)", kernel,
+        pend->len ? "kernels: " : "it has none", names.data && !names.oom ? names.data : "");
     tl_strbuf_free(&names);
     return;
   }
@@ -868,8 +852,8 @@ static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel,
     if (u) {
       tl_diag_report(E->d, TL_DIAG_WARNING, p->def->u.def.name_loc,
                      "skipped kernel '%s': parameter '%s' has no value (pass -D %s=..., or "
-                     "--kernel=%s to compile it alone)", p->def->u.def.name, u->name, u->name,
-                     p->def->u.def.name);
+                     "--kernel=%s to compile it alone)",
+                     p->def->u.def.name, u->name, u->name, p->def->u.def.name);
       skipped++;
       continue;
     }
@@ -878,29 +862,29 @@ static void select_and_elaborate(elab *E, pending_vec *pend, const char *kernel,
   if (skipped && !E->nerr && !E->oom && E->funcs.len == 0)
     err(E, (tl_loc){fname, 1, 1},
         "no kernel compiled: all %d kernels of this file lack parameter values (see the "
-        "warnings); pass -D values or --kernel=NAME", skipped);
+        "warnings); pass -D values or --kernel=NAME",
+        skipped);
 }
 
-bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
-                       const char *filename, const tl_define *defs, size_t ndefs) {
+bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                       const tl_define *defs, size_t ndefs) {
   return tl_frontend_parse_kernel(m, d, source, len, filename, defs, ndefs, NULL);
 }
 
 /* tl_frontend_parse_kernel, or with tune the module phase and then the
  * autotune decorator (elab_autotune.c) instead of building kernels. */
-static bool frontend(tl_module *m, tl_diag *d, const char *source, size_t len,
-                     const char *filename, const tl_define *defs, size_t ndefs,
-                     const char *kernel, struct tl_tune_space *tune) {
+static bool frontend(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                     const tl_define *defs, size_t ndefs, const char *kernel, struct tl_tune_space *tune) {
   if (!m || !d || (!source && len)) return false;
-  const char *fname = (filename && filename == m->filename)
-                          ? m->filename : tl_arena_strdup(&m->arena, filename ? filename : "<input>");
+  const char *fname =
+      (filename && filename == m->filename) ? m->filename : tl_arena_strdup(&m->arena, filename ? filename : "<input>");
   if (!fname) {
     tl_error(d, TL_LOC_NONE, "out of memory");
     return false;
   }
   if (!m->filename) m->filename = fname;
-  const char *text = (source && source == m->source) ? m->source
-                     : tl_arena_strndup(&m->arena, source ? source : "", len);
+  const char *text =
+      (source && source == m->source) ? m->source : tl_arena_strndup(&m->arena, source ? source : "", len);
   if (!text) {
     tl_error(d, TL_LOC_NONE, "out of memory");
     return false;
@@ -932,15 +916,13 @@ static bool frontend(tl_module *m, tl_diag *d, const char *source, size_t len,
   module_block(&E, &ast.body, &pend, 0);
   for (size_t i = 0; i < E.ndefs; i++) {
     if (!E.defs[i].name || E.def_used[i] || find_define(&E, E.defs[i].name) != (int)i) continue;
-    err(&E, cmdline_loc, "-D %s: no factory parameter named '%s'", E.defs[i].name,
-        E.defs[i].name);
+    err(&E, cmdline_loc, "-D %s: no factory parameter named '%s'", E.defs[i].name, E.defs[i].name);
   }
   /* Phase 2: run the selected factories, elaborate bare prim_funcs. */
   if (tune) elab_autotune(&E, &ast.body, kernel, tune);
   else select_and_elaborate(&E, &pend, kernel, fname);
   if (!tune && !E.nerr && !E.oom && E.funcs.len == 0)
-    err(&E, (tl_loc){fname, 1, 1},
-        "no kernel found: expected a @T.prim_func or a factory function returning one");
+    err(&E, (tl_loc){fname, 1, 1}, "no kernel found: expected a @T.prim_func or a factory function returning one");
   if (!E.oom && E.funcs.len) {
     int n0 = m->nfuncs;
     tl_primfunc **arr = malloc_ir(&E, sizeof(tl_primfunc *) * ((size_t)n0 + E.funcs.len));
@@ -965,14 +947,12 @@ done:
   return ok;
 }
 
-bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
-                              const char *filename, const tl_define *defs, size_t ndefs,
-                              const char *kernel) {
+bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                              const tl_define *defs, size_t ndefs, const char *kernel) {
   return frontend(m, d, source, len, filename, defs, ndefs, kernel, NULL);
 }
 
-bool tl_frontend_autotune(tl_module *m, tl_diag *d, const char *source, size_t len,
-                          const char *filename, const tl_define *defs, size_t ndefs,
-                          const char *kernel, struct tl_tune_space *out) {
+bool tl_frontend_autotune(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                          const tl_define *defs, size_t ndefs, const char *kernel, struct tl_tune_space *out) {
   return frontend(m, d, source, len, filename, defs, ndefs, kernel, out);
 }

@@ -23,28 +23,22 @@
 #include <string.h>
 
 static const char *const kw_names[TL_KW_COUNT_] = {
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-  "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-  "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-  "return", "try", "while", "with", "yield",
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield",
 };
 
 static const char *const op_names[TL_OP_COUNT_] = {
-  "(", ")", "[", "]", "{", "}", ":", ",", ";", ".", "...", "->", ":=", "=",
-  "+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "~", "<<", ">>",
-  "<", ">", "<=", ">=", "==", "!=",
-  "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=", "|=", "^=", "<<=", ">>=",
+    "(",  ")",  "[",  "]",  "{",  "}",  ":",   ",",  ";",   ".",  "...", "->", ":=", "=",   "+",   "-",
+    "*",  "/",  "//", "%",  "**", "@",  "&",   "|",  "^",   "~",  "<<",  ">>", "<",  ">",   "<=",  ">=",
+    "==", "!=", "+=", "-=", "*=", "/=", "//=", "%=", "**=", "@=", "&=",  "|=", "^=", "<<=", ">>=",
 };
 
-const char *tl_op_spelling(tl_op op) {
-  return (unsigned)op < TL_OP_COUNT_ ? op_names[op] : "?";
-}
-const char *tl_kw_spelling(tl_kw kw) {
-  return (unsigned)kw < TL_KW_COUNT_ ? kw_names[kw] : "?";
-}
+const char *tl_op_spelling(tl_op op) { return (unsigned)op < TL_OP_COUNT_ ? op_names[op] : "?"; }
+const char *tl_kw_spelling(tl_kw kw) { return (unsigned)kw < TL_KW_COUNT_ ? kw_names[kw] : "?"; }
 
-void tl_lexer_init(tl_lexer *lx, const char *src, size_t len, const char *file, tl_arena *a,
-                   tl_intern *names) {
+void tl_lexer_init(tl_lexer *lx, const char *src, size_t len, const char *file, tl_arena *a, tl_intern *names) {
   memset(lx, 0, sizeof *lx);
   lx->src = src ? src : "";
   lx->len = src ? len : 0;
@@ -53,8 +47,7 @@ void tl_lexer_init(tl_lexer *lx, const char *src, size_t len, const char *file, 
   lx->names = names;
   lx->line = 1;
   lx->at_line_start = true;
-  if (!tl_vec_push(&lx->indents, (size_t)0) || !tl_vec_push(&lx->altindents, (size_t)0))
-    lx->oom = true;
+  if (!tl_vec_push(&lx->indents, (size_t)0) || !tl_vec_push(&lx->altindents, (size_t)0)) lx->oom = true;
 }
 
 void tl_lexer_free(tl_lexer *lx) {
@@ -68,8 +61,8 @@ static tl_loc loc_at(const tl_lexer *lx, size_t pos) {
   return (tl_loc){lx->file, lx->line, col > (size_t)INT32_MAX ? INT32_MAX : (int)col};
 }
 
-void tl_lexer_init_nested(tl_lexer *lx, const char *src, size_t start, size_t end, int line,
-                          size_t line_start, const char *file, tl_arena *a, tl_intern *names) {
+void tl_lexer_init_nested(tl_lexer *lx, const char *src, size_t start, size_t end, int line, size_t line_start,
+                          const char *file, tl_arena *a, tl_intern *names) {
   tl_lexer_init(lx, src, end, file, a, names);
   lx->pos = start;
   lx->line = line;
@@ -79,8 +72,7 @@ void tl_lexer_init_nested(tl_lexer *lx, const char *src, size_t start, size_t en
   if (!tl_vec_push(&lx->brackets, ((tl_lex_bracket){'{', loc_at(lx, start)}))) lx->oom = true;
 }
 
-static void fail(tl_lexer *lx, tl_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void fail(tl_lexer *lx, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(tl_lexer *lx, tl_loc loc, const char *fmt, ...) {
   if (lx->failed) return;
   lx->failed = true;
@@ -99,13 +91,25 @@ static void fail(tl_lexer *lx, tl_loc loc, const char *fmt, ...) {
  * when the bytes there are not valid UTF-8. */
 static int utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp) {
   unsigned c = p[0];
-  if (c < 0x80) { *cp = c; return 1; }
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
   int n;
   uint32_t v, min;
-  if ((c & 0xE0) == 0xC0) { n = 2; v = c & 0x1F; min = 0x80; }
-  else if ((c & 0xF0) == 0xE0) { n = 3; v = c & 0x0F; min = 0x800; }
-  else if ((c & 0xF8) == 0xF0) { n = 4; v = c & 0x07; min = 0x10000; }
-  else return 0;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2;
+    v = c & 0x1F;
+    min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3;
+    v = c & 0x0F;
+    min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4;
+    v = c & 0x07;
+    min = 0x10000;
+  } else return 0;
   if ((size_t)n > avail) return 0;
   for (int i = 1; i < n; i++) {
     if ((p[i] & 0xC0) != 0x80) return 0;
@@ -122,44 +126,48 @@ static void invalid_char(tl_lexer *lx, size_t pos) {
   uint32_t cp = 0;
   int n = utf8_decode(p, lx->len - pos, &cp);
   tl_loc loc = loc_at(lx, pos);
-  if (n == 0)
-    fail(lx, loc, "invalid character (byte 0x%02X is not valid UTF-8)", p[0]);
-  else if (cp < 0x20 || cp == 0x7F)
-    fail(lx, loc, "invalid character (U+%04" PRIX32 ")", cp);
-  else
-    fail(lx, loc, "invalid character '%.*s' (U+%04" PRIX32 ")", n, (const char *)p, cp);
+  if (n == 0) fail(lx, loc, "invalid character (byte 0x%02X is not valid UTF-8)", p[0]);
+  else if (cp < 0x20 || cp == 0x7F) fail(lx, loc, "invalid character (U+%04" PRIX32 ")", cp);
+  else fail(lx, loc, "invalid character '%.*s' (U+%04" PRIX32 ")", n, (const char *)p, cp);
 }
 
 /* Checks the byte at pos inside a string or comment: NUL and bad UTF-8 are
  * errors.  Returns the number of bytes to advance (0 on error). */
 static size_t check_text_char(tl_lexer *lx, size_t pos) {
   unsigned char c = (unsigned char)lx->src[pos];
-  if (c == 0) { invalid_char(lx, pos); return 0; }
+  if (c == 0) {
+    invalid_char(lx, pos);
+    return 0;
+  }
   if (c < 0x80) return 1;
   uint32_t cp;
   int n = utf8_decode((const unsigned char *)lx->src + pos, lx->len - pos, &cp);
-  if (n == 0) { invalid_char(lx, pos); return 0; }
+  if (n == 0) {
+    invalid_char(lx, pos);
+    return 0;
+  }
   return (size_t)n;
 }
 
 /* Skips a comment from '#' to (not including) the newline. */
 static void skip_comment(tl_lexer *lx) {
   while (lx->pos < lx->len && lx->src[lx->pos] != '\n' && !lx->failed) {
-    if (lx->src[lx->pos] == '\r') { lx->pos++; continue; }
+    if (lx->src[lx->pos] == '\r') {
+      lx->pos++;
+      continue;
+    }
     size_t n = check_text_char(lx, lx->pos);
     lx->pos += n;
   }
 }
 
-static void newline(tl_lexer *lx) {  /* at '\n' */
+static void newline(tl_lexer *lx) { /* at '\n' */
   lx->pos++;
   lx->line++;
   lx->line_start = lx->pos;
 }
 
-static bool is_id_start(int c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+static bool is_id_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static bool is_id_char(int c) { return is_id_start(c) || (c >= '0' && c <= '9'); }
 static int digit_value(int c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -174,8 +182,7 @@ static void finish(tl_lexer *lx, tl_token *t, tl_tok_kind kind, size_t start) {
   t->end_line = lx->line;
   size_t col = lx->pos - lx->line_start + 1;
   t->end_col = col > (size_t)INT32_MAX ? INT32_MAX : (int)col;
-  if (kind != TL_TOK_NEWLINE && kind != TL_TOK_INDENT && kind != TL_TOK_DEDENT &&
-      kind != TL_TOK_EOF)
+  if (kind != TL_TOK_NEWLINE && kind != TL_TOK_INDENT && kind != TL_TOK_DEDENT && kind != TL_TOK_EOF)
     lx->line_has_tokens = true;
 }
 
@@ -189,7 +196,7 @@ static size_t read_digits(tl_lexer *lx, int radix, uint64_t *v, bool *ovf, bool 
   while (lx->pos < lx->len) {
     int c = (unsigned char)lx->src[lx->pos];
     if (c == '_') {
-      if (n == 0 && radix == 10) break;  /* the caller decides */
+      if (n == 0 && radix == 10) break; /* the caller decides */
       if (lx->pos + 1 >= lx->len || digit_value((unsigned char)lx->src[lx->pos + 1]) >= radix) {
         *bad = true;
         return n;
@@ -252,26 +259,30 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
     char pc = s[start + 1];
     int radix = (pc == 'x' || pc == 'X') ? 16 : (pc == 'o' || pc == 'O') ? 8 : 2;
     lx->pos += 2;
-    if (lx->pos < lx->len && s[lx->pos] == '_') lx->pos++;  /* 0x_ff */
+    if (lx->pos < lx->len && s[lx->pos] == '_') lx->pos++; /* 0x_ff */
     size_t nd = read_digits(lx, radix, &v, &ovf, &bad);
     if (bad || nd == 0 || (lx->pos < lx->len && is_id_char((unsigned char)s[lx->pos]))) {
-      fail(lx, loc, "invalid %s literal",
-           radix == 16 ? "hexadecimal" : radix == 8 ? "octal" : "binary");
+      fail(lx, loc, "invalid %s literal", radix == 16 ? "hexadecimal" : radix == 8 ? "octal" : "binary");
       return;
     }
   } else {
     size_t nd = 0;
     if (s[lx->pos] != '.') nd = read_digits(lx, 10, &v, &ovf, &bad);
-    if (bad) { fail(lx, loc, "invalid decimal literal"); return; }
+    if (bad) {
+      fail(lx, loc, "invalid decimal literal");
+      return;
+    }
     if (lx->pos < lx->len && s[lx->pos] == '.') {
       is_float = true;
       lx->pos++;
       uint64_t dummy = 0;
       bool o2 = false;
       size_t fd = 0;
-      if (lx->pos < lx->len && s[lx->pos] >= '0' && s[lx->pos] <= '9')
-        fd = read_digits(lx, 10, &dummy, &o2, &bad);
-      if (bad || (nd == 0 && fd == 0)) { fail(lx, loc, "invalid decimal literal"); return; }
+      if (lx->pos < lx->len && s[lx->pos] >= '0' && s[lx->pos] <= '9') fd = read_digits(lx, 10, &dummy, &o2, &bad);
+      if (bad || (nd == 0 && fd == 0)) {
+        fail(lx, loc, "invalid decimal literal");
+        return;
+      }
     }
     if (lx->pos < lx->len && (s[lx->pos] == 'e' || s[lx->pos] == 'E')) {
       size_t save = lx->pos;
@@ -280,8 +291,7 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
       uint64_t dummy = 0;
       bool o2 = false;
       size_t ed = 0;
-      if (lx->pos < lx->len && s[lx->pos] >= '0' && s[lx->pos] <= '9')
-        ed = read_digits(lx, 10, &dummy, &o2, &bad);
+      if (lx->pos < lx->len && s[lx->pos] >= '0' && s[lx->pos] <= '9') ed = read_digits(lx, 10, &dummy, &o2, &bad);
       if (bad || ed == 0) {
         lx->pos = save;
         fail(lx, loc, "invalid decimal literal");
@@ -301,8 +311,9 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
     if (!is_float && s[start] == '0') {
       for (size_t i = start; i < lx->pos; i++)
         if (s[i] != '0' && s[i] != '_') {
-          fail(lx, loc, "leading zeros in decimal integer literals are not permitted; "
-                        "use an 0o prefix for octal integers");
+          fail(lx, loc,
+               "leading zeros in decimal integer literals are not permitted; "
+               "use an 0o prefix for octal integers");
           return;
         }
     }
@@ -311,7 +322,11 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
     /* strtod on a copy without '_' (no fixed-size buffer). */
     size_t n = lx->pos - start;
     char *buf = tl_arena_alloc(lx->arena, n + 1);
-    if (!buf) { lx->oom = true; fail(lx, loc, "out of memory"); return; }
+    if (!buf) {
+      lx->oom = true;
+      fail(lx, loc, "out of memory");
+      return;
+    }
     size_t k = 0;
     for (size_t i = start; i < lx->pos; i++)
       if (s[i] != '_' && s[i] != 'j' && s[i] != 'J') buf[k++] = s[i];
@@ -322,14 +337,18 @@ static void lex_number(tl_lexer *lx, tl_token *t) {
   }
   if (ovf || v > (uint64_t)INT64_MAX + 1) {
     t->bigint = big_decimal(lx, start);
-    if (!t->bigint) { lx->oom = true; fail(lx, loc, "out of memory"); return; }
+    if (!t->bigint) {
+      lx->oom = true;
+      fail(lx, loc, "out of memory");
+      return;
+    }
     t->ival = INT64_MAX;
     finish(lx, t, TL_TOK_INT, start);
     return;
   }
   if (v == (uint64_t)INT64_MAX + 1) {
     t->int_2_63 = true;
-    t->ival = INT64_MAX;  /* placeholder; the parser folds -(2**63) */
+    t->ival = INT64_MAX; /* placeholder; the parser folds -(2**63) */
   } else {
     t->ival = (int64_t)v;
   }
@@ -360,8 +379,7 @@ static void put_utf8(char *out, size_t *k, uint32_t cp) {
  * message format with one %c (the escape letter) for an invalid escape.
  * Line continuations are the caller's.  In bytes, \\u \\U \\N are not
  * escapes. */
-const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool bytes, char *out,
-                                 size_t *k) {
+const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool bytes, char *out, size_t *k) {
   char e = s[*pos + 1];
   *pos += 2;
   switch (e) {
@@ -375,7 +393,14 @@ const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool by
   case 'r': out[(*k)++] = '\r'; break;
   case 't': out[(*k)++] = '\t'; break;
   case 'v': out[(*k)++] = '\v'; break;
-  case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+  case '0':
+  case '1':
+  case '2':
+  case '3':
+  case '4':
+  case '5':
+  case '6':
+  case '7': {
     uint32_t v = (uint32_t)(e - '0');
     for (int i = 0; i < 2 && *pos < end && s[*pos] >= '0' && s[*pos] <= '7'; i++)
       v = v * 8 + (uint32_t)(s[(*pos)++] - '0');
@@ -383,7 +408,9 @@ const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool by
     else put_utf8(out, k, v);
     break;
   }
-  case 'x': case 'u': case 'U': {
+  case 'x':
+  case 'u':
+  case 'U': {
     if (bytes && e != 'x') goto keep;
     int nd = e == 'x' ? 2 : e == 'u' ? 4 : 8;
     uint32_t v = 0;
@@ -393,8 +420,7 @@ const char *tl_lex_decode_escape(const char *s, size_t *pos, size_t end, bool by
       v = v * 16 + (uint32_t)d;
       (*pos)++;
     }
-    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-      return "invalid \\%c escape in string literal";
+    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return "invalid \\%c escape in string literal";
     if (bytes) out[(*k)++] = (char)v;
     else put_utf8(out, k, v);
     break;
@@ -431,28 +457,47 @@ static void lex_string(tl_lexer *lx, tl_token *t, size_t start, bool raw, bool b
     bool found = false;
     while (p < lx->len) {
       char c = s[p];
-      if (c == '\\') { p += (p + 1 < lx->len) ? 2 : 1; continue; }
+      if (c == '\\') {
+        p += (p + 1 < lx->len) ? 2 : 1;
+        continue;
+      }
       if (c == '\n' && !triple) break;
       if (c == q) {
-        if (!triple) { found = true; break; }
-        if (p + 2 < lx->len && s[p + 1] == q && s[p + 2] == q) { found = true; break; }
+        if (!triple) {
+          found = true;
+          break;
+        }
+        if (p + 2 < lx->len && s[p + 1] == q && s[p + 2] == q) {
+          found = true;
+          break;
+        }
       }
       p++;
     }
     if (!found) {
-      fail(lx, loc, triple ? "unterminated triple-quoted string literal"
-                           : "unterminated string literal");
+      fail(lx, loc, triple ? "unterminated triple-quoted string literal" : "unterminated string literal");
       return;
     }
     end = p;
     cap = end - body + 1;
   }
   out = tl_arena_alloc(lx->arena, cap);
-  if (!out) { lx->oom = true; fail(lx, loc, "out of memory"); return; }
+  if (!out) {
+    lx->oom = true;
+    fail(lx, loc, "out of memory");
+    return;
+  }
   while (lx->pos < end) {
     char c = s[lx->pos];
-    if (c == '\n') { newline(lx); out[k++] = '\n'; continue; }
-    if (c == '\r' && lx->pos + 1 < end && s[lx->pos + 1] == '\n') { lx->pos++; continue; }
+    if (c == '\n') {
+      newline(lx);
+      out[k++] = '\n';
+      continue;
+    }
+    if (c == '\r' && lx->pos + 1 < end && s[lx->pos + 1] == '\n') {
+      lx->pos++;
+      continue;
+    }
     if (c != '\\') {
       size_t n = check_text_char(lx, lx->pos);
       if (n == 0) return;
@@ -469,13 +514,21 @@ static void lex_string(tl_lexer *lx, tl_token *t, size_t start, bool raw, bool b
     if (raw) {
       out[k++] = '\\';
       lx->pos++;
-      if (e == '\n') { newline(lx); out[k++] = '\n'; continue; }
-      if (e == 0 || (unsigned char)e >= 0x80) continue;  /* checked as text next */
+      if (e == '\n') {
+        newline(lx);
+        out[k++] = '\n';
+        continue;
+      }
+      if (e == 0 || (unsigned char)e >= 0x80) continue; /* checked as text next */
       out[k++] = e;
       lx->pos++;
       continue;
     }
-    if (e == '\n') { lx->pos++; newline(lx); continue; }  /* line continuation inside a string */
+    if (e == '\n') {
+      lx->pos++;
+      newline(lx);
+      continue;
+    } /* line continuation inside a string */
     if (e == '\r') {
       lx->pos += 2;
       if (lx->pos < end && s[lx->pos] == '\n') newline(lx);
@@ -519,11 +572,9 @@ static void bracket_error(tl_lexer *lx, tl_loc loc, char close) {
   }
   tl_lex_bracket b = tl_vec_last(&lx->brackets);
   if (b.loc.line != loc.line)
-    fail(lx, loc, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d",
-         close, b.ch, b.loc.line);
-  else
-    fail(lx, loc, "closing parenthesis '%c' does not match opening parenthesis '%c'", close,
-         b.ch);
+    fail(lx, loc, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", close, b.ch,
+         b.loc.line);
+  else fail(lx, loc, "closing parenthesis '%c' does not match opening parenthesis '%c'", close, b.ch);
 }
 
 /* ------------------------------------------------------------- layout */
@@ -536,20 +587,25 @@ static bool do_indentation(tl_lexer *lx) {
     size_t col = 0, alt = 0;
     while (lx->pos < lx->len) {
       char c = lx->src[lx->pos];
-      if (c == ' ') { col++; alt++; }
-      else if (c == '\t') { col = (col / 8 + 1) * 8; alt++; }
-      else if (c == '\f') { col = alt = 0; }
-      else break;
+      if (c == ' ') {
+        col++;
+        alt++;
+      } else if (c == '\t') {
+        col = (col / 8 + 1) * 8;
+        alt++;
+      } else if (c == '\f') {
+        col = alt = 0;
+      } else break;
       lx->pos++;
     }
-    if (lx->pos >= lx->len) return true;  /* EOF: handled by the caller */
+    if (lx->pos >= lx->len) return true; /* EOF: handled by the caller */
     char c = lx->src[lx->pos];
     if (c == '#' || c == '\n' || (c == '\r' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '\n')) {
       if (c == '#') skip_comment(lx);
       if (lx->failed) return false;
       if (lx->pos < lx->len && lx->src[lx->pos] == '\r') lx->pos++;
       if (lx->pos < lx->len) newline(lx);
-      continue;  /* blank line */
+      continue; /* blank line */
     }
     lx->at_line_start = false;
     tl_loc loc = loc_at(lx, lx->pos);
@@ -617,8 +673,8 @@ static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
       if (pc == 'r' || pc == 'R') raw = true;
       else if (pc == 'f' || pc == 'F') fstr = true;
       else if (pc == 'b' || pc == 'B') bytes = true;
-      else if ((pc == 'u' || pc == 'U') && n == 1) {}
-      else ok = false;
+      else if ((pc == 'u' || pc == 'U') && n == 1) {
+      } else ok = false;
     }
     if (ok && !(fstr && bytes)) {
       /* An f-string's body is kept undecoded (as a raw string); the
@@ -631,8 +687,8 @@ static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
       t->is_bytes = bytes;
       t->u_prefix = n == 1 && (s[start] == 'u' || s[start] == 'U');
       if (fstr) {
-        bool triple = body_start + 1 < lx->len && s[body_start] == s[body_start - 1] &&
-                      s[body_start + 1] == s[body_start - 1];
+        bool triple =
+            body_start + 1 < lx->len && s[body_start] == s[body_start - 1] && s[body_start + 1] == s[body_start - 1];
         t->fstr = true;
         t->fstr_raw = raw;
         t->body_start = body_start + (triple ? 2 : 0);
@@ -644,7 +700,11 @@ static bool lex_name_or_string(tl_lexer *lx, tl_token *t, size_t start) {
     }
   }
   t->text = tl_intern_n(lx->names, s + start, n);
-  if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); return false; }
+  if (!t->text) {
+    lx->oom = true;
+    fail(lx, t->loc, "out of memory");
+    return false;
+  }
   t->kind = TL_TOK_NAME;
   for (int i = 0; i < TL_KW_COUNT_; i++)
     if (kw_names[i][0] == s[start] && strlen(kw_names[i]) == n && memcmp(kw_names[i], s + start, n) == 0) {
@@ -682,9 +742,19 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
     const char *s = lx->src;
     while (lx->pos < lx->len) {
       char c = s[lx->pos];
-      if (c == ' ' || c == '\t' || c == '\f') { lx->pos++; continue; }
-      if (c == '\r' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '\n') { lx->pos++; continue; }
-      if (c == '#') { skip_comment(lx); if (lx->failed) break; continue; }
+      if (c == ' ' || c == '\t' || c == '\f') {
+        lx->pos++;
+        continue;
+      }
+      if (c == '\r' && lx->pos + 1 < lx->len && s[lx->pos + 1] == '\n') {
+        lx->pos++;
+        continue;
+      }
+      if (c == '#') {
+        skip_comment(lx);
+        if (lx->failed) break;
+        continue;
+      }
       if (c == '\\') {
         size_t p = lx->pos + 1;
         if (p < lx->len && s[p] == '\r' && p + 1 < lx->len && s[p + 1] == '\n') p++;
@@ -782,7 +852,11 @@ void tl_lexer_next(tl_lexer *lx, tl_token *t) {
       }
       t->sub = op;
       t->text = tl_intern_str(lx->names, op_names[op]);
-      if (!t->text) { lx->oom = true; fail(lx, t->loc, "out of memory"); continue; }
+      if (!t->text) {
+        lx->oom = true;
+        fail(lx, t->loc, "out of memory");
+        continue;
+      }
       finish(lx, t, TL_TOK_OP, start);
       return;
     }

@@ -19,10 +19,9 @@
 #include "Support/file.h"
 
 /* Runs front end + verifier on m (whose source is already set). */
-static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_define *defs,
-                            size_t ndefs, const char *kernel) {
-  bool ok =
-      tl_frontend_parse_kernel(m, &ctx->diag, m->source, len, m->filename, defs, ndefs, kernel);
+static tl_status parse_into(tl_context *ctx, tl_module *m, size_t len, const tl_define *defs, size_t ndefs,
+                            const char *kernel) {
+  bool ok = tl_frontend_parse_kernel(m, &ctx->diag, m->source, len, m->filename, defs, ndefs, kernel);
   if (m->arena.oom) return TL_ERR_NO_MEMORY;
   if (!ok || ctx->diag.errors > 0) return TL_ERR_COMPILE;
   if (tl_verify_module(m, &ctx->diag) > 0 || ctx->diag.errors > 0) return TL_ERR_COMPILE;
@@ -35,16 +34,13 @@ tl_status tl_module_parse(tl_context *ctx, const char *source, size_t len, const
   return tl_module_parse_kernel(ctx, source, len, filename, NULL, defines, ndefines, out);
 }
 
-tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len,
-                                 const char *filename, const char *kernel,
-                                 const tl_define *defines, size_t ndefines, tl_module **out) {
+tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len, const char *filename,
+                                 const char *kernel, const tl_define *defines, size_t ndefines, tl_module **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out) *out = NULL;
-  if (!source || !out)
-    return tl_context_null_arg(ctx, "tl_module_parse", !source ? "source" : "out");
-  if (ndefines && !defines)
-    return tl_context_null_arg(ctx, "tl_module_parse", "defines");
+  if (!source || !out) return tl_context_null_arg(ctx, "tl_module_parse", !source ? "source" : "out");
+  if (ndefines && !defines) return tl_context_null_arg(ctx, "tl_module_parse", "defines");
   tl_module *m = tl_module_new();
   if (!m) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
   m->filename = tl_arena_strdup(&m->arena, filename ? filename : "<input>");
@@ -71,8 +67,8 @@ tl_status tl_module_parse_kernel(tl_context *ctx, const char *source, size_t len
   return TL_OK;
 }
 
-tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_define *defines,
-                               size_t ndefines, tl_module **out) {
+tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_define *defines, size_t ndefines,
+                               tl_module **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   if (!path || !out) {
     tl_context_begin(ctx);
@@ -88,8 +84,7 @@ tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_defin
   if (!ok) {
     tl_context_begin(ctx);
     tl_status s = err == ENOMEM ? TL_ERR_NO_MEMORY : TL_ERR_IO;
-    return tl_context_end(ctx, tl_context_fail(ctx, s, "cannot read '%s': %s", path,
-                                               strerror(err)));
+    return tl_context_end(ctx, tl_context_fail(ctx, s, "cannot read '%s': %s", path, strerror(err)));
   }
   tl_status st = tl_module_parse(ctx, data, len, path, defines, ndefines, out);
   free(data);
@@ -99,11 +94,9 @@ tl_status tl_module_parse_file(tl_context *ctx, const char *path, const tl_defin
 tl_status tl_module_verify(tl_context *ctx, const tl_module *m) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!m)
-    return tl_context_null_arg(ctx, "tl_module_verify", "module");
+  if (!m) return tl_context_null_arg(ctx, "tl_module_verify", "module");
   size_t nsources = ctx->diag.sources.len;
-  if (m->source && m->filename)
-    (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  if (m->source && m->filename) (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   int n = tl_verify_module(m, &ctx->diag);
   tl_status st = tl_context_end(ctx, n > 0 || ctx->diag.errors > 0 ? TL_ERR_COMPILE : TL_OK);
   ctx->diag.sources.len = nsources;
@@ -114,8 +107,7 @@ tl_status tl_module_print(tl_context *ctx, const tl_module *m, char **out_text) 
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out_text) *out_text = NULL;
-  if (!m || !out_text)
-    return tl_context_null_arg(ctx, "tl_module_print", !m ? "module" : "out_text");
+  if (!m || !out_text) return tl_context_null_arg(ctx, "tl_module_print", !m ? "module" : "out_text");
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
   if (sb.oom) {
@@ -128,14 +120,12 @@ tl_status tl_module_print(tl_context *ctx, const tl_module *m, char **out_text) 
   return tl_context_end(ctx, TL_OK);
 }
 
-tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len,
-                             const char *filename, char **out_text) {
+tl_status tl_python_ast_dump(tl_context *ctx, const char *source, size_t len, const char *filename, char **out_text) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out_text) *out_text = NULL;
   if (!source || !out_text)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_python_ast_dump: %s is NULL",
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_python_ast_dump: %s is NULL",
                                                !source ? "source" : "out_text"));
   tl_module *m = tl_module_new();
   if (!m) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));

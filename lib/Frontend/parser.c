@@ -90,9 +90,7 @@ void *error_at(parser *p, tl_loc loc, const char *fmt, ...) {
   return NULL;
 }
 
-void *oom(parser *p) {
-  return error_at(p, cur_loc(p), "out of memory");
-}
+void *oom(parser *p) { return error_at(p, cur_loc(p), "out of memory"); }
 
 /* "expected X, got Y" at the current token. */
 void *expected(parser *p, const char *what) {
@@ -154,7 +152,10 @@ void **take(parser *p, size_t mark, int *n) {
   void **r = NULL;
   if (cnt) {
     r = tl_vec_to_arena_(p->a, p->ptrs.data + mark, cnt, sizeof(void *));
-    if (!r) { oom(p); return NULL; }
+    if (!r) {
+      oom(p);
+      return NULL;
+    }
   }
   p->ptrs.len = mark;
   *n = (int)cnt;
@@ -165,18 +166,18 @@ void **take(parser *p, size_t mark, int *n) {
 
 bool can_start_expr(const tl_token *t) {
   switch (t->kind) {
-  case TL_TOK_NAME: case TL_TOK_INT: case TL_TOK_FLOAT: case TL_TOK_STRING: case TL_TOK_ERROR:
-    return true;
+  case TL_TOK_NAME:
+  case TL_TOK_INT:
+  case TL_TOK_FLOAT:
+  case TL_TOK_STRING:
+  case TL_TOK_ERROR: return true;
   case TL_TOK_OP:
-    return t->sub == TL_OP_LPAR || t->sub == TL_OP_LSQB || t->sub == TL_OP_LBRACE ||
-           t->sub == TL_OP_MINUS || t->sub == TL_OP_PLUS || t->sub == TL_OP_TILDE ||
-           t->sub == TL_OP_STAR || t->sub == TL_OP_ELLIPSIS;
+    return t->sub == TL_OP_LPAR || t->sub == TL_OP_LSQB || t->sub == TL_OP_LBRACE || t->sub == TL_OP_MINUS ||
+           t->sub == TL_OP_PLUS || t->sub == TL_OP_TILDE || t->sub == TL_OP_STAR || t->sub == TL_OP_ELLIPSIS;
   case TL_TOK_KEYWORD:
-    return t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE ||
-           t->sub == TL_KW_NOT || t->sub == TL_KW_LAMBDA || t->sub == TL_KW_AWAIT ||
-           t->sub == TL_KW_YIELD;
-  default:
-    return false;
+    return t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE || t->sub == TL_KW_NOT ||
+           t->sub == TL_KW_LAMBDA || t->sub == TL_KW_AWAIT || t->sub == TL_KW_YIELD;
+  default: return false;
   }
 }
 
@@ -185,8 +186,7 @@ static tl_ast_expr *parse_factor(parser *p);
 /* A finished node with n items taken from ptrs[mark..] into .list. */
 /* A node of kind k with one operand (u.un: UNARY, AWAIT, STARRED, YIELD_FROM)
  * at loc; NULL when op or x is NULL (an error already reported) or on OOM. */
-static tl_ast_expr *mk_unary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op,
-                             tl_ast_expr *x) {
+static tl_ast_expr *mk_unary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op, tl_ast_expr *x) {
   if (!op || !x) return NULL;
   tl_ast_expr *e = mk(p, k, loc);
   if (!e) return NULL;
@@ -197,8 +197,8 @@ static tl_ast_expr *mk_unary(parser *p, tl_ast_expr_kind k, tl_loc loc, const ch
 
 /* A node of kind k with two operands (u.bin: BINOP, BOOLOP, NAMEDEXPR) at
  * loc, its operator op at oploc; NULL on OOM. */
-static tl_ast_expr *mk_binary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op,
-                              tl_loc oploc, tl_ast_expr *l, tl_ast_expr *r) {
+static tl_ast_expr *mk_binary(parser *p, tl_ast_expr_kind k, tl_loc loc, const char *op, tl_loc oploc, tl_ast_expr *l,
+                              tl_ast_expr *r) {
   tl_ast_expr *e = mk(p, k, loc);
   if (!e) return NULL;
   e->u.bin.op = op, e->u.bin.op_loc = oploc;
@@ -208,8 +208,7 @@ static tl_ast_expr *mk_binary(parser *p, tl_ast_expr_kind k, tl_loc loc, const c
 
 /* A prefix operator op at the current token: its operand, parsed one level
  * deeper by operand, in a node of kind k. */
-static tl_ast_expr *parse_prefixed(parser *p, tl_ast_expr_kind k, const char *op,
-                                   tl_ast_expr *(*operand)(parser *)) {
+static tl_ast_expr *parse_prefixed(parser *p, tl_ast_expr_kind k, const char *op, tl_ast_expr *(*operand)(parser *)) {
   tl_loc loc = cur_loc(p);
   advance(p);
   if (!enter(p)) return NULL;
@@ -230,8 +229,8 @@ static tl_ast_expr *mk_list(parser *p, tl_ast_expr_kind k, tl_loc loc, size_t ma
 
 /* for_if_clauses after the element(s) of a comprehension; cur is 'for' or
  * 'async'.  Builds kind's node with elt (and value for dicts). */
-static tl_ast_expr *parse_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc loc,
-                                        tl_ast_expr *elt, tl_ast_expr *value) {
+static tl_ast_expr *parse_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc loc, tl_ast_expr *elt,
+                                        tl_ast_expr *value) {
   TL_VEC(tl_ast_comprehension) gens = {0};
   tl_ast_expr *e = NULL;
   while (is_kw(p, TL_KW_FOR) || (is_kw(p, TL_KW_ASYNC) && tok_is_kw(peek(p, 1), TL_KW_FOR))) {
@@ -240,10 +239,13 @@ static tl_ast_expr *parse_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc
       g.is_async = true;
       advance(p);
     }
-    advance(p);  /* for */
+    advance(p); /* for */
     g.target = parse_target_list(p);
     if (!g.target || !check_target(p, g.target, true)) goto done;
-    if (!is_kw(p, TL_KW_IN)) { expected(p, "'in'"); goto done; }
+    if (!is_kw(p, TL_KW_IN)) {
+      expected(p, "'in'");
+      goto done;
+    }
     advance(p);
     if (!enter(p)) goto done;
     g.iter = parse_boolop(p, TL_KW_OR);
@@ -258,7 +260,10 @@ static tl_ast_expr *parse_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc
       if (!c || !push(p, c)) goto done;
     }
     g.ifs = (tl_ast_expr **)take(p, mark, &g.nifs);
-    if (p->failed || !tl_vec_push(&gens, g)) { oom(p); goto done; }
+    if (p->failed || !tl_vec_push(&gens, g)) {
+      oom(p);
+      goto done;
+    }
   }
   e = mk(p, kind, loc);
   if (!e) goto done;
@@ -418,10 +423,9 @@ static tl_ast_expr *parse_paren(parser *p, tl_loc loc) {
   if (!first) return NULL;
   if (with_header && (is_kw(p, TL_KW_AS) || is_op(p, TL_OP_COMMA) || is_op(p, TL_OP_RPAR)) &&
       first->kind != TL_AST_STARRED) {
-    if (!is_op(p, TL_OP_RPAR) || tok_is_op(peek(p, 1), TL_OP_COLON))
-      return parse_with_group(p, loc, first);
+    if (!is_op(p, TL_OP_RPAR) || tok_is_op(peek(p, 1), TL_OP_COLON)) return parse_with_group(p, loc, first);
   }
-  if (is_op(p, TL_OP_RPAR) && first->kind != TL_AST_STARRED) {  /* parenthesised expression */
+  if (is_op(p, TL_OP_RPAR) && first->kind != TL_AST_STARRED) { /* parenthesised expression */
     advance(p);
     first->flags |= TL_AST_F_PARENS;
     return first;
@@ -508,7 +512,7 @@ static tl_ast_expr *finish_dict(parser *p, tl_loc loc, size_t mark) {
 static tl_ast_expr *parse_brace(parser *p, tl_loc loc) {
   advance(p);
   size_t mark = p->ptrs.len;
-  if (is_op(p, TL_OP_RBRACE)) return finish_dict(p, loc, mark);  /* {} */
+  if (is_op(p, TL_OP_RBRACE)) return finish_dict(p, loc, mark); /* {} */
   if (is_op(p, TL_OP_POW)) {
     advance(p);
     if (!enter(p)) return NULL;
@@ -570,38 +574,35 @@ static tl_ast_expr *parse_atom(parser *p) {
     if (e) e->u.fval = t->fval;
     advance(p);
     return e;
-  case TL_TOK_STRING:
-    return parse_string(p);
+  case TL_TOK_STRING: return parse_string(p);
   case TL_TOK_KEYWORD:
     if (t->sub == TL_KW_TRUE || t->sub == TL_KW_FALSE || t->sub == TL_KW_NONE) {
-      e = mk(p, t->sub == TL_KW_TRUE ? TL_AST_TRUE : t->sub == TL_KW_FALSE ? TL_AST_FALSE
-                                                                          : TL_AST_NONE,
-             loc);
+      e = mk(p, t->sub == TL_KW_TRUE ? TL_AST_TRUE : t->sub == TL_KW_FALSE ? TL_AST_FALSE : TL_AST_NONE, loc);
       advance(p);
       return e;
     }
     return expected(p, "expression");
-  case TL_TOK_OP:
-    break;
-  default:
-    return expected(p, "expression");
+  case TL_TOK_OP: break;
+  default: return expected(p, "expression");
   }
   switch (t->sub) {
   case TL_OP_LPAR: return parse_paren(p, loc);
   case TL_OP_LSQB: return parse_list(p, loc);
   case TL_OP_LBRACE: return parse_brace(p, loc);
-  case TL_OP_ELLIPSIS:
-    advance(p);
-    return mk(p, TL_AST_ELLIPSIS, loc);
-  default:
-    return expected(p, "expression");
+  case TL_OP_ELLIPSIS: advance(p); return mk(p, TL_AST_ELLIPSIS, loc);
+  default: return expected(p, "expression");
   }
 }
 
 /* Names seen so far in one keyword-argument or parameter list: a linear scan
  * of the first 16, a hash map beyond them (no quadratic behaviour on long
  * lists). */
-typedef struct dup_checker { const char *small[16]; size_t n; tl_map map; bool used; } dup_checker;
+typedef struct dup_checker {
+  const char *small[16];
+  size_t n;
+  tl_map map;
+  bool used;
+} dup_checker;
 /* True when name (interned) was seen before in this list; else records it. */
 static bool dup_seen(parser *p, dup_checker *dc, const char *name) {
   for (size_t i = 0; i < dc->n; i++)
@@ -636,7 +637,10 @@ static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpac
     kw.value = parse_test(p);
     *unpacked_kw = true;
     if (!kw.value) return false;
-    if (!tl_vec_push(&p->kws, kw)) { oom(p); return false; }
+    if (!tl_vec_push(&p->kws, kw)) {
+      oom(p);
+      return false;
+    }
     return true;
   }
   if (t->kind == TL_TOK_NAME && tok_is_op(peek(p, 1), TL_OP_ASSIGN)) {
@@ -649,10 +653,13 @@ static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpac
     advance(p);
     kw.value = parse_test(p);
     if (!kw.value) return false;
-    if (!tl_vec_push(&p->kws, kw)) { oom(p); return false; }
+    if (!tl_vec_push(&p->kws, kw)) {
+      oom(p);
+      return false;
+    }
     return true;
   }
-  bool star = tok_is_op(t, TL_OP_STAR);  /* *args may follow keywords */
+  bool star = tok_is_op(t, TL_OP_STAR); /* *args may follow keywords */
   if (*unpacked_kw && !star) {
     error_at(p, t->loc, "positional argument follows keyword argument unpacking");
     return false;
@@ -672,17 +679,20 @@ static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpac
     error_at(p, aloc, "expression cannot contain assignment, perhaps you meant \"==\"?");
     return false;
   }
-  return push(p, a);  /* starred arguments sit among the positional ones */
+  return push(p, a); /* starred arguments sit among the positional ones */
 }
 
 bool parse_call_args(parser *p) {
-  advance(p);  /* ( */
+  advance(p); /* ( */
   size_t kmark = p->kws.len;
   dup_checker dc = {0};
   bool ok = false, unpacked_kw = false;
   while (!is_op(p, TL_OP_RPAR)) {
     if (!parse_call_arg(p, &dc, kmark, &unpacked_kw)) goto done;
-    if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
+    if (is_op(p, TL_OP_COMMA)) {
+      advance(p);
+      continue;
+    }
     if (!is_op(p, TL_OP_RPAR)) {
       expected(p, "',' or ')'");
       goto done;
@@ -740,7 +750,7 @@ static tl_ast_expr *parse_slice_item(parser *p) {
 }
 
 static tl_ast_expr *parse_subscript(parser *p, tl_ast_expr *value, tl_loc start) {
-  advance(p);  /* [ */
+  advance(p); /* [ */
   size_t mark = p->ptrs.len;
   bool tuple = false;
   for (;;) {
@@ -826,8 +836,7 @@ static tl_ast_expr *parse_power(parser *p) {
 
 static tl_ast_expr *parse_factor(parser *p) {
   const tl_token *t = cur(p);
-  if (!(tok_is_op(t, TL_OP_MINUS) || tok_is_op(t, TL_OP_PLUS) || tok_is_op(t, TL_OP_TILDE)))
-    return parse_power(p);
+  if (!(tok_is_op(t, TL_OP_MINUS) || tok_is_op(t, TL_OP_PLUS) || tok_is_op(t, TL_OP_TILDE))) return parse_power(p);
   tl_loc loc = t->loc;
   const char *op = t->text;
   if (t->sub == TL_OP_MINUS) {
@@ -835,8 +844,8 @@ static tl_ast_expr *parse_factor(parser *p) {
     const tl_token *n = peek(p, 1);
     if (n->kind == TL_TOK_INT && n->int_2_63) {
       const tl_token *after = peek(p, 2);
-      if (!tok_is_op(after, TL_OP_POW) && !tok_is_op(after, TL_OP_DOT) &&
-          !tok_is_op(after, TL_OP_LPAR) && !tok_is_op(after, TL_OP_LSQB)) {
+      if (!tok_is_op(after, TL_OP_POW) && !tok_is_op(after, TL_OP_DOT) && !tok_is_op(after, TL_OP_LPAR) &&
+          !tok_is_op(after, TL_OP_LSQB)) {
         advance(p);
         advance(p);
         tl_ast_expr *e = mk(p, TL_AST_INT, loc);
@@ -858,8 +867,8 @@ static bool level_has(int level, const tl_token *t) {
   case 3: return t->sub == TL_OP_LSHIFT || t->sub == TL_OP_RSHIFT;
   case 4: return t->sub == TL_OP_PLUS || t->sub == TL_OP_MINUS;
   default:
-    return t->sub == TL_OP_STAR || t->sub == TL_OP_SLASH || t->sub == TL_OP_DSLASH ||
-           t->sub == TL_OP_PERCENT || t->sub == TL_OP_AT;
+    return t->sub == TL_OP_STAR || t->sub == TL_OP_SLASH || t->sub == TL_OP_DSLASH || t->sub == TL_OP_PERCENT ||
+           t->sub == TL_OP_AT;
   }
 }
 
@@ -888,10 +897,13 @@ static const char *compare_op(parser *p, int *ntok) {
   *ntok = 1;
   if (t->kind == TL_TOK_OP) {
     switch (t->sub) {
-    case TL_OP_LT: case TL_OP_GT: case TL_OP_LE: case TL_OP_GE: case TL_OP_EQ: case TL_OP_NE:
-      return t->text;
-    default:
-      return NULL;
+    case TL_OP_LT:
+    case TL_OP_GT:
+    case TL_OP_LE:
+    case TL_OP_GE:
+    case TL_OP_EQ:
+    case TL_OP_NE: return t->text;
+    default: return NULL;
     }
   }
   if (tok_is_kw(t, TL_KW_IN)) return "in";
@@ -974,7 +986,7 @@ static tl_ast_expr *parse_lambda(parser *p) {
   advance(p);
   size_t pmark = p->params.len;
   if (!parse_params(p, TL_OP_COLON, false)) return NULL;
-  advance(p);  /* : */
+  advance(p); /* : */
   tl_ast_expr *e = mk(p, TL_AST_LAMBDA, loc);
   if (!e) return NULL;
   size_t np = p->params.len - pmark;
@@ -1040,7 +1052,7 @@ tl_ast_expr *parse_star_named(parser *p) {
 
 tl_ast_expr *parse_yield(parser *p) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* yield */
+  advance(p); /* yield */
   tl_ast_expr *e;
   if (is_kw(p, TL_KW_FROM)) {
     advance(p);
@@ -1100,23 +1112,29 @@ tl_ast_expr *parse_target_list(parser *p) { return parse_comma_tuple(p, tl_pp_pa
  * bounded by the parse depth limit.) */
 bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   switch (e->kind) {
-  case TL_AST_NAME: case TL_AST_ATTR: case TL_AST_SUBSCRIPT:
-    return true;
+  case TL_AST_NAME:
+  case TL_AST_ATTR:
+  case TL_AST_SUBSCRIPT: return true;
   case TL_AST_STARRED:
     if (!allow_tuple) break;
     return check_target(p, e->u.un.x, true);
-  case TL_AST_TUPLE: case TL_AST_LIST:
+  case TL_AST_TUPLE:
+  case TL_AST_LIST:
     if (!allow_tuple) break;
     for (int i = 0; i < e->u.list.n; i++)
       if (!check_target(p, e->u.list.items[i], true)) return false;
     return true;
-  default:
-    break;
+  default: break;
   }
   const char *what = "expression";
   switch (e->kind) {
-  case TL_AST_INT: case TL_AST_FLOAT: case TL_AST_STR: case TL_AST_BYTES: case TL_AST_IMAG:
-  case TL_AST_BIGINT: case TL_AST_ELLIPSIS: what = "literal"; break;
+  case TL_AST_INT:
+  case TL_AST_FLOAT:
+  case TL_AST_STR:
+  case TL_AST_BYTES:
+  case TL_AST_IMAG:
+  case TL_AST_BIGINT:
+  case TL_AST_ELLIPSIS: what = "literal"; break;
   case TL_AST_FSTRING: what = "f-string expression"; break;
   case TL_AST_TRUE: what = "True"; break;
   case TL_AST_FALSE: what = "False"; break;
@@ -1136,21 +1154,20 @@ bool check_target(parser *p, const tl_ast_expr *e, bool allow_tuple) {
   case TL_AST_GENEXP: what = "generator expression"; break;
   case TL_AST_NAMEDEXPR: what = "named expression"; break;
   case TL_AST_AWAIT: what = "await expression"; break;
-  case TL_AST_YIELD: case TL_AST_YIELD_FROM: what = "yield expression"; break;
+  case TL_AST_YIELD:
+  case TL_AST_YIELD_FROM: what = "yield expression"; break;
   default: break;
   }
   if (!allow_tuple && (e->kind == TL_AST_TUPLE || e->kind == TL_AST_LIST))
     error_at(p, e->loc, "'%s' is an illegal target here", what);
-  else
-    error_at(p, e->loc, "cannot assign to %s", what);
+  else error_at(p, e->loc, "cannot assign to %s", what);
   return false;
 }
 
 /* ------------------------------------------------------------ parameters */
 
 /* One parameter name [: annotation] [= default] of the given kind. */
-static bool parse_param(parser *p, dup_checker *dc, tl_ast_param_kind kind, bool annotations,
-                        bool *seen_default) {
+static bool parse_param(parser *p, dup_checker *dc, tl_ast_param_kind kind, bool annotations, bool *seen_default) {
   const tl_token *t = cur(p);
   if (t->kind != TL_TOK_NAME) {
     expected(p, "parameter name");
@@ -1164,8 +1181,7 @@ static bool parse_param(parser *p, dup_checker *dc, tl_ast_param_kind kind, bool
   advance(p);
   if (annotations && is_op(p, TL_OP_COLON)) {
     advance(p);
-    prm.annotation = is_op(p, TL_OP_STAR) && kind == TL_AST_PARAM_VARARG ? parse_star_named(p)
-                                                                         : parse_test(p);
+    prm.annotation = is_op(p, TL_OP_STAR) && kind == TL_AST_PARAM_VARARG ? parse_star_named(p) : parse_test(p);
     if (!prm.annotation) return false;
   }
   if (kind != TL_AST_PARAM_VARARG && kind != TL_AST_PARAM_KWARG && is_op(p, TL_OP_ASSIGN)) {
@@ -1211,9 +1227,7 @@ bool parse_params(parser *p, tl_op close, bool annotations) {
       }
       kwonly = true;
       advance(p);
-      if (!is_op(p, TL_OP_COMMA) &&
-          !parse_param(p, &dc, TL_AST_PARAM_VARARG, annotations, &seen_default))
-        goto done;
+      if (!is_op(p, TL_OP_COMMA) && !parse_param(p, &dc, TL_AST_PARAM_VARARG, annotations, &seen_default)) goto done;
     } else if (tok_is_op(t, TL_OP_POW)) {
       advance(p);
       if (!parse_param(p, &dc, TL_AST_PARAM_KWARG, annotations, &seen_default)) goto done;
@@ -1226,7 +1240,10 @@ bool parse_params(parser *p, tl_op close, bool annotations) {
     } else if (!parse_param(p, &dc, kind, annotations, &seen_default)) {
       goto done;
     }
-    if (is_op(p, TL_OP_COMMA)) { advance(p); continue; }
+    if (is_op(p, TL_OP_COMMA)) {
+      advance(p);
+      continue;
+    }
     if (!is_op(p, close)) {
       expected(p, close == TL_OP_RPAR ? "',' or ')'" : "',' or ':'");
       goto done;

@@ -68,7 +68,10 @@ static size_t expr_end(fscan *f) {
     else if (c == '}' && depth > 0) depth--;
     else if (depth == 0) {
       if (c == '}' || c == ':') return i;
-      if ((c == '!' || c == '=' || c == '<' || c == '>') && n == '=') { i += 2; continue; }
+      if ((c == '!' || c == '=' || c == '<' || c == '>') && n == '=') {
+        i += 2;
+        continue;
+      }
       if (c == '!' || c == '=') return i;
     }
     i++;
@@ -90,8 +93,7 @@ static tl_ast_expr *parse_field_expr(fscan *f, size_t start, size_t end) {
   q.file = p->file;
   q.depth = p->depth;
   q.ast_depth = p->ast_depth;
-  tl_lexer_init_nested(&q.lx, f->src, start, end, f->line, f->line_start, p->file, p->a,
-                       p->names);
+  tl_lexer_init_nested(&q.lx, f->src, start, end, f->line, f->line_start, p->file, p->a, p->names);
   tl_ast_expr *e = is_kw(&q, TL_KW_YIELD) ? parse_yield(&q) : parse_testlist(&q);
   if (e && !is_kind(&q, TL_TOK_EOF)) e = expected(&q, "'}'");
   if (q.failed) p->failed = true;
@@ -221,8 +223,7 @@ static bool fs_body(fscan *f, tl_strbuf *text, bool in_spec) {
 bool parse_fstring_part(parser *p, tl_strbuf *text, size_t mark) {
   (void)mark;
   const tl_token *t = cur(p);
-  fscan f = {p, p->lx.src, t->body_start, t->body_end, t->body_line, t->body_line_start,
-             t->fstr_raw, t->loc};
+  fscan f = {p, p->lx.src, t->body_start, t->body_end, t->body_line, t->body_line_start, t->fstr_raw, t->loc};
   /* the body begins after the prefix and quotes on the token's line */
   advance(p);
   return fs_body(&f, text, false);

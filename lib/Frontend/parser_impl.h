@@ -60,15 +60,9 @@ static inline void advance(parser *p) {
   p->nla--;
 }
 static inline tl_loc cur_loc(parser *p) { return cur(p)->loc; }
-static inline tl_loc prev_end(parser *p) {
-  return (tl_loc){p->file, p->prev.end_line, p->prev.end_col};
-}
-static inline bool tok_is_op(const tl_token *t, tl_op op) {
-  return t->kind == TL_TOK_OP && t->sub == (int)op;
-}
-static inline bool tok_is_kw(const tl_token *t, tl_kw kw) {
-  return t->kind == TL_TOK_KEYWORD && t->sub == (int)kw;
-}
+static inline tl_loc prev_end(parser *p) { return (tl_loc){p->file, p->prev.end_line, p->prev.end_col}; }
+static inline bool tok_is_op(const tl_token *t, tl_op op) { return t->kind == TL_TOK_OP && t->sub == (int)op; }
+static inline bool tok_is_kw(const tl_token *t, tl_kw kw) { return t->kind == TL_TOK_KEYWORD && t->sub == (int)kw; }
 static inline bool is_op(parser *p, tl_op op) { return tok_is_op(cur(p), op); }
 static inline bool is_kw(parser *p, tl_kw kw) { return tok_is_kw(cur(p), kw); }
 static inline bool is_kind(parser *p, tl_tok_kind k) { return cur(p)->kind == k; }
@@ -124,15 +118,15 @@ void **take(parser *p, size_t mark, int *n);
 bool can_start_expr(const tl_token *t);
 
 /* Expressions (Python's grammar names in comments). */
-tl_ast_expr *parse_test(parser *p);        /* expression (incl. lambda) */
-tl_ast_expr *parse_namedexpr(parser *p);   /* named_expression: test [':=' test] */
-tl_ast_expr *parse_star_named(parser *p);  /* '*' bitwise_or | named_expression */
-tl_ast_expr *parse_testlist(parser *p);    /* star_expressions: a TUPLE when there is a comma */
-tl_ast_expr *parse_binary(parser *p, int level);  /* level 0: bitwise_or */
-tl_ast_expr *parse_boolop(parser *p, tl_kw kw);   /* TL_KW_OR: disjunction */
-tl_ast_expr *parse_target_list(parser *p); /* star_targets (for, comprehensions, del) */
-tl_ast_expr *parse_target(parser *p);      /* one star_target */
-tl_ast_expr *parse_yield(parser *p);       /* yield [from] expr; cur is 'yield' */
+tl_ast_expr *parse_test(parser *p);              /* expression (incl. lambda) */
+tl_ast_expr *parse_namedexpr(parser *p);         /* named_expression: test [':=' test] */
+tl_ast_expr *parse_star_named(parser *p);        /* '*' bitwise_or | named_expression */
+tl_ast_expr *parse_testlist(parser *p);          /* star_expressions: a TUPLE when there is a comma */
+tl_ast_expr *parse_binary(parser *p, int level); /* level 0: bitwise_or */
+tl_ast_expr *parse_boolop(parser *p, tl_kw kw);  /* TL_KW_OR: disjunction */
+tl_ast_expr *parse_target_list(parser *p);       /* star_targets (for, comprehensions, del) */
+tl_ast_expr *parse_target(parser *p);            /* one star_target */
+tl_ast_expr *parse_yield(parser *p);             /* yield [from] expr; cur is 'yield' */
 /* Parameters up to `close` (')' for def, ':' for lambda; not consumed),
  * pushed on p->params; annotations only when `annotations`. */
 bool parse_params(parser *p, tl_op close, bool annotations);

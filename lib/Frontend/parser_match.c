@@ -24,9 +24,7 @@ static tl_ast_pattern *mkp(parser *p, tl_ast_pattern_kind k, tl_loc loc) {
   return r;
 }
 
-static bool is_name(const tl_token *t, const char *s) {
-  return t->kind == TL_TOK_NAME && !strcmp(t->text, s);
-}
+static bool is_name(const tl_token *t, const char *s) { return t->kind == TL_TOK_NAME && !strcmp(t->text, s); }
 
 /* *NAME or *_ in a sequence */
 static tl_ast_pattern *parse_star_pattern(parser *p) {
@@ -104,7 +102,7 @@ static tl_ast_pattern *parse_class_pattern(parser *p, tl_ast_expr *cls) {
   tl_ast_pattern *r = mkp(p, TL_PAT_CLASS, cls->loc);
   if (!r) return NULL;
   r->value = cls;
-  advance(p);  /* ( */
+  advance(p); /* ( */
   size_t mark = p->ptrs.len;
   TL_VEC(void *) kws = {0};
   while (!is_op(p, TL_OP_RPAR)) {
@@ -175,8 +173,11 @@ static tl_ast_pattern *parse_closed_pattern(parser *p) {
   if (tok_is_kw(t, TL_KW_NONE) || tok_is_kw(t, TL_KW_TRUE) || tok_is_kw(t, TL_KW_FALSE)) {
     tl_ast_pattern *r = mkp(p, TL_PAT_SINGLETON, loc);
     if (!r) return NULL;
-    r->value = mk(p, tok_is_kw(t, TL_KW_NONE) ? TL_AST_NONE : tok_is_kw(t, TL_KW_TRUE)
-                                                               ? TL_AST_TRUE : TL_AST_FALSE, loc);
+    r->value = mk(p,
+                  tok_is_kw(t, TL_KW_NONE)   ? TL_AST_NONE
+                  : tok_is_kw(t, TL_KW_TRUE) ? TL_AST_TRUE
+                                             : TL_AST_FALSE,
+                  loc);
     advance(p);
     return r->value ? r : NULL;
   }
@@ -218,9 +219,15 @@ static tl_ast_pattern *parse_pattern(parser *p) {
   }
   if (is_kw(p, TL_KW_AS)) {
     advance(p);
-    if (!is_kind(p, TL_TOK_NAME)) { r = expected(p, "name after 'as'"); goto done; }
+    if (!is_kind(p, TL_TOK_NAME)) {
+      r = expected(p, "name after 'as'");
+      goto done;
+    }
     tl_ast_pattern *a = mkp(p, TL_PAT_AS, loc);
-    if (!a) { r = NULL; goto done; }
+    if (!a) {
+      r = NULL;
+      goto done;
+    }
     a->sub = r;
     if (strcmp(cur(p)->text, "_") != 0) a->name = cur(p)->text;
     advance(p);
@@ -253,21 +260,26 @@ static tl_ast_pattern *parse_patterns(parser *p) {
 
 bool parse_match(parser *p) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* match */
+  advance(p); /* match */
   tl_ast_expr *subject = parse_testlist(p);
   if (!subject || !expect_colon(p)) return false;
-  if (!is_kind(p, TL_TOK_NEWLINE)) { expected(p, "newline after 'match ...:'"); return false; }
+  if (!is_kind(p, TL_TOK_NEWLINE)) {
+    expected(p, "newline after 'match ...:'");
+    return false;
+  }
   advance(p);
   if (!is_kind(p, TL_TOK_INDENT)) {
-    error_at(p, cur_loc(p), "expected an indented block after 'match' statement on line %d",
-             loc.line);
+    error_at(p, cur_loc(p), "expected an indented block after 'match' statement on line %d", loc.line);
     return false;
   }
   advance(p);
   TL_VEC(tl_ast_match_case) cases = {0};
   bool ok = false;
   while (!is_kind(p, TL_TOK_DEDENT) && !is_kind(p, TL_TOK_EOF)) {
-    if (!is_name(cur(p), "case")) { expected(p, "'case'"); goto done; }
+    if (!is_name(cur(p), "case")) {
+      expected(p, "'case'");
+      goto done;
+    }
     int line = cur_loc(p).line;
     advance(p);
     tl_ast_match_case c = {0};
@@ -277,7 +289,10 @@ bool parse_match(parser *p) {
       if (!(c.guard = parse_namedexpr(p))) goto done;
     }
     if (!expect_colon(p) || !parse_block(p, "'case' statement", line, &c.body)) goto done;
-    if (!tl_vec_push(&cases, c)) { oom(p); goto done; }
+    if (!tl_vec_push(&cases, c)) {
+      oom(p);
+      goto done;
+    }
   }
   if (is_kind(p, TL_TOK_DEDENT)) advance(p);
   tl_ast_stmt *s = mks(p, TL_AST_MATCH, loc);
@@ -285,7 +300,10 @@ bool parse_match(parser *p) {
   s->u.match.subject = subject;
   s->u.match.ncases = (int)cases.len;
   s->u.match.cases = tl_vec_to_arena_(p->a, cases.data, cases.len, sizeof(tl_ast_match_case));
-  if (cases.len && !s->u.match.cases) { oom(p); goto done; }
+  if (cases.len && !s->u.match.cases) {
+    oom(p);
+    goto done;
+  }
   ok = push_stmt(p, s);
 done:
   tl_vec_free(&cases);

@@ -38,8 +38,7 @@ bool parse_block(parser *p, const char *what, int header_line, tl_ast_block *out
   if (is_kind(p, TL_TOK_NEWLINE)) {
     advance(p);
     if (!is_kind(p, TL_TOK_INDENT)) {
-      error_at(p, cur_loc(p), "expected an indented block after %s on line %d", what,
-               header_line);
+      error_at(p, cur_loc(p), "expected an indented block after %s on line %d", what, header_line);
       return false;
     }
     advance(p);
@@ -90,8 +89,8 @@ static const char *parse_dotted(parser *p) {
 
 /* One import statement per imported name; cont marks the ones after the
  * first of a statement. */
-static bool push_import(parser *p, tl_loc loc, const char *mod, const char *name,
-                        const char *alias, int level, bool cont) {
+static bool push_import(parser *p, tl_loc loc, const char *mod, const char *name, const char *alias, int level,
+                        bool cont) {
   tl_ast_stmt *s = mks(p, TL_AST_IMPORT, loc);
   if (!s) return false;
   s->u.import.module = mod;
@@ -119,7 +118,7 @@ static const char *parse_as_name(parser *p, bool *ok) {
 
 static bool parse_import(parser *p) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* import */
+  advance(p); /* import */
   for (bool cont = false;; cont = true) {
     const char *mod = parse_dotted(p);
     if (!mod) return false;
@@ -133,7 +132,7 @@ static bool parse_import(parser *p) {
 
 static bool parse_from(parser *p) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* from */
+  advance(p); /* from */
   int level = 0;
   while (is_op(p, TL_OP_DOT) || is_op(p, TL_OP_ELLIPSIS)) {
     level += is_op(p, TL_OP_DOT) ? 1 : 3;
@@ -144,7 +143,10 @@ static bool parse_from(parser *p) {
     mod = parse_dotted(p);
     if (!mod) return false;
   }
-  if (!is_kw(p, TL_KW_IMPORT)) { expected(p, "'import'"); return false; }
+  if (!is_kw(p, TL_KW_IMPORT)) {
+    expected(p, "'import'");
+    return false;
+  }
   advance(p);
   if (is_op(p, TL_OP_STAR)) {
     advance(p);
@@ -153,7 +155,10 @@ static bool parse_from(parser *p) {
   bool paren = is_op(p, TL_OP_LPAR);
   if (paren) advance(p);
   for (bool cont = false;; cont = true) {
-    if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name to import"); return false; }
+    if (!is_kind(p, TL_TOK_NAME)) {
+      expected(p, "name to import");
+      return false;
+    }
     const char *name = cur(p)->text;
     advance(p);
     bool ok;
@@ -164,23 +169,23 @@ static bool parse_from(parser *p) {
     if (paren && is_op(p, TL_OP_RPAR)) break;
   }
   if (paren) {
-    if (!is_op(p, TL_OP_RPAR)) { expected(p, "',' or ')'"); return false; }
+    if (!is_op(p, TL_OP_RPAR)) {
+      expected(p, "',' or ')'");
+      return false;
+    }
     advance(p);
   }
   return true;
 }
 
 static const char *aug_binop(int op) {
-  static const char *const names[] = {"+", "-", "*", "/", "//", "%", "**", "@",
-                                      "&", "|", "^", "<<", ">>"};
+  static const char *const names[] = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"};
   if (op < TL_OP_PLUS_EQ || op > TL_OP_RSHIFT_EQ) return NULL;
   return names[op - TL_OP_PLUS_EQ];
 }
 
 /* The right-hand side of an assignment: a yield expression or star_expressions. */
-static tl_ast_expr *parse_rhs(parser *p) {
-  return is_kw(p, TL_KW_YIELD) ? parse_yield(p) : parse_testlist(p);
-}
+static tl_ast_expr *parse_rhs(parser *p) { return is_kw(p, TL_KW_YIELD) ? parse_yield(p) : parse_testlist(p); }
 
 /* The value after an assignment operator (=, +=, ...) at the current token. */
 static tl_ast_expr *parse_assigned(parser *p) {
@@ -267,7 +272,10 @@ static bool parse_names_stmt(parser *p, tl_ast_stmt_kind kind) {
   advance(p);
   size_t mark = p->ptrs.len;
   for (;;) {
-    if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name"); return false; }
+    if (!is_kind(p, TL_TOK_NAME)) {
+      expected(p, "name");
+      return false;
+    }
     if (!push(p, (void *)cur(p)->text)) return false;
     advance(p);
     if (!is_op(p, TL_OP_COMMA)) break;
@@ -279,8 +287,10 @@ static bool parse_names_stmt(parser *p, tl_ast_stmt_kind kind) {
 
 /* del targets; assert test[, msg]; raise [exc [from cause]] */
 static bool parse_del_assert_raise(parser *p, tl_kw kw) {
-  tl_ast_stmt *s = mks(p, kw == TL_KW_DEL ? TL_AST_DELETE : kw == TL_KW_ASSERT ? TL_AST_ASSERT
-                                                                               : TL_AST_RAISE,
+  tl_ast_stmt *s = mks(p,
+                       kw == TL_KW_DEL      ? TL_AST_DELETE
+                       : kw == TL_KW_ASSERT ? TL_AST_ASSERT
+                                            : TL_AST_RAISE,
                        cur_loc(p));
   if (!s) return false;
   advance(p);
@@ -316,9 +326,13 @@ static bool parse_simple_stmt(parser *p) {
   const tl_token *t = cur(p);
   if (t->kind == TL_TOK_KEYWORD) {
     switch (t->sub) {
-    case TL_KW_PASS: case TL_KW_BREAK: case TL_KW_CONTINUE: {
-      tl_ast_stmt *s = mks(p, t->sub == TL_KW_PASS ? TL_AST_PASS
-                              : t->sub == TL_KW_BREAK ? TL_AST_BREAK : TL_AST_CONTINUE,
+    case TL_KW_PASS:
+    case TL_KW_BREAK:
+    case TL_KW_CONTINUE: {
+      tl_ast_stmt *s = mks(p,
+                           t->sub == TL_KW_PASS    ? TL_AST_PASS
+                           : t->sub == TL_KW_BREAK ? TL_AST_BREAK
+                                                   : TL_AST_CONTINUE,
                            t->loc);
       advance(p);
       return push_stmt(p, s);
@@ -337,8 +351,9 @@ static bool parse_simple_stmt(parser *p) {
     case TL_KW_FROM: return parse_from(p);
     case TL_KW_GLOBAL: return parse_names_stmt(p, TL_AST_GLOBAL);
     case TL_KW_NONLOCAL: return parse_names_stmt(p, TL_AST_NONLOCAL);
-    case TL_KW_DEL: case TL_KW_ASSERT: case TL_KW_RAISE:
-      return parse_del_assert_raise(p, (tl_kw)t->sub);
+    case TL_KW_DEL:
+    case TL_KW_ASSERT:
+    case TL_KW_RAISE: return parse_del_assert_raise(p, (tl_kw)t->sub);
     default:
       if (!can_start_expr(t)) {
         error_at(p, t->loc, "invalid syntax: unexpected %s", describe(p, t));
@@ -359,10 +374,8 @@ static bool parse_simple_stmts(parser *p) {
     if (is_kind(p, TL_TOK_NEWLINE)) break;
   }
   if (!is_kind(p, TL_TOK_NEWLINE)) {
-    if (is_op(p, TL_OP_ASSIGN))
-      error_at(p, cur_loc(p), "invalid syntax: unexpected '='");
-    else
-      error_at(p, cur_loc(p), "invalid syntax: unexpected %s", describe(p, cur(p)));
+    if (is_op(p, TL_OP_ASSIGN)) error_at(p, cur_loc(p), "invalid syntax: unexpected '='");
+    else error_at(p, cur_loc(p), "invalid syntax: unexpected %s", describe(p, cur(p)));
     return false;
   }
   advance(p);
@@ -379,7 +392,7 @@ static bool parse_else(parser *p, tl_ast_block *out) {
 
 static bool parse_if(parser *p, const char *what) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* if / elif */
+  advance(p); /* if / elif */
   tl_ast_expr *test = parse_namedexpr(p);
   if (!test || !expect_colon(p)) return false;
   tl_ast_stmt *s = mks(p, TL_AST_IF, loc);
@@ -406,10 +419,13 @@ static bool parse_if(parser *p, const char *what) {
 }
 
 static bool parse_for(parser *p, tl_loc loc, bool is_async) {
-  advance(p);  /* for */
+  advance(p); /* for */
   tl_ast_expr *target = parse_target_list(p);
   if (!target || !check_target(p, target, true)) return false;
-  if (!is_kw(p, TL_KW_IN)) { expected(p, "'in'"); return false; }
+  if (!is_kw(p, TL_KW_IN)) {
+    expected(p, "'in'");
+    return false;
+  }
   advance(p);
   tl_ast_expr *iter = parse_testlist(p);
   if (!iter || !expect_colon(p)) return false;
@@ -438,7 +454,7 @@ static bool parse_while(parser *p) {
 
 /* with a [as b], ... : / with (a [as b], ...): */
 static bool parse_with(parser *p, tl_loc loc, bool is_async) {
-  advance(p);  /* with */
+  advance(p); /* with */
   size_t mark = p->ptrs.len;
   p->with_header = is_op(p, TL_OP_LPAR);
   p->nwith_items = 0;
@@ -490,8 +506,7 @@ static bool parse_try(parser *p) {
   tl_loc loc = cur_loc(p);
   advance(p);
   tl_ast_stmt *s = mks(p, TL_AST_TRY, loc);
-  if (!s || !expect_colon(p) || !parse_block(p, "'try' statement", loc.line, &s->u.try_.body))
-    return false;
+  if (!s || !expect_colon(p) || !parse_block(p, "'try' statement", loc.line, &s->u.try_.body)) return false;
   TL_VEC(tl_ast_handler) hs = {0};
   bool ok = false;
   while (is_kw(p, TL_KW_EXCEPT)) {
@@ -507,25 +522,33 @@ static bool parse_try(parser *p) {
       if (!h.type) goto done;
       if (is_kw(p, TL_KW_AS)) {
         advance(p);
-        if (!is_kind(p, TL_TOK_NAME)) { expected(p, "name after 'as'"); goto done; }
+        if (!is_kind(p, TL_TOK_NAME)) {
+          expected(p, "name after 'as'");
+          goto done;
+        }
         h.name = cur(p)->text;
         advance(p);
       }
     }
     if (!expect_colon(p) || !parse_block(p, "'except' statement", h.loc.line, &h.body)) goto done;
-    if (!tl_vec_push(&hs, h)) { oom(p); goto done; }
+    if (!tl_vec_push(&hs, h)) {
+      oom(p);
+      goto done;
+    }
   }
   if (hs.len) {
     s->u.try_.handlers = tl_vec_to_arena_(p->a, hs.data, hs.len, sizeof(tl_ast_handler));
-    if (!s->u.try_.handlers) { oom(p); goto done; }
+    if (!s->u.try_.handlers) {
+      oom(p);
+      goto done;
+    }
     s->u.try_.nhandlers = (int)hs.len;
   }
   if (!parse_else(p, &s->u.try_.orelse)) goto done;
   if (is_kw(p, TL_KW_FINALLY)) {
     int line = cur_loc(p).line;
     advance(p);
-    if (!expect_colon(p) || !parse_block(p, "'finally' statement", line, &s->u.try_.finalbody))
-      goto done;
+    if (!expect_colon(p) || !parse_block(p, "'finally' statement", line, &s->u.try_.finalbody)) goto done;
   }
   if (!hs.len && !s->u.try_.finalbody.n) {
     expected(p, "'except' or 'finally' block");
@@ -539,23 +562,32 @@ done:
 
 /* def NAME(params) [-> ann]: block; decorators are ptrs[dmark..]. */
 static bool parse_def(parser *p, size_t dmark, tl_loc loc, bool is_async) {
-  advance(p);  /* def */
-  if (!is_kind(p, TL_TOK_NAME)) { expected(p, "function name"); return false; }
+  advance(p); /* def */
+  if (!is_kind(p, TL_TOK_NAME)) {
+    expected(p, "function name");
+    return false;
+  }
   tl_ast_stmt *s = mks(p, TL_AST_DEF, loc);
   if (!s) return false;
   s->u.def.name = cur(p)->text;
   s->u.def.name_loc = cur_loc(p);
   s->u.def.is_async = is_async;
   advance(p);
-  if (!is_op(p, TL_OP_LPAR)) { expected(p, "'('"); return false; }
+  if (!is_op(p, TL_OP_LPAR)) {
+    expected(p, "'('");
+    return false;
+  }
   advance(p);
   size_t pmark = p->params.len;
   if (!parse_params(p, TL_OP_RPAR, true)) return false;
-  advance(p);  /* ) */
+  advance(p); /* ) */
   size_t np = p->params.len - pmark;
   if (np) {
     s->u.def.params = tl_vec_to_arena_(p->a, p->params.data + pmark, np, sizeof(tl_ast_param));
-    if (!s->u.def.params) { oom(p); return false; }
+    if (!s->u.def.params) {
+      oom(p);
+      return false;
+    }
     s->u.def.nparams = (int)np;
   }
   p->params.len = pmark;
@@ -573,8 +605,11 @@ static bool parse_def(parser *p, size_t dmark, tl_loc loc, bool is_async) {
 /* class NAME ['(' arguments ')']: block; decorators are ptrs[dmark..]. */
 static bool parse_class(parser *p, size_t dmark) {
   tl_loc loc = cur_loc(p);
-  advance(p);  /* class */
-  if (!is_kind(p, TL_TOK_NAME)) { expected(p, "class name"); return false; }
+  advance(p); /* class */
+  if (!is_kind(p, TL_TOK_NAME)) {
+    expected(p, "class name");
+    return false;
+  }
   tl_ast_stmt *s = mks(p, TL_AST_CLASS, loc);
   if (!s) return false;
   s->u.cls.name = cur(p)->text;
@@ -616,7 +651,10 @@ static bool parse_decorated(parser *p) {
     advance(p);
     return parse_def(p, dmark, loc, true);
   }
-  if (!is_kw(p, TL_KW_DEF)) { expected(p, "'def' or 'class' after decorator"); return false; }
+  if (!is_kw(p, TL_KW_DEF)) {
+    expected(p, "'def' or 'class' after decorator");
+    return false;
+  }
   return parse_def(p, dmark, loc, false);
 }
 
@@ -628,10 +666,13 @@ static bool at_match_stmt(parser *p) {
   if (t->kind != TL_TOK_NAME || strcmp(t->text, "match") != 0) return false;
   const tl_token *n = peek(p, 1);
   switch (n->kind) {
-  case TL_TOK_NAME: case TL_TOK_INT: case TL_TOK_FLOAT: case TL_TOK_STRING: return true;
+  case TL_TOK_NAME:
+  case TL_TOK_INT:
+  case TL_TOK_FLOAT:
+  case TL_TOK_STRING: return true;
   case TL_TOK_KEYWORD:
-    return n->sub == TL_KW_NONE || n->sub == TL_KW_TRUE || n->sub == TL_KW_FALSE ||
-           n->sub == TL_KW_LAMBDA || n->sub == TL_KW_AWAIT;
+    return n->sub == TL_KW_NONE || n->sub == TL_KW_TRUE || n->sub == TL_KW_FALSE || n->sub == TL_KW_LAMBDA ||
+           n->sub == TL_KW_AWAIT;
   case TL_TOK_OP: return n->sub == TL_OP_LBRACE || n->sub == TL_OP_ELLIPSIS;
   default: return false;
   }
@@ -664,7 +705,10 @@ static bool parse_statement(parser *p) {
       expected(p, "'def', 'for' or 'with' after 'async'");
       return false;
     }
-    case TL_KW_ELSE: case TL_KW_ELIF: case TL_KW_EXCEPT: case TL_KW_FINALLY:
+    case TL_KW_ELSE:
+    case TL_KW_ELIF:
+    case TL_KW_EXCEPT:
+    case TL_KW_FINALLY:
       error_at(p, t->loc, "invalid syntax: '%s' without a matching '%s'", tl_kw_spelling(t->sub),
                t->sub == TL_KW_EXCEPT || t->sub == TL_KW_FINALLY ? "try" : "if");
       return false;
@@ -674,8 +718,8 @@ static bool parse_statement(parser *p) {
   return parse_simple_stmts(p);
 }
 
-bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *source,
-                     size_t len, const char *filename, tl_ast_module *out) {
+bool tl_parse_python(tl_arena *a, tl_intern *names, tl_diag *d, const char *source, size_t len, const char *filename,
+                     tl_ast_module *out) {
   parser p = {.a = a, .names = names, .d = d, .file = filename};
   tl_lexer_init(&p.lx, source, len, filename, a, names);
   if (out) memset(out, 0, sizeof *out);

@@ -12,9 +12,7 @@ static const char *const tilelang_names[] = {
 #undef TL_TILELANG_NAME
 };
 
-static int cmp_name(const void *key, const void *elem) {
-  return strcmp((const char *)key, *(const char *const *)elem);
-}
+static int cmp_name(const void *key, const void *elem) { return strcmp((const char *)key, *(const char *const *)elem); }
 
 bool tilelang_has_name(const char *name) {
   size_t n = sizeof tilelang_names / sizeof tilelang_names[0];

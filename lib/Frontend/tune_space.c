@@ -23,14 +23,12 @@ static tl_tune_space *space_new(void) {
   return s;
 }
 
-tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len, const char *filename,
-                              const char *kernel, const tl_define *defines, size_t ndefines,
-                              tl_tune_space **out) {
+tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len, const char *filename, const char *kernel,
+                              const tl_define *defines, size_t ndefines, tl_tune_space **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out) *out = NULL;
-  if (!source || !out)
-    return tl_context_null_arg(ctx, "tl_tune_space_parse", !source ? "source" : "out");
+  if (!source || !out) return tl_context_null_arg(ctx, "tl_tune_space_parse", !source ? "source" : "out");
   if (ndefines && !defines) return tl_context_null_arg(ctx, "tl_tune_space_parse", "defines");
   tl_module *m = tl_module_new();
   tl_tune_space *s = space_new();
@@ -48,8 +46,7 @@ tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len, c
   size_t nsources = ctx->diag.sources.len;
   tl_status st = TL_OK;
   if (!tl_diag_add_source(&ctx->diag, m->filename, m->source, len)) st = TL_ERR_NO_MEMORY;
-  else if (!tl_frontend_autotune(m, &ctx->diag, m->source, len, m->filename, defines, ndefines,
-                                 kernel, s) ||
+  else if (!tl_frontend_autotune(m, &ctx->diag, m->source, len, m->filename, defines, ndefines, kernel, s) ||
            ctx->diag.errors > 0)
     st = m->arena.oom || s->arena.oom ? TL_ERR_NO_MEMORY : TL_ERR_COMPILE;
   if (st == TL_ERR_NO_MEMORY && !ctx->last_error) tl_context_fail(ctx, st, "out of memory");
@@ -64,8 +61,8 @@ tl_status tl_tune_space_parse(tl_context *ctx, const char *source, size_t len, c
   return TL_OK;
 }
 
-tl_status tl_tune_space_from_defines(const tl_define *const *defs, const size_t *nkeys,
-                                     size_t nconfigs, tl_tune_space **out) {
+tl_status tl_tune_space_from_defines(const tl_define *const *defs, const size_t *nkeys, size_t nconfigs,
+                                     tl_tune_space **out) {
   if (!out) return TL_ERR_INVALID_ARGUMENT;
   *out = NULL;
   if (!nconfigs || !defs || !nkeys) return TL_ERR_INVALID_ARGUMENT;

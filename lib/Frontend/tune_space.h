@@ -17,14 +17,14 @@
 #include "tilelang/ir.h"
 
 struct tl_tune_space {
-  tl_arena arena;      /* owns every string and array below */
-  bool found;          /* the kernel has an @autotune decorator */
-  const char *kernel;  /* the decorated factory's Python name */
-  int warmup, rep;     /* the decorator's warmup= / rep=, -1 when absent */
-  size_t n;            /* number of configs */
-  size_t *nkeys;       /* per config: number of bindings */
-  tl_define **defs;    /* per config: the bindings (name, -D value text) */
-  const char *text;    /* every config, one "k=v k=v" line each (the cache key's part) */
+  tl_arena arena;     /* owns every string and array below */
+  bool found;         /* the kernel has an @autotune decorator */
+  const char *kernel; /* the decorated factory's Python name */
+  int warmup, rep;    /* the decorator's warmup= / rep=, -1 when absent */
+  size_t n;           /* number of configs */
+  size_t *nkeys;      /* per config: number of bindings */
+  tl_define **defs;   /* per config: the bindings (name, -D value text) */
+  const char *text;   /* every config, one "k=v k=v" line each (the cache key's part) */
 };
 
 /* Parses source as tl_frontend_parse_kernel does up to the classification
@@ -34,8 +34,7 @@ struct tl_tune_space {
  * Errors (located, in d): a bad decorator, configs that are not a list of
  * dicts of constants, a key that is not a factory parameter, an empty
  * list.  Returns false when any error was reported. */
-bool tl_frontend_autotune(tl_module *m, tl_diag *d, const char *source, size_t len,
-                          const char *filename, const tl_define *defs, size_t ndefs,
-                          const char *kernel, struct tl_tune_space *out);
+bool tl_frontend_autotune(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                          const tl_define *defs, size_t ndefs, const char *kernel, struct tl_tune_space *out);
 
 #endif

@@ -16,8 +16,8 @@
  * later calls keep going quietly (calls given NULL handles after an error do
  * nothing); tl_builder_finish reports it.  Built IR has no source locations
  * (file NULL). */
-#include "IR/tir.h"
 #include "IR/out_idx.h"
+#include "IR/tir.h"
 #include "Support/context.h"
 
 #include <inttypes.h>
@@ -32,17 +32,17 @@ typedef TL_VEC(tl_stmt *) stmt_vec;
 typedef enum frame_kind { F_ROOT, F_KERNEL, F_FOR, F_IF } frame_kind;
 typedef struct frame {
   frame_kind kind;
-  stmt_vec stmts;     /* statements of the open body */
-  stmt_vec then_stmts;/* F_IF after tl_builder_else: the then-branch */
+  stmt_vec stmts;      /* statements of the open body */
+  stmt_vec then_stmts; /* F_IF after tl_builder_else: the then-branch */
   bool in_else;
-  tl_stmt *node;      /* the statement being built (NULL after a bad begin) */
+  tl_stmt *node; /* the statement being built (NULL after a bad begin) */
 } frame;
 
 struct tl_builder {
   tl_context *ctx;
   tl_module *m;
   tl_primfunc *f;
-  char *error;        /* first recorded misuse (malloc) */
+  char *error; /* first recorded misuse (malloc) */
   bool oom;
   TL_VEC(frame) frames;
   TL_VEC(tl_param) params;
@@ -52,8 +52,7 @@ struct tl_builder {
 };
 
 /* ---------------------------------------------------------------- errors */
-static void berr(tl_builder *b, const char *fn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void berr(tl_builder *b, const char *fn, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void berr(tl_builder *b, const char *fn, const char *fmt, ...) {
   if (b->error) return;
   tl_strbuf sb = {0};
@@ -80,11 +79,11 @@ static void *oomp(tl_builder *b, void *p) {
 }
 
 static bool is_keyword(const char *s) {
-  static const char *const kw[] = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-      "return", "try", "while", "with", "yield", "T"};
+  static const char *const kw[] = {"False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
+                                   "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
+                                   "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
+                                   "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
+                                   "while",   "with",     "yield",    "T"};
   for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
     if (strcmp(s, kw[i]) == 0) return true;
   return false;
@@ -94,18 +93,14 @@ static bool is_identifier(const char *s) {
   if (!s || !*s) return false;
   if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
   for (const char *p = s + 1; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-          *p == '_'))
-      return false;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
   return !is_keyword(s);
 }
 
 static bool check_name(tl_builder *b, const char *fn, const char *arg, const char *name) {
   if (is_identifier(name)) return true;
-  if (!name)
-    berr(b, fn, "argument '%s': expected an identifier, got NULL", arg);
-  else
-    berr(b, fn, "argument '%s': expected an identifier (not a keyword), got '%s'", arg, name);
+  if (!name) berr(b, fn, "argument '%s': expected an identifier, got NULL", arg);
+  else berr(b, fn, "argument '%s': expected an identifier (not a keyword), got '%s'", arg, name);
   return false;
 }
 
@@ -113,31 +108,28 @@ static bool check_name(tl_builder *b, const char *fn, const char *arg, const cha
 static bool dtype_valid(tl_dtype t, bool allow_lanes) {
   if (t.lanes < 1 || t.lanes > 64 || (!allow_lanes && t.lanes != 1)) return false;
   switch (t.code) {
-    case TL_TYPE_INT:
-    case TL_TYPE_UINT: return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case TL_TYPE_FLOAT: return t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case TL_TYPE_BFLOAT: return t.bits == 16;
-    case TL_TYPE_TFLOAT: return t.bits == 32;
-    case TL_TYPE_FLOAT8_E4M3:
-    case TL_TYPE_FLOAT8_E5M2: return t.bits == 8;
-    case TL_TYPE_BOOL: return t.bits == 8;
-    default: return false;
+  case TL_TYPE_INT:
+  case TL_TYPE_UINT: return t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64;
+  case TL_TYPE_FLOAT: return t.bits == 16 || t.bits == 32 || t.bits == 64;
+  case TL_TYPE_BFLOAT: return t.bits == 16;
+  case TL_TYPE_TFLOAT: return t.bits == 32;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return t.bits == 8;
+  case TL_TYPE_BOOL: return t.bits == 8;
+  default: return false;
   }
 }
 
-static void dtype_err(tl_builder *b, const char *fn, const char *arg, tl_dtype t,
-                      const char *expected) {
-  berr(b, fn, "argument '%s': expected %s, got {code=%u, bits=%u, lanes=%u}", arg, expected,
-       (unsigned)t.code, (unsigned)t.bits, (unsigned)t.lanes);
+static void dtype_err(tl_builder *b, const char *fn, const char *arg, tl_dtype t, const char *expected) {
+  berr(b, fn, "argument '%s': expected %s, got {code=%u, bits=%u, lanes=%u}", arg, expected, (unsigned)t.code,
+       (unsigned)t.bits, (unsigned)t.lanes);
 }
 
-static const char *intern(tl_builder *b, const char *s) {
-  return oomp(b, (void *)tl_intern_str(&b->m->names, s));
-}
+static const char *intern(tl_builder *b, const char *s) { return oomp(b, (void *)tl_intern_str(&b->m->names, s)); }
 
 /* Copies n handles into the arena, each required non-NULL. */
-static tl_expr **copy_exprs_s(tl_builder *b, const char *fn, const char *arg,
-                              tl_expr *const *v, size_t n, bool allow_string) {
+static tl_expr **copy_exprs_s(tl_builder *b, const char *fn, const char *arg, tl_expr *const *v, size_t n,
+                              bool allow_string) {
   if (n == 0) return NULL;
   if (!v) {
     if (!b->error) berr(b, fn, "argument '%s': expected %zu handles, got NULL", arg, n);
@@ -158,8 +150,7 @@ static tl_expr **copy_exprs_s(tl_builder *b, const char *fn, const char *arg,
   return out;
 }
 
-static tl_expr **copy_exprs(tl_builder *b, const char *fn, const char *arg,
-                            tl_expr *const *v, size_t n) {
+static tl_expr **copy_exprs(tl_builder *b, const char *fn, const char *arg, tl_expr *const *v, size_t n) {
   return copy_exprs_s(b, fn, arg, v, n, false);
 }
 
@@ -207,10 +198,10 @@ static void free_frame(frame *f) {
 
 static const char *frame_name(frame_kind k) {
   switch (k) {
-    case F_ROOT: return "the function body";
-    case F_KERNEL: return "a T.Kernel";
-    case F_FOR: return "a for loop";
-    case F_IF: return "an if";
+  case F_ROOT: return "the function body";
+  case F_KERNEL: return "a T.Kernel";
+  case F_FOR: return "a for loop";
+  case F_IF: return "an if";
   }
   return "?";
 }
@@ -219,11 +210,8 @@ static const char *frame_name(frame_kind k) {
 static bool pop_frame(tl_builder *b, const char *fn, frame_kind k, frame *out) {
   frame *top = &tl_vec_last(&b->frames);
   if (top->kind != k) {
-    if (top->kind == F_ROOT)
-      berr(b, fn, "no open %s scope", frame_name(k) + (k == F_IF ? 3 : 2));
-    else
-      berr(b, fn, "the innermost open scope is %s, not %s", frame_name(top->kind),
-           frame_name(k));
+    if (top->kind == F_ROOT) berr(b, fn, "no open %s scope", frame_name(k) + (k == F_IF ? 3 : 2));
+    else berr(b, fn, "the innermost open scope is %s, not %s", frame_name(top->kind), frame_name(k));
     return false;
   }
   *out = tl_vec_pop(&b->frames);
@@ -259,17 +247,15 @@ tl_status tl_builder_create(tl_context *ctx, const char *func_name, tl_builder *
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!out)
-    return tl_context_end(
-        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "tl_builder_create: argument 'out': expected a pointer, got NULL"));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_builder_create: argument 'out': expected a pointer, got NULL"));
   *out = NULL;
   if (!func_name) func_name = "main";
   if (!is_identifier(func_name))
-    return tl_context_end(
-        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "tl_builder_create: argument 'func_name': expected an identifier "
-                             "(not a keyword), got '%s'",
-                             func_name));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
+                                               "tl_builder_create: argument 'func_name': expected an identifier "
+                                               "(not a keyword), got '%s'",
+                                               func_name));
   tl_builder *b = calloc(1, sizeof *b);
   if (!b) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory"));
   b->ctx = ctx;
@@ -317,8 +303,7 @@ tl_status tl_builder_finish(tl_builder *b, tl_module **out) {
     st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s", b->error);
   } else if (b->frames.len > 1) {
     size_t open = b->frames.len - 1;
-    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                         "tl_builder_finish: %zu scope%s left open (innermost: %s)", open,
+    st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_builder_finish: %zu scope%s left open (innermost: %s)", open,
                          open == 1 ? "" : "s", frame_name(tl_vec_last(&b->frames).kind));
   }
   if (st != TL_OK) {
@@ -340,8 +325,7 @@ tl_status tl_builder_finish(tl_builder *b, tl_module **out) {
       for (int i = 0; i < np; i++) ps[i] = tl_out_idx_param_of(&b->params.data[i]);
       for (size_t i = 0; i < b->out_idx.len; i++) given[i] = b->out_idx.data[i];
       if (!tl_out_idx_normalize(ps, np, given, b->out_idx.len, b->out_idx.data, &bad, msg, sizeof msg))
-        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_builder_set_out_idx: argument 'idx[%zu]': %s", bad,
-                             msg);
+        st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_builder_set_out_idx: argument 'idx[%zu]': %s", bad, msg);
     }
     free(ps);
     free(given);
@@ -355,8 +339,7 @@ tl_status tl_builder_finish(tl_builder *b, tl_module **out) {
     f->nout = b->has_out_idx ? (int)b->out_idx.len : 0;
     f->out_idx = f->nout ? tl_vec_to_arena(&m->arena, &b->out_idx) : NULL;
     f->body = seq_of(b, &b->frames.data[0].stmts);
-    if (b->oom || m->arena.oom || (np && !f->params) || (f->ndynamic && !f->dynamic) ||
-        (f->nout && !f->out_idx))
+    if (b->oom || m->arena.oom || (np && !f->params) || (f->ndynamic && !f->dynamic) || (f->nout && !f->out_idx))
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory while building the module");
   }
   if (st == TL_OK && tl_verify_module(m, &ctx->diag) > 0) st = TL_ERR_COMPILE;
@@ -392,8 +375,7 @@ void tl_builder_set_out_idx(tl_builder *b, const int *idx, size_t n) {
 tl_expr *tl_builder_int(tl_builder *b, int64_t v) {
   if (!b) return NULL;
   if (v < INT32_MIN || v > INT32_MAX) {
-    berr(b, "tl_builder_int",
-         "argument 'v': expected an int32 value, got %" PRId64 " (use tl_builder_int_typed)", v);
+    berr(b, "tl_builder_int", "argument 'v': expected an int32 value, got %" PRId64 " (use tl_builder_int_typed)", v);
     return NULL;
   }
   return oomp(b, tl_ir_int(b->m, TL_LOC_NONE, TL_INT32, v));
@@ -407,13 +389,9 @@ tl_expr *tl_builder_int_typed(tl_builder *b, tl_dtype t, int64_t v) {
     return NULL;
   }
   bool fits;
-  if (t.code == TL_TYPE_BOOL)
-    fits = v == 0 || v == 1;
-  else if (t.code == TL_TYPE_UINT)
-    fits = v >= 0 && (t.bits == 64 || v <= (int64_t)((UINT64_C(1) << t.bits) - 1));
-  else
-    fits = t.bits == 64 ||
-           (v >= -(INT64_C(1) << (t.bits - 1)) && v <= (INT64_C(1) << (t.bits - 1)) - 1);
+  if (t.code == TL_TYPE_BOOL) fits = v == 0 || v == 1;
+  else if (t.code == TL_TYPE_UINT) fits = v >= 0 && (t.bits == 64 || v <= (int64_t)((UINT64_C(1) << t.bits) - 1));
+  else fits = t.bits == 64 || (v >= -(INT64_C(1) << (t.bits - 1)) && v <= (INT64_C(1) << (t.bits - 1)) - 1);
   if (!fits) {
     berr(b, fn, "argument 'v': %" PRId64 " does not fit in %s", v, tl_dtype_name(t));
     return NULL;
@@ -446,8 +424,7 @@ tl_expr *tl_builder_string(tl_builder *b, const char *s) {
 
 /* Is enum argument arg of fn (of C type `type`) within lo..hi?  Else
  * reported ("expected a TYPE (lo..hi), got v"). */
-static bool enum_arg(tl_builder *b, const char *fn, const char *arg, const char *type, int v, int lo,
-                     int hi) {
+static bool enum_arg(tl_builder *b, const char *fn, const char *arg, const char *type, int v, int lo, int hi) {
   if (v >= lo && v <= hi) return true;
   berr(b, fn, "argument '%s': expected a %s (%d..%d), got %d", arg, type, lo, hi, v);
   return false;
@@ -479,12 +456,9 @@ tl_expr *tl_builder_select(tl_builder *b, tl_expr *cond, tl_expr *t, tl_expr *f)
   static const char fn[] = "tl_builder_select";
   if (!b) return NULL;
   if (!need(b, fn, cond, "cond") || !need(b, fn, t, "t") || !need(b, fn, f, "f")) return NULL;
-  if (!not_string(b, fn, "cond", cond) || !not_string(b, fn, "t", t) ||
-      !not_string(b, fn, "f", f))
-    return NULL;
+  if (!not_string(b, fn, "cond", cond) || !not_string(b, fn, "t", t) || !not_string(b, fn, "f", f)) return NULL;
   if (cond->dtype.code != TL_TYPE_BOOL) {
-    berr(b, fn, "argument 'cond': expected a bool expression, got %s",
-         tl_dtype_name(cond->dtype));
+    berr(b, fn, "argument 'cond': expected a bool expression, got %s", tl_dtype_name(cond->dtype));
     return NULL;
   }
   return oomp(b, tl_ir_select(b->m, TL_LOC_NONE, cond, t, f));
@@ -528,11 +502,9 @@ tl_expr *tl_builder_call(tl_builder *b, const char *name, tl_expr *const *args, 
   const tl_intrinsic *in = &tl_intrinsics[op];
   if ((int64_t)n < in->min_args || (in->max_args >= 0 && (int64_t)n > in->max_args)) {
     if (in->min_args == in->max_args)
-      berr(b, fn, "argument 'n': T.%s takes %d argument%s, got %zu", name, in->min_args,
-           in->min_args == 1 ? "" : "s", n);
-    else
-      berr(b, fn, "argument 'n': T.%s takes %d to %d arguments, got %zu", name, in->min_args,
-           in->max_args, n);
+      berr(b, fn, "argument 'n': T.%s takes %d argument%s, got %zu", name, in->min_args, in->min_args == 1 ? "" : "s",
+           n);
+    else berr(b, fn, "argument 'n': T.%s takes %d to %d arguments, got %zu", name, in->min_args, in->max_args, n);
     return NULL;
   }
   /* Strings are allowed: T.infinity("float16") names a dtype. */
@@ -542,8 +514,8 @@ tl_expr *tl_builder_call(tl_builder *b, const char *name, tl_expr *const *args, 
 }
 
 /* ------------------------------------------------------------ parameters */
-static tl_buffer *new_buffer(tl_builder *b, const char *fn, const char *name, tl_dtype t,
-                             tl_scope scope, tl_expr *const *shape, size_t ndim) {
+static tl_buffer *new_buffer(tl_builder *b, const char *fn, const char *name, tl_dtype t, tl_scope scope,
+                             tl_expr *const *shape, size_t ndim) {
   if (!check_name(b, fn, "name", name)) return NULL;
   if (!dtype_valid(t, true)) {
     dtype_err(b, fn, "t", t, "a valid dtype");
@@ -564,8 +536,7 @@ static void push_param(tl_builder *b, tl_param p) {
   if (!tl_vec_push(&b->params, p)) b->oom = true;
 }
 
-tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t,
-                                   tl_expr *const *shape, size_t ndim) {
+tl_buffer *tl_builder_param_tensor(tl_builder *b, const char *name, tl_dtype t, tl_expr *const *shape, size_t ndim) {
   if (!b) return NULL;
   tl_buffer *buf = new_buffer(b, "tl_builder_param_tensor", name, t, TL_SCOPE_GLOBAL, shape, ndim);
   if (!buf) return NULL;
@@ -591,15 +562,14 @@ tl_var *tl_builder_dynamic(tl_builder *b, const char *name) {
   static const char fn[] = "tl_builder_dynamic";
   if (!b || !check_name(b, fn, "name", name)) return NULL;
   const char *iname = intern(b, name);
-  tl_var *v =
-      iname ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, iname, TL_INT32, TL_VAR_DYNAMIC)) : NULL;
+  tl_var *v = iname ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, iname, TL_INT32, TL_VAR_DYNAMIC)) : NULL;
   if (v && !tl_vec_push(&b->dynamic, v)) b->oom = true;
   return v;
 }
 
 /* ---------------------------------------------------------------- kernel */
-void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
-                             tl_expr *threads, const char *const *names, tl_var **vars_out) {
+void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid, tl_expr *threads,
+                             const char *const *names, tl_var **vars_out) {
   static const char fn[] = "tl_builder_kernel_begin";
   static const char *const defaults[3] = {"bx", "by", "bz"};
   if (!b) return;
@@ -622,8 +592,7 @@ void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
       s->u.kernel.threads = threads;
       for (size_t i = 0; i < ngrid; i++) {
         const char *nm = intern(b, names ? names[i] : defaults[i]);
-        tl_var *v = nm ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, nm, TL_INT32, TL_VAR_BLOCK))
-                       : NULL;
+        tl_var *v = nm ? oomp(b, tl_ir_new_var(b->m, TL_LOC_NONE, nm, TL_INT32, TL_VAR_BLOCK)) : NULL;
         s->u.kernel.grid[i] = g[i];
         s->u.kernel.block_vars[i] = v;
         if (vars_out) vars_out[i] = v;
@@ -636,15 +605,13 @@ void tl_builder_kernel_begin(tl_builder *b, tl_expr *const *grid, size_t ngrid,
 void tl_builder_kernel_end(tl_builder *b) { end_frame(b, "tl_builder_kernel_end", F_KERNEL); }
 
 /* ------------------------------------------------------------ allocation */
-tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_dtype t,
-                            tl_expr *const *shape, size_t ndim) {
+tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_dtype t, tl_expr *const *shape,
+                            size_t ndim) {
   static const char fn[] = "tl_builder_alloc";
   if (!b) return NULL;
   if ((int)scope < (int)TL_SCOPE_SHARED_DYN || (int)scope > (int)TL_SCOPE_LOCAL_VAR) {
-    berr(b, fn,
-         "argument 'scope': expected a shared, fragment or local scope (%d..%d), got %d%s",
-         (int)TL_SCOPE_SHARED_DYN, (int)TL_SCOPE_LOCAL_VAR, (int)scope,
-         scope == TL_SCOPE_GLOBAL ? " (global)" : "");
+    berr(b, fn, "argument 'scope': expected a shared, fragment or local scope (%d..%d), got %d%s",
+         (int)TL_SCOPE_SHARED_DYN, (int)TL_SCOPE_LOCAL_VAR, (int)scope, scope == TL_SCOPE_GLOBAL ? " (global)" : "");
     return NULL;
   }
   tl_buffer *buf = new_buffer(b, fn, name, t, scope, shape, ndim);
@@ -657,9 +624,8 @@ tl_buffer *tl_builder_alloc(tl_builder *b, tl_scope scope, const char *name, tl_
 }
 
 /* ----------------------------------------------------------------- loops */
-void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *names,
-                          tl_expr *const *extents, size_t nvars, int num_stages,
-                          tl_var **vars_out) {
+void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *names, tl_expr *const *extents,
+                          size_t nvars, int num_stages, tl_var **vars_out) {
   static const char fn[] = "tl_builder_for_begin";
   if (!b) return;
   if (vars_out)
@@ -672,8 +638,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
     berr(b, fn, "argument 'nvars': expected 1..%d, got %zu", TL_BUILDER_MAX_NDIM, nvars);
     ok = false;
   } else if (nvars > 1 && kind != TL_LOOP_PARALLEL) {
-    berr(b, fn, "argument 'nvars': only T.Parallel takes more than one variable, got %zu",
-         nvars);
+    berr(b, fn, "argument 'nvars': only T.Parallel takes more than one variable, got %zu", nvars);
     ok = false;
   } else if (!names) {
     berr(b, fn, "argument 'names': expected %zu names, got NULL", nvars);
@@ -699,9 +664,7 @@ void tl_builder_for_begin(tl_builder *b, tl_loop_kind kind, const char *const *n
       s->u.loop.step = NULL;
       s->u.loop.num_stages = kind == TL_LOOP_PIPELINED ? num_stages : -1;
       for (size_t i = 0; i < nvars; i++) {
-        tl_dtype vt = tl_dtype_is_int(ext[i]->dtype) && ext[i]->dtype.lanes == 1
-                          ? ext[i]->dtype
-                          : TL_INT32;
+        tl_dtype vt = tl_dtype_is_int(ext[i]->dtype) && ext[i]->dtype.lanes == 1 ? ext[i]->dtype : TL_INT32;
         const char *nm = intern(b, names[i]);
         vars[i] = nm ? oomp(b, tl_ir_new_var(m, TL_LOC_NONE, nm, vt, TL_VAR_LOOP)) : NULL;
         mins[i] = oomp(b, tl_ir_int(m, TL_LOC_NONE, vt, 0));
@@ -731,10 +694,8 @@ void tl_builder_else(tl_builder *b) {
   if (!b) return;
   frame *top = &tl_vec_last(&b->frames);
   if (top->kind != F_IF) {
-    if (top->kind == F_ROOT)
-      berr(b, fn, "no open if scope");
-    else
-      berr(b, fn, "the innermost open scope is %s, not an if", frame_name(top->kind));
+    if (top->kind == F_ROOT) berr(b, fn, "no open if scope");
+    else berr(b, fn, "the innermost open scope is %s, not an if", frame_name(top->kind));
     return;
   }
   if (top->in_else) {
@@ -749,8 +710,7 @@ void tl_builder_else(tl_builder *b) {
 void tl_builder_if_end(tl_builder *b) { end_frame(b, "tl_builder_if_end", F_IF); }
 
 /* ----------------------------------------------------------------- store */
-void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n,
-                      tl_expr *value) {
+void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, size_t n, tl_expr *value) {
   static const char fn[] = "tl_builder_store";
   if (!b || !need(b, fn, buf, "buf")) return;
   if (n > TL_BUILDER_MAX_NDIM) {
@@ -771,8 +731,7 @@ void tl_builder_store(tl_builder *b, tl_buffer *buf, tl_expr *const *indices, si
 
 /* -------------------------------------------------------------- tile ops */
 /* Fills *r from a region argument; false after recording an error. */
-static bool make_region(tl_builder *b, const char *fn, size_t ai, const tl_region_arg *ra,
-                        tl_region *r) {
+static bool make_region(tl_builder *b, const char *fn, size_t ai, const tl_region_arg *ra, tl_region *r) {
   char arg[64];
   snprintf(arg, sizeof arg, "args[%zu].region.buffer", ai);
   if (!need(b, fn, ra->buffer, arg)) return false;
@@ -864,9 +823,8 @@ void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args, 
       ops[i].kind = TL_OPND_EXPR;
       ops[i].expr = a->expr;
     } else {
-      berr(b, fn,
-           "argument 'args[%zu].kind': expected TL_TILE_ARG_REGION or TL_TILE_ARG_EXPR, got %d",
-           i, (int)a->kind);
+      berr(b, fn, "argument 'args[%zu].kind': expected TL_TILE_ARG_REGION or TL_TILE_ARG_EXPR, got %d", i,
+           (int)a->kind);
       return;
     }
   }
@@ -883,8 +841,7 @@ void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args, 
     }
     int ai = tl_tile_op_attr_index(idx, kw->name);
     if (ai < 0) {
-      berr(b, fn, "argument 'kwargs[%zu].name': T.%s has no keyword '%s'", i, info->name,
-           kw->name);
+      berr(b, fn, "argument 'kwargs[%zu].name': T.%s has no keyword '%s'", i, info->name, kw->name);
       return;
     }
     if (attrs[ai]) {
@@ -898,8 +855,8 @@ void tl_builder_tile_op(tl_builder *b, const char *op, const tl_tile_arg *args, 
     int64_t c;
     /* Booleans are given as ints; store them as bool constants, as parsed
      * source does (junk values are left for the verifier). */
-    if (info->attrs[ai].kind == TL_ATTR_BOOL && v->kind == TL_EXPR_INT &&
-        v->dtype.code != TL_TYPE_BOOL && tl_expr_is_const_int(v, &c) && (c == 0 || c == 1)) {
+    if (info->attrs[ai].kind == TL_ATTR_BOOL && v->kind == TL_EXPR_INT && v->dtype.code != TL_TYPE_BOOL &&
+        tl_expr_is_const_int(v, &c) && (c == 0 || c == 1)) {
       v = oomp(b, tl_ir_int(m, TL_LOC_NONE, TL_BOOL, c));
       if (!v) return;
     }

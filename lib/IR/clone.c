@@ -111,26 +111,26 @@ static tl_expr *expr(cloner *c, const tl_expr *e) {
   tl_expr *r = copy_of(c, e, sizeof *r, offsetof(tl_expr, loc), &fresh);
   if (!fresh) return r;
   switch (e->kind) {
-    case TL_EXPR_INT:
-    case TL_EXPR_FLOAT: break;
-    case TL_EXPR_STRING: r->u.str = name(c, e->u.str); break;
-    case TL_EXPR_VAR: r->u.var = var(c, e->u.var); break;
-    case TL_EXPR_BINARY:
-    case TL_EXPR_UNARY:
-    case TL_EXPR_SELECT:
-    case TL_EXPR_CAST:
-    case TL_EXPR_RAMP:
-    case TL_EXPR_BROADCAST: { /* r's operand fields still hold e's operands (copy_of) */
-      tl_expr **slots[3];
-      for (int i = 0, n = tl_expr_operand_slots(r, slots); i < n; i++) *slots[i] = expr(c, *slots[i]);
-      break;
-    }
-    case TL_EXPR_LOAD:
-      r->u.load.buffer = buffer(c, e->u.load.buffer);
-      r->u.load.indices = exprs(c, e->u.load.indices, e->u.load.n);
-      break;
-    case TL_EXPR_CALL: r->u.call.args = exprs(c, e->u.call.args, e->u.call.n); break;
-    case TL_EXPR_BUFFER: r->u.buffer = buffer(c, e->u.buffer); break;
+  case TL_EXPR_INT:
+  case TL_EXPR_FLOAT: break;
+  case TL_EXPR_STRING: r->u.str = name(c, e->u.str); break;
+  case TL_EXPR_VAR: r->u.var = var(c, e->u.var); break;
+  case TL_EXPR_BINARY:
+  case TL_EXPR_UNARY:
+  case TL_EXPR_SELECT:
+  case TL_EXPR_CAST:
+  case TL_EXPR_RAMP:
+  case TL_EXPR_BROADCAST: { /* r's operand fields still hold e's operands (copy_of) */
+    tl_expr **slots[3];
+    for (int i = 0, n = tl_expr_operand_slots(r, slots); i < n; i++) *slots[i] = expr(c, *slots[i]);
+    break;
+  }
+  case TL_EXPR_LOAD:
+    r->u.load.buffer = buffer(c, e->u.load.buffer);
+    r->u.load.indices = exprs(c, e->u.load.indices, e->u.load.n);
+    break;
+  case TL_EXPR_CALL: r->u.call.args = exprs(c, e->u.call.args, e->u.call.n); break;
+  case TL_EXPR_BUFFER: r->u.buffer = buffer(c, e->u.buffer); break;
   }
   return r;
 }
@@ -162,56 +162,56 @@ static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
   tl_stmt *r = copy_of(c, s, sizeof *r, offsetof(tl_stmt, loc), &fresh);
   if (!fresh) return r;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      if (s->u.seq.stmts) {
-        r->u.seq.stmts = alloc(c, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
-        for (int i = 0; r->u.seq.stmts && i < s->u.seq.n; i++) r->u.seq.stmts[i] = stmt(c, s->u.seq.stmts[i]);
-      }
-      break;
-    case TL_STMT_FOR: {
-      int n = s->u.loop.nvars;
-      if (s->u.loop.vars) {
-        r->u.loop.vars = alloc(c, sizeof(tl_var *) * (size_t)(n > 0 ? n : 1));
-        for (int i = 0; r->u.loop.vars && i < n; i++) r->u.loop.vars[i] = var(c, s->u.loop.vars[i]);
-      }
-      r->u.loop.mins = exprs(c, s->u.loop.mins, n);
-      r->u.loop.extents = exprs(c, s->u.loop.extents, n);
-      r->u.loop.step = expr(c, s->u.loop.step);
-      r->u.loop.body = stmt(c, s->u.loop.body);
-      if (s->u.loop.nsched > 0) { /* the schedule (ints) */
-        size_t nb = sizeof(int) * (size_t)s->u.loop.nsched;
-        r->u.loop.order = alloc(c, nb);
-        r->u.loop.stage = alloc(c, nb);
-        if (r->u.loop.order) memcpy(r->u.loop.order, s->u.loop.order, nb);
-        if (r->u.loop.stage) memcpy(r->u.loop.stage, s->u.loop.stage, nb);
-      }
-      break;
+  case TL_STMT_SEQ:
+    if (s->u.seq.stmts) {
+      r->u.seq.stmts = alloc(c, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
+      for (int i = 0; r->u.seq.stmts && i < s->u.seq.n; i++) r->u.seq.stmts[i] = stmt(c, s->u.seq.stmts[i]);
     }
-    case TL_STMT_KERNEL:
-      for (int i = 0; i < 3; i++) {
-        r->u.kernel.grid[i] = expr(c, s->u.kernel.grid[i]);
-        r->u.kernel.block_vars[i] = var(c, s->u.kernel.block_vars[i]);
-      }
-      r->u.kernel.threads = expr(c, s->u.kernel.threads);
-      r->u.kernel.body = stmt(c, s->u.kernel.body);
-      break;
-    case TL_STMT_ALLOC: r->u.alloc.buffer = buffer(c, s->u.alloc.buffer); break;
-    case TL_STMT_STORE:
-      r->u.store.buffer = buffer(c, s->u.store.buffer);
-      r->u.store.indices = exprs(c, s->u.store.indices, s->u.store.n);
-      r->u.store.value = expr(c, s->u.store.value);
-      break;
-    case TL_STMT_IF:
-      r->u.ifs.cond = expr(c, s->u.ifs.cond);
-      r->u.ifs.then_s = stmt(c, s->u.ifs.then_s);
-      r->u.ifs.else_s = stmt(c, s->u.ifs.else_s);
-      break;
-    case TL_STMT_LET:
-      r->u.let.var = var(c, s->u.let.var);
-      r->u.let.value = expr(c, s->u.let.value);
-      break;
-    case TL_STMT_EVAL: r->u.eval.value = expr(c, s->u.eval.value); break;
-    case TL_STMT_TILE: tile_args(c, r, s); break;
+    break;
+  case TL_STMT_FOR: {
+    int n = s->u.loop.nvars;
+    if (s->u.loop.vars) {
+      r->u.loop.vars = alloc(c, sizeof(tl_var *) * (size_t)(n > 0 ? n : 1));
+      for (int i = 0; r->u.loop.vars && i < n; i++) r->u.loop.vars[i] = var(c, s->u.loop.vars[i]);
+    }
+    r->u.loop.mins = exprs(c, s->u.loop.mins, n);
+    r->u.loop.extents = exprs(c, s->u.loop.extents, n);
+    r->u.loop.step = expr(c, s->u.loop.step);
+    r->u.loop.body = stmt(c, s->u.loop.body);
+    if (s->u.loop.nsched > 0) { /* the schedule (ints) */
+      size_t nb = sizeof(int) * (size_t)s->u.loop.nsched;
+      r->u.loop.order = alloc(c, nb);
+      r->u.loop.stage = alloc(c, nb);
+      if (r->u.loop.order) memcpy(r->u.loop.order, s->u.loop.order, nb);
+      if (r->u.loop.stage) memcpy(r->u.loop.stage, s->u.loop.stage, nb);
+    }
+    break;
+  }
+  case TL_STMT_KERNEL:
+    for (int i = 0; i < 3; i++) {
+      r->u.kernel.grid[i] = expr(c, s->u.kernel.grid[i]);
+      r->u.kernel.block_vars[i] = var(c, s->u.kernel.block_vars[i]);
+    }
+    r->u.kernel.threads = expr(c, s->u.kernel.threads);
+    r->u.kernel.body = stmt(c, s->u.kernel.body);
+    break;
+  case TL_STMT_ALLOC: r->u.alloc.buffer = buffer(c, s->u.alloc.buffer); break;
+  case TL_STMT_STORE:
+    r->u.store.buffer = buffer(c, s->u.store.buffer);
+    r->u.store.indices = exprs(c, s->u.store.indices, s->u.store.n);
+    r->u.store.value = expr(c, s->u.store.value);
+    break;
+  case TL_STMT_IF:
+    r->u.ifs.cond = expr(c, s->u.ifs.cond);
+    r->u.ifs.then_s = stmt(c, s->u.ifs.then_s);
+    r->u.ifs.else_s = stmt(c, s->u.ifs.else_s);
+    break;
+  case TL_STMT_LET:
+    r->u.let.var = var(c, s->u.let.var);
+    r->u.let.value = expr(c, s->u.let.value);
+    break;
+  case TL_STMT_EVAL: r->u.eval.value = expr(c, s->u.eval.value); break;
+  case TL_STMT_TILE: tile_args(c, r, s); break;
   }
   return r;
 }

@@ -72,8 +72,8 @@ char *tl_debug_print_format(const char *where, const char *msg, const char *buff
   tl_strbuf_append(&sb, "dtype=");
   tl_strbuf_append(&sb, cname);
   static const char *const spec[] = {
-      [TL_DEBUG_PRINT_INT] = "%d",    [TL_DEBUG_PRINT_UINT] = "%u", [TL_DEBUG_PRINT_I64] = "%lld",
-      [TL_DEBUG_PRINT_U64] = "%llu",  [TL_DEBUG_PRINT_FLOAT] = "%f", [TL_DEBUG_PRINT_BOOL] = "%s"};
+      [TL_DEBUG_PRINT_INT] = "%d",   [TL_DEBUG_PRINT_UINT] = "%u",  [TL_DEBUG_PRINT_I64] = "%lld",
+      [TL_DEBUG_PRINT_U64] = "%llu", [TL_DEBUG_PRINT_FLOAT] = "%f", [TL_DEBUG_PRINT_BOOL] = "%s"};
   tl_strbuf_append(&sb, " value=");
   tl_strbuf_append(&sb, spec[k]);
   tl_strbuf_append(&sb, "\n");

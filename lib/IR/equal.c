@@ -18,8 +18,8 @@
 #define EQ_MAX_DEPTH 4096
 
 typedef struct eq_ctx {
-  tl_map vars;    /* a's tl_var* → b's tl_var* */
-  tl_map bufs;    /* a's tl_buffer* → b's tl_buffer* */
+  tl_map vars; /* a's tl_var* → b's tl_var* */
+  tl_map bufs; /* a's tl_buffer* → b's tl_buffer* */
   bool oom;
 } eq_ctx;
 
@@ -64,8 +64,8 @@ static bool exprs_eq(eq_ctx *c, int n, tl_expr *const *a, tl_expr *const *b, int
 /* Buffer definition: dtype, scope, shape, strides, init; then maps a → b. */
 static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if (!a || !b) return a == b;
-  if (!tl_dtype_eq(a->dtype, b->dtype) || a->scope != b->scope || a->ndim != b->ndim ||
-      a->reducer != b->reducer || a->reducer_rep != b->reducer_rep)
+  if (!tl_dtype_eq(a->dtype, b->dtype) || a->scope != b->scope || a->ndim != b->ndim || a->reducer != b->reducer ||
+      a->reducer_rep != b->reducer_rep)
     return false;
   if (!exprs_eq(c, a->ndim, a->shape, b->shape, depth)) return false;
   if ((a->strides == NULL) != (b->strides == NULL)) return false;
@@ -100,11 +100,9 @@ static bool expr_eq(eq_ctx *c, const tl_expr *a, const tl_expr *b, int depth) {
   case TL_EXPR_BINARY:
     return a->u.bin.op == b->u.bin.op && expr_eq(c, a->u.bin.a, b->u.bin.a, depth + 1) &&
            expr_eq(c, a->u.bin.b, b->u.bin.b, depth + 1);
-  case TL_EXPR_UNARY:
-    return a->u.un.op == b->u.un.op && expr_eq(c, a->u.un.a, b->u.un.a, depth + 1);
+  case TL_EXPR_UNARY: return a->u.un.op == b->u.un.op && expr_eq(c, a->u.un.a, b->u.un.a, depth + 1);
   case TL_EXPR_SELECT:
-    return expr_eq(c, a->u.sel.cond, b->u.sel.cond, depth + 1) &&
-           expr_eq(c, a->u.sel.t, b->u.sel.t, depth + 1) &&
+    return expr_eq(c, a->u.sel.cond, b->u.sel.cond, depth + 1) && expr_eq(c, a->u.sel.t, b->u.sel.t, depth + 1) &&
            expr_eq(c, a->u.sel.f, b->u.sel.f, depth + 1);
   case TL_EXPR_CAST: return expr_eq(c, a->u.cast.value, b->u.cast.value, depth + 1);
   case TL_EXPR_LOAD:
@@ -134,17 +132,16 @@ static bool region_eq(eq_ctx *c, const tl_region *a, const tl_region *b, int dep
 }
 
 /* The attribute's value with NULL meaning the table default. */
-static bool attr_eq(eq_ctx *c, const tl_attr_info *ai, const tl_expr *a, const tl_expr *b,
-                    int depth) {
+static bool attr_eq(eq_ctx *c, const tl_attr_info *ai, const tl_expr *a, const tl_expr *b, int depth) {
   if (a && b) return expr_eq(c, a, b, depth + 1);
   if (!a && !b) return true;
   const tl_expr *v = a ? a : b;
   int64_t iv;
   switch (ai->kind) {
   case TL_ATTR_BOOL: return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
-  case TL_ATTR_INT: case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
-  case TL_ATTR_STRING:
-    return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
+  case TL_ATTR_INT:
+  case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
+  case TL_ATTR_STRING: return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
   default: return false;
   }
 }
@@ -187,8 +184,8 @@ static bool stmt_eq(eq_ctx *c, const tl_stmt *a, const tl_stmt *b, int depth) {
     return true;
   case TL_STMT_FOR: {
     int n = a->u.loop.nvars;
-    if (a->u.loop.kind != b->u.loop.kind || n != b->u.loop.nvars ||
-        a->u.loop.num_stages != b->u.loop.num_stages || a->u.loop.nsched != b->u.loop.nsched)
+    if (a->u.loop.kind != b->u.loop.kind || n != b->u.loop.nvars || a->u.loop.num_stages != b->u.loop.num_stages ||
+        a->u.loop.nsched != b->u.loop.nsched)
       return false;
     for (int i = 0; i < a->u.loop.nsched; i++)
       if (a->u.loop.order[i] != b->u.loop.order[i] || a->u.loop.stage[i] != b->u.loop.stage[i]) return false;
@@ -225,8 +222,7 @@ static bool stmt_eq(eq_ctx *c, const tl_stmt *a, const tl_stmt *b, int depth) {
            stmt_eq(c, a->u.ifs.then_s, b->u.ifs.then_s, depth + 1) &&
            stmt_eq(c, a->u.ifs.else_s, b->u.ifs.else_s, depth + 1);
   case TL_STMT_LET:
-    return expr_eq(c, a->u.let.value, b->u.let.value, depth + 1) &&
-           bind_var(c, a->u.let.var, b->u.let.var);
+    return expr_eq(c, a->u.let.value, b->u.let.value, depth + 1) && bind_var(c, a->u.let.var, b->u.let.var);
   case TL_STMT_EVAL: return expr_eq(c, a->u.eval.value, b->u.eval.value, depth + 1);
   case TL_STMT_TILE: return tile_eq(c, a, b, depth);
   }
@@ -252,8 +248,7 @@ static bool func_eq(eq_ctx *c, const tl_primfunc *a, const tl_primfunc *b) {
   for (int i = 0; i < a->nparams; i++) {
     const tl_param *x = &a->params[i], *y = &b->params[i];
     if (x->kind != y->kind) return false;
-    if (x->kind == TL_PARAM_TENSOR ? !bind_buffer(c, x->buffer, y->buffer, 0)
-                                   : !bind_var(c, x->var, y->var))
+    if (x->kind == TL_PARAM_TENSOR ? !bind_buffer(c, x->buffer, y->buffer, 0) : !bind_var(c, x->var, y->var))
       return false;
   }
   return stmt_eq(c, a->body, b->body, 0);

@@ -51,10 +51,15 @@ static tl_expr *widen(tl_module *m, tl_expr *e, int depth) {
     switch (e->kind) {
     case TL_EXPR_BINARY:
       switch (e->u.bin.op) {
-      case TL_OP_ADD: case TL_OP_SUB: case TL_OP_MUL: case TL_OP_FLOORDIV: case TL_OP_FLOORMOD:
-      case TL_OP_DIV: case TL_OP_MIN: case TL_OP_MAX:
-        return tl_ir_binary(m, e->loc, e->u.bin.op, widen(m, e->u.bin.a, depth + 1),
-                            widen(m, e->u.bin.b, depth + 1));
+      case TL_OP_ADD:
+      case TL_OP_SUB:
+      case TL_OP_MUL:
+      case TL_OP_FLOORDIV:
+      case TL_OP_FLOORMOD:
+      case TL_OP_DIV:
+      case TL_OP_MIN:
+      case TL_OP_MAX:
+        return tl_ir_binary(m, e->loc, e->u.bin.op, widen(m, e->u.bin.a, depth + 1), widen(m, e->u.bin.b, depth + 1));
       default: break;
       }
       break;
@@ -62,8 +67,7 @@ static tl_expr *widen(tl_module *m, tl_expr *e, int depth) {
       if (e->u.un.op == TL_OP_NEG) return tl_ir_unary(m, e->loc, TL_OP_NEG, widen(m, e->u.un.a, depth + 1));
       break;
     case TL_EXPR_SELECT:
-      return tl_ir_select(m, e->loc, e->u.sel.cond, widen(m, e->u.sel.t, depth + 1),
-                          widen(m, e->u.sel.f, depth + 1));
+      return tl_ir_select(m, e->loc, e->u.sel.cond, widen(m, e->u.sel.t, depth + 1), widen(m, e->u.sel.f, depth + 1));
     case TL_EXPR_RAMP: {
       tl_expr *r = tl_ir_expr(m, e->loc, TL_EXPR_RAMP, w);
       if (!r) return NULL;
@@ -119,16 +123,21 @@ typedef struct widen_visit {
 static bool narrow_arith(const tl_expr *x) {
   if (x->kind != TL_EXPR_BINARY || x->dtype.code != TL_TYPE_INT || x->dtype.bits >= 64) return false;
   switch (x->u.bin.op) {
-  case TL_OP_ADD: case TL_OP_SUB: case TL_OP_MUL: case TL_OP_FLOORDIV: case TL_OP_FLOORMOD:
-  case TL_OP_DIV: case TL_OP_MIN: case TL_OP_MAX: return true;
+  case TL_OP_ADD:
+  case TL_OP_SUB:
+  case TL_OP_MUL:
+  case TL_OP_FLOORDIV:
+  case TL_OP_FLOORMOD:
+  case TL_OP_DIV:
+  case TL_OP_MIN:
+  case TL_OP_MAX: return true;
   default: return false;
   }
 }
 
 static void widen_expr(tl_visitor *v, const tl_expr *e) {
   widen_visit *u = (widen_visit *)v;
-  if (e->kind == TL_EXPR_CAST && e->dtype.code == TL_TYPE_INT && e->dtype.bits == 64 &&
-      narrow_arith(e->u.cast.value)) {
+  if (e->kind == TL_EXPR_CAST && e->dtype.code == TL_TYPE_INT && e->dtype.bits == 64 && narrow_arith(e->u.cast.value)) {
     /* int64(bx * 1024 + i) beside an int64 extent (a bounds guard `idx < N`):
      * the same value computed in int64, in place (the node keeps its dtype) */
     tl_expr *w = widen(u->m, e->u.cast.value, 0);

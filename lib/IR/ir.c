@@ -32,24 +32,25 @@
 /* Canonical names: base names and each power-of-two lane count. */
 #define TL_LANE_NAMES(b) b, b "x2", b "x4", b "x8", b "x16", b "x32", b "x64"
 static const char *const dtype_names[][7] = {
-    {TL_LANE_NAMES("int8")},     {TL_LANE_NAMES("int16")},   {TL_LANE_NAMES("int32")},
-    {TL_LANE_NAMES("int64")},    {TL_LANE_NAMES("uint8")},   {TL_LANE_NAMES("uint16")},
-    {TL_LANE_NAMES("uint32")},   {TL_LANE_NAMES("uint64")},  {TL_LANE_NAMES("float16")},
-    {TL_LANE_NAMES("float32")},  {TL_LANE_NAMES("float64")}, {TL_LANE_NAMES("bfloat16")},
-    {TL_LANE_NAMES("tfloat32")}, {TL_LANE_NAMES("bool")},     {TL_LANE_NAMES("float8_e4m3")},
+    {TL_LANE_NAMES("int8")},        {TL_LANE_NAMES("int16")},   {TL_LANE_NAMES("int32")},
+    {TL_LANE_NAMES("int64")},       {TL_LANE_NAMES("uint8")},   {TL_LANE_NAMES("uint16")},
+    {TL_LANE_NAMES("uint32")},      {TL_LANE_NAMES("uint64")},  {TL_LANE_NAMES("float16")},
+    {TL_LANE_NAMES("float32")},     {TL_LANE_NAMES("float64")}, {TL_LANE_NAMES("bfloat16")},
+    {TL_LANE_NAMES("tfloat32")},    {TL_LANE_NAMES("bool")},    {TL_LANE_NAMES("float8_e4m3")},
     {TL_LANE_NAMES("float8_e5m2")},
 };
 static const tl_dtype dtype_bases[] = {
-    TL_DT(TL_TYPE_INT, 8),    TL_DT(TL_TYPE_INT, 16),   TL_DT(TL_TYPE_INT, 32),
-    TL_DT(TL_TYPE_INT, 64),   TL_DT(TL_TYPE_UINT, 8),   TL_DT(TL_TYPE_UINT, 16),
-    TL_DT(TL_TYPE_UINT, 32),  TL_DT(TL_TYPE_UINT, 64),  TL_DT(TL_TYPE_FLOAT, 16),
-    TL_DT(TL_TYPE_FLOAT, 32), TL_DT(TL_TYPE_FLOAT, 64), TL_DT(TL_TYPE_BFLOAT, 16),
-    TL_DT(TL_TYPE_TFLOAT, 32), TL_DT(TL_TYPE_BOOL, 8), TL_DT(TL_TYPE_FLOAT8_E4M3, 8),
-    TL_DT(TL_TYPE_FLOAT8_E5M2, 8),
+    TL_DT(TL_TYPE_INT, 8),     TL_DT(TL_TYPE_INT, 16),   TL_DT(TL_TYPE_INT, 32),        TL_DT(TL_TYPE_INT, 64),
+    TL_DT(TL_TYPE_UINT, 8),    TL_DT(TL_TYPE_UINT, 16),  TL_DT(TL_TYPE_UINT, 32),       TL_DT(TL_TYPE_UINT, 64),
+    TL_DT(TL_TYPE_FLOAT, 16),  TL_DT(TL_TYPE_FLOAT, 32), TL_DT(TL_TYPE_FLOAT, 64),      TL_DT(TL_TYPE_BFLOAT, 16),
+    TL_DT(TL_TYPE_TFLOAT, 32), TL_DT(TL_TYPE_BOOL, 8),   TL_DT(TL_TYPE_FLOAT8_E4M3, 8), TL_DT(TL_TYPE_FLOAT8_E5M2, 8),
 };
 #define NUM_BASES ((int)(sizeof dtype_bases / sizeof dtype_bases[0]))
 
-static const struct { const char *alias; tl_dtype t; } dtype_aliases[] = {
+static const struct {
+  const char *alias;
+  tl_dtype t;
+} dtype_aliases[] = {
     {"half", TL_DT(TL_TYPE_FLOAT, 16)},
     {"float", TL_DT(TL_TYPE_FLOAT, 32)},
     {"double", TL_DT(TL_TYPE_FLOAT, 64)},
@@ -88,8 +89,7 @@ bool tl_dtype_parse(const char *name, tl_dtype *out) {
       found = true;
     }
   for (size_t i = 0; i < sizeof dtype_aliases / sizeof dtype_aliases[0] && !found; i++)
-    if (strlen(dtype_aliases[i].alias) == base_len &&
-        !memcmp(dtype_aliases[i].alias, name, base_len)) {
+    if (strlen(dtype_aliases[i].alias) == base_len && !memcmp(dtype_aliases[i].alias, name, base_len)) {
       t = dtype_aliases[i].t;
       found = true;
     }
@@ -105,8 +105,7 @@ const char *tl_dtype_name(tl_dtype t) {
   int li = lane_index(t.lanes);
   if (li < 0) return "unknown";
   for (int i = 0; i < NUM_BASES; i++)
-    if (dtype_bases[i].code == t.code && dtype_bases[i].bits == t.bits)
-      return dtype_names[i][li];
+    if (dtype_bases[i].code == t.code && dtype_bases[i].bits == t.bits) return dtype_names[i][li];
   return "unknown";
 }
 
@@ -136,9 +135,7 @@ const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT] = {
 };
 const int tl_num_intrinsics = TL_INTRIN_COUNT;
 
-const char *tl_intrinsic_name(int op) {
-  return op >= 0 && op < TL_INTRIN_COUNT ? tl_intrinsics[op].name : "?";
-}
+const char *tl_intrinsic_name(int op) { return op >= 0 && op < TL_INTRIN_COUNT ? tl_intrinsics[op].name : "?"; }
 
 int tl_intrinsic_lookup(const char *name) {
   if (!name) return -1;
@@ -369,8 +366,7 @@ static void *named_node(tl_module *m, const char *name, const char *dflt, size_t
   return *interned ? tl_arena_alloc(&m->arena, size) : NULL;
 }
 
-tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
-                      tl_var_kind kind) {
+tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_var_kind kind) {
   const char *is;
   tl_var *v = named_node(m, name, "v", sizeof *v, &is);
   if (!v) return NULL;
@@ -378,8 +374,8 @@ tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
   return v;
 }
 
-tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
-                            tl_scope scope, int ndim, tl_expr **shape) {
+tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_scope scope, int ndim,
+                            tl_expr **shape) {
   const char *is;
   tl_buffer *b = named_node(m, name, "buf", sizeof *b, &is);
   if (!b) return NULL;
@@ -455,7 +451,10 @@ static int64_t planned_end(const tl_buffer *b) {
   return b->smem_offset + n * eb;
 }
 
-typedef struct smem_end_visit { tl_visitor v; int64_t end; } smem_end_visit;
+typedef struct smem_end_visit {
+  tl_visitor v;
+  int64_t end;
+} smem_end_visit;
 
 static void smem_end_stmt(tl_visitor *v, const tl_stmt *s) {
   smem_end_visit *u = (smem_end_visit *)v;
@@ -484,9 +483,7 @@ bool tl_expr_is_const_int(const tl_expr *e, int64_t *v) {
   return true;
 }
 
-static bool is_const(const tl_expr *e) {
-  return e->kind == TL_EXPR_INT || e->kind == TL_EXPR_FLOAT;
-}
+static bool is_const(const tl_expr *e) { return e->kind == TL_EXPR_INT || e->kind == TL_EXPR_FLOAT; }
 static bool is_intlike(tl_dtype t) { return tl_dtype_is_int(t) || t.code == TL_TYPE_BOOL; }
 
 static bool float_bits_equal(double a, double b) {
@@ -510,12 +507,10 @@ static bool expr_equal_rec(const tl_expr *a, const tl_expr *b, int depth) {
   case TL_EXPR_BINARY:
     return a->u.bin.op == b->u.bin.op && expr_equal_rec(a->u.bin.a, b->u.bin.a, depth + 1) &&
            expr_equal_rec(a->u.bin.b, b->u.bin.b, depth + 1);
-  case TL_EXPR_UNARY:
-    return a->u.un.op == b->u.un.op && expr_equal_rec(a->u.un.a, b->u.un.a, depth + 1);
+  case TL_EXPR_UNARY: return a->u.un.op == b->u.un.op && expr_equal_rec(a->u.un.a, b->u.un.a, depth + 1);
   case TL_EXPR_SELECT:
     return expr_equal_rec(a->u.sel.cond, b->u.sel.cond, depth + 1) &&
-           expr_equal_rec(a->u.sel.t, b->u.sel.t, depth + 1) &&
-           expr_equal_rec(a->u.sel.f, b->u.sel.f, depth + 1);
+           expr_equal_rec(a->u.sel.t, b->u.sel.t, depth + 1) && expr_equal_rec(a->u.sel.f, b->u.sel.f, depth + 1);
   case TL_EXPR_CAST: return expr_equal_rec(a->u.cast.value, b->u.cast.value, depth + 1);
   case TL_EXPR_LOAD:
     if (a->u.load.buffer != b->u.load.buffer || a->u.load.n != b->u.load.n) return false;
@@ -675,10 +670,8 @@ static tl_expr *to_bool(tl_module *m, tl_loc loc, tl_expr *e) {
   dclass c = class_of(e->dtype);
   if (c == CLS_OTHER) return e;
   if (e->kind == TL_EXPR_INT) return tl_ir_int(m, loc, TL_BOOL, e->u.ival != 0);
-  if (e->kind == TL_EXPR_FLOAT && !isnan(e->u.fval))
-    return tl_ir_int(m, loc, TL_BOOL, e->u.fval != 0);
-  tl_expr *zero = c == CLS_FLOAT ? tl_ir_float(m, loc, e->dtype, 0.0)
-                                 : tl_ir_int(m, loc, e->dtype, 0);
+  if (e->kind == TL_EXPR_FLOAT && !isnan(e->u.fval)) return tl_ir_int(m, loc, TL_BOOL, e->u.fval != 0);
+  tl_expr *zero = c == CLS_FLOAT ? tl_ir_float(m, loc, e->dtype, 0.0) : tl_ir_int(m, loc, e->dtype, 0);
   if (!zero) return NULL;
   return tl_ir_binary(m, loc, TL_OP_NE, e, zero);
 }
@@ -696,7 +689,10 @@ static bool signed_floordiv(int64_t a, int64_t b, int64_t *r) {
 }
 static bool signed_floormod(int64_t a, int64_t b, int64_t *r) {
   if (b == 0) return false;
-  if (b == -1) { *r = 0; return true; }
+  if (b == -1) {
+    *r = 0;
+    return true;
+  }
   int64_t q = a % b;
   if (q != 0 && ((q < 0) != (b < 0))) q += b;
   *r = q;
@@ -734,12 +730,15 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
     case TL_OP_ADD: z = x + y; break;
     case TL_OP_SUB: z = x - y; break;
     case TL_OP_MUL: z = x * y; break;
-    case TL_OP_DIV: case TL_OP_FLOORDIV:
+    case TL_OP_DIV:
+    case TL_OP_FLOORDIV:
       if (!y) return false;
-      z = x / y; break;
+      z = x / y;
+      break;
     case TL_OP_FLOORMOD:
       if (!y) return false;
-      z = x % y; break;
+      z = x % y;
+      break;
     case TL_OP_POW:
       z = 1;
       while (y) {
@@ -750,13 +749,17 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
       break;
     case TL_OP_MIN: z = x < y ? x : y; break;
     case TL_OP_MAX: z = x > y ? x : y; break;
-    case TL_OP_BITAND: case TL_OP_BITOR: case TL_OP_BITXOR: z = bitwise(op, x, y); break;
+    case TL_OP_BITAND:
+    case TL_OP_BITOR:
+    case TL_OP_BITXOR: z = bitwise(op, x, y); break;
     case TL_OP_SHL:
       if (y >= (uint64_t)bits) return false;
-      z = x << y; break;
+      z = x << y;
+      break;
     case TL_OP_SHR:
       if (y >= (uint64_t)bits) return false;
-      z = x >> y; break;
+      z = x >> y;
+      break;
     default: return false;
     }
     *r = (int64_t)z;
@@ -765,14 +768,25 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   if (is_cmp(op) || op == TL_OP_AND || op == TL_OP_OR) return fold_relation(op, (a > b) - (a < b), a, b, r);
   int64_t z;
   switch (op) {
-  case TL_OP_ADD: if (__builtin_add_overflow(a, b, &z)) return false; break;
-  case TL_OP_SUB: if (__builtin_sub_overflow(a, b, &z)) return false; break;
-  case TL_OP_MUL: if (__builtin_mul_overflow(a, b, &z)) return false; break;
+  case TL_OP_ADD:
+    if (__builtin_add_overflow(a, b, &z)) return false;
+    break;
+  case TL_OP_SUB:
+    if (__builtin_sub_overflow(a, b, &z)) return false;
+    break;
+  case TL_OP_MUL:
+    if (__builtin_mul_overflow(a, b, &z)) return false;
+    break;
   case TL_OP_DIV:
     if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-    z = a / b; break;
-  case TL_OP_FLOORDIV: if (!signed_floordiv(a, b, &z)) return false; break;
-  case TL_OP_FLOORMOD: if (!signed_floormod(a, b, &z)) return false; break;
+    z = a / b;
+    break;
+  case TL_OP_FLOORDIV:
+    if (!signed_floordiv(a, b, &z)) return false;
+    break;
+  case TL_OP_FLOORMOD:
+    if (!signed_floormod(a, b, &z)) return false;
+    break;
   case TL_OP_POW: {
     if (b < 0) return false;
     int64_t base = a, acc = 1;
@@ -786,7 +800,9 @@ static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) 
   }
   case TL_OP_MIN: z = a < b ? a : b; break;
   case TL_OP_MAX: z = a > b ? a : b; break;
-  case TL_OP_BITAND: case TL_OP_BITOR: case TL_OP_BITXOR: z = (int64_t)bitwise(op, (uint64_t)a, (uint64_t)b); break;
+  case TL_OP_BITAND:
+  case TL_OP_BITOR:
+  case TL_OP_BITXOR: z = (int64_t)bitwise(op, (uint64_t)a, (uint64_t)b); break;
   case TL_OP_SHL:
     if (b < 0 || b >= bits) return false;
     z = (int64_t)((uint64_t)a << b);
@@ -808,18 +824,45 @@ static bool fold_float(tl_binop op, double a, double b, double *r, bool *is_bool
   case TL_OP_ADD: *r = a + b; return true;
   case TL_OP_SUB: *r = a - b; return true;
   case TL_OP_MUL: *r = a * b; return true;
-  case TL_OP_DIV: if (b == 0) return false; *r = a / b; return true;
-  case TL_OP_FLOORDIV: if (b == 0) return false; *r = floor(a / b); return true;
-  case TL_OP_FLOORMOD: if (b == 0) return false; *r = a - floor(a / b) * b; return true;
+  case TL_OP_DIV:
+    if (b == 0) return false;
+    *r = a / b;
+    return true;
+  case TL_OP_FLOORDIV:
+    if (b == 0) return false;
+    *r = floor(a / b);
+    return true;
+  case TL_OP_FLOORMOD:
+    if (b == 0) return false;
+    *r = a - floor(a / b) * b;
+    return true;
   case TL_OP_POW: *r = pow(a, b); return true;
   case TL_OP_MIN: *r = fmin(a, b); return true;
   case TL_OP_MAX: *r = fmax(a, b); return true;
-  case TL_OP_EQ: *is_bool = true; *r = a == b; return true;
-  case TL_OP_NE: *is_bool = true; *r = a != b; return true;
-  case TL_OP_LT: *is_bool = true; *r = a < b; return true;
-  case TL_OP_LE: *is_bool = true; *r = a <= b; return true;
-  case TL_OP_GT: *is_bool = true; *r = a > b; return true;
-  case TL_OP_GE: *is_bool = true; *r = a >= b; return true;
+  case TL_OP_EQ:
+    *is_bool = true;
+    *r = a == b;
+    return true;
+  case TL_OP_NE:
+    *is_bool = true;
+    *r = a != b;
+    return true;
+  case TL_OP_LT:
+    *is_bool = true;
+    *r = a < b;
+    return true;
+  case TL_OP_LE:
+    *is_bool = true;
+    *r = a <= b;
+    return true;
+  case TL_OP_GT:
+    *is_bool = true;
+    *r = a > b;
+    return true;
+  case TL_OP_GE:
+    *is_bool = true;
+    *r = a >= b;
+    return true;
   default: return false;
   }
 }
@@ -837,8 +880,8 @@ tl_expr *tl_ir_binary(tl_module *m, tl_loc loc, tl_binop op, tl_expr *a, tl_expr
     b = to_bool(m, loc, b);
     if (!a || !b) return NULL;
     tl_expr *ca = a->kind == TL_EXPR_INT ? a : NULL, *cb = b->kind == TL_EXPR_INT ? b : NULL;
-    if (ca && cb) return tl_ir_int(m, loc, TL_BOOL, op == TL_OP_AND ? (ca->u.ival && cb->u.ival)
-                                                                    : (ca->u.ival || cb->u.ival));
+    if (ca && cb)
+      return tl_ir_int(m, loc, TL_BOOL, op == TL_OP_AND ? (ca->u.ival && cb->u.ival) : (ca->u.ival || cb->u.ival));
     /* x and True → x, x and False → False, x or False → x, x or True → True */
     tl_expr *c = ca ? ca : cb, *o = ca ? b : a;
     if (c) {
@@ -1014,8 +1057,10 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   if (n == 3 && intrin == TL_INTRIN_IF_THEN_ELSE) return tl_ir_select(m, loc, args[0], args[1], args[2]);
   if (n == 2 && (intrin == TL_INTRIN_MIN || intrin == TL_INTRIN_MAX || intrin == TL_INTRIN_FLOORDIV ||
                  intrin == TL_INTRIN_FLOORMOD)) {
-    tl_binop op = intrin == TL_INTRIN_MIN ? TL_OP_MIN : intrin == TL_INTRIN_MAX ? TL_OP_MAX
-                : intrin == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : TL_OP_FLOORMOD;
+    tl_binop op = intrin == TL_INTRIN_MIN        ? TL_OP_MIN
+                  : intrin == TL_INTRIN_MAX      ? TL_OP_MAX
+                  : intrin == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV
+                                                 : TL_OP_FLOORMOD;
     return tl_ir_binary(m, loc, op, args[0], args[1]);
   }
   tl_expr **cp = copy_exprs(m, n, args);
@@ -1028,8 +1073,10 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
         double v = INFINITY;
         if (intrin != TL_INTRIN_INFINITY) {
           /* largest finite value of the format */
-          int p = t.code == TL_TYPE_BFLOAT ? 8 : (t.bits == 16 || t.code == TL_TYPE_TFLOAT) ? 11
-                : t.bits == 32 ? 24 : 53;
+          int p = t.code == TL_TYPE_BFLOAT                     ? 8
+                  : (t.bits == 16 || t.code == TL_TYPE_TFLOAT) ? 11
+                  : t.bits == 32                               ? 24
+                                                               : 53;
           int emax = (t.bits == 16 && t.code == TL_TYPE_FLOAT) ? 15 : t.bits == 64 ? 1023 : 127;
           v = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
           if (tl_dtype_is_fp8(t)) v = t.code == TL_TYPE_FLOAT8_E4M3 ? 448.0 : 57344.0;
@@ -1042,7 +1089,8 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
         if (t.code == TL_TYPE_BOOL) v = intrin == TL_INTRIN_MAX_VALUE;
         else if (t.code == TL_TYPE_UINT)
           v = intrin == TL_INTRIN_MIN_VALUE ? 0 : (int64_t)(t.bits >= 64 ? UINT64_MAX : (UINT64_C(1) << t.bits) - 1);
-        else if (intrin == TL_INTRIN_MAX_VALUE) v = t.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
+        else if (intrin == TL_INTRIN_MAX_VALUE)
+          v = t.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
         else v = t.bits >= 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (t.bits - 1));
         return tl_ir_int(m, loc, t, v);
       }
@@ -1065,8 +1113,7 @@ tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args)
   }
   tl_expr *f = fold_call(m, loc, intrin, n, cp);
   if (f) return f;
-  if (intrin == TL_INTRIN_CEILDIV && n == 2 && const_is(cp[1], 1) && is_intlike(cp[0]->dtype))
-    return cp[0];
+  if (intrin == TL_INTRIN_CEILDIV && n == 2 && const_is(cp[1], 1) && is_intlike(cp[0]->dtype)) return cp[0];
   tl_dtype t;
   switch (in->ret) {
   case TL_RET_ARG0: t = n > 0 ? cp[0]->dtype : TL_INT32; break;

@@ -50,8 +50,7 @@ static const tl_attr_info swizzle_attrs[] = {
 };
 
 /* ---------------------------------------------------------------- helpers */
-static void verr(tl_verify_ctx *vc, tl_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void verr(tl_verify_ctx *vc, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void verr(tl_verify_ctx *vc, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -60,9 +59,7 @@ static void verr(tl_verify_ctx *vc, tl_loc loc, const char *fmt, ...) {
   vc->errors++;
 }
 
-static tl_loc pick_loc(tl_loc preferred, tl_loc fallback) {
-  return preferred.file ? preferred : fallback;
-}
+static tl_loc pick_loc(tl_loc preferred, tl_loc fallback) { return preferred.file ? preferred : fallback; }
 
 static const char *op_name(const tl_stmt *s) { return tl_tile_ops[s->u.tile.op].name; }
 
@@ -154,9 +151,7 @@ static char *name_text(const tl_region *r) {
 }
 #define S(p) ((p) ? (p) : "?")
 
-static bool scope_is_shared(tl_scope s) {
-  return s == TL_SCOPE_SHARED_DYN || s == TL_SCOPE_SHARED;
-}
+static bool scope_is_shared(tl_scope s) { return s == TL_SCOPE_SHARED_DYN || s == TL_SCOPE_SHARED; }
 
 /* ------------------------------------------------------------------- copy */
 /* True when two extent lists are known to disagree: after dropping
@@ -188,9 +183,8 @@ static bool verify_copy(tl_verify_ctx *vc, const tl_stmt *s) {
   int sn = region_extents(src, &se), dn = region_extents(dst, &de);
   if (!extents_disagree(se, sn, de, dn)) return true;
   char *a = name_text(src), *b = name_text(dst), *as = shape_text(src), *bs = shape_text(dst);
-  verr(vc, s->loc,
-       "T.%s: extents disagree: source %s has extents %s but destination %s has %s",
-       op_name(s), S(a), S(as), S(b), S(bs));
+  verr(vc, s->loc, "T.%s: extents disagree: source %s has extents %s but destination %s has %s", op_name(s), S(a),
+       S(as), S(b), S(bs));
   free(a), free(b), free(as), free(bs);
   return false;
 }
@@ -203,19 +197,25 @@ static int gemm_dims(const tl_region *r, tl_expr *const **ext) {
   return n;
 }
 
-static const struct { uint8_t ab_code, ab_bits, c_code, c_bits; } gemm_ok[] = {
-    {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 16},  {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 32},
-    {TL_TYPE_BFLOAT, 16, TL_TYPE_FLOAT, 32}, {TL_TYPE_INT, 8, TL_TYPE_INT, 32},
+static const struct {
+  uint8_t ab_code, ab_bits, c_code, c_bits;
+} gemm_ok[] = {
+    {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 16},
+    {TL_TYPE_FLOAT, 16, TL_TYPE_FLOAT, 32},
+    {TL_TYPE_BFLOAT, 16, TL_TYPE_FLOAT, 32},
+    {TL_TYPE_INT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_TFLOAT, 32, TL_TYPE_FLOAT, 32},
     /* float32 computed as tf32, uint8, float64 (lib/Support/mma.h) */
-    {TL_TYPE_FLOAT, 32, TL_TYPE_FLOAT, 32},  {TL_TYPE_UINT, 8, TL_TYPE_INT, 32},
+    {TL_TYPE_FLOAT, 32, TL_TYPE_FLOAT, 32},
+    {TL_TYPE_UINT, 8, TL_TYPE_INT, 32},
     {TL_TYPE_FLOAT, 64, TL_TYPE_FLOAT, 64},
     /* float8 (m16n8k32 .e4m3/.e5m2, sm_89): A and B may be either format */
-    {TL_TYPE_FLOAT8_E4M3, 8, TL_TYPE_FLOAT, 32}, {TL_TYPE_FLOAT8_E5M2, 8, TL_TYPE_FLOAT, 32},
+    {TL_TYPE_FLOAT8_E4M3, 8, TL_TYPE_FLOAT, 32},
+    {TL_TYPE_FLOAT8_E5M2, 8, TL_TYPE_FLOAT, 32},
 };
-#define GEMM_ACCEPTED                                                                  \
-  "A and B float16 with C float16 or float32, bfloat16 with float32, int8 with int32, " \
-  "tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "  \
+#define GEMM_ACCEPTED                                                                                                  \
+  "A and B float16 with C float16 or float32, bfloat16 with float32, int8 with int32, "                                \
+  "tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "                                 \
   "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32"
 
 static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
@@ -225,8 +225,7 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   static const char *const opn[3] = {"A", "B", "C"};
   /* Scopes. */
   if (C->region.buffer->scope != TL_SCOPE_FRAGMENT) {
-    verr(vc, pick_loc(C->loc, s->loc),
-         "T.gemm: C must be a fragment (local.fragment), but '%s' is %s",
+    verr(vc, pick_loc(C->loc, s->loc), "T.gemm: C must be a fragment (local.fragment), but '%s' is %s",
          C->region.buffer->name, tl_scope_name(C->region.buffer->scope));
     ok = false;
   }
@@ -248,27 +247,26 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
     n[k] = gemm_dims(&ops[k]->region, &ext[k]);
     if (n[k] != 2) {
       char *sh = shape_text(&ops[k]->region);
-      verr(vc, pick_loc(ops[k]->loc, s->loc), "T.gemm: %s must be 2-D, but '%s' has shape %s",
-           opn[k], ops[k]->region.buffer->name, S(sh));
+      verr(vc, pick_loc(ops[k]->loc, s->loc), "T.gemm: %s must be 2-D, but '%s' has shape %s", opn[k],
+           ops[k]->region.buffer->name, S(sh));
       free(sh);
       rank_ok = ok = false;
     }
   }
   /* Dtypes. */
-  tl_dtype ta = A->region.buffer->dtype, tb = B->region.buffer->dtype,
-           tc = C->region.buffer->dtype;
+  tl_dtype ta = A->region.buffer->dtype, tb = B->region.buffer->dtype, tc = C->region.buffer->dtype;
   bool dt_ok = (tl_dtype_eq(ta, tb) || (tl_dtype_is_fp8(ta) && tl_dtype_is_fp8(tb))) && ta.lanes == 1 &&
                tb.lanes == 1 && tc.lanes == 1;
   if (dt_ok) {
     dt_ok = false;
     for (size_t k = 0; k < sizeof gemm_ok / sizeof gemm_ok[0]; k++)
-      if (ta.code == gemm_ok[k].ab_code && ta.bits == gemm_ok[k].ab_bits &&
-          tc.code == gemm_ok[k].c_code && tc.bits == gemm_ok[k].c_bits)
+      if (ta.code == gemm_ok[k].ab_code && ta.bits == gemm_ok[k].ab_bits && tc.code == gemm_ok[k].c_code &&
+          tc.bits == gemm_ok[k].c_bits)
         dt_ok = true;
   }
   if (!dt_ok) {
-    verr(vc, s->loc, "T.gemm: unsupported dtypes: A %s, B %s, C %s (accepted: " GEMM_ACCEPTED ")",
-         tl_dtype_name(ta), tl_dtype_name(tb), tl_dtype_name(tc));
+    verr(vc, s->loc, "T.gemm: unsupported dtypes: A %s, B %s, C %s (accepted: " GEMM_ACCEPTED ")", tl_dtype_name(ta),
+         tl_dtype_name(tb), tl_dtype_name(tc));
     ok = false;
   }
   if (!rank_ok) return false;
@@ -291,18 +289,18 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   const char *pre_a = tA ? "with transpose_A=True, " : "";
   const char *pre_b = tB ? "with transpose_B=True, " : "";
   if (!extents_agree(KA, KB)) {
-    verr(vc, s->loc, "T.gemm: %sA %s gives M=%s, K=%s, but B %s has K=%s", pre_ab, S(sa),
-         S(m1.data), S(k1.data), S(sb), S(k2.data));
+    verr(vc, s->loc, "T.gemm: %sA %s gives M=%s, K=%s, but B %s has K=%s", pre_ab, S(sa), S(m1.data), S(k1.data), S(sb),
+         S(k2.data));
     ok = false;
   }
   if (!extents_agree(MA, MC)) {
-    verr(vc, s->loc, "T.gemm: %sA %s gives M=%s, K=%s, but C %s has M=%s", pre_a, S(sa),
-         S(m1.data), S(k1.data), S(scc), S(m2.data));
+    verr(vc, s->loc, "T.gemm: %sA %s gives M=%s, K=%s, but C %s has M=%s", pre_a, S(sa), S(m1.data), S(k1.data), S(scc),
+         S(m2.data));
     ok = false;
   }
   if (!extents_agree(NB, NC)) {
-    verr(vc, s->loc, "T.gemm: %sB %s gives K=%s, N=%s, but C %s has N=%s", pre_b, S(sb),
-         S(k2.data), S(n1.data), S(scc), S(n2.data));
+    verr(vc, s->loc, "T.gemm: %sB %s gives K=%s, N=%s, but C %s has N=%s", pre_b, S(sb), S(k2.data), S(n1.data), S(scc),
+         S(n2.data));
     ok = false;
   }
   free(sa), free(sb), free(scc);
@@ -325,8 +323,7 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
 static bool verify_fill(tl_verify_ctx *vc, const tl_stmt *s) {
   const tl_operand *v = &s->u.tile.args[1];
   if (v->expr && v->expr->dtype.lanes != 1) {
-    verr(vc, pick_loc(v->loc, s->loc), "T.fill: the value must be a scalar, got %s",
-         tl_dtype_name(v->expr->dtype));
+    verr(vc, pick_loc(v->loc, s->loc), "T.fill: the value must be a scalar, got %s", tl_dtype_name(v->expr->dtype));
     return false;
   }
   return true;
@@ -359,9 +356,8 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   for (int k = 0; k < 2; k++) {
     tl_scope sc = ops[k]->region.buffer->scope;
     if (!scope_is_shared(sc) && sc != TL_SCOPE_FRAGMENT && sc != TL_SCOPE_LOCAL) {
-      verr(vc, pick_loc(ops[k]->loc, s->loc),
-           "T.%s: %s must be a fragment, shared or local buffer, but '%s' is %s", name, role[k],
-           ops[k]->region.buffer->name, tl_scope_name(sc));
+      verr(vc, pick_loc(ops[k]->loc, s->loc), "T.%s: %s must be a fragment, shared or local buffer, but '%s' is %s",
+           name, role[k], ops[k]->region.buffer->name, tl_scope_name(sc));
       ok = false;
     }
   }
@@ -371,8 +367,8 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   if (!attr_int(s, 0, &dim)) return false; /* reported generically (not a constant) */
   int64_t nd = dim < 0 ? dim + sn : dim;
   if (nd < 0 || nd >= sn) {
-    verr(vc, attr_loc(s, 0), "T.%s: dim %lld is out of range for src '%s' with %d dimension%s",
-         name, (long long)dim, src->region.buffer->name, sn, sn == 1 ? "" : "s");
+    verr(vc, attr_loc(s, 0), "T.%s: dim %lld is out of range for src '%s' with %d dimension%s", name, (long long)dim,
+         src->region.buffer->name, sn, sn == 1 ? "" : "s");
     return false;
   }
   int64_t batch = 1;
@@ -414,7 +410,9 @@ static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
 int tl_tile_atomic_intrin(int op, int *lanes) {
   if (lanes) *lanes = op == TL_TILE_ATOMIC_ADDX2 ? 2 : op == TL_TILE_ATOMIC_ADDX4 ? 4 : 1;
   switch (op) {
-  case TL_TILE_ATOMIC_ADD: case TL_TILE_ATOMIC_ADDX2: case TL_TILE_ATOMIC_ADDX4: return TL_INTRIN_PTX_ATOMIC_ADD;
+  case TL_TILE_ATOMIC_ADD:
+  case TL_TILE_ATOMIC_ADDX2:
+  case TL_TILE_ATOMIC_ADDX4: return TL_INTRIN_PTX_ATOMIC_ADD;
   case TL_TILE_ATOMIC_MAX: return TL_INTRIN_PTX_ATOMIC_MAX;
   case TL_TILE_ATOMIC_MIN: return TL_INTRIN_PTX_ATOMIC_MIN;
   default: return -1;
@@ -422,8 +420,8 @@ int tl_tile_atomic_intrin(int op, int *lanes) {
 }
 
 bool tl_reinterpret_ok(tl_dtype to, tl_dtype from) {
-  return to.lanes <= 1 && from.lanes <= 1 && to.code != TL_TYPE_BOOL && from.code != TL_TYPE_BOOL &&
-         to.bits >= 8 && to.bits % 8 == 0 && to.bits == from.bits;
+  return to.lanes <= 1 && from.lanes <= 1 && to.code != TL_TYPE_BOOL && from.code != TL_TYPE_BOOL && to.bits >= 8 &&
+         to.bits % 8 == 0 && to.bits == from.bits;
 }
 
 /* T.atomic_add and its kin (tl_tile_atomic_intrin); the messages name the op. */
@@ -435,9 +433,8 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
   const tl_operand *dst = &s->u.tile.args[0], *val = &s->u.tile.args[1];
   tl_scope dsc = dst->region.buffer->scope;
   if (dsc != TL_SCOPE_GLOBAL && dsc != TL_SCOPE_SHARED && dsc != TL_SCOPE_SHARED_DYN) {
-    verr(vc, pick_loc(dst->loc, s->loc),
-         "T.%s: destination '%s' must be a global or shared buffer, but it is %s",
-         opn, dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
+    verr(vc, pick_loc(dst->loc, s->loc), "T.%s: destination '%s' must be a global or shared buffer, but it is %s", opn,
+         dst->region.buffer->name, tl_scope_name(dst->region.buffer->scope));
     ok = false;
   }
   if (val->kind == TL_OPND_REGION && dst->kind == TL_OPND_REGION) {
@@ -446,15 +443,14 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
     if (extents_disagree(de, dn, ve, vn)) {
       char *a = name_text(&dst->region), *b = name_text(&val->region);
       char *as = shape_text(&dst->region), *bs = shape_text(&val->region);
-      verr(vc, s->loc,
-           "T.%s: extents disagree: destination %s has extents %s but value %s has %s",
-           opn, S(a), S(as), S(b), S(bs));
+      verr(vc, s->loc, "T.%s: extents disagree: destination %s has extents %s but value %s has %s", opn, S(a), S(as),
+           S(b), S(bs));
       free(a), free(b), free(as), free(bs);
       ok = false;
     }
   } else if (val->kind == TL_OPND_EXPR && val->expr && val->expr->dtype.lanes != 1) {
-    verr(vc, pick_loc(val->loc, s->loc), "T.%s: the value must be a scalar, got %s",
-         opn, tl_dtype_name(val->expr->dtype));
+    verr(vc, pick_loc(val->loc, s->loc), "T.%s: the value must be a scalar, got %s", opn,
+         tl_dtype_name(val->expr->dtype));
     ok = false;
   }
   for (int k = 0; lanes > 1 && k < 2; k++) { /* addx2 / addx4: L consecutive elements */
@@ -463,15 +459,15 @@ static bool verify_atomic_add(tl_verify_ctx *vc, const tl_stmt *s) {
     tl_expr *const *ex;
     int n = o->kind == TL_OPND_REGION ? region_extents(&o->region, &ex) : 0;
     if (o->kind != TL_OPND_REGION || n < 1 || !tl_expr_is_const_int(ex[n - 1], &e) || e != lanes) {
-      verr(vc, pick_loc(o->loc, s->loc), "T.%s: the %s must be %d consecutive elements of a buffer (X[i, j] or X[i, j:j+%d])",
-           opn, k ? "value" : "destination", lanes, lanes);
+      verr(vc, pick_loc(o->loc, s->loc),
+           "T.%s: the %s must be %d consecutive elements of a buffer (X[i, j] or X[i, j:j+%d])", opn,
+           k ? "value" : "destination", lanes, lanes);
       ok = false;
     }
   }
   const tl_expr *mo = s->u.tile.attrs && tl_tile_ops[s->u.tile.op].nattrs > 1 ? s->u.tile.attrs[1] : NULL;
   if (mo && mo->kind == TL_EXPR_STRING) {
-    static const char *const orders[] = {"relaxed", "consume", "acquire",
-                                         "release", "acq_rel", "seq_cst"};
+    static const char *const orders[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
     bool found = false;
     for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++)
       if (mo->u.str && strcmp(mo->u.str, orders[k]) == 0) found = true;
@@ -496,15 +492,12 @@ static bool verify_use_swizzle(tl_verify_ctx *vc, const tl_stmt *s) {
          tl_dtype_name(p->expr->dtype));
     ok = false;
   } else if (p->expr && tl_expr_is_const_int(p->expr, &v) && v <= 0) {
-    verr(vc, pick_loc(p->loc, s->loc), "T.use_swizzle: panel_size must be positive, got %lld",
-         (long long)v);
+    verr(vc, pick_loc(p->loc, s->loc), "T.use_swizzle: panel_size must be positive, got %lld", (long long)v);
     ok = false;
   }
   const tl_expr *o = s->u.tile.attrs ? s->u.tile.attrs[0] : NULL;
-  if (o && o->kind == TL_EXPR_STRING && o->u.str && strcmp(o->u.str, "row") != 0 &&
-      strcmp(o->u.str, "column") != 0) {
-    verr(vc, attr_loc(s, 0), "T.use_swizzle: order must be \"row\" or \"column\", got \"%s\"",
-         o->u.str);
+  if (o && o->kind == TL_EXPR_STRING && o->u.str && strcmp(o->u.str, "row") != 0 && strcmp(o->u.str, "column") != 0) {
+    verr(vc, attr_loc(s, 0), "T.use_swizzle: order must be \"row\" or \"column\", got \"%s\"", o->u.str);
     ok = false;
   }
   return ok;
@@ -517,8 +510,7 @@ static bool verify_annotate_layout(tl_verify_ctx *vc, const tl_stmt *s) {
     const tl_operand *r = &s->u.tile.args[i];
     if (r->kind != TL_OPND_REGION || !r->region.buffer) continue;
     if (!region_is_whole(&r->region)) {
-      verr(vc, pick_loc(r->loc, s->loc), "T.annotate_layout: '%s' must be a whole buffer",
-           r->region.buffer->name);
+      verr(vc, pick_loc(r->loc, s->loc), "T.annotate_layout: '%s' must be a whole buffer", r->region.buffer->name);
       ok = false;
     }
     if (r->region.buffer->scope == TL_SCOPE_GLOBAL) {
@@ -539,22 +531,14 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_GEMM] = {"gemm", "RRR", 2, N(gemm_attrs), gemm_attrs, verify_gemm, 0, 0, 0},
     [TL_TILE_FILL] = {"fill", "RE", 0, 0, NULL, verify_fill, 0, 0, 0},
     [TL_TILE_CLEAR] = {"clear", "R", 0, 0, NULL, verify_clear, 0, 0, 0},
-    [TL_TILE_REDUCE_MAX] = {"reduce_max", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce,
-                            0, 0, 0},
-    [TL_TILE_REDUCE_MIN] = {"reduce_min", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce,
-                            0, 0, 0},
-    [TL_TILE_REDUCE_SUM] = {"reduce_sum", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce,
-                            0, 0, 0},
-    [TL_TILE_REDUCE_ABSSUM] = {"reduce_abssum", "RR", 1, N(reduce_attrs), reduce_attrs,
-                               verify_reduce, 0, 0, 0},
-    [TL_TILE_REDUCE_ABSMAX] = {"reduce_absmax", "RR", 1, N(reduce_attrs), reduce_attrs,
-                               verify_reduce, 0, 0, 0},
-    [TL_TILE_ATOMIC_ADD] = {"atomic_add", "RX", 0, N(atomic_attrs), atomic_attrs,
-                            verify_atomic_add, 0, 0, 0},
-    [TL_TILE_USE_SWIZZLE] = {"use_swizzle", "E", -1, N(swizzle_attrs), swizzle_attrs,
-                             verify_use_swizzle, 0, 0, 0},
-    [TL_TILE_ANNOTATE_LAYOUT] = {"annotate_layout", "D", -1, 0, NULL, verify_annotate_layout, 0,
-                                 0, 0},
+    [TL_TILE_REDUCE_MAX] = {"reduce_max", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce, 0, 0, 0},
+    [TL_TILE_REDUCE_MIN] = {"reduce_min", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce, 0, 0, 0},
+    [TL_TILE_REDUCE_SUM] = {"reduce_sum", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce, 0, 0, 0},
+    [TL_TILE_REDUCE_ABSSUM] = {"reduce_abssum", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce, 0, 0, 0},
+    [TL_TILE_REDUCE_ABSMAX] = {"reduce_absmax", "RR", 1, N(reduce_attrs), reduce_attrs, verify_reduce, 0, 0, 0},
+    [TL_TILE_ATOMIC_ADD] = {"atomic_add", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
+    [TL_TILE_USE_SWIZZLE] = {"use_swizzle", "E", -1, N(swizzle_attrs), swizzle_attrs, verify_use_swizzle, 0, 0, 0},
+    [TL_TILE_ANNOTATE_LAYOUT] = {"annotate_layout", "D", -1, 0, NULL, verify_annotate_layout, 0, 0, 0},
     [TL_TILE_ASYNC_COPY] = {"async_copy", "RR", 1, 0, NULL, verify_copy, 0, 0, 0},
     [TL_TILE_ATOMIC_MAX] = {"atomic_max", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_MIN] = {"atomic_min", "RX", 0, N(atomic_attrs), atomic_attrs, verify_atomic_add, 0, 0, 0},

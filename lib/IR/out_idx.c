@@ -38,8 +38,7 @@ bool tl_out_idx_normalize(const tl_out_idx_param *params, int nparams, const int
         return false;
       }
     if (p->kind == TL_OUT_IDX_SCALAR) {
-      snprintf(msg, msglen, "out_idx %lld names '%s', a scalar parameter; outputs are tensors", (long long)v,
-               p->name);
+      snprintf(msg, msglen, "out_idx %lld names '%s', a scalar parameter; outputs are tensors", (long long)v, p->name);
       return false;
     }
     if (p->kind == TL_OUT_IDX_STRIDED) {
@@ -54,8 +53,8 @@ bool tl_out_idx_normalize(const tl_out_idx_param *params, int nparams, const int
   return true;
 }
 
-bool tl_out_idx_normalize_func(const tl_primfunc *f, const int64_t *idx, size_t n, int *norm, size_t *bad,
-                               char *msg, size_t msglen) {
+bool tl_out_idx_normalize_func(const tl_primfunc *f, const int64_t *idx, size_t n, int *norm, size_t *bad, char *msg,
+                               size_t msglen) {
   tl_out_idx_param *ps = calloc((size_t)f->nparams + 1, sizeof *ps);
   if (!ps) {
     *bad = 0;

@@ -20,9 +20,9 @@
 
 /* What out_idx needs to know of a parameter. */
 typedef enum tl_out_idx_kind {
-  TL_OUT_IDX_TENSOR,  /* a compact tensor: may be an output */
-  TL_OUT_IDX_SCALAR,  /* refused */
-  TL_OUT_IDX_STRIDED  /* a T.StridedTensor: refused */
+  TL_OUT_IDX_TENSOR, /* a compact tensor: may be an output */
+  TL_OUT_IDX_SCALAR, /* refused */
+  TL_OUT_IDX_STRIDED /* a T.StridedTensor: refused */
 } tl_out_idx_kind;
 
 typedef struct tl_out_idx_param {
@@ -46,7 +46,7 @@ bool tl_out_idx_normalize(const tl_out_idx_param *params, int nparams, const int
 /* tl_out_idx_normalize over the parameters of tile IR function f (false
  * with "out of memory" in msg when the scratch description cannot be
  * allocated). */
-bool tl_out_idx_normalize_func(const tl_primfunc *f, const int64_t *idx, size_t n, int *norm, size_t *bad,
-                               char *msg, size_t msglen);
+bool tl_out_idx_normalize_func(const tl_primfunc *f, const int64_t *idx, size_t n, int *norm, size_t *bad, char *msg,
+                               size_t msglen);
 
 #endif

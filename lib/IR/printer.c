@@ -19,10 +19,7 @@
 #define PRINT_MAX_DEPTH 4096
 
 /* Python precedence levels (higher binds tighter). */
-enum {
-  P_OR = 1, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ADD, P_MUL, P_UNARY,
-  P_POW, P_ATOM
-};
+enum { P_OR = 1, P_AND, P_NOT, P_CMP, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM };
 
 /* Each binary operator's spelling (Python's, T.min / T.max as calls) and
  * precedence, indexed by tl_binop. */
@@ -30,13 +27,13 @@ static const struct {
   const char *text;
   int prec;
 } binops[] = {
-    [TL_OP_ADD] = {"+", P_ADD},        [TL_OP_SUB] = {"-", P_ADD},      [TL_OP_MUL] = {"*", P_MUL},
-    [TL_OP_DIV] = {"/", P_MUL},        [TL_OP_FLOORDIV] = {"//", P_MUL}, [TL_OP_FLOORMOD] = {"%", P_MUL},
-    [TL_OP_POW] = {"**", P_POW},       [TL_OP_MIN] = {"T.min", P_ATOM}, [TL_OP_MAX] = {"T.max", P_ATOM},
-    [TL_OP_EQ] = {"==", P_CMP},        [TL_OP_NE] = {"!=", P_CMP},      [TL_OP_LT] = {"<", P_CMP},
-    [TL_OP_LE] = {"<=", P_CMP},        [TL_OP_GT] = {">", P_CMP},       [TL_OP_GE] = {">=", P_CMP},
-    [TL_OP_AND] = {"and", P_AND},      [TL_OP_OR] = {"or", P_OR},       [TL_OP_BITAND] = {"&", P_BAND},
-    [TL_OP_BITOR] = {"|", P_BOR},      [TL_OP_BITXOR] = {"^", P_BXOR},  [TL_OP_SHL] = {"<<", P_SHIFT},
+    [TL_OP_ADD] = {"+", P_ADD},    [TL_OP_SUB] = {"-", P_ADD},       [TL_OP_MUL] = {"*", P_MUL},
+    [TL_OP_DIV] = {"/", P_MUL},    [TL_OP_FLOORDIV] = {"//", P_MUL}, [TL_OP_FLOORMOD] = {"%", P_MUL},
+    [TL_OP_POW] = {"**", P_POW},   [TL_OP_MIN] = {"T.min", P_ATOM},  [TL_OP_MAX] = {"T.max", P_ATOM},
+    [TL_OP_EQ] = {"==", P_CMP},    [TL_OP_NE] = {"!=", P_CMP},       [TL_OP_LT] = {"<", P_CMP},
+    [TL_OP_LE] = {"<=", P_CMP},    [TL_OP_GT] = {">", P_CMP},        [TL_OP_GE] = {">=", P_CMP},
+    [TL_OP_AND] = {"and", P_AND},  [TL_OP_OR] = {"or", P_OR},        [TL_OP_BITAND] = {"&", P_BAND},
+    [TL_OP_BITOR] = {"|", P_BOR},  [TL_OP_BITXOR] = {"^", P_BXOR},   [TL_OP_SHL] = {"<<", P_SHIFT},
     [TL_OP_SHR] = {">>", P_SHIFT},
 };
 _Static_assert(sizeof binops / sizeof binops[0] == TL_OP_SHR + 1, "a row per tl_binop");
@@ -63,12 +60,10 @@ static void format_float(char *buf, size_t size, double v, tl_dtype t) {
 static int expr_prec(const tl_expr *e) {
   switch (e->kind) {
   case TL_EXPR_INT:
-    if (e->dtype.code == TL_TYPE_INT && e->dtype.bits == 32 && e->dtype.lanes == 1 && e->u.ival < 0)
-      return P_UNARY;
+    if (e->dtype.code == TL_TYPE_INT && e->dtype.bits == 32 && e->dtype.lanes == 1 && e->u.ival < 0) return P_UNARY;
     return P_ATOM;
   case TL_EXPR_FLOAT:
-    if (e->dtype.code == TL_TYPE_FLOAT && e->dtype.bits == 32 && !isnan(e->u.fval) &&
-        signbit(e->u.fval))
+    if (e->dtype.code == TL_TYPE_FLOAT && e->dtype.bits == 32 && !isnan(e->u.fval) && signbit(e->u.fval))
       return P_UNARY;
     if (isinf(e->u.fval) && e->u.fval < 0) return P_UNARY;
     return P_ATOM;
@@ -99,8 +94,7 @@ static void print_args(tl_strbuf *out, int n, tl_expr *const *args, int depth) {
 }
 
 /* T.head(args...), with ", lanes" after the arguments when lanes > 0. */
-static void print_applied(tl_strbuf *out, const char *head, int n, tl_expr *const *args, int depth,
-                          int lanes) {
+static void print_applied(tl_strbuf *out, const char *head, int n, tl_expr *const *args, int depth, int lanes) {
   tl_strbuf_printf(out, "T.%s(", head);
   print_args(out, n, args, depth);
   if (lanes > 0) tl_strbuf_printf(out, ", %d", lanes);
@@ -166,7 +160,7 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
     }
     int lp, rp;
     if (op == TL_OP_POW) {
-      lp = P_ATOM;   /* power ::= primary ["**" u_expr] */
+      lp = P_ATOM; /* power ::= primary ["**" u_expr] */
       rp = P_UNARY;
     } else if (p == P_CMP) {
       lp = rp = P_CMP + 1; /* no chaining */
@@ -181,9 +175,18 @@ static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
   }
   case TL_EXPR_UNARY:
     switch (e->u.un.op) {
-    case TL_OP_NEG: tl_strbuf_append(out, "-"); print_child(out, e->u.un.a, P_UNARY, depth); break;
-    case TL_OP_BITNOT: tl_strbuf_append(out, "~"); print_child(out, e->u.un.a, P_UNARY, depth); break;
-    case TL_OP_NOT: tl_strbuf_append(out, "not "); print_child(out, e->u.un.a, P_NOT, depth); break;
+    case TL_OP_NEG:
+      tl_strbuf_append(out, "-");
+      print_child(out, e->u.un.a, P_UNARY, depth);
+      break;
+    case TL_OP_BITNOT:
+      tl_strbuf_append(out, "~");
+      print_child(out, e->u.un.a, P_UNARY, depth);
+      break;
+    case TL_OP_NOT:
+      tl_strbuf_append(out, "not ");
+      print_child(out, e->u.un.a, P_NOT, depth);
+      break;
     }
     break;
   case TL_EXPR_SELECT: {
@@ -244,9 +247,8 @@ static bool is_one(const tl_expr *e) {
  * int32 constants: loop bounds fold, region slices print lo:lo + ext). */
 static void print_sum(tl_strbuf *out, const tl_expr *lo, const tl_expr *ext, bool fold) {
   int64_t a, b, s;
-  if (fold && tl_expr_is_const_int(lo, &a) && tl_expr_is_const_int(ext, &b) &&
-      !__builtin_add_overflow(a, b, &s) && lo->dtype.code == TL_TYPE_INT &&
-      lo->dtype.bits == 32 && s >= INT32_MIN && s <= INT32_MAX) {
+  if (fold && tl_expr_is_const_int(lo, &a) && tl_expr_is_const_int(ext, &b) && !__builtin_add_overflow(a, b, &s) &&
+      lo->dtype.code == TL_TYPE_INT && lo->dtype.bits == 32 && s >= INT32_MIN && s <= INT32_MAX) {
     tl_strbuf_printf(out, "%lld", (long long)s);
     return;
   }
@@ -276,8 +278,7 @@ static void print_region(tl_strbuf *out, const tl_region *r) {
   for (int d = 0; d < r->ndim; d++) {
     if (d) tl_strbuf_append(out, ", ");
     const tl_expr *lo = r->min ? r->min[d] : NULL;
-    const tl_expr *ext = r->extent ? r->extent[d]
-                         : (r->buffer && d < r->buffer->ndim ? r->buffer->shape[d] : NULL);
+    const tl_expr *ext = r->extent ? r->extent[d] : (r->buffer && d < r->buffer->ndim ? r->buffer->shape[d] : NULL);
     if (some_not_one && is_one(ext)) {
       if (lo) print_expr_rec(out, lo, 0);
       else tl_strbuf_append(out, "0");
@@ -321,12 +322,10 @@ static bool attr_is_default(const tl_attr_info *ai, const tl_expr *v) {
   if (!v) return true;
   int64_t iv;
   switch (ai->kind) {
-  case TL_ATTR_BOOL:
-    return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
-  case TL_ATTR_INT: case TL_ATTR_POLICY:
-    return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
-  case TL_ATTR_STRING:
-    return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
+  case TL_ATTR_BOOL: return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
+  case TL_ATTR_INT:
+  case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
+  case TL_ATTR_STRING: return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
   default: return false;
   }
 }
@@ -345,10 +344,8 @@ static void print_tile(tl_strbuf *out, const tl_stmt *s) {
     for (int i = 0; i + 1 < s->u.tile.nargs; i += 2) {
       if (i) tl_strbuf_append(out, ", ");
       const tl_operand *k = &s->u.tile.args[i], *v = &s->u.tile.args[i + 1];
-      if (k->kind == TL_OPND_REGION)
-        tl_strbuf_append(out, k->region.buffer ? k->region.buffer->name : "<null>");
-      else
-        print_expr_rec(out, k->expr, 0);
+      if (k->kind == TL_OPND_REGION) tl_strbuf_append(out, k->region.buffer ? k->region.buffer->name : "<null>");
+      else print_expr_rec(out, k->expr, 0);
       tl_strbuf_append(out, ": ");
       if (v->kind == TL_OPND_REGION) print_region(out, &v->region);
       else print_expr_rec(out, v->expr, 0);
@@ -375,9 +372,7 @@ static void print_tile(tl_strbuf *out, const tl_stmt *s) {
   tl_strbuf_append(out, ")");
 }
 
-static bool stmt_is_empty(const tl_stmt *s) {
-  return !s || (s->kind == TL_STMT_SEQ && s->u.seq.n == 0);
-}
+static bool stmt_is_empty(const tl_stmt *s) { return !s || (s->kind == TL_STMT_SEQ && s->u.seq.n == 0); }
 
 static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level);
 
@@ -544,13 +539,14 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
       tl_strbuf_append(out, "T.alloc_reducer(");
       print_shape(out, b->ndim, b->shape);
       tl_strbuf_printf(out, ", \"%s\", op=\"%s\"", dn, ops[b->reducer <= TL_REDUCER_MIN ? b->reducer : 0]);
-      if (b->reducer_rep) tl_strbuf_printf(out, ", replication=%s", reps[b->reducer_rep <= TL_REDUCER_REP_NONE ? b->reducer_rep : 0]);
+      if (b->reducer_rep)
+        tl_strbuf_printf(out, ", replication=%s", reps[b->reducer_rep <= TL_REDUCER_REP_NONE ? b->reducer_rep : 0]);
       tl_strbuf_append(out, ")\n");
       return;
     }
     const char *fn = b->scope == TL_SCOPE_FRAGMENT ? "T.alloc_fragment"
-                   : b->scope == TL_SCOPE_LOCAL    ? "T.alloc_local"
-                   : b->scope == TL_SCOPE_GLOBAL   ? (b->zero_per_launch ? "T.alloc_global" : "T.alloc_buffer")
+                     : b->scope == TL_SCOPE_LOCAL  ? "T.alloc_local"
+                     : b->scope == TL_SCOPE_GLOBAL ? (b->zero_per_launch ? "T.alloc_global" : "T.alloc_buffer")
                                                    : "T.alloc_shared";
     tl_strbuf_printf(out, "%s(", fn);
     print_shape(out, b->ndim, b->shape);

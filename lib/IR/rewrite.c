@@ -49,8 +49,7 @@ static tl_expr *rw_load(tl_rewriter *rw, const tl_expr *e, int depth) {
     rw->failed = true;
     return NULL;
   }
-  if (b == e->u.load.buffer && n == e->u.load.n && same(rw, n, ix, e->u.load.indices))
-    return (tl_expr *)e;
+  if (b == e->u.load.buffer && n == e->u.load.n && same(rw, n, ix, e->u.load.indices)) return (tl_expr *)e;
   tl_expr *r = tl_ir_load(rw->m, e->loc, b, n, ix);
   if (r) r->dtype = e->dtype;
   return r;
@@ -76,54 +75,53 @@ static tl_expr *rw_call(tl_rewriter *rw, const tl_expr *e, int depth) {
 static tl_expr *rw_default(tl_rewriter *rw, const tl_expr *e, int depth) {
   tl_module *m = rw->m;
   switch (e->kind) {
-    case TL_EXPR_VAR: {
-      tl_expr *x = rw->subst ? tl_map_get(rw->subst, e->u.var, NULL) : NULL;
-      return x ? x : (tl_expr *)e;
-    }
-    case TL_EXPR_BINARY: {
-      tl_expr *x[2] = {tl_rewrite_expr(rw, e->u.bin.a, depth + 1), tl_rewrite_expr(rw, e->u.bin.b, depth + 1)};
-      if (!x[0] || !x[1]) return NULL;
-      tl_expr *const o[2] = {e->u.bin.a, e->u.bin.b};
-      return same(rw, 2, x, o) ? (tl_expr *)e : tl_ir_binary(m, e->loc, e->u.bin.op, x[0], x[1]);
-    }
-    case TL_EXPR_UNARY: {
-      tl_expr *x = tl_rewrite_expr(rw, e->u.un.a, depth + 1);
-      if (!x) return NULL;
-      return same(rw, 1, &x, &e->u.un.a) ? (tl_expr *)e : tl_ir_unary(m, e->loc, e->u.un.op, x);
-    }
-    case TL_EXPR_SELECT: {
-      tl_expr *x[3] = {tl_rewrite_expr(rw, e->u.sel.cond, depth + 1), tl_rewrite_expr(rw, e->u.sel.t, depth + 1),
-                       tl_rewrite_expr(rw, e->u.sel.f, depth + 1)};
-      if (!x[0] || !x[1] || !x[2]) return NULL;
-      tl_expr *const o[3] = {e->u.sel.cond, e->u.sel.t, e->u.sel.f};
-      return same(rw, 3, x, o) ? (tl_expr *)e : tl_ir_select(m, e->loc, x[0], x[1], x[2]);
-    }
-    case TL_EXPR_CAST: {
-      tl_expr *x = tl_rewrite_expr(rw, e->u.cast.value, depth + 1);
-      if (!x) return NULL;
-      return same(rw, 1, &x, &e->u.cast.value) ? (tl_expr *)e : tl_ir_cast(m, e->loc, e->dtype, x);
-    }
-    case TL_EXPR_LOAD: return rw_load(rw, e, depth);
-    case TL_EXPR_CALL: return rw_call(rw, e, depth);
-    case TL_EXPR_RAMP: {
-      tl_expr *x[2] = {tl_rewrite_expr(rw, e->u.ramp.base, depth + 1),
-                       tl_rewrite_expr(rw, e->u.ramp.stride, depth + 1)};
-      if (!x[0] || !x[1]) return NULL;
-      tl_expr *const o[2] = {e->u.ramp.base, e->u.ramp.stride};
-      if (same(rw, 2, x, o)) return (tl_expr *)e;
-      tl_expr *r = copy_node(rw, e);
-      if (r) r->u.ramp.base = x[0], r->u.ramp.stride = x[1];
-      return r;
-    }
-    case TL_EXPR_BROADCAST: {
-      tl_expr *x = tl_rewrite_expr(rw, e->u.bcast.value, depth + 1);
-      if (!x) return NULL;
-      if (same(rw, 1, &x, &e->u.bcast.value)) return (tl_expr *)e;
-      tl_expr *r = copy_node(rw, e);
-      if (r) r->u.bcast.value = x;
-      return r;
-    }
-    default: return (tl_expr *)e; /* INT, FLOAT, STRING, BUFFER */
+  case TL_EXPR_VAR: {
+    tl_expr *x = rw->subst ? tl_map_get(rw->subst, e->u.var, NULL) : NULL;
+    return x ? x : (tl_expr *)e;
+  }
+  case TL_EXPR_BINARY: {
+    tl_expr *x[2] = {tl_rewrite_expr(rw, e->u.bin.a, depth + 1), tl_rewrite_expr(rw, e->u.bin.b, depth + 1)};
+    if (!x[0] || !x[1]) return NULL;
+    tl_expr *const o[2] = {e->u.bin.a, e->u.bin.b};
+    return same(rw, 2, x, o) ? (tl_expr *)e : tl_ir_binary(m, e->loc, e->u.bin.op, x[0], x[1]);
+  }
+  case TL_EXPR_UNARY: {
+    tl_expr *x = tl_rewrite_expr(rw, e->u.un.a, depth + 1);
+    if (!x) return NULL;
+    return same(rw, 1, &x, &e->u.un.a) ? (tl_expr *)e : tl_ir_unary(m, e->loc, e->u.un.op, x);
+  }
+  case TL_EXPR_SELECT: {
+    tl_expr *x[3] = {tl_rewrite_expr(rw, e->u.sel.cond, depth + 1), tl_rewrite_expr(rw, e->u.sel.t, depth + 1),
+                     tl_rewrite_expr(rw, e->u.sel.f, depth + 1)};
+    if (!x[0] || !x[1] || !x[2]) return NULL;
+    tl_expr *const o[3] = {e->u.sel.cond, e->u.sel.t, e->u.sel.f};
+    return same(rw, 3, x, o) ? (tl_expr *)e : tl_ir_select(m, e->loc, x[0], x[1], x[2]);
+  }
+  case TL_EXPR_CAST: {
+    tl_expr *x = tl_rewrite_expr(rw, e->u.cast.value, depth + 1);
+    if (!x) return NULL;
+    return same(rw, 1, &x, &e->u.cast.value) ? (tl_expr *)e : tl_ir_cast(m, e->loc, e->dtype, x);
+  }
+  case TL_EXPR_LOAD: return rw_load(rw, e, depth);
+  case TL_EXPR_CALL: return rw_call(rw, e, depth);
+  case TL_EXPR_RAMP: {
+    tl_expr *x[2] = {tl_rewrite_expr(rw, e->u.ramp.base, depth + 1), tl_rewrite_expr(rw, e->u.ramp.stride, depth + 1)};
+    if (!x[0] || !x[1]) return NULL;
+    tl_expr *const o[2] = {e->u.ramp.base, e->u.ramp.stride};
+    if (same(rw, 2, x, o)) return (tl_expr *)e;
+    tl_expr *r = copy_node(rw, e);
+    if (r) r->u.ramp.base = x[0], r->u.ramp.stride = x[1];
+    return r;
+  }
+  case TL_EXPR_BROADCAST: {
+    tl_expr *x = tl_rewrite_expr(rw, e->u.bcast.value, depth + 1);
+    if (!x) return NULL;
+    if (same(rw, 1, &x, &e->u.bcast.value)) return (tl_expr *)e;
+    tl_expr *r = copy_node(rw, e);
+    if (r) r->u.bcast.value = x;
+    return r;
+  }
+  default: return (tl_expr *)e; /* INT, FLOAT, STRING, BUFFER */
   }
 }
 
@@ -149,8 +147,7 @@ static bool rw_tile(tl_rewriter *rw, tl_stmt *r) {
   if (!args) return false;
   for (int i = 0; i < n; i++) {
     args[i] = r->u.tile.args[i];
-    if (args[i].kind == TL_OPND_REGION ? !rw_region(rw, &args[i].region)
-                                       : !opt_expr(rw, &args[i].expr, args[i].expr))
+    if (args[i].kind == TL_OPND_REGION ? !rw_region(rw, &args[i].region) : !opt_expr(rw, &args[i].expr, args[i].expr))
       return false;
   }
   r->u.tile.args = args;
@@ -172,46 +169,46 @@ static tl_stmt *rw_stmt_default(tl_rewriter *rw, const tl_stmt *s, int depth) {
   if (!r) return NULL;
   *r = *s;
   switch (s->kind) {
-    case TL_STMT_SEQ: {
-      int n = s->u.seq.n;
-      if (!(r->u.seq.stmts = alloc(rw, sizeof(tl_stmt *) * (size_t)(n > 0 ? n : 1)))) return NULL;
-      for (int i = 0; i < n; i++)
-        if (!(r->u.seq.stmts[i] = tl_rewrite_stmt(rw, s->u.seq.stmts[i], depth + 1))) return NULL;
-      return r;
+  case TL_STMT_SEQ: {
+    int n = s->u.seq.n;
+    if (!(r->u.seq.stmts = alloc(rw, sizeof(tl_stmt *) * (size_t)(n > 0 ? n : 1)))) return NULL;
+    for (int i = 0; i < n; i++)
+      if (!(r->u.seq.stmts[i] = tl_rewrite_stmt(rw, s->u.seq.stmts[i], depth + 1))) return NULL;
+    return r;
+  }
+  case TL_STMT_FOR: {
+    int n = s->u.loop.nvars;
+    if (s->u.loop.mins) {
+      if (!(r->u.loop.mins = alloc(rw, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1)))) return NULL;
+      for (int k = 0; k < n; k++)
+        if (!opt_expr(rw, &r->u.loop.mins[k], s->u.loop.mins[k])) return NULL;
     }
-    case TL_STMT_FOR: {
-      int n = s->u.loop.nvars;
-      if (s->u.loop.mins) {
-        if (!(r->u.loop.mins = alloc(rw, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1)))) return NULL;
-        for (int k = 0; k < n; k++)
-          if (!opt_expr(rw, &r->u.loop.mins[k], s->u.loop.mins[k])) return NULL;
-      }
-      if (!(r->u.loop.extents = tl_rewrite_exprs(rw, n, s->u.loop.extents, 0, 0))) return NULL;
-      if (!opt_expr(rw, &r->u.loop.step, s->u.loop.step)) return NULL;
-      return (r->u.loop.body = tl_rewrite_stmt(rw, s->u.loop.body, depth + 1)) ? r : NULL;
-    }
-    case TL_STMT_KERNEL:
-      for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++)
-        if (!opt_expr(rw, &r->u.kernel.grid[i], s->u.kernel.grid[i])) return NULL;
-      if (!opt_expr(rw, &r->u.kernel.threads, s->u.kernel.threads)) return NULL;
-      return (r->u.kernel.body = tl_rewrite_stmt(rw, s->u.kernel.body, depth + 1)) ? r : NULL;
-    case TL_STMT_STORE: {
-      int n = s->u.store.n;
-      tl_expr **ix = tl_rewrite_exprs(rw, n, s->u.store.indices, 0, 0);
-      if (ix && rw->access && !(ix = rw->access(rw, s->loc, &r->u.store.buffer, &n, ix))) rw->failed = true;
-      if (!ix) return NULL;
-      r->u.store.indices = ix;
-      r->u.store.n = n;
-      return opt_expr(rw, &r->u.store.value, s->u.store.value) ? r : NULL;
-    }
-    case TL_STMT_IF:
-      if (!opt_expr(rw, &r->u.ifs.cond, s->u.ifs.cond)) return NULL;
-      if (!(r->u.ifs.then_s = tl_rewrite_stmt(rw, s->u.ifs.then_s, depth + 1))) return NULL;
-      return !s->u.ifs.else_s || (r->u.ifs.else_s = tl_rewrite_stmt(rw, s->u.ifs.else_s, depth + 1)) ? r : NULL;
-    case TL_STMT_LET: return opt_expr(rw, &r->u.let.value, s->u.let.value) ? r : NULL;
-    case TL_STMT_EVAL: return opt_expr(rw, &r->u.eval.value, s->u.eval.value) ? r : NULL;
-    case TL_STMT_TILE: return rw_tile(rw, r) ? r : NULL;
-    default: return r;
+    if (!(r->u.loop.extents = tl_rewrite_exprs(rw, n, s->u.loop.extents, 0, 0))) return NULL;
+    if (!opt_expr(rw, &r->u.loop.step, s->u.loop.step)) return NULL;
+    return (r->u.loop.body = tl_rewrite_stmt(rw, s->u.loop.body, depth + 1)) ? r : NULL;
+  }
+  case TL_STMT_KERNEL:
+    for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++)
+      if (!opt_expr(rw, &r->u.kernel.grid[i], s->u.kernel.grid[i])) return NULL;
+    if (!opt_expr(rw, &r->u.kernel.threads, s->u.kernel.threads)) return NULL;
+    return (r->u.kernel.body = tl_rewrite_stmt(rw, s->u.kernel.body, depth + 1)) ? r : NULL;
+  case TL_STMT_STORE: {
+    int n = s->u.store.n;
+    tl_expr **ix = tl_rewrite_exprs(rw, n, s->u.store.indices, 0, 0);
+    if (ix && rw->access && !(ix = rw->access(rw, s->loc, &r->u.store.buffer, &n, ix))) rw->failed = true;
+    if (!ix) return NULL;
+    r->u.store.indices = ix;
+    r->u.store.n = n;
+    return opt_expr(rw, &r->u.store.value, s->u.store.value) ? r : NULL;
+  }
+  case TL_STMT_IF:
+    if (!opt_expr(rw, &r->u.ifs.cond, s->u.ifs.cond)) return NULL;
+    if (!(r->u.ifs.then_s = tl_rewrite_stmt(rw, s->u.ifs.then_s, depth + 1))) return NULL;
+    return !s->u.ifs.else_s || (r->u.ifs.else_s = tl_rewrite_stmt(rw, s->u.ifs.else_s, depth + 1)) ? r : NULL;
+  case TL_STMT_LET: return opt_expr(rw, &r->u.let.value, s->u.let.value) ? r : NULL;
+  case TL_STMT_EVAL: return opt_expr(rw, &r->u.eval.value, s->u.eval.value) ? r : NULL;
+  case TL_STMT_TILE: return rw_tile(rw, r) ? r : NULL;
+  default: return r;
   }
 }
 
@@ -224,8 +221,7 @@ static void *rewrite_node(tl_rewriter *rw, const void *node, bool is_expr, int d
   if (!node || deeper(rw, e ? e->loc : s->loc, depth)) return NULL;
   bool before = rw->failed;
   rw->failed = false;
-  void *r = e ? (rw->expr ? (void *)rw->expr(rw, e, depth) : NULL)
-              : (rw->stmt ? (void *)rw->stmt(rw, s, depth) : NULL);
+  void *r = e ? (rw->expr ? (void *)rw->expr(rw, e, depth) : NULL) : (rw->stmt ? (void *)rw->stmt(rw, s, depth) : NULL);
   if (rw->failed) return NULL;
   rw->failed = before;
   if (!r) r = e ? (void *)rw_default(rw, e, depth) : (void *)rw_stmt_default(rw, s, depth);
@@ -233,10 +229,6 @@ static void *rewrite_node(tl_rewriter *rw, const void *node, bool is_expr, int d
   return r;
 }
 
-tl_expr *tl_rewrite_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
-  return rewrite_node(rw, e, true, depth);
-}
+tl_expr *tl_rewrite_expr(tl_rewriter *rw, const tl_expr *e, int depth) { return rewrite_node(rw, e, true, depth); }
 
-tl_stmt *tl_rewrite_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
-  return rewrite_node(rw, s, false, depth);
-}
+tl_stmt *tl_rewrite_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) { return rewrite_node(rw, s, false, depth); }

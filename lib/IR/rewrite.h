@@ -38,9 +38,9 @@
 typedef struct tl_rewriter tl_rewriter;
 struct tl_rewriter {
   tl_module *m;
-  const tl_map *subst;    /* tl_var * → tl_expr *; NULL: nothing substituted */
-  int max_depth;          /* 0: no limit */
-  bool share_unchanged;   /* see above */
+  const tl_map *subst;  /* tl_var * → tl_expr *; NULL: nothing substituted */
+  int max_depth;        /* 0: no limit */
+  bool share_unchanged; /* see above */
   /* Every expression, before the default: its replacement (not walked
    * further), or NULL for the default copy (set failed to stop instead). */
   tl_expr *(*expr)(tl_rewriter *rw, const tl_expr *e, int depth);
@@ -54,9 +54,9 @@ struct tl_rewriter {
   /* Every call, with its arguments rewritten (args, n entries, modifiable):
    * the call to use (NULL: failed). */
   tl_expr *(*call)(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **args);
-  bool failed;            /* a hook failed, or out of memory */
-  bool too_deep;          /* max_depth was exceeded (failed is set too) */
-  tl_loc deep_loc;        /* where */
+  bool failed;     /* a hook failed, or out of memory */
+  bool too_deep;   /* max_depth was exceeded (failed is set too) */
+  tl_loc deep_loc; /* where */
 };
 
 /* The copy of e (depth: e's nesting level, 1 at a statement); NULL when it

@@ -25,47 +25,46 @@
 static inline bool tl_dtype_eq(tl_dtype a, tl_dtype b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
-static inline bool tl_dtype_is_int(tl_dtype t) {   /* int, uint (not bool) */
+static inline bool tl_dtype_is_int(tl_dtype t) { /* int, uint (not bool) */
   return t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT;
 }
 static inline bool tl_dtype_is_fp8(tl_dtype t) { /* float8_e4m3, float8_e5m2 */
   return t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2;
 }
 static inline bool tl_dtype_is_float(tl_dtype t) { /* float, bfloat, tfloat, float8 */
-  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT ||
-         tl_dtype_is_fp8(t);
+  return t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_TFLOAT || tl_dtype_is_fp8(t);
 }
 
 /* -------------------------------------------------------------- variables */
 typedef enum tl_var_kind {
-  TL_VAR_LOOP,      /* loop variable of a for */
-  TL_VAR_BLOCK,     /* T.Kernel block index (blockIdx.x/y/z) */
-  TL_VAR_THREAD,    /* thread index (after lowering) */
-  TL_VAR_LET,       /* `x = expr` inside the prim_func */
-  TL_VAR_PARAM,     /* scalar parameter */
-  TL_VAR_DYNAMIC    /* T.dynamic / T.symbolic dimension */
+  TL_VAR_LOOP,   /* loop variable of a for */
+  TL_VAR_BLOCK,  /* T.Kernel block index (blockIdx.x/y/z) */
+  TL_VAR_THREAD, /* thread index (after lowering) */
+  TL_VAR_LET,    /* `x = expr` inside the prim_func */
+  TL_VAR_PARAM,  /* scalar parameter */
+  TL_VAR_DYNAMIC /* T.dynamic / T.symbolic dimension */
 } tl_var_kind;
 
 struct tl_var {
-  const char *name;   /* interned */
+  const char *name; /* interned */
   tl_dtype dtype;
   tl_var_kind kind;
-  tl_loc loc;         /* where it is bound */
+  tl_loc loc; /* where it is bound */
 };
 
 /* ---------------------------------------------------------------- buffers */
 struct tl_buffer {
-  const char *name;       /* interned */
+  const char *name; /* interned */
   tl_dtype dtype;
   tl_scope scope;
   int ndim;
-  struct tl_expr **shape; /* ndim exprs (int32; constants or dynamic vars) */
+  struct tl_expr **shape;   /* ndim exprs (int32; constants or dynamic vars) */
   struct tl_expr **strides; /* NULL: compact row-major */
-  struct tl_expr *init;   /* T.alloc_var initial value, or NULL */
-  tl_loc loc;             /* parameter or allocation site */
-  void *layout;           /* set by layout inference (lib/Lower) */
-  int64_t smem_offset;    /* shared.dyn: byte offset in the dynamic block when smem_planned */
-  bool smem_planned;      /* set by shared-memory planning (lib/Lower) */
+  struct tl_expr *init;     /* T.alloc_var initial value, or NULL */
+  tl_loc loc;               /* parameter or allocation site */
+  void *layout;             /* set by layout inference (lib/Lower) */
+  int64_t smem_offset;      /* shared.dyn: byte offset in the dynamic block when smem_planned */
+  bool smem_planned;        /* set by shared-memory planning (lib/Lower) */
   /* scope global in a kernel (a kernel workspace): T.alloc_global, scratch
    * the runtimes zero before every launch; false: a lowering's workspace
    * (stream-K's), zeroed once per (kernel, device, stream) and kept */
@@ -74,28 +73,28 @@ struct tl_buffer {
    * threads accumulate partial results in T.Parallel loops until
    * T.finalize_reducer combines the replicas of each element; 0 for any
    * other buffer (docs/language.md "Reducers") */
-  uint8_t reducer;       /* tl_reducer_op */
-  uint8_t reducer_rep;   /* tl_reducer_rep: the replication= given */
+  uint8_t reducer;     /* tl_reducer_op */
+  uint8_t reducer_rep; /* tl_reducer_rep: the replication= given */
 };
 typedef enum tl_reducer_op { TL_REDUCER_NONE, TL_REDUCER_SUM, TL_REDUCER_MAX, TL_REDUCER_MIN } tl_reducer_op;
 typedef enum tl_reducer_rep { TL_REDUCER_REP_UNSET, TL_REDUCER_REP_ALL, TL_REDUCER_REP_NONE } tl_reducer_rep;
-const char *tl_scope_name(tl_scope s);           /* "global", "shared.dyn", ... */
+const char *tl_scope_name(tl_scope s); /* "global", "shared.dyn", ... */
 
 /* ------------------------------------------------------------ expressions */
 typedef enum tl_expr_kind {
-  TL_EXPR_INT,       /* .ival, dtype int/uint/bool */
-  TL_EXPR_FLOAT,     /* .fval, dtype float/bfloat/tfloat (inf/nan allowed) */
-  TL_EXPR_STRING,    /* .str (interned); only as op attributes */
-  TL_EXPR_VAR,       /* .var */
-  TL_EXPR_BINARY,    /* .bin */
-  TL_EXPR_UNARY,     /* .un */
-  TL_EXPR_SELECT,    /* .sel: cond ? t : f (both evaluated: T.if_then_else is SELECT too) */
-  TL_EXPR_CAST,      /* .cast.value converted to dtype */
-  TL_EXPR_LOAD,      /* .load: buffer[indices] */
-  TL_EXPR_CALL,      /* .call: intrinsic by table index */
-  TL_EXPR_BUFFER,    /* .buffer: a buffer used as a value (intrinsic arguments) */
-  TL_EXPR_RAMP,      /* .ramp: base + i*stride, i < lanes (after vectorization) */
-  TL_EXPR_BROADCAST  /* .bcast: value replicated to dtype.lanes */
+  TL_EXPR_INT,      /* .ival, dtype int/uint/bool */
+  TL_EXPR_FLOAT,    /* .fval, dtype float/bfloat/tfloat (inf/nan allowed) */
+  TL_EXPR_STRING,   /* .str (interned); only as op attributes */
+  TL_EXPR_VAR,      /* .var */
+  TL_EXPR_BINARY,   /* .bin */
+  TL_EXPR_UNARY,    /* .un */
+  TL_EXPR_SELECT,   /* .sel: cond ? t : f (both evaluated: T.if_then_else is SELECT too) */
+  TL_EXPR_CAST,     /* .cast.value converted to dtype */
+  TL_EXPR_LOAD,     /* .load: buffer[indices] */
+  TL_EXPR_CALL,     /* .call: intrinsic by table index */
+  TL_EXPR_BUFFER,   /* .buffer: a buffer used as a value (intrinsic arguments) */
+  TL_EXPR_RAMP,     /* .ramp: base + i*stride, i < lanes (after vectorization) */
+  TL_EXPR_BROADCAST /* .bcast: value replicated to dtype.lanes */
 } tl_expr_kind;
 
 typedef struct tl_expr tl_expr;
@@ -108,23 +107,45 @@ struct tl_expr {
     double fval;
     const char *str;
     tl_var *var;
-    struct { tl_binop op; tl_expr *a, *b; } bin;
-    struct { tl_unop op; tl_expr *a; } un;
-    struct { tl_expr *cond, *t, *f; } sel;
-    struct { tl_expr *value; } cast;
-    struct { tl_buffer *buffer; int n; tl_expr **indices; } load;
-    struct { int op; int n; tl_expr **args; } call;   /* op: a tl_intrin */
+    struct {
+      tl_binop op;
+      tl_expr *a, *b;
+    } bin;
+    struct {
+      tl_unop op;
+      tl_expr *a;
+    } un;
+    struct {
+      tl_expr *cond, *t, *f;
+    } sel;
+    struct {
+      tl_expr *value;
+    } cast;
+    struct {
+      tl_buffer *buffer;
+      int n;
+      tl_expr **indices;
+    } load;
+    struct {
+      int op;
+      int n;
+      tl_expr **args;
+    } call; /* op: a tl_intrin */
     tl_buffer *buffer;
-    struct { tl_expr *base, *stride; } ramp;
-    struct { tl_expr *value; } bcast;
+    struct {
+      tl_expr *base, *stride;
+    } ramp;
+    struct {
+      tl_expr *value;
+    } bcast;
   } u;
 };
 
 /* Intrinsics callable as T.name(...) in expressions and statements, defined
  * once in lib/IR/intrinsics.def (name, arity, result rule, unify, effects). */
 typedef enum tl_intrin_ret {
-  TL_RET_ARG0,      /* same dtype as the first argument */
-  TL_RET_ARG1,      /* same dtype as the second argument (if_then_else) */
+  TL_RET_ARG0, /* same dtype as the first argument */
+  TL_RET_ARG1, /* same dtype as the second argument (if_then_else) */
   TL_RET_INT32,
   TL_RET_BOOL,
   TL_RET_FLOAT_ARG0, /* float dtype of arg 0 (ints promote to float32) */
@@ -151,41 +172,54 @@ typedef enum tl_intrin {
 } tl_intrin;
 enum {
   TL_INTRIN_COUNT = 0
-#define TL_INTRINSIC(id, name, lo, hi, ret, unify, eff) + 1
+#define TL_INTRINSIC(id, name, lo, hi, ret, unify, eff) +1
 #include "IR/intrinsics.def"
 #undef TL_INTRINSIC
 };
 typedef struct tl_intrinsic {
-  const char *name;     /* "exp2" (spelled T.exp2) */
+  const char *name; /* "exp2" (spelled T.exp2) */
   int min_args, max_args;
   tl_intrin_ret ret;
-  bool unify;           /* arguments brought to one dtype by tl_ir_call */
-  unsigned effects;     /* TL_EFF_* bits */
+  bool unify;       /* arguments brought to one dtype by tl_ir_call */
+  unsigned effects; /* TL_EFF_* bits */
 } tl_intrinsic;
 /* The case labels of the asynchronous-pipeline statements (named barriers,
  * mbarriers, 1-D bulk copies, the proxy fence; docs/simt-ir.md
  * "Asynchronous pipelines"), for the consumer switches that treat them as
  * one family: `switch (op) { TL_INTRIN_CASES_ASYNC_PIPELINE: ... }`. */
-#define TL_INTRIN_CASES_ASYNC_PIPELINE                                                               \
-  case TL_INTRIN_PTX_BAR_SYNC: case TL_INTRIN_PTX_BAR_ARRIVE: case TL_INTRIN_PTX_MBARRIER_INIT:      \
-  case TL_INTRIN_PTX_MBARRIER_ARRIVE: case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:                  \
-  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX: case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:                    \
-  case TL_INTRIN_PTX_MBARRIER_WAIT: case TL_INTRIN_PTX_CP_ASYNC_BULK:                                \
-  case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                      \
-  case TL_INTRIN_PTX_BULK_WAIT_GROUP: case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:                      \
+#define TL_INTRIN_CASES_ASYNC_PIPELINE                                                                                 \
+  case TL_INTRIN_PTX_BAR_SYNC:                                                                                         \
+  case TL_INTRIN_PTX_BAR_ARRIVE:                                                                                       \
+  case TL_INTRIN_PTX_MBARRIER_INIT:                                                                                    \
+  case TL_INTRIN_PTX_MBARRIER_ARRIVE:                                                                                  \
+  case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:                                                                        \
+  case TL_INTRIN_PTX_MBARRIER_EXPECT_TX:                                                                               \
+  case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:                                                                             \
+  case TL_INTRIN_PTX_MBARRIER_WAIT:                                                                                    \
+  case TL_INTRIN_PTX_CP_ASYNC_BULK:                                                                                    \
+  case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE:                                                                              \
+  case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                                                                                \
+  case TL_INTRIN_PTX_BULK_WAIT_GROUP:                                                                                  \
+  case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:                                                                                \
   case TL_INTRIN_PTX_FENCE_GPU
 /* The case labels of the warpgroup statements (wgmma fence / commit / wait /
  * ss / rs, setmaxnreg; docs/simt-ir.md "wgmma"), likewise. */
-#define TL_INTRIN_CASES_WGMMA                                                                        \
-  case TL_INTRIN_PTX_WGMMA_FENCE: case TL_INTRIN_PTX_WGMMA_COMMIT: case TL_INTRIN_PTX_WGMMA_WAIT:     \
-  case TL_INTRIN_PTX_WGMMA_SS: case TL_INTRIN_PTX_WGMMA_RS: case TL_INTRIN_PTX_SETMAXNREG
+#define TL_INTRIN_CASES_WGMMA                                                                                          \
+  case TL_INTRIN_PTX_WGMMA_FENCE:                                                                                      \
+  case TL_INTRIN_PTX_WGMMA_COMMIT:                                                                                     \
+  case TL_INTRIN_PTX_WGMMA_WAIT:                                                                                       \
+  case TL_INTRIN_PTX_WGMMA_SS:                                                                                         \
+  case TL_INTRIN_PTX_WGMMA_RS:                                                                                         \
+  case TL_INTRIN_PTX_SETMAXNREG
 
 /* The case labels of the TMA tensor copies (docs/simt-ir.md "TMA tensor
  * copies"; variable arity, decoded by tl_tma_decode). */
-#define TL_INTRIN_CASES_TMA case TL_INTRIN_PTX_TMA_LOAD: case TL_INTRIN_PTX_TMA_STORE
+#define TL_INTRIN_CASES_TMA                                                                                            \
+  case TL_INTRIN_PTX_TMA_LOAD:                                                                                         \
+  case TL_INTRIN_PTX_TMA_STORE
 
-extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT];   /* indexed by tl_intrin */
-extern const int tl_num_intrinsics;                          /* TL_INTRIN_COUNT */
+extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT]; /* indexed by tl_intrin */
+extern const int tl_num_intrinsics;                       /* TL_INTRIN_COUNT */
 /* The id of T.name, or -1: name resolution for the parser, the elaborator and
  * the public builder only (everything else names intrinsics by tl_intrin). */
 int tl_intrinsic_lookup(const char *name);
@@ -194,15 +228,15 @@ const char *tl_intrinsic_name(int op);
 
 /* ------------------------------------------------------------ statements */
 typedef enum tl_stmt_kind {
-  TL_STMT_SEQ,     /* .seq */
-  TL_STMT_FOR,     /* .loop */
-  TL_STMT_KERNEL,  /* .kernel: with T.Kernel(...) as (...): */
-  TL_STMT_ALLOC,   /* .alloc: declares a buffer for the rest of the enclosing seq */
-  TL_STMT_STORE,   /* .store */
-  TL_STMT_IF,      /* .ifs */
-  TL_STMT_LET,     /* .let: binds an immutable scalar for the rest of the enclosing seq */
-  TL_STMT_EVAL,    /* .eval: an expression statement (intrinsic call) */
-  TL_STMT_TILE     /* .tile: a tile op */
+  TL_STMT_SEQ,    /* .seq */
+  TL_STMT_FOR,    /* .loop */
+  TL_STMT_KERNEL, /* .kernel: with T.Kernel(...) as (...): */
+  TL_STMT_ALLOC,  /* .alloc: declares a buffer for the rest of the enclosing seq */
+  TL_STMT_STORE,  /* .store */
+  TL_STMT_IF,     /* .ifs */
+  TL_STMT_LET,    /* .let: binds an immutable scalar for the rest of the enclosing seq */
+  TL_STMT_EVAL,   /* .eval: an expression statement (intrinsic call) */
+  TL_STMT_TILE    /* .tile: a tile op */
 } tl_stmt_kind;
 
 /* A region operand of a tile op: buffer[min[d] : min[d] + extent[d]]. */
@@ -225,15 +259,18 @@ struct tl_stmt {
   tl_stmt_kind kind;
   tl_loc loc;
   union {
-    struct { int n; tl_stmt **stmts; } seq;
+    struct {
+      int n;
+      tl_stmt **stmts;
+    } seq;
     struct {
       tl_loop_kind kind;
-      int nvars;            /* > 1 only for T.Parallel */
+      int nvars; /* > 1 only for T.Parallel */
       tl_var **vars;
-      tl_expr **mins;       /* per var; 0 when written with one bound */
-      tl_expr **extents;    /* per var */
-      tl_expr *step;        /* NULL for 1 (serial/unroll with a step) */
-      int num_stages;       /* T.Pipelined; -1 when not given */
+      tl_expr **mins;    /* per var; 0 when written with one bound */
+      tl_expr **extents; /* per var */
+      tl_expr *step;     /* NULL for 1 (serial/unroll with a step) */
+      int num_stages;    /* T.Pipelined; -1 when not given */
       tl_stmt *body;
       /* T.Pipelined's order= / stage= (group= is expanded by the
        * elaborator): nsched > 0 when given, one entry per scheduled
@@ -246,22 +283,37 @@ struct tl_stmt {
       int *order, *stage;
     } loop;
     struct {
-      int ngrid;            /* 1..3 */
+      int ngrid; /* 1..3 */
       tl_expr *grid[3];
       tl_var *block_vars[3];
-      tl_expr *threads;     /* int expr; TileLang's default 128 */
+      tl_expr *threads; /* int expr; TileLang's default 128 */
       tl_stmt *body;
     } kernel;
-    struct { tl_buffer *buffer; } alloc;
-    struct { tl_buffer *buffer; int n; tl_expr **indices; tl_expr *value; } store;
-    struct { tl_expr *cond; tl_stmt *then_s, *else_s; /* else_s may be NULL */ } ifs;
-    struct { tl_var *var; tl_expr *value; } let;
-    struct { tl_expr *value; } eval;
     struct {
-      int op;               /* index in tl_tile_ops[] */
-      int nargs;            /* positional operands (after defaults are not added) */
+      tl_buffer *buffer;
+    } alloc;
+    struct {
+      tl_buffer *buffer;
+      int n;
+      tl_expr **indices;
+      tl_expr *value;
+    } store;
+    struct {
+      tl_expr *cond;
+      tl_stmt *then_s, *else_s; /* else_s may be NULL */
+    } ifs;
+    struct {
+      tl_var *var;
+      tl_expr *value;
+    } let;
+    struct {
+      tl_expr *value;
+    } eval;
+    struct {
+      int op;    /* index in tl_tile_ops[] */
+      int nargs; /* positional operands (after defaults are not added) */
       tl_operand *args;
-      tl_expr **attrs;      /* per op-table attribute; NULL = default */
+      tl_expr **attrs; /* per op-table attribute; NULL = default */
     } tile;
   } u;
 };
@@ -271,26 +323,36 @@ struct tl_stmt {
  * `operands` says ('R' region, 'E' scalar expression, 'D' dict of buffer →
  * layout for annotate_layout); attributes are keyword parameters that may
  * also be given positionally after the operands, in table order. */
-typedef enum tl_attr_kind {
-  TL_ATTR_BOOL, TL_ATTR_INT, TL_ATTR_POLICY, TL_ATTR_STRING, TL_ATTR_EXPR
-} tl_attr_kind;
+typedef enum tl_attr_kind { TL_ATTR_BOOL, TL_ATTR_INT, TL_ATTR_POLICY, TL_ATTR_STRING, TL_ATTR_EXPR } tl_attr_kind;
 typedef struct tl_attr_info {
-  const char *name;       /* "transpose_A" */
+  const char *name; /* "transpose_A" */
   tl_attr_kind kind;
-  int64_t default_int;    /* default for BOOL/INT/POLICY */
-  const char *default_str;/* default for STRING (NULL: none) */
+  int64_t default_int;     /* default for BOOL/INT/POLICY */
+  const char *default_str; /* default for STRING (NULL: none) */
 } tl_attr_info;
 
 typedef enum tl_tile_op_id {
-  TL_TILE_COPY, TL_TILE_GEMM, TL_TILE_FILL, TL_TILE_CLEAR,
-  TL_TILE_REDUCE_MAX, TL_TILE_REDUCE_MIN, TL_TILE_REDUCE_SUM, TL_TILE_REDUCE_ABSSUM,
-  TL_TILE_REDUCE_ABSMAX, TL_TILE_ATOMIC_ADD, TL_TILE_USE_SWIZZLE, TL_TILE_ANNOTATE_LAYOUT,
-  TL_TILE_ASYNC_COPY,  /* T.async_copy(src, dst): T.copy from global to shared issued as cp.async
+  TL_TILE_COPY,
+  TL_TILE_GEMM,
+  TL_TILE_FILL,
+  TL_TILE_CLEAR,
+  TL_TILE_REDUCE_MAX,
+  TL_TILE_REDUCE_MIN,
+  TL_TILE_REDUCE_SUM,
+  TL_TILE_REDUCE_ABSSUM,
+  TL_TILE_REDUCE_ABSMAX,
+  TL_TILE_ATOMIC_ADD,
+  TL_TILE_USE_SWIZZLE,
+  TL_TILE_ANNOTATE_LAYOUT,
+  TL_TILE_ASYNC_COPY, /* T.async_copy(src, dst): T.copy from global to shared issued as cp.async
                         * where alignment allows (made by the pipelining pass; no implicit wait) */
   /* T.atomic_max / T.atomic_min (dst, value): as T.atomic_add with max / min;
    * T.atomic_addx2 / x4 (dst, value): T.atomic_add of 2 / 4 consecutive elements along
    * the last dim (the elaborator widens a one-element dst / value to that extent) */
-  TL_TILE_ATOMIC_MAX, TL_TILE_ATOMIC_MIN, TL_TILE_ATOMIC_ADDX2, TL_TILE_ATOMIC_ADDX4,
+  TL_TILE_ATOMIC_MAX,
+  TL_TILE_ATOMIC_MIN,
+  TL_TILE_ATOMIC_ADDX2,
+  TL_TILE_ATOMIC_ADDX4,
   /* T.finalize_reducer(reducer): combines the replicas of a T.alloc_reducer
    * buffer (its op: sum, max, min), leaving the result in every replica */
   TL_TILE_FINALIZE_REDUCER,
@@ -299,9 +361,9 @@ typedef enum tl_tile_op_id {
 
 struct tl_verify_ctx;
 typedef struct tl_tile_op_info {
-  const char *name;         /* "copy"; spelled "T.copy" */
-  const char *operands;     /* e.g. "RR" for copy, "RE" for fill */
-  int written;              /* the operand the op writes (its destination; gemm's C
+  const char *name;     /* "copy"; spelled "T.copy" */
+  const char *operands; /* e.g. "RR" for copy, "RE" for fill */
+  int written;          /* the operand the op writes (its destination; gemm's C
                              * is read too), -1 when it writes none */
   int nattrs;
   const tl_attr_info *attrs;
@@ -313,8 +375,8 @@ typedef struct tl_tile_op_info {
   void *infer_layout, *lower, *evaluate;
 } tl_tile_op_info;
 extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
-int tl_tile_op_lookup(const char *name);   /* index or -1 */
-int tl_tile_op_attr_index(int op, const char *attr);   /* index or -1 */
+int tl_tile_op_lookup(const char *name);             /* index or -1 */
+int tl_tile_op_attr_index(int op, const char *attr); /* index or -1 */
 /* The atomic tile ops (T.atomic_add, _max, _min, _addx2, _addx4): the
  * per-element intrinsic (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) of op, -1 for
  * any other op; *lanes (may be NULL): 2 / 4 for addx2 / addx4, else 1. */
@@ -326,8 +388,8 @@ bool tl_reinterpret_ok(tl_dtype to, tl_dtype from);
 /* ------------------------------------------------------------- functions */
 typedef struct tl_param {
   enum { TL_PARAM_TENSOR, TL_PARAM_SCALAR } kind;
-  tl_buffer *buffer;   /* TENSOR */
-  tl_var *var;         /* SCALAR */
+  tl_buffer *buffer; /* TENSOR */
+  tl_var *var;       /* SCALAR */
 } tl_param;
 
 typedef struct tl_primfunc {
@@ -335,10 +397,10 @@ typedef struct tl_primfunc {
   tl_loc loc;
   int nparams;
   tl_param *params;
-  int ndynamic;              /* T.dynamic symbols used by the function, in declaration order */
+  int ndynamic; /* T.dynamic symbols used by the function, in declaration order */
   tl_var **dynamic;
-  bool has_out_idx;          /* false: out_idx none */
-  int nout;                  /* normalized (0 <= idx < nparams), in given order */
+  bool has_out_idx; /* false: out_idx none */
+  int nout;         /* normalized (0 <= idx < nparams), in given order */
   int *out_idx;
   /* TileLang's pass configs (jit pass_configs, T.func_attr or the
    * TL_COMPILE_* flags; printed as T.func_attr keys): "tl.enable_fast_math"
@@ -359,7 +421,7 @@ typedef struct tl_primfunc {
    * docs/performance.md, "Measurements behind choices in the code"). */
   bool ws_multi_tile;
   tl_stmt *body;
-  int64_t smem_bytes;         /* dynamic shared memory per block (set by lowering) */
+  int64_t smem_bytes; /* dynamic shared memory per block (set by lowering) */
   /* 0: a prim_func as written (or the first stage of one with several
    * T.Kernel scopes); k >= 1: the k-th T.Kernel of the function stage 0 of
    * which stands k places before it in the module (lib/Lower/split_kernels.c:
@@ -369,11 +431,11 @@ typedef struct tl_primfunc {
 } tl_primfunc;
 
 struct tl_module {
-  tl_arena arena;            /* owns every node of the module */
-  tl_intern names;           /* interned identifiers (in arena) */
+  tl_arena arena;  /* owns every node of the module */
+  tl_intern names; /* interned identifiers (in arena) */
   int nfuncs;
   tl_primfunc **funcs;
-  char *source;              /* the parsed text (arena copy), or NULL */
+  char *source; /* the parsed text (arena copy), or NULL */
   const char *filename;
 };
 
@@ -404,10 +466,9 @@ tl_expr *tl_ir_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
 tl_expr *tl_ir_load(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
 tl_expr *tl_ir_call(tl_module *m, tl_loc loc, int intrin, int n, tl_expr **args);
 tl_expr *tl_ir_buffer_ref(tl_module *m, tl_loc loc, tl_buffer *b);
-tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
-                      tl_var_kind kind);
-tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t,
-                            tl_scope scope, int ndim, tl_expr **shape);
+tl_var *tl_ir_new_var(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_var_kind kind);
+tl_buffer *tl_ir_new_buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_scope scope, int ndim,
+                            tl_expr **shape);
 tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind); /* zeroed union */
 /* Makes s (a TL_STMT_FOR from tl_ir_stmt) the loop over nvars variables
  * vars[k] in [mins[k], mins[k] + extents[k]) of the given kind, with no
@@ -444,11 +505,11 @@ bool tl_widen_indices(tl_module *m);
  * distinct (tensor parameter, box, swizzle) of a function. */
 #define TL_TMA_MAX_RANK 5
 typedef struct tl_tma_map {
-  const tl_buffer *tensor;    /* a global tensor parameter of the function */
-  int param;                  /* its index in tl_primfunc.params */
-  int rank;                   /* tensor->ndim, 1..TL_TMA_MAX_RANK */
-  int box[TL_TMA_MAX_RANK];   /* box extents in elements, outermost first (1..256) */
-  int swizzle;                /* swizzle span in bytes: 0 (none), 32, 64, 128 */
+  const tl_buffer *tensor;  /* a global tensor parameter of the function */
+  int param;                /* its index in tl_primfunc.params */
+  int rank;                 /* tensor->ndim, 1..TL_TMA_MAX_RANK */
+  int box[TL_TMA_MAX_RANK]; /* box extents in elements, outermost first (1..256) */
+  int swizzle;              /* swizzle span in bytes: 0 (none), 32, 64, 128 */
 } tl_tma_map;
 
 /* One decoded TMA call: its map and its operand expressions (pointers into
@@ -456,8 +517,8 @@ typedef struct tl_tma_map {
 typedef struct tl_tma_call {
   tl_tma_map map;
   bool is_store;
-  const tl_expr *smem, *smem_off;   /* the shared buffer reference and its element offset */
-  const tl_expr *bar, *bar_off;     /* load: the mbarrier buffer and element; store: NULL */
+  const tl_expr *smem, *smem_off;        /* the shared buffer reference and its element offset */
+  const tl_expr *bar, *bar_off;          /* load: the mbarrier buffer and element; store: NULL */
   const tl_expr *coord[TL_TMA_MAX_RANK]; /* box origin, outermost first (int32 expressions) */
 } tl_tma_call;
 
@@ -469,8 +530,7 @@ typedef struct tl_tma_call {
  * multiple of 16 and at most the swizzle span when swizzled, integer scalar
  * coordinates.  false with the offending node's location in *loc and the
  * message (without location) in msg. */
-bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_loc *loc, char *msg,
-                   size_t msgsz);
+bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_loc *loc, char *msg, size_t msgsz);
 /* Collects the tensor maps of f: one per distinct (tensor parameter, box,
  * swizzle) of its TMA calls, in order of first appearance in the body (a
  * pre-order walk).  *maps is malloc'd (NULL when none); returns the count,
@@ -494,14 +554,14 @@ int64_t tl_workspace_bytes(const tl_buffer *b);
 /* The one wording of the refusal of a T.Parallel loop in a kernel whose body
  * uses the thread index (lib/Lower/static_check.c, and the reference
  * evaluator, lib/Interp/ref_eval.c, which refuses it the same way). */
-#define TL_MSG_PARALLEL_PER_THREAD                                                                      \
-  "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, " \
-  "but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a "  \
+#define TL_MSG_PARALLEL_PER_THREAD                                                                                     \
+  "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, "             \
+  "but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a "               \
   "loop of each thread, or drop the thread index"
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
-bool tl_expr_equal(const tl_expr *a, const tl_expr *b);   /* structural, vars by pointer */
+bool tl_expr_equal(const tl_expr *a, const tl_expr *b); /* structural, vars by pointer */
 /* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
  * mantissa; float8 as tl_fp8_encode), as a double. */
 double tl_round_to_dtype(double v, tl_dtype t);
@@ -534,7 +594,11 @@ tl_dtype tl_dtype_compare_common(tl_dtype a, tl_dtype b);
  * INT/UINT as a 32-bit int (%d / %u), I64/U64 as long long, FLOAT as a
  * double (%f), BOOL as the string "true" / "false" (%s). */
 typedef enum tl_debug_print_kind {
-  TL_DEBUG_PRINT_INT, TL_DEBUG_PRINT_UINT, TL_DEBUG_PRINT_I64, TL_DEBUG_PRINT_U64, TL_DEBUG_PRINT_FLOAT,
+  TL_DEBUG_PRINT_INT,
+  TL_DEBUG_PRINT_UINT,
+  TL_DEBUG_PRINT_I64,
+  TL_DEBUG_PRINT_U64,
+  TL_DEBUG_PRINT_FLOAT,
   TL_DEBUG_PRINT_BOOL
 } tl_debug_print_kind;
 /* Whether T.print can print a value of dtype t (scalars of every dtype but
@@ -568,13 +632,12 @@ typedef struct tl_verify_ctx {
 /* ------------------------------------------------------------ front end */
 /* Parses + elaborates source into m (front end: lexer.c, parser*.c,
  * elab*.c).  Errors go to d; returns false when any was reported. */
-bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len,
-                       const char *filename, const tl_define *defs, size_t ndefs);
+bool tl_frontend_parse(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                       const tl_define *defs, size_t ndefs);
 /* As tl_frontend_parse, building only the kernel named `kernel` (the Python
  * name of a factory or prim_func, --kernel) when it is not NULL; see
  * tl_module_parse_kernel for the choice without it. */
-bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len,
-                              const char *filename, const tl_define *defs, size_t ndefs,
-                              const char *kernel);
+bool tl_frontend_parse_kernel(tl_module *m, tl_diag *d, const char *source, size_t len, const char *filename,
+                              const tl_define *defs, size_t ndefs, const char *kernel);
 
 #endif

@@ -19,8 +19,8 @@
  * check does not depend on how the IR's producer interned them.  Recursion is
  * bounded by TL_VERIFY_MAX_DEPTH (an error beyond it).  Each out-of-scope
  * buffer or variable is reported once. */
-#include "IR/tir.h"
 #include "IR/out_idx.h"
+#include "IR/tir.h"
 #include "IR/visit.h"
 
 #include <stdio.h>
@@ -40,19 +40,18 @@ typedef struct vstate {
   tl_arena arena;
   tl_intern names;
   TL_VEC(scope_entry) stack;
-  tl_map defs;        /* canonical name → tl_loc* of its definition */
-  tl_map var_live;    /* tl_var* → live count */
-  tl_map buf_live;    /* tl_buffer* → live count */
-  tl_map alloc_in;    /* tl_buffer* → kernel stmt that allocates it (NULL: none) */
-  tl_map reported;    /* var/buffer → already reported out of scope */
+  tl_map defs;                 /* canonical name → tl_loc* of its definition */
+  tl_map var_live;             /* tl_var* → live count */
+  tl_map buf_live;             /* tl_buffer* → live count */
+  tl_map alloc_in;             /* tl_buffer* → kernel stmt that allocates it (NULL: none) */
+  tl_map reported;             /* var/buffer → already reported out of scope */
   const tl_stmt *kernel;       /* innermost open kernel */
   const tl_stmt *first_kernel; /* first kernel of the function */
   const tl_stmt *body;         /* the function's body */
   bool oom, deep;
 } vstate;
 
-static void verr(vstate *vs, tl_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void verr(vstate *vs, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void verr(vstate *vs, tl_loc loc, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -66,9 +65,7 @@ static void set_oom(vstate *vs) {
   vs->oom = true;
 }
 
-static tl_loc pick(tl_loc preferred, tl_loc fallback) {
-  return preferred.file ? preferred : fallback;
-}
+static tl_loc pick(tl_loc preferred, tl_loc fallback) { return preferred.file ? preferred : fallback; }
 
 static bool is_index_dtype(tl_dtype t) { return tl_dtype_is_int(t); }
 static bool is_shape_dtype(tl_dtype t) {
@@ -77,12 +74,12 @@ static bool is_shape_dtype(tl_dtype t) {
 
 static const char *alloc_spelling(tl_scope s) {
   switch (s) {
-    case TL_SCOPE_SHARED_DYN:
-    case TL_SCOPE_SHARED: return "T.alloc_shared";
-    case TL_SCOPE_FRAGMENT: return "T.alloc_fragment";
-    case TL_SCOPE_LOCAL: return "T.alloc_local";
-    case TL_SCOPE_LOCAL_VAR: return "T.alloc_var";
-    case TL_SCOPE_GLOBAL: break;
+  case TL_SCOPE_SHARED_DYN:
+  case TL_SCOPE_SHARED: return "T.alloc_shared";
+  case TL_SCOPE_FRAGMENT: return "T.alloc_fragment";
+  case TL_SCOPE_LOCAL: return "T.alloc_local";
+  case TL_SCOPE_LOCAL_VAR: return "T.alloc_var";
+  case TL_SCOPE_GLOBAL: break;
   }
   return "T.alloc_global";
 }
@@ -106,8 +103,7 @@ static bool is_live(const tl_map *m, const void *key) {
 }
 
 /* Declares name (for var or buf) in the current scope. */
-static void declare(vstate *vs, const char *name, tl_loc loc, const tl_var *var,
-                    const tl_buffer *buf) {
+static void declare(vstate *vs, const char *name, tl_loc loc, const tl_var *var, const tl_buffer *buf) {
   const char *c = name ? tl_intern_str(&vs->names, name) : NULL;
   if (name && !c) set_oom(vs);
   if (c) {
@@ -164,17 +160,15 @@ static bool check_buffer_use(vstate *vs, const tl_buffer *b, tl_loc loc) {
   const tl_stmt *k = tl_map_get(&vs->alloc_in, b, &found);
   /* a T.alloc_global of an earlier T.Kernel scope of the prim_func: the launch sequence's workspace
    * (lib/Lower/split_kernels.c gives it to every stage) */
-  if (found && k && vs->kernel && b->scope == TL_SCOPE_GLOBAL && b->zero_per_launch &&
-      top_index(vs->body, k) >= 0 && top_index(vs->body, k) < top_index(vs->body, vs->kernel))
+  if (found && k && vs->kernel && b->scope == TL_SCOPE_GLOBAL && b->zero_per_launch && top_index(vs->body, k) >= 0 &&
+      top_index(vs->body, k) < top_index(vs->body, vs->kernel))
     return true;
   if (!once(vs, b)) return false;
   if (!found)
     verr(vs, loc, "buffer '%s' is neither a parameter of '%s' nor allocated in it", b->name,
          vs->vc.func->name ? vs->vc.func->name : "?");
-  else if (k != vs->kernel)
-    verr(vs, loc, "'%s' is used outside the T.Kernel that allocates it", b->name);
-  else
-    verr(vs, loc, "'%s' is used outside the scope of its allocation", b->name);
+  else if (k != vs->kernel) verr(vs, loc, "'%s' is used outside the T.Kernel that allocates it", b->name);
+  else verr(vs, loc, "'%s' is used outside the scope of its allocation", b->name);
   if (found) tl_note(vs->vc.diag, b->loc, "'%s' is allocated here", b->name);
   return false;
 }
@@ -190,15 +184,14 @@ static bool check_var_use(vstate *vs, const tl_var *v, tl_loc loc) {
   if (v->kind == TL_VAR_DYNAMIC)
     verr(vs, loc, "dynamic dimension '%s' is not declared by '%s'", v->name,
          vs->vc.func->name ? vs->vc.func->name : "?");
-  else
-    verr(vs, loc, "variable '%s' is used outside its scope", v->name);
+  else verr(vs, loc, "variable '%s' is used outside its scope", v->name);
   return false;
 }
 
 static void check_index_count(vstate *vs, const tl_buffer *b, int n, tl_loc loc) {
   if (!b || n == b->ndim) return;
-  verr(vs, loc, "'%s' has %d dimension%s but is indexed with %d ind%s", b->name, b->ndim,
-       b->ndim == 1 ? "" : "s", n, n == 1 ? "ex" : "ices");
+  verr(vs, loc, "'%s' has %d dimension%s but is indexed with %d ind%s", b->name, b->ndim, b->ndim == 1 ? "" : "s", n,
+       n == 1 ? "ex" : "ices");
 }
 
 /* ----------------------------------------------------------- expressions */
@@ -229,55 +222,52 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
   tl_loc loc = e ? pick(e->loc, at) : at;
   if (!enter(vs, e, loc, depth, "expression")) return;
   switch (e->kind) {
-    case TL_EXPR_INT:
-    case TL_EXPR_FLOAT: return;
-    case TL_EXPR_STRING: verr(vs, loc, "a string cannot be used as a value here"); return;
-    case TL_EXPR_VAR: check_var_use(vs, e->u.var, loc); return;
-    case TL_EXPR_BINARY:
-    case TL_EXPR_UNARY:
-    case TL_EXPR_SELECT:
-    case TL_EXPR_CAST:
-    case TL_EXPR_RAMP:
-    case TL_EXPR_BROADCAST: {
-      const tl_expr *ops[3];
-      for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) check_expr(vs, ops[i], loc, depth + 1);
+  case TL_EXPR_INT:
+  case TL_EXPR_FLOAT: return;
+  case TL_EXPR_STRING: verr(vs, loc, "a string cannot be used as a value here"); return;
+  case TL_EXPR_VAR: check_var_use(vs, e->u.var, loc); return;
+  case TL_EXPR_BINARY:
+  case TL_EXPR_UNARY:
+  case TL_EXPR_SELECT:
+  case TL_EXPR_CAST:
+  case TL_EXPR_RAMP:
+  case TL_EXPR_BROADCAST: {
+    const tl_expr *ops[3];
+    for (int i = 0, n = tl_expr_operands(e, ops); i < n; i++) check_expr(vs, ops[i], loc, depth + 1);
+    return;
+  }
+  case TL_EXPR_LOAD:
+    if (!check_buffer_use(vs, e->u.load.buffer, loc)) return;
+    check_index_count(vs, e->u.load.buffer, e->u.load.n, loc);
+    for (int i = 0; i < e->u.load.n; i++)
+      check_index(vs, e->u.load.indices ? e->u.load.indices[i] : NULL, loc, depth + 1, "an index");
+    return;
+  case TL_EXPR_CALL: {
+    int op = e->u.call.op;
+    if (op < 0 || op >= tl_num_intrinsics) {
+      verr(vs, loc, "malformed IR: intrinsic index %d", op);
       return;
     }
-    case TL_EXPR_LOAD:
-      if (!check_buffer_use(vs, e->u.load.buffer, loc)) return;
-      check_index_count(vs, e->u.load.buffer, e->u.load.n, loc);
-      for (int i = 0; i < e->u.load.n; i++)
-        check_index(vs, e->u.load.indices ? e->u.load.indices[i] : NULL, loc, depth + 1,
-                    "an index");
-      return;
-    case TL_EXPR_CALL: {
-      int op = e->u.call.op;
-      if (op < 0 || op >= tl_num_intrinsics) {
-        verr(vs, loc, "malformed IR: intrinsic index %d", op);
-        return;
-      }
-      const tl_intrinsic *in = &tl_intrinsics[op];
-      if (e->u.call.n < in->min_args || (in->max_args >= 0 && e->u.call.n > in->max_args)) {
-        if (in->min_args == in->max_args)
-          verr(vs, loc, "T.%s takes %d argument%s, got %d", in->name, in->min_args,
-               in->min_args == 1 ? "" : "s", e->u.call.n);
-        else
-          verr(vs, loc, "T.%s takes %d to %d arguments, got %d", in->name, in->min_args,
-               in->max_args, e->u.call.n);
-      }
-      for (int i = 0; i < e->u.call.n; i++) {
-        const tl_expr *a = e->u.call.args ? e->u.call.args[i] : NULL;
-        if (a && a->kind == TL_EXPR_STRING) continue; /* a dtype name: T.infinity("float16") */
-        check_expr(vs, a, loc, depth + 1);
-      }
-      if (op == TL_INTRIN_REINTERPRET && e->u.call.n == 2 && e->u.call.args && e->u.call.args[1] &&
-          !tl_reinterpret_ok(e->dtype, e->u.call.args[1]->dtype))
-        verr(vs, loc, "T.reinterpret: %s has %d bits, %s has %d (they must agree; bool has no bits to reinterpret)",
-             tl_dtype_name(e->u.call.args[1]->dtype), tl_dtype_bytes(e->u.call.args[1]->dtype) * 8,
-             tl_dtype_name(e->dtype), tl_dtype_bytes(e->dtype) * 8);
-      return;
+    const tl_intrinsic *in = &tl_intrinsics[op];
+    if (e->u.call.n < in->min_args || (in->max_args >= 0 && e->u.call.n > in->max_args)) {
+      if (in->min_args == in->max_args)
+        verr(vs, loc, "T.%s takes %d argument%s, got %d", in->name, in->min_args, in->min_args == 1 ? "" : "s",
+             e->u.call.n);
+      else verr(vs, loc, "T.%s takes %d to %d arguments, got %d", in->name, in->min_args, in->max_args, e->u.call.n);
     }
-    case TL_EXPR_BUFFER: check_buffer_use(vs, e->u.buffer, loc); return;
+    for (int i = 0; i < e->u.call.n; i++) {
+      const tl_expr *a = e->u.call.args ? e->u.call.args[i] : NULL;
+      if (a && a->kind == TL_EXPR_STRING) continue; /* a dtype name: T.infinity("float16") */
+      check_expr(vs, a, loc, depth + 1);
+    }
+    if (op == TL_INTRIN_REINTERPRET && e->u.call.n == 2 && e->u.call.args && e->u.call.args[1] &&
+        !tl_reinterpret_ok(e->dtype, e->u.call.args[1]->dtype))
+      verr(vs, loc, "T.reinterpret: %s has %d bits, %s has %d (they must agree; bool has no bits to reinterpret)",
+           tl_dtype_name(e->u.call.args[1]->dtype), tl_dtype_bytes(e->u.call.args[1]->dtype) * 8,
+           tl_dtype_name(e->dtype), tl_dtype_bytes(e->dtype) * 8);
+    return;
+  }
+  case TL_EXPR_BUFFER: check_buffer_use(vs, e->u.buffer, loc); return;
   }
   verr(vs, loc, "malformed IR: expression kind %d", (int)e->kind);
 }
@@ -293,8 +283,7 @@ static void check_size(vstate *vs, const tl_buffer *b) {
   int64_t n = 1, v, bytes;
   bool ovf = false;
   for (int d = 0; d < b->ndim; d++)
-    if (b->shape[d] && tl_expr_is_const_int(b->shape[d], &v) && v > 0)
-      ovf |= __builtin_mul_overflow(n, v, &n);
+    if (b->shape[d] && tl_expr_is_const_int(b->shape[d], &v) && v > 0) ovf |= __builtin_mul_overflow(n, v, &n);
   int64_t eb = (int64_t)tl_dtype_bytes(b->dtype) * (b->dtype.lanes > 1 ? b->dtype.lanes : 1);
   ovf |= __builtin_mul_overflow(n, eb, &bytes);
   bool global = b->scope == TL_SCOPE_GLOBAL;
@@ -303,16 +292,18 @@ static void check_size(vstate *vs, const tl_buffer *b) {
   for (int d = 0; d < b->ndim; d++) {
     if (b->shape[d] && tl_expr_is_const_int(b->shape[d], &v))
       tl_strbuf_printf(&dims, "%s%lld", d ? ", " : "", (long long)v);
-    else
-      tl_strbuf_printf(&dims, "%s?", d ? ", " : "");
+    else tl_strbuf_printf(&dims, "%s?", d ? ", " : "");
   }
   if (global)
-    verr(vs, b->loc, "tensor '%s' of shape (%s) and dtype %s is too large: its size in bytes "
-         "overflows int64", b->name, dims.data ? dims.data : "", tl_dtype_name(b->dtype));
+    verr(vs, b->loc,
+         "tensor '%s' of shape (%s) and dtype %s is too large: its size in bytes "
+         "overflows int64",
+         b->name, dims.data ? dims.data : "", tl_dtype_name(b->dtype));
   else
-    verr(vs, b->loc, "%s buffer '%s' of shape (%s) and dtype %s is too large: an on-chip buffer "
-         "holds at most 2^31 - 1 bytes", tl_scope_name(b->scope), b->name, dims.data ? dims.data : "",
-         tl_dtype_name(b->dtype));
+    verr(vs, b->loc,
+         "%s buffer '%s' of shape (%s) and dtype %s is too large: an on-chip buffer "
+         "holds at most 2^31 - 1 bytes",
+         tl_scope_name(b->scope), b->name, dims.data ? dims.data : "", tl_dtype_name(b->dtype));
   tl_strbuf_free(&dims);
 }
 
@@ -330,11 +321,10 @@ static void check_shape(vstate *vs, const tl_buffer *b) {
     tl_loc loc = pick(e->loc, b->loc);
     int64_t v;
     if (!is_shape_dtype(e->dtype))
-      verr(vs, loc, "shape dimension %d of '%s' must be an int32 or int64 expression, got %s", d,
-           b->name, tl_dtype_name(e->dtype));
+      verr(vs, loc, "shape dimension %d of '%s' must be an int32 or int64 expression, got %s", d, b->name,
+           tl_dtype_name(e->dtype));
     else if (tl_expr_is_const_int(e, &v) && v <= 0)
-      verr(vs, loc, "shape dimension %d of '%s' must be positive, got %lld", d, b->name,
-           (long long)v);
+      verr(vs, loc, "shape dimension %d of '%s' must be positive, got %lld", d, b->name, (long long)v);
   }
   if (b->strides)
     for (int d = 0; d < b->ndim; d++) check_index(vs, b->strides[d], b->loc, 1, "a stride");
@@ -365,22 +355,20 @@ static bool check_region(vstate *vs, const tl_stmt *s, const tl_operand *o) {
     check_index(vs, ex, loc, 1, "a region extent");
     int64_t lo = 0, n, dimv;
     if (tl_expr_is_const_int(ex, &n) && n <= 0) {
-      verr(vs, pick(ex->loc, loc), "T.%s: extent of dimension %d of '%s' must be positive, got %lld",
-           opn, d, b->name, (long long)n);
+      verr(vs, pick(ex->loc, loc), "T.%s: extent of dimension %d of '%s' must be positive, got %lld", opn, d, b->name,
+           (long long)n);
       continue;
     }
     /* Out-of-bounds regions of global buffers are predicated; others are errors. */
-    if (b->scope != TL_SCOPE_GLOBAL && d < b->ndim && b->shape &&
-        (!mn || tl_expr_is_const_int(mn, &lo)) && tl_expr_is_const_int(ex, &n) &&
-        tl_expr_is_const_int(b->shape[d], &dimv)) {
+    if (b->scope != TL_SCOPE_GLOBAL && d < b->ndim && b->shape && (!mn || tl_expr_is_const_int(mn, &lo)) &&
+        tl_expr_is_const_int(ex, &n) && tl_expr_is_const_int(b->shape[d], &dimv)) {
       int64_t hi = 0;
       bool ovf = __builtin_add_overflow(lo, n, &hi);
       if (ovf)
-        verr(vs, loc, "T.%s: region of '%s' is out of bounds in dimension %d (extent %lld)", opn,
-             b->name, d, (long long)dimv);
+        verr(vs, loc, "T.%s: region of '%s' is out of bounds in dimension %d (extent %lld)", opn, b->name, d,
+             (long long)dimv);
       else if (lo < 0 || hi > dimv)
-        verr(vs, loc,
-             "T.%s: region %lld:%lld of '%s' is out of bounds in dimension %d (extent %lld)", opn,
+        verr(vs, loc, "T.%s: region %lld:%lld of '%s' is out of bounds in dimension %d (extent %lld)", opn,
              (long long)lo, (long long)hi, b->name, d, (long long)dimv);
     }
   }
@@ -408,11 +396,9 @@ static bool check_tile(vstate *vs, const tl_stmt *s) {
   }
   if (pairs ? (nargs % 2 != 0) : ((size_t)nargs != want)) {
     if (pairs)
-      verr(vs, s->loc, "T.%s expects (buffer, layout) pairs, got %d operand%s", info->name,
-           nargs, nargs == 1 ? "" : "s");
-    else
-      verr(vs, s->loc, "T.%s expects %zu operand%s, got %d", info->name, want,
-           want == 1 ? "" : "s", nargs);
+      verr(vs, s->loc, "T.%s expects (buffer, layout) pairs, got %d operand%s", info->name, nargs,
+           nargs == 1 ? "" : "s");
+    else verr(vs, s->loc, "T.%s expects %zu operand%s, got %d", info->name, want, want == 1 ? "" : "s", nargs);
     return false;
   }
   for (int i = 0; i < nargs; i++) {
@@ -425,8 +411,7 @@ static bool check_tile(vstate *vs, const tl_stmt *s) {
       continue;
     }
     if (k == 'E' && o->kind != TL_OPND_EXPR) {
-      verr(vs, loc, "T.%s: operand %d must be a scalar expression, not a buffer region",
-           info->name, i + 1);
+      verr(vs, loc, "T.%s: operand %d must be a scalar expression, not a buffer region", info->name, i + 1);
       ok = false;
       continue;
     }
@@ -447,47 +432,44 @@ static bool check_tile(vstate *vs, const tl_stmt *s) {
     int64_t v;
     bool is_c = e->kind == TL_EXPR_INT && tl_expr_is_const_int(e, &v);
     switch (a->kind) {
-      case TL_ATTR_BOOL:
-        if (!is_c) {
-          verr(vs, loc, "T.%s: attribute '%s' must be True or False", info->name, a->name);
-          ok = false;
-        } else if (v != 0 && v != 1) {
-          verr(vs, loc, "T.%s: attribute '%s' must be True or False, got %lld", info->name,
-               a->name, (long long)v);
-          ok = false;
-        }
-        break;
-      case TL_ATTR_INT:
-        if (!is_c) {
-          verr(vs, loc, "T.%s: attribute '%s' must be a constant integer", info->name, a->name);
-          ok = false;
-        }
-        break;
-      case TL_ATTR_POLICY:
-        if (!is_c || v < 0 || v > 2) {
-          if (is_c)
-            verr(vs, loc,
-                 "T.%s: attribute '%s' must be a T.GemmWarpPolicy (0 Square, 1 FullRow, 2 "
-                 "FullCol), got %lld",
-                 info->name, a->name, (long long)v);
-          else
-            verr(vs, loc, "T.%s: attribute '%s' must be a T.GemmWarpPolicy", info->name,
-                 a->name);
-          ok = false;
-        }
-        break;
-      case TL_ATTR_STRING:
-        if (e->kind != TL_EXPR_STRING || !e->u.str) {
-          verr(vs, loc, "T.%s: attribute '%s' must be a string", info->name, a->name);
-          ok = false;
-        }
-        break;
-      case TL_ATTR_EXPR: {
-        int before = vs->vc.errors;
-        check_expr(vs, e, loc, 1);
-        if (vs->vc.errors != before) ok = false;
-        break;
+    case TL_ATTR_BOOL:
+      if (!is_c) {
+        verr(vs, loc, "T.%s: attribute '%s' must be True or False", info->name, a->name);
+        ok = false;
+      } else if (v != 0 && v != 1) {
+        verr(vs, loc, "T.%s: attribute '%s' must be True or False, got %lld", info->name, a->name, (long long)v);
+        ok = false;
       }
+      break;
+    case TL_ATTR_INT:
+      if (!is_c) {
+        verr(vs, loc, "T.%s: attribute '%s' must be a constant integer", info->name, a->name);
+        ok = false;
+      }
+      break;
+    case TL_ATTR_POLICY:
+      if (!is_c || v < 0 || v > 2) {
+        if (is_c)
+          verr(vs, loc,
+               "T.%s: attribute '%s' must be a T.GemmWarpPolicy (0 Square, 1 FullRow, 2 "
+               "FullCol), got %lld",
+               info->name, a->name, (long long)v);
+        else verr(vs, loc, "T.%s: attribute '%s' must be a T.GemmWarpPolicy", info->name, a->name);
+        ok = false;
+      }
+      break;
+    case TL_ATTR_STRING:
+      if (e->kind != TL_EXPR_STRING || !e->u.str) {
+        verr(vs, loc, "T.%s: attribute '%s' must be a string", info->name, a->name);
+        ok = false;
+      }
+      break;
+    case TL_ATTR_EXPR: {
+      int before = vs->vc.errors;
+      check_expr(vs, e, loc, 1);
+      if (vs->vc.errors != before) ok = false;
+      break;
+    }
     }
   }
   if (ok && info->verify) {
@@ -528,8 +510,9 @@ static void check_kernel(vstate *vs, const tl_stmt *s, int depth) {
     verr(vs, loc, "nested T.Kernel is not supported");
     tl_note(vs->vc.diag, vs->kernel->loc, "the enclosing T.Kernel is here");
   } else if (vs->first_kernel && (!top_level(vs->body, s) || !top_level(vs->body, vs->first_kernel))) {
-    verr(vs, loc, "several T.Kernel scopes in one prim_func must be statements of its body, one after "
-                  "another (not inside a loop or an if)");
+    verr(vs, loc,
+         "several T.Kernel scopes in one prim_func must be statements of its body, one after "
+         "another (not inside a loop or an if)");
     tl_note(vs->vc.diag, vs->first_kernel->loc, "the first T.Kernel is here");
   }
   if (!vs->first_kernel) vs->first_kernel = s;
@@ -543,16 +526,17 @@ static void check_kernel(vstate *vs, const tl_stmt *s, int depth) {
     if (!g) continue;
     int64_t v;
     if (!is_index_dtype(g->dtype))
-      verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be an integer, got %s", i,
-           tl_dtype_name(g->dtype));
+      verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be an integer, got %s", i, tl_dtype_name(g->dtype));
     else if (tl_expr_is_const_int(g, &v) && v <= 0)
-      verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be positive, got %lld", i,
-           (long long)v);
+      verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be positive, got %lld", i, (long long)v);
     else if (tl_expr_is_const_int(g, &v) && v > (i == 0 ? INT32_MAX : 65535))
       /* the largest grid: x 2^31 - 1, y and z 65535 blocks (CUDA C++ Programming Guide, Table
        * "Technical Specifications per Compute Capability"; cuLaunchKernel refuses more) */
       verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d is %lld blocks, over the %s of the %s axis", i,
-           (long long)v, i == 0 ? "2147483647" : "65535", i == 0 ? "x" : i == 1 ? "y" : "z");
+           (long long)v, i == 0 ? "2147483647" : "65535",
+           i == 0   ? "x"
+           : i == 1 ? "y"
+                    : "z");
   }
   const tl_expr *t = s->u.kernel.threads;
   if (!t) {
@@ -562,10 +546,8 @@ static void check_kernel(vstate *vs, const tl_stmt *s, int depth) {
     int64_t v;
     if (!is_index_dtype(t->dtype) || !tl_expr_is_const_int(t, &v))
       verr(vs, tloc, "T.Kernel: threads must be a constant integer");
-    else if (v <= 0)
-      verr(vs, tloc, "T.Kernel: threads must be positive, got %lld", (long long)v);
-    else if (v > 1024)
-      verr(vs, tloc, "T.Kernel: threads must be at most 1024, got %lld", (long long)v);
+    else if (v <= 0) verr(vs, tloc, "T.Kernel: threads must be positive, got %lld", (long long)v);
+    else if (v > 1024) verr(vs, tloc, "T.Kernel: threads must be at most 1024, got %lld", (long long)v);
   }
   const tl_stmt *saved = vs->kernel;
   vs->kernel = s;
@@ -586,11 +568,9 @@ static void check_for(vstate *vs, const tl_stmt *s, int depth) {
     verr(vs, loc, "malformed IR: loop without variables");
     return;
   }
-  if (nv > 1 && s->u.loop.kind != TL_LOOP_PARALLEL)
-    verr(vs, loc, "only T.Parallel loops take more than one variable");
+  if (nv > 1 && s->u.loop.kind != TL_LOOP_PARALLEL) verr(vs, loc, "only T.Parallel loops take more than one variable");
   for (int i = 0; i < nv; i++) {
-    if (s->u.loop.mins && s->u.loop.mins[i])
-      check_index(vs, s->u.loop.mins[i], loc, 1, "a loop start");
+    if (s->u.loop.mins && s->u.loop.mins[i]) check_index(vs, s->u.loop.mins[i], loc, 1, "a loop start");
     check_index(vs, s->u.loop.extents[i], loc, 1, "a loop extent");
   }
   if (s->u.loop.step) {
@@ -618,64 +598,62 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
   tl_loc loc = s ? pick(s->loc, at) : at;
   if (!enter(vs, s, loc, depth, "statement")) return;
   switch (s->kind) {
-    case TL_STMT_SEQ: {
-      size_t mark = vs->stack.len;
-      for (int i = 0; i < s->u.seq.n; i++)
-        check_stmt(vs, s->u.seq.stmts ? s->u.seq.stmts[i] : NULL, loc, depth + 1);
-      pop_to(vs, mark);
+  case TL_STMT_SEQ: {
+    size_t mark = vs->stack.len;
+    for (int i = 0; i < s->u.seq.n; i++) check_stmt(vs, s->u.seq.stmts ? s->u.seq.stmts[i] : NULL, loc, depth + 1);
+    pop_to(vs, mark);
+    return;
+  }
+  case TL_STMT_FOR: check_for(vs, s, depth); return;
+  case TL_STMT_KERNEL: check_kernel(vs, s, depth); return;
+  case TL_STMT_ALLOC: {
+    const tl_buffer *b = s->u.alloc.buffer;
+    if (!b) {
+      verr(vs, loc, "malformed IR: allocation without a buffer");
       return;
     }
-    case TL_STMT_FOR: check_for(vs, s, depth); return;
-    case TL_STMT_KERNEL: check_kernel(vs, s, depth); return;
-    case TL_STMT_ALLOC: {
-      const tl_buffer *b = s->u.alloc.buffer;
-      if (!b) {
-        verr(vs, loc, "malformed IR: allocation without a buffer");
-        return;
-      }
-      /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/Hopper/stream_k.c;
+    /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/Hopper/stream_k.c;
        * docs/simt-ir.md "Stream-K"): only lowering makes one, with a static shape */
-      if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
-        verr(vs, loc, "'%s': a global buffer (kernel workspace) must be allocated inside a T.Kernel", b->name);
-      else if (b->scope == TL_SCOPE_GLOBAL) {
-        for (int d = 0; d < b->ndim; d++) {
-          int64_t v;
-          if (!b->shape || !b->shape[d] || !tl_expr_is_const_int(b->shape[d], &v))
-            verr(vs, loc, "'%s': a kernel workspace needs a static shape", b->name);
-        }
-      } else if (!vs->kernel)
-        verr(vs, loc, "%s must be inside a T.Kernel scope", alloc_spelling(b->scope));
-      check_shape(vs, b);
-      if (b->init) check_expr(vs, b->init, loc, 1);
-      declare(vs, b->name, loc, NULL, b);
-      return;
-    }
-    case TL_STMT_STORE: {
-      const tl_buffer *b = s->u.store.buffer;
-      if (check_buffer_use(vs, b, loc)) check_index_count(vs, b, s->u.store.n, loc);
-      for (int i = 0; i < s->u.store.n; i++)
-        check_index(vs, s->u.store.indices ? s->u.store.indices[i] : NULL, loc, 1, "an index");
-      check_expr(vs, s->u.store.value, loc, 1);
-      return;
-    }
-    case TL_STMT_IF:
-      check_expr(vs, s->u.ifs.cond, loc, 1);
-      if (!s->u.ifs.then_s) verr(vs, loc, "malformed IR: if without a body");
-      check_body(vs, s->u.ifs.then_s, loc, depth + 1);
-      check_body(vs, s->u.ifs.else_s, loc, depth + 1);
-      return;
-    case TL_STMT_LET: {
-      const tl_var *v = s->u.let.var;
-      check_expr(vs, s->u.let.value, loc, 1);
-      if (!v) {
-        verr(vs, loc, "malformed IR: let without a variable");
-        return;
+    if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
+      verr(vs, loc, "'%s': a global buffer (kernel workspace) must be allocated inside a T.Kernel", b->name);
+    else if (b->scope == TL_SCOPE_GLOBAL) {
+      for (int d = 0; d < b->ndim; d++) {
+        int64_t v;
+        if (!b->shape || !b->shape[d] || !tl_expr_is_const_int(b->shape[d], &v))
+          verr(vs, loc, "'%s': a kernel workspace needs a static shape", b->name);
       }
-      declare(vs, v->name, pick(v->loc, loc), v, NULL);
+    } else if (!vs->kernel) verr(vs, loc, "%s must be inside a T.Kernel scope", alloc_spelling(b->scope));
+    check_shape(vs, b);
+    if (b->init) check_expr(vs, b->init, loc, 1);
+    declare(vs, b->name, loc, NULL, b);
+    return;
+  }
+  case TL_STMT_STORE: {
+    const tl_buffer *b = s->u.store.buffer;
+    if (check_buffer_use(vs, b, loc)) check_index_count(vs, b, s->u.store.n, loc);
+    for (int i = 0; i < s->u.store.n; i++)
+      check_index(vs, s->u.store.indices ? s->u.store.indices[i] : NULL, loc, 1, "an index");
+    check_expr(vs, s->u.store.value, loc, 1);
+    return;
+  }
+  case TL_STMT_IF:
+    check_expr(vs, s->u.ifs.cond, loc, 1);
+    if (!s->u.ifs.then_s) verr(vs, loc, "malformed IR: if without a body");
+    check_body(vs, s->u.ifs.then_s, loc, depth + 1);
+    check_body(vs, s->u.ifs.else_s, loc, depth + 1);
+    return;
+  case TL_STMT_LET: {
+    const tl_var *v = s->u.let.var;
+    check_expr(vs, s->u.let.value, loc, 1);
+    if (!v) {
+      verr(vs, loc, "malformed IR: let without a variable");
       return;
     }
-    case TL_STMT_EVAL: check_expr(vs, s->u.eval.value, loc, 1); return;
-    case TL_STMT_TILE: check_tile(vs, s); return;
+    declare(vs, v->name, pick(v->loc, loc), v, NULL);
+    return;
+  }
+  case TL_STMT_EVAL: check_expr(vs, s->u.eval.value, loc, 1); return;
+  case TL_STMT_TILE: check_tile(vs, s); return;
   }
   verr(vs, loc, "malformed IR: statement kind %d", (int)s->kind);
 }
@@ -684,22 +662,21 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
 static void find_allocs(vstate *vs, const tl_stmt *s, const tl_stmt *kernel, int depth) {
   if (!s || depth > TL_VERIFY_MAX_DEPTH) return;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n && s->u.seq.stmts; i++)
-        find_allocs(vs, s->u.seq.stmts[i], kernel, depth + 1);
-      return;
-    case TL_STMT_FOR: find_allocs(vs, s->u.loop.body, kernel, depth + 1); return;
-    case TL_STMT_KERNEL: find_allocs(vs, s->u.kernel.body, s, depth + 1); return;
-    case TL_STMT_IF:
-      find_allocs(vs, s->u.ifs.then_s, kernel, depth + 1);
-      find_allocs(vs, s->u.ifs.else_s, kernel, depth + 1);
-      return;
-    case TL_STMT_ALLOC:
-      if (s->u.alloc.buffer && !is_live(&vs->alloc_in, s->u.alloc.buffer) &&
-          !tl_map_put(&vs->alloc_in, s->u.alloc.buffer, (void *)kernel))
-        set_oom(vs);
-      return;
-    default: return;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n && s->u.seq.stmts; i++) find_allocs(vs, s->u.seq.stmts[i], kernel, depth + 1);
+    return;
+  case TL_STMT_FOR: find_allocs(vs, s->u.loop.body, kernel, depth + 1); return;
+  case TL_STMT_KERNEL: find_allocs(vs, s->u.kernel.body, s, depth + 1); return;
+  case TL_STMT_IF:
+    find_allocs(vs, s->u.ifs.then_s, kernel, depth + 1);
+    find_allocs(vs, s->u.ifs.else_s, kernel, depth + 1);
+    return;
+  case TL_STMT_ALLOC:
+    if (s->u.alloc.buffer && !is_live(&vs->alloc_in, s->u.alloc.buffer) &&
+        !tl_map_put(&vs->alloc_in, s->u.alloc.buffer, (void *)kernel))
+      set_oom(vs);
+    return;
+  default: return;
   }
 }
 
@@ -713,8 +690,8 @@ static void check_func(vstate *vs, const tl_primfunc *f) {
     const tl_var *v = f->dynamic[i];
     if (!v) continue;
     if (!is_shape_dtype(v->dtype))
-      verr(vs, pick(v->loc, floc), "dynamic dimension '%s' must be int32 or int64, got %s",
-           v->name, tl_dtype_name(v->dtype));
+      verr(vs, pick(v->loc, floc), "dynamic dimension '%s' must be int32 or int64, got %s", v->name,
+           tl_dtype_name(v->dtype));
     declare(vs, v->name, pick(v->loc, floc), v, NULL);
   }
   for (int i = 0; i < f->nparams && f->params; i++) {
@@ -737,8 +714,7 @@ static void check_func(vstate *vs, const tl_primfunc *f) {
         continue;
       }
       if (v->dtype.lanes != 1 || v->dtype.code == TL_TYPE_VOID)
-        verr(vs, pick(v->loc, floc), "scalar parameter '%s' has type %s", v->name,
-             tl_dtype_name(v->dtype));
+        verr(vs, pick(v->loc, floc), "scalar parameter '%s' has type %s", v->name, tl_dtype_name(v->dtype));
       declare(vs, v->name, pick(v->loc, floc), v, NULL);
     }
   }

@@ -14,13 +14,13 @@ static bool enter(tl_visitor *v) {
 
 int tl_expr_operand_slots(tl_expr *e, tl_expr **slots[3]) {
   switch (e->kind) {
-    case TL_EXPR_BINARY: slots[0] = &e->u.bin.a, slots[1] = &e->u.bin.b; return 2;
-    case TL_EXPR_UNARY: slots[0] = &e->u.un.a; return 1;
-    case TL_EXPR_SELECT: slots[0] = &e->u.sel.cond, slots[1] = &e->u.sel.t, slots[2] = &e->u.sel.f; return 3;
-    case TL_EXPR_CAST: slots[0] = &e->u.cast.value; return 1;
-    case TL_EXPR_RAMP: slots[0] = &e->u.ramp.base, slots[1] = &e->u.ramp.stride; return 2;
-    case TL_EXPR_BROADCAST: slots[0] = &e->u.bcast.value; return 1;
-    default: return 0;
+  case TL_EXPR_BINARY: slots[0] = &e->u.bin.a, slots[1] = &e->u.bin.b; return 2;
+  case TL_EXPR_UNARY: slots[0] = &e->u.un.a; return 1;
+  case TL_EXPR_SELECT: slots[0] = &e->u.sel.cond, slots[1] = &e->u.sel.t, slots[2] = &e->u.sel.f; return 3;
+  case TL_EXPR_CAST: slots[0] = &e->u.cast.value; return 1;
+  case TL_EXPR_RAMP: slots[0] = &e->u.ramp.base, slots[1] = &e->u.ramp.stride; return 2;
+  case TL_EXPR_BROADCAST: slots[0] = &e->u.bcast.value; return 1;
+  default: return 0;
   }
 }
 
@@ -60,50 +60,50 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
   if (!s || !enter(v)) return;
   if (v->stmt) v->stmt(v, s);
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) tl_visit_stmt(v, s->u.seq.stmts[i]);
-      break;
-    case TL_STMT_FOR:
-      for (int i = 0; i < s->u.loop.nvars; i++) {
-        if (s->u.loop.mins) tl_visit_expr(v, s->u.loop.mins[i]);
-        if (s->u.loop.extents) tl_visit_expr(v, s->u.loop.extents[i]);
-      }
-      tl_visit_expr(v, s->u.loop.step);
-      tl_visit_stmt(v, s->u.loop.body);
-      break;
-    case TL_STMT_KERNEL:
-      visit_exprs(v, s->u.kernel.ngrid, s->u.kernel.grid);
-      tl_visit_expr(v, s->u.kernel.threads);
-      tl_visit_stmt(v, s->u.kernel.body);
-      break;
-    case TL_STMT_ALLOC: {
-      const tl_buffer *b = s->u.alloc.buffer;
-      for (int i = 0; b && i < b->ndim; i++) tl_visit_expr(v, b->shape[i]);
-      if (b) tl_visit_expr(v, b->init);
-      break;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) tl_visit_stmt(v, s->u.seq.stmts[i]);
+    break;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++) {
+      if (s->u.loop.mins) tl_visit_expr(v, s->u.loop.mins[i]);
+      if (s->u.loop.extents) tl_visit_expr(v, s->u.loop.extents[i]);
     }
-    case TL_STMT_STORE:
-      visit_exprs(v, s->u.store.n, s->u.store.indices);
-      tl_visit_expr(v, s->u.store.value);
-      break;
-    case TL_STMT_IF:
-      tl_visit_expr(v, s->u.ifs.cond);
-      tl_visit_stmt(v, s->u.ifs.then_s);
-      tl_visit_stmt(v, s->u.ifs.else_s);
-      break;
-    case TL_STMT_LET: tl_visit_expr(v, s->u.let.value); break;
-    case TL_STMT_EVAL: tl_visit_expr(v, s->u.eval.value); break;
-    case TL_STMT_TILE:
-      for (int i = 0; i < s->u.tile.nargs; i++) {
-        const tl_operand *o = &s->u.tile.args[i];
-        if (o->kind == TL_OPND_REGION) visit_region(v, &o->region);
-        else tl_visit_expr(v, o->expr);
-      }
-      for (int i = 0; s->u.tile.attrs && s->u.tile.op >= 0 && s->u.tile.op < TL_TILE_NUM_OPS &&
-                      i < tl_tile_ops[s->u.tile.op].nattrs;
-           i++)
-        tl_visit_expr(v, s->u.tile.attrs[i]);
-      break;
+    tl_visit_expr(v, s->u.loop.step);
+    tl_visit_stmt(v, s->u.loop.body);
+    break;
+  case TL_STMT_KERNEL:
+    visit_exprs(v, s->u.kernel.ngrid, s->u.kernel.grid);
+    tl_visit_expr(v, s->u.kernel.threads);
+    tl_visit_stmt(v, s->u.kernel.body);
+    break;
+  case TL_STMT_ALLOC: {
+    const tl_buffer *b = s->u.alloc.buffer;
+    for (int i = 0; b && i < b->ndim; i++) tl_visit_expr(v, b->shape[i]);
+    if (b) tl_visit_expr(v, b->init);
+    break;
+  }
+  case TL_STMT_STORE:
+    visit_exprs(v, s->u.store.n, s->u.store.indices);
+    tl_visit_expr(v, s->u.store.value);
+    break;
+  case TL_STMT_IF:
+    tl_visit_expr(v, s->u.ifs.cond);
+    tl_visit_stmt(v, s->u.ifs.then_s);
+    tl_visit_stmt(v, s->u.ifs.else_s);
+    break;
+  case TL_STMT_LET: tl_visit_expr(v, s->u.let.value); break;
+  case TL_STMT_EVAL: tl_visit_expr(v, s->u.eval.value); break;
+  case TL_STMT_TILE:
+    for (int i = 0; i < s->u.tile.nargs; i++) {
+      const tl_operand *o = &s->u.tile.args[i];
+      if (o->kind == TL_OPND_REGION) visit_region(v, &o->region);
+      else tl_visit_expr(v, o->expr);
+    }
+    for (int i = 0;
+         s->u.tile.attrs && s->u.tile.op >= 0 && s->u.tile.op < TL_TILE_NUM_OPS && i < tl_tile_ops[s->u.tile.op].nattrs;
+         i++)
+      tl_visit_expr(v, s->u.tile.attrs[i]);
+    break;
   }
   v->depth_--;
 }
@@ -120,8 +120,8 @@ static void any_expr(tl_visitor *v, const tl_expr *e) {
   if (!a->found && a->pred(e, a->user)) a->found = true;
 }
 
-bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user,
-                 int max_depth, bool if_too_deep) {
+bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user, int max_depth,
+                 bool if_too_deep) {
   any_state a = {.v = {.expr = any_expr}, .pred = pred, .user = user};
   /* start deeper, so that the limit falls max_depth levels below e */
   if (max_depth >= 0 && max_depth < TL_VISIT_MAX_DEPTH) a.v.depth_ = TL_VISIT_MAX_DEPTH - (max_depth + 1);
@@ -150,8 +150,7 @@ bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s) {
 
 static bool may_fault(const tl_expr *e, void *user) {
   (void)user;
-  return e->kind == TL_EXPR_LOAD || (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 &&
-                                     e->u.call.op < tl_num_intrinsics &&
+  return e->kind == TL_EXPR_LOAD || (e->kind == TL_EXPR_CALL && e->u.call.op >= 0 && e->u.call.op < tl_num_intrinsics &&
                                      (tl_intrinsics[e->u.call.op].effects & TL_EFF_SIDE_EFFECTS));
 }
 

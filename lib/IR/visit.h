@@ -21,8 +21,8 @@ struct tl_visitor {
   void (*stmt)(tl_visitor *v, const tl_stmt *s);
   /* every region operand of a tile op, before its min/extent expressions */
   void (*region)(tl_visitor *v, const tl_region *r);
-  bool too_deep;   /* set when TL_VISIT_MAX_DEPTH was exceeded */
-  int depth_;      /* internal */
+  bool too_deep; /* set when TL_VISIT_MAX_DEPTH was exceeded */
+  int depth_;    /* internal */
 };
 
 /* Every buffer reference below a statement: bv->buffer(bv, b) for a load's
@@ -61,8 +61,8 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
  * (max_depth < 0: TL_VISIT_MAX_DEPTH in all) makes the answer if_too_deep;
  * a NULL e answers false.  With an "is this node bad" pred,
  * !tl_expr_any(...) asks whether every node is good. */
-bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user,
-                 int max_depth, bool if_too_deep);
+bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user, int max_depth,
+                 bool if_too_deep);
 
 /* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
  * condition picks: TileLang's meaning, where the condition may guard a load

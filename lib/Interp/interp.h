@@ -17,12 +17,12 @@
 
 typedef struct tl_interp_arg {
   bool is_tensor;
-  void *data;          /* tensor: host memory, contiguous */
-  int ndim;            /* tensor: must match the parameter */
-  int64_t shape[8];    /* tensor: actual dims (checked against the parameter) */
-  int64_t i;           /* scalar of int/uint/bool dtype */
-  double f;            /* scalar of float dtype */
-  bool absent;         /* tensor: None for a parameter the kernel never touches
+  void *data;       /* tensor: host memory, contiguous */
+  int ndim;         /* tensor: must match the parameter */
+  int64_t shape[8]; /* tensor: actual dims (checked against the parameter) */
+  int64_t i;        /* scalar of int/uint/bool dtype */
+  double f;         /* scalar of float dtype */
+  bool absent;      /* tensor: None for a parameter the kernel never touches
                           (data NULL, shape the parameter's static one) */
 } tl_interp_arg;
 
@@ -32,8 +32,8 @@ typedef struct tl_interp_arg {
  * k-chunk of TL_MMA_K, as tl_mma_step; tf32, int8 and float64 operands
  * as their instruction, tl_mma_step_kind -- T.reduce, T.Parallel
  * loops in order, ...), block after block.  Shares no code with lib/Lower. */
-bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
-                 const int64_t *dyn, int ndyn, tl_diag *d);
+bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
+                 tl_diag *d);
 
 /* Kernel workspaces (T.alloc_global) shared by several tl_simt_exec calls:
  * the launch stages of one kernel call (several T.Kernel scopes,
@@ -44,13 +44,17 @@ bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int na
 #define TL_SIMT_MAX_WORKSPACES 8
 typedef struct tl_simt_workspaces {
   int n;
-  struct { const char *name; uint8_t *data; int64_t bytes; } slot[TL_SIMT_MAX_WORKSPACES];
+  struct {
+    const char *name;
+    uint8_t *data;
+    int64_t bytes;
+  } slot[TL_SIMT_MAX_WORKSPACES];
 } tl_simt_workspaces;
 void tl_simt_workspaces_free(tl_simt_workspaces *w);
 
 typedef struct tl_simt_options {
-  bool check_races;     /* shared-memory race / barrier / cp.async protocol checks (default on) */
-  int64_t max_steps;    /* abort after this many statement executions per warp and block (0 = 1e9) */
+  bool check_races;       /* shared-memory race / barrier / cp.async protocol checks (default on) */
+  int64_t max_steps;      /* abort after this many statement executions per warp and block (0 = 1e9) */
   uint64_t schedule_seed; /* 0: the deterministic schedule; else every warp is scheduled on its own and
                              the seed shuffles which ready warp runs, where warps yield and when bulk
                              copies land (simt_sched.c) */
@@ -74,8 +78,7 @@ typedef struct tl_simt_options {
  * steps over k-chunks of TL_MMA_K in increasing k, which is what the SIMT
  * executor's T.ptx_mma does for each instruction, so the two agree bit for
  * bit. */
-static inline double tl_mma_step(const double *a, const double *b, int64_t bs, int n, double c,
-                                 tl_dtype ct) {
+static inline double tl_mma_step(const double *a, const double *b, int64_t bs, int n, double c, tl_dtype ct) {
   double s = 0;
   for (int k = 0; k < n; k++) s += a[k] * b[k * bs];
   s += c;
@@ -121,7 +124,7 @@ static inline double tl_mma_step_kind(int kind, const double *a, const double *b
  * under a scheduler (deterministic, or shuffled by opts->schedule_seed), the
  * lanes of a warp in lockstep with an active mask; warp-collective intrinsics per the PTX ISA (docs/simt-ir.md);
  * arithmetic and conversions rounded as the GPU does. */
-bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
-                  const int64_t *dyn, int ndyn, const tl_simt_options *opts, tl_diag *d);
+bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
+                  const tl_simt_options *opts, tl_diag *d);
 
 #endif

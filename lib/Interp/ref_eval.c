@@ -46,9 +46,9 @@
 #include "IR/visit.h"
 #include "Interp/ref_eval_internal.h"
 
-#define RE_MAX_DEPTH 2000             /* nesting of statements + expressions */
+#define RE_MAX_DEPTH 2000               /* nesting of statements + expressions */
 #define RE_MAX_ELEMS (INT64_C(1) << 27) /* elements of one evaluator-owned buffer */
-#define RE_MAX_THREADS 4096           /* threads of a per-thread block */
+#define RE_MAX_THREADS 4096             /* threads of a per-thread block */
 
 /* ---------------------------------------------------------------- errors */
 void re_error(re_state *st, tl_loc loc, const char *fmt, ...) {
@@ -123,9 +123,7 @@ int64_t re_wrap(int64_t v, tl_dtype t) {
 static bool is_uint64(tl_dtype t) { return t.code == TL_TYPE_UINT && t.bits >= 64; }
 
 /* An int-like value as a double (uint64 as unsigned). */
-static double int_to_double(int64_t i, tl_dtype t) {
-  return is_uint64(t) ? (double)(uint64_t)i : (double)i;
-}
+static double int_to_double(int64_t i, tl_dtype t) { return is_uint64(t) ? (double)(uint64_t)i : (double)i; }
 
 re_val re_convert(re_val v, tl_dtype from, tl_dtype to) {
   re_val r;
@@ -135,8 +133,7 @@ re_val re_convert(re_val v, tl_dtype from, tl_dtype to) {
   } else if (!ff && tf) {
     if (to.code == TL_TYPE_FLOAT && to.bits == 32)
       r.f = is_uint64(from) ? (double)(float)(uint64_t)v.i : (double)(float)v.i;
-    else
-      r.f = re_round(int_to_double(v.i, from), to);
+    else r.f = re_round(int_to_double(v.i, from), to);
   } else if (ff && !tf) {
     double x = v.f;
     if (to.code == TL_TYPE_BOOL) {
@@ -319,7 +316,11 @@ static bool add_var(re_state *st, const tl_var *v) {
 /* Slots for every variable and buffer a function mentions, given in one
  * tl_visitor walk (a buffer's shape, strides and initial value included;
  * nesting beyond the visitor's limit is reported when evaluated). */
-typedef struct slot_visit { tl_visitor v; re_state *st; bool oom; } slot_visit;
+typedef struct slot_visit {
+  tl_visitor v;
+  re_state *st;
+  bool oom;
+} slot_visit;
 
 static void slot_var(slot_visit *u, const tl_var *v) {
   if (!add_var(u->st, v)) u->oom = true;
@@ -392,8 +393,8 @@ re_buf *re_buf_of(re_state *st, const tl_buffer *b, tl_loc loc) {
  * of addressable elements goes to rb->size (-1 when it overflows). */
 static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc loc) {
   if (b->ndim > RE_MAX_DIMS) {
-    re_error(st, loc, "buffer '%s' has %d dimensions; the reference evaluator handles up to %d",
-             b->name, b->ndim, RE_MAX_DIMS);
+    re_error(st, loc, "buffer '%s' has %d dimensions; the reference evaluator handles up to %d", b->name, b->ndim,
+             RE_MAX_DIMS);
     return false;
   }
   rb->b = b;
@@ -405,8 +406,7 @@ static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc lo
     int64_t n = re_eval_int(st, b->shape[d]);
     if (st->failed) return false;
     if (n < 0) {
-      re_error(st, loc, "buffer '%s': dimension %d has negative extent %lld", b->name, d,
-               (long long)n);
+      re_error(st, loc, "buffer '%s': dimension %d has negative extent %lld", b->name, d, (long long)n);
       return false;
     }
     rb->shape[d] = n;
@@ -434,8 +434,7 @@ static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc lo
   int64_t last = 0; /* offset of the last element */
   for (int d = 0; d < b->ndim && !empty; d++) {
     int64_t t;
-    if (__builtin_mul_overflow(rb->shape[d] - 1, rb->stride[d], &t) ||
-        __builtin_add_overflow(last, t, &last)) {
+    if (__builtin_mul_overflow(rb->shape[d] - 1, rb->stride[d], &t) || __builtin_add_overflow(last, t, &last)) {
       rb->size = -1;
       return true;
     }
@@ -464,8 +463,8 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
   size_t cap = rb->cap;
   if (!buf_geometry(st, rb, b, s->loc)) return;
   if (rb->size < 0 || rb->size > RE_MAX_ELEMS) {
-    re_error(st, s->loc, "buffer '%s' is too large for the reference evaluator (limit %lld elements)",
-             b->name, (long long)RE_MAX_ELEMS);
+    re_error(st, s->loc, "buffer '%s' is too large for the reference evaluator (limit %lld elements)", b->name,
+             (long long)RE_MAX_ELEMS);
     return;
   }
   size_t need = (size_t)(rb->size ? rb->size : 1) * 8;
@@ -499,11 +498,10 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
 }
 
 /* Flat offset of buffer element idx[0..n); errors out of bounds. */
-static bool elem_offset(re_state *st, const re_buf *rb, int n, tl_expr *const *idx, tl_loc loc,
-                        int64_t *off) {
+static bool elem_offset(re_state *st, const re_buf *rb, int n, tl_expr *const *idx, tl_loc loc, int64_t *off) {
   if (n != rb->ndim) {
-    re_error(st, loc, "buffer '%s' has %d dimension%s but is indexed with %d", rb->b->name,
-             rb->ndim, rb->ndim == 1 ? "" : "s", n);
+    re_error(st, loc, "buffer '%s' has %d dimension%s but is indexed with %d", rb->b->name, rb->ndim,
+             rb->ndim == 1 ? "" : "s", n);
     return false;
   }
   int64_t o = 0;
@@ -511,10 +509,8 @@ static bool elem_offset(re_state *st, const re_buf *rb, int n, tl_expr *const *i
     int64_t i = re_eval_int(st, idx[d]);
     if (st->failed) return false;
     if (i < 0 || i >= rb->shape[d]) {
-      re_error(st, loc,
-               "index %lld is out of bounds for dimension %d of %s buffer '%s' (extent %lld)",
-               (long long)i, d, tl_scope_name(rb->b->scope), rb->b->name,
-               (long long)rb->shape[d]);
+      re_error(st, loc, "index %lld is out of bounds for dimension %d of %s buffer '%s' (extent %lld)", (long long)i, d,
+               tl_scope_name(rb->b->scope), rb->b->name, (long long)rb->shape[d]);
       return false;
     }
     o += i * rb->stride[d];
@@ -587,16 +583,12 @@ int64_t re_int_arith(re_state *st, tl_binop op, int64_t a, int64_t b, tl_dtype t
     else r = a < 0 ? ~(~a >> b) : a >> b;
     break;
   }
-  default:
-    re_error(st, loc, "operator is not defined on %s", tl_dtype_name(t));
-    return 0;
+  default: re_error(st, loc, "operator is not defined on %s", tl_dtype_name(t)); return 0;
   }
   return re_wrap(r, t);
 }
 
-bool re_truthy(re_val v, tl_dtype t) {
-  return tl_dtype_is_float(t) ? v.f != 0 : v.i != 0;
-}
+bool re_truthy(re_val v, tl_dtype t) { return tl_dtype_is_float(t) ? v.f != 0 : v.i != 0; }
 
 /* ----------------------------------------------------------- expressions */
 static re_val eval_rec(re_state *st, const tl_expr *e) {
@@ -609,7 +601,8 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
   if (e->dtype.lanes != 1 && e->kind != TL_EXPR_STRING && e->kind != TL_EXPR_BUFFER) {
     re_error(st, e->loc,
              "vector expressions (%s) belong to lowered code; the reference evaluator runs tile "
-             "programs", tl_dtype_name(e->dtype));
+             "programs",
+             tl_dtype_name(e->dtype));
     return r;
   }
   tl_dtype t = e->dtype;
@@ -625,8 +618,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
   case TL_EXPR_VAR: {
     int k = var_slot(st, e->u.var);
     if (k < 0) {
-      re_error(st, e->loc, "reference evaluator: unknown variable '%s'",
-               e->u.var ? e->u.var->name : "?");
+      re_error(st, e->loc, "reference evaluator: unknown variable '%s'", e->u.var ? e->u.var->name : "?");
       return r;
     }
     return st->cur->env[k];
@@ -699,8 +691,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     const tl_expr *x = e->u.cast.value;
     re_val a = re_eval(st, x);
     if (st->failed) return r;
-    if (!tl_dtype_is_float(x->dtype) && !tl_dtype_is_int(x->dtype) &&
-        x->dtype.code != TL_TYPE_BOOL) {
+    if (!tl_dtype_is_float(x->dtype) && !tl_dtype_is_int(x->dtype) && x->dtype.code != TL_TYPE_BOOL) {
       re_error(st, e->loc, "cannot cast %s to %s", tl_dtype_name(x->dtype), tl_dtype_name(t));
       return r;
     }
@@ -716,9 +707,7 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
     return r;
   }
   case TL_EXPR_CALL: return re_eval_call(st, e);
-  case TL_EXPR_STRING:
-    re_error(st, e->loc, "a string is not a value");
-    return r;
+  case TL_EXPR_STRING: re_error(st, e->loc, "a string is not a value"); return r;
   case TL_EXPR_BUFFER:
     re_error(st, e->loc, "buffer '%s' used as a value", e->u.buffer ? e->u.buffer->name : "?");
     return r;
@@ -801,8 +790,7 @@ static void exec_loop(re_state *st, const tl_stmt *s, int k) {
 }
 
 static bool is_sync(const tl_stmt *s) {
-  return s && s->kind == TL_STMT_EVAL && s->u.eval.value &&
-         s->u.eval.value->kind == TL_EXPR_CALL &&
+  return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
          s->u.eval.value->u.call.op == TL_INTRIN_SYNC_THREADS;
 }
 
@@ -889,12 +877,11 @@ static void exec(re_state *st, const tl_stmt *s) {
 static bool uses_tid_expr(const re_state *st, const tl_expr *e, int depth) {
   if (!e || depth > RE_MAX_DEPTH) return false;
   switch (e->kind) {
-  case TL_EXPR_BINARY:
-    return uses_tid_expr(st, e->u.bin.a, depth + 1) || uses_tid_expr(st, e->u.bin.b, depth + 1);
+  case TL_EXPR_BINARY: return uses_tid_expr(st, e->u.bin.a, depth + 1) || uses_tid_expr(st, e->u.bin.b, depth + 1);
   case TL_EXPR_UNARY: return uses_tid_expr(st, e->u.un.a, depth + 1);
   case TL_EXPR_SELECT:
-    return uses_tid_expr(st, e->u.sel.cond, depth + 1) ||
-           uses_tid_expr(st, e->u.sel.t, depth + 1) || uses_tid_expr(st, e->u.sel.f, depth + 1);
+    return uses_tid_expr(st, e->u.sel.cond, depth + 1) || uses_tid_expr(st, e->u.sel.t, depth + 1) ||
+           uses_tid_expr(st, e->u.sel.f, depth + 1);
   case TL_EXPR_CAST: return uses_tid_expr(st, e->u.cast.value, depth + 1);
   case TL_EXPR_LOAD:
     for (int i = 0; i < e->u.load.n; i++)
@@ -973,8 +960,7 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
     grid[i] = re_eval_int(st, s->u.kernel.grid[i]);
     if (st->failed) return;
     if (grid[i] < 0) {
-      re_error(st, s->u.kernel.grid[i]->loc, "grid dimension %d is negative (%lld)", i,
-               (long long)grid[i]);
+      re_error(st, s->u.kernel.grid[i]->loc, "grid dimension %d is negative (%lld)", i, (long long)grid[i]);
       return;
     }
   }
@@ -993,8 +979,10 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
   st->per_thread = uses_tid(st, s->u.kernel.body, 0);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {
-      re_error(st, s->loc, "per-thread code with %lld threads: the reference evaluator runs up "
-               "to %d", (long long)threads, RE_MAX_THREADS);
+      re_error(st, s->loc,
+               "per-thread code with %lld threads: the reference evaluator runs up "
+               "to %d",
+               (long long)threads, RE_MAX_THREADS);
       return;
     }
     if (threads > st->nthreads_alloc) {
@@ -1070,12 +1058,10 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
 }
 
 /* ----------------------------------------------------------------- entry */
-static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const int64_t *dyn,
-                      int ndyn) {
+static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn) {
   const tl_primfunc *f = st->f;
   if (nargs != f->nparams) {
-    re_error(st, f->loc, "'%s' takes %d argument%s, got %d", f->name, f->nparams,
-             f->nparams == 1 ? "" : "s", nargs);
+    re_error(st, f->loc, "'%s' takes %d argument%s, got %d", f->name, f->nparams, f->nparams == 1 ? "" : "s", nargs);
     return false;
   }
   if (ndyn != f->ndynamic) {
@@ -1116,8 +1102,8 @@ static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const 
       return false;
     }
     if (a->ndim != b->ndim) {
-      re_error(st, b->loc, "argument %d ('%s') has %d dimension%s, expected %d", i, b->name,
-               a->ndim, a->ndim == 1 ? "" : "s", b->ndim);
+      re_error(st, b->loc, "argument %d ('%s') has %d dimension%s, expected %d", i, b->name, a->ndim,
+               a->ndim == 1 ? "" : "s", b->ndim);
       return false;
     }
     int s = buf_slot(st, b);
@@ -1125,8 +1111,8 @@ static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const 
     if (!buf_geometry(st, rb, b, b->loc)) return false;
     for (int d = 0; d < b->ndim; d++)
       if (rb->shape[d] != a->shape[d]) {
-        re_error(st, b->loc, "argument %d ('%s'): dimension %d is %lld, expected %lld", i,
-                 b->name, d, (long long)a->shape[d], (long long)rb->shape[d]);
+        re_error(st, b->loc, "argument %d ('%s'): dimension %d is %lld, expected %lld", i, b->name, d,
+                 (long long)a->shape[d], (long long)rb->shape[d]);
         return false;
       }
     if (rb->size < 0) {
@@ -1145,8 +1131,8 @@ static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const 
   return true;
 }
 
-bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
-                 const int64_t *dyn, int ndyn, tl_diag *d) {
+bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
+                 tl_diag *d) {
   if (!m || !d) return false;
   if (func < 0 || func >= m->nfuncs || !m->funcs[func]) {
     tl_error(d, TL_LOC_NONE, "reference evaluator: no function %d in the module", func);

@@ -13,11 +13,15 @@
 static double float_math(int id, double x, tl_dtype t) {
   if (t.code == TL_TYPE_FLOAT && t.bits == 64) {
     switch (id) {
-    case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: return exp(x);
-    case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: return exp2(x);
+    case TL_INTRIN_EXP:
+    case TL_INTRIN_FAST_EXP: return exp(x);
+    case TL_INTRIN_EXP2:
+    case TL_INTRIN_FAST_EXP2: return exp2(x);
     case TL_INTRIN_EXP10: return pow(10.0, x);
-    case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: return log(x);
-    case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: return log2(x);
+    case TL_INTRIN_LOG:
+    case TL_INTRIN_FAST_LOG: return log(x);
+    case TL_INTRIN_LOG2:
+    case TL_INTRIN_FAST_LOG2: return log2(x);
     case TL_INTRIN_LOG10: return log10(x);
     case TL_INTRIN_LOG1P: return log1p(x);
     case TL_INTRIN_SQRT: return sqrt(x);
@@ -38,11 +42,15 @@ static double float_math(int id, double x, tl_dtype t) {
   }
   float v = (float)x, r;
   switch (id) {
-  case TL_INTRIN_EXP: case TL_INTRIN_FAST_EXP: r = expf(v); break;
-  case TL_INTRIN_EXP2: case TL_INTRIN_FAST_EXP2: r = exp2f(v); break;
+  case TL_INTRIN_EXP:
+  case TL_INTRIN_FAST_EXP: r = expf(v); break;
+  case TL_INTRIN_EXP2:
+  case TL_INTRIN_FAST_EXP2: r = exp2f(v); break;
   case TL_INTRIN_EXP10: r = powf(10.0f, v); break;
-  case TL_INTRIN_LOG: case TL_INTRIN_FAST_LOG: r = logf(v); break;
-  case TL_INTRIN_LOG2: case TL_INTRIN_FAST_LOG2: r = log2f(v); break;
+  case TL_INTRIN_LOG:
+  case TL_INTRIN_FAST_LOG: r = logf(v); break;
+  case TL_INTRIN_LOG2:
+  case TL_INTRIN_FAST_LOG2: r = log2f(v); break;
   case TL_INTRIN_LOG10: r = log10f(v); break;
   case TL_INTRIN_LOG1P: r = log1pf(v); break;
   case TL_INTRIN_SQRT: r = sqrtf(v); break;
@@ -141,8 +149,7 @@ static re_val eval_thread_index(re_state *st, const tl_expr *e, tl_intrin id) {
   const char *name = tl_intrinsics[id].name;
   if (id != TL_INTRIN_GET_BLOCK_BINDING) {
     if (!st->per_thread || !st->in_kernel) {
-      re_error(st, e->loc,
-               "the reference evaluator runs tile programs; T.%s has no meaning here", name);
+      re_error(st, e->loc, "the reference evaluator runs tile programs; T.%s has no meaning here", name);
       return r;
     }
     int64_t k = id == TL_INTRIN_GET_THREAD_BINDING ? 0 : 32;
@@ -210,8 +217,8 @@ static re_val eval_atomic_add(re_state *st, const tl_expr *e) {
   re_val v = rb && !st->failed ? re_eval(st, e->u.call.args[2]) : r;
   if (!rb || st->failed) return r;
   if (off < 0 || off >= rb->size) {
-    re_error(st, e->loc, "T.%s: element %lld is outside '%s' (%lld elements)", name, (long long)off,
-             be->u.buffer->name, (long long)rb->size);
+    re_error(st, e->loc, "T.%s: element %lld is outside '%s' (%lld elements)", name, (long long)off, be->u.buffer->name,
+             (long long)rb->size);
     return r;
   }
   re_val old = re_buf_get(rb, off);
@@ -231,12 +238,38 @@ static re_val eval_reinterpret(re_state *st, const tl_expr *e) {
   re_val v = re_eval(st, a);
   if (st->failed) return r;
   uint64_t bytes = 0;
-  re_buf tmp = {.valid = true, .native = true, .isf = tl_dtype_is_float(a->dtype), .dt = a->dtype, .size = 1,
-                .data = &bytes};
+  re_buf tmp = {
+      .valid = true, .native = true, .isf = tl_dtype_is_float(a->dtype), .dt = a->dtype, .size = 1, .data = &bytes};
   re_buf_set(&tmp, 0, v);
   tmp.dt = e->dtype;
   tmp.isf = tl_dtype_is_float(e->dtype);
   return re_buf_get(&tmp, 0);
+}
+
+/* T.infinity / T.max_value / T.min_value of the call's dtype. */
+static re_val eval_limit(re_state *st, const tl_expr *e, tl_intrin id) {
+  re_val r = {0};
+  tl_dtype t = e->dtype;
+  if (tl_dtype_is_float(t)) {
+    r.f = id == TL_INTRIN_INFINITY ? INFINITY : float_max(t);
+    if (id == TL_INTRIN_MIN_VALUE) r.f = -r.f;
+  } else if (id == TL_INTRIN_INFINITY) {
+    re_error(st, e->loc, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
+  } else {
+    r.i = int_limit(t, id == TL_INTRIN_MAX_VALUE);
+  }
+  return r;
+}
+
+/* T.isnan / T.isinf / T.isfinite: an integer argument is finite. */
+static re_val eval_classify(re_state *st, const tl_expr *e, tl_intrin id) {
+  re_val r = {0};
+  const tl_expr *a = e->u.call.args[0];
+  re_val v = re_eval(st, a);
+  if (st->failed) return r;
+  if (!tl_dtype_is_float(a->dtype)) r.i = id == TL_INTRIN_ISFINITE;
+  else r.i = id == TL_INTRIN_ISNAN ? isnan(v.f) != 0 : id == TL_INTRIN_ISINF ? isinf(v.f) != 0 : isfinite(v.f) != 0;
+  return r;
 }
 
 /* An intrinsic call: the reference evaluator's hook of every tl_intrin (the
@@ -258,10 +291,25 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     return r;
   }
   switch (id) {
-  case TL_INTRIN_EXP: case TL_INTRIN_EXP2: case TL_INTRIN_EXP10: case TL_INTRIN_LOG: case TL_INTRIN_LOG2:
-  case TL_INTRIN_LOG10: case TL_INTRIN_LOG1P: case TL_INTRIN_SQRT: case TL_INTRIN_RSQRT: case TL_INTRIN_TANH:
-  case TL_INTRIN_SIGMOID: case TL_INTRIN_ERF: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN:
-  case TL_INTRIN_FAST_EXP: case TL_INTRIN_FAST_EXP2: case TL_INTRIN_FAST_LOG: case TL_INTRIN_FAST_LOG2:
+  case TL_INTRIN_EXP:
+  case TL_INTRIN_EXP2:
+  case TL_INTRIN_EXP10:
+  case TL_INTRIN_LOG:
+  case TL_INTRIN_LOG2:
+  case TL_INTRIN_LOG10:
+  case TL_INTRIN_LOG1P:
+  case TL_INTRIN_SQRT:
+  case TL_INTRIN_RSQRT:
+  case TL_INTRIN_TANH:
+  case TL_INTRIN_SIGMOID:
+  case TL_INTRIN_ERF:
+  case TL_INTRIN_SIN:
+  case TL_INTRIN_COS:
+  case TL_INTRIN_TAN:
+  case TL_INTRIN_FAST_EXP:
+  case TL_INTRIN_FAST_EXP2:
+  case TL_INTRIN_FAST_LOG:
+  case TL_INTRIN_FAST_LOG2:
     if (!fl) {
       re_error(st, e->loc, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
       return r;
@@ -269,28 +317,35 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     r = arg_as(st, e, 0, t);
     r.f = float_math(id, r.f, t);
     return r;
-  case TL_INTRIN_ABS: case TL_INTRIN_FLOOR: case TL_INTRIN_CEIL: case TL_INTRIN_ROUND: case TL_INTRIN_TRUNC:
+  case TL_INTRIN_ABS:
+  case TL_INTRIN_FLOOR:
+  case TL_INTRIN_CEIL:
+  case TL_INTRIN_ROUND:
+  case TL_INTRIN_TRUNC:
     r = arg_as(st, e, 0, t);
     if (fl) r.f = float_math(id, r.f, t);
-    else if (id == TL_INTRIN_ABS && t.code == TL_TYPE_INT && r.i < 0)
-      r.i = re_wrap((int64_t)(0 - (uint64_t)r.i), t);
+    else if (id == TL_INTRIN_ABS && t.code == TL_TYPE_INT && r.i < 0) r.i = re_wrap((int64_t)(0 - (uint64_t)r.i), t);
     return r;
   case TL_INTRIN_POW:
   case TL_INTRIN_MIN:
   case TL_INTRIN_MAX:
   case TL_INTRIN_FLOORDIV:
   case TL_INTRIN_FLOORMOD: {
-    tl_binop op = id == TL_INTRIN_POW ? TL_OP_POW : id == TL_INTRIN_MIN ? TL_OP_MIN
-                : id == TL_INTRIN_MAX ? TL_OP_MAX : id == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV
-                : TL_OP_FLOORMOD;
+    tl_binop op = id == TL_INTRIN_POW        ? TL_OP_POW
+                  : id == TL_INTRIN_MIN      ? TL_OP_MIN
+                  : id == TL_INTRIN_MAX      ? TL_OP_MAX
+                  : id == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV
+                                             : TL_OP_FLOORMOD;
     re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t);
     if (st->failed) return r;
     if (fl) r.f = tl_float_binop(op, a.f, b.f, t);
     else r.i = re_int_arith(st, op, a.i, b.i, t, e->loc);
     return r;
   }
-  case TL_INTRIN_FMOD: case TL_INTRIN_TRUNCMOD: case TL_INTRIN_TRUNCDIV: case TL_INTRIN_CEILDIV:
-    return eval_division(st, e, id);
+  case TL_INTRIN_FMOD:
+  case TL_INTRIN_TRUNCMOD:
+  case TL_INTRIN_TRUNCDIV:
+  case TL_INTRIN_CEILDIV: return eval_division(st, e, id);
   case TL_INTRIN_FMA: {
     re_val a = arg_as(st, e, 0, t), b = arg_as(st, e, 1, t), c = arg_as(st, e, 2, t);
     if (st->failed) return r;
@@ -319,46 +374,36 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_REINTERPRET: return eval_reinterpret(st, e);
   case TL_INTRIN_INFINITY:
   case TL_INTRIN_MAX_VALUE:
-  case TL_INTRIN_MIN_VALUE:
-    if (fl) {
-      r.f = id == TL_INTRIN_INFINITY ? INFINITY : float_max(t);
-      if (id == TL_INTRIN_MIN_VALUE) r.f = -r.f;
-    } else if (id == TL_INTRIN_INFINITY) {
-      re_error(st, e->loc, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
-    } else {
-      r.i = int_limit(t, id == TL_INTRIN_MAX_VALUE);
-    }
-    return r;
+  case TL_INTRIN_MIN_VALUE: return eval_limit(st, e, id);
   case TL_INTRIN_ISNAN:
   case TL_INTRIN_ISINF:
-  case TL_INTRIN_ISFINITE: {
-    const tl_expr *a = e->u.call.args[0];
-    re_val v = re_eval(st, a);
-    if (st->failed) return r;
-    if (!tl_dtype_is_float(a->dtype)) r.i = id == TL_INTRIN_ISFINITE;
-    else r.i = id == TL_INTRIN_ISNAN ? isnan(v.f) != 0 : id == TL_INTRIN_ISINF ? isinf(v.f) != 0
-                                                                      : isfinite(v.f) != 0;
-    return r;
-  }
-  case TL_INTRIN_GET_THREAD_BINDING: case TL_INTRIN_GET_LANE_IDX: case TL_INTRIN_GET_WARP_IDX:
-  case TL_INTRIN_GET_BLOCK_BINDING:
-    return eval_thread_index(st, e, id);
-  case TL_INTRIN_SYNC_THREADS:
-    re_error(st, e->loc, "T.sync_threads() has no value");
-    return r;
+  case TL_INTRIN_ISFINITE: return eval_classify(st, e, id);
+  case TL_INTRIN_GET_THREAD_BINDING:
+  case TL_INTRIN_GET_LANE_IDX:
+  case TL_INTRIN_GET_WARP_IDX:
+  case TL_INTRIN_GET_BLOCK_BINDING: return eval_thread_index(st, e, id);
+  case TL_INTRIN_SYNC_THREADS: re_error(st, e->loc, "T.sync_threads() has no value"); return r;
   case TL_INTRIN_DEBUG_PRINT: /* T.print: the device's output; the SIMT executor prints it, the meaning has none */
     return r;
-  case TL_INTRIN_SHFL_XOR: case TL_INTRIN_SHFL_DOWN: case TL_INTRIN_SHFL_UP: case TL_INTRIN_SHFL_SYNC:
+  case TL_INTRIN_SHFL_XOR:
+  case TL_INTRIN_SHFL_DOWN:
+  case TL_INTRIN_SHFL_UP:
+  case TL_INTRIN_SHFL_SYNC:
     re_error(st, e->loc,
              "T.%s: warp shuffles need threads in lockstep; the reference evaluator does not run "
-             "them (use the SIMT executor)", name);
+             "them (use the SIMT executor)",
+             name);
     return r;
-  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
+  case TL_INTRIN_PTX_LDMATRIX:
+  case TL_INTRIN_PTX_STMATRIX:
+  case TL_INTRIN_PTX_MMA:
+  case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_COMMIT_GROUP:
+  case TL_INTRIN_PTX_WAIT_GROUP:
+  TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_TMA:
   TL_INTRIN_CASES_WGMMA:
-    re_error(st, e->loc,
-             "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
+    re_error(st, e->loc, "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;
   case TL_INTRIN_PTX_ATOMIC_ADD:
   case TL_INTRIN_PTX_ATOMIC_MAX:
@@ -367,4 +412,3 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   re_error(st, e->loc, "T.%s is not supported by the reference evaluator", name);
   return r;
 }
-

@@ -13,24 +13,27 @@
 /* A scalar value: .f for float dtypes (exactly a value of the dtype, as a
  * double), .i for int/uint/bool (wrapped to the dtype's width: signed values
  * sign-extended, unsigned zero-extended, uint64 as its bit pattern). */
-typedef union re_val { double f; int64_t i; } re_val;
+typedef union re_val {
+  double f;
+  int64_t i;
+} re_val;
 
 /* Storage of one buffer.  Global tensors are the caller's memory in the
  * dtype's own encoding (native); every other buffer is an array of doubles
  * (float dtypes) or int64_t (int-like dtypes) owned by the evaluator. */
 typedef struct re_buf {
   const tl_buffer *b;
-  bool valid;            /* bound (parameter) or allocated in this block */
-  bool native;           /* caller memory in the dtype's encoding */
-  bool isf;              /* float dtype */
+  bool valid;  /* bound (parameter) or allocated in this block */
+  bool native; /* caller memory in the dtype's encoding */
+  bool isf;    /* float dtype */
   tl_dtype dt;
   int ndim;
   int64_t shape[RE_MAX_DIMS], stride[RE_MAX_DIMS]; /* element strides */
-  int64_t size;          /* elements addressable from data */
+  int64_t size;                                    /* elements addressable from data */
   void *data;
-  size_t cap;            /* bytes owned at data (0: not owned) */
-  uint64_t epoch;        /* block number of the allocation */
-  bool workspace;        /* a kernel workspace (T.alloc_global): one per launch, all blocks */
+  size_t cap;     /* bytes owned at data (0: not owned) */
+  uint64_t epoch; /* block number of the allocation */
+  bool workspace; /* a kernel workspace (T.alloc_global): one per launch, all blocks */
 } re_buf;
 
 /* One thread's private state: variable values by slot, thread-private
@@ -46,19 +49,19 @@ typedef struct re_state {
   const tl_primfunc *f;
   tl_diag *d;
   bool failed;
-  tl_map var_slot;       /* tl_var* → slot + 1 */
-  tl_map buf_slot;       /* tl_buffer* → slot + 1 */
+  tl_map var_slot; /* tl_var* → slot + 1 */
+  tl_map buf_slot; /* tl_buffer* → slot + 1 */
   int nvars, nbufs;
-  re_buf *bufs;          /* global and shared buffers, by slot */
-  re_val *genv;          /* function-level variables (params, dims, block ids) */
-  re_thread main;        /* the block as a whole (tile programs) */
-  re_thread *threads;    /* per-thread contexts (per-thread programs) */
+  re_buf *bufs;       /* global and shared buffers, by slot */
+  re_val *genv;       /* function-level variables (params, dims, block ids) */
+  re_thread main;     /* the block as a whole (tile programs) */
+  re_thread *threads; /* per-thread contexts (per-thread programs) */
   int64_t nthreads_alloc;
-  re_thread *cur;        /* the context statements run in */
-  bool per_thread;       /* the kernel body runs once per thread */
+  re_thread *cur;  /* the context statements run in */
+  bool per_thread; /* the kernel body runs once per thread */
   bool in_kernel;
-  int kernels_run;         /* T.Kernel scopes started (the first one makes the workspaces fresh) */
-  int64_t nthreads;      /* threads of the block (T.Kernel threads=) */
+  int kernels_run;  /* T.Kernel scopes started (the first one makes the workspaces fresh) */
+  int64_t nthreads; /* threads of the block (T.Kernel threads=) */
   int64_t block[3];
   uint64_t epoch;        /* blocks started so far */
   int depth;             /* recursion depth (statements + expressions) */
@@ -81,8 +84,7 @@ void re_note_unwritten(re_state *st, const re_buf *rb, int64_t off, re_val v, tl
 
 /* Reports an error at loc (only the first error of a run is reported) and
  * marks the run failed. */
-void re_error(re_state *st, tl_loc loc, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void re_error(re_state *st, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The value of an expression of the current context (scalar dtypes only). */
 re_val re_eval(re_state *st, const tl_expr *e);

@@ -76,19 +76,18 @@ static bool region_eval(re_state *st, const tl_stmt *s, int i, rregion *r) {
   bool whole = g->ndim == 0 && !g->extent;
   r->ndim = whole ? r->rb->ndim : g->ndim;
   if (r->ndim != r->rb->ndim) {
-    re_error(st, r->loc, "T.%s: region of '%s' has %d dimension%s but the buffer has %d",
-             op_name(s), g->buffer->name, r->ndim, r->ndim == 1 ? "" : "s", r->rb->ndim);
+    re_error(st, r->loc, "T.%s: region of '%s' has %d dimension%s but the buffer has %d", op_name(s), g->buffer->name,
+             r->ndim, r->ndim == 1 ? "" : "s", r->rb->ndim);
     return false;
   }
   r->total = 1;
   for (int d = 0; d < r->ndim; d++) {
     r->min[d] = whole || !g->min || !g->min[d] ? 0 : re_eval_int(st, g->min[d]);
-    r->ext[d] = whole || !g->extent || !g->extent[d] ? r->rb->shape[d]
-                                                      : re_eval_int(st, g->extent[d]);
+    r->ext[d] = whole || !g->extent || !g->extent[d] ? r->rb->shape[d] : re_eval_int(st, g->extent[d]);
     if (st->failed) return false;
     if (r->ext[d] < 0) {
-      re_error(st, r->loc, "T.%s: region of '%s' has negative extent %lld in dimension %d",
-               op_name(s), g->buffer->name, (long long)r->ext[d], d);
+      re_error(st, r->loc, "T.%s: region of '%s' has negative extent %lld in dimension %d", op_name(s), g->buffer->name,
+               (long long)r->ext[d], d);
       return false;
     }
     if (__builtin_mul_overflow(r->total, r->ext[d], &r->total)) {
@@ -110,13 +109,12 @@ static bool region_fits(re_state *st, const tl_stmt *s, const rregion *r, bool m
       char hi[48];
       if (__builtin_add_overflow(r->min[d], r->ext[d], &end))
         snprintf(hi, sizeof hi, "%lld + %lld", (long long)r->min[d], (long long)r->ext[d]);
-      else
-        snprintf(hi, sizeof hi, "%lld", (long long)end);
+      else snprintf(hi, sizeof hi, "%lld", (long long)end);
       re_error(st, r->loc,
                "T.%s: region %lld:%s of dimension %d is out of bounds of %s buffer '%s' "
                "(extent %lld)",
-               op_name(s), (long long)r->min[d], hi, d, tl_scope_name(r->rb->b->scope),
-               r->rb->b->name, (long long)r->rb->shape[d]);
+               op_name(s), (long long)r->min[d], hi, d, tl_scope_name(r->rb->b->scope), r->rb->b->name,
+               (long long)r->rb->shape[d]);
       return false;
     }
   return true;
@@ -135,13 +133,12 @@ static bool same_extents(const rregion *a, const rregion *b) {
   }
 }
 
-static bool check_same(re_state *st, const tl_stmt *s, const rregion *a, const rregion *b,
-                       const char *an, const char *bn) {
+static bool check_same(re_state *st, const tl_stmt *s, const rregion *a, const rregion *b, const char *an,
+                       const char *bn) {
   if (same_extents(a, b)) return true;
   char x[160], y[160];
-  re_error(st, s->loc, "T.%s: extents disagree: %s '%s' has %s but %s '%s' has %s", op_name(s),
-           an, a->rb->b->name, ext_text(a, x, sizeof x), bn, b->rb->b->name,
-           ext_text(b, y, sizeof y));
+  re_error(st, s->loc, "T.%s: extents disagree: %s '%s' has %s but %s '%s' has %s", op_name(s), an, a->rb->b->name,
+           ext_text(a, x, sizeof x), bn, b->rb->b->name, ext_text(b, y, sizeof y));
   return false;
 }
 
@@ -231,7 +228,9 @@ static bool op_fill(re_state *st, const tl_stmt *s, bool clear) {
 }
 
 /* ------------------------------------------------------------------ gemm */
-typedef struct mat2 { int64_t rows, cols, rs, cs, base; } mat2;
+typedef struct mat2 {
+  int64_t rows, cols, rs, cs, base;
+} mat2;
 
 /* The 2-D view of a gemm operand: leading extent-1 dims dropped. */
 static bool as_mat(re_state *st, const rregion *r, const char *what, mat2 *m) {
@@ -239,8 +238,8 @@ static bool as_mat(re_state *st, const rregion *r, const char *what, mat2 *m) {
   while (r->ndim - first > 2 && r->ext[first] == 1) first++;
   if (r->ndim - first != 2) {
     char x[160];
-    re_error(st, r->loc, "T.gemm: %s must be 2-D, but '%s' has extents %s", what,
-             r->rb->b->name, ext_text(r, x, sizeof x));
+    re_error(st, r->loc, "T.gemm: %s must be 2-D, but '%s' has extents %s", what, r->rb->b->name,
+             ext_text(r, x, sizeof x));
     return false;
   }
   m->base = 0;
@@ -297,25 +296,19 @@ static bool gemm_chain(re_state *st, const mat2 *c, re_buf *cb, const double *am
 
 static bool op_gemm(re_state *st, const tl_stmt *s) {
   rregion A, B, C;
-  if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C))
-    return false;
-  if (!region_fits(st, s, &A, true) || !region_fits(st, s, &B, true) ||
-      !region_fits(st, s, &C, true))
-    return false;
+  if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C)) return false;
+  if (!region_fits(st, s, &A, true) || !region_fits(st, s, &B, true) || !region_fits(st, s, &C, true)) return false;
   mat2 a, b, c;
-  if (!as_mat(st, &A, "A", &a) || !as_mat(st, &B, "B", &b) || !as_mat(st, &C, "C", &c))
-    return false;
+  if (!as_mat(st, &A, "A", &a) || !as_mat(st, &B, "B", &b) || !as_mat(st, &C, "C", &c)) return false;
   int64_t tA, tB, clear;
-  if (!attr_int(st, s, 0, &tA) || !attr_int(st, s, 1, &tB) || !attr_int(st, s, 3, &clear))
-    return false;
+  if (!attr_int(st, s, 0, &tA) || !attr_int(st, s, 1, &tB) || !attr_int(st, s, 3, &clear)) return false;
   int64_t M = tA ? a.cols : a.rows, K = tA ? a.rows : a.cols;
   int64_t KB = tB ? b.cols : b.rows, N = tB ? b.rows : b.cols;
   if (K != KB || M != c.rows || N != c.cols) {
     re_error(st, s->loc,
              "T.gemm: shapes disagree at run time: A gives M=%lld, K=%lld; B gives K=%lld, "
              "N=%lld; C is %lld x %lld",
-             (long long)M, (long long)K, (long long)KB, (long long)N, (long long)c.rows,
-             (long long)c.cols);
+             (long long)M, (long long)K, (long long)KB, (long long)N, (long long)c.rows, (long long)c.cols);
     return false;
   }
   if (M == 0 || N == 0) return true;
@@ -405,8 +398,8 @@ static bool op_reduce(re_state *st, const tl_stmt *s) {
   }
   if (!ok) {
     char x[160], y[160];
-    re_error(st, s->loc, "T.%s: dst extents %s are not src extents %s with dim %lld removed or kept as 1",
-             op_name(s), ext_text(&D, y, sizeof y), ext_text(&S, x, sizeof x), (long long)dim);
+    re_error(st, s->loc, "T.%s: dst extents %s are not src extents %s with dim %lld removed or kept as 1", op_name(s),
+             ext_text(&D, y, sizeof y), ext_text(&S, x, sizeof x), (long long)dim);
     return false;
   }
   tl_dtype st_ = S.rb->dt, dt = D.rb->dt;
@@ -437,11 +430,14 @@ static bool op_reduce(re_state *st, const tl_stmt *s) {
     int64_t iacc = 0;
     if (clear) {
       if (df) facc = is_max && !is_abs ? -INFINITY : is_min ? INFINITY : 0;
-      else if (is_max && !is_abs) iacc = dt.code == TL_TYPE_UINT || dt.code == TL_TYPE_BOOL ? 0
-                                       : dt.bits >= 64 ? INT64_MIN
-                                       : -(int64_t)(UINT64_C(1) << (dt.bits - 1));
-      else if (is_min) iacc = re_wrap(dt.code == TL_TYPE_INT ? (dt.bits >= 64 ? INT64_MAX
-                                      : (int64_t)((UINT64_C(1) << (dt.bits - 1)) - 1)) : -1, dt);
+      else if (is_max && !is_abs)
+        iacc = dt.code == TL_TYPE_UINT || dt.code == TL_TYPE_BOOL ? 0
+               : dt.bits >= 64                                    ? INT64_MIN
+                                                                  : -(int64_t)(UINT64_C(1) << (dt.bits - 1));
+      else if (is_min)
+        iacc = re_wrap(
+            dt.code == TL_TYPE_INT ? (dt.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (dt.bits - 1)) - 1)) : -1,
+            dt);
     } else {
       re_val v = re_buf_get(D.rb, doff);
       if (df) facc = v.f;

@@ -47,20 +47,21 @@ bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
     if (!mask[th]) continue;
     int64_t base = off.v[th].i;
     if (L > 1 && (base % L) != 0)
-      return sx_fail(x, "misaligned %d-lane atomic of global buffer '%s' at element %lld in thread %d", L,
-                     sb->b->name, (long long)base, x->tbase + th);
+      return sx_fail(x, "misaligned %d-lane atomic of global buffer '%s' at element %lld in thread %d", L, sb->b->name,
+                     (long long)base, x->tbase + th);
     for (int l = 0; l < L; l++) {
       int64_t f = base + l;
       if (f < 0 || f >= sb->elems)
-        return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d",
-                       sb->b->name, (long long)f, (long long)sb->elems, x->tbase + th);
+        return sx_fail(x, "out-of-bounds atomic of global buffer '%s': element %lld of %lld in thread %d", sb->b->name,
+                       (long long)f, (long long)sb->elems, x->tbase + th);
       if (sb->gsh && !sx_gmem_write(x, sb, f, x->tbase + th, NULL)) return false;
       /* shared: checked as a read (a plain write of another thread since the last barrier races
        * with it); not recorded as a write, so that the block's atomics do not race each other */
       if (sb->space == SX_SHARED && !sx_smem_read(x, sb, f * sb->eb, sb->eb, x->tbase + th)) return false;
       uint8_t *p = sx_elem_ptr(sb, th, f);
       sx_el old = sx_el_load(sb->et, p), nv, add = v.v[(size_t)th * L + l];
-      if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD) nv = atomic_minmax(e->u.call.op == TL_INTRIN_PTX_ATOMIC_MAX, sb->et, old, add);
+      if (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD)
+        nv = atomic_minmax(e->u.call.op == TL_INTRIN_PTX_ATOMIC_MAX, sb->et, old, add);
       else if (tl_dtype_is_float(sb->et)) nv.f = sx_round_to(old.f + add.f, sb->et);
       else nv.i = sx_wrap(sb->et, (int64_t)((uint64_t)old.i + (uint64_t)add.i));
       sx_el_store(sb->et, p, nv);
@@ -69,4 +70,3 @@ bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   }
   return true;
 }
-

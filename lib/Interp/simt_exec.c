@@ -38,8 +38,8 @@
  * barrier reached by only part of the block) are errors at the statement's
  * location.  Warp collectives live in simt_warp.c; named barriers,
  * mbarriers and bulk copies in simt_mbar.c. */
-#include "Interp/simt_internal.h"
 #include "IR/visit.h"
+#include "Interp/simt_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -64,8 +64,8 @@ bool sx_fail(sx *x, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   tl_loc loc = x->cur ? x->cur->loc : x->f ? x->f->loc : TL_LOC_NONE;
-  tl_error(x->d, loc, "%s (block (%lld, %lld, %lld))", msg, (long long)x->block[0],
-           (long long)x->block[1], (long long)x->block[2]);
+  tl_error(x->d, loc, "%s (block (%lld, %lld, %lld))", msg, (long long)x->block[0], (long long)x->block[1],
+           (long long)x->block[2]);
   return false;
 }
 
@@ -124,14 +124,6 @@ static bool alloc_val(sx *x, sx_val *out, tl_dtype t) {
   return out->v != NULL;
 }
 
-static bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
-static bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
-static bool is_fl(tl_dtype t) { return tl_dtype_is_float(t); }
-static bool is_narrow(tl_dtype t) {
-  return (t.code == TL_TYPE_FLOAT && t.bits == 16) || (t.code == TL_TYPE_BFLOAT && t.bits == 16);
-}
-static bool is_f64(tl_dtype t) { return t.code == TL_TYPE_FLOAT && t.bits == 64; }
-
 /* Wraps v to integer dtype t (two's complement; bool → 0/1). */
 static int64_t wrap(tl_dtype t, int64_t v) {
   if (t.code == TL_TYPE_BOOL) return v != 0;
@@ -182,7 +174,10 @@ static uint16_t f16_bits(double v) {
   int e;
   double fr = frexp(a, &e); /* a = fr * 2^e, fr in [0.5, 1) */
   int mant = (int)lrint((fr * 2.0 - 1.0) * 1024.0), ex = e - 1 + 15;
-  if (mant == 1024) { mant = 0; ex++; }
+  if (mant == 1024) {
+    mant = 0;
+    ex++;
+  }
   if (ex >= 31) return s | 0x7C00;
   return (uint16_t)(s | (ex << 10) | mant);
 }
@@ -209,12 +204,32 @@ sx_el sx_el_load(tl_dtype et, const uint8_t *p) {
   sx_el r = {0};
   switch (et.code) {
   case TL_TYPE_FLOAT:
-    if (et.bits == 16) { uint16_t h; memcpy(&h, p, 2); r.f = f16_value(h); }
-    else if (et.bits == 32) { float f; memcpy(&f, p, 4); r.f = f; }
-    else { double d; memcpy(&d, p, 8); r.f = d; }
+    if (et.bits == 16) {
+      uint16_t h;
+      memcpy(&h, p, 2);
+      r.f = f16_value(h);
+    } else if (et.bits == 32) {
+      float f;
+      memcpy(&f, p, 4);
+      r.f = f;
+    } else {
+      double d;
+      memcpy(&d, p, 8);
+      r.f = d;
+    }
     return r;
-  case TL_TYPE_TFLOAT: { float f; memcpy(&f, p, 4); r.f = f; return r; }
-  case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); r.f = bf16_value(h); return r; }
+  case TL_TYPE_TFLOAT: {
+    float f;
+    memcpy(&f, p, 4);
+    r.f = f;
+    return r;
+  }
+  case TL_TYPE_BFLOAT: {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    r.f = bf16_value(h);
+    return r;
+  }
   case TL_TYPE_BOOL: r.i = p[0] != 0; return r;
   case TL_TYPE_FLOAT8_E4M3:
   case TL_TYPE_FLOAT8_E5M2: r.f = tl_fp8_decode(p[0], et); return r;
@@ -231,12 +246,24 @@ sx_el sx_el_load(tl_dtype et, const uint8_t *p) {
 void sx_el_store(tl_dtype et, uint8_t *p, sx_el v) {
   switch (et.code) {
   case TL_TYPE_FLOAT:
-    if (et.bits == 16) { uint16_t h = f16_bits(v.f); memcpy(p, &h, 2); }
-    else if (et.bits == 32) { float f = (float)v.f; memcpy(p, &f, 4); }
-    else memcpy(p, &v.f, 8);
+    if (et.bits == 16) {
+      uint16_t h = f16_bits(v.f);
+      memcpy(p, &h, 2);
+    } else if (et.bits == 32) {
+      float f = (float)v.f;
+      memcpy(p, &f, 4);
+    } else memcpy(p, &v.f, 8);
     return;
-  case TL_TYPE_TFLOAT: { float f = (float)v.f; memcpy(p, &f, 4); return; }
-  case TL_TYPE_BFLOAT: { uint16_t h = bf16_bits(v.f); memcpy(p, &h, 2); return; }
+  case TL_TYPE_TFLOAT: {
+    float f = (float)v.f;
+    memcpy(p, &f, 4);
+    return;
+  }
+  case TL_TYPE_BFLOAT: {
+    uint16_t h = bf16_bits(v.f);
+    memcpy(p, &h, 2);
+    return;
+  }
   case TL_TYPE_BOOL: p[0] = v.i != 0; return;
   case TL_TYPE_FLOAT8_E4M3:
   case TL_TYPE_FLOAT8_E5M2: p[0] = tl_fp8_encode(v.f, et); return;
@@ -291,13 +318,11 @@ static bool cv(sx *x, const sx_val *v, tl_dtype to, sx_val *out) {
     *out = *v;
     return true;
   }
-  if (from.code == TL_TYPE_HANDLE || to.code == TL_TYPE_HANDLE || to.code == TL_TYPE_VOID ||
-      from.code == TL_TYPE_VOID)
+  if (from.code == TL_TYPE_HANDLE || to.code == TL_TYPE_HANDLE || to.code == TL_TYPE_VOID || from.code == TL_TYPE_VOID)
     return sx_fail(x, "cannot convert %s to %s", tl_dtype_name(from), tl_dtype_name(to));
   int fl = lanes_of(from), tlanes = lanes_of(to);
   if (fl != 1 && fl != tlanes)
-    return sx_fail(x, "cannot convert %s to %s (lane counts differ)", tl_dtype_name(from),
-                   tl_dtype_name(to));
+    return sx_fail(x, "cannot convert %s to %s (lane counts differ)", tl_dtype_name(from), tl_dtype_name(to));
   if (!alloc_val(x, out, to)) return false;
   tl_dtype fs = scalar_of(from), ts = scalar_of(to);
   bool same = tl_dtype_eq(fs, ts);
@@ -318,11 +343,11 @@ bool sx_eval_as(sx *x, const tl_expr *e, tl_dtype t, const uint8_t *mask, sx_val
   return ev_as(x, e, t, mask, out);
 }
 bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t) { return alloc_val(x, out, t); }
+bool sx_convert(sx *x, const sx_val *v, tl_dtype to, sx_val *out) { return cv(x, v, to, out); }
+bool sx_eval(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) { return ev(x, e, mask, out); }
 
 /* Value as bool (lanes kept). */
-static bool to_cond(sx *x, const sx_val *v, sx_val *out) {
-  return cv(x, v, with_lanes(TL_BOOL, lanes_of(v->t)), out);
-}
+bool sx_to_cond(sx *x, const sx_val *v, sx_val *out) { return cv(x, v, with_lanes(TL_BOOL, lanes_of(v->t)), out); }
 
 /* ========================================================== arithmetic */
 /* Float binary operation on scalar float dtype t (values exact in t). */
@@ -349,13 +374,19 @@ static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
   case TL_OP_SUB: return wrap(t, (int64_t)(ua - ub));
   case TL_OP_MUL: return wrap(t, (int64_t)(ua * ub));
   case TL_OP_DIV:
-    if (b == 0) { *err = true; return 0; }
+    if (b == 0) {
+      *err = true;
+      return 0;
+    }
     if (uns) return wrap(t, (int64_t)(ua / ub));
     if (b == -1) return wrap(t, (int64_t)(0 - ua));
     return wrap(t, a / b);
   case TL_OP_FLOORDIV:
   case TL_OP_FLOORMOD:
-    if (b == 0) { *err = true; return 0; }
+    if (b == 0) {
+      *err = true;
+      return 0;
+    }
     return int_floordivmod(a, b, uns, op == TL_OP_FLOORMOD, t);
   case TL_OP_MIN: return uns ? (ua < ub ? a : b) : (a < b ? a : b);
   case TL_OP_MAX: return uns ? (ua > ub ? a : b) : (a > b ? a : b);
@@ -372,7 +403,7 @@ static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
       return wrap(t, (int64_t)((ua & m) >> ub));
     }
     if (ub >= (uint64_t)bits) return a < 0 ? wrap(t, -1) : 0;
-    return wrap(t, a < 0 ? (int64_t)~(~ua >> ub) : (int64_t)(ua >> ub));
+    return wrap(t, a < 0 ? (int64_t) ~(~ua >> ub) : (int64_t)(ua >> ub));
   }
   case TL_OP_POW: {
     double r = pow(uns ? (double)ua : (double)a, uns ? (double)ub : (double)b);
@@ -383,22 +414,21 @@ static int64_t iop(tl_binop op, int64_t a, int64_t b, tl_dtype t, bool *err) {
 }
 
 /* out = a op b elementwise on dtype t (a, b already of dtype t). */
-static bool binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t,
-                       const uint8_t *mask, sx_val *out) {
+bool sx_binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t, const uint8_t *mask, sx_val *out) {
   if (!alloc_val(x, out, t)) return false;
   int L = lanes_of(t);
   size_t n = (size_t)x->T * (size_t)L;
   tl_dtype st = scalar_of(t);
   if (is_fl(t)) {
-    if (op >= TL_OP_EQ || op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
-        op == TL_OP_SHL || op == TL_OP_SHR)
+    if (op >= TL_OP_EQ || op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR || op == TL_OP_SHL ||
+        op == TL_OP_SHR)
       return sx_fail(x, "operator is not defined on %s", tl_dtype_name(t));
     for (size_t k = 0; k < n; k++) out->v[k].f = tl_float_binop(op, a->v[k].f, b->v[k].f, st);
     return true;
   }
   if (t.code == TL_TYPE_HANDLE) return sx_fail(x, "arithmetic on handles is not supported");
-  if (is_bool(t) && !(op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
-                      op == TL_OP_MIN || op == TL_OP_MAX))
+  if (is_bool(t) &&
+      !(op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR || op == TL_OP_MIN || op == TL_OP_MAX))
     return sx_fail(x, "arithmetic operator on bool values");
   for (size_t k = 0; k < n; k++) {
     bool err = false;
@@ -416,18 +446,17 @@ static bool eval_binary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ou
   if (op == TL_OP_AND || op == TL_OP_OR) {
     tl_dtype bt = with_lanes(TL_BOOL, lanes_of(e->dtype));
     sx_val a0, b0, a1, b1;
-    if (!ev(x, ea, mask, &a0) || !to_cond(x, &a0, &a1) || !cv(x, &a1, bt, &a)) return false;
-    if (!ev(x, eb, mask, &b0) || !to_cond(x, &b0, &b1) || !cv(x, &b1, bt, &b)) return false;
+    if (!ev(x, ea, mask, &a0) || !sx_to_cond(x, &a0, &a1) || !cv(x, &a1, bt, &a)) return false;
+    if (!ev(x, eb, mask, &b0) || !sx_to_cond(x, &b0, &b1) || !cv(x, &b1, bt, &b)) return false;
     if (!alloc_val(x, out, bt)) return false;
     size_t n = (size_t)x->T * lanes_of(bt);
-    for (size_t k = 0; k < n; k++)
-      out->v[k].i = op == TL_OP_AND ? (a.v[k].i && b.v[k].i) : (a.v[k].i || b.v[k].i);
+    for (size_t k = 0; k < n; k++) out->v[k].i = op == TL_OP_AND ? (a.v[k].i && b.v[k].i) : (a.v[k].i || b.v[k].i);
     return true;
   }
   bool cmp = op >= TL_OP_EQ && op <= TL_OP_GE;
   tl_dtype t = cmp ? tl_dtype_compare_common(ea->dtype, eb->dtype) : e->dtype;
   if (!ev_as(x, ea, t, mask, &a) || !ev_as(x, eb, t, mask, &b)) return false;
-  if (!cmp) return binop_vals(x, op, &a, &b, t, mask, out);
+  if (!cmp) return sx_binop_vals(x, op, &a, &b, t, mask, out);
   if (!alloc_val(x, out, with_lanes(TL_BOOL, lanes_of(t)))) return false;
   size_t n = (size_t)x->T * lanes_of(t);
   bool uns = is_uint(t) || is_bool(t);
@@ -452,7 +481,7 @@ static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out
     return true;
   case TL_OP_NOT: {
     sx_val c0, c;
-    if (!ev(x, e->u.un.a, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (!ev(x, e->u.un.a, mask, &c0) || !sx_to_cond(x, &c0, &c)) return false;
     if (!alloc_val(x, out, c.t)) return false;
     n = (size_t)x->T * lanes_of(c.t);
     for (size_t k = 0; k < n; k++) out->v[k].i = !c.v[k].i;
@@ -467,323 +496,10 @@ static bool eval_unary(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out
   return sx_fail(x, "unknown unary operator");
 }
 
-/* ============================================================== calls */
-static double limit_value(tl_dtype t, bool mx, bool inf) {
-  double big = (t.code == TL_TYPE_FLOAT && t.bits == 16) ? 65504.0
-             : (t.code == TL_TYPE_BFLOAT) ? 3.3895313892515355e38
-             : is_f64(t) ? 1.7976931348623157e308 : 3.4028234663852886e38;
-  if (inf) big = INFINITY;
-  return mx || inf ? big : -big;
-}
-
-/* The unary float math intrinsics: the C library function in float (f32
- * and narrower dtypes) and in double (f64). */
-static float rsqrt32(float a) { return (float)(1.0 / sqrt((double)a)); }
-static double rsqrt64(double a) { return 1.0 / sqrt(a); }
-static float sigmoid32(float a) {
-  float ex = expf(-a);
-  float den = 1.0f + ex;
-  return 1.0f / den;
-}
-static double sigmoid64(double a) { return 1.0 / (1.0 + exp(-a)); }
-typedef struct fmath_fns { float (*f32)(float); double (*f64)(double); } fmath_fns;
-static const fmath_fns fmath_table[TL_INTRIN_COUNT] = {
-  [TL_INTRIN_EXP] = {expf, exp},       [TL_INTRIN_FAST_EXP] = {expf, exp},
-  [TL_INTRIN_EXP2] = {exp2f, exp2},    [TL_INTRIN_FAST_EXP2] = {exp2f, exp2},
-  [TL_INTRIN_EXP10] = {exp10f, exp10}, [TL_INTRIN_LOG] = {logf, log},
-  [TL_INTRIN_FAST_LOG] = {logf, log},  [TL_INTRIN_LOG2] = {log2f, log2},
-  [TL_INTRIN_FAST_LOG2] = {log2f, log2}, [TL_INTRIN_LOG10] = {log10f, log10},
-  [TL_INTRIN_LOG1P] = {log1pf, log1p}, [TL_INTRIN_SQRT] = {sqrtf, sqrt},
-  [TL_INTRIN_RSQRT] = {rsqrt32, rsqrt64}, [TL_INTRIN_TANH] = {tanhf, tanh},
-  [TL_INTRIN_SIGMOID] = {sigmoid32, sigmoid64}, [TL_INTRIN_ERF] = {erff, erf},
-  [TL_INTRIN_SIN] = {sinf, sin},       [TL_INTRIN_COS] = {cosf, cos},
-  [TL_INTRIN_TAN] = {tanf, tan},       [TL_INTRIN_FLOOR] = {floorf, floor},
-  [TL_INTRIN_CEIL] = {ceilf, ceil},    [TL_INTRIN_ROUND] = {roundf, round},
-  [TL_INTRIN_TRUNC] = {truncf, trunc},
-};
-/* Math intrinsic op on a: in double when f64, else in float; a itself (in
- * the precision) for an op without a table entry. */
-static double fmath(int op, double a, bool f64) {
-  const fmath_fns *fn = op >= 0 && op < TL_INTRIN_COUNT ? &fmath_table[op] : NULL;
-  if (f64) return fn && fn->f64 ? fn->f64(a) : a;
-  float x = (float)a;
-  return fn && fn->f32 ? (double)fn->f32(x) : (double)x;
-}
-
-/* Single rounding of the exact a*b+c to narrow dtype t: the double fma is
- * rounded once; when it was inexact, nudging it one double ulp toward the
- * exact value keeps a tie from being broken the wrong way. */
-static double fma_narrow(double a, double b, double c, tl_dtype t) {
-  double s = fma(a, b, c);
-  if (!isfinite(s)) return tl_round_to_dtype(s, t);
-  /* exact residual of s: p = a*b is exact in double for 16-bit inputs */
-  double p = a * b;
-  double bb = s - p, err = (p - (s - bb)) + (c - bb); /* TwoSum(p, c) - s */
-  if (err != 0) s = nextafter(s, err > 0 ? INFINITY : -INFINITY);
-  return tl_round_to_dtype(s, t);
-}
-
-static bool need_args(sx *x, const tl_expr *e, int k) {
-  if (e->u.call.n != k)
-    return sx_fail(x, "T.%s takes %d argument%s, got %d", tl_intrinsics[e->u.call.op].name, k,
-                   k == 1 ? "" : "s", e->u.call.n);
-  return true;
-}
-
-/* cond ? tv : fv per lane in dtype t (Select and T.if_then_else); a scalar
- * condition chooses for all lanes of its thread.  Where tl_select_one_arm
- * says so (a condition guarding a load), each arm runs only for the threads
- * that pick it, as on the GPU; otherwise both arms for every active thread. */
-static bool eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_expr *fv, tl_dtype t,
-                        const uint8_t *mask, sx_val *out) {
-  int L = lanes_of(t);
-  size_t cnt = (size_t)x->T * (size_t)L;
-  sx_val c0, c, a, b;
-  if (!ev(x, cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
-  const uint8_t *tm = mask, *fm = mask;
-  if (tl_select_one_arm(cond, tv, fv) && lanes_of(c.t) == 1) {
-    uint8_t *m1 = sx_scratch(x, (size_t)x->T), *m0 = sx_scratch(x, (size_t)x->T);
-    if (!m1 || !m0) return false;
-    for (int th = 0; th < x->T; th++) {
-      m1[th] = mask[th] && c.v[th].i;
-      m0[th] = mask[th] && !c.v[th].i;
-    }
-    tm = m1, fm = m0;
-  }
-  if (!ev_as(x, tv, t, tm, &a) || !ev_as(x, fv, t, fm, &b)) return false;
-  if (!alloc_val(x, out, t)) return false;
-  int cl = lanes_of(c.t);
-  for (size_t k = 0; k < cnt; k++) {
-    size_t th = k / (size_t)L, l = k % (size_t)L;
-    out->v[k] = c.v[th * (size_t)cl + (cl == 1 ? 0 : l)].i ? a.v[k] : b.v[k];
-  }
-  return true;
-}
-
-/* T.reinterpret(dtype, v): each thread's v stored in its dtype's encoding and
- * loaded back as dtype (the widths agree: tl_reinterpret_ok). */
-static bool eval_reinterpret(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  if (!need_args(x, e, 2)) return false;
-  const tl_expr *a = e->u.call.args[1];
-  if (!tl_reinterpret_ok(e->dtype, a->dtype))
-    return sx_fail(x, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(a->dtype), tl_dtype_name(e->dtype));
-  sx_val v;
-  if (!ev(x, a, mask, &v) || !alloc_val(x, out, e->dtype)) return false;
-  for (int th = 0; th < x->T; th++) {
-    uint8_t bytes[8];
-    sx_el_store(a->dtype, bytes, v.v[th]);
-    out->v[th] = sx_el_load(e->dtype, bytes);
-  }
-  return true;
-}
-
-static bool eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
-  tl_intrin op = (tl_intrin)e->u.call.op;
-  const char *name = tl_intrinsic_name(e->u.call.op);
-  int n = e->u.call.n;
-  tl_expr *const *args = e->u.call.args;
-  tl_dtype t = e->dtype;
-  int L = lanes_of(t);
-  size_t cnt = (size_t)x->T * (size_t)L;
-  switch (op) {
-  case TL_INTRIN_GET_THREAD_BINDING:
-  case TL_INTRIN_GET_BLOCK_BINDING:
-  case TL_INTRIN_GET_LANE_IDX:
-  case TL_INTRIN_GET_WARP_IDX: {
-    int64_t k = 0;
-    if (n > 1 || (n == 1 && !tl_expr_is_const_int(args[0], &k)) || k < 0 || k > 2) {
-      if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_BLOCK_BINDING)
-        return sx_fail(x, "T.%s needs a constant dimension 0, 1 or 2", name);
-    }
-    sx_val r;
-    if (!alloc_val(x, &r, TL_INT32)) return false;
-    for (int th = 0; th < x->T; th++) {
-      int64_t v = op == TL_INTRIN_GET_THREAD_BINDING ? (k == 0 ? x->tbase + th : 0)
-                : op == TL_INTRIN_GET_BLOCK_BINDING ? x->block[k]
-                : op == TL_INTRIN_GET_LANE_IDX ? ((x->tbase + th) & 31) : ((x->tbase + th) >> 5);
-      r.v[th].i = v;
-    }
-    return cv(x, &r, t, out);
-  }
-  case TL_INTRIN_SHFL_XOR:
-  case TL_INTRIN_SHFL_DOWN:
-  case TL_INTRIN_SHFL_UP:
-  case TL_INTRIN_SHFL_SYNC: return sx_shuffle(x, op, e, mask, out);
-  case TL_INTRIN_REINTERPRET: return eval_reinterpret(x, e, mask, out);
-  case TL_INTRIN_INFINITY:
-  case TL_INTRIN_MAX_VALUE:
-  case TL_INTRIN_MIN_VALUE: {
-    if (!alloc_val(x, out, t)) return false;
-    bool inf = op == TL_INTRIN_INFINITY, mx = op == TL_INTRIN_MAX_VALUE;
-    if (is_fl(t)) {
-      double v = limit_value(t, mx, inf);
-      for (size_t k = 0; k < cnt; k++) out->v[k].f = v;
-      return true;
-    }
-    if (inf) return sx_fail(x, "T.infinity of %s: not a float dtype", tl_dtype_name(t));
-    int64_t v;
-    if (is_bool(t)) v = mx;
-    else if (is_uint(t)) v = mx ? wrap(t, -1) : 0;
-    else v = mx ? wrap(t, (int64_t)(~(uint64_t)0 >> (65 - t.bits))) : wrap(t, (int64_t)(UINT64_C(1) << (t.bits - 1)));
-    for (size_t k = 0; k < cnt; k++) out->v[k].i = v;
-    return true;
-  }
-  case TL_INTRIN_SYNC_THREADS: case TL_INTRIN_DEBUG_PRINT: return sx_fail(x, "T.%s%s has no value", name, op == TL_INTRIN_SYNC_THREADS ? "()" : "");
-  case TL_INTRIN_IF_THEN_ELSE:
-    return need_args(x, e, 3) && eval_select(x, args[0], args[1], args[2], t, mask, out);
-  case TL_INTRIN_MIN:
-  case TL_INTRIN_MAX:
-  case TL_INTRIN_FLOORDIV:
-  case TL_INTRIN_FLOORMOD:
-  case TL_INTRIN_TRUNCDIV:
-  case TL_INTRIN_TRUNCMOD:
-  case TL_INTRIN_CEILDIV: {
-    if (!need_args(x, e, 2)) return false;
-    sx_val a, b;
-    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b)) return false;
-    bool fl = is_fl(t);
-    tl_dtype st = scalar_of(t);
-    if (op == TL_INTRIN_TRUNCMOD) {
-      if (!alloc_val(x, out, t)) return false;
-      for (size_t k = 0; k < cnt; k++) {
-        if (fl) {
-          out->v[k].f = is_f64(t) ? fmod(a.v[k].f, b.v[k].f)
-                                  : round_to(fmodf((float)a.v[k].f, (float)b.v[k].f), st);
-        } else {
-          if (b.v[k].i == 0) {
-            if (mask[k / (size_t)L]) return sx_fail(x, "integer division by zero in thread %d", x->tbase + (int)(k / L));
-            continue;
-          }
-          if (is_uint(t)) out->v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i % (uint64_t)b.v[k].i));
-          else out->v[k].i = b.v[k].i == -1 ? 0 : wrap(st, a.v[k].i % b.v[k].i);
-        }
-      }
-      return true;
-    }
-    if (op == TL_INTRIN_CEILDIV) {
-      if (fl) {
-        if (!binop_vals(x, TL_OP_DIV, &a, &b, t, mask, out)) return false;
-        for (size_t k = 0; k < cnt; k++) out->v[k].f = ceil(out->v[k].f);
-        return true;
-      }
-      sx_val s;
-      if (!alloc_val(x, &s, t)) return false;
-      for (size_t k = 0; k < cnt; k++)
-        s.v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i + (uint64_t)b.v[k].i - 1));
-      return binop_vals(x, TL_OP_FLOORDIV, &s, &b, t, mask, out);
-    }
-    tl_binop bop = op == TL_INTRIN_MIN ? TL_OP_MIN : op == TL_INTRIN_MAX ? TL_OP_MAX
-                 : op == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : op == TL_INTRIN_FLOORMOD ? TL_OP_FLOORMOD
-                 : TL_OP_DIV;
-    return binop_vals(x, bop, &a, &b, t, mask, out);
-  }
-  case TL_INTRIN_ABS: {
-    if (!need_args(x, e, 1)) return false;
-    sx_val v;
-    if (!ev_as(x, args[0], t, mask, &v) || !alloc_val(x, out, t)) return false;
-    for (size_t k = 0; k < cnt; k++) {
-      if (is_fl(t)) out->v[k].f = fabs(v.v[k].f);
-      else if (is_uint(t) || is_bool(t)) out->v[k].i = v.v[k].i;
-      else out->v[k].i = wrap(t, v.v[k].i < 0 ? (int64_t)(0 - (uint64_t)v.v[k].i) : v.v[k].i);
-    }
-    return true;
-  }
-  case TL_INTRIN_ISNAN:
-  case TL_INTRIN_ISINF:
-  case TL_INTRIN_ISFINITE: {
-    if (!need_args(x, e, 1)) return false;
-    sx_val v;
-    if (!ev(x, args[0], mask, &v)) return false;
-    int vl = lanes_of(v.t);
-    if (!alloc_val(x, out, with_lanes(TL_BOOL, vl))) return false;
-    size_t nn = (size_t)x->T * (size_t)vl;
-    bool fl = is_fl(v.t);
-    for (size_t k = 0; k < nn; k++) {
-      double f = fl ? v.v[k].f : 0.0;
-      out->v[k].i = op == TL_INTRIN_ISNAN ? (fl && isnan(f)) : op == TL_INTRIN_ISINF ? (fl && isinf(f))
-                                                         : (!fl || isfinite(f));
-    }
-    return true;
-  }
-  case TL_INTRIN_CLAMP: {
-    if (!need_args(x, e, 3)) return false;
-    sx_val v, lo, hi, m1;
-    if (!ev_as(x, args[0], t, mask, &v) || !ev_as(x, args[1], t, mask, &lo) ||
-        !ev_as(x, args[2], t, mask, &hi))
-      return false;
-    return binop_vals(x, TL_OP_MAX, &v, &lo, t, mask, &m1) &&
-           binop_vals(x, TL_OP_MIN, &m1, &hi, t, mask, out);
-  }
-  case TL_INTRIN_FMA: {
-    if (!need_args(x, e, 3)) return false;
-    sx_val a, b, c;
-    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b) ||
-        !ev_as(x, args[2], t, mask, &c) || !alloc_val(x, out, t))
-      return false;
-    tl_dtype st = scalar_of(t);
-    for (size_t k = 0; k < cnt; k++) {
-      if (!is_fl(t)) {
-        out->v[k].i = wrap(st, (int64_t)((uint64_t)a.v[k].i * (uint64_t)b.v[k].i + (uint64_t)c.v[k].i));
-      } else if (is_f64(t)) {
-        out->v[k].f = fma(a.v[k].f, b.v[k].f, c.v[k].f);
-      } else if (is_narrow(t)) {
-        out->v[k].f = fma_narrow(a.v[k].f, b.v[k].f, c.v[k].f, st);
-      } else {
-        float r = fmaf((float)a.v[k].f, (float)b.v[k].f, (float)c.v[k].f);
-        out->v[k].f = t.code == TL_TYPE_TFLOAT ? tl_round_to_dtype(r, st) : (double)r;
-      }
-    }
-    return true;
-  }
-  case TL_INTRIN_POW:
-  case TL_INTRIN_FMOD: {
-    if (!need_args(x, e, 2)) return false;
-    if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
-    sx_val a, b;
-    if (!ev_as(x, args[0], t, mask, &a) || !ev_as(x, args[1], t, mask, &b) || !alloc_val(x, out, t))
-      return false;
-    tl_dtype st = scalar_of(t);
-    for (size_t k = 0; k < cnt; k++) {
-      double r;
-      if (is_f64(t)) r = op == TL_INTRIN_POW ? pow(a.v[k].f, b.v[k].f) : fmod(a.v[k].f, b.v[k].f);
-      else r = op == TL_INTRIN_POW ? powf((float)a.v[k].f, (float)b.v[k].f)
-                               : fmodf((float)a.v[k].f, (float)b.v[k].f);
-      out->v[k].f = round_to(r, st);
-    }
-    return true;
-  }
-  case TL_INTRIN_EXP: case TL_INTRIN_EXP2: case TL_INTRIN_EXP10: case TL_INTRIN_LOG: case TL_INTRIN_LOG2:
-  case TL_INTRIN_LOG10: case TL_INTRIN_LOG1P: case TL_INTRIN_SQRT: case TL_INTRIN_RSQRT: case TL_INTRIN_TANH:
-  case TL_INTRIN_SIGMOID: case TL_INTRIN_ERF: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN:
-  case TL_INTRIN_FLOOR: case TL_INTRIN_CEIL: case TL_INTRIN_ROUND: case TL_INTRIN_TRUNC:
-  case TL_INTRIN_FAST_EXP: case TL_INTRIN_FAST_EXP2: case TL_INTRIN_FAST_LOG: case TL_INTRIN_FAST_LOG2: {
-    if (!need_args(x, e, 1)) return false;
-    if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
-    sx_val a;
-    if (!ev_as(x, args[0], t, mask, &a) || !alloc_val(x, out, t)) return false;
-    tl_dtype st = scalar_of(t);
-    for (size_t k = 0; k < cnt; k++) {
-      double r = fmath(op, a.v[k].f, is_f64(t));
-      out->v[k].f = round_to(r, st);
-    }
-    return true;
-  }
-  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX:
-  case TL_INTRIN_PTX_MMA:
-  case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP: TL_INTRIN_CASES_ASYNC_PIPELINE:
-  TL_INTRIN_CASES_TMA: TL_INTRIN_CASES_WGMMA: return sx_fail(x, "T.%s is a statement, not a value", name);
-  case TL_INTRIN_PTX_ATOMIC_ADD: case TL_INTRIN_PTX_ATOMIC_MAX: case TL_INTRIN_PTX_ATOMIC_MIN: return sx_eval_atomic(x, e, mask, out);
-  }
-  return sx_fail(x, "T.%s is not supported by the SIMT executor", name);
-}
-
 /* ======================================================== expressions */
 /* A literal of float dtype t (codegen builds an LLVM constant of the lane
  * type: tf32 literals are f32 constants). */
-static double lit_round(double v, tl_dtype t) {
-  return t.code == TL_TYPE_TFLOAT ? (double)(float)v : round_to(v, t);
-}
+static double lit_round(double v, tl_dtype t) { return t.code == TL_TYPE_TFLOAT ? (double)(float)v : round_to(v, t); }
 
 static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   tl_dtype t = e->dtype;
@@ -811,7 +527,7 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
   }
   case TL_EXPR_BINARY: return eval_binary(x, e, mask, out);
   case TL_EXPR_UNARY: return eval_unary(x, e, mask, out);
-  case TL_EXPR_SELECT: return eval_select(x, e->u.sel.cond, e->u.sel.t, e->u.sel.f, t, mask, out);
+  case TL_EXPR_SELECT: return sx_eval_select(x, e->u.sel.cond, e->u.sel.t, e->u.sel.f, t, mask, out);
   case TL_EXPR_CAST: return ev_as(x, e->u.cast.value, t, mask, out);
   case TL_EXPR_LOAD: {
     sx_val v;
@@ -823,13 +539,12 @@ static bool ev_inner(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) 
       return sx_fail(x, "internal error: bad intrinsic index %d", e->u.call.op);
     if (sx_is_async_op(e->u.call.op))
       return sx_fail(x, "T.%s is a statement, not a value", tl_intrinsics[e->u.call.op].name);
-    return eval_call(x, e, mask, out);
+    return sx_eval_call(x, e, mask, out);
   case TL_EXPR_BUFFER: return sx_fail(x, "buffer '%s' used as a value", e->u.buffer->name);
   case TL_EXPR_RAMP: {
     tl_dtype st = scalar_of(t);
     sx_val b, s;
-    if (!ev_as(x, e->u.ramp.base, st, mask, &b) || !ev_as(x, e->u.ramp.stride, st, mask, &s))
-      return false;
+    if (!ev_as(x, e->u.ramp.base, st, mask, &b) || !ev_as(x, e->u.ramp.stride, st, mask, &s)) return false;
     if (!alloc_val(x, out, t)) return false;
     for (int th = 0; th < x->T; th++)
       for (int l = 0; l < L; l++) {
@@ -894,8 +609,7 @@ static bool exec_barrier(sx *x, const uint8_t *mask) {
   if (x->in_gang) return sx_bar(x, 0, x->k->T, true, mask);
   int act = count_active(x, mask);
   if (act != x->T)
-    return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act,
-                   x->T);
+    return sx_fail(x, "barrier reached by %d of %d threads (T.sync_threads() under a divergent branch)", act, x->T);
   sx_release(x);
   return true;
 }
@@ -939,7 +653,8 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
   int64_t *end = sx_scratch(x, sizeof(int64_t) * (size_t)x->T);
   if (!end) return false;
   for (int t = 0; t < x->T; t++) {
-    if (mask[t] && s->u.loop.step && step.v[t].i == 0) return sx_fail(x, "loop step is zero in thread %d", x->tbase + t);
+    if (mask[t] && s->u.loop.step && step.v[t].i == 0)
+      return sx_fail(x, "loop step is zero in thread %d", x->tbase + t);
     cur.v[t].i = lo.v[t].i;
     end[t] = wrap(vt, (int64_t)((uint64_t)lo.v[t].i + (uint64_t)ext.v[t].i));
   }
@@ -959,9 +674,7 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (!bind(x, v, &iv) || !exec(x, s->u.loop.body, im)) return false;
     release(x, mk);
     for (int t = 0; t < x->T; t++)
-      if (im[t])
-        cur.v[t].i = wrap(vt, (int64_t)((uint64_t)cur.v[t].i +
-                                         (uint64_t)(s->u.loop.step ? step.v[t].i : 1)));
+      if (im[t]) cur.v[t].i = wrap(vt, (int64_t)((uint64_t)cur.v[t].i + (uint64_t)(s->u.loop.step ? step.v[t].i : 1)));
   }
   tl_map_remove(&x->env, v);
   return true;
@@ -1072,8 +785,7 @@ static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
       sb->data = x->k->smem + sb->base;
       break;
     }
-    case TL_SCOPE_GLOBAL:
-      return sx_fail(x, "global buffer '%s' allocated inside a kernel", b->name);
+    case TL_SCOPE_GLOBAL: return sx_fail(x, "global buffer '%s' allocated inside a kernel", b->name);
     }
     if (!tl_map_put(&x->k->bufs, b, sb)) return sx_fail(x, "out of memory in the SIMT executor");
   }
@@ -1092,8 +804,8 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
     int op = e->u.call.op;
     if (op == TL_INTRIN_SYNC_THREADS) return exec_barrier(x, mask);
     if (op == TL_INTRIN_DEBUG_PRINT) return sx_debug_print(x, e, mask);
-    if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
-        op == TL_INTRIN_PTX_WAIT_GROUP)
+    if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA ||
+        op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP || op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
     if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);
     if (sx_is_wgmma_op(op)) return sx_wgmma_stmt(x, op, e, mask);
@@ -1127,7 +839,7 @@ static bool exec_inner(sx *x, const tl_stmt *s, const uint8_t *mask) {
   case TL_STMT_STORE: return sx_exec_store(x, s, mask);
   case TL_STMT_IF: {
     sx_val c0, c;
-    if (!ev(x, s->u.ifs.cond, mask, &c0) || !to_cond(x, &c0, &c)) return false;
+    if (!ev(x, s->u.ifs.cond, mask, &c0) || !sx_to_cond(x, &c0, &c)) return false;
     if (lanes_of(c.t) != 1) return sx_fail(x, "if condition must be a scalar");
     uint8_t *tm = sx_scratch(x, (size_t)x->T), *fm = sx_scratch(x, (size_t)x->T);
     if (!tm || !fm) return false;
@@ -1277,8 +989,7 @@ static bool setup_block(sx *x, int64_t total) {
     k->rd = malloc(sizeof(sx_rd) * (size_t)total * (size_t)k->G);
   }
   k->vc = calloc((size_t)k->G * (size_t)k->NU, sizeof(uint32_t));
-  if ((total && (!k->smem || !k->sstate || !k->rd)) || !k->vc)
-    return sx_fail(x, "out of memory in the SIMT executor");
+  if ((total && (!k->smem || !k->sstate || !k->rd)) || !k->vc) return sx_fail(x, "out of memory in the SIMT executor");
   k->base = 0;
   return sx_sched_create(x, k);
 }
@@ -1354,8 +1065,7 @@ static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
 static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
                         const uint8_t *mask) {
   const tl_primfunc *f = x->f;
-  if (nargs != f->nparams)
-    return sx_fail(x, "'%s' takes %d arguments, got %d", f->name, f->nparams, nargs);
+  if (nargs != f->nparams) return sx_fail(x, "'%s' takes %d arguments, got %d", f->name, f->nparams, nargs);
   if (ndyn != f->ndynamic)
     return sx_fail(x, "'%s' has %d dynamic dimensions, got %d values", f->name, f->ndynamic, ndyn);
   for (int i = 0; i < f->ndynamic; i++) {
@@ -1382,8 +1092,7 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
     const tl_buffer *b = p->buffer;
     if (!a->is_tensor) return sx_fail(x, "argument %d ('%s') must be a tensor", i, b->name);
     if (a->ndim != b->ndim || b->ndim > SX_MAX_DIMS)
-      return sx_fail(x, "argument %d ('%s') has %d dimensions, the parameter %d", i, b->name, a->ndim,
-                     b->ndim);
+      return sx_fail(x, "argument %d ('%s') has %d dimensions, the parameter %d", i, b->name, a->ndim, b->ndim);
     sx_buf *sb = tl_arena_alloc(&x->arena, sizeof *sb);
     if (!sb) return sx_fail(x, "out of memory in the SIMT executor");
     sb->b = b;
@@ -1425,10 +1134,9 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
   return true;
 }
 
-bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs,
-                  const int64_t *dyn, int ndyn, const tl_simt_options *opts, tl_diag *d) {
-  if (!m || !d || func < 0 || func >= m->nfuncs || !m->funcs[func] || (nargs > 0 && !args) ||
-      (ndyn > 0 && !dyn)) {
+bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
+                  const tl_simt_options *opts, tl_diag *d) {
+  if (!m || !d || func < 0 || func >= m->nfuncs || !m->funcs[func] || (nargs > 0 && !args) || (ndyn > 0 && !dyn)) {
     if (d) tl_error(d, TL_LOC_NONE, "tl_simt_exec: invalid arguments");
     return false;
   }
@@ -1459,8 +1167,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
     sx_fail(&x, "prim_func '%s' has no T.Kernel", x.f->name);
     goto done;
   }
-  if (!k->u.kernel.threads || !tl_expr_is_const_int(k->u.kernel.threads, &threads) || threads < 1 ||
-      threads > 1024) {
+  if (!k->u.kernel.threads || !tl_expr_is_const_int(k->u.kernel.threads, &threads) || threads < 1 || threads > 1024) {
     x.cur = k;
     sx_fail(&x, "the SIMT executor needs a constant thread count of 1 to 1024");
     goto done;

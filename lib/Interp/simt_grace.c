@@ -27,19 +27,19 @@
  * a tensor whose state cannot be allocated is run unchecked.
  * Not modelled: global accesses of the async proxy (TMA and bulk copies,
  * cp.async sources) and aliasing between two tensor arguments. */
-#include "Interp/simt_internal.h"
 #include "IR/visit.h"
+#include "Interp/simt_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct sx_gel {
-  uint32_t w_blk;  /* 1 + linear block of the last write; 0: not written in this launch */
-  uint32_t w_clk;  /* the writer gang's clock at the write */
+  uint32_t w_blk; /* 1 + linear block of the last write; 0: not written in this launch */
+  uint32_t w_clk; /* the writer gang's clock at the write */
   int16_t w_unit, w_thr;
-  int32_t w_line;  /* source line of the write; negative: an atomic at line -w_line */
-  uint32_t r_blk;  /* the last plain read, as above (0: none) */
+  int32_t w_line; /* source line of the write; negative: an atomic at line -w_line */
+  uint32_t r_blk; /* the last plain read, as above (0: none) */
   uint32_t r_clk;
   int16_t r_unit, r_thr; /* r_thr: SX_MANY when several threads of the gang read at r_clk */
   int32_t r_line;
@@ -65,8 +65,7 @@ static void scan_expr(tl_visitor *v, const tl_expr *e) {
        e->u.call.op != TL_INTRIN_PTX_ATOMIC_MIN))
     return;
   const tl_expr *a = e->u.call.args[0];
-  if (a && a->kind == TL_EXPR_BUFFER && a->u.buffer && !tl_map_put(sc->out, a->u.buffer, (void *)1))
-    sc->oom = true;
+  if (a && a->kind == TL_EXPR_BUFFER && a->u.buffer && !tl_map_put(sc->out, a->u.buffer, (void *)1)) sc->oom = true;
 }
 
 void sx_gsh_free(sx *x) {
@@ -126,21 +125,19 @@ static void describe_access(const sx_blk *k, uint32_t blk, int thr, int32_t line
   char who[32];
   if (thr == SX_MANY) snprintf(who, sizeof who, "several threads");
   else snprintf(who, sizeof who, "thread %d", thr);
-  snprintf(buf, n, "%s of block (%lld, %lld, %lld) (line %d)", who, (long long)(lin % gx),
-           (long long)(lin / gx % gy), (long long)(lin / gx / gy), line < 0 ? -line : line);
+  snprintf(buf, n, "%s of block (%lld, %lld, %lld) (line %d)", who, (long long)(lin % gx), (long long)(lin / gx % gy),
+           (long long)(lin / gx / gy), line < 0 ? -line : line);
 }
 
 static int cur_line(const sx *x) { return x->cur ? x->cur->loc.line : 0; }
 
-static bool report(sx *x, const sx_buf *sb, int64_t f, int t, const char *now_op, const char *then_op,
-                   uint32_t blk, int thr, int32_t line, bool same_block) {
+static bool report(sx *x, const sx_buf *sb, int64_t f, int t, const char *now_op, const char *then_op, uint32_t blk,
+                   int thr, int32_t line, bool same_block) {
   char what[200], other[160];
   describe_elem(sb, f, what, sizeof what);
   describe_access(x->k, blk, thr, line, other, sizeof other);
-  return sx_fail(x,
-                 "data race on global memory: thread %d %s %s (line %d), which %s %s %s; %s",
-                 t, now_op, what, cur_line(x), other, then_op,
-                 same_block ? "with no synchronisation in between" : "in another block",
+  return sx_fail(x, "data race on global memory: thread %d %s %s (line %d), which %s %s %s; %s", t, now_op, what,
+                 cur_line(x), other, then_op, same_block ? "with no synchronisation in between" : "in another block",
                  same_block ? "add a T.sync_threads() between them or give the element one writer"
                             : "blocks are unordered: use T.atomic_add or give each element one writing block");
 }
@@ -155,8 +152,8 @@ bool sx_gmem_read(sx *x, sx_buf *sb, int64_t f, int t) {
   if (!sb->gsh) return true;
   sx_gel *g = &sb->gsh[f];
   if (g->w_blk && !ordered(x, g->w_blk, g->w_unit, g->w_clk, g->w_thr, t))
-    return report(x, sb, f, t, "reads", g->w_line < 0 ? "added to atomically" : "wrote", g->w_blk, g->w_thr,
-                  g->w_line, g->w_blk == x->k->blk_id);
+    return report(x, sb, f, t, "reads", g->w_line < 0 ? "added to atomically" : "wrote", g->w_blk, g->w_thr, g->w_line,
+                  g->w_blk == x->k->blk_id);
   uint32_t now = sx_vc(x->k, x->g)[x->g];
   if (g->r_blk == x->k->blk_id && g->r_unit == x->g && g->r_clk == now) {
     if (g->r_thr != t) g->r_thr = SX_MANY;
@@ -185,8 +182,8 @@ bool sx_gmem_write(sx *x, sx_buf *sb, int64_t f, int t, const sx_el *v) {
   const char *op = atomic ? "adds atomically to" : "writes";
   if (g->w_blk && !(atomic && g->w_line < 0) && !ordered(x, g->w_blk, g->w_unit, g->w_clk, g->w_thr, t) &&
       !same_bytes(sb, f, g, v))
-    return report(x, sb, f, t, op, g->w_line < 0 ? "added to atomically" : "also wrote", g->w_blk, g->w_thr,
-                  g->w_line, g->w_blk == x->k->blk_id);
+    return report(x, sb, f, t, op, g->w_line < 0 ? "added to atomically" : "also wrote", g->w_blk, g->w_thr, g->w_line,
+                  g->w_blk == x->k->blk_id);
   if (g->r_blk && !ordered(x, g->r_blk, g->r_unit, g->r_clk, g->r_thr, t) &&
       !(g->r_blk == x->k->blk_id && g->r_unit == x->g))
     return report(x, sb, f, t, op, "read", g->r_blk, g->r_thr, g->r_line, g->r_blk == x->k->blk_id);

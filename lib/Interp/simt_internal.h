@@ -14,11 +14,14 @@
 
 #include "Interp/interp.h"
 
-typedef union sx_el { int64_t i; double f; } sx_el;
+typedef union sx_el {
+  int64_t i;
+  double f;
+} sx_el;
 
 typedef struct sx_val {
-  tl_dtype t;  /* dtype, lanes included */
-  sx_el *v;    /* [thread * lanes + lane]; read-only once produced */
+  tl_dtype t; /* dtype, lanes included */
+  sx_el *v;   /* [thread * lanes + lane]; read-only once produced */
 } sx_val;
 
 typedef enum sx_space { SX_GLOBAL, SX_SHARED, SX_LOCAL } sx_space;
@@ -28,8 +31,8 @@ typedef enum sx_space { SX_GLOBAL, SX_SHARED, SX_LOCAL } sx_space;
 typedef struct sx_buf {
   const tl_buffer *b;
   sx_space space;
-  tl_dtype et;                 /* scalar element dtype */
-  int eb;                      /* bytes per element */
+  tl_dtype et; /* scalar element dtype */
+  int eb;      /* bytes per element */
   int ndim;
   int64_t shape[SX_MAX_DIMS];
   int64_t stride[SX_MAX_DIMS]; /* element strides */
@@ -52,12 +55,15 @@ typedef struct sx_byte {
   uint32_t w_fence; /* the writer thread's fence.proxy.async count at the write; SX_ASYNC_WRITE: async proxy */
 } sx_byte;
 #define SX_MANY (-2)
-#define SX_GRP_TMA (-3)   /* sx_byte.w_grp of bytes a T.ptx_tma_load wrote */
+#define SX_GRP_TMA (-3) /* sx_byte.w_grp of bytes a T.ptx_tma_load wrote */
 #define SX_ASYNC_WRITE UINT32_MAX
 
 /* The last read of a byte by one gang: the gang's clock and the thread
  * (SX_MANY when several threads of the gang read at that clock). */
-typedef struct sx_rd { uint32_t clk; int16_t thr; } sx_rd;
+typedef struct sx_rd {
+  uint32_t clk;
+  int16_t thr;
+} sx_rd;
 
 /* cp.async bookkeeping of one thread. */
 typedef struct sx_async {
@@ -66,35 +72,41 @@ typedef struct sx_async {
   uint32_t *done_clk; /* per group: the waiting gang's clock when its wait completed */
   int32_t cap;
   int32_t bulk_committed, bulk_completed; /* cp.async.bulk groups (bulk stores) */
-  uint32_t fences;    /* fence.proxy.async executed so far in this block */
+  uint32_t fences;                        /* fence.proxy.async executed so far in this block */
 } sx_async;
 
-typedef struct sx_chunk { char *data; size_t cap, used; } sx_chunk;
-typedef struct sx_mark { int chunk; size_t used; } sx_mark;
+typedef struct sx_chunk {
+  char *data;
+  size_t cap, used;
+} sx_chunk;
+typedef struct sx_mark {
+  int chunk;
+  size_t used;
+} sx_mark;
 
-#define SX_MAX_GANGS 32  /* 1024 threads / 32 */
-#define SX_MAX_MBAR 64   /* mbarriers initialised per block */
-#define SX_NBAR 16       /* named barriers 0..15 (PTX ISA §9.7.13.1) */
+#define SX_MAX_GANGS 32 /* 1024 threads / 32 */
+#define SX_MAX_MBAR 64  /* mbarriers initialised per block */
+#define SX_NBAR 16      /* named barriers 0..15 (PTX ISA §9.7.13.1) */
 
 /* A named barrier (bar.sync / bar.arrive) in progress. */
 typedef struct sx_nbar {
-  int expected;        /* thread count of the current use; 0: idle */
-  int arrived;         /* threads arrived so far */
-  uint64_t waiting;    /* gangs blocked in bar.sync on it (bit per gang) */
-  uint32_t *vc;        /* join of the arrivals' clocks */
+  int expected;     /* thread count of the current use; 0: idle */
+  int arrived;      /* threads arrived so far */
+  uint64_t waiting; /* gangs blocked in bar.sync on it (bit per gang) */
+  uint32_t *vc;     /* join of the arrivals' clocks */
 } sx_nbar;
 
 /* An mbarrier object (PTX ISA §9.7.13.15): a uint64 element of shared memory. */
 typedef struct sx_mbar {
-  int64_t addr;        /* byte offset in the block's shared memory */
-  const tl_buffer *b;  /* the buffer and element that hold it (messages) */
+  int64_t addr;       /* byte offset in the block's shared memory */
+  const tl_buffer *b; /* the buffer and element that hold it (messages) */
   int64_t el;
-  uint32_t phase;      /* number of completed phases (the current phase's parity is phase & 1) */
-  int expected;        /* the arrival count of init */
-  int pending;         /* arrivals the current phase still needs */
-  int64_t tx;          /* tx-count of the current phase */
-  uint32_t *vc;        /* releases into the current phase */
-  uint32_t *done_vc;   /* what a wait that observes the last completed phase acquires */
+  uint32_t phase;    /* number of completed phases (the current phase's parity is phase & 1) */
+  int expected;      /* the arrival count of init */
+  int pending;       /* arrivals the current phase still needs */
+  int64_t tx;        /* tx-count of the current phase */
+  uint32_t *vc;      /* releases into the current phase */
+  uint32_t *done_vc; /* what a wait that observes the last completed phase acquires */
   int init_unit, init_thr;
   uint32_t init_clk;
 } sx_mbar;
@@ -105,21 +117,21 @@ struct sx_tma_box;
 typedef struct sx_bulk {
   const struct sx_tma_box *tma; /* a TMA tensor copy (simt_tma.c) instead of src, or NULL */
   const struct sx_buf *dst;
-  int64_t dst_byte;    /* byte offset in dst */
-  const uint8_t *src;  /* global source bytes */
+  int64_t dst_byte;   /* byte offset in dst */
+  const uint8_t *src; /* global source bytes */
   int64_t bytes;
-  int mbar;            /* index in sx_blk.mb */
-  int thr;             /* issuing thread */
-  const tl_stmt *at;   /* issuing statement */
-  uint32_t *vc;        /* the issuer's clock at issue */
+  int mbar;          /* index in sx_blk.mb */
+  int thr;           /* issuing thread */
+  const tl_stmt *at; /* issuing statement */
+  uint32_t *vc;      /* the issuer's clock at issue */
 } sx_bulk;
 
 /* The shared-memory source of a bulk store whose bulk group has not been
  * waited for: the async proxy may still read bytes [lo, hi). */
 typedef struct sx_bulk_read {
-  int64_t lo, hi;      /* byte offsets in the block's shared memory */
-  int thr;             /* issuing thread */
-  int32_t group;       /* its bulk group */
+  int64_t lo, hi; /* byte offsets in the block's shared memory */
+  int thr;        /* issuing thread */
+  int32_t group;  /* its bulk group */
 } sx_bulk_read;
 
 /* The shared bytes [lo, hi) (the byte span of one operand) that a
@@ -140,36 +152,36 @@ struct sx;
 
 /* State of one block shared by its gangs (simt_sched.c runs them). */
 typedef struct sx_blk {
-  tl_map bufs;             /* allocated tl_buffer* -> sx_buf* */
-  tl_map smem_off;         /* shared tl_buffer* -> int64_t* byte offset */
-  tl_arena arena;          /* lifetime of one block */
+  tl_map bufs;     /* allocated tl_buffer* -> sx_buf* */
+  tl_map smem_off; /* shared tl_buffer* -> int64_t* byte offset */
+  tl_arena arena;  /* lifetime of one block */
   uint8_t *smem;
-  sx_byte *sstate;         /* [smem_size] */
-  sx_rd *rd;               /* [G][smem_size] */
+  sx_byte *sstate; /* [smem_size] */
+  sx_rd *rd;       /* [G][smem_size] */
   int64_t smem_size;
-  sx_async *async;         /* per thread */
-  int T;                   /* threads per block */
-  int G;                   /* gangs: units of scheduling, one per warp */
-  int gang_threads;        /* threads per gang (32, or T) */
-  int NU;                  /* vector-clock units: G gangs, then SX_MAX_MBAR mbarriers */
-  uint32_t base;           /* clock base of the current block */
-  uint32_t *vc;            /* [G][NU] */
+  sx_async *async;  /* per thread */
+  int T;            /* threads per block */
+  int G;            /* gangs: units of scheduling, one per warp */
+  int gang_threads; /* threads per gang (32, or T) */
+  int NU;           /* vector-clock units: G gangs, then SX_MAX_MBAR mbarriers */
+  uint32_t base;    /* clock base of the current block */
+  uint32_t *vc;     /* [G][NU] */
   sx_nbar nbar[SX_NBAR];
   sx_mbar mb[SX_MAX_MBAR];
   int nmb;
-  sx_bulk *bulk;           /* pending bulk copies */
+  sx_bulk *bulk; /* pending bulk copies */
   int nbulk;
   size_t capbulk;
-  sx_bulk_read *bread;     /* sources of bulk stores not yet waited for */
+  sx_bulk_read *bread; /* sources of bulk stores not yet waited for */
   int nbread;
   size_t capbread;
-  sx_wgmma_read *wgr;      /* operands of wgmma.mma_async not yet waited for */
+  sx_wgmma_read *wgr; /* operands of wgmma.mma_async not yet waited for */
   int nwgr;
   size_t capwgr;
   int32_t wg_committed[SX_MAX_GANGS], wg_completed[SX_MAX_GANGS]; /* wgmma groups per warp */
-  struct sx_sched *sched;  /* NULL in lockstep mode */
-  int64_t grid[3];         /* the launch's grid (global race messages) */
-  uint32_t blk_id;         /* 1 + the linear index of the current block (blockIdx.x fastest) */
+  struct sx_sched *sched;                                         /* NULL in lockstep mode */
+  int64_t grid[3];                                                /* the launch's grid (global race messages) */
+  uint32_t blk_id; /* 1 + the linear index of the current block (blockIdx.x fastest) */
 } sx_blk;
 
 typedef struct sx {
@@ -177,28 +189,28 @@ typedef struct sx {
   const tl_primfunc *f;
   tl_diag *d;
   bool failed;
-  bool check;              /* race / barrier / cp.async / uninitialised checks */
-  int T;                   /* threads of this gang (the value vectors' length) */
-  int tbase;               /* block thread index of the gang's first thread */
-  int g;                   /* gang index */
-  bool in_gang;            /* a gang of the warp scheduler, on its own stack (not the root executor) */
+  bool check;   /* race / barrier / cp.async / uninitialised checks */
+  int T;        /* threads of this gang (the value vectors' length) */
+  int tbase;    /* block thread index of the gang's first thread */
+  int g;        /* gang index */
+  bool in_gang; /* a gang of the warp scheduler, on its own stack (not the root executor) */
   int64_t grid[3], block[3];
   int64_t max_steps, steps;
   int depth;
-  const tl_stmt *cur;      /* statement being executed (error locations) */
+  const tl_stmt *cur; /* statement being executed (error locations) */
   /* scratch stack for values */
   sx_chunk *chunks;
   int nchunks, chunk;
   size_t scratch_total;
   /* bindings */
-  tl_map env;              /* tl_var* → sx_val* */
-  const tl_map *penv;      /* the enclosing (pre-kernel) bindings, or NULL */
-  tl_map gbufs;            /* parameter tl_buffer* → sx_buf* */
-  tl_arena arena;          /* lifetime of the call */
-  sx_blk *k;               /* the block being executed */
-  uint64_t schedule_seed;  /* 0: deterministic schedule */
+  tl_map env;                  /* tl_var* → sx_val* */
+  const tl_map *penv;          /* the enclosing (pre-kernel) bindings, or NULL */
+  tl_map gbufs;                /* parameter tl_buffer* → sx_buf* */
+  tl_arena arena;              /* lifetime of the call */
+  sx_blk *k;                   /* the block being executed */
+  uint64_t schedule_seed;      /* 0: deterministic schedule */
   const tl_simt_options *opts; /* the caller's (NULL: defaults): its progress callback */
-  tl_simt_workspaces *ws;  /* workspaces shared with other calls (tl_simt_options.workspaces), or NULL */
+  tl_simt_workspaces *ws;      /* workspaces shared with other calls (tl_simt_options.workspaces), or NULL */
 } sx;
 
 /* Reports an error at the current statement (block and message); returns false. */
@@ -246,13 +258,39 @@ bool sx_gmem_read(sx *x, sx_buf *sb, int64_t f, int t);
 bool sx_gmem_write(sx *x, sx_buf *sb, int64_t f, int t, const sx_el *v);
 /* Lanes of t (1 for a scalar), t's scalar dtype, t with l lanes. */
 static inline int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
-static inline tl_dtype scalar_of(tl_dtype t) { t.lanes = 1; return t; }
-static inline tl_dtype with_lanes(tl_dtype t, int l) { t.lanes = (uint16_t)l; return t; }
+static inline tl_dtype scalar_of(tl_dtype t) {
+  t.lanes = 1;
+  return t;
+}
+static inline tl_dtype with_lanes(tl_dtype t, int l) {
+  t.lanes = (uint16_t)l;
+  return t;
+}
 /* A value of dtype t (lanes included) on the scratch stack. */
 bool sx_alloc_val(sx *x, sx_val *out, tl_dtype t);
 /* v rounded to float dtype t / wrapped to integer dtype t, as the executor's arithmetic does (simt_exec.c). */
 double sx_round_to(double v, tl_dtype t);
 int64_t sx_wrap(tl_dtype t, int64_t v);
+/* Dtype classes of the executor's arithmetic. */
+static inline bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
+static inline bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
+static inline bool is_fl(tl_dtype t) { return tl_dtype_is_float(t); }
+static inline bool is_narrow(tl_dtype t) {
+  return (t.code == TL_TYPE_FLOAT && t.bits == 16) || (t.code == TL_TYPE_BFLOAT && t.bits == 16);
+}
+static inline bool is_f64(tl_dtype t) { return t.code == TL_TYPE_FLOAT && t.bits == 64; }
+/* e's value under the active mask (simt_exec.c); v converted to dtype `to`
+ * (scalar → vector splats; may share v's storage); v as bool, lanes kept. */
+bool sx_eval(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
+bool sx_convert(sx *x, const sx_val *v, tl_dtype to, sx_val *out);
+bool sx_to_cond(sx *x, const sx_val *v, sx_val *out);
+/* out = a op b elementwise on dtype t (a, b already of dtype t). */
+bool sx_binop_vals(sx *x, tl_binop op, const sx_val *a, const sx_val *b, tl_dtype t, const uint8_t *mask, sx_val *out);
+/* simt_call.c: an intrinsic call's value; cond ? tv : fv per lane in dtype t
+ * (a select, T.if_then_else). */
+bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
+bool sx_eval_select(sx *x, const tl_expr *cond, const tl_expr *tv, const tl_expr *fv, tl_dtype t, const uint8_t *mask,
+                    sx_val *out);
 /* simt_atomic.c: T.ptx_atomic_add / _max / _min under the active mask. */
 bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
 /* simt_mem.c: a load expression / a store statement under the active mask. */
@@ -276,8 +314,7 @@ bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask);
  * kind mi (every kind, m16n8k16 included): each active warp (all 32 lanes
  * active, or an error) gathers its fragments, computes D and stores it over
  * c (simt_mma.c). */
-bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_buf *b, sx_buf *c,
-                  const tl_mma_info *mi);
+bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_buf *b, sx_buf *c, const tl_mma_info *mi);
 
 /* simt_warp.c: argument i of call e as a buffer of space `want` (and eb-byte
  * elements unless eb is 0; `what` names it in messages), NULL reported;
@@ -296,7 +333,9 @@ bool sx_shuffle(sx *x, int op, const tl_expr *call, const uint8_t *mask, sx_val 
  * copies: TL_INTRIN_CASES_TMA). */
 static inline bool sx_is_async_op(int op) {
   switch (op) {
-  TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA: return true;
+  TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_TMA:
+    return true;
   default: return false;
   }
 }
@@ -304,7 +343,8 @@ static inline bool sx_is_async_op(int op) {
 /* The warpgroup statements (TL_INTRIN_CASES_WGMMA). */
 static inline bool sx_is_wgmma_op(int op) {
   switch (op) {
-  TL_INTRIN_CASES_WGMMA: return true;
+  TL_INTRIN_CASES_WGMMA:
+    return true;
   default: return false;
   }
 }

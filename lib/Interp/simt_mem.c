@@ -22,8 +22,8 @@ static const char *space_name(const sx_buf *sb) {
 /* Flat element offsets of buf[idx] for an access of `lanes` lanes, one per
  * (thread, lane); -1 for inactive threads.  Checks bounds per dimension and
  * the alignment of contiguous vector accesses. */
-static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes,
-                           const uint8_t *mask, bool store, sx_buf **psb, int64_t **pflat) {
+static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes, const uint8_t *mask,
+                           bool store, sx_buf **psb, int64_t **pflat) {
   sx_buf *sb = sx_buffer(x, buf);
   if (!sb) return false;
   if (n != sb->ndim || n < 1)
@@ -31,8 +31,7 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
   const tl_expr *last = idx[n - 1];
   int64_t st = 0;
   bool contiguous = lanes > 1 && last->kind == TL_EXPR_RAMP && last->dtype.lanes == lanes &&
-                    tl_expr_is_const_int(last->u.ramp.stride, &st) && st == 1 &&
-                    sb->stride[n - 1] == 1;
+                    tl_expr_is_const_int(last->u.ramp.stride, &st) && st == 1 && sb->stride[n - 1] == 1;
   for (int i = 0; contiguous && i < n - 1; i++) contiguous = idx[i]->dtype.lanes <= 1;
   int64_t *flat = sx_scratch(x, sizeof(int64_t) * (size_t)x->T * (size_t)lanes);
   if (!flat) return false;
@@ -42,10 +41,8 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
     if (!tl_dtype_is_int(it) && it.code != TL_TYPE_BOOL)
       return sx_fail(x, "buffer index must be an integer, not %s", tl_dtype_name(it));
     int il = lanes_of(it);
-    if (lanes == 1 && il != 1)
-      return sx_fail(x, "vector index into buffer '%s' for a scalar access", buf->name);
-    if (il != 1 && il != lanes)
-      return sx_fail(x, "index of %d lanes in a %d-lane access", il, lanes);
+    if (lanes == 1 && il != 1) return sx_fail(x, "vector index into buffer '%s' for a scalar access", buf->name);
+    if (il != 1 && il != lanes) return sx_fail(x, "index of %d lanes in a %d-lane access", il, lanes);
     if (!sx_eval_as(x, idx[i], with_lanes(TL_INT64, il), mask, &iv)) return false;
     for (int t = 0; t < x->T; t++) {
       if (!mask[t]) continue;
@@ -54,13 +51,13 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
         if (v < 0 || v >= sb->shape[i]) {
           if (n == 1)
             return sx_fail(x, "out-of-bounds %s of %s buffer '%s': index %lld (size %lld) in thread %d",
-                           store ? "store" : "load", space_name(sb), buf->name, (long long)v,
-                           (long long)sb->shape[i], x->tbase + t);
+                           store ? "store" : "load", space_name(sb), buf->name, (long long)v, (long long)sb->shape[i],
+                           x->tbase + t);
           return sx_fail(x,
                          "out-of-bounds %s of %s buffer '%s': index %lld of dimension %d (size %lld) "
                          "in thread %d",
-                         store ? "store" : "load", space_name(sb), buf->name, (long long)v, i,
-                         (long long)sb->shape[i], x->tbase + t);
+                         store ? "store" : "load", space_name(sb), buf->name, (long long)v, i, (long long)sb->shape[i],
+                         x->tbase + t);
         }
         int64_t *f = &flat[(size_t)t * lanes + l];
         *f = (i == 0 ? 0 : *f) + v * sb->stride[i];
@@ -76,8 +73,8 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
       int64_t f = flat[(size_t)t * lanes + l];
       if (f < 0 || f >= sb->elems)
         return sx_fail(x, "out-of-bounds %s of %s buffer '%s': element %lld of %lld in thread %d",
-                       store ? "store" : "load", space_name(sb), buf->name, (long long)f,
-                       (long long)sb->elems, x->tbase + t);
+                       store ? "store" : "load", space_name(sb), buf->name, (long long)f, (long long)sb->elems,
+                       x->tbase + t);
     }
     if (contiguous) {
       int64_t vb = (int64_t)sb->eb * lanes;
@@ -101,8 +98,7 @@ bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   int lanes = lanes_of(e->dtype);
   sx_buf *sb;
   int64_t *flat;
-  if (!compute_access(x, buf, e->u.load.n, e->u.load.indices, lanes, mask, false, &sb, &flat))
-    return false;
+  if (!compute_access(x, buf, e->u.load.n, e->u.load.indices, lanes, mask, false, &sb, &flat)) return false;
   if (!sx_alloc_val(x, out, with_lanes(sb->et, lanes))) return false;
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
@@ -128,8 +124,7 @@ bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask) {
   if (!sx_eval_as(x, ve, with_lanes(et, lanes), mask, &v)) return false;
   sx_buf *sb;
   int64_t *flat;
-  if (!compute_access(x, buf, s->u.store.n, s->u.store.indices, lanes, mask, true, &sb, &flat))
-    return false;
+  if (!compute_access(x, buf, s->u.store.n, s->u.store.indices, lanes, mask, true, &sb, &flat)) return false;
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     for (int l = 0; l < lanes; l++) {

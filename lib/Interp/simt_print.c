@@ -41,8 +41,7 @@ static void print_one(const char *fmt, const int b[6], bool indexed, int index, 
 
 bool sx_debug_print(sx *x, const tl_expr *e, const uint8_t *mask) {
   tl_expr *const *a = e->u.call.args;
-  if (e->u.call.n != 6 || a[0]->kind != TL_EXPR_STRING || a[1]->kind != TL_EXPR_STRING ||
-      a[2]->kind != TL_EXPR_STRING)
+  if (e->u.call.n != 6 || a[0]->kind != TL_EXPR_STRING || a[1]->kind != TL_EXPR_STRING || a[2]->kind != TL_EXPR_STRING)
     return sx_fail(x, "T.debug_print takes (where, msg, buffer, index, value, thread), the first three strings");
   tl_debug_print_kind k;
   if (!tl_debug_print_kind_of(a[4]->dtype, &k, NULL))

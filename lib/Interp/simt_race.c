@@ -80,9 +80,7 @@ static void describe_byte(const sx_buf *sb, int64_t off, char *buf, size_t n) {
   snprintf(buf, n, "'%s'[%lld]", sb->b->name, (long long)(off / sb->eb));
 }
 
-static const char *sync_hint(const sx *x) {
-  return x->k->G == 1 ? "T.sync_threads()" : "synchronisation";
-}
+static const char *sync_hint(const sx *x) { return x->k->G == 1 ? "T.sync_threads()" : "synchronisation"; }
 
 static bool check_written(sx *x, const sx_buf *sb, int64_t off, const sx_byte *s, int t) {
   if (s->w_clk >= x->k->base) return true;
@@ -114,11 +112,11 @@ static bool check_raw(sx *x, const sx_buf *sb, int64_t off, const sx_byte *s, in
                    "data race on shared memory: thread %d reads %s, written by the %s of "
                    "thread %d before a wait observed its mbarrier '%s'[%lld] complete phase %u "
                    "(T.ptx_mbarrier_wait)",
-                   t, what, s->w_grp == SX_GRP_TMA ? "T.ptx_tma_load" : "T.ptx_cp_async_bulk", s->w_thr,
-                   mb->b->name, (long long)mb->el, s->w_clk - x->k->base - 1);
+                   t, what, s->w_grp == SX_GRP_TMA ? "T.ptx_tma_load" : "T.ptx_cp_async_bulk", s->w_thr, mb->b->name,
+                   (long long)mb->el, s->w_clk - x->k->base - 1);
   }
-  return sx_fail(x, "data race on shared memory: thread %d reads %s, written by thread %d with no %s in between",
-                 t, what, s->w_thr, sync_hint(x));
+  return sx_fail(x, "data race on shared memory: thread %d reads %s, written by thread %d with no %s in between", t,
+                 what, s->w_thr, sync_hint(x));
 }
 
 static void record_read(sx *x, int64_t byte, int t) {
@@ -211,8 +209,8 @@ static bool check_war(sx *x, const sx_buf *sb, int64_t off, int64_t byte, int t,
                    "data race on shared memory: thread %d writes %s, which other threads read with "
                    "no %s in between",
                    t, what, sync_hint(x));
-  return sx_fail(x, "data race on shared memory: thread %d writes %s, which thread %d read with no %s in between",
-                 t, what, r->thr, sync_hint(x));
+  return sx_fail(x, "data race on shared memory: thread %d writes %s, which thread %d read with no %s in between", t,
+                 what, r->thr, sync_hint(x));
 }
 
 /* A write of bytes [byte, byte + n) that a bulk store not yet waited for may still read. */
@@ -236,8 +234,8 @@ static bool check_pending_cp_async(sx *x, const sx_buf *sb, int64_t off, const s
   if (s->w_clk < x->k->base || s->w_grp < 0 || s->w_grp < x->k->async[s->w_thr].completed) return true;
   char what[160];
   describe_byte(sb, off, what, sizeof what);
-  return sx_fail(x, "thread %d writes %s while a cp.async of thread %d (group %d) to it is still pending", t,
-                 what, s->w_thr, s->w_grp);
+  return sx_fail(x, "thread %d writes %s while a cp.async of thread %d (group %d) to it is still pending", t, what,
+                 s->w_thr, s->w_grp);
 }
 
 bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t group) {
@@ -253,8 +251,7 @@ bool sx_smem_write(sx *x, const sx_buf *sb, int64_t off, int n, int t, int32_t g
     sx_byte *s = &k->sstate[byte];
     bool fast = war_ordered(k, byte, t, vc, x->g, &g_unused) &&
                 (s->w_grp < 0 || s->w_clk < k->base || s->w_grp < k->async[s->w_thr].completed);
-    if (!fast &&
-        (!check_war(x, sb, off + i, byte, t, vc, x->g) || !check_pending_cp_async(x, sb, off + i, s, t)))
+    if (!fast && (!check_war(x, sb, off + i, byte, t, vc, x->g) || !check_pending_cp_async(x, sb, off + i, s, t)))
       return false;
     s->w_clk = vc[x->g];
     s->w_unit = (int16_t)x->g;

@@ -47,10 +47,10 @@ enum { SX_G_READY, SX_G_BLOCKED, SX_G_DONE };
 typedef struct sx_gang {
   sx x;
   ucontext_t uc;
-  void *stack;        /* SX_STACK bytes, the lowest page a guard */
+  void *stack; /* SX_STACK bytes, the lowest page a guard */
   int state;
-  int wait_kind;      /* SX_WAIT_* */
-  int wait_id;        /* barrier id, or mbarrier index */
+  int wait_kind; /* SX_WAIT_* */
+  int wait_id;   /* barrier id, or mbarrier index */
   int wait_parity;
   const tl_stmt *wait_at;
 } sx_gang;
@@ -203,16 +203,16 @@ static void loc_text(const tl_stmt *at, char *buf, size_t n) {
 static void describe_wait(const sx_blk *k, const sx_gang *g, char *buf, size_t n) {
   if (g->wait_kind == SX_WAIT_BAR) {
     const sx_nbar *b = &k->nbar[g->wait_id];
-    snprintf(buf, n, "barrier %d (%s%d threads, %d arrived)", g->wait_id,
-             g->wait_id == 0 ? "T.sync_threads(), " : "", b->expected, b->arrived);
+    snprintf(buf, n, "barrier %d (%s%d threads, %d arrived)", g->wait_id, g->wait_id == 0 ? "T.sync_threads(), " : "",
+             b->expected, b->arrived);
     return;
   }
   const sx_mbar *m = &k->mb[g->wait_id];
   snprintf(buf, n,
            "mbarrier '%s'[%lld] (shared byte offset %lld) for the phase of parity %d to complete (phase %u "
            "in progress, parity %u: %d of %d arrivals pending, tx-count %lld)",
-           m->b->name, (long long)m->el, (long long)m->addr, g->wait_parity & 1, m->phase, m->phase & 1,
-           m->pending, m->expected, (long long)m->tx);
+           m->b->name, (long long)m->el, (long long)m->addr, g->wait_parity & 1, m->phase, m->phase & 1, m->pending,
+           m->expected, (long long)m->tx);
 }
 
 static void report_deadlock(struct sx_sched *s, sx_blk *k) {
@@ -231,8 +231,8 @@ static void report_deadlock(struct sx_sched *s, sx_blk *k) {
     if (!first) first = g;
     describe_wait(k, g, part, sizeof part);
     loc_text(g->wait_at, where, sizeof where);
-    len += (size_t)snprintf(msg + len, sizeof msg - len, " warp %d (threads %d-%d) at %s waits on %s;", i,
-                            gx->tbase, gx->tbase + gx->T - 1, where, part);
+    len += (size_t)snprintf(msg + len, sizeof msg - len, " warp %d (threads %d-%d) at %s waits on %s;", i, gx->tbase,
+                            gx->tbase + gx->T - 1, where, part);
   }
   if (len >= sizeof msg) len = sizeof msg - 1;
   if (len && msg[len - 1] == ';') msg[len - 1] = 0;
@@ -242,8 +242,7 @@ static void report_deadlock(struct sx_sched *s, sx_blk *k) {
            (long long)x->block[2]);
   for (int i = 0; i < s->G; i++) {
     const sx_gang *g = &s->gang[i];
-    if (g->state != SX_G_DONE && g != first && g->wait_at)
-      tl_note(x->d, g->wait_at->loc, "warp %d waits here", i);
+    if (g->state != SX_G_DONE && g != first && g->wait_at) tl_note(x->d, g->wait_at->loc, "warp %d waits here", i);
   }
   x->failed = true;
 }
@@ -276,8 +275,7 @@ bool sx_sched_run_block(sx *root, const tl_stmt *kernel) {
   struct sx_sched *s = k->sched;
   bool seeded = root->schedule_seed != 0;
   s->kernel = kernel;
-  s->rng = (root->schedule_seed ^ (uint64_t)(root->block[0] * 7919 + root->block[1] * 104729 + root->block[2])) |
-           1;
+  s->rng = (root->schedule_seed ^ (uint64_t)(root->block[0] * 7919 + root->block[1] * 104729 + root->block[2])) | 1;
   tls_sched = s;
   for (int i = 0; i < s->G; i++) {
     sx_gang *g = &s->gang[i];

@@ -56,7 +56,9 @@ sx_buf *sx_buf_arg(sx *x, const tl_expr *e, int i, sx_space want, int eb, const 
   if (!sb) return NULL;
   if (sb->space != want) {
     sx_fail(x, "T.%s: buffer '%s' must be a %s buffer", name, a->u.buffer->name,
-            want == SX_LOCAL ? "local" : want == SX_SHARED ? "shared" : "global");
+            want == SX_LOCAL    ? "local"
+            : want == SX_SHARED ? "shared"
+                                : "global");
     return NULL;
   }
   if (eb && sb->eb != eb) {
@@ -78,8 +80,8 @@ bool sx_const_arg(sx *x, const tl_expr *e, int i, int64_t *v) {
 
 bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, const char *what) {
   if (off < 0 || off + n > sb->elems)
-    return sx_fail(x, "%s: elements %lld..%lld of local buffer '%s' (size %lld) are out of bounds in thread %d",
-                   what, (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, x->tbase + t);
+    return sx_fail(x, "%s: elements %lld..%lld of local buffer '%s' (size %lld) are out of bounds in thread %d", what,
+                   (long long)off, (long long)(off + n - 1), sb->b->name, (long long)sb->elems, x->tbase + t);
   return true;
 }
 
@@ -100,8 +102,8 @@ static bool matrix_args(sx *x, const tl_expr *e, const uint8_t *mask, bool store
   if (e->u.call.n != 6) return sx_fail(x, "T.ptx_%s takes 6 arguments", op);
   int si = store ? 0 : 2, ri = store ? 2 : 0;
   a->sh = sx_buf_arg(x, e, si, SX_SHARED, 2, store ? "the shared destination" : "the shared source");
-  a->reg = a->sh ? sx_buf_arg(x, e, ri, SX_LOCAL, 2, store ? "the source registers" : "the destination registers")
-                 : NULL;
+  a->reg =
+      a->sh ? sx_buf_arg(x, e, ri, SX_LOCAL, 2, store ? "the source registers" : "the destination registers") : NULL;
   if (!a->reg || !sx_const_arg(x, e, 4, &a->num) || !sx_const_arg(x, e, 5, &a->trans)) return false;
   if (a->num != 1 && a->num != 2 && a->num != 4)
     return sx_fail(x, "T.ptx_%s: num must be 1, 2 or 4, not %lld", op, (long long)a->num);
@@ -207,8 +209,8 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
   bool f16in = a->et.code == TL_TYPE_FLOAT && a->et.bits == 16;
   bool bf16in = a->et.code == TL_TYPE_BFLOAT && a->et.bits == 16;
   if ((!f16in && !bf16in) || !tl_dtype_eq(a->et, b->et))
-    return sx_fail(x, "T.ptx_mma: A and B must both be float16 or both bfloat16 (got %s and %s)",
-                   tl_dtype_name(a->et), tl_dtype_name(b->et));
+    return sx_fail(x, "T.ptx_mma: A and B must both be float16 or both bfloat16 (got %s and %s)", tl_dtype_name(a->et),
+                   tl_dtype_name(b->et));
   bool c32 = c->et.code == TL_TYPE_FLOAT && c->et.bits == 32;
   bool c16 = c->et.code == TL_TYPE_FLOAT && c->et.bits == 16;
   if (!c32 && !(c16 && f16in))
@@ -216,8 +218,7 @@ static bool do_mma(sx *x, const tl_expr *e, const uint8_t *mask) {
                    tl_dtype_name(a->et));
   tl_mma_info mi = tl_mma_info_of(a->et, c->et);
   if (mi.kind != TL_MMA_KIND_F16)
-    return sx_fail(x, "T.ptx_mma: A %s and C %s are not an mma.sync form", tl_dtype_name(a->et),
-                   tl_dtype_name(c->et));
+    return sx_fail(x, "T.ptx_mma: A %s and C %s are not an mma.sync form", tl_dtype_name(a->et), tl_dtype_name(c->et));
   return sx_mma_warps(x, e, mask, a, b, c, &mi); /* simt_mma.c */
 }
 
@@ -241,8 +242,10 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
     if (!mask[t]) continue;
     int64_t d = doff.v[t].i;
     if (d < 0 || d > dst->elems || d * dst->eb + bytes > dst->elems * dst->eb)
-      return sx_fail(x, "out-of-bounds cp.async into shared buffer '%s': %lld bytes at element %lld of %lld "
-                     "in thread %d", dst->b->name, (long long)bytes, (long long)d, (long long)dst->elems, x->tbase + t);
+      return sx_fail(x,
+                     "out-of-bounds cp.async into shared buffer '%s': %lld bytes at element %lld of %lld "
+                     "in thread %d",
+                     dst->b->name, (long long)bytes, (long long)d, (long long)dst->elems, x->tbase + t);
     int64_t db = d * dst->eb;
     if ((dst->base + db) % bytes)
       return sx_fail(x, "misaligned %lld-byte cp.async into shared buffer '%s' at element %lld in thread %d",
@@ -251,8 +254,10 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
     int64_t s = soff.v[t].i, sbyte = 0;
     if (p) {
       if (s < 0 || s > src->elems || s * src->eb + bytes > src->elems * src->eb)
-        return sx_fail(x, "out-of-bounds cp.async from global buffer '%s': %lld bytes at element %lld of %lld "
-                       "in thread %d", src->b->name, (long long)bytes, (long long)s, (long long)src->elems, x->tbase + t);
+        return sx_fail(x,
+                       "out-of-bounds cp.async from global buffer '%s': %lld bytes at element %lld of %lld "
+                       "in thread %d",
+                       src->b->name, (long long)bytes, (long long)s, (long long)src->elems, x->tbase + t);
       sbyte = s * src->eb;
       if (sbyte % bytes)
         return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
@@ -313,19 +318,17 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
   tl_expr *const *args = e->u.call.args;
   bool sync = op == TL_INTRIN_SHFL_SYNC;
   int first = sync ? 1 : 0;
-  if (n < first + 2 || n > first + 3)
-    return sx_fail(x, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
+  if (n < first + 2 || n > first + 3) return sx_fail(x, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
   tl_dtype t = e->dtype;
   if (t.lanes != 1 || t.code == TL_TYPE_HANDLE)
     return sx_fail(x, "T.%s needs a scalar value, not %s", name, tl_dtype_name(t));
   int64_t width = 32;
-  if (n == first + 3 && (!tl_expr_is_const_int(args[first + 2], &width) || width < 1 || width > 32 ||
-                         (width & (width - 1))))
+  if (n == first + 3 &&
+      (!tl_expr_is_const_int(args[first + 2], &width) || width < 1 || width > 32 || (width & (width - 1))))
     return sx_fail(x, "T.%s: width must be a constant power of two up to 32", name);
   sx_val mm, v, lane;
   if (sync && !sx_eval_as(x, args[0], TL_DT(TL_TYPE_UINT, 32), mask, &mm)) return false;
-  if (!sx_eval_as(x, args[first], t, mask, &v) || !sx_eval_as(x, args[first + 1], TL_INT32, mask, &lane))
-    return false;
+  if (!sx_eval_as(x, args[first], t, mask, &v) || !sx_eval_as(x, args[first + 1], TL_INT32, mask, &lane)) return false;
   if (!sync && !sx_full_warps(x, mask, name)) return false;
   out->t = t;
   out->v = sx_scratch(x, sizeof(sx_el) * (size_t)x->T);
@@ -348,10 +351,22 @@ bool sx_shuffle(sx *x, int op, const tl_expr *e, const uint8_t *mask, sx_val *ou
     int64_t maxl = (l & segmask) | (clamp & ~segmask), minl = l & segmask, j;
     bool pval;
     switch (op) {
-    case TL_INTRIN_SHFL_UP: j = l - b; pval = j >= maxl; break;
-    case TL_INTRIN_SHFL_DOWN: j = l + b; pval = j <= maxl; break;
-    case TL_INTRIN_SHFL_XOR: j = l ^ b; pval = j <= maxl; break;
-    default: j = minl | (b & ~segmask); pval = j <= maxl; break;
+    case TL_INTRIN_SHFL_UP:
+      j = l - b;
+      pval = j >= maxl;
+      break;
+    case TL_INTRIN_SHFL_DOWN:
+      j = l + b;
+      pval = j <= maxl;
+      break;
+    case TL_INTRIN_SHFL_XOR:
+      j = l ^ b;
+      pval = j <= maxl;
+      break;
+    default:
+      j = minl | (b & ~segmask);
+      pval = j <= maxl;
+      break;
     }
     if (!pval) j = l;
     if (!((members >> j) & 1))

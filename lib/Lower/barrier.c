@@ -38,7 +38,7 @@
 typedef struct access {
   const tl_buffer *buf;
   bool write;
-  int ndim;              /* 0: the whole buffer (unknown part) */
+  int ndim; /* 0: the whole buffer (unknown part) */
   tl_expr *const *min;
   tl_expr *const *ext;
 } access;
@@ -64,11 +64,26 @@ static const tl_expr *split_const(const tl_expr *e, int64_t *c) {
   *c = 0;
   for (int guard = 0; e && guard < 64; guard++) {
     int64_t k;
-    if (e->kind == TL_EXPR_INT) { *c += e->u.ival; return NULL; }
+    if (e->kind == TL_EXPR_INT) {
+      *c += e->u.ival;
+      return NULL;
+    }
     if (e->kind != TL_EXPR_BINARY) return e;
-    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.b, &k)) { *c += k; e = e->u.bin.a; continue; }
-    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.a, &k)) { *c += k; e = e->u.bin.b; continue; }
-    if (e->u.bin.op == TL_OP_SUB && tl_expr_is_const_int(e->u.bin.b, &k)) { *c -= k; e = e->u.bin.a; continue; }
+    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.b, &k)) {
+      *c += k;
+      e = e->u.bin.a;
+      continue;
+    }
+    if (e->u.bin.op == TL_OP_ADD && tl_expr_is_const_int(e->u.bin.a, &k)) {
+      *c += k;
+      e = e->u.bin.b;
+      continue;
+    }
+    if (e->u.bin.op == TL_OP_SUB && tl_expr_is_const_int(e->u.bin.b, &k)) {
+      *c -= k;
+      e = e->u.bin.a;
+      continue;
+    }
     return e;
   }
   return e;
@@ -123,7 +138,10 @@ static bool set_has(const access_set *s, const access *a) {
 
 static bool set_add(br_state *st, access_set *s, const access *a) {
   if (set_has(s, a)) return true;
-  if (!tl_vec_push(s, *a)) { st->oom = true; return false; }
+  if (!tl_vec_push(s, *a)) {
+    st->oom = true;
+    return false;
+  }
   return true;
 }
 
@@ -154,16 +172,26 @@ static bool conflicts(const access_set *pending, const access_set *acc) {
 static void sum_load(br_state *st, const tl_buffer *b, int n, tl_expr *const *idx, bool write, access_set *out) {
   if (!is_shared(b)) return;
   tl_expr **ext = tl_arena_alloc(&st->m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
-  if (!ext) { st->oom = true; return; }
+  if (!ext) {
+    st->oom = true;
+    return;
+  }
   for (int k = 0; k < n; k++)
-    if (!(ext[k] = tl_lo_int(st->m, b->loc, 1))) { st->oom = true; return; }
+    if (!(ext[k] = tl_lo_int(st->m, b->loc, 1))) {
+      st->oom = true;
+      return;
+    }
   access a = {b, write, n, idx, ext};
   set_add(st, out, &a);
 }
 
 /* The shared accesses of a statement or expression tree, gathered by a
  * tl_visitor (pre-order; every node, nesting limit TL_VISIT_MAX_DEPTH). */
-typedef struct sum_visit { tl_visitor v; br_state *st; access_set *out; } sum_visit;
+typedef struct sum_visit {
+  tl_visitor v;
+  br_state *st;
+  access_set *out;
+} sum_visit;
 
 static void sum_on_expr(tl_visitor *v, const tl_expr *e) {
   sum_visit *u = (sum_visit *)v;
@@ -187,8 +215,8 @@ static void sum_on_stmt(tl_visitor *v, const tl_stmt *s) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !is_shared(o->region.buffer)) continue;
     const tl_region *r = &o->region;
-    access a = {r->buffer, tl_tile_ops[s->u.tile.op].written == i, r->min && r->extent ? r->ndim : 0,
-                r->min, r->extent};
+    access a = {r->buffer, tl_tile_ops[s->u.tile.op].written == i, r->min && r->extent ? r->ndim : 0, r->min,
+                r->extent};
     set_add(u->st, u->out, &a);
     if (s->u.tile.op == TL_TILE_GEMM && i == 2) { /* C is read too */
       a.write = false;
@@ -215,17 +243,17 @@ static void sum_expr(br_state *st, const tl_expr *e, access_set *out) {
 static bool per_thread_node(const tl_expr *e, void *user) {
   const br_state *st = user;
   switch (e->kind) {
-    case TL_EXPR_LOAD: {
-      tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
-      return sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer);
-    }
-    case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
-    case TL_EXPR_VAR:
-      if (e->u.var && e->u.var->kind == TL_VAR_LET)
-        for (size_t i = 0; i < st->thread_lets.len; i++)
-          if (st->thread_lets.data[i] == e->u.var) return true;
-      return e->u.var && e->u.var->kind == TL_VAR_THREAD;
-    default: return false;
+  case TL_EXPR_LOAD: {
+    tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
+    return sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer);
+  }
+  case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
+  case TL_EXPR_VAR:
+    if (e->u.var && e->u.var->kind == TL_VAR_LET)
+      for (size_t i = 0; i < st->thread_lets.len; i++)
+        if (st->thread_lets.data[i] == e->u.var) return true;
+    return e->u.var && e->u.var->kind == TL_VAR_THREAD;
+  default: return false;
   }
 }
 
@@ -272,7 +300,8 @@ static tl_stmt *walk_seq(br_state *st, tl_stmt *s, access_set *pending, int dept
     tl_stmt *y = walk(st, x, pending, depth + 1);
     if (!y) break;
     /* flatten a barrier-prefixed leaf into this list */
-    if (y != x && y->kind == TL_STMT_SEQ && y->u.seq.n == 2 && is_sync(st, y->u.seq.stmts[0]) && x->kind != TL_STMT_SEQ) {
+    if (y != x && y->kind == TL_STMT_SEQ && y->u.seq.n == 2 && is_sync(st, y->u.seq.stmts[0]) &&
+        x->kind != TL_STMT_SEQ) {
       if (!tl_vec_push(&out, y->u.seq.stmts[0]) || !tl_vec_push(&out, y->u.seq.stmts[1])) st->oom = true;
     } else if (!tl_vec_push(&out, y)) {
       st->oom = true;
@@ -301,9 +330,15 @@ static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int dep
   bool stable = false;
   for (int round = 0; round < 4 && !stable && !st->oom; round++) {
     access_set cur = {0};
-    if (!set_union(st, &cur, &in)) { tl_vec_free(&cur); break; }
+    if (!set_union(st, &cur, &in)) {
+      tl_vec_free(&cur);
+      break;
+    }
     body = walk(st, s->u.loop.body, &cur, depth + 1);
-    if (!body) { tl_vec_free(&cur); break; }
+    if (!body) {
+      tl_vec_free(&cur);
+      break;
+    }
     /* next round: what may be pending when the body starts again */
     access_set next = {0};
     set_union(st, &next, &entry);
@@ -338,7 +373,10 @@ out:
     return NULL;
   }
   tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_FOR);
-  if (!r) { st->oom = true; return NULL; }
+  if (!r) {
+    st->oom = true;
+    return NULL;
+  }
   *r = *s;
   r->u.loop.body = body;
   return r;
@@ -348,57 +386,64 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   if (!s) return NULL;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ: return walk_seq(st, s, pending, depth);
-    case TL_STMT_KERNEL: {
-      tl_stmt *b = walk(st, s->u.kernel.body, pending, depth + 1);
-      if (!b) return NULL;
-      tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_KERNEL);
-      if (!r) { st->oom = true; return NULL; }
-      *r = *s;
-      r->u.kernel.body = b;
-      return r;
+  case TL_STMT_SEQ: return walk_seq(st, s, pending, depth);
+  case TL_STMT_KERNEL: {
+    tl_stmt *b = walk(st, s->u.kernel.body, pending, depth + 1);
+    if (!b) return NULL;
+    tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_KERNEL);
+    if (!r) {
+      st->oom = true;
+      return NULL;
     }
-    case TL_STMT_FOR:
-      if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
-      return walk_loop(st, s, pending, depth);
-    case TL_STMT_IF: {
-      if (per_thread(st, s->u.ifs.cond)) return leaf(st, s, pending);
-      access_set cond = {0}, pe = {0};
-      sum_expr(st, s->u.ifs.cond, &cond);
-      tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
-      if (!r) { st->oom = true; tl_vec_free(&cond); return NULL; }
-      *r = *s;
-      if (conflicts(pending, &cond)) { /* the condition itself reads pending data */
-        tl_stmt *sy = sync_stmt(st, s->loc);
-        pending->len = 0;
-        set_union(st, pending, &cond);
-        tl_vec_free(&cond);
-        if (!sy) return NULL;
-        tl_stmt *inner = walk(st, s, pending, depth + 1);
-        tl_stmt *two[2] = {sy, inner};
-        return inner ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
-      }
+    *r = *s;
+    r->u.kernel.body = b;
+    return r;
+  }
+  case TL_STMT_FOR:
+    if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
+    return walk_loop(st, s, pending, depth);
+  case TL_STMT_IF: {
+    if (per_thread(st, s->u.ifs.cond)) return leaf(st, s, pending);
+    access_set cond = {0}, pe = {0};
+    sum_expr(st, s->u.ifs.cond, &cond);
+    tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_IF);
+    if (!r) {
+      st->oom = true;
+      tl_vec_free(&cond);
+      return NULL;
+    }
+    *r = *s;
+    if (conflicts(pending, &cond)) { /* the condition itself reads pending data */
+      tl_stmt *sy = sync_stmt(st, s->loc);
+      pending->len = 0;
       set_union(st, pending, &cond);
       tl_vec_free(&cond);
-      set_union(st, &pe, pending);
-      r->u.ifs.then_s = walk(st, s->u.ifs.then_s, pending, depth + 1);
-      if (s->u.ifs.else_s) r->u.ifs.else_s = walk(st, s->u.ifs.else_s, &pe, depth + 1);
-      set_union(st, pending, &pe);
-      tl_vec_free(&pe);
-      if (!r->u.ifs.then_s || (s->u.ifs.else_s && !r->u.ifs.else_s)) return NULL;
-      return r;
+      if (!sy) return NULL;
+      tl_stmt *inner = walk(st, s, pending, depth + 1);
+      tl_stmt *two[2] = {sy, inner};
+      return inner ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
     }
-    case TL_STMT_EVAL:
-      if (is_sync(st, s)) {
-        pending->len = 0;
-        return s;
-      }
-      return leaf(st, s, pending);
-    case TL_STMT_ALLOC: return s;
-    case TL_STMT_LET:
-      if (per_thread(st, s->u.let.value) && !tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
-      return leaf(st, s, pending);
-    default: return leaf(st, s, pending);
+    set_union(st, pending, &cond);
+    tl_vec_free(&cond);
+    set_union(st, &pe, pending);
+    r->u.ifs.then_s = walk(st, s->u.ifs.then_s, pending, depth + 1);
+    if (s->u.ifs.else_s) r->u.ifs.else_s = walk(st, s->u.ifs.else_s, &pe, depth + 1);
+    set_union(st, pending, &pe);
+    tl_vec_free(&pe);
+    if (!r->u.ifs.then_s || (s->u.ifs.else_s && !r->u.ifs.else_s)) return NULL;
+    return r;
+  }
+  case TL_STMT_EVAL:
+    if (is_sync(st, s)) {
+      pending->len = 0;
+      return s;
+    }
+    return leaf(st, s, pending);
+  case TL_STMT_ALLOC: return s;
+  case TL_STMT_LET:
+    if (per_thread(st, s->u.let.value) && !tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
+    return leaf(st, s, pending);
+  default: return leaf(st, s, pending);
   }
 }
 

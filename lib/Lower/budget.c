@@ -38,11 +38,14 @@
 
 #define BUDGET_MAX_DEPTH 2000
 
-typedef struct budget_buf { const tl_buffer *b; int64_t regs; } budget_buf;
+typedef struct budget_buf {
+  const tl_buffer *b;
+  int64_t regs;
+} budget_buf;
 
 typedef struct budget_state {
-  TL_VEC(budget_buf) bufs;          /* per-thread buffers of the kernel */
-  const tl_stmt *worst_loop;        /* unrolled loop of the largest expansion */
+  TL_VEC(budget_buf) bufs;   /* per-thread buffers of the kernel */
+  const tl_stmt *worst_loop; /* unrolled loop of the largest expansion */
   int64_t worst_count;
   bool oom;
 } budget_state;
@@ -79,7 +82,10 @@ static int64_t buffer_regs(const tl_buffer *b) {
 
 /* Loads and calls of an expression or leaf statement: each is an
  * instruction (a memory access, an intrinsic) besides the statement's own. */
-typedef struct access_count { tl_visitor v; int64_t n; } access_count;
+typedef struct access_count {
+  tl_visitor v;
+  int64_t n;
+} access_count;
 static void count_access(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_LOAD || e->kind == TL_EXPR_CALL) ((access_count *)v)->n++;
 }
@@ -122,7 +128,8 @@ static int64_t unrolled(budget_state *st, const tl_stmt *s, int depth) {
     return 1;
   }
   case TL_STMT_IF:
-    return sat_add(leaf_cost(NULL, s->u.ifs.cond), sat_add(unrolled(st, s->u.ifs.then_s, depth + 1), unrolled(st, s->u.ifs.else_s, depth + 1)));
+    return sat_add(leaf_cost(NULL, s->u.ifs.cond),
+                   sat_add(unrolled(st, s->u.ifs.then_s, depth + 1), unrolled(st, s->u.ifs.else_s, depth + 1)));
   case TL_STMT_STORE:
   case TL_STMT_LET:
   case TL_STMT_EVAL: return leaf_cost(s, NULL);

@@ -55,7 +55,9 @@ static const tl_expr *strip_casts(const tl_expr *e) {
 static void check_reducer_store(cs_state *st, const tl_stmt *s) {
   const tl_buffer *b = s->u.store.buffer;
   if (!b || !b->reducer) return;
-  static const char *const ops[] = {"?", "sum", "max", "min"}, *const forms[] = {"?", "R[...] += x", "R[...] = T.max(R[...], x)", "R[...] = T.min(R[...], x)"};
+  static const char *const ops[] = {"?", "sum", "max", "min"}, *const forms[] = {"?", "R[...] += x",
+                                                                                 "R[...] = T.max(R[...], x)",
+                                                                                 "R[...] = T.min(R[...], x)"};
   tl_binop want = b->reducer == TL_REDUCER_SUM ? TL_OP_ADD : b->reducer == TL_REDUCER_MAX ? TL_OP_MAX : TL_OP_MIN;
   const tl_expr *v = strip_casts(s->u.store.value);
   bool ok = false;
@@ -110,77 +112,73 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   if (!s) return;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) check(st, s->u.seq.stmts[i], in_parallel, depth + 1);
-      return;
-    case TL_STMT_FOR:
-      if (s->u.loop.kind == TL_LOOP_PARALLEL && in_parallel) {
-        tl_error(st->d, s->loc, "T.Parallel nested in a T.Parallel is not lowered yet");
-        st->errors++;
-        return;
-      }
-      check(st, s->u.loop.body, in_parallel || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
-      return;
-    case TL_STMT_KERNEL: {
-      int64_t t = 0;
-      if (!tl_expr_is_const_int(s->u.kernel.threads, &t) || t < 1 || t > 1024) {
-        tl_error(st->d, s->u.kernel.threads ? s->u.kernel.threads->loc : s->loc,
-                 "T.Kernel with a non-constant thread count is not lowered yet");
-        st->errors++;
-      }
-      check(st, s->u.kernel.body, in_parallel, depth + 1);
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) check(st, s->u.seq.stmts[i], in_parallel, depth + 1);
+    return;
+  case TL_STMT_FOR:
+    if (s->u.loop.kind == TL_LOOP_PARALLEL && in_parallel) {
+      tl_error(st->d, s->loc, "T.Parallel nested in a T.Parallel is not lowered yet");
+      st->errors++;
       return;
     }
-    case TL_STMT_IF:
-      check(st, s->u.ifs.then_s, in_parallel, depth + 1);
-      check(st, s->u.ifs.else_s, in_parallel, depth + 1);
-      return;
-    case TL_STMT_TILE: {
-      int op = s->u.tile.op;
-      const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
-      if (in_parallel && tl_tile_atomic_intrin(op, NULL) < 0) {
-        tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
-        st->errors++;
-        return;
-      }
-      switch (op) {
-        case TL_TILE_COPY:
-        case TL_TILE_ASYNC_COPY:
-        case TL_TILE_FILL: check_reducer_fill(st, s); return;
-        case TL_TILE_CLEAR: return; /* any scopes, shared included (lower_shared_copy.c) */
-        case TL_TILE_FINALIZE_REDUCER: return; /* lower_reduce.c */
-        case TL_TILE_USE_SWIZZLE: return;
-        case TL_TILE_ATOMIC_ADD:
-        case TL_TILE_ATOMIC_MAX:
-        case TL_TILE_ATOMIC_MIN:
-        case TL_TILE_ATOMIC_ADDX2:
-        case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
-        case TL_TILE_GEMM: /* forms and tiles checked by layout inference */
-          check_gemm_target(st, s);
-          return;
-        case TL_TILE_REDUCE_MAX:
-        case TL_TILE_REDUCE_MIN:
-        case TL_TILE_REDUCE_SUM:
-        case TL_TILE_REDUCE_ABSSUM:
-        case TL_TILE_REDUCE_ABSMAX: /* lower_reduce.c */
-          check_reduce_scopes(st, s, name);
-          return;
-        default:
-          tl_error(st->d, s->loc, "T.%s is not lowered yet", name);
-          st->errors++;
-          return;
-      }
+    check(st, s->u.loop.body, in_parallel || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
+    return;
+  case TL_STMT_KERNEL: {
+    int64_t t = 0;
+    if (!tl_expr_is_const_int(s->u.kernel.threads, &t) || t < 1 || t > 1024) {
+      tl_error(st->d, s->u.kernel.threads ? s->u.kernel.threads->loc : s->loc,
+               "T.Kernel with a non-constant thread count is not lowered yet");
+      st->errors++;
     }
-    case TL_STMT_ALLOC:
-      if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL && !s->u.alloc.buffer->zero_per_launch) {
-        tl_error(st->d, s->loc, "T.alloc_buffer with scope \"global\" (a kernel workspace) is not lowered yet");
-        st->errors++;
-      }
+    check(st, s->u.kernel.body, in_parallel, depth + 1);
+    return;
+  }
+  case TL_STMT_IF:
+    check(st, s->u.ifs.then_s, in_parallel, depth + 1);
+    check(st, s->u.ifs.else_s, in_parallel, depth + 1);
+    return;
+  case TL_STMT_TILE: {
+    int op = s->u.tile.op;
+    const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
+    if (in_parallel && tl_tile_atomic_intrin(op, NULL) < 0) {
+      tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
+      st->errors++;
       return;
-    case TL_STMT_STORE:
-      if (in_parallel) check_reducer_store(st, s);
+    }
+    switch (op) {
+    case TL_TILE_COPY:
+    case TL_TILE_ASYNC_COPY:
+    case TL_TILE_FILL: check_reducer_fill(st, s); return;
+    case TL_TILE_CLEAR: return;            /* any scopes, shared included (lower_shared_copy.c) */
+    case TL_TILE_FINALIZE_REDUCER: return; /* lower_reduce.c */
+    case TL_TILE_USE_SWIZZLE: return;
+    case TL_TILE_ATOMIC_ADD:
+    case TL_TILE_ATOMIC_MAX:
+    case TL_TILE_ATOMIC_MIN:
+    case TL_TILE_ATOMIC_ADDX2:
+    case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
+    case TL_TILE_GEMM: /* forms and tiles checked by layout inference */ check_gemm_target(st, s); return;
+    case TL_TILE_REDUCE_MAX:
+    case TL_TILE_REDUCE_MIN:
+    case TL_TILE_REDUCE_SUM:
+    case TL_TILE_REDUCE_ABSSUM:
+    case TL_TILE_REDUCE_ABSMAX: /* lower_reduce.c */ check_reduce_scopes(st, s, name); return;
+    default:
+      tl_error(st->d, s->loc, "T.%s is not lowered yet", name);
+      st->errors++;
       return;
-    default: return;
+    }
+  }
+  case TL_STMT_ALLOC:
+    if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL && !s->u.alloc.buffer->zero_per_launch) {
+      tl_error(st->d, s->loc, "T.alloc_buffer with scope \"global\" (a kernel workspace) is not lowered yet");
+      st->errors++;
+    }
+    return;
+  case TL_STMT_STORE:
+    if (in_parallel) check_reducer_store(st, s);
+    return;
+  default: return;
   }
 }
 

@@ -28,8 +28,8 @@ void tl_mma_c_lane(int64_t r, int64_t c, int64_t *lane, int64_t *idx) {
 }
 
 /* ------------------------------------------------------- warp partition */
-bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps,
-                            int64_t *warp_m, int64_t *warp_n, const char **msg) {
+bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps, int64_t *warp_m,
+                            int64_t *warp_n, const char **msg) {
   int64_t best_m = 0, best_n = 0;
   /* Square score |n - 2m| / m compared exactly as |n1-2m1|*m2 vs |n2-2m2|*m1. */
   for (int64_t wm = 1; nwarps > 0 && wm <= nwarps; wm++) {
@@ -41,15 +41,15 @@ bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, in
       continue;
     }
     switch (policy) {
-      case TL_POLICY_FULL_ROW: best_m = wm, best_n = wn; break; /* increasing m */
-      case TL_POLICY_FULL_COL: break;                           /* first = largest n */
-      default: {
-        int64_t a = wn - 2 * wm, b = best_n - 2 * best_m;
-        if (a < 0) a = -a;
-        if (b < 0) b = -b;
-        if (a * best_m < b * wm) best_m = wm, best_n = wn; /* strict: ties keep smaller m */
-        break;
-      }
+    case TL_POLICY_FULL_ROW: best_m = wm, best_n = wn; break; /* increasing m */
+    case TL_POLICY_FULL_COL: break;                           /* first = largest n */
+    default: {
+      int64_t a = wn - 2 * wm, b = best_n - 2 * best_m;
+      if (a < 0) a = -a;
+      if (b < 0) b = -b;
+      if (a * best_m < b * wm) best_m = wm, best_n = wn; /* strict: ties keep smaller m */
+      break;
+    }
     }
   }
   if (best_m) {
@@ -68,11 +68,11 @@ bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, in
       if (nwarps % wm != 0) continue;
       int64_t wn = nwarps / wm;
       if (bm % (16 * wm) != 0)
-        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
-                               (long long)wn, (long long)bm, (long long)(16 * wm), (long long)(bm % (16 * wm)));
+        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm, (long long)wn,
+                               (long long)bm, (long long)(16 * wm), (long long)(bm % (16 * wm)));
       else
-        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm,
-                               (long long)wn, (long long)bn, (long long)(8 * wn), (long long)(bn % (8 * wn)));
+        text = tl_arena_printf(&m->arena, "%s (%lld, %lld): %lld %% %lld = %lld;", text, (long long)wm, (long long)wn,
+                               (long long)bn, (long long)(8 * wn), (long long)(bn % (8 * wn)));
     }
     if (text) {
       size_t len = strlen(text);
@@ -84,8 +84,7 @@ bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, in
 }
 
 /* --------------------------------------------------------- the C layout */
-void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads, int64_t warp_m,
-                          int64_t warp_n) {
+void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads, int64_t warp_m, int64_t warp_n) {
   L->kind = TL_FRAG_MMA_C;
   L->ndim = 2;
   L->shape[0] = bm;
@@ -170,8 +169,8 @@ int64_t tl_rows_groups(int64_t rows, int64_t cols, int64_t threads, int64_t vec)
   return G;
 }
 
-void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads,
-                         int64_t vec, int64_t max_groups) {
+void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads, int64_t vec,
+                         int64_t max_groups) {
   if (vec < 1) vec = 1;
   while (vec > 1 && cols % vec != 0) vec /= 2;
   int64_t G = tl_rows_groups(rows, cols, threads, vec);
@@ -226,8 +225,7 @@ bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part) {
   const tl_frag_layout *s = D->src;
   if (part->kind == TL_FRAG_MMA_C && s->kind == TL_FRAG_MMA_C)
     return part->shape[0] == s->shape[0] && part->warp_m == s->warp_m;
-  if (part->kind == TL_FRAG_ROWS && s->kind == TL_FRAG_ROWS)
-    return part->rows == s->rows && part->groups == s->groups;
+  if (part->kind == TL_FRAG_ROWS && s->kind == TL_FRAG_ROWS) return part->rows == s->rows && part->groups == s->groups;
   return false;
 }
 
@@ -247,30 +245,33 @@ static void unflat(const tl_frag_layout *L, int64_t f, int64_t *idx) {
 void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, int64_t *reg) {
   int64_t f = flat_of(L, idx);
   switch (L->kind) {
-    case TL_FRAG_PLAN:
-      *tid = (f / L->vec) % L->threads;
-      *reg = (f / (L->vec * L->threads)) * L->vec + f % L->vec;
-      return;
-    case TL_FRAG_REPLICATED: *tid = 0; *reg = f; return;
-    case TL_FRAG_MMA_C: tl_mma_c_owner(L, idx[0], idx[1], tid, reg); return;
-    case TL_FRAG_ROWS: {
-      int64_t r = f / L->cols, c = f % L->cols, v = L->vec;
-      *tid = (r % L->groups) * L->group + (c / v) % L->group;
-      *reg = ((r / L->groups) * L->cvg + (c / v) / L->group) * v + c % v;
-      return;
+  case TL_FRAG_PLAN:
+    *tid = (f / L->vec) % L->threads;
+    *reg = (f / (L->vec * L->threads)) * L->vec + f % L->vec;
+    return;
+  case TL_FRAG_REPLICATED:
+    *tid = 0;
+    *reg = f;
+    return;
+  case TL_FRAG_MMA_C: tl_mma_c_owner(L, idx[0], idx[1], tid, reg); return;
+  case TL_FRAG_ROWS: {
+    int64_t r = f / L->cols, c = f % L->cols, v = L->vec;
+    *tid = (r % L->groups) * L->group + (c / v) % L->group;
+    *reg = ((r / L->groups) * L->cvg + (c / v) / L->group) * v + c % v;
+    return;
+  }
+  case TL_FRAG_REDUCER: {
+    const tl_frag_layout *s = L->src;
+    if (s->kind == TL_FRAG_MMA_C) {
+      int64_t WM = s->warp_tile_m;
+      *tid = 32 * (f / WM) + 4 * (f % 8);
+      *reg = (f % WM) / 8;
+    } else {
+      *tid = (f % s->groups) * s->group;
+      *reg = f / s->groups;
     }
-    case TL_FRAG_REDUCER: {
-      const tl_frag_layout *s = L->src;
-      if (s->kind == TL_FRAG_MMA_C) {
-        int64_t WM = s->warp_tile_m;
-        *tid = 32 * (f / WM) + 4 * (f % 8);
-        *reg = (f % WM) / 8;
-      } else {
-        *tid = (f % s->groups) * s->group;
-        *reg = f / s->groups;
-      }
-      return;
-    }
+    return;
+  }
   }
 }
 
@@ -283,8 +284,7 @@ bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int
   if (L->kind != TL_FRAG_REDUCER) return tid == t0;
   int64_t f = flat_of(L, idx);
   const tl_frag_layout *s = L->src;
-  if (s->kind == TL_FRAG_MMA_C)
-    return (tid / 32) % s->warp_m == f / s->warp_tile_m && (tid % 32) / 4 == f % 8;
+  if (s->kind == TL_FRAG_MMA_C) return (tid / 32) % s->warp_m == f / s->warp_tile_m && (tid % 32) / 4 == f % 8;
   return tid / s->group == f % s->groups;
 }
 
@@ -299,35 +299,32 @@ bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *
   if (reg < 0 || reg >= L->nregs || tid < 0 || tid >= L->threads) return false;
   int64_t f;
   switch (L->kind) {
-    case TL_FRAG_PLAN:
-      f = (reg / L->vec) * L->vec * L->threads + tid * L->vec + reg % L->vec;
-      if (f >= L->total) return false;
-      break;
-    case TL_FRAG_REPLICATED: return false;
-    case TL_FRAG_MMA_C: tl_mma_c_coords(L, tid, reg, &idx[0], &idx[1]); return true;
-    case TL_FRAG_ROWS: {
-      int64_t v = L->vec, q = reg / v;
-      int64_t r = (q / L->cvg) * L->groups + tid / L->group;
-      int64_t c = ((q % L->cvg) * L->group + tid % L->group) * v + reg % v;
-      if (r >= L->rows || c >= L->cols) return false;
-      f = r * L->cols + c;
-      break;
-    }
-    case TL_FRAG_REDUCER: {
-      const tl_frag_layout *s = L->src;
-      if (s->kind == TL_FRAG_MMA_C)
-        f = ((tid / 32) % s->warp_m) * s->warp_tile_m + 8 * reg + (tid % 32) / 4;
-      else
-        f = reg * s->groups + tid / s->group;
-      if (f >= L->total) return false;
-      break;
-    }
-    default: return false;
+  case TL_FRAG_PLAN:
+    f = (reg / L->vec) * L->vec * L->threads + tid * L->vec + reg % L->vec;
+    if (f >= L->total) return false;
+    break;
+  case TL_FRAG_REPLICATED: return false;
+  case TL_FRAG_MMA_C: tl_mma_c_coords(L, tid, reg, &idx[0], &idx[1]); return true;
+  case TL_FRAG_ROWS: {
+    int64_t v = L->vec, q = reg / v;
+    int64_t r = (q / L->cvg) * L->groups + tid / L->group;
+    int64_t c = ((q % L->cvg) * L->group + tid % L->group) * v + reg % v;
+    if (r >= L->rows || c >= L->cols) return false;
+    f = r * L->cols + c;
+    break;
+  }
+  case TL_FRAG_REDUCER: {
+    const tl_frag_layout *s = L->src;
+    if (s->kind == TL_FRAG_MMA_C) f = ((tid / 32) % s->warp_m) * s->warp_tile_m + 8 * reg + (tid % 32) / 4;
+    else f = reg * s->groups + tid / s->group;
+    if (f >= L->total) return false;
+    break;
+  }
+  default: return false;
   }
   unflat(L, f, idx);
   return true;
 }
-
 
 bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a == b) return true;
@@ -335,8 +332,7 @@ bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a->kind == TL_FRAG_MMA_C)
     return a->warp_m == b->warp_m && a->warp_n == b->warp_n && a->shape[0] == b->shape[0] &&
            a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
-  if (a->kind == TL_FRAG_ROWS)
-    return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
+  if (a->kind == TL_FRAG_ROWS) return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
   return true;
 }

@@ -80,10 +80,10 @@ typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL
 typedef struct tl_frag_layout {
   tl_frag_kind kind;
   int ndim;
-  int64_t *shape;       /* the fragment's original static shape */
-  int64_t total;        /* E */
-  int64_t threads, vec; /* PLAN only (REPLICATED: threads 1, vec 1) */
-  int64_t nvec, nregs;  /* per-thread vectors / registers */
+  int64_t *shape;                                   /* the fragment's original static shape */
+  int64_t total;                                    /* E */
+  int64_t threads, vec;                             /* PLAN only (REPLICATED: threads 1, vec 1) */
+  int64_t nvec, nregs;                              /* per-thread vectors / registers */
   int64_t warp_m, warp_n, warp_tile_m, warp_tile_n; /* MMA_C only */
   /* MMA_C only: the wgmma accumulator of a warpgroup that runs several m64
    * instructions (warp_specialize.c / lower_gemm.c).  Warp wm's m16 tile mi
@@ -92,10 +92,10 @@ typedef struct tl_frag_layout {
    * each, as wgmma's map requires) instead of the contiguous wm*WM + 16*mi
    * (tl_mma_c_row0).  Registers are numbered as in the contiguous case. */
   bool interleaved;
-  int64_t rows, cols, group, groups, rpt, cvg;      /* ROWS only: R, C, g, G, rpt, cvg */
-  const struct tl_frag_layout *src;                 /* REDUCER only: the 2-D layout reduced */
-  tl_loc set_at;        /* the op that decided the layout */
-  const char *set_by;   /* its spelling, e.g. "T.Parallel" */
+  int64_t rows, cols, group, groups, rpt, cvg; /* ROWS only: R, C, g, G, rpt, cvg */
+  const struct tl_frag_layout *src;            /* REDUCER only: the 2-D layout reduced */
+  tl_loc set_at;                               /* the op that decided the layout */
+  const char *set_by;                          /* its spelling, e.g. "T.Parallel" */
 } tl_frag_layout;
 
 static inline tl_frag_layout *tl_frag_layout_of(const tl_buffer *b) {
@@ -135,16 +135,15 @@ void tl_mma_c_lane(int64_t r, int64_t c, int64_t *lane, int64_t *idx);
  * policy (TL_POLICY_*); false when no pair covers the tile exactly.  When
  * msg is non-NULL and the result is false, *msg is an arena string stating
  * the rule and the numbers. */
-bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps,
-                            int64_t *warp_m, int64_t *warp_n, const char **msg);
+bool tl_gemm_warp_partition(tl_module *m, int policy, int64_t bm, int64_t bn, int64_t nwarps, int64_t *warp_m,
+                            int64_t *warp_n, const char **msg);
 /* Fills L as the MMA_C layout of a [bm, bn] fragment (L->shape allocated by
  * the caller with 2 entries). */
 /* MMA_C: the first row of warp wm's m16 tile mi (see interleaved). */
 static inline int64_t tl_mma_c_row0(const tl_frag_layout *L, int64_t wm, int64_t mi) {
   return L->interleaved ? 16 * (mi * L->warp_m + wm) : wm * L->warp_tile_m + 16 * mi;
 }
-void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads,
-                          int64_t warp_m, int64_t warp_n);
+void tl_mma_c_layout_init(tl_frag_layout *L, int64_t bm, int64_t bn, int64_t threads, int64_t warp_m, int64_t warp_n);
 /* Forward map of an MMA_C layout: element (i, j) → (thread, register). */
 void tl_mma_c_owner(const tl_frag_layout *L, int64_t i, int64_t j, int64_t *tid, int64_t *reg);
 /* Inverse: (thread, register) → element (i, j). */
@@ -165,8 +164,8 @@ bool tl_rows_group_ok(int64_t g);
  * ROWS layout of an R x C block over `threads` threads with vector width vec
  * (halved until it divides C) and G = min(tl_rows_groups(...), max_groups)
  * groups (max_groups 0: no limit; G is reduced until it divides threads). */
-void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads,
-                         int64_t vec, int64_t max_groups);
+void tl_rows_layout_init(tl_frag_layout *L, int ndim, int64_t rows, int64_t cols, int64_t threads, int64_t vec,
+                         int64_t max_groups);
 /* The preferred group count: the largest power of two G dividing R and
  * threads with threads/G >= min(32, cv') (cv' = cv rounded down to a power
  * of two), so that a row is a warp or more, or a group of at least cv lanes

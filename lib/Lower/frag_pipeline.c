@@ -70,11 +70,11 @@ typedef struct fp_state {
 
 /* The rewriting context of one clone. */
 typedef struct fp_rw {
-  tl_rewriter rw;               /* first: the hooks cast back to fp_rw */
+  tl_rewriter rw; /* first: the hooks cast back to fp_rw */
   fp_state *st;
-  tl_map subst;                 /* var → expr */
+  tl_map subst; /* var → expr */
   tl_buffer *ar, *br, *ar2, *br2;
-  int64_t offa, offb;           /* register offsets of the chosen buffer */
+  int64_t offa, offb; /* register offsets of the chosen buffer */
 } fp_rw;
 
 static bool is_call(const tl_stmt *s, int op) {
@@ -83,69 +83,63 @@ static bool is_call(const tl_stmt *s, int op) {
 }
 
 /* Does e mention a call to op, a load, or one of the buffers b1, b2? */
-static bool expr_uses(const tl_expr *e, int op, const tl_buffer *b1, const tl_buffer *b2, bool loads,
-                      int depth) {
+static bool expr_uses(const tl_expr *e, int op, const tl_buffer *b1, const tl_buffer *b2, bool loads, int depth) {
   if (!e) return false;
   if (depth > TL_LOWER_MAX_DEPTH) return true;
   switch (e->kind) {
-    case TL_EXPR_BINARY:
-      return expr_uses(e->u.bin.a, op, b1, b2, loads, depth + 1) ||
-             expr_uses(e->u.bin.b, op, b1, b2, loads, depth + 1);
-    case TL_EXPR_UNARY: return expr_uses(e->u.un.a, op, b1, b2, loads, depth + 1);
-    case TL_EXPR_SELECT:
-      return expr_uses(e->u.sel.cond, op, b1, b2, loads, depth + 1) ||
-             expr_uses(e->u.sel.t, op, b1, b2, loads, depth + 1) ||
-             expr_uses(e->u.sel.f, op, b1, b2, loads, depth + 1);
-    case TL_EXPR_CAST: return expr_uses(e->u.cast.value, op, b1, b2, loads, depth + 1);
-    case TL_EXPR_LOAD:
-      if (loads || e->u.load.buffer == b1 || e->u.load.buffer == b2) return true;
-      for (int i = 0; i < e->u.load.n; i++)
-        if (expr_uses(e->u.load.indices[i], op, b1, b2, loads, depth + 1)) return true;
-      return false;
-    case TL_EXPR_CALL:
-      if (e->u.call.op == op) return true;
-      for (int i = 0; i < e->u.call.n; i++)
-        if (expr_uses(e->u.call.args[i], op, b1, b2, loads, depth + 1)) return true;
-      return false;
-    case TL_EXPR_BUFFER: return e->u.buffer == b1 || e->u.buffer == b2;
-    case TL_EXPR_RAMP:
-      return expr_uses(e->u.ramp.base, op, b1, b2, loads, depth + 1) ||
-             expr_uses(e->u.ramp.stride, op, b1, b2, loads, depth + 1);
-    case TL_EXPR_BROADCAST: return expr_uses(e->u.bcast.value, op, b1, b2, loads, depth + 1);
-    default: return false;
+  case TL_EXPR_BINARY:
+    return expr_uses(e->u.bin.a, op, b1, b2, loads, depth + 1) || expr_uses(e->u.bin.b, op, b1, b2, loads, depth + 1);
+  case TL_EXPR_UNARY: return expr_uses(e->u.un.a, op, b1, b2, loads, depth + 1);
+  case TL_EXPR_SELECT:
+    return expr_uses(e->u.sel.cond, op, b1, b2, loads, depth + 1) ||
+           expr_uses(e->u.sel.t, op, b1, b2, loads, depth + 1) || expr_uses(e->u.sel.f, op, b1, b2, loads, depth + 1);
+  case TL_EXPR_CAST: return expr_uses(e->u.cast.value, op, b1, b2, loads, depth + 1);
+  case TL_EXPR_LOAD:
+    if (loads || e->u.load.buffer == b1 || e->u.load.buffer == b2) return true;
+    for (int i = 0; i < e->u.load.n; i++)
+      if (expr_uses(e->u.load.indices[i], op, b1, b2, loads, depth + 1)) return true;
+    return false;
+  case TL_EXPR_CALL:
+    if (e->u.call.op == op) return true;
+    for (int i = 0; i < e->u.call.n; i++)
+      if (expr_uses(e->u.call.args[i], op, b1, b2, loads, depth + 1)) return true;
+    return false;
+  case TL_EXPR_BUFFER: return e->u.buffer == b1 || e->u.buffer == b2;
+  case TL_EXPR_RAMP:
+    return expr_uses(e->u.ramp.base, op, b1, b2, loads, depth + 1) ||
+           expr_uses(e->u.ramp.stride, op, b1, b2, loads, depth + 1);
+  case TL_EXPR_BROADCAST: return expr_uses(e->u.bcast.value, op, b1, b2, loads, depth + 1);
+  default: return false;
   }
 }
 
 /* Does statement s (an issue statement) touch anything the rewrite moves:
  * fragments, ldmatrix, mma, barriers, waits, or the register buffers? */
-static bool stmt_blocks(const fp_state *st, const tl_stmt *s, const tl_buffer *ar, const tl_buffer *br,
-                        int depth) {
+static bool stmt_blocks(const fp_state *st, const tl_stmt *s, const tl_buffer *ar, const tl_buffer *br, int depth) {
   if (!s) return false;
   if (depth > TL_LOWER_MAX_DEPTH) return true;
   static const int ops[4] = {TL_INTRIN_PTX_WAIT_GROUP, TL_INTRIN_SYNC_THREADS, TL_INTRIN_PTX_LDMATRIX,
                              TL_INTRIN_PTX_MMA};
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (stmt_blocks(st, s->u.seq.stmts[i], ar, br, depth + 1)) return true;
-      return false;
-    case TL_STMT_IF:
-      for (int k = 0; k < 4; k++)
-        if (expr_uses(s->u.ifs.cond, ops[k], ar, br, false, 0)) return true;
-      return stmt_blocks(st, s->u.ifs.then_s, ar, br, depth + 1) ||
-             stmt_blocks(st, s->u.ifs.else_s, ar, br, depth + 1);
-    case TL_STMT_FOR:
-      return stmt_blocks(st, s->u.loop.body, ar, br, depth + 1);
-    case TL_STMT_EVAL:
-      for (int k = 0; k < 4; k++)
-        if (expr_uses(s->u.eval.value, ops[k], ar, br, false, 0)) return true;
-      return false;
-    case TL_STMT_STORE:
-      if (s->u.store.buffer == ar || s->u.store.buffer == br) return true;
-      for (int k = 0; k < 4; k++)
-        if (expr_uses(s->u.store.value, ops[k], ar, br, false, 0)) return true;
-      return false;
-    default: return true; /* ALLOC / LET are handled by the caller; others are not expected */
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (stmt_blocks(st, s->u.seq.stmts[i], ar, br, depth + 1)) return true;
+    return false;
+  case TL_STMT_IF:
+    for (int k = 0; k < 4; k++)
+      if (expr_uses(s->u.ifs.cond, ops[k], ar, br, false, 0)) return true;
+    return stmt_blocks(st, s->u.ifs.then_s, ar, br, depth + 1) || stmt_blocks(st, s->u.ifs.else_s, ar, br, depth + 1);
+  case TL_STMT_FOR: return stmt_blocks(st, s->u.loop.body, ar, br, depth + 1);
+  case TL_STMT_EVAL:
+    for (int k = 0; k < 4; k++)
+      if (expr_uses(s->u.eval.value, ops[k], ar, br, false, 0)) return true;
+    return false;
+  case TL_STMT_STORE:
+    if (s->u.store.buffer == ar || s->u.store.buffer == br) return true;
+    for (int k = 0; k < 4; k++)
+      if (expr_uses(s->u.store.value, ops[k], ar, br, false, 0)) return true;
+    return false;
+  default: return true; /* ALLOC / LET are handled by the caller; others are not expected */
   }
 }
 
@@ -182,8 +176,7 @@ static tl_expr *clone_call(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **a
 static tl_expr *clone_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
   (void)depth;
   int64_t stride = 0;
-  if (e->kind == TL_EXPR_RAMP && !(tl_expr_is_const_int(e->u.ramp.stride, &stride) && stride == 1))
-    rw->failed = true;
+  if (e->kind == TL_EXPR_RAMP && !(tl_expr_is_const_int(e->u.ramp.stride, &stride) && stride == 1)) rw->failed = true;
   return NULL;
 }
 
@@ -208,8 +201,8 @@ static tl_stmt *clone_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
   r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
   if (!r->u.loop.vars || !r->u.loop.mins) return NULL;
   r->u.loop.vars[0] = nv;
-  r->u.loop.mins[0] = s->u.loop.mins && s->u.loop.mins[0] ? tl_rewrite_expr(rw, s->u.loop.mins[0], 1)
-                                                          : tl_lo_int(m, s->loc, 0);
+  r->u.loop.mins[0] =
+      s->u.loop.mins && s->u.loop.mins[0] ? tl_rewrite_expr(rw, s->u.loop.mins[0], 1) : tl_lo_int(m, s->loc, 0);
   r->u.loop.extents = tl_rewrite_exprs(rw, 1, s->u.loop.extents, 0, 0);
   r->u.loop.body = tl_rewrite_stmt(rw, s->u.loop.body, depth + 1);
   tl_map_remove(&w->subst, ov);
@@ -218,9 +211,8 @@ static tl_stmt *clone_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
 }
 
 /* A clone of s with kk := k, ko := koe, fragments in buffer `buf`. */
-static tl_stmt *slice(fp_state *st, const tl_stmt *s, tl_var *kk, int64_t k, tl_var *ko, tl_expr *koe,
-                      tl_buffer *ar, tl_buffer *br, tl_buffer *ar2, tl_buffer *br2, int64_t na, int64_t nb,
-                      int buf) {
+static tl_stmt *slice(fp_state *st, const tl_stmt *s, tl_var *kk, int64_t k, tl_var *ko, tl_expr *koe, tl_buffer *ar,
+                      tl_buffer *br, tl_buffer *ar2, tl_buffer *br2, int64_t na, int64_t nb, int buf) {
   fp_rw w;
   memset(&w, 0, sizeof w);
   w.st = st;
@@ -306,8 +298,8 @@ static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
   if (gb->kind != TL_STMT_SEQ || gb->u.seq.n != 3) goto out;
   const tl_stmt *la = nest_leaf(gb->u.seq.stmts[0], 1), *lb = nest_leaf(gb->u.seq.stmts[1], 1),
                 *mm = nest_leaf(gb->u.seq.stmts[2], 2);
-  if (!is_call(la, TL_INTRIN_PTX_LDMATRIX) || !is_call(lb, TL_INTRIN_PTX_LDMATRIX) ||
-      !is_call(mm, TL_INTRIN_PTX_MMA)) goto out;
+  if (!is_call(la, TL_INTRIN_PTX_LDMATRIX) || !is_call(lb, TL_INTRIN_PTX_LDMATRIX) || !is_call(mm, TL_INTRIN_PTX_MMA))
+    goto out;
   tl_buffer *ar = arg_buffer(la, 0), *br = arg_buffer(lb, 0);
   if (!ar || !br || ar == br || arg_buffer(mm, 0) != ar || arg_buffer(mm, 2) != br) goto out;
   int64_t na = local_size(ar), nb = local_size(br);
@@ -346,10 +338,11 @@ static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
       bool good = ldseq != NULL;
       for (int64_t k = 0; good && k < KS; k++) {
         bool lastk = k == KS - 1;
-        if (lastk) good = tl_vec_push(&body, slice(st, W, kk, 0, NULL, NULL, ar, br, ar2, br2, na, nb, 0)) &&
-                          tl_vec_push(&body, slice(st, S, kk, 0, NULL, NULL, ar, br, ar2, br2, na, nb, 0));
-        tl_stmt *l = slice(st, ldseq, kk, (k + 1) % KS, ko, lastk ? next : NULL, ar, br, ar2, br2, na, nb,
-                           (int)((k + 1) % 2));
+        if (lastk)
+          good = tl_vec_push(&body, slice(st, W, kk, 0, NULL, NULL, ar, br, ar2, br2, na, nb, 0)) &&
+                 tl_vec_push(&body, slice(st, S, kk, 0, NULL, NULL, ar, br, ar2, br2, na, nb, 0));
+        tl_stmt *l =
+            slice(st, ldseq, kk, (k + 1) % KS, ko, lastk ? next : NULL, ar, br, ar2, br2, na, nb, (int)((k + 1) % 2));
         good = good && l && tl_vec_push(&body, l);
         for (size_t i = 0; good && k == 0 && i < issue.len; i++) good = tl_vec_push(&body, issue.data[i]);
         tl_stmt *mk = slice(st, mma, kk, k, NULL, NULL, ar, br, ar2, br2, na, nb, (int)(k % 2));
@@ -382,9 +375,7 @@ out:
   return res;
 }
 
-static tl_stmt *rewrite_one(void *st, tl_stmt *loop) {
-  return ((fp_state *)st)->oom ? NULL : rewrite_loop(st, loop);
-}
+static tl_stmt *rewrite_one(void *st, tl_stmt *loop) { return ((fp_state *)st)->oom ? NULL : rewrite_loop(st, loop); }
 
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */

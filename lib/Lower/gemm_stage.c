@@ -67,7 +67,8 @@ static int stage_which(gs_state *st, const tl_stmt *s, const char **why) {
   int64_t wm = 0, wn = 0;
   int policy = (int)attr_or_default(s, 2);
   if (!tl_gemm_warp_partition(st->m, policy, cm, cn, st->threads / 32, &wm, &wn, NULL) || wn <= 1) return -1;
-  *why = tl_arena_printf(&st->m->arena, "A is a fragment and policy %s splits the %lldx%lld accumulator over "
+  *why = tl_arena_printf(&st->m->arena,
+                         "A is a fragment and policy %s splits the %lldx%lld accumulator over "
                          "%lldx%lld warps (registers hold A only when warp_n == 1, policy FullRow)",
                          policy == TL_POLICY_FULL_COL ? "FullCol" : "Square", (long long)cm, (long long)cn,
                          (long long)wm, (long long)wn);
@@ -148,8 +149,8 @@ bool tl_lower_gemm_stage(tl_module *m, tl_primfunc *f, const tl_target *target, 
   k->u.kernel.body = walk(&st, k->u.kernel.body, 0, &errors);
   if (!st.oom && st.nstaged) {
     /* the allocations first, then the old body */
-    tl_stmt *b = tl_vec_push(&st.allocs, k->u.kernel.body) ? tl_ir_seq(m, k->loc, (int)st.allocs.len, st.allocs.data)
-                                                            : NULL;
+    tl_stmt *b =
+        tl_vec_push(&st.allocs, k->u.kernel.body) ? tl_ir_seq(m, k->loc, (int)st.allocs.len, st.allocs.data) : NULL;
     if (!b) st.oom = true;
     else k->u.kernel.body = b;
   }

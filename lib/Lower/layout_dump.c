@@ -99,8 +99,7 @@ void tl_layout_view_index(const tl_layout_view *v, int64_t r, int64_t c, int64_t
   }
 }
 
-void tl_layout_view_owner(const tl_layout_view *v, int64_t r, int64_t c, int64_t *tid, int64_t *reg,
-                          int64_t *nrep) {
+void tl_layout_view_owner(const tl_layout_view *v, int64_t r, int64_t c, int64_t *tid, int64_t *reg, int64_t *nrep) {
   int64_t idx[8];
   tl_layout_view_index(v, r, c, idx);
   tl_frag_owner(v->frag, idx, tid, reg);
@@ -114,8 +113,7 @@ void tl_layout_view_owner(const tl_layout_view *v, int64_t r, int64_t c, int64_t
   *nrep = n;
 }
 
-void tl_layout_view_byte(const tl_layout_view *v, int64_t s, int64_t r, int64_t c, int64_t *byte,
-                         int64_t *bank) {
+void tl_layout_view_byte(const tl_layout_view *v, int64_t s, int64_t r, int64_t c, int64_t *byte, int64_t *bank) {
   *byte = tl_smem_offset_at(&v->smem, s, r, c) * v->smem.elem_bytes;
   *bank = (*byte / 4) % 32;
 }
@@ -136,89 +134,105 @@ static const char *base_name(const char *path) {
 static void describe_frag(tl_strbuf *sb, const tl_frag_layout *L, int64_t T, const char *pre) {
   long long v = (long long)L->vec, nr = (long long)L->nregs;
   switch (L->kind) {
-    case TL_FRAG_PLAN:
-      tl_strbuf_printf(sb, "layout: PLAN (vectors of %lld consecutive elements round-robin over %lld threads), "
-                       "%lld registers per thread", v, (long long)L->threads, nr);
-      tl_strbuf_printf(sb, "\n%s  rule: f = row-major flat index; tid = (f / %lld) %% %lld; "
-                       "reg = (f / %lld) * %lld + f %% %lld", pre, v, (long long)L->threads,
-                       v * (long long)L->threads, v, v);
-      break;
-    case TL_FRAG_REPLICATED:
-      tl_strbuf_printf(sb, "layout: REPLICATED (every one of the %lld threads holds all %lld elements)",
-                       (long long)T, (long long)L->total);
-      tl_strbuf_printf(sb, "\n%s  rule: reg = f (row-major flat index), in every thread", pre);
-      break;
-    case TL_FRAG_MMA_C: {
-      long long wm = (long long)L->warp_m, wn = (long long)L->warp_n, WM = (long long)L->warp_tile_m,
-                WN = (long long)L->warp_tile_n;
-      tl_strbuf_printf(sb, "layout: MMA_C (mma.sync m16n8 accumulator%s), warps %lld x %lld along (i, j), "
-                       "warp tile %lld x %lld, %lld registers per thread",
-                       L->interleaved ? ", wgmma rows interleaved" : "", wm, wn, WM, WN, nr);
-      if (L->interleaved)
-        tl_strbuf_printf(sb, "\n%s  rule: tid = 32*((i/16)%%%lld + %lld*(j/%lld)) + 4*(i%%8) + (j%%8)/2; "
-                         "reg = 4*((i/%lld)*%lld + (j%%%lld)/8) + 2*((i/8)%%2) + j%%2",
-                         pre, wm, wm, WN, 16 * wm, WN / 8, WN);
-      else
-        tl_strbuf_printf(sb, "\n%s  rule: tid = 32*(i/%lld + %lld*(j/%lld)) + 4*(i%%8) + (j%%8)/2; "
-                         "reg = 4*(((i%%%lld)/16)*%lld + (j%%%lld)/8) + 2*((i/8)%%2) + j%%2",
-                         pre, WM, wm, WN, WM, WN / 8, WN);
-      break;
+  case TL_FRAG_PLAN:
+    tl_strbuf_printf(sb,
+                     "layout: PLAN (vectors of %lld consecutive elements round-robin over %lld threads), "
+                     "%lld registers per thread",
+                     v, (long long)L->threads, nr);
+    tl_strbuf_printf(sb,
+                     "\n%s  rule: f = row-major flat index; tid = (f / %lld) %% %lld; "
+                     "reg = (f / %lld) * %lld + f %% %lld",
+                     pre, v, (long long)L->threads, v * (long long)L->threads, v, v);
+    break;
+  case TL_FRAG_REPLICATED:
+    tl_strbuf_printf(sb, "layout: REPLICATED (every one of the %lld threads holds all %lld elements)", (long long)T,
+                     (long long)L->total);
+    tl_strbuf_printf(sb, "\n%s  rule: reg = f (row-major flat index), in every thread", pre);
+    break;
+  case TL_FRAG_MMA_C: {
+    long long wm = (long long)L->warp_m, wn = (long long)L->warp_n, WM = (long long)L->warp_tile_m,
+              WN = (long long)L->warp_tile_n;
+    tl_strbuf_printf(sb,
+                     "layout: MMA_C (mma.sync m16n8 accumulator%s), warps %lld x %lld along (i, j), "
+                     "warp tile %lld x %lld, %lld registers per thread",
+                     L->interleaved ? ", wgmma rows interleaved" : "", wm, wn, WM, WN, nr);
+    if (L->interleaved)
+      tl_strbuf_printf(sb,
+                       "\n%s  rule: tid = 32*((i/16)%%%lld + %lld*(j/%lld)) + 4*(i%%8) + (j%%8)/2; "
+                       "reg = 4*((i/%lld)*%lld + (j%%%lld)/8) + 2*((i/8)%%2) + j%%2",
+                       pre, wm, wm, WN, 16 * wm, WN / 8, WN);
+    else
+      tl_strbuf_printf(sb,
+                       "\n%s  rule: tid = 32*(i/%lld + %lld*(j/%lld)) + 4*(i%%8) + (j%%8)/2; "
+                       "reg = 4*(((i%%%lld)/16)*%lld + (j%%%lld)/8) + 2*((i/8)%%2) + j%%2",
+                       pre, WM, wm, WN, WM, WN / 8, WN);
+    break;
+  }
+  case TL_FRAG_ROWS: {
+    long long G = (long long)L->groups, g = (long long)L->group, cvg = (long long)L->cvg;
+    tl_strbuf_printf(sb,
+                     "layout: ROWS (%lld rows x %lld columns; %lld groups of %lld threads, row r in "
+                     "group r %% %lld, vectors of %lld round-robin over the group), %lld registers per thread",
+                     (long long)L->rows, (long long)L->cols, G, g, G, v, nr);
+    tl_strbuf_printf(sb,
+                     "\n%s  rule: tid = (r %% %lld)*%lld + (c/%lld) %% %lld; "
+                     "reg = ((r / %lld)*%lld + (c/%lld) / %lld)*%lld + c %% %lld",
+                     pre, G, g, v, g, G, cvg, v, g, v, v);
+    break;
+  }
+  case TL_FRAG_REDUCER: {
+    const tl_frag_layout *S = L->src;
+    if (S && S->kind == TL_FRAG_MMA_C) {
+      tl_strbuf_printf(sb,
+                       "layout: REDUCER (row statistics of an MMA_C %lld x %lld accumulator, warps %lld x %lld:"
+                       " element i in the 4 lanes of its quad in each of the %lld warp columns), "
+                       "%lld registers per thread",
+                       (long long)S->shape[0], (long long)S->shape[1], (long long)S->warp_m, (long long)S->warp_n,
+                       (long long)S->warp_n, nr);
+      tl_strbuf_printf(sb,
+                       "\n%s  rule: reg = (i %% %lld)/8; holders 32*(i/%lld + %lld*wn) + 4*(i%%8) + t, "
+                       "wn < %lld, t < 4",
+                       pre, (long long)S->warp_tile_m, (long long)S->warp_tile_m, (long long)S->warp_m,
+                       (long long)S->warp_n);
+    } else if (S && S->kind == TL_FRAG_ROWS) {
+      tl_strbuf_printf(sb,
+                       "layout: REDUCER (row statistics of a ROWS layout of %lld groups of %lld threads:"
+                       " element i in every thread of group i %% %lld), %lld registers per thread",
+                       (long long)S->groups, (long long)S->group, (long long)S->groups, nr);
+      tl_strbuf_printf(sb, "\n%s  rule: reg = i / %lld; holders (i %% %lld)*%lld + [0, %lld)", pre,
+                       (long long)S->groups, (long long)S->groups, (long long)S->group, (long long)S->group);
+    } else {
+      tl_strbuf_printf(sb, "layout: REDUCER, %lld registers per thread", nr);
     }
-    case TL_FRAG_ROWS: {
-      long long G = (long long)L->groups, g = (long long)L->group, cvg = (long long)L->cvg;
-      tl_strbuf_printf(sb, "layout: ROWS (%lld rows x %lld columns; %lld groups of %lld threads, row r in "
-                       "group r %% %lld, vectors of %lld round-robin over the group), %lld registers per thread",
-                       (long long)L->rows, (long long)L->cols, G, g, G, v, nr);
-      tl_strbuf_printf(sb, "\n%s  rule: tid = (r %% %lld)*%lld + (c/%lld) %% %lld; "
-                       "reg = ((r / %lld)*%lld + (c/%lld) / %lld)*%lld + c %% %lld",
-                       pre, G, g, v, g, G, cvg, v, g, v, v);
-      break;
-    }
-    case TL_FRAG_REDUCER: {
-      const tl_frag_layout *S = L->src;
-      if (S && S->kind == TL_FRAG_MMA_C) {
-        tl_strbuf_printf(sb, "layout: REDUCER (row statistics of an MMA_C %lld x %lld accumulator, warps %lld x %lld:"
-                         " element i in the 4 lanes of its quad in each of the %lld warp columns), "
-                         "%lld registers per thread", (long long)S->shape[0], (long long)S->shape[1],
-                         (long long)S->warp_m, (long long)S->warp_n, (long long)S->warp_n, nr);
-        tl_strbuf_printf(sb, "\n%s  rule: reg = (i %% %lld)/8; holders 32*(i/%lld + %lld*wn) + 4*(i%%8) + t, "
-                         "wn < %lld, t < 4", pre, (long long)S->warp_tile_m, (long long)S->warp_tile_m,
-                         (long long)S->warp_m, (long long)S->warp_n);
-      } else if (S && S->kind == TL_FRAG_ROWS) {
-        tl_strbuf_printf(sb, "layout: REDUCER (row statistics of a ROWS layout of %lld groups of %lld threads:"
-                         " element i in every thread of group i %% %lld), %lld registers per thread",
-                         (long long)S->groups, (long long)S->group, (long long)S->groups, nr);
-        tl_strbuf_printf(sb, "\n%s  rule: reg = i / %lld; holders (i %% %lld)*%lld + [0, %lld)", pre,
-                         (long long)S->groups, (long long)S->groups, (long long)S->group, (long long)S->group);
-      } else {
-        tl_strbuf_printf(sb, "layout: REDUCER, %lld registers per thread", nr);
-      }
-      break;
-    }
+    break;
+  }
   }
   if (L->set_by)
-    tl_strbuf_printf(sb, "\n%s  set by %s at %s:%d:%d", pre, L->set_by, base_name(L->set_at.file),
-                     L->set_at.line, L->set_at.col);
+    tl_strbuf_printf(sb, "\n%s  set by %s at %s:%d:%d", pre, L->set_by, base_name(L->set_at.file), L->set_at.line,
+                     L->set_at.col);
 }
 
 static void describe_shared(tl_strbuf *sb, const tl_smem_layout *L, const char *pre) {
   long long eb = L->elem_bytes, stage_bytes = (long long)L->stage_elems * eb;
   if (L->swizzle_bytes) {
     long long n = L->swizzle_bytes / 16, E = 16 / eb, per = 8 / n;
-    tl_strbuf_printf(sb, "layout: %d-byte swizzle%s (16-byte chunk c of row i moves to c ^ ((i / %lld) %% %lld); "
+    tl_strbuf_printf(sb,
+                     "layout: %d-byte swizzle%s (16-byte chunk c of row i moves to c ^ ((i / %lld) %% %lld); "
                      "period 8 rows x %d bytes; panels of %lld columns), %lld stage%s of %lld bytes",
                      L->swizzle_bytes, L->wgmma ? " (TMA/wgmma image, 1024-byte aligned)" : "", per, n,
                      L->swizzle_bytes, n * E, (long long)L->stages, L->stages == 1 ? "" : "s", stage_bytes);
-    tl_strbuf_printf(sb, "\n%s  rule: off = (j / %lld)*%lld + i*%lld + (((j / %lld) %% %lld) ^ ((i / %lld) %% %lld))*%lld"
+    tl_strbuf_printf(sb,
+                     "\n%s  rule: off = (j / %lld)*%lld + i*%lld + (((j / %lld) %% %lld) ^ ((i / %lld) %% %lld))*%lld"
                      " + j %% %lld elements, + stage*%lld; byte = %lld*off; bank = (byte / 4) %% 32",
-                     pre, n * E, (long long)L->rows * n * E, n * E, E, n, per, n, E, E, (long long)L->stage_elems,
-                     eb);
+                     pre, n * E, (long long)L->rows * n * E, n * E, E, n, per, n, E, E, (long long)L->stage_elems, eb);
   } else {
     tl_strbuf_printf(sb, "layout: row-major, no swizzle, row stride %d elements%s, %lld stage%s of %lld bytes",
                      L->row_stride, L->row_stride != L->cols ? " (padded)" : "", (long long)L->stages,
                      L->stages == 1 ? "" : "s", stage_bytes);
-    tl_strbuf_printf(sb, "\n%s  rule: off = i*%d + j elements, + stage*%lld; byte = %lld*off; "
-                     "bank = (byte / 4) %% 32", pre, L->row_stride, (long long)L->stage_elems, eb);
+    tl_strbuf_printf(sb,
+                     "\n%s  rule: off = i*%d + j elements, + stage*%lld; byte = %lld*off; "
+                     "bank = (byte / 4) %% 32",
+                     pre, L->row_stride, (long long)L->stage_elems, eb);
   }
 }
 
@@ -276,8 +290,8 @@ static void frag_map(tl_strbuf *sb, const tl_layout_view *v, bool full, const ch
   }
   tl_strbuf_printf(sb, "\n%s  map ", pre);
   index_names(sb, v->ndim);
-  tl_strbuf_printf(sb, " -> thread:register, rows 0..%lld of %lld, columns 0..%lld of %lld%s%s:\n",
-                   (long long)R - 1, (long long)v->rows, (long long)C - 1, (long long)v->cols,
+  tl_strbuf_printf(sb, " -> thread:register, rows 0..%lld of %lld, columns 0..%lld of %lld%s%s:\n", (long long)R - 1,
+                   (long long)v->rows, (long long)C - 1, (long long)v->cols,
                    v->ndim == 1 && v->rows > 1 ? " (rows of 16 elements, labelled by their first i)" : "",
                    R * C < v->rows * v->cols ? " (--dump-layouts-full: all)" : "");
   for (int64_t r = 0; r < R; r++) {
@@ -308,9 +322,11 @@ static void frag_map(tl_strbuf *sb, const tl_layout_view *v, bool full, const ch
 static void shared_map(tl_strbuf *sb, const tl_layout_view *v, bool full, const char *pre) {
   int64_t S = full ? v->smem.stages : 1, R = full ? v->rows : v->win_rows, C = full ? v->cols : v->win_cols;
   for (int64_t s = 0; s < S; s++) {
-    tl_strbuf_printf(sb, "%s  map (i, j) -> byte offset:bank, stage %lld of %d, rows 0..%lld of %lld, "
-                     "columns 0..%lld of %lld%s:\n", pre, (long long)s, v->smem.stages, (long long)R - 1,
-                     (long long)v->rows, (long long)C - 1, (long long)v->cols,
+    tl_strbuf_printf(sb,
+                     "%s  map (i, j) -> byte offset:bank, stage %lld of %d, rows 0..%lld of %lld, "
+                     "columns 0..%lld of %lld%s:\n",
+                     pre, (long long)s, v->smem.stages, (long long)R - 1, (long long)v->rows, (long long)C - 1,
+                     (long long)v->cols,
                      S * R * C < v->smem.stages * v->rows * v->cols ? " (--dump-layouts-full: all)" : "");
     for (int64_t r = 0; r < R; r++) {
       tl_strbuf_printf(sb, "%s    ", pre);

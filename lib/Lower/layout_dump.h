@@ -47,14 +47,14 @@ bool tl_layout_dump_svg(const tl_module *m, bool full, tl_layout_svg_fn emit, vo
 typedef struct tl_layout_view {
   const tl_primfunc *f;
   const tl_buffer *b;
-  int64_t threads;           /* the block's threads (the consumers' on the Hopper path) */
+  int64_t threads; /* the block's threads (the consumers' on the Hopper path) */
   int ndim;
   int64_t shape[8];
-  int64_t rows, cols;        /* the grid (per stage for shared tiles) */
-  const tl_frag_layout *frag;/* fragments with a layout */
-  bool shared;               /* smem is valid */
+  int64_t rows, cols;         /* the grid (per stage for shared tiles) */
+  const tl_frag_layout *frag; /* fragments with a layout */
+  bool shared;                /* smem is valid */
   tl_smem_layout smem;
-  int64_t win_rows, win_cols;/* the window a compact dump shows */
+  int64_t win_rows, win_cols; /* the window a compact dump shows */
 } tl_layout_view;
 
 /* The buffers allocated in f, fragments / shared / local (in order of
@@ -65,11 +65,9 @@ void tl_layout_view_index(const tl_layout_view *v, int64_t r, int64_t c, int64_t
 /* Replica 0 of cell (r, c) of a fragment view: thread and register; the
  * number of threads that hold it (*nrep; the block's threads for
  * REPLICATED). */
-void tl_layout_view_owner(const tl_layout_view *v, int64_t r, int64_t c, int64_t *tid, int64_t *reg,
-                          int64_t *nrep);
+void tl_layout_view_owner(const tl_layout_view *v, int64_t r, int64_t c, int64_t *tid, int64_t *reg, int64_t *nrep);
 /* Byte offset (in the buffer) and bank of cell (r, c) of stage s of a shared view. */
-void tl_layout_view_byte(const tl_layout_view *v, int64_t s, int64_t r, int64_t c, int64_t *byte,
-                         int64_t *bank);
+void tl_layout_view_byte(const tl_layout_view *v, int64_t s, int64_t r, int64_t c, int64_t *byte, int64_t *bank);
 /* "local.fragment float32[128, 128]" into sb. */
 void tl_layout_view_type(tl_strbuf *sb, const tl_layout_view *v);
 /* The layout in one line and its rule in another (no prefix, no newline at the end of the last). */

@@ -90,21 +90,21 @@ typedef struct use_site {
 typedef struct frag_info {
   tl_buffer *buf;
   int parent;
-  int bytes;               /* largest element size seen by its class */
-  use_site ident;          /* indexed by the loop variables (gives a PLAN) */
-  use_site other;          /* any other use (makes it REPLICATED) */
+  int bytes;      /* largest element size seen by its class */
+  use_site ident; /* indexed by the loop variables (gives a PLAN) */
+  use_site other; /* any other use (makes it REPLICATED) */
   /* T.gemm accumulator use (the first one) */
   bool gemm;
   tl_loc gemm_loc;
   int64_t gemm_m, gemm_n;
-  bool gemm_wgmma;         /* that gemm runs as wgmma (MMA_C interleaved when a warp has several m16 tiles) */
-  bool gemm_as_a;          /* the use above is the A operand of an rs-form T.gemm */
+  bool gemm_wgmma; /* that gemm runs as wgmma (MMA_C interleaved when a warp has several m16 tiles) */
+  bool gemm_as_a;  /* the use above is the A operand of an rs-form T.gemm */
   /* class root only: the gemm that decides the class's layout */
-  int cls_gemm;            /* frag index + 1 of the member holding it, 0: none */
+  int cls_gemm; /* frag index + 1 of the member holding it, 0: none */
   /* class root only (T.reduce): */
-  bool rows;               /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
-  int64_t rows_G;          /* its group count (unified with the classes it shares statistics with) */
-  bool red_cls;            /* row statistics: the REDUCER layout of a reduce source or linked rows */
+  bool rows;      /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
+  int64_t rows_G; /* its group count (unified with the classes it shares statistics with) */
+  bool red_cls;   /* row statistics: the REDUCER layout of a reduce source or linked rows */
 } frag_info;
 
 /* A T.reduce_*: src / dst fragment index or -1; a shared source
@@ -114,7 +114,7 @@ typedef struct red_rec {
   int rdim, sn;
   int64_t R, C;
   bool src_shared;
-  bool dst_multi;          /* the destination has more than one dim of extent > 1 */
+  bool dst_multi; /* the destination has more than one dim of extent > 1 */
   tl_frag_layout *virt;
   tl_loc loc;
   const char *by;
@@ -133,17 +133,17 @@ typedef struct li_state {
   int errors;
   int64_t threads;
   TL_VEC(frag_info) frags;
-  tl_map index;            /* buffer → index + 1 */
+  tl_map index; /* buffer → index + 1 */
   bool oom;
   /* the T.Parallel being scanned */
   const tl_stmt *loop;
   int loop_bytes;
   TL_VEC(int) loop_ident;
-  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
+  TL_VEC(int) loop_rows; /* row statistics read by the loop: D[i] */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
-  tl_map swizzled;         /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links;  /* fragment → fragment T.copy pairs (a, b), joined after the scan */
+  tl_map swizzled;        /* shared buffers given a gemm swizzle by this pass */
+  TL_VEC(int) copy_links; /* fragment → fragment T.copy pairs (a, b), joined after the scan */
 } li_state;
 
 static int frag_index(li_state *st, const tl_buffer *b) {
@@ -155,8 +155,7 @@ static int frag_index(li_state *st, const tl_buffer *b) {
   fi.buf = (tl_buffer *)b;
   fi.parent = (int)st->frags.len;
   fi.bytes = tl_dtype_bytes(b->dtype);
-  if (!tl_vec_push(&st->frags, fi) ||
-      !tl_map_put(&st->index, b, (void *)(intptr_t)st->frags.len)) {
+  if (!tl_vec_push(&st->frags, fi) || !tl_map_put(&st->index, b, (void *)(intptr_t)st->frags.len)) {
     st->oom = true;
     return -1;
   }
@@ -179,8 +178,7 @@ static void add_bytes(li_state *st, int i, int bytes) {
 static void unite(li_state *st, int a, int b) {
   int ra = find(st, a), rb = find(st, b);
   if (ra == rb) return;
-  int bytes = st->frags.data[ra].bytes > st->frags.data[rb].bytes ? st->frags.data[ra].bytes
-                                                                  : st->frags.data[rb].bytes;
+  int bytes = st->frags.data[ra].bytes > st->frags.data[rb].bytes ? st->frags.data[ra].bytes : st->frags.data[rb].bytes;
   st->frags.data[rb].parent = ra;
   st->frags.data[ra].bytes = bytes;
 }
@@ -190,13 +188,9 @@ static void first_use(use_site *u, tl_loc loc, const char *by) {
   if (!u->seen) *u = (use_site){true, loc, by};
 }
 
-static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
-  first_use(&st->frags.data[i].ident, loc, by);
-}
+static void use_ident(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].ident, loc, by); }
 
-static void use_other(li_state *st, int i, tl_loc loc, const char *by) {
-  first_use(&st->frags.data[i].other, loc, by);
-}
+static void use_other(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].other, loc, by); }
 
 /* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
  * first variable over D's extent (a row statistic read beside its rows)? */
@@ -235,7 +229,11 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
 
 /* The fragment uses in an expression tree, gathered by a tl_visitor (first
  * member: the callback casts back). */
-typedef struct scan_visit { tl_visitor v; li_state *st; tl_loc at; } scan_visit;
+typedef struct scan_visit {
+  tl_visitor v;
+  li_state *st;
+  tl_loc at;
+} scan_visit;
 
 static void scan_node(tl_visitor *v, const tl_expr *e) {
   scan_visit *u = (scan_visit *)v;
@@ -256,8 +254,7 @@ static bool same_shape(const tl_buffer *a, const tl_buffer *b) {
   if (a->ndim != b->ndim) return false;
   for (int k = 0; k < a->ndim; k++) {
     int64_t x, y;
-    if (!tl_expr_is_const_int(a->shape[k], &x) || !tl_expr_is_const_int(b->shape[k], &y) || x != y)
-      return false;
+    if (!tl_expr_is_const_int(a->shape[k], &x) || !tl_expr_is_const_int(b->shape[k], &y) || x != y) return false;
   }
   return true;
 }
@@ -283,8 +280,8 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
     if (!tl_lo_whole_region(r)) {
-      tl_error(st->d, o->loc.file ? o->loc : s->loc,
-               "%s of a sub-region of fragment '%s' is not lowered yet", by, r->buffer->name);
+      tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
+               r->buffer->name);
       st->errors++;
       continue;
     }
@@ -368,14 +365,16 @@ static const char *policy_name(int policy) {
  * T.copy from a gemm accumulator joins the classes, and a partition that
  * differs is the class conflict reported at the end.  False (reported) when
  * the gemm itself cannot take A from registers. */
-static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, int policy, int64_t wm,
-                           int64_t wn, int64_t BM, int64_t BN, bool transpose_a) {
+static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, int policy, int64_t wm, int64_t wn,
+                           int64_t BM, int64_t BN, bool transpose_a) {
   tl_buffer *A = ra->buffer;
   int i = frag_index(st, A);
   if (i < 0) return false;
   if (transpose_a) {
-    tl_error(st->d, s->loc, "T.gemm with A in fragment '%s' and transpose_A=True is not lowered yet (the rs "
-             "form reads A as M x K registers)", A->name);
+    tl_error(st->d, s->loc,
+             "T.gemm with A in fragment '%s' and transpose_A=True is not lowered yet (the rs "
+             "form reads A as M x K registers)",
+             A->name);
     st->errors++;
     return false;
   }
@@ -385,9 +384,10 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
     return false;
   }
   if (A->dtype.bits != 16 || (A->dtype.code != TL_TYPE_FLOAT && A->dtype.code != TL_TYPE_BFLOAT)) {
-    tl_error(st->d, s->loc, "T.gemm with A in fragment '%s' of type %s is not lowered yet (the rs form takes "
-             "float16 or bfloat16 registers; cast with T.copy into a 16-bit fragment first)", A->name,
-             tl_dtype_name(A->dtype));
+    tl_error(st->d, s->loc,
+             "T.gemm with A in fragment '%s' of type %s is not lowered yet (the rs form takes "
+             "float16 or bfloat16 registers; cast with T.copy into a 16-bit fragment first)",
+             A->name, tl_dtype_name(A->dtype));
     st->errors++;
     return false;
   }
@@ -396,7 +396,8 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
              "T.gemm with A in fragment '%s' (the rs form) needs its warps to split only M, so that each warp "
              "holds whole rows of A in registers: the rule is warp_n == 1, but policy %s splits the %lldx%lld "
              "accumulator over %lldx%lld warps; use policy=T.GemmWarpPolicy.FullRow or stage A through "
-             "T.alloc_shared", A->name, policy_name(policy), (long long)BM, (long long)BN, (long long)wm, (long long)wn);
+             "T.alloc_shared",
+             A->name, policy_name(policy), (long long)BM, (long long)BN, (long long)wm, (long long)wn);
     st->errors++;
     return false;
   }
@@ -405,7 +406,8 @@ static bool scan_gemm_rs_a(li_state *st, const tl_stmt *s, const tl_region *ra, 
     tl_error(st->d, s->loc,
              "layout conflict for fragment '%s': this T.gemm reads it as its A operand (the rs form), which "
              "needs the accumulator layout split over %lldx1 warps, but the T.gemm that set its layout splits "
-             "it over %lldx%lld warps", A->name, (long long)wm, (long long)fi->gemm_m, (long long)fi->gemm_n);
+             "it over %lldx%lld warps",
+             A->name, (long long)wm, (long long)fi->gemm_m, (long long)fi->gemm_n);
     tl_note(st->d, fi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", A->name);
     st->errors++;
     return false;
@@ -442,8 +444,7 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
     if (k == 0 && b->scope == TL_SCOPE_FRAGMENT) {
       continue; /* the rs form: scan_gemm_rs_a below, once the partition is known */
     } else if (b->scope == TL_SCOPE_FRAGMENT) {
-      tl_error(st->d, s->loc,
-               "T.gemm is not lowered yet with %s in a fragment ('%s'); stage it through T.alloc_shared",
+      tl_error(st->d, s->loc, "T.gemm is not lowered yet with %s in a fragment ('%s'); stage it through T.alloc_shared",
                opn[k], b->name);
       st->errors++;
       bad = true;
@@ -468,16 +469,21 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   int64_t K = nd[0] == 2 ? (tA ? ext[0][0] : ext[0][1]) : -1;
   char *msg = NULL;
   if (st->threads % 32 != 0) {
-    msg = tl_arena_printf(&st->m->arena, "T.gemm needs whole warps: the block has %lld threads, not a "
-                          "multiple of 32", (long long)st->threads);
+    msg = tl_arena_printf(&st->m->arena,
+                          "T.gemm needs whole warps: the block has %lld threads, not a "
+                          "multiple of 32",
+                          (long long)st->threads);
   } else if (BM % 16 != 0 || BN % 8 != 0) {
-    msg = tl_arena_printf(&st->m->arena, "T.gemm cannot cover the %lldx%lld accumulator tile with mma.sync "
+    msg = tl_arena_printf(&st->m->arena,
+                          "T.gemm cannot cover the %lldx%lld accumulator tile with mma.sync "
                           "m16n8k16: the rule is block_M %% 16 == 0 and block_N %% 8 == 0 (block_M %% 16 = %lld, "
-                          "block_N %% 8 = %lld)", (long long)BM, (long long)BN, (long long)(BM % 16),
-                          (long long)(BN % 8));
+                          "block_N %% 8 = %lld)",
+                          (long long)BM, (long long)BN, (long long)(BM % 16), (long long)(BN % 8));
   } else if (K < 0 || K % 16 != 0) {
-    msg = tl_arena_printf(&st->m->arena, "T.gemm cannot step over K = %lld with mma.sync m16n8k16: the rule "
-                          "is K %% 16 == 0 (K %% 16 = %lld)", (long long)K, (long long)(K < 0 ? -1 : K % 16));
+    msg = tl_arena_printf(&st->m->arena,
+                          "T.gemm cannot step over K = %lld with mma.sync m16n8k16: the rule "
+                          "is K %% 16 == 0 (K %% 16 = %lld)",
+                          (long long)K, (long long)(K < 0 ? -1 : K % 16));
   }
   if (msg) {
     gemm_error(st, s->loc, msg);
@@ -530,7 +536,10 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
 static void scan_reduce(li_state *st, const tl_stmt *s) {
   if (s->u.tile.nargs < 2) return;
   const char *by = tl_arena_printf(&st->m->arena, "T.%s", tl_tile_ops[s->u.tile.op].name);
-  if (!by) { st->oom = true; return; }
+  if (!by) {
+    st->oom = true;
+    return;
+  }
   red_rec rr;
   memset(&rr, 0, sizeof rr);
   rr.src = rr.dst = -1;
@@ -588,87 +597,83 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
 static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) scan_stmt(st, s->u.seq.stmts[i], depth + 1);
-      return;
-    case TL_STMT_FOR: {
-      for (int k = 0; k < s->u.loop.nvars; k++) {
-        if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc);
-        scan_expr(st, s->u.loop.extents[k], s->loc);
-      }
-      if (s->u.loop.kind != TL_LOOP_PARALLEL || st->loop) {
-        scan_stmt(st, s->u.loop.body, depth + 1);
-        return;
-      }
-      st->loop = s;
-      st->loop_bytes = 1;
-      st->loop_ident.len = 0;
-      st->loop_rows.len = 0;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) scan_stmt(st, s->u.seq.stmts[i], depth + 1);
+    return;
+  case TL_STMT_FOR: {
+    for (int k = 0; k < s->u.loop.nvars; k++) {
+      if (s->u.loop.mins) scan_expr(st, s->u.loop.mins[k], s->loc);
+      scan_expr(st, s->u.loop.extents[k], s->loc);
+    }
+    if (s->u.loop.kind != TL_LOOP_PARALLEL || st->loop) {
       scan_stmt(st, s->u.loop.body, depth + 1);
-      for (size_t k = 0; k < st->loop_ident.len; k++) {
-        add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
-        if (k > 0) unite(st, st->loop_ident.data[0], st->loop_ident.data[k]);
-      }
-      for (size_t k = 0; k < st->loop_rows.len; k++) {
-        row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
-        if (!tl_vec_push(&st->links, lk)) st->oom = true;
-      }
-      st->loop = NULL;
       return;
     }
-    case TL_STMT_KERNEL: {
-      int64_t t = 1;
-      tl_expr_is_const_int(s->u.kernel.threads, &t);
-      st->threads = t;
-      scan_stmt(st, s->u.kernel.body, depth + 1);
-      return;
+    st->loop = s;
+    st->loop_bytes = 1;
+    st->loop_ident.len = 0;
+    st->loop_rows.len = 0;
+    scan_stmt(st, s->u.loop.body, depth + 1);
+    for (size_t k = 0; k < st->loop_ident.len; k++) {
+      add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
+      if (k > 0) unite(st, st->loop_ident.data[0], st->loop_ident.data[k]);
     }
-    case TL_STMT_ALLOC: {
-      tl_buffer *b = s->u.alloc.buffer;
-      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) &&
-          !tl_map_get(&st->swizzled, b, NULL) && !(b->layout && ((tl_smem_layout *)b->layout)->wgmma))
-        b->layout = NULL; /* recomputed: a gemm swizzle below, else row-major on first use; a TMA/wgmma
+    for (size_t k = 0; k < st->loop_rows.len; k++) {
+      row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
+      if (!tl_vec_push(&st->links, lk)) st->oom = true;
+    }
+    st->loop = NULL;
+    return;
+  }
+  case TL_STMT_KERNEL: {
+    int64_t t = 1;
+    tl_expr_is_const_int(s->u.kernel.threads, &t);
+    st->threads = t;
+    scan_stmt(st, s->u.kernel.body, depth + 1);
+    return;
+  }
+  case TL_STMT_ALLOC: {
+    tl_buffer *b = s->u.alloc.buffer;
+    if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) && !tl_map_get(&st->swizzled, b, NULL) &&
+        !(b->layout && ((tl_smem_layout *)b->layout)->wgmma))
+      b->layout = NULL; /* recomputed: a gemm swizzle below, else row-major on first use; a TMA/wgmma
                            * image (warp_specialize.c) keeps its layout */
-      if (b && b->scope == TL_SCOPE_FRAGMENT) {
-        b->layout = NULL;
-        frag_index(st, b);
-        for (int k = 0; k < b->ndim; k++)
-          if (!tl_expr_is_const_int(b->shape[k], NULL)) {
-            tl_error(st->d, s->loc, "fragment '%s' with a non-constant shape is not lowered yet",
-                     b->name);
-            st->errors++;
-            break;
-          }
-      }
-      return;
+    if (b && b->scope == TL_SCOPE_FRAGMENT) {
+      b->layout = NULL;
+      frag_index(st, b);
+      for (int k = 0; k < b->ndim; k++)
+        if (!tl_expr_is_const_int(b->shape[k], NULL)) {
+          tl_error(st->d, s->loc, "fragment '%s' with a non-constant shape is not lowered yet", b->name);
+          st->errors++;
+          break;
+        }
     }
-    case TL_STMT_STORE:
-      scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
-      for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
-      scan_expr(st, s->u.store.value, s->loc);
-      return;
-    case TL_STMT_IF:
-      scan_expr(st, s->u.ifs.cond, s->loc);
-      scan_stmt(st, s->u.ifs.then_s, depth + 1);
-      scan_stmt(st, s->u.ifs.else_s, depth + 1);
-      return;
-    case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
-    case TL_STMT_EVAL:
-      /* T.ptx_wgmma_wait (attention_overlap.c places it before lowering)
+    return;
+  }
+  case TL_STMT_STORE:
+    scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
+    for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
+    scan_expr(st, s->u.store.value, s->loc);
+    return;
+  case TL_STMT_IF:
+    scan_expr(st, s->u.ifs.cond, s->loc);
+    scan_stmt(st, s->u.ifs.then_s, depth + 1);
+    scan_stmt(st, s->u.ifs.else_s, depth + 1);
+    return;
+  case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
+  case TL_STMT_EVAL:
+    /* T.ptx_wgmma_wait (attention_overlap.c places it before lowering)
        * names a whole fragment: every register, whatever the layout */
-      if (s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
-          s->u.eval.value->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT)
-        return;
-      scan_expr(st, s->u.eval.value, s->loc);
+    if (s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
+        s->u.eval.value->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT)
       return;
-    case TL_STMT_TILE:
-      if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR)
-        scan_tile(st, s);
-      else if (s->u.tile.op == TL_TILE_GEMM)
-        scan_gemm(st, s);
-      else if (s->u.tile.op >= TL_TILE_REDUCE_MAX && s->u.tile.op <= TL_TILE_REDUCE_ABSMAX)
-        scan_reduce(st, s);
-      return;
+    scan_expr(st, s->u.eval.value, s->loc);
+    return;
+  case TL_STMT_TILE:
+    if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR) scan_tile(st, s);
+    else if (s->u.tile.op == TL_TILE_GEMM) scan_gemm(st, s);
+    else if (s->u.tile.op >= TL_TILE_REDUCE_MAX && s->u.tile.op <= TL_TILE_REDUCE_ABSMAX) scan_reduce(st, s);
+    return;
   }
 }
 
@@ -708,7 +713,8 @@ static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes)
     if (b->ndim != 2 || !same_shape(b, gi->buf)) {
       tl_error(st->d, fi->ident.loc,
                "layout conflict for fragment '%s': this %s gives it the layout of the T.gemm accumulator '%s', "
-               "whose shape differs", b->name, fi->ident.by, gi->buf->name);
+               "whose shape differs",
+               b->name, fi->ident.by, gi->buf->name);
       tl_note(st->d, gi->gemm_loc, "the T.gemm that sets the layout of '%s' is here", gi->buf->name);
       st->errors++;
       return true;
@@ -771,7 +777,10 @@ static void decide_rows(li_state *st) {
       if (rr->dst >= 0 && (rr->src_shared || staged) && !dst_own) {
         tl_frag_layout *V = tl_arena_alloc(&st->m->arena, sizeof *V);
         int64_t *shape = tl_arena_alloc(&st->m->arena, 2 * sizeof(int64_t));
-        if (!V || !shape) { st->oom = true; return; }
+        if (!V || !shape) {
+          st->oom = true;
+          return;
+        }
         memset(V, 0, sizeof *V);
         shape[0] = rr->R;
         shape[1] = rr->C;
@@ -784,8 +793,10 @@ static void decide_rows(li_state *st) {
     frag_info *root = &st->frags.data[find(st, rr->src)];
     if (root->cls_gemm) {
       if (rr->sn != 2) {
-        tl_error(st->d, rr->loc, "%s of the T.gemm accumulator '%s' along dim %d is not lowered yet (rows of an "
-                 "mma accumulator are reduced along dim 1)", rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
+        tl_error(st->d, rr->loc,
+                 "%s of the T.gemm accumulator '%s' along dim %d is not lowered yet (rows of an "
+                 "mma accumulator are reduced along dim 1)",
+                 rr->by, st->frags.data[rr->src].buf->name, rr->rdim);
         st->errors++;
       }
       continue;
@@ -796,7 +807,8 @@ static void decide_rows(li_state *st) {
     row_link *lk = &st->links.data[k];
     st->frags.data[find(st, lk->d)].red_cls = true;
     if (lk->f < 0) {
-      tl_error(st->d, lk->loc, "this T.Parallel loop reads the row statistic '%s' by its first loop variable but "
+      tl_error(st->d, lk->loc,
+               "this T.Parallel loop reads the row statistic '%s' by its first loop variable but "
                "indexes no fragment of its rows by all its loop variables; lowering it is not supported yet",
                st->frags.data[lk->d].buf->name);
       st->errors++;
@@ -810,7 +822,10 @@ static void decide_rows(li_state *st) {
     frag_info *fi = &st->frags.data[i];
     if (find(st, (int)i) != (int)i || !fi->rows) continue;
     int64_t C = 1, total = buf_total(fi->buf, &C);
-    if (total < 1) { fi->rows = false; continue; }
+    if (total < 1) {
+      fi->rows = false;
+      continue;
+    }
     int bytes = fi->bytes > 0 && fi->bytes <= 16 ? fi->bytes : 16;
     int64_t v = 16 / bytes;
     while (v > 1 && C % v != 0) v /= 2;
@@ -829,7 +844,10 @@ static void decide_rows(li_state *st) {
           frag_info *sr = &st->frags.data[find(st, rr->src)];
           if (!sr->rows) continue;
           if (pass == 0 && (G == 0 || sr->rows_G < G)) G = sr->rows_G;
-          if (pass == 1 && sr->rows_G != G) { sr->rows_G = G; changed = true; }
+          if (pass == 1 && sr->rows_G != G) {
+            sr->rows_G = G;
+            changed = true;
+          }
         }
         for (size_t k = 0; k < st->links.len; k++) {
           row_link *lk = &st->links.data[k];
@@ -837,7 +855,10 @@ static void decide_rows(li_state *st) {
           frag_info *fr = &st->frags.data[find(st, lk->f)];
           if (!fr->rows) continue;
           if (pass == 0 && (G == 0 || fr->rows_G < G)) G = fr->rows_G;
-          if (pass == 1 && fr->rows_G != G) { fr->rows_G = G; changed = true; }
+          if (pass == 1 && fr->rows_G != G) {
+            fr->rows_G = G;
+            changed = true;
+          }
         }
       }
     }
@@ -850,8 +871,10 @@ static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) 
   if (rr->src >= 0 && !rr->virt) {
     const tl_frag_layout *L = tl_frag_layout_of(st->frags.data[rr->src].buf);
     if (L && L->kind == TL_FRAG_MMA_C && L->interleaved) {
-      tl_error(st->d, rr->loc, "%s of the wgmma accumulator '%s' (several m64 blocks per warpgroup) is not lowered "
-               "yet", rr->by, st->frags.data[rr->src].buf->name);
+      tl_error(st->d, rr->loc,
+               "%s of the wgmma accumulator '%s' (several m64 blocks per warpgroup) is not lowered "
+               "yet",
+               rr->by, st->frags.data[rr->src].buf->name);
       st->errors++;
       return NULL;
     }
@@ -913,7 +936,10 @@ static void finish_reducers(li_state *st) {
       }
       tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
       int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)b->ndim);
-      if (!L || !shape) { st->oom = true; return; }
+      if (!L || !shape) {
+        st->oom = true;
+        return;
+      }
       *L = tmp;
       for (int k = 0; k < b->ndim; k++) tl_expr_is_const_int(b->shape[k], &shape[k]);
       L->shape = shape;
@@ -950,10 +976,11 @@ static void finish_reducers(li_state *st) {
                "layout conflict for fragment '%s': this T.Parallel loop reads the row statistic '%s'[i] on the "
                "threads that hold row i of '%s' (whose layout the %s sets), but the %s that sets the layout of "
                "'%s' gives row i to other threads; use the same T.gemm warp policy, or stage through shared memory",
-               st->frags.data[lk->d].buf->name, st->frags.data[lk->d].buf->name, st->frags.data[lk->f].buf->name,
-               fby, def_by, st->frags.data[lk->d].buf->name);
+               st->frags.data[lk->d].buf->name, st->frags.data[lk->d].buf->name, st->frags.data[lk->f].buf->name, fby,
+               def_by, st->frags.data[lk->d].buf->name);
       tl_note(st->d, def_loc, "the %s that sets the layout of '%s' is here", def_by, st->frags.data[lk->d].buf->name);
-      if (F) tl_note(st->d, F->set_at, "the %s that sets the layout of '%s' is here", fby, st->frags.data[lk->f].buf->name);
+      if (F)
+        tl_note(st->d, F->set_at, "the %s that sets the layout of '%s' is here", fby, st->frags.data[lk->f].buf->name);
       st->errors++;
     }
   }
@@ -988,7 +1015,7 @@ static void link_copies(li_state *st) {
 }
 
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target; /* nothing here depends on the target yet */
+  (void)target;                                /* nothing here depends on the target yet */
   if (!tl_lower_extend_short_parallel(m, f)) { /* parallel_extend.c */
     tl_error(d, f->loc, "out of memory in layout inference");
     return false;
@@ -1019,8 +1046,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
                  "FullRow) with the same warp rows, but it takes its layout from '%s', which the T.gemm here "
                  "splits over %lldx%lld warps%s; use policy=T.GemmWarpPolicy.FullRow on both gemms or stage A "
                  "through T.alloc_shared",
-                 a->buf->name, (long long)a->gemm_m, c->buf->name, (long long)c->gemm_m,
-                 (long long)c->gemm_n, same_shape(a->buf, c->buf) ? "" : " (and whose shape differs)");
+                 a->buf->name, (long long)a->gemm_m, c->buf->name, (long long)c->gemm_m, (long long)c->gemm_n,
+                 same_shape(a->buf, c->buf) ? "" : " (and whose shape differs)");
         tl_note(d, c->gemm_loc, "the T.gemm that sets the layout of '%s' is here", c->buf->name);
         st.errors++;
         continue;
@@ -1028,8 +1055,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
       tl_error(d, fi->gemm_loc,
                "layout conflict for fragment '%s': this T.gemm splits it over %lldx%lld warps, but it shares "
                "its layout with '%s', which the T.gemm here splits over %lldx%lld warps",
-               fi->buf->name, (long long)fi->gemm_m, (long long)fi->gemm_n, other->buf->name,
-               (long long)other->gemm_m, (long long)other->gemm_n);
+               fi->buf->name, (long long)fi->gemm_m, (long long)fi->gemm_n, other->buf->name, (long long)other->gemm_m,
+               (long long)other->gemm_n);
       tl_note(d, other->gemm_loc, "the T.gemm that sets the layout of '%s' is here", other->buf->name);
       st.errors++;
     }
@@ -1044,8 +1071,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
                "layout conflict for fragment '%s': this %s indexes it differently from the %s "
                "that distributes it over the threads",
                fi->buf->name, fi->other.by, fi->ident.by);
-      tl_note(d, fi->ident.loc, "the %s that sets the layout of '%s' is here", fi->ident.by,
-              fi->buf->name);
+      tl_note(d, fi->ident.loc, "the %s that sets the layout of '%s' is here", fi->ident.by, fi->buf->name);
       st.errors++;
       continue;
     }

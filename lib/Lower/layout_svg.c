@@ -27,11 +27,11 @@ enum { HEAD_LINE = 14, MARGIN = 8, LABEL_W = 44, LABEL_H = 14 };
 static void xml_textn(tl_strbuf *sb, const char *s, size_t n) {
   for (; n && *s; s++, n--) {
     switch (*s) {
-      case '<': tl_strbuf_append(sb, "&lt;"); break;
-      case '>': tl_strbuf_append(sb, "&gt;"); break;
-      case '&': tl_strbuf_append(sb, "&amp;"); break;
-      case '"': tl_strbuf_append(sb, "&quot;"); break;
-      default: tl_strbuf_appendn(sb, s, 1);
+    case '<': tl_strbuf_append(sb, "&lt;"); break;
+    case '>': tl_strbuf_append(sb, "&gt;"); break;
+    case '&': tl_strbuf_append(sb, "&amp;"); break;
+    case '"': tl_strbuf_append(sb, "&quot;"); break;
+    default: tl_strbuf_appendn(sb, s, 1);
     }
   }
 }
@@ -45,16 +45,15 @@ static void hsl_hex(char out[8], double h, double s, double l) {
   double x = c * (1 - (hm - 1 < 0 ? 1 - hm : hm - 1));
   double r = 0, g = 0, b = 0;
   switch ((int)hp % 6) {
-    case 0: r = c, g = x; break;
-    case 1: r = x, g = c; break;
-    case 2: g = c, b = x; break;
-    case 3: g = x, b = c; break;
-    case 4: r = x, b = c; break;
-    default: r = c, b = x; break;
+  case 0: r = c, g = x; break;
+  case 1: r = x, g = c; break;
+  case 2: g = c, b = x; break;
+  case 3: g = x, b = c; break;
+  case 4: r = x, b = c; break;
+  default: r = c, b = x; break;
   }
   double m = l - c / 2;
-  snprintf(out, 8, "#%02x%02x%02x", (int)((r + m) * 255 + 0.5), (int)((g + m) * 255 + 0.5),
-           (int)((b + m) * 255 + 0.5));
+  snprintf(out, 8, "#%02x%02x%02x", (int)((r + m) * 255 + 0.5), (int)((g + m) * 255 + 0.5), (int)((b + m) * 255 + 0.5));
 }
 
 static void thread_colour(char out[8], int64_t tid, bool replicated) {
@@ -113,11 +112,13 @@ static void header(tl_strbuf *sb, const tl_layout_view *v, int *y) {
   tl_strbuf_append(&line, "\n");
   tl_layout_view_describe(&line, v, "");
   if (v->frag && !v->shared)
-    tl_strbuf_printf(&line, "\ncells: element -> T<thread>:r<register> of replica 0, coloured by thread; "
-                            "overview: coloured by warp");
+    tl_strbuf_printf(&line,
+                     "\ncells: element -> T<thread>:r<register> of replica 0, coloured by thread; "
+                     "overview: coloured by warp");
   else
-    tl_strbuf_printf(&line, "\ncells: element -> b<bank> (32 banks of 4 bytes), stage 0; "
-                            "overview: 16-byte chunks coloured by bank");
+    tl_strbuf_printf(&line,
+                     "\ncells: element -> b<bank> (32 banks of 4 bytes), stage 0; "
+                     "overview: 16-byte chunks coloured by bank");
   char *text = line.data ? line.data : (char *)"";
   for (char *s = text; s && *s;) {
     char *nl = strchr(s, '\n');
@@ -136,8 +137,8 @@ static void detail(tl_strbuf *sb, const tl_layout_view *v, int64_t R, int64_t C,
   int x0 = MARGIN + LABEL_W, y0 = *y + LABEL_H + 4;
   tl_strbuf_printf(sb, "<g id=\"cells\">\n");
   for (int64_t c = 0; c < C; c++)
-    tl_strbuf_printf(sb, "<text class=\"idx\" x=\"%lld\" y=\"%d\">%lld</text>\n",
-                     (long long)(x0 + c * cw + cw / 2), y0 - 4, (long long)c);
+    tl_strbuf_printf(sb, "<text class=\"idx\" x=\"%lld\" y=\"%d\">%lld</text>\n", (long long)(x0 + c * cw + cw / 2),
+                     y0 - 4, (long long)c);
   for (int64_t r = 0; r < R; r++) {
     tl_strbuf_printf(sb, "<text class=\"row\" x=\"%d\" y=\"%lld\">%lld</text>\n", x0 - 4,
                      (long long)(y0 + r * ch + ch - 4), (long long)r);
@@ -145,9 +146,10 @@ static void detail(tl_strbuf *sb, const tl_layout_view *v, int64_t R, int64_t C,
       char label[48], colour[8];
       cell_of(v, r, c, label, sizeof label, colour);
       long long x = x0 + c * cw, yy = y0 + r * ch;
-      tl_strbuf_printf(sb, "<rect class=\"cell\" x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-                       "<text x=\"%lld\" y=\"%lld\">%s</text>\n", x, yy, cw, ch, colour,
-                       x + cw / 2, yy + ch - 4, label);
+      tl_strbuf_printf(sb,
+                       "<rect class=\"cell\" x=\"%lld\" y=\"%lld\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
+                       "<text x=\"%lld\" y=\"%lld\">%s</text>\n",
+                       x, yy, cw, ch, colour, x + cw / 2, yy + ch - 4, label);
     }
   }
   tl_strbuf_append(sb, "</g>\n");
@@ -160,9 +162,11 @@ static void overview(tl_strbuf *sb, const tl_layout_view *v, int *y, int *w) {
   int x0 = MARGIN + LABEL_W, y0 = *y + 2 * HEAD_LINE;
   /* a shared tile's pattern repeats every 8 rows: its first 16 rows show it */
   int64_t rows = v->shared && v->rows > 16 ? 16 : v->rows;
-  tl_strbuf_printf(sb, "<text class=\"head\" x=\"%d\" y=\"%d\">overview: rows 0..%lld of %lld, all %lld columns%s</text>\n"
-                   "<g id=\"overview\">\n", MARGIN, y0 - 6, (long long)rows - 1, (long long)v->rows,
-                   (long long)v->cols, v->shared ? " (stage 0)" : "");
+  tl_strbuf_printf(sb,
+                   "<text class=\"head\" x=\"%d\" y=\"%d\">overview: rows 0..%lld of %lld, all %lld columns%s</text>\n"
+                   "<g id=\"overview\">\n",
+                   MARGIN, y0 - 6, (long long)rows - 1, (long long)v->rows, (long long)v->cols,
+                   v->shared ? " (stage 0)" : "");
   for (int64_t r = 0; r < rows; r++) {
     int64_t start = 0, chunk0, key0 = run_key(v, r, 0, &chunk0);
     for (int64_t c = 1; c <= v->cols; c++) {
@@ -194,16 +198,19 @@ static void picture(tl_strbuf *sb, const tl_layout_view *v, bool full) {
   overview(&body, v, &y, &w);
   if (w < 900) w = 900;
   y += MARGIN;
-  tl_strbuf_printf(sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+  tl_strbuf_printf(sb,
+                   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" "
-                   "viewBox=\"0 0 %d %d\">\n<title>", w, y, w, y);
+                   "viewBox=\"0 0 %d %d\">\n<title>",
+                   w, y, w, y);
   xml_text(sb, v->f->name ? v->f->name : "main");
   tl_strbuf_append(sb, ".");
   xml_text(sb, v->b->name);
-  tl_strbuf_append(sb, "</title>\n<style>text{font-family:monospace;font-size:8px;text-anchor:middle}"
-                       " .head{font-size:11px;text-anchor:start} .idx{fill:#555} .row{fill:#555;text-anchor:end}"
-                       " rect.cell{stroke:#fff;stroke-width:0.5}</style>\n"
-                       "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
+  tl_strbuf_append(sb,
+                   "</title>\n<style>text{font-family:monospace;font-size:8px;text-anchor:middle}"
+                   " .head{font-size:11px;text-anchor:start} .idx{fill:#555} .row{fill:#555;text-anchor:end}"
+                   " rect.cell{stroke:#fff;stroke-width:0.5}</style>\n"
+                   "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
   tl_strbuf_appendn(sb, body.data ? body.data : "", body.len);
   if (body.oom) sb->oom = true;
   tl_strbuf_free(&body);

@@ -7,8 +7,8 @@
 #include "IR/tir.h"
 
 typedef struct tl_lower_options {
-  const tl_target *target;    /* what to lower for (tl_target_lookup); NULL: tl_target_default() */
-  bool verify_each;           /* run tl_verify_module after every pass */
+  const tl_target *target; /* what to lower for (tl_target_lookup); NULL: tl_target_default() */
+  bool verify_each;        /* run tl_verify_module after every pass */
   /* If non-NULL, called after every pass with its name (for --print-after-all). */
   void (*after_pass)(void *user, const char *pass_name, const tl_module *m);
   void *user;
@@ -42,7 +42,7 @@ typedef enum { TL_PASS_TILE_IR, TL_PASS_SIMT_IR } tl_pass_level;
  * may be NULL (no target: the passes' default sm_80).  The public view
  * (include/tilelang/ir.h tl_pass_info) is the first member. */
 typedef struct tl_lower_pass {
-  tl_pass_info info;   /* name, IR level ("tile" / "simt"), one-line contract */
+  tl_pass_info info; /* name, IR level ("tile" / "simt"), one-line contract */
   tl_pass_level level;
   bool (*run)(tl_module *m, tl_primfunc *f, const tl_lower_options *opts, tl_diag *d);
   /* NULL, or a budget tl_lower_module checks after the pass (budget.c):
@@ -58,7 +58,6 @@ const tl_lower_pass *tl_lower_pass_lookup(const char *name);
 /* Runs pass p on every prim_func of m, then the verifier when
  * opts->verify_each and opts->after_pass (as tl_lower_module does for each
  * of its passes); false on the first error (diagnostics in d). */
-bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
-                       tl_diag *d);
+bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts, tl_diag *d);
 
 #endif

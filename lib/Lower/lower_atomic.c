@@ -64,14 +64,20 @@
 #define MAXD 8
 
 typedef struct at_state {
-  tl_lower_walk w;   /* module, diagnostics, names, ranges */
-  bool per_thread;   /* the kernel body uses the thread index */
-  int intrin;        /* the op's per-element intrinsic (tl_tile_atomic_intrin) */
-  int lanes;         /* 2 / 4 for T.atomic_addx2 / x4, else 1 */
-  const char *opname;/* the op being lowered, for messages ("atomic_add") */
+  tl_lower_walk w;    /* module, diagnostics, names, ranges */
+  bool per_thread;    /* the kernel body uses the thread index */
+  int intrin;         /* the op's per-element intrinsic (tl_tile_atomic_intrin) */
+  int lanes;          /* 2 / 4 for T.atomic_addx2 / x4, else 1 */
+  const char *opname; /* the op being lowered, for messages ("atomic_add") */
 } at_state;
 
-#define CHECK(x) do { if (!(x)) { st->w.oom = true; return NULL; } } while (0)
+#define CHECK(x)                                                                                                       \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      st->w.oom = true;                                                                                                \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
 
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
@@ -125,11 +131,13 @@ static bool side_init(at_state *st, side *sd, const tl_region *r, tl_loc loc) {
   }
   for (int k = 0; k < sd->n; k++) {
     sd->min[k] = r->ndim ? r->min[k] : tl_lo_int(st->w.m, loc, 0);
-    if (!sd->min[k]) { st->w.oom = true; return false; }
+    if (!sd->min[k]) {
+      st->w.oom = true;
+      return false;
+    }
     const tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
     if (!tl_expr_is_const_int(e, &sd->ext[k]) || sd->ext[k] < 1) {
-      tl_error(st->w.d, loc, "T.%s with a non-constant extent (operand '%s') is not lowered yet",
-               st->opname, b->name);
+      tl_error(st->w.d, loc, "T.%s with a non-constant extent (operand '%s') is not lowered yet", st->opname, b->name);
       st->w.errors++;
       return false;
     }
@@ -141,7 +149,10 @@ static bool side_init(at_state *st, side *sd, const tl_region *r, tl_loc loc) {
 static bool side_map(at_state *st, side *sd, int ndom, const int64_t *dom, tl_loc loc) {
   int dk = 0;
   for (int k = 0; k < sd->n; k++) {
-    if (sd->ext[k] == 1) { sd->map[k] = -1; continue; }
+    if (sd->ext[k] == 1) {
+      sd->map[k] = -1;
+      continue;
+    }
     while (dk < ndom && dom[dk] == 1) dk++;
     if (dk >= ndom || dom[dk] != sd->ext[k]) goto bad;
     sd->map[k] = dk++;
@@ -149,8 +160,7 @@ static bool side_map(at_state *st, side *sd, int ndom, const int64_t *dom, tl_lo
   while (dk < ndom && dom[dk] == 1) dk++;
   if (dk == ndom) return true;
 bad:
-  tl_error(st->w.d, loc, "T.%s: operand '%s' does not match the shape of the other operand",
-           st->opname, sd->buf->name);
+  tl_error(st->w.d, loc, "T.%s: operand '%s' does not match the shape of the other operand", st->opname, sd->buf->name);
   st->w.errors++;
   return false;
 }
@@ -160,7 +170,10 @@ static bool side_indices(at_state *st, const side *sd, tl_expr *const *idx, tl_l
   for (int k = 0; k < sd->n; k++) {
     tl_expr *x = sd->min[k];
     if (idx && sd->map[k] >= 0) x = tl_lo_add(st->w.m, loc, x, idx[sd->map[k]]);
-    if (!(out[k] = x)) { st->w.oom = true; return false; }
+    if (!(out[k] = x)) {
+      st->w.oom = true;
+      return false;
+    }
   }
   return true;
 }
@@ -195,7 +208,8 @@ static tl_stmt *element(at_state *st, const tl_stmt *s, const side *dst, const s
   tl_expr *v = val_expr;
   if (val) {
     if (!side_indices(st, val, idx, loc, vi)) return NULL;
-    if (val->buf->scope == TL_SCOPE_GLOBAL) CHECK(cond = tl_lo_bounds_cond(m, loc, &st->w.ranges, val->buf, val->n, vi, 1, cond));
+    if (val->buf->scope == TL_SCOPE_GLOBAL)
+      CHECK(cond = tl_lo_bounds_cond(m, loc, &st->w.ranges, val->buf, val->n, vi, 1, cond));
     CHECK(v = tl_ir_load(m, loc, val->buf, val->n, vi));
   }
   tl_dtype et = dst->buf->dtype;
@@ -237,13 +251,15 @@ static tl_stmt *loop1(at_state *st, tl_loc loc, tl_loop_kind kind, int64_t exten
  * bf16x2 pair atomics where it can; outside a T.Parallel in a kernel that is
  * not per-thread, once per block (inside a T.Parallel of extent 1), as a
  * scalar T.atomic_add there. */
-static tl_stmt *lanes_loop(at_state *st, const tl_stmt *s, const side *dst, const side *val, int ndom, bool per_thread) {
+static tl_stmt *lanes_loop(at_state *st, const tl_stmt *s, const side *dst, const side *val, int ndom,
+                           bool per_thread) {
   tl_loc loc = s->loc;
   tl_var *l, *p0;
   tl_stmt *u = loop1(st, loc, TL_LOOP_UNROLL, st->lanes, "l", &l);
   if (!u) return NULL;
   tl_expr *idx[MAXD] = {0};
-  for (int k = 0; k < ndom; k++) CHECK(idx[k] = k == ndom - 1 ? tl_ir_var(st->w.m, loc, l) : tl_lo_int(st->w.m, loc, 0));
+  for (int k = 0; k < ndom; k++)
+    CHECK(idx[k] = k == ndom - 1 ? tl_ir_var(st->w.m, loc, l) : tl_lo_int(st->w.m, loc, 0));
   CHECK(tl_ranges_set(&st->w.ranges, l, 0, st->lanes - 1));
   u->u.loop.body = element(st, s, dst, val, NULL, idx);
   tl_ranges_unset(&st->w.ranges, l);
@@ -350,66 +366,65 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
   if (!s) return s;
   if (!tl_lo_nesting_ok(st->w.d, s, depth, &st->w.errors, true)) return NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) {
-        tl_stmt *c = walk(st, s->u.seq.stmts[i], in_par, depth + 1);
-        if (!c) return NULL;
-        s->u.seq.stmts[i] = c;
-      }
-      return s;
-    case TL_STMT_FOR: {
-      CHECK(set_loop_ranges(st, s));
-      tl_stmt *b = walk(st, s->u.loop.body, in_par || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
-      for (int k = 0; k < s->u.loop.nvars; k++) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[k]);
-      if (!b) return NULL;
-      s->u.loop.body = b;
-      return s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *c = walk(st, s->u.seq.stmts[i], in_par, depth + 1);
+      if (!c) return NULL;
+      s->u.seq.stmts[i] = c;
     }
-    case TL_STMT_KERNEL: {
-      for (int i = 0; i < s->u.kernel.ngrid; i++) {
-        int64_t g;
-        if (!s->u.kernel.block_vars[i]) continue;
-        if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1 && g <= INT32_MAX)
-          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
-        else
-          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
-      }
-      bool saved = st->per_thread;
-      st->per_thread = uses_tid(s->u.kernel.body);
-      tl_stmt *b = walk(st, s->u.kernel.body, in_par, depth + 1);
-      st->per_thread = saved;
-      if (!b) return NULL;
-      s->u.kernel.body = b;
-      return s;
+    return s;
+  case TL_STMT_FOR: {
+    CHECK(set_loop_ranges(st, s));
+    tl_stmt *b = walk(st, s->u.loop.body, in_par || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
+    for (int k = 0; k < s->u.loop.nvars; k++) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[k]);
+    if (!b) return NULL;
+    s->u.loop.body = b;
+    return s;
+  }
+  case TL_STMT_KERNEL: {
+    for (int i = 0; i < s->u.kernel.ngrid; i++) {
+      int64_t g;
+      if (!s->u.kernel.block_vars[i]) continue;
+      if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1 && g <= INT32_MAX)
+        CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
+      else CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
     }
-    case TL_STMT_IF: {
-      tl_stmt *t = walk(st, s->u.ifs.then_s, in_par, depth + 1);
-      if (!t) return NULL;
-      s->u.ifs.then_s = t;
-      if (s->u.ifs.else_s) {
-        tl_stmt *e = walk(st, s->u.ifs.else_s, in_par, depth + 1);
-        if (!e) return NULL;
-        s->u.ifs.else_s = e;
-      }
-      return s;
+    bool saved = st->per_thread;
+    st->per_thread = uses_tid(s->u.kernel.body);
+    tl_stmt *b = walk(st, s->u.kernel.body, in_par, depth + 1);
+    st->per_thread = saved;
+    if (!b) return NULL;
+    s->u.kernel.body = b;
+    return s;
+  }
+  case TL_STMT_IF: {
+    tl_stmt *t = walk(st, s->u.ifs.then_s, in_par, depth + 1);
+    if (!t) return NULL;
+    s->u.ifs.then_s = t;
+    if (s->u.ifs.else_s) {
+      tl_stmt *e = walk(st, s->u.ifs.else_s, in_par, depth + 1);
+      if (!e) return NULL;
+      s->u.ifs.else_s = e;
     }
-    case TL_STMT_LET: {
-      tl_range r;
-      if (tl_expr_range(&st->w.ranges, s->u.let.value, &r)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, r.lo, r.hi));
-      return s;
+    return s;
+  }
+  case TL_STMT_LET: {
+    tl_range r;
+    if (tl_expr_range(&st->w.ranges, s->u.let.value, &r)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, r.lo, r.hi));
+    return s;
+  }
+  case TL_STMT_TILE:
+    if (tl_tile_atomic_intrin(s->u.tile.op, &st->lanes) >= 0) {
+      st->intrin = tl_tile_atomic_intrin(s->u.tile.op, NULL);
+      st->opname = tl_tile_ops[s->u.tile.op].name;
+      int before = st->w.errors;
+      tl_stmt *r = lower_one(st, s, in_par);
+      /* after a reported error, keep walking to report the others */
+      if (!r && !st->w.oom && st->w.errors > before) return s;
+      return r;
     }
-    case TL_STMT_TILE:
-      if (tl_tile_atomic_intrin(s->u.tile.op, &st->lanes) >= 0) {
-        st->intrin = tl_tile_atomic_intrin(s->u.tile.op, NULL);
-        st->opname = tl_tile_ops[s->u.tile.op].name;
-        int before = st->w.errors;
-        tl_stmt *r = lower_one(st, s, in_par);
-        /* after a reported error, keep walking to report the others */
-        if (!r && !st->w.oom && st->w.errors > before) return s;
-        return r;
-      }
-      return s;
-    default: return s;
+    return s;
+  default: return s;
   }
 }
 
@@ -432,12 +447,18 @@ typedef struct av_state {
   tl_diag *d;
   bool oom;
   int intrin;
-  bool bf16x2;      /* the target has red.add.noftz.bf16x2 (sm_90) */
+  bool bf16x2; /* the target has red.add.noftz.bf16x2 (sm_90) */
   tl_names names;
 } av_state;
 
 #undef CHECK
-#define CHECK(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+#define CHECK(x)                                                                                                       \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      st->oom = true;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
 
 /* e with variable v replaced by r (IR/rewrite.h: rebuilt through the
  * folding constructors; subtrees free of v are shared). */
@@ -458,58 +479,79 @@ static tl_expr *subst(tl_module *m, const tl_expr *e, const tl_var *v, tl_expr *
  * free of v).  *fail is set when it cannot be formed (as opposed to OOM). */
 static tl_expr *vec2(av_state *st, const tl_expr *e, const tl_var *v, tl_expr *base, bool *fail, int depth) {
   tl_module *m = st->m;
-  if (!e || depth > TL_LOWER_MAX_DEPTH || e->dtype.lanes != 1) { *fail = true; return NULL; }
+  if (!e || depth > TL_LOWER_MAX_DEPTH || e->dtype.lanes != 1) {
+    *fail = true;
+    return NULL;
+  }
   if (tl_expr_free_of(e, v)) {
     tl_expr *b = tl_lo_broadcast(m, e->loc, (tl_expr *)e, 2);
     CHECK(b);
     return b;
   }
   switch (e->kind) {
-    case TL_EXPR_CAST: {
-      tl_expr *x = vec2(st, e->u.cast.value, v, base, fail, depth + 1);
-      if (!x) return NULL;
-      tl_dtype t = e->dtype;
-      t.lanes = 2;
-      tl_expr *c = tl_lo_cast(m, e->loc, t, x);
-      CHECK(c);
-      return c;
+  case TL_EXPR_CAST: {
+    tl_expr *x = vec2(st, e->u.cast.value, v, base, fail, depth + 1);
+    if (!x) return NULL;
+    tl_dtype t = e->dtype;
+    t.lanes = 2;
+    tl_expr *c = tl_lo_cast(m, e->loc, t, x);
+    CHECK(c);
+    return c;
+  }
+  case TL_EXPR_BINARY: {
+    tl_binop op = e->u.bin.op;
+    if (op != TL_OP_ADD && op != TL_OP_SUB && op != TL_OP_MUL) {
+      *fail = true;
+      return NULL;
     }
-    case TL_EXPR_BINARY: {
-      tl_binop op = e->u.bin.op;
-      if (op != TL_OP_ADD && op != TL_OP_SUB && op != TL_OP_MUL) { *fail = true; return NULL; }
-      tl_expr *a = vec2(st, e->u.bin.a, v, base, fail, depth + 1);
-      tl_expr *b = a ? vec2(st, e->u.bin.b, v, base, fail, depth + 1) : NULL;
-      if (!b) return NULL;
-      tl_expr *r = tl_ir_binary(m, e->loc, op, a, b);
-      CHECK(r);
-      return r;
+    tl_expr *a = vec2(st, e->u.bin.a, v, base, fail, depth + 1);
+    tl_expr *b = a ? vec2(st, e->u.bin.b, v, base, fail, depth + 1) : NULL;
+    if (!b) return NULL;
+    tl_expr *r = tl_ir_binary(m, e->loc, op, a, b);
+    CHECK(r);
+    return r;
+  }
+  case TL_EXPR_LOAD: {
+    int n = e->u.load.n;
+    const tl_buffer *b = e->u.load.buffer;
+    int64_t c;
+    if (n < 1 || b->strides || b->dtype.lanes != 1) {
+      *fail = true;
+      return NULL;
     }
-    case TL_EXPR_LOAD: {
-      int n = e->u.load.n;
-      const tl_buffer *b = e->u.load.buffer;
-      int64_t c;
-      if (n < 1 || b->strides || b->dtype.lanes != 1) { *fail = true; return NULL; }
-      for (int i = 0; i + 1 < n; i++)
-        if (!tl_expr_free_of(e->u.load.indices[i], v)) { *fail = true; return NULL; }
-      if (!tl_expr_lane_coef(e->u.load.indices[n - 1], v, &c) || c != 1) { *fail = true; return NULL; }
-      if (n > 1) {
-        int64_t row;
-        if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % 2) { *fail = true; return NULL; }
+    for (int i = 0; i + 1 < n; i++)
+      if (!tl_expr_free_of(e->u.load.indices[i], v)) {
+        *fail = true;
+        return NULL;
       }
-      tl_expr *first = subst(m, e->u.load.indices[n - 1], v, base, 0);
-      CHECK(first);
-      if (!tl_expr_divisible(first, 2, NULL)) { *fail = true; return NULL; }
-      tl_expr **ix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
-      CHECK(ix);
-      for (int i = 0; i + 1 < n; i++) ix[i] = e->u.load.indices[i];
-      CHECK(ix[n - 1] = tl_lo_ramp(m, e->loc, first, 2));
-      tl_expr *ld = tl_ir_load(m, e->loc, (tl_buffer *)b, n, ix);
-      CHECK(ld);
-      ld->dtype = e->dtype;
-      ld->dtype.lanes = 2;
-      return ld;
+    if (!tl_expr_lane_coef(e->u.load.indices[n - 1], v, &c) || c != 1) {
+      *fail = true;
+      return NULL;
     }
-    default: *fail = true; return NULL;
+    if (n > 1) {
+      int64_t row;
+      if (!tl_expr_is_const_int(b->shape[n - 1], &row) || row % 2) {
+        *fail = true;
+        return NULL;
+      }
+    }
+    tl_expr *first = subst(m, e->u.load.indices[n - 1], v, base, 0);
+    CHECK(first);
+    if (!tl_expr_divisible(first, 2, NULL)) {
+      *fail = true;
+      return NULL;
+    }
+    tl_expr **ix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
+    CHECK(ix);
+    for (int i = 0; i + 1 < n; i++) ix[i] = e->u.load.indices[i];
+    CHECK(ix[n - 1] = tl_lo_ramp(m, e->loc, first, 2));
+    tl_expr *ld = tl_ir_load(m, e->loc, (tl_buffer *)b, n, ix);
+    CHECK(ld);
+    ld->dtype = e->dtype;
+    ld->dtype.lanes = 2;
+    return ld;
+  }
+  default: *fail = true; return NULL;
   }
 }
 
@@ -606,37 +648,37 @@ static tl_stmt *fuse(av_state *st, tl_stmt *s) {
 static tl_stmt *vwalk(av_state *st, tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return s;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) {
-        tl_stmt *c = vwalk(st, s->u.seq.stmts[i], depth + 1);
-        if (!c) return NULL;
-        s->u.seq.stmts[i] = c;
-      }
-      return s;
-    case TL_STMT_FOR: {
-      tl_stmt *b = vwalk(st, s->u.loop.body, depth + 1);
-      if (!b) return NULL;
-      s->u.loop.body = b;
-      return fuse(st, s);
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *c = vwalk(st, s->u.seq.stmts[i], depth + 1);
+      if (!c) return NULL;
+      s->u.seq.stmts[i] = c;
     }
-    case TL_STMT_KERNEL: {
-      tl_stmt *b = vwalk(st, s->u.kernel.body, depth + 1);
-      if (!b) return NULL;
-      s->u.kernel.body = b;
-      return s;
+    return s;
+  case TL_STMT_FOR: {
+    tl_stmt *b = vwalk(st, s->u.loop.body, depth + 1);
+    if (!b) return NULL;
+    s->u.loop.body = b;
+    return fuse(st, s);
+  }
+  case TL_STMT_KERNEL: {
+    tl_stmt *b = vwalk(st, s->u.kernel.body, depth + 1);
+    if (!b) return NULL;
+    s->u.kernel.body = b;
+    return s;
+  }
+  case TL_STMT_IF: {
+    tl_stmt *t = vwalk(st, s->u.ifs.then_s, depth + 1);
+    if (!t) return NULL;
+    s->u.ifs.then_s = t;
+    if (s->u.ifs.else_s) {
+      tl_stmt *e = vwalk(st, s->u.ifs.else_s, depth + 1);
+      if (!e) return NULL;
+      s->u.ifs.else_s = e;
     }
-    case TL_STMT_IF: {
-      tl_stmt *t = vwalk(st, s->u.ifs.then_s, depth + 1);
-      if (!t) return NULL;
-      s->u.ifs.then_s = t;
-      if (s->u.ifs.else_s) {
-        tl_stmt *e = vwalk(st, s->u.ifs.else_s, depth + 1);
-        if (!e) return NULL;
-        s->u.ifs.else_s = e;
-      }
-      return s;
-    }
-    default: return s;
+    return s;
+  }
+  default: return s;
   }
 }
 

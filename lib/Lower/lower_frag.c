@@ -48,16 +48,29 @@ static bool attr_flag(const tl_stmt *s, int k) {
   return v != 0;
 }
 
-tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64_t threads,
-                          bool compact_addresses, tl_diag *d) {
+/* The dtypes the rs form lowers: f16 x f16 into f32 or f16, bf16 x bf16
+ * into f32; false after reporting the others. */
+static bool rs_dtypes_ok(tl_dtype dA, tl_dtype dB, tl_dtype dC, tl_diag *d, tl_loc loc) {
+  bool ab16 = tl_dtype_eq(dA, dB) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
+  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) ||
+              (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
+  if (ab16 && c_ok) return true;
+  tl_error(d, loc,
+           "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
+           "float16 accumulators, bfloat16 with float32)",
+           tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
+  return false;
+}
+
+tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64_t threads, bool compact_addresses,
+                          tl_diag *d) {
   tl_loc loc = s->loc;
   if (s->u.tile.nargs < 3) {
     tl_error(d, loc, "T.gemm needs A, B and C");
     return NULL;
   }
   if (tl_gemm_is_wgmma(s)) return tl_lower_wgmma_rs(M, s, names, d); /* Hopper: lower_gemm.c */
-  const tl_region *ra = &s->u.tile.args[0].region, *rb = &s->u.tile.args[1].region,
-                  *rc = &s->u.tile.args[2].region;
+  const tl_region *ra = &s->u.tile.args[0].region, *rb = &s->u.tile.args[1].region, *rc = &s->u.tile.args[2].region;
   tl_buffer *A = ra->buffer, *B = rb->buffer, *C = rc->buffer;
   tl_frag_layout *AL = tl_frag_layout_of(A), *CL = tl_frag_layout_of(C);
   bool ta = attr_flag(s, 0), tb = attr_flag(s, 1), clear = attr_flag(s, 3);
@@ -71,8 +84,8 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
     return NULL;
   }
   if (!B || (B->scope != TL_SCOPE_SHARED && B->scope != TL_SCOPE_SHARED_DYN) || (B->ndim != 2 && B->ndim != 3)) {
-    tl_error(d, loc, "T.gemm with A in fragment '%s' needs B '%s' in a 2-D shared buffer (the rs form)",
-             A->name, B ? B->name : "?");
+    tl_error(d, loc, "T.gemm with A in fragment '%s' needs B '%s' in a 2-D shared buffer (the rs form)", A->name,
+             B ? B->name : "?");
     return NULL;
   }
   int64_t BM = CL->shape[0], BN = CL->shape[1], K = AL->shape[1];
@@ -82,19 +95,25 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
     return NULL;
   }
   if (CL->warp_n != 1 || CL->threads != threads || threads % 32 != 0) {
-    tl_error(d, loc, "T.gemm with A in fragment '%s' (the rs form) needs the warps of '%s' to split only M "
-             "(warp_n == 1, policy FullRow)", A->name, C->name);
+    tl_error(d, loc,
+             "T.gemm with A in fragment '%s' (the rs form) needs the warps of '%s' to split only M "
+             "(warp_n == 1, policy FullRow)",
+             A->name, C->name);
     return NULL;
   }
   int64_t bad_i = -1, bad_k = -1;
   if (!tl_gemm_rs_a_check(AL, CL->warp_m, &bad_i, &bad_k)) {
     if (bad_i >= 0)
-      tl_error(d, loc, "internal error: T.gemm rs form: element (%lld, %lld) of fragment '%s' is not where "
-               "mma.sync reads its A operand", (long long)bad_i, (long long)bad_k, A->name);
+      tl_error(d, loc,
+               "internal error: T.gemm rs form: element (%lld, %lld) of fragment '%s' is not where "
+               "mma.sync reads its A operand",
+               (long long)bad_i, (long long)bad_k, A->name);
     else
-      tl_error(d, loc, "layout conflict for fragment '%s': T.gemm reads it as its A operand (the rs form), "
+      tl_error(d, loc,
+               "layout conflict for fragment '%s': T.gemm reads it as its A operand (the rs form), "
                "which needs the mma accumulator layout split over %lldx1 warps, but it is split over "
-               "%lldx%lld warps", A->name, (long long)CL->warp_m, (long long)AL->warp_m, (long long)AL->warp_n);
+               "%lldx%lld warps",
+               A->name, (long long)CL->warp_m, (long long)AL->warp_m, (long long)AL->warp_n);
     return NULL;
   }
   /* B: one stage of a (staged) shared buffer, K x N or N x K (transpose_B) */
@@ -124,20 +143,14 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   tl_expr *bstage = nd == 3 ? bmin[0] : NULL, *brow0 = bmin[nd - 2], *bcol0 = bmin[nd - 1];
   int64_t bk = tb ? bext[nd - 1] : bext[nd - 2], bn = tb ? bext[nd - 2] : bext[nd - 1];
   if (bk != K || bn != BN) {
-    tl_error(d, loc, "T.gemm operand shapes disagree: A gives M=%lld, K=%lld; B gives K=%lld, N=%lld; C is "
-             "%lldx%lld", (long long)BM, (long long)K, (long long)bk, (long long)bn, (long long)BM, (long long)BN);
+    tl_error(d, loc,
+             "T.gemm operand shapes disagree: A gives M=%lld, K=%lld; B gives K=%lld, N=%lld; C is "
+             "%lldx%lld",
+             (long long)BM, (long long)K, (long long)bk, (long long)bn, (long long)BM, (long long)BN);
     return NULL;
   }
-  tl_dtype dA = A->dtype, dB = B->dtype, dC = C->dtype;
-  bool ab16 = tl_dtype_eq(dA, dB) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
-  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) ||
-              (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
-  if (!ab16 || !c_ok) {
-    tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
-             "float16 accumulators, bfloat16 with float32)", tl_dtype_name(dA), tl_dtype_name(dB),
-             tl_dtype_name(dC));
-    return NULL;
-  }
+  tl_dtype dB = B->dtype;
+  if (!rs_dtypes_ok(A->dtype, dB, C->dtype, d, loc)) return NULL;
 
   rs_state gs = {.m = M, .names = names, .loc = loc};
   rs_state *g = &gs;
@@ -158,10 +171,11 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   if (!kk || !nj || !mi || !q) goto oom;
   int64_t per = ndim16 / 8; /* n8 tiles per ldmatrix */
   /* warp_n == 1: every warp covers all BN columns, so no warp column offset */
-  tl_expr *offB = tl_gemm_b_offset(g, BLy, bstage, brow0, bcol0, tb, ndim16, lane, tl_emit_int(g, 0), 1, WN, kk,
-                                   ksteps, nj, nb, compact_addresses);
+  tl_expr *offB = tl_gemm_b_offset(g, BLy, bstage, brow0, bcol0, tb, ndim16, lane, tl_emit_int(g, 0), 1, WN, kk, ksteps,
+                                   nj, nb, compact_addresses);
   if (!offB) goto oom;
-  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_emit_int(g, 0), tl_ir_buffer_ref(M, loc, BLy->flat), offB,
+  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br),         tl_emit_int(g, 0),
+                       tl_ir_buffer_ref(M, loc, BLy->flat),  offB,
                        tl_emit_int(g, ndim16 == 16 ? 4 : 2), tl_ir_int(M, loc, TL_BOOL, !tb)};
   tl_expr *miv = tl_ir_var(M, loc, mi), *qv = tl_ir_var(M, loc, q), *kkv = tl_ir_var(M, loc, kk);
   tl_expr *njv = tl_ir_var(M, loc, nj);
@@ -169,14 +183,16 @@ tl_stmt *tl_lower_gemm_rs(tl_module *M, const tl_stmt *s, tl_names *names, int64
   tl_expr *aoff = tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, miv, akt), kkv), 8);
   /* C n8 tile nj*per + q of m-tile mi */
   tl_expr *ctile = tl_lo_add(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, miv, nt8), tl_lo_mul(M, loc, njv, per)), qv);
-  tl_expr *argsM[7] = {tl_ir_buffer_ref(M, loc, A), aoff, tl_ir_buffer_ref(M, loc, Br),
-                       tl_lo_mul(M, loc, qv, 4), tl_ir_buffer_ref(M, loc, C), tl_lo_mul(M, loc, ctile, 4),
+  tl_expr *argsM[7] = {tl_ir_buffer_ref(M, loc, A),     aoff,
+                       tl_ir_buffer_ref(M, loc, Br),    tl_lo_mul(M, loc, qv, 4),
+                       tl_ir_buffer_ref(M, loc, C),     tl_lo_mul(M, loc, ctile, 4),
                        tl_ir_string(M, loc, "m16n8k16")};
   /* for kk: for nj: { ldmatrix B(kk, nj); for mi, q: mma }: the B registers
    * of one ldmatrix live only until its mmas (register pressure: the P·V
    * gemm of FlashAttention holds a large accumulator) */
   tl_stmt *ldB = tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsB);
-  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_for(g, q, per, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
+  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
+                             tl_emit_for(g, q, per, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
   if (!ldB || !mma) goto oom;
   tl_stmt *step[2] = {ldB, mma};
   tl_stmt *body = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_ir_seq(M, loc, 2, step));
@@ -200,8 +216,8 @@ oom:
 /* (i, j) of register reg of this thread in MMA_C layout L (the inverse of
  * lower_internal.h's map, as IR; reg is an unrolled loop variable, so the
  * register parts fold to constants). */
-static void mma_c_coords_ir(tl_module *M, tl_loc loc, const tl_frag_layout *L, tl_expr *tid, tl_expr *reg,
-                            tl_expr **i, tl_expr **j) {
+static void mma_c_coords_ir(tl_module *M, tl_loc loc, const tl_frag_layout *L, tl_expr *tid, tl_expr *reg, tl_expr **i,
+                            tl_expr **j) {
   int64_t WM = L->warp_tile_m, WN = L->warp_tile_n;
   tl_expr *e = tl_lo_fmod(M, loc, reg, 2, NULL);
   tl_expr *h = tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, reg, 2, NULL), 2, NULL);
@@ -227,13 +243,14 @@ static tl_stmt *sync_threads(tl_module *M, tl_loc loc) {
   return s;
 }
 
-tl_stmt *tl_lower_frag_relayout(tl_module *M, tl_loc loc, tl_names *names, tl_buffer *src, tl_buffer *dst,
-                                tl_diag *d) {
+tl_stmt *tl_lower_frag_relayout(tl_module *M, tl_loc loc, tl_names *names, tl_buffer *src, tl_buffer *dst, tl_diag *d) {
   const tl_frag_layout *SL = tl_frag_layout_of(src), *DL = tl_frag_layout_of(dst);
   if (!SL || !DL || SL->kind != TL_FRAG_MMA_C || DL->kind != TL_FRAG_MMA_C || SL->shape[0] != DL->shape[0] ||
       SL->shape[1] != DL->shape[1] || SL->threads != DL->threads) {
-    tl_error(d, loc, "T.copy between fragments '%s' and '%s' of different layouts is not lowered yet (lowered: "
-             "two T.gemm accumulators of one shape)", src ? src->name : "?", dst ? dst->name : "?");
+    tl_error(d, loc,
+             "T.copy between fragments '%s' and '%s' of different layouts is not lowered yet (lowered: "
+             "two T.gemm accumulators of one shape)",
+             src ? src->name : "?", dst ? dst->name : "?");
     return NULL;
   }
   int64_t BN = SL->shape[1], E = SL->total;

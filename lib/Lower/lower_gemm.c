@@ -45,7 +45,7 @@ typedef struct operand {
   tl_buffer *buf;
   tl_smem_layout *L;
   tl_expr *stage, *row0, *col0;
-  int64_t rows, cols;   /* the region's 2-D extents */
+  int64_t rows, cols; /* the region's 2-D extents */
 } operand;
 
 static bool get_operand(gm_state *g, const tl_region *r, const char *which, operand *o) {
@@ -53,8 +53,10 @@ static bool get_operand(gm_state *g, const tl_region *r, const char *which, oper
   memset(o, 0, sizeof *o);
   o->buf = b;
   if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) {
-    gm_error(g, g->loc, "T.gemm with %s '%s' outside shared memory is not lowered yet (stage it through "
-             "T.alloc_shared)", which, b ? b->name : "?");
+    gm_error(g, g->loc,
+             "T.gemm with %s '%s' outside shared memory is not lowered yet (stage it through "
+             "T.alloc_shared)",
+             which, b ? b->name : "?");
     return false;
   }
   if (b->ndim != 2 && b->ndim != 3) {
@@ -84,8 +86,7 @@ static bool get_operand(gm_state *g, const tl_region *r, const char *which, oper
   }
   if (nd == 3) {
     if (ext[0] != 1) {
-      gm_error(g, g->loc, "T.gemm operand %s '%s' must select one stage of its staged buffer", which,
-               b->name);
+      gm_error(g, g->loc, "T.gemm operand %s '%s' must select one stage of its staged buffer", which, b->name);
       return false;
     }
     o->stage = mins[0];
@@ -129,8 +130,7 @@ static tl_stmt *abandon(gm_state *g, tl_loc loc, bool oom) {
 static void wg_group(gm_state *g, tl_stmt *kloop, tl_buffer *C, int64_t nregs, bool wait) {
   tl_emit_push(g, kloop);
   tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_COMMIT, 0, NULL));
-  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(g->m, g->loc, C), tl_emit_int(g, 0),
-                       tl_emit_int(g, nregs)};
+  tl_expr *wargs[4] = {tl_emit_int(g, 0), tl_ir_buffer_ref(g->m, g->loc, C), tl_emit_int(g, 0), tl_emit_int(g, nregs)};
   if (wait) tl_emit_push(g, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_WAIT, 4, wargs));
 }
 
@@ -149,10 +149,9 @@ static tl_expr *op_offset(gm_state *g, const operand *o, tl_expr *row, tl_expr *
   return tl_smem_offset(g->m, g->loc, o->L, o->stage, r, c);
 }
 
-tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage, tl_expr *row0,
-                          tl_expr *col0, bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off,
-                          int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
-                          bool compact) {
+tl_expr *tl_gemm_b_offset(tl_emitter *e, const tl_smem_layout *L, tl_expr *stage, tl_expr *row0, tl_expr *col0, bool tb,
+                          int64_t nd, tl_expr *lane, tl_expr *wn_off, int64_t warp_n, int64_t WN, tl_var *kk,
+                          int64_t ksteps, tl_var *nj, int64_t nb, bool compact) {
   tl_module *M = e->m;
   tl_loc loc = e->loc;
   /* lane parts (docs/layouts.md "ldmatrix addresses"): rows l%16 (or 8*(l%16/8) + l%8 transposed),
@@ -249,8 +248,8 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
  * out: that pass places it).
  * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
  * dividing WN (and of B's panel width when B is N-contiguous). */
-static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C,
-                            const tl_frag_layout *CL, bool ta, bool tb, bool clear, int64_t K, bool wait) {
+static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C, const tl_frag_layout *CL,
+                            bool ta, bool tb, bool clear, int64_t K, bool wait) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8, mt = CL->warp_tile_m / 16;
@@ -284,8 +283,9 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   wg_operand(g, B, tb, tl_lo_add(M, loc, tl_lo_mul(M, loc, wb, WN), tl_lo_mul(M, loc, ntv, NI)), k0, &args[8]);
   args[14] = tl_emit_int(g, NI);
   args[15] = tl_emit_int(g, 1);
-  tl_stmt *mma = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
-                             tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
+  tl_stmt *mma =
+      tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
+                  tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
   int64_t ksteps = K / 16;
   wg_group(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma), C, CL->nregs, wait);
   if (g->failed) return NULL;
@@ -315,9 +315,9 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   tl_buffer *A = s->u.tile.args[0].region.buffer, *C = s->u.tile.args[2].region.buffer;
   const tl_frag_layout *AL = tl_frag_layout_of(A), *CL = tl_frag_layout_of(C);
   int64_t bad_i = -1, bad_k = -1;
-  if (attr_flag(s, 0, 0) || !AL || !CL || AL->kind != TL_FRAG_MMA_C || CL->kind != TL_FRAG_MMA_C ||
-      CL->warp_n != 1 || CL->warp_m % 4 != 0 || CL->warp_tile_m != 16 || CL->interleaved ||
-      AL->warp_tile_m != 16 || AL->shape[0] != CL->shape[0] || !tl_gemm_rs_a_check(AL, CL->warp_m, &bad_i, &bad_k)) {
+  if (attr_flag(s, 0, 0) || !AL || !CL || AL->kind != TL_FRAG_MMA_C || CL->kind != TL_FRAG_MMA_C || CL->warp_n != 1 ||
+      CL->warp_m % 4 != 0 || CL->warp_tile_m != 16 || CL->interleaved || AL->warp_tile_m != 16 ||
+      AL->shape[0] != CL->shape[0] || !tl_gemm_rs_a_check(AL, CL->warp_m, &bad_i, &bad_k)) {
     tl_error(d, loc, "internal error: T.gemm as wgmma with A in fragment '%s' and a layout it cannot use",
              A ? A->name : "?");
     return NULL;
@@ -327,9 +327,11 @@ tl_stmt *tl_lower_wgmma_rs(tl_module *m, const tl_stmt *s, tl_names *names, tl_d
   int64_t K = AL->shape[1], WN = CL->warp_tile_n, bk = tb ? B.cols : B.rows, bn = tb ? B.rows : B.cols;
   tl_dtype dA = A->dtype, dC = C->dtype;
   bool ab16 = tl_dtype_eq(dA, B.buf->dtype) && dA.bits == 16 && (dA.code == TL_TYPE_FLOAT || dA.code == TL_TYPE_BFLOAT);
-  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) || (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
+  bool c_ok = (dC.code == TL_TYPE_FLOAT && dC.bits == 32) ||
+              (dC.code == TL_TYPE_FLOAT && dC.bits == 16 && dA.code == TL_TYPE_FLOAT);
   if (bk != K || bn != CL->shape[1] || WN != bn || K % 16 != 0 || !ab16 || !c_ok) {
-    tl_error(d, loc, "internal error: T.gemm as wgmma with A in fragment '%s': shapes or dtypes it cannot use", A->name);
+    tl_error(d, loc, "internal error: T.gemm as wgmma with A in fragment '%s': shapes or dtypes it cannot use",
+             A->name);
     goto fail;
   }
   int64_t nEB = B.L->swizzle_bytes / B.L->elem_bytes, NI = 8;
@@ -363,8 +365,8 @@ fail:
   return abandon(g, loc, false);
 }
 
-tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
-                       bool compact_addresses, tl_diag *d) {
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, bool compact_addresses,
+                       tl_diag *d) {
   gm_state gs = {.m = m, .d = d, .names = names, .loc = s->loc};
   gm_state *g = &gs;
   tl_module *M = m;
@@ -395,15 +397,18 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
   tl_mma_info mmi = tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
   if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
-    tl_error(d, loc, "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
+    tl_error(d, loc,
+             "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
              "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
              "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64)",
              tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
     goto fail;
   }
   if (K % mmi.k != 0) {
-    tl_error(d, loc, "T.gemm: K = %lld is not a multiple of %d (the k-step of mma.sync.%s); the tile "
-             "rule is K %% %d == 0", (long long)K, mmi.k, mmi.shape, mmi.k);
+    tl_error(d, loc,
+             "T.gemm: K = %lld is not a multiple of %d (the k-step of mma.sync.%s); the tile "
+             "rule is K %% %d == 0",
+             (long long)K, mmi.k, mmi.shape, mmi.k);
     goto fail;
   }
   if (tl_gemm_is_wgmma(s)) {
@@ -426,7 +431,7 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   }
   int64_t wmN = CL->warp_m, WM = CL->warp_tile_m, WN = CL->warp_tile_n;
   int64_t mt = WM / 16, nt8 = WN / 8, nd = WN % 16 == 0 ? 16 : 8, nb = WN / nd;
-  int64_t bregs = nd == 16 ? 8 : 4;   /* 16-bit B elements per ldmatrix */
+  int64_t bregs = nd == 16 ? 8 : 4; /* 16-bit B elements per ldmatrix */
   int64_t ksteps = K / 16;
 
   tl_buffer *Ar = tl_emit_local(g, "A_regs", dA, 8 * mt);
@@ -439,8 +444,8 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   if (g->failed) goto oom;
   if (clear) tl_emit_zero_fill(g, C, CL->nregs);
   tl_expr *l16 = tl_lo_fmod(M, loc, lane, 16, NULL), *l8 = tl_lo_fmod(M, loc, lane, 8, NULL);
-  tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8);     /* 8*(l/16) */
-  tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);        /* 8*((l%16)/8) */
+  tl_expr *hi16 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, lane, 16, NULL), 8); /* 8*(l/16) */
+  tl_expr *mid8 = tl_lo_mul(M, loc, tl_lo_fdiv(M, loc, l16, 8, NULL), 8);   /* 8*((l%16)/8) */
   tl_expr *wm_off = tl_lo_mul(M, loc, wm, WM), *wn_off = tl_lo_mul(M, loc, wn, WN);
   /* Lane parts of the ldmatrix row/col (docs/layouts.md "ldmatrix addresses"), warp offsets included. */
   tl_expr *a_r, *a_c;
@@ -476,22 +481,27 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
   if (!offA)
     offA = ta ? op_offset(g, &A, tl_lo_add(M, loc, a_r, kx), tl_lo_add(M, loc, a_c, mx))
               : op_offset(g, &A, tl_lo_add(M, loc, a_r, mx), tl_lo_add(M, loc, a_c, kx));
-  tl_expr *offB = tl_gemm_b_offset(g, B.L, B.stage, B.row0, B.col0, tb, nd, lane, wn_off, CL->warp_n, WN, kk,
-                                   ksteps, nj, nb, compact_addresses);
-  tl_expr *argsA[6] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 8),
-                       tl_ir_buffer_ref(M, loc, A.L->flat), offA, tl_emit_int(g, 4), tl_ir_int(M, loc, TL_BOOL, ta)};
-  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br), tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), bregs),
-                       tl_ir_buffer_ref(M, loc, B.L->flat), offB, tl_emit_int(g, nd == 16 ? 4 : 2),
-                       tl_ir_int(M, loc, TL_BOOL, !tb)};
+  tl_expr *offB = tl_gemm_b_offset(g, B.L, B.stage, B.row0, B.col0, tb, nd, lane, wn_off, CL->warp_n, WN, kk, ksteps,
+                                   nj, nb, compact_addresses);
+  tl_expr *argsA[6] = {tl_ir_buffer_ref(M, loc, Ar),
+                       tl_lo_mul(M, loc, tl_ir_var(M, loc, mi), 8),
+                       tl_ir_buffer_ref(M, loc, A.L->flat),
+                       offA,
+                       tl_emit_int(g, 4),
+                       tl_ir_int(M, loc, TL_BOOL, ta)};
+  tl_expr *argsB[6] = {tl_ir_buffer_ref(M, loc, Br),        tl_lo_mul(M, loc, tl_ir_var(M, loc, nj), bregs),
+                       tl_ir_buffer_ref(M, loc, B.L->flat), offB,
+                       tl_emit_int(g, nd == 16 ? 4 : 2),    tl_ir_int(M, loc, TL_BOOL, !tb)};
   tl_expr *qv = tl_ir_var(M, loc, q), *m2v = tl_ir_var(M, loc, mi2);
-  tl_expr *argsM[7] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_mul(M, loc, m2v, 8), tl_ir_buffer_ref(M, loc, Br),
-                       tl_lo_mul(M, loc, qv, 4), tl_ir_buffer_ref(M, loc, C),
-                       tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, nt8), qv), 4),
-                       tl_ir_string(M, loc, "m16n8k16")};
+  tl_expr *argsM[7] = {
+      tl_ir_buffer_ref(M, loc, Ar),    tl_lo_mul(M, loc, m2v, 8),
+      tl_ir_buffer_ref(M, loc, Br),    tl_lo_mul(M, loc, qv, 4),
+      tl_ir_buffer_ref(M, loc, C),     tl_lo_mul(M, loc, tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, nt8), qv), 4),
+      tl_ir_string(M, loc, "m16n8k16")};
   tl_stmt *ldA = tl_emit_for(g, mi, mt, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsA));
   tl_stmt *ldB = tl_emit_for(g, nj, nb, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_LDMATRIX, 6, argsB));
   tl_stmt *mma = tl_emit_for(g, mi2, mt, TL_LOOP_UNROLL,
-                      tl_emit_for(g, q, nt8, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
+                             tl_emit_for(g, q, nt8, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, argsM)));
   if (!ldA || !ldB || !mma) goto oom;
   tl_stmt *step[3] = {ldA, ldB, mma};
   tl_stmt *body = tl_ir_seq(M, loc, 3, step);

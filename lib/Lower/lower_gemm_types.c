@@ -31,9 +31,9 @@
  * `tile` (a T.unroll variable) at k-step kk into regs[tile * n + e]:
  * element e's (row-or-n, k) from fn, placed at the operand's (row, col)
  * (swapped when the operand is stored transposed: K rows). */
-static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_rows, bool is_a,
-                          const tl_mma_info *mi, tl_buffer *regs, int n, tl_var *tile, tl_expr *mn_base,
-                          tl_expr *kbase, tl_expr *lane_g, tl_expr *lane_t) {
+static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_rows, bool is_a, const tl_mma_info *mi,
+                          tl_buffer *regs, int n, tl_var *tile, tl_expr *mn_base, tl_expr *kbase, tl_expr *lane_g,
+                          tl_expr *lane_t) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   tl_stmt *st[32];
@@ -51,11 +51,11 @@ static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_r
     /* A: row g + r0, k p*t + k0; B: n g, k p*t + k0 */
     tl_expr *mn = tl_lo_add(M, loc, tl_lo_add(M, loc, mn_base, tl_lo_mul(M, loc, tv, is_a ? 16 : 8)),
                             tl_lo_add(M, loc, lane_g, tl_lo_int(M, loc, r0)));
-    tl_expr *kx = tl_lo_add(M, loc, kbase, tl_lo_add(M, loc, tl_lo_mul(M, loc, lane_t, mi->per_reg),
-                                                      tl_lo_int(M, loc, k0)));
+    tl_expr *kx =
+        tl_lo_add(M, loc, kbase, tl_lo_add(M, loc, tl_lo_mul(M, loc, lane_t, mi->per_reg), tl_lo_int(M, loc, k0)));
     tl_expr *row = k_rows ? kx : mn, *col = k_rows ? mn : kx;
-    tl_expr *off = tl_smem_offset(M, loc, o->L, o->stage, tl_lo_add(M, loc, o->row0, row),
-                                  tl_lo_add(M, loc, o->col0, col));
+    tl_expr *off =
+        tl_smem_offset(M, loc, o->L, o->stage, tl_lo_add(M, loc, o->row0, row), tl_lo_add(M, loc, o->col0, col));
     if (off && vec > 1) off = tl_lo_ramp(M, loc, off, vec);
     tl_expr *val = off ? tl_ir_load(M, loc, o->L->flat, 1, &off) : NULL;
     if (val) val->dtype.lanes = (uint16_t)vec; /* a vector load of vec lanes */
@@ -71,8 +71,8 @@ static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_r
 }
 
 tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
-                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta,
-                             bool tb, bool clear, int64_t K) {
+                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta, bool tb,
+                             bool clear, int64_t K) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   int64_t wmN = CL->warp_m, WM = CL->warp_tile_m, WN = CL->warp_tile_n;
@@ -105,9 +105,11 @@ tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm
   int halves = mi->kind == TL_MMA_KIND_F64 ? 2 : 1;
   tl_stmt *calls[2];
   for (int h = 0; h < halves; h++) {
-    tl_expr *args[7] = {tl_ir_buffer_ref(M, loc, Ar), tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, na), tl_lo_int(M, loc, h)),
-                        tl_ir_buffer_ref(M, loc, Br), tl_lo_mul(M, loc, qv, nbe), tl_ir_buffer_ref(M, loc, C),
-                        tl_lo_add(M, loc, cbase, tl_lo_int(M, loc, 2 * h)), tl_ir_string(M, loc, mi->shape)};
+    tl_expr *args[7] = {
+        tl_ir_buffer_ref(M, loc, Ar),   tl_lo_add(M, loc, tl_lo_mul(M, loc, m2v, na), tl_lo_int(M, loc, h)),
+        tl_ir_buffer_ref(M, loc, Br),   tl_lo_mul(M, loc, qv, nbe),
+        tl_ir_buffer_ref(M, loc, C),    tl_lo_add(M, loc, cbase, tl_lo_int(M, loc, 2 * h)),
+        tl_ir_string(M, loc, mi->shape)};
     calls[h] = tl_emit_call(g, TL_INTRIN_PTX_MMA, 7, args);
     if (!calls[h]) return NULL;
   }

@@ -45,16 +45,25 @@ bool tl_lower_atomic_vectorize(tl_module *m, tl_primfunc *f, const tl_target *ta
 
 /* ------------------------------------------------------ shared utilities */
 /* Names used in a function (for fresh names that never shadow). */
-typedef struct tl_names { tl_map set; tl_module *m; int counter; } tl_names;
+typedef struct tl_names {
+  tl_map set;
+  tl_module *m;
+  int counter;
+} tl_names;
 bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f);
 void tl_names_free(tl_names *n);
 /* A new variable named base (or base_K when taken). NULL on OOM. */
-tl_var *tl_names_fresh_var(tl_names *n, tl_loc loc, const char *base, tl_dtype t,
-                           tl_var_kind kind);
+tl_var *tl_names_fresh_var(tl_names *n, tl_loc loc, const char *base, tl_dtype t, tl_var_kind kind);
 
 /* Integer intervals for guard elision: var → [lo, hi]. */
-typedef struct tl_range { int64_t lo, hi; } tl_range;
-typedef struct tl_ranges { tl_map map; tl_arena *arena; int64_t threads; } tl_ranges;
+typedef struct tl_range {
+  int64_t lo, hi;
+} tl_range;
+typedef struct tl_ranges {
+  tl_map map;
+  tl_arena *arena;
+  int64_t threads;
+} tl_ranges;
 void tl_ranges_init(tl_ranges *r, tl_arena *arena);
 void tl_ranges_free(tl_ranges *r);
 bool tl_ranges_set(tl_ranges *r, const tl_var *v, int64_t lo, int64_t hi);
@@ -69,8 +78,8 @@ bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out);
 typedef struct tl_lower_walk {
   tl_module *m;
   tl_diag *d;
-  int errors;    /* errors reported */
-  bool oom;      /* an allocation failed (not reported yet) */
+  int errors; /* errors reported */
+  bool oom;   /* an allocation failed (not reported yet) */
   tl_names names;
   tl_ranges ranges;
 } tl_lower_walk;
@@ -95,14 +104,13 @@ bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef);
  * vector of w lanes at l = 0, w, 2w, ...?  (Indices before the last free of
  * l, the last l + a multiple of w, or free of l for loads; w * element
  * bytes <= 16; rows keep the alignment.) */
-bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
-                         bool is_store);
+bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w, bool is_store);
 /* cond AND the in-bounds condition of the access b[ix] (n indices): ix[k]
  * >= 0 and ix[k] < b->shape[k], the last index plus span - 1 for a vector
  * of span elements (span 1: a scalar); a part the ranges r prove is
  * dropped.  NULL on OOM. */
-tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
-                           tl_expr *const *ix, int64_t span, tl_expr *cond);
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n, tl_expr *const *ix,
+                           int64_t span, tl_expr *cond);
 /* The largest power-of-two w dividing v such that `body`, a single store,
  * can run as T.vectorized(w) over lane l (1 when none). */
 int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
@@ -114,7 +122,9 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v);
  * T.annotate_layout's operand as a write too); a buffer passed whole to an
  * intrinsic counts as both.  (Pipelining and warp specialization decide from
  * it which shared buffers only their copies write.) */
-typedef struct tl_lo_refs { int reads, writes; } tl_lo_refs;
+typedef struct tl_lo_refs {
+  int reads, writes;
+} tl_lo_refs;
 /* Is region r all of its buffer: no dims given, or mins 0 and extents equal
  * to the buffer's static shape? */
 bool tl_lo_whole_region(const tl_region *r);
@@ -129,10 +139,10 @@ tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);
 typedef struct tl_emitter {
   tl_module *m;
   tl_diag *d;
-  tl_names *names;         /* fresh names */
-  tl_loc loc;              /* of every emitted node */
-  bool failed;             /* an allocation failed */
-  TL_VEC(tl_stmt *) out;   /* the statements emitted so far */
+  tl_names *names;       /* fresh names */
+  tl_loc loc;            /* of every emitted node */
+  bool failed;           /* an allocation failed */
+  TL_VEC(tl_stmt *) out; /* the statements emitted so far */
 } tl_emitter;
 /* Appends s to e->out. */
 void tl_emit_push(tl_emitter *e, tl_stmt *s);
@@ -170,14 +180,13 @@ tl_expr *tl_lo_mul(tl_module *m, tl_loc loc, tl_expr *a, int64_t k);
 /* floordiv / floormod by a positive constant, simplified exactly. */
 tl_expr *tl_lo_fdiv(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r);
 tl_expr *tl_lo_fmod(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r);
-tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc);  /* T.get_thread_binding(0) */
+tl_expr *tl_lo_thread_index(tl_module *m, tl_loc loc); /* T.get_thread_binding(0) */
 tl_expr *tl_lo_ramp(tl_module *m, tl_loc loc, tl_expr *base, int lanes);
 tl_expr *tl_lo_broadcast(tl_module *m, tl_loc loc, tl_expr *value, int lanes);
 /* The value cast to t (keeping lanes of t); vector casts are built directly. */
 tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x);
 /* A store statement. */
-tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
-                     tl_expr *value);
+tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx, tl_expr *value);
 /* dst[off : off + 2] = 2-lane cast to `to` of frag[reg : reg + 2]: two
  * adjacent registers of the 1-D buffer frag stored as one 2-lane vector at
  * flat element offset off of the 1-D buffer dst, converted to scalar dtype
@@ -193,8 +202,7 @@ tl_stmt *tl_lo_eval(tl_module *m, tl_loc loc, tl_expr *value);
 tl_stmt *tl_lo_let(tl_module *m, tl_loc loc, tl_var *v, tl_expr *value);
 /* T.sync_threads() as a statement; NULL on OOM. */
 tl_stmt *tl_lo_sync_threads(tl_module *m, tl_loc loc);
-tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
-                   tl_stmt *body);
+tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent, tl_stmt *body);
 
 /* ------------------------------------------------- the TMA-store epilogue */
 /* T.copy(frag, C[m0 .. m0+BM, n0 .. n0+BN)) of a warp-specialized kernel
@@ -217,8 +225,8 @@ tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buf
  * more address arithmetic per k-step; for kernels whose fragments already
  * fill most of the register file (tl_lower_frag_pressure).  Errors are
  * reported to d; NULL on error. */
-tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
-                       bool compact_addresses, tl_diag *d);
+tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, bool compact_addresses,
+                       tl_diag *d);
 /* Does T.gemm s run as wgmma?  B (and A, unless A is a fragment: the rs
  * form) are shared tiles in the TMA/wgmma image layout that only the warp-specialize pass gives (smem_layout.h
  * tl_smem_layout.wgmma); that pass checked the rest (dtypes, shapes,
@@ -255,10 +263,9 @@ struct tl_smem_layout; /* smem_layout.h */
  * returns tl_smem_offset_unrolled's compact form when compact and it
  * applies, else the plain tl_smem_offset.  Shared by tl_lower_gemm and
  * tl_lower_gemm_rs.  NULL on OOM. */
-tl_expr *tl_gemm_b_offset(tl_emitter *e, const struct tl_smem_layout *L, tl_expr *stage, tl_expr *row0,
-                          tl_expr *col0, bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off,
-                          int64_t warp_n, int64_t WN, tl_var *kk, int64_t ksteps, tl_var *nj, int64_t nb,
-                          bool compact);
+tl_expr *tl_gemm_b_offset(tl_emitter *e, const struct tl_smem_layout *L, tl_expr *stage, tl_expr *row0, tl_expr *col0,
+                          bool tb, int64_t nd, tl_expr *lane, tl_expr *wn_off, int64_t warp_n, int64_t WN, tl_var *kk,
+                          int64_t ksteps, tl_var *nj, int64_t nb, bool compact);
 
 /* lower_gemm_types.c: T.gemm (ss form) on mma.sync for float32/tfloat32
  * (as tf32), int8/uint8 and float64 operands, fragments loaded with plain
@@ -274,25 +281,23 @@ typedef struct tl_gemm_smem_operand {
  * MMA_C one) and returns the sequence of g's statements; NULL on OOM
  * (g->failed). */
 tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
-                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta,
-                             bool tb, bool clear, int64_t K);
+                             const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta, bool tb,
+                             bool clear, int64_t K);
 
 /* lower_frag.c: T.gemm with A in a fragment (the "rs" form, FlashAttention's
  * P·V). */
 /* Lowers one rs-form T.gemm (A fragment, B shared, C fragment, layouts
  * inferred) to per-warp ldmatrix of B + mma.sync with A read from the
  * fragment's registers.  Errors are reported to d; NULL on error. */
-tl_stmt *tl_lower_gemm_rs(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads,
-                          bool compact_addresses, tl_diag *d);
+tl_stmt *tl_lower_gemm_rs(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, bool compact_addresses,
+                          tl_diag *d);
 /* T.copy between two fragments whose layouts differ (two T.gemm accumulators
  * of one shape split over different warp partitions; layout_infer.c keeps
  * them apart): every thread stores its source registers (cast to the
  * destination dtype) into a row-major shared.dyn scratch tile, a barrier,
  * then loads its destination registers; a barrier first, as the copy may
  * run in a loop.  Errors are reported to d; NULL on error. */
-tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_buffer *src, tl_buffer *dst,
-                                tl_diag *d);
-
+tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_buffer *src, tl_buffer *dst, tl_diag *d);
 
 /* ------------------------------------ pipelining, shared copies, barriers */
 /* warp_specialize.c: on targets with wgmma and TMA, the GEMM main loop →
@@ -317,10 +322,8 @@ bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl
  * the scheduled ones in the given order, a T.ptx_commit_group() after the
  * last producer (is_prod NULL: none); NULL on OOM. */
 void tl_pl_sched_candidates(const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod);
-int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod,
-                       int *errors);
-tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb,
-                             const bool *is_prod);
+int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, int nb, const bool *is_prod, int *errors);
+tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb, const bool *is_prod);
 /* barrier.c: T.sync_threads() between shared-memory writes and reads of
  * other threads (tile IR → tile IR, after pipelining). */
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
@@ -369,9 +372,9 @@ typedef struct tl_lower_env {
   tl_module *m;
   tl_diag *d;
   tl_names *names;
-  tl_ranges *ranges;   /* block/loop variable ranges at the statement */
-  int64_t threads;     /* the block's threads */
-  int errors;          /* incremented per reported error */
+  tl_ranges *ranges; /* block/loop variable ranges at the statement */
+  int64_t threads;   /* the block's threads */
+  int errors;        /* incremented per reported error */
 } tl_lower_env;
 /* Lowers T.copy / T.async_copy s whose two operands are global or shared
  * buffers, at least one shared (global → shared, shared → global, shared →
@@ -385,8 +388,7 @@ tl_expr *tl_lower_smem_index(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_e
 /* Can the w consecutive elements of shared buffer b starting at logical
  * index idx (last index affine in lane with coefficient 1, a proven multiple
  * of w at lane 0) be accessed as one aligned vector of the flat buffer? */
-bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane,
-                          int64_t w);
+bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane, int64_t w);
 
 /* ---------------------------------------------------------- T.reduce_* */
 /* lower_reduce.c: lowers one T.reduce_{max,min,sum,abssum,absmax} (layouts

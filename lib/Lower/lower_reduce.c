@@ -45,8 +45,8 @@
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
  * (§9.7.13.1); the mma.sync C fragment map in docs/layouts.md. */
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "Lower/lower_internal.h"
@@ -62,18 +62,22 @@ typedef struct rd {
   bool clear, is_max, is_min, is_abs;
   const tl_region *src, *dst;
   tl_buffer *sb, *db;
-  int sn, dn;                 /* region ranks (the buffer's rank for a whole-buffer region) */
+  int sn, dn; /* region ranks (the buffer's rank for a whole-buffer region) */
   int64_t sext[8], dext[8];
   int rdim;
-  tl_dtype dt, at;            /* destination and accumulator dtypes (scalar) */
-  TL_VEC(tl_stmt *) out;      /* emitted statements */
+  tl_dtype dt, at;       /* destination and accumulator dtypes (scalar) */
+  TL_VEC(tl_stmt *) out; /* emitted statements */
 } rd;
 
-#define NEED(x) do { if (!(x)) { r->oom = true; return NULL; } } while (0)
+#define NEED(x)                                                                                                        \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      r->oom = true;                                                                                                   \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
 
-static const char *op_spelling(int op) {
-  return op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "reduce";
-}
+static const char *op_spelling(int op) { return op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "reduce"; }
 
 static void rerr(rd *r, const char *msg, const char *a) {
   tl_error(r->env->d, r->loc, "T.%s: %s%s%s", op_spelling(r->op), msg, a ? a : "", a ? "'" : "");
@@ -103,8 +107,9 @@ static tl_expr *identity(rd *r) {
   if (r->is_max && !r->is_abs) {
     v = uns ? 0 : t.bits >= 64 ? INT64_MIN : -(INT64_C(1) << (t.bits - 1));
   } else if (r->is_min) {
-    v = uns ? (t.bits >= 64 ? -1 : (int64_t)((UINT64_C(1) << t.bits) - 1))
-            : t.bits >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
+    v = uns            ? (t.bits >= 64 ? -1 : (int64_t)((UINT64_C(1) << t.bits) - 1))
+        : t.bits >= 64 ? INT64_MAX
+                       : (int64_t)((UINT64_C(1) << (t.bits - 1)) - 1);
   }
   return tl_ir_int(r->m, r->loc, t, v);
 }
@@ -138,10 +143,16 @@ static tl_var *fresh(rd *r, const char *base) {
 static tl_buffer *new_buffer(rd *r, const char *base, tl_dtype t, tl_scope scope, int64_t n) {
   tl_var *nm = fresh(r, base);
   tl_expr **shape = tl_arena_alloc(&r->m->arena, sizeof(tl_expr *));
-  if (!nm || !shape || !(shape[0] = I(r, n))) { r->oom = true; return NULL; }
+  if (!nm || !shape || !(shape[0] = I(r, n))) {
+    r->oom = true;
+    return NULL;
+  }
   tl_buffer *b = tl_ir_new_buffer(r->m, r->loc, nm->name, t, scope, 1, shape);
   tl_stmt *a = b ? tl_ir_stmt(r->m, r->loc, TL_STMT_ALLOC) : NULL;
-  if (!a) { r->oom = true; return NULL; }
+  if (!a) {
+    r->oom = true;
+    return NULL;
+  }
   a->u.alloc.buffer = b;
   return emit(r, a) ? b : NULL;
 }
@@ -174,7 +185,10 @@ static tl_stmt *loop(rd *r, tl_loop_kind k, tl_var *v, int64_t n, tl_stmt *body)
 
 static tl_var *loop_var(rd *r, const char *base, int64_t n) {
   tl_var *v = fresh(r, base);
-  if (!v || !tl_ranges_set(r->env->ranges, v, 0, n - 1)) { r->oom = true; return NULL; }
+  if (!v || !tl_ranges_set(r->env->ranges, v, 0, n - 1)) {
+    r->oom = true;
+    return NULL;
+  }
   return v;
 }
 
@@ -193,8 +207,8 @@ static tl_expr **region_index(rd *r, const tl_region *g, int n, tl_expr **off) {
   return ix;
 }
 
-static tl_buffer *access_target(rd *r, const tl_region *g, int n, tl_expr **off, tl_expr *reg,
-                                tl_expr ***ix_out, int *n_out) {
+static tl_buffer *access_target(rd *r, const tl_region *g, int n, tl_expr **off, tl_expr *reg, tl_expr ***ix_out,
+                                int *n_out) {
   tl_buffer *b = g->buffer;
   tl_frag_layout *L = tl_frag_layout_of(b);
   tl_expr **ix;
@@ -209,7 +223,8 @@ static tl_buffer *access_target(rd *r, const tl_region *g, int n, tl_expr **off,
   if (!(ix = region_index(r, g, n, off))) return NULL;
   if (L) { /* replicated fragment: flat register */
     tl_expr *f = I(r, 0);
-    for (int k = 0; k < n && k < L->ndim; k++) f = tl_lo_add(r->m, r->loc, tl_lo_mul(r->m, r->loc, f, L->shape[k]), ix[k]);
+    for (int k = 0; k < n && k < L->ndim; k++)
+      f = tl_lo_add(r->m, r->loc, tl_lo_mul(r->m, r->loc, f, L->shape[k]), ix[k]);
     ix[0] = f;
     *ix_out = ix;
     *n_out = 1;
@@ -295,10 +310,10 @@ static tl_expr *finish_value(rd *r, tl_expr *v, tl_expr *old) {
 
 /* ------------------------------------------------- distributed sources */
 typedef struct part {
-  const tl_frag_layout *P;    /* MMA_C or ROWS */
-  int64_t nk;                 /* statistic registers per thread */
-  int64_t lanes;              /* butterfly width inside a warp (4, or g / 32) */
-  int64_t xwarps, xstride;    /* cross-warp partners and their thread stride (1: none) */
+  const tl_frag_layout *P; /* MMA_C or ROWS */
+  int64_t nk;              /* statistic registers per thread */
+  int64_t lanes;           /* butterfly width inside a warp (4, or g / 32) */
+  int64_t xwarps, xstride; /* cross-warp partners and their thread stride (1: none) */
 } part;
 
 static tl_stmt *shfl_round(rd *r, tl_buffer *acc, tl_expr *k, int64_t off) {
@@ -335,12 +350,15 @@ static bool partials_mma(rd *r, const tl_frag_layout *P, tl_buffer *acc, bool sr
          *e = loop_var(r, "e", 2);
   if (!mi || !h || !nj || !e) return false;
   tl_expr *k = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), 2), V(r, h));
-  tl_expr *reg = tl_lo_add(m, r->loc,
-                           tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), WN / 8), V(r, nj)), 4),
-                           tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, h), 2), V(r, e)));
+  tl_expr *reg = tl_lo_add(
+      m, r->loc, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, mi), WN / 8), V(r, nj)), 4),
+      tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, h), 2), V(r, e)));
   NEED(k && reg);
   tl_expr *x = src_frag ? elem_load(r, r->src, r->sn, NULL, reg) : NULL;
-  if (!src_frag) { rerr(r, "internal error: an mma-layout source that is not a fragment", NULL); return false; }
+  if (!src_frag) {
+    rerr(r, "internal error: an mma-layout source that is not a fragment", NULL);
+    return false;
+  }
   tl_stmt *s = store1(r, acc, k, combine(r, load1(r, acc, k), conv(r, x)));
   s = loop(r, TL_LOOP_UNROLL, e, 2, s);
   s = loop(r, TL_LOOP_UNROLL, nj, WN / 8, s);
@@ -361,8 +379,8 @@ static bool partials_rows(rd *r, const tl_frag_layout *P, tl_buffer *acc, tl_exp
   tl_expr *row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), G), tl_lo_fdiv(m, r->loc, tid, g, r->env->ranges));
   tl_expr *cvec = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, b), g), tl_lo_fmod(m, r->loc, tid, g, r->env->ranges));
   tl_expr *col = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, cvec, v), V(r, l));
-  tl_expr *reg = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), cvg), V(r, b)), v),
-                           V(r, l));
+  tl_expr *reg = tl_lo_add(
+      m, r->loc, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), cvg), V(r, b)), v), V(r, l));
   NEED(row && cvec && col && reg);
   tl_expr **off = src_offsets(r, row, col);
   NEED(off);
@@ -400,13 +418,15 @@ static bool across_warps(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
   /* base: this thread's slot in the first partner warp */
   tl_expr *base;
   if (mma) base = tl_lo_fmod(m, r->loc, tid, pt->xstride, r->env->ranges);
-  else base = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges), P->group),
-                        tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges));
+  else
+    base = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges), P->group),
+                     tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges));
   NEED(base);
   if (!(k = loop_var(r, "rk", pt->nk))) return false;
   tl_expr *kb = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), base);
   tl_expr *val = load1(r, ws, kb);
-  for (int64_t p = 1; p < pt->xwarps; p++) val = combine(r, val, load1(r, ws, tl_lo_add(m, r->loc, kb, I(r, p * pt->xstride))));
+  for (int64_t p = 1; p < pt->xwarps; p++)
+    val = combine(r, val, load1(r, ws, tl_lo_add(m, r->loc, kb, I(r, p * pt->xstride))));
   s = store1(r, acc, V(r, k), val);
   return emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s));
 }
@@ -426,17 +446,23 @@ static bool store_result(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
   tl_expr *row, *rep;
   if (mma) {
     row = tl_lo_add(m, r->loc,
-                    tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fmod(m, r->loc, tl_lo_fdiv(m, r->loc, tid, 32, r->env->ranges), P->warp_m, r->env->ranges), P->warp_tile_m),
+                    tl_lo_add(m, r->loc,
+                              tl_lo_mul(m, r->loc,
+                                        tl_lo_fmod(m, r->loc, tl_lo_fdiv(m, r->loc, tid, 32, r->env->ranges), P->warp_m,
+                                                   r->env->ranges),
+                                        P->warp_tile_m),
                               tl_lo_mul(m, r->loc, V(r, k), 8)),
                     tl_lo_fdiv(m, r->loc, tl_lo_fmod(m, r->loc, tid, 32, r->env->ranges), 4, r->env->ranges));
     rep = tl_ir_binary(m, r->loc, TL_OP_AND,
                        tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, 4, r->env->ranges), I(r, 0)),
                        tl_ir_binary(m, r->loc, TL_OP_LT, tid, I(r, 32 * P->warp_m)));
   } else {
-    row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), P->groups), tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges));
+    row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), P->groups),
+                    tl_lo_fdiv(m, r->loc, tid, P->group, r->env->ranges));
     rep = tl_ir_binary(m, r->loc, TL_OP_EQ, tl_lo_fmod(m, r->loc, tid, P->group, r->env->ranges), I(r, 0));
     int64_t R = P->rows;
-    if (R % P->groups != 0) rep = tl_ir_binary(m, r->loc, TL_OP_AND, rep, tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R)));
+    if (R % P->groups != 0)
+      rep = tl_ir_binary(m, r->loc, TL_OP_AND, rep, tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, R)));
   }
   NEED(row && rep);
   if (DL && DL->kind == TL_FRAG_REDUCER) {
@@ -458,8 +484,10 @@ static bool store_result(rd *r, const part *pt, tl_buffer *acc, tl_expr *tid) {
     return emit(r, loop(r, TL_LOOP_UNROLL, k, pt->nk, s));
   }
   if (DL && DL->kind != TL_FRAG_REPLICATED) {
-    rerr(r, "a destination fragment whose layout is not the row-statistics layout of its source is not "
-            "lowered yet: '", r->db->name);
+    rerr(r,
+         "a destination fragment whose layout is not the row-statistics layout of its source is not "
+         "lowered yet: '",
+         r->db->name);
     return false;
   }
   /* replicated fragment or local: broadcast through shared memory */
@@ -494,8 +522,10 @@ static bool partition_of(rd *r, const tl_frag_layout *P, const char *what, part 
   int64_t g = P->group;
   if (!tl_rows_group_ok(g) || (T < 32 && (T & (T - 1)) != 0) || (T > 32 && T % 32 != 0)) {
     char msg[160];
-    snprintf(msg, sizeof msg, "a block of threads that is neither a power of two below 32 nor whole warps is not "
-             "lowered yet for %s", what);
+    snprintf(msg, sizeof msg,
+             "a block of threads that is neither a power of two below 32 nor whole warps is not "
+             "lowered yet for %s",
+             what);
     rerr(r, msg, NULL);
     return false;
   }
@@ -548,8 +578,7 @@ static bool lower_per_thread(rd *r) {
   const tl_frag_layout *DL = tl_frag_layout_of(r->db);
   bool dshared = r->db->scope == TL_SCOPE_SHARED || r->db->scope == TL_SCOPE_SHARED_DYN;
   if (DL && DL->kind != TL_FRAG_REPLICATED) {
-    rerr(r, "a source every thread holds whole reduced into a distributed fragment is not lowered yet: '",
-         r->db->name);
+    rerr(r, "a source every thread holds whole reduced into a distributed fragment is not lowered yet: '", r->db->name);
     return false;
   }
   tl_buffer *acc = new_buffer(r, "red_acc", r->at, TL_SCOPE_LOCAL, 1);
@@ -569,7 +598,8 @@ static bool lower_per_thread(rd *r) {
   }
   tl_expr *zero = I(r, 0);
   tl_stmt *init = store1(r, acc, zero, identity(r));
-  tl_stmt *step = store1(r, acc, zero, combine(r, load1(r, acc, zero), conv(r, elem_load(r, r->src, r->sn, soff, NULL))));
+  tl_stmt *step =
+      store1(r, acc, zero, combine(r, load1(r, acc, zero), conv(r, elem_load(r, r->src, r->sn, soff, NULL))));
   tl_stmt *inner = loop(r, TL_LOOP_SERIAL, vars[r->rdim], r->sext[r->rdim], step);
   tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, doff, NULL);
   tl_stmt *fin = elem_store(r, r->dst, r->dn, doff, NULL, finish_value(r, load1(r, acc, zero), old));
@@ -717,8 +747,10 @@ tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
   r.at = r.dt; /* the partials are in the reducer's dtype already */
   const tl_frag_layout *L = tl_frag_layout_of(r.db);
   if (!L || L->kind == TL_FRAG_REPLICATED || (L->kind == TL_FRAG_REDUCER && !L->src)) {
-    rerr(&r, "a reducer whose layout is replicated over every thread (it is accessed irregularly) is not lowered "
-             "yet: '", r.db->name);
+    rerr(&r,
+         "a reducer whose layout is replicated over every thread (it is accessed irregularly) is not lowered "
+         "yet: '",
+         r.db->name);
     return NULL;
   }
   if (L->kind == TL_FRAG_REDUCER) {
@@ -731,7 +763,9 @@ tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
     }
     tl_buffer *acc = new_buffer(&r, "red_acc", r.at, TL_SCOPE_LOCAL, pt.nk);
     tl_var *k = acc ? loop_var(&r, "rk", pt.nk) : NULL;
-    if (k) emit(&r, loop(&r, TL_LOOP_UNROLL, k, pt.nk, store1(&r, acc, V(&r, k), elem_load(&r, r.dst, r.dn, NULL, V(&r, k)))));
+    if (k)
+      emit(&r,
+           loop(&r, TL_LOOP_UNROLL, k, pt.nk, store1(&r, acc, V(&r, k), elem_load(&r, r.dst, r.dn, NULL, V(&r, k)))));
     if (k && pt.lanes > 1 && (k = loop_var(&r, "rk", pt.nk))) {
       tl_stmt *rounds[6];
       int n = 0;
@@ -743,7 +777,8 @@ tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
       if (!tid || !across_warps(&r, &pt, acc, tid) || !emit(&r, sync_stmt(&r))) k = NULL;
     }
     if (k && (k = loop_var(&r, "rk", pt.nk)))
-      emit(&r, loop(&r, TL_LOOP_UNROLL, k, pt.nk, elem_store(&r, r.dst, r.dn, NULL, V(&r, k), load1(&r, acc, V(&r, k)))));
+      emit(&r,
+           loop(&r, TL_LOOP_UNROLL, k, pt.nk, elem_store(&r, r.dst, r.dn, NULL, V(&r, k), load1(&r, acc, V(&r, k)))));
     if (!k) r.oom = true;
   }
   /* PLAN, ROWS, MMA_C: every element has one holder, whose partial is the result */

@@ -61,8 +61,7 @@ tl_expr *tl_lower_smem_index(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_e
   return tl_smem_offset(m, loc, L, stage, row, idx[n - 1]);
 }
 
-bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane,
-                          int64_t w) {
+bool tl_lower_smem_vec_ok(tl_module *m, tl_buffer *b, int n, tl_expr *const *idx, const tl_var *lane, int64_t w) {
   tl_smem_layout *L = tl_smem_layout_get(m, b);
   if (!L || n < 1 || w < 1) return false;
   if (w == 1) return true;
@@ -80,8 +79,8 @@ typedef struct cside {
   int ndim;
   tl_expr **min;
   int64_t *ext;
-  int *map;               /* operand dim → domain dim, -1 for extent 1 */
-  tl_smem_layout *L;      /* shared operands */
+  int *map;          /* operand dim → domain dim, -1 for extent 1 */
+  tl_smem_layout *L; /* shared operands */
 } cside;
 
 typedef struct sc_state {
@@ -96,8 +95,8 @@ static void sc_fail(sc_state *st, const char *fmt, const char *a) {
   st->env->errors++;
 }
 
-static bool make_cside(sc_state *st, cside *cs, const tl_region *r, tl_expr **mins, int ndom,
-                       const int64_t *dom, const char *opname) {
+static bool make_cside(sc_state *st, cside *cs, const tl_region *r, tl_expr **mins, int ndom, const int64_t *dom,
+                       const char *opname) {
   tl_buffer *b = r->buffer;
   int n = r->ndim ? r->ndim : b->ndim;
   cs->buf = b;
@@ -105,7 +104,10 @@ static bool make_cside(sc_state *st, cside *cs, const tl_region *r, tl_expr **mi
   cs->min = mins;
   cs->ext = tl_arena_alloc(&st->m->arena, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
   cs->map = tl_arena_alloc(&st->m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!cs->ext || !cs->map) { st->oom = true; return false; }
+  if (!cs->ext || !cs->map) {
+    st->oom = true;
+    return false;
+  }
   cs->L = NULL;
   if (is_shared(b)) {
     if (!(cs->L = tl_smem_layout_get(st->m, b))) {
@@ -115,14 +117,20 @@ static bool make_cside(sc_state *st, cside *cs, const tl_region *r, tl_expr **mi
   }
   int dk = 0;
   for (int k = 0; k < n; k++) {
-    if (!mins[k]) { st->oom = true; return false; }
+    if (!mins[k]) {
+      st->oom = true;
+      return false;
+    }
     tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
     if (!tl_expr_is_const_int(e, &cs->ext[k]) || cs->ext[k] < 1) {
       tl_error(st->env->d, st->loc, "%s with a non-constant extent (operand '%s') is not lowered yet", opname, b->name);
       st->env->errors++;
       return false;
     }
-    if (cs->ext[k] == 1) { cs->map[k] = -1; continue; }
+    if (cs->ext[k] == 1) {
+      cs->map[k] = -1;
+      continue;
+    }
     while (dk < ndom && dom[dk] == 1) dk++;
     if (dk >= ndom || dom[dk] != cs->ext[k]) {
       tl_error(st->env->d, st->loc, "%s operand '%s' does not match the shape of the other operand", opname, b->name);
@@ -158,10 +166,16 @@ static bool side_vec(sc_state *st, const cside *cs, int ndom, int64_t w) {
 static tl_expr **side_idx(sc_state *st, const cside *cs, tl_expr **idx) {
   tl_module *m = st->m;
   tl_expr **ix = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(cs->ndim > 0 ? cs->ndim : 1));
-  if (!ix) { st->oom = true; return NULL; }
+  if (!ix) {
+    st->oom = true;
+    return NULL;
+  }
   for (int k = 0; k < cs->ndim; k++) {
     ix[k] = cs->map[k] >= 0 ? tl_lo_add(m, st->loc, cs->min[k], idx[cs->map[k]]) : cs->min[k];
-    if (!ix[k]) { st->oom = true; return NULL; }
+    if (!ix[k]) {
+      st->oom = true;
+      return NULL;
+    }
   }
   return ix;
 }
@@ -211,17 +225,26 @@ static tl_expr **access(sc_state *st, const cside *cs, tl_expr **ix, int64_t w, 
   tl_expr **out;
   if (cs->L) {
     out = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-    if (!out || !(out[0] = tl_lower_smem_index(m, st->loc, cs->buf, cs->ndim, ix))) { st->oom = true; return NULL; }
+    if (!out || !(out[0] = tl_lower_smem_index(m, st->loc, cs->buf, cs->ndim, ix))) {
+      st->oom = true;
+      return NULL;
+    }
     *n_out = 1;
     *b_out = cs->L->flat;
   } else {
     out = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)cs->ndim);
-    if (!out) { st->oom = true; return NULL; }
+    if (!out) {
+      st->oom = true;
+      return NULL;
+    }
     memcpy(out, ix, sizeof(tl_expr *) * (size_t)cs->ndim);
     *n_out = cs->ndim;
     *b_out = cs->buf;
   }
-  if (w > 1 && !(out[*n_out - 1] = tl_lo_ramp(m, st->loc, out[*n_out - 1], (int)w))) { st->oom = true; return NULL; }
+  if (w > 1 && !(out[*n_out - 1] = tl_lo_ramp(m, st->loc, out[*n_out - 1], (int)w))) {
+    st->oom = true;
+    return NULL;
+  }
   return out;
 }
 
@@ -230,7 +253,7 @@ typedef struct copy_plan {
   int ndom;
   int64_t *dom;
   int64_t w;
-  bool async;   /* emit cp.async */
+  bool async; /* emit cp.async */
 } copy_plan;
 
 static tl_stmt *chunk(sc_state *st, const copy_plan *p, tl_expr **idx) {
@@ -256,7 +279,10 @@ static tl_stmt *chunk(sc_state *st, const copy_plan *p, tl_expr **idx) {
     args[4] = tl_lo_int(m, loc, p->w * tl_dtype_bytes(p->src.buf->dtype));
     args[5] = scond;
     for (int i = 0; i < 6; i++)
-      if (!args[i]) { st->oom = true; return NULL; }
+      if (!args[i]) {
+        st->oom = true;
+        return NULL;
+      }
     tl_stmt *s = tl_lo_eval(m, loc, op >= 0 ? tl_ir_call(m, loc, op, 6, args) : NULL);
     if (!s) st->oom = true;
     return s;
@@ -265,16 +291,28 @@ static tl_stmt *chunk(sc_state *st, const copy_plan *p, tl_expr **idx) {
   vt.lanes = (uint16_t)p->w;
   lt.lanes = (uint16_t)p->w;
   tl_expr *ld = tl_ir_load(m, loc, sb, ns, sa);
-  if (!ld) { st->oom = true; return NULL; }
+  if (!ld) {
+    st->oom = true;
+    return NULL;
+  }
   ld->dtype = lt;
   tl_expr *val = tl_lo_cast(m, loc, vt, ld);
   tl_stmt *s = tl_lo_store(m, loc, db, nd, da, val);
-  if (!s) { st->oom = true; return NULL; }
+  if (!s) {
+    st->oom = true;
+    return NULL;
+  }
   if (scond) {
     tl_stmt *z = tl_lo_store(m, loc, db, nd, da, zero_vec(st, p->dst.buf->dtype, p->w));
-    if (!z || !(s = tl_lo_if(m, loc, scond, s, z))) { st->oom = true; return NULL; }
+    if (!z || !(s = tl_lo_if(m, loc, scond, s, z))) {
+      st->oom = true;
+      return NULL;
+    }
   }
-  if (dcond && !(s = tl_lo_if(m, loc, dcond, s, NULL))) { st->oom = true; return NULL; }
+  if (dcond && !(s = tl_lo_if(m, loc, dcond, s, NULL))) {
+    st->oom = true;
+    return NULL;
+  }
   return s;
 }
 

@@ -51,22 +51,28 @@
 #include "Lower/smem_layout.h"
 
 typedef struct lt_state {
-  tl_rewriter rw;      /* first: rw_expr's hook casts back to lt_state */
-  tl_lower_walk w;     /* module, diagnostics, names, ranges */
-  int64_t threads;     /* the block's threads */
-  tl_map subst;        /* var → replacement expression (T.Parallel lowering) */
-  const tl_stmt *loop; /* the T.Parallel being lowered (identity fragment accesses) */
-  tl_expr *reg;        /* its register index for identity accesses of PLAN fragments */
+  tl_rewriter rw;             /* first: rw_expr's hook casts back to lt_state */
+  tl_lower_walk w;            /* module, diagnostics, names, ranges */
+  int64_t threads;            /* the block's threads */
+  tl_map subst;               /* var → replacement expression (T.Parallel lowering) */
+  const tl_stmt *loop;        /* the T.Parallel being lowered (identity fragment accesses) */
+  tl_expr *reg;               /* its register index for identity accesses of PLAN fragments */
   const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
-  tl_expr *row_reg;    /* its row statistic register (2*mi + h, or the ROWS row iteration) */
+  tl_expr *row_reg;           /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
-  int64_t smem_seen;   /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
+  int64_t smem_seen; /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
   const tl_target *target;
   tl_primfunc *f;
-  bool ws;             /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
+  bool ws; /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
 } lt_state;
 
-#define CHECK(x) do { if (!(x)) { st->w.oom = true; return NULL; } } while (0)
+#define CHECK(x)                                                                                                       \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      st->w.oom = true;                                                                                                \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
 
 static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
   tl_error(st->w.d, loc, fmt, a, b);
@@ -77,8 +83,8 @@ static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const
 /* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
  * accessed through a partition's register index. */
 static bool frag_distributed(const tl_frag_layout *L) {
-  return L && (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS ||
-               L->kind == TL_FRAG_REDUCER);
+  return L &&
+         (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER);
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
@@ -122,13 +128,16 @@ static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
 }
 
 /* New index list of an access to b (fragment accesses become register indices). */
-static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx,
-                           int *n_out, int depth) {
+static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx, int *n_out,
+                           int depth) {
   tl_frag_layout *L = tl_frag_layout_of(b);
   *n_out = n;
   if (!L) return rw_list(st, n, idx, depth);
   tl_expr **one = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *));
-  if (!one) { st->w.oom = true; return NULL; }
+  if (!one) {
+    st->w.oom = true;
+    return NULL;
+  }
   *n_out = 1;
   if (L->kind == TL_FRAG_REDUCER && st->loop && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
     /* a row statistic D[i] read beside its rows (layout_infer.c row_access) */
@@ -162,8 +171,7 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
  * folded into it row-major.  Returns the flat buffer and sets ix[0]; NULL
  * (b itself untouched) when b is not shared. */
 static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, tl_expr **ix) {
-  if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN) || *n != b->ndim || *n < 1)
-    return NULL;
+  if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN) || *n != b->ndim || *n < 1) return NULL;
   tl_smem_layout *L = tl_smem_layout_get(st->w.m, b);
   if (!L) return NULL;
   tl_module *m = st->w.m;
@@ -175,7 +183,10 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
     stage = stage ? tl_lo_add(m, loc, tl_lo_mul(m, loc, stage, dim), ix[d]) : ix[d];
   }
   tl_expr *off = tl_smem_offset(m, loc, L, stage, row, col);
-  if (!off) { st->w.oom = true; return NULL; }
+  if (!off) {
+    st->w.oom = true;
+    return NULL;
+  }
   ix[0] = off;
   *n = 1;
   return L->flat;
@@ -187,60 +198,60 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
   lt_state *st = (lt_state *)rw;
   tl_module *m = st->w.m;
   switch (e->kind) {
-    case TL_EXPR_CAST: {
-      tl_expr *x = rw_expr(st, e->u.cast.value, depth + 1);
-      tl_expr *r = x ? tl_lo_cast(m, e->loc, e->dtype, x) : NULL;
-      if (!r) rw->failed = true;
-      return r;
-    }
-    case TL_EXPR_LOAD: {
-      int n;
-      tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
-      tl_buffer *fb = ix ? shared_access(st, e->loc, e->u.load.buffer, &n, ix) : NULL;
-      tl_expr *ld = ix && !st->w.oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
-      if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
-      if (!ld) rw->failed = true;
-      return ld;
-    }
-    case TL_EXPR_BUFFER: {
-      /* A shared buffer passed to an intrinsic (T.ptx_cp_async, T.ptx_ldmatrix
+  case TL_EXPR_CAST: {
+    tl_expr *x = rw_expr(st, e->u.cast.value, depth + 1);
+    tl_expr *r = x ? tl_lo_cast(m, e->loc, e->dtype, x) : NULL;
+    if (!r) rw->failed = true;
+    return r;
+  }
+  case TL_EXPR_LOAD: {
+    int n;
+    tl_expr **ix = rw_access(st, e->loc, e->u.load.buffer, e->u.load.n, e->u.load.indices, &n, depth);
+    tl_buffer *fb = ix ? shared_access(st, e->loc, e->u.load.buffer, &n, ix) : NULL;
+    tl_expr *ld = ix && !st->w.oom ? tl_ir_load(m, e->loc, fb ? fb : e->u.load.buffer, n, ix) : NULL;
+    if (ld && fb && e->dtype.lanes == 1) ld->dtype = e->dtype;
+    if (!ld) rw->failed = true;
+    return ld;
+  }
+  case TL_EXPR_BUFFER: {
+    /* A shared buffer passed to an intrinsic (T.ptx_cp_async, T.ptx_ldmatrix
        * in hand-written SIMT input) names the flat buffer that replaces it. */
-      tl_buffer *b = e->u.buffer;
-      if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
-        tl_smem_layout *L = tl_smem_layout_get(m, b);
-        if (!L) {
-          st->w.oom = rw->failed = true;
-          return NULL;
-        }
-        if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
-      }
-      return NULL;
-    }
-    case TL_EXPR_CALL: {
-      /* T.ptx_atomic_add / _max / _min into a shared buffer: its offset is the row-major one
-       * (lower_atomic.c), which the flat buffer keeps only without a swizzle or padding */
-      int op = e->u.call.op;
-      const tl_expr *d = e->u.call.n >= 1 ? e->u.call.args[0] : NULL;
-      if ((op != TL_INTRIN_PTX_ATOMIC_ADD && op != TL_INTRIN_PTX_ATOMIC_MAX && op != TL_INTRIN_PTX_ATOMIC_MIN) || !d ||
-          d->kind != TL_EXPR_BUFFER || !d->u.buffer ||
-          (d->u.buffer->scope != TL_SCOPE_SHARED && d->u.buffer->scope != TL_SCOPE_SHARED_DYN))
-        return NULL;
-      tl_smem_layout *L = tl_smem_layout_get(m, d->u.buffer);
+    tl_buffer *b = e->u.buffer;
+    if (b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN)) {
+      tl_smem_layout *L = tl_smem_layout_get(m, b);
       if (!L) {
         st->w.oom = rw->failed = true;
         return NULL;
       }
-      if (L->swizzle_bytes || L->wgmma || L->row_stride != L->cols) {
-        tl_error(st->w.d, e->loc,
-                 "an atomic into the shared buffer '%s', which a T.gemm reads through a swizzled layout, is not "
-                 "lowered yet",
-                 d->u.buffer->name);
-        st->w.errors++;
-        rw->failed = true;
-      }
+      if (L->flat != b) return tl_ir_buffer_ref(m, e->loc, L->flat);
+    }
+    return NULL;
+  }
+  case TL_EXPR_CALL: {
+    /* T.ptx_atomic_add / _max / _min into a shared buffer: its offset is the row-major one
+       * (lower_atomic.c), which the flat buffer keeps only without a swizzle or padding */
+    int op = e->u.call.op;
+    const tl_expr *d = e->u.call.n >= 1 ? e->u.call.args[0] : NULL;
+    if ((op != TL_INTRIN_PTX_ATOMIC_ADD && op != TL_INTRIN_PTX_ATOMIC_MAX && op != TL_INTRIN_PTX_ATOMIC_MIN) || !d ||
+        d->kind != TL_EXPR_BUFFER || !d->u.buffer ||
+        (d->u.buffer->scope != TL_SCOPE_SHARED && d->u.buffer->scope != TL_SCOPE_SHARED_DYN))
+      return NULL;
+    tl_smem_layout *L = tl_smem_layout_get(m, d->u.buffer);
+    if (!L) {
+      st->w.oom = rw->failed = true;
       return NULL;
     }
-    default: return NULL;
+    if (L->swizzle_bytes || L->wgmma || L->row_stride != L->cols) {
+      tl_error(st->w.d, e->loc,
+               "an atomic into the shared buffer '%s', which a T.gemm reads through a swizzled layout, is not "
+               "lowered yet",
+               d->u.buffer->name);
+      st->w.errors++;
+      rw->failed = true;
+    }
+    return NULL;
+  }
+  default: return NULL;
   }
 }
 
@@ -249,10 +260,10 @@ typedef struct plan {
   int ndim;
   const int64_t *shape;
   int64_t total, threads, vec, nvec;
-  bool registers;   /* touches fragment registers: unroll the vector loop */
+  bool registers;            /* touches fragment registers: unroll the vector loop */
   const tl_frag_layout *mma; /* non-NULL: iterate the MMA_C layout instead (vec 2) */
   const tl_frag_layout *lay; /* non-NULL: iterate this ROWS / REDUCER layout (emit_rows, emit_reducer) */
-  bool rep_guard;           /* REDUCER: only replica 0 runs the body (it stores to memory) */
+  bool rep_guard;            /* REDUCER: only replica 0 runs the body (it stores to memory) */
 } plan;
 
 static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
@@ -316,14 +327,16 @@ static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, v
   /* row0(wm, mi) (frag_layout.h tl_mma_c_row0) + lane/4 + 8h */
   tl_expr *i = L->interleaved ? tl_lo_mul(m, loc, wm, 16) : tl_lo_mul(m, loc, wm, WM);
   i = tl_lo_add(m, loc, i, tl_lo_fdiv(m, loc, lane, 4, &st->w.ranges));
-  i = tl_lo_add(m, loc, i, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), L->interleaved ? 16 * mw : 16),
-                                     tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
-  tl_expr *j = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->w.ranges), 2));
+  i = tl_lo_add(m, loc, i,
+                tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), L->interleaved ? 16 * mw : 16),
+                          tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
+  tl_expr *j =
+      tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->w.ranges), 2));
   j = tl_lo_add(m, loc, j, tl_lo_mul(m, loc, tl_ir_var(m, loc, vn), 8));
-  tl_expr *reg = tl_lo_add(m, loc,
-                           tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), WN / 8),
-                                                       tl_ir_var(m, loc, vn)), 4),
-                           tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 2));
+  tl_expr *reg = tl_lo_add(
+      m, loc,
+      tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), WN / 8), tl_ir_var(m, loc, vn)), 4),
+      tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 2));
   CHECK(i && j && reg);
   tl_expr **idx = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
   CHECK(idx);
@@ -500,15 +513,14 @@ static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, 
 /* -------------------------------------------------------------- T.Parallel */
 typedef struct par_ctx {
   const tl_stmt *loop;
-  tl_var *lane;            /* analysis lane variable */
+  tl_var *lane; /* analysis lane variable */
 } par_ctx;
 
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth);
 
 /* The loop body with loop var k := min_k + idx[k] (+ lane for the last) and
  * the register index reg + lane. */
-static tl_stmt *par_body(lt_state *st, const tl_stmt *loop, tl_expr **idx, tl_expr *reg,
-                         tl_expr *lane) {
+static tl_stmt *par_body(lt_state *st, const tl_stmt *loop, tl_expr **idx, tl_expr *reg, tl_expr *lane) {
   tl_module *m = st->w.m;
   int n = loop->u.loop.nvars;
   tl_loc loc = loop->loc;
@@ -574,11 +586,11 @@ static tl_stmt *par_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx
 /* What lower_parallel needs to know of a T.Parallel body, gathered by a
  * tl_visitor (pre-order, so "first" is in program order). */
 typedef struct par_scan {
-  tl_visitor v;             /* first: the callbacks get &ps->v */
+  tl_visitor v; /* first: the callbacks get &ps->v */
   const tl_stmt *loop;
-  tl_buffer *plan_frag;     /* a PLAN fragment indexed by the loop variables */
-  tl_buffer *repl_written;  /* a REPLICATED fragment the loop stores to */
-  int bytes;                /* the widest element accessed */
+  tl_buffer *plan_frag;    /* a PLAN fragment indexed by the loop variables */
+  tl_buffer *repl_written; /* a REPLICATED fragment the loop stores to */
+  int bytes;               /* the widest element accessed */
   /* it stores to a buffer that is not a fragment or per-thread (global or
    * shared memory): then only replica 0 of a replicated partition runs it */
   bool stores_memory;
@@ -613,8 +625,7 @@ static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
   tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
   if (!body) return NULL;
   for (int k = loop->u.loop.nvars - 1; k >= 0; k--) {
-    tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k],
-                           rw_expr(st, loop->u.loop.extents[k], 0), body);
+    tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k], rw_expr(st, loop->u.loop.extents[k], 0), body);
     CHECK(f);
     if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
     body = f;
@@ -638,8 +649,7 @@ static tl_stmt *par_dynamic(lt_state *st, const tl_stmt *loop) {
   tl_expr *args[2] = {total, tl_lo_int(m, loc, st->threads)};
   tl_expr *trips = cd >= 0 ? tl_ir_call(m, loc, cd, 2, args) : NULL;
   CHECK(trips);
-  tl_expr *f = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, q), st->threads),
-                         tl_lo_thread_index(m, loc));
+  tl_expr *f = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, q), st->threads), tl_lo_thread_index(m, loc));
   CHECK(f);
   tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
   CHECK(idx);
@@ -696,10 +706,10 @@ typedef struct side {
   side_kind kind;
   tl_buffer *buf;
   int ndim;
-  tl_expr **min;        /* per buffer dim (rewritten) */
-  int *map;             /* buffer dim → domain dim, or -1 (extent 1) */
-  tl_frag_layout *L;    /* fragments */
-  tl_expr *value;       /* SIDE_CONST (scalar, rewritten) */
+  tl_expr **min;     /* per buffer dim (rewritten) */
+  int *map;          /* buffer dim → domain dim, or -1 (extent 1) */
+  tl_frag_layout *L; /* fragments */
+  tl_expr *value;    /* SIDE_CONST (scalar, rewritten) */
 } side;
 
 typedef struct copy_ctx {
@@ -722,30 +732,43 @@ static bool region_extents(const tl_region *r, int *n, int64_t **ext, tl_arena *
 }
 
 /* Sets up a side over region r; maps its non-unit dims onto the domain's. */
-static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, const int64_t *dom,
-                      tl_loc loc, const char *opname) {
+static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, const int64_t *dom, tl_loc loc,
+                      const char *opname) {
   tl_buffer *b = r->buffer;
   int n;
   int64_t *ext;
-  if (!region_extents(r, &n, &ext, &st->w.m->arena)) { st->w.oom = true; return false; }
+  if (!region_extents(r, &n, &ext, &st->w.m->arena)) {
+    st->w.oom = true;
+    return false;
+  }
   sd->buf = b;
   sd->ndim = n;
   sd->L = tl_frag_layout_of(b);
-  sd->kind = b->scope == TL_SCOPE_GLOBAL ? SIDE_GLOBAL
-           : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
-           : frag_distributed(sd->L) ? SIDE_PLAN : SIDE_LOCAL;
+  sd->kind = b->scope == TL_SCOPE_GLOBAL                                        ? SIDE_GLOBAL
+             : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
+             : frag_distributed(sd->L)                                          ? SIDE_PLAN
+                                                                                : SIDE_LOCAL;
   sd->min = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *) * (size_t)(n > 0 ? n : 1));
   sd->map = tl_arena_alloc(&st->w.m->arena, sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!sd->min || !sd->map) { st->w.oom = true; return false; }
+  if (!sd->min || !sd->map) {
+    st->w.oom = true;
+    return false;
+  }
   int dk = 0;
   for (int k = 0; k < n; k++) {
     sd->min[k] = r->ndim ? rw_expr(st, r->min[k], 0) : tl_lo_int(st->w.m, loc, 0);
-    if (!sd->min[k]) { st->w.oom = true; return false; }
+    if (!sd->min[k]) {
+      st->w.oom = true;
+      return false;
+    }
     if (ext[k] < 0) {
       fail(st, loc, "%s with a non-constant extent (operand '%s') is not lowered yet", opname, b->name);
       return false;
     }
-    if (ext[k] == 1) { sd->map[k] = -1; continue; }
+    if (ext[k] == 1) {
+      sd->map[k] = -1;
+      continue;
+    }
     while (dk < ndom && dom[dk] == 1) dk++;
     if (dk >= ndom || dom[dk] != ext[k]) {
       fail(st, loc, "%s operand '%s' does not match the shape of the other operand", opname, b->name);
@@ -762,8 +785,8 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
 }
 
 /* The indices of side sd at domain element idx (last domain index + lane). */
-static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg,
-                              tl_expr *lane, tl_loc loc, int *n_out) {
+static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg, tl_expr *lane,
+                              tl_loc loc, int *n_out) {
   tl_module *m = st->w.m;
   if (sd->kind == SIDE_PLAN) {
     tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
@@ -822,26 +845,26 @@ static tl_expr *swap_tid_rec(tl_module *m, tl_expr *e, int depth) {
   if (!e || depth > 200) return e;
   tl_loc loc = e->loc;
   switch (e->kind) {
-    case TL_EXPR_CALL:
-      if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING && e->u.call.n == 1 &&
-          e->u.call.args[0]->kind == TL_EXPR_INT && e->u.call.args[0]->u.ival == 0) {
-        tl_expr *two = tl_lo_int(m, loc, 2), *one = tl_lo_int(m, loc, 1);
-        if (!two || !one) return NULL;
-        tl_expr *c = tl_ir_binary(m, loc, TL_OP_LT, e, two);
-        tl_expr *t = tl_ir_binary(m, loc, TL_OP_SUB, one, e);
-        return c && t ? tl_ir_select(m, loc, c, t, e) : NULL;
-      }
-      return e;
-    case TL_EXPR_BINARY: {
-      tl_expr *a = swap_tid_rec(m, e->u.bin.a, depth + 1), *b = swap_tid_rec(m, e->u.bin.b, depth + 1);
-      if (!a || !b) return NULL;
-      return a == e->u.bin.a && b == e->u.bin.b ? e : tl_ir_binary(m, loc, e->u.bin.op, a, b);
+  case TL_EXPR_CALL:
+    if (e->u.call.op == TL_INTRIN_GET_THREAD_BINDING && e->u.call.n == 1 && e->u.call.args[0]->kind == TL_EXPR_INT &&
+        e->u.call.args[0]->u.ival == 0) {
+      tl_expr *two = tl_lo_int(m, loc, 2), *one = tl_lo_int(m, loc, 1);
+      if (!two || !one) return NULL;
+      tl_expr *c = tl_ir_binary(m, loc, TL_OP_LT, e, two);
+      tl_expr *t = tl_ir_binary(m, loc, TL_OP_SUB, one, e);
+      return c && t ? tl_ir_select(m, loc, c, t, e) : NULL;
     }
-    case TL_EXPR_CAST: {
-      tl_expr *v = swap_tid_rec(m, e->u.cast.value, depth + 1);
-      return !v || v == e->u.cast.value ? v ? e : NULL : tl_ir_cast(m, loc, e->dtype, v);
-    }
-    default: return e;
+    return e;
+  case TL_EXPR_BINARY: {
+    tl_expr *a = swap_tid_rec(m, e->u.bin.a, depth + 1), *b = swap_tid_rec(m, e->u.bin.b, depth + 1);
+    if (!a || !b) return NULL;
+    return a == e->u.bin.a && b == e->u.bin.b ? e : tl_ir_binary(m, loc, e->u.bin.op, a, b);
+  }
+  case TL_EXPR_CAST: {
+    tl_expr *v = swap_tid_rec(m, e->u.cast.value, depth + 1);
+    return !v || v == e->u.cast.value ? v ? e : NULL : tl_ir_cast(m, loc, e->dtype, v);
+  }
+  default: return e;
   }
 }
 
@@ -854,8 +877,8 @@ static tl_buffer *side_buffer(lt_state *st, const side *sd) {
 
 /* One piece of w lanes starting at lane offset `lane` (NULL: 0).  checked:
  * emit bounds guards (false inside a proven full-vector branch). */
-static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane,
-                           int64_t w, bool checked) {
+static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane, int64_t w,
+                           bool checked) {
   tl_module *m = st->w.m;
   tl_loc loc = c->loc;
   int nd, ns = 0;
@@ -892,8 +915,8 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
   tl_stmt *s = tl_lo_store(m, loc, side_buffer(st, &c->dst), nd, dix, val);
   CHECK(s);
   if (scond) {
-    tl_stmt *z = tl_lo_store(m, loc, side_buffer(st, &c->dst), nd, dix,
-                             tl_lo_broadcast(m, loc, zero_of(st, loc, dt), (int)w));
+    tl_stmt *z =
+        tl_lo_store(m, loc, side_buffer(st, &c->dst), nd, dix, tl_lo_broadcast(m, loc, zero_of(st, loc, dt), (int)w));
     CHECK(z);
     CHECK(s = tl_lo_if(m, loc, scond, s, z));
   }
@@ -908,8 +931,7 @@ static bool side_tail(const side *sd, int64_t w) {
   return !(tl_expr_is_const_int(sd->buf->shape[sd->ndim - 1], &dim) && dim % w == 0);
 }
 
-static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx, tl_expr *reg,
-                        tl_var *l, int64_t w) {
+static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx, tl_expr *reg, tl_var *l, int64_t w) {
   if (sd->kind == SIDE_CONST) return true;
   if (sd->kind == SIDE_PLAN) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
   if (sd->kind == SIDE_SHARED) { /* judged on the logical indices */
@@ -917,12 +939,18 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
     lg.kind = SIDE_GLOBAL;
     int nl;
     tl_expr **lx = side_indices(st, &lg, c->ndom, idx, reg, tl_ir_var(st->w.m, c->loc, l), c->loc, &nl);
-    if (!lx) { st->w.oom = true; return false; }
+    if (!lx) {
+      st->w.oom = true;
+      return false;
+    }
     return tl_lower_smem_vec_ok(st->w.m, sd->buf, nl, lx, l, w);
   }
   int n;
   tl_expr **ix = side_indices(st, sd, c->ndom, idx, reg, tl_ir_var(st->w.m, c->loc, l), c->loc, &n);
-  if (!ix) { st->w.oom = true; return false; }
+  if (!ix) {
+    st->w.oom = true;
+    return false;
+  }
   return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
@@ -1041,11 +1069,10 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (WN % w != 0 || (WM * cpr) % 32 != 0) return NULL;
   if (!tl_expr_is_const_int(C->shape[1], &N) || N % w != 0) return NULL;
   if (!tl_expr_divisible(c->dst.min[1], w, NULL)) return NULL;
-  if (st->ws && st->f->ws_multi_tile && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store && bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) &&
-      BM * BN * bytes <= st->smem_seen)
-  {
-    tl_stmt *r = tl_lower_tma_epilogue(m, &st->w.names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1], st->threads,
-                                        fault_swap_lanes());
+  if (st->ws && st->f->ws_multi_tile && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store &&
+      bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) && BM * BN * bytes <= st->smem_seen) {
+    tl_stmt *r = tl_lower_tma_epilogue(m, &st->w.names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1],
+                                       st->threads, fault_swap_lanes());
     CHECK(r);
     return r;
   }
@@ -1073,10 +1100,12 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   tl_expr *tid = tl_lo_thread_index(m, loc);
   CHECK(tid);
   tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges), *lane = tl_lo_fmod(m, loc, tid, 32, &st->w.ranges);
-  tl_expr *wm = tl_lo_fmod(m, loc, warp, L->warp_m, &st->w.ranges), *wn = tl_lo_fdiv(m, loc, warp, L->warp_m, &st->w.ranges);
+  tl_expr *wm = tl_lo_fmod(m, loc, warp, L->warp_m, &st->w.ranges),
+          *wn = tl_lo_fdiv(m, loc, warp, L->warp_m, &st->w.ranges);
   tl_expr *v = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vit), 32), lane);
   tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, WM), tl_lo_fdiv(m, loc, v, cpr, &st->w.ranges));
-  tl_expr *col = tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, v, cpr, &st->w.ranges), w));
+  tl_expr *col =
+      tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, v, cpr, &st->w.ranges), w));
   CHECK(r && col);
   tl_expr **sx = tl_arena_alloc(&m->arena, sizeof(tl_expr *)), **di = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
   CHECK(sx && di);
@@ -1133,8 +1162,10 @@ static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
 static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   tl_module *m = st->w.m;
   int op = s->u.tile.op;
-  const char *opname = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_ASYNC_COPY ? "T.async_copy"
-                     : op == TL_TILE_FILL ? "T.fill" : "T.clear";
+  const char *opname = op == TL_TILE_COPY         ? "T.copy"
+                       : op == TL_TILE_ASYNC_COPY ? "T.async_copy"
+                       : op == TL_TILE_FILL       ? "T.fill"
+                                                  : "T.clear";
   if ((op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY) && s->u.tile.nargs >= 2) {
     int before = st->w.errors;
     tl_stmt *r = lower_global_shared_copy(st, s);
@@ -1174,8 +1205,7 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     c.src.kind = SIDE_CONST;
     if (op == TL_TILE_FILL && s->u.tile.nargs >= 2 && s->u.tile.args[1].kind == TL_OPND_EXPR)
       c.src.value = rw_expr(st, s->u.tile.args[1].expr, 0);
-    else
-      c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
+    else c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
     if (!c.src.value) return NULL;
   }
   if (op == TL_TILE_COPY && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C && c.dst.kind == SIDE_GLOBAL) {
@@ -1217,8 +1247,7 @@ static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
   tl_buffer *b = s->u.alloc.buffer;
   if (b && b->scope == TL_SCOPE_FRAGMENT && !b->layout) {
     /* the pass's input contract: layout-inference ran (tl-opt --passes) */
-    fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s",
-         b->name, "");
+    fail(st, s->loc, "fragment '%s' has no layout: lower-tile-ops needs layout-inference%s", b->name, "");
     return NULL;
   }
   if (tl_frag_layout_of(b)) CHECK(tl_vec_push(&st->frags, b));
@@ -1269,140 +1298,137 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   tl_module *m = st->w.m;
   if (!tl_lo_nesting_ok(st->w.d, s, depth, &st->w.errors, true)) return NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ: {
-      tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
-      CHECK(xs);
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!(xs[i] = rw_stmt(st, s->u.seq.stmts[i], depth + 1))) return NULL;
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_SEQ);
-      CHECK(r);
-      r->u.seq.n = s->u.seq.n;
-      r->u.seq.stmts = xs;
+  case TL_STMT_SEQ: {
+    tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(s->u.seq.n > 0 ? s->u.seq.n : 1));
+    CHECK(xs);
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!(xs[i] = rw_stmt(st, s->u.seq.stmts[i], depth + 1))) return NULL;
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_SEQ);
+    CHECK(r);
+    r->u.seq.n = s->u.seq.n;
+    r->u.seq.stmts = xs;
+    return r;
+  }
+  case TL_STMT_FOR: {
+    if (s->u.loop.kind == TL_LOOP_PARALLEL) return lower_parallel(st, s);
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_FOR);
+    CHECK(r);
+    r->u.loop = s->u.loop;
+    int n = s->u.loop.nvars;
+    if (s->u.loop.mins) {
+      r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
+      CHECK(r->u.loop.mins);
+      for (int k = 0; k < n; k++) r->u.loop.mins[k] = s->u.loop.mins[k] ? rw_expr(st, s->u.loop.mins[k], 0) : NULL;
+    }
+    if (!(r->u.loop.extents = rw_list(st, n, s->u.loop.extents, 0))) return NULL;
+    if (s->u.loop.step && !(r->u.loop.step = rw_expr(st, s->u.loop.step, 0))) return NULL;
+    int64_t mn = 0, ext;
+    bool ranged = !s->u.loop.step && n == 1 && tl_expr_is_const_int(r->u.loop.extents[0], &ext) && ext > 0 &&
+                  (!r->u.loop.mins || !r->u.loop.mins[0] || tl_expr_is_const_int(r->u.loop.mins[0], &mn)) &&
+                  mn >= INT32_MIN && mn <= INT32_MAX && ext <= INT32_MAX;
+    if (ranged) CHECK(tl_ranges_set(&st->w.ranges, s->u.loop.vars[0], mn, mn + ext - 1));
+    r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1);
+    if (ranged) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[0]);
+    return r->u.loop.body ? r : NULL;
+  }
+  case TL_STMT_KERNEL: {
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_KERNEL);
+    CHECK(r);
+    r->u.kernel = s->u.kernel;
+    int64_t t = 1;
+    tl_expr_is_const_int(s->u.kernel.threads, &t);
+    st->threads = t;
+    st->w.ranges.threads = t;
+    for (int i = 0; i < s->u.kernel.ngrid; i++) {
+      int64_t g;
+      if (!s->u.kernel.block_vars[i]) continue;
+      if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1)
+        CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
+      else CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
+    }
+    r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
+    return r->u.kernel.body ? r : NULL;
+  }
+  case TL_STMT_ALLOC: return lower_alloc(st, s);
+  case TL_STMT_STORE: {
+    int n;
+    tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
+    if (!ix) return NULL;
+    tl_buffer *fb = shared_access(st, s->loc, s->u.store.buffer, &n, ix);
+    if (st->w.oom) return NULL;
+    tl_expr *v = rw_expr(st, s->u.store.value, 0);
+    if (!v) return NULL;
+    return tl_lo_store(m, s->loc, fb ? fb : s->u.store.buffer, n, ix, v);
+  }
+  case TL_STMT_IF: {
+    tl_expr *c = rw_expr(st, s->u.ifs.cond, 0);
+    tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
+    tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
+    if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
+    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_IF);
+    CHECK(r);
+    r->u.ifs.cond = c;
+    r->u.ifs.then_s = t;
+    r->u.ifs.else_s = e;
+    return r;
+  }
+  case TL_STMT_LET: {
+    tl_expr *v = rw_expr(st, s->u.let.value, 0);
+    if (!v) return NULL;
+    tl_stmt *r = tl_lo_let(m, s->loc, s->u.let.var, v);
+    CHECK(r);
+    tl_range rg;
+    if (tl_expr_range(&st->w.ranges, v, &rg)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, rg.lo, rg.hi));
+    return r;
+  }
+  case TL_STMT_EVAL: {
+    tl_expr *v = rw_expr(st, s->u.eval.value, 0);
+    if (!v) return NULL;
+    tl_stmt *r = tl_lo_eval(m, s->loc, v);
+    CHECK(r);
+    return r;
+  }
+  case TL_STMT_TILE:
+    switch (s->u.tile.op) {
+    case TL_TILE_COPY:
+    case TL_TILE_FILL:
+    case TL_TILE_CLEAR: return lower_copy(st, s);
+    case TL_TILE_GEMM: {
+      bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
+                tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
+      bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
+      tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->w.names, st->threads, compact, st->w.d)
+                      : tl_lower_gemm(m, s, &st->w.names, st->threads, compact, st->w.d);
+      if (!g) st->w.errors++;
+      return g;
+    }
+    case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
+    case TL_TILE_REDUCE_MAX:
+    case TL_TILE_REDUCE_MIN:
+    case TL_TILE_REDUCE_SUM:
+    case TL_TILE_REDUCE_ABSSUM:
+    case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
+      tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+      tl_reduce_stage sg;
+      if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
+      tl_stmt *r = tl_lower_reduce(&env, s);
+      st->w.errors += env.errors;
+      if (!r && env.errors == 0) st->w.oom = true;
       return r;
     }
-    case TL_STMT_FOR: {
-      if (s->u.loop.kind == TL_LOOP_PARALLEL) return lower_parallel(st, s);
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_FOR);
-      CHECK(r);
-      r->u.loop = s->u.loop;
-      int n = s->u.loop.nvars;
-      if (s->u.loop.mins) {
-        r->u.loop.mins = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)n);
-        CHECK(r->u.loop.mins);
-        for (int k = 0; k < n; k++)
-          r->u.loop.mins[k] = s->u.loop.mins[k] ? rw_expr(st, s->u.loop.mins[k], 0) : NULL;
-      }
-      if (!(r->u.loop.extents = rw_list(st, n, s->u.loop.extents, 0))) return NULL;
-      if (s->u.loop.step && !(r->u.loop.step = rw_expr(st, s->u.loop.step, 0))) return NULL;
-      int64_t mn = 0, ext;
-      bool ranged = !s->u.loop.step && n == 1 && tl_expr_is_const_int(r->u.loop.extents[0], &ext) && ext > 0 &&
-                    (!r->u.loop.mins || !r->u.loop.mins[0] || tl_expr_is_const_int(r->u.loop.mins[0], &mn)) &&
-                    mn >= INT32_MIN && mn <= INT32_MAX && ext <= INT32_MAX;
-      if (ranged) CHECK(tl_ranges_set(&st->w.ranges, s->u.loop.vars[0], mn, mn + ext - 1));
-      r->u.loop.body = rw_stmt(st, s->u.loop.body, depth + 1);
-      if (ranged) tl_ranges_unset(&st->w.ranges, s->u.loop.vars[0]);
-      return r->u.loop.body ? r : NULL;
-    }
-    case TL_STMT_KERNEL: {
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_KERNEL);
-      CHECK(r);
-      r->u.kernel = s->u.kernel;
-      int64_t t = 1;
-      tl_expr_is_const_int(s->u.kernel.threads, &t);
-      st->threads = t;
-      st->w.ranges.threads = t;
-      for (int i = 0; i < s->u.kernel.ngrid; i++) {
-        int64_t g;
-        if (!s->u.kernel.block_vars[i]) continue;
-        if (tl_expr_is_const_int(s->u.kernel.grid[i], &g) && g >= 1)
-          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, g - 1));
-        else
-          CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
-      }
-      r->u.kernel.body = rw_stmt(st, s->u.kernel.body, depth + 1);
-      return r->u.kernel.body ? r : NULL;
-    }
-    case TL_STMT_ALLOC: return lower_alloc(st, s);
-    case TL_STMT_STORE: {
-      int n;
-      tl_expr **ix = rw_access(st, s->loc, s->u.store.buffer, s->u.store.n, s->u.store.indices, &n, 0);
-      if (!ix) return NULL;
-      tl_buffer *fb = shared_access(st, s->loc, s->u.store.buffer, &n, ix);
-      if (st->w.oom) return NULL;
-      tl_expr *v = rw_expr(st, s->u.store.value, 0);
-      if (!v) return NULL;
-      return tl_lo_store(m, s->loc, fb ? fb : s->u.store.buffer, n, ix, v);
-    }
-    case TL_STMT_IF: {
-      tl_expr *c = rw_expr(st, s->u.ifs.cond, 0);
-      tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
-      tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
-      if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
-      tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_IF);
-      CHECK(r);
-      r->u.ifs.cond = c;
-      r->u.ifs.then_s = t;
-      r->u.ifs.else_s = e;
+    case TL_TILE_FINALIZE_REDUCER: { /* lower_reduce.c */
+      tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+      tl_stmt *r = tl_lower_finalize_reducer(&env, s);
+      st->w.errors += env.errors;
+      if (!r && env.errors == 0) st->w.oom = true;
       return r;
     }
-    case TL_STMT_LET: {
-      tl_expr *v = rw_expr(st, s->u.let.value, 0);
-      if (!v) return NULL;
-      tl_stmt *r = tl_lo_let(m, s->loc, s->u.let.var, v);
-      CHECK(r);
-      tl_range rg;
-      if (tl_expr_range(&st->w.ranges, v, &rg)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, rg.lo, rg.hi));
-      return r;
+    case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */ return (tl_stmt *)s;
+    default:
+      tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
+      st->w.errors++;
+      return NULL;
     }
-    case TL_STMT_EVAL: {
-      tl_expr *v = rw_expr(st, s->u.eval.value, 0);
-      if (!v) return NULL;
-      tl_stmt *r = tl_lo_eval(m, s->loc, v);
-      CHECK(r);
-      return r;
-    }
-    case TL_STMT_TILE:
-      switch (s->u.tile.op) {
-        case TL_TILE_COPY:
-        case TL_TILE_FILL:
-        case TL_TILE_CLEAR: return lower_copy(st, s);
-        case TL_TILE_GEMM: {
-          bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
-                    tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
-          bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
-          tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->w.names, st->threads, compact, st->w.d)
-                          : tl_lower_gemm(m, s, &st->w.names, st->threads, compact, st->w.d);
-          if (!g) st->w.errors++;
-          return g;
-        }
-        case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
-        case TL_TILE_REDUCE_MAX:
-        case TL_TILE_REDUCE_MIN:
-        case TL_TILE_REDUCE_SUM:
-        case TL_TILE_REDUCE_ABSSUM:
-        case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
-          tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
-          tl_reduce_stage sg;
-          if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
-          tl_stmt *r = tl_lower_reduce(&env, s);
-          st->w.errors += env.errors;
-          if (!r && env.errors == 0) st->w.oom = true;
-          return r;
-        }
-        case TL_TILE_FINALIZE_REDUCER: { /* lower_reduce.c */
-          tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
-          tl_stmt *r = tl_lower_finalize_reducer(&env, s);
-          st->w.errors += env.errors;
-          if (!r && env.errors == 0) st->w.oom = true;
-          return r;
-        }
-        case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */
-          return (tl_stmt *)s;
-        default:
-          tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
-          st->w.errors++;
-          return NULL;
-      }
   }
   return NULL;
 }
@@ -1428,7 +1454,11 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
         tl_frag_layout *L = tl_frag_layout_of(b);
         if (!L) continue;
         tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
-        if (!shape || !(shape[0] = tl_lo_int(m, b->loc, L->nregs))) { st.w.oom = true; ok = false; break; }
+        if (!shape || !(shape[0] = tl_lo_int(m, b->loc, L->nregs))) {
+          st.w.oom = true;
+          ok = false;
+          break;
+        }
         b->scope = TL_SCOPE_LOCAL;
         b->ndim = 1;
         b->shape = shape;

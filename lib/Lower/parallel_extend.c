@@ -25,13 +25,13 @@
 #include "Lower/lower_internal.h"
 
 typedef struct px_state {
-  tl_visitor v;             /* first: the callbacks cast back */
-  const tl_stmt *loop;      /* the T.Parallel loop scanned (NULL: the whole-function scan) */
-  tl_map ident;             /* fragment -> (void *)1: it has an identity use */
+  tl_visitor v;        /* first: the callbacks cast back */
+  const tl_stmt *loop; /* the T.Parallel loop scanned (NULL: the whole-function scan) */
+  tl_map ident;        /* fragment -> (void *)1: it has an identity use */
   bool oom;
   /* per loop */
   bool exact, mixed;
-  const tl_buffer *prefix;  /* the fragment the loop covers part of */
+  const tl_buffer *prefix; /* the fragment the loop covers part of */
 } px_state;
 
 static bool is_frag(const tl_buffer *b) { return b && b->scope == TL_SCOPE_FRAGMENT; }
@@ -44,8 +44,8 @@ static bool prefix_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_exp
   for (int k = 0; k < n; k++) {
     int64_t ext, dim, mn = 0;
     if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
-    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext) || !tl_expr_is_const_int(b->shape[k], &dim) ||
-        ext > dim || ext < 1)
+    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext) || !tl_expr_is_const_int(b->shape[k], &dim) || ext > dim ||
+        ext < 1)
       return false;
     if (loop->u.loop.mins && loop->u.loop.mins[k] && (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
       return false;
@@ -108,17 +108,17 @@ static void scan_all(px_state *ps, const tl_stmt *s, int depth) {
     return;
   }
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) scan_all(ps, s->u.seq.stmts[i], depth + 1);
-      return;
-    case TL_STMT_FOR: scan_all(ps, s->u.loop.body, depth + 1); return;
-    case TL_STMT_KERNEL: scan_all(ps, s->u.kernel.body, depth + 1); return;
-    case TL_STMT_IF:
-      scan_all(ps, s->u.ifs.then_s, depth + 1);
-      scan_all(ps, s->u.ifs.else_s, depth + 1);
-      return;
-    case TL_STMT_TILE: on_stmt(&ps->v, s); return;
-    default: return;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) scan_all(ps, s->u.seq.stmts[i], depth + 1);
+    return;
+  case TL_STMT_FOR: scan_all(ps, s->u.loop.body, depth + 1); return;
+  case TL_STMT_KERNEL: scan_all(ps, s->u.kernel.body, depth + 1); return;
+  case TL_STMT_IF:
+    scan_all(ps, s->u.ifs.then_s, depth + 1);
+    scan_all(ps, s->u.ifs.else_s, depth + 1);
+    return;
+  case TL_STMT_TILE: on_stmt(&ps->v, s); return;
+  default: return;
   }
 }
 
@@ -150,21 +150,20 @@ static bool extend(tl_module *m, tl_stmt *loop, const tl_buffer *F) {
 static bool rewrite(px_state *ps, tl_module *m, tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return true;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!rewrite(ps, m, s->u.seq.stmts[i], depth + 1)) return false;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!rewrite(ps, m, s->u.seq.stmts[i], depth + 1)) return false;
+    return true;
+  case TL_STMT_FOR:
+    if (s->u.loop.kind == TL_LOOP_PARALLEL) {
+      const tl_buffer *F = scan_loop(ps, s);
+      if (F && tl_map_get(&ps->ident, F, NULL)) return extend(m, s, F);
       return true;
-    case TL_STMT_FOR:
-      if (s->u.loop.kind == TL_LOOP_PARALLEL) {
-        const tl_buffer *F = scan_loop(ps, s);
-        if (F && tl_map_get(&ps->ident, F, NULL)) return extend(m, s, F);
-        return true;
-      }
-      return rewrite(ps, m, s->u.loop.body, depth + 1);
-    case TL_STMT_KERNEL: return rewrite(ps, m, s->u.kernel.body, depth + 1);
-    case TL_STMT_IF:
-      return rewrite(ps, m, s->u.ifs.then_s, depth + 1) && rewrite(ps, m, s->u.ifs.else_s, depth + 1);
-    default: return true;
+    }
+    return rewrite(ps, m, s->u.loop.body, depth + 1);
+  case TL_STMT_KERNEL: return rewrite(ps, m, s->u.kernel.body, depth + 1);
+  case TL_STMT_IF: return rewrite(ps, m, s->u.ifs.then_s, depth + 1) && rewrite(ps, m, s->u.ifs.else_s, depth + 1);
+  default: return true;
   }
 }
 

@@ -15,9 +15,9 @@
 
 /* Adapters: every pass gets the target (tl_lower_module and
  * tl_module_run_passes make sure it is set). */
-#define PASS(fn)                                                                              \
-  static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) { \
-    return fn(m, f, o->target, d);                                                            \
+#define PASS(fn)                                                                                                       \
+  static bool run_##fn(tl_module *m, tl_primfunc *f, const tl_lower_options *o, tl_diag *d) {                          \
+    return fn(m, f, o->target, d);                                                                                     \
   }
 PASS(tl_lower_split_kernels)
 PASS(tl_lower_check_supported)
@@ -41,8 +41,10 @@ PASS(tl_lower_smem_plan)
  * and lowering see the staged shapes; barriers are placed on the tile IR,
  * where the stage indices of the staged regions prove the pipeline's
  * producer and consumer disjoint. */
-#define TILE(name, contract, run, check) {{name, "tile", contract}, TL_PASS_TILE_IR, run, check}
-#define SIMT(name, contract, run) {{name, "simt", contract}, TL_PASS_SIMT_IR, run, NULL}
+#define TILE(name, contract, run, check)                                                                               \
+  { {name, "tile", contract}, TL_PASS_TILE_IR, run, check }
+#define SIMT(name, contract, run)                                                                                      \
+  { {name, "simt", contract}, TL_PASS_SIMT_IR, run, NULL }
 static const tl_lower_pass passes[] = {
     /* split_kernels.c */
     TILE("split-kernels",
@@ -53,52 +55,43 @@ static const tl_lower_pass passes[] = {
          "rejects tile ops no issue lowers yet, nested T.Parallel, bad thread counts; changes nothing",
          run_tl_lower_check_supported, NULL),
     /* lower_atomic.c */
-    TILE("atomic",
-         "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add",
-         run_tl_lower_atomic, NULL),
+    TILE("atomic", "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add", run_tl_lower_atomic, NULL),
     /* Hopper/warp_specialize.c, Hopper/ws_persist.c, Hopper/stream_k.c, Hopper/attention_overlap.c */
     TILE("warp-specialize",
          "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
          run_tl_lower_warp_specialize, NULL),
     /* pipeline_loop.c */
-    TILE("pipeline",
-         "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
+    TILE("pipeline", "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
          run_tl_lower_pipeline, NULL),
     /* gemm_stage.c */
     TILE("gemm-stage",
          "T.gemm with B in a fragment, or A in a fragment split over warp_n > 1 warps, reads it via a shared copy",
          run_tl_lower_gemm_stage, NULL),
     /* barrier.c */
-    TILE("barriers",
-         "T.sync_threads() between a shared write and a later access of the same bytes by other threads",
+    TILE("barriers", "T.sync_threads() between a shared write and a later access of the same bytes by other threads",
          run_tl_lower_barriers, NULL),
     /* versioning.c */
     TILE("versioning",
          "a T.Parallel storing T.if_then_else(c, a, b), c affine, gets a copy storing a where c always holds",
          run_tl_lower_versioning, NULL),
     /* layout_infer.c; then the per-thread registers of the laid-out fragments stay within LLVM's means */
-    TILE("layout-inference",
-         "attaches a thread/register layout to every fragment buffer, or reports the conflict",
+    TILE("layout-inference", "attaches a thread/register layout to every fragment buffer, or reports the conflict",
          run_tl_lower_infer_layouts, tl_lower_check_registers),
     /* lower_tile.c, lower_shared_copy.c, lower_gemm.c, lower_reduce.c, lower_frag.c */
-    TILE("lower-tile-ops",
-         "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
+    TILE("lower-tile-ops", "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
          run_tl_lower_tile_ops, NULL),
     /* lower_atomic.c */
     SIMT("atomic-vectorize",
          "adjacent 16-bit float T.ptx_atomic_add pairs -> one f16x2/bf16x2 atomic where the target has it",
          run_tl_lower_atomic_vectorize),
     /* frag_pipeline.c */
-    SIMT("frag-pipeline",
-         "double-buffers the ldmatrix fragments across the k-steps of a pipelined mma loop",
+    SIMT("frag-pipeline", "double-buffers the ldmatrix fragments across the k-steps of a pipelined mma loop",
          run_tl_lower_frag_pipeline),
     /* rasterize.c */
-    SIMT("rasterize",
-         "T.use_swizzle -> LET-remapped block indices (a bijection of the grid); no T.use_swizzle remains",
+    SIMT("rasterize", "T.use_swizzle -> LET-remapped block indices (a bijection of the grid); no T.use_swizzle remains",
          run_tl_lower_rasterize),
     /* smem_plan.c */
-    SIMT("smem-plan",
-         "offsets of shared.dyn buffers in the dynamic block, reuse across lifetimes, the target's limit",
+    SIMT("smem-plan", "offsets of shared.dyn buffers in the dynamic block, reuse across lifetimes, the target's limit",
          run_tl_lower_smem_plan),
 };
 #undef TILE
@@ -115,8 +108,7 @@ const tl_lower_pass *tl_lower_pass_lookup(const char *name) {
   return NULL;
 }
 
-bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts,
-                       tl_diag *d) {
+bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_options *opts, tl_diag *d) {
   bool ok = true, remarks_on = d->remarks_on;
   d->remarks_on = opts && opts->remarks; /* what the passes read (tl_lower_options.remarks) */
   for (int i = 0; i < m->nfuncs; i++)
@@ -134,9 +126,7 @@ bool tl_lower_run_pass(tl_module *m, const tl_lower_pass *p, const tl_lower_opti
 /* ------------------------------------------------------------ public API */
 size_t tl_pass_count(void) { return sizeof passes / sizeof passes[0]; }
 
-const tl_pass_info *tl_pass_at(size_t i) {
-  return i < sizeof passes / sizeof passes[0] ? &passes[i].info : NULL;
-}
+const tl_pass_info *tl_pass_at(size_t i) { return i < sizeof passes / sizeof passes[0] ? &passes[i].info : NULL; }
 
 /* --------------------------------------------------- the IR level check */
 /* The first construct of a module that only one IR level has: a tile op
@@ -186,12 +176,12 @@ static bool level_ok(const tl_module *m, const tl_lower_pass *p, tl_diag *d) {
   if (p->level == TL_PASS_SIMT_IR && ls.tile_what) {
     tl_error(d, ls.tile_at,
              "pass '%s' runs on SIMT IR, but this is tile IR (%s); run the tile-level passes first, up to "
-             "lower-tile-ops", p->info.name, ls.tile_what);
+             "lower-tile-ops",
+             p->info.name, ls.tile_what);
     return false;
   }
   if (p->level == TL_PASS_TILE_IR && ls.simt_what && !ls.tile_what) {
-    tl_error(d, ls.simt_at, "pass '%s' runs on tile IR, but this is SIMT IR (T.%s)", p->info.name,
-             ls.simt_what);
+    tl_error(d, ls.simt_at, "pass '%s' runs on tile IR, but this is SIMT IR (T.%s)", p->info.name, ls.simt_what);
     return false;
   }
   return true;
@@ -219,34 +209,30 @@ static void print_after(void *user, const char *pass, const tl_module *m) {
   free(text);
 }
 
-tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names,
-                               size_t npasses, const tl_pass_options *opts) {
+tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const *names, size_t npasses,
+                               const tl_pass_options *opts) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
-  if (!m || (npasses && !names))
-    return tl_context_null_arg(ctx, "tl_module_run_passes", !m ? "module" : "names");
+  if (!m || (npasses && !names)) return tl_context_null_arg(ctx, "tl_module_run_passes", !m ? "module" : "names");
   for (size_t i = 0; i < npasses; i++) {
     if (tl_lower_pass_lookup(names[i])) continue;
     tl_strbuf known = {0};
     for (size_t k = 0; k < sizeof passes / sizeof passes[0]; k++)
       tl_strbuf_printf(&known, "%s%s", k ? ", " : "", passes[k].info.name);
-    tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                   "unknown pass '%s' (known passes: %s)",
-                                   names[i] ? names[i] : "(null)",
-                                   known.data ? known.data : "");
+    tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "unknown pass '%s' (known passes: %s)",
+                                   names[i] ? names[i] : "(null)", known.data ? known.data : "");
     tl_strbuf_free(&known);
     return tl_context_end(ctx, st);
   }
   size_t nsources = ctx->diag.sources.len;
-  if (m->source && m->filename)
-    (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  if (m->source && m->filename) (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   print_hook hook = {opts, false};
   tl_lower_options lo = {0};
   lo.target = opts && opts->target ? tl_target_lookup(opts->target) : tl_target_default();
   if (!lo.target) {
     ctx->diag.sources.len = nsources;
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_module_run_passes: unknown target '%s'", opts->target));
+    return tl_context_end(
+        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_module_run_passes: unknown target '%s'", opts->target));
   }
   lo.verify_each = opts && opts->verify_each;
   lo.remarks = (opts && opts->remarks) || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
@@ -257,8 +243,7 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
   tl_status st = TL_OK;
   for (size_t i = 0; i < npasses && st == TL_OK; i++) {
     const tl_lower_pass *p = tl_lower_pass_lookup(names[i]);
-    if (!level_ok(m, p, &ctx->diag) || !tl_lower_run_pass(m, p, &lo, &ctx->diag) ||
-        ctx->diag.errors > 0)
+    if (!level_ok(m, p, &ctx->diag) || !tl_lower_run_pass(m, p, &lo, &ctx->diag) || ctx->diag.errors > 0)
       st = TL_ERR_COMPILE;
     if (m->arena.oom || hook.oom) st = TL_ERR_NO_MEMORY;
   }

@@ -66,23 +66,33 @@ typedef struct staged {
 } staged;
 
 typedef struct pl_state {
-  tl_rewriter rw;            /* first: the copies' hooks cast back to pl_state */
+  tl_rewriter rw; /* first: the copies' hooks cast back to pl_state */
   tl_module *m;
   tl_diag *d;
   tl_primfunc *f;
   int errors;
   bool oom;
   /* expression rewriting context */
-  tl_map subst;              /* var → replacement expr */
-  tl_map stage_of;           /* staged buffer → stage expr for its accesses */
+  tl_map subst;    /* var → replacement expr */
+  tl_map stage_of; /* staged buffer → stage expr for its accesses */
 } pl_state;
 
-#define OOM_IF(x) do { if (!(x)) { st->oom = true; return NULL; } } while (0)
+#define OOM_IF(x)                                                                                                      \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      st->oom = true;                                                                                                  \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
+  } while (0)
 
 /* -------------------------------------------------------- buffer references */
 /* --------------------------------------------------------- hoistability */
 /* Variables bound inside a statement (LET and loop variables), a tl_visitor. */
-typedef struct bound_visit { tl_visitor v; tl_map *set; bool oom; } bound_visit;
+typedef struct bound_visit {
+  tl_visitor v;
+  tl_map *set;
+  bool oom;
+} bound_visit;
 
 static void bound_stmt(tl_visitor *v, const tl_stmt *s) {
   bound_visit *u = (bound_visit *)v;
@@ -99,28 +109,30 @@ static bool bound_vars(const tl_stmt *s, tl_map *set) {
   return !u.oom;
 }
 
-typedef struct hoist_maps { const tl_map *inner, *hoisted; } hoist_maps;
+typedef struct hoist_maps {
+  const tl_map *inner, *hoisted;
+} hoist_maps;
 
 static bool not_hoistable_node(const tl_expr *e, void *user) {
   const hoist_maps *hm = user;
   switch (e->kind) {
-    case TL_EXPR_VAR: {
-      bool in = false, h = false;
-      tl_map_get(hm->inner, e->u.var, &in);
-      if (!in) return false;
-      tl_map_get(hm->hoisted, e->u.var, &h);
-      return !h;
-    }
-    case TL_EXPR_LOAD: return !e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL;
-    case TL_EXPR_BINARY:
-    case TL_EXPR_UNARY:
-    case TL_EXPR_SELECT:
-    case TL_EXPR_CAST:
-    case TL_EXPR_CALL:
-    case TL_EXPR_INT:
-    case TL_EXPR_FLOAT:
-    case TL_EXPR_STRING: return false;
-    default: return true;
+  case TL_EXPR_VAR: {
+    bool in = false, h = false;
+    tl_map_get(hm->inner, e->u.var, &in);
+    if (!in) return false;
+    tl_map_get(hm->hoisted, e->u.var, &h);
+    return !h;
+  }
+  case TL_EXPR_LOAD: return !e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL;
+  case TL_EXPR_BINARY:
+  case TL_EXPR_UNARY:
+  case TL_EXPR_SELECT:
+  case TL_EXPR_CAST:
+  case TL_EXPR_CALL:
+  case TL_EXPR_INT:
+  case TL_EXPR_FLOAT:
+  case TL_EXPR_STRING: return false;
+  default: return true;
   }
 }
 
@@ -187,15 +199,24 @@ static bool rw_region(pl_state *st, const tl_region *in, tl_region *out) {
   int add = stage ? 1 : 0;
   tl_expr **mn = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(n + add + 1));
   tl_expr **ex = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(n + add + 1));
-  if (!mn || !ex) { st->oom = true; return false; }
+  if (!mn || !ex) {
+    st->oom = true;
+    return false;
+  }
   if (stage) {
     mn[0] = stage;
-    if (!(ex[0] = tl_lo_int(m, in->buffer->loc, 1))) { st->oom = true; return false; }
+    if (!(ex[0] = tl_lo_int(m, in->buffer->loc, 1))) {
+      st->oom = true;
+      return false;
+    }
   }
   for (int k = 0; k < n; k++) {
     tl_expr *x = mins && mins[k] ? rw_expr(st, mins[k], 1) : tl_lo_int(m, in->buffer->loc, 0);
     tl_expr *y = rw_expr(st, exts[k], 1);
-    if (!x || !y) { st->oom = st->oom || !st->errors; return false; }
+    if (!x || !y) {
+      st->oom = st->oom || !st->errors;
+      return false;
+    }
     mn[add + k] = x;
     ex[add + k] = y;
   }
@@ -279,9 +300,9 @@ static bool is_shared_scope(tl_scope s) { return s == TL_SCOPE_SHARED_DYN || s =
 static bool is_producer_copy(const tl_stmt *s) {
   if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs < 2) return false;
   const tl_operand *a = &s->u.tile.args[0], *b = &s->u.tile.args[1];
-  return a->kind == TL_OPND_REGION && b->kind == TL_OPND_REGION && a->region.buffer &&
-         b->region.buffer && a->region.buffer->scope == TL_SCOPE_GLOBAL &&
-         is_shared_scope(b->region.buffer->scope) && a->region.buffer->dtype.lanes == 1;
+  return a->kind == TL_OPND_REGION && b->kind == TL_OPND_REGION && a->region.buffer && b->region.buffer &&
+         a->region.buffer->scope == TL_SCOPE_GLOBAL && is_shared_scope(b->region.buffer->scope) &&
+         a->region.buffer->dtype.lanes == 1;
 }
 
 static bool static_shape(const tl_buffer *b) {
@@ -312,14 +333,14 @@ static bool stageable(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, i
 /* Staged buffers: written in the loop only by candidates, used nowhere
  * outside it but in their allocation; the candidates writing another buffer
  * stop being producers.  Returns their count (in stg). */
-static int find_staged(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod,
-                       staged *stg) {
+static int find_staged(pl_state *st, const tl_stmt *loop, tl_stmt *const *body, int nb, bool *is_prod, staged *stg) {
   int nstg = 0;
   for (int i = 0; i < nb; i++) {
     if (!is_prod[i]) continue;
     tl_buffer *X = body[i]->u.tile.args[1].region.buffer;
     bool seen = false;
-    for (int j = 0; j < nstg; j++) if (stg[j].buf == X) seen = true;
+    for (int j = 0; j < nstg; j++)
+      if (stg[j].buf == X) seen = true;
     if (seen) continue;
     bool ok = stageable(st, loop, body, nb, is_prod, X);
     if (!ok) {
@@ -450,15 +471,15 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_stmt *result = loop;
   if (!is_prod || !stg || !bound_vars(loop->u.loop.body, &inner) ||
       !find_candidates(body, nb, &inner, &hoisted, is_prod)) {
-    st->oom = true;
-    result = NULL;
-    goto done;
+    goto oom;
   }
   if (sched) tl_pl_sched_candidates(loop, body, nb, is_prod);
   nstg = find_staged(st, loop, body, nb, is_prod, stg);
   if (sched) { /* the stages say which copies run ahead, and how far */
     s = tl_pl_sched_stages(st->d, loop, body, nb, is_prod, &st->errors);
-    if (s < 0) { result = NULL; goto done; }
+    if (s < 0) {
+      goto fail;
+    }
     if (s < 2) { /* nothing runs ahead: the body in the given order */
       result = tl_pl_sched_reorder(m, loop, body, nb, NULL);
       if (!result) goto oom;
@@ -470,12 +491,14 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   if (nstg == 0) goto done;
 
   /* Stage expressions. */
-  tl_expr *rel = tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_var(m, loc, kv), lo);   /* k - lo */
+  tl_expr *rel = tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_var(m, loc, kv), lo); /* k - lo */
   tl_expr *cons_stage = tl_ir_binary(m, loc, TL_OP_FLOORMOD, rel, tl_lo_int(m, loc, s));
-  tl_expr *prod_stage = tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_lo_add(m, loc, rel, tl_lo_int(m, loc, s - 1)),
-                                     tl_lo_int(m, loc, s));
+  tl_expr *prod_stage =
+      tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_lo_add(m, loc, rel, tl_lo_int(m, loc, s - 1)), tl_lo_int(m, loc, s));
   tl_expr *ahead = tl_lo_add(m, loc, tl_ir_var(m, loc, kv), tl_lo_int(m, loc, s - 1));
-  if (!cons_stage || !prod_stage || !ahead) { st->oom = true; result = NULL; goto done; }
+  if (!cons_stage || !prod_stage || !ahead) {
+    goto oom;
+  }
 
   /* Producers: for the first s - 1 iterations before the loop (the prologue),
    * then s - 1 iterations ahead in its body (issue_group). */
@@ -483,20 +506,29 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_stmt **pro = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(2 * s + 2));
   tl_stmt **nbody = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 4));
   tl_stmt **own = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 1)); /* sched: per statement */
-  if (!issue || !pro || !nbody || !own) { st->oom = true; result = NULL; goto done; }
+  if (!issue || !pro || !nbody || !own) {
+    goto oom;
+  }
   int npro = 0;
   for (int it = 0; it <= s - 1; it++) {
     bool steady = it == s - 1;
     tl_expr *kval = steady ? ahead : tl_lo_add(m, loc, lo, tl_lo_int(m, loc, it));
     tl_expr *stage = steady ? prod_stage : tl_lo_int(m, loc, it);
-    if (!kval || !stage) { st->oom = true; result = NULL; goto done; }
+    if (!kval || !stage) {
+      goto oom;
+    }
     tl_stmt *grp = issue_group(st, loop, lo, body, nb, is_prod, &hoisted, kval, stage, sched && steady, issue, own);
-    if (!grp) { result = NULL; goto done; }
+    if (!grp) {
+      goto fail;
+    }
     tl_expr *guard = steady ? tl_ir_binary(m, loc, TL_OP_LT, ahead, tl_lo_add(m, loc, lo, n))
                             : tl_ir_binary(m, loc, TL_OP_LT, tl_lo_int(m, loc, it), n);
     tl_stmt *g = tl_lo_if(m, loc, guard, grp, NULL);
     tl_stmt *commit = eval_call(st, loc, TL_INTRIN_PTX_COMMIT_GROUP, 0, NULL);
-    if (!g || !commit) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
+    if (!g || !commit) {
+      st->oom = st->oom || !st->errors;
+      goto fail;
+    }
     if (!steady) {
       pro[npro++] = g;
       pro[npro++] = commit;
@@ -504,7 +536,9 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
       tl_expr *k = tl_lo_int(m, loc, s - 2);
       tl_stmt *wait = eval_call(st, loc, TL_INTRIN_PTX_WAIT_GROUP, 1, &k);
       tl_stmt *sync = eval_call(st, loc, TL_INTRIN_SYNC_THREADS, 0, NULL);
-      if (!wait || !sync) { result = NULL; goto done; }
+      if (!wait || !sync) {
+        goto fail;
+      }
       nbody[0] = wait;
       nbody[1] = sync;
       nbody[2] = g;
@@ -513,12 +547,17 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   }
   /* Consumers: the body without the producers, staged accesses at stage (k - lo) % s. */
   for (int j = 0; j < nstg; j++)
-    if (!tl_map_put(&st->stage_of, stg[j].buf, cons_stage)) { st->oom = true; result = NULL; goto done; }
+    if (!tl_map_put(&st->stage_of, stg[j].buf, cons_stage)) {
+      goto oom;
+    }
   int nn = 4;
   for (int i = 0; i < nb; i++) {
     if (is_prod[i]) continue;
     tl_stmt *x = rw_stmt(st, body[i], 1);
-    if (!x) { st->oom = st->oom || !st->errors; result = NULL; goto done; }
+    if (!x) {
+      st->oom = st->oom || !st->errors;
+      goto fail;
+    }
     nbody[nn++] = own[i] = x;
   }
   tl_map_free(&st->stage_of);
@@ -541,6 +580,7 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   if (result) goto done;
 oom:
   st->oom = true;
+fail:
   result = NULL;
 done:
   tl_map_free(&inner);
@@ -576,8 +616,7 @@ static tl_stmt *hoist_allocs(pl_state *st, tl_stmt *loop) {
     tl_stmt *x = b->u.seq.stmts[i];
     if (x && x->kind == TL_STMT_ALLOC && !x->u.alloc.buffer->init && x->u.alloc.buffer->scope != TL_SCOPE_GLOBAL)
       moved[k++] = x;
-    else
-      b->u.seq.stmts[kept++] = x;
+    else b->u.seq.stmts[kept++] = x;
   }
   b->u.seq.n = kept;
   moved[n] = loop; /* replaced by the pipelined form */
@@ -592,28 +631,28 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!(s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1))) return NULL;
-      return s;
-    case TL_STMT_FOR: {
-      if (!(s->u.loop.body = walk(st, s->u.loop.body, depth + 1))) return NULL;
-      if (s->u.loop.kind != TL_LOOP_PIPELINED) return s;
-      tl_stmt *allocs = hoist_allocs(st, s);
-      if (st->oom) return NULL;
-      tl_stmt *p = pipeline_loop(st, s);
-      if (!p || !allocs) return p;
-      allocs->u.seq.stmts[allocs->u.seq.n - 1] = p;
-      return allocs;
-    }
-    case TL_STMT_KERNEL:
-      if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
-      return s;
-    case TL_STMT_IF:
-      if (!(s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1))) return NULL;
-      if (s->u.ifs.else_s && !(s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1))) return NULL;
-      return s;
-    default: return s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!(s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1))) return NULL;
+    return s;
+  case TL_STMT_FOR: {
+    if (!(s->u.loop.body = walk(st, s->u.loop.body, depth + 1))) return NULL;
+    if (s->u.loop.kind != TL_LOOP_PIPELINED) return s;
+    tl_stmt *allocs = hoist_allocs(st, s);
+    if (st->oom) return NULL;
+    tl_stmt *p = pipeline_loop(st, s);
+    if (!p || !allocs) return p;
+    allocs->u.seq.stmts[allocs->u.seq.n - 1] = p;
+    return allocs;
+  }
+  case TL_STMT_KERNEL:
+    if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
+    return s;
+  case TL_STMT_IF:
+    if (!(s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1))) return NULL;
+    if (s->u.ifs.else_s && !(s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1))) return NULL;
+    return s;
+  default: return s;
   }
 }
 

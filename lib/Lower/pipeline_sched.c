@@ -52,8 +52,10 @@ int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, in
   const tl_stmt *first_p = NULL;
   for (int i = 0; i < nb; i++) count += scheduled(body[i]);
   if (count != loop->u.loop.nsched) {
-    tl_error(d, loop->loc, "internal error: T.Pipelined's order/stage have %d entries but its body has %d "
-             "statements after the earlier passes", loop->u.loop.nsched, count);
+    tl_error(d, loop->loc,
+             "internal error: T.Pipelined's order/stage have %d entries but its body has %d "
+             "statements after the earlier passes",
+             loop->u.loop.nsched, count);
     (*errors)++;
     return -1;
   }
@@ -66,14 +68,16 @@ int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, in
                "T.Pipelined: this statement is at stage %d, ahead of the loop's last stage %d; only a T.copy from "
                "global to shared memory whose shared tile the loop alone writes (at a static 1-D or 2-D shape, "
                "its region computable ahead) runs ahead on the mma.sync path; other statements there are not "
-               "supported yet", sg, c);
+               "supported yet",
+               sg, c);
       (*errors)++;
       return -1;
     }
     if (p >= 0 && sg != p) {
       tl_error(d, body[i]->loc,
                "T.Pipelined: copies at stages %d and %d ahead of the last stage %d; one stage for every copy "
-               "that runs ahead is supported yet", p, sg, c);
+               "that runs ahead is supported yet",
+               p, sg, c);
       tl_note(d, first_p->loc, "the copy at stage %d is here", p);
       (*errors)++;
       return -1;
@@ -84,8 +88,7 @@ int tl_pl_sched_stages(tl_diag *d, const tl_stmt *loop, tl_stmt *const *body, in
   return p < 0 ? 1 : c - p + 1;
 }
 
-tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb,
-                             const bool *is_prod) {
+tl_stmt *tl_pl_sched_reorder(tl_module *m, const tl_stmt *loop, tl_stmt *const *items, int nb, const bool *is_prod) {
   int ns = loop->u.loop.nsched;
   tl_stmt **out = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(nb + 2));
   int *at = tl_arena_alloc(&m->arena, sizeof(int) * (size_t)(ns + 1)); /* position -> body index */

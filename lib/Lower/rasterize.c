@@ -32,7 +32,7 @@
 typedef struct rz_state {
   tl_module *m;
   tl_diag *d;
-  const tl_stmt *found;  /* the first T.use_swizzle */
+  const tl_stmt *found; /* the first T.use_swizzle */
   int errors;
   bool oom;
 } rz_state;
@@ -42,39 +42,39 @@ static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
   if (!s) return s;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return s;
   switch (s->kind) {
-    case TL_STMT_SEQ: {
-      int j = 0;
-      for (int i = 0; i < s->u.seq.n; i++) {
-        tl_stmt *x = strip(st, s->u.seq.stmts[i], depth + 1);
-        if (x) s->u.seq.stmts[j++] = x;
-      }
-      s->u.seq.n = j;
-      return s;
+  case TL_STMT_SEQ: {
+    int j = 0;
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *x = strip(st, s->u.seq.stmts[i], depth + 1);
+      if (x) s->u.seq.stmts[j++] = x;
     }
-    case TL_STMT_FOR: {
-      tl_stmt *b = strip(st, s->u.loop.body, depth + 1);
-      s->u.loop.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);
-      if (!s->u.loop.body) st->oom = true;
-      return s;
-    }
-    case TL_STMT_KERNEL: {
-      tl_stmt *b = strip(st, s->u.kernel.body, depth + 1);
-      s->u.kernel.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);
-      if (!s->u.kernel.body) st->oom = true;
-      return s;
-    }
-    case TL_STMT_IF: {
-      tl_stmt *t = strip(st, s->u.ifs.then_s, depth + 1);
-      s->u.ifs.then_s = t ? t : tl_ir_seq(st->m, s->loc, 0, NULL);
-      if (!s->u.ifs.then_s) st->oom = true;
-      if (s->u.ifs.else_s) s->u.ifs.else_s = strip(st, s->u.ifs.else_s, depth + 1);
-      return s;
-    }
-    case TL_STMT_TILE:
-      if (s->u.tile.op != TL_TILE_USE_SWIZZLE) return s;
-      if (!st->found) st->found = s;
-      return NULL;
-    default: return s;
+    s->u.seq.n = j;
+    return s;
+  }
+  case TL_STMT_FOR: {
+    tl_stmt *b = strip(st, s->u.loop.body, depth + 1);
+    s->u.loop.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);
+    if (!s->u.loop.body) st->oom = true;
+    return s;
+  }
+  case TL_STMT_KERNEL: {
+    tl_stmt *b = strip(st, s->u.kernel.body, depth + 1);
+    s->u.kernel.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);
+    if (!s->u.kernel.body) st->oom = true;
+    return s;
+  }
+  case TL_STMT_IF: {
+    tl_stmt *t = strip(st, s->u.ifs.then_s, depth + 1);
+    s->u.ifs.then_s = t ? t : tl_ir_seq(st->m, s->loc, 0, NULL);
+    if (!s->u.ifs.then_s) st->oom = true;
+    if (s->u.ifs.else_s) s->u.ifs.else_s = strip(st, s->u.ifs.else_s, depth + 1);
+    return s;
+  }
+  case TL_STMT_TILE:
+    if (s->u.tile.op != TL_TILE_USE_SWIZZLE) return s;
+    if (!st->found) st->found = s;
+    return NULL;
+  default: return s;
   }
 }
 
@@ -116,18 +116,20 @@ bool tl_raster_lets(tl_module *m, tl_names *names, tl_loc loc, tl_expr *b, tl_ex
   tl_expr *psize = tl_ir_binary(m, loc, TL_OP_MUL, Pe, across);
   tl_expr *panel = tl_ir_binary(m, loc, TL_OP_FLOORDIV, tl_ir_var(m, loc, vb), psize);
   tl_expr *off = tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_ir_var(m, loc, vb), psize);
-  tl_expr *npanels = tl_ir_binary(m, loc, TL_OP_FLOORDIV, tl_ir_binary(m, loc, TL_OP_ADD, along, tl_lo_int(m, loc, P - 1)), Pe);
+  tl_expr *npanels =
+      tl_ir_binary(m, loc, TL_OP_FLOORDIV, tl_ir_binary(m, loc, TL_OP_ADD, along, tl_lo_int(m, loc, P - 1)), Pe);
   tl_expr *vpe = tl_ir_var(m, loc, vp);
-  tl_expr *last_full = tl_ir_binary(m, loc, TL_OP_LT, tl_ir_binary(m, loc, TL_OP_ADD, vpe, tl_lo_int(m, loc, 1)), npanels);
+  tl_expr *last_full =
+      tl_ir_binary(m, loc, TL_OP_LT, tl_ir_binary(m, loc, TL_OP_ADD, vpe, tl_lo_int(m, loc, 1)), npanels);
   tl_expr *rest = tl_ir_binary(m, loc, TL_OP_SUB, along, tl_ir_binary(m, loc, TL_OP_MUL, vpe, Pe));
   tl_expr *stride = tl_ir_select(m, loc, last_full, Pe, rest);
   tl_expr *voe = tl_ir_var(m, loc, vo), *vse = tl_ir_var(m, loc, vs);
   tl_expr *q = tl_ir_binary(m, loc, TL_OP_FLOORDIV, voe, vse);
   tl_expr *odd = tl_ir_binary(m, loc, TL_OP_EQ, tl_ir_binary(m, loc, TL_OP_FLOORMOD, vpe, tl_lo_int(m, loc, 2)),
                               tl_lo_int(m, loc, 1));
-  tl_expr *zig = tl_ir_select(m, loc, odd,
-                              tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_binary(m, loc, TL_OP_SUB, across, tl_lo_int(m, loc, 1)), q),
-                              q);
+  tl_expr *zig = tl_ir_select(
+      m, loc, odd, tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_binary(m, loc, TL_OP_SUB, across, tl_lo_int(m, loc, 1)), q),
+      q);
   tl_expr *pos = tl_ir_binary(m, loc, TL_OP_ADD, tl_ir_binary(m, loc, TL_OP_FLOORMOD, voe, vse),
                               tl_ir_binary(m, loc, TL_OP_MUL, vpe, Pe));
   tl_expr *new_x = column ? pos : zig, *new_y = column ? zig : pos;
@@ -157,16 +159,25 @@ static bool remap(rz_state *st, tl_stmt *k, tl_names *names) {
   tl_expr *gx = as_i32(st, loc, k->u.kernel.grid[0]), *gy = as_i32(st, loc, k->u.kernel.grid[1]);
   tl_var *bx0 = tl_names_fresh_var(names, old_x->loc, "bx_launch", TL_INT32, TL_VAR_BLOCK);
   tl_var *by0 = tl_names_fresh_var(names, old_y->loc, "by_launch", TL_INT32, TL_VAR_BLOCK);
-  if (!gx || !gy || !bx0 || !by0) { st->oom = true; return false; }
+  if (!gx || !gy || !bx0 || !by0) {
+    st->oom = true;
+    return false;
+  }
   tl_expr *b = tl_ir_binary(m, loc, TL_OP_ADD, tl_ir_var(m, loc, bx0),
                             tl_ir_binary(m, loc, TL_OP_MUL, tl_ir_var(m, loc, by0), gx));
   old_x->kind = TL_VAR_LET;
   old_y->kind = TL_VAR_LET;
   tl_stmt *lets[7];
-  if (!tl_raster_lets(m, names, loc, b, gx, gy, P, column, old_x, old_y, lets)) { st->oom = true; return false; }
+  if (!tl_raster_lets(m, names, loc, b, gx, gy, P, column, old_x, old_y, lets)) {
+    st->oom = true;
+    return false;
+  }
   lets[6] = k->u.kernel.body;
   tl_stmt *body = tl_ir_seq(m, k->loc, 7, lets);
-  if (!body) { st->oom = true; return false; }
+  if (!body) {
+    st->oom = true;
+    return false;
+  }
   k->u.kernel.block_vars[0] = bx0;
   k->u.kernel.block_vars[1] = by0;
   k->u.kernel.body = body;

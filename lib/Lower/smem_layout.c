@@ -42,8 +42,7 @@ static bool fill_geometry(tl_smem_layout *L, const tl_buffer *b, int pad) {
   int64_t rows = b->ndim >= 2 ? dims[b->ndim - 2] : 1;
   int64_t cols = dims[b->ndim - 1];
   int64_t stride = cols + pad, se, total;
-  if (__builtin_mul_overflow(rows, stride, &se) || __builtin_mul_overflow(se, stages, &total) ||
-      total > INT32_MAX)
+  if (__builtin_mul_overflow(rows, stride, &se) || __builtin_mul_overflow(se, stages, &total) || total > INT32_MAX)
     return false;
   L->orig = (tl_buffer *)b;
   L->stages = (int)stages;
@@ -75,8 +74,7 @@ tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b) {
   tl_smem_layout now;
   memset(&now, 0, sizeof now);
   int pad = L->row_stride - L->cols;
-  if (fill_geometry(&now, b, pad) &&
-      (now.stages != L->stages || now.rows != L->rows || now.cols != L->cols))
+  if (fill_geometry(&now, b, pad) && (now.stages != L->stages || now.rows != L->rows || now.cols != L->cols))
     return L->wgmma ? tl_smem_layout_set_wgmma(m, b, L->swizzle_bytes)
                     : tl_smem_layout_set(m, b, L->swizzle_bytes, pad);
   return L;
@@ -84,8 +82,7 @@ tl_smem_layout *tl_smem_layout_get(tl_module *m, tl_buffer *b) {
 
 tl_smem_layout *tl_smem_layout_set(tl_module *m, tl_buffer *b, int swizzle_bytes, int pad_elems) {
   if (!m || !is_shared(b)) return NULL;
-  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128)
-    swizzle_bytes = 0;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) swizzle_bytes = 0;
   if (pad_elems < 0 || swizzle_bytes) pad_elems = 0;
   tl_smem_layout *L = tl_arena_alloc(&m->arena, sizeof *L);
   if (!L) return NULL;
@@ -109,8 +106,7 @@ tl_smem_layout *tl_smem_layout_set_wgmma(tl_module *m, tl_buffer *b, int swizzle
   return L;
 }
 
-tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
-                        tl_expr *row, tl_expr *col) {
+tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage, tl_expr *row, tl_expr *col) {
   if (!m || !L || !row || !col) return NULL;
   tl_expr *off;
   if (!L->swizzle_bytes) {
@@ -144,9 +140,9 @@ tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_ex
  * lo*E touches only the swizzled chunk bits of offset(row, col), every other
  * term of which is a multiple of nE or below E.  Returns NULL when the
  * conditions do not hold (the caller uses tl_smem_offset). */
-tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
-                                 tl_expr *row, int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col,
-                                 int64_t col_chunk_mask, int64_t cstep, tl_var *cv, int64_t cn) {
+tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage, tl_expr *row,
+                                 int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col, int64_t col_chunk_mask,
+                                 int64_t cstep, tl_var *cv, int64_t cn) {
   if (!m || !L || !row || !col || !rv || !cv || rn < 1 || cn < 1 || rstep < 0 || cstep < 0) return NULL;
   tl_expr *rve = tl_ir_var(m, loc, rv), *cve = tl_ir_var(m, loc, cv);
   tl_expr *base = tl_smem_offset(m, loc, L, NULL, row, col);

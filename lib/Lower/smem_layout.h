@@ -17,10 +17,10 @@
 #include "IR/tir.h"
 
 typedef struct tl_smem_layout {
-  tl_buffer *orig;     /* the tile-level buffer */
-  tl_buffer *flat;     /* the 1-D shared.dyn buffer used after lowering */
-  int stages;          /* extent of the leading stage dim, 1 when the buffer has none */
-  int rows, cols;      /* the 2-D tile: last two dims (a 1-D buffer has rows 1) */
+  tl_buffer *orig; /* the tile-level buffer */
+  tl_buffer *flat; /* the 1-D shared.dyn buffer used after lowering */
+  int stages;      /* extent of the leading stage dim, 1 when the buffer has none */
+  int rows, cols;  /* the 2-D tile: last two dims (a 1-D buffer has rows 1) */
   int elem_bytes;
   int swizzle_bytes;   /* 0 (none), 32, 64 or 128 */
   int row_stride;      /* elements from one row to the next (cols + padding) */
@@ -49,8 +49,7 @@ tl_smem_layout *tl_smem_layout_set_wgmma(tl_module *m, tl_buffer *b, int swizzle
 
 /* Flat element offset of (stage, row, col) in L->flat; stage may be NULL for
  * an unstaged buffer.  Folds when the arguments are constants. */
-tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
-                        tl_expr *row, tl_expr *col);
+tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage, tl_expr *row, tl_expr *col);
 
 /* Flat offset of (stage, row + rstep*rv, col + cstep*cv) for unrolled loop
  * variables rv in [0, rn), cv in [0, cn), in a form whose unrolled copies
@@ -58,9 +57,9 @@ tl_expr *tl_smem_offset(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_ex
  * col_chunk_mask: the bits that col's 16-byte chunk index inside a swizzle
  * panel can have (e.g. 1 for col in {0, 8} with 16-bit elements).  NULL when
  * that form does not apply; then use tl_smem_offset. */
-tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage,
-                                 tl_expr *row, int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col,
-                                 int64_t col_chunk_mask, int64_t cstep, tl_var *cv, int64_t cn);
+tl_expr *tl_smem_offset_unrolled(tl_module *m, tl_loc loc, const tl_smem_layout *L, tl_expr *stage, tl_expr *row,
+                                 int64_t rstep, tl_var *rv, int64_t rn, tl_expr *col, int64_t col_chunk_mask,
+                                 int64_t cstep, tl_var *cv, int64_t cn);
 
 /* The layout b has, as a value (layout dumps, docs/layouts.md "Seeing the
  * layouts"): the one layout inference attached, re-fitted to b's current

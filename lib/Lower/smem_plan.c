@@ -33,13 +33,13 @@
 typedef struct sbuf {
   tl_buffer *buf;
   int64_t bytes, align;
-  int first, last;      /* top-level positions; first = -1 until used */
+  int first, last; /* top-level positions; first = -1 until used */
   int64_t offset;
   bool placed;
 } sbuf;
 
 typedef struct sp_state {
-  tl_visitor v;        /* first: collect_alloc casts back */
+  tl_visitor v; /* first: collect_alloc casts back */
   tl_module *m;
   tl_diag *d;
   TL_VEC(sbuf) bufs;
@@ -85,7 +85,11 @@ static void use(sp_state *st, const tl_buffer *b, int pos) {
 
 /* Every buffer a top-level statement touches (loads, stores, buffer
  * arguments of intrinsics, tile-op regions) is used at position pos. */
-typedef struct sp_uses { tl_visitor v; sp_state *st; int pos; } sp_uses;
+typedef struct sp_uses {
+  tl_visitor v;
+  sp_state *st;
+  int pos;
+} sp_uses;
 static void uses_expr(tl_visitor *v, const tl_expr *e) {
   sp_uses *u = (sp_uses *)v;
   if (e->kind == TL_EXPR_LOAD) use(u->st, e->u.load.buffer, u->pos);
@@ -198,12 +202,12 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
     for (size_t i = 0; i < st.bufs.len; i++) {
       const sbuf *x = &st.bufs.data[i];
       char line[256];
-      snprintf(line, sizeof line, "%s'%s' %" PRId64 " bytes at offset %" PRId64, i ? ", " : "", x->buf->name,
-               x->bytes, x->offset);
+      snprintf(line, sizeof line, "%s'%s' %" PRId64 " bytes at offset %" PRId64, i ? ", " : "", x->buf->name, x->bytes,
+               x->offset);
       tl_strbuf_append(&sb, line);
     }
-    tl_error(d, k->loc, "shared memory of %" PRId64 " bytes exceeds the %d bytes a block may use on %s: %s",
-             total, t->max_smem_per_block, t->name, sb.data ? sb.data : "");
+    tl_error(d, k->loc, "shared memory of %" PRId64 " bytes exceeds the %d bytes a block may use on %s: %s", total,
+             t->max_smem_per_block, t->name, sb.data ? sb.data : "");
     tl_strbuf_free(&sb);
     ok = false;
   }
@@ -224,7 +228,10 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
         if (sync_before[p]) {
           tl_expr *c = tl_ir_call(m, top[p]->loc, sync_op, 0, NULL);
           tl_stmt *s = c ? tl_ir_stmt(m, top[p]->loc, TL_STMT_EVAL) : NULL;
-          if (!s) { st.oom = true; break; }
+          if (!s) {
+            st.oom = true;
+            break;
+          }
           s->u.eval.value = c;
           xs[j++] = s;
         }

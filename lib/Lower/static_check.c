@@ -73,7 +73,10 @@ typedef struct sc_range {
   bool dense; /* every integer of [lo, hi] is taken */
 } sc_range;
 
-typedef struct sc_bind { const tl_var *v; sc_range r; } sc_bind;
+typedef struct sc_bind {
+  const tl_var *v;
+  sc_range r;
+} sc_bind;
 
 /* A fragment or shared buffer of the kernel: `unreached` is the first read
  * that no write preceded in program order, until a later write inside the
@@ -83,7 +86,7 @@ typedef struct sc_use {
   tl_loc read_at;
   const tl_stmt *read_loop; /* outermost loop around that read, or NULL */
   bool unreached, written;
-  bool read_guarded;        /* that read is under a T.if / if_then_else */
+  bool read_guarded; /* that read is under a T.if / if_then_else */
   /* Box that contains every element any write of the kernel may write (check
    * 4): per dimension [wlo, whi], or the whole dimension when !wbox[dim]. */
   bool wbox[SC_BOX_DIMS];
@@ -102,11 +105,11 @@ typedef struct sc_state {
   int errors;
   sc_bind bind[SC_MAX_BIND];
   int nbind;
-  int nbits;               /* variable bits handed out (bit 0: the thread index) */
+  int nbits; /* variable bits handed out (bit 0: the thread index) */
   int64_t threads;
-  bool per_thread;         /* the kernel body uses the thread index */
-  tl_loc tid_at;           /* its first use */
-  TL_VEC(sc_use) uses;     /* fragment / shared buffers of the kernel */
+  bool per_thread;                /* the kernel body uses the thread index */
+  tl_loc tid_at;                  /* its first use */
+  TL_VEC(sc_use) uses;            /* fragment / shared buffers of the kernel */
   sc_pread preads[SC_MAX_PREADS]; /* check 4's candidates */
   int npreads;
   const tl_stmt *outer_loop; /* outermost loop being walked, or NULL */
@@ -353,7 +356,10 @@ static void check_int32_overflow(sc_state *st, const tl_expr *e) {
   tl_error(st->d, e->loc,
            "int32 arithmetic overflows: this %s takes the values %lld to %lld, outside int32 (the GPU would wrap "
            "the result); cast an operand to int64 (T.Cast(\"int64\", ...)) to compute it wider",
-           op == TL_OP_ADD ? "sum" : op == TL_OP_SUB ? "difference" : op == TL_OP_MUL ? "product" : "left shift",
+           op == TL_OP_ADD   ? "sum"
+           : op == TL_OP_SUB ? "difference"
+           : op == TL_OP_MUL ? "product"
+                             : "left shift",
            (long long)r.lo, (long long)r.hi);
   st->errors++;
 }
@@ -393,7 +399,11 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
 /* Region operand i of tile op s: is it read, written (or both)? */
 static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
   switch (s->u.tile.op) {
-  case TL_TILE_COPY: case TL_TILE_ASYNC_COPY: *rd = i == 0; *wr = i == 1; return;
+  case TL_TILE_COPY:
+  case TL_TILE_ASYNC_COPY:
+    *rd = i == 0;
+    *wr = i == 1;
+    return;
   case TL_TILE_GEMM: { /* C: accumulated into (read), unless cleared (clear_accum=True) */
     int ca = tl_tile_op_attr_index(TL_TILE_GEMM, "clear_accum");
     int64_t clear = 0;
@@ -402,13 +412,32 @@ static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
     *wr = i == 2;
     return;
   }
-  case TL_TILE_FILL: case TL_TILE_CLEAR: *rd = false; *wr = i == 0; return;
+  case TL_TILE_FILL:
+  case TL_TILE_CLEAR:
+    *rd = false;
+    *wr = i == 0;
+    return;
   case TL_TILE_FINALIZE_REDUCER: *rd = *wr = i == 0; return;
-  case TL_TILE_REDUCE_MAX: case TL_TILE_REDUCE_MIN: case TL_TILE_REDUCE_SUM: case TL_TILE_REDUCE_ABSSUM:
-  case TL_TILE_REDUCE_ABSMAX: *rd = i == 0; *wr = i == 1; return;
-  case TL_TILE_ATOMIC_ADD: case TL_TILE_ATOMIC_MAX: case TL_TILE_ATOMIC_MIN: case TL_TILE_ATOMIC_ADDX2:
-  case TL_TILE_ATOMIC_ADDX4: *rd = i == 1; *wr = i == 0; return;
-  default: *rd = false; *wr = true; return;
+  case TL_TILE_REDUCE_MAX:
+  case TL_TILE_REDUCE_MIN:
+  case TL_TILE_REDUCE_SUM:
+  case TL_TILE_REDUCE_ABSSUM:
+  case TL_TILE_REDUCE_ABSMAX:
+    *rd = i == 0;
+    *wr = i == 1;
+    return;
+  case TL_TILE_ATOMIC_ADD:
+  case TL_TILE_ATOMIC_MAX:
+  case TL_TILE_ATOMIC_MIN:
+  case TL_TILE_ATOMIC_ADDX2:
+  case TL_TILE_ATOMIC_ADDX4:
+    *rd = i == 1;
+    *wr = i == 0;
+    return;
+  default:
+    *rd = false;
+    *wr = true;
+    return;
   }
 }
 
@@ -424,11 +453,11 @@ static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   int mark = st->nbind;
   bool runs = true;
   for (int i = 0; i < s->u.loop.nvars; i++) {
-    sc_range mn = s->u.loop.mins && s->u.loop.mins[i] ? eval(st, s->u.loop.mins[i], 0)
-                                                      : (sc_range){0, 0, 0, true, true};
+    sc_range mn =
+        s->u.loop.mins && s->u.loop.mins[i] ? eval(st, s->u.loop.mins[i], 0) : (sc_range){0, 0, 0, true, true};
     int64_t ext = 0;
-    bool known = s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[i], &ext) && !s->u.loop.step &&
-                 mn.ok && mn.vars == 0;
+    bool known = s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[i], &ext) && !s->u.loop.step && mn.ok &&
+                 mn.vars == 0;
     if (known && ext <= 0) runs = false;
     push(st, s->u.loop.vars[i], known && ext > 0 ? var_range(st, mn.lo, mn.lo + ext - 1) : SC_UNKNOWN);
   }

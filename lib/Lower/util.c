@@ -27,7 +27,11 @@ static bool add_name(tl_names *n, const char *name) {
 
 /* The names a statement tree binds (loop, block and let variables,
  * allocated buffers), gathered by a tl_visitor. */
-typedef struct names_visit { tl_visitor v; tl_names *n; bool oom; } names_visit;
+typedef struct names_visit {
+  tl_visitor v;
+  tl_names *n;
+  bool oom;
+} names_visit;
 
 static void name_of(names_visit *u, const char *name) {
   if (!add_name(u->n, name)) u->oom = true;
@@ -36,17 +40,17 @@ static void name_of(names_visit *u, const char *name) {
 static void names_stmt(tl_visitor *v, const tl_stmt *s) {
   names_visit *u = (names_visit *)v;
   switch (s->kind) {
-    case TL_STMT_FOR:
-      for (int i = 0; i < s->u.loop.nvars; i++)
-        if (s->u.loop.vars[i]) name_of(u, s->u.loop.vars[i]->name);
-      return;
-    case TL_STMT_KERNEL:
-      for (int i = 0; i < s->u.kernel.ngrid; i++)
-        if (s->u.kernel.block_vars[i]) name_of(u, s->u.kernel.block_vars[i]->name);
-      return;
-    case TL_STMT_ALLOC: name_of(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
-    case TL_STMT_LET: name_of(u, s->u.let.var ? s->u.let.var->name : NULL); return;
-    default: return;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++)
+      if (s->u.loop.vars[i]) name_of(u, s->u.loop.vars[i]->name);
+    return;
+  case TL_STMT_KERNEL:
+    for (int i = 0; i < s->u.kernel.ngrid; i++)
+      if (s->u.kernel.block_vars[i]) name_of(u, s->u.kernel.block_vars[i]->name);
+    return;
+  case TL_STMT_ALLOC: name_of(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
+  case TL_STMT_LET: name_of(u, s->u.let.var ? s->u.let.var->name : NULL); return;
+  default: return;
   }
 }
 
@@ -56,8 +60,7 @@ bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
   n->counter = 0;
   for (int i = 0; i < f->nparams; i++) {
     const tl_param *p = &f->params[i];
-    const char *nm = p->kind == TL_PARAM_TENSOR ? (p->buffer ? p->buffer->name : NULL)
-                                                : (p->var ? p->var->name : NULL);
+    const char *nm = p->kind == TL_PARAM_TENSOR ? (p->buffer ? p->buffer->name : NULL) : (p->var ? p->var->name : NULL);
     if (!add_name(n, nm)) return false;
   }
   for (int i = 0; i < f->ndynamic; i++)
@@ -72,8 +75,7 @@ bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
 
 void tl_names_free(tl_names *n) { tl_map_free(&n->set); }
 
-tl_var *tl_names_fresh_var(tl_names *n, tl_loc loc, const char *base, tl_dtype t,
-                           tl_var_kind kind) {
+tl_var *tl_names_fresh_var(tl_names *n, tl_loc loc, const char *base, tl_dtype t, tl_var_kind kind) {
   const char *name = tl_intern_str(&n->m->names, base);
   for (int k = 1; name && tl_map_get(&n->set, name, NULL); k++) {
     char *cand = tl_arena_printf(&n->m->arena, "%s_%d", base, k);
@@ -121,119 +123,110 @@ static bool is_tid_call(const tl_expr *e) {
 }
 
 static bool range_rec(const tl_ranges *r, const tl_expr *e, tl_range *out, int depth) {
-  if (!e || depth > TL_LOWER_MAX_DEPTH || !tl_dtype_is_int(e->dtype) || e->dtype.lanes != 1)
-    return false;
+  if (!e || depth > TL_LOWER_MAX_DEPTH || !tl_dtype_is_int(e->dtype) || e->dtype.lanes != 1) return false;
   tl_range a, b;
   switch (e->kind) {
-    case TL_EXPR_INT: out->lo = out->hi = e->u.ival; return true;
-    case TL_EXPR_VAR: {
-      tl_range *x = tl_map_get(&r->map, e->u.var, NULL);
-      if (!x) return false;
-      *out = *x;
+  case TL_EXPR_INT: out->lo = out->hi = e->u.ival; return true;
+  case TL_EXPR_VAR: {
+    tl_range *x = tl_map_get(&r->map, e->u.var, NULL);
+    if (!x) return false;
+    *out = *x;
+    return true;
+  }
+  case TL_EXPR_CALL:
+    if (r->threads > 0 && is_tid_call(e)) {
+      out->lo = 0;
+      out->hi = r->threads - 1;
       return true;
     }
-    case TL_EXPR_CALL:
-      if (r->threads > 0 && is_tid_call(e)) {
-        out->lo = 0;
-        out->hi = r->threads - 1;
+    return false;
+  case TL_EXPR_BINARY: {
+    if (!range_rec(r, e->u.bin.a, &a, depth + 1) || !range_rec(r, e->u.bin.b, &b, depth + 1)) return false;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD:
+      return !__builtin_add_overflow(a.lo, b.lo, &out->lo) && !__builtin_add_overflow(a.hi, b.hi, &out->hi);
+    case TL_OP_SUB:
+      return !__builtin_sub_overflow(a.lo, b.hi, &out->lo) && !__builtin_sub_overflow(a.hi, b.lo, &out->hi);
+    case TL_OP_MUL: {
+      int64_t p[4];
+      if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+          __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+        return false;
+      out->lo = out->hi = p[0];
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < out->lo) out->lo = p[i];
+        if (p[i] > out->hi) out->hi = p[i];
+      }
+      return true;
+    }
+    case TL_OP_FLOORDIV:
+      if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return false;
+      out->lo = a.lo / b.lo;
+      out->hi = a.hi / b.lo;
+      return true;
+    case TL_OP_FLOORMOD:
+      if (b.lo != b.hi || b.lo <= 0) return false;
+      if (a.lo >= 0 && a.hi < b.lo) {
+        *out = a;
         return true;
       }
-      return false;
-    case TL_EXPR_BINARY: {
-      if (!range_rec(r, e->u.bin.a, &a, depth + 1) || !range_rec(r, e->u.bin.b, &b, depth + 1))
-        return false;
-      switch (e->u.bin.op) {
-        case TL_OP_ADD:
-          return !__builtin_add_overflow(a.lo, b.lo, &out->lo) &&
-                 !__builtin_add_overflow(a.hi, b.hi, &out->hi);
-        case TL_OP_SUB:
-          return !__builtin_sub_overflow(a.lo, b.hi, &out->lo) &&
-                 !__builtin_sub_overflow(a.hi, b.lo, &out->hi);
-        case TL_OP_MUL: {
-          int64_t p[4];
-          if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
-              __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
-            return false;
-          out->lo = out->hi = p[0];
-          for (int i = 1; i < 4; i++) {
-            if (p[i] < out->lo) out->lo = p[i];
-            if (p[i] > out->hi) out->hi = p[i];
-          }
-          return true;
-        }
-        case TL_OP_FLOORDIV:
-          if (b.lo != b.hi || b.lo <= 0 || a.lo < 0) return false;
-          out->lo = a.lo / b.lo;
-          out->hi = a.hi / b.lo;
-          return true;
-        case TL_OP_FLOORMOD:
-          if (b.lo != b.hi || b.lo <= 0) return false;
-          if (a.lo >= 0 && a.hi < b.lo) { *out = a; return true; }
-          out->lo = 0;
-          out->hi = b.lo - 1;
-          return true;
-        case TL_OP_MIN:
-          out->lo = a.lo < b.lo ? a.lo : b.lo;
-          out->hi = a.hi < b.hi ? a.hi : b.hi;
-          return true;
-        case TL_OP_MAX:
-          out->lo = a.lo > b.lo ? a.lo : b.lo;
-          out->hi = a.hi > b.hi ? a.hi : b.hi;
-          return true;
-        default: return false;
-      }
-    }
-    case TL_EXPR_CAST: {
-      const tl_expr *x = e->u.cast.value;
-      if (!tl_dtype_is_int(x->dtype) || x->dtype.bits > e->dtype.bits) return false;
-      if (x->dtype.code == TL_TYPE_UINT && e->dtype.code == TL_TYPE_INT && x->dtype.bits == e->dtype.bits)
-        return false;
-      return range_rec(r, x, out, depth + 1);
-    }
+      out->lo = 0;
+      out->hi = b.lo - 1;
+      return true;
+    case TL_OP_MIN:
+      out->lo = a.lo < b.lo ? a.lo : b.lo;
+      out->hi = a.hi < b.hi ? a.hi : b.hi;
+      return true;
+    case TL_OP_MAX:
+      out->lo = a.lo > b.lo ? a.lo : b.lo;
+      out->hi = a.hi > b.hi ? a.hi : b.hi;
+      return true;
     default: return false;
+    }
+  }
+  case TL_EXPR_CAST: {
+    const tl_expr *x = e->u.cast.value;
+    if (!tl_dtype_is_int(x->dtype) || x->dtype.bits > e->dtype.bits) return false;
+    if (x->dtype.code == TL_TYPE_UINT && e->dtype.code == TL_TYPE_INT && x->dtype.bits == e->dtype.bits) return false;
+    return range_rec(r, x, out, depth + 1);
+  }
+  default: return false;
   }
 }
 
-bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out) {
-  return range_rec(r, e, out, 0);
-}
+bool tl_expr_range(const tl_ranges *r, const tl_expr *e, tl_range *out) { return range_rec(r, e, out, 0); }
 
 /* ========================================================== divisibility */
 static bool div_rec(const tl_expr *e, int64_t k, const tl_var *lane, int depth) {
   if (k == 1) return true;
   if (!e || depth > TL_LOWER_MAX_DEPTH) return false;
   switch (e->kind) {
-    case TL_EXPR_INT: return e->u.ival % k == 0;
-    case TL_EXPR_VAR: return lane && e->u.var == lane;
-    case TL_EXPR_BINARY: {
-      const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
-      int64_t c;
-      switch (e->u.bin.op) {
-        case TL_OP_ADD:
-        case TL_OP_SUB: return div_rec(a, k, lane, depth + 1) && div_rec(b, k, lane, depth + 1);
-        case TL_OP_MUL:
-          if (tl_expr_is_const_int(b, &c) && c != 0 && c % k == 0) return true;
-          if (tl_expr_is_const_int(a, &c) && c != 0 && c % k == 0) return true;
-          if (tl_expr_is_const_int(b, &c) && c > 0 && k % c == 0)
-            return div_rec(a, k / c, lane, depth + 1);
-          if (tl_expr_is_const_int(a, &c) && c > 0 && k % c == 0)
-            return div_rec(b, k / c, lane, depth + 1);
-          return div_rec(a, k, lane, depth + 1) || div_rec(b, k, lane, depth + 1);
-        case TL_OP_FLOORMOD:
-          return tl_expr_is_const_int(b, &c) && c > 0 && c % k == 0 && div_rec(a, k, lane, depth + 1);
-        default: return false;
-      }
-    }
-    case TL_EXPR_CAST:
-      return tl_dtype_is_int(e->u.cast.value->dtype) && e->u.cast.value->dtype.bits <= e->dtype.bits &&
-             div_rec(e->u.cast.value, k, lane, depth + 1);
+  case TL_EXPR_INT: return e->u.ival % k == 0;
+  case TL_EXPR_VAR: return lane && e->u.var == lane;
+  case TL_EXPR_BINARY: {
+    const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
+    int64_t c;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD:
+    case TL_OP_SUB: return div_rec(a, k, lane, depth + 1) && div_rec(b, k, lane, depth + 1);
+    case TL_OP_MUL:
+      if (tl_expr_is_const_int(b, &c) && c != 0 && c % k == 0) return true;
+      if (tl_expr_is_const_int(a, &c) && c != 0 && c % k == 0) return true;
+      if (tl_expr_is_const_int(b, &c) && c > 0 && k % c == 0) return div_rec(a, k / c, lane, depth + 1);
+      if (tl_expr_is_const_int(a, &c) && c > 0 && k % c == 0) return div_rec(b, k / c, lane, depth + 1);
+      return div_rec(a, k, lane, depth + 1) || div_rec(b, k, lane, depth + 1);
+    case TL_OP_FLOORMOD: return tl_expr_is_const_int(b, &c) && c > 0 && c % k == 0 && div_rec(a, k, lane, depth + 1);
     default: return false;
+    }
+  }
+  case TL_EXPR_CAST:
+    return tl_dtype_is_int(e->u.cast.value->dtype) && e->u.cast.value->dtype.bits <= e->dtype.bits &&
+           div_rec(e->u.cast.value, k, lane, depth + 1);
+  default: return false;
   }
 }
 
-bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane) {
-  return k > 0 && div_rec(e, k, lane, 0);
-}
+bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane) { return k > 0 && div_rec(e, k, lane, 0); }
 
 static bool is_var_node(const tl_expr *e, void *v) { return e->kind == TL_EXPR_VAR && e->u.var == v; }
 
@@ -253,39 +246,33 @@ static bool coef_rec(const tl_expr *e, const tl_var *lane, int64_t *coef, int de
   }
   int64_t ca, cb, c;
   switch (e->kind) {
-    case TL_EXPR_VAR: *coef = 1; return true; /* it is the lane (not free) */
-    case TL_EXPR_BINARY:
-      switch (e->u.bin.op) {
-        case TL_OP_ADD:
-          return coef_rec(e->u.bin.a, lane, &ca, depth + 1) &&
-                 coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
-                 !__builtin_add_overflow(ca, cb, coef);
-        case TL_OP_SUB:
-          return coef_rec(e->u.bin.a, lane, &ca, depth + 1) &&
-                 coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
-                 !__builtin_sub_overflow(ca, cb, coef);
-        case TL_OP_MUL:
-          if (tl_expr_is_const_int(e->u.bin.b, &c))
-            return coef_rec(e->u.bin.a, lane, &ca, depth + 1) && !__builtin_mul_overflow(ca, c, coef);
-          if (tl_expr_is_const_int(e->u.bin.a, &c))
-            return coef_rec(e->u.bin.b, lane, &cb, depth + 1) && !__builtin_mul_overflow(cb, c, coef);
-          return false;
-        default: return false;
-      }
+  case TL_EXPR_VAR: *coef = 1; return true; /* it is the lane (not free) */
+  case TL_EXPR_BINARY:
+    switch (e->u.bin.op) {
+    case TL_OP_ADD:
+      return coef_rec(e->u.bin.a, lane, &ca, depth + 1) && coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
+             !__builtin_add_overflow(ca, cb, coef);
+    case TL_OP_SUB:
+      return coef_rec(e->u.bin.a, lane, &ca, depth + 1) && coef_rec(e->u.bin.b, lane, &cb, depth + 1) &&
+             !__builtin_sub_overflow(ca, cb, coef);
+    case TL_OP_MUL:
+      if (tl_expr_is_const_int(e->u.bin.b, &c))
+        return coef_rec(e->u.bin.a, lane, &ca, depth + 1) && !__builtin_mul_overflow(ca, c, coef);
+      if (tl_expr_is_const_int(e->u.bin.a, &c))
+        return coef_rec(e->u.bin.b, lane, &cb, depth + 1) && !__builtin_mul_overflow(cb, c, coef);
+      return false;
     default: return false;
+    }
+  default: return false;
   }
 }
 
-bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef) {
-  return coef_rec(e, lane, coef, 0);
-}
+bool tl_expr_lane_coef(const tl_expr *e, const tl_var *lane, int64_t *coef) { return coef_rec(e, lane, coef, 0); }
 
 /* ============================================================== builders */
 tl_expr *tl_lo_int(tl_module *m, tl_loc loc, int64_t v) { return tl_ir_int(m, loc, TL_INT32, v); }
 
-tl_expr *tl_lo_add(tl_module *m, tl_loc loc, tl_expr *a, tl_expr *b) {
-  return tl_ir_binary(m, loc, TL_OP_ADD, a, b);
-}
+tl_expr *tl_lo_add(tl_module *m, tl_loc loc, tl_expr *a, tl_expr *b) { return tl_ir_binary(m, loc, TL_OP_ADD, a, b); }
 
 tl_expr *tl_lo_mul(tl_module *m, tl_loc loc, tl_expr *a, int64_t k) {
   if (!a) return NULL;
@@ -300,8 +287,14 @@ tl_expr *tl_lo_mul(tl_module *m, tl_loc loc, tl_expr *a, int64_t k) {
 /* a = x * k with constant k? */
 static bool as_mul_const(const tl_expr *a, tl_expr **x, int64_t *k) {
   if (a->kind != TL_EXPR_BINARY || a->u.bin.op != TL_OP_MUL) return false;
-  if (tl_expr_is_const_int(a->u.bin.b, k)) { *x = a->u.bin.a; return true; }
-  if (tl_expr_is_const_int(a->u.bin.a, k)) { *x = a->u.bin.b; return true; }
+  if (tl_expr_is_const_int(a->u.bin.b, k)) {
+    *x = a->u.bin.a;
+    return true;
+  }
+  if (tl_expr_is_const_int(a->u.bin.a, k)) {
+    *x = a->u.bin.b;
+    return true;
+  }
   return false;
 }
 
@@ -318,8 +311,7 @@ static bool below(const tl_ranges *r, const tl_expr *a, int64_t c) {
   return r && tl_expr_range(r, a, &rg) && rg.lo >= 0 && rg.hi < c;
 }
 
-static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
-                         int depth) {
+static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r, int depth) {
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
@@ -339,8 +331,7 @@ static tl_expr *fdiv_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const 
   return tl_ir_binary(m, loc, TL_OP_FLOORDIV, a, tl_ir_int(m, loc, a->dtype, c));
 }
 
-static tl_expr *fmod_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r,
-                         int depth) {
+static tl_expr *fmod_rec(tl_module *m, tl_loc loc, tl_expr *a, int64_t c, const tl_ranges *r, int depth) {
   if (!a) return NULL;
   int64_t k;
   tl_expr *x;
@@ -404,8 +395,7 @@ tl_expr *tl_lo_cast(tl_module *m, tl_loc loc, tl_dtype t, tl_expr *x) {
   return e;
 }
 
-tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx,
-                     tl_expr *value) {
+tl_stmt *tl_lo_store(tl_module *m, tl_loc loc, tl_buffer *b, int n, tl_expr **idx, tl_expr *value) {
   if (!value) return NULL;
   tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_STORE);
   if (!s) return NULL;
@@ -466,8 +456,7 @@ tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_s
   return s;
 }
 
-tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent,
-                   tl_stmt *body) {
+tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent, tl_stmt *body) {
   if (!v || !extent || !body) return NULL;
   tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_FOR);
   if (!s) return NULL;
@@ -483,22 +472,22 @@ tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_ex
 static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stmt *), void *user, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return s;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        s->u.seq.stmts[i] = rewrite_loops_rec(s->u.seq.stmts[i], rewrite, user, depth + 1);
-      return s;
-    case TL_STMT_KERNEL: s->u.kernel.body = rewrite_loops_rec(s->u.kernel.body, rewrite, user, depth + 1); return s;
-    case TL_STMT_IF:
-      s->u.ifs.then_s = rewrite_loops_rec(s->u.ifs.then_s, rewrite, user, depth + 1);
-      if (s->u.ifs.else_s) s->u.ifs.else_s = rewrite_loops_rec(s->u.ifs.else_s, rewrite, user, depth + 1);
-      return s;
-    case TL_STMT_FOR: {
-      tl_stmt *r = rewrite(user, s);
-      if (r) return r;
-      s->u.loop.body = rewrite_loops_rec(s->u.loop.body, rewrite, user, depth + 1);
-      return s;
-    }
-    default: return s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      s->u.seq.stmts[i] = rewrite_loops_rec(s->u.seq.stmts[i], rewrite, user, depth + 1);
+    return s;
+  case TL_STMT_KERNEL: s->u.kernel.body = rewrite_loops_rec(s->u.kernel.body, rewrite, user, depth + 1); return s;
+  case TL_STMT_IF:
+    s->u.ifs.then_s = rewrite_loops_rec(s->u.ifs.then_s, rewrite, user, depth + 1);
+    if (s->u.ifs.else_s) s->u.ifs.else_s = rewrite_loops_rec(s->u.ifs.else_s, rewrite, user, depth + 1);
+    return s;
+  case TL_STMT_FOR: {
+    tl_stmt *r = rewrite(user, s);
+    if (r) return r;
+    s->u.loop.body = rewrite_loops_rec(s->u.loop.body, rewrite, user, depth + 1);
+    return s;
+  }
+  default: return s;
   }
 }
 
@@ -521,11 +510,17 @@ void tl_emit_push(tl_emitter *e, tl_stmt *s) {
 tl_expr *tl_emit_int(tl_emitter *e, int64_t v) { return tl_lo_int(e->m, e->loc, v); }
 
 tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value) {
-  if (!value) { e->failed = true; return NULL; }
+  if (!value) {
+    e->failed = true;
+    return NULL;
+  }
   if (tl_expr_is_const_int(value, NULL)) return value;
   tl_var *v = tl_names_fresh_var(e->names, e->loc, name, TL_INT32, TL_VAR_LET);
   tl_stmt *s = v ? tl_lo_let(e->m, e->loc, v, value) : NULL;
-  if (!s) { e->failed = true; return NULL; }
+  if (!s) {
+    e->failed = true;
+    return NULL;
+  }
   tl_emit_push(e, s);
   return tl_ir_var(e->m, e->loc, v);
 }
@@ -533,10 +528,16 @@ tl_expr *tl_emit_let(tl_emitter *e, const char *name, tl_expr *value) {
 tl_buffer *tl_emit_local(tl_emitter *e, const char *base, tl_dtype t, int64_t n) {
   tl_var *nm = tl_names_fresh_var(e->names, e->loc, base, t, TL_VAR_LET); /* reserves the name */
   tl_expr **shape = tl_arena_alloc(&e->m->arena, sizeof(tl_expr *));
-  if (!nm || !shape || !(shape[0] = tl_emit_int(e, n))) { e->failed = true; return NULL; }
+  if (!nm || !shape || !(shape[0] = tl_emit_int(e, n))) {
+    e->failed = true;
+    return NULL;
+  }
   tl_buffer *b = tl_ir_new_buffer(e->m, e->loc, nm->name, t, TL_SCOPE_LOCAL, 1, shape);
   tl_stmt *s = tl_ir_stmt(e->m, e->loc, TL_STMT_ALLOC);
-  if (!b || !s) { e->failed = true; return NULL; }
+  if (!b || !s) {
+    e->failed = true;
+    return NULL;
+  }
   s->u.alloc.buffer = b;
   tl_emit_push(e, s);
   return b;
@@ -569,8 +570,7 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
     if (!idx[k] || idx[k]->kind != TL_EXPR_VAR || idx[k]->u.var != loop->u.loop.vars[k]) return false;
     if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
     if (!tl_expr_is_const_int(b->shape[k], &dim) || dim != ext) return false;
-    if (loop->u.loop.mins && loop->u.loop.mins[k] &&
-        (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
+    if (loop->u.loop.mins && loop->u.loop.mins[k] && (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
       return false;
   }
   return true;
@@ -582,8 +582,7 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
  * vector of w lanes at l = 0, w, 2w, ...?  Indices before the last must not
  * depend on l; the last is l + (a multiple of w) (or free of l for loads);
  * the row length must keep the row start aligned. */
-bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w,
-                         bool is_store) {
+bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const tl_var *l, int64_t w, bool is_store) {
   if (n < 1) return false;
   for (int k = 0; k + 1 < n; k++)
     if (!tl_expr_free_of(idx[k], l)) return false;
@@ -601,8 +600,8 @@ bool tl_lo_access_vec_ok(const tl_buffer *b, int n, tl_expr *const *idx, const t
   return true;
 }
 
-tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n,
-                           tl_expr *const *ix, int64_t span, tl_expr *cond) {
+tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const tl_buffer *b, int n, tl_expr *const *ix,
+                           int64_t span, tl_expr *cond) {
   for (int k = 0; k < n && cond; k++) {
     tl_expr *x = ix[k];
     if (k == n - 1 && span > 1) x = tl_lo_add(m, loc, x, tl_lo_int(m, loc, span - 1));
@@ -618,20 +617,22 @@ tl_expr *tl_lo_bounds_cond(tl_module *m, tl_loc loc, const tl_ranges *r, const t
   return cond;
 }
 
-typedef struct vec_lane { const tl_var *l; int64_t w; } vec_lane;
+typedef struct vec_lane {
+  const tl_var *l;
+  int64_t w;
+} vec_lane;
 
 /* Does node e keep an expression from running as a vector of w lanes over
  * lane l (a load that cannot, or a node that is already a vector)? */
 static bool not_vec_node(const tl_expr *e, void *user) {
   const vec_lane *vl = user;
   switch (e->kind) {
-    case TL_EXPR_LOAD:
-      return !tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, vl->l, vl->w, false);
-    case TL_EXPR_RAMP:
-    case TL_EXPR_BROADCAST:
-    case TL_EXPR_BUFFER:
-    case TL_EXPR_STRING: return true;
-    default: return false;
+  case TL_EXPR_LOAD: return !tl_lo_access_vec_ok(e->u.load.buffer, e->u.load.n, e->u.load.indices, vl->l, vl->w, false);
+  case TL_EXPR_RAMP:
+  case TL_EXPR_BROADCAST:
+  case TL_EXPR_BUFFER:
+  case TL_EXPR_STRING: return true;
+  default: return false;
   }
 }
 
@@ -655,7 +656,11 @@ int64_t tl_lo_body_vec_width(const tl_stmt *body, const tl_var *l, int64_t v) {
 }
 
 /* ------------------------------------------------------ buffer references */
-typedef struct refs_visit { tl_visitor v; const tl_buffer *b; tl_lo_refs r; } refs_visit;
+typedef struct refs_visit {
+  tl_visitor v;
+  const tl_buffer *b;
+  tl_lo_refs r;
+} refs_visit;
 
 static void refs_expr(tl_visitor *v, const tl_expr *e) {
   refs_visit *u = (refs_visit *)v;

@@ -39,12 +39,12 @@
 static tl_expr *arith_only(tl_rewriter *rw, const tl_expr *e, int depth) {
   (void)depth;
   switch (e->kind) {
-    case TL_EXPR_INT:
-    case TL_EXPR_FLOAT:
-    case TL_EXPR_VAR:
-    case TL_EXPR_BINARY:
-    case TL_EXPR_CAST: return NULL;
-    default: rw->failed = true; return NULL;
+  case TL_EXPR_INT:
+  case TL_EXPR_FLOAT:
+  case TL_EXPR_VAR:
+  case TL_EXPR_BINARY:
+  case TL_EXPR_CAST: return NULL;
+  default: rw->failed = true; return NULL;
   }
 }
 
@@ -68,8 +68,8 @@ static tl_stmt *version(tl_module *m, tl_stmt *s) {
   bool any = false;
   for (int k = 0; k < nv; k++) {
     int64_t lo = 0, n = 0, coef = 0;
-    if (!tl_expr_is_const_int(s->u.loop.mins[k], &lo) || !tl_expr_is_const_int(s->u.loop.extents[k], &n) ||
-        n < 1 || !tl_expr_lane_coef(e, s->u.loop.vars[k], &coef))
+    if (!tl_expr_is_const_int(s->u.loop.mins[k], &lo) || !tl_expr_is_const_int(s->u.loop.extents[k], &n) || n < 1 ||
+        !tl_expr_lane_coef(e, s->u.loop.vars[k], &coef))
       return NULL;
     any |= coef != 0;
     corner[k] = (coef >= 0) == want_min ? lo : lo + n - 1;

@@ -22,8 +22,8 @@
  *    statement intrinsics in gen_eval) to the op-family files.
  * All LLVM intrinsic names are in one table (nv_names, below) so another
  * LLVM version can be added later. */
-#include "NVPTX/codegen_internal.h"
 #include "IR/visit.h"
+#include "NVPTX/codegen_internal.h"
 
 #include <llvm-c/DebugInfo.h> /* LLVMTemporaryMDNode */
 
@@ -115,8 +115,7 @@ void cg_error(cg *g, tl_loc loc, const char *fmt, ...) {
 
 static bool enter(cg *g, tl_loc loc) {
   if (g->depth >= TL_CG_MAX_DEPTH) {
-    if (!g->depth_reported)
-      cg_error(g, loc, "code generation: IR nested more than %d levels deep", TL_CG_MAX_DEPTH);
+    if (!g->depth_reported) cg_error(g, loc, "code generation: IR nested more than %d levels deep", TL_CG_MAX_DEPTH);
     g->depth_reported = true;
     g->failed = true;
     return false;
@@ -131,8 +130,7 @@ LLVMTypeRef cg_lane_type(cg *g, tl_dtype t, bool mem, tl_loc loc) {
   case TL_TYPE_BOOL: return mem ? g->t_i8 : g->t_i1;
   case TL_TYPE_INT:
   case TL_TYPE_UINT:
-    if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64)
-      return LLVMIntTypeInContext(g->C, t.bits);
+    if (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64) return LLVMIntTypeInContext(g->C, t.bits);
     if (t.bits == 1) return mem ? g->t_i8 : g->t_i1;
     break;
   case TL_TYPE_FLOAT:
@@ -183,12 +181,11 @@ LLVMValueRef cg_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl) {
 /* A call of inline PTX `text` with side effects (LLVMGetInlineAsm; operands
  * $0, $1, ... under the constraint string `cons`, docs/codegen.md "Intrinsics and inline PTX")
  * over at most 8 arguments, returning `ret`. */
-LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                         unsigned n) {
+LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, unsigned n) {
   return cg_call_asm_ex(g, ret, text, cons, args, n, true);
 }
-LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                            unsigned n, bool side_effects) {
+LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, unsigned n,
+                            bool side_effects) {
   LLVMTypeRef tys[TL_CG_MAX_ASM_OPERANDS];
   if (n > TL_CG_MAX_ASM_OPERANDS) {
     cg_error(g, TL_LOC_NONE, "internal error: inline asm with %u operands", n);
@@ -200,8 +197,7 @@ LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char
       LLVMGetInlineAsm(fty, text, strlen(text), cons, strlen(cons), side_effects, 0, LLVMInlineAsmDialectATT, 0);
   return LLVMBuildCall2(g->B, fty, ia, args, n, "");
 }
-LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl,
-                                   LLVMValueRef *args, unsigned nargs) {
+LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl, LLVMValueRef *args, unsigned nargs) {
   LLVMValueRef fn = cg_intrinsic(g, which, ovl, novl);
   if (!fn) return NULL;
   return LLVMBuildCall2(g->B, LLVMGlobalGetValueType(fn), fn, args, nargs, "");
@@ -219,7 +215,6 @@ LLVMValueRef cg_gen_as(cg *g, const tl_expr *e, tl_dtype t) {
   LLVMValueRef v = cg_gen_expr(g, e);
   return v ? cg_convert(g, v, e->dtype, t, e->loc) : NULL;
 }
-
 
 /* An intrinsic call as a value: the codegen hook of every tl_intrin (the
  * switch has no default, so -Wswitch names an intrinsic without one). */
@@ -263,38 +258,43 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   int n = e->u.call.n;
   tl_expr *const *args = e->u.call.args;
   tl_loc loc = e->loc;
-#define NEED(k)                                                                      \
-  do {                                                                               \
-    if (n != (k)) {                                                                  \
-      cg_error(g, loc, "T.%s takes %d argument%s, got %d", name, (k), (k) == 1 ? "" : "s", n); \
-      return NULL;                                                                   \
-    }                                                                                \
+#define NEED(k)                                                                                                        \
+  do {                                                                                                                 \
+    if (n != (k)) {                                                                                                    \
+      cg_error(g, loc, "T.%s takes %d argument%s, got %d", name, (k), (k) == 1 ? "" : "s", n);                         \
+      return NULL;                                                                                                     \
+    }                                                                                                                  \
   } while (0)
   switch (op) {
-  case TL_INTRIN_GET_THREAD_BINDING: case TL_INTRIN_GET_BLOCK_BINDING:
-  case TL_INTRIN_GET_LANE_IDX: case TL_INTRIN_GET_WARP_IDX:
-    return cg_gen_sreg_call(g, e, op);
-  case TL_INTRIN_SHFL_XOR: case TL_INTRIN_SHFL_DOWN: case TL_INTRIN_SHFL_UP: case TL_INTRIN_SHFL_SYNC:
-    return cg_gen_shfl(g, e, op);
+  case TL_INTRIN_GET_THREAD_BINDING:
+  case TL_INTRIN_GET_BLOCK_BINDING:
+  case TL_INTRIN_GET_LANE_IDX:
+  case TL_INTRIN_GET_WARP_IDX: return cg_gen_sreg_call(g, e, op);
+  case TL_INTRIN_SHFL_XOR:
+  case TL_INTRIN_SHFL_DOWN:
+  case TL_INTRIN_SHFL_UP:
+  case TL_INTRIN_SHFL_SYNC: return cg_gen_shfl(g, e, op);
   case TL_INTRIN_PTX_ATOMIC_ADD:
   case TL_INTRIN_PTX_ATOMIC_MAX:
   case TL_INTRIN_PTX_ATOMIC_MIN: return cg_gen_atomic_add(g, e);
-  case TL_INTRIN_INFINITY: case TL_INTRIN_MAX_VALUE: case TL_INTRIN_MIN_VALUE:
-    return cg_gen_limit(g, e, op);
+  case TL_INTRIN_INFINITY:
+  case TL_INTRIN_MAX_VALUE:
+  case TL_INTRIN_MIN_VALUE: return cg_gen_limit(g, e, op);
   case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
-  case TL_INTRIN_SYNC_THREADS:
-    cg_error(g, loc, "T.sync_threads() has no value");
-    return NULL;
-  case TL_INTRIN_DEBUG_PRINT:
-    cg_error(g, loc, "T.debug_print has no value");
-    return NULL;
+  case TL_INTRIN_SYNC_THREADS: cg_error(g, loc, "T.sync_threads() has no value"); return NULL;
+  case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
   case TL_INTRIN_IF_THEN_ELSE: NEED(3); return gen_select(g, args[0], args[1], args[2], e->dtype);
-  case TL_INTRIN_MIN: case TL_INTRIN_MAX: case TL_INTRIN_FLOORDIV: case TL_INTRIN_FLOORMOD:
-  case TL_INTRIN_TRUNCDIV: case TL_INTRIN_TRUNCMOD: case TL_INTRIN_CEILDIV:
-    NEED(2);
-    return cg_gen_binop_call(g, e, op);
+  case TL_INTRIN_MIN:
+  case TL_INTRIN_MAX:
+  case TL_INTRIN_FLOORDIV:
+  case TL_INTRIN_FLOORMOD:
+  case TL_INTRIN_TRUNCDIV:
+  case TL_INTRIN_TRUNCMOD:
+  case TL_INTRIN_CEILDIV: NEED(2); return cg_gen_binop_call(g, e, op);
   case TL_INTRIN_ABS: NEED(1); return cg_gen_abs(g, e);
-  case TL_INTRIN_ISNAN: case TL_INTRIN_ISINF: case TL_INTRIN_ISFINITE: NEED(1); return cg_gen_fpclass(g, e, op);
+  case TL_INTRIN_ISNAN:
+  case TL_INTRIN_ISINF:
+  case TL_INTRIN_ISFINITE: NEED(1); return cg_gen_fpclass(g, e, op);
   case TL_INTRIN_CLAMP: NEED(3); return cg_gen_clamp(g, e);
   case TL_INTRIN_FMA: NEED(3); return cg_gen_fma(g, e);
   /* unary float math implemented with LLVM intrinsics */
@@ -308,18 +308,32 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_FAST_EXP2: NEED(1); return cg_gen_fast_math(g, e, TL_INTRIN_EXP2, true);
   case TL_INTRIN_FAST_LOG: NEED(1); return cg_gen_fast_math(g, e, TL_INTRIN_LOG, true);
   case TL_INTRIN_FAST_LOG2: NEED(1); return cg_gen_fast_math(g, e, TL_INTRIN_LOG2, true);
-  case TL_INTRIN_EXP: case TL_INTRIN_EXP2: case TL_INTRIN_EXP10: case TL_INTRIN_LOG: case TL_INTRIN_LOG2:
-  case TL_INTRIN_LOG10: case TL_INTRIN_SIN: case TL_INTRIN_COS: case TL_INTRIN_TAN: case TL_INTRIN_TANH:
+  case TL_INTRIN_EXP:
+  case TL_INTRIN_EXP2:
+  case TL_INTRIN_EXP10:
+  case TL_INTRIN_LOG:
+  case TL_INTRIN_LOG2:
+  case TL_INTRIN_LOG10:
+  case TL_INTRIN_SIN:
+  case TL_INTRIN_COS:
+  case TL_INTRIN_TAN:
+  case TL_INTRIN_TANH:
   case TL_INTRIN_POW:
     NEED(tl_intrinsics[op].min_args);
     if (g->f && g->f->pass_configs.fast_math) return cg_gen_fast_math(g, e, op, false);
     return cg_gen_float_math(g, e, op, -1);
-  case TL_INTRIN_LOG1P: case TL_INTRIN_ERF: case TL_INTRIN_RSQRT: case TL_INTRIN_FMOD:
-    NEED(tl_intrinsics[op].min_args);
-    return cg_gen_float_math(g, e, op, -1);
-  case TL_INTRIN_PTX_LDMATRIX: case TL_INTRIN_PTX_STMATRIX: case TL_INTRIN_PTX_MMA: case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP: case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE: TL_INTRIN_CASES_TMA:
+  case TL_INTRIN_LOG1P:
+  case TL_INTRIN_ERF:
+  case TL_INTRIN_RSQRT:
+  case TL_INTRIN_FMOD: NEED(tl_intrinsics[op].min_args); return cg_gen_float_math(g, e, op, -1);
+  case TL_INTRIN_PTX_LDMATRIX:
+  case TL_INTRIN_PTX_STMATRIX:
+  case TL_INTRIN_PTX_MMA:
+  case TL_INTRIN_PTX_CP_ASYNC:
+  case TL_INTRIN_PTX_COMMIT_GROUP:
+  case TL_INTRIN_PTX_WAIT_GROUP:
+  TL_INTRIN_CASES_ASYNC_PIPELINE:
+  TL_INTRIN_CASES_TMA:
   TL_INTRIN_CASES_WGMMA:
     break; /* statements (gen_eval) */
   }
@@ -354,7 +368,8 @@ static bool fp8_arith(const tl_expr *e) {
 
 static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
   if (fp8_arith(e)) {
-    cg_error(g, e->loc, "arithmetic on %s values is not supported by the NVPTX code generator yet (float8 "
+    cg_error(g, e->loc,
+             "arithmetic on %s values is not supported by the NVPTX code generator yet (float8 "
              "values are loaded, stored and multiplied by T.gemm only)",
              tl_dtype_name(tl_dtype_is_fp8(e->dtype) || e->kind != TL_EXPR_BINARY ? e->dtype : e->u.bin.a->dtype));
     return NULL;
@@ -375,9 +390,7 @@ static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
     }
     return cfp(ty, e->u.fval);
   }
-  case TL_EXPR_STRING:
-    cg_error(g, e->loc, "a string is not a value");
-    return NULL;
+  case TL_EXPR_STRING: cg_error(g, e->loc, "a string is not a value"); return NULL;
   case TL_EXPR_VAR: return gen_var(g, e);
   case TL_EXPR_BINARY: return cg_gen_binary(g, e);
   case TL_EXPR_UNARY: return cg_gen_unary(g, e);
@@ -390,9 +403,7 @@ static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
       return NULL;
     }
     return gen_call(g, e);
-  case TL_EXPR_BUFFER:
-    cg_error(g, e->loc, "buffer '%s' used as a value", e->u.buffer->name);
-    return NULL;
+  case TL_EXPR_BUFFER: cg_error(g, e->loc, "buffer '%s' used as a value", e->u.buffer->name); return NULL;
   case TL_EXPR_RAMP: {
     int lanes = e->dtype.lanes;
     tl_dtype st = scalar_of(e->dtype);
@@ -405,8 +416,7 @@ static LLVMValueRef gen_expr_inner(cg *g, const tl_expr *e) {
       return NULL;
     }
     bool fl = tl_dtype_is_float(st);
-    for (int i = 0; i < lanes; i++)
-      idx[i] = fl ? LLVMConstReal(lane, i) : LLVMConstInt(lane, (unsigned)i, 0);
+    for (int i = 0; i < lanes; i++) idx[i] = fl ? LLVMConstReal(lane, i) : LLVMConstInt(lane, (unsigned)i, 0);
     LLVMValueRef iv = LLVMConstVector(idx, (unsigned)lanes);
     LLVMValueRef bv = cg_splat(g, b, lanes), sv = cg_splat(g, s, lanes);
     return fl ? LLVMBuildFAdd(g->B, bv, LLVMBuildFMul(g->B, sv, iv, ""), "")
@@ -443,9 +453,7 @@ static bool bind_var(cg *g, tl_var *v, LLVMValueRef val) {
   return true;
 }
 
-static LLVMBasicBlockRef new_block(cg *g, const char *name) {
-  return LLVMAppendBasicBlockInContext(g->C, g->fn, name);
-}
+static LLVMBasicBlockRef new_block(cg *g, const char *name) { return LLVMAppendBasicBlockInContext(g->C, g->fn, name); }
 
 /* Loop metadata !{!self, !{"llvm.loop.unroll.full"}} on the back edge. */
 static void mark_unroll(cg *g, LLVMValueRef br) {
@@ -477,7 +485,7 @@ static bool gen_for(cg *g, const tl_stmt *s) {
     return false;
   }
   LLVMValueRef lo = s->u.loop.mins && s->u.loop.mins[0] ? cg_gen_as(g, s->u.loop.mins[0], vt)
-                                                         : cint(cg_lane_type(g, vt, false, s->loc), 0);
+                                                        : cint(cg_lane_type(g, vt, false, s->loc), 0);
   LLVMValueRef ext = lo ? cg_gen_as(g, s->u.loop.extents[0], vt) : NULL;
   if (!ext) return false;
   bool uns = is_uint(vt);
@@ -550,8 +558,8 @@ static bool gen_kernel(cg *g, const tl_stmt *s) {
   int64_t threads = 0;
   if (s->u.kernel.threads && tl_expr_is_const_int(s->u.kernel.threads, &threads)) {
     if (threads < 1 || threads > g->target->max_threads) {
-      cg_error(g, s->u.kernel.threads->loc, "threads=%lld: a block has 1 to %d threads on %s",
-               (long long)threads, g->target->max_threads, g->target->name);
+      cg_error(g, s->u.kernel.threads->loc, "threads=%lld: a block has 1 to %d threads on %s", (long long)threads,
+               g->target->max_threads, g->target->name);
       return false;
     }
     char buf[48];
@@ -560,9 +568,8 @@ static bool gen_kernel(cg *g, const tl_stmt *s) {
                             LLVMCreateStringAttribute(g->C, "nvvm.maxntid", 12, buf, (unsigned)strlen(buf)));
     static const char *const keys[3] = {"maxntidx", "maxntidy", "maxntidz"};
     for (int k = 0; k < 3; k++) {
-      LLVMMetadataRef ops[3] = {
-          LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, keys[k], strlen(keys[k])),
-          LLVMValueAsMetadata(LLVMConstInt(g->t_i32, k == 0 ? (uint64_t)threads : 1, 0))};
+      LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, keys[k], strlen(keys[k])),
+                                LLVMValueAsMetadata(LLVMConstInt(g->t_i32, k == 0 ? (uint64_t)threads : 1, 0))};
       LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations",
                                   LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
     }
@@ -576,8 +583,7 @@ static bool stmt_arity(cg *g, const tl_expr *e) {
   if (e->u.call.n >= in->min_args && (in->max_args < 0 || e->u.call.n <= in->max_args)) return true;
   if (in->min_args == in->max_args)
     cg_error(g, e->loc, "T.%s takes %d arguments, got %d", in->name, in->min_args, e->u.call.n);
-  else
-    cg_error(g, e->loc, "T.%s takes %d to %d arguments, got %d", in->name, in->min_args, in->max_args, e->u.call.n);
+  else cg_error(g, e->loc, "T.%s takes %d to %d arguments, got %d", in->name, in->min_args, in->max_args, e->u.call.n);
   return false;
 }
 
@@ -596,10 +602,12 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);
   case TL_INTRIN_PTX_CP_ASYNC: return stmt_arity(g, e) && cg_gen_cp_async(g, e);
   case TL_INTRIN_PTX_COMMIT_GROUP: return stmt_arity(g, e) && cg_gen_commit_group(g);
-  case TL_INTRIN_PTX_WAIT_GROUP: return stmt_arity(g, e) && cg_gen_wait_group(g, e);
+  case TL_INTRIN_PTX_WAIT_GROUP:
+    return stmt_arity(g, e) && cg_gen_wait_group(g, e);
   TL_INTRIN_CASES_ASYNC_PIPELINE:
     return stmt_arity(g, e) && cg_gen_hopper_stmt(g, e);
-  TL_INTRIN_CASES_TMA: return cg_gen_hopper_stmt(g, e); /* variable arity: tl_tma_decode checks it */
+  TL_INTRIN_CASES_TMA:
+    return cg_gen_hopper_stmt(g, e); /* variable arity: tl_tma_decode checks it */
   TL_INTRIN_CASES_WGMMA:
     return stmt_arity(g, e) && cg_gen_wgmma_stmt(g, e);
   default: return cg_gen_expr(g, e) != NULL; /* a value, dropped */

@@ -45,9 +45,8 @@ void cg_debug_begin_module(cg *g, const char *filename) {
   g->dib = LLVMCreateDIBuilderDisallowUnresolved(g->M);
   LLVMMetadataRef file = di_file(g, filename);
   static const char producer[] = "tilelang-ptx";
-  g->di_cu = LLVMDIBuilderCreateCompileUnit(g->dib, LLVMDWARFSourceLanguagePython, file, producer,
-                                            sizeof producer - 1, 1, "", 0, 0, "", 0,
-                                            TL_DI_DEBUG_DIRECTIVES_ONLY, 0, 0, 0, "", 0, "", 0);
+  g->di_cu = LLVMDIBuilderCreateCompileUnit(g->dib, LLVMDWARFSourceLanguagePython, file, producer, sizeof producer - 1,
+                                            1, "", 0, 0, "", 0, TL_DI_DEBUG_DIRECTIVES_ONLY, 0, 0, 0, "", 0, "", 0);
   LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
                     LLVMValueAsMetadata(LLVMConstInt(g->t_i32, LLVMDebugMetadataVersion(), 0)));
   LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
@@ -70,8 +69,8 @@ void cg_debug_begin_func(cg *g, const tl_primfunc *f) {
   LLVMMetadataRef file = di_file(g, path);
   LLVMMetadataRef ty = LLVMDIBuilderCreateSubroutineType(g->dib, file, NULL, 0, LLVMDIFlagZero);
   unsigned line = f->loc.line > 0 ? (unsigned)f->loc.line : 0;
-  g->di_sp = LLVMDIBuilderCreateFunction(g->dib, file, f->name, strlen(f->name), f->name, strlen(f->name), file,
-                                         line, ty, 0, 1, line, LLVMDIFlagZero, 1);
+  g->di_sp = LLVMDIBuilderCreateFunction(g->dib, file, f->name, strlen(f->name), f->name, strlen(f->name), file, line,
+                                         ty, 0, 1, line, LLVMDIFlagZero, 1);
   g->di_sp_path = path;
   LLVMSetSubprogram(g->fn, g->di_sp);
   LLVMSetCurrentDebugLocation2(g->B, NULL);

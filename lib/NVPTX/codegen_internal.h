@@ -32,43 +32,95 @@
 #include "IR/tir.h"
 #include "Support/support.h"
 
-#define TL_CG_MAX_DEPTH 400          /* nesting of statements + expressions */
+#define TL_CG_MAX_DEPTH 400             /* nesting of statements + expressions */
 #define TL_CG_MAX_LOCAL_BYTES (1 << 20) /* per-thread local buffer limit */
-#define TL_CG_MAX_ASM_OPERANDS 272   /* cg_call_asm: wgmma passes up to 256 accumulator registers + 6 */
-#define TL_CG_MAX_DI_FILES 16        /* distinct source files of one module's locations (codegen_debug.c) */
+#define TL_CG_MAX_ASM_OPERANDS 272      /* cg_call_asm: wgmma passes up to 256 accumulator registers + 6 */
+#define TL_CG_MAX_DI_FILES 16           /* distinct source files of one module's locations (codegen_debug.c) */
 
 /* ------------------------------------------------ intrinsic names (LLVM 19) */
 enum {
-  NV_TID_X, NV_TID_Y, NV_TID_Z, NV_CTAID_X, NV_CTAID_Y, NV_CTAID_Z,
-  NV_NTID_X, NV_LANEID, NV_BARRIER0,
-  NV_EX2_APPROX, NV_LG2_APPROX, NV_SIN_APPROX, NV_COS_APPROX, NV_TANH_APPROX,
-  NV_EX2_APPROX_FTZ, NV_LG2_APPROX_FTZ, NV_SIN_APPROX_FTZ, NV_COS_APPROX_FTZ, NV_DIV_APPROX_FTZ,
-  NV_SQRT, NV_FLOOR, NV_CEIL, NV_TRUNC, NV_ROUND, NV_ROUNDEVEN, NV_FABS, NV_FMA,
-  NV_MINNUM, NV_MAXNUM, NV_ABS, NV_FPTOSI_SAT, NV_FPTOUI_SAT,
-  NV_SHFL_BFLY, NV_SHFL_DOWN, NV_SHFL_UP, NV_SHFL_IDX,
+  NV_TID_X,
+  NV_TID_Y,
+  NV_TID_Z,
+  NV_CTAID_X,
+  NV_CTAID_Y,
+  NV_CTAID_Z,
+  NV_NTID_X,
+  NV_LANEID,
+  NV_BARRIER0,
+  NV_EX2_APPROX,
+  NV_LG2_APPROX,
+  NV_SIN_APPROX,
+  NV_COS_APPROX,
+  NV_TANH_APPROX,
+  NV_EX2_APPROX_FTZ,
+  NV_LG2_APPROX_FTZ,
+  NV_SIN_APPROX_FTZ,
+  NV_COS_APPROX_FTZ,
+  NV_DIV_APPROX_FTZ,
+  NV_SQRT,
+  NV_FLOOR,
+  NV_CEIL,
+  NV_TRUNC,
+  NV_ROUND,
+  NV_ROUNDEVEN,
+  NV_FABS,
+  NV_FMA,
+  NV_MINNUM,
+  NV_MAXNUM,
+  NV_ABS,
+  NV_FPTOSI_SAT,
+  NV_FPTOUI_SAT,
+  NV_SHFL_BFLY,
+  NV_SHFL_DOWN,
+  NV_SHFL_UP,
+  NV_SHFL_IDX,
   /* GEMM path (docs/simt-ir.md "Warp-level and asynchronous intrinsics") */
-  NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4,
-  NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T,
-  NV_MMA_F16_F32, NV_MMA_F16_F16, NV_MMA_BF16_F32,
-  NV_MMA_TF32, NV_MMA_S8, NV_MMA_U8, NV_MMA_F64, NV_F2TF32_RNA, /* codegen_mma.c */
-  NV_CP_ASYNC_CA4, NV_CP_ASYNC_CA8, NV_CP_ASYNC_CG16,
-  NV_CP_ASYNC_CA4_S, NV_CP_ASYNC_CA8_S, NV_CP_ASYNC_CG16_S,
-  NV_CP_ASYNC_COMMIT, NV_CP_ASYNC_WAIT,
+  NV_LDMATRIX_X1,
+  NV_LDMATRIX_X2,
+  NV_LDMATRIX_X4,
+  NV_LDMATRIX_X1_T,
+  NV_LDMATRIX_X2_T,
+  NV_LDMATRIX_X4_T,
+  NV_MMA_F16_F32,
+  NV_MMA_F16_F16,
+  NV_MMA_BF16_F32,
+  NV_MMA_TF32,
+  NV_MMA_S8,
+  NV_MMA_U8,
+  NV_MMA_F64,
+  NV_F2TF32_RNA, /* codegen_mma.c */
+  NV_CP_ASYNC_CA4,
+  NV_CP_ASYNC_CA8,
+  NV_CP_ASYNC_CG16,
+  NV_CP_ASYNC_CA4_S,
+  NV_CP_ASYNC_CA8_S,
+  NV_CP_ASYNC_CG16_S,
+  NV_CP_ASYNC_COMMIT,
+  NV_CP_ASYNC_WAIT,
   /* Hopper room (codegen_hopper.c): named barriers, mbarriers, bulk copies */
-  NV_BARRIER_N_SYNC, NV_MBARRIER_INIT, NV_MBARRIER_ARRIVE, NV_BULK_COMMIT_GROUP, NV_BULK_WAIT_GROUP, NV_BULK_WAIT_GROUP_READ,
+  NV_BARRIER_N_SYNC,
+  NV_MBARRIER_INIT,
+  NV_MBARRIER_ARRIVE,
+  NV_BULK_COMMIT_GROUP,
+  NV_BULK_WAIT_GROUP,
+  NV_BULK_WAIT_GROUP_READ,
   /* warpgroup statements (codegen_wgmma.c) */
-  NV_SETMAXNREG_INC, NV_SETMAXNREG_DEC,
+  NV_SETMAXNREG_INC,
+  NV_SETMAXNREG_DEC,
   NV_NUM
 };
 
 /* ------------------------------------------------------------------ state */
-typedef struct var_info { LLVMValueRef v; } var_info;
+typedef struct var_info {
+  LLVMValueRef v;
+} var_info;
 
 typedef struct buf_info {
-  LLVMValueRef base;     /* pointer to element 0 */
-  LLVMTypeRef elem;      /* element type in memory (i8 for bool) */
+  LLVMValueRef base; /* pointer to element 0 */
+  LLVMTypeRef elem;  /* element type in memory (i8 for bool) */
   bool is_param;
-  bool stored;           /* a store was generated (params: drop readonly) */
+  bool stored; /* a store was generated (params: drop readonly) */
   int param_index;
 } buf_info;
 
@@ -80,28 +132,28 @@ typedef struct cg {
   tl_diag *d;
   tl_primfunc *f;
   LLVMValueRef fn;
-  LLVMBasicBlockRef entry;   /* allocas only; branches to the body at the end */
-  tl_map vars;               /* tl_var* → var_info* */
-  tl_map bufs;               /* tl_buffer* → buf_info* */
+  LLVMBasicBlockRef entry; /* allocas only; branches to the body at the end */
+  tl_map vars;             /* tl_var* → var_info* */
+  tl_map bufs;             /* tl_buffer* → buf_info* */
   tl_arena arena;
   int depth;
   bool failed;
   bool depth_reported;
   int kernels_seen;
-  int64_t smem_off;          /* next free byte of the dynamic shared block (unplanned buffers) */
-  int64_t smem_planned_end;  /* end of the planned buffers (buf->smem_planned) */
-  LLVMValueRef smem;         /* the extern __shared__ array */
-  tl_tma_map *tma_maps;      /* the function's tensor maps (tl_tma_collect), malloc'd */
+  int64_t smem_off;         /* next free byte of the dynamic shared block (unplanned buffers) */
+  int64_t smem_planned_end; /* end of the planned buffers (buf->smem_planned) */
+  LLVMValueRef smem;        /* the extern __shared__ array */
+  tl_tma_map *tma_maps;     /* the function's tensor maps (tl_tma_collect), malloc'd */
   int ntma;
-  LLVMValueRef *tma_params;  /* [ntma] their byval grid-constant parameters (generic `ptr`) */
+  LLVMValueRef *tma_params; /* [ntma] their byval grid-constant parameters (generic `ptr`) */
   LLVMTypeRef t_void, t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64;
   LLVMTypeRef t_ptr0, t_ptr1, t_ptr3;
   /* line information (codegen_debug.c): on unless tl_nvptx_options.no_line_info */
   bool line_info;
-  LLVMDIBuilderRef dib;          /* NULL without line information */
-  LLVMMetadataRef di_cu, di_sp;  /* the compile unit; the current kernel's subprogram */
-  const char *di_sp_path;        /* the file of di_sp */
-  tl_loc di_cur;                 /* the builder's current location (line 0: none) */
+  LLVMDIBuilderRef dib;         /* NULL without line information */
+  LLVMMetadataRef di_cu, di_sp; /* the compile unit; the current kernel's subprogram */
+  const char *di_sp_path;       /* the file of di_sp */
+  tl_loc di_cur;                /* the builder's current location (line 0: none) */
   int di_nfiles;
   const char *di_paths[TL_CG_MAX_DI_FILES];
   LLVMMetadataRef di_files[TL_CG_MAX_DI_FILES], di_scopes[TL_CG_MAX_DI_FILES];
@@ -114,7 +166,10 @@ static inline bool is_narrow_float(tl_dtype t) { return is_f16(t) || is_bf16(t);
 static inline bool is_f64(tl_dtype t) { return t.code == TL_TYPE_FLOAT && t.bits == 64; }
 static inline bool is_bool(tl_dtype t) { return t.code == TL_TYPE_BOOL; }
 static inline bool is_uint(tl_dtype t) { return t.code == TL_TYPE_UINT; }
-static inline tl_dtype with_lanes(tl_dtype t, int lanes) { t.lanes = (uint16_t)lanes; return t; }
+static inline tl_dtype with_lanes(tl_dtype t, int lanes) {
+  t.lanes = (uint16_t)lanes;
+  return t;
+}
 static inline tl_dtype scalar_of(tl_dtype t) { return with_lanes(t, 1); }
 
 static inline bool type_is_vector(LLVMTypeRef ty) { return LLVMGetTypeKind(ty) == LLVMVectorTypeKind; }
@@ -154,12 +209,11 @@ void cg_error(cg *g, tl_loc loc, const char *fmt, ...) __attribute__((format(pri
 LLVMTypeRef cg_lane_type(cg *g, tl_dtype t, bool mem, tl_loc loc);
 LLVMTypeRef cg_type_of(cg *g, tl_dtype t, bool mem, tl_loc loc);
 LLVMValueRef cg_call_intrinsic(cg *g, int which, LLVMTypeRef *ovl, size_t novl, LLVMValueRef *args, unsigned nargs);
-LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                         unsigned n);
+LLVMValueRef cg_call_asm(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, unsigned n);
 /* As cg_call_asm; side_effects false makes the asm pure (LLVM may move,
  * merge or drop it: conversions such as the float8 cvt forms). */
-LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args,
-                            unsigned n, bool side_effects);
+LLVMValueRef cg_call_asm_ex(cg *g, LLVMTypeRef ret, const char *text, const char *cons, LLVMValueRef *args, unsigned n,
+                            bool side_effects);
 LLVMValueRef cg_call_ovl1(cg *g, int which, LLVMValueRef *args, unsigned nargs);
 LLVMValueRef cg_gen_as(cg *g, const tl_expr *e, tl_dtype t);
 LLVMValueRef cg_gen_expr(cg *g, const tl_expr *e);

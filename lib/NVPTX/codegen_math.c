@@ -94,21 +94,25 @@ static LLVMValueRef convert_fp8(cg *g, LLVMValueRef v, tl_dtype from, tl_dtype t
   if (g->target->sm < 90) cg_mark_fp8_module(g); /* sm_89: PTX 8.1 for these cvt forms */
   if (tl_dtype_is_fp8(from)) {
     const char *text = from.code == TL_TYPE_FLOAT8_E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;";
-    LLVMValueRef pair = cg_call_asm_ex(g, g->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(g->B, v, g->t_i16, "")}, 1, false);
+    LLVMValueRef pair =
+        cg_call_asm_ex(g, g->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(g->B, v, g->t_i16, "")}, 1, false);
     LLVMValueRef h = LLVMBuildBitCast(g->B, LLVMBuildTrunc(g->B, pair, g->t_i16, ""), g->t_f16, "");
     if (!tl_dtype_is_fp8(to)) return cg_convert(g, h, TL_FLOAT16, to, loc);
     v = fpext_to(g, h, g->t_f32); /* fp8 → other fp8: exact in float32, rounded once below */
     from = TL_FLOAT32;
   }
   if (is_f64(from)) {
-    cg_error(g, loc, "conversion from float64 to %s is not supported by the NVPTX code generator (it would round "
-             "twice, through float32): convert to float32 first", tl_dtype_name(to));
+    cg_error(g, loc,
+             "conversion from float64 to %s is not supported by the NVPTX code generator (it would round "
+             "twice, through float32): convert to float32 first",
+             tl_dtype_name(to));
     return NULL;
   }
   LLVMValueRef f = cg_convert(g, v, from, TL_FLOAT32, loc);
   if (!f) return NULL;
   char text[64];
-  snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $1;", to.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3x2" : "e5m2x2");
+  snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $1, $1;",
+           to.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3x2" : "e5m2x2");
   LLVMValueRef pair = cg_call_asm_ex(g, g->t_i16, text, "=h,f", &f, 1, false);
   return LLVMBuildTrunc(g->B, pair, g->t_i8, "");
 }
@@ -258,8 +262,7 @@ static LLVMValueRef int_floordivmod(cg *g, LLVMValueRef a, LLVMValueRef b, bool 
 }
 
 /* Float binary arithmetic (not comparisons) on values of dtype t. */
-LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t,
-                                tl_loc loc) {
+LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t, tl_loc loc) {
   bool native = (op == TL_OP_ADD || op == TL_OP_SUB || op == TL_OP_MUL) &&
                 (is_f16(t) || (is_bf16(t) && g->target->native_bf16_arith));
   LLVMTypeRef orig_lane = cg_lane_type(g, t, false, loc);
@@ -297,9 +300,7 @@ LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
   case TL_OP_POW: r = libdevice_call(g, "pow", args, 2); break;
   case TL_OP_MIN: r = cg_call_ovl1(g, NV_MINNUM, args, 2); break;
   case TL_OP_MAX: r = cg_call_ovl1(g, NV_MAXNUM, args, 2); break;
-  default:
-    cg_error(g, loc, "operator is not defined on %s", tl_dtype_name(t));
-    return NULL;
+  default: cg_error(g, loc, "operator is not defined on %s", tl_dtype_name(t)); return NULL;
   }
   /* fast math (T.func_attr "tl.enable_fast_math"): a*b+c may become one
    * fma, as nvcc contracts by default and under --use_fast_math */
@@ -310,11 +311,10 @@ LLVMValueRef cg_float_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
   return r;
 }
 
-LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t,
-                              tl_loc loc) {
+LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl_dtype t, tl_loc loc) {
   bool uns = is_uint(t) || is_bool(t);
-  if (is_bool(t) && !(op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR ||
-                      op == TL_OP_MIN || op == TL_OP_MAX)) {
+  if (is_bool(t) &&
+      !(op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR || op == TL_OP_MIN || op == TL_OP_MAX)) {
     cg_error(g, loc, "arithmetic operator on bool values");
     return NULL;
   }
@@ -330,8 +330,7 @@ LLVMValueRef cg_int_arith(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, tl
   case TL_OP_FLOORMOD: return int_floordivmod(g, a, b, uns, true);
   case TL_OP_MIN:
   case TL_OP_MAX: {
-    LLVMIntPredicate p = op == TL_OP_MIN ? (uns ? LLVMIntULT : LLVMIntSLT)
-                                         : (uns ? LLVMIntUGT : LLVMIntSGT);
+    LLVMIntPredicate p = op == TL_OP_MIN ? (uns ? LLVMIntULT : LLVMIntSLT) : (uns ? LLVMIntUGT : LLVMIntSGT);
     return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, p, a, b, ""), a, b, "");
   }
   case TL_OP_BITAND: return LLVMBuildAnd(g->B, a, b, "");
@@ -359,17 +358,21 @@ static LLVMValueRef compare(cg *g, tl_binop op, LLVMValueRef a, LLVMValueRef b, 
       a = fpext_to(g, a, g->t_f32);
       b = fpext_to(g, b, g->t_f32);
     }
-    LLVMRealPredicate p = op == TL_OP_EQ ? LLVMRealOEQ : op == TL_OP_NE ? LLVMRealUNE
-                        : op == TL_OP_LT ? LLVMRealOLT : op == TL_OP_LE ? LLVMRealOLE
-                        : op == TL_OP_GT ? LLVMRealOGT : LLVMRealOGE;
+    LLVMRealPredicate p = op == TL_OP_EQ   ? LLVMRealOEQ
+                          : op == TL_OP_NE ? LLVMRealUNE
+                          : op == TL_OP_LT ? LLVMRealOLT
+                          : op == TL_OP_LE ? LLVMRealOLE
+                          : op == TL_OP_GT ? LLVMRealOGT
+                                           : LLVMRealOGE;
     return LLVMBuildFCmp(g->B, p, a, b, "");
   }
   bool uns = is_uint(t) || is_bool(t);
-  LLVMIntPredicate p = op == TL_OP_EQ ? LLVMIntEQ : op == TL_OP_NE ? LLVMIntNE
-                     : op == TL_OP_LT ? (uns ? LLVMIntULT : LLVMIntSLT)
-                     : op == TL_OP_LE ? (uns ? LLVMIntULE : LLVMIntSLE)
-                     : op == TL_OP_GT ? (uns ? LLVMIntUGT : LLVMIntSGT)
-                                      : (uns ? LLVMIntUGE : LLVMIntSGE);
+  LLVMIntPredicate p = op == TL_OP_EQ   ? LLVMIntEQ
+                       : op == TL_OP_NE ? LLVMIntNE
+                       : op == TL_OP_LT ? (uns ? LLVMIntULT : LLVMIntSLT)
+                       : op == TL_OP_LE ? (uns ? LLVMIntULE : LLVMIntSLE)
+                       : op == TL_OP_GT ? (uns ? LLVMIntUGT : LLVMIntSGT)
+                                        : (uns ? LLVMIntUGE : LLVMIntSGE);
   return LLVMBuildICmp(g->B, p, a, b, "");
 }
 
@@ -425,21 +428,24 @@ LLVMValueRef cg_gen_unary(cg *g, const tl_expr *e) {
 /* Accurate libdevice math: the base of __nv_<base>[f] for each cg_intrinsic
  * computed by a libdevice call (NULL for the others). */
 static const char *const libm_base[TL_INTRIN_COUNT] = {
-    [TL_INTRIN_EXP] = "exp",     [TL_INTRIN_EXP2] = "exp2", [TL_INTRIN_EXP10] = "exp10",
-    [TL_INTRIN_LOG] = "log",     [TL_INTRIN_LOG2] = "log2", [TL_INTRIN_LOG10] = "log10",
-    [TL_INTRIN_LOG1P] = "log1p", [TL_INTRIN_TANH] = "tanh", [TL_INTRIN_ERF] = "erf",
-    [TL_INTRIN_SIN] = "sin",     [TL_INTRIN_COS] = "cos",   [TL_INTRIN_TAN] = "tan",
-    [TL_INTRIN_RSQRT] = "rsqrt", [TL_INTRIN_POW] = "pow",   [TL_INTRIN_FMOD] = "fmod",
+    [TL_INTRIN_EXP] = "exp",     [TL_INTRIN_EXP2] = "exp2",   [TL_INTRIN_EXP10] = "exp10", [TL_INTRIN_LOG] = "log",
+    [TL_INTRIN_LOG2] = "log2",   [TL_INTRIN_LOG10] = "log10", [TL_INTRIN_LOG1P] = "log1p", [TL_INTRIN_TANH] = "tanh",
+    [TL_INTRIN_ERF] = "erf",     [TL_INTRIN_SIN] = "sin",     [TL_INTRIN_COS] = "cos",     [TL_INTRIN_TAN] = "tan",
+    [TL_INTRIN_RSQRT] = "rsqrt", [TL_INTRIN_POW] = "pow",     [TL_INTRIN_FMOD] = "fmod",
 };
 
 /* Float math on dtype t: widen f16/bf16 (and ints, promoted by the IR to a
  * float result dtype) to f32/f64, compute, round back. */
-typedef struct fm { LLVMValueRef a[3]; tl_dtype t; LLVMTypeRef lane; bool dbl; } fm;
+typedef struct fm {
+  LLVMValueRef a[3];
+  tl_dtype t;
+  LLVMTypeRef lane;
+  bool dbl;
+} fm;
 static bool fm_args(cg *g, const tl_expr *e, fm *m, int n) {
   m->t = e->dtype;
   if (!tl_dtype_is_float(m->t)) {
-    cg_error(g, e->loc, "T.%s needs a float argument, not %s", tl_intrinsics[e->u.call.op].name,
-             tl_dtype_name(m->t));
+    cg_error(g, e->loc, "T.%s needs a float argument, not %s", tl_intrinsics[e->u.call.op].name, tl_dtype_name(m->t));
     return false;
   }
   m->lane = cg_lane_type(g, m->t, false, e->loc);
@@ -465,8 +471,10 @@ LLVMValueRef cg_gen_limit(cg *g, const tl_expr *e, tl_intrin op) {
   if (!ty) return NULL;
   bool inf = op == TL_INTRIN_INFINITY, mx = op == TL_INTRIN_MAX_VALUE;
   if (tl_dtype_is_float(t)) {
-    double big = is_f16(t) ? 65504.0 : is_bf16(t) ? 3.3895313892515355e38
-               : is_f64(t) ? 1.7976931348623157e308 : 3.4028234663852886e38;
+    double big = is_f16(t)    ? 65504.0
+                 : is_bf16(t) ? 3.3895313892515355e38
+                 : is_f64(t)  ? 1.7976931348623157e308
+                              : 3.4028234663852886e38;
     if (inf) big = INFINITY;
     return cfp(ty, mx || inf ? big : -big);
   }
@@ -489,13 +497,16 @@ LLVMValueRef cg_gen_binop_call(cg *g, const tl_expr *e, tl_intrin op) {
   tl_dtype t = e->dtype;
   LLVMValueRef a = cg_gen_as(g, args[0], t), b = a ? cg_gen_as(g, args[1], t) : NULL;
   if (!b) return NULL;
-  tl_binop bop = op == TL_INTRIN_MIN ? TL_OP_MIN : op == TL_INTRIN_MAX ? TL_OP_MAX
-               : op == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV : op == TL_INTRIN_FLOORMOD ? TL_OP_FLOORMOD
-               : TL_OP_DIV;
+  tl_binop bop = op == TL_INTRIN_MIN        ? TL_OP_MIN
+                 : op == TL_INTRIN_MAX      ? TL_OP_MAX
+                 : op == TL_INTRIN_FLOORDIV ? TL_OP_FLOORDIV
+                 : op == TL_INTRIN_FLOORMOD ? TL_OP_FLOORMOD
+                                            : TL_OP_DIV;
   bool fl = tl_dtype_is_float(t);
   if (op == TL_INTRIN_TRUNCMOD) {
-    if (fl) return libdevice_call(g, "fmod", (LLVMValueRef[]){widen_float(g, a, t, is_f64(t)),
-                                                                widen_float(g, b, t, is_f64(t))}, 2);
+    if (fl)
+      return libdevice_call(g, "fmod",
+                            (LLVMValueRef[]){widen_float(g, a, t, is_f64(t)), widen_float(g, b, t, is_f64(t))}, 2);
     return is_uint(t) ? LLVMBuildURem(g->B, a, b, "") : LLVMBuildSRem(g->B, a, b, "");
   }
   if (op == TL_INTRIN_CEILDIV) {
@@ -594,14 +605,12 @@ LLVMValueRef cg_gen_fast_math(cg *g, const tl_expr *e, tl_intrin op, bool fast_c
   LLVMTypeRef ty = LLVMTypeOf(m.a[0]);
   LLVMValueRef x = m.a[0], r = NULL;
   switch (op) {
-  case TL_INTRIN_EXP:
-    r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), ""));
-    break;
+  case TL_INTRIN_EXP: r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 1.4426950408889634), "")); break;
   case TL_INTRIN_EXP2: r = nvvm_f32_unary(g, ex2_i, x); break;
-  case TL_INTRIN_EXP10:
-    r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), ""));
-    break;
-  case TL_INTRIN_LOG: case TL_INTRIN_LOG10: case TL_INTRIN_LOG2: {
+  case TL_INTRIN_EXP10: r = nvvm_f32_unary(g, ex2_i, LLVMBuildFMul(g->B, x, cfp(ty, 3.3219280948873622), "")); break;
+  case TL_INTRIN_LOG:
+  case TL_INTRIN_LOG10:
+  case TL_INTRIN_LOG2: {
     r = nvvm_f32_unary(g, lg2_i, x);
     double k = op == TL_INTRIN_LOG10 ? 0.30102999566398120 : op == TL_INTRIN_LOG2 ? 1.0 : 0.69314718055994531;
     if (r && k != 1.0) r = LLVMBuildFMul(g->B, r, cfp(ty, k), "");
@@ -645,7 +654,8 @@ LLVMValueRef cg_gen_float_math(cg *g, const tl_expr *e, tl_intrin op, int llvm_w
 LLVMValueRef cg_gen_reinterpret(cg *g, const tl_expr *e) {
   const tl_expr *x = e->u.call.args[1];
   if (!tl_reinterpret_ok(e->dtype, x->dtype)) {
-    cg_error(g, e->loc, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(x->dtype), tl_dtype_name(e->dtype));
+    cg_error(g, e->loc, "T.reinterpret of %s as %s: the widths differ", tl_dtype_name(x->dtype),
+             tl_dtype_name(e->dtype));
     return NULL;
   }
   LLVMValueRef v = cg_gen_expr(g, x);

@@ -61,8 +61,7 @@ bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
   tl_loc loc = e->loc;
   const tl_buffer *dst, *src;
   int64_t num, trans;
-  if (!matrix_args(g, e, &dst, &src, &num, &trans) || !matrix_operands_ok(g, loc, false, num, dst, src))
-    return false;
+  if (!matrix_args(g, e, &dst, &src, &num, &trans) || !matrix_operands_ok(g, loc, false, num, dst, src)) return false;
   static const int which[2][3] = {{NV_LDMATRIX_X1, NV_LDMATRIX_X2, NV_LDMATRIX_X4},
                                   {NV_LDMATRIX_X1_T, NV_LDMATRIX_X2_T, NV_LDMATRIX_X4_T}};
   LLVMValueRef addr = cg_elem_addr(g, src, e->u.call.args[3], loc);
@@ -81,7 +80,8 @@ bool cg_gen_ldmatrix(cg *g, const tl_expr *e) {
     for (int h = 0; h < 2; h++) { /* low half = lower-indexed element (PTX ISA §9.7.14.5.15) */
       LLVMValueRef p = cg_local_addr(g, dst, doff, 2 * i + h);
       if (!p) return false;
-      LLVMValueRef st = LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, pair, LLVMConstInt(g->t_i32, (unsigned)h, 0), ""), p);
+      LLVMValueRef st =
+          LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, pair, LLVMConstInt(g->t_i32, (unsigned)h, 0), ""), p);
       LLVMSetAlignment(st, 2);
     }
   }
@@ -119,7 +119,10 @@ bool cg_gen_stmatrix(cg *g, const tl_expr *e) {
     if (!(args[1 + i] = cg_load_packed(g, src, soff, 2 * i, 2, g->t_i32))) return false;
   char text[128], cons[40] = "l";
   snprintf(text, sizeof text, "stmatrix.sync.aligned.m8n8.x%d%s.shared.b16 [$0], {%s};", (int)num,
-           trans ? ".trans" : "", num == 1 ? "$1" : num == 2 ? "$1, $2" : "$1, $2, $3, $4");
+           trans ? ".trans" : "",
+           num == 1   ? "$1"
+           : num == 2 ? "$1, $2"
+                      : "$1, $2, $3, $4");
   for (int i = 0; i < (int)num; i++) strcat(cons, ",r");
   strcat(cons, ",~{memory}");
   LLVMValueRef r = cg_call_asm(g, g->t_void, text, cons, args, (unsigned)(1 + num));
@@ -175,11 +178,12 @@ bool cg_gen_mma(cg *g, const tl_expr *e) {
   }
   if (c->dtype.code == TL_TYPE_FLOAT && c->dtype.bits == 32)
     which = is_f16(a->dtype) ? NV_MMA_F16_F32 : NV_MMA_BF16_F32;
-  else if (is_f16(c->dtype) && is_f16(a->dtype))
-    which = NV_MMA_F16_F16;
+  else if (is_f16(c->dtype) && is_f16(a->dtype)) which = NV_MMA_F16_F16;
   else {
-    cg_error(g, loc, "T.ptx_mma: accumulator '%s' of %s with %s inputs (supported: float16 -> float32 "
-             "or float16, bfloat16 -> float32)", c->name, tl_dtype_name(c->dtype), tl_dtype_name(a->dtype));
+    cg_error(g, loc,
+             "T.ptx_mma: accumulator '%s' of %s with %s inputs (supported: float16 -> float32 "
+             "or float16, bfloat16 -> float32)",
+             c->name, tl_dtype_name(c->dtype), tl_dtype_name(a->dtype));
     return false;
   }
   LLVMValueRef fn = cg_intrinsic(g, which, NULL, 0);

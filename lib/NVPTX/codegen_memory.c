@@ -29,8 +29,7 @@ buf_info *cg_get_buf(cg *g, const tl_buffer *b, tl_loc loc) {
 
 static LLVMValueRef to_i64(cg *g, LLVMValueRef v, tl_dtype t) {
   LLVMTypeRef i64t = shaped(LLVMTypeOf(v), g->t_i64);
-  unsigned w = LLVMGetIntTypeWidth(type_is_vector(LLVMTypeOf(v)) ? LLVMGetElementType(LLVMTypeOf(v))
-                                                                   : LLVMTypeOf(v));
+  unsigned w = LLVMGetIntTypeWidth(type_is_vector(LLVMTypeOf(v)) ? LLVMGetElementType(LLVMTypeOf(v)) : LLVMTypeOf(v));
   if (w == 64) return v;
   if (is_uint(t) || is_bool(t)) return LLVMBuildZExt(g->B, v, i64t, "");
   return LLVMBuildSExt(g->B, v, i64t, "");
@@ -47,16 +46,15 @@ static LLVMValueRef gen_index(cg *g, const tl_expr *e) {
 }
 
 typedef struct access {
-  LLVMValueRef ptr;     /* contiguous: address of the first lane; scalar: the address */
-  LLVMValueRef offs;    /* gather/scatter: <L x i64> element offsets; else NULL */
-  int lanes;            /* lanes of the access */
+  LLVMValueRef ptr;  /* contiguous: address of the first lane; scalar: the address */
+  LLVMValueRef offs; /* gather/scatter: <L x i64> element offsets; else NULL */
+  int lanes;         /* lanes of the access */
   unsigned align;
   buf_info *bi;
 } access;
 
 /* Computes the address(es) of buf[indices] for an access of `lanes` lanes. */
-static bool gen_access(cg *g, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes,
-                       tl_loc loc, access *out) {
+static bool gen_access(cg *g, const tl_buffer *buf, int n, tl_expr *const *idx, int lanes, tl_loc loc, access *out) {
   buf_info *bi = cg_get_buf(g, buf, loc);
   if (!bi) return false;
   if (n != buf->ndim) {
@@ -238,8 +236,8 @@ bool cg_gen_alloc(cg *g, const tl_stmt *s) {
   case TL_SCOPE_LOCAL_VAR:
   case TL_SCOPE_FRAGMENT: {
     if (n * eb > TL_CG_MAX_LOCAL_BYTES) {
-      cg_error(g, b->loc, "local buffer '%s' needs %lld bytes per thread (limit %d)", b->name,
-               (long long)(n * eb), TL_CG_MAX_LOCAL_BYTES);
+      cg_error(g, b->loc, "local buffer '%s' needs %lld bytes per thread (limit %d)", b->name, (long long)(n * eb),
+               TL_CG_MAX_LOCAL_BYTES);
       return false;
     }
     LLVMBuilderRef ab = LLVMCreateBuilderInContext(g->C);
@@ -288,8 +286,8 @@ bool cg_gen_alloc(cg *g, const tl_stmt *s) {
     bi->base = LLVMBuildGEP2(g->B, g->t_i8, g->smem, &o, 1, b->name);
     int64_t total = g->smem_off > g->smem_planned_end ? g->smem_off : g->smem_planned_end;
     if (total > g->target->max_smem_per_block) {
-      cg_error(g, b->loc, "shared memory of %lld bytes exceeds the %d bytes a block may use on %s",
-               (long long)total, g->target->max_smem_per_block, g->target->name);
+      cg_error(g, b->loc, "shared memory of %lld bytes exceeds the %d bytes a block may use on %s", (long long)total,
+               g->target->max_smem_per_block, g->target->name);
       return false;
     }
     break;
@@ -305,9 +303,7 @@ bool cg_gen_alloc(cg *g, const tl_stmt *s) {
     bi->base = gv;
     break;
   }
-  case TL_SCOPE_GLOBAL:
-    cg_error(g, b->loc, "global buffer '%s' allocated inside a kernel", b->name);
-    return false;
+  case TL_SCOPE_GLOBAL: cg_error(g, b->loc, "global buffer '%s' allocated inside a kernel", b->name); return false;
   }
   return tl_map_put(&g->bufs, b, bi);
 }
@@ -328,8 +324,8 @@ LLVMValueRef cg_gen_index64(cg *g, const tl_expr *e, int depth) {
   if (e->kind == TL_EXPR_INT) return LLVMConstInt(g->t_i64, (uint64_t)e->u.ival, 1);
   if (e->kind == TL_EXPR_BINARY && depth < 64 && !is_uint(e->dtype) &&
       (e->u.bin.op == TL_OP_ADD || e->u.bin.op == TL_OP_SUB || e->u.bin.op == TL_OP_MUL) &&
-      tl_dtype_is_int(e->u.bin.a->dtype) && tl_dtype_is_int(e->u.bin.b->dtype) &&
-      !is_uint(e->u.bin.a->dtype) && !is_uint(e->u.bin.b->dtype)) {
+      tl_dtype_is_int(e->u.bin.a->dtype) && tl_dtype_is_int(e->u.bin.b->dtype) && !is_uint(e->u.bin.a->dtype) &&
+      !is_uint(e->u.bin.b->dtype)) {
     LLVMValueRef a = cg_gen_index64(g, e->u.bin.a, depth + 1);
     LLVMValueRef b = a ? cg_gen_index64(g, e->u.bin.b, depth + 1) : NULL;
     if (!b) return NULL;
@@ -346,8 +342,8 @@ LLVMValueRef cg_gen_index64(cg *g, const tl_expr *e, int depth) {
 const tl_buffer *cg_buffer_arg(cg *g, const tl_expr *e, int i, const char *what) {
   const tl_expr *a = e->u.call.args[i];
   if (!a || a->kind != TL_EXPR_BUFFER || !a->u.buffer) {
-    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a buffer",
-             tl_intrinsics[e->u.call.op].name, i + 1, what);
+    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a buffer", tl_intrinsics[e->u.call.op].name, i + 1,
+             what);
     return NULL;
   }
   return a->u.buffer;
@@ -356,8 +352,8 @@ const tl_buffer *cg_buffer_arg(cg *g, const tl_expr *e, int i, const char *what)
 bool cg_const_arg(cg *g, const tl_expr *e, int i, const char *what, int64_t *v) {
   const tl_expr *a = e->u.call.args[i];
   if (!a || !tl_expr_is_const_int(a, v)) {
-    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a constant",
-             tl_intrinsics[e->u.call.op].name, i + 1, what);
+    cg_error(g, a ? a->loc : e->loc, "T.%s: argument %d (%s) must be a constant", tl_intrinsics[e->u.call.op].name,
+             i + 1, what);
     return false;
   }
   return true;
@@ -368,8 +364,7 @@ LLVMValueRef cg_elem_addr(cg *g, const tl_buffer *b, const tl_expr *off, tl_loc 
   buf_info *bi = cg_get_buf(g, b, loc);
   if (!bi) return NULL;
   if (b->dtype.lanes != 1) {
-    cg_error(g, loc, "buffer '%s' of vector dtype %s in a warp-level intrinsic", b->name,
-             tl_dtype_name(b->dtype));
+    cg_error(g, loc, "buffer '%s' of vector dtype %s in a warp-level intrinsic", b->name, tl_dtype_name(b->dtype));
     return NULL;
   }
   LLVMValueRef o = cg_gen_index64(g, off, 0);
@@ -406,9 +401,10 @@ bool cg_gen_cp_async(cg *g, const tl_expr *e) {
   }
   int64_t db = tl_dtype_bytes(dst->dtype), sb = tl_dtype_bytes(src->dtype);
   if (db != sb || bytes % db != 0 || dst->dtype.lanes != 1 || src->dtype.lanes != 1) {
-    cg_error(g, loc, "T.ptx_cp_async: %lld bytes between '%s' (%s) and '%s' (%s): the element sizes "
-             "must agree and divide the copy", (long long)bytes, dst->name, tl_dtype_name(dst->dtype),
-             src->name, tl_dtype_name(src->dtype));
+    cg_error(g, loc,
+             "T.ptx_cp_async: %lld bytes between '%s' (%s) and '%s' (%s): the element sizes "
+             "must agree and divide the copy",
+             (long long)bytes, dst->name, tl_dtype_name(dst->dtype), src->name, tl_dtype_name(src->dtype));
     return false;
   }
   const tl_expr *pe = e->u.call.args[5];
@@ -474,8 +470,8 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
   tl_dtype t = e->dtype, et = scalar_of(t);
   int L = t.lanes ? t.lanes : 1;
   if (!tl_dtype_eq(et, b->dtype) || is_bool(et) || t.code == TL_TYPE_TFLOAT) {
-    cg_error(g, loc, "T.ptx_atomic_add: a %s value cannot be added atomically to '%s' of %s",
-             tl_dtype_name(t), b->name, tl_dtype_name(b->dtype));
+    cg_error(g, loc, "T.ptx_atomic_add: a %s value cannot be added atomically to '%s' of %s", tl_dtype_name(t), b->name,
+             tl_dtype_name(b->dtype));
     return NULL;
   }
   LLVMValueRef v = cg_gen_as(g, e->u.call.args[2], t);
@@ -490,7 +486,8 @@ LLVMValueRef cg_gen_atomic_add(cg *g, const tl_expr *e) {
       (is_f16(et) || (is_bf16(et) && g->target->atomic_add_bf16x2))) {
     const char *ty = is_f16(et) ? "f16x2" : "bf16x2";
     char text[96];
-    snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;", ty);
+    snprintf(text, sizeof text, rp ? "atom.global.add.noftz.%s $0, [$1], $2;" : "red.global.add.noftz.%s [$0], $1;",
+             ty);
     const char *cons = rp ? "=r,l,r,~{memory}" : "l,r,~{memory}";
     LLVMValueRef addr = LLVMBuildPtrToInt(g->B, p, g->t_i64, "");
     LLVMValueRef bits = LLVMBuildBitCast(g->B, v, g->t_i32, "");

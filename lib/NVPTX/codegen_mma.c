@@ -92,10 +92,11 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
   tl_mma_info mi = tl_mma_info_of(a->dtype, c->dtype);
   if (!tl_mma_operands_match(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
       strcmp(mi.shape, shape->u.str)) {
-    cg_error(g, shape->loc, "T.ptx_mma: shape \"%s\" with A %s, B %s and C %s is not an mma.sync form "
+    cg_error(g, shape->loc,
+             "T.ptx_mma: shape \"%s\" with A %s, B %s and C %s is not an mma.sync form "
              "(m16n8k16: float16/bfloat16; m16n8k8: float32/tfloat32 with float32; m16n8k32: int8/uint8 "
-             "with int32 or float8_e4m3/float8_e5m2 with float32; m8n8k4: float64)", shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype),
-             tl_dtype_name(c->dtype));
+             "with int32 or float8_e4m3/float8_e5m2 with float32; m8n8k4: float64)",
+             shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype), tl_dtype_name(c->dtype));
     return false;
   }
   if (mi.kind == TL_MMA_KIND_FP8) {
@@ -109,9 +110,10 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
       if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
     return gen_mma_fp8(g, e, a, b, c, offs);
   }
-  int which = mi.kind == TL_MMA_KIND_TF32 ? NV_MMA_TF32
-              : mi.kind == TL_MMA_KIND_F64 ? NV_MMA_F64
-              : a->dtype.code == TL_TYPE_UINT ? NV_MMA_U8 : NV_MMA_S8;
+  int which = mi.kind == TL_MMA_KIND_TF32     ? NV_MMA_TF32
+              : mi.kind == TL_MMA_KIND_F64    ? NV_MMA_F64
+              : a->dtype.code == TL_TYPE_UINT ? NV_MMA_U8
+                                              : NV_MMA_S8;
   LLVMValueRef fn = cg_intrinsic(g, which, NULL, 0);
   if (!fn) return false;
   LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
@@ -133,8 +135,8 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
   LLVMValueRef args[16];
   for (unsigned i = 0; i < nar + nbr; i++) {
     bool isa = i < nar;
-    LLVMValueRef r = operand_reg(g, isa ? a : b, isa ? offs[0] : offs[1], (int)(isa ? i : i - nar) * per, per,
-                                 tf32, pts[i]);
+    LLVMValueRef r =
+        operand_reg(g, isa ? a : b, isa ? offs[0] : offs[1], (int)(isa ? i : i - nar) * per, per, tf32, pts[i]);
     if (!r) return false;
     args[i] = r;
   }

@@ -54,7 +54,8 @@ static LLVMValueRef print_value(cg *g, const tl_expr *e, tl_debug_print_kind k) 
   case TL_DEBUG_PRINT_U64: return LLVMBuildIntCast2(g->B, v, g->t_i64, k == TL_DEBUG_PRINT_I64, "");
   case TL_DEBUG_PRINT_BOOL: {
     LLVMValueRef c = cg_to_cond(g, v, e->dtype, e->loc);
-    return c ? LLVMBuildSelect(g->B, c, const_str(g, "true", "tl_print_true"), const_str(g, "false", "tl_print_false"), "")
+    return c ? LLVMBuildSelect(g->B, c, const_str(g, "true", "tl_print_true"), const_str(g, "false", "tl_print_false"),
+                               "")
              : NULL;
   }
   }

@@ -12,8 +12,7 @@
 
 /* One 32-bit warp shuffle (shfl.sync.{bfly,down,up,idx}.b32), marked
  * convergent so no pass moves it into divergent code (docs/codegen.md "Kernels"). */
-static LLVMValueRef shfl32(cg *g, int which, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef lane,
-                           LLVMValueRef c) {
+static LLVMValueRef shfl32(cg *g, int which, LLVMValueRef mask, LLVMValueRef v, LLVMValueRef lane, LLVMValueRef c) {
   LLVMValueRef args[4] = {mask, v, lane, c};
   LLVMValueRef r = cg_call_intrinsic(g, which, NULL, 0, args, 4);
   if (r) {
@@ -31,8 +30,10 @@ LLVMValueRef cg_gen_shfl(cg *g, const tl_expr *e, tl_intrin op) {
   tl_expr *const *args = e->u.call.args;
   bool sync = op == TL_INTRIN_SHFL_SYNC;
   int first = sync ? 1 : 0;
-  int which = sync ? NV_SHFL_IDX : op == TL_INTRIN_SHFL_XOR ? NV_SHFL_BFLY
-            : op == TL_INTRIN_SHFL_DOWN ? NV_SHFL_DOWN : NV_SHFL_UP;
+  int which = sync                        ? NV_SHFL_IDX
+              : op == TL_INTRIN_SHFL_XOR  ? NV_SHFL_BFLY
+              : op == TL_INTRIN_SHFL_DOWN ? NV_SHFL_DOWN
+                                          : NV_SHFL_UP;
   if (n < first + 2 || n > first + 3) {
     cg_error(g, e->loc, "T.%s takes %d or %d arguments", name, first + 2, first + 3);
     return NULL;
@@ -43,8 +44,8 @@ LLVMValueRef cg_gen_shfl(cg *g, const tl_expr *e, tl_intrin op) {
     return NULL;
   }
   int64_t width = 32;
-  if (n == first + 3 && (!tl_expr_is_const_int(args[first + 2], &width) || width < 1 || width > 32 ||
-                         (width & (width - 1)))) {
+  if (n == first + 3 &&
+      (!tl_expr_is_const_int(args[first + 2], &width) || width < 1 || width > 32 || (width & (width - 1)))) {
     cg_error(g, e->loc, "T.%s: width must be a constant power of two up to 32", name);
     return NULL;
   }
@@ -82,9 +83,7 @@ bool cg_gen_barrier(cg *g) {
 }
 
 /* T.ptx_commit_group(): cp.async.commit_group (PTX ISA §9.7.9.25.4). */
-bool cg_gen_commit_group(cg *g) {
-  return cg_call_intrinsic(g, NV_CP_ASYNC_COMMIT, NULL, 0, NULL, 0) != NULL;
-}
+bool cg_gen_commit_group(cg *g) { return cg_call_intrinsic(g, NV_CP_ASYNC_COMMIT, NULL, 0, NULL, 0) != NULL; }
 
 /* T.ptx_wait_group(n): cp.async.wait_group n, n a constant (PTX ISA §9.7.9.25.4). */
 bool cg_gen_wait_group(cg *g, const tl_expr *e) {

@@ -60,21 +60,26 @@
  * change floating-point results: no fast-math flags are set, so instcombine
  * and reassociate (which then reorders integer expressions only) keep fp
  * semantics.  $TL_LLVM_PASSES="default<O3>" restores LLVM's own pipeline. */
-#define TL_SCFG_OPTS                                                                   \
-  "bonus-inst-threshold=1;no-forward-switch-cond;no-switch-to-lookup;keep-loops;"      \
+#define TL_SCFG_OPTS                                                                                                   \
+  "bonus-inst-threshold=1;no-forward-switch-cond;no-switch-to-lookup;keep-loops;"                                      \
   "speculate-blocks;simplify-cond-branch;no-speculate-unpredictables"
 #define TL_ICOMB "instcombine<max-iterations=1;no-use-loop-info;no-verify-fixpoint>"
-#define TL_DEFAULT_PASSES                                                                    \
-  "function(nvvm-reflect,nvvm-intr-range,"                                                   \
-  "simplifycfg<" TL_SCFG_OPTS ";no-switch-range-to-icmp;no-hoist-common-insts;"            \
-  "no-sink-common-insts>,early-cse<>),"                                                     \
-  "ipsccp,function(" TL_ICOMB "),always-inline,globaldce,"                                   \
-  "function(reassociate,"                                                                    \
-  "loop-mssa(loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),"   \
-  "simplifycfg<" TL_SCFG_OPTS ";switch-range-to-icmp;no-hoist-common-insts;"               \
-  "no-sink-common-insts>," TL_ICOMB ",loop(indvars,loop-unroll-full),sroa<modify-cfg>,"     \
-  "gvn<>,loop-mssa(licm<allowspeculation>),"                                                 \
-  "simplifycfg<" TL_SCFG_OPTS ";switch-range-to-icmp;hoist-common-insts;"                  \
+#define TL_DEFAULT_PASSES                                                                                              \
+  "function(nvvm-reflect,nvvm-intr-range,"                                                                             \
+  "simplifycfg<" TL_SCFG_OPTS                                                                                          \
+  ";no-switch-range-to-icmp;no-hoist-common-insts;"                                                                    \
+  "no-sink-common-insts>,early-cse<>),"                                                                                \
+  "ipsccp,function(" TL_ICOMB                                                                                          \
+  "),always-inline,globaldce,"                                                                                         \
+  "function(reassociate,"                                                                                              \
+  "loop-mssa(loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>),"                              \
+  "simplifycfg<" TL_SCFG_OPTS                                                                                          \
+  ";switch-range-to-icmp;no-hoist-common-insts;"                                                                       \
+  "no-sink-common-insts>," TL_ICOMB                                                                                    \
+  ",loop(indvars,loop-unroll-full),sroa<modify-cfg>,"                                                                  \
+  "gvn<>,loop-mssa(licm<allowspeculation>),"                                                                           \
+  "simplifycfg<" TL_SCFG_OPTS                                                                                          \
+  ";switch-range-to-icmp;hoist-common-insts;"                                                                          \
   "sink-common-insts>," TL_ICOMB ")"
 #define TL_DEFAULT_LIBDEVICE "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc"
 /* The NVPTX backend's optimisation level.  In LLVM 19 the only difference
@@ -98,8 +103,7 @@ static LLVMTargetMachineRef create_tm(const char *sm, int ptx_version, char **wh
   if (LLVMGetTargetFromTriple(TL_TRIPLE, &T, why)) return NULL;
   char features[16]; /* LLVM's PTX-version feature, "+ptx80" */
   snprintf(features, sizeof features, "+ptx%d", ptx_version);
-  return LLVMCreateTargetMachine(T, TL_TRIPLE, sm, features, TL_CODEGEN_LEVEL, LLVMRelocDefault,
-                                 LLVMCodeModelDefault);
+  return LLVMCreateTargetMachine(T, TL_TRIPLE, sm, features, TL_CODEGEN_LEVEL, LLVMRelocDefault, LLVMCodeModelDefault);
 }
 
 /* LLVM creates some process-global objects on first use (the timer groups of
@@ -128,8 +132,7 @@ static void warm_up_llvm(void) {
   if (e) LLVMConsumeError(e);
   LLVMMemoryBufferRef buf = NULL;
   char *emsg = NULL;
-  if (!LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &emsg, &buf) && buf)
-    LLVMDisposeMemoryBuffer(buf);
+  if (!LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &emsg, &buf) && buf) LLVMDisposeMemoryBuffer(buf);
   LLVMDisposeMessage(emsg);
   LLVMDisposeModule(M);
   LLVMContextDispose(C);
@@ -186,14 +189,12 @@ static char *dup_n(const char *s, size_t n) {
  * libdevice is read lazily and its definitions are made linkonce_odr, so the
  * linker moves (and the bitcode reader materialises) only what M
  * references, transitively: parsing all of it cost ~20 ms, this ~1-2 ms. */
-static bool link_libdevice(LLVMContextRef C, LLVMModuleRef M, const char *path, const char *dl,
-                           tl_diag *d) {
+static bool link_libdevice(LLVMContextRef C, LLVMModuleRef M, const char *path, const char *dl, tl_diag *d) {
   char *err = NULL;
   LLVMMemoryBufferRef mb = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(path, &mb, &err)) {
-    tl_error(d, TL_LOC_NONE,
-             "cannot read libdevice '%s': %s (set TL_LIBDEVICE to the path of libdevice.10.bc)",
-             path, err ? err : "unknown error");
+    tl_error(d, TL_LOC_NONE, "cannot read libdevice '%s': %s (set TL_LIBDEVICE to the path of libdevice.10.bc)", path,
+             err ? err : "unknown error");
     LLVMDisposeMessage(err);
     return false;
   }
@@ -234,9 +235,7 @@ static bool module_calls_libdevice(LLVMModuleRef M) {
   return false;
 }
 
-void tl_nvptx_llvm_version(unsigned *major, unsigned *minor, unsigned *patch) {
-  LLVMGetVersion(major, minor, patch);
-}
+void tl_nvptx_llvm_version(unsigned *major, unsigned *minor, unsigned *patch) { LLVMGetVersion(major, minor, patch); }
 
 const char *tl_nvptx_libdevice_path(const tl_nvptx_options *opts) {
   if (opts && opts->libdevice_path && *opts->libdevice_path) return opts->libdevice_path;
@@ -266,13 +265,12 @@ static int module_ptx_version(LLVMModuleRef M, int dflt) {
 }
 
 /* --------------------------------------------------------------- emit */
-bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
-                   tl_codegen_result *out) {
+bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d, tl_codegen_result *out) {
   return tl_nvptx_emit_ex(m, target, NULL, d, out);
 }
 
-bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvptx_options *opts,
-                      tl_diag *d, tl_codegen_result *out) {
+bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvptx_options *opts, tl_diag *d,
+                      tl_codegen_result *out) {
   if (!out) return false;
   memset(out, 0, sizeof *out);
   if (!m || !target) {
@@ -313,8 +311,8 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
     LLVMDisposeTargetMachine(TM);
     TM = create_tm(target->name, ptxv, &err);
     if (!TM) {
-      tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s with PTX %d.%d", target->name,
-               ptxv / 10, ptxv % 10);
+      tl_error(d, TL_LOC_NONE, "LLVM cannot create a target machine for %s with PTX %d.%d", target->name, ptxv / 10,
+               ptxv % 10);
       LLVMDisposeMessage(err);
       LLVMDisposeModule(M);
       LLVMContextDispose(C);
@@ -347,8 +345,7 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
   if (ok) {
     char *msg = NULL;
     if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) {
-      tl_error(d, TL_LOC_NONE, "internal error: the generated LLVM IR is invalid: %s",
-               msg ? msg : "");
+      tl_error(d, TL_LOC_NONE, "internal error: the generated LLVM IR is invalid: %s", msg ? msg : "");
       ok = false;
     }
     LLVMDisposeMessage(msg);
@@ -382,8 +379,7 @@ bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvpt
     char *emsg = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMAssemblyFile, &emsg, &buf) || ds.errors) {
       if (!ds.errors || emsg)
-        tl_error(d, TL_LOC_NONE, "LLVM could not emit PTX for %s: %s", target->name,
-                 emsg ? emsg : "(see above)");
+        tl_error(d, TL_LOC_NONE, "LLVM could not emit PTX for %s: %s", target->name, emsg ? emsg : "(see above)");
       ok = false;
     } else {
       out->ptx = dup_n(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));

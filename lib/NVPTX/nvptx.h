@@ -9,9 +9,9 @@
 /* The target (tl_target, tl_target_lookup) is described in Support/target.h. */
 
 typedef struct tl_codegen_result {
-  char *llvm_ir;   /* malloc'd text of the optimised module (as handed to the
+  char *llvm_ir;                             /* malloc'd text of the optimised module (as handed to the
                     * backend); NULL with tl_nvptx_options.skip_llvm_ir */
-  char *ptx;       /* malloc'd PTX text, NUL-terminated */
+  char *ptx;                                 /* malloc'd PTX text, NUL-terminated */
   double ms_build, ms_link, ms_opt, ms_emit; /* time of each stage */
 } tl_codegen_result;
 
@@ -20,8 +20,7 @@ typedef struct tl_codegen_result {
  * libdevice/libdevice.10.bc); it is needed only when math intrinsics are
  * used.  Errors (LLVM diagnostics, an intrinsic the target cannot encode)
  * go to d; returns false on error.  Thread-safe for distinct modules. */
-bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d,
-                   tl_codegen_result *out);
+bool tl_nvptx_emit(const tl_module *m, const tl_target *target, tl_diag *d, tl_codegen_result *out);
 void tl_codegen_result_free(tl_codegen_result *r);
 
 /* Options of tl_nvptx_emit_ex (zero-initialise; NULL means defaults). */
@@ -46,7 +45,7 @@ typedef struct tl_nvptx_options {
 const char *tl_nvptx_libdevice_path(const tl_nvptx_options *opts);
 /* The version of the LLVM library linked in (LLVMGetVersion). */
 void tl_nvptx_llvm_version(unsigned *major, unsigned *minor, unsigned *patch);
-bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target,
-                      const tl_nvptx_options *opts, tl_diag *d, tl_codegen_result *out);
+bool tl_nvptx_emit_ex(const tl_module *m, const tl_target *target, const tl_nvptx_options *opts, tl_diag *d,
+                      tl_codegen_result *out);
 
 #endif

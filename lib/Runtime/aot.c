@@ -62,8 +62,7 @@ static void emit_lines(tl_strbuf *s, const char *const *lines) {
 }
 
 /* ------------------------------------------------------ the signature as C data */
-static void emit_prog(tl_strbuf *s, const tl_rt_sig *sig, const tl_rx_prog *p, const char *ops_name,
-                      tl_strbuf *init) {
+static void emit_prog(tl_strbuf *s, const tl_rt_sig *sig, const tl_rx_prog *p, const char *ops_name, tl_strbuf *init) {
   tl_strbuf_printf(s, "static const tlaot_op %s[%d] = {", ops_name, p->n > 0 ? p->n : 1);
   for (int i = 0; i < p->n; i++)
     tl_strbuf_printf(s, "%s{%d, %d, %d, INT64_C(%lld)}", i ? ", " : "", p->ops[i].kind, p->ops[i].op,
@@ -145,9 +144,10 @@ static void emit_dtype_names(tl_strbuf *s) {
   static const unsigned codes[] = {kDLInt, kDLUInt, kDLFloat, kDLBfloat, 6};
   static const unsigned bits[] = {1, 4, 8, 16, 32, 64};
   static const unsigned lanes[] = {1, 2, 4, 8, 16};
-  tl_strbuf_append(s, "static const char *tlaot_dl_name(unsigned code, unsigned bits, unsigned lanes) {\n"
-                      "  static const struct { unsigned char code, bits; unsigned short lanes; const char *name; } "
-                      "t[] = {\n");
+  tl_strbuf_append(s,
+                   "static const char *tlaot_dl_name(unsigned code, unsigned bits, unsigned lanes) {\n"
+                   "  static const struct { unsigned char code, bits; unsigned short lanes; const char *name; } "
+                   "t[] = {\n");
   for (size_t c = 0; c < sizeof codes / sizeof *codes; c++)
     for (size_t b = 0; b < sizeof bits / sizeof *bits; b++)
       for (size_t l = 0; l < sizeof lanes / sizeof *lanes; l++) {
@@ -157,9 +157,10 @@ static void emit_dtype_names(tl_strbuf *s) {
         if (strncmp(buf, "dlpack(", 7) != 0)
           tl_strbuf_printf(s, "      {%u, %u, %u, \"%s\"},\n", codes[c], bits[b], lanes[l], buf);
       }
-  tl_strbuf_append(s, "  };\n  for (size_t i = 0; i < sizeof t / sizeof *t; i++)\n"
-                      "    if (t[i].code == code && t[i].bits == bits && t[i].lanes == lanes) return t[i].name;\n"
-                      "  return NULL;\n}\n\n");
+  tl_strbuf_append(s,
+                   "  };\n  for (size_t i = 0; i < sizeof t / sizeof *t; i++)\n"
+                   "    if (t[i].code == code && t[i].bits == bits && t[i].lanes == lanes) return t[i].name;\n"
+                   "  return NULL;\n}\n\n");
 }
 
 /* ------------------------------------------------------ the exported API */
@@ -183,7 +184,8 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
   size_t i = 0;
   for (; name[i] && i + 1 < sizeof up; i++) up[i] = (char)toupper((unsigned char)name[i]);
   up[i] = 0;
-  tl_strbuf_printf(s, "/* %s.h: the TileLang kernel '%s'%s%s,\n * exported ahead of time by tilelang-ptx (tl-opt "
+  tl_strbuf_printf(s,
+                   "/* %s.h: the TileLang kernel '%s'%s%s,\n * exported ahead of time by tilelang-ptx (tl-opt "
                    "--emit=c; docs/aot.md) for %s.\n * Build: cc %s.c your_program.c -lcuda (C99 or later, POSIX "
                    "threads; <dlpack/dlpack.h> on the\n * include path; nothing else).\n *\n * ",
                    name, k->name, source ? " of " : "", source ? source : "", k->target, name);
@@ -195,16 +197,20 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
     if (p->is_tensor) tl_rt_param_shape_text(&t, p, sig);
     else tl_strbuf_append(&t, tl_dtype_name(p->dtype));
     tl_strbuf_printf(s, " *   %-8s (#%d) %s%s%s\n", p->name, pi, t.data ? t.data : "",
-                     p->is_tensor ? ", CUDA memory, contiguous" : " scalar", p->is_output ? "; an output (out_idx)" : "");
+                     p->is_tensor ? ", CUDA memory, contiguous" : " scalar",
+                     p->is_output ? "; an output (out_idx)" : "");
     tl_strbuf_free(&t);
   }
-  tl_strbuf_append(s,
-      " *   stream   a CUstream of the primary context of the tensors' device (NULL: the legacy default stream)\n");
+  tl_strbuf_append(
+      s, " *   stream   a CUstream of the primary context of the tensors' device (NULL: the legacy default stream)\n");
   if (sig->nout > 0)
-    tl_strbuf_append(s, " * An output (out_idx) is a tensor to write into (checked as the inputs are), or one whose data is\n"
-                        " * NULL and whose shape points at room for ndim int64_t: the call allocates it (below) and fills\n"
-                        " * in data, shape, dtype, device and ndim (strides NULL, byte_offset 0).\n");
-  tl_strbuf_printf(s,
+    tl_strbuf_append(
+        s,
+        " * An output (out_idx) is a tensor to write into (checked as the inputs are), or one whose data is\n"
+        " * NULL and whose shape points at room for ndim int64_t: the call allocates it (below) and fills\n"
+        " * in data, shape, dtype, device and ndim (strides NULL, byte_offset 0).\n");
+  tl_strbuf_printf(
+      s,
       " * Launches grid x block on `stream` and returns at once (TLAOT_OK), or returns an error code\n"
       " * (TLAOT_ERR_*, the values of libtilelang's tl_status) with its text in %s_last_error() and launches\n"
       " * nothing.  Every argument is checked first, as libtilelang's tl_kernel_call checks it and with its texts:\n"
@@ -216,7 +222,8 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
       " * with cuMemFree); on a failed call nothing stays allocated. */\n",
       name, cubin ? "from the embedded cubin on a device of its architecture, else from the PTX" : "from the PTX",
       name);
-  tl_strbuf_printf(s,
+  tl_strbuf_printf(
+      s,
       "#ifndef %s_H_\n#define %s_H_\n\n#include <stddef.h>\n#include <stdint.h>\n\n#include <dlpack/dlpack.h>\n\n"
       "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
       "#ifndef TLAOT_COMMON_\n#define TLAOT_COMMON_\n"
@@ -229,16 +236,18 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
       "#endif\n\n",
       up, up);
   signature(s, name, sig);
-  tl_strbuf_printf(s, ";\n/* The text of the calling thread's last failed call of %s (\"\" after a good one). */\n"
-                   "const char *%s_last_error(void);\n"
-                   "/* Loads the module on CUDA device `device` now (else the first call does); TLAOT_OK or an error. */\n"
-                   "int %s_load(int device);\n"
-                   "/* The allocator of the outputs the calls allocate (NULL, NULL: cuMemAlloc_v2); set it before "
-                   "calls start. */\n"
-                   "void %s_set_allocator(tlaot_alloc_fn alloc, tlaot_free_fn free_fn, void *user);\n"
-                   "/* Unloads the modules and releases the primary contexts (no launch may be pending). */\n"
-                   "void %s_unload(void);\n\n",
-                   name, name, name, name, name);
+  tl_strbuf_printf(
+      s,
+      ";\n/* The text of the calling thread's last failed call of %s (\"\" after a good one). */\n"
+      "const char *%s_last_error(void);\n"
+      "/* Loads the module on CUDA device `device` now (else the first call does); TLAOT_OK or an error. */\n"
+      "int %s_load(int device);\n"
+      "/* The allocator of the outputs the calls allocate (NULL, NULL: cuMemAlloc_v2); set it before "
+      "calls start. */\n"
+      "void %s_set_allocator(tlaot_alloc_fn alloc, tlaot_free_fn free_fn, void *user);\n"
+      "/* Unloads the modules and releases the primary contexts (no launch may be pending). */\n"
+      "void %s_unload(void);\n\n",
+      name, name, name, name, name);
   for (int pi = 0; pi < sig->nparams; pi++)
     if (sig->params[pi].is_tensor)
       tl_strbuf_printf(s, "#define %s_%s_NDIM %d\n", up, sig->params[pi].name, sig->params[pi].ndim);
@@ -248,11 +257,13 @@ static void emit_header(tl_strbuf *s, const tl_kernel *k, const char *name, cons
 /* The exported functions of NAME.c (locals prefixed tlaot_: parameters keep their own names). */
 static void emit_api(tl_strbuf *s, const char *name, const tl_rt_sig *sig) {
   int np = sig->nparams, ns = sig->nsyms;
-  tl_strbuf_append(s, "static tlaot_state tlaot_st = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, {{0}}};\n"
-                      "static TLAOT_TLS char tlaot_errbuf[TLAOT_ERR_BYTES];\n"
-                      "static tlaot_allocator_cb tlaot_alloc;\n\n");
+  tl_strbuf_append(s,
+                   "static tlaot_state tlaot_st = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, {{0}}};\n"
+                   "static TLAOT_TLS char tlaot_errbuf[TLAOT_ERR_BYTES];\n"
+                   "static tlaot_allocator_cb tlaot_alloc;\n\n");
   signature(s, name, sig);
-  tl_strbuf_printf(s, " {\n  const DLTensor *tlaot_t[%d];\n  DLTensor *tlaot_outs[%d];\n"
+  tl_strbuf_printf(s,
+                   " {\n  const DLTensor *tlaot_t[%d];\n  DLTensor *tlaot_outs[%d];\n"
                    "  int64_t tlaot_ival[%d], tlaot_scalarv[%d], tlaot_symv[%d], tlaot_out_shape[%d];\n"
                    "  double tlaot_fval[%d];\n  unsigned char tlaot_bound[%d];\n"
                    "  int tlaot_bound_by[%d], tlaot_bound_dim[%d];\n  uint64_t tlaot_slots[%d];\n"
@@ -260,13 +271,14 @@ static void emit_api(tl_strbuf *s, const char *name, const tl_rt_sig *sig) {
                    "  tlaot_bind tlaot_b;\n  int tlaot_i;\n",
                    np + 1, np + 1, np + 1, np + 1, ns + 1, (np + 1) * AOT_MAX_OUT_NDIM, np + 1, ns + 1, ns + 1, ns + 1,
                    np + ns + 1, np + ns + 1, np + 1);
-  tl_strbuf_append(s, "  memset(tlaot_t, 0, sizeof tlaot_t), memset(tlaot_outs, 0, sizeof tlaot_outs);\n"
-                      "  memset(tlaot_ival, 0, sizeof tlaot_ival), memset(tlaot_scalarv, 0, sizeof tlaot_scalarv);\n"
-                      "  memset(tlaot_symv, 0, sizeof tlaot_symv), memset(tlaot_out_shape, 0, sizeof tlaot_out_shape);\n"
-                      "  memset(tlaot_fval, 0, sizeof tlaot_fval), memset(tlaot_bound, 0, sizeof tlaot_bound);\n"
-                      "  memset(tlaot_bound_by, 0, sizeof tlaot_bound_by);\n"
-                      "  memset(tlaot_bound_dim, 0, sizeof tlaot_bound_dim), memset(tlaot_slots, 0, sizeof tlaot_slots);\n"
-                      "  memset(tlaot_out_bytes, 0, sizeof tlaot_out_bytes), memset(&tlaot_b, 0, sizeof tlaot_b);\n");
+  tl_strbuf_append(s,
+                   "  memset(tlaot_t, 0, sizeof tlaot_t), memset(tlaot_outs, 0, sizeof tlaot_outs);\n"
+                   "  memset(tlaot_ival, 0, sizeof tlaot_ival), memset(tlaot_scalarv, 0, sizeof tlaot_scalarv);\n"
+                   "  memset(tlaot_symv, 0, sizeof tlaot_symv), memset(tlaot_out_shape, 0, sizeof tlaot_out_shape);\n"
+                   "  memset(tlaot_fval, 0, sizeof tlaot_fval), memset(tlaot_bound, 0, sizeof tlaot_bound);\n"
+                   "  memset(tlaot_bound_by, 0, sizeof tlaot_bound_by);\n"
+                   "  memset(tlaot_bound_dim, 0, sizeof tlaot_bound_dim), memset(tlaot_slots, 0, sizeof tlaot_slots);\n"
+                   "  memset(tlaot_out_bytes, 0, sizeof tlaot_out_bytes), memset(&tlaot_b, 0, sizeof tlaot_b);\n");
   for (int pi = 0; pi < np; pi++) {
     const tl_rt_param *p = &sig->params[pi];
     if (p->is_tensor) tl_strbuf_printf(s, "  tlaot_t[%d] = %s;\n", pi, p->name);
@@ -274,7 +286,8 @@ static void emit_api(tl_strbuf *s, const char *name, const tl_rt_sig *sig) {
     if (!p->is_tensor)
       tl_strbuf_printf(s, "  tlaot_%s[%d] = %s;\n", scalar_kind(p->dtype) <= 2 ? "ival" : "fval", pi, p->name);
   }
-  tl_strbuf_printf(s,
+  tl_strbuf_printf(
+      s,
       "  for (tlaot_i = 0; tlaot_i < %d; tlaot_i++) tlaot_kargs[tlaot_i] = &tlaot_slots[tlaot_i];\n"
       "  tlaot_e.buf = tlaot_errbuf, tlaot_e.len = 0, tlaot_e.n = 0;\n  tlaot_errbuf[0] = 0;\n"
       "  tlaot_b.sig = &tlaot_the_sig, tlaot_b.e = &tlaot_e, tlaot_b.t = tlaot_t, tlaot_b.ival = tlaot_ival;\n"
@@ -285,14 +298,14 @@ static void emit_api(tl_strbuf *s, const char *name, const tl_rt_sig *sig) {
       "                    tlaot_kargs);\n}\n\n",
       np + ns);
   tl_strbuf_printf(s,
-      "const char *%s_last_error(void) { return tlaot_errbuf; }\n\n"
-      "int %s_load(int device) {\n  tlaot_err e;\n  tlaot_slot *s;\n"
-      "  e.buf = tlaot_errbuf, e.len = 0, e.n = 0;\n  tlaot_errbuf[0] = 0;\n"
-      "  return tlaot_slot_get(&tlaot_the_sig, &tlaot_st, device, &s, &e);\n}\n\n"
-      "void %s_set_allocator(tlaot_alloc_fn alloc, tlaot_free_fn free_fn, void *user) {\n"
-      "  tlaot_alloc.alloc = alloc, tlaot_alloc.free = free_fn, tlaot_alloc.user = user;\n}\n\n"
-      "void %s_unload(void) { tlaot_unload(&tlaot_st); }\n",
-      name, name, name, name);
+                   "const char *%s_last_error(void) { return tlaot_errbuf; }\n\n"
+                   "int %s_load(int device) {\n  tlaot_err e;\n  tlaot_slot *s;\n"
+                   "  e.buf = tlaot_errbuf, e.len = 0, e.n = 0;\n  tlaot_errbuf[0] = 0;\n"
+                   "  return tlaot_slot_get(&tlaot_the_sig, &tlaot_st, device, &s, &e);\n}\n\n"
+                   "void %s_set_allocator(tlaot_alloc_fn alloc, tlaot_free_fn free_fn, void *user) {\n"
+                   "  tlaot_alloc.alloc = alloc, tlaot_alloc.free = free_fn, tlaot_alloc.user = user;\n}\n\n"
+                   "void %s_unload(void) { tlaot_unload(&tlaot_st); }\n",
+                   name, name, name, name);
 }
 
 /* The tlaot_sig of the kernel: launch programs, symbols, images. */
@@ -311,7 +324,8 @@ static void emit_sig(tl_strbuf *s, const tl_kernel *k, const tl_target *t, bool 
   for (int i = 0; i < sig->nsyms; i++) tl_strbuf_printf(s, "\"%s\", ", sig->sym_names[i]);
   tl_strbuf_append(s, "NULL};\nstatic const unsigned char tlaot_sym64[] = {");
   for (int i = 0; i < sig->nsyms; i++) tl_strbuf_printf(s, "%d, ", sig->sym_int64 && sig->sym_int64[i] ? 1 : 0);
-  tl_strbuf_printf(s, "0};\nstatic const tlaot_sig tlaot_the_sig = {\"%s\", \"%s\", %d, %d, %d, tlaot_params, %d, "
+  tl_strbuf_printf(s,
+                   "0};\nstatic const tlaot_sig tlaot_the_sig = {\"%s\", \"%s\", %d, %d, %d, tlaot_params, %d, "
                    "tlaot_syms, tlaot_sym64, %d, {%s}, %s, INT64_C(%lld), (const char *)tlaot_ptx, %s, %s, %d};\n\n",
                    k->name, k->target, t ? t->sm : 0, t && t->arch_specific, sig->nparams, sig->nsyms, sig->ngrid,
                    grid.data, thr.data, (long long)sig->smem_bytes, cubin ? "tlaot_cubin" : "NULL",
@@ -391,11 +405,13 @@ static tl_status check_exportable(tl_context *ctx, const tl_kernel *k, const cha
   for (int pi = 0; pi < sig->nparams; pi++) {
     const tl_rt_param *p = &sig->params[pi];
     if (!p->is_tensor && scalar_kind(p->dtype) < 0)
-      return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "tl_kernel_export_c: scalar parameter '%s' of dtype %s is not "
-                             "exported", p->name, tl_dtype_name(p->dtype));
+      return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                             "tl_kernel_export_c: scalar parameter '%s' of dtype %s is not "
+                             "exported",
+                             p->name, tl_dtype_name(p->dtype));
     if (p->is_output && p->ndim > AOT_MAX_OUT_NDIM)
-      return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "tl_kernel_export_c: output '%s' has more than %d dims",
-                             p->name, AOT_MAX_OUT_NDIM);
+      return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "tl_kernel_export_c: output '%s' has more than %d dims", p->name,
+                             AOT_MAX_OUT_NDIM);
     if (!is_identifier(p->name) || strcmp(p->name, "stream") == 0 || strncmp(p->name, "tlaot_", 6) == 0)
       return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "tl_kernel_export_c: parameter '%s' is not a C identifier",
                              p->name);
@@ -418,8 +434,8 @@ static tl_status other_outputs(tl_context *ctx, const tl_kernel *k, const tl_exp
     free(norm);
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
-  if (opts->n_out_idx > (size_t)np || !tl_rt_normalize_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, norm, &err,
-                                                                &bad)) {
+  if (opts->n_out_idx > (size_t)np ||
+      !tl_rt_normalize_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, norm, &err, &bad)) {
     tl_status st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_export_c: out_idx: %s",
                                    err ? err : "more entries than parameters");
     free(err);
@@ -473,7 +489,8 @@ static tl_status export_files(tl_context *ctx, const tl_kernel *k, const char *n
 
   tl_strbuf h = {0}, c = {0};
   emit_header(&h, k, name, opts ? opts->source : NULL, with_cubin);
-  tl_strbuf_printf(&c, "/* %s.c: the TileLang kernel '%s', exported by tilelang-ptx for %s; %s.h is the contract. "
+  tl_strbuf_printf(&c,
+                   "/* %s.c: the TileLang kernel '%s', exported by tilelang-ptx for %s; %s.h is the contract. "
                    "Generated: do not edit. */\n#include \"%s\"\n\n",
                    name, k->name, k->target, name, base_name(h_path));
   emit_lines(&c, tl_aot_messages_text);

@@ -32,7 +32,7 @@
 #define TL_MSG_SIZE_OVERFLOW "shape: the tensor's size in bytes overflows int64"
 #define TL_MSG_STRIDES "strides: expected a contiguous (row-major) tensor with strides %s, got %s"
 #define TL_MSG_NULL_DATA "data: expected a non-null %s pointer, got NULL"
-#define TL_MSG_ALIGN \
+#define TL_MSG_ALIGN                                                                                                   \
   "alignment: expected data + byte_offset aligned to %d bytes, got 0x%" PRIxPTR " (data %p + byte_offset %" PRIu64 ")"
 /* dims that are expressions of the dynamic dims, and outputs */
 #define TL_MSG_UNBOUND_SYM "dynamic dim '%s': no input tensor has a dim that is exactly '%s'"
@@ -51,27 +51,26 @@
 #define TL_MSG_SMEM_RANGE "shared memory: %" PRId64 " bytes is out of range"
 
 /* checks against the device (call.c) */
-#define TL_MSG_PTR_UNKNOWN \
-  TL_MSG_ARG "data: expected CUDA device memory, got a pointer the driver does not know (%s)"
+#define TL_MSG_PTR_UNKNOWN TL_MSG_ARG "data: expected CUDA device memory, got a pointer the driver does not know (%s)"
 #define TL_MSG_PTR_DEVICE TL_MSG_ARG "data: expected memory of cuda:%d, got memory of cuda:%d"
-#define TL_MSG_STREAM_CTX \
+#define TL_MSG_STREAM_CTX                                                                                              \
   "stream: expected a stream of the primary context of cuda:%d (the tensors' device), got a stream of another context"
-#define TL_MSG_MAX_THREADS \
+#define TL_MSG_MAX_THREADS                                                                                             \
   "threads: kernel '%s' can run at most %d threads per block (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK), got %u"
 #define TL_MSG_GRID_LIMIT "grid.%c: expected at most %d blocks on cuda:%d, got %u"
-#define TL_MSG_SMEM_LIMIT \
+#define TL_MSG_SMEM_LIMIT                                                                                              \
   "shared memory: kernel '%s' needs %u bytes of dynamic shared memory, cuda:%d allows %d per block"
 #define TL_MSG_ALLOC_NULL "the context's allocator returned NULL for %zu bytes of output '%s' on cuda:%d"
-#define TL_MSG_ALLOC_ALIGN \
+#define TL_MSG_ALLOC_ALIGN                                                                                             \
   "the context's allocator returned %p for output '%s', which the kernel needs aligned to %d bytes"
 /* a failed driver call: what, the CUresult's name, its text, TL_MSG_STICKY_ADVICE or "" */
 #define TL_MSG_DRIVER_FAIL "%s failed: %s (%s)%s"
-#define TL_MSG_STICKY_ADVICE                                                                                       \
-  "; this error is sticky: a kernel (this launch or an earlier one on the device) faulted, the device's "          \
-  "CUDA context is unusable from now on and every later CUDA call in this process fails with it; tensors "        \
-  "that kernel wrote may be partly written: save what the job needs from host memory and restart the "            \
+#define TL_MSG_STICKY_ADVICE                                                                                           \
+  "; this error is sticky: a kernel (this launch or an earlier one on the device) faulted, the device's "              \
+  "CUDA context is unusable from now on and every later CUDA call in this process fails with it; tensors "             \
+  "that kernel wrote may be partly written: save what the job needs from host memory and restart the "                 \
   "process (CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer finds the faulting kernel)"
-#define TL_MSG_LAUNCH \
+#define TL_MSG_LAUNCH                                                                                                  \
   "cuLaunchKernel of '%s' (grid %u x %u x %u, block %u, %u bytes of dynamic shared memory) on cuda:%d"
 
 #endif

@@ -30,14 +30,13 @@
 
 typedef struct binder {
   const tl_rt_sig *sig;
-  bool cpu;           /* tensors must be host memory (the CPU executors) */
+  bool cpu; /* tensors must be host memory (the CPU executors) */
   tl_strbuf msg;
   int nerr;
   bool oom;
 } binder;
 
-static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...) {
   b->nerr++;
   if (b->nerr > MAX_REPORTED) return;
@@ -52,27 +51,27 @@ static void errf(binder *b, const char *pname, size_t pos, const char *fmt, ...)
 /* ---------------------------------------------------------- dtypes */
 static const char *dl_device_name(int type) {
   switch (type) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    case kDLCUDAHost: return "cuda_host";
-    case kDLCUDAManaged: return "cuda_managed";
-    case kDLOpenCL: return "opencl";
-    case kDLVulkan: return "vulkan";
-    case kDLMetal: return "metal";
-    case kDLROCM: return "rocm";
-    default: return "unknown";
+  case kDLCPU: return "cpu";
+  case kDLCUDA: return "cuda";
+  case kDLCUDAHost: return "cuda_host";
+  case kDLCUDAManaged: return "cuda_managed";
+  case kDLOpenCL: return "opencl";
+  case kDLVulkan: return "vulkan";
+  case kDLMetal: return "metal";
+  case kDLROCM: return "rocm";
+  default: return "unknown";
   }
 }
 
 /* DLPack dtype → tl_dtype; false for codes we have no dtype for. */
 static bool dl_to_tl(DLDataType d, tl_dtype *out) {
   switch (d.code) {
-    case kDLInt: out->code = TL_TYPE_INT; break;
-    case kDLUInt: out->code = TL_TYPE_UINT; break;
-    case kDLFloat: out->code = TL_TYPE_FLOAT; break;
-    case kDLBfloat: out->code = TL_TYPE_BFLOAT; break;
-    case 6: out->code = TL_TYPE_BOOL; break;   /* kDLBool in DLPack >= 0.8 */
-    default: return false;
+  case kDLInt: out->code = TL_TYPE_INT; break;
+  case kDLUInt: out->code = TL_TYPE_UINT; break;
+  case kDLFloat: out->code = TL_TYPE_FLOAT; break;
+  case kDLBfloat: out->code = TL_TYPE_BFLOAT; break;
+  case 6: out->code = TL_TYPE_BOOL; break; /* kDLBool in DLPack >= 0.8 */
+  default: return false;
   }
   out->bits = d.bits;
   out->lanes = d.lanes;
@@ -93,18 +92,18 @@ void tl_rt_dl_dtype_text(DLDataType d, char *buf, size_t n) {
 
 DLDataType tl_rt_dl_dtype(tl_dtype t) {
   DLDataType d;
-  d.code = t.code == TL_TYPE_INT                                ? kDLInt
-           : t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL   ? kDLUInt
-           : tl_dtype_is_fp8(t)                                 ? kDLUInt
-           : t.code == TL_TYPE_BFLOAT                           ? kDLBfloat
-                                                                : kDLFloat;
+  d.code = t.code == TL_TYPE_INT                              ? kDLInt
+           : t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL ? kDLUInt
+           : tl_dtype_is_fp8(t)                               ? kDLUInt
+           : t.code == TL_TYPE_BFLOAT                         ? kDLBfloat
+                                                              : kDLFloat;
   d.bits = (uint8_t)t.bits;
   d.lanes = (uint16_t)(t.lanes ? t.lanes : 1);
   return d;
 }
 
-void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
-                     void *owner, void (*deleter)(DLManagedTensor *)) {
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape, void *owner,
+                     void (*deleter)(DLManagedTensor *)) {
   DLTensor *t = &m->dl_tensor;
   t->data = data;
   t->device = dev;
@@ -160,18 +159,16 @@ static uint32_t small_float_bits(double x, int mbits, int ebits) {
  * its value: a caller's uninitialised tl_arg). */
 static const char *arg_kind_text(const tl_arg *a, char *buf, size_t n) {
   switch (a->kind) {
-    case TL_ARG_TENSOR: return a->v.tensor ? "a tensor" : "a NULL tensor";
-    case TL_ARG_INT: return "an integer scalar";
-    case TL_ARG_FLOAT: return "a float scalar";
+  case TL_ARG_TENSOR: return a->v.tensor ? "a tensor" : "a NULL tensor";
+  case TL_ARG_INT: return "an integer scalar";
+  case TL_ARG_FLOAT: return "a float scalar";
   }
-  snprintf(buf, n, "an argument of unknown kind %d (expected TL_ARG_TENSOR, TL_ARG_INT or TL_ARG_FLOAT)",
-           (int)a->kind);
+  snprintf(buf, n, "an argument of unknown kind %d (expected TL_ARG_TENSOR, TL_ARG_INT or TL_ARG_FLOAT)", (int)a->kind);
   return buf;
 }
 
 /* Encodes a scalar argument of dtype t into *slot; false with a reason. */
-static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *ival,
-                          char *why, size_t nwhy) {
+static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *ival, char *why, size_t nwhy) {
   *slot = 0;
   *ival = 0;
   if (t.lanes != 1) {
@@ -188,12 +185,11 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
     int64_t v = a->v.i;
     bool ok;
     if (t.code == TL_TYPE_BOOL) ok = v == 0 || v == 1;
-    else if (t.code == TL_TYPE_INT) ok = t.bits >= 64 || (v >= -(INT64_C(1) << (t.bits - 1)) &&
-                                                           v < (INT64_C(1) << (t.bits - 1)));
+    else if (t.code == TL_TYPE_INT)
+      ok = t.bits >= 64 || (v >= -(INT64_C(1) << (t.bits - 1)) && v < (INT64_C(1) << (t.bits - 1)));
     else ok = v >= 0 && (t.bits >= 64 || v < (INT64_C(1) << t.bits));
     if (!ok) {
-      snprintf(why, nwhy, TL_MSG_SCALAR_INT_RANGE,
-               tl_dtype_name(t), v);
+      snprintf(why, nwhy, TL_MSG_SCALAR_INT_RANGE, tl_dtype_name(t), v);
       return false;
     }
     *ival = v;
@@ -219,8 +215,7 @@ static bool encode_scalar(tl_dtype t, const tl_arg *a, uint64_t *slot, int64_t *
         snprintf(num, sizeof num, "%.*g", prec, d);
         if (strtod(num, NULL) == d) break;
       }
-      snprintf(why, nwhy, TL_MSG_SCALAR_FLOAT_RANGE,
-               tl_dtype_name(t), num);
+      snprintf(why, nwhy, TL_MSG_SCALAR_FLOAT_RANGE, tl_dtype_name(t), num);
       return false;
     }
     if (t.code == TL_TYPE_FLOAT && t.bits == 64) memcpy(slot, &d, 8);
@@ -253,7 +248,7 @@ void tl_rt_param_shape_text(tl_strbuf *s, const tl_rt_param *p, const tl_rt_sig 
 void tl_rt_binding_free(tl_rt_binding *b) {
   if (b->out_shapes && b->has_outputs)
     for (int i = 0; i < b->nparams; i++)
-      if (b->out_shapes[i]) free(b->out_shapes[i]); /* most are NULL: no call per parameter */
+      if (b->out_shapes[i]) free(b->out_shapes[i]);        /* most are NULL: no call per parameter */
   if (b->block_mem != b->inline_words) free(b->block_mem); /* every per-parameter array lives in this one block */
   if (b->tma_maps != b->inline_maps[0]) free(b->tma_maps);
   memset(b, 0, TL_RT_BINDING_HEAD);
@@ -270,15 +265,12 @@ static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int 
   int64_t c;
   int s;
   if (tl_rx_is_const(prog, &c)) {
-    if (got != c)
-      errf(b, nm, pos, TL_MSG_DIM_CONST, what, d, c, stride ? " (T.StridedTensor)" : "",
-           got);
+    if (got != c) errf(b, nm, pos, TL_MSG_DIM_CONST, what, d, c, stride ? " (T.StridedTensor)" : "", got);
   } else if (tl_rx_is_sym(prog, &s)) {
     const char *sn = sig->sym_names[s];
     if (!bound[s]) {
       if (got < 0 || (got > INT32_MAX && !(sig->sym_int64 && sig->sym_int64[s]))) {
-        errf(b, nm, pos, TL_MSG_DIM_RANGE, what, d,
-             stride ? "stride" : "dynamic dim", sn, got);
+        errf(b, nm, pos, TL_MSG_DIM_RANGE, what, d, stride ? "stride" : "dynamic dim", sn, got);
         return;
       }
       bound[s] = true;
@@ -287,8 +279,8 @@ static void bind_dim(binder *b, int pi, size_t pos, const tl_rx_prog *prog, int 
       out->symv[s] = got;
     } else if (out->symv[s] != got) {
       int bd = bound_dim[s];
-      errf(b, nm, pos, TL_MSG_DIM_BOUND, what, d, sn,
-           out->symv[s], sig->params[bound_by[s]].name, bd < 0 ? "strides" : "shape", bd < 0 ? -1 - bd : bd, got);
+      errf(b, nm, pos, TL_MSG_DIM_BOUND, what, d, sn, out->symv[s], sig->params[bound_by[s]].name,
+           bd < 0 ? "strides" : "shape", bd < 0 ? -1 - bd : bd, got);
     }
   }
 }
@@ -310,8 +302,8 @@ static void check_strides(binder *b, int pi, size_t pos, const DLTensor *t, tl_r
 
 /* Checks one tensor argument; binds symbols from dims that are exactly a
  * symbol.  bound_by[s] records the parameter that bound symbol s. */
-static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out,
-                         bool *bound, int *bound_by, int *bound_dim, int *dev_param) {
+static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt_binding *out, bool *bound,
+                         int *bound_by, int *bound_dim, int *dev_param) {
   const tl_rt_sig *sig = b->sig;
   const tl_rt_param *p = &sig->params[pi];
   const char *nm = p->name;
@@ -326,8 +318,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     out->device = t->device.device_id;
     *dev_param = pi;
   } else if (t->device.device_id != out->device) {
-    errf(b, nm, pos, TL_MSG_DEVICE_ID, out->device,
-         sig->params[*dev_param].name, t->device.device_id);
+    errf(b, nm, pos, TL_MSG_DEVICE_ID, out->device, sig->params[*dev_param].name, t->device.device_id);
   }
   /* dtype */
   if (!dtype_matches(p->dtype, t->dtype)) {
@@ -359,8 +350,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   if (p->strides) check_strides(b, pi, pos, t, out, bound, bound_by, bound_dim);
   for (int d = p->ndim - 1; d >= 0; d--) {
     if (!p->strides && t->strides && t->shape[d] != 1 && t->strides[d] != expect) ok = false;
-    if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect))
-      overflow = true;
+    if (__builtin_mul_overflow(expect, t->shape[d] < 0 ? 0 : t->shape[d], &expect)) overflow = true;
     empty |= t->shape[d] == 0;
   }
   int64_t nbytes;
@@ -387,8 +377,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     }
     tl_strbuf_append(&e, "]");
     tl_strbuf_append(&g, "]");
-    errf(b, nm, pos, TL_MSG_STRIDES,
-         e.data ? e.data : "", g.data ? g.data : "");
+    errf(b, nm, pos, TL_MSG_STRIDES, e.data ? e.data : "", g.data ? g.data : "");
     tl_strbuf_free(&e);
     tl_strbuf_free(&g);
   }
@@ -399,8 +388,7 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   }
   uintptr_t addr = (uintptr_t)t->data + (uintptr_t)t->byte_offset;
   int align = p->align > 0 ? p->align : 1;
-  if (addr % (uintptr_t)align != 0)
-    errf(b, nm, pos, TL_MSG_ALIGN, align, addr, t->data, (uint64_t)t->byte_offset);
+  if (addr % (uintptr_t)align != 0) errf(b, nm, pos, TL_MSG_ALIGN, align, addr, t->data, (uint64_t)t->byte_offset);
   out->slots[pi] = (uint64_t)addr;
 }
 
@@ -434,32 +422,23 @@ static void bind_launch(binder *b, const tl_rt_sig *sig, tl_rt_binding *out) {
     }
     tl_strbuf e = {0}; /* the expression's text, for the message only */
     tl_rx_print(&e, &sig->grid[g], sig);
-    if (!ok)
-      errf(b, NULL, 0, TL_MSG_GRID_EVAL, axis[g], e.data ? e.data : "", why);
-    else
-      errf(b, NULL, 0, TL_MSG_GRID_RANGE,
-           axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
+    if (!ok) errf(b, NULL, 0, TL_MSG_GRID_EVAL, axis[g], e.data ? e.data : "", why);
+    else errf(b, NULL, 0, TL_MSG_GRID_RANGE, axis[g], e.data ? e.data : "", v, syms.data ? syms.data : "");
     tl_strbuf_free(&e);
   }
   tl_strbuf_free(&syms);
   {
     int64_t v;
     const char *why;
-    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why))
-      errf(b, NULL, 0, TL_MSG_THREADS_EVAL, why);
-    else if (v < 1 || v > 1024)
-      errf(b, NULL, 0, TL_MSG_THREADS_RANGE, v);
-    else
-      out->block = (unsigned)v;
+    if (!tl_rx_eval(&sig->threads, out->symv, out->scalarv, &v, &why)) errf(b, NULL, 0, TL_MSG_THREADS_EVAL, why);
+    else if (v < 1 || v > 1024) errf(b, NULL, 0, TL_MSG_THREADS_RANGE, v);
+    else out->block = (unsigned)v;
   }
-  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX)
-    errf(b, NULL, 0, TL_MSG_SMEM_RANGE, sig->smem_bytes);
-  else
-    out->smem = (unsigned)sig->smem_bytes;
+  if (sig->smem_bytes < 0 || sig->smem_bytes > INT32_MAX) errf(b, NULL, 0, TL_MSG_SMEM_RANGE, sig->smem_bytes);
+  else out->smem = (unsigned)sig->smem_bytes;
 }
 
-tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
-                     tl_rt_binding *out) {
+tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs, tl_rt_binding *out) {
   return tl_rt_bind_on(ctx, sig, args, nargs, false, out);
 }
 
@@ -494,8 +473,8 @@ bool tl_rt_binding_init(const tl_rt_sig *sig, tl_rt_binding *out, bool zero) {
   return true;
 }
 
-tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
-                        bool cpu, tl_rt_binding *out) {
+tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs, bool cpu,
+                        tl_rt_binding *out) {
   binder b = {0};
   b.sig = sig;
   b.cpu = cpu;
@@ -517,9 +496,9 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
       if (sig->params[i].is_output) continue;
       tl_strbuf_printf(&names, "%s%s", k++ ? ", " : "", sig->params[i].name);
     }
-    errf(&b, NULL, 0, "argument count: expected %zu (%s%s), got %zu%s", want,
-         names.data ? names.data : "", sig->nout ? "; out_idx outputs are not passed" : "",
-         nargs, nargs > 0 && !args ? " with a NULL args array" : "");
+    errf(&b, NULL, 0, "argument count: expected %zu (%s%s), got %zu%s", want, names.data ? names.data : "",
+         sig->nout ? "; out_idx outputs are not passed" : "", nargs,
+         nargs > 0 && !args ? " with a NULL args array" : "");
     tl_strbuf_free(&names);
     goto report;
   }
@@ -537,8 +516,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         tl_strbuf e = {0};
         tl_rt_param_shape_text(&e, p, sig);
         char kb[96];
-        errf(&b, p->name, pos, TL_MSG_KIND_TENSOR, e.data ? e.data : "",
-             arg_kind_text(a, kb, sizeof kb));
+        errf(&b, p->name, pos, TL_MSG_KIND_TENSOR, e.data ? e.data : "", arg_kind_text(a, kb, sizeof kb));
         tl_strbuf_free(&e);
       } else {
         check_tensor(&b, pi, pos, a->v.tensor, out, bound, bound_by, bound_dim, &dev_param);
@@ -554,8 +532,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
 
   /* every symbol must be bound (outputs' symbols were checked at compile) */
   for (int s = 0; s < ns; s++)
-    if (!bound[s])
-      errf(&b, NULL, 0, TL_MSG_UNBOUND_SYM, sig->sym_names[s], sig->sym_names[s]);
+    if (!bound[s]) errf(&b, NULL, 0, TL_MSG_UNBOUND_SYM, sig->sym_names[s], sig->sym_names[s]);
   if (b.nerr) goto report;
 
   /* dims that are expressions of symbols; output shapes */
@@ -594,8 +571,7 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         if (v < 0) {
           tl_strbuf e = {0};
           tl_rx_print(&e, prog, sig);
-          errf(&b, p->name, pos, TL_MSG_OUT_DIM_NEG, d,
-               e.data ? e.data : "", v);
+          errf(&b, p->name, pos, TL_MSG_OUT_DIM_NEG, d, e.data ? e.data : "", v);
           tl_strbuf_free(&e);
         }
         shape[d] = v;
@@ -605,20 +581,19 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         if (t->shape[d] != v) {
           tl_strbuf e = {0};
           tl_rx_print(&e, prog, sig);
-          errf(&b, p->name, pos, TL_MSG_DIM_EXPR, d,
-               e.data ? e.data : "", v, t->shape[d]);
+          errf(&b, p->name, pos, TL_MSG_DIM_EXPR, d, e.data ? e.data : "", v, t->shape[d]);
           tl_strbuf_free(&e);
         }
       }
     }
     if (p->is_output) {
       uint64_t bytes;
-      if (ovf || __builtin_mul_overflow(elems, (uint64_t)tl_dtype_bytes(p->dtype) *
-                                                   (p->dtype.lanes ? p->dtype.lanes : 1),
-                                        &bytes) || bytes > SIZE_MAX)
+      if (ovf ||
+          __builtin_mul_overflow(elems, (uint64_t)tl_dtype_bytes(p->dtype) * (p->dtype.lanes ? p->dtype.lanes : 1),
+                                 &bytes) ||
+          bytes > SIZE_MAX)
         errf(&b, p->name, pos, TL_MSG_OUT_OVERFLOW);
-      else
-        out->out_bytes[pi] = (size_t)bytes;
+      else out->out_bytes[pi] = (size_t)bytes;
     } else {
       pos++;
     }
@@ -628,13 +603,11 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
   bind_launch(&b, sig, out);
   /* dynamic symbols follow the parameters as int32 (int64 symbols as int64) */
   for (int s = 0; s < ns; s++)
-    out->slots[np + s] = sig->sym_int64 && sig->sym_int64[s] ? (uint64_t)out->symv[s]
-                                                             : (uint32_t)(int32_t)out->symv[s];
+    out->slots[np + s] = sig->sym_int64 && sig->sym_int64[s] ? (uint64_t)out->symv[s] : (uint32_t)(int32_t)out->symv[s];
 
 report:
   if (b.nerr) {
-    if (b.nerr > MAX_REPORTED)
-      tl_strbuf_printf(&b.msg, TL_MSG_MORE_ERRORS, b.nerr - MAX_REPORTED);
+    if (b.nerr > MAX_REPORTED) tl_strbuf_printf(&b.msg, TL_MSG_MORE_ERRORS, b.nerr - MAX_REPORTED);
     if (b.msg.oom) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     else st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s", b.msg.data ? b.msg.data : "");
   }

@@ -45,9 +45,7 @@ static void feed(XXH3_state_t *st, const char *tag, const void *data, size_t n) 
   XXH3_128bits_update(st, &len, sizeof len);
   if (n) XXH3_128bits_update(st, data, n);
 }
-static void feed_str(XXH3_state_t *st, const char *tag, const char *s) {
-  feed(st, tag, s ? s : "", s ? strlen(s) : 0);
-}
+static void feed_str(XXH3_state_t *st, const char *tag, const char *s) { feed(st, tag, s ? s : "", s ? strlen(s) : 0); }
 static void feed_i64(XXH3_state_t *st, const char *tag, int64_t v) { feed(st, tag, &v, sizeof v); }
 
 bool tl_cache_key_of(const tl_cache_inputs *in, tl_cache_key *key) {
@@ -106,10 +104,8 @@ void tl_cache_compiler_identity(char *buf, size_t n) {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     path = n > 0 ? (exe[n] = 0, exe) : path;
   }
-  if (path)
-    tl_cache_file_identity(path, file, sizeof file);
-  else
-    snprintf(file, sizeof file, "(unknown binary)");
+  if (path) tl_cache_file_identity(path, file, sizeof file);
+  else snprintf(file, sizeof file, "(unknown binary)");
   snprintf(buf, n, "tilelang-ptx %s; %s", TL_PROJECT_VERSION, file);
 }
 
@@ -256,7 +252,10 @@ bool tl_cache_encode(const tl_kernel *k, const tl_cache_key *key, uint8_t **out,
 }
 
 /* -------------------------------------------------------------- reading */
-typedef struct reader { const uint8_t *p, *end; bool bad; } reader;
+typedef struct reader {
+  const uint8_t *p, *end;
+  bool bad;
+} reader;
 
 static bool get(reader *r, void *dst, size_t n) {
   if (r->bad || (size_t)(r->end - r->p) < n) {
@@ -402,8 +401,7 @@ static void get_sig(reader *r, tl_rt_sig *s) {
   }
 }
 
-bool tl_cache_decode(const uint8_t *data, size_t len, const tl_cache_key *key, tl_kernel *k,
-                     const char **why) {
+bool tl_cache_decode(const uint8_t *data, size_t len, const tl_cache_key *key, tl_kernel *k, const char **why) {
   uint32_t fmt;
   uint64_t plen, sum;
   if (len < HEADER_BYTES) return *why = "truncated header", false;
@@ -463,7 +461,8 @@ bool tl_cache_write_atomic(const char *path, const void *data, size_t n) {
   char tmp[4300];
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)e);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(),
+           (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)e);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   bool ok = fd >= 0;
   size_t done = 0;
@@ -490,11 +489,16 @@ void tl_cache_store_or_warn(tl_context *ctx, const char *dir, const tl_cache_key
   if (__atomic_exchange_n(&g_store_warned, 1, __ATOMIC_RELAXED)) return;
   tl_diag_report(&ctx->diag, TL_DIAG_WARNING, TL_LOC_NONE,
                  "kernel cache: cannot store into '%s' (%s): compiling without storing (a full or read-only "
-                 "directory; this warning is given once per process)", dir, strerror(err));
+                 "directory; this warning is given once per process)",
+                 dir, strerror(err));
 }
 
 /* ------------------------------------------------------------- eviction */
-typedef struct entry_info { char *name; uint64_t size; struct timespec mtime; } entry_info;
+typedef struct entry_info {
+  char *name;
+  uint64_t size;
+  struct timespec mtime;
+} entry_info;
 
 static int by_mtime(const void *a, const void *b) {
   const entry_info *x = a, *y = b;

@@ -32,28 +32,31 @@
 
 #include "Runtime/kernel.h"
 
-#define TL_CACHE_FORMAT 4u /* 2: the kernel workspaces (stream-K) after the tensor maps; 3: and whether each is
+#define TL_CACHE_FORMAT                                                                                                \
+  4u /* 2: the kernel workspaces (stream-K) after the tensor maps; 3: and whether each is
                             * zeroed per launch (T.alloc_global); 4: the later launch stages after them (entry,
                             * grid, threads, shared memory: several T.Kernel scopes) */
 #define TL_CACHE_DEFAULT_MAX_MB 1024
 
-typedef struct tl_cache_key { uint8_t bytes[16]; } tl_cache_key;
+typedef struct tl_cache_key {
+  uint8_t bytes[16];
+} tl_cache_key;
 
 /* What the key is made of (borrowed strings; NULL counts as ""). */
 typedef struct tl_cache_inputs {
-  const char *tile_ir;       /* the printed tile module after binding */
-  const char *target;        /* resolved target name */
-  unsigned flags;            /* TL_COMPILE_* that reach code generation */
+  const char *tile_ir; /* the printed tile module after binding */
+  const char *target;  /* resolved target name */
+  unsigned flags;      /* TL_COMPILE_* that reach code generation */
   int out_idx_mode;
   const int *out_idx;
   size_t n_out_idx;
-  const char *kernel;        /* tl_compile_options.kernel */
-  const char *compiler;      /* compiler version and build identity */
-  const char *llvm;          /* LLVM version */
-  const char *libdevice;     /* libdevice path, size, mtime */
-  const char *passes;        /* $TL_LLVM_PASSES, or NULL */
-  int sms;                   /* tl_compile_options.sms (0: the target's; not fed then) */
-  unsigned flags_false;      /* tl_compile_options.flags_false (0: not fed) */
+  const char *kernel;    /* tl_compile_options.kernel */
+  const char *compiler;  /* compiler version and build identity */
+  const char *llvm;      /* LLVM version */
+  const char *libdevice; /* libdevice path, size, mtime */
+  const char *passes;    /* $TL_LLVM_PASSES, or NULL */
+  int sms;               /* tl_compile_options.sms (0: the target's; not fed then) */
+  unsigned flags_false;  /* tl_compile_options.flags_false (0: not fed) */
   /* Line information (tl_compile_options.no_line_info false): the PTX names
    * the file and the statements' lines, so the key covers the file's name
    * and its whole text (NULL: no line information, not fed) */
@@ -89,8 +92,7 @@ bool tl_cache_encode(const tl_kernel *k, const tl_cache_key *key, uint8_t **out,
  * target, ptx, simt_ir, llvm_ir = "", sig).  false when the entry is
  * truncated, corrupt (checksum), of another format or of another key, with
  * a static reason in *why; k may then be partly filled (destroy it). */
-bool tl_cache_decode(const uint8_t *data, size_t len, const tl_cache_key *key, tl_kernel *k,
-                     const char **why);
+bool tl_cache_decode(const uint8_t *data, size_t len, const tl_cache_key *key, tl_kernel *k, const char **why);
 
 /* Result of tl_cache_load. */
 typedef enum tl_cache_lookup { TL_CACHE_LOOKUP_MISS, TL_CACHE_LOOKUP_HIT, TL_CACHE_LOOKUP_CORRUPT } tl_cache_lookup;

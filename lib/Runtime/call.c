@@ -48,7 +48,7 @@ typedef struct out_tensor {
   size_t bytes;       /* what alloc was asked for */
   int ordinal;        /* device ordinal and stream given to alloc */
   void *stream;
-  int64_t shape[];   /* ndim entries */
+  int64_t shape[]; /* ndim entries */
 } out_tensor;
 
 /* Frees o's memory (the allocator's free, or cuMemFree_v2 in its primary
@@ -70,8 +70,8 @@ static void out_deleter(DLManagedTensor *self) {
 
 /* Allocates o's memory for output parameter p: cuMemAlloc_v2, or ctx's
  * allocator (whose pointer is checked against the kernel's alignment). */
-static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor *o, size_t bytes,
-                              int device, void *stream, const tl_rt_param *p, const char *kernel) {
+static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor *o, size_t bytes, int device,
+                              void *stream, const tl_rt_param *p, const char *kernel) {
   if (!ctx->allocator.alloc) {
     tl_CUresult r = drv->cuMemAlloc(&o->ptr, bytes);
     if (r == TL_CUDA_SUCCESS) return TL_OK;
@@ -80,17 +80,14 @@ static tl_status alloc_output(tl_context *ctx, const tl_driver *drv, out_tensor 
                           p->name, kernel, device);
   }
   void *ptr = ctx->allocator.alloc(ctx->allocator.user, bytes, device, stream);
-  if (!ptr)
-    return tl_context_fail(ctx, TL_ERR_NO_MEMORY,
-                           TL_MSG_ALLOC_NULL, bytes, p->name, device);
+  if (!ptr) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, TL_MSG_ALLOC_NULL, bytes, p->name, device);
   o->ptr = (tl_CUdeviceptr)(uintptr_t)ptr;
   o->alloc = ctx->allocator;
   o->bytes = bytes;
   o->ordinal = device;
   o->stream = stream;
   if (p->align > 1 && (uintptr_t)ptr % (uintptr_t)p->align)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           TL_MSG_ALLOC_ALIGN, ptr, p->name, p->align);
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_ALLOC_ALIGN, ptr, p->name, p->align);
   return TL_OK;
 }
 
@@ -139,22 +136,22 @@ static tl_status check_arch(tl_context *ctx, const tl_kernel *k, int device) {
   bool fits = ft && (ft->arch_specific ? cc == ft->sm : cc >= ft->sm);
   char advice[160];
   if (fits)
-    snprintf(advice, sizeof advice, "compile the kernel for that device (target %s: tl_device_target(%d)) or pass "
-             "tensors on a device it fits", fit, device);
-  else
-    snprintf(advice, sizeof advice, "no target of this library runs there (the oldest is sm_80)");
+    snprintf(advice, sizeof advice,
+             "compile the kernel for that device (target %s: tl_device_target(%d)) or pass "
+             "tensors on a device it fits",
+             fit, device);
+  else snprintf(advice, sizeof advice, "no target of this library runs there (the oldest is sm_80)");
   return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
                          "kernel '%s' was compiled for %s, whose PTX runs only on devices of compute capability "
                          "%d.%d%s; cuda:%d%s has compute capability %d.%d: %s",
-                         k->name, t->name, t->sm / 10, t->sm % 10, t->arch_specific ? "" : " or newer", device,
-                         named, major, minor, advice);
+                         k->name, t->name, t->sm / 10, t->sm % 10, t->arch_specific ? "" : " or newer", device, named,
+                         major, minor, advice);
 }
 
 /* The launch limits of s's function and device: its MAX_THREADS_PER_BLOCK,
  * the device's grid limits and opt-in shared memory (a driver that cannot
  * say is reported: guessed limits would fail later launches obscurely). */
-static tl_status slot_limits(tl_context *ctx, const tl_kernel *k, const tl_driver *drv, tl_rt_devslot *s,
-                             int device) {
+static tl_status slot_limits(tl_context *ctx, const tl_kernel *k, const tl_driver *drv, tl_rt_devslot *s, int device) {
   int v = 0;
   tl_CUresult r = drv->cuFuncGetAttribute(&v, TL_CU_FUNC_ATTR_MAX_THREADS_PER_BLOCK, s->fn);
   if (r != TL_CUDA_SUCCESS)
@@ -188,17 +185,17 @@ static tl_status stage_functions(tl_context *ctx, const tl_kernel *k, const tl_d
   return TL_OK;
 }
 
-static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device,
-                           tl_rt_devslot **out) {
+static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, int device, tl_rt_devslot **out) {
   if (!k->ptx || !*k->ptx)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
                            "kernel '%s' has no PTX: it was compiled with stop_after = "
-                           "TL_STAGE_SIMT", k->name);
+                           "TL_STAGE_SIMT",
+                           k->name);
   tl_status st = TL_OK;
   int ndev = tl_driver_device_count();
   if (device < 0 || device >= ndev)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "device cuda:%d does not exist (%d CUDA device(s))", device, ndev);
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "device cuda:%d does not exist (%d CUDA device(s))", device,
+                           ndev);
   /* loaded already: no lock (slots and loaded are published with release
    * stores below, after everything they cover is written) */
   tl_rt_devslot *ls = __atomic_load_n(&k->slots, __ATOMIC_ACQUIRE);
@@ -244,10 +241,9 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
     free(errlog);
     st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   } else {
-    int opts[] = {TL_CU_JIT_INFO_LOG_BUFFER, TL_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-                  TL_CU_JIT_ERROR_LOG_BUFFER, TL_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), errlog,
-                    (void *)(uintptr_t)(JIT_LOG_BYTES - 1)};
+    int opts[] = {TL_CU_JIT_INFO_LOG_BUFFER, TL_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, TL_CU_JIT_ERROR_LOG_BUFFER,
+                  TL_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *vals[] = {info, (void *)(uintptr_t)(JIT_LOG_BYTES - 1), errlog, (void *)(uintptr_t)(JIT_LOG_BYTES - 1)};
     /* a cubin nvJitLink made for this device (jitlink.c), else the PTX */
     const void *image = k->cubin && k->cubin_device == device ? k->cubin : (const void *)k->ptx;
     r = drv->cuModuleLoadDataEx(&s->module, image, 4, opts, vals);
@@ -258,8 +254,7 @@ static tl_status load_slot(tl_context *ctx, tl_kernel *k, const tl_driver *drv, 
                            "cuModuleLoadDataEx failed for kernel '%s' (target %s) on cuda:%d: "
                            "%s (%s)%s%s%s%s%s",
                            k->name, k->target, device, name, text, tl_driver_sticky_advice(r),
-                           errlog[0] ? "\nJIT error log:\n" : "", errlog,
-                           info[0] ? "\nJIT info log:\n" : "", info);
+                           errlog[0] ? "\nJIT error log:\n" : "", errlog, info[0] ? "\nJIT info log:\n" : "", info);
       s->module = NULL;
     } else if ((r = drv->cuModuleGetFunction(&s->fn, s->module, k->name)) != TL_CUDA_SUCCESS) {
       st = tl_driver_fail(ctx, r, "cuModuleGetFunction of kernel '%s' on cuda:%d", k->name, device);
@@ -305,7 +300,10 @@ tl_status tl_kernel_load(tl_context *ctx, tl_kernel *k, int device) {
 /* ------------------------------------------------------------ calling */
 /* Timing request of tl_kernel_time: warmup launches, then reps launches
  * each between two events. */
-typedef struct bench_req { int warmup, reps; float *ms_each; } bench_req;
+typedef struct bench_req {
+  int warmup, reps;
+  float *ms_each;
+} bench_req;
 
 /* Launches the later stages of a launch sequence (sig.nstages) after the
  * first, in order on cs with b's arguments: each its own grid, block and
@@ -322,8 +320,8 @@ static tl_status launch_later_stages(tl_context *ctx, const tl_driver *drv, tl_k
     for (int g = 0; g < 3; g++)
       if (grid[g] > (unsigned)s->max_grid[g])
         return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               "grid.%c of entry '%s': expected at most %d blocks on cuda:%d, got %u", "xyz"[g],
-                               entry, s->max_grid[g], b->device, grid[g]);
+                               "grid.%c of entry '%s': expected at most %d blocks on cuda:%d, got %u", "xyz"[g], entry,
+                               s -> max_grid[g], b -> device, grid[g]);
     tl_CUresult r = TL_CUDA_SUCCESS;
     if (smem > 48 * 1024) {
       if ((int64_t)smem > s->smem_optin)
@@ -349,8 +347,8 @@ static tl_status launch_later_stages(tl_context *ctx, const tl_driver *drv, tl_k
 static tl_status launch_stages(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
                                const tl_rt_binding *b, tl_CUstream cs) {
   if (!b->empty) {
-    tl_CUresult r = drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem, cs,
-                                        b->kargs, NULL);
+    tl_CUresult r =
+        drv->cuLaunchKernel(s->fn, b->grid[0], b->grid[1], b->grid[2], b->block, 1, 1, b->smem, cs, b->kargs, NULL);
     if (r != TL_CUDA_SUCCESS)
       return tl_driver_fail(ctx, r, TL_MSG_LAUNCH, k->name, b->grid[0], b->grid[1], b->grid[2], b->block, b->smem,
                             b->device);
@@ -359,13 +357,11 @@ static tl_status launch_stages(tl_context *ctx, const tl_driver *drv, tl_kernel 
 }
 
 /* Times launches of s->fn with b's arguments (bq given). */
-static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel *k,
-                                tl_rt_devslot *s, tl_rt_binding *b, tl_CUstream cs,
-                                const bench_req *bq) {
-  if (!drv->cuEventCreate || !drv->cuEventRecord || !drv->cuEventSynchronize ||
-      !drv->cuEventElapsedTime || !drv->cuEventDestroy)
-    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                           "the CUDA driver has no cuEvent* entry points: cannot time '%s'",
+static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s, tl_rt_binding *b,
+                                tl_CUstream cs, const bench_req *bq) {
+  if (!drv->cuEventCreate || !drv->cuEventRecord || !drv->cuEventSynchronize || !drv->cuEventElapsedTime ||
+      !drv->cuEventDestroy)
+    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "the CUDA driver has no cuEvent* entry points: cannot time '%s'",
                            k->name);
   tl_CUevent ev[2] = {NULL, NULL};
   tl_CUresult r = TL_CUDA_SUCCESS;
@@ -382,8 +378,7 @@ static tl_status timed_launches(tl_context *ctx, const tl_driver *drv, tl_kernel
     if (!timed) continue;
     if ((r = drv->cuEventRecord(ev[1], cs)) != TL_CUDA_SUCCESS ||
         (r = drv->cuEventSynchronize(ev[1])) != TL_CUDA_SUCCESS ||
-        (r = drv->cuEventElapsedTime(&bq->ms_each[i - bq->warmup], ev[0], ev[1])) !=
-            TL_CUDA_SUCCESS) {
+        (r = drv->cuEventElapsedTime(&bq->ms_each[i - bq->warmup], ev[0], ev[1])) != TL_CUDA_SUCCESS) {
       st = tl_driver_fail(ctx, r, "timing kernel '%s' with CUDA events", k->name);
       break;
     }
@@ -407,9 +402,8 @@ static tl_status fill_tma_maps(tl_context *ctx, const tl_driver *drv, tl_kernel 
 
 /* Launches a bound call (timed when bq is given); an empty call (a
  * zero-size dynamic dim) launches nothing and times 0. */
-static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
-                              const tl_arg *args, out_tensor *const *outs, tl_rt_binding *b,
-                              tl_CUstream cs, const bench_req *bq) {
+static tl_status launch_bound(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s, const tl_arg *args,
+                              out_tensor *const *outs, tl_rt_binding *b, tl_CUstream cs, const bench_req *bq) {
   tl_status st;
   if (b->empty && k->sig.nstages == 0) {
     for (int i = 0; bq && i < bq->reps; i++) bq->ms_each[i] = 0;
@@ -428,11 +422,10 @@ static tl_status check_stream(tl_context *ctx, const tl_driver *drv, const tl_ke
   if (!cs || cs == TL_CU_STREAM_LEGACY || cs == TL_CU_STREAM_PER_THREAD) return TL_OK;
   tl_CUcontext sctx = NULL;
   tl_CUresult r = drv->cuStreamGetCtx(cs, &sctx);
-  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuStreamGetCtx of the stream of a call of kernel '%s' (is the stream valid?)",
+  if (r != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r, "cuStreamGetCtx of the stream of a call of kernel '%s' (is the stream valid?)",
                           k->name);
-  if (sctx != s->pctx)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           TL_MSG_STREAM_CTX, device);
+  if (sctx != s->pctx) return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_STREAM_CTX, device);
   return TL_OK;
 }
 
@@ -462,11 +455,9 @@ static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_
         return tl_driver_fail(ctx, r, "cuPointerGetAttribute of argument '%s' (#%zu) of kernel '%s'", p->name, pos,
                               k->name);
       if (r != TL_CUDA_SUCCESS)
-        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               TL_MSG_PTR_UNKNOWN, p->name, pos, tl_driver_error_name(r));
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_PTR_UNKNOWN, p->name, pos, tl_driver_error_name(r));
       if (ord != b->device)
-        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                               TL_MSG_PTR_DEVICE, p->name, pos, b->device, ord);
+        return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_PTR_DEVICE, p->name, pos, b->device, ord);
       if (s->checked_ptr) __atomic_store_n(&s->checked_ptr[pi], ptr, __ATOMIC_RELAXED);
     }
     pos++;
@@ -480,17 +471,14 @@ static tl_status check_pointers(tl_context *ctx, const tl_driver *drv, const tl_
 static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *k, tl_rt_devslot *s,
                               const tl_rt_binding *b) {
   if ((int)b->block > s->max_threads)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           TL_MSG_MAX_THREADS, k->name, s->max_threads, b->block);
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_MAX_THREADS, k->name, s->max_threads, b->block);
   for (int g = 0; g < 3; g++)
     if (b->grid[g] > (unsigned)s->max_grid[g])
-      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             TL_MSG_GRID_LIMIT, "xyz"[g],
-                             s->max_grid[g], b->device, b->grid[g]);
+      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_GRID_LIMIT, "xyz"[g], s -> max_grid[g], b -> device,
+                             b -> grid[g]);
   if (b->smem <= 48 * 1024) return TL_OK;
   if ((int64_t)b->smem > s->smem_optin)
-    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           TL_MSG_SMEM_LIMIT, k->name, b->smem, b->device, s->smem_optin);
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, TL_MSG_SMEM_LIMIT, k->name, b->smem, b->device, s->smem_optin);
   tl_CUresult r = TL_CUDA_SUCCESS;
   pthread_mutex_lock(&k->mu);
   if (s->smem_set < (int64_t)b->smem) {
@@ -498,7 +486,8 @@ static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *
     if (r == TL_CUDA_SUCCESS) s->smem_set = b->smem;
   }
   pthread_mutex_unlock(&k->mu);
-  if (r != TL_CUDA_SUCCESS) return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u) of kernel '%s'", b->smem,
+  if (r != TL_CUDA_SUCCESS)
+    return tl_driver_fail(ctx, r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, %u) of kernel '%s'", b->smem,
                           k->name);
   return TL_OK;
 }
@@ -506,8 +495,8 @@ static tl_status check_limits(tl_context *ctx, const tl_driver *drv, tl_kernel *
 /* Allocates output parameter pi (b's shape and bytes) on b's device, in
  * stream cs, and points b's slot at it.  *out gets the output as soon as it
  * exists, so that the caller frees it on failure (free_out). */
-static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_kernel *k, const tl_rt_devslot *s,
-                             int pi, tl_rt_binding *b, tl_CUstream cs, out_tensor **out) {
+static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_kernel *k, const tl_rt_devslot *s, int pi,
+                             tl_rt_binding *b, tl_CUstream cs, out_tensor **out) {
   const tl_rt_param *p = &k->sig.params[pi];
   out_tensor *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
   if (!o) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -518,7 +507,8 @@ static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_ker
   /* the output keeps the primary context alive until its deleter runs */
   tl_CUcontext pc;
   tl_CUresult r = drv->cuDevicePrimaryCtxRetain(&pc, s->dev);
-  if (r != TL_CUDA_SUCCESS) /* free_out frees o's memory (the allocator's, or cuMemFree_v2 in the context pushed here) */
+  if (r !=
+      TL_CUDA_SUCCESS) /* free_out frees o's memory (the allocator's, or cuMemFree_v2 in the context pushed here) */
     return tl_driver_fail(ctx, r, "cuDevicePrimaryCtxRetain of cuda:%d for output '%s' of kernel '%s'", b->device,
                           p->name, k->name);
   o->pctx = pc;
@@ -534,13 +524,13 @@ static tl_status make_output(tl_context *ctx, const tl_driver *drv, const tl_ker
 }
 
 /* The CUDA path of a call (bq NULL) or of tl_kernel_time. */
-static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                           void *stream, DLManagedTensor **outputs, const bench_req *bq) {
+static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, void *stream,
+                           DLManagedTensor **outputs, const bench_req *bq) {
   const tl_rt_sig *sig = &k->sig;
   if (sig->nout > 0 && !outputs)
     return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "tl_kernel_call: kernel '%s' has %d out_idx output(s) but outputs is NULL",
-                           k->name, sig->nout);
+                           "tl_kernel_call: kernel '%s' has %d out_idx output(s) but outputs is NULL", k->name,
+                           sig->nout);
   for (int j = 0; outputs && j < sig->nout; j++) outputs[j] = NULL;
 
   tl_rt_binding b;
@@ -603,8 +593,7 @@ static tl_status cuda_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, si
 done:
   if (outs) {
     /* on failure free what was allocated (nothing was launched that uses it) */
-    for (int j = 0; j < sig->nout; j++)
-      free_out(outs[j]);
+    for (int j = 0; j < sig->nout; j++) free_out(outs[j]);
     if (outs != outs_small) free(outs);
   }
   if (pushed) drv->cuCtxPopCurrent(&dummy);
@@ -623,44 +612,39 @@ static bool all_host(const tl_arg *args, size_t nargs) {
   return ntensors > 0;
 }
 
-tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, const tl_arg *args,
-                            size_t nargs, void *stream, DLManagedTensor **outputs) {
+tl_status tl_kernel_call_on(tl_context *ctx, tl_kernel *k, tl_executor exec, const tl_arg *args, size_t nargs,
+                            void *stream, DLManagedTensor **outputs) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!k) return tl_context_null_arg(ctx, "tl_kernel_call", "kernel");
   if (exec == TL_EXEC_AUTO) exec = all_host(args, nargs) ? TL_EXEC_CPU : TL_EXEC_CUDA;
   switch (exec) {
-    case TL_EXEC_CUDA:
-      return tl_context_end(ctx, cuda_call(ctx, k, args, nargs, stream, outputs, NULL));
-    case TL_EXEC_CPU:
-    case TL_EXEC_REFERENCE: {
-      size_t nsources = ctx->diag.sources.len;
-      tl_status st = tl_context_end(
-          ctx, tl_rt_call_cpu(ctx, k, args, nargs, exec == TL_EXEC_REFERENCE, outputs));
-      ctx->diag.sources.len = nsources; /* the kernel's text was registered for the message */
-      return st;
-    }
-    default:
-      return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                                 "tl_kernel_call_on: unknown executor %d",
-                                                 (int)exec));
+  case TL_EXEC_CUDA: return tl_context_end(ctx, cuda_call(ctx, k, args, nargs, stream, outputs, NULL));
+  case TL_EXEC_CPU:
+  case TL_EXEC_REFERENCE: {
+    size_t nsources = ctx->diag.sources.len;
+    tl_status st = tl_context_end(ctx, tl_rt_call_cpu(ctx, k, args, nargs, exec == TL_EXEC_REFERENCE, outputs));
+    ctx->diag.sources.len = nsources; /* the kernel's text was registered for the message */
+    return st;
+  }
+  default:
+    return tl_context_end(
+        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_call_on: unknown executor %d", (int)exec));
   }
 }
 
-tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                         void *stream, DLManagedTensor **outputs) {
+tl_status tl_kernel_call(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, void *stream,
+                         DLManagedTensor **outputs) {
   return tl_kernel_call_on(ctx, k, TL_EXEC_AUTO, args, nargs, stream, outputs);
 }
 
-tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                         void *stream, int warmup, int reps, float *ms_each,
-                         DLManagedTensor **outputs) {
+tl_status tl_kernel_time(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, void *stream, int warmup,
+                         int reps, float *ms_each, DLManagedTensor **outputs) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!k || !ms_each || reps < 1 || warmup < 0)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_time: %s",
-                                               !k ? "kernel is NULL"
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_time: %s",
+                                               !k         ? "kernel is NULL"
                                                : !ms_each ? "ms_each is NULL"
                                                           : "reps must be >= 1 and warmup >= 0"));
   bench_req bq = {warmup, reps, ms_each};

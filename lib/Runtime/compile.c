@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "Driver/backend.h"
 #include "Driver/compiler.h"
 #include "IR/out_idx.h"
 #include "IR/visit.h"
-#include "Driver/backend.h"
 #include "Runtime/cache.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
@@ -37,8 +37,7 @@ typedef struct align_scan {
   tl_rt_sig *sig;
 } align_scan;
 
-static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *const *idx,
-                        tl_dtype value_dtype) {
+static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *const *idx, tl_dtype value_dtype) {
   if (!buf || buf->scope != TL_SCOPE_GLOBAL) return;
   int lanes = value_dtype.lanes > 1 ? value_dtype.lanes : 1;
   if (n > 0 && idx[n - 1] && idx[n - 1]->kind == TL_EXPR_RAMP && idx[n - 1]->dtype.lanes > lanes)
@@ -47,8 +46,8 @@ static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *con
   for (int i = 0; i < a->f->nparams; i++) {
     const tl_param *p = &a->f->params[i];
     if (p->kind != TL_PARAM_TENSOR || !p->buffer) continue;
-    if (p->buffer != buf && !(p->buffer->name == buf->name ||
-                              (p->buffer->name && buf->name && !strcmp(p->buffer->name, buf->name))))
+    if (p->buffer != buf &&
+        !(p->buffer->name == buf->name || (p->buffer->name && buf->name && !strcmp(p->buffer->name, buf->name))))
       continue;
     int bytes = tl_dtype_bytes(buf->dtype) * lanes;
     if (bytes > a->sig->params[i].align) a->sig->params[i].align = bytes;
@@ -60,8 +59,8 @@ static void note_access(align_scan *a, const tl_buffer *buf, int n, tl_expr *con
  * (docs/simt-ir.md): src's base pointer must be aligned that much. */
 static void note_cp_async(align_scan *a, const tl_expr *e) {
   int64_t bytes;
-  if (e->u.call.op != TL_INTRIN_PTX_CP_ASYNC || e->u.call.n != 6 || !e->u.call.args[2] || e->u.call.args[2]->kind != TL_EXPR_BUFFER ||
-      !tl_expr_is_const_int(e->u.call.args[4], &bytes))
+  if (e->u.call.op != TL_INTRIN_PTX_CP_ASYNC || e->u.call.n != 6 || !e->u.call.args[2] ||
+      e->u.call.args[2]->kind != TL_EXPR_BUFFER || !tl_expr_is_const_int(e->u.call.args[4], &bytes))
     return;
   const tl_buffer *buf = e->u.call.args[2]->u.buffer;
   for (int i = 0; buf && i < a->f->nparams; i++) {
@@ -136,11 +135,9 @@ static bool tables_init(var_tables *t, const tl_primfunc *f) {
   return true;
 }
 
-static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *t,
-                           tl_rx_prog *out, const char *what) {
+static tl_status translate(tl_context *ctx, const tl_expr *e, const var_tables *t, tl_rx_prog *out, const char *what) {
   char *err = NULL;
-  if (tl_rx_translate(e, t->syms, t->nsyms, t->scalars, t->scalar_param, t->nscalars, out, &err))
-    return TL_OK;
+  if (tl_rx_translate(e, t->syms, t->nsyms, t->scalars, t->scalar_param, t->nscalars, out, &err)) return TL_OK;
   if (!err) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   tl_status s = tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "%s: %s", what, err);
   free(err);
@@ -160,7 +157,8 @@ static tl_status take_strides(tl_context *ctx, const tl_buffer *buf, const var_t
     if (st == TL_OK && !tl_rx_is_const(&p->strides[d].prog, NULL) && !tl_rx_is_sym(&p->strides[d].prog, NULL))
       st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
                            "%s: a stride must be a constant or one T.dynamic symbol (an expression of symbols "
-                           "is not supported yet)", what);
+                           "is not supported yet)",
+                           what);
   }
   return st;
 }
@@ -178,8 +176,7 @@ static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_si
   }
   sig->nparams = f->nparams;
   sig->nsyms = f->ndynamic;
-  for (int s = 0; s < f->ndynamic; s++)
-    sig->sym_int64[s] = f->dynamic[s]->dtype.bits == 64;
+  for (int s = 0; s < f->ndynamic; s++) sig->sym_int64[s] = f->dynamic[s]->dtype.bits == 64;
   for (int s = 0; s < f->ndynamic; s++)
     if (!(sig->sym_names[s] = strdup(f->dynamic[s]->name ? f->dynamic[s]->name : "?"))) {
       st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -208,8 +205,8 @@ static tl_status build_signature(tl_context *ctx, const tl_primfunc *f, tl_rt_si
         /* a scalar parameter cannot size a tensor: the binder has no value for it yet */
         for (int o = 0; st == TL_OK && o < p->dims[d].prog.n; o++)
           if (p->dims[d].prog.ops[o].kind == TL_RX_SCALAR)
-            st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                                 "%s: a tensor dim may not depend on a scalar parameter", what);
+            st =
+                tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "%s: a tensor dim may not depend on a scalar parameter", what);
       }
       if (st == TL_OK && buf->strides) st = take_strides(ctx, buf, &t, p);
     } else {
@@ -240,14 +237,11 @@ static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, int *ngrid,
   for (int g = 0; g < 3 && st == TL_OK; g++) {
     if (g < ks->u.kernel.ngrid && ks->u.kernel.grid[g])
       st = translate(ctx, ks->u.kernel.grid[g], &t, &grid[g], what[g]);
-    else if (!tl_rx_const(1, &grid[g]))
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    else if (!tl_rx_const(1, &grid[g])) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
   if (st == TL_OK) {
-    if (ks->u.kernel.threads)
-      st = translate(ctx, ks->u.kernel.threads, &t, threads, "T.Kernel threads");
-    else if (!tl_rx_const(128, threads))
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    if (ks->u.kernel.threads) st = translate(ctx, ks->u.kernel.threads, &t, threads, "T.Kernel threads");
+    else if (!tl_rx_const(128, threads)) st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   }
   *smem_bytes = f->smem_bytes;
   tables_free(&t);
@@ -256,8 +250,7 @@ static tl_status launch_exprs(tl_context *ctx, const tl_primfunc *f, int *ngrid,
 
 /* ------------------------------------------------ the kernel */
 static tl_status fail_compile_msg(tl_context *ctx, tl_status s, char *err) {
-  tl_status r = err ? tl_context_fail(ctx, s, "%s", err)
-                    : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+  tl_status r = err ? tl_context_fail(ctx, s, "%s", err) : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   free(err);
   return r;
 }
@@ -297,8 +290,7 @@ static tl_status mark_unused(tl_context *ctx, const tl_primfunc *f, tl_rt_sig *s
 }
 
 /* The signature and out_idx of tile IR function f into k. */
-static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts, const tl_primfunc *f,
-                                tl_kernel *k) {
+static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts, const tl_primfunc *f, tl_kernel *k) {
   tl_status st = build_signature(ctx, f, &k->sig);
   if (st == TL_OK) st = mark_unused(ctx, f, &k->sig);
   if (st != TL_OK) return st;
@@ -307,8 +299,8 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
   int bad_param = -1;
   if (opts->out_idx_mode == TL_OUT_IDX_LIST) {
     if (opts->n_out_idx > 0 && !opts->out_idx)
-      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                             "tl_compile_options: n_out_idx is %zu but out_idx is NULL", opts->n_out_idx);
+      return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_compile_options: n_out_idx is %zu but out_idx is NULL",
+                             opts->n_out_idx);
     ok = tl_rt_set_out_idx(&k->sig, opts->out_idx, opts->n_out_idx, &err, &bad_param);
   } else if (opts->out_idx_mode == TL_OUT_IDX_FROM_FILE && f->has_out_idx) {
     ok = tl_rt_set_out_idx(&k->sig, f->out_idx, (size_t)(f->nout > 0 ? f->nout : 0), &err, &bad_param);
@@ -326,8 +318,8 @@ static tl_status take_signature(tl_context *ctx, const tl_compile_options *opts,
     }
   }
   if (!ok)
-    return fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT
-                                                                      : TL_ERR_UNSUPPORTED, err);
+    return fail_compile_msg(ctx, opts->out_idx_mode == TL_OUT_IDX_LIST ? TL_ERR_INVALID_ARGUMENT : TL_ERR_UNSUPPORTED,
+                            err);
   return TL_OK;
 }
 
@@ -338,8 +330,9 @@ static tl_status take_tma_maps(tl_context *ctx, const tl_primfunc *f, tl_rt_sig 
   tl_loc loc;
   char msg[256];
   int n = tl_tma_collect(f, &maps, &loc, msg, sizeof msg);
-  if (n < 0) return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s:%d:%d: error: %s", loc.file ? loc.file : "?",
-                                    loc.line, loc.col, msg);
+  if (n < 0)
+    return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "%s:%d:%d: error: %s", loc.file ? loc.file : "?", loc.line,
+                           loc.col, msg);
   if (n > 0 && !(sig->tma = calloc((size_t)n, sizeof *sig->tma))) {
     free(maps);
     return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
@@ -398,7 +391,8 @@ static tl_status take_stages(tl_context *ctx, const tl_module *m, tl_kernel *k) 
     }
     if (i == 0) continue;
     tl_rt_stage *s = &k->sig.stages[i - 1];
-    if (!(s->entry = strdup(f->name ? f->name : "main"))) return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
+    if (!(s->entry = strdup(f->name ? f->name : "main")))
+      return tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
     tl_status st = launch_exprs(ctx, f, &s->ngrid, s->grid, &s->threads, &s->smem_bytes);
     if (st != TL_OK) return st;
     take_alignments(f, &k->sig);
@@ -509,9 +503,8 @@ static bool cache_lookup(tl_context *ctx, tl_compilation *c, cache_use *cu, tl_k
 
 /* Runs the driver's stages on source, taking the signature between them,
  * and moves the products into a new kernel *out. */
-static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *source, size_t len,
-                              const char *filename, const tl_define *defines, size_t ndefines,
-                              tl_kernel **out) {
+static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *source, size_t len, const char *filename,
+                              const tl_define *defines, size_t ndefines, tl_kernel **out) {
   const tl_compile_options *opts = c->opts;
   cache_use cu = {0};
   if (opts && (opts->flags & opts->flags_false))
@@ -584,9 +577,9 @@ static const tl_compile_options *with_device_sms(const tl_compile_options *opts,
   return buf;
 }
 
-tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
-                            const char *filename, const tl_define *defines, size_t ndefines,
-                            const tl_compile_options *opts, tl_kernel **out) {
+tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len, const char *filename,
+                            const tl_define *defines, size_t ndefines, const tl_compile_options *opts,
+                            tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_compile_options dev_opts;
   opts = with_device_sms(opts, &dev_opts);
@@ -596,7 +589,7 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
     return tl_context_null_arg(ctx, "tl_kernel_compile", !source ? "source" : !out ? "out" : "defines");
   tl_compilation c;
   tl_compilation_init(&c, opts);
-  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.target_name = tl_target_resolve(c.opts->target);    /* "auto": the GPU's, handed down */
   c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
@@ -605,15 +598,14 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len,
   return st;
 }
 
-tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_define *defines,
-                                 size_t ndefines, const tl_compile_options *opts,
-                                 tl_kernel **out) {
+tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_define *defines, size_t ndefines,
+                                 const tl_compile_options *opts, tl_kernel **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_compile_options dev_opts;
   opts = with_device_sms(opts, &dev_opts);
   tl_compilation c;
   tl_compilation_init(&c, opts);
-  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.target_name = tl_target_resolve(c.opts->target);    /* "auto": the GPU's, handed down */
   c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
   tl_context_begin(ctx);
   if (out) *out = NULL;

@@ -44,9 +44,9 @@ static const tl_gemm_config large[] = {
     /* in measured order (docs/performance.md, "Measurements behind choices
      * in the code").  4 stages make the stage index a mask; 128x256 over 8
      * warps gives 64x64 warp tiles. */
-    {128, 256, 32, 256, 4, 0, 10}, {256, 128, 32, 256, 4, 0, 10},
-    {128, 256, 32, 256, 3, 0, 10}, {128, 256, 32, 256, 2, 0, 10}, {128, 128, 32, 128, 3, 0, 8},
-    {128, 128, 32, 128, 3, 0, 0},  {256, 128, 32, 256, 3, 0, 10}, {64, 128, 32, 128, 3, 0, 0},
+    {128, 256, 32, 256, 4, 0, 10}, {256, 128, 32, 256, 4, 0, 10}, {128, 256, 32, 256, 3, 0, 10},
+    {128, 256, 32, 256, 2, 0, 10}, {128, 128, 32, 128, 3, 0, 8},  {128, 128, 32, 128, 3, 0, 0},
+    {256, 128, 32, 256, 3, 0, 10}, {64, 128, 32, 128, 3, 0, 0},
 };
 /* fewer than ~2 waves of 256x128 blocks (1024^3, 2048^3): 4-warp tiles,
  * several resident blocks per SM */
@@ -57,11 +57,13 @@ static const tl_gemm_config small_grid[] = {
 /* fewer than one wave even of 128x128 blocks (1024^3: 64 blocks), in
  * measured order (docs/performance.md). */
 static const tl_gemm_config tiny_grid[] = {
-    {64, 128, 32, 128, 4, 0, 8}, {64, 64, 32, 128, 3, 0, 0}, {128, 128, 32, 128, 3, 0, 8},
+    {64, 128, 32, 128, 4, 0, 8},
+    {64, 64, 32, 128, 3, 0, 0},
+    {128, 128, 32, 128, 3, 0, 8},
     {64, 128, 32, 128, 3, 0, 0},
 };
 static const tl_gemm_config small_m[] = {
-    {64, 128, 64, 128, 4, 0, 0}, {64, 128, 32, 128, 3, 0, 0}, {64, 64, 32, 128, 3, 0, 0},
+    {64, 128, 64, 128, 4, 0, 0},  {64, 128, 32, 128, 3, 0, 0}, {64, 64, 32, 128, 3, 0, 0},
     {128, 128, 32, 128, 3, 0, 0}, {64, 256, 32, 256, 3, 0, 0},
 };
 
@@ -106,7 +108,9 @@ static const tl_gemm_config hopper_small_grid[] = {
 /* 1024^3 (64 blocks of 128x128): 64-row tiles give 128 blocks, near one
  * full wave */
 static const tl_gemm_config hopper_tiny_grid[] = {
-    {64, 128, 64, 128, 4, 0, 8}, {64, 256, 64, 128, 4, 0, 0}, {128, 128, 64, 256, 4, 0, 8},
+    {64, 128, 64, 128, 4, 0, 8},
+    {64, 256, 64, 128, 4, 0, 0},
+    {128, 128, 64, 256, 4, 0, 8},
     {64, 64, 64, 128, 6, 0, 0},
 };
 /* M <= 128 (16 or 128 x 8192 x 8192): these shapes stream B from memory,
@@ -118,7 +122,7 @@ static const tl_gemm_config hopper_tiny_grid[] = {
  * configs_from moves tiles taller than M
  * (rounded up to 64) behind the others, so M <= 64 takes 64x128 first. */
 static const tl_gemm_config hopper_small_m[] = {
-    {128, 64, 64, 256, 8, 0, 0}, {64, 128, 64, 128, 6, 0, 0}, {128, 64, 64, 128, 8, 0, 0},
+    {128, 64, 64, 256, 8, 0, 0}, {64, 128, 64, 128, 6, 0, 0},  {128, 64, 64, 128, 8, 0, 0},
     {64, 64, 64, 128, 6, 0, 0},  {128, 128, 64, 256, 4, 0, 8},
 };
 
@@ -129,8 +133,8 @@ typedef struct config_table {
 } config_table;
 static const config_table mma_sync_table = {
     {large, small_grid, tiny_grid, small_m},
-    {sizeof large / sizeof large[0], sizeof small_grid / sizeof small_grid[0],
-     sizeof tiny_grid / sizeof tiny_grid[0], sizeof small_m / sizeof small_m[0]}};
+    {sizeof large / sizeof large[0], sizeof small_grid / sizeof small_grid[0], sizeof tiny_grid / sizeof tiny_grid[0],
+     sizeof small_m / sizeof small_m[0]}};
 static const config_table hopper_table = {
     {hopper_large, hopper_small_grid, hopper_tiny_grid, hopper_small_m},
     {sizeof hopper_large / sizeof hopper_large[0], sizeof hopper_small_grid / sizeof hopper_small_grid[0],
@@ -152,8 +156,7 @@ static int classify(int sms, int64_t M, int64_t N) {
 static size_t configs_from(const config_table *t, int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
                            tl_gemm_config *out, size_t cap) {
   if (M <= 0 || N <= 0 || K <= 0 || sms <= 0) return 0;
-  if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1))
-    return 0;
+  if (!((in.code == TL_TYPE_FLOAT || in.code == TL_TYPE_BFLOAT) && in.bits == 16 && in.lanes <= 1)) return 0;
   int c = classify(sms, M, N);
   /* small M: tiles no taller than M rounded up to 64 first (a taller tile
    * computes rows that do not exist), each group in the table's order */
@@ -173,13 +176,11 @@ static int device_sms(void) {
   return sms > 0 ? sms : TL_GEMM_CONFIGS_NO_GPU_SMS;
 }
 
-size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out,
-                       size_t cap) {
+size_t tl_gemm_configs(int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
   return tl_gemm_configs_for(device_sms(), M, N, K, in, out, cap);
 }
 
-size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
-                           tl_gemm_config *out, size_t cap) {
+size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
   return configs_from(&mma_sync_table, sms, M, N, K, in, out, cap);
 }
 
@@ -194,15 +195,15 @@ bool tl_gemm_configs_use_hopper(const char *target, unsigned flags) {
   return use_hopper(tl_target_lookup(tl_target_resolve(target)), flags);
 }
 
-size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
-                                  int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap) {
+size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N, int64_t K,
+                                  tl_dtype in, tl_gemm_config *out, size_t cap) {
   const tl_target *t = tl_target_lookup(tl_target_resolve(target));
   if (!t) return 0;
   return configs_from(use_hopper(t, flags) ? &hopper_table : &mma_sync_table, sms, M, N, K, in, out, cap);
 }
 
-size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N, int64_t K,
-                              tl_dtype in, tl_gemm_config *out, size_t cap) {
+size_t tl_gemm_configs_target(const char *target, unsigned flags, int64_t M, int64_t N, int64_t K, tl_dtype in,
+                              tl_gemm_config *out, size_t cap) {
   return tl_gemm_configs_target_for(device_sms(), target, flags, M, N, K, in, out, cap);
 }
 
@@ -210,8 +211,7 @@ size_t tl_gemm_config_defines(const tl_gemm_config *c, tl_define defs[7], char s
   static const char *const names[7] = {"block_M",    "block_N", "block_K",      "threads",
                                        "num_stages", "policy",  "swizzle_panel"};
   if (!c || !defs || !storage) return 0;
-  const int v[7] = {c->block_M, c->block_N, c->block_K, c->threads,
-                    c->num_stages, c->policy, c->swizzle_panel};
+  const int v[7] = {c->block_M, c->block_N, c->block_K, c->threads, c->num_stages, c->policy, c->swizzle_panel};
   for (int i = 0; i < 7; i++) {
     snprintf(storage[i], 16, "%d", v[i]);
     defs[i].name = names[i];
@@ -229,7 +229,6 @@ const char *tl_gemm_config_format(const tl_gemm_config *c, char *buf, size_t siz
   char pol[16] = "", swz[24] = "";
   if (c->policy) snprintf(pol, sizeof pol, "/p%d", c->policy);
   if (c->swizzle_panel) snprintf(swz, sizeof swz, "/swz%d", c->swizzle_panel);
-  snprintf(buf, size, "%dx%dx%d/%dt/s%d%s%s", c->block_M, c->block_N, c->block_K, c->threads,
-           c->num_stages, pol, swz);
+  snprintf(buf, size, "%dx%dx%d/%dt/s%d%s%s", c->block_M, c->block_N, c->block_K, c->threads, c->num_stages, pol, swz);
   return buf;
 }

@@ -41,8 +41,7 @@ static void host_out_deleter(DLManagedTensor *self) {
   free(o);
 }
 
-static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t bytes,
-                              bool poison) {
+static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t bytes, bool poison) {
   host_out *o = calloc(1, sizeof *o + sizeof(int64_t) * (size_t)(p->ndim + 1));
   if (!o) return NULL;
   size_t alloc = (bytes + 63) / 64 * 64;
@@ -65,8 +64,8 @@ static bool has_source(const tl_diag *d, const char *name) {
   return false;
 }
 
-tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                         bool reference, DLManagedTensor **outputs) {
+tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, bool reference,
+                         DLManagedTensor **outputs) {
   const tl_rt_sig *sig = &k->sig;
   if (!reference) { /* a kernel from the disk cache has only its tile IR */
     tl_status ls = tl_rt_kernel_lower_simt(ctx, k);
@@ -100,11 +99,10 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
   }
   for (int j = 0; j < sig->nout; j++) {
     int pi = sig->out_idx[j];
-    outs[j] = host_out_new(&sig->params[pi], b.out_shapes[pi], b.out_bytes[pi],
-                           (k->flags & TL_COMPILE_POISON_OUTPUTS) != 0);
+    outs[j] =
+        host_out_new(&sig->params[pi], b.out_shapes[pi], b.out_bytes[pi], (k->flags & TL_COMPILE_POISON_OUTPUTS) != 0);
     if (!outs[j]) {
-      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory allocating output '%s'",
-                           sig->params[pi].name);
+      st = tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory allocating output '%s'", sig->params[pi].name);
       goto done;
     }
   }
@@ -128,8 +126,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
       if (p->is_tensor) {
         const DLTensor *t = a->v.tensor;
         if (p->ndim > 8) {
-          st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                               "argument '%s': the CPU executors take at most 8 dims, got %d",
+          st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "argument '%s': the CPU executors take at most 8 dims, got %d",
                                p->name, p->ndim);
           goto done;
         }
@@ -165,8 +162,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
       }
       empty = !grid[0] || !grid[1] || !grid[2];
     } else if (stage >= m->nfuncs) {
-      st = tl_context_fail(ctx, TL_ERR_INTERNAL, "kernel '%s': launch stage %d has no SIMT function", k->name,
-                           stage);
+      st = tl_context_fail(ctx, TL_ERR_INTERNAL, "kernel '%s': launch stage %d has no SIMT function", k->name, stage);
       goto done;
     }
     if (empty) continue; /* an empty launch (a zero-size dynamic dim) runs nothing */
@@ -175,7 +171,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
     } else {
       tl_simt_options so = {0};
       so.check_races = true;
-      so.workspaces = &ws; /* the stages share the call's T.alloc_global buffers */
+      so.workspaces = &ws;                           /* the stages share the call's T.alloc_global buffers */
       const char *seed = getenv("TL_SCHEDULE_SEED"); /* tl-run --schedule-seed; docs/simt-ir.md */
       if (seed && *seed) so.schedule_seed = strtoull(seed, NULL, 0);
       so.progress = ctx->progress;
@@ -183,8 +179,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
       ok = tl_simt_exec(m, stage, iargs, sig->nparams, b.symv, sig->nsyms, &so, &ctx->diag);
     }
     if (!ok || ctx->diag.errors > 0) {
-      if (ctx->diag.errors == 0)
-        tl_context_fail(ctx, TL_ERR_COMPILE, "kernel '%s' failed on %s", k->name, what);
+      if (ctx->diag.errors == 0) tl_context_fail(ctx, TL_ERR_COMPILE, "kernel '%s' failed on %s", k->name, what);
       st = TL_ERR_COMPILE;
       goto done;
     }
@@ -224,48 +219,47 @@ typedef struct flop_env {
 static bool eval_int(flop_env *env, const tl_expr *e, int64_t *out, int depth) {
   if (!e || depth > 100) return false;
   switch (e->kind) {
-    case TL_EXPR_INT: *out = e->u.ival; return true;
-    case TL_EXPR_VAR:
-      for (size_t i = 0; i < env->n; i++)
-        if (e->u.var->name && env->names[i] && !strcmp(e->u.var->name, env->names[i])) {
-          *out = env->values[i];
-          return true;
-        }
-      return false;
-    case TL_EXPR_CAST: return eval_int(env, e->u.cast.value, out, depth + 1);
-    case TL_EXPR_BINARY: {
-      int64_t a, b;
-      if (!eval_int(env, e->u.bin.a, &a, depth + 1) || !eval_int(env, e->u.bin.b, &b, depth + 1))
-        return false;
-      switch (e->u.bin.op) {
-        case TL_OP_ADD: *out = a + b; return true;
-        case TL_OP_SUB: *out = a - b; return true;
-        case TL_OP_MUL: *out = a * b; return true;
-        case TL_OP_DIV:
-        case TL_OP_FLOORDIV:
-          if (b == 0) return false;
-          *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) && e->u.bin.op == TL_OP_FLOORDIV);
-          return true;
-        case TL_OP_FLOORMOD:
-          if (b == 0) return false;
-          *out = ((a % b) + b) % b;
-          return true;
-        case TL_OP_MIN: *out = a < b ? a : b; return true;
-        case TL_OP_MAX: *out = a > b ? a : b; return true;
-        default: return false;
-      }
-    }
-    case TL_EXPR_CALL:
-      if (e->u.call.n == 2 && e->u.call.op == TL_INTRIN_CEILDIV) {
-        int64_t a, b;
-        if (!eval_int(env, e->u.call.args[0], &a, depth + 1) ||
-            !eval_int(env, e->u.call.args[1], &b, depth + 1) || b <= 0)
-          return false;
-        *out = (a + b - 1) / b;
+  case TL_EXPR_INT: *out = e->u.ival; return true;
+  case TL_EXPR_VAR:
+    for (size_t i = 0; i < env->n; i++)
+      if (e->u.var->name && env->names[i] && !strcmp(e->u.var->name, env->names[i])) {
+        *out = env->values[i];
         return true;
       }
-      return false;
+    return false;
+  case TL_EXPR_CAST: return eval_int(env, e->u.cast.value, out, depth + 1);
+  case TL_EXPR_BINARY: {
+    int64_t a, b;
+    if (!eval_int(env, e->u.bin.a, &a, depth + 1) || !eval_int(env, e->u.bin.b, &b, depth + 1)) return false;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD: *out = a + b; return true;
+    case TL_OP_SUB: *out = a - b; return true;
+    case TL_OP_MUL: *out = a * b; return true;
+    case TL_OP_DIV:
+    case TL_OP_FLOORDIV:
+      if (b == 0) return false;
+      *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) && e->u.bin.op == TL_OP_FLOORDIV);
+      return true;
+    case TL_OP_FLOORMOD:
+      if (b == 0) return false;
+      *out = ((a % b) + b) % b;
+      return true;
+    case TL_OP_MIN: *out = a < b ? a : b; return true;
+    case TL_OP_MAX: *out = a > b ? a : b; return true;
     default: return false;
+    }
+  }
+  case TL_EXPR_CALL:
+    if (e->u.call.n == 2 && e->u.call.op == TL_INTRIN_CEILDIV) {
+      int64_t a, b;
+      if (!eval_int(env, e->u.call.args[0], &a, depth + 1) || !eval_int(env, e->u.call.args[1], &b, depth + 1) ||
+          b <= 0)
+        return false;
+      *out = (a + b - 1) / b;
+      return true;
+    }
+    return false;
+  default: return false;
   }
 }
 
@@ -286,63 +280,60 @@ static double region_elems(flop_env *env, const tl_region *r) {
 static double stmt_flops(flop_env *env, const tl_stmt *s, int depth) {
   if (!s || depth > 200) return 0;
   switch (s->kind) {
-    case TL_STMT_SEQ: {
-      double f = 0;
-      for (int i = 0; i < s->u.seq.n; i++) f += stmt_flops(env, s->u.seq.stmts[i], depth + 1);
-      return f;
-    }
-    case TL_STMT_FOR: {
-      double body = stmt_flops(env, s->u.loop.body, depth + 1);
-      if (body == 0) return 0;
-      double trips = 1;
-      for (int i = 0; i < s->u.loop.nvars; i++) {
-        int64_t ext, step = 1;
-        if (!eval_int(env, s->u.loop.extents[i], &ext, 0) ||
-            (s->u.loop.step && !eval_int(env, s->u.loop.step, &step, 0)) || step <= 0) {
-          env->unknown = true;
-          return 0;
-        }
-        trips *= (double)((ext + step - 1) / step);
+  case TL_STMT_SEQ: {
+    double f = 0;
+    for (int i = 0; i < s->u.seq.n; i++) f += stmt_flops(env, s->u.seq.stmts[i], depth + 1);
+    return f;
+  }
+  case TL_STMT_FOR: {
+    double body = stmt_flops(env, s->u.loop.body, depth + 1);
+    if (body == 0) return 0;
+    double trips = 1;
+    for (int i = 0; i < s->u.loop.nvars; i++) {
+      int64_t ext, step = 1;
+      if (!eval_int(env, s->u.loop.extents[i], &ext, 0) ||
+          (s->u.loop.step && !eval_int(env, s->u.loop.step, &step, 0)) || step <= 0) {
+        env->unknown = true;
+        return 0;
       }
-      return trips * body;
+      trips *= (double)((ext + step - 1) / step);
     }
-    case TL_STMT_KERNEL: {
-      double body = stmt_flops(env, s->u.kernel.body, depth + 1), blocks = 1;
-      for (int g = 0; g < s->u.kernel.ngrid; g++) {
-        int64_t v;
-        if (!eval_int(env, s->u.kernel.grid[g], &v, 0)) {
-          env->unknown = true;
-          return 0;
-        }
-        blocks *= (double)v;
+    return trips * body;
+  }
+  case TL_STMT_KERNEL: {
+    double body = stmt_flops(env, s->u.kernel.body, depth + 1), blocks = 1;
+    for (int g = 0; g < s->u.kernel.ngrid; g++) {
+      int64_t v;
+      if (!eval_int(env, s->u.kernel.grid[g], &v, 0)) {
+        env->unknown = true;
+        return 0;
       }
-      return body * blocks;
+      blocks *= (double)v;
     }
-    case TL_STMT_IF: return stmt_flops(env, s->u.ifs.then_s, depth + 1) +
-                            stmt_flops(env, s->u.ifs.else_s, depth + 1);
-    case TL_STMT_TILE:
-      if (s->u.tile.op == TL_TILE_GEMM && s->u.tile.nargs >= 3) {
-        double a = region_elems(env, &s->u.tile.args[0].region);
-        double b = region_elems(env, &s->u.tile.args[1].region);
-        double c = region_elems(env, &s->u.tile.args[2].region);
-        return 2.0 * sqrt(a * b * c);
-      }
-      return 0;
-    default: return 0;
+    return body * blocks;
+  }
+  case TL_STMT_IF: return stmt_flops(env, s->u.ifs.then_s, depth + 1) + stmt_flops(env, s->u.ifs.else_s, depth + 1);
+  case TL_STMT_TILE:
+    if (s->u.tile.op == TL_TILE_GEMM && s->u.tile.nargs >= 3) {
+      double a = region_elems(env, &s->u.tile.args[0].region);
+      double b = region_elems(env, &s->u.tile.args[1].region);
+      double c = region_elems(env, &s->u.tile.args[2].region);
+      return 2.0 * sqrt(a * b * c);
+    }
+    return 0;
+  default: return 0;
   }
 }
 
-tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *const *names,
-                               const int64_t *values, size_t n, double *flops) {
+tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *const *names, const int64_t *values,
+                               size_t n, double *flops) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!k || !flops || (n > 0 && (!names || !values)))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_gemm_flops: NULL argument"));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_gemm_flops: NULL argument"));
   *flops = 0;
   if (!k->tile_module || k->tile_module->nfuncs < 1)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                                               "kernel '%s' has no tile IR", k->name));
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "kernel '%s' has no tile IR", k->name));
   flop_env env = {names, values, n, false};
   double f = stmt_flops(&env, k->tile_module->funcs[0]->body, 0);
   if (env.unknown)

@@ -13,8 +13,8 @@
 #include "Runtime/driver.h"
 
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +34,7 @@ static void *sym(void *lib, const char *name, bool *missing) {
   void *p = dlsym(lib, name);
   if (!p && !*missing) {
     *missing = true;
-    snprintf(g_why, sizeof g_why,
-             "CUDA driver: entry point %s not found in the driver library (driver too old?)",
+    snprintf(g_why, sizeof g_why, "CUDA driver: entry point %s not found in the driver library (driver too old?)",
              name);
   }
   return p;
@@ -47,8 +46,7 @@ static void load_driver(void) {
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *e = dlerror();
-    snprintf(g_why, sizeof g_why,
-             "no CUDA driver: dlopen(\"%s\") failed: %s (no NVIDIA driver installed?)", path,
+    snprintf(g_why, sizeof g_why, "no CUDA driver: dlopen(\"%s\") failed: %s (no NVIDIA driver installed?)", path,
              e ? e : "unknown error");
     return;
   }
@@ -97,10 +95,8 @@ static void load_driver(void) {
     const char *name = NULL, *text = NULL;
     tl_driver_error_text(r, &name, &text);
     if (r == TL_CUDA_ERROR_STUB_LIBRARY)
-      snprintf(g_why, sizeof g_why,
-               "no CUDA driver: %s is the CUDA toolkit's stub library (cuInit: %s)", path, name);
-    else
-      snprintf(g_why, sizeof g_why, "no usable CUDA driver: cuInit failed: %s (%s)", name, text);
+      snprintf(g_why, sizeof g_why, "no CUDA driver: %s is the CUDA toolkit's stub library (cuInit: %s)", path, name);
+    else snprintf(g_why, sizeof g_why, "no usable CUDA driver: cuInit failed: %s (%s)", name, text);
     return;
   }
   int n = 0;

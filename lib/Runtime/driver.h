@@ -61,39 +61,39 @@ typedef struct tl_driver {
   tl_CUresult (*cuDeviceGet)(tl_CUdevice *, int);
   tl_CUresult (*cuDeviceGetAttribute)(int *, int, tl_CUdevice);
   tl_CUresult (*cuDevicePrimaryCtxRetain)(tl_CUcontext *, tl_CUdevice);
-  tl_CUresult (*cuDevicePrimaryCtxRelease)(tl_CUdevice);           /* _v2 */
-  tl_CUresult (*cuCtxPushCurrent)(tl_CUcontext);                   /* _v2 */
-  tl_CUresult (*cuCtxPopCurrent)(tl_CUcontext *);                  /* _v2 */
-  tl_CUresult (*cuCtxGetCurrent)(tl_CUcontext *);                  /* optional (NULL) */
+  tl_CUresult (*cuDevicePrimaryCtxRelease)(tl_CUdevice); /* _v2 */
+  tl_CUresult (*cuCtxPushCurrent)(tl_CUcontext);         /* _v2 */
+  tl_CUresult (*cuCtxPopCurrent)(tl_CUcontext *);        /* _v2 */
+  tl_CUresult (*cuCtxGetCurrent)(tl_CUcontext *);        /* optional (NULL) */
   tl_CUresult (*cuModuleLoadDataEx)(tl_CUmodule *, const void *, unsigned, int *, void **);
   tl_CUresult (*cuModuleUnload)(tl_CUmodule);
   tl_CUresult (*cuModuleGetFunction)(tl_CUfunction *, tl_CUmodule, const char *);
   tl_CUresult (*cuFuncGetAttribute)(int *, int, tl_CUfunction);
   tl_CUresult (*cuFuncSetAttribute)(tl_CUfunction, int, int);
-  tl_CUresult (*cuLaunchKernel)(tl_CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                unsigned, unsigned, unsigned, tl_CUstream, void **, void **);
+  tl_CUresult (*cuLaunchKernel)(tl_CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                tl_CUstream, void **, void **);
   tl_CUresult (*cuStreamGetCtx)(tl_CUstream, tl_CUcontext *);
-  tl_CUresult (*cuMemAlloc)(tl_CUdeviceptr *, size_t);             /* _v2 */
-  tl_CUresult (*cuMemFree)(tl_CUdeviceptr);                        /* _v2 */
+  tl_CUresult (*cuMemAlloc)(tl_CUdeviceptr *, size_t); /* _v2 */
+  tl_CUresult (*cuMemFree)(tl_CUdeviceptr);            /* _v2 */
   tl_CUresult (*cuMemsetD8Async)(tl_CUdeviceptr, unsigned char, size_t, tl_CUstream);
   tl_CUresult (*cuPointerGetAttribute)(void *, int, tl_CUdeviceptr);
   tl_CUresult (*cuGetErrorName)(tl_CUresult, const char **);
   tl_CUresult (*cuGetErrorString)(tl_CUresult, const char **);
   /* Optional entries (NULL when the driver lacks them; tl-run's copies and
    * timing need them): */
-  tl_CUresult (*cuMemcpyHtoD)(tl_CUdeviceptr, const void *, size_t);      /* _v2 */
-  tl_CUresult (*cuMemcpyDtoH)(void *, tl_CUdeviceptr, size_t);            /* _v2 */
-  tl_CUresult (*cuMemcpyDtoD)(tl_CUdeviceptr, tl_CUdeviceptr, size_t);    /* _v2 */
+  tl_CUresult (*cuMemcpyHtoD)(tl_CUdeviceptr, const void *, size_t);   /* _v2 */
+  tl_CUresult (*cuMemcpyDtoH)(void *, tl_CUdeviceptr, size_t);         /* _v2 */
+  tl_CUresult (*cuMemcpyDtoD)(tl_CUdeviceptr, tl_CUdeviceptr, size_t); /* _v2 */
   tl_CUresult (*cuCtxSynchronize)(void);
   tl_CUresult (*cuEventCreate)(tl_CUevent *, unsigned);
   tl_CUresult (*cuEventRecord)(tl_CUevent, tl_CUstream);
   tl_CUresult (*cuEventSynchronize)(tl_CUevent);
   tl_CUresult (*cuEventElapsedTime)(float *, tl_CUevent, tl_CUevent);
-  tl_CUresult (*cuEventDestroy)(tl_CUevent);                              /* _v2 */
+  tl_CUresult (*cuEventDestroy)(tl_CUevent); /* _v2 */
   /* cuTensorMapEncodeTiled (CUDA 12+; lib/Runtime/Hopper/tma.c): the enums as int */
   tl_CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *, const uint64_t *, const uint64_t *,
                                         const uint32_t *, const uint32_t *, int, int, int, int);
-  tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice);              /* the tuner's cache key */
+  tl_CUresult (*cuDeviceGetName)(char *, int, tl_CUdevice); /* the tuner's cache key */
 } tl_driver;
 
 /* Loads libcuda.so.1 (or $TL_CUDA_DRIVER) once per process (pthread_once),

@@ -44,66 +44,63 @@ static bool fail(rx_builder *b, const char *fmt, const char *what) {
 
 static bool tr(rx_builder *b, const tl_expr *e, int depth) {
   if (!e) return fail(b, "missing expression%s", NULL);
-  if (depth > TL_RX_MAX_DEPTH)
-    return fail(b, "expression nested more than 200 levels deep%s", NULL);
+  if (depth > TL_RX_MAX_DEPTH) return fail(b, "expression nested more than 200 levels deep%s", NULL);
   switch (e->kind) {
-    case TL_EXPR_INT:
-      return emit(b, TL_RX_CONST, 0, 0, e->u.ival);
-    case TL_EXPR_VAR: {
-      for (int i = 0; i < b->nsyms; i++)
-        if (b->syms[i] == e->u.var) return emit(b, TL_RX_SYM, 0, i, 0);
-      for (int i = 0; i < b->nscalars; i++)
-        if (b->scalars[i] == e->u.var) {
-          if (!tl_dtype_is_int(e->u.var->dtype) && e->u.var->dtype.code != TL_TYPE_BOOL)
-            return fail(b, "launch expression uses the float parameter '%s'", e->u.var->name);
-          return emit(b, TL_RX_SCALAR, 0, b->scalar_param[i], 0);
-        }
-      return fail(b, "launch expression uses '%s', which is neither a dynamic dim nor a "
-                  "scalar parameter", e->u.var->name);
-    }
-    case TL_EXPR_CAST:
-      if (!tl_dtype_is_int(e->dtype))
-        return fail(b, "launch expression casts to a non-integer type%s", NULL);
-      return tr(b, e->u.cast.value, depth + 1);
-    case TL_EXPR_UNARY:
-      if (e->u.un.op != TL_OP_NEG)
-        return fail(b, "unsupported unary operator in a launch expression%s", NULL);
-      return tr(b, e->u.un.a, depth + 1) && emit(b, TL_RX_NEG, 0, 0, 0);
-    case TL_EXPR_BINARY: {
-      int op;
-      switch (e->u.bin.op) {
-        case TL_OP_ADD: op = TL_RXB_ADD; break;
-        case TL_OP_SUB: op = TL_RXB_SUB; break;
-        case TL_OP_MUL: op = TL_RXB_MUL; break;
-        case TL_OP_DIV: op = TL_RXB_DIV; break;
-        case TL_OP_FLOORDIV: op = TL_RXB_FLOORDIV; break;
-        case TL_OP_FLOORMOD: op = TL_RXB_FLOORMOD; break;
-        case TL_OP_MIN: op = TL_RXB_MIN; break;
-        case TL_OP_MAX: op = TL_RXB_MAX; break;
-        default:
-          return fail(b, "unsupported operator in a launch expression%s", NULL);
+  case TL_EXPR_INT: return emit(b, TL_RX_CONST, 0, 0, e->u.ival);
+  case TL_EXPR_VAR: {
+    for (int i = 0; i < b->nsyms; i++)
+      if (b->syms[i] == e->u.var) return emit(b, TL_RX_SYM, 0, i, 0);
+    for (int i = 0; i < b->nscalars; i++)
+      if (b->scalars[i] == e->u.var) {
+        if (!tl_dtype_is_int(e->u.var->dtype) && e->u.var->dtype.code != TL_TYPE_BOOL)
+          return fail(b, "launch expression uses the float parameter '%s'", e->u.var->name);
+        return emit(b, TL_RX_SCALAR, 0, b->scalar_param[i], 0);
       }
-      return tr(b, e->u.bin.a, depth + 1) && tr(b, e->u.bin.b, depth + 1) &&
-             emit(b, TL_RX_BIN, op, 0, 0);
+    return fail(b,
+                "launch expression uses '%s', which is neither a dynamic dim nor a "
+                "scalar parameter",
+                e->u.var->name);
+  }
+  case TL_EXPR_CAST:
+    if (!tl_dtype_is_int(e->dtype)) return fail(b, "launch expression casts to a non-integer type%s", NULL);
+    return tr(b, e->u.cast.value, depth + 1);
+  case TL_EXPR_UNARY:
+    if (e->u.un.op != TL_OP_NEG) return fail(b, "unsupported unary operator in a launch expression%s", NULL);
+    return tr(b, e->u.un.a, depth + 1) && emit(b, TL_RX_NEG, 0, 0, 0);
+  case TL_EXPR_BINARY: {
+    int op;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD: op = TL_RXB_ADD; break;
+    case TL_OP_SUB: op = TL_RXB_SUB; break;
+    case TL_OP_MUL: op = TL_RXB_MUL; break;
+    case TL_OP_DIV: op = TL_RXB_DIV; break;
+    case TL_OP_FLOORDIV: op = TL_RXB_FLOORDIV; break;
+    case TL_OP_FLOORMOD: op = TL_RXB_FLOORMOD; break;
+    case TL_OP_MIN: op = TL_RXB_MIN; break;
+    case TL_OP_MAX: op = TL_RXB_MAX; break;
+    default: return fail(b, "unsupported operator in a launch expression%s", NULL);
     }
-    case TL_EXPR_CALL: {
-      int op = e->u.call.op == TL_INTRIN_CEILDIV ? TL_RXB_CEILDIV
-             : e->u.call.op == TL_INTRIN_MIN ? TL_RXB_MIN
-             : e->u.call.op == TL_INTRIN_MAX ? TL_RXB_MAX : -1;
-      if (op < 0 || e->u.call.n != 2)
-        return fail(b, "T.%s is not supported in a launch expression", tl_intrinsic_name(e->u.call.op));
-      return tr(b, e->u.call.args[0], depth + 1) && tr(b, e->u.call.args[1], depth + 1) &&
-             emit(b, TL_RX_BIN, op, 0, 0);
-    }
-    default:
-      return fail(b, "unsupported launch expression (only integer arithmetic of dynamic "
-                  "dims and scalar parameters)%s", NULL);
+    return tr(b, e->u.bin.a, depth + 1) && tr(b, e->u.bin.b, depth + 1) && emit(b, TL_RX_BIN, op, 0, 0);
+  }
+  case TL_EXPR_CALL: {
+    int op = e->u.call.op == TL_INTRIN_CEILDIV ? TL_RXB_CEILDIV
+             : e->u.call.op == TL_INTRIN_MIN   ? TL_RXB_MIN
+             : e->u.call.op == TL_INTRIN_MAX   ? TL_RXB_MAX
+                                               : -1;
+    if (op < 0 || e->u.call.n != 2)
+      return fail(b, "T.%s is not supported in a launch expression", tl_intrinsic_name(e->u.call.op));
+    return tr(b, e->u.call.args[0], depth + 1) && tr(b, e->u.call.args[1], depth + 1) && emit(b, TL_RX_BIN, op, 0, 0);
+  }
+  default:
+    return fail(b,
+                "unsupported launch expression (only integer arithmetic of dynamic "
+                "dims and scalar parameters)%s",
+                NULL);
   }
 }
 
-bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms,
-                     tl_var *const *scalars, const int *scalar_param, int nscalars,
-                     tl_rx_prog *out, char **err) {
+bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms, tl_var *const *scalars, const int *scalar_param,
+                     int nscalars, tl_rx_prog *out, char **err) {
   rx_builder b = {0};
   b.syms = syms;
   b.nsyms = nsyms;
@@ -149,8 +146,7 @@ static bool floordiv64(int64_t a, int64_t b, int64_t *q, int64_t *r) {
   return true;
 }
 
-bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv,
-                int64_t *out, const char **why) {
+bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv, int64_t *out, const char **why) {
   if (tl_rx_is_const(p, out)) { /* most grids, block sizes and dims: no interpreter per call */
     *why = NULL;
     return true;
@@ -168,47 +164,79 @@ bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv
   for (int i = 0; i < p->n && ok; i++) {
     const tl_rx_op *o = &p->ops[i];
     switch (o->kind) {
-      case TL_RX_CONST: st[sp++] = o->value; break;
-      case TL_RX_SYM: st[sp++] = symv[o->index]; break;
-      case TL_RX_SCALAR: st[sp++] = scalarv[o->index]; break;
-      case TL_RX_NEG:
-        if (sp < 1 || st[sp - 1] == INT64_MIN) { ok = false; *why = "overflow"; break; }
-        st[sp - 1] = -st[sp - 1];
-        break;
-      case TL_RX_BIN: {
-        if (sp < 2) { ok = false; *why = "malformed expression"; break; }
-        int64_t a = st[sp - 2], c = st[sp - 1], r = 0, q = 0, m = 0;
-        sp -= 2;
-        switch (o->op) {
-          case TL_RXB_ADD: ok = !__builtin_add_overflow(a, c, &r); break;
-          case TL_RXB_SUB: ok = !__builtin_sub_overflow(a, c, &r); break;
-          case TL_RXB_MUL: ok = !__builtin_mul_overflow(a, c, &r); break;
-          case TL_RXB_DIV:
-            if (c == 0) { ok = false; *why = "division by zero"; break; }
-            if (a == INT64_MIN && c == -1) { ok = false; break; }
-            r = a / c;
-            break;
-          case TL_RXB_FLOORDIV:
-          case TL_RXB_FLOORMOD:
-            if (c == 0) { ok = false; *why = "division by zero"; break; }
-            ok = floordiv64(a, c, &q, &m);
-            r = o->op == TL_RXB_FLOORDIV ? q : m;
-            break;
-          case TL_RXB_CEILDIV:   /* ceil(a / c) = -floor(-a / c) */
-            if (c == 0) { ok = false; *why = "division by zero"; break; }
-            if (a == INT64_MIN) { ok = false; break; }
-            ok = floordiv64(-a, c, &q, &m) && q != INT64_MIN;
-            r = -q;
-            break;
-          case TL_RXB_MIN: r = a < c ? a : c; break;
-          case TL_RXB_MAX: r = a > c ? a : c; break;
-          default: ok = false; *why = "malformed expression"; break;
-        }
-        if (!ok && !*why) *why = "overflow";
-        st[sp++] = r;
+    case TL_RX_CONST: st[sp++] = o->value; break;
+    case TL_RX_SYM: st[sp++] = symv[o->index]; break;
+    case TL_RX_SCALAR: st[sp++] = scalarv[o->index]; break;
+    case TL_RX_NEG:
+      if (sp < 1 || st[sp - 1] == INT64_MIN) {
+        ok = false;
+        *why = "overflow";
         break;
       }
-      default: ok = false; *why = "malformed expression"; break;
+      st[sp - 1] = -st[sp - 1];
+      break;
+    case TL_RX_BIN: {
+      if (sp < 2) {
+        ok = false;
+        *why = "malformed expression";
+        break;
+      }
+      int64_t a = st[sp - 2], c = st[sp - 1], r = 0, q = 0, m = 0;
+      sp -= 2;
+      switch (o->op) {
+      case TL_RXB_ADD: ok = !__builtin_add_overflow(a, c, &r); break;
+      case TL_RXB_SUB: ok = !__builtin_sub_overflow(a, c, &r); break;
+      case TL_RXB_MUL: ok = !__builtin_mul_overflow(a, c, &r); break;
+      case TL_RXB_DIV:
+        if (c == 0) {
+          ok = false;
+          *why = "division by zero";
+          break;
+        }
+        if (a == INT64_MIN && c == -1) {
+          ok = false;
+          break;
+        }
+        r = a / c;
+        break;
+      case TL_RXB_FLOORDIV:
+      case TL_RXB_FLOORMOD:
+        if (c == 0) {
+          ok = false;
+          *why = "division by zero";
+          break;
+        }
+        ok = floordiv64(a, c, &q, &m);
+        r = o->op == TL_RXB_FLOORDIV ? q : m;
+        break;
+      case TL_RXB_CEILDIV: /* ceil(a / c) = -floor(-a / c) */
+        if (c == 0) {
+          ok = false;
+          *why = "division by zero";
+          break;
+        }
+        if (a == INT64_MIN) {
+          ok = false;
+          break;
+        }
+        ok = floordiv64(-a, c, &q, &m) && q != INT64_MIN;
+        r = -q;
+        break;
+      case TL_RXB_MIN: r = a < c ? a : c; break;
+      case TL_RXB_MAX: r = a > c ? a : c; break;
+      default:
+        ok = false;
+        *why = "malformed expression";
+        break;
+      }
+      if (!ok && !*why) *why = "overflow";
+      st[sp++] = r;
+      break;
+    }
+    default:
+      ok = false;
+      *why = "malformed expression";
+      break;
     }
   }
   if (ok && sp != 1) {
@@ -223,7 +251,10 @@ bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv
 void tl_rx_print(tl_strbuf *s, const tl_rx_prog *p, const tl_rt_sig *sig) {
   /* Rebuild infix strings on a stack of heap strings. */
   char **st = calloc((size_t)(p->n ? p->n : 1), sizeof *st);
-  if (!st) { tl_strbuf_append(s, "<expr>"); return; }
+  if (!st) {
+    tl_strbuf_append(s, "<expr>");
+    return;
+  }
   int sp = 0;
   bool ok = true;
   static const char *const binops[] = {"+", "-", "*", "/", "//", "%", "min", "max", "ceildiv"};
@@ -231,32 +262,38 @@ void tl_rx_print(tl_strbuf *s, const tl_rx_prog *p, const tl_rt_sig *sig) {
     const tl_rx_op *o = &p->ops[i];
     tl_strbuf t = {0};
     switch (o->kind) {
-      case TL_RX_CONST: tl_strbuf_printf(&t, "%lld", (long long)o->value); break;
-      case TL_RX_SYM:
-        tl_strbuf_append(&t, o->index < sig->nsyms ? sig->sym_names[o->index] : "?");
+    case TL_RX_CONST: tl_strbuf_printf(&t, "%lld", (long long)o->value); break;
+    case TL_RX_SYM: tl_strbuf_append(&t, o->index < sig->nsyms ? sig->sym_names[o->index] : "?"); break;
+    case TL_RX_SCALAR: tl_strbuf_append(&t, o->index < sig->nparams ? sig->params[o->index].name : "?"); break;
+    case TL_RX_NEG:
+      if (sp < 1) {
+        ok = false;
         break;
-      case TL_RX_SCALAR:
-        tl_strbuf_append(&t, o->index < sig->nparams ? sig->params[o->index].name : "?");
+      }
+      tl_strbuf_printf(&t, "-(%s)", st[sp - 1]);
+      free(st[--sp]);
+      break;
+    case TL_RX_BIN:
+      if (sp < 2 || o->op > TL_RXB_CEILDIV) {
+        ok = false;
         break;
-      case TL_RX_NEG:
-        if (sp < 1) { ok = false; break; }
-        tl_strbuf_printf(&t, "-(%s)", st[sp - 1]);
-        free(st[--sp]);
-        break;
-      case TL_RX_BIN:
-        if (sp < 2 || o->op > TL_RXB_CEILDIV) { ok = false; break; }
-        if (o->op >= TL_RXB_MIN)
-          tl_strbuf_printf(&t, "T.%s(%s, %s)", binops[o->op], st[sp - 2], st[sp - 1]);
-        else
-          tl_strbuf_printf(&t, "(%s %s %s)", st[sp - 2], binops[o->op], st[sp - 1]);
-        free(st[--sp]);
-        free(st[--sp]);
-        break;
-      default: ok = false; break;
+      }
+      if (o->op >= TL_RXB_MIN) tl_strbuf_printf(&t, "T.%s(%s, %s)", binops[o->op], st[sp - 2], st[sp - 1]);
+      else tl_strbuf_printf(&t, "(%s %s %s)", st[sp - 2], binops[o->op], st[sp - 1]);
+      free(st[--sp]);
+      free(st[--sp]);
+      break;
+    default: ok = false; break;
     }
-    if (!ok) { tl_strbuf_free(&t); break; }
+    if (!ok) {
+      tl_strbuf_free(&t);
+      break;
+    }
     st[sp++] = tl_strbuf_take(&t);
-    if (!st[sp - 1]) { ok = false; sp--; }
+    if (!st[sp - 1]) {
+      ok = false;
+      sp--;
+    }
   }
   tl_strbuf_append(s, ok && sp == 1 ? st[0] : "<expr>");
   for (int i = 0; i < sp; i++) free(st[i]);

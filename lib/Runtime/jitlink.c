@@ -99,8 +99,8 @@ static void load_jitlink(void) {
   *(void **)&g_jl.cubin = entry(lib, "nvJitLinkGetLinkedCubin");
   *(void **)&g_jl.log_size = entry(lib, "nvJitLinkGetErrorLogSize");
   *(void **)&g_jl.log = entry(lib, "nvJitLinkGetErrorLog");
-  g_jl.ok = g_jl.create && g_jl.destroy && g_jl.add && g_jl.complete && g_jl.cubin_size &&
-            g_jl.cubin && g_jl.log_size && g_jl.log;
+  g_jl.ok = g_jl.create && g_jl.destroy && g_jl.add && g_jl.complete && g_jl.cubin_size && g_jl.cubin &&
+            g_jl.log_size && g_jl.log;
   /* the handle stays open for the process, as the driver's does */
 }
 
@@ -112,8 +112,7 @@ bool tl_rt_jitlink_available(void) {
 /* "sm_XY" of CUDA device `device`, or the kernel's target when that is the
  * architecture-specific form of the same ("sm_90a" on a 9.0 device: PTX of
  * sm_90a runs only there). */
-static bool device_arch(const tl_driver *drv, const tl_kernel *k, int device, char *arch,
-                        size_t n) {
+static bool device_arch(const tl_driver *drv, const tl_kernel *k, int device, char *arch, size_t n) {
   tl_CUdevice dev;
   int major = 0, minor = 0;
   if (drv->cuDeviceGet(&dev, device) != TL_CUDA_SUCCESS ||
@@ -122,26 +121,23 @@ static bool device_arch(const tl_driver *drv, const tl_kernel *k, int device, ch
     return false;
   snprintf(arch, n, "sm_%d%d", major, minor);
   size_t len = strlen(arch);
-  if (k->target && strncmp(k->target, arch, len) == 0 && k->target[len] == 'a' &&
-      k->target[len + 1] == 0)
+  if (k->target && strncmp(k->target, arch, len) == 0 && k->target[len] == 'a' && k->target[len + 1] == 0)
     snprintf(arch, n, "%s", k->target);
   return true;
 }
 
-tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *name, const char *arch,
-                                void **cubin, size_t *cubin_size) {
+tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *name, const char *arch, void **cubin,
+                                size_t *cubin_size) {
   *cubin = NULL;
   *cubin_size = 0;
   if (!ptx || !arch) return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "no PTX or no architecture");
-  if (!tl_rt_jitlink_available())
-    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "nvJitLink is not available");
+  if (!tl_rt_jitlink_available()) return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "nvJitLink is not available");
   char opt[48];
   snprintf(opt, sizeof opt, "-arch=%s", arch);
   const char *opts[] = {opt};
   tl_jl_handle h = NULL;
   int r = g_jl.create(&h, 1, opts);
-  if (r != 0)
-    return tl_context_fail(ctx, TL_ERR_CUDA, "nvJitLinkCreate(%s) failed: error %d", opt, r);
+  if (r != 0) return tl_context_fail(ctx, TL_ERR_CUDA, "nvJitLinkCreate(%s) failed: error %d", opt, r);
   void *image = NULL;
   size_t size = 0;
   r = g_jl.add(h, JL_INPUT_PTX, ptx, strlen(ptx) + 1, name ? name : "kernel");
@@ -172,8 +168,7 @@ tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *na
 
 tl_status tl_rt_kernel_jitlink(tl_context *ctx, tl_kernel *k, int device) {
   if (!k || !k->ptx) return tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "kernel has no PTX");
-  if (!tl_rt_jitlink_available())
-    return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "nvJitLink is not available");
+  if (!tl_rt_jitlink_available()) return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "nvJitLink is not available");
   const char *why = NULL;
   const tl_driver *drv = tl_driver_get(&why);
   if (!drv) return tl_context_fail(ctx, TL_ERR_NO_DEVICE, "%s", why);

@@ -47,8 +47,8 @@ void tl_rt_sig_free(tl_rt_sig *s) {
   memset(s, 0, sizeof *s);
 }
 
-bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv,
-                      unsigned grid[3], unsigned *block, unsigned *smem, const char **why) {
+bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv, unsigned grid[3],
+                      unsigned *block, unsigned *smem, const char **why) {
   const tl_rt_stage *s = &sig->stages[st - 1];
   int64_t v;
   for (int g = 0; g < 3; g++) {
@@ -64,8 +64,7 @@ bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const i
   return true;
 }
 
-bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err,
-                             int *bad_param) {
+bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err, int *bad_param) {
   *err = NULL;
   *bad_param = -1;
   tl_out_idx_param *ps = calloc((size_t)sig->nparams + 1, sizeof *ps);
@@ -73,8 +72,10 @@ bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int
   bool ok = ps && given;
   for (int i = 0; ok && i < sig->nparams; i++) {
     const tl_rt_param *p = &sig->params[i];
-    ps[i] = (tl_out_idx_param){p->name, !p->is_tensor ? TL_OUT_IDX_SCALAR : p->strides ? TL_OUT_IDX_STRIDED
-                                                                                       : TL_OUT_IDX_TENSOR,
+    ps[i] = (tl_out_idx_param){p->name,
+                               !p->is_tensor ? TL_OUT_IDX_SCALAR
+                               : p->strides  ? TL_OUT_IDX_STRIDED
+                                             : TL_OUT_IDX_TENSOR,
                                TL_LOC_NONE};
   }
   for (size_t j = 0; ok && j < n; j++) given[j] = idx[j];
@@ -248,13 +249,14 @@ tl_status tl_kernel_normalize_out_idx(tl_context *ctx, const tl_kernel *k, const
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!k || (n && (!idx || !norm)))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_normalize_out_idx: argument '%s' is NULL",
-                                               !k ? "k" : !idx ? "idx" : "norm"));
+    return tl_context_end(
+        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_normalize_out_idx: argument '%s' is NULL",
+                             !k     ? "k"
+                             : !idx ? "idx"
+                                    : "norm"));
   char *err = NULL;
   int bad_param;
-  if (tl_rt_normalize_out_idx(&k->sig, idx, n, norm, &err, &bad_param))
-    return tl_context_end(ctx, TL_OK);
+  if (tl_rt_normalize_out_idx(&k->sig, idx, n, norm, &err, &bad_param)) return tl_context_end(ctx, TL_OK);
   tl_status s = err ? tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "kernel '%s': %s", k->name, err)
                     : tl_context_fail(ctx, TL_ERR_NO_MEMORY, "out of memory");
   free(err);
@@ -267,8 +269,7 @@ int tl_kernel_param_alignment(const tl_kernel *k, int i) {
 int64_t tl_kernel_smem_bytes(const tl_kernel *k) { return k ? k->sig.smem_bytes : 0; }
 
 /* ------------------------------------------------------------ layouts */
-tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts,
-                                 char **text) {
+tl_status tl_kernel_dump_layouts(tl_context *ctx, tl_kernel *k, const tl_layout_dump_options *opts, char **text) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (text) *text = NULL;

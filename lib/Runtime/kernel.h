@@ -23,27 +23,40 @@
  * parameters.  Built from tl_expr trees (INT, VAR, BINARY add/sub/mul/div/
  * floordiv/floormod/min/max, NEG, CALL ceildiv/min/max, CAST to an int). */
 typedef enum tl_rx_kind {
-  TL_RX_CONST,   /* push value */
-  TL_RX_SYM,     /* push dynamic symbol #index */
-  TL_RX_SCALAR,  /* push integer scalar parameter #index (param index) */
-  TL_RX_NEG,     /* x → -x */
-  TL_RX_BIN      /* a b → a op b */
+  TL_RX_CONST,  /* push value */
+  TL_RX_SYM,    /* push dynamic symbol #index */
+  TL_RX_SCALAR, /* push integer scalar parameter #index (param index) */
+  TL_RX_NEG,    /* x → -x */
+  TL_RX_BIN     /* a b → a op b */
 } tl_rx_kind;
 typedef enum tl_rx_binop {
-  TL_RXB_ADD, TL_RXB_SUB, TL_RXB_MUL, TL_RXB_DIV /* trunc */, TL_RXB_FLOORDIV,
-  TL_RXB_FLOORMOD, TL_RXB_MIN, TL_RXB_MAX, TL_RXB_CEILDIV
+  TL_RXB_ADD,
+  TL_RXB_SUB,
+  TL_RXB_MUL,
+  TL_RXB_DIV /* trunc */,
+  TL_RXB_FLOORDIV,
+  TL_RXB_FLOORMOD,
+  TL_RXB_MIN,
+  TL_RXB_MAX,
+  TL_RXB_CEILDIV
 } tl_rx_binop;
-typedef struct tl_rx_op { uint8_t kind, op; int32_t index; int64_t value; } tl_rx_op;
-#define TL_RX_MAX_DEPTH 200   /* expression nesting the translator accepts */
-typedef struct tl_rx_prog { tl_rx_op *ops; int n; } tl_rx_prog;
+typedef struct tl_rx_op {
+  uint8_t kind, op;
+  int32_t index;
+  int64_t value;
+} tl_rx_op;
+#define TL_RX_MAX_DEPTH 200 /* expression nesting the translator accepts */
+typedef struct tl_rx_prog {
+  tl_rx_op *ops;
+  int n;
+} tl_rx_prog;
 
 /* Translates e into *out (ops malloc'd).  Vars: dynamic symbols are looked up
  * in syms[0..nsyms), scalar parameters in scalars[0..nscalars) (giving the
  * parameter index scalar_param[k]).  false with a message in *err (malloc'd)
  * for an unsupported expression or on OOM. */
-bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms,
-                     tl_var *const *scalars, const int *scalar_param, int nscalars,
-                     tl_rx_prog *out, char **err);
+bool tl_rx_translate(const tl_expr *e, tl_var *const *syms, int nsyms, tl_var *const *scalars, const int *scalar_param,
+                     int nscalars, tl_rx_prog *out, char **err);
 /* A program that pushes one constant. */
 bool tl_rx_const(int64_t v, tl_rx_prog *out);
 /* True when p is exactly one constant (*v) / exactly one symbol (*sym). */
@@ -61,8 +74,7 @@ static inline bool tl_rx_is_sym(const tl_rx_prog *p, int *sym) {
 /* Evaluates p.  symv[i]: value of symbol i; scalarv[i]: value of parameter i
  * (only integer scalar slots are read).  false on overflow, division by zero
  * or a malformed program, with a static reason in *why. */
-bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv,
-                int64_t *out, const char **why);
+bool tl_rx_eval(const tl_rx_prog *p, const int64_t *symv, const int64_t *scalarv, int64_t *out, const char **why);
 /* Renders p as an infix expression (for messages); symbol and parameter
  * names from the signature. */
 struct tl_rt_sig;
@@ -75,18 +87,18 @@ void tl_rx_free(tl_rx_prog *p);
 
 /* ----------------------------------------------------------- signature */
 typedef struct tl_rt_dim {
-  tl_rx_prog prog;   /* constant, one symbol, or an expression of symbols */
+  tl_rx_prog prog; /* constant, one symbol, or an expression of symbols */
 } tl_rt_dim;
 
 typedef struct tl_rt_param {
   char *name;
   bool is_tensor;
-  tl_dtype dtype;    /* element dtype (tensor) or scalar dtype */
+  tl_dtype dtype; /* element dtype (tensor) or scalar dtype */
   int ndim;
   tl_rt_dim *dims;
-  bool is_output;    /* named by out_idx: allocated by the call */
-  int align;         /* required alignment of data + byte_offset (bytes) */
-  bool unused;       /* a tensor the kernel never reads or writes, of static shape:
+  bool is_output;     /* named by out_idx: allocated by the call */
+  int align;          /* required alignment of data + byte_offset (bytes) */
+  bool unused;        /* a tensor the kernel never reads or writes, of static shape:
                         a call may pass a NULL tensor for it (TileLang's None) */
   tl_rt_dim *strides; /* T.StridedTensor: ndim element strides, each a constant or one
                          symbol (bound from the tensor's strides); NULL: compact row-major */
@@ -95,14 +107,14 @@ typedef struct tl_rt_param {
 /* One tensor map of the kernel (tl_tma_collect's entry; lib/Runtime/Hopper/tma.c):
  * the kernel's parameter nparams + nsyms + i is its 128-byte CUtensorMap. */
 typedef struct tl_rt_tma {
-  int param;                    /* the tensor parameter */
-  int rank;                     /* 1..TL_TMA_MAX_RANK */
-  uint32_t box[TL_TMA_MAX_RANK];/* box extents, outermost first */
-  int swizzle;                  /* bytes: 0, 32, 64, 128 */
+  int param;                     /* the tensor parameter */
+  int rank;                      /* 1..TL_TMA_MAX_RANK */
+  uint32_t box[TL_TMA_MAX_RANK]; /* box extents, outermost first */
+  int swizzle;                   /* bytes: 0, 32, 64, 128 */
 } tl_rt_tma;
 
 typedef struct tl_rt_sig {
-  int ntma;          /* tensor maps, passed after the dynamic symbols */
+  int ntma; /* tensor maps, passed after the dynamic symbols */
   tl_rt_tma *tma;
   /* kernel workspaces (tl_workspace_collect: stream-K's slots and counters,
    * T.alloc_global's buffers), one device pointer each after the tensor
@@ -121,7 +133,7 @@ typedef struct tl_rt_sig {
    * int32 (values above 2^31 - 1 are refused) */
   bool *sym_int64;
   int nout;
-  int *out_idx;      /* normalized, given order */
+  int *out_idx; /* normalized, given order */
   int ngrid;
   tl_rx_prog grid[3];
   tl_rx_prog threads;
@@ -139,15 +151,15 @@ typedef struct tl_rt_sig {
     tl_rx_prog grid[3];
     tl_rx_prog threads;
     int64_t smem_bytes;
-  } *stages;
+  } * stages;
 } tl_rt_sig;
 typedef struct tl_rt_stage tl_rt_stage;
 
 /* The grid, block and dynamic shared memory of stage st (1..nstages) of sig
  * for the symbol and scalar values of a binding (symv, scalarv); false with
  * a static reason in *why (overflow, a value out of the launch's range). */
-bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv,
-                      unsigned grid[3], unsigned *block, unsigned *smem, const char **why);
+bool tl_rt_stage_dims(const tl_rt_sig *sig, int st, const int64_t *symv, const int64_t *scalarv, unsigned grid[3],
+                      unsigned *block, unsigned *smem, const char **why);
 
 void tl_rt_sig_free(tl_rt_sig *s);
 
@@ -156,8 +168,7 @@ void tl_rt_sig_free(tl_rt_sig *s);
  * Errors (index out of range, duplicate, a scalar or strided parameter) →
  * false with a malloc'd message in *err (NULL: out of memory) and, when the
  * refused entry names a parameter, its index in *bad_param (else -1). */
-bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err,
-                             int *bad_param);
+bool tl_rt_normalize_out_idx(const tl_rt_sig *sig, const int *idx, size_t n, int *norm, char **err, int *bad_param);
 /* tl_rt_normalize_out_idx, then sets sig's nout/out_idx and the params'
  * is_output. */
 bool tl_rt_set_out_idx(tl_rt_sig *sig, const int *idx, size_t n, char **err, int *bad_param);
@@ -179,31 +190,31 @@ void tl_rt_dl_dtype_text(DLDataType d, char *buf, size_t n);
  * data on device dev, p's ndim and dtype (tl_rt_dl_dtype), shape (p->ndim
  * entries, owned by the caller's allocation, which must outlive m), compact
  * (no strides, no byte offset); manager_ctx = owner, deleter as given. */
-void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape,
-                     void *owner, void (*deleter)(DLManagedTensor *));
+void tl_rt_dl_output(DLManagedTensor *m, void *data, DLDevice dev, const tl_rt_param *p, int64_t *shape, void *owner,
+                     void (*deleter)(DLManagedTensor *));
 
 /* ------------------------------------------------------------- binding */
 /* Result of checking a call: everything the launch needs. */
 #define TL_RT_BINDING_INLINE_WORDS 256
 #define TL_RT_BINDING_INLINE_MAPS 4
 typedef struct tl_rt_binding {
-  int nparams;           /* sizes of the per-parameter arrays */
-  int device;            /* CUDA device id of the tensors (0 when none) */
+  int nparams; /* sizes of the per-parameter arrays */
+  int device;  /* CUDA device id of the tensors (0 when none) */
   bool any_tensor;
-  int64_t *symv;         /* [nsyms] solved dynamic symbols */
-  int64_t *scalarv;      /* [nparams] integer value of each integer scalar */
-  uint64_t *slots;       /* [nparams + nsyms] kernel parameter storage */
-  void **kargs;          /* [nparams + nsyms + ntma] pointers into slots, then into tma_maps */
-  uint8_t *tma_maps;     /* [ntma][128] the encoded tensor maps (64-byte aligned), or NULL */
+  int64_t *symv;                     /* [nsyms] solved dynamic symbols */
+  int64_t *scalarv;                  /* [nparams] integer value of each integer scalar */
+  uint64_t *slots;                   /* [nparams + nsyms] kernel parameter storage */
+  void **kargs;                      /* [nparams + nsyms + ntma] pointers into slots, then into tma_maps */
+  uint8_t *tma_maps;                 /* [ntma][128] the encoded tensor maps (64-byte aligned), or NULL */
   uint64_t ws_ptr[TL_WORKSPACE_MAX]; /* the workspace pointers (kargs after the maps point here) */
-  int64_t **out_shapes;  /* [nparams] shape of each output (malloc'd, else NULL) */
-  size_t *out_bytes;     /* [nparams] bytes of each output */
-  void *block_mem;       /* the one allocation holding the arrays above */
-  uint64_t *scratch;     /* [3 * (nsyms + 1)] the binder's own bookkeeping, in block_mem */
-  bool has_outputs;      /* out_shapes may hold allocations (the kernel has out_idx outputs) */
-  bool maps_ready;       /* tma_maps are filled already (from the call memo, memo.c) */
-  unsigned grid[3];      /* 0 only in an empty call (below) */
-  bool empty;            /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
+  int64_t **out_shapes;              /* [nparams] shape of each output (malloc'd, else NULL) */
+  size_t *out_bytes;                 /* [nparams] bytes of each output */
+  void *block_mem;                   /* the one allocation holding the arrays above */
+  uint64_t *scratch;                 /* [3 * (nsyms + 1)] the binder's own bookkeeping, in block_mem */
+  bool has_outputs;                  /* out_shapes may hold allocations (the kernel has out_idx outputs) */
+  bool maps_ready;                   /* tma_maps are filled already (from the call memo, memo.c) */
+  unsigned grid[3];                  /* 0 only in an empty call (below) */
+  bool empty;                        /* a grid dim is 0 because a dynamic dim is 0: launch nothing */
   unsigned block;
   unsigned smem;
   /* Storage for the arrays above when they fit (no allocation per call
@@ -223,12 +234,11 @@ typedef struct tl_rt_binding {
  * (free with tl_rt_binding_free even on failure).  On a failure records
  * "argument 'NAME' (#i): what: expected X, got Y" lines in ctx and returns
  * TL_ERR_INVALID_ARGUMENT (TL_ERR_NO_MEMORY on OOM). */
-tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
-                     tl_rt_binding *b);
+tl_status tl_rt_bind(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs, tl_rt_binding *b);
 /* As tl_rt_bind, but the tensors must be host memory (kDLCPU) when cpu is
  * true (the CPU executors), CUDA memory otherwise (tl_rt_bind). */
-tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs,
-                        bool cpu, tl_rt_binding *b);
+tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *args, size_t nargs, bool cpu,
+                        tl_rt_binding *b);
 void tl_rt_binding_free(tl_rt_binding *b);
 /* Lays out b's arrays for sig (the first step of tl_rt_bind; the call
  * memo fills them itself): kargs[i] points at slots[i] and the workspace
@@ -254,12 +264,12 @@ typedef struct tl_rt_memo {
   int device;
   bool any_tensor, empty;
   unsigned grid[3], block, smem;
-  uint64_t *image;        /* the binding's symv, scalarv and slots (outputs' slots 0) */
+  uint64_t *image; /* the binding's symv, scalarv and slots (outputs' slots 0) */
   size_t nimage;
-  size_t *out_bytes;      /* [nparams] (outputs only) */
-  int64_t *out_dims;      /* the outputs' shapes, one after another */
-  bool maps_valid;        /* maps hold the call's tensor maps */
-  uint8_t *maps;          /* [ntma][128] */
+  size_t *out_bytes; /* [nparams] (outputs only) */
+  int64_t *out_dims; /* the outputs' shapes, one after another */
+  bool maps_valid;   /* maps hold the call's tensor maps */
+  uint8_t *maps;     /* [ntma][128] */
 } tl_rt_memo;
 
 struct tl_kernel;
@@ -278,13 +288,13 @@ void tl_rt_memo_free(tl_rt_memo *m);
 /* The arguments of one cuTensorMapEncodeTiled call (CUDA driver API,
  * "Tensor Map Object Management"), innermost dimension first. */
 typedef struct tl_rt_tma_encode {
-  int data_type;                      /* CUtensorMapDataType */
+  int data_type; /* CUtensorMapDataType */
   uint32_t rank;
-  uint64_t addr;                      /* data + byte_offset */
-  uint64_t dims[TL_TMA_MAX_RANK];     /* the tensor's shape reversed */
-  uint64_t strides[TL_TMA_MAX_RANK - 1]; /* byte strides of dims 1..r-1 (reversed order) */
-  uint32_t box[TL_TMA_MAX_RANK];      /* the box reversed */
-  uint32_t elem_strides[TL_TMA_MAX_RANK]; /* all 1 */
+  uint64_t addr;                                   /* data + byte_offset */
+  uint64_t dims[TL_TMA_MAX_RANK];                  /* the tensor's shape reversed */
+  uint64_t strides[TL_TMA_MAX_RANK - 1];           /* byte strides of dims 1..r-1 (reversed order) */
+  uint32_t box[TL_TMA_MAX_RANK];                   /* the box reversed */
+  uint32_t elem_strides[TL_TMA_MAX_RANK];          /* all 1 */
   int interleave, swizzle, l2_promotion, oob_fill; /* NONE, the swizzle, L2_128B, FLOAT_OOB_FILL_NONE */
 } tl_rt_tma_encode;
 
@@ -317,17 +327,20 @@ bool tl_rt_tma_bind_maps(const tl_rt_sig *sig, size_t first, tl_rt_binding *b);
  * and its encoded map; `encodes` counts the encoder's calls. */
 typedef struct tl_rt_tma_cache {
   int n;
-  struct tl_rt_tma_slot { bool valid; tl_rt_tma_key key; uint64_t map[16]; } *slot;
+  struct tl_rt_tma_slot {
+    bool valid;
+    tl_rt_tma_key key;
+    uint64_t map[16];
+  } * slot;
   uint64_t encodes;
 } tl_rt_tma_cache;
-tl_rt_tma_cache *tl_rt_tma_cache_new(int n);   /* NULL on OOM */
+tl_rt_tma_cache *tl_rt_tma_cache_new(int n); /* NULL on OOM */
 void tl_rt_tma_cache_free(tl_rt_tma_cache *c);
 
 /* The encoder: cuTensorMapEncodeTiled's signature (a mock in unit tests). */
-typedef tl_CUresult (*tl_rt_tma_encoder)(void *map, int data_type, uint32_t rank, void *addr,
-                                         const uint64_t *dims, const uint64_t *strides, const uint32_t *box,
-                                         const uint32_t *elem_strides, int interleave, int swizzle,
-                                         int l2_promotion, int oob_fill);
+typedef tl_CUresult (*tl_rt_tma_encoder)(void *map, int data_type, uint32_t rank, void *addr, const uint64_t *dims,
+                                         const uint64_t *strides, const uint32_t *box, const uint32_t *elem_strides,
+                                         int interleave, int swizzle, int l2_promotion, int oob_fill);
 
 /* Fills maps[i * 128 ..] for every tensor map of sig from the tensor of
  * its parameter (tensors[param]: the call's DLTensor, outputs included),
@@ -365,16 +378,16 @@ void tl_rt_ws_free(const tl_driver *drv, struct tl_rt_devslot *s);
 /* --------------------------------------------------------------- kernel */
 typedef struct tl_rt_devslot {
   bool loaded;
-  bool retained;         /* primary context retained by this kernel */
+  bool retained; /* primary context retained by this kernel */
   tl_CUdevice dev;
   tl_CUcontext pctx;
   tl_CUmodule module;
   tl_CUfunction fn;
   tl_CUfunction *stage_fn; /* [sig.nstages] the entries of the later launch stages */
-  int max_threads;       /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
+  int max_threads;         /* CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK */
   int max_grid[3];
-  int smem_optin;        /* device's opt-in maximum of dynamic shared memory */
-  int64_t smem_set;      /* dynamic smem limit already set on fn (0: default 48 KB) */
+  int smem_optin;   /* device's opt-in maximum of dynamic shared memory */
+  int64_t smem_set; /* dynamic smem limit already set on fn (0: default 48 KB) */
   /* [nparams] per tensor parameter, the last pointer that
    * cuPointerGetAttribute(DEVICE_ORDINAL) showed to be memory of this device
    * (0: none); read and written with __atomic builtins, since calls may run
@@ -384,13 +397,16 @@ typedef struct tl_rt_devslot {
   struct tl_rt_tma_cache *tma_cache; /* encoded tensor maps of this device (tma.c), under mu */
   /* the kernel workspaces of this device, one allocation per stream that
    * launched the kernel (workspace.c), under mu */
-  struct tl_rt_ws { void *stream; tl_CUdeviceptr ptr; } *ws;
+  struct tl_rt_ws {
+    void *stream;
+    tl_CUdeviceptr ptr;
+  } * ws;
   int nws, ws_cap;
 } tl_rt_devslot;
 
 struct tl_kernel {
   tl_rt_sig sig;
-  char *name;            /* entry name = prim_func name */
+  char *name; /* entry name = prim_func name */
   char *target;
   char *ptx, *llvm_ir, *simt_ir;
   /* The PTX compiled off the driver by nvJitLink for CUDA device
@@ -400,15 +416,15 @@ struct tl_kernel {
   void *cubin;
   size_t cubin_size;
   int cubin_device;
-  unsigned flags;        /* TL_COMPILE_* */
+  unsigned flags; /* TL_COMPILE_* */
   /* The IR kept for the CPU executors (lib/Runtime/cpu.c): the tile IR as
    * parsed (tl_ref_eval) and the lowered SIMT IR (tl_simt_exec).  Owned;
    * NULL for kernels built by hand. */
   tl_module *tile_module, *simt_module;
-  int cache_result;      /* tl_cache_result of the compile */
-  char cache_key[33];    /* hex key, "" when the cache was not consulted */
-  pthread_mutex_t mu;    /* guards slots, memo, and simt_module once compiled */
-  tl_rt_memo memo;       /* the last successful CUDA call (memo.c), under mu */
+  int cache_result;   /* tl_cache_result of the compile */
+  char cache_key[33]; /* hex key, "" when the cache was not consulted */
+  pthread_mutex_t mu; /* guards slots, memo, and simt_module once compiled */
+  tl_rt_memo memo;    /* the last successful CUDA call (memo.c), under mu */
   int nslots;
   tl_rt_devslot *slots;
 };
@@ -424,8 +440,8 @@ bool tl_rt_jitlink_available(void);
  * GPU is needed.  Errors: TL_ERR_UNSUPPORTED without nvJitLink, TL_ERR_CUDA
  * with nvJitLink's error number and error log (e.g. PTX the compiler
  * rejects); *cubin is then NULL. */
-tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *name, const char *arch,
-                                void **cubin, size_t *cubin_size);
+tl_status tl_rt_jitlink_compile(tl_context *ctx, const char *ptx, const char *name, const char *arch, void **cubin,
+                                size_t *cubin_size);
 
 /* Compiles k->ptx with nvJitLink for the architecture of CUDA device
  * `device` (sm_XY from its compute capability, or k->target when that is
@@ -450,18 +466,17 @@ tl_status tl_rt_kernel_lower_simt(tl_context *ctx, tl_kernel *k);
  * k->simt_module, or with reference true the tile-level reference evaluator
  * on k->tile_module.  Arguments as tl_kernel_call, tensors on kDLCPU;
  * outputs malloc'd as kDLCPU DLManagedTensors. */
-tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                         bool reference, DLManagedTensor **outputs);
+tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, bool reference,
+                         DLManagedTensor **outputs);
 
 /* ------------------------------------------------- configs.c */
 /* tl_gemm_configs for a GPU with sms SMs (tl_gemm_configs passes the
  * driver's count, tl_driver_sm_count, or TL_GEMM_CONFIGS_NO_GPU_SMS without
  * a GPU). */
-size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in,
-                           tl_gemm_config *out, size_t cap);
+size_t tl_gemm_configs_for(int sms, int64_t M, int64_t N, int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
 /* tl_gemm_configs_target for a GPU with sms SMs. */
-size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N,
-                                  int64_t K, tl_dtype in, tl_gemm_config *out, size_t cap);
+size_t tl_gemm_configs_target_for(int sms, const char *target, unsigned flags, int64_t M, int64_t N, int64_t K,
+                                  tl_dtype in, tl_gemm_config *out, size_t cap);
 /* The SM count the tile tables assume without a GPU (the CPU executor):
  * that of the sm_90a part the tables were measured on (132 SMs), so that a
  * machine without a GPU picks the tile that part would; on the CPU executor

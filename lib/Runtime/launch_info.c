@@ -119,13 +119,11 @@ static tl_status launch_info_impl(tl_context *ctx, tl_kernel *k, const tl_arg *a
   return TL_OK;
 }
 
-tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs,
-                                tl_launch_info *info) {
+tl_status tl_kernel_launch_info(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, tl_launch_info *info) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (info) memset(info, 0, sizeof *info);
-  if (!k || !info)
-    return tl_context_null_arg(ctx, "tl_kernel_launch_info", !k ? "kernel" : "info");
+  if (!k || !info) return tl_context_null_arg(ctx, "tl_kernel_launch_info", !k ? "kernel" : "info");
   tl_status st = launch_info_impl(ctx, k, args, nargs, info);
   if (st != TL_OK) tl_launch_info_free(info);
   return tl_context_end(ctx, st);

@@ -123,8 +123,8 @@ tl_status tl_kernel_set_ptx(tl_context *ctx, tl_kernel *k, const char *ptx) {
   for (int i = 0; i < nm; i++)
     if (strcmp(mine[i], theirs[i]) != 0) {
       st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                           "tl_kernel_set_ptx: argument 'ptx': parameter %d of entry '%s' is `%s`, expected `%s`",
-                           i, k->name, theirs[i], mine[i]);
+                           "tl_kernel_set_ptx: argument 'ptx': parameter %d of entry '%s' is `%s`, expected `%s`", i,
+                           k->name, theirs[i], mine[i]);
       goto out;
     }
   free(k->ptx);

@@ -19,9 +19,9 @@
 
 typedef struct tensor_block {
   DLManagedTensor managed;
-  void *host;              /* kDLCPU data */
-  tl_CUdeviceptr dptr;     /* kDLCUDA data */
-  tl_CUcontext pctx;       /* retained primary context (CUDA) */
+  void *host;          /* kDLCPU data */
+  tl_CUdeviceptr dptr; /* kDLCUDA data */
+  tl_CUcontext pctx;   /* retained primary context (CUDA) */
   tl_CUdevice dev;
   int64_t shape[];
 } tensor_block;
@@ -59,16 +59,15 @@ static bool is_compact(const DLTensor *t) {
   return true;
 }
 
-tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim, const int64_t *shape,
-                          DLDataType dtype, DLManagedTensor **out) {
+tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim, const int64_t *shape, DLDataType dtype,
+                          DLManagedTensor **out) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (out) *out = NULL;
   size_t bytes = 0;
   if (!out || ndim < 0 || (ndim > 0 && !shape))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_alloc: %s",
-                                               !out ? "out is NULL"
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_alloc: %s",
+                                               !out       ? "out is NULL"
                                                : ndim < 0 ? "ndim is negative"
                                                           : "shape is NULL"));
   if (!tensor_bytes(ndim, shape, dtype, &bytes))
@@ -99,8 +98,7 @@ tl_status tl_tensor_alloc(tl_context *ctx, DLDevice device, int ndim, const int6
       goto fail;
     }
     if (device.device_id < 0 || device.device_id >= tl_driver_device_count()) {
-      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "device cuda:%d does not exist",
-                           device.device_id);
+      st = tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "device cuda:%d does not exist", device.device_id);
       goto fail;
     }
     tl_CUresult r;
@@ -150,25 +148,22 @@ tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
   tl_context_begin(ctx);
   if (!dst || !src || (!dst->data && dst->ndim >= 0) || !src->data)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_copy: a NULL tensor or data pointer"));
+    return tl_context_end(
+        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_copy: a NULL tensor or data pointer"));
   size_t nd = 0, ns = 0;
   if ((dst->ndim > 0 && !dst->shape) || (src->ndim > 0 && !src->shape) ||
-      !tensor_bytes(dst->ndim, dst->shape, dst->dtype, &nd) ||
-      !tensor_bytes(src->ndim, src->shape, src->dtype, &ns))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_copy: bad shape"));
+      !tensor_bytes(dst->ndim, dst->shape, dst->dtype, &nd) || !tensor_bytes(src->ndim, src->shape, src->dtype, &ns))
+    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_copy: bad shape"));
   if (nd != ns)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_copy: dst holds %zu bytes, src %zu",
-                                               nd, ns));
+    return tl_context_end(
+        ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_copy: dst holds %zu bytes, src %zu", nd, ns));
   if (!is_compact(dst) || !is_compact(src))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_copy: tensors must be compact"));
+    return tl_context_end(ctx,
+                          tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_copy: tensors must be compact"));
   int dt = dst->device.device_type, stp = src->device.device_type;
   if ((dt != kDLCPU && dt != kDLCUDA) || (stp != kDLCPU && stp != kDLCUDA))
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_tensor_copy: only cpu and cuda tensors"));
+    return tl_context_end(ctx,
+                          tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_tensor_copy: only cpu and cuda tensors"));
   char *dp = (char *)dst->data + dst->byte_offset;
   const char *sp = (const char *)src->data + src->byte_offset;
   if (dt == kDLCPU && stp == kDLCPU) {
@@ -179,8 +174,8 @@ tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src) {
   const tl_driver *drv = tl_driver_get(&why);
   if (!drv) return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_DEVICE, "%s", why));
   if (!drv->cuMemcpyHtoD || !drv->cuMemcpyDtoH || !drv->cuMemcpyDtoD || !drv->cuCtxSynchronize)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                                               "the CUDA driver has no cuMemcpy*_v2 entry points"));
+    return tl_context_end(ctx,
+                          tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "the CUDA driver has no cuMemcpy*_v2 entry points"));
   int devid = dt == kDLCUDA ? dst->device.device_id : src->device.device_id;
   tl_CUdevice dev;
   tl_CUcontext pctx, dummy;
@@ -194,20 +189,21 @@ tl_status tl_tensor_copy(tl_context *ctx, DLTensor *dst, const DLTensor *src) {
     st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuCtxPushCurrent of cuda:%d", devid);
   } else {
     if ((r = drv->cuCtxSynchronize()) != TL_CUDA_SUCCESS)
-      st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuCtxSynchronize of cuda:%d before the copy (an earlier launch "
-                          "failed?); nothing was copied", devid);
+      st = tl_driver_fail(ctx, r,
+                          "tl_tensor_copy: cuCtxSynchronize of cuda:%d before the copy (an earlier launch "
+                          "failed?); nothing was copied",
+                          devid);
     else if (nd == 0)
       ;
-    else if (dt == kDLCUDA && stp == kDLCPU)
-      r = drv->cuMemcpyHtoD((tl_CUdeviceptr)(uintptr_t)dp, sp, nd);
-    else if (dt == kDLCPU)
-      r = drv->cuMemcpyDtoH(dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
-    else
-      r = drv->cuMemcpyDtoD((tl_CUdeviceptr)(uintptr_t)dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
+    else if (dt == kDLCUDA && stp == kDLCPU) r = drv->cuMemcpyHtoD((tl_CUdeviceptr)(uintptr_t)dp, sp, nd);
+    else if (dt == kDLCPU) r = drv->cuMemcpyDtoH(dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
+    else r = drv->cuMemcpyDtoD((tl_CUdeviceptr)(uintptr_t)dp, (tl_CUdeviceptr)(uintptr_t)sp, nd);
     if (st == TL_OK && r != TL_CUDA_SUCCESS)
       st = tl_driver_fail(ctx, r, "tl_tensor_copy: cuMemcpy%s_v2 of %zu bytes (%s -> %s:%d; dst is left undefined)",
-                          dt == kDLCUDA && stp == kDLCPU ? "HtoD" : dt == kDLCPU ? "DtoH" : "DtoD", nd,
-                          stp == kDLCPU ? "cpu" : "cuda", dt == kDLCPU ? "cpu" : "cuda", devid);
+                          dt == kDLCUDA && stp == kDLCPU ? "HtoD"
+                          : dt == kDLCPU                 ? "DtoH"
+                                                         : "DtoD",
+                          nd, stp == kDLCPU ? "cpu" : "cuda", dt == kDLCPU ? "cpu" : "cuda", devid);
     drv->cuCtxPopCurrent(&dummy);
   }
   drv->cuDevicePrimaryCtxRelease(dev);

@@ -55,11 +55,11 @@ typedef struct pool {
   const tl_tune_space *space;
   const tl_tune_options *opts;
   tl_tune_result *res;
-  tl_kernel **kernels;  /* per config, compiled and not yet measured */
+  tl_kernel **kernels; /* per config, compiled and not yet measured */
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  size_t next;          /* next config to compile */
-  size_t *done;         /* completion queue of config indices */
+  size_t next;  /* next config to compile */
+  size_t *done; /* completion queue of config indices */
   size_t ndone;
   double first_start, last_end;
   double compile_ms_sum; /* wall-clock compile times of the configs taken so far */
@@ -109,8 +109,8 @@ static void compile_one(pool *p, tl_context *ctx, size_t i) {
   tl_define *d = config_defines(p->opts, p->space, i, &nd);
   double t0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_THREAD_CPUTIME_ID);
   tl_kernel *k = NULL;
-  tl_status s = d ? tl_kernel_compile(ctx, p->source, p->len, p->filename, d, nd, p->opts->compile, &k)
-                  : TL_ERR_NO_MEMORY;
+  tl_status s =
+      d ? tl_kernel_compile(ctx, p->source, p->len, p->filename, d, nd, p->opts->compile, &k) : TL_ERR_NO_MEMORY;
   double t1 = now_ms(CLOCK_MONOTONIC);
   free(d);
   r->compile_ms = t1 - t0;
@@ -244,8 +244,8 @@ static void device_identity(int device, char *buf, size_t n) {
 }
 
 /* The tune cache key of this call into hex; false when the cache is off. */
-static bool tune_key(const char *source, size_t len, const tl_tune_space *s, const tl_tune_options *o,
-                     int warmup, int rep, char hex[33]) {
+static bool tune_key(const char *source, size_t len, const tl_tune_space *s, const tl_tune_options *o, int warmup,
+                     int rep, char hex[33]) {
   tl_compile_options none;
   memset(&none, 0, sizeof none);
   const tl_compile_options *co = o->compile ? o->compile : &none;
@@ -289,8 +289,7 @@ static bool tune_cache_load(const char *dir, const char *hex, const tl_tune_spac
   long idx = -1;
   double t = 0;
   bool ok = fgets(line, sizeof line, f) && !strcmp(line, "tilelang-ptx tune 1\n") &&
-            fscanf(f, "best %ld\nms %lf\n", &idx, &t) == 2 && fgets(cfg, sizeof cfg, f) &&
-            !strncmp(cfg, "config ", 7);
+            fscanf(f, "best %ld\nms %lf\n", &idx, &t) == 2 && fgets(cfg, sizeof cfg, f) && !strncmp(cfg, "config ", 7);
   fclose(f);
   if (!ok || idx < 0 || (size_t)idx >= tl_tune_space_count(s) || !(t > 0)) return false;
   cfg[strcspn(cfg, "\n")] = 0;
@@ -316,9 +315,8 @@ static void tune_cache_store(const char *dir, const char *hex, const tl_tune_spa
 }
 
 /* The cache-hit path: compile the winner alone.  false: treat as a miss. */
-static bool from_cache(tl_context *ctx, const char *source, size_t len, const char *filename,
-                       const tl_tune_space *s, const tl_tune_options *o, long best, double ms,
-                       tl_tune_result *r) {
+static bool from_cache(tl_context *ctx, const char *source, size_t len, const char *filename, const tl_tune_space *s,
+                       const tl_tune_options *o, long best, double ms, tl_tune_result *r) {
   size_t nd = 0;
   tl_define *d = config_defines(o, s, (size_t)best, &nd);
   tl_kernel *k = NULL;
@@ -429,11 +427,11 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
   size_t n = tl_tune_space_count(space);
   if (!n) {
     tl_context_begin(ctx);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT,
-                                               "tl_kernel_tune: the space has no config"));
+    return tl_context_end(ctx,
+                          tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_kernel_tune: the space has no config"));
   }
   double start = now_ms(CLOCK_MONOTONIC);
-  int warmup = opts->warmup > 0                      ? opts->warmup
+  int warmup = opts->warmup > 0                   ? opts->warmup
                : tl_tune_space_warmup(space) >= 0 ? tl_tune_space_warmup(space)
                                                   : DEFAULT_WARMUP;
   int rep = opts->rep > 0 ? opts->rep : tl_tune_space_rep(space) > 0 ? tl_tune_space_rep(space) : DEFAULT_REP;
@@ -483,8 +481,8 @@ tl_status tl_kernel_tune(tl_context *ctx, const char *source, size_t len, const 
     free(dir);
     tl_tune_result_free(out);
     tl_context_begin(ctx);
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_NO_MEMORY,
-                                               "tl_kernel_tune: cannot start the compile workers"));
+    return tl_context_end(ctx,
+                          tl_context_fail(ctx, TL_ERR_NO_MEMORY, "tl_kernel_tune: cannot start the compile workers"));
   }
   show(&pg, &p, n, true);
   if (dir && out->cache_key[0] && out->best >= 0) tune_cache_store(dir, out->cache_key, space, out->best, out->best_ms);

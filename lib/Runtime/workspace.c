@@ -65,9 +65,8 @@ tl_status tl_rt_ws_prepare(tl_context *ctx, const tl_driver *drv, tl_kernel *k, 
     }
   }
   for (int i = 0; !fresh && base && !what && i < sig->nws; i++) /* T.alloc_global: zero per launch */
-    if (sig->ws_zero[i] &&
-        (r = drv->cuMemsetD8Async(base + (tl_CUdeviceptr)ws_offset(sig, i), 0, (size_t)sig->ws_bytes[i],
-                                  (tl_CUstream)stream)) != TL_CUDA_SUCCESS)
+    if (sig->ws_zero[i] && (r = drv->cuMemsetD8Async(base + (tl_CUdeviceptr)ws_offset(sig, i), 0,
+                                                     (size_t)sig->ws_bytes[i], (tl_CUstream)stream)) != TL_CUDA_SUCCESS)
       what = "cuMemsetD8Async";
   pthread_mutex_unlock(&k->mu);
   if (what)

@@ -18,17 +18,14 @@
 
 struct tl_arena_chunk {
   tl_arena_chunk *next;
-  size_t cap;   /* payload bytes */
-  size_t used;  /* payload bytes handed out */
+  size_t cap;  /* payload bytes */
+  size_t used; /* payload bytes handed out */
 };
 
 /* Payload offset: the header rounded up to the alignment. */
-#define TL_ARENA_HDR \
-  ((sizeof(tl_arena_chunk) + TL_ARENA_ALIGN - 1) & ~(size_t)(TL_ARENA_ALIGN - 1))
+#define TL_ARENA_HDR ((sizeof(tl_arena_chunk) + TL_ARENA_ALIGN - 1) & ~(size_t)(TL_ARENA_ALIGN - 1))
 
-static unsigned char *chunk_payload(tl_arena_chunk *c) {
-  return (unsigned char *)c + TL_ARENA_HDR;
-}
+static unsigned char *chunk_payload(tl_arena_chunk *c) { return (unsigned char *)c + TL_ARENA_HDR; }
 
 void tl_arena_init(tl_arena *a) {
   a->head = NULL;
@@ -83,9 +80,7 @@ char *tl_arena_strndup(tl_arena *a, const char *s, size_t n) {
   return p;
 }
 
-char *tl_arena_strdup(tl_arena *a, const char *s) {
-  return tl_arena_strndup(a, s, strlen(s));
-}
+char *tl_arena_strdup(tl_arena *a, const char *s) { return tl_arena_strndup(a, s, strlen(s)); }
 
 char *tl_arena_printf(tl_arena *a, const char *fmt, ...) {
   va_list ap, ap2;

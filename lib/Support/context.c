@@ -15,15 +15,15 @@
 
 const char *tl_status_name(tl_status s) {
   switch (s) {
-    case TL_OK: return "TL_OK";
-    case TL_ERR_INVALID_ARGUMENT: return "TL_ERR_INVALID_ARGUMENT";
-    case TL_ERR_COMPILE: return "TL_ERR_COMPILE";
-    case TL_ERR_IO: return "TL_ERR_IO";
-    case TL_ERR_NO_MEMORY: return "TL_ERR_NO_MEMORY";
-    case TL_ERR_NO_DEVICE: return "TL_ERR_NO_DEVICE";
-    case TL_ERR_CUDA: return "TL_ERR_CUDA";
-    case TL_ERR_UNSUPPORTED: return "TL_ERR_UNSUPPORTED";
-    case TL_ERR_INTERNAL: return "TL_ERR_INTERNAL";
+  case TL_OK: return "TL_OK";
+  case TL_ERR_INVALID_ARGUMENT: return "TL_ERR_INVALID_ARGUMENT";
+  case TL_ERR_COMPILE: return "TL_ERR_COMPILE";
+  case TL_ERR_IO: return "TL_ERR_IO";
+  case TL_ERR_NO_MEMORY: return "TL_ERR_NO_MEMORY";
+  case TL_ERR_NO_DEVICE: return "TL_ERR_NO_DEVICE";
+  case TL_ERR_CUDA: return "TL_ERR_CUDA";
+  case TL_ERR_UNSUPPORTED: return "TL_ERR_UNSUPPORTED";
+  case TL_ERR_INTERNAL: return "TL_ERR_INTERNAL";
   }
   return "TL_ERR_UNKNOWN";
 }
@@ -51,12 +51,9 @@ const char *tl_context_last_error(const tl_context *ctx) {
   return ctx->last_error;
 }
 
-int tl_context_error_count(const tl_context *ctx) {
-  return ctx ? ctx->diag.errors : 0;
-}
+int tl_context_error_count(const tl_context *ctx) { return ctx ? ctx->diag.errors : 0; }
 
-void tl_context_first_error_location(const tl_context *ctx, const char **file, int *line,
-                                     int *col) {
+void tl_context_first_error_location(const tl_context *ctx, const char **file, int *line, int *col) {
   if (file) *file = ctx ? ctx->first_file : NULL;
   if (line) *line = ctx && ctx->first_file ? ctx->diag.first_error.line : 0;
   if (col) *col = ctx && ctx->first_file ? ctx->diag.first_error.col : 0;
@@ -85,15 +82,11 @@ tl_status tl_context_end(tl_context *ctx, tl_status s) {
     return s;
   }
   if (!ctx->last_error) {
-    if (ctx->diag.out.len && !ctx->diag.out.oom)
-      ctx->last_error = strdup(ctx->diag.out.data);
-    else if (ctx->diag.first_message)
-      ctx->last_error = strdup(ctx->diag.first_message);
-    else
-      ctx->last_error = strdup(tl_status_name(s));
+    if (ctx->diag.out.len && !ctx->diag.out.oom) ctx->last_error = strdup(ctx->diag.out.data);
+    else if (ctx->diag.first_message) ctx->last_error = strdup(ctx->diag.first_message);
+    else ctx->last_error = strdup(tl_status_name(s));
   }
-  if (!ctx->first_file && ctx->diag.first_error.file)
-    ctx->first_file = strdup(ctx->diag.first_error.file);
+  if (!ctx->first_file && ctx->diag.first_error.file) ctx->first_file = strdup(ctx->diag.first_error.file);
   return s;
 }
 

@@ -8,10 +8,10 @@
 #include "tilelang/runtime.h"
 
 struct tl_context {
-  tl_diag diag;        /* diagnostics of the current / last call */
-  char *last_error;    /* rendered message of the last failing call (malloc) */
-  char *first_file;    /* file of the first error (malloc) */
-  tl_allocator allocator; /* CUDA outputs' allocator (tl_context_set_allocator); zero: cuMemAlloc */
+  tl_diag diag;            /* diagnostics of the current / last call */
+  char *last_error;        /* rendered message of the last failing call (malloc) */
+  char *first_file;        /* file of the first error (malloc) */
+  tl_allocator allocator;  /* CUDA outputs' allocator (tl_context_set_allocator); zero: cuMemAlloc */
   tl_progress_fn progress; /* the CPU SIMT executor's per-block callback (tl_context_set_progress) */
   void *progress_user;
 };
@@ -23,8 +23,7 @@ void tl_context_begin(tl_context *ctx);
 tl_status tl_context_end(tl_context *ctx, tl_status s);
 /* Records a plain message (no location) and returns s: for bad arguments,
  * I/O and CUDA errors. */
-tl_status tl_context_fail(tl_context *ctx, tl_status s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+tl_status tl_context_fail(tl_context *ctx, tl_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Ends the API call `func` that was given a NULL `arg`: records "func: arg
  * is NULL" and returns tl_context_end(ctx, TL_ERR_INVALID_ARGUMENT). */
 tl_status tl_context_null_arg(tl_context *ctx, const char *func, const char *arg);

@@ -75,10 +75,10 @@ static bool find_line(const tl_diag_source *src, int line, const char **start, s
 
 static const char *level_name(tl_diag_level level) {
   switch (level) {
-    case TL_DIAG_ERROR: return "error";
-    case TL_DIAG_WARNING: return "warning";
-    case TL_DIAG_NOTE: return "note";
-    case TL_DIAG_REMARK: return "remark";
+  case TL_DIAG_ERROR: return "error";
+  case TL_DIAG_WARNING: return "warning";
+  case TL_DIAG_NOTE: return "note";
+  case TL_DIAG_REMARK: return "remark";
   }
   return "error";
 }
@@ -94,10 +94,8 @@ static void render(tl_diag *d, tl_diag_level level, tl_loc loc, const char *msg)
     tl_strbuf_printf(o, "%s: %s: %s\n", loc.file, lv, msg);
     return;
   }
-  if (loc.col > 0)
-    tl_strbuf_printf(o, "%s:%d:%d: %s: %s\n", loc.file, loc.line, loc.col, lv, msg);
-  else
-    tl_strbuf_printf(o, "%s:%d: %s: %s\n", loc.file, loc.line, lv, msg);
+  if (loc.col > 0) tl_strbuf_printf(o, "%s:%d:%d: %s: %s\n", loc.file, loc.line, loc.col, lv, msg);
+  else tl_strbuf_printf(o, "%s:%d: %s: %s\n", loc.file, loc.line, lv, msg);
   const tl_diag_source *src = find_source(d, loc.file);
   const char *line;
   size_t len;
@@ -116,8 +114,7 @@ static void render(tl_diag *d, tl_diag_level level, tl_loc loc, const char *msg)
   tl_strbuf_appendn(o, "^\n", 2);
 }
 
-void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt,
-                     va_list ap) {
+void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt, va_list ap) {
   bool unlimited = d->max_errors <= 0;
   if (level == TL_DIAG_ERROR) {
     if (d->errors < INT32_MAX) d->errors++;

@@ -84,6 +84,4 @@ const char *tl_intern_n(tl_intern *t, const char *s, size_t n) {
   return text;
 }
 
-const char *tl_intern_str(tl_intern *t, const char *s) {
-  return tl_intern_n(t, s, s ? strlen(s) : 0);
-}
+const char *tl_intern_str(tl_intern *t, const char *s) { return tl_intern_n(t, s, s ? strlen(s) : 0); }

@@ -52,8 +52,7 @@ static inline tl_mma_info tl_mma_info_of(tl_dtype ab, tl_dtype c) {
     r = (tl_mma_info){TL_MMA_KIND_F16, "m16n8k16", 16, 2, 8, 4};
   else if (ab.bits == 32 && (ab.code == TL_TYPE_FLOAT || ab.code == TL_TYPE_TFLOAT) && cf32)
     r = (tl_mma_info){TL_MMA_KIND_TF32, "m16n8k8", 8, 1, 4, 2};
-  else if (ab.bits == 8 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT &&
-           c.bits == 32)
+  else if (ab.bits == 8 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT && c.bits == 32)
     r = (tl_mma_info){TL_MMA_KIND_I8, "m16n8k32", 32, 4, 16, 8};
   else if ((ab.code == TL_TYPE_FLOAT8_E4M3 || ab.code == TL_TYPE_FLOAT8_E5M2) && cf32)
     r = (tl_mma_info){TL_MMA_KIND_FP8, "m16n8k32", 32, 4, 16, 8};

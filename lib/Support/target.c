@@ -41,6 +41,8 @@
 
 #include "tilelang/runtime.h" /* the TL_COMPILE_* flags of the pass configs */
 
+/* the table reads as one entry a target: */
+/* clang-format off */
 /* the mma.sync shapes every sm_8x/sm_90 entry has */
 #define MMA_SM80                                                                                    \
   (TL_MMA_M16N8K8_F16 | TL_MMA_M16N8K16_F16 | TL_MMA_M16N8K8_BF16 | TL_MMA_M16N8K16_BF16 |          \
@@ -70,6 +72,7 @@ static const tl_target targets[] = {
      .wgmma = true, .tma = true, .setmaxnreg = true, .clusters = true, .sms = 132},
 };
 
+/* clang-format on */
 const tl_target *tl_target_default(void) { return &targets[0]; }
 
 const tl_target *tl_target_lookup(const char *name) {
@@ -87,7 +90,10 @@ static pthread_once_t names_once = PTHREAD_ONCE_INIT;
 static void make_names(void) {
   size_t n = sizeof targets / sizeof targets[0], at = 0;
   for (size_t i = 0; i < n && at < sizeof names_text; i++)
-    at += (size_t)snprintf(names_text + at, sizeof names_text - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+    at += (size_t)snprintf(names_text + at, sizeof names_text - at, "%s%s",
+                           i == 0       ? ""
+                           : i + 1 == n ? " or "
+                                        : ", ",
                            targets[i].name);
 }
 
@@ -97,6 +103,8 @@ const char *tl_target_names(void) {
 }
 
 /* ------------------------------------------------------------ pass configs */
+/* X-macro expansions: */
+/* clang-format off */
 const tl_pass_config_info tl_pass_config_table[TL_PASS_CONFIG_COUNT] = {
 #define TL_PASS_CONFIG(field, NAME, key, bit, kind, dflt, doc) {key, TL_COMPILE_##NAME, TL_PASS_CONFIG_##kind, dflt, doc},
 #include "tilelang/pass_configs.def"
@@ -110,6 +118,7 @@ bool *tl_pass_config_field(tl_pass_configs *c, int i) {
     default: return NULL;
   }
 }
+/* clang-format on */
 
 tl_pass_configs tl_pass_configs_from_flags(unsigned flags) {
   tl_pass_configs c = {0};

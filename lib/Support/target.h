@@ -100,10 +100,10 @@ typedef enum tl_pass_config_kind {
 
 /* Row i of the table (0 <= i < TL_PASS_CONFIG_COUNT). */
 typedef struct tl_pass_config_info {
-  const char *key;         /* "tl.disable_wgmma" */
-  unsigned flag;           /* TL_COMPILE_DISABLE_WGMMA */
+  const char *key; /* "tl.disable_wgmma" */
+  unsigned flag;   /* TL_COMPILE_DISABLE_WGMMA */
   tl_pass_config_kind kind;
-  const char *dflt;        /* "False", "32", "absent" */
+  const char *dflt; /* "False", "32", "absent" */
   const char *doc;
 } tl_pass_config_info;
 extern const tl_pass_config_info tl_pass_config_table[TL_PASS_CONFIG_COUNT];

@@ -77,9 +77,7 @@ void tl_strbuf_appendn(tl_strbuf *s, const char *str, size_t n) {
   s->data[s->len] = '\0';
 }
 
-void tl_strbuf_append(tl_strbuf *s, const char *str) {
-  tl_strbuf_appendn(s, str, strlen(str));
-}
+void tl_strbuf_append(tl_strbuf *s, const char *str) { tl_strbuf_appendn(s, str, strlen(str)); }
 
 void tl_strbuf_vprintf(tl_strbuf *s, const char *fmt, va_list ap) {
   va_list ap2;

@@ -28,11 +28,10 @@
 
 #include "tilelang/runtime.h"
 
-#define TL_FC_MAX_DIMS 8   /* kernel.py's MAX_DIMS */
+#define TL_FC_MAX_DIMS 8 /* kernel.py's MAX_DIMS */
 #define TL_FC_MAX_DTYPES 16
 
-typedef tl_status (*tl_call_fn)(tl_context *, tl_kernel *, const tl_arg *, size_t, void *,
-                                DLManagedTensor **);
+typedef tl_status (*tl_call_fn)(tl_context *, tl_kernel *, const tl_arg *, size_t, void *, DLManagedTensor **);
 
 /* One out_idx output: its parameter, DLPack dtype, and per dim a static size (src_pos < 0) or the
  * input position and dim whose size binds it. */
@@ -50,46 +49,45 @@ typedef struct {
   PyObject *slab;        /* alloc "slab": a list of the views not yet handed out (None where handed out) */
   Py_ssize_t slab_next;
   int slab_dev;
-  void *slab_stream;     /* the slab's device and stream: a call on another takes a new slab */
+  void *slab_stream; /* the slab's device and stream: a call on another takes a new slab */
 } fc_out;
 
 typedef struct {
-  PyObject_HEAD
-  tl_kernel *kernel;
+  PyObject_HEAD tl_kernel *kernel;
   tl_call_fn call;
   int n, n_in, n_out;
   int *in_param;   /* per input position: its parameter */
   char *in_tensor; /* per input position: 1 tensor, 0 scalar */
   fc_out *outs;
-  tl_arg *args;    /* args[n], then n DLTensor regions of REGION bytes */
+  tl_arg *args; /* args[n], then n DLTensor regions of REGION bytes */
   char *regions;
-  int busy;        /* in use by a call (which may let other threads run: torch allocation, the CPU
+  int busy; /* in use by a call (which may let other threads run: torch allocation, the CPU
                       executor); another thread's call meanwhile takes the pure-Python path */
 } Plan;
 
 #define REGION (sizeof(DLTensor) + 16 * TL_FC_MAX_DIMS)
 
 /* ------------------------------------------------------------------ module state (one interpreter) */
-static PyObject *g_tensor_type;            /* torch.Tensor (set_torch) */
+static PyObject *g_tensor_type; /* torch.Tensor (set_torch) */
 static PyObject *g_dt_obj[TL_FC_MAX_DTYPES];
 static uint8_t g_dt_code[TL_FC_MAX_DTYPES], g_dt_bits[TL_FC_MAX_DTYPES];
 static int g_n_dt;
-static PyObject *g_torch;                  /* the torch module (dtypes by name, torch.empty) */
-static PyObject *g_raw_stream;             /* device id -> CUstream int */
-static PyObject *g_context_fn;             /* _lib.context: the calling thread's tl_context */
-static PyObject *g_fail_fn;                /* kernel._call_failed(ctx, status): raises */
+static PyObject *g_torch;      /* the torch module (dtypes by name, torch.empty) */
+static PyObject *g_raw_stream; /* device id -> CUstream int */
+static PyObject *g_context_fn; /* _lib.context: the calling thread's tl_context */
+static PyObject *g_fail_fn;    /* kernel._call_failed(ctx, status): raises */
 /* how outputs are allocated (set_alloc): */
 enum { ALLOC_EMPTY_LIKE, ALLOC_NEW_EMPTY, ALLOC_EMPTY, ALLOC_SLAB, N_ALLOC };
 static const char *const g_alloc_names[] = {"empty_like", "new_empty", "empty", "slab"};
-#define SLAB_BYTES (1 << 20)     /* "slab": one allocation holds up to 64 outputs of <= SLAB_BYTES / 4 */
+#define SLAB_BYTES (1 << 20) /* "slab": one allocation holds up to 64 outputs of <= SLAB_BYTES / 4 */
 #define SLAB_MAX_VIEWS 64
 static int g_alloc_mode;
-static unsigned long long g_calls;         /* calls completed here */
+static unsigned long long g_calls; /* calls completed here */
 static _Thread_local tl_context *t_ctx;
-static PyObject *g_plan_type;              /* Plan */
-static PyObject *g_empty, *g_empty_like;  /* torch.empty, torch.empty_like */
-static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_get_device, *s_new_empty, *s_empty,
-    *s_device, *s_stream, *s__fast, *s__call_py, *s_expand, *s_is_contiguous, *s_empty_like, *s_unbind;
+static PyObject *g_plan_type;            /* Plan */
+static PyObject *g_empty, *g_empty_like; /* torch.empty, torch.empty_like */
+static PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_get_device, *s_new_empty, *s_empty, *s_device, *s_stream,
+    *s__fast, *s__call_py, *s_expand, *s_is_contiguous, *s_empty_like, *s_unbind;
 
 static PyObject *fallback(void) {
   PyErr_Clear();
@@ -124,8 +122,7 @@ static void plan_dealloc(PyObject *self) {
 static int parse_out(fc_out *o, PyObject *spec, int n_in) {
   PyObject *dims;
   int code, bits;
-  if (!PyArg_ParseTuple(spec, "iiiUO!", &o->param, &code, &bits, &o->dtype_name, &PyTuple_Type, &dims))
-    return -1;
+  if (!PyArg_ParseTuple(spec, "iiiUO!", &o->param, &code, &bits, &o->dtype_name, &PyTuple_Type, &dims)) return -1;
   Py_INCREF(o->dtype_name);
   o->code = (uint8_t)code, o->bits = (uint8_t)bits;
   o->nd = (int)PyTuple_Size(dims);
@@ -147,14 +144,11 @@ static int parse_out(fc_out *o, PyObject *spec, int n_in) {
       all_static = 0;
     }
   }
-  if (PyErr_Occurred())
-    return -1;
+  if (PyErr_Occurred()) return -1;
   if (all_static) {
     o->shape = PyTuple_New(o->nd);
-    for (int d = 0; o->shape && d < o->nd; ++d)
-      PyTuple_SetItem(o->shape, d, PyLong_FromLongLong(o->dims[d]));
-    if (!o->shape)
-      return -1;
+    for (int d = 0; o->shape && d < o->nd; ++d) PyTuple_SetItem(o->shape, d, PyLong_FromLongLong(o->dims[d]));
+    if (!o->shape) return -1;
   }
   return 0;
 }
@@ -170,12 +164,10 @@ static PyObject *plan_new(PyTypeObject *tp, PyObject *a, PyObject *kw) {
     PyErr_SetString(PyExc_TypeError, "Plan() takes no keyword arguments");
     return NULL;
   }
-  if (!PyArg_ParseTuple(a, "OOiO!O!", &kaddr, &caddr, &n, &PyTuple_Type, &ins, &PyTuple_Type, &outs))
-    return NULL;
+  if (!PyArg_ParseTuple(a, "OOiO!O!", &kaddr, &caddr, &n, &PyTuple_Type, &ins, &PyTuple_Type, &outs)) return NULL;
   allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
   Plan *p = (Plan *)alloc(tp, 0);
-  if (!p)
-    return NULL;
+  if (!p) return NULL;
   p->kernel = PyLong_AsVoidPtr(kaddr);
   p->call = (tl_call_fn)PyLong_AsVoidPtr(caddr);
   p->n = n;
@@ -186,10 +178,8 @@ static PyObject *plan_new(PyTypeObject *tp, PyObject *a, PyObject *kw) {
   p->in_tensor = calloc((size_t)p->n_in + 1, 1);
   p->outs = calloc((size_t)p->n_out + 1, sizeof(fc_out));
   p->args = calloc((size_t)nn, sizeof(tl_arg) + REGION);
-  if (PyErr_Occurred() || !p->in_param || !p->in_tensor || !p->outs || !p->args || !p->kernel ||
-      !p->call) {
-    if (!PyErr_Occurred())
-      PyErr_SetString(PyExc_ValueError, "bad Plan arguments");
+  if (PyErr_Occurred() || !p->in_param || !p->in_tensor || !p->outs || !p->args || !p->kernel || !p->call) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad Plan arguments");
     Py_DECREF(p);
     return NULL;
   }
@@ -197,8 +187,7 @@ static PyObject *plan_new(PyTypeObject *tp, PyObject *a, PyObject *kw) {
   for (int i = 0; i < p->n_in; ++i) {
     int param, is_tensor;
     if (!PyArg_ParseTuple(PyTuple_GetItem(ins, i), "ip", &param, &is_tensor) || param < 0 || param >= n) {
-      if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "input parameter out of range");
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "input parameter out of range");
       Py_DECREF(p);
       return NULL;
     }
@@ -207,8 +196,7 @@ static PyObject *plan_new(PyTypeObject *tp, PyObject *a, PyObject *kw) {
   for (int j = 0; j < p->n_out; ++j) {
     if (parse_out(&p->outs[j], PyTuple_GetItem(outs, j), p->n_in) < 0 || p->outs[j].param < 0 ||
         p->outs[j].param >= n) {
-      if (!PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "output parameter out of range");
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "output parameter out of range");
       Py_DECREF(p);
       return NULL;
     }
@@ -222,28 +210,21 @@ static DLTensor *region(Plan *p, int param) { return (DLTensor *)(p->regions + (
  * reference to its torch.Size) and *dtype (its torch dtype, borrowed).  -1: not handled here (error set or not; the caller falls back). */
 static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **shape, PyObject **dtype) {
   *shape = NULL;
-  if ((PyObject *)Py_TYPE(t) != g_tensor_type)
-    return -1;
+  if ((PyObject *)Py_TYPE(t) != g_tensor_type) return -1;
   PyObject *dt = PyObject_GetAttr(t, s_dtype);
-  if (!dt)
-    return -1;
+  if (!dt) return -1;
   int k = 0;
-  while (k < g_n_dt && g_dt_obj[k] != dt)
-    ++k;
-  Py_DECREF(dt);  /* the registered dtypes are held by g_dt_obj */
-  if (k == g_n_dt)
-    return -1;
-  *dtype = g_dt_obj[k];  /* borrowed: g_dt_obj holds it */
+  while (k < g_n_dt && g_dt_obj[k] != dt) ++k;
+  Py_DECREF(dt); /* the registered dtypes are held by g_dt_obj */
+  if (k == g_n_dt) return -1;
+  *dtype = g_dt_obj[k]; /* borrowed: g_dt_obj holds it */
   PyObject *sh = PyObject_GetAttr(t, s_shape);
-  if (!sh)
-    return -1;
+  if (!sh) return -1;
   *shape = sh;
   Py_ssize_t nd = PyTuple_Check(sh) ? PyTuple_Size(sh) : -1;
-  if (nd < 0 || nd > TL_FC_MAX_DIMS)
-    return -1;
+  if (nd < 0 || nd > TL_FC_MAX_DIMS) return -1;
   PyObject *st = PyObject_CallMethodObjArgs(t, s_stride, NULL);
-  if (!st)
-    return -1;
+  if (!st) return -1;
   if (!PyTuple_Check(st) || PyTuple_Size(st) != nd) {
     Py_DECREF(st);
     return -1;
@@ -255,20 +236,16 @@ static int read_tensor(Plan *p, int param, PyObject *t, int *did, PyObject **sha
     strides[d] = PyLong_AsLongLong(PyTuple_GetItem(st, d));
   }
   Py_DECREF(st);
-  if (PyErr_Occurred())
-    return -1;
+  if (PyErr_Occurred()) return -1;
   PyObject *dv = PyObject_CallMethodObjArgs(t, s_get_device, NULL);
-  if (!dv)
-    return -1;
+  if (!dv) return -1;
   long dev = PyLong_AsLong(dv);
   Py_DECREF(dv);
   PyObject *ptr = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
-  if (!ptr)
-    return -1;
+  if (!ptr) return -1;
   void *data = PyLong_AsVoidPtr(ptr);
   Py_DECREF(ptr);
-  if (PyErr_Occurred())
-    return -1;
+  if (PyErr_Occurred()) return -1;
   r->data = data;
   r->device.device_type = dev >= 0 ? kDLCUDA : kDLCPU;
   r->device.device_id = dev >= 0 ? (int32_t)dev : 0;
@@ -319,15 +296,12 @@ static int template(fc_out *o, PyObject *like, int did) {
 static PyObject *slab_view(fc_out *o, PyObject *like, int did, void *stream) {
   if (!o->slab || o->slab_next >= PyList_Size(o->slab) || o->slab_dev != did || o->slab_stream != stream) {
     int64_t bytes = o->bits / 8;
-    for (int d = 0; d < o->nd; ++d)
-      bytes *= o->dims[d];
-    if (bytes <= 0 || bytes > SLAB_BYTES / 4)
-      return NULL;
+    for (int d = 0; d < o->nd; ++d) bytes *= o->dims[d];
+    if (bytes <= 0 || bytes > SLAB_BYTES / 4) return NULL;
     long k = (long)(SLAB_BYTES / bytes);
     k = k > SLAB_MAX_VIEWS ? SLAB_MAX_VIEWS : k;
     PyObject *shape = PyTuple_New(o->nd + 1), *views = NULL;
-    for (int d = 0; shape && d <= o->nd; ++d)
-      PyTuple_SetItem(shape, d, PyLong_FromLongLong(d ? o->dims[d - 1] : k));
+    for (int d = 0; shape && d <= o->nd; ++d) PyTuple_SetItem(shape, d, PyLong_FromLongLong(d ? o->dims[d - 1] : k));
     PyObject *m = shape ? PyObject_GetAttr(like, s_new_empty) : NULL;
     PyObject *a = m ? PyTuple_Pack(1, shape) : NULL;
     PyObject *slab = a ? PyObject_Call(m, a, o->kw) : NULL;
@@ -348,27 +322,24 @@ static PyObject *slab_view(fc_out *o, PyObject *like, int did, void *stream) {
   PyObject *v = PyList_GetItem(o->slab, o->slab_next);
   Py_INCREF(v);
   Py_INCREF(Py_None);
-  PyList_SetItem(o->slab, o->slab_next++, Py_None);  /* handed out: only the caller holds it */
+  PyList_SetItem(o->slab, o->slab_next++, Py_None); /* handed out: only the caller holds it */
   return v;
 }
 
 /* A new torch tensor for output o, of size `shape`, on the device of `like` (device did, stream current),
  * by the allocation set_alloc chose (empty_like and slab fall back to new_empty for shapes they do not
  * serve); NULL with an error set. */
-static PyObject *new_output(fc_out *o, PyObject *like, PyObject *like_dtype, int did, void *stream,
-                            PyObject *shape) {
+static PyObject *new_output(fc_out *o, PyObject *like, PyObject *like_dtype, int did, void *stream, PyObject *shape) {
   int mode = g_alloc_mode;
   if (mode == ALLOC_SLAB) {
     PyObject *v = o->shape ? slab_view(o, like, did, stream) : NULL;
-    if (v)
-      return v;
+    if (v) return v;
     mode = ALLOC_EMPTY_LIKE;
   }
-  if (mode == ALLOC_EMPTY_LIKE && (!o->shape || o->no_tmpl ||
-                                   ((!o->tmpl || o->tmpl_dev != did) && template(o, like, did) < 0)))
+  if (mode == ALLOC_EMPTY_LIKE &&
+      (!o->shape || o->no_tmpl || ((!o->tmpl || o->tmpl_dev != did) && template(o, like, did) < 0)))
     mode = ALLOC_NEW_EMPTY;
-  if (mode == ALLOC_EMPTY_LIKE)
-    return PyObject_CallFunctionObjArgs(g_empty_like, o->tmpl, NULL);
+  if (mode == ALLOC_EMPTY_LIKE) return PyObject_CallFunctionObjArgs(g_empty_like, o->tmpl, NULL);
   if (mode == ALLOC_NEW_EMPTY && like_dtype == o->dtype)
     return PyObject_CallMethodObjArgs(like, s_new_empty, shape, NULL);
   PyObject *t = NULL, *a = PyTuple_Pack(1, shape);
@@ -376,11 +347,10 @@ static PyObject *new_output(fc_out *o, PyObject *like, PyObject *like_dtype, int
     PyObject *m = PyObject_GetAttr(like, s_new_empty);
     t = m ? PyObject_Call(m, a, o->kw) : NULL;
     Py_XDECREF(m);
-  } else if (a) {  /* ALLOC_EMPTY: torch.empty(shape, dtype=, device=) */
+  } else if (a) { /* ALLOC_EMPTY: torch.empty(shape, dtype=, device=) */
     PyObject *kw = PyDict_Copy(o->kw);
     PyObject *dev = kw ? (did >= 0 ? PyLong_FromLong(did) : PyUnicode_FromString("cpu")) : NULL;
-    if (dev && PyDict_SetItem(kw, s_device, dev) == 0)
-      t = PyObject_Call(g_empty, a, kw);
+    if (dev && PyDict_SetItem(kw, s_device, dev) == 0) t = PyObject_Call(g_empty, a, kw);
     Py_XDECREF(dev);
     Py_XDECREF(kw);
   }
@@ -429,8 +399,7 @@ static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dty
   }
   PyObject *t = new_output(o, like, like_dtype, did, stream, shape);
   Py_DECREF(shape);
-  if (!t)
-    return NULL;
+  if (!t) return NULL;
   PyObject *ptr = PyObject_CallMethodObjArgs(t, s_data_ptr, NULL);
   void *data = ptr ? PyLong_AsVoidPtr(ptr) : NULL;
   Py_XDECREF(ptr);
@@ -457,8 +426,7 @@ static PyObject *allocate(Plan *p, fc_out *o, PyObject *like, PyObject *like_dty
 static tl_context *thread_context(void) {
   if (!t_ctx) {
     PyObject *c = PyObject_CallObject(g_context_fn, NULL);
-    if (!c)
-      return NULL;
+    if (!c) return NULL;
     t_ctx = PyLong_AsVoidPtr(c);
     Py_DECREF(c);
   }
@@ -471,31 +439,27 @@ static PyObject *run(Plan *p, PyObject *first, int did, PyObject *like_dtype, Py
   PyObject *res = NULL;
   void *stream = NULL;
   tl_context *ctx = thread_context();
-  if (!o || !ctx || (p->n_out && !first))  /* outputs without a tensor input: kernel.py's error */
+  if (!o || !ctx || (p->n_out && !first)) /* outputs without a tensor input: kernel.py's error */
     goto fall;
   if (did >= 0) {
     PyObject *s = PyObject_CallFunction(g_raw_stream, "i", did);
     stream = s ? PyLong_AsVoidPtr(s) : NULL;
     Py_XDECREF(s);
-    if (!s || PyErr_Occurred())
-      goto fall;
+    if (!s || PyErr_Occurred()) goto fall;
   }
   for (int j = 0; j < p->n_out; ++j)
-    if (!(o[j] = allocate(p, &p->outs[j], first, like_dtype, did, stream, in_shapes)))
-      goto fall;
+    if (!(o[j] = allocate(p, &p->outs[j], first, like_dtype, did, stream, in_shapes))) goto fall;
   tl_status rc;
-  if (did < 0) {  /* the CPU executor: a long call, other threads may run meanwhile */
-    Py_BEGIN_ALLOW_THREADS
-    rc = p->call(ctx, p->kernel, p->args, (size_t)p->n, stream, NULL);
+  if (did < 0) { /* the CPU executor: a long call, other threads may run meanwhile */
+    Py_BEGIN_ALLOW_THREADS rc = p->call(ctx, p->kernel, p->args, (size_t)p->n, stream, NULL);
     Py_END_ALLOW_THREADS
   } else {
     rc = p->call(ctx, p->kernel, p->args, (size_t)p->n, stream, NULL);
   }
   if (rc != TL_OK) {
     PyObject *r = PyObject_CallFunction(g_fail_fn, "Ni", PyLong_FromVoidPtr(ctx), (int)rc);
-    Py_XDECREF(r);  /* raises */
-    if (!PyErr_Occurred())
-      PyErr_SetString(PyExc_RuntimeError, "tl_kernel_call failed");
+    Py_XDECREF(r); /* raises */
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "tl_kernel_call failed");
     goto done;
   }
   ++g_calls;
@@ -507,7 +471,7 @@ static PyObject *run(Plan *p, PyObject *first, int did, PyObject *like_dtype, Py
     o[0] = NULL;
   } else if ((res = PyList_New(p->n_out))) {
     for (int j = 0; j < p->n_out; ++j) {
-      PyList_SetItem(res, j, o[j]);  /* steals */
+      PyList_SetItem(res, j, o[j]); /* steals */
       o[j] = NULL;
     }
   }
@@ -515,28 +479,24 @@ static PyObject *run(Plan *p, PyObject *first, int did, PyObject *like_dtype, Py
 fall:
   res = fallback();
 done:
-  for (int j = 0; o && j < p->n_out; ++j)
-    Py_XDECREF(o[j]);
-  if (o != outs)
-    free(o);
+  for (int j = 0; o && j < p->n_out; ++j) Py_XDECREF(o[j]);
+  if (o != outs) free(o);
   return res;
 }
 
 /* The call's result for the inputs `args` (a tuple), or NotImplemented for kernel.py's pure-Python
  * path. */
 static PyObject *plan_run(Plan *p, PyObject *args) {
-  if (!g_tensor_type || !g_context_fn || p->busy || PyTuple_Size(args) != p->n_in)
-    return fallback();
+  if (!g_tensor_type || !g_context_fn || p->busy || PyTuple_Size(args) != p->n_in) return fallback();
   PyObject *shapes[16] = {0}, **sh = p->n_in <= 16 ? shapes : calloc((size_t)p->n_in, sizeof(PyObject *));
   PyObject *first = NULL, *first_dt = NULL, *res = NULL;
   int did = -1;
-  if (!sh)
-    return fallback();
+  if (!sh) return fallback();
   p->busy = 1;
   for (int pos = 0; pos < p->n_in; ++pos) {
     PyObject *x = PyTuple_GetItem(args, pos);
     int param = p->in_param[pos];
-    if (!p->in_tensor[pos]) {  /* scalars: exactly int and float, as _pack_scalar packs them */
+    if (!p->in_tensor[pos]) { /* scalars: exactly int and float, as _pack_scalar packs them */
       if (PyLong_CheckExact(x)) {
         p->args[param].kind = TL_ARG_INT;
         p->args[param].v.i = PyLong_AsLongLong(x);
@@ -546,16 +506,13 @@ static PyObject *plan_run(Plan *p, PyObject *args) {
       } else {
         goto fall;
       }
-      if (PyErr_Occurred())
-        goto fall;
+      if (PyErr_Occurred()) goto fall;
       continue;
     }
     int d;
     PyObject *dt;
-    if (read_tensor(p, param, x, &d, &sh[pos], &dt) < 0)
-      goto fall;
-    if (!first)
-      first = x, did = d, first_dt = dt;
+    if (read_tensor(p, param, x, &d, &sh[pos], &dt) < 0) goto fall;
+    if (!first) first = x, did = d, first_dt = dt;
   }
   res = run(p, first, did, first_dt, sh);
   goto done;
@@ -563,10 +520,8 @@ fall:
   res = fallback();
 done:
   p->busy = 0;
-  for (int pos = 0; pos < p->n_in; ++pos)
-    Py_XDECREF(sh[pos]);
-  if (sh != shapes)
-    free(sh);
+  for (int pos = 0; pos < p->n_in; ++pos) Py_XDECREF(sh[pos]);
+  if (sh != shapes) free(sh);
   return res;
 }
 
@@ -585,8 +540,7 @@ static PyType_Slot plan_slots[] = {
     {Py_tp_call, (void *)plan_call},
     {0, NULL},
 };
-static PyType_Spec plan_spec = {"tilelang_ptx._fastcall.Plan", sizeof(Plan), 0, Py_TPFLAGS_DEFAULT,
-                                plan_slots};
+static PyType_Spec plan_spec = {"tilelang_ptx._fastcall.Plan", sizeof(Plan), 0, Py_TPFLAGS_DEFAULT, plan_slots};
 
 /* ------------------------------------------------------------------ Caller */
 /* The base class of kernel.py's JITKernel: kernel(*args, stream=None) runs self._fast (a Plan) without
@@ -595,26 +549,23 @@ static PyType_Spec plan_spec = {"tilelang_ptx._fastcall.Plan", sizeof(Plan), 0, 
 static PyObject *caller_call(PyObject *self, PyObject *args, PyObject *kw) {
   int plain = !kw || PyDict_Size(kw) == 0;
   if (!plain && PyDict_Size(kw) == 1) {
-    PyObject *st = PyDict_GetItem(kw, s_stream);  /* borrowed */
+    PyObject *st = PyDict_GetItem(kw, s_stream); /* borrowed */
     plain = st == Py_None;
   }
   if (plain) {
     PyObject *fast = PyObject_GetAttr(self, s__fast);
-    if (!fast)
-      PyErr_Clear();
+    if (!fast) PyErr_Clear();
     else if ((PyObject *)Py_TYPE(fast) == g_plan_type) {
       PyObject *r = plan_run((Plan *)fast, args);
       Py_DECREF(fast);
-      if (r != Py_NotImplemented)
-        return r;
+      if (r != Py_NotImplemented) return r;
       Py_DECREF(r);
     } else {
       Py_DECREF(fast);
     }
   }
   PyObject *m = PyObject_GetAttr(self, s__call_py);
-  if (!m)
-    return NULL;
+  if (!m) return NULL;
   PyObject *r = PyObject_Call(m, args, kw);
   Py_DECREF(m);
   return r;
@@ -629,7 +580,7 @@ static PyType_Spec caller_spec = {"tilelang_ptx._fastcall.Caller", sizeof(PyObje
                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, caller_slots};
 
 /* ------------------------------------------------------------------ module functions */
-static void hold(PyObject **slot, PyObject *v) {  /* *slot = a new reference to v */
+static void hold(PyObject **slot, PyObject *v) { /* *slot = a new reference to v */
   PyObject *old = *slot;
   Py_INCREF(v);
   *slot = v;
@@ -641,16 +592,12 @@ static void hold(PyObject **slot, PyObject *v) {  /* *slot = a new reference to 
 static PyObject *set_torch(PyObject *m, PyObject *a) {
   (void)m;
   PyObject *torch, *dts, *raw;
-  if (!PyArg_ParseTuple(a, "OO!O", &torch, &PyTuple_Type, &dts, &raw))
-    return NULL;
+  if (!PyArg_ParseTuple(a, "OO!O", &torch, &PyTuple_Type, &dts, &raw)) return NULL;
   PyObject *tt = PyObject_GetAttrString(torch, "Tensor");
-  if (!tt)
-    return NULL;
+  if (!tt) return NULL;
   Py_ssize_t n = PyTuple_Size(dts);
-  if (n > TL_FC_MAX_DTYPES)
-    n = TL_FC_MAX_DTYPES;
-  for (int k = 0; k < g_n_dt; ++k)
-    Py_CLEAR(g_dt_obj[k]);
+  if (n > TL_FC_MAX_DTYPES) n = TL_FC_MAX_DTYPES;
+  for (int k = 0; k < g_n_dt; ++k) Py_CLEAR(g_dt_obj[k]);
   g_n_dt = 0;
   for (Py_ssize_t k = 0; k < n; ++k) {
     PyObject *obj;
@@ -684,8 +631,7 @@ static PyObject *set_torch(PyObject *m, PyObject *a) {
 static PyObject *set_runtime(PyObject *m, PyObject *a) {
   (void)m;
   PyObject *ctx, *fail;
-  if (!PyArg_ParseTuple(a, "OO", &ctx, &fail))
-    return NULL;
+  if (!PyArg_ParseTuple(a, "OO", &ctx, &fail)) return NULL;
   hold(&g_context_fn, ctx);
   hold(&g_fail_fn, fail);
   Py_RETURN_NONE;
@@ -699,14 +645,11 @@ static PyObject *set_runtime(PyObject *m, PyObject *a) {
 static PyObject *set_alloc(PyObject *m, PyObject *a) {
   (void)m;
   const char *name;
-  if (!PyArg_ParseTuple(a, "s", &name))
-    return NULL;
+  if (!PyArg_ParseTuple(a, "s", &name)) return NULL;
   int prev = g_alloc_mode, k = 0;
-  while (k < N_ALLOC && strcmp(name, g_alloc_names[k]))
-    ++k;
+  while (k < N_ALLOC && strcmp(name, g_alloc_names[k])) ++k;
   if (k == N_ALLOC)
-    return PyErr_Format(PyExc_ValueError, "unknown output allocation '%s' (empty_like, new_empty, empty, slab)",
-                        name);
+    return PyErr_Format(PyExc_ValueError, "unknown output allocation '%s' (empty_like, new_empty, empty, slab)", name);
   g_alloc_mode = k;
   return PyUnicode_FromString(g_alloc_names[prev]);
 }
@@ -725,19 +668,24 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastcall",
-                                    "The C hot path of JITKernel.__call__ (stable ABI).", -1, methods,
-                                    NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "_fastcall",
+                                    "The C hot path of JITKernel.__call__ (stable ABI).",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 PyMODINIT_FUNC PyInit__fastcall(void) {
   PyObject *m = PyModule_Create(&module);
-  if (!m)
-    return NULL;
-  PyObject **names[] = {&s_data_ptr, &s_shape, &s_stride, &s_dtype, &s_get_device, &s_new_empty, &s_empty,
-                        &s_device, &s_stream, &s__fast, &s__call_py, &s_expand, &s_is_contiguous,
-                        &s_empty_like, &s_unbind};
-  const char *strs[] = {"data_ptr", "shape", "stride", "dtype", "get_device", "new_empty", "empty", "device",
-                        "stream", "_fast", "_call_py", "expand", "is_contiguous", "empty_like", "unbind"};
+  if (!m) return NULL;
+  PyObject **names[] = {&s_data_ptr,  &s_shape,  &s_stride,        &s_dtype,      &s_get_device,
+                        &s_new_empty, &s_empty,  &s_device,        &s_stream,     &s__fast,
+                        &s__call_py,  &s_expand, &s_is_contiguous, &s_empty_like, &s_unbind};
+  const char *strs[] = {"data_ptr", "shape", "stride",   "dtype",  "get_device",    "new_empty",  "empty", "device",
+                        "stream",   "_fast", "_call_py", "expand", "is_contiguous", "empty_like", "unbind"};
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i)
     if (!(*names[i] = PyUnicode_InternFromString(strs[i]))) {
       Py_DECREF(m);
@@ -749,7 +697,7 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
     Py_DECREF(m);
     return NULL;
   }
-  g_plan_type = tp;  /* the module holds it */
+  g_plan_type = tp; /* the module holds it */
   PyObject *ct = PyType_FromSpec(&caller_spec);
   if (!ct || PyModule_AddObject(m, "Caller", ct) < 0) {
     Py_XDECREF(ct);

@@ -25,8 +25,8 @@ typedef struct cublas_api {
   int (*create)(void **);
   int (*destroy)(void *);
   int (*set_stream)(void *, void *);
-  int (*gemm_ex)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int,
-                 int, const void *, void *, int, int, int, int);
+  int (*gemm_ex)(void *, int, int, int, int, int, const void *, const void *, int, int, const void *, int, int,
+                 const void *, void *, int, int, int, int);
 } cublas_api;
 
 static cublas_api CB;
@@ -35,8 +35,7 @@ static cublas_api CB;
  * it is not available. */
 static __attribute__((unused)) bool cublas_load(void) {
   if (CB.handle) return true;
-  const char *names[] = {"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13", "libcublas.so.12",
-                         "libcublas.so"};
+  const char *names[] = {"libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so.13", "libcublas.so.12", "libcublas.so"};
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !CB.lib; i++)
     CB.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!CB.lib) {
@@ -66,14 +65,13 @@ static __attribute__((unused)) int cuda_type(dt_kind d) {
 
 /* C (M x N, out dtype) = A @ B on the legacy default stream, row-major,
  * A stored K x M when ta, B stored N x K when tb; f32 compute. */
-static __attribute__((unused)) int cublas_gemm(unsigned long long A, unsigned long long B,
-                                               unsigned long long C, int M, int N, int K, dt_kind in,
-                                               dt_kind out, bool ta, bool tb) {
+static __attribute__((unused)) int cublas_gemm(unsigned long long A, unsigned long long B, unsigned long long C, int M,
+                                               int N, int K, dt_kind in, dt_kind out, bool ta, bool tb) {
   float alpha = 1.0f, beta = 0.0f;
-  return CB.gemm_ex(CB.handle, tb ? CUBLAS_OP_T_ : CUBLAS_OP_N_, ta ? CUBLAS_OP_T_ : CUBLAS_OP_N_, N, M, K,
-                    &alpha, (const void *)(uintptr_t)B, cuda_type(in), tb ? K : N,
-                    (const void *)(uintptr_t)A, cuda_type(in), ta ? M : K, &beta, (void *)(uintptr_t)C,
-                    cuda_type(out), N, CUBLAS_COMPUTE_32F_, CUBLAS_GEMM_DEFAULT_);
+  return CB.gemm_ex(CB.handle, tb ? CUBLAS_OP_T_ : CUBLAS_OP_N_, ta ? CUBLAS_OP_T_ : CUBLAS_OP_N_, N, M, K, &alpha,
+                    (const void *)(uintptr_t)B, cuda_type(in), tb ? K : N, (const void *)(uintptr_t)A, cuda_type(in),
+                    ta ? M : K, &beta, (void *)(uintptr_t)C, cuda_type(out), N, CUBLAS_COMPUTE_32F_,
+                    CUBLAS_GEMM_DEFAULT_);
 }
 
 /* ------------------------------------------------------- CPU reference */
@@ -107,8 +105,8 @@ static void *ref_worker(void *p) {
 
 /* ref (M x N, malloc'd) = A @ B in float64 from the host copies of the
  * inputs (dtype in; A stored K x M when ta, B stored N x K when tb). */
-static __attribute__((unused)) double *ref_gemm(const void *ha, const void *hb, int M, int N, int K,
-                                                dt_kind in, bool ta, bool tb) {
+static __attribute__((unused)) double *ref_gemm(const void *ha, const void *hb, int M, int N, int K, dt_kind in,
+                                                bool ta, bool tb) {
   double *a = malloc(sizeof(double) * (size_t)M * K), *b = malloc(sizeof(double) * (size_t)N * K);
   double *c = malloc(sizeof(double) * (size_t)M * N);
   if (!a || !b || !c) {
@@ -116,11 +114,9 @@ static __attribute__((unused)) double *ref_gemm(const void *ha, const void *hb, 
     exit(1);
   }
   for (int m = 0; m < M; m++)
-    for (int k = 0; k < K; k++)
-      a[(size_t)m * K + k] = dt_load(in, ha, ta ? (size_t)k * M + m : (size_t)m * K + k);
+    for (int k = 0; k < K; k++) a[(size_t)m * K + k] = dt_load(in, ha, ta ? (size_t)k * M + m : (size_t)m * K + k);
   for (int n = 0; n < N; n++)
-    for (int k = 0; k < K; k++)
-      b[(size_t)n * K + k] = dt_load(in, hb, tb ? (size_t)n * K + k : (size_t)k * N + n);
+    for (int k = 0; k < K; k++) b[(size_t)n * K + k] = dt_load(in, hb, tb ? (size_t)n * K + k : (size_t)k * N + n);
   long nt = sysconf(_SC_NPROCESSORS_ONLN);
   if (nt < 1) nt = 1;
   if (nt > 64) nt = 64;
@@ -146,9 +142,8 @@ typedef struct cmp_result {
   size_t worst;
 } cmp_result;
 
-static __attribute__((unused)) cmp_result compare_out(dt_kind d, const void *out, size_t n,
-                                                      const double *ref, const void *ref_dt, double atol,
-                                                      double rtol) {
+static __attribute__((unused)) cmp_result compare_out(dt_kind d, const void *out, size_t n, const double *ref,
+                                                      const void *ref_dt, double atol, double rtol) {
   cmp_result r;
   memset(&r, 0, sizeof r);
   for (size_t i = 0; i < n; i++) {
@@ -204,8 +199,8 @@ static __attribute__((unused)) double time_launches(void (*fn)(void *, int), voi
  * over all kernels, so that input rotation (i % sets) moves to the next set
  * with every launch, as in time_launches.  med[k] = the median time in ms
  * of kernel k's `reps` launches. */
-static __attribute__((unused)) void time_interleaved(int n, void (*const *fn)(void *, int), void *const *arg,
-                                                     int warm, int reps, int burst, double *med) {
+static __attribute__((unused)) void time_interleaved(int n, void (*const *fn)(void *, int), void *const *arg, int warm,
+                                                     int reps, int burst, double *med) {
   int li = 0;
   if (burst < 1) burst = 1;
   for (int w = 0; w < warm; w++)

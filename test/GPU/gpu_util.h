@@ -54,32 +54,32 @@ typedef struct gpu_api {
   CUres (*cuModuleGetFunction)(void **, void *, const char *);
   CUres (*cuFuncGetAttribute)(int *, int, void *);
   CUres (*cuFuncSetAttribute)(void *, int, int);
-  CUres (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
-                          void **, void **);
+  CUres (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **,
+                          void **);
 } gpu_api;
 
 static gpu_api G;
 static int g_failures __attribute__((unused));
 
-#define CU(call)                                                                       \
-  do {                                                                                 \
-    CUres r_ = (call);                                                                 \
-    if (r_ != 0) {                                                                     \
-      const char *n_ = "?";                                                            \
-      if (G.cuGetErrorName) G.cuGetErrorName(r_, &n_);                                 \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, n_);        \
-      exit(1);                                                                         \
-    }                                                                                  \
+#define CU(call)                                                                                                       \
+  do {                                                                                                                 \
+    CUres r_ = (call);                                                                                                 \
+    if (r_ != 0) {                                                                                                     \
+      const char *n_ = "?";                                                                                            \
+      if (G.cuGetErrorName) G.cuGetErrorName(r_, &n_);                                                                 \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, n_);                                        \
+      exit(1);                                                                                                         \
+    }                                                                                                                  \
   } while (0)
 
-#define CHECK(cond, ...)                                                               \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                             \
-      fprintf(stderr, __VA_ARGS__);                                                    \
-      fprintf(stderr, "\n");                                                           \
-      g_failures++;                                                                    \
-    }                                                                                  \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                             \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fprintf(stderr, "\n");                                                                                           \
+      g_failures++;                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 static __attribute__((unused)) void *gpu_sym(void *lib, const char *name) {
@@ -98,8 +98,7 @@ static __attribute__((unused)) void gpu_init(tl_context *ctx) {
     printf("SKIP: %s\n", tl_context_last_error(ctx));
     exit(GPU_SKIP);
   }
-  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER")
-                         ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
+  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
                      RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     printf("SKIP: dlopen libcuda.so.1 failed\n");

@@ -74,8 +74,10 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
         else ok = ok && ((const int32_t *)h->data)[i] == (int32_t)want;
         if (!ok && bad++ == 0) first = i;
       }
-      CHECK(bad == 0, "%s: GPU call %d: %zu of %zu elements differ from the CPU executor or the closed form "
-             "(first at %zu)", kernel, c, bad, n, first);
+      CHECK(bad == 0,
+            "%s: GPU call %d: %zu of %zu elements differ from the CPU executor or the closed form "
+            "(first at %zu)",
+            kernel, c, bad, n, first);
       bad_total += bad;
       calls++;
     }
@@ -83,8 +85,7 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
     if (gpu_out[0]) gpu_out[0]->deleter(gpu_out[0]);
   }
   if (calls == CALLS && bad_total == 0)
-    printf("ok %s: %d calls, GPU == CPU SIMT executor == closed form bit for bit (%zu elements)\n", kernel,
-           calls, n);
+    printf("ok %s: %d calls, GPU == CPU SIMT executor == closed form bit for bit (%zu elements)\n", kernel, calls, n);
   if (dev_a) dev_a->deleter(dev_a);
   if (cpu_out[0]) cpu_out[0]->deleter(cpu_out[0]);
   free(a);

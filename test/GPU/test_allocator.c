@@ -62,8 +62,7 @@ int main(void) {
   CHECK(s == TL_OK, "call with the allocator: %s", tl_context_last_error(ctx));
   if (s == TL_OK) {
     CU(G.cuCtxSynchronize());
-    CHECK(p.allocs == 1 && p.frees == 0 && p.last_bytes == bytes && p.last_device == 0 &&
-              p.last_stream == NULL,
+    CHECK(p.allocs == 1 && p.frees == 0 && p.last_bytes == bytes && p.last_device == 0 && p.last_stream == NULL,
           "alloc callback: %d allocs, %zu bytes, device %d", p.allocs, p.last_bytes, p.last_device);
     float *h = download((uintptr_t)out[0]->dl_tensor.data, bytes);
     size_t bad = 0;
@@ -77,8 +76,8 @@ int main(void) {
 
   p.mode = 1;
   s = tl_kernel_call(ctx, k, args, 2, NULL, out);
-  CHECK(s == TL_ERR_NO_MEMORY && strstr(tl_context_last_error(ctx), "'C'"),
-        "NULL from alloc: %s: %s", tl_status_name(s), tl_context_last_error(ctx));
+  CHECK(s == TL_ERR_NO_MEMORY && strstr(tl_context_last_error(ctx), "'C'"), "NULL from alloc: %s: %s",
+        tl_status_name(s), tl_context_last_error(ctx));
   printf("  ok   NULL from alloc: %s\n", tl_context_last_error(ctx));
 
   p.mode = 2;

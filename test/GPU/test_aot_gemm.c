@@ -64,7 +64,8 @@ static void check_values(const dev_tensor *A, const dev_tensor *B, const uint16_
   for (int s = 0; s < 4096; s++) {
     int i = (int)((rng_uniform() + 1) * 0.5 * S) % S, j = (int)((rng_uniform() + 1) * 0.5 * S) % S;
     double ref = 0;
-    for (int kk = 0; kk < S; kk++) ref += dt_load(DT_F16, ha, (size_t)i * S + kk) * dt_load(DT_F16, hb, (size_t)kk * S + j);
+    for (int kk = 0; kk < S; kk++)
+      ref += dt_load(DT_F16, ha, (size_t)i * S + kk) * dt_load(DT_F16, hb, (size_t)kk * S + j);
     double got = dt_load(DT_F16, mine, (size_t)i * S + j);
     if (!(fabs(got - ref) <= atol + rtol * fabs(ref))) {
       if (bad++ < 5) fprintf(stderr, "  C[%d, %d] = %g, expected %g\n", i, j, got, ref);
@@ -89,8 +90,8 @@ int main(void) {
   snprintf(path, sizeof path, "%s/gemm.py", kernel_dir());
   tl_define defs[] = {{"M", "4096"}, {"N", "4096"}, {"K", "4096"}};
   tl_compile_options o = {0};
-  o.target = "sm_80";                /* the export's target: the same PTX */
-  o.out_idx_mode = TL_OUT_IDX_NONE;  /* C passed by the caller, as the exported call is timed */
+  o.target = "sm_80";               /* the export's target: the same PTX */
+  o.out_idx_mode = TL_OUT_IDX_NONE; /* C passed by the caller, as the exported call is timed */
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, 3, &o, &k) != TL_OK) {
     printf("FAIL compile %s: %s\n", path, tl_context_last_error(ctx));
@@ -132,8 +133,8 @@ int main(void) {
   DLTensor bad = B.t;
   bad.dtype.bits = 32;
   rc = aot(&A.t, &bad, &C1.t, NULL);
-  CHECK(rc == 1 && strstr(aot_err(), "argument 'B' (#1): dtype: expected float16, got float32"), "refusal: %d %s",
-        rc, aot_err());
+  CHECK(rc == 1 && strstr(aot_err(), "argument 'B' (#1): dtype: expected float16, got float32"), "refusal: %d %s", rc,
+        aot_err());
 
   /* TFLOP/s, interleaved */
   void *ev0, *ev1;
@@ -150,11 +151,12 @@ int main(void) {
     CHECK(t_aot[r] > 0 && t_rt[r] > 0, "timing round %d failed: %s / %s", r, aot_err(), tl_context_last_error(ctx));
   }
   double ma = median(t_aot, ROUNDS), mr = median(t_rt, ROUNDS), flop = 2.0 * S * S * S;
-  printf("  aot_gemm %dx%dx%d f16 (sm_80 PTX): exported %.3f ms %.1f TFLOP/s | libtilelang %.3f ms %.1f TFLOP/s | "
-         "exported/libtilelang %.3f\n",
-         S, S, S, ma, flop / ma / 1e9, mr, flop / mr / 1e9, mr / ma);
-  printf("RESULT aot_gemm tflops_exported=%.2f tflops_libtilelang=%.2f ratio=%.3f\n", flop / ma / 1e9,
-         flop / mr / 1e9, mr / ma);
+  printf(
+      "  aot_gemm %dx%dx%d f16 (sm_80 PTX): exported %.3f ms %.1f TFLOP/s | libtilelang %.3f ms %.1f TFLOP/s | "
+      "exported/libtilelang %.3f\n",
+      S, S, S, ma, flop / ma / 1e9, mr, flop / mr / 1e9, mr / ma);
+  printf("RESULT aot_gemm tflops_exported=%.2f tflops_libtilelang=%.2f ratio=%.3f\n", flop / ma / 1e9, flop / mr / 1e9,
+         mr / ma);
   CU(G.cuEventDestroy(ev0));
   CU(G.cuEventDestroy(ev1));
   free(mine);

@@ -128,8 +128,8 @@ static void run_vs_reference(const char *name, tl_kernel *k, int nin, const dt_k
   }
   CHECK(r.bad == 0, "%s: %zu of %zu elements differ from the reference evaluator; worst [%zu] got %.6g reference %.6g",
         name, r.bad, n, r.worst, r.worst_got, r.worst_ref);
-  printf("  %-4s %-48s max|err| %.3g over %zu elements (evaluator %.1f s)\n", r.bad ? "FAIL" : "ok", name, r.max_err,
-         n, (now_ms() - t0) / 1e3);
+  printf("  %-4s %-48s max|err| %.3g over %zu elements (evaluator %.1f s)\n", r.bad ? "FAIL" : "ok", name, r.max_err, n,
+         (now_ms() - t0) / 1e3);
   fflush(stdout);
   rout[0]->deleter(rout[0]);
 done:
@@ -140,8 +140,8 @@ done:
   }
 }
 
-static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads,
-                    int stages, unsigned flags) {
+static void fa_case(const char *only, int B, int H, int S, int D, bool causal, int bm, int bn, int threads, int stages,
+                    unsigned flags) {
   char name[128];
   snprintf(name, sizeof name, "fa_b%d_h%d_s%d_d%d_%s_%dx%d_t%d_s%d%s%s%s%s", B, H, S, D, causal ? "causal" : "full", bm,
            bn, threads, stages, flags & TL_COMPILE_FAST_MATH ? "_fm" : "",
@@ -151,9 +151,14 @@ static void fa_case(const char *only, int B, int H, int S, int D, bool causal, i
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
-  tl_define defs[9] = {{"batch", fmt_int(B)},     {"heads", fmt_int(H)},        {"seq_len", fmt_int(S)},
-                       {"dim", fmt_int(D)},       {"is_causal", causal ? "True" : "False"},
-                       {"block_M", fmt_int(bm)},  {"block_N", fmt_int(bn)},     {"threads", fmt_int(threads)},
+  tl_define defs[9] = {{"batch", fmt_int(B)},
+                       {"heads", fmt_int(H)},
+                       {"seq_len", fmt_int(S)},
+                       {"dim", fmt_int(D)},
+                       {"is_causal", causal ? "True" : "False"},
+                       {"block_M", fmt_int(bm)},
+                       {"block_N", fmt_int(bn)},
+                       {"threads", fmt_int(threads)},
                        {"num_stages", fmt_int(stages)}};
   tl_kernel *k = compile(name, path, defs, 9, flags);
   if (!k) return;
@@ -174,8 +179,8 @@ static void gqa_case(const char *only, int B, int H, int HKV, int S, int D, bool
   if (only && !strstr(name, only)) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention_gqa.py", kernel_dir());
-  tl_define defs[6] = {{"batch", fmt_int(B)}, {"heads", fmt_int(H)}, {"kv_heads", fmt_int(HKV)},
-                       {"seq_len", fmt_int(S)}, {"dim", fmt_int(D)}, {"is_causal", causal ? "True" : "False"}};
+  tl_define defs[6] = {{"batch", fmt_int(B)},   {"heads", fmt_int(H)}, {"kv_heads", fmt_int(HKV)},
+                       {"seq_len", fmt_int(S)}, {"dim", fmt_int(D)},   {"is_causal", causal ? "True" : "False"}};
   tl_kernel *k = compile(name, path, defs, 6, flags);
   if (!k) return;
   const dt_kind dt[3] = {DT_F16, DT_F16, DT_F16};

@@ -94,19 +94,25 @@ int main(void) {
   check_state s = {&A, &B, NULL, NULL, 0};
   s.ha = dev_random(&A, DT_F16, 2, shape);
   s.hb = dev_random(&B, DT_F16, 2, shape);
-  tl_tune_options o = {.defines = defs, .ndefines = 3, .measure = measure, .user = &s,
-                       .problem = "A[1024x1024] float16, B[1024x1024] float16", .progress = true, .load = true};
+  tl_tune_options o = {.defines = defs,
+                       .ndefines = 3,
+                       .measure = measure,
+                       .user = &s,
+                       .problem = "A[1024x1024] float16, B[1024x1024] float16",
+                       .progress = true,
+                       .load = true};
   tl_tune_result r1, r2;
   if (tl_kernel_tune(ctx, src, len, path, space, &o, &r1) != TL_OK) {
     CHECK(0, "tune: %s", tl_context_last_error(ctx));
     return finish("test_autotune");
   }
-  printf("  first tune: %zu configs on %d workers, %zu timed, %zu failed to compile, %zu failed the check or run; "
-         "compile and load %.0f ms wall (%.1f ms CPU per config; PTX JIT by %s, %.0f ms summed), total %.0f ms; "
-         "best #%ld %.4f ms\n",
-         r1.nconfigs, r1.workers, r1.timed, r1.compile_failed, r1.measure_failed, r1.compile_wall_ms,
-         r1.compile_cpu_ms / (double)r1.nconfigs, r1.jitlink ? "nvJitLink on the workers" : "the driver",
-         r1.load_ms, r1.total_ms, r1.best, r1.best_ms);
+  printf(
+      "  first tune: %zu configs on %d workers, %zu timed, %zu failed to compile, %zu failed the check or run; "
+      "compile and load %.0f ms wall (%.1f ms CPU per config; PTX JIT by %s, %.0f ms summed), total %.0f ms; "
+      "best #%ld %.4f ms\n",
+      r1.nconfigs, r1.workers, r1.timed, r1.compile_failed, r1.measure_failed, r1.compile_wall_ms,
+      r1.compile_cpu_ms / (double)r1.nconfigs, r1.jitlink ? "nvJitLink on the workers" : "the driver", r1.load_ms,
+      r1.total_ms, r1.best, r1.best_ms);
   CHECK(r1.best >= 0 && r1.kernel, "a winner");
   CHECK(r1.timed >= 144, "at least half the space timed (%zu)", r1.timed);
   for (size_t i = 0; i < r1.nconfigs; i++)

@@ -27,8 +27,8 @@ static size_t cbytes;
 
 static void poison(void) { CU(G.cuMemsetD8(C.ptr, 0xA5, cbytes)); }
 
-static void expect_rejected(const char *what, tl_kernel *k, tl_arg *args, size_t nargs,
-                            const char *param, const char *detail) {
+static void expect_rejected(const char *what, tl_kernel *k, tl_arg *args, size_t nargs, const char *param,
+                            const char *detail) {
   poison();
   tl_status s = tl_kernel_call(ctx, k, args, nargs, NULL, NULL);
   CU(G.cuCtxSynchronize());
@@ -37,14 +37,13 @@ static void expect_rejected(const char *what, tl_kernel *k, tl_arg *args, size_t
   char name[128];
   snprintf(name, sizeof name, "'%s'", param);
   CHECK(!param[0] || strstr(msg, name), "%s: message does not name %s: %s", what, name, msg);
-  CHECK(strstr(msg, "expected") && (strstr(msg, "got") || strstr(msg, "Got")),
-        "%s: message lacks expected/got: %s", what, msg);
+  CHECK(strstr(msg, "expected") && (strstr(msg, "got") || strstr(msg, "Got")), "%s: message lacks expected/got: %s",
+        what, msg);
   CHECK(strstr(msg, detail), "%s: message lacks '%s': %s", what, detail, msg);
   unsigned char *h = download(C.ptr, cbytes);
   size_t changed = 0;
   for (size_t i = 0; i < cbytes; i++) changed += h[i] != 0xA5;
-  CHECK(changed == 0, "%s: poisoned output changed (%zu bytes) although the call failed", what,
-        changed);
+  CHECK(changed == 0, "%s: poisoned output changed (%zu bytes) although the call failed", what, changed);
   free(h);
   printf("  ok   %-22s %s\n", what, msg);
 }

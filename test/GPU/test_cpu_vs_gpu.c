@@ -21,14 +21,14 @@
 #include "tilelang/tilelang.h"
 
 static int failures;
-#define EXPECT(cond, ...)                \
-  do {                                   \
-    if (!(cond)) {                       \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__);               \
-      printf("\n");                      \
-      failures++;                        \
-    }                                    \
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 static char path_buf[4096];
@@ -49,8 +49,7 @@ static uint64_t next_u64(void) {
 /* Runs kernel k on both executors with the given host inputs (ninputs
  * tensors, all parameters before the single out_idx output) and compares the
  * output bytes. */
-static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninputs,
-                     const char *what) {
+static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninputs, const char *what) {
   tl_arg args[8];
   DLManagedTensor *dev[8] = {0};
   for (int i = 0; i < ninputs; i++) args[i] = tl_arg_tensor(&inputs[i]);
@@ -82,8 +81,7 @@ static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninput
     const uint8_t *a = host[0]->dl_tensor.data, *b = cpu_out[0]->dl_tensor.data;
     for (size_t i = 0; i < n; i++)
       if (memcmp(a + i * eb, b + i * eb, eb) != 0 && bad++ == 0) first = i;
-    EXPECT(bad == 0, "%s: %zu of %zu elements differ between GPU and CPU (first at %zu)", what,
-           bad, n, first);
+    EXPECT(bad == 0, "%s: %zu of %zu elements differ between GPU and CPU (first at %zu)", what, bad, n, first);
     if (bad == 0) printf("ok %s: GPU == CPU SIMT executor bit for bit (%zu elements)\n", what, n);
   }
   /* timing */
@@ -165,21 +163,31 @@ int main(void) {
       int ndefs, ninputs;
       DLTensor in[3];
     } cases[] = {
-        {"elementwise_fma_row.py", "fma row-broadcast f32 1000x1030", {{"M", "1000"}, {"N", "1030"}}, 2, 3,
-         {X, W, Z}},
-        {"../test/GPU/kernels/mul_cast.py", "mul f32 -> cast f16 1000x1030", {{"out_dtype", "float16"}}, 1, 2,
+        {"elementwise_fma_row.py", "fma row-broadcast f32 1000x1030", {{"M", "1000"}, {"N", "1030"}}, 2, 3, {X, W, Z}},
+        {"../test/GPU/kernels/mul_cast.py", "mul f32 -> cast f16 1000x1030", {{"out_dtype", "float16"}}, 1, 2, {X, Z}},
+        {"../test/GPU/kernels/mul_cast.py",
+         "mul f32 -> cast bf16 1000x1030",
+         {{"out_dtype", "bfloat16"}},
+         1,
+         2,
          {X, Z}},
-        {"../test/GPU/kernels/mul_cast.py", "mul f32 -> cast bf16 1000x1030", {{"out_dtype", "bfloat16"}}, 1,
-         2, {X, Z}},
-        {"cast_copy.py", "convert f32 -> bf16 1000x1030",
-         {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "bfloat16"}}, 3, 1, {X}},
-        {"cast_copy.py", "convert f32 -> f16 1000x1030", {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "float16"}},
-         3, 1, {X}},
+        {"cast_copy.py",
+         "convert f32 -> bf16 1000x1030",
+         {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "bfloat16"}},
+         3,
+         1,
+         {X}},
+        {"cast_copy.py",
+         "convert f32 -> f16 1000x1030",
+         {{"M", "1000"}, {"N", "1030"}, {"out_dtype", "float16"}},
+         3,
+         1,
+         {X}},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
       tl_kernel *k = NULL;
-      tl_status s = tl_kernel_compile_file(ctx, kernel_path(cases[c].file), cases[c].defs,
-                                           (size_t)cases[c].ndefs, NULL, &k);
+      tl_status s =
+          tl_kernel_compile_file(ctx, kernel_path(cases[c].file), cases[c].defs, (size_t)cases[c].ndefs, NULL, &k);
       EXPECT(s == TL_OK, "compile %s: %s", cases[c].file, tl_context_last_error(ctx));
       if (s == TL_OK) run_both(ctx, k, cases[c].in, cases[c].ninputs, cases[c].what);
       tl_kernel_destroy(k);

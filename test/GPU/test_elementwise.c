@@ -40,8 +40,7 @@ static double ulp_of(dt_kind d, double v) {
 
 typedef enum { CMP_EXACT, CMP_ULP4 } cmp_mode;
 
-static void compare(const char *what, dt_kind d, const void *out, const double *ref, size_t n,
-                    cmp_mode mode) {
+static void compare(const char *what, dt_kind d, const void *out, const double *ref, size_t n, cmp_mode mode) {
   size_t bad = 0, first = 0;
   double worst = 0;
   for (size_t i = 0; i < n; i++) {
@@ -57,8 +56,8 @@ static void compare(const char *what, dt_kind d, const void *out, const double *
   }
   if (bad) {
     double o = dt_load(d, out, first);
-    CHECK(0, "%s %s: %zu of %zu elements wrong; first at %zu: got %.9g, expected %.9g (worst diff %g)",
-          what, dt_name(d), bad, n, first, o, dt_round(d, ref[first]), worst);
+    CHECK(0, "%s %s: %zu of %zu elements wrong; first at %zu: got %.9g, expected %.9g (worst diff %g)", what,
+          dt_name(d), bad, n, first, o, dt_round(d, ref[first]), worst);
   } else {
     printf("  ok   %-28s %-9s %zu elements\n", what, dt_name(d), n);
   }
@@ -134,8 +133,7 @@ static void test_fma_row(dt_kind d) {
   int64_t shape[2] = {1023, 1025}, wn = 1025;
   size_t n = 1023 * 1025;
   dev_tensor X, W, Z;
-  void *hx = dev_random(&X, d, 2, shape), *hw = dev_random(&W, d, 1, &wn),
-       *hz = dev_random(&Z, d, 2, shape);
+  void *hx = dev_random(&X, d, 2, shape), *hw = dev_random(&W, d, 1, &wn), *hz = dev_random(&Z, d, 2, shape);
   tl_arg args[3] = {tl_arg_tensor(&X.t), tl_arg_tensor(&W.t), tl_arg_tensor(&Z.t)};
   DLManagedTensor *Y = run(k, args, 3);
   if (Y) {

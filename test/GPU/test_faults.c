@@ -66,7 +66,8 @@ static tl_status run_gemm(gemm *g, const char *when) {
   for (int i = 0; i < GM; i++)
     for (int j = 0; j < GM; j++) {
       double ref = 0;
-      for (int kk = 0; kk < GM; kk++) ref += dt_load(DT_F16, g->ha, (size_t)i * GM + kk) * dt_load(DT_F16, g->hb, (size_t)kk * GM + j);
+      for (int kk = 0; kk < GM; kk++)
+        ref += dt_load(DT_F16, g->ha, (size_t)i * GM + kk) * dt_load(DT_F16, g->hb, (size_t)kk * GM + j);
       double got = dt_load(DT_F16, hc, (size_t)i * GM + j);
       if (fabs(got - ref) > atol + rtol * fabs(ref) * 4 + 0.05) bad++;
     }
@@ -110,9 +111,9 @@ int main(void) {
   tl_status s = tl_kernel_call(ctx, big, bargs, 2, NULL, NULL);
   const char *msg = tl_context_last_error(ctx);
   CU(G.cuCtxSynchronize());
-  CHECK(s == TL_ERR_CUDA && strstr(msg, "CUDA_ERROR_OUT_OF_MEMORY") && strstr(msg, "fm_big_ws") &&
-            !strstr(msg, "sticky"),
-        "1 TiB workspace: status %s: %s", tl_status_name(s), msg);
+  CHECK(
+      s == TL_ERR_CUDA && strstr(msg, "CUDA_ERROR_OUT_OF_MEMORY") && strstr(msg, "fm_big_ws") && !strstr(msg, "sticky"),
+      "1 TiB workspace: status %s: %s", tl_status_name(s), msg);
   unsigned char *ho = download(Out.ptr, Out.bytes);
   size_t touched = 0;
   for (size_t i = 0; i < Out.bytes; i++) touched += ho[i] != 0xA5;
@@ -148,9 +149,9 @@ int main(void) {
     msg = tl_context_last_error(ctx);
     faulted = s != TL_OK;
     if (faulted) {
-      CHECK(s == TL_ERR_CUDA && strstr(msg, "CUDA_ERROR_") && strstr(msg, "sticky") &&
-                strstr(msg, "restart the process"),
-            "the fault: status %s: %s", tl_status_name(s), msg);
+      CHECK(
+          s == TL_ERR_CUDA && strstr(msg, "CUDA_ERROR_") && strstr(msg, "sticky") && strstr(msg, "restart the process"),
+          "the fault: status %s: %s", tl_status_name(s), msg);
       printf("ok   the faulting kernel (offset %ld) reported: %s\n", offs[t], msg);
     }
   }

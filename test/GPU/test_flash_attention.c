@@ -37,11 +37,9 @@ static const fa_config configs[] = {
      * --use_fast_math builds FlashAttention-2 (the SDPA flash backend) */
     {128, 64, 128, 2, true},  /* the example's defaults (FlashAttention-2's tile for d = 128) */
     {128, 128, 256, 2, true}, /* 8 warps, each 16 rows */
-    {128, 64, 256, 2, true},
-    {64, 64, 128, 2, true},
+    {128, 64, 256, 2, true},   {64, 64, 128, 2, true},
     {128, 64, 128, 2, false}, /* without fast math: libdevice exp2f, no contraction */
-    {128, 128, 256, 2, false},
-    {64, 64, 128, 2, false},
+    {128, 128, 256, 2, false}, {64, 64, 128, 2, false},
 };
 #define NCONFIGS (sizeof configs / sizeof configs[0])
 
@@ -54,17 +52,21 @@ static char *fmt_int(int v) {
 static tl_kernel *compile_fa(int B, int H, int S, int D, bool causal, const fa_config *c) {
   char path[1024];
   snprintf(path, sizeof path, "%s/flash_attention.py", kernel_dir());
-  tl_define defs[9] = {{"batch", fmt_int(B)},          {"heads", fmt_int(H)},
-                       {"seq_len", fmt_int(S)},        {"dim", fmt_int(D)},
+  tl_define defs[9] = {{"batch", fmt_int(B)},
+                       {"heads", fmt_int(H)},
+                       {"seq_len", fmt_int(S)},
+                       {"dim", fmt_int(D)},
                        {"is_causal", causal ? "True" : "False"},
-                       {"block_M", fmt_int(c->block_M)}, {"block_N", fmt_int(c->block_N)},
-                       {"threads", fmt_int(c->threads)}, {"num_stages", fmt_int(c->stages)}};
+                       {"block_M", fmt_int(c->block_M)},
+                       {"block_N", fmt_int(c->block_N)},
+                       {"threads", fmt_int(c->threads)},
+                       {"num_stages", fmt_int(c->stages)}};
   tl_compile_options o = {0};
   o.flags = TL_COMPILE_POISON_OUTPUTS | (c->fast_math ? TL_COMPILE_FAST_MATH : 0);
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, 9, &o, &k) != TL_OK) {
-    CHECK(0, "compiling %s (B=%d H=%d S=%d D=%d causal=%d, %dx%d/%d/%d): %s", path, B, H, S, D, causal,
-          c->block_M, c->block_N, c->threads, c->stages, tl_context_last_error(ctx));
+    CHECK(0, "compiling %s (B=%d H=%d S=%d D=%d causal=%d, %dx%d/%d/%d): %s", path, B, H, S, D, causal, c->block_M,
+          c->block_N, c->threads, c->stages, tl_context_last_error(ctx));
     return NULL;
   }
   /* sm_90a: the configurations with block_M = 64 x (threads / 128) take the Hopper path (wgmma, TMA,
@@ -82,7 +84,7 @@ typedef struct fa_job {
   /* rows to compute: (bh, row) pairs */
   const int64_t *rows;
   size_t nrows;
-  double *out;            /* nrows x D */
+  double *out; /* nrows x D */
   size_t next;
   pthread_mutex_t lock;
 } fa_job;
@@ -175,8 +177,8 @@ static void dump(const char *name, int B, int H, int S, int D, bool causal, cons
     return;
   }
   size_t n = (size_t)B * H * S * D;
-  bool ok = fwrite(hq, 2, n, f) == n && fwrite(hk, 2, n, f) == n && fwrite(hv, 2, n, f) == n &&
-            fwrite(ho, 2, n, f) == n;
+  bool ok =
+      fwrite(hq, 2, n, f) == n && fwrite(hk, 2, n, f) == n && fwrite(hv, 2, n, f) == n && fwrite(ho, 2, n, f) == n;
   fclose(f);
   if (!ok) {
     printf("note: short write to %s\n", path);
@@ -185,8 +187,8 @@ static void dump(const char *name, int B, int H, int S, int D, bool causal, cons
   snprintf(path, sizeof path, "%s/cases.txt", dir);
   f = fopen(path, "a");
   if (!f) return;
-  fprintf(f, "%s %d %d %d %d %d %.6f %.3f %dx%d/t%d/s%d%s\n", name, B, H, S, D, causal ? 1 : 0, ms, tf,
-          c->block_M, c->block_N, c->threads, c->stages, c->fast_math ? "/fastmath" : "");
+  fprintf(f, "%s %d %d %d %d %d %.6f %.3f %dx%d/t%d/s%d%s\n", name, B, H, S, D, causal ? 1 : 0, ms, tf, c->block_M,
+          c->block_N, c->threads, c->stages, c->fast_math ? "/fastmath" : "");
   fclose(f);
 }
 
@@ -254,10 +256,12 @@ static void run_case(int B, int H, int S, int D, bool causal) {
     CHECK(nonfinite == 0, "%s %dx%d/%d/%d: %zu of %zu output elements are not finite (unwritten?)", name, c->block_M,
           c->block_N, c->threads, c->stages, nonfinite, n);
     bad += nonfinite;
-    CHECK(bad == 0, "%s %dx%d/%d/%d: %zu of %zu checked elements differ from float64; worst (bh %lld, row %lld, "
-          "col %zu) got %.6g expected %.6g", name, c->block_M, c->block_N, c->threads, c->stages, bad,
-          job.nrows * (size_t)D, (long long)job.rows[2 * (worst / (size_t)D)],
-          (long long)job.rows[2 * (worst / (size_t)D) + 1], worst % (size_t)D, worst_got, worst_ref);
+    CHECK(bad == 0,
+          "%s %dx%d/%d/%d: %zu of %zu checked elements differ from float64; worst (bh %lld, row %lld, "
+          "col %zu) got %.6g expected %.6g",
+          name, c->block_M, c->block_N, c->threads, c->stages, bad, job.nrows * (size_t)D,
+          (long long)job.rows[2 * (worst / (size_t)D)], (long long)job.rows[2 * (worst / (size_t)D) + 1],
+          worst % (size_t)D, worst_got, worst_ref);
     float ms_each[50];
     double ms = NAN;
     if (tl_kernel_time(ctx, k, args, 3, NULL, 5, 50, ms_each, out) == TL_OK) {
@@ -284,9 +288,8 @@ static void run_case(int B, int H, int S, int D, bool causal) {
   }
   if (best >= 0) {
     double tf = flops / (best_ms * 1e-3) / 1e12;
-    printf("  best %-36s %dx%d t%d s%d%s: %.3f ms %.1f TFLOP/s\n", name, configs[best].block_M,
-           configs[best].block_N, configs[best].threads, configs[best].stages,
-           configs[best].fast_math ? " fast-math" : "", best_ms, tf);
+    printf("  best %-36s %dx%d t%d s%d%s: %.3f ms %.1f TFLOP/s\n", name, configs[best].block_M, configs[best].block_N,
+           configs[best].threads, configs[best].stages, configs[best].fast_math ? " fast-math" : "", best_ms, tf);
     dump(name, B, H, S, D, causal, hq, hk, hv, best_out, best_ms, tf, &configs[best]);
   } else {
     CHECK(0, "%s: no configuration ran correctly", name);
@@ -347,8 +350,10 @@ static void run_vs_reference(int B, int H, int S, int D, bool causal) {
       r.worst_ref = x;
     }
   }
-  CHECK(r.bad == 0, "(%d,%d,%d,%d) causal=%d: %zu of %zu elements differ from the reference evaluator; worst [%zu] "
-        "got %.6g reference %.6g", B, H, S, D, causal, r.bad, n, r.worst, r.worst_got, r.worst_ref);
+  CHECK(r.bad == 0,
+        "(%d,%d,%d,%d) causal=%d: %zu of %zu elements differ from the reference evaluator; worst [%zu] "
+        "got %.6g reference %.6g",
+        B, H, S, D, causal, r.bad, n, r.worst, r.worst_got, r.worst_ref);
   printf("  %-4s vs reference evaluator (%d,%d,%d,%d) %-6s: max|err| %.3g over %zu elements (evaluator %.1f s)\n",
          r.bad ? "FAIL" : "ok", B, H, S, D, causal ? "causal" : "full", r.max_err, n, (now_ms() - t0) / 1e3);
   rout[0]->deleter(rout[0]);

@@ -55,19 +55,19 @@ static tl_context *ctx;
 static bool have_cublas;
 static int compilations;
 static int cases_run, cases_failed;
-static unsigned path_flags;   /* 0, or TL_COMPILE_DISABLE_WARP_SPECIALIZED for the second round */
-static bool hopper_round;     /* sm_90a and path_flags 0: eligible GEMMs take the Hopper path */
+static unsigned path_flags; /* 0, or TL_COMPILE_DISABLE_WARP_SPECIALIZED for the second round */
+static bool hopper_round;   /* sm_90a and path_flags 0: eligible GEMMs take the Hopper path */
 
 typedef struct gcase {
   const char *name;
-  const char *file;       /* in examples/ or test/GPU/kernels/ (kdir) */
+  const char *file; /* in examples/ or test/GPU/kernels/ (kdir) */
   bool kdir;
   tl_define defs[16];
   int ndefs;
   int M, N, K;
   dt_kind in, out;
   bool ta, tb;
-  double atol, rtol;      /* 0: docs/testing.md "Numeric checks" by output dtype */
+  double atol, rtol; /* 0: docs/testing.md "Numeric checks" by output dtype */
 } gcase;
 
 static tl_kernel *compile_case(const gcase *c) {
@@ -84,8 +84,8 @@ static tl_kernel *compile_case(const gcase *c) {
   }
   const char *ptx = tl_kernel_ptx(k);
   bool wg = strstr(ptx, "wgmma.mma_async") != NULL;
-  bool must_wg = hopper_round && (c->name[0] == '1' || c->name[0] == '6' || c->name[0] == '9' ||
-                                  strstr(c->name, "(1,4096,4096)"));
+  bool must_wg =
+      hopper_round && (c->name[0] == '1' || c->name[0] == '6' || c->name[0] == '9' || strstr(c->name, "(1,4096,4096)"));
   bool must_mma = !hopper_round || strstr(c->name, "(503,1017,763)");
   if (hopper_round && !strncmp(c->name, "10 ", 3))
     CHECK(strstr(ptx, "fence.acq_rel.gpu") && strstr(ptx, "atom.global.add.u32"),
@@ -150,8 +150,7 @@ static void run_checked(const gcase *c, tl_kernel *k, int M) {
   int64_t sa[2] = {c->ta ? K : M, c->ta ? M : K}, sb[2] = {c->tb ? N : K, c->tb ? K : N};
   dev_tensor A, B;
   void *ha = dev_random(&A, c->in, 2, sa), *hb = dev_random(&B, c->in, 2, sb);
-  launch_ctx l = {k, {tl_arg_tensor(&A.t), tl_arg_tensor(&B.t)}, A.ptr, B.ptr, 0, M, N, K, c->in, c->out,
-                  c->ta, c->tb};
+  launch_ctx l = {k, {tl_arg_tensor(&A.t), tl_arg_tensor(&B.t)}, A.ptr, B.ptr, 0, M, N, K, c->in, c->out, c->ta, c->tb};
   DLManagedTensor *out[1] = {NULL};
   if (tl_kernel_call(ctx, k, l.args, 2, NULL, out) != TL_OK) {
     CHECK(0, "%s (M=%d): call: %s", c->name, M, tl_context_last_error(ctx));
@@ -166,9 +165,10 @@ static void run_checked(const gcase *c, tl_kernel *k, int M) {
   if (atol == 0 && rtol == 0) dt_tol(c->out, &atol, &rtol);
   double *ref = ref_gemm(ha, hb, M, N, K, c->in, c->ta, c->tb);
   cmp_result r = compare_out(c->out, hc, n, ref, NULL, atol, rtol);
-  CHECK(r.bad == 0, "%s (M=%d): %zu of %zu elements differ from the float64 reference; worst at (%zu, %zu)"
-        " got %.6g expected %.6g", c->name, M, r.bad, n, r.worst / (size_t)N, r.worst % (size_t)N, r.worst_got,
-        r.worst_ref);
+  CHECK(r.bad == 0,
+        "%s (M=%d): %zu of %zu elements differ from the float64 reference; worst at (%zu, %zu)"
+        " got %.6g expected %.6g",
+        c->name, M, r.bad, n, r.worst / (size_t)N, r.worst % (size_t)N, r.worst_got, r.worst_ref);
   char cub[96] = "cuBLAS: skipped";
   double t_cub = 0;
   if (have_cublas) {
@@ -181,8 +181,8 @@ static void run_checked(const gcase *c, tl_kernel *k, int M) {
     CU(G.cuCtxSynchronize());
     void *hr = download(R.ptr, R.bytes);
     cmp_result rc = compare_out(c->out, hc, n, NULL, hr, atol, rtol);
-    CHECK(rc.bad == 0, "%s (M=%d): %zu of %zu elements differ from cuBLAS; worst [%zu] got %.6g cuBLAS %.6g",
-          c->name, M, rc.bad, n, rc.worst, rc.worst_got, rc.worst_ref);
+    CHECK(rc.bad == 0, "%s (M=%d): %zu of %zu elements differ from cuBLAS; worst [%zu] got %.6g cuBLAS %.6g", c->name,
+          M, rc.bad, n, rc.worst, rc.worst_got, rc.worst_ref);
     t_cub = time_launches(launch_cublas, &l, 3, 10);
     snprintf(cub, sizeof cub, "vs cuBLAS max %.3g (%.3f ms)", rc.max_err, t_cub);
     free(hr);
@@ -251,10 +251,12 @@ static void streamk_repeat(const gcase *c) {
     }
     o[0]->deleter(o[0]);
   }
-  CHECK(calls == 4 && same == 3, "%s: %d of %d repeated calls (the last on a new stream) gave the first output bit "
-        "for bit", c->name, same, calls - 1);
-  printf("  %-4s %-44s 3 repeated calls (1 on a new stream) bit-identical: %d\n", same == 3 ? "ok" : "FAIL",
-         c->name, same);
+  CHECK(calls == 4 && same == 3,
+        "%s: %d of %d repeated calls (the last on a new stream) gave the first output bit "
+        "for bit",
+        c->name, same, calls - 1);
+  printf("  %-4s %-44s 3 repeated calls (1 on a new stream) bit-identical: %d\n", same == 3 ? "ok" : "FAIL", c->name,
+         same);
   CU(G.cuStreamDestroy(stream));
   free(first);
   free(ha);
@@ -367,8 +369,11 @@ static void f16acc_vs_reference(void) {
       }
       double ulp = P > 0 ? ldexp(1.0, ilogb(P) - 10) : 0;
       if (!(isfinite(o) && e <= ulp)) bad_ulp++;
-      else printf("       element [%zu, %zu]: got %.6g reference %.6g, within one f16 ulp (%.4g) of its largest "
-                  "running sum %.4g\n", mi, ni, o, y, ulp, P);
+      else
+        printf(
+            "       element [%zu, %zu]: got %.6g reference %.6g, within one f16 ulp (%.4g) of its largest "
+            "running sum %.4g\n",
+            mi, ni, o, y, ulp, P);
     }
     r.bad = bad_ulp;
   }
@@ -386,13 +391,15 @@ static void f16acc_vs_reference(void) {
         c.name, r.bad, n, r.worst / N, r.worst % N, r.worst_got, r.worst_ref);
   bool ok = g_failures == before;
   if (!ok) cases_failed++;
-  printf("  %-4s %s: GPU vs reference evaluator: max|diff| %.4g, %zu beyond 1e-2+1e-2|ref| (%zu of them beyond "
-         "one ulp of the running sum), %zu of %zu bit-identical (reference %.0f ms)\n",
-         ok ? "ok" : "FAIL", c.name, r.max_err, beyond, r.bad, same, n, t_ref);
-  printf("       vs the float64 product: GPU max|err| %.4g mean %.4g, %zu beyond 1e-2+1e-2|x|; reference model"
-         " max|err| %.4g mean %.4g, %zu beyond; GPU closer at %zu, reference closer at %zu elements\n",
-         dg.max_err, dg.sum_err / (double)n, dg.beyond, dr.max_err, dr.sum_err / (double)n, dr.beyond, gpu_closer,
-         ref_closer);
+  printf(
+      "  %-4s %s: GPU vs reference evaluator: max|diff| %.4g, %zu beyond 1e-2+1e-2|ref| (%zu of them beyond "
+      "one ulp of the running sum), %zu of %zu bit-identical (reference %.0f ms)\n",
+      ok ? "ok" : "FAIL", c.name, r.max_err, beyond, r.bad, same, n, t_ref);
+  printf(
+      "       vs the float64 product: GPU max|err| %.4g mean %.4g, %zu beyond 1e-2+1e-2|x|; reference model"
+      " max|err| %.4g mean %.4g, %zu beyond; GPU closer at %zu, reference closer at %zu elements\n",
+      dg.max_err, dg.sum_err / (double)n, dg.beyond, dr.max_err, dr.sum_err / (double)n, dr.beyond, gpu_closer,
+      ref_closer);
   fflush(stdout);
   free(x);
 done:
@@ -444,8 +451,8 @@ int main(int argc, char **argv) {
   }
   /* 4 */
   {
-    gcase c = mk("4 gemm_bf16_nt.py transpose_B (2048^3 bf16)", "gemm_bf16_nt.py", false, 2048, 2048, 2048, DT_BF16,
-                 DT_BF16);
+    gcase c =
+        mk("4 gemm_bf16_nt.py transpose_B (2048^3 bf16)", "gemm_bf16_nt.py", false, 2048, 2048, 2048, DT_BF16, DT_BF16);
     def_shape(&c);
     c.tb = true;
     cs[nc++] = c;
@@ -522,49 +529,51 @@ int main(int argc, char **argv) {
 
   bool sm90a = strcmp(tl_device_default_target(), "sm_90a") == 0;
   for (int round = 0; round < (sm90a ? 2 : 1); round++) {
-  path_flags = round ? TL_COMPILE_DISABLE_WARP_SPECIALIZED : 0;
-  hopper_round = sm90a && round == 0;
-  if (sm90a) printf("-- round %d: %s\n", round + 1, round ? "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync)"
-                                                            : "default compile (the Hopper path where it applies)");
-  for (int i = 0; i < nc; i++)
-    if (!only || strstr(cs[i].name, only)) run_case(&cs[i]);
+    path_flags = round ? TL_COMPILE_DISABLE_WARP_SPECIALIZED : 0;
+    hopper_round = sm90a && round == 0;
+    if (sm90a)
+      printf("-- round %d: %s\n", round + 1,
+             round ? "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync)"
+                   : "default compile (the Hopper path where it applies)");
+    for (int i = 0; i < nc; i++)
+      if (!only || strstr(cs[i].name, only)) run_case(&cs[i]);
 
-  /* 6: dynamic M, one compilation */
-  if (!only || strstr("6 dynamic m", only)) {
-    gcase c = mk("6 gemm_dynamic_m.py", "gemm_dynamic_m.py", false, 0, 1024, 1024, DT_F16, DT_F16);
-    int before = compilations;
-    tl_kernel *k = compile_case(&c);
-    if (k) {
-      static const int ms[5] = {1, 17, 128, 1000, 4096};
-      for (int i = 0; i < 5; i++) run_checked(&c, k, ms[i]);
-      tl_kernel_destroy(k);
+    /* 6: dynamic M, one compilation */
+    if (!only || strstr("6 dynamic m", only)) {
+      gcase c = mk("6 gemm_dynamic_m.py", "gemm_dynamic_m.py", false, 0, 1024, 1024, DT_F16, DT_F16);
+      int before = compilations;
+      tl_kernel *k = compile_case(&c);
+      if (k) {
+        static const int ms[5] = {1, 17, 128, 1000, 4096};
+        for (int i = 0; i < 5; i++) run_checked(&c, k, ms[i]);
+        tl_kernel_destroy(k);
+      }
+      CHECK(compilations - before == 1, "dynamic M: %d compilations", compilations - before);
+      printf("  dynamic M: 5 sizes with %d compilation(s)\n", compilations - before);
     }
-    CHECK(compilations - before == 1, "dynamic M: %d compilations", compilations - before);
-    printf("  dynamic M: 5 sizes with %d compilation(s)\n", compilations - before);
-  }
 
-  /* 8: a warp partition that cannot cover its tile */
-  if (!only || strstr("8 reject", only)) {
-    tl_define defs[4] = {{"block_M", "16"}, {"block_N", "104"}, {"threads", "384"}, {"num_stages", "2"}};
-    char path[1024];
-    snprintf(path, sizeof path, "%s/gemm.py", kernel_dir());
-    tl_kernel *k = NULL;
-    tl_status st = tl_kernel_compile_file(ctx, path, defs, 4, NULL, &k);
-    const char *msg = tl_context_last_error(ctx);
-    CHECK(st == TL_ERR_COMPILE, "8: block_M 16, block_N 104, 384 threads compiled (status %s)", tl_status_name(st));
-    CHECK(st != TL_ERR_COMPILE || (strstr(msg, "104") && strstr(msg, "16")),
-          "8: the message does not name the numbers: %s", msg);
-    printf("  %-4s 8 block_M=16 block_N=104 threads=384 rejected: %s\n", st == TL_ERR_COMPILE ? "ok" : "FAIL",
-           st == TL_ERR_COMPILE ? msg : "(compiled)");
-    if (k) tl_kernel_destroy(k);
-  }
+    /* 8: a warp partition that cannot cover its tile */
+    if (!only || strstr("8 reject", only)) {
+      tl_define defs[4] = {{"block_M", "16"}, {"block_N", "104"}, {"threads", "384"}, {"num_stages", "2"}};
+      char path[1024];
+      snprintf(path, sizeof path, "%s/gemm.py", kernel_dir());
+      tl_kernel *k = NULL;
+      tl_status st = tl_kernel_compile_file(ctx, path, defs, 4, NULL, &k);
+      const char *msg = tl_context_last_error(ctx);
+      CHECK(st == TL_ERR_COMPILE, "8: block_M 16, block_N 104, 384 threads compiled (status %s)", tl_status_name(st));
+      CHECK(st != TL_ERR_COMPILE || (strstr(msg, "104") && strstr(msg, "16")),
+            "8: the message does not name the numbers: %s", msg);
+      printf("  %-4s 8 block_M=16 block_N=104 threads=384 rejected: %s\n", st == TL_ERR_COMPILE ? "ok" : "FAIL",
+             st == TL_ERR_COMPILE ? msg : "(compiled)");
+      if (k) tl_kernel_destroy(k);
+    }
 
-  /* 9 */
-  if (!only || strstr("9 f16 accumulator vs reference", only)) f16acc_vs_reference();
+    /* 9 */
+    if (!only || strstr("9 f16 accumulator vs reference", only)) f16acc_vs_reference();
 
-  /* 10: repeated calls */
-  for (int i = first_sk; i < end_sk; i++)
-    if (!only || strstr(cs[i].name, only)) streamk_repeat(&cs[i]);
+    /* 10: repeated calls */
+    for (int i = first_sk; i < end_sk; i++)
+      if (!only || strstr(cs[i].name, only)) streamk_repeat(&cs[i]);
   }
 
   printf("test_gemm: %d runs, %d failed, %.1f s\n", cases_run, cases_failed, (now_ms() - t_all) / 1e3);

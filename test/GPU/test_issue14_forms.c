@@ -20,8 +20,8 @@
  * The output of each case is the kernel's last parameter (out_idx = [-1]).
  * Kernel files: $TL_GPU_KERNELS (default test/GPU/kernels).
  * Exit 0 pass, 1 fail, 77 no driver/GPU. */
-#include "gpu_util.h"
 #include "gemm_util.h"
+#include "gpu_util.h"
 
 static tl_context *ctx;
 
@@ -47,8 +47,7 @@ static tl_kernel *compile_last_out(const char *file, const tl_define *defs, size
  * rtol relative, for kernels whose ex2.approx / lg2.approx the CPU executor
  * models but not bit for bit); *gpu_host (when not NULL) gets the GPU's
  * output on the host (the caller frees it with its deleter). */
-static void cpu_vs_gpu(tl_kernel *k, DLTensor *in, int nin, const char *what, double rtol,
-                       DLManagedTensor **gpu_host) {
+static void cpu_vs_gpu(tl_kernel *k, DLTensor *in, int nin, const char *what, double rtol, DLManagedTensor **gpu_host) {
   tl_arg args[4];
   DLManagedTensor *dev[4] = {0}, *cpu_out[1] = {0}, *gpu_out[1] = {0}, *host = NULL;
   for (int i = 0; i < nin; i++) args[i] = tl_arg_tensor(&in[i]);
@@ -83,10 +82,12 @@ static void cpu_vs_gpu(tl_kernel *k, DLTensor *in, int nin, const char *what, do
       }
       if (!same && bad++ == 0) first = i;
     }
-    if (bad) CHECK(0, "%s: %zu of %zu elements differ between the GPU and the CPU executor (first at %zu)", what, bad,
-                   n, first);
-    else printf("  ok   %s: GPU == CPU SIMT executor %s (%zu elements)\n", what,
-                rtol > 0 ? "within 1e-6 relative" : "bit for bit", n);
+    if (bad)
+      CHECK(0, "%s: %zu of %zu elements differ between the GPU and the CPU executor (first at %zu)", what, bad, n,
+            first);
+    else
+      printf("  ok   %s: GPU == CPU SIMT executor %s (%zu elements)\n", what,
+             rtol > 0 ? "within 1e-6 relative" : "bit for bit", n);
   }
   for (int i = 0; i < nin; i++)
     if (dev[i]) dev[i]->deleter(dev[i]);
@@ -253,14 +254,16 @@ static void strided_case(bool dyn) {
         for (int j = 0; j < 64; j++)
           bad += ((float *)host->dl_tensor.data)[i * 64 + j] != big[i * 96 + j] * 2.0f + 1.0f;
       CHECK(bad == 0, "strided: %zu elements differ from 2 A + 1", bad);
-      if (!bad) printf("  ok   strided view (row stride 96%s) on the GPU: B = 2 A + 1 exactly\n", dyn ? ", dynamic" : "");
+      if (!bad)
+        printf("  ok   strided view (row stride 96%s) on the GPU: B = 2 A + 1 exactly\n", dyn ? ", dynamic" : "");
     }
     DLTensor other = {db->dl_tensor.data, db->dl_tensor.device, 2, hb.dtype, vshape, bad_strides, 0};
     tl_arg oargs[1] = {tl_arg_tensor(&other)};
     DLManagedTensor *o2[1] = {NULL};
     tl_status s2 = tl_kernel_call(ctx, k, oargs, 1, NULL, o2);
-    if (!dyn) CHECK(s2 != TL_OK && strstr(tl_context_last_error(ctx), "argument 'A'"),
-                    "strided: a view of row stride 80 is not refused naming 'A'");
+    if (!dyn)
+      CHECK(s2 != TL_OK && strstr(tl_context_last_error(ctx), "argument 'A'"),
+            "strided: a view of row stride 80 is not refused naming 'A'");
     if (o2[0]) o2[0]->deleter(o2[0]);
   }
   if (out[0]) out[0]->deleter(out[0]);

@@ -88,8 +88,7 @@ int main(void) {
       if (gemm)
         for (int64_t q = 0; q < c->k; q++)
           ref += dt_load(dt, ha, (size_t)(i * c->k + q)) * dt_load(dt, hb, (size_t)(q * c->n + j));
-      else
-        ref = dt_load(dt, ha, (size_t)(i * c->n + j)) + dt_load(dt, hb, (size_t)(i * c->n + j));
+      else ref = dt_load(dt, ha, (size_t)(i * c->n + j)) + dt_load(dt, hb, (size_t)(i * c->n + j));
       double got = dt_load(dt, o1, (size_t)(i * c->n + j)), atol, rtol;
       dt_tol(dt, &atol, &rtol);
       CHECK(fabs(got - ref) <= atol + rtol * fabs(ref) * (gemm ? 4 : 1), "%s [%lld,%lld]: %g vs %g", c->file,

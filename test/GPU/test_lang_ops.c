@@ -83,8 +83,9 @@ static const op_case cases[] = {
     {"examples", "dequant_gemm.py", ""},
     {"examples", "dequant_gemm.py", "-D M=256 -D N=512 -D K=768 -D block_N=64 -D num_stages=2"},
     {"examples", "convolution.py", ""},
-    {"examples", "convolution.py", "-D N=8 -D C=64 -D H=32 -D W=32 -D F=128 -D block_N=128 -D num_stages=3 "
-                                   "-D threads=256"},
+    {"examples", "convolution.py",
+     "-D N=8 -D C=64 -D H=32 -D W=32 -D F=128 -D block_N=128 -D num_stages=3 "
+     "-D threads=256"},
     /* the language of TileLang's examples (docs/language.md): several T.Kernel scopes, reducers, atomics
      * into shared memory, threads=(x, y), T.Tensor over another's data, guarded loads */
     {"ops", "multi_kernel.py", "--kernel=partial_then_combine"},

@@ -33,8 +33,7 @@ static tl_kernel *compile(const char *file, const tl_define *defs, size_t ndefs)
   return k;
 }
 
-static void upload_ints(dev_tensor *t, dt_kind d, int ndim, const int64_t *shape, int lo, int hi,
-                        double *host) {
+static void upload_ints(dev_tensor *t, dt_kind d, int ndim, const int64_t *shape, int lo, int hi, double *host) {
   dev_alloc(t, d, ndim, shape);
   size_t n = numel(shape, ndim);
   void *h = malloc(n * dt_size(d));
@@ -79,13 +78,14 @@ static void tile_case(const char *in, const char *acc, int copy_bytes, int b_row
         for (int kk = 0; kk < 16; kk++) s += ha[i * 16 + kk] * (kk < b_rows ? hb[kk * 8 + j] : 0.0);
         double got = dt_load(dacc, hd, (size_t)i * 8 + j);
         if (got != s) {
-          if (!bad) CHECK(0, "tile %s->%s copy %d b_rows %d: D[%d][%d] = %g, expected %g", in, acc, copy_bytes,
-                          b_rows, i, j, got, s);
+          if (!bad)
+            CHECK(0, "tile %s->%s copy %d b_rows %d: D[%d][%d] = %g, expected %g", in, acc, copy_bytes, b_rows, i, j,
+                  got, s);
           bad++;
         }
       }
-    printf("  %-4s mma tile %-8s -> %-7s cp.async %2d B, zero-fill rows >= %2d: %s\n", bad ? "FAIL" : "ok", in,
-           acc, copy_bytes, b_rows, bad ? "mismatch" : "exact (128 elements)");
+    printf("  %-4s mma tile %-8s -> %-7s cp.async %2d B, zero-fill rows >= %2d: %s\n", bad ? "FAIL" : "ok", in, acc,
+           copy_bytes, b_rows, bad ? "mismatch" : "exact (128 elements)");
     free(hd);
   }
   dev_free(&A);
@@ -172,8 +172,9 @@ static void stmatrix_case(int num, bool trans) {
           int want = i >= num ? 0 : trans ? 8 * (4 * c + r / 2) + 2 * i + r % 2 : 8 * (4 * r + c / 2) + 2 * i + c % 2;
           double got = dt_load(DT_F16, ho, (size_t)(i * 64 + r * 8 + c));
           if (got != want) {
-            if (!bad) CHECK(0, "stmatrix x%d%s: matrix %d [%d][%d] = %g, expected %d", num, trans ? ".trans" : "", i, r,
-                            c, got, want);
+            if (!bad)
+              CHECK(0, "stmatrix x%d%s: matrix %d [%d][%d] = %g, expected %d", num, trans ? ".trans" : "", i, r, c, got,
+                    want);
             bad++;
           }
         }

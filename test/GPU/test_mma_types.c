@@ -32,14 +32,14 @@
 #include "tilelang/tilelang.h"
 
 static int failures;
-#define EXPECT(cond, ...)                             \
-  do {                                                \
-    if (!(cond)) {                                    \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
-      printf(__VA_ARGS__);                            \
-      printf("\n");                                   \
-      failures++;                                     \
-    }                                                 \
+#define EXPECT(cond, ...)                                                                                              \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+      failures++;                                                                                                      \
+    }                                                                                                                  \
   } while (0)
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
@@ -68,7 +68,7 @@ static double tf32(float f) {
 enum { T_TF32, T_S8, T_U8, T_F64, T_F16, T_E4M3, T_E5M2 };
 static const char *in_name[] = {"float32", "int8", "uint8", "float64", "float16", "float8_e4m3", "float8_e5m2"};
 static const char *acc_name[] = {"float32", "int32", "int32", "float64", "float32", "float32", "float32"};
-static const DLDataType in_dl[] = {{kDLFloat, 32, 1}, {kDLInt, 8, 1}, {kDLUInt, 8, 1}, {kDLFloat, 64, 1},
+static const DLDataType in_dl[] = {{kDLFloat, 32, 1}, {kDLInt, 8, 1},  {kDLUInt, 8, 1}, {kDLFloat, 64, 1},
                                    {kDLFloat, 16, 1}, {kDLUInt, 8, 1}, {kDLUInt, 8, 1}};
 static bool is_fp8(int t) { return t == T_E4M3 || t == T_E5M2; }
 static tl_dtype fp8_dtype(int t) {
@@ -95,7 +95,9 @@ static double in_val(int t, const void *p, size_t i) {
   }
 }
 static double out_val(int t, const void *p, size_t i) {
-  return t == T_TF32 || t == T_F16 || is_fp8(t) ? ((const float *)p)[i] : t == T_F64 ? ((const double *)p)[i] : ((const int32_t *)p)[i];
+  return t == T_TF32 || t == T_F16 || is_fp8(t) ? ((const float *)p)[i]
+         : t == T_F64                           ? ((const double *)p)[i]
+                                                : ((const int32_t *)p)[i];
 }
 
 typedef struct gcase {
@@ -114,10 +116,19 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
   snprintf(pol, 16, "%d", c->policy);
   snprintf(sm, 16, "%d", c->M), snprintf(sn, 16, "%d", c->N), snprintf(sk, 16, "%d", c->K);
   snprintf(sbm, 16, "%d", c->bm), snprintf(sbn, 16, "%d", c->bn), snprintf(sbk, 16, "%d", c->bk);
-  tl_define defs[] = {{"M", sm}, {"N", sn}, {"K", sk}, {"block_M", sbm}, {"block_N", sbn}, {"block_K", sbk},
-                      {"trans_A", c->ta ? "True" : "False"}, {"trans_B", c->tb ? "True" : "False"},
-                      {"dtype", in_name[c->t]}, {"accum_dtype", acc_name[c->t]}, {"out_dtype", acc_name[c->t]},
-                      {"form", c->form ? c->form : "sr"}, {"policy", pol}};
+  tl_define defs[] = {{"M", sm},
+                      {"N", sn},
+                      {"K", sk},
+                      {"block_M", sbm},
+                      {"block_N", sbn},
+                      {"block_K", sbk},
+                      {"trans_A", c->ta ? "True" : "False"},
+                      {"trans_B", c->tb ? "True" : "False"},
+                      {"dtype", in_name[c->t]},
+                      {"accum_dtype", acc_name[c->t]},
+                      {"out_dtype", acc_name[c->t]},
+                      {"form", c->form ? c->form : "sr"},
+                      {"policy", pol}};
   size_t nd = sizeof defs / sizeof defs[0] - (c->form ? 0 : 2);
   tl_kernel *k = NULL;
   tl_status s = tl_kernel_compile_file(ctx, path, defs, nd, NULL, &k);
@@ -171,8 +182,10 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
       double gv = out_val(c->t, gp, e), cv = out_val(c->t, cp, e);
       if (!memcmp((const uint8_t *)gp + e * ob, (const uint8_t *)cp + e * ob, ob)) same++;
       double d = fabs(gv - cv);
-      bool ok = (c->t == T_S8 || c->t == T_U8 || c->t == T_F16) ? d == 0 : (isfinite(gv) && d <= 1e-4 + 1e-4 * fabs(cv));
-      if (c->t == T_TF32 || c->t == T_F64 || is_fp8(c->t)) { /* against the float64 product of the instruction's operands */
+      bool ok =
+          (c->t == T_S8 || c->t == T_U8 || c->t == T_F16) ? d == 0 : (isfinite(gv) && d <= 1e-4 + 1e-4 * fabs(cv));
+      if (c->t == T_TF32 || c->t == T_F64 ||
+          is_fp8(c->t)) { /* against the float64 product of the instruction's operands */
         size_t i = e / (size_t)N, j = e % (size_t)N;
         double x = 0, xa = 0;
         for (int q = 0; q < K; q++) {
@@ -189,13 +202,16 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
       if (!ok && beyond++ == 0) first = e;
       if (d > maxdiff || !isfinite(d)) maxdiff = d;
     }
-    EXPECT(beyond == 0, "%s: %zu of %zu elements beyond the tolerance (first at %zu: GPU %.9g, CPU %.9g)", what,
-           beyond, n, first, out_val(c->t, gp, first), out_val(c->t, cp, first));
-    printf("%s %s: GPU vs CPU SIMT executor: %zu of %zu bit-identical, max |diff| %.3g", beyond ? "FAIL" : "ok",
-           what, same, n, maxdiff);
+    EXPECT(beyond == 0, "%s: %zu of %zu elements beyond the tolerance (first at %zu: GPU %.9g, CPU %.9g)", what, beyond,
+           n, first, out_val(c->t, gp, first), out_val(c->t, cp, first));
+    printf("%s %s: GPU vs CPU SIMT executor: %zu of %zu bit-identical, max |diff| %.3g", beyond ? "FAIL" : "ok", what,
+           same, n, maxdiff);
     if (c->t == T_TF32 || c->t == T_F64 || is_fp8(c->t))
       printf("; max |err| vs the float64 product of the %s operands: GPU %.3g, CPU model %.3g",
-             c->t == T_TF32 ? "tf32-rounded" : is_fp8(c->t) ? "float8" : "float64", gerr, cerr);
+             c->t == T_TF32 ? "tf32-rounded"
+             : is_fp8(c->t) ? "float8"
+                            : "float64",
+             gerr, cerr);
     printf("\n");
     float ms[20];
     DLManagedTensor *t_out[1] = {NULL};

@@ -34,8 +34,7 @@ int main(void) {
   DLManagedTensor *out[1] = {NULL};
   s = tl_kernel_call(ctx, k, args, 2, NULL, out);
   CHECK(s == TL_ERR_NO_DEVICE, "call without a driver: %s", tl_status_name(s));
-  CHECK(strstr(tl_context_last_error(ctx), "no CUDA driver") != NULL, "message: %s",
-        tl_context_last_error(ctx));
+  CHECK(strstr(tl_context_last_error(ctx), "no CUDA driver") != NULL, "message: %s", tl_context_last_error(ctx));
   CHECK(out[0] == NULL, "an output was returned");
   printf("  ok   call: %s: %s\n", tl_status_name(s), tl_context_last_error(ctx));
   s = tl_kernel_call(ctx, k, args, 1, NULL, out);

@@ -15,8 +15,8 @@
  * Destinations are poisoned (NaN / 0x7f7f7f7f) before each call so that an
  * unwritten element fails.  Kernel files: $TL_KERNEL_DIR (examples) and
  * $TL_GPU_KERNELS (test/GPU/kernels). */
-#include "gpu_util.h"
 #include "gemm_util.h"
+#include "gpu_util.h"
 
 static tl_context *ctx;
 
@@ -36,9 +36,7 @@ static tl_kernel *compile(const char *dir, const char *file, const tl_define *de
 
 /* element kinds of this test: the float dtypes of gpu_util.h, and int32 */
 typedef enum { EK_F32, EK_F16, EK_BF16, EK_I32 } ekind;
-static const char *ek_name(ekind e) {
-  return e == EK_I32 ? "int32" : dt_name((dt_kind)e);
-}
+static const char *ek_name(ekind e) { return e == EK_I32 ? "int32" : dt_name((dt_kind)e); }
 static size_t ek_size(ekind e) { return e == EK_I32 ? 4 : dt_size((dt_kind)e); }
 static double ek_load(ekind e, const void *b, size_t i) {
   return e == EK_I32 ? (double)((const int32_t *)b)[i] : dt_load((dt_kind)e, b, i);
@@ -71,8 +69,15 @@ static void reduce_case(int op, int64_t BM, int64_t N, int threads, ekind in, ek
   snprintf(n, sizeof n, "%lld", (long long)N);
   snprintf(m, sizeof m, "%lld", (long long)M);
   snprintf(th, sizeof th, "%d", threads);
-  tl_define defs[] = {{"M", m}, {"N", n}, {"block_M", bm}, {"threads", th}, {"op", ops[op]},
-                      {"dtype", ek_name(in)}, {"out_dtype", ek_name(out)}, {"src", src}, {"dst", dst},
+  tl_define defs[] = {{"M", m},
+                      {"N", n},
+                      {"block_M", bm},
+                      {"threads", th},
+                      {"op", ops[op]},
+                      {"dtype", ek_name(in)},
+                      {"out_dtype", ek_name(out)},
+                      {"src", src},
+                      {"dst", dst},
                       {"clear", clear ? "True" : "False"}};
   tl_kernel *k = compile(gemm_kernels_dir(), "reduce_rows.py", defs, sizeof defs / sizeof defs[0]);
   if (!k) return;
@@ -118,15 +123,20 @@ static void reduce_case(int op, int64_t BM, int64_t N, int threads, ekind in, ek
       double want = ek_round(out, acc), got = ek_load(out, hr, (size_t)i);
       bool ok = out == EK_I32 ? got == want : fabs(got - want) <= atol + rtol * fabs(want);
       if (!ok || isnan(got)) {
-        if (!bad) { first = (size_t)i; got0 = got; want0 = want; }
+        if (!bad) {
+          first = (size_t)i;
+          got0 = got;
+          want0 = want;
+        }
         bad++;
       }
     }
     char what[160];
-    snprintf(what, sizeof what, "reduce_%s (%lld,%lld) %s->%s %d thr %s->%s%s", ops[op], (long long)BM,
-             (long long)N, ek_name(in), ek_name(out), threads, src, dst, clear ? "" : " clear=False");
-    if (bad) CHECK(0, "%s: %zu of %lld rows wrong; first row %zu: got %.9g, expected %.9g", what, bad, (long long)M,
-                   first, got0, want0);
+    snprintf(what, sizeof what, "reduce_%s (%lld,%lld) %s->%s %d thr %s->%s%s", ops[op], (long long)BM, (long long)N,
+             ek_name(in), ek_name(out), threads, src, dst, clear ? "" : " clear=False");
+    if (bad)
+      CHECK(0, "%s: %zu of %lld rows wrong; first row %zu: got %.9g, expected %.9g", what, bad, (long long)M, first,
+            got0, want0);
     else printf("  ok   %s\n", what);
     free(hr);
   }
@@ -179,14 +189,19 @@ static void norm_case(bool softmax, dt_kind d) {
       for (int64_t j = 0; j < N; j++) {
         double got = dt_load(d, hy, (size_t)(i * N + j)), want = row[j];
         if (!(fabs(got - want) <= atol + rtol * fabs(want))) {
-          if (!bad) { first = (size_t)(i * N + j); got0 = got; want0 = want; }
+          if (!bad) {
+            first = (size_t)(i * N + j);
+            got0 = got;
+            want0 = want;
+          }
           bad++;
         }
       }
     }
     const char *what = softmax ? "softmax (4096,4096)" : "rms_norm (4096,4096)";
-    if (bad) CHECK(0, "%s %s: %zu of %zu elements wrong; first at %zu: got %.9g, expected %.9g", what, dt_name(d),
-                   bad, n, first, got0, want0);
+    if (bad)
+      CHECK(0, "%s %s: %zu of %zu elements wrong; first at %zu: got %.9g, expected %.9g", what, dt_name(d), bad, n,
+            first, got0, want0);
     else printf("  ok   %s %s, %zu elements\n", what, dt_name(d), n);
     free(row);
     free(hy);

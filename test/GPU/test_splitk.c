@@ -84,8 +84,9 @@ static void splitk_case(dt_kind out, bool rerun) {
   tl_kernel *k = compile("gemm_splitk.py", defs, 2);
   if (!k) return;
   const char *ptx = tl_kernel_ptx(k);
-  if (out == DT_F32) CHECK(strstr(ptx, "atom.global.add.f32") || strstr(ptx, "red.global.add.f32"),
-                           "%s: no f32 atomic add in the PTX", name);
+  if (out == DT_F32)
+    CHECK(strstr(ptx, "atom.global.add.f32") || strstr(ptx, "red.global.add.f32"), "%s: no f32 atomic add in the PTX",
+          name);
   if (out == DT_F16) CHECK(strstr(ptx, "red.global.add.noftz.f16x2"), "%s: no f16x2 atomic in the PTX", name);
   int before = g_failures;
   int64_t sa[2] = {M, K}, sb[2] = {K, N}, sc[2] = {M, N};
@@ -128,8 +129,8 @@ static void splitk_case(dt_kind out, bool rerun) {
     if (e > max_err) max_err = e;
     if (e - tol > worst_excess) worst_excess = e - tol, worst = i;
   }
-  CHECK(bad == 0, "%s: %zu of %zu elements outside the bound; worst (%zu, %zu) got %.8g expected %.8g", name, bad,
-        n, worst / N, worst % N, dt_load(out, hc, worst), ref[worst]);
+  CHECK(bad == 0, "%s: %zu of %zu elements outside the bound; worst (%zu, %zu) got %.8g expected %.8g", name, bad, n,
+        worst / N, worst % N, dt_load(out, hc, worst), ref[worst]);
   double ms = time_launches(launch_splitk, &l, 3, 20);
   double tflops = 2.0 * M * N * K / (ms * 1e-3) / 1e12;
   printf("  %-4s %s: max |err| %.3g, %zu beyond the tolerance (%.0e/%.0e), %.4f ms (incl. zeroing C), %.1f TFLOP/s\n",
@@ -204,16 +205,16 @@ static void gemv_case(int N, int K) {
     double atol, rtol;
     dt_tol(DT_F16, &atol, &rtol);
     cmp_result r = compare_out(DT_F16, hy, (size_t)N, ref, NULL, atol, rtol);
-    CHECK(r.bad == 0, "%s: %zu of %d elements differ from float64; worst [%zu] got %.6g expected %.6g", name, r.bad,
-          N, r.worst, r.worst_got, r.worst_ref);
+    CHECK(r.bad == 0, "%s: %zu of %d elements differ from float64; worst [%zu] got %.6g expected %.6g", name, r.bad, N,
+          r.worst, r.worst_got, r.worst_ref);
     o[0]->deleter(o[0]);
     double ms = time_launches(launch_gemv, &l, 3, 20);
     CU(G.cuCtxSynchronize());
     for (int i = 0; i < MAX_TIMED; i++)
       if (timed_out[i]) timed_out[i]->deleter(timed_out[i]), timed_out[i] = NULL;
     double gbs = ((double)N * K * 2 + K * 2 + N * 2) / (ms * 1e-3) / 1e9;
-    printf("  %-4s %s: max |err| %.3g, %.4f ms, %.1f GB/s\n", g_failures == before ? "ok" : "FAIL", name, r.max_err,
-           ms, gbs);
+    printf("  %-4s %s: max |err| %.3g, %.4f ms, %.1f GB/s\n", g_failures == before ? "ok" : "FAIL", name, r.max_err, ms,
+           gbs);
     free(hy);
     free(ref);
   }

@@ -38,8 +38,8 @@
 #define CU_STREAM_NON_BLOCKING 1
 #define CALLS 1000
 #define RING 4
-#define GM 512   /* GEMM M = N = K */
-#define EM 256   /* elementwise M x N */
+#define GM 512 /* GEMM M = N = K */
+#define EM 256 /* elementwise M x N */
 #define EN 512
 
 static tl_kernel *k_add, *k_gemm, *k_gemm_out; /* out_idx none, none, -1 */
@@ -88,9 +88,9 @@ static const char *verdict(int before) { return g_failures == before ? "ok" : "F
 /* Inputs and references of one device (made on the main thread: the
  * generator is not thread-safe). */
 typedef struct dev_inputs {
-  float *x0, *d;             /* elementwise chain: integers, exact */
-  void *ha, *hb;             /* GEMM f16 inputs */
-  double *ref;               /* A @ B in float64 */
+  float *x0, *d; /* elementwise chain: integers, exact */
+  void *ha, *hb; /* GEMM f16 inputs */
+  double *ref;   /* A @ B in float64 */
 } dev_inputs;
 
 static void make_inputs(dev_inputs *in, uint64_t seed) {
@@ -118,8 +118,8 @@ static bool gemm_ok(const char *what, const dev_inputs *in, const void *got) {
   double atol, rtol;
   dt_tol(DT_F16, &atol, &rtol);
   cmp_result r = compare_out(DT_F16, got, (size_t)GM * GM, in->ref, NULL, atol, rtol);
-  CHECK(r.bad == 0, "%s: %zu of %d GEMM elements wrong (worst [%zu] got %g expected %g)", what, r.bad, GM * GM,
-        r.worst, r.worst_got, r.worst_ref);
+  CHECK(r.bad == 0, "%s: %zu of %d GEMM elements wrong (worst [%zu] got %g expected %g)", what, r.bad, GM * GM, r.worst,
+        r.worst_got, r.worst_ref);
   return r.bad == 0;
 }
 
@@ -157,15 +157,17 @@ static void device0_by_ordinal(tl_context *ctx, const dev_inputs *in) {
     free(h);
     c->deleter(c);
   }
-  printf("  %-4s (1) cuda:0 by ordinal on a non-blocking stream: add exact, %dx%dx%d GEMM (out_idx output on "
-         "cuda:0) vs float64 CPU\n", verdict(f0), GM, GM, GM);
+  printf(
+      "  %-4s (1) cuda:0 by ordinal on a non-blocking stream: add exact, %dx%dx%d GEMM (out_idx output on "
+      "cuda:0) vs float64 CPU\n",
+      verdict(f0), GM, GM, GM);
   f0 = g_failures;
   /* an ordinal the machine lacks */
   tl_status sl = tl_kernel_load(ctx, k_add, g_ndev);
   char want[128];
   snprintf(want, sizeof want, "device cuda:%d does not exist (%d CUDA device(s))", g_ndev, g_ndev);
-  CHECK(sl == TL_ERR_INVALID_ARGUMENT && !strcmp(tl_context_last_error(ctx), want), "load on cuda:%d: %s: '%s'",
-        g_ndev, tl_status_name(sl), tl_context_last_error(ctx));
+  CHECK(sl == TL_ERR_INVALID_ARGUMENT && !strcmp(tl_context_last_error(ctx), want), "load on cuda:%d: %s: '%s'", g_ndev,
+        tl_status_name(sl), tl_context_last_error(ctx));
   printf("  %-4s (1) tl_kernel_load(cuda:%d): %s\n", verdict(f0), g_ndev, tl_context_last_error(ctx));
   CU(G.cuStreamDestroy(s));
   x->deleter(x), d->deleter(d), y->deleter(y), a->deleter(a), b->deleter(b);
@@ -226,14 +228,14 @@ typedef struct worker {
   void *stream;
 } worker;
 
-#define WCHECK(w, cond, ...)                                                           \
-  do {                                                                                 \
-    if (!(cond)) {                                                                     \
-      fprintf(stderr, "FAIL cuda:%d: ", (w)->device);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                    \
-      fprintf(stderr, "\n");                                                           \
-      (w)->failures++;                                                                 \
-    }                                                                                  \
+#define WCHECK(w, cond, ...)                                                                                           \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      fprintf(stderr, "FAIL cuda:%d: ", (w)->device);                                                                  \
+      fprintf(stderr, __VA_ARGS__);                                                                                    \
+      fprintf(stderr, "\n");                                                                                           \
+      (w)->failures++;                                                                                                 \
+    }                                                                                                                  \
   } while (0)
 
 static bool wgemm_ok(worker *w, const char *what, const void *got) {
@@ -263,7 +265,8 @@ static void *drive(void *arg) {
   int64_t es[2] = {EM, EN}, gs[2] = {GM, GM};
   DLManagedTensor *x[2] = {upload(ctx, w->device, 2, es, DT_F32, in->x0), upload(ctx, w->device, 2, es, DT_F32, NULL)};
   DLManagedTensor *d = upload(ctx, w->device, 2, es, DT_F32, in->d);
-  DLManagedTensor *a = upload(ctx, w->device, 2, gs, DT_F16, in->ha), *b = upload(ctx, w->device, 2, gs, DT_F16, in->hb);
+  DLManagedTensor *a = upload(ctx, w->device, 2, gs, DT_F16, in->ha),
+                  *b = upload(ctx, w->device, 2, gs, DT_F16, in->hb);
   DLManagedTensor *c[RING];
   for (int r = 0; r < RING; r++) c[r] = upload(ctx, w->device, 2, gs, DT_F16, NULL);
   size_t ebytes = (size_t)EM * EN * 4, gbytes = (size_t)GM * GM * 2;
@@ -343,10 +346,11 @@ static void two_threads_two_devices(const dev_inputs in[2]) {
   pthread_barrier_destroy(&start);
   double base = w[0].t0 < w[1].t0 ? w[0].t0 : w[1].t0;
   for (int t = 0; t < 2; t++) {
-    printf("  %-4s (3) cuda:%d thread, stream %p: %d add + %d GEMM (%dx%dx%d) + %d out_idx GEMM calls, "
-           "%d call errors, %d check failures; wall %.1f..%.1f ms\n",
-           w[t].call_errors || w[t].failures ? "FAIL" : "ok", t, w[t].stream, CALLS, CALLS, GM, GM, GM, CALLS / 100,
-           w[t].call_errors, w[t].failures, w[t].t0 - base, w[t].t1 - base);
+    printf(
+        "  %-4s (3) cuda:%d thread, stream %p: %d add + %d GEMM (%dx%dx%d) + %d out_idx GEMM calls, "
+        "%d call errors, %d check failures; wall %.1f..%.1f ms\n",
+        w[t].call_errors || w[t].failures ? "FAIL" : "ok", t, w[t].stream, CALLS, CALLS, GM, GM, GM, CALLS / 100,
+        w[t].call_errors, w[t].failures, w[t].t0 - base, w[t].t1 - base);
     g_failures += w[t].failures + w[t].call_errors;
   }
   bool overlap = w[0].t0 < w[1].t1 && w[1].t0 < w[0].t1;

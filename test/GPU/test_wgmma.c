@@ -148,9 +148,10 @@ static void run_case(tl_kernel *k, const wcase *c, int M, int n, bool bf16, bool
     } else {
       double tol = c16 ? 0.1 : 1e-3;
       CHECK(max_gc <= tol, "%s %s (fractions): max |GPU - CPU executor| = %g > %g", c->file, c->defs, max_gc, tol);
-      printf("%s %s %s: fractions: %zu of %zu bit-identical GPU vs CPU executor, max |GPU-CPU| %g, "
-             "max |GPU-exact| %g, max |CPU-exact| %g\n",
-             max_gc <= tol ? "ok" : "FAIL", c->file, c->defs, same, nc, max_gc, max_ge, max_ce);
+      printf(
+          "%s %s %s: fractions: %zu of %zu bit-identical GPU vs CPU executor, max |GPU-CPU| %g, "
+          "max |GPU-exact| %g, max |CPU-exact| %g\n",
+          max_gc <= tol ? "ok" : "FAIL", c->file, c->defs, same, nc, max_gc, max_ge, max_ce);
     }
   }
   for (int i = 0; i < 3; i++)

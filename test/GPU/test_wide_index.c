@@ -12,16 +12,15 @@
  * comparison runs on the host over the downloaded B against the formula.
  * Needs about 17 GiB of device memory and 17 GiB of host memory.  Kernel
  * files from $TL_GPU_KERNELS (default test/GPU/kernels). */
-#include "gpu_util.h"
 #include "gemm_util.h"
+#include "gpu_util.h"
 
 static tl_context *ctx;
 
 /* The input pattern: mixes bits 0-7, 24-31 and 32-39 of the index. */
 static uint8_t pattern(uint64_t i) { return (uint8_t)(i * 7u + (i >> 24) * 13u + (i >> 32) * 101u); }
 
-static void run_case(const char *kernel, const tl_define *defs, size_t ndefs, int ndim,
-                     const int64_t *shape) {
+static void run_case(const char *kernel, const tl_define *defs, size_t ndefs, int ndim, const int64_t *shape) {
   char path[1024];
   snprintf(path, sizeof path, "%s/add_one_u8.py", gemm_kernels_dir());
   tl_compile_options o = {0};
@@ -73,10 +72,9 @@ static void run_case(const char *kernel, const tl_define *defs, size_t ndefs, in
         bad_high += i >= ((size_t)1 << 31);
       }
     if (bad)
-      CHECK(0, "%s: %zu of %zu elements wrong (%zu at index >= 2^31); first at %zu: got %u, expected %u",
-            kernel, bad, n, bad_high, first, h[first], (uint8_t)(pattern(first) + 1));
-    else
-      printf("  ok   %-12s %zu elements (%.1f ms incl. launch)\n", kernel, n, ms);
+      CHECK(0, "%s: %zu of %zu elements wrong (%zu at index >= 2^31); first at %zu: got %u, expected %u", kernel, bad,
+            n, bad_high, first, h[first], (uint8_t)(pattern(first) + 1));
+    else printf("  ok   %-12s %zu elements (%.1f ms incl. launch)\n", kernel, n, ms);
     out[0]->deleter(out[0]);
   }
   G.cuMemFree(A.ptr);
@@ -131,8 +129,7 @@ static void run_dynamic_f16(void) {
     if (bad)
       CHECK(0, "add_f16_dyn64: %zu of %lld elements wrong; first at %zu: got 0x%04x, expected 0x%04x", bad,
             (long long)n, first, h[first], table[pat_a(first) + pat_b(first)]);
-    else
-      printf("  ok   %-12s %lld elements (int64 dynamic dim)\n", "add_f16_dyn64", (long long)n);
+    else printf("  ok   %-12s %lld elements (int64 dynamic dim)\n", "add_f16_dyn64", (long long)n);
     out[0]->deleter(out[0]);
   }
   dev_free(&T[0]);

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
 #include "add1d.h"
 #include "add2d.h"
 #include "gemm.h"
+#include "tilelang/tilelang.h"
 
 /* the fake driver's own entry points (benchmarks/launch/fake_cuda.c) */
 extern int cuInit(unsigned);
@@ -37,15 +37,15 @@ extern long long tl_fake_cuda_live(const char *what);
 extern void *tl_fake_cuda_stream(int d);
 
 static int failures, checks;
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    checks++;                                                              \
-    if (!(cond)) {                                                         \
-      failures++;                                                          \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                          \
-      printf(__VA_ARGS__);                                                 \
-      printf("\n");                                                        \
-    }                                                                      \
+#define CHECK(cond, ...)                                                                                               \
+  do {                                                                                                                 \
+    checks++;                                                                                                          \
+    if (!(cond)) {                                                                                                     \
+      failures++;                                                                                                      \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
+      printf(__VA_ARGS__);                                                                                             \
+      printf("\n");                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 static tl_context *ctx;
@@ -98,8 +98,8 @@ static void same_refusal(const char *what, add_fn aot, const char *(*aot_err)(vo
   tl_arg args[3] = {tl_arg_tensor(a), tl_arg_tensor(b), tl_arg_tensor(c)};
   tl_status s = tl_kernel_call(ctx, k, args, 3, stream, NULL);
   const char *theirs = tl_context_last_error(ctx);
-  CHECK(rc == status && (int)s == status, "%s: status %d (exported) and %d (runtime), expected %d", what, rc,
-        (int)s, status);
+  CHECK(rc == status && (int)s == status, "%s: status %d (exported) and %d (runtime), expected %d", what, rc, (int)s,
+        status);
   CHECK(strcmp(mine, theirs) == 0, "%s: texts differ:\n  exported: %s\n  runtime:  %s", what, mine, theirs);
   CHECK(strstr(mine, detail) != NULL, "%s: '%s' not in: %s", what, detail, mine);
   CHECK(tl_fake_cuda_launches == launches, "%s: something was launched", what);
@@ -117,7 +117,8 @@ static void bad_args(void) {
   DLTensor big = tensor(dev_alloc((size_t)n2 * 4, 0), 1, &n, kDLFloat, 32);
   DLTensor x;
   x = B, x.dtype.bits = 16;
-  same_refusal("dtype", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1, "argument 'B' (#1): dtype: expected float32, got float16");
+  same_refusal("dtype", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1,
+               "argument 'B' (#1): dtype: expected float32, got float16");
   x = B, x.ndim = 2, x.shape = sh2;
   same_refusal("ndim", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1, "ndim: expected 1, got 2");
   x = B, x.shape = &n1;
@@ -128,11 +129,13 @@ static void bad_args(void) {
   x = A, x.data = host, x.device.device_type = kDLCPU;
   same_refusal("cpu tensor", add1d, add1d_last_error, k1, &x, &B, &C, NULL, 1, "device: expected cuda, got cpu");
   x = B, x.data = NULL;
-  same_refusal("null data", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1, "data: expected a non-null device pointer");
+  same_refusal("null data", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1,
+               "data: expected a non-null device pointer");
   x = big, x.byte_offset = 2;
   same_refusal("misaligned", add1d, add1d_last_error, k1, &x, &B, &C, NULL, 1,
                "alignment: expected data + byte_offset aligned");
-  same_refusal("NULL tensor", add1d, add1d_last_error, k1, &A, &B, NULL, NULL, 1, "kind: expected a tensor (float32[n]), got a NULL tensor");
+  same_refusal("NULL tensor", add1d, add1d_last_error, k1, &A, &B, NULL, NULL, 1,
+               "kind: expected a tensor (float32[n]), got a NULL tensor");
   x = B, x.device.device_id = 1;
   same_refusal("second device id", add1d, add1d_last_error, k1, &A, &x, &C, NULL, 1, "device: expected cuda:0");
   x = B, x.data = (void *)(uintptr_t)dev_alloc((size_t)n * 4, 1);
@@ -158,7 +161,8 @@ static void bad_args(void) {
   DLTensor X = tensor(dev_alloc(64 * 128 * 4, 0), 2, ok2, kDLFloat, 32);
   DLTensor Y = tensor(dev_alloc(64 * 128 * 4, 0), 2, bad2, kDLFloat, 32);
   DLTensor Z = tensor(dev_alloc(64 * 128 * 4, 0), 2, ok2, kDLFloat, 32);
-  same_refusal("static dim", add2d, add2d_last_error, k2, &X, &Y, &Z, NULL, 1, "argument 'B' (#1): shape[1]: expected 128, got 127");
+  same_refusal("static dim", add2d, add2d_last_error, k2, &X, &Y, &Z, NULL, 1,
+               "argument 'B' (#1): shape[1]: expected 128, got 127");
   Y.shape = ok2, Y.dtype.code = kDLInt, Z.ndim = 3;
   same_refusal("several errors", add2d, add2d_last_error, k2, &X, &Y, &Z, NULL, 1, "\nargument 'C' (#2): ndim");
 
@@ -178,8 +182,8 @@ static void bad_args(void) {
         tl_fake_cuda_last_launch[4], tl_fake_cuda_last_params[3]);
   CHECK(mine_l[0] == 5 && mine_p[3] == 4099 && mine_p[0] == (uintptr_t)A.data,
         "1-D add: grid.x %u (expected ceildiv(4099, 1024) = 5), n %llu", mine_l[0], mine_p[3]);
-  printf("  ok   1-D add n=4099: grid %u x %u x %u, block %u, smem %u, params A B C n as the runtime's\n",
-         mine_l[0], mine_l[1], mine_l[2], mine_l[3], mine_l[4]);
+  printf("  ok   1-D add n=4099: grid %u x %u x %u, block %u, smem %u, params A B C n as the runtime's\n", mine_l[0],
+         mine_l[1], mine_l[2], mine_l[3], mine_l[4]);
   tl_fake_cuda_record = 0;
   tl_kernel_destroy(k1);
   tl_kernel_destroy(k2);

@@ -21,8 +21,8 @@
  *   0 mismatches, 0 failures; F temporary files left by killed writers
  * and exits 0 when every check held.  Usage: cache_stress [SECONDS [PROCS
  * [THREADS]]] from the repository root. */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -81,8 +81,9 @@ static int check_one(tl_context *ctx, int v, tl_cache_use use) {
     return -1;
   }
   int r = tl_kernel_cache_result(k);
-  __atomic_fetch_add(r == TL_CACHE_RESULT_HIT ? &g_sh->hits : r == TL_CACHE_RESULT_CORRUPT ? &g_sh->corrupt
-                                                                                          : &g_sh->misses,
+  __atomic_fetch_add(r == TL_CACHE_RESULT_HIT       ? &g_sh->hits
+                     : r == TL_CACHE_RESULT_CORRUPT ? &g_sh->corrupt
+                                                    : &g_sh->misses,
                      1, __ATOMIC_RELAXED);
   if (r == TL_CACHE_RESULT_CORRUPT && !strstr(tl_context_warnings(ctx), "kernel cache entry")) {
     __atomic_fetch_add(&g_sh->failures, 1, __ATOMIC_RELAXED);
@@ -94,8 +95,8 @@ static int check_one(tl_context *ctx, int v, tl_cache_use use) {
   }
   if (strcmp(tl_kernel_ptx(k), g_ref[v]) != 0) {
     __atomic_fetch_add(&g_sh->mismatches, 1, __ATOMIC_RELAXED);
-    problem("PTX differs from the cache-off compile (%s, variant %d)",
-            r == TL_CACHE_RESULT_HIT ? "a hit" : "a compile", v);
+    problem("PTX differs from the cache-off compile (%s, variant %d)", r == TL_CACHE_RESULT_HIT ? "a hit" : "a compile",
+            v);
   }
   tl_kernel_destroy(k);
   return r;
@@ -239,11 +240,12 @@ int main(int argc, char **argv) {
     }
   }
   int tmp = count_tmp(dir);
-  printf("cache stress: %d processes x %d threads, %.0f s: %llu compiles (%llu hits, %llu misses, %llu corrupt "
-         "entries replaced), %llu processes killed, %llu entries damaged, %llu mismatches, %llu failures; %d "
-         "temporary files left by killed writers\n",
-         procs, threads, seconds, g_sh->compiles, g_sh->hits, g_sh->misses, g_sh->corrupt, kills, damaged,
-         g_sh->mismatches, g_sh->failures, tmp);
+  printf(
+      "cache stress: %d processes x %d threads, %.0f s: %llu compiles (%llu hits, %llu misses, %llu corrupt "
+      "entries replaced), %llu processes killed, %llu entries damaged, %llu mismatches, %llu failures; %d "
+      "temporary files left by killed writers\n",
+      procs, threads, seconds, g_sh->compiles, g_sh->hits, g_sh->misses, g_sh->corrupt, kills, damaged,
+      g_sh->mismatches, g_sh->failures, tmp);
   if (g_sh->first_problem[0]) printf("first problem: %s\n", g_sh->first_problem);
   bool ok = !g_sh->mismatches && !g_sh->failures && !final_bad && g_sh->hits > 0 && kills > 0 &&
             (damaged == 0 || g_sh->corrupt > 0);

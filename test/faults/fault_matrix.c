@@ -80,8 +80,8 @@ static void load_fake(void) {
   *(void **)&fake_stream = dlsym(lib, "tl_fake_cuda_stream");
   fake_counting = dlsym(lib, "tl_fake_cuda_counting");
   fake_fired = dlsym(lib, "tl_fake_cuda_faults_fired");
-  if (!fake_fault || !fake_calls || !fake_live || !fake_ctx_depth || !fake_clear_sticky || !fake_code ||
-      !fake_stream || !fake_counting || !fake_fired || !fake_reset_calls) {
+  if (!fake_fault || !fake_calls || !fake_live || !fake_ctx_depth || !fake_clear_sticky || !fake_code || !fake_stream ||
+      !fake_counting || !fake_fired || !fake_reset_calls) {
     fprintf(stderr, "fault_matrix: %s lacks the fault hooks\n", TL_FAKE_CUDA_SO);
     exit(2);
   }
@@ -109,7 +109,9 @@ static const char smem_src[] =
     "        T.copy(A, S)\n"
     "        T.copy(S, B)\n";
 
-typedef struct kernels { tl_kernel *saxpy, *smem, *ws, *tma; } kernels;
+typedef struct kernels {
+  tl_kernel *saxpy, *smem, *ws, *tma;
+} kernels;
 
 static tl_kernel *compile(tl_context *ctx, const char *src, const char *path, const char *name, const char *target,
                           int out_idx, unsigned flags) {
@@ -124,7 +126,11 @@ static tl_kernel *compile(tl_context *ctx, const char *src, const char *path, co
   tl_status st = src ? tl_kernel_compile(ctx, src, strlen(src), "fault_matrix.py", NULL, 0, &o, &k)
                      : tl_kernel_compile_file(ctx, path, NULL, 0, &o, &k);
   if (st != TL_OK) {
-    fprintf(stderr, "fault_matrix: compiling %s: %s\n", name ? name : path ? path : "<source>", tl_context_last_error(ctx));
+    fprintf(stderr, "fault_matrix: compiling %s: %s\n",
+            name   ? name
+            : path ? path
+                   : "<source>",
+            tl_context_last_error(ctx));
     exit(2);
   }
   return k;
@@ -150,7 +156,7 @@ enum { NT = 6, NOUT = 8 };
 typedef struct world {
   tl_context *ctx;
   kernels ks;
-  DLManagedTensor *t[NT];    /* device tensors: A, B (1000 f32), S1, S2 (16384 f32), TA (100x200 f16) */
+  DLManagedTensor *t[NT];     /* device tensors: A, B (1000 f32), S1, S2 (16384 f32), TA (100x200 f16) */
   DLManagedTensor *out[NOUT]; /* outputs handed out by the steps */
   float host[16384];
 } world;
@@ -169,15 +175,15 @@ static DLTensor host_of(world *w, int64_t *shape, int ndim, int bits) {
 
 typedef struct step {
   const char *name;
-  const char *concerns; /* what the message must name (a kernel or the API function) */
+  const char *concerns;                              /* what the message must name (a kernel or the API function) */
   tl_status (*run)(world *w, DLManagedTensor **out); /* *out: what the step hands out (NULL on failure) */
 } step;
 
 static const int64_t shape_a[1] = {1000}, shape_s[1] = {16384}, shape_t[2] = {100, 200};
 
 static tl_status alloc_dev(world *w, int i, int ndim, const int64_t *shape, int bits, DLManagedTensor **out) {
-  tl_status st = tl_tensor_alloc(w->ctx, (DLDevice){kDLCUDA, 0}, ndim, shape, (DLDataType){kDLFloat, (uint8_t)bits, 1},
-                                 out);
+  tl_status st =
+      tl_tensor_alloc(w->ctx, (DLDevice){kDLCUDA, 0}, ndim, shape, (DLDataType){kDLFloat, (uint8_t)bits, 1}, out);
   if (st == TL_OK) w->t[i] = *out, *out = NULL;
   return st;
 }
@@ -220,7 +226,9 @@ static tl_status s_smem(world *w, DLManagedTensor **out) {
   tl_arg args[2] = {tl_arg_tensor(&w->t[2]->dl_tensor), tl_arg_tensor(&w->t[3]->dl_tensor)};
   return tl_kernel_call(w->ctx, w->ks.smem, args, 2, NULL, NULL);
 }
-static tl_status s_ws(world *w, DLManagedTensor **out) { return tl_kernel_call_on(w->ctx, w->ks.ws, TL_EXEC_CUDA, NULL, 0, NULL, out); }
+static tl_status s_ws(world *w, DLManagedTensor **out) {
+  return tl_kernel_call_on(w->ctx, w->ks.ws, TL_EXEC_CUDA, NULL, 0, NULL, out);
+}
 static tl_status s_tma(world *w, DLManagedTensor **out) {
   tl_arg args[1] = {tl_arg_tensor(&w->t[4]->dl_tensor)};
   return tl_kernel_call(w->ctx, w->ks.tma, args, 1, NULL, out);
@@ -297,13 +305,34 @@ static const char *cleanup_resource(const char *entry) {
   return NULL;
 }
 
-static const char *const k_entries[] = {
-    "cuDeviceGet", "cuDeviceGetAttribute", "cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRelease_v2",
-    "cuCtxPushCurrent_v2", "cuCtxPopCurrent_v2", "cuCtxGetCurrent", "cuModuleLoadDataEx", "cuModuleUnload",
-    "cuModuleGetFunction", "cuFuncGetAttribute", "cuFuncSetAttribute", "cuLaunchKernel", "cuStreamGetCtx",
-    "cuMemAlloc_v2", "cuMemFree_v2", "cuMemsetD8Async", "cuPointerGetAttribute", "cuMemcpyHtoD_v2",
-    "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2", "cuCtxSynchronize", "cuEventCreate", "cuEventRecord",
-    "cuEventSynchronize", "cuEventElapsedTime", "cuEventDestroy_v2", "cuTensorMapEncodeTiled"};
+static const char *const k_entries[] = {"cuDeviceGet",
+                                        "cuDeviceGetAttribute",
+                                        "cuDevicePrimaryCtxRetain",
+                                        "cuDevicePrimaryCtxRelease_v2",
+                                        "cuCtxPushCurrent_v2",
+                                        "cuCtxPopCurrent_v2",
+                                        "cuCtxGetCurrent",
+                                        "cuModuleLoadDataEx",
+                                        "cuModuleUnload",
+                                        "cuModuleGetFunction",
+                                        "cuFuncGetAttribute",
+                                        "cuFuncSetAttribute",
+                                        "cuLaunchKernel",
+                                        "cuStreamGetCtx",
+                                        "cuMemAlloc_v2",
+                                        "cuMemFree_v2",
+                                        "cuMemsetD8Async",
+                                        "cuPointerGetAttribute",
+                                        "cuMemcpyHtoD_v2",
+                                        "cuMemcpyDtoH_v2",
+                                        "cuMemcpyDtoD_v2",
+                                        "cuCtxSynchronize",
+                                        "cuEventCreate",
+                                        "cuEventRecord",
+                                        "cuEventSynchronize",
+                                        "cuEventElapsedTime",
+                                        "cuEventDestroy_v2",
+                                        "cuTensorMapEncodeTiled"};
 enum { NENTRIES = sizeof k_entries / sizeof *k_entries };
 
 typedef struct tally {
@@ -430,7 +459,9 @@ static void run_case(const char *entry, long nth, const char *code_name, tally *
     if (reported && !g_case_failed) t->recovered++;
   }
   printf("%s %s #%ld -> %s: %s%s%s\n", g_case_failed ? "FAIL" : "ok  ", entry, nth, code_name,
-         failed_at >= 0 ? "step '" : cleanup ? "tolerated" : "not reported",
+         failed_at >= 0 ? "step '"
+         : cleanup      ? "tolerated"
+                        : "not reported",
          failed_at >= 0 ? k_steps[failed_at].name : "", failed_at >= 0 ? "'" : "");
   if (verbose && failed_at >= 0) printf("      %s\n", msg);
   fputs(g_why, stdout);
@@ -509,7 +540,7 @@ int main(int argc, char **argv) {
   count_calls(steps, all);
   for (int e = 0; e < NENTRIES; e++) {
     const char *entry = k_entries[e];
-    const char *code = !strcmp(entry, "cuMemAlloc_v2") ? "CUDA_ERROR_OUT_OF_MEMORY"
+    const char *code = !strcmp(entry, "cuMemAlloc_v2")        ? "CUDA_ERROR_OUT_OF_MEMORY"
                        : !strcmp(entry, "cuModuleLoadDataEx") ? "CUDA_ERROR_INVALID_PTX"
                                                               : "CUDA_ERROR_INVALID_VALUE";
     bool cleanup = cleanup_resource(entry) != NULL;
@@ -525,8 +556,8 @@ int main(int argc, char **argv) {
   /* sticky errors: a kernel that faulted, seen at its launch and at the next synchronisation */
   run_case("cuLaunchKernel", 1, "CUDA_ERROR_ILLEGAL_ADDRESS", &t);
   run_case("cuCtxSynchronize", 2, "CUDA_ERROR_ILLEGAL_ADDRESS", &t);
-  printf("faults: %d injected, %d reported, %d recovered, %d leaked, %d lost\n", t.injected, t.reported,
-         t.recovered, t.leaked, t.lost);
+  printf("faults: %d injected, %d reported, %d recovered, %d leaked, %d lost\n", t.injected, t.reported, t.recovered,
+         t.leaked, t.lost);
   printf("cleanup faults: %d injected, %d tolerated, %d leaked\n", t.c_injected, t.c_tolerated, t.c_leaked);
   bool ok = t.injected == t.reported && t.reported == t.recovered && !t.leaked && !t.lost &&
             t.c_injected == t.c_tolerated && !t.c_leaked;

@@ -35,8 +35,8 @@
  * name followed by '=' (a default: "M=1024"); a failing parse with them
  * falls back to the defaults. */
 static const tl_define small_shapes[] = {
-    {"M", "64"}, {"N", "64"}, {"K", "64"}, {"seq_len", "64"}, {"batch", "1"}, {"heads", "1"},
-    {"dim", "64"}, {"split_k", "2"},
+    {"M", "64"},    {"N", "64"},    {"K", "64"},   {"seq_len", "64"},
+    {"batch", "1"}, {"heads", "1"}, {"dim", "64"}, {"split_k", "2"},
 };
 
 static bool names_default(const char *src, size_t size, const char *name) {
@@ -138,9 +138,7 @@ static void run_small(const tl_module *tile, const tl_module *simt) {
     bool ran = tl_simt_exec(simt, 0, args, f->nparams, dyn, f->ndynamic, &so, &d);
     trace(ran ? "ran" : "ran with errors");
     tl_diag_free(&d);
-  }
-  else
-    trace("lowered (not run: a tensor too large)");
+  } else trace("lowered (not run: a tensor too large)");
   for (int i = 0; i < f->nparams; i++) free(mem[i]);
 }
 

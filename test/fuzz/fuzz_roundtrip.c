@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fuzz_pipeline.h"
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
-#include "fuzz_pipeline.h"
 
 #define MAX_INPUT (64 * 1024)
 

@@ -93,7 +93,8 @@ int main(int argc, char **argv) {
     for (int v = 0; v < NVAR; v++) {
       char *alone = compile(ctx, &jobs[t], v);
       if (!alone || !jobs[t].first[v] || strcmp(alone, jobs[t].first[v])) {
-        if (alone) snprintf(jobs[t].msg, sizeof jobs[t].msg, "%s variant %d: PTX compiled alone differs", jobs[t].file, v);
+        if (alone)
+          snprintf(jobs[t].msg, sizeof jobs[t].msg, "%s variant %d: PTX compiled alone differs", jobs[t].file, v);
         jobs[t].failures++;
       }
       free(alone);
@@ -101,8 +102,8 @@ int main(int argc, char **argv) {
   tl_context_destroy(ctx);
   int bad = 0;
   for (int t = 0; t < 2; t++) {
-    printf("%s: %d compilations in parallel with the other thread, %d failed%s%s\n", jobs[t].file,
-           jobs[t].iterations, jobs[t].failures, jobs[t].failures ? ": " : "", jobs[t].failures ? jobs[t].msg : "");
+    printf("%s: %d compilations in parallel with the other thread, %d failed%s%s\n", jobs[t].file, jobs[t].iterations,
+           jobs[t].failures, jobs[t].failures ? ": " : "", jobs[t].failures ? jobs[t].msg : "");
     bad += jobs[t].failures;
     for (int v = 0; v < NVAR; v++) free(jobs[t].first[v]);
   }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
 #include "Runtime/kernel.h"
+#include "tilelang/tilelang.h"
 
 static tl_dtype dt(const char *name) {
   tl_dtype t;
@@ -182,7 +182,8 @@ Test(compile_times, stages_partition_the_total) {
   tl_kernel_destroy(k);
 
   /* a failing compile reports the stages that ran */
-  static const char bad[] = "import tilelang.language as T\n@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    nosuch(A)\n";
+  static const char bad[] =
+      "import tilelang.language as T\n@T.prim_func\ndef main(A: T.Tensor((4,), \"float32\")):\n    nosuch(A)\n";
   o.stop_after = TL_STAGE_PTX;
   memset(&tm, 0xFF, sizeof tm);
   cr_assert_neq(tl_kernel_compile(ctx, bad, strlen(bad), "bad.py", NULL, 0, &o, &k), TL_OK);

@@ -37,9 +37,7 @@ static void setup(void) { cr_assert_eq(tl_context_create(&ctx), TL_OK); }
 static void teardown(void) { tl_context_destroy(ctx); }
 
 static tl_expr *I(tl_builder *b, int64_t v) { return tl_builder_int(b, v); }
-static tl_expr *mul(tl_builder *b, tl_expr *x, int64_t c) {
-  return tl_builder_binary(b, TL_OP_MUL, x, I(b, c));
-}
+static tl_expr *mul(tl_builder *b, tl_expr *x, int64_t c) { return tl_builder_binary(b, TL_OP_MUL, x, I(b, c)); }
 static tl_tile_arg whole(tl_buffer *buf) {
   tl_tile_arg a;
   memset(&a, 0, sizeof a);
@@ -48,7 +46,9 @@ static tl_tile_arg whole(tl_buffer *buf) {
   return a;
 }
 /* A 2-D region buf[m0 : m0 + e0, m1 : m1 + e1]. */
-typedef struct region2 { tl_expr *mins[2], *ext[2]; } region2;
+typedef struct region2 {
+  tl_expr *mins[2], *ext[2];
+} region2;
 static tl_tile_arg region(tl_buffer *buf, region2 *r) {
   tl_tile_arg a = whole(buf);
   a.region.mins = r->mins;
@@ -72,8 +72,7 @@ static tl_builder *build_gemm(void) {
   tl_var *bv[2];
   tl_builder_kernel_begin(b, grid, 2, I(b, 128), names, bv);
   tl_expr *bx = tl_builder_var_ref(b, bv[0]), *by = tl_builder_var_ref(b, bv[1]);
-  tl_expr *sa[2] = {I(b, 128), I(b, 32)}, *sb[2] = {I(b, 32), I(b, 128)},
-          *sc[2] = {I(b, 128), I(b, 128)};
+  tl_expr *sa[2] = {I(b, 128), I(b, 32)}, *sb[2] = {I(b, 32), I(b, 128)}, *sc[2] = {I(b, 128), I(b, 128)};
   tl_buffer *As = tl_builder_alloc(b, TL_SCOPE_SHARED_DYN, "A_shared", f16, sa, 2);
   tl_buffer *Bs = tl_builder_alloc(b, TL_SCOPE_SHARED_DYN, "B_shared", f16, sb, 2);
   tl_buffer *Cl = tl_builder_alloc(b, TL_SCOPE_FRAGMENT, "C_local", f32, sc, 2);
@@ -145,8 +144,9 @@ Test(builder, gemm_attrs_print_in_table_order) {
   cr_assert_eq(tl_builder_finish(b, &m), TL_OK, "%s", tl_context_last_error(ctx));
   char *text = NULL;
   cr_assert_eq(tl_module_print(ctx, m, &text), TL_OK);
-  cr_expect(strstr(text, "        T.gemm(A_s, B_s, C_l, transpose_B=True, "
-                         "policy=T.GemmWarpPolicy.FullRow)\n") != NULL,
+  cr_expect(strstr(text,
+                   "        T.gemm(A_s, B_s, C_l, transpose_B=True, "
+                   "policy=T.GemmWarpPolicy.FullRow)\n") != NULL,
             "got:\n%s", text);
   cr_expect(strstr(text, "with T.Kernel(1, threads=128) as bx:\n") != NULL, "got:\n%s", text);
   tl_free(text);
@@ -159,8 +159,8 @@ static void expect_fail(tl_builder *b, tl_status st, const char *want) {
   tl_status got = tl_builder_finish(b, &m);
   cr_expect_eq(got, st, "status %s, message: %s", tl_status_name(got), tl_context_last_error(ctx));
   cr_expect_null(m);
-  cr_expect(strstr(tl_context_last_error(ctx), want) != NULL, "message '%s' lacks '%s'",
-            tl_context_last_error(ctx), want);
+  cr_expect(strstr(tl_context_last_error(ctx), want) != NULL, "message '%s' lacks '%s'", tl_context_last_error(ctx),
+            want);
 }
 
 Test(builder, alloc_bad_ndim) {
@@ -171,8 +171,7 @@ Test(builder, alloc_bad_ndim) {
   cr_expect_null(tl_builder_alloc(b, TL_SCOPE_SHARED_DYN, "S", f16, NULL, 0));
   tl_builder_kernel_end(b);
   expect_fail(b, TL_ERR_INVALID_ARGUMENT, "tl_builder_alloc: argument 'ndim': expected 1..8, got 0");
-  cr_expect_str_eq(tl_context_last_error(ctx),
-                   "tl_builder_alloc: argument 'ndim': expected 1..8, got 0");
+  cr_expect_str_eq(tl_context_last_error(ctx), "tl_builder_alloc: argument 'ndim': expected 1..8, got 0");
 }
 
 Test(builder, first_error_wins_and_null_handles_are_quiet) {
@@ -217,38 +216,38 @@ Test(builder, misuse_messages) {
     const char *ij[2] = {"i", "j"};
     tl_expr *e[2] = {I(b, 1), I(b, 2)};
     switch (cases[i].which) {
-      case 0: tl_builder_binary(b, (tl_binop)99, e[0], e[1]); break;
-      case 1: tl_builder_binary(b, TL_OP_ADD, e[0], NULL); break;
-      case 2: {
-        tl_expr *g[4] = {e[0], e[0], e[0], e[0]};
-        tl_builder_kernel_begin(b, g, 4, I(b, 128), NULL, NULL);
-        break;
-      }
-      case 3: tl_builder_kernel_end(b); break;
-      case 4: tl_builder_tile_op(b, "cpy", two, 2, NULL, 0); break;
-      case 5: {
-        tl_tile_kwarg kw = {"transpose_A", I(b, 1)};
-        tl_builder_tile_op(b, "copy", two, 2, &kw, 1);
-        break;
-      }
-      case 6: tl_builder_param_tensor(b, "1A", f16, s2, 2); break;
-      case 7: tl_builder_alloc(b, TL_SCOPE_GLOBAL, "G", f16, s2, 2); break;
-      case 8: tl_builder_call(b, "nosuch", e, 1); break;
-      case 9: tl_builder_for_begin(b, TL_LOOP_SERIAL, ij, e, 2, 0, NULL); break;
-      case 10: tl_builder_else(b); break;
-      case 11: tl_builder_for_begin(b, TL_LOOP_SERIAL, ij, e, 1, 0, NULL); break;
-      case 12: {
-        int idx = 3;
-        tl_builder_set_out_idx(b, &idx, 1);
-        break;
-      }
-      case 13: tl_builder_int_typed(b, (tl_dtype){TL_TYPE_UINT, 8, 1}, 300); break;
-      case 14: {
-        tl_tile_kwarg kw[2] = {{"dim", I(b, 1)}, {"dim", I(b, 0)}};
-        tl_builder_tile_op(b, "reduce_sum", two, 2, kw, 2);
-        break;
-      }
-      case 15: tl_builder_call(b, "exp2", e, 2); break;
+    case 0: tl_builder_binary(b, (tl_binop)99, e[0], e[1]); break;
+    case 1: tl_builder_binary(b, TL_OP_ADD, e[0], NULL); break;
+    case 2: {
+      tl_expr *g[4] = {e[0], e[0], e[0], e[0]};
+      tl_builder_kernel_begin(b, g, 4, I(b, 128), NULL, NULL);
+      break;
+    }
+    case 3: tl_builder_kernel_end(b); break;
+    case 4: tl_builder_tile_op(b, "cpy", two, 2, NULL, 0); break;
+    case 5: {
+      tl_tile_kwarg kw = {"transpose_A", I(b, 1)};
+      tl_builder_tile_op(b, "copy", two, 2, &kw, 1);
+      break;
+    }
+    case 6: tl_builder_param_tensor(b, "1A", f16, s2, 2); break;
+    case 7: tl_builder_alloc(b, TL_SCOPE_GLOBAL, "G", f16, s2, 2); break;
+    case 8: tl_builder_call(b, "nosuch", e, 1); break;
+    case 9: tl_builder_for_begin(b, TL_LOOP_SERIAL, ij, e, 2, 0, NULL); break;
+    case 10: tl_builder_else(b); break;
+    case 11: tl_builder_for_begin(b, TL_LOOP_SERIAL, ij, e, 1, 0, NULL); break;
+    case 12: {
+      int idx = 3;
+      tl_builder_set_out_idx(b, &idx, 1);
+      break;
+    }
+    case 13: tl_builder_int_typed(b, (tl_dtype){TL_TYPE_UINT, 8, 1}, 300); break;
+    case 14: {
+      tl_tile_kwarg kw[2] = {{"dim", I(b, 1)}, {"dim", I(b, 0)}};
+      tl_builder_tile_op(b, "reduce_sum", two, 2, kw, 2);
+      break;
+    }
+    case 15: tl_builder_call(b, "exp2", e, 2); break;
     }
     expect_fail(b, TL_ERR_INVALID_ARGUMENT, cases[i].want);
   }
@@ -287,8 +286,7 @@ Test(builder, if_else_and_store) {
   tl_expr *ext = I(b, 128);
   tl_var *i;
   tl_builder_for_begin(b, TL_LOOP_PARALLEL, &in, &ext, 1, 0, &i);
-  tl_expr *idx = tl_builder_binary(b, TL_OP_ADD, mul(b, tl_builder_var_ref(b, bx), 128),
-                                   tl_builder_var_ref(b, i));
+  tl_expr *idx = tl_builder_binary(b, TL_OP_ADD, mul(b, tl_builder_var_ref(b, bx), 128), tl_builder_var_ref(b, i));
   tl_builder_if_begin(b, tl_builder_binary(b, TL_OP_LT, idx, tl_builder_var_ref(b, n)));
   tl_builder_store(b, A, &idx, 1, tl_builder_float(b, f32, 1.0));
   tl_builder_else(b);

@@ -13,10 +13,10 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -160,8 +160,7 @@ Test(cache, miss_then_hit_restores_the_whole_kernel) {
   DLTensor tb = {B, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
   tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tb)};
   DLManagedTensor *out[1] = {NULL};
-  cr_assert_eq(tl_kernel_call_on(ctx, b, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s",
-               tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_call_on(ctx, b, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
   const float *c = out[0]->dl_tensor.data;
   for (int i = 0; i < 64 * 256; i++) cr_assert_eq(c[i], A[i] + B[i], "element %d", i);
   out[0]->deleter(out[0]);
@@ -224,13 +223,13 @@ Test(cache, every_option_is_in_the_key) {
     const tl_define *defs = NULL;
     size_t nd = 0;
     switch (v) {
-      case 0: defs = d, nd = 1; break;                                        /* a -D */
-      case 1: co.out_idx_mode = TL_OUT_IDX_LIST, co.out_idx = oi, co.n_out_idx = 1; break;
-      case 2: co.out_idx_mode = TL_OUT_IDX_NONE; break;
-      case 3: co.flags = TL_COMPILE_DISABLE_WGMMA; break;                      /* a pass config */
-      case 4: co.flags = TL_COMPILE_FAST_MATH; break;
-      case 5: co.target = "sm_90a"; break;
-      case 6: co.kernel = "add"; break;
+    case 0: defs = d, nd = 1; break; /* a -D */
+    case 1: co.out_idx_mode = TL_OUT_IDX_LIST, co.out_idx = oi, co.n_out_idx = 1; break;
+    case 2: co.out_idx_mode = TL_OUT_IDX_NONE; break;
+    case 3: co.flags = TL_COMPILE_DISABLE_WGMMA; break; /* a pass config */
+    case 4: co.flags = TL_COMPILE_FAST_MATH; break;
+    case 5: co.target = "sm_90a"; break;
+    case 6: co.kernel = "add"; break;
     }
     ks[v] = compile_src(SRC, "a.py", defs, nd, &co);
     cr_assert_eq(tl_kernel_cache_result(ks[v]), TL_CACHE_RESULT_MISS, "variant %d hit", v);
@@ -249,8 +248,21 @@ Test(cache, every_option_is_in_the_key) {
 
 Test(cache, every_identity_component_is_in_the_key) {
   int oi[2] = {1, 2};
-  tl_cache_inputs base = {"ir", "sm_80", 0, 0, NULL, 0, NULL, "tilelang-ptx 0.1.0", "LLVM 19.1.7",
-                          "/cuda/libdevice.10.bc size=1 mtime=2", NULL, 0, 0, NULL, NULL};
+  tl_cache_inputs base = {"ir",
+                          "sm_80",
+                          0,
+                          0,
+                          NULL,
+                          0,
+                          NULL,
+                          "tilelang-ptx 0.1.0",
+                          "LLVM 19.1.7",
+                          "/cuda/libdevice.10.bc size=1 mtime=2",
+                          NULL,
+                          0,
+                          0,
+                          NULL,
+                          NULL};
   tl_cache_key k0, k;
   cr_assert(tl_cache_key_of(&base, &k0));
   cr_assert(tl_cache_key_of(&base, &k));
@@ -258,22 +270,22 @@ Test(cache, every_identity_component_is_in_the_key) {
   for (int v = 0; v < 16; v++) {
     tl_cache_inputs in = base;
     switch (v) {
-      case 0: in.tile_ir = "ir "; break;
-      case 1: in.target = "sm_90a"; break;
-      case 2: in.flags = 8; break;
-      case 3: in.out_idx_mode = 2; break;
-      case 4: in.out_idx = oi, in.n_out_idx = 1; break;
-      case 5: in.out_idx = oi + 1, in.n_out_idx = 1; break;
-      case 6: in.kernel = "main"; break;
-      case 7: in.compiler = "tilelang-ptx 0.1.1"; break;
-      case 8: in.llvm = "LLVM 19.1.8"; break;
-      case 9: in.libdevice = "/cuda/libdevice.10.bc size=1 mtime=3"; break;
-      case 10: in.passes = ""; break; /* none differs from the default */
-      case 11: in.passes = "default<O3>"; break;
-      case 12: in.sms = 3; break; /* tl_compile_options.sms */
-      case 13: in.flags_false = TL_COMPILE_ATTENTION_OVERLAP; break; /* tl_compile_options.flags_false */
-      case 14: in.line_file = "a.py"; break; /* line information: the file's name ... */
-      case 15: in.line_source = "x = 1\n"; break; /* ... and its text */
+    case 0: in.tile_ir = "ir "; break;
+    case 1: in.target = "sm_90a"; break;
+    case 2: in.flags = 8; break;
+    case 3: in.out_idx_mode = 2; break;
+    case 4: in.out_idx = oi, in.n_out_idx = 1; break;
+    case 5: in.out_idx = oi + 1, in.n_out_idx = 1; break;
+    case 6: in.kernel = "main"; break;
+    case 7: in.compiler = "tilelang-ptx 0.1.1"; break;
+    case 8: in.llvm = "LLVM 19.1.8"; break;
+    case 9: in.libdevice = "/cuda/libdevice.10.bc size=1 mtime=3"; break;
+    case 10: in.passes = ""; break; /* none differs from the default */
+    case 11: in.passes = "default<O3>"; break;
+    case 12: in.sms = 3; break;                                    /* tl_compile_options.sms */
+    case 13: in.flags_false = TL_COMPILE_ATTENTION_OVERLAP; break; /* tl_compile_options.flags_false */
+    case 14: in.line_file = "a.py"; break;                         /* line information: the file's name ... */
+    case 15: in.line_source = "x = 1\n"; break;                    /* ... and its text */
     }
     cr_assert(tl_cache_key_of(&in, &k));
     cr_assert_neq(memcmp(&k0, &k, sizeof k), 0, "component %d is not in the key", v);
@@ -421,10 +433,10 @@ Test(cache, eviction_deletes_the_least_recently_used) {
   make_file("e2.tlk", MB, 400);
   make_file("e3.tlk", MB, 300);
   make_file("e4.tlk", MB, 200);
-  make_file("e5.tlk", MB, 100); /* newest */
-  make_file("x.tlk.tmp.1.2", 10, 7200);  /* a dead writer's: removed */
-  make_file("y.tlk.tmp.3.4", 10, 10);    /* a live writer's: kept */
-  make_file("notes.txt", 3 * MB, 900);   /* not an entry: never touched */
+  make_file("e5.tlk", MB, 100);         /* newest */
+  make_file("x.tlk.tmp.1.2", 10, 7200); /* a dead writer's: removed */
+  make_file("y.tlk.tmp.3.4", 10, 10);   /* a live writer's: kept */
+  make_file("notes.txt", 3 * MB, 900);  /* not an entry: never touched */
   cr_assert_eq(tl_cache_evict(dir, 8 * MB), 0, "under the cap: nothing");
   cr_assert(exists("e1.tlk"));
   /* 5 MiB > 4 MiB: delete oldest-first down to 3 MiB */
@@ -554,7 +566,8 @@ Test(cache, a_read_only_directory_serves_hits_and_degrades_with_one_warning) {
   compile_miss_like_off("128", &w1);
   compile_miss_like_off("32", &w2);
   cr_assert(strstr(w1, "warning: kernel cache: cannot store into") &&
-                strstr(w1, mounted ? "Read-only file system" : "Permission denied"), "%s", w1);
+                strstr(w1, mounted ? "Read-only file system" : "Permission denied"),
+            "%s", w1);
   cr_assert_str_eq(w2, "", "one warning per process");
   cr_assert_eq(count_files(""), 1, "only the entry stored before");
   free(w1);

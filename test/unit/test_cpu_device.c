@@ -24,8 +24,8 @@ static void teardown(void) { tl_context_destroy(ctx); }
 TestSuite(cpu_device, .init = setup, .fini = teardown);
 
 /* Compiles an example up to the SIMT IR (no LLVM needed). */
-static tl_kernel *compile(const char *path, const tl_define *defs, size_t ndefs, unsigned flags,
-                          const int *out_idx, size_t nout) {
+static tl_kernel *compile(const char *path, const tl_define *defs, size_t ndefs, unsigned flags, const int *out_idx,
+                          size_t nout) {
   tl_compile_options co = {0};
   co.stop_after = TL_STAGE_SIMT;
   co.flags = flags;
@@ -83,8 +83,7 @@ Test(cpu_device, elementwise_add_auto_runs_on_cpu) {
   cr_assert_eq(c->dtype.bits, 32);
   const float *cv = c->data;
   for (size_t i = 0; i < 37 * 130; i++)
-    cr_assert_eq(cv[i], a.data[i] + b.data[i], "element %zu: %g != %g", i, cv[i],
-                 a.data[i] + b.data[i]);
+    cr_assert_eq(cv[i], a.data[i] + b.data[i], "element %zu: %g != %g", i, cv[i], a.data[i] + b.data[i]);
   out[0]->deleter(out[0]);
 
   /* the reference evaluator through the same API gives the same values */
@@ -100,7 +99,10 @@ Test(cpu_device, elementwise_add_auto_runs_on_cpu) {
 
 /* tl_context_set_progress: the CPU SIMT executor reports each block, in
  * order, with the grid's block count; the reference evaluator does not. */
-typedef struct progress_log { int64_t calls, last, total; bool in_order; } progress_log;
+typedef struct progress_log {
+  int64_t calls, last, total;
+  bool in_order;
+} progress_log;
 static void log_progress(void *user, int64_t done, int64_t total) {
   progress_log *l = user;
   l->in_order &= done == l->last + 1 && (l->total == 0 || total == l->total);
@@ -149,8 +151,7 @@ Test(cpu_device, dynamic_dim_solved_from_host_tensor) {
     host_f32(&b, 1, sizes[r], 1, 5);
     tl_arg args[2] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t)};
     DLManagedTensor *out[1] = {NULL};
-    cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s",
-                 tl_context_last_error(ctx));
+    cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
     cr_assert_eq(out[0]->dl_tensor.shape[0], sizes[r]);
     const float *cv = out[0]->dl_tensor.data;
     for (int64_t i = 0; i < sizes[r]; i++) cr_assert_eq(cv[i], a.data[i] + b.data[i]);
@@ -216,20 +217,20 @@ Test(cpu_device, argument_checks_name_the_cpu_device) {
   /* explicit CPU with a CUDA tensor */
   b.t.device.device_type = kDLCUDA;
   cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
-  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): device: expected cpu, got cuda"),
-            "%s", tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): device: expected cpu, got cuda"), "%s",
+            tl_context_last_error(ctx));
   cr_assert_null(out[0]);
   /* mixed host and CUDA tensors: auto picks CUDA and reports the host one */
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
-  cr_assert(strstr(tl_context_last_error(ctx), "argument 'A' (#0): device: expected cuda, got cpu"),
-            "%s", tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'A' (#0): device: expected cuda, got cpu"), "%s",
+            tl_context_last_error(ctx));
   b.t.device.device_type = kDLCPU;
 
   /* the usual checks still apply */
   b.shape[1] = 64;
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
-  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): shape[1]: expected 128, got 64"),
-            "%s", tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "argument 'B' (#1): shape[1]: expected 128, got 64"), "%s",
+            tl_context_last_error(ctx));
   b.shape[1] = 128;
   b.t.data = NULL;
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
@@ -237,11 +238,9 @@ Test(cpu_device, argument_checks_name_the_cpu_device) {
             tl_context_last_error(ctx));
   b.t.data = b.data;
   cr_assert_eq(tl_kernel_call(ctx, k, args, 1, NULL, out), TL_ERR_INVALID_ARGUMENT);
-  cr_assert(strstr(tl_context_last_error(ctx), "argument count: expected 2"), "%s",
-            tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "argument count: expected 2"), "%s", tl_context_last_error(ctx));
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, NULL), TL_ERR_INVALID_ARGUMENT);
-  cr_assert_eq(tl_kernel_call_on(ctx, k, (tl_executor)42, args, 2, NULL, out),
-               TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_call_on(ctx, k, (tl_executor)42, args, 2, NULL, out), TL_ERR_INVALID_ARGUMENT);
   /* and a good call after all that */
   cr_assert_eq(tl_kernel_call(ctx, k, args, 2, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
   out[0]->deleter(out[0]);
@@ -301,8 +300,7 @@ Test(cpu_device, gemm_flops_from_the_tile_ir) {
   tl_define d[3] = {{"M", "256"}, {"N", "512"}, {"K", "128"}};
   tl_kernel *k = compile("examples/gemm.py", d, 3, 0, NULL, 0);
   double f = -1;
-  cr_assert_eq(tl_kernel_gemm_flops(ctx, k, NULL, NULL, 0, &f), TL_OK, "%s",
-               tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_gemm_flops(ctx, k, NULL, NULL, 0, &f), TL_OK, "%s", tl_context_last_error(ctx));
   cr_assert_eq(f, 2.0 * 256 * 512 * 128);
   tl_kernel_destroy(k);
 
@@ -359,8 +357,9 @@ Test(cpu_device, strided_tensor_parameter) {
         tl_status s = tl_kernel_call_on(ctx, k, ex, args, 1, NULL, out);
         if (!dyn && ld != 96) { /* compiled for ld = 96 */
           cr_assert_neq(s, TL_OK);
-          cr_assert_not_null(strstr(tl_context_last_error(ctx), "argument 'A' (#0): strides[0]: expected 96 "
-                                                                 "(T.StridedTensor), got"),
+          cr_assert_not_null(strstr(tl_context_last_error(ctx),
+                                    "argument 'A' (#0): strides[0]: expected 96 "
+                                    "(T.StridedTensor), got"),
                              "%s", tl_context_last_error(ctx));
           continue;
         }
@@ -383,8 +382,14 @@ Test(cpu_device, strided_tensor_parameter) {
  * product of codes 0x38 (1.0) and 0x40 (2.0) over K = 64 is 128 exactly;
  * a kDLFloat 8-bit tensor and a 16-bit integer tensor are refused. */
 Test(cpu_device, float8_tensors_cross_as_bytes) {
-  tl_define d[] = {{"M", "64"}, {"N", "64"}, {"K", "64"}, {"block_M", "64"}, {"block_N", "64"},
-                   {"block_K", "64"}, {"dtype", "float8_e4m3"}, {"accum_dtype", "float32"},
+  tl_define d[] = {{"M", "64"},
+                   {"N", "64"},
+                   {"K", "64"},
+                   {"block_M", "64"},
+                   {"block_N", "64"},
+                   {"block_K", "64"},
+                   {"dtype", "float8_e4m3"},
+                   {"accum_dtype", "float32"},
                    {"out_dtype", "float32"}};
   tl_compile_options co = {0};
   co.stop_after = TL_STAGE_SIMT;
@@ -432,8 +437,7 @@ Test(cpu_device, stmatrix_all_forms) {
       cr_assert_eq(tl_kernel_compile_file(ctx, "test/GPU/kernels/simt_stmatrix.py", d, 2, &co, &k), TL_OK, "%s",
                    tl_context_last_error(ctx));
       DLManagedTensor *out[1] = {NULL};
-      cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, NULL, 0, NULL, out), TL_OK, "%s",
-                   tl_context_last_error(ctx));
+      cr_assert_eq(tl_kernel_call_on(ctx, k, TL_EXEC_CPU, NULL, 0, NULL, out), TL_OK, "%s", tl_context_last_error(ctx));
       const uint16_t *o = out[0]->dl_tensor.data;
       int num = 1 << q;
       for (int i = 0; i < 4; i++)

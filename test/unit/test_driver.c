@@ -16,7 +16,10 @@ static char *print_text(const tl_module *m) {
   return tl_strbuf_take(&sb);
 }
 
-typedef struct stages { char names[64][32]; int n; } stages;
+typedef struct stages {
+  char names[64][32];
+  int n;
+} stages;
 static void record(void *user, const char *stage, const char *text) {
   stages *s = user;
   (void)text;
@@ -55,8 +58,7 @@ Test(driver, stages_keep_the_tile_ir_and_lower_a_copy) {
   cr_expect_str_eq(tile1, tile0);
   cr_expect(c.simt && c.simt != c.tile && c.simt->funcs[0] != c.tile->funcs[0]);
   cr_expect_str_neq(c.simt_ir, tile0);
-  cr_expect(strstr(c.simt_ir, "T.get_thread_binding(0)") && !strstr(tile0, "T.get_thread_binding"), "%s",
-            c.simt_ir);
+  cr_expect(strstr(c.simt_ir, "T.get_thread_binding(0)") && !strstr(tile0, "T.get_thread_binding"), "%s", c.simt_ir);
   cr_expect_str_eq(c.target->name, "sm_90a");
   cr_expect(strstr(c.ptx, ".target sm_90a"), "%s", c.ptx);
   cr_expect(c.llvm_ir && strstr(c.llvm_ir, "nvptx"), "the LLVM IR is printed for after_stage");
@@ -98,12 +100,13 @@ Test(driver, errors) {
             tl_context_last_error(ctx));
   tl_context_end(ctx, TL_ERR_IO);
   /* an unknown target is an error of the lower stage, after a good parse */
-  const char *text = "import tilelang.language as T\n"
-                     "@T.prim_func\n"
-                     "def main(A: T.Tensor((128,), \"float32\")):\n"
-                     "    with T.Kernel(1, threads=128) as bx:\n"
-                     "        for i in T.Parallel(128):\n"
-                     "            A[i] = 1.0\n";
+  const char *text =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((128,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=128) as bx:\n"
+      "        for i in T.Parallel(128):\n"
+      "            A[i] = 1.0\n";
   tl_compile_options o = {0};
   o.target = "sm_70";
   tl_compilation c;

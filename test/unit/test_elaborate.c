@@ -30,9 +30,7 @@ static res *run_n(const char *src, size_t len, const tl_define *defs, size_t nde
   return r;
 }
 static res *run(const char *src) { return run_n(src, strlen(src), NULL, 0); }
-static res *run_d(const char *src, const tl_define *defs, size_t n) {
-  return run_n(src, strlen(src), defs, n);
-}
+static res *run_d(const char *src, const tl_define *defs, size_t n) { return run_n(src, strlen(src), defs, n); }
 static void done(res *r) {
   tl_diag_free(&r->d);
   tl_module_destroy(r->m);
@@ -43,12 +41,9 @@ static const char *diag_text(res *r) { return r->d.out.data ? r->d.out.data : ""
 static void expect_error(const char *src, int line, int col, const char *msg) {
   res *r = run(src);
   cr_expect(!r->ok, "expected an error for:\n%s", src);
-  cr_expect_eq(r->d.first_error.line, line, "line %d != %d; diag:\n%s", r->d.first_error.line,
-               line, diag_text(r));
-  cr_expect_eq(r->d.first_error.col, col, "col %d != %d; diag:\n%s", r->d.first_error.col, col,
-               diag_text(r));
-  cr_expect(r->d.first_message && strstr(r->d.first_message, msg), "message '%s' not in:\n%s",
-            msg, diag_text(r));
+  cr_expect_eq(r->d.first_error.line, line, "line %d != %d; diag:\n%s", r->d.first_error.line, line, diag_text(r));
+  cr_expect_eq(r->d.first_error.col, col, "col %d != %d; diag:\n%s", r->d.first_error.col, col, diag_text(r));
+  cr_expect(r->d.first_message && strstr(r->d.first_message, msg), "message '%s' not in:\n%s", msg, diag_text(r));
   done(r);
 }
 
@@ -154,18 +149,18 @@ Test(elaborate, define_errors) {
   tl_define bad[] = {{"nosuch", "1"}};
   res *r = run_d(GEMM, bad, 1);
   cr_expect(!r->ok);
-  cr_expect(strstr(diag_text(r), "<command line>: error: -D nosuch: no factory parameter named "
-                                 "'nosuch'"), "%s", diag_text(r));
+  cr_expect(strstr(diag_text(r),
+                   "<command line>: error: -D nosuch: no factory parameter named "
+                   "'nosuch'"),
+            "%s", diag_text(r));
   done(r);
 
   tl_define str[] = {{"block_K", "abc"}};
   r = run_d(GEMM, str, 1);
   cr_expect(!r->ok);
   cr_expect_eq(r->d.first_error.line, 11, "%s", diag_text(r));
-  cr_expect(strstr(diag_text(r), "shape dimension must be an integer, got string 'abc'"), "%s",
-            diag_text(r));
-  cr_expect(strstr(diag_text(r), "<command line>: note: 'block_K' was set by -D block_K=abc"),
-            "%s", diag_text(r));
+  cr_expect(strstr(diag_text(r), "shape dimension must be an integer, got string 'abc'"), "%s", diag_text(r));
+  cr_expect(strstr(diag_text(r), "<command line>: note: 'block_K' was set by -D block_K=abc"), "%s", diag_text(r));
   done(r);
 
   tl_define dt[] = {{"accum_dtype", "'float19'"}};
@@ -191,8 +186,7 @@ Test(elaborate, define_value_kinds) {
       "            if c and d == 'hello' and e == None:\n"
       "                A[0, 0] = b\n"
       "    return main\n";
-  tl_define d[] = {{"a", "-0x10"}, {"b", "2.5"}, {"c", "True"}, {"d", "\"hello\""}, {"e", "None"},
-                   {"a", "0x10"}};
+  tl_define d[] = {{"a", "-0x10"}, {"b", "2.5"}, {"c", "True"}, {"d", "\"hello\""}, {"e", "None"}, {"a", "0x10"}};
   res *r = run_d(src2, d, 6);
   cr_assert(r->ok, "%s", diag_text(r));
   tl_primfunc *f = r->m->funcs[0];
@@ -207,14 +201,14 @@ Test(elaborate, define_value_kinds) {
 Test(elaborate, constant_semantics) {
   const char *src =
       "import tilelang.language as T\n"
-      "A0 = -7 // 2\n"       /* -4 */
-      "A1 = -7 % 3\n"        /* 2 */
-      "A2 = 2 ** 10\n"       /* 1024 */
-      "A3 = 7 % -3\n"        /* -2 */
-      "A4 = (1 << 4) | 3\n"  /* 19 */
-      "A5 = max(3, 9, 4) - min(5, 2)\n" /* 7 */
-      "A6 = int(7 / 2)\n"    /* 3 */
-      "A7 = len((1, 2, 3)) + abs(-2)\n" /* 5 */
+      "A0 = -7 // 2\n"                               /* -4 */
+      "A1 = -7 % 3\n"                                /* 2 */
+      "A2 = 2 ** 10\n"                               /* 1024 */
+      "A3 = 7 % -3\n"                                /* -2 */
+      "A4 = (1 << 4) | 3\n"                          /* 19 */
+      "A5 = max(3, 9, 4) - min(5, 2)\n"              /* 7 */
+      "A6 = int(7 / 2)\n"                            /* 3 */
+      "A7 = len((1, 2, 3)) + abs(-2)\n"              /* 5 */
       "A8 = (1, 2, 3)[-1] * 2 if 3 > 2 > 1 else 0\n" /* 6 */
       "@T.prim_func\n"
       "def main(X: T.Tensor((A0 + 10, A1, A2, A3 + 3, A4, A5, A6, A7, A8), 'float32')):\n"
@@ -230,184 +224,209 @@ Test(elaborate, constant_semantics) {
 }
 
 Test(elaborate, constant_errors) {
-  expect_error("import tilelang.language as T\n"
-               "N = 9223372036854775807 + 1\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((N,), 'float32')):\n"
-               "    pass\n",
-               2, 25, "integer overflow");
-  expect_error("import tilelang.language as T\n"
-               "N = 1 // 0\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((N,), 'float32')):\n"
-               "    pass\n",
-               2, 7, "integer division or modulo by zero");
-  expect_error("import tilelang.language as T\n"
-               "N = 1 << 70\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((N,), 'float32')):\n"
-               "    pass\n",
-               2, 7, "integer overflow");
-  expect_error("import tilelang.language as T\n"
-               "N = 'a' - 1\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((N,), 'float32')):\n"
-               "    pass\n",
-               2, 9, "unsupported operand types for -: 'str' and 'int'");
-  expect_error("import tilelang.language as T\n"
-               "N = 128 / 2\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((N,), 'float32')):\n"
-               "    pass\n",
-               4, 23, "shape dimension must be an integer, got float 64");
+  expect_error(
+      "import tilelang.language as T\n"
+      "N = 9223372036854775807 + 1\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((N,), 'float32')):\n"
+      "    pass\n",
+      2, 25, "integer overflow");
+  expect_error(
+      "import tilelang.language as T\n"
+      "N = 1 // 0\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((N,), 'float32')):\n"
+      "    pass\n",
+      2, 7, "integer division or modulo by zero");
+  expect_error(
+      "import tilelang.language as T\n"
+      "N = 1 << 70\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((N,), 'float32')):\n"
+      "    pass\n",
+      2, 7, "integer overflow");
+  expect_error(
+      "import tilelang.language as T\n"
+      "N = 'a' - 1\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((N,), 'float32')):\n"
+      "    pass\n",
+      2, 9, "unsupported operand types for -: 'str' and 'int'");
+  expect_error(
+      "import tilelang.language as T\n"
+      "N = 128 / 2\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((N,), 'float32')):\n"
+      "    pass\n",
+      4, 23, "shape dimension must be an integer, got float 64");
 }
 
 Test(elaborate, kernel_errors) {
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1, 2, threads=128) as bx:\n"
-               "        pass\n",
-               4, 41, "T.Kernel has 2 grid dimensions but 'as' binds 1 name");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1, threads='x') as bx:\n"
-               "        pass\n",
-               4, 30, "threads must be an integer");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        with T.Kernel(1) as by:\n"
-               "            pass\n",
-               5, 9, "nested T.Kernel is not supported");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.serial(4) as f:\n"
-               "        pass\n",
-               4, 10, "expected T.Kernel");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1, 2, threads=128) as bx:\n"
+      "        pass\n",
+      4, 41, "T.Kernel has 2 grid dimensions but 'as' binds 1 name");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1, threads='x') as bx:\n"
+      "        pass\n",
+      4, 30, "threads must be an integer");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        with T.Kernel(1) as by:\n"
+      "            pass\n",
+      5, 9, "nested T.Kernel is not supported");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.serial(4) as f:\n"
+      "        pass\n",
+      4, 10, "expected T.Kernel");
 }
 
 Test(elaborate, statement_errors) {
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        T.alloc_shared((4,), 'float32')\n",
-               5, 9, "must be assigned to a name");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        for i in T.Parallel(4):\n"
-               "            i = 2\n",
-               6, 13, "redefinition of 'i'");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        while bx < 3:\n"
-               "            pass\n",
-               5, 9, "'while' loops are not supported");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        return\n",
-               5, 9, "'return' is not supported in a @T.prim_func");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        del bx\n",
-               5, 9, "'del' is not supported in a @T.prim_func");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    T.func_attr({'global_symbol': 'main'})\n",
-               4, 18, "unsupported function attribute 'global_symbol'");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        T.alloc_shared((4,), 'float32')\n",
+      5, 9, "must be assigned to a name");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        for i in T.Parallel(4):\n"
+      "            i = 2\n",
+      6, 13, "redefinition of 'i'");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        while bx < 3:\n"
+      "            pass\n",
+      5, 9, "'while' loops are not supported");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        return\n",
+      5, 9, "'return' is not supported in a @T.prim_func");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        del bx\n",
+      5, 9, "'del' is not supported in a @T.prim_func");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    T.func_attr({'global_symbol': 'main'})\n",
+      4, 18, "unsupported function attribute 'global_symbol'");
   /* fast math: the value must be a bool; pass_configs must be a dict of string keys */
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    T.func_attr({'tl.enable_fast_math': 'yes'})\n",
-               4, 41, "\"tl.enable_fast_math\" must be True or False, got string 'yes'");
-  expect_error("import tilelang\n"
-               "import tilelang.language as T\n"
-               "@tilelang.jit(pass_configs={'tl.enable_fast_math': 2})\n"
-               "def k(N=4):\n"
-               "    @T.prim_func\n"
-               "    def main(X: T.Tensor((N,), 'float32')):\n"
-               "        pass\n"
-               "    return main\n",
-               3, 52, "\"tl.enable_fast_math\" must be True or False, got int 2");
-  expect_error("import tilelang\n"
-               "import tilelang.language as T\n"
-               "@tilelang.jit(pass_configs=[1])\n"
-               "def k(N=4):\n"
-               "    @T.prim_func\n"
-               "    def main(X: T.Tensor((N,), 'float32')):\n"
-               "        pass\n"
-               "    return main\n",
-               3, 28, "pass_configs must be a dict such as");
-  expect_error("import tilelang\n"
-               "import tilelang.language as T\n"
-               "@tilelang.jit(pass_configs={1: True})\n"
-               "def k(N=4):\n"
-               "    @T.prim_func\n"
-               "    def main(X: T.Tensor((N,), 'float32')):\n"
-               "        pass\n"
-               "    return main\n",
-               3, 29, "pass_configs keys must be strings, got int 1");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        T.fill(X, 'zero')\n",
-               5, 19, "expected a scalar value, got string 'zero'");
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4, 4), 'float16')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        S = T.alloc_shared((4, 4), 'float16')\n"
-               "        T.gemm(X, S, S, transpose_A=1)\n",
-               6, 37, "'transpose_A' of T.gemm must be True or False, got int 1");
-  expect_error("import tilelang.language as T\n"
-               "import torch\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        X[0] = torch.exp(X[1])\n",
-               6, 16, "'torch.exp' cannot be called in a kernel");
-  expect_error("import tilelang\n"
-               "import tilelang.language as T\n"
-               "@tilelang.jit\n"
-               "def k(N=4):\n"
-               "    @T.prim_func\n"
-               "    def main(X: T.Tensor((N,), 'float32')):\n"
-               "        pass\n",
-               4, 5, "factory 'k' does not return its @T.prim_func");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    T.func_attr({'tl.enable_fast_math': 'yes'})\n",
+      4, 41, "\"tl.enable_fast_math\" must be True or False, got string 'yes'");
+  expect_error(
+      "import tilelang\n"
+      "import tilelang.language as T\n"
+      "@tilelang.jit(pass_configs={'tl.enable_fast_math': 2})\n"
+      "def k(N=4):\n"
+      "    @T.prim_func\n"
+      "    def main(X: T.Tensor((N,), 'float32')):\n"
+      "        pass\n"
+      "    return main\n",
+      3, 52, "\"tl.enable_fast_math\" must be True or False, got int 2");
+  expect_error(
+      "import tilelang\n"
+      "import tilelang.language as T\n"
+      "@tilelang.jit(pass_configs=[1])\n"
+      "def k(N=4):\n"
+      "    @T.prim_func\n"
+      "    def main(X: T.Tensor((N,), 'float32')):\n"
+      "        pass\n"
+      "    return main\n",
+      3, 28, "pass_configs must be a dict such as");
+  expect_error(
+      "import tilelang\n"
+      "import tilelang.language as T\n"
+      "@tilelang.jit(pass_configs={1: True})\n"
+      "def k(N=4):\n"
+      "    @T.prim_func\n"
+      "    def main(X: T.Tensor((N,), 'float32')):\n"
+      "        pass\n"
+      "    return main\n",
+      3, 29, "pass_configs keys must be strings, got int 1");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        T.fill(X, 'zero')\n",
+      5, 19, "expected a scalar value, got string 'zero'");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4, 4), 'float16')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        S = T.alloc_shared((4, 4), 'float16')\n"
+      "        T.gemm(X, S, S, transpose_A=1)\n",
+      6, 37, "'transpose_A' of T.gemm must be True or False, got int 1");
+  expect_error(
+      "import tilelang.language as T\n"
+      "import torch\n"
+      "@T.prim_func\n"
+      "def main(X: T.Tensor((4,), 'float32')):\n"
+      "    with T.Kernel(1) as bx:\n"
+      "        X[0] = torch.exp(X[1])\n",
+      6, 16, "'torch.exp' cannot be called in a kernel");
+  expect_error(
+      "import tilelang\n"
+      "import tilelang.language as T\n"
+      "@tilelang.jit\n"
+      "def k(N=4):\n"
+      "    @T.prim_func\n"
+      "    def main(X: T.Tensor((N,), 'float32')):\n"
+      "        pass\n",
+      4, 5, "factory 'k' does not return its @T.prim_func");
 }
 
 Test(elaborate, one_error_per_fault) {
   /* The failed alloc poisons S: later uses do not report again. */
-  res *r = run("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(X: T.Tensor((4,), 'float32')):\n"
-               "    with T.Kernel(1) as bx:\n"
-               "        S = T.alloc_shared((4,), 'float91')\n"
-               "        T.copy(X, S)\n"
-               "        T.copy(S, X)\n"
-               "        y = nosuch + S[0]\n");
+  res *r =
+      run("import tilelang.language as T\n"
+          "@T.prim_func\n"
+          "def main(X: T.Tensor((4,), 'float32')):\n"
+          "    with T.Kernel(1) as bx:\n"
+          "        S = T.alloc_shared((4,), 'float91')\n"
+          "        T.copy(X, S)\n"
+          "        T.copy(S, X)\n"
+          "        y = nosuch + S[0]\n");
   cr_expect(!r->ok);
   cr_expect_eq(r->d.errors, 2, "%s", diag_text(r));
   cr_expect_eq(r->d.first_error.line, 5);
   cr_expect(strstr(diag_text(r), "name 'nosuch' is not defined"), "%s", diag_text(r));
   done(r);
   /* A missing factory parameter is one error, however often it is used. */
-  r = run("import tilelang.language as T\n"
+  r =
+      run("import tilelang.language as T\n"
           "def k(M, N=4):\n"
           "    @T.prim_func\n"
           "    def main(X: T.Tensor((M, N), 'float32'), Y: T.Tensor((M,), 'float32')):\n"
@@ -439,7 +458,8 @@ Test(elaborate, out_idx_forms) {
   cr_expect_eq(f->params[1].kind, TL_PARAM_SCALAR);
   cr_expect_eq(f->params[1].var->kind, TL_VAR_PARAM);
   done(r);
-  r = run("import tilelang\n"
+  r =
+      run("import tilelang\n"
           "import tilelang.language as T\n"
           "@tilelang.jit(out_idx=None)\n"
           "def k(N=4):\n"
@@ -450,15 +470,16 @@ Test(elaborate, out_idx_forms) {
   cr_assert(r->ok, "%s", diag_text(r));
   cr_expect(!r->m->funcs[0]->has_out_idx);
   done(r);
-  expect_error("import tilelang\n"
-               "import tilelang.language as T\n"
-               "@tilelang.jit(out_idx=[0, 3])\n"
-               "def k(N=4):\n"
-               "    @T.prim_func\n"
-               "    def main(A: T.Tensor((N,), 'float32')):\n"
-               "        pass\n"
-               "    return main\n",
-               3, 27, "out_idx 3 is out of range for 1 parameter");
+  expect_error(
+      "import tilelang\n"
+      "import tilelang.language as T\n"
+      "@tilelang.jit(out_idx=[0, 3])\n"
+      "def k(N=4):\n"
+      "    @T.prim_func\n"
+      "    def main(A: T.Tensor((N,), 'float32')):\n"
+      "        pass\n"
+      "    return main\n",
+      3, 27, "out_idx 3 is out of range for 1 parameter");
 }
 
 Test(elaborate, dynamic_symbols) {
@@ -533,13 +554,12 @@ Test(elaborate, roundtrip_through_api) {
                tl_context_last_error(ctx));
   char *t1 = NULL, *t2 = NULL;
   cr_assert_eq(tl_module_print(ctx, a, &t1), TL_OK);
-  cr_assert_eq(tl_module_parse(ctx, t1, strlen(t1), "p.py", NULL, 0, &b), TL_OK, "%s\n%s",
-               tl_context_last_error(ctx), t1);
+  cr_assert_eq(tl_module_parse(ctx, t1, strlen(t1), "p.py", NULL, 0, &b), TL_OK, "%s\n%s", tl_context_last_error(ctx),
+               t1);
   cr_assert_eq(tl_module_print(ctx, b, &t2), TL_OK);
   cr_expect_str_eq(t1, t2);
   cr_expect(tl_module_equal(a, b));
-  cr_expect(strstr(t1, "T.copy(A[by * 128:by * 128 + 128, ko * 32:ko * 32 + 32], A_shared)"),
-            "%s", t1);
+  cr_expect(strstr(t1, "T.copy(A[by * 128:by * 128 + 128, ko * 32:ko * 32 + 32], A_shared)"), "%s", t1);
   cr_expect(strstr(t1, "policy=T.GemmWarpPolicy.FullRow"), "%s", t1);
   tl_free(t1);
   tl_free(t2);

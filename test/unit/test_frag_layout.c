@@ -17,16 +17,15 @@ typedef void (*tile_map)(int64_t row, int64_t col, int64_t *lane, int64_t *idx);
 
 /* map against the table (want) on every element of a rows x cols tile, and
  * a bijection onto 32 lanes x halves register halves. */
-static void check_tile(const char *name, int64_t rows, int64_t cols, int64_t halves, tile_map map,
-                       tile_map want) {
+static void check_tile(const char *name, int64_t rows, int64_t cols, int64_t halves, tile_map map, tile_map want) {
   bool seen[32][8] = {{false}};
   for (int64_t r = 0; r < rows; r++)
     for (int64_t c = 0; c < cols; c++) {
       int64_t lane, idx, wl, wi;
       map(r, c, &lane, &idx);
       want(r, c, &wl, &wi);
-      cr_expect(lane == wl && idx == wi, "%s[%lld][%lld]: lane %lld half %lld, want %lld %lld", name,
-                (long long)r, (long long)c, (long long)lane, (long long)idx, (long long)wl, (long long)wi);
+      cr_expect(lane == wl && idx == wi, "%s[%lld][%lld]: lane %lld half %lld, want %lld %lld", name, (long long)r,
+                (long long)c, (long long)lane, (long long)idx, (long long)wl, (long long)wi);
       cr_assert(lane >= 0 && lane < 32 && idx >= 0 && idx < halves);
       cr_expect_not(seen[lane][idx]);
       seen[lane][idx] = true;
@@ -75,8 +74,8 @@ Test(mma_c_block, owner_and_coords_are_inverse) {
       tl_mma_c_owner(&L, i, j, &tid, &reg);
       cr_assert(tid >= 0 && tid < 128 && reg >= 0 && reg < 32);
       tl_mma_c_coords(&L, tid, reg, &ii, &jj);
-      cr_expect(ii == i && jj == j, "(%lld, %lld) -> (%lld, %lld)", (long long)i, (long long)j,
-                (long long)ii, (long long)jj);
+      cr_expect(ii == i && jj == j, "(%lld, %lld) -> (%lld, %lld)", (long long)i, (long long)j, (long long)ii,
+                (long long)jj);
       /* warp (i/32) + 2*(j/32); inside the warp the one-warp C map of tile (mi, nj) */
       tl_mma_c_lane(i % 16, j % 8, &lane, &c);
       cr_expect_eq(tid, 32 * (i / 32 + 2 * (j / 32)) + lane);
@@ -96,7 +95,7 @@ Test(mma_c_block, rs_form_a_operand) {
   cr_expect_eq(bi, -1);
   tl_mma_c_layout_init(&A, 64, 32, 128, 2, 2);
   cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk)); /* split along N */
-  A.warp_n = 1, A.warp_tile_n = 32, A.warp_m = 2; /* a wrong map that claims warp_n = 1 */
+  A.warp_n = 1, A.warp_tile_n = 32, A.warp_m = 2;     /* a wrong map that claims warp_n = 1 */
   A.warp_tile_m = 16;
   cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk));
   cr_expect(bi >= 0 && bk >= 0);

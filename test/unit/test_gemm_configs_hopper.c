@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
 #include "Runtime/kernel.h"
+#include "tilelang/tilelang.h"
 
 static tl_dtype dt(const char *name) {
   tl_dtype t;
@@ -49,8 +49,8 @@ static void check_rules(const tl_gemm_config *c, const char *what) {
   int row = c->block_K * 2; /* bytes of one row of the K-contiguous tiles */
   cr_assert(row == 32 || row == 64 || row % 128 == 0, "%s %s: tile row of %d bytes", what, name, row);
   cr_assert(c->num_stages >= 2 && c->num_stages <= 8, "%s %s", what, name);
-  long smem = (long)c->num_stages * (c->block_M + c->block_N) * c->block_K * 2 +
-              (long)c->block_M * (c->block_N + 8) * 2;
+  long smem =
+      (long)c->num_stages * (c->block_M + c->block_N) * c->block_K * 2 + (long)c->block_M * (c->block_N + 8) * 2;
   cr_assert_leq(smem, 232448, "%s %s needs %ld bytes of shared memory", what, name, smem);
   /* accumulators per consumer thread: at most 128 f32 (m64n256) */
   cr_assert_leq(c->block_M * c->block_N / c->threads, 128, "%s %s: accumulator registers", what, name);
@@ -107,8 +107,7 @@ Test(gemm_configs_hopper, order) {
   cr_assert_eq(memcmp(l, b, nf * sizeof *l), 0);
   size_t n128 = tl_gemm_configs_target_for(132, "sm_90a", 0, 128, 8192, 8192, dt("float16"), m128, 32);
   size_t n129 = tl_gemm_configs_target_for(132, "sm_90a", 0, 129, 8192, 8192, dt("float16"), m129, 32);
-  cr_assert(m128[0].block_M == 128 && m128[0].block_N == 64 && m128[0].threads == 256 &&
-            m128[0].num_stages == 8);
+  cr_assert(m128[0].block_M == 128 && m128[0].block_N == 64 && m128[0].threads == 256 && m128[0].num_stages == 8);
   cr_assert(n128 != n129 || memcmp(m128, m129, n128 * sizeof *m128) != 0);
 }
 
@@ -116,8 +115,7 @@ Test(gemm_configs_hopper, order) {
  * without the three TL_COMPILE_DISABLE_* flags; the mma.sync table
  * (tl_gemm_configs_for) for other targets and under each flag. */
 Test(gemm_configs_hopper, selection_by_target_and_flags) {
-  const unsigned off[3] = {TL_COMPILE_DISABLE_WGMMA, TL_COMPILE_DISABLE_TMA_LOWER,
-                           TL_COMPILE_DISABLE_WARP_SPECIALIZED};
+  const unsigned off[3] = {TL_COMPILE_DISABLE_WGMMA, TL_COMPILE_DISABLE_TMA_LOWER, TL_COMPILE_DISABLE_WARP_SPECIALIZED};
   for (int c = 0; c < 4; c++) {
     const int64_t *s = class_shapes[c];
     tl_gemm_config mma[32], h[32], got[32];
@@ -128,13 +126,13 @@ Test(gemm_configs_hopper, selection_by_target_and_flags) {
     cr_assert(nm != nh || memcmp(mma, h, nm * sizeof *mma) != 0, "class %d", c);
     cr_assert(tl_gemm_configs_use_hopper("sm_90a", 0));
     cr_assert(tl_gemm_configs_use_hopper("sm_90a", TL_COMPILE_POISON_OUTPUTS | TL_COMPILE_FAST_MATH));
-    cr_assert_eq(tl_gemm_configs_target_for(132, "sm_90a", TL_COMPILE_POISON_OUTPUTS, s[0], s[1], s[2],
-                                            dt("float16"), got, 32), nh);
+    cr_assert_eq(
+        tl_gemm_configs_target_for(132, "sm_90a", TL_COMPILE_POISON_OUTPUTS, s[0], s[1], s[2], dt("float16"), got, 32),
+        nh);
     cr_assert_eq(memcmp(got, h, nh * sizeof *h), 0);
     for (int f = 0; f < 3; f++) {
       cr_assert_not(tl_gemm_configs_use_hopper("sm_90a", off[f]));
-      cr_assert_eq(tl_gemm_configs_target_for(132, "sm_90a", off[f], s[0], s[1], s[2], dt("float16"), got, 32),
-                   nm);
+      cr_assert_eq(tl_gemm_configs_target_for(132, "sm_90a", off[f], s[0], s[1], s[2], dt("float16"), got, 32), nm);
       cr_assert_eq(memcmp(got, mma, nm * sizeof *mma), 0);
     }
     const char *older[4] = {"sm_80", "sm_86", "sm_89", "sm_90"}; /* sm_90: TMA but no wgmma */
@@ -211,7 +209,7 @@ Test(gemm_configs_hopper, every_candidate_lowers_to_wgmma) {
       for (int j = 0; j < 3; j++) snprintf(v[j], sizeof v[j], "%lld", (long long)class_shapes[c][j]);
       tl_define nn[4] = {{"M", v[0]}, {"N", v[1]}, {"K", v[2]}, {"trans_B", "False"}};
       lowers_to_hopper(ctx, "test/GPU/kernels/gemm_general.py", &l[i], 7, nn, 4);
-      tl_define nt[6] = {{"M", v[0]},         {"N", v[1]},          {"K", v[2]},
+      tl_define nt[6] = {{"M", v[0]},         {"N", v[1]},           {"K", v[2]},
                          {"trans_B", "True"}, {"dtype", "bfloat16"}, {"out_dtype", "bfloat16"}};
       lowers_to_hopper(ctx, "test/GPU/kernels/gemm_general.py", &l[i], 7, nt, 6);
       checked++;

@@ -142,7 +142,7 @@ static void fill(int kind, void *p, size_t n) {
     case KIND_TF32: ((float *)p)[i] = (float)u; break;
     case KIND_S8: ((int8_t *)p)[i] = (int8_t)(x >> 24); break;   /* all of -128..127 */
     case KIND_U8: ((uint8_t *)p)[i] = (uint8_t)(x >> 24); break; /* all of 0..255 */
-    case KIND_E4M3: /* every finite code: not 0x7f/0xff (NaN) */
+    case KIND_E4M3:                                              /* every finite code: not 0x7f/0xff (NaN) */
       ((uint8_t *)p)[i] = (x >> 24 & 0x7f) == 0x7f ? 0x3c : (uint8_t)(x >> 24);
       break;
     case KIND_E5M2: /* every finite code: exponent field 31 is infinity/NaN */
@@ -157,9 +157,16 @@ static void gemm_case(int kind, bool ta, bool tb, int M, int N, int K, int bm, i
   char sm[16], sn[16], sk[16], sbm[16], sbn[16], sbk[16];
   snprintf(sm, 16, "%d", M), snprintf(sn, 16, "%d", N), snprintf(sk, 16, "%d", K);
   snprintf(sbm, 16, "%d", bm), snprintf(sbn, 16, "%d", bn), snprintf(sbk, 16, "%d", bk);
-  tl_define defs[] = {{"M", sm}, {"N", sn}, {"K", sk}, {"block_M", sbm}, {"block_N", sbn}, {"block_K", sbk},
-                      {"trans_A", ta ? "True" : "False"}, {"trans_B", tb ? "True" : "False"},
-                      {"dtype", in_name[kind]}, {"accum_dtype", acc_name[kind]},
+  tl_define defs[] = {{"M", sm},
+                      {"N", sn},
+                      {"K", sk},
+                      {"block_M", sbm},
+                      {"block_N", sbn},
+                      {"block_K", sbk},
+                      {"trans_A", ta ? "True" : "False"},
+                      {"trans_B", tb ? "True" : "False"},
+                      {"dtype", in_name[kind]},
+                      {"accum_dtype", acc_name[kind]},
                       {"out_dtype", acc_name[kind]}};
   size_t nd = sizeof defs / sizeof defs[0];
   tl_module *lo = load(defs, nd, true), *hi = load(defs, nd, false);
@@ -180,11 +187,11 @@ static void gemm_case(int kind, bool ta, bool tb, int M, int N, int K, int bm, i
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
       double want = expect(kind, A, B, M, N, K, ta, tb, i, j);
-      double got = ck == KIND_TF32 ? ((float *)C)[(size_t)i * N + j]
+      double got = ck == KIND_TF32  ? ((float *)C)[(size_t)i * N + j]
                    : ck == KIND_F64 ? ((double *)C)[(size_t)i * N + j]
                                     : ((int32_t *)C)[(size_t)i * N + j];
-      cr_assert(got == want, "%s ta=%d tb=%d C[%d][%d]: executor %.17g, instruction model %.17g", in_name[kind], ta,
-                tb, i, j, got, want);
+      cr_assert(got == want, "%s ta=%d tb=%d C[%d][%d]: executor %.17g, instruction model %.17g", in_name[kind], ta, tb,
+                i, j, got, want);
     }
   free(A), free(B), free(C), free(R);
   tl_module_destroy(lo);
@@ -205,11 +212,11 @@ Test(gemm_types, f64_nn) { gemm_case(KIND_F64, false, false, 64, 64, 32, 64, 32,
 
 /* The rounding of tf32 operands: A = a constant row, B = 1. */
 static float tf32_gemm_of(float a) {
-  tl_define defs[] = {{"M", "64"}, {"N", "128"}, {"K", "32"}, {"block_M", "64"}, {"block_N", "128"},
-                      {"block_K", "32"}, {"dtype", "float32"}, {"out_dtype", "float32"}};
+  tl_define defs[] = {{"M", "64"},        {"N", "128"},      {"K", "32"},          {"block_M", "64"},
+                      {"block_N", "128"}, {"block_K", "32"}, {"dtype", "float32"}, {"out_dtype", "float32"}};
   tl_module *lo = load(defs, 8, true);
   float *A = malloc(4 * 64 * 32), *B = malloc(4 * 32 * 128), *C = malloc(4 * 64 * 128);
-  for (int i = 0; i < 64 * 32; i++) A[i] = i < 32 ? a : 0.0f; /* row 0: a, other rows 0 */
+  for (int i = 0; i < 64 * 32; i++) A[i] = i < 32 ? a : 0.0f;      /* row 0: a, other rows 0 */
   for (int i = 0; i < 32 * 128; i++) B[i] = i < 128 ? 1.0f : 0.0f; /* only k = 0 */
   tl_interp_arg args[3] = {tensor(A, 64, 32), tensor(B, 32, 128), tensor(C, 64, 128)};
   run(lo, true, args);
@@ -254,8 +261,8 @@ static void mixed_case(bool a_e4) {
         for (int k = k0; k < k0 + 32; k++) s += get(ka, A, (size_t)i * K + k) * get(kb, B, (size_t)j * K + k);
         acc = (float)(s + acc);
       }
-      cr_assert(C[(size_t)i * N + j] == acc, "%s x %s C[%d][%d]: %.9g, model %.9g", da, db, i, j,
-                C[(size_t)i * N + j], acc);
+      cr_assert(C[(size_t)i * N + j] == acc, "%s x %s C[%d][%d]: %.9g, model %.9g", da, db, i, j, C[(size_t)i * N + j],
+                acc);
     }
   free(A), free(B), free(C), free(R);
   tl_module_destroy(lo);

@@ -35,18 +35,18 @@ Test(ints, constant_promotes_the_narrower_operand) {
   tl_module *m = tl_module_new();
   cr_assert_not_null(m);
   tl_expr *i = tl_ir_var(m, L, tl_ir_new_var(m, L, "i", TL_INT32, TL_VAR_LOOP));
-  struct { tl_binop op; int64_t c; } wide[] = {
-      {TL_OP_ADD, INT64_C(4294967296)}, {TL_OP_ADD, INT64_C(2147483648)},
-      {TL_OP_MUL, INT64_C(4294967296)}, {TL_OP_ADD, INT64_MAX}, {TL_OP_SUB, INT64_C(-2147483649)},
-      {TL_OP_LT, INT64_C(8589934592)}};
+  struct {
+    tl_binop op;
+    int64_t c;
+  } wide[] = {{TL_OP_ADD, INT64_C(4294967296)}, {TL_OP_ADD, INT64_C(2147483648)},  {TL_OP_MUL, INT64_C(4294967296)},
+              {TL_OP_ADD, INT64_MAX},           {TL_OP_SUB, INT64_C(-2147483649)}, {TL_OP_LT, INT64_C(8589934592)}};
   for (size_t k = 0; k < sizeof wide / sizeof wide[0]; k++) {
     tl_expr *e = tl_ir_binary(m, L, wide[k].op, i, tl_ir_int(m, L, TL_INT64, wide[k].c));
     cr_assert_eq(e->kind, TL_EXPR_BINARY, "case %zu folded", k);
     cr_assert(is_cast_of(e->u.bin.a, TL_INT64, i), "case %zu: i not widened", k);
     cr_assert_eq(e->u.bin.b->kind, TL_EXPR_INT);
     cr_assert(tl_dtype_eq(e->u.bin.b->dtype, TL_INT64));
-    cr_assert_eq(e->u.bin.b->u.ival, wide[k].c, "case %zu: constant %lld", k,
-                 (long long)e->u.bin.b->u.ival);
+    cr_assert_eq(e->u.bin.b->u.ival, wide[k].c, "case %zu: constant %lld", k, (long long)e->u.bin.b->u.ival);
     cr_assert(tl_dtype_eq(e->dtype, wide[k].op == TL_OP_LT ? TL_BOOL : TL_INT64));
   }
   /* 2**63 - 1 + tid is not tid - 1 */
@@ -134,19 +134,22 @@ Test(ints, int64_constants_on_both_executors) {
     memset(C, 0x7F, sizeof C);
     memset(O, 0x5A, sizeof O);
     int64_t sa[2] = {4, 64}, so[2] = {8, 64}, sc[1] = {64};
-    DLTensor ta = host(A, 2, sa, kDLFloat, 32), to = host(O, 2, so, kDLInt, 64),
-             tb = host(B, 2, sa, kDLFloat, 32), tc = host(C, 1, sc, kDLFloat, 32);
+    DLTensor ta = host(A, 2, sa, kDLFloat, 32), to = host(O, 2, so, kDLInt, 64), tb = host(B, 2, sa, kDLFloat, 32),
+             tc = host(C, 1, sc, kDLFloat, 32);
     tl_arg args[4] = {tl_arg_tensor(&ta), tl_arg_tensor(&to), tl_arg_tensor(&tb), tl_arg_tensor(&tc)};
-    cr_assert_eq(tl_kernel_call_on(ctx, k, ex[r], args, 4, NULL, NULL), TL_OK, "%s",
-                 tl_context_last_error(ctx));
+    cr_assert_eq(tl_kernel_call_on(ctx, k, ex[r], args, 4, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
     for (int64_t i = 0; i < 64; i++) {
-      int64_t want[8] = {
-          i + INT64_C(4294967296), i + INT64_C(2147483648), i << 32,
-          (int64_t)((uint64_t)INT64_MAX + (uint64_t)i), /* wraps in int64, as the GPU does */
-          i - INT64_C(2147483649), 1, i, (i << 32) + i + INT64_C(2147483648)};
+      int64_t want[8] = {i + INT64_C(4294967296),
+                         i + INT64_C(2147483648),
+                         i << 32,
+                         (int64_t)((uint64_t)INT64_MAX + (uint64_t)i), /* wraps in int64, as the GPU does */
+                         i - INT64_C(2147483649),
+                         1,
+                         i,
+                         (i << 32) + i + INT64_C(2147483648)};
       for (int row = 0; row < 8; row++)
-        cr_assert_eq(O[row * 64 + i], want[row], "executor %d: O[%d, %lld] = %lld, expected %lld", r,
-                     row, (long long)i, (long long)O[row * 64 + i], (long long)want[row]);
+        cr_assert_eq(O[row * 64 + i], want[row], "executor %d: O[%d, %lld] = %lld, expected %lld", r, row, (long long)i,
+                     (long long)O[row * 64 + i], (long long)want[row]);
       cr_assert_eq(C[i], A[64 + i], "executor %d: C[%lld]", r, (long long)i);
     }
     for (int j = 0; j < 4 * 64; j++) /* the tile at column 2^32 lies outside A: zeros */
@@ -167,8 +170,7 @@ Test(ints, index_into_a_dim_above_int32_is_int64) {
       "        for k in T.serial(3):\n"
       "            for i in T.Parallel(32):\n"
       "                B[k * 2147483647 + k + i] = A[k * 2147483647 + k + i] + T.uint8(k + 1)\n");
-  cr_assert(strstr(tl_kernel_simt_ir(k), "T.Cast(\"int64\", k) * T.int64(2147483647)"), "%s",
-            tl_kernel_simt_ir(k));
+  cr_assert(strstr(tl_kernel_simt_ir(k), "T.Cast(\"int64\", k) * T.int64(2147483647)"), "%s", tl_kernel_simt_ir(k));
   size_t n = (size_t)4294967360u;
   static const tl_executor ex[2] = {TL_EXEC_CPU, TL_EXEC_REFERENCE};
   for (int r = 0; r < 2; r++) {
@@ -180,13 +182,11 @@ Test(ints, index_into_a_dim_above_int32_is_int64) {
     int64_t sh[1] = {4294967360};
     DLTensor ta = host(a, 1, sh, kDLUInt, 8), tb = host(b, 1, sh, kDLUInt, 8);
     tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tb)};
-    cr_assert_eq(tl_kernel_call_on(ctx, k, ex[r], args, 2, NULL, NULL), TL_OK, "%s",
-                 tl_context_last_error(ctx));
+    cr_assert_eq(tl_kernel_call_on(ctx, k, ex[r], args, 2, NULL, NULL), TL_OK, "%s", tl_context_last_error(ctx));
     for (int64_t kk = 0; kk < 3; kk++)
       for (int64_t i = 0; i < 32; i++) {
         int64_t at = kk * INT64_C(2147483648) + i;
-        cr_assert_eq(b[at], (uint8_t)(10 * kk + i + kk + 1), "executor %d: B[%lld] = %d", r,
-                     (long long)at, b[at]);
+        cr_assert_eq(b[at], (uint8_t)(10 * kk + i + kk + 1), "executor %d: B[%lld] = %d", r, (long long)at, b[at]);
       }
     munmap(a, n);
     munmap(b, n);
@@ -200,16 +200,16 @@ Test(ints, zero_size_dynamic_dim_is_an_empty_call) {
   tl_compile_options co = {0};
   co.stop_after = TL_STAGE_SIMT;
   tl_kernel *k = NULL;
-  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/elementwise_add_1d.py", NULL, 0, &co, &k), TL_OK,
-               "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/elementwise_add_1d.py", NULL, 0, &co, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
   static const tl_executor ex[3] = {TL_EXEC_CPU, TL_EXEC_REFERENCE, TL_EXEC_AUTO};
   for (int r = 0; r < 3; r++) {
     int64_t sh[1] = {0};
     DLTensor ta = host(NULL, 1, sh, kDLFloat, 32), tb = host(NULL, 1, sh, kDLFloat, 32);
     tl_arg args[2] = {tl_arg_tensor(&ta), tl_arg_tensor(&tb)};
     DLManagedTensor *out[1] = {NULL};
-    tl_status s = r == 2 ? tl_kernel_call(ctx, k, args, 2, NULL, out)
-                         : tl_kernel_call_on(ctx, k, ex[r], args, 2, NULL, out);
+    tl_status s =
+        r == 2 ? tl_kernel_call(ctx, k, args, 2, NULL, out) : tl_kernel_call_on(ctx, k, ex[r], args, 2, NULL, out);
     cr_assert_eq(s, TL_OK, "executor %d: %s", r, tl_context_last_error(ctx));
     cr_assert_not_null(out[0]);
     cr_assert_eq(out[0]->dl_tensor.ndim, 1);

@@ -22,9 +22,7 @@ TestSuite(ir, .init = setup, .fini = teardown);
 
 static tl_expr *I(int64_t v) { return tl_ir_int(M, L, TL_INT32, v); }
 static tl_expr *F(double v) { return tl_ir_float(M, L, TL_FLOAT32, v); }
-static tl_expr *V(const char *name, tl_dtype t) {
-  return tl_ir_var(M, L, tl_ir_new_var(M, L, name, t, TL_VAR_LET));
-}
+static tl_expr *V(const char *name, tl_dtype t) { return tl_ir_var(M, L, tl_ir_new_var(M, L, name, t, TL_VAR_LET)); }
 static tl_expr *B(tl_binop op, tl_expr *a, tl_expr *b) { return tl_ir_binary(M, L, op, a, b); }
 
 /* Prints e into a static buffer. */
@@ -42,14 +40,15 @@ static const char *P(const tl_expr *e) {
 /* ---------------------------------------------------------------- dtypes */
 
 Test(ir, dtype_spellings) {
-  static const struct { const char *in, *canon; } cases[] = {
-      {"float16", "float16"}, {"half", "float16"},       {"bfloat16", "bfloat16"},
-      {"float32", "float32"}, {"float", "float32"},      {"float64", "float64"},
-      {"double", "float64"},  {"tfloat32", "tfloat32"},  {"int8", "int8"},
-      {"int16", "int16"},     {"int32", "int32"},        {"int64", "int64"},
-      {"uint8", "uint8"},     {"uint16", "uint16"},      {"uint32", "uint32"},
-      {"uint64", "uint64"},   {"bool", "bool"},          {"float16x2", "float16x2"},
-      {"halfx4", "float16x4"}, {"int8x64", "int8x64"},   {"float32x8", "float32x8"},
+  static const struct {
+    const char *in, *canon;
+  } cases[] = {
+      {"float16", "float16"},     {"half", "float16"},        {"bfloat16", "bfloat16"}, {"float32", "float32"},
+      {"float", "float32"},       {"float64", "float64"},     {"double", "float64"},    {"tfloat32", "tfloat32"},
+      {"int8", "int8"},           {"int16", "int16"},         {"int32", "int32"},       {"int64", "int64"},
+      {"uint8", "uint8"},         {"uint16", "uint16"},       {"uint32", "uint32"},     {"uint64", "uint64"},
+      {"bool", "bool"},           {"float16x2", "float16x2"}, {"halfx4", "float16x4"},  {"int8x64", "int8x64"},
+      {"float32x8", "float32x8"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tl_dtype t;
@@ -64,8 +63,8 @@ Test(ir, dtype_spellings) {
   cr_assert_eq(tl_dtype_bytes(t), 2);
   cr_assert(tl_dtype_parse("bool", &t));
   cr_assert_eq(tl_dtype_bytes(t), 1);
-  static const char *bad[] = {"float19", "", "int", "float16x3", "float16x1", "float16x128",
-                              "float16x02", "x2", "Float16", "int32 ", "uint7", NULL};
+  static const char *bad[] = {"float19",    "",   "int",     "float16x3", "float16x1", "float16x128",
+                              "float16x02", "x2", "Float16", "int32 ",    "uint7",     NULL};
   for (int i = 0; bad[i]; i++) cr_assert(!tl_dtype_parse(bad[i], &t), "'%s' accepted", bad[i]);
   cr_assert(!tl_dtype_parse(NULL, &t));
 }
@@ -122,17 +121,16 @@ Test(ir, float8_codes) {
         cr_assert(isnan(got), "%s code 0x%02x: %g, want NaN", tl_dtype_name(d), b, got);
         continue;
       }
-      cr_assert(got == want && signbit(got) == signbit(want), "%s code 0x%02x: %.17g, want %.17g",
-                tl_dtype_name(d), b, got, want);
-      if (isfinite(got))
-        cr_assert_eq(tl_fp8_encode(got, d), b, "%s: 0x%02x does not round-trip", tl_dtype_name(d), b);
+      cr_assert(got == want && signbit(got) == signbit(want), "%s code 0x%02x: %.17g, want %.17g", tl_dtype_name(d), b,
+                got, want);
+      if (isfinite(got)) cr_assert_eq(tl_fp8_encode(got, d), b, "%s: 0x%02x does not round-trip", tl_dtype_name(d), b);
       /* every midpoint to the next positive code, and just off it */
       if (b < 0x80 && isfinite(got) && b + 1 < 0x80 && isfinite(fp8_by_fields(b + 1, e4))) {
         double nx = fp8_by_fields(b + 1, e4), mid = (got + nx) / 2;
         cr_assert(got > prev);
         prev = got;
-        double probes[6] = {mid, -mid, nextafter(mid, 0), nextafter(mid, INFINITY), got + (nx - got) / 4,
-                            -(got + 3 * (nx - got) / 4)};
+        double probes[6] = {
+            mid, -mid, nextafter(mid, 0), nextafter(mid, INFINITY), got + (nx - got) / 4, -(got + 3 * (nx - got) / 4)};
         for (int i = 0; i < 6; i++)
           cr_assert_eq(tl_fp8_encode(probes[i], d), fp8_nearest(probes[i], d, e4), "%s: encode(%.17g) = 0x%02x",
                        tl_dtype_name(d), probes[i], tl_fp8_encode(probes[i], d));
@@ -141,21 +139,21 @@ Test(ir, float8_codes) {
   }
   tl_dtype e4 = TL_DT(TL_TYPE_FLOAT8_E4M3, 8), e5 = TL_DT(TL_TYPE_FLOAT8_E5M2, 8);
   /* ties to even, saturation, NaN, signed zero */
-  cr_assert_eq(tl_fp8_encode(0x1p-10, e4), 0x00);       /* half the smallest subnormal: tie to 0 */
-  cr_assert_eq(tl_fp8_encode(3 * 0x1p-10, e4), 0x02);   /* 1.5 subnormal steps: tie to the even code 2 */
-  cr_assert_eq(tl_fp8_encode(1.0625, e4), 0x38);        /* 1 + 1/16 between 1 (0x38) and 1.125: even */
-  cr_assert_eq(tl_fp8_encode(1.1875, e4), 0x3a);        /* 1 + 3/16 between 1.125 and 1.25: even 0x3a */
-  cr_assert_eq(tl_fp8_encode(464.0, e4), 0x7e);         /* above 448: saturates (no 480) */
+  cr_assert_eq(tl_fp8_encode(0x1p-10, e4), 0x00);     /* half the smallest subnormal: tie to 0 */
+  cr_assert_eq(tl_fp8_encode(3 * 0x1p-10, e4), 0x02); /* 1.5 subnormal steps: tie to the even code 2 */
+  cr_assert_eq(tl_fp8_encode(1.0625, e4), 0x38);      /* 1 + 1/16 between 1 (0x38) and 1.125: even */
+  cr_assert_eq(tl_fp8_encode(1.1875, e4), 0x3a);      /* 1 + 3/16 between 1.125 and 1.25: even 0x3a */
+  cr_assert_eq(tl_fp8_encode(464.0, e4), 0x7e);       /* above 448: saturates (no 480) */
   cr_assert_eq(tl_fp8_encode(1e30, e4), 0x7e);
   cr_assert_eq(tl_fp8_encode(-INFINITY, e4), 0xfe);
   cr_assert_eq(tl_fp8_encode(NAN, e4), 0x7f);
   cr_assert_eq(tl_fp8_encode(-0.0, e4), 0x80);
-  cr_assert_eq(tl_fp8_encode(INFINITY, e5), 0x7b);      /* satfinite: 57344 */
-  cr_assert_eq(tl_fp8_encode(61440.0, e5), 0x7b);       /* the tie to the next binade saturates */
+  cr_assert_eq(tl_fp8_encode(INFINITY, e5), 0x7b); /* satfinite: 57344 */
+  cr_assert_eq(tl_fp8_encode(61440.0, e5), 0x7b);  /* the tie to the next binade saturates */
   cr_assert_eq(tl_fp8_encode(NAN, e5), 0x7f);
-  cr_assert_eq(tl_fp8_encode(0x1p-17, e5), 0x00);       /* half of 2^-16: tie to 0 */
-  cr_assert_eq(tl_fp8_encode(1.125, e5), 0x3c);         /* between 1 (0x3c) and 1.25: even */
-  cr_assert_eq(tl_fp8_encode(1.375, e5), 0x3e);         /* between 1.25 and 1.5: even 0x3e */
+  cr_assert_eq(tl_fp8_encode(0x1p-17, e5), 0x00); /* half of 2^-16: tie to 0 */
+  cr_assert_eq(tl_fp8_encode(1.125, e5), 0x3c);   /* between 1 (0x3c) and 1.25: even */
+  cr_assert_eq(tl_fp8_encode(1.375, e5), 0x3e);   /* between 1.25 and 1.5: even 0x3e */
   cr_assert_eq(tl_round_to_dtype(0.3, e4), 0.3125);
   cr_assert_eq(tl_round_to_dtype(1000.0, e4), 448.0);
   cr_assert(isnan(tl_fp8_decode(0xff, e4)) && isinf(tl_fp8_decode(0xfc, e5)));
@@ -164,11 +162,35 @@ Test(ir, float8_codes) {
 Test(ir, scopes_and_intrinsics) {
   cr_assert_str_eq(tl_scope_name(TL_SCOPE_SHARED_DYN), "shared.dyn");
   cr_assert_str_eq(tl_scope_name(TL_SCOPE_FRAGMENT), "local.fragment");
-  static const char *names[] = {"exp", "exp2", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",
-                                "abs", "floor", "pow", "fma", "min", "max", "ceildiv",
-                                "if_then_else", "clamp", "infinity", "max_value", "isnan",
-                                "truncdiv", "floormod", "sync_threads", "__exp2", "shfl_xor",
-                                "shfl_sync", "get_thread_binding", "get_warp_idx", NULL};
+  static const char *names[] = {"exp",
+                                "exp2",
+                                "log",
+                                "sqrt",
+                                "rsqrt",
+                                "tanh",
+                                "sigmoid",
+                                "erf",
+                                "abs",
+                                "floor",
+                                "pow",
+                                "fma",
+                                "min",
+                                "max",
+                                "ceildiv",
+                                "if_then_else",
+                                "clamp",
+                                "infinity",
+                                "max_value",
+                                "isnan",
+                                "truncdiv",
+                                "floormod",
+                                "sync_threads",
+                                "__exp2",
+                                "shfl_xor",
+                                "shfl_sync",
+                                "get_thread_binding",
+                                "get_warp_idx",
+                                NULL};
   for (int i = 0; names[i]; i++) {
     int k = tl_intrinsic_lookup(names[i]);
     cr_assert(k >= 0, "%s", names[i]);
@@ -202,7 +224,8 @@ Test(ir, intrinsic_table_by_id) {
   cr_assert_eq(tl_intrinsics[TL_INTRIN_SHFL_XOR].effects, TL_EFF_CONVERGENT | TL_EFF_SIMT_LEVEL);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_SYNC_THREADS].effects, TL_EFF_CONVERGENT | TL_EFF_SIDE_EFFECTS);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_CP_ASYNC].effects, TL_EFF_SIDE_EFFECTS | TL_EFF_SIMT_LEVEL);
-  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].effects & TL_EFF_SIMT_LEVEL, 0); /* the atomic pass emits it on tile IR */
+  cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].effects & TL_EFF_SIMT_LEVEL,
+               0); /* the atomic pass emits it on tile IR */
   cr_assert_eq(tl_intrinsics[TL_INTRIN_GET_THREAD_BINDING].effects & TL_EFF_SIMT_LEVEL, 0);
   cr_assert_eq(tl_intrinsics[TL_INTRIN_PTX_ATOMIC_ADD].ret, TL_RET_ARG2);
 }
@@ -225,7 +248,7 @@ Test(ir, compare_models) {
   }
   cr_assert(tl_float_compare(TL_OP_NE, NAN, NAN));
   cr_assert(tl_int_compare(TL_OP_LT, -1, 1, false));
-  cr_assert(!tl_int_compare(TL_OP_LT, -1, 1, true));  /* 0xffff...ffff > 1 unsigned */
+  cr_assert(!tl_int_compare(TL_OP_LT, -1, 1, true)); /* 0xffff...ffff > 1 unsigned */
   cr_assert(tl_int_compare(TL_OP_GE, INT64_MIN, INT64_MAX, true));
   cr_assert(tl_int_compare(TL_OP_NE, 5, 6, false) && !tl_int_compare(TL_OP_EQ, 5, 6, true));
   cr_assert(tl_order_holds(TL_OP_LE, 0) && tl_order_holds(TL_OP_LE, -1) && !tl_order_holds(TL_OP_LE, 1));
@@ -402,12 +425,9 @@ Test(ir, casts) {
   tl_dtype f64 = TL_DT(TL_TYPE_FLOAT, 64);
   double half_ulp = 1.0 + ldexp(1.0, -11), tiny = ldexp(1.0, -30);
   cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, half_ulp))->u.fval, 1.0);
-  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, half_ulp + tiny))->u.fval,
-               1.0009765625);
-  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, 1.0009765625 + tiny))->u.fval,
-               1.0009765625);
-  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, 1.0009765625 * 3 / 2 +
-                                                                      ldexp(1.0, -12)))->u.fval,
+  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, half_ulp + tiny))->u.fval, 1.0009765625);
+  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, 1.0009765625 + tiny))->u.fval, 1.0009765625);
+  cr_assert_eq(tl_ir_cast(M, L, TL_FLOAT16, tl_ir_float(M, L, f64, 1.0009765625 * 3 / 2 + ldexp(1.0, -12)))->u.fval,
                tl_round_to_dtype(1.0009765625 * 3 / 2 + ldexp(1.0, -12), TL_FLOAT16));
   /* subnormal f16 and bf16 */
   cr_assert_eq(tl_round_to_dtype(ldexp(1.0, -24), TL_FLOAT16), ldexp(1.0, -24));
@@ -441,16 +461,14 @@ Test(ir, print_precedence) {
   cr_assert_str_eq(P(tl_ir_unary(M, L, TL_OP_NEG, B(TL_OP_ADD, a, b))), "-(a + b)");
   cr_assert_str_eq(P(tl_ir_unary(M, L, TL_OP_NEG, B(TL_OP_POW, a, b))), "-a ** b");
   cr_assert_str_eq(P(B(TL_OP_POW, tl_ir_unary(M, L, TL_OP_NEG, a), b)), "(-a) ** b");
-  cr_assert_str_eq(P(B(TL_OP_EQ, B(TL_OP_LT, a, b), tl_ir_int(M, L, TL_BOOL, 1))),
-                   "(a < b) == True");
+  cr_assert_str_eq(P(B(TL_OP_EQ, B(TL_OP_LT, a, b), tl_ir_int(M, L, TL_BOOL, 1))), "(a < b) == True");
   tl_expr *p = B(TL_OP_LT, a, b), *q = B(TL_OP_LT, b, c);
   cr_assert_str_eq(P(tl_ir_unary(M, L, TL_OP_NOT, B(TL_OP_AND, p, q))), "not (a < b and b < c)");
   cr_assert_str_eq(P(B(TL_OP_OR, B(TL_OP_AND, p, q), p)), "a < b and b < c or a < b");
   cr_assert_str_eq(P(B(TL_OP_AND, B(TL_OP_OR, p, q), p)), "(a < b or b < c) and a < b");
   cr_assert_str_eq(P(B(TL_OP_BITAND, B(TL_OP_SHL, a, I(2)), I(7))), "a << 2 & 7");
   cr_assert_str_eq(P(B(TL_OP_SHL, B(TL_OP_BITAND, a, I(7)), I(2))), "(a & 7) << 2");
-  cr_assert_str_eq(P(tl_ir_cast(M, L, TL_FLOAT16, B(TL_OP_ADD, a, b))),
-                   "T.Cast(\"float16\", a + b)");
+  cr_assert_str_eq(P(tl_ir_cast(M, L, TL_FLOAT16, B(TL_OP_ADD, a, b))), "T.Cast(\"float16\", a + b)");
 }
 
 Test(ir, print_literals) {
@@ -462,8 +480,7 @@ Test(ir, print_literals) {
   cr_assert_str_eq(P(F(123456.0)), "123456.0");
   cr_assert_str_eq(P(F(0.001)), "0.001");
   cr_assert_str_eq(P(F(1.0 / 3.0)), "0.33333334");
-  cr_assert_str_eq(P(tl_ir_float(M, L, TL_DT(TL_TYPE_FLOAT, 64), 1.0 / 3.0)),
-                   "T.float64(0.3333333333333333)");
+  cr_assert_str_eq(P(tl_ir_float(M, L, TL_DT(TL_TYPE_FLOAT, 64), 1.0 / 3.0)), "T.float64(0.3333333333333333)");
   cr_assert_str_eq(P(tl_ir_float(M, L, TL_FLOAT16, 3.0)), "T.float16(3.0)");
   cr_assert_str_eq(P(tl_ir_float(M, L, TL_FLOAT16, 0.1)), "T.float16(0.1)");
   cr_assert_str_eq(P(tl_ir_float(M, L, TL_DT(TL_TYPE_BFLOAT, 16), -0.5)), "T.bfloat16(-0.5)");
@@ -474,8 +491,7 @@ Test(ir, print_literals) {
   cr_assert_str_eq(P(I(-1)), "-1");
   cr_assert_str_eq(P(tl_ir_int(M, L, TL_INT64, 5)), "T.int64(5)");
   cr_assert_str_eq(P(tl_ir_int(M, L, TL_DT(TL_TYPE_UINT, 8), 3)), "T.uint8(3)");
-  cr_assert_str_eq(P(tl_ir_int(M, L, TL_DT(TL_TYPE_UINT, 64), -1)),
-                   "T.uint64(18446744073709551615)");
+  cr_assert_str_eq(P(tl_ir_int(M, L, TL_DT(TL_TYPE_UINT, 64), -1)), "T.uint64(18446744073709551615)");
   cr_assert_str_eq(P(tl_ir_int(M, L, TL_BOOL, 1)), "True");
   cr_assert_str_eq(P(tl_ir_string(M, L, "a\"b\\c")), "\"a\\\"b\\\\c\"");
   /* a negative float literal as the base of ** */
@@ -484,8 +500,7 @@ Test(ir, print_literals) {
 
 /* Builds examples/gemm.py's canonical module, with the given names for the
  * block and loop variables. */
-static tl_module *build_gemm(const char *bx_name, const char *by_name, const char *ko_name,
-                             int stages) {
+static tl_module *build_gemm(const char *bx_name, const char *by_name, const char *ko_name, int stages) {
   tl_module *m = tl_module_new();
 #define MI(v) tl_ir_int(m, L, TL_INT32, (v))
   tl_expr *sh[2] = {MI(1024), MI(1024)};
@@ -527,25 +542,25 @@ static tl_module *build_gemm(const char *bx_name, const char *by_name, const cha
     body[i]->u.alloc.buffer = allocs[i];
   }
   /* whole-buffer region helper */
-#define WHOLE(op, buf)                                                        \
-  do {                                                                        \
-    (op).kind = TL_OPND_REGION;                                               \
-    (op).region.buffer = (buf);                                               \
-    (op).region.ndim = 2;                                                     \
-    (op).region.min = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));       \
-    (op).region.extent = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));    \
-    for (int d_ = 0; d_ < 2; d_++) {                                          \
-      (op).region.min[d_] = MI(0);                                            \
-      (op).region.extent[d_] = (buf)->shape[d_];                              \
-    }                                                                         \
+#define WHOLE(op, buf)                                                                                                 \
+  do {                                                                                                                 \
+    (op).kind = TL_OPND_REGION;                                                                                        \
+    (op).region.buffer = (buf);                                                                                        \
+    (op).region.ndim = 2;                                                                                              \
+    (op).region.min = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));                                                \
+    (op).region.extent = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));                                             \
+    for (int d_ = 0; d_ < 2; d_++) {                                                                                   \
+      (op).region.min[d_] = MI(0);                                                                                     \
+      (op).region.extent[d_] = (buf)->shape[d_];                                                                       \
+    }                                                                                                                  \
   } while (0)
-#define SLICE(op, buf, lo0, e0, lo1, e1)                                      \
-  do {                                                                        \
-    WHOLE(op, buf);                                                           \
-    (op).region.min[0] = (lo0);                                               \
-    (op).region.extent[0] = (e0);                                             \
-    (op).region.min[1] = (lo1);                                               \
-    (op).region.extent[1] = (e1);                                             \
+#define SLICE(op, buf, lo0, e0, lo1, e1)                                                                               \
+  do {                                                                                                                 \
+    WHOLE(op, buf);                                                                                                    \
+    (op).region.min[0] = (lo0);                                                                                        \
+    (op).region.extent[0] = (e0);                                                                                      \
+    (op).region.min[1] = (lo1);                                                                                        \
+    (op).region.extent[1] = (e1);                                                                                      \
   } while (0)
   tl_stmt *clr = tl_ir_stmt(m, L, TL_STMT_TILE);
   clr->u.tile.op = TL_TILE_CLEAR;
@@ -578,8 +593,7 @@ static tl_module *build_gemm(const char *bx_name, const char *by_name, const cha
   WHOLE(g->u.tile.args[0], As);
   WHOLE(g->u.tile.args[1], Bs);
   WHOLE(g->u.tile.args[2], Cl);
-  g->u.tile.attrs = tl_arena_alloc(&m->arena, (size_t)tl_tile_ops[TL_TILE_GEMM].nattrs *
-                                                  sizeof(tl_expr *));
+  g->u.tile.attrs = tl_arena_alloc(&m->arena, (size_t)tl_tile_ops[TL_TILE_GEMM].nattrs * sizeof(tl_expr *));
   loop_body[0] = c1;
   loop_body[1] = c2;
   loop_body[2] = g;
@@ -652,8 +666,9 @@ Test(ir, print_gemm_module) {
   tl_strbuf sb = {0};
   tl_print_module(&sb, m);
   char *s = tl_strbuf_take(&sb);
-  cr_assert(strstr(s, "T.gemm(A_shared, B_shared, C_local, transpose_B=True, "
-                      "policy=T.GemmWarpPolicy.FullRow)\n"),
+  cr_assert(strstr(s,
+                   "T.gemm(A_shared, B_shared, C_local, transpose_B=True, "
+                   "policy=T.GemmWarpPolicy.FullRow)\n"),
             "%s", s);
   free(s);
   cr_assert_eq(tl_module_print(ctx, NULL, &text), TL_ERR_INVALID_ARGUMENT);
@@ -705,16 +720,17 @@ Test(ir, print_statements) {
   mm.funcs = &fp;
   tl_print_module(&sb, &mm);
   char *s = tl_strbuf_take(&sb);
-  cr_assert_str_eq(s, "import tilelang.language as T\n\n"
-                      "@T.prim_func\n"
-                      "def main():\n"
-                      "    for i in T.serial(2, 16):\n"
-                      "        if i == 0:\n"
-                      "            A[i] = 1.0\n"
-                      "        elif i < 8:\n"
-                      "            A[i] = 2.0\n"
-                      "        else:\n"
-                      "            A[i] = A[i]\n");
+  cr_assert_str_eq(s,
+                   "import tilelang.language as T\n\n"
+                   "@T.prim_func\n"
+                   "def main():\n"
+                   "    for i in T.serial(2, 16):\n"
+                   "        if i == 0:\n"
+                   "            A[i] = 1.0\n"
+                   "        elif i < 8:\n"
+                   "            A[i] = 2.0\n"
+                   "        else:\n"
+                   "            A[i] = A[i]\n");
   free(s);
 }
 
@@ -765,8 +781,7 @@ Test(ir, module_api_errors) {
   tl_module *m = (tl_module *)1;
   cr_assert_eq(tl_module_parse_file(ctx, "/nonexistent/dir/k.py", NULL, 0, &m), TL_ERR_IO);
   cr_assert_null(m);
-  cr_assert_str_eq(tl_context_last_error(ctx),
-                   "cannot read '/nonexistent/dir/k.py': No such file or directory");
+  cr_assert_str_eq(tl_context_last_error(ctx), "cannot read '/nonexistent/dir/k.py': No such file or directory");
   cr_assert_eq(tl_module_parse_file(ctx, "/", NULL, 0, &m), TL_ERR_IO);
   cr_assert(strstr(tl_context_last_error(ctx), "Is a directory"));
   cr_assert_eq(tl_module_parse(ctx, NULL, 0, "x.py", NULL, 0, &m), TL_ERR_INVALID_ARGUMENT);
@@ -782,8 +797,7 @@ Test(ir, print_regions) {
   tl_buffer *A = tl_ir_new_buffer(m, L, "A", TL_FLOAT32, TL_SCOPE_GLOBAL, 2, sh);
   tl_expr *i = V("i", TL_INT32);
   tl_expr *mins[2] = {i, I(32)}, *exts[2] = {I(1), I(16)};
-  tl_operand op = {.kind = TL_OPND_REGION,
-                   .region = {.buffer = A, .ndim = 2, .min = mins, .extent = exts}};
+  tl_operand op = {.kind = TL_OPND_REGION, .region = {.buffer = A, .ndim = 2, .min = mins, .extent = exts}};
   tl_operand val = {.kind = TL_OPND_EXPR, .expr = F(0.0)};
   tl_operand args[2] = {op, val};
   tl_stmt *s = tl_ir_stmt(m, L, TL_STMT_TILE);
@@ -812,22 +826,19 @@ Test(ir, print_regions) {
 /* Every operator over edge values and dtypes: no crash, no UB (run under
  * the sanitizer build), folded ints stay within their dtype. */
 Test(ir, fold_edge_values) {
-  static const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, INT32_MIN, -65, -64, -2, -1, 0, 1,
-                                 2, 7, 31, 32, 63, 64, INT32_MAX, INT64_MAX - 1, INT64_MAX};
-  static const double fvals[] = {-INFINITY, -1e300, -1.5, -0.0, 0.0, 0.5, 65520.0, 1e300,
-                                 INFINITY, NAN};
-  tl_dtype types[] = {TL_DT(TL_TYPE_INT, 8),  TL_INT32, TL_INT64, TL_DT(TL_TYPE_UINT, 8),
-                      TL_DT(TL_TYPE_UINT, 32), TL_DT(TL_TYPE_UINT, 64), TL_BOOL};
+  static const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, INT32_MIN,     -65,      -64, -2, -1, 0, 1, 2, 7, 31, 32, 63,
+                                 64,        INT32_MAX,     INT64_MAX - 1, INT64_MAX};
+  static const double fvals[] = {-INFINITY, -1e300, -1.5, -0.0, 0.0, 0.5, 65520.0, 1e300, INFINITY, NAN};
+  tl_dtype types[] = {TL_DT(TL_TYPE_INT, 8),   TL_INT32, TL_INT64, TL_DT(TL_TYPE_UINT, 8), TL_DT(TL_TYPE_UINT, 32),
+                      TL_DT(TL_TYPE_UINT, 64), TL_BOOL};
   size_t nv = sizeof vals / sizeof vals[0], nf = sizeof fvals / sizeof fvals[0];
   for (int op = TL_OP_ADD; op <= TL_OP_SHR; op++) {
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++)
       for (size_t i = 0; i < nv; i++)
         for (size_t j = 0; j < nv; j++) {
-          tl_expr *e = B((tl_binop)op, tl_ir_int(M, L, types[ti], vals[i]),
-                         tl_ir_int(M, L, types[ti], vals[j]));
+          tl_expr *e = B((tl_binop)op, tl_ir_int(M, L, types[ti], vals[i]), tl_ir_int(M, L, types[ti], vals[j]));
           cr_assert(e != NULL);
-          if (e->kind == TL_EXPR_INT && tl_dtype_is_int(e->dtype) && e->dtype.bits < 64 &&
-              e->dtype.code == TL_TYPE_INT)
+          if (e->kind == TL_EXPR_INT && tl_dtype_is_int(e->dtype) && e->dtype.bits < 64 && e->dtype.code == TL_TYPE_INT)
             cr_assert(e->u.ival >= -(INT64_C(1) << (e->dtype.bits - 1)) &&
                       e->u.ival < (INT64_C(1) << (e->dtype.bits - 1)));
         }
@@ -840,8 +851,7 @@ Test(ir, fold_edge_values) {
   for (size_t i = 0; i < nf; i++)
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
       cr_assert(tl_ir_cast(M, L, types[ti], F(fvals[i])) != NULL);
-      cr_assert(tl_ir_cast(M, L, types[ti], tl_ir_float(M, L, TL_DT(TL_TYPE_FLOAT, 64),
-                                                         fvals[i])) != NULL);
+      cr_assert(tl_ir_cast(M, L, types[ti], tl_ir_float(M, L, TL_DT(TL_TYPE_FLOAT, 64), fvals[i])) != NULL);
     }
   for (size_t i = 0; i < nv; i++)
     for (int u = TL_OP_NEG; u <= TL_OP_BITNOT; u++) {
@@ -897,7 +907,8 @@ static bool clone_check(tl_context *ctx, const char *path) {
   char *tc = print_text(c);
   cr_expect_str_eq(tc, ta, "%s", path);
   char *lb = lowered_text(b), *lc = lowered_text(c);
-  cr_expect((lb == NULL) == (lc == NULL), "%s: the clone lowers %s", path, lc ? "where the original fails" : "with an error");
+  cr_expect((lb == NULL) == (lc == NULL), "%s: the clone lowers %s", path,
+            lc ? "where the original fails" : "with an error");
   if (lb && lc) cr_expect_str_eq(lc, lb, "%s: the clone lowers differently", path);
   free(ta);
   free(tc);
@@ -910,8 +921,8 @@ static bool clone_check(tl_context *ctx, const char *path) {
 
 /* Every example and every test kernel that parses with its defaults. */
 Test(clone, copies_print_compare_and_lower_the_same) {
-  static const char *const dirs[] = {"examples",    "test/GPU/kernels", "test/Lower",    "test/IR/elab",
-                                     "test/IR/syntax", "test/IR/verify", "test/unit/Inputs"};
+  static const char *const dirs[] = {"examples",       "test/GPU/kernels", "test/Lower",      "test/IR/elab",
+                                     "test/IR/syntax", "test/IR/verify",   "test/unit/Inputs"};
   tl_context *ctx = NULL;
   cr_assert_eq(tl_context_create(&ctx), TL_OK);
   int n = 0;

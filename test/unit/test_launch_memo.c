@@ -123,15 +123,15 @@ Test(memo, changed_calls_are_checked) {
     vec *v = &b;
     tl_arg args[4] = {tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_tensor(&c.t), tl_arg_float(2.0)};
     switch (bad) {
-      case DTYPE: v->t.dtype.bits = 16; break;
-      case SHAPE: v->shape[0] = 999; break;
-      case STRIDE: v->strides[0] = 2, v->t.strides = v->strides; break;
-      case ALIGN: v->t.byte_offset = 2; break;
-      case DEVICE: v->t.device.device_type = kDLCPU; break;
-      case NULL_SHAPE: v->t.shape = NULL; break;
-      case NDIM: v->t.ndim = 2, v->shape[1] = 1; break;
-      case NULL_DATA: v->t.data = NULL; break;
-      case SCALAR_KIND: args[3] = tl_arg_tensor(&c.t); break;
+    case DTYPE: v->t.dtype.bits = 16; break;
+    case SHAPE: v->shape[0] = 999; break;
+    case STRIDE: v->strides[0] = 2, v->t.strides = v->strides; break;
+    case ALIGN: v->t.byte_offset = 2; break;
+    case DEVICE: v->t.device.device_type = kDLCPU; break;
+    case NULL_SHAPE: v->t.shape = NULL; break;
+    case NDIM: v->t.ndim = 2, v->shape[1] = 1; break;
+    case NULL_DATA: v->t.data = NULL; break;
+    case SCALAR_KIND: args[3] = tl_arg_tensor(&c.t); break;
     }
     unsigned long long before = *launches;
     tl_status s = tl_kernel_call(ctx, k, args, 4, NULL, NULL);
@@ -264,7 +264,8 @@ static const char two_stage_src[] =
 
 Test(memo, launch_stages_in_order) {
   void *lib = dlopen(TL_FAKE_CUDA_SO, RTLD_NOW | RTLD_LOCAL);
-  unsigned long long (*calls)(const char *) = lib ? (unsigned long long (*)(const char *))dlsym(lib, "tl_fake_cuda_calls") : NULL;
+  unsigned long long (*calls)(const char *) =
+      lib ? (unsigned long long (*)(const char *))dlsym(lib, "tl_fake_cuda_calls") : NULL;
   int *counting = lib ? dlsym(lib, "tl_fake_cuda_counting") : NULL;
   cr_assert(calls && counting);
   *counting = 1; /* the fake counts entry-point calls only when asked */
@@ -272,8 +273,8 @@ Test(memo, launch_stages_in_order) {
   tl_kernel *k = NULL;
   tl_compile_options o = {0};
   o.cache = TL_CACHE_USE_OFF;
-  cr_assert_eq(tl_kernel_compile(ctx, two_stage_src, sizeof two_stage_src - 1, "two.py", NULL, 0, &o, &k), TL_OK,
-               "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, two_stage_src, sizeof two_stage_src - 1, "two.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
   vec a, b, c;
   mkvec(&a, A0, 1000), mkvec(&b, B0, 1000), mkvec(&c, C0, 1000);
   unsigned long long get0 = calls("cuModuleGetFunction");
@@ -293,7 +294,8 @@ Test(memo, launch_stages_in_order) {
   cr_expect_eq(calls("cuModuleGetFunction") - get0, 2, "both entries looked up once, at load");
   tl_launch_info info;
   cr_expect_eq(tl_kernel_launch_info(ctx, k, (tl_arg[]){tl_arg_tensor(&a.t), tl_arg_tensor(&b.t), tl_arg_tensor(&c.t)},
-                                     3, &info), TL_ERR_UNSUPPORTED);
+                                     3, &info),
+               TL_ERR_UNSUPPORTED);
   cr_expect(strstr(tl_context_last_error(ctx), "is 2 launches"), "%s", tl_context_last_error(ctx));
   *record = 5;
   *counting = 0;

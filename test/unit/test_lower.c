@@ -18,10 +18,13 @@
 
 /* ------------------------------------------------------------ mini SIMT */
 #define MAXL 16
-typedef struct val { int lanes; double x[MAXL]; } val;
+typedef struct val {
+  int lanes;
+  double x[MAXL];
+} val;
 typedef struct sim {
-  tl_map mem;      /* buffer → double* */
-  tl_map env;      /* var → double* (boxed) */
+  tl_map mem; /* buffer → double* */
+  tl_map env; /* var → double* (boxed) */
   int64_t tid, threads;
   int errors;
 } sim;
@@ -65,116 +68,128 @@ static int64_t flat(sim *s, const tl_buffer *b, int n, tl_expr **idx, int lane, 
 static val ev(sim *s, const tl_expr *e) {
   val r = {e->dtype.lanes, {0}};
   switch (e->kind) {
-    case TL_EXPR_INT: r.x[0] = (double)e->u.ival; return r;
-    case TL_EXPR_FLOAT: r.x[0] = e->u.fval; return r;
-    case TL_EXPR_VAR: {
-      double *p = tl_map_get(&s->env, e->u.var, NULL);
-      if (!p) { s->errors++; return r; }
-      r.x[0] = *p;
+  case TL_EXPR_INT: r.x[0] = (double)e->u.ival; return r;
+  case TL_EXPR_FLOAT: r.x[0] = e->u.fval; return r;
+  case TL_EXPR_VAR: {
+    double *p = tl_map_get(&s->env, e->u.var, NULL);
+    if (!p) {
+      s->errors++;
       return r;
     }
-    case TL_EXPR_CALL: r.x[0] = (double)s->tid; return r; /* only get_thread_binding(0) */
-    case TL_EXPR_RAMP: {
-      val b = ev(s, e->u.ramp.base);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0] + i;
-      return r;
+    r.x[0] = *p;
+    return r;
+  }
+  case TL_EXPR_CALL: r.x[0] = (double)s->tid; return r; /* only get_thread_binding(0) */
+  case TL_EXPR_RAMP: {
+    val b = ev(s, e->u.ramp.base);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0] + i;
+    return r;
+  }
+  case TL_EXPR_BROADCAST: {
+    val b = ev(s, e->u.bcast.value);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0];
+    return r;
+  }
+  case TL_EXPR_CAST: {
+    val b = ev(s, e->u.cast.value);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = rnd(b.x[b.lanes > 1 ? i : 0], e->dtype);
+    return r;
+  }
+  case TL_EXPR_LOAD: {
+    double *p = mem_of(s, e->u.load.buffer);
+    for (int i = 0; i < r.lanes; i++) {
+      bool oob = false;
+      int64_t f = flat(s, e->u.load.buffer, e->u.load.n, e->u.load.indices, i, &oob);
+      if (oob) s->errors++;
+      else r.x[i] = p[f];
     }
-    case TL_EXPR_BROADCAST: {
-      val b = ev(s, e->u.bcast.value);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0];
-      return r;
-    }
-    case TL_EXPR_CAST: {
-      val b = ev(s, e->u.cast.value);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = rnd(b.x[b.lanes > 1 ? i : 0], e->dtype);
-      return r;
-    }
-    case TL_EXPR_LOAD: {
-      double *p = mem_of(s, e->u.load.buffer);
-      for (int i = 0; i < r.lanes; i++) {
-        bool oob = false;
-        int64_t f = flat(s, e->u.load.buffer, e->u.load.n, e->u.load.indices, i, &oob);
-        if (oob) s->errors++;
-        else r.x[i] = p[f];
+    return r;
+  }
+  case TL_EXPR_BINARY: {
+    val a = ev(s, e->u.bin.a), b = ev(s, e->u.bin.b);
+    for (int i = 0; i < r.lanes; i++) {
+      double x = a.x[a.lanes > 1 ? i : 0], y = b.x[b.lanes > 1 ? i : 0], z = 0;
+      switch (e->u.bin.op) {
+      case TL_OP_ADD: z = x + y; break;
+      case TL_OP_SUB: z = x - y; break;
+      case TL_OP_MUL: z = x * y; break;
+      case TL_OP_FLOORDIV: z = floor(x / y); break;
+      case TL_OP_FLOORMOD: z = x - floor(x / y) * y; break;
+      case TL_OP_LT: z = x < y; break;
+      case TL_OP_LE: z = x <= y; break;
+      case TL_OP_GE: z = x >= y; break;
+      case TL_OP_GT: z = x > y; break;
+      case TL_OP_EQ: z = x == y; break;
+      case TL_OP_AND: z = x && y; break;
+      case TL_OP_OR: z = x || y; break;
+      case TL_OP_MIN: z = fmin(x, y); break;
+      case TL_OP_MAX: z = fmax(x, y); break;
+      default: s->errors++;
       }
-      return r;
+      r.x[i] = tl_dtype_is_float(e->dtype) ? rnd(z, e->dtype) : z;
     }
-    case TL_EXPR_BINARY: {
-      val a = ev(s, e->u.bin.a), b = ev(s, e->u.bin.b);
-      for (int i = 0; i < r.lanes; i++) {
-        double x = a.x[a.lanes > 1 ? i : 0], y = b.x[b.lanes > 1 ? i : 0], z = 0;
-        switch (e->u.bin.op) {
-          case TL_OP_ADD: z = x + y; break;
-          case TL_OP_SUB: z = x - y; break;
-          case TL_OP_MUL: z = x * y; break;
-          case TL_OP_FLOORDIV: z = floor(x / y); break;
-          case TL_OP_FLOORMOD: z = x - floor(x / y) * y; break;
-          case TL_OP_LT: z = x < y; break;
-          case TL_OP_LE: z = x <= y; break;
-          case TL_OP_GE: z = x >= y; break;
-          case TL_OP_GT: z = x > y; break;
-          case TL_OP_EQ: z = x == y; break;
-          case TL_OP_AND: z = x && y; break;
-          case TL_OP_OR: z = x || y; break;
-          case TL_OP_MIN: z = fmin(x, y); break;
-          case TL_OP_MAX: z = fmax(x, y); break;
-          default: s->errors++;
-        }
-        r.x[i] = tl_dtype_is_float(e->dtype) ? rnd(z, e->dtype) : z;
-      }
-      return r;
-    }
-    case TL_EXPR_SELECT: {
-      val c = ev(s, e->u.sel.cond), a = ev(s, e->u.sel.t), b = ev(s, e->u.sel.f);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = c.x[c.lanes > 1 ? i : 0] ? a.x[a.lanes > 1 ? i : 0] : b.x[b.lanes > 1 ? i : 0];
-      return r;
-    }
-    default: s->errors++; return r;
+    return r;
+  }
+  case TL_EXPR_SELECT: {
+    val c = ev(s, e->u.sel.cond), a = ev(s, e->u.sel.t), b = ev(s, e->u.sel.f);
+    for (int i = 0; i < r.lanes; i++)
+      r.x[i] = c.x[c.lanes > 1 ? i : 0] ? a.x[a.lanes > 1 ? i : 0] : b.x[b.lanes > 1 ? i : 0];
+    return r;
+  }
+  default: s->errors++; return r;
   }
 }
 
 static void bind(sim *s, const tl_var *v, double x) {
   double *p = tl_map_get(&s->env, v, NULL);
-  if (!p) { p = malloc(sizeof *p); tl_map_put(&s->env, v, p); }
+  if (!p) {
+    p = malloc(sizeof *p);
+    tl_map_put(&s->env, v, p);
+  }
   *p = x;
 }
 
 static void run(sim *s, const tl_stmt *st) {
   if (!st) return;
   switch (st->kind) {
-    case TL_STMT_SEQ: for (int i = 0; i < st->u.seq.n; i++) run(s, st->u.seq.stmts[i]); return;
-    case TL_STMT_FOR: {
-      double mn = st->u.loop.mins && st->u.loop.mins[0] ? ev(s, st->u.loop.mins[0]).x[0] : 0;
-      double ext = ev(s, st->u.loop.extents[0]).x[0];
-      if (st->u.loop.kind == TL_LOOP_VECTORIZED && st->u.loop.body->kind != TL_STMT_STORE) s->errors++;
-      for (double i = mn; i < mn + ext; i++) { bind(s, st->u.loop.vars[0], i); run(s, st->u.loop.body); }
-      return;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < st->u.seq.n; i++) run(s, st->u.seq.stmts[i]);
+    return;
+  case TL_STMT_FOR: {
+    double mn = st->u.loop.mins && st->u.loop.mins[0] ? ev(s, st->u.loop.mins[0]).x[0] : 0;
+    double ext = ev(s, st->u.loop.extents[0]).x[0];
+    if (st->u.loop.kind == TL_LOOP_VECTORIZED && st->u.loop.body->kind != TL_STMT_STORE) s->errors++;
+    for (double i = mn; i < mn + ext; i++) {
+      bind(s, st->u.loop.vars[0], i);
+      run(s, st->u.loop.body);
     }
-    case TL_STMT_IF:
-      if (ev(s, st->u.ifs.cond).x[0]) run(s, st->u.ifs.then_s);
-      else run(s, st->u.ifs.else_s);
-      return;
-    case TL_STMT_LET: bind(s, st->u.let.var, ev(s, st->u.let.value).x[0]); return;
-    case TL_STMT_ALLOC: {
-      double *p = mem_of(s, st->u.alloc.buffer);
-      int64_t n = 1;
-      tl_expr_is_const_int(st->u.alloc.buffer->shape[0], &n);
-      for (int64_t i = 0; i < n; i++) p[i] = NAN; /* fresh per thread */
-      return;
+    return;
+  }
+  case TL_STMT_IF:
+    if (ev(s, st->u.ifs.cond).x[0]) run(s, st->u.ifs.then_s);
+    else run(s, st->u.ifs.else_s);
+    return;
+  case TL_STMT_LET: bind(s, st->u.let.var, ev(s, st->u.let.value).x[0]); return;
+  case TL_STMT_ALLOC: {
+    double *p = mem_of(s, st->u.alloc.buffer);
+    int64_t n = 1;
+    tl_expr_is_const_int(st->u.alloc.buffer->shape[0], &n);
+    for (int64_t i = 0; i < n; i++) p[i] = NAN; /* fresh per thread */
+    return;
+  }
+  case TL_STMT_STORE: {
+    val v = ev(s, st->u.store.value);
+    double *p = mem_of(s, st->u.store.buffer);
+    int lanes = st->u.store.value->dtype.lanes;
+    for (int i = 0; i < lanes; i++) {
+      bool oob = false;
+      int64_t f = flat(s, st->u.store.buffer, st->u.store.n, st->u.store.indices, i, &oob);
+      if (oob) s->errors++;
+      else p[f] = rnd(v.x[v.lanes > 1 ? i : 0], st->u.store.buffer->dtype);
     }
-    case TL_STMT_STORE: {
-      val v = ev(s, st->u.store.value);
-      double *p = mem_of(s, st->u.store.buffer);
-      int lanes = st->u.store.value->dtype.lanes;
-      for (int i = 0; i < lanes; i++) {
-        bool oob = false;
-        int64_t f = flat(s, st->u.store.buffer, st->u.store.n, st->u.store.indices, i, &oob);
-        if (oob) s->errors++;
-        else p[f] = rnd(v.x[v.lanes > 1 ? i : 0], st->u.store.buffer->dtype);
-      }
-      return;
-    }
-    default: s->errors++; return;
+    return;
+  }
+  default: s->errors++; return;
   }
 }
 
@@ -198,8 +213,10 @@ static void run_kernel(sim *s, const tl_primfunc *f) {
 }
 
 static void sim_free(sim *s) {
-  for (size_t i = 0; i < s->mem.cap; i++) if (s->mem.slots[i].key) free(s->mem.slots[i].value);
-  for (size_t i = 0; i < s->env.cap; i++) if (s->env.slots[i].key) free(s->env.slots[i].value);
+  for (size_t i = 0; i < s->mem.cap; i++)
+    if (s->mem.slots[i].key) free(s->mem.slots[i].value);
+  for (size_t i = 0; i < s->env.cap; i++)
+    if (s->env.slots[i].key) free(s->env.slots[i].value);
   tl_map_free(&s->mem);
   tl_map_free(&s->env);
 }
@@ -210,8 +227,8 @@ static tl_builder *b;
 static tl_expr *I(int64_t v) { return tl_builder_int(b, v); }
 static tl_expr *V(tl_var *v) { return tl_builder_var_ref(b, v); }
 static tl_expr *mul(tl_expr *x, tl_expr *y) { return tl_builder_binary(b, TL_OP_MUL, x, y); }
-static void copy(tl_buffer *src, tl_expr **smin, tl_expr **sext, int sn, tl_buffer *dst, tl_expr **dmin,
-                 tl_expr **dext, int dn) {
+static void copy(tl_buffer *src, tl_expr **smin, tl_expr **sext, int sn, tl_buffer *dst, tl_expr **dmin, tl_expr **dext,
+                 int dn) {
   tl_tile_arg a[2];
   memset(a, 0, sizeof a);
   a[0].kind = a[1].kind = TL_TILE_ARG_REGION;
@@ -253,9 +270,10 @@ static tl_module *build_add(int M, int N, tl_dtype out, tl_buffer **bufs) {
   tl_var *lv[2];
   tl_builder_for_begin(b, TL_LOOP_PARALLEL, ln, fs, 2, 0, lv);
   tl_expr *ij[2] = {V(lv[0]), V(lv[1])};
-  tl_builder_store(b, Cf, ij, 2,
-                   tl_builder_cast(b, out, tl_builder_binary(b, TL_OP_ADD, tl_builder_load(b, Af, ij, 2),
-                                                             tl_builder_load(b, Bf, ij, 2))));
+  tl_builder_store(
+      b, Cf, ij, 2,
+      tl_builder_cast(b, out,
+                      tl_builder_binary(b, TL_OP_ADD, tl_builder_load(b, Af, ij, 2), tl_builder_load(b, Bf, ij, 2))));
   tl_builder_for_end(b);
   copy(Cf, NULL, NULL, 0, C, mins, fs, 2);
   tl_builder_kernel_end(b);
@@ -302,9 +320,7 @@ Test(lower, elementwise_add_vectorized_no_guards) {
   check_add(64, 256, TL_FLOAT32, "T.Ramp(bx * 128 + T.get_thread_binding(0) % 32 * 4, 1, 4)", " if ");
 }
 
-Test(lower, elementwise_add_vectorized_loop) {
-  check_add(64, 256, TL_FLOAT32, "T.vectorized(4)", NULL);
-}
+Test(lower, elementwise_add_vectorized_loop) { check_add(64, 256, TL_FLOAT32, "T.vectorized(4)", NULL); }
 
 Test(lower, add_cast_bf16_odd_sizes_guarded_scalar) {
   check_add(67, 131, TL_DT(TL_TYPE_BFLOAT, 16), "< 131", "T.Ramp");
@@ -387,9 +403,9 @@ Test(lower, gemm_sr_form_staged) {
   bool ok;
   char *text = lower_and_print(m, &d, &ok);
   cr_assert(ok, "%s", d.out.data ? d.out.data : "");
-  cr_assert(text && strstr(text, "B_f_stage = T.alloc_shared((4096,), \"float16\")") &&
-                strstr(text, "T.ptx_ldmatrix(B_regs"),
-            "%s", text ? text : "");
+  cr_assert(
+      text && strstr(text, "B_f_stage = T.alloc_shared((4096,), \"float16\")") && strstr(text, "T.ptx_ldmatrix(B_regs"),
+      "%s", text ? text : "");
   free(text);
   tl_diag_free(&d);
   tl_module_destroy(m);

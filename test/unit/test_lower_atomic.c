@@ -184,13 +184,14 @@ Test(atomic, forms_f32_exact) {
   for (int pass = 0; pass < 2; pass++) {
     float C[AM * AN], D[256], S[3];
     memcpy(C, C0, sizeof C), memcpy(D, D0, sizeof D), memcpy(S, S0, sizeof S);
-    tl_interp_arg args[5] = {tensor(A, 2, AM, AN), tensor(B, 2, 32, 16), tensor(C, 2, AM, AN),
-                             tensor(D, 2, 16, 16), tensor(S, 1, 3, 0)};
+    tl_interp_arg args[5] = {tensor(A, 2, AM, AN), tensor(B, 2, 32, 16), tensor(C, 2, AM, AN), tensor(D, 2, 16, 16),
+                             tensor(S, 1, 3, 0)};
     run(pass ? hi : lo, pass == 0, args, 5);
     const char *who = pass ? "reference evaluator" : "SIMT executor";
     for (int i = 0; i < AM * AN; i++)
       cr_assert(C[i] == (float)Cw[i], "%s: C[%d, %d] = %g, want %g", who, i / AN, i % AN, (double)C[i], Cw[i]);
-    for (int i = 0; i < 256; i++) cr_assert(D[i] == (float)Dw[i], "%s: D[%d] = %g, want %g", who, i, (double)D[i], Dw[i]);
+    for (int i = 0; i < 256; i++)
+      cr_assert(D[i] == (float)Dw[i], "%s: D[%d] = %g, want %g", who, i, (double)D[i], Dw[i]);
     for (int i = 0; i < 3; i++) cr_assert(S[i] == (float)Sw[i], "%s: S[%d] = %g, want %g", who, i, (double)S[i], Sw[i]);
   }
   tl_module_destroy(lo);

@@ -24,8 +24,7 @@
 #include "tilelang/ir.h"
 
 /* ================================================================ layouts */
-static void init_c(tl_frag_layout *L, int64_t *shape, int64_t bm, int64_t bn, int64_t threads, int64_t wm,
-                   int64_t wn) {
+static void init_c(tl_frag_layout *L, int64_t *shape, int64_t bm, int64_t bn, int64_t threads, int64_t wm, int64_t wn) {
   memset(L, 0, sizeof *L);
   L->shape = shape;
   tl_mma_c_layout_init(L, bm, bn, threads, wm, wn);
@@ -38,8 +37,8 @@ static void check_rs(int64_t BM, int64_t K, int64_t warps) {
   int64_t shape[2];
   init_c(&L, shape, BM, K, 32 * warps, warps, 1);
   int64_t bi = -1, bk = -1;
-  cr_assert(tl_gemm_rs_a_check(&L, warps, &bi, &bk), "%lldx%lld over %lld warps: element (%lld, %lld)",
-            (long long)BM, (long long)K, (long long)warps, (long long)bi, (long long)bk);
+  cr_assert(tl_gemm_rs_a_check(&L, warps, &bi, &bk), "%lldx%lld over %lld warps: element (%lld, %lld)", (long long)BM,
+            (long long)K, (long long)warps, (long long)bi, (long long)bk);
   int64_t WM = BM / warps;
   for (int64_t i = 0; i < BM; i++)
     for (int64_t k = 0; k < K; k++) {
@@ -53,8 +52,7 @@ static void check_rs(int64_t BM, int64_t K, int64_t warps) {
       /* T.ptx_mma reads a[off + 0..7] = a0.lo a0.hi a1.lo ... a3.hi with
        * off = 8*(mi*(K/16) + kk) (lower_frag.c) */
       int64_t off = 8 * (((i % WM) / 16) * (K / 16) + k / 16);
-      cr_assert_eq(reg, off + 2 * a + (c % 2), "(%lld,%lld): reg %lld", (long long)i, (long long)k,
-                   (long long)reg);
+      cr_assert_eq(reg, off + 2 * a + (c % 2), "(%lld,%lld): reg %lld", (long long)i, (long long)k, (long long)reg);
       /* TileLang's A fragment (docs/layouts.md, rs form, n = 1): same thread, and
        * the same slot inside the slice's 8 elements */
       int64_t tl_tid = 32 * (i / WM) + 4 * (i % 8) + (k % 8) / 2;
@@ -96,10 +94,13 @@ static uint16_t f16_bits(double v) {
   if (a >= 65520.0) return s | 0x7C00;
   if (a < ldexp(1, -14)) return s | (uint16_t)nearbyint(a * ldexp(1, 24)); /* subnormal (may round to 2^-14) */
   int e;
-  double f = frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
-  double mant = nearbyint((f * 2 - 1) * 1024);  /* round to nearest even */
+  double f = frexp(a, &e);                     /* a = f * 2^e, f in [0.5, 1) */
+  double mant = nearbyint((f * 2 - 1) * 1024); /* round to nearest even */
   int be = e - 1 + 15;
-  if (mant >= 1024) { mant = 0; be++; }
+  if (mant >= 1024) {
+    mant = 0;
+    be++;
+  }
   if (be >= 31) return s | 0x7C00;
   return s | (uint16_t)(be << 10) | (uint16_t)mant;
 }
@@ -184,7 +185,8 @@ static const char *rs_src =
     "import tilelang.language as T\n"
     "BM = 64\nBN = 32\nD = 64\nTH = 128\nVT = False\ndtype = \"float16\"\n"
     "@T.prim_func\n"
-    "def main(Q: T.Tensor((BM, D), dtype), K: T.Tensor((BN, D), dtype), V: T.Tensor((D, BN) if VT else (BN, D), dtype),\n"
+    "def main(Q: T.Tensor((BM, D), dtype), K: T.Tensor((BN, D), dtype), V: T.Tensor((D, BN) if VT else (BN, D), "
+    "dtype),\n"
     "         O: T.Tensor((BM, D), \"float32\")):\n"
     "    with T.Kernel(1, threads=TH) as bx:\n"
     "        Q_s = T.alloc_shared((BM, D), dtype)\n"
@@ -374,8 +376,8 @@ static void fa_case(int B, int H, int S, int D, bool causal, int bm, int bn, int
       }
     }
   cr_assert(bad_f64 == 0 && bad_ref == 0,
-            "(%d,%d,%d,%d) causal %d: %zu elements differ from float64 (max %g), %zu from the reference", B, H, S,
-            D, causal, bad_f64, max_f64, bad_ref);
+            "(%d,%d,%d,%d) causal %d: %zu elements differ from float64 (max %g), %zu from the reference", B, H, S, D,
+            causal, bad_f64, max_f64, bad_ref);
   free(p);
   free(q);
   free(k);

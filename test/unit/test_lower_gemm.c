@@ -143,8 +143,8 @@ static void check_swizzle(int64_t stages, int64_t H, int64_t W, tl_dtype t, int 
         int64_t o = off_of(m, L, s, i, j);
         cr_assert(o >= 0 && o < flat_n);
         /* the layout dumps' integer map (tl_smem_offset_at) is the IR's */
-        cr_assert_eq(tl_smem_offset_at(L, s, i, j), o, "dump offset of (%lld,%lld,%lld)", (long long)s,
-                     (long long)i, (long long)j);
+        cr_assert_eq(tl_smem_offset_at(L, s, i, j), o, "dump offset of (%lld,%lld,%lld)", (long long)s, (long long)i,
+                     (long long)j);
         cr_assert_eq(seen[o], 0, "collision at (%lld,%lld,%lld)", (long long)s, (long long)i, (long long)j);
         seen[o] = 1;
         /* 16-byte chunks stay contiguous and aligned */
@@ -233,11 +233,14 @@ Test(gemm_swizzle, worked_offsets) {
  * the PTX ISA fragment definitions (docs/layouts.md). */
 #define MAXL 16
 #define MAXT 1024
-typedef struct val { int lanes; double x[MAXL]; } val;
+typedef struct val {
+  int lanes;
+  double x[MAXL];
+} val;
 typedef struct sim {
-  tl_map mem;      /* buffer → double* (local: threads × size) */
-  tl_map size;     /* buffer → element count + 1 (per thread for local) */
-  tl_map env;      /* var → double[MAXT] */
+  tl_map mem;  /* buffer → double* (local: threads × size) */
+  tl_map size; /* buffer → element count + 1 (per thread for local) */
+  tl_map env;  /* var → double[MAXT] */
   int64_t tid, threads;
   int errors;
   char err[256];
@@ -305,80 +308,80 @@ static double *var_slot(sim *s, const tl_var *v) {
 static val ev(sim *s, const tl_expr *e) {
   val r = {e->dtype.lanes, {0}};
   switch (e->kind) {
-    case TL_EXPR_INT: r.x[0] = (double)e->u.ival; return r;
-    case TL_EXPR_FLOAT: r.x[0] = e->u.fval; return r;
-    case TL_EXPR_VAR: r.x[0] = var_slot(s, e->u.var)[s->tid]; return r;
-    case TL_EXPR_CALL:
-      if (strcmp(tl_intrinsics[e->u.call.op].name, "get_thread_binding") == 0) {
-        r.x[0] = (double)s->tid;
-        return r;
+  case TL_EXPR_INT: r.x[0] = (double)e->u.ival; return r;
+  case TL_EXPR_FLOAT: r.x[0] = e->u.fval; return r;
+  case TL_EXPR_VAR: r.x[0] = var_slot(s, e->u.var)[s->tid]; return r;
+  case TL_EXPR_CALL:
+    if (strcmp(tl_intrinsics[e->u.call.op].name, "get_thread_binding") == 0) {
+      r.x[0] = (double)s->tid;
+      return r;
+    }
+    sim_err(s, tl_intrinsics[e->u.call.op].name);
+    return r;
+  case TL_EXPR_RAMP: {
+    val b = ev(s, e->u.ramp.base);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0] + i;
+    return r;
+  }
+  case TL_EXPR_BROADCAST: {
+    val b = ev(s, e->u.bcast.value);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0];
+    return r;
+  }
+  case TL_EXPR_CAST: {
+    val b = ev(s, e->u.cast.value);
+    for (int i = 0; i < r.lanes; i++) r.x[i] = rnd(b.x[b.lanes > 1 ? i : 0], e->dtype);
+    return r;
+  }
+  case TL_EXPR_LOAD: {
+    double *p = mem_of(s, e->u.load.buffer);
+    for (int i = 0; i < r.lanes; i++) {
+      bool oob = false;
+      int64_t f = flat(s, e->u.load.buffer, e->u.load.n, e->u.load.indices, i, &oob);
+      if (oob) sim_err(s, "out-of-bounds load");
+      else r.x[i] = p[f];
+    }
+    return r;
+  }
+  case TL_EXPR_BINARY: {
+    val a = ev(s, e->u.bin.a), b = ev(s, e->u.bin.b);
+    for (int i = 0; i < r.lanes; i++) {
+      double x = a.x[a.lanes > 1 ? i : 0], y = b.x[b.lanes > 1 ? i : 0], z = 0;
+      switch (e->u.bin.op) {
+      case TL_OP_ADD: z = x + y; break;
+      case TL_OP_SUB: z = x - y; break;
+      case TL_OP_MUL: z = x * y; break;
+      case TL_OP_DIV: z = tl_dtype_is_float(e->dtype) ? x / y : trunc(x / y); break;
+      case TL_OP_FLOORDIV: z = floor(x / y); break;
+      case TL_OP_FLOORMOD: z = x - floor(x / y) * y; break;
+      case TL_OP_LT: z = x < y; break;
+      case TL_OP_LE: z = x <= y; break;
+      case TL_OP_GE: z = x >= y; break;
+      case TL_OP_GT: z = x > y; break;
+      case TL_OP_EQ: z = x == y; break;
+      case TL_OP_NE: z = x != y; break;
+      case TL_OP_AND: z = x && y; break;
+      case TL_OP_OR: z = x || y; break;
+      case TL_OP_MIN: z = fmin(x, y); break;
+      case TL_OP_MAX: z = fmax(x, y); break;
+      case TL_OP_BITXOR: z = (double)((int64_t)x ^ (int64_t)y); break;
+      case TL_OP_BITAND: z = (double)((int64_t)x & (int64_t)y); break;
+      case TL_OP_BITOR: z = (double)((int64_t)x | (int64_t)y); break;
+      case TL_OP_SHL: z = (double)((int64_t)x << (int64_t)y); break;
+      case TL_OP_SHR: z = (double)((int64_t)x >> (int64_t)y); break;
+      default: sim_err(s, "binary op");
       }
-      sim_err(s, tl_intrinsics[e->u.call.op].name);
-      return r;
-    case TL_EXPR_RAMP: {
-      val b = ev(s, e->u.ramp.base);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0] + i;
-      return r;
+      r.x[i] = tl_dtype_is_float(e->dtype) ? rnd(z, e->dtype) : z;
     }
-    case TL_EXPR_BROADCAST: {
-      val b = ev(s, e->u.bcast.value);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = b.x[0];
-      return r;
-    }
-    case TL_EXPR_CAST: {
-      val b = ev(s, e->u.cast.value);
-      for (int i = 0; i < r.lanes; i++) r.x[i] = rnd(b.x[b.lanes > 1 ? i : 0], e->dtype);
-      return r;
-    }
-    case TL_EXPR_LOAD: {
-      double *p = mem_of(s, e->u.load.buffer);
-      for (int i = 0; i < r.lanes; i++) {
-        bool oob = false;
-        int64_t f = flat(s, e->u.load.buffer, e->u.load.n, e->u.load.indices, i, &oob);
-        if (oob) sim_err(s, "out-of-bounds load");
-        else r.x[i] = p[f];
-      }
-      return r;
-    }
-    case TL_EXPR_BINARY: {
-      val a = ev(s, e->u.bin.a), b = ev(s, e->u.bin.b);
-      for (int i = 0; i < r.lanes; i++) {
-        double x = a.x[a.lanes > 1 ? i : 0], y = b.x[b.lanes > 1 ? i : 0], z = 0;
-        switch (e->u.bin.op) {
-          case TL_OP_ADD: z = x + y; break;
-          case TL_OP_SUB: z = x - y; break;
-          case TL_OP_MUL: z = x * y; break;
-          case TL_OP_DIV: z = tl_dtype_is_float(e->dtype) ? x / y : trunc(x / y); break;
-          case TL_OP_FLOORDIV: z = floor(x / y); break;
-          case TL_OP_FLOORMOD: z = x - floor(x / y) * y; break;
-          case TL_OP_LT: z = x < y; break;
-          case TL_OP_LE: z = x <= y; break;
-          case TL_OP_GE: z = x >= y; break;
-          case TL_OP_GT: z = x > y; break;
-          case TL_OP_EQ: z = x == y; break;
-          case TL_OP_NE: z = x != y; break;
-          case TL_OP_AND: z = x && y; break;
-          case TL_OP_OR: z = x || y; break;
-          case TL_OP_MIN: z = fmin(x, y); break;
-          case TL_OP_MAX: z = fmax(x, y); break;
-          case TL_OP_BITXOR: z = (double)((int64_t)x ^ (int64_t)y); break;
-          case TL_OP_BITAND: z = (double)((int64_t)x & (int64_t)y); break;
-          case TL_OP_BITOR: z = (double)((int64_t)x | (int64_t)y); break;
-          case TL_OP_SHL: z = (double)((int64_t)x << (int64_t)y); break;
-          case TL_OP_SHR: z = (double)((int64_t)x >> (int64_t)y); break;
-          default: sim_err(s, "binary op");
-        }
-        r.x[i] = tl_dtype_is_float(e->dtype) ? rnd(z, e->dtype) : z;
-      }
-      return r;
-    }
-    case TL_EXPR_SELECT: {
-      val c = ev(s, e->u.sel.cond), a = ev(s, e->u.sel.t), b = ev(s, e->u.sel.f);
-      for (int i = 0; i < r.lanes; i++)
-        r.x[i] = c.x[c.lanes > 1 ? i : 0] ? a.x[a.lanes > 1 ? i : 0] : b.x[b.lanes > 1 ? i : 0];
-      return r;
-    }
-    default: sim_err(s, "expression kind"); return r;
+    return r;
+  }
+  case TL_EXPR_SELECT: {
+    val c = ev(s, e->u.sel.cond), a = ev(s, e->u.sel.t), b = ev(s, e->u.sel.f);
+    for (int i = 0; i < r.lanes; i++)
+      r.x[i] = c.x[c.lanes > 1 ? i : 0] ? a.x[a.lanes > 1 ? i : 0] : b.x[b.lanes > 1 ? i : 0];
+    return r;
+  }
+  default: sim_err(s, "expression kind"); return r;
   }
 }
 
@@ -399,13 +402,19 @@ static void do_ldmatrix(sim *s, const tl_expr *call, const bool *mask) {
       doff[l] = (int64_t)ev(s, a[1]).x[0];
     }
     if (active == 0) continue;
-    if (active != 32) { sim_err(s, "ldmatrix in a partial warp"); return; }
+    if (active != 32) {
+      sim_err(s, "ldmatrix in a partial warp");
+      return;
+    }
     double M[4][8][8];
     double *sp = mem_of(s, src);
     for (int i = 0; i < num; i++)
       for (int r = 0; r < 8; r++) {
         int64_t ad = addr[8 * i + r];
-        if (ad % 8 != 0 || ad < 0 || ad + 8 > srcn) { sim_err(s, "ldmatrix row address misaligned or out of bounds"); return; }
+        if (ad % 8 != 0 || ad < 0 || ad + 8 > srcn) {
+          sim_err(s, "ldmatrix row address misaligned or out of bounds");
+          return;
+        }
         for (int c = 0; c < 8; c++) M[i][r][c] = sp[ad + c];
       }
     for (int l = 0; l < 32; l++) {
@@ -413,7 +422,10 @@ static void do_ldmatrix(sim *s, const tl_expr *call, const bool *mask) {
       double *dp = mem_of(s, dst);
       for (int i = 0; i < num; i++) {
         int64_t o = doff[l] + 2 * i;
-        if (o < 0 || o + 2 > dstn) { sim_err(s, "ldmatrix destination out of bounds"); return; }
+        if (o < 0 || o + 2 > dstn) {
+          sim_err(s, "ldmatrix destination out of bounds");
+          return;
+        }
         int g = l / 4, t = l % 4;
         dp[o] = trans ? M[i][2 * t][g] : M[i][g][2 * t];
         dp[o + 1] = trans ? M[i][2 * t + 1][g] : M[i][g][2 * t + 1];
@@ -448,7 +460,10 @@ static void do_mma(sim *s, const tl_expr *call, const bool *mask) {
       Cm[g + 8][2 * t] = cp[2], Cm[g + 8][2 * t + 1] = cp[3];
     }
     if (active == 0) continue;
-    if (active != 32) { sim_err(s, "mma in a partial warp"); return; }
+    if (active != 32) {
+      sim_err(s, "mma in a partial warp");
+      return;
+    }
     for (int l = 0; l < 32; l++) {
       s->tid = w * 32 + l;
       int g = l / 4, t = l % 4;
@@ -468,75 +483,78 @@ static void run(sim *s, const tl_stmt *st, const bool *mask, int depth) {
   if (!st || depth > 200) return;
   int64_t T = s->threads;
   switch (st->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < st->u.seq.n; i++) run(s, st->u.seq.stmts[i], mask, depth + 1);
-      return;
-    case TL_STMT_FOR: {
-      /* extents are uniform over the active threads (checked) */
-      double mn = 0, ext = -1;
-      for (int64_t t = 0; t < T; t++) {
-        if (!mask[t]) continue;
-        s->tid = t;
-        double m0 = st->u.loop.mins && st->u.loop.mins[0] ? ev(s, st->u.loop.mins[0]).x[0] : 0;
-        double e0 = ev(s, st->u.loop.extents[0]).x[0];
-        if (ext >= 0 && (m0 != mn || e0 != ext)) { sim_err(s, "non-uniform loop"); return; }
-        mn = m0, ext = e0;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < st->u.seq.n; i++) run(s, st->u.seq.stmts[i], mask, depth + 1);
+    return;
+  case TL_STMT_FOR: {
+    /* extents are uniform over the active threads (checked) */
+    double mn = 0, ext = -1;
+    for (int64_t t = 0; t < T; t++) {
+      if (!mask[t]) continue;
+      s->tid = t;
+      double m0 = st->u.loop.mins && st->u.loop.mins[0] ? ev(s, st->u.loop.mins[0]).x[0] : 0;
+      double e0 = ev(s, st->u.loop.extents[0]).x[0];
+      if (ext >= 0 && (m0 != mn || e0 != ext)) {
+        sim_err(s, "non-uniform loop");
+        return;
       }
-      if (ext < 0) return;
-      if (st->u.loop.kind == TL_LOOP_VECTORIZED && st->u.loop.body->kind != TL_STMT_STORE) sim_err(s, "vector loop body");
-      double *slot = var_slot(s, st->u.loop.vars[0]);
-      for (double i = mn; i < mn + ext; i++) {
-        for (int64_t t = 0; t < T; t++) slot[t] = i;
-        run(s, st->u.loop.body, mask, depth + 1);
+      mn = m0, ext = e0;
+    }
+    if (ext < 0) return;
+    if (st->u.loop.kind == TL_LOOP_VECTORIZED && st->u.loop.body->kind != TL_STMT_STORE) sim_err(s, "vector loop body");
+    double *slot = var_slot(s, st->u.loop.vars[0]);
+    for (double i = mn; i < mn + ext; i++) {
+      for (int64_t t = 0; t < T; t++) slot[t] = i;
+      run(s, st->u.loop.body, mask, depth + 1);
+    }
+    return;
+  }
+  case TL_STMT_IF: {
+    bool *tm = calloc((size_t)T, 1), *fm = calloc((size_t)T, 1);
+    for (int64_t t = 0; t < T; t++) {
+      if (!mask[t]) continue;
+      s->tid = t;
+      bool c = ev(s, st->u.ifs.cond).x[0] != 0;
+      tm[t] = c, fm[t] = !c;
+    }
+    run(s, st->u.ifs.then_s, tm, depth + 1);
+    run(s, st->u.ifs.else_s, fm, depth + 1);
+    free(tm), free(fm);
+    return;
+  }
+  case TL_STMT_LET: {
+    double *slot = var_slot(s, st->u.let.var);
+    for (int64_t t = 0; t < T; t++)
+      if (mask[t]) s->tid = t, slot[t] = ev(s, st->u.let.value).x[0];
+    return;
+  }
+  case TL_STMT_ALLOC: return; /* fresh NaN memory per kernel run */
+  case TL_STMT_STORE: {
+    int lanes = st->u.store.value->dtype.lanes;
+    for (int64_t t = 0; t < T; t++) {
+      if (!mask[t]) continue;
+      s->tid = t;
+      val v = ev(s, st->u.store.value);
+      double *p = mem_of(s, st->u.store.buffer);
+      for (int i = 0; i < lanes; i++) {
+        bool oob = false;
+        int64_t f = flat(s, st->u.store.buffer, st->u.store.n, st->u.store.indices, i, &oob);
+        if (oob) sim_err(s, "out-of-bounds store");
+        else p[f] = rnd(v.x[v.lanes > 1 ? i : 0], st->u.store.buffer->dtype);
       }
-      return;
     }
-    case TL_STMT_IF: {
-      bool *tm = calloc((size_t)T, 1), *fm = calloc((size_t)T, 1);
-      for (int64_t t = 0; t < T; t++) {
-        if (!mask[t]) continue;
-        s->tid = t;
-        bool c = ev(s, st->u.ifs.cond).x[0] != 0;
-        tm[t] = c, fm[t] = !c;
-      }
-      run(s, st->u.ifs.then_s, tm, depth + 1);
-      run(s, st->u.ifs.else_s, fm, depth + 1);
-      free(tm), free(fm);
-      return;
-    }
-    case TL_STMT_LET: {
-      double *slot = var_slot(s, st->u.let.var);
-      for (int64_t t = 0; t < T; t++)
-        if (mask[t]) s->tid = t, slot[t] = ev(s, st->u.let.value).x[0];
-      return;
-    }
-    case TL_STMT_ALLOC: return; /* fresh NaN memory per kernel run */
-    case TL_STMT_STORE: {
-      int lanes = st->u.store.value->dtype.lanes;
-      for (int64_t t = 0; t < T; t++) {
-        if (!mask[t]) continue;
-        s->tid = t;
-        val v = ev(s, st->u.store.value);
-        double *p = mem_of(s, st->u.store.buffer);
-        for (int i = 0; i < lanes; i++) {
-          bool oob = false;
-          int64_t f = flat(s, st->u.store.buffer, st->u.store.n, st->u.store.indices, i, &oob);
-          if (oob) sim_err(s, "out-of-bounds store");
-          else p[f] = rnd(v.x[v.lanes > 1 ? i : 0], st->u.store.buffer->dtype);
-        }
-      }
-      return;
-    }
-    case TL_STMT_EVAL: {
-      const tl_expr *c = st->u.eval.value;
-      const char *nm = c->kind == TL_EXPR_CALL ? tl_intrinsics[c->u.call.op].name : "";
-      if (!strcmp(nm, "ptx_ldmatrix")) do_ldmatrix(s, c, mask);
-      else if (!strcmp(nm, "ptx_mma")) do_mma(s, c, mask);
-      else if (!strcmp(nm, "sync_threads")) { /* lock step: nothing to do */ }
-      else sim_err(s, nm);
-      return;
-    }
-    default: sim_err(s, "statement kind"); return;
+    return;
+  }
+  case TL_STMT_EVAL: {
+    const tl_expr *c = st->u.eval.value;
+    const char *nm = c->kind == TL_EXPR_CALL ? tl_intrinsics[c->u.call.op].name : "";
+    if (!strcmp(nm, "ptx_ldmatrix")) do_ldmatrix(s, c, mask);
+    else if (!strcmp(nm, "ptx_mma")) do_mma(s, c, mask);
+    else if (!strcmp(nm, "sync_threads")) { /* lock step: nothing to do */ } else
+      sim_err(s, nm);
+    return;
+  }
+  default: sim_err(s, "statement kind"); return;
   }
 }
 
@@ -565,8 +583,10 @@ static void run_kernel(sim *s, const tl_primfunc *f) {
 }
 
 static void sim_free(sim *s) {
-  for (size_t i = 0; i < s->mem.cap; i++) if (s->mem.slots[i].key) free(s->mem.slots[i].value);
-  for (size_t i = 0; i < s->env.cap; i++) if (s->env.slots[i].key) free(s->env.slots[i].value);
+  for (size_t i = 0; i < s->mem.cap; i++)
+    if (s->mem.slots[i].key) free(s->mem.slots[i].value);
+  for (size_t i = 0; i < s->env.cap; i++)
+    if (s->env.slots[i].key) free(s->env.slots[i].value);
   tl_map_free(&s->mem);
   tl_map_free(&s->env);
   tl_map_free(&s->size);
@@ -575,10 +595,10 @@ static void sim_free(sim *s) {
 /* ============================================================ gemm kernels */
 typedef struct gemm_case {
   int M, N, K, BM, BN, BK, threads;
-  const char *policy;      /* "Square", "FullRow", "FullCol" */
+  const char *policy; /* "Square", "FullRow", "FullCol" */
   bool ta, tb;
   const char *ab, *acc, *out;
-  int stages;              /* 0: 2-D shared buffers; s > 0: [s, rows, cols] buffers */
+  int stages; /* 0: 2-D shared buffers; s > 0: [s, rows, cols] buffers */
 } gemm_case;
 
 /* The kernel text: shared tiles filled by T.Parallel (zero outside the
@@ -795,17 +815,19 @@ Test(gemm_rule, partition_cannot_cover_tile) {
   const char *src =
       "import tilelang.language as T\n\n\n"
       "@T.prim_func\n"
-      "def main(A: T.Tensor((16, 32), \"float16\"), B: T.Tensor((32, 104), \"float16\"), C: T.Tensor((16, 104), \"float32\")):\n"
+      "def main(A: T.Tensor((16, 32), \"float16\"), B: T.Tensor((32, 104), \"float16\"), C: T.Tensor((16, 104), "
+      "\"float32\")):\n"
       "    with T.Kernel(1, threads=384) as bx:\n"
       "        A_s = T.alloc_shared((16, 32), \"float16\")\n"
       "        B_s = T.alloc_shared((32, 104), \"float16\")\n"
       "        C_f = T.alloc_fragment((16, 104), \"float32\")\n"
       "        T.gemm(A_s, B_s, C_f)\n";
   char *err = lower_error(src);
-  cr_assert(strstr(err, "k.py:10:9: error: T.gemm cannot split the 16x104 accumulator tile over 12 warps (384 "
-                        "threads): the rule is m * n = 12 warps with block_M % (16 * m) == 0 and block_N % (8 * "
-                        "n) == 0, and no (m, n) satisfies it: (1, 12): 104 % 96 = 8; (2, 6): 16 % 32 = 16; (3, "
-                        "4): 16 % 48 = 16; (4, 3): 16 % 64 = 16; (6, 2): 16 % 96 = 16; (12, 1): 16 % 192 = 16\n"),
+  cr_assert(strstr(err,
+                   "k.py:10:9: error: T.gemm cannot split the 16x104 accumulator tile over 12 warps (384 "
+                   "threads): the rule is m * n = 12 warps with block_M % (16 * m) == 0 and block_N % (8 * "
+                   "n) == 0, and no (m, n) satisfies it: (1, 12): 104 % 96 = 8; (2, 6): 16 % 32 = 16; (3, "
+                   "4): 16 % 48 = 16; (4, 3): 16 % 64 = 16; (6, 2): 16 % 96 = 16; (12, 1): 16 % 192 = 16\n"),
             "%s", err);
   free(err);
 }
@@ -821,8 +843,9 @@ Test(gemm_rule, k_not_multiple_of_16) {
       "        C_f = T.alloc_fragment((64, 64), \"float32\")\n"
       "        T.gemm(A_s, B_s, C_f)\n";
   char *err = lower_error(src);
-  cr_assert(strstr(err, "error: T.gemm cannot step over K = 24 with mma.sync m16n8k16: the rule is K % 16 == 0 "
-                        "(K % 16 = 8)"),
+  cr_assert(strstr(err,
+                   "error: T.gemm cannot step over K = 24 with mma.sync m16n8k16: the rule is K % 16 == 0 "
+                   "(K % 16 = 8)"),
             "%s", err);
   free(err);
 }
@@ -840,8 +863,9 @@ Test(gemm_rule, two_gemms_conflicting_partitions) {
       "        T.gemm(A_s, B_s, C_f, policy=T.GemmWarpPolicy.FullCol)\n"
       "        T.copy(C_f, C)\n";
   char *err = lower_error(src);
-  cr_assert(strstr(err, "k.py:11:9: error: layout conflict for fragment 'C_f': this T.gemm splits it over 1x4 "
-                        "warps, but the T.gemm that set its layout splits it over 4x1 warps"),
+  cr_assert(strstr(err,
+                   "k.py:11:9: error: layout conflict for fragment 'C_f': this T.gemm splits it over 1x4 "
+                   "warps, but the T.gemm that set its layout splits it over 4x1 warps"),
             "%s", err);
   cr_assert(strstr(err, "k.py:10:9: note: the T.gemm that sets the layout of 'C_f' is here"), "%s", err);
   free(err);
@@ -860,8 +884,9 @@ Test(gemm_rule, accumulator_indexed_off_layout) {
       "        for i, j in T.Parallel(64, 64):\n"
       "            C[i, j] = C_f[j, i]\n";
   char *err = lower_error(src);
-  cr_assert(strstr(err, "k.py:11:9: error: layout conflict for fragment 'C_f': this T.Parallel loop indexes it "
-                        "differently from the T.gemm that distributes it over the threads"),
+  cr_assert(strstr(err,
+                   "k.py:11:9: error: layout conflict for fragment 'C_f': this T.Parallel loop indexes it "
+                   "differently from the T.gemm that distributes it over the threads"),
             "%s", err);
   free(err);
 }

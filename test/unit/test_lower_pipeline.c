@@ -41,7 +41,8 @@ static tl_module *build(const char *src, const char *name, const tl_define *defs
   tl_diag d;
   tl_diag_init(&d);
   bool ok = tl_frontend_parse(m, &d, src, strlen(src), name, defs, ndefs);
-  if (ok && how == PIPELINE_ONLY) ok = tl_lower_pipeline(m, m->funcs[0], tl_target_lookup("sm_80"), &d) && tl_verify_module(m, &d) == 0;
+  if (ok && how == PIPELINE_ONLY)
+    ok = tl_lower_pipeline(m, m->funcs[0], tl_target_lookup("sm_80"), &d) && tl_verify_module(m, &d) == 0;
   if (ok && how == FULL) {
     tl_lower_options o = {.target = tl_target_lookup("sm_80"), .verify_each = true};
     ok = tl_lower_module(m, &o, &d);
@@ -97,10 +98,11 @@ Test(pipeline, gemm_three_stages_structure) {
   HAS(t, "T.async_copy(B[32:32 + 32, bx * 128:bx * 128 + 128], B_shared[1, 0:32, 0:128])");
   cr_expect_eq(count(t, "T.ptx_commit_group()"), 3);
   /* the loop: wait for iteration ko's group, barrier, issue ko + 2, commit */
-  HAS(t, "for ko in T.serial(4):\n"
-         "            T.ptx_wait_group(1)\n"
-         "            T.sync_threads()\n"
-         "            if ko + 2 < 4:\n");
+  HAS(t,
+      "for ko in T.serial(4):\n"
+      "            T.ptx_wait_group(1)\n"
+      "            T.sync_threads()\n"
+      "            if ko + 2 < 4:\n");
   HAS(t, "A_shared[(ko + 2) % 3, 0:128, 0:32]");
   HAS(t, "T.gemm(A_shared[ko % 3, 0:128, 0:32], B_shared[ko % 3, 0:32, 0:128], C_local)");
   HASNT(t, "T.Pipelined");
@@ -116,7 +118,8 @@ Test(pipeline, two_stages_and_dynamic_trip_count) {
       "import tilelang.language as T\n"
       "k = T.dynamic(\"k\")\n"
       "@T.prim_func\n"
-      "def main(A: T.Tensor((64, k), \"float16\"), B: T.Tensor((k, 64), \"float16\"), C: T.Tensor((64, 64), \"float32\")):\n"
+      "def main(A: T.Tensor((64, k), \"float16\"), B: T.Tensor((k, 64), \"float16\"), C: T.Tensor((64, 64), "
+      "\"float32\")):\n"
       "    with T.Kernel(1, 1, threads=128) as (bx, by):\n"
       "        A_s = T.alloc_shared((64, 32), \"float16\")\n"
       "        B_s = T.alloc_shared((32, 64), \"float16\")\n"
@@ -271,10 +274,10 @@ static void gemm_case(int M, int N, int K, int stages) {
       double want = 0;
       for (int k = 0; k < K; k++) want += f16_val(A[i * K + k]) * f16_val(B[k * N + j]);
       double got = f16_val(C[i * N + j]), ref = f16_val(R[i * N + j]);
-      cr_assert(fabs(got - ref) <= 1e-2 + 1e-2 * fabs(ref), "%dx%dx%d stages %d: C[%d,%d] = %g, reference %g", M,
-                N, K, stages, i, j, got, ref);
-      cr_assert(fabs(got - want) <= 1e-2 + 1e-2 * fabs(want), "%dx%dx%d stages %d: C[%d,%d] = %g, float64 %g", M,
-                N, K, stages, i, j, got, want);
+      cr_assert(fabs(got - ref) <= 1e-2 + 1e-2 * fabs(ref), "%dx%dx%d stages %d: C[%d,%d] = %g, reference %g", M, N, K,
+                stages, i, j, got, ref);
+      cr_assert(fabs(got - want) <= 1e-2 + 1e-2 * fabs(want), "%dx%dx%d stages %d: C[%d,%d] = %g, float64 %g", M, N, K,
+                stages, i, j, got, want);
     }
   free(A), free(B), free(C), free(R);
   tl_module_destroy(lo);
@@ -291,9 +294,9 @@ Test(pipeline_numerics, stages_0_to_3_partial_tiles) {
   }
 }
 Test(pipeline_numerics, odd_rows_and_short_loops) {
-  gemm_case(17, 35, 45, 2);  /* 2-byte rows: synchronous scalar copies inside the pipeline */
-  gemm_case(1, 64, 64, 3);   /* one row; the trip count (2) is below num_stages - 1 + 1 */
-  gemm_case(40, 40, 20, 3);  /* a single k iteration with three stages */
+  gemm_case(17, 35, 45, 2); /* 2-byte rows: synchronous scalar copies inside the pipeline */
+  gemm_case(1, 64, 64, 3);  /* one row; the trip count (2) is below num_stages - 1 + 1 */
+  gemm_case(40, 40, 20, 3); /* a single k iteration with three stages */
 }
 
 /* ==================================================== 5. planted faults */
@@ -302,23 +305,23 @@ static int strip_calls(tl_stmt *s, int op, int depth) {
   if (!s || depth > 200) return 0;
   int n = 0;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) {
-        tl_stmt *x = s->u.seq.stmts[i];
-        if (x->kind == TL_STMT_EVAL && x->u.eval.value->kind == TL_EXPR_CALL && x->u.eval.value->u.call.op == op) {
-          x->kind = TL_STMT_SEQ;
-          x->u.seq.n = 0;
-          x->u.seq.stmts = NULL;
-          n++;
-        } else {
-          n += strip_calls(x, op, depth + 1);
-        }
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *x = s->u.seq.stmts[i];
+      if (x->kind == TL_STMT_EVAL && x->u.eval.value->kind == TL_EXPR_CALL && x->u.eval.value->u.call.op == op) {
+        x->kind = TL_STMT_SEQ;
+        x->u.seq.n = 0;
+        x->u.seq.stmts = NULL;
+        n++;
+      } else {
+        n += strip_calls(x, op, depth + 1);
       }
-      return n;
-    case TL_STMT_FOR: return strip_calls(s->u.loop.body, op, depth + 1);
-    case TL_STMT_KERNEL: return strip_calls(s->u.kernel.body, op, depth + 1);
-    case TL_STMT_IF: return strip_calls(s->u.ifs.then_s, op, depth + 1) + strip_calls(s->u.ifs.else_s, op, depth + 1);
-    default: return 0;
+    }
+    return n;
+  case TL_STMT_FOR: return strip_calls(s->u.loop.body, op, depth + 1);
+  case TL_STMT_KERNEL: return strip_calls(s->u.kernel.body, op, depth + 1);
+  case TL_STMT_IF: return strip_calls(s->u.ifs.then_s, op, depth + 1) + strip_calls(s->u.ifs.else_s, op, depth + 1);
+  default: return 0;
   }
 }
 

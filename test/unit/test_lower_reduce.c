@@ -34,8 +34,8 @@ static void check_rows(int64_t R, int64_t C, int64_t T, int64_t vec) {
   L.shape = shape;
   tl_rows_layout_init(&L, 2, R, C, T, vec, 0);
   int64_t g = L.group, G = L.groups;
-  cr_assert_eq(g * G, T, "R=%lld C=%lld T=%lld: g=%lld G=%lld", (long long)R, (long long)C, (long long)T,
-               (long long)g, (long long)G);
+  cr_assert_eq(g * G, T, "R=%lld C=%lld T=%lld: g=%lld G=%lld", (long long)R, (long long)C, (long long)T, (long long)g,
+               (long long)G);
   cr_assert(g >= 32 ? g % 32 == 0 : (g & (g - 1)) == 0);
   cr_assert_eq(R % G, 0);
   char *seen = calloc((size_t)(T * L.nregs), 1);
@@ -54,20 +54,20 @@ static void check_rows(int64_t R, int64_t C, int64_t T, int64_t vec) {
 }
 
 Test(rows, injective_and_inverse) {
-  check_rows(4, 4096, 128, 4);   /* softmax block: a warp per row */
-  check_rows(1, 4096, 128, 4);   /* RMSNorm block: a row over 4 warps */
+  check_rows(4, 4096, 128, 4); /* softmax block: a warp per row */
+  check_rows(1, 4096, 128, 4); /* RMSNorm block: a row over 4 warps */
   check_rows(128, 128, 128, 4);
   check_rows(192, 64, 128, 4);
   check_rows(192, 64, 32, 4);
-  check_rows(64, 16, 128, 4);    /* short rows: 4-lane groups */
-  check_rows(3, 100, 64, 4);     /* odd rows, padding columns */
-  check_rows(8, 64, 16, 1);      /* fewer threads than a warp */
+  check_rows(64, 16, 128, 4); /* short rows: 4-lane groups */
+  check_rows(3, 100, 64, 4);  /* odd rows, padding columns */
+  check_rows(8, 64, 16, 1);   /* fewer threads than a warp */
 }
 
 Test(rows, group_choice) {
-  cr_assert_eq(tl_rows_groups(4, 4096, 128, 4), 4);   /* 32 lanes per row */
-  cr_assert_eq(tl_rows_groups(1, 4096, 128, 4), 1);   /* 128 lanes per row */
-  cr_assert_eq(tl_rows_groups(64, 16, 128, 4), 32);   /* 4 column vectors: 4 lanes */
+  cr_assert_eq(tl_rows_groups(4, 4096, 128, 4), 4); /* 32 lanes per row */
+  cr_assert_eq(tl_rows_groups(1, 4096, 128, 4), 1); /* 128 lanes per row */
+  cr_assert_eq(tl_rows_groups(64, 16, 128, 4), 32); /* 4 column vectors: 4 lanes */
   cr_assert_eq(tl_rows_groups(3, 4096, 128, 4), 1);
 }
 
@@ -101,8 +101,7 @@ static void check_reducer_of(const tl_frag_layout *S, int64_t R, int64_t C) {
       bool holds = tl_frag_holds(&D, di, t, &reg);
       if (S->kind == TL_FRAG_MMA_C) /* ROWS groups may include idle lanes of short rows */
         cr_assert_eq(holds, row[t] != 0, "thread %lld, row %lld", (long long)t, (long long)i);
-      else if (row[t])
-        cr_assert(holds);
+      else if (row[t]) cr_assert(holds);
       if (holds) {
         cr_assert(tl_frag_coords(&D, t, reg, back));
         cr_assert_eq(back[0], i);
@@ -115,8 +114,8 @@ static void check_reducer_of(const tl_frag_layout *S, int64_t R, int64_t C) {
 Test(reducer, of_mma_c) {
   int64_t shape[2];
   tl_frag_layout S;
-  int64_t cfg[][5] = {{128, 128, 128, 2, 2}, {128, 64, 128, 4, 1}, {64, 128, 128, 4, 1},
-                      {128, 128, 256, 2, 4}, {64, 64, 128, 1, 4}};
+  int64_t cfg[][5] = {
+      {128, 128, 128, 2, 2}, {128, 64, 128, 4, 1}, {64, 128, 128, 4, 1}, {128, 128, 256, 2, 4}, {64, 64, 128, 1, 4}};
   for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
     memset(&S, 0, sizeof S);
     S.shape = shape;
@@ -252,7 +251,8 @@ Test(lower, statistic_conflict_names_buffer_and_ops) {
   const char *src =
       "import tilelang.language as T\n"
       "@T.prim_func\n"
-      "def main(A: T.Tensor((128, 32), \"float16\"), B: T.Tensor((32, 128), \"float16\"), C: T.Tensor((128, 128), \"float32\")):\n"
+      "def main(A: T.Tensor((128, 32), \"float16\"), B: T.Tensor((32, 128), \"float16\"), C: T.Tensor((128, 128), "
+      "\"float32\")):\n"
       "    with T.Kernel(1, threads=128) as bx:\n"
       "        A_s = T.alloc_shared((128, 32), \"float16\")\n"
       "        B_s = T.alloc_shared((32, 128), \"float16\")\n"

@@ -210,16 +210,18 @@ Test(devices, a_device_the_target_does_not_fit_is_refused) {
                    "9.0; cuda:1 (Fake GPU 1 (cc 8.0)) has compute capability 8.0: compile the kernel for that "
                    "device (target sm_80: tl_device_target(1)) or pass tensors on a device it fits");
   cr_assert_eq(tl_kernel_load(ctx, k, 2), TL_ERR_UNSUPPORTED); /* sm_90a on 10.0: arch-specific PTX */
-  cr_assert(strstr(tl_context_last_error(ctx), "cuda:2 (Fake GPU 2 (cc 10.0)) has compute capability 10.0: "
-                                               "compile the kernel for that device (target sm_90"),
+  cr_assert(strstr(tl_context_last_error(ctx),
+                   "cuda:2 (Fake GPU 2 (cc 10.0)) has compute capability 10.0: "
+                   "compile the kernel for that device (target sm_90"),
             "%s", tl_context_last_error(ctx));
   cr_assert_eq(loads[1] + loads[2], 0, "a module was loaded on a device that was refused");
   tl_kernel_destroy(k);
   /* an sm_89 kernel needs 8.9 or newer */
   k = compile_saxpy("sm_89", -1);
   cr_assert_eq(tl_kernel_load(ctx, k, 1), TL_ERR_UNSUPPORTED);
-  cr_assert(strstr(tl_context_last_error(ctx), "compiled for sm_89, whose PTX runs only on devices of compute "
-                                               "capability 8.9 or newer; cuda:1"),
+  cr_assert(strstr(tl_context_last_error(ctx),
+                   "compiled for sm_89, whose PTX runs only on devices of compute "
+                   "capability 8.9 or newer; cuda:1"),
             "%s", tl_context_last_error(ctx));
   cr_assert_eq(tl_kernel_load(ctx, k, 2), TL_OK, "%s", tl_context_last_error(ctx));
   tl_kernel_destroy(k);
@@ -292,19 +294,20 @@ Test(devices, threads_on_two_devices_share_one_kernel) {
  * the default target and for sm_90a named; the SIMT IR's kernel launch
  * shows the count.  tl_compile_options.sms given explicitly wins. */
 static void expect_persistent_grid(const char *target, int sms_opt, const char *want) {
-  static const char src[] = "import tilelang\nimport tilelang.language as T\n\n\n@T.prim_func\n"
-                            "def gemm(A: T.Tensor((4096, 4096), \"float16\"), B: T.Tensor((4096, 4096), \"float16\"),\n"
-                            "         C: T.Tensor((4096, 4096), \"float16\")):\n"
-                            "    with T.Kernel(16, 32, threads=256) as (bx, by):\n"
-                            "        A_s = T.alloc_shared((128, 64), \"float16\")\n"
-                            "        B_s = T.alloc_shared((64, 256), \"float16\")\n"
-                            "        acc = T.alloc_fragment((128, 256), \"float32\")\n"
-                            "        T.clear(acc)\n"
-                            "        for k in T.Pipelined(64, num_stages=3):\n"
-                            "            T.copy(A[by * 128, k * 64], A_s)\n"
-                            "            T.copy(B[k * 64, bx * 256], B_s)\n"
-                            "            T.gemm(A_s, B_s, acc)\n"
-                            "        T.copy(acc, C[by * 128, bx * 256])\n";
+  static const char src[] =
+      "import tilelang\nimport tilelang.language as T\n\n\n@T.prim_func\n"
+      "def gemm(A: T.Tensor((4096, 4096), \"float16\"), B: T.Tensor((4096, 4096), \"float16\"),\n"
+      "         C: T.Tensor((4096, 4096), \"float16\")):\n"
+      "    with T.Kernel(16, 32, threads=256) as (bx, by):\n"
+      "        A_s = T.alloc_shared((128, 64), \"float16\")\n"
+      "        B_s = T.alloc_shared((64, 256), \"float16\")\n"
+      "        acc = T.alloc_fragment((128, 256), \"float32\")\n"
+      "        T.clear(acc)\n"
+      "        for k in T.Pipelined(64, num_stages=3):\n"
+      "            T.copy(A[by * 128, k * 64], A_s)\n"
+      "            T.copy(B[k * 64, bx * 256], B_s)\n"
+      "            T.gemm(A_s, B_s, acc)\n"
+      "        T.copy(acc, C[by * 128, bx * 256])\n";
   tl_kernel *k = NULL;
   tl_compile_options o = {0};
   o.cache = TL_CACHE_USE_OFF;

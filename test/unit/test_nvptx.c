@@ -211,8 +211,7 @@ static tl_module *k_add_vec4(void) {
   tl_var *i = tl_ir_new_var(M, LOC, "i", I32, TL_VAR_LET);
   tl_stmt *s[2] = {
       let(i, bin(TL_OP_MUL, bin(TL_OP_ADD, bin(TL_OP_MUL, var(b.bx), ci(256)), tid()), ci(4))),
-      store(C, 1, ramp(var(i), 4), NULL,
-            vbin(TL_OP_ADD, vload(A, ramp(var(i), 4), 4), vload(B, ramp(var(i), 4), 4)))};
+      store(C, 1, ramp(var(i), 4), NULL, vbin(TL_OP_ADD, vload(A, ramp(var(i), 4), 4), vload(B, ramp(var(i), 4), 4)))};
   return fb_end(&b, ci(n / 1024), 256, seq(2, s));
 }
 
@@ -243,7 +242,7 @@ static tl_module *k_math(void) {
   z = bin(TL_OP_ADD, z, call("floor", 1, call("log2", 1, x, NULL, NULL), NULL, NULL));
   tl_expr *iv = cast(I32, bin(TL_OP_MUL, x, cf(100.0)));
   iv = bin(TL_OP_ADD, bin(TL_OP_FLOORDIV, iv, ci(7)), bin(TL_OP_FLOORMOD, iv, ci(-5)));
-  tl_expr *hv = bin(TL_OP_MUL, var(h), var(h));                       /* native f16 */
+  tl_expr *hv = bin(TL_OP_MUL, var(h), var(h));                           /* native f16 */
   hv = bin(TL_OP_ADD, hv, cast(F16, call("exp", 1, var(h), NULL, NULL))); /* via f32 */
   tl_expr *bv = bin(TL_OP_ADD, bin(TL_OP_MUL, var(bf), var(bf)), cast(BF16, var(i)));
   tl_expr *wv = bin(TL_OP_ADD, call("exp", 1, cast(F64, x), NULL, NULL), cast(F64, var(i)));
@@ -284,22 +283,22 @@ static tl_module *k_dyn_scalar(void) {
   tl_var *j = tl_ir_new_var(M, LOC, "j", I32, TL_VAR_LOOP);
   tl_expr *t = tid();
   tl_stmt *ub[] = {store(L, 1, var(j), NULL, ld1(S, bin(TL_OP_FLOORMOD, bin(TL_OP_ADD, t, var(j)), ci(64))))};
-  tl_stmt *sb[] = {store(acc, 1, ci(0), NULL,
-                         bin(TL_OP_ADD, ld1(acc, ci(0)), ld1(L, var(k))))};
+  tl_stmt *sb[] = {store(acc, 1, ci(0), NULL, bin(TL_OP_ADD, ld1(acc, ci(0)), ld1(L, var(k))))};
   tl_stmt *body[] = {
-      alloc_stmt(S), alloc_stmt(S2), alloc_stmt(L), alloc_stmt(acc),
+      alloc_stmt(S),
+      alloc_stmt(S2),
+      alloc_stmt(L),
+      alloc_stmt(acc),
       store(S, 1, t, NULL, ld2(A, var(b.bx), t)),
       if_(bin(TL_OP_LT, t, ci(3)), store(S2, 1, t, NULL, cast(U16, t)), NULL),
       eval(call("sync_threads", 0, NULL, NULL, NULL)),
       loop(TL_LOOP_UNROLL, j, ci(4), seq(1, ub)),
       loop(TL_LOOP_SERIAL, k, ci(4), seq(1, sb)),
-      if_(var(flag),
-          store(B, 2, var(b.bx), t, bin(TL_OP_MUL, var(alpha), ld1(acc, ci(0)))),
+      if_(var(flag), store(B, 2, var(b.bx), t, bin(TL_OP_MUL, var(alpha), ld1(acc, ci(0)))),
           store(B, 2, var(b.bx), t, cast(F32, ld1(S2, ci(1))))),
   };
   return fb_end(&b, var(m), 64, seq(10, body));
 }
-
 
 /* Conversions with double rounding traps: D f64, Iv i32 → bf16(D), bf16(Iv),
  * f16(D), int8(D) (saturating), round(f32(D)), Iv // 3 + Iv % -3 * 1000. */
@@ -322,8 +321,8 @@ static tl_module *k_conv(void) {
       store(H1, 1, var(i), NULL, cast(F16, d)),
       store(C8, 1, var(i), NULL, cast(S8, d)),
       store(R, 1, var(i), NULL, call("round", 1, cast(F32, d), NULL, NULL)),
-      store(FD, 1, var(i), NULL, bin(TL_OP_ADD, bin(TL_OP_FLOORDIV, iv, ci(3)),
-                                     bin(TL_OP_MUL, bin(TL_OP_FLOORMOD, iv, ci(-3)), ci(1000)))),
+      store(FD, 1, var(i), NULL,
+            bin(TL_OP_ADD, bin(TL_OP_FLOORDIV, iv, ci(3)), bin(TL_OP_MUL, bin(TL_OP_FLOORMOD, iv, ci(-3)), ci(1000)))),
   };
   tl_stmt *s[2] = {let(i, bin(TL_OP_ADD, bin(TL_OP_MUL, var(b.bx), ci(128)), tid())),
                    if_(bin(TL_OP_LT, var(i), var(n)), seq(6, body), NULL)};
@@ -381,8 +380,8 @@ static void check_ptxas(const char *ptx, const char *arch) {
   }
   unlink(path);
   unlink(outp);
-  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0,
-            "ptxas -arch=%s failed:\n%s\n--- PTX ---\n%s", arch, log, ptx);
+  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "ptxas -arch=%s failed:\n%s\n--- PTX ---\n%s", arch, log,
+            ptx);
 }
 
 static tl_codegen_result emit_ok(tl_module *m, const char *target) {
@@ -434,9 +433,7 @@ static void emit_both_named(const char *kname, tl_module *(*make)(void),
 
 #define emit_both(make, check) emit_both_named(#make, make, check)
 
-static void has(const char *ptx, const char *what) {
-  cr_assert(strstr(ptx, what), "PTX lacks '%s':\n%s", what, ptx);
-}
+static void has(const char *ptx, const char *what) { cr_assert(strstr(ptx, what), "PTX lacks '%s':\n%s", what, ptx); }
 
 static void check_add_scalar(const char *ptx, const char *target) {
   (void)target;
@@ -455,8 +452,8 @@ static void check_add_vec4(const char *ptx, const char *target) {
 static void check_math(const char *ptx, const char *target) {
   has(ptx, "cvt.rn.f16.f32");
   has(ptx, "cvt.rn.bf16.f32");
-  has(ptx, "mul.rn.f16");  /* native half multiply */
-  has(ptx, "ex2.approx");  /* exp through libdevice / fast exp */
+  has(ptx, "mul.rn.f16"); /* native half multiply */
+  has(ptx, "ex2.approx"); /* exp through libdevice / fast exp */
   has(ptx, "fma.rn.f32");
   has(ptx, "cvt.rzi.s32.f32");
   has(ptx, "sqrt.rn.f32");
@@ -675,8 +672,8 @@ Test(nvptx, emission_time) {
         tl_module_destroy(m);
       }
       if (round == 1)
-        fprintf(stderr, "emission %s sm_90a: best of 5 %.2f ms (build %.2f, link %.2f, O3 %.2f, PTX %.2f)\n",
-                nm[k], best, r.ms_build, r.ms_link, r.ms_opt, r.ms_emit);
+        fprintf(stderr, "emission %s sm_90a: best of 5 %.2f ms (build %.2f, link %.2f, O3 %.2f, PTX %.2f)\n", nm[k],
+                best, r.ms_build, r.ms_link, r.ms_opt, r.ms_emit);
       tl_codegen_result_free(&r);
     }
   }

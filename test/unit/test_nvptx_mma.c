@@ -75,8 +75,8 @@ static char *run_ptxas(const char *ptx, const char *arch) {
   }
   unlink(path);
   unlink(outp);
-  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "ptxas -arch=%s failed:\n%s\n--- PTX ---\n%s",
-            arch, log, ptx);
+  cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "ptxas -arch=%s failed:\n%s\n--- PTX ---\n%s", arch, log,
+            ptx);
   return log;
 }
 
@@ -104,8 +104,7 @@ static void emit_fails(const char *src, const char *want) {
   memset(&r, 0, sizeof r);
   bool ok = tl_nvptx_emit(m, tl_target_lookup("sm_80"), &d, &r);
   cr_assert(!ok, "emit succeeded; expected an error containing '%s'", want);
-  cr_assert(d.out.data && strstr(d.out.data, want), "diagnostics lack '%s':\n%s", want,
-            d.out.data ? d.out.data : "");
+  cr_assert(d.out.data && strstr(d.out.data, want), "diagnostics lack '%s':\n%s", want, d.out.data ? d.out.data : "");
   tl_codegen_result_free(&r);
   tl_diag_free(&d);
   tl_module_destroy(m);
@@ -146,8 +145,8 @@ typedef struct tile_case {
 
 static tl_module *make_tile(const void *arg) {
   const tile_case *c = arg;
-  tl_define defs[4] = {{"in_dtype", c->in}, {"acc_dtype", c->acc}, {"copy_bytes", c->copy_bytes},
-                       {"b_rows", c->b_rows}};
+  tl_define defs[4] = {
+      {"in_dtype", c->in}, {"acc_dtype", c->acc}, {"copy_bytes", c->copy_bytes}, {"b_rows", c->b_rows}};
   return parse_file(KDIR "simt_mma_tile.py", defs, 4);
 }
 
@@ -321,15 +320,15 @@ Test(nvptx_mma, gemm_fragments_in_registers) {
 }
 
 /* -------------------------------------------------------- error paths */
-#define HEAD                                                                                    \
-  "import tilelang.language as T\n\n@T.prim_func\n"                                            \
-  "def main(X: T.Tensor((256,), \"float16\"), Y: T.Tensor((256,), \"float32\")):\n"           \
-  "    with T.Kernel(1, threads=32) as bx:\n"                                                  \
-  "        S = T.alloc_shared((256,), \"float16\")\n"                                          \
-  "        a = T.alloc_local((8,), \"float16\")\n"                                             \
-  "        b = T.alloc_local((4,), \"bfloat16\")\n"                                            \
-  "        c = T.alloc_local((4,), \"float32\")\n"                                             \
-  "        h = T.alloc_local((4,), \"float16\")\n"                                             \
+#define HEAD                                                                                                           \
+  "import tilelang.language as T\n\n@T.prim_func\n"                                                                    \
+  "def main(X: T.Tensor((256,), \"float16\"), Y: T.Tensor((256,), \"float32\")):\n"                                    \
+  "    with T.Kernel(1, threads=32) as bx:\n"                                                                          \
+  "        S = T.alloc_shared((256,), \"float16\")\n"                                                                  \
+  "        a = T.alloc_local((8,), \"float16\")\n"                                                                     \
+  "        b = T.alloc_local((4,), \"bfloat16\")\n"                                                                    \
+  "        c = T.alloc_local((4,), \"float32\")\n"                                                                     \
+  "        h = T.alloc_local((4,), \"float16\")\n"                                                                     \
   "        tx = T.get_thread_binding(0)\n"
 
 Test(nvptx_mma, errors) {

@@ -76,12 +76,12 @@ static void check_error(const char *src, int line, int col, const char *msg) {
   cr_assert(!p->ok, "expected an error for <<%s>>", src);
   cr_assert_eq(p->d.errors, 1, "one error only for <<%s>>:\n%s", src, p->d.out.data);
   cr_assert_not_null(p->d.first_message);
-  cr_assert(strstr(p->d.first_message, msg) != NULL, "message <<%s>> lacks <<%s>> for <<%s>>",
-            p->d.first_message, msg, src);
-  cr_assert_eq(p->d.first_error.line, line, "line %d, want %d for <<%s>> (%s)",
-               p->d.first_error.line, line, src, p->d.first_message);
-  cr_assert_eq(p->d.first_error.col, col, "col %d, want %d for <<%s>> (%s)",
-               p->d.first_error.col, col, src, p->d.first_message);
+  cr_assert(strstr(p->d.first_message, msg) != NULL, "message <<%s>> lacks <<%s>> for <<%s>>", p->d.first_message, msg,
+            src);
+  cr_assert_eq(p->d.first_error.line, line, "line %d, want %d for <<%s>> (%s)", p->d.first_error.line, line, src,
+               p->d.first_message);
+  cr_assert_eq(p->d.first_error.col, col, "col %d, want %d for <<%s>> (%s)", p->d.first_error.col, col, src,
+               p->d.first_message);
   cr_assert_str_eq(p->d.first_error.file, "t.py");
   done(p);
 }
@@ -453,7 +453,7 @@ Test(parser, literals) {
   tl_ast_stmt **s = p->m.body.stmts;
   cr_assert_eq(s[0]->kind, TL_AST_EXPR_STMT);
   cr_assert_str_eq(s[0]->u.expr->u.str, "Module docstring\n  second line");
-  const tl_ast_expr *a = s[1]->u.assign.value;  /* ((((255 + 15) + 5) + 1000) + 0) + 0 */
+  const tl_ast_expr *a = s[1]->u.assign.value; /* ((((255 + 15) + 5) + 1000) + 0) + 0 */
   int64_t vals[] = {0, 0, 1000, 5, 15, 255};
   for (int k = 0; k < 5; k++) {
     cr_assert_eq(a->kind, TL_AST_BINOP);
@@ -467,7 +467,9 @@ Test(parser, literals) {
     cr_assert_eq(b->u.list.items[k]->kind, TL_AST_FLOAT);
     cr_assert_float_eq(b->u.list.items[k]->u.fval, fv[k], 1e-12);
   }
-  cr_assert_str_eq(s[3]->u.assign.value->u.str, "q\n\t\\'\"A\xc3\xa9" "Aa\\nbz");
+  cr_assert_str_eq(s[3]->u.assign.value->u.str,
+                   "q\n\t\\'\"A\xc3\xa9"
+                   "Aa\\nbz");
   cr_assert_eq(s[4]->u.assign.value->kind, TL_AST_INT);
   cr_assert_eq(s[4]->u.assign.value->u.ival, INT64_MIN);
   cr_assert_eq(s[4]->u.assign.value->loc.col, 5);
@@ -528,29 +530,22 @@ Test(parser_errors, brackets) {
   check_error("x = foo(1, [2, 3\n", 1, 12, "'[' was never closed");
   check_error("x = {1: 2\n", 1, 5, "'{' was never closed");
   check_error("def f(a, b:\n    return a\n", 1, 6, "'(' was never closed");
-  check_error("x = foo(1, 2]\n", 1, 13,
-              "closing parenthesis ']' does not match opening parenthesis '('");
-  check_error("x = foo(1,\n 2}\n", 2, 3,
-              "closing parenthesis '}' does not match opening parenthesis '(' on line 1");
+  check_error("x = foo(1, 2]\n", 1, 13, "closing parenthesis ']' does not match opening parenthesis '('");
+  check_error("x = foo(1,\n 2}\n", 2, 3, "closing parenthesis '}' does not match opening parenthesis '(' on line 1");
   check_error("x = 1)\n", 1, 6, "unmatched ')'");
   /* an error inside brackets that are closed later stays the error */
   check_error("x = f(a\n b)\n", 2, 2, "expected ',' or ')', got 'b'");
 }
 
 Test(parser_errors, indentation) {
-  check_error("if a:\n    if b:\n\tx = 1\n", 3, 2,
-              "inconsistent use of tabs and spaces in indentation");
-  check_error("if a:\n    x = 1\n\ty = 2\n", 3, 2,
-              "inconsistent use of tabs and spaces in indentation");
-  check_error("if a:\n        x = 1\n    y = 2\n", 3, 5,
-              "unindent does not match any outer indentation level");
+  check_error("if a:\n    if b:\n\tx = 1\n", 3, 2, "inconsistent use of tabs and spaces in indentation");
+  check_error("if a:\n    x = 1\n\ty = 2\n", 3, 2, "inconsistent use of tabs and spaces in indentation");
+  check_error("if a:\n        x = 1\n    y = 2\n", 3, 5, "unindent does not match any outer indentation level");
   check_error("x = 1\n    y = 2\n", 2, 5, "unexpected indent");
   check_error("  x = 1\n", 1, 3, "unexpected indent");
-  check_error("def f():\nreturn 1\n", 2, 1,
-              "expected an indented block after 'def' statement on line 1");
+  check_error("def f():\nreturn 1\n", 2, 1, "expected an indented block after 'def' statement on line 1");
   check_error("def f():\n", 2, 1, "expected an indented block after 'def' statement on line 1");
-  check_error("x = 1\nif x:\n\nelse:\n  pass\n", 4, 1,
-              "expected an indented block after 'if' statement on line 2");
+  check_error("x = 1\nif x:\n\nelse:\n  pass\n", 4, 1, "expected an indented block after 'if' statement on line 2");
   check_error("for i in x:\n  pass\nelse:\npass\n", 4, 1, "expected an indented block after 'else'");
 }
 
@@ -624,27 +619,52 @@ Test(parser_errors, syntax) {
  * (test/IR/grammar). */
 Test(parser, whole_grammar_parses) {
   static const char *const srcs[] = {
-    "x = f(*a)\n", "x = f(a, **k)\n", "x = [*a]\n", "def f(*args): pass\n",
-    "def f(a, *, b): pass\n", "def f(**kw): pass\n", "def f(a, /): pass\n",
-    "class A:\n    pass\n", "@d\nclass A:\n    pass\n", "global x\n", "nonlocal x\n",
-    "x = lambda: 1\n", "try:\n    pass\nfinally:\n    pass\n", "async def f(): pass\n",
-    "x = await y\n", "yield x\n", "del x\n", "assert x\n", "raise E\n",
-    "for i in x:\n    pass\nelse:\n    pass\n", "while x:\n    pass\nelse:\n    pass\n",
-    "with a as b, c as d:\n    pass\n", "x = [i for i in y]\n", "x = f(i for i in y)\n",
-    "x = {1, 2}\n", "x = ...\n", "from . import x\n", "from a import *\n",
-    "x = f\"a{b!r:>{w}}\"\n", "x = rf'a'\n", "x = b'a'\n", "x = 1j\n",
-    "x = 9223372036854775808\n", "x = 0xFFFFFFFFFFFFFFFFF\n", "x = {}\n",
-    "if (n := 1): pass\n", "match x:\n    case [1, *r]: pass\n    case _: pass\n",
+      "x = f(*a)\n",
+      "x = f(a, **k)\n",
+      "x = [*a]\n",
+      "def f(*args): pass\n",
+      "def f(a, *, b): pass\n",
+      "def f(**kw): pass\n",
+      "def f(a, /): pass\n",
+      "class A:\n    pass\n",
+      "@d\nclass A:\n    pass\n",
+      "global x\n",
+      "nonlocal x\n",
+      "x = lambda: 1\n",
+      "try:\n    pass\nfinally:\n    pass\n",
+      "async def f(): pass\n",
+      "x = await y\n",
+      "yield x\n",
+      "del x\n",
+      "assert x\n",
+      "raise E\n",
+      "for i in x:\n    pass\nelse:\n    pass\n",
+      "while x:\n    pass\nelse:\n    pass\n",
+      "with a as b, c as d:\n    pass\n",
+      "x = [i for i in y]\n",
+      "x = f(i for i in y)\n",
+      "x = {1, 2}\n",
+      "x = ...\n",
+      "from . import x\n",
+      "from a import *\n",
+      "x = f\"a{b!r:>{w}}\"\n",
+      "x = rf'a'\n",
+      "x = b'a'\n",
+      "x = 1j\n",
+      "x = 9223372036854775808\n",
+      "x = 0xFFFFFFFFFFFFFFFFF\n",
+      "x = {}\n",
+      "if (n := 1): pass\n",
+      "match x:\n    case [1, *r]: pass\n    case _: pass\n",
   };
   for (size_t i = 0; i < sizeof srcs / sizeof *srcs; i++) done(parse_ok(srcs[i]));
 }
 
 /* ------------------------------------------------------------ limits */
 
-static char *repeat(const char *pre, const char *unit, int n, const char *mid, const char *unit2,
-                    int n2, const char *post) {
-  size_t len = strlen(pre) + strlen(unit) * (size_t)n + strlen(mid) + strlen(unit2) * (size_t)n2 +
-               strlen(post) + 1;
+static char *repeat(const char *pre, const char *unit, int n, const char *mid, const char *unit2, int n2,
+                    const char *post) {
+  size_t len = strlen(pre) + strlen(unit) * (size_t)n + strlen(mid) + strlen(unit2) * (size_t)n2 + strlen(post) + 1;
   char *s = malloc(len);
   cr_assert_not_null(s);
   char *w = s;
@@ -752,7 +772,7 @@ Test(parser_limits, large_input_is_fast) {
   char *s = malloc(ul * n + 1);
   for (size_t i = 0; i < n; i++) memcpy(s + i * ul, unit, ul);
   s[ul * n] = 0;
-  parsed *p = parse_ok(s);  /* ~800 KB; runs in well under a second even with sanitizers */
+  parsed *p = parse_ok(s); /* ~800 KB; runs in well under a second even with sanitizers */
   cr_assert_eq(p->m.body.n, (int)n);
   done(p);
   free(s);
@@ -826,10 +846,9 @@ Test(lexer, layout_tokens) {
   tl_intern_init(&in, &a);
   tl_lexer lx;
   tl_lexer_init(&lx, src, strlen(src), "t.py", &a, &in);
-  tl_tok_kind want[] = {TL_TOK_KEYWORD, TL_TOK_NAME, TL_TOK_OP, TL_TOK_NEWLINE, TL_TOK_INDENT,
-                        TL_TOK_NAME, TL_TOK_OP, TL_TOK_OP, TL_TOK_INT, TL_TOK_OP, TL_TOK_INT,
-                        TL_TOK_OP, TL_TOK_NEWLINE, TL_TOK_DEDENT, TL_TOK_NAME, TL_TOK_NEWLINE,
-                        TL_TOK_EOF, TL_TOK_EOF};
+  tl_tok_kind want[] = {TL_TOK_KEYWORD, TL_TOK_NAME,   TL_TOK_OP,   TL_TOK_NEWLINE, TL_TOK_INDENT, TL_TOK_NAME,
+                        TL_TOK_OP,      TL_TOK_OP,     TL_TOK_INT,  TL_TOK_OP,      TL_TOK_INT,    TL_TOK_OP,
+                        TL_TOK_NEWLINE, TL_TOK_DEDENT, TL_TOK_NAME, TL_TOK_NEWLINE, TL_TOK_EOF,    TL_TOK_EOF};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     tl_token t;
     tl_lexer_next(&lx, &t);

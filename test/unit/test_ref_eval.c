@@ -105,8 +105,7 @@ static tl_interp_arg tensor(void *data, int ndim, const int64_t *shape) {
 
 /* Runs function 0; returns the rendered diagnostics (malloc'd, "" when
  * none) through *msg when msg is given, else asserts success. */
-static bool run(tl_module *m, tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
-                char **msg) {
+static bool run(tl_module *m, tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn, char **msg) {
   tl_diag d;
   tl_diag_init(&d);
   bool ok = tl_ref_eval(m, 0, args, nargs, dyn, ndyn, &d);
@@ -132,8 +131,8 @@ static float *rand_f32(size_t n) {
  * (mma.sync m16n8k16's K: f16 operands into an f32 accumulator, issue 15) a
  * float64 sum added to the f32 accumulator and rounded to f32 once;
  * out-of-range K is padding 0. */
-static double gemm_emulated(const double *A, const double *B, int64_t i, int64_t j, int64_t N,
-                            int64_t K, int64_t bk, bool bt) {
+static double gemm_emulated(const double *A, const double *B, int64_t i, int64_t j, int64_t N, int64_t K, int64_t bk,
+                            bool bt) {
   float acc = 0;
   for (int64_t k0 = 0; k0 < K; k0 += bk)
     for (int64_t c0 = k0; c0 < k0 + bk && c0 < K; c0 += 16) {
@@ -147,8 +146,7 @@ static double gemm_emulated(const double *A, const double *B, int64_t i, int64_t
 
 /* f16 gemm example (gemm.py / gemm_dynamic_m.py): exact against the
  * emulation, within 1 f16 ulp of the float64 product. */
-static void check_gemm_f16(tl_module *m, int64_t M, int64_t N, int64_t K, int64_t bk,
-                           const int64_t *dyn, int ndyn) {
+static void check_gemm_f16(tl_module *m, int64_t M, int64_t N, int64_t K, int64_t bk, const int64_t *dyn, int ndyn) {
   uint16_t *a = rand_f16((size_t)(M * K)), *b = rand_f16((size_t)(K * N));
   uint16_t *c = calloc((size_t)(M * N), 2);
   double *A = malloc(sizeof(double) * (size_t)(M * K)), *B = malloc(sizeof(double) * (size_t)(K * N));
@@ -162,10 +160,9 @@ static void check_gemm_f16(tl_module *m, int64_t M, int64_t N, int64_t K, int64_
       double emu = h_round(gemm_emulated(A, B, i, j, N, K, bk, false));
       double ref = 0;
       for (int64_t k = 0; k < K; k++) ref += A[i * K + k] * B[k * N + j];
-      cr_assert_eq(got, emu, "C[%lld,%lld] = %.8g, emulation %.8g", (long long)i, (long long)j,
-                   got, emu);
-      cr_assert_leq(fabs(got - ref), h_ulp(ref), "C[%lld,%lld] = %.8g, float64 %.8g",
-                    (long long)i, (long long)j, got, ref);
+      cr_assert_eq(got, emu, "C[%lld,%lld] = %.8g, emulation %.8g", (long long)i, (long long)j, got, emu);
+      cr_assert_leq(fabs(got - ref), h_ulp(ref), "C[%lld,%lld] = %.8g, float64 %.8g", (long long)i, (long long)j, got,
+                    ref);
     }
   free(a), free(b), free(c), free(A), free(B);
 }
@@ -214,8 +211,8 @@ Test(ref_eval, gemm_256_fast) {
       double ref = 0;
       for (int64_t k = 0; k < n; k++) ref += h_dec(a[i * n + k]) * h_dec(b[k * n + j]);
       double got = h_dec(c[i * n + j]);
-      cr_assert_leq(fabs(got - ref), h_ulp(ref), "C[%lld,%lld] = %.8g, float64 %.8g",
-                    (long long)i, (long long)j, got, ref);
+      cr_assert_leq(fabs(got - ref), h_ulp(ref), "C[%lld,%lld] = %.8g, float64 %.8g", (long long)i, (long long)j, got,
+                    ref);
     }
   free(a), free(b), free(c);
   tl_module_destroy(m);
@@ -242,8 +239,7 @@ Test(ref_eval, gemm_bf16_nt) {
 }
 
 Test(ref_eval, gemm_splitk) {
-  const char *defs[] = {"M=64", "N=64", "K=128", "block_M=32", "block_N=32", "block_K=32",
-                        "split_k=2", NULL};
+  const char *defs[] = {"M=64", "N=64", "K=128", "block_M=32", "block_N=32", "block_K=32", "split_k=2", NULL};
   tl_module *m = parse_example("gemm_splitk", defs);
   int64_t M = 64, N = 64, K = 128;
   uint16_t *a = rand_f16((size_t)(M * K)), *b = rand_f16((size_t)(K * N));
@@ -260,8 +256,8 @@ Test(ref_eval, gemm_splitk) {
         ref += p;
         mag += fabs(p);
       }
-      cr_assert_leq(fabs(c[i * N + j] - ref), 1e-5 * mag, "C[%lld,%lld] = %.8g, ref %.8g",
-                    (long long)i, (long long)j, c[i * N + j], ref);
+      cr_assert_leq(fabs(c[i * N + j] - ref), 1e-5 * mag, "C[%lld,%lld] = %.8g, ref %.8g", (long long)i, (long long)j,
+                    c[i * N + j], ref);
     }
   free(a), free(b), free(c), free(c0);
   tl_module_destroy(m);
@@ -302,8 +298,7 @@ Test(ref_eval, silu) {
   run(m, args, 2, &n, 1, NULL);
   for (int64_t i = 0; i < n; i++) { /* f32 math: |diff| <= 1e-6 |ref| + 1e-7 */
     double ref = x[i] / (1.0 + exp(-(double)x[i]));
-    cr_assert_leq(fabs(y[i] - ref), 1e-6 * fabs(ref) + 1e-7, "Y[%lld] = %.9g, ref %.9g",
-                  (long long)i, y[i], ref);
+    cr_assert_leq(fabs(y[i] - ref), 1e-6 * fabs(ref) + 1e-7, "Y[%lld] = %.9g, ref %.9g", (long long)i, y[i], ref);
   }
   free(x), free(y);
   tl_module_destroy(m);
@@ -319,8 +314,7 @@ Test(ref_eval, elementwise_fma_row) {
   run(m, args, 4, NULL, 0, NULL);
   for (int64_t i = 0; i < M; i++)
     for (int64_t j = 0; j < N; j++)
-      cr_assert_eq(y[i * N + j], fmaf(x[i * N + j], w[j], z[i * N + j]), "Y[%lld,%lld]",
-                   (long long)i, (long long)j);
+      cr_assert_eq(y[i * N + j], fmaf(x[i * N + j], w[j], z[i * N + j]), "Y[%lld,%lld]", (long long)i, (long long)j);
   free(x), free(w), free(z), free(y);
   tl_module_destroy(m);
 }
@@ -351,8 +345,7 @@ Test(ref_eval, cast_copy_bf16_partial) {
   tl_interp_arg args[2] = {T2(a, M, N), T2(b, M, N)};
   run(m, args, 2, NULL, 0, NULL);
   for (int64_t i = 0; i < M * N; i++)
-    cr_assert_eq(b[i], bf_enc(a[i]), "B[%lld] = %04x, expected %04x", (long long)i, b[i],
-                 bf_enc(a[i]));
+    cr_assert_eq(b[i], bf_enc(a[i]), "B[%lld] = %04x, expected %04x", (long long)i, b[i], bf_enc(a[i]));
   free(a), free(b);
   tl_module_destroy(m);
 }
@@ -372,8 +365,8 @@ Test(ref_eval, softmax_f16) {
     for (int64_t j = 0; j < N; j++) s += exp(h_dec(x[i * N + j]) - mx);
     for (int64_t j = 0; j < N; j++) {
       double ref = exp(h_dec(x[i * N + j]) - mx) / s, got = h_dec(y[i * N + j]);
-      cr_assert_leq(fabs(got - ref), 1e-3 + 5e-3 * ref, "Y[%lld,%lld] = %g, ref %g",
-                    (long long)i, (long long)j, got, ref);
+      cr_assert_leq(fabs(got - ref), 1e-3 + 5e-3 * ref, "Y[%lld,%lld] = %g, ref %g", (long long)i, (long long)j, got,
+                    ref);
     }
   }
   free(x), free(y);
@@ -393,8 +386,7 @@ Test(ref_eval, rms_norm) {
     double r = 1.0 / sqrt(ss / (double)N + 1e-6);
     for (int64_t j = 0; j < N; j++) {
       double ref = a[i * N + j] * r;
-      cr_assert_leq(fabs(b[i * N + j] - ref), 1e-5 * fabs(ref) + 1e-6, "B[%lld,%lld]",
-                    (long long)i, (long long)j);
+      cr_assert_leq(fabs(b[i * N + j] - ref), 1e-5 * fabs(ref) + 1e-6, "B[%lld,%lld]", (long long)i, (long long)j);
     }
   }
   free(a), free(b);
@@ -415,8 +407,7 @@ Test(ref_eval, gemv_per_thread) {
       float p = (float)h_dec(a[i * K + k]) * (float)h_dec(x[k]);
       acc = acc + p;
     }
-    cr_assert_eq(h_dec(y[i]), h_round(acc), "y[%lld] = %g, expected %g", (long long)i,
-                 h_dec(y[i]), h_round(acc));
+    cr_assert_eq(h_dec(y[i]), h_round(acc), "y[%lld] = %g, expected %g", (long long)i, h_dec(y[i]), h_round(acc));
   }
   free(a), free(x), free(y);
   tl_module_destroy(m);
@@ -424,14 +415,19 @@ Test(ref_eval, gemv_per_thread) {
 
 /* ------------------------------------------------------- flash attention */
 static void check_flash(bool causal) {
-  const char *defs[] = {"batch=1", "heads=2", "seq_len=64", "dim=32", "block_M=32",
-                        "block_N=32", causal ? "is_causal=True" : "is_causal=False", NULL};
+  const char *defs[] = {"batch=1",
+                        "heads=2",
+                        "seq_len=64",
+                        "dim=32",
+                        "block_M=32",
+                        "block_N=32",
+                        causal ? "is_causal=True" : "is_causal=False",
+                        NULL};
   tl_module *m = parse_example("flash_attention", defs);
   int64_t H = 2, S = 64, D = 32, n = H * S * D;
   uint16_t *q = rand_f16((size_t)n), *k = rand_f16((size_t)n), *v = rand_f16((size_t)n);
   uint16_t *o = calloc((size_t)n, 2);
-  tl_interp_arg args[4] = {T4(q, 1, H, S, D), T4(k, 1, H, S, D), T4(v, 1, H, S, D),
-                           T4(o, 1, H, S, D)};
+  tl_interp_arg args[4] = {T4(q, 1, H, S, D), T4(k, 1, H, S, D), T4(v, 1, H, S, D), T4(o, 1, H, S, D)};
   run(m, args, 4, NULL, 0, NULL);
   double scale = 1.0 / sqrt((double)D), worst = 0;
   double *p = malloc(sizeof(double) * (size_t)S);
@@ -441,8 +437,7 @@ static void check_flash(bool causal) {
       double mx = -INFINITY, sum = 0;
       for (int64_t j = 0; j < S; j++) {
         double dot = 0;
-        for (int64_t d = 0; d < D; d++)
-          dot += h_dec(q[base + i * D + d]) * h_dec(k[base + j * D + d]);
+        for (int64_t d = 0; d < D; d++) dot += h_dec(q[base + i * D + d]) * h_dec(k[base + j * D + d]);
         p[j] = causal && j > i ? -INFINITY : dot * scale;
         mx = fmax(mx, p[j]);
       }
@@ -452,8 +447,8 @@ static void check_flash(bool causal) {
         for (int64_t j = 0; j < S; j++) ref += p[j] / sum * h_dec(v[base + j * D + d]);
         double got = h_dec(o[base + i * D + d]);
         worst = fmax(worst, fabs(got - ref));
-        cr_assert_leq(fabs(got - ref), 1e-2, "O[%lld,%lld,%lld] = %g, ref %g", (long long)h,
-                      (long long)i, (long long)d, got, ref);
+        cr_assert_leq(fabs(got - ref), 1e-2, "O[%lld,%lld,%lld] = %g, ref %g", (long long)h, (long long)i, (long long)d,
+                      got, ref);
       }
     }
   fprintf(stderr, "ref_eval flash attention (causal=%d): max |diff| %.3g\n", causal, worst);
@@ -597,10 +592,10 @@ Test(ref_eval, scalar_semantics) {
   run(m, args, 5, NULL, 0, NULL);
   int32_t want[8] = {-4, 1, -3, -1, INT32_MIN, 127, 0, -4};
   for (int i = 0; i < 8; i++) cr_assert_eq(O[i], want[i], "O[%d] = %d, expected %d", i, O[i], want[i]);
-  cr_assert_eq(G[0], 3.0f);  /* halves away from zero */
+  cr_assert_eq(G[0], 3.0f); /* halves away from zero */
   cr_assert_eq(G[1], -3.0f);
   cr_assert_eq(G[2], -3.0f);
-  cr_assert_eq(G[3], 2.5f);  /* only the chosen branch */
+  cr_assert_eq(G[3], 2.5f);          /* only the chosen branch */
   cr_assert_eq(h_dec(H[0]), 2048.0); /* 2049 rounds to even in f16 */
   cr_assert(isinf(h_dec(H[1])));     /* overflow to inf */
   tl_module_destroy(m);
@@ -610,7 +605,8 @@ Test(ref_eval, gemm_variants_loops_math) {
   tl_module *m = parse_text(
       "import tilelang.language as T\n"
       "@T.prim_func\n"
-      "def main(A: T.Tensor((32, 16), \"float16\"), B: T.Tensor((32, 16), \"float16\"), C: T.Tensor((16, 16), \"float16\"),\n"
+      "def main(A: T.Tensor((32, 16), \"float16\"), B: T.Tensor((32, 16), \"float16\"), C: T.Tensor((16, 16), "
+      "\"float16\"),\n"
       "         I: T.Tensor((16, 32), \"int8\"), J: T.Tensor((16, 32), \"int8\"), K: T.Tensor((16, 16), \"int32\"),\n"
       "         F: T.Tensor((8,), \"float32\"), G: T.Tensor((16,), \"float32\"), H: T.Tensor((4,), \"float16\")):\n"
       "    with T.Kernel(1, threads=128) as bx:\n"
@@ -667,8 +663,8 @@ Test(ref_eval, gemm_variants_loops_math) {
     I[i] = (int8_t)(urand() * 128);
     J[i] = (int8_t)(urand() * 128);
   }
-  tl_interp_arg args[9] = {T2(A, 32, 16), T2(B, 32, 16), T2(C, 16, 16), T2(I, 16, 32),
-                           T2(J, 16, 32), T2(K, 16, 16), T1(F, 8), T1(G, 16), T1(H, 4)};
+  tl_interp_arg args[9] = {T2(A, 32, 16), T2(B, 32, 16), T2(C, 16, 16), T2(I, 16, 32), T2(J, 16, 32),
+                           T2(K, 16, 16), T1(F, 8),      T1(G, 16),     T1(H, 4)};
   run(m, args, 9, NULL, 0, NULL);
   for (int i = 0; i < 16; i++)
     for (int j = 0; j < 16; j++) {
@@ -685,8 +681,22 @@ Test(ref_eval, gemm_variants_loops_math) {
       cr_assert_eq(K[i * 16 + j], is, "K[%d,%d]", i, j);
     }
   float x = F[0], y = F[1];
-  float want[16] = {1620.0f, expf(x), logf(y), tanhf(x), erff(x), 1.0f / (1.0f + expf(-x)),
-                    1.0f / sqrtf(y), powf(y, x), 1.0f, -0.0f, y, y, 1.0f, exp2f(x), sqrtf(y), 4.0f};
+  float want[16] = {1620.0f,
+                    expf(x),
+                    logf(y),
+                    tanhf(x),
+                    erff(x),
+                    1.0f / (1.0f + expf(-x)),
+                    1.0f / sqrtf(y),
+                    powf(y, x),
+                    1.0f,
+                    -0.0f,
+                    y,
+                    y,
+                    1.0f,
+                    exp2f(x),
+                    sqrtf(y),
+                    4.0f};
   for (int i = 0; i < 16; i++) cr_assert_eq(G[i], want[i], "G[%d] = %.9g, expected %.9g", i, G[i], want[i]);
   float hx = (float)h_dec(h_enc(x)), hy = (float)h_dec(h_enc(y)), hz = (float)h_dec(h_enc(F[2]));
   cr_assert_eq(h_dec(H[0]), h_round(expf(hx)));
@@ -745,40 +755,43 @@ static void expect_error(const char *src, tl_interp_arg *args, int nargs, const 
 Test(ref_eval, error_thread_binding_in_tile_op) {
   float A[64], O[64];
   tl_interp_arg args[2] = {T1(A, 64), T1(O, 64)};
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(A: T.Tensor((64,), \"float32\"), O: T.Tensor((64,), \"float32\")):\n"
-               "    with T.Kernel(1, threads=32) as bx:\n"
-               "        f = T.alloc_fragment((32,), \"float32\")\n"
-               "        T.copy(A[T.get_thread_binding(0):T.get_thread_binding(0) + 32], f)\n"
-               "        T.copy(f, O[0:32])\n",
-               args, 2, "T.get_thread_binding has no meaning here");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((64,), \"float32\"), O: T.Tensor((64,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=32) as bx:\n"
+      "        f = T.alloc_fragment((32,), \"float32\")\n"
+      "        T.copy(A[T.get_thread_binding(0):T.get_thread_binding(0) + 32], f)\n"
+      "        T.copy(f, O[0:32])\n",
+      args, 2, "T.get_thread_binding has no meaning here");
 }
 
 Test(ref_eval, error_block_op_in_per_thread_code) {
   float A[64], O[64];
   tl_interp_arg args[2] = {T1(A, 64), T1(O, 64)};
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(A: T.Tensor((64,), \"float32\"), O: T.Tensor((64,), \"float32\")):\n"
-               "    with T.Kernel(1, threads=32) as bx:\n"
-               "        s = T.alloc_shared((64,), \"float32\")\n"
-               "        T.copy(A, s)\n"
-               "        tid = T.get_thread_binding(0)\n"
-               "        O[tid] = s[tid]\n",
-               args, 2, "per-thread code");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((64,), \"float32\"), O: T.Tensor((64,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=32) as bx:\n"
+      "        s = T.alloc_shared((64,), \"float32\")\n"
+      "        T.copy(A, s)\n"
+      "        tid = T.get_thread_binding(0)\n"
+      "        O[tid] = s[tid]\n",
+      args, 2, "per-thread code");
 }
 
 Test(ref_eval, error_out_of_bounds_store) {
   float O[8];
   tl_interp_arg args[1] = {T1(O, 8)};
-  expect_error("import tilelang.language as T\n"
-               "@T.prim_func\n"
-               "def main(O: T.Tensor((8,), \"float32\")):\n"
-               "    with T.Kernel(1, threads=32) as bx:\n"
-               "        for i in T.serial(9):\n"
-               "            O[i] = 1.0\n",
-               args, 1, "index 8 is out of bounds for dimension 0 of global buffer 'O'");
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(O: T.Tensor((8,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=32) as bx:\n"
+      "        for i in T.serial(9):\n"
+      "            O[i] = 1.0\n",
+      args, 1, "index 8 is out of bounds for dimension 0 of global buffer 'O'");
 }
 
 Test(ref_eval, error_argument_shape) {

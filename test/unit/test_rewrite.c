@@ -40,7 +40,10 @@ static tl_module *parse(void) {
 }
 
 /* The first FOR statement of m's function. */
-typedef struct find_for { tl_visitor v; const tl_stmt *loop; } find_for;
+typedef struct find_for {
+  tl_visitor v;
+  const tl_stmt *loop;
+} find_for;
 static void on_stmt(tl_visitor *v, const tl_stmt *s) {
   find_for *f = (find_for *)v;
   if (!f->loop && s->kind == TL_STMT_FOR) f->loop = s;
@@ -206,9 +209,10 @@ Test(rewrite, failures_and_depth) {
 }
 
 Test(passes, registry_and_run) {
-  static const char *const order[] = {"split-kernels", "check-supported", "atomic", "warp-specialize", "pipeline", "gemm-stage",
-                                      "barriers", "versioning", "layout-inference", "lower-tile-ops",
-                                      "atomic-vectorize", "frag-pipeline", "rasterize", "smem-plan"};
+  static const char *const order[] = {"split-kernels",    "check-supported", "atomic",           "warp-specialize",
+                                      "pipeline",         "gemm-stage",      "barriers",         "versioning",
+                                      "layout-inference", "lower-tile-ops",  "atomic-vectorize", "frag-pipeline",
+                                      "rasterize",        "smem-plan"};
   cr_assert_eq(tl_pass_count(), sizeof order / sizeof order[0]);
   for (size_t i = 0; i < tl_pass_count(); i++) {
     cr_expect_str_eq(tl_pass_at(i)->name, order[i]);
@@ -232,9 +236,10 @@ Test(passes, registry_and_run) {
   cr_assert_eq(tl_module_parse(ctx, par, strlen(par), "t.py", NULL, 0, &m), TL_OK);
   const char *bad[] = {"pipeline", "nope"};
   cr_expect_eq(tl_module_run_passes(ctx, m, bad, 2, NULL), TL_ERR_INVALID_ARGUMENT);
-  cr_expect(strstr(tl_context_last_error(ctx), "unknown pass 'nope' (known passes: split-kernels, check-supported, atomic,"));
-  const char *good[] = {"check-supported", "atomic", "warp-specialize", "pipeline", "barriers", "versioning",
-                        "layout-inference", "lower-tile-ops"};
+  cr_expect(
+      strstr(tl_context_last_error(ctx), "unknown pass 'nope' (known passes: split-kernels, check-supported, atomic,"));
+  const char *good[] = {"check-supported", "atomic",     "warp-specialize",  "pipeline",
+                        "barriers",        "versioning", "layout-inference", "lower-tile-ops"};
   tl_pass_options po = {.target = "sm_80", .verify_each = true};
   cr_expect_eq(tl_module_run_passes(ctx, m, good, 8, &po), TL_OK, "%s", tl_context_last_error(ctx));
   char *t = NULL;

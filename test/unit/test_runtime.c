@@ -35,8 +35,7 @@ static tl_rx_prog prog_ceildiv(int s, int64_t c) {
   return p;
 }
 
-static void add_tensor(tl_rt_sig *s, const char *name, tl_dtype dt, int ndim,
-                       const tl_rx_prog *dims) {
+static void add_tensor(tl_rt_sig *s, const char *name, tl_dtype dt, int ndim, const tl_rx_prog *dims) {
   tl_rt_param *p = &s->params[s->nparams++];
   p->name = strdup(name);
   p->is_tensor = true;
@@ -66,11 +65,14 @@ static tl_kernel *make_add_kernel(void) {
   s->sym_names = calloc(1, sizeof(char *));
   s->sym_names[0] = strdup("n");
   tl_rx_prog d;
-  d = prog_sym(0); add_tensor(s, "A", TL_FLOAT32, 1, &d);
-  d = prog_sym(0); add_tensor(s, "B", TL_FLOAT32, 1, &d);
+  d = prog_sym(0);
+  add_tensor(s, "A", TL_FLOAT32, 1, &d);
+  d = prog_sym(0);
+  add_tensor(s, "B", TL_FLOAT32, 1, &d);
   s->params[1].align = 16;
   add_scalar(s, "alpha", TL_FLOAT32);
-  d = prog_sym(0); add_tensor(s, "C", TL_FLOAT32, 1, &d);
+  d = prog_sym(0);
+  add_tensor(s, "C", TL_FLOAT32, 1, &d);
   int idx = -1, bp;
   char *err = NULL;
   cr_assert(tl_rt_set_out_idx(s, &idx, 1, &err, &bp), "%s", err ? err : "");
@@ -101,8 +103,7 @@ static void fake(fake_tensor *f, int64_t n, uintptr_t addr) {
   f->t.shape = f->shape;
 }
 
-static tl_status call3(tl_context *ctx, tl_kernel *k, fake_tensor *a, fake_tensor *b,
-                       tl_arg alpha) {
+static tl_status call3(tl_context *ctx, tl_kernel *k, fake_tensor *a, fake_tensor *b, tl_arg alpha) {
   tl_arg args[3] = {tl_arg_tensor(&a->t), tl_arg_tensor(&b->t), alpha};
   DLManagedTensor *outs[1] = {NULL};
   tl_status s = tl_kernel_call(ctx, k, args, 3, NULL, outs);
@@ -117,12 +118,12 @@ static void setup(void) {
 }
 static void teardown(void) { tl_context_destroy(ctx); }
 
-#define EXPECT_ERR(status, substr)                                                         \
-  do {                                                                                     \
-    cr_assert_eq((status), TL_ERR_INVALID_ARGUMENT, "status %s: %s", tl_status_name(status), \
-                 tl_context_last_error(ctx));                                              \
-    cr_assert(strstr(tl_context_last_error(ctx), (substr)), "message was: %s\nexpected: %s", \
-              tl_context_last_error(ctx), (substr));                                       \
+#define EXPECT_ERR(status, substr)                                                                                     \
+  do {                                                                                                                 \
+    cr_assert_eq((status), TL_ERR_INVALID_ARGUMENT, "status %s: %s", tl_status_name(status),                           \
+                 tl_context_last_error(ctx));                                                                          \
+    cr_assert(strstr(tl_context_last_error(ctx), (substr)), "message was: %s\nexpected: %s",                           \
+              tl_context_last_error(ctx), (substr));                                                                   \
   } while (0)
 
 /* ------------------------------------------------------------ out_idx */
@@ -205,9 +206,11 @@ Test(rx, division_semantics_and_overflow) {
   tl_rx_prog p = {ops, 3};
   int64_t v;
   const char *why;
-  struct { int op; int64_t want; } cases[] = {
-      {TL_RXB_FLOORDIV, -4}, {TL_RXB_FLOORMOD, 1}, {TL_RXB_DIV, -3},
-      {TL_RXB_CEILDIV, -3},  {TL_RXB_MIN, -7},     {TL_RXB_MAX, 2}};
+  struct {
+    int op;
+    int64_t want;
+  } cases[] = {{TL_RXB_FLOORDIV, -4}, {TL_RXB_FLOORMOD, 1}, {TL_RXB_DIV, -3},
+               {TL_RXB_CEILDIV, -3},  {TL_RXB_MIN, -7},     {TL_RXB_MAX, 2}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ops[2].op = (uint8_t)cases[i].op;
     cr_assert(tl_rx_eval(&p, NULL, NULL, &v, &why));
@@ -245,8 +248,7 @@ Test(call, good_arguments_reach_the_driver_and_get_no_device) {
   fake(&b, 1000003, 0x200000);
   tl_status s = call3(ctx, k, &a, &b, tl_arg_float(2.0));
   cr_assert_eq(s, TL_ERR_NO_DEVICE, "%s: %s", tl_status_name(s), tl_context_last_error(ctx));
-  cr_assert(strstr(tl_context_last_error(ctx), "no CUDA driver"), "%s",
-            tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "no CUDA driver"), "%s", tl_context_last_error(ctx));
   cr_assert(strstr(tl_context_last_error(ctx), "/nonexistent/libcuda.so.1"));
   cr_assert_eq(tl_device_check(ctx), TL_ERR_NO_DEVICE);
   cr_assert_str_eq(tl_device_default_target(), "sm_80");
@@ -296,8 +298,7 @@ Test(call, dtype) {
   fake(&a, 10, 0x100000);
   fake(&b, 10, 0x200000);
   b.t.dtype.bits = 16;
-  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
-             "argument 'B' (#1): dtype: expected float32, got float16");
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)), "argument 'B' (#1): dtype: expected float32, got float16");
   tl_kernel_destroy(k);
 }
 
@@ -319,8 +320,7 @@ Test(call, static_dim) {
   fake_tensor a, b;
   fake(&a, 64, 0x100000);
   fake(&b, 65, 0x200000);
-  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
-             "argument 'B' (#1): shape[0]: expected 64, got 65");
+  EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)), "argument 'B' (#1): shape[0]: expected 64, got 65");
   tl_kernel_destroy(k);
 }
 
@@ -385,7 +385,7 @@ Test(call, misaligned) {
   fake_tensor a, b;
   fake(&a, 100, 0x100004); /* A needs 4 bytes: fine */
   fake(&b, 100, 0x200000);
-  b.t.byte_offset = 4;     /* B needs 16 */
+  b.t.byte_offset = 4; /* B needs 16 */
   EXPECT_ERR(call3(ctx, k, &a, &b, tl_arg_float(1)),
              "argument 'B' (#1): alignment: expected data + byte_offset aligned to 16 bytes, got 0x200004");
   tl_kernel_destroy(k);
@@ -591,8 +591,8 @@ Test(compile, out_idx_overrides) {
   tl_kernel *k = NULL;
   tl_compile_options o = {0};
   o.out_idx_mode = TL_OUT_IDX_NONE;
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
-               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
   int n = -1;
   tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 0);
@@ -601,16 +601,15 @@ Test(compile, out_idx_overrides) {
   o.out_idx_mode = TL_OUT_IDX_LIST;
   o.out_idx = list;
   o.n_out_idx = 1;
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
-               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
   const int *idx = tl_kernel_out_idx(k, &n);
   cr_assert_eq(n, 1);
   cr_assert_eq(idx[0], 2);
   tl_kernel_destroy(k);
   int bad[] = {5};
   o.out_idx = bad;
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
-               TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k), TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "out of range"));
   cr_assert_null(k);
 }
@@ -619,13 +618,11 @@ Test(compile, bad_target_and_missing_file) {
   tl_kernel *k = NULL;
   tl_compile_options o = {0};
   o.target = "sm_70";
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k),
-               TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &k), TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "unknown target 'sm_70'"));
   cr_assert_eq(tl_kernel_compile_file(ctx, "/nonexistent/k.py", NULL, 0, NULL, &k), TL_ERR_IO);
   cr_assert(strstr(tl_context_last_error(ctx), "/nonexistent/k.py"));
-  cr_assert_eq(tl_kernel_compile(ctx, NULL, 0, NULL, NULL, 0, NULL, &k),
-               TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_compile(ctx, NULL, 0, NULL, NULL, 0, NULL, &k), TL_ERR_INVALID_ARGUMENT);
 }
 
 /* TL_COMPILE_KEEP_LLVM_IR (issue 6, compile latency): the optimised LLVM IR
@@ -633,14 +630,13 @@ Test(compile, bad_target_and_missing_file) {
 Test(compile, llvm_ir_is_kept_only_when_asked) {
   tl_kernel *a = NULL, *b = NULL;
   tl_compile_options o = {0};
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &a),
-               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &a), TL_OK, "%s",
+               tl_context_last_error(ctx));
   cr_assert_str_eq(tl_kernel_llvm_ir(a), "");
   o.flags = TL_COMPILE_KEEP_LLVM_IR;
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &b),
-               TL_OK, "%s", tl_context_last_error(ctx));
-  cr_assert(strstr(tl_kernel_llvm_ir(b), "define ptx_kernel void @main("), "%s",
-            tl_kernel_llvm_ir(b));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, &o, &b), TL_OK, "%s",
+               tl_context_last_error(ctx));
+  cr_assert(strstr(tl_kernel_llvm_ir(b), "define ptx_kernel void @main("), "%s", tl_kernel_llvm_ir(b));
   cr_assert_str_eq(tl_kernel_ptx(a), tl_kernel_ptx(b));
   tl_kernel_destroy(a);
   tl_kernel_destroy(b);
@@ -652,14 +648,12 @@ Test(compile, llvm_ir_is_kept_only_when_asked) {
 Test(compile, llvm_passes_override) {
   tl_kernel *k = NULL;
   setenv("TL_LLVM_PASSES", "no-such-pass", 1);
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k),
-               TL_ERR_COMPILE);
-  cr_assert(strstr(tl_context_last_error(ctx), "LLVM optimisation failed"), "%s",
-            tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k), TL_ERR_COMPILE);
+  cr_assert(strstr(tl_context_last_error(ctx), "LLVM optimisation failed"), "%s", tl_context_last_error(ctx));
   cr_assert_null(k);
   setenv("TL_LLVM_PASSES", "default<O3>", 1);
-  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k),
-               TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile(ctx, add_src, sizeof add_src - 1, "add.py", NULL, 0, NULL, &k), TL_OK, "%s",
+               tl_context_last_error(ctx));
   cr_assert(strstr(tl_kernel_ptx(k), ".entry main"));
   tl_kernel_destroy(k);
 }
@@ -863,14 +857,18 @@ Test(compile, set_ptx_checks_the_entry_and_parameters) {
   cr_assert_eq(tl_kernel_set_ptx(ctx, k, renamed), TL_OK, "%s", tl_context_last_error(ctx));
   cr_assert_str_eq(tl_kernel_ptx(k), renamed);
   /* no entry of that name */
-  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".version 8.0\n.target sm_90a\n.visible .entry other(\n.param .u64 a\n)\n{ ret; }\n"),
-               TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(
+      tl_kernel_set_ptx(ctx, k, ".version 8.0\n.target sm_90a\n.visible .entry other(\n.param .u64 a\n)\n{ ret; }\n"),
+      TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "no `.entry main(...)`"), "%s", tl_context_last_error(ctx));
   /* one parameter fewer */
-  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".visible .entry main(\n.param .u64 a\n)\n{ ret; }\n"), TL_ERR_INVALID_ARGUMENT);
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".visible .entry main(\n.param .u64 a\n)\n{ ret; }\n"),
+               TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "has 1 parameters, expected 5"), "%s", tl_context_last_error(ctx));
   /* a parameter of another type */
-  cr_assert_eq(tl_kernel_set_ptx(ctx, k, ".visible .entry main(.param .u64 a, .param .u32 b, .param .u64 c, .param .align 128 .b8 d[128], .param .align 128 .b8 e[128])\n{ ret; }\n"),
+  cr_assert_eq(tl_kernel_set_ptx(ctx, k,
+                                 ".visible .entry main(.param .u64 a, .param .u32 b, .param .u64 c, .param .align 128 "
+                                 ".b8 d[128], .param .align 128 .b8 e[128])\n{ ret; }\n"),
                TL_ERR_INVALID_ARGUMENT);
   cr_assert(strstr(tl_context_last_error(ctx), "parameter 1 of entry 'main' is `.param .u32`, expected `.param .u64`"),
             "%s", tl_context_last_error(ctx));
@@ -926,13 +924,11 @@ Test(compile, remarks_option) {
   o.stop_after = TL_STAGE_SIMT;
   o.cache = TL_CACHE_USE_OFF;
   tl_kernel *k = NULL;
-  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
-               tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s", tl_context_last_error(ctx));
   cr_assert_null(strstr(tl_context_warnings(ctx), "remark:"), "%s", tl_context_warnings(ctx));
   tl_kernel_destroy(k);
   o.remarks = true;
-  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s",
-               tl_context_last_error(ctx));
+  cr_assert_eq(tl_kernel_compile_file(ctx, "examples/gemm.py", d, 3, &o, &k), TL_OK, "%s", tl_context_last_error(ctx));
   cr_assert(strstr(tl_context_warnings(ctx), "remark: T.Pipelined GEMM loop takes the Hopper path"), "%s",
             tl_context_warnings(ctx));
   tl_kernel_destroy(k);
@@ -946,11 +942,12 @@ Test(compile, index_bitwidth_flag) {
   o.cache = TL_CACHE_USE_OFF;
   o.flags = TL_COMPILE_INDEX_BITWIDTH_64;
   tl_kernel *k = NULL;
-  const char *src = "import tilelang.language as T\n"
-                    "@T.prim_func\n"
-                    "def f(A: T.Tensor((64,), \"float32\")):\n"
-                    "    with T.Kernel(1, threads=64) as bx:\n"
-                    "        A[T.get_thread_binding()] = 1.0\n";
+  const char *src =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def f(A: T.Tensor((64,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=64) as bx:\n"
+      "        A[T.get_thread_binding()] = 1.0\n";
   cr_assert_eq(tl_kernel_compile(ctx, src, strlen(src), "f.py", NULL, 0, &o, &k), TL_OK, "%s",
                tl_context_last_error(ctx));
   cr_assert(strstr(tl_kernel_simt_ir(k), "\"tl.config_index_bitwidth\": 64"), "%s", tl_kernel_simt_ir(k));
@@ -963,7 +960,7 @@ Test(compile, index_bitwidth_flag) {
  * wgmma.wait_group 1 the PTX then has); a bit in both flags and
  * flags_false is refused. */
 Test(compile, attention_schedule_given_false) {
-  tl_define d[7] = {{"batch", "1"},   {"heads", "2"},   {"seq_len", "256"}, {"block_M", "128"},
+  tl_define d[7] = {{"batch", "1"},     {"heads", "2"},     {"seq_len", "256"}, {"block_M", "128"},
                     {"block_N", "128"}, {"threads", "256"}, {"num_stages", "2"}};
   tl_compile_options o = {0};
   o.target = "sm_90a";

@@ -248,8 +248,8 @@ Test(simt_examples, cast_copy) {
     tl_module *hi = parse_example("cast_copy.py", defs, 2, false);
     size_t n = (size_t)M * N;
     float *A = frand(n);
-    A[0] = 1.00390625f;          /* a tie between two bf16 values: rounds to even (1.0) */
-    A[1] = 1.01171875f;          /* tie: rounds to even (1.015625) */
+    A[0] = 1.00390625f; /* a tie between two bf16 values: rounds to even (1.0) */
+    A[1] = 1.01171875f; /* tie: rounds to even (1.015625) */
     uint16_t *B = malloc(2 * n), *R = malloc(2 * n);
     memset(B, 0xFF, 2 * n);
     memset(R, 0xFF, 2 * n);
@@ -393,8 +393,7 @@ static void expect_fault(const char *src, int line, const char *msg) {
   bool ok = tl_simt_exec(m, 0, args, 2, NULL, 0, NULL, &d);
   cr_assert(!ok, "expected a failure with '%s'", msg);
   cr_assert(d.out.data && strstr(d.out.data, msg), "diagnostics lack '%s':\n%s", msg, d.out.data);
-  cr_assert_eq(d.first_error.line, line, "error at line %d, expected %d:\n%s", d.first_error.line, line,
-               d.out.data);
+  cr_assert_eq(d.first_error.line, line, "error at line %d, expected %d:\n%s", d.first_error.line, line, d.out.data);
   cr_assert(strstr(d.out.data, "fault.py:"), "no file location:\n%s", d.out.data);
   tl_diag_free(&d);
   tl_module_destroy(m);
@@ -409,43 +408,48 @@ static void expect_ok(const char *src, float *B_out) {
   tl_module_destroy(m);
 }
 
-#define HEAD                                                                           \
-  "import tilelang.language as T\n"                                                    \
-  "\n"                                                                                 \
-  "@T.prim_func\n"                                                                     \
-  "def main(A: T.Tensor((520,), \"float32\"), B: T.Tensor((520,), \"float32\")):\n" \
-  "    with T.Kernel(1, threads=128) as bx:\n"                                         \
-  "        S = T.alloc_shared((512,), \"float32\")\n"                                  \
+#define HEAD                                                                                                           \
+  "import tilelang.language as T\n"                                                                                    \
+  "\n"                                                                                                                 \
+  "@T.prim_func\n"                                                                                                     \
+  "def main(A: T.Tensor((520,), \"float32\"), B: T.Tensor((520,), \"float32\")):\n"                                    \
+  "    with T.Kernel(1, threads=128) as bx:\n"                                                                         \
+  "        S = T.alloc_shared((512,), \"float32\")\n"                                                                  \
   "        tid = T.get_thread_binding(0)\n"
 /* HEAD is 7 lines; the next line is line 8. */
 
 Test(simt_faults, missing_barrier) {
-  expect_fault(HEAD "        S[tid] = A[tid]\n"
-                    "        B[tid] = S[(tid + 1) % 128]\n",
+  expect_fault(HEAD
+               "        S[tid] = A[tid]\n"
+               "        B[tid] = S[(tid + 1) % 128]\n",
                9, "data race on shared memory: thread 0 reads 'S'[1], written by thread 1");
   float B[520];
-  expect_ok(HEAD "        S[tid] = A[tid]\n"
-                 "        T.sync_threads()\n"
-                 "        B[tid] = S[(tid + 1) % 128]\n",
+  expect_ok(HEAD
+            "        S[tid] = A[tid]\n"
+            "        T.sync_threads()\n"
+            "        B[tid] = S[(tid + 1) % 128]\n",
             B);
   for (int i = 0; i < 128; i++) cr_assert_eq(B[i], (float)((i + 1) % 128));
   /* a thread reading its own write needs no barrier */
-  expect_ok(HEAD "        S[tid] = A[tid]\n"
-                 "        B[tid] = S[tid]\n",
+  expect_ok(HEAD
+            "        S[tid] = A[tid]\n"
+            "        B[tid] = S[tid]\n",
             NULL);
 }
 
 Test(simt_faults, write_after_read) {
-  expect_fault(HEAD "        S[tid] = A[tid]\n"
-                    "        T.sync_threads()\n"
-                    "        B[tid] = S[(tid + 1) % 128]\n"
-                    "        S[tid] = 0.0\n",
+  expect_fault(HEAD
+               "        S[tid] = A[tid]\n"
+               "        T.sync_threads()\n"
+               "        B[tid] = S[(tid + 1) % 128]\n"
+               "        S[tid] = 0.0\n",
                11, "data race on shared memory: thread 1 writes 'S'[1], which thread 0 read");
-  expect_ok(HEAD "        S[tid] = A[tid]\n"
-                 "        T.sync_threads()\n"
-                 "        B[tid] = S[(tid + 1) % 128]\n"
-                 "        T.sync_threads()\n"
-                 "        S[tid] = 0.0\n",
+  expect_ok(HEAD
+            "        S[tid] = A[tid]\n"
+            "        T.sync_threads()\n"
+            "        B[tid] = S[(tid + 1) % 128]\n"
+            "        T.sync_threads()\n"
+            "        S[tid] = 0.0\n",
             NULL);
 }
 
@@ -463,37 +467,41 @@ Test(simt_faults, cp_async_offset_past_int64_bytes) {
 }
 
 Test(simt_faults, missing_wait_group) {
-  expect_fault(HEAD "        T.ptx_cp_async(S, tid * 4, A, tid * 4, 16, True)\n"
-                    "        T.ptx_commit_group()\n"
-                    "        T.sync_threads()\n"
-                    "        B[tid] = S[tid * 4 + 1]\n",
+  expect_fault(HEAD
+               "        T.ptx_cp_async(S, tid * 4, A, tid * 4, 16, True)\n"
+               "        T.ptx_commit_group()\n"
+               "        T.sync_threads()\n"
+               "        B[tid] = S[tid * 4 + 1]\n",
                11, "before its cp.async completed");
   /* waited for, but read by another thread without a barrier after the wait */
-  expect_fault(HEAD "        T.ptx_cp_async(S, tid * 4, A, tid * 4, 16, True)\n"
-                    "        T.ptx_commit_group()\n"
-                    "        T.sync_threads()\n"
-                    "        T.ptx_wait_group(0)\n"
-                    "        B[tid] = S[(tid * 4 + 4) % 512]\n",
+  expect_fault(HEAD
+               "        T.ptx_cp_async(S, tid * 4, A, tid * 4, 16, True)\n"
+               "        T.ptx_commit_group()\n"
+               "        T.sync_threads()\n"
+               "        T.ptx_wait_group(0)\n"
+               "        B[tid] = S[(tid * 4 + 4) % 512]\n",
                12, "data race");
   /* two groups: wait_group(1) completes only the first */
-  expect_fault(HEAD "        T.ptx_cp_async(S, tid * 2, A, tid * 2, 8, tid < 64)\n"
-                    "        T.ptx_commit_group()\n"
-                    "        T.ptx_cp_async(S, 256 + tid * 2, A, 256 + tid * 2, 8, True)\n"
-                    "        T.ptx_commit_group()\n"
-                    "        T.ptx_wait_group(1)\n"
-                    "        T.sync_threads()\n"
-                    "        B[tid] = S[(tid * 2 + 2) % 256]\n"
-                    "        B[tid + 128] = S[256 + tid * 2]\n",
+  expect_fault(HEAD
+               "        T.ptx_cp_async(S, tid * 2, A, tid * 2, 8, tid < 64)\n"
+               "        T.ptx_commit_group()\n"
+               "        T.ptx_cp_async(S, 256 + tid * 2, A, 256 + tid * 2, 8, True)\n"
+               "        T.ptx_commit_group()\n"
+               "        T.ptx_wait_group(1)\n"
+               "        T.sync_threads()\n"
+               "        B[tid] = S[(tid * 2 + 2) % 256]\n"
+               "        B[tid + 128] = S[256 + tid * 2]\n",
                15, "group 1");
   float B[520];
-  expect_ok(HEAD "        T.ptx_cp_async(S, tid * 2, A, tid * 2, 8, tid < 64)\n"
-                 "        T.ptx_commit_group()\n"
-                 "        T.ptx_cp_async(S, 256 + tid * 2, A, 256 + tid * 2, 8, True)\n"
-                 "        T.ptx_commit_group()\n"
-                 "        T.ptx_wait_group(0)\n"
-                 "        T.sync_threads()\n"
-                 "        B[tid] = S[(tid * 2 + 2) % 256]\n"
-                 "        B[tid + 128] = S[256 + tid * 2]\n",
+  expect_ok(HEAD
+            "        T.ptx_cp_async(S, tid * 2, A, tid * 2, 8, tid < 64)\n"
+            "        T.ptx_commit_group()\n"
+            "        T.ptx_cp_async(S, 256 + tid * 2, A, 256 + tid * 2, 8, True)\n"
+            "        T.ptx_commit_group()\n"
+            "        T.ptx_wait_group(0)\n"
+            "        T.sync_threads()\n"
+            "        B[tid] = S[(tid * 2 + 2) % 256]\n"
+            "        B[tid + 128] = S[256 + tid * 2]\n",
             B);
   for (int t = 0; t < 128; t++) {
     int e = (t * 2 + 2) % 256; /* copied by thread e / 2 when e < 128, zero-filled otherwise */
@@ -503,35 +511,41 @@ Test(simt_faults, missing_wait_group) {
 }
 
 Test(simt_faults, divergent_barrier) {
-  expect_fault(HEAD "        S[tid] = A[tid]\n"
-                    "        if tid < 64:\n"
-                    "            T.sync_threads()\n",
-               10, "deadlock: every warp of the block is blocked: warp 0 (threads 0-31) at fault.py:10 waits on "
-                   "barrier 0 (T.sync_threads(), 128 threads, 64 arrived)");
+  expect_fault(HEAD
+               "        S[tid] = A[tid]\n"
+               "        if tid < 64:\n"
+               "            T.sync_threads()\n",
+               10,
+               "deadlock: every warp of the block is blocked: warp 0 (threads 0-31) at fault.py:10 waits on "
+               "barrier 0 (T.sync_threads(), 128 threads, 64 arrived)");
 }
 
 Test(simt_faults, out_of_bounds_store) {
-  expect_fault(HEAD "        S[tid] = A[tid]\n"
-                    "        B[tid * 5] = 1.0\n",
+  expect_fault(HEAD
+               "        S[tid] = A[tid]\n"
+               "        B[tid * 5] = 1.0\n",
                9, "out-of-bounds store of global buffer 'B': index 520 (size 520) in thread 104");
   expect_fault(HEAD "        S[tid * 4 + 4] = 1.0\n", 8, "out-of-bounds store of shared buffer 'S': index 512");
 }
 
 Test(simt_faults, uninitialised_shared) {
-  expect_fault(HEAD "        if tid < 127:\n"
-                    "            S[tid] = A[tid]\n"
-                    "        T.sync_threads()\n"
-                    "        B[tid] = S[tid]\n",
+  expect_fault(HEAD
+               "        if tid < 127:\n"
+               "            S[tid] = A[tid]\n"
+               "        T.sync_threads()\n"
+               "        B[tid] = S[tid]\n",
                11, "read of uninitialised shared memory: thread 127 reads 'S'[127]");
 }
 
 Test(simt_faults, misaligned_vector) {
-  expect_fault(HEAD "        if tid < 100:\n"
-                    "            B[T.Ramp(tid * 4, 1, 4)] = A[T.Ramp(tid * 4 + 2, 1, 4)]\n",
+  expect_fault(HEAD
+               "        if tid < 100:\n"
+               "            B[T.Ramp(tid * 4, 1, 4)] = A[T.Ramp(tid * 4 + 2, 1, 4)]\n",
                9, "misaligned 16-byte vector load of global buffer 'A' at element 2");
   float B[520];
-  expect_ok(HEAD "        if tid < 100:\n"
-                 "            B[T.Ramp(tid * 4, 1, 4)] = A[T.Ramp(tid * 4 + 4, 1, 4)]\n",
+  expect_ok(HEAD
+            "        if tid < 100:\n"
+            "            B[T.Ramp(tid * 4, 1, 4)] = A[T.Ramp(tid * 4 + 4, 1, 4)]\n",
             B);
   for (int i = 0; i < 400; i++) cr_assert_eq(B[i], (float)(i + 4));
 }
@@ -559,7 +573,8 @@ static const char *gemm_src =
     "import tilelang.language as T\n"
     "\n"
     "@T.prim_func\n"
-    "def main(A: T.Tensor((64, 64), \"float16\"), B: T.Tensor((64, 64), \"float16\"), C: T.Tensor((64, 64), \"float32\")):\n"
+    "def main(A: T.Tensor((64, 64), \"float16\"), B: T.Tensor((64, 64), \"float16\"), C: T.Tensor((64, 64), "
+    "\"float32\")):\n"
     "    with T.Kernel(1, threads=128) as bx:\n"
     "        As = T.alloc_shared((4096,), \"float16\")\n"
     "        Bs = T.alloc_shared((4096,), \"float16\")\n"
@@ -579,7 +594,8 @@ static const char *gemm_src =
     "        T.sync_threads()\n"
     "        for kk in T.serial(4):\n"
     "            for mi in T.serial(2):\n"
-    "                T.ptx_ldmatrix(af, 0, As, (warp // 2 * 32 + mi * 16 + lane % 16) * 64 + kk * 16 + lane // 16 * 8, 4, False)\n"
+    "                T.ptx_ldmatrix(af, 0, As, (warp // 2 * 32 + mi * 16 + lane % 16) * 64 + kk * 16 + lane // 16 * 8, "
+    "4, False)\n"
     "                for ni in T.serial(4):\n"
     "                    T.ptx_ldmatrix(bf, 0, Bs, (kk * 16 + lane % 16) * 64 + warp % 2 * 32 + ni * 8, 2, True)\n"
     "                    T.ptx_mma(af, 0, bf, 0, acc, (mi * 4 + ni) * 4, \"m16n8k16\")\n"
@@ -587,7 +603,8 @@ static const char *gemm_src =
     "            for no in T.serial(4):\n"
     "                for h in T.serial(2):\n"
     "                    for j in T.serial(2):\n"
-    "                        C[warp // 2 * 32 + mo * 16 + h * 8 + lane // 4, warp % 2 * 32 + no * 8 + lane % 4 * 2 + j] = acc[(mo * 4 + no) * 4 + h * 2 + j]\n";
+    "                        C[warp // 2 * 32 + mo * 16 + h * 8 + lane // 4, warp % 2 * 32 + no * 8 + lane % 4 * 2 + "
+    "j] = acc[(mo * 4 + no) * 4 + h * 2 + j]\n";
 
 Test(simt_gemm, gemm_64x64x64_cp_async_ldmatrix_mma) {
   tl_module *m = parse(gemm_src, strlen(gemm_src), "gemm_simt.py", NULL, 0, false);
@@ -651,7 +668,9 @@ Test(simt_numerics, casts_half_ops_fma_wrap) {
       "import tilelang.language as T\n"
       "\n"
       "@T.prim_func\n"
-      "def main(F: T.Tensor((8,), \"float32\"), H: T.Tensor((3, 64), \"float16\"), I: T.Tensor((2, 8), \"int32\"), U: T.Tensor((8,), \"uint8\"), HO: T.Tensor((3, 64), \"float16\"), FO: T.Tensor((64,), \"float32\"), W: T.Tensor((64,), \"int32\")):\n"
+      "def main(F: T.Tensor((8,), \"float32\"), H: T.Tensor((3, 64), \"float16\"), I: T.Tensor((2, 8), \"int32\"), U: "
+      "T.Tensor((8,), \"uint8\"), HO: T.Tensor((3, 64), \"float16\"), FO: T.Tensor((64,), \"float32\"), W: "
+      "T.Tensor((64,), \"int32\")):\n"
       "    with T.Kernel(1, threads=64) as bx:\n"
       "        tid = T.get_thread_binding(0)\n"
       "        if tid < 8:\n"
@@ -674,7 +693,7 @@ Test(simt_numerics, casts_half_ops_fma_wrap) {
   int32_t I[16], W[64];
   uint8_t U[8];
   float FO[64];
-  tl_interp_arg args[7] = {tensor(F, 1, 8, 0),  tensor(H, 2, 3, 64),  tensor(I, 2, 2, 8), tensor(U, 1, 8, 0),
+  tl_interp_arg args[7] = {tensor(F, 1, 8, 0),   tensor(H, 2, 3, 64),  tensor(I, 2, 2, 8), tensor(U, 1, 8, 0),
                            tensor(HO, 2, 3, 64), tensor(FO, 1, 64, 0), tensor(W, 1, 64, 0)};
   run_simt(m, args, 7, NULL, 0);
   int32_t wi[8] = {0, INT32_MAX, INT32_MIN, -2, 2, 255, 300, 0};
@@ -755,13 +774,12 @@ static void gemm_example_case(const char *file, int M, int N, int K, bool bf16, 
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
       double r = 0;
-      for (int k = 0; k < K; k++)
-        r += Ad[(size_t)i * K + k] * (nt ? Bd[(size_t)j * K + k] : Bd[(size_t)k * N + j]);
+      for (int k = 0; k < K; k++) r += Ad[(size_t)i * K + k] * (nt ? Bd[(size_t)j * K + k] : Bd[(size_t)k * N + j]);
       uint16_t cb = C[(size_t)i * N + j], rb = R[(size_t)i * N + j];
       double got = bf16 ? bf_val(cb) : h_val(cb), ref = bf16 ? bf_val(rb) : h_val(rb);
       cr_assert(fabs(got - r) <= tol + tol * fabs(r), "%s C[%d][%d] = %.6g, float64 %.6g", file, i, j, got, r);
-      cr_assert(fabs(got - ref) <= tol + tol * fabs(ref), "%s C[%d][%d] = %.6g, reference evaluator %.6g", file,
-                i, j, got, ref);
+      cr_assert(fabs(got - ref) <= tol + tol * fabs(ref), "%s C[%d][%d] = %.6g, reference evaluator %.6g", file, i, j,
+                got, ref);
     }
   free(A), free(B), free(C), free(R), free(Ad), free(Bd);
   tl_module_destroy(lo);
@@ -803,8 +821,8 @@ Test(simt_examples, gemm_f16_accumulator_bit_exact) {
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
       uint16_t cb = C[(size_t)i * N + j], rb = R[(size_t)i * N + j];
-      cr_assert_eq(cb, rb, "C[%d][%d]: SIMT executor %.9g (0x%04x), reference evaluator %.9g (0x%04x)", i, j,
-                   h_val(cb), cb, h_val(rb), rb);
+      cr_assert_eq(cb, rb, "C[%d][%d]: SIMT executor %.9g (0x%04x), reference evaluator %.9g (0x%04x)", i, j, h_val(cb),
+                   cb, h_val(rb), rb);
       double acc = 0, once = 0;
       for (int k0 = 0; k0 < K; k0 += TL_MMA_K)
         acc = tl_mma_step(&Ad[(size_t)i * K + k0], &Bd[(size_t)k0 * N + j], N, TL_MMA_K, acc, TL_FLOAT16);
@@ -812,8 +830,8 @@ Test(simt_examples, gemm_f16_accumulator_bit_exact) {
       cr_assert_eq(h_val(rb), acc, "C[%d][%d]: reference %.9g, the k-chunk rule %.9g", i, j, h_val(rb), acc);
       once_differs += h_val(rb) != tl_round_to_dtype(once, TL_FLOAT16);
     }
-  cr_log_info("f16-accumulator gemm %dx%dx%d: %d of %d elements differ from the float64 product rounded once",
-              M, N, K, once_differs, M * N);
+  cr_log_info("f16-accumulator gemm %dx%dx%d: %d of %d elements differ from the float64 product rounded once", M, N, K,
+              once_differs, M * N);
   cr_assert(once_differs > M * N / 4, "only %d of %d elements differ from the float64 product rounded once",
             once_differs, M * N);
   free(A), free(B), free(C), free(R), free(Ad), free(Bd);
@@ -857,8 +875,8 @@ static void gemm_fault_case(const char *from, const char *to, const char *msg) {
   cr_assert(ld);
   int line = 1;
   for (const char *q = bad; q < ld; q++) line += *q == '\n';
-  cr_assert_eq(d.first_error.line, line, "error at line %d, the first ldmatrix is at line %d:\n%s",
-               d.first_error.line, line, d.out.data);
+  cr_assert_eq(d.first_error.line, line, "error at line %d, the first ldmatrix is at line %d:\n%s", d.first_error.line,
+               line, d.out.data);
   tl_diag_free(&d);
   tl_module_destroy(m);
   tl_module_destroy(lo);

@@ -73,8 +73,7 @@ static void make_input(float *A) {
 }
 
 /* Runs src on A -> B with the schedule seed; returns success, diagnostics in *out (caller frees). */
-static bool run(const char *src, const char *name, uint64_t seed, float *A, float *B, char **out,
-                tl_loc *first) {
+static bool run(const char *src, const char *name, uint64_t seed, float *A, float *B, char **out, tl_loc *first) {
   tl_module *m = parse(src, name);
   for (int i = 0; i < N; i++) B[i] = -12345.0f;
   tl_interp_arg args[2];
@@ -107,8 +106,8 @@ static void kernel_case(const char *file) {
     cr_assert(ok, "%s, schedule seed %llu: %s", file, (unsigned long long)seed, diag);
     for (int i = 0; i < N; i++) {
       float want = A[i] * 2.0f + 1.0f;
-      cr_assert(B[i] == want, "%s, schedule seed %llu: B[%d] = %.9g, want %.9g", file, (unsigned long long)seed,
-                i, (double)B[i], (double)want);
+      cr_assert(B[i] == want, "%s, schedule seed %llu: B[%d] = %.9g, want %.9g", file, (unsigned long long)seed, i,
+                (double)B[i], (double)want);
     }
     free(diag);
   }
@@ -152,20 +151,24 @@ static void fault_case(const char *file, const char *from, const char *to, const
 }
 
 Test(simt_sched, missing_arrive_deadlocks) {
-  const char *msgs[] = {"deadlock: every warp of the block is blocked",
-                        "warp 0 (threads 0-31) at mbarrier_ring.py:",
-                        "waits on mbarrier 'bars'[3] (shared byte offset",
-                        "for the phase of parity 0 to complete (phase 0 in progress, parity 0: 64 of 64 arrivals pending",
-                        "warp 1 (threads 32-63) at mbarrier_ring.py:",
-                        "waits on mbarrier 'bars'[0]", "warp 2 (threads 64-95)", NULL};
+  const char *msgs[] = {
+      "deadlock: every warp of the block is blocked",
+      "warp 0 (threads 0-31) at mbarrier_ring.py:",
+      "waits on mbarrier 'bars'[3] (shared byte offset",
+      "for the phase of parity 0 to complete (phase 0 in progress, parity 0: 64 of 64 arrivals pending",
+      "warp 1 (threads 32-63) at mbarrier_ring.py:",
+      "waits on mbarrier 'bars'[0]",
+      "warp 2 (threads 64-95)",
+      NULL};
   fault_case("mbarrier_ring.py", "                T.ptx_mbarrier_arrive(bars, 3 + i % 3)\n", "",
              "T.ptx_mbarrier_wait(bars, 3 + i % 3", msgs);
 }
 
 Test(simt_sched, missing_wait_races) {
-  const char *msgs[] = {"data race on shared memory: thread 32 reads 'A_s'[0], written by the T.ptx_cp_async_bulk "
-                        "of thread 0 before a wait observed its mbarrier 'bars'[0] complete phase 0",
-                        NULL};
+  const char *msgs[] = {
+      "data race on shared memory: thread 32 reads 'A_s'[0], written by the T.ptx_cp_async_bulk "
+      "of thread 0 before a wait observed its mbarrier 'bars'[0] complete phase 0",
+      NULL};
   fault_case("mbarrier_ring.py", "                T.ptx_mbarrier_wait(bars, i % 3, i // 3 % 2)\n", "",
              "O_s[c * 128 + j * 32 + lane] = A_s", msgs);
 }
@@ -187,18 +190,19 @@ Test(simt_sched, read_before_wait_races) {
 }
 
 Test(simt_sched, bulk_store_without_proxy_fence) {
-  const char *msgs[] = {"proxy ordering: T.ptx_cp_async_bulk_store of thread 32 reads 'O_s'[0] through the async "
-                        "proxy, but thread 32 wrote it with an ordinary store and executed no "
-                        "T.ptx_fence_proxy_async() after that store",
-                        NULL};
-  fault_case("mbarrier_ring.py", "                T.ptx_fence_proxy_async()\n", "", "T.ptx_cp_async_bulk_store(",
-             msgs);
+  const char *msgs[] = {
+      "proxy ordering: T.ptx_cp_async_bulk_store of thread 32 reads 'O_s'[0] through the async "
+      "proxy, but thread 32 wrote it with an ordinary store and executed no "
+      "T.ptx_fence_proxy_async() after that store",
+      NULL};
+  fault_case("mbarrier_ring.py", "                T.ptx_fence_proxy_async()\n", "", "T.ptx_cp_async_bulk_store(", msgs);
 }
 
 Test(simt_sched, bulk_store_source_overwritten_before_wait) {
-  const char *msgs[] = {"thread 32 writes 'O_s'[0] while the T.ptx_cp_async_bulk_store of thread 32 (bulk group 0) "
-                        "may still read it: no T.ptx_bulk_wait_group of that thread covers the group",
-                        NULL};
+  const char *msgs[] = {
+      "thread 32 writes 'O_s'[0] while the T.ptx_cp_async_bulk_store of thread 32 (bulk group 0) "
+      "may still read it: no T.ptx_bulk_wait_group of that thread covers the group",
+      NULL};
   fault_case("mbarrier_ring.py", "                    T.ptx_bulk_wait_group(0)\n", "",
              "O_s[c * 128 + j * 32 + lane] = A_s", msgs);
 }
@@ -219,20 +223,21 @@ Test(simt_sched, arrive_before_stores_races) {
 
 Test(simt_sched, missing_named_barrier_races) {
   const char *msgs[] = {"data race on shared memory: thread 32 reads 'S'[0], written by thread 0", NULL};
-  fault_case("named_barrier.py", "                T.ptx_bar_sync(1, 64)\n        else:", "        else:",
-             "S[(1 - warp) * 128", msgs);
+  fault_case("named_barrier.py",
+             "                T.ptx_bar_sync(1, 64)\n        else:", "        else:", "S[(1 - warp) * 128", msgs);
 }
 
 Test(simt_sched, named_barrier_count_deadlocks) {
-  const char *msgs[] = {"deadlock", "waits on barrier 1 (96 threads, 64 arrived)",
-                        "warp 2 (threads 64-95) has exited", "warp 3 (threads 96-127) has exited", NULL};
+  const char *msgs[] = {"deadlock", "waits on barrier 1 (96 threads, 64 arrived)", "warp 2 (threads 64-95) has exited",
+                        "warp 3 (threads 96-127) has exited", NULL};
   fault_case("named_barrier.py", "T.ptx_bar_sync(1, 64)", "T.ptx_bar_sync(1, 96)", "T.ptx_bar_sync(1, 96)", msgs);
 }
 
 Test(simt_sched, mbarrier_init_needs_sync) {
-  const char *msgs[] = {"T.ptx_mbarrier_wait: thread 32 uses mbarrier 'bars'[0] before its initialisation by "
-                        "thread 0 is visible (a T.sync_threads() after T.ptx_mbarrier_init is missing)",
-                        NULL};
+  const char *msgs[] = {
+      "T.ptx_mbarrier_wait: thread 32 uses mbarrier 'bars'[0] before its initialisation by "
+      "thread 0 is visible (a T.sync_threads() after T.ptx_mbarrier_init is missing)",
+      NULL};
   fault_case("mbarrier_ring.py", "        T.sync_threads()\n", "", "T.ptx_mbarrier_wait(bars, i % 3", msgs);
 }
 
@@ -268,20 +273,21 @@ Test(simt_sched, gemm_example_under_seeds) {
     ok = tl_simt_exec(m, 0, args, 3, NULL, 0, &o, &d);
     cr_assert(ok, "seed %llu: %s", (unsigned long long)seed, d.out.data ? d.out.data : "");
     tl_diag_free(&d);
-    if (seed) cr_assert(!memcmp(C, C0, sizeof C), "seed %llu: C differs from the lockstep run", (unsigned long long)seed);
+    if (seed)
+      cr_assert(!memcmp(C, C0, sizeof C), "seed %llu: C differs from the lockstep run", (unsigned long long)seed);
   }
   tl_module_destroy(m);
   free(src);
 }
 
 /* ------------------------------------------------ small inline kernels */
-#define SMALL_HEAD                                                                   \
-  "import tilelang.language as T\n"                                                  \
-  "@T.prim_func\n"                                                                   \
-  "def main(A: T.Tensor((8192,), \"float32\"), B: T.Tensor((8192,), \"float32\")):\n" \
-  "    with T.Kernel(1, threads=64) as bx:\n"                                        \
-  "        S = T.alloc_shared((64,), \"float32\")\n"                                 \
-  "        bars = T.alloc_shared((2,), \"uint64\")\n"                                \
+#define SMALL_HEAD                                                                                                     \
+  "import tilelang.language as T\n"                                                                                    \
+  "@T.prim_func\n"                                                                                                     \
+  "def main(A: T.Tensor((8192,), \"float32\"), B: T.Tensor((8192,), \"float32\")):\n"                                  \
+  "    with T.Kernel(1, threads=64) as bx:\n"                                                                          \
+  "        S = T.alloc_shared((64,), \"float32\")\n"                                                                   \
+  "        bars = T.alloc_shared((2,), \"uint64\")\n"                                                                  \
   "        tx = T.get_thread_binding(0)\n"
 
 static void expect_small_fault(const char *src, int line, const char *msg) {
@@ -312,7 +318,8 @@ Test(simt_sched, bar_arrive_then_sync) {
   for (uint64_t seed = 0; seed <= 20; seed++) {
     char *diag;
     cr_assert(run(arrive_src, "arrive.py", seed, A, B, &diag, NULL), "seed %llu: %s", (unsigned long long)seed, diag);
-    for (int i = 0; i < 32; i++) cr_assert(B[i] == A[i + 32] * 2.0f + 1.0f, "seed %llu: B[%d]", (unsigned long long)seed, i);
+    for (int i = 0; i < 32; i++)
+      cr_assert(B[i] == A[i + 32] * 2.0f + 1.0f, "seed %llu: B[%d]", (unsigned long long)seed, i);
     cr_assert(B[32] == -12345.0f);
     free(diag);
   }
@@ -340,16 +347,18 @@ Test(simt_sched, bar_arrive_then_sync) {
 
 Test(simt_sched, mbarrier_protocol_errors) {
   /* more arrivals in a phase than its count (the phase waits for its tx-count) */
-  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
-                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
-                                "        T.sync_threads()\n"
-                                "        if T.get_thread_binding(0) < 2:\n"
-                                "            T.ptx_mbarrier_arrive_expect_tx(bars, 0, 16)\n",
+  expect_small_fault(SMALL_HEAD
+                     "        if T.get_thread_binding(0) == 0:\n"
+                     "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                     "        T.sync_threads()\n"
+                     "        if T.get_thread_binding(0) < 2:\n"
+                     "            T.ptx_mbarrier_arrive_expect_tx(bars, 0, 16)\n",
                      12, "mbarrier 'bars'[0]: thread 1 arrives, but no arrival of phase 0 is pending (count 1)");
   /* init twice */
-  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
-                                "            T.ptx_mbarrier_init(bars, 1, 1)\n"
-                                "            T.ptx_mbarrier_init(bars, 1, 2)\n",
+  expect_small_fault(SMALL_HEAD
+                     "        if T.get_thread_binding(0) == 0:\n"
+                     "            T.ptx_mbarrier_init(bars, 1, 1)\n"
+                     "            T.ptx_mbarrier_init(bars, 1, 2)\n",
                      10, "mbarrier 'bars'[1] is initialised a second time in this block");
   /* not an mbarrier */
   expect_small_fault(SMALL_HEAD "        T.ptx_mbarrier_wait(bars, 1, 0)\n", 8,
@@ -358,21 +367,25 @@ Test(simt_sched, mbarrier_protocol_errors) {
   expect_small_fault(SMALL_HEAD "        T.ptx_mbarrier_init(S, 0, 1)\n", 8,
                      "mbarrier buffer 'S' must have dtype uint64, not float32");
   /* a named barrier by part of a warp */
-  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) < 16:\n"
-                                "            T.ptx_bar_sync(1, 32)\n",
+  expect_small_fault(SMALL_HEAD
+                     "        if T.get_thread_binding(0) < 16:\n"
+                     "            T.ptx_bar_sync(1, 32)\n",
                      9, "bar.sync/bar.arrive executed by a partial warp: 16 of 32 lanes of warp 0 are active");
   /* a bulk copy of a size that is not a multiple of 16 */
-  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
-                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
-                                "            T.ptx_cp_async_bulk(S, 0, A, 0, 8, bars, 0)\n",
+  expect_small_fault(SMALL_HEAD
+                     "        if T.get_thread_binding(0) == 0:\n"
+                     "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                     "            T.ptx_cp_async_bulk(S, 0, A, 0, 8, bars, 0)\n",
                      10, "T.ptx_cp_async_bulk: the byte count must be a positive multiple of 16, not 8");
   /* an element offset of 2^62 (x 4 bytes: past int64) is out of bounds, not wrapped to byte 0 (issue 15's
      fuzzer: k * -2^63 in a pipelined copy's index; UBSan's signed overflow before) */
-  expect_small_fault(SMALL_HEAD "        if T.get_thread_binding(0) == 0:\n"
-                                "            T.ptx_mbarrier_init(bars, 0, 1)\n"
-                                "            T.ptx_cp_async_bulk(S, 0, A, T.int64(4611686018427387904), 16, bars, 0)\n",
-                     10, "T.ptx_cp_async_bulk: out-of-bounds copy from global buffer 'A': 16 bytes at element "
-                         "4611686018427387904 of ");
+  expect_small_fault(SMALL_HEAD
+                     "        if T.get_thread_binding(0) == 0:\n"
+                     "            T.ptx_mbarrier_init(bars, 0, 1)\n"
+                     "            T.ptx_cp_async_bulk(S, 0, A, T.int64(4611686018427387904), 16, bars, 0)\n",
+                     10,
+                     "T.ptx_cp_async_bulk: out-of-bounds copy from global buffer 'A': 16 bytes at element "
+                     "4611686018427387904 of ");
 }
 
 /* A warp-uniform barrier id (1 + warp): each warp meets its own lanes; the neighbour lane's value is read

@@ -61,7 +61,7 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
   snprintf(v[2], 16, "%d", c->b_mn);
   snprintf(v[3], 16, "%d", c->b_sw);
   snprintf(v[4], 16, "%d", c->n);
-  tl_define defs[7] = {{"b_mn", v[2]}, {"b_sw", v[3]}, {"n", v[4]},      {"acc", c->acc},
+  tl_define defs[7] = {{"b_mn", v[2]},      {"b_sw", v[3]}, {"n", v[4]},   {"acc", c->acc},
                        {"dtype", c->dtype}, {"a_mn", v[0]}, {"a_sw", v[1]}};
   tl_module *m = tl_module_new();
   tl_diag d;
@@ -100,8 +100,8 @@ static bool run_case(const char *src, const wg_case *c, char **diag) {
       double want = 0;
       for (int k = 0; k < K; k++) want += Ad[i * K + k] * Bd[j * K + k];
       double got = c16 ? dec_f16(((uint16_t *)C)[i * n + j]) : (double)((float *)C)[i * n + j];
-      cr_assert(got == want, "%s a_mn %d a_sw %d b_mn %d b_sw %d n %d %s %s: C[%d, %d] = %g, want %g", c->rs ? "rs" : "ss", c->a_mn, c->a_sw,
-                c->b_mn, c->b_sw, n, c->acc, c->dtype, i, j, got, want);
+      cr_assert(got == want, "%s a_mn %d a_sw %d b_mn %d b_sw %d n %d %s %s: C[%d, %d] = %g, want %g",
+                c->rs ? "rs" : "ss", c->a_mn, c->a_sw, c->b_mn, c->b_sw, n, c->acc, c->dtype, i, j, got, want);
     }
   free(A), free(B), free(Ad), free(Bd), free(C);
   tl_diag_free(&d);
@@ -201,8 +201,7 @@ static void fault(const wg_case *c, const char *from, const char *to, const char
 static const wg_case K128 = {0, 128, 0, 128, 64, "float32", "float16", false};
 
 Test(wgmma, faults) {
-  fault(&K128, "            T.ptx_fence_proxy_async()\n", "",
-        "proxy ordering: T.ptx_wgmma_ss of thread 0 reads 'S'");
+  fault(&K128, "            T.ptx_fence_proxy_async()\n", "", "proxy ordering: T.ptx_wgmma_ss of thread 0 reads 'S'");
   fault(&K128, "            T.ptx_fence_proxy_async()\n            T.sync_threads()\n",
         "            T.ptx_fence_proxy_async()\n", "data race on shared memory: thread 0 reads 'S'");
   fault(&K128, "b_sw, b_lbo, b_sbo, b_mn, n,", "48, b_lbo, b_sbo, b_mn, n,",
@@ -211,13 +210,17 @@ Test(wgmma, faults) {
         "T.ptx_wgmma_ss: A's LBO must be a constant multiple of 16 from 0 to 262128, not 24");
   fault(&K128, "b_mn, n, T.min(s, 1))", "b_mn, 12, T.min(s, 1))",
         "T.ptx_wgmma_ss: n must be a constant multiple of 8 from 8 to 256, not 12");
-  fault(&K128, "S, a_start // 2,", "S, a_start // 2 + 4,", "A's start address (byte 8 of shared memory, element 4 of 'S') is not 16-byte aligned");
-  fault(&K128, "S, b_start // 2,", "S, b_start // 2 + 16384,", "T.ptx_wgmma_ss: B(0, 0) is at shared byte 40960, outside 'S'");
-  fault(&K128, "T.ptx_wgmma_wait(0,", "T.ptx_wgmma_wait(8,", "T.ptx_wgmma_wait: n must be a constant from 0 to 7, not 8");
-  fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(20, 1)\n",
+  fault(&K128, "S, a_start // 2,", "S, a_start // 2 + 4,",
+        "A's start address (byte 8 of shared memory, element 4 of 'S') is not 16-byte aligned");
+  fault(&K128, "S, b_start // 2,", "S, b_start // 2 + 16384,",
+        "T.ptx_wgmma_ss: B(0, 0) is at shared byte 40960, outside 'S'");
+  fault(&K128, "T.ptx_wgmma_wait(0,", "T.ptx_wgmma_wait(8,",
+        "T.ptx_wgmma_wait: n must be a constant from 0 to 7, not 8");
+  fault(&K128, "            T.ptx_wgmma_commit()\n",
+        "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(20, 1)\n",
         "T.ptx_setmaxnreg: count must be a constant multiple of 8 from 24 to 256, not 20");
-  fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(100, 0)\n",
-        "not 100");
+  fault(&K128, "            T.ptx_wgmma_commit()\n",
+        "            T.ptx_wgmma_commit()\n            T.ptx_setmaxnreg(100, 0)\n", "not 100");
   fault(&K128, "            T.ptx_wgmma_commit()\n", "            T.ptx_wgmma_commit()\n            S[0] = A[0, 0]\n",
         "thread 0 writes 'S'[0] while a wgmma.mma_async of warp 0 (wgmma group 0) may still read it: no "
         "T.ptx_wgmma_wait of that warp covers the group");
@@ -237,6 +240,7 @@ Test(wgmma, faults) {
         "            T.ptx_wgmma_wait(1, C_local, 0, n // 2)\n            C_local[2] = 0.0\n",
         "thread 0 writes 'C_local'[2] while a wgmma.mma_async of its warp (wgmma group 0) writes it");
   fault(&K128, "threads=128", "threads=96", "warp 0 belongs to warpgroup 0 (threads 0-127), which the block of 96");
-  fault(&K128, "            T.ptx_wgmma_fence()\n", "            if T.get_thread_binding(0) < 16:\n                T.ptx_wgmma_fence()\n",
+  fault(&K128, "            T.ptx_wgmma_fence()\n",
+        "            if T.get_thread_binding(0) < 16:\n                T.ptx_wgmma_fence()\n",
         "ptx_wgmma_fence executed by a partial warp: 16 of 32 lanes of warp 0 are active");
 }

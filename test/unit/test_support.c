@@ -294,8 +294,7 @@ Test(diag, crlf_line_endings) {
 Test(diag, command_line_and_no_file) {
   tl_diag d;
   tl_diag_init(&d);
-  tl_error(&d, ((tl_loc){"<command line>", 0, 0}),
-           "-D nosuch: no factory parameter named 'nosuch'");
+  tl_error(&d, ((tl_loc){"<command line>", 0, 0}), "-D nosuch: no factory parameter named 'nosuch'");
   tl_error(&d, TL_LOC_NONE, "out of memory");
   tl_note(&d, TL_LOC_NONE, "a note");
   cr_assert_str_eq(d.out.data,
@@ -368,8 +367,7 @@ Test(context, lifecycle_and_errors) {
   cr_assert_eq(line, 0);
 
   tl_context_begin(ctx);
-  cr_assert_eq(tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", "x.py", "No such file"),
-               TL_ERR_IO);
+  cr_assert_eq(tl_context_fail(ctx, TL_ERR_IO, "cannot read '%s': %s", "x.py", "No such file"), TL_ERR_IO);
   tl_context_end(ctx, TL_ERR_IO);
   cr_assert_str_eq(tl_context_last_error(ctx), "cannot read 'x.py': No such file");
   cr_assert_eq(tl_context_error_count(ctx), 1);

@@ -116,8 +116,8 @@ static void check_box(int sw, int br, int bc, int c0, int c1) {
       int e = L / 2, r = c0 + e / bc, c = c1 + e % bc;
       uint16_t v = r >= 0 && r < R && c >= 0 && c < C ? a_val(r, c) : 0;
       uint8_t want = (uint8_t)(L % 2 ? v >> 8 : v & 0xFF);
-      cr_assert_eq(ob[p], want, "swizzle %d box %dx%d at (%d, %d), seed %llu: image byte %d = 0x%02x, want 0x%02x",
-                   sw, br, bc, c0, c1, (unsigned long long)seed, p, ob[p], want);
+      cr_assert_eq(ob[p], want, "swizzle %d box %dx%d at (%d, %d), seed %llu: image byte %d = 0x%02x, want 0x%02x", sw,
+                   br, bc, c0, c1, (unsigned long long)seed, p, ob[p], want);
     }
   }
   free(O);
@@ -187,7 +187,10 @@ Test(tma, store_swizzle_64_negative) { check_store(64, 8, 32, -3, -8); }
 Test(tma, store_swizzle_none) { check_store(0, 8, 24, 4, 8); }
 
 Test(tma, argument_errors) {
-  struct { int sw, br, bc; const char *want; } cases[] = {
+  struct {
+    int sw, br, bc;
+    const char *want;
+  } cases[] = {
       {48, 8, 16, "the swizzle must be a constant 0, 32, 64 or 128"},
       {0, 8, 12, "the inner box extent is 24 bytes, not a multiple of 16"},
       {32, 4, 32, "the inner box extent is 64 bytes, more than the 32-byte swizzle"},
@@ -215,8 +218,9 @@ Test(tma, read_before_wait_races) {
    * bar.sync does not order the async proxy's writes */
   snprintf(src, sizeof src, "%.*s        T.sync_threads()\n%s", (int)(p - k), k, p + strlen(w));
   cr_assert(!exec_src(src, O, 128, 0, &e));
-  cr_assert(strstr(e, "data race on shared memory: thread 0 reads 'S'[0], written by the T.ptx_tma_load of thread 0 "
-                      "before a wait observed its mbarrier 'bars'[0] complete phase 0"),
+  cr_assert(strstr(e,
+                   "data race on shared memory: thread 0 reads 'S'[0], written by the T.ptx_tma_load of thread 0 "
+                   "before a wait observed its mbarrier 'bars'[0] complete phase 0"),
             "%s", e);
   free(e);
   const char *off = "T.ptx_tma_load(S, 0,";
@@ -243,20 +247,21 @@ Test(tma, stride_not_multiple_of_16) {
   }
   src[n] = 0;
   cr_assert(!exec_src(src, O, 128, 0, &e));
-  cr_assert(strstr(e, "T.ptx_tma_load: tensor 'A' has a stride of 72 bytes in dimension 0, not a multiple of 16"),
-            "%s", e);
+  cr_assert(strstr(e, "T.ptx_tma_load: tensor 'A' has a stride of 72 bytes in dimension 0, not a multiple of 16"), "%s",
+            e);
   free(e);
 }
 
 Test(tma, reference_evaluator_refuses) {
   tl_diag d;
-  const char *src = "import tilelang.language as T\n"
-                    "@T.prim_func\n"
-                    "def main(A: T.Tensor((37, 72), \"uint16\"), O: T.Tensor((128,), \"uint16\")):\n"
-                    "    with T.Kernel(1, threads=32) as b:\n"
-                    "        S = T.alloc_shared((128,), \"uint16\")\n"
-                    "        bars = T.alloc_shared((1,), \"uint64\")\n"
-                    "        T.ptx_tma_load(S, 0, bars, 0, A, 0, 8, 16, 0, 0)\n";
+  const char *src =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((37, 72), \"uint16\"), O: T.Tensor((128,), \"uint16\")):\n"
+      "    with T.Kernel(1, threads=32) as b:\n"
+      "        S = T.alloc_shared((128,), \"uint16\")\n"
+      "        bars = T.alloc_shared((1,), \"uint64\")\n"
+      "        T.ptx_tma_load(S, 0, bars, 0, A, 0, 8, 16, 0, 0)\n";
   tl_module *m = parse(src, &d);
   cr_assert(m);
   static uint16_t O[128];
@@ -393,8 +398,9 @@ Test(tma, cache_encodes_once) {
   mock_result = TL_CUDA_ERROR_INVALID_VALUE;
   cr_assert_eq(tl_rt_tma_fill(ctx, &s, tens, 1, c, mock_encode, maps), TL_ERR_CUDA);
   const char *msg = tl_context_last_error(ctx);
-  cr_assert(strstr(msg, "tensor map #0 of argument 'A' (box 2x16x64, swizzle 128): cuTensorMapEncodeTiled failed: "
-                        "CUDA_ERROR_INVALID_VALUE (a stride is not a multiple of 16 bytes below 2^40)"),
+  cr_assert(strstr(msg,
+                   "tensor map #0 of argument 'A' (box 2x16x64, swizzle 128): cuTensorMapEncodeTiled failed: "
+                   "CUDA_ERROR_INVALID_VALUE (a stride is not a multiple of 16 bytes below 2^40)"),
             "%s", msg);
   tl_rt_tma_cache_free(c);
   tl_context_destroy(ctx);

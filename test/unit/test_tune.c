@@ -34,19 +34,19 @@ TestSuite(tune_space, .init = setup, .fini = teardown);
 TestSuite(tune, .init = setup, .fini = teardown);
 
 #define HEAD "import itertools\nimport tilelang\nimport tilelang.language as T\n"
-#define BODY                                                                                          \
-  "@tilelang.jit(out_idx=-1)\n"                                                                       \
-  "def add(M=64, N=256, block_M=32, block_N=128, threads=128, fast=False, dtype=\"float32\"):\n"      \
-  "    @T.prim_func\n"                                                                                \
-  "    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype), C: T.Tensor((M, N), dtype)):\n" \
-  "        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):\n" \
-  "            A_frag = T.alloc_fragment((block_M, block_N), dtype)\n"                                  \
-  "            B_frag = T.alloc_fragment((block_M, block_N), dtype)\n"                                  \
-  "            T.copy(A[by * block_M, bx * block_N], A_frag)\n"                                         \
-  "            T.copy(B[by * block_M, bx * block_N], B_frag)\n"                                         \
-  "            for i, j in T.Parallel(block_M, block_N):\n"                                             \
-  "                A_frag[i, j] = A_frag[i, j] + B_frag[i, j]\n"                                        \
-  "            T.copy(A_frag, C[by * block_M, bx * block_N])\n"                                         \
+#define BODY                                                                                                           \
+  "@tilelang.jit(out_idx=-1)\n"                                                                                        \
+  "def add(M=64, N=256, block_M=32, block_N=128, threads=128, fast=False, dtype=\"float32\"):\n"                       \
+  "    @T.prim_func\n"                                                                                                 \
+  "    def main(A: T.Tensor((M, N), dtype), B: T.Tensor((M, N), dtype), C: T.Tensor((M, N), dtype)):\n"                \
+  "        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):\n"                \
+  "            A_frag = T.alloc_fragment((block_M, block_N), dtype)\n"                                                 \
+  "            B_frag = T.alloc_fragment((block_M, block_N), dtype)\n"                                                 \
+  "            T.copy(A[by * block_M, bx * block_N], A_frag)\n"                                                        \
+  "            T.copy(B[by * block_M, bx * block_N], B_frag)\n"                                                        \
+  "            for i, j in T.Parallel(block_M, block_N):\n"                                                            \
+  "                A_frag[i, j] = A_frag[i, j] + B_frag[i, j]\n"                                                       \
+  "            T.copy(A_frag, C[by * block_M, bx * block_N])\n"                                                        \
   "    return main\n"
 
 static tl_tune_space *parse_ok(const char *src) {
@@ -68,9 +68,10 @@ static const char *value_of(const tl_tune_space *s, size_t i, const char *name) 
 }
 
 Test(tune_space, list_of_dicts) {
-  tl_tune_space *s = parse_ok(HEAD
-      "@tilelang.autotune(configs=[{'block_M': 16, 'threads': 64}, {'block_M': 32, 'fast': True,\n"
-      "                    'dtype': T.float16, 'block_N': 64}], warmup=3, rep=7)\n" BODY);
+  tl_tune_space *s =
+      parse_ok(HEAD
+               "@tilelang.autotune(configs=[{'block_M': 16, 'threads': 64}, {'block_M': 32, 'fast': True,\n"
+               "                    'dtype': T.float16, 'block_N': 64}], warmup=3, rep=7)\n" BODY);
   cr_assert_eq(tl_tune_space_count(s), 2);
   cr_assert_eq(tl_tune_space_warmup(s), 3);
   cr_assert_eq(tl_tune_space_rep(s), 7);
@@ -84,7 +85,8 @@ Test(tune_space, list_of_dicts) {
 }
 
 Test(tune_space, itertools_product_helper) {
-  tl_tune_space *s = parse_ok(HEAD
+  tl_tune_space *s = parse_ok(
+      HEAD
       "def get_configs():\n"
       "    keys = ('block_M', 'block_N', 'threads', 'fast')\n"
       "    return [dict(zip(keys, v)) for v in itertools.product([16, 32, 64], [64, 128], [64, 128], [False, True])]\n"
@@ -120,25 +122,28 @@ Test(tune_space, function_value_and_autotuner_import) {
  * itertools.product(*d.values()), a loop appending dicts, `from
  * tilelang.autotuner import *` with a bare @autotune. */
 Test(tune_space, tilelang_example_forms) {
-  tl_tune_space *s = parse_ok(HEAD
-      "def get_configs():\n"
-      "    iter_params = dict(block_M=[16, 32, 64], threads=[64, 128])\n"
-      "    return [dict(zip(iter_params, values)) for values in itertools.product(*iter_params.values())]\n"
-      "@tilelang.autotune(configs=get_configs())\n" BODY);
+  tl_tune_space *s =
+      parse_ok(HEAD
+               "def get_configs():\n"
+               "    iter_params = dict(block_M=[16, 32, 64], threads=[64, 128])\n"
+               "    return [dict(zip(iter_params, values)) for values in itertools.product(*iter_params.values())]\n"
+               "@tilelang.autotune(configs=get_configs())\n" BODY);
   cr_assert_eq(tl_tune_space_count(s), 6);
   cr_assert_str_eq(value_of(s, 5, "block_M"), "64");
   cr_assert_str_eq(value_of(s, 5, "threads"), "128");
   tl_tune_space_destroy(s);
-  s = parse_ok("import tilelang\nimport tilelang.language as T\nfrom tilelang.autotuner import *\n"
-               "def get_configs():\n"
-               "    configs = []\n"
-               "    for m in [16, 32]:\n"
-               "        for t in [64, 128]:\n"
-               "            configs.append({'block_M': m, 'threads': t})\n"
-               "    return configs\n"
-               "@autotune(configs=get_configs(), warmup=10, rep=10)\n" BODY);
+  s = parse_ok(
+      "import tilelang\nimport tilelang.language as T\nfrom tilelang.autotuner import *\n"
+      "def get_configs():\n"
+      "    configs = []\n"
+      "    for m in [16, 32]:\n"
+      "        for t in [64, 128]:\n"
+      "            configs.append({'block_M': m, 'threads': t})\n"
+      "    return configs\n"
+      "@autotune(configs=get_configs(), warmup=10, rep=10)\n" BODY);
   cr_assert_eq(tl_tune_space_count(s), 4);
-  cr_assert_str_eq(tl_tune_space_text(s), "block_M=16 threads=64\nblock_M=16 threads=128\nblock_M=32 threads=64\n"
+  cr_assert_str_eq(tl_tune_space_text(s),
+                   "block_M=16 threads=64\nblock_M=16 threads=128\nblock_M=32 threads=64\n"
                    "block_M=32 threads=128\n");
   tl_tune_space_destroy(s);
 }
@@ -166,8 +171,9 @@ static void expect_error(const char *decorator, const char *want) {
 }
 
 Test(tune_space, located_errors) {
-  expect_error("@tilelang.autotune(configs=[{'block_M': 16}, {'bogus': 1}])\n",
-               "k.py:4:28: error: @autotune configs: config #1 sets 'bogus', which is not a parameter of factory 'add'");
+  expect_error(
+      "@tilelang.autotune(configs=[{'block_M': 16}, {'bogus': 1}])\n",
+      "k.py:4:28: error: @autotune configs: config #1 sets 'bogus', which is not a parameter of factory 'add'");
   expect_error("@tilelang.autotune(configs=5)\n", "k.py:4:28: error: @autotune configs= must be a list of dicts");
   expect_error("@tilelang.autotune(configs=[{'block_M': 16}, 3])\n",
                "k.py:4:28: error: @autotune configs: config #1 is int");
@@ -379,14 +385,17 @@ Test(tune, jitlink_compiles_ptx_to_cubin) {
   size_t size = 0;
   cr_assert_eq(tl_rt_jitlink_compile(ctx, tl_kernel_ptx(k), "main", "sm_90a", &cubin, &size), TL_OK, "%s",
                tl_context_last_error(ctx));
-  cr_assert(size > 64 && memcmp(cubin, "\x7f" "ELF", 4) == 0, "an ELF image (%zu bytes)", size);
+  cr_assert(size > 64 && memcmp(cubin,
+                                "\x7f"
+                                "ELF",
+                                4) == 0,
+            "an ELF image (%zu bytes)", size);
   free(cubin);
   const char *bad = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry main() { bogus.op; }\n";
   cr_assert_eq(tl_rt_jitlink_compile(ctx, bad, "main", "sm_90a", &cubin, &size), TL_ERR_CUDA);
   cr_assert_null(cubin);
   cr_assert(strstr(tl_context_last_error(ctx), "nvJitLink (-arch=sm_90a) failed for kernel 'main'"), "%s",
             tl_context_last_error(ctx));
-  cr_assert(strstr(tl_context_last_error(ctx), "bogus"), "the log names the bad line: %s",
-            tl_context_last_error(ctx));
+  cr_assert(strstr(tl_context_last_error(ctx), "bogus"), "the log names the bad line: %s", tl_context_last_error(ctx));
   tl_kernel_destroy(k);
 }

@@ -14,23 +14,23 @@
 
 /* C = alpha * A + B over a dynamic n (block 128, 128 threads): the kernel of the runtime tests that
  * count launches (test_launch_memo.c, test_multi_device.c), as TileLang source. */
-#define TL_TEST_SAXPY_SRC \
-    "import tilelang\n" \
-    "import tilelang.language as T\n" \
-    "\n" \
-    "@tilelang.jit\n" \
-    "def saxpy(block=128):\n" \
-    "    n = T.dynamic(\"n\")\n" \
-    "\n" \
-    "    @T.prim_func\n" \
-    "    def main(A: T.Tensor((n,), \"float32\"), B: T.Tensor((n,), \"float32\"),\n" \
-    "             C: T.Tensor((n,), \"float32\"), alpha: T.float32):\n" \
-    "        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n" \
-    "            for i in T.Parallel(block):\n" \
-    "                if bx * block + i < n:\n" \
-    "                    C[bx * block + i] = alpha * A[bx * block + i] + B[bx * block + i]\n" \
-    "\n" \
-    "    return main\n"
+#define TL_TEST_SAXPY_SRC                                                                                              \
+  "import tilelang\n"                                                                                                  \
+  "import tilelang.language as T\n"                                                                                    \
+  "\n"                                                                                                                 \
+  "@tilelang.jit\n"                                                                                                    \
+  "def saxpy(block=128):\n"                                                                                            \
+  "    n = T.dynamic(\"n\")\n"                                                                                         \
+  "\n"                                                                                                                 \
+  "    @T.prim_func\n"                                                                                                 \
+  "    def main(A: T.Tensor((n,), \"float32\"), B: T.Tensor((n,), \"float32\"),\n"                                     \
+  "             C: T.Tensor((n,), \"float32\"), alpha: T.float32):\n"                                                  \
+  "        with T.Kernel(T.ceildiv(n, block), threads=128) as bx:\n"                                                   \
+  "            for i in T.Parallel(block):\n"                                                                          \
+  "                if bx * block + i < n:\n"                                                                           \
+  "                    C[bx * block + i] = alpha * A[bx * block + i] + B[bx * block + i]\n"                            \
+  "\n"                                                                                                                 \
+  "    return main\n"
 
 /* The whole file at path (relative to the repository root, where ctest runs
  * the tests), NUL-terminated, malloc'd; its length in *len when len is not

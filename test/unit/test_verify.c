@@ -68,8 +68,7 @@ static void expect_errors(int count, const char *msg) {
   snprintf(want, n, "error: %s\n", msg);
   cr_expect(strncmp(text, want, strlen(want)) == 0, "got:\n%s\nwanted first:\n%s", text, want);
   free(want);
-  cr_expect_eq(tl_context_error_count(ctx), count, "%d errors:\n%s",
-               tl_context_error_count(ctx), text);
+  cr_expect_eq(tl_context_error_count(ctx), count, "%d errors:\n%s", tl_context_error_count(ctx), text);
 }
 /* Expects the i-th error line (0-based) to be msg. */
 static void expect_line(int i, const char *msg) {
@@ -118,8 +117,9 @@ Test(verify, copy_extents_disagree) {
   c[0].region.mins = mins, c[0].region.extents = ext, c[0].region.ndim = 2;
   tl_builder_tile_op(b, "copy", c, 2, NULL, 0);
   tl_builder_kernel_end(b);
-  expect_errors(1, "T.copy: extents disagree: source A[...] has extents (128, 32) but "
-                   "destination A_shared has (64, 32)");
+  expect_errors(1,
+                "T.copy: extents disagree: source A[...] has extents (128, 32) but "
+                "destination A_shared has (64, 32)");
 }
 
 Test(verify, copy_unit_dims_and_symbolic_extents_accepted) {
@@ -155,8 +155,9 @@ Test(verify, gemm_a_global) {
   tl_tile_arg g[3] = {whole(A), whole(Bs), whole(C)};
   tl_builder_tile_op(b, "gemm", g, 3, NULL, 0);
   tl_builder_kernel_end(b);
-  expect_errors(1, "T.gemm: A must be in shared memory (shared.dyn or shared) or a fragment "
-                   "(local.fragment), but 'A' is global");
+  expect_errors(1,
+                "T.gemm: A must be in shared memory (shared.dyn or shared) or a fragment "
+                "(local.fragment), but 'A' is global");
 }
 
 Test(verify, gemm_transpose_a_k_mismatch) {
@@ -168,8 +169,9 @@ Test(verify, gemm_transpose_a_k_mismatch) {
   tl_tile_kwarg kw = {"transpose_A", I(1)};
   tl_builder_tile_op(b, "gemm", g, 3, &kw, 1);
   tl_builder_kernel_end(b);
-  expect_errors(1, "T.gemm: with transpose_A=True, A (32, 128) gives M=128, K=32, but B "
-                   "(64, 128) has K=64");
+  expect_errors(1,
+                "T.gemm: with transpose_A=True, A (32, 128) gives M=128, K=32, but B "
+                "(64, 128) has K=64");
 }
 
 Test(verify, gemm_m_and_n_mismatch) {
@@ -182,8 +184,9 @@ Test(verify, gemm_m_and_n_mismatch) {
   tl_builder_tile_op(b, "gemm", g, 3, &kw, 1);
   tl_builder_kernel_end(b);
   expect_errors(2, "T.gemm: A (64, 32) gives M=64, K=32, but C (128, 128) has M=128");
-  expect_line(1, "T.gemm: with transpose_B=True, B (64, 32) gives K=32, N=64, but C (128, "
-                 "128) has N=128");
+  expect_line(1,
+              "T.gemm: with transpose_B=True, B (64, 32) gives K=32, N=64, but C (128, "
+              "128) has N=128");
 }
 
 Test(verify, gemm_bad_dtypes) {
@@ -194,10 +197,11 @@ Test(verify, gemm_bad_dtypes) {
   tl_tile_arg g[3] = {whole(As), whole(Bs), whole(C)};
   tl_builder_tile_op(b, "gemm", g, 3, NULL, 0);
   tl_builder_kernel_end(b);
-  expect_errors(1, "T.gemm: unsupported dtypes: A float16, B float16, C int32 (accepted: A and "
-                   "B float16 with C float16 or float32, bfloat16 with float32, int8 with "
-                   "int32, tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "
-                   "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32)");
+  expect_errors(1,
+                "T.gemm: unsupported dtypes: A float16, B float16, C int32 (accepted: A and "
+                "B float16 with C float16 or float32, bfloat16 with float32, int8 with "
+                "int32, tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "
+                "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32)");
 }
 
 Test(verify, gemm_int8_accepted_and_3d_rejected) {
@@ -220,8 +224,9 @@ Test(verify, reduce_dst_shape) {
   tl_tile_kwarg kw = {"dim", I(1)};
   tl_builder_tile_op(b, "reduce_sum", r, 2, &kw, 1);
   tl_builder_kernel_end(b);
-  expect_errors(1, "T.reduce_sum: dst shape (128, 4) is not src shape (128, 64) with dim 1 "
-                   "removed or kept as 1 (dst 'D', src 'S')");
+  expect_errors(1,
+                "T.reduce_sum: dst shape (128, 4) is not src shape (128, 64) with dim 1 "
+                "removed or kept as 1 (dst 'D', src 'S')");
 }
 
 Test(verify, reduce_shapes_accepted) {
@@ -231,9 +236,8 @@ Test(verify, reduce_shapes_accepted) {
   tl_buffer *D1 = tl_builder_alloc(b, TL_SCOPE_FRAGMENT, "D1", f32, &s1, 1);
   tl_buffer *D2 = alloc2(TL_SCOPE_FRAGMENT, "D2", f32, 128, 1);
   tl_buffer *D3 = alloc2(TL_SCOPE_SHARED_DYN, "D3", f32, 1, 64);
-  tl_tile_arg r1[2] = {whole(S), whole(D1)}, r2[2] = {whole(S), whole(D2)},
-              r3[2] = {whole(S), whole(D3)};
-  tl_builder_tile_op(b, "reduce_max", r1, 2, NULL, 0); /* dim=-1 removed */
+  tl_tile_arg r1[2] = {whole(S), whole(D1)}, r2[2] = {whole(S), whole(D2)}, r3[2] = {whole(S), whole(D3)};
+  tl_builder_tile_op(b, "reduce_max", r1, 2, NULL, 0);    /* dim=-1 removed */
   tl_builder_tile_op(b, "reduce_absmax", r2, 2, NULL, 0); /* kept as 1 */
   tl_tile_kwarg kw[2] = {{"dim", I(0)}, {"clear", I(0)}};
   tl_builder_tile_op(b, "reduce_abssum", r3, 2, kw, 2);
@@ -251,8 +255,9 @@ Test(verify, reduce_dim_out_of_range_and_global_src) {
   tl_tile_kwarg kw = {"dim", I(-3)};
   tl_builder_tile_op(b, "reduce_min", r, 2, &kw, 1);
   tl_builder_kernel_end(b);
-  expect_errors(2, "T.reduce_min: src must be a fragment, shared or local buffer, but 'A' is "
-                   "global");
+  expect_errors(2,
+                "T.reduce_min: src must be a fragment, shared or local buffer, but 'A' is "
+                "global");
   expect_line(1, "T.reduce_min: dim -3 is out of range for src 'A' with 2 dimensions");
 }
 
@@ -265,10 +270,12 @@ Test(verify, atomic_add_dst_not_global) {
   tl_tile_kwarg kw = {"memory_order", tl_builder_string(b, "sequential")};
   tl_builder_tile_op(b, "atomic_add", ok, 2, &kw, 1);
   tl_builder_kernel_end(b);
-  expect_errors(2, "T.atomic_add: destination 'F' must be a global or shared buffer, but it is "
-                   "local.fragment");
-  expect_line(1, "T.atomic_add: memory_order must be one of \"relaxed\", \"consume\", "
-                 "\"acquire\", \"release\", \"acq_rel\", \"seq_cst\", got \"sequential\"");
+  expect_errors(2,
+                "T.atomic_add: destination 'F' must be a global or shared buffer, but it is "
+                "local.fragment");
+  expect_line(1,
+              "T.atomic_add: memory_order must be one of \"relaxed\", \"consume\", "
+              "\"acquire\", \"release\", \"acq_rel\", \"seq_cst\", got \"sequential\"");
 }
 
 Test(verify, fill_clear_swizzle) {
@@ -410,8 +417,7 @@ Test(verify, redefinition) {
   alloc2(TL_SCOPE_FRAGMENT, "G", f32, 16, 16);
   tl_builder_kernel_end(b);
   expect_errors(2, "redefinition of 'A_shared'");
-  cr_expect(strstr(tl_context_last_error(ctx),
-                   "note: previous definition of 'A_shared' is here\n") != NULL);
+  cr_expect(strstr(tl_context_last_error(ctx), "note: previous definition of 'A_shared' is here\n") != NULL);
   expect_line(1, "redefinition of 'G'");
 }
 
@@ -455,8 +461,9 @@ Test(verify, bad_attribute_values) {
   tl_tile_kwarg kw[3] = {{"policy", I(7)}, {"clear_accum", I(2)}, {"k_pack", I(3)}};
   tl_builder_tile_op(b, "gemm", g, 3, kw, 3);
   tl_builder_kernel_end(b);
-  expect_errors(2, "T.gemm: attribute 'policy' must be a T.GemmWarpPolicy (0 Square, 1 "
-                   "FullRow, 2 FullCol), got 7");
+  expect_errors(2,
+                "T.gemm: attribute 'policy' must be a T.GemmWarpPolicy (0 Square, 1 "
+                "FullRow, 2 FullCol), got 7");
   expect_line(1, "T.gemm: attribute 'clear_accum' must be True or False, got 2");
 }
 

@@ -92,7 +92,8 @@ static void ldmatrix_case(int num, bool trans) {
            "import tilelang.language as T\n"
            "\n"
            "@T.prim_func\n"
-           "def main(A: T.Tensor((512,), \"float16\"), rows: T.Tensor((32,), \"int32\"), O: T.Tensor((32, 8), \"float16\")):\n"
+           "def main(A: T.Tensor((512,), \"float16\"), rows: T.Tensor((32,), \"int32\"), O: T.Tensor((32, 8), "
+           "\"float16\")):\n"
            "    with T.Kernel(1, threads=32) as bx:\n"
            "        S = T.alloc_shared((512,), \"float16\")\n"
            "        R = T.alloc_local((10,), \"float16\")\n"
@@ -129,8 +130,8 @@ static void ldmatrix_case(int num, bool trans) {
         uint16_t lo = trans ? MI(c, g) : MI(g, c);
         uint16_t hi = trans ? MI(c + 1, g) : MI(g, c + 1);
 #undef MI
-        cr_assert_eq(O[l * 8 + 2 * i], lo, "x%d%s lane %d reg %d lo: 0x%04x, want 0x%04x", num,
-                     trans ? ".trans" : "", l, i, O[l * 8 + 2 * i], lo);
+        cr_assert_eq(O[l * 8 + 2 * i], lo, "x%d%s lane %d reg %d lo: 0x%04x, want 0x%04x", num, trans ? ".trans" : "",
+                     l, i, O[l * 8 + 2 * i], lo);
         cr_assert_eq(O[l * 8 + 2 * i + 1], hi, "x%d%s lane %d reg %d hi", num, trans ? ".trans" : "", l, i);
       }
   }
@@ -177,7 +178,8 @@ static void mma_case(bool bf16, bool acc16) {
            "import tilelang.language as T\n"
            "\n"
            "@T.prim_func\n"
-           "def main(A: T.Tensor((2, 16, 16), \"%s\"), B: T.Tensor((2, 16, 8), \"%s\"), C: T.Tensor((2, 16, 8), \"%s\"), D: T.Tensor((2, 16, 8), \"%s\")):\n"
+           "def main(A: T.Tensor((2, 16, 16), \"%s\"), B: T.Tensor((2, 16, 8), \"%s\"), C: T.Tensor((2, 16, 8), "
+           "\"%s\"), D: T.Tensor((2, 16, 8), \"%s\")):\n"
            "    with T.Kernel(1, threads=64) as bx:\n"
            "        a = T.alloc_local((8,), \"%s\")\n"
            "        b = T.alloc_local((6,), \"%s\")\n"
@@ -246,8 +248,8 @@ static void mma_case(bool bf16, bool acc16) {
                       "%s->f16 D[%d][%d][%d] = %.9g, exact %.9g", in, w, i, j, got, exact);
           } else {
             double got = D32[o];
-            cr_assert(fabs(got - exact) <= 1e-6 * fabs(exact) + 1e-30, "%s->f32 D[%d][%d][%d] = %.9g, exact %.9g",
-                      in, w, i, j, got, exact);
+            cr_assert(fabs(got - exact) <= 1e-6 * fabs(exact) + 1e-30, "%s->f32 D[%d][%d][%d] = %.9g, exact %.9g", in,
+                      w, i, j, got, exact);
           }
         }
   }
@@ -287,7 +289,8 @@ Test(shuffle, xor_down_up_sync) {
       "import tilelang.language as T\n"
       "\n"
       "@T.prim_func\n"
-      "def main(X: T.Tensor((64,), \"int32\"), F: T.Tensor((64,), \"float32\"), O: T.Tensor((5, 64), \"int32\"), P: T.Tensor((64,), \"float32\")):\n"
+      "def main(X: T.Tensor((64,), \"int32\"), F: T.Tensor((64,), \"float32\"), O: T.Tensor((5, 64), \"int32\"), P: "
+      "T.Tensor((64,), \"float32\")):\n"
       "    with T.Kernel(1, threads=64) as bx:\n"
       "        tid = T.get_thread_binding(0)\n"
       "        O[0, tid] = T.shfl_xor(X[tid], 5)\n"

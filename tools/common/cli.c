@@ -3,8 +3,8 @@
  * splitting, library error printing, getopt_long's rejected option. */
 #include "cli.h"
 
-#include "tilelang/runtime.h"
 #include "Support/file.h"
+#include "tilelang/runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len,
-                       const char **display) {
+bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len, const char **display) {
   bool from_stdin = !path || strcmp(path, "-") == 0;
   *display = from_stdin ? "<stdin>" : path;
   int fd = from_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -49,8 +48,7 @@ void tl_cli_print_library_error(tl_context *ctx, tl_status s) {
 
 const char *tl_cli_bad_option(int argc, char **argv) {
   static char shortopt[3];
-  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0)
-    return argv[optind - 1];
+  if (optind >= 1 && optind - 1 < argc && strncmp(argv[optind - 1], "--", 2) == 0) return argv[optind - 1];
   if (optopt > 0 && optopt < 128) {
     shortopt[0] = '-';
     shortopt[1] = (char)optopt;

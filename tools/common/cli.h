@@ -16,8 +16,7 @@
  * (binary-safe, not NUL-terminated; the caller frees it) and *display the name
  * for diagnostics ("<stdin>" or path).  On failure prints
  * "TOOL: error: cannot read 'NAME': <strerror>" and returns false. */
-bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len,
-                       const char **display);
+bool tl_cli_read_input(const char *tool, const char *path, char **out, size_t *out_len, const char **display);
 
 /* Splits a -D argument "NAME=VALUE" in place into *out (pointers into arg);
  * false when there is no '=' or the name is empty. */

@@ -31,10 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/cli.h"
 #include "tilelang/core.h"
 #include "tilelang/ir.h"
 #include "tilelang/runtime.h"
-#include "../common/cli.h"
 
 enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -73,7 +73,8 @@ static void usage(FILE *f) {
       "                        passes) and print the result (--emit=llvm|ptx\n"
       "                        are not allowed with it); --passes=help lists\n"
       "                        the passes, their IR level and contract\n"
-      "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch when a driver and GPU exist, else sm_80)\n"
+      "  --target=ARCH         sm_80, sm_86, sm_89, sm_90, sm_90a (default: the\n                        GPU's arch "
+      "when a driver and GPU exist, else sm_80)\n"
       "  --kernel=NAME         compile the factory or @T.prim_func of that Python name\n"
       "                        (default: the file's kernels whose parameters have values)\n"
       "  --verify-each         run the IR verifier after every stage\n"
@@ -126,11 +127,9 @@ static int split_passes(char *list, const char **names, int max) {
     char *name = strtok(p, ",");
     if (!name) break;
     bool known = false;
-    for (size_t i = 0; i < tl_pass_count() && !known; i++)
-      known = strcmp(tl_pass_at(i)->name, name) == 0;
+    for (size_t i = 0; i < tl_pass_count() && !known; i++) known = strcmp(tl_pass_at(i)->name, name) == 0;
     if (!known || n == max) {
-      fprintf(stderr, "tl-opt: error: %s '%s'; known passes:\n",
-              known ? "too many passes at" : "unknown pass", name);
+      fprintf(stderr, "tl-opt: error: %s '%s'; known passes:\n", known ? "too many passes at" : "unknown pass", name);
       list_passes(stderr);
       return -1;
     }
@@ -147,10 +146,10 @@ enum { DUMP_OFF, DUMP_CHANGED, DUMP_ALL, DUMP_QUIET };
  * compares with), and for the compile stages the --emit level they stop at. */
 typedef struct dumper {
   int mode;
-  char *prev;        /* malloc'd; NULL before the first dump */
-  const char *emit;  /* the stages: up to this one (the "llvm" and "ptx" stages only when asked for) */
+  char *prev;       /* malloc'd; NULL before the first dump */
+  const char *emit; /* the stages: up to this one (the "llvm" and "ptx" stages only when asked for) */
   bool done;
-  const char *only;  /* --print-after's list: only these stages print, in full; NULL: every stage */
+  const char *only; /* --print-after's list: only these stages print, in full; NULL: every stage */
 } dumper;
 
 /* Prints stage's text to stderr under its header, or (changed and quiet
@@ -220,21 +219,19 @@ typedef struct tl_opt_job {
   int npasses;
   const tl_define *defines;
   size_t ndefines;
-  int sms;      /* --sms */
-  bool remarks; /* --remarks */
-  const char *print_after;  /* --print-after=LIST: comma-separated stage names, or NULL */
-  int dump_layouts;         /* 0: no; 1: text; 2: svg into svg_dir */
+  int sms;                 /* --sms */
+  bool remarks;            /* --remarks */
+  const char *print_after; /* --print-after=LIST: comma-separated stage names, or NULL */
+  int dump_layouts;        /* 0: no; 1: text; 2: svg into svg_dir */
   bool dump_full;
   const char *svg_dir;
   bool no_line_info; /* --no-line-info, -g0 */
 } tl_opt_job;
 
-
-
 /* Parses the source and produces the text to print (*text, tl_free'd by the
  * caller; *m / *kernel keep what it was made from). */
-static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *source, size_t len,
-                         const char *display, tl_module **m, tl_kernel **kernel, char **text) {
+static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *source, size_t len, const char *display,
+                         tl_module **m, tl_kernel **kernel, char **text) {
   const tl_define *defines = job->defines;
   size_t ndefines = job->ndefines;
   tl_status s;
@@ -248,7 +245,7 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
     if (job->print_after_all) po.after_pass = print_pass, po.user = &dd;
     s = tl_module_parse_kernel(ctx, source, len, display, job->kernel, defines, ndefines, m);
     if (s == TL_OK) fputs(tl_context_warnings(ctx), stderr); /* kernels skipped, ... */
-    char *before = NULL; /* what the first pass is compared with */
+    char *before = NULL;                                     /* what the first pass is compared with */
     if (s == TL_OK && job->print_after_all && (s = tl_module_print(ctx, *m, &before)) == TL_OK)
       dd.prev = strdup(before);
     tl_free(before);
@@ -383,18 +380,34 @@ static int export_c(tl_context *ctx, tl_kernel *k, const char *out, const char *
   eo.cubin = cubin;
   tl_status s = tl_kernel_export_c(ctx, k, h_path, c_path, &eo);
   if (s != TL_OK) {
-    fprintf(stderr, "tl-opt: error: %s\n", *tl_context_last_error(ctx) ? tl_context_last_error(ctx) : tl_status_name(s));
+    fprintf(stderr, "tl-opt: error: %s\n",
+            *tl_context_last_error(ctx) ? tl_context_last_error(ctx) : tl_status_name(s));
     return s == TL_ERR_IO ? EXIT_USAGE : EXIT_INPUT;
   }
   if (cubin && !eo.cubin_embedded)
-    fprintf(stderr, "tl-opt: note: no cubin embedded (ptxas was not found or failed): the export carries the PTX only\n");
+    fprintf(stderr,
+            "tl-opt: note: no cubin embedded (ptxas was not found or failed): the export carries the PTX only\n");
   return 0;
 }
 
 /* The long options (getopt_long). */
-enum { OPT_EMIT = 256, OPT_TARGET, OPT_VERIFY_EACH, OPT_PRINT_AFTER_ALL, OPT_PASSES, OPT_KERNEL, OPT_REMARKS,
-       OPT_CACHE_INFO, OPT_SMS, OPT_PRINT_AFTER, OPT_DUMP_LAYOUTS, OPT_DUMP_LAYOUTS_FULL, OPT_PRINT_CHANGED,
-       OPT_NO_LINE_INFO, OPT_EXPORT_NAME };
+enum {
+  OPT_EMIT = 256,
+  OPT_TARGET,
+  OPT_VERIFY_EACH,
+  OPT_PRINT_AFTER_ALL,
+  OPT_PASSES,
+  OPT_KERNEL,
+  OPT_REMARKS,
+  OPT_CACHE_INFO,
+  OPT_SMS,
+  OPT_PRINT_AFTER,
+  OPT_DUMP_LAYOUTS,
+  OPT_DUMP_LAYOUTS_FULL,
+  OPT_PRINT_CHANGED,
+  OPT_NO_LINE_INFO,
+  OPT_EXPORT_NAME
+};
 enum { MAX_PASSES = 64 };
 static const struct option longopts[] = {
     {"emit", required_argument, NULL, OPT_EMIT},
@@ -418,8 +431,7 @@ static const struct option longopts[] = {
 
 int main(int argc, char **argv) {
   tl_cli_tool_name = "tl-opt";
-  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL,
-             *export_name = NULL;
+  const char *emit = "tir", *target = NULL, *out_path = NULL, *in_path = NULL, *kernel_name = NULL, *export_name = NULL;
   bool verify_each = false, cache_info = false;
   int print_after_all = DUMP_OFF;
   int sms = 0;
@@ -444,79 +456,91 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, ":D:o:g::h", longopts, NULL)) != -1) {
     switch (c) {
-      case 'D': {
-        /* Split NAME=VALUE in place: argv strings are writable. */
-        if (!tl_cli_split_define(optarg, &defines[ndefines])) {
-          rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
-          goto done;
-        }
-        ndefines++;
-        break;
+    case 'D': {
+      /* Split NAME=VALUE in place: argv strings are writable. */
+      if (!tl_cli_split_define(optarg, &defines[ndefines])) {
+        rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
+        goto done;
       }
-      case 'o': out_path = optarg; break;
-      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
-      case OPT_SMS:
-        if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
-        break;
-      case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
-      case 'g': if (!tl_cli_parse_g(optarg, &no_line_info)) goto done; break; /* rc is EXIT_USAGE */
-      case 'h':
-        usage(stdout);
+      ndefines++;
+      break;
+    }
+    case 'o': out_path = optarg; break;
+    case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
+    case OPT_SMS:
+      if (!tl_cli_parse_sms(optarg, &sms)) goto done; /* rc is EXIT_USAGE while parsing options */
+      break;
+    case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
+    case 'g':
+      if (!tl_cli_parse_g(optarg, &no_line_info)) goto done;
+      break; /* rc is EXIT_USAGE */
+    case 'h':
+      usage(stdout);
+      rc = 0;
+      goto done;
+    case OPT_EMIT:
+      if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
+        rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm, ptx or c)", optarg);
+        goto done;
+      }
+      emit = optarg;
+      break;
+    case OPT_TARGET:
+      if (!tl_cli_check_target(optarg)) goto done; /* rc is EXIT_USAGE while parsing options */
+      target = optarg;
+      break;
+    case OPT_PASSES:
+      if (strcmp(optarg, "help") == 0) {
+        list_passes(stdout);
         rc = 0;
         goto done;
-      case OPT_EMIT:
-        if (in_list(optarg, EMITS, sizeof EMITS / sizeof *EMITS) < 0) {
-          rc = tl_cli_usage_error("unknown --emit level '%s' (expected ast, tir, simt, llvm, ptx or c)",
-                           optarg);
-          goto done;
-        }
-        emit = optarg;
-        break;
-      case OPT_TARGET:
-        if (!tl_cli_check_target(optarg)) goto done; /* rc is EXIT_USAGE while parsing options */
-        target = optarg;
-        break;
-      case OPT_PASSES:
-        if (strcmp(optarg, "help") == 0) {
-          list_passes(stdout);
-          rc = 0;
-          goto done;
-        }
-        if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) goto done; /* rc is EXIT_USAGE */
-        break;
-      case OPT_PRINT_AFTER:
-        print_after = optarg;
-        if (print_after_all == DUMP_OFF) print_after_all = DUMP_ALL; /* the same hooks, filtered */
-        break;
-      case OPT_DUMP_LAYOUTS:
-        dump_layouts = !optarg || strcmp(optarg, "text") == 0 ? 1 : strcmp(optarg, "svg") == 0 ? 2 : 0;
-        if (!dump_layouts) {
-          rc = tl_cli_usage_error("unknown --dump-layouts format '%s' (expected text or svg)", optarg);
-          goto done;
-        }
-        break;
-      case OPT_DUMP_LAYOUTS_FULL: dump_full = true; break;
-      case OPT_VERIFY_EACH: verify_each = true; break;
-      case OPT_KERNEL: kernel_name = optarg; break;
-      case OPT_PRINT_AFTER_ALL:
-      case OPT_PRINT_CHANGED:
-        if (!dump_option(c == OPT_PRINT_CHANGED, optarg, &print_after_all, &rc)) goto done;
-        break;
-      case OPT_CACHE_INFO: cache_info = true; break;
-      case OPT_EXPORT_NAME: export_name = optarg; break;
-      case ':':
-        rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
+      }
+      if ((npasses = split_passes(optarg, passes, MAX_PASSES)) < 0) goto done; /* rc is EXIT_USAGE */
+      break;
+    case OPT_PRINT_AFTER:
+      print_after = optarg;
+      if (print_after_all == DUMP_OFF) print_after_all = DUMP_ALL; /* the same hooks, filtered */
+      break;
+    case OPT_DUMP_LAYOUTS:
+      dump_layouts = !optarg || strcmp(optarg, "text") == 0 ? 1 : strcmp(optarg, "svg") == 0 ? 2 : 0;
+      if (!dump_layouts) {
+        rc = tl_cli_usage_error("unknown --dump-layouts format '%s' (expected text or svg)", optarg);
         goto done;
-      default:
-        /* Also a long option given a value it does not take ("--help=x"). */
-        rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
-        goto done;
+      }
+      break;
+    case OPT_DUMP_LAYOUTS_FULL: dump_full = true; break;
+    case OPT_VERIFY_EACH: verify_each = true; break;
+    case OPT_KERNEL: kernel_name = optarg; break;
+    case OPT_PRINT_AFTER_ALL:
+    case OPT_PRINT_CHANGED:
+      if (!dump_option(c == OPT_PRINT_CHANGED, optarg, &print_after_all, &rc)) goto done;
+      break;
+    case OPT_CACHE_INFO: cache_info = true; break;
+    case OPT_EXPORT_NAME: export_name = optarg; break;
+    case ':': rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv)); goto done;
+    default:
+      /* Also a long option given a value it does not take ("--help=x"). */
+      rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
+      goto done;
     }
   }
   if (dump_full && !dump_layouts) dump_layouts = 1;
-  tl_opt_job job = {emit,           target,  kernel_name, verify_each, print_after_all,
-                    cache_info,     passes,  npasses,     defines,     ndefines, sms, remarks,
-                    print_after,    dump_layouts, dump_full, dump_layouts == 2 ? out_path : NULL,
+  tl_opt_job job = {emit,
+                    target,
+                    kernel_name,
+                    verify_each,
+                    print_after_all,
+                    cache_info,
+                    passes,
+                    npasses,
+                    defines,
+                    ndefines,
+                    sms,
+                    remarks,
+                    print_after,
+                    dump_layouts,
+                    dump_full,
+                    dump_layouts == 2 ? out_path : NULL,
                     no_line_info};
   if ((rc = check_job(&job, out_path)) != 0) goto done;
   if (!tl_cli_single_input(argc, argv, &in_path)) {

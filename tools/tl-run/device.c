@@ -32,8 +32,8 @@ bool tlr_parse_device(const char *arg, tlr_device *d) {
 static bool ordinal_exists(tl_context *ctx, const tlr_device *d) {
   int n = 0;
   if (tl_device_count(ctx, &n) != TL_OK || d->ordinal < n) return true; /* (no driver: said elsewhere) */
-  fprintf(stderr, "<command line>: error: --device=%s: no CUDA device %d (this machine has %d CUDA device%s: ",
-          d->text, d->ordinal, n, n == 1 ? "" : "s");
+  fprintf(stderr, "<command line>: error: --device=%s: no CUDA device %d (this machine has %d CUDA device%s: ", d->text,
+          d->ordinal, n, n == 1 ? "" : "s");
   if (n == 1) fprintf(stderr, "cuda:0)\n");
   else fprintf(stderr, "cuda:0 to cuda:%d)\n", n - 1);
   return false;
@@ -67,8 +67,10 @@ bool tlr_pick_device(tl_context *ctx, bool compile_only, const char *timed, tlr_
     }
   }
   if (timed && d->kind != DEV_CUDA) {
-    fprintf(stderr, "<command line>: error: %s needs the CUDA device (the CPU executors are not "
-            "timed)\n", timed);
+    fprintf(stderr,
+            "<command line>: error: %s needs the CUDA device (the CPU executors are not "
+            "timed)\n",
+            timed);
     return false;
   }
   return true;

@@ -12,9 +12,9 @@
 enum { DEV_AUTO, DEV_CUDA, DEV_CPU };
 
 typedef struct tlr_device {
-  int kind;     /* DEV_AUTO, DEV_CUDA, DEV_CPU */
-  int ordinal;  /* the CUDA device (DEV_CUDA; 0 unless --device=cuda:N) */
-  char text[32];/* the option as given ("cuda:1"), for messages; "" for the default */
+  int kind;      /* DEV_AUTO, DEV_CUDA, DEV_CPU */
+  int ordinal;   /* the CUDA device (DEV_CUDA; 0 unless --device=cuda:N) */
+  char text[32]; /* the option as given ("cuda:1"), for messages; "" for the default */
 } tlr_device;
 
 /* Parses --device's value: auto, cpu, cuda, or cuda:N with N a decimal

@@ -52,66 +52,127 @@ static uint16_t double_to_bf16(double x) {
 double tlr_get_elem(const void *data, tl_dtype t, size_t i) {
   const char *p = (const char *)data + i * (size_t)tl_dtype_bytes(t);
   switch (t.code) {
-    case TL_TYPE_FLOAT:
-    case TL_TYPE_TFLOAT:
-      if (t.bits == 64) { double d; memcpy(&d, p, 8); return d; }
-      if (t.bits == 32) { float f; memcpy(&f, p, 4); return f; }
-      if (t.bits == 16) { uint16_t h; memcpy(&h, p, 2); return half_to_double(h); }
-      return NAN;
-    case TL_TYPE_BFLOAT: { uint16_t h; memcpy(&h, p, 2); return bf16_to_double(h); }
-    case TL_TYPE_FLOAT8_E4M3:
-    case TL_TYPE_FLOAT8_E5M2: return tl_fp8_decode(*(const uint8_t *)p, t);
-    case TL_TYPE_INT:
-      switch (t.bits) {
-        case 8: return *(const int8_t *)p;
-        case 16: { int16_t v; memcpy(&v, p, 2); return v; }
-        case 32: { int32_t v; memcpy(&v, p, 4); return v; }
-        default: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-      }
-    case TL_TYPE_UINT:
-    case TL_TYPE_BOOL:
-      switch (t.bits) {
-        case 8: return *(const uint8_t *)p;
-        case 16: { uint16_t v; memcpy(&v, p, 2); return v; }
-        case 32: { uint32_t v; memcpy(&v, p, 4); return v; }
-        default: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-      }
-    default: return NAN;
+  case TL_TYPE_FLOAT:
+  case TL_TYPE_TFLOAT:
+    if (t.bits == 64) {
+      double d;
+      memcpy(&d, p, 8);
+      return d;
+    }
+    if (t.bits == 32) {
+      float f;
+      memcpy(&f, p, 4);
+      return f;
+    }
+    if (t.bits == 16) {
+      uint16_t h;
+      memcpy(&h, p, 2);
+      return half_to_double(h);
+    }
+    return NAN;
+  case TL_TYPE_BFLOAT: {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return bf16_to_double(h);
+  }
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return tl_fp8_decode(*(const uint8_t *)p, t);
+  case TL_TYPE_INT:
+    switch (t.bits) {
+    case 8: return *(const int8_t *)p;
+    case 16: {
+      int16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 32: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      int64_t v;
+      memcpy(&v, p, 8);
+      return (double)v;
+    }
+    }
+  case TL_TYPE_UINT:
+  case TL_TYPE_BOOL:
+    switch (t.bits) {
+    case 8: return *(const uint8_t *)p;
+    case 16: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      return v;
+    }
+    case 32: {
+      uint32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
+    default: {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      return (double)v;
+    }
+    }
+  default: return NAN;
   }
 }
 
 static void set_elem(void *data, tl_dtype t, size_t i, double v) {
   char *p = (char *)data + i * (size_t)tl_dtype_bytes(t);
   switch (t.code) {
-    case TL_TYPE_FLOAT:
-    case TL_TYPE_TFLOAT:
-      if (t.bits == 64) memcpy(p, &v, 8);
-      else if (t.bits == 32) { float f = (float)v; memcpy(p, &f, 4); }
-      else if (t.bits == 16) { uint16_t h = double_to_half(v); memcpy(p, &h, 2); }
-      break;
-    case TL_TYPE_BFLOAT: { uint16_t h = double_to_bf16(v); memcpy(p, &h, 2); break; }
-    case TL_TYPE_FLOAT8_E4M3:
-    case TL_TYPE_FLOAT8_E5M2: *(uint8_t *)p = tl_fp8_encode(v, t); break;
-    default: {
-      int64_t x = (int64_t)v;
-      switch (t.bits) {
-        case 8: { int8_t y = (int8_t)x; memcpy(p, &y, 1); break; }
-        case 16: { int16_t y = (int16_t)x; memcpy(p, &y, 2); break; }
-        case 32: { int32_t y = (int32_t)x; memcpy(p, &y, 4); break; }
-        default: memcpy(p, &x, 8);
-      }
+  case TL_TYPE_FLOAT:
+  case TL_TYPE_TFLOAT:
+    if (t.bits == 64) memcpy(p, &v, 8);
+    else if (t.bits == 32) {
+      float f = (float)v;
+      memcpy(p, &f, 4);
+    } else if (t.bits == 16) {
+      uint16_t h = double_to_half(v);
+      memcpy(p, &h, 2);
     }
+    break;
+  case TL_TYPE_BFLOAT: {
+    uint16_t h = double_to_bf16(v);
+    memcpy(p, &h, 2);
+    break;
+  }
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: *(uint8_t *)p = tl_fp8_encode(v, t); break;
+  default: {
+    int64_t x = (int64_t)v;
+    switch (t.bits) {
+    case 8: {
+      int8_t y = (int8_t)x;
+      memcpy(p, &y, 1);
+      break;
+    }
+    case 16: {
+      int16_t y = (int16_t)x;
+      memcpy(p, &y, 2);
+      break;
+    }
+    case 32: {
+      int32_t y = (int32_t)x;
+      memcpy(p, &y, 4);
+      break;
+    }
+    default: memcpy(p, &x, 8);
+    }
+  }
   }
 }
 
 DLDataType tlr_dl_dtype(tl_dtype t) {
   DLDataType d;
-  d.code = t.code == TL_TYPE_INT     ? kDLInt
-           : t.code == TL_TYPE_UINT  ? kDLUInt
-           : t.code == TL_TYPE_BFLOAT ? kDLBfloat
-           : t.code == TL_TYPE_BOOL  ? kDLUInt
+  d.code = t.code == TL_TYPE_INT                                            ? kDLInt
+           : t.code == TL_TYPE_UINT                                         ? kDLUInt
+           : t.code == TL_TYPE_BFLOAT                                       ? kDLBfloat
+           : t.code == TL_TYPE_BOOL                                         ? kDLUInt
            : t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2 ? kDLUInt /* runtime.h: the codes */
-                                     : kDLFloat;
+                                                                            : kDLFloat;
   d.bits = t.bits;
   d.lanes = 1;
   return d;
@@ -143,10 +204,22 @@ static uint64_t splitmix64(uint64_t *state) {
 static void set_int(void *data, tl_dtype t, size_t i, int64_t v) {
   char *p = (char *)data + i * (size_t)tl_dtype_bytes(t);
   switch (t.bits) {
-    case 8: { int8_t y = (int8_t)v; memcpy(p, &y, 1); break; }
-    case 16: { int16_t y = (int16_t)v; memcpy(p, &y, 2); break; }
-    case 32: { int32_t y = (int32_t)v; memcpy(p, &y, 4); break; }
-    default: memcpy(p, &v, 8);
+  case 8: {
+    int8_t y = (int8_t)v;
+    memcpy(p, &y, 1);
+    break;
+  }
+  case 16: {
+    int16_t y = (int16_t)v;
+    memcpy(p, &y, 2);
+    break;
+  }
+  case 32: {
+    int32_t y = (int32_t)v;
+    memcpy(p, &y, 4);
+    break;
+  }
+  default: memcpy(p, &v, 8);
   }
 }
 
@@ -167,4 +240,3 @@ void tlr_fill_random(void *data, tl_dtype t, size_t n, uint64_t *state, const in
     set_elem(data, t, i, v);
   }
 }
-

@@ -65,7 +65,8 @@ static bool parse_header(const char *h, const char *end, tlr_npy *a, char *why, 
     char *e;
     errno = 0;
     long long n = strtoll(v, &e, 10);
-    if (e == v || errno || n < 0 || a->ndim == TLR_NPY_MAX_DIMS) return fail(why, wn, "the header's 'shape' is malformed");
+    if (e == v || errno || n < 0 || a->ndim == TLR_NPY_MAX_DIMS)
+      return fail(why, wn, "the header's 'shape' is malformed");
     if (__builtin_mul_overflow(a->elems, (size_t)n, &a->elems)) return fail(why, wn, "the array's size overflows");
     a->shape[a->ndim++] = n;
     v = skip_ws(e, end);
@@ -78,7 +79,8 @@ static bool parse_header(const char *h, const char *end, tlr_npy *a, char *why, 
   for (int d = 0; d < a->ndim; d++) big_dims += a->shape[d] > 1;
   if (!strncmp(v, "True", 4) && big_dims > 1)
     return fail(why, wn, "a Fortran-order array (save np.ascontiguousarray(a) instead)");
-  if (strncmp(v, "True", 4) && strncmp(v, "False", 5)) return fail(why, wn, "the header's 'fortran_order' is malformed");
+  if (strncmp(v, "True", 4) && strncmp(v, "False", 5))
+    return fail(why, wn, "the header's 'fortran_order' is malformed");
   return true;
 }
 
@@ -147,15 +149,15 @@ const char *tlr_npy_descr(tl_dtype t) {
   static const char *const ints[4][2] = {{"|i1", "|u1"}, {"<i2", "<u2"}, {"<i4", "<u4"}, {"<i8", "<u8"}};
   int w = t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : t.bits == 64 ? 3 : -1;
   switch (t.code) {
-    case TL_TYPE_FLOAT:
-    case TL_TYPE_TFLOAT: return t.bits == 16 ? "<f2" : t.bits == 32 ? "<f4" : t.bits == 64 ? "<f8" : NULL;
-    case TL_TYPE_BFLOAT: return "<u2";
-    case TL_TYPE_FLOAT8_E4M3:
-    case TL_TYPE_FLOAT8_E5M2: return "|u1";
-    case TL_TYPE_BOOL: return "|b1";
-    case TL_TYPE_INT: return w < 0 ? NULL : ints[w][0];
-    case TL_TYPE_UINT: return w < 0 ? NULL : ints[w][1];
-    default: return NULL;
+  case TL_TYPE_FLOAT:
+  case TL_TYPE_TFLOAT: return t.bits == 16 ? "<f2" : t.bits == 32 ? "<f4" : t.bits == 64 ? "<f8" : NULL;
+  case TL_TYPE_BFLOAT: return "<u2";
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return "|u1";
+  case TL_TYPE_BOOL: return "|b1";
+  case TL_TYPE_INT: return w < 0 ? NULL : ints[w][0];
+  case TL_TYPE_UINT: return w < 0 ? NULL : ints[w][1];
+  default: return NULL;
   }
 }
 
@@ -179,10 +181,12 @@ bool tlr_npy_descr_matches(tl_dtype t, const char *descr) {
 }
 
 void tlr_npy_describe(const char *descr, char *out, size_t n) {
-  static const struct { const char *d, *name; } names[] = {
-      {"<f2", "float16"}, {"<f4", "float32"}, {"<f8", "float64"}, {"|i1", "int8"},   {"<i2", "int16"},
-      {"<i4", "int32"},   {"<i8", "int64"},   {"|u1", "uint8"},   {"<u2", "uint16"}, {"<u4", "uint32"},
-      {"<u8", "uint64"},  {"|b1", "bool"},
+  static const struct {
+    const char *d, *name;
+  } names[] = {
+      {"<f2", "float16"}, {"<f4", "float32"}, {"<f8", "float64"}, {"|i1", "int8"},
+      {"<i2", "int16"},   {"<i4", "int32"},   {"<i8", "int64"},   {"|u1", "uint8"},
+      {"<u2", "uint16"},  {"<u4", "uint32"},  {"<u8", "uint64"},  {"|b1", "bool"},
   };
   char d[16];
   normalize(descr, d);
@@ -203,8 +207,8 @@ bool tlr_npy_write(const char *path, const char *descr, const int64_t *shape, in
   n += (size_t)snprintf(dict + n, sizeof dict - n, "%s), }", ndim == 1 ? "," : "");
   /* magic, version, 2-byte length (version 1.0), the dict, spaces, '\n': a multiple of 64 */
   size_t total = (10 + n + 1 + 63) / 64 * 64, hlen = total - 10;
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 255),
-                           (unsigned char)(hlen >> 8)};
+  unsigned char pre[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 255), (unsigned char)(hlen >> 8)};
   FILE *f = fopen(path, "wb");
   if (!f) return false;
   bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(dict, 1, n, f) == n;

@@ -22,11 +22,11 @@
 
 /* An array read from a .npy file. */
 typedef struct tlr_npy {
-  char descr[16];                  /* the header's descr, e.g. "<f4" */
+  char descr[16]; /* the header's descr, e.g. "<f4" */
   int ndim;
   int64_t shape[TLR_NPY_MAX_DIMS];
-  size_t elems;                    /* prod(shape) */
-  void *data;                      /* malloc'd, elems * itemsize bytes, C order */
+  size_t elems; /* prod(shape) */
+  void *data;   /* malloc'd, elems * itemsize bytes, C order */
 } tlr_npy;
 
 /* Reads the .npy file at path into *a (a->data malloc'd; tlr_npy_free).  On
@@ -57,7 +57,6 @@ void tlr_npy_describe(const char *descr, char *out, size_t out_size);
 /* Writes a version 1.0 .npy file at path (TLR_NPY_MAX_DIMS dims fit its header):
  * descr, C order, shape[0..ndim), then bytes of data.  false with errno set
  * when the file cannot be written. */
-bool tlr_npy_write(const char *path, const char *descr, const int64_t *shape, int ndim, const void *data,
-                   size_t bytes);
+bool tlr_npy_write(const char *path, const char *descr, const int64_t *shape, int ndim, const void *data, size_t bytes);
 
 #endif

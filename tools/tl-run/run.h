@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runio.h"
 #include "tilelang/core.h"
 #include "tilelang/runtime.h"
-#include "runio.h"
 
 typedef struct param_info {
   const char *name;
@@ -18,27 +18,26 @@ typedef struct param_info {
   tl_dtype dtype;
   int ndim;
   int64_t dims[8];
-  int dim_sym[8];    /* symbol index of a dim that is exactly a symbol, else -1 */
+  int dim_sym[8]; /* symbol index of a dim that is exactly a symbol, else -1 */
 } param_info;
-
 
 typedef struct run_state {
   tl_context *ctx;
   tl_kernel *k;
-  int device;           /* DEV_CUDA or DEV_CPU */
-  int ordinal;          /* the CUDA device (DEV_CUDA) */
+  int device;  /* DEV_CUDA or DEV_CPU */
+  int ordinal; /* the CUDA device (DEV_CUDA) */
   int nparams;
   param_info *p;
   int nsyms;
   const char **syms;
   int64_t *symv;
-  tl_arg *scalar_args;  /* per param (scalars only) */
+  tl_arg *scalar_args; /* per param (scalars only) */
   uint64_t seed;
   bool check, bench;
   /* the kernel as given, kept alive after --tune replaced it: p[].name and
    * syms[] point into its signature */
   tl_kernel *given;
-  int warmup, reps;       /* --bench and --tune timings (BENCH_WARMUP, BENCH_REPS) */
+  int warmup, reps; /* --bench and --tune timings (BENCH_WARMUP, BENCH_REPS) */
   /* --tune: per param, the CUDA input made by the first run and reused by
    * the later ones (NULL: make inputs each run) */
   DLManagedTensor **keep;
@@ -62,10 +61,10 @@ typedef struct host_tensor {
 
 /* Host results of one run: per param, the output's data (or NULL). */
 typedef struct results {
-  void **data;       /* malloc'd host copies */
+  void **data; /* malloc'd host copies */
   size_t *elems;
   int64_t (*shape)[8];
-  bool *written;     /* an input the run changed (kept for --save only: not printed or checked) */
+  bool *written; /* an input the run changed (kept for --save only: not printed or checked) */
 } results;
 
 /* issue 32's options as given: --input, --int-range, --save, --progress. */
@@ -75,7 +74,7 @@ typedef struct run_opts {
   int64_t int_range[2];
   const char *int_range_arg; /* NULL: no --int-range */
   const char *save_dir;
-  int progress;              /* 1 --progress, -1 --no-progress, 0 on a terminal */
+  int progress; /* 1 --progress, -1 --no-progress, 0 on a terminal */
   tlr_progress state;
 } run_opts;
 

@@ -66,9 +66,11 @@ bool tlr_input_check(const tlr_input *in, tl_dtype t, int ndim, const int64_t *s
     tlr_npy_describe(in->a.descr, got, sizeof got);
     fprintf(stderr, "<command line>: error: --input %s=%s: parameter '%s' is %s", in->name, in->path, in->name,
             tl_dtype_name(t));
-    if (want) fprintf(stderr, " ('%s'%s)", want,
-                      t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2
-                          ? ": its raw bits" : "");
+    if (want)
+      fprintf(stderr, " ('%s'%s)", want,
+              t.code == TL_TYPE_BFLOAT || t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2
+                  ? ": its raw bits"
+                  : "");
     else fputs(", which has no .npy dtype", stderr);
     fprintf(stderr, ", the file holds %s\n", got);
     return false;
@@ -79,8 +81,8 @@ bool tlr_input_check(const tlr_input *in, tl_dtype t, int ndim, const int64_t *s
     char a[256], b[256];
     shape_text(a, sizeof a, shape, ndim);
     shape_text(b, sizeof b, in->a.shape, in->a.ndim);
-    fprintf(stderr, "<command line>: error: --input %s=%s: parameter '%s' has shape %s, the file holds %s\n",
-            in->name, in->path, in->name, a, b);
+    fprintf(stderr, "<command line>: error: --input %s=%s: parameter '%s' has shape %s, the file holds %s\n", in->name,
+            in->path, in->name, a, b);
     return false;
   }
   return true;
@@ -164,12 +166,12 @@ void tlr_progress_step(void *user, int64_t done, int64_t total) {
   tlr_progress *p = user;
   double t = now_s(), el = t - p->start;
   bool last = done >= total;
-  if (!p->forced && el < 2.0) return;            /* short runs stay quiet */
+  if (!p->forced && el < 2.0) return; /* short runs stay quiet */
   if (!last && t - p->last < (p->tty ? 0.1 : 1.0)) return;
   p->last = t;
   p->shown = true;
-  fprintf(stderr, "%stl-run: progress: %" PRId64 "/%" PRId64 " blocks (%d%%), %.1f s elapsed", p->tty ? "\r" : "",
-          done, total, (int)(100.0 * (double)done / (double)(total > 0 ? total : 1)), el);
+  fprintf(stderr, "%stl-run: progress: %" PRId64 "/%" PRId64 " blocks (%d%%), %.1f s elapsed", p->tty ? "\r" : "", done,
+          total, (int)(100.0 * (double)done / (double)(total > 0 ? total : 1)), el);
   if (last) fputs(", done", stderr);
   else fprintf(stderr, ", ~%.1f s left", el / (double)done * (double)(total - done));
   fputs(p->tty && !last ? "\033[K" : p->tty ? "\033[K\n" : "\n", stderr);
@@ -201,8 +203,11 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
       continue;
     }
     fprintf(stderr, "<command line>: error: --input %s=%s: ", in->name, in->path);
-    if (pi < rs->nparams) fprintf(stderr, "'%s' is an out_idx output, which the call allocates (--out-idx=none "
-                                  "makes every tensor an input)\n", in->name);
+    if (pi < rs->nparams)
+      fprintf(stderr,
+              "'%s' is an out_idx output, which the call allocates (--out-idx=none "
+              "makes every tensor an input)\n",
+              in->name);
     else fprintf(stderr, "the kernel has no tensor parameter named '%s' (its tensor inputs:", in->name);
     for (int i = 0; pi == rs->nparams && i < rs->nparams; i++)
       if (rs->p[i].is_tensor && !rs->p[i].is_output) fprintf(stderr, " %s", rs->p[i].name);
@@ -217,8 +222,8 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
   rs->save_dir = ro->save_dir;
   ro->state.forced = ro->progress > 0;
   ro->state.tty = isatty(STDERR_FILENO);
-  rs->progress = rs->device == DEV_CPU && (ro->progress > 0 || (ro->progress == 0 && ro->state.tty)) ? &ro->state
-                                                                                                       : NULL;
+  rs->progress =
+      rs->device == DEV_CPU && (ro->progress > 0 || (ro->progress == 0 && ro->state.tty)) ? &ro->state : NULL;
   return !bad;
 }
 
@@ -226,22 +231,22 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
  * usage error. */
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc) {
   switch (c) {
-    case OPT_INPUT:
-      if (tlr_input_split(arg, &ro->inputs[ro->ninputs])) {
-        ro->ninputs++;
-        return true;
-      }
-      *rc = tl_cli_usage_error("malformed --input '%s': expected --input NAME=FILE.npy", arg);
-      return false;
-    case OPT_INT_RANGE:
-      if (tlr_parse_int_range(arg, ro->int_range)) {
-        ro->int_range_arg = arg;
-        return true;
-      }
-      *rc = tl_cli_usage_error("bad --int-range '%s' (expected LO:HI, integers with LO <= HI)", arg);
-      return false;
-    case OPT_SAVE: ro->save_dir = arg; return true;
-    default: ro->progress = c == OPT_PROGRESS ? 1 : -1; return true;
+  case OPT_INPUT:
+    if (tlr_input_split(arg, &ro->inputs[ro->ninputs])) {
+      ro->ninputs++;
+      return true;
+    }
+    *rc = tl_cli_usage_error("malformed --input '%s': expected --input NAME=FILE.npy", arg);
+    return false;
+  case OPT_INT_RANGE:
+    if (tlr_parse_int_range(arg, ro->int_range)) {
+      ro->int_range_arg = arg;
+      return true;
+    }
+    *rc = tl_cli_usage_error("bad --int-range '%s' (expected LO:HI, integers with LO <= HI)", arg);
+    return false;
+  case OPT_SAVE: ro->save_dir = arg; return true;
+  default: ro->progress = c == OPT_PROGRESS ? 1 : -1; return true;
   }
 }
 

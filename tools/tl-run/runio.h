@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "tilelang/ir.h"
 #include "npy.h"
+#include "tilelang/ir.h"
 
 /* --input NAME=FILE: the option's text, the array read from FILE, and the
  * kernel parameter it feeds (-1 until bound). */
@@ -50,8 +50,8 @@ bool tlr_int_range_check(const int64_t range[2], const char *arg, const char *na
 /* --save DIR: writes data (C order) as DIR/NAME.npy, or DIR/NAME.TAG.npy
  * when tag is not empty (a run of a --dim list: "n=17"); creates DIR (one
  * level) when it does not exist.  false after printing the error. */
-bool tlr_save(const char *dir, const char *tag, const char *name, tl_dtype t, const int64_t *shape,
-              int ndim, const void *data, size_t elems);
+bool tlr_save(const char *dir, const char *tag, const char *name, tl_dtype t, const int64_t *shape, int ndim,
+              const void *data, size_t elems);
 
 /* The progress line of a CPU executor run (tl_context_set_progress's
  * callback): "tl-run: progress: D/T blocks (P%), E s elapsed, ~R s left",
@@ -61,9 +61,9 @@ bool tlr_save(const char *dir, const char *tag, const char *name, tl_dtype t, co
  * block's line ends in "done". */
 typedef struct tlr_progress {
   bool forced, tty;
-  double start, last;  /* monotonic seconds */
-  bool open;           /* a line without its newline is on the terminal */
-  bool shown;          /* a line was printed in this run */
+  double start, last; /* monotonic seconds */
+  bool open;          /* a line without its newline is on the terminal */
+  bool shown;         /* a line was printed in this run */
 } tlr_progress;
 
 /* Starts a run's timing. */

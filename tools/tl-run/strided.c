@@ -15,8 +15,8 @@ static bool sym_value(const tlr_syms *s, const char *name, int64_t *v) {
   return false;
 }
 
-bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shape, size_t elem_bytes,
-                       tlr_syms *syms, int64_t *strides, size_t *span) {
+bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shape, size_t elem_bytes, tlr_syms *syms,
+                       int64_t *strides, size_t *span) {
   const char *names[8] = {NULL};
   bool known[8] = {false}, any = false;
   for (int d = 0; d < ndim; d++) {

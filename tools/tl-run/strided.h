@@ -28,8 +28,8 @@ typedef struct tlr_syms {
  * *span: the elements to allocate, 1 + sum (shape[d] - 1) * strides[d] (0
  * for an empty tensor), SIZE_MAX when that or its size in bytes (elem_bytes
  * each) overflows. */
-bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shape, size_t elem_bytes,
-                       tlr_syms *syms, int64_t *strides, size_t *span);
+bool tlr_param_strides(const tl_kernel *k, int pi, int ndim, const int64_t *shape, size_t elem_bytes, tlr_syms *syms,
+                       int64_t *strides, size_t *span);
 
 /* Copies the elements of host tensor t (shape and strides, elem_bytes each)
  * to dst in row-major order. */

@@ -78,42 +78,25 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tilelang/core.h"
-#include "tilelang/ir.h"
-#include "tilelang/runtime.h"
 #include "../common/cli.h"
 #include "device.h"
 #include "elems.h"
+#include "options.h"
 #include "run.h"
 #include "runio.h"
 #include "strided.h"
-
-enum { EXIT_INPUT = 1, EXIT_USAGE = 2 };
+#include "tilelang/core.h"
+#include "tilelang/ir.h"
+#include "tilelang/runtime.h"
 
 #define BENCH_WARMUP 10
 #define BENCH_REPS 100
 #define MAX_RUNS 4096
 
-
 /* --seed N (the input generator's *seed) or, with schedule, --schedule-seed N
  * (sets TL_SCHEDULE_SEED, which the CPU executor reads: lib/Runtime/cpu.c).
  * N: a non-negative integer (decimal, 0x hex or 0 octal); false with *rc set
  * after a usage error. */
-static bool seed_option(bool schedule, const char *arg, uint64_t *seed, int *rc) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(arg, &end, 0);
-  if (!*arg || *end || errno || arg[0] == '-') {
-    *rc = tl_cli_usage_error(schedule ? "bad --schedule-seed '%s' (expected a non-negative integer)"
-                                      : "bad --seed '%s' (expected a non-negative integer)",
-                             arg);
-    return false;
-  }
-  if (schedule) setenv("TL_SCHEDULE_SEED", arg, 1);
-  else *seed = v;
-  return true;
-}
-
 static void usage(FILE *f) {
   fputs(
       "usage: tl-run [options] [FILE]\n"
@@ -188,20 +171,7 @@ static void usage(FILE *f) {
       f);
 }
 
-static bool parse_i64(const char *s, int64_t *out) {
-  if (!s || !*s) return false;
-  errno = 0;
-  char *end;
-  long long v = strtoll(s, &end, 0);
-  if (errno || *end) return false;
-  *out = v;
-  return true;
-}
-
 /* --------------------------------------------------------- the kernel */
-typedef struct dim_opt { char *name; int64_t *vals; int n; } dim_opt;
-typedef struct arg_opt { char *name; char *value; } arg_opt;
-
 static void print_shape(FILE *f, const int64_t *shape, int ndim) {
   fputc('[', f);
   for (int d = 0; d < ndim; d++) fprintf(f, "%s%" PRId64, d ? "," : "", shape[d]);
@@ -219,8 +189,7 @@ static size_t shape_elems(const param_info *p, const int64_t *symv, int64_t *sha
     ovf |= __builtin_mul_overflow(n, (size_t)(shape[d] > 0 ? shape[d] : 0), &n);
   }
   size_t bytes;
-  if (ovf || __builtin_mul_overflow(n, (size_t)tl_dtype_bytes(p->dtype), &bytes) ||
-      bytes > SIZE_MAX / 2)
+  if (ovf || __builtin_mul_overflow(n, (size_t)tl_dtype_bytes(p->dtype), &bytes) || bytes > SIZE_MAX / 2)
     return SIZE_MAX;
   return n;
 }
@@ -237,9 +206,9 @@ static bool make_inputs(run_state *rs, host_tensor *h, bool strided_ok) {
     if (!p->is_tensor || p->is_output) continue;
     h[i].elems = shape_elems(p, rs->symv, h[i].shape);
     size_t span = h[i].elems; /* (cuda: compact inputs only) */
-    bool strided = h[i].elems != SIZE_MAX && strided_ok &&
-                   tlr_param_strides(rs->k, i, p->ndim, h[i].shape, (size_t)tl_dtype_bytes(p->dtype), &syms,
-                                     h[i].strides, &span);
+    bool strided =
+        h[i].elems != SIZE_MAX && strided_ok &&
+        tlr_param_strides(rs->k, i, p->ndim, h[i].shape, (size_t)tl_dtype_bytes(p->dtype), &syms, h[i].strides, &span);
     if (h[i].elems == SIZE_MAX || span == SIZE_MAX) {
       fprintf(stderr, "tl-run: error: input '%s' of shape ", p->name);
       print_shape(stderr, h[i].shape, p->ndim);
@@ -380,8 +349,7 @@ static tl_status collect(run_state *rs, results *r, host_tensor *h, DLManagedTen
       DLManagedTensor *tmp = NULL;
       DLDevice hd = {kDLCPU, 0};
       if ((st = tl_tensor_alloc(ctx, hd, src->ndim, src->shape, src->dtype, &tmp)) == TL_OK &&
-          (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK &&
-          !keep_host(r, i, &tmp->dl_tensor, p->dtype))
+          (st = tl_tensor_copy(ctx, &tmp->dl_tensor, src)) == TL_OK && !keep_host(r, i, &tmp->dl_tensor, p->dtype))
         st = TL_ERR_NO_MEMORY;
       if (st != TL_OK && st != TL_ERR_NO_MEMORY) tl_cli_print_library_error(ctx, st);
       if (tmp) tmp->deleter(tmp);
@@ -439,8 +407,7 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
       args[na++] = tl_arg_tensor(&rs->keep[i]->dl_tensor);
     } else if (cuda) {
       DLDevice d = {kDLCUDA, rs->ordinal};
-      if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, tlr_dl_dtype(p->dtype), &dev[i])) !=
-              TL_OK ||
+      if ((st = tl_tensor_alloc(ctx, d, p->ndim, h[i].shape, tlr_dl_dtype(p->dtype), &dev[i])) != TL_OK ||
           (st = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &h[i].t)) != TL_OK) {
         tl_cli_print_library_error(ctx, st);
         goto out;
@@ -521,8 +488,7 @@ static bool compare(run_state *rs, const results *got, const results *ref) {
     const param_info *p = &rs->p[i];
     if (!got->data[i] || got->written[i]) continue;
     if (!ref->data[i] || ref->elems[i] != got->elems[i]) {
-      printf("check: FAIL: the reference evaluator gave no output '%s' of the same size\n",
-             p->name);
+      printf("check: FAIL: the reference evaluator gave no output '%s' of the same size\n", p->name);
       return false;
     }
     double atol, rtol;
@@ -551,8 +517,10 @@ static bool compare(run_state *rs, const results *got, const results *ref) {
     }
   }
   if (nan_both)
-    fprintf(stderr, "tl-run: note: %zu output element(s) are NaN in both results (not written "
-            "by the program itself?)\n", nan_both);
+    fprintf(stderr,
+            "tl-run: note: %zu output element(s) are NaN in both results (not written "
+            "by the program itself?)\n",
+            nan_both);
   if (ok) {
     printf("check: PASS\n");
     return true;
@@ -562,8 +530,7 @@ static bool compare(run_state *rs, const results *got, const results *ref) {
   double x = tlr_get_elem(ref->data[worst_p], p->dtype, worst_i);
   printf("check: FAIL: %zu of %zu output elements differ; worst %s", nbad_total, total, p->name);
   print_index(stdout, worst_i, got->shape[worst_p], p->ndim);
-  printf(" (flat %zu): got %.9g expected %.9g (|diff| %.3g, tolerance %.3g)%s\n", worst_i, g, x,
-         fabs(g - x), worst_tol,
+  printf(" (flat %zu): got %.9g expected %.9g (|diff| %.3g, tolerance %.3g)%s\n", worst_i, g, x, fabs(g - x), worst_tol,
          isnan(g) ? " -- NaN: the element was not written (outputs are poisoned)" : "");
   return false;
 }
@@ -616,9 +583,7 @@ static int do_run(run_state *rs) {
     }
     results_free(&tmp, rs->nparams);
     double flops = 0;
-    if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) !=
-        TL_OK)
-      flops = 0;
+    if (tl_kernel_gemm_flops(rs->ctx, rs->k, rs->syms, rs->symv, (size_t)rs->nsyms, &flops) != TL_OK) flops = 0;
     printf("time_ms=%.6g", ms);
     if (flops > 0 && ms > 0) printf(" tflops=%.4g", flops / (ms * 1e-3) / 1e12);
     printf("\n");
@@ -651,8 +616,8 @@ static size_t count_mismatches(const run_state *rs, const results *a, const resu
 
 /* True when the factory accepts -D name (a parse with it and the user's
  * -D bindings does not report "no factory parameter named"). */
-static bool factory_has(tl_context *ctx, const char *source, size_t len, const char *display,
-                        const tl_define *defines, size_t ndefines, const char *name) {
+static bool factory_has(tl_context *ctx, const char *source, size_t len, const char *display, const tl_define *defines,
+                        size_t ndefines, const char *name) {
   tl_define *d = calloc(ndefines + 1, sizeof *d);
   if (!d) return false;
   if (ndefines) memcpy(d, defines, ndefines * sizeof *d);
@@ -685,9 +650,11 @@ static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
   static const char *const knobs[5] = {"block_M", "block_N", "block_K", "threads", "num_stages"};
   for (int i = 0; i < 5; i++)
     if (!factory_has(ctx, in->source, in->len, in->display, in->defines, in->ndefines, knobs[i])) {
-      fprintf(stderr, "tl-run: error: --tune: the kernel's factory has no parameter '%s' and the file no "
+      fprintf(stderr,
+              "tl-run: error: --tune: the kernel's factory has no parameter '%s' and the file no "
               "@tilelang.autotune (the built-in table needs block_M, block_N, block_K, threads and "
-              "num_stages, as examples/gemm.py)\n", knobs[i]);
+              "num_stages, as examples/gemm.py)\n",
+              knobs[i]);
       return NULL;
     }
   size_t nknobs = 5;
@@ -699,8 +666,7 @@ static tl_tune_space *builtin_space(run_state *rs, const tune_input *in) {
   int oi = -1, first_tensor = -1;
   for (int i = 0; i < rs->nparams; i++) {
     if (rs->p[i].is_tensor && first_tensor < 0) first_tensor = i;
-    if (rs->p[i].is_tensor && rs->p[i].ndim == 2 && (rs->p[i].is_output || oi < 0 || !rs->p[oi].is_output))
-      oi = i;
+    if (rs->p[i].is_tensor && rs->p[i].ndim == 2 && (rs->p[i].is_output || oi < 0 || !rs->p[oi].is_output)) oi = i;
   }
   double flops = 0;
   if (oi < 0 || first_tensor < 0 ||
@@ -744,8 +710,8 @@ typedef struct tune_measure_state {
  * the given configuration's output (the --check tolerances; every element,
  * or every 61st of an output over 4M elements: a prime stride reaches every
  * tile of every tile shape), then the median of rep timed launches. */
-static tl_status tune_measure(void *user, tl_kernel *k, size_t index, int warmup, int rep, double *ms,
-                              char *why, size_t why_size) {
+static tl_status tune_measure(void *user, tl_kernel *k, size_t index, int warmup, int rep, double *ms, char *why,
+                              size_t why_size) {
   (void)index;
   tune_measure_state *t = user;
   run_state *rs = t->rs;
@@ -837,9 +803,16 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   tl_compile_options co = *in->co;
   co.stop_after = TL_STAGE_PTX;
   char *problem = tune_problem(rs);
-  tl_tune_options o = {.compile = &co, .defines = in->defines, .ndefines = in->ndefines, .workers = in->workers,
-                       .measure = in->dry_run ? NULL : tune_measure, .user = &ms, .problem = problem,
-                       .progress = true, .load = !in->dry_run, .device = rs->ordinal};
+  tl_tune_options o = {.compile = &co,
+                       .defines = in->defines,
+                       .ndefines = in->ndefines,
+                       .workers = in->workers,
+                       .measure = in->dry_run ? NULL : tune_measure,
+                       .user = &ms,
+                       .problem = problem,
+                       .progress = true,
+                       .load = !in->dry_run,
+                       .device = rs->ordinal};
   tl_tune_result r;
   rs->keep = in->dry_run ? NULL : calloc((size_t)rs->nparams + 1, sizeof *rs->keep);
   tl_status s = tl_kernel_tune(rs->ctx, in->source, in->len, in->display, space, &o, &r);
@@ -862,13 +835,12 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   if (r.load_ms > 0)
     snprintf(loads, sizeof loads, " (PTX JIT by %s; loads %.0f ms summed)",
              r.jitlink ? "nvJitLink on the workers" : "the driver", r.load_ms);
-  printf("tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
-         "the load, run or check; compile%s %.0f ms wall, %.1f ms CPU per config%s; total %.0f ms%s\n",
-         r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed,
-         r.load_ms > 0 ? " and load" : "", r.compile_wall_ms,
-         r.compiled + r.compile_failed ? r.compile_cpu_ms / (double)(r.compiled + r.compile_failed) : 0,
-         loads, r.total_ms,
-         r.cache_hit ? " (tune cache hit)" : "");
+  printf(
+      "tune: %zu configs on %d compile workers: %zu compiled, %zu failed to compile, %zu timed, %zu failed "
+      "the load, run or check; compile%s %.0f ms wall, %.1f ms CPU per config%s; total %.0f ms%s\n",
+      r.nconfigs, r.workers, r.compiled, r.compile_failed, r.timed, r.measure_failed, r.load_ms > 0 ? " and load" : "",
+      r.compile_wall_ms, r.compiled + r.compile_failed ? r.compile_cpu_ms / (double)(r.compiled + r.compile_failed) : 0,
+      loads, r.total_ms, r.cache_hit ? " (tune cache hit)" : "");
   if (r.best >= 0) {
     size_t nd = 0;
     const tl_define *d = tl_tune_space_config(space, (size_t)r.best, &nd);
@@ -887,77 +859,6 @@ static int tune(run_state *rs, const tune_input *in, tl_kernel **kp) {
   tl_tune_result_free(&r);
   tl_tune_space_destroy(own);
   return 0;
-}
-
-/* Parses "--out-idx" text: none, or a comma-separated list of ints. */
-static bool parse_out_idx(const char *s, tl_out_idx_mode *mode, int **idx, size_t *n) {
-  if (!strcmp(s, "none")) {
-    *mode = TL_OUT_IDX_NONE;
-    return true;
-  }
-  size_t cap = strlen(s) + 1, k = 0;
-  int *v = calloc(cap, sizeof(int));
-  if (!v) return false;
-  const char *p = s;
-  while (*p) {
-    char *end;
-    errno = 0;
-    long x = strtol(p, &end, 10);
-    if (end == p || errno || x < -1000000 || x > 1000000 || (*end && *end != ',')) {
-      free(v);
-      return false;
-    }
-    v[k++] = (int)x;
-    p = *end ? end + 1 : end;
-    if (*end == ',' && !*p) {
-      free(v);
-      return false;
-    }
-  }
-  if (k == 0) {
-    free(v);
-    return false;
-  }
-  *mode = TL_OUT_IDX_LIST;
-  *idx = v;
-  *n = k;
-  return true;
-}
-
-/* --pass-config KEY or KEY=VALUE (TileLang's pass_configs dict; the
- * library's rule, tl_pass_config_apply: KEY alone or True sets the config,
- * False clears it or, for an attention schedule, gives it as False) into
- * *flags and *flags_false; false with *rc set after a usage error naming
- * what is wrong (an unknown key, a bad value). */
-static bool pass_config_option(const char *arg, unsigned *flags, unsigned *flags_false, int *rc) {
-  size_t n = strcspn(arg, "=");
-  char key[256];
-  snprintf(key, sizeof key, "%.*s", (int)(n < sizeof key - 1 ? n : sizeof key - 1), arg);
-  tl_context *pc = NULL;
-  if (tl_context_create(&pc) != TL_OK) {
-    *rc = tl_cli_usage_error("--pass-config '%s': out of memory", arg);
-    return false;
-  }
-  bool ok = tl_pass_config_apply(pc, key, arg[n] ? arg + n + 1 : NULL, flags, flags_false) == TL_OK;
-  if (!ok) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "--pass-config: %s", tl_context_last_error(pc));
-    *rc = tl_cli_usage_error("%s", msg);
-  }
-  tl_context_destroy(pc);
-  return ok;
-}
-
-/* --tune-workers N: compile threads of --tune (1..1024); false with *rc set
- * after a usage error. */
-static bool workers_option(const char *arg, int *workers, int *rc) {
-  int64_t v;
-  if (!parse_i64(arg, &v) || v < 1 || v > 1024) {
-    *rc = tl_cli_usage_error("bad --tune-workers '%s' (expected an integer from 1 to 1024)", arg);
-    return false;
-  }
-  *workers = (int)v;
-  return true;
 }
 
 /* A dynamic dim without a --dim takes its value from an --input file whose
@@ -999,8 +900,10 @@ static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndi
     p->dtype = tl_kernel_param_dtype(k, i);
     p->ndim = tl_kernel_param_ndim(k, i);
     if (p->is_tensor && (p->ndim > 8 || p->dtype.lanes > 1)) {
-      fprintf(stderr, "tl-run: error: parameter '%s': tl-run handles tensors of at most 8 dims "
-              "and scalar element types\n", p->name);
+      fprintf(stderr,
+              "tl-run: error: parameter '%s': tl-run handles tensors of at most 8 dims "
+              "and scalar element types\n",
+              p->name);
       return false;
     }
     for (int d = 0; d < p->ndim; d++) {
@@ -1009,7 +912,8 @@ static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndi
       if (tl_kernel_param_dim(k, i, d, &p->dims[d], &sym)) continue;
       if (!sym) {
         if (!p->is_output) {
-          fprintf(stderr, "tl-run: error: parameter '%s' dim %d is an expression of dynamic "
+          fprintf(stderr,
+                  "tl-run: error: parameter '%s' dim %d is an expression of dynamic "
                   "dims; tl-run needs input dims that are constants or single dims\n",
                   p->name, d);
           return false;
@@ -1028,8 +932,8 @@ static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndi
     int si = 0;
     while (si < rs->nsyms && strcmp(rs->syms[si], dims[i].name)) si++;
     if (si == rs->nsyms) {
-      fprintf(stderr, "<command line>: error: --dim %s: the kernel has no dynamic dim named '%s'",
-              dims[i].name, dims[i].name);
+      fprintf(stderr, "<command line>: error: --dim %s: the kernel has no dynamic dim named '%s'", dims[i].name,
+              dims[i].name);
       if (rs->nsyms) {
         fputs(" (its dynamic dims:", stderr);
         for (int j = 0; j < rs->nsyms; j++) fprintf(stderr, " %s", rs->syms[j]);
@@ -1043,8 +947,8 @@ static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndi
     bool found = false;
     for (size_t i = 0; i < ndims; i++) found |= !strcmp(dims[i].name, rs->syms[si]);
     if (!found) {
-      fprintf(stderr, "<command line>: error: dynamic dim '%s' has no value; pass --dim %s=<int>\n",
-              rs->syms[si], rs->syms[si]);
+      fprintf(stderr, "<command line>: error: dynamic dim '%s' has no value; pass --dim %s=<int>\n", rs->syms[si],
+              rs->syms[si]);
       bad = true;
     }
   }
@@ -1059,8 +963,10 @@ static bool read_scalars(run_state *rs, const arg_opt *sargs, size_t nsargs) {
     int pi = 0;
     while (pi < rs->nparams && (rs->p[pi].is_tensor || strcmp(rs->p[pi].name, sargs[i].name))) pi++;
     if (pi == rs->nparams) {
-      fprintf(stderr, "<command line>: error: --arg %s: the kernel has no scalar parameter named "
-              "'%s'\n", sargs[i].name, sargs[i].name);
+      fprintf(stderr,
+              "<command line>: error: --arg %s: the kernel has no scalar parameter named "
+              "'%s'\n",
+              sargs[i].name, sargs[i].name);
       bad = true;
     }
   }
@@ -1071,8 +977,10 @@ static bool read_scalars(run_state *rs, const arg_opt *sargs, size_t nsargs) {
     for (size_t i = 0; i < nsargs; i++)
       if (!strcmp(sargs[i].name, p->name)) val = sargs[i].value;
     if (!val) {
-      fprintf(stderr, "<command line>: error: scalar parameter '%s' (%s) has no value; pass "
-              "--arg %s=<value>\n", p->name, tl_dtype_name(p->dtype), p->name);
+      fprintf(stderr,
+              "<command line>: error: scalar parameter '%s' (%s) has no value; pass "
+              "--arg %s=<value>\n",
+              p->name, tl_dtype_name(p->dtype), p->name);
       bad = true;
       continue;
     }
@@ -1081,19 +989,18 @@ static bool read_scalars(run_state *rs, const arg_opt *sargs, size_t nsargs) {
       errno = 0;
       double v = strtod(val, &end);
       if (end == val || *end || errno == EINVAL) {
-        fprintf(stderr, "<command line>: error: --arg %s=%s: expected a number for %s\n",
-                p->name, val, tl_dtype_name(p->dtype));
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected a number for %s\n", p->name, val,
+                tl_dtype_name(p->dtype));
         bad = true;
       }
       rs->scalar_args[pi] = tl_arg_float(v);
     } else {
       int64_t v = 0;
       if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "True") || !strcmp(val, "true"))) v = 1;
-      else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false")))
-        v = 0;
-      else if (!parse_i64(val, &v)) {
-        fprintf(stderr, "<command line>: error: --arg %s=%s: expected an integer for %s\n",
-                p->name, val, tl_dtype_name(p->dtype));
+      else if (p->dtype.code == TL_TYPE_BOOL && (!strcmp(val, "False") || !strcmp(val, "false"))) v = 0;
+      else if (!tlr_parse_i64(val, &v)) {
+        fprintf(stderr, "<command line>: error: --arg %s=%s: expected an integer for %s\n", p->name, val,
+                tl_dtype_name(p->dtype));
         bad = true;
       }
       rs->scalar_args[pi] = tl_arg_int(v);
@@ -1106,8 +1013,8 @@ static bool read_scalars(run_state *rs, const arg_opt *sargs, size_t nsargs) {
  * the kernel does not compile with the -D bindings alone (a factory without
  * defaults for its tuned parameters) the first config's bindings are added. */
 static tl_status compile_given(tl_context *ctx, const char *source, size_t len, const char *display,
-                               const tl_define *defines, size_t ndefines, const tl_compile_options *co,
-                               bool tune_opt, tl_tune_space **space, tl_kernel **k) {
+                               const tl_define *defines, size_t ndefines, const tl_compile_options *co, bool tune_opt,
+                               tl_tune_space **space, tl_kernel **k) {
   tl_status s = TL_OK;
   if (tune_opt && (s = tl_tune_space_parse(ctx, source, len, display, co->kernel, defines, ndefines, space)) != TL_OK)
     return s;
@@ -1119,17 +1026,37 @@ static tl_status compile_given(tl_context *ctx, const char *source, size_t len, 
   if (!d) return TL_ERR_NO_MEMORY;
   if (ndefines) memcpy(d, defines, ndefines * sizeof *d);
   memcpy(d + ndefines, c, nc * sizeof *d);
-  fputs("tl-run: note: --tune: the kernel does not compile with the -D bindings alone; the given "
-        "configuration is the @autotune config #0\n", stderr);
+  fputs(
+      "tl-run: note: --tune: the kernel does not compile with the -D bindings alone; the given "
+      "configuration is the @autotune config #0\n",
+      stderr);
   s = tl_kernel_compile(ctx, source, len, display, d, ndefines + nc, co, k);
   free(d);
   return s;
 }
 
 /* The long options (getopt_long). */
-enum { OPT_DEVICE = 256, OPT_DIM, OPT_ARG, OPT_OUT_IDX, OPT_SEED, OPT_CHECK, OPT_BENCH,
-       OPT_TARGET, OPT_TUNE, OPT_SCHEDULE_SEED, OPT_KERNEL, OPT_REMARKS, OPT_PASS_CONFIG, OPT_SMS,
-       OPT_CACHE_INFO, OPT_COMPILE_ONLY, OPT_TUNE_DRY_RUN, OPT_TUNE_WORKERS, OPT_NO_LINE_INFO };
+enum {
+  OPT_DEVICE = 256,
+  OPT_DIM,
+  OPT_ARG,
+  OPT_OUT_IDX,
+  OPT_SEED,
+  OPT_CHECK,
+  OPT_BENCH,
+  OPT_TARGET,
+  OPT_TUNE,
+  OPT_SCHEDULE_SEED,
+  OPT_KERNEL,
+  OPT_REMARKS,
+  OPT_PASS_CONFIG,
+  OPT_SMS,
+  OPT_CACHE_INFO,
+  OPT_COMPILE_ONLY,
+  OPT_TUNE_DRY_RUN,
+  OPT_TUNE_WORKERS,
+  OPT_NO_LINE_INFO
+};
 static const struct option longopts[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
     {"dim", required_argument, NULL, OPT_DIM},
@@ -1165,11 +1092,12 @@ int main(int argc, char **argv) {
   tlr_device device = {DEV_AUTO, 0, ""};
   const char *target = NULL, *in_path = NULL, *kernel_name = NULL;
   bool check = false, bench = false, tune_opt = false, cache_info = false, compile_only = false;
-  bool dry_run = false; int tune_workers = 0; /* --tune-dry-run, --tune-workers */
+  bool dry_run = false;
+  int tune_workers = 0;                                /* --tune-dry-run, --tune-workers */
   unsigned compile_flags = 0, compile_flags_false = 0; /* --pass-config */
   bool remarks = false;                                /* --remarks */
   bool no_line_info = false;                           /* --no-line-info, -g0 */
-  int sms = 0;                /* --sms */
+  int sms = 0;                                         /* --sms */
   uint64_t seed = 0;
   tl_out_idx_mode oi_mode = TL_OUT_IDX_FROM_FILE;
   int *oi = NULL;
@@ -1181,7 +1109,8 @@ int main(int argc, char **argv) {
   size_t ndefines = 0, ndims = 0, nsargs = 0;
   char *source = NULL;
   tl_context *ctx = NULL;
-  tl_kernel *k = NULL; tl_tune_space *space = NULL;
+  tl_kernel *k = NULL;
+  tl_tune_space *space = NULL;
   run_state rs;
   memset(&rs, 0, sizeof rs);
   if (!defines || !dims || !sargs || !ro.inputs) {
@@ -1194,124 +1123,82 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, ":D:g::h", longopts, NULL)) != -1) {
     switch (c) {
-      case 'D': {
-        if (!tl_cli_split_define(optarg, &defines[ndefines])) {
-          rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
-          goto done;
-        }
-        ndefines++;
-        break;
-      }
-      case 'h':
-        usage(stdout);
-        rc = 0;
+    case 'D': {
+      if (!tl_cli_split_define(optarg, &defines[ndefines])) {
+        rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
         goto done;
-      case OPT_DEVICE:
-        if (!tlr_parse_device(optarg, &device)) {
-          rc = tl_cli_usage_error("unknown --device '%s' (expected auto, cuda, cuda:N with N a device ordinal, "
-                                  "or cpu)", optarg);
-          goto done;
-        }
-        break;
-      case OPT_DIM: {
-        char *eq = strchr(optarg, '=');
-        if (!eq || eq == optarg || !eq[1]) {
-          rc = tl_cli_usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
-          goto done;
-        }
-        *eq = '\0';
-        dim_opt *d = NULL;
-        for (size_t i = 0; i < ndims; i++)
-          if (!strcmp(dims[i].name, optarg)) d = &dims[i]; /* the last --dim of a name wins */
-        if (!d) d = &dims[ndims++];
-        d->name = optarg;
-        free(d->vals);
-        d->vals = calloc(strlen(eq + 1) + 1, sizeof(int64_t));
-        d->n = 0;
-        if (!d->vals) {
-          rc = EXIT_INPUT;
-          goto done;
-        }
-        for (char *tok = eq + 1; tok;) {
-          char *comma = strchr(tok, ',');
-          if (comma) *comma = '\0';
-          int64_t v;
-          bool okv = parse_i64(tok, &v) && v >= 0 && v <= INT32_MAX;
-          if (comma) *comma = ',';
-          tok = comma ? comma + 1 : NULL;
-          if (!okv) {
-            *eq = '=';
-            rc = tl_cli_usage_error("bad --dim value in '%s': expected non-negative integers "
-                             "(NAME=V or NAME=V1,V2,...)", optarg);
-            goto done;
-          }
-          d->vals[d->n++] = v;
-        }
-        if (d->n == 0) {
-          *eq = '=';
-          rc = tl_cli_usage_error("malformed --dim '%s': expected --dim NAME=VALUE[,VALUE...]", optarg);
-          goto done;
-        }
-        break;
       }
-      case OPT_ARG: {
-        char *eq = strchr(optarg, '=');
-        if (!eq || eq == optarg || !eq[1]) {
-          rc = tl_cli_usage_error("malformed --arg '%s': expected --arg NAME=VALUE", optarg);
-          goto done;
-        }
-        *eq = '\0';
-        size_t i = 0;
-        while (i < nsargs && strcmp(sargs[i].name, optarg)) i++;
-        if (i == nsargs) nsargs++;
-        sargs[i].name = optarg;
-        sargs[i].value = eq + 1;
-        break;
+      ndefines++;
+      break;
+    }
+    case 'h':
+      usage(stdout);
+      rc = 0;
+      goto done;
+    case OPT_DEVICE:
+      if (!tlr_parse_device(optarg, &device)) {
+        rc = tl_cli_usage_error(
+            "unknown --device '%s' (expected auto, cuda, cuda:N with N a device ordinal, "
+            "or cpu)",
+            optarg);
+        goto done;
       }
-      case OPT_OUT_IDX:
-        free(oi);
-        oi = NULL;
-        if (!parse_out_idx(optarg, &oi_mode, &oi, &noi)) {
-          rc = tl_cli_usage_error("bad --out-idx '%s' (expected none or integers such as -1 or 0,2)",
-                           optarg);
-          goto done;
-        }
-        break;
-      case OPT_SEED:
-      case OPT_SCHEDULE_SEED:
-        if (!seed_option(c == OPT_SCHEDULE_SEED, optarg, &seed, &rc)) goto done;
-        break;
-      case OPT_CHECK: check = true; break;
-      case OPT_BENCH: bench = true; break;
-      case OPT_TUNE: tune_opt = true; break;
-      case OPT_CACHE_INFO: cache_info = true; break;
-      case OPT_COMPILE_ONLY: compile_only = true; break;
-      case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
-      case OPT_TUNE_WORKERS: if (!workers_option(optarg, &tune_workers, &rc)) goto done; break;
-      case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks */
-      case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
-      case 'g': if (!tl_cli_parse_g(optarg, &no_line_info)) goto done; break; /* rc: EXIT_USAGE */
-      case OPT_SMS: if (!tl_cli_parse_sms(optarg, &sms)) goto done; break; /* rc: EXIT_USAGE */
-      case OPT_PASS_CONFIG:
-        if (!pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
-        break;
-      case OPT_KERNEL: kernel_name = optarg; break;
-      case OPT_INPUT: case OPT_SAVE: case OPT_INT_RANGE: case OPT_PROGRESS: case OPT_NO_PROGRESS:
-        if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
-        break;
-      case OPT_TARGET:
-        if (!tl_cli_check_target(optarg)) {
-          rc = EXIT_USAGE;
-          goto done;
-        }
-        target = optarg;
-        break;
-      case ':':
-        rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv));
+      break;
+    case OPT_DIM:
+      if (!tlr_dim_option(optarg, dims, &ndims, &rc)) goto done;
+      break;
+    case OPT_ARG:
+      if (!tlr_arg_option(optarg, sargs, &nsargs, &rc)) goto done;
+      break;
+    case OPT_OUT_IDX:
+      free(oi);
+      oi = NULL;
+      if (!tlr_parse_out_idx(optarg, &oi_mode, &oi, &noi)) {
+        rc = tl_cli_usage_error("bad --out-idx '%s' (expected none or integers such as -1 or 0,2)", optarg);
         goto done;
-      default:
-        rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv));
+      }
+      break;
+    case OPT_SEED:
+    case OPT_SCHEDULE_SEED:
+      if (!tlr_seed_option(c == OPT_SCHEDULE_SEED, optarg, &seed, &rc)) goto done;
+      break;
+    case OPT_CHECK: check = true; break;
+    case OPT_BENCH: bench = true; break;
+    case OPT_TUNE: tune_opt = true; break;
+    case OPT_CACHE_INFO: cache_info = true; break;
+    case OPT_COMPILE_ONLY: compile_only = true; break;
+    case OPT_TUNE_DRY_RUN: tune_opt = dry_run = true; break;
+    case OPT_TUNE_WORKERS:
+      if (!tlr_workers_option(optarg, &tune_workers, &rc)) goto done;
+      break;
+    case OPT_REMARKS: remarks = true; break;           /* tl_compile_options.remarks */
+    case OPT_NO_LINE_INFO: no_line_info = true; break; /* tl_compile_options.no_line_info */
+    case 'g':
+      if (!tl_cli_parse_g(optarg, &no_line_info)) goto done;
+      break; /* rc: EXIT_USAGE */
+    case OPT_SMS:
+      if (!tl_cli_parse_sms(optarg, &sms)) goto done;
+      break; /* rc: EXIT_USAGE */
+    case OPT_PASS_CONFIG:
+      if (!tlr_pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
+      break;
+    case OPT_KERNEL: kernel_name = optarg; break;
+    case OPT_INPUT:
+    case OPT_SAVE:
+    case OPT_INT_RANGE:
+    case OPT_PROGRESS:
+    case OPT_NO_PROGRESS:
+      if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
+      break;
+    case OPT_TARGET:
+      if (!tl_cli_check_target(optarg)) {
+        rc = EXIT_USAGE;
         goto done;
+      }
+      target = optarg;
+      break;
+    case ':': rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv)); goto done;
+    default: rc = tl_cli_usage_error("unknown or malformed option '%s'", tl_cli_bad_option(argc, argv)); goto done;
     }
   }
   if (!tl_cli_single_input(argc, argv, &in_path)) {
@@ -1333,16 +1220,25 @@ int main(int argc, char **argv) {
   }
 
   /* (1) device */
-  if (!tlr_pick_device(ctx, compile_only || dry_run, bench ? "--bench" : tune_opt && !dry_run ? "--tune" : NULL,
+  if (!tlr_pick_device(ctx, compile_only || dry_run,
+                       bench                  ? "--bench"
+                       : tune_opt && !dry_run ? "--tune"
+                                              : NULL,
                        &device))
     goto done;
   if (device.kind == DEV_CUDA && !target) target = tl_device_target(device.ordinal); /* that device's */
 
   /* (2) compile once */
-  tl_compile_options co = {.target = target, .sms = sms, .out_idx_mode = oi_mode, .out_idx = oi,
-                           .n_out_idx = noi, .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
+  tl_compile_options co = {.target = target,
+                           .sms = sms,
+                           .out_idx_mode = oi_mode,
+                           .out_idx = oi,
+                           .n_out_idx = noi,
+                           .flags = TL_COMPILE_POISON_OUTPUTS | compile_flags,
                            .flags_false = compile_flags_false,
-                           .kernel = kernel_name, .remarks = remarks, .no_line_info = no_line_info,
+                           .kernel = kernel_name,
+                           .remarks = remarks,
+                           .no_line_info = no_line_info,
                            .stop_after = device.kind == DEV_CUDA ? TL_STAGE_PTX : TL_STAGE_SIMT};
   s = compile_given(ctx, source, len, display, defines, ndefines, &co, tune_opt, &space, &k);
   if (s != TL_OK) {

@@ -34,16 +34,13 @@ static bool fail(tl_loc *loc, char *msg, size_t msgsz, tl_loc at, const char *fm
   return false;
 }
 
-static const tl_buffer *buffer_of(const tl_expr *a) {
-  return a && a->kind == TL_EXPR_BUFFER ? a->u.buffer : NULL;
-}
+static const tl_buffer *buffer_of(const tl_expr *a) { return a && a->kind == TL_EXPR_BUFFER ? a->u.buffer : NULL; }
 
 static bool is_int_scalar(const tl_expr *a) {
   return a && (a->dtype.code == TL_TYPE_INT || a->dtype.code == TL_TYPE_UINT) && a->dtype.lanes <= 1;
 }
 
-bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_loc *loc, char *msg,
-                   size_t msgsz) {
+bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_loc *loc, char *msg, size_t msgsz) {
   memset(out, 0, sizeof *out);
   bool store = e->u.call.op == TL_INTRIN_PTX_TMA_STORE;
   const char *name = store ? "ptx_tma_store" : "ptx_tma_load";
@@ -72,8 +69,8 @@ bool tl_tma_decode(const tl_primfunc *f, const tl_expr *e, tl_tma_call *out, tl_
   if (!s || (s->scope != TL_SCOPE_SHARED_DYN && s->scope != TL_SCOPE_SHARED))
     return fail(loc, msg, msgsz, a[si]->loc, "T.%s: argument %d must be a shared buffer", name, si + 1);
   if (s->dtype.code != t->dtype.code || s->dtype.bits != t->dtype.bits || s->dtype.lanes != t->dtype.lanes)
-    return fail(loc, msg, msgsz, a[si]->loc, "T.%s: shared buffer '%s' (%s) and tensor '%s' (%s) differ in dtype",
-                name, s->name, tl_dtype_name(s->dtype), t->name, tl_dtype_name(t->dtype));
+    return fail(loc, msg, msgsz, a[si]->loc, "T.%s: shared buffer '%s' (%s) and tensor '%s' (%s) differ in dtype", name,
+                s->name, tl_dtype_name(s->dtype), t->name, tl_dtype_name(t->dtype));
   out->smem = a[si];
   out->smem_off = a[si + 1];
   if (!store) {

@@ -41,8 +41,7 @@
 static const char *iname(const tl_expr *e) { return tl_intrinsics[e->u.call.op].name; }
 
 static bool need_n(sx *x, const tl_expr *e, int n) {
-  if (e->u.call.n != n)
-    return sx_fail(x, "T.%s takes %d arguments, got %d", iname(e), n, e->u.call.n);
+  if (e->u.call.n != n) return sx_fail(x, "T.%s takes %d arguments, got %d", iname(e), n, e->u.call.n);
   return true;
 }
 
@@ -54,8 +53,7 @@ static sx_buf *buf_arg(sx *x, const tl_expr *e, int i, sx_space want) {
   }
   sx_buf *sb = sx_buffer(x, a->u.buffer);
   if (sb && sb->space != want) {
-    sx_fail(x, "T.%s: buffer '%s' must be a %s buffer", iname(e), sb->b->name,
-            want == SX_SHARED ? "shared" : "global");
+    sx_fail(x, "T.%s: buffer '%s' must be a %s buffer", iname(e), sb->b->name, want == SX_SHARED ? "shared" : "global");
     return NULL;
   }
   return sb;
@@ -65,8 +63,7 @@ static bool whole_warps(sx *x, const uint8_t *mask, const char *what) {
   int act = 0;
   for (int t = 0; t < x->T; t++) act += mask[t] != 0;
   if (act != x->T)
-    return sx_fail(x, "%s executed by a partial warp: %d of %d lanes of warp %d are active", what, act, x->T,
-                   x->g);
+    return sx_fail(x, "%s executed by a partial warp: %d of %d lanes of warp %d are active", what, act, x->T, x->g);
   return true;
 }
 
@@ -84,8 +81,7 @@ bool sx_bar(sx *x, int id, int n, bool wait, const uint8_t *mask) {
     b->arrived = 0;
     memset(b->vc, 0, sizeof(uint32_t) * (size_t)k->NU);
   } else if (b->expected != n) {
-    return sx_fail(x, "barrier %d used with %d threads while a use with %d threads is in progress", id, n,
-                   b->expected);
+    return sx_fail(x, "barrier %d used with %d threads while a use with %d threads is in progress", id, n, b->expected);
   }
   b->arrived += x->T;
   sx_vc_join(k, b->vc, sx_vc(k, x->g));
@@ -113,8 +109,8 @@ static bool uniform_arg(sx *x, const tl_expr *e, int i, const uint8_t *mask, int
   for (int t = 0; t < x->T; t++) {
     if (!mask[t]) continue;
     if (!first && a.v[t].i != *v)
-      return sx_fail(x, "T.%s: argument %d differs between the lanes of warp %d (%lld and %lld)", iname(e), i + 1,
-                     x->g, (long long)*v, (long long)a.v[t].i);
+      return sx_fail(x, "T.%s: argument %d differs between the lanes of warp %d (%lld and %lld)", iname(e), i + 1, x->g,
+                     (long long)*v, (long long)a.v[t].i);
     *v = a.v[t].i;
     first = false;
   }
@@ -145,8 +141,8 @@ static int mbar_at(sx *x, const tl_expr *e, int argi, const sx_val *off, int t, 
   }
   int64_t el = off->v[t].i;
   if (el < 0 || el >= sb->elems) {
-    sx_fail(x, "T.%s: mbarrier element %lld of '%s' (size %lld) is out of bounds in thread %d", iname(e),
-            (long long)el, sb->b->name, (long long)sb->elems, x->tbase + t);
+    sx_fail(x, "T.%s: mbarrier element %lld of '%s' (size %lld) is out of bounds in thread %d", iname(e), (long long)el,
+            sb->b->name, (long long)sb->elems, x->tbase + t);
     return -2;
   }
   int64_t addr = sb->base + el * 8;
@@ -157,8 +153,8 @@ static int mbar_at(sx *x, const tl_expr *e, int argi, const sx_val *off, int t, 
   for (int j = 0; j < k->nmb; j++)
     if (k->mb[j].addr == addr) {
       if (create) {
-        sx_fail(x, "T.ptx_mbarrier_init: mbarrier '%s'[%lld] is initialised a second time in this block",
-                sb->b->name, (long long)el);
+        sx_fail(x, "T.ptx_mbarrier_init: mbarrier '%s'[%lld] is initialised a second time in this block", sb->b->name,
+                (long long)el);
         return -2;
       }
       const sx_mbar *m = &k->mb[j];
@@ -285,16 +281,15 @@ static bool mbar_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
 }
 
 /* ----------------------------------------------------------- bulk copies */
-static bool bulk_range(sx *x, const tl_expr *e, const sx_buf *sb, int64_t el, int64_t bytes, int t,
-                       const char *what) {
+static bool bulk_range(sx *x, const tl_expr *e, const sx_buf *sb, int64_t el, int64_t bytes, int t, const char *what) {
   /* el is bounded by the buffer's size before it is scaled to bytes (an index can be any int64) */
   if (el < 0 || el > sb->elems || bytes > (sb->elems - el) * sb->eb)
-    return sx_fail(x, "T.%s: out-of-bounds %s '%s': %lld bytes at element %lld of %lld in thread %d", iname(e),
-                   what, sb->b->name, (long long)bytes, (long long)el, (long long)sb->elems, t);
+    return sx_fail(x, "T.%s: out-of-bounds %s '%s': %lld bytes at element %lld of %lld in thread %d", iname(e), what,
+                   sb->b->name, (long long)bytes, (long long)el, (long long)sb->elems, t);
   int64_t b0 = el * sb->eb;
   if (((sb->space == SX_SHARED ? sb->base : 0) + b0) % 16)
-    return sx_fail(x, "T.%s: %s '%s' at element %lld is not 16-byte aligned in thread %d", iname(e), what,
-                   sb->b->name, (long long)el, t);
+    return sx_fail(x, "T.%s: %s '%s' at element %lld is not 16-byte aligned in thread %d", iname(e), what, sb->b->name,
+                   (long long)el, t);
   return true;
 }
 
@@ -348,8 +343,12 @@ static bool bulk_copy(sx *x, const tl_expr *e, const uint8_t *mask) {
     if (!bulk_ranges(x, e, &a, t)) return false;
     int j = mbar_at(x, e, 5, &boff, t, false);
     if (j < 0) return false;
-    sx_bulk c = {.dst = a.dst, .dst_byte = a.doff.v[t].i * a.dst->eb,
-                 .src = a.src->data + a.soff.v[t].i * a.src->eb, .bytes = bytes, .mbar = j, .thr = tid};
+    sx_bulk c = {.dst = a.dst,
+                 .dst_byte = a.doff.v[t].i * a.dst->eb,
+                 .src = a.src->data + a.soff.v[t].i * a.src->eb,
+                 .bytes = bytes,
+                 .mbar = j,
+                 .thr = tid};
     if (!sx_bulk_enqueue(x, &c)) return false;
   }
   return true;
@@ -429,8 +428,8 @@ static bool bulk_store(sx *x, const tl_expr *e, const uint8_t *mask) {
     sx_blk *k = x->k;
     if (!tl_vec_grow_((void **)&k->bread, &k->capbread, (size_t)k->nbread + 1, sizeof *k->bread))
       return sx_fail(x, "out of memory in the SIMT executor");
-    k->bread[k->nbread++] = (sx_bulk_read){src->base + sbyte, src->base + sbyte + bytes, tid,
-                                           k->async[tid].bulk_committed};
+    k->bread[k->nbread++] =
+        (sx_bulk_read){src->base + sbyte, src->base + sbyte + bytes, tid, k->async[tid].bulk_committed};
   }
   return true;
 }
@@ -477,8 +476,10 @@ bool sx_async_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: return bulk_store(x, e, mask);
   case TL_INTRIN_PTX_BULK_COMMIT_GROUP:
   case TL_INTRIN_PTX_BULK_WAIT_GROUP:
-  case TL_INTRIN_PTX_FENCE_PROXY_ASYNC: return bulk_group(x, op, e, mask);
-  TL_INTRIN_CASES_TMA: return sx_tma_stmt(x, op, e, mask);
+  case TL_INTRIN_PTX_FENCE_PROXY_ASYNC:
+    return bulk_group(x, op, e, mask);
+  TL_INTRIN_CASES_TMA:
+    return sx_tma_stmt(x, op, e, mask);
   case TL_INTRIN_PTX_FENCE_GPU: return true; /* blocks run one after another: every global write is visible */
   default: return sx_fail(x, "internal error: not an asynchronous-pipeline statement");
   }

@@ -31,11 +31,11 @@
 
 /* A queued tensor load (block arena). */
 typedef struct sx_tma_box {
-  const sx_buf *src;               /* the global tensor */
+  const sx_buf *src; /* the global tensor */
   int rank, swizzle;
   int box[TL_TMA_MAX_RANK];
-  int64_t coord[TL_TMA_MAX_RANK];  /* box origin, outermost first */
-  int64_t smem_addr;               /* byte address of the image start in the shared block */
+  int64_t coord[TL_TMA_MAX_RANK]; /* box origin, outermost first */
+  int64_t smem_addr;              /* byte address of the image start in the shared block */
 } sx_tma_box;
 
 /* The global element of logical image element `el`, or NULL when outside the tensor. */
@@ -76,9 +76,11 @@ static bool decode(sx *x, const tl_expr *e, const uint8_t *mask, tl_tma_call *tc
   /* the tensor-map rule the GPU's encode would refuse (lib/Runtime/Hopper/tma.c): refused here too */
   for (int d = 0; d + 1 < tc->map.rank; d++)
     if ((*src)->stride[d] * (*src)->eb % 16)
-      return sx_fail(x, "T.%s: tensor '%s' has a stride of %lld bytes in dimension %d, not a multiple of 16 "
-                     "(cuTensorMapEncodeTiled refuses its tensor map)", tl_intrinsics[e->u.call.op].name,
-                     tc->map.tensor->name, (long long)((*src)->stride[d] * (*src)->eb), d);
+      return sx_fail(x,
+                     "T.%s: tensor '%s' has a stride of %lld bytes in dimension %d, not a multiple of 16 "
+                     "(cuTensorMapEncodeTiled refuses its tensor map)",
+                     tl_intrinsics[e->u.call.op].name, tc->map.tensor->name,
+                     (long long)((*src)->stride[d] * (*src)->eb), d);
   if (!sx_eval_as(x, tc->smem_off, TL_INT64, mask, soff)) return false;
   for (int d = 0; d < tc->map.rank; d++)
     if (!sx_eval_as(x, tc->coord[d], TL_INT64, mask, &coords[d])) return false;
@@ -102,17 +104,18 @@ static bool make_box(sx *x, const tl_expr *e, const tl_tma_call *tc, const sx_bu
     return sx_fail(x, "T.%s: element %lld of shared buffer '%s' (size %lld) is out of bounds in thread %d", name,
                    (long long)el, dst->b->name, (long long)dst->elems, x->tbase + t);
   if (b->smem_addr % 128)
-    return sx_fail(x, "T.%s: the shared image at '%s'[%lld] (byte %lld) is not 128-byte aligned", name,
-                   dst->b->name, (long long)el, (long long)b->smem_addr);
+    return sx_fail(x, "T.%s: the shared image at '%s'[%lld] (byte %lld) is not 128-byte aligned", name, dst->b->name,
+                   (long long)el, (long long)b->smem_addr);
   /* measured on a GPU (docs/performance.md): an innermost coordinate whose byte
    * offset is not a multiple of 16 (e.g. 8x32 f16 boxes at column 10) makes
    * the copy fault with CUDA_ERROR_ILLEGAL_INSTRUCTION; multiples of 16
    * bytes, negative ones included, work */
   int64_t inner = b->coord[b->rank - 1] * src->eb;
   if (inner % 16 != 0)
-    return sx_fail(x, "T.%s: the innermost coordinate %lld of tensor '%s' is %lld bytes from its row start, not a "
-                   "multiple of 16 (the GPU faults: illegal instruction) in thread %d", name,
-                   (long long)b->coord[b->rank - 1], src->b->name, (long long)inner, x->tbase + t);
+    return sx_fail(x,
+                   "T.%s: the innermost coordinate %lld of tensor '%s' is %lld bytes from its row start, not a "
+                   "multiple of 16 (the GPU faults: illegal instruction) in thread %d",
+                   name, (long long)b->coord[b->rank - 1], src->b->name, (long long)inner, x->tbase + t);
   int64_t n = box_bytes(b) / 16, size = dst->elems * dst->eb;
   for (int64_t i = 0; i < n; i++) {
     int64_t at = chunk_at(b, dst, i);
@@ -136,7 +139,11 @@ static bool tma_load(sx *x, const tl_expr *e, const uint8_t *mask) {
     if (!make_box(x, e, &tc, dst, src, &soff, coords, t, b)) return false;
     int j = sx_mbar_index(x, e, 2, &boff, t);
     if (j < 0) return false;
-    sx_bulk c = {.tma = b, .dst = dst, .dst_byte = b->smem_addr - dst->base, .bytes = box_bytes(b), .mbar = j,
+    sx_bulk c = {.tma = b,
+                 .dst = dst,
+                 .dst_byte = b->smem_addr - dst->base,
+                 .bytes = box_bytes(b),
+                 .mbar = j,
                  .thr = x->tbase + t};
     if (!sx_bulk_enqueue(x, &c)) return false;
   }

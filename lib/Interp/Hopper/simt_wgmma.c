@@ -64,7 +64,10 @@ static bool const_in(sx *x, const tl_expr *e, int i, const char *what, int64_t l
   if (!sx_const_arg(x, e, i, v)) return false;
   if (*v < lo || *v > hi || *v % mult != 0)
     return sx_fail(x, "T.%s: %s must be a constant%s from %lld to %lld, not %lld", iname(e), what,
-                   mult == 16 ? " multiple of 16" : mult == 8 ? " multiple of 8" : mult == 2 ? " multiple of 2" : "",
+                   mult == 16  ? " multiple of 16"
+                   : mult == 8 ? " multiple of 8"
+                   : mult == 2 ? " multiple of 2"
+                               : "",
                    (long long)lo, (long long)hi, (long long)*v);
   return true;
 }
@@ -75,8 +78,10 @@ static bool warpgroup_ok(sx *x, const tl_expr *e, const uint8_t *mask) {
   for (int w = 0; w < x->T; w += 32) {
     int tb = x->tbase + w;
     if (mask[w] && tb / 128 * 128 + 128 > x->k->T)
-      return sx_fail(x, "T.%s: warp %d belongs to warpgroup %d (threads %d-%d), which the block of %d threads does "
-                     "not contain", iname(e), tb / 32, tb / 128, tb / 128 * 128, tb / 128 * 128 + 127, x->k->T);
+      return sx_fail(x,
+                     "T.%s: warp %d belongs to warpgroup %d (threads %d-%d), which the block of %d threads does "
+                     "not contain",
+                     iname(e), tb / 32, tb / 128, tb / 128 * 128, tb / 128 * 128 + 127, x->k->T);
   }
   return true;
 }
@@ -118,15 +123,19 @@ static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const 
 }
 
 /* The shared byte span [lo, hi) an operand read covers (lo > hi: empty). */
-typedef struct span { int64_t lo, hi; } span;
+typedef struct span {
+  int64_t lo, hi;
+} span;
 
 /* The descriptor of shared operand o for the warp at w, built from its start
  * address (16-byte aligned) and decoded again as the hardware reads it. */
 static bool operand_desc(sx *x, const tl_expr *e, const smem_op *o, int w, const char *what, tl_wgmma_operand *d) {
   int64_t s = o->b->base + 2 * o->off.v[w].i;
   if (s % 16)
-    return sx_fail(x, "T.%s: %s's start address (byte %lld of shared memory, element %lld of '%s') is not 16-byte "
-                   "aligned", iname(e), what, (long long)s, (long long)o->off.v[w].i, o->b->b->name);
+    return sx_fail(x,
+                   "T.%s: %s's start address (byte %lld of shared memory, element %lld of '%s') is not 16-byte "
+                   "aligned",
+                   iname(e), what, (long long)s, (long long)o->off.v[w].i, o->b->b->name);
   *d = tl_wgmma_decode(tl_wgmma_desc((uint64_t)s, (int)o->sw, o->lbo, o->sbo));
   return true;
 }
@@ -225,7 +234,7 @@ static bool accum_arg(sx *x, const tl_expr *e, int ci, tl_dtype in, const uint8_
 /* D = A·B (+ C) for the warp at w: A its 16 rows (A[row][k]), B from shared operand bo. */
 static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][16], const smem_op *bo, int n, sx_buf *c,
                      const sx_val *coff, bool accumulate) {
-  double (*B)[256] = sx_scratch(x, sizeof(double[16][256])); /* [k][column] */
+  double(*B)[256] = sx_scratch(x, sizeof(double[16][256])); /* [k][column] */
   if (!B) return false;
   span sp = {INT64_MAX, INT64_MIN};
   tl_wgmma_operand d;
@@ -344,8 +353,8 @@ bool sx_wgmma_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_WGMMA_SS: return do_wgmma(x, e, false, mask);
   case TL_INTRIN_PTX_WGMMA_RS: return do_wgmma(x, e, true, mask);
   case TL_INTRIN_PTX_SETMAXNREG:
-    return const_in(x, e, 0, "count", 24, 256, 8, &count) &&
-           const_in(x, e, 1, "inc", 0, 1, 1, &inc) && warpgroup_ok(x, e, mask);
+    return const_in(x, e, 0, "count", 24, 256, 8, &count) && const_in(x, e, 1, "inc", 0, 1, 1, &inc) &&
+           warpgroup_ok(x, e, mask);
   default: return sx_fail(x, "internal error: T.%s is not a warpgroup statement", iname(e));
   }
 }

@@ -41,7 +41,12 @@
 
 #define AO_MAX_BUFS 32
 
-typedef struct buf_set { tl_buffer_visitor bv; const tl_buffer *b[AO_MAX_BUFS]; int n; bool full; } buf_set;
+typedef struct buf_set {
+  tl_buffer_visitor bv;
+  const tl_buffer *b[AO_MAX_BUFS];
+  int n;
+  bool full;
+} buf_set;
 static void bs_add(tl_buffer_visitor *bv, const tl_buffer *b) {
   buf_set *s = (buf_set *)bv;
   for (int i = 0; i < s->n; i++)
@@ -89,8 +94,8 @@ static tl_stmt *stage_sync(ao *o, int g, tl_expr *rel, bool full) {
     return tl_lo_eval(m, o->loc, tl_ir_call(m, o->loc, TL_INTRIN_PTX_MBARRIER_WAIT, 3, args));
   }
   tl_expr *args[2] = {tl_ir_buffer_ref(m, o->loc, o->a->mbar), idx};
-  tl_expr *lane0 = tl_ir_binary(m, o->loc, TL_OP_EQ, tl_lo_fmod(m, o->loc, tl_lo_thread_index(m, o->loc), 32, NULL),
-                                I(o, 0));
+  tl_expr *lane0 =
+      tl_ir_binary(m, o->loc, TL_OP_EQ, tl_lo_fmod(m, o->loc, tl_lo_thread_index(m, o->loc), 32, NULL), I(o, 0));
   tl_stmt *arr = tl_lo_eval(m, o->loc, tl_ir_call(m, o->loc, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, args));
   return arr ? tl_lo_if(m, o->loc, lane0, arr, NULL) : NULL;
 }
@@ -173,8 +178,8 @@ static const char *split_mid(ao *o, bool *late) {
   tl_ao_loop *a = o->a;
   for (int i = 0; i < a->g1; i++)
     if (touches(a->items[i], o->O) || touches(a->items[i], o->P)) return "a statement before Q·Kᵀ touches O or P";
-  for (int i = a->g1 + 1; i < a->g2; i++) late[i] = tl_lo_count_refs(a->items[i], o->O).writes > 0 ||
-                                                    tl_lo_count_refs(a->items[i], o->P).writes > 0;
+  for (int i = a->g1 + 1; i < a->g2; i++)
+    late[i] = tl_lo_count_refs(a->items[i], o->O).writes > 0 || tl_lo_count_refs(a->items[i], o->P).writes > 0;
   for (int i = a->g1 + 1; i < a->g2; i++)
     for (int j = i + 1; late[i] && j < a->g2; j++)
       if (!late[j] && (touches(a->items[j], o->O) || touches(a->items[j], o->P) || !may_pass(a->items[i], a->items[j])))
@@ -220,8 +225,8 @@ bool tl_attention_overlap(tl_ao_loop *a, const char **why) {
             push(&v, stage_sync(&o, 1, last, true)) && push(&v, gemm_at(&o, a->g2, last, true)) &&
             push(&v, stage_sync(&o, 1, last, false));
   tl_stmt *seq = ok ? tl_ir_seq(m, o.loc, (int)v.len, v.data) : NULL;
-  tl_stmt *guard = seq ? tl_lo_if(m, o.loc, tl_ir_binary(m, o.loc, TL_OP_GT, n, I(&o, 0)), seq, a->after_qk_empty)
-                       : NULL;
+  tl_stmt *guard =
+      seq ? tl_lo_if(m, o.loc, tl_ir_binary(m, o.loc, TL_OP_GT, n, I(&o, 0)), seq, a->after_qk_empty) : NULL;
   tl_vec_free(&v);
   if (!guard) return false;
   *loop = *guard;

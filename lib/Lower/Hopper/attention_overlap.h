@@ -13,13 +13,13 @@ typedef TL_VEC(tl_stmt *) stmt_list;
 typedef struct tl_ao_loop {
   tl_module *m;
   tl_names *names;
-  tl_stmt *loop;          /* the consumers' loop; replaced in place */
-  tl_buffer *mbar;        /* the stage ring's mbarriers (K: group 0, V: group 1) */
-  int stages;             /* S */
-  int64_t threads;        /* the consumer threads */
-  tl_stmt **items;        /* the loop body's statements, the staged copies removed */
+  tl_stmt *loop;   /* the consumers' loop; replaced in place */
+  tl_buffer *mbar; /* the stage ring's mbarriers (K: group 0, V: group 1) */
+  int stages;      /* S */
+  int64_t threads; /* the consumer threads */
+  tl_stmt **items; /* the loop body's statements, the staged copies removed */
   int n;
-  int g1, g2;             /* the indices of Q·Kᵀ and P·V in items */
+  int g1, g2; /* the indices of Q·Kᵀ and P·V in items */
   /* T.gemm g reading stage `stage` of its staged tiles (a new statement) */
   tl_stmt *(*stage_gemm)(void *ctx, const tl_stmt *g, tl_expr *stage);
   void *ctx;

@@ -49,16 +49,22 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
-#define EMIT(x) do { if (!(x)) { e->failed = true; return false; } } while (0)
+#define EMIT(x)                                                                                                        \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      e->failed = true;                                                                                                \
+      return false;                                                                                                    \
+    }                                                                                                                  \
+  } while (0)
 
 typedef struct epi {
   tl_emitter *e;
   const tl_frag_layout *L;
-  tl_buffer *frag, *C, *S;     /* the accumulator, the tensor, the image's flat buffer */
-  const tl_smem_layout *SL;    /* the image's layout */
-  tl_expr *m0, *n0;            /* the tile's origin in C (int32) */
+  tl_buffer *frag, *C, *S;  /* the accumulator, the tensor, the image's flat buffer */
+  const tl_smem_layout *SL; /* the image's layout */
+  tl_expr *m0, *n0;         /* the tile's origin in C (int32) */
   int64_t threads, BM, BN;
-  bool fault;                  /* TL_TEST_FAULT=swap_lanes (lower_tile.c): lanes 0 and 1 trade places */
+  bool fault; /* TL_TEST_FAULT=swap_lanes (lower_tile.c): lanes 0 and 1 trade places */
 } epi;
 
 static tl_expr *V(epi *p, tl_var *v) { return tl_ir_var(p->e->m, p->e->loc, v); }
@@ -115,8 +121,8 @@ static tl_stmt *stmatrix_step(epi *p, tl_buffer *tmp, tl_expr *base, tl_expr *ro
     dt.lanes = 2;
     if (!(s[q] = tl_lo_store(m, loc, tmp, 1, tx, tl_lo_cast(m, loc, dt, ld)))) return NULL;
   }
-  tl_expr *a[6] = {tl_ir_buffer_ref(m, loc, p->S), img(p, row, col), tl_ir_buffer_ref(m, loc, tmp), I(p, 0), I(p, 4),
-                   I(p, 0)};
+  tl_expr *a[6] = {
+      tl_ir_buffer_ref(m, loc, p->S), img(p, row, col), tl_ir_buffer_ref(m, loc, tmp), I(p, 0), I(p, 4), I(p, 0)};
   if (!(s[4] = CALL(p, TL_INTRIN_PTX_STMATRIX, 6, a))) return NULL;
   return tl_ir_seq(m, loc, 5, s);
 }
@@ -164,8 +170,14 @@ static tl_stmt *wg_barrier(epi *p, tl_expr *wg) {
 static tl_stmt *tma_store(epi *p, tl_expr *off, int64_t rows, tl_expr *r, tl_expr *c) {
   tl_module *m = p->e->m;
   tl_loc loc = p->e->loc;
-  tl_expr *a[8] = {tl_ir_buffer_ref(m, loc, p->C), tl_ir_buffer_ref(m, loc, p->S), off, I(p, 128), I(p, rows),
-                   I(p, 64), ADD(p, p->m0, r), ADD(p, p->n0, c)};
+  tl_expr *a[8] = {tl_ir_buffer_ref(m, loc, p->C),
+                   tl_ir_buffer_ref(m, loc, p->S),
+                   off,
+                   I(p, 128),
+                   I(p, rows),
+                   I(p, 64),
+                   ADD(p, p->m0, r),
+                   ADD(p, p->n0, c)};
   return CALL(p, TL_INTRIN_PTX_TMA_STORE, 8, a);
 }
 
@@ -275,8 +287,8 @@ tl_stmt *tl_lower_tma_epilogue(tl_module *m, tl_names *names, tl_loc loc, tl_buf
   tl_emitter em = {.m = m, .names = names, .loc = loc};
   tl_emitter *e = &em;
   if (!L || L->kind != TL_FRAG_MMA_C || L->ndim != 2) return NULL;
-  epi p = {.e = e, .L = L, .frag = frag, .C = C, .threads = threads, .BM = L->shape[0], .BN = L->shape[1],
-           .fault = fault};
+  epi p = {
+      .e = e, .L = L, .frag = frag, .C = C, .threads = threads, .BM = L->shape[0], .BN = L->shape[1], .fault = fault};
   if (!tl_dtype_eq(m0->dtype, TL_INT32)) m0 = tl_lo_cast(m, loc, TL_INT32, m0);
   if (!tl_dtype_eq(n0->dtype, TL_INT32)) n0 = tl_lo_cast(m, loc, TL_INT32, n0);
   p.m0 = m0;

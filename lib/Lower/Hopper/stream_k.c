@@ -86,8 +86,7 @@ static tl_stmt *SEQ(tl_module *m, tl_loc loc, int n, tl_stmt **s) {
 }
 
 static bool role_vars(tl_names *names, tl_loc loc, tl_sk_role *r, const char *sfx) {
-  static const char *const base[8] = {"sk_start", "sk_end", "sk_t0", "sk_nseg",
-                                      "sk_tile",  "sk_ka",  "sk_kb", "sk_base"};
+  static const char *const base[8] = {"sk_start", "sk_end", "sk_t0", "sk_nseg", "sk_tile", "sk_ka", "sk_kb", "sk_base"};
   tl_var **v[8] = {&r->start, &r->end, &r->t0, &r->nseg, &r->t, &r->ka, &r->kb, &r->base};
   for (int i = 0; i < 8; i++) {
     char nm[32];
@@ -97,8 +96,7 @@ static bool role_vars(tl_names *names, tl_loc loc, tl_sk_role *r, const char *sf
   return true;
 }
 
-static tl_buffer *buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_scope sc, int64_t d0,
-                         int64_t d1) {
+static tl_buffer *buffer(tl_module *m, tl_loc loc, const char *name, tl_dtype t, tl_scope sc, int64_t d0, int64_t d1) {
   int nd = d1 > 0 ? 2 : 1;
   tl_expr **shape = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)nd);
   if (!shape || !(shape[0] = I(m, loc, d0)) || (nd == 2 && !(shape[1] = I(m, loc, d1)))) return NULL;
@@ -159,10 +157,10 @@ bool tl_sk_plan(tl_module *m, tl_names *names, tl_loc loc, int sms, bool disable
   snprintf(why, whysz,
            "%lld whole waves of %lld tiles, then the last %lld tiles x %lld k-tiles = %lld units over %lld "
            "blocks (%.1f units each); whole tiles on the SMs would run %.2f waves as %lld",
-           (long long)full, (long long)blocks, (long long)rest, (long long)n, (long long)units,
-           (long long)blocks, (double)units / (double)blocks, (double)tiles / (double)pb, (long long)waves);
-  *sk = (tl_sk){.tiles = tiles, .n = n, .blocks = blocks, .units = units, .BM = BM, .BN = BN,
-                .waves = full, .dp = full * blocks};
+           (long long)full, (long long)blocks, (long long)rest, (long long)n, (long long)units, (long long)blocks,
+           (double)units / (double)blocks, (double)tiles / (double)pb, (long long)waves);
+  *sk = (tl_sk){
+      .tiles = tiles, .n = n, .blocks = blocks, .units = units, .BM = BM, .BN = BN, .waves = full, .dp = full * blocks};
   sk->slots = buffer(m, loc, "sk_slots", TL_DT(TL_TYPE_FLOAT, 32), TL_SCOPE_GLOBAL, 2 * blocks * BM, BN);
   sk->count = buffer(m, loc, "sk_count", TL_INT32, TL_SCOPE_GLOBAL, tiles, 0);
   sk->bc = buffer(m, loc, "sk_bc", TL_INT32, TL_SCOPE_SHARED_DYN, 2, 0);
@@ -183,8 +181,7 @@ bool tl_sk_allocs(tl_module *m, tl_loc loc, const tl_sk *sk, tl_stmt *out[4]) {
   return true;
 }
 
-bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b,
-                      tl_stmt *out[4]) {
+bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b, tl_stmt *out[4]) {
   tl_expr *U = I(m, loc, sk->units), *B = I(m, loc, sk->blocks), *n = I(m, loc, sk->n);
   tl_expr *start = BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_MUL, b, U), B);
   tl_expr *end = BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, b, I(m, loc, 1)), U), B);
@@ -210,8 +207,8 @@ bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role 
   tl_expr *ka = BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, V(m, loc, r->start), tn), I(m, loc, 0));
   tl_expr *kb = BIN(m, loc, TL_OP_MIN, n, BIN(m, loc, TL_OP_SUB, V(m, loc, r->end), tn));
   /* k-tiles of the block's earlier segments: j * n in the waves, then waves * n + the units before */
-  tl_expr *base_sk = BIN(m, loc, TL_OP_SUB,
-                         BIN(m, loc, TL_OP_ADD, I(m, loc, sk->waves * sk->n), tn), V(m, loc, r->start));
+  tl_expr *base_sk =
+      BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_ADD, I(m, loc, sk->waves * sk->n), tn), V(m, loc, r->start));
   tl_expr *base_dp = BIN(m, loc, TL_OP_MUL, j, n);
   if (!dp || !t_dp || !t_sk || !ka || !kb || !base_sk || !base_dp) return false;
   out[0] = tl_lo_let(m, loc, r->t, tl_ir_select(m, loc, dp, t_dp, t_sk));
@@ -276,8 +273,8 @@ static tl_stmt *last_part(tl_module *m, tl_names *names, tl_loc loc, const tl_sk
   tl_var *q = tl_names_fresh_var(names, loc, "sk_q", TL_INT32, TL_VAR_LOOP);
   if (!q) return NULL;
   /* block bf's slot: 2 * bf + min(t - t0(bf), 1) */
-  tl_expr *t0bf = BIN(m, loc, TL_OP_FLOORDIV,
-                      BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_MUL, V(m, loc, bf), U), B), n);
+  tl_expr *t0bf =
+      BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_MUL, V(m, loc, bf), U), B), n);
   tl_expr *tw = BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), I(m, loc, sk->dp)); /* the tile among the last wave's */
   tl_expr *first = BIN(m, loc, TL_OP_ADD, tl_lo_mul(m, loc, V(m, loc, bf), 2),
                        BIN(m, loc, TL_OP_MIN, BIN(m, loc, TL_OP_SUB, tw, t0bf), I(m, loc, 1)));
@@ -288,28 +285,26 @@ static tl_stmt *last_part(tl_module *m, tl_names *names, tl_loc loc, const tl_sk
   tl_expr *ci[1] = {V(m, loc, r->t)};
   tl_stmt *reset = ci[0] ? tl_lo_store(m, loc, sk->count, 1, ci, I(m, loc, 0)) : NULL;
   tl_stmt *reset_if = tl_lo_if(m, loc, BIN(m, loc, TL_OP_EQ, tl_lo_thread_index(m, loc), I(m, loc, 0)), reset, NULL);
-  tl_stmt *st[5] = {set_go(m, loc, sk, 1), fence(m, loc), slot_loop(m, names, loc, sk, C, first, SLOT_LOAD),
-                    loop, reset_if};
+  tl_stmt *st[5] = {set_go(m, loc, sk, 1), fence(m, loc), slot_loop(m, names, loc, sk, C, first, SLOT_LOAD), loop,
+                    reset_if};
   return SEQ(m, loc, 5, st);
 }
 
-tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk, tl_expr *b, tl_expr *j,
-                     tl_buffer *C, tl_stmt *epi) {
+tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk, tl_expr *b, tl_expr *j, tl_buffer *C,
+                     tl_stmt *epi) {
   const tl_sk_role *r = &sk->cons;
   tl_var *bf = tl_names_fresh_var(names, loc, "sk_bf", TL_INT32, TL_VAR_LET);
   tl_var *segs = tl_names_fresh_var(names, loc, "sk_segs", TL_INT32, TL_VAR_LET);
   if (!bf || !segs) return NULL;
   /* partial segments are the stream-K ones (j >= waves): the block's first of them or a later one */
-  tl_expr *x = BIN(m, loc, TL_OP_MIN, BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, j, I(m, loc, sk->waves)),
-                                          I(m, loc, 0)),
-                   I(m, loc, 1));
+  tl_expr *x = BIN(m, loc, TL_OP_MIN,
+                   BIN(m, loc, TL_OP_MAX, BIN(m, loc, TL_OP_SUB, j, I(m, loc, sk->waves)), I(m, loc, 0)), I(m, loc, 1));
   tl_expr *slot = BIN(m, loc, TL_OP_ADD, tl_lo_mul(m, loc, b, 2), x);
   tl_expr *partial = BIN(m, loc, TL_OP_OR, BIN(m, loc, TL_OP_GT, V(m, loc, r->ka), I(m, loc, 0)),
                          BIN(m, loc, TL_OP_LT, V(m, loc, r->kb), I(m, loc, sk->n)));
   tl_expr *bi[1] = {x};
   tl_expr *tid = tl_lo_thread_index(m, loc);
-  tl_expr *aa[4] = {tl_ir_buffer_ref(m, loc, sk->count), V(m, loc, r->t), I(m, loc, 1),
-                    tl_ir_int(m, loc, TL_BOOL, 1)};
+  tl_expr *aa[4] = {tl_ir_buffer_ref(m, loc, sk->count), V(m, loc, r->t), I(m, loc, 1), tl_ir_int(m, loc, TL_BOOL, 1)};
   tl_expr *old = aa[0] && aa[1] && aa[2] && aa[3] ? tl_ir_call(m, loc, TL_INTRIN_PTX_ATOMIC_ADD, 4, aa) : NULL;
   /* thread 0: fence (after the barrier: releases every consumer's slot stores, cumulatively), the
    * atomic, fence (acquires the other segments' stores before the barrier hands them on) */
@@ -319,18 +314,23 @@ tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk,
   tl_expr *U = I(m, loc, sk->units), *B = I(m, loc, sk->blocks), *n = I(m, loc, sk->n);
   tl_expr *tw = BIN(m, loc, TL_OP_SUB, V(m, loc, r->t), I(m, loc, sk->dp)); /* the tile among the last wave's */
   tl_expr *tn = BIN(m, loc, TL_OP_MUL, tw, n);
-  tl_expr *vbf = BIN(m, loc, TL_OP_FLOORDIV,
-                     BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, tn, I(m, loc, 1)), B),
-                         I(m, loc, 1)),
-                     U);
+  tl_expr *vbf =
+      BIN(m, loc, TL_OP_FLOORDIV,
+          BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, tn, I(m, loc, 1)), B), I(m, loc, 1)), U);
   tl_expr *tn1 = BIN(m, loc, TL_OP_MUL, BIN(m, loc, TL_OP_ADD, tw, I(m, loc, 1)), n);
   tl_expr *vbl = BIN(m, loc, TL_OP_FLOORDIV, BIN(m, loc, TL_OP_SUB, BIN(m, loc, TL_OP_MUL, tn1, B), I(m, loc, 1)), U);
   tl_expr *vsegs = BIN(m, loc, TL_OP_ADD, BIN(m, loc, TL_OP_SUB, vbl, V(m, loc, bf)), I(m, loc, 1));
   tl_expr *bc = x ? tl_ir_load(m, loc, sk->bc, 1, bi) : NULL;
   tl_expr *is_last = BIN(m, loc, TL_OP_EQ, bc, BIN(m, loc, TL_OP_SUB, V(m, loc, segs), I(m, loc, 1)));
   tl_stmt *last = tl_lo_if(m, loc, is_last, last_part(m, names, loc, sk, C, bf, segs), set_go(m, loc, sk, 0));
-  tl_stmt *ps[8] = {slot_loop(m, names, loc, sk, C, slot, SLOT_STORE), fence(m, loc), tl_lo_sync_threads(m, loc), arrive_if,
-                    tl_lo_sync_threads(m, loc), tl_lo_let(m, loc, bf, vbf), tl_lo_let(m, loc, segs, vsegs), last};
+  tl_stmt *ps[8] = {slot_loop(m, names, loc, sk, C, slot, SLOT_STORE),
+                    fence(m, loc),
+                    tl_lo_sync_threads(m, loc),
+                    arrive_if,
+                    tl_lo_sync_threads(m, loc),
+                    tl_lo_let(m, loc, bf, vbf),
+                    tl_lo_let(m, loc, segs, vsegs),
+                    last};
   tl_stmt *part = SEQ(m, loc, 8, ps);
   tl_stmt *fix = tl_lo_if(m, loc, partial, part, set_go(m, loc, sk, 1));
   tl_expr *gi[1] = {I(m, loc, 0)};

@@ -25,12 +25,12 @@ typedef struct tl_sk_role {
 typedef struct tl_sk {
   bool on;
   int64_t tiles, n, blocks, units, BM, BN;
-  int64_t waves;     /* whole waves of data-parallel tiles before the stream-K part: tiles / blocks */
-  int64_t dp;        /* waves * blocks: the tiles run whole (tile b + j * blocks in block b's segment j) */
-  tl_buffer *slots;  /* global f32 [2 * blocks * BM, BN]: slot s is rows [s * BM, (s + 1) * BM) */
-  tl_buffer *count;  /* global int32 [tiles]: segments of each tile that have stored their slot */
-  tl_buffer *bc;     /* shared int32 [2]: the counter's old value, broadcast to the consumers */
-  tl_buffer *go;     /* local int32 [1]: whether this segment runs the kernel's epilogue */
+  int64_t waves;    /* whole waves of data-parallel tiles before the stream-K part: tiles / blocks */
+  int64_t dp;       /* waves * blocks: the tiles run whole (tile b + j * blocks in block b's segment j) */
+  tl_buffer *slots; /* global f32 [2 * blocks * BM, BN]: slot s is rows [s * BM, (s + 1) * BM) */
+  tl_buffer *count; /* global int32 [tiles]: segments of each tile that have stored their slot */
+  tl_buffer *bc;    /* shared int32 [2]: the counter's old value, broadcast to the consumers */
+  tl_buffer *go;    /* local int32 [1]: whether this segment runs the kernel's epilogue */
   tl_sk_role cons, prod;
 } tl_sk;
 
@@ -59,8 +59,7 @@ const char *tl_sk_prologue_check(tl_stmt *const *body, int li, const tl_buffer *
 bool tl_sk_allocs(tl_module *m, tl_loc loc, const tl_sk *sk, tl_stmt *out[4]);
 
 /* The role's per-block LETs for block index b (start, end, t0, nseg). */
-bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b,
-                      tl_stmt *out[4]);
+bool tl_sk_block_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role *r, tl_expr *b, tl_stmt *out[4]);
 
 /* The role's per-segment LETs for segment index j of block b (t, ka, kb,
  * base). */
@@ -70,7 +69,7 @@ bool tl_sk_seg_lets(tl_module *m, tl_loc loc, const tl_sk *sk, const tl_sk_role 
 /* The consumers' fixup after the k-loop of segment j of block b, followed
  * by the kernel's epilogue statements (epi, run when the segment covers its
  * whole tile or is the tile's last to arrive); accumulator C.  NULL on OOM. */
-tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk, tl_expr *b, tl_expr *j,
-                     tl_buffer *C, tl_stmt *epi);
+tl_stmt *tl_sk_fixup(tl_module *m, tl_names *names, tl_loc loc, const tl_sk *sk, tl_expr *b, tl_expr *j, tl_buffer *C,
+                     tl_stmt *epi);
 
 #endif

@@ -111,11 +111,11 @@
 #include "IR/rewrite.h"
 #include "IR/visit.h"
 #include "Lower/Hopper/attention_overlap.h"
+#include "Lower/Hopper/stream_k.h"
+#include "Lower/Hopper/ws_internal.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Support/Hopper/path.h"
-#include "Lower/Hopper/stream_k.h"
-#include "Lower/Hopper/ws_internal.h"
 
 /* ------------------------------------------------------------- matching */
 /* References of b in s (tl_lo_count_refs: reads plus writes). */
@@ -125,7 +125,10 @@ static int refs_of(const tl_stmt *s, const tl_buffer *b) {
 }
 
 /* Does s touch any shared buffer? */
-typedef struct shared_use { tl_visitor v; bool any, pipe; } shared_use;
+typedef struct shared_use {
+  tl_visitor v;
+  bool any, pipe;
+} shared_use;
 static bool is_shared(const tl_buffer *b) {
   return b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN);
 }
@@ -159,7 +162,6 @@ static bool f16ish(tl_dtype t) {
   return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
 }
 
-
 /* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
 static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
   memset(ld, 0, sizeof *ld);
@@ -180,8 +182,7 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
   if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
   for (int k = 0; k < r; k++) {
     int64_t e;
-    if (!tl_expr_is_const_int(sr->extent[k], &e) ||
-        e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
+    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
       return "a copy's source region is not (1, ..., rows, cols) of its tile";
   }
   if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
@@ -199,7 +200,9 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
   int64_t cb = cols * 2;
   if (cb == 32 || cb == 64 || cb == 128) ld->sw = (int)cb, ld->nE = cols;
   else if (cb > 128 && cb % 128 == 0) ld->sw = 128, ld->nE = 64;
-  else return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle spans)";
+  else
+    return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle "
+           "spans)";
   if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
   ld->s = s;
   ld->src = src;
@@ -248,10 +251,12 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   }
   if ((!rs && !tl_lo_whole_region(ra)) || !tl_lo_whole_region(rb)) return "the T.gemm reads part of a tile";
   tl_buffer *C = rc->buffer;
-  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc)) return "C is not a whole 2-D fragment";
+  if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc))
+    return "C is not a whole 2-D fragment";
   tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
   if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
-  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) ||
+        (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
   int64_t kp = 1;
   if (g->u.tile.attrs && g->u.tile.attrs[4]) tl_expr_is_const_int(g->u.tile.attrs[4], &kp);
@@ -301,9 +306,10 @@ static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, 
   for (int i = 0; i < n; i++) {
     const tl_stmt *s = items[i];
     if (is_gemm(s)) {
-      if (p->gemm2 || (p->gemm && !p->attn)) return p->attn ? "the loop has more than two T.gemm" : "the loop has two T.gemm";
-      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION ||
-          s->u.tile.args[2].kind != TL_OPND_REGION)
+      if (p->gemm2 || (p->gemm && !p->attn))
+        return p->attn ? "the loop has more than two T.gemm" : "the loop has two T.gemm";
+      if (s->u.tile.nargs != 3 || s->u.tile.args[0].kind != TL_OPND_REGION ||
+          s->u.tile.args[1].kind != TL_OPND_REGION || s->u.tile.args[2].kind != TL_OPND_REGION)
         return "the T.gemm has unexpected operands";
       *(p->gemm ? &p->gemm2 : &p->gemm) = s;
       continue;
@@ -357,7 +363,8 @@ static const char *check_uses(const tl_primfunc *f, ws_plan *p, char *why, size_
     const ws_load *ld = i < p->nloads ? &p->loads[i] : &p->pre[i - p->nloads];
     int uses = 1;
     for (int k = 0; k < 2; k++)
-      uses += (p->gemm->u.tile.args[k].region.buffer == ld->X) + (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == ld->X);
+      uses += (p->gemm->u.tile.args[k].region.buffer == ld->X) +
+              (p->gemm2 && p->gemm2->u.tile.args[k].region.buffer == ld->X);
     if (!ld->pre && refs_of(f->body, ld->X) != refs_of(loop, ld->X)) return "a copied tile is used outside the loop";
     if (refs_of(ld->pre ? f->body : loop, ld->X) != uses)
       return "a copied tile is used by something other than its copy and the T.gemm";
@@ -377,8 +384,9 @@ static const char *check_uses(const tl_primfunc *f, ws_plan *p, char *why, size_
     const char *what = i > p->li ? "after" : "before";
     if (u.pipe || i < p->li) {
       snprintf(why, n, "the statement at line %d (%s the loop) %s", s->loc.line, what,
-               u.pipe ? "holds a second T.Pipelined loop" : "uses shared memory (only the statements after the "
-                                                            "loop may, on the consumers' named barrier)");
+               u.pipe ? "holds a second T.Pipelined loop"
+                      : "uses shared memory (only the statements after the "
+                        "loop may, on the consumers' named barrier)");
       return why;
     }
     if (!p->attn) p->epi_shared = true;
@@ -417,9 +425,8 @@ static void plan_c_stage(const tl_primfunc *f, ws_plan *p) {
     if (!copy_regions(body->u.seq.stmts[i], &fr, &xw) || !copy_regions(body->u.seq.stmts[i + 1], &xr, &g)) continue;
     tl_buffer *X = xw->buffer;
     if (fr->buffer->scope != TL_SCOPE_FRAGMENT || !is_shared(X) || xr->buffer != X ||
-        g->buffer->scope != TL_SCOPE_GLOBAL || !tl_dtype_eq(X->dtype, g->buffer->dtype) ||
-        !same_shape(fr->buffer, X) || !tl_lo_whole_region(fr) || !tl_lo_whole_region(xw) ||
-        !tl_lo_whole_region(xr) || refs_of(f->body, X) != 2)
+        g->buffer->scope != TL_SCOPE_GLOBAL || !tl_dtype_eq(X->dtype, g->buffer->dtype) || !same_shape(fr->buffer, X) ||
+        !tl_lo_whole_region(fr) || !tl_lo_whole_region(xw) || !tl_lo_whole_region(xr) || refs_of(f->body, X) != 2)
       continue;
     for (int a = 0; a < p->li; a++) {
       const tl_stmt *s = body->u.seq.stmts[a];
@@ -579,8 +586,7 @@ static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *
 /* The producer's TMA loads of iteration var (the copies' regions with the
  * loop variable replaced) into stage `stage`. */
 static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp, tl_expr *stage, tl_expr *full,
-                           int group, tl_buffer *mbar,
-                           const ws_persist *pp, stmt_vec *out) {
+                           int group, tl_buffer *mbar, const ws_persist *pp, stmt_vec *out) {
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
@@ -682,8 +688,8 @@ static bool ws_barriers(ws_build *b, int S, int G, int npre, int64_t qempty, int
     ok = tl_vec_push(&init, CALL(b, TL_INTRIN_PTX_MBARRIER_INIT, 3, a1));
   }
   tl_expr *tid = tl_lo_thread_index(m, b->loc);
-  tl_stmt *init_if = ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL)
-                        : NULL;
+  tl_stmt *init_if =
+      ok ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tid, I(b, 0)), SEQ(b, (int)init.len, init.data), NULL) : NULL;
   tl_vec_free(&init);
   return init_if && tl_vec_push(pre, alloc) && tl_vec_push(pre, init_if) &&
          tl_vec_push(pre, tl_lo_sync_threads(m, b->loc)) && pre->data[pre->len - 1];
@@ -740,8 +746,15 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     np = tl_rewrite_expr(&rw, np, 1);
     if (rw.failed || !lo || !np || !(pp->kbp = ws_kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
   }
-  tl_stmt *plet = ws_let_rel(b, kp, lo, sr || ap ? NULL : pp->on ? V(b, pp->jp) : NULL, np,
-                          sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kbp) : NULL, &prel);
+  tl_stmt *plet = ws_let_rel(b, kp, lo,
+                             sr || ap ? NULL
+                             : pp->on ? V(b, pp->jp)
+                                      : NULL,
+                             np,
+                             sr   ? V(b, sr->base)
+                             : ap ? ws_kb_load(b, pp->kbp)
+                                  : NULL,
+                             &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   bool ok = tl_vec_push(&pbody, plet);
@@ -749,8 +762,9 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     int64_t bytes = 0;
     for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
     tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
-    tl_expr *wa[3] = {REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),
-                      tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
+    tl_expr *wa[3] = {
+        REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),
+        tl_lo_fmod(m, b->loc, tl_lo_add(m, b->loc, tl_lo_fdiv(m, b->loc, prel, S, NULL), I(b, 1)), 2, NULL)};
     tl_expr *ea[3] = {REF(b, mbar), full, I(b, bytes)};
     ok = tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) &&
          tl_vec_push(&pbody, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
@@ -793,7 +807,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     }
     if (tile && pp->nlets && tl_vec_push(&lv, tile)) tile = SEQ(b, (int)lv.len, lv.data);
     tl_vec_free(&lv);
-    if (tile && (tile = ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) && tl_vec_push(&pfx, tile))
+    if (tile && (tile = ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, tile, d, NULL)) &&
+        tl_vec_push(&pfx, tile))
       work = SEQ(b, (int)pfx.len, pfx.data);
   } else {
     work = pp->on ? ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
@@ -823,7 +838,8 @@ static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
   tl_stmt *s[2];
   for (int w = 0; w < 2; w++) {
     tl_expr *a[2] = {I(b, WS_PP_BAR + (wait ? w : 1 - w)), I(b, 256)};
-    s[w] = only_wg >= 0 && only_wg != w ? NULL : CALL(b, wait ? TL_INTRIN_PTX_BAR_SYNC : TL_INTRIN_PTX_BAR_ARRIVE, 2, a);
+    s[w] =
+        only_wg >= 0 && only_wg != w ? NULL : CALL(b, wait ? TL_INTRIN_PTX_BAR_SYNC : TL_INTRIN_PTX_BAR_ARRIVE, 2, a);
     if (!s[w] && (only_wg < 0 || only_wg == w)) return NULL;
   }
   if (!wg) return NULL;
@@ -837,7 +853,10 @@ static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
  * wg_wait 1) and releasing the previous stage instead was measured slower
  * with the 3 stages that fit beside the epilogue's staging tile:
  * docs/performance.md, "Measurements behind choices in the code"). */
-typedef struct ao_ctx { ws_build *b; const ws_plan *p; } ao_ctx;
+typedef struct ao_ctx {
+  ws_build *b;
+  const ws_plan *p;
+} ao_ctx;
 static tl_stmt *ao_stage_gemm(void *ctx, const tl_stmt *g, tl_expr *stage) {
   ao_ctx *c = ctx;
   return staged_gemm(c->b, c->p, g, stage);
@@ -858,8 +877,18 @@ static bool ws_overlap_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, tl_stmt **
     ok = tl_vec_push(&v, items[i]);
   }
   ao_ctx c = {b, p};
-  tl_ao_loop a = {.m = b->m, .names = b->names, .loop = p->loop, .mbar = mbar, .stages = p->stages, .threads = p->threads,
-                  .items = v.data, .n = (int)v.len, .g1 = g1, .g2 = g2, .stage_gemm = ao_stage_gemm, .ctx = &c,
+  tl_ao_loop a = {.m = b->m,
+                  .names = b->names,
+                  .loop = p->loop,
+                  .mbar = mbar,
+                  .stages = p->stages,
+                  .threads = p->threads,
+                  .items = v.data,
+                  .n = (int)v.len,
+                  .g1 = g1,
+                  .g2 = g2,
+                  .stage_gemm = ao_stage_gemm,
+                  .ctx = &c,
                   .base = base};
   /* a persistent grid whose epilogue does not stage O in Q's bytes frees Q
    * before the trailing P·V (p->q_freed) */
@@ -888,8 +917,15 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
   bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
-  tl_stmt *clet = ws_let_rel(b, loop->u.loop.vars[0], lo, sr || ap ? NULL : pp->on ? V(b, pp->j) : NULL,
-                          loop->u.loop.extents[0], sr ? V(b, sr->base) : ap ? ws_kb_load(b, pp->kb) : NULL, &crel);
+  tl_stmt *clet = ws_let_rel(b, loop->u.loop.vars[0], lo,
+                             sr || ap ? NULL
+                             : pp->on ? V(b, pp->j)
+                                      : NULL,
+                             loop->u.loop.extents[0],
+                             sr   ? V(b, sr->base)
+                             : ap ? ws_kb_load(b, pp->kb)
+                                  : NULL,
+                             &crel);
   if (sr && !ws_sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   /* per barrier group g: the wait goes before the first T.gemm reading its
@@ -1065,7 +1101,8 @@ static bool attn_stmt(ws_build *b, const ws_plan *p, tl_buffer *mbar, const ws_p
                         pp->on ? tl_lo_fmod(b->m, b->loc, V(b, pp->j), 2, NULL) : I(b, 0)};
       return (*s = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa)) != NULL;
     }
-  if (i > p->li && uses_shared(*s)) return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
+  if (i > p->li && uses_shared(*s))
+    return tl_vec_push(work, tl_lo_sync_threads(b->m, b->loc)) && work->data[work->len - 1];
   return true;
 }
 
@@ -1092,8 +1129,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   tl_map_init(&pp.subst);
   /* attention runs one tile per block unless tl.attention_persistent or
    * the default schedule says otherwise */
-  *persistent = (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) &&
-                ws_persist_plan(b, f, target, p, &pp);
+  *persistent =
+      (!p->attn || f->pass_configs.attention_persistent || p->auto_sched) && ws_persist_plan(b, f, target, p, &pp);
   if (p->auto_sched) *persistent = ws_auto_schedule(p, &pp, *persistent, target);
   if (!*persistent) {
     tl_map_free(&pp.subst);
@@ -1159,9 +1196,9 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     per_tile = ws_tile_loop(b, &pp, pp.j, pp.bx, pp.by, pp.bz, per_tile, d, pp.sk.on ? &pp.sk.cons : NULL);
   ok = ok && per_tile && tl_vec_push(&cons, per_tile);
   tl_stmt *consumer = ok ? SEQ(b, (int)cons.len, cons.data) : NULL;
-  tl_stmt *branch = consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)),
-                                        producer, consumer)
-                             : NULL;
+  tl_stmt *branch =
+      consumer ? tl_lo_if(m, b->loc, BIN(b, TL_OP_GE, tl_lo_thread_index(m, b->loc), I(b, T)), producer, consumer)
+               : NULL;
   if (branch && tl_vec_push(&pre, branch)) nb = SEQ(b, (int)pre.len, pre.data);
   tl_vec_free(&pre);
   tl_vec_free(&cons);
@@ -1203,9 +1240,10 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   const char *form = p.attn ? "attention loop's" : "GEMM loop's";
   if (match && (smem < 0 || smem > target->max_smem_per_block)) {
     match = false;
-    snprintf(smem_why, sizeof smem_why, "the %s shared tiles would take %lld bytes on this path "
-             "(%d stages), more than the %d a block may use", form, (long long)smem, p.stages,
-             target->max_smem_per_block);
+    snprintf(smem_why, sizeof smem_why,
+             "the %s shared tiles would take %lld bytes on this path "
+             "(%d stages), more than the %d a block may use",
+             form, (long long)smem, p.stages, target->max_smem_per_block);
     if (smem < 0) snprintf(smem_why, sizeof smem_why, "the %s shared tiles are not static", form);
     why = smem_why;
   }
@@ -1233,8 +1271,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
                  p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT && p.ngroups == 2;
   p.overlap = p.overlap_ok && f->pass_configs.attention_overlap;
   p.overlap_why = !f->pass_configs.attention_overlap ? NULL
-                  : p.pingpong                      ? "tl.attention_pingpong is set"
-                                                    : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
+                  : p.pingpong                       ? "tl.attention_pingpong is set"
+                               : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   {
     const tl_pass_configs *pc = &f->pass_configs;
     p.auto_sched = p.attn && !tl_pass_config_any_schedule_given(pc);
@@ -1265,32 +1303,33 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
               p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
               p.reuse[0] ? p.reuse[0]->name : "",
-              !p.gemm2 ? "T.gemm as wgmma"
+              !p.gemm2                                                            ? "T.gemm as wgmma"
               : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
                                                                                   : "two T.gemm as wgmma (ss)",
               (long long)(p.threads / 128),
-              p.pingpong ? ", taking turns at the tensor cores (ping-pong)"
-              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)" : "",
+              p.pingpong                           ? ", taking turns at the tensor cores (ping-pong)"
+              : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)"
+                                                   : "",
               p.overlap ? ", the softmax of each key block overlapping its own P·V of the one before (overlap)" : "",
               !p.overlap && p.overlap_why ? " (no overlap: " : "", !p.overlap && p.overlap_why ? p.overlap_why : "",
               !p.overlap && p.overlap_why ? ")" : "",
               persistent ? "; a persistent grid of min(tiles, SMs) blocks, each looping over output tiles" : "");
   else if (d->remarks_on)
     tl_remark(d, p.loop->loc,
-            "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
-            "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s%s%s%s",
-            p.stages, (long long)(p.threads / 128),
-            persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "",
-            p.epi_shared ? ""
-            : f->ws_multi_tile && !f->pass_configs.disable_tma_store
-                ? " (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)"
-                : persistent ? " (one tile a block: C is stored with st.global)" : "",
-            p.epi_tile ? "; C staged through " : "", p.epi_tile ? p.epi_tile->name : "",
-            p.epi_tile ? " is stored from the fragment as above"
-            : p.epi_shared ? "; the statements after the loop that use shared memory synchronize on the consumers' "
-                             "named barrier"
+              "T.Pipelined GEMM loop takes the Hopper path: %d-stage TMA pipeline on mbarriers, a producer "
+              "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s%s%s%s",
+              p.stages, (long long)(p.threads / 128), persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "",
+              p.epi_shared ? ""
+              : f->ws_multi_tile && !f->pass_configs.disable_tma_store
+                  ? " (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)"
+              : persistent ? " (one tile a block: C is stored with st.global)"
                            : "",
-            *sk_remark ? "; " : "", sk_remark);
+              p.epi_tile ? "; C staged through " : "", p.epi_tile ? p.epi_tile->name : "",
+              p.epi_tile     ? " is stored from the fragment as above"
+              : p.epi_shared ? "; the statements after the loop that use shared memory synchronize on the consumers' "
+                               "named barrier"
+                             : "",
+              *sk_remark ? "; " : "", sk_remark);
   return true;
 }
 
@@ -1299,28 +1338,32 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
 static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++)
-        if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
-      return true;
-    case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
-    case TL_STMT_IF:
-      return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
-    case TL_STMT_EVAL: {
-      tl_expr *v = s->u.eval.value;
-      if (!v || v->kind != TL_EXPR_CALL || v->u.call.op != TL_INTRIN_SYNC_THREADS) return true;
-      tl_expr *args[2] = {tl_lo_int(m, s->loc, 1), tl_lo_int(m, s->loc, T)};
-      tl_expr *c = args[0] && args[1] ? tl_ir_call(m, s->loc, TL_INTRIN_PTX_BAR_SYNC, 2, args) : NULL;
-      if (!c) return false;
-      s->u.eval.value = c;
-      return true;
-    }
-    default: return true;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
+    return true;
+  case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
+  case TL_STMT_IF:
+    return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
+  case TL_STMT_EVAL: {
+    tl_expr *v = s->u.eval.value;
+    if (!v || v->kind != TL_EXPR_CALL || v->u.call.op != TL_INTRIN_SYNC_THREADS) return true;
+    tl_expr *args[2] = {tl_lo_int(m, s->loc, 1), tl_lo_int(m, s->loc, T)};
+    tl_expr *c = args[0] && args[1] ? tl_ir_call(m, s->loc, TL_INTRIN_PTX_BAR_SYNC, 2, args) : NULL;
+    if (!c) return false;
+    s->u.eval.value = c;
+    return true;
+  }
+  default: return true;
   }
 }
 
 /* Does s call intrinsic `op` anywhere below it? */
-typedef struct call_finder { tl_visitor v; int op; bool found; } call_finder;
+typedef struct call_finder {
+  tl_visitor v;
+  int op;
+  bool found;
+} call_finder;
 static void find_call(tl_visitor *v, const tl_expr *e) {
   call_finder *c = (call_finder *)v;
   if (e->kind == TL_EXPR_CALL && e->u.call.op == c->op) c->found = true;
@@ -1356,24 +1399,24 @@ static tl_stmt **last_slot(tl_stmt **s, int depth) {
 static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
   if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
   switch (s->kind) {
-    case TL_STMT_SEQ:
-      for (int i = 0; i < s->u.seq.n; i++) {
-        tl_stmt **w = i > 0 && is_pp_arrive(s->u.seq.stmts[i]) ? last_slot(&s->u.seq.stmts[i - 1], 0) : NULL;
-        const tl_expr *c = w && (*w)->kind == TL_STMT_EVAL ? (*w)->u.eval.value : NULL;
-        if (c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) {
-          tl_stmt *pair[2] = {s->u.seq.stmts[i], *w};
-          if (!(*w = tl_ir_seq(m, s->loc, 2, pair))) return false;
-          memmove(&s->u.seq.stmts[i], &s->u.seq.stmts[i + 1], sizeof(tl_stmt *) * (size_t)(s->u.seq.n - i - 1));
-          s->u.seq.n--;
-          i--;
-          continue;
-        }
-        if (!pp_hoist(m, s->u.seq.stmts[i], depth + 1)) return false;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt **w = i > 0 && is_pp_arrive(s->u.seq.stmts[i]) ? last_slot(&s->u.seq.stmts[i - 1], 0) : NULL;
+      const tl_expr *c = w && (*w)->kind == TL_STMT_EVAL ? (*w)->u.eval.value : NULL;
+      if (c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) {
+        tl_stmt *pair[2] = {s->u.seq.stmts[i], *w};
+        if (!(*w = tl_ir_seq(m, s->loc, 2, pair))) return false;
+        memmove(&s->u.seq.stmts[i], &s->u.seq.stmts[i + 1], sizeof(tl_stmt *) * (size_t)(s->u.seq.n - i - 1));
+        s->u.seq.n--;
+        i--;
+        continue;
       }
-      return true;
-    case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
-    case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
-    default: return true;
+      if (!pp_hoist(m, s->u.seq.stmts[i], depth + 1)) return false;
+    }
+    return true;
+  case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
+  case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
+  default: return true;
   }
 }
 
@@ -1393,7 +1436,9 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
       /* the TMA-store epilogue's issuers wait for their last stores' reads
        * of shared memory only here (lower_epilogue.c) */
       tl_expr *w[2] = {tl_lo_int(m, s->loc, 0), tl_lo_int(m, s->loc, 1)};
-      tl_stmt *pair[2] = {s->u.ifs.else_s, w[0] && w[1] ? tl_lo_eval(m, s->loc, tl_ir_call(m, s->loc, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w)) : NULL};
+      tl_stmt *pair[2] = {
+          s->u.ifs.else_s,
+          w[0] && w[1] ? tl_lo_eval(m, s->loc, tl_ir_call(m, s->loc, TL_INTRIN_PTX_BULK_WAIT_GROUP, 2, w)) : NULL};
       if (!pair[1] || !(s->u.ifs.else_s = tl_ir_seq(m, s->loc, 2, pair))) return false;
     }
   }

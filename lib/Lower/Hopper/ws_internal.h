@@ -6,37 +6,37 @@
 #define TL_LOWER_WS_INTERNAL_H
 
 #include "IR/rewrite.h"
-#include "Lower/lower_internal.h"
 #include "Lower/Hopper/stream_k.h"
+#include "Lower/lower_internal.h"
 
 #define WS_MAX_LOADS 8
 #define WS_MAX_PRE 2
 #define WS_MAX_LETS 8
 
 typedef struct ws_load {
-  const tl_stmt *s;      /* T.copy(src region, X) */
+  const tl_stmt *s; /* T.copy(src region, X) */
   tl_buffer *src, *X;
-  int64_t rows, cols;    /* X's static shape */
-  int sw;                /* swizzle span (bytes) */
-  int64_t nE;            /* elements of a panel row (a TMA box's inner extent) */
-  bool pre;              /* attention: copied once before the loop (no stage dimension) */
-  int group;             /* its barrier group (ws_plan.ngroups) */
+  int64_t rows, cols; /* X's static shape */
+  int sw;             /* swizzle span (bytes) */
+  int64_t nE;         /* elements of a panel row (a TMA box's inner extent) */
+  bool pre;           /* attention: copied once before the loop (no stage dimension) */
+  int group;          /* its barrier group (ws_plan.ngroups) */
 } ws_load;
 
 typedef TL_VEC(tl_stmt *) stmt_vec;
 
 typedef struct ws_plan {
   tl_stmt *kernel;
-  int li;                /* the loop's index in the kernel body */
+  int li; /* the loop's index in the kernel body */
   tl_stmt *loop;
-  const tl_stmt *gemm;   /* the (first) T.gemm */
-  bool attn;             /* the attention form (header comment) */
-  const tl_stmt *gemm2;  /* attention: the second T.gemm, or NULL */
-  int nother;            /* attention: the loop's statements other than copies and T.gemm */
+  const tl_stmt *gemm;  /* the (first) T.gemm */
+  bool attn;            /* the attention form (header comment) */
+  const tl_stmt *gemm2; /* attention: the second T.gemm, or NULL */
+  int nother;           /* attention: the loop's statements other than copies and T.gemm */
   ws_load loads[WS_MAX_LOADS];
   int nloads;
-  ws_load pre[WS_MAX_PRE];  /* attention: tiles copied once before the loop (Q) */
-  int pre_at[WS_MAX_PRE];   /* their copies' indices in the kernel body */
+  ws_load pre[WS_MAX_PRE]; /* attention: tiles copied once before the loop (Q) */
+  int pre_at[WS_MAX_PRE];  /* their copies' indices in the kernel body */
   int npre;
   /* barrier groups of the loop's tiles: 1, or (attention) 2 when the second
    * T.gemm reads tiles the first does not (V): group g has its own full and
@@ -71,8 +71,8 @@ typedef struct ws_plan {
   /* attention, none of tl.attention_overlap / _persistent / _pingpong set:
    * the default schedule (ws_rewrite's auto_schedule) decides both */
   bool auto_sched;
-  bool overlap_ok;       /* the loop has the overlap schedule's form (as far as the plan can tell) */
-  bool q_freed;          /* the overlap schedule releases Q (persistent grid) */
+  bool overlap_ok; /* the loop has the overlap schedule's form (as far as the plan can tell) */
+  bool q_freed;    /* the overlap schedule releases Q (persistent grid) */
 } ws_plan;
 
 /* ------------------------------------------------------------- rewriting */
@@ -85,7 +85,9 @@ typedef struct ws_build {
 
 static inline tl_expr *I(ws_build *b, int64_t v) { return tl_lo_int(b->m, b->loc, v); }
 static inline tl_expr *V(ws_build *b, tl_var *v) { return tl_ir_var(b->m, b->loc, v); }
-static inline tl_expr *BIN(ws_build *b, tl_binop op, tl_expr *x, tl_expr *y) { return tl_ir_binary(b->m, b->loc, op, x, y); }
+static inline tl_expr *BIN(ws_build *b, tl_binop op, tl_expr *x, tl_expr *y) {
+  return tl_ir_binary(b->m, b->loc, op, x, y);
+}
 static inline tl_expr *REF(ws_build *b, tl_buffer *x) { return tl_ir_buffer_ref(b->m, b->loc, x); }
 static inline tl_stmt *CALL(ws_build *b, tl_intrin op, int n, tl_expr **args) {
   for (int i = 0; i < n; i++)
@@ -111,10 +113,10 @@ static inline tl_stmt *SEQ(ws_build *b, int n, tl_stmt **s) {
  * or loop bounds use bx/by, stay one tile per block. */
 typedef struct ws_persist {
   bool on;
-  tl_var *b;              /* the new block variable (blockIdx.x) */
-  tl_var *bx, *by, *bz;   /* the kernel's old block variables, now LETs of the consumers' tile (bz: 3-D grids) */
+  tl_var *b;               /* the new block variable (blockIdx.x) */
+  tl_var *bx, *by, *bz;    /* the kernel's old block variables, now LETs of the consumers' tile (bz: 3-D grids) */
   tl_var *bxp, *byp, *bzp; /* the producer's copies */
-  tl_var *j, *jp;         /* tile-iteration loop variables (consumers, producer) */
+  tl_var *j, *jp;          /* tile-iteration loop variables (consumers, producer) */
   tl_expr *gx, *gy, *gz, *blocks, *count; /* gz: NULL for a 2-D grid */
   /* attention (tl.attention_persistent): the k-loop's extent may depend on
    * the tile (causal), so each role counts the k-tiles of its earlier tiles
@@ -129,10 +131,10 @@ typedef struct ws_persist {
   const tl_stmt *lets[WS_MAX_LETS];
   tl_var *lets_p[WS_MAX_LETS];
   int nlets;
-  const tl_stmt *swz;     /* the kernel's T.use_swizzle, or NULL */
-  tl_map subst;           /* bx -> bxp, by -> byp for the producer's copies */
-  tl_sk sk;               /* stream-K (lib/Lower/Hopper/stream_k.c) when sk.on */
-  char sk_why[256];       /* the remark's reason for stream-K or not */
+  const tl_stmt *swz; /* the kernel's T.use_swizzle, or NULL */
+  tl_map subst;       /* bx -> bxp, by -> byp for the producer's copies */
+  tl_sk sk;           /* stream-K (lib/Lower/Hopper/stream_k.c) when sk.on */
+  char sk_why[256];   /* the remark's reason for stream-K or not */
 } ws_persist;
 
 /* Can kernel k of plan p run persistently?  Sets up pp when it can (false

@@ -27,8 +27,7 @@ static bool tile_dep(const ws_persist *pp, const tl_expr *e, const tl_stmt *k) {
 }
 
 /* Can kernel k of plan p run persistently?  Sets up pp when it can. */
-bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target, const ws_plan *p,
-                         ws_persist *pp) {
+bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target, const ws_plan *p, ws_persist *pp) {
   tl_stmt *k = p->kernel, *loop = p->loop;
   memset(pp, 0, sizeof *pp);
   tl_map_init(&pp->subst);
@@ -122,8 +121,8 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
  * at (8, 32, 1024) and (1, 32, 4096), where round-robin without the snake
  * is 22% and 10% off); the tiles past the grid in the last round are
  * skipped (*guard: t < tiles). */
-static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt **st,
-                     int *n, tl_expr **guard) {
+static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt **st, int *n,
+                     tl_expr **guard) {
   tl_module *m = b->m;
   tl_expr *t = BIN(b, TL_OP_ADD, V(b, pp->b), BIN(b, TL_OP_MUL, V(b, j), pp->blocks));
   *guard = NULL;
@@ -139,8 +138,8 @@ static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *
     if (pp->gz) tiles = BIN(b, TL_OP_MUL, tiles, pp->gz);
     *guard = BIN(b, TL_OP_LT, t, tiles);
     tl_expr *rest = BIN(b, TL_OP_FLOORDIV, t, pp->gx);
-    st[(*n)++] = tl_lo_let(m, b->loc, x, BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->gx, I(b, 1)),
-                                             BIN(b, TL_OP_FLOORMOD, t, pp->gx)));
+    st[(*n)++] = tl_lo_let(m, b->loc, x,
+                           BIN(b, TL_OP_SUB, BIN(b, TL_OP_SUB, pp->gx, I(b, 1)), BIN(b, TL_OP_FLOORMOD, t, pp->gx)));
     st[(*n)++] = tl_lo_let(m, b->loc, y, pp->gz ? BIN(b, TL_OP_FLOORMOD, rest, pp->gy) : rest);
     if (pp->gz) st[(*n)++] = tl_lo_let(m, b->loc, z, BIN(b, TL_OP_FLOORDIV, rest, pp->gy));
   } else {
@@ -154,7 +153,7 @@ static bool tile_xyz(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *
 }
 
 tl_stmt *ws_tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt *body,
-                          tl_diag *d, const tl_sk_role *sr) {
+                      tl_diag *d, const tl_sk_role *sr) {
   tl_module *m = b->m;
   if (pp->gz || pp->lpt) { /* attention (tile_xyz) */
     tl_stmt *st[6];
@@ -214,8 +213,7 @@ bool ws_sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role *sr)
  * block's earlier output tiles, so that stages and phases run on across
  * tiles; plus the segment's base under stream-K, tl_sk_seg_lets) as a LET;
  * returns r's expression. */
-tl_stmt *ws_let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *base,
-                        tl_expr **rel) {
+tl_stmt *ws_let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_expr *n, tl_expr *base, tl_expr **rel) {
   tl_var *r = tl_names_fresh_var(b->names, b->loc, "ws_r", TL_INT32, TL_VAR_LET);
   *rel = r ? V(b, r) : NULL;
   tl_expr *v = BIN(b, TL_OP_SUB, V(b, var), lo);
@@ -223,7 +221,6 @@ tl_stmt *ws_let_rel(ws_build *b, tl_var *var, tl_expr *lo, tl_expr *tiles, tl_ex
   if (base) v = BIN(b, TL_OP_ADD, base, v);
   return r ? tl_lo_let(b->m, b->loc, r, v) : NULL;
 }
-
 
 /* Persistent attention: kb[0] as an expression, and `kb[0] = kb[0] + n`. */
 tl_expr *ws_kb_load(ws_build *b, tl_buffer *kb) {
@@ -247,7 +244,6 @@ tl_buffer *ws_kb_new(ws_build *b, const char *name, stmt_vec *v) {
   tl_stmt *init = tl_lo_store(b->m, b->loc, kb, 1, &z, I(b, 0));
   return init && tl_vec_push(v, alloc) && tl_vec_push(v, init) ? kb : NULL;
 }
-
 
 /* The attention form's default schedule (no tl.attention_* pass config
  * given), from same-process measurements (docs/performance.md,
@@ -276,4 +272,3 @@ bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const t
                                  : "it needs Q·Kᵀ and P·V with P in registers, K and V in their own groups";
   return persistent;
 }
-

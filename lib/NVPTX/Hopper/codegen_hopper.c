@@ -56,10 +56,10 @@
 typedef struct async_op async_op;
 typedef bool (*async_gen)(cg *g, const tl_expr *e, const async_op *op);
 struct async_op {
-  int sm;             /* least SM (0: every target) */
-  int ptx;            /* least PTX ISA version x10 (0: any) */
+  int sm;  /* least SM (0: every target) */
+  int ptx; /* least PTX ISA version x10 (0: any) */
   async_gen gen;
-  const char *text;   /* inline asm of the simple forms, or NULL */
+  const char *text; /* inline asm of the simple forms, or NULL */
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -76,7 +76,7 @@ static LLVMValueRef buf_addr(cg *g, const tl_expr *e, int i, const char *what, b
   if (!b) return NULL;
   if (shared ? !is_shared_scope(b->scope) : b->scope != TL_SCOPE_GLOBAL) {
     cg_error(g, e->u.call.args[i]->loc, "T.%s: %s '%s' must be %s (it is %s)", op_name(e), what, b->name,
-                shared ? "a shared buffer" : "a global tensor", tl_scope_name(b->scope));
+             shared ? "a shared buffer" : "a global tensor", tl_scope_name(b->scope));
     return NULL;
   }
   return cg_elem_addr(g, b, e->u.call.args[i + 1], e->loc);
@@ -89,7 +89,7 @@ static LLVMValueRef mbar_addr(cg *g, const tl_expr *e, int i) {
   tl_dtype t = b->dtype;
   if (!is_shared_scope(b->scope) || t.code != TL_TYPE_UINT || t.bits != 64 || t.lanes != 1) {
     cg_error(g, e->u.call.args[i]->loc, "T.%s: the mbarrier '%s' must be a shared uint64 buffer (it is %s %s)",
-                op_name(e), b->name, tl_scope_name(b->scope), tl_dtype_name(t));
+             op_name(e), b->name, tl_scope_name(b->scope), tl_dtype_name(t));
     return NULL;
   }
   return cg_elem_addr(g, b, e->u.call.args[i + 1], e->loc);
@@ -107,8 +107,8 @@ static LLVMValueRef int_arg(cg *g, const tl_expr *e, int i, const char *what, in
   if (tl_expr_is_const_int(a, &v) && (v < lo || v > hi || v % mult != 0)) {
     char m[40] = "";
     if (mult > 1) snprintf(m, sizeof m, "a multiple of %lld from ", (long long)mult);
-    cg_error(g, a->loc, "T.%s: %s must be %s%lld to %lld, not %lld", op_name(e), what, m, (long long)lo,
-                (long long)hi, (long long)v);
+    cg_error(g, a->loc, "T.%s: %s must be %s%lld to %lld, not %lld", op_name(e), what, m, (long long)lo, (long long)hi,
+             (long long)v);
     return NULL;
   }
   return cg_gen_as(g, a, TL_INT32);
@@ -118,8 +118,8 @@ static LLVMValueRef int_arg(cg *g, const tl_expr *e, int i, const char *what, in
 static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t lo, int64_t hi, int64_t *v) {
   if (!cg_const_arg(g, e, i, what, v)) return false;
   if (*v < lo || *v > hi) {
-    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant from %lld to %lld, not %lld", op_name(e),
-                what, (long long)lo, (long long)hi, (long long)*v);
+    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant from %lld to %lld, not %lld", op_name(e), what,
+             (long long)lo, (long long)hi, (long long)*v);
     return false;
   }
   return true;
@@ -135,7 +135,8 @@ static bool gen_bar(cg *g, const tl_expr *e, const async_op *op) {
   char cons[24]; /* constants as immediates (`n`), so the PTX reads `barrier.arrive.aligned 3, 64;` */
   snprintf(cons, sizeof cons, "%s,%s,~{memory}", LLVMIsConstant(args[0]) ? "n" : "r",
            LLVMIsConstant(args[1]) ? "n" : "r");
-  LLVMValueRef c = op->text ? cg_call_asm(g, g->t_void, op->text, cons, args, 2) : call_nv(g, NV_BARRIER_N_SYNC, args, 2);
+  LLVMValueRef c =
+      op->text ? cg_call_asm(g, g->t_void, op->text, cons, args, 2) : call_nv(g, NV_BARRIER_N_SYNC, args, 2);
   cg_set_convergent(g, c);
   return c != NULL;
 }
@@ -168,9 +169,10 @@ static bool gen_mbar_wait(cg *g, const tl_expr *e, const async_op *op) {
   LLVMValueRef args[2] = {mbar_addr(g, e, 0), NULL};
   if (!args[0] || !(args[1] = int_arg(g, e, 2, "the phase parity", INT32_MIN, INT32_MAX, 1))) return false;
   args[1] = LLVMBuildAnd(g->B, args[1], LLVMConstInt(g->t_i32, 1, 0), "parity");
-  const char *text = g->target->sm >= 90
-      ? "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"
-      : "{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }";
+  const char *text =
+      g->target->sm >= 90
+          ? "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"
+          : "{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }";
   LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(g->C, g->fn, "mbar.wait");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->fn, "mbar.done");
   LLVMBuildBr(g->B, loop);
@@ -261,13 +263,14 @@ static bool gen_tma(cg *g, const tl_expr *e, const async_op *op) {
   for (int i = 0; i < r; i++)
     snprintf(coords + strlen(coords), sizeof coords - strlen(coords), "%s$%d", i ? ", " : "", first + i);
   if (tc.is_store) {
-    snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$0, {%s}], [$%d];", r,
-             coords, r + 1);
+    snprintf(text, sizeof text, "cp.async.bulk.tensor.%dd.global.shared::cta.bulk_group [$0, {%s}], [$%d];", r, coords,
+             r + 1);
     snprintf(cons, sizeof cons, "l,");
   } else {
     snprintf(text, sizeof text,
              "cp.async.bulk.tensor.%dd.shared::cluster.global.tile.mbarrier::complete_tx::bytes [$0], [$1, {%s}], "
-             "[$%d];", r, coords, r + 2);
+             "[$%d];",
+             r, coords, r + 2);
     snprintf(cons, sizeof cons, "l,l,");
   }
   for (int i = 0; i < r; i++) strcat(cons, "r,");
@@ -315,8 +318,8 @@ bool cg_gen_hopper_stmt(cg *g, const tl_expr *e) {
     return false;
   }
   if (t->ptx_version < op->ptx) {
-    cg_error(g, e->loc, "T.%s needs PTX ISA %d.%d or later (target %s emits PTX ISA %d.%d)", op_name(e),
-             op->ptx / 10, op->ptx % 10, t->name, t->ptx_version / 10, t->ptx_version % 10);
+    cg_error(g, e->loc, "T.%s needs PTX ISA %d.%d or later (target %s emits PTX ISA %d.%d)", op_name(e), op->ptx / 10,
+             op->ptx % 10, t->name, t->ptx_version / 10, t->ptx_version % 10);
     return false;
   }
   return op->gen(g, e, op);

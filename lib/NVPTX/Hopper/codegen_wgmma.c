@@ -51,8 +51,8 @@ static bool const_in(cg *g, const tl_expr *e, int i, const char *what, int64_t l
   if (*v < lo || *v > hi || *v % mult != 0) {
     char m[40] = "";
     if (mult > 1) snprintf(m, sizeof m, " multiple of %lld", (long long)mult);
-    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant%s from %lld to %lld, not %lld", op_name(e),
-             what, m, (long long)lo, (long long)hi, (long long)*v);
+    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s must be a constant%s from %lld to %lld, not %lld", op_name(e), what,
+             m, (long long)lo, (long long)hi, (long long)*v);
     return false;
   }
   return true;
@@ -84,8 +84,8 @@ static bool accum_arg(cg *g, const tl_expr *e, int i, bool f16_ok, const char *i
   }
   if (!f32 && !(c->f16 && f16_ok)) {
     cg_error(g, loc, "T.%s: the accumulators '%s' must be float32%s%s%s%s (it is %s)", op_name(e), c->b->name,
-             f16_ok ? (wait ? ", float16 or bfloat16" : " or float16") : "", inputs ? " with " : "", inputs ? inputs : "", inputs ? " inputs" : "",
-             tl_dtype_name(t));
+             f16_ok ? (wait ? ", float16 or bfloat16" : " or float16") : "", inputs ? " with " : "",
+             inputs ? inputs : "", inputs ? " inputs" : "", tl_dtype_name(t));
     return false;
   }
   return (c->base = cg_gen_index64(g, e->u.call.args[i + 1], 0)) != NULL;
@@ -147,8 +147,8 @@ static bool put(char *buf, size_t *len, const char *fmt, int a) {
  * whose m outputs are the accumulator registers, tied to inputs (operands
  * m..2m-1), followed by the extra inputs (operands 2m.., constraints
  * extra_cons, each followed by a comma); stores the results back. */
-static bool accum_asm(cg *g, const accum *c, int m, const char *pre, const char *post, LLVMValueRef *extra,
-                      int nextra, const char *extra_cons) {
+static bool accum_asm(cg *g, const accum *c, int m, const char *pre, const char *post, LLVMValueRef *extra, int nextra,
+                      const char *extra_cons) {
   char t[WG_TEXT_MAX], k[WG_TEXT_MAX];
   size_t tl = 0, kl = 0;
   LLVMValueRef args[WG_MAX_REGS + 8];
@@ -204,8 +204,8 @@ static LLVMValueRef smem_desc(cg *g, const tl_expr *e, int i, const char *what, 
   for (int k = 0; k < 4; k++) snprintf(w[k], sizeof w[k], "%s's %s", what, names[k]);
   if (!cg_const_arg(g, e, i + 2, w[0], &sw)) return NULL;
   if (!tl_swizzle_span_ok(sw)) {
-    cg_error(g, e->u.call.args[i + 2]->loc, "T.%s: %s must be 0, 32, 64 or 128 (bytes), not %lld", op_name(e),
-             w[0], (long long)sw);
+    cg_error(g, e->u.call.args[i + 2]->loc, "T.%s: %s must be 0, 32, 64 or 128 (bytes), not %lld", op_name(e), w[0],
+             (long long)sw);
     return NULL;
   }
   if (!const_in(g, e, i + 3, w[1], 0, (1 << 18) - 16, 16, &lbo) ||
@@ -213,15 +213,15 @@ static LLVMValueRef smem_desc(cg *g, const tl_expr *e, int i, const char *what, 
     return NULL;
   const tl_expr *oe = e->u.call.args[i + 1];
   if (tl_expr_is_const_int(oe, &off) && off % 8 != 0) {
-    cg_error(g, oe->loc, "T.%s: %s's element offset %lld is not 16-byte aligned (a multiple of 8 elements)",
-             op_name(e), what, (long long)off);
+    cg_error(g, oe->loc, "T.%s: %s's element offset %lld is not 16-byte aligned (a multiple of 8 elements)", op_name(e),
+             what, (long long)off);
     return NULL;
   }
   LLVMValueRef p = cg_elem_addr(g, b, oe, e->loc);
   if (!p) return NULL;
   LLVMValueRef a = LLVMBuildPtrToInt(g->B, p, g->t_i64, "");
-  a = LLVMBuildLShr(g->B, LLVMBuildAnd(g->B, a, LLVMConstInt(g->t_i64, 0x3FFFF, 0), ""),
-                    LLVMConstInt(g->t_i64, 4, 0), "");
+  a = LLVMBuildLShr(g->B, LLVMBuildAnd(g->B, a, LLVMConstInt(g->t_i64, 0x3FFFF, 0), ""), LLVMConstInt(g->t_i64, 4, 0),
+                    "");
   return LLVMBuildOr(g->B, a, LLVMConstInt(g->t_i64, tl_wgmma_desc(0, (int)sw, lbo, sbo), 0), "desc");
 }
 
@@ -322,7 +322,8 @@ static bool gen_wgmma_wait(cg *g, const tl_expr *e) {
 static void mark_min_ctas(cg *g) {
   static const char key[] = "nvvm.minctasm";
   if (LLVMGetStringAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, key, sizeof key - 1)) return;
-  LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(g->C, key, sizeof key - 1, "1", 1));
+  LLVMAddAttributeAtIndex(g->fn, LLVMAttributeFunctionIndex,
+                          LLVMCreateStringAttribute(g->C, key, sizeof key - 1, "1", 1));
   LLVMMetadataRef ops[3] = {LLVMValueAsMetadata(g->fn), LLVMMDStringInContext2(g->C, "minctasm", 8),
                             LLVMValueAsMetadata(LLVMConstInt(g->t_i32, 1, 0))};
   LLVMAddNamedMetadataOperand(g->M, "nvvm.annotations", LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, ops, 3)));
@@ -349,10 +350,10 @@ bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e) {
   switch (op) {
   case TL_INTRIN_PTX_WGMMA_FENCE:
   case TL_INTRIN_PTX_WGMMA_COMMIT: {
-    LLVMValueRef call = cg_call_asm(g, g->t_void,
-                                    op == TL_INTRIN_PTX_WGMMA_FENCE ? "wgmma.fence.sync.aligned;"
-                                                                    : "wgmma.commit_group.sync.aligned;",
-                                    "~{memory}", NULL, 0);
+    LLVMValueRef call =
+        cg_call_asm(g, g->t_void,
+                    op == TL_INTRIN_PTX_WGMMA_FENCE ? "wgmma.fence.sync.aligned;" : "wgmma.commit_group.sync.aligned;",
+                    "~{memory}", NULL, 0);
     cg_set_convergent(g, call);
     return call != NULL;
   }

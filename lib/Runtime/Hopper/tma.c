@@ -65,10 +65,10 @@ bool tl_rt_tma_args(const tl_rt_tma *m, const DLTensor *t, tl_dtype dtype, int d
     enc->elem_strides[j] = 1;
     if (j > 0) enc->strides[j - 1] = (uint64_t)(key->strides[d] * eb);
   }
-  enc->interleave = 0;                                               /* CU_TENSOR_MAP_INTERLEAVE_NONE */
+  enc->interleave = 0; /* CU_TENSOR_MAP_INTERLEAVE_NONE */
   enc->swizzle = m->swizzle == 128 ? 3 : m->swizzle == 64 ? 2 : m->swizzle == 32 ? 1 : 0;
-  enc->l2_promotion = 2;                                             /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B */
-  enc->oob_fill = 0;                                                 /* CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE */
+  enc->l2_promotion = 2; /* CU_TENSOR_MAP_L2_PROMOTION_L2_128B */
+  enc->oob_fill = 0;     /* CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE */
   if (enc->addr % 16) *rule = "the tensor's address is not 16-byte aligned";
   for (int d = 0; d < r && !*rule; d++)
     if (t->shape[d] < 1 || (uint64_t)t->shape[d] > (UINT64_C(1) << 32)) *rule = "a dimension is not 1 to 2^32";
@@ -100,8 +100,7 @@ void tl_rt_tma_cache_free(tl_rt_tma_cache *c) {
 static void box_text(char *buf, size_t n, const tl_rt_tma *m) {
   size_t at = 0;
   buf[0] = 0;
-  for (int d = 0; d < m->rank && at < n; d++)
-    at += (size_t)snprintf(buf + at, n - at, "%s%u", d ? "x" : "", m->box[d]);
+  for (int d = 0; d < m->rank && at < n; d++) at += (size_t)snprintf(buf + at, n - at, "%s%u", d ? "x" : "", m->box[d]);
 }
 
 tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *const *tensors, int device,
@@ -114,7 +113,8 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
     tl_rt_tma_encode a;
     const char *rule = NULL;
     if (!tl_rt_tma_args(m, tensors[m->param], p->dtype, device, &key, &a, &rule))
-      return box_text(box, sizeof box, m), tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tensor map #%d of argument '%s' (box %s, swizzle %d): %s",
+      return box_text(box, sizeof box, m),
+             tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tensor map #%d of argument '%s' (box %s, swizzle %d): %s",
                              i, p->name, box, m->swizzle, rule);
     struct tl_rt_tma_slot *s = cache && i < cache->n ? &cache->slot[i] : NULL;
     if (s && s->valid && memcmp(&s->key, &key, sizeof key) == 0) {
@@ -129,7 +129,8 @@ tl_status tl_rt_tma_fill(tl_context *ctx, const tl_rt_sig *sig, const DLTensor *
     tl_CUresult r = enc(maps + 128 * i, a.data_type, a.rank, (void *)(uintptr_t)a.addr, a.dims, a.strides, a.box,
                         a.elem_strides, a.interleave, a.swizzle, a.l2_promotion, a.oob_fill);
     if (r != TL_CUDA_SUCCESS)
-      return box_text(box, sizeof box, m), tl_context_fail(ctx, TL_ERR_CUDA,
+      return box_text(box, sizeof box, m),
+             tl_context_fail(ctx, TL_ERR_CUDA,
                              "tensor map #%d of argument '%s' (box %s, swizzle %d): cuTensorMapEncodeTiled failed: "
                              "%s (%s)",
                              i, p->name, box, m->swizzle, tl_driver_error_name(r),
@@ -169,7 +170,8 @@ tl_status tl_rt_tma_prepare(tl_context *ctx, tl_kernel *k, tl_rt_devslot *s, con
     if (!tens[sig->tma[i].param])
       st = tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
                            "tensor map #%d is over the out_idx output '%s', which is not allocated yet "
-                           "(tl_kernel_launch_info cannot encode it)", i, sig->params[sig->tma[i].param].name);
+                           "(tl_kernel_launch_info cannot encode it)",
+                           i, sig->params[sig->tma[i].param].name);
   pthread_mutex_lock(&k->mu);
   if (st == TL_OK && (!tl_rt_tma_bind_maps(sig, (size_t)(sig->nparams + sig->nsyms), b) ||
                       (!s->tma_cache && !(s->tma_cache = tl_rt_tma_cache_new(sig->ntma)))))

@@ -49,8 +49,8 @@ static inline bool tl_wgmma_n_ok(int64_t n) { return n >= 8 && n <= 256 && n % 8
  * With start 0 it is the constant part the code generator ORs the run-time
  * address field into. */
 static inline uint64_t tl_wgmma_desc(uint64_t start, int span, int64_t lbo, int64_t sbo) {
-  return ((start >> 4) & 0x3FFFu) | ((uint64_t)(lbo >> 4) & 0x3FFFu) << 16 |
-         ((uint64_t)(sbo >> 4) & 0x3FFFu) << 32 | (uint64_t)tl_wgmma_layout_code(span) << 62;
+  return ((start >> 4) & 0x3FFFu) | ((uint64_t)(lbo >> 4) & 0x3FFFu) << 16 | ((uint64_t)(sbo >> 4) & 0x3FFFu) << 32 |
+         (uint64_t)tl_wgmma_layout_code(span) << 62;
 }
 
 /* A descriptor decoded: start address, LBO, SBO (bytes) and swizzle span. */
