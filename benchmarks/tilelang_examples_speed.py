@@ -5,7 +5,8 @@ tilelang_ptx on one GPU, by the latencies the examples print themselves.
 Each file runs as a program, one run at a time (GPU timings must not overlap), alternating between the
 two compilers (TileLang, ours, TileLang, ours, ...), `--runs` times each:
   TileLang:  PYTHON FILE                       (PYTHONPATH starts with --tilelang-site when given)
-  ours:      PYTHON -m tilelang_ptx FILE       (PYTHONPATH starts with --ours-path when given)
+  ours:      PYTHON -m tilelang_ptx FILE       (PYTHONPATH starts with --ours-path, then --tilelang-site,
+                                               for the examples' other imports; `tilelang` is ours)
 in the file's folder, with its default arguments.  The latencies and throughputs a run prints ("Latency:
 X ms", "tilelang: X ms", "Tile-lang: X TFlops", "Best latency: X", ...) are parsed (parse_metrics); the
 labels naming a reference (torch, Ref, Triton, FA2, cuBLAS, ...) are kept apart from the kernel's own.
@@ -218,6 +219,8 @@ def parse_args(argv=None):
                                             "PYTHONPATH of the TileLang runs")
     ap.add_argument("--ours-path", help="folder with tilelang_ptx (e.g. the bundle's python/): put first on "
                                         "PYTHONPATH of our runs (not needed when the wheel is installed)")
+    ap.add_argument("--ours-without-site", action="store_true",
+                    help="leave --tilelang-site off our runs' PYTHONPATH (by default it follows --ours-path)")
     ap.add_argument("--python", default=sys.executable, help="interpreter of our runs (default: this one)")
     ap.add_argument("--tilelang-python", help="interpreter of the TileLang runs (default: --python)")
     ap.add_argument("--out", default="examples_speed", help="writes OUT.json and OUT.md (default examples_speed)")
@@ -233,9 +236,13 @@ def parse_args(argv=None):
 def side_command(side, path, a):
     """(argv, env) of one run."""
     env = dict(os.environ)
-    extra = a.tilelang_site if side == "tilelang" else a.ours_path
+    # ours: the site too (after our package) unless --ours-without-site, so that the third-party modules an
+    # example imports from it (einops, ...) are the same on both sides; `tilelang` is ours there anyway
+    extra = ([a.tilelang_site] if side == "tilelang" else
+             [a.ours_path] + ([] if a.ours_without_site else [a.tilelang_site]))
+    extra = [p for p in extra if p]
     if extra:
-        env["PYTHONPATH"] = os.pathsep.join([extra] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PYTHONPATH"] = os.pathsep.join(extra + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     if side == "tilelang":
         return [a.tilelang_python, path], env
     return [a.python, "-m", "tilelang_ptx", path], env

@@ -285,7 +285,10 @@ def attn_case(torch, mods, Bn, H, S, D, causal, a):
 
 def main(argv=None):
     a = parse_args(argv)
-    import torch
+    try:
+        import torch
+    except ImportError as e:
+        sys.exit(f"tilelang_side.py: needs torch with CUDA ({e})")
     if not torch.cuda.is_available():
         sys.exit("tilelang_side.py: needs a CUDA GPU (torch.cuda.is_available() is False)")
     t = time.perf_counter()

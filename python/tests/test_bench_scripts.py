@@ -114,9 +114,17 @@ def test_family_geomean():
     assert overall == pytest.approx(4.0 ** (1 / 3))
 
 
-def test_examples_arguments():
-    a = speed.parse_args(["/x/examples", "--tilelang-site", "/tmp/site", "--timeout", "60"])
+def test_examples_arguments(monkeypatch):
+    a = speed.parse_args(["/x/examples", "--tilelang-site", "/tmp/site", "--timeout", "60", "--ours-path", "/p"])
     assert (a.runs, a.timeout, a.jobs, a.tilelang_site, a.tilelang_python) == (3, 60.0, 1, "/tmp/site", sys.executable)
+    monkeypatch.setenv("PYTHONPATH", "/old")
+    cmd, env = speed.side_command("tilelang", "/x/e.py", a)
+    assert cmd == [sys.executable, "/x/e.py"] and env["PYTHONPATH"] == os.pathsep.join(["/tmp/site", "/old"])
+    cmd, env = speed.side_command("ours", "/x/e.py", a)
+    assert cmd == [sys.executable, "-m", "tilelang_ptx", "/x/e.py"]
+    assert env["PYTHONPATH"] == os.pathsep.join(["/p", "/tmp/site", "/old"])
+    a.ours_without_site = True
+    assert speed.side_command("ours", "/x/e.py", a)[1]["PYTHONPATH"] == os.pathsep.join(["/p", "/old"])
     for bad in (["x", "--jobs", "2"], ["x", "--runs", "0"], []):
         with pytest.raises(SystemExit):
             speed.parse_args(bad)
