@@ -520,6 +520,7 @@ static tl_status compile_impl(tl_context *ctx, tl_compilation *c, const char *so
     goto fail;
   }
   k->flags = opts->flags;
+  k->sms = opts->sms;
   if ((st = take_signature(ctx, opts, f, k)) != TL_OK) goto fail;
   if (cache_lookup(ctx, c, &cu, k)) {
     free(cu.dir);
@@ -631,6 +632,7 @@ tl_status tl_rt_kernel_lower_simt(tl_context *ctx, tl_kernel *k) {
   if (!k->simt_module && k->tile_module) {
     tl_compile_options o = {0};
     o.target = k->target;
+    o.sms = k->sms; /* the persistent grid of the PTX's, not the target's default */
     tl_compilation c;
     tl_compilation_init(&c, &o);
     c.tile = k->tile_module; /* borrowed: lowering works on its copy */

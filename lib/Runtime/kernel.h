@@ -408,6 +408,7 @@ struct tl_kernel {
   tl_rt_sig sig;
   char *name; /* entry name = prim_func name */
   char *target;
+  int sms; /* tl_compile_options.sms compiled for (0: the target's); a relowering keeps it */
   char *ptx, *llvm_ir, *simt_ir;
   /* The PTX compiled off the driver by nvJitLink for CUDA device
    * cubin_device (jitlink.c; the autotuner's parallel JIT), which

@@ -616,3 +616,43 @@ Test(cache, launch_stages_survive_a_hit) {
   tl_kernel_destroy(a);
   tl_kernel_destroy(b);
 }
+
+/* A kernel from the cache has only its tile IR; the CPU executor lowers it
+ * again (tl_rt_kernel_lower_simt), with the SM count the kernel was compiled
+ * for (tl_compile_options.sms, or device 0's count put there by the
+ * runtime), not the target's default: the persistent grid of a 4096^3
+ * Hopper GEMM (512 tiles) stays min(512, 5) blocks. */
+Test(cache, a_relowered_hit_keeps_the_sm_count) {
+  static const char gemm[] =
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def gemm(A: T.Tensor((4096, 4096), \"float16\"), B: T.Tensor((4096, 4096), \"float16\"),\n"
+      "         C: T.Tensor((4096, 4096), \"float16\")):\n"
+      "    with T.Kernel(16, 32, threads=256) as (bx, by):\n"
+      "        A_s = T.alloc_shared((128, 64), \"float16\")\n"
+      "        B_s = T.alloc_shared((64, 256), \"float16\")\n"
+      "        acc = T.alloc_fragment((128, 256), \"float32\")\n"
+      "        T.clear(acc)\n"
+      "        for k in T.Pipelined(64, num_stages=3):\n"
+      "            T.copy(A[by * 128, k * 64], A_s)\n"
+      "            T.copy(B[k * 64, bx * 256], B_s)\n"
+      "            T.gemm(A_s, B_s, acc)\n"
+      "        T.copy(acc, C[by * 128, bx * 256])\n";
+  tl_compile_options co = opts_for("sm_90a");
+  co.sms = 5;
+  tl_kernel *a = compile_src(gemm, "gemm.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(a), TL_CACHE_RESULT_MISS);
+  cr_assert(strstr(tl_kernel_simt_ir(a), "T.Kernel(5,"), "%.400s", tl_kernel_simt_ir(a));
+  tl_kernel *b = compile_src(gemm, "gemm.py", NULL, 0, &co);
+  cr_assert_eq(tl_kernel_cache_result(b), TL_CACHE_RESULT_HIT);
+  cr_assert_null(b->simt_module);
+  cr_assert_eq(tl_rt_kernel_lower_simt(ctx, b), TL_OK, "%s", tl_context_last_error(ctx));
+  cr_assert_not_null(b->simt_module);
+  tl_strbuf s = {0};
+  tl_print_module(&s, b->simt_module);
+  cr_assert(s.data && strstr(s.data, "T.Kernel(5,") && !strstr(s.data, "T.Kernel(132,"), "%.600s",
+            s.data ? s.data : "(null)");
+  tl_strbuf_free(&s);
+  tl_kernel_destroy(a);
+  tl_kernel_destroy(b);
+}
