@@ -186,7 +186,7 @@ typedef struct tl_pass_options {
   void (*after_pass)(void *user, const char *pass, const char *text);
   void *user;
   /* remarks: say which path each T.Pipelined loop took and why (tl-opt
-   * --remarks), in tl_context_warnings; $TL_REMARKS=1 does the same */
+   * --remarks), in tl_context_warnings */
   bool remarks;
 } tl_pass_options;
 

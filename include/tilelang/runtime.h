@@ -240,9 +240,9 @@ typedef struct tl_compile_options {
   unsigned flags_false;
   /* Remarks: the lowering says which path each T.Pipelined GEMM or
    * attention loop took and why (tl-opt --remarks), in
-   * tl_context_warnings.  $TL_REMARKS=1 in the environment does the same
-   * (read once per tl_kernel_compile call).  The cache is not consulted
-   * then (the remarks come from the stages). */
+   * tl_context_warnings (the option is the only switch: no environment
+   * variable turns them on).  The cache is not consulted then (the remarks
+   * come from the stages). */
   bool remarks;
   /* No source line information in the PTX (tl-opt / tl-run --no-line-info,
    * -g0).  By default every statement's file:line:col of the kernel file

@@ -235,7 +235,7 @@ tl_status tl_module_run_passes(tl_context *ctx, tl_module *m, const char *const 
         ctx, tl_context_fail(ctx, TL_ERR_INVALID_ARGUMENT, "tl_module_run_passes: unknown target '%s'", opts->target));
   }
   lo.verify_each = opts && opts->verify_each;
-  lo.remarks = (opts && opts->remarks) || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
+  lo.remarks = opts && opts->remarks;
   if (opts && opts->after_pass) {
     lo.after_pass = print_after;
     lo.user = &hook;

@@ -590,8 +590,8 @@ tl_status tl_kernel_compile(tl_context *ctx, const char *source, size_t len, con
     return tl_context_null_arg(ctx, "tl_kernel_compile", !source ? "source" : !out ? "out" : "defines");
   tl_compilation c;
   tl_compilation_init(&c, opts);
-  c.target_name = tl_target_resolve(c.opts->target);    /* "auto": the GPU's, handed down */
-  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks;
   tl_status st = tl_context_end(ctx, compile_impl(ctx, &c, source, len, filename, defines, ndefines, out));
   ctx->diag.sources.len = 0; /* the registered texts do not outlive this call */
   tl_compilation_report_times(&c);
@@ -606,8 +606,8 @@ tl_status tl_kernel_compile_file(tl_context *ctx, const char *path, const tl_def
   opts = with_device_sms(opts, &dev_opts);
   tl_compilation c;
   tl_compilation_init(&c, opts);
-  c.target_name = tl_target_resolve(c.opts->target);    /* "auto": the GPU's, handed down */
-  c.remarks = c.opts->remarks || tl_diag_env_remarks(); /* $TL_REMARKS: read here, at the API */
+  c.target_name = tl_target_resolve(c.opts->target); /* "auto": the GPU's, handed down */
+  c.remarks = c.opts->remarks;
   tl_context_begin(ctx);
   if (out) *out = NULL;
   if (!path || !out || (ndefines > 0 && !defines))

@@ -149,8 +149,3 @@ void tl_diag_report(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt
   tl_diag_vreport(d, level, loc, fmt, ap);
   va_end(ap);
 }
-
-bool tl_diag_env_remarks(void) {
-  const char *e = getenv("TL_REMARKS");
-  return e && *e && strcmp(e, "0") != 0;
-}

@@ -157,10 +157,6 @@ void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fm
 #define tl_error(d, loc, ...) tl_diag_report((d), TL_DIAG_ERROR, (loc), __VA_ARGS__)
 #define tl_note(d, loc, ...) tl_diag_report((d), TL_DIAG_NOTE, (loc), __VA_ARGS__)
 #define tl_remark(d, loc, ...) tl_diag_report((d), TL_DIAG_REMARK, (loc), __VA_ARGS__)
-/* $TL_REMARKS set (not "" or "0"): the user's convenience that turns
- * remarks on as the compile option would; read only at the public API's
- * compile entry points (tl_kernel_compile, tl_module_run_passes). */
-bool tl_diag_env_remarks(void);
 /* Drops all recorded diagnostics (keeps sources). */
 void tl_diag_clear(tl_diag *d);
 

@@ -4,6 +4,7 @@ compile errors with line and caret, memoisation, dynamic dims, scalars, the prof
 import inspect
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -678,3 +679,25 @@ def test_device_target():
     assert tilelang.device_target(0) in names
     assert tilelang.device_target() == tilelang.device_target(0) == tilelang._lib.default_target().decode()
     assert tilelang.device_target(4096) == "sm_80"
+
+
+def test_remarks_are_a_compile_option():
+    # remarks (which path a T.Pipelined GEMM took) only when asked for, by set_remarks (python -m tilelang_ptx
+    # --remarks); an environment variable does not turn them on
+    gemm = tilelang.load_file(os.path.join(EXAMPLES, "gemm.py")).matmul
+    func = gemm.func(256, 256, 256, 128, 128, 32)
+    os.environ["TL_REMARKS"] = "1"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tilelang.CompileWarning)
+            tilelang.compile(func, target="sm_90a")  # no remark: a CompileWarning would raise here
+    finally:
+        del os.environ["TL_REMARKS"]
+    tilelang.clear_cache()
+    tilelang.set_remarks(True)
+    try:
+        with pytest.warns(tilelang.CompileWarning, match="remark: T.Pipelined GEMM loop takes the Hopper path"):
+            tilelang.compile(func, target="sm_90a")
+    finally:
+        tilelang.set_remarks(False)
+        tilelang.clear_cache()

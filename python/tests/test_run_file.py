@@ -122,4 +122,4 @@ def test_python_m_exit_status_and_missing_names(program):
     assert r.returncode == 1
     assert "tilelang.autotuner.nothing_here" in r.stderr and "does not provide it" in r.stderr
     r = subprocess.run([sys.executable, "-m", "tilelang_ptx"], env=env, capture_output=True, text=True)
-    assert r.returncode == 2 and "usage: python -m tilelang_ptx FILE" in r.stdout
+    assert r.returncode == 2 and "usage: python -m tilelang_ptx [--remarks] FILE" in r.stdout

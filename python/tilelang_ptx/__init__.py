@@ -23,7 +23,7 @@ provide (tools, cuda.intrinsics, rocm, engine.callback) import, and their names 
 """
 from . import _lib, _unsupported, language, testing
 from ._lib import path as library_path
-from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit
+from .jit import CompileError, CompileWarning, JITFactory, clear_cache, compile, compile_count, jit, set_remarks
 from .kernel import ArgumentError, JITKernel, KernelError, KernelParam
 from .profiler import Profiler
 from .utils.tensor import TensorSupplyType

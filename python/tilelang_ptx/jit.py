@@ -15,8 +15,8 @@ captures), tl_kernel_compile compiles it (out_idx none: kernel.JITKernel allocat
 compiled kernels are memoised by (text, target, flags, defines), so a second factory call with the same
 arguments compiles nothing (compile_count() counts the real compilations).  Errors raise
 CompileError with libtilelang's diagnostics (file:line:col: error:, the source line, the caret); the
-warnings of a compile that succeeded (tl_context_warnings: an unwritten read, a register budget, remarks under
-$TL_REMARKS) are one CompileWarning through Python's warnings module.
+warnings of a compile that succeeded (tl_context_warnings: an unwritten read, a register budget, the remarks
+that set_remarks(True) or `python -m tilelang_ptx --remarks` turns on) are one CompileWarning through Python's warnings module.
 """
 import ctypes
 import functools
@@ -176,12 +176,24 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
     return JITKernel(ck, func, out_idx, tgt or "auto", text)
 
 
+_remarks = False
+
+
+def set_remarks(on=True):
+    """Remarks on (or off) for the compiles of this process that follow: which path each T.Pipelined GEMM or
+    attention loop took and why (tl_compile_options.remarks), as CompileWarnings.  Kernels already compiled
+    (and memoised) say nothing again.  `python -m tilelang_ptx --remarks FILE` calls it before FILE runs."""
+    global _remarks
+    _remarks = bool(on)
+
+
 def _compile_text(text, filename, tgt, stop, flags, defines=(), line_info=True):
     """Compiles TileLang source `text` with tl_kernel_compile; defines: (name, value text) pairs, the
     `-D` bindings (T.const symbols and parameters of an eager kernel); line_info: the PTX's .file /
     .loc lines (on by default).  Returns a CKernel."""
     o = _lib.CompileOptions()
     o.no_line_info = not line_info
+    o.remarks = _remarks
     o.target = tgt.encode() if tgt else None
     o.out_idx_mode = _lib.TL_OUT_IDX_NONE
     o.flags, o.flags_false = flags

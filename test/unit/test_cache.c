@@ -32,7 +32,6 @@ static tl_context *ctx;
 static char dir[64];
 
 static void setup(void) {
-  unsetenv("TL_REMARKS");
   unsetenv("TL_CACHE_MAX_MB");
   tl_test_cache_dir(dir, sizeof dir, "tl-cache-test");
   cr_assert_eq(tl_context_create(&ctx), TL_OK);
@@ -360,12 +359,11 @@ Test(cache, switches_and_stages_that_bypass_it) {
     if (v == 0) o.cache = TL_CACHE_USE_OFF;
     if (v == 1) o.stop_after = TL_STAGE_SIMT;
     if (v == 2) o.flags = TL_COMPILE_KEEP_LLVM_IR;
-    if (v == 3) setenv("TL_REMARKS", "1", 1);
+    if (v == 3) o.remarks = true;
     k = compile_src(SRC, "a.py", NULL, 0, &o);
     cr_assert_eq(tl_kernel_cache_result(k), TL_CACHE_RESULT_OFF, "variant %d", v);
     cr_assert_eq(count_files(""), 0, "variant %d wrote the cache", v);
     tl_kernel_destroy(k);
-    unsetenv("TL_REMARKS");
   }
   k = compile_src(SRC, "a.py", NULL, 0, &co);
   cr_assert_eq(tl_kernel_cache_result(k), TL_CACHE_RESULT_MISS);

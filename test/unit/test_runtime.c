@@ -917,7 +917,6 @@ Test(compile, pass_config_flags_by_key) {
  * tl_context_warnings only when asked for (the option, not a process-wide
  * environment variable set behind the caller's back). */
 Test(compile, remarks_option) {
-  unsetenv("TL_REMARKS");
   tl_define d[3] = {{"M", "128"}, {"N", "128"}, {"K", "64"}};
   tl_compile_options o = {0};
   o.target = "sm_90a";

@@ -80,7 +80,7 @@ static void usage(FILE *f) {
       "  --verify-each         run the IR verifier after every stage\n"
       "  --remarks             say on stderr which path each T.Pipelined GEMM or attention loop took\n"
       "                        (sm_90a: TMA + wgmma + warp specialization, or cp.async +\n"
-      "                        mma.sync) and why (also: TL_REMARKS=1 in the environment)\n"
+      "                        mma.sync) and why\n"
       "  --sms=N               plan persistent sm_90a GEMM and attention grids (and stream-K) for N SMs\n"
       "                        instead of the target's (132 on sm_90a)\n"
       "  --no-line-info, -g0   no source lines in the PTX (by default each statement's file:line:col\n"
