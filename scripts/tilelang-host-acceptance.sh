@@ -3,7 +3,8 @@
 #   A. a fresh venv (system site-packages for PyTorch only; no PYTHONPATH, no TL_LIBRARY), `pip install` of
 #      the one wheel of scripts/build-wheel.sh, then TileLang's original JIT GEMM test with PyTorch
 #      (examples/python/gemm.py) and `python -m tilelang_ptx` on TileLang's examples/gemm/example_gemm.py;
-#   B. the autotuner on TileLang's example_gemm_autotune.py (scripts/tilelang-autotune-acceptance.py);
+#   B. the autotuner on TileLang's example_gemm_autotune.py (scripts/tilelang-autotune-acceptance.py; AUTOTUNE_ROUNDS
+#      timing rounds of every configuration, default 3: about 90 s each for its 288 on an H100);
 #   A2. (with TILELANG_SITE_DIR) the real TileLang imported first in one process, then load_file and
 #      python -m tilelang_ptx on example_gemm.py: the kernels are this project's (type, PTX);
 #   C. all of TileLang's example programs, each by `python -m tilelang_ptx FILE` and, when a TileLang
@@ -74,7 +75,7 @@ fi
 if [[ $sections == *B* ]]; then
 echo "== B. autotuner: example_gemm_autotune.py"
 (cd "$work" && env -u PYTHONPATH -u TL_LIBRARY "$venv/bin/python" "$root/scripts/tilelang-autotune-acceptance.py" \
-   "$examples") 2> "$out/autotune.log" || fails=$((fails + 1))
+   "$examples" --rounds "${AUTOTUNE_ROUNDS:-3}") 2> "$out/autotune.log" || fails=$((fails + 1))
 grep -E '^tune: compiled' "$out/autotune.log" | tail -1
 fi
 
