@@ -218,6 +218,66 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_TMA_LOAD:                                                                                         \
   case TL_INTRIN_PTX_TMA_STORE
 
+/* The case labels of the warp-level tensor-core and cp.async statements
+ * (ldmatrix, stmatrix, mma, cp.async and its commit / wait groups;
+ * docs/simt-ir.md). */
+#define TL_INTRIN_CASES_WARP_MMA                                                                                       \
+  case TL_INTRIN_PTX_LDMATRIX:                                                                                         \
+  case TL_INTRIN_PTX_STMATRIX:                                                                                         \
+  case TL_INTRIN_PTX_MMA:                                                                                              \
+  case TL_INTRIN_PTX_CP_ASYNC:                                                                                         \
+  case TL_INTRIN_PTX_COMMIT_GROUP:                                                                                     \
+  case TL_INTRIN_PTX_WAIT_GROUP
+
+/* The case labels of every SIMT-level statement intrinsic (the four families
+ * above): calls that have no value and that only the SIMT IR holds, for the
+ * switches that refuse them as values or hand them to the statement path. */
+#define TL_INTRIN_CASES_SIMT_STMT                                                                                      \
+  TL_INTRIN_CASES_WARP_MMA:                                                                                            \
+  TL_INTRIN_CASES_ASYNC_PIPELINE:                                                                                      \
+  TL_INTRIN_CASES_TMA:                                                                                                 \
+  TL_INTRIN_CASES_WGMMA
+
+/* The case labels of the float-only unary math intrinsics (exp / log
+ * families, sqrt, rsqrt, the transcendental and trigonometric functions):
+ * one float argument, a float result of its dtype. */
+#define TL_INTRIN_CASES_FLOAT_MATH                                                                                     \
+  case TL_INTRIN_EXP:                                                                                                  \
+  case TL_INTRIN_EXP2:                                                                                                 \
+  case TL_INTRIN_EXP10:                                                                                                \
+  case TL_INTRIN_LOG:                                                                                                  \
+  case TL_INTRIN_LOG2:                                                                                                 \
+  case TL_INTRIN_LOG10:                                                                                                \
+  case TL_INTRIN_LOG1P:                                                                                                \
+  case TL_INTRIN_SQRT:                                                                                                 \
+  case TL_INTRIN_RSQRT:                                                                                                \
+  case TL_INTRIN_TANH:                                                                                                 \
+  case TL_INTRIN_SIGMOID:                                                                                              \
+  case TL_INTRIN_ERF:                                                                                                  \
+  case TL_INTRIN_SIN:                                                                                                  \
+  case TL_INTRIN_COS:                                                                                                  \
+  case TL_INTRIN_TAN
+
+/* The case labels of the approximate float math intrinsics (T.__exp and
+ * the like: the hardware's approximations, one float argument). */
+#define TL_INTRIN_CASES_FAST_MATH                                                                                      \
+  case TL_INTRIN_FAST_EXP:                                                                                             \
+  case TL_INTRIN_FAST_EXP2:                                                                                            \
+  case TL_INTRIN_FAST_LOG:                                                                                             \
+  case TL_INTRIN_FAST_LOG2
+
+/* The case labels of the binary arithmetic intrinsics that have an integer
+ * and a float form with the tile IR's binop meaning (min, max and the
+ * rounding divisions and remainders). */
+#define TL_INTRIN_CASES_MINMAX_DIV                                                                                     \
+  case TL_INTRIN_MIN:                                                                                                  \
+  case TL_INTRIN_MAX:                                                                                                  \
+  case TL_INTRIN_FLOORDIV:                                                                                             \
+  case TL_INTRIN_FLOORMOD:                                                                                             \
+  case TL_INTRIN_TRUNCDIV:                                                                                             \
+  case TL_INTRIN_TRUNCMOD:                                                                                             \
+  case TL_INTRIN_CEILDIV
+
 extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT]; /* indexed by tl_intrin */
 extern const int tl_num_intrinsics;                       /* TL_INTRIN_COUNT */
 /* The id of T.name, or -1: name resolution for the parser, the elaborator and
