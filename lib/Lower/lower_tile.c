@@ -66,13 +66,7 @@ typedef struct lt_state {
   bool ws; /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
 } lt_state;
 
-#define CHECK(x)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(x)) {                                                                                                        \
-      st->w.oom = true;                                                                                                \
-      return NULL;                                                                                                     \
-    }                                                                                                                  \
-  } while (0)
+#define CHECK(x) TL_TRY_ALLOC(x, st->w.oom, NULL)
 
 static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
   tl_error(st->w.d, loc, fmt, a, b);
