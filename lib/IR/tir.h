@@ -437,6 +437,9 @@ typedef struct tl_tile_op_info {
 extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
 int tl_tile_op_lookup(const char *name);             /* index or -1 */
 int tl_tile_op_attr_index(int op, const char *attr); /* index or -1 */
+/* Whether attribute value v (NULL: absent) means the table's default: the
+ * printer leaves it out and structural equality treats it as absent. */
+bool tl_attr_is_default(const tl_attr_info *ai, const tl_expr *v);
 /* The atomic tile ops (T.atomic_add, _max, _min, _addx2, _addx4): the
  * per-element intrinsic (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) of op, -1 for
  * any other op; *lanes (may be NULL): 2 / 4 for addx2 / addx4, else 1. */
@@ -540,6 +543,9 @@ void tl_ir_loop_init(tl_stmt *s, tl_loop_kind kind, int nvars, tl_var **vars, tl
 tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_dtype t);
 /* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
+/* An if statement (else_s NULL: none; no folding of a constant condition);
+ * NULL on OOM. */
+tl_stmt *tl_ir_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
 /* The first T.Kernel statement in s (searched through seqs, loops and both
  * branches of ifs, at most 400 levels deep), or NULL. */
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
@@ -633,6 +639,12 @@ double tl_round_to_dtype(double v, tl_dtype t);
  * arithmetic model shared by the reference evaluator and the SIMT executor
  * (lib/Interp); NaN for any other operator. */
 double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
+/* Integer (or bool) fold of a op b with operands of integer dtype t (already
+ * wrapped to t; the result is not): true with *r set, false where the value
+ * is not a constant of t (division by zero, signed overflow, an out-of-range
+ * shift, an op without an integer meaning).  The constant folder of
+ * tl_ir_binary, shared by the hosts that evaluate integer expressions. */
+bool tl_int_binop_fold(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r);
 /* Whether comparison op (== != < <= > >=; any other op reads as >=) holds
  * for operands in order ord (< 0, 0, > 0: a < b, a == b, a > b). */
 bool tl_order_holds(tl_binop op, int ord);

@@ -1359,11 +1359,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
     tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
     if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
-    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_IF);
+    tl_stmt *r = tl_ir_if(m, s->loc, c, t, e);
     CHECK(r);
-    r->u.ifs.cond = c;
-    r->u.ifs.then_s = t;
-    r->u.ifs.else_s = e;
     return r;
   }
   case TL_STMT_LET: {

@@ -448,12 +448,7 @@ tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_s
     if (c) return then_s;
     return else_s ? else_s : tl_ir_seq(m, loc, 0, NULL);
   }
-  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_IF);
-  if (!s) return NULL;
-  s->u.ifs.cond = cond;
-  s->u.ifs.then_s = then_s;
-  s->u.ifs.else_s = else_s;
-  return s;
+  return tl_ir_if(m, loc, cond, then_s, else_s);
 }
 
 tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent, tl_stmt *body) {
