@@ -683,8 +683,7 @@ void tl_builder_if_begin(tl_builder *b, tl_expr *cond) {
   if (!b) return;
   tl_stmt *s = NULL;
   if (need(b, fn, cond, "cond") && not_string(b, fn, "cond", cond)) {
-    s = oomp(b, tl_ir_stmt(b->m, TL_LOC_NONE, TL_STMT_IF));
-    if (s) s->u.ifs.cond = cond;
+    s = oomp(b, tl_ir_if(b->m, TL_LOC_NONE, cond, NULL, NULL)); /* branches: end_frame */
   }
   push_frame(b, F_IF, s);
 }

@@ -24,6 +24,7 @@ typedef struct cloner {
   tl_module *to;
   tl_map done; /* old node → its copy */
   bool oom;
+  bool fresh; /* the last copy_of made a new copy */
 } cloner;
 
 static void *seen(cloner *c, const void *old) {
@@ -64,9 +65,9 @@ static tl_loc loc(cloner *c, tl_loc l) {
 
 /* The copy of node old (size bytes, its tl_loc at byte loc_at) made so
  * far, or a new byte-for-byte copy, remembered, with its location remapped,
- * for the caller to fill in (*fresh true); NULL for old NULL or on OOM. */
-static void *copy_of(cloner *c, const void *old, size_t size, size_t loc_at, bool *fresh) {
-  *fresh = false;
+ * for the caller to fill in (c->fresh true); NULL for old NULL or on OOM. */
+static void *copy_of(cloner *c, const void *old, size_t size, size_t loc_at) {
+  c->fresh = false;
   if (!old) return NULL;
   void *r = seen(c, old);
   if (r) return r;
@@ -74,9 +75,12 @@ static void *copy_of(cloner *c, const void *old, size_t size, size_t loc_at, boo
   memcpy(r, old, size);
   tl_loc *l = (tl_loc *)((char *)r + loc_at);
   *l = loc(c, *l);
-  *fresh = true;
+  c->fresh = true;
   return r;
 }
+/* Sets r to copy_of node old, of the type r points to (tl_var, tl_buffer,
+ * tl_expr, tl_stmt); true when the copy is new and is to be filled in. */
+#define COPY_OF(c, old, r) ((r) = copy_of((c), (old), sizeof *(r), offsetof(__typeof__(*(r)), loc)), (c)->fresh)
 
 static tl_expr *expr(cloner *c, const tl_expr *e);
 
@@ -88,16 +92,14 @@ static tl_expr **exprs(cloner *c, tl_expr *const *v, int n) {
 }
 
 static tl_var *var(cloner *c, const tl_var *v) {
-  bool fresh;
-  tl_var *r = copy_of(c, v, sizeof *r, offsetof(tl_var, loc), &fresh);
-  if (fresh) r->name = name(c, v->name);
+  tl_var *r;
+  if (COPY_OF(c, v, r)) r->name = name(c, v->name);
   return r;
 }
 
 static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
-  bool fresh;
-  tl_buffer *r = copy_of(c, b, sizeof *r, offsetof(tl_buffer, loc), &fresh);
-  if (!fresh) return r;
+  tl_buffer *r;
+  if (!COPY_OF(c, b, r)) return r;
   r->name = name(c, b->name);
   r->layout = NULL;
   r->shape = exprs(c, b->shape, b->ndim);
@@ -107,9 +109,8 @@ static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
 }
 
 static tl_expr *expr(cloner *c, const tl_expr *e) {
-  bool fresh;
-  tl_expr *r = copy_of(c, e, sizeof *r, offsetof(tl_expr, loc), &fresh);
-  if (!fresh) return r;
+  tl_expr *r;
+  if (!COPY_OF(c, e, r)) return r;
   switch (e->kind) {
   case TL_EXPR_INT:
   case TL_EXPR_FLOAT: break;
@@ -158,9 +159,8 @@ static void tile_args(cloner *c, tl_stmt *r, const tl_stmt *s) {
 }
 
 static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
-  bool fresh;
-  tl_stmt *r = copy_of(c, s, sizeof *r, offsetof(tl_stmt, loc), &fresh);
-  if (!fresh) return r;
+  tl_stmt *r;
+  if (!COPY_OF(c, s, r)) return r;
   switch (s->kind) {
   case TL_STMT_SEQ:
     if (s->u.seq.stmts) {
@@ -245,7 +245,7 @@ static tl_primfunc *func(cloner *c, const tl_primfunc *f) {
 
 tl_module *tl_module_clone(const tl_module *m) {
   if (!m) return NULL;
-  cloner c = {m, tl_module_new(), {0}, false};
+  cloner c = {.from = m, .to = tl_module_new()};
   if (!c.to) return NULL;
   tl_map_init(&c.done);
   if (m->filename) {

@@ -134,16 +134,7 @@ static bool region_eq(eq_ctx *c, const tl_region *a, const tl_region *b, int dep
 /* The attribute's value with NULL meaning the table default. */
 static bool attr_eq(eq_ctx *c, const tl_attr_info *ai, const tl_expr *a, const tl_expr *b, int depth) {
   if (a && b) return expr_eq(c, a, b, depth + 1);
-  if (!a && !b) return true;
-  const tl_expr *v = a ? a : b;
-  int64_t iv;
-  switch (ai->kind) {
-  case TL_ATTR_BOOL: return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
-  case TL_ATTR_INT:
-  case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
-  case TL_ATTR_STRING: return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
-  default: return false;
-  }
+  return tl_attr_is_default(ai, a ? a : b); /* both absent, or the one given is the default */
 }
 
 static bool tile_eq(eq_ctx *c, const tl_stmt *a, const tl_stmt *b, int depth) {

@@ -39,6 +39,22 @@ static bool has_wide_dim(const tl_buffer *b, bool all) {
   return false;
 }
 
+/* The binary ops that widen() rebuilds in int64 (+ - * // % / min max): those
+ * whose 32-bit result can wrap where the 64-bit one does not. */
+static bool widens_op(tl_binop op) {
+  switch (op) {
+  case TL_OP_ADD:
+  case TL_OP_SUB:
+  case TL_OP_MUL:
+  case TL_OP_FLOORDIV:
+  case TL_OP_FLOORMOD:
+  case TL_OP_DIV:
+  case TL_OP_MIN:
+  case TL_OP_MAX: return true;
+  default: return false;
+  }
+}
+
 /* e rebuilt in int64 (lanes kept); NULL on OOM. */
 static tl_expr *widen(tl_module *m, tl_expr *e, int depth) {
   if (!e) return NULL;
@@ -50,18 +66,8 @@ static tl_expr *widen(tl_module *m, tl_expr *e, int depth) {
   if (depth < 64 && sgn) {
     switch (e->kind) {
     case TL_EXPR_BINARY:
-      switch (e->u.bin.op) {
-      case TL_OP_ADD:
-      case TL_OP_SUB:
-      case TL_OP_MUL:
-      case TL_OP_FLOORDIV:
-      case TL_OP_FLOORMOD:
-      case TL_OP_DIV:
-      case TL_OP_MIN:
-      case TL_OP_MAX:
+      if (widens_op(e->u.bin.op))
         return tl_ir_binary(m, e->loc, e->u.bin.op, widen(m, e->u.bin.a, depth + 1), widen(m, e->u.bin.b, depth + 1));
-      default: break;
-      }
       break;
     case TL_EXPR_UNARY:
       if (e->u.un.op == TL_OP_NEG) return tl_ir_unary(m, e->loc, TL_OP_NEG, widen(m, e->u.un.a, depth + 1));
@@ -121,18 +127,7 @@ typedef struct widen_visit {
 /* Signed 32-bit (or narrower) + - * // % min max: what a widening cast of it
  * must not compute in 32 bits first. */
 static bool narrow_arith(const tl_expr *x) {
-  if (x->kind != TL_EXPR_BINARY || x->dtype.code != TL_TYPE_INT || x->dtype.bits >= 64) return false;
-  switch (x->u.bin.op) {
-  case TL_OP_ADD:
-  case TL_OP_SUB:
-  case TL_OP_MUL:
-  case TL_OP_FLOORDIV:
-  case TL_OP_FLOORMOD:
-  case TL_OP_DIV:
-  case TL_OP_MIN:
-  case TL_OP_MAX: return true;
-  default: return false;
-  }
+  return x->kind == TL_EXPR_BINARY && x->dtype.code == TL_TYPE_INT && x->dtype.bits < 64 && widens_op(x->u.bin.op);
 }
 
 static void widen_expr(tl_visitor *v, const tl_expr *e) {

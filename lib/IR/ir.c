@@ -414,6 +414,15 @@ tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts) {
   return s;
 }
 
+tl_stmt *tl_ir_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s) {
+  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_IF);
+  if (!s) return NULL;
+  s->u.ifs.cond = cond;
+  s->u.ifs.then_s = then_s;
+  s->u.ifs.else_s = else_s;
+  return s;
+}
+
 /* ============================================================== helpers */
 
 static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
@@ -713,14 +722,13 @@ static bool fold_relation(tl_binop op, int ord, bool a, bool b, int64_t *r) {
   }
 }
 
-/* Integer (or bool) fold of a op b with operands of dtype t (already
- * wrapped to t).  False: keep the node. */
 /* x & y, x | y or x ^ y (op one of them): the same bits signed or unsigned. */
 static uint64_t bitwise(tl_binop op, uint64_t x, uint64_t y) {
   return op == TL_OP_BITAND ? x & y : op == TL_OP_BITOR ? x | y : x ^ y;
 }
 
-static bool fold_int(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) {
+/* False: keep the node (tir.h). */
+bool tl_int_binop_fold(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r) {
   int bits = t.code == TL_TYPE_BOOL ? 8 : t.bits;
   if (t.code == TL_TYPE_UINT) {
     uint64_t mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
@@ -911,7 +919,7 @@ tl_expr *tl_ir_binary(tl_module *m, tl_loc loc, tl_binop op, tl_expr *a, tl_expr
   /* Both constant: fold. */
   if (a->kind == TL_EXPR_INT && b->kind == TL_EXPR_INT && ints) {
     int64_t r;
-    if (fold_int(op, t, a->u.ival, b->u.ival, &r)) return tl_ir_int(m, loc, rt, r);
+    if (tl_int_binop_fold(op, t, a->u.ival, b->u.ival, &r)) return tl_ir_int(m, loc, rt, r);
   } else if (a->kind == TL_EXPR_FLOAT && b->kind == TL_EXPR_FLOAT && floats) {
     double r;
     bool isb;
@@ -1040,7 +1048,7 @@ static tl_expr *fold_call(tl_module *m, tl_loc loc, int op, int n, tl_expr **arg
   if (op == TL_INTRIN_TRUNCDIV || op == TL_INTRIN_TRUNCMOD) {
     int64_t x = a->u.ival, y = b->u.ival;
     if (t.code == TL_TYPE_UINT) {
-      if (!fold_int(op == TL_INTRIN_TRUNCDIV ? TL_OP_DIV : TL_OP_FLOORMOD, t, x, y, &r)) return NULL;
+      if (!tl_int_binop_fold(op == TL_INTRIN_TRUNCDIV ? TL_OP_DIV : TL_OP_FLOORMOD, t, x, y, &r)) return NULL;
       return tl_ir_int(m, loc, t, r);
     }
     if (y == 0 || (x == INT64_MIN && y == -1)) return NULL;

@@ -554,6 +554,18 @@ int tl_tile_op_lookup(const char *name) {
   return -1;
 }
 
+bool tl_attr_is_default(const tl_attr_info *ai, const tl_expr *v) {
+  if (!v) return true;
+  int64_t iv;
+  switch (ai->kind) {
+  case TL_ATTR_BOOL: return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
+  case TL_ATTR_INT:
+  case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
+  case TL_ATTR_STRING: return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
+  default: return false;
+  }
+}
+
 int tl_tile_op_attr_index(int op, const char *attr) {
   if (op < 0 || op >= TL_TILE_NUM_OPS || !attr) return -1;
   const tl_tile_op_info *info = &tl_tile_ops[op];

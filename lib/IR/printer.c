@@ -133,12 +133,8 @@ static void print_int_lit(tl_strbuf *out, const tl_expr *e) {
 }
 
 static void print_expr_rec(tl_strbuf *out, const tl_expr *e, int depth) {
-  if (!e) {
-    tl_strbuf_append(out, "<null>");
-    return;
-  }
-  if (depth > PRINT_MAX_DEPTH) {
-    tl_strbuf_append(out, "...");
+  if (!e || depth > PRINT_MAX_DEPTH) {
+    tl_strbuf_append(out, e ? "..." : "<null>");
     return;
   }
   switch (e->kind) {
@@ -317,19 +313,6 @@ static void print_attr_value(tl_strbuf *out, const tl_attr_info *ai, const tl_ex
   print_expr_rec(out, v, 0);
 }
 
-/* Whether attribute value v is the table's default (so it is not printed). */
-static bool attr_is_default(const tl_attr_info *ai, const tl_expr *v) {
-  if (!v) return true;
-  int64_t iv;
-  switch (ai->kind) {
-  case TL_ATTR_BOOL: return tl_expr_is_const_int(v, &iv) && (iv != 0) == (ai->default_int != 0);
-  case TL_ATTR_INT:
-  case TL_ATTR_POLICY: return tl_expr_is_const_int(v, &iv) && iv == ai->default_int;
-  case TL_ATTR_STRING: return ai->default_str && v->kind == TL_EXPR_STRING && !strcmp(v->u.str, ai->default_str);
-  default: return false;
-  }
-}
-
 static void print_tile(tl_strbuf *out, const tl_stmt *s) {
   int op = s->u.tile.op;
   if (op < 0 || op >= TL_TILE_NUM_OPS) {
@@ -363,7 +346,7 @@ static void print_tile(tl_strbuf *out, const tl_stmt *s) {
   }
   for (int i = 0; i < info->nattrs && s->u.tile.attrs; i++) {
     const tl_expr *v = s->u.tile.attrs[i];
-    if (attr_is_default(&info->attrs[i], v)) continue;
+    if (tl_attr_is_default(&info->attrs[i], v)) continue; /* not printed */
     if (!first) tl_strbuf_append(out, ", ");
     first = false;
     tl_strbuf_printf(out, "%s=", info->attrs[i].name);

@@ -218,6 +218,66 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_TMA_LOAD:                                                                                         \
   case TL_INTRIN_PTX_TMA_STORE
 
+/* The case labels of the warp-level tensor-core and cp.async statements
+ * (ldmatrix, stmatrix, mma, cp.async and its commit / wait groups;
+ * docs/simt-ir.md). */
+#define TL_INTRIN_CASES_WARP_MMA                                                                                       \
+  case TL_INTRIN_PTX_LDMATRIX:                                                                                         \
+  case TL_INTRIN_PTX_STMATRIX:                                                                                         \
+  case TL_INTRIN_PTX_MMA:                                                                                              \
+  case TL_INTRIN_PTX_CP_ASYNC:                                                                                         \
+  case TL_INTRIN_PTX_COMMIT_GROUP:                                                                                     \
+  case TL_INTRIN_PTX_WAIT_GROUP
+
+/* The case labels of every SIMT-level statement intrinsic (the four families
+ * above): calls that have no value and that only the SIMT IR holds, for the
+ * switches that refuse them as values or hand them to the statement path. */
+#define TL_INTRIN_CASES_SIMT_STMT                                                                                      \
+  TL_INTRIN_CASES_WARP_MMA:                                                                                            \
+  TL_INTRIN_CASES_ASYNC_PIPELINE:                                                                                      \
+  TL_INTRIN_CASES_TMA:                                                                                                 \
+  TL_INTRIN_CASES_WGMMA
+
+/* The case labels of the float-only unary math intrinsics (exp / log
+ * families, sqrt, rsqrt, the transcendental and trigonometric functions):
+ * one float argument, a float result of its dtype. */
+#define TL_INTRIN_CASES_FLOAT_MATH                                                                                     \
+  case TL_INTRIN_EXP:                                                                                                  \
+  case TL_INTRIN_EXP2:                                                                                                 \
+  case TL_INTRIN_EXP10:                                                                                                \
+  case TL_INTRIN_LOG:                                                                                                  \
+  case TL_INTRIN_LOG2:                                                                                                 \
+  case TL_INTRIN_LOG10:                                                                                                \
+  case TL_INTRIN_LOG1P:                                                                                                \
+  case TL_INTRIN_SQRT:                                                                                                 \
+  case TL_INTRIN_RSQRT:                                                                                                \
+  case TL_INTRIN_TANH:                                                                                                 \
+  case TL_INTRIN_SIGMOID:                                                                                              \
+  case TL_INTRIN_ERF:                                                                                                  \
+  case TL_INTRIN_SIN:                                                                                                  \
+  case TL_INTRIN_COS:                                                                                                  \
+  case TL_INTRIN_TAN
+
+/* The case labels of the approximate float math intrinsics (T.__exp and
+ * the like: the hardware's approximations, one float argument). */
+#define TL_INTRIN_CASES_FAST_MATH                                                                                      \
+  case TL_INTRIN_FAST_EXP:                                                                                             \
+  case TL_INTRIN_FAST_EXP2:                                                                                            \
+  case TL_INTRIN_FAST_LOG:                                                                                             \
+  case TL_INTRIN_FAST_LOG2
+
+/* The case labels of the binary arithmetic intrinsics that have an integer
+ * and a float form with the tile IR's binop meaning (min, max and the
+ * rounding divisions and remainders). */
+#define TL_INTRIN_CASES_MINMAX_DIV                                                                                     \
+  case TL_INTRIN_MIN:                                                                                                  \
+  case TL_INTRIN_MAX:                                                                                                  \
+  case TL_INTRIN_FLOORDIV:                                                                                             \
+  case TL_INTRIN_FLOORMOD:                                                                                             \
+  case TL_INTRIN_TRUNCDIV:                                                                                             \
+  case TL_INTRIN_TRUNCMOD:                                                                                             \
+  case TL_INTRIN_CEILDIV
+
 extern const tl_intrinsic tl_intrinsics[TL_INTRIN_COUNT]; /* indexed by tl_intrin */
 extern const int tl_num_intrinsics;                       /* TL_INTRIN_COUNT */
 /* The id of T.name, or -1: name resolution for the parser, the elaborator and
@@ -377,6 +437,9 @@ typedef struct tl_tile_op_info {
 extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
 int tl_tile_op_lookup(const char *name);             /* index or -1 */
 int tl_tile_op_attr_index(int op, const char *attr); /* index or -1 */
+/* Whether attribute value v (NULL: absent) means the table's default: the
+ * printer leaves it out and structural equality treats it as absent. */
+bool tl_attr_is_default(const tl_attr_info *ai, const tl_expr *v);
 /* The atomic tile ops (T.atomic_add, _max, _min, _addx2, _addx4): the
  * per-element intrinsic (TL_INTRIN_PTX_ATOMIC_ADD/MAX/MIN) of op, -1 for
  * any other op; *lanes (may be NULL): 2 / 4 for addx2 / addx4, else 1. */
@@ -480,6 +543,9 @@ void tl_ir_loop_init(tl_stmt *s, tl_loop_kind kind, int nvars, tl_var **vars, tl
 tl_expr *tl_ir_expr(tl_module *m, tl_loc loc, tl_expr_kind kind, tl_dtype t);
 /* Wraps n statements in a SEQ (returns the single stmt when n == 1). */
 tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
+/* An if statement (else_s NULL: none; no folding of a constant condition);
+ * NULL on OOM. */
+tl_stmt *tl_ir_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
 /* The first T.Kernel statement in s (searched through seqs, loops and both
  * branches of ifs, at most 400 levels deep), or NULL. */
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s);
@@ -573,6 +639,12 @@ double tl_round_to_dtype(double v, tl_dtype t);
  * arithmetic model shared by the reference evaluator and the SIMT executor
  * (lib/Interp); NaN for any other operator. */
 double tl_float_binop(tl_binop op, double a, double b, tl_dtype t);
+/* Integer (or bool) fold of a op b with operands of integer dtype t (already
+ * wrapped to t; the result is not): true with *r set, false where the value
+ * is not a constant of t (division by zero, signed overflow, an out-of-range
+ * shift, an op without an integer meaning).  The constant folder of
+ * tl_ir_binary, shared by the hosts that evaluate integer expressions. */
+bool tl_int_binop_fold(tl_binop op, tl_dtype t, int64_t a, int64_t b, int64_t *r);
 /* Whether comparison op (== != < <= > >=; any other op reads as >=) holds
  * for operands in order ord (< 0, 0, > 0: a < b, a == b, a > b). */
 bool tl_order_holds(tl_binop op, int ord);

@@ -742,6 +742,12 @@ static void check_func(vstate *vs, const tl_primfunc *f) {
   pop_to(vs, 0);
 }
 
+/* Applies op (tl_map_init, tl_map_free) to each per-function map. */
+static void func_maps(vstate *vs, void (*op)(tl_map *)) {
+  tl_map *maps[] = {&vs->defs, &vs->var_live, &vs->buf_live, &vs->alloc_in, &vs->reported};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) op(maps[i]);
+}
+
 int tl_verify_module(const tl_module *m, tl_diag *d) {
   if (!m || !d) return 0;
   vstate vs;
@@ -754,18 +760,10 @@ int tl_verify_module(const tl_module *m, tl_diag *d) {
     const tl_primfunc *f = m->funcs[i];
     if (!f) continue;
     vs.vc.func = f;
-    tl_map_init(&vs.defs);
-    tl_map_init(&vs.var_live);
-    tl_map_init(&vs.buf_live);
-    tl_map_init(&vs.alloc_in);
-    tl_map_init(&vs.reported);
+    func_maps(&vs, tl_map_init);
     vs.deep = false;
     check_func(&vs, f);
-    tl_map_free(&vs.defs);
-    tl_map_free(&vs.var_live);
-    tl_map_free(&vs.buf_live);
-    tl_map_free(&vs.alloc_in);
-    tl_map_free(&vs.reported);
+    func_maps(&vs, tl_map_free);
   }
   tl_vec_free(&vs.stack);
   tl_intern_free(&vs.names);

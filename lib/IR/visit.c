@@ -129,6 +129,11 @@ bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), v
   return a.found || (a.v.too_deep && if_too_deep);
 }
 
+/* ------------------------------------------------------------- map sets */
+void tl_map_visitor_add(tl_map_visitor *mv, const void *key) {
+  if (key && !tl_map_put(mv->set, key, (void *)1)) mv->oom = true;
+}
+
 /* ------------------------------------------------------ buffer references */
 static void bv_expr(tl_visitor *v, const tl_expr *e) {
   tl_buffer_visitor *bv = (tl_buffer_visitor *)v;

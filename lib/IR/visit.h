@@ -39,6 +39,16 @@ struct tl_buffer_visitor {
  * every reference (v.too_deep). */
 bool tl_visit_buffers(tl_buffer_visitor *bv, const tl_stmt *s);
 
+/* The state of a walk that gathers a set (of buffers, variables, ...) into
+ * one map and needs nothing else.  The callbacks get &mv->v and add keys with
+ * tl_map_visitor_add, which sets oom when the map cannot grow. */
+typedef struct tl_map_visitor {
+  tl_visitor v; /* first */
+  tl_map *set;
+  bool oom;
+} tl_map_visitor;
+/* Puts key into mv->set (value 1); NULL keys are left out. */
+void tl_map_visitor_add(tl_map_visitor *mv, const void *key);
 /* The operands of e that are one expression each, in order: binary a, b;
  * unary a; select cond, t, f; cast value; ramp base, stride; broadcast
  * value.  Stores pointers to those fields of e in slots and returns their

@@ -291,25 +291,8 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     return r;
   }
   switch (id) {
-  case TL_INTRIN_EXP:
-  case TL_INTRIN_EXP2:
-  case TL_INTRIN_EXP10:
-  case TL_INTRIN_LOG:
-  case TL_INTRIN_LOG2:
-  case TL_INTRIN_LOG10:
-  case TL_INTRIN_LOG1P:
-  case TL_INTRIN_SQRT:
-  case TL_INTRIN_RSQRT:
-  case TL_INTRIN_TANH:
-  case TL_INTRIN_SIGMOID:
-  case TL_INTRIN_ERF:
-  case TL_INTRIN_SIN:
-  case TL_INTRIN_COS:
-  case TL_INTRIN_TAN:
-  case TL_INTRIN_FAST_EXP:
-  case TL_INTRIN_FAST_EXP2:
-  case TL_INTRIN_FAST_LOG:
-  case TL_INTRIN_FAST_LOG2:
+  TL_INTRIN_CASES_FLOAT_MATH:
+  TL_INTRIN_CASES_FAST_MATH:
     if (!fl) {
       re_error(st, e->loc, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
       return r;
@@ -394,15 +377,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
              "them (use the SIMT executor)",
              name);
     return r;
-  case TL_INTRIN_PTX_LDMATRIX:
-  case TL_INTRIN_PTX_STMATRIX:
-  case TL_INTRIN_PTX_MMA:
-  case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE:
-  TL_INTRIN_CASES_TMA:
-  TL_INTRIN_CASES_WGMMA:
+  TL_INTRIN_CASES_SIMT_STMT:
     re_error(st, e->loc, "T.%s is a SIMT-level intrinsic; the reference evaluator runs tile programs", name);
     return r;
   case TL_INTRIN_PTX_ATOMIC_ADD:

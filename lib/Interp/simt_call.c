@@ -269,14 +269,10 @@ bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   case TL_INTRIN_MIN_VALUE: return eval_limit(x, e, out);
   case TL_INTRIN_SYNC_THREADS:
   case TL_INTRIN_DEBUG_PRINT: return sx_fail(x, "T.%s%s has no value", name, op == TL_INTRIN_SYNC_THREADS ? "()" : "");
-  case TL_INTRIN_IF_THEN_ELSE: return need_args(x, e, 3) && sx_eval_select(x, args[0], args[1], args[2], t, mask, out);
-  case TL_INTRIN_MIN:
-  case TL_INTRIN_MAX:
-  case TL_INTRIN_FLOORDIV:
-  case TL_INTRIN_FLOORMOD:
-  case TL_INTRIN_TRUNCDIV:
-  case TL_INTRIN_TRUNCMOD:
-  case TL_INTRIN_CEILDIV: return eval_division(x, e, mask, out);
+  case TL_INTRIN_IF_THEN_ELSE:
+    return need_args(x, e, 3) && sx_eval_select(x, args[0], args[1], args[2], t, mask, out);
+  TL_INTRIN_CASES_MINMAX_DIV:
+    return eval_division(x, e, mask, out);
   case TL_INTRIN_ABS: {
     if (!need_args(x, e, 1)) return false;
     sx_val v;
@@ -336,29 +332,12 @@ bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
     }
     return true;
   }
-  case TL_INTRIN_EXP:
-  case TL_INTRIN_EXP2:
-  case TL_INTRIN_EXP10:
-  case TL_INTRIN_LOG:
-  case TL_INTRIN_LOG2:
-  case TL_INTRIN_LOG10:
-  case TL_INTRIN_LOG1P:
-  case TL_INTRIN_SQRT:
-  case TL_INTRIN_RSQRT:
-  case TL_INTRIN_TANH:
-  case TL_INTRIN_SIGMOID:
-  case TL_INTRIN_ERF:
-  case TL_INTRIN_SIN:
-  case TL_INTRIN_COS:
-  case TL_INTRIN_TAN:
+  TL_INTRIN_CASES_FLOAT_MATH:
+  TL_INTRIN_CASES_FAST_MATH:
   case TL_INTRIN_FLOOR:
   case TL_INTRIN_CEIL:
   case TL_INTRIN_ROUND:
-  case TL_INTRIN_TRUNC:
-  case TL_INTRIN_FAST_EXP:
-  case TL_INTRIN_FAST_EXP2:
-  case TL_INTRIN_FAST_LOG:
-  case TL_INTRIN_FAST_LOG2: {
+  case TL_INTRIN_TRUNC: {
     if (!need_args(x, e, 1)) return false;
     if (!is_fl(t)) return sx_fail(x, "T.%s needs a float argument, not %s", name, tl_dtype_name(t));
     sx_val a;
@@ -370,15 +349,7 @@ bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
     }
     return true;
   }
-  case TL_INTRIN_PTX_LDMATRIX:
-  case TL_INTRIN_PTX_STMATRIX:
-  case TL_INTRIN_PTX_MMA:
-  case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE:
-  TL_INTRIN_CASES_TMA:
-  TL_INTRIN_CASES_WGMMA:
+  TL_INTRIN_CASES_SIMT_STMT:
     return sx_fail(x, "T.%s is a statement, not a value", name);
   case TL_INTRIN_PTX_ATOMIC_ADD:
   case TL_INTRIN_PTX_ATOMIC_MAX:

@@ -994,29 +994,25 @@ static bool setup_block(sx *x, int64_t total) {
   return sx_sched_create(x, k);
 }
 
+/* Frees one of the block's growable arrays (data, count, capacity) and
+ * leaves it empty. */
+#define FREE_ARRAY(p, n, cap) (free(p), (p) = NULL, (n) = 0, (cap) = 0)
+
 static void free_block(sx_blk *k) {
   sx_sched_destroy(k);
+  FREE_ARRAY(k->wgr, k->nwgr, k->capwgr);
+  FREE_ARRAY(k->bread, k->nbread, k->capbread);
+  FREE_ARRAY(k->bulk, k->nbulk, k->capbulk);
   free(k->smem);
   free(k->sstate);
   free(k->rd);
   free(k->vc);
-  free(k->bulk);
-  free(k->bread);
-  free(k->wgr);
-  k->wgr = NULL;
-  k->nwgr = 0;
-  k->capwgr = 0;
-  k->bread = NULL;
-  k->nbread = 0;
-  k->capbread = 0;
   k->smem = NULL;
   k->sstate = NULL;
   k->rd = NULL;
   k->vc = NULL;
-  k->bulk = NULL;
-  k->nbulk = 0;
-  k->capbulk = 0;
 }
+#undef FREE_ARRAY
 
 static bool run_kernel(sx *x, const tl_stmt *s, const uint8_t *mask) {
   int ng = s->u.kernel.ngrid;
@@ -1134,6 +1130,16 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
   return true;
 }
 
+/* Applies map_op and arena_op (their init, or their free) to the maps and
+ * arenas of the executor and of its block x->k, set up and torn down
+ * together by tl_simt_exec. */
+static void exec_storage(sx *x, void (*map_op)(tl_map *), void (*arena_op)(tl_arena *)) {
+  tl_map *maps[] = {&x->env, &x->gbufs, &x->k->bufs, &x->k->smem_off};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) map_op(maps[i]);
+  arena_op(&x->arena);
+  arena_op(&x->k->arena);
+}
+
 bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int nargs, const int64_t *dyn, int ndyn,
                   const tl_simt_options *opts, tl_diag *d) {
   if (!m || !d || func < 0 || func >= m->nfuncs || !m->funcs[func] || (nargs > 0 && !args) || (ndyn > 0 && !dyn)) {
@@ -1153,12 +1159,7 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
   x.schedule_seed = opts ? opts->schedule_seed : 0;
   x.opts = opts;
   x.ws = opts ? opts->workspaces : NULL;
-  tl_arena_init(&x.arena);
-  tl_arena_init(&blk.arena);
-  tl_map_init(&x.env);
-  tl_map_init(&x.gbufs);
-  tl_map_init(&blk.bufs);
-  tl_map_init(&blk.smem_off);
+  exec_storage(&x, tl_map_init, tl_arena_init);
   bool ok = false;
   uint8_t *mask = NULL;
   const tl_stmt *k = tl_ir_find_kernel(x.f->body);
@@ -1193,11 +1194,6 @@ done:
   free_block(&blk);
   for (int i = 0; i < x.nchunks; i++) free(x.chunks[i].data);
   free(x.chunks);
-  tl_map_free(&x.env);
-  tl_map_free(&x.gbufs);
-  tl_map_free(&blk.bufs);
-  tl_map_free(&blk.smem_off);
-  tl_arena_free(&blk.arena);
-  tl_arena_free(&x.arena);
+  exec_storage(&x, tl_map_free, tl_arena_free);
   return ok && !x.failed;
 }

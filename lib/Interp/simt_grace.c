@@ -47,25 +47,19 @@ typedef struct sx_gel {
 
 /* ---------------------------------------------------------------- launch */
 
-typedef struct stores_scan {
-  tl_visitor v;
-  tl_map *out;
-  bool oom;
-} stores_scan;
-
+/* The buffers a kernel stores to or updates atomically, gathered by a
+ * tl_map_visitor. */
 static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
-  stores_scan *sc = (stores_scan *)v;
-  if (s->kind == TL_STMT_STORE && !tl_map_put(sc->out, s->u.store.buffer, (void *)1)) sc->oom = true;
+  if (s->kind == TL_STMT_STORE) tl_map_visitor_add((tl_map_visitor *)v, s->u.store.buffer);
 }
 
 static void scan_expr(tl_visitor *v, const tl_expr *e) {
-  stores_scan *sc = (stores_scan *)v;
   if (e->kind != TL_EXPR_CALL || e->u.call.n < 1 ||
       (e->u.call.op != TL_INTRIN_PTX_ATOMIC_ADD && e->u.call.op != TL_INTRIN_PTX_ATOMIC_MAX &&
        e->u.call.op != TL_INTRIN_PTX_ATOMIC_MIN))
     return;
   const tl_expr *a = e->u.call.args[0];
-  if (a && a->kind == TL_EXPR_BUFFER && a->u.buffer && !tl_map_put(sc->out, a->u.buffer, (void *)1)) sc->oom = true;
+  if (a && a->kind == TL_EXPR_BUFFER) tl_map_visitor_add((tl_map_visitor *)v, a->u.buffer);
 }
 
 void sx_gsh_free(sx *x) {
@@ -83,7 +77,7 @@ bool sx_gsh_launch(sx *x, const tl_stmt *s) {
   if (!x->check) return true;
   tl_map stored;
   tl_map_init(&stored);
-  stores_scan sc = {.v = {.stmt = scan_stmt, .expr = scan_expr}, .out = &stored};
+  tl_map_visitor sc = {.v = {.stmt = scan_stmt, .expr = scan_expr}, .set = &stored};
   tl_visit_stmt(&sc.v, s->u.kernel.body);
   for (int i = 0; !sc.oom && i < x->f->nparams; i++) {
     if (x->f->params[i].kind == TL_PARAM_SCALAR) continue;

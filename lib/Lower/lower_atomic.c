@@ -71,13 +71,7 @@ typedef struct at_state {
   const char *opname; /* the op being lowered, for messages ("atomic_add") */
 } at_state;
 
-#define CHECK(x)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(x)) {                                                                                                        \
-      st->w.oom = true;                                                                                                \
-      return NULL;                                                                                                     \
-    }                                                                                                                  \
-  } while (0)
+#define CHECK(x) TL_TRY_ALLOC(x, st->w.oom, NULL)
 
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
@@ -452,13 +446,7 @@ typedef struct av_state {
 } av_state;
 
 #undef CHECK
-#define CHECK(x)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(x)) {                                                                                                        \
-      st->oom = true;                                                                                                  \
-      return NULL;                                                                                                     \
-    }                                                                                                                  \
-  } while (0)
+#define CHECK(x) TL_TRY_ALLOC(x, st->oom, NULL)
 
 /* e with variable v replaced by r (IR/rewrite.h: rebuilt through the
  * folding constructors; subtrees free of v are shared). */

@@ -69,13 +69,7 @@ typedef struct rd {
   TL_VEC(tl_stmt *) out; /* emitted statements */
 } rd;
 
-#define NEED(x)                                                                                                        \
-  do {                                                                                                                 \
-    if (!(x)) {                                                                                                        \
-      r->oom = true;                                                                                                   \
-      return NULL;                                                                                                     \
-    }                                                                                                                  \
-  } while (0)
+#define NEED(x) TL_TRY_ALLOC(x, r->oom, NULL)
 
 static const char *op_spelling(int op) { return op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "reduce"; }
 

@@ -66,13 +66,7 @@ typedef struct lt_state {
   bool ws; /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
 } lt_state;
 
-#define CHECK(x)                                                                                                       \
-  do {                                                                                                                 \
-    if (!(x)) {                                                                                                        \
-      st->w.oom = true;                                                                                                \
-      return NULL;                                                                                                     \
-    }                                                                                                                  \
-  } while (0)
+#define CHECK(x) TL_TRY_ALLOC(x, st->w.oom, NULL)
 
 static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
   tl_error(st->w.d, loc, fmt, a, b);
@@ -1365,11 +1359,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
     tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
     if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
-    tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_IF);
+    tl_stmt *r = tl_ir_if(m, s->loc, c, t, e);
     CHECK(r);
-    r->u.ifs.cond = c;
-    r->u.ifs.then_s = t;
-    r->u.ifs.else_s = e;
     return r;
   }
   case TL_STMT_LET: {

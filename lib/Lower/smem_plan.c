@@ -39,10 +39,11 @@ typedef struct sbuf {
 } sbuf;
 
 typedef struct sp_state {
-  tl_visitor v; /* first: collect_alloc casts back */
+  tl_visitor v; /* first: collect_alloc and align_swizzled cast back */
   tl_module *m;
   tl_diag *d;
   TL_VEC(sbuf) bufs;
+  int pos; /* the top-level position whose uses are being recorded */
   bool oom, too_deep;
 } sp_state;
 
@@ -83,34 +84,30 @@ static void use(sp_state *st, const tl_buffer *b, int pos) {
   if (pos > x->last) x->last = pos;
 }
 
-/* Every buffer a top-level statement touches (loads, stores, buffer
- * arguments of intrinsics, tile-op regions) is used at position pos. */
+/* Every buffer a top-level statement touches (tl_visit_buffers: loads,
+ * stores, buffer arguments of intrinsics, tile-op regions) is used at the
+ * position st->pos. */
 typedef struct sp_uses {
-  tl_visitor v;
+  tl_buffer_visitor bv; /* first: uses_buffer casts back */
   sp_state *st;
-  int pos;
 } sp_uses;
-static void uses_expr(tl_visitor *v, const tl_expr *e) {
-  sp_uses *u = (sp_uses *)v;
-  if (e->kind == TL_EXPR_LOAD) use(u->st, e->u.load.buffer, u->pos);
-  if (e->kind == TL_EXPR_BUFFER) use(u->st, e->u.buffer, u->pos);
-  /* TMA and wgmma key their swizzle on shared-address bits 7-9: their tiles
-   * start 1024-byte aligned (docs/hopper.md "The shared-memory image") */
+static void uses_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
+  sp_state *st = ((sp_uses *)bv)->st;
+  use(st, b, st->pos);
+}
+
+/* A tl_visitor callback (through st->v): TMA and wgmma key their swizzle on
+ * shared-address bits 7-9, so the 2-byte tiles they name start 1024-byte
+ * aligned (docs/hopper.md "The shared-memory image"). */
+static void align_swizzled(tl_visitor *v, const tl_expr *e) {
+  sp_state *st = (sp_state *)v;
   if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_TMA_STORE ||
                                   e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
     for (int a = 0; a < e->u.call.n; a++) {
       const tl_expr *x = e->u.call.args[a];
-      int i = x && x->kind == TL_EXPR_BUFFER ? find(u->st, x->u.buffer) : -1;
-      if (i >= 0 && tl_dtype_bytes(x->u.buffer->dtype) == 2) u->st->bufs.data[i].align = 1024;
+      int i = x && x->kind == TL_EXPR_BUFFER ? find(st, x->u.buffer) : -1;
+      if (i >= 0 && tl_dtype_bytes(x->u.buffer->dtype) == 2) st->bufs.data[i].align = 1024;
     }
-}
-static void uses_stmt(tl_visitor *v, const tl_stmt *s) {
-  sp_uses *u = (sp_uses *)v;
-  if (s->kind == TL_STMT_STORE) use(u->st, s->u.store.buffer, u->pos);
-}
-static void uses_region(tl_visitor *v, const tl_region *r) {
-  sp_uses *u = (sp_uses *)v;
-  use(u->st, r->buffer, u->pos);
 }
 
 /* Does s begin with a T.sync_threads() (itself, or a sequence whose first
@@ -144,10 +141,15 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
   tl_stmt *body = k->u.kernel.body;
   int n = body->kind == TL_STMT_SEQ ? body->u.seq.n : 1;
   tl_stmt **top = body->kind == TL_STMT_SEQ ? body->u.seq.stmts : &k->u.kernel.body;
+  sp_uses u = {.bv = {.buffer = uses_buffer}, .st = &st};
   for (int p = 0; ok && p < n; p++) {
-    sp_uses u = {{uses_expr, uses_stmt, uses_region, false, 0}, &st, p};
-    tl_visit_stmt(&u.v, top[p]);
-    if (u.v.too_deep) st.too_deep = true;
+    st.pos = p;
+    if (!tl_visit_buffers(&u.bv, top[p])) st.too_deep = true;
+  }
+  if (ok) {
+    st.v = (tl_visitor){.expr = align_swizzled};
+    tl_visit_stmt(&st.v, body);
+    if (st.v.too_deep) st.too_deep = true;
   }
   if (st.too_deep) {
     tl_error(d, f->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);

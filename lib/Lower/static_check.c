@@ -374,17 +374,16 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
     for (int i = 0; i < e->u.load.n; i++) walk_expr(st, e->u.load.indices[i], guarded, depth + 1);
     return;
   case TL_EXPR_BINARY:
-    walk_expr(st, e->u.bin.a, guarded, depth + 1);
-    walk_expr(st, e->u.bin.b, guarded, depth + 1);
-    if (!guarded) check_int32_overflow(st, e);
+  case TL_EXPR_UNARY:
+  case TL_EXPR_CAST:
+  case TL_EXPR_SELECT: {
+    const tl_expr *ops[3];
+    int n = tl_expr_operands(e, ops);
+    for (int i = 0; i < n; i++) /* a select's arms are guarded by its condition */
+      walk_expr(st, ops[i], guarded || (e->kind == TL_EXPR_SELECT && i > 0), depth + 1);
+    if (e->kind == TL_EXPR_BINARY && !guarded) check_int32_overflow(st, e);
     return;
-  case TL_EXPR_UNARY: walk_expr(st, e->u.un.a, guarded, depth + 1); return;
-  case TL_EXPR_CAST: walk_expr(st, e->u.cast.value, guarded, depth + 1); return;
-  case TL_EXPR_SELECT:
-    walk_expr(st, e->u.sel.cond, guarded, depth + 1);
-    walk_expr(st, e->u.sel.t, true, depth + 1);
-    walk_expr(st, e->u.sel.f, true, depth + 1);
-    return;
+  }
   case TL_EXPR_CALL:
     for (int i = 0; i < e->u.call.n; i++) {
       const tl_expr *a = e->u.call.args[i];

@@ -26,30 +26,20 @@ static bool add_name(tl_names *n, const char *name) {
 }
 
 /* The names a statement tree binds (loop, block and let variables,
- * allocated buffers), gathered by a tl_visitor. */
-typedef struct names_visit {
-  tl_visitor v;
-  tl_names *n;
-  bool oom;
-} names_visit;
-
-static void name_of(names_visit *u, const char *name) {
-  if (!add_name(u->n, name)) u->oom = true;
-}
-
+ * allocated buffers), gathered into the set by a tl_map_visitor. */
 static void names_stmt(tl_visitor *v, const tl_stmt *s) {
-  names_visit *u = (names_visit *)v;
+  tl_map_visitor *u = (tl_map_visitor *)v;
   switch (s->kind) {
   case TL_STMT_FOR:
     for (int i = 0; i < s->u.loop.nvars; i++)
-      if (s->u.loop.vars[i]) name_of(u, s->u.loop.vars[i]->name);
+      if (s->u.loop.vars[i]) tl_map_visitor_add(u, s->u.loop.vars[i]->name);
     return;
   case TL_STMT_KERNEL:
     for (int i = 0; i < s->u.kernel.ngrid; i++)
-      if (s->u.kernel.block_vars[i]) name_of(u, s->u.kernel.block_vars[i]->name);
+      if (s->u.kernel.block_vars[i]) tl_map_visitor_add(u, s->u.kernel.block_vars[i]->name);
     return;
-  case TL_STMT_ALLOC: name_of(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
-  case TL_STMT_LET: name_of(u, s->u.let.var ? s->u.let.var->name : NULL); return;
+  case TL_STMT_ALLOC: tl_map_visitor_add(u, s->u.alloc.buffer ? s->u.alloc.buffer->name : NULL); return;
+  case TL_STMT_LET: tl_map_visitor_add(u, s->u.let.var ? s->u.let.var->name : NULL); return;
   default: return;
   }
 }
@@ -68,7 +58,7 @@ bool tl_names_collect(tl_names *n, tl_module *m, const tl_primfunc *f) {
   /* T.* and the function name itself are never variable names, but a user
    * could call a variable T: keep it out of fresh names too. */
   if (!add_name(n, tl_intern_str(&m->names, "T"))) return false;
-  names_visit u = {.v = {.stmt = names_stmt}, .n = n};
+  tl_map_visitor u = {.v = {.stmt = names_stmt}, .set = &n->set};
   tl_visit_stmt(&u.v, f->body);
   return !u.oom;
 }
@@ -448,12 +438,7 @@ tl_stmt *tl_lo_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_s
     if (c) return then_s;
     return else_s ? else_s : tl_ir_seq(m, loc, 0, NULL);
   }
-  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_IF);
-  if (!s) return NULL;
-  s->u.ifs.cond = cond;
-  s->u.ifs.then_s = then_s;
-  s->u.ifs.else_s = else_s;
-  return s;
+  return tl_ir_if(m, loc, cond, then_s, else_s);
 }
 
 tl_stmt *tl_lo_for(tl_module *m, tl_loc loc, tl_loop_kind kind, tl_var *v, tl_expr *extent, tl_stmt *body) {

@@ -283,14 +283,12 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
   case TL_INTRIN_SYNC_THREADS: cg_error(g, loc, "T.sync_threads() has no value"); return NULL;
   case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
-  case TL_INTRIN_IF_THEN_ELSE: NEED(3); return gen_select(g, args[0], args[1], args[2], e->dtype);
-  case TL_INTRIN_MIN:
-  case TL_INTRIN_MAX:
-  case TL_INTRIN_FLOORDIV:
-  case TL_INTRIN_FLOORMOD:
-  case TL_INTRIN_TRUNCDIV:
-  case TL_INTRIN_TRUNCMOD:
-  case TL_INTRIN_CEILDIV: NEED(2); return cg_gen_binop_call(g, e, op);
+  case TL_INTRIN_IF_THEN_ELSE:
+    NEED(3);
+    return gen_select(g, args[0], args[1], args[2], e->dtype);
+  TL_INTRIN_CASES_MINMAX_DIV:
+    NEED(2);
+    return cg_gen_binop_call(g, e, op);
   case TL_INTRIN_ABS: NEED(1); return cg_gen_abs(g, e);
   case TL_INTRIN_ISNAN:
   case TL_INTRIN_ISINF:
@@ -325,16 +323,10 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_LOG1P:
   case TL_INTRIN_ERF:
   case TL_INTRIN_RSQRT:
-  case TL_INTRIN_FMOD: NEED(tl_intrinsics[op].min_args); return cg_gen_float_math(g, e, op, -1);
-  case TL_INTRIN_PTX_LDMATRIX:
-  case TL_INTRIN_PTX_STMATRIX:
-  case TL_INTRIN_PTX_MMA:
-  case TL_INTRIN_PTX_CP_ASYNC:
-  case TL_INTRIN_PTX_COMMIT_GROUP:
-  case TL_INTRIN_PTX_WAIT_GROUP:
-  TL_INTRIN_CASES_ASYNC_PIPELINE:
-  TL_INTRIN_CASES_TMA:
-  TL_INTRIN_CASES_WGMMA:
+  case TL_INTRIN_FMOD:
+    NEED(tl_intrinsics[op].min_args);
+    return cg_gen_float_math(g, e, op, -1);
+  TL_INTRIN_CASES_SIMT_STMT:
     break; /* statements (gen_eval) */
   }
 #undef NEED

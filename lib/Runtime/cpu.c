@@ -231,23 +231,7 @@ static bool eval_int(flop_env *env, const tl_expr *e, int64_t *out, int depth) {
   case TL_EXPR_BINARY: {
     int64_t a, b;
     if (!eval_int(env, e->u.bin.a, &a, depth + 1) || !eval_int(env, e->u.bin.b, &b, depth + 1)) return false;
-    switch (e->u.bin.op) {
-    case TL_OP_ADD: *out = a + b; return true;
-    case TL_OP_SUB: *out = a - b; return true;
-    case TL_OP_MUL: *out = a * b; return true;
-    case TL_OP_DIV:
-    case TL_OP_FLOORDIV:
-      if (b == 0) return false;
-      *out = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) && e->u.bin.op == TL_OP_FLOORDIV);
-      return true;
-    case TL_OP_FLOORMOD:
-      if (b == 0) return false;
-      *out = ((a % b) + b) % b;
-      return true;
-    case TL_OP_MIN: *out = a < b ? a : b; return true;
-    case TL_OP_MAX: *out = a > b ? a : b; return true;
-    default: return false;
-    }
+    return tl_int_binop_fold(e->u.bin.op, TL_INT64, a, b, out); /* the IR's folding; unknown on overflow */
   }
   case TL_EXPR_CALL:
     if (e->u.call.n == 2 && e->u.call.op == TL_INTRIN_CEILDIV) {

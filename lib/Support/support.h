@@ -13,6 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Evaluates x (an allocation, or a call that fails only when one does); when
+ * it is false, sets the flag `failed` and returns `ret` from the calling
+ * function.  A file names its short form once:
+ *   #define CHECK(x) TL_TRY_ALLOC(x, st->oom, NULL) */
+#define TL_TRY_ALLOC(x, failed, ret)                                                                                   \
+  do {                                                                                                                 \
+    if (!(x)) {                                                                                                        \
+      (failed) = true;                                                                                                 \
+      return ret;                                                                                                      \
+    }                                                                                                                  \
+  } while (0)
+
 /* ------------------------------------------------------------------ arena */
 /* A bump allocator: many small allocations, freed all at once.  Memory is
  * zero-initialised and aligned to 16 bytes. */
