@@ -423,8 +423,39 @@ const char *t_callee(elab *E, const tl_ast_expr *x) {
 
 /* ------------------------------------------------------------- loops */
 
+/* T.serial's annotations={"num_stages": s}: the serial loop the pipeline
+ * pass made of a T.Pipelined loop of s >= 2 stages, as printed
+ * (lib/IR/tir.h); *num_stages = s.  No other annotation is taken. */
+static bool serial_annotations(elab *E, const tl_ast_keyword *k, const char *fn, int *num_stages) {
+  val *d = eval(E, k->value);
+  if (!d) return false;
+  if (d->k != V_DICT) {
+    err(E, k->value->loc, "%s: annotations must be a dict", fn);
+    return false;
+  }
+  for (int i = 0; i < d->u.dict.n; i++) {
+    val *key = d->u.dict.keys[i], *v = d->u.dict.vals[i];
+    if (key && key->k == V_LAZY) key = force(E, key, k->value->loc);
+    if (v && v->k == V_LAZY) v = force(E, v, k->value->loc);
+    if (!key || !v) return false;
+    if (key->k != V_STR || strcmp(key->u.s, "num_stages")) {
+      err(E, k->value->loc, "%s: only the annotation \"num_stages\" is supported", fn);
+      return false;
+    }
+    int64_t ns;
+    if (!to_const_int(E, v, k->value->loc, "num_stages", &ns)) return false;
+    if (ns < 2 || ns > 1000000) {
+      err(E, k->value->loc, "%s: annotation num_stages must be in [2, 1000000], got %lld", fn, (long long)ns);
+      return false;
+    }
+    *num_stages = (int)ns;
+  }
+  return true;
+}
+
 /* The keywords and arity of a non-parallel loop iterator: T.Pipelined's
- * num_stages (into *num_stages), T.thread_binding's thread, and 1 to 3
+ * num_stages (into *num_stages), T.serial's annotations (num_stages: a
+ * pipelined serial loop), T.thread_binding's thread, and 1 to 3
  * positional bounds otherwise. */
 static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loop_kind lk, int *num_stages) {
   if (lk == TL_LOOP_PIPELINED) {
@@ -465,6 +496,11 @@ static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loo
         return false;
       }
     }
+  } else if (lk == TL_LOOP_SERIAL && strcmp(fn, "range")) {
+    static const char *const kws[] = {"annotations", NULL};
+    if (!check_kws(E, it, fn, kws) || !check_arity(E, it, fn, 1, 3)) return false;
+    const tl_ast_keyword *ak = find_kw(it, "annotations");
+    if (ak && !serial_annotations(E, ak, fn, num_stages)) return false;
   } else {
     if (!check_kws(E, it, fn, NULL) || !check_arity(E, it, fn, 1, 3)) return false;
   }

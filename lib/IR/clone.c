@@ -239,6 +239,17 @@ static tl_primfunc *func(cloner *c, const tl_primfunc *f) {
     r->out_idx = alloc(c, sizeof(int) * (size_t)(f->nout > 0 ? f->nout : 1));
     if (r->out_idx && f->nout > 0) memcpy(r->out_idx, f->out_idx, sizeof(int) * (size_t)f->nout);
   }
+  tl_annot **tail = &r->annots; /* the annotations, in order (plain bytes) */
+  *tail = NULL;
+  for (const tl_annot *a = f->annots; a; a = a->next) {
+    tl_annot *x = alloc(c, sizeof *x);
+    void *data = alloc(c, a->size ? a->size : 1);
+    if (!x || !data) break;
+    memcpy(data, a->data, a->size);
+    *x = (tl_annot){.key = a->key, .size = a->size, .data = data};
+    *tail = x;
+    tail = &x->next;
+  }
   r->body = stmt(c, f->body);
   return r;
 }

@@ -392,6 +392,24 @@ tl_stmt *tl_ir_stmt(tl_module *m, tl_loc loc, tl_stmt_kind kind) {
   return s;
 }
 
+void *tl_func_annot(const tl_primfunc *f, const void *key) {
+  for (const tl_annot *a = f ? f->annots : NULL; a; a = a->next)
+    if (a->key == key) return a->data;
+  return NULL;
+}
+
+void *tl_func_annot_add(tl_module *m, tl_primfunc *f, const void *key, size_t size) {
+  void *have = tl_func_annot(f, key);
+  if (have) return have;
+  tl_annot *a = tl_arena_alloc(&m->arena, sizeof *a);
+  void *data = tl_arena_alloc(&m->arena, size ? size : 1);
+  if (!a || !data) return NULL;
+  memset(data, 0, size ? size : 1);
+  *a = (tl_annot){.key = key, .size = size, .data = data, .next = f->annots};
+  f->annots = a;
+  return data;
+}
+
 void tl_ir_loop_init(tl_stmt *s, tl_loop_kind kind, int nvars, tl_var **vars, tl_expr **mins, tl_expr **extents) {
   s->u.loop.kind = kind;
   s->u.loop.nvars = nvars;

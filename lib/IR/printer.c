@@ -409,6 +409,8 @@ static void print_for(tl_strbuf *out, const tl_stmt *s) {
   }
   if (s->u.loop.kind == TL_LOOP_PIPELINED && s->u.loop.num_stages >= 0)
     tl_strbuf_printf(out, ", num_stages=%d", s->u.loop.num_stages);
+  if (s->u.loop.kind == TL_LOOP_SERIAL && s->u.loop.num_stages >= 2) /* made by the pipeline pass */
+    tl_strbuf_printf(out, ", annotations={\"num_stages\": %d}", s->u.loop.num_stages);
   for (int w = 0; s->u.loop.kind == TL_LOOP_PIPELINED && w < 2 && s->u.loop.nsched > 0; w++) {
     const int *v = w ? s->u.loop.stage : s->u.loop.order;
     tl_strbuf_append(out, w ? ", stage=[" : ", order=[");

@@ -330,7 +330,16 @@ struct tl_stmt {
       tl_expr **mins;    /* per var; 0 when written with one bound */
       tl_expr **extents; /* per var */
       tl_expr *step;     /* NULL for 1 (serial/unroll with a step) */
-      int num_stages;    /* T.Pipelined; -1 when not given */
+      /* T.Pipelined: the num_stages given, -1 when not given.  T.serial:
+       * s >= 2 on the loop the pipeline pass (lib/Lower/pipeline_loop.c)
+       * made of a T.Pipelined loop whose staged shared buffers gained a
+       * leading dim of s stages, -1 otherwise; the consumers of iteration k
+       * read stage (k - lo) % s, the producer copies it issues write stage
+       * (k - lo + s - 1) % s (the stage roles, tl_lo_pipeline_stage:
+       * lib/Lower/lower_internal.h).  Printed as
+       * `annotations={"num_stages": s}`; read by the barriers pass and
+       * frag-pipeline, which clears it (SIMT IR after it has none). */
+      int num_stages;
       tl_stmt *body;
       /* T.Pipelined's order= / stage= (group= is expanded by the
        * elaborator): nsched > 0 when given, one entry per scheduled
@@ -471,18 +480,11 @@ typedef struct tl_primfunc {
    * (lowering: the warp-specialize pass takes its Hopper path only when none
    * of the three disable_* is set). */
   tl_pass_configs pass_configs;
-  /* Threads the warp-specialize pass adds after the kernel's own (the
-   * producer warpgroup, 128) while the tile passes still partition work over
-   * the kernel's `threads` (the consumers); lower-tile-ops adds them to the
-   * kernel's thread count and resets this to 0, so SIMT IR never has it. */
-  int64_t producer_threads;
-  /* Set by the warp-specialize pass: the kernel is persistent and a block
-   * may run more than one output tile (not a static grid of at most the
-   * target's SMs tiles).  The TMA-store epilogue (lib/Lower/Hopper/lower_epilogue.c)
-   * is taken only then: its stores overlap the block's next tile, while a
-   * block with one tile would only wait for them at its end (measured:
-   * docs/performance.md, "Measurements behind choices in the code"). */
-  bool ws_multi_tile;
+  /* Facts a wing of the lowering keeps on the function for its own later
+   * passes (the Hopper path's warp specialization: lib/Lower/Hopper/
+   * warp_specialize.c): plain bytes only their owner reads, found by its key
+   * (tl_func_annot); copied by tl_module_clone, never printed or compared. */
+  struct tl_annot *annots;
   tl_stmt *body;
   int64_t smem_bytes; /* dynamic shared memory per block (set by lowering) */
   /* 0: a prim_func as written (or the first stage of one with several
@@ -492,6 +494,20 @@ typedef struct tl_primfunc {
    * launched in order on one stream) */
   int stage;
 } tl_primfunc;
+
+/* One function annotation: size bytes at data (in the module's arena) that
+ * the owner of key (the address of a static object of its file) defines. */
+typedef struct tl_annot {
+  const void *key;
+  size_t size;
+  void *data;
+  struct tl_annot *next;
+} tl_annot;
+/* f's annotation of key, NULL when it has none. */
+void *tl_func_annot(const tl_primfunc *f, const void *key);
+/* f's annotation of key, added (size bytes, zeroed, in m's arena) when it
+ * has none; NULL on OOM. */
+void *tl_func_annot_add(tl_module *m, tl_primfunc *f, const void *key, size_t size);
 
 struct tl_module {
   tl_arena arena;  /* owns every node of the module */

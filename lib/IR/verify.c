@@ -581,6 +581,10 @@ static void check_for(vstate *vs, const tl_stmt *s, int depth) {
   }
   if (s->u.loop.kind == TL_LOOP_PIPELINED && s->u.loop.num_stages < -1)
     verr(vs, loc, "T.Pipelined: num_stages must be >= 0, got %d", s->u.loop.num_stages);
+  /* a pipelined serial loop (pipeline_loop.c): one variable, no step, s >= 2 stages */
+  if (s->u.loop.kind != TL_LOOP_PIPELINED && s->u.loop.num_stages >= 2 &&
+      (s->u.loop.kind != TL_LOOP_SERIAL || nv != 1 || s->u.loop.step))
+    verr(vs, loc, "num_stages=%d on a loop other than a one-variable T.serial without a step", s->u.loop.num_stages);
   size_t mark = vs->stack.len;
   for (int i = 0; i < nv; i++) {
     const tl_var *v = s->u.loop.vars[i];

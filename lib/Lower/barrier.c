@@ -21,8 +21,9 @@
  * pending-read or -written, gets a barrier before it, which clears the set.
  * Two regions are disjoint when, in some dim, both extents are constants and
  * the starts are `base + c1`, `base + c2` with the same base and
- * non-overlapping [c, c + extent), or the pipeline's stage indices
- * `(base + c1) % s`, `(base + c2) % s` with extent 1 and c1 != c2 (mod s).
+ * non-overlapping [c, c + extent), or, with extent 1, the consumer and the
+ * producer stage of an enclosing pipelined loop: the loop's num_stages and
+ * tl_lo_pipeline_stage, what the pipeline pass recorded, say which they are.
  * Loops are walked with the pending set at entry joined with the set at the
  * end of the body until it is stable (at most 4 rounds; otherwise a barrier
  * opens the body).  An `if` whose condition reads no per-thread value (the
@@ -50,8 +51,10 @@ typedef struct br_state {
   tl_diag *d;
   int errors;
   bool oom;
-  int sync_op;
   TL_VEC(const tl_var *) thread_lets; /* LET variables bound to per-thread values */
+  /* The stage expressions of the pipelined serial loops being walked, two a
+   * loop: consumer, producer (tl_lo_pipeline_stage) */
+  TL_VEC(const tl_expr *) stages;
 } br_state;
 
 static bool is_shared(const tl_buffer *b) {
@@ -94,32 +97,32 @@ static bool same_base(const tl_expr *a, const tl_expr *b) {
   return tl_expr_equal(a, b);
 }
 
-static bool dim_disjoint(const tl_expr *m1, const tl_expr *e1, const tl_expr *m2, const tl_expr *e2) {
+/* Are m1 and m2 the two stages of an enclosing pipelined loop, one the
+ * consumers' and the other the producers' (pipeline_loop.c's record)? */
+static bool pipeline_stages(const br_state *st, const tl_expr *m1, const tl_expr *m2) {
+  for (size_t i = 0; i + 1 < st->stages.len; i += 2) {
+    const tl_expr *c = st->stages.data[i], *p = st->stages.data[i + 1];
+    if ((tl_expr_equal(m1, c) && tl_expr_equal(m2, p)) || (tl_expr_equal(m1, p) && tl_expr_equal(m2, c))) return true;
+  }
+  return false;
+}
+
+static bool dim_disjoint(const br_state *st, const tl_expr *m1, const tl_expr *e1, const tl_expr *m2,
+                         const tl_expr *e2) {
   int64_t x1, x2, c1, c2;
   if (!m1 || !m2 || !tl_expr_is_const_int(e1, &x1) || !tl_expr_is_const_int(e2, &x2)) return false;
-  /* (base + c1) % s vs (base + c2) % s, extent 1 */
-  if (x1 == 1 && x2 == 1 && m1->kind == TL_EXPR_BINARY && m2->kind == TL_EXPR_BINARY &&
-      m1->u.bin.op == TL_OP_FLOORMOD && m2->u.bin.op == TL_OP_FLOORMOD) {
-    int64_t s1, s2;
-    if (tl_expr_is_const_int(m1->u.bin.b, &s1) && tl_expr_is_const_int(m2->u.bin.b, &s2) && s1 == s2 && s1 > 0) {
-      const tl_expr *b1 = split_const(m1->u.bin.a, &c1), *b2 = split_const(m2->u.bin.a, &c2);
-      if (same_base(b1, b2)) {
-        int64_t d = (c1 - c2) % s1;
-        if (d < 0) d += s1;
-        return d != 0;
-      }
-    }
-  }
+  /* a pipeline's consumer and producer stages, extent 1 */
+  if (x1 == 1 && x2 == 1 && pipeline_stages(st, m1, m2)) return true;
   const tl_expr *b1 = split_const(m1, &c1), *b2 = split_const(m2, &c2);
   if (!same_base(b1, b2)) return false;
   return c1 + x1 <= c2 || c2 + x2 <= c1;
 }
 
-static bool overlap(const access *a, const access *b) {
+static bool overlap(const br_state *st, const access *a, const access *b) {
   if (a->buf != b->buf) return false;
   if (a->ndim == 0 || b->ndim == 0 || a->ndim != b->ndim) return true;
   for (int k = 0; k < a->ndim; k++)
-    if (dim_disjoint(a->min[k], a->ext[k], b->min[k], b->ext[k])) return false;
+    if (dim_disjoint(st, a->min[k], a->ext[k], b->min[k], b->ext[k])) return false;
   return true;
 }
 
@@ -159,11 +162,11 @@ static bool set_same(const access_set *a, const access_set *b) {
 }
 
 /* Does a statement with accesses `acc` conflict with `pending`? */
-static bool conflicts(const access_set *pending, const access_set *acc) {
+static bool conflicts(const br_state *st, const access_set *pending, const access_set *acc) {
   for (size_t i = 0; i < acc->len; i++)
     for (size_t j = 0; j < pending->len; j++) {
       const access *a = &acc->data[i], *p = &pending->data[j];
-      if ((a->write || p->write) && overlap(a, p)) return true;
+      if ((a->write || p->write) && overlap(st, a, p)) return true;
     }
   return false;
 }
@@ -265,14 +268,14 @@ static bool per_thread(const br_state *st, const tl_expr *e) {
 
 /* ---------------------------------------------------------------- walk */
 static tl_stmt *sync_stmt(br_state *st, tl_loc loc) {
-  tl_stmt *s = tl_lo_eval(st->m, loc, tl_ir_call(st->m, loc, st->sync_op, 0, NULL));
+  tl_stmt *s = tl_lo_eval(st->m, loc, tl_ir_call(st->m, loc, TL_INTRIN_SYNC_THREADS, 0, NULL));
   if (!s) st->oom = true;
   return s;
 }
 
-static bool is_sync(const br_state *st, const tl_stmt *s) {
+static bool is_sync(const tl_stmt *s) {
   return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
-         s->u.eval.value->u.call.op == st->sync_op;
+         s->u.eval.value->u.call.op == TL_INTRIN_SYNC_THREADS;
 }
 
 static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth);
@@ -282,7 +285,7 @@ static tl_stmt *leaf(br_state *st, tl_stmt *s, access_set *pending) {
   access_set acc = {0};
   sum_stmt(st, s, &acc);
   tl_stmt *r = s;
-  if (conflicts(pending, &acc)) {
+  if (conflicts(st, pending, &acc)) {
     tl_stmt *two[2] = {sync_stmt(st, s->loc), s};
     pending->len = 0;
     r = two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
@@ -300,8 +303,7 @@ static tl_stmt *walk_seq(br_state *st, tl_stmt *s, access_set *pending, int dept
     tl_stmt *y = walk(st, x, pending, depth + 1);
     if (!y) break;
     /* flatten a barrier-prefixed leaf into this list */
-    if (y != x && y->kind == TL_STMT_SEQ && y->u.seq.n == 2 && is_sync(st, y->u.seq.stmts[0]) &&
-        x->kind != TL_STMT_SEQ) {
+    if (y != x && y->kind == TL_STMT_SEQ && y->u.seq.n == 2 && is_sync(y->u.seq.stmts[0]) && x->kind != TL_STMT_SEQ) {
       if (!tl_vec_push(&out, y->u.seq.stmts[0]) || !tl_vec_push(&out, y->u.seq.stmts[1])) st->oom = true;
     } else if (!tl_vec_push(&out, y)) {
       st->oom = true;
@@ -325,6 +327,12 @@ static tl_stmt *walk_seq(br_state *st, tl_stmt *s, access_set *pending, int dept
 static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   access_set entry = {0}, in = {0};
   tl_stmt *body = NULL;
+  size_t nstages = st->stages.len;
+  if (s->u.loop.kind == TL_LOOP_SERIAL && s->u.loop.num_stages >= 2) { /* a pipeline's stages */
+    tl_expr *c = tl_lo_pipeline_stage(st->m, s, TL_PIPE_CONSUMER),
+            *p = tl_lo_pipeline_stage(st->m, s, TL_PIPE_PRODUCER);
+    if (!c || !p || !tl_vec_push(&st->stages, c) || !tl_vec_push(&st->stages, p)) goto out;
+  }
   if (!set_union(st, &entry, pending)) goto out;
   if (!set_union(st, &in, pending)) goto out;
   bool stable = false;
@@ -366,6 +374,7 @@ static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int dep
     tl_vec_free(&cur);
   }
 out:
+  st->stages.len = nstages;
   tl_vec_free(&entry);
   tl_vec_free(&in);
   if (!body) {
@@ -413,7 +422,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
       return NULL;
     }
     *r = *s;
-    if (conflicts(pending, &cond)) { /* the condition itself reads pending data */
+    if (conflicts(st, pending, &cond)) { /* the condition itself reads pending data */
       tl_stmt *sy = sync_stmt(st, s->loc);
       pending->len = 0;
       set_union(st, pending, &cond);
@@ -434,7 +443,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
     return r;
   }
   case TL_STMT_EVAL:
-    if (is_sync(st, s)) {
+    if (is_sync(s)) {
       pending->len = 0;
       return s;
     }
@@ -450,15 +459,11 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
   br_state st = {.m = m, .d = d};
-  st.sync_op = TL_INTRIN_SYNC_THREADS;
-  if (st.sync_op < 0) {
-    tl_error(d, f->loc, "internal error: T.sync_threads is missing");
-    return false;
-  }
   access_set pending = {0};
   tl_stmt *b = walk(&st, f->body, &pending, 0);
   tl_vec_free(&pending);
   tl_vec_free(&st.thread_lets);
+  tl_vec_free(&st.stages);
   if (st.oom) {
     tl_error(d, f->loc, "out of memory while placing barriers");
     return false;

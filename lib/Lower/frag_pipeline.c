@@ -2,12 +2,13 @@
  * mma fragments across the k-steps of a pipelined GEMM loop, with the
  * pipeline's barrier moved in front of the last k-step's mma.sync block.
  *
- * Requires: lowered SIMT IR (after lower-tile-ops).  It looks for the serial
- * loops that the pipeline pass (pipeline_loop.c) and the gemm lowering
- * (lower_gemm.c) produce together:
+ * Requires: lowered SIMT IR (after lower-tile-ops).  It looks at the serial
+ * loops the pipeline pass (pipeline_loop.c) made, those with a stage count
+ * s >= 2 in num_stages (the pass's record, lib/IR/tir.h), for the shape that
+ * pass and the gemm lowering (lower_gemm.c) produce together:
  *
- *     for ko in T.serial(lo, lo + n):
- *         T.ptx_wait_group(w); T.sync_threads()          W, S
+ *     for ko in T.serial(lo, lo + n, annotations={"num_stages": s}):
+ *         T.ptx_wait_group(s - 2); T.sync_threads()      W, S
  *         <copies of stage ko + s - 1, commit>            I  (no fragment / mma use)
  *         <allocs of A_regs, B_regs; lets free of ko>     hoistable
  *         for kk in T.unroll(KS):                          KS even, >= 2
@@ -30,7 +31,9 @@
  * fragments: the tensor pipe keeps working across the barrier instead of
  * waiting for ldmatrix latency.
  *
- * Guarantees: a rewritten loop runs the same mma.sync on the same fragment
+ * Guarantees: no loop has num_stages any more (this pass is the last reader
+ * of the pipelines' stage counts; SIMT IR after it never shows them).  A
+ * rewritten loop runs the same mma.sync on the same fragment
  * values in the same order (see Correctness), every shared read still
  * follows the wait and barrier that make its stage complete, and no new
  * read of an in-flight stage is added; any loop that does not match the
@@ -278,7 +281,9 @@ static tl_buffer *double_buffer(fp_state *st, const tl_buffer *b, const char *ba
 static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
   tl_module *m = st->m;
   tl_loc loc = loop->loc;
-  if (loop->u.loop.kind != TL_LOOP_SERIAL || loop->u.loop.nvars != 1 || loop->u.loop.step) return NULL;
+  /* only the serial loop of a pipeline (its stage count recorded by pipeline_loop.c) */
+  int s = loop->u.loop.num_stages;
+  if (loop->u.loop.kind != TL_LOOP_SERIAL || s < 2 || loop->u.loop.nvars != 1 || loop->u.loop.step) return NULL;
   tl_var *ko = loop->u.loop.vars[0];
   tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : tl_lo_int(m, loc, 0);
   tl_expr *n = loop->u.loop.extents[0];
@@ -286,7 +291,11 @@ static tl_stmt *rewrite_loop(fp_state *st, tl_stmt *loop) {
   tl_stmt *res = NULL;
   if (!lo || !flatten(&b, loop->u.loop.body, 0) || b.len < 3) goto out;
   tl_stmt *W = b.data[0], *S = b.data[1], *G = b.data[b.len - 1];
-  if (!is_call(W, TL_INTRIN_PTX_WAIT_GROUP) || !is_call(S, TL_INTRIN_SYNC_THREADS)) goto out;
+  /* W waits for all but the s - 2 newest groups (the pipeline's wait), then S */
+  int64_t w = -1;
+  if (!is_call(W, TL_INTRIN_PTX_WAIT_GROUP) || !is_call(S, TL_INTRIN_SYNC_THREADS) || W->u.eval.value->u.call.n != 1 ||
+      !tl_expr_is_const_int(W->u.eval.value->u.call.args[0], &w) || w != s - 2)
+    goto out;
   /* G: for kk in T.unroll(KS): { for mi: ldmatrix A; for nj: ldmatrix B; for mi: for nq: mma } */
   int64_t KS = 0, z = 0;
   if (G->kind != TL_STMT_FOR || G->u.loop.kind != TL_LOOP_UNROLL || G->u.loop.nvars != 1 || G->u.loop.step ||
@@ -377,6 +386,13 @@ out:
 
 static tl_stmt *rewrite_one(void *st, tl_stmt *loop) { return ((fp_state *)st)->oom ? NULL : rewrite_loop(st, loop); }
 
+/* The last reader of the pipelines' stage counts: every loop drops it. */
+static tl_stmt *clear_stages(void *user, tl_stmt *loop) {
+  (void)user;
+  if (loop->u.loop.kind == TL_LOOP_SERIAL) loop->u.loop.num_stages = -1;
+  return NULL;
+}
+
 bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
   if (!m || !f || !f->body) return true;
@@ -386,6 +402,7 @@ bool tl_lower_frag_pipeline(tl_module *m, tl_primfunc *f, const tl_target *targe
     return false;
   }
   f->body = tl_lo_rewrite_loops(f->body, rewrite_one, &st);
+  f->body = tl_lo_rewrite_loops(f->body, clear_stages, NULL);
   tl_names_free(&st.names);
   if (st.oom) {
     tl_error(d, f->loc, "out of memory in the fragment-pipelining pass");

@@ -307,12 +307,31 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
 /* The end of a warp-specialized kernel's tile lowering (lower-tile-ops):
  * the T.sync_threads() that the tile lowering put in the consumer branch
  * become T.ptx_bar_sync(1, threads) (the producer never reaches them), and
- * the kernel's threads gain f->producer_threads (then 0).  Nothing for
+ * the kernel's threads gain the producer threads (then 0).  Nothing for
  * other kernels; false on OOM. */
 bool tl_ws_finish(tl_module *m, tl_primfunc *f);
+/* What the warp-specialize pass recorded on f (its function annotation,
+ * owned by warp_specialize.c): the threads of the producer warpgroup that
+ * the tile passes leave out of the kernel's threads until tl_ws_finish adds
+ * them (0: f is not warp-specialized, or no longer waits for them); whether
+ * a block of the persistent kernel may run several output tiles (the
+ * TMA-store epilogue is taken only then). */
+int64_t tl_ws_producer_threads(const tl_primfunc *f);
+bool tl_ws_multi_tile(const tl_primfunc *f);
 /* pipeline_loop.c: T.Pipelined → prologue + serial loop with staged shared
  * buffers and T.async_copy (tile IR → tile IR). */
 bool tl_lower_pipeline(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* The stage roles of a pipelined serial loop (num_stages s >= 2, made by
+ * pipeline_loop.c; lib/IR/tir.h): in the iteration with loop variable k
+ * from lo, the consumers read stage (k - lo) % s of the staged buffers and
+ * the producer copies issued in it (for iteration k + s - 1) write stage
+ * (k - lo + s - 1) % s.  The two differ (s >= 2), which is what lets the
+ * barriers pass leave the issue and the reads of one iteration unordered. */
+typedef enum tl_pipe_role { TL_PIPE_CONSUMER, TL_PIPE_PRODUCER } tl_pipe_role;
+/* The stage index (leading dim of a staged buffer) that role uses in an
+ * iteration of the pipelined serial loop `loop`; NULL on OOM or for a loop
+ * without stages.  The one definition of the stage expressions. */
+tl_expr *tl_lo_pipeline_stage(tl_module *m, const tl_stmt *loop, tl_pipe_role role);
 /* pipeline_sched.c: T.Pipelined order=/stage= for pipeline_loop.c (body:
  * the loop body's nb top-level statements; is_prod: which are producer
  * copies).  _candidates: statements at the last stage are not producers.

@@ -1063,7 +1063,7 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   if (WN % w != 0 || (WM * cpr) % 32 != 0) return NULL;
   if (!tl_expr_is_const_int(C->shape[1], &N) || N % w != 0) return NULL;
   if (!tl_expr_divisible(c->dst.min[1], w, NULL)) return NULL;
-  if (st->ws && st->f->ws_multi_tile && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store &&
+  if (st->ws && tl_ws_multi_tile(st->f) && st->target && st->target->tma && !st->f->pass_configs.disable_tma_store &&
       bytes == 2 && BN % 64 == 0 && BM <= 256 && tl_lo_is_param(st->f, C) && BM * BN * bytes <= st->smem_seen) {
     tl_stmt *r = tl_lower_tma_epilogue(m, &st->w.names, loc, c->src.buf, L, C, c->dst.min[0], c->dst.min[1],
                                        st->threads, fault_swap_lanes());
@@ -1425,7 +1425,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
 }
 
 bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  lt_state st = {.target = target, .f = f, .ws = f->producer_threads > 0};
+  lt_state st = {.target = target, .f = f, .ws = tl_ws_producer_threads(f) > 0};
   st.threads = 1;
   tl_map_init(&st.subst);
   st.rw.m = m;

@@ -4,7 +4,13 @@
  * Requires: a verified tile-IR function (tl_lower_check_supported passed).
  * Guarantees (on success): the allocations at the top of a T.Pipelined
  * body stand before the loop (hoist_allocs); no T.Pipelined loop remains (each became a
- * T.serial loop, kind SERIAL, num_stages -1).  For num_stages s >= 2, every
+ * T.serial loop, kind SERIAL).  The serial loop of a pipeline with staged
+ * buffers keeps its stage count s >= 2 in num_stages (printed
+ * `T.serial(..., annotations={"num_stages": s})`), and its staged accesses
+ * use the stage expressions of tl_lo_pipeline_stage (lower_internal.h): the
+ * barriers and frag-pipeline passes read the stages there instead of
+ * recovering them from the loop's shape; every other loop made here has
+ * num_stages -1.  For num_stages s >= 2, every
  * shared buffer X that is written in the loop only by top-level
  * `T.copy(global region, X region)` statements, read by no statement of the
  * body before the first of them (such a read sees the previous iteration's
@@ -440,6 +446,16 @@ static tl_stmt *issue_group(pl_state *st, const tl_stmt *loop, tl_expr *lo, tl_s
   return grp;
 }
 
+tl_expr *tl_lo_pipeline_stage(tl_module *m, const tl_stmt *loop, tl_pipe_role role) {
+  int s = loop->u.loop.num_stages;
+  if (loop->kind != TL_STMT_FOR || loop->u.loop.kind != TL_LOOP_SERIAL || s < 2 || loop->u.loop.nvars != 1) return NULL;
+  tl_loc loc = loop->loc;
+  tl_expr *lo = loop->u.loop.mins && loop->u.loop.mins[0] ? loop->u.loop.mins[0] : tl_lo_int(m, loc, 0);
+  tl_expr *rel = tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_var(m, loc, loop->u.loop.vars[0]), lo); /* k - lo */
+  if (role == TL_PIPE_PRODUCER) rel = tl_lo_add(m, loc, rel, tl_lo_int(m, loc, s - 1));
+  return tl_ir_binary(m, loc, TL_OP_FLOORMOD, rel, tl_lo_int(m, loc, s));
+}
+
 /* Transforms one T.Pipelined loop (its body already transformed). */
 static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   tl_module *m = st->m;
@@ -490,11 +506,10 @@ static tl_stmt *pipeline_loop(pl_state *st, tl_stmt *loop) {
   }
   if (nstg == 0) goto done;
 
-  /* Stage expressions. */
-  tl_expr *rel = tl_ir_binary(m, loc, TL_OP_SUB, tl_ir_var(m, loc, kv), lo); /* k - lo */
-  tl_expr *cons_stage = tl_ir_binary(m, loc, TL_OP_FLOORMOD, rel, tl_lo_int(m, loc, s));
-  tl_expr *prod_stage =
-      tl_ir_binary(m, loc, TL_OP_FLOORMOD, tl_lo_add(m, loc, rel, tl_lo_int(m, loc, s - 1)), tl_lo_int(m, loc, s));
+  /* The loop records its stages; the stage expressions follow from them. */
+  loop->u.loop.num_stages = s;
+  tl_expr *cons_stage = tl_lo_pipeline_stage(m, loop, TL_PIPE_CONSUMER);
+  tl_expr *prod_stage = tl_lo_pipeline_stage(m, loop, TL_PIPE_PRODUCER);
   tl_expr *ahead = tl_lo_add(m, loc, tl_ir_var(m, loc, kv), tl_lo_int(m, loc, s - 1));
   if (!cons_stage || !prod_stage || !ahead) {
     goto oom;

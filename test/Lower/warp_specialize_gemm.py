@@ -89,7 +89,7 @@
 # SM80: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the target has no wgmma/TMA
 # BIGACC: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the accumulators would take more than 192 registers per consumer thread (use more threads)
 # 8 tiles on 8 SMs: each block runs one tile, so the epilogue stores with
-# st.global (16-byte vectors) instead of TMA (lib/IR/tir.h ws_multi_tile).
+# st.global (16-byte vectors) instead of TMA (tl_ws_multi_tile, lib/Lower/Hopper/warp_specialize.c).
 # ONETILE: T.ptx_wgmma_wait(0, C_local, 0, 128)
 # ONETILE-NOT: T.ptx_tma_store
 # ONETILE-NOT: T.ptx_bulk_wait_group

@@ -943,3 +943,38 @@ Test(clone, copies_print_compare_and_lower_the_same) {
   cr_expect_geq(n, 40);
   cr_expect_null(tl_module_clone(NULL));
 }
+
+/* Function annotations (tl_annot, what a wing keeps on a function): found by
+ * their owner's key, added once, zeroed; the clone copies their bytes. */
+Test(clone, function_annotations) {
+  static const char key_a = 0, key_b = 0;
+  tl_module *m = tl_module_new();
+  cr_assert_not_null(m);
+  tl_primfunc *f = tl_arena_alloc(&m->arena, sizeof *f);
+  tl_primfunc **fs = tl_arena_alloc(&m->arena, sizeof *fs);
+  cr_assert(f && fs);
+  f->name = "k";
+  fs[0] = f;
+  m->funcs = fs;
+  m->nfuncs = 1;
+  cr_expect_null(tl_func_annot(f, &key_a));
+  int64_t *a = tl_func_annot_add(m, f, &key_a, sizeof(int64_t));
+  cr_assert_not_null(a);
+  cr_expect_eq(*a, 0);
+  *a = 128;
+  cr_expect_eq(tl_func_annot_add(m, f, &key_a, sizeof(int64_t)), a, "an existing annotation is returned");
+  bool *b = tl_func_annot_add(m, f, &key_b, sizeof(bool));
+  cr_assert_not_null(b);
+  *b = true;
+  cr_expect_eq(tl_func_annot(f, &key_a), a);
+  tl_module *c = tl_module_clone(m);
+  cr_assert_not_null(c);
+  const int64_t *ca = tl_func_annot(c->funcs[0], &key_a);
+  const bool *cb = tl_func_annot(c->funcs[0], &key_b);
+  cr_assert(ca && cb);
+  cr_expect_eq(*ca, 128);
+  cr_expect(*cb);
+  cr_expect_neq((const void *)ca, (const void *)a, "the clone's own copy");
+  tl_module_destroy(c);
+  tl_module_destroy(m);
+}

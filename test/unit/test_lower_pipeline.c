@@ -97,9 +97,10 @@ Test(pipeline, gemm_three_stages_structure) {
   HAS(t, "T.async_copy(A[by * 128:by * 128 + 128, 0:32], A_shared[0, 0:128, 0:32])");
   HAS(t, "T.async_copy(B[32:32 + 32, bx * 128:bx * 128 + 128], B_shared[1, 0:32, 0:128])");
   cr_expect_eq(count(t, "T.ptx_commit_group()"), 3);
-  /* the loop: wait for iteration ko's group, barrier, issue ko + 2, commit */
+  /* the loop (its stage count kept for the later passes): wait for iteration ko's group, barrier, issue
+   * ko + 2, commit */
   HAS(t,
-      "for ko in T.serial(4):\n"
+      "for ko in T.serial(4, annotations={\"num_stages\": 3}):\n"
       "            T.ptx_wait_group(1)\n"
       "            T.sync_threads()\n"
       "            if ko + 2 < 4:\n");

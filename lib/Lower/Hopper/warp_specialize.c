@@ -61,7 +61,8 @@
  * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
- * f->producer_threads = 128; lower-tile-ops adds them to the launch.
+ * The function's ws_annot (below) gets producer_threads = 128; lower-tile-ops adds them to
+ * the launch (tl_ws_finish).
  * An empty arrival per consumer warp (not per warpgroup) lets each warp
  * release a stage once its own wgmma, which reads the whole B tile, is
  * complete; a warpgroup's wgmma cannot complete before all four warps issued
@@ -116,6 +117,25 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Support/Hopper/path.h"
+
+/* The warp-specialized kernel's facts for the passes after this one: a
+ * function annotation (lib/IR/tir.h, tl_annot) that this file owns; the
+ * core reads it through tl_ws_producer_threads / tl_ws_multi_tile. */
+typedef struct ws_annot {
+  /* Threads added after the kernel's own (the producer warpgroup, 128)
+   * while the tile passes still partition work over the kernel's `threads`
+   * (the consumers); tl_ws_finish (lower-tile-ops) adds them to the
+   * kernel's thread count and resets this to 0, so SIMT IR never has it. */
+  int64_t producer_threads;
+  /* The kernel is persistent and a block may run more than one output tile
+   * (not a static grid of at most the target's SMs tiles).  The TMA-store
+   * epilogue (lower_epilogue.c) is taken only then: its stores overlap the
+   * block's next tile, while a block with one tile would only wait for them
+   * at its end (measured: docs/performance.md, "Measurements behind choices
+   * in the code"). */
+  bool multi_tile;
+} ws_annot;
+static const char ws_annot_key; /* the annotation's key is this object's address */
 
 /* ------------------------------------------------------------- matching */
 /* References of b in s (tl_lo_count_refs: reads plus writes). */
@@ -1141,8 +1161,10 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   /* a block may run several output tiles unless the grid is static and
    * has no more tiles than SMs (lower_epilogue.c stores by TMA only then) */
   int64_t gx, gy;
-  f->ws_multi_tile = *persistent && !p->attn &&
-                     !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) && gx * gy <= target->sms);
+  ws_annot *wa = tl_func_annot_add(m, f, &ws_annot_key, sizeof(ws_annot));
+  if (!wa) return NULL;
+  wa->multi_tile = *persistent && !p->attn &&
+                   !(tl_expr_is_const_int(pp.gx, &gx) && tl_expr_is_const_int(pp.gy, &gy) && gx * gy <= target->sms);
   stmt_vec pre = {0}, cons = {0}, work = {0};
   tl_buffer *mbar = NULL;
   tl_stmt *dec = NULL, *inc = NULL, *producer = NULL, *nb = NULL;
@@ -1220,7 +1242,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
       k->u.kernel.block_vars[g] = NULL;
     }
   }
-  f->producer_threads = 128;
+  wa->producer_threads = 128;
   p->kernel->u.kernel.body = nb;
   return nb;
 }
@@ -1320,7 +1342,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               "warpgroup, T.gemm as wgmma over %lld consumer warpgroups%s%s%s%s%s%s%s",
               p.stages, (long long)(p.threads / 128), persistent ? ", a persistent grid of min(tiles, SMs) blocks" : "",
               p.epi_shared ? ""
-              : f->ws_multi_tile && !f->pass_configs.disable_tma_store
+              : tl_ws_multi_tile(f) && !f->pass_configs.disable_tma_store
                   ? " (several tiles a block: a 16-bit C tile is stored by TMA, stmatrix into shared memory first)"
               : persistent ? " (one tile a block: C is stored with st.global)"
                            : "",
@@ -1420,8 +1442,19 @@ static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
   }
 }
 
+int64_t tl_ws_producer_threads(const tl_primfunc *f) {
+  const ws_annot *a = tl_func_annot(f, &ws_annot_key);
+  return a ? a->producer_threads : 0;
+}
+
+bool tl_ws_multi_tile(const tl_primfunc *f) {
+  const ws_annot *a = tl_func_annot(f, &ws_annot_key);
+  return a && a->multi_tile;
+}
+
 bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
-  tl_stmt *k = f->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
+  ws_annot *wa = tl_func_annot(f, &ws_annot_key);
+  tl_stmt *k = wa && wa->producer_threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
   if (!k) return true;
   int64_t T = 0;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &T)) return false;
@@ -1442,7 +1475,7 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
       if (!pair[1] || !(s->u.ifs.else_s = tl_ir_seq(m, s->loc, 2, pair))) return false;
     }
   }
-  k->u.kernel.threads = tl_lo_int(m, k->loc, T + f->producer_threads);
-  f->producer_threads = 0;
+  k->u.kernel.threads = tl_lo_int(m, k->loc, T + wa->producer_threads);
+  wa->producer_threads = 0;
   return k->u.kernel.threads != NULL;
 }

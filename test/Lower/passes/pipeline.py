@@ -25,7 +25,7 @@ def main(A: T.Tensor((64, 256), "float16"), B: T.Tensor((64, 32), "float16")):
 # CHECK-NEXT: T.ptx_commit_group()
 # CHECK: T.async_copy(A[0:64, 32:32 + 32], A_s[1, 0:64, 0:32])
 # CHECK-NEXT: T.ptx_commit_group()
-# CHECK-NEXT: for k in T.serial(8):
+# CHECK-NEXT: for k in T.serial(8, annotations={"num_stages": 3}):
 # CHECK-NEXT: T.ptx_wait_group(1)
 # CHECK-NEXT: T.sync_threads()
 # CHECK-NEXT: if k + 2 < 8:
