@@ -9,13 +9,43 @@
 
 static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
 
-static const char *const t_functions[] = {
-    "prim_func",     "Tensor",         "Buffer",      "dynamic",   "symbolic",      "Kernel",
-    "alloc_shared",  "alloc_fragment", "alloc_local", "alloc_var", "alloc_buffer",  "alloc_global",
-    "alloc_reducer", "Parallel",       "Pipelined",   "serial",    "Serial",        "grid",
-    "unroll",        "vectorized",     "func_attr",   "Cast",      "cast",          "infinity",
-    "ceildiv",       "if_then_else",   "Select",      "max",       "min",           "Ramp",
-    "Broadcast",     "thread_binding", "const",       "empty",     "StridedTensor", NULL};
+static const char *const t_functions[] = {"prim_func",
+                                          "Tensor",
+                                          "Buffer",
+                                          "dynamic",
+                                          "symbolic",
+                                          "Kernel",
+                                          "alloc_shared",
+                                          "alloc_fragment",
+                                          "alloc_local",
+                                          "alloc_var",
+                                          "alloc_buffer",
+                                          "alloc_global",
+                                          "alloc_reducer",
+                                          "Parallel",
+                                          "Pipelined",
+                                          "serial",
+                                          "Serial",
+                                          "grid",
+                                          "unroll",
+                                          "vectorized",
+                                          "func_attr",
+                                          "Cast",
+                                          "cast",
+                                          "infinity",
+                                          "ceildiv",
+                                          "if_then_else",
+                                          "Select",
+                                          "max",
+                                          "min",
+                                          "Ramp",
+                                          "Broadcast",
+                                          "thread_binding",
+                                          "const",
+                                          "empty",
+                                          "StridedTensor",
+                                          "Layout",
+                                          NULL};
 static const char *const py_builtins[] = {"min",   "max",        "abs",   "int",  "float",     "bool",
                                           "len",   "range",      "print", "zip",  "enumerate", "list",
                                           "tuple", "isinstance", "str",   "dict", NULL};
@@ -45,6 +75,7 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   tl_dtype dt;
   if (tl_dtype_parse(name, &dt)) return mk_dtype(E, dt);
   if (!strcmp(name, "GemmWarpPolicy")) return mk_ns(E, NS_POLICY);
+  if (!strcmp(name, "disable_warp_group_reg_alloc")) return mk_func(E, "no_set_max_nreg", false); /* TileLang's alias */
   if (in_list(t_functions, name) || in_list(lang_op_names, name) || tl_tile_op_lookup(name) >= 0 ||
       tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
@@ -119,6 +150,8 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
     if (v->u.ns == NS_TILELANG) {
       if (!strcmp(name, "language")) return mk_ns(E, NS_T);
       if (!strcmp(name, "jit")) return mk_ns(E, NS_JIT);
+      if (!strcmp(name, "cdiv")) return mk_func(E, "ceildiv", false); /* tilelang.cdiv: T.ceildiv's meaning */
+      if (!strcmp(name, "next_power_of_2")) return mk_func(E, "tilelang.next_power_of_2", true);
       return mk_opaque(E, tprintf(E, "tilelang.%s", name), "tilelang");
     }
     if (v->u.ns == NS_POLICY) {
@@ -140,6 +173,10 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
       if (!strcmp(name, "tau")) return mk_float(E, 2 * M_PI);
       if (!strcmp(name, "inf")) return mk_float(E, INFINITY);
       if (!strcmp(name, "nan")) return mk_float(E, NAN);
+    }
+    if (mod && !strcmp(mod, "tilelang") && !strcmp(v->u.op.desc, "tilelang.math")) {
+      if (!strcmp(name, "cdiv")) return mk_func(E, "ceildiv", false);
+      if (!strcmp(name, "next_power_of_2")) return mk_func(E, "tilelang.next_power_of_2", true);
     }
     if (mod && !strcmp(mod, "tilelang") && !strcmp(v->u.op.desc, "tilelang.PassConfigKey") &&
         !strncmp(name, "TL_", 3)) {
@@ -573,6 +610,15 @@ static val *call_builtin(elab *E, const char *fn, const tl_ast_expr *x) {
   val *v = a[0];
   tl_loc al = x->u.call.args[0]->loc;
   if (v->k == V_OPAQUE) return binop(E, "+", v, v, x->loc);
+  if (!strcmp(fn, "tilelang.next_power_of_2")) { /* tilelang.math: 1 << (x - 1).bit_length() */
+    if (v->k != V_INT || v->u.i > ((int64_t)1 << 62)) {
+      err_val(E, al, v, "tilelang.next_power_of_2 expects an integer constant up to 2**62, got %s", describe(E, v));
+      return NULL;
+    }
+    int64_t p = 1, m = v->u.i - 1;
+    for (m = m < 0 ? -m : m; m > 0; m >>= 1) p <<= 1; /* (-k).bit_length() == k.bit_length() */
+    return mk_int(E, p);
+  }
   if (!strcmp(fn, "len")) {
     if (v->k == V_TUPLE) return mk_int(E, v->u.tup.n);
     if (v->k == V_STR) return mk_int(E, (int64_t)strlen(v->u.s));
@@ -898,6 +944,22 @@ static val *thread_coord(elab *E, const tl_ast_expr *x, const char *fn) {
   return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
 }
 
+/* T.Layout(shape, forward_fn): a value for T.annotate_layout (elab_lang_ops.c). */
+static val *call_layout(elab *E, const tl_ast_expr *x, const char *fn) {
+  static const char *const lparams[] = {"shape", "forward_fn", NULL};
+  const tl_ast_expr *a[2] = {0};
+  if (!bind_args(E, x, fn, lparams, 2, a)) return NULL;
+  val *shv = eval(E, a[0]), *fv = shv ? eval(E, a[1]) : NULL;
+  if (!fv) return NULL;
+  if (fv->k != V_PYFUNC || fv->u.py.macro) {
+    err_val(E, a[1]->loc, fv, "T.Layout: forward_fn must be a function or lambda, got %s", describe(E, fv));
+    return NULL;
+  }
+  val *lv = mk(E, V_LAYOUT);
+  if (lv) lv->u.lay.shape = shv, lv->u.lay.fn = fv;
+  return lv;
+}
+
 static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   const char *fn = tprintf(E, "T.%s", name);
   if (!strcmp(name, "Tensor") || !strcmp(name, "Buffer")) {
@@ -964,6 +1026,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     val *y = c ? eval(E, x->u.call.args[1]) : NULL;
     return y ? binop(E, "*", c, y, x->loc) : NULL;
   }
+  if (!strcmp(name, "Layout")) return call_layout(E, x, fn);
   if (!strcmp(name, "ceildiv")) {
     val **a = eval_args(E, x, fn);
     if (!a || !check_arity(E, x, fn, 2, 2)) return NULL;

@@ -51,7 +51,8 @@ typedef enum vkind {
   V_PRIMFUNC,   /* an elaborated @T.prim_func */
   V_TENSORTYPE, /* T.Tensor(shape, dtype) */
   V_LAZY,       /* a module constant, evaluated on first use */
-  V_PYFUNC      /* a Python function or lambda run at compile time (elab_python.c) */
+  V_PYFUNC,     /* a Python function or lambda run at compile time (elab_python.c) */
+  V_LAYOUT      /* T.Layout(shape, fn): shape a tuple, fn a V_PYFUNC (elab_lang_ops.c) */
 } vkind;
 
 enum { NS_T, NS_TILELANG, NS_POLICY, NS_JIT };
@@ -126,6 +127,9 @@ struct val {
       scope *closure;
       bool macro;
     } py;
+    struct {
+      val *shape, *fn;
+    } lay;
   } u;
   bool params_ok; /* V_PRIMFUNC: parameters elaborated without error */
 };
@@ -341,7 +345,7 @@ tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr *
 /* A tile op whose region operands include a view: T.copy becomes the
  * element loop it means (appended to out, *handled); any other op is an
  * error.  Not handled (no view operand): returns true. */
-bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled);
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_expr **attrs, tl_loc loc, stmt_vec *out, bool *handled);
 /* The load b[idx] through the views (a view of another dtype assembles its
  * element's bits from the viewed elements); NULL after a reported error. */
 tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx);
@@ -443,6 +447,13 @@ val *mk_pyfunc(elab *E, const tl_ast_stmt *def, const tl_ast_expr *lambda);
  * statement gives the call's value (None without one).  NULL after a
  * located error, with a note at the call. */
 val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x);
+/* The same with n positional argument values (no T.macro), called at loc. */
+val *tl_el_call_pyfunc_values(elab *E, val *fn, int n, val **args, tl_loc loc);
+/* T.annotate_layout({B: T.Layout(shape, fn)}) of a global buffer B (kv; k
+ * and lv the key's and the layout's expressions): B's element idx lives at
+ * the row-major position of fn(*idx) in the layout's output space, for every
+ * later access of B in the prim_func (elab_lang_ops.c). */
+bool tl_el_global_layout(elab *E, val *kv, const tl_ast_expr *k, const tl_ast_expr *lv);
 /* A list/set/dict comprehension or generator expression over constants. */
 val *eval_comprehension(elab *E, const tl_ast_expr *x);
 /* An f-string of compile-time values (a V_STR). */

@@ -34,6 +34,17 @@
  *    ints, shifts and ors); storing through it is "not supported yet", as are
  *    other tile ops on a view.
  *
+ *  - T.annotate_layout({B: T.Layout(shape, fn)}) of a global buffer B
+ *    (TileLang's flash-attention backward, make_dq_layout): B's memory is
+ *    permuted, its element idx lives at the row-major position of fn(*idx) in
+ *    the layout's output space (each output's extent: its largest value + 1,
+ *    by interval arithmetic over +, -, *, // and % of constants), which must
+ *    hold as many elements as B.  B becomes a view of itself whose remapping
+ *    is fn (tl_el_global_layout): later loads, stores, T.copy and atomics
+ *    of B go through it (a region atomic becomes a T.Parallel of element
+ *    atomics, as T.copy of a view); the tile IR holds only the permuted
+ *    accesses, so both executors and the lowering agree.
+ *
  *  - T.im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad)
  *    (TileLang's copy_op.py and its SIMT lowering in src/op/copy.cc; also the
  *    deprecated T.c2d_im2col): img an (N, H, W, C) tensor, col's last two
@@ -304,13 +315,161 @@ static bool transpose(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) 
 /* ---------------------------------------------------------------- views */
 typedef struct tl_el_view {
   tl_buffer *view, *base; /* base: a declared buffer (never a view) */
+  val *lay_fn;            /* a global layout: view == base, fn its map */
+  int lay_n;              /* the layout's output dims and their extents */
+  int64_t lay_ext[LMAXD];
   struct tl_el_view *next;
 } el_view;
 
-static tl_buffer *view_base(elab *E, const tl_buffer *b) {
+static el_view *view_entry(elab *E, const tl_buffer *b) {
   for (el_view *v = E->views; v; v = v->next)
-    if (v->view == b) return v->base;
+    if (v->view == b) return v;
   return NULL;
+}
+
+static tl_buffer *view_base(elab *E, const tl_buffer *b) {
+  el_view *v = view_entry(E, b);
+  return v ? v->base : NULL;
+}
+
+/* [*lo, *hi] of e with vars[k] in [0, ext[k]); false when e is not made of
+ * constants, the variables, +, -, * and floor // and % by positive constants. */
+static bool lay_range(const tl_expr *e, int n, tl_var *const *vars, const int64_t *ext, int64_t *lo, int64_t *hi) {
+  int64_t c, al, ah, bl, bh;
+  if (tl_expr_is_const_int(e, &c)) return *lo = *hi = c, true;
+  if (e->kind == TL_EXPR_VAR) {
+    for (int k = 0; k < n; k++)
+      if (e->u.var == vars[k]) return *lo = 0, *hi = ext[k] - 1, true;
+    return false;
+  }
+  if (e->kind != TL_EXPR_BINARY || !lay_range(e->u.bin.a, n, vars, ext, &al, &ah) ||
+      !lay_range(e->u.bin.b, n, vars, ext, &bl, &bh))
+    return false;
+  const int64_t big = (int64_t)1 << 40; /* layouts index tensors: keep products exact */
+  if (al < -big || ah > big || bl < -big || bh > big) return false;
+  switch (e->u.bin.op) {
+  case TL_OP_ADD: return *lo = al + bl, *hi = ah + bh, true;
+  case TL_OP_SUB: return *lo = al - bh, *hi = ah - bl, true;
+  case TL_OP_MUL: {
+    int64_t p[4] = {al * bl, al * bh, ah * bl, ah * bh};
+    *lo = *hi = p[0];
+    for (int i = 1; i < 4; i++) *lo = p[i] < *lo ? p[i] : *lo, *hi = p[i] > *hi ? p[i] : *hi;
+    return true;
+  }
+  case TL_OP_FLOORDIV:
+    if (bl != bh || bl <= 0) return false;
+    *lo = al >= 0 ? al / bl : -((-al + bl - 1) / bl);
+    *hi = ah >= 0 ? ah / bl : -((-ah + bl - 1) / bl);
+    return true;
+  case TL_OP_FLOORMOD:
+    if (bl != bh || bl <= 0) return false;
+    if (al >= 0 && ah < bl) return *lo = al, *hi = ah, true;
+    return *lo = 0, *hi = bl - 1, true;
+  default: return false;
+  }
+}
+
+/* fn(*idx) of a global layout: its outputs as IR expressions (out[lay_n]). */
+static bool layout_apply(elab *E, tl_loc loc, const el_view *ev, const char *name, int n, tl_expr *const *idx,
+                         tl_expr **out, int *nout) {
+  val *args[LMAXD];
+  for (int k = 0; k < n; k++)
+    if (!(args[k] = mk_expr(E, idx[k]))) return false;
+  val *r = tl_el_call_pyfunc_values(E, ev->lay_fn, n, args, loc);
+  if (!r) return false;
+  if (r->k != V_TUPLE || r->u.tup.n < 1 || r->u.tup.n > LMAXD) {
+    err_val(E, loc, r, "the T.Layout of '%s' must give a list of 1 to %d indices, got %s", name, LMAXD, describe(E, r));
+    return false;
+  }
+  for (int k = 0; k < r->u.tup.n; k++)
+    if (!(out[k] = to_expr(E, r->u.tup.items[k], loc))) return false;
+  *nout = r->u.tup.n;
+  return true;
+}
+
+/* The row-major position of element idx of a buffer with a global layout. */
+static tl_expr *layout_flat(elab *E, tl_loc loc, const el_view *ev, int n, tl_expr *const *idx) {
+  tl_expr *o[LMAXD];
+  int no;
+  if (n != ev->view->ndim) {
+    err(E, loc, "'%s' has %d dimensions, indexed with %d", ev->view->name, ev->view->ndim, n);
+    return NULL;
+  }
+  if (!layout_apply(E, loc, ev, ev->view->name, n, idx, o, &no)) return NULL;
+  if (no != ev->lay_n) {
+    err(E, loc, "the T.Layout of '%s' gave %d indices here, %d where it was annotated", ev->view->name, no, ev->lay_n);
+    return NULL;
+  }
+  tl_expr *flat = lit_int(E, loc, 0);
+  for (int k = 0; flat && k < no; k++)
+    flat = bin(E, loc, TL_OP_ADD, bin(E, loc, TL_OP_MUL, flat, lit_int(E, loc, ev->lay_ext[k])), o[k]);
+  return flat;
+}
+
+bool tl_el_global_layout(elab *E, val *kv, const tl_ast_expr *k, const tl_ast_expr *lv) {
+  tl_buffer *b = kv->u.buf;
+  val *L = eval(E, lv);
+  if (!L) return false;
+  if (L->k != V_LAYOUT) {
+    err_val(E, lv->loc, L,
+            "T.annotate_layout: the layout of the global buffer '%s' must be a T.Layout(shape, "
+            "forward_fn), got %s",
+            b->name, describe(E, L));
+    return false;
+  }
+  for (el_view *v = E->views; v; v = v->next)
+    if (v->view == b || v->base == b) {
+      err(E, k->loc, "T.annotate_layout: '%s' %s", b->name,
+          v->lay_fn ? "already has a layout" : "is a T.view / T.reshape or has one (not supported yet with a layout)");
+      return false;
+    }
+  int n = b->ndim;
+  int64_t ext[LMAXD], total = 1, slots = 1;
+  const val *sh = L->u.lay.shape;
+  bool same = sh->k == V_TUPLE && sh->u.tup.n == n && n >= 1 && n <= LMAXD && !b->strides;
+  for (int d = 0; same && d < n; d++) {
+    int64_t s;
+    same = tl_expr_is_const_int(b->shape[d], &ext[d]) && is_num(sh->u.tup.items[d]) &&
+           (s = as_i(sh->u.tup.items[d])) == ext[d] && ext[d] > 0 && !__builtin_mul_overflow(total, ext[d], &total);
+  }
+  if (!same) {
+    err(E, lv->loc,
+        "T.annotate_layout: the T.Layout of the global buffer '%s' must have its constant, contiguous "
+        "shape (at most %d dims)",
+        b->name, LMAXD);
+    return false;
+  }
+  el_view *ev = talloc(E, sizeof *ev);
+  tl_var *vars[LMAXD];
+  tl_expr *ix[LMAXD], *o[LMAXD];
+  if (!ev) return false;
+  *ev = (el_view){.view = b, .base = b, .lay_fn = L->u.lay.fn};
+  for (int d = 0; d < n; d++) {
+    vars[d] = tl_ir_new_var(E->m, lv->loc, intern(E, tprintf(E, "%s_i%d", b->name, d)), TL_INT32, TL_VAR_LOOP);
+    if (!vars[d] || !(ix[d] = chk(E, tl_ir_var(E->m, lv->loc, vars[d])))) return oom(E), false;
+  }
+  if (!layout_apply(E, lv->loc, ev, b->name, n, ix, o, &ev->lay_n)) return false;
+  for (int d = 0; d < ev->lay_n; d++) {
+    int64_t lo, hi;
+    if (!lay_range(o[d], n, vars, ext, &lo, &hi) || lo < 0 || __builtin_mul_overflow(slots, hi + 1, &slots)) {
+      err(E, lv->loc,
+          "T.annotate_layout: index %d of the T.Layout of '%s' is not a bounded non-negative index "
+          "(constants, the buffer's indices, +, -, *, // and %% by positive constants)",
+          d, b->name);
+      return false;
+    }
+    ev->lay_ext[d] = hi + 1;
+  }
+  if (slots != total) {
+    err(E, lv->loc,
+        "T.annotate_layout: the T.Layout of '%s' maps its %lld elements into %lld places; a global "
+        "buffer's layout must be one-to-one",
+        b->name, (long long)total, (long long)slots);
+    return false;
+  }
+  ev->next = E->views;
+  E->views = ev;
+  return true;
 }
 
 /* The number of elements of b: a constant (*c, true) or an expression. */
@@ -354,6 +513,11 @@ val *tl_el_make_view(elab *E, const tl_ast_expr *x, const tl_ast_expr *const a[3
   }
   tl_buffer *src = sv->u.buf, *base = view_base(E, src);
   if (!base) base = src;
+  el_view *sl = view_entry(E, base);
+  if (sl && sl->lay_fn) {
+    err(E, a[0]->loc, "%s of '%s', which has a T.Layout, is not supported yet", fn, base->name);
+    return NULL;
+  }
   if (base->strides) {
     err(E, a[0]->loc, "%s of the strided tensor '%s' is not supported yet", fn, base->name);
     return NULL;
@@ -443,7 +607,8 @@ tl_buffer *tl_el_view_remap(elab *E, tl_loc loc, tl_buffer *b, int *n, tl_expr *
         tl_dtype_name(b->dtype), tl_dtype_name(base->dtype));
     return NULL;
   }
-  tl_expr *flat = view_flat(E, loc, b, *n, *idx);
+  el_view *ev = view_entry(E, b);
+  tl_expr *flat = ev->lay_fn ? layout_flat(E, loc, ev, *n, *idx) : view_flat(E, loc, b, *n, *idx);
   return flat && base_indices(E, loc, base, flat, n, idx) ? base : NULL;
 }
 
@@ -493,29 +658,89 @@ tl_expr *tl_el_view_load(elab *E, tl_loc loc, tl_buffer *b, int n, tl_expr **idx
   return args[0] ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_REINTERPRET, 2, args)) : NULL;
 }
 
-bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *out, bool *handled) {
+/* T.<op>(db[di], v) of one element (an atomic tile op, attrs its attributes). */
+static tl_stmt *element_atomic(elab *E, tl_loc loc, int op, tl_buffer *db, int n, tl_expr **di, tl_expr *v,
+                               tl_expr **attrs) {
+  tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_TILE);
+  tl_operand *a = s ? malloc_ir(E, sizeof(tl_operand) * 2) : NULL;
+  tl_expr **ext = a ? malloc_ir(E, sizeof(tl_expr *) * (size_t)(n ? n : 1)) : NULL;
+  if (!ext) return s ? NULL : oom(E);
+  for (int k = 0; k < n; k++)
+    if (!(ext[k] = lit_int(E, loc, 1))) return NULL;
+  memset(a, 0, sizeof(tl_operand) * 2);
+  a[0].kind = TL_OPND_REGION;
+  a[0].loc = loc;
+  a[0].region = (tl_region){.buffer = db, .ndim = n, .min = di, .extent = ext};
+  a[1].kind = TL_OPND_EXPR;
+  a[1].loc = loc;
+  a[1].expr = v;
+  s->u.tile.op = op;
+  s->u.tile.nargs = 2;
+  s->u.tile.args = a;
+  s->u.tile.attrs = attrs;
+  return s;
+}
+
+/* The operands of an element atomic on a buffer with a global layout take
+ * the element it maps to in place; *vo: the last view operand left. */
+static bool layout_elements(elab *E, int op, operand_vec *ops, const tl_operand **vo) {
+  bool atomic = op == TL_TILE_ATOMIC_ADD || op == TL_TILE_ATOMIC_MAX || op == TL_TILE_ATOMIC_MIN;
+  for (size_t i = 0; i < ops->len; i++) {
+    tl_operand *o = &ops->data[i];
+    if (o->kind != TL_OPND_REGION || !view_base(E, o->region.buffer)) continue;
+    el_view *ev = view_entry(E, o->region.buffer);
+    bool unit = atomic && ev->lay_fn;
+    for (int k = 0; unit && k < o->region.ndim; k++) {
+      int64_t e;
+      unit = tl_expr_is_const_int(o->region.extent[k], &e) && e == 1;
+    }
+    if (!unit) {
+      *vo = o;
+      continue;
+    }
+    /* one element of a buffer with a global layout: the element it maps to */
+    int n = o->region.ndim;
+    tl_expr **ix = malloc_ir(E, sizeof(tl_expr *) * (size_t)(n ? n : 1));
+    if (!ix) return false;
+    for (int k = 0; k < n; k++) ix[k] = o->region.min[k];
+    if (!tl_el_view_remap(E, o->loc, o->region.buffer, &n, &ix)) return false;
+    o->region.min = ix;
+  }
+  return true;
+}
+
+bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_expr **attrs, tl_loc loc, stmt_vec *out, bool *handled) {
   *handled = false;
   const tl_operand *vo = NULL;
-  for (size_t i = 0; i < ops->len; i++)
-    if (ops->data[i].kind == TL_OPND_REGION && view_base(E, ops->data[i].region.buffer)) vo = &ops->data[i];
+  if (!layout_elements(E, op, ops, &vo)) return false;
   if (!vo) return true;
   *handled = true;
-  if (op != TL_TILE_COPY || ops->len != 2) {
-    err(E, vo->loc,
-        "T.%s on the view '%s' (T.view / T.reshape) is not supported yet (T.copy and element accesses "
-        "are)",
-        tl_tile_ops[op].name, vo->region.buffer->name);
+  /* T.atomic_add / _max / _min(dst, src) of regions: as T.copy(src, dst), each element an atomic */
+  bool atomic = (op == TL_TILE_ATOMIC_ADD || op == TL_TILE_ATOMIC_MAX || op == TL_TILE_ATOMIC_MIN) && ops->len == 2 &&
+                ops->data[1].kind == TL_OPND_REGION;
+  if ((op != TL_TILE_COPY && !atomic) || ops->len != 2) {
+    if (view_entry(E, vo->region.buffer)->lay_fn)
+      err(E, vo->loc,
+          "T.%s of a region of '%s', which has a T.Layout, is not supported yet (T.copy, element "
+          "accesses and element atomics are)",
+          tl_tile_ops[op].name, vo->region.buffer->name);
+    else
+      err(E, vo->loc,
+          "T.%s on the view '%s' (T.view / T.reshape) is not supported yet (T.copy and element "
+          "accesses are)",
+          tl_tile_ops[op].name, vo->region.buffer->name);
     return false;
   }
   /* the extents of both sides, unit dims dropped, must agree */
-  const tl_region *r[2] = {&ops->data[0].region, &ops->data[1].region};
+  const tl_operand *od[2] = {&ops->data[atomic ? 1 : 0], &ops->data[atomic ? 0 : 1]}; /* source, destination */
+  const tl_region *r[2] = {&od[0]->region, &od[1]->region};
   int64_t ext[2][LMAXD];
   int nd[2] = {0, 0};
   for (int s = 0; s < 2; s++)
     for (int k = 0; k < r[s]->ndim; k++) {
       int64_t e;
       if (!tl_expr_is_const_int(r[s]->extent[k], &e) || nd[s] >= LMAXD) {
-        err(E, ops->data[s].loc, "T.copy with a view needs constant extents (at most %d dims)", LMAXD);
+        err(E, od[s]->loc, "T.copy with a view needs constant extents (at most %d dims)", LMAXD);
         return false;
       }
       if (e != 1) ext[s][nd[s]++] = e;
@@ -534,7 +759,7 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
     tl_buffer *fb = view_base(E, r[s]->buffer);
     if (fb && fb->scope == TL_SCOPE_FRAGMENT) fs = s;
     if (fb && fb->scope == TL_SCOPE_FRAGMENT && !tl_dtype_eq(fb->dtype, r[s]->buffer->dtype)) {
-      err(E, ops->data[s].loc, "T.copy of the fragment view '%s' that changes the dtype is not supported yet",
+      err(E, od[s]->loc, "T.copy of the fragment view '%s' that changes the dtype is not supported yet",
           r[s]->buffer->name);
       return false;
     }
@@ -551,7 +776,7 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
     }
     for (int k = 0; whole_view && k < fb->ndim; k++) whole_view = tl_expr_is_const_int(fb->shape[k], &fext[k]);
     if (!whole_view) {
-      err(E, ops->data[fs].loc, "T.copy of a part of the fragment view '%s' is not supported yet", r[fs]->buffer->name);
+      err(E, od[fs]->loc, "T.copy of a part of the fragment view '%s' is not supported yet", r[fs]->buffer->name);
       return false;
     }
     np = fb->ndim;
@@ -621,7 +846,8 @@ bool tl_el_view_tile(elab *E, int op, operand_vec *ops, tl_loc loc, stmt_vec *ou
   tl_expr **si = xi[0], **di = xi[1];
   tl_expr *ld = fs == 0 ? chk(E, tl_ir_load(E->m, loc, sb, ns, si)) : tl_el_view_load(E, loc, sb, ns, si);
   if (ld && !tl_dtype_eq(ld->dtype, db->dtype)) ld = chk(E, tl_ir_cast(E->m, loc, db->dtype, ld));
-  tl_stmt *st = ld ? store(E, loc, db, ndd, di, ld) : NULL;
+  tl_stmt *st =
+      ld ? (atomic ? element_atomic(E, loc, op, db, ndd, di, ld, attrs) : store(E, loc, db, ndd, di, ld)) : NULL;
   int64_t always;
   if (st && cond && !(tl_expr_is_const_int(cond, &always) && always)) {
     tl_stmt *g = tl_ir_stmt(E->m, loc, TL_STMT_IF);

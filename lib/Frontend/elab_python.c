@@ -607,25 +607,14 @@ static bool run_macro_body(elab *E, const tl_ast_stmt *def, val **ret) {
   return *ret != NULL;
 }
 
-val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
+/* Runs fn on the bound arguments ca (call_pyfunc's contract). */
+static val *apply_pyfunc(elab *E, val *fn, call_args *ca, tl_loc loc) {
   const tl_ast_stmt *def = fn->u.py.def;
   const char *fname = def ? def->u.def.name : "<lambda>";
   int np = def ? def->u.def.nparams : fn->u.py.lambda->u.lambda.nparams;
   const tl_ast_param *ps = def ? def->u.def.params : fn->u.py.lambda->u.lambda.params;
   bool macro = fn->u.py.macro;
-  if (E->depth >= MAX_DEPTH) {
-    err(E, x->loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
-    return NULL;
-  }
-  if (macro && !(E->pf && E->stmt_out)) {
-    err(E, x->loc, "T.macro '%s' can only be called inside a @T.prim_func body", fname);
-    return NULL;
-  }
-  if (macro && !macro_ref_params(E, np, ps, fname)) return NULL;
-  call_args ca = {0};
   val *ret = NULL;
-  int nerr = E->nerr;
-  if (!eval_call_args(E, x, &ca)) goto done; /* in the caller's scope */
   E->depth++;
   scope *saved = E->sc;
   int saved_helper = E->helper_depth;
@@ -633,7 +622,7 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
   E->sc = fn->u.py.closure;
   scope *sc = push_scope(E, macro); /* a macro's names are IR names of the prim_func */
   if (sc) {
-    bool ok = bind_call_params(E, np, ps, &ca, x->loc, fname);
+    bool ok = bind_call_params(E, np, ps, ca, loc, fname);
     if (ok && macro) {
       for (int i = 0; ok && i < np; i++) {
         binding *b = tl_map_get(&sc->map, ps[i].name, NULL);
@@ -655,7 +644,48 @@ val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
   E->sc = saved;
   E->helper_depth = saved_helper;
   E->depth--;
+  return ret;
+}
+
+val *tl_el_call_pyfunc_values(elab *E, val *fn, int n, val **args, tl_loc loc) {
+  if (fn->k != V_PYFUNC || fn->u.py.macro) {
+    err_val(E, loc, fn, "expected a function or lambda, got %s", describe(E, fn));
+    return NULL;
+  }
+  if (E->depth >= MAX_DEPTH) {
+    err(E, loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
+    return NULL;
+  }
+  call_args ca = {0};
+  val *ret = NULL;
+  for (int i = 0; i < n; i++)
+    if (!tl_vec_push(&ca.pos, args[i])) goto done;
+  ret = apply_pyfunc(E, fn, &ca, loc);
 done:
+  if (!ret && E->nerr == 0) oom(E);
+  tl_vec_free(&ca.pos);
+  return ret;
+}
+
+val *call_pyfunc(elab *E, val *fn, const tl_ast_expr *x) {
+  const tl_ast_stmt *def = fn->u.py.def;
+  const char *fname = def ? def->u.def.name : "<lambda>";
+  int np = def ? def->u.def.nparams : fn->u.py.lambda->u.lambda.nparams;
+  const tl_ast_param *ps = def ? def->u.def.params : fn->u.py.lambda->u.lambda.params;
+  bool macro = fn->u.py.macro;
+  if (E->depth >= MAX_DEPTH) {
+    err(E, x->loc, "compile-time calls nested too deeply (limit %d)", MAX_DEPTH);
+    return NULL;
+  }
+  if (macro && !(E->pf && E->stmt_out)) {
+    err(E, x->loc, "T.macro '%s' can only be called inside a @T.prim_func body", fname);
+    return NULL;
+  }
+  if (macro && !macro_ref_params(E, np, ps, fname)) return NULL;
+  call_args ca = {0};
+  val *ret = NULL;
+  int nerr = E->nerr;
+  if (eval_call_args(E, x, &ca)) ret = apply_pyfunc(E, fn, &ca, x->loc); /* args in the caller's scope */
   if (!ret && E->nerr > nerr && def && !E->quiet)
     tl_note(E->d, x->loc, "in %s '%s', called here", macro ? "T.macro" : "compile-time function", fname);
   tl_vec_free(&ca.pos);

@@ -866,6 +866,10 @@ static bool layout_pairs(elab *E, const tl_ast_expr *a, operand_vec *ops) {
       err_val(E, k->loc, kv, "T.annotate_layout keys must be buffers, got %s", describe(E, kv));
       return false;
     }
+    if (kv->u.buf->scope == TL_SCOPE_GLOBAL) { /* a T.Layout permutes its memory (elab_lang_ops.c) */
+      if (!tl_el_global_layout(E, kv, k, lv)) return false;
+      continue;
+    }
     tl_operand ko = {0}, vo = {0};
     if (!region_from(E, kv, &ko, k->loc)) return false;
     vo.kind = TL_OPND_EXPR;
@@ -1086,14 +1090,6 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     }
   }
   if (ok && !pairs && takes_corner_extents(op)) copy_corner_extents(&ops, corner);
-  if (ok && !pairs) { /* an operand that is a T.view / T.reshape */
-    bool handled;
-    ok = tl_el_view_tile(E, op, &ops, loc, out, &handled);
-    if (handled || !ok) {
-      tl_vec_free(&ops);
-      return ok;
-    }
-  }
   /* Attributes: extra positional arguments, then keywords. */
   if (ok) ok = positional_attrs(E, op, x, fn, nops, attrs, given);
   for (int i = 0; ok && i < x->u.call.nkw; i++) {
@@ -1127,6 +1123,14 @@ static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_ve
     int before = E->nerr;
     attrs[ai] = attr_value(E, op, ai, v, k->value->loc);
     if (E->nerr != before) ok = false;
+  }
+  if (ok && !pairs) { /* an operand that is a T.view / T.reshape or has a global T.Layout */
+    bool handled;
+    ok = tl_el_view_tile(E, op, &ops, attrs, loc, out, &handled);
+    if (handled || !ok) {
+      tl_vec_free(&ops);
+      return ok;
+    }
   }
   if (!ok) {
     tl_vec_free(&ops);

@@ -162,6 +162,7 @@ const char *describe(elab *E, const val *v) {
   case V_OPAQUE: return tprintf(E, "'%s'", v->u.op.desc);
   case V_PRIMFUNC: return tprintf(E, "prim_func '%s'", v->u.pf->name);
   case V_TENSORTYPE: return "a tensor type";
+  case V_LAYOUT: return "a T.Layout";
   case V_PYFUNC: return v->u.py.def ? tprintf(E, "function '%s'", v->u.py.def->u.def.name) : "a lambda";
   default: return "a value";
   }

@@ -444,6 +444,18 @@ static tl_ast_expr *parse_paren(parser *p, tl_loc loc) {
   return mk_list(p, TL_AST_TUPLE, loc, mark);
 }
 
+/* A list, set or dict comprehension whose element(s) were parsed: its
+ * for_if_clauses, then the closing bracket `close` (what: its text in the
+ * error when it is missing). */
+static tl_ast_expr *closed_comprehension(parser *p, tl_ast_expr_kind kind, tl_loc loc, tl_ast_expr *elt,
+                                         tl_ast_expr *value, tl_op close, const char *what) {
+  tl_ast_expr *c = parse_comprehension(p, kind, loc, elt, value);
+  if (!c) return NULL;
+  if (!is_op(p, close)) return expected(p, what);
+  advance(p);
+  return c;
+}
+
 /* [ ... ]: a list or a list comprehension */
 static tl_ast_expr *parse_list(parser *p, tl_loc loc) {
   advance(p);
@@ -452,11 +464,7 @@ static tl_ast_expr *parse_list(parser *p, tl_loc loc) {
     tl_ast_expr *first = parse_star_named(p);
     if (!first) return NULL;
     if (at_comp_for(p)) {
-      tl_ast_expr *c = parse_comprehension(p, TL_AST_LISTCOMP, loc, first, NULL);
-      if (!c) return NULL;
-      if (!is_op(p, TL_OP_RSQB)) return expected(p, "']'");
-      advance(p);
-      return c;
+      return closed_comprehension(p, TL_AST_LISTCOMP, loc, first, NULL, TL_OP_RSQB, "']'");
     }
     if (!push(p, first)) return NULL;
     if (!parse_items(p, TL_OP_RSQB, "]")) return NULL;
@@ -528,21 +536,13 @@ static tl_ast_expr *parse_brace(parser *p, tl_loc loc) {
     tl_ast_expr *v = parse_test(p);
     if (!v) return NULL;
     if (at_comp_for(p)) {
-      tl_ast_expr *c = parse_comprehension(p, TL_AST_DICTCOMP, loc, first, v);
-      if (!c) return NULL;
-      if (!is_op(p, TL_OP_RBRACE)) return expected(p, "'}'");
-      advance(p);
-      return c;
+      return closed_comprehension(p, TL_AST_DICTCOMP, loc, first, v, TL_OP_RBRACE, "'}'");
     }
     if (!push(p, first) || !push(p, v)) return NULL;
     return finish_dict(p, loc, mark);
   }
   if (at_comp_for(p)) {
-    tl_ast_expr *c = parse_comprehension(p, TL_AST_SETCOMP, loc, first, NULL);
-    if (!c) return NULL;
-    if (!is_op(p, TL_OP_RBRACE)) return expected(p, "'}'");
-    advance(p);
-    return c;
+    return closed_comprehension(p, TL_AST_SETCOMP, loc, first, NULL, TL_OP_RBRACE, "'}'");
   }
   if (!push(p, first)) return NULL;
   if (!parse_items(p, TL_OP_RBRACE, "}")) return NULL;
@@ -627,6 +627,14 @@ static void dup_free(dup_checker *dc) {
   if (dc->used) tl_map_free(&dc->map);
 }
 
+/* Adds keyword argument kw (false when its value failed to parse, or on OOM). */
+static bool push_keyword(parser *p, tl_ast_keyword kw) {
+  if (!kw.value) return false;
+  if (tl_vec_push(&p->kws, kw)) return true;
+  oom(p);
+  return false;
+}
+
 /* One call argument: *x, **x, name=value, or an expression (a generator
  * expression when it is the only argument). */
 static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpacked_kw) {
@@ -636,12 +644,7 @@ static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpac
     advance(p);
     kw.value = parse_test(p);
     *unpacked_kw = true;
-    if (!kw.value) return false;
-    if (!tl_vec_push(&p->kws, kw)) {
-      oom(p);
-      return false;
-    }
-    return true;
+    return push_keyword(p, kw);
   }
   if (t->kind == TL_TOK_NAME && tok_is_op(peek(p, 1), TL_OP_ASSIGN)) {
     tl_ast_keyword kw = {t->text, t->loc, NULL};
@@ -652,12 +655,7 @@ static bool parse_call_arg(parser *p, dup_checker *dc, size_t kmark, bool *unpac
     advance(p);
     advance(p);
     kw.value = parse_test(p);
-    if (!kw.value) return false;
-    if (!tl_vec_push(&p->kws, kw)) {
-      oom(p);
-      return false;
-    }
-    return true;
+    return push_keyword(p, kw);
   }
   bool star = tok_is_op(t, TL_OP_STAR); /* *args may follow keywords */
   if (*unpacked_kw && !star) {

@@ -43,6 +43,9 @@ static const tl_attr_info reduce_attrs[] = {
 static const tl_attr_info atomic_attrs[] = {
     {"return_prev", TL_ATTR_BOOL, 0, NULL},
     {"memory_order", TL_ATTR_STRING, 0, NULL},
+    /* TileLang's TMA reduce-add of a shared tile (a bulk copy that adds): the
+     * same sums as element atomics, which is how it lowers here */
+    {"use_tma", TL_ATTR_BOOL, 0, NULL},
 };
 static const tl_attr_info swizzle_attrs[] = {
     {"order", TL_ATTR_STRING, 0, "row"},

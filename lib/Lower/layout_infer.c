@@ -30,7 +30,9 @@
  * PLAN layout (threads = the block's threads).  A fragment with only other
  * uses is REPLICATED (each thread holds all of it, as a T.alloc_local would).
  * A fragment with both kinds of use is a layout conflict: the error names the
- * buffer and both ops.
+ * buffer and both ops; except that one whose identity uses are only T.copy,
+ * T.fill or T.clear of it alone (no other fragment, gemm or row statistic in
+ * its class) is REPLICATED: each thread copies all of it (replicate()).
  *
  * T.gemm (docs/layouts.md).  The accumulator C of a T.gemm is
  * an identity use whose class takes the MMA_C layout (the mma.sync m16n8 C
@@ -93,6 +95,7 @@ typedef struct frag_info {
   int bytes;      /* largest element size seen by its class */
   use_site ident; /* indexed by the loop variables (gives a PLAN) */
   use_site other; /* any other use (makes it REPLICATED) */
+  bool strong;    /* an identity use other than a T.copy / T.fill / T.clear of it alone */
   /* T.gemm accumulator use (the first one) */
   bool gemm;
   tl_loc gemm_loc;
@@ -188,7 +191,10 @@ static void first_use(use_site *u, tl_loc loc, const char *by) {
   if (!u->seen) *u = (use_site){true, loc, by};
 }
 
-static void use_ident(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].ident, loc, by); }
+static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
+  first_use(&st->frags.data[i].ident, loc, by);
+  st->frags.data[i].strong = true;
+}
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].other, loc, by); }
 
@@ -259,6 +265,16 @@ static bool same_shape(const tl_buffer *a, const tl_buffer *b) {
   return true;
 }
 
+/* A tile op `by` (statement s) on a sub-region of a fragment (operand o):
+ * reported, true; false for a whole fragment. */
+static bool sub_region_refused(li_state *st, const tl_operand *o, const tl_stmt *s, const char *by) {
+  if (tl_lo_whole_region(&o->region)) return false;
+  tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
+           o->region.buffer->name);
+  st->errors++;
+  return true;
+}
+
 static void scan_tile(li_state *st, const tl_stmt *s) {
   int op = s->u.tile.op;
   const char *by = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_FILL ? "T.fill" : "T.clear";
@@ -279,14 +295,12 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     }
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
-    if (!tl_lo_whole_region(r)) {
-      tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
-               r->buffer->name);
-      st->errors++;
-      continue;
-    }
+    if (sub_region_refused(st, o, s, by)) continue;
+    bool was = st->frags.data[i].strong;
     use_ident(st, i, s->loc, by);
+    st->frags.data[i].strong = was; /* alone: any layout serves (below) */
     if (first >= 0) {
+      st->frags.data[i].strong = st->frags.data[first].strong = true;
       if (!same_shape(st->frags.data[first].buf, r->buffer)) {
         tl_error(st->d, s->loc, "T.copy between fragments '%s' and '%s' of different shapes is not lowered yet",
                  st->frags.data[first].buf->name, r->buffer->name);
@@ -342,6 +356,31 @@ static void swizzle_operand(li_state *st, tl_buffer *b) {
   else if (H % 8 == 0 && W % (2 * E) == 0) sw = 32;
   else if ((W * bytes) % 32 == 0) pad = (int)E;
   if (!tl_smem_layout_set(st->m, b, sw, pad) || !tl_map_put(&st->swizzled, b, b)) st->oom = true;
+}
+
+/* T.annotate_layout({buf: layout}): a layout of a shared or fragment buffer
+ * moves elements between banks or threads, never changes a value, so it is a
+ * hint. A TileLang swizzle constructor on a shared buffer that no T.gemm or
+ * TMA image has claimed gets the gemm-operand swizzle; any other layout
+ * leaves the choice to this pass (docs/layouts.md "Annotated layouts"). */
+static bool swizzle_name(const char *n) {
+  static const char *const names[] = {"make_swizzled_layout", "make_full_bank_swizzled_layout",
+                                      "make_half_bank_swizzled_layout", "make_quarter_bank_swizzled_layout",
+                                      "make_mma_swizzle_layout"};
+  for (size_t i = 0; n && i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(n, names[i])) return true;
+  return false;
+}
+
+static void scan_annotate(li_state *st, const tl_stmt *s) {
+  for (int i = 0; i + 1 < s->u.tile.nargs; i += 2) {
+    tl_buffer *b = s->u.tile.args[i].region.buffer;
+    const tl_expr *l = s->u.tile.args[i + 1].expr;
+    if (!b || (b->scope != TL_SCOPE_SHARED_DYN && b->scope != TL_SCOPE_SHARED) || b->layout || !l ||
+        l->kind != TL_EXPR_STRING)
+      continue;
+    if (swizzle_name(l->u.str)) swizzle_operand(st, b);
+  }
 }
 
 static void gemm_error(li_state *st, tl_loc loc, const char *msg) {
@@ -580,12 +619,7 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
       rr.src_shared = r->buffer->scope == TL_SCOPE_SHARED || r->buffer->scope == TL_SCOPE_SHARED_DYN;
     }
     if (i < 0) continue;
-    if (!tl_lo_whole_region(r)) {
-      tl_error(st->d, o->loc.file ? o->loc : s->loc, "%s of a sub-region of fragment '%s' is not lowered yet", by,
-               r->buffer->name);
-      st->errors++;
-      continue;
-    }
+    if (sub_region_refused(st, o, s, by)) continue;
     use_ident(st, i, s->loc, by);
     add_bytes(st, i, tl_dtype_bytes(r->buffer->dtype));
     if (a == 0) rr.src = i;
@@ -673,8 +707,23 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR) scan_tile(st, s);
     else if (s->u.tile.op == TL_TILE_GEMM) scan_gemm(st, s);
     else if (s->u.tile.op >= TL_TILE_REDUCE_MAX && s->u.tile.op <= TL_TILE_REDUCE_ABSMAX) scan_reduce(st, s);
+    else if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) scan_annotate(st, s);
     return;
   }
+}
+
+/* A fragment whose identity uses are only T.copy (from shared or global),
+ * T.fill or T.clear of it alone, with other uses too (a T.Parallel reading
+ * it by other indices: TileLang's D[j] in a loop over (i, j)), in no class
+ * with another fragment, a gemm or rows: REPLICATED serves both (TileLang
+ * replicates such a fragment over the threads that read it). */
+static bool replicate(li_state *st, int i) {
+  frag_info *fi = &st->frags.data[i];
+  int r = find(st, i);
+  if (fi->strong || st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls) return false;
+  for (size_t j = 0; j < st->frags.len; j++)
+    if ((int)j != i && find(st, (int)j) == r) return false;
+  return true;
 }
 
 static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes) {
@@ -1066,7 +1115,9 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
-    if (fi->ident.seen && fi->other.seen) {
+    if (fi->ident.seen && fi->other.seen && replicate(&st, (int)i)) {
+      fi->ident.seen = false; /* REPLICATED: each thread copies, fills or clears all of it */
+    } else if (fi->ident.seen && fi->other.seen) {
       tl_error(d, fi->other.loc,
                "layout conflict for fragment '%s': this %s indexes it differently from the %s "
                "that distributes it over the threads",

@@ -128,6 +128,8 @@ typedef struct tl_lo_refs {
 /* Is region r all of its buffer: no dims given, or mins 0 and extents equal
  * to the buffer's static shape? */
 bool tl_lo_whole_region(const tl_region *r);
+/* Whether a call of intrinsic op (a tl_intrin) occurs below s. */
+bool tl_lo_has_call(const tl_stmt *s, int op);
 /* Is b one of f's tensor parameters? */
 bool tl_lo_is_param(const tl_primfunc *f, const tl_buffer *b);
 tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);

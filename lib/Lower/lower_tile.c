@@ -1415,6 +1415,7 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       return r;
     }
     case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */ return (tl_stmt *)s;
+    case TL_TILE_ANNOTATE_LAYOUT: /* taken by layout inference; no code */ return tl_ir_seq(st->w.m, s->loc, 0, NULL);
     default:
       tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
       st->w.errors++;

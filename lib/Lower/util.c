@@ -673,6 +673,23 @@ tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b) {
   return u.r;
 }
 
+typedef struct {
+  tl_visitor v;
+  int op;
+  bool found;
+} call_visit;
+
+static void call_expr(tl_visitor *v, const tl_expr *e) {
+  call_visit *u = (call_visit *)v;
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == u->op) u->found = true;
+}
+
+bool tl_lo_has_call(const tl_stmt *s, int op) {
+  call_visit u = {.v = {.expr = call_expr}, .op = op};
+  tl_visit_stmt(&u.v, s);
+  return u.found;
+}
+
 bool tl_lo_whole_region(const tl_region *r) {
   const tl_buffer *b = r->buffer;
   if (r->ndim == 0) return true;

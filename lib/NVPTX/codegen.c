@@ -283,6 +283,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
   case TL_INTRIN_SYNC_THREADS: cg_error(g, loc, "T.sync_threads() has no value"); return NULL;
   case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
+  case TL_INTRIN_NO_SET_MAX_NREG: cg_error(g, loc, "T.no_set_max_nreg() has no value"); return NULL;
   case TL_INTRIN_IF_THEN_ELSE:
     NEED(3);
     return gen_select(g, args[0], args[1], args[2], e->dtype);
@@ -589,6 +590,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   switch ((tl_intrin)e->u.call.op) {
   case TL_INTRIN_SYNC_THREADS: return cg_gen_barrier(g);
   case TL_INTRIN_DEBUG_PRINT: return stmt_arity(g, e) && cg_gen_debug_print(g, e);
+  case TL_INTRIN_NO_SET_MAX_NREG: return true; /* a hint the warp-specialize pass read */
   case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
   case TL_INTRIN_PTX_STMATRIX: return stmt_arity(g, e) && cg_gen_stmatrix(g, e);
   case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);

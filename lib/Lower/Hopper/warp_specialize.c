@@ -1016,6 +1016,7 @@ static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **i
     acc += cm * cn / T;
   }
   *dec = *inc = NULL;
+  if (tl_lo_has_call(p->kernel, TL_INTRIN_NO_SET_MAX_NREG)) return true; /* T.no_set_max_nreg() */
   int64_t give = (65536 - 128 * 40) / T / 8 * 8;
   if (give > 240) give = 240;
   /* attention: whenever it raises the consumers' share of the register file
@@ -1380,22 +1381,6 @@ static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
   }
 }
 
-/* Does s call intrinsic `op` anywhere below it? */
-typedef struct call_finder {
-  tl_visitor v;
-  int op;
-  bool found;
-} call_finder;
-static void find_call(tl_visitor *v, const tl_expr *e) {
-  call_finder *c = (call_finder *)v;
-  if (e->kind == TL_EXPR_CALL && e->u.call.op == c->op) c->found = true;
-}
-static bool has_call(const tl_stmt *s, int op) {
-  call_finder c = {.v = {.expr = find_call}, .op = op};
-  tl_visit_stmt(&c.v, s);
-  return c.found;
-}
-
 /* Is s pp_turn's hand-over (`if wg == 0: T.ptx_bar_arrive(WS_PP_BAR + 1, ..)
  * else: T.ptx_bar_arrive(WS_PP_BAR, ..)`)? */
 static bool is_pp_arrive(const tl_stmt *s) {
@@ -1465,7 +1450,7 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
     if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
     if (s && s->kind == TL_STMT_IF && f->pass_configs.attention_pingpong && !pp_hoist(m, s->u.ifs.else_s, 0))
       return false;
-    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && tl_lo_has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
       /* the TMA-store epilogue's issuers wait for their last stores' reads
        * of shared memory only here (lower_epilogue.c) */
       tl_expr *w[2] = {tl_lo_int(m, s->loc, 0), tl_lo_int(m, s->loc, 1)};
