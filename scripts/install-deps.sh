@@ -16,6 +16,7 @@ PKGS=(
   libdlpack-dev                    # DLPack header of the runtime API
   libxxhash-dev                    # XXH3 keys and checksums of the kernel cache (lib/Runtime/cache.c)
   universal-ctags                  # scripts/check-size.sh (function extents)
+  clang-format-14                  # scripts/check-format.sh (the tree's one style)
   gnuplot-nox                      # benchmarks/results/plot.sh only (no test needs it)
 )
 

@@ -41,6 +41,9 @@ step() { printf '\n========== %s ==========\n' "$*"; }
 step "size check (files <= 1500 lines, functions <= 150 lines)"
 scripts/check-size.sh
 
+step "format check (clang-format 14, .clang-format)"
+scripts/check-format.sh
+
 step "build (gcc, -DTL_WERROR=ON)"
 cmake -S . -B build-test -DTL_WERROR=ON
 cmake --build build-test -j "$JOBS"

@@ -240,15 +240,19 @@ static void sum_expr(br_state *st, const tl_expr *e, access_set *out) {
   tl_visit_expr(&u.v, e);
 }
 
-/* Is e a node whose value differs between threads: a load of a local or
- * fragment buffer, the thread index, a thread variable, or a variable bound
- * (LET) to a per-thread value (user: the br_state with its thread_lets)? */
+/* Is e a node whose value differs between threads: a load of a local
+ * buffer, the thread index, a thread variable, or a variable bound (LET) to
+ * a per-thread value (user: the br_state with its thread_lets)?  A fragment
+ * element read here, at tile level (outside T.Parallel), is the same on every
+ * thread: layout inference makes a fragment read so REPLICATED (each thread
+ * holds all of it) or refuses it as a layout conflict; its index expression
+ * is looked at as any other. */
 static bool per_thread_node(const tl_expr *e, void *user) {
   const br_state *st = user;
   switch (e->kind) {
   case TL_EXPR_LOAD: {
     tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
-    return sc != TL_SCOPE_GLOBAL && !is_shared(e->u.load.buffer);
+    return sc != TL_SCOPE_GLOBAL && sc != TL_SCOPE_FRAGMENT && !is_shared(e->u.load.buffer);
   }
   case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
   case TL_EXPR_VAR:
