@@ -200,16 +200,30 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     return "a copied tile is not a static 2-D shared buffer";
   int r = src->ndim;
   if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
+  /* The tile's rows are any dimension rd before the last (the outermost
+   * of a (rows, 1, ..., 1, cols) tail: BSHD's (1, rows, 1, cols)), its
+   * columns the last; every other extent is 1, a box extent of 1. */
+  int rd = r - 2;
+  for (int k = r - 2; k >= 0; k--) {
+    int64_t e;
+    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != 1) {
+      rd = k;
+      break;
+    }
+  }
   for (int k = 0; k < r; k++) {
     int64_t e;
-    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
-      return "a copy's source region is not (1, ..., rows, cols) of its tile";
+    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == rd ? rows : 1))
+      return "a copy's source region is not (1, ..., rows, 1, ..., cols) of its tile (the columns the tensor's "
+             "last dimension, every other extent 1)";
   }
   if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
   /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
   if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
     return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
-  /* TMA: every stride but the innermost a multiple of 16 bytes (static). */
+  /* TMA: every stride but the innermost a multiple of 16 bytes (static;
+   * cuTensorMapEncodeTiled's rule).  The tensor is contiguous, so each is
+   * a multiple of the innermost row's, whichever dimension holds the rows. */
   int64_t stride = 2;
   for (int k = r - 1; k >= 1; k--) {
     int64_t d;
@@ -229,6 +243,7 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
   ld->X = X;
   ld->rows = rows;
   ld->cols = cols;
+  ld->rd = rd;
   return NULL;
 }
 
@@ -637,7 +652,7 @@ static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *
     args[4] = REF(b, ld->src);
     args[5] = I(b, ld->sw);
     for (int d = 0; d < r; d++) {
-      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == ld->rd ? ld->rows : 1);
       tl_expr *c = tl_rewrite_expr(rw, sr->min[d], 1);
       if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
       if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);
