@@ -23,7 +23,7 @@
  *                 T.ptx_mbarrier_wait(mbar, S + r % S, (r // S + 1) % 2)   # stage free (round 0: at once)
  *                 T.ptx_mbarrier_arrive_expect_tx(mbar, r % S, <bytes of all the tiles>)
  *                 T.ptx_tma_load(X, (r % S) * |X| + p * rows * nE, mbar, r % S, src, W,
- *                                1.., rows, nE, <the copy's origin with column + p * nE>)  # per tile, per panel p
+ *                                1.., rows, 1.., nE, <the copy's origin with column + p * nE>)  # per tile, panel p
  *     else:                                         # the consumers: the kernel's own threads
  *         T.ptx_setmaxnreg(R, True)                 # R = min(240, (65536 - 128*40) / threads)
  *         <the kernel's other statements before the loop>
@@ -53,6 +53,9 @@
  * staged or TMA-store epilogue of lower-tile-ops stores it, as for a kernel
  * that copies its fragment to C directly.  Statements before the loop use no
  * shared memory.
+ *
+ * The box: the source region's extents (1, ..., rows, 1, ..., nE); the
+ * tile's rows may be any dimension before the last (match_load).
  *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
@@ -232,18 +235,14 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
   }
   int64_t cb = cols * 2;
-  if (cb == 32 || cb == 64 || cb == 128) ld->sw = (int)cb, ld->nE = cols;
-  else if (cb > 128 && cb % 128 == 0) ld->sw = 128, ld->nE = 64;
-  else
+  int sw = 128;
+  int64_t nE = 64;
+  if (cb == 32 || cb == 64 || cb == 128) sw = (int)cb, nE = cols;
+  else if (cb <= 128 || cb % 128 != 0)
     return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle "
            "spans)";
   if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
-  ld->s = s;
-  ld->src = src;
-  ld->X = X;
-  ld->rows = rows;
-  ld->cols = cols;
-  ld->rd = rd;
+  *ld = (ws_load){.s = s, .src = src, .X = X, .rows = rows, .cols = cols, .rd = rd, .sw = sw, .nE = nE};
   return NULL;
 }
 
