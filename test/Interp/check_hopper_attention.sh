@@ -11,6 +11,7 @@
 # warp interleavings, docs/simt-ir.md).  Sequence lengths 200 and 208 (not
 # tile multiples): the partial last tiles, and a check of the tail mask
 # against a tiling without one.
+# benchmarks/kernels/flash_attention.py over BSHD tensors (its copies' regions (1, rows, 1, cols)) too.
 # Usage: check_hopper_attention.sh TL_RUN EXAMPLES_DIR
 set -uo pipefail
 tlrun=$1 ex=$2
@@ -50,6 +51,17 @@ sed 's/dtype = "float16"/dtype = "bfloat16"/' "$fa" > "${TMPDIR:-/tmp}/fa_bf16_$
 run hopper "$two" "FA bfloat16 (1,2,256,128) 128x128/256 threads/2 stages causal" $small -D dim=128 $hop \
   -D is_causal=True "${TMPDIR:-/tmp}/fa_bf16_$$.py"
 rm -f "${TMPDIR:-/tmp}/fa_bf16_$$.py"
+# BSHD tensors (Q[batch, seq_len, heads, dim]: benchmarks/kernels/flash_attention.py's default layout, that of
+# TileLang's example): each copy's region is (1, rows, 1, cols), the TMA box (1, rows, 1, 64); seq_len 200: rows
+# past the sequence's end in dimension 1 read as zeros
+bk=$(dirname "$ex")/benchmarks/kernels/flash_attention.py
+for c in False True; do
+  run hopper "$two" "FA BSHD (1,2,256,64) causal=$c" -D batch=1 -D heads=2 -D seq_len=256 -D dim=64 -D is_causal=$c "$bk"
+  run hopper "$two" "FA BSHD (2,4,512,128) causal=$c" -D batch=2 -D heads=4 -D seq_len=512 -D dim=128 -D is_causal=$c \
+    "$bk"
+  run hopper "$two" "FA BSHD (1,2,200,128) causal=$c (partial tiles)" -D batch=1 -D heads=2 -D seq_len=200 -D dim=128 \
+    -D is_causal=$c "$bk"
+done
 gqa=$ex/flash_attention_gqa.py
 run hopper "$two" "GQA (1,4 query / 2 kv heads,256,128) as written (128x128/256 threads/2 stages)" -D batch=1 \
   -D heads=4 -D kv_heads=2 -D seq_len=256 "$gqa"

@@ -91,6 +91,11 @@ check_fa "flash_attention.py (1,32,1000,128) 128x128/256 threads (partial tiles,
   -D dim=128 $fa "$ex/flash_attention.py"
 check_fa "flash_attention.py (1,32,1000,256) 128x64/256 threads causal (partial tiles)" -D seq_len=1000 -D dim=256 \
   -D block_M=128 -D block_N=64 -D threads=256 -D is_causal=True "$ex/flash_attention.py"
+# BSHD tensors (benchmarks/kernels/flash_attention.py's default layout): 4-D TMA boxes (1, 128, 1, 64)
+for c in False True; do
+  check_fa "benchmarks flash_attention.py BSHD (1,32,4096,128) causal=$c" -D batch=1 -D heads=32 -D seq_len=4096 \
+    -D dim=128 -D is_causal=$c "$(dirname "$ex")/benchmarks/kernels/flash_attention.py"
+done
 check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"

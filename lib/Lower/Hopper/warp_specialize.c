@@ -23,7 +23,7 @@
  *                 T.ptx_mbarrier_wait(mbar, S + r % S, (r // S + 1) % 2)   # stage free (round 0: at once)
  *                 T.ptx_mbarrier_arrive_expect_tx(mbar, r % S, <bytes of all the tiles>)
  *                 T.ptx_tma_load(X, (r % S) * |X| + p * rows * nE, mbar, r % S, src, W,
- *                                1.., rows, nE, <the copy's origin with column + p * nE>)  # per tile, per panel p
+ *                                1.., rows, 1.., nE, <the copy's origin with column + p * nE>)  # per tile, panel p
  *     else:                                         # the consumers: the kernel's own threads
  *         T.ptx_setmaxnreg(R, True)                 # R = min(240, (65536 - 128*40) / threads)
  *         <the kernel's other statements before the loop>
@@ -53,6 +53,9 @@
  * staged or TMA-store epilogue of lower-tile-ops stores it, as for a kernel
  * that copies its fragment to C directly.  Statements before the loop use no
  * shared memory.
+ *
+ * The box: the source region's extents (1, ..., rows, 1, ..., nE); the
+ * tile's rows may be any dimension before the last (match_load).
  *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
@@ -200,16 +203,30 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     return "a copied tile is not a static 2-D shared buffer";
   int r = src->ndim;
   if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
+  /* The tile's rows are any dimension rd before the last (the outermost
+   * of a (rows, 1, ..., 1, cols) tail: BSHD's (1, rows, 1, cols)), its
+   * columns the last; every other extent is 1, a box extent of 1. */
+  int rd = r - 2;
+  for (int k = r - 2; k >= 0; k--) {
+    int64_t e;
+    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != 1) {
+      rd = k;
+      break;
+    }
+  }
   for (int k = 0; k < r; k++) {
     int64_t e;
-    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == r - 2 ? rows : 1))
-      return "a copy's source region is not (1, ..., rows, cols) of its tile";
+    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == rd ? rows : 1))
+      return "a copy's source region is not (1, ..., rows, 1, ..., cols) of its tile (the columns the tensor's "
+             "last dimension, every other extent 1)";
   }
   if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
   /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
   if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
     return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
-  /* TMA: every stride but the innermost a multiple of 16 bytes (static). */
+  /* TMA: every stride but the innermost a multiple of 16 bytes (static;
+   * cuTensorMapEncodeTiled's rule).  The tensor is contiguous, so each is
+   * a multiple of the innermost row's, whichever dimension holds the rows. */
   int64_t stride = 2;
   for (int k = r - 1; k >= 1; k--) {
     int64_t d;
@@ -218,17 +235,14 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
   }
   int64_t cb = cols * 2;
-  if (cb == 32 || cb == 64 || cb == 128) ld->sw = (int)cb, ld->nE = cols;
-  else if (cb > 128 && cb % 128 == 0) ld->sw = 128, ld->nE = 64;
-  else
+  int sw = 128;
+  int64_t nE = 64;
+  if (cb == 32 || cb == 64 || cb == 128) sw = (int)cb, nE = cols;
+  else if (cb <= 128 || cb % 128 != 0)
     return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle "
            "spans)";
   if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
-  ld->s = s;
-  ld->src = src;
-  ld->X = X;
-  ld->rows = rows;
-  ld->cols = cols;
+  *ld = (ws_load){.s = s, .src = src, .X = X, .rows = rows, .cols = cols, .rd = rd, .sw = sw, .nE = nE};
   return NULL;
 }
 
@@ -637,7 +651,7 @@ static bool tma_loads(ws_build *b, const ws_load *ld, tl_rewriter *rw, tl_expr *
     args[4] = REF(b, ld->src);
     args[5] = I(b, ld->sw);
     for (int d = 0; d < r; d++) {
-      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == r - 2 ? ld->rows : 1);
+      args[6 + d] = I(b, d == r - 1 ? ld->nE : d == ld->rd ? ld->rows : 1);
       tl_expr *c = tl_rewrite_expr(rw, sr->min[d], 1);
       if (c && d == r - 1) c = tl_lo_add(b->m, b->loc, c, I(b, pn * ld->nE));
       if (c && !tl_dtype_eq(c->dtype, TL_INT32)) c = tl_lo_cast(b->m, b->loc, TL_INT32, c);

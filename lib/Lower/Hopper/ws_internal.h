@@ -17,6 +17,7 @@ typedef struct ws_load {
   const tl_stmt *s; /* T.copy(src region, X) */
   tl_buffer *src, *X;
   int64_t rows, cols; /* X's static shape */
+  int rd;             /* the source dimension of X's rows (the columns are its last) */
   int sw;             /* swizzle span (bytes) */
   int64_t nE;         /* elements of a panel row (a TMA box's inner extent) */
   bool pre;           /* attention: copied once before the loop (no stage dimension) */
