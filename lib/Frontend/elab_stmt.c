@@ -507,13 +507,31 @@ static bool loop_keywords(elab *E, const tl_ast_expr *it, const char *fn, tl_loo
   return true;
 }
 
+/* The IR name of a visible loop variable of the prim_func called name, or
+ * NULL. */
+static const char *shadowed_loop_var(elab *E, const char *name) {
+  scope *where;
+  binding *b = lookup(E, name, &where);
+  if (!b || !where->in_pf || b->kind != BK_LOOP || !b->v || b->v->k != V_EXPR) return NULL;
+  return b->v->u.e->kind == TL_EXPR_VAR ? b->v->u.e->u.var->name : NULL;
+}
+
+/* A loop variable may rebind the name of an enclosing loop's variable, as in
+ * TileLang (each loop's variable lives in the loop's frame; after the inner
+ * loop the name is the outer variable again); any other IR name of the
+ * prim_func keeps the redefinition error. */
+static bool check_loop_name(elab *E, const char *name, tl_loc loc) {
+  return shadowed_loop_var(E, name) || check_new_name(E, name, loc);
+}
+
 /* The IR name of a loop variable: its Python name, unless a T.dynamic
- * symbol has that name (for k in ...: with K = T.dynamic("k")); then
- * name_1, name_2, ... (IR names are unique in a prim_func). */
+ * symbol has that name (for k in ...: with K = T.dynamic("k")) or it rebinds
+ * an enclosing loop's variable; then name_1, name_2, ... (IR names are unique
+ * in a prim_func). */
 static const char *loop_var_name(elab *E, const char *name) {
-  const char *cand = name;
+  const char *cand = name, *outer = shadowed_loop_var(E, name);
   for (int n = 1; n < 1000; n++) {
-    bool clash = false;
+    bool clash = outer && (cand == name || !strcmp(outer, cand) || lookup(E, intern(E, cand), NULL));
     for (size_t i = 0; i < E->dyn.len && !clash; i++)
       clash = E->dyn.data[i]->name && !strcmp(E->dyn.data[i]->name, cand);
     if (!clash) return cand == name ? name : intern(E, cand);
@@ -646,7 +664,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_var **vars = malloc_ir(E, sizeof(tl_var *) * (size_t)nvars);
   if (!vars) return false;
   for (int i = 0; i < nvars; i++) {
-    if (!check_new_name(E, names[i]->u.name, names[i]->loc)) return false;
+    if (!check_loop_name(E, names[i]->u.name, names[i]->loc)) return false;
     for (int j = 0; j < i; j++)
       if (names[j]->u.name == names[i]->u.name) {
         err(E, names[i]->loc, "duplicate loop variable '%s'", names[i]->u.name);

@@ -96,6 +96,7 @@ typedef struct frag_info {
   use_site ident; /* indexed by the loop variables (gives a PLAN) */
   use_site other; /* any other use (makes it REPLICATED) */
   bool strong;    /* an identity use other than a T.copy / T.fill / T.clear of it alone */
+  bool ident_mem; /* identity use in a T.Parallel that also stores to global or shared memory */
   /* T.gemm accumulator use (the first one) */
   bool gemm;
   tl_loc gemm_loc;
@@ -108,6 +109,7 @@ typedef struct frag_info {
   bool rows;      /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
   int64_t rows_G; /* its group count (unified with the classes it shares statistics with) */
   bool red_cls;   /* row statistics: the REDUCER layout of a reduce source or linked rows */
+  bool repl_cls;  /* every member REPLICATED (replicate(), replicate_statistics()) */
 } frag_info;
 
 /* A T.reduce_*: src / dst fragment index or -1; a shared source
@@ -141,6 +143,7 @@ typedef struct li_state {
   /* the T.Parallel being scanned */
   const tl_stmt *loop;
   int loop_bytes;
+  bool loop_mem; /* the loop stores to global or shared memory */
   TL_VEC(int) loop_ident;
   TL_VEC(int) loop_rows; /* row statistics read by the loop: D[i] */
   TL_VEC(red_rec) reds;
@@ -645,11 +648,13 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     }
     st->loop = s;
     st->loop_bytes = 1;
+    st->loop_mem = false;
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
     for (size_t k = 0; k < st->loop_ident.len; k++) {
       add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
+      st->frags.data[st->loop_ident.data[k]].ident_mem |= st->loop_mem;
       if (k > 0) unite(st, st->loop_ident.data[0], st->loop_ident.data[k]);
     }
     for (size_t k = 0; k < st->loop_rows.len; k++) {
@@ -685,6 +690,9 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     return;
   }
   case TL_STMT_STORE:
+    if (st->loop && s->u.store.buffer && s->u.store.buffer->scope != TL_SCOPE_FRAGMENT &&
+        s->u.store.buffer->scope != TL_SCOPE_LOCAL && s->u.store.buffer->scope != TL_SCOPE_LOCAL_VAR)
+      st->loop_mem = true;
     scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
     for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
     scan_expr(st, s->u.store.value, s->loc);
@@ -712,18 +720,40 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
   }
 }
 
-/* A fragment whose identity uses are only T.copy (from shared or global),
- * T.fill or T.clear of it alone, with other uses too (a T.Parallel reading
- * it by other indices: TileLang's D[j] in a loop over (i, j)), in no class
- * with another fragment, a gemm or rows: REPLICATED serves both (TileLang
- * replicates such a fragment over the threads that read it). */
+static int64_t buf_total(const tl_buffer *b, int64_t *last);
+
+/* The largest 1-D fragment a class of small vectors may hold to be
+ * replicated (every thread computes all of it). */
+enum { REPLICATE_MAX = 256 };
+
+/* A class of small vectors: every member 1-D, of at most REPLICATE_MAX
+ * elements, written by no T.Parallel that also stores to memory (each thread
+ * would store its copy). */
+static bool small_vectors(li_state *st, int r) {
+  for (size_t j = 0; j < st->frags.len; j++) {
+    frag_info *fj = &st->frags.data[j];
+    if (find(st, (int)j) != r) continue;
+    int64_t last = 1;
+    if (fj->buf->ndim != 1 || buf_total(fj->buf, &last) > REPLICATE_MAX || fj->ident_mem) return false;
+  }
+  return true;
+}
+
+/* A fragment with identity uses and other uses too (a T.Parallel reading it
+ * by other indices: TileLang's D[j] in a loop over (i, j)), in a class with
+ * no gemm or rows: REPLICATED serves both (TileLang replicates such a
+ * fragment over the threads that read it) when its identity uses are only
+ * T.copy (from shared or global), T.fill or T.clear of it alone, or when its
+ * class is one of small vectors (the 1-D T.Parallel loops that write them run
+ * whole on every thread). */
 static bool replicate(li_state *st, int i) {
   frag_info *fi = &st->frags.data[i];
   int r = find(st, i);
-  if (fi->strong || st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls) return false;
-  for (size_t j = 0; j < st->frags.len; j++)
-    if ((int)j != i && find(st, (int)j) == r) return false;
-  return true;
+  if (st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls) return false;
+  bool alone = !fi->strong;
+  for (size_t j = 0; j < st->frags.len && alone; j++)
+    if ((int)j != i && find(st, (int)j) == r) alone = false;
+  return alone || small_vectors(st, r);
 }
 
 static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes) {
@@ -936,6 +966,29 @@ static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) 
  * loop partition) that defines it, and checks the other reduces into it and
  * every loop that reads it beside rows: a mismatch is a layout conflict
  * naming the buffer and both ops. */
+/* Row statistics of class r that no T.reduce writes, read as D[i] by loops
+ * whose partitions give row i to different threads (a vector written by a
+ * 1-D T.Parallel and read beside a gemm accumulator and another fragment),
+ * are REPLICATED when the class is one of small vectors: every thread
+ * holds every row. def: the layout the first link gives. */
+static bool replicate_statistics(li_state *st, int r, const tl_frag_layout *def) {
+  for (size_t k = 0; k < st->reds.len; k++)
+    if (st->reds.data[k].dst >= 0 && find(st, st->reds.data[k].dst) == r) return false;
+  tl_frag_layout D;
+  memset(&D, 0, sizeof D);
+  tl_reducer_layout_init(&D, def, 1);
+  bool fits = true;
+  for (size_t k = 0; k < st->links.len && fits; k++) {
+    row_link *lk = &st->links.data[k];
+    if (lk->f < 0 || find(st, lk->d) != r) continue;
+    const tl_frag_layout *F = tl_frag_layout_of(st->frags.data[lk->f].buf);
+    fits = F && tl_reducer_fits(&D, F);
+  }
+  if (fits || !small_vectors(st, r)) return false;
+  st->frags.data[r].repl_cls = true;
+  return true;
+}
+
 static void finish_reducers(li_state *st) {
   for (size_t i = 0; i < st->frags.len; i++) {
     if (find(st, (int)i) != (int)i || !st->frags.data[i].red_cls) continue;
@@ -959,6 +1012,15 @@ static void finish_reducers(li_state *st) {
         def_loc = lk->loc;
         def_by = "T.Parallel loop";
       }
+    }
+    if (def && replicate_statistics(st, (int)i, def)) {
+      for (size_t j = 0; j < st->frags.len; j++) {
+        frag_info *fj = &st->frags.data[j];
+        if (find(st, (int)j) != (int)i) continue;
+        fj->ident.seen = false;
+        if (!make_layout(st, fj, st->threads, st->frags.data[i].bytes)) st->oom = true;
+      }
+      continue;
     }
     /* members: their layout */
     for (size_t j = 0; j < st->frags.len; j++) {
@@ -1115,8 +1177,12 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
     frag_info *fi = &st.frags.data[i];
-    if (fi->ident.seen && fi->other.seen && replicate(&st, (int)i)) {
-      fi->ident.seen = false; /* REPLICATED: each thread copies, fills or clears all of it */
+    if (fi->ident.seen && fi->other.seen && replicate(&st, (int)i)) st.frags.data[find(&st, (int)i)].repl_cls = true;
+  }
+  for (size_t i = 0; ok && i < st.frags.len; i++) {
+    frag_info *fi = &st.frags.data[i];
+    if (st.frags.data[find(&st, (int)i)].repl_cls) {
+      fi->ident.seen = false; /* REPLICATED: each thread copies, fills, clears or computes all of it */
     } else if (fi->ident.seen && fi->other.seen) {
       tl_error(d, fi->other.loc,
                "layout conflict for fragment '%s': this %s indexes it differently from the %s "
