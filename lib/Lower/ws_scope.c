@@ -7,7 +7,8 @@
  * tl_lower_ws_scopes (the tile pass "ws-scopes").  Requires: tile IR.  A
  * kernel without T.ws is left alone.  Otherwise its thread count T must be
  * a multiple of 128 and every scope name one warpgroup g < T / 128 (not
- * nested); its T.Pipelined loops become T.serial (the program synchronises
+ * nested), and a register buffer written outside the scopes may be used
+ * by warpgroup 0's scopes only; its T.Pipelined loops become T.serial (the program synchronises
  * its roles itself; neither the automatic warp specialisation nor the
  * cp.async pipeline takes such a kernel).  Guarantees: the kernel counts the
  * threads of one warpgroup (128) until tl_ws_scopes_finish, so that layout
@@ -25,6 +26,8 @@
  * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
  * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait; the kernel counts T threads
  * again. */
+#include <stdlib.h>
+
 #include "IR/rewrite.h"
 #include "Lower/lower_internal.h"
 
@@ -42,6 +45,8 @@ typedef struct scan {
   tl_diag *d;
   int64_t groups;
   bool any, ok;
+  TL_VEC(tl_stmt *) scopes; /* every scope */
+  TL_VEC(tl_buffer *) regs; /* the register buffers allocated outside the scopes */
 } scan;
 
 static void scan_stmt(scan *c, tl_stmt *s, int depth) {
@@ -58,6 +63,13 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
     }
     scan_stmt(c, s->u.loop.body, depth + 1);
     return;
+  case TL_STMT_ALLOC: {
+    tl_scope sc = s->u.alloc.buffer->scope;
+    if ((sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR) &&
+        !tl_vec_push(&c->regs, s->u.alloc.buffer))
+      c->ok = false;
+    return;
+  }
   case TL_STMT_IF:
     if (is_scope(s)) {
       const tl_expr *e = s->u.ifs.cond;
@@ -73,6 +85,8 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
       } else if (tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_WS)) {
         tl_error(c->d, e->loc, "T.ws scopes cannot be nested");
         c->ok = false;
+      } else if (!tl_vec_push(&c->scopes, s)) {
+        c->ok = false;
       }
       return;
     }
@@ -81,6 +95,32 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
     return;
   default: return;
   }
+}
+
+/* Work outside the scopes runs on warpgroup 0 (tl_ws_scopes_finish): a
+ * register buffer it writes must not be used by another warpgroup's scope,
+ * whose threads would hold none of those values. */
+static bool registers_outside(scan *c, const tl_stmt *body) {
+  for (size_t i = 0; i < c->regs.len; i++) {
+    tl_buffer *b = c->regs.data[i];
+    int inside = 0;
+    for (size_t j = 0; j < c->scopes.len; j++) inside += tl_lo_count_refs(c->scopes.data[j], b).writes;
+    if (tl_lo_count_refs(body, b).writes <= inside) continue; /* written only in scopes */
+    for (size_t j = 0; j < c->scopes.len; j++) {
+      const tl_stmt *s = c->scopes.data[j];
+      int64_t g = 0;
+      tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g);
+      tl_lo_refs r = tl_lo_count_refs(s, b);
+      if (g != 0 && (r.reads || r.writes)) {
+        tl_error(c->d, s->u.ifs.cond->loc,
+                 "'%s' is written outside the T.ws scopes, where warpgroup 0 runs that work, and used by T.ws(%lld): "
+                 "write it inside the scope that uses it",
+                 b->name, (long long)g);
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
@@ -94,7 +134,10 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
   }
   scan c = {.d = d, .groups = T / WG, .ok = true};
   scan_stmt(&c, k->u.kernel.body, 0);
-  if (!c.ok) return false;
+  bool ok = c.ok && registers_outside(&c, k->u.kernel.body);
+  tl_vec_free(&c.scopes);
+  tl_vec_free(&c.regs);
+  if (!ok) return false;
   ws_scope_annot *a = tl_func_annot_add(m, f, &ws_scope_key, sizeof *a);
   if (!a || !(k->u.kernel.threads = tl_lo_int(m, k->loc, WG))) {
     tl_error(d, f->loc, "out of memory");
