@@ -269,6 +269,8 @@ static const tl_loc cmdline_loc = {"<command line>", 0, 0};
 #define pass_config_slot(...) tl_el_pass_config_slot(__VA_ARGS__)
 #define poison_stmt_targets(...) tl_el_poison_stmt_targets(__VA_ARGS__)
 #define elab_block(...) tl_el_elab_block(__VA_ARGS__)
+#define elab_tile(...) tl_el_elab_tile(__VA_ARGS__)
+#define check_new_name(...) tl_el_check_new_name(__VA_ARGS__)
 
 void err(elab *E, tl_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void err_val(elab *E, tl_loc loc, const val *v, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -381,6 +383,13 @@ bool pass_config_value(elab *E, const char *key, val *v, const tl_ast_expr *ast,
 bool *pass_config_slot(const char *key, tl_pass_configs *configs);
 void poison_stmt_targets(elab *E, const tl_ast_stmt *s);
 bool elab_block(elab *E, const tl_ast_block *b, stmt_vec *out);
+bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+bool check_new_name(elab *E, const char *name, tl_loc loc);
+/* elab_ws.c: explicit warp specialisation (T.alloc_barrier, with T.ws, the
+ * barrier statements, T.tma_copy). */
+bool tl_el_alloc_barrier(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+bool tl_el_ws_scope(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
 #define policy_names tl_el_policy_names
 extern const char *policy_names[3];
 

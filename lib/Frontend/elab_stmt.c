@@ -38,7 +38,7 @@ static tl_stmt *elab_body(elab *E, const tl_ast_block *b, tl_loc loc) {
 
 /* A new IR name (let, alloc, loop variable) may not hide another IR name of
  * the same prim_func. */
-static bool check_new_name(elab *E, const char *name, tl_loc loc) {
+bool check_new_name(elab *E, const char *name, tl_loc loc) {
   scope *where;
   binding *b = lookup(E, name, &where);
   if (!b || !where->in_pf || b->kind == BK_CONST) return true;
@@ -1024,7 +1024,7 @@ static bool positional_attrs(elab *E, int op, const tl_ast_expr *x, const char *
   return true;
 }
 
-static bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   const tl_tile_op_info *info = &tl_tile_ops[op];
   const char *fn = tprintf(E, "T.%s", info->name);
   int nops = (int)strlen(info->operands), nargs = x->u.call.nargs, nattrs = info->nattrs;
@@ -1293,6 +1293,8 @@ bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       bool handled;
       bool r = tl_el_lang_stmt(E, tn, x, s->loc, out, &handled);
       if (handled) return r;
+      r = tl_el_ws_stmt(E, tn, x, s->loc, out, &handled);
+      if (handled) return r;
       if (!strcmp(tn, "func_attr")) return elab_func_attr(E, x);
     }
     val *v = eval(E, x);
@@ -1372,11 +1374,12 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     const char *tn = t_callee(E, value);
     if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") || !strcmp(tn, "alloc_local") ||
                !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") || !strcmp(tn, "alloc_global") ||
-               !strcmp(tn, "alloc_reducer"))) {
+               !strcmp(tn, "alloc_reducer") || !strcmp(tn, "alloc_barrier"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;
       }
+      if (!strcmp(tn, "alloc_barrier")) return tl_el_alloc_barrier(E, s->u.assign.targets[0], value, s->loc, out);
       return elab_alloc(E, s->u.assign.targets[0], tn, value, s->loc, out);
     }
     val *v = eval(E, value);
@@ -1411,8 +1414,9 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       if (!fv) return false;
       if (fv->k == V_FUNC && !fv->builtin) tn = fv->u.fname;
     }
+    if (tn && !strcmp(tn, "ws")) return tl_el_ws_scope(E, s, out);
     if (!tn || strcmp(tn, "Kernel")) {
-      err(E, c->loc, "unsupported 'with' statement; expected T.Kernel(...)");
+      err(E, c->loc, "unsupported 'with' statement; expected T.Kernel(...) or T.ws(...)");
       return false;
     }
     return elab_kernel(E, s, out);

@@ -212,6 +212,14 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_WGMMA_RS:                                                                                         \
   case TL_INTRIN_PTX_SETMAXNREG
 
+/* The case labels of the explicit warp-specialisation intrinsics (tile
+ * level; lowered by lib/Lower/ws_scope.c before the SIMT IR). */
+#define TL_INTRIN_CASES_WS_SCOPE                                                                                       \
+  case TL_INTRIN_WS:                                                                                                   \
+  case TL_INTRIN_BARRIER_INIT:                                                                                         \
+  case TL_INTRIN_BARRIER_ARRIVE:                                                                                       \
+  case TL_INTRIN_BARRIER_WAIT
+
 /* The case labels of the TMA tensor copies (docs/simt-ir.md "TMA tensor
  * copies"; variable arity, decoded by tl_tma_decode). */
 #define TL_INTRIN_CASES_TMA                                                                                            \

@@ -368,6 +368,10 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_SYNC_THREADS: re_error(st, e->loc, "T.sync_threads() has no value"); return r;
   case TL_INTRIN_DEBUG_PRINT: /* T.print: the device's output; the SIMT executor prints it, the meaning has none */
   case TL_INTRIN_NO_SET_MAX_NREG: /* a register-allocation hint */ return r;
+  case TL_INTRIN_WS: r.i = 1; return r; /* the block runs every role scope, in program order */
+  case TL_INTRIN_BARRIER_INIT:
+  case TL_INTRIN_BARRIER_ARRIVE:
+  case TL_INTRIN_BARRIER_WAIT: /* program order already orders the roles' work */ return r;
   case TL_INTRIN_SHFL_XOR:
   case TL_INTRIN_SHFL_DOWN:
   case TL_INTRIN_SHFL_UP:

@@ -306,6 +306,12 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
  * producer warpgroup + mbarrier ring + TMA loads + wgmma (tile IR → tile IR,
  * before pipelining; the file's head comment has the contract). */
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* ws_scope.c: explicit warp specialisation (T.ws role scopes, T.alloc_barrier
+ * barriers).  The tile pass "ws-scopes", and its finish, called by
+ * lower-tile-ops at its end: the scopes become thread-range tests, the
+ * barrier statements mbarrier intrinsics (see the file's head comment). */
+bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+bool tl_ws_scopes_finish(tl_module *m, tl_primfunc *f);
 /* The end of a warp-specialized kernel's tile lowering (lower-tile-ops):
  * the T.sync_threads() that the tile lowering put in the consumer branch
  * become T.ptx_bar_sync(1, threads) (the producer never reaches them), and

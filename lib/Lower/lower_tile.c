@@ -1458,6 +1458,8 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
       }
       /* A warp-specialized kernel launches its producer warpgroup too. */
       if (!tl_ws_finish(m, f)) st.w.oom = true, ok = false;
+      /* T.ws role scopes: thread ranges, mbarriers (ws_scope.c) */
+      if (ok && !tl_ws_scopes_finish(m, f)) st.w.oom = true, ok = false;
     }
   }
   if (st.w.oom) {

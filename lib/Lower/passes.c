@@ -21,6 +21,7 @@
   }
 PASS(tl_lower_split_kernels)
 PASS(tl_lower_check_supported)
+PASS(tl_lower_ws_scopes)
 PASS(tl_lower_atomic)
 PASS(tl_lower_warp_specialize)
 PASS(tl_lower_pipeline)
@@ -54,6 +55,9 @@ static const tl_lower_pass passes[] = {
     TILE("check-supported",
          "rejects tile ops no issue lowers yet, nested T.Parallel, bad thread counts; changes nothing",
          run_tl_lower_check_supported, NULL),
+    /* ws_scope.c */
+    TILE("ws-scopes", "T.ws role scopes: the tile passes partition their tile ops over one warpgroup's 128 threads",
+         run_tl_lower_ws_scopes, NULL),
     /* lower_atomic.c */
     TILE("atomic", "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add", run_tl_lower_atomic, NULL),
     /* Hopper/warp_specialize.c, Hopper/ws_persist.c, Hopper/stream_k.c, Hopper/attention_overlap.c */

@@ -283,7 +283,12 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
   case TL_INTRIN_SYNC_THREADS: cg_error(g, loc, "T.sync_threads() has no value"); return NULL;
   case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
-  case TL_INTRIN_NO_SET_MAX_NREG: cg_error(g, loc, "T.no_set_max_nreg() has no value"); return NULL;
+  case TL_INTRIN_NO_SET_MAX_NREG:
+    cg_error(g, loc, "T.no_set_max_nreg() has no value");
+    return NULL;
+  TL_INTRIN_CASES_WS_SCOPE:
+    cg_error(g, loc, "T.%s is tile IR (lib/Lower/ws_scope.c lowers it)", tl_intrinsic_name(op));
+    return NULL;
   case TL_INTRIN_IF_THEN_ELSE:
     NEED(3);
     return gen_select(g, args[0], args[1], args[2], e->dtype);

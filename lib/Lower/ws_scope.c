@@ -1,0 +1,275 @@
+/* Explicit warp specialisation: TileLang's T.ws role scopes and the
+ * barriers of T.alloc_barrier (docs/hopper.md "Explicit warp
+ * specialisation"; the tile-level intrinsics: lib/IR/intrinsics.def).
+ *
+ * Two steps around the tile passes:
+ *
+ * tl_lower_ws_scopes (the tile pass "ws-scopes").  Requires: tile IR.  A
+ * kernel without T.ws is left alone.  Otherwise its thread count T must be
+ * a multiple of 128 and every scope name one warpgroup g < T / 128 (not
+ * nested), and a register buffer written outside the scopes may be used
+ * by warpgroup 0's scopes only; its T.Pipelined loops become T.serial (the program synchronises
+ * its roles itself; neither the automatic warp specialisation nor the
+ * cp.async pipeline takes such a kernel).  Guarantees: the kernel counts the
+ * threads of one warpgroup (128) until tl_ws_scopes_finish, so that layout
+ * inference and the tile lowering partition every tile op over the 128
+ * threads of the scope that runs it.
+ *
+ * tl_ws_scopes_finish (called by lower-tile-ops at its end).  Requires the
+ * SIMT IR of such a kernel.  Guarantees: `if T.ws(g)` becomes
+ * `if 128 g <= tid < 128 (g + 1)` with the thread index seen inside shifted
+ * by -128 g and T.sync_threads() inside become the warpgroup's named
+ * barrier (bar.sync 1 + g, 128); statements outside every scope that do
+ * work run on warpgroup 0 (likewise, bar.sync 1), between block barriers
+ * when they write shared memory; T.sync_threads() outside
+ * the scopes stay block-wide; T.barrier_init becomes T.ptx_mbarrier_init by
+ * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
+ * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait; the kernel counts T threads
+ * again. */
+#include <stdlib.h>
+
+#include "IR/rewrite.h"
+#include "Lower/lower_internal.h"
+
+#define WG 128 /* threads of a warpgroup */
+
+static const char ws_scope_key; /* the function annotation's key: its address */
+typedef struct ws_scope_annot {
+  int64_t threads; /* the kernel's threads as written */
+} ws_scope_annot;
+
+static bool is_call(const tl_expr *e, int op) { return e && e->kind == TL_EXPR_CALL && e->u.call.op == op; }
+static bool is_scope(const tl_stmt *s) { return s && s->kind == TL_STMT_IF && is_call(s->u.ifs.cond, TL_INTRIN_WS); }
+
+typedef struct scan {
+  tl_diag *d;
+  int64_t groups;
+  bool any, ok;
+  TL_VEC(tl_stmt *) scopes; /* every scope */
+  TL_VEC(tl_buffer *) regs; /* the register buffers allocated outside the scopes */
+} scan;
+
+static void scan_stmt(scan *c, tl_stmt *s, int depth) {
+  if (!s || !c->ok || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) scan_stmt(c, s->u.seq.stmts[i], depth + 1);
+    return;
+  case TL_STMT_FOR:
+    if (s->u.loop.kind == TL_LOOP_PIPELINED) {
+      s->u.loop.kind = TL_LOOP_SERIAL; /* the program synchronises its roles itself */
+      s->u.loop.num_stages = -1;
+      s->u.loop.nsched = 0;
+    }
+    scan_stmt(c, s->u.loop.body, depth + 1);
+    return;
+  case TL_STMT_ALLOC: {
+    tl_scope sc = s->u.alloc.buffer->scope;
+    if ((sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR) &&
+        !tl_vec_push(&c->regs, s->u.alloc.buffer))
+      c->ok = false;
+    return;
+  }
+  case TL_STMT_IF:
+    if (is_scope(s)) {
+      const tl_expr *e = s->u.ifs.cond;
+      int64_t g = -1;
+      c->any = true;
+      if (e->u.call.n != 1 || !tl_expr_is_const_int(e->u.call.args[0], &g)) {
+        tl_error(c->d, e->loc, "T.ws over several warpgroups is not supported yet (one warpgroup per scope)");
+        c->ok = false;
+      } else if (g < 0 || g >= c->groups) {
+        tl_error(c->d, e->loc, "T.ws(%lld) needs %lld threads; the kernel has %lld", (long long)g,
+                 (long long)((g + 1) * WG), (long long)(c->groups * WG));
+        c->ok = false;
+      } else if (tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_WS)) {
+        tl_error(c->d, e->loc, "T.ws scopes cannot be nested");
+        c->ok = false;
+      } else if (!tl_vec_push(&c->scopes, s)) {
+        c->ok = false;
+      }
+      return;
+    }
+    scan_stmt(c, s->u.ifs.then_s, depth + 1);
+    scan_stmt(c, s->u.ifs.else_s, depth + 1);
+    return;
+  default: return;
+  }
+}
+
+/* Work outside the scopes runs on warpgroup 0 (tl_ws_scopes_finish): a
+ * register buffer it writes must not be used by another warpgroup's scope,
+ * whose threads would hold none of those values. */
+static bool registers_outside(scan *c, const tl_stmt *body) {
+  for (size_t i = 0; i < c->regs.len; i++) {
+    tl_buffer *b = c->regs.data[i];
+    int inside = 0;
+    for (size_t j = 0; j < c->scopes.len; j++) inside += tl_lo_count_refs(c->scopes.data[j], b).writes;
+    if (tl_lo_count_refs(body, b).writes <= inside) continue; /* written only in scopes */
+    for (size_t j = 0; j < c->scopes.len; j++) {
+      const tl_stmt *s = c->scopes.data[j];
+      int64_t g = 0;
+      tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g);
+      tl_lo_refs r = tl_lo_count_refs(s, b);
+      if (g != 0 && (r.reads || r.writes)) {
+        tl_error(c->d, s->u.ifs.cond->loc,
+                 "'%s' is written outside the T.ws scopes, where warpgroup 0 runs that work, and used by T.ws(%lld): "
+                 "write it inside the scope that uses it",
+                 b->name, (long long)g);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  (void)target;
+  tl_stmt *k = tl_ir_find_kernel(f->body);
+  if (!k || !tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) return true;
+  int64_t T = 0;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &T) || T % WG != 0) {
+    tl_error(d, k->loc, "T.ws needs a constant thread count that is a multiple of %d", WG);
+    return false;
+  }
+  scan c = {.d = d, .groups = T / WG, .ok = true};
+  scan_stmt(&c, k->u.kernel.body, 0);
+  bool ok = c.ok && registers_outside(&c, k->u.kernel.body);
+  tl_vec_free(&c.scopes);
+  tl_vec_free(&c.regs);
+  if (!ok) return false;
+  ws_scope_annot *a = tl_func_annot_add(m, f, &ws_scope_key, sizeof *a);
+  if (!a || !(k->u.kernel.threads = tl_lo_int(m, k->loc, WG))) {
+    tl_error(d, f->loc, "out of memory");
+    return false;
+  }
+  a->threads = T;
+  return true;
+}
+
+/* ------------------------------------------------------------ finishing */
+typedef struct fin {
+  tl_rewriter rw;
+  int64_t g; /* the warpgroup whose code is being rewritten, -1 outside */
+} fin;
+
+static tl_expr *I(fin *x, tl_loc loc, int64_t v) { return tl_lo_int(x->rw.m, loc, v); }
+static tl_stmt *CALL(fin *x, tl_loc loc, int op, int n, tl_expr **args) {
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  return tl_lo_eval(x->rw.m, loc, tl_ir_call(x->rw.m, loc, op, n, args));
+}
+
+static tl_expr *fin_call(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **args) {
+  fin *x = (fin *)rw;
+  tl_expr *c = tl_ir_call(rw->m, e->loc, e->u.call.op, n, args);
+  if (c && x->g > 0 && e->u.call.op == TL_INTRIN_GET_THREAD_BINDING)
+    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->g * WG));
+  if (c && x->g > 0 && e->u.call.op == TL_INTRIN_GET_WARP_IDX)
+    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->g * WG / 32));
+  return c;
+}
+
+/* s rewritten as warpgroup g's code. */
+static tl_stmt *as_group(fin *x, const tl_stmt *s, int64_t g, int depth) {
+  int64_t keep = x->g;
+  x->g = g;
+  tl_stmt *r = tl_rewrite_stmt(&x->rw, s, depth);
+  x->g = keep;
+  return r;
+}
+
+static tl_stmt *in_range(fin *x, tl_loc loc, int64_t g, tl_stmt *body) {
+  tl_module *m = x->rw.m;
+  tl_expr *tid = tl_lo_thread_index(m, loc), *c = tl_ir_binary(m, loc, TL_OP_LT, tid, I(x, loc, (g + 1) * WG));
+  if (g > 0 && c) c = tl_ir_binary(m, loc, TL_OP_AND, tl_ir_binary(m, loc, TL_OP_GE, tid, I(x, loc, g * WG)), c);
+  return c && body ? tl_lo_if(m, loc, c, body, NULL) : NULL;
+}
+
+static tl_stmt *barrier_init(fin *x, const tl_stmt *s) {
+  const tl_expr *e = s->u.eval.value;
+  tl_module *m = x->rw.m;
+  int n = e->u.call.n - 1;
+  tl_stmt **inits = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)n);
+  if (!inits) return NULL;
+  for (int i = 0; i < n; i++) {
+    tl_expr *a[3] = {e->u.call.args[0], I(x, s->loc, i), e->u.call.args[i + 1]};
+    if (!(inits[i] = CALL(x, s->loc, TL_INTRIN_PTX_MBARRIER_INIT, 3, a))) return NULL;
+  }
+  tl_expr *tid = tl_lo_thread_index(m, s->loc);
+  tl_stmt *pair[2] = {tl_lo_if(m, s->loc, tid ? tl_ir_binary(m, s->loc, TL_OP_EQ, tid, I(x, s->loc, 0)) : NULL,
+                               tl_ir_seq(m, s->loc, n, inits), NULL),
+                      tl_lo_sync_threads(m, s->loc)};
+  return pair[0] && pair[1] ? tl_ir_seq(m, s->loc, 2, pair) : NULL;
+}
+
+static bool stores_shared(const tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (stores_shared(s->u.seq.stmts[i], depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR: return stores_shared(s->u.loop.body, depth + 1);
+  case TL_STMT_IF: return stores_shared(s->u.ifs.then_s, depth + 1) || stores_shared(s->u.ifs.else_s, depth + 1);
+  case TL_STMT_STORE:
+    return s->u.store.buffer->scope == TL_SCOPE_SHARED || s->u.store.buffer->scope == TL_SCOPE_SHARED_DYN;
+  case TL_STMT_EVAL: return true; /* an intrinsic (cp.async, ...) may write shared memory */
+  default: return false;
+  }
+}
+
+/* Work outside the scopes runs on warpgroup 0; when it writes shared
+ * memory, block barriers before and after order it with every scope. */
+static tl_stmt *outside(fin *x, const tl_stmt *s, int depth) {
+  tl_stmt *r = in_range(x, s->loc, 0, as_group(x, s, 0, depth));
+  if (!r || !stores_shared(s, 0)) return r;
+  tl_stmt *three[3] = {tl_lo_sync_threads(x->rw.m, s->loc), r, tl_lo_sync_threads(x->rw.m, s->loc)};
+  return three[0] && three[2] ? tl_ir_seq(x->rw.m, s->loc, 3, three) : NULL;
+}
+
+static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
+  fin *x = (fin *)rw;
+  tl_loc loc = s->loc;
+  if (is_scope(s)) {
+    int64_t g = 0;
+    tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g);
+    tl_stmt *r = in_range(x, loc, g, as_group(x, s->u.ifs.then_s, g, depth + 1));
+    if (!r) rw->failed = true;
+    return r;
+  }
+  const tl_expr *e = s->kind == TL_STMT_EVAL ? s->u.eval.value : NULL;
+  int op = e && e->kind == TL_EXPR_CALL ? e->u.call.op : -1;
+  tl_stmt *r = NULL;
+  if (op == TL_INTRIN_BARRIER_INIT) {
+    r = barrier_init(x, s);
+  } else if (op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT) {
+    tl_expr **a = tl_rewrite_exprs(rw, e->u.call.n, e->u.call.args, 0, depth + 1);
+    int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE : TL_INTRIN_PTX_MBARRIER_WAIT;
+    r = a ? CALL(x, loc, to, e->u.call.n, a) : NULL;
+  } else if (op == TL_INTRIN_SYNC_THREADS) {
+    if (x->g < 0) return NULL; /* block-wide: the default copy */
+    tl_expr *a[2] = {I(x, loc, 1 + x->g), I(x, loc, WG)};
+    r = CALL(x, loc, TL_INTRIN_PTX_BAR_SYNC, 2, a);
+  } else if (x->g < 0 && s->kind != TL_STMT_SEQ && s->kind != TL_STMT_ALLOC && s->kind != TL_STMT_LET &&
+             !tl_lo_has_call(s, TL_INTRIN_WS)) {
+    r = outside(x, s, depth);
+  } else {
+    return NULL; /* the default copy, its children through this hook */
+  }
+  if (!r) rw->failed = true;
+  return r;
+}
+
+bool tl_ws_scopes_finish(tl_module *m, tl_primfunc *f) {
+  ws_scope_annot *a = tl_func_annot(f, &ws_scope_key);
+  tl_stmt *k = a && a->threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
+  if (!k) return true;
+  fin x = {.rw = {.m = m, .max_depth = TL_LOWER_MAX_DEPTH, .stmt = fin_stmt, .call = fin_call}, .g = -1};
+  tl_stmt *body = tl_rewrite_stmt(&x.rw, k->u.kernel.body, 1);
+  if (!body || x.rw.failed) return false;
+  k->u.kernel.body = body;
+  k->u.kernel.threads = tl_lo_int(m, k->loc, a->threads);
+  a->threads = 0;
+  return k->u.kernel.threads != NULL;
+}
