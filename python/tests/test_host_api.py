@@ -64,7 +64,11 @@ def test_dtype_objects_wherever_strings():
     # T.dtype on the host, as TileLang's dequantize examples check their arguments
     assert T.dtype("bfloat16") in [T.float16, T.bfloat16] and T.dtype(T.int8) == T.int8
     assert T.dtype("float32") not in [T.float16, T.bfloat16]
-    assert T.dtype("uint") in [T.int, T.uint] and T.dtype("int") != T.uint
+    assert T.dtype("uint") in [T.int, T.uint] and T.dtype("int") != T.uint and T.dtype("half") == "float16"
+    # TileLang's C-style aliases are the dtypes they name: mxfp.py asserts `source_format in [T.int, T.uint]`
+    # with source_format=T.uint32
+    assert T.uint32 in [T.int, T.uint] and T.int32 == T.int and T.float16 == T.half and T.float64 == T.double
+    assert T.float == T.float32 and T.int8 not in [T.int, T.uint]
 
 
 def test_language_is_a_package():

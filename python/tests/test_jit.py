@@ -701,3 +701,12 @@ def test_remarks_are_a_compile_option():
     finally:
         tilelang.set_remarks(False)
         tilelang.clear_cache()
+
+
+def test_get_tir():
+    # a factory's get_tir is its prim_func for those arguments; an eager-style function has none here, and
+    # says so (NotImplementedError naming it, as every name this project does not provide)
+    f = gemm_factory.get_tir(128, 128, 64)
+    assert type(f).__name__ == "PrimFunc"
+    with pytest.raises(NotImplementedError, match="get_tir of the eager-style kernel 'add_eager'.*does not provide it"):
+        add_eager.get_tir(N=1024, block=128)

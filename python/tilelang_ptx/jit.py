@@ -292,7 +292,13 @@ class JITFactory:
         return k.params
 
     def get_tir(self, *args, **kwargs):
-        """The @T.prim_func the factory returns for these arguments (not compiled)."""
+        """The @T.prim_func the factory returns for these arguments (not compiled).  An eager-style
+        function has no prim_func object here (its whole source is compiled with the bindings as -D
+        defines): NotImplementedError saying so (compile(...) gives its kernel)."""
+        if self.eager:
+            raise NotImplementedError(
+                f"get_tir of the eager-style kernel '{self.func.__name__}': this project (tilelang_ptx) does not "
+                f"provide it (its kernel: {self.func.__name__}.compile(...))")
         return self.func(*args, **kwargs)
 
     def get_kernel_source(self, *args, **kwargs):

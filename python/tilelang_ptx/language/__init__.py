@@ -111,10 +111,14 @@ def macro(func=None, **kwargs):
 
 
 _DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
-           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 half float double int uint").split()
+           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32").split()
 for _n in _DTYPES:
     globals()[_n] = DType(_n)
-del _n
+# TileLang's C-style aliases are the dtypes they name (T.uint == T.uint32, as in tilelang.language.dtypes)
+for _n, _d in (("half", "float16"), ("float", "float32"), ("double", "float64"), ("int", "int32"),
+               ("uint", "uint32"), ("short", "int16"), ("long", "int64")):
+    globals()[_n] = DType(_d)
+del _n, _d
 
 # The names TileLang kernel files use most (listed so that editors resolve them).
 for _n in ("Buffer Tensor StridedTensor Kernel ceildiv alloc_shared alloc_fragment alloc_local alloc_var clear "

@@ -5,10 +5,15 @@ those names."""
 from . import DType
 
 
+# TileLang's C-style dtype names and the dtypes they stand for (tilelang.language.dtypes)
+_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "int": "int32", "uint": "uint32",
+            "short": "int16", "long": "int64"}
+
+
 def _canonical(x):
     from .._source import _dtype_name
     if isinstance(x, str):
-        return str(x)
+        return _ALIASES.get(str(x), str(x))
     bits = getattr(x, "dtype_str", None)  # tvm.DataType
     if bits is not None:
         return bits
