@@ -555,6 +555,90 @@ def test_eager_inconsistent_shapes():
         add_eager(np.zeros((16, 16), np.float32), A)
 
 
+# issue 29: a T.const symbol reaching a tensor's annotation through an alias
+@tilelang.jit
+def sym_square(A):
+    K = T.const("K")
+    KH, KW = K, K  # a tuple alias: both dims are K
+    A: T.Tensor((KH, KW), "float32")
+    C = T.empty((KH, KW), "float32")
+    with T.Kernel(1, threads=128) as bx:
+        for i, j in T.Parallel(KH, KW):
+            C[i, j] = A[i, j] * 2.0 + A[j, i]
+    return C
+
+
+@tilelang.jit
+def row_scale(A, B, trans=False):
+    M, N = T.const("M, N")
+    B_shape = [M, N] if not trans else [N, M]  # N: only B's shape gives it, through the condition
+    A: T.Tensor((M,), "float32")
+    B: T.Tensor(B_shape, "float32")
+    C = T.empty([M, N], "float32")
+    with T.Kernel(1, threads=128) as bx:
+        for i, j in T.Parallel(M, N):
+            if trans:
+                C[i, j] = B[j, i] * A[i]
+            else:
+                C[i, j] = B[i, j] * A[i]
+    return C
+
+
+@tilelang.jit
+def row_scale_opaque(A, B, trans=False):
+    M, N = T.const("M, N")
+    B_shape = [M, N] if M > 0 else [N, M]  # reads a T.const: Python cannot evaluate it
+    A: T.Tensor((M,), "float32")
+    B: T.Tensor(B_shape, "float32")
+    C = T.empty([M, N], "float32")
+    with T.Kernel(1, threads=128) as bx:
+        for i, j in T.Parallel(M, N):
+            C[i, j] = B[i, j] * A[i]
+    return C
+
+
+def test_eager_const_through_tuple_alias():
+    """`KH, KW = K, K`, then `A: T.Tensor((KH, KW), ...)`: K from A's shape, both dims."""
+    rng = np.random.default_rng(29)
+    A = rng.uniform(-1, 1, (12, 12)).astype(np.float32)
+    C = sym_square(A)
+    assert C.shape == (12, 12)
+    np.testing.assert_allclose(C, A * 2 + A.T, rtol=1e-6, atol=1e-6)
+    k = sym_square.compile(K=12)  # the same binding: compiled already
+    np.testing.assert_allclose(k(A), A * 2 + A.T, rtol=1e-6, atol=1e-6)
+    with pytest.raises(tilelang.ArgumentError, match=r"T.const 'K' is 3 from argument 'A' \(dim 0\) but 4 from "
+                       r"argument 'A' \(dim 1\)"):
+        sym_square(np.zeros((3, 4), np.float32))
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_eager_const_through_conditional_shape(trans):
+    """`B_shape = [M, N] if not trans else [N, M]`: the condition evaluated with the call's `trans`."""
+    rng = np.random.default_rng(30)
+    A = rng.uniform(-1, 1, 8).astype(np.float32)
+    Bmn = rng.uniform(-1, 1, (8, 16)).astype(np.float32)
+    B = Bmn.T.copy() if trans else Bmn
+    C = row_scale(A, B, trans=trans) if trans else row_scale(A, B)
+    assert C.shape == (8, 16)
+    np.testing.assert_allclose(C, Bmn * A[:, None], rtol=1e-6, atol=1e-6)
+    # the shape the other layout declares: M from A (8) and B (16) disagree
+    other = Bmn if trans else Bmn.T.copy()
+    dim = 1 if trans else 0
+    with pytest.raises(tilelang.ArgumentError, match=rf"T.const 'M' is 8 from argument 'A' \(dim 0\) but 16 from "
+                       rf"argument 'B' \(dim {dim}\)"):
+        row_scale(A, other, trans)
+
+
+def test_eager_conditional_shape_not_evaluable():
+    """A condition Python cannot evaluate (it reads a T.const) leaves the shape unknown: today's error."""
+    A = np.zeros(8, np.float32)
+    with pytest.raises(tilelang.ArgumentError, match=r"eager kernel 'row_scale_opaque': T.const 'N' is not "
+                       r"determined by the shape of a tensor argument"):
+        row_scale_opaque(A, np.zeros((8, 16), np.float32))
+    with pytest.raises(tilelang.ArgumentError, match="T.const 'N' is not determined"):
+        row_scale.compile(M=8)  # no tensor given: nothing determines N
+
+
 @tilelang.jit
 def tile_rows(A, block=64):
     N, R = T.const("N, R")  # R: no tensor's shape gives it

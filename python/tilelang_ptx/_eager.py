@@ -15,7 +15,10 @@
 Python runs none of the body.  From the call it computes the `-D` defines libtilelang's eager front end
 (lib/Frontend/elab_eager.c) takes: each T.const symbol from the shape of a tensor argument whose annotation in
 the body names it as a dim (or from a keyword of that name), and each other parameter given a value that
-is not its default (block sizes, dtypes, flags).  Equal defines are one compilation (jit.JITFactory
+is not its default (block sizes, dtypes, flags).  A dim may name the symbol through an alias (`KH, KW = K, K`),
+and a shape may be a name bound to a display or to `X if cond else Y` between displays: cond is evaluated
+with the call's non-tensor parameters (`[b, K, N] if not trans_b else [b, N, K]`); a condition that reads
+anything else leaves that tensor's shape unread.  Equal defines are one compilation (jit.JITFactory
 memoises on them).  A binding two tensors (or a tensor and a keyword) disagree on, a T.const nothing
 determines, a tensor given to a parameter without a T.Tensor annotation: ArgumentError naming them.
 """
@@ -92,7 +95,7 @@ class EagerBinder:
                 raise ArgumentError(f"eager kernel '{self.name}': T.const '{sym}' takes an int, got "
                                     f"{type(v).__name__} ({v!r})")
             values[sym] = (int(v), f"keyword {sym}={int(v)}")
-        tensors = []
+        tensors, scalars = [], None
         for p in self.tensor_params:
             if p not in bound.arguments:
                 continue  # partial: a tensor .compile() was not given
@@ -102,7 +105,9 @@ class EagerBinder:
                 raise ArgumentError(f"argument '{p}' of eager kernel '{self.name}': expected a tensor (an "
                                     f"object with .shape or __dlpack__), got {type(a).__name__}")
             tensors.append(a)
-            self._bind_dims(p, shape, values)
+            if scalars is None:
+                scalars = self._scalars(bound)
+            self._bind_dims(p, shape, values, scalars)
         missing = [s for s in self.sig.consts if s not in values]
         if missing:
             s = missing[0]
@@ -127,10 +132,27 @@ class EagerBinder:
             defines.append((p, _source.literal(v, where=f"argument '{p}' of eager kernel '{self.name}'")))
         return tuple(defines), tensors
 
-    def _bind_dims(self, p, shape, values):
-        dims = self.sig.tensors[p]
+    def _scalars(self, bound):
+        """The call's non-tensor parameters by name (defaults included) that a conditional shape
+        (`B_shape = [K, N] if not trans_b else [N, K]`) may read."""
+        out = {}
+        for p, param in self.params.items():
+            if p in self.sig.tensors or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            if p in bound.arguments:
+                v = bound.arguments[p]
+            elif param.default is not param.empty:
+                v = param.default
+            else:
+                continue  # partial: not given, no default -- a condition reading it stays unevaluated
+            if tensor_shape(v) is None:
+                out[p] = v
+        return out
+
+    def _bind_dims(self, p, shape, values, scalars):
+        dims = _source.resolve_dims(self.sig.tensors[p], scalars)
         if dims is None:
-            return  # a shape the package cannot read: libtilelang checks it at the call
+            return  # a shape the package cannot read (or a condition it cannot evaluate): libtilelang checks it
         if len(shape) != len(dims):
             raise ArgumentError(f"argument '{p}' of eager kernel '{self.name}': {len(shape)} dims "
                                 f"{list(shape)}, its annotation declares {len(dims)}")

@@ -162,44 +162,147 @@ class EagerSignature:
       tensors  {parameter: dims} for each parameter annotated in the body (`A: T.Tensor((M, K), dt)`,
                also T.Buffer / T.Tensor[...] / a shape tuple assigned to a name first), dims[i] the
                T.const symbol that dim i is exactly, else None; dims is None when the shape is not
-               a tuple we can read;
+               a tuple we can read, a ShapeChoice when it is `X if cond else Y` (resolve_dims picks);
       returns  the names of the `return C` / `return C, D` statement (the T.empty outputs), or None.
-    Python reads this to bind the T.const symbols from the call's tensors; it evaluates nothing."""
+    Names aliasing a T.const symbol (`KH, KW = K, K`, `KK = K`) stand for it in shapes; a name bound to a
+    shape display, or to a conditional expression between displays, stands for that shape.
+    Python reads this to bind the T.const symbols from the call's tensors; it evaluates nothing here."""
 
     def __init__(self, fdef):
         body = fdef.body
         kstart = next((i for i, s in enumerate(body) if _is_kernel_with(s)), len(body))
         params = {p.arg for p in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
         self.consts, self.tensors, self.returns = [], {}, None
-        var_sym, shapes = {}, {}
+        var_sym, shapes = {}, {}  # name -> T.const symbol; name -> shape expression (display or IfExp)
+
+        def forget(target):  # a name assigned something we do not follow no longer stands for anything
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    var_sym.pop(n.id, None)
+                    shapes.pop(n.id, None)
+
+        def shape_expr(v):
+            if isinstance(v, ast.Name) and v.id in shapes:
+                return shapes[v.id]
+            if isinstance(v, (ast.Tuple, ast.List)) or (isinstance(v, ast.IfExp) and _is_shape_choice(v, shapes)):
+                return v
+            return None
+
         for s in body[:kstart]:
-            if isinstance(s, ast.Assign) and len(s.targets) == 1:
-                t, v = s.targets[0], s.value
-                syms = _const_symbols(v)
+            if isinstance(s, ast.Assign):
+                v, syms = s.value, _const_symbols(s.value)
+                for t in s.targets:
+                    if syms is not None:
+                        forget(t)
+                        if isinstance(t, ast.Name) and len(syms) == 1:
+                            var_sym[t.id] = syms[0]
+                        elif isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) == len(syms):
+                            for e, x in zip(t.elts, syms):
+                                if isinstance(e, ast.Name):
+                                    var_sym[e.id] = x
+                        continue
+                    # aliases: `KK = K`, `KH, KW = K, K` (read before any of the targets is rebound)
+                    pairs = [(t, v)]
+                    if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)) and \
+                            len(t.elts) == len(v.elts) and not any(isinstance(e, ast.Starred) for e in t.elts + v.elts):
+                        pairs = list(zip(t.elts, v.elts))
+                    new = []
+                    for te, ve in pairs:
+                        if isinstance(te, ast.Name) and isinstance(ve, ast.Name) and ve.id in var_sym:
+                            new.append((te.id, "sym", var_sym[ve.id]))
+                        elif isinstance(te, ast.Name) and shape_expr(ve) is not None:
+                            new.append((te.id, "shape", shape_expr(ve)))
+                        else:
+                            new.append((te, None, None))
+                    for name, kind, val in new:
+                        forget(name if kind is None else ast.Name(id=name))
+                    for name, kind, val in new:
+                        if kind == "sym":
+                            var_sym[name] = val
+                        elif kind == "shape":
+                            shapes[name] = val
                 if syms is not None:
                     self.consts += [x for x in syms if x not in self.consts]
-                    if isinstance(t, ast.Name) and len(syms) == 1:
-                        var_sym[t.id] = syms[0]
-                    elif isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) == len(syms):
-                        for e, x in zip(t.elts, syms):
-                            if isinstance(e, ast.Name):
-                                var_sym[e.id] = x
-                elif isinstance(t, ast.Name) and isinstance(v, (ast.Tuple, ast.List)):
-                    shapes[t.id] = v
             elif isinstance(s, ast.AnnAssign) and s.value is None and isinstance(s.target, ast.Name) and \
                     s.target.id in params:
                 shape = _annotation_shape(s.annotation)
                 if isinstance(shape, ast.Name):
                     shape = shapes.get(shape.id)
-                dims = None
-                if isinstance(shape, (ast.Tuple, ast.List)):
-                    dims = [var_sym.get(e.id) if isinstance(e, ast.Name) else None for e in shape.elts]
-                self.tensors[s.target.id] = dims
+                self.tensors[s.target.id] = _shape_dims(shape, var_sym, shapes)
+            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+                forget(s.target)
         for s in body[kstart:]:
             if isinstance(s, ast.Return) and s.value is not None:
                 items = s.value.elts if isinstance(s.value, ast.Tuple) else [s.value]
                 self.returns = [e.id for e in items if isinstance(e, ast.Name)]
                 break
+
+
+class ShapeChoice:
+    """A shape `X if cond else Y`: resolve_dims evaluates cond with the call's non-tensor parameters."""
+
+    def __init__(self, cond, then, orelse):
+        self.cond = cond
+        self.code = compile(ast.fix_missing_locations(ast.Expression(body=_strip_pos(cond))), "<shape>", "eval")
+        self.names = sorted(_names(cond))
+        self.then, self.orelse = then, orelse
+
+
+def _strip_pos(node):
+    return ast.parse(ast.unparse(node), mode="eval").body
+
+
+# the syntax a shape's condition may use: names, constants and operators, nothing that calls or looks up
+_COND_NODES = (ast.Name, ast.Load, ast.Constant, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub,
+               ast.UAdd, ast.Compare, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot,
+               ast.In, ast.NotIn, ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Tuple,
+               ast.IfExp)
+
+
+def _is_shape_choice(v, shapes):
+    """Whether IfExp `v` chooses between shapes (displays, names of shapes, nested choices)."""
+    for b in (v.body, v.orelse):
+        if isinstance(b, ast.IfExp):
+            if not _is_shape_choice(b, shapes):
+                return False
+        elif not (isinstance(b, (ast.Tuple, ast.List)) or (isinstance(b, ast.Name) and b.id in shapes)):
+            return False
+    return True
+
+
+def _shape_dims(shape, var_sym, shapes):
+    """dims of a shape expression: a list (symbol or None per dim), a ShapeChoice, or None."""
+    if isinstance(shape, ast.Name):
+        shape = shapes.get(shape.id)
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return [var_sym.get(e.id) if isinstance(e, ast.Name) else None for e in shape.elts]
+    if isinstance(shape, ast.IfExp) and _is_shape_choice(shape, shapes):
+        if not all(isinstance(n, _COND_NODES) for n in ast.walk(shape.test)):
+            return None
+        return ShapeChoice(shape.test, _shape_dims(shape.body, var_sym, shapes),
+                           _shape_dims(shape.orelse, var_sym, shapes))
+    return None
+
+
+_NO_VALUE = object()
+
+
+def resolve_dims(dims, values):
+    """dims (EagerSignature.tensors[p]) for a call: a ShapeChoice's condition evaluated with `values`
+    (the call's non-tensor parameters by name); None when it reads anything else or fails."""
+    while isinstance(dims, ShapeChoice):
+        ns = {}
+        for n in dims.names:
+            v = values.get(n, _NO_VALUE)
+            if v is _NO_VALUE:
+                return None
+            ns[n] = v
+        try:
+            cond = bool(eval(dims.code, {"__builtins__": {}}, ns))  # noqa: S307 - names, constants, operators
+        except Exception:  # noqa: BLE001 - cannot be evaluated: the shape stays unknown
+            return None
+        dims = dims.then if cond else dims.orelse
+    return dims
 
 
 def _is_kernel_with(s):
