@@ -385,11 +385,24 @@ static bool run_pool(pool *p, int warmup, int rep, progress *pg) {
     return false;
   }
   r->workers = started;
-  size_t taken = 0;
+  /* Configurations are measured in their order, each as soon as it and those before it are compiled: the
+   * first measured is then the first that compiled (the reference a measure callback may compare the others
+   * against), whatever order the workers finish in. */
+  bool *ready = calloc(n ? n : 1, sizeof *ready);
+  size_t seen = 0, taken = 0;
   while (taken < n) {
     pthread_mutex_lock(&p->mu);
-    while (taken == p->ndone) pthread_cond_wait(&p->cv, &p->mu);
-    size_t i = p->done[taken++];
+    for (;;) {
+      if (!ready) { /* out of memory: completion order */
+        while (taken == p->ndone) pthread_cond_wait(&p->cv, &p->mu);
+        break;
+      }
+      while (seen < p->ndone) ready[p->done[seen++]] = true;
+      if (ready[taken]) break;
+      pthread_cond_wait(&p->cv, &p->mu);
+    }
+    size_t i = ready ? taken : p->done[taken];
+    taken++;
     pthread_mutex_unlock(&p->mu);
     tl_tune_config_result *c = &r->configs[i];
     r->compile_cpu_ms += c->compile_cpu_ms;
@@ -411,6 +424,7 @@ static bool run_pool(pool *p, int warmup, int rep, progress *pg) {
   }
   for (int w = 0; w < started; w++) pthread_join(th[w], NULL);
   free(th);
+  free(ready);
   r->compile_wall_ms = p->last_end - p->first_start;
   return true;
 }
