@@ -10,6 +10,7 @@
 #include "Lower/lower_internal.h"
 
 #define WS_MAX_LOADS 8
+#define WS_MAX_LETS 8 /* loop-body LETs a tile copy may not use, tracked by the match */
 #define WS_MAX_PRE 2
 #define WS_MAX_LETS 8
 
