@@ -113,6 +113,12 @@ def _target(t):
         return None, _lib.TL_STAGE_SIMT
     return arch or target, _lib.TL_STAGE_PTX
 jit._target = _target
+_ct = jit._compile_text
+def _compile_text(*a, **k):
+    r = _ct(*a, **k)
+    print("SWEEP-COMPILED", file=sys.stderr, flush=True)
+    return r
+jit._compile_text = _compile_text
 
 def _call(self, *args, stream=None, **kw):
     outs = []
@@ -138,10 +144,7 @@ except ImportError:
     pass
 
 from tilelang_ptx.files import run_file
-try:
-    run_file(sys.argv[1], [])
-finally:
-    print(f"SWEEP-COMPILES {jit._stats['compiles']}", file=sys.stderr)
+run_file(sys.argv[1], [])
 '''
 
 LOCATED = re.compile(r"^\S+\.py:\d+:\d+: error: ")
@@ -155,9 +158,8 @@ def run_one(path, target, timeout):
         cp = subprocess.run([sys.executable, "-c", CHILD, path, target], cwd=os.path.dirname(path),
                             capture_output=True, text=True, timeout=timeout)
         lines = [l for l in cp.stderr.strip().splitlines() if l.strip()]
-        m = [l for l in lines if l.startswith("SWEEP-COMPILES ")]
-        rec["compiles"] = int(m[-1].split()[1]) if m else 0
-        lines = [l for l in lines if not l.startswith("SWEEP-COMPILES ")]
+        rec["compiles"] = sum(l == "SWEEP-COMPILED" for l in lines)
+        lines = [l for l in lines if not l.startswith("SWEEP-COMPILE")]
         if cp.returncode == 0:
             rec["result"] = "compiles"
         else:
@@ -165,8 +167,10 @@ def run_one(path, target, timeout):
             raised = [l for l in lines if RAISED.search(l)]
             rec["result"] = "fail"
             rec["error"] = (located or raised or lines or [f"exit {cp.returncode}"])[-1][:300]
-    except subprocess.TimeoutExpired:
-        rec.update(result="timeout", error=f"no end within {timeout} s")
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+        rec.update(result="timeout", compiles=err.count("SWEEP-COMPILED\n"),
+                   error=f"no end within {timeout} s (the kernels before it compiled)")
     rec["wall"] = round(time.time() - t0, 1)
     return rec
 

@@ -52,7 +52,7 @@ static const char *const t_functions[] = {"prim_func",
                                           NULL};
 static const char *const py_builtins[] = {"min",   "max",        "abs",   "int",  "float",     "bool",
                                           "len",   "range",      "print", "zip",  "enumerate", "list",
-                                          "tuple", "isinstance", "str",   "dict", NULL};
+                                          "tuple", "isinstance", "str",   "dict", "sum",       NULL};
 
 bool in_list(const char *const *list, const char *s) {
   for (; *list; list++)

@@ -316,6 +316,14 @@ val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr 
     }
     return r;
   }
+  if (!strcmp(fn, "sum")) { /* sum(iterable, start=0): Python's left fold of + */
+    if (!check_arity(E, x, fn, 1, 2)) return NULL;
+    int len = 0;
+    val **items = seq_items(E, a[0], x->u.call.args[0]->loc, &len);
+    val *acc = n == 2 ? a[1] : mk_int(E, 0);
+    for (int i = 0; items && acc && i < len; i++) acc = binop(E, "+", acc, items[i], x->loc);
+    return items ? acc : NULL;
+  }
   if (!strcmp(fn, "list") || !strcmp(fn, "tuple")) {
     if (!check_arity(E, x, fn, 0, 1)) return NULL;
     int len = 0;
