@@ -58,6 +58,7 @@ typedef struct lt_state {
   const tl_stmt *loop;        /* the T.Parallel being lowered (identity fragment accesses) */
   tl_expr *reg;               /* its register index for identity accesses of PLAN fragments */
   const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
+  const tl_frag_layout *loop_part; /* the layout partitioning the T.Parallel being lowered (NULL: none) */
   tl_expr *row_reg;           /* its row statistic register (2*mi + h, or the ROWS row iteration) */
   TL_VEC(tl_buffer *) frags;
   int64_t smem_seen; /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
@@ -77,8 +78,14 @@ static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const
 /* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
  * accessed through a partition's register index. */
 static bool frag_distributed(const tl_frag_layout *L) {
-  return L &&
-         (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER);
+  return L && L->kind != TL_FRAG_REPLICATED;
+}
+
+/* Is every element of L held by several threads (a REDUCER, or a STACKED
+ * layout over one), so that only replica 0 may store it to memory? */
+static bool frag_replicas(const tl_frag_layout *L) {
+  while (L && L->kind == TL_FRAG_STACKED) L = L->src;
+  return L && L->kind == TL_FRAG_REDUCER;
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
@@ -121,6 +128,16 @@ static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
   return r;
 }
 
+/* The register of F[lead..., n] (F STACKED) at the base register reg:
+ * flat(lead) * base nregs + reg; lead rewritten. */
+static tl_expr *stacked_reg(lt_state *st, tl_loc loc, const tl_frag_layout *L, tl_expr *const *lead, tl_expr *reg,
+                            int depth) {
+  int a = L->ndim - L->src->ndim;
+  tl_expr **lx = rw_list(st, a, lead, depth);
+  tl_expr *f = lx ? flat_index(st, loc, L, a, lx) : NULL;
+  return f ? tl_lo_add(st->w.m, loc, tl_lo_mul(st->w.m, loc, f, L->src->nregs), reg) : NULL;
+}
+
 /* New index list of an access to b (fragment accesses become register indices). */
 static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx, int *n_out,
                            int depth) {
@@ -143,6 +160,17 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
     tl_error(st->w.d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
     st->w.errors++;
     return NULL;
+  }
+  if (L->kind == TL_FRAG_STACKED && st->loop && st->reg && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
+    /* F[l, n] read in a loop partitioned by F's base (layout_infer.c stack links) */
+    if (!tl_lo_stacked_access(st->loop, b, n, (tl_expr **)idx) || !st->loop_part ||
+        !tl_frag_layout_same(L->src, st->loop_part)) {
+      tl_error(st->w.d, loc, "internal error: stacked fragment '%s' read off the threads of its base", b->name);
+      st->w.errors++;
+      return NULL;
+    }
+    one[0] = stacked_reg(st, loc, L, idx, st->reg, depth);
+    return one[0] ? one : NULL;
   }
   if (frag_distributed(L)) {
     if (!st->reg || !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
@@ -286,7 +314,7 @@ static void plan_for_layout(plan *p, const tl_frag_layout *L) {
   p->nvec = L->nvec;
   p->registers = true;
   p->mma = L->kind == TL_FRAG_MMA_C ? L : NULL;
-  p->lay = L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER ? L : NULL;
+  p->lay = L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER || L->kind == TL_FRAG_STACKED ? L : NULL;
   p->rep_guard = false;
 }
 
@@ -457,9 +485,61 @@ static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
   return tl_lo_for(m, loc, TL_LOOP_UNROLL, vk, tl_lo_int(m, loc, L->nregs), body);
 }
 
+static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user);
+
+/* The STACKED partition (frag_layout.h): each thread walks the base's
+ * partition once per leading index l,
+ *     for sl in T.unroll(lead): <base partition, element (lead(sl), n), register sl*nb + reg_B>
+ * (every replica of a REDUCER base runs it, or only replica 0 when
+ * p->rep_guard). */
+typedef struct stack_ctx {
+  chunk_fn fn;
+  void *user;
+  const tl_frag_layout *L;
+  tl_expr **lead; /* the leading indices of sl */
+  tl_expr *off;   /* sl * nb */
+} stack_ctx;
+
+static tl_stmt *stack_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  stack_ctx *sc = user;
+  int a = sc->L->ndim - sc->L->src->ndim;
+  tl_expr **full = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *) * (size_t)sc->L->ndim);
+  CHECK(full);
+  for (int k = 0; k < a; k++) full[k] = sc->lead[k];
+  for (int k = a; k < sc->L->ndim; k++) full[k] = idx[k - a];
+  tl_expr *r = tl_lo_add(st->w.m, sc->L->set_at, sc->off, reg);
+  CHECK(r);
+  return sc->fn(st, sc->user, p, full, r);
+}
+
+static tl_stmt *emit_stacked(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->w.m;
+  const tl_frag_layout *L = p->lay;
+  int a = L->ndim - L->src->ndim;
+  plan b;
+  plan_for_layout(&b, L->src);
+  b.rep_guard = p->rep_guard;
+  tl_var *vl;
+  CHECK(vl = tl_names_fresh_var(&st->w.names, loc, "sl", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, vl, 0, L->lead - 1));
+  stack_ctx sc = {fn, user, L, NULL, NULL};
+  CHECK(sc.lead = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(a + 1)));
+  tl_expr *x = tl_ir_var(m, loc, vl);
+  for (int k = a - 1; k >= 0; k--) {
+    CHECK(sc.lead[k] = k > 0 ? tl_lo_fmod(m, loc, x, L->shape[k], &st->w.ranges) : x);
+    CHECK(x = tl_lo_fdiv(m, loc, x, L->shape[k], &st->w.ranges));
+  }
+  CHECK(sc.off = tl_lo_mul(m, loc, tl_ir_var(m, loc, vl), L->src->nregs));
+  tl_stmt *body = emit_plan(st, loc, &b, stack_chunk, &sc);
+  tl_ranges_unset(&st->w.ranges, vl);
+  if (!body) return NULL;
+  return tl_lo_for(m, loc, TL_LOOP_UNROLL, vl, tl_lo_int(m, loc, L->lead), body);
+}
+
 static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
   tl_module *m = st->w.m;
   if (p->mma) return emit_mma(st, loc, p, fn, user);
+  if (p->lay && p->lay->kind == TL_FRAG_STACKED) return emit_stacked(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_ROWS) return emit_rows(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_REDUCER) return emit_reducer(st, loc, p, fn, user);
   int64_t tv = p->threads * p->vec;
@@ -675,7 +755,7 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   plan p;
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
-    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && ps.stores_memory;
+    p.rep_guard = frag_replicas(p.lay) && ps.stores_memory;
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->w.m->arena, sizeof(int64_t) * (size_t)n);
@@ -688,13 +768,19 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
     }
     plan_for_shape(&p, n, shape, st->threads, ps.bytes);
   }
-  return emit_plan(st, loop->loc, &p, par_chunk, (void *)loop);
+  const tl_frag_layout *saved = st->loop_part;
+  st->loop_part = ps.plan_frag ? tl_frag_layout_of(ps.plan_frag) : NULL;
+  tl_stmt *r = emit_plan(st, loop->loc, &p, par_chunk, (void *)loop);
+  st->loop_part = saved;
+  return r;
 }
 
 /* ------------------------------------------------------ T.copy and T.fill */
 /* SIDE_SHARED: a shared buffer, addressed through its flat buffer
  * (tl_lower_smem_index; lower_shared_copy.c). */
-typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST, SIDE_SHARED } side_kind;
+/* SIDE_STACK: one row F[l, :] of a STACKED fragment copied to or from a
+ * fragment of its base layout: register value + reg (value = l * base nregs). */
+typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST, SIDE_SHARED, SIDE_STACK } side_kind;
 
 typedef struct side {
   side_kind kind;
@@ -703,13 +789,19 @@ typedef struct side {
   tl_expr **min;     /* per buffer dim (rewritten) */
   int *map;          /* buffer dim → domain dim, or -1 (extent 1) */
   tl_frag_layout *L; /* fragments */
-  tl_expr *value;    /* SIDE_CONST (scalar, rewritten) */
+  tl_expr *value;    /* SIDE_CONST (scalar, rewritten); SIDE_STACK: the register offset */
+  int64_t *ext;      /* per buffer dim: the region's extents */
 } side;
 
+/* sub: a distributed fragment side that is a sub-region of its fragment
+ * (acc_o[:h, :] → shared): the walk covers the fragment's whole layout, the
+ * domain is the region (domain index = fragment index − region start) and
+ * the elements outside it are skipped (sub_cond). */
 typedef struct copy_ctx {
   tl_loc loc;
   side src, dst;
   int ndom;
+  const side *sub;
 } copy_ctx;
 
 /* Region extents as constants (whole buffer when ndim == 0). */
@@ -737,6 +829,7 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
   }
   sd->buf = b;
   sd->ndim = n;
+  sd->ext = ext;
   sd->L = tl_frag_layout_of(b);
   sd->kind = b->scope == TL_SCOPE_GLOBAL                                        ? SIDE_GLOBAL
              : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
@@ -782,10 +875,11 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
 static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg, tl_expr *lane,
                               tl_loc loc, int *n_out) {
   tl_module *m = st->w.m;
-  if (sd->kind == SIDE_PLAN) {
+  if (sd->kind == SIDE_PLAN || sd->kind == SIDE_STACK) {
     tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
     if (!one) return NULL;
     one[0] = lane ? tl_lo_add(m, loc, reg, lane) : reg;
+    if (sd->kind == SIDE_STACK && one[0]) one[0] = tl_lo_add(m, loc, sd->value, one[0]);
     *n_out = 1;
     return one[0] ? one : NULL;
   }
@@ -869,6 +963,33 @@ static tl_buffer *side_buffer(lt_state *st, const side *sd) {
   return L ? L->flat : NULL;
 }
 
+/* The condition that domain element idx (+ lane .. + lane + w - 1 in the
+ * last dim) lies inside the sub-region c->sub (domain indices are fragment
+ * indices minus the region's start), in *out; the parts the ranges prove
+ * are dropped (*out NULL when all are).  False when out of memory. */
+static bool sub_cond(lt_state *st, const copy_ctx *c, tl_expr **idx, tl_expr *lane, int64_t w, tl_expr **out) {
+  tl_module *m = st->w.m;
+  tl_loc loc = c->loc;
+  *out = NULL;
+  for (int k = 0; k < c->ndom; k++) {
+    tl_expr *d = idx[k];
+    if (k == c->ndom - 1 && lane) d = tl_lo_add(m, loc, d, lane);
+    if (!d) return false;
+    int64_t hi = c->sub->ext[k] - (k == c->ndom - 1 ? w : 1);
+    tl_range r;
+    bool known = tl_expr_range(&st->w.ranges, d, &r);
+    tl_expr *parts[2] = {NULL, NULL};
+    if (!(known && r.lo >= 0) && !(parts[0] = tl_ir_binary(m, loc, TL_OP_GE, d, tl_lo_int(m, loc, 0)))) return false;
+    if (!(known && r.hi <= hi) && !(parts[1] = tl_ir_binary(m, loc, TL_OP_LE, d, tl_lo_int(m, loc, hi)))) return false;
+    for (int i = 0; i < 2; i++) {
+      if (!parts[i]) continue;
+      *out = *out ? tl_ir_binary(m, loc, TL_OP_AND, *out, parts[i]) : parts[i];
+      if (!*out) return false;
+    }
+  }
+  return true;
+}
+
 /* One piece of w lanes starting at lane offset `lane` (NULL: 0).  checked:
  * emit bounds guards (false inside a proven full-vector branch). */
 static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane, int64_t w,
@@ -915,6 +1036,11 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
     CHECK(s = tl_lo_if(m, loc, scond, s, z));
   }
   if (dcond) CHECK(s = tl_lo_if(m, loc, dcond, s, NULL));
+  tl_expr *in = NULL;
+  if (c->sub) {
+    CHECK(sub_cond(st, c, idx, lane, w, &in));
+    if (in) CHECK(s = tl_lo_if(m, loc, in, s, NULL));
+  }
   return s;
 }
 
@@ -927,7 +1053,7 @@ static bool side_tail(const side *sd, int64_t w) {
 
 static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx, tl_expr *reg, tl_var *l, int64_t w) {
   if (sd->kind == SIDE_CONST) return true;
-  if (sd->kind == SIDE_PLAN) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
+  if (sd->kind == SIDE_PLAN || sd->kind == SIDE_STACK) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
   if (sd->kind == SIDE_SHARED) { /* judged on the logical indices */
     side lg = *sd;
     lg.kind = SIDE_GLOBAL;
@@ -948,16 +1074,33 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
   return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
+/* May a vector of w lanes of a sub-region copy be wholly inside or wholly
+ * outside the region (its start and extent in the last dim multiples of w)? */
+static bool sub_vec_ok(const copy_ctx *c, int64_t w) {
+  if (!c->sub) return true;
+  int k = c->sub->ndim - 1;
+  return c->sub->ext[k] % w == 0 && tl_expr_divisible(c->sub->min[k], w, NULL);
+}
+
 static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   copy_ctx *c = user;
   tl_module *m = st->w.m;
   tl_loc loc = c->loc;
+  if (c->sub) { /* fragment indices → domain indices */
+    tl_expr **d = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)c->ndom);
+    CHECK(d);
+    for (int k = 0; k < c->ndom; k++)
+      CHECK(d[k] = tl_ir_binary(m, loc, TL_OP_SUB, idx[k], c->sub->min[k]));
+    idx = d;
+  }
   int64_t v = p->vec, w = 1;
   if (v > 1) {
     tl_var *l;
     CHECK(l = tl_names_fresh_var(&st->w.names, loc, "vl", TL_INT32, TL_VAR_LOOP));
     for (w = v; w > 1; w /= 2)
-      if (side_vec_ok(st, c, &c->src, idx, reg, l, w) && side_vec_ok(st, c, &c->dst, idx, reg, l, w)) break;
+      if (sub_vec_ok(c, w) && side_vec_ok(st, c, &c->src, idx, reg, l, w) &&
+          side_vec_ok(st, c, &c->dst, idx, reg, l, w))
+        break;
     if (st->w.oom) return NULL;
   }
   tl_var *lo = NULL;
@@ -1153,6 +1296,28 @@ static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
   return out;
 }
 
+/* Makes sd (a sub-region of a STACKED fragment) a SIDE_STACK when it is one
+ * row F[l..., :] (leading extents 1, the base dims whole) and the other side
+ * o is a fragment of F's base layout; false otherwise. */
+static bool stack_side(lt_state *st, side *sd, const side *o, tl_loc loc) {
+  const tl_frag_layout *L = sd->L;
+  if (!L || L->kind != TL_FRAG_STACKED || !tl_frag_layout_same(L->src, o->L)) return false;
+  int a = L->ndim - L->src->ndim;
+  for (int k = 0; k < sd->ndim; k++) {
+    int64_t mn = -1;
+    if (k < a ? sd->ext[k] != 1
+              : sd->ext[k] != L->shape[k] || !tl_expr_is_const_int(sd->min[k], &mn) || mn != 0)
+      return false;
+  }
+  tl_expr *f = flat_index(st, loc, L, a, sd->min);
+  if (!f || !(sd->value = tl_lo_mul(st->w.m, loc, f, L->src->nregs))) {
+    st->w.oom = true;
+    return false;
+  }
+  sd->kind = SIDE_STACK;
+  return true;
+}
+
 static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   tl_module *m = st->w.m;
   int op = s->u.tile.op;
@@ -1177,10 +1342,17 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     if (s->u.tile.nargs < 1) return NULL;
     dst_r = &s->u.tile.args[0].region;
   }
-  /* The domain: the per-thread/fragment side's extents, else dst's. */
+  /* The domain: the per-thread/fragment side's extents, else dst's; a
+   * distributed fragment's sub-region (copy_ctx.sub) gives its own. */
   const tl_region *dom_r = dst_r;
   if (src_r && src_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = src_r;
   if (dst_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = dst_r;
+  const tl_region *sub_r = NULL;
+  for (int i = 0; i < 2 && (op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY); i++) {
+    const tl_region *r = i == 0 ? src_r : dst_r;
+    if (frag_distributed(tl_frag_layout_of(r->buffer)) && !tl_lo_whole_region(r) && r->ndim == r->buffer->ndim)
+      dom_r = sub_r = r;
+  }
   int ndom;
   int64_t *dom;
   CHECK(region_extents(dom_r, &ndom, &dom, &m->arena));
@@ -1202,7 +1374,22 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     else c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
     if (!c.src.value) return NULL;
   }
-  if (op == TL_TILE_COPY && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C && c.dst.kind == SIDE_GLOBAL) {
+  if (sub_r) {
+    side *sd = sub_r == src_r ? &c.src : &c.dst;
+    const side *o = sub_r == src_r ? &c.dst : &c.src;
+    if (o->kind != SIDE_PLAN) {
+      c.sub = sd;
+    } else if (!stack_side(st, sd, o, s->loc)) {
+      if (st->w.oom) return NULL;
+      fail(st, s->loc,
+           "%s between a sub-region of fragment '%s' and another distributed fragment is not lowered yet (only "
+           "a row F[l, :] of a stacked fragment and a fragment of its base layout are)",
+           opname, sub_r->buffer->name);
+      return NULL;
+    }
+  }
+  if (op == TL_TILE_COPY && !c.sub && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C &&
+      c.dst.kind == SIDE_GLOBAL) {
     tl_stmt *r = lower_frag_to_global_staged(st, &c);
     if (r || st->w.oom) return r;
   }
@@ -1210,7 +1397,7 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
   if (planner) {
     plan_for_layout(&p, planner->L);
-    if (p.lay && p.lay->kind == TL_FRAG_REDUCER && planner == &c.src &&
+    if (frag_replicas(p.lay) && planner == &c.src &&
         (c.dst.kind == SIDE_GLOBAL || c.dst.kind == SIDE_SHARED))
       p.rep_guard = true;
     if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !tl_frag_layout_same(c.dst.L, c.src.L)) {
