@@ -942,14 +942,7 @@ static void decide_rows(li_state *st) {
   for (size_t k = 0; k < st->links.len; k++) {
     row_link *lk = &st->links.data[k];
     st->frags.data[find(st, lk->d)].red_cls = true;
-    if (lk->f < 0) {
-      tl_error(st->d, lk->loc,
-               "this T.Parallel loop reads the row statistic '%s' by its first loop variable but "
-               "indexes no fragment of its rows by all its loop variables; lowering it is not supported yet",
-               st->frags.data[lk->d].buf->name);
-      st->errors++;
-      continue;
-    }
+    if (lk->f < 0) continue; /* check_stat_loops */
     frag_info *root = &st->frags.data[find(st, lk->f)];
     if (!root->cls_gemm) root->rows = true;
   }
@@ -1231,6 +1224,36 @@ static void resolve_stacks(li_state *st) {
   }
 }
 
+/* A T.Parallel loop that reads row statistics D[i] by its first variable
+ * and indexes no fragment of its rows (TileLang's S_shared[h, k] =
+ * f(S_shared[h, k], scores_max[h]) over shared memory) runs on the threads of
+ * its statistics: row i on the holders of D[i] (only replica 0 when it stores
+ * to memory), its other variables serial (lower_tile.c).  That needs D laid
+ * out as row statistics (REDUCER), every such statistic of the loop in one
+ * layout; a replicated D serves any loop.  Anything else is an error. */
+static void check_stat_loops(li_state *st) {
+  for (size_t k = 0; k < st->links.len; k++) {
+    row_link *lk = &st->links.data[k];
+    if (lk->f >= 0) continue;
+    const tl_frag_layout *D = tl_frag_layout_of(st->frags.data[lk->d].buf);
+    if (D && D->kind == TL_FRAG_REPLICATED) continue;
+    bool ok = D && D->kind == TL_FRAG_REDUCER;
+    for (size_t j = 0; ok && j < k; j++) {
+      row_link *o = &st->links.data[j];
+      const tl_frag_layout *E = tl_frag_layout_of(st->frags.data[o->d].buf);
+      if (o->f < 0 && !memcmp(&o->loc, &lk->loc, sizeof lk->loc) && E && E->kind != TL_FRAG_REPLICATED)
+        ok = tl_frag_layout_same(D, E);
+    }
+    if (ok) continue;
+    tl_error(st->d, lk->loc,
+             "this T.Parallel loop reads the row statistic '%s' by its first loop variable but indexes no fragment "
+             "of its rows by all its loop variables, and '%s' is not laid out as the row statistics of a "
+             "T.reduce (or the loop's statistics are laid out differently); lowering it is not supported yet",
+             st->frags.data[lk->d].buf->name, st->frags.data[lk->d].buf->name);
+    st->errors++;
+  }
+}
+
 /* The accumulator partition of a class: the first member that a T.gemm
  * writes as C (not an rs-form A seed); NULL when none. */
 static frag_info *class_gemm_c(li_state *st, int root) {
@@ -1332,6 +1355,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   }
   if (!st.oom && st.errors == 0) finish_reducers(&st);
   if (!st.oom && st.errors == 0) resolve_stacks(&st);
+  if (!st.oom && st.errors == 0) check_stat_loops(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
   ok = !st.oom && st.errors == 0;
   tl_vec_free(&st.frags);

@@ -664,6 +664,7 @@ typedef struct par_scan {
   const tl_stmt *loop;
   tl_buffer *plan_frag;    /* a PLAN fragment indexed by the loop variables */
   tl_buffer *repl_written; /* a REPLICATED fragment the loop stores to */
+  tl_buffer *stat;         /* a REDUCER fragment read as D[first loop variable] (row statistics) */
   int bytes;               /* the widest element accessed */
   /* it stores to a buffer that is not a fragment or per-thread (global or
    * shared memory): then only replica 0 of a replicated partition runs it */
@@ -678,6 +679,9 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (frag_distributed(L) && !ps->plan_frag && tl_lo_identity_access(ps->loop, b, n, idx))
     ps->plan_frag = (tl_buffer *)b;
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
+  if (L->kind == TL_FRAG_REDUCER && !store && !ps->stat && n == 1 && idx[0] && idx[0]->kind == TL_EXPR_VAR &&
+      ps->loop->u.loop.nvars >= 2 && idx[0]->u.var == ps->loop->u.loop.vars[0])
+    ps->stat = (tl_buffer *)b;
 }
 
 static void scan_expr(tl_visitor *v, const tl_expr *e) {
@@ -699,6 +703,40 @@ static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
   tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
   if (!body) return NULL;
   for (int k = loop->u.loop.nvars - 1; k >= 0; k--) {
+    tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k], rw_expr(st, loop->u.loop.extents[k], 0), body);
+    CHECK(f);
+    if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
+    body = f;
+  }
+  return body;
+}
+
+/* A loop over (i, j...) that reads row statistics D[i] and indexes no
+ * fragment of its rows (layout_infer.c check_stat_loops): D's REDUCER
+ * partition gives row i (the statistic register is the row register), the
+ * other variables run serially:
+ *     <REDUCER walk: i, register rk>  for j... in T.serial: body
+ * only replica 0 runs it when it stores to memory. */
+static tl_stmt *stat_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  const tl_stmt *loop = user;
+  tl_module *m = st->w.m;
+  tl_loc loc = loop->loc;
+  tl_expr *i = idx[0];
+  if (loop->u.loop.mins && loop->u.loop.mins[0]) CHECK(i = tl_lo_add(m, loc, rw_expr(st, loop->u.loop.mins[0], 0), i));
+  CHECK(tl_map_put(&st->subst, loop->u.loop.vars[0], i));
+  const tl_frag_layout *saved_part = st->part;
+  tl_expr *saved_row = st->row_reg;
+  const tl_stmt *saved_loop = st->loop;
+  st->part = p->lay->src;
+  st->row_reg = reg;
+  st->loop = loop;
+  tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
+  st->part = saved_part;
+  st->row_reg = saved_row;
+  st->loop = saved_loop;
+  tl_map_remove(&st->subst, loop->u.loop.vars[0]);
+  if (!body) return NULL;
+  for (int k = loop->u.loop.nvars - 1; k >= 1; k--) {
     tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k], rw_expr(st, loop->u.loop.extents[k], 0), body);
     CHECK(f);
     if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
@@ -753,6 +791,11 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   }
   if (ps.repl_written) return par_all(st, loop);
   plan p;
+  if (!ps.plan_frag && ps.stat) {
+    plan_for_layout(&p, tl_frag_layout_of(ps.stat));
+    p.rep_guard = ps.stores_memory;
+    return emit_plan(st, loop->loc, &p, stat_chunk, (void *)loop);
+  }
   if (ps.plan_frag) {
     plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
     p.rep_guard = frag_replicas(p.lay) && ps.stores_memory;

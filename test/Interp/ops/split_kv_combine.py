@@ -8,6 +8,9 @@
 # stay per thread (before, "layout conflict" / "sub-region ... not lowered
 # yet"). form=2: T.copy of a sub-region of a fragment to shared and global
 # memory (example_gqa_decode_varlen_logits: acc_o[:valid_H, :] → O_shared).
+# form=4: a T.Parallel over shared memory that reads row statistics D[h] and
+# indexes no fragment of its rows (the same example's S_shared[h, k] loop)
+# runs row h on the holders of D[h], replica 0 storing.
 # form=3: a stacked read of a gemm accumulator stays a located conflict.
 # RUN: %tl-run --device=cpu --check %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check --target=sm_90a %s | FileCheck %s
@@ -16,6 +19,8 @@
 # RUN: %tl-run --device=cpu --check -D form=1 -D block_M=128 -D num_split=2 --target=sm_90a %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check -D form=2 %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check -D form=2 -D valid=16 --target=sm_90a %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check -D form=4 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check -D form=4 --target=sm_90a %s | FileCheck %s
 # RUN: %tl-opt --dump-layouts %s | FileCheck %s --check-prefix=LAYOUT
 # RUN: %tl-opt --dump-layouts -D form=1 %s | FileCheck %s --check-prefix=LAYOUT1
 # RUN: not %tl-opt --emit=simt -D form=3 %s 2>&1 | FileCheck %s --check-prefix=ERR
@@ -31,7 +36,7 @@ import tilelang
 import tilelang.language as T
 
 
-@tilelang.jit(out_idx=[-1])
+@tilelang.jit
 def combine(heads=3, num_split=4, dim=128, block_M=64, valid=40, form=0):
     @T.prim_func
     def main(glse: T.Tensor((heads, num_split, 128), "float16"), Opart: T.Tensor((heads, num_split, dim), "float16"),
@@ -132,10 +137,34 @@ def combine(heads=3, num_split=4, dim=128, block_M=64, valid=40, form=0):
                     vsum[j] += acc[k, j]
             T.copy(vsum, Out)
 
+    @T.prim_func
+    def stat(A: T.Tensor((64, 32), "float16"), B: T.Tensor((32, 64), "float16"), S: T.Tensor((64, 12), "float32"),
+             Out: T.Tensor((64, 12), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            A_s = T.alloc_shared((64, 32), "float16")
+            B_s = T.alloc_shared((32, 64), "float16")
+            S_s = T.alloc_shared((64, 12), "float32")
+            acc = T.alloc_fragment((64, 64), "float32")
+            rmax = T.alloc_fragment((64,), "float32")
+            rsum = T.alloc_fragment((64,), "float32")
+            T.copy(A, A_s)
+            T.copy(B, B_s)
+            T.copy(S, S_s)
+            T.clear(acc)
+            T.gemm(A_s, B_s, acc, policy=T.GemmWarpPolicy.FullRow)
+            T.reduce_max(acc, rmax, dim=1)
+            T.reduce_sum(acc, rsum, dim=1)
+            for h, k in T.Parallel(64, 12):
+                S_s[h, k] = T.exp2(S_s[h, k] - rmax[h]) / rsum[h]
+            T.copy(S_s, Out)
+
     if form == 1:
         return rows
+    if form == 4:
+        return stat
     if form == 2:
         return sub
     if form == 3:
         return bad
     return main
+
