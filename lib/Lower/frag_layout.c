@@ -380,6 +380,7 @@ bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
            a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
   if (a->kind == TL_FRAG_ROWS) return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
-  if (a->kind == TL_FRAG_STACKED) return a->ndim == b->ndim && a->lead == b->lead && tl_frag_layout_same(a->src, b->src);
+  if (a->kind == TL_FRAG_STACKED)
+    return a->ndim == b->ndim && a->lead == b->lead && tl_frag_layout_same(a->src, b->src);
   return true;
 }

@@ -41,7 +41,14 @@
  * the inverse is f = (r / vec) * vec * threads + tid * vec + r % vec, valid iff
  * f < E (vec divides E, so a vector is wholly valid or wholly idle).
  * REPLICATED: every thread holds all E elements; reg(f) = f. */
-typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL_FRAG_REDUCER, TL_FRAG_STACKED } tl_frag_kind;
+typedef enum {
+  TL_FRAG_PLAN,
+  TL_FRAG_REPLICATED,
+  TL_FRAG_MMA_C,
+  TL_FRAG_ROWS,
+  TL_FRAG_REDUCER,
+  TL_FRAG_STACKED
+} tl_frag_kind;
 /* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
  * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
  * WM x WN = warp_tile_m x warp_tile_n; docs/layouts.md):

@@ -145,8 +145,8 @@ typedef struct li_state {
   int loop_bytes;
   bool loop_mem; /* the loop stores to global or shared memory */
   TL_VEC(int) loop_ident;
-  TL_VEC(int) loop_rows; /* row statistics read by the loop: D[i] */
-  TL_VEC(int) loop_stack; /* stacked fragments read by the loop: F[l, j] */
+  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
+  TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
   TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
