@@ -715,7 +715,11 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       if (!tl_vec_push(&st->links, lk)) st->oom = true;
     }
     for (size_t k = 0; k < st->loop_stack.len; k++) {
-      row_link lk = {st->loop_stack.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
+      if (!st->loop_ident.len) { /* no partition to stack on: an irregular use, as any other */
+        use_other(st, st->loop_stack.data[k], s->loc, "T.Parallel loop");
+        continue;
+      }
+      row_link lk = {st->loop_stack.data[k], st->loop_ident.data[0], s->loc};
       if (!tl_vec_push(&st->stacks, lk)) st->oom = true;
     }
     st->loop = NULL;
@@ -1176,6 +1180,21 @@ static void stack_error(li_state *st, const row_link *lk, const char *why) {
   st->errors++;
 }
 
+/* A base every thread holds whole: F's class is replicated too (each thread
+ * computes all of it), unless a loop that writes it also stores to memory
+ * (every thread would store).  False when it cannot be. */
+static bool replicate_class(li_state *st, int r) {
+  for (size_t j = 0; j < st->frags.len; j++)
+    if (find(st, (int)j) == r && st->frags.data[j].ident_mem) return false;
+  for (size_t j = 0; j < st->frags.len; j++) {
+    frag_info *fj = &st->frags.data[j];
+    if (find(st, (int)j) != r) continue;
+    fj->ident.seen = false;
+    if (!make_layout(st, fj, st->threads, st->frags.data[r].bytes)) st->oom = true;
+  }
+  return true;
+}
+
 static void resolve_stacks(li_state *st) {
   for (size_t k = 0; k < st->stacks.len; k++) {
     row_link *lk = &st->stacks.data[k];
@@ -1196,6 +1215,8 @@ static void resolve_stacks(li_state *st) {
       stack_error(st, lk, "its own layout (set by a T.gemm or a row reduction) puts its rows elsewhere");
       continue;
     }
+    int r = find(st, lk->d);
+    if (B && B->kind == TL_FRAG_REPLICATED && replicate_class(st, r)) continue;
     tl_frag_layout tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.shape = FL->shape;
@@ -1205,7 +1226,6 @@ static void resolve_stacks(li_state *st) {
                   "through shared memory");
       continue;
     }
-    int r = find(st, lk->d);
     for (size_t j = 0; j < st->frags.len; j++) {
       if (find(st, (int)j) != r) continue;
       tl_buffer *b = st->frags.data[j].buf;
