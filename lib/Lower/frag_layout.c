@@ -229,6 +229,27 @@ bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part) {
   return false;
 }
 
+bool tl_stacked_layout_init(tl_frag_layout *L, int ndim, const tl_frag_layout *B) {
+  if (!B || B->kind == TL_FRAG_REPLICATED || B->kind == TL_FRAG_STACKED || ndim <= B->ndim) return false;
+  int a = ndim - B->ndim;
+  int64_t lead = 1;
+  for (int k = 0; k < ndim; k++) {
+    if (L->shape[k] < 1) return false;
+    if (k < a) lead *= L->shape[k];
+    else if (L->shape[k] != B->shape[k - a]) return false;
+  }
+  L->kind = TL_FRAG_STACKED;
+  L->ndim = ndim;
+  L->src = B;
+  L->lead = lead;
+  L->total = lead * B->total;
+  L->threads = B->threads;
+  L->vec = B->vec;
+  L->nvec = lead * B->nvec;
+  L->nregs = lead * B->nregs;
+  return true;
+}
+
 static int64_t flat_of(const tl_frag_layout *L, const int64_t *idx) {
   int64_t f = 0;
   for (int k = 0; k < L->ndim; k++) f = f * L->shape[k] + idx[k];
@@ -242,9 +263,20 @@ static void unflat(const tl_frag_layout *L, int64_t f, int64_t *idx) {
   }
 }
 
+/* STACKED: the flat index of the leading dims; the base's indices follow. */
+static int64_t stacked_lead(const tl_frag_layout *L, const int64_t *idx) {
+  int64_t l = 0;
+  for (int k = 0; k < L->ndim - L->src->ndim; k++) l = l * L->shape[k] + idx[k];
+  return l;
+}
+
 void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, int64_t *reg) {
   int64_t f = flat_of(L, idx);
   switch (L->kind) {
+  case TL_FRAG_STACKED:
+    tl_frag_owner(L->src, idx + (L->ndim - L->src->ndim), tid, reg);
+    *reg += stacked_lead(L, idx) * L->src->nregs;
+    return;
   case TL_FRAG_PLAN:
     *tid = (f / L->vec) % L->threads;
     *reg = (f / (L->vec * L->threads)) * L->vec + f % L->vec;
@@ -281,6 +313,10 @@ bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int
   *reg = r0;
   if (tid < 0 || tid >= L->threads) return L->kind == TL_FRAG_REPLICATED;
   if (L->kind == TL_FRAG_REPLICATED) return true;
+  if (L->kind == TL_FRAG_STACKED) {
+    int64_t rb;
+    return tl_frag_holds(L->src, idx + (L->ndim - L->src->ndim), tid, &rb);
+  }
   if (L->kind != TL_FRAG_REDUCER) return tid == t0;
   int64_t f = flat_of(L, idx);
   const tl_frag_layout *s = L->src;
@@ -304,6 +340,16 @@ bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *
     if (f >= L->total) return false;
     break;
   case TL_FRAG_REPLICATED: return false;
+  case TL_FRAG_STACKED: {
+    int64_t nb = L->src->nregs, l = reg / nb;
+    int a = L->ndim - L->src->ndim;
+    if (!tl_frag_coords(L->src, tid, reg % nb, idx + a)) return false;
+    for (int k = a - 1; k >= 0; k--) {
+      idx[k] = l % L->shape[k];
+      l /= L->shape[k];
+    }
+    return true;
+  }
   case TL_FRAG_MMA_C: tl_mma_c_coords(L, tid, reg, &idx[0], &idx[1]); return true;
   case TL_FRAG_ROWS: {
     int64_t v = L->vec, q = reg / v;
@@ -334,5 +380,7 @@ bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
            a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
   if (a->kind == TL_FRAG_ROWS) return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
+  if (a->kind == TL_FRAG_STACKED)
+    return a->ndim == b->ndim && a->lead == b->lead && tl_frag_layout_same(a->src, b->src);
   return true;
 }

@@ -41,7 +41,14 @@
  * the inverse is f = (r / vec) * vec * threads + tid * vec + r % vec, valid iff
  * f < E (vec divides E, so a vector is wholly valid or wholly idle).
  * REPLICATED: every thread holds all E elements; reg(f) = f. */
-typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL_FRAG_REDUCER } tl_frag_kind;
+typedef enum {
+  TL_FRAG_PLAN,
+  TL_FRAG_REPLICATED,
+  TL_FRAG_MMA_C,
+  TL_FRAG_ROWS,
+  TL_FRAG_REDUCER,
+  TL_FRAG_STACKED
+} tl_frag_kind;
 /* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
  * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
  * WM x WN = warp_tile_m x warp_tile_n; docs/layouts.md):
@@ -75,6 +82,16 @@ typedef enum { TL_FRAG_PLAN, TL_FRAG_REPLICATED, TL_FRAG_MMA_C, TL_FRAG_ROWS, TL
  *              inverse: i = reg*G + tid/g (valid iff i < R).
  * Replica 0 of an element (the thread that stores it to memory) is, for
  * MMA_C, the one with tid%4 == 0 and wn == 0; for ROWS tid%g == 0.
+ * STACKED (docs/layouts.md "Stacked fragments"): a fragment [L..., S...]
+ * whose trailing dims S are the shape of a distributed base layout B (src;
+ * PLAN, ROWS, MMA_C or REDUCER) and whose leading dims (lead = their
+ * product, l their row-major flat index) repeat it: element (l, n) is held
+ * by every thread that holds B[n], in register
+ *     reg = l * B.nregs + reg_B(n)          (nregs = lead * B.nregs)
+ * so a loop partitioned by B reads F[l, n] at its iteration n on its own
+ * thread (TileLang's split-KV combine: lse[k, j] read by T.Parallel(N)
+ * under a serial k).  Replica 0 is B's.  Inverse: l = reg / B.nregs,
+ * n = coords_B(tid, reg % B.nregs).
  * tl_frag_owner / tl_frag_coords below implement every kind. */
 
 typedef struct tl_frag_layout {
@@ -93,7 +110,8 @@ typedef struct tl_frag_layout {
    * (tl_mma_c_row0).  Registers are numbered as in the contiguous case. */
   bool interleaved;
   int64_t rows, cols, group, groups, rpt, cvg; /* ROWS only: R, C, g, G, rpt, cvg */
-  const struct tl_frag_layout *src;            /* REDUCER only: the 2-D layout reduced */
+  const struct tl_frag_layout *src;            /* REDUCER: the 2-D layout reduced; STACKED: the base */
+  int64_t lead;                                /* STACKED only: product of the leading dims */
   tl_loc set_at;                               /* the op that decided the layout */
   const char *set_by;                          /* its spelling, e.g. "T.Parallel" */
 } tl_frag_layout;
@@ -184,6 +202,11 @@ bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
  *   MMA_C part: 2*mi + h (the partition's m-tile and half),
  *   ROWS part:  the partition's row iteration r / G. */
 bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
+
+/* Fills L (L->shape: ndim entries set by the caller) as the STACKED layout
+ * of base B repeated over the leading ndim - B->ndim dims; false when the
+ * trailing dims are not B's shape or B is not distributed. */
+bool tl_stacked_layout_init(tl_frag_layout *L, int ndim, const tl_frag_layout *B);
 
 /* Do two distributed fragment layouts put every element in the same
  * (thread, register)? */

@@ -206,6 +206,16 @@ static void describe_frag(tl_strbuf *sb, const tl_frag_layout *L, int64_t T, con
     }
     break;
   }
+  case TL_FRAG_STACKED:
+    tl_strbuf_printf(sb,
+                     "layout: STACKED (the layout of its last %d dim%s repeated over its first %d, %lld times), "
+                     "%lld registers per thread",
+                     L->src->ndim, L->src->ndim == 1 ? "" : "s", L->ndim - L->src->ndim, (long long)L->lead, nr);
+    tl_strbuf_printf(sb, "\n%s  rule: element (l, n) on the threads of n in the base below; reg = l*%lld + reg(n)", pre,
+                     (long long)L->src->nregs);
+    tl_strbuf_printf(sb, "\n%s  base: ", pre);
+    describe_frag(sb, L->src, T, pre);
+    break;
   }
   if (L->set_by)
     tl_strbuf_printf(sb, "\n%s  set by %s at %s:%d:%d", pre, L->set_by, base_name(L->set_at.file), L->set_at.line,

@@ -145,7 +145,9 @@ typedef struct li_state {
   int loop_bytes;
   bool loop_mem; /* the loop stores to global or shared memory */
   TL_VEC(int) loop_ident;
-  TL_VEC(int) loop_rows; /* row statistics read by the loop: D[i] */
+  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
+  TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
+  TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
   tl_map swizzled;        /* shared buffers given a gemm swizzle by this pass */
@@ -226,6 +228,10 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
     return;
   }
+  if (st->loop && tl_lo_stacked_access(st->loop, b, n, idx)) {
+    if (!tl_vec_push(&st->loop_stack, i)) st->oom = true;
+    return;
+  }
   if (st->loop && tl_lo_identity_access(st->loop, b, n, idx)) {
     use_ident(st, i, st->loop->loc, "T.Parallel loop");
     if (!tl_vec_push(&st->loop_ident, i)) st->oom = true;
@@ -268,6 +274,20 @@ static bool same_shape(const tl_buffer *a, const tl_buffer *b) {
   return true;
 }
 
+/* Is operand o of T.copy s a sub-region of a fragment whose other operand
+ * is global or shared memory?  Such a copy reads or writes each element of
+ * the region on a thread that holds it, whatever the layout (lower_tile.c
+ * walks the fragment's layout and skips the elements outside the region), so
+ * it leaves the layout to the other uses. */
+static bool sub_region_to_memory(const tl_operand *o, const tl_stmt *s) {
+  if (s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs < 2 || tl_lo_whole_region(&o->region)) return false;
+  const tl_buffer *b = o->region.buffer;
+  if (!b || o->region.ndim != b->ndim) return false;
+  const tl_operand *other = o == &s->u.tile.args[0] ? &s->u.tile.args[1] : &s->u.tile.args[0];
+  const tl_buffer *ob = other->kind == TL_OPND_REGION ? other->region.buffer : NULL;
+  return ob && (ob->scope == TL_SCOPE_GLOBAL || ob->scope == TL_SCOPE_SHARED || ob->scope == TL_SCOPE_SHARED_DYN);
+}
+
 /* A tile op `by` (statement s) on a sub-region of a fragment (operand o):
  * reported, true; false for a whole fragment. */
 static bool sub_region_refused(li_state *st, const tl_operand *o, const tl_stmt *s, const char *by) {
@@ -278,8 +298,39 @@ static bool sub_region_refused(li_state *st, const tl_operand *o, const tl_stmt 
   return true;
 }
 
+/* T.copy between a sub-region of fragment F and a whole fragment D
+ * (T.copy(lse[k, :], lse_k)): a stacked access of F on the threads of D
+ * (resolve_stacks checks it is one row of F over D's layout); D's use is
+ * an identity use.  False when s is not such a copy. */
+static bool scan_stack_copy(li_state *st, const tl_stmt *s) {
+  if (s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs < 2) return false;
+  const tl_operand *o[2] = {&s->u.tile.args[0], &s->u.tile.args[1]};
+  int fi[2];
+  for (int a = 0; a < 2; a++) {
+    if (o[a]->kind != TL_OPND_REGION || !o[a]->region.buffer) return false;
+    if ((fi[a] = frag_index(st, o[a]->region.buffer)) < 0) return false;
+  }
+  bool w0 = tl_lo_whole_region(&o[0]->region), w1 = tl_lo_whole_region(&o[1]->region);
+  if (w0 == w1) return false;
+  int sub = w0 ? 1 : 0, whole = 1 - sub;
+  if (o[sub]->region.ndim != o[sub]->region.buffer->ndim) return false;
+  for (int k = 0; k < o[sub]->region.ndim; k++) {
+    scan_expr(st, o[sub]->region.min[k], s->loc);
+    scan_expr(st, o[sub]->region.extent[k], s->loc);
+  }
+  frag_info *d = &st->frags.data[fi[whole]];
+  bool was = d->strong;
+  use_ident(st, fi[whole], s->loc, "T.copy");
+  d->strong = was;
+  add_bytes(st, fi[whole], tl_dtype_bytes(o[sub]->region.buffer->dtype));
+  row_link lk = {fi[sub], fi[whole], s->loc};
+  if (!tl_vec_push(&st->stacks, lk)) st->oom = true;
+  return true;
+}
+
 static void scan_tile(li_state *st, const tl_stmt *s) {
   int op = s->u.tile.op;
+  if (scan_stack_copy(st, s)) return;
   const char *by = op == TL_TILE_COPY ? "T.copy" : op == TL_TILE_FILL ? "T.fill" : "T.clear";
   int bytes = 1, first = -1;
   for (int a = 0; a < s->u.tile.nargs; a++) {
@@ -298,6 +349,7 @@ static void scan_tile(li_state *st, const tl_stmt *s) {
     }
     int i = frag_index(st, r->buffer);
     if (i < 0) continue;
+    if (sub_region_to_memory(o, s)) continue;
     if (sub_region_refused(st, o, s, by)) continue;
     bool was = st->frags.data[i].strong;
     use_ident(st, i, s->loc, by);
@@ -651,6 +703,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     st->loop_mem = false;
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
+    st->loop_stack.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
     for (size_t k = 0; k < st->loop_ident.len; k++) {
       add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
@@ -660,6 +713,14 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     for (size_t k = 0; k < st->loop_rows.len; k++) {
       row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
       if (!tl_vec_push(&st->links, lk)) st->oom = true;
+    }
+    for (size_t k = 0; k < st->loop_stack.len; k++) {
+      if (!st->loop_ident.len) { /* no partition to stack on: an irregular use, as any other */
+        use_other(st, st->loop_stack.data[k], s->loc, "T.Parallel loop");
+        continue;
+      }
+      row_link lk = {st->loop_stack.data[k], st->loop_ident.data[0], s->loc};
+      if (!tl_vec_push(&st->stacks, lk)) st->oom = true;
     }
     st->loop = NULL;
     return;
@@ -885,14 +946,7 @@ static void decide_rows(li_state *st) {
   for (size_t k = 0; k < st->links.len; k++) {
     row_link *lk = &st->links.data[k];
     st->frags.data[find(st, lk->d)].red_cls = true;
-    if (lk->f < 0) {
-      tl_error(st->d, lk->loc,
-               "this T.Parallel loop reads the row statistic '%s' by its first loop variable but "
-               "indexes no fragment of its rows by all its loop variables; lowering it is not supported yet",
-               st->frags.data[lk->d].buf->name);
-      st->errors++;
-      continue;
-    }
+    if (lk->f < 0) continue; /* check_stat_loops */
     frag_info *root = &st->frags.data[find(st, lk->f)];
     if (!root->cls_gemm) root->rows = true;
   }
@@ -919,6 +973,15 @@ static void decide_rows(li_state *st) {
       for (int pass = 0; pass < 2; pass++) {
         for (size_t k = 0; k < st->reds.len; k++) {
           red_rec *rr = &st->reds.data[k];
+          if (rr->dst >= 0 && rr->virt && find(st, rr->dst) == (int)i) {
+            /* a staged or shared source's virtual rows take the group count too */
+            if (pass == 0 && (G == 0 || rr->virt->groups < G)) G = rr->virt->groups;
+            if (pass == 1 && rr->virt->groups != G) {
+              tl_rows_layout_init(rr->virt, 2, rr->R, rr->C, st->threads, 1, G);
+              changed = true;
+            }
+            continue;
+          }
           if (rr->dst < 0 || rr->src < 0 || find(st, rr->dst) != (int)i) continue;
           frag_info *sr = &st->frags.data[find(st, rr->src)];
           if (!sr->rows) continue;
@@ -1097,6 +1160,120 @@ static void finish_reducers(li_state *st) {
   }
 }
 
+/* Stacked reads (docs/layouts.md "Stacked fragments"): a fragment F read as
+ * F[l, n] by a T.Parallel loop partitioned by a fragment P of F's trailing
+ * shape (or copied row by row to or from P) is held where P[n] is: the
+ * members of F's class get the STACKED layout over P's layout.  Every stacked
+ * read of a class must name one base layout; a class whose layout a gemm, a
+ * row reduction or row statistics decide, or a base that is replicated or of
+ * another shape, is a layout conflict naming both ops.  A REPLICATED F needs
+ * nothing (every thread holds it whole). */
+static void stack_error(li_state *st, const row_link *lk, const char *why) {
+  tl_buffer *F = st->frags.data[lk->d].buf;
+  const tl_frag_layout *FL = tl_frag_layout_of(F);
+  tl_error(st->d, lk->loc,
+           "layout conflict for fragment '%s': this op reads it as %s[l, n] on the threads that hold element n of "
+           "%s%s%s, but %s",
+           F->name, F->name, lk->f >= 0 ? "'" : "", lk->f >= 0 ? st->frags.data[lk->f].buf->name : "its loop",
+           lk->f >= 0 ? "'" : "", why);
+  if (FL && FL->set_by) tl_note(st->d, FL->set_at, "the %s that sets the layout of '%s' is here", FL->set_by, F->name);
+  st->errors++;
+}
+
+/* A base every thread holds whole: F's class is replicated too (each thread
+ * computes all of it), unless a loop that writes it also stores to memory
+ * (every thread would store).  False when it cannot be. */
+static bool replicate_class(li_state *st, int r) {
+  for (size_t j = 0; j < st->frags.len; j++)
+    if (find(st, (int)j) == r && st->frags.data[j].ident_mem) return false;
+  for (size_t j = 0; j < st->frags.len; j++) {
+    frag_info *fj = &st->frags.data[j];
+    if (find(st, (int)j) != r) continue;
+    fj->ident.seen = false;
+    if (!make_layout(st, fj, st->threads, st->frags.data[r].bytes)) st->oom = true;
+  }
+  return true;
+}
+
+static void resolve_stacks(li_state *st) {
+  for (size_t k = 0; k < st->stacks.len; k++) {
+    row_link *lk = &st->stacks.data[k];
+    tl_buffer *F = st->frags.data[lk->d].buf;
+    const tl_frag_layout *FL = tl_frag_layout_of(F);
+    if (!FL || FL->kind == TL_FRAG_REPLICATED) continue;
+    if (lk->f < 0) {
+      stack_error(st, lk, "the loop indexes no fragment by all its variables; lowering it is not supported yet");
+      continue;
+    }
+    const tl_frag_layout *B = tl_frag_layout_of(st->frags.data[lk->f].buf);
+    if (FL->kind == TL_FRAG_STACKED) {
+      if (!B || !tl_frag_layout_same(FL->src, B))
+        stack_error(st, lk, "another op reads it on the threads of a fragment of another layout");
+      continue;
+    }
+    if (FL->kind != TL_FRAG_PLAN) {
+      stack_error(st, lk, "its own layout (set by a T.gemm or a row reduction) puts its rows elsewhere");
+      continue;
+    }
+    int r = find(st, lk->d);
+    if (B && B->kind == TL_FRAG_REPLICATED && replicate_class(st, r)) continue;
+    tl_frag_layout tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.shape = FL->shape;
+    if (!B || B->kind == TL_FRAG_STACKED || !tl_stacked_layout_init(&tmp, F->ndim, B)) {
+      stack_error(st, lk,
+                  "that fragment is replicated, or its shape is not the trailing dims of this one's; stage it "
+                  "through shared memory");
+      continue;
+    }
+    for (size_t j = 0; j < st->frags.len; j++) {
+      if (find(st, (int)j) != r) continue;
+      tl_buffer *b = st->frags.data[j].buf;
+      tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
+      const tl_frag_layout *old = tl_frag_layout_of(b);
+      if (!L || !old) {
+        st->oom = true;
+        return;
+      }
+      *L = tmp;
+      L->shape = old->shape;
+      L->set_at = lk->loc;
+      L->set_by = "stacked read";
+      b->layout = L;
+    }
+  }
+}
+
+/* A T.Parallel loop that reads row statistics D[i] by its first variable
+ * and indexes no fragment of its rows (TileLang's S_shared[h, k] =
+ * f(S_shared[h, k], scores_max[h]) over shared memory) runs on the threads of
+ * its statistics: row i on the holders of D[i] (only replica 0 when it stores
+ * to memory), its other variables serial (lower_tile.c).  That needs D laid
+ * out as row statistics (REDUCER), every such statistic of the loop in one
+ * layout; a replicated D serves any loop.  Anything else is an error. */
+static void check_stat_loops(li_state *st) {
+  for (size_t k = 0; k < st->links.len; k++) {
+    row_link *lk = &st->links.data[k];
+    if (lk->f >= 0) continue;
+    const tl_frag_layout *D = tl_frag_layout_of(st->frags.data[lk->d].buf);
+    if (D && D->kind == TL_FRAG_REPLICATED) continue;
+    bool ok = D && D->kind == TL_FRAG_REDUCER;
+    for (size_t j = 0; ok && j < k; j++) {
+      row_link *o = &st->links.data[j];
+      const tl_frag_layout *E = tl_frag_layout_of(st->frags.data[o->d].buf);
+      if (o->f < 0 && !memcmp(&o->loc, &lk->loc, sizeof lk->loc) && E && E->kind != TL_FRAG_REPLICATED)
+        ok = tl_frag_layout_same(D, E);
+    }
+    if (ok) continue;
+    tl_error(st->d, lk->loc,
+             "this T.Parallel loop reads the row statistic '%s' by its first loop variable but indexes no fragment "
+             "of its rows by all its loop variables, and '%s' is not laid out as the row statistics of a "
+             "T.reduce (or the loop's statistics are laid out differently); lowering it is not supported yet",
+             st->frags.data[lk->d].buf->name, st->frags.data[lk->d].buf->name);
+    st->errors++;
+  }
+}
+
 /* The accumulator partition of a class: the first member that a T.gemm
  * writes as C (not an rs-form A seed); NULL when none. */
 static frag_info *class_gemm_c(li_state *st, int root) {
@@ -1197,11 +1374,15 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     if (!make_layout(&st, fi, st.threads, st.frags.data[r].bytes)) st.oom = true;
   }
   if (!st.oom && st.errors == 0) finish_reducers(&st);
+  if (!st.oom && st.errors == 0) resolve_stacks(&st);
+  if (!st.oom && st.errors == 0) check_stat_loops(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
   ok = !st.oom && st.errors == 0;
   tl_vec_free(&st.frags);
   tl_vec_free(&st.loop_ident);
   tl_vec_free(&st.loop_rows);
+  tl_vec_free(&st.loop_stack);
+  tl_vec_free(&st.stacks);
   tl_vec_free(&st.reds);
   tl_vec_free(&st.links);
   tl_vec_free(&st.copy_links);

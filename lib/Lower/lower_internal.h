@@ -96,6 +96,12 @@ bool tl_expr_divisible(const tl_expr *e, int64_t k, const tl_var *lane);
 /* True when the indices idx[0..n) of b are exactly the variables of the
  * T.Parallel loop, in order, over a fragment of the loop's shape (mins 0). */
 bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx);
+/* Is b[idx] a stacked access in T.Parallel `loop` (docs/layouts.md "Stacked
+ * fragments"): b has more dims than the loop has variables, its trailing
+ * indices are the loop variables in order over its trailing shape (loop
+ * starts 0), and its leading indices mention no loop variable (lse[k, j]
+ * in a loop over j)? */
+bool tl_lo_stacked_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx);
 /* True when e does not mention variable v. */
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */

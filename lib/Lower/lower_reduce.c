@@ -704,11 +704,16 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
         DL->src->cols == C) {
       P = DL->src;
     } else {
+      /* the rows of a destination whose statistics a ROWS partition of the
+       * same rows reads (layout_infer.c gives both one group count) */
+      int64_t G = DL && DL->kind == TL_FRAG_REDUCER && DL->src->kind == TL_FRAG_ROWS && DL->src->rows == R
+                      ? DL->src->groups
+                      : 0;
       memset(&virt, 0, sizeof virt);
       vshape[0] = R;
       vshape[1] = C;
       virt.shape = vshape;
-      tl_rows_layout_init(&virt, 2, R, C, env->threads, 1, 0);
+      tl_rows_layout_init(&virt, 2, R, C, env->threads, 1, G);
       P = &virt;
     }
   } else if (SL && SL->kind != TL_FRAG_REPLICATED) {

@@ -45,28 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "IR/rewrite.h"
 #include "IR/visit.h"
-#include "Lower/lower_internal.h"
+#include "Lower/lower_tile.h"
 #include "Lower/smem_layout.h"
-
-typedef struct lt_state {
-  tl_rewriter rw;             /* first: rw_expr's hook casts back to lt_state */
-  tl_lower_walk w;            /* module, diagnostics, names, ranges */
-  int64_t threads;            /* the block's threads */
-  tl_map subst;               /* var → replacement expression (T.Parallel lowering) */
-  const tl_stmt *loop;        /* the T.Parallel being lowered (identity fragment accesses) */
-  tl_expr *reg;               /* its register index for identity accesses of PLAN fragments */
-  const tl_frag_layout *part; /* the 2-D MMA_C / ROWS partition being emitted */
-  tl_expr *row_reg;           /* its row statistic register (2*mi + h, or the ROWS row iteration) */
-  TL_VEC(tl_buffer *) frags;
-  int64_t smem_seen; /* bytes of the shared buffers allocated so far (the staged epilogue's budget) */
-  const tl_target *target;
-  tl_primfunc *f;
-  bool ws; /* the kernel is warp-specialized (warp_specialize.c): its epilogue may store by TMA */
-} lt_state;
-
-#define CHECK(x) TL_TRY_ALLOC(x, st->w.oom, NULL)
 
 static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const char *b) {
   tl_error(st->w.d, loc, fmt, a, b);
@@ -76,9 +57,13 @@ static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const
 /* ---------------------------------------------------------------- helpers */
 /* A fragment spread over the threads (PLAN or the T.gemm MMA_C layout):
  * accessed through a partition's register index. */
-static bool frag_distributed(const tl_frag_layout *L) {
-  return L &&
-         (L->kind == TL_FRAG_PLAN || L->kind == TL_FRAG_MMA_C || L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER);
+static bool frag_distributed(const tl_frag_layout *L) { return L && L->kind != TL_FRAG_REPLICATED; }
+
+/* Is every element of L held by several threads (a REDUCER, or a STACKED
+ * layout over one), so that only replica 0 may store it to memory? */
+static bool frag_replicas(const tl_frag_layout *L) {
+  while (L && L->kind == TL_FRAG_STACKED) L = L->src;
+  return L && L->kind == TL_FRAG_REDUCER;
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
@@ -121,6 +106,16 @@ static tl_expr **rw_list(lt_state *st, int n, tl_expr *const *xs, int depth) {
   return r;
 }
 
+/* The register of F[lead..., n] (F STACKED) at the base register reg:
+ * flat(lead) * base nregs + reg; lead rewritten. */
+static tl_expr *stacked_reg(lt_state *st, tl_loc loc, const tl_frag_layout *L, tl_expr *const *lead, tl_expr *reg,
+                            int depth) {
+  int a = L->ndim - L->src->ndim;
+  tl_expr **lx = rw_list(st, a, lead, depth);
+  tl_expr *f = lx ? flat_index(st, loc, L, a, lx) : NULL;
+  return f ? tl_lo_add(st->w.m, loc, tl_lo_mul(st->w.m, loc, f, L->src->nregs), reg) : NULL;
+}
+
 /* New index list of an access to b (fragment accesses become register indices). */
 static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx, int *n_out,
                            int depth) {
@@ -143,6 +138,17 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
     tl_error(st->w.d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
     st->w.errors++;
     return NULL;
+  }
+  if (L->kind == TL_FRAG_STACKED && st->loop && st->reg && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
+    /* F[l, n] read in a loop partitioned by F's base (layout_infer.c stack links) */
+    if (!tl_lo_stacked_access(st->loop, b, n, (tl_expr **)idx) || !st->loop_part ||
+        !tl_frag_layout_same(L->src, st->loop_part)) {
+      tl_error(st->w.d, loc, "internal error: stacked fragment '%s' read off the threads of its base", b->name);
+      st->w.errors++;
+      return NULL;
+    }
+    one[0] = stacked_reg(st, loc, L, idx, st->reg, depth);
+    return one[0] ? one : NULL;
   }
   if (frag_distributed(L)) {
     if (!st->reg || !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
@@ -249,261 +255,6 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
   }
 }
 
-/* ------------------------------------------------------------- partitions */
-typedef struct plan {
-  int ndim;
-  const int64_t *shape;
-  int64_t total, threads, vec, nvec;
-  bool registers;            /* touches fragment registers: unroll the vector loop */
-  const tl_frag_layout *mma; /* non-NULL: iterate the MMA_C layout instead (vec 2) */
-  const tl_frag_layout *lay; /* non-NULL: iterate this ROWS / REDUCER layout (emit_rows, emit_reducer) */
-  bool rep_guard;            /* REDUCER: only replica 0 runs the body (it stores to memory) */
-} plan;
-
-static void plan_for_shape(plan *p, int ndim, const int64_t *shape, int64_t threads, int bytes) {
-  int64_t total = 1;
-  for (int k = 0; k < ndim; k++) total *= shape[k];
-  int64_t v = tl_frag_plan_vec(ndim > 0 ? shape[ndim - 1] : 1, total, threads, bytes);
-  p->ndim = ndim;
-  p->shape = shape;
-  p->total = total;
-  p->threads = threads;
-  p->vec = v;
-  p->nvec = (total + threads * v - 1) / (threads * v);
-  p->registers = false;
-  p->mma = NULL;
-  p->lay = NULL;
-  p->rep_guard = false;
-}
-
-/* The partition of a distributed fragment layout. */
-static void plan_for_layout(plan *p, const tl_frag_layout *L) {
-  p->ndim = L->ndim;
-  p->shape = L->shape;
-  p->total = L->total;
-  p->threads = L->threads;
-  p->vec = L->vec;
-  p->nvec = L->nvec;
-  p->registers = true;
-  p->mma = L->kind == TL_FRAG_MMA_C ? L : NULL;
-  p->lay = L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER ? L : NULL;
-  p->rep_guard = false;
-}
-
-/* Per-chunk callback: idx[k] the domain indices of the chunk's first element
- * (idx[last] a multiple of vec), reg the register index of that element. */
-typedef tl_stmt *(*chunk_fn)(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg);
-
-/* The MMA_C partition (lower_internal.h; docs/layouts.md): each thread walks
- * its register pairs (2q, 2q+1) = columns (j, j+1) of row i:
- *     for mi in T.unroll(WM/16): for nj in T.unroll(WN/8): for h in T.unroll(2):
- *         i = wm*WM + (tid%32)/4 + 16*mi + 8*h,  j = wn*WN + 2*(tid%4) + 8*nj
- *         reg = 4*(mi*(WN/8) + nj) + 2*h
- * (wm = (tid/32) % warp_m, wn = tid / (32*warp_m)); j is even, so the pair
- * never leaves its row, and the layout covers the tile exactly (no guard). */
-static tl_stmt *emit_mma(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->w.m;
-  const tl_frag_layout *L = p->mma;
-  int64_t WM = L->warp_tile_m, WN = L->warp_tile_n, mw = L->warp_m;
-  tl_var *vm, *vn, *vh;
-  CHECK(vm = tl_names_fresh_var(&st->w.names, loc, "mi", TL_INT32, TL_VAR_LOOP));
-  CHECK(vn = tl_names_fresh_var(&st->w.names, loc, "nj", TL_INT32, TL_VAR_LOOP));
-  CHECK(vh = tl_names_fresh_var(&st->w.names, loc, "h", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->w.ranges, vm, 0, WM / 16 - 1));
-  CHECK(tl_ranges_set(&st->w.ranges, vn, 0, WN / 8 - 1));
-  CHECK(tl_ranges_set(&st->w.ranges, vh, 0, 1));
-  tl_expr *tid = tl_lo_thread_index(m, loc);
-  CHECK(tid);
-  tl_expr *warp = tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges);
-  tl_expr *lane = tl_lo_fmod(m, loc, tid, 32, &st->w.ranges);
-  tl_expr *wm = tl_lo_fmod(m, loc, warp, mw, &st->w.ranges);
-  tl_expr *wn = tl_lo_fdiv(m, loc, warp, mw, &st->w.ranges);
-  /* row0(wm, mi) (frag_layout.h tl_mma_c_row0) + lane/4 + 8h */
-  tl_expr *i = L->interleaved ? tl_lo_mul(m, loc, wm, 16) : tl_lo_mul(m, loc, wm, WM);
-  i = tl_lo_add(m, loc, i, tl_lo_fdiv(m, loc, lane, 4, &st->w.ranges));
-  i = tl_lo_add(m, loc, i,
-                tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), L->interleaved ? 16 * mw : 16),
-                          tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 8)));
-  tl_expr *j =
-      tl_lo_add(m, loc, tl_lo_mul(m, loc, wn, WN), tl_lo_mul(m, loc, tl_lo_fmod(m, loc, lane, 4, &st->w.ranges), 2));
-  j = tl_lo_add(m, loc, j, tl_lo_mul(m, loc, tl_ir_var(m, loc, vn), 8));
-  tl_expr *reg = tl_lo_add(
-      m, loc,
-      tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), WN / 8), tl_ir_var(m, loc, vn)), 4),
-      tl_lo_mul(m, loc, tl_ir_var(m, loc, vh), 2));
-  CHECK(i && j && reg);
-  tl_expr **idx = tl_arena_alloc(&m->arena, 2 * sizeof(tl_expr *));
-  CHECK(idx);
-  idx[0] = i;
-  idx[1] = j;
-  const tl_frag_layout *saved_part = st->part;
-  tl_expr *saved_row = st->row_reg;
-  st->part = L;
-  st->row_reg = tl_lo_add(m, loc, tl_lo_mul(m, loc, tl_ir_var(m, loc, vm), 2), tl_ir_var(m, loc, vh));
-  tl_stmt *body = fn(st, user, p, idx, reg);
-  st->part = saved_part;
-  st->row_reg = saved_row;
-  tl_ranges_unset(&st->w.ranges, vm);
-  tl_ranges_unset(&st->w.ranges, vn);
-  tl_ranges_unset(&st->w.ranges, vh);
-  if (!body) return NULL;
-  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vh, tl_lo_int(m, loc, 2), body));
-  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vn, tl_lo_int(m, loc, WN / 8), body));
-  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vm, tl_lo_int(m, loc, WM / 16), body));
-  return body;
-}
-
-/* Row-major indices of flat row r over the leading dims of shape (the
- * last index is set by the caller). */
-static bool row_indices(lt_state *st, tl_loc loc, int ndim, const int64_t *shape, tl_expr *r, tl_expr **idx) {
-  tl_expr *x = r;
-  for (int k = ndim - 2; k >= 0; k--) {
-    idx[k] = k > 0 ? tl_lo_fmod(st->w.m, loc, x, shape[k], &st->w.ranges) : x;
-    x = tl_lo_fdiv(st->w.m, loc, x, shape[k], &st->w.ranges);
-    if (!idx[k] || !x) return false;
-  }
-  return true;
-}
-
-/* The ROWS partition (lower_internal.h): each thread walks its rows a and
- * column vectors b:
- *     for a in T.unroll(rpt): for b in T.unroll(cvg):
- *         r = a*G + tid/g, cvec = b*g + tid%g      (guarded where not exact)
- *         element (rows of r, cvec*vec), register (a*cvg + b)*vec
- * The row statistic register of a REDUCER of this layout is a. */
-static tl_stmt *emit_rows(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->w.m;
-  const tl_frag_layout *L = p->lay;
-  int64_t G = L->groups, g = L->group, v = L->vec, cv = L->cols / L->vec;
-  tl_var *va, *vb;
-  CHECK(va = tl_names_fresh_var(&st->w.names, loc, "ra", TL_INT32, TL_VAR_LOOP));
-  CHECK(vb = tl_names_fresh_var(&st->w.names, loc, "rb", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->w.ranges, va, 0, L->rpt - 1));
-  CHECK(tl_ranges_set(&st->w.ranges, vb, 0, L->cvg - 1));
-  tl_expr *tid = tl_lo_thread_index(m, loc);
-  CHECK(tid);
-  tl_expr *a = tl_ir_var(m, loc, va), *b = tl_ir_var(m, loc, vb);
-  tl_expr *r = tl_lo_add(m, loc, tl_lo_mul(m, loc, a, G), tl_lo_fdiv(m, loc, tid, g, &st->w.ranges));
-  tl_expr *cvec = tl_lo_add(m, loc, tl_lo_mul(m, loc, b, g), tl_lo_fmod(m, loc, tid, g, &st->w.ranges));
-  tl_expr *reg = tl_lo_mul(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, a, L->cvg), b), v);
-  CHECK(r && cvec && reg);
-  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(L->ndim > 0 ? L->ndim : 1));
-  CHECK(idx);
-  CHECK(row_indices(st, loc, L->ndim, L->shape, r, idx));
-  CHECK(idx[L->ndim - 1] = tl_lo_mul(m, loc, cvec, v));
-  const tl_frag_layout *saved_part = st->part;
-  tl_expr *saved_row = st->row_reg;
-  st->part = L;
-  st->row_reg = a;
-  tl_stmt *body = fn(st, user, p, idx, reg);
-  st->part = saved_part;
-  st->row_reg = saved_row;
-  tl_ranges_unset(&st->w.ranges, va);
-  tl_ranges_unset(&st->w.ranges, vb);
-  if (!body) return NULL;
-  tl_expr *cond = NULL;
-  if (L->rows % G != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, r, tl_lo_int(m, loc, L->rows)));
-  if (cv % g != 0) {
-    tl_expr *c2 = tl_ir_binary(m, loc, TL_OP_LT, cvec, tl_lo_int(m, loc, cv));
-    CHECK(c2);
-    CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, c2) : c2);
-  }
-  if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
-  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, vb, tl_lo_int(m, loc, L->cvg), body));
-  CHECK(body = tl_lo_for(m, loc, TL_LOOP_UNROLL, va, tl_lo_int(m, loc, L->rpt), body));
-  return body;
-}
-
-/* The REDUCER partition: each thread walks its statistic registers k,
- *     i = ((tid/32) % warp_m)*WM + 8*k + (tid%32)/4     (source MMA_C)
- *     i = k*G + tid/g                                   (source ROWS; guarded)
- * every replica runs the body (fragment-only work), or only replica 0 when
- * p->rep_guard (the body stores to memory). */
-static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->w.m;
-  const tl_frag_layout *L = p->lay, *S = L->src;
-  tl_var *vk;
-  CHECK(vk = tl_names_fresh_var(&st->w.names, loc, "rk", TL_INT32, TL_VAR_LOOP));
-  CHECK(tl_ranges_set(&st->w.ranges, vk, 0, L->nregs - 1));
-  tl_expr *tid = tl_lo_thread_index(m, loc), *k = tl_ir_var(m, loc, vk);
-  CHECK(tid && k);
-  tl_expr *i, *rep, *cond = NULL;
-  if (S->kind == TL_FRAG_MMA_C) {
-    tl_expr *wm = tl_lo_fmod(m, loc, tl_lo_fdiv(m, loc, tid, 32, &st->w.ranges), S->warp_m, &st->w.ranges);
-    i = tl_lo_add(m, loc, tl_lo_add(m, loc, tl_lo_mul(m, loc, wm, S->warp_tile_m), tl_lo_mul(m, loc, k, 8)),
-                  tl_lo_fdiv(m, loc, tl_lo_fmod(m, loc, tid, 32, &st->w.ranges), 4, &st->w.ranges));
-    rep = tl_ir_binary(m, loc, TL_OP_AND,
-                       tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, 4, &st->w.ranges), tl_lo_int(m, loc, 0)),
-                       tl_ir_binary(m, loc, TL_OP_LT, tid, tl_lo_int(m, loc, 32 * S->warp_m)));
-  } else {
-    i = tl_lo_add(m, loc, tl_lo_mul(m, loc, k, S->groups), tl_lo_fdiv(m, loc, tid, S->group, &st->w.ranges));
-    rep = tl_ir_binary(m, loc, TL_OP_EQ, tl_lo_fmod(m, loc, tid, S->group, &st->w.ranges), tl_lo_int(m, loc, 0));
-    if (S->rows % S->groups != 0) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, i, tl_lo_int(m, loc, S->rows)));
-  }
-  CHECK(i && rep);
-  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(L->ndim > 0 ? L->ndim : 1));
-  CHECK(idx);
-  if (L->ndim == 2) {
-    idx[0] = i;
-    CHECK(idx[1] = tl_lo_int(m, loc, 0));
-  } else {
-    idx[0] = i;
-  }
-  tl_stmt *body = fn(st, user, p, idx, k);
-  tl_ranges_unset(&st->w.ranges, vk);
-  if (!body) return NULL;
-  if (p->rep_guard) CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, rep) : rep);
-  if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
-  return tl_lo_for(m, loc, TL_LOOP_UNROLL, vk, tl_lo_int(m, loc, L->nregs), body);
-}
-
-static tl_stmt *emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
-  tl_module *m = st->w.m;
-  if (p->mma) return emit_mma(st, loc, p, fn, user);
-  if (p->lay && p->lay->kind == TL_FRAG_ROWS) return emit_rows(st, loc, p, fn, user);
-  if (p->lay && p->lay->kind == TL_FRAG_REDUCER) return emit_reducer(st, loc, p, fn, user);
-  int64_t tv = p->threads * p->vec;
-  tl_var *q = NULL;
-  tl_expr *qe;
-  if (p->nvec > 1) {
-    CHECK(q = tl_names_fresh_var(&st->w.names, loc, "vq", TL_INT32, TL_VAR_LOOP));
-    CHECK(qe = tl_ir_var(m, loc, q));
-    CHECK(tl_ranges_set(&st->w.ranges, q, 0, p->nvec - 1));
-  } else {
-    CHECK(qe = tl_lo_int(m, loc, 0));
-  }
-  tl_expr *tid = p->threads > 1 ? tl_lo_thread_index(m, loc) : tl_lo_int(m, loc, 0);
-  CHECK(tid);
-  tl_expr *f0 = tl_lo_add(m, loc, tl_lo_mul(m, loc, qe, tv), tl_lo_mul(m, loc, tid, p->vec));
-  CHECK(f0);
-  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(p->ndim > 0 ? p->ndim : 1));
-  CHECK(idx);
-  int64_t stride = 1;
-  for (int k = p->ndim - 1; k >= 0; k--) {
-    tl_expr *x = tl_lo_fdiv(m, loc, f0, stride, &st->w.ranges);
-    if (k > 0) x = tl_lo_fmod(m, loc, x, p->shape[k], &st->w.ranges);
-    CHECK(idx[k] = x);
-    stride *= p->shape[k];
-  }
-  tl_expr *reg = tl_lo_mul(m, loc, qe, p->vec);
-  CHECK(reg);
-  tl_stmt *body = fn(st, user, p, idx, reg);
-  if (!body) return NULL;
-  if (p->total % tv != 0) {
-    tl_range r;
-    if (!(tl_expr_range(&st->w.ranges, f0, &r) && r.hi < p->total)) {
-      tl_expr *cond = tl_ir_binary(m, loc, TL_OP_LT, f0, tl_lo_int(m, loc, p->total));
-      CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
-    }
-  }
-  if (q) {
-    tl_ranges_unset(&st->w.ranges, q);
-    tl_loop_kind k = (p->registers || p->nvec <= 8) ? TL_LOOP_UNROLL : TL_LOOP_SERIAL;
-    CHECK(body = tl_lo_for(m, loc, k, q, tl_lo_int(m, loc, p->nvec), body));
-  }
-  return body;
-}
-
 /* -------------------------------------------------------------- T.Parallel */
 typedef struct par_ctx {
   const tl_stmt *loop;
@@ -584,6 +335,7 @@ typedef struct par_scan {
   const tl_stmt *loop;
   tl_buffer *plan_frag;    /* a PLAN fragment indexed by the loop variables */
   tl_buffer *repl_written; /* a REPLICATED fragment the loop stores to */
+  tl_buffer *stat;         /* a REDUCER fragment read as D[first loop variable] (row statistics) */
   int bytes;               /* the widest element accessed */
   /* it stores to a buffer that is not a fragment or per-thread (global or
    * shared memory): then only replica 0 of a replicated partition runs it */
@@ -598,6 +350,9 @@ static void scan_access(par_scan *ps, const tl_buffer *b, int n, tl_expr **idx, 
   if (frag_distributed(L) && !ps->plan_frag && tl_lo_identity_access(ps->loop, b, n, idx))
     ps->plan_frag = (tl_buffer *)b;
   if (L->kind == TL_FRAG_REPLICATED && store && !ps->repl_written) ps->repl_written = (tl_buffer *)b;
+  if (L->kind == TL_FRAG_REDUCER && !store && !ps->stat && n == 1 && idx[0] && idx[0]->kind == TL_EXPR_VAR &&
+      ps->loop->u.loop.nvars >= 2 && idx[0]->u.var == ps->loop->u.loop.vars[0])
+    ps->stat = (tl_buffer *)b;
 }
 
 static void scan_expr(tl_visitor *v, const tl_expr *e) {
@@ -619,6 +374,40 @@ static tl_stmt *par_all(lt_state *st, const tl_stmt *loop) {
   tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
   if (!body) return NULL;
   for (int k = loop->u.loop.nvars - 1; k >= 0; k--) {
+    tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k], rw_expr(st, loop->u.loop.extents[k], 0), body);
+    CHECK(f);
+    if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
+    body = f;
+  }
+  return body;
+}
+
+/* A loop over (i, j...) that reads row statistics D[i] and indexes no
+ * fragment of its rows (layout_infer.c check_stat_loops): D's REDUCER
+ * partition gives row i (the statistic register is the row register), the
+ * other variables run serially:
+ *     <REDUCER walk: i, register rk>  for j... in T.serial: body
+ * only replica 0 runs it when it stores to memory. */
+static tl_stmt *stat_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
+  const tl_stmt *loop = user;
+  tl_module *m = st->w.m;
+  tl_loc loc = loop->loc;
+  tl_expr *i = idx[0];
+  if (loop->u.loop.mins && loop->u.loop.mins[0]) CHECK(i = tl_lo_add(m, loc, rw_expr(st, loop->u.loop.mins[0], 0), i));
+  CHECK(tl_map_put(&st->subst, loop->u.loop.vars[0], i));
+  const tl_frag_layout *saved_part = st->part;
+  tl_expr *saved_row = st->row_reg;
+  const tl_stmt *saved_loop = st->loop;
+  st->part = p->lay->src;
+  st->row_reg = reg;
+  st->loop = loop;
+  tl_stmt *body = rw_stmt(st, loop->u.loop.body, 1);
+  st->part = saved_part;
+  st->row_reg = saved_row;
+  st->loop = saved_loop;
+  tl_map_remove(&st->subst, loop->u.loop.vars[0]);
+  if (!body) return NULL;
+  for (int k = loop->u.loop.nvars - 1; k >= 1; k--) {
     tl_stmt *f = tl_lo_for(m, loc, TL_LOOP_SERIAL, loop->u.loop.vars[k], rw_expr(st, loop->u.loop.extents[k], 0), body);
     CHECK(f);
     if (loop->u.loop.mins && loop->u.loop.mins[k]) CHECK(f->u.loop.mins[0] = rw_expr(st, loop->u.loop.mins[k], 0));
@@ -673,9 +462,14 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
   }
   if (ps.repl_written) return par_all(st, loop);
   plan p;
+  if (!ps.plan_frag && ps.stat) {
+    lt_plan_for_layout(&p, tl_frag_layout_of(ps.stat));
+    p.rep_guard = ps.stores_memory;
+    return lt_emit_plan(st, loop->loc, &p, stat_chunk, (void *)loop);
+  }
   if (ps.plan_frag) {
-    plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
-    p.rep_guard = p.lay && p.lay->kind == TL_FRAG_REDUCER && ps.stores_memory;
+    lt_plan_for_layout(&p, tl_frag_layout_of(ps.plan_frag));
+    p.rep_guard = frag_replicas(p.lay) && ps.stores_memory;
   } else {
     int n = loop->u.loop.nvars;
     int64_t *shape = tl_arena_alloc(&st->w.m->arena, sizeof(int64_t) * (size_t)n);
@@ -686,15 +480,21 @@ static tl_stmt *lower_parallel(lt_state *st, const tl_stmt *loop) {
           __builtin_mul_overflow(total, shape[k], &total) || total > INT32_MAX)
         return par_dynamic(st, loop);
     }
-    plan_for_shape(&p, n, shape, st->threads, ps.bytes);
+    lt_plan_for_shape(&p, n, shape, st->threads, ps.bytes);
   }
-  return emit_plan(st, loop->loc, &p, par_chunk, (void *)loop);
+  const tl_frag_layout *saved = st->loop_part;
+  st->loop_part = ps.plan_frag ? tl_frag_layout_of(ps.plan_frag) : NULL;
+  tl_stmt *r = lt_emit_plan(st, loop->loc, &p, par_chunk, (void *)loop);
+  st->loop_part = saved;
+  return r;
 }
 
 /* ------------------------------------------------------ T.copy and T.fill */
 /* SIDE_SHARED: a shared buffer, addressed through its flat buffer
  * (tl_lower_smem_index; lower_shared_copy.c). */
-typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST, SIDE_SHARED } side_kind;
+/* SIDE_STACK: one row F[l, :] of a STACKED fragment copied to or from a
+ * fragment of its base layout: register value + reg (value = l * base nregs). */
+typedef enum { SIDE_GLOBAL, SIDE_LOCAL, SIDE_PLAN, SIDE_CONST, SIDE_SHARED, SIDE_STACK } side_kind;
 
 typedef struct side {
   side_kind kind;
@@ -703,13 +503,19 @@ typedef struct side {
   tl_expr **min;     /* per buffer dim (rewritten) */
   int *map;          /* buffer dim → domain dim, or -1 (extent 1) */
   tl_frag_layout *L; /* fragments */
-  tl_expr *value;    /* SIDE_CONST (scalar, rewritten) */
+  tl_expr *value;    /* SIDE_CONST (scalar, rewritten); SIDE_STACK: the register offset */
+  int64_t *ext;      /* per buffer dim: the region's extents */
 } side;
 
+/* sub: a distributed fragment side that is a sub-region of its fragment
+ * (acc_o[:h, :] → shared): the walk covers the fragment's whole layout, the
+ * domain is the region (domain index = fragment index − region start) and
+ * the elements outside it are skipped (sub_cond). */
 typedef struct copy_ctx {
   tl_loc loc;
   side src, dst;
   int ndom;
+  const side *sub;
 } copy_ctx;
 
 /* Region extents as constants (whole buffer when ndim == 0). */
@@ -737,6 +543,7 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
   }
   sd->buf = b;
   sd->ndim = n;
+  sd->ext = ext;
   sd->L = tl_frag_layout_of(b);
   sd->kind = b->scope == TL_SCOPE_GLOBAL                                        ? SIDE_GLOBAL
              : (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN) ? SIDE_SHARED
@@ -782,10 +589,11 @@ static bool make_side(lt_state *st, side *sd, const tl_region *r, int ndom, cons
 static tl_expr **side_indices(lt_state *st, const side *sd, int ndom, tl_expr **idx, tl_expr *reg, tl_expr *lane,
                               tl_loc loc, int *n_out) {
   tl_module *m = st->w.m;
-  if (sd->kind == SIDE_PLAN) {
+  if (sd->kind == SIDE_PLAN || sd->kind == SIDE_STACK) {
     tl_expr **one = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
     if (!one) return NULL;
     one[0] = lane ? tl_lo_add(m, loc, reg, lane) : reg;
+    if (sd->kind == SIDE_STACK && one[0]) one[0] = tl_lo_add(m, loc, sd->value, one[0]);
     *n_out = 1;
     return one[0] ? one : NULL;
   }
@@ -869,6 +677,33 @@ static tl_buffer *side_buffer(lt_state *st, const side *sd) {
   return L ? L->flat : NULL;
 }
 
+/* The condition that domain element idx (+ lane .. + lane + w - 1 in the
+ * last dim) lies inside the sub-region c->sub (domain indices are fragment
+ * indices minus the region's start), in *out; the parts the ranges prove
+ * are dropped (*out NULL when all are).  False when out of memory. */
+static bool sub_cond(lt_state *st, const copy_ctx *c, tl_expr **idx, tl_expr *lane, int64_t w, tl_expr **out) {
+  tl_module *m = st->w.m;
+  tl_loc loc = c->loc;
+  *out = NULL;
+  for (int k = 0; k < c->ndom; k++) {
+    tl_expr *d = idx[k];
+    if (k == c->ndom - 1 && lane) d = tl_lo_add(m, loc, d, lane);
+    if (!d) return false;
+    int64_t hi = c->sub->ext[k] - (k == c->ndom - 1 ? w : 1);
+    tl_range r;
+    bool known = tl_expr_range(&st->w.ranges, d, &r);
+    tl_expr *parts[2] = {NULL, NULL};
+    if (!(known && r.lo >= 0) && !(parts[0] = tl_ir_binary(m, loc, TL_OP_GE, d, tl_lo_int(m, loc, 0)))) return false;
+    if (!(known && r.hi <= hi) && !(parts[1] = tl_ir_binary(m, loc, TL_OP_LE, d, tl_lo_int(m, loc, hi)))) return false;
+    for (int i = 0; i < 2; i++) {
+      if (!parts[i]) continue;
+      *out = *out ? tl_ir_binary(m, loc, TL_OP_AND, *out, parts[i]) : parts[i];
+      if (!*out) return false;
+    }
+  }
+  return true;
+}
+
 /* One piece of w lanes starting at lane offset `lane` (NULL: 0).  checked:
  * emit bounds guards (false inside a proven full-vector branch). */
 static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *reg, tl_expr *lane, int64_t w,
@@ -915,6 +750,11 @@ static tl_stmt *copy_piece(lt_state *st, copy_ctx *c, tl_expr **idx, tl_expr *re
     CHECK(s = tl_lo_if(m, loc, scond, s, z));
   }
   if (dcond) CHECK(s = tl_lo_if(m, loc, dcond, s, NULL));
+  tl_expr *in = NULL;
+  if (c->sub) {
+    CHECK(sub_cond(st, c, idx, lane, w, &in));
+    if (in) CHECK(s = tl_lo_if(m, loc, in, s, NULL));
+  }
   return s;
 }
 
@@ -927,7 +767,7 @@ static bool side_tail(const side *sd, int64_t w) {
 
 static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx, tl_expr *reg, tl_var *l, int64_t w) {
   if (sd->kind == SIDE_CONST) return true;
-  if (sd->kind == SIDE_PLAN) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
+  if (sd->kind == SIDE_PLAN || sd->kind == SIDE_STACK) return w * tl_dtype_bytes(sd->buf->dtype) <= 16;
   if (sd->kind == SIDE_SHARED) { /* judged on the logical indices */
     side lg = *sd;
     lg.kind = SIDE_GLOBAL;
@@ -948,16 +788,32 @@ static bool side_vec_ok(lt_state *st, copy_ctx *c, const side *sd, tl_expr **idx
   return tl_lo_access_vec_ok(sd->buf, n, ix, l, w, false);
 }
 
+/* May a vector of w lanes of a sub-region copy be wholly inside or wholly
+ * outside the region (its start and extent in the last dim multiples of w)? */
+static bool sub_vec_ok(const copy_ctx *c, int64_t w) {
+  if (!c->sub) return true;
+  int k = c->sub->ndim - 1;
+  return c->sub->ext[k] % w == 0 && tl_expr_divisible(c->sub->min[k], w, NULL);
+}
+
 static tl_stmt *copy_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   copy_ctx *c = user;
   tl_module *m = st->w.m;
   tl_loc loc = c->loc;
+  if (c->sub) { /* fragment indices → domain indices */
+    tl_expr **d = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)c->ndom);
+    CHECK(d);
+    for (int k = 0; k < c->ndom; k++) CHECK(d[k] = tl_ir_binary(m, loc, TL_OP_SUB, idx[k], c->sub->min[k]));
+    idx = d;
+  }
   int64_t v = p->vec, w = 1;
   if (v > 1) {
     tl_var *l;
     CHECK(l = tl_names_fresh_var(&st->w.names, loc, "vl", TL_INT32, TL_VAR_LOOP));
     for (w = v; w > 1; w /= 2)
-      if (side_vec_ok(st, c, &c->src, idx, reg, l, w) && side_vec_ok(st, c, &c->dst, idx, reg, l, w)) break;
+      if (sub_vec_ok(c, w) && side_vec_ok(st, c, &c->src, idx, reg, l, w) &&
+          side_vec_ok(st, c, &c->dst, idx, reg, l, w))
+        break;
     if (st->w.oom) return NULL;
   }
   tl_var *lo = NULL;
@@ -1084,8 +940,8 @@ static tl_stmt *lower_frag_to_global_staged(lt_state *st, const copy_ctx *c) {
   /* phase 1: the MMA_C walk into S */
   stage_ctx sc = {c->src.buf, S, ld};
   plan p;
-  plan_for_layout(&p, L);
-  if (!(out[2] = emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;
+  lt_plan_for_layout(&p, L);
+  if (!(out[2] = lt_emit_plan(st, loc, &p, stage_chunk, &sc))) return NULL;
   /* phase 2: each warp's sub-tile, 16-byte vectors */
   tl_var *vit;
   CHECK(vit = tl_names_fresh_var(&st->w.names, loc, "ei", TL_INT32, TL_VAR_LOOP));
@@ -1153,6 +1009,27 @@ static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
   return out;
 }
 
+/* Makes sd (a sub-region of a STACKED fragment) a SIDE_STACK when it is one
+ * row F[l..., :] (leading extents 1, the base dims whole) and the other side
+ * o is a fragment of F's base layout; false otherwise. */
+static bool stack_side(lt_state *st, side *sd, const side *o, tl_loc loc) {
+  const tl_frag_layout *L = sd->L;
+  if (!L || L->kind != TL_FRAG_STACKED || !tl_frag_layout_same(L->src, o->L)) return false;
+  int a = L->ndim - L->src->ndim;
+  for (int k = 0; k < sd->ndim; k++) {
+    int64_t mn = -1;
+    if (k < a ? sd->ext[k] != 1 : sd->ext[k] != L->shape[k] || !tl_expr_is_const_int(sd->min[k], &mn) || mn != 0)
+      return false;
+  }
+  tl_expr *f = flat_index(st, loc, L, a, sd->min);
+  if (!f || !(sd->value = tl_lo_mul(st->w.m, loc, f, L->src->nregs))) {
+    st->w.oom = true;
+    return false;
+  }
+  sd->kind = SIDE_STACK;
+  return true;
+}
+
 static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
   tl_module *m = st->w.m;
   int op = s->u.tile.op;
@@ -1177,10 +1054,17 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     if (s->u.tile.nargs < 1) return NULL;
     dst_r = &s->u.tile.args[0].region;
   }
-  /* The domain: the per-thread/fragment side's extents, else dst's. */
+  /* The domain: the per-thread/fragment side's extents, else dst's; a
+   * distributed fragment's sub-region (copy_ctx.sub) gives its own. */
   const tl_region *dom_r = dst_r;
   if (src_r && src_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = src_r;
   if (dst_r->buffer->scope != TL_SCOPE_GLOBAL) dom_r = dst_r;
+  const tl_region *sub_r = NULL;
+  for (int i = 0; i < 2 && (op == TL_TILE_COPY || op == TL_TILE_ASYNC_COPY); i++) {
+    const tl_region *r = i == 0 ? src_r : dst_r;
+    if (frag_distributed(tl_frag_layout_of(r->buffer)) && !tl_lo_whole_region(r) && r->ndim == r->buffer->ndim)
+      dom_r = sub_r = r;
+  }
   int ndom;
   int64_t *dom;
   CHECK(region_extents(dom_r, &ndom, &dom, &m->arena));
@@ -1202,16 +1086,30 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     else c.src.value = zero_of(st, s->loc, dst_r->buffer->dtype);
     if (!c.src.value) return NULL;
   }
-  if (op == TL_TILE_COPY && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C && c.dst.kind == SIDE_GLOBAL) {
+  if (sub_r) {
+    side *sd = sub_r == src_r ? &c.src : &c.dst;
+    const side *o = sub_r == src_r ? &c.dst : &c.src;
+    if (o->kind != SIDE_PLAN) {
+      c.sub = sd;
+    } else if (!stack_side(st, sd, o, s->loc)) {
+      if (st->w.oom) return NULL;
+      fail(st, s->loc,
+           "%s between a sub-region of fragment '%s' and another distributed fragment is not lowered yet (only "
+           "a row F[l, :] of a stacked fragment and a fragment of its base layout are)",
+           opname, sub_r->buffer->name);
+      return NULL;
+    }
+  }
+  if (op == TL_TILE_COPY && !c.sub && c.src.kind == SIDE_PLAN && c.src.L->kind == TL_FRAG_MMA_C &&
+      c.dst.kind == SIDE_GLOBAL) {
     tl_stmt *r = lower_frag_to_global_staged(st, &c);
     if (r || st->w.oom) return r;
   }
   plan p;
   const side *planner = c.dst.kind == SIDE_PLAN ? &c.dst : c.src.kind == SIDE_PLAN ? &c.src : NULL;
   if (planner) {
-    plan_for_layout(&p, planner->L);
-    if (p.lay && p.lay->kind == TL_FRAG_REDUCER && planner == &c.src &&
-        (c.dst.kind == SIDE_GLOBAL || c.dst.kind == SIDE_SHARED))
+    lt_plan_for_layout(&p, planner->L);
+    if (frag_replicas(p.lay) && planner == &c.src && (c.dst.kind == SIDE_GLOBAL || c.dst.kind == SIDE_SHARED))
       p.rep_guard = true;
     if (c.dst.kind == SIDE_PLAN && c.src.kind == SIDE_PLAN && !tl_frag_layout_same(c.dst.L, c.src.L)) {
       if (op == TL_TILE_COPY && c.src.L->kind == TL_FRAG_MMA_C && c.dst.L->kind == TL_FRAG_MMA_C) {
@@ -1227,10 +1125,10 @@ static tl_stmt *lower_copy(lt_state *st, const tl_stmt *s) {
     int bytes = tl_dtype_bytes(c.dst.buf->dtype);
     if (c.src.kind != SIDE_CONST && tl_dtype_bytes(c.src.buf->dtype) > bytes) bytes = tl_dtype_bytes(c.src.buf->dtype);
     bool per_thread = c.dst.kind == SIDE_LOCAL || c.src.kind == SIDE_LOCAL;
-    plan_for_shape(&p, ndom, dom, per_thread ? 1 : st->threads, bytes);
+    lt_plan_for_shape(&p, ndom, dom, per_thread ? 1 : st->threads, bytes);
     p.registers = per_thread && total <= 256;
   }
-  return emit_plan(st, s->loc, &p, copy_chunk, &c);
+  return lt_emit_plan(st, s->loc, &p, copy_chunk, &c);
 }
 
 /* ------------------------------------------------------- statement rewrite */

@@ -561,6 +561,25 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
   return true;
 }
 
+bool tl_lo_stacked_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
+  if (!loop || n != b->ndim) return false;
+  int nv = loop->u.loop.nvars, a = n - nv;
+  if (nv < 1 || a < 1) return false;
+  for (int k = 0; k < nv; k++) {
+    int64_t ext, dim, mn = 0;
+    tl_expr *x = idx[a + k];
+    if (!x || x->kind != TL_EXPR_VAR || x->u.var != loop->u.loop.vars[k]) return false;
+    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext)) return false;
+    if (!tl_expr_is_const_int(b->shape[a + k], &dim) || dim != ext) return false;
+    if (loop->u.loop.mins && loop->u.loop.mins[k] && (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
+      return false;
+  }
+  for (int k = 0; k < a; k++)
+    for (int j = 0; j < nv; j++)
+      if (!idx[k] || !tl_expr_free_of(idx[k], loop->u.loop.vars[j])) return false;
+  return true;
+}
+
 /* ---------------------------------------------------------- vector checks */
 /* (lower_internal.h: tl_lo_access_vec_ok, tl_lo_body_vec_width) */
 /* Can the access b[idx] (idx mentioning lane variable l) be issued as one
