@@ -158,7 +158,8 @@ static int plan_in_loops(sp_state *st, tl_stmt *k, const tl_target *t, int64_t *
     return -1;
   }
   for (size_t i = 0; i < n; i++)
-    bs[i] = (tl_smem_buf){.buf = st->bufs.data[i].buf, .bytes = st->bufs.data[i].bytes, .align = st->bufs.data[i].align};
+    bs[i] =
+        (tl_smem_buf){.buf = st->bufs.data[i].buf, .bytes = st->bufs.data[i].bytes, .align = st->bufs.data[i].align};
   int64_t whole = *total, fine = 0;
   int r = tl_smem_plan_in_loops(st->m, k, bs, (int)n, t->max_smem_per_block, &fine, st->d);
   if (r >= 0 && fine < whole) {
@@ -169,7 +170,8 @@ static int plan_in_loops(sp_state *st, tl_stmt *k, const tl_target *t, int64_t *
     tl_strbuf sb = {0};
     list_buffers(st, &sb);
     tl_remark(st->d, k->loc,
-              "shared memory: %" PRId64 " bytes with whole-statement lifetimes exceed the %d bytes a block may use on "
+              "shared memory: %" PRId64
+              " bytes with whole-statement lifetimes exceed the %d bytes a block may use on "
               "%s; buffers that die inside loop iterations share bytes: %" PRId64 " bytes: %s",
               whole, t->max_smem_per_block, t->name, fine, sb.data ? sb.data : "");
     tl_strbuf_free(&sb);

@@ -39,9 +39,7 @@ static const tl_stmt *innermost_loop(const tl_stmt *s, const tl_buffer *b, int n
     if (refs(s->u.ifs.then_s, b) == n) return innermost_loop(s->u.ifs.then_s, b, n, depth + 1);
     if (s->u.ifs.else_s && refs(s->u.ifs.else_s, b) == n) return innermost_loop(s->u.ifs.else_s, b, n, depth + 1);
     return NULL;
-  case TL_STMT_FOR:
-    inner = innermost_loop(s->u.loop.body, b, n, depth + 1);
-    return inner ? inner : s;
+  case TL_STMT_FOR: inner = innermost_loop(s->u.loop.body, b, n, depth + 1); return inner ? inner : s;
   default: return NULL;
   }
 }

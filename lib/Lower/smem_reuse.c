@@ -98,8 +98,7 @@ static void number(sr_state *st, const tl_stmt *s, int parent, int child, int de
   else if (s->kind == TL_STMT_IF) {
     number(st, s->u.ifs.then_s, me, 0, depth + 1);
     number(st, s->u.ifs.else_s, me, 1, depth + 1);
-  } else if (!tl_vec_push(&st->leaf, me))
-    st->oom = true;
+  } else if (!tl_vec_push(&st->leaf, me)) st->oom = true;
   st->nodes.data[me].end = (int)st->leaf.len;
 }
 
@@ -144,12 +143,12 @@ static void on_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
   L->whole |= st->cur_whole;
 }
 
-static const int async_ops[] = {TL_INTRIN_PTX_CP_ASYNC,    TL_INTRIN_PTX_CP_ASYNC_BULK, TL_INTRIN_PTX_CP_ASYNC_BULK_STORE,
-                                TL_INTRIN_PTX_TMA_LOAD,    TL_INTRIN_PTX_TMA_STORE,     TL_INTRIN_PTX_WGMMA_SS,
+static const int async_ops[] = {TL_INTRIN_PTX_CP_ASYNC, TL_INTRIN_PTX_CP_ASYNC_BULK, TL_INTRIN_PTX_CP_ASYNC_BULK_STORE,
+                                TL_INTRIN_PTX_TMA_LOAD, TL_INTRIN_PTX_TMA_STORE,     TL_INTRIN_PTX_WGMMA_SS,
                                 TL_INTRIN_PTX_WGMMA_RS};
-static const int mbar_ops[] = {TL_INTRIN_PTX_MBARRIER_INIT,      TL_INTRIN_PTX_MBARRIER_ARRIVE,
-                               TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, TL_INTRIN_PTX_MBARRIER_EXPECT_TX,
-                               TL_INTRIN_PTX_MBARRIER_COMPLETE_TX, TL_INTRIN_PTX_MBARRIER_WAIT};
+static const int mbar_ops[] = {
+    TL_INTRIN_PTX_MBARRIER_INIT,      TL_INTRIN_PTX_MBARRIER_ARRIVE,      TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX,
+    TL_INTRIN_PTX_MBARRIER_EXPECT_TX, TL_INTRIN_PTX_MBARRIER_COMPLETE_TX, TL_INTRIN_PTX_MBARRIER_WAIT};
 
 static bool calls_any(const tl_stmt *s, const int *ops, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -260,8 +259,7 @@ static int wrap(const sr_state *st, int y_lo, int x_hi, sr_ins *ins) {
   int bn = F + 1; /* the body is the loop's first child in numbering order */
   if (body && body->kind == TL_STMT_SEQ && bn < (int)st->nodes.len && N(st, bn)->s == body)
     *ins = (sr_ins){bn, body->u.seq.n};
-  else
-    *ins = (sr_ins){F, -1};
+  else *ins = (sr_ins){F, -1};
   return INSERT;
 }
 
