@@ -21,7 +21,10 @@
  * buffer (loads, stores, buffer arguments of intrinsics).  Buffers are placed
  * in order of first use by first fit: the lowest aligned offset whose range
  * does not intersect the range of any placed buffer with an overlapping
- * lifetime. */
+ * lifetime.  Only when that plan exceeds the target's limit, the plan of
+ * smem_reuse.c replaces it (lifetimes that end inside loop iterations, with
+ * the barriers it needs; a remark under --remarks gives its offsets), so a
+ * kernel that fits keeps the code it had. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
