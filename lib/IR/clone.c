@@ -102,6 +102,7 @@ static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
   if (!COPY_OF(c, b, r)) return r;
   r->name = name(c, b->name);
   r->layout = NULL;
+  r->smem_renewed_in = NULL; /* lowering's, like the layout */
   r->shape = exprs(c, b->shape, b->ndim);
   r->strides = exprs(c, b->strides, b->ndim);
   r->init = expr(c, b->init);

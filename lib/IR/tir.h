@@ -65,6 +65,11 @@ struct tl_buffer {
   void *layout;             /* set by layout inference (lib/Lower) */
   int64_t smem_offset;      /* shared.dyn: byte offset in the dynamic block when smem_planned */
   bool smem_planned;        /* set by shared-memory planning (lib/Lower) */
+  /* shared: the first variable of the loop at whose every iteration the
+   * buffer's whole contents are written before any read (its value never
+   * crosses that loop's back edge), or NULL; set by lower-tile-ops
+   * (lib/Lower/smem_renew.c) for the shared-memory planner, never printed */
+  const struct tl_var *smem_renewed_in;
   /* scope global in a kernel (a kernel workspace): T.alloc_global, scratch
    * the runtimes zero before every launch; false: a lowering's workspace
    * (stream-K's), zeroed once per (kernel, device, stream) and kept */

@@ -386,6 +386,9 @@ bool tl_raster_lets(tl_module *m, tl_names *names, tl_loc loc, tl_expr *b, tl_ex
  * space between buffers whose lifetimes do not overlap, f->smem_bytes;
  * target->max_smem_per_block is the limit. */
 bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* smem_renew.c (tile IR, called by lower-tile-ops on its input): sets
+ * tl_buffer.smem_renewed_in of f's shared buffers. */
+void tl_smem_mark_renewed(tl_primfunc *f);
 /* budget.c: compile budgets, checked by tl_lower_module before LLVM runs.
  * tl_lower_check_registers (tile IR, fragment layouts inferred): the
  * per-thread register estimate of each kernel's fragment / local buffers, a

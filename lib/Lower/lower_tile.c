@@ -1153,6 +1153,7 @@ static tl_stmt *lower_alloc(lt_state *st, const tl_stmt *s) {
     tl_stmt *r = tl_ir_stmt(m, s->loc, TL_STMT_ALLOC);
     CHECK(r);
     r->u.alloc.buffer = L->flat;
+    L->flat->smem_renewed_in = b->smem_renewed_in;
     int64_t fn;
     if (L->flat->ndim == 1 && tl_expr_is_const_int(L->flat->shape[0], &fn) && fn > 0)
       st->smem_seen += fn * tl_dtype_bytes(L->flat->dtype);
@@ -1334,6 +1335,7 @@ bool tl_lower_tile_ops(tl_module *m, tl_primfunc *f, const tl_target *target, tl
   tl_lower_walk_begin(&st.w, m, d, f);
   bool ok = !st.w.oom;
   if (ok) {
+    tl_smem_mark_renewed(f);
     tl_stmt *body = rw_stmt(&st, f->body, 0);
     ok = body && !st.w.oom && st.w.errors == 0;
     if (ok) {

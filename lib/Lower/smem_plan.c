@@ -21,14 +21,17 @@
  * buffer (loads, stores, buffer arguments of intrinsics).  Buffers are placed
  * in order of first use by first fit: the lowest aligned offset whose range
  * does not intersect the range of any placed buffer with an overlapping
- * lifetime. */
+ * lifetime.  Only when that plan exceeds the target's limit, the plan of
+ * smem_reuse.c replaces it (lifetimes that end inside loop iterations, with
+ * the barriers it needs; a remark under --remarks gives its offsets), so a
+ * kernel that fits keeps the code it had. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "IR/visit.h"
-#include "Lower/lower_internal.h"
+#include "Lower/smem_plan.h"
 
 typedef struct sbuf {
   tl_buffer *buf;
@@ -124,6 +127,62 @@ static bool is_sync(const tl_stmt *s, int sync_op) {
          s->u.eval.value->u.call.op == sync_op;
 }
 
+/* "'name' N bytes at offset O, ..." of every buffer, into sb. */
+static void list_buffers(const sp_state *st, tl_strbuf *sb) {
+  for (size_t i = 0; i < st->bufs.len; i++) {
+    const sbuf *x = &st->bufs.data[i];
+    char line[256];
+    snprintf(line, sizeof line, "%s'%s' %" PRId64 " bytes at offset %" PRId64, i ? ", " : "", x->buf->name, x->bytes,
+             x->offset);
+    tl_strbuf_append(sb, line);
+  }
+}
+
+/* The error of a plan of total bytes over the target's limit, at the
+ * kernel, naming every buffer with its size and offset. */
+static void report_limit(sp_state *st, const tl_stmt *k, const tl_target *t, int64_t total) {
+  tl_strbuf sb = {0};
+  list_buffers(st, &sb);
+  tl_error(st->d, k->loc, "shared memory of %" PRId64 " bytes exceeds the %d bytes a block may use on %s: %s", total,
+           t->max_smem_per_block, t->name, sb.data ? sb.data : "");
+  tl_strbuf_free(&sb);
+}
+
+/* The plan with lifetimes inside loops (smem_reuse.c) for a kernel that does
+ * not fit with whole-statement lifetimes: 1 when it fits (its offsets in
+ * st->bufs, *total its size, a remark saying so), 0 when it does not (the
+ * smaller of the two plans in st->bufs and *total, for the error), -1 after
+ * an error. */
+static int plan_in_loops(sp_state *st, tl_stmt *k, const tl_target *t, int64_t *total) {
+  size_t n = st->bufs.len;
+  tl_smem_buf *bs = calloc(n + 1, sizeof *bs);
+  if (!bs) {
+    st->oom = true;
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++)
+    bs[i] =
+        (tl_smem_buf){.buf = st->bufs.data[i].buf, .bytes = st->bufs.data[i].bytes, .align = st->bufs.data[i].align};
+  int64_t whole = *total, fine = 0;
+  int r = tl_smem_plan_in_loops(st->m, k, bs, (int)n, t->max_smem_per_block, &fine, st->d);
+  if (r >= 0 && fine < whole) {
+    for (size_t i = 0; i < n; i++) st->bufs.data[i].offset = bs[i].offset;
+    *total = fine;
+  }
+  if (r == 1 && st->d->remarks_on) {
+    tl_strbuf sb = {0};
+    list_buffers(st, &sb);
+    tl_remark(st->d, k->loc,
+              "shared memory: %" PRId64
+              " bytes with whole-statement lifetimes exceed the %d bytes a block may use on "
+              "%s; buffers that die inside loop iterations share bytes: %" PRId64 " bytes: %s",
+              whole, t->max_smem_per_block, t->name, fine, sb.data ? sb.data : "");
+    tl_strbuf_free(&sb);
+  }
+  free(bs);
+  return r;
+}
+
 bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   sp_state st = {.v = {.stmt = collect_alloc}, .m = m, .d = d};
   f->smem_bytes = 0;
@@ -198,20 +257,15 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
       if (!have) sync_before[x->first] = true;
     }
   }
-  const tl_target *t = target;
-  if (ok && !st.oom && total > t->max_smem_per_block) {
-    tl_strbuf sb = {0};
-    for (size_t i = 0; i < st.bufs.len; i++) {
-      const sbuf *x = &st.bufs.data[i];
-      char line[256];
-      snprintf(line, sizeof line, "%s'%s' %" PRId64 " bytes at offset %" PRId64, i ? ", " : "", x->buf->name, x->bytes,
-               x->offset);
-      tl_strbuf_append(&sb, line);
+  bool in_loops = false; /* planned (and barriers inserted) by smem_reuse.c */
+  if (ok && !st.oom && total > target->max_smem_per_block) {
+    int r = plan_in_loops(&st, k, target, &total);
+    if (r < 0) ok = false;
+    in_loops = r == 1;
+    if (r == 0) {
+      report_limit(&st, k, target, total);
+      ok = false;
     }
-    tl_error(d, k->loc, "shared memory of %" PRId64 " bytes exceeds the %d bytes a block may use on %s: %s", total,
-             t->max_smem_per_block, t->name, sb.data ? sb.data : "");
-    tl_strbuf_free(&sb);
-    ok = false;
   }
   if (ok && !st.oom) {
     for (size_t i = 0; i < st.bufs.len; i++) {
@@ -221,7 +275,7 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
     f->smem_bytes = total;
     /* insert the barriers */
     int extra = 0;
-    for (int p = 0; p < n; p++) extra += sync_before[p];
+    for (int p = 0; p < n && !in_loops; p++) extra += sync_before[p];
     if (extra > 0) {
       tl_stmt **xs = tl_arena_alloc(&m->arena, sizeof(tl_stmt *) * (size_t)(n + extra));
       if (!xs) st.oom = true;

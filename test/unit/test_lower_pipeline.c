@@ -420,6 +420,87 @@ Test(smem_plan, reuse_offsets_and_barrier) {
   tl_module_destroy(m);
 }
 
+/* Does s store into a buffer named name? */
+static bool stores_to(const tl_stmt *s, const char *name, int depth) {
+  if (!s || depth > 200) return false;
+  switch (s->kind) {
+  case TL_STMT_STORE: return !strcmp(s->u.store.buffer->name, name);
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (stores_to(s->u.seq.stmts[i], name, depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR: return stores_to(s->u.loop.body, name, depth + 1);
+  case TL_STMT_IF: return stores_to(s->u.ifs.then_s, name, depth + 1) || stores_to(s->u.ifs.else_s, name, depth + 1);
+  default: return false;
+  }
+}
+
+/* The kernel body of a lowered module's first function. */
+static tl_stmt *kernel_body(tl_module *m) {
+  tl_stmt *k = m->funcs[0]->body;
+  if (k->kind != TL_STMT_KERNEL) k = k->u.seq.stmts[0];
+  return k->u.kernel.body;
+}
+
+/* test/Interp/ops/smem_reuse_loop.py: R and S die inside each iteration of
+ * the loop and share bytes (in-loop reuse, smem_reuse.c); the barrier the
+ * planner puts between R's last read and S's first write is what keeps the
+ * executor from seeing a race on those bytes. */
+Test(smem_plan, in_loop_reuse_barrier) {
+  size_t len;
+  char *src = tl_test_read_file("test/Interp/ops/smem_reuse_loop.py", &len);
+  cr_assert(src);
+  tl_module *m = build(src, "smem_reuse_loop.py", NULL, 0, FULL);
+  const tl_stmt *b = kernel_body(m);
+  tl_buffer *keep = NULL, *r = NULL, *s = NULL;
+  tl_stmt *loop = NULL;
+  for (int i = 0; i < b->u.seq.n; i++) {
+    tl_stmt *x = b->u.seq.stmts[i];
+    if (x->kind == TL_STMT_FOR) loop = x;
+    if (x->kind != TL_STMT_ALLOC) continue;
+    if (!strcmp(x->u.alloc.buffer->name, "Keep")) keep = x->u.alloc.buffer;
+    if (!strcmp(x->u.alloc.buffer->name, "R")) r = x->u.alloc.buffer;
+    if (!strcmp(x->u.alloc.buffer->name, "S")) s = x->u.alloc.buffer;
+  }
+  cr_assert(keep && r && s && loop);
+  cr_expect_eq(keep->smem_offset, 0);
+  cr_expect_eq(r->smem_offset, 65536);
+  cr_expect_eq(s->smem_offset, 65536, "S should reuse R's bytes, got offset %lld", (long long)s->smem_offset);
+  cr_expect_eq(m->funcs[0]->smem_bytes, 131072);
+  enum { M = 64, NN = 256, IT = 2 };
+  float *A = malloc(sizeof(float) * IT * M * NN), *P = malloc(sizeof(float) * M * NN);
+  float *C = malloc(sizeof(float) * IT * M * NN);
+  for (int i = 0; i < IT * M * NN; i++) A[i] = (float)urand(), C[i] = NAN;
+  for (int i = 0; i < M * NN; i++) P[i] = (float)urand();
+  tl_interp_arg args[3] = {tensor2(A, IT * M, NN), tensor2(P, M, NN), tensor2(C, IT * M, NN)};
+  char *msg = NULL;
+  cr_assert(simt(m, args, 3, &msg), "%s", msg);
+  free(msg);
+  for (int k = 0; k < IT; k++)
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < NN; j++)
+        cr_assert_eq(C[(k * M + i) * NN + j], A[(k * M + M - 1 - i) * NN + j] * 2.0f + P[i * NN + (j + 1) % NN],
+                     "C[%d,%d]", k * M + i, j);
+  /* without the barrier before S's first write the executor reports the race */
+  tl_stmt *body = loop->u.loop.body;
+  int removed = 0;
+  for (int i = 1; i < body->u.seq.n && !removed; i++)
+    if (stores_to(body->u.seq.stmts[i], "S", 0)) {
+      tl_stmt *x = body->u.seq.stmts[i - 1];
+      cr_assert(x->kind == TL_STMT_EVAL && x->u.eval.value->u.call.op == tl_intrinsic_lookup("sync_threads"));
+      x->kind = TL_STMT_SEQ;
+      x->u.seq.n = 0;
+      x->u.seq.stmts = NULL;
+      removed = 1;
+    }
+  cr_assert(removed);
+  cr_expect(!simt(m, args, 3, &msg), "no race reported without the reuse barrier");
+  cr_expect(strstr(msg, "data race on shared memory"), "%s", msg);
+  free(msg);
+  free(A), free(P), free(C), free(src);
+  tl_module_destroy(m);
+}
+
 Test(smem_plan, limit_names_buffers) {
   const char *src =
       "import tilelang.language as T\n"
