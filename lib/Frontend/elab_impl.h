@@ -192,6 +192,12 @@ typedef struct elab {
    * fastest, as CUDA linearizes threadIdx); nthread_dims 0 for an integer */
   tl_expr *thread_dims[3];
   int nthread_dims;
+  /* Role branches on the thread index (elab_ws.c): the kernel's constant
+   * thread count (0 when not constant), the thread range [role_lo, role_hi)
+   * that the enclosing role branches leave, the lets bound to the thread
+   * index (tx = T.get_thread_binding()). */
+  int64_t kernel_threads, role_lo, role_hi;
+  TL_VEC(tl_var *) tid_lets;
   /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
    * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
   struct {
@@ -390,6 +396,19 @@ bool check_new_name(elab *E, const char *name, tl_loc loc);
 bool tl_el_alloc_barrier(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 bool tl_el_ws_scope(elab *E, const tl_ast_stmt *s, stmt_vec *out);
 bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* An `if` on the thread index (tx < 128, tx >= 128 and tx < 256, ...): the
+ * ranges of its branches (tl_el_role_begin: false when cond is no such test
+ * or the kernel has no constant multiple of 128 threads), then the branches
+ * as T.ws scopes when they hold tile work (tl_el_role_end). */
+typedef struct tl_el_role {
+  int64_t lo, hi;           /* the then-branch's threads */
+  int64_t else_lo, else_hi; /* the else-branch's (empty: else_lo == else_hi) */
+  int64_t outer_lo, outer_hi;
+} tl_el_role;
+bool tl_el_role_begin(elab *E, const tl_expr *cond, tl_el_role *r);
+bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr *cond, tl_stmt *th, tl_stmt *el,
+                    stmt_vec *out);
+void tl_el_note_tid_let(elab *E, tl_var *v, const tl_expr *value);
 #define policy_names tl_el_policy_names
 extern const char *policy_names[3];
 

@@ -157,6 +157,7 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   if (!s) return oom(E), false;
   s->u.let.var = var;
   s->u.let.value = e;
+  tl_el_note_tid_let(E, var, e);
   val *vv = mk_expr(E, chk(E, tl_ir_var(E->m, t->loc, var)));
   if (!vv) return false;
   return emit(E, out, s) && bind(E, E->sc, name, vv, t->loc, BK_LET);
@@ -773,6 +774,10 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   } else if (!(k->u.kernel.threads = lit_int(E, x->loc, 128))) {
     return false;
   }
+  int64_t nt = 0;
+  E->kernel_threads = tl_expr_is_const_int(k->u.kernel.threads, &nt) ? nt : 0;
+  E->role_lo = 0, E->role_hi = E->kernel_threads;
+  E->tid_lets.len = 0;
   static const char *const dflt[3] = {"bx", "by", "bz"};
   const tl_ast_expr *names[3] = {NULL, NULL, NULL};
   if (tg) {
@@ -1321,13 +1326,15 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     return elab_block(E, t ? &s->u.ifs.body : &s->u.ifs.orelse, out);
   tl_expr *ce = to_expr(E, c, s->u.ifs.test->loc);
   if (!ce) return false;
-  tl_stmt *th = elab_body(E, &s->u.ifs.body, s->loc);
-  if (!th) return false;
-  tl_stmt *el = NULL;
-  if (s->u.ifs.orelse.n) {
-    const tl_ast_stmt *first = s->u.ifs.orelse.stmts[0];
-    if (!(el = elab_body(E, &s->u.ifs.orelse, first->loc))) return false;
-  }
+  tl_el_role r; /* a role branch on the thread index: each branch sees its threads */
+  bool role = tl_el_role_begin(E, ce, &r);
+  if (role) E->role_lo = r.lo, E->role_hi = r.hi;
+  tl_stmt *th = elab_body(E, &s->u.ifs.body, s->loc), *el = NULL;
+  if (role) E->role_lo = r.else_lo, E->role_hi = r.else_hi;
+  if (th && s->u.ifs.orelse.n) el = elab_body(E, &s->u.ifs.orelse, s->u.ifs.orelse.stmts[0]->loc);
+  if (role) E->role_lo = r.outer_lo, E->role_hi = r.outer_hi;
+  if (!th || (s->u.ifs.orelse.n && !el)) return false;
+  if (role) return tl_el_role_end(E, s, &r, ce, th, el, out);
   tl_stmt *is = tl_ir_stmt(E->m, s->loc, TL_STMT_IF);
   if (!is) return oom(E), false;
   is->u.ifs.cond = ce;

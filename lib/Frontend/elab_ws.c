@@ -144,9 +144,80 @@ static bool tma_copy(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   return elab_tile(E, TL_TILE_COPY, &c, loc, out);
 }
 
+/* T.wgmma_gemm's warp partition: wgmma splits M over the four warps of the
+ * warpgroup (TileLang's m64 tiles), which is GemmWarpPolicy.FullRow; so its
+ * accumulator is the layout a following gemm reads A from in registers. */
+static bool wgmma_gemm_one(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+  size_t from = out->len;
+  if (!elab_tile(E, TL_TILE_GEMM, x, loc, out)) return false;
+  int pi = tl_tile_op_attr_index(TL_TILE_GEMM, "policy"), na = tl_tile_ops[TL_TILE_GEMM].nattrs;
+  for (size_t i = from; i < out->len; i++) {
+    tl_stmt *s = out->data[i];
+    if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_GEMM || pi < 0) continue;
+    if (!s->u.tile.attrs) {
+      if (!(s->u.tile.attrs = malloc_ir(E, sizeof(tl_expr *) * (size_t)na))) return false;
+      memset(s->u.tile.attrs, 0, sizeof(tl_expr *) * (size_t)na);
+    }
+    if (!(s->u.tile.attrs[pi] = lit_int(E, loc, TL_POLICY_FULL_ROW))) return false;
+  }
+  return true;
+}
+
+/* x with its keyword clear_accum=... replaced by the constant b. */
+static tl_ast_expr *with_clear(elab *E, const tl_ast_expr *x, int k, bool b) {
+  tl_ast_expr *c = talloc(E, sizeof *c), *v = talloc(E, sizeof *v);
+  tl_ast_keyword *kw = talloc(E, sizeof *kw * (size_t)x->u.call.nkw);
+  if (!c || !v || !kw) return NULL;
+  *c = *x;
+  *v = *x->u.call.kw[k].value;
+  v->kind = b ? TL_AST_TRUE : TL_AST_FALSE;
+  memcpy(kw, x->u.call.kw, sizeof *kw * (size_t)x->u.call.nkw);
+  kw[k].value = v;
+  c->u.call.kw = kw;
+  return c;
+}
+
+/* T.wgmma_gemm(A, B, C, ..., clear_accum=c): a T.gemm; a run-time c (j == 0
+ * in a loop, TileLang's PrimExpr) is `if c:` the clearing gemm `else:` the
+ * accumulating one. */
+static bool wgmma_gemm(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+  int k = -1;
+  for (int i = 0; i < x->u.call.nkw; i++)
+    if (!strcmp(x->u.call.kw[i].name, "clear_accum")) k = i;
+  val *cv = k >= 0 ? eval(E, x->u.call.kw[k].value) : NULL;
+  if (k >= 0 && !cv) return false;
+  if (k < 0 || !is_ir(cv)) return wgmma_gemm_one(E, x, loc, out);
+  tl_expr *c = to_expr(E, cv, x->u.call.kw[k].value->loc);
+  tl_ast_expr *xt = c ? with_clear(E, x, k, true) : NULL, *xf = xt ? with_clear(E, x, k, false) : NULL;
+  if (!xf) return c && !xt ? (oom(E), false) : false;
+  stmt_vec t = {0}, f = {0};
+  bool ok = wgmma_gemm_one(E, xt, loc, &t) && wgmma_gemm_one(E, xf, loc, &f);
+  tl_stmt *ts = ok ? make_seq(E, loc, &t) : NULL, *fs = ts ? make_seq(E, loc, &f) : NULL;
+  tl_vec_free(&t);
+  tl_vec_free(&f);
+  tl_stmt *is = fs ? tl_ir_stmt(E->m, loc, TL_STMT_IF) : NULL;
+  if (!is) return fs ? (oom(E), false) : false;
+  is->u.ifs.cond = c;
+  is->u.ifs.then_s = ts;
+  is->u.ifs.else_s = fs;
+  return tl_vec_push(out, is) || (oom(E), false);
+}
+
 bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled) {
   *handled = true;
   if (!strcmp(name, "tma_copy")) return tma_copy(E, x, loc, out);
+  /* T.wgmma_gemm: TileLang's T.gemm without the wait it implies; ours
+   * completes before the next statement (a synchronous T.gemm), so
+   * T.wait_wgmma(n), which waits until at most n are in flight, has
+   * nothing left to wait for */
+  if (!strcmp(name, "wgmma_gemm")) return wgmma_gemm(E, x, loc, out);
+  if (!strcmp(name, "wait_wgmma")) {
+    static const char *const pw[] = {"id", NULL};
+    const tl_ast_expr *a[1];
+    int64_t n;
+    val *v = bind_args(E, x, "T.wait_wgmma", pw, 1, a) ? eval(E, a[0]) : NULL;
+    return v && to_const_int(E, v, a[0]->loc, "the number of wgmma groups left in flight", &n);
+  }
   bool arrive = !strcmp(name, "barrier_arrive") || !strcmp(name, "mbarrier_arrive");
   bool wait = !strcmp(name, "barrier_wait") || !strcmp(name, "mbarrier_wait_parity");
   /* the printed forms T.barrier_arrive(bars, i) / T.barrier_wait(bars, i, p): the generic call */
@@ -162,4 +233,142 @@ bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, 
   if (!barrier_ref(E, a[0], fn, &args[0], &args[1])) return false;
   if (wait && !(args[2] = eval_int(E, a[1], "the parity"))) return false;
   return emit_call(E, x->loc, arrive ? TL_INTRIN_BARRIER_ARRIVE : TL_INTRIN_BARRIER_WAIT, arrive ? 2 : 3, args, out);
+}
+
+/* ------------------------------------------------ role branches (TileLang's
+ * `tx = T.get_thread_binding(); if tx < 128: ... else: ...`).  T.ws(g) is
+ * TileLang's `if 128 g <= tx < 128 (g + 1)` (cuda/language/warpgroup.py),
+ * and its tile passes partition a tile op under such an `if` over the
+ * threads the condition leaves; so a branch that selects one warpgroup and
+ * holds tile work is that warpgroup's T.ws scope. */
+#define WG_THREADS 128
+
+void tl_el_note_tid_let(elab *E, tl_var *v, const tl_expr *value) {
+  if (E->in_kernel && !E->nthread_dims && value->kind == TL_EXPR_CALL &&
+      value->u.call.op == TL_INTRIN_GET_THREAD_BINDING && !tl_vec_push(&E->tid_lets, v))
+    oom(E);
+}
+
+static bool is_tid(elab *E, const tl_expr *e) {
+  if (e->kind == TL_EXPR_CALL && e->u.call.op == TL_INTRIN_GET_THREAD_BINDING) return !E->nthread_dims;
+  for (size_t i = 0; e->kind == TL_EXPR_VAR && i < E->tid_lets.len; i++)
+    if (E->tid_lets.data[i] == e->u.var) return true;
+  return false;
+}
+
+/* The threads [*lo, *hi) for which e holds: a comparison of the thread
+ * index with a constant, or a conjunction of such. */
+static bool tid_range(elab *E, const tl_expr *e, int64_t *lo, int64_t *hi, int depth) {
+  if (e->kind != TL_EXPR_BINARY || depth > 16) return false;
+  tl_binop op = e->u.bin.op;
+  if (op == TL_OP_AND) {
+    int64_t l2 = *lo, h2 = *hi;
+    if (!tid_range(E, e->u.bin.a, lo, hi, depth + 1) || !tid_range(E, e->u.bin.b, &l2, &h2, depth + 1)) return false;
+    *lo = *lo > l2 ? *lo : l2;
+    *hi = *hi < h2 ? *hi : h2;
+    return true;
+  }
+  const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
+  int64_t c;
+  if (!is_tid(E, a)) { /* c OP tid: tid (OP mirrored) c */
+    const tl_expr *t = a;
+    a = b, b = t;
+    op = op == TL_OP_LT   ? TL_OP_GT
+         : op == TL_OP_GT ? TL_OP_LT
+         : op == TL_OP_LE ? TL_OP_GE
+         : op == TL_OP_GE ? TL_OP_LE
+                          : op;
+  }
+  if (!is_tid(E, a) || !tl_expr_is_const_int(b, &c)) return false;
+  switch (op) {
+  case TL_OP_LT: *lo = 0, *hi = c; return true;
+  case TL_OP_LE: *lo = 0, *hi = c + 1; return true;
+  case TL_OP_GT: *lo = c + 1, *hi = INT64_MAX; return true;
+  case TL_OP_GE: *lo = c, *hi = INT64_MAX; return true;
+  case TL_OP_EQ: *lo = c, *hi = c + 1; return true;
+  default: return false;
+  }
+}
+
+bool tl_el_role_begin(elab *E, const tl_expr *cond, tl_el_role *r) {
+  int64_t T = E->kernel_threads, lo = 0, hi = INT64_MAX;
+  if (!E->in_kernel || T <= WG_THREADS || T % WG_THREADS || !tid_range(E, cond, &lo, &hi, 0)) return false;
+  r->outer_lo = E->role_lo, r->outer_hi = E->role_hi;
+  r->lo = lo > r->outer_lo ? lo : r->outer_lo;
+  r->hi = hi < r->outer_hi ? hi : r->outer_hi;
+  if (r->hi < r->lo) r->hi = r->lo;
+  /* the else branch: the rest of the outer range, when it is one interval */
+  r->else_lo = r->hi == r->outer_hi ? r->outer_lo : r->lo == r->outer_lo ? r->hi : -1;
+  r->else_hi = r->hi == r->outer_hi ? r->lo : r->lo == r->outer_lo ? r->outer_hi : -1;
+  return true;
+}
+
+/* Tile work outside T.ws scopes: a tile op, a T.Parallel loop, a barrier
+ * statement or a warpgroup-wide register hint. */
+static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
+  if (!s || depth > 64) return NULL;
+  switch (s->kind) {
+  case TL_STMT_TILE: return s;
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) {
+      const tl_stmt *w = tile_work(s->u.seq.stmts[i], depth + 1);
+      if (w) return w;
+    }
+    return NULL;
+  case TL_STMT_FOR: return s->u.loop.kind == TL_LOOP_PARALLEL ? s : tile_work(s->u.loop.body, depth + 1);
+  case TL_STMT_IF: {
+    const tl_expr *c = s->u.ifs.cond;
+    if (c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_WS) return NULL;
+    const tl_stmt *w = tile_work(s->u.ifs.then_s, depth + 1);
+    return w ? w : tile_work(s->u.ifs.else_s, depth + 1);
+  }
+  case TL_STMT_EVAL: {
+    const tl_expr *e = s->u.eval.value;
+    int op = e && e->kind == TL_EXPR_CALL ? e->u.call.op : -1;
+    return op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT || op == TL_INTRIN_SET_MAX_NREG ||
+                   op == TL_INTRIN_FENCE_PROXY_ASYNC
+               ? s
+               : NULL;
+  }
+  default: return NULL;
+  }
+}
+
+/* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
+ * warpgroup g's; as it is when its tile work is in scopes already. */
+static bool role_part(elab *E, tl_expr *cond, tl_stmt *b, int64_t lo, int64_t hi, stmt_vec *out) {
+  const tl_stmt *w = tile_work(b, 0);
+  if (!w) return b ? tl_vec_push(out, b) || (oom(E), false) : true;
+  if (lo % WG_THREADS || hi != lo + WG_THREADS) {
+    err(E, cond->loc,
+        "a branch on the thread index that holds tile work must select one warpgroup (threads 128 g to 128 g + 127); "
+        "this one selects threads %lld to %lld",
+        (long long)lo, (long long)hi - 1);
+    tl_note(E->d, w->loc, "tile work of that branch");
+    return false;
+  }
+  tl_expr *g = lit_int(E, cond->loc, lo / WG_THREADS);
+  tl_expr *c = g ? chk(E, tl_ir_call(E->m, cond->loc, TL_INTRIN_WS, 1, &g)) : NULL;
+  tl_stmt *st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
+  if (!st) return c ? (oom(E), false) : false;
+  st->u.ifs.cond = c;
+  st->u.ifs.then_s = b;
+  return tl_vec_push(out, st) || (oom(E), false);
+}
+
+bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr *cond, tl_stmt *th, tl_stmt *el,
+                    stmt_vec *out) {
+  if (!tile_work(th, 0) && !tile_work(el, 0)) { /* per-thread code: the `if` as written */
+    tl_stmt *is = tl_ir_stmt(E->m, s->loc, TL_STMT_IF);
+    if (!is) return oom(E), false;
+    is->u.ifs.cond = cond;
+    is->u.ifs.then_s = th;
+    is->u.ifs.else_s = el;
+    return tl_vec_push(out, is) || (oom(E), false);
+  }
+  if (el && r->else_lo < 0) {
+    err(E, cond->loc, "the else branch of this branch on the thread index is not one range of threads");
+    return false;
+  }
+  return role_part(E, cond, th, r->lo, r->hi, out) && (!el || role_part(E, cond, el, r->else_lo, r->else_hi, out));
 }

@@ -223,7 +223,9 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_WS:                                                                                                   \
   case TL_INTRIN_BARRIER_INIT:                                                                                         \
   case TL_INTRIN_BARRIER_ARRIVE:                                                                                       \
-  case TL_INTRIN_BARRIER_WAIT
+  case TL_INTRIN_BARRIER_WAIT:                                                                                         \
+  case TL_INTRIN_SET_MAX_NREG:                                                                                         \
+  case TL_INTRIN_FENCE_PROXY_ASYNC
 
 /* The case labels of the TMA tensor copies (docs/simt-ir.md "TMA tensor
  * copies"; variable arity, decoded by tl_tma_decode). */

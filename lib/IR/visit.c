@@ -129,6 +129,39 @@ bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), v
   return a.found || (a.v.too_deep && if_too_deep);
 }
 
+/* ------------------------------------------------------ thread index */
+static bool tid_node(const tl_expr *e, void *user) {
+  const tl_tid_lets *l = user;
+  if (e->kind == TL_EXPR_CALL)
+    return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING || e->u.call.op == TL_INTRIN_GET_LANE_IDX ||
+           e->u.call.op == TL_INTRIN_GET_WARP_IDX;
+  for (int i = 0; l && e->kind == TL_EXPR_VAR && i < l->n; i++)
+    if (l->vars[i] == e->u.var) return true;
+  return false;
+}
+bool tl_expr_reads_tid(const tl_expr *e, const tl_tid_lets *lets) {
+  return tl_expr_any(e, tid_node, (void *)lets, -1, true);
+}
+static bool tid_call(const tl_expr *e, void *user) {
+  (void)user;
+  return tid_node(e, NULL);
+}
+tl_loc tl_expr_tid_at(const tl_expr *e, const tl_tid_lets *lets) {
+  if (tl_expr_any(e, tid_call, NULL, -1, false)) return e->loc;
+  for (int i = 0; lets && i < lets->n; i++) {
+    tl_tid_lets one = {.vars = {lets->vars[i]}, .n = 1};
+    if (tl_expr_any(e, tid_node, &one, -1, false)) return lets->at[i];
+  }
+  return e->loc;
+}
+bool tl_tid_let(tl_tid_lets *lets, const tl_var *var, const tl_expr *value) {
+  if (!tl_expr_reads_tid(value, lets)) return false;
+  if (lets->n >= TL_TID_LETS) return true;
+  lets->at[lets->n] = tl_expr_tid_at(value, lets);
+  lets->vars[lets->n++] = var;
+  return false;
+}
+
 /* ------------------------------------------------------------- map sets */
 void tl_map_visitor_add(tl_map_visitor *mv, const void *key) {
   if (key && !tl_map_put(mv->set, key, (void *)1)) mv->oom = true;

@@ -74,6 +74,25 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
 bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user, int max_depth,
                  bool if_too_deep);
 
+/* The lets bound to per-thread values (`tx = T.get_thread_binding()`) that
+ * a walk has met: a let of the thread index is no use of it by itself, a
+ * read of its variable is.  Up to TL_TID_LETS; more count as uses. */
+#define TL_TID_LETS 32
+typedef struct tl_tid_lets {
+  const tl_var *vars[TL_TID_LETS];
+  tl_loc at[TL_TID_LETS]; /* each let's value */
+  int n;
+} tl_tid_lets;
+/* Does e read the thread index (T.get_thread_binding, T.get_lane_idx,
+ * T.get_warp_idx), directly or through a let of lets (NULL: none)? */
+bool tl_expr_reads_tid(const tl_expr *e, const tl_tid_lets *lets);
+/* Where e reads it: the location of e for a direct read, else that of the
+ * value of the first let of lets e reads (e's when none). */
+tl_loc tl_expr_tid_at(const tl_expr *e, const tl_tid_lets *lets);
+/* A let of var = value: when value reads the thread index, var joins lets;
+ * true when it cannot (lets full: the let counts as a use). */
+bool tl_tid_let(tl_tid_lets *lets, const tl_var *var, const tl_expr *value);
+
 /* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
  * condition picks: TileLang's meaning, where the condition may guard a load
  * (T.if_then_else(i < N, A[i], 0)).  True for a scalar condition when an arm

@@ -8,7 +8,8 @@
  * kernel without T.ws is left alone.  Otherwise its thread count T must be
  * a multiple of 128 and every scope name one warpgroup g < T / 128 (not
  * nested), and a register buffer written outside the scopes may be used
- * by warpgroup 0's scopes only; its T.Pipelined loops become T.serial (the program synchronises
+ * by warpgroup 0's scopes only, T.set_max_nreg stands in a scope; its T.Pipelined loops, and its
+ * T.unroll loops around a T.gemm, become T.serial (the program synchronises
  * its roles itself; neither the automatic warp specialisation nor the
  * cp.async pipeline takes such a kernel).  Guarantees: the kernel counts the
  * threads of one warpgroup (128) until tl_ws_scopes_finish, so that layout
@@ -24,11 +25,13 @@
  * when they write shared memory; T.sync_threads() outside
  * the scopes stay block-wide; T.barrier_init becomes T.ptx_mbarrier_init by
  * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
- * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait; the kernel counts T threads
+ * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait, T.set_max_nreg / T.fence_proxy_async
+ * T.ptx_setmaxnreg / T.ptx_fence_proxy_async; the kernel counts T threads
  * again. */
 #include <stdlib.h>
 
 #include "IR/rewrite.h"
+#include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
 #define WG 128 /* threads of a warpgroup */
@@ -40,6 +43,35 @@ typedef struct ws_scope_annot {
 
 static bool is_call(const tl_expr *e, int op) { return e && e->kind == TL_EXPR_CALL && e->u.call.op == op; }
 static bool is_scope(const tl_stmt *s) { return s && s->kind == TL_STMT_IF && is_call(s->u.ifs.cond, TL_INTRIN_WS); }
+
+typedef struct gemm_find {
+  tl_visitor v;
+  bool found;
+} gemm_find;
+static void gemm_stmt(tl_visitor *v, const tl_stmt *s) {
+  if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) ((gemm_find *)v)->found = true;
+}
+static bool has_gemm(const tl_stmt *s) {
+  gemm_find g = {.v = {.stmt = gemm_stmt}};
+  tl_visit_stmt(&g.v, s);
+  return g.found;
+}
+
+/* The T.unroll loops around a T.gemm become T.serial: an unroll hint, and
+ * each gemm is unrolled code already (the explicit kernels of TileLang's
+ * examples unroll their k-tiles around wgmma, four instructions each). */
+static void serial_gemm_loops(tl_stmt *s, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+  if (s->kind == TL_STMT_SEQ)
+    for (int i = 0; i < s->u.seq.n; i++) serial_gemm_loops(s->u.seq.stmts[i], depth + 1);
+  if (s->kind == TL_STMT_IF) {
+    serial_gemm_loops(s->u.ifs.then_s, depth + 1);
+    serial_gemm_loops(s->u.ifs.else_s, depth + 1);
+  }
+  if (s->kind != TL_STMT_FOR) return;
+  if (s->u.loop.kind == TL_LOOP_UNROLL && has_gemm(s->u.loop.body)) s->u.loop.kind = TL_LOOP_SERIAL;
+  serial_gemm_loops(s->u.loop.body, depth + 1);
+}
 
 typedef struct scan {
   tl_diag *d;
@@ -93,6 +125,14 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
     scan_stmt(c, s->u.ifs.then_s, depth + 1);
     scan_stmt(c, s->u.ifs.else_s, depth + 1);
     return;
+  case TL_STMT_EVAL:
+    if (is_call(s->u.eval.value, TL_INTRIN_SET_MAX_NREG)) {
+      tl_error(c->d, s->loc,
+               "T.set_max_nreg outside the role scopes: setmaxnreg is a warpgroup's instruction; call it inside a "
+               "T.ws scope (or a branch on the thread index that selects one warpgroup)");
+      c->ok = false;
+    }
+    return;
   default: return;
   }
 }
@@ -123,10 +163,32 @@ static bool registers_outside(scan *c, const tl_stmt *body) {
   return true;
 }
 
+/* T.set_max_nreg and T.fence_proxy_async belong to role scopes: refused in
+ * a kernel without any (located at the first). */
+typedef struct hint_find {
+  tl_visitor v;
+  const tl_expr *at;
+} hint_find;
+static void hint_expr(tl_visitor *v, const tl_expr *e) {
+  hint_find *h = (hint_find *)v;
+  if (!h->at && (is_call(e, TL_INTRIN_SET_MAX_NREG) || is_call(e, TL_INTRIN_FENCE_PROXY_ASYNC))) h->at = e;
+}
+static bool role_hints_outside(const tl_stmt *k, tl_diag *d) {
+  hint_find h = {.v = {.expr = hint_expr}};
+  tl_visit_stmt(&h.v, k->u.kernel.body);
+  if (!h.at) return true;
+  tl_error(d, h.at->loc,
+           "T.%s in a kernel without role scopes is not supported yet (it is lowered inside T.ws scopes and "
+           "branches on the thread index that select one warpgroup)",
+           tl_intrinsic_name(h.at->u.call.op));
+  return false;
+}
+
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target;
   tl_stmt *k = tl_ir_find_kernel(f->body);
-  if (!k || !tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) return true;
+  if (!k) return true;
+  if (!tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) return role_hints_outside(k, d);
   int64_t T = 0;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &T) || T % WG != 0) {
     tl_error(d, k->loc, "T.ws needs a constant thread count that is a multiple of %d", WG);
@@ -134,6 +196,7 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
   }
   scan c = {.d = d, .groups = T / WG, .ok = true};
   scan_stmt(&c, k->u.kernel.body, 0);
+  serial_gemm_loops(k->u.kernel.body, 0);
   bool ok = c.ok && registers_outside(&c, k->u.kernel.body);
   tl_vec_free(&c.scopes);
   tl_vec_free(&c.regs);
@@ -247,6 +310,11 @@ static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
     tl_expr **a = tl_rewrite_exprs(rw, e->u.call.n, e->u.call.args, 0, depth + 1);
     int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE : TL_INTRIN_PTX_MBARRIER_WAIT;
     r = a ? CALL(x, loc, to, e->u.call.n, a) : NULL;
+  } else if (op == TL_INTRIN_SET_MAX_NREG) { /* inside a scope (ws-scopes refused it outside) */
+    tl_expr **a = tl_rewrite_exprs(rw, 2, e->u.call.args, 0, depth + 1);
+    r = a ? CALL(x, loc, TL_INTRIN_PTX_SETMAXNREG, 2, a) : NULL;
+  } else if (op == TL_INTRIN_FENCE_PROXY_ASYNC) { /* in a scope its warpgroup's, outside every thread's */
+    r = CALL(x, loc, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL);
   } else if (op == TL_INTRIN_SYNC_THREADS) {
     if (x->g < 0) return NULL; /* block-wide: the default copy */
     tl_expr *a[2] = {I(x, loc, 1 + x->g), I(x, loc, WG)};
