@@ -142,6 +142,11 @@ class _Info:
                     self.blank.update(range(d.lineno - 1, d.end_lineno))
                 else:
                     kept.append(d)
+                    # pass_configs= the package applies itself (jit._flags: this compiler's keys as flags,
+                    # TileLang's others as a warning), so libtilelang reads an empty dict
+                    for k in d.keywords if isinstance(d, ast.Call) else ():
+                        if k.arg == "pass_configs":
+                            _hostcalls.replace_span(self.lines, self.indent, k.value, "{}")
             self.deco_names = set().union(*[_names(d) for d in kept])
         if not has_prim:
             raise CaptureError(f"kernel '{func.__name__}' is not decorated with @T.prim_func")
