@@ -28,6 +28,7 @@ static const char *const t_functions[] = {"prim_func",
                                           "mbarrier_wait_parity",
                                           "Parallel",
                                           "Pipelined",
+                                          "Persistent",
                                           "serial",
                                           "Serial",
                                           "grid",
@@ -1124,7 +1125,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   }
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") || !strcmp(name, "Serial") ||
       !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") ||
-      !strcmp(name, "thread_binding")) {
+      !strcmp(name, "thread_binding") || !strcmp(name, "Persistent")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }
