@@ -11,6 +11,7 @@ import pytest
 
 import tilelang_ptx as tilelang
 import tilelang_ptx.language as T
+from tilelang_ptx.tvm import DataType
 
 SCALE = 3.0
 
@@ -138,6 +139,24 @@ def eager_host(A, n):
 def test_eager_host_call_is_folded():
     A = np.arange(20, dtype=np.float32)
     np.testing.assert_array_equal(eager_host(A, 20), A + 1.0)
+
+
+@tilelang.jit
+def eager_datatype(A, n, dtype: T.dtype = T.float16):
+    A: T.Tensor((n,), dtype)
+    B = T.empty((n,), dtype)
+    vec = 128 // DataType(dtype).bits  # gemv's TILE_K: the captured class, evaluated by libtilelang
+    with T.Kernel(T.ceildiv(n, vec), threads=1) as bx:
+        for v in T.serial(vec):
+            B[bx * vec + v] = A[bx * vec + v] + T.cast(vec, dtype)
+    return B
+
+
+def test_eager_captures_tvm_datatype():
+    A = np.arange(32, dtype=np.float16)
+    np.testing.assert_array_equal(eager_datatype(A, 32), A + 8)
+    A32 = np.arange(32, dtype=np.float32)
+    np.testing.assert_array_equal(eager_datatype(A32, 32, "float32"), A32 + 4)
 
 
 def failing_query():
