@@ -174,18 +174,16 @@ def _evaluate(node, func, lookup, literal, capture_error):
         text = literal(value, f"'{src}'")
     except capture_error:
         return None  # not a value a kernel captures: libtilelang sees the call
-    return text if text.lstrip("-").replace(".", "").isalnum() or text[0] in "'\"([" else f"({text})"
+    return text if text.replace(".", "").isalnum() or text[0] in "'\"([" else f"({text})"
 
 
 def replace_span(lines, indent, node, text):
     """Replaces the text of AST `node` (positions in the dedented source of a function whose first line is
-    indented by `indent`) in `lines` with `text`, keeping the number of lines."""
+    indented by `indent`; columns count UTF-8 bytes, as ast's do) in `lines` with `text`, keeping the
+    number of lines."""
     l0, l1 = node.lineno - 1, node.end_lineno - 1
     c0, c1 = node.col_offset + indent, node.end_col_offset + indent
-    if l0 == l1:
-        s = lines[l0]
-        lines[l0] = s[:c0] + text + s[c1:]
-    else:
-        lines[l0] = lines[l0][:c0] + text + lines[l1][c1:]
-        for i in range(l0 + 1, l1 + 1):
-            lines[i] = "\n"
+    head, tail = lines[l0].encode()[:c0].decode(), lines[l1].encode()[c1:].decode()
+    lines[l0] = head + text + tail
+    for i in range(l0 + 1, l1 + 1):
+        lines[i] = "\n"
