@@ -7,7 +7,8 @@ compile here, and the first located error of those that do not.  Not a correctne
 Each example runs as `python -m tilelang_ptx FILE` would (its folder on sys.path, `tilelang` meaning this
 package), in its own process, with:
   - torch's "cuda" tensors made on the CPU (factory functions, .cuda(), .to("cuda")), torch.cuda's queries
-    answering as an sm_90 device with 132 SMs, CUDA events and synchronize inert;
+    and tilelang.carver.arch.driver's answering as an sm_90 device with 132 SMs, CUDA events and
+    synchronize inert;
   - every compile for --target (default sm_90a: PTX, no driver), every kernel call NOT run: its outputs
     (out_idx) are returned as zero tensors of their shapes;
   - the examples' checks (torch.testing.assert_close, torch.allclose, the profiler's assert_allclose) inert and
@@ -100,9 +101,18 @@ c.empty_cache = lambda: None
 c.max_memory_allocated = lambda *a, **k: 0
 c.reset_peak_memory_stats = lambda *a, **k: None
 torch.testing.assert_close = lambda *a, **k: None
+
+# tilelang.carver.arch.driver asks libcuda: the same sm_90 device with 132 SMs
+import importlib
+drv = importlib.import_module("tilelang_ptx.carver.arch.driver")
+_attrs = {drv._MULTIPROCESSOR_COUNT: _Props.multi_processor_count, drv._COMPUTE_CAPABILITY_MAJOR: _Props.major,
+          drv._COMPUTE_CAPABILITY_MINOR: _Props.minor, drv._MAX_SHARED_MEMORY_PER_BLOCK: 48 << 10,
+          drv._MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 227 << 10, drv._MAX_REGISTERS_PER_BLOCK: 65536,
+          drv._L2_CACHE_SIZE: 50 << 20, drv._MAX_PERSISTING_L2_CACHE_SIZE: 30 << 20}
+drv.get_device_attribute = lambda attr, device_id=0: _attrs[int(attr)]
+drv.get_device_name = lambda device_id=0: _Props.name
 torch.allclose = lambda *a, **k: True
 
-import importlib
 jit = importlib.import_module("tilelang_ptx.jit")
 kernel = importlib.import_module("tilelang_ptx.kernel")
 profiler = importlib.import_module("tilelang_ptx.profiler")

@@ -30,6 +30,7 @@ static const char *const t_functions[] = {"prim_func",
                                           "wait_wgmma",
                                           "Parallel",
                                           "Pipelined",
+                                          "Persistent",
                                           "serial",
                                           "Serial",
                                           "grid",
@@ -690,11 +691,52 @@ static val *call_builtin(elab *E, const char *fn, const tl_ast_expr *x) {
   return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, TL_FLOAT32, e))) : NULL;
 }
 
+/* tvm.DataType(dtype or name): the dtype itself (its .bits and .lanes are
+ * a dtype's attributes), as TileLang's files use it: DataType(dtype).bits. */
+static val *tvm_datatype(elab *E, const tl_ast_expr *x) {
+  if (!check_kws(E, x, "DataType", NULL) || !check_arity(E, x, "DataType", 1, 1)) return NULL;
+  val *v = eval(E, x->u.call.args[0]);
+  tl_dtype dt;
+  return v && to_dtype(E, v, x->u.call.args[0]->loc, &dt) ? mk_dtype(E, dt) : NULL;
+}
+
+/* math.gcd / math.lcm of integer constants (any count, as Python's: no
+ * arguments give 0 / 1; the result is never negative). */
+static val *math_gcd_lcm(elab *E, const char *fn, val **a, const tl_ast_expr *x) {
+  bool gcd = fn[0] == 'g';
+  uint64_t r = gcd ? 0 : 1;
+  for (int i = 0; i < x->u.call.nargs; i++) {
+    if (a[i]->k != V_INT && a[i]->k != V_BOOL) {
+      err_val(E, x->u.call.args[i]->loc, a[i], "math.%s needs integer constants, got %s", fn, describe(E, a[i]));
+      return NULL;
+    }
+    int64_t s = as_i(a[i]);
+    uint64_t v = s < 0 ? 0 - (uint64_t)s : (uint64_t)s, p = r, q = v;
+    while (q) {
+      uint64_t t = p % q;
+      p = q;
+      q = t;
+    }
+    if (gcd) r = p;
+    else if (r == 0 || v == 0) r = 0;
+    else if (r / p > (uint64_t)INT64_MAX / v) {
+      err(E, x->loc, "math.lcm result out of range");
+      return NULL;
+    } else r = r / p * v;
+  }
+  if (r > (uint64_t)INT64_MAX) {
+    err(E, x->loc, "math.%s result out of range", fn);
+    return NULL;
+  }
+  return mk_int(E, (int64_t)r);
+}
+
 /* math.<fn>(constants) at compile time. */
 static val *call_math(elab *E, const char *fn, const tl_ast_expr *x) {
   val **a = eval_args(E, x, tprintf(E, "math.%s", fn));
   if (!a) return NULL;
   int n = x->u.call.nargs;
+  if (!strcmp(fn, "gcd") || !strcmp(fn, "lcm")) return math_gcd_lcm(E, fn, a, x);
   static const char *const one[] = {"sqrt", "log2", "log10", "exp",  "ceil", "floor", "fabs",
                                     "sin",  "cos",  "tan",   "tanh", "exp2", NULL};
   bool unary = in_list(one, fn);
@@ -1085,7 +1127,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
   }
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") || !strcmp(name, "Serial") ||
       !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") ||
-      !strcmp(name, "thread_binding")) {
+      !strcmp(name, "thread_binding") || !strcmp(name, "Persistent")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }
@@ -1277,6 +1319,8 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
       val **a = eval_args(E, x, "itertools.product");
       return a ? itertools_product(E, a, x) : NULL;
     }
+    if (!strcmp(fv->u.op.desc, "tvm.DataType") || !strcmp(fv->u.op.desc, "tilelang.tvm.DataType"))
+      return tvm_datatype(E, x);
     if (E->pf) {
       err(E, x->loc, "'%s' cannot be called in a kernel (it is a host function, not TileLang)", fv->u.op.desc);
       return NULL;

@@ -491,6 +491,15 @@ val *eval_fstring(elab *E, const tl_ast_expr *x);
  * loop.nsched/order/stage); num_stages defaults to max(stage) + 1.  False
  * after a located error. */
 bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop);
+/* elab_persistent.c: `for ... in T.Persistent(domain, wave_size, index,
+ * group_size=8)` (s) as a T.serial loop over waves with the coordinates
+ * bound and the tile guarded; false after a located error. */
+bool tl_el_persistent(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+/* elab_stmt.c: the IR name of a new loop variable (NULL after a located
+ * error), and a TL_STMT_FOR over arena-owned arrays (NULL on OOM). */
+const char *tl_el_loop_var_name(elab *E, const char *name, tl_loc loc);
+tl_stmt *tl_el_new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars, tl_expr **mins, tl_expr **exts,
+                       tl_expr *step, int num_stages, tl_stmt *body);
 /* assert test[, msg]: a false constant condition is an error with msg. */
 bool elab_assert(elab *E, const tl_ast_stmt *s);
 /* a is b, a is not b, a in b, a not in b on compile-time values. */

@@ -541,9 +541,15 @@ static const char *loop_var_name(elab *E, const char *name) {
   return name;
 }
 
+/* The IR name of a new loop variable called name (see check_loop_name and
+ * loop_var_name); NULL after a located error. */
+const char *tl_el_loop_var_name(elab *E, const char *name, tl_loc loc) {
+  return check_loop_name(E, name, loc) ? loop_var_name(E, name) : NULL;
+}
+
 /* A TL_STMT_FOR over the (arena-owned) arrays given; NULL on OOM. */
-static tl_stmt *new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars, tl_expr **mins, tl_expr **exts,
-                        tl_expr *step, int num_stages, tl_stmt *body) {
+tl_stmt *tl_el_new_for(elab *E, tl_loc loc, tl_loop_kind lk, int nvars, tl_var **vars, tl_expr **mins, tl_expr **exts,
+                       tl_expr *step, int num_stages, tl_stmt *body) {
   tl_stmt *f = tl_ir_stmt(E->m, loc, TL_STMT_FOR);
   if (!f) return oom(E), NULL;
   f->u.loop.kind = lk;
@@ -580,6 +586,7 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       else if (fv->k == V_FUNC && !strcmp(fv->u.fname, "range")) kind = "serial", builtin_range = true;
     }
   }
+  if (kind && !strcmp(kind, "Persistent")) return tl_el_persistent(E, s, out); /* elab_persistent.c */
   /* T.grid(e0, e1, ...) binds one variable per extent: nested T.serial loops. */
   bool grid = kind && !strcmp(kind, "grid");
   tl_loop_kind lk;
@@ -689,11 +696,12 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_vec_free(&body);
   if (!b) return false;
   if (!grid) {
-    tl_stmt *f = new_for(E, s->loc, lk, nvars, vars, mins, exts, step, num_stages, b);
+    tl_stmt *f = tl_el_new_for(E, s->loc, lk, nvars, vars, mins, exts, step, num_stages, b);
     if (f && lk == TL_LOOP_PIPELINED && !tl_el_pipelined_schedule(E, it, f)) return false;
     return emit(E, out, f);
   }
-  for (int i = nvars - 1; b && i >= 0; i--) b = new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
+  for (int i = nvars - 1; b && i >= 0; i--)
+    b = tl_el_new_for(E, s->loc, lk, 1, &vars[i], &mins[i], &exts[i], NULL, -1, b);
   return emit(E, out, b);
 }
 

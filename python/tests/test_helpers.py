@@ -3,12 +3,15 @@ factory-local helpers and @T.macro functions travel with the kernel's source and
 libtilelang (a macro inlined); a helper that needs the host at compile time is a located error naming
 it.  CPU executor, NumPy."""
 import inspect
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import tilelang_ptx as tilelang
 import tilelang_ptx.language as T
+from tilelang_ptx.tvm import DataType
 
 SCALE = 3.0
 
@@ -24,10 +27,10 @@ def scale_into(src, dst, i, s):
     dst[i] = tmp + s
 
 
-def host_only():
+def host_only(i):
     import os
     if os.path.exists("/"):
-        return 1
+        return i
     return 0
 
 
@@ -78,7 +81,7 @@ def needs_host(N=64):
     def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
         with T.Kernel(1, threads=64) as bx:
             for i in T.Parallel(N):
-                B[i] = A[i] * host_only()
+                B[i] = A[i] * host_only(i)
 
     return main
 
@@ -91,6 +94,95 @@ def test_host_helper_is_a_located_error():
     line = start + next(i for i, l in enumerate(lines) if "os.path.exists" in l)
     assert f"{__file__}:{line}:" in msg and "host_only" in msg, msg
     assert "called here" in msg, msg
+
+
+# host calls whose arguments are known when the kernel is captured are evaluated by Python (_hostcalls.py)
+def device_flag():
+    return os.path.isdir("/") and sys.platform.startswith("linux")
+
+
+def host_count(k):
+    return len(os.sep) * k
+
+
+@tilelang.jit(out_idx=[1])
+def host_folded(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                if device_flag():
+                    B[i] = A[i] * os.cpu_count() // os.cpu_count() + host_count(N)
+                else:
+                    B[i] = A[i]
+
+    return main
+
+
+def test_host_calls_with_constant_arguments_are_folded():
+    A = np.arange(64, dtype=np.float32)
+    np.testing.assert_array_equal(host_folded(64)(A), A + 64)
+
+
+@tilelang.jit
+def eager_host(A, n):
+    A: T.Tensor((n,), T.float32)
+    B = T.empty((n,), T.float32)
+    blocks = T.ceildiv(n, host_count(8))  # as gemm_persistent's T.ceildiv(tiles, driver.get_num_sms())
+    with T.Kernel(blocks, threads=8) as bx:
+        for i in T.Parallel(8):
+            if bx * 8 + i < n:
+                B[bx * 8 + i] = A[bx * 8 + i] + 1.0
+    return B
+
+
+def test_eager_host_call_is_folded():
+    A = np.arange(20, dtype=np.float32)
+    np.testing.assert_array_equal(eager_host(A, 20), A + 1.0)
+
+
+@tilelang.jit
+def eager_datatype(A, n, dtype: T.dtype = T.float16):
+    A: T.Tensor((n,), dtype)
+    B = T.empty((n,), dtype)
+    vec = 128 // DataType(dtype).bits  # gemv's TILE_K: the captured class, evaluated by libtilelang
+    with T.Kernel(T.ceildiv(n, vec), threads=1) as bx:
+        for v in T.serial(vec):
+            B[bx * vec + v] = A[bx * vec + v] + T.cast(vec, dtype)
+    return B
+
+
+def test_eager_captures_tvm_datatype():
+    A = np.arange(32, dtype=np.float16)
+    np.testing.assert_array_equal(eager_datatype(A, 32), A + 8)
+    A32 = np.arange(32, dtype=np.float32)
+    np.testing.assert_array_equal(eager_datatype(A32, 32, "float32"), A32 + 4)
+
+
+def failing_query():
+    raise RuntimeError("no device here")
+
+
+def failing_query_reads_host():
+    return os.sep and failing_query()
+
+
+@tilelang.jit(out_idx=[1])
+def host_raises_via_helper(N=64):
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i] * failing_query_reads_host()
+
+    return main
+
+
+def test_host_call_that_raises_is_a_capture_error():
+    with pytest.raises(tilelang.CaptureError) as e:
+        host_raises_via_helper(64)
+    msg = str(e.value)
+    assert "failing_query_reads_host()" in msg and "RuntimeError: no device here" in msg, msg
 
 
 @T.macro

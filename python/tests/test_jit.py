@@ -794,3 +794,24 @@ def test_get_tir():
     assert type(f).__name__ == "PrimFunc"
     with pytest.raises(NotImplementedError, match="get_tir of the eager-style kernel 'add_eager'.*does not provide it"):
         add_eager.get_tir(N=1024, block=128)
+
+
+@tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True,
+                            tilelang.PassConfigKey.TL_PTXAS_REGISTER_USAGE_LEVEL: 10})
+def eager_with_tilelang_configs(A, n):
+    A: T.Tensor((n,), T.float32)
+    B = T.empty((n,), T.float32)
+    with T.Kernel(1, threads=n) as bx:
+        tx = T.get_thread_binding(0)
+        B[tx] = A[tx] + 2.0
+    return B
+
+
+def test_eager_decorator_pass_configs_are_the_packages():
+    """An eager function's @tilelang.jit(pass_configs=...) is applied by the package (its keys as flags,
+    TileLang's without an effect here as a warning), as for a factory; libtilelang does not refuse the
+    TileLang keys it does not read (deepseek_mhc/example_mhc_post.py's TL_PTXAS_REGISTER_USAGE_LEVEL)."""
+    A = np.arange(32, dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tilelang.CompileWarning)
+        np.testing.assert_array_equal(eager_with_tilelang_configs(A, 32), A + 2.0)

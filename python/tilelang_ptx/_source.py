@@ -29,6 +29,7 @@ import symtable
 import textwrap
 
 from . import _helpers
+from . import _hostcalls
 from . import language as _lang
 
 
@@ -141,6 +142,11 @@ class _Info:
                     self.blank.update(range(d.lineno - 1, d.end_lineno))
                 else:
                     kept.append(d)
+                    # pass_configs= the package applies itself (jit._flags: this compiler's keys as flags,
+                    # TileLang's others as a warning), so libtilelang reads an empty dict
+                    for k in d.keywords if isinstance(d, ast.Call) else ():
+                        if k.arg == "pass_configs":
+                            _hostcalls.replace_span(self.lines, self.indent, k.value, "{}")
             self.deco_names = set().union(*[_names(d) for d in kept])
         if not has_prim:
             raise CaptureError(f"kernel '{func.__name__}' is not decorated with @T.prim_func")
@@ -390,7 +396,7 @@ def is_eager(func):
         return False
 
 
-_MISSING = object()
+_MISSING = _hostcalls.MISSING  # a name with no value (shared with _hostcalls)
 
 
 def _lookup(func, name):
@@ -443,6 +449,10 @@ def build_parts(func, eager=False):
     (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
     module_lines, consts, resolved, helpers = [], [], {}, {}
+    # host calls Python evaluates now (driver.get_num_sms(), a helper asking torch.cuda): _hostcalls.py
+    lines = list(inf.lines)
+    unread = _hostcalls.fold(func, lines, inf.indent, set(inf.body_names), _lookup,
+                             lambda v, where: literal(v, _LANG_ALIAS, where), CaptureError)
 
     def bind(name, value, why):
         if name in resolved:
@@ -470,11 +480,16 @@ def build_parts(func, eager=False):
                         bind(n, v, f"calls '{h.name}', which reads")
             if name != value.__name__:  # read under another name (f = make_f()): an alias
                 module_lines.append(f"{name} = {value.__name__}")
+        elif _package_object(value):  # tvm.DataType, a carver function: libtilelang knows it by its path
+            mod = "tilelang" + value.__module__[len("tilelang_ptx"):]
+            module_lines.append(f"from {mod} import {value.__qualname__} as {name}")
         else:
             where = f"kernel '{inf.name}' {why} '{name}', which"
             consts.append((name, literal(value, _LANG_ALIAS, where)))
 
     for name in inf.body_names:
+        if name in unread:
+            continue
         v = _lookup(func, name)
         if v is _MISSING and hasattr(builtins, name):
             continue
@@ -483,7 +498,6 @@ def build_parts(func, eager=False):
         bind(name, _lookup(func, name), "reads")
     # annotations: match their syntax against the evaluated values
     evaluated = getattr(func, "__annotations__", {}) or {}
-    lines = list(inf.lines)
     for pname, node in inf.annotations:
         got = {}
         if pname in evaluated:
@@ -552,12 +566,11 @@ def _same(a, b):
 def _replace(lines, inf, node, text):
     """Replaces annotation `node`'s text (positions in the dedented source) with `text`, keeping the
     number of lines."""
-    l0, l1 = node.lineno - 1, node.end_lineno - 1
-    c0, c1 = node.col_offset + inf.indent, node.end_col_offset + inf.indent
-    if l0 == l1:
-        s = lines[l0]
-        lines[l0] = s[:c0] + text + s[c1:]
-    else:
-        lines[l0] = lines[l0][:c0] + text + lines[l1][c1:]
-        for i in range(l0 + 1, l1 + 1):
-            lines[i] = "\n"
+    _hostcalls.replace_span(lines, inf.indent, node, text)
+
+
+def _package_object(v):
+    """A class or function of this package outside its language (tilelang.tvm.DataType, ...)."""
+    mod = getattr(v, "__module__", None) or ""
+    return (inspect.isclass(v) or inspect.isfunction(v)) and mod.startswith("tilelang_ptx.") and \
+        not mod.startswith("tilelang_ptx.language") and "." not in getattr(v, "__qualname__", ".")
