@@ -190,7 +190,7 @@ def main():
         for rec in ex.map(lambda p: run_one(os.path.abspath(p), a.target, a.timeout), files):
             rec["file"] = os.path.relpath(rec["file"], os.path.abspath(a.examples))
             n += rec["result"] == "compiles"
-            print(f"{rec['file']:70s} {rec['result']:8s} {rec['compiles']:3d} {rec.get('error', '')}"[:260],
+            print(f"{rec['file']:70s} {rec['result']:8s} {rec.get('compiles', 0):3d} {rec.get('error', '')}"[:260],
                   flush=True)
             if out:
                 out.write(json.dumps(rec) + "\n")
