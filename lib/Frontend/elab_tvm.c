@@ -135,10 +135,11 @@ val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x) {
 }
 
 bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc) {
-  if (strcmp(name, "call_extern") && strcmp(name, "call_pure_extern") && strcmp(name, "import_source")) return false;
+  bool source = !strcmp(name, "import_source");
+  if (!source && strcmp(name, "call_extern") && strcmp(name, "call_pure_extern")) return false;
   err(E, loc,
-      "T.%s is not supported: it calls a function written in CUDA C++ source, and this compiler does not "
-      "compile CUDA C++ (write the function in TileLang, or use the example's path without it)",
-      name);
+      "T.%s is not supported: %s, and this compiler does not compile CUDA C++ (write the function in "
+      "TileLang, or take the program's path without it)",
+      name, source ? "it brings CUDA C++ source into the kernel" : "it calls an external function (CUDA C++)");
   return true;
 }

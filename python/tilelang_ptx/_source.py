@@ -461,6 +461,8 @@ def build_parts(func, eager=False):
             module_lines.append(f"import tilelang as {name}" if name != "tilelang" else "import tilelang")
         elif inspect.ismodule(value):
             module_lines.append(f"import {value.__name__} as {name}")
+        elif _tvm_name(value):  # tvm.tirx / tvm.tir / tvm.DataType: the front end knows them (elab_tvm.c)
+            module_lines.append(f"from tvm import {_tvm_name(value)} as {name}")
         elif _helpers.is_helper(value):  # its source goes with the kernel's (_helpers.py)
             if value.__code__ not in helpers:
                 h = helpers[value.__code__] = _helpers.Helper(value, CaptureError)
@@ -536,6 +538,16 @@ def build_parts(func, eager=False):
     else:
         tail += imports
     return "".join(head + lines + tail), consts, inf.filename
+
+
+def _tvm_name(v):
+    """The name in `tvm` of a TVM namespace (tirx, tir) or of tvm.DataType, else None."""
+    from . import tvm as _tvm
+    if isinstance(v, _tvm._Namespace):
+        return v._name
+    if v is _tvm.DataType:
+        return "DataType"
+    return None
 
 
 def _same(a, b):
