@@ -442,7 +442,7 @@ def build_parts(func, eager=False):
     kernel reads, filename): the constants are what a factory's arguments change, and as -D bindings
     (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
-    module_lines, consts, resolved, helpers = [], [], {}, {}
+    module_lines, consts, resolved, helpers, stubs = [], [], {}, {}, []
 
     def bind(name, value, why):
         if name in resolved:
@@ -463,6 +463,11 @@ def build_parts(func, eager=False):
             module_lines.append(f"import {value.__name__} as {name}")
         elif _tvm_name(value):  # tvm.tirx / tvm.tir / tvm.DataType: the front end knows them (elab_tvm.c)
             module_lines.append(f"from tvm import {_tvm_name(value)} as {name}")
+        elif _helpers.is_helper(value) and _helpers.foreign(value, inf.filename):
+            # a function of another file (a sibling module's helper): the front end has one file, so the
+            # function is a stub that stops the compile where the kernel reaches it, and only there (a
+            # branch the kernel does not take may name it)
+            stubs.append(_helpers.stub(name, value, inf.filename))
         elif _helpers.is_helper(value):  # its source goes with the kernel's (_helpers.py)
             if value.__code__ not in helpers:
                 h = helpers[value.__code__] = _helpers.Helper(value, CaptureError)
@@ -537,6 +542,11 @@ def build_parts(func, eager=False):
         head[:len(imports)] = imports
     else:
         tail += imports
+    if stubs:  # after the file's last line: they have no lines of their own
+        import linecache
+        tail += ["\n"] * max(0, len(linecache.getlines(inf.filename)) - len(head) - len(lines) - len(tail))
+        for st in stubs:
+            tail += st
     return "".join(head + lines + tail), consts, inf.filename
 
 
