@@ -138,7 +138,7 @@ bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc) {
   bool source = !strcmp(name, "import_source");
   if (!source && strcmp(name, "call_extern") && strcmp(name, "call_pure_extern")) return false;
   err(E, loc,
-      "T.%s is not supported: %s, and this compiler does not compile CUDA C++ (write the function in "
+      "T.%s is not supported yet: %s, and this compiler does not compile CUDA C++ (write the function in "
       "TileLang, or take the program's path without it)",
       name, source ? "it brings CUDA C++ source into the kernel" : "it calls an external function (CUDA C++)");
   return true;
