@@ -86,6 +86,8 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   if (in_list(t_functions, name) || in_list(lang_op_names, name) || tl_tile_op_lookup(name) >= 0 ||
       tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
+  if (tl_el_is_bit_op(name)) return mk_func(E, tprintf(E, "tirx.%s", name), false); /* T.bitwise_and: tirx's */
+  if (tl_el_refuse_extern(E, name, name_loc)) return NULL;
   if (tilelang_has_name(name)) err(E, name_loc, "T.%s is not supported yet", name);
   else if (dtype_like(name)) err(E, name_loc, "unknown dtype 'T.%s'", name);
   else err(E, name_loc, "unknown name 'T.%s'", name);
@@ -192,6 +194,7 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
       for (char *c = key + 3; *c; c++) *c = (char)tolower((unsigned char)*c);
       return mk_str(E, key);
     }
+    if (tl_el_is_tvm_tir(v)) return tl_el_tirx_member(E, name);
     tl_dtype dt;
     if (mod && !strcmp(mod, "torch") && !strcmp(v->u.op.desc, "torch") && tl_dtype_parse(name, &dt))
       return mk_dtype(E, dt);
@@ -215,6 +218,9 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
   }
   case V_EXPR:
     if (!strcmp(name, "dtype")) return mk_dtype(E, v->u.e->dtype);
+    break;
+  case V_BUFREF: /* an element access (TVM's BufferLoad) has its buffer's dtype; a region has none */
+    if (!strcmp(name, "dtype") && v->u.ref.corner) return mk_dtype(E, v->u.ref.buf->dtype);
     break;
   case V_DTYPE:
     if (!strcmp(name, "bits")) return mk_int(E, v->u.dt.bits);
@@ -689,15 +695,6 @@ static val *call_builtin(elab *E, const char *fn, const tl_ast_expr *x) {
   }
   tl_expr *e = to_expr(E, v, al);
   return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, TL_FLOAT32, e))) : NULL;
-}
-
-/* tvm.DataType(dtype or name): the dtype itself (its .bits and .lanes are
- * a dtype's attributes), as TileLang's files use it: DataType(dtype).bits. */
-static val *tvm_datatype(elab *E, const tl_ast_expr *x) {
-  if (!check_kws(E, x, "DataType", NULL) || !check_arity(E, x, "DataType", 1, 1)) return NULL;
-  val *v = eval(E, x->u.call.args[0]);
-  tl_dtype dt;
-  return v && to_dtype(E, v, x->u.call.args[0]->loc, &dt) ? mk_dtype(E, dt) : NULL;
 }
 
 /* math.gcd / math.lcm of integer constants (any count, as Python's: no
@@ -1309,7 +1306,12 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
   val *fv = eval(E, f);
   if (!fv) return NULL;
   switch (fv->k) {
-  case V_FUNC: return fv->builtin ? call_builtin(E, fv->u.fname, x) : call_t(E, fv->u.fname, x);
+  case V_FUNC:
+    if (!fv->builtin && !strncmp(fv->u.fname, "tirx.", 5)) { /* TVM's TIR builders (elab_tvm.c) */
+      const char *t = tl_el_tirx_alias(fv->u.fname + 5);
+      return t ? call_t(E, t, x) : tl_el_call_tirx(E, fv->u.fname + 5, x);
+    }
+    return fv->builtin ? call_builtin(E, fv->u.fname, x) : call_t(E, fv->u.fname, x);
   case V_DTYPE: return typed_literal(E, fv->u.dt, x);
   case V_OPAQUE:
     if (fv->u.op.module && !strcmp(fv->u.op.module, "math") && !strncmp(fv->u.op.desc, "math.", 5) &&
@@ -1319,8 +1321,11 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
       val **a = eval_args(E, x, "itertools.product");
       return a ? itertools_product(E, a, x) : NULL;
     }
-    if (!strcmp(fv->u.op.desc, "tvm.DataType") || !strcmp(fv->u.op.desc, "tilelang.tvm.DataType"))
-      return tvm_datatype(E, x);
+    if (tl_el_is_tvm_datatype(fv)) return tl_el_call_datatype(E, fv, x);
+    if (!strncmp(fv->u.op.desc, "tvm.tir", 7)) {
+      err(E, x->loc, "'%s' (TVM's TIR builder) is not supported yet", fv->u.op.desc);
+      return NULL;
+    }
     if (E->pf) {
       err(E, x->loc, "'%s' cannot be called in a kernel (it is a host function, not TileLang)", fv->u.op.desc);
       return NULL;

@@ -508,6 +508,27 @@ val *py_identity_or_membership(elab *E, const char *op, val *a, val *b, tl_loc l
  * *handled false when fn is none of them. */
 val *call_py_builtin(elab *E, const char *fn, val **a, int n, const tl_ast_expr *x, bool *handled);
 
+/* elab_tvm.c: TVM's tirx / tvm.tir expression builders and tvm.DataType. */
+/* v is the namespace tvm.tirx or tvm.tir (an import of it). */
+bool tl_el_is_tvm_tir(const val *v);
+/* v is tvm.DataType (or tilelang.DataType). */
+bool tl_el_is_tvm_datatype(const val *v);
+/* tirx.NAME: a function value named "tirx.NAME" when known, else an opaque value. */
+val *tl_el_tirx_member(elab *E, const char *name);
+/* The T function whose meaning tirx.NAME has (reinterpret, Cast, ...), else NULL. */
+const char *tl_el_tirx_alias(const char *name);
+/* tirx.NAME(...) called as x when tl_el_tirx_alias(NAME) is NULL (const, IntImm, bit operations). */
+val *tl_el_call_tirx(elab *E, const char *name, const tl_ast_expr *x);
+/* NAME is bitwise_and/or/xor/not or shift_left/right (T.NAME means the operator). */
+bool tl_el_is_bit_op(const char *name);
+/* T.NAME / tirx.NAME (fn, for messages) of a bit operation, called as x: the operator's value. */
+val *tl_el_call_bit_op(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* tvm.DataType(dtype) called as x (fv the DataType value): the dtype. */
+val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x);
+/* T.call_extern / T.call_pure_extern / T.import_source: a located error
+ * (CUDA C++ source is not compiled) and true; false for other names. */
+bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc);
+
 /* elaborate.c / elab_stmt.c, for elab_eager.c */
 #define elab_primfunc(...) tl_el_elab_primfunc(__VA_ARGS__)
 #define add_func(...) tl_el_add_func(__VA_ARGS__)

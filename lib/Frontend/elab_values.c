@@ -596,6 +596,22 @@ static bool is_compare(const char *op) {
 
 /* a OP b for any two values: constants fold in Python semantics, IR values
  * build IR.  Opaque host values stay opaque outside kernels. */
+/* Two typed integer operands, one a constant (T.uint16(4), tirx.const(4, "uint16")), meet as in TVM's
+ * BinaryOpMatchTypes: the narrower is widened, and of one width the unsigned wins (`x_u8 << T.uint16(4)` is
+ * uint16).  tl_ir_binary gives a constant the other operand's dtype, which is TVM's rule for a Python int
+ * (a V_INT operand, not passed here); two constants or two non-constants it already widens. */
+static bool widen_typed_ints(elab *E, tl_loc loc, tl_expr **x, tl_expr **y) {
+  tl_dtype a = (*x)->dtype, b = (*y)->dtype;
+  bool ia = a.code == TL_TYPE_INT || a.code == TL_TYPE_UINT, ib = b.code == TL_TYPE_INT || b.code == TL_TYPE_UINT;
+  if (!ia || !ib || a.lanes != b.lanes || tl_dtype_eq(a, b) ||
+      ((*x)->kind == TL_EXPR_INT) == ((*y)->kind == TL_EXPR_INT))
+    return true;
+  tl_dtype t = a.bits != b.bits ? (a.bits > b.bits ? a : b) : (a.code == TL_TYPE_UINT ? a : b);
+  if (!tl_dtype_eq(a, t)) *x = chk(E, tl_ir_cast(E->m, loc, t, *x));
+  if (!tl_dtype_eq(b, t)) *y = chk(E, tl_ir_cast(E->m, loc, t, *y));
+  return *x && *y;
+}
+
 val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
   if (!a || !b || a->k == V_POISON || b->k == V_POISON) return NULL;
   if (a->k == V_OPAQUE || b->k == V_OPAQUE) {
@@ -615,6 +631,7 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
     if (!x) return NULL;
     tl_expr *y = to_expr(E, b, loc);
     if (!y) return NULL;
+    if (is_ir(a) && is_ir(b) && !widen_typed_ints(E, loc, &x, &y)) return NULL;
     return mk_expr(E, chk(E, tl_ir_binary(E->m, loc, bop, x, y)));
   }
   if (is_compare(op)) return const_compare(E, op, a, b, loc);

@@ -239,3 +239,44 @@ def reads_nested(N=64):
 def test_macro_nested_in_another_function():
     A = np.arange(64, dtype=np.float32)
     np.testing.assert_array_equal(reads_nested(64)(A), A * 2.0)
+
+
+from posixpath import join as path_join  # noqa: E402 - a plain function of another file
+
+from tilelang_ptx.tvm import DataType, tirx  # noqa: E402
+
+
+def int4_at(v, k, dtype):
+    # TileLang's dequantize_gemm helpers: TVM's TIR builders on a uint8 element
+    assert v.dtype == T.uint8
+    x = (v >> (k.astype(T.uint8) * tirx.const(4, T.uint8))) & tirx.const(15, T.uint8)
+    bits = DataType(dtype).bits
+    return tirx.reinterpret(T.int8, tirx.shift_left(x, tirx.const(8 - 4, T.uint8))) >> tirx.const(bits - 4, dtype)
+
+
+@tilelang.jit(out_idx=[1])
+def unpack_int4(N=64, foreign=False):
+    @T.prim_func
+    def main(A: T.Tensor((N // 2,), "uint8"), B: T.Tensor((N,), "int8")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                if foreign:
+                    B[i] = path_join("a", "b")
+                else:
+                    B[i] = int4_at(A[i // 2], i % 2, T.int8)
+
+    return main
+
+
+def test_tvm_tirx_helper():
+    A = np.arange(0, 256, 8, dtype=np.uint8)
+    want = np.stack((A & 15, A >> 4), -1).reshape(-1).astype(np.int8)
+    np.testing.assert_array_equal(unpack_int4(64)(A), np.where(want >= 8, want - 16, want))
+
+
+def test_helper_of_another_file_stops_only_where_reached():
+    with pytest.raises(tilelang.CompileError) as e:
+        unpack_int4(64, True)
+    msg = str(e.value)
+    assert "function 'join' is defined in" in msg and "of its own file" in msg, msg
+    assert "called here" in msg, msg

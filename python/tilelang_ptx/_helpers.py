@@ -39,6 +39,29 @@ def _top_ranges(filename):
     return r
 
 
+def foreign(func, kernel_file):
+    """Whether func is defined in a file other than kernel_file (its source cannot go with the kernel's)."""
+    try:
+        f = inspect.getsourcefile(func) or func.__code__.co_filename
+    except TypeError:
+        return False
+    return f != kernel_file
+
+
+def stub(name, func, kernel_file):
+    """Lines defining `name` as a function that stops the compile where a kernel calls it: func (of another
+    file) cannot be handed to libtilelang, whose input is the kernel's one file."""
+    import os
+    where = inspect.getsourcefile(func) or func.__code__.co_filename
+    try:
+        where = os.path.relpath(where, os.path.dirname(kernel_file))
+    except ValueError:
+        pass
+    msg = (f"function '{func.__name__}' is defined in {where}: a kernel can call at compile time only the "
+           f"functions of its own file ({os.path.basename(kernel_file)}); define it there")
+    return [f"def {name}(*args, **kwargs):\n", f"    assert False, {msg!r}\n"]
+
+
 class Helper:
     """One function's source: start (1-based first line), lines (decorators other than @T.macro
     blanked), indent, and the names it reads from outside."""

@@ -448,7 +448,7 @@ def build_parts(func, eager=False):
     kernel reads, filename): the constants are what a factory's arguments change, and as -D bindings
     (which bind module constants too) they make one text serve several configurations."""
     inf = info(func, eager)
-    module_lines, consts, resolved, helpers = [], [], {}, {}
+    module_lines, consts, resolved, helpers, stubs = [], [], {}, {}, []
     # host calls Python evaluates now (driver.get_num_sms(), a helper asking torch.cuda): _hostcalls.py
     lines = list(inf.lines)
     unread = _hostcalls.fold(func, lines, inf.indent, set(inf.body_names), _lookup,
@@ -471,6 +471,13 @@ def build_parts(func, eager=False):
             module_lines.append(f"import tilelang as {name}" if name != "tilelang" else "import tilelang")
         elif inspect.ismodule(value):
             module_lines.append(f"import {value.__name__} as {name}")
+        elif _tvm_name(value):  # tvm.tirx / tvm.tir / tvm.DataType: the front end knows them (elab_tvm.c)
+            module_lines.append(f"from tvm import {_tvm_name(value)} as {name}")
+        elif _helpers.is_helper(value) and _helpers.foreign(value, inf.filename):
+            # a function of another file (a sibling module's helper): the front end has one file, so the
+            # function is a stub that stops the compile where the kernel reaches it, and only there (a
+            # branch the kernel does not take may name it)
+            stubs.append(_helpers.stub(name, value, inf.filename))
         elif _helpers.is_helper(value):  # its source goes with the kernel's (_helpers.py)
             if value.__code__ not in helpers:
                 h = helpers[value.__code__] = _helpers.Helper(value, CaptureError)
@@ -549,7 +556,22 @@ def build_parts(func, eager=False):
         head[:len(imports)] = imports
     else:
         tail += imports
+    if stubs:  # after the file's last line: they have no lines of their own
+        import linecache
+        tail += ["\n"] * max(0, len(linecache.getlines(inf.filename)) - len(head) - len(lines) - len(tail))
+        for st in stubs:
+            tail += st
     return "".join(head + lines + tail), consts, inf.filename
+
+
+def _tvm_name(v):
+    """The name in `tvm` of a TVM namespace (tirx, tir) or of tvm.DataType, else None."""
+    from . import tvm as _tvm
+    if isinstance(v, _tvm._Namespace):
+        return v._name
+    if v is _tvm.DataType:
+        return "DataType"
+    return None
 
 
 def _same(a, b):

@@ -1,0 +1,27 @@
+# RUN: not %tl-opt %s 2>&1 | FileCheck %s
+# What TVM's TIR builders refuse (lib/Frontend/elab_tvm.c), each at its location: a
+# constant its dtype cannot hold, a builder not supported yet, a region's dtype (TVM's
+# BufferRegion has none), and T.call_extern / T.import_source, whose CUDA C++ is not
+# compiled.
+import tilelang.language as T
+from tvm import tirx
+
+
+@T.prim_func
+def main(A: T.Tensor((8,), "uint8"), B: T.Tensor((8,), "float32")):
+    with T.Kernel(1, threads=32) as bx:
+        B[0] = tirx.const(300, "uint8")
+        B[1] = tirx.const(1.5, "int32")
+        B[2] = tirx.const("x")
+        B[3] = tirx.popcount(A[0])
+        B[4] = A[0:4].dtype.bits
+        T.import_source("__device__ void f(){}")
+        T.call_extern("f", dtype="float32")
+
+# CHECK: tvm_tirx_errors.py:13:27: error: tirx.const: 300 is not a value of uint8
+# CHECK: tvm_tirx_errors.py:14:27: error: tirx.const: the float 1.5 is not a value of int32
+# CHECK: tvm_tirx_errors.py:15:27: error: tirx.const expects a number, got string 'x'
+# CHECK: tvm_tirx_errors.py:16:16: error: 'tvm.tirx.popcount' (TVM's TIR builder) is not supported yet
+# CHECK: tvm_tirx_errors.py:17:23: error: 'BufferRegion' object has no attribute 'dtype'
+# CHECK: tvm_tirx_errors.py:18:11: error: T.import_source is not supported yet: it brings CUDA C++ source into the kernel, and this compiler does not compile CUDA C++
+# CHECK: tvm_tirx_errors.py:19:11: error: T.call_extern is not supported yet: it calls an external function (CUDA C++)
