@@ -261,7 +261,7 @@ def unpack_int4(N=64, foreign=False):
         with T.Kernel(1, threads=64) as bx:
             for i in T.Parallel(N):
                 if foreign:
-                    B[i] = path_join("a", "b")
+                    B[i] = path_join(i, "b")  # not folded at capture: i is the kernel's
                 else:
                     B[i] = int4_at(A[i // 2], i % 2, T.int8)
 
