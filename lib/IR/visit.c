@@ -129,6 +129,36 @@ bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), v
   return a.found || (a.v.too_deep && if_too_deep);
 }
 
+/* ------------------------------------------------------ thread-index uses */
+/* The walk is pre-order and a tile op has no child statements, so the
+ * expressions visited between a TILE statement and the next statement are
+ * that op's operands. */
+typedef struct tid_visit {
+  tl_visitor v; /* first: the callbacks get &u->v */
+  bool in_tile; /* the expressions now visited are tile-op operands */
+  bool found;
+  tl_loc at;
+} tid_visit;
+
+static void tid_expr(tl_visitor *v, const tl_expr *e) {
+  tid_visit *u = (tid_visit *)v;
+  if (u->found || u->in_tile || e->kind != TL_EXPR_CALL) return;
+  int op = e->u.call.op;
+  if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX) {
+    u->found = true;
+    u->at = e->loc;
+  }
+}
+
+static void tid_stmt(tl_visitor *v, const tl_stmt *s) { ((tid_visit *)v)->in_tile = s->kind == TL_STMT_TILE; }
+
+bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at) {
+  tid_visit u = {.v = {.expr = tid_expr, .stmt = tid_stmt}};
+  tl_visit_stmt(&u.v, s);
+  if (u.found && at) *at = u.at;
+  return u.found || u.v.too_deep;
+}
+
 /* ------------------------------------------------------------- map sets */
 void tl_map_visitor_add(tl_map_visitor *mv, const void *key) {
   if (key && !tl_map_put(mv->set, key, (void *)1)) mv->oom = true;

@@ -74,6 +74,15 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s);
 bool tl_expr_any(const tl_expr *e, bool (*pred)(const tl_expr *e, void *user), void *user, int max_depth,
                  bool if_too_deep);
 
+/* Does s use the thread index (T.get_thread_binding, T.get_lane_idx,
+ * T.get_warp_idx) outside tile-op operands, any depth?  Such a kernel body
+ * is a per-thread program (every thread runs each statement; T.Parallel is
+ * refused in it): the one rule of the static checks (lib/Lower), the
+ * atomic lowering, the reference evaluator and the work analysis.  *at
+ * (may be NULL) gets the location of the first expression that uses it;
+ * a nesting too deep to see answers true. */
+bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at);
+
 /* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
  * condition picks: TileLang's meaning, where the condition may guard a load
  * (T.if_then_else(i < N, A[i], 0)).  True for a scalar condition when an arm
