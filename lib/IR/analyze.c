@@ -46,8 +46,8 @@ static void an_error(an_state *st, tl_loc loc, const char *what, const tl_expr *
   tl_strbuf sb = {0};
   if (e) tl_print_expr(&sb, e);
   tl_error(st->d, e && e->loc.line ? e->loc : loc,
-           "analysis: %s is not a compile-time constant%s%s%s; the counts need it (bind the symbols it reads, "
-           "-D or the kernel's constants)",
+           "analysis: %s is not a compile-time constant%s%s%s; the counts need its value (a symbolic dim: give "
+           "it one)",
            what, e ? " (" : "", e && sb.data ? sb.data : "", e ? ")" : "");
   tl_strbuf_free(&sb);
 }
@@ -243,8 +243,9 @@ static bool seq_counts(an_state *st, const tl_stmt *s, an_counts *c, int depth) 
 
 static bool loop_counts(an_state *st, const tl_stmt *s, an_counts *c, int depth) {
   if (s->u.loop.kind == TL_LOOP_THREAD) {
-    tl_error(st->d, s->loc, "analysis: a loop bound to the thread index: the analysis counts the tile IR as "
-                            "written, not lowered SIMT IR");
+    tl_error(st->d, s->loc,
+             "analysis: a loop bound to the thread index: the analysis counts the tile IR as "
+             "written, not lowered SIMT IR");
     st->failed = true;
     return false;
   }

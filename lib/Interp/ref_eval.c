@@ -873,59 +873,6 @@ static void exec(re_state *st, const tl_stmt *s) {
   st->depth--;
 }
 
-/* ---------------------------------------------------- per-thread detection */
-static bool uses_tid_expr(const re_state *st, const tl_expr *e, int depth) {
-  if (!e || depth > RE_MAX_DEPTH) return false;
-  switch (e->kind) {
-  case TL_EXPR_BINARY: return uses_tid_expr(st, e->u.bin.a, depth + 1) || uses_tid_expr(st, e->u.bin.b, depth + 1);
-  case TL_EXPR_UNARY: return uses_tid_expr(st, e->u.un.a, depth + 1);
-  case TL_EXPR_SELECT:
-    return uses_tid_expr(st, e->u.sel.cond, depth + 1) || uses_tid_expr(st, e->u.sel.t, depth + 1) ||
-           uses_tid_expr(st, e->u.sel.f, depth + 1);
-  case TL_EXPR_CAST: return uses_tid_expr(st, e->u.cast.value, depth + 1);
-  case TL_EXPR_LOAD:
-    for (int i = 0; i < e->u.load.n; i++)
-      if (uses_tid_expr(st, e->u.load.indices[i], depth + 1)) return true;
-    return false;
-  case TL_EXPR_CALL: {
-    int id = e->u.call.op;
-    if (id == TL_INTRIN_GET_THREAD_BINDING || id == TL_INTRIN_GET_LANE_IDX || id == TL_INTRIN_GET_WARP_IDX) return true;
-    for (int i = 0; i < e->u.call.n; i++)
-      if (uses_tid_expr(st, e->u.call.args[i], depth + 1)) return true;
-    return false;
-  }
-  default: return false;
-  }
-}
-
-/* True when statement s uses a thread index outside tile-op operands. */
-static bool uses_tid(const re_state *st, const tl_stmt *s, int depth) {
-  if (!s || depth > RE_MAX_DEPTH) return false;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (uses_tid(st, s->u.seq.stmts[i], depth + 1)) return true;
-    return false;
-  case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++)
-      if ((s->u.loop.mins && uses_tid_expr(st, s->u.loop.mins[i], depth + 1)) ||
-          uses_tid_expr(st, s->u.loop.extents[i], depth + 1))
-        return true;
-    return uses_tid_expr(st, s->u.loop.step, depth + 1) || uses_tid(st, s->u.loop.body, depth + 1);
-  case TL_STMT_ALLOC: return uses_tid_expr(st, s->u.alloc.buffer->init, depth + 1);
-  case TL_STMT_STORE:
-    for (int i = 0; i < s->u.store.n; i++)
-      if (uses_tid_expr(st, s->u.store.indices[i], depth + 1)) return true;
-    return uses_tid_expr(st, s->u.store.value, depth + 1);
-  case TL_STMT_IF:
-    return uses_tid_expr(st, s->u.ifs.cond, depth + 1) || uses_tid(st, s->u.ifs.then_s, depth + 1) ||
-           uses_tid(st, s->u.ifs.else_s, depth + 1);
-  case TL_STMT_LET: return uses_tid_expr(st, s->u.let.value, depth + 1);
-  case TL_STMT_EVAL: return uses_tid_expr(st, s->u.eval.value, depth + 1);
-  default: return false;
-  }
-}
-
 /* ------------------------------------------------------------------ grid */
 static bool thread_ctx_init(re_state *st, re_thread *t) {
   t->env = calloc((size_t)st->nvars + 1, sizeof *t->env);
@@ -976,7 +923,7 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
   for (int i = 0; i < st->nbufs && st->kernels_run == 0; i++)
     if (st->bufs[i].workspace) st->bufs[i].valid = false;
   st->kernels_run++;
-  st->per_thread = uses_tid(st, s->u.kernel.body, 0);
+  st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {
       re_error(st, s->loc,

@@ -542,49 +542,6 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   }
 }
 
-/* ------------------------------------------------------ thread-index uses */
-
-static bool expr_tid(const tl_expr *e, void *user) {
-  (void)user;
-  if (e->kind != TL_EXPR_CALL) return false;
-  int op = e->u.call.op;
-  return op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX;
-}
-
-static bool find_tid_expr(const tl_expr *e, tl_loc *at) {
-  if (!e || !tl_expr_any(e, expr_tid, NULL, -1, false)) return false;
-  *at = e->loc;
-  return true;
-}
-
-/* The first use of the thread index in s outside tile-op operands (as the reference evaluator decides
- * that a kernel body is a per-thread program). */
-static bool find_tid(const tl_stmt *s, tl_loc *at, int depth) {
-  if (!s || depth > SC_MAX_DEPTH) return false;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (find_tid(s->u.seq.stmts[i], at, depth + 1)) return true;
-    return false;
-  case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++)
-      if ((s->u.loop.mins && find_tid_expr(s->u.loop.mins[i], at)) ||
-          (s->u.loop.extents && find_tid_expr(s->u.loop.extents[i], at)))
-        return true;
-    return find_tid(s->u.loop.body, at, depth + 1);
-  case TL_STMT_LET: return find_tid_expr(s->u.let.value, at);
-  case TL_STMT_STORE:
-    for (int i = 0; i < s->u.store.n; i++)
-      if (find_tid_expr(s->u.store.indices[i], at)) return true;
-    return find_tid_expr(s->u.store.value, at);
-  case TL_STMT_IF:
-    return find_tid_expr(s->u.ifs.cond, at) || find_tid(s->u.ifs.then_s, at, depth + 1) ||
-           find_tid(s->u.ifs.else_s, at, depth + 1);
-  case TL_STMT_EVAL: return find_tid_expr(s->u.eval.value, at);
-  default: return false;
-  }
-}
-
 static void check_kernel(sc_state *st, const tl_stmt *k) {
   st->nbind = 0;
   st->nbits = 1; /* bit 0: the thread index */
@@ -594,7 +551,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
   int64_t t = 0;
   st->threads = tl_expr_is_const_int(k->u.kernel.threads, &t) ? t : 0;
   st->tid_at = k->loc;
-  st->per_thread = find_tid(k->u.kernel.body, &st->tid_at, 0);
+  st->per_thread = tl_stmt_uses_thread_index(k->u.kernel.body, &st->tid_at);
   if (st->tid_at.line == 0) st->tid_at = k->loc;
   for (int i = 0; i < k->u.kernel.ngrid; i++) {
     int64_t g = 0;

@@ -360,9 +360,10 @@ static int check_job(const tl_opt_job *job, const char *out_path) {
     return tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
                               "");
   if (job->analyze && (job->npasses > 0 || strcmp(job->emit, "tir") != 0 || job->dump_layouts))
-    return tl_cli_usage_error("--analyze prints the work counts instead of the IR: it takes no --passes, --emit or "
-                              "--dump-layouts%s",
-                              "");
+    return tl_cli_usage_error(
+        "--analyze prints the work counts instead of the IR: it takes no --passes, --emit or "
+        "--dump-layouts%s",
+        "");
   if (job->dump_layouts == 2 && (!out_path || strcmp(out_path, "-") == 0))
     return tl_cli_usage_error("--dump-layouts=svg writes files: name their directory with -o DIR%s", "");
   return 0;
