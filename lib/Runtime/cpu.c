@@ -17,7 +17,6 @@
  * source text is registered with the diagnostics engine for the call so
  * that the message shows the line and a caret.  No hardware facts here
  * (the executors own the PTX semantics, docs/simt-ir.md). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
