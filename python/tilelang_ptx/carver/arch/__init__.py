@@ -16,14 +16,13 @@ class TileDevice:
 # architecture whitepapers give A100 312 TFLOPS = 108 SMs x 1410 MHz x 2048, A10 (GA102) 125 TFLOPS =
 # 72 x 1695 MHz x 1024, L40S (AD102) 362 TFLOPS ~ 142 x 2520 MHz x 1024, H100 SXM5 989 TFLOPS = 132 x 1830 MHz
 # x 4096 (GeForce parts of sm_86 / sm_89 accumulate float32 at half the rate).
-_TENSOR_FLOPS_PER_SM_CLOCK = {80: 2048, 86: 1024, 87: 1024, 89: 1024, 90: 4096}
+_TENSOR_FLOPS_PER_SM_CLOCK = {80: 2048, 86: 1024, 89: 1024, 90: 4096}
 
 # Without a device: each architecture's reference part -- name, SMs, boost clock (MHz), DRAM bandwidth
 # (GB/s), shared memory per block (opt-in bytes), L2 bytes (the datasheets).
 _REFERENCE = {
     80: ("NVIDIA A100-SXM4-80GB", 108, 1410, 2039, 166912, 40 << 20),
     86: ("NVIDIA A10", 72, 1695, 600, 101376, 6 << 20),
-    87: ("NVIDIA A10", 72, 1695, 600, 101376, 6 << 20),
     89: ("NVIDIA L40S", 142, 2520, 864, 101376, 96 << 20),
     90: ("NVIDIA H100 80GB HBM3", 132, 1830, 3352, 232448, 50 << 20),
 }
