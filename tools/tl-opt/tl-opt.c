@@ -487,15 +487,12 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, ":D:o:g::h", longopts, NULL)) != -1) {
     switch (c) {
-    case 'D': {
-      /* Split NAME=VALUE in place: argv strings are writable. */
-      if (!tl_cli_split_define(optarg, &defines[ndefines])) {
+    case 'D': /* split NAME=VALUE in place: argv strings are writable */
+      if (!tl_cli_split_define(optarg, &defines[ndefines++])) {
         rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
         goto done;
       }
-      ndefines++;
       break;
-    }
     case 'o': out_path = optarg; break;
     case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
     case OPT_SMS:
