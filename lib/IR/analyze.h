@@ -19,8 +19,10 @@ typedef struct tl_analyze_dims {
 } tl_analyze_dims;
 
 /* Adds the counts of one launch of f to *acc.  global: count the global
- * traffic too (false: FLOPs, T.gemm executions and blocks only, so that a
- * loop that only moves data needs no known trip count).  dims may be NULL.
+ * traffic and every kernel's blocks too (false: FLOPs and T.gemm
+ * executions only -- and the blocks of kernels with a T.gemm -- so that a
+ * loop or grid that only moves data needs no known size: tl_kernel_gemm_flops).
+ * dims may be NULL.
  * A trip count, grid dimension or region extent needed for a count that is
  * not a compile-time constant, a count past 2^64 - 1, or SIMT IR (a loop
  * bound to the thread index) is a located error reported to d; returns
