@@ -231,6 +231,54 @@ typedef struct tl_layout_dump_options {
 TL_API tl_status tl_module_dump_layouts(tl_context *ctx, const tl_module *m, const char *target,
                                         const tl_layout_dump_options *opts, char **text);
 
+/* --------------------------------------------------------------- analysis */
+/* The work of one launch of every kernel of a module, counted on its tile IR
+ * as parsed (constants bound and folded, not lowered): the numbers of
+ * TileLang's tilelang.tools.Analyzer (docs/tools.md "Work analysis").
+ * Every count is the amount of one execution of a statement times its
+ * executions: the trip counts of all enclosing loops (T.serial, range,
+ * T.Pipelined, T.unroll; a T.Parallel's is the product of its extents)
+ * times the blocks of its T.Kernel grid, summed over the module's
+ * functions and T.Kernel scopes.
+ *   - an `if` counts its condition and, per count, the larger of its two
+ *     branches, as if it always ran (an upper bound: TileLang's Analyzer
+ *     ignores conditions too); both arms of a select (T.if_then_else) count;
+ *   - a kernel body that uses the thread index (per-thread code) runs its
+ *     scalar statements once per thread; tile ops run once per block. */
+typedef struct tl_analysis {
+  /* floating-point operations of T.gemm: 2·M·N·K per execution of a T.gemm
+   * of an M×K by K×N tile into M×N (a multiply-add is 2); other arithmetic
+   * is not counted */
+  uint64_t flops;
+  /* bytes read from global tensors (scope global: the kernel's tensor
+   * parameters and views of them): for each tile op, the elements of each
+   * global region it reads (T.copy's source, T.gemm's A and B) times the
+   * element size; for each scalar statement (a T.Parallel body, the
+   * elementwise copies of a view, T.im2col's gather), the size of each
+   * global element it loads */
+  uint64_t global_read_bytes;
+  /* likewise written: the global region a tile op writes (T.copy's
+   * destination, T.atomic_*'s, T.fill's), each global element stored */
+  uint64_t global_write_bytes;
+  uint64_t global_bytes; /* global_read_bytes + global_write_bytes */
+  uint64_t gemms;        /* T.gemm executions */
+  uint64_t blocks;       /* thread blocks launched (the grids' sizes, summed) */
+} tl_analysis;
+
+/* Counts the work of module m (as tl_module_parse* made it) into *out.
+ * dim_names/dim_values (ndims entries, borrowed; NULL when ndims is 0):
+ * values of T.dynamic dims and scalar parameters that trip counts, grid
+ * sizes or region extents read.
+ * Errors: TL_ERR_INVALID_ARGUMENT (ctx, m or out NULL; names or values
+ * NULL with ndims > 0), TL_ERR_COMPILE (located diagnostics: a loop whose
+ * trip count, a grid dimension or a tile-op region extent that a count
+ * needs is not a compile-time constant, naming the loop variable or the
+ * operand and the expression; a count past 2^64 - 1; lowered SIMT IR),
+ * TL_ERR_NO_MEMORY.  *out is zeroed first and holds the counts only on
+ * TL_OK. */
+TL_API tl_status tl_module_analyze(tl_context *ctx, const tl_module *m, const char *const *dim_names,
+                                   const int64_t *dim_values, size_t ndims, tl_analysis *out);
+
 /* ---------------------------------------------------------------- builder */
 /* Builds a module from C.  Handles returned by builder calls (expressions,
  * variables, buffers) are owned by the builder and become the module's on

@@ -1,5 +1,6 @@
 /* Module-level public API of the tile IR (include/tilelang/ir.h): parse
- * source text or a file into a verified module, verify, print, destroy.
+ * source text or a file into a verified module, verify, print, analyze
+ * (the work counts of IR/analyze.c), destroy.
  *
  * Algorithm: each call brackets its work with tl_context_begin/_end.  The
  * source is copied into the module's arena and registered with the
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "Frontend/ast.h"
+#include "IR/analyze.h"
 #include "IR/tir.h"
 #include "Support/context.h"
 #include "Support/file.h"
@@ -99,6 +101,26 @@ tl_status tl_module_verify(tl_context *ctx, const tl_module *m) {
   if (m->source && m->filename) (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   int n = tl_verify_module(m, &ctx->diag);
   tl_status st = tl_context_end(ctx, n > 0 || ctx->diag.errors > 0 ? TL_ERR_COMPILE : TL_OK);
+  ctx->diag.sources.len = nsources;
+  return st;
+}
+
+tl_status tl_module_analyze(tl_context *ctx, const tl_module *m, const char *const *dim_names,
+                            const int64_t *dim_values, size_t ndims, tl_analysis *out) {
+  if (!ctx) return TL_ERR_INVALID_ARGUMENT;
+  tl_context_begin(ctx);
+  if (out) *out = (tl_analysis){0};
+  if (!m || !out) return tl_context_null_arg(ctx, "tl_module_analyze", !m ? "module" : "out");
+  if (ndims > 0 && (!dim_names || !dim_values))
+    return tl_context_null_arg(ctx, "tl_module_analyze", !dim_names ? "dim_names" : "dim_values");
+  size_t nsources = ctx->diag.sources.len;
+  if (m->source && m->filename) (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  tl_analyze_dims dims = {dim_names, dim_values, ndims};
+  tl_analysis acc = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < m->nfuncs; i++) ok = tl_analyze_func(m->funcs[i], &dims, true, &ctx->diag, &acc);
+  if (ok) *out = acc;
+  tl_status st = tl_context_end(ctx, ok && ctx->diag.errors == 0 ? TL_OK : TL_ERR_COMPILE);
   ctx->diag.sources.len = nsources;
   return st;
 }

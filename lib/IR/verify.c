@@ -529,14 +529,6 @@ static void check_kernel(vstate *vs, const tl_stmt *s, int depth) {
       verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be an integer, got %s", i, tl_dtype_name(g->dtype));
     else if (tl_expr_is_const_int(g, &v) && v <= 0)
       verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d must be positive, got %lld", i, (long long)v);
-    else if (tl_expr_is_const_int(g, &v) && v > (i == 0 ? INT32_MAX : 65535))
-      /* the largest grid: x 2^31 - 1, y and z 65535 blocks (CUDA C++ Programming Guide, Table
-       * "Technical Specifications per Compute Capability"; cuLaunchKernel refuses more) */
-      verr(vs, pick(g->loc, loc), "T.Kernel: grid dimension %d is %lld blocks, over the %s of the %s axis", i,
-           (long long)v, i == 0 ? "2147483647" : "65535",
-           i == 0   ? "x"
-           : i == 1 ? "y"
-                    : "z");
   }
   const tl_expr *t = s->u.kernel.threads;
   if (!t) {

@@ -162,6 +162,50 @@ bool tl_tid_let(tl_tid_lets *lets, const tl_var *var, const tl_expr *value) {
   return false;
 }
 
+/* The statement walk of tl_stmt_uses_thread_index: tile-op operands are not
+ * walked (tile ops are collective); a let of the thread index joins lets
+ * and is a use only once its variable is read. */
+static bool tid_expr_use(const tl_expr *e, const tl_tid_lets *l, tl_loc *at) {
+  if (!e || !tl_expr_reads_tid(e, l)) return false;
+  if (at) *at = tl_expr_tid_at(e, l);
+  return true;
+}
+static bool tid_stmt_use(const tl_stmt *s, tl_tid_lets *l, tl_loc *at, int depth) {
+  if (!s) return false;
+  if (depth > TL_VISIT_MAX_DEPTH) return true;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (tid_stmt_use(s->u.seq.stmts[i], l, at, depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR:
+    for (int i = 0; i < s->u.loop.nvars; i++)
+      if ((s->u.loop.mins && tid_expr_use(s->u.loop.mins[i], l, at)) ||
+          (s->u.loop.extents && tid_expr_use(s->u.loop.extents[i], l, at)))
+        return true;
+    return tid_expr_use(s->u.loop.step, l, at) || tid_stmt_use(s->u.loop.body, l, at, depth + 1);
+  case TL_STMT_ALLOC: return tid_expr_use(s->u.alloc.buffer->init, l, at);
+  case TL_STMT_STORE:
+    for (int i = 0; i < s->u.store.n; i++)
+      if (tid_expr_use(s->u.store.indices[i], l, at)) return true;
+    return tid_expr_use(s->u.store.value, l, at);
+  case TL_STMT_IF:
+    return tid_expr_use(s->u.ifs.cond, l, at) || tid_stmt_use(s->u.ifs.then_s, l, at, depth + 1) ||
+           tid_stmt_use(s->u.ifs.else_s, l, at, depth + 1);
+  case TL_STMT_LET:
+    if (!tl_tid_let(l, s->u.let.var, s->u.let.value)) return false;
+    if (at) *at = s->u.let.value->loc;
+    return true;
+  case TL_STMT_EVAL: return tid_expr_use(s->u.eval.value, l, at);
+  default: return false;
+  }
+}
+
+bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at) {
+  tl_tid_lets lets = {.n = 0};
+  return tid_stmt_use(s, &lets, at, 0);
+}
+
 /* ------------------------------------------------------------- map sets */
 void tl_map_visitor_add(tl_map_visitor *mv, const void *key) {
   if (key && !tl_map_put(mv->set, key, (void *)1)) mv->oom = true;

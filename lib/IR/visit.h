@@ -92,6 +92,15 @@ tl_loc tl_expr_tid_at(const tl_expr *e, const tl_tid_lets *lets);
 /* A let of var = value: when value reads the thread index, var joins lets;
  * true when it cannot (lets full: the let counts as a use). */
 bool tl_tid_let(tl_tid_lets *lets, const tl_var *var, const tl_expr *value);
+/* Does s use the thread index (T.get_thread_binding, T.get_lane_idx,
+ * T.get_warp_idx) outside tile-op operands, any depth (a let of it is a use
+ * once its variable is read: tl_tid_let)?  Such a kernel body
+ * is a per-thread program (every thread runs each statement; T.Parallel is
+ * refused in it): the one rule of the static checks (lib/Lower), the
+ * atomic lowering, the reference evaluator and the work analysis.  *at
+ * (may be NULL) gets the location of the first expression that uses it;
+ * a nesting too deep to see answers true. */
+bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at);
 
 /* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
  * condition picks: TileLang's meaning, where the condition may guard a load

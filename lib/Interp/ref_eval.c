@@ -875,37 +875,6 @@ static void exec(re_state *st, const tl_stmt *s) {
   st->depth--;
 }
 
-/* ---------------------------------------------------- per-thread detection */
-static bool uses_tid_expr(const tl_expr *e, const tl_tid_lets *lets) { return e && tl_expr_reads_tid(e, lets); }
-
-/* True when statement s uses a thread index outside tile-op operands (a let
- * of it counts once its variable is read: lib/IR/visit.h). */
-static bool uses_tid(const tl_stmt *s, tl_tid_lets *l, int depth) {
-  if (!s || depth > RE_MAX_DEPTH) return false;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (uses_tid(s->u.seq.stmts[i], l, depth + 1)) return true;
-    return false;
-  case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++)
-      if ((s->u.loop.mins && uses_tid_expr(s->u.loop.mins[i], l)) || uses_tid_expr(s->u.loop.extents[i], l))
-        return true;
-    return uses_tid_expr(s->u.loop.step, l) || uses_tid(s->u.loop.body, l, depth + 1);
-  case TL_STMT_ALLOC: return uses_tid_expr(s->u.alloc.buffer->init, l);
-  case TL_STMT_STORE:
-    for (int i = 0; i < s->u.store.n; i++)
-      if (uses_tid_expr(s->u.store.indices[i], l)) return true;
-    return uses_tid_expr(s->u.store.value, l);
-  case TL_STMT_IF:
-    return uses_tid_expr(s->u.ifs.cond, l) || uses_tid(s->u.ifs.then_s, l, depth + 1) ||
-           uses_tid(s->u.ifs.else_s, l, depth + 1);
-  case TL_STMT_LET: return tl_tid_let(l, s->u.let.var, s->u.let.value);
-  case TL_STMT_EVAL: return uses_tid_expr(s->u.eval.value, l);
-  default: return false;
-  }
-}
-
 /* ------------------------------------------------------------------ grid */
 static bool thread_ctx_init(re_state *st, re_thread *t) {
   t->env = calloc((size_t)st->nvars + 1, sizeof *t->env);
@@ -956,8 +925,7 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
   for (int i = 0; i < st->nbufs && st->kernels_run == 0; i++)
     if (st->bufs[i].workspace) st->bufs[i].valid = false;
   st->kernels_run++;
-  tl_tid_lets lets = {.n = 0};
-  st->per_thread = uses_tid(s->u.kernel.body, &lets, 0);
+  st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {
       re_error(st, s->loc,

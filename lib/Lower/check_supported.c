@@ -8,7 +8,8 @@
  * T.Parallel but T.atomic_add (its scalar form; lower_atomic.c checks the
  * forms it lowers); no T.gemm with float8 operands on a target without
  * TL_MMA_M16N8K32_E4M3; no T.reduce_* reading or writing a T.alloc_local buffer;
- * every T.Kernel has a constant thread count in [1, 1024]; no global
+ * every T.Kernel has a constant thread count in [1, 1024] and a grid the
+ * launch limits allow (x 2^31 - 1, y and z 65535 blocks); no global
  * allocation but T.alloc_global's (T.alloc_buffer(..., scope="global"), a
  * kernel workspace, is made by lowering only: stream-K's,
  * lib/Lower/Hopper/stream_k.c).  (T.Pipelined
@@ -108,6 +109,26 @@ static void check_gemm_target(cs_state *st, const tl_stmt *s) {
   }
 }
 
+/* The largest grid a launch may have: x 2^31 - 1, y and z 65535 blocks
+ * (CUDA C++ Programming Guide, Table "Technical Specifications per Compute
+ * Capability"; cuLaunchKernel refuses more).  A launch limit, not a rule of
+ * the IR: a kernel past it parses (its work can be analyzed,
+ * tl_module_analyze) and is refused here, before anything is lowered. */
+static void check_grid(cs_state *st, const tl_stmt *s) {
+  for (int i = 0; i < s->u.kernel.ngrid && i < 3; i++) {
+    const tl_expr *g = s->u.kernel.grid[i];
+    int64_t v;
+    if (!g || !tl_expr_is_const_int(g, &v) || v <= (i == 0 ? INT32_MAX : 65535)) continue;
+    tl_error(st->d, g->loc.line ? g->loc : s->loc,
+             "T.Kernel: grid dimension %d is %lld blocks, over the %s of the %s axis", i, (long long)v,
+             i == 0 ? "2147483647" : "65535",
+             i == 0   ? "x"
+             : i == 1 ? "y"
+                      : "z");
+    st->errors++;
+  }
+}
+
 static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   if (!s) return;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return;
@@ -130,6 +151,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
                "T.Kernel with a non-constant thread count is not lowered yet");
       st->errors++;
     }
+    check_grid(st, s);
     check(st, s->u.kernel.body, in_parallel, depth + 1);
     return;
   }

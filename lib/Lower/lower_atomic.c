@@ -76,32 +76,6 @@ typedef struct at_state {
 static tl_loc pick(tl_loc a, tl_loc b) { return a.file ? a : b; }
 
 /* ----------------------------------------------------- thread-index use */
-/* A tl_visitor that looks for the thread index outside tile-op operands.
- * The walk is pre-order and a tile op has no child statements, so the
- * expressions visited between a TILE statement and the next statement are
- * that op's operands. */
-typedef struct tid_visit {
-  tl_visitor v; /* first: the callbacks get &u->v */
-  bool in_tile; /* the expressions now visited are tile-op operands */
-  bool found;
-} tid_visit;
-
-static void tid_expr(tl_visitor *v, const tl_expr *e) {
-  tid_visit *u = (tid_visit *)v;
-  if (u->in_tile || e->kind != TL_EXPR_CALL) return;
-  int op = e->u.call.op;
-  if (op == TL_INTRIN_GET_THREAD_BINDING || op == TL_INTRIN_GET_LANE_IDX || op == TL_INTRIN_GET_WARP_IDX)
-    u->found = true;
-}
-
-static void tid_stmt(tl_visitor *v, const tl_stmt *s) { ((tid_visit *)v)->in_tile = s->kind == TL_STMT_TILE; }
-
-/* Does s use the thread index outside tile-op operands (per-thread code)? */
-static bool uses_tid(const tl_stmt *s) {
-  tid_visit u = {.v = {.expr = tid_expr, .stmt = tid_stmt}};
-  tl_visit_stmt(&u.v, s);
-  return u.found;
-}
 
 /* ------------------------------------------------------------ operands */
 /* One side of the op: a region (whole buffer when ndim 0) mapped onto the
@@ -384,7 +358,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
       else CHECK(tl_ranges_set(&st->w.ranges, s->u.kernel.block_vars[i], 0, INT32_MAX - 1));
     }
     bool saved = st->per_thread;
-    st->per_thread = uses_tid(s->u.kernel.body);
+    st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL);
     tl_stmt *b = walk(st, s->u.kernel.body, in_par, depth + 1);
     st->per_thread = saved;
     if (!b) return NULL;

@@ -542,45 +542,6 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
   }
 }
 
-/* ------------------------------------------------------ thread-index uses */
-
-static bool find_tid_expr(const tl_expr *e, tl_loc *at, const tl_tid_lets *lets) {
-  if (!e || !tl_expr_reads_tid(e, lets)) return false;
-  *at = tl_expr_tid_at(e, lets);
-  return true;
-}
-
-/* The first use of the thread index in s outside tile-op operands (as the reference evaluator decides
- * that a kernel body is a per-thread program); a let of it is a use once its variable is read. */
-static bool find_tid(const tl_stmt *s, tl_loc *at, tl_tid_lets *lets, int depth) {
-  if (!s || depth > SC_MAX_DEPTH) return false;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (find_tid(s->u.seq.stmts[i], at, lets, depth + 1)) return true;
-    return false;
-  case TL_STMT_FOR:
-    for (int i = 0; i < s->u.loop.nvars; i++)
-      if ((s->u.loop.mins && find_tid_expr(s->u.loop.mins[i], at, lets)) ||
-          (s->u.loop.extents && find_tid_expr(s->u.loop.extents[i], at, lets)))
-        return true;
-    return find_tid(s->u.loop.body, at, lets, depth + 1);
-  case TL_STMT_LET:
-    if (!tl_tid_let(lets, s->u.let.var, s->u.let.value)) return false;
-    *at = s->u.let.value->loc;
-    return true;
-  case TL_STMT_STORE:
-    for (int i = 0; i < s->u.store.n; i++)
-      if (find_tid_expr(s->u.store.indices[i], at, lets)) return true;
-    return find_tid_expr(s->u.store.value, at, lets);
-  case TL_STMT_IF:
-    return find_tid_expr(s->u.ifs.cond, at, lets) || find_tid(s->u.ifs.then_s, at, lets, depth + 1) ||
-           find_tid(s->u.ifs.else_s, at, lets, depth + 1);
-  case TL_STMT_EVAL: return find_tid_expr(s->u.eval.value, at, lets);
-  default: return false;
-  }
-}
-
 static void check_kernel(sc_state *st, const tl_stmt *k) {
   st->nbind = 0;
   st->nbits = 1; /* bit 0: the thread index */
@@ -590,8 +551,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
   int64_t t = 0;
   st->threads = tl_expr_is_const_int(k->u.kernel.threads, &t) ? t : 0;
   st->tid_at = k->loc;
-  tl_tid_lets lets = {.n = 0};
-  st->per_thread = find_tid(k->u.kernel.body, &st->tid_at, &lets, 0);
+  st->per_thread = tl_stmt_uses_thread_index(k->u.kernel.body, &st->tid_at);
   if (st->tid_at.line == 0) st->tid_at = k->loc;
   for (int i = 0; i < k->u.kernel.ngrid; i++) {
     int64_t g = 0;

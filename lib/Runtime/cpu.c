@@ -17,10 +17,10 @@
  * source text is registered with the diagnostics engine for the call so
  * that the message shows the line and a caret.  No hardware facts here
  * (the executors own the PTX semantics, docs/simt-ir.md). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/analyze.h"
 #include "Interp/interp.h"
 #include "Runtime/kernel.h"
 #include "Support/context.h"
@@ -203,112 +203,8 @@ done:
 }
 
 /* ------------------------------------------------------- gemm FLOPs */
-/* FLOPs of one launch from the tile IR's T.gemm ops: each execution of a
- * T.gemm over an M×K by K×N tile does 2·M·N·K flops, and M·N·K =
- * sqrt(|A|·|B|·|C|) for the element counts of its three operand regions
- * (independent of transposes); executions = product of the trip counts of
- * the enclosing loops, times the number of blocks of the grid.  Extents are
- * evaluated over the dynamic dims given by name. */
-typedef struct flop_env {
-  const char *const *names;
-  const int64_t *values;
-  size_t n;
-  bool unknown;
-} flop_env;
-
-static bool eval_int(flop_env *env, const tl_expr *e, int64_t *out, int depth) {
-  if (!e || depth > 100) return false;
-  switch (e->kind) {
-  case TL_EXPR_INT: *out = e->u.ival; return true;
-  case TL_EXPR_VAR:
-    for (size_t i = 0; i < env->n; i++)
-      if (e->u.var->name && env->names[i] && !strcmp(e->u.var->name, env->names[i])) {
-        *out = env->values[i];
-        return true;
-      }
-    return false;
-  case TL_EXPR_CAST: return eval_int(env, e->u.cast.value, out, depth + 1);
-  case TL_EXPR_BINARY: {
-    int64_t a, b;
-    if (!eval_int(env, e->u.bin.a, &a, depth + 1) || !eval_int(env, e->u.bin.b, &b, depth + 1)) return false;
-    return tl_int_binop_fold(e->u.bin.op, TL_INT64, a, b, out); /* the IR's folding; unknown on overflow */
-  }
-  case TL_EXPR_CALL:
-    if (e->u.call.n == 2 && e->u.call.op == TL_INTRIN_CEILDIV) {
-      int64_t a, b;
-      if (!eval_int(env, e->u.call.args[0], &a, depth + 1) || !eval_int(env, e->u.call.args[1], &b, depth + 1) ||
-          b <= 0)
-        return false;
-      *out = (a + b - 1) / b;
-      return true;
-    }
-    return false;
-  default: return false;
-  }
-}
-
-static double region_elems(flop_env *env, const tl_region *r) {
-  double n = 1;
-  int nd = r->ndim ? r->ndim : r->buffer->ndim;
-  for (int d = 0; d < nd; d++) {
-    int64_t v;
-    if (!eval_int(env, r->ndim ? r->extent[d] : r->buffer->shape[d], &v, 0)) {
-      env->unknown = true;
-      return 0;
-    }
-    n *= (double)v;
-  }
-  return n;
-}
-
-static double stmt_flops(flop_env *env, const tl_stmt *s, int depth) {
-  if (!s || depth > 200) return 0;
-  switch (s->kind) {
-  case TL_STMT_SEQ: {
-    double f = 0;
-    for (int i = 0; i < s->u.seq.n; i++) f += stmt_flops(env, s->u.seq.stmts[i], depth + 1);
-    return f;
-  }
-  case TL_STMT_FOR: {
-    double body = stmt_flops(env, s->u.loop.body, depth + 1);
-    if (body == 0) return 0;
-    double trips = 1;
-    for (int i = 0; i < s->u.loop.nvars; i++) {
-      int64_t ext, step = 1;
-      if (!eval_int(env, s->u.loop.extents[i], &ext, 0) ||
-          (s->u.loop.step && !eval_int(env, s->u.loop.step, &step, 0)) || step <= 0) {
-        env->unknown = true;
-        return 0;
-      }
-      trips *= (double)((ext + step - 1) / step);
-    }
-    return trips * body;
-  }
-  case TL_STMT_KERNEL: {
-    double body = stmt_flops(env, s->u.kernel.body, depth + 1), blocks = 1;
-    for (int g = 0; g < s->u.kernel.ngrid; g++) {
-      int64_t v;
-      if (!eval_int(env, s->u.kernel.grid[g], &v, 0)) {
-        env->unknown = true;
-        return 0;
-      }
-      blocks *= (double)v;
-    }
-    return body * blocks;
-  }
-  case TL_STMT_IF: return stmt_flops(env, s->u.ifs.then_s, depth + 1) + stmt_flops(env, s->u.ifs.else_s, depth + 1);
-  case TL_STMT_TILE:
-    if (s->u.tile.op == TL_TILE_GEMM && s->u.tile.nargs >= 3) {
-      double a = region_elems(env, &s->u.tile.args[0].region);
-      double b = region_elems(env, &s->u.tile.args[1].region);
-      double c = region_elems(env, &s->u.tile.args[2].region);
-      return 2.0 * sqrt(a * b * c);
-    }
-    return 0;
-  default: return 0;
-  }
-}
-
+/* FLOPs of one launch of the kernel's first function, counted by the work
+ * analysis (IR/analyze.c) over the dynamic dims given by name. */
 tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *const *names, const int64_t *values,
                                size_t n, double *flops) {
   if (!ctx) return TL_ERR_INVALID_ARGUMENT;
@@ -318,13 +214,16 @@ tl_status tl_kernel_gemm_flops(tl_context *ctx, const tl_kernel *k, const char *
   *flops = 0;
   if (!k->tile_module || k->tile_module->nfuncs < 1)
     return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "kernel '%s' has no tile IR", k->name));
-  flop_env env = {names, values, n, false};
-  double f = stmt_flops(&env, k->tile_module->funcs[0]->body, 0);
-  if (env.unknown)
-    return tl_context_end(ctx, tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
-                                               "kernel '%s': a loop trip count, grid size or "
-                                               "T.gemm extent is not known for these dims",
-                                               k->name));
+  size_t nsources = ctx->diag.sources.len;
+  const tl_module *m = k->tile_module;
+  if (m->source && m->filename) (void)tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
+  tl_analyze_dims dims = {names, values, n};
+  tl_analysis a = {0};
+  bool ok = tl_analyze_func(m->funcs[0], &dims, false, &ctx->diag, &a);
+  tl_status st = tl_context_end(ctx, ok ? TL_OK : TL_ERR_UNSUPPORTED);
+  ctx->diag.sources.len = nsources;
+  if (!ok) return st;
+  double f = (double)a.flops;
   *flops = f;
-  return tl_context_end(ctx, TL_OK);
+  return st;
 }

@@ -788,12 +788,15 @@ def test_remarks_are_a_compile_option():
 
 
 def test_get_tir():
-    # a factory's get_tir is its prim_func for those arguments; an eager-style function has none here, and
-    # says so (NotImplementedError naming it, as every name this project does not provide)
+    # a factory's get_tir is its prim_func for those arguments; an eager-style function's is the function with
+    # the bindings of those arguments (test_analyzer.py analyzes and compiles it); a bad binding is refused
     f = gemm_factory.get_tir(128, 128, 64)
     assert type(f).__name__ == "PrimFunc"
-    with pytest.raises(NotImplementedError, match="get_tir of the eager-style kernel 'add_eager'.*does not provide it"):
-        add_eager.get_tir(N=1024, block=128)
+    e = add_eager.get_tir(N=1024, block=64)  # a parameter given its default binds nothing
+    assert type(e).__name__ == "EagerPrimFunc" and e.defines == (("N", "1024"), ("block", "64"))
+    assert add_eager.get_tir(N=1024, block=128).defines == (("N", "1024"),)
+    with pytest.raises(tilelang.ArgumentError, match="no parameter or T.const named 'nothing'"):
+        add_eager.get_tir(nothing=1)
 
 
 @tilelang.jit(pass_configs={tilelang.PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: True,

@@ -17,8 +17,8 @@ load_file(path).  Both make `tilelang` mean this package for that file (files.py
 Modules: language (the inert T namespace; fp8, dtypes), jit (jit, compile), kernel (JITKernel),
 autotuner (autotune, AutoTuner, set_autotune_inputs), profiler (do_bench, Profiler), testing,
 utils.tensor, transform (PassConfigKey), tvm (DataType, target.Target), carver.arch (CUDA, driver),
-tileop.base (GemmWarpPolicy), layout, math, env, contrib.nvcc; TileLang modules this project does not
-provide (tools, cuda.intrinsics, rocm, engine.callback) import, and their names raise when used
+tileop.base (GemmWarpPolicy), tools (Analyzer), layout, math, env, contrib.nvcc; TileLang modules this
+project does not provide (tools.cuda, cuda.intrinsics, rocm, engine.callback) import, and their names raise when used
 (_unsupported.py).  libtilelang is found as _lib.py says (TL_LIBRARY overrides).
 """
 from . import _lib, _unsupported, language, testing
@@ -49,7 +49,7 @@ def device_target(device=0):
 
 # submodules imported on first use (tilelang.autotuner, ...) and TileLang's modules that are names only here
 _SUBMODULES = ("autotuner", "profiler", "testing", "utils", "tileop", "carver", "layout", "transform", "tvm",
-               "math", "env", "contrib", "language", "files", "jit", "kernel")
+               "math", "env", "contrib", "language", "files", "jit", "kernel", "tools")
 
 
 def __getattr__(name):

@@ -19,7 +19,8 @@ is not its default (block sizes, dtypes, flags).  A dim may name the symbol thro
 and a shape may be a name bound to a display or to `X if cond else Y` between displays: cond is evaluated
 with the call's non-tensor parameters (`[b, K, N] if not trans_b else [b, N, K]`); a condition that reads
 anything else leaves that tensor's shape unread.  Equal defines are one compilation (jit.JITFactory
-memoises on them).  A binding two tensors (or a tensor and a keyword) disagree on, a T.const nothing
+memoises on them); `f.get_tir(...)` keeps them with the function (EagerPrimFunc) for tilelang.compile and
+tilelang.tools.Analyzer.  A binding two tensors (or a tensor and a keyword) disagree on, a T.const nothing
 determines, a tensor given to a parameter without a T.Tensor annotation: ArgumentError naming them.
 """
 import inspect
@@ -165,6 +166,30 @@ class EagerBinder:
             elif got[0] != shape[i]:
                 raise ArgumentError(f"eager kernel '{self.name}': T.const '{sym}' is {got[0]} from {got[1]} but "
                                     f"{shape[i]} from argument '{p}' (dim {i})")
+
+
+class EagerPrimFunc:
+    """What `f.get_tir(**bindings)` returns for an eager-style kernel f: the function, its source and the -D
+    bindings of that call (T.const symbols and parameters, as EagerBinder.bind computes them), not compiled.
+    tilelang.compile(it) compiles it; tilelang.tools.Analyzer.analysis(it, device) counts its work
+    (tl_module_analyze); source() gives (text, filename, defines) for libtilelang."""
+
+    def __init__(self, func, defines, options=None):
+        self.func = func
+        self.defines = tuple(defines)
+        self.options = dict(options or {})
+        self.__name__ = func.__name__
+        self.__qualname__ = getattr(func, "__qualname__", func.__name__)
+
+    def source(self):
+        """(text, filename, defines): the whole function's source as libtilelang compiles it (decorators
+        kept), its file name, and the bindings as (name, value text) pairs."""
+        text, filename = _source.build(self.func, eager=True)
+        return text, filename, self.defines
+
+    def __repr__(self):
+        binds = ", ".join(f"{n}={v}" for n, v in self.defines)
+        return f"<eager T.prim_func {self.__qualname__}({binds})>"
 
 
 def _is_int_like(v):

@@ -149,6 +149,21 @@ target_list = _decl("tl_target_list", c_char_p)
 default_target = _decl("tl_device_default_target", c_char_p)
 device_target = _decl("tl_device_target", c_char_p, c_int)
 
+# tile-IR modules (ir.h): parse a kernel file with -D bindings, count its work (tl_module_analyze), free it
+module_parse_kernel = _decl("tl_module_parse_kernel", c_int, P, c_char_p, c_size_t, c_char_p, c_char_p, P, c_size_t,
+                            ctypes.POINTER(c_void_p))
+module_destroy = _decl("tl_module_destroy", None, P)
+
+
+class Analysis(ctypes.Structure):  # tl_analysis (ir.h)
+    _fields_ = [("flops", ctypes.c_uint64), ("global_read_bytes", ctypes.c_uint64),
+                ("global_write_bytes", ctypes.c_uint64), ("global_bytes", ctypes.c_uint64),
+                ("gemms", ctypes.c_uint64), ("blocks", ctypes.c_uint64)]
+
+
+module_analyze = _decl("tl_module_analyze", c_int, P, P, ctypes.POINTER(c_char_p), ctypes.POINTER(ctypes.c_int64),
+                       c_size_t, ctypes.POINTER(Analysis))
+
 _tls = threading.local()
 
 

@@ -72,7 +72,6 @@ class StubModule(types.ModuleType):
 
 # module under the package -> the names it holds (a name ending in "()" is a decorator accepted without effect)
 STUB_MODULES = {
-    "tools": ("plot_layout", "Analyzer"),
     "tools.cuda": ("iket",),
     "engine": (),
     "engine.callback": ("register_cuda_postproc_callback()", "register_hip_postproc_callback()",

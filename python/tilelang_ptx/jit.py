@@ -158,6 +158,11 @@ def compile(func, out_idx=None, target="auto", target_host=None, execution_backe
     lines (.file / .loc) out of the PTX (tl_compile_options.no_line_info; they are in by default)."""
     if isinstance(func, JITKernel):
         return func
+    from ._eager import EagerPrimFunc
+    if isinstance(func, EagerPrimFunc):  # f.get_tir(...) of an eager kernel: its kernel for those bindings
+        options = dict(func.options, out_idx=out_idx, target=target, verbose=verbose, pass_configs=pass_configs,
+                       line_info=line_info)
+        return JITFactory(func.func, options)._eager_kernel(func.defines)
     if not isinstance(func, PrimFunc):
         raise TypeError(f"tilelang.compile expects a @T.prim_func, got {type(func).__name__}")
     tgt, stop = _target(target)
@@ -214,6 +219,33 @@ def _compile_text(text, filename, tgt, stop, flags, defines=(), line_info=True):
     if w:
         warnings.warn(CompileWarning(w), stacklevel=_user_stacklevel())
     return CKernel(h.value)
+
+
+def analyze_text(text, filename, defines=(), dims=None):
+    """The work of one launch of the kernel(s) of TileLang source `text` parsed with the -D bindings
+    `defines` ((name, value text) pairs), counted by libtilelang on the tile IR (tl_module_analyze, ir.h):
+    a dict of flops, global_bytes, global_read_bytes, global_write_bytes, gemms, blocks (ints).  dims: values
+    of T.dynamic dims by name.  CompileError with the located diagnostics when the source does not parse
+    or a count needs a trip count that is not a compile-time constant."""
+    ctx = _lib.context()
+    data = text.encode()
+    defs = (_lib.Define * max(len(defines), 1))(*[_lib.Define(n.encode(), v.encode()) for n, v in defines])
+    m = ctypes.c_void_p()
+    rc = _lib.module_parse_kernel(ctx, data, len(data), filename.encode(), None, defs if defines else None,
+                                  len(defines), ctypes.byref(m))
+    if rc != _lib.TL_OK:
+        raise CompileError(_lib.last_error(ctx))
+    try:
+        dims = dict(dims or {})
+        names = (ctypes.c_char_p * max(len(dims), 1))(*[k.encode() for k in dims])
+        values = (ctypes.c_int64 * max(len(dims), 1))(*[int(v) for v in dims.values()])
+        a = _lib.Analysis()
+        rc = _lib.module_analyze(ctx, m, names, values, len(dims), ctypes.byref(a))
+        if rc != _lib.TL_OK:
+            raise CompileError(_lib.last_error(ctx))
+    finally:
+        _lib.module_destroy(m)
+    return {f: getattr(a, f) for f, _ in _lib.Analysis._fields_}
 
 
 def _user_stacklevel():
@@ -292,13 +324,15 @@ class JITFactory:
         return k.params
 
     def get_tir(self, *args, **kwargs):
-        """The @T.prim_func the factory returns for these arguments (not compiled).  An eager-style
-        function has no prim_func object here (its whole source is compiled with the bindings as -D
-        defines): NotImplementedError saying so (compile(...) gives its kernel)."""
+        """The @T.prim_func the factory returns for these arguments (not compiled).  An eager-style function
+        has no prim_func object (its whole source is compiled with the bindings as -D defines): its
+        get_tir binds the arguments as compile(...) does (T.const symbols and parameters as keywords,
+        or tensors to take the shapes of) and returns an _eager.EagerPrimFunc holding the function and
+        those bindings, which tilelang.compile and tilelang.tools.Analyzer accept."""
         if self.eager:
-            raise NotImplementedError(
-                f"get_tir of the eager-style kernel '{self.func.__name__}': this project (tilelang_ptx) does not "
-                f"provide it (its kernel: {self.func.__name__}.compile(...))")
+            from ._eager import EagerPrimFunc
+            defines, _ = self._binder().bind(args, kwargs, partial=True)
+            return EagerPrimFunc(self.func, defines, self.options)
         return self.func(*args, **kwargs)
 
     def get_kernel_source(self, *args, **kwargs):

@@ -21,7 +21,8 @@
  * export the kernel as C (tl_kernel_export_c; docs/aot.md): -o DIR writes
  * DIR/NAME.h and DIR/NAME.c (NAME: --export-name, else FILE's stem), -o
  * PATH.c writes PATH.c and PATH.h; with an explicit --target a cubin from
- * ptxas is embedded too when ptxas is there. */
+ * ptxas is embedded too when ptxas is there.  --analyze: parse, then print
+ * the work counts of tl_module_analyze instead of the IR. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -100,6 +101,10 @@ static void usage(FILE *f) {
       "                        picture per fragment and shared buffer into -o DIR (required),\n"
       "                        the text to stdout\n"
       "  --dump-layouts-full   every element in the dump (default: a window of large buffers)\n"
+      "  --analyze             print the work of one launch instead of the IR, one key=value\n"
+      "                        per line: flops (2*M*N*K per T.gemm), global_bytes (read +\n"
+      "                        write), global_read_bytes, global_write_bytes, gemms, blocks\n"
+      "                        (docs/tools.md, \"Work analysis\")\n"
       "  --cache-info          (simt, llvm, ptx) say on stderr whether the compile hit the\n"
       "                        kernel cache: 'tl-opt: kernel cache: hit|miss|corrupt|off KEY'\n"
       "                        (TL_CACHE_DIR, TL_CACHE=0, TL_CACHE_MAX_MB: README)\n"
@@ -226,7 +231,21 @@ typedef struct tl_opt_job {
   bool dump_full;
   const char *svg_dir;
   bool no_line_info; /* --no-line-info, -g0 */
+  bool analyze;      /* --analyze: the work counts (tl_module_analyze) instead of the IR */
 } tl_opt_job;
+
+/* --analyze: the counts of tl_module_analyze, one "key=value" line each. */
+static tl_status analyze_text(tl_context *ctx, const tl_module *m, char **text) {
+  tl_analysis a;
+  tl_status s = tl_module_analyze(ctx, m, NULL, NULL, 0, &a);
+  if (s != TL_OK) return s;
+  char buf[512];
+  snprintf(buf, sizeof buf,
+           "flops=%llu\nglobal_bytes=%llu\nglobal_read_bytes=%llu\nglobal_write_bytes=%llu\ngemms=%llu\nblocks=%llu\n",
+           (unsigned long long)a.flops, (unsigned long long)a.global_bytes, (unsigned long long)a.global_read_bytes,
+           (unsigned long long)a.global_write_bytes, (unsigned long long)a.gemms, (unsigned long long)a.blocks);
+  return (*text = strdup(buf)) ? TL_OK : TL_ERR_NO_MEMORY;
+}
 
 /* Parses the source and produces the text to print (*text, tl_free'd by the
  * caller; *m / *kernel keep what it was made from). */
@@ -264,6 +283,11 @@ static tl_status produce(tl_context *ctx, const tl_opt_job *job, const char *sou
       *text = NULL;
       tl_layout_dump_options lo = {job->dump_full, job->dump_layouts == 2 ? job->svg_dir : NULL};
       s = tl_module_dump_layouts(ctx, *m, tl_target_resolve(job->target), &lo, text);
+    }
+    if (s == TL_OK && job->analyze) { /* the counts instead of the IR */
+      tl_free(*text);
+      *text = NULL;
+      s = analyze_text(ctx, *m, text);
     }
   } else {
     /* Lower and generate code through the compile API; stages print as
@@ -335,6 +359,11 @@ static int check_job(const tl_opt_job *job, const char *out_path) {
   if (job->dump_layouts && (job->npasses > 0 || strcmp(job->emit, "tir") != 0))
     return tl_cli_usage_error("--dump-layouts%s prints the layouts instead of the IR: it takes no --passes or --emit",
                               "");
+  if (job->analyze && (job->npasses > 0 || strcmp(job->emit, "tir") != 0 || job->dump_layouts))
+    return tl_cli_usage_error(
+        "--analyze prints the work counts instead of the IR: it takes no --passes, --emit or "
+        "--dump-layouts%s",
+        "");
   if (job->dump_layouts == 2 && (!out_path || strcmp(out_path, "-") == 0))
     return tl_cli_usage_error("--dump-layouts=svg writes files: name their directory with -o DIR%s", "");
   return 0;
@@ -406,7 +435,8 @@ enum {
   OPT_DUMP_LAYOUTS_FULL,
   OPT_PRINT_CHANGED,
   OPT_NO_LINE_INFO,
-  OPT_EXPORT_NAME
+  OPT_EXPORT_NAME,
+  OPT_ANALYZE
 };
 enum { MAX_PASSES = 64 };
 static const struct option longopts[] = {
@@ -425,6 +455,7 @@ static const struct option longopts[] = {
     {"dump-layouts-full", no_argument, NULL, OPT_DUMP_LAYOUTS_FULL},
     {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
     {"export-name", required_argument, NULL, OPT_EXPORT_NAME},
+    {"analyze", no_argument, NULL, OPT_ANALYZE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -435,7 +466,7 @@ int main(int argc, char **argv) {
   bool verify_each = false, cache_info = false;
   int print_after_all = DUMP_OFF;
   int sms = 0;
-  bool remarks = false, dump_full = false, no_line_info = false;
+  bool remarks = false, dump_full = false, no_line_info = false, analyze = false;
   const char *print_after = NULL;
   int dump_layouts = 0;
   const char *passes[MAX_PASSES];
@@ -456,15 +487,12 @@ int main(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, ":D:o:g::h", longopts, NULL)) != -1) {
     switch (c) {
-    case 'D': {
-      /* Split NAME=VALUE in place: argv strings are writable. */
-      if (!tl_cli_split_define(optarg, &defines[ndefines])) {
+    case 'D': /* split NAME=VALUE in place: argv strings are writable */
+      if (!tl_cli_split_define(optarg, &defines[ndefines++])) {
         rc = tl_cli_usage_error("malformed -D '%s': expected -D NAME=VALUE", optarg);
         goto done;
       }
-      ndefines++;
       break;
-    }
     case 'o': out_path = optarg; break;
     case OPT_REMARKS: remarks = true; break; /* tl_compile_options.remarks, tl_pass_options.remarks */
     case OPT_SMS:
@@ -517,6 +545,7 @@ int main(int argc, char **argv) {
       break;
     case OPT_CACHE_INFO: cache_info = true; break;
     case OPT_EXPORT_NAME: export_name = optarg; break;
+    case OPT_ANALYZE: analyze = true; break;
     case ':': rc = tl_cli_usage_error("option '%s' requires an argument", tl_cli_bad_option(argc, argv)); goto done;
     default:
       /* Also a long option given a value it does not take ("--help=x"). */
@@ -541,7 +570,8 @@ int main(int argc, char **argv) {
                     dump_layouts,
                     dump_full,
                     dump_layouts == 2 ? out_path : NULL,
-                    no_line_info};
+                    no_line_info,
+                    analyze};
   if ((rc = check_job(&job, out_path)) != 0) goto done;
   if (!tl_cli_single_input(argc, argv, &in_path)) {
     rc = EXIT_USAGE;

@@ -13,6 +13,9 @@ _COMPUTE_CAPABILITY_MAJOR = 75
 _COMPUTE_CAPABILITY_MINOR = 76
 _MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 _MAX_PERSISTING_L2_CACHE_SIZE = 108
+_CLOCK_RATE = 13  # kHz, the SM clock's peak
+_MEMORY_CLOCK_RATE = 36  # kHz
+_GLOBAL_MEMORY_BUS_WIDTH = 37  # bits
 
 _state = {}
 _lock = threading.Lock()
@@ -97,6 +100,19 @@ def get_compute_capability(device_id=0):
     """(major, minor)."""
     return (get_device_attribute(_COMPUTE_CAPABILITY_MAJOR, device_id),
             get_device_attribute(_COMPUTE_CAPABILITY_MINOR, device_id))
+
+
+def get_clock_rate_khz(device_id=0):
+    """The peak SM clock in kHz."""
+    return get_device_attribute(_CLOCK_RATE, device_id)
+
+
+def get_peak_bandwidth_gbps(device_id=0):
+    """The peak DRAM bandwidth in GB/s (10^9 bytes per second): 2 transfers per memory clock (double data
+    rate) times the bus width in bytes."""
+    khz = get_device_attribute(_MEMORY_CLOCK_RATE, device_id)
+    bits = get_device_attribute(_GLOBAL_MEMORY_BUS_WIDTH, device_id)
+    return 2 * khz * 1e3 * (bits // 8) / 1e9
 
 
 def get_cuda_device_properties(device_id=0):
