@@ -60,7 +60,7 @@ static const tl_lower_pass passes[] = {
          run_tl_lower_ws_scopes, NULL),
     /* lower_atomic.c */
     TILE("atomic", "T.atomic_add of regions -> T.Parallel loops of scalar T.ptx_atomic_add", run_tl_lower_atomic, NULL),
-    /* Hopper/warp_specialize.c, Hopper/ws_persist.c, Hopper/stream_k.c, Hopper/attention_overlap.c */
+    /* Hopper/warp_specialize.c, Hopper/ws_lets.c, Hopper/ws_persist.c, Hopper/stream_k.c, Hopper/attention_overlap.c */
     TILE("warp-specialize",
          "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
          run_tl_lower_warp_specialize, NULL),
