@@ -8,6 +8,7 @@
 /* ============================================================ expressions */
 
 static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn);
+static val *warp_shuffle(elab *E, const tl_ast_expr *x, const char *fn);
 
 static const char *const t_functions[] = {"prim_func",
                                           "Tensor",
@@ -28,6 +29,7 @@ static const char *const t_functions[] = {"prim_func",
                                           "mbarrier_wait_parity",
                                           "wgmma_gemm",
                                           "wait_wgmma",
+                                          "tvm_warp_shuffle",
                                           "Parallel",
                                           "Pipelined",
                                           "Persistent",
@@ -1146,11 +1148,31 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "%s is a statement and has no value", fn);
     return NULL;
   }
+  if (!strcmp(name, "tvm_warp_shuffle")) return warp_shuffle(E, x, fn);
   int idx = tl_intrinsic_lookup(name);
   if (idx == TL_INTRIN_GET_THREAD_BINDING && E->nthread_dims && E->in_kernel) return thread_coord(E, x, fn);
   if (idx >= 0) return call_intrinsic(E, idx, x, fn);
   err(E, x->loc, "unknown name '%s'", fn);
   return NULL;
+}
+
+/* T.tvm_warp_shuffle(mask, value, lane, width, warp_size) (TVM's builtin):
+ * T.shfl_sync(mask, value, lane, width), lane taken within width-lane
+ * segments of the warp, as CUDA's __shfl_sync; warp_size (TVM's logical
+ * warp, read by its allreduce lowering only) must be an integer constant
+ * from 1 to 32 and has no other effect. */
+static val *warp_shuffle(elab *E, const tl_ast_expr *x, const char *fn) {
+  if (!check_kws(E, x, fn, NULL) || !check_arity(E, x, fn, 5, 5)) return NULL;
+  val *ws = eval(E, x->u.call.args[4]);
+  if (!ws) return NULL;
+  if (ws->k != V_INT || ws->u.i < 1 || ws->u.i > 32) {
+    err_val(E, x->u.call.args[4]->loc, ws, "%s: warp_size must be an integer constant from 1 to 32, got %s", fn,
+            describe(E, ws));
+    return NULL;
+  }
+  tl_ast_expr four = *x;
+  four.u.call.nargs = 4;
+  return call_intrinsic(E, TL_INTRIN_SHFL_SYNC, &four, "T.shfl_sync");
 }
 
 /* T.atomic_add(dst[i, ...], value, return_prev=True) used as a value (and

@@ -77,10 +77,10 @@ STUB_MODULES = {
     "engine.callback": ("register_cuda_postproc_callback()", "register_hip_postproc_callback()",
                         "register_c_postproc_callback()"),
     "cuda": (),
-    "cuda.intrinsics": ("make_mma_swizzle_layout", "get_swizzle_layout", "get_mma_micro_size",
+    "cuda.intrinsics": ("get_swizzle_layout", "get_mma_micro_size",
                         "TensorCoreIntrinEmitter"),
     "cuda.intrinsics.layout": (),
-    "cuda.intrinsics.layout.mma_layout": ("make_mma_swizzle_layout", "get_swizzle_layout",
+    "cuda.intrinsics.layout.mma_layout": ("get_swizzle_layout",
                                           "ldmatrix_32x8_to_shared_16x16_layout"),
     "cuda.intrinsics.layout.utils": ("get_mma_micro_size", "get_ldmatrix_offset"),
     "cuda.intrinsics.macro": (),
@@ -107,6 +107,15 @@ def _accept_decorator(symbol):
     return decorator
 
 
+def _provided(rel):
+    """The names a stub module does provide: layout constructors a kernel names in T.annotate_layout (the
+    compiler reads them from the source: docs/layouts.md "Annotated layouts")."""
+    from . import layout
+    if rel in ("cuda.intrinsics", "cuda.intrinsics.layout.mma_layout"):
+        return {"make_mma_swizzle_layout": layout.make_mma_swizzle_layout}
+    return {}
+
+
 def stub_module(rel):
     """The stub module PKG.rel (registered in sys.modules)."""
     full = f"{PKG}.{rel}"
@@ -119,6 +128,8 @@ def stub_module(rel):
     for n in STUB_MODULES[rel]:
         symbol = f"tilelang.{rel}.{n.rstrip('()')}"
         setattr(m, n.rstrip("()"), _accept_decorator(symbol) if n.endswith("()") else Unsupported(symbol))
+    for n, obj in _provided(rel).items():
+        setattr(m, n, obj)
     sys.modules[full] = m
     parent, _, leaf = full.rpartition(".")
     if parent in sys.modules:

@@ -8,6 +8,11 @@ def make_swizzled_layout(buffer, k_major=True, allow_pad=True):
     return Inert("make_swizzled_layout", (buffer,), {"k_major": k_major, "allow_pad": allow_pad})
 
 
+def make_mma_swizzle_layout(buffer, is_smooth=False):
+    """tilelang.cuda.intrinsics.make_mma_swizzle_layout: the same hint (a swizzle of a shared buffer)."""
+    return Inert("make_mma_swizzle_layout", (buffer,), {"is_smooth": is_smooth})
+
+
 Layout = Inert("Layout")
 Fragment = Inert("Fragment")
 
