@@ -247,7 +247,7 @@ def test_tvm_namespace():
 def test_names_not_provided():
     for mod, name in [("tools", "plot_layout"),
                       ("cuda.intrinsics.macro.mma_macro_generator", "TensorCoreIntrinEmitter"),
-                      ("cuda.intrinsics", "make_mma_swizzle_layout"),
+                      ("cuda.intrinsics", "get_swizzle_layout"),
                       ("rocm.intrinsics.mfma_macro_generator", "MatrixCorePreshuffleIntrinEmitter")]:
         obj = getattr(tl(mod), name)
         with pytest.raises(NotImplementedError, match=f"tilelang.{mod}.{name}.*does not provide it"):
