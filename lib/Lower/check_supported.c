@@ -173,6 +173,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     case TL_TILE_FILL: check_reducer_fill(st, s); return;
     case TL_TILE_CLEAR: return;            /* any scopes, shared included (lower_shared_copy.c) */
     case TL_TILE_FINALIZE_REDUCER: return; /* lower_reduce.c */
+    case TL_TILE_THREAD_ALLREDUCE: return; /* lower_reduce.c */
     case TL_TILE_USE_SWIZZLE: return;
     case TL_TILE_ANNOTATE_LAYOUT: return; /* a hint: layout_infer.c (the verifier refuses global buffers) */
     case TL_TILE_ATOMIC_ADD:
