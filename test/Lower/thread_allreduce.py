@@ -21,6 +21,7 @@
 # RUN: not %tl-opt -D bad=var %s 2>&1 | FileCheck %s --check-prefix=VAR
 # RUN: not %tl-opt -D bad=body %s 2>&1 | FileCheck %s --check-prefix=BODY
 # RUN: not %tl-opt -D bad=dst %s 2>&1 | FileCheck %s --check-prefix=DST
+# RUN: not %tl-opt --emit=simt -D bad=branch %s 2>&1 | FileCheck %s --check-prefix=BRANCH
 # TIR: T.thread_allreduce(r, v[0], stride=8, count=4)
 # TIRMIN: T.thread_allreduce(r, v[0], op="min", stride=8, count=4)
 # SHFL: red_acc[0] = v[0]
@@ -38,13 +39,14 @@
 # SHARED-NEXT: red_acc[0] = red_acc[0] + red_ws[T.get_thread_binding(0) % 2 + (rj + 1) * 2]
 # SHARED-NEXT: T.sync_threads()
 # PTX: shfl.sync.bfly.b32
-# COMB: thread_allreduce.py:69:{{[0-9]+}}: error: T.comm_reducer: combiners other than lambda x, y: x + y, T.max(x, y) and T.min(x, y) are not supported yet
-# SCOPE: thread_allreduce.py:72:{{[0-9]+}}: error: T.attr: only TVM's thread allreduce
-# COUNT: thread_allreduce.py:76:{{[0-9]+}}: error: T.tvm_thread_allreduce: 2 values reduced together are not supported yet (1 is)
-# COND: thread_allreduce.py:79:{{[0-9]+}}: error: T.tvm_thread_allreduce: a condition other than True is not supported yet
-# VAR: thread_allreduce.py:82:{{[0-9]+}}: error: T.tvm_thread_allreduce: the reduced variable must be a thread coordinate
-# BODY: thread_allreduce.py:84:{{[0-9]+}}: error: with T.attr(T.comm_reducer(...), "reduce_scope", ...): the body must be one T.evaluate(T.tvm_thread_allreduce(...))
-# DST: thread_allreduce.py:88:{{[0-9]+}}: error: T.thread_allreduce: the destination 'O' must be a local buffer
+# COMB: thread_allreduce.py:71:{{[0-9]+}}: error: T.comm_reducer: combiners other than lambda x, y: x + y, T.max(x, y) and T.min(x, y) are not supported yet
+# SCOPE: thread_allreduce.py:74:{{[0-9]+}}: error: T.attr: only TVM's thread allreduce
+# COUNT: thread_allreduce.py:78:{{[0-9]+}}: error: T.tvm_thread_allreduce: 2 values reduced together are not supported yet (1 is)
+# COND: thread_allreduce.py:81:{{[0-9]+}}: error: T.tvm_thread_allreduce: a condition other than True is not supported yet
+# VAR: thread_allreduce.py:84:{{[0-9]+}}: error: T.tvm_thread_allreduce: the reduced variable must be a thread coordinate
+# BODY: thread_allreduce.py:86:{{[0-9]+}}: error: with T.attr(T.comm_reducer(...), "reduce_scope", ...): the body must be one T.evaluate(T.tvm_thread_allreduce(...))
+# BRANCH: thread_allreduce.py:93:{{[0-9]+}}: error: T.thread_allreduce inside an if is not lowered yet (every thread of the block must reach it)
+# DST: thread_allreduce.py:90:{{[0-9]+}}: error: T.thread_allreduce: the destination 'O' must be a local buffer
 import tilelang
 import tilelang.language as T
 
@@ -86,6 +88,10 @@ def allreduce(X=8, Y=4, comb=0, bad=""):
             if bad == "dst":
                 with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
                     T.evaluate(T.tvm_thread_allreduce(T.uint32(1), v[0], True, O[0, 0, 0], ty, dtype="handle"))
+            if bad == "branch":
+                if tx < 4:
+                    with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), "reduce_scope", T.reinterpret(T.uint64(0), dtype="handle")):
+                        T.evaluate(T.tvm_thread_allreduce(T.uint32(1), v[0], True, r[0], ty, dtype="handle"))
             O[bx, ty, tx] = r[0]
 
     return allreduce
