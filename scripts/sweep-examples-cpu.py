@@ -12,7 +12,8 @@ package), in its own process, with:
   - every compile for --target (default sm_90a: PTX, no driver), every kernel call NOT run: its outputs
     (out_idx) are returned as zero tensors of their shapes;
   - the examples' checks (torch.testing.assert_close, torch.allclose, the profiler's assert_allclose) inert and
-    do_bench returning 1.0 ms, so that a program goes on to its next kernel.
+    do_bench returning 1.0 ms, so that a program goes on to its next kernel; @tilelang.autotune's candidates
+    compiled for --target and "measured" that way (not loaded).
 A file "compiles" when it ends without an exception; its record counts the kernels compiled.  A file that
 fails stops at the first exception (its located `file:line:col: error:` line when there is one).
 
@@ -145,6 +146,9 @@ profiler.Profiler.do_bench = lambda self, *a, **k: 1.0
 profiler.Profiler.assert_allclose = lambda self, *a, **k: None
 profiler.Profiler.manual_assert_close = lambda self, *a, **k: None
 profiler.Profiler.assert_consistent = lambda self, *a, **k: None
+# @tilelang.autotune: the candidates compile for the target and are measured by the inert calls above, not
+# loaded onto a device (there is none)
+importlib.import_module("tilelang_ptx.autotuner")._gpu = lambda: False
 try:
     import tilelang_ptx.testing as _t
     for _n in dir(_t):

@@ -198,6 +198,10 @@ typedef struct elab {
    * index (tx = T.get_thread_binding()). */
   int64_t kernel_threads, role_lo, role_hi;
   TL_VEC(tl_var *) tid_lets;
+  /* The lets of the T.Kernel being elaborated whose value reads the thread
+   * index (tk = T.get_thread_binding(1)) or is another variable, for
+   * elab_allreduce.c. */
+  TL_VEC(const tl_stmt *) thread_lets;
   /* T.alloc_global allocations not yet placed: elab_kernel puts them at the
    * top of the kernel body (a kernel workspace, lib/IR/workspace.c) */
   struct {
@@ -395,6 +399,9 @@ bool check_new_name(elab *E, const char *name, tl_loc loc);
  * barrier statements, T.tma_copy). */
 bool tl_el_alloc_barrier(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 bool tl_el_ws_scope(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+/* elab_allreduce.c: with T.attr(T.comm_reducer(...), "reduce_scope", ...):
+ * T.evaluate(T.tvm_thread_allreduce(...)) → T.thread_allreduce. */
+bool tl_el_thread_allreduce(elab *E, const tl_ast_stmt *s, stmt_vec *out);
 bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
 /* An `if` on the thread index (tx < 128, tx >= 128 and tx < 256, ...): the
  * ranges of its branches (tl_el_role_begin: false when cond is no such test

@@ -158,6 +158,8 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   s->u.let.var = var;
   s->u.let.value = e;
   tl_el_note_tid_let(E, var, e);
+  if (E->in_kernel && (e->kind == TL_EXPR_VAR || tl_expr_reads_tid(e, NULL)) && !tl_vec_push(&E->thread_lets, s))
+    return oom(E), false;
   val *vv = mk_expr(E, chk(E, tl_ir_var(E->m, t->loc, var)));
   if (!vv) return false;
   return emit(E, out, s) && bind(E, E->sc, name, vv, t->loc, BK_LET);
@@ -786,6 +788,7 @@ static bool elab_kernel(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   E->kernel_threads = tl_expr_is_const_int(k->u.kernel.threads, &nt) ? nt : 0;
   E->role_lo = 0, E->role_hi = E->kernel_threads;
   E->tid_lets.len = 0;
+  E->thread_lets.len = 0;
   static const char *const dflt[3] = {"bx", "by", "bz"};
   const tl_ast_expr *names[3] = {NULL, NULL, NULL};
   if (tg) {
@@ -984,6 +987,7 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_ATOMIC_ADDX2] = {"dst", "value"},
       [TL_TILE_ATOMIC_ADDX4] = {"dst", "value"},
       [TL_TILE_FINALIZE_REDUCER] = {"reducer"},
+      [TL_TILE_THREAD_ALLREDUCE] = {"dst", "value"},
   };
   if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
   return names[op][i];
@@ -1430,8 +1434,9 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       if (fv->k == V_FUNC && !fv->builtin) tn = fv->u.fname;
     }
     if (tn && !strcmp(tn, "ws")) return tl_el_ws_scope(E, s, out);
+    if (tn && !strcmp(tn, "attr") && E->in_kernel) return tl_el_thread_allreduce(E, s, out);
     if (!tn || strcmp(tn, "Kernel")) {
-      err(E, c->loc, "unsupported 'with' statement; expected T.Kernel(...) or T.ws(...)");
+      err(E, c->loc, "unsupported 'with' statement; expected T.Kernel(...), T.ws(...) or a thread allreduce");
       return false;
     }
     return elab_kernel(E, s, out);

@@ -47,6 +47,11 @@ static const tl_attr_info atomic_attrs[] = {
      * same sums as element atomics, which is how it lowers here */
     {"use_tma", TL_ATTR_BOOL, 0, NULL},
 };
+static const tl_attr_info allreduce_attrs[] = {
+    {"op", TL_ATTR_STRING, 0, "sum"}, /* sum, max, min */
+    {"stride", TL_ATTR_INT, 1, NULL}, /* thread-index stride between the group's threads */
+    {"count", TL_ATTR_INT, 1, NULL},  /* threads of a group */
+};
 static const tl_attr_info swizzle_attrs[] = {
     {"order", TL_ATTR_STRING, 0, "row"},
     {"enable", TL_ATTR_BOOL, 1, NULL},
@@ -349,6 +354,47 @@ static bool verify_finalize_reducer(tl_verify_ctx *vc, const tl_stmt *s) {
   return true;
 }
 
+/* ------------------------------------------------------- thread_allreduce */
+static bool verify_thread_allreduce(tl_verify_ctx *vc, const tl_stmt *s) {
+  const tl_operand *o = &s->u.tile.args[0], *v = &s->u.tile.args[1];
+  const tl_buffer *b = o->kind == TL_OPND_REGION ? o->region.buffer : NULL;
+  tl_loc at = pick_loc(o->loc, s->loc);
+  if (!b || (b->scope != TL_SCOPE_LOCAL && b->scope != TL_SCOPE_LOCAL_VAR)) {
+    verr(vc, at, "T.thread_allreduce: the destination '%s' must be a local buffer (T.alloc_local / T.alloc_var)",
+         b && b->name ? b->name : "?");
+    return false;
+  }
+  int nd = o->region.ndim ? o->region.ndim : b->ndim; /* a whole buffer: its shape */
+  for (int d = 0; d < nd; d++) {
+    int64_t e = 0;
+    if (!tl_expr_is_const_int(o->region.ndim ? o->region.extent[d] : b->shape[d], &e) || e != 1) {
+      verr(vc, at, "T.thread_allreduce: the destination must be one element of '%s'", b->name);
+      return false;
+    }
+  }
+  if (v->kind != TL_OPND_EXPR || !v->expr || v->expr->dtype.lanes != 1 || b->dtype.lanes != 1 ||
+      b->dtype.code == TL_TYPE_BOOL) {
+    verr(vc, pick_loc(v->loc, s->loc),
+         "T.thread_allreduce: the value must be a scalar and the destination a "
+         "non-bool scalar type");
+    return false;
+  }
+  const tl_expr *const *at_ = (const tl_expr *const *)s->u.tile.attrs;
+  const char *op = at_ && at_[0] && at_[0]->kind == TL_EXPR_STRING ? at_[0]->u.str : "sum";
+  if (strcmp(op, "sum") && strcmp(op, "max") && strcmp(op, "min")) {
+    verr(vc, s->loc, "T.thread_allreduce: op must be \"sum\", \"max\" or \"min\", got \"%s\"", op);
+    return false;
+  }
+  for (int k = 1; k <= 2; k++) {
+    int64_t x = 1;
+    if (at_ && at_[k] && (!tl_expr_is_const_int(at_[k], &x) || x < 1 || x > 1024)) {
+      verr(vc, s->loc, "T.thread_allreduce: %s must be a constant from 1 to 1024", k == 1 ? "stride" : "count");
+      return false;
+    }
+  }
+  return true;
+}
+
 /* ----------------------------------------------------------------- reduce */
 static bool verify_reduce(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
@@ -548,6 +594,8 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_ATOMIC_ADDX2] = {"atomic_addx2", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_ATOMIC_ADDX4] = {"atomic_addx4", "RX", 0, 1, atomic_attrs, verify_atomic_add, 0, 0, 0},
     [TL_TILE_FINALIZE_REDUCER] = {"finalize_reducer", "R", 0, 0, NULL, verify_finalize_reducer, 0, 0, 0},
+    [TL_TILE_THREAD_ALLREDUCE] = {"thread_allreduce", "RE", 0, N(allreduce_attrs), allreduce_attrs,
+                                  verify_thread_allreduce, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {

@@ -440,6 +440,13 @@ typedef enum tl_tile_op_id {
   /* T.finalize_reducer(reducer): combines the replicas of a T.alloc_reducer
    * buffer (its op: sum, max, min), leaving the result in every replica */
   TL_TILE_FINALIZE_REDUCER,
+  /* T.thread_allreduce(dst, value, op="sum", stride=S, count=N): TVM's
+   * tvm_thread_allreduce (the `with T.attr(T.comm_reducer(...),
+   * "reduce_scope", ...)` form, lib/Frontend/elab_allreduce.c): dst (one
+   * element of a local buffer) = value combined (sum, max, min) over the N
+   * threads t0 + j*S, j < N, that share t0 = tid - ((tid / S) % N) * S; every
+   * one of them gets the result */
+  TL_TILE_THREAD_ALLREDUCE,
   TL_TILE_NUM_OPS
 } tl_tile_op_id;
 

@@ -31,7 +31,9 @@
  *    and shared buffers shared by the block (TileLang's meaning for such
  *    code, e.g. examples/gemv.py).  T.sync_threads() at the top level of the
  *    kernel body splits it into phases: every thread runs a phase before any
- *    thread runs the next one.  A barrier nested in a loop or branch, warp
+ *    thread runs the next one; a top-level T.thread_allreduce (TVM's thread
+ *    allreduce) is a phase boundary too: each thread's destination gets its
+ *    group's values combined in group order.  A barrier nested in a loop or branch, warp
  *    shuffles, tile ops on shared or global memory and T.Parallel loops in
  *    such code are errors.  In tile programs T.sync_threads() does nothing.
  * Out-of-bounds explicit loads and stores are errors (with the statement's
@@ -796,6 +798,10 @@ static bool is_sync(const tl_stmt *s) {
 
 static void run_kernel(re_state *st, const tl_stmt *s);
 
+static bool is_allreduce(const tl_stmt *s) {
+  return s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_THREAD_ALLREDUCE;
+}
+
 static void exec_rec(re_state *st, const tl_stmt *s) {
   switch (s->kind) {
   case TL_STMT_SEQ:
@@ -894,6 +900,56 @@ static void invalidate_private(re_state *st, re_thread *t) {
   for (int i = 0; i < st->nbufs; i++) t->local[i].valid = false;
 }
 
+/* T.thread_allreduce at the top level of a per-thread kernel body (run
+ * between two phases): every thread's value, then each thread's dst = the
+ * values of its group (threads base + j*S, j < N) combined in j order. */
+static void run_allreduce(re_state *st, const tl_stmt *s, int64_t threads) {
+  tl_expr *const *at = s->u.tile.attrs;
+  const char *op = at && at[0] && at[0]->kind == TL_EXPR_STRING ? at[0]->u.str : "sum";
+  int64_t S = 1, N = 1;
+  if (at && at[1]) tl_expr_is_const_int(at[1], &S);
+  if (at && at[2]) tl_expr_is_const_int(at[2], &N);
+  int in = !strcmp(op, "max")   ? TL_INTRIN_PTX_ATOMIC_MAX
+           : !strcmp(op, "min") ? TL_INTRIN_PTX_ATOMIC_MIN
+                                : TL_INTRIN_PTX_ATOMIC_ADD;
+  if (S < 1 || N < 1 || threads % (S * N)) {
+    re_error(st, s->loc, "T.thread_allreduce: groups of %lld threads at stride %lld do not tile %lld threads",
+             (long long)N, (long long)S, (long long)threads);
+    return;
+  }
+  const tl_region *g = &s->u.tile.args[0].region;
+  const tl_expr *ve = s->u.tile.args[1].expr;
+  tl_dtype dt = g->buffer->dtype;
+  re_val *vals = malloc((size_t)threads * sizeof *vals);
+  if (!vals) {
+    re_error(st, s->loc, "out of memory");
+    return;
+  }
+  for (int64_t t = 0; t < threads && !st->failed; t++) {
+    st->cur = &st->threads[t];
+    re_val v = re_eval(st, ve);
+    vals[t] = tl_dtype_eq(ve->dtype, dt) ? v : re_convert(v, ve->dtype, dt);
+  }
+  for (int64_t t = 0; t < threads && !st->failed; t++) {
+    int64_t base = t / (S * N) * (S * N) + t % S, off = 0;
+    re_val acc = vals[base];
+    for (int64_t j = 1; j < N; j++) acc = re_atomic_apply(in, acc, vals[base + j * S], dt);
+    st->cur = &st->threads[t];
+    re_buf *rb = re_buf_of(st, g->buffer, s->loc);
+    if (rb && (g->ndim == 0 || elem_offset(st, rb, g->ndim, g->min, s->loc, &off))) re_buf_set(rb, off, acc);
+  }
+  free(vals);
+}
+
+/* Whether a top-level statement of the kernel body is a thread allreduce
+ * (per-thread code even when nothing else reads the thread index). */
+static bool has_allreduce(const tl_stmt *body) {
+  if (is_allreduce(body)) return true;
+  for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++)
+    if (is_allreduce(body->u.seq.stmts[i])) return true;
+  return false;
+}
+
 static void run_kernel(re_state *st, const tl_stmt *s) {
   if (st->in_kernel) {
     re_error(st, s->loc, "T.Kernel inside T.Kernel");
@@ -925,7 +981,7 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
   for (int i = 0; i < st->nbufs && st->kernels_run == 0; i++)
     if (st->bufs[i].workspace) st->bufs[i].valid = false;
   st->kernels_run++;
-  st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL);
+  st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL) || has_allreduce(s->u.kernel.body);
   if (st->per_thread) {
     if (threads > RE_MAX_THREADS) {
       re_error(st, s->loc,
@@ -993,11 +1049,12 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
         }
         int start = 0;
         for (int k = 0; k <= n && !st->failed; k++) {
-          if (k < n && !is_sync(list[k])) continue;
+          if (k < n && !is_sync(list[k]) && !is_allreduce(list[k])) continue;
           for (int64_t t = 0; t < threads && !st->failed; t++) {
             st->cur = &st->threads[t];
             for (int j = start; j < k && !st->failed; j++) exec(st, list[j]);
           }
+          if (k < n && is_allreduce(list[k]) && !st->failed) run_allreduce(st, list[k], threads);
           start = k + 1;
         }
       }

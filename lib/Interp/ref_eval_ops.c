@@ -547,6 +547,11 @@ bool re_tile_op(re_state *st, const tl_stmt *s) {
   case TL_TILE_GEMM: return op_gemm(st, s);
   case TL_TILE_FILL: return op_fill(st, s, false);
   case TL_TILE_CLEAR: return op_fill(st, s, true);
+  case TL_TILE_THREAD_ALLREDUCE: /* a top-level one runs between phases (ref_eval.c run_kernel) */
+    re_error(st, s->loc,
+             "T.thread_allreduce inside a loop or branch: the reference evaluator runs threads one after another "
+             "and needs it at the top level of the kernel body");
+    return false;
   case TL_TILE_FINALIZE_REDUCER:
     /* the tile program's T.Parallel iterations ran in order into the one
      * reducer, which holds the reduction already (docs/language.md "Reducers") */

@@ -129,6 +129,8 @@ static void check_grid(cs_state *st, const tl_stmt *s) {
   }
 }
 
+/* in_parallel: bit 1 inside a T.Parallel, bit 2 inside an if (IN_IF) */
+#define IN_IF 2
 static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
   if (!s) return;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, true)) return;
@@ -137,12 +139,12 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) check(st, s->u.seq.stmts[i], in_parallel, depth + 1);
     return;
   case TL_STMT_FOR:
-    if (s->u.loop.kind == TL_LOOP_PARALLEL && in_parallel) {
+    if (s->u.loop.kind == TL_LOOP_PARALLEL && (in_parallel & 1)) {
       tl_error(st->d, s->loc, "T.Parallel nested in a T.Parallel is not lowered yet");
       st->errors++;
       return;
     }
-    check(st, s->u.loop.body, in_parallel || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
+    check(st, s->u.loop.body, in_parallel | (s->u.loop.kind == TL_LOOP_PARALLEL), depth + 1);
     return;
   case TL_STMT_KERNEL: {
     int64_t t = 0;
@@ -156,13 +158,19 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     return;
   }
   case TL_STMT_IF:
-    check(st, s->u.ifs.then_s, in_parallel, depth + 1);
-    check(st, s->u.ifs.else_s, in_parallel, depth + 1);
+    check(st, s->u.ifs.then_s, in_parallel | IN_IF, depth + 1);
+    check(st, s->u.ifs.else_s, in_parallel | IN_IF, depth + 1);
     return;
   case TL_STMT_TILE: {
     int op = s->u.tile.op;
     const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
-    if (in_parallel && tl_tile_atomic_intrin(op, NULL) < 0) {
+    if (op == TL_TILE_THREAD_ALLREDUCE && (in_parallel & IN_IF)) { /* its shuffles and barriers need every thread */
+      tl_error(st->d, s->loc,
+               "T.thread_allreduce inside an if is not lowered yet (every thread of the block must reach it)");
+      st->errors++;
+      return;
+    }
+    if ((in_parallel & 1) && tl_tile_atomic_intrin(op, NULL) < 0) {
       tl_error(st->d, s->loc, "T.%s inside a T.Parallel loop is not lowered yet", name);
       st->errors++;
       return;
@@ -173,6 +181,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     case TL_TILE_FILL: check_reducer_fill(st, s); return;
     case TL_TILE_CLEAR: return;            /* any scopes, shared included (lower_shared_copy.c) */
     case TL_TILE_FINALIZE_REDUCER: return; /* lower_reduce.c */
+    case TL_TILE_THREAD_ALLREDUCE: return; /* lower_reduce.c */
     case TL_TILE_USE_SWIZZLE: return;
     case TL_TILE_ANNOTATE_LAYOUT: return; /* a hint: layout_infer.c (the verifier refuses global buffers) */
     case TL_TILE_ATOMIC_ADD:
@@ -199,7 +208,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     }
     return;
   case TL_STMT_STORE:
-    if (in_parallel) check_reducer_store(st, s);
+    if (in_parallel & 1) check_reducer_store(st, s);
     return;
   default: return;
   }

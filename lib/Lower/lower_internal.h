@@ -464,5 +464,10 @@ bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st)
  * PLAN, ROWS or MMA_C layout has one holder per element (nothing to do).
  * NULL with an error in env (a layout not lowered yet) or on OOM. */
 tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s);
+/* T.thread_allreduce(dst, value, op, stride, count) (tir.h) → per-thread
+ * SIMT code (lower_reduce.c): xor butterflies when a group of threads lies
+ * in one warp, a shared scratch slot per thread otherwise.  NULL with an
+ * error in env, or on OOM. */
+tl_stmt *tl_lower_thread_allreduce(tl_lower_env *env, const tl_stmt *s);
 
 #endif

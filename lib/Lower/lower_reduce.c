@@ -788,6 +788,73 @@ tl_stmt *tl_lower_finalize_reducer(tl_lower_env *env, const tl_stmt *s) {
   return out;
 }
 
+/* ------------------------------------------------------- thread_allreduce */
+static bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/* Shared path: every thread stores its value in slot tid of a scratch
+ * buffer, then combines its group's slots base + j*S in j order (base =
+ * tid / (S*N) * (S*N) + tid % S), so all threads of a group compute the
+ * same value. */
+static bool allreduce_shared(rd *r, tl_buffer *acc, int64_t S, int64_t N) {
+  tl_module *m = r->m;
+  tl_buffer *ws = new_buffer(r, "red_ws", r->at, TL_SCOPE_SHARED_DYN, r->env->threads);
+  tl_expr *tid = tid_expr(r), *zero = I(r, 0);
+  if (!ws || !tid || !emit(r, sync_stmt(r)) || !emit(r, store1(r, ws, tid, load1(r, acc, zero))) ||
+      !emit(r, sync_stmt(r)))
+    return false;
+  tl_expr *base = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, tl_lo_fdiv(m, r->loc, tid, S * N, r->env->ranges), S * N),
+                            tl_lo_fmod(m, r->loc, tid, S, r->env->ranges));
+  if (!emit(r, store1(r, acc, zero, load1(r, ws, base)))) return false;
+  tl_var *j = N > 1 ? loop_var(r, "rj", N - 1) : NULL;
+  if (j) {
+    tl_expr *slot = tl_lo_add(m, r->loc, base, tl_lo_mul(m, r->loc, tl_lo_add(m, r->loc, V(r, j), I(r, 1)), S));
+    tl_stmt *step = store1(r, acc, zero, combine(r, load1(r, acc, zero), load1(r, ws, slot)));
+    if (!emit(r, loop(r, TL_LOOP_SERIAL, j, N - 1, step))) return false;
+  } else if (N > 1) {
+    return false;
+  }
+  return emit(r, sync_stmt(r)); /* the scratch may be reused after this */
+}
+
+tl_stmt *tl_lower_thread_allreduce(tl_lower_env *env, const tl_stmt *s) {
+  rd r;
+  rd_init(&r, env, s, TL_TILE_THREAD_ALLREDUCE);
+  r.clear = true;
+  tl_expr *const *at = s->u.tile.attrs;
+  const char *op = at && at[0] && at[0]->kind == TL_EXPR_STRING ? at[0]->u.str : "sum";
+  int64_t S = 1, N = 1, T = env->threads;
+  if (at && at[1]) tl_expr_is_const_int(at[1], &S);
+  if (at && at[2]) tl_expr_is_const_int(at[2], &N);
+  r.is_max = !strcmp(op, "max");
+  r.is_min = !strcmp(op, "min");
+  r.dst = &s->u.tile.args[0].region;
+  r.db = r.dst->buffer;
+  r.dn = r.dst->ndim ? r.dst->ndim : r.db->ndim;
+  r.dt = r.db->dtype;
+  r.at = r.dt;
+  if (S < 1 || N < 1 || T % (S * N) != 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "a group of %lld threads at stride %lld does not tile the block's %lld threads",
+             (long long)N, (long long)S, (long long)T);
+    rerr(&r, msg, NULL);
+    return NULL;
+  }
+  tl_expr *zero = I(&r, 0);
+  tl_buffer *acc = new_buffer(&r, "red_acc", r.at, TL_SCOPE_LOCAL, 1);
+  bool ok = acc && emit(&r, store1(&r, acc, zero, conv(&r, s->u.tile.args[1].expr)));
+  if (ok && N > 1 && is_pow2(S) && is_pow2(N) && S * N <= 32 && (T < 32 || T % 32 == 0)) {
+    for (int64_t off = S * N / 2; ok && off >= S; off /= 2) ok = emit(&r, shfl_round(&r, acc, zero, off));
+  } else if (ok && N > 1) {
+    ok = allreduce_shared(&r, acc, S, N);
+  }
+  tl_expr **off = tl_arena_alloc(&r.m->arena, sizeof(tl_expr *) * (size_t)(r.dn > 0 ? r.dn : 1));
+  for (int d = 0; off && d < r.dn; d++) off[d] = zero;
+  ok = ok && off && emit(&r, elem_store(&r, r.dst, r.dn, off, NULL, load1(&r, acc, zero)));
+  tl_stmt *out = ok && !r.oom ? tl_ir_seq(r.m, r.loc, (int)r.out.len, r.out.data) : NULL;
+  tl_vec_free(&r.out);
+  return out;
+}
+
 /* ------------------------------------------------ staging (dim != last) */
 /* A shared.dyn scratch tile of region g's shape: its ALLOC into *alloc and
  * its whole-buffer region operand into *o. */

@@ -1306,9 +1306,11 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       if (!r && env.errors == 0) st->w.oom = true;
       return r;
     }
-    case TL_TILE_FINALIZE_REDUCER: { /* lower_reduce.c */
+    case TL_TILE_FINALIZE_REDUCER:
+    case TL_TILE_THREAD_ALLREDUCE: { /* lower_reduce.c */
       tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
-      tl_stmt *r = tl_lower_finalize_reducer(&env, s);
+      tl_stmt *r = s->u.tile.op == TL_TILE_THREAD_ALLREDUCE ? tl_lower_thread_allreduce(&env, s)
+                                                            : tl_lower_finalize_reducer(&env, s);
       st->w.errors += env.errors;
       if (!r && env.errors == 0) st->w.oom = true;
       return r;

@@ -417,6 +417,10 @@ static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
     *wr = i == 0;
     return;
   case TL_TILE_FINALIZE_REDUCER: *rd = *wr = i == 0; return;
+  case TL_TILE_THREAD_ALLREDUCE: /* dst; the value is an expression */
+    *rd = false;
+    *wr = i == 0;
+    return;
   case TL_TILE_REDUCE_MAX:
   case TL_TILE_REDUCE_MIN:
   case TL_TILE_REDUCE_SUM:

@@ -11,6 +11,7 @@ import pytest
 import tilelang_ptx as tilelang
 import tilelang_ptx.language as T
 from tilelang_ptx.autotuner import AutoTuner, autotune, set_autotune_inputs
+from tilelang_ptx.jit import jit as bare_jit
 from tilelang_ptx.profiler import ProfilerWarning
 
 import test_jit  # noqa: E402  (python/tests: its eager-style kernel)
@@ -159,6 +160,33 @@ def test_cpu_times_are_announced(recwarn):
 # test_jit.py's eager-style kernel (its parameters are the tensors), tuned over its block size
 scale_eager = autotune(configs=[{"block": 32}, {"block": 64}, {"block": 128}], warmup=1, rep=2)(
     test_jit.scale_eager)
+
+
+# examples/gemv's get_autotuned_kernel: an eager kernel under the @autotune decorator, its tunables
+# defaulting to None, its T.const sizes given to .compile by keyword (no tensors), @jit read under a bare
+# name (`from tilelang import jit`: the kernel's text imports it, it is no helper stub)
+@autotune(configs=[{"block": 32}, {"block": 64}], warmup=1, rep=2)
+@bare_jit(target="cpu")
+def scale_eager_kw(A, block=None):
+    N = T.const("N")
+    A: T.Tensor((N,), "float32")
+    B = T.empty((N,), "float32")
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            B[bx * block + i] = A[bx * block + i] * 2.0
+    return B
+
+
+def test_autotune_eager_compile_by_keyword(capfd):
+    """.compile(N=...) on an autotuned eager kernel binds the T.const by keyword (TileLang's
+    get_autotuned_kernel.compile(N=N, K=K)); the candidates run on generated inputs; the kernel it
+    returns carries .config and runs on tensors of that size."""
+    k = scale_eager_kw.compile(N=256)
+    assert "compiled 2/2, timed 2/2, failed 0" in capfd.readouterr().err
+    assert k.config in ({"block": 32}, {"block": 64})
+    A = np.arange(256, dtype=np.float32)
+    np.testing.assert_array_equal(k(A), 2 * A)
+    assert scale_eager_kw.compile(N=256) is k  # remembered
 
 
 def test_autotune_eager_style(capfd):

@@ -473,6 +473,8 @@ def build_parts(func, eager=False):
             module_lines.append(f"import {value.__name__} as {name}")
         elif _tvm_name(value):  # tvm.tirx / tvm.tir / tvm.DataType: the front end knows them (elab_tvm.c)
             module_lines.append(f"from tvm import {_tvm_name(value)} as {name}")
+        elif _decorator_name(value):  # `from tilelang import jit` above an eager kernel: the front end's decorator
+            module_lines.append(f"from tilelang import {_decorator_name(value)} as {name}")
         elif _helpers.is_helper(value) and _helpers.foreign(value, inf.filename):
             # a function of another file (a sibling module's helper): the front end has one file, so the
             # function is a stub that stops the compile where the kernel reaches it, and only there (a
@@ -589,6 +591,16 @@ def _replace(lines, inf, node, text):
     """Replaces annotation `node`'s text (positions in the dedented source) with `text`, keeping the
     number of lines."""
     _hostcalls.replace_span(lines, inf.indent, node, text)
+
+
+def _decorator_name(v):
+    """'jit' / 'autotune' for this package's decorators (read under a bare name: `from tilelang import
+    jit`, `@jit(...)`), else None."""
+    mod = getattr(v, "__module__", None) or ""
+    name = getattr(v, "__qualname__", "")
+    if inspect.isfunction(v) and (mod, name) in (("tilelang_ptx.jit", "jit"), ("tilelang_ptx.autotuner", "autotune")):
+        return name
+    return None
 
 
 def _package_object(v):

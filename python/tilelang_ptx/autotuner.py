@@ -496,8 +496,10 @@ class AutoTuneImpl:
             warmup, rep, timeout = p.pop("warmup"), p.pop("rep"), p.pop("timeout")
             tuner = AutoTuner(f, cfgs).set_kernel_parameters(args, kwargs)
             tuner.set_profile_args(warmup=warmup, rep=rep, timeout=timeout, **p)
-            if f.eager:  # the candidates run on the call's tensors
-                tuner.inputs = f._binder().bind(args, {**kwargs, **cfgs[0]})[1]
+            if f.eager:  # the candidates run on the call's tensors, when it gives them all (not .compile(N=...))
+                b = f._binder()
+                ins = b.bind(args, {**kwargs, **cfgs[0]}, partial=True)[1]
+                tuner.inputs = ins if len(ins) == len(b.tensor_params) else None
             r = tuner.run(warmup=warmup, rep=rep, timeout=timeout)
             hit = (r.kernel, r.config)
             if key is not None:
