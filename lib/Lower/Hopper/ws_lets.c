@@ -14,25 +14,23 @@
  * variables bound outside the loop (producer_loads evaluates it again on
  * the producer warpgroup); not one computed from the consumers' fragments,
  * locals or shared memory, which the producer does not have. */
-typedef struct var_scan {
-  tl_visitor v;
-  const tl_var *const *vars; /* NULL: look for non-global buffer reads */
-  int nvars;
-  bool found;
-} var_scan;
-static void vs_expr(tl_visitor *v, const tl_expr *e) {
-  var_scan *u = (var_scan *)v;
+typedef struct var_set {
+  const tl_var *const *vars; /* NULL: the node reads a non-global buffer */
+  int n;
+} var_set;
+static bool scan_node(const tl_expr *e, void *user) {
+  const var_set *u = user;
   if (!u->vars) {
     const tl_buffer *b = e->kind == TL_EXPR_LOAD ? e->u.load.buffer : e->kind == TL_EXPR_BUFFER ? e->u.buffer : NULL;
-    u->found = u->found || (b && b->scope != TL_SCOPE_GLOBAL);
-    return;
+    return b && b->scope != TL_SCOPE_GLOBAL;
   }
-  for (int i = 0; e->kind == TL_EXPR_VAR && i < u->nvars; i++) u->found = u->found || e->u.var == u->vars[i];
+  for (int i = 0; e->kind == TL_EXPR_VAR && i < u->n; i++)
+    if (e->u.var == u->vars[i]) return true;
+  return false;
 }
 static bool expr_scan(const tl_expr *e, const tl_var *const *vars, int nvars) {
-  var_scan u = {.v = {.expr = vs_expr}, .vars = vars, .nvars = nvars};
-  if (e) tl_visit_expr(&u.v, e);
-  return u.found || u.v.too_deep;
+  var_set u = {.vars = vars, .n = nvars};
+  return tl_expr_any(e, scan_node, &u, -1, true);
 }
 
 /* Is the loop-body LET s one the producer may evaluate?  bad: the LETs
