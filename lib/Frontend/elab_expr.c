@@ -23,12 +23,6 @@ static const char *const t_functions[] = {"prim_func",
                                           "alloc_buffer",
                                           "alloc_global",
                                           "alloc_reducer",
-                                          "alloc_barrier",
-                                          "tma_copy",
-                                          "mbarrier_arrive",
-                                          "mbarrier_wait_parity",
-                                          "wgmma_gemm",
-                                          "wait_wgmma",
                                           "tvm_warp_shuffle",
                                           "Parallel",
                                           "Pipelined",
@@ -85,8 +79,8 @@ static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   if (tl_dtype_parse(name, &dt)) return mk_dtype(E, dt);
   if (!strcmp(name, "GemmWarpPolicy")) return mk_ns(E, NS_POLICY);
   if (!strcmp(name, "disable_warp_group_reg_alloc")) return mk_func(E, "no_set_max_nreg", false); /* TileLang's alias */
-  if (in_list(t_functions, name) || in_list(lang_op_names, name) || tl_tile_op_lookup(name) >= 0 ||
-      tl_intrinsic_lookup(name) >= 0)
+  if (in_list(t_functions, name) || in_list(lang_op_names, name) || in_list(tl_el_ws_names, name) ||
+      tl_tile_op_lookup(name) >= 0 || tl_intrinsic_lookup(name) >= 0)
     return mk_func(E, name, false);
   if (tl_el_is_bit_op(name)) return mk_func(E, tprintf(E, "tirx.%s", name), false); /* T.bitwise_and: tirx's */
   if (tl_el_refuse_extern(E, name, name_loc)) return NULL;

@@ -336,6 +336,10 @@ bool in_list(const char *const *list, const char *s);
 /* TileLang's T.* functions that elab_lang_ops.c (and call_t:
  * align_up) give a meaning: T.align_up, T.view, T.reshape, T.alloc_global,
  * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
+/* T.Parallel's keywords (elab_pipelined.c): checks them; false after an error. */
+bool tl_el_parallel_hints(elab *E, const tl_ast_expr *it, const char *fn);
+/* The T names of explicit warp specialisation that elab_ws.c elaborates. */
+extern const char *const tl_el_ws_names[];
 extern const char *const tl_el_lang_op_names[];
 #define lang_op_names tl_el_lang_op_names
 /* The statement T.<name>(...) of x when name is one of them (*handled):

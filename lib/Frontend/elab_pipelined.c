@@ -1,5 +1,6 @@
-/* T.Pipelined's schedule keywords order=, stage= and group=, for
- * the elaborator's loops (elab_stmt.c): their values are checked against the
+/* Loop keywords for the elaborator's loops (elab_stmt.c): T.Parallel's
+ * hints (tl_el_parallel_hints, at the end), and T.Pipelined's schedule
+ * keywords order=, stage= and group=: their values are checked against the
  * elaborated loop body and stored, group= expanded, as one order and one
  * stage per scheduled statement (tl_stmt loop.nsched/order/stage, tir.h).
  *
@@ -173,5 +174,47 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop) {
   loop->u.loop.order = o;
   loop->u.loop.stage = s;
   if (nst < 0) loop->u.loop.num_stages = (int)smax + 1;
+  return true;
+}
+
+/* T.Parallel's keywords (tilelang/language/loop.py): prefer_async (a bool:
+ * TileLang turns the loop's global -> shared stores into cp.async even
+ * outside a pipelined loop), coalesced_width (an int: its vector width) and
+ * annotations (a dict; the known key "parallel_async_without_async_commit_wait"
+ * says the kernel commits and waits those copies itself) are hints about
+ * how the copies are issued.  The loop here stores synchronously, which
+ * gives the values TileLang's asynchronous copies give once waited for (the
+ * barriers pass orders the stores before their readers); a T.ptx_wait_group
+ * then finds nothing in flight.  loop_layout (which thread runs which
+ * element) is refused. */
+bool tl_el_parallel_hints(elab *E, const tl_ast_expr *it, const char *fn) {
+  static const char *const kws[] = {"prefer_async", "coalesced_width", "annotations", NULL};
+  static const char *const known[] = {"parallel_async_without_async_commit_wait", "parallel_prefer_async", NULL};
+  if (!check_kws(E, it, fn, kws)) return false;
+  const tl_ast_keyword *k = find_kw(it, "prefer_async");
+  val *v = k ? eval(E, k->value) : NULL;
+  bool b;
+  if (k && (!v || (v->k != V_NONE && (is_ir(v) || !truthy(v, &b))))) {
+    if (v) err_val(E, k->value->loc, v, "%s: prefer_async must be a compile-time bool, got %s", fn, describe(E, v));
+    return false;
+  }
+  k = find_kw(it, "coalesced_width");
+  v = k ? eval(E, k->value) : NULL;
+  int64_t w;
+  if (k && (!v || (v->k != V_NONE && !to_const_int(E, v, k->value->loc, "a coalesced width", &w)))) return false;
+  k = find_kw(it, "annotations");
+  v = k ? eval(E, k->value) : NULL;
+  if (k && (!v || (v->k != V_NONE && v->k != V_DICT))) {
+    if (v) err_val(E, k->value->loc, v, "%s: annotations must be a dict, got %s", fn, describe(E, v));
+    return false;
+  }
+  for (int i = 0; v && v->k == V_DICT && i < v->u.dict.n; i++) {
+    const val *key = v->u.dict.keys[i];
+    if (key->k != V_STR || !in_list(known, key->u.s)) {
+      err_val(E, v->u.dict.klocs[i], key, "%s: the annotation %s is not supported (known: %s, %s)", fn,
+              describe(E, key), known[0], known[1]);
+      return false;
+    }
+  }
   return true;
 }

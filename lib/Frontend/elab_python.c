@@ -430,11 +430,6 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
     }
     break;
   }
-  case TL_AST_DEF: {
-    val *f = mk_pyfunc(E, s, NULL);
-    ok = f && bind(E, E->sc, s->u.def.name, f, s->u.def.name_loc, BK_CONST);
-    break;
-  }
   case TL_AST_EXPR_STMT:
     if (s->u.expr->kind == TL_AST_STR) break; /* a docstring */
     if (E->pf && E->stmt_out && t_callee(E, s->u.expr)) {
@@ -449,7 +444,10 @@ static bool run_helper_stmt(elab *E, const tl_ast_stmt *s, const char *fname, va
   case TL_AST_ASSIGN:
   case TL_AST_ANNASSIGN:
   case TL_AST_AUGASSIGN:
-  case TL_AST_ASSERT: ok = factory_stmt(E, s, NULL, NULL, NULL, &returned); break;
+  case TL_AST_ASSERT:
+  case TL_AST_DEF: /* a helper, a macro or a @T.prim_func (a factory's kernel built by a nested function) */
+    ok = factory_stmt(E, s, NULL, NULL, NULL, &returned);
+    break;
   default: err(E, s->loc, "this statement is not supported in '%s' at compile time", fname); ok = false;
   }
   tl_vec_free(&none);

@@ -633,7 +633,9 @@ static bool elab_for(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_expr **exts = malloc_ir(E, sizeof(tl_expr *) * (size_t)(ne ? ne : 1));
   if (!mins || !exts) return false;
   if (multi) {
-    if (!check_kws(E, it, fn, NULL) || !check_arity(E, it, fn, 1, -1)) return false;
+    if (!(lk == TL_LOOP_PARALLEL ? tl_el_parallel_hints(E, it, fn) : check_kws(E, it, fn, NULL)) ||
+        !check_arity(E, it, fn, 1, -1))
+      return false;
     if (nvars != nargs) {
       err(E, tg->loc, "%s has %d extent%s but %d loop variable%s", fn, nargs, nargs == 1 ? "" : "s", nvars,
           nvars == 1 ? "" : "s");

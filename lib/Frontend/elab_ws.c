@@ -20,6 +20,16 @@
  * call. */
 #include "Frontend/elab_impl.h"
 
+const char *const tl_el_ws_names[] = {"alloc_barrier",
+                                      "tma_copy",
+                                      "mbarrier_arrive",
+                                      "mbarrier_wait_parity",
+                                      "wgmma_gemm",
+                                      "wait_wgmma",
+                                      "annotate_producer_reg_dealloc",
+                                      "annotate_consumer_reg_alloc",
+                                      NULL};
+
 /* b, a barrier: bars[i] of a T.alloc_barrier buffer, or the buffer (i = 0). */
 static bool barrier_ref(elab *E, const tl_ast_expr *a, const char *fn, tl_expr **buf, tl_expr **idx) {
   val *v = eval(E, a);
@@ -217,6 +227,29 @@ bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, 
     int64_t n;
     val *v = bind_args(E, x, "T.wait_wgmma", pw, 1, a) ? eval(E, a[0]) : NULL;
     return v && to_const_int(E, v, a[0]->loc, "the number of wgmma groups left in flight", &n);
+  }
+  /* T.annotate_producer_reg_dealloc(n = 24) / T.annotate_consumer_reg_alloc(n
+   * = 240): the register counts TileLang's automatic warp specialisation
+   * gives its producer and consumer warpgroups (its pass
+   * annotate_warp_group_reg_alloc; its CUDA codegen emits nothing for the
+   * calls themselves).  Our Hopper path chooses its own counts, and in role
+   * code TileLang ignores them too: checked (24 to 240, as TileLang's
+   * check), no statement. */
+  bool producer = !strcmp(name, "annotate_producer_reg_dealloc");
+  if (producer || !strcmp(name, "annotate_consumer_reg_alloc")) {
+    static const char *const pr[] = {"reg_count", NULL};
+    const tl_ast_expr *a[1] = {NULL};
+    const char *fn = producer ? "T.annotate_producer_reg_dealloc" : "T.annotate_consumer_reg_alloc";
+    if (!bind_args(E, x, fn, pr, 0, a)) return false;
+    if (!a[0]) return true;
+    int64_t n;
+    val *v = eval(E, a[0]);
+    if (!v || !to_const_int(E, v, a[0]->loc, "a register count", &n)) return false;
+    if (n < 24 || n > 240) {
+      err(E, a[0]->loc, "%s: a register count must be 24 to 240, got %lld", fn, (long long)n);
+      return false;
+    }
+    return true;
   }
   bool arrive = !strcmp(name, "barrier_arrive") || !strcmp(name, "mbarrier_arrive");
   bool wait = !strcmp(name, "barrier_wait") || !strcmp(name, "mbarrier_wait_parity");

@@ -290,6 +290,10 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
     re_error(st, e->loc, "T.%s takes %d argument%s, got %d", name, in->min_args, in->min_args == 1 ? "" : "s", n);
     return r;
   }
+  /* cp.async's groups, which a tile program commits and waits around
+   * T.Parallel(..., prefer_async=True) stores: here every store is complete
+   * when it runs (a T.ptx_cp_async itself is refused below) */
+  if (id == TL_INTRIN_PTX_COMMIT_GROUP || id == TL_INTRIN_PTX_WAIT_GROUP) return r;
   switch (id) {
   TL_INTRIN_CASES_FLOAT_MATH:
   TL_INTRIN_CASES_FAST_MATH:

@@ -8,7 +8,8 @@
  * kernel without T.ws is left alone.  Otherwise its thread count T must be
  * a multiple of 128 and every scope name one warpgroup g < T / 128 (not
  * nested), and a register buffer written outside the scopes may be used
- * by warpgroup 0's scopes only, T.set_max_nreg stands in a scope; its T.Pipelined loops, and its
+ * by warpgroup 0's scopes only unless each of those writes is a scalar
+ * store every thread runs (all_threads_store), T.set_max_nreg stands in a scope; its T.Pipelined loops, and its
  * T.unroll loops around a T.gemm, become T.serial (the program synchronises
  * its roles itself; neither the automatic warp specialisation nor the
  * cp.async pipeline takes such a kernel).  Guarantees: the kernel counts the
@@ -22,7 +23,9 @@
  * by -128 g and T.sync_threads() inside become the warpgroup's named
  * barrier (bar.sync 1 + g, 128); statements outside every scope that do
  * work run on warpgroup 0 (likewise, bar.sync 1), between block barriers
- * when they write shared memory; T.sync_threads() outside
+ * when they write shared memory, except a scalar store into a T.alloc_var
+ * or local buffer of values every thread can compute (all_threads_store),
+ * which every thread runs; T.sync_threads() outside
  * the scopes stay block-wide; T.barrier_init becomes T.ptx_mbarrier_init by
  * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
  * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait, T.set_max_nreg / T.fence_proxy_async
@@ -137,15 +140,75 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
   }
 }
 
-/* Work outside the scopes runs on warpgroup 0 (tl_ws_scopes_finish): a
- * register buffer it writes must not be used by another warpgroup's scope,
- * whose threads would hold none of those values. */
+/* The lets of the thread index in s (tl_tid_let), in program order. */
+static void tid_lets(const tl_stmt *s, tl_tid_lets *l, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) tid_lets(s->u.seq.stmts[i], l, depth + 1);
+    return;
+  case TL_STMT_FOR: tid_lets(s->u.loop.body, l, depth + 1); return;
+  case TL_STMT_IF:
+    tid_lets(s->u.ifs.then_s, l, depth + 1);
+    tid_lets(s->u.ifs.else_s, l, depth + 1);
+    return;
+  case TL_STMT_LET: tl_tid_let(l, s->u.let.var, s->u.let.value); return;
+  default: return;
+  }
+}
+
+static bool reads_register(const tl_expr *e, void *user) {
+  (void)user;
+  if (e->kind != TL_EXPR_LOAD) return false;
+  tl_scope sc = e->u.load.buffer->scope;
+  return sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR;
+}
+static bool uniform(const tl_expr *e, const tl_tid_lets *l) {
+  return !tl_expr_reads_tid(e, l) && !tl_expr_any(e, reads_register, NULL, -1, true);
+}
+
+/* Scalar code that every thread runs outside the scopes, as TileLang runs a
+ * kernel's scalar statements: a store into a T.alloc_var or T.alloc_local
+ * buffer whose indices and value read neither the thread index (directly
+ * or through a let of it: l) nor a register buffer (whose values may
+ * differ between threads, or live on warpgroup 0 only).  Every thread then
+ * holds the same value, and every scope may read it. */
+static bool all_threads_store(const tl_stmt *s, const tl_tid_lets *l) {
+  if (!s || s->kind != TL_STMT_STORE) return false;
+  tl_scope sc = s->u.store.buffer->scope;
+  if (sc != TL_SCOPE_LOCAL && sc != TL_SCOPE_LOCAL_VAR) return false;
+  for (int i = 0; i < s->u.store.n; i++)
+    if (!uniform(s->u.store.indices[i], l)) return false;
+  return uniform(s->u.store.value, l);
+}
+
+/* The stores into b outside the scopes that are not all_threads_store. */
+static int warpgroup0_writes(const tl_stmt *s, const tl_buffer *b, const tl_tid_lets *l, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return 1;
+  int n = 0;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) n += warpgroup0_writes(s->u.seq.stmts[i], b, l, depth + 1);
+    return n;
+  case TL_STMT_IF:
+    if (is_scope(s)) return 0;
+    return warpgroup0_writes(s->u.ifs.then_s, b, l, depth + 1) + warpgroup0_writes(s->u.ifs.else_s, b, l, depth + 1);
+  case TL_STMT_STORE:
+    if (s->u.store.buffer == b && all_threads_store(s, l)) return 0;
+    return tl_lo_count_refs(s, b).writes;
+  default: return tl_lo_count_refs(s, b).writes; /* loops, tile ops: warpgroup 0's work */
+  }
+}
+
+/* Other work outside the scopes runs on warpgroup 0 (tl_ws_scopes_finish):
+ * a register buffer it writes must not be used by another warpgroup's
+ * scope, whose threads would hold none of those values. */
 static bool registers_outside(scan *c, const tl_stmt *body) {
+  tl_tid_lets lets = {.n = 0};
+  tid_lets(body, &lets, 0);
   for (size_t i = 0; i < c->regs.len; i++) {
     tl_buffer *b = c->regs.data[i];
-    int inside = 0;
-    for (size_t j = 0; j < c->scopes.len; j++) inside += tl_lo_count_refs(c->scopes.data[j], b).writes;
-    if (tl_lo_count_refs(body, b).writes <= inside) continue; /* written only in scopes */
+    if (!warpgroup0_writes(body, b, &lets, 0)) continue; /* written only in scopes or by every thread */
     for (size_t j = 0; j < c->scopes.len; j++) {
       const tl_stmt *s = c->scopes.data[j];
       int64_t g = 0;
@@ -213,7 +276,8 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
 /* ------------------------------------------------------------ finishing */
 typedef struct fin {
   tl_rewriter rw;
-  int64_t g; /* the warpgroup whose code is being rewritten, -1 outside */
+  int64_t g;        /* the warpgroup whose code is being rewritten, -1 outside */
+  tl_tid_lets lets; /* the kernel's lets of the thread index */
 } fin;
 
 static tl_expr *I(fin *x, tl_loc loc, int64_t v) { return tl_lo_int(x->rw.m, loc, v); }
@@ -320,7 +384,7 @@ static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
     tl_expr *a[2] = {I(x, loc, 1 + x->g), I(x, loc, WG)};
     r = CALL(x, loc, TL_INTRIN_PTX_BAR_SYNC, 2, a);
   } else if (x->g < 0 && s->kind != TL_STMT_SEQ && s->kind != TL_STMT_ALLOC && s->kind != TL_STMT_LET &&
-             !tl_lo_has_call(s, TL_INTRIN_WS)) {
+             !tl_lo_has_call(s, TL_INTRIN_WS) && !all_threads_store(s, &x->lets)) {
     r = outside(x, s, depth);
   } else {
     return NULL; /* the default copy, its children through this hook */
@@ -334,6 +398,7 @@ bool tl_ws_scopes_finish(tl_module *m, tl_primfunc *f) {
   tl_stmt *k = a && a->threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
   if (!k) return true;
   fin x = {.rw = {.m = m, .max_depth = TL_LOWER_MAX_DEPTH, .stmt = fin_stmt, .call = fin_call}, .g = -1};
+  tid_lets(k->u.kernel.body, &x.lets, 0);
   tl_stmt *body = tl_rewrite_stmt(&x.rw, k->u.kernel.body, 1);
   if (!body || x.rw.failed) return false;
   k->u.kernel.body = body;
