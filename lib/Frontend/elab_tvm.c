@@ -11,7 +11,9 @@
  * A name of those namespaces that is not listed here stays an opaque value
  * (tirx.PrimExpr in a parameter annotation is harmless); calling one is a
  * located "not supported yet".  T.call_extern and T.import_source take CUDA
- * C++ source, which this compiler cannot compile: a located error says so. */
+ * C++ source, which this compiler cannot compile: as statements they are
+ * elab_extern.c's (the device functions it knows); elsewhere, and
+ * T.call_pure_extern anywhere, a located error says so. */
 #include "Frontend/elab_impl.h"
 
 /* tirx.NAME with the T function (or operator) that gives its meaning. */
@@ -137,9 +139,15 @@ val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x) {
 bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc) {
   bool source = !strcmp(name, "import_source");
   if (!source && strcmp(name, "call_extern") && strcmp(name, "call_pure_extern")) return false;
-  err(E, loc,
-      "T.%s is not supported yet: %s, and this compiler does not compile CUDA C++ (write the function in "
-      "TileLang, or take the program's path without it)",
-      name, source ? "it brings CUDA C++ source into the kernel" : "it calls an external function (CUDA C++)");
+  if (!strcmp(name, "call_pure_extern"))
+    err(E, loc,
+        "T.call_pure_extern is not supported yet: it calls an external function (CUDA C++), and this compiler "
+        "does not compile CUDA C++ (write the function in TileLang, or take the program's path without it)");
+  else
+    err(E, loc,
+        "T.%s is not supported yet outside a statement: this compiler does not compile CUDA C++; it takes only "
+        "the device functions it knows, as the statement T.call_extern(name, T.access_ptr(src, \"r\"), "
+        "T.access_ptr(dst, \"w\"), ...) after their T.import_source (docs/language.md)",
+        name);
   return true;
 }
