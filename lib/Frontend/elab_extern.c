@@ -119,13 +119,16 @@ static tl_expr *fp4_bf16_twiddling(elab *E, tl_loc loc, tl_expr *const q[4], int
   return args[0] && bits ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_REINTERPRET, 2, args)) : NULL;
 }
 
-/* dst[k] of decode_i4{u,s}_to_f16: the nibble of the word at bit 4(k/2) (+16 for odd k). */
+/* dst[k] of decode_i4{u,s}_to_f16: the nibble x of the word at bit 4(k/2) (+16 for odd k), as TileLang
+ * computes it: the float16 1024 + x (bits 0x6400 | x) minus 1024 (1032 for the s variant), exact. */
 static tl_expr *i4_f16(elab *E, tl_loc loc, tl_expr *const q[4], int k, bool is_signed) {
   int at = 4 * (k / 2) + (k % 2 ? 16 : 0);
   tl_expr *x = bin(E, loc, TL_OP_BITAND, bin(E, loc, TL_OP_SHR, q[at / 8], u32(E, loc, at % 8)), u32(E, loc, 15));
-  x = x ? chk(E, tl_ir_cast(E->m, loc, TL_INT32, x)) : NULL;
-  if (is_signed) x = bin(E, loc, TL_OP_SUB, x, lit_int(E, loc, 8));
-  return x ? chk(E, tl_ir_cast(E->m, loc, TL_FLOAT16, x)) : NULL;
+  x = bin(E, loc, TL_OP_BITOR, x, u32(E, loc, 0x6400));
+  x = x ? chk(E, tl_ir_cast(E->m, loc, TL_DT(TL_TYPE_UINT, 16), x)) : NULL;
+  tl_expr *args[2] = {chk(E, tl_ir_string(E->m, loc, "float16")), x};
+  tl_expr *h = args[0] && x ? chk(E, tl_ir_call(E->m, loc, TL_INTRIN_REINTERPRET, 2, args)) : NULL;
+  return bin(E, loc, TL_OP_SUB, h, chk(E, tl_ir_float(E->m, loc, TL_FLOAT16, is_signed ? 1032.0 : 1024.0)));
 }
 static tl_expr *i4u_f16(elab *E, tl_loc loc, tl_expr *const q[4], int k) { return i4_f16(E, loc, q, k, false); }
 static tl_expr *i4s_f16(elab *E, tl_loc loc, tl_expr *const q[4], int k) { return i4_f16(E, loc, q, k, true); }

@@ -31,7 +31,7 @@
 # The call is its stores: output 0 of the fp4 group reads bits 15, 8, 7, 6 of q[0] << 8 | q[1]; the int4 nibbles
 # come from the bytes as uint32.
 # TIR: d[0] = T.reinterpret("bfloat16", T.Cast("uint16",
-# TIR: hu[7] = T.Cast("float16", T.Cast("int32", (T.Cast("uint32", qs[3]) & T.uint32(255)) >> T.uint32(4) & T.uint32(15)))
+# TIR: hu[7] = T.reinterpret("float16", T.Cast("uint16", (T.Cast("uint32", qs[3]) & T.uint32(255)) >> T.uint32(4) & T.uint32(15) | T.uint32(25600))) - T.float16(1024.0)
 import tilelang
 import tilelang.language as T
 
