@@ -991,45 +991,6 @@ static val *thread_coord(elab *E, const tl_ast_expr *x, const char *fn) {
   return mk_expr(E, tl_el_thread_coord(E, dim, x->loc));
 }
 
-/* kr = T.thread_binding([lo,] ext, thread="threadIdx.x|y|z") inside a T.Kernel (TVMScript's frame form, an
- * assignment that enters the loop, as TileLang's gemv examples write it beside T.Kernel(threads=(x, y))): the
- * thread coordinate of that dimension, as T.get_thread_binding(d); lo must be 0 and ext the kernel's extent
- * of that dimension (the launch binds the same thread index). */
-static val *thread_binding_value(elab *E, const tl_ast_expr *x, const char *fn) {
-  static const char *const kws[] = {"thread", NULL};
-  if (!E->in_kernel) {
-    err(E, x->loc, "%s can only be used as the iterator of a for loop, or assigned inside a T.Kernel", fn);
-    return NULL;
-  }
-  if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 1, 2)) return NULL;
-  const tl_ast_keyword *tk = find_kw(x, "thread");
-  val *tv = tk ? eval(E, tk->value) : NULL;
-  int d = tv && tv->k == V_STR && !strncmp(tv->u.s, "threadIdx.", 10) && tv->u.s[10] >= 'x' && tv->u.s[10] <= 'z' &&
-                  !tv->u.s[11]
-              ? tv->u.s[10] - 'x'
-              : -1;
-  if (d < 0) {
-    err(E, tk ? tk->value->loc : x->loc,
-        "%s as a value needs thread=\"threadIdx.x\", \"threadIdx.y\" or \"threadIdx.z\"", fn);
-    return NULL;
-  }
-  int n = x->u.call.nargs;
-  int64_t lo = 0, ext, want = E->nthread_dims ? 1 : (d ? 1 : E->kernel_threads);
-  if (E->nthread_dims && d < E->nthread_dims)
-    want = E->thread_dims[d]->kind == TL_EXPR_INT ? E->thread_dims[d]->u.ival : 0;
-  if ((n == 2 && !to_const_int(E, eval(E, x->u.call.args[0]), x->u.call.args[0]->loc, "the start", &lo)) ||
-      !to_const_int(E, eval(E, x->u.call.args[n - 1]), x->u.call.args[n - 1]->loc, "the extent", &ext))
-    return NULL;
-  if (lo != 0 || ext != want || want <= 0) {
-    err(E, x->loc, "%s(%lld, %lld, thread=\"%s\") as a value must span the kernel's threadIdx.%c (0, %lld)", fn,
-        (long long)lo, (long long)ext, tv->u.s, 'x' + d, (long long)want);
-    return NULL;
-  }
-  if (E->nthread_dims) return mk_expr(E, tl_el_thread_coord(E, d, x->loc));
-  tl_expr *zero = lit_int(E, x->loc, 0);
-  return zero ? mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero))) : NULL;
-}
-
 /* T.Layout(shape, forward_fn): a value for T.annotate_layout (elab_lang_ops.c). */
 static val *call_layout(elab *E, const tl_ast_expr *x, const char *fn) {
   static const char *const lparams[] = {"shape", "forward_fn", NULL};
@@ -1163,7 +1124,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.Kernel can only be used in a 'with' statement");
     return NULL;
   }
-  if (!strcmp(name, "thread_binding")) return thread_binding_value(E, x, fn);
+  if (!strcmp(name, "thread_binding")) return tl_el_thread_binding_value(E, x, fn);
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") || !strcmp(name, "Serial") ||
       !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") || !strcmp(name, "Persistent")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);

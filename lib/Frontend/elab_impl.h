@@ -533,6 +533,9 @@ val *tl_el_call_tirx(elab *E, const char *name, const tl_ast_expr *x);
 bool tl_el_is_bit_op(const char *name);
 /* T.NAME / tirx.NAME (fn, for messages) of a bit operation, called as x: the operator's value. */
 val *tl_el_call_bit_op(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* kr = T.thread_binding(0, ext, thread="threadIdx.d") called as x inside a T.Kernel: the thread coordinate d
+ * (fn: "T.thread_binding", for messages). */
+val *tl_el_thread_binding_value(elab *E, const tl_ast_expr *x, const char *fn);
 /* tvm.DataType(dtype) called as x (fv the DataType value): the dtype. */
 val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x);
 /* T.call_extern / T.call_pure_extern / T.import_source: a located error
