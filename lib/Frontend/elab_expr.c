@@ -1118,9 +1118,9 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "T.Kernel can only be used in a 'with' statement");
     return NULL;
   }
+  if (!strcmp(name, "thread_binding")) return tl_el_thread_binding_value(E, x, fn);
   if (!strcmp(name, "Parallel") || !strcmp(name, "Pipelined") || !strcmp(name, "serial") || !strcmp(name, "Serial") ||
-      !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") ||
-      !strcmp(name, "thread_binding") || !strcmp(name, "Persistent")) {
+      !strcmp(name, "grid") || !strcmp(name, "unroll") || !strcmp(name, "vectorized") || !strcmp(name, "Persistent")) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }

@@ -208,6 +208,9 @@ typedef struct elab {
     struct tl_stmt **data;
     size_t len, cap;
   } global_allocs;
+  /* The known extern sources the prim_func has imported (T.import_source;
+   * bit i: elab_extern.c's source i) */
+  unsigned extern_sources;
 } elab;
 
 typedef TL_VEC(tl_operand) operand_vec;
@@ -534,11 +537,21 @@ val *tl_el_call_tirx(elab *E, const char *name, const tl_ast_expr *x);
 bool tl_el_is_bit_op(const char *name);
 /* T.NAME / tirx.NAME (fn, for messages) of a bit operation, called as x: the operator's value. */
 val *tl_el_call_bit_op(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
+/* kr = T.thread_binding(0, ext, thread="threadIdx.d") called as x inside a T.Kernel: the thread coordinate d
+ * (fn: "T.thread_binding", for messages). */
+val *tl_el_thread_binding_value(elab *E, const tl_ast_expr *x, const char *fn);
 /* tvm.DataType(dtype) called as x (fv the DataType value): the dtype. */
 val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x);
 /* T.call_extern / T.call_pure_extern / T.import_source: a located error
  * (CUDA C++ source is not compiled) and true; false for other names. */
 bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc);
+/* elab_extern.c: T.import_source(src) as a statement (x the call): notes a
+ * known source, or a located error; T.call_extern(...) of a known device
+ * function: its stores into out (docs/language.md "Known device functions"). */
+bool tl_el_import_source(elab *E, const tl_ast_expr *x);
+bool tl_el_call_extern(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* FNV-1a 64 of s less its white space (how a known source is recognised). */
+uint64_t tl_el_extern_fingerprint(const char *s);
 
 /* elaborate.c / elab_stmt.c, for elab_eager.c */
 #define elab_primfunc(...) tl_el_elab_primfunc(__VA_ARGS__)

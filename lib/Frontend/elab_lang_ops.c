@@ -963,6 +963,8 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
   if (!strcmp(name, "cummax")) return cumsum(E, x, "T.cummax", TL_OP_MAX, loc, out);
   if (!strcmp(name, "transpose")) return transpose(E, x, loc, out);
   if (!strcmp(name, "print")) return tl_el_print(E, x, loc, out);
+  if (!strcmp(name, "import_source")) return tl_el_import_source(E, x);
+  if (!strcmp(name, "call_extern")) return tl_el_call_extern(E, x, loc, out);
   if (!strcmp(name, "im2col") || !strcmp(name, "c2d_im2col")) return im2col(E, x, tprintf(E, "T.%s", name), loc, out);
   *handled = false;
   return true;

@@ -7,11 +7,14 @@
  *     the T.* function of the same meaning; TileLang's T.bitwise_* and
  *     T.shift_* are the same functions;
  *   - tvm.DataType(dtype) (also tilelang.DataType): the dtype itself, whose
- *     .bits and .lanes the elaborator knows.
+ *     .bits and .lanes the elaborator knows;
+ *   - TVMScript's frame form of T.thread_binding, assigned inside a T.Kernel.
  * A name of those namespaces that is not listed here stays an opaque value
  * (tirx.PrimExpr in a parameter annotation is harmless); calling one is a
  * located "not supported yet".  T.call_extern and T.import_source take CUDA
- * C++ source, which this compiler cannot compile: a located error says so. */
+ * C++ source, which this compiler cannot compile: as statements they are
+ * elab_extern.c's (the device functions it knows); elsewhere, and
+ * T.call_pure_extern anywhere, a located error says so. */
 #include "Frontend/elab_impl.h"
 
 /* tirx.NAME with the T function (or operator) that gives its meaning. */
@@ -137,9 +140,54 @@ val *tl_el_call_datatype(elab *E, const val *fv, const tl_ast_expr *x) {
 bool tl_el_refuse_extern(elab *E, const char *name, tl_loc loc) {
   bool source = !strcmp(name, "import_source");
   if (!source && strcmp(name, "call_extern") && strcmp(name, "call_pure_extern")) return false;
-  err(E, loc,
-      "T.%s is not supported yet: %s, and this compiler does not compile CUDA C++ (write the function in "
-      "TileLang, or take the program's path without it)",
-      name, source ? "it brings CUDA C++ source into the kernel" : "it calls an external function (CUDA C++)");
+  if (!strcmp(name, "call_pure_extern"))
+    err(E, loc,
+        "T.call_pure_extern is not supported yet: it calls an external function (CUDA C++), and this compiler "
+        "does not compile CUDA C++ (write the function in TileLang, or take the program's path without it)");
+  else
+    err(E, loc,
+        "T.%s is not supported yet outside a statement: this compiler does not compile CUDA C++; it takes only "
+        "the device functions it knows, as the statement T.call_extern(name, T.access_ptr(src, \"r\"), "
+        "T.access_ptr(dst, \"w\"), ...) after their T.import_source (docs/language.md)",
+        name);
   return true;
+}
+
+/* kr = T.thread_binding([lo,] ext, thread="threadIdx.x|y|z") inside a T.Kernel (TVMScript's frame form, an
+ * assignment that enters the loop, as TileLang's gemv examples write it beside T.Kernel(threads=(x, y))): the
+ * thread coordinate of that dimension, as T.get_thread_binding(d); lo must be 0 and ext the kernel's extent
+ * of that dimension (the launch binds the same thread index). */
+val *tl_el_thread_binding_value(elab *E, const tl_ast_expr *x, const char *fn) {
+  static const char *const kws[] = {"thread", NULL};
+  if (!E->in_kernel) {
+    err(E, x->loc, "%s can only be used as the iterator of a for loop, or assigned inside a T.Kernel", fn);
+    return NULL;
+  }
+  if (!check_kws(E, x, fn, kws) || !check_arity(E, x, fn, 1, 2)) return NULL;
+  const tl_ast_keyword *tk = find_kw(x, "thread");
+  val *tv = tk ? eval(E, tk->value) : NULL;
+  int d = tv && tv->k == V_STR && !strncmp(tv->u.s, "threadIdx.", 10) && tv->u.s[10] >= 'x' && tv->u.s[10] <= 'z' &&
+                  !tv->u.s[11]
+              ? tv->u.s[10] - 'x'
+              : -1;
+  if (d < 0) {
+    err(E, tk ? tk->value->loc : x->loc,
+        "%s as a value needs thread=\"threadIdx.x\", \"threadIdx.y\" or \"threadIdx.z\"", fn);
+    return NULL;
+  }
+  int n = x->u.call.nargs;
+  int64_t lo = 0, ext, want = E->nthread_dims ? 1 : (d ? 1 : E->kernel_threads);
+  if (E->nthread_dims && d < E->nthread_dims)
+    want = E->thread_dims[d]->kind == TL_EXPR_INT ? E->thread_dims[d]->u.ival : 0;
+  if ((n == 2 && !to_const_int(E, eval(E, x->u.call.args[0]), x->u.call.args[0]->loc, "the start", &lo)) ||
+      !to_const_int(E, eval(E, x->u.call.args[n - 1]), x->u.call.args[n - 1]->loc, "the extent", &ext))
+    return NULL;
+  if (lo != 0 || ext != want || want <= 0) {
+    err(E, x->loc, "%s(%lld, %lld, thread=\"%s\") as a value must span the kernel's threadIdx.%c (0, %lld)", fn,
+        (long long)lo, (long long)ext, tv->u.s, 'x' + d, (long long)want);
+    return NULL;
+  }
+  if (E->nthread_dims) return mk_expr(E, tl_el_thread_coord(E, d, x->loc));
+  tl_expr *zero = lit_int(E, x->loc, 0);
+  return zero ? mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, TL_INTRIN_GET_THREAD_BINDING, 1, &zero))) : NULL;
 }

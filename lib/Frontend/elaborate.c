@@ -82,8 +82,10 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
   bool saved_ik = E->in_kernel;
   stmt_vec *saved_out = E->stmt_out;
   bool saved_mi = E->macro_inlined;
+  unsigned saved_xs = E->extern_sources;
   E->stmt_out = NULL;
   E->macro_inlined = false;
+  E->extern_sources = 0;
   E->pf = pf;
   E->nkernels = 0;
   E->in_kernel = false;
@@ -93,6 +95,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
     E->pf = saved_pf;
     E->stmt_out = saved_out;
     E->macro_inlined = saved_mi;
+    E->extern_sources = saved_xs;
     return NULL;
   }
   int np = def->u.def.nparams;
@@ -163,6 +166,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
   if (pf->body) collect_dynamic(E, pf);
   if (pf->body && E->macro_inlined) unique_names(E, pf);
   E->macro_inlined = saved_mi;
+  E->extern_sources = saved_xs;
   pop_scope(E, sc);
   E->pf = saved_pf;
   E->stmt_out = saved_out;

@@ -1,7 +1,7 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
  * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts and
- * examples/convolution.py, examples/dequant_gemm.py): each kernel of test/Interp/ops (and
+ * examples/convolution.py, examples/dequant_gemm.py, the known device functions of T.call_extern): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: docs/testing.md "Numeric checks"), at the sizes of
@@ -79,6 +79,9 @@ static const op_case cases[] = {
     {"ops", "fp8_cast.py", "-D dtype=float8_e5m2 -D scale=80000.0"},
     {"ops", "fp8_cast.py", "-D src=float16"},
     {"ops", "fp8_cast.py", "-D src=bfloat16 -D dtype=float8_e5m2"},
+    /* the known device functions of T.call_extern (docs/language.md), inputs from tl-run's generator */
+    {"ops", "call_extern.py", "--int-range 0:127"},
+    {"ops", "call_extern.py", "-D n=2 -D sdtype=uint8 --int-range 0:255"},
     {"examples", "dequant_gemm.py", "-D w_dtype=float8_e4m3 -D M=256 -D N=512 -D K=512"},
     {"examples", "dequant_gemm.py", ""},
     {"examples", "dequant_gemm.py", "-D M=256 -D N=512 -D K=768 -D block_N=64 -D num_stages=2"},

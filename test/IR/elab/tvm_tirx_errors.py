@@ -1,8 +1,8 @@
 # RUN: not %tl-opt %s 2>&1 | FileCheck %s
 # What TVM's TIR builders refuse (lib/Frontend/elab_tvm.c), each at its location: a
 # constant its dtype cannot hold, a builder not supported yet, a region's dtype (TVM's
-# BufferRegion has none), and T.call_extern / T.import_source, whose CUDA C++ is not
-# compiled.
+# BufferRegion has none), and T.call_extern / T.import_source of CUDA C++ this compiler does
+# not know (test/IR/elab/call_extern_errors.py has the rest).
 import tilelang.language as T
 from tvm import tirx
 
@@ -23,5 +23,5 @@ def main(A: T.Tensor((8,), "uint8"), B: T.Tensor((8,), "float32")):
 # CHECK: tvm_tirx_errors.py:15:27: error: tirx.const expects a number, got string 'x'
 # CHECK: tvm_tirx_errors.py:16:16: error: 'tvm.tirx.popcount' (TVM's TIR builder) is not supported yet
 # CHECK: tvm_tirx_errors.py:17:23: error: 'BufferRegion' object has no attribute 'dtype'
-# CHECK: tvm_tirx_errors.py:18:11: error: T.import_source is not supported yet: it brings CUDA C++ source into the kernel, and this compiler does not compile CUDA C++
-# CHECK: tvm_tirx_errors.py:19:11: error: T.call_extern is not supported yet: it calls an external function (CUDA C++)
+# CHECK: tvm_tirx_errors.py:18:11: error: T.import_source is not supported for this source: this compiler does not compile CUDA C++
+# CHECK: tvm_tirx_errors.py:19:9: error: T.call_extern takes 3 to 4 arguments, got 1
