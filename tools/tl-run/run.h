@@ -85,16 +85,16 @@ typedef struct run_opts {
   tlr_progress state;
 } run_opts;
 
-/* issue 32's options (their getopt_long codes). */
+/* issue 32's options and --ptr-table (their getopt_long codes). */
 enum { OPT_INPUT = 512, OPT_SAVE, OPT_INT_RANGE, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_PTR_TABLE };
 
-/* Parses one of issue 32's options (code c, value arg) into ro; false with
- * *rc set after a usage error. */
+/* Parses one of issue 32's options, or --ptr-table (code c, value arg) into
+ * ro; false with *rc set after a usage error. */
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc);
 /* Binds ro to the kernel's parameters in rs (rs->p read): each --input NAME
  * to its tensor input, --int-range checked against the integer inputs it
- * draws, --save and the progress line (cpu only) set up; false after
- * printing the errors. */
+ * draws, --save and the progress line (cpu only) set up, the --ptr-table
+ * tables bound (tlr_bind_ptr_tables); false after printing the errors. */
 bool tlr_bind_run_options(run_state *rs, run_opts *ro);
 /* --save's snapshot of a run's inputs: per non-output tensor of h, its
  * elements in row-major order before the run (snap[i] malloc'd); false

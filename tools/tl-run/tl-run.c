@@ -1191,14 +1191,12 @@ int main(int argc, char **argv) {
       if (!tlr_pass_config_option(optarg, &compile_flags, &compile_flags_false, &rc)) goto done;
       break;
     case OPT_KERNEL: kernel_name = optarg; break;
-    case OPT_PTR_TABLE:
-      if (!tlr_ptr_option(optarg, &ro, &rc)) goto done;
-      break;
     case OPT_INPUT:
     case OPT_SAVE:
     case OPT_INT_RANGE:
     case OPT_PROGRESS:
     case OPT_NO_PROGRESS:
+    case OPT_PTR_TABLE:
       if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
       break;
     case OPT_TARGET:
@@ -1282,7 +1280,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (!read_params(&rs, k, dims, &ndims, (size_t)argc + 64, &ro) || !read_scalars(&rs, sargs, nsargs) ||
-      !tlr_bind_run_options(&rs, &ro) || !tlr_bind_ptr_tables(&rs, &ro))
+      !tlr_bind_run_options(&rs, &ro))
     goto done;
 
   /* (3) every combination of --dim values (--tune first, on the first values) */
@@ -1341,8 +1339,7 @@ done:
   free(rs.syms);
   free(rs.symv);
   free(rs.scalar_args);
-  free(rs.input_of);
-  free(rs.ptr_of);
+  free(rs.input_of), free(rs.ptr_of);
   tlr_inputs_free(ro.inputs, ro.ninputs);
   free(ro.inputs);
   tl_kernel_destroy(k);
