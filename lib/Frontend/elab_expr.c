@@ -23,6 +23,7 @@ static const char *const t_functions[] = {"prim_func",
                                           "alloc_buffer",
                                           "alloc_global",
                                           "alloc_reducer",
+                                          "make_tensor",
                                           "tvm_warp_shuffle",
                                           "Parallel",
                                           "Pipelined",
@@ -53,12 +54,6 @@ static const char *const py_builtins[] = {"min",   "max",        "abs",   "int",
                                           "len",   "range",      "print", "zip",  "enumerate", "list",
                                           "tuple", "isinstance", "str",   "dict", "sum",       NULL};
 
-bool in_list(const char *const *list, const char *s) {
-  for (; *list; list++)
-    if (!strcmp(*list, s)) return true;
-  return false;
-}
-
 static val *mk_func(elab *E, const char *name, bool builtin) {
   val *v = mk(E, V_FUNC);
   if (!v) return NULL;
@@ -76,7 +71,8 @@ val *mk_ns(elab *E, int ns) {
 /* T.<name>, reported at name_loc when unknown. */
 static val *t_member(elab *E, const char *name, tl_loc name_loc) {
   tl_dtype dt;
-  if (tl_dtype_parse(name, &dt)) return mk_dtype(E, dt);
+  if (tl_dtype_parse(name, &dt) || (!strcmp(name, "ptr") && (dt = TL_INT64, true))) /* T.ptr: pointer tables' */
+    return mk_dtype(E, dt);
   if (!strcmp(name, "GemmWarpPolicy")) return mk_ns(E, NS_POLICY);
   if (!strcmp(name, "disable_warp_group_reg_alloc")) return mk_func(E, "no_set_max_nreg", false); /* TileLang's alias */
   if (in_list(t_functions, name) || in_list(lang_op_names, name) || in_list(tl_el_ws_names, name) ||
@@ -1124,7 +1120,7 @@ static val *call_t(elab *E, const char *name, const tl_ast_expr *x) {
     err(E, x->loc, "%s can only be used as the iterator of a for loop", fn);
     return NULL;
   }
-  if (!strncmp(name, "alloc_", 6)) {
+  if (!strncmp(name, "alloc_", 6) || !strcmp(name, "make_tensor")) {
     err(E, x->loc, "the result of %s must be assigned to a name", fn);
     return NULL;
   }

@@ -405,6 +405,8 @@ bool check_new_name(elab *E, const char *name, tl_loc loc);
 /* elab_ws.c: explicit warp specialisation (T.alloc_barrier, with T.ws, the
  * barrier statements, T.tma_copy). */
 bool tl_el_alloc_barrier(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* elab_lang_ops.c: `name = T.make_tensor(ptr, shape, dtype, strides)` (a global buffer over a device address). */
+bool tl_el_make_tensor(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 bool tl_el_ws_scope(elab *E, const tl_ast_stmt *s, stmt_vec *out);
 /* elab_allreduce.c: with T.attr(T.comm_reducer(...), "reduce_scope", ...):
  * T.evaluate(T.tvm_thread_allreduce(...)) → T.thread_allreduce. */

@@ -969,3 +969,61 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
   *handled = false;
   return true;
 }
+
+/* `name = T.make_tensor(ptr, shape, dtype="float32", strides=None)` in a
+ * kernel (TileLang's language/proxy.py): a global buffer over the device
+ * address ptr, an int64 value (an element of a pointer table, a T.Tensor of
+ * T.ptr: the host fills it with data_ptr()s).  The address is evaluated
+ * once, where the statement stands (TileLang binds it there); a
+ * TL_STMT_ALLOC of a buffer whose data is that expression (lib/IR/tir.h). */
+bool tl_el_make_tensor(elab *E, const tl_ast_expr *target, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+  const char *fn = "T.make_tensor";
+  static const char *const params[] = {"ptr", "shape", "dtype", "strides", NULL};
+  const tl_ast_expr *a[4];
+  if (target->kind != TL_AST_NAME) {
+    err(E, target->loc, "the result of %s must be assigned to a plain name", fn);
+    return false;
+  }
+  if (!bind_args(E, x, fn, params, 2, a)) return false;
+  if (!E->in_kernel) {
+    err(E, x->loc, "%s is only allowed inside a T.Kernel scope", fn);
+    return false;
+  }
+  val *pv = eval(E, a[0]);
+  if (!pv) return false;
+  tl_expr *addr = to_expr(E, pv, a[0]->loc);
+  if (!addr) return false;
+  if (!tl_dtype_is_int(addr->dtype) || addr->dtype.bits != 64 || addr->dtype.lanes > 1) {
+    err_val(E, a[0]->loc, pv, "%s: the address must be a scalar int64 (an element of a T.Tensor of T.ptr), got %s", fn,
+            tl_dtype_name(addr->dtype));
+    return false;
+  }
+  int ndim = 0, nst = 0;
+  tl_expr **dims = NULL, **strides = NULL;
+  tl_dtype dt = TL_FLOAT32;
+  if (!eval_shape(E, a[1], &ndim, &dims)) return false;
+  if (a[2]) {
+    val *dv = eval(E, a[2]);
+    if (!dv || !to_dtype(E, dv, a[2]->loc, &dt)) return false;
+  }
+  if (a[3]) {
+    val *sv = eval(E, a[3]);
+    if (!sv) return false;
+    if (sv->k != V_NONE && (!eval_shape(E, a[3], &nst, &strides))) return false;
+    if (strides && nst != ndim) {
+      err(E, a[3]->loc, "%s: %d strides for a shape of %d dimensions", fn, nst, ndim);
+      return false;
+    }
+  }
+  const char *name = target->u.name;
+  if (!check_new_name(E, name, target->loc)) return false;
+  tl_buffer *b = tl_ir_new_buffer(E->m, target->loc, name, dt, TL_SCOPE_GLOBAL, ndim, dims);
+  tl_stmt *s = b ? tl_ir_stmt(E->m, loc, TL_STMT_ALLOC) : NULL;
+  val *bv = s ? mk(E, V_BUFFER) : NULL;
+  if (!bv) return b && s ? false : (oom(E), false);
+  b->data = addr;
+  b->strides = strides;
+  s->u.alloc.buffer = b;
+  bv->u.buf = b;
+  return (tl_vec_push(out, s) || (oom(E), false)) && bind(E, E->sc, name, bv, target->loc, BK_ALLOC);
+}

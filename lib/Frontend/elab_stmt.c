@@ -1395,12 +1395,13 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     const char *tn = t_callee(E, value);
     if (tn && (!strcmp(tn, "alloc_shared") || !strcmp(tn, "alloc_fragment") || !strcmp(tn, "alloc_local") ||
                !strcmp(tn, "alloc_var") || !strcmp(tn, "alloc_buffer") || !strcmp(tn, "alloc_global") ||
-               !strcmp(tn, "alloc_reducer") || !strcmp(tn, "alloc_barrier"))) {
+               !strcmp(tn, "alloc_reducer") || !strcmp(tn, "alloc_barrier") || !strcmp(tn, "make_tensor"))) {
       if (s->u.assign.ntargets != 1) {
         err(E, s->loc, "the result of T.%s must be assigned to exactly one name", tn);
         return false;
       }
       if (!strcmp(tn, "alloc_barrier")) return tl_el_alloc_barrier(E, s->u.assign.targets[0], value, s->loc, out);
+      if (!strcmp(tn, "make_tensor")) return tl_el_make_tensor(E, s->u.assign.targets[0], value, s->loc, out);
       return elab_alloc(E, s->u.assign.targets[0], tn, value, s->loc, out);
     }
     val *v = eval(E, value);

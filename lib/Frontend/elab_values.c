@@ -423,6 +423,13 @@ bool to_dtype(elab *E, val *v, tl_loc loc, tl_dtype *out) {
   return false;
 }
 
+/* Is s one of the names of the NULL-terminated list? */
+bool in_list(const char *const *list, const char *s) {
+  for (; *list; list++)
+    if (!strcmp(*list, s)) return true;
+  return false;
+}
+
 /* A constant int from v ("what must be an integer constant"). */
 bool to_const_int(elab *E, val *v, tl_loc loc, const char *what, int64_t *out) {
   if (!v || v->k == V_POISON) return false;

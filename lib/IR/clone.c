@@ -106,6 +106,7 @@ static tl_buffer *buffer(cloner *c, const tl_buffer *b) {
   r->shape = exprs(c, b->shape, b->ndim);
   r->strides = exprs(c, b->strides, b->ndim);
   r->init = expr(c, b->init);
+  r->data = expr(c, b->data);
   return r;
 }
 

@@ -61,7 +61,7 @@ static bool exprs_eq(eq_ctx *c, int n, tl_expr *const *a, tl_expr *const *b, int
   return true;
 }
 
-/* Buffer definition: dtype, scope, shape, strides, init; then maps a → b. */
+/* Buffer definition: dtype, scope, shape, strides, init, data; then maps a → b. */
 static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if (!a || !b) return a == b;
   if (!tl_dtype_eq(a->dtype, b->dtype) || a->scope != b->scope || a->ndim != b->ndim || a->reducer != b->reducer ||
@@ -70,7 +70,7 @@ static bool bind_buffer(eq_ctx *c, tl_buffer *a, tl_buffer *b, int depth) {
   if (!exprs_eq(c, a->ndim, a->shape, b->shape, depth)) return false;
   if ((a->strides == NULL) != (b->strides == NULL)) return false;
   if (a->strides && !exprs_eq(c, a->ndim, a->strides, b->strides, depth)) return false;
-  if (!expr_eq(c, a->init, b->init, depth + 1)) return false;
+  if (!expr_eq(c, a->init, b->init, depth + 1) || !expr_eq(c, a->data, b->data, depth + 1)) return false;
   return bind(c, &c->bufs, a, b);
 }
 

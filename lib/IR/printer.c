@@ -439,6 +439,21 @@ static void print_kernel_head(tl_strbuf *out, const tl_stmt *s, int level) {
   tl_strbuf_append(out, ":\n");
 }
 
+/* A T.make_tensor view's allocation, after "name = ":
+ * T.make_tensor(addr, (shape), "dtype"[, strides=(...)]). */
+static void print_make_tensor(tl_strbuf *out, const tl_buffer *b) {
+  tl_strbuf_append(out, "T.make_tensor(");
+  print_expr_rec(out, b->data, 0);
+  tl_strbuf_append(out, ", ");
+  print_shape(out, b->ndim, b->shape);
+  tl_strbuf_printf(out, ", \"%s\"", tl_dtype_name(b->dtype));
+  if (b->strides) {
+    tl_strbuf_append(out, ", strides=");
+    print_shape(out, b->ndim, b->strides);
+  }
+  tl_strbuf_append(out, ")\n");
+}
+
 static bool is_workspace_alloc(const tl_stmt *s) {
   return s && s->kind == TL_STMT_ALLOC && s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL &&
          s->u.alloc.buffer->zero_per_launch;
@@ -517,6 +532,10 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
         print_expr_rec(out, b->init, 0);
       }
       tl_strbuf_append(out, ")\n");
+      return;
+    }
+    if (tl_buffer_is_view(b)) {
+      print_make_tensor(out, b);
       return;
     }
     if (b->scope == TL_SCOPE_FRAGMENT && b->reducer) { /* T.alloc_reducer: its op and replication */

@@ -80,7 +80,17 @@ struct tl_buffer {
    * other buffer (docs/language.md "Reducers") */
   uint8_t reducer;     /* tl_reducer_op */
   uint8_t reducer_rep; /* tl_reducer_rep: the replication= given */
+  /* T.make_tensor(addr, shape, dtype, strides) (TileLang's language/proxy.py):
+   * a global buffer over the device address `data` (a scalar int64/uint64
+   * expression, typically an element of a pointer table, a T.Tensor of
+   * T.ptr), evaluated once where its TL_STMT_ALLOC stands; shape and
+   * strides as any tensor's.  NULL for every other buffer.  A tensor view
+   * (tl_buffer_is_view): no workspace, no TMA descriptor (its address is
+   * known only on the device); docs/language.md "T.make_tensor" */
+  struct tl_expr *data;
 };
+/* A T.make_tensor view (tl_buffer.data set). */
+static inline bool tl_buffer_is_view(const struct tl_buffer *b) { return b && b->data; }
 typedef enum tl_reducer_op { TL_REDUCER_NONE, TL_REDUCER_SUM, TL_REDUCER_MAX, TL_REDUCER_MIN } tl_reducer_op;
 typedef enum tl_reducer_rep { TL_REDUCER_REP_UNSET, TL_REDUCER_REP_ALL, TL_REDUCER_REP_NONE } tl_reducer_rep;
 const char *tl_scope_name(tl_scope s); /* "global", "shared.dyn", ... */

@@ -197,6 +197,19 @@ static void check_index_count(vstate *vs, const tl_buffer *b, int n, tl_loc loc)
 /* ----------------------------------------------------------- expressions */
 static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth);
 
+/* A T.make_tensor view (tl_buffer.data): a global buffer inside a T.Kernel
+ * over a scalar 64-bit integer address, without an initial value. */
+static void check_view(vstate *vs, const tl_buffer *b, tl_loc loc) {
+  const tl_expr *a = b->data;
+  if (b->scope != TL_SCOPE_GLOBAL) verr(vs, loc, "'%s': T.make_tensor makes a global buffer", b->name);
+  else if (!vs->kernel) verr(vs, loc, "'%s': T.make_tensor must be inside a T.Kernel", b->name);
+  if (!tl_dtype_is_int(a->dtype) || a->dtype.bits != 64 || a->dtype.lanes > 1)
+    verr(vs, a->loc, "'%s': the address of T.make_tensor must be a scalar int64 or uint64, got %s", b->name,
+         tl_dtype_name(a->dtype));
+  if (b->init) verr(vs, loc, "'%s': a T.make_tensor view has no initial value", b->name);
+  check_expr(vs, a, loc, 1);
+}
+
 static void check_index(vstate *vs, const tl_expr *e, tl_loc at, int depth, const char *what) {
   check_expr(vs, e, at, depth);
   if (e && e->kind != TL_EXPR_STRING && !is_index_dtype(e->dtype))
@@ -610,7 +623,8 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
     }
     /* a global allocation in a kernel is a kernel workspace (stream-K's, lib/Lower/Hopper/stream_k.c;
        * docs/simt-ir.md "Stream-K"): only lowering makes one, with a static shape */
-    if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
+    if (tl_buffer_is_view(b)) check_view(vs, b, loc);
+    else if (b->scope == TL_SCOPE_GLOBAL && !vs->kernel)
       verr(vs, loc, "'%s': a global buffer (kernel workspace) must be allocated inside a T.Kernel", b->name);
     else if (b->scope == TL_SCOPE_GLOBAL) {
       for (int d = 0; d < b->ndim; d++) {

@@ -11,7 +11,9 @@ int tl_workspace_collect(const tl_primfunc *f, tl_buffer **bufs, int max) {
   int n = 0;
   for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
     const tl_stmt *s = body->u.seq.stmts[i];
-    if (!s || s->kind != TL_STMT_ALLOC || !s->u.alloc.buffer || s->u.alloc.buffer->scope != TL_SCOPE_GLOBAL) continue;
+    if (!s || s->kind != TL_STMT_ALLOC || !s->u.alloc.buffer || s->u.alloc.buffer->scope != TL_SCOPE_GLOBAL ||
+        tl_buffer_is_view(s->u.alloc.buffer)) /* T.make_tensor: memory of the caller's */
+      continue;
     if (n < max && bufs) bufs[n] = s->u.alloc.buffer;
     if (n < max) n++;
   }

@@ -445,6 +445,54 @@ static bool buf_geometry(re_state *st, re_buf *rb, const tl_buffer *b, tl_loc lo
   return true;
 }
 
+/* The tensor argument whose memory holds [addr, addr + bytes), or NULL. */
+static const re_buf *view_owner(re_state *st, uint64_t addr, int64_t bytes) {
+  for (int i = 0; i < st->f->nparams; i++) {
+    int k = st->f->params[i].kind == TL_PARAM_TENSOR ? buf_slot(st, st->f->params[i].buffer) : -1;
+    const re_buf *p = k >= 0 ? &st->bufs[k] : NULL;
+    if (!p || !p->valid || !p->native || !p->data) continue;
+    uint64_t lo = (uint64_t)(uintptr_t)p->data, hi = lo + (uint64_t)p->size * tl_dtype_bytes(p->dt);
+    if (addr >= lo && addr <= hi && (uint64_t)bytes <= hi - addr) return p;
+  }
+  return NULL;
+}
+
+/* A T.make_tensor view (docs/language.md): its address, evaluated here, must
+ * lie in a tensor argument of the launch (host memory on the CPU) of the
+ * view's dtype, with every element of the view inside it; the view then
+ * reads and writes that tensor's elements.  Anything else is an error. */
+static void exec_view(re_state *st, const tl_stmt *s, re_buf *rb) {
+  const tl_buffer *b = s->u.alloc.buffer;
+  uint64_t addr = (uint64_t)re_eval_int(st, b->data);
+  if (st->failed || !buf_geometry(st, rb, b, s->loc)) return;
+  int64_t eb = tl_dtype_bytes(b->dtype);
+  const re_buf *p = rb->size >= 0 && eb > 0 ? view_owner(st, addr, rb->size * eb) : NULL;
+  if (!p) {
+    const re_buf *q = view_owner(st, addr, 0);
+    if (q)
+      re_error(st, s->loc, "T.make_tensor '%s': its %lld elements from address 0x%llx reach past the end of '%s'",
+               b->name, (long long)rb->size, (unsigned long long)addr, q->b->name);
+    else
+      re_error(st, s->loc,
+               "T.make_tensor '%s': address 0x%llx points into no tensor argument of this launch (on the CPU a view "
+               "may only reach the launch's tensors)",
+               b->name, (unsigned long long)addr);
+    return;
+  }
+  uint64_t off = addr - (uint64_t)(uintptr_t)p->data;
+  if (!tl_dtype_eq(p->dt, b->dtype) || off % (uint64_t)eb) {
+    re_error(st, s->loc, "T.make_tensor '%s' of %s at byte %llu of '%s' of %s: not an element of the same dtype",
+             b->name, tl_dtype_name(b->dtype), (unsigned long long)off, p->b->name, tl_dtype_name(p->dt));
+    return;
+  }
+  rb->data = (char *)p->data + off;
+  rb->cap = 0;
+  rb->native = true;
+  rb->valid = true;
+  rb->epoch = st->epoch;
+  rb->workspace = false;
+}
+
 /* Executes an allocation: fresh storage poisoned with NaN (floats) or 0
  * (ints), or the T.alloc_var initial value.  A shared buffer allocated by
  * a per-thread program is allocated once per block (the first thread).  A
@@ -458,6 +506,7 @@ static void exec_alloc(re_state *st, const tl_stmt *s) {
     return;
   }
   re_buf *rb = is_private_scope(b->scope) ? &st->cur->local[k] : &st->bufs[k];
+  if (tl_buffer_is_view(b)) return exec_view(st, s, rb);
   if (b->scope == TL_SCOPE_GLOBAL && rb->valid) return; /* this launch's workspace */
   if (!is_private_scope(b->scope) && st->per_thread && rb->valid && rb->epoch == st->epoch)
     return; /* already allocated by another thread of this block */

@@ -752,6 +752,7 @@ void tl_simt_workspaces_free(tl_simt_workspaces *w) {
 
 static bool exec_alloc(sx *x, const tl_stmt *s, const uint8_t *mask) {
   const tl_buffer *b = s->u.alloc.buffer;
+  if (tl_buffer_is_view(b)) return sx_exec_view(x, b, mask);
   if (b->scope == TL_SCOPE_GLOBAL) return exec_workspace(x, b, mask);
   sx_buf *sb = tl_map_get(&x->k->bufs, b, NULL);
   if (!sb) {
@@ -1135,7 +1136,7 @@ static bool bind_params(sx *x, const tl_interp_arg *args, int nargs, const int64
  * arenas of the executor and of its block x->k, set up and torn down
  * together by tl_simt_exec. */
 static void exec_storage(sx *x, void (*map_op)(tl_map *), void (*arena_op)(tl_arena *)) {
-  tl_map *maps[] = {&x->env, &x->gbufs, &x->k->bufs, &x->k->smem_off};
+  tl_map *maps[] = {&x->env, &x->gbufs, &x->vbufs, &x->k->bufs, &x->k->smem_off};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) map_op(maps[i]);
   arena_op(&x->arena);
   arena_op(&x->k->arena);

@@ -49,8 +49,12 @@ typedef struct sx_gel {
 
 /* The buffers a kernel stores to or updates atomically, gathered by a
  * tl_map_visitor. */
+static const char view_stored; /* key of the set: a store through a T.make_tensor view (into any tensor) */
+
 static void scan_stmt(tl_visitor *v, const tl_stmt *s) {
-  if (s->kind == TL_STMT_STORE) tl_map_visitor_add((tl_map_visitor *)v, s->u.store.buffer);
+  if (s->kind != TL_STMT_STORE) return;
+  tl_map_visitor_add((tl_map_visitor *)v, s->u.store.buffer);
+  if (tl_buffer_is_view(s->u.store.buffer)) tl_map_visitor_add((tl_map_visitor *)v, &view_stored);
 }
 
 static void scan_expr(tl_visitor *v, const tl_expr *e) {
@@ -83,7 +87,7 @@ bool sx_gsh_launch(sx *x, const tl_stmt *s) {
     if (x->f->params[i].kind == TL_PARAM_SCALAR) continue;
     const tl_buffer *b = x->f->params[i].buffer;
     sx_buf *sb = tl_map_get(&x->gbufs, b, NULL);
-    if (!sb || !tl_map_get(&stored, b, NULL) || sb->elems <= 0) continue;
+    if (!sb || (!tl_map_get(&stored, b, NULL) && !tl_map_get(&stored, &view_stored, NULL)) || sb->elems <= 0) continue;
     /* zero pages cost nothing until touched; a tensor of more than 2^26 elements (2 GiB of state) is
      * run unchecked, as is one whose state cannot be allocated (AddressSanitizer's calloc aborts rather
      * than fail on the 128 GiB a 2^32-element tensor would take) */
@@ -93,6 +97,10 @@ bool sx_gsh_launch(sx *x, const tl_stmt *s) {
   tl_map_free(&stored);
   if (sc.oom) return sx_fail(x, "out of memory in the SIMT executor (global race state)");
   return true;
+}
+
+struct sx_gel *sx_gsh_at(const sx_buf *sb, int64_t f) {
+  return sb->gsh ? sb->gsh + f : NULL;
 }
 
 /* -------------------------------------------------------------- messages */

@@ -38,7 +38,8 @@ typedef struct sx_buf {
   int64_t stride[SX_MAX_DIMS]; /* element strides */
   int64_t elems;               /* addressable elements (flat offsets 0..elems-1) */
   uint8_t *data;               /* global: the tensor; shared: smem + base; local: thread 0's copy */
-  int64_t base;                /* shared: byte offset in the block's shared memory */
+  int64_t base;                /* shared: byte offset in the block's shared memory; global: a T.make_tensor
+                                  view's byte offset in its tensor (simt_view.c), else 0 */
   int64_t pitch;               /* local: bytes per thread */
   struct sx_gel *gsh;          /* global: race state per element for the current launch (simt_grace.c);
                                   NULL when the kernel stores nothing to it (or checks are off) */
@@ -206,6 +207,7 @@ typedef struct sx {
   tl_map env;                  /* tl_var* → sx_val* */
   const tl_map *penv;          /* the enclosing (pre-kernel) bindings, or NULL */
   tl_map gbufs;                /* parameter tl_buffer* → sx_buf* */
+  tl_map vbufs;                /* the gang's T.make_tensor views: tl_buffer* → sx_buf* (simt_view.c) */
   tl_arena arena;              /* lifetime of the call */
   sx_blk *k;                   /* the block being executed */
   uint64_t schedule_seed;      /* 0: deterministic schedule */
@@ -255,6 +257,9 @@ bool sx_happens_before(const sx *x, int unit, uint32_t clk, int thr, int t);
 bool sx_gsh_launch(sx *x, const tl_stmt *s);
 void sx_gsh_free(sx *x);
 bool sx_gmem_read(sx *x, sx_buf *sb, int64_t f, int t);
+/* The race state of global buffer sb from its element f on (a view's,
+ * simt_view.c), or NULL when sb has none. */
+struct sx_gel *sx_gsh_at(const sx_buf *sb, int64_t f);
 bool sx_gmem_write(sx *x, sx_buf *sb, int64_t f, int t, const sx_el *v);
 /* Lanes of t (1 for a scalar), t's scalar dtype, t with l lanes. */
 static inline int lanes_of(tl_dtype t) { return t.lanes ? t.lanes : 1; }
@@ -296,6 +301,8 @@ bool sx_eval_atomic(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
 /* simt_mem.c: a load expression / a store statement under the active mask. */
 bool sx_eval_load(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out);
 bool sx_exec_store(sx *x, const tl_stmt *s, const uint8_t *mask);
+/* simt_view.c: binds T.make_tensor view b for the gang (its allocation statement). */
+bool sx_exec_view(sx *x, const tl_buffer *b, const uint8_t *mask);
 /* Element `flat` of buffer sb as block thread tid sees it (local buffers are per thread). */
 static inline uint8_t *sx_elem_ptr(const sx_buf *sb, int tid, int64_t flat) {
   if (sb->space == SX_LOCAL) return sb->data + (int64_t)tid * sb->pitch + flat * sb->eb;

@@ -9,7 +9,8 @@
 #include <string.h>
 
 sx_buf *sx_buffer(sx *x, const tl_buffer *b) {
-  sx_buf *sb = x->k ? tl_map_get(&x->k->bufs, b, NULL) : NULL;
+  sx_buf *sb = tl_buffer_is_view(b) ? tl_map_get(&x->vbufs, b, NULL) : NULL;
+  if (!sb && x->k) sb = tl_map_get(&x->k->bufs, b, NULL);
   if (!sb) sb = tl_map_get(&x->gbufs, b, NULL);
   if (!sb) sx_fail(x, "buffer '%s' is used outside its allocation", b->name);
   return sb;
@@ -80,7 +81,7 @@ static bool compute_access(sx *x, const tl_buffer *buf, int n, tl_expr *const *i
       int64_t vb = (int64_t)sb->eb * lanes;
       if ((vb & (vb - 1)) == 0) {
         int64_t al = vb > 16 ? 16 : vb;
-        int64_t addr = (sb->space == SX_SHARED ? sb->base : 0) + flat[(size_t)t * lanes] * sb->eb;
+        int64_t addr = (sb->space != SX_LOCAL ? sb->base : 0) + flat[(size_t)t * lanes] * sb->eb;
         if (addr % al)
           return sx_fail(x, "misaligned %lld-byte vector %s of %s buffer '%s' at element %lld in thread %d",
                          (long long)vb, store ? "store" : "load", space_name(sb), buf->name,

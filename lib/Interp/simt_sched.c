@@ -135,6 +135,7 @@ bool sx_sched_create(sx *root, sx_blk *k) {
     x->nchunks = x->chunk = 0;
     x->scratch_total = 0;
     tl_map_init(&x->env);
+    tl_map_init(&x->vbufs);
     x->penv = &root->env;
     x->in_gang = true;
     x->g = i;
@@ -153,6 +154,7 @@ void sx_sched_destroy(sx_blk *k) {
     for (int c = 0; c < g->x.nchunks; c++) free(g->x.chunks[c].data);
     free(g->x.chunks);
     tl_map_free(&g->x.env);
+    tl_map_free(&g->x.vbufs);
   }
   free(s);
   k->sched = NULL;
@@ -289,6 +291,8 @@ bool sx_sched_run_block(sx *root, const tl_stmt *kernel) {
     memcpy(x->block, root->block, sizeof x->block);
     tl_map_free(&x->env);
     tl_map_init(&x->env);
+    tl_map_free(&x->vbufs); /* views bound in the last block (its arena) */
+    tl_map_init(&x->vbufs);
     g->state = SX_G_READY;
     g->wait_kind = SX_WAIT_NONE;
     if (!make_gang_context(g)) return sx_fail(root, "getcontext failed");

@@ -259,7 +259,7 @@ static bool do_cp_async(sx *x, const tl_expr *e, const uint8_t *mask) {
                        "in thread %d",
                        src->b->name, (long long)bytes, (long long)s, (long long)src->elems, x->tbase + t);
       sbyte = s * src->eb;
-      if (sbyte % bytes)
+      if ((src->base + sbyte) % bytes) /* base: a view's byte offset in its tensor (simt_view.c) */
         return sx_fail(x, "misaligned %lld-byte cp.async from global buffer '%s' at element %lld in thread %d",
                        (long long)bytes, src->b->name, (long long)s, x->tbase + t);
     }

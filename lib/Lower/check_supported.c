@@ -202,7 +202,8 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     }
   }
   case TL_STMT_ALLOC:
-    if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL && !s->u.alloc.buffer->zero_per_launch) {
+    if (s->u.alloc.buffer && s->u.alloc.buffer->scope == TL_SCOPE_GLOBAL && !s->u.alloc.buffer->zero_per_launch &&
+        !tl_buffer_is_view(s->u.alloc.buffer)) {
       tl_error(st->d, s->loc, "T.alloc_buffer with scope \"global\" (a kernel workspace) is not lowered yet");
       st->errors++;
     }

@@ -250,6 +250,25 @@ bool tl_stacked_layout_init(tl_frag_layout *L, int ndim, const tl_frag_layout *B
   return true;
 }
 
+bool tl_stacked_split_init(tl_frag_layout *L, int d, const tl_frag_layout *B) {
+  if (!B || B->kind == TL_FRAG_REPLICATED || B->kind == TL_FRAG_STACKED || d < 0 || d >= B->ndim || B->ndim > 8)
+    return false;
+  for (int k = 0; k < B->ndim; k++)
+    if (L->shape[k] < 1 || (k != d && L->shape[k] != B->shape[k]) || (k == d && L->shape[k] % B->shape[k]))
+      return false;
+  L->kind = TL_FRAG_STACKED;
+  L->ndim = B->ndim;
+  L->src = B;
+  L->lead = L->shape[d] / B->shape[d];
+  L->split = d + 1;
+  L->total = L->lead * B->total;
+  L->threads = B->threads;
+  L->vec = B->vec;
+  L->nvec = L->lead * B->nvec;
+  L->nregs = L->lead * B->nregs;
+  return true;
+}
+
 static int64_t flat_of(const tl_frag_layout *L, const int64_t *idx) {
   int64_t f = 0;
   for (int k = 0; k < L->ndim; k++) f = f * L->shape[k] + idx[k];
@@ -263,20 +282,34 @@ static void unflat(const tl_frag_layout *L, int64_t f, int64_t *idx) {
   }
 }
 
-/* STACKED: the flat index of the leading dims; the base's indices follow. */
-static int64_t stacked_lead(const tl_frag_layout *L, const int64_t *idx) {
+/* STACKED: the flat index l of the leading dims (the base's indices
+ * follow), or along the split dim idx_d / S_d; *n: the base's indices
+ * (pointing into idx, or into buf for a split). */
+static int64_t stacked_lead(const tl_frag_layout *L, const int64_t *idx, int64_t *buf, const int64_t **n) {
   int64_t l = 0;
+  if (L->split) {
+    int d = L->split - 1;
+    for (int k = 0; k < L->ndim; k++) buf[k] = idx[k];
+    buf[d] = idx[d] % L->src->shape[d];
+    *n = buf;
+    return idx[d] / L->src->shape[d];
+  }
   for (int k = 0; k < L->ndim - L->src->ndim; k++) l = l * L->shape[k] + idx[k];
+  *n = idx + (L->ndim - L->src->ndim);
   return l;
 }
 
 void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, int64_t *reg) {
   int64_t f = flat_of(L, idx);
   switch (L->kind) {
-  case TL_FRAG_STACKED:
-    tl_frag_owner(L->src, idx + (L->ndim - L->src->ndim), tid, reg);
-    *reg += stacked_lead(L, idx) * L->src->nregs;
+  case TL_FRAG_STACKED: {
+    int64_t buf[8];
+    const int64_t *n;
+    int64_t l = stacked_lead(L, idx, buf, &n);
+    tl_frag_owner(L->src, n, tid, reg);
+    *reg += l * L->src->nregs;
     return;
+  }
   case TL_FRAG_PLAN:
     *tid = (f / L->vec) % L->threads;
     *reg = (f / (L->vec * L->threads)) * L->vec + f % L->vec;
@@ -314,8 +347,10 @@ bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int
   if (tid < 0 || tid >= L->threads) return L->kind == TL_FRAG_REPLICATED;
   if (L->kind == TL_FRAG_REPLICATED) return true;
   if (L->kind == TL_FRAG_STACKED) {
-    int64_t rb;
-    return tl_frag_holds(L->src, idx + (L->ndim - L->src->ndim), tid, &rb);
+    int64_t rb, buf[8];
+    const int64_t *n;
+    stacked_lead(L, idx, buf, &n);
+    return tl_frag_holds(L->src, n, tid, &rb);
   }
   if (L->kind != TL_FRAG_REDUCER) return tid == t0;
   int64_t f = flat_of(L, idx);
@@ -344,6 +379,10 @@ bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *
     int64_t nb = L->src->nregs, l = reg / nb;
     int a = L->ndim - L->src->ndim;
     if (!tl_frag_coords(L->src, tid, reg % nb, idx + a)) return false;
+    if (L->split) {
+      idx[L->split - 1] += l * L->src->shape[L->split - 1];
+      return true;
+    }
     for (int k = a - 1; k >= 0; k--) {
       idx[k] = l % L->shape[k];
       l /= L->shape[k];
@@ -381,6 +420,6 @@ bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
   if (a->kind == TL_FRAG_ROWS) return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
   if (a->kind == TL_FRAG_STACKED)
-    return a->ndim == b->ndim && a->lead == b->lead && tl_frag_layout_same(a->src, b->src);
+    return a->ndim == b->ndim && a->lead == b->lead && a->split == b->split && tl_frag_layout_same(a->src, b->src);
   return true;
 }

@@ -92,6 +92,12 @@ typedef enum {
  * thread (TileLang's split-KV combine: lse[k, j] read by T.Parallel(N)
  * under a serial k).  Replica 0 is B's.  Inverse: l = reg / B.nregs,
  * n = coords_B(tid, reg % B.nregs).
+ * STACKED along a split dim (split = d + 1): a fragment of B's rank whose
+ * dim d is lead times B's (the others B's), read as F[.., l*S_d + n_d, ..]
+ * beside B[.., n_d, ..] (TileLang's mHC sum of squares: x[i, jj*4 + j] in
+ * T.Parallel(R, 4) under a serial jj): element idx is held by every thread
+ * that holds B[n], n = idx with n_d = idx_d % S_d, in register
+ * (idx_d / S_d) * B.nregs + reg_B(n); inverse as above with idx_d = l*S_d + n_d.
  * tl_frag_owner / tl_frag_coords below implement every kind. */
 
 typedef struct tl_frag_layout {
@@ -112,6 +118,7 @@ typedef struct tl_frag_layout {
   int64_t rows, cols, group, groups, rpt, cvg; /* ROWS only: R, C, g, G, rpt, cvg */
   const struct tl_frag_layout *src;            /* REDUCER: the 2-D layout reduced; STACKED: the base */
   int64_t lead;                                /* STACKED only: product of the leading dims */
+  int split;                                   /* STACKED only: 0 (leading dims), or d + 1: dim d split */
   tl_loc set_at;                               /* the op that decided the layout */
   const char *set_by;                          /* its spelling, e.g. "T.Parallel" */
 } tl_frag_layout;
@@ -207,6 +214,9 @@ bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
  * of base B repeated over the leading ndim - B->ndim dims; false when the
  * trailing dims are not B's shape or B is not distributed. */
 bool tl_stacked_layout_init(tl_frag_layout *L, int ndim, const tl_frag_layout *B);
+/* ... and as the STACKED layout along split dim d (frag layout of B's
+ * rank, L->shape[d] a multiple of B's); false when the shapes do not fit. */
+bool tl_stacked_split_init(tl_frag_layout *L, int d, const tl_frag_layout *B);
 
 /* Do two distributed fragment layouts put every element in the same
  * (thread, register)? */

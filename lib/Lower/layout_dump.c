@@ -207,12 +207,25 @@ static void describe_frag(tl_strbuf *sb, const tl_frag_layout *L, int64_t T, con
     break;
   }
   case TL_FRAG_STACKED:
-    tl_strbuf_printf(sb,
-                     "layout: STACKED (the layout of its last %d dim%s repeated over its first %d, %lld times), "
-                     "%lld registers per thread",
-                     L->src->ndim, L->src->ndim == 1 ? "" : "s", L->ndim - L->src->ndim, (long long)L->lead, nr);
-    tl_strbuf_printf(sb, "\n%s  rule: element (l, n) on the threads of n in the base below; reg = l*%lld + reg(n)", pre,
-                     (long long)L->src->nregs);
+    if (L->split) { /* along a split dim: x[i, l*S + j] beside B[i, j] */
+      int d = L->split - 1;
+      tl_strbuf_printf(sb,
+                       "layout: STACKED (the layout of its shape with dim %d divided by %lld, repeated along dim %d, "
+                       "%lld times), %lld registers per thread",
+                       d, (long long)L->lead, d, (long long)L->lead, nr);
+      tl_strbuf_printf(
+          sb,
+          "\n%s  rule: the element of index c in dim %d on the threads of the base's element of index c %% %lld "
+          "there (base below); reg = (c / %lld)*%lld + its reg",
+          pre, d, (long long)L->src->shape[d], (long long)L->src->shape[d], (long long)L->src->nregs);
+    } else {
+      tl_strbuf_printf(sb,
+                       "layout: STACKED (the layout of its last %d dim%s repeated over its first %d, %lld times), "
+                       "%lld registers per thread",
+                       L->src->ndim, L->src->ndim == 1 ? "" : "s", L->ndim - L->src->ndim, (long long)L->lead, nr);
+      tl_strbuf_printf(sb, "\n%s  rule: element (l, n) on the threads of n in the base below; reg = l*%lld + reg(n)",
+                       pre, (long long)L->src->nregs);
+    }
     tl_strbuf_printf(sb, "\n%s  base: ", pre);
     describe_frag(sb, L->src, T, pre);
     break;

@@ -130,6 +130,7 @@ typedef struct red_rec {
 typedef struct row_link {
   int d, f;
   tl_loc loc;
+  int split; /* stacked reads: 0, or d + 1 for F[.., l*S + n, ..] along dim d (tl_lo_split_access) */
 } row_link;
 
 typedef struct li_state {
@@ -147,6 +148,7 @@ typedef struct li_state {
   TL_VEC(int) loop_ident;
   TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
   TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
+  TL_VEC(int) loop_split;  /* per loop_stack entry: its row_link.split */
   TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
@@ -228,8 +230,9 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
     return;
   }
-  if (st->loop && tl_lo_stacked_access(st->loop, b, n, idx)) {
-    if (!tl_vec_push(&st->loop_stack, i)) st->oom = true;
+  int sd = -1;
+  if (st->loop && (tl_lo_stacked_access(st->loop, b, n, idx) || tl_lo_split_access(st->loop, b, n, idx, &sd, NULL))) {
+    if (!tl_vec_push(&st->loop_stack, i) || !tl_vec_push(&st->loop_split, sd + 1)) st->oom = true;
     return;
   }
   if (st->loop && tl_lo_identity_access(st->loop, b, n, idx)) {
@@ -323,7 +326,7 @@ static bool scan_stack_copy(li_state *st, const tl_stmt *s) {
   use_ident(st, fi[whole], s->loc, "T.copy");
   d->strong = was;
   add_bytes(st, fi[whole], tl_dtype_bytes(o[sub]->region.buffer->dtype));
-  row_link lk = {fi[sub], fi[whole], s->loc};
+  row_link lk = {fi[sub], fi[whole], s->loc, 0};
   if (!tl_vec_push(&st->stacks, lk)) st->oom = true;
   return true;
 }
@@ -704,6 +707,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
     st->loop_stack.len = 0;
+    st->loop_split.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
     for (size_t k = 0; k < st->loop_ident.len; k++) {
       add_bytes(st, st->loop_ident.data[k], st->loop_bytes);
@@ -711,7 +715,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
       if (k > 0) unite(st, st->loop_ident.data[0], st->loop_ident.data[k]);
     }
     for (size_t k = 0; k < st->loop_rows.len; k++) {
-      row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc};
+      row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
       if (!tl_vec_push(&st->links, lk)) st->oom = true;
     }
     for (size_t k = 0; k < st->loop_stack.len; k++) {
@@ -719,7 +723,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
         use_other(st, st->loop_stack.data[k], s->loc, "T.Parallel loop");
         continue;
       }
-      row_link lk = {st->loop_stack.data[k], st->loop_ident.data[0], s->loc};
+      row_link lk = {st->loop_stack.data[k], st->loop_ident.data[0], s->loc, st->loop_split.data[k]};
       if (!tl_vec_push(&st->stacks, lk)) st->oom = true;
     }
     st->loop = NULL;
@@ -1207,7 +1211,7 @@ static void resolve_stacks(li_state *st) {
     }
     const tl_frag_layout *B = tl_frag_layout_of(st->frags.data[lk->f].buf);
     if (FL->kind == TL_FRAG_STACKED) {
-      if (!B || !tl_frag_layout_same(FL->src, B))
+      if (!B || !tl_frag_layout_same(FL->src, B) || FL->split != lk->split)
         stack_error(st, lk, "another op reads it on the threads of a fragment of another layout");
       continue;
     }
@@ -1220,10 +1224,13 @@ static void resolve_stacks(li_state *st) {
     tl_frag_layout tmp;
     memset(&tmp, 0, sizeof tmp);
     tmp.shape = FL->shape;
-    if (!B || B->kind == TL_FRAG_STACKED || !tl_stacked_layout_init(&tmp, F->ndim, B)) {
+    if (!B || B->kind == TL_FRAG_STACKED ||
+        !(lk->split ? tl_stacked_split_init(&tmp, lk->split - 1, B) : tl_stacked_layout_init(&tmp, F->ndim, B))) {
       stack_error(st, lk,
-                  "that fragment is replicated, or its shape is not the trailing dims of this one's; stage it "
-                  "through shared memory");
+                  lk->split ? "that fragment is replicated, or its shape is not this one's with the split dim "
+                              "divided; stage it through shared memory"
+                            : "that fragment is replicated, or its shape is not the trailing dims of this one's; "
+                              "stage it through shared memory");
       continue;
     }
     for (size_t j = 0; j < st->frags.len; j++) {
@@ -1382,6 +1389,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   tl_vec_free(&st.loop_ident);
   tl_vec_free(&st.loop_rows);
   tl_vec_free(&st.loop_stack);
+  tl_vec_free(&st.loop_split);
   tl_vec_free(&st.stacks);
   tl_vec_free(&st.reds);
   tl_vec_free(&st.links);

@@ -102,6 +102,13 @@ bool tl_lo_identity_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_ex
  * starts 0), and its leading indices mention no loop variable (lse[k, j]
  * in a loop over j)? */
 bool tl_lo_stacked_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx);
+/* Is b[idx] a stacked access along a split dim (docs/layouts.md "Stacked
+ * fragments"): b has the loop's rank, every index is the loop variable of
+ * its dim over b's extent (loop starts 0) except in one dim d, whose index
+ * is off + v_d with off a multiple of v_d's extent S free of the loop
+ * variables and b's extent a multiple of S (x[i, jj*4 + j] in a loop over
+ * (i, j) of extents (R, 4))?  Sets *d and *off (NULL: not wanted). */
+bool tl_lo_split_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx, int *d, tl_expr **off);
 /* True when e does not mention variable v. */
 bool tl_expr_free_of(const tl_expr *e, const tl_var *v);
 /* e = c * lane + (terms free of lane)?  Sets *coef; false when not affine. */

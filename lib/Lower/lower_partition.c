@@ -200,6 +200,7 @@ static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
 /* The STACKED partition (frag_layout.h): each thread walks the base's
  * partition once per leading index l,
  *     for sl in T.unroll(lead): <base partition, element (lead(sl), n), register sl*nb + reg_B>
+ * (along a split dim d the element is n with n_d + sl * S_d)
  * (every replica of a REDUCER base runs it, or only replica 0 when
  * p->rep_guard). */
 typedef struct stack_ctx {
@@ -212,11 +213,16 @@ typedef struct stack_ctx {
 
 static tl_stmt *stack_chunk(lt_state *st, void *user, const plan *p, tl_expr **idx, tl_expr *reg) {
   stack_ctx *sc = user;
-  int a = sc->L->ndim - sc->L->src->ndim;
+  int a = sc->L->split ? 0 : sc->L->ndim - sc->L->src->ndim;
   tl_expr **full = tl_arena_alloc(&st->w.m->arena, sizeof(tl_expr *) * (size_t)sc->L->ndim);
   CHECK(full);
   for (int k = 0; k < a; k++) full[k] = sc->lead[k];
   for (int k = a; k < sc->L->ndim; k++) full[k] = idx[k - a];
+  if (sc->L->split) { /* n_d + sl * S_d */
+    int d = sc->L->split - 1;
+    CHECK(full[d] = tl_lo_add(st->w.m, sc->L->set_at,
+                              tl_lo_mul(st->w.m, sc->L->set_at, sc->lead[0], sc->L->src->shape[d]), idx[d]));
+  }
   tl_expr *r = tl_lo_add(st->w.m, sc->L->set_at, sc->off, reg);
   CHECK(r);
   return sc->fn(st, sc->user, p, full, r);
@@ -225,7 +231,7 @@ static tl_stmt *stack_chunk(lt_state *st, void *user, const plan *p, tl_expr **i
 static tl_stmt *emit_stacked(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
   tl_module *m = st->w.m;
   const tl_frag_layout *L = p->lay;
-  int a = L->ndim - L->src->ndim;
+  int a = L->split ? 1 : L->ndim - L->src->ndim; /* split: lead[0] = sl */
   plan b;
   lt_plan_for_layout(&b, L->src);
   b.rep_guard = p->rep_guard;
@@ -235,10 +241,11 @@ static tl_stmt *emit_stacked(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
   stack_ctx sc = {fn, user, L, NULL, NULL};
   CHECK(sc.lead = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)(a + 1)));
   tl_expr *x = tl_ir_var(m, loc, vl);
-  for (int k = a - 1; k >= 0; k--) {
+  for (int k = a - 1; k >= 0 && !L->split; k--) {
     CHECK(sc.lead[k] = k > 0 ? tl_lo_fmod(m, loc, x, L->shape[k], &st->w.ranges) : x);
     CHECK(x = tl_lo_fdiv(m, loc, x, L->shape[k], &st->w.ranges));
   }
+  if (L->split) sc.lead[0] = x;
   CHECK(sc.off = tl_lo_mul(m, loc, tl_ir_var(m, loc, vl), L->src->nregs));
   tl_stmt *body = lt_emit_plan(st, loc, &b, stack_chunk, &sc);
   tl_ranges_unset(&st->w.ranges, vl);

@@ -116,6 +116,15 @@ static tl_expr *stacked_reg(lt_state *st, tl_loc loc, const tl_frag_layout *L, t
   return f ? tl_lo_add(st->w.m, loc, tl_lo_mul(st->w.m, loc, f, L->src->nregs), reg) : NULL;
 }
 
+/* The register of F[.., off + n_d, ..] (F STACKED along split dim d, the
+ * access of tl_lo_split_access) at the base register reg: (off / S_d) *
+ * base nregs + reg; off rewritten. */
+static tl_expr *split_reg(lt_state *st, tl_loc loc, const tl_frag_layout *L, tl_expr *off, tl_expr *reg, int depth) {
+  tl_expr *o = rw_expr(st, off, depth);
+  tl_expr *l = o ? tl_lo_fdiv(st->w.m, loc, o, L->src->shape[L->split - 1], &st->w.ranges) : NULL;
+  return l ? tl_lo_add(st->w.m, loc, tl_lo_mul(st->w.m, loc, l, L->src->nregs), reg) : NULL;
+}
+
 /* New index list of an access to b (fragment accesses become register indices). */
 static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *idx, int *n_out,
                            int depth) {
@@ -140,14 +149,17 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
     return NULL;
   }
   if (L->kind == TL_FRAG_STACKED && st->loop && st->reg && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
-    /* F[l, n] read in a loop partitioned by F's base (layout_infer.c stack links) */
-    if (!tl_lo_stacked_access(st->loop, b, n, (tl_expr **)idx) || !st->loop_part ||
-        !tl_frag_layout_same(L->src, st->loop_part)) {
+    /* F[l, n] (or F[.., l*S + n_d, ..]) read in a loop partitioned by F's base (layout_infer.c stack links) */
+    int sd = -1;
+    tl_expr *off = NULL;
+    bool ok = L->split ? tl_lo_split_access(st->loop, b, n, (tl_expr **)idx, &sd, &off) && sd == L->split - 1
+                       : tl_lo_stacked_access(st->loop, b, n, (tl_expr **)idx);
+    if (!ok || !st->loop_part || !tl_frag_layout_same(L->src, st->loop_part)) {
       tl_error(st->w.d, loc, "internal error: stacked fragment '%s' read off the threads of its base", b->name);
       st->w.errors++;
       return NULL;
     }
-    one[0] = stacked_reg(st, loc, L, idx, st->reg, depth);
+    one[0] = L->split ? split_reg(st, loc, L, off, st->reg, depth) : stacked_reg(st, loc, L, idx, st->reg, depth);
     return one[0] ? one : NULL;
   }
   if (frag_distributed(L)) {
@@ -1014,7 +1026,7 @@ static tl_stmt *lower_global_shared_copy(lt_state *st, const tl_stmt *s) {
  * o is a fragment of F's base layout; false otherwise. */
 static bool stack_side(lt_state *st, side *sd, const side *o, tl_loc loc) {
   const tl_frag_layout *L = sd->L;
-  if (!L || L->kind != TL_FRAG_STACKED || !tl_frag_layout_same(L->src, o->L)) return false;
+  if (!L || L->kind != TL_FRAG_STACKED || L->split || !tl_frag_layout_same(L->src, o->L)) return false;
   int a = L->ndim - L->src->ndim;
   for (int k = 0; k < sd->ndim; k++) {
     int64_t mn = -1;

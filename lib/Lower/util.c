@@ -580,6 +580,39 @@ bool tl_lo_stacked_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_exp
   return true;
 }
 
+/* idx = off + v (either order) with off free of every variable of loop? */
+static tl_expr *offset_of_var(const tl_stmt *loop, tl_expr *x, const tl_var *v) {
+  if (!x || x->kind != TL_EXPR_BINARY || x->u.bin.op != TL_OP_ADD) return NULL;
+  tl_expr *a = x->u.bin.a, *b = x->u.bin.b;
+  tl_expr *off = a->kind == TL_EXPR_VAR && a->u.var == v ? b : b->kind == TL_EXPR_VAR && b->u.var == v ? a : NULL;
+  for (int j = 0; off && j < loop->u.loop.nvars; j++)
+    if (!tl_expr_free_of(off, loop->u.loop.vars[j])) return NULL;
+  return off;
+}
+
+bool tl_lo_split_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx, int *d, tl_expr **off) {
+  if (!loop || n != loop->u.loop.nvars || n != b->ndim) return false;
+  int split = -1;
+  tl_expr *o = NULL;
+  for (int k = 0; k < n; k++) {
+    int64_t ext, dim, mn = 0;
+    const tl_var *v = loop->u.loop.vars[k];
+    if (!tl_expr_is_const_int(loop->u.loop.extents[k], &ext) || ext < 1) return false;
+    if (!tl_expr_is_const_int(b->shape[k], &dim)) return false;
+    if (loop->u.loop.mins && loop->u.loop.mins[k] && (!tl_expr_is_const_int(loop->u.loop.mins[k], &mn) || mn != 0))
+      return false;
+    if (idx[k] && idx[k]->kind == TL_EXPR_VAR && idx[k]->u.var == v && dim == ext) continue;
+    tl_expr *x = offset_of_var(loop, idx[k], v);
+    if (split >= 0 || !x || dim <= ext || dim % ext || !tl_expr_divisible(x, ext, NULL)) return false;
+    split = k;
+    o = x;
+  }
+  if (split < 0) return false;
+  if (d) *d = split;
+  if (off) *off = o;
+  return true;
+}
+
 /* ---------------------------------------------------------- vector checks */
 /* (lower_internal.h: tl_lo_access_vec_ok, tl_lo_body_vec_width) */
 /* Can the access b[idx] (idx mentioning lane variable l) be issued as one

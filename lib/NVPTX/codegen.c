@@ -808,10 +808,14 @@ static bool gen_func(cg *g, tl_primfunc *f) {
     goto done;
   }
   LLVMBuildRetVoid(g->B);
-  /* readonly for tensors never stored (with noalias: ld.global.nc) */
+  /* readonly for tensors never stored (with noalias: ld.global.nc); a T.make_tensor view may point into
+   * any tensor parameter's memory, so with one no parameter keeps noalias (readonly stays: the function
+   * does not write through that pointer, and without noalias its loads are no ld.global.nc) */
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   for (int i = 0; i < f->nparams; i++) {
     if (f->params[i].kind != TL_PARAM_TENSOR) continue;
     buf_info *bi = tl_map_get(&g->bufs, f->params[i].buffer, NULL);
+    if (g->has_view) LLVMRemoveEnumAttributeAtIndex(g->fn, (unsigned)i + 1, noalias);
     if (bi && !bi->stored) add_enum_attr(g, g->fn, (unsigned)i + 1, "readonly");
   }
   if (f->smem_bytes < g->smem_off) f->smem_bytes = g->smem_off;

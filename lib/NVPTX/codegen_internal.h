@@ -138,6 +138,7 @@ typedef struct cg {
   tl_arena arena;
   int depth;
   bool failed;
+  bool has_view; /* a T.make_tensor view was generated: tensor parameters may alias it */
   bool depth_reported;
   int kernels_seen;
   int64_t smem_off;         /* next free byte of the dynamic shared block (unplanned buffers) */

@@ -216,8 +216,22 @@ static bool const_elems(cg *g, const tl_buffer *b, int64_t *out) {
   return true;
 }
 
+/* A T.make_tensor view: its base is the address, evaluated here, as a
+ * global pointer (the view's loads and stores index it like a parameter's). */
+static bool gen_view(cg *g, const tl_buffer *b) {
+  LLVMValueRef a = cg_gen_as(g, b->data, TL_INT64);
+  buf_info *bi = a ? tl_arena_alloc(&g->arena, sizeof *bi) : NULL;
+  if (!bi) return false;
+  memset(bi, 0, sizeof *bi);
+  bi->base = LLVMBuildIntToPtr(g->B, a, g->t_ptr1, b->name);
+  g->has_view = true;
+  bi->elem = cg_type_of(g, b->dtype, true, b->loc);
+  return bi->elem && tl_map_put(&g->bufs, b, bi);
+}
+
 bool cg_gen_alloc(cg *g, const tl_stmt *s) {
   tl_buffer *b = s->u.alloc.buffer;
+  if (tl_buffer_is_view(b)) return gen_view(g, b);
   if (b->scope == TL_SCOPE_GLOBAL && tl_map_get(&g->bufs, b, NULL)) return true; /* a workspace parameter */
   tl_dtype et = scalar_of(b->dtype);
   LLVMTypeRef elem = cg_lane_type(g, et, true, b->loc);

@@ -1,6 +1,6 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
- * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts and
+ * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts, T.make_tensor (issue 30) and
  * examples/convolution.py, examples/dequant_gemm.py, the known device functions of T.call_extern): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
@@ -116,6 +116,15 @@ static const op_case cases[] = {
     {"ops", "pipelined_alloc.py", ""},
     {"ops", "pipelined_alloc.py", "-D hoisted=True"},
     {"ops", "pipelined_alloc.py", "-D num_stages=3 -D K=320"},
+    /* issue 30: T.make_tensor over pointer tables of device addresses (tl-run --ptr-table fills them with the
+     * device copies' slices), TileLang's sizes (batch sizes 16, 33, 64; K=128, N=96; 32x32x32 tiles); a
+     * fragment stacked along a split dim (TileLang's mhc_pre_gemm_sqrsum) */
+    {"ops", "make_tensor.py",
+     "--out-idx=none --ptr-table A_ptrs=A_all --ptr-table B_ptrs=B_all --ptr-table C_ptrs=C_all -D K=128 -D N=96"},
+    {"ops", "make_tensor.py",
+     "--out-idx=none --ptr-table A_ptrs=A_all --ptr-table B_ptrs=B_all --ptr-table C_ptrs=C_all -D ws=1"},
+    {"ops", "stacked_split.py", "--dim num_tokens=64,4096"},
+    {"ops", "stacked_split.py", "--dim num_tokens=128 -D hc_hidden_size=1024"},
 };
 
 static char tlrun[4096];

@@ -100,3 +100,36 @@ Test(mma_c_block, rs_form_a_operand) {
   cr_expect_not(tl_gemm_rs_a_check(&A, 2, &bi, &bk));
   cr_expect(bi >= 0 && bk >= 0);
 }
+
+/* STACKED along a split dim (docs/layouts.md "Stacked fragments"): F (64,
+ * 256) over the MMA_C base (64, 64) of 2 x 2 warps, dim 1 split 4 ways:
+ * F[i, c] on the owner of B[i, c % 64] in register (c / 64) * B.nregs +
+ * reg_B, tl_frag_coords its inverse, every (thread, register) used once. */
+Test(stacked, split_dim_owner_coords_bijection) {
+  int64_t bshape[2] = {64, 64}, fshape[2] = {64, 256};
+  tl_frag_layout B, F;
+  memset(&B, 0, sizeof B);
+  memset(&F, 0, sizeof F);
+  B.shape = bshape;
+  tl_mma_c_layout_init(&B, 64, 64, 128, 2, 2);
+  F.shape = fshape;
+  cr_assert(tl_stacked_split_init(&F, 1, &B));
+  cr_assert_eq(F.nregs, 4 * B.nregs);
+  fshape[1] = 250; /* not a multiple of the base's 64 */
+  cr_assert_not(tl_stacked_split_init(&F, 1, &B));
+  fshape[1] = 256;
+  char *seen = calloc((size_t)(128 * F.nregs), 1);
+  cr_assert(seen);
+  for (int64_t i = 0; i < 64; i++)
+    for (int64_t c = 0; c < 256; c++) {
+      int64_t idx[2] = {i, c}, bidx[2] = {i, c % 64}, tid, reg, tb, rb, back[2], r2;
+      tl_frag_owner(&F, idx, &tid, &reg);
+      tl_frag_owner(&B, bidx, &tb, &rb);
+      cr_assert(tid == tb && reg == (c / 64) * B.nregs + rb, "(%lld, %lld)", (long long)i, (long long)c);
+      cr_assert(tl_frag_holds(&F, idx, tid, &r2) && r2 == reg);
+      cr_assert(tl_frag_coords(&F, tid, reg, back) && back[0] == i && back[1] == c);
+      cr_assert_not(seen[tid * F.nregs + reg]);
+      seen[tid * F.nregs + reg] = 1;
+    }
+  free(seen);
+}

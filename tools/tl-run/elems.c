@@ -128,7 +128,11 @@ static void set_elem(void *data, tl_dtype t, size_t i, double v) {
     if (t.bits == 64) memcpy(p, &v, 8);
     else if (t.bits == 32) {
       float f = (float)v;
-      memcpy(p, &f, 4);
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      if (t.code == TL_TYPE_TFLOAT && (u & 0x7f800000) != 0x7f800000) /* tf32: 10 mantissa bits, to nearest even */
+        u = (u + 0xfff + ((u >> 13) & 1)) & ~(uint32_t)0x1fff;
+      memcpy(p, &u, 4);
     } else if (t.bits == 16) {
       uint16_t h = double_to_half(v);
       memcpy(p, &h, 2);

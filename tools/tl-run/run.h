@@ -50,6 +50,7 @@ typedef struct run_state {
   const char *save_dir;
   char tag[256];
   tlr_progress *progress;
+  int *ptr_of; /* --ptr-table (ptrs.c): per param, the tensor its table points into, or -1; NULL: none */
 } run_state;
 
 typedef struct host_tensor {
@@ -67,6 +68,7 @@ typedef struct results {
   bool *written; /* an input the run changed (kept for --save only: not printed or checked) */
 } results;
 
+#define TLR_MAX_PTR_TABLES 16 /* ptrs.c says 16 in its message */
 /* issue 32's options as given: --input, --int-range, --save, --progress. */
 typedef struct run_opts {
   tlr_input *inputs;
@@ -75,23 +77,41 @@ typedef struct run_opts {
   const char *int_range_arg; /* NULL: no --int-range */
   const char *save_dir;
   int progress; /* 1 --progress, -1 --no-progress, 0 on a terminal */
+  /* --ptr-table NAME=TENSOR (ptrs.c): the pointer tables to fill */
+  struct {
+    const char *name, *tensor;
+  } ptrs[TLR_MAX_PTR_TABLES];
+  int nptrs;
   tlr_progress state;
 } run_opts;
 
-/* issue 32's options (their getopt_long codes). */
-enum { OPT_INPUT = 512, OPT_SAVE, OPT_INT_RANGE, OPT_PROGRESS, OPT_NO_PROGRESS };
+/* issue 32's options and --ptr-table (their getopt_long codes). */
+enum { OPT_INPUT = 512, OPT_SAVE, OPT_INT_RANGE, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_PTR_TABLE };
 
-/* Parses one of issue 32's options (code c, value arg) into ro; false with
- * *rc set after a usage error. */
+/* Parses one of issue 32's options, or --ptr-table (code c, value arg) into
+ * ro; false with *rc set after a usage error. */
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc);
 /* Binds ro to the kernel's parameters in rs (rs->p read): each --input NAME
  * to its tensor input, --int-range checked against the integer inputs it
- * draws, --save and the progress line (cpu only) set up; false after
- * printing the errors. */
+ * draws, --save and the progress line (cpu only) set up, the --ptr-table
+ * tables bound (tlr_bind_ptr_tables); false after printing the errors. */
 bool tlr_bind_run_options(run_state *rs, run_opts *ro);
 /* --save's snapshot of a run's inputs: per non-output tensor of h, its
  * elements in row-major order before the run (snap[i] malloc'd); false
  * when out of memory. */
 bool tlr_snapshot_inputs(const run_state *rs, host_tensor *h, void **snap);
+
+/* ptrs.c: --ptr-table NAME=TENSOR (T.make_tensor's pointer tables).  The
+ * option parsed into ro (false with *rc set after a usage error); bound to
+ * the parameters (rs->ptr_of: per parameter the tensor whose slices its
+ * table points to, or -1; false after printing the error); and, per run,
+ * each table filled with the addresses of its tensor's G equal slices
+ * along the first dimension (G: the table's length), host addresses for
+ * the CPU executors, the device copies' for CUDA (dev), after the inputs
+ * were made (and uploaded); false after printing the error. */
+bool tlr_ptr_option(char *arg, run_opts *ro, int *rc);
+bool tlr_bind_ptr_tables(run_state *rs, const run_opts *ro);
+bool tlr_fill_ptr_tables(const run_state *rs, host_tensor *h, DLManagedTensor **dev, bool cuda);
+static inline bool tlr_is_ptr_table(const run_state *rs, int i) { return rs->ptr_of && rs->ptr_of[i] >= 0; }
 
 #endif

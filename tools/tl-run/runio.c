@@ -224,7 +224,7 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
   ro->state.tty = isatty(STDERR_FILENO);
   rs->progress =
       rs->device == DEV_CPU && (ro->progress > 0 || (ro->progress == 0 && ro->state.tty)) ? &ro->state : NULL;
-  return !bad;
+  return !bad && tlr_bind_ptr_tables(rs, ro);
 }
 
 /* Parses one of issue 32's options into ro; false with *rc set after a
@@ -246,6 +246,7 @@ bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc) {
     *rc = tl_cli_usage_error("bad --int-range '%s' (expected LO:HI, integers with LO <= HI)", arg);
     return false;
   case OPT_SAVE: ro->save_dir = arg; return true;
+  case OPT_PTR_TABLE: return tlr_ptr_option(arg, ro, rc);
   default: ro->progress = c == OPT_PROGRESS ? 1 : -1; return true;
   }
 }

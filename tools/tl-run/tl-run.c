@@ -125,6 +125,9 @@ static void usage(FILE *f) {
       "                        dtype and shape must be the parameter's; bfloat16 and\n"
       "                        float8 as their raw bits, uint16 / uint8); a dynamic\n"
       "                        dim without --dim takes the file's extent\n"
+      "  --ptr-table NAME=TENSOR  fill the int64 table NAME (T.Tensor((G,), T.ptr)) with\n"
+      "                        the addresses of TENSOR's G slices along its first dim\n"
+      "                        (T.make_tensor's pointer tables; not printed or checked)\n"
       "  --save DIR            write every output (the out_idx tensors and the inputs\n"
       "                        the run changed) as DIR/NAME.npy (DIR/NAME.n=17.npy in\n"
       "                        a --dim list); DIR is created\n"
@@ -333,7 +336,7 @@ static tl_status collect(run_state *rs, results *r, host_tensor *h, DLManagedTen
   const int *oidx = tl_kernel_out_idx(rs->k, &nout);
   for (int i = 0; i < rs->nparams; i++) {
     const param_info *p = &rs->p[i];
-    if (!p->is_tensor) continue;
+    if (!p->is_tensor || tlr_is_ptr_table(rs, i)) continue; /* a table's addresses differ in every run */
     const DLTensor *src = NULL;
     if (p->is_output) {
       for (int j = 0; j < nout; j++)
@@ -416,6 +419,10 @@ static tl_status run_once(run_state *rs, tl_executor exec, results *r, double *b
     } else {
       args[na++] = tl_arg_tensor(&h[i].t);
     }
+  }
+  if (!kept && !tlr_fill_ptr_tables(rs, h, dev, cuda)) {
+    st = TL_ERR_INVALID_ARGUMENT;
+    goto out;
   }
   if (bench_ms) {
     times = calloc((size_t)rs->reps, sizeof *times);
@@ -1077,6 +1084,7 @@ static const struct option longopts[] = {
     {"tune-dry-run", no_argument, NULL, OPT_TUNE_DRY_RUN},
     {"tune-workers", required_argument, NULL, OPT_TUNE_WORKERS},
     {"input", required_argument, NULL, OPT_INPUT},
+    {"ptr-table", required_argument, NULL, OPT_PTR_TABLE},
     {"save", required_argument, NULL, OPT_SAVE},
     {"int-range", required_argument, NULL, OPT_INT_RANGE},
     {"progress", no_argument, NULL, OPT_PROGRESS},
@@ -1188,6 +1196,7 @@ int main(int argc, char **argv) {
     case OPT_INT_RANGE:
     case OPT_PROGRESS:
     case OPT_NO_PROGRESS:
+    case OPT_PTR_TABLE:
       if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
       break;
     case OPT_TARGET:
@@ -1330,7 +1339,7 @@ done:
   free(rs.syms);
   free(rs.symv);
   free(rs.scalar_args);
-  free(rs.input_of);
+  free(rs.input_of), free(rs.ptr_of);
   tlr_inputs_free(ro.inputs, ro.ninputs);
   free(ro.inputs);
   tl_kernel_destroy(k);

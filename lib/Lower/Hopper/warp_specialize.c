@@ -196,6 +196,9 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     return "a T.copy in the loop is not global -> shared";
   if (attr_true(s, 1)) return "a T.copy in the loop has disable_tma=True";
   tl_buffer *src = sr->buffer, *X = dr->buffer;
+  if (tl_buffer_is_view(src)) /* its address is in device memory: the host cannot encode a tensor map for it */
+    return "a copy's source is a T.make_tensor view, whose address is known only on the device (no TMA descriptor "
+           "can be made on the host)";
   if (!tl_lo_is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
   if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
   int64_t rows, cols;
