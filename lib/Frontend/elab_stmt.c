@@ -364,12 +364,17 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname, co
     if (ca) {
       val *cv = eval(E, ca);
       if (!cv) return false;
-      const char *want = shared ? "shared.dyn or shared" : tl_scope_name(sc);
+      bool regs = sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL;
+      const char *want = shared ? "shared.dyn or shared" : regs ? "local.fragment or local" : tl_scope_name(sc);
       if (cv->k != V_STR) {
         err_val(E, ca->loc, cv, "scope of %s must be a string (%s), got %s", fn, want, describe(E, cv));
         return false;
       }
+      /* the scope decides, as in TileLang: T.alloc_fragment(shape, dtype, "local") is a per-thread local
+       * buffer, T.alloc_local(shape, dtype, "local.fragment") a fragment */
       if (shared && !strcmp(cv->u.s, "shared")) sc = TL_SCOPE_SHARED;
+      else if (regs && !strcmp(cv->u.s, "local")) sc = TL_SCOPE_LOCAL;
+      else if (regs && !strcmp(cv->u.s, "local.fragment")) sc = TL_SCOPE_FRAGMENT;
       else if (strcmp(cv->u.s, tl_scope_name(sc))) {
         err_val(E, ca->loc, cv, "unsupported scope '%.100s' for %s (expected %s)", cv->u.s, fn, want);
         return false;
@@ -1355,6 +1360,41 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   return emit(E, out, is);
 }
 
+/* `while cond: body` (TVMScript's T.While, tir.While): cond is evaluated
+ * before each iteration.  A compile-time false condition elaborates to
+ * nothing; a compile-time true one would never end (there is no 'break').
+ * That every thread of the block sees the same condition is checked on the
+ * tile IR (lib/Lower/uniform.c). */
+static bool elab_while(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
+  if (s->u.whiles.orelse.n) {
+    err(E, s->u.whiles.orelse.stmts[0]->loc, "'else' after a 'while' loop is not supported in a @T.prim_func");
+    return false;
+  }
+  const tl_ast_expr *test = s->u.whiles.test;
+  val *c = eval(E, test);
+  if (!c) return false;
+  bool t;
+  if (!is_ir(c) && truthy(c, &t)) {
+    if (!t) return true;
+    err(E, test->loc,
+        "the condition of this 'while' loop is always true ('break' is not supported): the loop "
+        "would never end");
+    return false;
+  }
+  tl_expr *ce = to_expr(E, c, test->loc);
+  if (!ce) return false;
+  if (ce->dtype.code == TL_TYPE_INT || ce->dtype.code == TL_TYPE_UINT) {
+    tl_expr *zero = tl_ir_int(E->m, test->loc, ce->dtype, 0);
+    if (!zero || !(ce = chk(E, tl_ir_binary(E->m, test->loc, TL_OP_NE, ce, zero)))) return false;
+  } else if (ce->dtype.code != TL_TYPE_BOOL) {
+    err(E, test->loc, "the condition of a 'while' loop must be a bool or an integer, got %s", tl_dtype_name(ce->dtype));
+    return false;
+  }
+  tl_stmt *body = elab_body(E, &s->u.whiles.body, s->loc);
+  if (!body) return false;
+  return emit(E, out, tl_ir_while(E->m, s->loc, ce, body));
+}
+
 /* Why statement kind k cannot stand in a @T.prim_func (the message). */
 static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
   switch (k) {
@@ -1364,7 +1404,6 @@ static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
                           : "'return' is not supported in a @T.prim_func";
   case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
   case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
-  case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
   case TL_AST_BREAK: return "'break' is not supported in a @T.prim_func";
   case TL_AST_CONTINUE: return "'continue' is not supported in a @T.prim_func";
   default: return tprintf(E, "%s is not supported in a @T.prim_func", stmt_name(k));
@@ -1442,6 +1481,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     return elab_kernel(E, s, out);
   }
   case TL_AST_IF: return elab_if(E, s, out);
+  case TL_AST_WHILE: return elab_while(E, s, out);
   case TL_AST_PASS: return true;
   case TL_AST_ASSERT: return elab_assert(E, s);
   default: err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind)); return false;

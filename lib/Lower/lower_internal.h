@@ -24,6 +24,10 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
  * of fragment / shared buffers nothing writes (warnings), T.Parallel in per-thread code; false after an
  * error (warnings do not fail). */
 bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
+/* uniform.c (called by check-supported): the condition of every `while` loop whose body holds tile ops,
+ * barriers or shared accesses reads only values that are the same in every thread of the block; false after
+ * one located error per loop that breaks it. */
+bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
 /* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
  * per scope (its stages, inserted after it in m->funcs). */
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

@@ -663,6 +663,7 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   case TL_STMT_KERNEL:
     if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
     return s;
+  case TL_STMT_WHILE: return (s->u.whiles.body = walk(st, s->u.whiles.body, depth + 1)) ? s : NULL;
   case TL_STMT_IF:
     if (!(s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1))) return NULL;
     if (s->u.ifs.else_s && !(s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1))) return NULL;

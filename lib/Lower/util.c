@@ -462,6 +462,7 @@ static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stm
       s->u.seq.stmts[i] = rewrite_loops_rec(s->u.seq.stmts[i], rewrite, user, depth + 1);
     return s;
   case TL_STMT_KERNEL: s->u.kernel.body = rewrite_loops_rec(s->u.kernel.body, rewrite, user, depth + 1); return s;
+  case TL_STMT_WHILE: s->u.whiles.body = rewrite_loops_rec(s->u.whiles.body, rewrite, user, depth + 1); return s;
   case TL_STMT_IF:
     s->u.ifs.then_s = rewrite_loops_rec(s->u.ifs.then_s, rewrite, user, depth + 1);
     if (s->u.ifs.else_s) s->u.ifs.else_s = rewrite_loops_rec(s->u.ifs.else_s, rewrite, user, depth + 1);

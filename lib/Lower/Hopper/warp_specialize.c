@@ -550,6 +550,23 @@ static void set_groups(ws_plan *p) {
   for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
 }
 
+/* The first T.Pipelined loop inside a `while` loop of s (a stream-K style
+ * loop over work units, whose trip count only the run knows), or NULL. */
+typedef struct while_pipe {
+  tl_visitor v;
+  tl_stmt *loop, *whl; /* whl: the first while loop (pre-order: the loops after it in program order count too) */
+} while_pipe;
+static void wp_stmt(tl_visitor *v, const tl_stmt *s) {
+  while_pipe *w = (while_pipe *)v;
+  if (s->kind == TL_STMT_WHILE && !w->whl) w->whl = (tl_stmt *)s;
+  if (w->whl && !w->loop && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) w->loop = (tl_stmt *)s;
+}
+static while_pipe find_while(tl_stmt *s) {
+  while_pipe w = {.v = {.stmt = wp_stmt}};
+  tl_visit_stmt(&w.v, s);
+  return w;
+}
+
 /* Finds the GEMM main loop of kernel k; *why says why not when false (it
  * may point into why_buf, one buffer per form tried). */
 static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
@@ -558,6 +575,8 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
   if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
+  if (find_while(body).whl) /* its loops' producer would have to follow the run's trip counts */
+    return *why = "the kernel has a 'while' loop (the warp-specialized pipeline is not built around one yet)", false;
   int found = -1;
   for (int i = 0; i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
@@ -1291,6 +1310,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
     if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) loop = s;
   }
+  if (!loop && !match) loop = find_while(k->u.kernel.body).loop; /* a T.Pipelined loop inside a while loop */
   if (match && p.threads + 128 > target->max_threads) {
     match = false;
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
@@ -1382,6 +1402,7 @@ static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
       if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
     return true;
   case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
+  case TL_STMT_WHILE: return consumer_syncs(m, s->u.whiles.body, T, depth + 1);
   case TL_STMT_IF:
     return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
   case TL_STMT_EVAL: {
@@ -1438,6 +1459,7 @@ static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
     }
     return true;
   case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return pp_hoist(m, s->u.whiles.body, depth + 1);
   case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
   default: return true;
   }
