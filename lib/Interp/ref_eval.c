@@ -51,7 +51,6 @@
 #define RE_MAX_DEPTH 2000                     /* nesting of statements + expressions */
 #define RE_MAX_ELEMS (INT64_C(1) << 27)       /* elements of one evaluator-owned buffer */
 #define RE_MAX_THREADS 4096                   /* threads of a per-thread block */
-#define RE_MAX_WHILE_ITERS (INT64_C(1) << 24) /* iterations of one execution of a while loop */
 
 /* ---------------------------------------------------------------- errors */
 void re_error(re_state *st, tl_loc loc, const char *fmt, ...) {
@@ -793,12 +792,12 @@ static void exec_loop(re_state *st, const tl_stmt *s, int k) {
 }
 
 /* `while cond: body`: cond before each iteration; a loop still running after
- * RE_MAX_WHILE_ITERS iterations is reported (it may never end). */
+ * TL_INTERP_MAX_WHILE_ITERS iterations is reported (it may never end). */
 static void exec_while(re_state *st, const tl_stmt *s) {
   for (int64_t n = 0; !st->failed; n++) {
     re_val c = re_eval(st, s->u.whiles.cond);
     if (st->failed || !re_truthy(c, s->u.whiles.cond->dtype)) return;
-    if (n == RE_MAX_WHILE_ITERS) {
+    if (n == TL_INTERP_MAX_WHILE_ITERS) {
       re_error(st, s->loc,
                "this 'while' loop ran %lld iterations and its condition still holds (the reference evaluator's "
                "bound): it may never end",

@@ -682,13 +682,14 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
 
 /* `while cond: body` per thread: a thread stays in the loop while its
  * condition holds; the others of the warp wait masked off (a condition that
- * differs between threads reaches the barrier checks as divergence).  The
- * step budget (max_steps) bounds a loop that never ends. */
+ * differs between threads reaches the barrier checks as divergence).  A
+ * loop still running after TL_INTERP_MAX_WHILE_ITERS iterations is reported
+ * (it may never end). */
 static bool exec_while(sx *x, const tl_stmt *s, const uint8_t *mask) {
   uint8_t *im = sx_scratch(x, (size_t)x->T);
   if (!im) return false;
   memcpy(im, mask, (size_t)x->T);
-  for (;;) {
+  for (int64_t n = 0;; n++) {
     sx_mark mk = mark(x);
     sx_val c0, c;
     if (!ev(x, s->u.whiles.cond, im, &c0) || !sx_to_cond(x, &c0, &c)) return false;
@@ -700,6 +701,10 @@ static bool exec_while(sx *x, const tl_stmt *s, const uint8_t *mask) {
     }
     release(x, mk);
     if (!any) return true;
+    if (n == TL_INTERP_MAX_WHILE_ITERS)
+      return sx_fail(x, "this 'while' loop ran %lld iterations and its condition still holds (the CPU executor's "
+                        "bound): it may never end",
+                     (long long)n);
     if (!exec(x, s->u.whiles.body, im)) return false;
     release(x, mk);
   }

@@ -34,6 +34,8 @@
  * fixed point over whole-kernel walks (a store or LET is non-uniform when
  * its value, an index or its control is; each round only adds), then each
  * while loop's condition is checked against it. */
+#include <stdio.h>
+
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
 
@@ -136,12 +138,16 @@ static void grow(un_state *st, const tl_stmt *s, bool div, int depth) {
 
 /* ------------------------------------------------- bodies that need the block */
 typedef struct block_find {
-  tl_buffer_visitor bv; /* first */
+  tl_visitor v; /* first */
   bool found;
 } block_find;
+typedef struct shared_find {
+  tl_buffer_visitor bv; /* first (tl_visit_buffers sets bv.v) */
+  bool found;
+} shared_find;
 
 static void bf_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
-  if (is_shared_buf(b)) ((block_find *)bv)->found = true;
+  if (is_shared_buf(b)) ((shared_find *)bv)->found = true;
 }
 static void bf_stmt(tl_visitor *v, const tl_stmt *s) {
   block_find *f = (block_find *)v;
@@ -157,9 +163,11 @@ static void bf_expr(tl_visitor *v, const tl_expr *e) {
 
 /* Does body hold work every thread of the block must reach together? */
 static bool needs_block(const tl_stmt *body) {
-  block_find f = {.bv = {.v = {.stmt = bf_stmt, .expr = bf_expr}, .buffer = bf_buffer}};
-  bool complete = tl_visit_buffers(&f.bv, body);
-  return f.found || !complete;
+  block_find f = {.v = {.stmt = bf_stmt, .expr = bf_expr}};
+  tl_visit_stmt(&f.v, body);
+  shared_find sh = {.bv = {.buffer = bf_buffer}};
+  bool complete = tl_visit_buffers(&sh.bv, body);
+  return f.found || sh.found || f.v.too_deep || !complete;
 }
 
 /* ------------------------------------------------------------- the check */
@@ -202,11 +210,15 @@ static void report(un_state *st, const tl_stmt *w) {
   }
   const tl_stmt *why = NULL;
   const char *what = f.at ? describe(st, f.at, &why) : "a value too deep to analyse";
+  char call[96];
   const char *name = !f.at                        ? "?"
                      : f.at->kind == TL_EXPR_VAR  ? f.at->u.var->name
                      : f.at->kind == TL_EXPR_LOAD ? f.at->u.load.buffer->name
-                     : f.at->kind == TL_EXPR_CALL ? tl_intrinsic_name(f.at->u.call.op)
                                                   : "?";
+  if (f.at && f.at->kind == TL_EXPR_CALL) {
+    snprintf(call, sizeof call, "T.%s()", tl_intrinsic_name(f.at->u.call.op));
+    name = call;
+  }
   tl_loc at = f.at && f.at->loc.line ? f.at->loc : w->u.whiles.cond->loc.line ? w->u.whiles.cond->loc : w->loc;
   tl_error(st->d, at,
            "the condition of this 'while' loop may differ between the threads of the block: it reads '%s', %s; "
