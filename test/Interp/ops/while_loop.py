@@ -6,8 +6,6 @@
 # RUN: %tl-run --device=cpu --check --kernel=while_per_thread %s | FileCheck %s --check-prefix=PT
 # RUN: %tl-opt --remarks --target=sm_90a --emit=simt --kernel=while_streamk %s 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 # RUN: %tl-opt --kernel=while_streamk %s > %t.tir && %tl-opt %t.tir | diff %t.tir -
-# RUN: not %tl-opt --emit=simt --kernel=while_bad_tid %s 2>&1 | FileCheck %s --check-prefix=BADTID
-# RUN: not %tl-opt --emit=simt --kernel=while_bad_frag %s 2>&1 | FileCheck %s --check-prefix=BADFRAG
 # RUN: not %tl-run --device=cpu --check --kernel=while_forever %s 2>&1 | FileCheck %s --check-prefix=FOREVER
 # RUN: not %tl-run --device=cpu --kernel=while_racy %s 2>&1 | FileCheck %s --check-prefix=RACY
 # `while COND:` loops in a kernel body (TVM's tir.While: the condition is
@@ -23,9 +21,8 @@
 #  - while_count: each block reads its trip count from a tensor (0 to 4).
 #  - while_per_thread: a per-thread program whose threads run different
 #    trip counts: allowed, the body holds per-thread scalar work only.
-#  - while_bad_tid / while_bad_frag: a condition that may differ between the
-#    threads (the thread index; a fragment element) around tile work: a
-#    located compile-time error (lib/Lower/uniform.c).
+#  (A condition that may differ between the threads around tile work is a
+#  compile-time error: test/Lower/while_uniform.py.)
 #  - while_forever: a loop whose condition never becomes false: reported,
 #    not a hang.
 #  - while_racy: the condition reads a global counter the body increments
@@ -35,8 +32,6 @@
 # COUNT: check: PASS
 # PT: check: PASS
 # REMARK: remark: T.Pipelined loop stays on the cp.async + mma.sync path: the kernel has a 'while' loop
-# BADTID: error: the condition of this 'while' loop may differ between the threads of the block: it reads 'T.get_thread_binding()', the thread index
-# BADFRAG: error: the condition of this 'while' loop may differ between the threads of the block: it reads 'F', a fragment element
 # FOREVER: error: this 'while' loop ran 65536 iterations and its condition still holds
 # RACY: error: data race on global memory: thread {{[0-9]+}} reads 'Cnt'[0]
 import tilelang
@@ -148,34 +143,6 @@ def while_per_thread(N=128):
             B[tx] = acc
 
     return per_thread_main
-
-
-@tilelang.jit
-def while_bad_tid(N=128):
-    @T.prim_func
-    def bad_tid_main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-        with T.Kernel(1, threads=64) as bx:
-            S = T.alloc_shared((32,), "float32")
-            while T.get_thread_binding() < 3:
-                T.copy(A[0], S)
-                T.copy(S, B[0])
-
-    return bad_tid_main
-
-
-@tilelang.jit
-def while_bad_frag(N=128):
-    @T.prim_func
-    def bad_frag_main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-        with T.Kernel(1, threads=64) as bx:
-            F = T.alloc_fragment((32,), "float32")
-            T.copy(A[0], F)
-            while F[0] < 3.0:
-                for j in T.Parallel(32):
-                    F[j] = F[j] + 1.0
-            T.copy(F, B[0])
-
-    return bad_frag_main
 
 
 @tilelang.jit
