@@ -25,7 +25,7 @@ tl_stmt *make_seq(elab *E, tl_loc loc, stmt_vec *v) {
 }
 
 /* Elaborates a nested block in a fresh scope into one statement. */
-static tl_stmt *elab_body(elab *E, const tl_ast_block *b, tl_loc loc) {
+tl_stmt *tl_el_body(elab *E, const tl_ast_block *b, tl_loc loc) {
   if (!push_scope(E, true)) return NULL;
   scope *s = E->sc;
   stmt_vec v = {0};
@@ -1346,9 +1346,9 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_el_role r; /* a role branch on the thread index: each branch sees its threads */
   bool role = tl_el_role_begin(E, ce, &r);
   if (role) E->role_lo = r.lo, E->role_hi = r.hi;
-  tl_stmt *th = elab_body(E, &s->u.ifs.body, s->loc), *el = NULL;
+  tl_stmt *th = tl_el_body(E, &s->u.ifs.body, s->loc), *el = NULL;
   if (role) E->role_lo = r.else_lo, E->role_hi = r.else_hi;
-  if (th && s->u.ifs.orelse.n) el = elab_body(E, &s->u.ifs.orelse, s->u.ifs.orelse.stmts[0]->loc);
+  if (th && s->u.ifs.orelse.n) el = tl_el_body(E, &s->u.ifs.orelse, s->u.ifs.orelse.stmts[0]->loc);
   if (role) E->role_lo = r.outer_lo, E->role_hi = r.outer_hi;
   if (!th || (s->u.ifs.orelse.n && !el)) return false;
   if (role) return tl_el_role_end(E, s, &r, ce, th, el, out);
@@ -1358,41 +1358,6 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   is->u.ifs.then_s = th;
   is->u.ifs.else_s = el;
   return emit(E, out, is);
-}
-
-/* `while cond: body` (TVMScript's T.While, tir.While): cond is evaluated
- * before each iteration.  A compile-time false condition elaborates to
- * nothing; a compile-time true one would never end (there is no 'break').
- * That every thread of the block sees the same condition is checked on the
- * tile IR (lib/Lower/uniform.c). */
-static bool elab_while(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
-  if (s->u.whiles.orelse.n) {
-    err(E, s->u.whiles.orelse.stmts[0]->loc, "'else' after a 'while' loop is not supported in a @T.prim_func");
-    return false;
-  }
-  const tl_ast_expr *test = s->u.whiles.test;
-  val *c = eval(E, test);
-  if (!c) return false;
-  bool t;
-  if (!is_ir(c) && truthy(c, &t)) {
-    if (!t) return true;
-    err(E, test->loc,
-        "the condition of this 'while' loop is always true ('break' is not supported): the loop "
-        "would never end");
-    return false;
-  }
-  tl_expr *ce = to_expr(E, c, test->loc);
-  if (!ce) return false;
-  if (ce->dtype.code == TL_TYPE_INT || ce->dtype.code == TL_TYPE_UINT) {
-    tl_expr *zero = tl_ir_int(E->m, test->loc, ce->dtype, 0);
-    if (!zero || !(ce = chk(E, tl_ir_binary(E->m, test->loc, TL_OP_NE, ce, zero)))) return false;
-  } else if (ce->dtype.code != TL_TYPE_BOOL) {
-    err(E, test->loc, "the condition of a 'while' loop must be a bool or an integer, got %s", tl_dtype_name(ce->dtype));
-    return false;
-  }
-  tl_stmt *body = elab_body(E, &s->u.whiles.body, s->loc);
-  if (!body) return false;
-  return emit(E, out, tl_ir_while(E->m, s->loc, ce, body));
 }
 
 /* Why statement kind k cannot stand in a @T.prim_func (the message). */
@@ -1481,7 +1446,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     return elab_kernel(E, s, out);
   }
   case TL_AST_IF: return elab_if(E, s, out);
-  case TL_AST_WHILE: return elab_while(E, s, out);
+  case TL_AST_WHILE: return tl_el_while(E, s, out); /* elab_while.c */
   case TL_AST_PASS: return true;
   case TL_AST_ASSERT: return elab_assert(E, s);
   default: err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind)); return false;

@@ -48,9 +48,9 @@
 #include "IR/visit.h"
 #include "Interp/ref_eval_internal.h"
 
-#define RE_MAX_DEPTH 2000                     /* nesting of statements + expressions */
-#define RE_MAX_ELEMS (INT64_C(1) << 27)       /* elements of one evaluator-owned buffer */
-#define RE_MAX_THREADS 4096                   /* threads of a per-thread block */
+#define RE_MAX_DEPTH 2000               /* nesting of statements + expressions */
+#define RE_MAX_ELEMS (INT64_C(1) << 27) /* elements of one evaluator-owned buffer */
+#define RE_MAX_THREADS 4096             /* threads of a per-thread block */
 
 /* ---------------------------------------------------------------- errors */
 void re_error(re_state *st, tl_loc loc, const char *fmt, ...) {

@@ -702,8 +702,9 @@ static bool exec_while(sx *x, const tl_stmt *s, const uint8_t *mask) {
     release(x, mk);
     if (!any) return true;
     if (n == TL_INTERP_MAX_WHILE_ITERS)
-      return sx_fail(x, "this 'while' loop ran %lld iterations and its condition still holds (the CPU executor's "
-                        "bound): it may never end",
+      return sx_fail(x,
+                     "this 'while' loop ran %lld iterations and its condition still holds (the CPU executor's "
+                     "bound): it may never end",
                      (long long)n);
     if (!exec(x, s->u.whiles.body, im)) return false;
     release(x, mk);

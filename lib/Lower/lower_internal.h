@@ -140,6 +140,9 @@ typedef struct tl_lo_refs {
 bool tl_lo_whole_region(const tl_region *r);
 /* Whether a call of intrinsic op (a tl_intrin) occurs below s. */
 bool tl_lo_has_call(const tl_stmt *s, int op);
+/* The first `while` loop below s (s included, pre-order), or NULL; with pipelined non-NULL, also the first
+ * T.Pipelined loop inside that while loop (NULL when none). */
+tl_stmt *tl_lo_find_while(tl_stmt *s, tl_stmt **pipelined);
 /* Is b one of f's tensor parameters? */
 bool tl_lo_is_param(const tl_primfunc *f, const tl_buffer *b);
 tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);

@@ -710,6 +710,28 @@ bool tl_lo_has_call(const tl_stmt *s, int op) {
   return u.found;
 }
 
+typedef struct while_visit {
+  tl_visitor v;
+  tl_stmt *whl, *loop;
+} while_visit;
+
+static void while_stmt(tl_visitor *v, const tl_stmt *s) {
+  while_visit *w = (while_visit *)v;
+  if (s->kind == TL_STMT_WHILE && !w->whl) w->whl = (tl_stmt *)s;
+}
+static void pipelined_stmt(tl_visitor *v, const tl_stmt *s) {
+  while_visit *w = (while_visit *)v;
+  if (!w->loop && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) w->loop = (tl_stmt *)s;
+}
+
+tl_stmt *tl_lo_find_while(tl_stmt *s, tl_stmt **pipelined) {
+  while_visit w = {.v = {.stmt = while_stmt}}, p = {.v = {.stmt = pipelined_stmt}};
+  tl_visit_stmt(&w.v, s);
+  if (pipelined && w.whl) tl_visit_stmt(&p.v, w.whl->u.whiles.body);
+  if (pipelined) *pipelined = p.loop;
+  return w.whl;
+}
+
 bool tl_lo_whole_region(const tl_region *r) {
   const tl_buffer *b = r->buffer;
   if (r->ndim == 0) return true;

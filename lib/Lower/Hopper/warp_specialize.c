@@ -550,23 +550,6 @@ static void set_groups(ws_plan *p) {
   for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
 }
 
-/* The first T.Pipelined loop inside a `while` loop of s (a stream-K style
- * loop over work units, whose trip count only the run knows), or NULL. */
-typedef struct while_pipe {
-  tl_visitor v;
-  tl_stmt *loop, *whl; /* whl: the first while loop (pre-order: the loops after it in program order count too) */
-} while_pipe;
-static void wp_stmt(tl_visitor *v, const tl_stmt *s) {
-  while_pipe *w = (while_pipe *)v;
-  if (s->kind == TL_STMT_WHILE && !w->whl) w->whl = (tl_stmt *)s;
-  if (w->whl && !w->loop && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) w->loop = (tl_stmt *)s;
-}
-static while_pipe find_while(tl_stmt *s) {
-  while_pipe w = {.v = {.stmt = wp_stmt}};
-  tl_visit_stmt(&w.v, s);
-  return w;
-}
-
 /* Finds the GEMM main loop of kernel k; *why says why not when false (it
  * may point into why_buf, one buffer per form tried). */
 static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
@@ -575,7 +558,7 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
   if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
-  if (find_while(body).whl) /* its loops' producer would have to follow the run's trip counts */
+  if (tl_lo_find_while(body, NULL)) /* its loops' producer would have to follow the run's trip counts */
     return *why = "the kernel has a 'while' loop (the warp-specialized pipeline is not built around one yet)", false;
   int found = -1;
   for (int i = 0; i < body->u.seq.n; i++) {
@@ -1310,7 +1293,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
     if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) loop = s;
   }
-  if (!loop && !match) loop = find_while(k->u.kernel.body).loop; /* a T.Pipelined loop inside a while loop */
+  if (!loop && !match) tl_lo_find_while(k->u.kernel.body, &loop); /* a T.Pipelined loop inside a while loop */
   if (match && p.threads + 128 > target->max_threads) {
     match = false;
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
