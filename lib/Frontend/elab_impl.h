@@ -511,6 +511,10 @@ bool tl_el_pipelined_schedule(elab *E, const tl_ast_expr *it, tl_stmt *loop);
  * group_size=8)` (s) as a T.serial loop over waves with the coordinates
  * bound and the tile guarded; false after a located error. */
 bool tl_el_persistent(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+/* elab_while.c: `while cond: body` (s) as a TL_STMT_WHILE; false after a located error. */
+bool tl_el_while(elab *E, const tl_ast_stmt *s, stmt_vec *out);
+/* elab_stmt.c: a nested block elaborated in a fresh scope into one statement (NULL after an error). */
+tl_stmt *tl_el_body(elab *E, const tl_ast_block *b, tl_loc loc);
 /* elab_stmt.c: the IR name of a new loop variable (NULL after a located
  * error), and a TL_STMT_FOR over arena-owned arrays (NULL on OOM). */
 const char *tl_el_loop_var_name(elab *E, const char *name, tl_loc loc);

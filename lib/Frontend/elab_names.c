@@ -52,6 +52,7 @@ static void collect(namer *n, const tl_stmt *s, int depth) {
     collect(n, s->u.ifs.then_s, depth + 1);
     collect(n, s->u.ifs.else_s, depth + 1);
     break;
+  case TL_STMT_WHILE: collect(n, s->u.whiles.body, depth + 1); break;
   default: break;
   }
 }
@@ -107,6 +108,10 @@ static void walk(namer *n, tl_stmt *s, int depth) {
     walk(n, s->u.ifs.then_s, depth + 1);
     pop_to(n, mark);
     walk(n, s->u.ifs.else_s, depth + 1);
+    pop_to(n, mark);
+    break;
+  case TL_STMT_WHILE:
+    walk(n, s->u.whiles.body, depth + 1);
     pop_to(n, mark);
     break;
   default: break;

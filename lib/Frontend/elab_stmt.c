@@ -25,7 +25,7 @@ tl_stmt *make_seq(elab *E, tl_loc loc, stmt_vec *v) {
 }
 
 /* Elaborates a nested block in a fresh scope into one statement. */
-static tl_stmt *elab_body(elab *E, const tl_ast_block *b, tl_loc loc) {
+tl_stmt *tl_el_body(elab *E, const tl_ast_block *b, tl_loc loc) {
   if (!push_scope(E, true)) return NULL;
   scope *s = E->sc;
   stmt_vec v = {0};
@@ -364,12 +364,17 @@ static bool elab_alloc(elab *E, const tl_ast_expr *target, const char *fname, co
     if (ca) {
       val *cv = eval(E, ca);
       if (!cv) return false;
-      const char *want = shared ? "shared.dyn or shared" : tl_scope_name(sc);
+      bool regs = sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL;
+      const char *want = shared ? "shared.dyn or shared" : regs ? "local.fragment or local" : tl_scope_name(sc);
       if (cv->k != V_STR) {
         err_val(E, ca->loc, cv, "scope of %s must be a string (%s), got %s", fn, want, describe(E, cv));
         return false;
       }
+      /* the scope decides, as in TileLang: T.alloc_fragment(shape, dtype, "local") is a per-thread local
+       * buffer, T.alloc_local(shape, dtype, "local.fragment") a fragment */
       if (shared && !strcmp(cv->u.s, "shared")) sc = TL_SCOPE_SHARED;
+      else if (regs && !strcmp(cv->u.s, "local")) sc = TL_SCOPE_LOCAL;
+      else if (regs && !strcmp(cv->u.s, "local.fragment")) sc = TL_SCOPE_FRAGMENT;
       else if (strcmp(cv->u.s, tl_scope_name(sc))) {
         err_val(E, ca->loc, cv, "unsupported scope '%.100s' for %s (expected %s)", cv->u.s, fn, want);
         return false;
@@ -1343,9 +1348,9 @@ static bool elab_if(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
   tl_el_role r; /* a role branch on the thread index: each branch sees its threads */
   bool role = tl_el_role_begin(E, ce, &r);
   if (role) E->role_lo = r.lo, E->role_hi = r.hi;
-  tl_stmt *th = elab_body(E, &s->u.ifs.body, s->loc), *el = NULL;
+  tl_stmt *th = tl_el_body(E, &s->u.ifs.body, s->loc), *el = NULL;
   if (role) E->role_lo = r.else_lo, E->role_hi = r.else_hi;
-  if (th && s->u.ifs.orelse.n) el = elab_body(E, &s->u.ifs.orelse, s->u.ifs.orelse.stmts[0]->loc);
+  if (th && s->u.ifs.orelse.n) el = tl_el_body(E, &s->u.ifs.orelse, s->u.ifs.orelse.stmts[0]->loc);
   if (role) E->role_lo = r.outer_lo, E->role_hi = r.outer_hi;
   if (!th || (s->u.ifs.orelse.n && !el)) return false;
   if (role) return tl_el_role_end(E, s, &r, ce, th, el, out);
@@ -1366,7 +1371,6 @@ static const char *unsupported_in_prim_func(elab *E, tl_ast_stmt_kind k) {
                           : "'return' is not supported in a @T.prim_func";
   case TL_AST_DEF: return "nested functions are not supported in a @T.prim_func";
   case TL_AST_IMPORT: return "'import' is not supported in a @T.prim_func; import at module level";
-  case TL_AST_WHILE: return "'while' loops are not supported; use T.serial or range";
   case TL_AST_BREAK: return "'break' is not supported in a @T.prim_func";
   case TL_AST_CONTINUE: return "'continue' is not supported in a @T.prim_func";
   default: return tprintf(E, "%s is not supported in a @T.prim_func", stmt_name(k));
@@ -1445,6 +1449,7 @@ static bool elab_stmt_in(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
     return elab_kernel(E, s, out);
   }
   case TL_AST_IF: return elab_if(E, s, out);
+  case TL_AST_WHILE: return tl_el_while(E, s, out); /* elab_while.c */
   case TL_AST_PASS: return true;
   case TL_AST_ASSERT: return elab_assert(E, s);
   default: err(E, s->loc, "%s", unsupported_in_prim_func(E, s->kind)); return false;

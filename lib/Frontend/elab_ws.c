@@ -349,6 +349,7 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
     }
     return NULL;
   case TL_STMT_FOR: return s->u.loop.kind == TL_LOOP_PARALLEL ? s : tile_work(s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return tile_work(s->u.whiles.body, depth + 1);
   case TL_STMT_IF: {
     const tl_expr *c = s->u.ifs.cond;
     if (c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_WS) return NULL;

@@ -303,6 +303,12 @@ static bool stmt_counts(an_state *st, const tl_stmt *s, an_counts *c, int depth)
     counts_max(&t, &e);
     return counts_add(st, c, &t, s->loc);
   }
+  case TL_STMT_WHILE: /* counted work in a loop whose trip count only the run knows: no count */
+    if (!stmt_counts(st, s->u.whiles.body, c, depth + 1)) return false;
+    if (counts_zero(c)) return true;
+    tl_error(st->d, s->loc, "analysis: the trip count of a 'while' loop is not known before the run");
+    st->failed = true;
+    return false;
   case TL_STMT_TILE: return tile_counts(st, s, c);
   case TL_STMT_STORE:
   case TL_STMT_LET:

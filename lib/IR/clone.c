@@ -208,6 +208,10 @@ static tl_stmt *stmt(cloner *c, const tl_stmt *s) {
     r->u.ifs.then_s = stmt(c, s->u.ifs.then_s);
     r->u.ifs.else_s = stmt(c, s->u.ifs.else_s);
     break;
+  case TL_STMT_WHILE:
+    r->u.whiles.cond = expr(c, s->u.whiles.cond);
+    r->u.whiles.body = stmt(c, s->u.whiles.body);
+    break;
   case TL_STMT_LET:
     r->u.let.var = var(c, s->u.let.var);
     r->u.let.value = expr(c, s->u.let.value);

@@ -212,6 +212,9 @@ static bool stmt_eq(eq_ctx *c, const tl_stmt *a, const tl_stmt *b, int depth) {
     return expr_eq(c, a->u.ifs.cond, b->u.ifs.cond, depth + 1) &&
            stmt_eq(c, a->u.ifs.then_s, b->u.ifs.then_s, depth + 1) &&
            stmt_eq(c, a->u.ifs.else_s, b->u.ifs.else_s, depth + 1);
+  case TL_STMT_WHILE:
+    return expr_eq(c, a->u.whiles.cond, b->u.whiles.cond, depth + 1) &&
+           stmt_eq(c, a->u.whiles.body, b->u.whiles.body, depth + 1);
   case TL_STMT_LET:
     return expr_eq(c, a->u.let.value, b->u.let.value, depth + 1) && bind_var(c, a->u.let.var, b->u.let.var);
   case TL_STMT_EVAL: return expr_eq(c, a->u.eval.value, b->u.eval.value, depth + 1);

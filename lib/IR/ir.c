@@ -441,6 +441,14 @@ tl_stmt *tl_ir_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_s
   return s;
 }
 
+tl_stmt *tl_ir_while(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *body) {
+  tl_stmt *s = tl_ir_stmt(m, loc, TL_STMT_WHILE);
+  if (!s) return NULL;
+  s->u.whiles.cond = cond;
+  s->u.whiles.body = body;
+  return s;
+}
+
 /* ============================================================== helpers */
 
 static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
@@ -454,6 +462,7 @@ static tl_stmt *find_kernel(const tl_stmt *s, int depth) {
     }
     return NULL;
   case TL_STMT_FOR: return find_kernel(s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return find_kernel(s->u.whiles.body, depth + 1);
   case TL_STMT_IF: {
     tl_stmt *k = find_kernel(s->u.ifs.then_s, depth + 1);
     return k ? k : find_kernel(s->u.ifs.else_s, depth + 1);

@@ -514,6 +514,13 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
     print_for(out, s);
     print_body(out, s->u.loop.body, level + 1);
     return;
+  case TL_STMT_WHILE:
+    indent(out, level);
+    tl_strbuf_append(out, "while ");
+    print_expr_rec(out, s->u.whiles.cond, 0);
+    tl_strbuf_append(out, ":\n");
+    print_body(out, s->u.whiles.body, level + 1);
+    return;
   case TL_STMT_KERNEL: {
     print_kernel_head(out, s, level);
     print_body(out, s->u.kernel.body, level + 1);

@@ -205,6 +205,9 @@ static tl_stmt *rw_stmt_default(tl_rewriter *rw, const tl_stmt *s, int depth) {
     if (!opt_expr(rw, &r->u.ifs.cond, s->u.ifs.cond)) return NULL;
     if (!(r->u.ifs.then_s = tl_rewrite_stmt(rw, s->u.ifs.then_s, depth + 1))) return NULL;
     return !s->u.ifs.else_s || (r->u.ifs.else_s = tl_rewrite_stmt(rw, s->u.ifs.else_s, depth + 1)) ? r : NULL;
+  case TL_STMT_WHILE:
+    if (!opt_expr(rw, &r->u.whiles.cond, s->u.whiles.cond)) return NULL;
+    return (r->u.whiles.body = tl_rewrite_stmt(rw, s->u.whiles.body, depth + 1)) ? r : NULL;
   case TL_STMT_LET: return opt_expr(rw, &r->u.let.value, s->u.let.value) ? r : NULL;
   case TL_STMT_EVAL: return opt_expr(rw, &r->u.eval.value, s->u.eval.value) ? r : NULL;
   case TL_STMT_TILE: return rw_tile(rw, r) ? r : NULL;

@@ -321,7 +321,9 @@ typedef enum tl_stmt_kind {
   TL_STMT_IF,     /* .ifs */
   TL_STMT_LET,    /* .let: binds an immutable scalar for the rest of the enclosing seq */
   TL_STMT_EVAL,   /* .eval: an expression statement (intrinsic call) */
-  TL_STMT_TILE    /* .tile: a tile op */
+  TL_STMT_TILE,   /* .tile: a tile op */
+  TL_STMT_WHILE   /* .whiles: `while cond: body` (TVM's tir.While); cond is evaluated before each iteration and
+                   * must be the same in every thread of the block (lib/Lower/check_supported.c) */
 } tl_stmt_kind;
 
 /* A region operand of a tile op: buffer[min[d] : min[d] + extent[d]]. */
@@ -396,6 +398,10 @@ struct tl_stmt {
       tl_expr *cond;
       tl_stmt *then_s, *else_s; /* else_s may be NULL */
     } ifs;
+    struct {
+      tl_expr *cond; /* bool */
+      tl_stmt *body;
+    } whiles;
     struct {
       tl_var *var;
       tl_expr *value;
@@ -594,6 +600,7 @@ tl_stmt *tl_ir_seq(tl_module *m, tl_loc loc, int n, tl_stmt **stmts);
 /* An if statement (else_s NULL: none; no folding of a constant condition);
  * NULL on OOM. */
 tl_stmt *tl_ir_if(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *then_s, tl_stmt *else_s);
+tl_stmt *tl_ir_while(tl_module *m, tl_loc loc, tl_expr *cond, tl_stmt *body);
 /* The first T.Kernel statement in s (searched through seqs, loops and both
  * branches of ifs, at most 400 levels deep), or NULL. */
 tl_stmt *tl_ir_find_kernel(const tl_stmt *s);

@@ -652,6 +652,11 @@ static void check_stmt(vstate *vs, const tl_stmt *s, tl_loc at, int depth) {
     check_body(vs, s->u.ifs.then_s, loc, depth + 1);
     check_body(vs, s->u.ifs.else_s, loc, depth + 1);
     return;
+  case TL_STMT_WHILE:
+    check_expr(vs, s->u.whiles.cond, loc, 1);
+    if (!s->u.whiles.body) verr(vs, loc, "malformed IR: while without a body");
+    check_body(vs, s->u.whiles.body, loc, depth + 1);
+    return;
   case TL_STMT_LET: {
     const tl_var *v = s->u.let.var;
     check_expr(vs, s->u.let.value, loc, 1);
@@ -676,6 +681,7 @@ static void find_allocs(vstate *vs, const tl_stmt *s, const tl_stmt *kernel, int
     for (int i = 0; i < s->u.seq.n && s->u.seq.stmts; i++) find_allocs(vs, s->u.seq.stmts[i], kernel, depth + 1);
     return;
   case TL_STMT_FOR: find_allocs(vs, s->u.loop.body, kernel, depth + 1); return;
+  case TL_STMT_WHILE: find_allocs(vs, s->u.whiles.body, kernel, depth + 1); return;
   case TL_STMT_KERNEL: find_allocs(vs, s->u.kernel.body, s, depth + 1); return;
   case TL_STMT_IF:
     find_allocs(vs, s->u.ifs.then_s, kernel, depth + 1);

@@ -91,6 +91,10 @@ void tl_visit_stmt(tl_visitor *v, const tl_stmt *s) {
     tl_visit_stmt(v, s->u.ifs.then_s);
     tl_visit_stmt(v, s->u.ifs.else_s);
     break;
+  case TL_STMT_WHILE:
+    tl_visit_expr(v, s->u.whiles.cond);
+    tl_visit_stmt(v, s->u.whiles.body);
+    break;
   case TL_STMT_LET: tl_visit_expr(v, s->u.let.value); break;
   case TL_STMT_EVAL: tl_visit_expr(v, s->u.eval.value); break;
   case TL_STMT_TILE:
@@ -192,6 +196,7 @@ static bool tid_stmt_use(const tl_stmt *s, tl_tid_lets *l, tl_loc *at, int depth
   case TL_STMT_IF:
     return tid_expr_use(s->u.ifs.cond, l, at) || tid_stmt_use(s->u.ifs.then_s, l, at, depth + 1) ||
            tid_stmt_use(s->u.ifs.else_s, l, at, depth + 1);
+  case TL_STMT_WHILE: return tid_expr_use(s->u.whiles.cond, l, at) || tid_stmt_use(s->u.whiles.body, l, at, depth + 1);
   case TL_STMT_LET:
     if (!tl_tid_let(l, s->u.let.var, s->u.let.value)) return false;
     if (at) *at = s->u.let.value->loc;

@@ -42,6 +42,11 @@ bool tl_ref_eval(const tl_module *m, int func, const tl_interp_arg *args, int na
  * created zeroed by the first call that allocates it; the caller zero-
  * initialises the struct and frees it with tl_simt_workspaces_free. */
 #define TL_SIMT_MAX_WORKSPACES 8
+
+/* The iterations one execution of a `while` loop may run on either CPU
+ * model before it is reported as a loop that may never end (a GPU has no
+ * such bound; a kernel sized for the CPU models stays far below it). */
+#define TL_INTERP_MAX_WHILE_ITERS (INT64_C(1) << 16)
 typedef struct tl_simt_workspaces {
   int n;
   struct {

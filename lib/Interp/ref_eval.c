@@ -840,6 +840,23 @@ static void exec_loop(re_state *st, const tl_stmt *s, int k) {
   }
 }
 
+/* `while cond: body`: cond before each iteration; a loop still running after
+ * TL_INTERP_MAX_WHILE_ITERS iterations is reported (it may never end). */
+static void exec_while(re_state *st, const tl_stmt *s) {
+  for (int64_t n = 0; !st->failed; n++) {
+    re_val c = re_eval(st, s->u.whiles.cond);
+    if (st->failed || !re_truthy(c, s->u.whiles.cond->dtype)) return;
+    if (n == TL_INTERP_MAX_WHILE_ITERS) {
+      re_error(st, s->loc,
+               "this 'while' loop ran %lld iterations and its condition still holds (the reference evaluator's "
+               "bound): it may never end",
+               (long long)n);
+      return;
+    }
+    exec(st, s->u.whiles.body);
+  }
+}
+
 static bool is_sync(const tl_stmt *s) {
   return s && s->kind == TL_STMT_EVAL && s->u.eval.value && s->u.eval.value->kind == TL_EXPR_CALL &&
          s->u.eval.value->u.call.op == TL_INTRIN_SYNC_THREADS;
@@ -893,6 +910,7 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
     else if (s->u.ifs.else_s) exec(st, s->u.ifs.else_s);
     return;
   }
+  case TL_STMT_WHILE: exec_while(st, s); return;
   case TL_STMT_LET: {
     /* a tile program's let of the thread index is never read (uses_tid): unbound */
     if (!st->per_thread && tl_expr_reads_tid(s->u.let.value, NULL)) return;

@@ -680,6 +680,37 @@ static bool exec_for(sx *x, const tl_stmt *s, const uint8_t *mask) {
   return true;
 }
 
+/* `while cond: body` per thread: a thread stays in the loop while its
+ * condition holds; the others of the warp wait masked off (a condition that
+ * differs between threads reaches the barrier checks as divergence).  A
+ * loop still running after TL_INTERP_MAX_WHILE_ITERS iterations is reported
+ * (it may never end). */
+static bool exec_while(sx *x, const tl_stmt *s, const uint8_t *mask) {
+  uint8_t *im = sx_scratch(x, (size_t)x->T);
+  if (!im) return false;
+  memcpy(im, mask, (size_t)x->T);
+  for (int64_t n = 0;; n++) {
+    sx_mark mk = mark(x);
+    sx_val c0, c;
+    if (!ev(x, s->u.whiles.cond, im, &c0) || !sx_to_cond(x, &c0, &c)) return false;
+    if (lanes_of(c.t) != 1) return sx_fail(x, "while condition must be a scalar");
+    bool any = false;
+    for (int t = 0; t < x->T; t++) {
+      im[t] = im[t] && c.v[t].i;
+      any |= im[t];
+    }
+    release(x, mk);
+    if (!any) return true;
+    if (n == TL_INTERP_MAX_WHILE_ITERS)
+      return sx_fail(x,
+                     "this 'while' loop ran %lld iterations and its condition still holds (the CPU executor's "
+                     "bound): it may never end",
+                     (long long)n);
+    if (!exec(x, s->u.whiles.body, im)) return false;
+    release(x, mk);
+  }
+}
+
 static bool const_shape(sx *x, const tl_buffer *b, const uint8_t *mask, sx_buf *sb) {
   if (b->ndim > SX_MAX_DIMS || b->ndim < 0)
     return sx_fail(x, "buffer '%s' has %d dimensions (at most %d)", b->name, b->ndim, SX_MAX_DIMS);
@@ -856,6 +887,7 @@ static bool exec_inner(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (anyf && s->u.ifs.else_s && !exec(x, s->u.ifs.else_s, fm)) return false;
     return true;
   }
+  case TL_STMT_WHILE: return exec_while(x, s, mask);
   case TL_STMT_LET: {
     sx_val v;
     return ev_as(x, s->u.let.value, s->u.let.var->dtype, mask, &v) && bind(x, s->u.let.var, &v);
@@ -900,6 +932,7 @@ static bool plan_smem(sx *x, const tl_stmt *s, int depth, int64_t *next, int64_t
       if (!plan_smem(x, s->u.seq.stmts[i], depth + 1, next, total)) return false;
     return true;
   case TL_STMT_FOR: return plan_smem(x, s->u.loop.body, depth + 1, next, total);
+  case TL_STMT_WHILE: return plan_smem(x, s->u.whiles.body, depth + 1, next, total);
   case TL_STMT_KERNEL: return plan_smem(x, s->u.kernel.body, depth + 1, next, total);
   case TL_STMT_IF:
     return plan_smem(x, s->u.ifs.then_s, depth + 1, next, total) &&

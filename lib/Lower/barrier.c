@@ -435,15 +435,12 @@ static tl_stmt *walk_seq(br_state *st, tl_stmt *s, access_set *pending, int dept
   return r;
 }
 
-static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+/* The body of a loop (its statement s, body b) walked until the pending set
+ * at its start is stable; runs: the body runs at least once (else what was
+ * pending at entry stays pending after the loop).  NULL on failure. */
+static tl_stmt *walk_repeated(br_state *st, const tl_stmt *s, tl_stmt *b, bool runs, access_set *pending, int depth) {
   access_set entry = {0}, in = {0};
   tl_stmt *body = NULL;
-  size_t nstages = st->stages.len;
-  if (s->u.loop.kind == TL_LOOP_SERIAL && s->u.loop.num_stages >= 2) { /* a pipeline's stages */
-    tl_expr *c = tl_lo_pipeline_stage(st->m, s, TL_PIPE_CONSUMER),
-            *p = tl_lo_pipeline_stage(st->m, s, TL_PIPE_PRODUCER);
-    if (!c || !p || !tl_vec_push(&st->stages, c) || !tl_vec_push(&st->stages, p)) goto out;
-  }
   if (!set_union(st, &entry, pending)) goto out;
   if (!set_union(st, &in, pending)) goto out;
   bool stable = false;
@@ -453,7 +450,7 @@ static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int dep
       tl_vec_free(&cur);
       break;
     }
-    body = walk(st, s->u.loop.body, &cur, depth + 1);
+    body = walk(st, b, &cur, depth + 1);
     if (!body) {
       tl_vec_free(&cur);
       break;
@@ -468,15 +465,13 @@ static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int dep
     if (stable) {
       pending->len = 0;
       set_union(st, pending, &cur);
-      int64_t ext;
-      if (!(s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[0], &ext) && ext > 0))
-        set_union(st, pending, &entry);
+      if (!runs) set_union(st, pending, &entry);
     }
     tl_vec_free(&cur);
   }
   if (!stable && !st->oom && body) { /* give up: a barrier opens the body */
     access_set cur = {0};
-    body = walk(st, s->u.loop.body, &cur, depth + 1);
+    body = walk(st, b, &cur, depth + 1);
     tl_stmt *two[2] = {sync_stmt(st, s->loc), body};
     body = body && two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
     pending->len = 0;
@@ -485,13 +480,29 @@ static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int dep
     tl_vec_free(&cur);
   }
 out:
-  st->stages.len = nstages;
   tl_vec_free(&entry);
   tl_vec_free(&in);
-  if (!body) {
-    if (!st->errors) st->oom = true;
-    return NULL;
+  if (!body && !st->errors) st->oom = true;
+  return body;
+}
+
+static tl_stmt *walk_loop(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  tl_stmt *body = NULL;
+  size_t nstages = st->stages.len;
+  if (s->u.loop.kind == TL_LOOP_SERIAL && s->u.loop.num_stages >= 2) { /* a pipeline's stages */
+    tl_expr *c = tl_lo_pipeline_stage(st->m, s, TL_PIPE_CONSUMER),
+            *p = tl_lo_pipeline_stage(st->m, s, TL_PIPE_PRODUCER);
+    if (!c || !p || !tl_vec_push(&st->stages, c) || !tl_vec_push(&st->stages, p)) {
+      st->oom = true;
+      st->stages.len = nstages;
+      return NULL;
+    }
   }
+  int64_t ext;
+  bool runs = s->u.loop.extents && tl_expr_is_const_int(s->u.loop.extents[0], &ext) && ext > 0;
+  body = walk_repeated(st, s, s->u.loop.body, runs, pending, depth);
+  st->stages.len = nstages;
+  if (!body) return NULL;
   tl_stmt *r = tl_ir_stmt(st->m, s->loc, TL_STMT_FOR);
   if (!r) {
     st->oom = true;
@@ -499,6 +510,33 @@ out:
   }
   *r = *s;
   r->u.loop.body = body;
+  return r;
+}
+
+/* A while loop (its condition uniform: lib/Lower/uniform.c) is a loop that
+ * may run no iteration.  A condition that reads shared memory is read before
+ * every iteration: a barrier before the loop and at the end of its body then
+ * orders it after every write (rare; simple beats tight there). */
+static tl_stmt *walk_while(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  access_set cond = {0};
+  sum_expr(st, s->u.whiles.cond, &cond);
+  bool reads = cond.len > 0;
+  if (reads) pending->len = 0;
+  set_union(st, pending, &cond);
+  tl_stmt *body = walk_repeated(st, s, s->u.whiles.body, false, pending, depth);
+  if (body && reads) {
+    tl_stmt *two[2] = {body, sync_stmt(st, s->loc)};
+    body = two[1] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+    pending->len = 0;
+    set_union(st, pending, &cond);
+  }
+  tl_vec_free(&cond);
+  tl_stmt *r = body ? tl_ir_while(st->m, s->loc, s->u.whiles.cond, body) : NULL;
+  if (r && reads) {
+    tl_stmt *two[2] = {sync_stmt(st, s->loc), r};
+    r = two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+  }
+  if (!r && !st->errors) st->oom = true;
   return r;
 }
 
@@ -522,6 +560,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   case TL_STMT_FOR:
     if (s->u.loop.kind == TL_LOOP_PARALLEL) return leaf(st, s, pending);
     return walk_loop(st, s, pending, depth);
+  case TL_STMT_WHILE: return walk_while(st, s, pending, depth);
   case TL_STMT_IF: {
     if (per_thread(st, s->u.ifs.cond)) return leaf(st, s, pending);
     access_set cond = {0}, pe = {0};

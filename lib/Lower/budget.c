@@ -130,6 +130,7 @@ static int64_t unrolled(budget_state *st, const tl_stmt *s, int depth) {
   case TL_STMT_IF:
     return sat_add(leaf_cost(NULL, s->u.ifs.cond),
                    sat_add(unrolled(st, s->u.ifs.then_s, depth + 1), unrolled(st, s->u.ifs.else_s, depth + 1)));
+  case TL_STMT_WHILE: return sat_add(leaf_cost(NULL, s->u.whiles.cond), unrolled(st, s->u.whiles.body, depth + 1));
   case TL_STMT_STORE:
   case TL_STMT_LET:
   case TL_STMT_EVAL: return leaf_cost(s, NULL);
@@ -220,6 +221,8 @@ static bool check_stmt(const tl_stmt *s, bool registers, tl_diag *d, int depth) 
     ok = check_stmt(s->u.ifs.else_s, registers, d, depth + 1) && ok;
   } else if (s->kind == TL_STMT_FOR) {
     ok = check_stmt(s->u.loop.body, registers, d, depth + 1);
+  } else if (s->kind == TL_STMT_WHILE) {
+    ok = check_stmt(s->u.whiles.body, registers, d, depth + 1);
   }
   return ok;
 }

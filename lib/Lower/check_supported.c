@@ -16,8 +16,10 @@
  * loops are accepted: pipeline_loop.c lowers them.)
  * Each rejected construct is one error at its own location, in program
  * order, spelled "T.<op> is not lowered yet" (the pattern tests rely on).
- * Then the static checks of static_check.c (bounds, unwritten reads,
- * T.Parallel in per-thread code). */
+ * No `while` loop inside a T.Parallel; the condition of every other one is
+ * the same in all threads of the block where its body needs the block
+ * (uniform.c).  Then the static checks of static_check.c (bounds, unwritten
+ * reads, T.Parallel in per-thread code). */
 #include "Lower/lower_internal.h"
 
 typedef struct cs_state {
@@ -161,6 +163,14 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     check(st, s->u.ifs.then_s, in_parallel | IN_IF, depth + 1);
     check(st, s->u.ifs.else_s, in_parallel | IN_IF, depth + 1);
     return;
+  case TL_STMT_WHILE: /* its condition's uniformity: uniform.c */
+    if (in_parallel & 1) {
+      tl_error(st->d, s->loc, "a 'while' loop inside a T.Parallel loop is not lowered yet");
+      st->errors++;
+      return;
+    }
+    check(st, s->u.whiles.body, in_parallel, depth + 1);
+    return;
   case TL_STMT_TILE: {
     int op = s->u.tile.op;
     const char *name = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].name : "?";
@@ -219,6 +229,6 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
   (void)m;
   cs_state st = {d, target, 0};
   check(&st, f->body, 0, 0);
-  if (st.errors) return false;
+  if (st.errors || !tl_lower_check_while_uniform(f, d)) return false;
   return tl_lower_static_check(f, d);
 }

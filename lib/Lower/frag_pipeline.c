@@ -133,6 +133,10 @@ static bool stmt_blocks(const fp_state *st, const tl_stmt *s, const tl_buffer *a
       if (expr_uses(s->u.ifs.cond, ops[k], ar, br, false, 0)) return true;
     return stmt_blocks(st, s->u.ifs.then_s, ar, br, depth + 1) || stmt_blocks(st, s->u.ifs.else_s, ar, br, depth + 1);
   case TL_STMT_FOR: return stmt_blocks(st, s->u.loop.body, ar, br, depth + 1);
+  case TL_STMT_WHILE:
+    for (int k = 0; k < 4; k++)
+      if (expr_uses(s->u.whiles.cond, ops[k], ar, br, false, 0)) return true;
+    return stmt_blocks(st, s->u.whiles.body, ar, br, depth + 1);
   case TL_STMT_EVAL:
     for (int k = 0; k < 4; k++)
       if (expr_uses(s->u.eval.value, ops[k], ar, br, false, 0)) return true;

@@ -129,6 +129,7 @@ static tl_stmt *walk(gs_state *st, tl_stmt *s, int depth, int *errors) {
     for (int i = 0; i < s->u.seq.n; i++) s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1, errors);
     return s;
   case TL_STMT_FOR: s->u.loop.body = walk(st, s->u.loop.body, depth + 1, errors); return s;
+  case TL_STMT_WHILE: s->u.whiles.body = walk(st, s->u.whiles.body, depth + 1, errors); return s;
   case TL_STMT_KERNEL: s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1, errors); return s;
   case TL_STMT_IF:
     s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1, errors);

@@ -767,6 +767,10 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     scan_stmt(st, s->u.ifs.then_s, depth + 1);
     scan_stmt(st, s->u.ifs.else_s, depth + 1);
     return;
+  case TL_STMT_WHILE:
+    scan_expr(st, s->u.whiles.cond, s->loc);
+    scan_stmt(st, s->u.whiles.body, depth + 1);
+    return;
   case TL_STMT_LET: scan_expr(st, s->u.let.value, s->loc); return;
   case TL_STMT_EVAL:
     /* T.ptx_wgmma_wait (attention_overlap.c places it before lowering)

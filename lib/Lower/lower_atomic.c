@@ -376,6 +376,7 @@ static tl_stmt *walk(at_state *st, tl_stmt *s, bool in_par, int depth) {
     }
     return s;
   }
+  case TL_STMT_WHILE: return (s->u.whiles.body = walk(st, s->u.whiles.body, in_par, depth + 1)) ? s : NULL;
   case TL_STMT_LET: {
     tl_range r;
     if (tl_expr_range(&st->w.ranges, s->u.let.value, &r)) CHECK(tl_ranges_set(&st->w.ranges, s->u.let.var, r.lo, r.hi));
@@ -623,6 +624,7 @@ static tl_stmt *vwalk(av_state *st, tl_stmt *s, int depth) {
     s->u.loop.body = b;
     return fuse(st, s);
   }
+  case TL_STMT_WHILE: return (s->u.whiles.body = vwalk(st, s->u.whiles.body, depth + 1)) ? s : NULL;
   case TL_STMT_KERNEL: {
     tl_stmt *b = vwalk(st, s->u.kernel.body, depth + 1);
     if (!b) return NULL;

@@ -24,6 +24,10 @@ bool tl_lower_check_supported(tl_module *m, tl_primfunc *f, const tl_target *tar
  * of fragment / shared buffers nothing writes (warnings), T.Parallel in per-thread code; false after an
  * error (warnings do not fail). */
 bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
+/* uniform.c (called by check-supported): the condition of every `while` loop whose body holds tile ops,
+ * barriers or shared accesses reads only values that are the same in every thread of the block; false after
+ * one located error per loop that breaks it. */
+bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
 /* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
  * per scope (its stages, inserted after it in m->funcs). */
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
@@ -143,6 +147,9 @@ typedef struct tl_lo_refs {
 bool tl_lo_whole_region(const tl_region *r);
 /* Whether a call of intrinsic op (a tl_intrin) occurs below s. */
 bool tl_lo_has_call(const tl_stmt *s, int op);
+/* The first `while` loop below s (s included, pre-order), or NULL; with pipelined non-NULL, also the first
+ * T.Pipelined loop inside that while loop (NULL when none). */
+tl_stmt *tl_lo_find_while(tl_stmt *s, tl_stmt **pipelined);
 /* Is b one of f's tensor parameters? */
 bool tl_lo_is_param(const tl_primfunc *f, const tl_buffer *b);
 tl_lo_refs tl_lo_count_refs(const tl_stmt *s, const tl_buffer *b);

@@ -1274,6 +1274,14 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     CHECK(r);
     return r;
   }
+  case TL_STMT_WHILE: {
+    tl_expr *c = rw_expr(st, s->u.whiles.cond, 0);
+    tl_stmt *b = rw_stmt(st, s->u.whiles.body, depth + 1);
+    if (!c || !b) return NULL;
+    tl_stmt *r = tl_ir_while(m, s->loc, c, b);
+    CHECK(r);
+    return r;
+  }
   case TL_STMT_LET: {
     tl_expr *v = rw_expr(st, s->u.let.value, 0);
     if (!v) return NULL;

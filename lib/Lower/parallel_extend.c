@@ -112,6 +112,7 @@ static void scan_all(px_state *ps, const tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) scan_all(ps, s->u.seq.stmts[i], depth + 1);
     return;
   case TL_STMT_FOR: scan_all(ps, s->u.loop.body, depth + 1); return;
+  case TL_STMT_WHILE: scan_all(ps, s->u.whiles.body, depth + 1); return;
   case TL_STMT_KERNEL: scan_all(ps, s->u.kernel.body, depth + 1); return;
   case TL_STMT_IF:
     scan_all(ps, s->u.ifs.then_s, depth + 1);
@@ -162,6 +163,7 @@ static bool rewrite(px_state *ps, tl_module *m, tl_stmt *s, int depth) {
     }
     return rewrite(ps, m, s->u.loop.body, depth + 1);
   case TL_STMT_KERNEL: return rewrite(ps, m, s->u.kernel.body, depth + 1);
+  case TL_STMT_WHILE: return rewrite(ps, m, s->u.whiles.body, depth + 1);
   case TL_STMT_IF: return rewrite(ps, m, s->u.ifs.then_s, depth + 1) && rewrite(ps, m, s->u.ifs.else_s, depth + 1);
   default: return true;
   }

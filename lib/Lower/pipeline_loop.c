@@ -48,7 +48,7 @@
  *   - statements that prepare a copy (top-level `x = expr` before it whose
  *     value depends only on the loop variable and on values bound outside the
  *     loop) are inlined into the hoisted copy; a copy whose region needs
- *     anything else (a local or fragment value, a variable of an inner loop)
+ *     anything else (a fragment value, a local buffer the body writes, a variable of an inner loop)
  *     stays a synchronous T.copy in place.
  * s = 0 or 1 (or nothing to stage): a plain serial loop with synchronous
  * copies; the barrier pass (barrier.c) adds the barriers such a loop needs.
@@ -93,16 +93,30 @@ typedef struct pl_state {
 
 /* -------------------------------------------------------- buffer references */
 /* --------------------------------------------------------- hoistability */
-/* Variables bound inside a statement (LET and loop variables), a tl_visitor. */
+/* Variables bound inside a statement (LET and loop variables) and the
+ * buffers it may write (stores, tile-op destinations, intrinsic buffer
+ * arguments), a tl_visitor. */
 typedef struct bound_visit {
   tl_visitor v;
   tl_map *set;
   bool oom;
 } bound_visit;
 
+static void bound_put(bound_visit *u, const void *key) {
+  if (key && !tl_map_put(u->set, key, (void *)1)) u->oom = true;
+}
+static void bound_expr(tl_visitor *v, const tl_expr *e) {
+  if (e->kind == TL_EXPR_BUFFER) bound_put((bound_visit *)v, e->u.buffer); /* an intrinsic may write it */
+}
 static void bound_stmt(tl_visitor *v, const tl_stmt *s) {
   bound_visit *u = (bound_visit *)v;
-  if (s->kind == TL_STMT_LET && !tl_map_put(u->set, s->u.let.var, (void *)1)) u->oom = true;
+  if (s->kind == TL_STMT_LET) bound_put(u, s->u.let.var);
+  if (s->kind == TL_STMT_STORE) bound_put(u, s->u.store.buffer);
+  if (s->kind == TL_STMT_TILE) {
+    int w = s->u.tile.op >= 0 && s->u.tile.op < TL_TILE_NUM_OPS ? tl_tile_ops[s->u.tile.op].written : -1;
+    if (w >= 0 && w < s->u.tile.nargs && s->u.tile.args[w].kind == TL_OPND_REGION)
+      bound_put(u, s->u.tile.args[w].region.buffer);
+  }
   if (s->kind != TL_STMT_FOR) return;
   for (int k = 0; k < s->u.loop.nvars; k++)
     if (!tl_map_put(u->set, s->u.loop.vars[k], (void *)1)) u->oom = true;
@@ -110,7 +124,7 @@ static void bound_stmt(tl_visitor *v, const tl_stmt *s) {
 
 /* false on OOM */
 static bool bound_vars(const tl_stmt *s, tl_map *set) {
-  bound_visit u = {.v = {.stmt = bound_stmt}, .set = set};
+  bound_visit u = {.v = {.stmt = bound_stmt, .expr = bound_expr}, .set = set};
   tl_visit_stmt(&u.v, s);
   return !u.oom;
 }
@@ -129,7 +143,13 @@ static bool not_hoistable_node(const tl_expr *e, void *user) {
     tl_map_get(hm->hoisted, e->u.var, &h);
     return !h;
   }
-  case TL_EXPR_LOAD: return !e->u.load.buffer || e->u.load.buffer->scope != TL_SCOPE_GLOBAL;
+  case TL_EXPR_LOAD: { /* a global tensor, or a per-thread buffer the body does not write (stream-K's start_iter[0]) */
+    const tl_buffer *b = e->u.load.buffer;
+    bool written = false;
+    if (b && (b->scope == TL_SCOPE_LOCAL || b->scope == TL_SCOPE_LOCAL_VAR)) tl_map_get(hm->inner, b, &written);
+    else return !b || b->scope != TL_SCOPE_GLOBAL;
+    return written;
+  }
   case TL_EXPR_BINARY:
   case TL_EXPR_UNARY:
   case TL_EXPR_SELECT:
@@ -143,7 +163,8 @@ static bool not_hoistable_node(const tl_expr *e, void *user) {
 }
 
 /* May e be evaluated ahead of its iteration?  Variables bound in the body
- * must be hoisted LETs (in `hoisted`); loads only of global buffers. */
+ * must be hoisted LETs (in `hoisted`); loads only of global buffers and of
+ * local buffers the body does not write (inner holds those it writes). */
 static bool hoistable(const tl_expr *e, const tl_map *inner, const tl_map *hoisted) {
   hoist_maps hm = {inner, hoisted};
   return !tl_expr_any(e, not_hoistable_node, &hm, TL_LOWER_MAX_DEPTH, true);
@@ -663,6 +684,7 @@ static tl_stmt *walk(pl_state *st, tl_stmt *s, int depth) {
   case TL_STMT_KERNEL:
     if (!(s->u.kernel.body = walk(st, s->u.kernel.body, depth + 1))) return NULL;
     return s;
+  case TL_STMT_WHILE: return (s->u.whiles.body = walk(st, s->u.whiles.body, depth + 1)) ? s : NULL;
   case TL_STMT_IF:
     if (!(s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1))) return NULL;
     if (s->u.ifs.else_s && !(s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1))) return NULL;

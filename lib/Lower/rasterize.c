@@ -57,6 +57,12 @@ static tl_stmt *strip(rz_state *st, tl_stmt *s, int depth) {
     if (!s->u.loop.body) st->oom = true;
     return s;
   }
+  case TL_STMT_WHILE: {
+    tl_stmt *b = strip(st, s->u.whiles.body, depth + 1);
+    s->u.whiles.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);
+    if (!s->u.whiles.body) st->oom = true;
+    return s;
+  }
   case TL_STMT_KERNEL: {
     tl_stmt *b = strip(st, s->u.kernel.body, depth + 1);
     s->u.kernel.body = b ? b : tl_ir_seq(st->m, s->loc, 0, NULL);

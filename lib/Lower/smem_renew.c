@@ -40,6 +40,7 @@ static const tl_stmt *innermost_loop(const tl_stmt *s, const tl_buffer *b, int n
     if (s->u.ifs.else_s && refs(s->u.ifs.else_s, b) == n) return innermost_loop(s->u.ifs.else_s, b, n, depth + 1);
     return NULL;
   case TL_STMT_FOR: inner = innermost_loop(s->u.loop.body, b, n, depth + 1); return inner ? inner : s;
+  case TL_STMT_WHILE: return innermost_loop(s->u.whiles.body, b, n, depth + 1); /* a T.serial loop inside, or none */
   default: return NULL;
   }
 }

@@ -511,6 +511,16 @@ static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
     return;
   }
   case TL_STMT_FOR: walk_loop(st, s, guarded, depth); return;
+  case TL_STMT_WHILE: { /* a loop whose body may not run: guarded, and repeated as a loop's */
+    walk_expr(st, s->u.whiles.cond, guarded, depth + 1);
+    int mark = st->nbind;
+    const tl_stmt *outer = st->outer_loop;
+    if (!outer) st->outer_loop = s;
+    walk_stmt(st, s->u.whiles.body, true, depth + 1);
+    st->outer_loop = outer;
+    st->nbind = mark;
+    return;
+  }
   case TL_STMT_LET: {
     walk_expr(st, s->u.let.value, guarded, depth + 1);
     sc_range r = tl_dtype_is_int(s->u.let.var->dtype) ? eval(st, s->u.let.value, 0) : SC_UNKNOWN;
@@ -582,6 +592,7 @@ static void find_kernels(sc_state *st, const tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) find_kernels(st, s->u.seq.stmts[i], depth + 1);
     return;
   case TL_STMT_FOR: find_kernels(st, s->u.loop.body, depth + 1); return;
+  case TL_STMT_WHILE: find_kernels(st, s->u.whiles.body, depth + 1); return;
   case TL_STMT_IF:
     find_kernels(st, s->u.ifs.then_s, depth + 1);
     find_kernels(st, s->u.ifs.else_s, depth + 1);

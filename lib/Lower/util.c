@@ -462,6 +462,7 @@ static tl_stmt *rewrite_loops_rec(tl_stmt *s, tl_stmt *(*rewrite)(void *, tl_stm
       s->u.seq.stmts[i] = rewrite_loops_rec(s->u.seq.stmts[i], rewrite, user, depth + 1);
     return s;
   case TL_STMT_KERNEL: s->u.kernel.body = rewrite_loops_rec(s->u.kernel.body, rewrite, user, depth + 1); return s;
+  case TL_STMT_WHILE: s->u.whiles.body = rewrite_loops_rec(s->u.whiles.body, rewrite, user, depth + 1); return s;
   case TL_STMT_IF:
     s->u.ifs.then_s = rewrite_loops_rec(s->u.ifs.then_s, rewrite, user, depth + 1);
     if (s->u.ifs.else_s) s->u.ifs.else_s = rewrite_loops_rec(s->u.ifs.else_s, rewrite, user, depth + 1);
@@ -740,6 +741,28 @@ bool tl_lo_has_call(const tl_stmt *s, int op) {
   call_visit u = {.v = {.expr = call_expr}, .op = op};
   tl_visit_stmt(&u.v, s);
   return u.found;
+}
+
+typedef struct while_visit {
+  tl_visitor v;
+  tl_stmt *whl, *loop;
+} while_visit;
+
+static void while_stmt(tl_visitor *v, const tl_stmt *s) {
+  while_visit *w = (while_visit *)v;
+  if (s->kind == TL_STMT_WHILE && !w->whl) w->whl = (tl_stmt *)s;
+}
+static void pipelined_stmt(tl_visitor *v, const tl_stmt *s) {
+  while_visit *w = (while_visit *)v;
+  if (!w->loop && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) w->loop = (tl_stmt *)s;
+}
+
+tl_stmt *tl_lo_find_while(tl_stmt *s, tl_stmt **pipelined) {
+  while_visit w = {.v = {.stmt = while_stmt}}, p = {.v = {.stmt = pipelined_stmt}};
+  tl_visit_stmt(&w.v, s);
+  if (pipelined && w.whl) tl_visit_stmt(&p.v, w.whl->u.whiles.body);
+  if (pipelined) *pipelined = p.loop;
+  return w.whl;
 }
 
 bool tl_lo_whole_region(const tl_region *r) {

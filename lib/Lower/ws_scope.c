@@ -71,6 +71,7 @@ static void serial_gemm_loops(tl_stmt *s, int depth) {
     serial_gemm_loops(s->u.ifs.then_s, depth + 1);
     serial_gemm_loops(s->u.ifs.else_s, depth + 1);
   }
+  if (s->kind == TL_STMT_WHILE) serial_gemm_loops(s->u.whiles.body, depth + 1);
   if (s->kind != TL_STMT_FOR) return;
   if (s->u.loop.kind == TL_LOOP_UNROLL && has_gemm(s->u.loop.body)) s->u.loop.kind = TL_LOOP_SERIAL;
   serial_gemm_loops(s->u.loop.body, depth + 1);
@@ -339,6 +340,7 @@ static bool stores_shared(const tl_stmt *s, int depth) {
     return false;
   case TL_STMT_FOR: return stores_shared(s->u.loop.body, depth + 1);
   case TL_STMT_IF: return stores_shared(s->u.ifs.then_s, depth + 1) || stores_shared(s->u.ifs.else_s, depth + 1);
+  case TL_STMT_WHILE: return stores_shared(s->u.whiles.body, depth + 1);
   case TL_STMT_STORE:
     return s->u.store.buffer->scope == TL_SCOPE_SHARED || s->u.store.buffer->scope == TL_SCOPE_SHARED_DYN;
   case TL_STMT_EVAL: return true; /* an intrinsic (cp.async, ...) may write shared memory */

@@ -465,6 +465,27 @@ static void mark_unroll(cg *g, LLVMValueRef br) {
   LLVMSetMetadata(br, kind, LLVMMetadataAsValue(g->C, loop));
 }
 
+/* `while cond: body`: cond in the loop head, evaluated before each
+ * iteration (TVM's While). */
+static bool gen_while(cg *g, const tl_stmt *s) {
+  if (s->u.whiles.cond->dtype.lanes > 1) {
+    cg_error(g, s->u.whiles.cond->loc, "while condition must be a scalar");
+    return false;
+  }
+  LLVMBasicBlockRef head = new_block(g, "while.head"), body = new_block(g, "while.body");
+  LLVMBasicBlockRef exit = new_block(g, "while.end");
+  LLVMBuildBr(g->B, head);
+  LLVMPositionBuilderAtEnd(g->B, head);
+  LLVMValueRef c = cg_gen_cond(g, s->u.whiles.cond);
+  if (!c) return false;
+  LLVMBuildCondBr(g->B, c, body, exit);
+  LLVMPositionBuilderAtEnd(g->B, body);
+  if (!gen_stmt(g, s->u.whiles.body)) return false;
+  LLVMBuildBr(g->B, head);
+  LLVMPositionBuilderAtEnd(g->B, exit);
+  return true;
+}
+
 static bool gen_for(cg *g, const tl_stmt *s) {
   tl_loop_kind kind = s->u.loop.kind;
   if (kind == TL_LOOP_PARALLEL || kind == TL_LOOP_PIPELINED) {
@@ -620,6 +641,7 @@ static bool gen_stmt_inner(cg *g, const tl_stmt *s) {
       if (!gen_stmt(g, s->u.seq.stmts[i])) return false;
     return true;
   case TL_STMT_FOR: return gen_for(g, s);
+  case TL_STMT_WHILE: return gen_while(g, s);
   case TL_STMT_KERNEL: return gen_kernel(g, s);
   case TL_STMT_ALLOC: return cg_gen_alloc(g, s);
   case TL_STMT_STORE: return cg_gen_store(g, s);

@@ -561,6 +561,8 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
   if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
+  if (tl_lo_find_while(body, NULL)) /* its loops' producer would have to follow the run's trip counts */
+    return *why = "the kernel has a 'while' loop (the warp-specialized pipeline is not built around one yet)", false;
   int found = -1;
   for (int i = 0; i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
@@ -1294,6 +1296,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_stmt *s = k->u.kernel.body->u.seq.stmts[i];
     if (s && s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PIPELINED) loop = s;
   }
+  if (!loop && !match) tl_lo_find_while(k->u.kernel.body, &loop); /* a T.Pipelined loop inside a while loop */
   if (match && p.threads + 128 > target->max_threads) {
     match = false;
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
@@ -1385,6 +1388,7 @@ static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
       if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
     return true;
   case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
+  case TL_STMT_WHILE: return consumer_syncs(m, s->u.whiles.body, T, depth + 1);
   case TL_STMT_IF:
     return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
   case TL_STMT_EVAL: {
@@ -1441,6 +1445,7 @@ static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
     }
     return true;
   case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return pp_hoist(m, s->u.whiles.body, depth + 1);
   case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
   default: return true;
   }
