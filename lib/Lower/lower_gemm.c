@@ -395,13 +395,22 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
     goto fail;
   }
   tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
-  tl_mma_info mmi = tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
-  if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
+  bool packed = attr_flag(s, 6, 0); /* int4/uint4 pairs in int8/uint8 bytes (pack_int4.c) */
+  tl_mma_info mmi = packed ? tl_mma_info_packed4(dA, dC) : tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
+  if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE || (mmi.packed && !packed)) {
     tl_error(d, loc,
              "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
              "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
-             "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64)",
+             "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64, "
+             "int4/uint4 with int32)",
              tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
+    goto fail;
+  }
+  if (packed && K % mmi.k != 0) {
+    tl_error(d, loc,
+             "T.gemm with int4 operands: K = %lld is not a multiple of 64 (the k-step of mma.sync.m16n8k64); "
+             "the tile rule is K %% 64 == 0",
+             (long long)K * 2);
     goto fail;
   }
   if (K % mmi.k != 0) {
