@@ -33,6 +33,7 @@ import tilelang
 import tilelang.language as T
 
 
+@tilelang.jit(out_idx=-1)
 def matmul_nt_int4(M=256, N=256, K=512, block_M=128, block_N=128, block_K=64, dtype="int4", threads=128):
     @T.prim_func
     def main(
