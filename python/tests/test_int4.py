@@ -82,3 +82,28 @@ def test_int4_argument_errors():
     with pytest.raises(tilelang.kernel.ArgumentError, match=r"shape\[1\]: expected 64 \(int4 dim 128, two values "
                                                             r"per byte of int8\), got 128"):
         k(np.zeros((64, 128), dtype=np.int8), a)
+
+
+def test_int4_output_fast_path(monkeypatch):
+    """_fastcall's output allocation (PyTorch tensors): an int4 output is a torch.int8 tensor of half
+    the last dim, as on the pure path."""
+    import sys
+    import tilelang_ptx.kernel as kmod
+    if kmod._fastcall is None:
+        pytest.skip("tilelang_ptx._fastcall not built")
+    try:
+        import torch
+    except ImportError:
+        import os
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import fake_torch as torch
+        monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(kmod, "_torch_tensor", None)
+    kmod._use_torch()
+    k = copy_int4(64, 128)
+    a = pack(np.random.default_rng(6).integers(-8, 8, (64, 128)))
+    n = kmod._fastcall.calls()
+    B = k(torch.from_numpy(a))
+    assert kmod._fastcall.calls() == n + 1
+    assert tuple(B.shape) == (64, 64) and str(B.dtype) == "torch.int8"
+    assert (B.cpu().numpy() == a).all()

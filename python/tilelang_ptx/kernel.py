@@ -143,7 +143,8 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
             if p.dtype not in _DL_CODES or len(plan) > MAX_DIMS or \
                     any(not isinstance(d, int) and d[0] is None for d in plan):
                 return None
-            outs.append((i, *_DL_CODES[p.dtype], p.dtype, tuple(plan)))
+            name = _TORCH_NAMES[p.dtype] if p.dtype in _PACKED else p.dtype  # int4: torch.int8 storage
+            outs.append((i, *_DL_CODES[p.dtype], name, tuple(plan)))
         ins = tuple((i, is_tensor) for _pos, i, _p, is_tensor in self._in_list)
         call = ctypes.cast(_lib.kernel_call, ctypes.c_void_p).value
         return _fastcall.Plan(self._h, call, self._n, ins, tuple(outs))
