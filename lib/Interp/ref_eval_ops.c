@@ -301,7 +301,8 @@ static bool gemm_packed4(re_state *st, const tl_stmt *s, const rregion *A, const
                          const mat2 *a, const mat2 *b, const mat2 *c, bool clear) {
   int64_t M = a->rows, KB = a->cols, N = b->rows, K = 2 * KB;
   if (KB != b->cols || M != c->rows || N != c->cols) {
-    re_error(st, s->loc, "T.gemm (packed_int4): shapes disagree at run time: A %lld x %lld, B %lld x %lld, C %lld x %lld",
+    re_error(st, s->loc,
+             "T.gemm (packed_int4): shapes disagree at run time: A %lld x %lld, B %lld x %lld, C %lld x %lld",
              (long long)M, (long long)KB, (long long)N, (long long)b->cols, (long long)c->rows, (long long)c->cols);
     return false;
   }

@@ -56,8 +56,8 @@ bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_bu
         tl_mma_a_elem(&mi, l, q, &r, &k);
         sx_el v = sx_el_load(a->et, local_ptr(a, th, pa + q));
         for (int h = 0; h < vals; h++)
-          A[r][k * vals + h] = mi.packed ? tl_nibble((uint8_t)v.i, h, a->et.code == TL_TYPE_INT)
-                               : ints    ? (double)v.i
+          A[r][k * vals + h] = mi.packed                     ? tl_nibble((uint8_t)v.i, h, a->et.code == TL_TYPE_INT)
+                               : ints                        ? (double)v.i
                                : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f)
                                                              : v.f;
       }
@@ -66,8 +66,8 @@ bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_bu
         tl_mma_b_elem(&mi, l, q, &k, &n);
         sx_el v = sx_el_load(b->et, local_ptr(b, th, pb + q));
         for (int h = 0; h < vals; h++)
-          B[k * vals + h][n] = mi.packed ? tl_nibble((uint8_t)v.i, h, b->et.code == TL_TYPE_INT)
-                               : ints    ? (double)v.i
+          B[k * vals + h][n] = mi.packed                     ? tl_nibble((uint8_t)v.i, h, b->et.code == TL_TYPE_INT)
+                               : ints                        ? (double)v.i
                                : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f)
                                                              : v.f;
       }

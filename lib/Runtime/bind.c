@@ -329,8 +329,8 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
   if (!dtype_matches(p->dtype, t->dtype)) {
     char got[64], want[96];
     tl_rt_dl_dtype_text(t->dtype, got, sizeof got);
-    snprintf(want, sizeof want, per > 1 ? "%s (the storage of %s: two values per byte)" : "%s",
-             tl_dtype_name(store), tl_dtype_name(p->dtype));
+    snprintf(want, sizeof want, per > 1 ? "%s (the storage of %s: two values per byte)" : "%s", tl_dtype_name(store),
+             tl_dtype_name(p->dtype));
     errf(b, nm, pos, TL_MSG_DTYPE, want, got);
   }
   /* ndim */

@@ -73,8 +73,12 @@ static tl_kernel *compile(tl_context *ctx, const char *dir, const icase *c) {
   snprintf(path, sizeof path, "%s/gemm_int4.py", dir);
   int v[6] = {c->M, c->N, c->K, c->bm, c->bn, c->bk};
   for (int i = 0; i < 6; i++) snprintf(s[i], 16, "%d", v[i]);
-  tl_define defs[] = {{"M", s[0]},       {"N", s[1]},       {"K", s[2]},
-                      {"block_M", s[3]}, {"block_N", s[4]}, {"block_K", s[5]},
+  tl_define defs[] = {{"M", s[0]},
+                      {"N", s[1]},
+                      {"K", s[2]},
+                      {"block_M", s[3]},
+                      {"block_N", s[4]},
+                      {"block_K", s[5]},
                       {"dtype", c->u ? "uint4" : "int4"}};
   tl_kernel *k = NULL;
   if (tl_kernel_compile_file(ctx, path, defs, sizeof defs / sizeof defs[0], NULL, &k) != TL_OK) return NULL;
@@ -83,8 +87,7 @@ static tl_kernel *compile(tl_context *ctx, const char *dir, const icase *c) {
 
 static void run_case(tl_context *ctx, const char *dir, const icase *c) {
   char what[128];
-  snprintf(what, sizeof what, "%s %dx%dx%d (%dx%dx%d)", c->u ? "uint4" : "int4", c->M, c->N, c->K, c->bm, c->bn,
-           c->bk);
+  snprintf(what, sizeof what, "%s %dx%dx%d (%dx%dx%d)", c->u ? "uint4" : "int4", c->M, c->N, c->K, c->bm, c->bn, c->bk);
   tl_kernel *k = compile(ctx, dir, c);
   EXPECT(k, "%s: compile: %s", what, tl_context_last_error(ctx));
   if (!k) return;
