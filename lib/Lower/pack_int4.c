@@ -11,8 +11,9 @@
  * Requires: a verified tile-IR function (warp-specialize has run: it leaves
  * int4 GEMMs on mma.sync, wgmma has no 4-bit integer type on sm_90a).
  * Guarantees (on success): no buffer, expression or variable of a 4-bit
- * dtype remains; every int4 / uint4 buffer (a tensor parameter, a shared
- * tile) is int8 / uint8 with its last dim halved; every T.copy /
+ * dtype remains; every int4 / uint4 buffer (a tensor parameter: a new
+ * buffer of the function's own, as split-kernels' stages share theirs; a
+ * shared tile: in place) is int8 / uint8 with its last dim halved; every T.copy /
  * T.async_copy region on one has its last-dim offset and extent halved;
  * every T.gemm of such tiles has packed_int4=True (lower_gemm.c selects
  * m16n8k64 by it).  Nothing else changes.
@@ -33,7 +34,8 @@ typedef struct p4_state {
   tl_module *m;
   tl_diag *d;
   int errors;
-  tl_map bufs; /* the 4-bit buffers (parameters and allocations) */
+  tl_map bufs;  /* the 4-bit buffers (parameters and allocations) */
+  tl_map param; /* an int4 parameter's buffer -> this function's storage buffer */
   bool oom;
 } p4_state;
 
@@ -186,6 +188,8 @@ static bool rewrite(p4_state *st, tl_stmt *s) {
     tl_expr *mn = halve(st->m, o->region.min[l]), *ex = halve(st->m, o->region.extent[l]);
     if (!mn || !ex) return false;
     o->region.min[l] = mn, o->region.extent[l] = ex;
+    tl_buffer *nb = tl_map_get(&st->param, o->region.buffer, NULL);
+    if (nb) o->region.buffer = nb;
     any = true;
   }
   if (!any || s->u.tile.op != TL_TILE_GEMM) return true;
@@ -208,6 +212,16 @@ static bool to_storage(tl_module *m, tl_buffer *b) {
   b->shape = sh;
   b->dtype = tl_dtype_storage(b->dtype, NULL);
   return true;
+}
+
+/* A copy of parameter buffer b as its storage, f's own: the stage
+ * functions of one prim_func (split-kernels) share their parameters'
+ * buffers, and each stage's pass still sees them as int4. */
+static tl_buffer *param_storage(p4_state *st, tl_buffer *b) {
+  tl_buffer *nb = tl_arena_alloc(&st->m->arena, sizeof *nb);
+  if (!nb) return NULL;
+  *nb = *b;
+  return to_storage(st->m, nb) && tl_map_put(&st->param, b, nb) ? nb : NULL;
 }
 
 static bool collect_alloc(tl_buffer **out, int *n, int cap, tl_stmt *s) {
@@ -233,6 +247,7 @@ bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, t
   (void)target;
   p4_state st = {.v = {.expr = on_expr, .stmt = on_stmt}, .m = m, .d = d};
   tl_map_init(&st.bufs);
+  tl_map_init(&st.param);
   for (int i = 0; i < f->nparams; i++) {
     const tl_param *p = &f->params[i];
     if (p->kind == TL_PARAM_TENSOR && is4(p->buffer)) check_buffer(&st, p->buffer);
@@ -242,6 +257,7 @@ bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, t
   tl_visit_stmt(&st.v, f->body);
   bool any = st.bufs.len > 0, ok = !st.errors && !st.oom && !st.v.too_deep;
   tl_map_free(&st.bufs);
+  if (!ok || !any) tl_map_free(&st.param);
   if (!ok) {
     if (!st.errors) tl_error(d, f->loc, "pack-int4: out of memory or a body nested too deeply");
     return false;
@@ -250,10 +266,13 @@ bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, t
   enum { CAP = 256 };
   tl_buffer *allocs[CAP];
   int na = 0;
-  bool done = rewrite(&st, f->body) && collect_alloc(allocs, &na, CAP, f->body);
-  for (int i = 0; done && i < na; i++) done = to_storage(m, allocs[i]);
+  bool done = true;
   for (int i = 0; done && i < f->nparams; i++)
-    if (f->params[i].kind == TL_PARAM_TENSOR && is4(f->params[i].buffer)) done = to_storage(m, f->params[i].buffer);
+    if (f->params[i].kind == TL_PARAM_TENSOR && is4(f->params[i].buffer))
+      done = (f->params[i].buffer = param_storage(&st, f->params[i].buffer)) != NULL;
+  done = done && rewrite(&st, f->body) && collect_alloc(allocs, &na, CAP, f->body);
+  for (int i = 0; done && i < na; i++) done = to_storage(m, allocs[i]);
+  tl_map_free(&st.param);
   if (!done) tl_error(d, f->loc, "pack-int4: out of memory (or more than %d int4 allocations)", CAP);
   return done;
 }
