@@ -82,6 +82,11 @@ def test_int4_argument_errors():
     with pytest.raises(tilelang.kernel.ArgumentError, match=r"shape\[1\]: expected 64 \(int4 dim 128, two values "
                                                             r"per byte of int8\), got 128"):
         k(np.zeros((64, 128), dtype=np.int8), a)
+    with pytest.raises(tilelang.kernel.ArgumentError, match=r"argument 'B' \(#1\): shape\[1\]: expected 64 \(int4 dim "
+                                                            r"128, two values per byte of int8\), got 63"):
+        k(a, np.zeros((64, 63), dtype=np.int8))
+    with pytest.raises(tilelang.kernel.ArgumentError, match=r"dtype: expected int8 .*, got uint8"):
+        k(a, a.view(np.uint8))
 
 
 def test_int4_output_fast_path(monkeypatch):
