@@ -23,7 +23,10 @@ extern "C" {
  * infinity, NaN = 0x7f/0xff, largest finite 448) and float8_e5m2 (5
  * exponent bits of bias 15, 2 mantissa bits, IEEE-like with infinities,
  * largest finite 57344) are the OCP 8-bit floats of PTX ISA §5.2.5 (.e4m3,
- * .e5m2), bits 8. */
+ * .e5m2), bits 8.  int4 / uint4 (bits 4, lanes 1 only) are 4-bit integers
+ * stored packed: two per byte along a tensor's last dim, the element of even
+ * index in the low nibble (TileLang's storage: a T.int4 tensor of shape
+ * (M, K) is a torch.int8 tensor of shape (M, K / 2)); see tl_dtype_storage. */
 typedef enum tl_type_code {
   TL_TYPE_INT = 0,
   TL_TYPE_UINT = 1,
@@ -44,13 +47,22 @@ typedef struct tl_dtype {
 } tl_dtype;
 
 /* Parses a dtype spelling: "float16", "half", "float", "double", "bfloat16",
- * "tfloat32", "float8_e4m3" (also "float8_e4m3fn"), "float8_e5m2", "int8".."int64", "uint8".."uint64", "bool", with an optional
- * lane suffix "x2".."x64".  Returns false for an unknown name. */
+ * "tfloat32", "float8_e4m3" (also "float8_e4m3fn"), "float8_e5m2", "int4", "int8".."int64", "uint4",
+ * "uint8".."uint64", "bool", with an optional lane suffix "x2".."x64" (none
+ * for int4 / uint4).  Returns false for an unknown name. */
 TL_API bool tl_dtype_parse(const char *name, tl_dtype *out);
 /* Canonical name ("float16", "int32", "float16x2"), static storage. */
 TL_API const char *tl_dtype_name(tl_dtype t);
-/* Bytes of one scalar lane (bool: 1). */
+/* Bytes of one scalar lane (bool: 1; int4 / uint4: 1, a value held alone,
+ * while a tensor of them packs two per byte: tl_dtype_storage). */
 TL_API int tl_dtype_bytes(tl_dtype t);
+/* The dtype a tensor of dtype t is stored as, and *per (if non-NULL) the
+ * elements of t per storage element along the tensor's last dim: int4 ->
+ * int8 and uint4 -> uint8, 2 per byte, the even-index element in the low
+ * nibble; any other dtype is its own storage, 1 per element.  A tensor
+ * parameter of logical shape (..., K) binds a storage tensor of shape
+ * (..., K / per) (K a multiple of per). */
+TL_API tl_dtype tl_dtype_storage(tl_dtype t, int *per);
 /* v encoded as float8 dtype t (float8_e4m3 or float8_e5m2) the way
  * cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 does (PTX ISA §9.7.9.21): round to
  * nearest even; a magnitude beyond the largest finite (448 / 57344), an

@@ -37,13 +37,14 @@ static const char *const dtype_names[][7] = {
     {TL_LANE_NAMES("uint32")},      {TL_LANE_NAMES("uint64")},  {TL_LANE_NAMES("float16")},
     {TL_LANE_NAMES("float32")},     {TL_LANE_NAMES("float64")}, {TL_LANE_NAMES("bfloat16")},
     {TL_LANE_NAMES("tfloat32")},    {TL_LANE_NAMES("bool")},    {TL_LANE_NAMES("float8_e4m3")},
-    {TL_LANE_NAMES("float8_e5m2")},
+    {TL_LANE_NAMES("float8_e5m2")}, {TL_LANE_NAMES("int4")},    {TL_LANE_NAMES("uint4")},
 };
 static const tl_dtype dtype_bases[] = {
     TL_DT(TL_TYPE_INT, 8),     TL_DT(TL_TYPE_INT, 16),   TL_DT(TL_TYPE_INT, 32),        TL_DT(TL_TYPE_INT, 64),
     TL_DT(TL_TYPE_UINT, 8),    TL_DT(TL_TYPE_UINT, 16),  TL_DT(TL_TYPE_UINT, 32),       TL_DT(TL_TYPE_UINT, 64),
     TL_DT(TL_TYPE_FLOAT, 16),  TL_DT(TL_TYPE_FLOAT, 32), TL_DT(TL_TYPE_FLOAT, 64),      TL_DT(TL_TYPE_BFLOAT, 16),
     TL_DT(TL_TYPE_TFLOAT, 32), TL_DT(TL_TYPE_BOOL, 8),   TL_DT(TL_TYPE_FLOAT8_E4M3, 8), TL_DT(TL_TYPE_FLOAT8_E5M2, 8),
+    TL_DT(TL_TYPE_INT, 4),     TL_DT(TL_TYPE_UINT, 4),
 };
 #define NUM_BASES ((int)(sizeof dtype_bases / sizeof dtype_bases[0]))
 
@@ -93,7 +94,7 @@ bool tl_dtype_parse(const char *name, tl_dtype *out) {
       t = dtype_aliases[i].t;
       found = true;
     }
-  if (!found) return false;
+  if (!found || (t.bits == 4 && lanes > 1)) return false; /* no vectors of packed 4-bit ints */
   t.lanes = (uint16_t)lanes;
   if (out) *out = t;
   return true;
@@ -113,6 +114,13 @@ int tl_dtype_bytes(tl_dtype t) {
   if (t.code == TL_TYPE_BOOL) return 1;
   int b = (t.bits + 7) / 8;
   return b < 1 ? 1 : b;
+}
+
+tl_dtype tl_dtype_storage(tl_dtype t, int *per) {
+  bool i4 = t.bits == 4 && (t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT);
+  if (per) *per = i4 ? 2 : 1;
+  if (i4) t.bits = 8;
+  return t;
 }
 
 const char *tl_scope_name(tl_scope s) {

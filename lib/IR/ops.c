@@ -31,6 +31,11 @@ static const tl_attr_info gemm_attrs[] = {
     {"clear_accum", TL_ATTR_BOOL, 0, NULL},
     {"k_pack", TL_ATTR_INT, 1, NULL},
     {"wg_wait", TL_ATTR_INT, 0, NULL},
+    /* A and B are int8 / uint8 tiles each byte of which holds two int4 /
+     * uint4 values along K, the even one in the low nibble (K = 2 * the
+     * tiles' K extent); set by lowering's pack-int4 pass on a T.gemm of
+     * T.int4 tiles (lib/Lower/pack_int4.c) */
+    {"packed_int4", TL_ATTR_BOOL, 0, NULL},
 };
 static const tl_attr_info reduce_attrs[] = {
     {"dim", TL_ATTR_INT, -1, NULL},
@@ -220,11 +225,30 @@ static const struct {
     /* float8 (m16n8k32 .e4m3/.e5m2, sm_89): A and B may be either format */
     {TL_TYPE_FLOAT8_E4M3, 8, TL_TYPE_FLOAT, 32},
     {TL_TYPE_FLOAT8_E5M2, 8, TL_TYPE_FLOAT, 32},
+    /* int4 / uint4 (m16n8k64 .s4/.u4 on packed tiles: lib/Lower/pack_int4.c) */
+    {TL_TYPE_INT, 4, TL_TYPE_INT, 32},
+    {TL_TYPE_UINT, 4, TL_TYPE_INT, 32},
 };
 #define GEMM_ACCEPTED                                                                                                  \
   "A and B float16 with C float16 or float32, bfloat16 with float32, int8 with int32, "                                \
   "tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "                                 \
-  "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32"
+  "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32, int4/uint4 with int32"
+
+/* packed_int4=True: int8/uint8 A and B (the packed storage of int4/uint4)
+ * with an int32 C, K along the tiles' last dim (A (M, K/2), B (N, K/2)). */
+static bool verify_gemm_packed(tl_verify_ctx *vc, const tl_stmt *s, tl_dtype ta, tl_dtype tc, int64_t tA, int64_t tB) {
+  int64_t packed = 0;
+  if (!attr_int(s, 6, &packed) || !packed) return true;
+  bool bytes = ta.bits == 8 && (ta.code == TL_TYPE_INT || ta.code == TL_TYPE_UINT);
+  if (!bytes || tc.code != TL_TYPE_INT || tc.bits != 32 || tA || !tB) {
+    verr(vc, attr_loc(s, 6),
+         "T.gemm: packed_int4=True needs int8/uint8 A and B with an int32 C, transpose_A=False and "
+         "transpose_B=True (got A %s, C %s, transpose_A=%s, transpose_B=%s)",
+         tl_dtype_name(ta), tl_dtype_name(tc), tA ? "True" : "False", tB ? "True" : "False");
+    return false;
+  }
+  return true;
+}
 
 static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   bool ok = true;
@@ -324,7 +348,7 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
     verr(vc, attr_loc(s, 5), "T.gemm: wg_wait must be >= -1, got %lld", (long long)wg);
     ok = false;
   }
-  return ok;
+  return verify_gemm_packed(vc, s, ta, tc, tA, tB) && ok;
 }
 
 /* ------------------------------------------------------------ fill, clear */

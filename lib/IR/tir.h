@@ -28,6 +28,9 @@ static inline bool tl_dtype_eq(tl_dtype a, tl_dtype b) {
 static inline bool tl_dtype_is_int(tl_dtype t) { /* int, uint (not bool) */
   return t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT;
 }
+static inline bool tl_dtype_is_int4(tl_dtype t) { /* int4, uint4: packed two per byte (tl_dtype_storage) */
+  return (t.code == TL_TYPE_INT || t.code == TL_TYPE_UINT) && t.bits == 4;
+}
 static inline bool tl_dtype_is_fp8(tl_dtype t) { /* float8_e4m3, float8_e5m2 */
   return t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2;
 }

@@ -96,8 +96,9 @@ static inline double tl_mma_step(const double *a, const double *b, int64_t bs, i
  *  - TF32 (m16n8k8): the operands are already tf32 (tl_tf32_rna: the
  *    instruction's cvt.rna.tf32.f32), each product exact in float64, the
  *    sum and c added in float64, rounded once to float32 (tl_mma_step);
- *  - I8 (m16n8k32 .s8/.u8): the exact integer sum plus c, wrapped modulo 2^32
- *    to int32 (the instruction's .s32 accumulate without .satfinite);
+ *  - I8 (m16n8k32 .s8/.u8) and I4 (m16n8k64 .s4/.u4, the nibbles' values):
+ *    the exact integer sum plus c, wrapped modulo 2^32 to int32 (the
+ *    instruction's .s32 accumulate without .satfinite);
  *  - F64 (m8n8k4): a chain of fused multiply-adds in increasing k starting
  *    from c (each product rounded once with its addition);
  *  - FP8 (m16n8k32 .e4m3/.e5m2 -> .f32): as TF32 with k-chunks of 32: the
@@ -111,7 +112,7 @@ static inline double tl_mma_step(const double *a, const double *b, int64_t bs, i
  * agree bit for bit. */
 static inline double tl_mma_step_kind(int kind, const double *a, const double *b, int64_t bs, int n, double c,
                                       tl_dtype ct) {
-  if (kind == TL_MMA_KIND_I8) {
+  if (kind == TL_MMA_KIND_I8 || kind == TL_MMA_KIND_I4) {
     int64_t s = (int64_t)c;
     for (int k = 0; k < n; k++) s += (int64_t)a[k] * (int64_t)b[k * bs];
     return (double)(int32_t)(uint32_t)(uint64_t)s;

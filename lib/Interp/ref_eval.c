@@ -231,6 +231,7 @@ re_val re_buf_get(const re_buf *rb, int64_t off) {
   }
   bool s = t.code == TL_TYPE_INT;
   switch (t.bits) {
+  case 4: v.i = tl_nibble((uint8_t)p[off / 2], (int)(off % 2), s); break; /* packed, low nibble first */
   case 8: v.i = s ? (int64_t)(int8_t)p[off] : (int64_t)(uint8_t)p[off]; break;
   case 16: {
     uint16_t u;
@@ -285,6 +286,11 @@ void re_buf_set(re_buf *rb, int64_t off, re_val v) {
   default: break;
   }
   switch (t.bits) {
+  case 4: { /* packed: element off is nibble off % 2 of byte off / 2 */
+    int sh = 4 * (int)(off % 2);
+    p[off / 2] = (char)(((uint8_t)p[off / 2] & ~(0xf << sh)) | (((uint8_t)v.i & 0xf) << sh));
+    break;
+  }
   case 8: p[off] = (char)(uint8_t)v.i; break;
   case 16: {
     uint16_t u = (uint16_t)v.i;
@@ -1182,12 +1188,16 @@ static bool bind_args(re_state *st, const tl_interp_arg *args, int nargs, const 
     int s = buf_slot(st, b);
     re_buf tmp = {0}, *rb = s >= 0 ? &st->bufs[s] : &tmp;
     if (!buf_geometry(st, rb, b, b->loc)) return false;
-    for (int d = 0; d < b->ndim; d++)
-      if (rb->shape[d] != a->shape[d]) {
-        re_error(st, b->loc, "argument %d ('%s'): dimension %d is %lld, expected %lld", i, b->name, d,
-                 (long long)a->shape[d], (long long)rb->shape[d]);
+    int per = 1;
+    tl_dtype_storage(b->dtype, &per); /* int4: the caller's storage has half the last dim */
+    for (int d = 0; d < b->ndim; d++) {
+      int64_t want = d == b->ndim - 1 ? rb->shape[d] / per : rb->shape[d];
+      if (want * (d == b->ndim - 1 ? per : 1) != rb->shape[d] || want != a->shape[d]) {
+        re_error(st, b->loc, "argument %d ('%s'): dimension %d is %lld, expected %lld%s", i, b->name, d,
+                 (long long)a->shape[d], (long long)want, per > 1 ? " (int4 stored two per byte)" : "");
         return false;
       }
+    }
     if (rb->size < 0) {
       re_error(st, b->loc, "argument %d ('%s') is too large", i, b->name);
       return false;

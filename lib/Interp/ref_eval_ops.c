@@ -294,14 +294,47 @@ static bool gemm_chain(re_state *st, const mat2 *c, re_buf *cb, const double *am
   return true;
 }
 
+/* T.gemm(A, B, C, transpose_B=True, packed_int4=True): A (M, K/2) and B
+ * (N, K/2) int8 / uint8, each byte two int4 / uint4 values along K, the
+ * even one in the low nibble (the verifier has checked the form). */
+static bool gemm_packed4(re_state *st, const tl_stmt *s, const rregion *A, const rregion *B, const rregion *C,
+                         const mat2 *a, const mat2 *b, const mat2 *c, bool clear) {
+  int64_t M = a->rows, KB = a->cols, N = b->rows, K = 2 * KB;
+  if (KB != b->cols || M != c->rows || N != c->cols) {
+    re_error(st, s->loc,
+             "T.gemm (packed_int4): shapes disagree at run time: A %lld x %lld, B %lld x %lld, C %lld x %lld",
+             (long long)M, (long long)KB, (long long)N, (long long)b->cols, (long long)c->rows, (long long)c->cols);
+    return false;
+  }
+  if (M == 0 || N == 0) return true;
+  double *am = scratch(st, (size_t)((M + N) * K) + 1);
+  if (!am) {
+    re_error(st, s->loc, "T.gemm: out of memory");
+    return false;
+  }
+  double *bm = am + M * K;
+  bool sa = A->rb->dt.code == TL_TYPE_INT, sb = B->rb->dt.code == TL_TYPE_INT;
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t k = 0; k < K; k++)
+      am[i * K + k] = tl_nibble((uint8_t)re_buf_get(A->rb, a->base + i * a->rs + (k / 2) * a->cs).i, (int)(k % 2), sa);
+  for (int64_t j = 0; j < N; j++)
+    for (int64_t k = 0; k < K; k++)
+      bm[j * K + k] = tl_nibble((uint8_t)re_buf_get(B->rb, b->base + j * b->rs + (k / 2) * b->cs).i, (int)(k % 2), sb);
+  tl_mma_info mmi = tl_mma_info_packed4(A->rb->dt, C->rb->dt);
+  return gemm_chain(st, c, C->rb, am, bm, M, N, K, &mmi, clear);
+}
+
 static bool op_gemm(re_state *st, const tl_stmt *s) {
   rregion A, B, C;
   if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C)) return false;
   if (!region_fits(st, s, &A, true) || !region_fits(st, s, &B, true) || !region_fits(st, s, &C, true)) return false;
   mat2 a, b, c;
   if (!as_mat(st, &A, "A", &a) || !as_mat(st, &B, "B", &b) || !as_mat(st, &C, "C", &c)) return false;
-  int64_t tA, tB, clear;
-  if (!attr_int(st, s, 0, &tA) || !attr_int(st, s, 1, &tB) || !attr_int(st, s, 3, &clear)) return false;
+  int64_t tA, tB, clear, packed;
+  if (!attr_int(st, s, 0, &tA) || !attr_int(st, s, 1, &tB) || !attr_int(st, s, 3, &clear) ||
+      !attr_int(st, s, 6, &packed))
+    return false;
+  if (packed) return gemm_packed4(st, s, &A, &B, &C, &a, &b, &c, clear != 0);
   int64_t M = tA ? a.cols : a.rows, K = tA ? a.rows : a.cols;
   int64_t KB = tB ? b.cols : b.rows, N = tB ? b.rows : b.cols;
   if (K != KB || M != c.rows || N != c.cols) {
@@ -339,7 +372,7 @@ static bool op_gemm(re_state *st, const tl_stmt *s) {
   bool f16acc = (ct.code == TL_TYPE_FLOAT && ct.bits == 16) ||
                 (mmi.kind == TL_MMA_KIND_F16 && ct.code == TL_TYPE_FLOAT && ct.bits == 32);
   if (mmi.kind == TL_MMA_KIND_TF32 || mmi.kind == TL_MMA_KIND_I8 || mmi.kind == TL_MMA_KIND_F64 ||
-      mmi.kind == TL_MMA_KIND_FP8) {
+      mmi.kind == TL_MMA_KIND_FP8 || mmi.kind == TL_MMA_KIND_I4) { /* I4: the int4 values, as they are */
     if (mmi.kind == TL_MMA_KIND_TF32)
       for (int64_t q = 0; q < (M + N) * K; q++) am[q] = tl_tf32_rna(am[q]);
     return gemm_chain(st, &c, cb, am, bm, M, N, K, &mmi, clear != 0);

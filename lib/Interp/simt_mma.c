@@ -4,7 +4,10 @@
  * m16n8k8 with float32/tfloat32 operands
  * (each rounded to tf32 as cvt.rna.tf32.f32, tl_tf32_rna), m16n8k32 with
  * int8/uint8 operands into int32 (wrapping) or float8_e4m3/float8_e5m2
- * operands (either for A and for B) into float32, m8n8k4 with float64.  The
+ * operands (either for A and for B) into float32, m16n8k64 with int8/uint8
+ * registers holding two .s4/.u4 values per byte (low nibble first: the
+ * even k; sign-extended for int8, zero-extended for uint8) into int32,
+ * m8n8k4 with float64.  The
  * fragments are gathered from the warp's 32 lanes by the maps of
  * lib/Support/mma.h (tl_mma_a_elem / tl_mma_b_elem; C: c0 c1 at row g,
  * columns 2t, 2t + 1, c2 c3 at row g + 8 for m16n8; m8n8k4 has c0 c1
@@ -23,9 +26,8 @@ bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask) {
   sx_buf *b = a ? sx_buf_arg(x, e, 2, SX_LOCAL, 0, "the B fragment") : NULL;
   sx_buf *c = b ? sx_buf_arg(x, e, 4, SX_LOCAL, 0, "the accumulators") : NULL;
   if (!c) return false;
-  tl_mma_info mi = tl_mma_info_of(a->et, c->et);
-  if (!tl_mma_operands_match(a->et, b->et) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
-      strcmp(mi.shape, shape->u.str))
+  tl_mma_info mi = tl_mma_info_of_shape(a->et, c->et, shape->u.str);
+  if (!tl_mma_operands_match(a->et, b->et) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16)
     return sx_fail(x, "T.ptx_mma: shape %s with A %s, B %s and C %s is not an mma.sync form", shape->u.str,
                    tl_dtype_name(a->et), tl_dtype_name(b->et), tl_dtype_name(c->et));
   return sx_mma_warps(x, e, mask, a, b, c, &mi);
@@ -37,11 +39,12 @@ bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_bu
   if (!sx_full_warps(x, mask, "mma")) return false;
   sx_val ao, bo, co;
   if (!sx_mma_offsets(x, e, mask, &ao, &bo, &co)) return false;
-  bool f64 = mi.kind == TL_MMA_KIND_F64, ints = mi.kind == TL_MMA_KIND_I8;
-  int rows = f64 ? 8 : 16, K = mi.k, na = f64 ? 1 : mi.a_elems, nb = mi.b_elems, nc = f64 ? 2 : 4;
+  bool f64 = mi.kind == TL_MMA_KIND_F64, ints = mi.kind == TL_MMA_KIND_I8 || mi.kind == TL_MMA_KIND_I4;
+  int rows = f64 ? 8 : 16, na = f64 ? 1 : mi.a_elems, nb = mi.b_elems, nc = f64 ? 2 : 4;
+  int vals = mi.packed ? 2 : 1, K = mi.k * vals; /* k values per register element */
   for (int w = 0; w < x->T; w += 32) {
     if (!mask[w]) continue;
-    double A[16][32], B[32][8], C[16][8];
+    double A[16][64], B[64][8], C[16][8];
     for (int l = 0; l < 32; l++) {
       int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
       int64_t pa = ao.v[th].i, pb = bo.v[th].i, pc = co.v[th].i;
@@ -52,13 +55,21 @@ bool sx_mma_warps(sx *x, const tl_expr *e, const uint8_t *mask, sx_buf *a, sx_bu
         int r, k;
         tl_mma_a_elem(&mi, l, q, &r, &k);
         sx_el v = sx_el_load(a->et, local_ptr(a, th, pa + q));
-        A[r][k] = ints ? (double)v.i : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f) : v.f;
+        for (int h = 0; h < vals; h++)
+          A[r][k * vals + h] = mi.packed                     ? tl_nibble((uint8_t)v.i, h, a->et.code == TL_TYPE_INT)
+                               : ints                        ? (double)v.i
+                               : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f)
+                                                             : v.f;
       }
       for (int q = 0; q < nb; q++) {
         int k, n;
         tl_mma_b_elem(&mi, l, q, &k, &n);
         sx_el v = sx_el_load(b->et, local_ptr(b, th, pb + q));
-        B[k][n] = ints ? (double)v.i : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f) : v.f;
+        for (int h = 0; h < vals; h++)
+          B[k * vals + h][n] = mi.packed                     ? tl_nibble((uint8_t)v.i, h, b->et.code == TL_TYPE_INT)
+                               : ints                        ? (double)v.i
+                               : mi.kind == TL_MMA_KIND_TF32 ? tl_tf32_rna(v.f)
+                                                             : v.f;
       }
       for (int q = 0; q < nc; q++) {
         sx_el v = sx_el_load(c->et, local_ptr(c, th, pc + q));

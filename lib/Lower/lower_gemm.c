@@ -365,6 +365,42 @@ fail:
   return abandon(g, loc, false);
 }
 
+/* The mma.sync instruction of T.gemm s (lib/Support/mma.h; packed_int4:
+ * int4/uint4 pairs in int8/uint8 bytes, pack_int4.c) for A, B, C dtypes and
+ * K (the operands' K extent: bytes when packed); false after a located error
+ * (dtypes without an instruction, K not a multiple of its k-step). */
+static bool gemm_instruction(const tl_stmt *s, tl_dtype dA, tl_dtype dB, tl_dtype dC, int64_t K, tl_diag *d,
+                             tl_mma_info *out) {
+  tl_loc loc = s->loc;
+  bool packed = attr_flag(s, 6, 0);
+  tl_mma_info mmi = packed ? tl_mma_info_packed4(dA, dC) : tl_mma_info_of(dA, dC);
+  *out = mmi;
+  if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE || (mmi.packed && !packed)) {
+    tl_error(d, loc,
+             "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
+             "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
+             "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64, "
+             "int4/uint4 with int32)",
+             tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
+    return false;
+  }
+  if (packed && K % mmi.k != 0) {
+    tl_error(d, loc,
+             "T.gemm with int4 operands: K = %lld is not a multiple of 64 (the k-step of mma.sync.m16n8k64); "
+             "the tile rule is K %% 64 == 0",
+             (long long)K * 2);
+    return false;
+  }
+  if (K % mmi.k != 0) {
+    tl_error(d, loc,
+             "T.gemm: K = %lld is not a multiple of %d (the k-step of mma.sync.%s); the tile "
+             "rule is K %% %d == 0",
+             (long long)K, mmi.k, mmi.shape, mmi.k);
+    return false;
+  }
+  return true;
+}
+
 tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, bool compact_addresses,
                        tl_diag *d) {
   gm_state gs = {.m = m, .d = d, .names = names, .loc = s->loc};
@@ -395,22 +431,8 @@ tl_stmt *tl_lower_gemm(tl_module *m, const tl_stmt *s, tl_names *names, int64_t 
     goto fail;
   }
   tl_dtype dA = A.buf->dtype, dB = B.buf->dtype, dC = C->dtype;
-  tl_mma_info mmi = tl_mma_info_of(dA, dC); /* lib/Support/mma.h */
-  if (!tl_mma_operands_match(dA, dB) || mmi.kind == TL_MMA_KIND_NONE) {
-    tl_error(d, loc,
-             "T.gemm with A %s, B %s and C %s is not lowered yet (lowered: float16 with float32 or "
-             "float16 accumulators, bfloat16 with float32, float32/tfloat32 (as tf32) with float32, "
-             "int8/uint8 with int32, float8_e4m3/float8_e5m2 with float32, float64 with float64)",
-             tl_dtype_name(dA), tl_dtype_name(dB), tl_dtype_name(dC));
-    goto fail;
-  }
-  if (K % mmi.k != 0) {
-    tl_error(d, loc,
-             "T.gemm: K = %lld is not a multiple of %d (the k-step of mma.sync.%s); the tile "
-             "rule is K %% %d == 0",
-             (long long)K, mmi.k, mmi.shape, mmi.k);
-    goto fail;
-  }
+  tl_mma_info mmi;
+  if (!gemm_instruction(s, dA, dB, dC, K, d, &mmi)) goto fail;
   if (tl_gemm_is_wgmma(s)) {
     tl_stmt *r = lower_wgmma(g, &A, &B, C, CL, ta, tb, clear, K, !no_wait(s));
     if (!r && g->failed) goto oom;

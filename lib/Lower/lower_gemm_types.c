@@ -1,6 +1,8 @@
 /* T.gemm on mma.sync for the operand dtypes beyond 16-bit (lib/Lower): float32
  * (and tfloat32) computed as tf32 by m16n8k8, int8/uint8 -> int32 by
- * m16n8k32, float64 by m8n8k4 (lib/Support/mma.h selects the instruction).
+ * m16n8k32, float8 by m16n8k32, packed int4/uint4 pairs in int8/uint8 bytes
+ * (packed_int4) by m16n8k64 over the bytes exactly as int8 (its info counts
+ * bytes), float64 by m8n8k4 (lib/Support/mma.h selects the instruction).
  * Called by tl_lower_gemm (lower_gemm.c) for the ss form once it has
  * checked the operands, shapes and the accumulator's MMA_C layout.
  *

@@ -326,6 +326,8 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
  * producer warpgroup + mbarrier ring + TMA loads + wgmma (tile IR → tile IR,
  * before pipelining; the file's head comment has the contract). */
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* pack_int4.c: int4/uint4 tiles -> their packed int8/uint8 storage. */
+bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* ws_scope.c: explicit warp specialisation (T.ws role scopes, T.alloc_barrier
  * barriers).  The tile pass "ws-scopes", and its finish, called by
  * lower-tile-ops at its end: the scopes become thread-range tests, the

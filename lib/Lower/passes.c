@@ -24,6 +24,7 @@ PASS(tl_lower_check_supported)
 PASS(tl_lower_ws_scopes)
 PASS(tl_lower_atomic)
 PASS(tl_lower_warp_specialize)
+PASS(tl_lower_pack_int4)
 PASS(tl_lower_pipeline)
 PASS(tl_lower_gemm_stage)
 PASS(tl_lower_barriers)
@@ -64,6 +65,10 @@ static const tl_lower_pass passes[] = {
     TILE("warp-specialize",
          "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
          run_tl_lower_warp_specialize, NULL),
+    /* pack_int4.c */
+    TILE("pack-int4",
+         "int4/uint4 tiles -> their int8/uint8 storage (last dim halved), copies of bytes, T.gemm packed_int4",
+         run_tl_lower_pack_int4, NULL),
     /* pipeline_loop.c */
     TILE("pipeline", "T.Pipelined -> T.serial with staged shared buffers, T.async_copy prologue, commit/wait groups",
          run_tl_lower_pipeline, NULL),

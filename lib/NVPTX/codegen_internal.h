@@ -88,6 +88,8 @@ enum {
   NV_MMA_TF32,
   NV_MMA_S8,
   NV_MMA_U8,
+  NV_MMA_S4,
+  NV_MMA_U4,
   NV_MMA_F64,
   NV_F2TF32_RNA, /* codegen_mma.c */
   NV_CP_ASYNC_CA4,

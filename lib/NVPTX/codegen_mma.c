@@ -85,17 +85,19 @@ void cg_mark_fp8_module(cg *g) {
                       LLVMValueAsMetadata(LLVMConstInt(g->t_i32, TL_PTX_VERSION_FP8_MMA, 0)));
 }
 
-/* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m8n8k4") */
+/* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m16n8k64" | "m8n8k4"); "m16n8k64": int8 /
+ * uint8 registers of packed .s4 / .u4 pairs (lib/Support/mma.h), 4 bytes per 32-bit operand register as
+ * m16n8k32 .s8 */
 bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buffer *b, const tl_buffer *c) {
   tl_loc loc = e->loc;
   const tl_expr *shape = e->u.call.args[6];
-  tl_mma_info mi = tl_mma_info_of(a->dtype, c->dtype);
-  if (!tl_mma_operands_match(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16 ||
-      strcmp(mi.shape, shape->u.str)) {
+  tl_mma_info mi = tl_mma_info_of_shape(a->dtype, c->dtype, shape->u.str);
+  if (!tl_mma_operands_match(a->dtype, b->dtype) || mi.kind == TL_MMA_KIND_NONE || mi.kind == TL_MMA_KIND_F16) {
     cg_error(g, shape->loc,
              "T.ptx_mma: shape \"%s\" with A %s, B %s and C %s is not an mma.sync form "
              "(m16n8k16: float16/bfloat16; m16n8k8: float32/tfloat32 with float32; m16n8k32: int8/uint8 "
-             "with int32 or float8_e4m3/float8_e5m2 with float32; m8n8k4: float64)",
+             "with int32 or float8_e4m3/float8_e5m2 with float32; m16n8k64: int8/uint8 holding packed "
+             "int4/uint4 with int32; m8n8k4: float64)",
              shape->u.str, tl_dtype_name(a->dtype), tl_dtype_name(b->dtype), tl_dtype_name(c->dtype));
     return false;
   }
@@ -110,10 +112,16 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
       if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
     return gen_mma_fp8(g, e, a, b, c, offs);
   }
-  int which = mi.kind == TL_MMA_KIND_TF32     ? NV_MMA_TF32
-              : mi.kind == TL_MMA_KIND_F64    ? NV_MMA_F64
-              : a->dtype.code == TL_TYPE_UINT ? NV_MMA_U8
-                                              : NV_MMA_S8;
+  if (mi.kind == TL_MMA_KIND_I4 && !(g->target->mma_shapes & TL_MMA_M16N8K64_S4)) {
+    cg_error(g, loc, "int4 mma (m16n8k64 .s4/.u4) is not available on %s", g->target->name);
+    return false;
+  }
+  bool u = a->dtype.code == TL_TYPE_UINT;
+  int which = mi.kind == TL_MMA_KIND_TF32  ? NV_MMA_TF32
+              : mi.kind == TL_MMA_KIND_F64 ? NV_MMA_F64
+              : mi.kind == TL_MMA_KIND_I4  ? (u ? NV_MMA_U4 : NV_MMA_S4)
+              : u                          ? NV_MMA_U8
+                                           : NV_MMA_S8;
   LLVMValueRef fn = cg_intrinsic(g, which, NULL, 0);
   if (!fn) return false;
   LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
@@ -130,7 +138,7 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
   LLVMValueRef offs[3];
   for (int i = 0; i < 3; i++)
     if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
-  int per = mi.kind == TL_MMA_KIND_I8 ? 4 : 1;
+  int per = mi.kind == TL_MMA_KIND_I8 || mi.kind == TL_MMA_KIND_I4 ? 4 : 1;
   bool tf32 = mi.kind == TL_MMA_KIND_TF32;
   LLVMValueRef args[16];
   for (unsigned i = 0; i < nar + nbr; i++) {

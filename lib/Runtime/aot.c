@@ -409,6 +409,11 @@ static tl_status check_exportable(tl_context *ctx, const tl_kernel *k, const cha
                              "tl_kernel_export_c: scalar parameter '%s' of dtype %s is not "
                              "exported",
                              p->name, tl_dtype_name(p->dtype));
+    if (p->is_tensor && tl_dtype_is_int4(p->dtype))
+      return tl_context_fail(ctx, TL_ERR_UNSUPPORTED,
+                             "tl_kernel_export_c: tensor parameter '%s' of dtype %s (packed two per byte) is not "
+                             "exported yet",
+                             p->name, tl_dtype_name(p->dtype));
     if (p->is_output && p->ndim > AOT_MAX_OUT_NDIM)
       return tl_context_fail(ctx, TL_ERR_UNSUPPORTED, "tl_kernel_export_c: output '%s' has more than %d dims", p->name,
                              AOT_MAX_OUT_NDIM);

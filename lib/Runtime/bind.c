@@ -91,6 +91,7 @@ void tl_rt_dl_dtype_text(DLDataType d, char *buf, size_t n) {
 }
 
 DLDataType tl_rt_dl_dtype(tl_dtype t) {
+  t = tl_dtype_storage(t, NULL); /* int4 / uint4 tensors are int8 / uint8 ones */
   DLDataType d;
   d.code = t.code == TL_TYPE_INT                              ? kDLInt
            : t.code == TL_TYPE_UINT || t.code == TL_TYPE_BOOL ? kDLUInt
@@ -124,6 +125,8 @@ static bool dtype_matches(tl_dtype want, DLDataType got) {
   if (want.code == TL_TYPE_BOOL) /* bool crosses DLPack 0.6 as 8-bit ints */
     return got.bits == 8 && got.lanes == 1 &&
            (g.code == TL_TYPE_INT || g.code == TL_TYPE_UINT || g.code == TL_TYPE_BOOL);
+  if (tl_dtype_is_int4(want)) /* stored packed in int8 / uint8 (tl_dtype_storage) */
+    return tl_dtype_eq(tl_dtype_storage(want, NULL), g);
   if (want.code == TL_TYPE_TFLOAT) /* tfloat32 data is stored as float32 */
     return g.code == TL_TYPE_FLOAT && g.bits == 32 && g.lanes == want.lanes;
   return tl_dtype_eq(want, g);
@@ -321,10 +324,14 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     errf(b, nm, pos, TL_MSG_DEVICE_ID, out->device, sig->params[*dev_param].name, t->device.device_id);
   }
   /* dtype */
+  int per = 1;
+  tl_dtype store = tl_dtype_storage(p->dtype, &per);
   if (!dtype_matches(p->dtype, t->dtype)) {
-    char got[64];
+    char got[64], want[96];
     tl_rt_dl_dtype_text(t->dtype, got, sizeof got);
-    errf(b, nm, pos, TL_MSG_DTYPE, tl_dtype_name(p->dtype), got);
+    snprintf(want, sizeof want, per > 1 ? "%s (the storage of %s: two values per byte)" : "%s", tl_dtype_name(store),
+             tl_dtype_name(p->dtype));
+    errf(b, nm, pos, TL_MSG_DTYPE, want, got);
   }
   /* ndim */
   if (t->ndim != p->ndim) {
@@ -340,6 +347,14 @@ static void check_tensor(binder *b, int pi, size_t pos, const DLTensor *t, tl_rt
     int64_t got = t->shape[d];
     if (got < 0) {
       errf(b, nm, pos, TL_MSG_NEG_DIM, d, got);
+      continue;
+    }
+    int64_t c;
+    if (per > 1 && d == p->ndim - 1 && tl_rx_is_const(&p->dims[d].prog, &c)) { /* int4: a constant even dim */
+      char why[96];
+      snprintf(why, sizeof why, " (%s dim %" PRId64 ", two values per byte of %s)", tl_dtype_name(p->dtype), c,
+               tl_dtype_name(store));
+      if (got * per != c) errf(b, nm, pos, TL_MSG_DIM_CONST, "shape", d, c / per, why, got);
       continue;
     }
     bind_dim(b, pi, pos, &p->dims[d].prog, d, false, got, out, bound, bound_by, bound_dim);
@@ -568,6 +583,9 @@ tl_status tl_rt_bind_on(tl_context *ctx, const tl_rt_sig *sig, const tl_arg *arg
         continue;
       }
       if (p->is_output) {
+        int per = 1;
+        tl_dtype_storage(p->dtype, &per);
+        if (d == p->ndim - 1) v /= per; /* int4: the storage's last dim (a constant even number) */
         if (v < 0) {
           tl_strbuf e = {0};
           tl_rx_print(&e, prog, sig);

@@ -7,7 +7,10 @@
  * Hardware facts: PTX ISA 8.5 §9.7.14.5 "Matrix multiply-accumulate
  * operation using mma instruction" (the shape/type table: m16n8k16
  * .f16/.bf16, m16n8k8 .tf32, m16n8k32 .s8/.u8 and .e4m3/.e5m2 (sm_89,
- * PTX 8.4), m8n8k4 .f64; §9.7.14.5.8-5.11 the fragment maps, restated for
+ * PTX 8.4), m16n8k64 .s4/.u4, m8n8k4 .f64; §9.7.14.5.8-5.11 the fragment
+ * maps (m16n8k64 .s4's A and B maps in bytes are m16n8k32 .s8's: register
+ * i's 8 nibbles are the k values of its 4 bytes, the lower nibble first,
+ * restated in docs/simt-ir.md "T.ptx_mma"), restated for
  * this code in docs/simt-ir.md "T.ptx_mma"), §9.7.9.21 cvt (cvt.rna.tf32.f32:
  * round to nearest, ties away from zero, to a 10-bit mantissa). */
 #ifndef TL_SUPPORT_MMA_H
@@ -27,6 +30,7 @@ typedef enum tl_mma_kind {
   TL_MMA_KIND_I8,   /* m16n8k32 .s8/.u8 -> .s32 (wraps modulo 2^32) */
   TL_MMA_KIND_F64,  /* m8n8k4 .f64 -> .f64, two per m16n8 tile */
   TL_MMA_KIND_FP8,  /* m16n8k32 .e4m3/.e5m2 (either for A and B) -> .f32: sm_89, PTX 8.4 */
+  TL_MMA_KIND_I4,   /* m16n8k64 .s4/.u4 -> .s32 (wraps): operands two 4-bit ints per byte */
 } tl_mma_kind;
 
 /* The instruction of one T.gemm: operands A/B of dtype ab, accumulator c. */
@@ -37,6 +41,10 @@ typedef struct tl_mma_info {
   int per_reg;       /* A/B elements per 32-bit register (1 for tf32 and f64) */
   int a_elems;       /* A elements of one lane per m16 tile and k-step (f64: 2, one per m8n8k4) */
   int b_elems;       /* B elements of one lane per n8 tile and k-step */
+  /* I4: k, per_reg, a_elems and b_elems count operand bytes (int8 / uint8
+   * storage), each byte two k values, the even one in the low nibble; the
+   * instruction's K is 2 * k.  0 for the other kinds. */
+  int packed;
 } tl_mma_info;
 
 /* The instruction for A/B dtype ab and accumulator dtype c (lanes 1), or
@@ -44,21 +52,52 @@ typedef struct tl_mma_info {
  * (as TileLang does; tfloat32 operands too).  A and B have the same dtype,
  * except that float8 A and B may differ (tl_mma_operands_match). */
 static inline tl_mma_info tl_mma_info_of(tl_dtype ab, tl_dtype c) {
-  tl_mma_info r = {TL_MMA_KIND_NONE, NULL, 0, 0, 0, 0};
+  tl_mma_info r = {TL_MMA_KIND_NONE, NULL, 0, 0, 0, 0, 0};
   if (ab.lanes > 1 || c.lanes > 1) return r;
   bool cf32 = c.code == TL_TYPE_FLOAT && c.bits == 32;
   if (ab.bits == 16 && (ab.code == TL_TYPE_FLOAT || ab.code == TL_TYPE_BFLOAT) &&
       (cf32 || (c.code == TL_TYPE_FLOAT && c.bits == 16 && ab.code == TL_TYPE_FLOAT)))
-    r = (tl_mma_info){TL_MMA_KIND_F16, "m16n8k16", 16, 2, 8, 4};
+    r = (tl_mma_info){TL_MMA_KIND_F16, "m16n8k16", 16, 2, 8, 4, 0};
   else if (ab.bits == 32 && (ab.code == TL_TYPE_FLOAT || ab.code == TL_TYPE_TFLOAT) && cf32)
-    r = (tl_mma_info){TL_MMA_KIND_TF32, "m16n8k8", 8, 1, 4, 2};
+    r = (tl_mma_info){TL_MMA_KIND_TF32, "m16n8k8", 8, 1, 4, 2, 0};
   else if (ab.bits == 8 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT && c.bits == 32)
-    r = (tl_mma_info){TL_MMA_KIND_I8, "m16n8k32", 32, 4, 16, 8};
+    r = (tl_mma_info){TL_MMA_KIND_I8, "m16n8k32", 32, 4, 16, 8, 0};
   else if ((ab.code == TL_TYPE_FLOAT8_E4M3 || ab.code == TL_TYPE_FLOAT8_E5M2) && cf32)
-    r = (tl_mma_info){TL_MMA_KIND_FP8, "m16n8k32", 32, 4, 16, 8};
+    r = (tl_mma_info){TL_MMA_KIND_FP8, "m16n8k32", 32, 4, 16, 8, 0};
   else if (ab.bits == 64 && ab.code == TL_TYPE_FLOAT && c.code == TL_TYPE_FLOAT && c.bits == 64)
-    r = (tl_mma_info){TL_MMA_KIND_F64, "m8n8k4", 4, 1, 2, 1};
+    r = (tl_mma_info){TL_MMA_KIND_F64, "m8n8k4", 4, 1, 2, 1, 0};
+  else if (ab.bits == 4 && (ab.code == TL_TYPE_INT || ab.code == TL_TYPE_UINT) && c.code == TL_TYPE_INT && c.bits == 32)
+    r = (tl_mma_info){TL_MMA_KIND_I4, "m16n8k64", 32, 4, 16, 8, 1};
   return r;
+}
+
+/* The instruction of a T.gemm whose int8 / uint8 operands hold packed
+ * int4 / uint4 pairs (T.gemm's packed_int4, set by the pack-int4 pass):
+ * m16n8k64 .s4 / .u4 with C int32, the I4 entry in bytes; kind NONE for
+ * other dtypes.  Also how T.ptx_mma's "m16n8k64" reads its int8 / uint8
+ * registers. */
+static inline tl_mma_info tl_mma_info_packed4(tl_dtype storage, tl_dtype c) {
+  tl_mma_info r = {TL_MMA_KIND_NONE, NULL, 0, 0, 0, 0, 0};
+  if (storage.lanes == 1 && storage.bits == 8 && (storage.code == TL_TYPE_INT || storage.code == TL_TYPE_UINT) &&
+      c.lanes == 1 && c.code == TL_TYPE_INT && c.bits == 32)
+    r = (tl_mma_info){TL_MMA_KIND_I4, "m16n8k64", 32, 4, 16, 8, 1};
+  return r;
+}
+
+/* The instruction T.ptx_mma's shape string names for A dtype ab and C dtype
+ * c (the SIMT level: "m16n8k64" means packed 4-bit operands in int8 /
+ * uint8 registers), kind NONE when the shape does not match the dtypes. */
+static inline tl_mma_info tl_mma_info_of_shape(tl_dtype ab, tl_dtype c, const char *shape) {
+  tl_mma_info r = !strcmp(shape, "m16n8k64") ? tl_mma_info_packed4(ab, c) : tl_mma_info_of(ab, c);
+  if (r.kind != TL_MMA_KIND_NONE && strcmp(r.shape, shape)) r.kind = TL_MMA_KIND_NONE;
+  return r;
+}
+
+/* The value of nibble h (0: bits 0-3, 1: bits 4-7) of byte b as a 4-bit
+ * integer: sign-extended for .s4 (int8 storage), zero-extended for .u4. */
+static inline int tl_nibble(uint8_t b, int h, bool is_signed) {
+  int v = (b >> (4 * h)) & 0xf;
+  return is_signed && v >= 8 ? v - 16 : v;
 }
 
 /* Whether A dtype a and B dtype b may meet in one mma.sync: equal, or two

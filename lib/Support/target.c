@@ -46,7 +46,7 @@
 /* the mma.sync shapes every sm_8x/sm_90 entry has */
 #define MMA_SM80                                                                                    \
   (TL_MMA_M16N8K8_F16 | TL_MMA_M16N8K16_F16 | TL_MMA_M16N8K8_BF16 | TL_MMA_M16N8K16_BF16 |          \
-   TL_MMA_M16N8K8_TF32 | TL_MMA_M16N8K32_S8)
+   TL_MMA_M16N8K8_TF32 | TL_MMA_M16N8K32_S8 | TL_MMA_M16N8K64_S4)
 /* sm_89 and newer: the fp8 mma.sync too */
 #define MMA_SM89 (MMA_SM80 | TL_MMA_M16N8K32_E4M3)
 

@@ -24,6 +24,7 @@ enum {
   TL_MMA_M16N8K8_TF32 = 1u << 4,  /* .tf32 inputs, m16n8k8: sm_80 */
   TL_MMA_M16N8K32_S8 = 1u << 5,   /* .s8/.u8 inputs, m16n8k32: sm_80 */
   TL_MMA_M16N8K32_E4M3 = 1u << 6, /* .e4m3/.e5m2 inputs, m16n8k32: sm_89, PTX 8.4 */
+  TL_MMA_M16N8K64_S4 = 1u << 7,   /* .s4/.u4 inputs, m16n8k64: sm_80 (no wgmma form on sm_90a) */
 };
 
 /* The PTX ISA version a module with the fp8 mma.sync (.e4m3/.e5m2, PTX ISA

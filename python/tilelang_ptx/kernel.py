@@ -44,10 +44,13 @@ _REGION = 48 + 16 * MAX_DIMS            # a DLTensor, then its shape and strides
 _DL_CODES = {"float16": (2, 16), "float32": (2, 32), "float64": (2, 64), "bfloat16": (4, 16),
              "int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64),
              "uint8": (1, 8), "uint16": (1, 16), "uint32": (1, 32), "uint64": (1, 64), "bool": (1, 8),
-             "float8_e4m3fn": (1, 8), "float8_e5m2": (1, 8)}
-# our float8 names -> torch's (outputs allocated like the inputs); NumPy has none: uint8 bytes
-_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn"}
-_NUMPY_NAMES = {"float8_e4m3": "uint8", "float8_e5m2": "uint8"}
+             "float8_e4m3fn": (1, 8), "float8_e5m2": (1, 8), "int4": (0, 8), "uint4": (1, 8)}
+# our float8 names -> torch's (outputs allocated like the inputs); NumPy has none: uint8 bytes.
+# int4 / uint4 tensors are int8 / uint8 ones of half the last dim, two values per byte, the even one in
+# the low nibble (TileLang's storage; tl_dtype_storage in include/tilelang/ir.h)
+_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn", "int4": "int8", "uint4": "uint8"}
+_NUMPY_NAMES = {"float8_e4m3": "uint8", "float8_e5m2": "uint8", "int4": "int8", "uint4": "uint8"}
+_PACKED = {"int4": 2, "uint4": 2}  # values per storage element along the last dim
 
 
 class ArgumentError(ValueError):
@@ -140,7 +143,8 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
             if p.dtype not in _DL_CODES or len(plan) > MAX_DIMS or \
                     any(not isinstance(d, int) and d[0] is None for d in plan):
                 return None
-            outs.append((i, *_DL_CODES[p.dtype], p.dtype, tuple(plan)))
+            name = _TORCH_NAMES[p.dtype] if p.dtype in _PACKED else p.dtype  # int4: torch.int8 storage
+            outs.append((i, *_DL_CODES[p.dtype], name, tuple(plan)))
         ins = tuple((i, is_tensor) for _pos, i, _p, is_tensor in self._in_list)
         call = ctypes.cast(_lib.kernel_call, ctypes.c_void_p).value
         return _fastcall.Plan(self._h, call, self._n, ins, tuple(outs))
@@ -246,6 +250,9 @@ class JITKernel(_fastcall.Caller if _fastcall is not None else object):
                     if src:
                         break
             plan.append(src if src else (None, f"output '{p_name}' dim {d}"))
+        per = _PACKED.get(_lib.dtype_name(_lib.param_dtype(h, i)).decode(), 1)
+        if per > 1 and plan and isinstance(plan[-1], int):  # int4: a constant even last dim (pack-int4)
+            plan[-1] //= per
         return plan
 
     def _buffers(self):

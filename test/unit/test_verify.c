@@ -201,7 +201,8 @@ Test(verify, gemm_bad_dtypes) {
                 "T.gemm: unsupported dtypes: A float16, B float16, C int32 (accepted: A and "
                 "B float16 with C float16 or float32, bfloat16 with float32, int8 with "
                 "int32, tfloat32 with float32, float32 (computed as tf32) with float32, uint8 with int32, "
-                "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32)");
+                "float64 with float64, float8_e4m3/float8_e5m2 (either for A and for B) with float32, int4/uint4 "
+                "with int32)");
 }
 
 Test(verify, gemm_int8_accepted_and_3d_rejected) {

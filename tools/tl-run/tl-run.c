@@ -932,6 +932,13 @@ static bool read_params(run_state *rs, tl_kernel *k, dim_opt *dims, size_t *pndi
       if (si == rs->nsyms) rs->syms[rs->nsyms++] = sym;
       p->dim_sym[d] = si;
     }
+    int per = 1;
+    tl_dtype store = tl_dtype_storage(p->dtype, &per);
+    if (p->is_tensor && per > 1 && p->ndim > 0 && p->dim_sym[p->ndim - 1] < 0) {
+      /* int4: tl-run makes, passes and compares the storage tensor (int8, last dim halved) */
+      p->dtype = store;
+      p->dims[p->ndim - 1] /= per;
+    }
   }
   dims_from_inputs(rs, ro, dims, pndims, cap);
   size_t ndims = *pndims;

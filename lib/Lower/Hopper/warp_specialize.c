@@ -200,6 +200,9 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
     return "a copy's source is a T.make_tensor view, whose address is known only on the device (no TMA descriptor "
            "can be made on the host)";
   if (!tl_lo_is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
+  if (tl_dtype_is_int4(X->dtype))
+    return "its tiles are int4/uint4, which wgmma has no type for on sm_90a: the GEMM runs on "
+           "mma.sync.m16n8k64 .s4/.u4 (lib/Lower/pack_int4.c)";
   if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
   int64_t rows, cols;
   if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))

@@ -111,7 +111,7 @@ def macro(func=None, **kwargs):
 
 
 _DTYPES = ("bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 float32 float64 bfloat16 "
-           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32").split()
+           "float8_e4m3 float8_e5m2 float8_e4m3fn tfloat32 int4 uint4").split()
 for _n in _DTYPES:
     globals()[_n] = DType(_n)
 # TileLang's C-style aliases are the dtypes they name (T.uint == T.uint32, as in tilelang.language.dtypes)

@@ -16,7 +16,9 @@ class TensorSupplyType(enum.Enum):
     Auto = 7
 
 
-_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn", "half": "float16", "float": "float32", "double": "float64"}
+# int4 / uint4: torch has none; their tensors are int8 / uint8 storage, two values per byte (as TileLang)
+_TORCH_NAMES = {"float8_e4m3": "float8_e4m3fn", "half": "float16", "float": "float32", "double": "float64",
+                "int4": "int8", "uint4": "uint8"}
 
 
 def map_torch_type(name):
