@@ -253,8 +253,9 @@ static void report_buffer(sg_state *st, const tl_buffer *b, tl_loc at) {
   const tl_stmt *alloc = tl_map_get(&st->bufs, b, NULL);
   if (!alloc || !first_report(st, b)) return;
   sg_error(st, at,
-           "'%s' (%s) is read after T.sync_grid() before it is written again: the grid barrier splits the kernel "
-           "into two launches, and only global memory keeps its contents across it",
+           "'%s' (%s) is read after T.sync_grid() before it is written again (a write counts where it covers the "
+           "whole buffer or the element read): the grid barrier splits the kernel into two launches, and only "
+           "global memory keeps its contents across it",
            b->name ? b->name : "?", tl_scope_name(b->scope));
   tl_note(st->d, st->sync->loc, "the T.sync_grid() is here");
   tl_note(st->d, alloc->loc, "'%s' is allocated here, before the barrier", b->name ? b->name : "?");

@@ -1,6 +1,6 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
- * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts and
+ * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts, T.sync_grid and
  * examples/convolution.py, examples/dequant_gemm.py): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
@@ -113,6 +113,12 @@ static const op_case cases[] = {
     {"ops", "pipelined_alloc.py", ""},
     {"ops", "pipelined_alloc.py", "-D hoisted=True"},
     {"ops", "pipelined_alloc.py", "-D num_stages=3 -D K=320"},
+    /* T.sync_grid() (issue 30): each side one launch; a grid of 132 and of 1000 blocks (no co-residency needed) */
+    {"ops", "sync_grid.py", "--kernel=grid_reverse"},
+    {"ops", "sync_grid.py", "--kernel=grid_reverse -D N=64000 -D block=64"},
+    {"ops", "sync_grid.py", "--kernel=persistent_partials"},
+    {"ops", "sync_grid.py", "--kernel=persistent_partials -D sm_num=132 -D rows=1000 -D num_split=8 -D chunk=128"},
+    {"ops", "sync_grid.py", "--kernel=thread_sides -D N=128000"},
 };
 
 static char tlrun[4096];
