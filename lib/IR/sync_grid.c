@@ -24,6 +24,7 @@
 #include "IR/sync_grid.h"
 #include "IR/visit.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -35,25 +35,32 @@
 typedef TL_VEC(tl_stmt *) stmt_vec;
 
 /* The map that keeps what the sides share: the prim_func's parameters and
- * dynamic symbols, the kernel's T.alloc_global workspaces. */
-static bool seed_shared(tl_map *keep, const tl_primfunc *f, tl_stmt *const *list, int n) {
+ * dynamic symbols, the T.alloc_global workspaces at the top of its kernels
+ * (of this one, or of an earlier scope, as flash decoding allocates them). */
+static bool seed_shared(tl_map *keep, const tl_primfunc *f) {
   bool ok = true;
+  const tl_stmt *b = f->body;
+  int nk = b && b->kind == TL_STMT_SEQ ? b->u.seq.n : b ? 1 : 0;
   for (int i = 0; i < f->nparams && f->params; i++) {
     if (f->params[i].buffer) ok &= tl_map_put(keep, f->params[i].buffer, f->params[i].buffer);
     if (f->params[i].var) ok &= tl_map_put(keep, f->params[i].var, f->params[i].var);
   }
   for (int i = 0; i < f->ndynamic && f->dynamic; i++)
     if (f->dynamic[i]) ok &= tl_map_put(keep, f->dynamic[i], f->dynamic[i]);
-  for (int i = 0; i < n; i++)
-    if (list[i]->kind == TL_STMT_ALLOC && list[i]->u.alloc.buffer && list[i]->u.alloc.buffer->scope == TL_SCOPE_GLOBAL)
-      ok &= tl_map_put(keep, list[i]->u.alloc.buffer, list[i]->u.alloc.buffer);
+  for (int k = 0; k < nk; k++) {
+    tl_stmt *const *list;
+    int n = tl_kernel_top_stmts(b->kind == TL_STMT_SEQ ? b->u.seq.stmts[k] : b, &list);
+    for (int i = 0; i < n; i++) {
+      const tl_buffer *x = list[i]->kind == TL_STMT_ALLOC ? list[i]->u.alloc.buffer : NULL;
+      if (x && x->scope == TL_SCOPE_GLOBAL) ok &= tl_map_put(keep, x, (void *)x);
+    }
+  }
   return ok;
 }
 
 /* The kernel of one side: k's launch with body xs[0..nx), at loc; a copy
  * of it (copy) with the shared nodes of f kept.  NULL on OOM. */
-static tl_stmt *side_kernel(tl_module *m, const tl_primfunc *f, const tl_stmt *k, stmt_vec *xs, tl_loc loc, bool copy,
-                            tl_stmt *const *list, int n) {
+static tl_stmt *side_kernel(tl_module *m, const tl_primfunc *f, const tl_stmt *k, stmt_vec *xs, tl_loc loc, bool copy) {
   tl_stmt *r = tl_ir_stmt(m, loc, TL_STMT_KERNEL);
   tl_stmt *body = tl_ir_seq(m, loc, (int)xs->len, xs->data);
   if (!r || !body) return NULL;
@@ -62,7 +69,7 @@ static tl_stmt *side_kernel(tl_module *m, const tl_primfunc *f, const tl_stmt *k
   if (!copy) return r;
   tl_map keep;
   tl_map_init(&keep);
-  tl_stmt *c = seed_shared(&keep, f, list, n) ? tl_stmt_clone_within(m, r, &keep) : NULL;
+  tl_stmt *c = seed_shared(&keep, f) ? tl_stmt_clone_within(m, r, &keep) : NULL;
   tl_map_free(&keep);
   return c;
 }
@@ -143,7 +150,7 @@ static bool split_kernel(tl_module *m, const tl_primfunc *f, const tl_stmt *k, s
       if (carried[j]) ok = tl_vec_push(&xs, list[j]);
     for (int j = start; j < i && ok; j++) ok = tl_vec_push(&xs, list[j]);
     ok = ok && prune_unused(m, &xs);
-    tl_stmt *side = ok ? side_kernel(m, f, k, &xs, loc, start > 0, list, n) : NULL;
+    tl_stmt *side = ok ? side_kernel(m, f, k, &xs, loc, start > 0) : NULL;
     ok = side && tl_vec_push(out, side);
     if (i < n) loc = list[i]->loc; /* the next side stands at its barrier */
     start = i + 1;

@@ -18,17 +18,17 @@
 # RUN: %tl-opt --emit=simt --kernel=written_forms --print-after-all %s 2>&1 >/dev/null | FileCheck %s --check-prefix=SPLIT
 # RUN: %tl-run --device=cpu --check --kernel=written_forms %s | FileCheck %s --check-prefix=EXEC
 #
-# SERIAL: sync_grid.py:70:17: error: not supported: T.sync_grid inside a T.serial loop (a grid barrier stands at the top level of a T.Kernel body, where the kernel is split into two launches)
+# SERIAL: sync_grid.py:71:17: error: not supported: T.sync_grid inside a T.serial loop (a grid barrier stands at the top level of a T.Kernel body, where the kernel is split into two launches)
 # PAR: error: not supported: T.sync_grid inside a T.Parallel loop
 # IF: error: not supported: T.sync_grid inside an if
 # WS: error: not supported: T.sync_grid inside a T.ws scope
 # PIPE: error: not supported: T.sync_grid inside a T.Pipelined loop
-# LET: sync_grid.py:132:21: error: 'v' is defined before T.sync_grid() and read after it: the grid barrier splits the kernel into two launches, and only global memory and lets of block and thread indices, parameters and constants cross it
+# LET: sync_grid.py:133:21: error: 'v' is defined before T.sync_grid() and read after it: the grid barrier splits the kernel into two launches, and only global memory and lets of block and thread indices, parameters and constants cross it
 # LET-NEXT: B[bx] = v
-# LET: sync_grid.py:131:13: note: the T.sync_grid() is here
-# LET: sync_grid.py:130:13: note: 'v' is defined here (its value reads memory)
-# FRAG: sync_grid.py:145:20: error: 'acc' (local.fragment) is read after T.sync_grid() before it is written again (a write counts where it covers the whole buffer or the element read): the grid barrier splits the kernel into two launches, and only global memory keeps its contents across it
-# FRAG: sync_grid.py:142:13: note: 'acc' is allocated here, before the barrier
+# LET: sync_grid.py:132:13: note: the T.sync_grid() is here
+# LET: sync_grid.py:131:13: note: 'v' is defined here (its value reads memory)
+# FRAG: sync_grid.py:146:20: error: 'acc' (local.fragment) is read after T.sync_grid() before it is written again (a write counts where it covers the whole buffer or the element read): the grid barrier splits the kernel into two launches, and only global memory keeps its contents across it
+# FRAG: sync_grid.py:143:13: note: 'acc' is allocated here, before the barrier
 # VAR: error: 'total' (local.var) is read after T.sync_grid() before it is written again
 # PART: error: 'S' (shared.dyn) is read after T.sync_grid() before it is written again
 # BRANCH: error: 'acc' (local.fragment) is read after T.sync_grid() before it is written again

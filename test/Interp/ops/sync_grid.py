@@ -3,6 +3,8 @@
 # RUN: %tl-run --device=cpu --check --kernel=persistent_partials %s | FileCheck %s --check-prefix=PER
 # RUN: %tl-run --device=cpu --check --kernel=persistent_partials -D sm_num=4 -D rows=7 %s | FileCheck %s --check-prefix=PER4
 # RUN: %tl-run --device=cpu --check --kernel=thread_sides %s | FileCheck %s --check-prefix=THR
+# RUN: %tl-run --device=cpu --check --kernel=workspace_sides %s | FileCheck %s --check-prefix=WSP
+# RUN: %tl-opt --emit=simt --kernel=workspace_sides %s | FileCheck %s --check-prefix=WSP-SIMT
 # RUN: %tl-opt --kernel=grid_reverse %s | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --kernel=grid_reverse %s | %tl-opt | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --emit=simt --kernel=grid_reverse %s | FileCheck %s --check-prefix=SIMT
@@ -34,6 +36,10 @@
 #    Tmp[g] = g, then Tmp2[g] = Tmp[N - 1 - g], then Out[g] = Tmp2[N - 1 -
 #    g] + Tmp[g] = 2 g; the lets tx and g are computed again on each side.
 #    Sum N (N - 1) = 261632.
+#  - workspace_sides: flash decoding's form (T.alloc_global workspaces W, V
+#    before two T.Kernel scopes) with a barrier in the second scope: W[g] =
+#    2 A[g]; V[g] = W[N - 1 - g] + 1; then Out[g] = V[N - 1 - g] + W[g] =
+#    4 A[g] + 1.  Three stages, every one with the same workspaces.
 import tilelang
 import tilelang.language as T
 
@@ -41,7 +47,7 @@ import tilelang.language as T
 @tilelang.jit(out_idx=-1)
 def grid_reverse(N=1024, block=64):
     @T.prim_func
-    def kernel(A: T.Tensor((N,), "float32"), Out: T.Tensor((N,), "float32")):
+    def reverse_k(A: T.Tensor((N,), "float32"), Out: T.Tensor((N,), "float32")):
         with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
             A_local = T.alloc_fragment((block,), "float32")
             n_idx = bx * block
@@ -53,7 +59,7 @@ def grid_reverse(N=1024, block=64):
             for i in T.Parallel(block):
                 Out[n_idx + i] = A[n_idx + i] + A_local[i]
 
-    return kernel
+    return reverse_k
 
 
 @tilelang.jit(out_idx=-1)
@@ -61,7 +67,7 @@ def persistent_partials(rows=10, num_split=4, chunk=64, sm_num=3):
     tiles = rows * num_split
 
     @T.prim_func
-    def kernel(
+    def persistent_k(
         A: T.Tensor((rows, num_split * chunk), "int32"),
         Partial: T.Tensor((rows, num_split), "int32"),
         Out: T.Tensor((rows, 2), "int32"),
@@ -94,13 +100,13 @@ def persistent_partials(rows=10, num_split=4, chunk=64, sm_num=3):
                     Out[row, 0] = total
                     Out[row, 1] = top
 
-    return kernel
+    return persistent_k
 
 
 @tilelang.jit(out_idx=-1)
 def thread_sides(N=512, threads=128):
     @T.prim_func
-    def kernel(Tmp: T.Tensor((N,), "int32"), Tmp2: T.Tensor((N,), "int32"), Out: T.Tensor((N,), "int32")):
+    def sides_k(Tmp: T.Tensor((N,), "int32"), Tmp2: T.Tensor((N,), "int32"), Out: T.Tensor((N,), "int32")):
         with T.Kernel(N // threads, threads=threads) as bx:
             tx = T.get_thread_binding()
             g = bx * threads + tx
@@ -110,7 +116,28 @@ def thread_sides(N=512, threads=128):
             T.sync_grid()
             Out[g] = Tmp2[N - 1 - g] + Tmp[g]
 
-    return kernel
+    return sides_k
+
+
+@tilelang.jit(out_idx=-1)
+def workspace_sides(N=256, blocks=4):
+    chunk = N // blocks
+
+    @T.prim_func
+    def workspace_k(A: T.Tensor((N,), "int32"), Out: T.Tensor((N,), "int32")):
+        W = T.alloc_global((N,), "int32")
+        V = T.alloc_global((N,), "int32")
+        with T.Kernel(blocks, threads=64) as bx:
+            for i in T.Parallel(chunk):
+                W[bx * chunk + i] = A[bx * chunk + i] * 2
+        with T.Kernel(blocks, threads=64) as bx:
+            for i in T.Parallel(chunk):
+                V[bx * chunk + i] = W[N - 1 - (bx * chunk + i)] + 1
+            T.sync_grid()
+            for i in T.Parallel(chunk):
+                Out[bx * chunk + i] = V[N - 1 - (bx * chunk + i)] + W[bx * chunk + i]
+
+    return workspace_k
 
 
 # REV: output Out shape=[1024] dtype=float32 sum=1.04755e+06
@@ -121,18 +148,30 @@ def thread_sides(N=512, threads=128):
 # PER4-NEXT: check: PASS
 # THR: output Out shape=[512] dtype=int32 sum=261632
 # THR-NEXT: check: PASS
+# WSP: output Out shape=[256] dtype=int32
+# WSP-NEXT: check: PASS
+# WSP-SIMT: def workspace_k(
+# WSP-SIMT: W = T.alloc_global((256,), "int32")
+# WSP-SIMT-NEXT: V = T.alloc_global((256,), "int32")
+# WSP-SIMT: def workspace_k_kernel_1(
+# WSP-SIMT: W = T.alloc_global((256,), "int32")
+# WSP-SIMT-NEXT: V = T.alloc_global((256,), "int32")
+# WSP-SIMT: def workspace_k_kernel_2(
+# WSP-SIMT: W = T.alloc_global((256,), "int32")
+# WSP-SIMT-NEXT: V = T.alloc_global((256,), "int32")
+# WSP-SIMT-NOT: alloc_global
 # TIR: with T.Kernel(16, threads=128) as bx:
 # TIR-NEXT: A_local = T.alloc_fragment((64,), "float32")
 # TIR: T.sync_grid()
 # TIR-NEXT: for i in T.Parallel(64):
-# SIMT: def kernel(
+# SIMT: def reverse_k(
 # SIMT: with T.Kernel(16, threads=128) as bx:
 # SIMT-NOT: T.sync_grid
-# SIMT: def kernel_kernel_1(
+# SIMT: def reverse_k_kernel_1(
 # SIMT: with T.Kernel(16, threads=128) as bx:
 # SIMT-NOT: T.sync_grid
-# PTX: .entry kernel(
-# PTX: .entry kernel_kernel_1(
-# PTX: .entry kernel_kernel_2(
-# PTX90: .entry kernel(
-# PTX90: .entry kernel_kernel_1(
+# PTX: .entry sides_k(
+# PTX: .entry sides_k_kernel_1(
+# PTX: .entry sides_k_kernel_2(
+# PTX90: .entry persistent_k(
+# PTX90: .entry persistent_k_kernel_1(
