@@ -11,7 +11,8 @@
  * variables, buffers and lets; tl_stmt_clone_within) that keeps the
  * prim_func's parameters, dynamic symbols and T.alloc_global workspaces,
  * and stands at its barrier's location.  A side keeps only the
- * allocations its statements use.
+ * allocations its statements use; a side of no statements (two barriers
+ * in a row, one at either end) is no launch.
  *
  * Why here and not in the front end: the tile IR as written keeps the
  * barrier, so the reference evaluator gives it its own meaning (every block
@@ -143,8 +144,14 @@ static bool split_kernel(tl_module *m, const tl_primfunc *f, const tl_stmt *k, s
   stmt_vec xs = {0};
   bool ok = carried && tl_sync_grid_carried(list, n, carried);
   tl_loc loc = k->loc;
+  size_t before = out->len;
   for (int i = 0, start = 0; ok && i <= n; i++) {
     if (i < n && !tl_stmt_is_sync_grid(list[i])) continue;
+    if (i == start && (i < n || out->len > before)) { /* a side of no statements: no launch */
+      if (i < n) loc = list[i]->loc;
+      start = i + 1;
+      continue;
+    }
     xs.len = 0;
     for (int j = 0; j < start && ok; j++) /* what the earlier sides carry */
       if (carried[j]) ok = tl_vec_push(&xs, list[j]);

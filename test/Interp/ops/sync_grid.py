@@ -5,6 +5,8 @@
 # RUN: %tl-run --device=cpu --check --kernel=thread_sides %s | FileCheck %s --check-prefix=THR
 # RUN: %tl-run --device=cpu --check --kernel=workspace_sides %s | FileCheck %s --check-prefix=WSP
 # RUN: %tl-opt --emit=simt --kernel=workspace_sides %s | FileCheck %s --check-prefix=WSP-SIMT
+# RUN: %tl-run --device=cpu --check --kernel=barriers_at_ends %s | FileCheck %s --check-prefix=ENDS
+# RUN: %tl-opt --emit=ptx --kernel=barriers_at_ends %s | FileCheck %s --check-prefix=ENDS-PTX
 # RUN: %tl-opt --kernel=grid_reverse %s | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --kernel=grid_reverse %s | %tl-opt | FileCheck %s --check-prefix=TIR
 # RUN: %tl-opt --emit=simt --kernel=grid_reverse %s | FileCheck %s --check-prefix=SIMT
@@ -40,6 +42,8 @@
 #    before two T.Kernel scopes) with a barrier in the second scope: W[g] =
 #    2 A[g]; V[g] = W[N - 1 - g] + 1; then Out[g] = V[N - 1 - g] + W[g] =
 #    4 A[g] + 1.  Three stages, every one with the same workspaces.
+#  - barriers_at_ends: barriers before the first statement, and two after
+#    the last: sides of no statements are no launches (one entry point).
 import tilelang
 import tilelang.language as T
 
@@ -140,6 +144,20 @@ def workspace_sides(N=256, blocks=4):
     return workspace_k
 
 
+@tilelang.jit(out_idx=-1)
+def barriers_at_ends(N=128):
+    @T.prim_func
+    def ends_k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(4, threads=32) as bx:
+            T.sync_grid()
+            for i in T.Parallel(32):
+                B[bx * 32 + i] = A[bx * 32 + i]
+            T.sync_grid()
+            T.sync_grid()
+
+    return ends_k
+
+
 # REV: output Out shape=[1024] dtype=float32 sum=1.04755e+06
 # REV-NEXT: check: PASS
 # PER: output Out shape=[10,2] dtype=int32
@@ -160,6 +178,10 @@ def workspace_sides(N=256, blocks=4):
 # WSP-SIMT: W = T.alloc_global((256,), "int32")
 # WSP-SIMT-NEXT: V = T.alloc_global((256,), "int32")
 # WSP-SIMT-NOT: alloc_global
+# ENDS: output B shape=[128] dtype=float32
+# ENDS-NEXT: check: PASS
+# ENDS-PTX: .entry ends_k(
+# ENDS-PTX-NOT: .entry
 # TIR: with T.Kernel(16, threads=128) as bx:
 # TIR-NEXT: A_local = T.alloc_fragment((64,), "float32")
 # TIR: T.sync_grid()
