@@ -290,51 +290,13 @@ static val *subscript_buffer(elab *E, tl_buffer *b, const tl_ast_expr *x) {
 }
 
 /* hi - lo for slice extents: when both are affine in the same atoms and
- * the difference is a constant ((bx + 1) * 128 - bx * 128), that constant;
- * otherwise the folded subtraction. */
-typedef struct lin_form {
-  int n;
-  const tl_expr *atom[32];
-  int64_t coef[32];
-  int64_t c;
-} lin_form;
-
-static bool linearize(const tl_expr *e, int64_t mult, lin_form *f, int depth) {
-  int64_t v, t;
-  if (depth > 50 || !tl_dtype_is_int(e->dtype)) return false;
-  if (tl_expr_is_const_int(e, &v)) {
-    if (__builtin_mul_overflow(v, mult, &t) || __builtin_add_overflow(f->c, t, &f->c)) return false;
-    return true;
-  }
-  if (e->kind == TL_EXPR_BINARY) {
-    const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
-    switch (e->u.bin.op) {
-    case TL_OP_ADD: return linearize(a, mult, f, depth + 1) && linearize(b, mult, f, depth + 1);
-    case TL_OP_SUB: return mult != INT64_MIN && linearize(a, mult, f, depth + 1) && linearize(b, -mult, f, depth + 1);
-    case TL_OP_MUL:
-      if (tl_expr_is_const_int(b, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(a, t, f, depth + 1);
-      if (tl_expr_is_const_int(a, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(b, t, f, depth + 1);
-      break;
-    default: break;
-    }
-  }
-  for (int i = 0; i < f->n; i++)
-    if (tl_expr_equal(f->atom[i], e)) return !__builtin_add_overflow(f->coef[i], mult, &f->coef[i]);
-  if (f->n == 32) return false;
-  f->atom[f->n] = e;
-  f->coef[f->n++] = mult;
-  return true;
-}
-
+ * the difference is a constant ((bx + 1) * 128 - bx * 128), that constant
+ * (tl_expr_const_difference); otherwise the folded subtraction. */
 static tl_expr *extent_sub(elab *E, tl_loc loc, tl_expr *hi, tl_expr *lo) {
-  lin_form f;
-  memset(&f, 0, sizeof f);
-  if (tl_dtype_eq(hi->dtype, lo->dtype) && linearize(hi, 1, &f, 0) && linearize(lo, -1, &f, 0)) {
-    bool cst = true;
-    for (int i = 0; i < f.n; i++) cst &= f.coef[i] == 0;
-    if (cst && (hi->dtype.bits == 64 || (f.c >= INT32_MIN && f.c <= INT32_MAX)))
-      return chk(E, tl_ir_int(E->m, loc, hi->dtype, f.c));
-  }
+  int64_t c;
+  if (tl_dtype_eq(hi->dtype, lo->dtype) && tl_expr_const_difference(hi, lo, &c) &&
+      (hi->dtype.bits == 64 || (c >= INT32_MIN && c <= INT32_MAX)))
+    return chk(E, tl_ir_int(E->m, loc, hi->dtype, c));
   return chk(E, tl_ir_binary(E->m, loc, TL_OP_SUB, hi, lo));
 }
 

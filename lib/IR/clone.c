@@ -12,7 +12,8 @@
  * Requires: m as the front end makes it, or any module whose buffers carry
  * no layout (tl_buffer.layout belongs to lowering and is not copied: NULL in
  * the copy).  Guarantees: tl_module_equal(m, copy) and the same printed
- * text. */
+ * text.  tl_stmt_clone_within runs the same copy inside one module, with
+ * the caller's map deciding what is kept. */
 #include <stddef.h>
 #include <string.h>
 
@@ -24,7 +25,8 @@ typedef struct cloner {
   tl_module *to;
   tl_map done; /* old node → its copy */
   bool oom;
-  bool fresh; /* the last copy_of made a new copy */
+  bool fresh;  /* the last copy_of made a new copy */
+  bool within; /* tl_stmt_clone_within: from == to, names and locations are kept */
 } cloner;
 
 static void *seen(cloner *c, const void *old) {
@@ -48,7 +50,7 @@ static void *alloc(cloner *c, size_t size) {
 }
 
 static const char *name(cloner *c, const char *s) {
-  if (!s) return NULL;
+  if (!s || c->within) return s;
   const char *r = tl_intern_str(&c->to->names, s);
   if (!r) c->oom = true;
   return r;
@@ -56,7 +58,7 @@ static const char *name(cloner *c, const char *s) {
 
 /* Location file names point at the module's filename or interned text. */
 static tl_loc loc(cloner *c, tl_loc l) {
-  if (!l.file) return l;
+  if (!l.file || c->within) return l;
   const char *f = seen(c, l.file);
   if (!f) f = remember(c, l.file, (void *)name(c, l.file));
   l.file = f;
@@ -286,4 +288,12 @@ tl_module *tl_module_clone(const tl_module *m) {
     return NULL;
   }
   return c.to;
+}
+
+tl_stmt *tl_stmt_clone_within(tl_module *m, const tl_stmt *s, tl_map *done) {
+  if (!m || !s || !done) return NULL;
+  cloner c = {.from = m, .to = m, .done = *done, .within = true};
+  tl_stmt *r = stmt(&c, s);
+  *done = c.done; /* the map may have grown */
+  return c.oom || m->arena.oom ? NULL : r;
 }

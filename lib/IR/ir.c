@@ -527,6 +527,67 @@ bool tl_expr_is_const_int(const tl_expr *e, int64_t *v) {
   return true;
 }
 
+/* An integer expression as a sum of constant multiples of atoms (the
+ * subexpressions that are not +, - or * by a constant) plus a constant. */
+typedef struct lin_form {
+  int n;
+  const tl_expr *atom[32];
+  int64_t coef[32];
+  int64_t c;
+} lin_form;
+
+static bool linearize(const tl_expr *e, int64_t mult, lin_form *f, int depth) {
+  int64_t v, t;
+  if (!e || depth > 50 || !tl_dtype_is_int(e->dtype)) return false;
+  if (tl_expr_is_const_int(e, &v)) {
+    if (__builtin_mul_overflow(v, mult, &t) || __builtin_add_overflow(f->c, t, &f->c)) return false;
+    return true;
+  }
+  if (e->kind == TL_EXPR_BINARY) {
+    const tl_expr *a = e->u.bin.a, *b = e->u.bin.b;
+    switch (e->u.bin.op) {
+    case TL_OP_ADD: return linearize(a, mult, f, depth + 1) && linearize(b, mult, f, depth + 1);
+    case TL_OP_SUB: return mult != INT64_MIN && linearize(a, mult, f, depth + 1) && linearize(b, -mult, f, depth + 1);
+    case TL_OP_MUL:
+      if (tl_expr_is_const_int(b, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(a, t, f, depth + 1);
+      if (tl_expr_is_const_int(a, &v)) return !__builtin_mul_overflow(v, mult, &t) && linearize(b, t, f, depth + 1);
+      break;
+    default: break;
+    }
+  }
+  for (int i = 0; i < f->n; i++)
+    if (tl_expr_equal(f->atom[i], e)) return !__builtin_add_overflow(f->coef[i], mult, &f->coef[i]);
+  if (f->n == 32) return false;
+  f->atom[f->n] = e;
+  f->coef[f->n++] = mult;
+  return true;
+}
+
+/* The constant of f when its atoms cancel. */
+static bool lin_const(const lin_form *f, int64_t *c) {
+  for (int i = 0; i < f->n; i++)
+    if (f->coef[i] != 0) return false;
+  *c = f->c;
+  return true;
+}
+
+bool tl_expr_const_difference(const tl_expr *hi, const tl_expr *lo, int64_t *c) {
+  lin_form f;
+  memset(&f, 0, sizeof f);
+  return linearize(hi, 1, &f, 0) && linearize(lo, -1, &f, 0) && lin_const(&f, c);
+}
+
+bool tl_expr_affine_const(const tl_expr *e, int64_t *v) {
+  if (tl_expr_is_const_int(e, v)) return true;
+  lin_form f;
+  memset(&f, 0, sizeof f);
+  int64_t c;
+  if (!linearize(e, 1, &f, 0) || !lin_const(&f, &c)) return false;
+  if (e->dtype.bits < 64 && (c < INT32_MIN || c > INT32_MAX)) return false;
+  if (v) *v = c;
+  return true;
+}
+
 static bool is_const(const tl_expr *e) { return e->kind == TL_EXPR_INT || e->kind == TL_EXPR_FLOAT; }
 static bool is_intlike(tl_dtype t) { return tl_dtype_is_int(t) || t.code == TL_TYPE_BOOL; }
 

@@ -641,6 +641,36 @@ bool tl_attr_is_default(const tl_attr_info *ai, const tl_expr *v) {
   }
 }
 
+/* Attribute attr of tile op s as a constant (dflt when absent or not constant). */
+static int64_t const_attr(const tl_stmt *s, const char *attr, int64_t dflt) {
+  int k = tl_tile_op_attr_index(s->u.tile.op, attr);
+  int64_t v = dflt;
+  if (k >= 0 && s->u.tile.attrs && s->u.tile.attrs[k] && !tl_expr_is_const_int(s->u.tile.attrs[k], &v)) v = dflt;
+  return v;
+}
+
+void tl_tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
+  int op = s->u.tile.op;
+  int dst = op >= 0 && op < TL_TILE_NUM_OPS ? tl_tile_ops[op].written : -1;
+  *wr = i == dst;
+  switch (op) {
+  case TL_TILE_USE_SWIZZLE:
+  case TL_TILE_ANNOTATE_LAYOUT: *rd = *wr = false; return;
+  case TL_TILE_FILL:
+  case TL_TILE_CLEAR:
+  case TL_TILE_THREAD_ALLREDUCE: *rd = false; return; /* dst only; the value is an expression */
+  case TL_TILE_GEMM: *rd = i != dst || !const_attr(s, "clear_accum", 0); return;
+  case TL_TILE_REDUCE_MAX:
+  case TL_TILE_REDUCE_MIN:
+  case TL_TILE_REDUCE_SUM:
+  case TL_TILE_REDUCE_ABSSUM:
+  case TL_TILE_REDUCE_ABSMAX: *rd = i != dst || !const_attr(s, "clear", 1); return;
+  case TL_TILE_COPY:
+  case TL_TILE_ASYNC_COPY: *rd = i != dst; return;
+  default: *rd = true; return; /* finalize_reducer's operand; the atomics' source and destination */
+  }
+}
+
 int tl_tile_op_attr_index(int op, const char *attr) {
   if (op < 0 || op >= TL_TILE_NUM_OPS || !attr) return -1;
   const tl_tile_op_info *info = &tl_tile_ops[op];

@@ -487,6 +487,11 @@ typedef struct tl_tile_op_info {
 extern const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS];
 int tl_tile_op_lookup(const char *name);             /* index or -1 */
 int tl_tile_op_attr_index(int op, const char *attr); /* index or -1 */
+/* Region operand i of tile op s: is it read (*rd), written (*wr), or both
+ * (T.gemm's C unless clear_accum=True, a reduction's destination with
+ * clear=False, T.finalize_reducer's, an atomic's destination)?  Neither for
+ * the regions of T.annotate_layout and T.use_swizzle (ops.c). */
+void tl_tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr);
 /* Whether attribute value v (NULL: absent) means the table's default: the
  * printer leaves it out and structural equality treats it as absent. */
 bool tl_attr_is_default(const tl_attr_info *ai, const tl_expr *v);
@@ -566,6 +571,14 @@ tl_module *tl_module_new(void);
  * equal; buffer layouts (lowering's) are not copied.  Free with
  * tl_module_destroy; NULL on OOM or for m NULL. */
 tl_module *tl_module_clone(const tl_module *m);
+/* A copy of statement s inside m itself (clone.c), for a pass that needs
+ * the same statements twice with their own variables and buffers: every
+ * node, variable and buffer under s is copied once, except those that
+ * *done maps already (old → the node to use: map a parameter, a dynamic
+ * symbol or a buffer to itself to keep it); names and locations are kept.
+ * *done gains every copy made, so that later calls share them.  NULL on
+ * OOM. */
+tl_stmt *tl_stmt_clone_within(tl_module *m, const tl_stmt *s, tl_map *done);
 
 /* ---------------------------------------------------- node constructors */
 /* All constructors allocate in m's arena and return NULL only on OOM.
@@ -685,6 +698,14 @@ int64_t tl_workspace_bytes(const tl_buffer *b);
 
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
+/* hi - lo as a constant *c when both are affine in the same atoms (sums of
+ * constant multiples of subexpressions that are not +, - or * by a
+ * constant) and the atoms cancel: (bx + 1) * 128 - bx * 128 is 128. */
+bool tl_expr_const_difference(const tl_expr *hi, const tl_expr *lo, int64_t *c);
+/* e as a constant by the same rule: a constant, or an affine form whose
+ * atoms cancel (512 * s + 64 - 512 * s, a slice extent after its lets were
+ * substituted), within int32 for a narrower dtype. */
+bool tl_expr_affine_const(const tl_expr *e, int64_t *v);
 bool tl_expr_equal(const tl_expr *a, const tl_expr *b); /* structural, vars by pointer */
 /* Float rounded to dtype t (f16/bf16 round to nearest even; tf32 to 10-bit
  * mantissa; float8 as tl_fp8_encode), as a double. */

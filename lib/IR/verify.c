@@ -20,6 +20,7 @@
  * bounded by TL_VERIFY_MAX_DEPTH (an error beyond it).  Each out-of-scope
  * buffer or variable is reported once. */
 #include "IR/out_idx.h"
+#include "IR/sync_grid.h"
 #include "IR/tir.h"
 #include "IR/visit.h"
 
@@ -756,6 +757,7 @@ static void check_func(vstate *vs, const tl_primfunc *f) {
   find_allocs(vs, f->body, NULL, 0);
   if (f->body) check_stmt(vs, f->body, floc, 0);
   pop_to(vs, 0);
+  vs->vc.errors += tl_verify_sync_grid(f, vs->vc.diag); /* where T.sync_grid() stands, what crosses it */
 }
 
 /* Applies op (tl_map_init, tl_map_free) to each per-function map. */

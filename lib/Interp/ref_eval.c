@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "IR/sync_grid.h"
 #include "IR/visit.h"
 #include "Interp/ref_eval_internal.h"
 
@@ -1023,6 +1024,64 @@ static bool has_allreduce(const tl_stmt *body) {
   return false;
 }
 
+/* One side of a kernel's grid barriers (T.sync_grid(); docs/language.md "Grid barrier"): statements
+ * list[lo..hi), after those of list[0..lo) that carried marks (the side gets them again). */
+typedef struct re_side {
+  tl_stmt *const *list;
+  int lo, hi;
+  const bool *carried; /* NULL: no barrier */
+} re_side;
+
+/* The carried statements before side x, then its own statements from list[lo..hi) on. */
+static void exec_side(re_state *st, const re_side *x, int lo, int hi) {
+  for (int j = 0; j < x->lo && lo == x->lo && x->carried && !st->failed; j++)
+    if (x->carried[j]) exec(st, x->list[j]);
+  for (int j = lo; j < hi && !st->failed; j++) exec(st, x->list[j]);
+}
+
+/* Side x of kernel s for every block of the grid. */
+static void run_side(re_state *st, const tl_stmt *s, const int64_t grid[3], int64_t threads, const re_side *x) {
+  int ng = s->u.kernel.ngrid;
+  for (int64_t bz = 0; bz < grid[2] && !st->failed; bz++)
+    for (int64_t by = 0; by < grid[1] && !st->failed; by++)
+      for (int64_t bx = 0; bx < grid[0] && !st->failed; bx++) {
+        int64_t b3[3] = {bx, by, bz};
+        st->epoch++;
+        for (int i = 0; i < 3; i++) {
+          st->block[i] = b3[i];
+          if (i < ng && s->u.kernel.block_vars[i]) {
+            const tl_var *v = s->u.kernel.block_vars[i];
+            int k = var_slot(st, v);
+            if (k >= 0) st->genv[k].i = re_wrap(b3[i], v->dtype);
+          }
+        }
+        for (int i = 0; i < st->nbufs; i++)
+          if (st->bufs[i].b && st->bufs[i].b->scope != TL_SCOPE_GLOBAL) st->bufs[i].valid = false;
+        if (!st->per_thread) {
+          st->cur = &st->main;
+          invalidate_private(st, &st->main);
+          exec_side(st, x, x->lo, x->hi);
+          continue;
+        }
+        for (int64_t t = 0; t < threads; t++) {
+          re_thread *c = &st->threads[t];
+          memcpy(c->env, st->genv, (size_t)st->nvars * sizeof *c->env);
+          c->tid = t;
+          invalidate_private(st, c);
+        }
+        int start = x->lo;
+        for (int k = x->lo; k <= x->hi && !st->failed; k++) {
+          if (k < x->hi && !is_sync(x->list[k]) && !is_allreduce(x->list[k])) continue;
+          for (int64_t t = 0; t < threads && !st->failed; t++) {
+            st->cur = &st->threads[t];
+            exec_side(st, x, start, k);
+          }
+          if (k < x->hi && is_allreduce(x->list[k]) && !st->failed) run_allreduce(st, x->list[k], threads);
+          start = k + 1;
+        }
+      }
+}
+
 static void run_kernel(re_state *st, const tl_stmt *s) {
   if (st->in_kernel) {
     re_error(st, s->loc, "T.Kernel inside T.Kernel");
@@ -1080,57 +1139,25 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
       }
     }
   }
-  /* The kernel body as a list of top-level statements split at barriers. */
-  const tl_stmt *body = s->u.kernel.body;
+  /* The kernel body as a list of top-level statements: its sides (split at T.sync_grid()), each split at
+   * barriers (T.sync_threads()) when per-thread */
   tl_stmt *const *list = NULL;
-  int n = 0;
-  const tl_stmt *one[1] = {body};
-  if (body && body->kind == TL_STMT_SEQ) {
-    list = body->u.seq.stmts;
-    n = body->u.seq.n;
-  } else if (body) {
-    list = (tl_stmt *const *)one;
-    n = 1;
+  int n = tl_kernel_top_stmts(s, &list);
+  bool *carried = NULL;
+  if (tl_kernel_has_sync_grid(s) &&
+      (!(carried = calloc((size_t)n, sizeof *carried)) || !tl_sync_grid_carried(list, n, carried))) {
+    free(carried);
+    re_error(st, s->loc, "out of memory");
+    return;
   }
   st->in_kernel = true;
-  for (int64_t bz = 0; bz < grid[2] && !st->failed; bz++)
-    for (int64_t by = 0; by < grid[1] && !st->failed; by++)
-      for (int64_t bx = 0; bx < grid[0] && !st->failed; bx++) {
-        int64_t b3[3] = {bx, by, bz};
-        st->epoch++;
-        for (int i = 0; i < 3; i++) {
-          st->block[i] = b3[i];
-          if (i < ng && s->u.kernel.block_vars[i]) {
-            const tl_var *v = s->u.kernel.block_vars[i];
-            int k = var_slot(st, v);
-            if (k >= 0) st->genv[k].i = re_wrap(b3[i], v->dtype);
-          }
-        }
-        for (int i = 0; i < st->nbufs; i++)
-          if (st->bufs[i].b && st->bufs[i].b->scope != TL_SCOPE_GLOBAL) st->bufs[i].valid = false;
-        if (!st->per_thread) {
-          st->cur = &st->main;
-          invalidate_private(st, &st->main);
-          exec(st, body);
-          continue;
-        }
-        for (int64_t t = 0; t < threads; t++) {
-          re_thread *c = &st->threads[t];
-          memcpy(c->env, st->genv, (size_t)st->nvars * sizeof *c->env);
-          c->tid = t;
-          invalidate_private(st, c);
-        }
-        int start = 0;
-        for (int k = 0; k <= n && !st->failed; k++) {
-          if (k < n && !is_sync(list[k]) && !is_allreduce(list[k])) continue;
-          for (int64_t t = 0; t < threads && !st->failed; t++) {
-            st->cur = &st->threads[t];
-            for (int j = start; j < k && !st->failed; j++) exec(st, list[j]);
-          }
-          if (k < n && is_allreduce(list[k]) && !st->failed) run_allreduce(st, list[k], threads);
-          start = k + 1;
-        }
-      }
+  for (int i = 0, lo = 0; i <= n && !st->failed; i++) /* every block finishes a side before the next starts */
+    if (i == n || tl_stmt_is_sync_grid(list[i])) {
+      re_side side = {list, lo, i, carried};
+      run_side(st, s, grid, threads, &side);
+      lo = i + 1;
+    }
+  free(carried);
   st->cur = &st->main;
   st->in_kernel = false;
   st->per_thread = false;

@@ -370,6 +370,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_GET_WARP_IDX:
   case TL_INTRIN_GET_BLOCK_BINDING: return eval_thread_index(st, e, id);
   case TL_INTRIN_SYNC_THREADS: re_error(st, e->loc, "T.sync_threads() has no value"); return r;
+  case TL_INTRIN_SYNC_GRID: re_error(st, e->loc, "T.sync_grid() has no value"); return r; /* run_kernel's segments */
   case TL_INTRIN_DEBUG_PRINT:     /* T.print: the device's output; the SIMT executor prints it, the meaning has none */
   case TL_INTRIN_NO_SET_MAX_NREG: /* a register-allocation hint */
   case TL_INTRIN_SET_MAX_NREG:

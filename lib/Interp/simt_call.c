@@ -272,6 +272,8 @@ bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   case TL_INTRIN_NO_SET_MAX_NREG:
   TL_INTRIN_CASES_WS_SCOPE:
     return sx_fail(x, "T.%s%s has no value", name, op == TL_INTRIN_SYNC_THREADS ? "()" : "");
+  case TL_INTRIN_SYNC_GRID: /* tile IR: split-kernels makes it the boundary of two launches */
+    return sx_fail(x, "T.sync_grid() in SIMT IR (pass split-kernels splits its kernel)");
   case TL_INTRIN_IF_THEN_ELSE:
     return need_args(x, e, 3) && sx_eval_select(x, args[0], args[1], args[2], t, mask, out);
   TL_INTRIN_CASES_MINMAX_DIV:

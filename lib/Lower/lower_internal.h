@@ -31,6 +31,9 @@ bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
 /* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
  * per scope (its stages, inserted after it in m->funcs). */
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* split_grid.c (split-kernels' first step): a T.Kernel with T.sync_grid() at
+ * the top level of its body → one T.Kernel per side of its barriers. */
+bool tl_lower_split_sync_grid(tl_module *m, tl_primfunc *f, tl_diag *d);
 /* layout_infer.c: attaches a tl_frag_layout to every fragment buffer. */
 bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* parallel_extend.c: a T.Parallel loop covering only part of a fragment that

@@ -122,7 +122,7 @@ static bool make_cside(sc_state *st, cside *cs, const tl_region *r, tl_expr **mi
       return false;
     }
     tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
-    if (!tl_expr_is_const_int(e, &cs->ext[k]) || cs->ext[k] < 1) {
+    if (!tl_expr_affine_const(e, &cs->ext[k]) || cs->ext[k] < 1) {
       tl_error(st->env->d, st->loc, "%s with a non-constant extent (operand '%s') is not lowered yet", opname, b->name);
       st->env->errors++;
       return false;

@@ -538,7 +538,7 @@ static bool region_extents(const tl_region *r, int *n, int64_t **ext, tl_arena *
   if (!*ext) return false;
   for (int k = 0; k < *n; k++) {
     tl_expr *e = r->ndim ? r->extent[k] : b->shape[k];
-    if (!tl_expr_is_const_int(e, &(*ext)[k])) (*ext)[k] = -1;
+    if (!tl_expr_affine_const(e, &(*ext)[k])) (*ext)[k] = -1;
   }
   return true;
 }

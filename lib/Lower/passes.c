@@ -50,7 +50,7 @@ PASS(tl_lower_smem_plan)
 static const tl_lower_pass passes[] = {
     /* split_kernels.c */
     TILE("split-kernels",
-         "a prim_func with several T.Kernel scopes -> one prim_func per scope, its launch stages in order",
+         "T.sync_grid() splits its T.Kernel; several T.Kernel scopes -> one prim_func per scope, its launch stages",
          run_tl_lower_split_kernels, NULL),
     /* check_supported.c, static_check.c (bounds, unwritten reads, T.Parallel in per-thread code) */
     TILE("check-supported",

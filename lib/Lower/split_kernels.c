@@ -18,8 +18,13 @@
  *     runtime zeroes once per call, so a later stage reads what an earlier
  *     one wrote.
  *
+ * First, a T.Kernel with T.sync_grid() at the top level of its body becomes
+ * one T.Kernel per side of its barriers (split_grid.c), so a grid barrier is
+ * a boundary between two stages (docs/language.md "Grid barrier").
+ *
  * Requires: verified tile IR.  Guarantees: every prim_func has at most one
- * T.Kernel.  A function with one T.Kernel is left as it is. */
+ * T.Kernel and no T.sync_grid().  A function with one T.Kernel and no
+ * barrier is left as it is. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +66,7 @@ static tl_stmt *with_workspaces(tl_module *m, const tl_stmt *k, tl_stmt **ws, in
 
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target;
+  if (!tl_lower_split_sync_grid(m, f, d)) return false; /* T.sync_grid() → consecutive T.Kernel scopes */
   int n = count_kernels(f->body);
   if (n < 2) return true;
   const tl_stmt *body = f->body;

@@ -395,55 +395,6 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
   }
 }
 
-/* Region operand i of tile op s: is it read, written (or both)? */
-static void tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
-  switch (s->u.tile.op) {
-  case TL_TILE_COPY:
-  case TL_TILE_ASYNC_COPY:
-    *rd = i == 0;
-    *wr = i == 1;
-    return;
-  case TL_TILE_GEMM: { /* C: accumulated into (read), unless cleared (clear_accum=True) */
-    int ca = tl_tile_op_attr_index(TL_TILE_GEMM, "clear_accum");
-    int64_t clear = 0;
-    if (ca >= 0 && s->u.tile.attrs && s->u.tile.attrs[ca]) tl_expr_is_const_int(s->u.tile.attrs[ca], &clear);
-    *rd = i < 2 || (i == 2 && !clear);
-    *wr = i == 2;
-    return;
-  }
-  case TL_TILE_FILL:
-  case TL_TILE_CLEAR:
-    *rd = false;
-    *wr = i == 0;
-    return;
-  case TL_TILE_FINALIZE_REDUCER: *rd = *wr = i == 0; return;
-  case TL_TILE_THREAD_ALLREDUCE: /* dst; the value is an expression */
-    *rd = false;
-    *wr = i == 0;
-    return;
-  case TL_TILE_REDUCE_MAX:
-  case TL_TILE_REDUCE_MIN:
-  case TL_TILE_REDUCE_SUM:
-  case TL_TILE_REDUCE_ABSSUM:
-  case TL_TILE_REDUCE_ABSMAX:
-    *rd = i == 0;
-    *wr = i == 1;
-    return;
-  case TL_TILE_ATOMIC_ADD:
-  case TL_TILE_ATOMIC_MAX:
-  case TL_TILE_ATOMIC_MIN:
-  case TL_TILE_ATOMIC_ADDX2:
-  case TL_TILE_ATOMIC_ADDX4:
-    *rd = i == 1;
-    *wr = i == 0;
-    return;
-  default:
-    *rd = false;
-    *wr = true;
-    return;
-  }
-}
-
 static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth);
 
 static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
@@ -495,7 +446,7 @@ static void walk_tile(sc_state *st, const tl_stmt *s, bool guarded) {
     const tl_operand *o = &s->u.tile.args[i];
     if (o->kind != TL_OPND_REGION || !o->region.buffer) continue;
     bool rd = false, wr = false;
-    tile_operand_use(s, i, &rd, &wr);
+    tl_tile_operand_use(s, i, &rd, &wr);
     if (rd) note_read(st, o->region.buffer, o->loc.line ? o->loc : s->loc, guarded);
     if (wr) note_write(st, o->region.buffer, 0, NULL);
   }

@@ -284,6 +284,9 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
   case TL_INTRIN_MIN_VALUE: return cg_gen_limit(g, e, op);
   case TL_INTRIN_REINTERPRET: NEED(2); return cg_gen_reinterpret(g, e);
   case TL_INTRIN_SYNC_THREADS: cg_error(g, loc, "T.sync_threads() has no value"); return NULL;
+  case TL_INTRIN_SYNC_GRID: /* tile IR: split-kernels makes it the boundary of two launches */
+    cg_error(g, loc, "T.sync_grid() reached code generation (pass split-kernels splits its kernel)");
+    return NULL;
   case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
   case TL_INTRIN_NO_SET_MAX_NREG:
     cg_error(g, loc, "T.no_set_max_nreg() has no value");

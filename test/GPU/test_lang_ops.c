@@ -1,6 +1,6 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
- * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts, T.make_tensor (issue 30) and
+ * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts, T.make_tensor, T.sync_grid (issue 30) and
  * examples/convolution.py, examples/dequant_gemm.py, the known device functions of T.call_extern): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
@@ -125,6 +125,12 @@ static const op_case cases[] = {
      "--out-idx=none --ptr-table A_ptrs=A_all --ptr-table B_ptrs=B_all --ptr-table C_ptrs=C_all -D ws=1"},
     {"ops", "stacked_split.py", "--dim num_tokens=64,4096"},
     {"ops", "stacked_split.py", "--dim num_tokens=128 -D hc_hidden_size=1024"},
+    /* T.sync_grid() (issue 30): each side one launch; a grid of 132 and of 1000 blocks (no co-residency needed) */
+    {"ops", "sync_grid.py", "--kernel=grid_reverse"},
+    {"ops", "sync_grid.py", "--kernel=grid_reverse -D N=64000 -D block=64"},
+    {"ops", "sync_grid.py", "--kernel=persistent_partials"},
+    {"ops", "sync_grid.py", "--kernel=persistent_partials -D sm_num=132 -D rows=1000 -D num_split=8 -D chunk=128"},
+    {"ops", "sync_grid.py", "--kernel=thread_sides -D N=128000"},
 };
 
 static char tlrun[4096];
