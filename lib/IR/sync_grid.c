@@ -154,6 +154,7 @@ static void check_position(sg_state *st, const tl_stmt *s, const tl_stmt *kernel
                      inside || !kernel || s == kernel->u.kernel.body ? inside : "a nested statement block", depth + 1);
     return;
   case TL_STMT_FOR: check_position(st, s->u.loop.body, kernel, loop_name(s->u.loop.kind), depth + 1); return;
+  case TL_STMT_WHILE: check_position(st, s->u.whiles.body, kernel, "a while loop", depth + 1); return;
   case TL_STMT_IF:
     check_position(st, s->u.ifs.then_s, kernel, if_name(s), depth + 1);
     check_position(st, s->u.ifs.else_s, kernel, if_name(s), depth + 1);
@@ -346,6 +347,16 @@ static void walk_loop(sg_state *st, const tl_stmt *s, int depth) {
   st->facts.len = keep;
 }
 
+/* A while loop: its condition and body read; like a loop, what its body
+ * writes may not have happened (no iteration), so no write inside it
+ * counts after it. */
+static void walk_while(sg_state *st, const tl_stmt *s, int depth) {
+  read_expr(st, s->u.whiles.cond, s->loc);
+  size_t mark = st->facts.len;
+  walk(st, s->u.whiles.body, depth + 1);
+  st->facts.len = mark;
+}
+
 static bool same_fact(const sg_fact *a, const sg_fact *b) {
   if (a->b != b->b || a->n != b->n) return false;
   for (int d = 0; d < a->n; d++)
@@ -410,6 +421,7 @@ static void walk(sg_state *st, const tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n && s->u.seq.stmts; i++) walk(st, s->u.seq.stmts[i], depth + 1);
     return;
   case TL_STMT_FOR: walk_loop(st, s, depth); return;
+  case TL_STMT_WHILE: walk_while(st, s, depth); return;
   case TL_STMT_IF: walk_if(st, s, depth); return;
   case TL_STMT_ALLOC:
     if (s->u.alloc.buffer) {

@@ -27,8 +27,9 @@
  * Loops are walked with the pending set at entry joined with the set at the
  * end of the body until it is stable (at most 4 rounds; otherwise a barrier
  * opens the body).  An `if` whose condition reads no per-thread value (the
- * thread index, a local buffer other than a T.alloc_var every thread holds
- * alike (find_uniform), or a variable bound to either: hand-written
+ * thread index, a local buffer other than one every thread holds alike
+ * (uniform.c: a T.alloc_var or T.alloc_local whose every write stores a
+ * uniform value under uniform control, e.g. `count = Counts[bx]`), or a variable bound to either: hand-written
  * SIMT IR names `tx = T.get_thread_binding(0)`) is walked branch by branch; other ifs and T.Parallel loops are single
  * statements (a barrier never goes inside thread-dependent control flow). */
 #include <stdlib.h>
@@ -53,7 +54,7 @@ typedef struct br_state {
   int errors;
   bool oom;
   TL_VEC(const tl_var *) thread_lets; /* LET variables bound to per-thread values */
-  TL_VEC(const tl_buffer *) uniform;  /* T.alloc_var buffers every thread holds alike (find_uniform) */
+  tl_uniformity *uniform;             /* the local buffers every thread holds alike (uniform.c) */
   /* The stage expressions of the pipelined serial loops being walked, two a
    * loop: consumer, producer (tl_lo_pipeline_stage) */
   TL_VEC(const tl_expr *) stages;
@@ -254,8 +255,7 @@ static bool per_thread_node(const tl_expr *e, void *user) {
   switch (e->kind) {
   case TL_EXPR_LOAD: {
     tl_scope sc = e->u.load.buffer ? e->u.load.buffer->scope : TL_SCOPE_LOCAL;
-    for (size_t i = 0; sc == TL_SCOPE_LOCAL_VAR && i < st->uniform.len; i++)
-      if (st->uniform.data[i] == e->u.load.buffer) return false;
+    if (tl_uniformity_local(st->uniform, e->u.load.buffer)) return false;
     return sc != TL_SCOPE_GLOBAL && sc != TL_SCOPE_FRAGMENT && !is_shared(e->u.load.buffer);
   }
   case TL_EXPR_CALL: return e->u.call.op == TL_INTRIN_GET_THREAD_BINDING;
@@ -272,109 +272,6 @@ static bool per_thread_node(const tl_expr *e, void *user) {
  * buffer, a variable bound to one)?  Too deep to tell counts as yes. */
 static bool per_thread(const br_state *st, const tl_expr *e) {
   return !e || tl_expr_any(e, per_thread_node, (void *)st, TL_LOWER_MAX_DEPTH, true);
-}
-
-/* ------------------------------------------------------ uniform scalars */
-/* The T.alloc_var buffers that every thread holds alike: TileLang's scalar
- * variables, which its kernels branch on around tile work (minference's
- * `column_count = ColumnCount[...]`, then `if column_count != 0:` holding
- * copies and gemms that need barriers).  A var counts when each of its
- * stores lies outside T.Parallel loops and branches on per-thread values
- * and reads no per-thread value in its indices and value, a counted var's
- * load being none; a var a tile op writes does not count.  The greatest
- * such set: every var stored at all starts in it, and a var with a store
- * that fails leaves it, until none does.  The LETs of per-thread values
- * (st->thread_lets) are collected on the way. */
-typedef struct uni_walk {
-  br_state *st;
-  bool changed;
-} uni_walk;
-
-static void drop_uniform(uni_walk *u, const tl_buffer *b) {
-  for (size_t i = 0; i < u->st->uniform.len; i++)
-    if (u->st->uniform.data[i] == b) {
-      u->st->uniform.data[i] = u->st->uniform.data[--u->st->uniform.len];
-      u->changed = true;
-      return;
-    }
-}
-
-static void uni_stmt(uni_walk *u, const tl_stmt *s, bool divergent, int depth) {
-  br_state *st = u->st;
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) uni_stmt(u, s->u.seq.stmts[i], divergent, depth + 1);
-    return;
-  case TL_STMT_KERNEL: uni_stmt(u, s->u.kernel.body, divergent, depth + 1); return;
-  case TL_STMT_FOR: uni_stmt(u, s->u.loop.body, divergent || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1); return;
-  case TL_STMT_IF: {
-    bool d = divergent || per_thread(st, s->u.ifs.cond);
-    uni_stmt(u, s->u.ifs.then_s, d, depth + 1);
-    uni_stmt(u, s->u.ifs.else_s, d, depth + 1);
-    return;
-  }
-  case TL_STMT_LET: {
-    bool known = false;
-    for (size_t i = 0; i < st->thread_lets.len; i++) known |= st->thread_lets.data[i] == s->u.let.var;
-    if (!known && per_thread(st, s->u.let.value)) {
-      if (!tl_vec_push(&st->thread_lets, s->u.let.var)) st->oom = true;
-      u->changed = true;
-    }
-    return;
-  }
-  case TL_STMT_STORE: {
-    const tl_buffer *b = s->u.store.buffer;
-    if (b->scope != TL_SCOPE_LOCAL_VAR) return;
-    bool bad = divergent || per_thread(st, s->u.store.value);
-    for (int i = 0; !bad && i < s->u.store.n; i++) bad = per_thread(st, s->u.store.indices[i]);
-    if (bad) drop_uniform(u, b);
-    return;
-  }
-  case TL_STMT_TILE:
-    for (size_t i = 0; i < st->uniform.len; i++)
-      if (tl_lo_count_refs(s, st->uniform.data[i]).writes) {
-        drop_uniform(u, st->uniform.data[i]);
-        i--;
-      }
-    return;
-  default: return;
-  }
-}
-
-/* The candidates: every T.alloc_var buffer that a store writes. */
-static void uni_candidates(br_state *st, const tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) uni_candidates(st, s->u.seq.stmts[i], depth + 1);
-    return;
-  case TL_STMT_KERNEL: uni_candidates(st, s->u.kernel.body, depth + 1); return;
-  case TL_STMT_FOR: uni_candidates(st, s->u.loop.body, depth + 1); return;
-  case TL_STMT_IF:
-    uni_candidates(st, s->u.ifs.then_s, depth + 1);
-    uni_candidates(st, s->u.ifs.else_s, depth + 1);
-    return;
-  case TL_STMT_STORE: {
-    const tl_buffer *b = s->u.store.buffer;
-    bool known = false;
-    for (size_t i = 0; i < st->uniform.len; i++) known |= st->uniform.data[i] == b;
-    if (b->scope == TL_SCOPE_LOCAL_VAR && !known && !tl_vec_push(&st->uniform, b)) st->oom = true;
-    return;
-  }
-  default: return;
-  }
-}
-
-static void find_uniform(br_state *st, const tl_stmt *body) {
-  uni_candidates(st, body, 0);
-  uni_walk u = {.st = st, .changed = true};
-  for (int round = 0; u.changed && round < 64 && !st->oom; round++) {
-    u.changed = false;
-    uni_stmt(&u, body, false, 0);
-  }
-  if (u.changed) st->uniform.len = 0; /* no fixed point in reach: none counts */
-  st->thread_lets.len = 0;            /* the walk below collects them again, in order */
 }
 
 /* ---------------------------------------------------------------- walk */
@@ -609,12 +506,12 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
 bool tl_lower_barriers(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   (void)target; /* nothing here depends on the target yet */
   br_state st = {.m = m, .d = d};
-  find_uniform(&st, f->body);
+  st.uniform = tl_uniformity_new(f->body); /* NULL (out of memory): no local buffer counts as uniform */
   access_set pending = {0};
   tl_stmt *b = walk(&st, f->body, &pending, 0);
   tl_vec_free(&pending);
   tl_vec_free(&st.thread_lets);
-  tl_vec_free(&st.uniform);
+  tl_uniformity_free(st.uniform);
   tl_vec_free(&st.stages);
   if (st.oom) {
     tl_error(d, f->loc, "out of memory while placing barriers");

@@ -28,6 +28,13 @@ bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
  * barriers or shared accesses reads only values that are the same in every thread of the block; false after
  * one located error per loop that breaks it. */
 bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
+/* uniform.c: the local buffers (T.alloc_local / T.alloc_var) of a tile-IR body that every thread holds
+ * alike: each write stores a uniform value at uniform indices under uniform control (the while check's
+ * fixed point).  tl_uniformity_new: NULL on out of memory; the caller frees it with tl_uniformity_free. */
+typedef struct tl_uniformity tl_uniformity;
+tl_uniformity *tl_uniformity_new(const tl_stmt *body);
+bool tl_uniformity_local(const tl_uniformity *u, const tl_buffer *b);
+void tl_uniformity_free(tl_uniformity *u);
 /* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
  * per scope (its stages, inserted after it in m->funcs). */
 bool tl_lower_split_kernels(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);

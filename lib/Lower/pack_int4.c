@@ -175,6 +175,7 @@ static bool rewrite(p4_state *st, tl_stmt *s) {
       if (!rewrite(st, s->u.seq.stmts[i])) return false;
     return true;
   case TL_STMT_FOR: return rewrite(st, s->u.loop.body);
+  case TL_STMT_WHILE: return rewrite(st, s->u.whiles.body);
   case TL_STMT_KERNEL: return rewrite(st, s->u.kernel.body);
   case TL_STMT_IF: return rewrite(st, s->u.ifs.then_s) && rewrite(st, s->u.ifs.else_s);
   case TL_STMT_TILE: break;
@@ -232,6 +233,7 @@ static bool collect_alloc(tl_buffer **out, int *n, int cap, tl_stmt *s) {
       if (!collect_alloc(out, n, cap, s->u.seq.stmts[i])) return false;
     return true;
   case TL_STMT_FOR: return collect_alloc(out, n, cap, s->u.loop.body);
+  case TL_STMT_WHILE: return collect_alloc(out, n, cap, s->u.whiles.body);
   case TL_STMT_KERNEL: return collect_alloc(out, n, cap, s->u.kernel.body);
   case TL_STMT_IF: return collect_alloc(out, n, cap, s->u.ifs.then_s) && collect_alloc(out, n, cap, s->u.ifs.else_s);
   case TL_STMT_ALLOC:

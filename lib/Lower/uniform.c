@@ -33,8 +33,11 @@
  * Algorithm: the set of non-uniform variables and local buffers grows to a
  * fixed point over whole-kernel walks (a store or LET is non-uniform when
  * its value, an index or its control is; each round only adds), then each
- * while loop's condition is checked against it. */
+ * while loop's condition is checked against it.  The same fixed point
+ * tells other passes which local buffers every thread holds alike
+ * (tl_uniformity_new: the barriers pass, for branches on them). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "IR/visit.h"
 #include "Lower/lower_internal.h"
@@ -257,18 +260,49 @@ static void hw_stmt(tl_visitor *v, const tl_stmt *s) {
   if (s->kind == TL_STMT_WHILE) ((has_while *)v)->found = true;
 }
 
+static void fixed_point(un_state *st, const tl_stmt *body) {
+  do { /* each round only adds to a finite set: it ends */
+    st->changed = false;
+    grow(st, body, false, 0);
+  } while (st->changed && !st->oom);
+}
+
 bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d) {
   has_while h = {.v = {.stmt = hw_stmt}};
   tl_visit_stmt(&h.v, f->body);
   if (!h.found) return true;
   un_state st = {.d = d};
   tl_map_init(&st.bad);
-  do { /* each round only adds to a finite set: it ends */
-    st.changed = false;
-    grow(&st, f->body, false, 0);
-  } while (st.changed && !st.oom);
+  fixed_point(&st, f->body);
   if (st.oom) tl_error(d, f->loc, "out of memory in the uniformity check of 'while' loops");
   else check(&st, f->body, 0);
   tl_map_free(&st.bad);
   return !st.oom && st.errors == 0;
+}
+
+/* ------------------------------------------------------ for other passes */
+struct tl_uniformity {
+  un_state st;
+};
+
+tl_uniformity *tl_uniformity_new(const tl_stmt *body) {
+  tl_uniformity *u = calloc(1, sizeof *u);
+  if (!u) return NULL;
+  tl_map_init(&u->st.bad);
+  fixed_point(&u->st, body);
+  if (u->st.oom) {
+    tl_uniformity_free(u);
+    return NULL;
+  }
+  return u;
+}
+
+bool tl_uniformity_local(const tl_uniformity *u, const tl_buffer *b) {
+  return u && is_local(b) && !tl_map_get((tl_map *)&u->st.bad, b, NULL);
+}
+
+void tl_uniformity_free(tl_uniformity *u) {
+  if (!u) return;
+  tl_map_free(&u->st.bad);
+  free(u);
 }

@@ -149,6 +149,7 @@ static void tid_lets(const tl_stmt *s, tl_tid_lets *l, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) tid_lets(s->u.seq.stmts[i], l, depth + 1);
     return;
   case TL_STMT_FOR: tid_lets(s->u.loop.body, l, depth + 1); return;
+  case TL_STMT_WHILE: tid_lets(s->u.whiles.body, l, depth + 1); return;
   case TL_STMT_IF:
     tid_lets(s->u.ifs.then_s, l, depth + 1);
     tid_lets(s->u.ifs.else_s, l, depth + 1);

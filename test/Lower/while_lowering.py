@@ -73,6 +73,8 @@ def pipelined(M=32, K=256, block_K=32):
             start[0] = 0
             # PIPE: while start[0] < 8:
             # PIPE-NEXT: stop[0] = T.min(start[0] + 3, 8)
+            # (start and stop are the same in every thread: the barrier goes inside the prologue's guard)
+            # PIPE-NEXT: if 0 < stop[0] - start[0]:
             # PIPE-NEXT: T.sync_threads()
             # PIPE: T.ptx_cp_async(S,
             # PIPE: T.ptx_commit_group()
