@@ -184,21 +184,26 @@ static bool all_threads_store(const tl_stmt *s, const tl_tid_lets *l) {
   return uniform(s->u.store.value, l);
 }
 
-/* The stores into b outside the scopes that are not all_threads_store. */
+/* The writes of b that warpgroup 0 runs outside the scopes, as
+ * tl_ws_scopes_finish places them: a statement without a scope inside runs
+ * on warpgroup 0 whole, except an all_threads_store; one with scopes inside
+ * (a sequence, or a loop or branch around scopes) is walked. */
 static int warpgroup0_writes(const tl_stmt *s, const tl_buffer *b, const tl_tid_lets *l, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return 1;
-  int n = 0;
+  if (!s || is_scope(s)) return 0;
+  if (depth > TL_LOWER_MAX_DEPTH) return 1;
+  if (s->kind == TL_STMT_STORE && s->u.store.buffer == b && all_threads_store(s, l)) return 0;
+  if (s->kind != TL_STMT_SEQ && !tl_lo_has_call(s, TL_INTRIN_WS)) return tl_lo_count_refs(s, b).writes;
   switch (s->kind) {
-  case TL_STMT_SEQ:
+  case TL_STMT_SEQ: {
+    int n = 0;
     for (int i = 0; i < s->u.seq.n; i++) n += warpgroup0_writes(s->u.seq.stmts[i], b, l, depth + 1);
     return n;
+  }
   case TL_STMT_IF:
-    if (is_scope(s)) return 0;
     return warpgroup0_writes(s->u.ifs.then_s, b, l, depth + 1) + warpgroup0_writes(s->u.ifs.else_s, b, l, depth + 1);
-  case TL_STMT_STORE:
-    if (s->u.store.buffer == b && all_threads_store(s, l)) return 0;
-    return tl_lo_count_refs(s, b).writes;
-  default: return tl_lo_count_refs(s, b).writes; /* loops, tile ops: warpgroup 0's work */
+  case TL_STMT_FOR: return warpgroup0_writes(s->u.loop.body, b, l, depth + 1);
+  case TL_STMT_WHILE: return warpgroup0_writes(s->u.whiles.body, b, l, depth + 1);
+  default: return tl_lo_count_refs(s, b).writes;
   }
 }
 

@@ -2,6 +2,7 @@
 # RUN: %tl-run --device=cpu --check --target=sm_90a --int-range 0:4 --seed 0 %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check --target=sm_90a --int-range 0:4 --seed 3 --schedule-seed=7 %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check --target=sm_80 --int-range 0:4 --seed 5 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --target=sm_90a --kernel=ru_loop_scopes %s | FileCheck %s
 # RUN: %tl-opt --emit=simt --target=sm_90a --print-after=barriers %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAR
 # RUN: %tl-opt --emit=simt --target=sm_90a %s | FileCheck %s --check-prefix=SIMT
 # A role-branch kernel in the form of TileLang's minference example
@@ -20,6 +21,9 @@
 #    T.ptx_commit_group / T.ptx_wait_group, and
 #    T.annotate_producer_reg_dealloc / T.annotate_consumer_reg_alloc
 #    (hints without code).
+# ru_loop_scopes (TileLang's warp_specialize/example_warp_specialize_gemm_copy_0_gemm_1.py form): a fragment
+# written only inside T.ws(1) scopes, one of them inside a loop outside the scopes, is no write outside them
+# (a loop around scopes is walked as tl_ws_scopes_finish walks it).
 # --int-range 0:4 keeps the counts and the gathered row indices in range
 # (seed 0: 2 blocks and 4 columns; the other seeds other counts).
 # CHECK: check: PASS
@@ -76,5 +80,33 @@ def ru_sparse(S=256, D=32):
                     T.ptx_wait_group(0)
                     T.gemm(Q_s, C_s[0, :, :], acc, transpose_B=True)
                 T.copy(acc, O)
+
+    return main
+
+
+@tilelang.jit(out_idx=[-1])
+def ru_loop_scopes(K=256):
+    @T.prim_func
+    def main(A: T.Tensor((64, K), "float16"), B: T.Tensor((K, 64), "float16"), C: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1, threads=256) as bx:
+            A_s = T.alloc_shared((64, 64), "float16")
+            B_s = T.alloc_shared((64, 64), "float16")
+            C_l = T.alloc_fragment((64, 64), "float32")
+            ready = T.alloc_barrier(arrive_count=128)
+            done = T.alloc_barrier(arrive_count=128)
+            with T.ws(1):
+                T.clear(C_l)
+            for ko in T.serial(K // 64):
+                with T.ws(0):
+                    T.barrier_wait(done, (ko + 1) % 2)
+                    T.tma_copy(A[0, ko * 64], A_s, barrier=ready)
+                    T.tma_copy(B[ko * 64, 0], B_s, barrier=ready)
+                    T.barrier_arrive(ready)
+                with T.ws(1):
+                    T.barrier_wait(ready, ko % 2)
+                    T.gemm(A_s, B_s, C_l)
+                    T.barrier_arrive(done)
+            with T.ws(1):
+                T.copy(C_l, C)
 
     return main
