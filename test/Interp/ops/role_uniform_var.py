@@ -41,7 +41,7 @@ import tilelang.language as T
 @tilelang.jit(out_idx=[-1])
 def ru_sparse(S=256, D=32):
     @T.prim_func
-    def main(
+    def ru_sparse_main(
         Q: T.Tensor((64, D), "float16"),
         K: T.Tensor((S, D), "float16"),
         Cnt: T.Tensor((2,), "int32"),
@@ -81,13 +81,13 @@ def ru_sparse(S=256, D=32):
                     T.gemm(Q_s, C_s[0, :, :], acc, transpose_B=True)
                 T.copy(acc, O)
 
-    return main
+    return ru_sparse_main
 
 
 @tilelang.jit(out_idx=[-1])
 def ru_loop_scopes(K=256):
     @T.prim_func
-    def main(A: T.Tensor((64, K), "float16"), B: T.Tensor((K, 64), "float16"), C: T.Tensor((64, 64), "float32")):
+    def ru_loop_scopes_main(A: T.Tensor((64, K), "float16"), B: T.Tensor((K, 64), "float16"), C: T.Tensor((64, 64), "float32")):
         with T.Kernel(1, threads=256) as bx:
             A_s = T.alloc_shared((64, 64), "float16")
             B_s = T.alloc_shared((64, 64), "float16")
@@ -109,4 +109,4 @@ def ru_loop_scopes(K=256):
             with T.ws(1):
                 T.copy(C_l, C)
 
-    return main
+    return ru_loop_scopes_main
