@@ -279,6 +279,11 @@ static __attribute__((unused)) const char *kernel_dir(void) {
   const char *d = getenv("TL_KERNEL_DIR");
   return d && *d ? d : "examples";
 }
+/* The folder of the kernel files under test/Interp/ops: $TL_OPS_DIR, default test/Interp/ops. */
+static __attribute__((unused)) const char *ops_dir(void) {
+  const char *d = getenv("TL_OPS_DIR");
+  return d && *d ? d : "test/Interp/ops";
+}
 static __attribute__((unused)) int finish(const char *name) {
   if (g_failures) {
     printf("%s: FAIL (%d failures)\n", name, g_failures);
@@ -286,5 +291,42 @@ static __attribute__((unused)) int finish(const char *name) {
   }
   printf("%s: PASS\n", name);
   return 0;
+}
+/* The GPU half of a test that holds its inputs on the host, through the library alone: copies the n
+ * (at most 8) host tensors in[] into device tensors dev[0..n) (tl_tensor_alloc + tl_tensor_copy; args[]
+ * then name them, for a later tl_kernel_time), calls k on them (its out_idx output allocated by the
+ * library into gpu_out[0], which must be on the GPU) and copies that output into a host tensor *host.
+ * Each failing step is a CHECK failure naming `what` and the library's message; returns the status of
+ * the first failing step (TL_OK when all ran). The caller frees dev[], gpu_out[0] and *host
+ * (gpu_release). */
+static __attribute__((unused)) tl_status gpu_call_host(tl_context *ctx, tl_kernel *k, const DLTensor *in, int n,
+                                                       tl_arg *args, DLManagedTensor **dev, DLManagedTensor **gpu_out,
+                                                       DLManagedTensor **host, const char *what) {
+  DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
+  tl_status s = TL_OK;
+  for (int i = 0; i < n && s == TL_OK; i++) {
+    s = tl_tensor_alloc(ctx, cuda, in[i].ndim, in[i].shape, in[i].dtype, &dev[i]);
+    if (s == TL_OK) s = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &in[i]);
+    CHECK(s == TL_OK, "%s: device input %d: %s", what, i, tl_context_last_error(ctx));
+    args[i] = tl_arg_tensor(&dev[i]->dl_tensor);
+  }
+  if (s == TL_OK) {
+    s = tl_kernel_call(ctx, k, args, (size_t)n, NULL, gpu_out);
+    CHECK(s == TL_OK, "%s: GPU run: %s", what, tl_context_last_error(ctx));
+  }
+  if (s == TL_OK) {
+    DLTensor *g = &gpu_out[0]->dl_tensor;
+    CHECK(g->device.device_type == kDLCUDA, "%s: output not on the GPU", what);
+    s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, host);
+    if (s == TL_OK) s = tl_tensor_copy(ctx, &(*host)->dl_tensor, g);
+    CHECK(s == TL_OK, "%s: copy back: %s", what, tl_context_last_error(ctx));
+  }
+  return s;
+}
+
+/* Frees the n managed tensors of t[] that are set (by their deleters) and clears them. */
+static __attribute__((unused)) void gpu_release(DLManagedTensor **t, int n) {
+  for (int i = 0; i < n; i++)
+    if (t[i]) t[i]->deleter(t[i]), t[i] = NULL;
 }
 #endif

@@ -95,14 +95,9 @@ static void run_kernel(tl_context *ctx, const char *path, const char *kernel) {
 int main(void) {
   tl_context *ctx = NULL;
   if (tl_context_create(&ctx) != TL_OK) return 1;
-  if (tl_device_check(ctx) != TL_OK) {
-    printf("SKIP: %s\n", tl_context_last_error(ctx));
-    tl_context_destroy(ctx);
-    return 77;
-  }
-  const char *ops = getenv("TL_OPS_DIR");
+  gpu_init(ctx); /* exit 77 without a GPU */
   char path[4096];
-  snprintf(path, sizeof path, "%s/alloc_global.py", ops && *ops ? ops : "test/Interp/ops");
+  snprintf(path, sizeof path, "%s/alloc_global.py", ops_dir());
   static const char *const kernels[] = {"alloc_global_copy", "alloc_global_atomic", "alloc_global_elems"};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) run_kernel(ctx, path, kernels[i]);
   tl_context_destroy(ctx);

@@ -18,18 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
-
-static int failures;
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
-      printf(__VA_ARGS__);                                                                                             \
-      printf("\n");                                                                                                    \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
+#include "gpu_util.h"
 
 static char path_buf[4096];
 static const char *kernel_path(const char *name) {
@@ -55,25 +44,8 @@ static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninput
   for (int i = 0; i < ninputs; i++) args[i] = tl_arg_tensor(&inputs[i]);
   DLManagedTensor *cpu_out[1] = {NULL}, *gpu_out[1] = {NULL}, *host[1] = {NULL};
   tl_status s = tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, (size_t)ninputs, NULL, cpu_out);
-  EXPECT(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
-  DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
-  for (int i = 0; i < ninputs && s == TL_OK; i++) {
-    s = tl_tensor_alloc(ctx, cuda, inputs[i].ndim, inputs[i].shape, inputs[i].dtype, &dev[i]);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &inputs[i]);
-    EXPECT(s == TL_OK, "%s: device input %d: %s", what, i, tl_context_last_error(ctx));
-    args[i] = tl_arg_tensor(&dev[i]->dl_tensor);
-  }
-  if (s == TL_OK) {
-    s = tl_kernel_call(ctx, k, args, (size_t)ninputs, NULL, gpu_out);
-    EXPECT(s == TL_OK, "%s: GPU run: %s", what, tl_context_last_error(ctx));
-  }
-  if (s == TL_OK) {
-    DLTensor *g = &gpu_out[0]->dl_tensor;
-    EXPECT(g->device.device_type == kDLCUDA, "%s: output not on the GPU", what);
-    s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, &host[0]);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &host[0]->dl_tensor, g);
-    EXPECT(s == TL_OK, "%s: copy back: %s", what, tl_context_last_error(ctx));
-  }
+  CHECK(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
+  if (s == TL_OK) s = gpu_call_host(ctx, k, inputs, ninputs, args, dev, gpu_out, &host[0], what);
   if (s == TL_OK && cpu_out[0]) {
     size_t n = 1;
     for (int d = 0; d < host[0]->dl_tensor.ndim; d++) n *= (size_t)host[0]->dl_tensor.shape[d];
@@ -81,7 +53,7 @@ static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninput
     const uint8_t *a = host[0]->dl_tensor.data, *b = cpu_out[0]->dl_tensor.data;
     for (size_t i = 0; i < n; i++)
       if (memcmp(a + i * eb, b + i * eb, eb) != 0 && bad++ == 0) first = i;
-    EXPECT(bad == 0, "%s: %zu of %zu elements differ between GPU and CPU (first at %zu)", what, bad, n, first);
+    CHECK(bad == 0, "%s: %zu of %zu elements differ between GPU and CPU (first at %zu)", what, bad, n, first);
     if (bad == 0) printf("ok %s: GPU == CPU SIMT executor bit for bit (%zu elements)\n", what, n);
   }
   /* timing */
@@ -89,16 +61,12 @@ static void run_both(tl_context *ctx, tl_kernel *k, DLTensor *inputs, int ninput
     float ms[20];
     DLManagedTensor *t_out[1] = {NULL};
     s = tl_kernel_time(ctx, k, args, (size_t)ninputs, NULL, 3, 20, ms, t_out);
-    EXPECT(s == TL_OK, "%s: tl_kernel_time: %s", what, tl_context_last_error(ctx));
-    for (int i = 0; s == TL_OK && i < 20; i++) EXPECT(ms[i] > 0, "%s: time %d = %g", what, i, ms[i]);
+    CHECK(s == TL_OK, "%s: tl_kernel_time: %s", what, tl_context_last_error(ctx));
+    for (int i = 0; s == TL_OK && i < 20; i++) CHECK(ms[i] > 0, "%s: time %d = %g", what, i, ms[i]);
     if (s == TL_OK) printf("ok %s: tl_kernel_time first=%.4f ms\n", what, ms[0]);
     if (t_out[0]) t_out[0]->deleter(t_out[0]);
   }
-  for (int i = 0; i < ninputs; i++)
-    if (dev[i]) dev[i]->deleter(dev[i]);
-  if (cpu_out[0]) cpu_out[0]->deleter(cpu_out[0]);
-  if (gpu_out[0]) gpu_out[0]->deleter(gpu_out[0]);
-  if (host[0]) host[0]->deleter(host[0]);
+  gpu_release(dev, ninputs), gpu_release(cpu_out, 1), gpu_release(gpu_out, 1), gpu_release(host, 1);
 }
 
 static uint16_t small_int_f16(int v) { /* exact float16 encodings of -4..4 */
@@ -123,7 +91,7 @@ int main(void) {
     tl_define d[2] = {{"M", "1000"}, {"N", "1030"}};
     tl_kernel *k = NULL;
     tl_status s = tl_kernel_compile_file(ctx, kernel_path("elementwise_add.py"), d, 2, NULL, &k);
-    EXPECT(s == TL_OK, "compile elementwise_add: %s", tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "compile elementwise_add: %s", tl_context_last_error(ctx));
     if (s == TL_OK) {
       int64_t shape[2] = {1000, 1030};
       size_t n = 1000 * 1030;
@@ -188,7 +156,7 @@ int main(void) {
       tl_kernel *k = NULL;
       tl_status s =
           tl_kernel_compile_file(ctx, kernel_path(cases[c].file), cases[c].defs, (size_t)cases[c].ndefs, NULL, &k);
-      EXPECT(s == TL_OK, "compile %s: %s", cases[c].file, tl_context_last_error(ctx));
+      CHECK(s == TL_OK, "compile %s: %s", cases[c].file, tl_context_last_error(ctx));
       if (s == TL_OK) run_both(ctx, k, cases[c].in, cases[c].ninputs, cases[c].what);
       tl_kernel_destroy(k);
     }
@@ -201,7 +169,7 @@ int main(void) {
     tl_define d[3] = {{"M", "256"}, {"N", "256"}, {"K", "256"}};
     tl_kernel *k = NULL;
     tl_status s = tl_kernel_compile_file(ctx, kernel_path("gemm.py"), d, 3, NULL, &k);
-    EXPECT(s == TL_OK, "compile gemm: %s", tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "compile gemm: %s", tl_context_last_error(ctx));
     if (s == TL_OK) {
       int64_t shape[2] = {256, 256};
       uint16_t *a = malloc(256 * 256 * 2), *b = malloc(256 * 256 * 2);
@@ -218,6 +186,6 @@ int main(void) {
     tl_kernel_destroy(k);
   }
   tl_context_destroy(ctx);
-  printf("%s (%d failure%s)\n", failures ? "FAIL" : "PASS", failures, failures == 1 ? "" : "s");
-  return failures ? 1 : 0;
+  printf("%s (%d failure%s)\n", g_failures ? "FAIL" : "PASS", g_failures, g_failures == 1 ? "" : "s");
+  return g_failures ? 1 : 0;
 }

@@ -16,18 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
-
-static int failures;
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
-      printf(__VA_ARGS__);                                                                                             \
-      printf("\n");                                                                                                    \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
+#include "gpu_util.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint64_t next_u64(void) { /* splitmix64 */
@@ -89,7 +78,7 @@ static void run_case(tl_context *ctx, const char *dir, const icase *c) {
   char what[128];
   snprintf(what, sizeof what, "%s %dx%dx%d (%dx%dx%d)", c->u ? "uint4" : "int4", c->M, c->N, c->K, c->bm, c->bn, c->bk);
   tl_kernel *k = compile(ctx, dir, c);
-  EXPECT(k, "%s: compile: %s", what, tl_context_last_error(ctx));
+  CHECK(k, "%s: compile: %s", what, tl_context_last_error(ctx));
   if (!k) return;
   size_t na = (size_t)c->M * c->K / 2, nb = (size_t)c->N * c->K / 2;
   uint8_t *A = malloc(na), *B = malloc(nb);
@@ -103,29 +92,13 @@ static void run_case(tl_context *ctx, const char *dir, const icase *c) {
   tl_status s = TL_OK;
   if (c->cpu) {
     s = tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, cpu_out);
-    EXPECT(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
-    if (s == TL_OK) EXPECT(!mismatches(c, A, B, cpu_out[0]->dl_tensor.data, "cpu"), "%s: CPU executor", what);
+    CHECK(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
+    if (s == TL_OK) CHECK(!mismatches(c, A, B, cpu_out[0]->dl_tensor.data, "cpu"), "%s: CPU executor", what);
   }
-  DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
-  for (int i = 0; i < 2 && s == TL_OK; i++) {
-    s = tl_tensor_alloc(ctx, cuda, 2, in[i].shape, in[i].dtype, &dev[i]);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &in[i]);
-    EXPECT(s == TL_OK, "%s: device input %d: %s", what, i, tl_context_last_error(ctx));
-    args[i] = tl_arg_tensor(&dev[i]->dl_tensor);
-  }
-  if (s == TL_OK) {
-    s = tl_kernel_call(ctx, k, args, 2, NULL, gpu_out);
-    EXPECT(s == TL_OK, "%s: GPU run: %s", what, tl_context_last_error(ctx));
-  }
-  if (s == TL_OK) {
-    DLTensor *g = &gpu_out[0]->dl_tensor;
-    s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, &host);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &host->dl_tensor, g);
-    EXPECT(s == TL_OK, "%s: copy back: %s", what, tl_context_last_error(ctx));
-  }
+  if (s == TL_OK) s = gpu_call_host(ctx, k, in, 2, args, dev, gpu_out, &host, what);
   if (s == TL_OK) {
     size_t bad = mismatches(c, A, B, host->dl_tensor.data, "gpu");
-    EXPECT(!bad, "%s: %zu elements differ from the int32 reference", what, bad);
+    CHECK(!bad, "%s: %zu elements differ from the int32 reference", what, bad);
     float each[20];
     DLManagedTensor *tout[1] = {NULL};
     if (tl_kernel_time(ctx, k, args, 2, NULL, 3, 20, each, tout) == TL_OK) {
@@ -138,11 +111,7 @@ static void run_case(tl_context *ctx, const char *dir, const icase *c) {
     }
     if (tout[0]) tout[0]->deleter(tout[0]);
   }
-  for (int i = 0; i < 2; i++)
-    if (dev[i]) dev[i]->deleter(dev[i]);
-  if (cpu_out[0]) cpu_out[0]->deleter(cpu_out[0]);
-  if (gpu_out[0]) gpu_out[0]->deleter(gpu_out[0]);
-  if (host) host->deleter(host);
+  gpu_release(dev, 2), gpu_release(cpu_out, 1), gpu_release(gpu_out, 1), gpu_release(&host, 1);
   free(A), free(B);
   tl_kernel_destroy(k);
 }
@@ -151,7 +120,7 @@ static void run_case(tl_context *ctx, const char *dir, const icase *c) {
 static void bad_args(tl_context *ctx, const char *dir) {
   icase c = {false, 128, 128, 128, 128, 128, 64, false};
   tl_kernel *k = compile(ctx, dir, &c);
-  EXPECT(k, "bad args: compile: %s", tl_context_last_error(ctx));
+  CHECK(k, "bad args: compile: %s", tl_context_last_error(ctx));
   if (!k) return;
   DLManagedTensor *t[3] = {NULL, NULL, NULL};
   DLDevice cuda = {kDLCUDA, 0};
@@ -159,7 +128,7 @@ static void bad_args(tl_context *ctx, const char *dir) {
   bool ok = tl_tensor_alloc(ctx, cuda, 2, packed, (DLDataType){kDLInt, 8, 1}, &t[0]) == TL_OK &&
             tl_tensor_alloc(ctx, cuda, 2, packed, (DLDataType){kDLFloat, 16, 1}, &t[1]) == TL_OK &&
             tl_tensor_alloc(ctx, cuda, 2, logical, (DLDataType){kDLInt, 8, 1}, &t[2]) == TL_OK;
-  EXPECT(ok, "bad args: alloc: %s", tl_context_last_error(ctx));
+  CHECK(ok, "bad args: alloc: %s", tl_context_last_error(ctx));
   for (int w = 1; ok && w <= 2; w++) {
     tl_arg args[2] = {tl_arg_tensor(&t[w]->dl_tensor), tl_arg_tensor(&t[0]->dl_tensor)};
     DLManagedTensor *out[1] = {NULL};
@@ -167,26 +136,21 @@ static void bad_args(tl_context *ctx, const char *dir) {
     const char *msg = tl_context_last_error(ctx);
     const char *want = w == 1 ? "expected int8 (the storage of int4: two values per byte), got float16"
                               : "expected 64 (int4 dim 128, two values per byte of int8), got 128";
-    EXPECT(s == TL_ERR_INVALID_ARGUMENT && msg && strstr(msg, want), "bad args %d: status %d, message %s", w, (int)s,
-           msg ? msg : "(none)");
+    CHECK(s == TL_ERR_INVALID_ARGUMENT && msg && strstr(msg, want), "bad args %d: status %d, message %s", w, (int)s,
+          msg ? msg : "(none)");
     if (out[0]) out[0]->deleter(out[0]);
   }
   for (int i = 0; i < 3; i++)
     if (t[i]) t[i]->deleter(t[i]);
   tl_kernel_destroy(k);
-  printf("%s int4 argument checks\n", failures ? "FAIL" : "ok  ");
+  printf("%s int4 argument checks\n", g_failures ? "FAIL" : "ok  ");
 }
 
 int main(void) {
   tl_context *ctx = NULL;
   if (tl_context_create(&ctx) != TL_OK) return 1;
-  if (tl_device_check(ctx) != TL_OK) {
-    printf("SKIP: %s\n", tl_context_last_error(ctx));
-    tl_context_destroy(ctx);
-    return 77;
-  }
-  const char *dir = getenv("TL_OPS_DIR");
-  if (!dir || !*dir) dir = "test/Interp/ops";
+  gpu_init(ctx); /* exit 77 without a GPU */
+  const char *dir = ops_dir();
   static const icase cases[] = {
       {false, 1024, 1024, 1024, 128, 128, 64, false}, /* TileLang's example */
       {false, 512, 256, 768, 64, 64, 64, true},
@@ -194,7 +158,7 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, dir, &cases[i]);
   bad_args(ctx, dir);
-  printf("int4 GEMM: %s\n", failures ? "FAIL" : "all pass");
+  printf("int4 GEMM: %s\n", g_failures ? "FAIL" : "all pass");
   tl_context_destroy(ctx);
-  return failures ? 1 : 0;
+  return g_failures ? 1 : 0;
 }

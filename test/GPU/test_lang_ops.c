@@ -161,8 +161,7 @@ int main(int argc, char **argv) {
     printf("FAIL: tl-run not found (set TL_RUN)\n");
     return 1;
   }
-  const char *ops = getenv("TL_OPS_DIR");
-  if (!ops || !*ops) ops = "test/Interp/ops";
+  const char *ops = ops_dir();
   int failures = 0, n = (int)(sizeof cases / sizeof cases[0]);
   for (int i = 0; i < n; i++) {
     const op_case *c = &cases[i];

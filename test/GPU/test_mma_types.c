@@ -29,18 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tilelang/tilelang.h"
-
-static int failures;
-#define EXPECT(cond, ...)                                                                                              \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                      \
-      printf(__VA_ARGS__);                                                                                             \
-      printf("\n");                                                                                                    \
-      failures++;                                                                                                      \
-    }                                                                                                                  \
-  } while (0)
+#include "gpu_util.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint64_t next_u64(void) { /* splitmix64 */
@@ -132,7 +121,7 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
   size_t nd = sizeof defs / sizeof defs[0] - (c->form ? 0 : 2);
   tl_kernel *k = NULL;
   tl_status s = tl_kernel_compile_file(ctx, path, defs, nd, NULL, &k);
-  EXPECT(s == TL_OK, "%s: compile: %s", what, tl_context_last_error(ctx));
+  CHECK(s == TL_OK, "%s: compile: %s", what, tl_context_last_error(ctx));
   if (s != TL_OK) return;
   int M = c->M, N = c->N, K = c->K;
   size_t eb = in_dl[c->t].bits / 8, na = (size_t)M * K, nb = (size_t)K * N;
@@ -155,24 +144,8 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
   tl_arg args[2] = {tl_arg_tensor(&in[0]), tl_arg_tensor(&in[1])};
   DLManagedTensor *cpu_out[1] = {NULL}, *gpu_out[1] = {NULL}, *host = NULL, *dev[2] = {NULL, NULL};
   s = tl_kernel_call_on(ctx, k, TL_EXEC_CPU, args, 2, NULL, cpu_out);
-  EXPECT(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
-  DLDevice cuda = {kDLCUDA, 0}, cpu = {kDLCPU, 0};
-  for (int i = 0; i < 2 && s == TL_OK; i++) {
-    s = tl_tensor_alloc(ctx, cuda, 2, in[i].shape, in[i].dtype, &dev[i]);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &dev[i]->dl_tensor, &in[i]);
-    EXPECT(s == TL_OK, "%s: device input %d: %s", what, i, tl_context_last_error(ctx));
-    args[i] = tl_arg_tensor(&dev[i]->dl_tensor);
-  }
-  if (s == TL_OK) {
-    s = tl_kernel_call(ctx, k, args, 2, NULL, gpu_out);
-    EXPECT(s == TL_OK, "%s: GPU run: %s", what, tl_context_last_error(ctx));
-  }
-  if (s == TL_OK) {
-    DLTensor *g = &gpu_out[0]->dl_tensor;
-    s = tl_tensor_alloc(ctx, cpu, g->ndim, g->shape, g->dtype, &host);
-    if (s == TL_OK) s = tl_tensor_copy(ctx, &host->dl_tensor, g);
-    EXPECT(s == TL_OK, "%s: copy back: %s", what, tl_context_last_error(ctx));
-  }
+  CHECK(s == TL_OK, "%s: CPU run: %s", what, tl_context_last_error(ctx));
+  if (s == TL_OK) s = gpu_call_host(ctx, k, in, 2, args, dev, gpu_out, &host, what);
   if (s == TL_OK) {
     const void *gp = host->dl_tensor.data, *cp = cpu_out[0]->dl_tensor.data;
     size_t n = (size_t)M * N, same = 0, beyond = 0, first = 0;
@@ -202,8 +175,8 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
       if (!ok && beyond++ == 0) first = e;
       if (d > maxdiff || !isfinite(d)) maxdiff = d;
     }
-    EXPECT(beyond == 0, "%s: %zu of %zu elements beyond the tolerance (first at %zu: GPU %.9g, CPU %.9g)", what, beyond,
-           n, first, out_val(c->t, gp, first), out_val(c->t, cp, first));
+    CHECK(beyond == 0, "%s: %zu of %zu elements beyond the tolerance (first at %zu: GPU %.9g, CPU %.9g)", what, beyond,
+          n, first, out_val(c->t, gp, first), out_val(c->t, cp, first));
     printf("%s %s: GPU vs CPU SIMT executor: %zu of %zu bit-identical, max |diff| %.3g", beyond ? "FAIL" : "ok", what,
            same, n, maxdiff);
     if (c->t == T_TF32 || c->t == T_F64 || is_fp8(c->t))
@@ -216,7 +189,7 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
     float ms[20];
     DLManagedTensor *t_out[1] = {NULL};
     s = tl_kernel_time(ctx, k, args, 2, NULL, 3, 20, ms, t_out);
-    EXPECT(s == TL_OK, "%s: tl_kernel_time: %s", what, tl_context_last_error(ctx));
+    CHECK(s == TL_OK, "%s: tl_kernel_time: %s", what, tl_context_last_error(ctx));
     if (s == TL_OK) {
       float v[20];
       memcpy(v, ms, sizeof v);
@@ -230,11 +203,7 @@ static void run_case(tl_context *ctx, const char *dir, const gcase *c) {
     }
     if (t_out[0]) t_out[0]->deleter(t_out[0]);
   }
-  for (int i = 0; i < 2; i++)
-    if (dev[i]) dev[i]->deleter(dev[i]);
-  if (cpu_out[0]) cpu_out[0]->deleter(cpu_out[0]);
-  if (gpu_out[0]) gpu_out[0]->deleter(gpu_out[0]);
-  if (host) host->deleter(host);
+  gpu_release(dev, 2), gpu_release(cpu_out, 1), gpu_release(gpu_out, 1), gpu_release(&host, 1);
   free(A), free(B);
   tl_kernel_destroy(k);
 }
@@ -269,6 +238,6 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(ctx, dir, &cases[i]);
   tl_context_destroy(ctx);
-  printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
-  return failures ? 1 : 0;
+  printf("%s: %d failure(s)\n", g_failures ? "FAIL" : "PASS", g_failures);
+  return g_failures ? 1 : 0;
 }

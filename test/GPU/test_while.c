@@ -100,14 +100,9 @@ static void run_size(tl_context *ctx, const char *path, const sk_size *z, bool c
 int main(void) {
   tl_context *ctx = NULL;
   if (tl_context_create(&ctx) != TL_OK) return 1;
-  if (tl_device_check(ctx) != TL_OK) {
-    printf("SKIP: %s\n", tl_context_last_error(ctx));
-    tl_context_destroy(ctx);
-    return 77;
-  }
-  const char *ops = getenv("TL_OPS_DIR");
+  gpu_init(ctx); /* exit 77 without a GPU */
   char path[4096];
-  snprintf(path, sizeof path, "%s/while_loop.py", ops && *ops ? ops : "test/Interp/ops");
+  snprintf(path, sizeof path, "%s/while_loop.py", ops_dir());
   static const sk_size small = {"small", 48, 64, 160, {{0}}, 0};
   static const sk_size example = {
       "example",
