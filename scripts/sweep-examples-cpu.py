@@ -2,7 +2,8 @@
 """Compile sweep of TileLang's example programs on a machine WITHOUT a GPU: which kernels of each example
 compile here, and the first located error of those that do not.  Not a correctness check.
 
-  scripts/sweep-examples-cpu.py [--target sm_90a] [--jobs N] [--timeout S] [--only REGEX] EXAMPLES_DIR [OUT.jsonl]
+  scripts/sweep-examples-cpu.py [--target sm_90a] [--jobs N] [--timeout S] [--only REGEX] [--remarks]
+      EXAMPLES_DIR [OUT.jsonl]
 
 Each example runs as `python -m tilelang_ptx FILE` would (its folder on sys.path, `tilelang` meaning this
 package), in its own process, with:
@@ -157,6 +158,8 @@ try:
 except ImportError:
     pass
 
+if len(sys.argv) > 3 and sys.argv[3] == "remarks":
+    jit.set_remarks(True)
 from tilelang_ptx.files import run_file
 run_file(sys.argv[1], [])
 '''
@@ -165,13 +168,30 @@ LOCATED = re.compile(r"^\S+\.py:\d+:\d+: error: ")
 RAISED = re.compile(r"^[\w.]*(Error|Exception|Exit)\b.*:|^[\w.]*(Error|Exception)$")
 
 
-def run_one(path, target, timeout):
+REMARK = re.compile(r"(\S+\.py:\d+:\d+): remark: (.*)$")
+
+
+def remarks_of(lines):
+    """The distinct remarks of a run ("file:line:col: remark: text" lines), each once: "line:col: text"."""
+    seen = []
+    for l in lines:
+        m = REMARK.search(l.strip())
+        if m:
+            r = m.group(1).rsplit(":", 2)[-2] + ":" + m.group(1).rsplit(":", 1)[-1] + ": " + m.group(2)
+            if r not in seen:
+                seen.append(r)
+    return seen
+
+
+def run_one(path, target, timeout, remarks=False):
     t0 = time.time()
     rec = {"file": path}
     try:
-        cp = subprocess.run([sys.executable, "-c", CHILD, path, target], cwd=os.path.dirname(path),
-                            capture_output=True, text=True, timeout=timeout)
+        cp = subprocess.run([sys.executable, "-c", CHILD, path, target] + (["remarks"] if remarks else []),
+                            cwd=os.path.dirname(path), capture_output=True, text=True, timeout=timeout)
         lines = [l for l in cp.stderr.strip().splitlines() if l.strip()]
+        if remarks:
+            rec["remarks"] = remarks_of(lines)
         rec["compiles"] = sum(l == "SWEEP-COMPILED" for l in lines)
         lines = [l for l in lines if not l.startswith("SWEEP-COMPILE")]
         if cp.returncode == 0:
@@ -197,6 +217,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--only", default="")
+    ap.add_argument("--remarks", action="store_true",
+                    help="compile with remarks on and record each file's distinct remarks (which path each "
+                         "T.Pipelined GEMM or attention loop took, and why)")
     a = ap.parse_args()
     files = []
     for d, _, fs in os.walk(a.examples):
@@ -205,11 +228,13 @@ def main():
     out = open(a.out, "w") if a.out else None
     n = 0
     with ThreadPoolExecutor(a.jobs) as ex:
-        for rec in ex.map(lambda p: run_one(os.path.abspath(p), a.target, a.timeout), files):
+        for rec in ex.map(lambda p: run_one(os.path.abspath(p), a.target, a.timeout, a.remarks), files):
             rec["file"] = os.path.relpath(rec["file"], os.path.abspath(a.examples))
             n += rec["result"] == "compiles"
             print(f"{rec['file']:70s} {rec['result']:8s} {rec.get('compiles', 0):3d} {rec.get('error', '')}"[:260],
                   flush=True)
+            for r in rec.get("remarks", []):
+                print(f"    remark {r}"[:400], flush=True)
             if out:
                 out.write(json.dumps(rec) + "\n")
     print(f"sweep: {n}/{len(files)} examples compile every kernel they reach ({a.target})")
