@@ -22,11 +22,14 @@
 #     racecheck and synccheck of the persistent grid (tl.attention_persistent,
 #     planned for 3 SMs: several tiles a block), alone and with the overlap,
 #     at (1, 2, 512, 128) and (1, 2, 640, 256), causal and not, memcheck at 1000.
+#   - racecheck, synccheck and memcheck on the kernels with explicit barriers and role branches of
+#     test/Interp/ops (issue 30: T.ws scopes, T.alloc_barrier + T.barrier_arrive / T.barrier_wait,
+#     branches on the warpgroup, uniform local buffers, T.sync_grid's split launches).
 # Prints one line per run with the sanitizer's ERROR SUMMARY and the check;
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
 #   SANITIZE_PART=gemm or =fa runs only the GEMM or only the FlashAttention runs (default: both);
-#   =fa-persistent only FlashAttention's persistent-grid runs.
+#   =fa-persistent only FlashAttention's persistent-grid runs; =lang only the explicit-barrier kernels.
 set -uo pipefail
 bundle=${1:-$(dirname "$0")/../build-device}
 cd "$bundle" || exit 2
@@ -51,6 +54,20 @@ one() { # tool, label, tl-run arguments...
      && "$check" == "check: PASS" ]] || { fail=1; grep -v "^\s*$" <<<"$log" | tail -12; }
 }
 part=${SANITIZE_PART:-all}
+if [[ "$part" == all || "$part" == lang ]]; then
+  ops=test/Interp/ops
+  for kc in "warp_specialize.py ws_ring" "warp_specialize.py ws_halves" "warp_specialize.py ws_gemm" \
+            "role_branches.py rb_pair" "role_branches.py rb_three" "role_branches.py rb_wgmma" \
+            "role_uniform_var.py ru_sparse --int-range 0:4" "role_uniform_var.py ru_loop_scopes" \
+            "while_loop.py while_streamk --out-idx=none" "sync_grid.py grid_reverse"; do
+    read -r f kn extra <<<"$kc"
+    for tool in racecheck synccheck memcheck; do
+      # shellcheck disable=SC2086
+      one "$tool" "$kn" --kernel="$kn" $extra "$ops/$f"
+    done
+  done
+  [[ "$part" == lang ]] && exit $fail
+fi
 [[ "$part" == fa* ]] && configs=()
 for c in "${configs[@]}"; do
   read -r bm bn bk th st sw <<<"$c"

@@ -1,7 +1,8 @@
 /* GPU test of TileLang's language ops of issue 14 (T.atomic_max / _min /
  * _addx2 / _addx4, T.align_up, T.alloc_global, T.cumsum, T.cummax, T.transpose, T.view / T.reshape
  * (dtype-changing views too), T.reinterpret, T.im2col, float8 casts, T.make_tensor, T.sync_grid (issue 30) and
- * examples/convolution.py, examples/dequant_gemm.py, the known device functions of T.call_extern): each kernel of test/Interp/ops (and
+ * examples/convolution.py, examples/dequant_gemm.py, the known device functions of T.call_extern, the explicit
+ * warp-specialisation and role-branch kernels): each kernel of test/Interp/ops (and
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: docs/testing.md "Numeric checks"), at the sizes of
@@ -131,6 +132,16 @@ static const op_case cases[] = {
     {"ops", "sync_grid.py", "--kernel=persistent_partials"},
     {"ops", "sync_grid.py", "--kernel=persistent_partials -D sm_num=132 -D rows=1000 -D num_split=8 -D chunk=128"},
     {"ops", "sync_grid.py", "--kernel=thread_sides -D N=128000"},
+    /* explicit warp specialisation and role branches (issue 30): T.ws scopes, T.alloc_barrier with
+     * T.barrier_arrive / T.barrier_wait, branches on the warpgroup, uniform local buffers */
+    {"ops", "warp_specialize.py", "--kernel=ws_ring"},
+    {"ops", "warp_specialize.py", "--kernel=ws_halves"},
+    {"ops", "warp_specialize.py", "--kernel=ws_gemm"},
+    {"ops", "role_branches.py", "--kernel=rb_pair"},
+    {"ops", "role_branches.py", "--kernel=rb_three"},
+    {"ops", "role_branches.py", "--kernel=rb_wgmma"},
+    {"ops", "role_uniform_var.py", "--kernel=ru_sparse --int-range 0:4"},
+    {"ops", "role_uniform_var.py", "--kernel=ru_loop_scopes"},
 };
 
 static char tlrun[4096];
