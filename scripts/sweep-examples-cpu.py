@@ -2,7 +2,7 @@
 """Compile sweep of TileLang's example programs on a machine WITHOUT a GPU: which kernels of each example
 compile here, and the first located error of those that do not.  Not a correctness check.
 
-  scripts/sweep-examples-cpu.py [--target sm_90a] [--jobs N] [--timeout S] [--only REGEX] [--remarks]
+  scripts/sweep-examples-cpu.py [--target sm_90a] [--jobs N] [--timeout S] [--only REGEX] [--remarks] [--run]
       EXAMPLES_DIR [OUT.jsonl]
 
 Each example runs as `python -m tilelang_ptx FILE` would (its folder on sys.path, `tilelang` meaning this
@@ -15,6 +15,9 @@ package), in its own process, with:
   - the examples' checks (torch.testing.assert_close, torch.allclose, the profiler's assert_allclose) inert and
     do_bench returning 1.0 ms, so that a program goes on to its next kernel; @tilelang.autotune's candidates
     compiled for --target and "measured" that way (not loaded).
+With --run, the kernels are compiled to --target's SIMT stage and RUN on the CPU SIMT executor with the
+examples' own checks (torch.testing, the profiler's assert_allclose) live: "compiles" then means the file ran
+to its end with its checks passing on the CPU (slow: the examples' full sizes often time out).
 A file "compiles" when it ends without an exception; its record counts the kernels compiled.  A file that
 fails stops at the first exception (its located `file:line:col: error:` line when there is one).
 
@@ -102,7 +105,9 @@ c.manual_seed_all = lambda *a, **k: None
 c.empty_cache = lambda: None
 c.max_memory_allocated = lambda *a, **k: 0
 c.reset_peak_memory_stats = lambda *a, **k: None
-torch.testing.assert_close = lambda *a, **k: None
+RUN = len(sys.argv) > 4 and sys.argv[4] == "run"
+if not RUN:
+    torch.testing.assert_close = lambda *a, **k: None
 
 # tilelang.carver.arch.driver asks libcuda: the same sm_90 device with 132 SMs
 import importlib
@@ -113,7 +118,8 @@ _attrs = {drv._MULTIPROCESSOR_COUNT: _Props.multi_processor_count, drv._COMPUTE_
           drv._L2_CACHE_SIZE: 50 << 20, drv._MAX_PERSISTING_L2_CACHE_SIZE: 30 << 20}
 drv.get_device_attribute = lambda attr, device_id=0: _attrs[int(attr)]
 drv.get_device_name = lambda device_id=0: _Props.name
-torch.allclose = lambda *a, **k: True
+if not RUN:
+    torch.allclose = lambda *a, **k: True
 
 jit = importlib.import_module("tilelang_ptx.jit")
 kernel = importlib.import_module("tilelang_ptx.kernel")
@@ -121,8 +127,8 @@ profiler = importlib.import_module("tilelang_ptx.profiler")
 _lib = jit._lib
 def _target(t):
     kind, arch = jit.resolve_target(t)
-    if kind == "cpu":
-        return None, _lib.TL_STAGE_SIMT
+    if kind == "cpu" or RUN:
+        return (None if kind == "cpu" else arch or target), _lib.TL_STAGE_SIMT
     return arch or target, _lib.TL_STAGE_PTX
 jit._target = _target
 _ct = jit._compile_text
@@ -140,17 +146,21 @@ def _call(self, *args, stream=None, **kw):
     if not outs:
         return None
     return outs[0] if len(outs) == 1 else outs
-kernel.JITKernel.__call__ = _call
-kernel.JITKernel._call_py = _call
+if not RUN:
+    kernel.JITKernel.__call__ = _call
+    kernel.JITKernel._call_py = _call
 profiler.do_bench = lambda *a, **k: 1.0
 profiler.Profiler.do_bench = lambda self, *a, **k: 1.0
-profiler.Profiler.assert_allclose = lambda self, *a, **k: None
-profiler.Profiler.manual_assert_close = lambda self, *a, **k: None
-profiler.Profiler.assert_consistent = lambda self, *a, **k: None
+if not RUN:
+    profiler.Profiler.assert_allclose = lambda self, *a, **k: None
+    profiler.Profiler.manual_assert_close = lambda self, *a, **k: None
+    profiler.Profiler.assert_consistent = lambda self, *a, **k: None
 # @tilelang.autotune: the candidates compile for the target and are measured by the inert calls above, not
 # loaded onto a device (there is none)
 importlib.import_module("tilelang_ptx.autotuner")._gpu = lambda: False
 try:
+    if RUN:
+        raise ImportError
     import tilelang_ptx.testing as _t
     for _n in dir(_t):
         if "assert" in _n:
@@ -183,11 +193,12 @@ def remarks_of(lines):
     return seen
 
 
-def run_one(path, target, timeout, remarks=False):
+def run_one(path, target, timeout, remarks=False, run=False):
     t0 = time.time()
     rec = {"file": path}
     try:
-        cp = subprocess.run([sys.executable, "-c", CHILD, path, target] + (["remarks"] if remarks else []),
+        cp = subprocess.run([sys.executable, "-c", CHILD, path, target, "remarks" if remarks else "-",
+                             "run" if run else "-"],
                             cwd=os.path.dirname(path), capture_output=True, text=True, timeout=timeout)
         lines = [l for l in cp.stderr.strip().splitlines() if l.strip()]
         if remarks:
@@ -195,7 +206,7 @@ def run_one(path, target, timeout, remarks=False):
         rec["compiles"] = sum(l == "SWEEP-COMPILED" for l in lines)
         lines = [l for l in lines if not l.startswith("SWEEP-COMPILE")]
         if cp.returncode == 0:
-            rec["result"] = "compiles"
+            rec["result"] = "pass" if run else "compiles"
         else:
             located = [l for l in lines if LOCATED.search(l)]
             raised = [l for l in lines if RAISED.search(l)]
@@ -220,6 +231,10 @@ def main():
     ap.add_argument("--remarks", action="store_true",
                     help="compile with remarks on and record each file's distinct remarks (which path each "
                          "T.Pipelined GEMM or attention loop took, and why)")
+    ap.add_argument("--run", action="store_true",
+                    help="RUN the kernels on the CPU SIMT executor (compiled for --target's lowering, SIMT stage) "
+                         "with the examples' own checks live: a correctness sweep of the examples small enough "
+                         "for the CPU (the others time out)")
     a = ap.parse_args()
     files = []
     for d, _, fs in os.walk(a.examples):
@@ -228,16 +243,18 @@ def main():
     out = open(a.out, "w") if a.out else None
     n = 0
     with ThreadPoolExecutor(a.jobs) as ex:
-        for rec in ex.map(lambda p: run_one(os.path.abspath(p), a.target, a.timeout, a.remarks), files):
+        for rec in ex.map(lambda p: run_one(os.path.abspath(p), a.target, a.timeout, a.remarks, a.run), files):
             rec["file"] = os.path.relpath(rec["file"], os.path.abspath(a.examples))
-            n += rec["result"] == "compiles"
+            n += rec["result"] in ("compiles", "pass")
             print(f"{rec['file']:70s} {rec['result']:8s} {rec.get('compiles', 0):3d} {rec.get('error', '')}"[:260],
                   flush=True)
             for r in rec.get("remarks", []):
                 print(f"    remark {r}"[:400], flush=True)
             if out:
                 out.write(json.dumps(rec) + "\n")
-    print(f"sweep: {n}/{len(files)} examples compile every kernel they reach ({a.target})")
+    what = "run to their end with their checks passing on the CPU executor" if a.run else \
+        "compile every kernel they reach"
+    print(f"sweep: {n}/{len(files)} examples {what} ({a.target})")
 
 
 if __name__ == "__main__":
