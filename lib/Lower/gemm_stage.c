@@ -19,7 +19,14 @@
  *     T.copy(X_frag, X_stage)          # X = A or B
  *     T.gemm(.., X_stage, .., ...)     # same attributes
  * with X_stage = T.alloc_shared(shape of X_frag, its dtype) declared at the
- * top of the kernel body (one per staged gemm operand); the barriers pass
+ * top of the kernel body (one per staged gemm operand), unless X_frag is a
+ * copy of a shared buffer already: when an earlier statement of the same
+ * sequence is T.copy(X_sh, X_frag) with X_sh a whole shared buffer of X_frag's
+ * shape and dtype, and no statement between it and the gemm writes X_sh or
+ * X_frag, the gemm reads X_sh itself (TileLang's split-KV decode form
+ * `T.copy(acc_s, S_shared); T.copy(S_shared, acc_s_cast); T.gemm(acc_s_cast,
+ * ...)`: no second copy of S_shared's bytes, which would not fit beside the
+ * others in 227 KB); the barriers pass
  * then orders the copy against the gemm's reads and the next copy against
  * them.  The math is unchanged (the same mma.sync steps in the same k order:
  * the CPU reference is the same T.gemm), only the operand's path differs;
@@ -75,13 +82,54 @@ static int stage_which(gs_state *st, const tl_stmt *s, const char **why) {
   return 0;
 }
 
-static tl_stmt *stage_gemm(gs_state *st, tl_stmt *s) {
+/* The shared buffer whose whole copy fragment F holds at statement `at` of seq (see the header), or NULL. */
+static tl_buffer *copied_from_shared(const tl_stmt *seq, int at, const tl_buffer *F) {
+  for (int j = at - 1; seq && j >= 0; j--) {
+    const tl_stmt *c = seq->u.seq.stmts[j];
+    if (!c || tl_lo_count_refs(c, F).writes == 0) continue;
+    const tl_operand *a = c->kind == TL_STMT_TILE && c->u.tile.op == TL_TILE_COPY ? c->u.tile.args : NULL;
+    const tl_buffer *src = a && a[0].kind == TL_OPND_REGION ? a[0].region.buffer : NULL;
+    if (!src || (src->scope != TL_SCOPE_SHARED && src->scope != TL_SCOPE_SHARED_DYN) || a[1].kind != TL_OPND_REGION ||
+        a[1].region.buffer != F || !tl_lo_whole_region(&a[0].region) || !tl_lo_whole_region(&a[1].region) ||
+        src->ndim != 2 || !tl_dtype_eq(src->dtype, F->dtype))
+      return NULL;
+    for (int d = 0; d < 2; d++) {
+      int64_t x, y;
+      if (!tl_expr_is_const_int(src->shape[d], &x) || !tl_expr_is_const_int(F->shape[d], &y) || x != y) return NULL;
+    }
+    for (int i = j + 1; i < at; i++)
+      if (tl_lo_count_refs(seq->u.seq.stmts[i], src).writes) return NULL;
+    return (tl_buffer *)src;
+  }
+  return NULL;
+}
+
+/* The gemm reads shared buffer SH in place of its operand k (a copy of SH). */
+static tl_stmt *read_shared(gs_state *st, tl_stmt *s, int k, tl_buffer *SH, const char *why) {
+  tl_operand *gargs = tl_arena_alloc(&st->m->arena, (size_t)s->u.tile.nargs * sizeof *gargs);
+  if (!gargs) {
+    st->oom = true;
+    return s;
+  }
+  memcpy(gargs, s->u.tile.args, (size_t)s->u.tile.nargs * sizeof *gargs);
+  const char *fname = gargs[k].region.buffer->name;
+  gargs[k] = (tl_operand){.kind = TL_OPND_REGION, .region = {.buffer = SH}, .loc = gargs[k].loc};
+  s->u.tile.args = gargs;
+  if (st->d->remarks_on)
+    tl_remark(st->d, s->loc, "T.gemm reads %s '%s' from '%s', the shared buffer it was copied from: %s", k ? "B" : "A",
+              fname, SH->name, why);
+  return s;
+}
+
+static tl_stmt *stage_gemm(gs_state *st, tl_stmt *s, const tl_stmt *seq, int at) {
   const char *why = NULL;
   int k = stage_which(st, s, &why);
   if (k < 0) return s;
   tl_module *M = st->m;
   tl_loc loc = s->loc;
   tl_buffer *F = s->u.tile.args[k].region.buffer;
+  tl_buffer *SH = copied_from_shared(seq, at, F);
+  if (SH) return read_shared(st, s, k, SH, why);
   char name[160];
   snprintf(name, sizeof name, "%s_stage", F->name);
   tl_buffer *S = tl_ir_new_buffer(M, loc, name, F->dtype, TL_SCOPE_SHARED_DYN, 2, F->shape);
@@ -126,7 +174,12 @@ static tl_stmt *walk(gs_state *st, tl_stmt *s, int depth, int *errors) {
   if (!s || st->oom || !tl_lo_nesting_ok(st->d, s, depth, errors, true)) return s;
   switch (s->kind) {
   case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) s->u.seq.stmts[i] = walk(st, s->u.seq.stmts[i], depth + 1, errors);
+    for (int i = 0; i < s->u.seq.n; i++) {
+      tl_stmt *c = s->u.seq.stmts[i];
+      s->u.seq.stmts[i] = c && c->kind == TL_STMT_TILE && c->u.tile.op == TL_TILE_GEMM
+                              ? stage_gemm(st, c, s, i)
+                              : walk(st, c, depth + 1, errors);
+    }
     return s;
   case TL_STMT_FOR: s->u.loop.body = walk(st, s->u.loop.body, depth + 1, errors); return s;
   case TL_STMT_WHILE: s->u.whiles.body = walk(st, s->u.whiles.body, depth + 1, errors); return s;
@@ -135,7 +188,7 @@ static tl_stmt *walk(gs_state *st, tl_stmt *s, int depth, int *errors) {
     s->u.ifs.then_s = walk(st, s->u.ifs.then_s, depth + 1, errors);
     s->u.ifs.else_s = walk(st, s->u.ifs.else_s, depth + 1, errors);
     return s;
-  case TL_STMT_TILE: return s->u.tile.op == TL_TILE_GEMM ? stage_gemm(st, s) : s;
+  case TL_STMT_TILE: return s->u.tile.op == TL_TILE_GEMM ? stage_gemm(st, s, NULL, 0) : s;
   default: return s;
   }
 }
