@@ -176,9 +176,8 @@ static tl_stmt *walk(gs_state *st, tl_stmt *s, int depth, int *errors) {
   case TL_STMT_SEQ:
     for (int i = 0; i < s->u.seq.n; i++) {
       tl_stmt *c = s->u.seq.stmts[i];
-      s->u.seq.stmts[i] = c && c->kind == TL_STMT_TILE && c->u.tile.op == TL_TILE_GEMM
-                              ? stage_gemm(st, c, s, i)
-                              : walk(st, c, depth + 1, errors);
+      s->u.seq.stmts[i] = c && c->kind == TL_STMT_TILE && c->u.tile.op == TL_TILE_GEMM ? stage_gemm(st, c, s, i)
+                                                                                       : walk(st, c, depth + 1, errors);
     }
     return s;
   case TL_STMT_FOR: s->u.loop.body = walk(st, s->u.loop.body, depth + 1, errors); return s;
