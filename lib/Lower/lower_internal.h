@@ -28,12 +28,15 @@ bool tl_lower_static_check(const tl_primfunc *f, tl_diag *d);
  * barriers or shared accesses reads only values that are the same in every thread of the block; false after
  * one located error per loop that breaks it. */
 bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
-/* uniform.c: the local buffers (T.alloc_local / T.alloc_var) of a tile-IR body that every thread holds
+/* uniform.c: the local buffers (T.alloc_local / T.alloc_var) of a tile-IR or SIMT-IR body that every thread holds
  * alike: each write stores a uniform value at uniform indices under uniform control (the while check's
  * fixed point).  tl_uniformity_new: NULL on out of memory; the caller frees it with tl_uniformity_free. */
 typedef struct tl_uniformity tl_uniformity;
 tl_uniformity *tl_uniformity_new(const tl_stmt *body);
 bool tl_uniformity_local(const tl_uniformity *u, const tl_buffer *b);
+/* Does expression e (of the body given to tl_uniformity_new) have the same value in every thread of the block
+ * wherever it is evaluated under uniform control?  False for NULL u or e. */
+bool tl_uniformity_expr(const tl_uniformity *u, const tl_expr *e);
 void tl_uniformity_free(tl_uniformity *u);
 /* split_kernels.c: a prim_func with several T.Kernel scopes → one prim_func
  * per scope (its stages, inserted after it in m->funcs). */

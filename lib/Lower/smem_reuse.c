@@ -37,7 +37,9 @@
  * only (not inside a loop or branch of its own).  Where none does, one is
  * inserted before the statement of that sequence holding b (or at the end of
  * the loop's body for the wrap-around), unless the place is inside a branch
- * (a barrier there may not be reached by every thread): then the two buffers
+ * whose condition may differ between threads (a barrier there may not be
+ * reached by every thread; uniform.c decides, e.g. a persistent kernel's
+ * `if bid < batch:` over block indices is uniform): then the two buffers
  * are not placed at overlapping bytes.
  * Placement: in order of first use, each buffer at the lowest aligned offset
  * whose range does not intersect that of a placed buffer it may not share
@@ -75,6 +77,7 @@ typedef struct sr_state {
   int nb, cur;
   bool cur_async, cur_whole, oom, too_deep;
   TL_VEC(sr_ins) ins;
+  tl_uniformity *uni; /* which branch conditions every thread evaluates alike (NULL: none known) */
 } sr_state;
 
 enum { NO = 0, HAVE = 1, INSERT = 2 };
@@ -119,10 +122,11 @@ static bool is_anc(const sr_state *st, int anc, int n) {
   return n == anc;
 }
 
-/* Is node n or one of its ancestors a branch? */
+/* Is node n or one of its ancestors a branch that threads of the block may take apart (its condition not
+ * uniform.c's uniform: a barrier inside a uniform branch is reached by every thread or by none)? */
 static bool under_branch(const sr_state *st, int n) {
   for (; n >= 0; n = N(st, n)->parent)
-    if (N(st, n)->s->kind == TL_STMT_IF) return true;
+    if (N(st, n)->s->kind == TL_STMT_IF && !tl_uniformity_expr(st->uni, N(st, n)->s->u.ifs.cond)) return true;
   return false;
 }
 
@@ -387,6 +391,7 @@ int tl_smem_plan_in_loops(tl_module *m, tl_stmt *k, tl_smem_buf *bufs, int n, in
   if (!st.life || !placed) st.oom = true;
   for (int i = 0; i < n && !st.oom; i++) st.life[i].alloc_leaf = -1;
   number(&st, k->u.kernel.body, -1, 0, 0);
+  st.uni = tl_uniformity_new(k->u.kernel.body); /* NULL (out of memory): every branch counts as divergent */
   if (!st.oom && !st.too_deep) collect_uses(&st);
   int r = -1;
   if (!st.oom && !st.too_deep) {
@@ -405,5 +410,6 @@ int tl_smem_plan_in_loops(tl_module *m, tl_stmt *k, tl_smem_buf *bufs, int n, in
   tl_vec_free(&st.nodes);
   tl_vec_free(&st.leaf);
   tl_vec_free(&st.ins);
+  tl_uniformity_free(st.uni);
   return r;
 }

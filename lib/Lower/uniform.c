@@ -35,7 +35,12 @@
  * its value, an index or its control is; each round only adds), then each
  * while loop's condition is checked against it.  The same fixed point
  * tells other passes which local buffers every thread holds alike
- * (tl_uniformity_new: the barriers pass, for branches on them). */
+ * (tl_uniformity_new: the barriers pass, for branches on them) and which
+ * branch conditions every thread evaluates alike (tl_uniformity_expr: the
+ * shared-memory reuse planner, which may place a barrier inside such a
+ * branch).  The rules read only what tile IR and SIMT IR share (the thread
+ * index is a thread variable or T.get_thread_binding there, per-thread
+ * registers local buffers written from it), so either may be given. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -300,6 +305,8 @@ tl_uniformity *tl_uniformity_new(const tl_stmt *body) {
 bool tl_uniformity_local(const tl_uniformity *u, const tl_buffer *b) {
   return u && is_local(b) && !tl_map_get((tl_map *)&u->st.bad, b, NULL);
 }
+
+bool tl_uniformity_expr(const tl_uniformity *u, const tl_expr *e) { return u && e && !varies(&u->st, e); }
 
 void tl_uniformity_free(tl_uniformity *u) {
   if (!u) return;
