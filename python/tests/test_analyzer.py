@@ -95,7 +95,8 @@ def test_cuda_without_a_device_says_so():
     assert r.device == cuda.figures
 
 
-# cuDeviceGetAttribute answers of an H100 SXM5 as its driver gives them (kHz, bits)
+# cuDeviceGetAttribute answers like an H100 SXM5's (SMs, capability, shared memory, registers, L2, SM clock and
+# memory clock in kHz, bus width in bits)
 H100_ATTRS = {16: 132, 75: 9, 76: 0, 97: 232448, 12: 65536, 38: 50 << 20, 13: 1980000, 36: 2619000, 37: 5120}
 
 
