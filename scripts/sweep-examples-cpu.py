@@ -8,7 +8,8 @@ compile here, and the first located error of those that do not.  Not a correctne
 Each example runs as `python -m tilelang_ptx FILE` would (its folder on sys.path, `tilelang` meaning this
 package), in its own process, with:
   - torch's "cuda" tensors made on the CPU (factory functions, .cuda(), .to("cuda")), torch.cuda's queries
-    and tilelang.carver.arch.driver's answering as an sm_90 device with 132 SMs, CUDA events and
+    and tilelang.carver.arch.driver's answering as an sm_90 device with 132 SMs (the driver's clocks and bus
+    width unanswered: a RuntimeError, so carver.arch.CUDA's peak figures are None), CUDA events and
     synchronize inert;
   - every compile for --target (default sm_90a: PTX, no driver), every kernel call NOT run: its outputs
     (out_idx) are returned as zero tensors of their shapes;
@@ -116,7 +117,12 @@ _attrs = {drv._MULTIPROCESSOR_COUNT: _Props.multi_processor_count, drv._COMPUTE_
           drv._COMPUTE_CAPABILITY_MINOR: _Props.minor, drv._MAX_SHARED_MEMORY_PER_BLOCK: 48 << 10,
           drv._MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 227 << 10, drv._MAX_REGISTERS_PER_BLOCK: 65536,
           drv._L2_CACHE_SIZE: 50 << 20, drv._MAX_PERSISTING_L2_CACHE_SIZE: 30 << 20}
-drv.get_device_attribute = lambda attr, device_id=0: _attrs[int(attr)]
+def _attribute(attr, device_id=0):
+    # what the stub does not answer (the clocks, the bus width: no figures are made up) is the driver's "cannot"
+    if int(attr) not in _attrs:
+        raise RuntimeError(f"sweep: attribute {int(attr)} not answered (no GPU)")
+    return _attrs[int(attr)]
+drv.get_device_attribute = _attribute
 drv.get_device_name = lambda device_id=0: _Props.name
 if not RUN:
     torch.allclose = lambda *a, **k: True

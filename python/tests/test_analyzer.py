@@ -60,7 +60,7 @@ def test_gemm_example_counts():
     r = Analyzer.analysis(f, CUDA("cuda"))
     assert r.total_flops == 2 * M * N * K
     assert r.total_global_bytes == GEMM_BYTES
-    assert r.expected_bandwidth_GBps > 0 and r.device
+    assert r.device and r.expected_bandwidth_GBps == CUDA("cuda").peak_bandwidth_GBps  # None without a GPU
 
 
 def test_estimate_from_the_device_figures():
@@ -76,13 +76,109 @@ def test_estimate_from_the_device_figures():
     assert r.estimated_time == pytest.approx(GEMM_BYTES / 12.08e9)
 
 
-def test_cuda_device_figures():
+def test_cuda_without_a_device_says_so():
+    """No driver or device (this machine, CI): the figures are None and said unknown, never assumed."""
+    arch = tl("carver.arch")
+    drv = tl("carver.arch.driver")
+    try:
+        drv.get_num_sms()
+        pytest.skip("a CUDA device is here")
+    except RuntimeError:
+        pass
+    cuda = arch.CUDA("sm_90a")
+    assert (cuda.sm_version, cuda.compute_capability) == (90, "90")
+    assert cuda.peak_tflops is None and cuda.peak_bandwidth_GBps is None and cuda.compute_max_core is None
+    assert "no CUDA device" in cuda.figures and "unknown" in cuda.figures and cuda.figures in repr(cuda)
+    r = tl("tools").Analyzer.analysis(gemm.get_tir(**BINDINGS), cuda)
+    assert r.total_flops == 2 * M * N * K and r.total_global_bytes == GEMM_BYTES
+    assert (r.estimated_time, r.expected_tflops, r.expected_bandwidth_GBps) == (None, None, None)
+    assert r.device == cuda.figures
+
+
+# cuDeviceGetAttribute answers like an H100 SXM5's (SMs, capability, shared memory, registers, L2, SM clock and
+# memory clock in kHz, bus width in bits)
+H100_ATTRS = {16: 132, 75: 9, 76: 0, 97: 232448, 12: 65536, 38: 50 << 20, 13: 1980000, 36: 2619000, 37: 5120}
+
+
+def fake_driver(monkeypatch, attrs):
+    drv = tl("carver.arch.driver")
+
+    def attribute(attr, device_id=0):
+        if attr not in attrs:
+            raise RuntimeError(f"attribute {attr} not answered")
+        return attrs[attr]
+    monkeypatch.setattr(drv, "get_device_attribute", attribute)
+    monkeypatch.setattr(drv, "get_device_name", lambda device_id=0: "NVIDIA H100 80GB HBM3")
+
+
+def test_cuda_figures_from_the_driver(monkeypatch):
+    """The peaks come from the driver's attributes: SMs x SM clock x 4096 FLOPs per SM per clock (sm_90), and
+    2 x memory clock x bus bytes."""
+    fake_driver(monkeypatch, H100_ATTRS)
     cuda = tl("carver.arch").CUDA("sm_90a")
-    assert cuda.sm_version == 90 and cuda.peak_bandwidth_GBps > 0 and cuda.peak_tflops > 0
-    if cuda.reference:  # no CUDA device here: the architecture's reference part, said so
-        assert "H100" in cuda.figures and "no CUDA device" in cuda.figures
-        assert cuda.peak_tflops == 989.4 and cuda.compute_max_core == 132
-    assert cuda.bandwidth[1] == int(cuda.peak_bandwidth_GBps * 1000)
+    assert (cuda.name, cuda.compute_max_core, cuda.smem_cap, cuda.clock_mhz) == ("NVIDIA H100 80GB HBM3", 132,
+                                                                                 232448, 1980.0)
+    assert cuda.peak_tflops == round(132 * 1980e6 * 4096 / 1e12, 1) == 1070.5
+    assert cuda.peak_bandwidth_GBps == pytest.approx(2 * 2619e6 * 640 / 1e9)  # 3352.3
+    assert cuda.bandwidth == [750, int(cuda.peak_bandwidth_GBps * 1000)] and not cuda.unknown
+    assert cuda.figures == "NVIDIA H100 80GB HBM3: 132 SMs at 1980 MHz, 3352 GB/s (CUDA driver)"
+    r = tl("tools").Analyzer.analysis(gemm.get_tir(**BINDINGS), cuda)
+    assert r.estimated_time == pytest.approx(max(2 * M * N * K / 1070.5e12, GEMM_BYTES / (2 * 2619e6 * 640)))
+
+
+def test_cuda_figure_the_driver_does_not_give(monkeypatch):
+    """A driver without the clock attribute: no FLOP rate (None, said why); the estimate is the memory time,
+    TileLang's rule when it knows no FLOP rate."""
+    fake_driver(monkeypatch, {k: v for k, v in H100_ATTRS.items() if k != 13})
+    cuda = tl("carver.arch").CUDA("sm_90a")
+    assert cuda.peak_tflops is None and cuda.clock_mhz is None and cuda.compute_max_core == 132
+    assert "SM clock unknown" in cuda.figures and "SM clock: attribute 13 not answered" in cuda.figures
+    r = tl("tools").Analyzer.analysis(gemm.get_tir(**BINDINGS), cuda)
+    assert r.expected_tflops is None
+    assert r.estimated_time == pytest.approx(GEMM_BYTES / (2 * 2619e6 * 640))
+
+
+# A 2-D convolution as an implicit GEMM (NHWC input, KH x KW x C x F weights), the shape of TileLang's
+# examples/analyze/example_conv_analyze.py: sizes bound by T.const keywords, the weights and the output read
+# and written through flat views, the input gathered by T.im2col.
+@tilelang.jit
+def conv(x, w, stride, dil, pad, bm, bn, bk, stages, nthreads):
+    Nb, Ci, Hi, Wi, Co, R = T.const("Nb, Ci, Hi, Wi, Co, R")
+    Ho = (Hi + 2 * pad - dil * (R - 1) - 1) // stride + 1
+    Wo = (Wi + 2 * pad - dil * (R - 1) - 1) // stride + 1
+    x: T.Tensor((Nb, Hi, Wi, Ci), T.float16)
+    w: T.Tensor((R, R, Ci, Co), T.float16)
+    y = T.empty((Nb, Ho, Wo, Co), T.float16)
+    with T.Kernel(T.ceildiv(Co, bn), T.ceildiv(Nb * Ho * Wo, bm), threads=nthreads) as (bx, by):
+        xs = T.alloc_shared((bm, bk), T.float16)
+        ws = T.alloc_shared((bk, bn), T.float16)
+        acc = T.alloc_fragment((bm, bn), T.float32)
+        w2 = T.Tensor((R * R * Ci, Co), T.float16, w.data)
+        y2 = T.Tensor((Nb * Ho * Wo, Co), T.float16, y.data)
+        T.clear(acc)
+        for kk in T.Pipelined(T.ceildiv(R * R * Ci, bk), num_stages=stages):
+            T.im2col(x, xs, by, kk, R, stride, dil, pad)
+            T.copy(w2[kk * bk, bx * bn], ws)
+            T.gemm(xs, ws, acc)
+        T.copy(acc, y2[by * bm, bx * bn])
+    return y
+
+
+def test_conv_example_counts():
+    """FLOPs: 2 x (output pixels) x F x (KH x KW x C), the GEMM's 2*M*N*K with M = N*OH*OW, K = KH*KW*C.
+    Bytes per block and k step: the gathered input tile and the weight tile, then the output tile once."""
+    Nb, Ci, Hi, Wi, Co, R = 2, 64, 16, 16, 128, 3
+    f = conv.get_tir(Nb=Nb, Ci=Ci, Hi=Hi, Wi=Wi, Co=Co, R=R, stride=1, dil=1, pad=1, bm=64, bn=128, bk=32,
+                     stages=3, nthreads=128)
+    r = tl("tools").Analyzer.analysis(f, Device())
+    Ho = Wo = 16
+    assert r.total_flops == 2 * (Nb * Ho * Wo) * Co * (R * R * Ci) == 75497472
+    blocks, steps = (Co // 128) * (Nb * Ho * Wo // 64), R * R * Ci // 32
+    assert r.total_global_bytes == blocks * (steps * (64 * 32 + 32 * 128) * 2 + 64 * 128 * 2)
+    # stride 2: OH = OW = 8, a quarter of the output pixels and of the work
+    f2 = conv.get_tir(Nb=Nb, Ci=Ci, Hi=Hi, Wi=Wi, Co=Co, R=R, stride=2, dil=1, pad=1, bm=64, bn=128, bk=32,
+                      stages=3, nthreads=128)
+    assert tl("tools").Analyzer.analysis(f2, Device()).total_flops == 2 * (Nb * 8 * 8) * Co * (R * R * Ci)
 
 
 @tilelang.jit

@@ -10,11 +10,13 @@ executions (the trip counts of the loops around it times the grid's blocks); tot
 of global tensors its tile ops and element loops read and write, counted the same way.  A trip count the
 counts need that is not a compile-time constant is a CompileError naming the loop, never a wrong number.
 The device's peak figures (tilelang.carver.arch.CUDA: peak_tflops, the dense float16 tensor-core rate, and
-peak_bandwidth_GBps, the DRAM's) turn them into the estimate: estimated_time = max(flops / peak FLOP/s,
-bytes / peak bytes/s), the roofline bound of one launch; result.device states the figures used (the
-reference part of the architecture when there is no CUDA device).
+peak_bandwidth_GBps, the DRAM's, both from the CUDA driver) turn them into the estimate: estimated_time =
+max(flops / peak FLOP/s, bytes / peak bytes/s), the roofline bound of one launch, over the figures that are
+known (TileLang's rule: its Analyzer knows no FLOP rate for sm_90 and takes the memory time alone); None when
+neither is (no CUDA device).  result.device states the figures used and which are unknown.
 """
 from dataclasses import dataclass
+from typing import Optional
 
 from .. import _source
 from .._eager import EagerPrimFunc
@@ -26,13 +28,14 @@ from ..language import PrimFunc
 class AnalysisResult:
     """TileLang's fields: total_flops (floating-point operations of one launch), total_global_bytes (bytes
     read and written in global memory), estimated_time (seconds), expected_tflops (the device's peak
-    TFLOP/s, None when not known), expected_bandwidth_GBps (its peak GB/s); and device: the figures used."""
+    TFLOP/s), expected_bandwidth_GBps (its peak GB/s), each of the last three None when not known; and
+    device: the figures used."""
 
     total_flops: int
     total_global_bytes: int
-    estimated_time: float
-    expected_tflops: float
-    expected_bandwidth_GBps: float
+    estimated_time: Optional[float]
+    expected_tflops: Optional[float]
+    expected_bandwidth_GBps: Optional[float]
     device: str = ""
 
 
@@ -48,13 +51,14 @@ def _source_of(fn):
 
 
 def _peaks(device):
-    """(peak TFLOP/s or None, peak GB/s, the figures in words) of a carver.arch device; a device object
-    without peak_bandwidth_GBps is read as TileLang's (bandwidth[1] in MB/s)."""
+    """(peak TFLOP/s, peak GB/s, the figures in words) of a carver.arch device, None for a figure it does not
+    know; a device object without peak_bandwidth_GBps is read as TileLang's (bandwidth[1] in MB/s)."""
     tflops = getattr(device, "peak_tflops", None)
-    gbps = getattr(device, "peak_bandwidth_GBps", None)
-    if gbps is None:
+    if hasattr(device, "peak_bandwidth_GBps"):
+        gbps = device.peak_bandwidth_GBps
+    else:
         gbps = device.bandwidth[1] / 1000
-    return tflops, float(gbps), getattr(device, "figures", repr(device))
+    return tflops, float(gbps) if gbps else None, getattr(device, "figures", repr(device))
 
 
 class Analyzer:
@@ -79,12 +83,11 @@ class Analyzer:
 
     def calculate(self):
         tflops, gbps, figures = _peaks(self.device)
-        mem_time = self.total_global_bytes / (gbps * 1e9) if gbps > 0 else 0.0
-        compute_time = self.total_flops / (tflops * 1e12) if tflops else None
-        estimated = max(mem_time, compute_time) if compute_time is not None else mem_time
+        times = [t for t in (self.total_global_bytes / (gbps * 1e9) if gbps else None,
+                             self.total_flops / (tflops * 1e12) if tflops else None) if t is not None]
         return AnalysisResult(total_flops=self.total_flops, total_global_bytes=self.total_global_bytes,
-                              estimated_time=estimated, expected_tflops=tflops, expected_bandwidth_GBps=gbps,
-                              device=figures)
+                              estimated_time=max(times) if times else None, expected_tflops=tflops,
+                              expected_bandwidth_GBps=gbps, device=figures)
 
     @classmethod
     def analysis(cls, fn, device, dims=None):

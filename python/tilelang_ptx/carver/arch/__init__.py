@@ -1,9 +1,9 @@
 """tilelang.carver.arch -- CUDA(target): the description of the CUDA device a target runs on (SM count,
-shared memory, warp size, compute capability and the peak figures tilelang.tools.Analyzer uses, from the
-driver; the architecture from the target), and driver (its properties).  Without a CUDA driver or device,
-CUDA describes the reference part of the target's architecture (the figures of _REFERENCE, stated in
-.figures and its repr).  CDNA / RDNA / Metal devices are not supported: constructing one raises
-NotImplementedError."""
+shared memory, warp size, compute capability and the peak figures tilelang.tools.Analyzer uses, each read from
+the CUDA driver; the architecture from the target), and driver (its properties).  A figure the driver cannot
+give (no driver, no device, an attribute it does not answer) is None, and .figures and the repr say which and
+why: nothing is assumed about a device that is not there.  CDNA / RDNA / Metal devices are not supported:
+constructing one raises NotImplementedError."""
 from . import driver  # noqa: F401
 
 
@@ -18,23 +18,26 @@ class TileDevice:
 # x 4096 (GeForce parts of sm_86 / sm_89 accumulate float32 at half the rate).
 _TENSOR_FLOPS_PER_SM_CLOCK = {80: 2048, 86: 1024, 89: 1024, 90: 4096}
 
-# Without a device: each architecture's reference part -- name, SMs, boost clock (MHz), DRAM bandwidth
-# (GB/s), shared memory per block (opt-in bytes), L2 bytes (the datasheets).
-_REFERENCE = {
-    80: ("NVIDIA A100-SXM4-80GB", 108, 1410, 2039, 166912, 40 << 20),
-    86: ("NVIDIA A10", 72, 1695, 600, 101376, 6 << 20),
-    89: ("NVIDIA L40S", 142, 2520, 864, 101376, 96 << 20),
-    90: ("NVIDIA H100 80GB HBM3", 132, 1830, 3352, 232448, 50 << 20),
-}
+# (attribute, the driver's query (a function of driver, looked up at each call), its words in .figures) of
+# each figure read from the device
+_DRIVER_FIGURES = (
+    ("name", "get_device_name", "name"),
+    ("compute_max_core", "get_num_sms", "SM count"),
+    ("smem_cap", "get_max_dynamic_shared_size_bytes", "shared memory per block"),
+    ("reg_cap", "get_registers_per_block", "registers per block"),
+    ("l2_cache_size_bytes", "get_l2_cache_size", "L2 size"),
+    ("clock_mhz", "get_clock_rate_mhz", "SM clock"),
+    ("peak_bandwidth_GBps", "get_peak_bandwidth_gbps", "DRAM bandwidth"),
+)
 
 
 class CUDA(TileDevice):
     """CUDA(target="cuda", device_id=0): target in any of TileLang's spellings; sm_version the
     architecture's number (90 for sm_90a); compute_max_core the SM count and smem_cap the shared
     memory per block (opt-in) of the device, from the driver.  Peak figures (tilelang.tools.Analyzer's):
-    peak_tflops, the dense float16 tensor-core rate (SMs x SM clock x the architecture's FLOPs per SM
-    per clock), and peak_bandwidth_GBps, the DRAM's (memory clock x 2 x bus width).  Without a driver or
-    device: the reference part of the architecture (reference True, figures says which)."""
+    peak_tflops, the dense float16 tensor-core rate (SMs x the SM clock the driver reports x the
+    architecture's FLOPs per SM per clock), and peak_bandwidth_GBps, the DRAM's (2 x memory clock x bus
+    width).  A figure the driver does not give is None (unknown maps it to why; figures says so)."""
 
     def __init__(self, target="cuda", device_id=0):
         from ...jit import resolve_target
@@ -50,41 +53,46 @@ class CUDA(TileDevice):
         self.warp_size = 32
         self.sm_partition = 4
         self.transaction_size = [32, 128]
-        try:
-            self._from_driver(device_id)
-        except RuntimeError as e:
-            self._from_reference(str(e))
-        per_clock = _TENSOR_FLOPS_PER_SM_CLOCK.get(self.sm_version, 0)
-        self.peak_tflops = round(self.compute_max_core * self.clock_mhz * 1e6 * per_clock / 1e12, 1) or None
-        # TileLang's field (MB/s, read by its carver as [low, high])
-        self.bandwidth = [750, int(self.peak_bandwidth_GBps * 1000)]
-
-    def _from_driver(self, device_id):
-        self.name = driver.get_device_name(device_id)
-        self.compute_max_core = driver.get_num_sms(device_id)
-        major, minor = driver.get_compute_capability(device_id)
-        self.compute_capability = f"{major}{minor}"
-        self.smem_cap = driver.get_max_dynamic_shared_size_bytes(device_id)
-        self.reg_cap = driver.get_registers_per_block(device_id)
-        self.l2_cache_size_bytes = driver.get_l2_cache_size(device_id)
-        self.clock_mhz = driver.get_clock_rate_khz(device_id) / 1000
-        self.peak_bandwidth_GBps = driver.get_peak_bandwidth_gbps(device_id)
+        self._read_driver(device_id)
         self.max_smem_usage = self.smem_cap
-        self.reference = False
-        self.figures = (f"{self.name}: {self.compute_max_core} SMs at {self.clock_mhz:.0f} MHz, "
-                        f"{self.peak_bandwidth_GBps:.0f} GB/s (CUDA driver)")
+        per_clock = _TENSOR_FLOPS_PER_SM_CLOCK.get(self.sm_version)
+        known = None not in (self.compute_max_core, self.clock_mhz, per_clock)
+        self.peak_tflops = round(self.compute_max_core * self.clock_mhz * 1e6 * per_clock / 1e12, 1) if known else None
+        if per_clock is None:
+            self.unknown["peak_tflops"] = f"no tensor-core rate known for sm_{self.sm_version}"
+        # TileLang's field (MB/s, read by its carver as [low, high]); TileDevice's [0, 0] when not known
+        gbps = self.peak_bandwidth_GBps
+        self.bandwidth = [750, int(gbps * 1000)] if gbps is not None else [0, 0]
+        self.figures = self._describe()
 
-    def _from_reference(self, why):
-        ref = _REFERENCE.get(self.sm_version) or _REFERENCE[max(k for k in _REFERENCE if k <= self.sm_version)]
-        name, sms, mhz, gbps, smem, l2 = ref
-        self.name, self.compute_max_core, self.clock_mhz, self.peak_bandwidth_GBps = name, sms, mhz, float(gbps)
-        self.compute_capability = f"{self.sm_version // 10}{self.sm_version % 10}"
-        self.smem_cap = self.max_smem_usage = smem
-        self.reg_cap = 65536
-        self.l2_cache_size_bytes = l2
-        self.reference = True
-        self.figures = (f"reference {name} for {self.arch}: {sms} SMs at {mhz} MHz, {gbps} GB/s (no CUDA device: "
-                        f"{why})")
+    def _read_driver(self, device_id):
+        """Each figure of _DRIVER_FIGURES from the driver, or None with the driver's reason in unknown."""
+        self.unknown = {}
+        for attr, query, _ in _DRIVER_FIGURES:
+            try:
+                setattr(self, attr, getattr(driver, query)(device_id))
+            except RuntimeError as e:
+                setattr(self, attr, None)
+                self.unknown[attr] = str(e)
+        try:
+            major, minor = driver.get_compute_capability(device_id)
+            self.compute_capability = f"{major}{minor}"
+        except RuntimeError:  # the architecture of the target
+            self.compute_capability = f"{self.sm_version // 10}{self.sm_version % 10}"
+
+    def _describe(self):
+        """The figures in words, with their source; what is unknown, and why."""
+        if self.compute_max_core is None and self.clock_mhz is None and self.peak_bandwidth_GBps is None:
+            why = next(iter(self.unknown.values()))
+            return f"{self.arch}: no CUDA device ({why}); its SM count, clock and bandwidth are unknown"
+        sms = f"{self.compute_max_core} SMs" if self.compute_max_core is not None else "SM count unknown"
+        clock = f"{self.clock_mhz:.0f} MHz" if self.clock_mhz is not None else "SM clock unknown"
+        gbps = (f"{self.peak_bandwidth_GBps:.0f} GB/s" if self.peak_bandwidth_GBps is not None
+                else "DRAM bandwidth unknown")
+        text = f"{self.name or self.arch}: {sms} at {clock}, {gbps} (CUDA driver)"
+        words = {attr: w for attr, _, w in _DRIVER_FIGURES}
+        missing = [f"{words.get(a, a)}: {why}" for a, why in self.unknown.items()]
+        return text + ("; " + "; ".join(missing) if missing else "")
 
     def __repr__(self):
         return f"CUDA({self.arch}, {self.figures})"

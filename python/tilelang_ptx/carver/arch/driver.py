@@ -107,6 +107,11 @@ def get_clock_rate_khz(device_id=0):
     return get_device_attribute(_CLOCK_RATE, device_id)
 
 
+def get_clock_rate_mhz(device_id=0):
+    """The peak SM clock in MHz."""
+    return get_clock_rate_khz(device_id) / 1000
+
+
 def get_peak_bandwidth_gbps(device_id=0):
     """The peak DRAM bandwidth in GB/s (10^9 bytes per second): 2 transfers per memory clock (double data
     rate) times the bus width in bytes."""
