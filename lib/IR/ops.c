@@ -404,7 +404,8 @@ static bool verify_gemm_sp(tl_verify_ctx *vc, const tl_stmt *s) {
   tl_dtype ta = s->u.tile.args[0].region.buffer->dtype, te = s->u.tile.args[1].region.buffer->dtype;
   tl_dtype tb = s->u.tile.args[2].region.buffer->dtype, tc = s->u.tile.args[3].region.buffer->dtype;
   int ef = tl_sparse_e_factor(ta, te);
-  bool cok = tc.lanes == 1 && tc.code == TL_TYPE_FLOAT && (tc.bits == 32 || (tc.bits == 16 && ta.code == TL_TYPE_FLOAT));
+  bool cok =
+      tc.lanes == 1 && tc.code == TL_TYPE_FLOAT && (tc.bits == 32 || (tc.bits == 16 && ta.code == TL_TYPE_FLOAT));
   if (!ef || !tl_dtype_eq(ta, tb) || !cok) {
     verr(vc, s->loc,
          "T.gemm_sp: unsupported dtypes: A_sparse %s, E %s, B %s, C %s (accepted: A and B float16 with C float16 or "

@@ -253,6 +253,7 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_LDMATRIX:                                                                                         \
   case TL_INTRIN_PTX_STMATRIX:                                                                                         \
   case TL_INTRIN_PTX_MMA:                                                                                              \
+  case TL_INTRIN_PTX_MMA_SP:                                                                                           \
   case TL_INTRIN_PTX_CP_ASYNC:                                                                                         \
   case TL_INTRIN_PTX_COMMIT_GROUP:                                                                                     \
   case TL_INTRIN_PTX_WAIT_GROUP
