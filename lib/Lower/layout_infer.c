@@ -637,6 +637,15 @@ static void scan_gemm_sp(li_state *st, const tl_stmt *s) {
     scan_expr(st, e->min[d], s->loc);
     scan_expr(st, e->extent[d], s->loc);
   }
+  int64_t ax[8];
+  if (region_dims(&s->u.tile.args[0].region, ax) == 2 && (2 * ax[1]) % 32 != 0) {
+    tl_error(st->d, s->loc,
+             "T.gemm_sp: K = %lld is not a multiple of 32 (the k-step of mma.sp.m16n8k32); the tile rule is "
+             "K %% 32 == 0",
+             (long long)(2 * ax[1]));
+    st->errors++;
+    return;
+  }
   int nd = tl_tile_ops[TL_TILE_GEMM].nattrs, pi = tl_tile_op_attr_index(TL_TILE_GEMM, "policy");
   tl_operand ops[3] = {s->u.tile.args[0], s->u.tile.args[2], s->u.tile.args[3]};
   tl_expr *attrs[16] = {0};

@@ -19,6 +19,8 @@ _NIBBLE_BITS = 4
 
 def _name(dt):
     from ..language.dtypes import dtype
+    if isinstance(dt, np.dtype):
+        dt = dt.name
     return str(dtype(dt))
 
 

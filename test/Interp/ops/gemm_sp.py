@@ -1,5 +1,12 @@
 # REQUIRES: tl-run
 # RUN: %tl-opt --emit=tir --kernel=gemm_sp_tile %s | FileCheck %s --check-prefix=TIR
+# RUN: %tl-opt --emit=simt --kernel=gemm_sp_tile %s | FileCheck %s --check-prefix=SIMT
+# RUN: %tl-opt --emit=ptx --target=sm_80 --kernel=gemm_sp_tile %s | FileCheck %s --check-prefix=PTX
+# RUN: %tl-run --device=cpu --check --int-range 0:5 --kernel=gemm_sp_tile %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --int-range 0:5 --kernel=gemm_sp_tile -D e_dtype=int8 -D dtype=bfloat16 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --int-range 0:5 --kernel=gemm_sp_tile -D M=128 -D N=128 -D block_M=128 -D block_N=128 -D threads=256 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check --int-range 0:5 --kernel=gemm_sp_tile --target=sm_90a -D K=640 %s | FileCheck %s
+# RUN: not %tl-opt --emit=simt --kernel=gemm_sp_tile -D block_K=16 -D K=64 %s 2>&1 | FileCheck %s --check-prefix=K16
 # T.gemm_sp (2:4 structured-sparse A, TileLang's examples/gemm_sp): C = dense(A_sparse, E) @ B.  E is built in
 # the kernel from Sel (tl-run draws it in [0, 5] with --int-range 0:5): each group of 4 K values takes one of
 # the 6 ordered position pairs, nibble = first | second << 2 (lib/Support/mma.h "2:4 structured sparsity").
@@ -45,3 +52,8 @@ def gemm_sp_tile(M=64, N=64, K=128, block_M=64, block_N=64, block_K=64, threads=
     return main
 
 # TIR: T.gemm_sp(A_shared, E_shared, B_shared, C_local)
+# SIMT: T.ptx_mma_sp(A_regs, {{.*}}, B_regs, {{.*}}, C_local, {{.*}}, E_regs, {{.*}}, "m16n8k32")
+# PTX: .version 8.5
+# PTX: mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32
+# CHECK: check: PASS
+# K16: error: T.gemm_sp: K = 16 is not a multiple of 32
