@@ -975,7 +975,7 @@ static tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
 
 /* Keyword names of the positional operands (TileLang's parameter names). */
 static const char *operand_name(int op, int i) {
-  static const char *const names[TL_TILE_NUM_OPS][3] = {
+  static const char *const names[TL_TILE_NUM_OPS][4] = {
       [TL_TILE_COPY] = {"src", "dst"},
       [TL_TILE_GEMM] = {"A", "B", "C"},
       [TL_TILE_FILL] = {"buffer", "value"},
@@ -995,8 +995,9 @@ static const char *operand_name(int op, int i) {
       [TL_TILE_ATOMIC_ADDX4] = {"dst", "value"},
       [TL_TILE_FINALIZE_REDUCER] = {"reducer"},
       [TL_TILE_THREAD_ALLREDUCE] = {"dst", "value"},
+      [TL_TILE_GEMM_SP] = {"A_sparse", "E", "B", "C"},
   };
-  if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 3) return NULL;
+  if (op < 0 || op >= TL_TILE_NUM_OPS || i < 0 || i >= 4) return NULL;
   return names[op][i];
 }
 

@@ -14,6 +14,7 @@
  * accepted).  Messages name the rule and the values; errors are located at
  * the operand or attribute at fault when there is one, else at the statement. */
 #include "IR/tir.h"
+#include "Support/mma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,12 @@ static const tl_attr_info gemm_attrs[] = {
      * tiles' K extent); set by lowering's pack-int4 pass on a T.gemm of
      * T.int4 tiles (lib/Lower/pack_int4.c) */
     {"packed_int4", TL_ATTR_BOOL, 0, NULL},
+};
+static const tl_attr_info gemm_sp_attrs[] = {
+    {"transpose_A", TL_ATTR_BOOL, 0, NULL}, {"transpose_E", TL_ATTR_BOOL, 0, NULL},
+    {"transpose_B", TL_ATTR_BOOL, 0, NULL}, {"policy", TL_ATTR_POLICY, TL_POLICY_SQUARE, NULL},
+    {"clear_accum", TL_ATTR_BOOL, 0, NULL}, {"k_pack", TL_ATTR_INT, 1, NULL},
+    {"wg_wait", TL_ATTR_INT, 0, NULL},
 };
 static const tl_attr_info reduce_attrs[] = {
     {"dim", TL_ATTR_INT, -1, NULL},
@@ -351,6 +358,64 @@ static bool verify_gemm(tl_verify_ctx *vc, const tl_stmt *s) {
   return verify_gemm_packed(vc, s, ta, tc, tA, tB) && ok;
 }
 
+/* ---------------------------------------------------------------- gemm_sp */
+/* Extent k (0: rows, 1: cols) of 2-D operand i, transposed when t. */
+static const tl_expr *sp_ext(tl_expr *const *const *ext, int i, bool t, int k) { return ext[i][t ? 1 - k : k]; }
+
+/* M, K and N of A (M, K/2), E (M, K/e_factor), B (K, N) and C (M, N) agree
+ * (each transpose swaps its operand's two extents). */
+static bool verify_gemm_sp_shapes(tl_verify_ctx *vc, const tl_stmt *s, tl_expr *const *const *ext, int ef) {
+  int64_t t[3] = {0, 0, 0}, m, ka, ke, kb, n, mc, nc, me;
+  for (int k = 0; k < 3; k++) attr_int(s, k, &t[k]);
+  bool cm = tl_expr_is_const_int(sp_ext(ext, 0, t[0], 0), &m) && tl_expr_is_const_int(sp_ext(ext, 0, t[0], 1), &ka) &&
+            tl_expr_is_const_int(sp_ext(ext, 1, t[1], 0), &me) && tl_expr_is_const_int(sp_ext(ext, 1, t[1], 1), &ke) &&
+            tl_expr_is_const_int(sp_ext(ext, 2, t[2], 0), &kb) && tl_expr_is_const_int(sp_ext(ext, 2, t[2], 1), &n) &&
+            tl_expr_is_const_int(ext[3][0], &mc) && tl_expr_is_const_int(ext[3][1], &nc);
+  if (!cm) return true; /* symbolic extents: accepted (statically unknown) */
+  if (2 * ka == kb && ke * ef == kb && m == mc && me == mc && n == nc) return true;
+  verr(vc, s->loc,
+       "T.gemm_sp: shapes disagree: A_sparse gives M=%lld, K=2*%lld=%lld; E gives M=%lld, K=%lld*%d=%lld "
+       "(e_factor %d); B gives K=%lld, N=%lld; C is %lldx%lld (the rule: A_sparse (M, K/2), E (M, K/e_factor), "
+       "B (K, N), C (M, N))",
+       (long long)m, (long long)ka, (long long)(2 * ka), (long long)me, (long long)ke, ef, (long long)(ke * ef), ef,
+       (long long)kb, (long long)n, (long long)mc, (long long)nc);
+  return false;
+}
+
+static bool verify_gemm_sp(tl_verify_ctx *vc, const tl_stmt *s) {
+  static const char *const opn[4] = {"A_sparse", "E", "B", "C"};
+  tl_expr *const *ext[4];
+  bool ok = true;
+  for (int k = 0; k < 4; k++) {
+    const tl_operand *o = &s->u.tile.args[k];
+    tl_scope sc = o->region.buffer->scope;
+    bool scope_ok = k == 3 ? sc == TL_SCOPE_FRAGMENT : scope_is_shared(sc) || sc == TL_SCOPE_FRAGMENT;
+    if (!scope_ok) {
+      verr(vc, pick_loc(o->loc, s->loc), "T.gemm_sp: %s must be %s, but '%s' is %s", opn[k],
+           k == 3 ? "a fragment (local.fragment)" : "in shared memory or a fragment", o->region.buffer->name,
+           tl_scope_name(sc));
+      ok = false;
+    }
+    if (gemm_dims(&o->region, &ext[k]) != 2) {
+      verr(vc, pick_loc(o->loc, s->loc), "T.gemm_sp: %s '%s' must be 2-D", opn[k], o->region.buffer->name);
+      return false;
+    }
+  }
+  tl_dtype ta = s->u.tile.args[0].region.buffer->dtype, te = s->u.tile.args[1].region.buffer->dtype;
+  tl_dtype tb = s->u.tile.args[2].region.buffer->dtype, tc = s->u.tile.args[3].region.buffer->dtype;
+  int ef = tl_sparse_e_factor(ta, te);
+  bool cok =
+      tc.lanes == 1 && tc.code == TL_TYPE_FLOAT && (tc.bits == 32 || (tc.bits == 16 && ta.code == TL_TYPE_FLOAT));
+  if (!ef || !tl_dtype_eq(ta, tb) || !cok) {
+    verr(vc, s->loc,
+         "T.gemm_sp: unsupported dtypes: A_sparse %s, E %s, B %s, C %s (accepted: A and B float16 with C float16 or "
+         "float32, bfloat16 with float32; E int8, uint8, int16 or uint16)",
+         tl_dtype_name(ta), tl_dtype_name(te), tl_dtype_name(tb), tl_dtype_name(tc));
+    return false;
+  }
+  return verify_gemm_sp_shapes(vc, s, ext, ef) && ok;
+}
+
 /* ------------------------------------------------------------ fill, clear */
 static bool verify_fill(tl_verify_ctx *vc, const tl_stmt *s) {
   const tl_operand *v = &s->u.tile.args[1];
@@ -620,6 +685,7 @@ const tl_tile_op_info tl_tile_ops[TL_TILE_NUM_OPS] = {
     [TL_TILE_FINALIZE_REDUCER] = {"finalize_reducer", "R", 0, 0, NULL, verify_finalize_reducer, 0, 0, 0},
     [TL_TILE_THREAD_ALLREDUCE] = {"thread_allreduce", "RE", 0, N(allreduce_attrs), allreduce_attrs,
                                   verify_thread_allreduce, 0, 0, 0},
+    [TL_TILE_GEMM_SP] = {"gemm_sp", "RRRR", 3, N(gemm_sp_attrs), gemm_sp_attrs, verify_gemm_sp, 0, 0, 0},
 };
 
 int tl_tile_op_lookup(const char *name) {
@@ -659,7 +725,8 @@ void tl_tile_operand_use(const tl_stmt *s, int i, bool *rd, bool *wr) {
   case TL_TILE_FILL:
   case TL_TILE_CLEAR:
   case TL_TILE_THREAD_ALLREDUCE: *rd = false; return; /* dst only; the value is an expression */
-  case TL_TILE_GEMM: *rd = i != dst || !const_attr(s, "clear_accum", 0); return;
+  case TL_TILE_GEMM:
+  case TL_TILE_GEMM_SP: *rd = i != dst || !const_attr(s, "clear_accum", 0); return;
   case TL_TILE_REDUCE_MAX:
   case TL_TILE_REDUCE_MIN:
   case TL_TILE_REDUCE_SUM:

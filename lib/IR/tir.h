@@ -253,6 +253,7 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_LDMATRIX:                                                                                         \
   case TL_INTRIN_PTX_STMATRIX:                                                                                         \
   case TL_INTRIN_PTX_MMA:                                                                                              \
+  case TL_INTRIN_PTX_MMA_SP:                                                                                           \
   case TL_INTRIN_PTX_CP_ASYNC:                                                                                         \
   case TL_INTRIN_PTX_COMMIT_GROUP:                                                                                     \
   case TL_INTRIN_PTX_WAIT_GROUP
@@ -466,6 +467,10 @@ typedef enum tl_tile_op_id {
    * threads t0 + j*S, j < N, that share t0 = tid - ((tid / S) % N) * S; every
    * one of them gets the result */
   TL_TILE_THREAD_ALLREDUCE,
+  /* T.gemm_sp(A_sparse, E, B, C, ...): C += decompress(A_sparse, E) @ B
+   * with 2:4 structured-sparse A (M, K/2) and its metadata E (M, K /
+   * e_factor) (lib/Support/mma.h "2:4 structured sparsity") */
+  TL_TILE_GEMM_SP,
   TL_TILE_NUM_OPS
 } tl_tile_op_id;
 

@@ -324,6 +324,72 @@ static bool gemm_packed4(re_state *st, const tl_stmt *s, const rregion *A, const
   return gemm_chain(st, c, C->rb, am, bm, M, N, K, &mmi, clear);
 }
 
+/* The dense A (M x K, row-major) of T.gemm_sp's A_sparse a and metadata e
+ * (lib/Support/mma.h "2:4 structured sparsity"): group g of row i keeps
+ * A_sparse (i, 2g) and (i, 2g+1) at K 4g + the nibble's two positions; an
+ * unordered nibble (first >= second) is an error. */
+static bool sp_dense(re_state *st, const tl_stmt *s, const rregion *A, const rregion *E, const mat2 *a, const mat2 *e,
+                     bool tA, bool tE, int ef, int64_t M, int64_t K, double *am) {
+  int64_t ars = tA ? a->cs : a->rs, acs = tA ? a->rs : a->cs, ers = tE ? e->cs : e->rs, ecs = tE ? e->rs : e->cs;
+  int eb = E->rb->dt.bits;
+  memset(am, 0, sizeof *am * (size_t)(M * K));
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t g = 0; g < K / TL_SPARSE_GROUP; g++) {
+      int64_t k = g * TL_SPARSE_GROUP;
+      uint64_t w = (uint64_t)re_buf_get(E->rb, e->base + i * ers + (k / ef) * ecs).i & ((1ull << eb) - 1);
+      unsigned nib = (unsigned)(w >> (4 * ((k % ef) / TL_SPARSE_GROUP))) & 15u, i0 = nib & 3u, i1 = nib >> 2;
+      if (i0 >= i1) {
+        re_error(st, s->loc,
+                 "T.gemm_sp: the metadata of row %lld, K %lld..%lld is positions (%u, %u): not ordered (2:4 "
+                 "metadata names the first kept value's position before the second's, first < second)",
+                 (long long)i, (long long)k, (long long)k + 3, i0, i1);
+        return false;
+      }
+      am[i * K + k + i0] = as_double(A->rb, a->base + i * ars + 2 * g * acs);
+      am[i * K + k + i1] = as_double(A->rb, a->base + i * ars + (2 * g + 1) * acs);
+    }
+  return true;
+}
+
+/* T.gemm_sp(A_sparse, E, B, C): C (+)= dense(A_sparse, E) @ B, chained over
+ * the k-steps of 32 of mma.sp m16n8k32 (tl_mma_step), as the executor's. */
+static bool op_gemm_sp(re_state *st, const tl_stmt *s) {
+  static const char *const nm[4] = {"A_sparse", "E", "B", "C"};
+  rregion R[4];
+  mat2 mt[4];
+  for (int k = 0; k < 4; k++)
+    if (!region_eval(st, s, k, &R[k]) || !region_fits(st, s, &R[k], true) || !as_mat(st, &R[k], nm[k], &mt[k]))
+      return false;
+  int64_t tA, tE, tB, clear;
+  if (!attr_int(st, s, 0, &tA) || !attr_int(st, s, 1, &tE) || !attr_int(st, s, 2, &tB) || !attr_int(st, s, 4, &clear))
+    return false;
+  const mat2 *a = &mt[0], *e = &mt[1], *b = &mt[2], *c = &mt[3];
+  int ef = tl_sparse_e_factor(R[0].rb->dt, R[1].rb->dt);
+  int64_t M = tA ? a->cols : a->rows, K = 2 * (tA ? a->rows : a->cols), ME = tE ? e->cols : e->rows;
+  int64_t KE = (tE ? e->rows : e->cols) * ef, KB = tB ? b->cols : b->rows, N = tB ? b->rows : b->cols;
+  if (!ef || K != KB || K != KE || ME != M || M != c->rows || N != c->cols || K % TL_SPARSE_GROUP) {
+    re_error(st, s->loc,
+             "T.gemm_sp: shapes disagree at run time: A_sparse gives M=%lld, K=%lld; E gives M=%lld, K=%lld; B gives "
+             "K=%lld, N=%lld; C is %lld x %lld",
+             (long long)M, (long long)K, (long long)ME, (long long)KE, (long long)KB, (long long)N, (long long)c->rows,
+             (long long)c->cols);
+    return false;
+  }
+  if (M == 0 || N == 0) return true;
+  double *am = scratch(st, (size_t)(M * K + N * K) + 1);
+  if (!am) {
+    re_error(st, s->loc, "T.gemm_sp: out of memory");
+    return false;
+  }
+  double *bm = am + M * K;
+  if (!sp_dense(st, s, &R[0], &R[1], a, e, tA != 0, tE != 0, ef, M, K, am)) return false;
+  int64_t brs = tB ? b->cs : b->rs, bcs = tB ? b->rs : b->cs;
+  for (int64_t j = 0; j < N; j++)
+    for (int64_t k = 0; k < K; k++) bm[j * K + k] = as_double(R[2].rb, b->base + k * brs + j * bcs);
+  tl_mma_info mi = tl_mma_sp_b_info();
+  return gemm_chain(st, c, R[3].rb, am, bm, M, N, K, &mi, clear != 0);
+}
+
 static bool op_gemm(re_state *st, const tl_stmt *s) {
   rregion A, B, C;
   if (!region_eval(st, s, 0, &A) || !region_eval(st, s, 1, &B) || !region_eval(st, s, 2, &C)) return false;
@@ -578,6 +644,7 @@ bool re_tile_op(re_state *st, const tl_stmt *s) {
   switch (op) {
   case TL_TILE_COPY: return op_copy(st, s);
   case TL_TILE_GEMM: return op_gemm(st, s);
+  case TL_TILE_GEMM_SP: return op_gemm_sp(st, s);
   case TL_TILE_FILL: return op_fill(st, s, false);
   case TL_TILE_CLEAR: return op_fill(st, s, true);
   case TL_TILE_THREAD_ALLREDUCE: /* a top-level one runs between phases (ref_eval.c run_kernel) */

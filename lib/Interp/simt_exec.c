@@ -838,7 +838,8 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
     if (op == TL_INTRIN_DEBUG_PRINT) return sx_debug_print(x, e, mask);
     if (op == TL_INTRIN_NO_SET_MAX_NREG) return true; /* a register-allocation hint */
     if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA ||
-        op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP || op == TL_INTRIN_PTX_WAIT_GROUP)
+        op == TL_INTRIN_PTX_MMA_SP || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||
+        op == TL_INTRIN_PTX_WAIT_GROUP)
       return sx_warp_stmt(x, op, e, mask);
     if (sx_is_async_op(op)) return sx_async_stmt(x, op, e, mask);
     if (sx_is_wgmma_op(op)) return sx_wgmma_stmt(x, op, e, mask);

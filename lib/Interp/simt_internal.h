@@ -317,6 +317,8 @@ bool sx_full_warps(sx *x, const uint8_t *mask, const char *what);
 bool sx_mma_offsets(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *ao, sx_val *bo, sx_val *co);
 /* T.ptx_mma of the m16n8k8 (tf32), m16n8k32 (int8, fp8) and m8n8k4 (f64) shapes (simt_mma.c). */
 bool sx_mma_types(sx *x, const tl_expr *e, const uint8_t *mask);
+/* T.ptx_mma_sp (simt_mma.c): mma.sp m16n8k32 with 2:4 sparse A and its metadata */
+bool sx_mma_sp(sx *x, const tl_expr *e, const uint8_t *mask);
 /* Runs mma call e, its operands a, b, c checked to form the mma.sync of
  * kind mi (every kind, m16n8k16 included): each active warp (all 32 lanes
  * active, or an error) gathers its fragments, computes D and stores it over

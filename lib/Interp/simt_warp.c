@@ -304,6 +304,7 @@ bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask) {
   case TL_INTRIN_PTX_LDMATRIX: return do_ldmatrix(x, call, mask);
   case TL_INTRIN_PTX_STMATRIX: return do_stmatrix(x, call, mask);
   case TL_INTRIN_PTX_MMA: return do_mma(x, call, mask);
+  case TL_INTRIN_PTX_MMA_SP: return sx_mma_sp(x, call, mask); /* simt_mma.c */
   case TL_INTRIN_PTX_CP_ASYNC: return do_cp_async(x, call, mask);
   case TL_INTRIN_PTX_COMMIT_GROUP: return do_commit(x, mask);
   case TL_INTRIN_PTX_WAIT_GROUP: return do_wait(x, call, mask);

@@ -200,6 +200,7 @@ static void check(cs_state *st, const tl_stmt *s, int in_parallel, int depth) {
     case TL_TILE_ATOMIC_ADDX2:
     case TL_TILE_ATOMIC_ADDX4: return; /* lower_atomic.c */
     case TL_TILE_GEMM: /* forms and tiles checked by layout inference */ check_gemm_target(st, s); return;
+    case TL_TILE_GEMM_SP: return; /* forms checked by layout inference and lower_gemm_sp.c */
     case TL_TILE_REDUCE_MAX:
     case TL_TILE_REDUCE_MIN:
     case TL_TILE_REDUCE_SUM:

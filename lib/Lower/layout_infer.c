@@ -626,6 +626,42 @@ static void scan_gemm(li_state *st, const tl_stmt *s) {
   add_bytes(st, i, tl_dtype_bytes(C->dtype));
 }
 
+/* T.gemm_sp(A_sparse, E, B, C): C's layout and warp partition are those
+ * of the dense T.gemm(A_sparse, B, C) (lower_gemm_sp.c keeps the MMA_C
+ * accumulator map; A_sparse's K extent is half the GEMM's, so its K % 16
+ * rule is lower_gemm_sp.c's K % 32); E keeps its row-major layout. */
+static void scan_gemm_sp(li_state *st, const tl_stmt *s) {
+  if (s->u.tile.nargs < 4) return;
+  const tl_region *e = &s->u.tile.args[1].region;
+  for (int d = 0; d < e->ndim; d++) {
+    scan_expr(st, e->min[d], s->loc);
+    scan_expr(st, e->extent[d], s->loc);
+  }
+  int64_t ax[8];
+  if (region_dims(&s->u.tile.args[0].region, ax) == 2 && (2 * ax[1]) % 32 != 0) {
+    tl_error(st->d, s->loc,
+             "T.gemm_sp: K = %lld is not a multiple of 32 (the k-step of mma.sp.m16n8k32); the tile rule is "
+             "K %% 32 == 0",
+             (long long)(2 * ax[1]));
+    st->errors++;
+    return;
+  }
+  int nd = tl_tile_ops[TL_TILE_GEMM].nattrs, pi = tl_tile_op_attr_index(TL_TILE_GEMM, "policy");
+  tl_operand ops[3] = {s->u.tile.args[0], s->u.tile.args[2], s->u.tile.args[3]};
+  tl_expr *attrs[16] = {0};
+  if (nd > 16 || pi < 0) return;
+  if (s->u.tile.attrs) {
+    attrs[tl_tile_op_attr_index(TL_TILE_GEMM, "transpose_B")] = s->u.tile.attrs[2];
+    attrs[pi] = s->u.tile.attrs[3];
+  }
+  tl_stmt v = *s;
+  v.u.tile.op = TL_TILE_GEMM;
+  v.u.tile.args = ops;
+  v.u.tile.nargs = 3;
+  v.u.tile.attrs = attrs;
+  scan_gemm(st, &v);
+}
+
 /* T.reduce_*(src, dst, dim, clear): both operands are identity
  * uses of their fragments (every element at its own coordinates) but do
  * not share a layout: the destination gets the REDUCER layout of the
@@ -783,6 +819,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
   case TL_STMT_TILE:
     if (s->u.tile.op == TL_TILE_COPY || s->u.tile.op == TL_TILE_FILL || s->u.tile.op == TL_TILE_CLEAR) scan_tile(st, s);
     else if (s->u.tile.op == TL_TILE_GEMM) scan_gemm(st, s);
+    else if (s->u.tile.op == TL_TILE_GEMM_SP) scan_gemm_sp(st, s);
     else if (s->u.tile.op >= TL_TILE_REDUCE_MAX && s->u.tile.op <= TL_TILE_REDUCE_ABSMAX) scan_reduce(st, s);
     else if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) scan_annotate(st, s);
     return;

@@ -33,9 +33,9 @@
  * `tile` (a T.unroll variable) at k-step kk into regs[tile * n + e]:
  * element e's (row-or-n, k) from fn, placed at the operand's (row, col)
  * (swapped when the operand is stored transposed: K rows). */
-static tl_stmt *load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_rows, bool is_a, const tl_mma_info *mi,
-                          tl_buffer *regs, int n, tl_var *tile, tl_expr *mn_base, tl_expr *kbase, tl_expr *lane_g,
-                          tl_expr *lane_t) {
+tl_stmt *tl_gemm_load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_rows, bool is_a, const tl_mma_info *mi,
+                           tl_buffer *regs, int n, tl_var *tile, tl_expr *mn_base, tl_expr *kbase, tl_expr *lane_g,
+                           tl_expr *lane_t) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   tl_stmt *st[32];
@@ -98,8 +98,8 @@ tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm
   tl_var *q = tl_names_fresh_var(g->names, loc, "nq", TL_INT32, TL_VAR_LOOP);
   if (!kk || !mv || !nv || !mv2 || !q) return NULL;
   tl_expr *kbase = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), mi->k);
-  tl_stmt *ldA = load_frag(g, A, ta, true, mi, Ar, na, mv, tl_lo_mul(M, loc, wm, WM), kbase, lg, lt);
-  tl_stmt *ldB = load_frag(g, B, !tb, false, mi, Br, nbe, nv, tl_lo_mul(M, loc, wn, WN), kbase, lg, lt);
+  tl_stmt *ldA = tl_gemm_load_frag(g, A, ta, true, mi, Ar, na, mv, tl_lo_mul(M, loc, wm, WM), kbase, lg, lt);
+  tl_stmt *ldB = tl_gemm_load_frag(g, B, !tb, false, mi, Br, nbe, nv, tl_lo_mul(M, loc, wn, WN), kbase, lg, lt);
   if (!ldA || !ldB) return NULL;
   /* mma per (m16 tile, n8 tile); f64: rows g (a[0], c0 c1) then g + 8 (a[1], c2 c3) */
   tl_expr *qv = tl_ir_var(M, loc, q), *m2v = tl_ir_var(M, loc, mv2);

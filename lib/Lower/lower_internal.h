@@ -315,6 +315,17 @@ typedef struct tl_gemm_smem_operand {
  * (mi->kind TF32, I8 or F64; K a multiple of mi->k; C's layout CL the
  * MMA_C one) and returns the sequence of g's statements; NULL on OOM
  * (g->failed). */
+/* Loads the lane's A (is_a) or B fragment elements of m16 / n8 tile `tile`
+ * (a T.unroll variable) at k offset kbase into regs[tile * n + e]: element
+ * e's (row-or-n, k) from mi's maps (tl_mma_a_elem / tl_mma_b_elem) at the
+ * operand's (row, col), swapped when k_rows (lower_gemm_types.c). */
+tl_stmt *tl_gemm_load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_rows, bool is_a, const tl_mma_info *mi,
+                           tl_buffer *regs, int n, tl_var *tile, tl_expr *mn_base, tl_expr *kbase, tl_expr *lane_g,
+                           tl_expr *lane_t);
+/* lower_gemm_sp.c: T.gemm_sp (A_sparse, E, B shared; C a fragment with the
+ * MMA_C layout) to plain shared loads + T.ptx_mma_sp per m16n8k32 step;
+ * NULL after a located error. */
+tl_stmt *tl_lower_gemm_sp(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
 tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
                              const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta, bool tb,
                              bool clear, int64_t K);

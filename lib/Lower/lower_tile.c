@@ -1312,6 +1312,11 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
       if (!g) st->w.errors++;
       return g;
     }
+    case TL_TILE_GEMM_SP: { /* lower_gemm_sp.c */
+      tl_stmt *g = tl_lower_gemm_sp(m, s, &st->w.names, st->threads, st->w.d);
+      if (!g) st->w.errors++;
+      return g;
+    }
     case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
     case TL_TILE_REDUCE_MAX:
     case TL_TILE_REDUCE_MIN:

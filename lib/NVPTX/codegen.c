@@ -625,6 +625,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
   case TL_INTRIN_PTX_STMATRIX: return stmt_arity(g, e) && cg_gen_stmatrix(g, e);
   case TL_INTRIN_PTX_MMA: return stmt_arity(g, e) && cg_gen_mma(g, e);
+  case TL_INTRIN_PTX_MMA_SP: return stmt_arity(g, e) && cg_gen_mma_sp(g, e); /* codegen_mma.c */
   case TL_INTRIN_PTX_CP_ASYNC: return stmt_arity(g, e) && cg_gen_cp_async(g, e);
   case TL_INTRIN_PTX_COMMIT_GROUP: return stmt_arity(g, e) && cg_gen_commit_group(g);
   case TL_INTRIN_PTX_WAIT_GROUP:

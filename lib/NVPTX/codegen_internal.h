@@ -252,6 +252,8 @@ bool cg_gen_hopper_stmt(cg *g, const tl_expr *e);
 /* codegen_wgmma.c: wgmma fence / commit / wait / ss / rs, setmaxnreg */
 bool cg_gen_wgmma_stmt(cg *g, const tl_expr *e);
 bool cg_gen_mma(cg *g, const tl_expr *e);
+/* T.ptx_mma_sp (codegen_mma.c): inline mma.sp::ordered_metadata m16n8k32 .f16/.bf16 -> .f32, PTX 8.5 */
+bool cg_gen_mma_sp(cg *g, const tl_expr *e);
 /* Loads elements k .. k+n-1 of local buffer b at base as one operand of
  * type want (an <n x elem> vector bitcast to want: <2 x half>, i32, ...),
  * the lowest-indexed element in the lowest lane (codegen_matrix.c). */

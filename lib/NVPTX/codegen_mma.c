@@ -79,11 +79,9 @@ static bool gen_mma_fp8(cg *g, const tl_expr *e, const tl_buffer *a, const tl_bu
   return true;
 }
 
-void cg_mark_fp8_module(cg *g) {
-  if (!LLVMGetModuleFlag(g->M, "tl.ptx_version", strlen("tl.ptx_version"))) /* once per module */
-    LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "tl.ptx_version", strlen("tl.ptx_version"),
-                      LLVMValueAsMetadata(LLVMConstInt(g->t_i32, TL_PTX_VERSION_FP8_MMA, 0)));
-}
+static bool mark_ptx_version(cg *g, int v, tl_loc loc);
+
+void cg_mark_fp8_module(cg *g) { mark_ptx_version(g, TL_PTX_VERSION_FP8_MMA, (tl_loc){0}); }
 
 /* T.ptx_mma(a, a_off, b, b_off, c, c_off, "m16n8k8" | "m16n8k32" | "m16n8k64" | "m8n8k4"); "m16n8k64": int8 /
  * uint8 registers of packed .s4 / .u4 pairs (lib/Support/mma.h), 4 bytes per 32-bit operand register as
@@ -167,4 +165,80 @@ bool cg_gen_mma_types(cg *g, const tl_expr *e, const tl_buffer *a, const tl_buff
   }
   cbi->stored = true;
   return true;
+}
+
+/* Sets the module's PTX ISA version for an instruction that needs version v
+ * (the fp8 mma's 8.4, mma.sp::ordered_metadata's 8.5); a module that asked
+ * for v or newer already keeps its version; one that asked for an older one
+ * is refused (false after an error: the flag is set once). */
+static bool mark_ptx_version(cg *g, int v, tl_loc loc) {
+  LLVMMetadataRef md = LLVMGetModuleFlag(g->M, "tl.ptx_version", strlen("tl.ptx_version"));
+  if (!md) {
+    LLVMAddModuleFlag(g->M, LLVMModuleFlagBehaviorOverride, "tl.ptx_version", strlen("tl.ptx_version"),
+                      LLVMValueAsMetadata(LLVMConstInt(g->t_i32, (unsigned)v, 0)));
+    return true;
+  }
+  /* the flag's value is a ConstantAsMetadata: its operand 0 is the constant (emit.c reads it so) */
+  LLVMValueRef cv = LLVMGetOperand(LLVMMetadataAsValue(g->C, md), 0);
+  int64_t have = cv && LLVMIsAConstantInt(cv) ? LLVMConstIntGetSExtValue(cv) : 0;
+  if (have >= v) return true;
+  cg_error(g, loc, "a kernel module needs one PTX ISA version: this instruction needs %d.%d, an earlier one %lld.%lld",
+           v / 10, v % 10, (long long)have / 10, (long long)have % 10);
+  return false;
+}
+
+/* T.ptx_mma_sp(a, a_off, b, b_off, c, c_off, e, e_off, "m16n8k32"):
+ * mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.{f16,bf16}x2.f32
+ * (PTX ISA 8.5 §9.7.14.6) as inline PTX (LLVM 19 has no intrinsic): A's 8
+ * compressed 16-bit values in 4 registers, B's 8 in 4, 4 float32
+ * accumulators, the metadata register packed from e's 32 bits at e_off, the
+ * sparsity selector 0 (lib/Support/mma.h "2:4 structured sparsity"). */
+bool cg_gen_mma_sp(cg *g, const tl_expr *e) {
+  tl_loc loc = e->loc;
+  const tl_buffer *a = cg_buffer_arg(g, e, 0, "a"), *b = a ? cg_buffer_arg(g, e, 2, "b") : NULL;
+  const tl_buffer *c = b ? cg_buffer_arg(g, e, 4, "c") : NULL, *m = c ? cg_buffer_arg(g, e, 6, "e") : NULL;
+  if (!m) return false;
+  const tl_expr *shape = e->u.call.args[8];
+  bool a16 = a->dtype.bits == 16 && (a->dtype.code == TL_TYPE_FLOAT || a->dtype.code == TL_TYPE_BFLOAT);
+  bool c32 = c->dtype.code == TL_TYPE_FLOAT && c->dtype.bits == 32 && c->dtype.lanes == 1;
+  if (shape->kind != TL_EXPR_STRING || strcmp(shape->u.str, "m16n8k32") || !a16 || !tl_dtype_eq(a->dtype, b->dtype) ||
+      !c32 || !tl_sparse_e_factor(a->dtype, m->dtype)) {
+    cg_error(g, loc,
+             "T.ptx_mma_sp: only \"m16n8k32\" with float16/bfloat16 A and B, float32 C and int8/uint8/int16/uint16 "
+             "metadata is an mma.sp form here (got A %s, B %s, C %s, E %s)",
+             tl_dtype_name(a->dtype), tl_dtype_name(b->dtype), tl_dtype_name(c->dtype), tl_dtype_name(m->dtype));
+    return false;
+  }
+  LLVMValueRef offs[4], args[17];
+  for (int i = 0; i < 4; i++)
+    if (!(offs[i] = cg_gen_index64(g, e->u.call.args[2 * i + 1], 0))) return false;
+  for (int i = 0; i < 8; i++)
+    if (!(args[i] = cg_load_packed(g, i < 4 ? a : b, offs[i < 4 ? 0 : 1], 2 * (i % 4), 2, g->t_i32))) return false;
+  buf_info *cbi = cg_get_buf(g, c, loc);
+  if (!cbi) return false;
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
+    if (!p) return false;
+    args[8 + i] = LLVMBuildLoad2(g->B, cbi->elem, p, "");
+    LLVMSetAlignment(args[8 + i], 4);
+  }
+  if (!(args[12] = cg_load_packed(g, m, offs[3], 0, 32 / m->dtype.bits, g->t_i32))) return false;
+  char text[320];
+  const char *ty = a->dtype.code == TL_TYPE_BFLOAT ? "bf16" : "f16";
+  snprintf(text, sizeof text,
+           "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {$0, $1, $2, $3}, "
+           "{$4, $5, $6, $7}, {$8, $9, $10, $11}, {$12, $13, $14, $15}, $16, 0x0;",
+           ty, ty);
+  LLVMTypeRef f4[4] = {g->t_f32, g->t_f32, g->t_f32, g->t_f32};
+  LLVMValueRef r =
+      cg_call_asm(g, LLVMStructTypeInContext(g->C, f4, 4, 0), text, "=f,=f,=f,=f,r,r,r,r,r,r,r,r,f,f,f,f,r", args, 13);
+  if (!r) return false;
+  cg_set_convergent(g, r);
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
+    if (!p) return false;
+    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
+  }
+  cbi->stored = true;
+  return mark_ptx_version(g, TL_PTX_VERSION_SPARSE_MMA, loc);
 }

@@ -142,4 +142,46 @@ static inline double tl_tf32_rna(double x) {
   return f;
 }
 
+/* 2:4 structured sparsity (T.gemm_sp; mma.sp::ordered_metadata.sync.aligned
+ * .m16n8k32.row.col with .f16/.bf16 operands, PTX ISA 8.5 §9.7.14.6 "Sparse
+ * matrix multiply-accumulate": §9.7.14.6.1 the sparse A storage, each group of
+ * 4 consecutive K values keeps 2 with a 4-bit metadata nibble, bits 1:0 the
+ * position of the first kept value and bits 3:2 of the second, first <
+ * second for ordered metadata).  The metadata tensor E of T.gemm_sp holds
+ * the nibbles row-major, each E element of b bits the b/4 groups of
+ * consecutive K, the first in the lowest nibble (TileLang's
+ * examples/gemm_sp/sparse_utils.py compressor), so one E element indexes
+ * e_factor = 4 * (b/4) = b K values.  The instruction's metadata register of
+ * lane l (sparsity selector 0: lanes with l % 4 < 2 supply it) holds for
+ * k-step kk the nibbles of row l/4 in bits 0-15 and of row l/4 + 8 in bits
+ * 16-31, each covering K [kk*32 + 16*(l%2), +16) (§9.7.14.6.2, the m16n8k32
+ * .f16 metadata figure; TileLang's mma_sp_layout.py reads E the same way).
+ * The A fragment is the m16n8k16 A map over the compressed 16x16 tile
+ * (tl_mma_a_elem with TL_MMA_KIND_F16's info), the B fragment the m16n8k32
+ * map over 32x8 with two 16-bit values per register (tl_mma_sp_b_info). */
+enum { TL_SPARSE_GROUP = 4, TL_SPARSE_KEPT = 2, TL_SPARSE_K = 32 };
+
+/* The K values one E element of dtype e indexes for A dtype a, 0 when
+ * T.gemm_sp has no form for them (A float16/bfloat16; E int8/uint8/
+ * int16/uint16). */
+static inline int tl_sparse_e_factor(tl_dtype a, tl_dtype e) {
+  bool a16 = a.lanes == 1 && a.bits == 16 && (a.code == TL_TYPE_FLOAT || a.code == TL_TYPE_BFLOAT);
+  bool eok = e.lanes == 1 && (e.code == TL_TYPE_INT || e.code == TL_TYPE_UINT) && (e.bits == 8 || e.bits == 16);
+  return a16 && eok ? e.bits : 0;
+}
+
+/* The B operand of mma.sp m16n8k32 .f16/.bf16: eight 16-bit values a lane
+ * (four registers), register i holding k = 2t + e%2 + 8i (tl_mma_b_elem). */
+static inline tl_mma_info tl_mma_sp_b_info(void) {
+  return (tl_mma_info){TL_MMA_KIND_F16, "m16n8k32", TL_SPARSE_K, 2, 8, 8, 0};
+}
+
+/* Dense K position (0..31) within the k-step of compressed column cc
+ * (0..15) of a row whose metadata nibbles for the k-step are `nib` (nibble
+ * j of group j, K 4j..4j+3). */
+static inline int tl_sparse_k_of(uint32_t nib, int cc) {
+  int grp = cc / TL_SPARSE_KEPT, which = cc % TL_SPARSE_KEPT;
+  return TL_SPARSE_GROUP * grp + (int)((nib >> (4 * grp + 2 * which)) & 3u);
+}
+
 #endif

@@ -33,6 +33,8 @@ enum {
  * (PTX 8.1 there, §9.7.9.21), is emitted with; every other
  * module keeps its target's ptx_version (lib/NVPTX/emit.c). */
 #define TL_PTX_VERSION_FP8_MMA 84
+/* mma.sp::ordered_metadata (T.gemm_sp): PTX ISA 8.5 */
+#define TL_PTX_VERSION_SPARSE_MMA 85
 
 /* One GPU architecture.  Entries are constant and live for the process. */
 typedef struct tl_target {

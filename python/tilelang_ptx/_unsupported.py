@@ -87,8 +87,7 @@ STUB_MODULES = {
     "cuda.intrinsics.macro.mma_macro_generator": ("TensorCoreIntrinEmitter",
                                                   "TensorCoreIntrinEmitterWithLadderTransform",
                                                   "INT4TensorCoreIntrinEmitter"),
-    "cuda.intrinsics.sparse_layout": ("make_cutlass_metadata_layout", "GROUP_CONFIG", "get_e_factor",
-                                      "get_e_replicate_factor"),
+    "cuda.intrinsics.sparse_layout": ("make_cutlass_metadata_layout",),
     "rocm": (),
     "rocm.target": ("target_is_gfx950", "target_is_cdna"),
     "rocm.intrinsics": (),
@@ -109,10 +108,14 @@ def _accept_decorator(symbol):
 
 def _provided(rel):
     """The names a stub module does provide: layout constructors a kernel names in T.annotate_layout (the
-    compiler reads them from the source: docs/layouts.md "Annotated layouts")."""
+    compiler reads them from the source: docs/layouts.md "Annotated layouts"); the 2:4 sparsity helpers
+    (utils/sparse.py)."""
     from . import layout
     if rel in ("cuda.intrinsics", "cuda.intrinsics.layout.mma_layout"):
         return {"make_mma_swizzle_layout": layout.make_mma_swizzle_layout}
+    if rel == "cuda.intrinsics.sparse_layout":
+        from .utils import sparse
+        return {n: getattr(sparse, n) for n in ("GROUP_CONFIG", "get_e_factor", "get_e_replicate_factor")}
     return {}
 
 
