@@ -29,7 +29,9 @@
  *     crosses the back edge and it dies inside the iteration;
  *   - to the whole top-level statements it is used in when an asynchronous
  *     unit touches it (cp.async, bulk copies, TMA, wgmma: their accesses
- *     complete later than the statement issuing them);
+ *     complete later than the statement issuing them); sequences nested at
+ *     the top (rasterize.c wraps the body in one) are looked through, so a
+ *     pipelined loop is such a statement and an epilogue after it another;
  *   - to the whole kernel for an mbarrier's bytes (PTX ISA §9.7.13.15: an
  *     mbarrier object's memory is reused only after mbarrier.inval).
  * Barriers.  A T.sync_threads() counts between leaves a < b when it lies
@@ -191,6 +193,16 @@ static int renewing_loop(const sr_state *st, int a, const tl_var *v) {
   return -1;
 }
 
+/* The top-level statement holding node n: the highest statement on its path below the kernel body whose
+ * ancestors are all sequences (sequences nested at the top, e.g. rasterize.c's LETs around the old body,
+ * are looked through; n itself when every node above it is a sequence). */
+static int top_stmt(const sr_state *st, int n) {
+  int top = n;
+  for (int c = n; c >= 0 && N(st, c)->depth >= 1; c = N(st, c)->parent)
+    if (N(st, c)->s->kind != TL_STMT_SEQ) top = c;
+  return top;
+}
+
 static void lifetime(sr_state *st, int i) {
   sr_life *L = &st->life[i];
   int nl = (int)st->leaf.len;
@@ -213,10 +225,8 @@ static void lifetime(sr_state *st, int i) {
       else if (n->s->kind == TL_STMT_FOR && !holds(n, L->alloc_leaf) && !(R >= 0 && is_anc(st, c, R)))
         widen(L, n); /* the value crosses its back edge */
     }
-  if (L->async) { /* the top-level statements (depth 1) holding lo and hi */
-    int c = st->leaf.data[L->lo], e = st->leaf.data[L->hi];
-    while (N(st, c)->depth > 1) c = N(st, c)->parent;
-    while (N(st, e)->depth > 1) e = N(st, e)->parent;
+  if (L->async) { /* the top-level statements holding lo and hi */
+    int c = top_stmt(st, st->leaf.data[L->lo]), e = top_stmt(st, st->leaf.data[L->hi]);
     L->lo = N(st, c)->begin, L->hi = N(st, e)->end - 1;
   }
   if (L->whole) L->lo = 0, L->hi = nl - 1;
