@@ -313,7 +313,10 @@ void tl_uniformity_free(tl_uniformity *u) {
  * runs it together, its iterations spread over the threads (lower-tile-ops).
  * That meaning is one only when every thread reaches the loop alike and no
  * iteration reads a value that depends on which thread runs it; otherwise
- * the loop is refused (a thread-dependent T.Parallel has two readings). */
+ * the loop is refused (a thread-dependent T.Parallel has two readings).
+ * Fragments are refused in such a loop: per-thread code may write their
+ * elements by thread, which layout inference does not see (F[tx] = ...
+ * then F[(i + 1) % n] in the loop read what no thread of it wrote). */
 typedef struct par_check {
   tl_visitor v; /* first */
   const un_state *st;
@@ -331,7 +334,9 @@ static void pc_stmt(tl_visitor *v, const tl_stmt *s) {
     if (s->kind == TL_STMT_LET && !tl_map_put(&p->inner, s->u.let.var, (void *)s)) p->oom = true;
     return;
   }
-  if (!p->bad_s && s->kind == TL_STMT_STORE && is_local(s->u.store.buffer)) p->bad_s = s;
+  if (!p->bad_s && s->kind == TL_STMT_STORE &&
+      (is_local(s->u.store.buffer) || s->u.store.buffer->scope == TL_SCOPE_FRAGMENT))
+    p->bad_s = s;
 }
 
 static void pc_expr(tl_visitor *v, const tl_expr *e) {
@@ -341,19 +346,21 @@ static void pc_expr(tl_visitor *v, const tl_expr *e) {
   if (e->kind == TL_EXPR_VAR && e->u.var)
     bad = e->u.var->kind == TL_VAR_THREAD ||
           (tl_map_get(&p->st->bad, e->u.var, NULL) && !tl_map_get(&p->inner, e->u.var, NULL));
-  else if (e->kind == TL_EXPR_LOAD) /* a fragment is the loop's business; a local buffer must be uniform */
-    bad = is_local(e->u.load.buffer) && tl_map_get(&p->st->bad, e->u.load.buffer, NULL);
+  else if (e->kind == TL_EXPR_LOAD) /* a local buffer must be uniform; a fragment is not taken here yet */
+    bad = e->u.load.buffer->scope == TL_SCOPE_FRAGMENT ||
+          (is_local(e->u.load.buffer) && tl_map_get(&p->st->bad, e->u.load.buffer, NULL));
   else if (e->kind == TL_EXPR_CALL) bad = varies_node(e, (void *)p->st);
   if (bad) p->bad_e = e;
 }
 
 static void par_report(un_state *st, const tl_stmt *loop, const par_check *p, tl_loc tid_at) {
   if (p->bad_s) {
+    const tl_buffer *b = p->bad_s->u.store.buffer;
     tl_error(st->d, p->bad_s->loc,
-             "T.Parallel in per-thread code writes the local buffer '%s': the loop's iterations are spread over "
-             "the threads of the block, and each thread has its own '%s'; write a T.serial loop (each thread "
-             "runs it whole) or use a fragment",
-             p->bad_s->u.store.buffer->name, p->bad_s->u.store.buffer->name);
+             "T.Parallel in per-thread code writes the %s buffer '%s': the loop's iterations are spread over the "
+             "threads of the block, and each thread holds its own part of '%s' (not supported yet in per-thread "
+             "code); write a T.serial loop (each thread runs it whole) or go through a shared buffer",
+             tl_scope_name(b->scope), b->name, b->name);
   } else {
     const tl_stmt *why = NULL;
     const char *what = describe(st, p->bad_e, &why);

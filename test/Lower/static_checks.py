@@ -31,7 +31,7 @@
 # PAR: static_checks.py:100:23: error: T.Parallel in per-thread code reads 'tn', a value computed from per-thread data: the loop's iterations are spread over the threads of the block (as in a tile program), so an iteration must not depend on the thread that runs it; write T.serial (or T.vectorized) for a loop of each thread
 # PAR: static_checks.py:98:17: note: 'tn' takes a per-thread value here
 # PARBR: static_checks.py:104:21: error: T.Parallel in per-thread code under a branch or loop that the threads may take apart: the loop's iterations are spread over the threads of the block, so every thread must reach it (branch on block indices, parameters or values every thread holds alike), or write T.serial for a loop of each thread
-# PARLOC: static_checks.py:110:21: error: T.Parallel in per-thread code writes the local buffer 'L': the loop's iterations are spread over the threads of the block, and each thread has its own 'L'; write a T.serial loop (each thread runs it whole) or use a fragment
+# PARLOC: static_checks.py:110:21: error: T.Parallel in per-thread code writes the local buffer 'L': the loop's iterations are spread over the threads of the block, and each thread holds its own part of 'L' (not supported yet in per-thread code); write a T.serial loop (each thread runs it whole) or go through a shared buffer
 # PAROK-NOT: error
 # PAROK: T.get_thread_binding
 # PARREF: static_checks.py:116:17: error: T.Parallel in per-thread code: the reference evaluator runs a per-thread kernel one thread at a time and does not spread this loop over the threads as the lowering does; run the kernel on the SIMT executor without --check and compare with another reference (NumPy)
@@ -116,6 +116,13 @@ def checks(case="row_alias"):
                 for i, k in T.Parallel(4, 8):
                     S[i, k] = A[i, k] * 2.0
                 B[tn // 8, tn % 8] = S[tn // 8, tn % 8] + 1.0
+            elif case == "parallel_frag":
+                # each thread writes its own element of F: the loop would read elements no thread of it wrote
+                tn = T.get_thread_binding(0)
+                F = T.alloc_fragment((32,), "float32")
+                F[tn] = A[tn // 8, tn % 8]
+                for k in T.Parallel(32):
+                    B[k // 8, k % 8] = F[(k + 1) % 32]
             else:
                 # parallel_serial: the per-thread loop spelled T.serial has one meaning everywhere
                 tn = T.get_thread_binding(0)
@@ -124,3 +131,6 @@ def checks(case="row_alias"):
                         B[tn, k] = A[tn, k]
 
     return main
+
+# RUN: not %tl-opt --emit=simt -D case=parallel_frag %s 2>&1 | FileCheck %s --check-prefix=PARFRAG
+# PARFRAG: static_checks.py:125:40: error: T.Parallel in per-thread code reads 'F', a fragment element (each thread holds its own part of a fragment)
