@@ -183,6 +183,10 @@ static val *get_attr(elab *E, val *v, const char *name, tl_loc name_loc) {
   case V_BUFREF: /* an element access (TVM's BufferLoad) has its buffer's dtype; a region has none */
     if (!strcmp(name, "dtype") && v->u.ref.corner) return mk_dtype(E, v->u.ref.buf->dtype);
     break;
+  case V_DICT: /* an object of the prelude (TensorCoreIntrinEmitter): its attributes */
+    for (int i = 0; v->is_obj && i < v->u.dict.n; i++)
+      if (v->u.dict.keys[i]->k == V_STR && !strcmp(v->u.dict.keys[i]->u.s, name)) return v->u.dict.vals[i];
+    break;
   case V_DTYPE:
     if (!strcmp(name, "bits")) return mk_int(E, v->u.dt.bits);
     if (!strcmp(name, "lanes")) return mk_int(E, v->u.dt.lanes);
@@ -1220,6 +1224,7 @@ static val *eval_call(elab *E, const tl_ast_expr *x) {
   bool py = false; /* list/dict methods, dict(k=v), itertools.product(*seqs): elab_pycalls.c */
   val *pv = py_method_call(E, x, &py);
   if (!py) pv = py_extra_call(E, x, &py);
+  if (!py) pv = tl_el_prelude_call(E, x, &py);
   if (py) return pv;
   bool star = false;
   for (int i = 0; i < x->u.call.nargs; i++) star |= x->u.call.args[i]->kind == TL_AST_STARRED;

@@ -68,6 +68,7 @@ typedef struct scope scope;
 struct val {
   vkind k;
   bool is_list;            /* V_TUPLE: written as a list */
+  bool is_obj;             /* V_DICT: an object whose attributes are the keys (elab_prelude.c) */
   bool builtin;            /* V_FUNC */
   const tl_define *origin; /* the -D that produced this value, or NULL */
   union {
@@ -163,6 +164,7 @@ typedef struct elab {
   bool *def_used;
   scope *sc; /* current scope */
   scope *module_scope;
+  scope *prelude;              /* the prelude's module scope once parsed (elab_prelude.c), or NULL */
   tl_primfunc *pf;             /* prim_func being elaborated, or NULL */
   tl_pass_configs jit_configs; /* the enclosing tilelang.jit's pass_configs */
   int nkernels;
@@ -455,6 +457,10 @@ val *py_extra_call(elab *E, const tl_ast_expr *x, bool *handled);
  * level, and inside compile-time helper functions). */
 #define do_import(...) tl_el_do_import(__VA_ARGS__)
 void do_import(elab *E, const tl_ast_stmt *s);
+/* elab_prelude.c: the prelude's value of an imported path (tilelang.cuda.intrinsics.TensorCoreIntrinEmitter, ...)
+ * or NULL; its builtins __tl_object__ / __tl_scope__ (*handled false for any other call). */
+val *tl_el_prelude_value(elab *E, const char *path);
+val *tl_el_prelude_call(elab *E, const tl_ast_expr *x, bool *handled);
 /* elab_autotune.c: the @tilelang.autotune decorator's configs (tune_space.h). */
 struct tl_tune_space;
 #define elab_autotune(...) tl_el_elab_autotune(__VA_ARGS__)

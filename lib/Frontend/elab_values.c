@@ -124,7 +124,7 @@ const char *type_name(const val *v) {
   case V_STR: return "str";
   case V_DTYPE: return "dtype";
   case V_TUPLE: return v->is_list ? "list" : "tuple";
-  case V_DICT: return "dict";
+  case V_DICT: return v->is_obj ? "object" : "dict";
   case V_EXPR: return "PrimExpr";
   case V_BUFFER: return "Buffer";
   case V_BUFREF: return "BufferRegion";
@@ -148,7 +148,7 @@ const char *describe(elab *E, const val *v) {
   case V_STR: return tprintf(E, "string '%.100s'", v->u.s);
   case V_DTYPE: return tprintf(E, "dtype %s", tl_dtype_name(v->u.dt));
   case V_TUPLE: return v->is_list ? "a list" : "a tuple";
-  case V_DICT: return "a dict";
+  case V_DICT: return v->is_obj ? "an object" : "a dict";
   case V_EXPR: return tprintf(E, "an expression of type %s", tl_dtype_name(v->u.e->dtype));
   case V_BUFFER: return tprintf(E, "buffer '%s'", v->u.buf->name);
   case V_BUFREF: return tprintf(E, "a region of buffer '%s'", v->u.ref.buf->name);

@@ -594,6 +594,8 @@ static val *module_value(elab *E, const char *path) {
   if (!strcmp(path, "tilelang")) return mk_ns(E, NS_TILELANG);
   if (!strcmp(path, "tilelang.language")) return mk_ns(E, NS_T);
   if (!strcmp(path, "tilelang.jit")) return mk_ns(E, NS_JIT);
+  val *pre = tl_el_prelude_value(E, path);
+  if (pre) return pre;
   const char *dot = strchr(path, '.');
   const char *mod = dot ? tl_arena_strndup(&E->tmp, path, (size_t)(dot - path)) : tl_arena_strdup(&E->tmp, path);
   const char *desc = tl_arena_strdup(&E->tmp, path);

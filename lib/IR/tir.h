@@ -693,14 +693,6 @@ int tl_workspace_collect(const tl_primfunc *f, tl_buffer **bufs, int max);
 int64_t tl_workspace_bytes(const tl_buffer *b);
 /* The most workspace buffers a function may have. */
 #define TL_WORKSPACE_MAX 4
-/* The one wording of the refusal of a T.Parallel loop in a kernel whose body
- * uses the thread index (lib/Lower/static_check.c, and the reference
- * evaluator, lib/Interp/ref_eval.c, which refuses it the same way). */
-#define TL_MSG_PARALLEL_PER_THREAD                                                                                     \
-  "T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, "             \
-  "but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a "               \
-  "loop of each thread, or drop the thread index"
-
 /* Folding helpers. */
 bool tl_expr_is_const_int(const tl_expr *e, int64_t *v);
 /* hi - lo as a constant *c when both are affine in the same atoms (sums of

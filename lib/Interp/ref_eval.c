@@ -35,7 +35,8 @@
  *    allreduce) is a phase boundary too: each thread's destination gets its
  *    group's values combined in group order.  A barrier nested in a loop or branch, warp
  *    shuffles, tile ops on shared or global memory and T.Parallel loops in
- *    such code are errors.  In tile programs T.sync_threads() does nothing.
+ *    such code are errors (the lowering gives such a T.Parallel its tile
+ *    meaning when every thread reaches it alike: lib/Lower/uniform.c).  In tile programs T.sync_threads() does nothing.
  * Out-of-bounds explicit loads and stores are errors (with the statement's
  * location); tile ops pad out-of-bounds global reads with 0 and skip
  * out-of-bounds global writes (ref_eval_ops.c).  Recursion is bounded. */
@@ -887,8 +888,11 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
                "programs");
       return;
     }
-    if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) { /* refused as lib/Lower/static_check.c does */
-      re_error(st, s->loc, "%s", TL_MSG_PARALLEL_PER_THREAD);
+    if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) { /* the lowering's meaning: lib/Lower/uniform.c */
+      re_error(st, s->loc,
+               "T.Parallel in per-thread code: the reference evaluator runs a per-thread kernel one thread at a "
+               "time and does not spread this loop over the threads as the lowering does; run the kernel on the "
+               "SIMT executor without --check and compare with another reference (NumPy)");
       return;
     }
     if (s->u.loop.nvars < 1 || !s->u.loop.vars || !s->u.loop.extents) {

@@ -31,6 +31,11 @@ bool tl_lower_check_while_uniform(const tl_primfunc *f, tl_diag *d);
 /* uniform.c: the local buffers (T.alloc_local / T.alloc_var) of a tile-IR or SIMT-IR body that every thread holds
  * alike: each write stores a uniform value at uniform indices under uniform control (the while check's
  * fixed point).  tl_uniformity_new: NULL on out of memory; the caller frees it with tl_uniformity_free. */
+/* uniform.c (called by static_check.c for a kernel body that reads the thread index): every T.Parallel loop
+ * is reached by every thread alike and its iterations read no per-thread value (the thread index, a variable
+ * or local buffer computed from it, a fragment element) nor write a local or fragment buffer; else one located
+ * error per loop. */
+bool tl_lower_check_parallel_per_thread(const tl_stmt *kernel_body, tl_loc tid_at, tl_diag *d);
 typedef struct tl_uniformity tl_uniformity;
 tl_uniformity *tl_uniformity_new(const tl_stmt *body);
 bool tl_uniformity_local(const tl_uniformity *u, const tl_buffer *b);

@@ -28,11 +28,13 @@
  *     count as taken.
  *  3. A T.Parallel loop in a kernel whose body uses the thread index
  *     (T.get_thread_binding / get_lane_idx / get_warp_idx outside tile-op
- *     operands: a per-thread program, as the reference evaluator runs it) is
- *     an error.  Each thread already runs such a loop in full, while the
- *     lowering spreads a T.Parallel over the threads: the two meanings give
- *     different results (B[tn, k] = A[tn, k] became B[tn, tn] = A[tn, tn]),
- *     so it is refused; T.serial or T.vectorized say "per thread".
+ *     operands: a per-thread program) keeps its tile meaning, spread over
+ *     the threads (TileLang's GEMM from TensorCoreIntrinEmitter macros loads
+ *     shared tiles so), when every thread reaches it alike and no iteration
+ *     reads a per-thread value (uniform.c,
+ *     tl_lower_check_parallel_per_thread); otherwise it has two readings
+ *     (B[tn, k] = A[tn, k] became B[tn, tn] = A[tn, tn]) and is an error:
+ *     T.serial or T.vectorized say "per thread".
  *  4. A fragment or shared buffer that is written only in part: an
  *     unguarded load whose index takes, in some dimension, a value outside
  *     the range of every write of the buffer in the kernel (stores with
@@ -398,12 +400,6 @@ static void walk_expr(sc_state *st, const tl_expr *e, bool guarded, int depth) {
 static void walk_stmt(sc_state *st, const tl_stmt *s, bool guarded, int depth);
 
 static void walk_loop(sc_state *st, const tl_stmt *s, bool guarded, int depth) {
-  if (s->u.loop.kind == TL_LOOP_PARALLEL && st->per_thread) {
-    tl_error(st->d, s->loc, "%s", TL_MSG_PARALLEL_PER_THREAD);
-    tl_note(st->d, st->tid_at, "the kernel body uses the thread index here");
-    st->errors++;
-    return;
-  }
   int mark = st->nbind;
   bool runs = true;
   for (int i = 0; i < s->u.loop.nvars; i++) {
@@ -524,6 +520,7 @@ static void check_kernel(sc_state *st, const tl_stmt *k) {
     if (known && g <= 0) return; /* no block runs */
     if (k->u.kernel.block_vars[i]) push(st, k->u.kernel.block_vars[i], known ? var_range(st, 0, g - 1) : SC_UNKNOWN);
   }
+  if (st->per_thread && !tl_lower_check_parallel_per_thread(k->u.kernel.body, st->tid_at, st->d)) st->errors++;
   walk_stmt(st, k->u.kernel.body, false, 0);
   for (size_t i = 0; i < st->uses.len; i++) {
     const sc_use *u = &st->uses.data[i];

@@ -313,3 +313,133 @@ void tl_uniformity_free(tl_uniformity *u) {
   tl_map_free(&u->st.bad);
   free(u);
 }
+
+/* ------------------------------------------- T.Parallel in per-thread code */
+/* A T.Parallel loop of a per-thread kernel (one whose body reads the thread
+ * index) means what it means in a tile program, as in TileLang: the block
+ * runs it together, its iterations spread over the threads (lower-tile-ops).
+ * That meaning is one only when every thread reaches the loop alike and no
+ * iteration reads a value that depends on which thread runs it; otherwise
+ * the loop is refused (a thread-dependent T.Parallel has two readings).
+ * Fragments are refused in such a loop: per-thread code may write their
+ * elements by thread, which layout inference does not see (F[tx] = ...
+ * then F[(i + 1) % n] in the loop read what no thread of it wrote). */
+typedef struct par_check {
+  tl_visitor v; /* first */
+  const un_state *st;
+  tl_map inner; /* tl_var * bound inside the loop (its own, nested loops', LETs) */
+  const tl_expr *bad_e;
+  const tl_stmt *bad_s;
+  bool collect, oom;
+} par_check;
+
+static void pc_stmt(tl_visitor *v, const tl_stmt *s) {
+  par_check *p = (par_check *)v;
+  if (p->collect) {
+    for (int i = 0; s->kind == TL_STMT_FOR && i < s->u.loop.nvars; i++)
+      if (!tl_map_put(&p->inner, s->u.loop.vars[i], (void *)s)) p->oom = true;
+    if (s->kind == TL_STMT_LET && !tl_map_put(&p->inner, s->u.let.var, (void *)s)) p->oom = true;
+    return;
+  }
+  if (!p->bad_s && s->kind == TL_STMT_STORE &&
+      (is_local(s->u.store.buffer) || s->u.store.buffer->scope == TL_SCOPE_FRAGMENT))
+    p->bad_s = s;
+}
+
+static void pc_expr(tl_visitor *v, const tl_expr *e) {
+  par_check *p = (par_check *)v;
+  if (p->collect || p->bad_e) return;
+  bool bad = false;
+  if (e->kind == TL_EXPR_VAR && e->u.var)
+    bad = e->u.var->kind == TL_VAR_THREAD ||
+          (tl_map_get(&p->st->bad, e->u.var, NULL) && !tl_map_get(&p->inner, e->u.var, NULL));
+  else if (e->kind == TL_EXPR_LOAD) /* a local buffer must be uniform; a fragment is not taken here yet */
+    bad = e->u.load.buffer->scope == TL_SCOPE_FRAGMENT ||
+          (is_local(e->u.load.buffer) && tl_map_get(&p->st->bad, e->u.load.buffer, NULL));
+  else if (e->kind == TL_EXPR_CALL) bad = varies_node(e, (void *)p->st);
+  if (bad) p->bad_e = e;
+}
+
+static void par_report(un_state *st, const tl_stmt *loop, const par_check *p, tl_loc tid_at) {
+  if (p->bad_s) {
+    const tl_buffer *b = p->bad_s->u.store.buffer;
+    tl_error(st->d, p->bad_s->loc,
+             "T.Parallel in per-thread code writes the %s buffer '%s': the loop's iterations are spread over the "
+             "threads of the block, and each thread holds its own part of '%s' (not supported yet in per-thread "
+             "code); write a T.serial loop (each thread runs it whole) or go through a shared buffer",
+             tl_scope_name(b->scope), b->name, b->name);
+  } else {
+    const tl_stmt *why = NULL;
+    const char *what = describe(st, p->bad_e, &why);
+    const char *name = p->bad_e->kind == TL_EXPR_VAR    ? p->bad_e->u.var->name
+                       : p->bad_e->kind == TL_EXPR_LOAD ? p->bad_e->u.load.buffer->name
+                                                        : tl_intrinsic_name(p->bad_e->u.call.op);
+    tl_error(st->d, p->bad_e->loc.line ? p->bad_e->loc : loop->loc,
+             "T.Parallel in per-thread code reads '%s', %s: the loop's iterations are spread over the threads of "
+             "the block (as in a tile program), so an iteration must not depend on the thread that runs it; "
+             "write T.serial (or T.vectorized) for a loop of each thread",
+             name, what);
+    if (why) tl_note(st->d, why->loc, "'%s' takes a per-thread value here", name);
+  }
+  tl_note(st->d, tid_at, "the kernel body uses the thread index here");
+  st->errors++;
+}
+
+static void par_one(un_state *st, const tl_stmt *loop, tl_loc tid_at) {
+  par_check p = {.v = {.stmt = pc_stmt, .expr = pc_expr}, .st = st, .collect = true};
+  tl_map_init(&p.inner);
+  tl_visit_stmt(&p.v, loop);
+  p.collect = false;
+  if (!p.oom) tl_visit_stmt(&p.v, loop->u.loop.body);
+  if (p.oom) st->oom = true;
+  else if (p.bad_s || p.bad_e) par_report(st, loop, &p, tid_at);
+  tl_map_free(&p.inner);
+}
+
+/* Every T.Parallel of s (not nested in another): div says the control
+ * reaching s may differ between threads. */
+static void par_walk(un_state *st, const tl_stmt *s, bool div, tl_loc tid_at, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH || st->oom) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) par_walk(st, s->u.seq.stmts[i], div, tid_at, depth + 1);
+    return;
+  case TL_STMT_KERNEL: par_walk(st, s->u.kernel.body, div, tid_at, depth + 1); return;
+  case TL_STMT_FOR: {
+    const int nv = s->u.loop.nvars;
+    if (s->u.loop.kind == TL_LOOP_PARALLEL && div) {
+      tl_error(st->d, s->loc,
+               "T.Parallel in per-thread code under a branch or loop that the threads may take apart: the "
+               "loop's iterations are spread over the threads of the block, so every thread must reach it "
+               "(branch on block indices, parameters or values every thread holds alike), or write T.serial "
+               "for a loop of each thread");
+      tl_note(st->d, tid_at, "the kernel body uses the thread index here");
+      st->errors++;
+      return;
+    }
+    if (s->u.loop.kind == TL_LOOP_PARALLEL) return par_one(st, s, tid_at);
+    bool d = div || s->u.loop.kind == TL_LOOP_THREAD || any_varies(st, nv, s->u.loop.extents) ||
+             any_varies(st, nv, s->u.loop.mins) || varies(st, s->u.loop.step);
+    par_walk(st, s->u.loop.body, d, tid_at, depth + 1);
+    return;
+  }
+  case TL_STMT_IF: {
+    bool d = div || varies(st, s->u.ifs.cond);
+    par_walk(st, s->u.ifs.then_s, d, tid_at, depth + 1);
+    par_walk(st, s->u.ifs.else_s, d, tid_at, depth + 1);
+    return;
+  }
+  case TL_STMT_WHILE: par_walk(st, s->u.whiles.body, div || varies(st, s->u.whiles.cond), tid_at, depth + 1); return;
+  default: return;
+  }
+}
+
+bool tl_lower_check_parallel_per_thread(const tl_stmt *kernel_body, tl_loc tid_at, tl_diag *d) {
+  un_state st = {.d = d};
+  tl_map_init(&st.bad);
+  fixed_point(&st, kernel_body);
+  if (st.oom) tl_error(d, tid_at, "out of memory in the check of T.Parallel loops in per-thread code");
+  else par_walk(&st, kernel_body, false, tid_at, 0);
+  tl_map_free(&st.bad);
+  return !st.oom && st.errors == 0;
+}

@@ -246,12 +246,16 @@ def test_tvm_namespace():
 
 def test_names_not_provided():
     for mod, name in [("tools", "plot_layout"),
-                      ("cuda.intrinsics.macro.mma_macro_generator", "TensorCoreIntrinEmitter"),
-                      ("cuda.intrinsics", "get_swizzle_layout"),
+                      ("cuda.intrinsics.macro.mma_macro_generator", "TensorCoreIntrinEmitterWithLadderTransform"),
+                      ("cuda.intrinsics", "get_mma_micro_size"),
                       ("rocm.intrinsics.mfma_macro_generator", "MatrixCorePreshuffleIntrinEmitter")]:
         obj = getattr(tl(mod), name)
         with pytest.raises(NotImplementedError, match=f"tilelang.{mod}.{name}.*does not provide it"):
             obj()
+    # provided: libtilelang's prelude runs them in kernels (test_mma_emitter.py)
+    emitter = tl("cuda.intrinsics.macro.mma_macro_generator").TensorCoreIntrinEmitter
+    assert tl("cuda.intrinsics").TensorCoreIntrinEmitter is emitter
+    assert tl("cuda.intrinsics").get_swizzle_layout(2, 9, 32, "float16") == (0, 2, 1)
     with pytest.raises(AttributeError, match="tilelang.tools.nothing: this project"):
         tl("tools").nothing  # noqa: B018
     with pytest.raises(ModuleNotFoundError, match="tilelang.cuda.nothing: this project"):

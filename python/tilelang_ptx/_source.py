@@ -28,6 +28,7 @@ import math
 import symtable
 import textwrap
 
+from . import cuda_intrinsics as _cuda_intrinsics
 from . import _helpers
 from . import _hostcalls
 from . import language as _lang
@@ -489,6 +490,10 @@ def build_parts(func, eager=False):
                         bind(n, v, f"calls '{h.name}', which reads")
             if name != value.__name__:  # read under another name (f = make_f()): an alias
                 module_lines.append(f"{name} = {value.__name__}")
+        elif isinstance(value, _cuda_intrinsics.TensorCoreIntrinEmitter):  # built in a factory: rebuilt by the
+            module_lines.append(value.IMPORT)                               # kernel's source (elab_prelude.c)
+            consts.append((name, value._tl_literal(lambda a: literal(a, _LANG_ALIAS, f"kernel '{inf.name}' {why} "
+                                                                     f"'{name}', whose argument"))))
         elif _package_object(value):  # tvm.DataType, a carver function: libtilelang knows it by its path
             mod = "tilelang" + value.__module__[len("tilelang_ptx"):]
             module_lines.append(f"from {mod} import {value.__qualname__} as {name}")

@@ -108,15 +108,19 @@ def _accept_decorator(symbol):
 
 def _provided(rel):
     """The names a stub module does provide: layout constructors a kernel names in T.annotate_layout (the
-    compiler reads them from the source: docs/layouts.md "Annotated layouts"); the 2:4 sparsity helpers
-    (utils/sparse.py)."""
-    from . import layout
+    compiler reads them from the source: docs/layouts.md "Annotated layouts"), the compile-time helpers
+    libtilelang's prelude runs (TensorCoreIntrinEmitter, get_swizzle_layout: cuda_intrinsics.py) and the 2:4
+    sparsity helpers (utils/sparse.py)."""
+    from . import layout, cuda_intrinsics as ci
+    got = {}
     if rel in ("cuda.intrinsics", "cuda.intrinsics.layout.mma_layout"):
-        return {"make_mma_swizzle_layout": layout.make_mma_swizzle_layout}
+        got.update(make_mma_swizzle_layout=layout.make_mma_swizzle_layout, get_swizzle_layout=ci.get_swizzle_layout)
+    if rel in ("cuda.intrinsics", "cuda.intrinsics.macro.mma_macro_generator"):
+        got["TensorCoreIntrinEmitter"] = ci.TensorCoreIntrinEmitter  # libtilelang's prelude expands it
     if rel == "cuda.intrinsics.sparse_layout":
         from .utils import sparse
-        return {n: getattr(sparse, n) for n in ("GROUP_CONFIG", "get_e_factor", "get_e_replicate_factor")}
-    return {}
+        got.update({n: getattr(sparse, n) for n in ("GROUP_CONFIG", "get_e_factor", "get_e_replicate_factor")})
+    return got
 
 
 def stub_module(rel):

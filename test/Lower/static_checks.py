@@ -10,21 +10,31 @@
 # RUN: %tl-opt --emit=simt -D case=read_before_write %s 2>&1 >/dev/null | FileCheck %s --check-prefix=RBW
 # RUN: %tl-opt --emit=simt -D case=loop_carried %s 2>&1 | FileCheck %s --check-prefix=OK --allow-empty
 # RUN: not %tl-opt --emit=simt -D case=parallel_tid %s 2>&1 | FileCheck %s --check-prefix=PAR
+# RUN: not %tl-opt --emit=simt -D case=parallel_branch %s 2>&1 | FileCheck %s --check-prefix=PARBR
+# RUN: not %tl-opt --emit=simt -D case=parallel_local %s 2>&1 | FileCheck %s --check-prefix=PARLOC
+# RUN: %tl-opt --emit=simt -D case=parallel_uniform %s 2>&1 | FileCheck %s --check-prefix=PAROK
 # REQUIRES: tl-run
 # RUN: not %tl-run --device=cpu --check -D case=parallel_tid %s 2>&1 | FileCheck %s --check-prefix=PAR
+# RUN: not %tl-run --device=cpu --check -D case=parallel_uniform %s 2>&1 | FileCheck %s --check-prefix=PARREF
 # RUN: %tl-run --device=cpu --check -D case=parallel_serial %s | FileCheck %s --check-prefix=PASS
 # RUN: %tl-run --device=cpu --check -D case=guarded %s | FileCheck %s --check-prefix=PASS
 # Issue 15 class 3: static checks before lowering (lib/Lower/static_check.c).
 
-# ROW: static_checks.py:43:{{[0-9]+}}: error: index of dimension 1 of global buffer 'B' takes the values 1 to 8, outside its extent 8 (the flat offset would reach another row or another buffer)
-# LOCAL: static_checks.py:46:{{[0-9]+}}: error: index 4 of dimension 0 of local buffer 'L' is out of bounds (extent 4)
-# FRAG: static_checks.py:51:{{[0-9]+}}: error: index -1 of dimension 1 of local.fragment buffer 'F' is out of bounds (extent 8)
-# BLOCK: static_checks.py:53:{{[0-9]+}}: error: index of dimension 0 of global buffer 'B' takes the values 0 to 4, outside its extent 4
+# ROW: static_checks.py:53:{{[0-9]+}}: error: index of dimension 1 of global buffer 'B' takes the values 1 to 8, outside its extent 8 (the flat offset would reach another row or another buffer)
+# LOCAL: static_checks.py:56:{{[0-9]+}}: error: index 4 of dimension 0 of local buffer 'L' is out of bounds (extent 4)
+# FRAG: static_checks.py:61:{{[0-9]+}}: error: index -1 of dimension 1 of local.fragment buffer 'F' is out of bounds (extent 8)
+# BLOCK: static_checks.py:63:{{[0-9]+}}: error: index of dimension 0 of global buffer 'B' takes the values 0 to 4, outside its extent 4
 # OK-NOT: error
 # OK-NOT: warning
-# UNWRITTEN: static_checks.py:74:{{[0-9]+}}: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
-# RBW: static_checks.py:78:{{[0-9]+}}: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
-# PAR: static_checks.py:89:17: error: T.Parallel in per-thread code: the kernel body uses the thread index, so every thread runs this loop, but T.Parallel would spread its iterations over the threads; write T.serial (or T.vectorized) for a loop of each thread, or drop the thread index
+# UNWRITTEN: static_checks.py:84:{{[0-9]+}}: warning: local.fragment buffer 'F' is read here, but no write of it reaches this read: its value is undefined
+# RBW: static_checks.py:88:{{[0-9]+}}: warning: shared.dyn buffer 'S' is read here, but no write of it reaches this read: its value is undefined
+# PAR: static_checks.py:100:23: error: T.Parallel in per-thread code reads 'tn', a value computed from per-thread data: the loop's iterations are spread over the threads of the block (as in a tile program), so an iteration must not depend on the thread that runs it; write T.serial (or T.vectorized) for a loop of each thread
+# PAR: static_checks.py:98:17: note: 'tn' takes a per-thread value here
+# PARBR: static_checks.py:104:21: error: T.Parallel in per-thread code under a branch or loop that the threads may take apart: the loop's iterations are spread over the threads of the block, so every thread must reach it (branch on block indices, parameters or values every thread holds alike), or write T.serial for a loop of each thread
+# PARLOC: static_checks.py:110:21: error: T.Parallel in per-thread code writes the local buffer 'L': the loop's iterations are spread over the threads of the block, and each thread holds its own part of 'L' (not supported yet in per-thread code); write a T.serial loop (each thread runs it whole) or go through a shared buffer
+# PAROK-NOT: error
+# PAROK: T.get_thread_binding
+# PARREF: static_checks.py:116:17: error: T.Parallel in per-thread code: the reference evaluator runs a per-thread kernel one thread at a time and does not spread this loop over the threads as the lowering does; run the kernel on the SIMT executor without --check and compare with another reference (NumPy)
 # PASS: check: PASS
 import tilelang
 import tilelang.language as T
@@ -88,6 +98,31 @@ def checks(case="row_alias"):
                 tn = T.get_thread_binding(0)
                 for k in T.Parallel(8):
                     B[tn // 8, k] = A[tn // 8, k]
+            elif case == "parallel_branch":
+                tn = T.get_thread_binding(0)
+                if tn < 4:
+                    for k in T.Parallel(8):
+                        B[0, k] = A[0, k]
+            elif case == "parallel_local":
+                tn = T.get_thread_binding(0)
+                L = T.alloc_local((8,), "float32")
+                for k in T.Parallel(8):
+                    L[k] = A[0, k]
+                B[tn % 4, tn // 4] = L[tn % 8]
+            elif case == "parallel_uniform":
+                # spread over the threads as in a tile program; the per-thread store after it reads the thread
+                tn = T.get_thread_binding(0)
+                S = T.alloc_shared((4, 8), "float32")
+                for i, k in T.Parallel(4, 8):
+                    S[i, k] = A[i, k] * 2.0
+                B[tn // 8, tn % 8] = S[tn // 8, tn % 8] + 1.0
+            elif case == "parallel_frag":
+                # each thread writes its own element of F: the loop would read elements no thread of it wrote
+                tn = T.get_thread_binding(0)
+                F = T.alloc_fragment((32,), "float32")
+                F[tn] = A[tn // 8, tn % 8]
+                for k in T.Parallel(32):
+                    B[k // 8, k % 8] = F[(k + 1) % 32]
             else:
                 # parallel_serial: the per-thread loop spelled T.serial has one meaning everywhere
                 tn = T.get_thread_binding(0)
@@ -96,3 +131,6 @@ def checks(case="row_alias"):
                         B[tn, k] = A[tn, k]
 
     return main
+
+# RUN: not %tl-opt --emit=simt -D case=parallel_frag %s 2>&1 | FileCheck %s --check-prefix=PARFRAG
+# PARFRAG: static_checks.py:125:40: error: T.Parallel in per-thread code reads 'F', a fragment element (each thread holds its own part of a fragment)
