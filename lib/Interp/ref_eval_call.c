@@ -378,6 +378,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_WS: r.i = 1; return r; /* the block runs every role scope, in program order */
   case TL_INTRIN_BARRIER_INIT:
   case TL_INTRIN_BARRIER_ARRIVE:
+  case TL_INTRIN_CP_ASYNC_BARRIER_NOINC: /* every copy is complete when it runs: an arrival */
   case TL_INTRIN_BARRIER_WAIT: /* program order already orders the roles' work */ return r;
   case TL_INTRIN_SHFL_XOR:
   case TL_INTRIN_SHFL_DOWN:

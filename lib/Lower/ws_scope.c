@@ -378,9 +378,11 @@ static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
   tl_stmt *r = NULL;
   if (op == TL_INTRIN_BARRIER_INIT) {
     r = barrier_init(x, s);
-  } else if (op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT) {
+  } else if (op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT || op == TL_INTRIN_CP_ASYNC_BARRIER_NOINC) {
     tl_expr **a = tl_rewrite_exprs(rw, e->u.call.n, e->u.call.args, 0, depth + 1);
-    int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE : TL_INTRIN_PTX_MBARRIER_WAIT;
+    int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE
+             : op == TL_INTRIN_BARRIER_WAIT ? TL_INTRIN_PTX_MBARRIER_WAIT
+                                            : TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC;
     r = a ? CALL(x, loc, to, e->u.call.n, a) : NULL;
   } else if (op == TL_INTRIN_SET_MAX_NREG) { /* inside a scope (ws-scopes refused it outside) */
     tl_expr **a = tl_rewrite_exprs(rw, 2, e->u.call.args, 0, depth + 1);
