@@ -1143,20 +1143,8 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
     return NULL;
   }
   tl_buffer *b = de->u.load.buffer;
-  tl_expr *off = NULL;
-  for (int k = 0; k < de->u.load.n; k++) {
-    tl_expr *ix = de->u.load.indices[k];
-    if (b->strides && k < b->ndim) {
-      tl_expr *t = chk(E, tl_ir_binary(E->m, x->loc, TL_OP_MUL, ix, b->strides[k]));
-      off = off ? chk(E, tl_ir_binary(E->m, x->loc, TL_OP_ADD, off, t)) : t;
-    } else if (off && k < b->ndim) {
-      off = chk(E, tl_ir_binary(E->m, x->loc, TL_OP_ADD,
-                                chk(E, tl_ir_binary(E->m, x->loc, TL_OP_MUL, off, b->shape[k])), ix));
-    } else {
-      off = ix;
-    }
-    if (!off) return NULL;
-  }
+  tl_expr *off = tl_el_flat_offset(E, x->loc, b, de->u.load.n, de->u.load.indices);
+  if (!off) return NULL;
   tl_dtype et = b->dtype;
   et.lanes = 1;
   tl_expr *args[4] = {chk(E, tl_ir_buffer_ref(E->m, x->loc, b)), off, chk(E, tl_ir_cast(E->m, ve->loc, et, ve)),
@@ -1164,6 +1152,23 @@ static val *atomic_add_value(elab *E, const tl_ast_expr *x, const char *fn) {
   if (!args[0] || !args[1] || !args[2] || !args[3]) return NULL;
   int in = tl_tile_atomic_intrin(tl_tile_op_lookup(fn + 2), NULL); /* fn is "T.atomic_add/max/min" */
   return in < 0 ? NULL : mk_expr(E, chk(E, tl_ir_call(E->m, x->loc, in, 4, args)));
+}
+
+tl_expr *tl_el_flat_offset(elab *E, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *ix) {
+  tl_expr *off = NULL;
+  for (int k = 0; k < n; k++) {
+    if (b->strides && k < b->ndim) {
+      tl_expr *t = chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, ix[k], b->strides[k]));
+      off = off && t ? chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, off, t)) : t;
+    } else if (off && k < b->ndim) {
+      tl_expr *t = chk(E, tl_ir_binary(E->m, loc, TL_OP_MUL, off, b->shape[k]));
+      off = t ? chk(E, tl_ir_binary(E->m, loc, TL_OP_ADD, t, ix[k])) : NULL;
+    } else {
+      off = ix[k];
+    }
+    if (!off) return NULL;
+  }
+  return off ? off : chk(E, tl_ir_int(E->m, loc, TL_INT32, 0));
 }
 
 /* What a Python construct that kernels cannot use is called in messages. */

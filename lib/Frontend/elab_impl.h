@@ -414,6 +414,11 @@ bool tl_el_ws_scope(elab *E, const tl_ast_stmt *s, stmt_vec *out);
  * T.evaluate(T.tvm_thread_allreduce(...)) → T.thread_allreduce. */
 bool tl_el_thread_allreduce(elab *E, const tl_ast_stmt *s, stmt_vec *out);
 bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, stmt_vec *out, bool *handled);
+/* The flat element offset of b[ix...] (row-major, or b's strides): T.atomic_add's value form, T.ptx_cp_async. */
+tl_expr *tl_el_flat_offset(elab *E, tl_loc loc, const tl_buffer *b, int n, tl_expr *const *ix);
+/* TileLang's T.ptx_cp_async(dst_ptr, src_ptr, num_elems[, predicate]) (elab_cp_async.c): the statement
+ * T.ptx_cp_async(dst, dst_off, src, src_off, bytes, pred). */
+bool tl_el_ptx_cp_async(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 /* An `if` on the thread index (tx < 128, tx >= 128 and tx < 256, ...): the
  * ranges of its branches (tl_el_role_begin: false when cond is no such test
  * or the kernel has no constant multiple of 128 threads), then the branches

@@ -1318,6 +1318,8 @@ bool elab_expr_stmt(elab *E, const tl_ast_stmt *s, stmt_vec *out) {
       bool handled;
       bool r = tl_el_lang_stmt(E, tn, x, s->loc, out, &handled);
       if (handled) return r;
+      if (!strcmp(tn, "ptx_cp_async") && !(x->u.call.nargs == 6 && x->u.call.nkw == 0)) /* 6: the SIMT form */
+        return tl_el_ptx_cp_async(E, x, s->loc, out);
       r = tl_el_ws_stmt(E, tn, x, s->loc, out, &handled);
       if (handled) return r;
       if (!strcmp(tn, "func_attr")) return elab_func_attr(E, x);

@@ -11,6 +11,7 @@
  *    where b is bars[i] (or bars: i = 0);
  *  - T.barrier_wait(b, parity) / T.mbarrier_wait_parity(b, parity):
  *    T.barrier_wait(bars, i, parity);
+ *  - T.cp_async_barrier_noinc(b): T.cp_async_barrier_noinc(bars, i);
  *  - T.tma_copy(src, dst, barrier=b): T.copy(src, dst).  The copy is
  *    performed by the threads of the scope that runs it; TileLang's
  *    contract (the scope's threads arrive on b after the copy, the readers
@@ -251,6 +252,18 @@ bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, 
     }
     return true;
   }
+  /* T.cp_async_barrier_noinc(b) (TileLang's builtin.py): this thread's
+   * earlier cp.async copies arrive on b when complete; the printed form
+   * T.cp_async_barrier_noinc(bars, i) goes through the generic call */
+  if (!strcmp(name, "cp_async_barrier_noinc") && !(x->u.call.nkw == 0 && x->u.call.nargs == 2)) {
+    static const char *const pn[] = {"barrier", NULL};
+    const tl_ast_expr *a[1] = {NULL};
+    tl_expr *args[2];
+    if (!bind_args(E, x, "T.cp_async_barrier_noinc", pn, 1, a) ||
+        !barrier_ref(E, a[0], "T.cp_async_barrier_noinc", &args[0], &args[1]))
+      return false;
+    return emit_call(E, x->loc, TL_INTRIN_CP_ASYNC_BARRIER_NOINC, 2, args, out);
+  }
   bool arrive = !strcmp(name, "barrier_arrive") || !strcmp(name, "mbarrier_arrive");
   bool wait = !strcmp(name, "barrier_wait") || !strcmp(name, "mbarrier_wait_parity");
   /* the printed forms T.barrier_arrive(bars, i) / T.barrier_wait(bars, i, p): the generic call */
@@ -359,8 +372,8 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   case TL_STMT_EVAL: {
     const tl_expr *e = s->u.eval.value;
     int op = e && e->kind == TL_EXPR_CALL ? e->u.call.op : -1;
-    return op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT || op == TL_INTRIN_SET_MAX_NREG ||
-                   op == TL_INTRIN_FENCE_PROXY_ASYNC
+    return op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT || op == TL_INTRIN_CP_ASYNC_BARRIER_NOINC ||
+                   op == TL_INTRIN_SET_MAX_NREG || op == TL_INTRIN_FENCE_PROXY_ASYNC
                ? s
                : NULL;
   }

@@ -214,6 +214,7 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_PTX_MBARRIER_EXPECT_TX:                                                                               \
   case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:                                                                             \
   case TL_INTRIN_PTX_MBARRIER_WAIT:                                                                                    \
+  case TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC:                                                                   \
   case TL_INTRIN_PTX_CP_ASYNC_BULK:                                                                                    \
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE:                                                                              \
   case TL_INTRIN_PTX_BULK_COMMIT_GROUP:                                                                                \
@@ -237,6 +238,7 @@ typedef struct tl_intrinsic {
   case TL_INTRIN_BARRIER_INIT:                                                                                         \
   case TL_INTRIN_BARRIER_ARRIVE:                                                                                       \
   case TL_INTRIN_BARRIER_WAIT:                                                                                         \
+  case TL_INTRIN_CP_ASYNC_BARRIER_NOINC:                                                                               \
   case TL_INTRIN_SET_MAX_NREG:                                                                                         \
   case TL_INTRIN_FENCE_PROXY_ASYNC
 

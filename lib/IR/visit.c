@@ -194,6 +194,7 @@ static bool tid_stmt_use(const tl_stmt *s, tl_tid_lets *l, tl_loc *at, int depth
       if (tid_expr_use(s->u.store.indices[i], l, at)) return true;
     return tid_expr_use(s->u.store.value, l, at);
   case TL_STMT_IF:
+    if (tl_stmt_is_ws_scope(s)) return false; /* its own warpgroup's business: tl_ws_scope_uses_thread_index */
     return tid_expr_use(s->u.ifs.cond, l, at) || tid_stmt_use(s->u.ifs.then_s, l, at, depth + 1) ||
            tid_stmt_use(s->u.ifs.else_s, l, at, depth + 1);
   case TL_STMT_WHILE: return tid_expr_use(s->u.whiles.cond, l, at) || tid_stmt_use(s->u.whiles.body, l, at, depth + 1);
@@ -209,6 +210,37 @@ static bool tid_stmt_use(const tl_stmt *s, tl_tid_lets *l, tl_loc *at, int depth
 bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at) {
   tl_tid_lets lets = {.n = 0};
   return tid_stmt_use(s, &lets, at, 0);
+}
+
+bool tl_stmt_is_ws_scope(const tl_stmt *s) {
+  const tl_expr *c = s && s->kind == TL_STMT_IF ? s->u.ifs.cond : NULL;
+  return c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_WS;
+}
+
+/* The walk of tl_ws_scope_uses_thread_index: the lets of the thread index
+ * met before `scope` (statements in order, into loops and branches), then
+ * scope's body with them. */
+static int scope_tid_use(const tl_stmt *s, const tl_stmt *scope, tl_tid_lets *l, tl_loc *at, int depth) {
+  if (!s || depth > TL_VISIT_MAX_DEPTH) return s ? 1 : -1;
+  if (s == scope) return tid_stmt_use(scope->u.ifs.then_s, l, at, depth + 1) ? 1 : 0;
+  int r = -1;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n && r < 0; i++) r = scope_tid_use(s->u.seq.stmts[i], scope, l, at, depth + 1);
+    return r;
+  case TL_STMT_FOR: return scope_tid_use(s->u.loop.body, scope, l, at, depth + 1);
+  case TL_STMT_WHILE: return scope_tid_use(s->u.whiles.body, scope, l, at, depth + 1);
+  case TL_STMT_IF:
+    r = scope_tid_use(s->u.ifs.then_s, scope, l, at, depth + 1);
+    return r >= 0 ? r : scope_tid_use(s->u.ifs.else_s, scope, l, at, depth + 1);
+  case TL_STMT_LET: (void)tl_tid_let(l, s->u.let.var, s->u.let.value); return -1;
+  default: return -1;
+  }
+}
+
+bool tl_ws_scope_uses_thread_index(const tl_stmt *body, const tl_stmt *scope, tl_loc *at) {
+  tl_tid_lets lets = {.n = 0};
+  return tl_stmt_is_ws_scope(scope) && scope_tid_use(body, scope, &lets, at, 0) == 1;
 }
 
 /* ------------------------------------------------------------- map sets */

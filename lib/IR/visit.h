@@ -101,6 +101,16 @@ bool tl_tid_let(tl_tid_lets *lets, const tl_var *var, const tl_expr *value);
  * (may be NULL) gets the location of the first expression that uses it;
  * a nesting too deep to see answers true. */
 bool tl_stmt_uses_thread_index(const tl_stmt *s, tl_loc *at);
+/* Is s a role scope, `if T.ws(g): body` (docs/hopper.md "Explicit warp
+ * specialisation")?  Its body is not walked by tl_stmt_uses_thread_index:
+ * a scope that uses the thread index is per-thread code of its warpgroup
+ * only (tl_ws_scope_uses_thread_index), and the other scopes stay tile
+ * code. */
+bool tl_stmt_is_ws_scope(const tl_stmt *s);
+/* Does the body of role scope `scope`, found inside kernel body `body`,
+ * use the thread index (lets of it made before the scope count, as in
+ * tl_stmt_uses_thread_index)?  *at (may be NULL): where. */
+bool tl_ws_scope_uses_thread_index(const tl_stmt *body, const tl_stmt *scope, tl_loc *at);
 
 /* Whether a select (cond ? t : f, T.if_then_else) evaluates only the arm its
  * condition picks: TileLang's meaning, where the condition may guard a load

@@ -876,6 +876,8 @@ static bool is_allreduce(const tl_stmt *s) {
   return s && s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_THREAD_ALLREDUCE;
 }
 
+static void run_scope_threads(re_state *st, const tl_stmt *s);
+
 static void exec_rec(re_state *st, const tl_stmt *s) {
   switch (s->kind) {
   case TL_STMT_SEQ:
@@ -915,6 +917,10 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
     return;
   }
   case TL_STMT_IF: {
+    if (!st->per_thread && st->tid_scopes && tl_ws_scope_uses_thread_index(st->kbody, s, NULL)) {
+      run_scope_threads(st, s);
+      return;
+    }
     re_val c = re_eval(st, s->u.ifs.cond);
     if (st->failed) return;
     if (re_truthy(c, s->u.ifs.cond->dtype)) exec(st, s->u.ifs.then_s);
@@ -923,8 +929,15 @@ static void exec_rec(re_state *st, const tl_stmt *s) {
   }
   case TL_STMT_WHILE: exec_while(st, s); return;
   case TL_STMT_LET: {
-    /* a tile program's let of the thread index is never read (uses_tid): unbound */
-    if (!st->per_thread && tl_expr_reads_tid(s->u.let.value, NULL)) return;
+    /* a tile program's let of the thread index is read in per-thread role scopes only: run there */
+    if (!st->per_thread && tl_expr_reads_tid(s->u.let.value, NULL)) {
+      bool seen = false;
+      for (int i = 0; i < st->ntid_lets; i++) seen |= st->tid_lets[i] == s;
+      if (!seen && st->ntid_lets == (int)(sizeof st->tid_lets / sizeof st->tid_lets[0]))
+        re_error(st, s->loc, "more than %d lets of the thread index", st->ntid_lets);
+      else if (!seen) st->tid_lets[st->ntid_lets++] = s;
+      return;
+    }
     re_val v = re_eval(st, s->u.let.value);
     if (st->failed) return;
     if (s->u.let.var && !tl_dtype_eq(s->u.let.value->dtype, s->u.let.var->dtype))
@@ -957,6 +970,46 @@ static void exec(re_state *st, const tl_stmt *s) {
   }
   exec_rec(st, s);
   st->depth--;
+}
+
+/* A role scope `if T.ws(g): body` whose body uses the thread index, in a
+ * tile program: the body once per thread of warpgroup g (threads 128 g ..
+ * 128 g + 127), each after the lets of the thread index met before it, in
+ * thread order (its T.sync_threads() is refused as in per-thread code; the
+ * program's mbarriers order its scopes, which run in program order here). */
+static void invalidate_private(re_state *st, re_thread *t);
+static void run_scope_threads(re_state *st, const tl_stmt *s) {
+  int64_t g = 0;
+  tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g);
+  st->per_thread = true;
+  for (int64_t t = 128 * g; t < 128 * (g + 1) && t < st->nthreads && !st->failed; t++) {
+    re_thread *c = &st->threads[t];
+    memcpy(c->env, st->genv, (size_t)st->nvars * sizeof *c->env);
+    c->tid = t;
+    invalidate_private(st, c);
+    st->cur = c;
+    for (int i = 0; i < st->ntid_lets && !st->failed; i++) exec(st, st->tid_lets[i]);
+    exec(st, s->u.ifs.then_s);
+  }
+  st->per_thread = false;
+  st->cur = &st->main;
+}
+
+/* Does the kernel body hold a role scope whose body uses the thread index? */
+static bool has_tid_scope(const tl_stmt *body, const tl_stmt *s, int depth) {
+  if (!s || depth > 64) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (has_tid_scope(body, s->u.seq.stmts[i], depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR: return has_tid_scope(body, s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return has_tid_scope(body, s->u.whiles.body, depth + 1);
+  case TL_STMT_IF:
+    return tl_ws_scope_uses_thread_index(body, s, NULL) || has_tid_scope(body, s->u.ifs.then_s, depth + 1) ||
+           has_tid_scope(body, s->u.ifs.else_s, depth + 1);
+  default: return false;
+  }
 }
 
 /* ------------------------------------------------------------------ grid */
@@ -1118,7 +1171,10 @@ static void run_kernel(re_state *st, const tl_stmt *s) {
     if (st->bufs[i].workspace) st->bufs[i].valid = false;
   st->kernels_run++;
   st->per_thread = tl_stmt_uses_thread_index(s->u.kernel.body, NULL) || has_allreduce(s->u.kernel.body);
-  if (st->per_thread) {
+  st->kbody = s->u.kernel.body;
+  st->tid_scopes = !st->per_thread && has_tid_scope(st->kbody, st->kbody, 0);
+  st->ntid_lets = 0;
+  if (st->per_thread || st->tid_scopes) {
     if (threads > RE_MAX_THREADS) {
       re_error(st, s->loc,
                "per-thread code with %lld threads: the reference evaluator runs up "

@@ -226,6 +226,41 @@ static re_val eval_atomic_add(re_state *st, const tl_expr *e) {
   return tl_dtype_eq(rb->dt, t) ? old : re_convert(old, rb->dt, t);
 }
 
+/* T.ptx_cp_async(dst, dst_off, src, src_off, bytes, pred) of a tile program
+ * (TileLang's T.ptx_cp_async, lib/Frontend/elab_cp_async.c): run by the
+ * thread at hand, complete at once (every wait or barrier after it finds it
+ * done); a false pred writes zeros.  The two element types must be one. */
+static re_val eval_cp_async(re_state *st, const tl_expr *e) {
+  re_val r = {0};
+  tl_expr *const *a = e->u.call.args;
+  if (e->u.call.n != 6 || a[0]->kind != TL_EXPR_BUFFER || a[2]->kind != TL_EXPR_BUFFER) {
+    re_error(st, e->loc, "T.ptx_cp_async(dst, dst_off, src, src_off, bytes, pred) needs two buffers");
+    return r;
+  }
+  re_buf *d = re_buf_of(st, a[0]->u.buffer, e->loc), *s = d ? re_buf_of(st, a[2]->u.buffer, e->loc) : NULL;
+  int64_t doff = s ? re_eval_int(st, a[1]) : 0, soff = s ? re_eval_int(st, a[3]) : 0;
+  int64_t bytes = s ? re_eval_int(st, a[4]) : 0;
+  re_val p = s && !st->failed ? re_eval(st, a[5]) : r;
+  if (!s || st->failed) return r;
+  if (!tl_dtype_eq(d->dt, s->dt)) {
+    re_error(st, e->loc, "T.ptx_cp_async from %s into %s: the reference evaluator copies one element type",
+             tl_dtype_name(s->dt), tl_dtype_name(d->dt));
+    return r;
+  }
+  int64_t n = bytes * 8 / (d->dt.bits * d->dt.lanes);
+  bool pred = re_truthy(p, a[5]->dtype);
+  if (doff < 0 || doff + n > d->size || (pred && (soff < 0 || soff + n > s->size))) {
+    re_error(st, e->loc,
+             "T.ptx_cp_async: %lld elements from element %lld of '%s' (%lld) to element %lld of '%s' (%lld) "
+             "are out of bounds",
+             (long long)n, (long long)soff, a[2]->u.buffer->name, (long long)s->size, (long long)doff,
+             a[0]->u.buffer->name, (long long)d->size);
+    return r;
+  }
+  for (int64_t k = 0; k < n; k++) re_buf_set(d, doff + k, pred ? re_buf_get(s, soff + k) : r);
+  return r;
+}
+
 /* T.reinterpret(dtype, v): v stored in its dtype's encoding (a one-element
  * native buffer) and read back as dtype (the widths agree). */
 static re_val eval_reinterpret(re_state *st, const tl_expr *e) {
@@ -292,8 +327,9 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   }
   /* cp.async's groups, which a tile program commits and waits around
    * T.Parallel(..., prefer_async=True) stores: here every store is complete
-   * when it runs (a T.ptx_cp_async itself is refused below) */
+   * when it runs, a T.ptx_cp_async too (eval_cp_async) */
   if (id == TL_INTRIN_PTX_COMMIT_GROUP || id == TL_INTRIN_PTX_WAIT_GROUP) return r;
+  if (id == TL_INTRIN_PTX_CP_ASYNC) return eval_cp_async(st, e);
   switch (id) {
   TL_INTRIN_CASES_FLOAT_MATH:
   TL_INTRIN_CASES_FAST_MATH:
@@ -378,6 +414,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_WS: r.i = 1; return r; /* the block runs every role scope, in program order */
   case TL_INTRIN_BARRIER_INIT:
   case TL_INTRIN_BARRIER_ARRIVE:
+  case TL_INTRIN_CP_ASYNC_BARRIER_NOINC: /* every copy is complete when it runs: an arrival */
   case TL_INTRIN_BARRIER_WAIT: /* program order already orders the roles' work */ return r;
   case TL_INTRIN_SHFL_XOR:
   case TL_INTRIN_SHFL_DOWN:

@@ -59,6 +59,12 @@ typedef struct re_state {
   int64_t nthreads_alloc;
   re_thread *cur;  /* the context statements run in */
   bool per_thread; /* the kernel body runs once per thread */
+  /* role scopes whose body uses the thread index (docs/hopper.md "Explicit warp specialisation"): run once
+   * per thread of their warpgroup, after the lets of the thread index met before them (tid_lets) */
+  const tl_stmt *kbody;
+  bool tid_scopes;
+  const tl_stmt *tid_lets[8];
+  int ntid_lets;
   bool in_kernel;
   int kernels_run;  /* T.Kernel scopes started (the first one makes the workspaces fresh) */
   int64_t nthreads; /* threads of the block (T.Kernel threads=) */

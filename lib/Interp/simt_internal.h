@@ -335,6 +335,8 @@ bool sx_local_range(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, cons
 /* simt_warp.c: statements T.ptx_ldmatrix / ptx_mma / ptx_cp_async /
  * ptx_commit_group / ptx_wait_group, and the shuffle expressions. */
 bool sx_warp_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
+/* Thread t's cp.async groups before upto complete now (this gang's clock). */
+bool sx_cp_async_complete(sx *x, int t, int64_t upto);
 bool sx_shuffle(sx *x, int op, const tl_expr *call, const uint8_t *mask, sx_val *out);
 
 /* The asynchronous-pipeline statements (named barriers, mbarriers, bulk

@@ -276,26 +276,32 @@ static bool do_commit(sx *x, const uint8_t *mask) {
   return true;
 }
 
+/* Thread t's cp.async groups before `upto` complete now (at the clock of
+ * the gang that runs this statement): T.ptx_wait_group's and, through the
+ * mbarrier's arrival, T.ptx_cp_async_mbarrier_arrive_noinc's. */
+bool sx_cp_async_complete(sx *x, int t, int64_t upto) {
+  sx_async *as = &x->k->async[t];
+  if (upto <= as->completed) return true;
+  if (upto > as->cap) {
+    int32_t cap = as->cap ? as->cap : 8;
+    while (cap < upto) cap *= 2;
+    uint32_t *p = realloc(as->done_clk, sizeof *p * (size_t)cap);
+    if (!p) return sx_fail(x, "out of memory in the SIMT executor");
+    as->done_clk = p;
+    as->cap = cap;
+  }
+  for (int64_t g = as->completed; g < upto; g++) as->done_clk[g] = sx_vc(x->k, x->g)[x->g];
+  as->completed = (int32_t)upto;
+  return true;
+}
+
 static bool do_wait(sx *x, const tl_expr *e, const uint8_t *mask) {
   int64_t n;
   if (e->u.call.n != 1 || !sx_const_arg(x, e, 0, &n)) return false;
   if (n < 0) return sx_fail(x, "T.ptx_wait_group(%lld): the count must be >= 0", (long long)n);
-  for (int t = 0; t < x->T; t++) {
-    if (!mask[t]) continue;
-    sx_async *as = &x->k->async[x->tbase + t];
-    int64_t upto = (int64_t)as->committed - n;
-    if (upto <= as->completed) continue;
-    if (upto > as->cap) {
-      int32_t cap = as->cap ? as->cap : 8;
-      while (cap < upto) cap *= 2;
-      uint32_t *p = realloc(as->done_clk, sizeof *p * (size_t)cap);
-      if (!p) return sx_fail(x, "out of memory in the SIMT executor");
-      as->done_clk = p;
-      as->cap = cap;
-    }
-    for (int64_t g = as->completed; g < upto; g++) as->done_clk[g] = sx_vc(x->k, x->g)[x->g];
-    as->completed = (int32_t)upto;
-  }
+  for (int t = 0; t < x->T; t++)
+    if (mask[t] && !sx_cp_async_complete(x, x->tbase + t, (int64_t)x->k->async[x->tbase + t].committed - n))
+      return false;
   return true;
 }
 

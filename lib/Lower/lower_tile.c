@@ -204,6 +204,49 @@ static tl_buffer *shared_access(lt_state *st, tl_loc loc, tl_buffer *b, int *n, 
   return L->flat;
 }
 
+/* T.ptx_cp_async(dst, off, src, src_off, bytes, pred) written in the tile
+ * program (TileLang's T.ptx_cp_async, lib/Frontend/elab_cp_async.c): off
+ * is dst's row-major element offset; the flat buffer's is the layout's
+ * offset of the same element, (stage, row, col) = off split by dst's last
+ * two dims.  A copy (4, 8 or 16 bytes, aligned to its size: the executor
+ * and the hardware check it) then lies inside one 16-byte unit of a row,
+ * which the swizzles move whole, provided rows are a whole number of 16-byte
+ * units; otherwise refused.  NULL: the default copy (a plain layout). */
+static tl_expr *cp_async_call(lt_state *st, const tl_expr *e, int depth) {
+  tl_module *m = st->w.m;
+  const tl_expr *d = e->u.call.n == 6 ? e->u.call.args[0] : NULL;
+  tl_buffer *b = d && d->kind == TL_EXPR_BUFFER ? d->u.buffer : NULL;
+  if (!b || (b->scope != TL_SCOPE_SHARED && b->scope != TL_SCOPE_SHARED_DYN)) return NULL;
+  tl_smem_layout *L = tl_smem_layout_get(m, b);
+  if (!L) {
+    st->w.oom = st->rw.failed = true;
+    return NULL;
+  }
+  if (!L->swizzle_bytes && !L->wgmma && L->row_stride == L->cols) return NULL;
+  if ((L->cols * L->elem_bytes) % 16 || (L->row_stride * L->elem_bytes) % 16) {
+    tl_error(st->w.d, e->loc,
+             "T.ptx_cp_async into the shared buffer '%s' (rows of %d bytes, a swizzled or padded layout): rows that "
+             "are not a whole number of 16-byte units are not lowered yet",
+             b->name, L->cols * L->elem_bytes);
+    st->w.errors++;
+    st->rw.failed = true;
+    return NULL;
+  }
+  tl_expr **a = tl_rewrite_exprs(&st->rw, 6, e->u.call.args, 0, depth + 1);
+  if (!a) return NULL;
+  tl_loc loc = e->loc;
+  tl_expr *off = a[1];
+  tl_expr *col = tl_ir_binary(m, loc, TL_OP_FLOORMOD, off, tl_lo_int(m, loc, L->cols));
+  tl_expr *rows = off && L->rows > 1 ? tl_ir_binary(m, loc, TL_OP_FLOORDIV, off, tl_lo_int(m, loc, L->cols)) : NULL;
+  tl_expr *row = rows ? tl_ir_binary(m, loc, TL_OP_FLOORMOD, rows, tl_lo_int(m, loc, L->rows)) : tl_lo_int(m, loc, 0);
+  tl_expr *stage =
+      b->ndim > 2 ? tl_ir_binary(m, loc, TL_OP_FLOORDIV, off, tl_lo_int(m, loc, (int64_t)L->rows * L->cols)) : NULL;
+  a[1] = col && row && (stage || b->ndim <= 2) ? tl_smem_offset(m, loc, L, stage, row, col) : NULL;
+  tl_expr *c = a[1] ? tl_ir_call(m, loc, TL_INTRIN_PTX_CP_ASYNC, 6, a) : NULL;
+  if (!c) st->w.oom = st->rw.failed = true;
+  return c;
+}
+
 /* The rewriter's hook: loads (fragment registers, flat shared buffers),
  * shared buffer operands and vector casts; NULL: the default copy. */
 static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
@@ -240,6 +283,7 @@ static tl_expr *lower_expr(tl_rewriter *rw, const tl_expr *e, int depth) {
     return NULL;
   }
   case TL_EXPR_CALL: {
+    if (e->u.call.op == TL_INTRIN_PTX_CP_ASYNC) return cp_async_call(st, e, depth);
     /* T.ptx_atomic_add / _max / _min into a shared buffer: its offset is the row-major one
        * (lower_atomic.c), which the flat buffer keeps only without a swizzle or padding */
     int op = e->u.call.op;

@@ -10,7 +10,8 @@
  * nested), and a register buffer written outside the scopes may be used
  * by warpgroup 0's scopes only unless each of those writes is a scalar
  * store every thread runs (all_threads_store), T.set_max_nreg stands in a scope; its T.Pipelined loops, and its
- * T.unroll loops around a T.gemm, become T.serial (the program synchronises
+ * T.unroll loops around a T.gemm, become T.serial, and on a target with wgmma a T.gemm TileLang issues as
+ * wgmma takes wgmma's warp partition, FullRow (takes_wgmma) (the program synchronises
  * its roles itself; neither the automatic warp specialisation nor the
  * cp.async pipeline takes such a kernel).  Guarantees: the kernel counts the
  * threads of one warpgroup (128) until tl_ws_scopes_finish, so that layout
@@ -32,6 +33,7 @@
  * T.ptx_setmaxnreg / T.ptx_fence_proxy_async; the kernel counts T threads
  * again. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "IR/rewrite.h"
 #include "IR/visit.h"
@@ -63,18 +65,59 @@ static bool has_gemm(const tl_stmt *s) {
 /* The T.unroll loops around a T.gemm become T.serial: an unroll hint, and
  * each gemm is unrolled code already (the explicit kernels of TileLang's
  * examples unroll their k-tiles around wgmma, four instructions each). */
-static void serial_gemm_loops(tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return;
+/* Would TileLang issue this T.gemm as wgmma (its cuda/op/gemm.cc AllowWgmma /
+ * CheckWgmma: M >= 64, B in shared memory, 16-bit float inputs with K a
+ * multiple of 16, or transposed-B tf32 / float8 / 8-bit integer forms)?  Then
+ * its warps split M in groups of four (ComputeWgmmaWarpPartition), which for
+ * the 128 threads of a scope is GemmWarpPolicy.FullRow whatever the policy
+ * written: the partition the scope's other tile ops must agree with. */
+static bool takes_wgmma(const tl_stmt *s) {
+  if (s->u.tile.nargs < 3) return false;
+  const tl_region *a = &s->u.tile.args[0].region, *b = &s->u.tile.args[1].region, *c = &s->u.tile.args[2].region;
+  if (!a->buffer || !b->buffer || !c->buffer || a->ndim < 2 || c->ndim < 2 ||
+      (b->buffer->scope != TL_SCOPE_SHARED && b->buffer->scope != TL_SCOPE_SHARED_DYN))
+    return false;
+  int ta = tl_tile_op_attr_index(TL_TILE_GEMM, "transpose_A"), tb = tl_tile_op_attr_index(TL_TILE_GEMM, "transpose_B");
+  int64_t m = 0, k = 0, at = 0, bt = 0;
+  if (ta >= 0 && s->u.tile.attrs && s->u.tile.attrs[ta]) tl_expr_is_const_int(s->u.tile.attrs[ta], &at);
+  if (tb >= 0 && s->u.tile.attrs && s->u.tile.attrs[tb]) tl_expr_is_const_int(s->u.tile.attrs[tb], &bt);
+  if (!tl_expr_is_const_int(c->extent[c->ndim - 2], &m) ||
+      !tl_expr_is_const_int(a->extent[at ? a->ndim - 2 : a->ndim - 1], &k) || m < 64)
+    return false;
+  tl_dtype da = a->buffer->dtype, db = b->buffer->dtype, dc = c->buffer->dtype;
+  bool f16 = da.code == TL_TYPE_FLOAT && da.bits == 16, bf16 = da.code == TL_TYPE_BFLOAT && da.bits == 16;
+  bool c32 = dc.code == TL_TYPE_FLOAT && dc.bits == 32, c16 = dc.code == TL_TYPE_FLOAT && dc.bits == 16;
+  if (!tl_dtype_eq(da, db)) return false;
+  if ((f16 && (c32 || c16)) || (bf16 && c32)) return k % 16 == 0;
+  bool f8 = da.code == TL_TYPE_FLOAT && da.bits == 8,
+       i8 = (da.code == TL_TYPE_INT || da.code == TL_TYPE_UINT) && da.bits == 8;
+  bool tf32 = da.code == TL_TYPE_FLOAT && da.bits == 32;
+  if (at || !bt) return false;
+  return ((f8 && (c32 || c16)) || (i8 && dc.code == TL_TYPE_INT && dc.bits == 32)) ? k % 32 == 0
+                                                                                   : tf32 && c32 && k % 8 == 0;
+}
+
+/* The kernel's T.unroll loops around a T.gemm become T.serial; with wgmma on
+ * the target (sm_90a, tl.disable_wgmma unset), a T.gemm TileLang issues as
+ * wgmma gets its FullRow partition (takes_wgmma). */
+static bool hopper_gemms(tl_module *m, tl_stmt *s, bool wgmma, int depth) {
+  if (!s || depth > TL_LOWER_MAX_DEPTH) return true;
+  bool ok = true;
   if (s->kind == TL_STMT_SEQ)
-    for (int i = 0; i < s->u.seq.n; i++) serial_gemm_loops(s->u.seq.stmts[i], depth + 1);
-  if (s->kind == TL_STMT_IF) {
-    serial_gemm_loops(s->u.ifs.then_s, depth + 1);
-    serial_gemm_loops(s->u.ifs.else_s, depth + 1);
+    for (int i = 0; i < s->u.seq.n; i++) ok &= hopper_gemms(m, s->u.seq.stmts[i], wgmma, depth + 1);
+  if (s->kind == TL_STMT_IF)
+    ok = hopper_gemms(m, s->u.ifs.then_s, wgmma, depth + 1) && hopper_gemms(m, s->u.ifs.else_s, wgmma, depth + 1);
+  if (s->kind == TL_STMT_WHILE) ok = hopper_gemms(m, s->u.whiles.body, wgmma, depth + 1);
+  if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM && wgmma && takes_wgmma(s)) {
+    int pi = tl_tile_op_attr_index(TL_TILE_GEMM, "policy"), na = tl_tile_ops[TL_TILE_GEMM].nattrs;
+    if (pi < 0) return ok;
+    if (!s->u.tile.attrs && (s->u.tile.attrs = tl_arena_alloc(&m->arena, sizeof(tl_expr *) * (size_t)na)))
+      memset(s->u.tile.attrs, 0, sizeof(tl_expr *) * (size_t)na);
+    return s->u.tile.attrs && (s->u.tile.attrs[pi] = tl_lo_int(m, s->loc, TL_POLICY_FULL_ROW)) != NULL;
   }
-  if (s->kind == TL_STMT_WHILE) serial_gemm_loops(s->u.whiles.body, depth + 1);
-  if (s->kind != TL_STMT_FOR) return;
+  if (s->kind != TL_STMT_FOR) return ok;
   if (s->u.loop.kind == TL_LOOP_UNROLL && has_gemm(s->u.loop.body)) s->u.loop.kind = TL_LOOP_SERIAL;
-  serial_gemm_loops(s->u.loop.body, depth + 1);
+  return hopper_gemms(m, s->u.loop.body, wgmma, depth + 1);
 }
 
 typedef struct scan {
@@ -255,7 +298,6 @@ static bool role_hints_outside(const tl_stmt *k, tl_diag *d) {
 }
 
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
-  (void)target;
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
   if (!tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) return role_hints_outside(k, d);
@@ -266,8 +308,8 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
   }
   scan c = {.d = d, .groups = T / WG, .ok = true};
   scan_stmt(&c, k->u.kernel.body, 0);
-  serial_gemm_loops(k->u.kernel.body, 0);
-  bool ok = c.ok && registers_outside(&c, k->u.kernel.body);
+  bool wgmma = target && target->wgmma && !f->pass_configs.disable_wgmma;
+  bool ok = c.ok && hopper_gemms(m, k->u.kernel.body, wgmma, 0) && registers_outside(&c, k->u.kernel.body);
   tl_vec_free(&c.scopes);
   tl_vec_free(&c.regs);
   if (!ok) return false;
@@ -378,9 +420,11 @@ static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
   tl_stmt *r = NULL;
   if (op == TL_INTRIN_BARRIER_INIT) {
     r = barrier_init(x, s);
-  } else if (op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT) {
+  } else if (op == TL_INTRIN_BARRIER_ARRIVE || op == TL_INTRIN_BARRIER_WAIT || op == TL_INTRIN_CP_ASYNC_BARRIER_NOINC) {
     tl_expr **a = tl_rewrite_exprs(rw, e->u.call.n, e->u.call.args, 0, depth + 1);
-    int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE : TL_INTRIN_PTX_MBARRIER_WAIT;
+    int to = op == TL_INTRIN_BARRIER_ARRIVE ? TL_INTRIN_PTX_MBARRIER_ARRIVE
+             : op == TL_INTRIN_BARRIER_WAIT ? TL_INTRIN_PTX_MBARRIER_WAIT
+                                            : TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC;
     r = a ? CALL(x, loc, to, e->u.call.n, a) : NULL;
   } else if (op == TL_INTRIN_SET_MAX_NREG) { /* inside a scope (ws-scopes refused it outside) */
     tl_expr **a = tl_rewrite_exprs(rw, 2, e->u.call.args, 0, depth + 1);

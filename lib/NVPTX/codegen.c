@@ -100,6 +100,7 @@ static const char *const nv_names[NV_NUM] = {
     [NV_BARRIER_N_SYNC] = "llvm.nvvm.barrier",
     [NV_MBARRIER_INIT] = "llvm.nvvm.mbarrier.init.shared",
     [NV_MBARRIER_ARRIVE] = "llvm.nvvm.mbarrier.arrive.shared",
+    [NV_CP_ASYNC_MBARRIER_ARRIVE_NOINC] = "llvm.nvvm.cp.async.mbarrier.arrive.noinc.shared",
     [NV_BULK_COMMIT_GROUP] = "llvm.nvvm.cp.async.bulk.commit.group",
     [NV_BULK_WAIT_GROUP] = "llvm.nvvm.cp.async.bulk.wait.group",
     [NV_BULK_WAIT_GROUP_READ] = "llvm.nvvm.cp.async.bulk.wait.group.read",

@@ -21,6 +21,13 @@
  *    wait(parity) (try_wait.parity in a loop) returns once the current
  *    phase's parity differs from parity, acquiring the releases of the
  *    last completed phase.  More arrivals than pending is an error.
+ *  - T.ptx_cp_async_mbarrier_arrive_noinc (cp.async.mbarrier.arrive.noinc):
+ *    every cp.async the thread issued before completes (its open group is
+ *    closed and all its groups complete at this clock, so that a reader
+ *    acquires them through the mbarrier), then one arrival, counted toward
+ *    the init count as an arrive is.  The copies complete at once: one
+ *    schedule of those the hardware allows (they may complete any time
+ *    before the arrival).
  *  - T.ptx_cp_async_bulk: each active thread issues one copy (bytes a
  *    multiple of 16, both addresses 16-byte aligned); the async proxy
  *    performs it later, at a scheduling point: the bytes land in shared
@@ -221,9 +228,11 @@ static bool tx_arg(sx *x, const tl_expr *e, int i, const uint8_t *mask, sx_val *
   return true;
 }
 
-/* init, arrive, arrive_expect_tx, expect_tx, complete_tx: per active thread in lane order. */
+/* init, arrive, arrive_expect_tx, expect_tx, complete_tx, cp.async's arrive.noinc: per active thread in lane
+ * order. */
 static bool mbar_op(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
-  int nargs = op == TL_INTRIN_PTX_MBARRIER_ARRIVE ? 2 : 3;
+  bool noinc = op == TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC;
+  int nargs = op == TL_INTRIN_PTX_MBARRIER_ARRIVE || noinc ? 2 : 3;
   if (!need_n(x, e, nargs)) return false;
   sx_val off, v;
   if (!sx_eval_as(x, e->u.call.args[1], TL_INT64, mask, &off)) return false;
@@ -250,7 +259,12 @@ static bool mbar_op(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
       m->tx -= v.v[t].i;
       if (m->pending == 0) mbar_complete_if_done(k, j);
     }
-    if (op == TL_INTRIN_PTX_MBARRIER_ARRIVE || op == TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX) {
+    if (noinc) { /* the thread's copies complete, its open group closed: later copies are a new group */
+      sx_async *as = &k->async[x->tbase + t];
+      as->committed++;
+      if (!sx_cp_async_complete(x, x->tbase + t, as->committed)) return false;
+    }
+    if (op == TL_INTRIN_PTX_MBARRIER_ARRIVE || op == TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX || noinc) {
       if (!mbar_arrive(x, j, t)) return false;
       released = true;
     }
@@ -470,7 +484,8 @@ bool sx_async_stmt(sx *x, int op, const tl_expr *e, const uint8_t *mask) {
   case TL_INTRIN_PTX_MBARRIER_ARRIVE:
   case TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX:
   case TL_INTRIN_PTX_MBARRIER_EXPECT_TX:
-  case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX: return mbar_op(x, op, e, mask);
+  case TL_INTRIN_PTX_MBARRIER_COMPLETE_TX:
+  case TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC: return mbar_op(x, op, e, mask);
   case TL_INTRIN_PTX_MBARRIER_WAIT: return mbar_wait(x, e, mask);
   case TL_INTRIN_PTX_CP_ASYNC_BULK: return bulk_copy(x, e, mask);
   case TL_INTRIN_PTX_CP_ASYNC_BULK_STORE: return bulk_store(x, e, mask);

@@ -18,7 +18,10 @@
  *    llvm.nvvm.mbarrier.init.shared → `mbarrier.init.shared.b64`,
  *    llvm.nvvm.mbarrier.arrive.shared → `mbarrier.arrive.shared.b64` (its
  *    state result unused; this form also assembles at PTX 7.0, where the `_`
- *    sink does not), llvm.nvvm.cp.async.bulk.commit.group / .wait.group;
+ *    sink does not), llvm.nvvm.cp.async.mbarrier.arrive.noinc.shared →
+ *    `cp.async.mbarrier.arrive.noinc.shared.b64` (sm_80, PTX 7.0: the
+ *    arrival of the thread's earlier cp.async copies; .shared is
+ *    .shared::cta), llvm.nvvm.cp.async.bulk.commit.group / .wait.group;
  *  - inline asm (LLVMGetInlineAsm, side effects, a ~{memory} clobber) for
  *    the rest, with the strings ptxas accepted and a GPU ran
  *    (docs/codegen.md "Intrinsics and inline PTX") or, for mbarrier.expect_tx / complete_tx, the
@@ -149,11 +152,13 @@ static bool gen_mbar_init(cg *g, const tl_expr *e, const async_op *op) {
   return call_nv(g, NV_MBARRIER_INIT, args, 2) != NULL;
 }
 
-/* T.ptx_mbarrier_arrive(bar, off) */
+/* T.ptx_mbarrier_arrive(bar, off), T.ptx_cp_async_mbarrier_arrive_noinc(bar, off) */
 static bool gen_mbar_arrive(cg *g, const tl_expr *e, const async_op *op) {
   (void)op;
   LLVMValueRef a = mbar_addr(g, e, 0);
-  return a && call_nv(g, NV_MBARRIER_ARRIVE, &a, 1) != NULL;
+  int which = e->u.call.op == TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC ? NV_CP_ASYNC_MBARRIER_ARRIVE_NOINC
+                                                                           : NV_MBARRIER_ARRIVE;
+  return a && call_nv(g, which, &a, 1) != NULL;
 }
 
 /* T.ptx_mbarrier_{arrive_expect_tx,expect_tx,complete_tx}(bar, off, bytes) */
@@ -283,6 +288,7 @@ static const async_op async_ops[TL_INTRIN_COUNT] = {
     [TL_INTRIN_PTX_BAR_ARRIVE] = {0, 0, gen_bar, "barrier.arrive.aligned $0, $1;"},
     [TL_INTRIN_PTX_MBARRIER_INIT] = {0, 0, gen_mbar_init, NULL},
     [TL_INTRIN_PTX_MBARRIER_ARRIVE] = {0, 0, gen_mbar_arrive, NULL},
+    [TL_INTRIN_PTX_CP_ASYNC_MBARRIER_ARRIVE_NOINC] = {80, 70, gen_mbar_arrive, NULL},
     [TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX] = {90, 80, gen_mbar_tx,
                                                  "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"},
     [TL_INTRIN_PTX_MBARRIER_EXPECT_TX] = {90, 80, gen_mbar_tx,
