@@ -273,7 +273,8 @@ bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, 
  * TileLang's `if 128 g <= tx < 128 (g + 1)` (cuda/language/warpgroup.py),
  * and its tile passes partition a tile op under such an `if` over the
  * threads the condition leaves; so a branch that selects one warpgroup and
- * holds tile work is that warpgroup's T.ws scope. */
+ * holds tile work is that warpgroup's T.ws scope, and one that selects
+ * another range of threads a T.thread_range scope (docs/language.md). */
 #define WG_THREADS 128
 
 void tl_el_note_tid_let(elab *E, tl_var *v, const tl_expr *value) {
@@ -325,7 +326,7 @@ static bool tid_range(elab *E, const tl_expr *e, int64_t *lo, int64_t *hi, int d
 
 bool tl_el_role_begin(elab *E, const tl_expr *cond, tl_el_role *r) {
   int64_t T = E->kernel_threads, lo = 0, hi = INT64_MAX;
-  if (!E->in_kernel || T <= WG_THREADS || T % WG_THREADS || !tid_range(E, cond, &lo, &hi, 0)) return false;
+  if (!E->in_kernel || T <= 0 || !tid_range(E, cond, &lo, &hi, 0)) return false;
   r->outer_lo = E->role_lo, r->outer_hi = E->role_hi;
   r->lo = lo > r->outer_lo ? lo : r->outer_lo;
   r->hi = hi < r->outer_hi ? hi : r->outer_hi;
@@ -352,7 +353,7 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   case TL_STMT_WHILE: return tile_work(s->u.whiles.body, depth + 1);
   case TL_STMT_IF: {
     const tl_expr *c = s->u.ifs.cond;
-    if (c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_WS) return NULL;
+    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE)) return NULL;
     const tl_stmt *w = tile_work(s->u.ifs.then_s, depth + 1);
     return w ? w : tile_work(s->u.ifs.else_s, depth + 1);
   }
@@ -369,20 +370,15 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
 }
 
 /* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
- * warpgroup g's; as it is when its tile work is in scopes already. */
+ * warpgroup g's in a kernel of several warpgroups, else T.thread_range(lo,
+ * hi) (ws_scope.c checks the range); as it is when it holds no tile work. */
 static bool role_part(elab *E, tl_expr *cond, tl_stmt *b, int64_t lo, int64_t hi, stmt_vec *out) {
-  const tl_stmt *w = tile_work(b, 0);
-  if (!w) return b ? tl_vec_push(out, b) || (oom(E), false) : true;
-  if (lo % WG_THREADS || hi != lo + WG_THREADS) {
-    err(E, cond->loc,
-        "a branch on the thread index that holds tile work must select one warpgroup (threads 128 g to 128 g + 127); "
-        "this one selects threads %lld to %lld",
-        (long long)lo, (long long)hi - 1);
-    tl_note(E->d, w->loc, "tile work of that branch");
-    return false;
-  }
-  tl_expr *g = lit_int(E, cond->loc, lo / WG_THREADS);
-  tl_expr *c = g ? chk(E, tl_ir_call(E->m, cond->loc, TL_INTRIN_WS, 1, &g)) : NULL;
+  if (!tile_work(b, 0)) return b ? tl_vec_push(out, b) || (oom(E), false) : true;
+  int64_t T = E->kernel_threads;
+  bool wg = T > WG_THREADS && T % WG_THREADS == 0 && lo % WG_THREADS == 0 && hi == lo + WG_THREADS;
+  tl_expr *a[2] = {lit_int(E, cond->loc, wg ? lo / WG_THREADS : lo), wg ? NULL : lit_int(E, cond->loc, hi)};
+  if (!a[0] || (!wg && !a[1])) return false;
+  tl_expr *c = chk(E, tl_ir_call(E->m, cond->loc, wg ? TL_INTRIN_WS : TL_INTRIN_THREAD_RANGE, wg ? 1 : 2, a));
   tl_stmt *st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
   if (!st) return c ? (oom(E), false) : false;
   st->u.ifs.cond = c;
