@@ -353,7 +353,8 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   case TL_STMT_WHILE: return tile_work(s->u.whiles.body, depth + 1);
   case TL_STMT_IF: {
     const tl_expr *c = s->u.ifs.cond;
-    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE)) return NULL;
+    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE))
+      return NULL;
     const tl_stmt *w = tile_work(s->u.ifs.then_s, depth + 1);
     return w ? w : tile_work(s->u.ifs.else_s, depth + 1);
   }

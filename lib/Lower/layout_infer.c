@@ -106,10 +106,10 @@ typedef struct frag_info {
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm; /* frag index + 1 of the member holding it, 0: none */
   /* class root only (T.reduce): */
-  bool rows;      /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
-  int64_t rows_G; /* its group count (unified with the classes it shares statistics with) */
-  bool red_cls;   /* row statistics: the REDUCER layout of a reduce source or linked rows */
-  bool repl_cls;  /* every member REPLICATED (replicate(), replicate_statistics()) */
+  bool rows;       /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
+  int64_t rows_G;  /* its group count (unified with the classes it shares statistics with) */
+  bool red_cls;    /* row statistics: the REDUCER layout of a reduce source or linked rows */
+  bool repl_cls;   /* every member REPLICATED (replicate(), replicate_statistics()) */
   int64_t threads; /* the threads of the region that uses it (a thread-range scope's, else the block's) */
 } frag_info;
 

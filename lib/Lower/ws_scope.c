@@ -30,7 +30,22 @@
  * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
  * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait, T.set_max_nreg / T.fence_proxy_async
  * T.ptx_setmaxnreg / T.ptx_fence_proxy_async; the kernel counts T threads
- * again. */
+ * again.
+ *
+ * Thread-range scopes (`if T.thread_range(lo, hi):`, branches on the thread
+ * index over other ranges; docs/language.md "Branches on the thread
+ * index").  The pass requires a constant thread count T and no T.ws beside
+ * them, and checks every scope (constant bounds, whole warps within T, not
+ * nested, no thread index read inside, at most 15 distinct ranges) and the
+ * register buffers (a fragment used in a scope is used nowhere else; a local
+ * buffer written in a scope likewise); its T.Pipelined loops become
+ * T.serial.  The kernel keeps its T threads: layout inference and the tile
+ * lowering partition a scope's tile ops over its hi - lo threads
+ * (tl_lo_range_scope_threads), the rest over T.  The finish makes each
+ * scope `if lo <= tid < hi` with the thread index inside shifted by -lo and
+ * its T.sync_threads() a named barrier of its threads (bar.sync 1 + i,
+ * hi - lo; i the range's index among the distinct ranges); work outside the
+ * scopes stays every thread's. */
 #include <stdlib.h>
 
 #include "IR/rewrite.h"
@@ -293,7 +308,8 @@ static bool range_scope_ok(rscan *c, tl_stmt *s) {
     tl_error(c->d, e->loc, "T.thread_range needs constant bounds");
     return c->ok = false;
   }
-  if (lo < 0 || hi <= lo || hi > c->T) return range_fail(c, e->loc, "the range must be within the kernel's threads", lo, hi);
+  if (lo < 0 || hi <= lo || hi > c->T)
+    return range_fail(c, e->loc, "the range must be within the kernel's threads", lo, hi);
   if (lo % 32 || (hi - lo) % 32)
     return range_fail(c, e->loc,
                       "its tile work needs whole warps (a range that starts and ends at a multiple of 32 "
@@ -399,8 +415,9 @@ static bool range_count(rscan *c) {
 /* A kernel with thread-range scopes (and no T.ws): checked, annotated. */
 static bool lower_range_scopes(tl_module *m, tl_primfunc *f, tl_stmt *k, tl_diag *d) {
   if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) {
-    tl_error(d, k->loc, "T.ws scopes and branches on the thread index over other ranges than one warpgroup in one "
-                        "kernel are not supported yet");
+    tl_error(d, k->loc,
+             "T.ws scopes and branches on the thread index over other ranges than one warpgroup in one "
+             "kernel are not supported yet");
     return false;
   }
   int64_t T = 0;
