@@ -370,26 +370,78 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   }
 }
 
-/* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
- * warpgroup g's in a kernel of several warpgroups, else T.thread_range(lo,
- * hi) (ws_scope.c checks the range); as it is when it holds no tile work. */
-static bool role_part(elab *E, tl_expr *cond, tl_stmt *b, int64_t lo, int64_t hi, stmt_vec *out) {
-  if (!tile_work(b, 0)) return b ? tl_vec_push(out, b) || (oom(E), false) : true;
+/* Is there a T.ws or thread-range scope below s? */
+static bool has_scope(const tl_stmt *s, int depth) {
+  if (!s || depth > 64) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (has_scope(s->u.seq.stmts[i], depth + 1)) return true;
+    return false;
+  case TL_STMT_FOR: return has_scope(s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return has_scope(s->u.whiles.body, depth + 1);
+  case TL_STMT_IF: {
+    const tl_expr *c = s->u.ifs.cond;
+    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE))
+      return true;
+    return has_scope(s->u.ifs.then_s, depth + 1) || has_scope(s->u.ifs.else_s, depth + 1);
+  }
+  default: return false;
+  }
+}
+
+/* Does [lo, hi) select one warpgroup of a kernel of several? */
+static bool one_warpgroup(elab *E, int64_t lo, int64_t hi) {
   int64_t T = E->kernel_threads;
-  bool wg = T > WG_THREADS && T % WG_THREADS == 0 && lo % WG_THREADS == 0 && hi == lo + WG_THREADS;
-  tl_expr *a[2] = {lit_int(E, cond->loc, wg ? lo / WG_THREADS : lo), wg ? NULL : lit_int(E, cond->loc, hi)};
-  if (!a[0] || (!wg && !a[1])) return false;
-  tl_expr *c = chk(E, tl_ir_call(E->m, cond->loc, wg ? TL_INTRIN_WS : TL_INTRIN_THREAD_RANGE, wg ? 1 : 2, a));
-  tl_stmt *st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
+  return T > WG_THREADS && T % WG_THREADS == 0 && lo % WG_THREADS == 0 && hi == lo + WG_THREADS;
+}
+
+/* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
+ * warpgroup g's (ws), else T.thread_range(lo, hi) (ws_scope.c checks the
+ * range).  A branch without tile work: among T.ws scopes as it is (the
+ * finish runs it on warpgroup 0), among thread-range scopes (where work
+ * outside runs on every thread) under its condition c, still per-thread
+ * code. */
+static bool role_part(elab *E, tl_expr *c, tl_stmt *b, int64_t lo, int64_t hi, bool ws, stmt_vec *out) {
+  tl_stmt *st = NULL;
+  if (!b) return true;
+  bool scopes = has_scope(b, 0);
+  if (!tile_work(b, 0) && (ws || scopes)) /* an elif's scopes carry their own ranges */
+    return tl_vec_push(out, b) || (oom(E), false);
+  if (!tile_work(b, 0)) { /* per-thread code of threads lo … hi - 1 */
+    tl_expr *z = lit_int(E, c->loc, 0), *h = lit_int(E, c->loc, hi), *l = lit_int(E, c->loc, lo);
+    tl_expr *tid = z && h && l ? chk(E, tl_ir_call(E->m, c->loc, TL_INTRIN_GET_THREAD_BINDING, 1, &z)) : NULL;
+    c = tid ? chk(E, tl_ir_binary(E->m, c->loc, TL_OP_LT, tid, h)) : NULL;
+    tl_expr *ge = c && lo > 0 ? chk(E, tl_ir_binary(E->m, c->loc, TL_OP_GE, tid, l)) : NULL;
+    if (ge) c = chk(E, tl_ir_binary(E->m, c->loc, TL_OP_AND, ge, c));
+    if (!c || (lo > 0 && !ge)) return false;
+  } else {
+    tl_expr *a[2] = {lit_int(E, c->loc, ws ? lo / WG_THREADS : lo), ws ? NULL : lit_int(E, c->loc, hi)};
+    if (!a[0] || (!ws && !a[1])) return false;
+    c = chk(E, tl_ir_call(E->m, c->loc, ws ? TL_INTRIN_WS : TL_INTRIN_THREAD_RANGE, ws ? 1 : 2, a));
+  }
+  st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
   if (!st) return c ? (oom(E), false) : false;
   st->u.ifs.cond = c;
   st->u.ifs.then_s = b;
   return tl_vec_push(out, st) || (oom(E), false);
 }
 
+/* Does a branch of r with tile work select a range that is not whole warps
+ * (per-thread code then: `if tx == 0: T.atomic_add(B[0], v)`; a T.Parallel
+ * there is check_supported's located error)? */
+static bool part_warps(const tl_el_role *r, const tl_stmt *th, const tl_stmt *el) {
+  return (tile_work(th, 0) && (r->lo % 32 || r->hi % 32)) ||
+         (tile_work(el, 0) && (r->else_lo < 0 || r->else_lo % 32 || r->else_hi % 32));
+}
+
 bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr *cond, tl_stmt *th, tl_stmt *el,
                     stmt_vec *out) {
-  if (!tile_work(th, 0) && !tile_work(el, 0)) { /* per-thread code: the `if` as written */
+  /* T.ws scopes when every branch with tile work selects one warpgroup */
+  bool ws = (!tile_work(th, 0) || one_warpgroup(E, r->lo, r->hi)) &&
+            (!tile_work(el, 0) || one_warpgroup(E, r->else_lo, r->else_hi));
+  if ((!tile_work(th, 0) && !tile_work(el, 0)) || (!ws && part_warps(r, th, el))) {
+    /* per-thread code: the `if` as written */
     tl_stmt *is = tl_ir_stmt(E->m, s->loc, TL_STMT_IF);
     if (!is) return oom(E), false;
     is->u.ifs.cond = cond;
@@ -401,5 +453,6 @@ bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr 
     err(E, cond->loc, "the else branch of this branch on the thread index is not one range of threads");
     return false;
   }
-  return role_part(E, cond, th, r->lo, r->hi, out) && (!el || role_part(E, cond, el, r->else_lo, r->else_hi, out));
+  return role_part(E, cond, th, r->lo, r->hi, ws, out) &&
+         (!el || role_part(E, cond, el, r->else_lo, r->else_hi, ws, out));
 }

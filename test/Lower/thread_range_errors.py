@@ -1,16 +1,20 @@
 # RUN: not %tl-opt --emit=simt --kernel=part_warp %s 2>&1 | FileCheck %s --check-prefix=PART
+# RUN: %tl-opt --kernel=block_first %s | sed 's/T.thread_range(32, 64)/T.thread_range(16, 64)/' > %t.tir
+# RUN: not %tl-opt --emit=simt %t.tir 2>&1 | FileCheck %s --check-prefix=WARPS
 # RUN: not %tl-opt --emit=simt --kernel=cross_frag %s 2>&1 | FileCheck %s --check-prefix=CROSS
 # RUN: not %tl-opt --emit=simt --kernel=tid_inside %s 2>&1 | FileCheck %s --check-prefix=TID
 # RUN: not %tl-opt --emit=simt --kernel=dyn_bound %s 2>&1 | FileCheck %s --check-prefix=DYN
 # RUN: %tl-opt --emit=simt --kernel=block_first %s | FileCheck %s --check-prefix=BLOCK
 # Branches on the thread index that hold tile work (thread-range scopes,
 # docs/language.md "Branches on the thread index"): what is not lowered is
-# a located error, never a wrong result; and the barrier before a scope
+# a located error (a range of part of a warp stays per-thread code, where a
+# T.Parallel is refused; written as T.thread_range in tile IR, refused), never a wrong result; and the barrier before a scope
 # that reads what every thread wrote is the block's, not the scope's.
-# PART: thread_range_errors.py:26:19: error: thread-range scope over threads 0 to 15 (of the kernel's 64): its tile work needs whole warps
-# CROSS: thread_range_errors.py:41:19: error: fragment 'f' is used in this branch on the thread index, whose tile work runs on its own threads, and outside it
-# TID: thread_range_errors.py:53:17: error: T.Parallel in per-thread code
-# DYN: thread_range_errors.py:67:17: error: T.Parallel in per-thread code
+# PART: thread_range_errors.py:31:17: error: T.Parallel in per-thread code
+# WARPS: :8:12: error: thread-range scope over threads 16 to 63 (of the kernel's 64): its tile work needs whole warps
+# CROSS: thread_range_errors.py:45:19: error: fragment 'f' is used in this branch on the thread index, whose tile work runs on its own threads, and outside it
+# TID: thread_range_errors.py:57:17: error: T.Parallel in per-thread code
+# DYN: thread_range_errors.py:71:17: error: T.Parallel in per-thread code
 # BLOCK: T.sync_threads()
 # BLOCK-NEXT: if T.get_thread_binding(0) >= 32 and T.get_thread_binding(0) < 64:
 import tilelang
