@@ -93,6 +93,16 @@ static void serial_gemm_loops(tl_stmt *s, int depth) {
   serial_gemm_loops(s->u.loop.body, depth + 1);
 }
 
+/* A T.Pipelined loop run as T.serial (no cp.async pipeline). */
+static void as_serial(tl_stmt *loop) {
+  loop->u.loop.kind = TL_LOOP_SERIAL;
+  loop->u.loop.num_stages = -1;
+  loop->u.loop.nsched = 0;
+}
+static bool is_register(const tl_buffer *b) {
+  return b->scope == TL_SCOPE_FRAGMENT || b->scope == TL_SCOPE_LOCAL || b->scope == TL_SCOPE_LOCAL_VAR;
+}
+
 typedef struct scan {
   tl_diag *d;
   int64_t groups;
@@ -108,20 +118,12 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) scan_stmt(c, s->u.seq.stmts[i], depth + 1);
     return;
   case TL_STMT_FOR:
-    if (s->u.loop.kind == TL_LOOP_PIPELINED) {
-      s->u.loop.kind = TL_LOOP_SERIAL; /* the program synchronises its roles itself */
-      s->u.loop.num_stages = -1;
-      s->u.loop.nsched = 0;
-    }
+    if (s->u.loop.kind == TL_LOOP_PIPELINED) as_serial(s); /* the program synchronises its roles itself */
     scan_stmt(c, s->u.loop.body, depth + 1);
     return;
-  case TL_STMT_ALLOC: {
-    tl_scope sc = s->u.alloc.buffer->scope;
-    if ((sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR) &&
-        !tl_vec_push(&c->regs, s->u.alloc.buffer))
-      c->ok = false;
+  case TL_STMT_ALLOC:
+    if (is_register(s->u.alloc.buffer) && !tl_vec_push(&c->regs, s->u.alloc.buffer)) c->ok = false;
     return;
-  }
   case TL_STMT_IF:
     if (is_scope(s)) {
       const tl_expr *e = s->u.ifs.cond;
@@ -177,9 +179,7 @@ static void tid_lets(const tl_stmt *s, tl_tid_lets *l, int depth) {
 
 static bool reads_register(const tl_expr *e, void *user) {
   (void)user;
-  if (e->kind != TL_EXPR_LOAD) return false;
-  tl_scope sc = e->u.load.buffer->scope;
-  return sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR;
+  return e->kind == TL_EXPR_LOAD && is_register(e->u.load.buffer);
 }
 static bool uniform(const tl_expr *e, const tl_tid_lets *l) {
   return !tl_expr_reads_tid(e, l) && !tl_expr_any(e, reads_register, NULL, -1, true);
@@ -334,21 +334,13 @@ static void range_scan(rscan *c, tl_stmt *s, bool in_scope, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) range_scan(c, s->u.seq.stmts[i], in_scope, depth + 1);
     return;
   case TL_STMT_FOR:
-    if (in_scope && s->u.loop.kind == TL_LOOP_PIPELINED) {
-      s->u.loop.kind = TL_LOOP_SERIAL;
-      s->u.loop.num_stages = -1;
-      s->u.loop.nsched = 0;
-    }
+    if (in_scope && s->u.loop.kind == TL_LOOP_PIPELINED) as_serial(s);
     range_scan(c, s->u.loop.body, in_scope, depth + 1);
     return;
   case TL_STMT_WHILE: range_scan(c, s->u.whiles.body, in_scope, depth + 1); return;
-  case TL_STMT_ALLOC: {
-    tl_scope sc = s->u.alloc.buffer->scope;
-    if ((sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR) &&
-        !tl_vec_push(&c->regs, s->u.alloc.buffer))
-      c->ok = false;
+  case TL_STMT_ALLOC:
+    if (is_register(s->u.alloc.buffer) && !tl_vec_push(&c->regs, s->u.alloc.buffer)) c->ok = false;
     return;
-  }
   case TL_STMT_IF:
     if (is_call(s->u.ifs.cond, TL_INTRIN_THREAD_RANGE)) {
       if (range_scope_ok(c, s)) range_scan(c, s->u.ifs.then_s, true, depth + 1);
