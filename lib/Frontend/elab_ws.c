@@ -286,7 +286,8 @@ bool tl_el_ws_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc, 
  * TileLang's `if 128 g <= tx < 128 (g + 1)` (cuda/language/warpgroup.py),
  * and its tile passes partition a tile op under such an `if` over the
  * threads the condition leaves; so a branch that selects one warpgroup and
- * holds tile work is that warpgroup's T.ws scope. */
+ * holds tile work is that warpgroup's T.ws scope, and one that selects
+ * another range of threads a T.thread_range scope (docs/language.md). */
 #define WG_THREADS 128
 
 void tl_el_note_tid_let(elab *E, tl_var *v, const tl_expr *value) {
@@ -338,7 +339,7 @@ static bool tid_range(elab *E, const tl_expr *e, int64_t *lo, int64_t *hi, int d
 
 bool tl_el_role_begin(elab *E, const tl_expr *cond, tl_el_role *r) {
   int64_t T = E->kernel_threads, lo = 0, hi = INT64_MAX;
-  if (!E->in_kernel || T <= WG_THREADS || T % WG_THREADS || !tid_range(E, cond, &lo, &hi, 0)) return false;
+  if (!E->in_kernel || T <= 0 || !tid_range(E, cond, &lo, &hi, 0)) return false;
   r->outer_lo = E->role_lo, r->outer_hi = E->role_hi;
   r->lo = lo > r->outer_lo ? lo : r->outer_lo;
   r->hi = hi < r->outer_hi ? hi : r->outer_hi;
@@ -365,7 +366,8 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   case TL_STMT_WHILE: return tile_work(s->u.whiles.body, depth + 1);
   case TL_STMT_IF: {
     const tl_expr *c = s->u.ifs.cond;
-    if (c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_WS) return NULL;
+    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE))
+      return NULL;
     const tl_stmt *w = tile_work(s->u.ifs.then_s, depth + 1);
     return w ? w : tile_work(s->u.ifs.else_s, depth + 1);
   }
@@ -381,31 +383,78 @@ static const tl_stmt *tile_work(const tl_stmt *s, int depth) {
   }
 }
 
-/* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
- * warpgroup g's; as it is when its tile work is in scopes already. */
-static bool role_part(elab *E, tl_expr *cond, tl_stmt *b, int64_t lo, int64_t hi, stmt_vec *out) {
-  const tl_stmt *w = tile_work(b, 0);
-  if (!w) return b ? tl_vec_push(out, b) || (oom(E), false) : true;
-  if (lo % WG_THREADS || hi != lo + WG_THREADS) {
-    err(E, cond->loc,
-        "a branch on the thread index that holds tile work must select one warpgroup (threads 128 g to 128 g + 127); "
-        "this one selects threads %lld to %lld",
-        (long long)lo, (long long)hi - 1);
-    tl_note(E->d, w->loc, "tile work of that branch");
+/* Is there a T.ws or thread-range scope below s? */
+static bool has_scope(const tl_stmt *s, int depth) {
+  if (!s || depth > 64) return false;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (has_scope(s->u.seq.stmts[i], depth + 1)) return true;
     return false;
+  case TL_STMT_FOR: return has_scope(s->u.loop.body, depth + 1);
+  case TL_STMT_WHILE: return has_scope(s->u.whiles.body, depth + 1);
+  case TL_STMT_IF: {
+    const tl_expr *c = s->u.ifs.cond;
+    if (c->kind == TL_EXPR_CALL && (c->u.call.op == TL_INTRIN_WS || c->u.call.op == TL_INTRIN_THREAD_RANGE))
+      return true;
+    return has_scope(s->u.ifs.then_s, depth + 1) || has_scope(s->u.ifs.else_s, depth + 1);
   }
-  tl_expr *g = lit_int(E, cond->loc, lo / WG_THREADS);
-  tl_expr *c = g ? chk(E, tl_ir_call(E->m, cond->loc, TL_INTRIN_WS, 1, &g)) : NULL;
-  tl_stmt *st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
+  default: return false;
+  }
+}
+
+/* Does [lo, hi) select one warpgroup of a kernel of several? */
+static bool one_warpgroup(elab *E, int64_t lo, int64_t hi) {
+  int64_t T = E->kernel_threads;
+  return T > WG_THREADS && T % WG_THREADS == 0 && lo % WG_THREADS == 0 && hi == lo + WG_THREADS;
+}
+
+/* Branch b over threads [lo, hi) as role code: T.ws(g) around it when it is
+ * warpgroup g's (ws), else T.thread_range(lo, hi) (ws_scope.c checks the
+ * range).  A branch without tile work: among T.ws scopes as it is (the
+ * finish runs it on warpgroup 0), among thread-range scopes (where work
+ * outside runs on every thread) under its condition c, still per-thread
+ * code. */
+static bool role_part(elab *E, tl_expr *c, tl_stmt *b, int64_t lo, int64_t hi, bool ws, stmt_vec *out) {
+  tl_stmt *st = NULL;
+  if (!b) return true;
+  bool scopes = has_scope(b, 0);
+  if (!tile_work(b, 0) && (ws || scopes)) /* an elif's scopes carry their own ranges */
+    return tl_vec_push(out, b) || (oom(E), false);
+  if (!tile_work(b, 0)) { /* per-thread code of threads lo … hi - 1 */
+    tl_expr *z = lit_int(E, c->loc, 0), *h = lit_int(E, c->loc, hi), *l = lit_int(E, c->loc, lo);
+    tl_expr *tid = z && h && l ? chk(E, tl_ir_call(E->m, c->loc, TL_INTRIN_GET_THREAD_BINDING, 1, &z)) : NULL;
+    c = tid ? chk(E, tl_ir_binary(E->m, c->loc, TL_OP_LT, tid, h)) : NULL;
+    tl_expr *ge = c && lo > 0 ? chk(E, tl_ir_binary(E->m, c->loc, TL_OP_GE, tid, l)) : NULL;
+    if (ge) c = chk(E, tl_ir_binary(E->m, c->loc, TL_OP_AND, ge, c));
+    if (!c || (lo > 0 && !ge)) return false;
+  } else {
+    tl_expr *a[2] = {lit_int(E, c->loc, ws ? lo / WG_THREADS : lo), ws ? NULL : lit_int(E, c->loc, hi)};
+    if (!a[0] || (!ws && !a[1])) return false;
+    c = chk(E, tl_ir_call(E->m, c->loc, ws ? TL_INTRIN_WS : TL_INTRIN_THREAD_RANGE, ws ? 1 : 2, a));
+  }
+  st = c ? tl_ir_stmt(E->m, b->loc, TL_STMT_IF) : NULL;
   if (!st) return c ? (oom(E), false) : false;
   st->u.ifs.cond = c;
   st->u.ifs.then_s = b;
   return tl_vec_push(out, st) || (oom(E), false);
 }
 
+/* Does a branch of r with tile work select a range that is not whole warps
+ * (per-thread code then: `if tx == 0: T.atomic_add(B[0], v)`; a T.Parallel
+ * there is check_supported's located error)? */
+static bool part_warps(const tl_el_role *r, const tl_stmt *th, const tl_stmt *el) {
+  return (tile_work(th, 0) && (r->lo % 32 || r->hi % 32)) ||
+         (tile_work(el, 0) && (r->else_lo < 0 || r->else_lo % 32 || r->else_hi % 32));
+}
+
 bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr *cond, tl_stmt *th, tl_stmt *el,
                     stmt_vec *out) {
-  if (!tile_work(th, 0) && !tile_work(el, 0)) { /* per-thread code: the `if` as written */
+  /* T.ws scopes when every branch with tile work selects one warpgroup */
+  bool ws = (!tile_work(th, 0) || one_warpgroup(E, r->lo, r->hi)) &&
+            (!tile_work(el, 0) || one_warpgroup(E, r->else_lo, r->else_hi));
+  if ((!tile_work(th, 0) && !tile_work(el, 0)) || (!ws && part_warps(r, th, el))) {
+    /* per-thread code: the `if` as written */
     tl_stmt *is = tl_ir_stmt(E->m, s->loc, TL_STMT_IF);
     if (!is) return oom(E), false;
     is->u.ifs.cond = cond;
@@ -417,5 +466,6 @@ bool tl_el_role_end(elab *E, const tl_ast_stmt *s, const tl_el_role *r, tl_expr 
     err(E, cond->loc, "the else branch of this branch on the thread index is not one range of threads");
     return false;
   }
-  return role_part(E, cond, th, r->lo, r->hi, out) && (!el || role_part(E, cond, el, r->else_lo, r->else_hi, out));
+  return role_part(E, cond, th, r->lo, r->hi, ws, out) &&
+         (!el || role_part(E, cond, el, r->else_lo, r->else_hi, ws, out));
 }

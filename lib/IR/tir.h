@@ -235,6 +235,7 @@ typedef struct tl_intrinsic {
  * level; lowered by lib/Lower/ws_scope.c before the SIMT IR). */
 #define TL_INTRIN_CASES_WS_SCOPE                                                                                       \
   case TL_INTRIN_WS:                                                                                                   \
+  case TL_INTRIN_THREAD_RANGE:                                                                                         \
   case TL_INTRIN_BARRIER_INIT:                                                                                         \
   case TL_INTRIN_BARRIER_ARRIVE:                                                                                       \
   case TL_INTRIN_BARRIER_WAIT:                                                                                         \

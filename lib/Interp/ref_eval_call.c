@@ -411,7 +411,8 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_NO_SET_MAX_NREG: /* a register-allocation hint */
   case TL_INTRIN_SET_MAX_NREG:
   case TL_INTRIN_FENCE_PROXY_ASYNC: /* program order already orders the roles' work */ return r;
-  case TL_INTRIN_WS: r.i = 1; return r; /* the block runs every role scope, in program order */
+  case TL_INTRIN_WS:
+  case TL_INTRIN_THREAD_RANGE: r.i = 1; return r; /* the block runs every role scope, in program order */
   case TL_INTRIN_BARRIER_INIT:
   case TL_INTRIN_BARRIER_ARRIVE:
   case TL_INTRIN_CP_ASYNC_BARRIER_NOINC: /* every copy is complete when it runs: an arrival */

@@ -31,7 +31,10 @@
  * (uniform.c: a T.alloc_var or T.alloc_local whose every write stores a
  * uniform value under uniform control, e.g. `count = Counts[bx]`), or a variable bound to either: hand-written
  * SIMT IR names `tx = T.get_thread_binding(0)`) is walked branch by branch; other ifs and T.Parallel loops are single
- * statements (a barrier never goes inside thread-dependent control flow). */
+ * statements (a barrier never goes inside thread-dependent control flow).  A
+ * thread-range scope (`if T.thread_range(lo, hi):`) is walked on its own:
+ * a block barrier before it when it conflicts with what is pending, its
+ * body from nothing pending (its barriers are its threads' own). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,6 +440,27 @@ static tl_stmt *walk_while(br_state *st, tl_stmt *s, access_set *pending, int de
   return r;
 }
 
+/* A thread-range scope (T.thread_range, ws_scope.c): the barriers inside
+ * become a named barrier of its threads only, so what is pending from
+ * outside is ordered by a block barrier before the scope, and the walk
+ * inside starts with nothing pending; after it the scope's accesses are
+ * pending. */
+static tl_stmt *walk_range_scope(br_state *st, tl_stmt *s, access_set *pending, int depth) {
+  access_set acc = {0}, in = {0};
+  sum_stmt(st, s, &acc);
+  bool before = conflicts(st, pending, &acc);
+  if (before) pending->len = 0;
+  set_union(st, pending, &acc);
+  tl_vec_free(&acc);
+  tl_stmt *body = walk(st, s->u.ifs.then_s, &in, depth + 1);
+  tl_vec_free(&in);
+  tl_stmt *r = body ? tl_ir_if(st->m, s->loc, s->u.ifs.cond, body, NULL) : NULL;
+  tl_stmt *two[2] = {before ? sync_stmt(st, s->loc) : NULL, r};
+  if (r && before) r = two[0] ? tl_ir_seq(st->m, s->loc, 2, two) : NULL;
+  if (!r && !st->errors) st->oom = true;
+  return r;
+}
+
 static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
   if (!s) return NULL;
   if (!tl_lo_nesting_ok(st->d, s, depth, &st->errors, !st->errors)) return NULL;
@@ -459,6 +483,7 @@ static tl_stmt *walk(br_state *st, tl_stmt *s, access_set *pending, int depth) {
     return walk_loop(st, s, pending, depth);
   case TL_STMT_WHILE: return walk_while(st, s, pending, depth);
   case TL_STMT_IF: {
+    if (tl_lo_range_scope_threads(s) > 0) return walk_range_scope(st, s, pending, depth);
     if (per_thread(st, s->u.ifs.cond)) return leaf(st, s, pending);
     access_set cond = {0}, pe = {0};
     sum_expr(st, s->u.ifs.cond, &cond);

@@ -106,10 +106,11 @@ typedef struct frag_info {
   /* class root only: the gemm that decides the class's layout */
   int cls_gemm; /* frag index + 1 of the member holding it, 0: none */
   /* class root only (T.reduce): */
-  bool rows;      /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
-  int64_t rows_G; /* its group count (unified with the classes it shares statistics with) */
-  bool red_cls;   /* row statistics: the REDUCER layout of a reduce source or linked rows */
-  bool repl_cls;  /* every member REPLICATED (replicate(), replicate_statistics()) */
+  bool rows;       /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
+  int64_t rows_G;  /* its group count (unified with the classes it shares statistics with) */
+  bool red_cls;    /* row statistics: the REDUCER layout of a reduce source or linked rows */
+  bool repl_cls;   /* every member REPLICATED (replicate(), replicate_statistics()) */
+  int64_t threads; /* the threads of the region that uses it (a thread-range scope's, else the block's) */
 } frag_info;
 
 /* A T.reduce_*: src / dst fragment index or -1; a shared source
@@ -121,6 +122,7 @@ typedef struct red_rec {
   bool src_shared;
   bool dst_multi; /* the destination has more than one dim of extent > 1 */
   tl_frag_layout *virt;
+  int64_t threads; /* the threads that run it */
   tl_loc loc;
   const char *by;
 } red_rec;
@@ -159,12 +161,16 @@ typedef struct li_state {
 static int frag_index(li_state *st, const tl_buffer *b) {
   if (!b || b->scope != TL_SCOPE_FRAGMENT) return -1;
   void *v = tl_map_get(&st->index, b, NULL);
-  if (v) return (int)((intptr_t)v - 1);
+  if (v) { /* a use: the threads of its region (ws_scope.c keeps every use of a fragment in one region) */
+    st->frags.data[(intptr_t)v - 1].threads = st->threads;
+    return (int)((intptr_t)v - 1);
+  }
   /* a fragment without an allocation statement (malformed input): register */
   frag_info fi = {0};
   fi.buf = (tl_buffer *)b;
   fi.parent = (int)st->frags.len;
   fi.bytes = tl_dtype_bytes(b->dtype);
+  fi.threads = st->threads;
   if (!tl_vec_push(&st->frags, fi) || !tl_map_put(&st->index, b, (void *)(intptr_t)st->frags.len)) {
     st->oom = true;
     return -1;
@@ -678,6 +684,7 @@ static void scan_reduce(li_state *st, const tl_stmt *s) {
   rr.src = rr.dst = -1;
   rr.loc = s->loc;
   rr.by = by;
+  rr.threads = st->threads;
   int64_t ext[8];
   for (int a = 0; a < 2; a++) {
     const tl_operand *o = &s->u.tile.args[a];
@@ -798,11 +805,15 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
     scan_expr(st, s->u.store.value, s->loc);
     return;
-  case TL_STMT_IF:
+  case TL_STMT_IF: {
+    int64_t outer = st->threads, n = tl_lo_range_scope_threads(s);
+    if (n > 0) st->threads = n; /* a thread-range scope: its tile ops run over its threads */
     scan_expr(st, s->u.ifs.cond, s->loc);
     scan_stmt(st, s->u.ifs.then_s, depth + 1);
     scan_stmt(st, s->u.ifs.else_s, depth + 1);
+    st->threads = outer;
     return;
+  }
   case TL_STMT_WHILE:
     scan_expr(st, s->u.whiles.cond, s->loc);
     scan_stmt(st, s->u.whiles.body, depth + 1);
@@ -864,6 +875,7 @@ static bool replicate(li_state *st, int i) {
 
 static bool make_layout(li_state *st, frag_info *fi, int64_t threads, int bytes) {
   tl_buffer *b = fi->buf;
+  if (fi->threads > 0) threads = fi->threads; /* a fragment of a thread-range scope */
   tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
   if (!L) return false;
   L->ndim = b->ndim;
@@ -970,7 +982,7 @@ static void decide_rows(li_state *st) {
         shape[0] = rr->R;
         shape[1] = rr->C;
         V->shape = shape;
-        tl_rows_layout_init(V, 2, rr->R, rr->C, st->threads, 1, 0);
+        tl_rows_layout_init(V, 2, rr->R, rr->C, rr->threads, 1, 0);
         rr->virt = V;
       }
       continue;
@@ -1007,7 +1019,7 @@ static void decide_rows(li_state *st) {
     int bytes = fi->bytes > 0 && fi->bytes <= 16 ? fi->bytes : 16;
     int64_t v = 16 / bytes;
     while (v > 1 && C % v != 0) v /= 2;
-    fi->rows_G = tl_rows_groups(total / C, C, st->threads, v);
+    fi->rows_G = tl_rows_groups(total / C, C, fi->threads, v);
   }
   /* one group count per set of classes linked through a statistic */
   for (int round = 0; round < 8; round++) {
@@ -1022,7 +1034,7 @@ static void decide_rows(li_state *st) {
             /* a staged or shared source's virtual rows take the group count too */
             if (pass == 0 && (G == 0 || rr->virt->groups < G)) G = rr->virt->groups;
             if (pass == 1 && rr->virt->groups != G) {
-              tl_rows_layout_init(rr->virt, 2, rr->R, rr->C, st->threads, 1, G);
+              tl_rows_layout_init(rr->virt, 2, rr->R, rr->C, rr->threads, 1, G);
               changed = true;
             }
             continue;

@@ -363,6 +363,11 @@ bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, t
  * barrier statements mbarrier intrinsics (see the file's head comment). */
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 bool tl_ws_scopes_finish(tl_module *m, tl_primfunc *f);
+/* The threads hi - lo of s when it is a thread-range scope
+ * `if T.thread_range(lo, hi):` with constant bounds (whose tile ops layout
+ * inference and lower-tile-ops partition over those threads, the thread
+ * index counted from lo); else 0. */
+int64_t tl_lo_range_scope_threads(const tl_stmt *s);
 /* The end of a warp-specialized kernel's tile lowering (lower-tile-ops):
  * the T.sync_threads() that the tile lowering put in the consumer branch
  * become T.ptx_bar_sync(1, threads) (the producer never reaches them), and

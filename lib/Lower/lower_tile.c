@@ -1310,8 +1310,11 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     return tl_lo_store(m, s->loc, fb ? fb : s->u.store.buffer, n, ix, v);
   }
   case TL_STMT_IF: {
+    int64_t outer = st->threads, n = tl_lo_range_scope_threads(s);
+    if (n > 0) st->threads = st->w.ranges.threads = n; /* a thread-range scope: tile ops over its threads */
     tl_expr *c = rw_expr(st, s->u.ifs.cond, 0);
     tl_stmt *t = rw_stmt(st, s->u.ifs.then_s, depth + 1);
+    st->threads = st->w.ranges.threads = outer;
     tl_stmt *e = s->u.ifs.else_s ? rw_stmt(st, s->u.ifs.else_s, depth + 1) : NULL;
     if (!c || !t || (s->u.ifs.else_s && !e)) return NULL;
     tl_stmt *r = tl_ir_if(m, s->loc, c, t, e);

@@ -31,7 +31,22 @@
  * thread 0 and a block barrier, T.barrier_arrive / T.barrier_wait become
  * T.ptx_mbarrier_arrive / T.ptx_mbarrier_wait, T.set_max_nreg / T.fence_proxy_async
  * T.ptx_setmaxnreg / T.ptx_fence_proxy_async; the kernel counts T threads
- * again. */
+ * again.
+ *
+ * Thread-range scopes (`if T.thread_range(lo, hi):`, branches on the thread
+ * index over other ranges; docs/language.md "Branches on the thread
+ * index").  The pass requires a constant thread count T and no T.ws beside
+ * them, and checks every scope (constant bounds, whole warps within T, not
+ * nested, no thread index read inside, at most 15 distinct ranges) and the
+ * register buffers (a fragment used in a scope is used nowhere else; a local
+ * buffer written in a scope likewise); its T.Pipelined loops become
+ * T.serial.  The kernel keeps its T threads: layout inference and the tile
+ * lowering partition a scope's tile ops over its hi - lo threads
+ * (tl_lo_range_scope_threads), the rest over T.  The finish makes each
+ * scope `if lo <= tid < hi` with the thread index inside shifted by -lo and
+ * its T.sync_threads() a named barrier of its threads (bar.sync 1 + i,
+ * hi - lo; i the range's index among the distinct ranges); work outside the
+ * scopes stays every thread's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +59,7 @@
 static const char ws_scope_key; /* the function annotation's key: its address */
 typedef struct ws_scope_annot {
   int64_t threads; /* the kernel's threads as written */
+  bool ranges;     /* thread-range scopes (the kernel keeps its threads; work outside runs on every thread) */
 } ws_scope_annot;
 
 static bool is_call(const tl_expr *e, int op) { return e && e->kind == TL_EXPR_CALL && e->u.call.op == op; }
@@ -120,6 +136,16 @@ static bool hopper_gemms(tl_module *m, tl_stmt *s, bool wgmma, int depth) {
   return hopper_gemms(m, s->u.loop.body, wgmma, depth + 1);
 }
 
+/* A T.Pipelined loop run as T.serial (no cp.async pipeline). */
+static void as_serial(tl_stmt *loop) {
+  loop->u.loop.kind = TL_LOOP_SERIAL;
+  loop->u.loop.num_stages = -1;
+  loop->u.loop.nsched = 0;
+}
+static bool is_register(const tl_buffer *b) {
+  return b->scope == TL_SCOPE_FRAGMENT || b->scope == TL_SCOPE_LOCAL || b->scope == TL_SCOPE_LOCAL_VAR;
+}
+
 typedef struct scan {
   tl_diag *d;
   int64_t groups;
@@ -135,20 +161,12 @@ static void scan_stmt(scan *c, tl_stmt *s, int depth) {
     for (int i = 0; i < s->u.seq.n; i++) scan_stmt(c, s->u.seq.stmts[i], depth + 1);
     return;
   case TL_STMT_FOR:
-    if (s->u.loop.kind == TL_LOOP_PIPELINED) {
-      s->u.loop.kind = TL_LOOP_SERIAL; /* the program synchronises its roles itself */
-      s->u.loop.num_stages = -1;
-      s->u.loop.nsched = 0;
-    }
+    if (s->u.loop.kind == TL_LOOP_PIPELINED) as_serial(s); /* the program synchronises its roles itself */
     scan_stmt(c, s->u.loop.body, depth + 1);
     return;
-  case TL_STMT_ALLOC: {
-    tl_scope sc = s->u.alloc.buffer->scope;
-    if ((sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR) &&
-        !tl_vec_push(&c->regs, s->u.alloc.buffer))
-      c->ok = false;
+  case TL_STMT_ALLOC:
+    if (is_register(s->u.alloc.buffer) && !tl_vec_push(&c->regs, s->u.alloc.buffer)) c->ok = false;
     return;
-  }
   case TL_STMT_IF:
     if (is_scope(s)) {
       const tl_expr *e = s->u.ifs.cond;
@@ -204,9 +222,7 @@ static void tid_lets(const tl_stmt *s, tl_tid_lets *l, int depth) {
 
 static bool reads_register(const tl_expr *e, void *user) {
   (void)user;
-  if (e->kind != TL_EXPR_LOAD) return false;
-  tl_scope sc = e->u.load.buffer->scope;
-  return sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_LOCAL || sc == TL_SCOPE_LOCAL_VAR;
+  return e->kind == TL_EXPR_LOAD && is_register(e->u.load.buffer);
 }
 static bool uniform(const tl_expr *e, const tl_tid_lets *l) {
   return !tl_expr_reads_tid(e, l) && !tl_expr_any(e, reads_register, NULL, -1, true);
@@ -297,9 +313,173 @@ static bool role_hints_outside(const tl_stmt *k, tl_diag *d) {
   return false;
 }
 
+/* ------------------------------------------------ thread-range scopes */
+static bool range_bounds(const tl_stmt *s, int64_t *lo, int64_t *hi) {
+  if (!s || s->kind != TL_STMT_IF || !is_call(s->u.ifs.cond, TL_INTRIN_THREAD_RANGE)) return false;
+  const tl_expr *e = s->u.ifs.cond;
+  return e->u.call.n == 2 && tl_expr_is_const_int(e->u.call.args[0], lo) &&
+         tl_expr_is_const_int(e->u.call.args[1], hi) && *hi > *lo;
+}
+
+int64_t tl_lo_range_scope_threads(const tl_stmt *s) {
+  int64_t lo = 0, hi = 0;
+  return range_bounds(s, &lo, &hi) ? hi - lo : 0;
+}
+
+typedef struct rscan {
+  tl_diag *d;
+  int64_t T;
+  bool ok;
+  TL_VEC(tl_stmt *) scopes; /* every thread-range scope */
+  TL_VEC(tl_buffer *) regs; /* every register buffer */
+} rscan;
+
+static bool range_fail(rscan *c, tl_loc loc, const char *msg, int64_t lo, int64_t hi) {
+  tl_error(c->d, loc, "thread-range scope over threads %lld to %lld (of the kernel's %lld): %s", (long long)lo,
+           (long long)hi - 1, (long long)c->T, msg);
+  return c->ok = false;
+}
+
+/* The rules of one scope s (docs/language.md "Branches on the thread
+ * index"); its T.Pipelined loops become T.serial (the cp.async pipeline's
+ * block barriers would not be its threads'). */
+static bool range_scope_ok(rscan *c, tl_stmt *s) {
+  const tl_expr *e = s->u.ifs.cond;
+  int64_t lo = 0, hi = 0;
+  if (e->u.call.n != 2 || !tl_expr_is_const_int(e->u.call.args[0], &lo) ||
+      !tl_expr_is_const_int(e->u.call.args[1], &hi)) {
+    tl_error(c->d, e->loc, "T.thread_range needs constant bounds");
+    return c->ok = false;
+  }
+  if (lo < 0 || hi <= lo || hi > c->T)
+    return range_fail(c, e->loc, "the range must be within the kernel's threads", lo, hi);
+  if (lo % 32 || (hi - lo) % 32)
+    return range_fail(c, e->loc,
+                      "its tile work needs whole warps (a range that starts and ends at a multiple of 32 "
+                      "threads: warp shuffles and named barriers)",
+                      lo, hi);
+  if (s->u.ifs.else_s) return range_fail(c, e->loc, "a thread-range scope has no else branch", lo, hi);
+  if (tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_THREAD_RANGE) || tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_WS))
+    return range_fail(c, e->loc, "thread-range scopes cannot be nested", lo, hi);
+  if (tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_GET_THREAD_BINDING) ||
+      tl_lo_has_call(s->u.ifs.then_s, TL_INTRIN_GET_WARP_IDX))
+    return range_fail(c, e->loc,
+                      "reading the thread index inside a branch that holds tile work is not supported yet (bind "
+                      "it before the branch: tx = T.get_thread_binding())",
+                      lo, hi);
+  return tl_vec_push(&c->scopes, s) || (c->ok = false);
+}
+
+static void range_scan(rscan *c, tl_stmt *s, bool in_scope, int depth) {
+  if (!s || !c->ok || depth > TL_LOWER_MAX_DEPTH) return;
+  switch (s->kind) {
+  case TL_STMT_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) range_scan(c, s->u.seq.stmts[i], in_scope, depth + 1);
+    return;
+  case TL_STMT_FOR:
+    if (in_scope && s->u.loop.kind == TL_LOOP_PIPELINED) as_serial(s);
+    range_scan(c, s->u.loop.body, in_scope, depth + 1);
+    return;
+  case TL_STMT_WHILE: range_scan(c, s->u.whiles.body, in_scope, depth + 1); return;
+  case TL_STMT_ALLOC:
+    if (is_register(s->u.alloc.buffer) && !tl_vec_push(&c->regs, s->u.alloc.buffer)) c->ok = false;
+    return;
+  case TL_STMT_IF:
+    if (is_call(s->u.ifs.cond, TL_INTRIN_THREAD_RANGE)) {
+      if (range_scope_ok(c, s)) range_scan(c, s->u.ifs.then_s, true, depth + 1);
+      return;
+    }
+    range_scan(c, s->u.ifs.then_s, in_scope, depth + 1);
+    range_scan(c, s->u.ifs.else_s, in_scope, depth + 1);
+    return;
+  default: return;
+  }
+}
+
+/* A register buffer lives on the threads of one region: a fragment used in
+ * a scope is used nowhere else (its layout is for that scope's threads);
+ * a local buffer written in a scope is used nowhere else (the other threads
+ * never hold its values).  One written outside the scopes only (every
+ * thread runs that code) may be read anywhere. */
+static bool range_registers(rscan *c, const tl_stmt *body) {
+  for (size_t i = 0; i < c->regs.len; i++) {
+    tl_buffer *b = c->regs.data[i];
+    tl_lo_refs all = tl_lo_count_refs(body, b);
+    int used = 0, in = 0, written = 0;
+    const tl_stmt *at = NULL;
+    for (size_t j = 0; j < c->scopes.len; j++) {
+      tl_lo_refs r = tl_lo_count_refs(c->scopes.data[j], b);
+      if (!r.reads && !r.writes) continue;
+      used++, in += r.reads + r.writes, written += r.writes;
+      if (!at) at = c->scopes.data[j];
+    }
+    bool elsewhere = used > 1 || all.reads + all.writes > in;
+    if (!at || !elsewhere || (b->scope != TL_SCOPE_FRAGMENT && !written)) continue;
+    tl_error(c->d, at->u.ifs.cond->loc,
+             "%s '%s' is used in this branch on the thread index, whose tile work runs on its own threads, and "
+             "outside it%s: stage it through T.alloc_shared",
+             b->scope == TL_SCOPE_FRAGMENT ? "fragment" : "local buffer", b->name,
+             b->scope == TL_SCOPE_FRAGMENT ? " (a fragment's layout is for one set of threads)"
+                                           : " (written here, the other threads never hold its values)");
+    return false;
+  }
+  return true;
+}
+
+/* At most 15 distinct ranges: each takes a named barrier (bar.sync 1 … 15;
+ * PTX has 16, barrier 0 is the block's). */
+static bool range_count(rscan *c) {
+  int64_t seen[16][2];
+  int n = 0;
+  for (size_t j = 0; j < c->scopes.len; j++) {
+    int64_t lo = 0, hi = 0, i = 0;
+    range_bounds(c->scopes.data[j], &lo, &hi);
+    while (i < n && (seen[i][0] != lo || seen[i][1] != hi)) i++;
+    if (i < n) continue;
+    if (n == 15) {
+      tl_error(c->d, c->scopes.data[j]->u.ifs.cond->loc,
+               "a 16th distinct range of threads that holds tile work: each takes a named barrier, and PTX has 15 "
+               "besides the block's");
+      return false;
+    }
+    seen[n][0] = lo, seen[n++][1] = hi;
+  }
+  return true;
+}
+
+/* A kernel with thread-range scopes (and no T.ws): checked, annotated. */
+static bool lower_range_scopes(tl_module *m, tl_primfunc *f, tl_stmt *k, tl_diag *d) {
+  if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) {
+    tl_error(d, k->loc,
+             "T.ws scopes and branches on the thread index over other ranges than one warpgroup in one "
+             "kernel are not supported yet");
+    return false;
+  }
+  int64_t T = 0;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &T)) {
+    tl_error(d, k->loc, "a branch on the thread index that holds tile work needs a constant thread count");
+    return false;
+  }
+  rscan c = {.d = d, .T = T, .ok = true};
+  range_scan(&c, k->u.kernel.body, false, 0);
+  bool ok = c.ok && range_count(&c) && range_registers(&c, k->u.kernel.body) && role_hints_outside(k, d);
+  tl_vec_free(&c.scopes);
+  tl_vec_free(&c.regs);
+  if (!ok) return false;
+  ws_scope_annot *a = tl_func_annot_add(m, f, &ws_scope_key, sizeof *a);
+  if (!a) {
+    tl_error(d, f->loc, "out of memory");
+    return false;
+  }
+  a->threads = T;
+  a->ranges = true;
+  return true;
+}
+
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
+  if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_THREAD_RANGE)) return lower_range_scopes(m, f, k, d);
   if (!tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS)) return role_hints_outside(k, d);
   int64_t T = 0;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &T) || T % WG != 0) {
@@ -325,7 +505,11 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
 /* ------------------------------------------------------------ finishing */
 typedef struct fin {
   tl_rewriter rw;
-  int64_t g;        /* the warpgroup whose code is being rewritten, -1 outside */
+  int64_t g;             /* the warpgroup (or thread-range scope) whose code is being rewritten, -1 outside */
+  int64_t off, bar, cnt; /* that scope's first thread, named barrier and thread count */
+  bool ranges;           /* thread-range scopes: work outside them runs on every thread */
+  int64_t range[15][2];  /* the thread ranges given a named barrier: range i has barrier 1 + i */
+  int nrange;
   tl_tid_lets lets; /* the kernel's lets of the thread index */
 } fin;
 
@@ -339,27 +523,54 @@ static tl_stmt *CALL(fin *x, tl_loc loc, int op, int n, tl_expr **args) {
 static tl_expr *fin_call(tl_rewriter *rw, const tl_expr *e, int n, tl_expr **args) {
   fin *x = (fin *)rw;
   tl_expr *c = tl_ir_call(rw->m, e->loc, e->u.call.op, n, args);
-  if (c && x->g > 0 && e->u.call.op == TL_INTRIN_GET_THREAD_BINDING)
-    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->g * WG));
-  if (c && x->g > 0 && e->u.call.op == TL_INTRIN_GET_WARP_IDX)
-    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->g * WG / 32));
+  if (c && x->g >= 0 && x->off > 0 && e->u.call.op == TL_INTRIN_GET_THREAD_BINDING)
+    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->off));
+  if (c && x->g >= 0 && x->off > 0 && e->u.call.op == TL_INTRIN_GET_WARP_IDX)
+    c = tl_ir_binary(rw->m, e->loc, TL_OP_SUB, c, I(x, e->loc, x->off / 32));
   return c;
 }
 
-/* s rewritten as warpgroup g's code. */
-static tl_stmt *as_group(fin *x, const tl_stmt *s, int64_t g, int depth) {
-  int64_t keep = x->g;
-  x->g = g;
+/* s rewritten as the code of the scope of threads off … off + cnt - 1
+ * (g >= 0: warpgroup g, or a thread-range scope) with named barrier bar. */
+static tl_stmt *as_scope(fin *x, const tl_stmt *s, int64_t g, int64_t off, int64_t bar, int64_t cnt, int depth) {
+  int64_t keep[4] = {x->g, x->off, x->bar, x->cnt};
+  x->g = g, x->off = off, x->bar = bar, x->cnt = cnt;
   tl_stmt *r = tl_rewrite_stmt(&x->rw, s, depth);
-  x->g = keep;
+  x->g = keep[0], x->off = keep[1], x->bar = keep[2], x->cnt = keep[3];
   return r;
 }
+static tl_stmt *as_group(fin *x, const tl_stmt *s, int64_t g, int depth) {
+  return as_scope(x, s, g, g * WG, 1 + g, WG, depth);
+}
 
-static tl_stmt *in_range(fin *x, tl_loc loc, int64_t g, tl_stmt *body) {
+/* `if lo <= tid < hi: body` */
+static tl_stmt *in_threads(fin *x, tl_loc loc, int64_t lo, int64_t hi, tl_stmt *body) {
   tl_module *m = x->rw.m;
-  tl_expr *tid = tl_lo_thread_index(m, loc), *c = tl_ir_binary(m, loc, TL_OP_LT, tid, I(x, loc, (g + 1) * WG));
-  if (g > 0 && c) c = tl_ir_binary(m, loc, TL_OP_AND, tl_ir_binary(m, loc, TL_OP_GE, tid, I(x, loc, g * WG)), c);
+  tl_expr *tid = tl_lo_thread_index(m, loc), *c = tl_ir_binary(m, loc, TL_OP_LT, tid, I(x, loc, hi));
+  if (lo > 0 && c) c = tl_ir_binary(m, loc, TL_OP_AND, tl_ir_binary(m, loc, TL_OP_GE, tid, I(x, loc, lo)), c);
   return c && body ? tl_lo_if(m, loc, c, body, NULL) : NULL;
+}
+static tl_stmt *in_range(fin *x, tl_loc loc, int64_t g, tl_stmt *body) {
+  return in_threads(x, loc, g * WG, (g + 1) * WG, body);
+}
+
+/* The named barrier of threads [lo, hi): one per distinct range (1 … 15;
+ * 0 is the block's); -1 past 15 ranges. */
+static int64_t range_barrier(fin *x, int64_t lo, int64_t hi) {
+  for (int i = 0; i < x->nrange; i++)
+    if (x->range[i][0] == lo && x->range[i][1] == hi) return 1 + i;
+  if (x->nrange == 15) return -1;
+  x->range[x->nrange][0] = lo, x->range[x->nrange][1] = hi;
+  return 1 + x->nrange++;
+}
+
+/* A thread-range scope: its body as the scope's code, under its thread test. */
+static tl_stmt *fin_range_scope(fin *x, const tl_stmt *s, int depth) {
+  int64_t lo = 0, hi = 0;
+  range_bounds(s, &lo, &hi);
+  int64_t bar = range_barrier(x, lo, hi); /* at most 15 ranges: lower_range_scopes */
+  if (bar < 0) return NULL;
+  return in_threads(x, s->loc, lo, hi, as_scope(x, s->u.ifs.then_s, 0, lo, bar, hi - lo, depth + 1));
 }
 
 static tl_stmt *barrier_init(fin *x, const tl_stmt *s) {
@@ -408,6 +619,11 @@ static tl_stmt *outside(fin *x, const tl_stmt *s, int depth) {
 static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
   fin *x = (fin *)rw;
   tl_loc loc = s->loc;
+  if (tl_lo_range_scope_threads(s) > 0) {
+    tl_stmt *r = fin_range_scope(x, s, depth);
+    if (!r) rw->failed = true;
+    return r;
+  }
   if (is_scope(s)) {
     int64_t g = 0;
     tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g);
@@ -433,9 +649,9 @@ static tl_stmt *fin_stmt(tl_rewriter *rw, const tl_stmt *s, int depth) {
     r = CALL(x, loc, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL);
   } else if (op == TL_INTRIN_SYNC_THREADS) {
     if (x->g < 0) return NULL; /* block-wide: the default copy */
-    tl_expr *a[2] = {I(x, loc, 1 + x->g), I(x, loc, WG)};
+    tl_expr *a[2] = {I(x, loc, x->bar), I(x, loc, x->cnt)};
     r = CALL(x, loc, TL_INTRIN_PTX_BAR_SYNC, 2, a);
-  } else if (x->g < 0 && s->kind != TL_STMT_SEQ && s->kind != TL_STMT_ALLOC && s->kind != TL_STMT_LET &&
+  } else if (x->g < 0 && !x->ranges && s->kind != TL_STMT_SEQ && s->kind != TL_STMT_ALLOC && s->kind != TL_STMT_LET &&
              !tl_lo_has_call(s, TL_INTRIN_WS) && !all_threads_store(s, &x->lets)) {
     r = outside(x, s, depth);
   } else {
@@ -449,7 +665,9 @@ bool tl_ws_scopes_finish(tl_module *m, tl_primfunc *f) {
   ws_scope_annot *a = tl_func_annot(f, &ws_scope_key);
   tl_stmt *k = a && a->threads > 0 ? tl_ir_find_kernel(f->body) : NULL;
   if (!k) return true;
-  fin x = {.rw = {.m = m, .max_depth = TL_LOWER_MAX_DEPTH, .stmt = fin_stmt, .call = fin_call}, .g = -1};
+  fin x = {.rw = {.m = m, .max_depth = TL_LOWER_MAX_DEPTH, .stmt = fin_stmt, .call = fin_call},
+           .g = -1,
+           .ranges = a->ranges};
   tid_lets(k->u.kernel.body, &x.lets, 0);
   tl_stmt *body = tl_rewrite_stmt(&x.rw, k->u.kernel.body, 1);
   if (!body || x.rw.failed) return false;

@@ -566,6 +566,8 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (!body || body->kind != TL_STMT_SEQ) return *why = "the kernel body is not a sequence", false;
   if (tl_lo_find_while(body, NULL)) /* its loops' producer would have to follow the run's trip counts */
     return *why = "the kernel has a 'while' loop (the warp-specialized pipeline is not built around one yet)", false;
+  if (tl_lo_has_call(body, TL_INTRIN_THREAD_RANGE)) /* their tile ops run over their own threads */
+    return *why = "the kernel has thread-range scopes (branches on the thread index that hold tile work)", false;
   int found = -1;
   for (int i = 0; i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
