@@ -13,7 +13,7 @@
 # PART: thread_range_errors.py:31:17: error: T.Parallel in per-thread code
 # WARPS: :8:12: error: thread-range scope over threads 16 to 63 (of the kernel's 64): its tile work needs whole warps
 # CROSS: thread_range_errors.py:45:19: error: fragment 'f' is used in this branch on the thread index, whose tile work runs on its own threads, and outside it
-# TID: thread_range_errors.py:57:17: error: T.Parallel in per-thread code
+# TID: thread_range_errors.py:56:39: error: thread-range scope over threads 32 to 63 (of the kernel's 64): reading the thread index inside a branch that holds tile work is not supported yet
 # DYN: thread_range_errors.py:71:17: error: T.Parallel in per-thread code
 # BLOCK: T.sync_threads()
 # BLOCK-NEXT: if T.get_thread_binding(0) >= 32 and T.get_thread_binding(0) < 64:
