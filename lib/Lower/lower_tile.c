@@ -1242,6 +1242,60 @@ static tl_stmt *lower_reduce_staged(lt_state *st, tl_lower_env *env, const tl_re
   return tl_ir_seq(st->w.m, sg->red->loc, n, xs);
 }
 
+/* A tile op of rw_stmt: its lowering (NULL after an error). */
+static tl_stmt *rw_tile(lt_state *st, const tl_stmt *s) {
+  tl_module *m = st->w.m;
+  switch (s->u.tile.op) {
+  case TL_TILE_COPY:
+  case TL_TILE_FILL:
+  case TL_TILE_CLEAR: return lower_copy(st, s);
+  case TL_TILE_GEMM: {
+    bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
+              tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
+    bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
+    tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->w.names, st->threads, compact, st->w.d)
+                    : tl_lower_gemm(m, s, &st->w.names, st->threads, compact, st->w.d);
+    if (!g) st->w.errors++;
+    return g;
+  }
+  case TL_TILE_GEMM_SP: { /* lower_gemm_sp.c */
+    tl_stmt *g = tl_lower_gemm_sp(m, s, &st->w.names, st->threads, st->w.d);
+    if (!g) st->w.errors++;
+    return g;
+  }
+  case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
+  case TL_TILE_REDUCE_MAX:
+  case TL_TILE_REDUCE_MIN:
+  case TL_TILE_REDUCE_SUM:
+  case TL_TILE_REDUCE_ABSSUM:
+  case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
+    tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+    tl_reduce_stage sg;
+    if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
+    tl_stmt *r = tl_lower_reduce(&env, s);
+    st->w.errors += env.errors;
+    if (!r && env.errors == 0) st->w.oom = true;
+    return r;
+  }
+  case TL_TILE_FINALIZE_REDUCER:
+  case TL_TILE_THREAD_ALLREDUCE: { /* lower_reduce.c */
+    tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
+    tl_stmt *r = s->u.tile.op == TL_TILE_THREAD_ALLREDUCE ? tl_lower_thread_allreduce(&env, s)
+                                                          : tl_lower_finalize_reducer(&env, s);
+    st->w.errors += env.errors;
+    if (!r && env.errors == 0) st->w.oom = true;
+    return r;
+  }
+  case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */ return (tl_stmt *)s;
+  case TL_TILE_ANNOTATE_LAYOUT: /* taken by layout inference; no code */ return tl_ir_seq(st->w.m, s->loc, 0, NULL);
+  default:
+    tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
+    st->w.errors++;
+    return NULL;
+  }
+  return NULL;
+}
+
 static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
   if (!s) return NULL;
   tl_module *m = st->w.m;
@@ -1345,55 +1399,8 @@ static tl_stmt *rw_stmt(lt_state *st, const tl_stmt *s, int depth) {
     CHECK(r);
     return r;
   }
-  case TL_STMT_TILE:
-    switch (s->u.tile.op) {
-    case TL_TILE_COPY:
-    case TL_TILE_FILL:
-    case TL_TILE_CLEAR: return lower_copy(st, s);
-    case TL_TILE_GEMM: {
-      bool rs = s->u.tile.nargs >= 3 && s->u.tile.args[0].kind == TL_OPND_REGION &&
-                tl_frag_layout_of(s->u.tile.args[0].region.buffer); /* A in registers: lower_frag.c */
-      bool compact = tl_lower_frag_pressure(st->frags.data, st->frags.len);
-      tl_stmt *g = rs ? tl_lower_gemm_rs(m, s, &st->w.names, st->threads, compact, st->w.d)
-                      : tl_lower_gemm(m, s, &st->w.names, st->threads, compact, st->w.d);
-      if (!g) st->w.errors++;
-      return g;
-    }
-    case TL_TILE_GEMM_SP: { /* lower_gemm_sp.c */
-      tl_stmt *g = tl_lower_gemm_sp(m, s, &st->w.names, st->threads, st->w.d);
-      if (!g) st->w.errors++;
-      return g;
-    }
-    case TL_TILE_ASYNC_COPY: return lower_copy(st, s);
-    case TL_TILE_REDUCE_MAX:
-    case TL_TILE_REDUCE_MIN:
-    case TL_TILE_REDUCE_SUM:
-    case TL_TILE_REDUCE_ABSSUM:
-    case TL_TILE_REDUCE_ABSMAX: { /* lower_reduce.c */
-      tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
-      tl_reduce_stage sg;
-      if (tl_reduce_staging(&env, s, &sg)) return lower_reduce_staged(st, &env, &sg);
-      tl_stmt *r = tl_lower_reduce(&env, s);
-      st->w.errors += env.errors;
-      if (!r && env.errors == 0) st->w.oom = true;
-      return r;
-    }
-    case TL_TILE_FINALIZE_REDUCER:
-    case TL_TILE_THREAD_ALLREDUCE: { /* lower_reduce.c */
-      tl_lower_env env = {st->w.m, st->w.d, &st->w.names, &st->w.ranges, st->threads, 0};
-      tl_stmt *r = s->u.tile.op == TL_TILE_THREAD_ALLREDUCE ? tl_lower_thread_allreduce(&env, s)
-                                                            : tl_lower_finalize_reducer(&env, s);
-      st->w.errors += env.errors;
-      if (!r && env.errors == 0) st->w.oom = true;
-      return r;
-    }
-    case TL_TILE_USE_SWIZZLE: /* kept for the rasterize pass (rasterize.c) */ return (tl_stmt *)s;
-    case TL_TILE_ANNOTATE_LAYOUT: /* taken by layout inference; no code */ return tl_ir_seq(st->w.m, s->loc, 0, NULL);
-    default:
-      tl_error(st->w.d, s->loc, "T.%s is not lowered yet", tl_tile_ops[s->u.tile.op].name);
-      st->w.errors++;
-      return NULL;
-    }
+  case TL_STMT_TILE: return rw_tile(st, s);
+  default: break;
   }
   return NULL;
 }
