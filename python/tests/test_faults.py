@@ -157,8 +157,11 @@ def test_keyboard_interrupt_in_a_tuning_loop_leaves_the_cache_consistent(tmp_pat
     script.write_text(TUNE_SCRIPT)
     cache = tmp_path / "cache"
     env = _env(TL_CACHE="1", TL_CACHE_DIR=str(cache))
+    # Ctrl-C's disposition in the child whatever this process inherited: a shell's background job (`cmd &`,
+    # nohup) ignores SIGINT, and Python then keeps it ignored, so the search would run to its end (exit 0)
     p = subprocess.Popen([sys.executable, str(script), "tune"], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout.readline().strip() == "started"
     def stored():
         return len([f for f in os.listdir(cache) if f.endswith(".tlk")]) if cache.exists() else 0
