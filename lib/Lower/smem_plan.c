@@ -7,7 +7,8 @@
  * smem_planned = true and a byte offset smem_offset that is a multiple of 16,
  * and of 128 for buffers of 128 bytes or more (a swizzled tile's XOR pattern
  * assumes 128-byte aligned rows: docs/layouts.md "Shared-memory swizzles"); buffers whose
- * lifetimes overlap get disjoint byte ranges; f->smem_bytes is the end of
+ * lifetimes overlap get disjoint byte ranges (an mbarrier buffer's lifetime
+ * is the whole kernel); f->smem_bytes is the end of
  * the highest one (0 without shared memory).  Where a buffer reuses bytes of
  * a buffer that died earlier, a T.sync_threads() separates the last use of
  * the old one from the first use of the new one (unless one already does),
@@ -38,11 +39,11 @@ typedef struct sbuf {
   int64_t bytes, align;
   int first, last; /* top-level positions; first = -1 until used */
   int64_t offset;
-  bool placed;
+  bool placed, mbarrier; /* mbarrier: it holds mbarrier objects (T.ptx_mbarrier_init's buffer) */
 } sbuf;
 
 typedef struct sp_state {
-  tl_visitor v; /* first: collect_alloc and align_swizzled cast back */
+  tl_visitor v; /* first: collect_alloc and note_intrinsic_args cast back */
   tl_module *m;
   tl_diag *d;
   TL_VEC(sbuf) bufs;
@@ -99,18 +100,27 @@ static void uses_buffer(tl_buffer_visitor *bv, const tl_buffer *b) {
   use(st, b, st->pos);
 }
 
-/* A tl_visitor callback (through st->v): TMA and wgmma key their swizzle on
- * shared-address bits 7-9, so the 2-byte tiles they name start 1024-byte
- * aligned (docs/hopper.md "The shared-memory image"). */
-static void align_swizzled(tl_visitor *v, const tl_expr *e) {
+/* A tl_visitor callback (through st->v), over the intrinsics' buffer
+ * arguments:
+ *  - TMA and wgmma key their swizzle on shared-address bits 7-9, so the 2-byte
+ *    tiles they name start 1024-byte aligned (docs/hopper.md "The
+ *    shared-memory image");
+ *  - the buffer of a T.ptx_mbarrier_init holds mbarrier objects, whose bytes
+ *    no other buffer may take over while the kernel runs (PTX ISA, mbarrier:
+ *    an mbarrier object's memory is repurposed only after mbarrier.inval,
+ *    which we do not emit): it lives for the whole kernel. */
+static void note_intrinsic_args(tl_visitor *v, const tl_expr *e) {
   sp_state *st = (sp_state *)v;
-  if (e->kind == TL_EXPR_CALL && (e->u.call.op == TL_INTRIN_PTX_TMA_LOAD || e->u.call.op == TL_INTRIN_PTX_TMA_STORE ||
-                                  e->u.call.op == TL_INTRIN_PTX_WGMMA_SS))
-    for (int a = 0; a < e->u.call.n; a++) {
-      const tl_expr *x = e->u.call.args[a];
-      int i = x && x->kind == TL_EXPR_BUFFER ? find(st, x->u.buffer) : -1;
-      if (i >= 0 && tl_dtype_bytes(x->u.buffer->dtype) == 2) st->bufs.data[i].align = 1024;
-    }
+  if (e->kind != TL_EXPR_CALL) return;
+  int op = e->u.call.op;
+  bool swizzled = op == TL_INTRIN_PTX_TMA_LOAD || op == TL_INTRIN_PTX_TMA_STORE || op == TL_INTRIN_PTX_WGMMA_SS;
+  for (int a = 0; a < e->u.call.n; a++) {
+    const tl_expr *x = e->u.call.args[a];
+    int i = x && x->kind == TL_EXPR_BUFFER ? find(st, x->u.buffer) : -1;
+    if (i < 0) continue;
+    if (swizzled && tl_dtype_bytes(x->u.buffer->dtype) == 2) st->bufs.data[i].align = 1024;
+    if (op == TL_INTRIN_PTX_MBARRIER_INIT && a == 0) st->bufs.data[i].mbarrier = true;
+  }
 }
 
 /* Does s begin with a T.sync_threads() (itself, or a sequence whose first
@@ -206,7 +216,7 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
     if (!tl_visit_buffers(&u.bv, top[p])) st.too_deep = true;
   }
   if (ok) {
-    st.v = (tl_visitor){.expr = align_swizzled};
+    st.v = (tl_visitor){.expr = note_intrinsic_args};
     tl_visit_stmt(&st.v, body);
     if (st.v.too_deep) st.too_deep = true;
   }
@@ -214,9 +224,10 @@ bool tl_lower_smem_plan(tl_module *m, tl_primfunc *f, const tl_target *target, t
     tl_error(d, f->loc, "statement nesting exceeds %d levels", TL_LOWER_MAX_DEPTH);
     ok = false;
   }
-  /* Unused buffers live at their allocation (they still get space). */
+  /* Unused buffers live at their allocation (they still get space); mbarriers for the whole kernel. */
   for (size_t i = 0; i < st.bufs.len; i++)
-    if (st.bufs.data[i].first < 0) st.bufs.data[i].first = st.bufs.data[i].last = 0;
+    if (st.bufs.data[i].mbarrier) st.bufs.data[i].first = 0, st.bufs.data[i].last = n - 1;
+    else if (st.bufs.data[i].first < 0) st.bufs.data[i].first = st.bufs.data[i].last = 0;
   bool *sync_before = ok ? calloc((size_t)n + 1, sizeof(bool)) : NULL;
   if (ok && !sync_before) st.oom = true;
   int64_t total = 0;
