@@ -14,7 +14,9 @@ Modes (several may be given, comma-separated: they run one after the other over 
   scripts/run-tilelang-examples.py --table A.jsonl [B.jsonl ...]   (a Markdown table: a row per file, a column per run)
 A JSON line: {"file", "mode", "result": "pass" | "fail" | "timeout", "kind" (for failures: missing-name,
 not-provided, compile, check, needs-package, other), "error" (the located `file:line:col: error:` line of a compile error, else the exception's line of the
-traceback, else its last line), "tail" (the last lines of standard error), "wall"}.
+traceback, else its last line), "tail" (the last lines of standard error), "wall"; for a file that failed for
+want of GPU memory beside the other jobs and was run again alone after them: "alone": true and
+"beside_others", the first run's error}.
 At the end, a table of counts per mode and kind on stdout.
 
 On the GPU host: Python with torch, this package importable (PYTHONPATH=<bundle>/python with TL_LIBRARY=
@@ -48,6 +50,9 @@ except Exception:
 
 
 LOCATED = re.compile(r"^\S+\.py:\d+:\d+: error: ")
+# a failure for want of GPU memory (PyTorch's, the driver's or cuBLAS's words), which a run beside --jobs - 1
+# others can cause: such a file runs again alone after the pool, its record marked "alone"
+OUT_OF_MEMORY = re.compile(r"out of memory|CUBLAS_STATUS_ALLOC_FAILED|CUDA_ERROR_OUT_OF_MEMORY", re.I)
 RAISED = re.compile(r"^[\w.]*(Error|Exception|Exit)\b.*:|^[\w.]*(Error|Exception)$")
 
 
@@ -257,14 +262,19 @@ def main():
                 def job(p, mode=mode):
                     return run_one(mode, p, a.timeout)
             with ThreadPoolExecutor(1 if mode == "names" else a.jobs) as pool:
-                for p, rec in zip(files, pool.map(job, files)):
-                    rec = {"file": os.path.relpath(p, os.path.abspath(a.examples)), **rec}
-                    out.write(json.dumps(rec) + "\n")
-                    out.flush()
-                    key = (mode, rec["result"] if rec["result"] == "pass" else rec.get("kind", "other"))
-                    counts[key] = counts.get(key, 0) + 1
-                    print(f"{mode:12s} {rec['result']:7s} {rec.get('kind', ''):13s} {rec.get('wall', ''):>6} "
-                          f"{rec['file']}  {rec.get('error', '')[:160]}", flush=True)
+                recs = list(pool.map(job, files))
+            for i, p in enumerate(files):  # out of GPU memory beside the other jobs: once more, alone
+                if a.jobs > 1 and mode != "names" and OUT_OF_MEMORY.search(recs[i].get("tail", "") + recs[i].get("error", "")):
+                    first = recs[i]
+                    recs[i] = {**job(p), "alone": True, "beside_others": first.get("error", "")[:200]}
+            for p, rec in zip(files, recs):
+                rec = {"file": os.path.relpath(p, os.path.abspath(a.examples)), **rec}
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+                key = (mode, rec["result"] if rec["result"] == "pass" else rec.get("kind", "other"))
+                counts[key] = counts.get(key, 0) + 1
+                print(f"{mode:12s} {rec['result']:7s} {rec.get('kind', ''):13s} {rec.get('wall', ''):>6} "
+                      f"{rec['file']}  {rec.get('error', '')[:160]}", flush=True)
     print("\nmode         outcome        files")
     for (mode, what), n in counts.items():
         print(f"{mode:12s} {what:14s} {n}")

@@ -29,7 +29,8 @@
 # exit 1 when any run reports an error or fails its check.
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
 #   SANITIZE_PART=gemm or =fa runs only the GEMM or only the FlashAttention runs (default: both);
-#   =fa-persistent only FlashAttention's persistent-grid runs; =lang only the explicit-barrier kernels.
+#   =fa-persistent only FlashAttention's persistent-grid runs; =lang only the explicit-barrier kernels
+#   (SANITIZE_KERNELS=REGEX: only those of them whose kernel name matches).
 set -uo pipefail
 bundle=${1:-$(dirname "$0")/../build-device}
 cd "$bundle" || exit 2
@@ -61,6 +62,7 @@ if [[ "$part" == all || "$part" == lang ]]; then
             "role_uniform_var.py ru_sparse --int-range 0:4" "role_uniform_var.py ru_loop_scopes" \
             "while_loop.py while_streamk --out-idx=none" "sync_grid.py grid_reverse"; do
     read -r f kn extra <<<"$kc"
+    [[ -n "${SANITIZE_KERNELS:-}" && ! "$kn" =~ ${SANITIZE_KERNELS} ]] && continue
     for tool in racecheck synccheck memcheck; do
       # shellcheck disable=SC2086
       one "$tool" "$kn" --kernel="$kn" $extra "$ops/$f"

@@ -229,3 +229,35 @@ def test_benchmark_kernels_on_the_cpu():
         o = fa.flashattn(b, h, s, d, causal, block_M=64, block_N=64, num_stages=2, threads=128)(tr(q), tr(k), tr(v))
         assert np.abs(tr(o).astype(np.float32) - want).max() < 2e-3
     assert math.isfinite(float(o.astype(np.float32).sum()))
+
+
+def test_examples_harness_runs_an_out_of_memory_failure_again_alone(tmp_path):
+    """scripts/run-tilelang-examples.py: a file that fails for want of GPU memory beside the other jobs
+    runs once more alone after the pool (its record says so and keeps the first error); a file that fails
+    otherwise is not run again."""
+    import json
+    import subprocess
+    script = os.path.join(ROOT, "scripts", "run-tilelang-examples.py")
+    ex = tmp_path / "ex" / "a"
+    ex.mkdir(parents=True)
+    marker = tmp_path / "ran_once"
+    (ex / "example_oom.py").write_text(textwrap.dedent(f"""\
+        import os
+        if not os.path.exists({str(marker)!r}):
+            open({str(marker)!r}, "w").close()
+            raise RuntimeError("CUDA error: out of memory")
+        """))
+    (ex / "example_bad.py").write_text("raise ValueError('wrong')\n")
+    (ex / "example_ok.py").write_text("print('fine')\n")
+    out = tmp_path / "out.jsonl"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (PKG_PARENT, os.environ.get("PYTHONPATH")) if p))
+    cp = subprocess.run([sys.executable, script, "--jobs", "3", str(tmp_path / "ex"), str(out)], env=env,
+                        capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    recs = {r["file"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert recs["a/example_oom.py"]["result"] == "pass"
+    assert recs["a/example_oom.py"]["alone"] is True
+    assert "out of memory" in recs["a/example_oom.py"]["beside_others"]
+    assert recs["a/example_bad.py"]["result"] == "fail" and "alone" not in recs["a/example_bad.py"]
+    assert recs["a/example_bad.py"]["error"] == "ValueError: wrong"
+    assert recs["a/example_ok.py"]["result"] == "pass" and "alone" not in recs["a/example_ok.py"]
