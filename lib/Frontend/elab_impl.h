@@ -353,6 +353,9 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
 /* T.print(obj, msg, warp_group_id, warp_id) called as x (elab_print.c):
  * its T.debug_print statements appended to out; false after a reported error. */
 bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* TileLang's T.device_assert (elab_print.c): a T.device_assert_at statement
+ * appended to out; false after a reported error. */
+bool tl_el_device_assert(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 /* T.view / T.reshape (name) called as x: the view, a buffer value. */
 val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
 /* A view of buffer value sv (from a[0]) with shape a[1] and dtype a[2]
