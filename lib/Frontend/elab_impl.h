@@ -200,6 +200,10 @@ typedef struct elab {
    * index (tx = T.get_thread_binding()). */
   int64_t kernel_threads, role_lo, role_hi;
   TL_VEC(tl_var *) tid_lets;
+  /* The lets `name = value` of the prim_funcs whose value reads no memory
+   * and calls nothing with effects: tl_var * → the value with such lets
+   * replaced, for slice extents (tl_el_let_subst). */
+  tl_map let_values;
   /* The lets of the T.Kernel being elaborated whose value reads the thread
    * index (tk = T.get_thread_binding(1)) or is another variable, for
    * elab_allreduce.c. */
@@ -356,6 +360,12 @@ bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 /* TileLang's T.device_assert (elab_print.c): a T.device_assert_at statement
  * appended to out; false after a reported error. */
 bool tl_el_device_assert(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* Records let var = value in E->let_values when value is pure (no loads,
+ * no calls with effects); false on OOM (reported). */
+bool tl_el_note_let_value(elab *E, tl_var *var, tl_expr *value);
+/* e with the recorded pure lets replaced by their values (e itself when
+ * none is recorded; NULL on OOM or too deep an expression). */
+tl_expr *tl_el_let_subst(elab *E, tl_expr *e);
 /* T.view / T.reshape (name) called as x: the view, a buffer value. */
 val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
 /* A view of buffer value sv (from a[0]) with shape a[1] and dtype a[2]

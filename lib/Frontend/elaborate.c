@@ -947,6 +947,7 @@ done:
   tl_vec_free(&pend);
   tl_vec_free(&E.dyn);
   tl_vec_free(&E.tid_lets);
+  tl_map_free(&E.let_values);
   tl_vec_free(&E.thread_lets);
   tl_vec_free(&E.funcs);
   tl_vec_free(&E.global_allocs);
