@@ -185,9 +185,10 @@ typedef struct elab {
    * and a store or tile op in a helper it calls, emit their IR there,
    * before the statement itself. */
   stmt_vec *stmt_out;
-  int helper_depth;   /* > 0: running a plain compile-time helper (names bind values, no lets) */
-  int macro_depth;    /* > 0: inlining a @T.macro body */
-  bool macro_inlined; /* the prim_func being elaborated inlined a macro */
+  int helper_depth;    /* > 0: running a plain compile-time helper (names bind values, no lets) */
+  int macro_depth;     /* > 0: inlining a @T.macro body */
+  bool clashing_names; /* the prim_func being elaborated inlined a macro or bound a tuple_item let (elab_stmt.c):
+                        * its IR names may clash, unique_names renames them */
   /* T.Kernel(..., threads=(x, y[, z])) being elaborated: the thread block's
    * dimensions (the IR kernel has x*y*z threads in one dimension, and
    * T.get_thread_binding(i) is the coordinate i of its thread index, x the

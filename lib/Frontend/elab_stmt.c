@@ -234,6 +234,7 @@ static val *freeze_items(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stm
       memcpy(r->u.tup.items, v->u.tup.items, sizeof(val *) * (size_t)n);
     }
     if (!(r->u.tup.items[k] = let_value(E, intern(E, "tuple_item"), e, vloc, out))) return NULL;
+    E->clashing_names = true; /* a second tuple_item is renamed tuple_item_1 (unique_names) */
   }
   return r;
 }
