@@ -361,6 +361,13 @@ bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
 /* TileLang's T.device_assert (elab_print.c): a T.device_assert_at statement
  * appended to out; false after a reported error. */
 bool tl_el_device_assert(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* let NAME = e emitted to out (elab_stmt.c): the variable's value (a
+ * thread-index let noted); NULL after a reported error. */
+val *tl_el_let_value(elab *E, const char *name, tl_expr *e, tl_loc loc, stmt_vec *out);
+/* The tuple value v to assign to the tuple target t (elab_tuple.c): v itself,
+ * or a copy whose items that read a buffer an earlier target stores into
+ * are lets emitted to out first; NULL after a reported error. */
+val *tl_el_freeze_tuple(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out);
 /* Records let var = value in E->let_values when value is pure (no loads,
  * no calls with effects); false on OOM (reported). */
 bool tl_el_note_let_value(elab *E, tl_var *var, tl_expr *value);
