@@ -4,6 +4,7 @@
  * AST expression kind (the kinds kernels cannot use are reported at their
  * location). */
 #include "Frontend/elab_impl.h"
+#include "IR/rewrite.h"
 
 /* ============================================================ expressions */
 
@@ -267,10 +268,39 @@ static val *subscript_buffer(elab *E, tl_buffer *b, const tl_ast_expr *x) {
  * (tl_expr_const_difference); otherwise the folded subtraction. */
 static tl_expr *extent_sub(elab *E, tl_loc loc, tl_expr *hi, tl_expr *lo) {
   int64_t c;
-  if (tl_dtype_eq(hi->dtype, lo->dtype) && tl_expr_const_difference(hi, lo, &c) &&
-      (hi->dtype.bits == 64 || (c >= INT32_MIN && c <= INT32_MAX)))
+  bool same = tl_dtype_eq(hi->dtype, lo->dtype), fits = false;
+  if (same && tl_expr_const_difference(hi, lo, &c)) fits = true;
+  else if (same && E->let_values.len) { /* k = bx * 128; A[bx * 128 + t : k + t + 4] */
+    tl_expr *h = tl_el_let_subst(E, hi), *l = h ? tl_el_let_subst(E, lo) : NULL;
+    if (!l && E->oom) return NULL;
+    fits = l && (h != hi || l != lo) && tl_expr_const_difference(h, l, &c); /* too deep: not constant */
+  }
+  if (fits && (hi->dtype.bits == 64 || (c >= INT32_MIN && c <= INT32_MAX)))
     return chk(E, tl_ir_int(E->m, loc, hi->dtype, c));
   return chk(E, tl_ir_binary(E->m, loc, TL_OP_SUB, hi, lo));
+}
+
+static bool impure(const tl_expr *e, void *user) {
+  (void)user;
+  if (e->kind == TL_EXPR_LOAD) return true;
+  return e->kind == TL_EXPR_CALL &&
+         (e->u.call.op < 0 || e->u.call.op >= tl_num_intrinsics || tl_intrinsics[e->u.call.op].effects != TL_EFF_NONE);
+}
+
+bool tl_el_note_let_value(elab *E, tl_var *var, tl_expr *value) {
+  if (!E->pf || tl_expr_any(value, impure, NULL, 64, true)) return true;
+  tl_expr *v = tl_el_let_subst(E, value);
+  if (!v || tl_map_put(&E->let_values, var, v)) return true; /* too deep: not recorded */
+  oom(E);
+  return false;
+}
+
+tl_expr *tl_el_let_subst(elab *E, tl_expr *e) {
+  if (!E->let_values.len) return e;
+  tl_rewriter rw = {.m = E->m, .subst = &E->let_values, .max_depth = 64, .share_unchanged = true};
+  tl_expr *r = tl_rewrite_expr(&rw, e, 1);
+  if (!r && !rw.too_deep) oom(E);
+  return r;
 }
 
 static bool tuple_index(elab *E, const tl_ast_expr *ix, int n, bool clamp, int64_t *out) {

@@ -185,9 +185,10 @@ typedef struct elab {
    * and a store or tile op in a helper it calls, emit their IR there,
    * before the statement itself. */
   stmt_vec *stmt_out;
-  int helper_depth;   /* > 0: running a plain compile-time helper (names bind values, no lets) */
-  int macro_depth;    /* > 0: inlining a @T.macro body */
-  bool macro_inlined; /* the prim_func being elaborated inlined a macro */
+  int helper_depth;    /* > 0: running a plain compile-time helper (names bind values, no lets) */
+  int macro_depth;     /* > 0: inlining a @T.macro body */
+  bool clashing_names; /* the prim_func being elaborated inlined a macro or bound a tuple_item let (elab_stmt.c):
+                        * its IR names may clash, unique_names renames them */
   /* T.Kernel(..., threads=(x, y[, z])) being elaborated: the thread block's
    * dimensions (the IR kernel has x*y*z threads in one dimension, and
    * T.get_thread_binding(i) is the coordinate i of its thread index, x the
@@ -200,6 +201,10 @@ typedef struct elab {
    * index (tx = T.get_thread_binding()). */
   int64_t kernel_threads, role_lo, role_hi;
   TL_VEC(tl_var *) tid_lets;
+  /* The lets `name = value` of the prim_funcs whose value reads no memory
+   * and calls nothing with effects: tl_var * → the value with such lets
+   * replaced, for slice extents (tl_el_let_subst). */
+  tl_map let_values;
   /* The lets of the T.Kernel being elaborated whose value reads the thread
    * index (tk = T.get_thread_binding(1)) or is another variable, for
    * elab_allreduce.c. */
@@ -353,6 +358,22 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
 /* T.print(obj, msg, warp_group_id, warp_id) called as x (elab_print.c):
  * its T.debug_print statements appended to out; false after a reported error. */
 bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* TileLang's T.device_assert (elab_print.c): a T.device_assert_at statement
+ * appended to out; false after a reported error. */
+bool tl_el_device_assert(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out);
+/* let NAME = e emitted to out (elab_stmt.c): the variable's value (a
+ * thread-index let noted); NULL after a reported error. */
+val *tl_el_let_value(elab *E, const char *name, tl_expr *e, tl_loc loc, stmt_vec *out);
+/* The tuple value v to assign to the tuple target t (elab_tuple.c): v itself,
+ * or a copy whose items that read a buffer an earlier target stores into
+ * are lets emitted to out first; NULL after a reported error. */
+val *tl_el_freeze_tuple(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out);
+/* Records let var = value in E->let_values when value is pure (no loads,
+ * no calls with effects); false on OOM (reported). */
+bool tl_el_note_let_value(elab *E, tl_var *var, tl_expr *value);
+/* e with the recorded pure lets replaced by their values (e itself when
+ * none is recorded; NULL on OOM or too deep an expression). */
+tl_expr *tl_el_let_subst(elab *E, tl_expr *e);
 /* T.view / T.reshape (name) called as x: the view, a buffer value. */
 val *tl_el_call_view(elab *E, const char *name, const tl_ast_expr *x, const char *fn);
 /* A view of buffer value sv (from a[0]) with shape a[1] and dtype a[2]

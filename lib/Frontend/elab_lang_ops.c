@@ -63,8 +63,8 @@
 
 #include "Frontend/elab_impl.h"
 
-const char *const tl_el_lang_op_names[] = {"align_up", "cumsum",     "transpose", "view",  "reshape",
-                                           "im2col",   "c2d_im2col", "cummax",    "print", NULL};
+const char *const tl_el_lang_op_names[] = {"align_up",   "cumsum", "transpose", "view",          "reshape", "im2col",
+                                           "c2d_im2col", "cummax", "print",     "device_assert", NULL};
 
 #define LMAXD 8
 
@@ -963,6 +963,7 @@ bool tl_el_lang_stmt(elab *E, const char *name, const tl_ast_expr *x, tl_loc loc
   if (!strcmp(name, "cummax")) return cumsum(E, x, "T.cummax", TL_OP_MAX, loc, out);
   if (!strcmp(name, "transpose")) return transpose(E, x, loc, out);
   if (!strcmp(name, "print")) return tl_el_print(E, x, loc, out);
+  if (!strcmp(name, "device_assert")) return tl_el_device_assert(E, x, loc, out);
   if (!strcmp(name, "import_source")) return tl_el_import_source(E, x);
   if (!strcmp(name, "call_extern")) return tl_el_call_extern(E, x, loc, out);
   if (!strcmp(name, "im2col") || !strcmp(name, "c2d_im2col")) return im2col(E, x, tprintf(E, "T.%s", name), loc, out);

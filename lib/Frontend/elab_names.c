@@ -10,6 +10,9 @@
  * prim_func without one has no such clash (the elaborator reports
  * redefinitions itself), so its IR is unchanged.
  *
+ * The elaborator's own lets (a tuple assignment's tuple_item, elab_stmt.c) are
+ * renamed the same way.
+ *
  * Algorithm: a pre-pass collects every declared name; then a walk in
  * statement order with a stack of live declarations (the verifier's scopes:
  * a loop's and a kernel's variables for their body, a let and an allocation

@@ -184,3 +184,61 @@ bool tl_el_print(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
   if (!tl_vec_push(out, s)) return oom(E), false;
   return true;
 }
+
+/* TileLang's T.device_assert(condition, msg="", no_stack_info=False)
+ * (tilelang/cuda/debug.py): a statement T.device_assert_at(cond, msg, where)
+ * (lib/IR/intrinsics.def), where the call's file:line ("" with
+ * no_stack_info=True, as TileLang then leaves its "at file:line" out).  A
+ * condition that is not a bool is compared with 0, as C's assert does. */
+bool tl_el_device_assert(elab *E, const tl_ast_expr *x, tl_loc loc, stmt_vec *out) {
+  static const char *const params[] = {"condition", "msg", "no_stack_info", NULL};
+  const tl_ast_expr *a[3] = {0};
+  if (!bind_args(E, x, "T.device_assert", params, 1, a)) return false;
+  if (!E->in_kernel) {
+    err(E, x->loc, "T.device_assert must be inside a T.Kernel (it checks on the device)");
+    return false;
+  }
+  val *cv = eval(E, a[0]);
+  if (!cv) return false;
+  if (!is_ir(cv) && !is_num(cv) && cv->k != V_BOOL && cv->k != V_BUFREF) {
+    err_val(E, a[0]->loc, cv, "T.device_assert: the condition must be a scalar expression, got %s", describe(E, cv));
+    return false;
+  }
+  const char *msg = "";
+  if (a[1]) {
+    val *mv = eval(E, a[1]);
+    if (!mv) return false;
+    if (mv->k != V_STR) {
+      err_val(E, a[1]->loc, mv, "T.device_assert: msg must be a string, got %s", describe(E, mv));
+      return false;
+    }
+    msg = mv->u.s;
+  }
+  bool no_stack = false;
+  if (a[2]) {
+    val *nv = eval(E, a[2]);
+    if (!nv || !truthy(nv, &no_stack)) {
+      if (nv) err(E, a[2]->loc, "T.device_assert: no_stack_info must be a compile-time bool");
+      return false;
+    }
+  }
+  tl_expr *c = to_expr(E, cv, a[0]->loc);
+  if (!c) return false;
+  if (c->dtype.lanes != 1) {
+    err(E, a[0]->loc, "T.device_assert: the condition must be a scalar, got %s", tl_dtype_name(c->dtype));
+    return false;
+  }
+  if (c->dtype.code != TL_TYPE_BOOL) {
+    tl_expr *zero = lit_int(E, loc, 0);
+    if (!zero || !(c = chk(E, tl_ir_binary(E->m, a[0]->loc, TL_OP_NE, c, zero)))) return false;
+  }
+  const char *where = no_stack ? "" : tprintf(E, "%s:%d", loc.file ? loc.file : "<unknown>", loc.line);
+  tl_expr *args[3] = {c, str_expr(E, loc, msg), where ? str_expr(E, loc, where) : NULL};
+  if (!args[1] || !args[2]) return false;
+  tl_expr *call = chk(E, tl_ir_call(E->m, loc, TL_INTRIN_DEVICE_ASSERT, 3, args));
+  tl_stmt *s = call ? tl_ir_stmt(E->m, loc, TL_STMT_EVAL) : NULL;
+  if (!s) return call ? oom(E), false : false;
+  s->u.eval.value = call;
+  if (!tl_vec_push(out, s)) return oom(E), false;
+  return true;
+}

@@ -604,7 +604,7 @@ static bool run_macro_body(elab *E, const tl_ast_stmt *def, val **ret) {
   bool has_ret = n && b->stmts[n - 1]->kind == TL_AST_RETURN;
   tl_ast_block head = {has_ret ? n - 1 : n, b->stmts};
   E->macro_depth++;
-  E->macro_inlined = true;
+  E->clashing_names = true;
   bool ok = elab_block(E, &head, E->stmt_out);
   E->macro_depth--;
   if (!ok) return false;

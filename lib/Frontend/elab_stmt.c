@@ -105,6 +105,21 @@ static bool target_indices(elab *E, const tl_ast_expr *t, tl_buffer **b, int *n,
   return true;
 }
 
+val *tl_el_let_value(elab *E, const char *name, tl_expr *e, tl_loc loc, stmt_vec *out) {
+  tl_var *var = name ? tl_ir_new_var(E->m, loc, name, e->dtype, TL_VAR_LET) : NULL;
+  if (!var) return oom(E);
+  tl_stmt *s = tl_ir_stmt(E->m, loc, TL_STMT_LET);
+  if (!s) return oom(E);
+  s->u.let.var = var;
+  s->u.let.value = e;
+  tl_el_note_tid_let(E, var, e);
+  if (E->in_kernel && (e->kind == TL_EXPR_VAR || tl_expr_reads_tid(e, NULL)) && !tl_vec_push(&E->thread_lets, s))
+    return oom(E);
+  if (!tl_el_note_let_value(E, var, e)) return NULL;
+  val *vv = mk_expr(E, chk(E, tl_ir_var(E->m, loc, var)));
+  return vv && emit(E, out, s) ? vv : NULL;
+}
+
 static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out, const tl_dtype *annot) {
   const char *name = t->u.name;
   scope *where;
@@ -151,18 +166,8 @@ static bool assign_name(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt
   tl_expr *e = to_expr(E, v, vloc);
   if (!e) return false;
   if (annot && !tl_dtype_eq(*annot, e->dtype) && !(e = chk(E, tl_ir_cast(E->m, vloc, *annot, e)))) return false;
-  tl_var *var = tl_ir_new_var(E->m, t->loc, name, e->dtype, TL_VAR_LET);
-  if (!var) return oom(E), false;
-  tl_stmt *s = tl_ir_stmt(E->m, t->loc, TL_STMT_LET);
-  if (!s) return oom(E), false;
-  s->u.let.var = var;
-  s->u.let.value = e;
-  tl_el_note_tid_let(E, var, e);
-  if (E->in_kernel && (e->kind == TL_EXPR_VAR || tl_expr_reads_tid(e, NULL)) && !tl_vec_push(&E->thread_lets, s))
-    return oom(E), false;
-  val *vv = mk_expr(E, chk(E, tl_ir_var(E->m, t->loc, var)));
-  if (!vv) return false;
-  return emit(E, out, s) && bind(E, E->sc, name, vv, t->loc, BK_LET);
+  val *vv = tl_el_let_value(E, name, e, t->loc, out);
+  return vv && bind(E, E->sc, name, vv, t->loc, BK_LET);
 }
 
 bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec *out) {
@@ -182,6 +187,7 @@ bool assign_target(elab *E, const tl_ast_expr *t, val *v, tl_loc vloc, stmt_vec 
       err_val(E, t->loc, v, "expected %d values to unpack, got %d", t->u.list.n, v->u.tup.n);
       return false;
     }
+    if (!(v = tl_el_freeze_tuple(E, t, v, vloc, out))) return false;
     E->depth++;
     bool ok = true;
     for (int i = 0; ok && i < t->u.list.n; i++) ok = assign_target(E, t->u.list.items[i], v->u.tup.items[i], vloc, out);

@@ -81,10 +81,10 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
   int saved_nk = E->nkernels;
   bool saved_ik = E->in_kernel;
   stmt_vec *saved_out = E->stmt_out;
-  bool saved_mi = E->macro_inlined;
+  bool saved_mi = E->clashing_names;
   unsigned saved_xs = E->extern_sources;
   E->stmt_out = NULL;
-  E->macro_inlined = false;
+  E->clashing_names = false;
   E->extern_sources = 0;
   E->pf = pf;
   E->nkernels = 0;
@@ -94,7 +94,7 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
   if (!sc) {
     E->pf = saved_pf;
     E->stmt_out = saved_out;
-    E->macro_inlined = saved_mi;
+    E->clashing_names = saved_mi;
     E->extern_sources = saved_xs;
     return NULL;
   }
@@ -164,8 +164,8 @@ val *elab_primfunc(elab *E, const tl_ast_stmt *def, val *out_idx, const tl_ast_e
   pf->body = make_seq(E, def->loc, &body);
   tl_vec_free(&body);
   if (pf->body) collect_dynamic(E, pf);
-  if (pf->body && E->macro_inlined) unique_names(E, pf);
-  E->macro_inlined = saved_mi;
+  if (pf->body && E->clashing_names) unique_names(E, pf);
+  E->clashing_names = saved_mi;
   E->extern_sources = saved_xs;
   pop_scope(E, sc);
   E->pf = saved_pf;
@@ -947,6 +947,7 @@ done:
   tl_vec_free(&pend);
   tl_vec_free(&E.dyn);
   tl_vec_free(&E.tid_lets);
+  tl_map_free(&E.let_values);
   tl_vec_free(&E.thread_lets);
   tl_vec_free(&E.funcs);
   tl_vec_free(&E.global_allocs);

@@ -1,4 +1,5 @@
-/* The text of T.debug_print (T.print): one format per call site,
+/* The text of T.debug_print (T.print) and of a failed T.device_assert_at:
+ * one format per call site,
  * shared by the code generator (the vprintf format string,
  * lib/NVPTX/codegen_print.c) and the SIMT executor (lib/Interp/simt_print.c),
  * so that the GPU and the CPU print the same line.  TileLang's debug.h line
@@ -11,7 +12,10 @@
  * bfloat16_t, ...); floats print with %f from a double, integers of 32 bits
  * or fewer as int (%d) or unsigned (%u), 64-bit ones as long long, bools as
  * true / false.  where, msg and the buffer's name are copied in with every
- * '%' doubled. */
+ * '%' doubled.  A failed T.device_assert_at prints
+ *
+ *   kernel.py:12: Device assert failed: too many BlockIdx=(0, 0, 0), ThreadIdx=(5, 0, 0)
+ */
 #include "IR/tir.h"
 
 #include <string.h>
@@ -77,5 +81,17 @@ char *tl_debug_print_format(const char *where, const char *msg, const char *buff
   tl_strbuf_append(&sb, " value=");
   tl_strbuf_append(&sb, spec[k]);
   tl_strbuf_append(&sb, "\n");
+  return tl_strbuf_take(&sb);
+}
+
+char *tl_device_assert_format(const char *where, const char *msg) {
+  tl_strbuf sb = {0};
+  if (where && *where) {
+    append_escaped(&sb, where);
+    tl_strbuf_append(&sb, ": ");
+  }
+  tl_strbuf_append(&sb, "Device assert failed: ");
+  append_escaped(&sb, msg);
+  tl_strbuf_append(&sb, " BlockIdx=(%d, %d, %d), ThreadIdx=(%d, %d, %d)\n");
   return tl_strbuf_take(&sb);
 }

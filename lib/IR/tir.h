@@ -760,6 +760,12 @@ bool tl_debug_print_kind_of(tl_dtype t, tl_debug_print_kind *kind, const char **
  * block index x, y, z, the thread index x, y, z (int), the element index
  * (int, only when buffer is not ""), then the value as its kind says. */
 char *tl_debug_print_format(const char *where, const char *msg, const char *buffer, tl_dtype t);
+/* The printf format of a failed T.device_assert_at (malloc'd; NULL on
+ * OOM): "WHERE: Device assert failed: MSG BlockIdx=(%d, %d, %d),
+ * ThreadIdx=(%d, %d, %d)\n" (TileLang's debug.h words; "WHERE: " left out
+ * when where is ""), its arguments the block and thread index as for
+ * T.debug_print. */
+char *tl_device_assert_format(const char *where, const char *msg);
 
 /* ------------------------------------------------------------- printing */
 /* Appends the canonical text of the module / an expression. */

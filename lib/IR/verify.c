@@ -232,6 +232,17 @@ static bool enter(vstate *vs, const void *node, tl_loc loc, int depth, const cha
   return false;
 }
 
+/* T.device_assert_at(cond, msg, where): cond a scalar bool, msg and where
+ * string literals (docs/language.md "T.device_assert"). */
+static void check_device_assert(vstate *vs, const tl_expr *e, tl_loc loc) {
+  tl_expr *const *a = e->u.call.args;
+  if (a[0] && (a[0]->dtype.code != TL_TYPE_BOOL || a[0]->dtype.lanes != 1))
+    verr(vs, loc, "T.device_assert_at: the condition must be a scalar bool, got %s", tl_dtype_name(a[0]->dtype));
+  for (int i = 1; i < 3; i++)
+    if (a[i] && a[i]->kind != TL_EXPR_STRING)
+      verr(vs, loc, "T.device_assert_at: the %s must be a string literal", i == 1 ? "message" : "location");
+}
+
 static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
   tl_loc loc = e ? pick(e->loc, at) : at;
   if (!enter(vs, e, loc, depth, "expression")) return;
@@ -274,6 +285,7 @@ static void check_expr(vstate *vs, const tl_expr *e, tl_loc at, int depth) {
       if (a && a->kind == TL_EXPR_STRING) continue; /* a dtype name: T.infinity("float16") */
       check_expr(vs, a, loc, depth + 1);
     }
+    if (op == TL_INTRIN_DEVICE_ASSERT && e->u.call.n == 3 && e->u.call.args) check_device_assert(vs, e, loc);
     if (op == TL_INTRIN_REINTERPRET && e->u.call.n == 2 && e->u.call.args && e->u.call.args[1] &&
         !tl_reinterpret_ok(e->dtype, e->u.call.args[1]->dtype))
       verr(vs, loc, "T.reinterpret: %s has %d bits, %s has %d (they must agree; bool has no bits to reinterpret)",

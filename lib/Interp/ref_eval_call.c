@@ -6,6 +6,7 @@
  * them). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "Interp/ref_eval_internal.h"
 
@@ -142,6 +143,19 @@ static re_val eval_division(re_state *st, const tl_expr *e, tl_intrin id) {
 
 /* T.get_thread_binding / get_lane_idx / get_warp_idx (per-thread bodies
  * only) and T.get_block_binding. */
+/* T.device_assert_at(cond, msg, where): a false cond is a located error
+ * with the message, the block and (per-thread code) the thread. */
+static void eval_device_assert(re_state *st, const tl_expr *e) {
+  const tl_expr *c = e->u.call.args[0], *msg = e->u.call.args[1];
+  re_val v = re_eval(st, c);
+  if (st->failed || re_truthy(v, c->dtype)) return;
+  char thread[48] = "";
+  if (st->per_thread && st->cur) snprintf(thread, sizeof thread, ", thread %lld", (long long)st->cur->tid);
+  re_error(st, e->loc, "T.device_assert failed: %s (block (%lld, %lld, %lld)%s)",
+           msg->kind == TL_EXPR_STRING ? msg->u.str : "", (long long)st->block[0], (long long)st->block[1],
+           (long long)st->block[2], thread);
+}
+
 static re_val eval_thread_index(re_state *st, const tl_expr *e, tl_intrin id) {
   re_val r = {0};
   int n = e->u.call.n;
@@ -407,6 +421,7 @@ re_val re_eval_call(re_state *st, const tl_expr *e) {
   case TL_INTRIN_GET_BLOCK_BINDING: return eval_thread_index(st, e, id);
   case TL_INTRIN_SYNC_THREADS: re_error(st, e->loc, "T.sync_threads() has no value"); return r;
   case TL_INTRIN_SYNC_GRID: re_error(st, e->loc, "T.sync_grid() has no value"); return r; /* run_kernel's segments */
+  case TL_INTRIN_DEVICE_ASSERT: eval_device_assert(st, e); return r;
   case TL_INTRIN_DEBUG_PRINT:     /* T.print: the device's output; the SIMT executor prints it, the meaning has none */
   case TL_INTRIN_NO_SET_MAX_NREG: /* a register-allocation hint */
   case TL_INTRIN_SET_MAX_NREG:

@@ -269,6 +269,7 @@ bool sx_eval_call(sx *x, const tl_expr *e, const uint8_t *mask, sx_val *out) {
   case TL_INTRIN_MIN_VALUE: return eval_limit(x, e, out);
   case TL_INTRIN_SYNC_THREADS:
   case TL_INTRIN_DEBUG_PRINT:
+  case TL_INTRIN_DEVICE_ASSERT:
   case TL_INTRIN_NO_SET_MAX_NREG:
   TL_INTRIN_CASES_WS_SCOPE:
     return sx_fail(x, "T.%s%s has no value", name, op == TL_INTRIN_SYNC_THREADS ? "()" : "");

@@ -836,6 +836,7 @@ static bool exec_eval(sx *x, const tl_stmt *s, const uint8_t *mask) {
     int op = e->u.call.op;
     if (op == TL_INTRIN_SYNC_THREADS) return exec_barrier(x, mask);
     if (op == TL_INTRIN_DEBUG_PRINT) return sx_debug_print(x, e, mask);
+    if (op == TL_INTRIN_DEVICE_ASSERT) return sx_device_assert(x, e, mask);
     if (op == TL_INTRIN_NO_SET_MAX_NREG) return true; /* a register-allocation hint */
     if (op == TL_INTRIN_PTX_LDMATRIX || op == TL_INTRIN_PTX_STMATRIX || op == TL_INTRIN_PTX_MMA ||
         op == TL_INTRIN_PTX_MMA_SP || op == TL_INTRIN_PTX_CP_ASYNC || op == TL_INTRIN_PTX_COMMIT_GROUP ||

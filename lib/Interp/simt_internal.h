@@ -364,6 +364,9 @@ static inline bool sx_is_wgmma_op(int op) {
 bool sx_wgmma_stmt(sx *x, int op, const tl_expr *call, const uint8_t *mask);
 /* simt_print.c: T.debug_print (T.print): the active threads' lines on stdout. */
 bool sx_debug_print(sx *x, const tl_expr *e, const uint8_t *mask);
+/* simt_print.c: T.device_assert_at: the first active thread whose condition
+ * is false prints the GPU's line and fails the run with the message. */
+bool sx_device_assert(sx *x, const tl_expr *e, const uint8_t *mask);
 /* A write by thread t of the n bytes at byte offset off of shared buffer sb
  * that a wgmma not yet waited for may still read: false after reporting. */
 bool sx_wgmma_check_write(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t);

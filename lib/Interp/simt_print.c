@@ -62,3 +62,20 @@ bool sx_debug_print(sx *x, const tl_expr *e, const uint8_t *mask) {
   free(fmt);
   return true;
 }
+
+bool sx_device_assert(sx *x, const tl_expr *e, const uint8_t *mask) {
+  tl_expr *const *a = e->u.call.args;
+  if (e->u.call.n != 3 || a[1]->kind != TL_EXPR_STRING || a[2]->kind != TL_EXPR_STRING)
+    return sx_fail(x, "T.device_assert_at takes (cond, msg, where), the last two strings");
+  sx_val c;
+  if (!sx_eval_as(x, a[0], TL_BOOL, mask, &c)) return false;
+  for (int t = 0; t < x->T; t++) {
+    if (!mask[t] || c.v[t].i) continue;
+    char *fmt = tl_device_assert_format(a[2]->u.str, a[1]->u.str);
+    if (!fmt) return sx_fail(x, "out of memory in the SIMT executor");
+    printf(fmt, (int)x->block[0], (int)x->block[1], (int)x->block[2], x->tbase + t, 0, 0);
+    free(fmt);
+    return sx_fail(x, "T.device_assert failed: %s (thread %d)", a[1]->u.str, x->tbase + t);
+  }
+  return true;
+}

@@ -72,6 +72,7 @@ static const char *const nv_names[NV_NUM] = {
     [NV_SHFL_DOWN] = "llvm.nvvm.shfl.sync.down.i32",
     [NV_SHFL_UP] = "llvm.nvvm.shfl.sync.up.i32",
     [NV_SHFL_IDX] = "llvm.nvvm.shfl.sync.idx.i32",
+    [NV_TRAP] = "llvm.trap",
     [NV_LDMATRIX_X1] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x1.b16",
     [NV_LDMATRIX_X2] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x2.b16",
     [NV_LDMATRIX_X4] = "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16",
@@ -289,6 +290,7 @@ static LLVMValueRef gen_call(cg *g, const tl_expr *e) {
     cg_error(g, loc, "T.sync_grid() reached code generation (pass split-kernels splits its kernel)");
     return NULL;
   case TL_INTRIN_DEBUG_PRINT: cg_error(g, loc, "T.debug_print has no value"); return NULL;
+  case TL_INTRIN_DEVICE_ASSERT: cg_error(g, loc, "T.device_assert_at has no value"); return NULL;
   case TL_INTRIN_NO_SET_MAX_NREG:
     cg_error(g, loc, "T.no_set_max_nreg() has no value");
     return NULL;
@@ -622,6 +624,7 @@ static bool gen_eval(cg *g, const tl_stmt *s) {
   switch ((tl_intrin)e->u.call.op) {
   case TL_INTRIN_SYNC_THREADS: return cg_gen_barrier(g);
   case TL_INTRIN_DEBUG_PRINT: return stmt_arity(g, e) && cg_gen_debug_print(g, e);
+  case TL_INTRIN_DEVICE_ASSERT: return stmt_arity(g, e) && cg_gen_device_assert(g, e); /* codegen_print.c */
   case TL_INTRIN_NO_SET_MAX_NREG: return true; /* a hint the warp-specialize pass read */
   case TL_INTRIN_PTX_LDMATRIX: return stmt_arity(g, e) && cg_gen_ldmatrix(g, e);
   case TL_INTRIN_PTX_STMATRIX: return stmt_arity(g, e) && cg_gen_stmatrix(g, e);

@@ -75,6 +75,7 @@ enum {
   NV_SHFL_DOWN,
   NV_SHFL_UP,
   NV_SHFL_IDX,
+  NV_TRAP, /* T.device_assert_at (codegen_print.c) */
   /* GEMM path (docs/simt-ir.md "Warp-level and asynchronous intrinsics") */
   NV_LDMATRIX_X1,
   NV_LDMATRIX_X2,
@@ -289,6 +290,7 @@ LLVMValueRef cg_gen_cond(cg *g, const tl_expr *e);
 
 /* ---- T.debug_print (T.print) as vprintf (codegen_print.c) */
 bool cg_gen_debug_print(cg *g, const tl_expr *e);
+bool cg_gen_device_assert(cg *g, const tl_expr *e);
 
 /* ---- line information (codegen_debug.c): no-ops without g->line_info */
 void cg_debug_begin_module(cg *g, const char *filename);

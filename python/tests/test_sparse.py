@@ -1,5 +1,7 @@
 """tilelang.utils.sparse (cuda.intrinsics.sparse_layout): TileLang's 2:4 compressor format, checked against
 a NumPy decompression written here from the format's definition (docs/language.md "Sparse GEMM")."""
+import os
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,32 @@ def test_helpers_and_errors():
     assert sparse.get_e_replicate_factor("float16") == 2 and sparse.get_e_replicate_factor("int8") == 1
     with pytest.raises(ValueError, match="3 nonzeros"):
         sparse.compress(np.ones((1, 16), np.float16) * np.array([1, 1, 1, 0] * 4, np.float16))
+
+
+# ---------------------------------------------------------------- the device compressor (issue 30)
+# test/Interp/ops/sparse_compress.py: the compressor kernel of TileLang's examples/gemm_sp/sparse_utils.py
+# (T.device_assert, a T.alloc_var counter reassigned in T.unroll, a tuple swap of buffer elements, a T.copy
+# extent through a let) on the CPU SIMT executor, against the host compressor on inputs with 0, 1 and 2
+# nonzeros per group (1 of 2 for float32).
+OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "test", "Interp", "ops")
+
+
+@pytest.mark.parametrize("dtype,meta", [("float16", "int16"), ("float16", "int8"), ("int8", "int32"),
+                                        ("float32", "int16")])
+def test_device_compressor_matches_host(dtype, meta):
+    import tilelang_ptx as tilelang
+    factory = tilelang.load_file(os.path.join(OPS, "sparse_compress.py")).compress_2to4
+    kept, group = sparse.GROUP_CONFIG[dtype]
+    rng = np.random.default_rng(7)
+    S, D = 32, 512
+    a = rng.integers(1, 9, (S, D // group, group))
+    for i in range(S):
+        for g in range(D // group):
+            keep = rng.choice(group, size=rng.integers(0, kept + 1), replace=False)
+            a[i, g, [p for p in range(group) if p not in keep]] = 0
+    dense = a.reshape(S, D).astype(dtype)
+    packed, e = factory(D=D, dtype=dtype, meta=meta)(dense)
+    want_sp, want_e = sparse.compress(dense, meta_dtype=meta)
+    assert packed.dtype == want_sp.dtype and e.dtype == want_e.dtype
+    np.testing.assert_array_equal(packed, want_sp)
+    np.testing.assert_array_equal(e, want_e)

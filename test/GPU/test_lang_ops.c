@@ -142,6 +142,13 @@ static const op_case cases[] = {
     {"ops", "role_branches.py", "--kernel=rb_wgmma"},
     {"ops", "role_uniform_var.py", "--kernel=ru_sparse --int-range 0:4"},
     {"ops", "role_uniform_var.py", "--kernel=ru_loop_scopes"},
+    /* T.device_assert (issue 30): the asserts pass and the kernel runs */
+    {"ops", "device_assert.py", ""},
+};
+/* Runs that must stop with an error (exit != 0, no check: PASS): a failing T.device_assert (thread 5) traps its
+ * kernel (the driver reports CUDA_ERROR_ASSERT) */
+static const op_case failing[] = {
+    {"ops", "device_assert.py", "-D bad=5"},
 };
 
 static char tlrun[4096];
@@ -163,6 +170,30 @@ static int find_tl_run(const char *argv0) {
   return access(tlrun, X_OK) == 0;
 }
 
+/* Runs one case; true when it passes (must_fail: when it stops with an error). */
+static bool run_case(const op_case *c, const char *ops, bool must_fail) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s' 2>&1", tlrun, c->args,
+           strcmp(c->dir, "ops") ? kernel_dir() : ops, c->file);
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    printf("FAIL %s %s: popen\n", c->file, c->args);
+    return false;
+  }
+  char line[1024], last[1024] = "";
+  int passes = 0, fails = 0;
+  while (fgets(line, sizeof line, p)) {
+    if (!strncmp(line, "check: PASS", 11)) passes++;
+    if (strstr(line, "check: FAIL") || strstr(line, "error:")) fails++;
+    if (strstr(line, "check:") || strstr(line, "error:")) snprintf(last, sizeof last, "%s", line);
+  }
+  int st = pclose(p);
+  bool ok = must_fail ? st != 0 && passes == 0 : st == 0 && passes > 0 && fails == 0;
+  printf("%s %s %s%s: %s", ok ? "ok  " : "FAIL", c->file, c->args, must_fail ? " (must fail)" : "",
+         last[0] ? last : "(no check line)\n");
+  return ok;
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   tl_context *ctx;
@@ -173,31 +204,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   const char *ops = ops_dir();
-  int failures = 0, n = (int)(sizeof cases / sizeof cases[0]);
-  for (int i = 0; i < n; i++) {
-    const op_case *c = &cases[i];
-    char cmd[8192];
-    snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s' 2>&1", tlrun, c->args,
-             strcmp(c->dir, "ops") ? kernel_dir() : ops, c->file);
-    FILE *p = popen(cmd, "r");
-    if (!p) {
-      printf("FAIL %s %s: popen\n", c->file, c->args);
-      failures++;
-      continue;
-    }
-    char line[1024], last[1024] = "";
-    int passes = 0, fails = 0;
-    while (fgets(line, sizeof line, p)) {
-      if (!strncmp(line, "check: PASS", 11)) passes++;
-      if (strstr(line, "check: FAIL") || strstr(line, "error:")) fails++;
-      if (strstr(line, "check:") || strstr(line, "error:")) snprintf(last, sizeof last, "%s", line);
-    }
-    int st = pclose(p);
-    bool ok = st == 0 && passes > 0 && fails == 0;
-    printf("%s %s %s: %s", ok ? "ok  " : "FAIL", c->file, c->args, last[0] ? last : "(no check line)\n");
-    failures += !ok;
-  }
-  printf("language ops on the GPU vs the reference evaluator: %d of %d pass\n", n - failures, n);
+  int failures = 0, n = (int)(sizeof cases / sizeof cases[0]), nf = (int)(sizeof failing / sizeof failing[0]);
+  for (int i = 0; i < n; i++) failures += !run_case(&cases[i], ops, false);
+  for (int i = 0; i < nf; i++) failures += !run_case(&failing[i], ops, true);
+  printf("language ops on the GPU vs the reference evaluator: %d of %d pass\n", n + nf - failures, n + nf);
   tl_context_destroy(ctx);
   return failures ? 1 : 0;
 }

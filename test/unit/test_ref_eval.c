@@ -794,6 +794,42 @@ Test(ref_eval, error_out_of_bounds_store) {
       args, 1, "index 8 is out of bounds for dimension 0 of global buffer 'O'");
 }
 
+/* T.device_assert (docs/language.md "T.device_assert"): a passing assert
+ * runs; a failing one is a located error with the message, the block and,
+ * in per-thread code, the thread. */
+static const char *const device_assert_src =
+    "import tilelang.language as T\n"
+    "@T.prim_func\n"
+    "def main(O: T.Tensor((64,), \"int32\"), lim: T.int32):\n"
+    "    with T.Kernel(2, threads=32) as bx:\n"
+    "        for i in T.Parallel(32):\n"
+    "            T.device_assert(bx * 32 + i < lim, \"past the limit\")\n"
+    "            O[bx * 32 + i] = i\n";
+static const char *const device_assert_thread_src =
+    "import tilelang.language as T\n"
+    "@T.prim_func\n"
+    "def main(O: T.Tensor((64,), \"int32\"), lim: T.int32):\n"
+    "    with T.Kernel(2, threads=32) as bx:\n"
+    "        tid = T.get_thread_binding(0)\n"
+    "        T.device_assert(tid + bx * 32 < lim, msg=\"per thread\")\n"
+    "        O[bx * 32 + tid] = tid\n";
+
+Test(ref_eval, device_assert) {
+  int32_t O[64] = {0};
+  tl_interp_arg args[2] = {T1(O, 64), {.i = 64}};
+  for (int k = 0; k < 2; k++) {
+    tl_module *m = parse_text(k ? device_assert_thread_src : device_assert_src);
+    memset(O, 0xFF, sizeof O);
+    run(m, args, 2, NULL, 0, NULL);
+    for (int i = 0; i < 64; i++) cr_assert_eq(O[i], i % 32);
+    tl_module_destroy(m);
+  }
+  args[1].i = 40; /* fails in block 1: at i = 8 of the T.Parallel, at thread 8 */
+  expect_error(device_assert_src, args, 2,
+               "test.py:6:13: error: T.device_assert failed: past the limit (block (1, 0, 0))");
+  expect_error(device_assert_thread_src, args, 2, "T.device_assert failed: per thread (block (1, 0, 0), thread 8)");
+}
+
 Test(ref_eval, error_argument_shape) {
   const char *defs[] = {"M=64", "N=64", "K=64", "block_M=32", "block_N=32", "block_K=32", NULL};
   tl_module *m = parse_example("gemm", defs);
