@@ -109,6 +109,7 @@ typedef struct frag_info {
   bool rows;       /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
   int64_t rows_G;  /* its group count (unified with the classes it shares statistics with) */
   bool red_cls;    /* row statistics: the REDUCER layout of a reduce source or linked rows */
+  bool col_cls;    /* column statistics: the COLS layout of a dim-0 reduce's source (finish_cols) */
   bool repl_cls;   /* every member REPLICATED (replicate(), replicate_statistics()) */
   int64_t threads; /* the threads of the region that uses it (a thread-range scope's, else the block's) */
 } frag_info;
@@ -121,6 +122,7 @@ typedef struct red_rec {
   int64_t R, C;
   bool src_shared;
   bool dst_multi; /* the destination has more than one dim of extent > 1 */
+  bool cols;      /* a 2-D fragment reduced along dim 0 into column statistics read beside it (COLS) */
   tl_frag_layout *virt;
   int64_t threads; /* the threads that run it */
   tl_loc loc;
@@ -149,13 +151,15 @@ typedef struct li_state {
   bool loop_mem; /* the loop stores to global or shared memory */
   TL_VEC(int) loop_ident;
   TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
+  TL_VEC(int) loop_cols;   /* column statistics read by a 2-D loop: D[j] */
   TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
   TL_VEC(int) loop_split;  /* per loop_stack entry: its row_link.split */
   TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
-  tl_map swizzled;        /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links; /* fragment → fragment T.copy pairs (a, b), joined after the scan */
+  TL_VEC(row_link) col_links; /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
+  tl_map swizzled;            /* shared buffers given a gemm swizzle by this pass */
+  TL_VEC(int) copy_links;     /* fragment → fragment T.copy pairs (a, b), joined after the scan */
 } li_state;
 
 static int frag_index(li_state *st, const tl_buffer *b) {
@@ -211,15 +215,16 @@ static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].other, loc, by); }
 
-/* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
- * first variable over D's extent (a row statistic read beside its rows)? */
-static bool row_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
-  if (!loop || loop->u.loop.nvars < 2 || n != 1 || b->ndim != 1) return false;
+/* Is the access D[x] of a 1-D fragment in a loop over (i, j, ...) with x
+ * its variable v over D's extent?  v = 0: a row statistic read beside its
+ * rows; v = 1 of a 2-D loop: a column statistic. */
+static bool stat_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx, int v) {
+  if (!loop || loop->u.loop.nvars < 2 || n != 1 || b->ndim != 1 || v >= loop->u.loop.nvars) return false;
   int64_t ext, dim, mn = 0;
-  if (!idx[0] || idx[0]->kind != TL_EXPR_VAR || idx[0]->u.var != loop->u.loop.vars[0]) return false;
-  if (!tl_expr_is_const_int(loop->u.loop.extents[0], &ext)) return false;
+  if (!idx[0] || idx[0]->kind != TL_EXPR_VAR || idx[0]->u.var != loop->u.loop.vars[v]) return false;
+  if (!tl_expr_is_const_int(loop->u.loop.extents[v], &ext)) return false;
   if (!tl_expr_is_const_int(b->shape[0], &dim) || dim != ext) return false;
-  if (loop->u.loop.mins && loop->u.loop.mins[0] && (!tl_expr_is_const_int(loop->u.loop.mins[0], &mn) || mn != 0))
+  if (loop->u.loop.mins && loop->u.loop.mins[v] && (!tl_expr_is_const_int(loop->u.loop.mins[v], &mn) || mn != 0))
     return false;
   return true;
 }
@@ -232,8 +237,12 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
   int i = frag_index(st, b);
   if (i < 0) return;
-  if (st->loop && row_access(st->loop, b, n, idx)) {
+  if (st->loop && stat_access(st->loop, b, n, idx, 0)) {
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
+    return;
+  }
+  if (st->loop && st->loop->u.loop.nvars == 2 && stat_access(st->loop, b, n, idx, 1)) {
+    if (!tl_vec_push(&st->loop_cols, i)) st->oom = true; /* decide_cols: a column statistic, else an other use */
     return;
   }
   int sd = -1;
@@ -749,6 +758,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     st->loop_mem = false;
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
+    st->loop_cols.len = 0;
     st->loop_stack.len = 0;
     st->loop_split.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
@@ -760,6 +770,10 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     for (size_t k = 0; k < st->loop_rows.len; k++) {
       row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
       if (!tl_vec_push(&st->links, lk)) st->oom = true;
+    }
+    for (size_t k = 0; k < st->loop_cols.len; k++) {
+      row_link lk = {st->loop_cols.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
+      if (!tl_vec_push(&st->col_links, lk)) st->oom = true;
     }
     for (size_t k = 0; k < st->loop_stack.len; k++) {
       if (!st->loop_ident.len) { /* no partition to stack on: an irregular use, as any other */
@@ -866,7 +880,8 @@ static bool small_vectors(li_state *st, int r) {
 static bool replicate(li_state *st, int i) {
   frag_info *fi = &st->frags.data[i];
   int r = find(st, i);
-  if (st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls) return false;
+  if (st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls || st->frags.data[r].col_cls)
+    return false;
   bool alone = !fi->strong;
   for (size_t j = 0; j < st->frags.len && alone; j++)
     if ((int)j != i && find(st, (int)j) == r) alone = false;
@@ -963,6 +978,18 @@ static int64_t buf_total(const tl_buffer *b, int64_t *last) {
 static void decide_rows(li_state *st) {
   for (size_t k = 0; k < st->reds.len; k++) {
     red_rec *rr = &st->reds.data[k];
+    if (rr->cols) { /* column statistics (decide_cols): the source holds rows */
+      frag_info *root = &st->frags.data[find(st, rr->src)];
+      if (root->cls_gemm) {
+        tl_error(st->d, rr->loc,
+                 "%s of the T.gemm accumulator '%s' along dim 0 into column statistics read beside it is not "
+                 "lowered yet (rows of an mma accumulator are reduced along dim 1)",
+                 rr->by, st->frags.data[rr->src].buf->name);
+        st->errors++;
+      }
+      root->rows = !root->cls_gemm;
+      continue;
+    }
     if (rr->dst >= 0) st->frags.data[find(st, rr->dst)].red_cls = true;
     /* a shared source, or a fragment reduced along a dim other than its
      * last (staged through shared memory: tl_reduce_staging) */
@@ -1062,6 +1089,113 @@ static void decide_rows(li_state *st) {
       }
     }
     if (!changed) break;
+  }
+}
+
+/* Column statistics (docs/layouts.md "Column statistics"): a 2-D fragment
+ * reduced along dim 0 into a 1-D fragment D that a 2-D T.Parallel loop reads
+ * as D[j] (its second variable) makes D's class column statistics: the
+ * source's class takes ROWS (decide_rows) and D's the COLS layout over it
+ * (finish_cols), and the reduce combines the groups that hold each column
+ * in place (lower_reduce.c) instead of staging through shared memory.  A
+ * D[j] read of any other fragment is an other use, as before (REPLICATED
+ * where replicate() allows it, else the located conflict). */
+static void decide_cols(li_state *st) {
+  for (size_t k = 0; k < st->reds.len; k++) {
+    red_rec *rr = &st->reds.data[k];
+    if (rr->src < 0 || rr->dst < 0 || rr->sn != 2 || rr->rdim != 0 || st->frags.data[rr->dst].buf->ndim != 1) continue;
+    int r = find(st, rr->dst);
+    for (size_t j = 0; j < st->col_links.len && !rr->cols; j++) rr->cols = find(st, st->col_links.data[j].d) == r;
+    if (rr->cols) st->frags.data[r].col_cls = true;
+  }
+  for (size_t j = 0; j < st->col_links.len; j++) {
+    row_link *lk = &st->col_links.data[j];
+    if (!st->frags.data[find(st, lk->d)].col_cls) use_other(st, lk->d, lk->loc, "T.Parallel loop");
+  }
+}
+
+/* A conflict of column statistics D (class root i) at loc: reported. */
+static void cols_error(li_state *st, const red_rec *def, tl_loc loc, const char *name, const char *why) {
+  tl_error(st->d, loc,
+           "layout conflict for fragment '%s': the %s here makes it the column statistics of '%s' (reduced along "
+           "dim 0 and read as %s[j] beside it), but %s",
+           name, def->by, st->frags.data[def->src].buf->name, name, why);
+  tl_note(st->d, def->loc, "the %s that sets the layout of '%s' is here", def->by, name);
+  st->errors++;
+}
+
+/* The members of column-statistics class i: the COLS layout of S. */
+static bool set_cols(li_state *st, int i, const red_rec *def, const tl_frag_layout *S) {
+  for (size_t j = 0; j < st->frags.len; j++) {
+    if (find(st, (int)j) != i) continue;
+    tl_buffer *b = st->frags.data[j].buf;
+    int64_t n = 0;
+    if (b->ndim != 1 || !tl_expr_is_const_int(b->shape[0], &n) || n != S->cols) {
+      cols_error(st, def, b->loc, b->name, "its shape is not the source's columns");
+      continue;
+    }
+    tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
+    int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t));
+    if (!L || !shape) return false;
+    memset(L, 0, sizeof *L);
+    *shape = n;
+    L->shape = shape;
+    tl_cols_layout_init(L, S);
+    L->set_at = def->loc;
+    L->set_by = def->by;
+    b->layout = L;
+  }
+  return true;
+}
+
+/* Gives every column-statistics class (decide_cols) the COLS layout of the
+ * source of its first dim-0 reduce, and checks the other reduces into it
+ * (the same source layout) and every loop that reads it as D[j] (partitioned
+ * by that layout); a mismatch, or row statistics in the same class, is a
+ * layout conflict naming the buffer and both ops. */
+static void finish_cols(li_state *st) {
+  for (size_t i = 0; i < st->frags.len; i++) {
+    frag_info *root = &st->frags.data[i];
+    if (find(st, (int)i) != (int)i || !root->col_cls) continue;
+    const red_rec *def = NULL;
+    for (size_t k = 0; k < st->reds.len && !def; k++)
+      if (st->reds.data[k].cols && find(st, st->reds.data[k].dst) == (int)i) def = &st->reds.data[k];
+    if (!def) continue;
+    const char *dn = st->frags.data[def->dst].buf->name;
+    const tl_frag_layout *S = tl_frag_layout_of(st->frags.data[def->src].buf);
+    if (root->red_cls) {
+      cols_error(st, def, def->loc, dn, "another op reads or writes it as row statistics");
+      continue;
+    }
+    if (!S || S->kind != TL_FRAG_ROWS || S->ndim != 2) {
+      cols_error(st, def, def->loc, dn,
+                 "the source's layout is not a block of rows (ROWS); lowering it is not "
+                 "supported yet");
+      continue;
+    }
+    if (!set_cols(st, (int)i, def, S)) {
+      st->oom = true;
+      return;
+    }
+    const tl_frag_layout *D = tl_frag_layout_of(st->frags.data[def->dst].buf);
+    for (size_t k = 0; k < st->reds.len; k++) {
+      red_rec *rr = &st->reds.data[k];
+      if (rr->dst < 0 || find(st, rr->dst) != (int)i || rr == def) continue;
+      const tl_frag_layout *E = rr->cols ? tl_frag_layout_of(st->frags.data[rr->src].buf) : NULL;
+      if (!E || !tl_frag_layout_same(E, S))
+        cols_error(st, def, rr->loc, dn, "this reduce gives its elements to other threads");
+    }
+    for (size_t k = 0; D && k < st->col_links.len; k++) {
+      row_link *lk = &st->col_links.data[k];
+      if (find(st, lk->d) != (int)i) continue;
+      const tl_frag_layout *F = lk->f >= 0 ? tl_frag_layout_of(st->frags.data[lk->f].buf) : NULL;
+      if (!F)
+        cols_error(st, def, lk->loc, dn,
+                   "this T.Parallel loop indexes no fragment by all its variables; lowering it "
+                   "is not supported yet");
+      else if (!tl_cols_fits(D, F))
+        cols_error(st, def, lk->loc, dn, "this T.Parallel loop is partitioned by a fragment of another layout");
+    }
   }
 }
 
@@ -1410,6 +1544,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     }
   }
   ok = !st.oom && st.errors == 0;
+  if (ok) decide_cols(&st);
   if (ok) decide_rows(&st);
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
@@ -1430,10 +1565,11 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
       continue;
     }
     int r = find(&st, (int)i);
-    if (st.frags.data[r].red_cls) continue; /* finish_reducers */
+    if (st.frags.data[r].red_cls || st.frags.data[r].col_cls) continue; /* finish_reducers, finish_cols */
     if (!make_layout(&st, fi, st.threads, st.frags.data[r].bytes)) st.oom = true;
   }
   if (!st.oom && st.errors == 0) finish_reducers(&st);
+  if (!st.oom && st.errors == 0) finish_cols(&st);
   if (!st.oom && st.errors == 0) resolve_stacks(&st);
   if (!st.oom && st.errors == 0) check_stat_loops(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
@@ -1441,6 +1577,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   tl_vec_free(&st.frags);
   tl_vec_free(&st.loop_ident);
   tl_vec_free(&st.loop_rows);
+  tl_vec_free(&st.loop_cols);
+  tl_vec_free(&st.col_links);
   tl_vec_free(&st.loop_stack);
   tl_vec_free(&st.loop_split);
   tl_vec_free(&st.stacks);
