@@ -1164,7 +1164,13 @@ static void finish_cols(li_state *st) {
     const char *dn = st->frags.data[def->dst].buf->name;
     const tl_frag_layout *S = tl_frag_layout_of(st->frags.data[def->src].buf);
     if (root->red_cls) {
-      cols_error(st, def, def->loc, dn, "another op reads or writes it as row statistics");
+      tl_loc at = def->loc;
+      for (size_t k = 0; k < st->reds.len; k++)
+        if (!st->reds.data[k].cols && st->reds.data[k].dst >= 0 && find(st, st->reds.data[k].dst) == (int)i)
+          at = st->reds.data[k].loc;
+      for (size_t k = 0; k < st->links.len; k++)
+        if (find(st, st->links.data[k].d) == (int)i) at = st->links.data[k].loc;
+      cols_error(st, def, at, dn, "this op reads or writes it as row statistics");
       continue;
     }
     if (!S || S->kind != TL_FRAG_ROWS || S->ndim != 2) {
