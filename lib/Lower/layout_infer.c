@@ -9,7 +9,7 @@
  * Guarantees (on success): no statement changes but the short T.Parallel
  * loops parallel_extend.c extends; every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
- * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
+ * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS, REDUCER, COLS or STACKED;
  * lower_internal.h gives the maps), consistent with every op that touches
  * it, and every shared A/B operand of a T.gemm has its tl_smem_layout.  A
  * fragment that two ops need laid out differently is an error naming the
@@ -71,7 +71,11 @@
  * source), else of the linked loop's partition.  Another reduce into the
  * class with other owners, or a loop whose partition puts row i on threads
  * that do not hold D[i] (e.g. a Square accumulator beside FullRow
- * statistics), is a conflict naming the buffer and both ops. */
+ * statistics), is a conflict naming the buffer and both ops.  A 1-D
+ * fragment written by a dim-0 reduce of a 2-D fragment and read as D[j] by
+ * a loop over (i, j) is a column statistic instead: COLS over the source's
+ * ROWS layout (decide_cols / finish_cols, docs/layouts.md "Column
+ * statistics"). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -39,7 +39,9 @@
  * dims (row-major) and whose columns are the reduced dim; a distributed
  * fragment reduced along a dim other than its last (the split-KV combine's
  * dim 0), or a multi-dim distributed destination of such a reduce, is
- * staged through a shared scratch tile by tl_reduce_staging.
+ * staged through a shared scratch tile by tl_reduce_staging; a 2-D ROWS
+ * source reduced along dim 0 into its column statistics (COLS destination)
+ * is combined in place across its row groups (lower_cols).
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
