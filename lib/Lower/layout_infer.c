@@ -153,6 +153,7 @@ typedef struct li_state {
   const tl_stmt *loop;
   int loop_bytes;
   bool loop_mem; /* the loop stores to global or shared memory */
+  bool storing;  /* the access being scanned is a store's target */
   TL_VEC(int) loop_ident;
   TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
   TL_VEC(int) loop_cols;   /* column statistics read by a 2-D loop: D[j] */
@@ -245,7 +246,8 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
     return;
   }
-  if (st->loop && st->loop->u.loop.nvars == 2 && stat_access(st->loop, b, n, idx, 1)) {
+  if (st->loop && !st->storing && st->loop->u.loop.nvars == 2 && stat_access(st->loop, b, n, idx, 1)) {
+    /* a read: the loop's rows would each store their own D[j] (a store stays an other use) */
     if (!tl_vec_push(&st->loop_cols, i)) st->oom = true; /* decide_cols: a column statistic, else an other use */
     return;
   }
@@ -819,7 +821,9 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     if (st->loop && s->u.store.buffer && s->u.store.buffer->scope != TL_SCOPE_FRAGMENT &&
         s->u.store.buffer->scope != TL_SCOPE_LOCAL && s->u.store.buffer->scope != TL_SCOPE_LOCAL_VAR)
       st->loop_mem = true;
+    st->storing = true;
     scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
+    st->storing = false;
     for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
     scan_expr(st, s->u.store.value, s->loc);
     return;

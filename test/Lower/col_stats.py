@@ -3,7 +3,8 @@
 # the COLS layout of f's ROWS layout (element j on thread (j/4) % 8 of each of the 4 row groups), the reduce
 # folds each thread's rows and combines the groups by shuffles 16 and 8, and the loop reads cs in its own
 # register.  form=1: cs[j] read by a loop that another fragment (PLAN) partitions; form=2: cs also the row
-# statistics of another reduce; form=3: cs[j] read by a loop over shared memory only: located conflicts.
+# statistics of another reduce; form=3: cs[j] read by a loop over shared memory only; form=4: cs[j] stored by
+# a loop over (i, j) (each row would store its own cs[j]): located conflicts.
 # gk: a T.gemm accumulator reduced into column statistics: not lowered yet, a located error.
 # RUN: %tl-opt --kernel=cs_forms --dump-layouts %s | FileCheck %s --check-prefix=LAYOUT
 # RUN: %tl-opt --kernel=cs_forms --emit=simt %s | FileCheck %s --check-prefix=SIMT
@@ -11,11 +12,12 @@
 # RUN: not %tl-opt --kernel=cs_forms --emit=simt -D form=1 %s 2>&1 | FileCheck %s --check-prefix=ERR1
 # RUN: not %tl-opt --kernel=cs_forms --emit=simt -D form=2 %s 2>&1 | FileCheck %s --check-prefix=ERR2
 # RUN: not %tl-opt --kernel=cs_forms --emit=simt -D form=3 %s 2>&1 | FileCheck %s --check-prefix=ERR3
+# RUN: not %tl-opt --kernel=cs_forms --emit=simt -D form=4 %s 2>&1 | FileCheck %s --check-prefix=ERR4
 # RUN: not %tl-opt --emit=simt --kernel=gk %s 2>&1 | FileCheck %s --check-prefix=GEMM
 # LAYOUT: buffer cs: local.fragment float32[4]
 # LAYOUT-NEXT: layout: COLS (column statistics of a ROWS layout of 4 groups of 8 threads: element c in thread (c/4) % 8 of each of the 4 groups holding rows), 4 registers per thread
 # LAYOUT-NEXT: rule: reg = ((c/4) / 8)*4 + c % 4; holders h*8 + (c/4) % 8, h < 4
-# LAYOUT-NEXT: set by T.reduce_sum at col_stats.py:[[@LINE+28]]:13
+# LAYOUT-NEXT: set by T.reduce_sum at col_stats.py:[[@LINE+29]]:13
 # LAYOUT-NEXT: replicas: 4 threads per element (replica 0 shown; element 0 is in T0:r0 T8:r0 T16:r0 T24:r0)
 # SIMT: red_acc[rb_{{[0-9]+}} * 4 + rl] = red_acc[rb_{{[0-9]+}} * 4 + rl] + f[ra_{{[0-9]+}} * 4 + (rb_{{[0-9]+}} * 4 + rl)]
 # SIMT: red_acc[rk_1] = red_acc[rk_1] + T.shfl_xor(red_acc[rk_1], 16, 32)
@@ -23,9 +25,10 @@
 # SIMT: cs[rk_2] = red_acc[rk_2]
 # SIMT: f[{{.*}}] = f[{{.*}}] / cs[{{.*}}]
 # EXEC: check: PASS
-# ERR1: col_stats.py:[[@LINE+22]]:17: error: layout conflict for fragment 'cs': the T.reduce_sum here makes it the column statistics of 'f' (reduced along dim 0 and read as cs[j] beside it), but this T.Parallel loop is partitioned by a fragment of another layout
-# ERR1: col_stats.py:[[@LINE+19]]:13: note: the T.reduce_sum that sets the layout of 'cs' is here
-# ERR2: col_stats.py:[[@LINE+23]]:17: error: layout conflict for fragment 'cs': the T.reduce_sum here makes it the column statistics of 'f' (reduced along dim 0 and read as cs[j] beside it), but this op reads or writes it as row statistics
+# ERR1: col_stats.py:[[@LINE+23]]:17: error: layout conflict for fragment 'cs': the T.reduce_sum here makes it the column statistics of 'f' (reduced along dim 0 and read as cs[j] beside it), but this T.Parallel loop is partitioned by a fragment of another layout
+# ERR1: col_stats.py:[[@LINE+20]]:13: note: the T.reduce_sum that sets the layout of 'cs' is here
+# ERR2: col_stats.py:[[@LINE+24]]:17: error: layout conflict for fragment 'cs': the T.reduce_sum here makes it the column statistics of 'f' (reduced along dim 0 and read as cs[j] beside it), but this op reads or writes it as row statistics
+# ERR4: col_stats.py:[[@LINE+28]]:17: error: layout conflict for fragment 'cs': this T.Parallel loop indexes it differently from the T.reduce_sum that distributes it over the threads
 # ERR3: col_stats.py:[[@LINE+24]]:17: error: layout conflict for fragment 'cs': the T.reduce_sum here makes it the column statistics of 'f' (reduced along dim 0 and read as cs[j] beside it), but this T.Parallel loop indexes no fragment by all its variables; lowering it is not supported yet
 import tilelang
 import tilelang.language as T
@@ -52,6 +55,9 @@ def cs_forms(M=4, N=4, form=0):
             elif form == 3:
                 for i, j in T.Parallel(M, N):
                     a_s[i, j] = a_s[i, j] / cs[j]
+            elif form == 4:
+                for i, j in T.Parallel(M, N):
+                    cs[j] = f[i, j]
             for i, j in T.Parallel(M, N):
                 f[i, j] = f[i, j] / cs[j]
             T.copy(f, B)

@@ -7,10 +7,12 @@
 # layout of cm's ROWS layout, element k on the threads that hold column k, combined across the 4 row groups by
 # shuffles 16 and 8); warps 1-2 the pre mix and a T.Pipelined weighted sum.  rms_eps = 2 keeps
 # rsqrt(sum / (hc_mult * hidden_size) + rms_eps) real for random inputs in [-1, 1).  Checked on the CPU executor
-# against the reference evaluator (sm_80 and sm_90a, two schedules, one and three sinkhorn iterations).
+# against the reference evaluator (sm_80 and sm_90a, two schedules, one, three and ten sinkhorn iterations,
+# hidden_size 768 and 4096 as the example runs it with n_splits = 1).
 # RUN: %tl-run --device=cpu --check --dim num_tokens=3,5 %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check --schedule-seed=5 --dim num_tokens=2 %s | FileCheck %s
 # RUN: %tl-run --device=cpu --check --target=sm_90a -D sinkhorn_repeat=1 --dim num_tokens=2 %s | FileCheck %s
+# RUN: %tl-run --device=cpu --check -D hidden_size=4096 -D n_splits=1 -D sinkhorn_repeat=10 --dim num_tokens=2 %s | FileCheck %s
 # RUN: %tl-opt --dump-layouts %s | FileCheck %s --check-prefix=LAYOUT
 # RUN: %tl-opt --emit=simt %s | FileCheck %s --check-prefix=SIMT
 # CHECK-NOT: check: FAIL
