@@ -74,7 +74,7 @@
  * statistics), is a conflict naming the buffer and both ops.  A 1-D
  * fragment written by a dim-0 reduce of a 2-D fragment and read as D[j] by
  * a loop over (i, j) is a column statistic instead: COLS over the source's
- * ROWS layout (decide_cols / finish_cols, docs/layouts.md "Column
+ * ROWS layout (layout_cols.c, docs/layouts.md "Column
  * statistics"). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,87 +85,7 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
-/* A kind of use of a fragment: whether there is one, where the first is and
- * what it is ("T.Parallel loop", "T.gemm", ...). */
-typedef struct use_site {
-  bool seen;
-  tl_loc loc;
-  const char *by;
-} use_site;
-
-typedef struct frag_info {
-  tl_buffer *buf;
-  int parent;
-  int bytes;      /* largest element size seen by its class */
-  use_site ident; /* indexed by the loop variables (gives a PLAN) */
-  use_site other; /* any other use (makes it REPLICATED) */
-  bool strong;    /* an identity use other than a T.copy / T.fill / T.clear of it alone */
-  bool ident_mem; /* identity use in a T.Parallel that also stores to global or shared memory */
-  /* T.gemm accumulator use (the first one) */
-  bool gemm;
-  tl_loc gemm_loc;
-  int64_t gemm_m, gemm_n;
-  bool gemm_wgmma; /* that gemm runs as wgmma (MMA_C interleaved when a warp has several m16 tiles) */
-  bool gemm_as_a;  /* the use above is the A operand of an rs-form T.gemm */
-  /* class root only: the gemm that decides the class's layout */
-  int cls_gemm; /* frag index + 1 of the member holding it, 0: none */
-  /* class root only (T.reduce): */
-  bool rows;       /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
-  int64_t rows_G;  /* its group count (unified with the classes it shares statistics with) */
-  bool red_cls;    /* row statistics: the REDUCER layout of a reduce source or linked rows */
-  bool col_cls;    /* column statistics: the COLS layout of a dim-0 reduce's source (finish_cols) */
-  bool repl_cls;   /* every member REPLICATED (replicate(), replicate_statistics()) */
-  int64_t threads; /* the threads of the region that uses it (a thread-range scope's, else the block's) */
-} frag_info;
-
-/* A T.reduce_*: src / dst fragment index or -1; a shared source
- * of a fragment destination gets a virtual ROWS partition (virt). */
-typedef struct red_rec {
-  int src, dst;
-  int rdim, sn;
-  int64_t R, C;
-  bool src_shared;
-  bool dst_multi; /* the destination has more than one dim of extent > 1 */
-  bool cols;      /* a 2-D fragment reduced along dim 0 into column statistics read beside it (COLS) */
-  tl_frag_layout *virt;
-  int64_t threads; /* the threads that run it */
-  tl_loc loc;
-  const char *by;
-} red_rec;
-
-/* A row statistic D[i] read in a 2-D T.Parallel loop whose identity
- * fragment (the loop's partition) is f (-1: none). */
-typedef struct row_link {
-  int d, f;
-  tl_loc loc;
-  int split; /* stacked reads: 0, or d + 1 for F[.., l*S + n, ..] along dim d (tl_lo_split_access) */
-} row_link;
-
-typedef struct li_state {
-  tl_module *m;
-  tl_diag *d;
-  int errors;
-  int64_t threads;
-  TL_VEC(frag_info) frags;
-  tl_map index; /* buffer → index + 1 */
-  bool oom;
-  /* the T.Parallel being scanned */
-  const tl_stmt *loop;
-  int loop_bytes;
-  bool loop_mem; /* the loop stores to global or shared memory */
-  bool storing;  /* the access being scanned is a store's target */
-  TL_VEC(int) loop_ident;
-  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
-  TL_VEC(int) loop_cols;   /* column statistics read by a 2-D loop: D[j] */
-  TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
-  TL_VEC(int) loop_split;  /* per loop_stack entry: its row_link.split */
-  TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
-  TL_VEC(red_rec) reds;
-  TL_VEC(row_link) links;
-  TL_VEC(row_link) col_links; /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
-  tl_map swizzled;            /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links;     /* fragment → fragment T.copy pairs (a, b), joined after the scan */
-} li_state;
+#include "Lower/layout_infer.h"
 
 static int frag_index(li_state *st, const tl_buffer *b) {
   if (!b || b->scope != TL_SCOPE_FRAGMENT) return -1;
@@ -219,6 +139,9 @@ static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
 }
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].other, loc, by); }
+
+int tl_li_find(li_state *st, int i) { return find(st, i); }
+void tl_li_use_other(li_state *st, int i, tl_loc loc, const char *by) { use_other(st, i, loc, by); }
 
 /* Is the access D[x] of a 1-D fragment in a loop over (i, j, ...) with x
  * its variable v over D's extent?  v = 0: a row statistic read beside its
@@ -1100,119 +1023,6 @@ static void decide_rows(li_state *st) {
   }
 }
 
-/* Column statistics (docs/layouts.md "Column statistics"): a 2-D fragment
- * reduced along dim 0 into a 1-D fragment D that a 2-D T.Parallel loop reads
- * as D[j] (its second variable) makes D's class column statistics: the
- * source's class takes ROWS (decide_rows) and D's the COLS layout over it
- * (finish_cols), and the reduce combines the groups that hold each column
- * in place (lower_reduce.c) instead of staging through shared memory.  A
- * D[j] read of any other fragment is an other use, as before (REPLICATED
- * where replicate() allows it, else the located conflict). */
-static void decide_cols(li_state *st) {
-  for (size_t k = 0; k < st->reds.len; k++) {
-    red_rec *rr = &st->reds.data[k];
-    if (rr->src < 0 || rr->dst < 0 || rr->sn != 2 || rr->rdim != 0 || st->frags.data[rr->dst].buf->ndim != 1) continue;
-    int r = find(st, rr->dst);
-    for (size_t j = 0; j < st->col_links.len && !rr->cols; j++) rr->cols = find(st, st->col_links.data[j].d) == r;
-    if (rr->cols) st->frags.data[r].col_cls = true;
-  }
-  for (size_t j = 0; j < st->col_links.len; j++) {
-    row_link *lk = &st->col_links.data[j];
-    if (!st->frags.data[find(st, lk->d)].col_cls) use_other(st, lk->d, lk->loc, "T.Parallel loop");
-  }
-}
-
-/* A conflict of column statistics D (class root i) at loc: reported. */
-static void cols_error(li_state *st, const red_rec *def, tl_loc loc, const char *name, const char *why) {
-  tl_error(st->d, loc,
-           "layout conflict for fragment '%s': the %s here makes it the column statistics of '%s' (reduced along "
-           "dim 0 and read as %s[j] beside it), but %s",
-           name, def->by, st->frags.data[def->src].buf->name, name, why);
-  tl_note(st->d, def->loc, "the %s that sets the layout of '%s' is here", def->by, name);
-  st->errors++;
-}
-
-/* The members of column-statistics class i: the COLS layout of S. */
-static bool set_cols(li_state *st, int i, const red_rec *def, const tl_frag_layout *S) {
-  for (size_t j = 0; j < st->frags.len; j++) {
-    if (find(st, (int)j) != i) continue;
-    tl_buffer *b = st->frags.data[j].buf;
-    int64_t n = 0;
-    if (b->ndim != 1 || !tl_expr_is_const_int(b->shape[0], &n) || n != S->cols) {
-      cols_error(st, def, b->loc, b->name, "its shape is not the source's columns");
-      continue;
-    }
-    tl_frag_layout *L = tl_arena_alloc(&st->m->arena, sizeof *L);
-    int64_t *shape = tl_arena_alloc(&st->m->arena, sizeof(int64_t));
-    if (!L || !shape) return false;
-    memset(L, 0, sizeof *L);
-    *shape = n;
-    L->shape = shape;
-    tl_cols_layout_init(L, S);
-    L->set_at = def->loc;
-    L->set_by = def->by;
-    b->layout = L;
-  }
-  return true;
-}
-
-/* Gives every column-statistics class (decide_cols) the COLS layout of the
- * source of its first dim-0 reduce, and checks the other reduces into it
- * (the same source layout) and every loop that reads it as D[j] (partitioned
- * by that layout); a mismatch, or row statistics in the same class, is a
- * layout conflict naming the buffer and both ops. */
-static void finish_cols(li_state *st) {
-  for (size_t i = 0; i < st->frags.len; i++) {
-    frag_info *root = &st->frags.data[i];
-    if (find(st, (int)i) != (int)i || !root->col_cls) continue;
-    const red_rec *def = NULL;
-    for (size_t k = 0; k < st->reds.len && !def; k++)
-      if (st->reds.data[k].cols && find(st, st->reds.data[k].dst) == (int)i) def = &st->reds.data[k];
-    if (!def) continue;
-    const char *dn = st->frags.data[def->dst].buf->name;
-    const tl_frag_layout *S = tl_frag_layout_of(st->frags.data[def->src].buf);
-    if (root->red_cls) {
-      tl_loc at = def->loc;
-      for (size_t k = 0; k < st->reds.len; k++)
-        if (!st->reds.data[k].cols && st->reds.data[k].dst >= 0 && find(st, st->reds.data[k].dst) == (int)i)
-          at = st->reds.data[k].loc;
-      for (size_t k = 0; k < st->links.len; k++)
-        if (find(st, st->links.data[k].d) == (int)i) at = st->links.data[k].loc;
-      cols_error(st, def, at, dn, "this op reads or writes it as row statistics");
-      continue;
-    }
-    if (!S || S->kind != TL_FRAG_ROWS || S->ndim != 2) {
-      cols_error(st, def, def->loc, dn,
-                 "the source's layout is not a block of rows (ROWS); lowering it is not "
-                 "supported yet");
-      continue;
-    }
-    if (!set_cols(st, (int)i, def, S)) {
-      st->oom = true;
-      return;
-    }
-    const tl_frag_layout *D = tl_frag_layout_of(st->frags.data[def->dst].buf);
-    for (size_t k = 0; k < st->reds.len; k++) {
-      red_rec *rr = &st->reds.data[k];
-      if (rr->dst < 0 || find(st, rr->dst) != (int)i || rr == def) continue;
-      const tl_frag_layout *E = rr->cols ? tl_frag_layout_of(st->frags.data[rr->src].buf) : NULL;
-      if (!E || !tl_frag_layout_same(E, S))
-        cols_error(st, def, rr->loc, dn, "this reduce gives its elements to other threads");
-    }
-    for (size_t k = 0; D && k < st->col_links.len; k++) {
-      row_link *lk = &st->col_links.data[k];
-      if (find(st, lk->d) != (int)i) continue;
-      const tl_frag_layout *F = lk->f >= 0 ? tl_frag_layout_of(st->frags.data[lk->f].buf) : NULL;
-      if (!F)
-        cols_error(st, def, lk->loc, dn,
-                   "this T.Parallel loop indexes no fragment by all its variables; lowering it "
-                   "is not supported yet");
-      else if (!tl_cols_fits(D, F))
-        cols_error(st, def, lk->loc, dn, "this T.Parallel loop is partitioned by a fragment of another layout");
-    }
-  }
-}
-
 /* The source layout that defines the statistics of reduce rr. */
 static const tl_frag_layout *red_source_layout(li_state *st, const red_rec *rr) {
   if (rr->src >= 0 && !rr->virt) {
@@ -1558,7 +1368,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     }
   }
   ok = !st.oom && st.errors == 0;
-  if (ok) decide_cols(&st);
+  if (ok) tl_li_decide_cols(&st); /* layout_cols.c */
   if (ok) decide_rows(&st);
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
@@ -1583,7 +1393,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     if (!make_layout(&st, fi, st.threads, st.frags.data[r].bytes)) st.oom = true;
   }
   if (!st.oom && st.errors == 0) finish_reducers(&st);
-  if (!st.oom && st.errors == 0) finish_cols(&st);
+  if (!st.oom && st.errors == 0) tl_li_finish_cols(&st);
   if (!st.oom && st.errors == 0) resolve_stacks(&st);
   if (!st.oom && st.errors == 0) check_stat_loops(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
