@@ -229,6 +229,26 @@ bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part) {
   return false;
 }
 
+bool tl_cols_layout_init(tl_frag_layout *L, const tl_frag_layout *src) {
+  if (!src || src->kind != TL_FRAG_ROWS || src->ndim != 2) return false;
+  L->kind = TL_FRAG_COLS;
+  L->ndim = 1;
+  L->src = src;
+  L->threads = src->threads;
+  L->vec = src->vec;
+  L->total = src->cols;
+  L->nvec = src->cvg;
+  L->nregs = src->cvg * src->vec;
+  return true;
+}
+
+bool tl_cols_fits(const tl_frag_layout *D, const tl_frag_layout *part) {
+  return D && part && D->kind == TL_FRAG_COLS && tl_frag_layout_same(D->src, part);
+}
+
+/* COLS: the groups that hold rows of the source (min(G, R)). */
+static int64_t cols_holder_groups(const tl_frag_layout *s) { return s->rows < s->groups ? s->rows : s->groups; }
+
 bool tl_stacked_layout_init(tl_frag_layout *L, int ndim, const tl_frag_layout *B) {
   if (!B || B->kind == TL_FRAG_REPLICATED || B->kind == TL_FRAG_STACKED || ndim <= B->ndim) return false;
   int a = ndim - B->ndim;
@@ -325,6 +345,12 @@ void tl_frag_owner(const tl_frag_layout *L, const int64_t *idx, int64_t *tid, in
     *reg = ((r / L->groups) * L->cvg + (c / v) / L->group) * v + c % v;
     return;
   }
+  case TL_FRAG_COLS: {
+    int64_t v = L->vec, g = L->src->group;
+    *tid = (f / v) % g;
+    *reg = ((f / v) / g) * v + f % v;
+    return;
+  }
   case TL_FRAG_REDUCER: {
     const tl_frag_layout *s = L->src;
     if (s->kind == TL_FRAG_MMA_C) {
@@ -352,9 +378,10 @@ bool tl_frag_holds(const tl_frag_layout *L, const int64_t *idx, int64_t tid, int
     stacked_lead(L, idx, buf, &n);
     return tl_frag_holds(L->src, n, tid, &rb);
   }
-  if (L->kind != TL_FRAG_REDUCER) return tid == t0;
   int64_t f = flat_of(L, idx);
   const tl_frag_layout *s = L->src;
+  if (L->kind == TL_FRAG_COLS) return tid / s->group < cols_holder_groups(s) && tid % s->group == t0;
+  if (L->kind != TL_FRAG_REDUCER) return tid == t0;
   if (s->kind == TL_FRAG_MMA_C) return (tid / 32) % s->warp_m == f / s->warp_tile_m && (tid % 32) / 4 == f % 8;
   return tid / s->group == f % s->groups;
 }
@@ -398,6 +425,13 @@ bool tl_frag_coords(const tl_frag_layout *L, int64_t tid, int64_t reg, int64_t *
     f = r * L->cols + c;
     break;
   }
+  case TL_FRAG_COLS: {
+    int64_t v = L->vec, g = L->src->group;
+    if (tid / g >= cols_holder_groups(L->src)) return false;
+    f = ((reg / v) * g + tid % g) * v + reg % v;
+    if (f >= L->total) return false;
+    break;
+  }
   case TL_FRAG_REDUCER: {
     const tl_frag_layout *s = L->src;
     if (s->kind == TL_FRAG_MMA_C) f = ((tid / 32) % s->warp_m) * s->warp_tile_m + 8 * reg + (tid % 32) / 4;
@@ -419,6 +453,7 @@ bool tl_frag_layout_same(const tl_frag_layout *a, const tl_frag_layout *b) {
            a->shape[1] == b->shape[1] && a->interleaved == b->interleaved;
   if (a->kind == TL_FRAG_ROWS) return a->rows == b->rows && a->cols == b->cols && a->groups == b->groups;
   if (a->kind == TL_FRAG_REDUCER) return tl_reducer_same(a, b);
+  if (a->kind == TL_FRAG_COLS) return tl_frag_layout_same(a->src, b->src);
   if (a->kind == TL_FRAG_STACKED)
     return a->ndim == b->ndim && a->lead == b->lead && a->split == b->split && tl_frag_layout_same(a->src, b->src);
   return true;

@@ -47,7 +47,8 @@ typedef enum {
   TL_FRAG_MMA_C,
   TL_FRAG_ROWS,
   TL_FRAG_REDUCER,
-  TL_FRAG_STACKED
+  TL_FRAG_STACKED,
+  TL_FRAG_COLS
 } tl_frag_kind;
 /* MMA_C: the mma.sync m16n8 accumulator layout of a 2-D [BM, BN] T.gemm C
  * fragment over `threads` threads split into warp_m x warp_n warps (warp tile
@@ -98,6 +99,17 @@ typedef enum {
  * T.Parallel(R, 4) under a serial jj): element idx is held by every thread
  * that holds B[n], n = idx with n_d = idx_d % S_d, in register
  * (idx_d / S_d) * B.nregs + reg_B(n); inverse as above with idx_d = l*S_d + n_d.
+ * COLS ("column statistics", docs/layouts.md "Column statistics"): the
+ * statistics of a 2-D ROWS layout `src` (R x C, G groups of g threads, vec,
+ * cvg) reduced along dim 0: shape (C,); element c is held, in the same
+ * register, by every thread that holds an element of column c of src (one
+ * thread in each of the H = min(G, R) groups that hold rows), replicated
+ * over them:
+ *     holders h*g + (c/vec) % g for h < H,   reg = ((c/vec) / g)*vec + c % vec
+ * (nregs = cvg*vec: a ROWS register (a*cvg + b)*vec + e of src is column
+ * register b*vec + e, i.e. reg_src % (cvg*vec)).  Replica 0 is group 0's.
+ * Inverse: c = ((reg/vec)*g + tid%g)*vec + reg%vec, valid iff tid/g < H and
+ * c < C.
  * tl_frag_owner / tl_frag_coords below implement every kind. */
 
 typedef struct tl_frag_layout {
@@ -116,7 +128,7 @@ typedef struct tl_frag_layout {
    * (tl_mma_c_row0).  Registers are numbered as in the contiguous case. */
   bool interleaved;
   int64_t rows, cols, group, groups, rpt, cvg; /* ROWS only: R, C, g, G, rpt, cvg */
-  const struct tl_frag_layout *src;            /* REDUCER: the 2-D layout reduced; STACKED: the base */
+  const struct tl_frag_layout *src;            /* REDUCER, COLS: the 2-D layout reduced; STACKED: the base */
   int64_t lead;                                /* STACKED only: product of the leading dims */
   int split;                                   /* STACKED only: 0 (leading dims), or d + 1: dim d split */
   tl_loc set_at;                               /* the op that decided the layout */
@@ -209,6 +221,15 @@ bool tl_reducer_same(const tl_frag_layout *a, const tl_frag_layout *b);
  *   MMA_C part: 2*mi + h (the partition's m-tile and half),
  *   ROWS part:  the partition's row iteration r / G. */
 bool tl_reducer_fits(const tl_frag_layout *D, const tl_frag_layout *part);
+
+/* Fills L (L->shape: 1 entry, set by the caller) as the COLS layout of src
+ * (a 2-D ROWS layout) reduced along dim 0; false when src is not one. */
+bool tl_cols_layout_init(tl_frag_layout *L, const tl_frag_layout *src);
+/* May a T.Parallel loop partitioned by the 2-D layout part read the column
+ * statistic D[c] (D COLS) at every element (r, c)?  True when part is D's
+ * source layout: the thread running (r, c) holds D[c], in register
+ * reg_part % D.nregs. */
+bool tl_cols_fits(const tl_frag_layout *D, const tl_frag_layout *part);
 
 /* Fills L (L->shape: ndim entries set by the caller) as the STACKED layout
  * of base B repeated over the leading ndim - B->ndim dims; false when the

@@ -206,6 +206,18 @@ static void describe_frag(tl_strbuf *sb, const tl_frag_layout *L, int64_t T, con
     }
     break;
   }
+  case TL_FRAG_COLS: {
+    const tl_frag_layout *S = L->src;
+    long long g = (long long)S->group, H = (long long)(S->rows < S->groups ? S->rows : S->groups);
+    tl_strbuf_printf(sb,
+                     "layout: COLS (column statistics of a ROWS layout of %lld groups of %lld threads: element c "
+                     "in thread (c/%lld) %% %lld of each of the %lld groups holding rows), %lld registers per thread",
+                     (long long)S->groups, g, v, g, H, nr);
+    tl_strbuf_printf(
+        sb, "\n%s  rule: reg = ((c/%lld) / %lld)*%lld + c %% %lld; holders h*%lld + (c/%lld) %% %lld, h < %lld", pre, v,
+        g, v, v, g, v, g, H);
+    break;
+  }
   case TL_FRAG_STACKED:
     if (L->split) { /* along a split dim: x[i, l*S + j] beside B[i, j] */
       int d = L->split - 1;

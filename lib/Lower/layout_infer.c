@@ -9,7 +9,7 @@
  * Guarantees (on success): no statement changes but the short T.Parallel
  * loops parallel_extend.c extends; every local.fragment buffer
  * allocated in the function has a static shape and a tl_frag_layout in
- * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS or REDUCER;
+ * buffer->layout (PLAN, REPLICATED, MMA_C, ROWS, REDUCER, COLS or STACKED;
  * lower_internal.h gives the maps), consistent with every op that touches
  * it, and every shared A/B operand of a T.gemm has its tl_smem_layout.  A
  * fragment that two ops need laid out differently is an error naming the
@@ -71,7 +71,11 @@
  * source), else of the linked loop's partition.  Another reduce into the
  * class with other owners, or a loop whose partition puts row i on threads
  * that do not hold D[i] (e.g. a Square accumulator beside FullRow
- * statistics), is a conflict naming the buffer and both ops. */
+ * statistics), is a conflict naming the buffer and both ops.  A 1-D
+ * fragment written by a dim-0 reduce of a 2-D fragment and read as D[j] by
+ * a loop over (i, j) is a column statistic instead: COLS over the source's
+ * ROWS layout (layout_cols.c, docs/layouts.md "Column
+ * statistics"). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,82 +85,7 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
-/* A kind of use of a fragment: whether there is one, where the first is and
- * what it is ("T.Parallel loop", "T.gemm", ...). */
-typedef struct use_site {
-  bool seen;
-  tl_loc loc;
-  const char *by;
-} use_site;
-
-typedef struct frag_info {
-  tl_buffer *buf;
-  int parent;
-  int bytes;      /* largest element size seen by its class */
-  use_site ident; /* indexed by the loop variables (gives a PLAN) */
-  use_site other; /* any other use (makes it REPLICATED) */
-  bool strong;    /* an identity use other than a T.copy / T.fill / T.clear of it alone */
-  bool ident_mem; /* identity use in a T.Parallel that also stores to global or shared memory */
-  /* T.gemm accumulator use (the first one) */
-  bool gemm;
-  tl_loc gemm_loc;
-  int64_t gemm_m, gemm_n;
-  bool gemm_wgmma; /* that gemm runs as wgmma (MMA_C interleaved when a warp has several m16 tiles) */
-  bool gemm_as_a;  /* the use above is the A operand of an rs-form T.gemm */
-  /* class root only: the gemm that decides the class's layout */
-  int cls_gemm; /* frag index + 1 of the member holding it, 0: none */
-  /* class root only (T.reduce): */
-  bool rows;       /* the ROWS layout (reduced along its last dim, or rows read by statistics) */
-  int64_t rows_G;  /* its group count (unified with the classes it shares statistics with) */
-  bool red_cls;    /* row statistics: the REDUCER layout of a reduce source or linked rows */
-  bool repl_cls;   /* every member REPLICATED (replicate(), replicate_statistics()) */
-  int64_t threads; /* the threads of the region that uses it (a thread-range scope's, else the block's) */
-} frag_info;
-
-/* A T.reduce_*: src / dst fragment index or -1; a shared source
- * of a fragment destination gets a virtual ROWS partition (virt). */
-typedef struct red_rec {
-  int src, dst;
-  int rdim, sn;
-  int64_t R, C;
-  bool src_shared;
-  bool dst_multi; /* the destination has more than one dim of extent > 1 */
-  tl_frag_layout *virt;
-  int64_t threads; /* the threads that run it */
-  tl_loc loc;
-  const char *by;
-} red_rec;
-
-/* A row statistic D[i] read in a 2-D T.Parallel loop whose identity
- * fragment (the loop's partition) is f (-1: none). */
-typedef struct row_link {
-  int d, f;
-  tl_loc loc;
-  int split; /* stacked reads: 0, or d + 1 for F[.., l*S + n, ..] along dim d (tl_lo_split_access) */
-} row_link;
-
-typedef struct li_state {
-  tl_module *m;
-  tl_diag *d;
-  int errors;
-  int64_t threads;
-  TL_VEC(frag_info) frags;
-  tl_map index; /* buffer → index + 1 */
-  bool oom;
-  /* the T.Parallel being scanned */
-  const tl_stmt *loop;
-  int loop_bytes;
-  bool loop_mem; /* the loop stores to global or shared memory */
-  TL_VEC(int) loop_ident;
-  TL_VEC(int) loop_rows;   /* row statistics read by the loop: D[i] */
-  TL_VEC(int) loop_stack;  /* stacked fragments read by the loop: F[l, j] */
-  TL_VEC(int) loop_split;  /* per loop_stack entry: its row_link.split */
-  TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
-  TL_VEC(red_rec) reds;
-  TL_VEC(row_link) links;
-  tl_map swizzled;        /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links; /* fragment → fragment T.copy pairs (a, b), joined after the scan */
-} li_state;
+#include "Lower/layout_infer.h"
 
 static int frag_index(li_state *st, const tl_buffer *b) {
   if (!b || b->scope != TL_SCOPE_FRAGMENT) return -1;
@@ -211,15 +140,19 @@ static void use_ident(li_state *st, int i, tl_loc loc, const char *by) {
 
 static void use_other(li_state *st, int i, tl_loc loc, const char *by) { first_use(&st->frags.data[i].other, loc, by); }
 
-/* Is the access D[i] of a 1-D fragment in a loop over (i, j, ...) with i its
- * first variable over D's extent (a row statistic read beside its rows)? */
-static bool row_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx) {
-  if (!loop || loop->u.loop.nvars < 2 || n != 1 || b->ndim != 1) return false;
+int tl_li_find(li_state *st, int i) { return find(st, i); }
+void tl_li_use_other(li_state *st, int i, tl_loc loc, const char *by) { use_other(st, i, loc, by); }
+
+/* Is the access D[x] of a 1-D fragment in a loop over (i, j, ...) with x
+ * its variable v over D's extent?  v = 0: a row statistic read beside its
+ * rows; v = 1 of a 2-D loop: a column statistic. */
+static bool stat_access(const tl_stmt *loop, const tl_buffer *b, int n, tl_expr **idx, int v) {
+  if (!loop || loop->u.loop.nvars < 2 || n != 1 || b->ndim != 1 || v >= loop->u.loop.nvars) return false;
   int64_t ext, dim, mn = 0;
-  if (!idx[0] || idx[0]->kind != TL_EXPR_VAR || idx[0]->u.var != loop->u.loop.vars[0]) return false;
-  if (!tl_expr_is_const_int(loop->u.loop.extents[0], &ext)) return false;
+  if (!idx[0] || idx[0]->kind != TL_EXPR_VAR || idx[0]->u.var != loop->u.loop.vars[v]) return false;
+  if (!tl_expr_is_const_int(loop->u.loop.extents[v], &ext)) return false;
   if (!tl_expr_is_const_int(b->shape[0], &dim) || dim != ext) return false;
-  if (loop->u.loop.mins && loop->u.loop.mins[0] && (!tl_expr_is_const_int(loop->u.loop.mins[0], &mn) || mn != 0))
+  if (loop->u.loop.mins && loop->u.loop.mins[v] && (!tl_expr_is_const_int(loop->u.loop.mins[v], &mn) || mn != 0))
     return false;
   return true;
 }
@@ -232,8 +165,13 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   }
   int i = frag_index(st, b);
   if (i < 0) return;
-  if (st->loop && row_access(st->loop, b, n, idx)) {
+  if (st->loop && stat_access(st->loop, b, n, idx, 0)) {
     if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
+    return;
+  }
+  if (st->loop && !st->storing && st->loop->u.loop.nvars == 2 && stat_access(st->loop, b, n, idx, 1)) {
+    /* a read: the loop's rows would each store their own D[j] (a store stays an other use) */
+    if (!tl_vec_push(&st->loop_cols, i)) st->oom = true; /* decide_cols: a column statistic, else an other use */
     return;
   }
   int sd = -1;
@@ -749,6 +687,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     st->loop_mem = false;
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
+    st->loop_cols.len = 0;
     st->loop_stack.len = 0;
     st->loop_split.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
@@ -760,6 +699,10 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     for (size_t k = 0; k < st->loop_rows.len; k++) {
       row_link lk = {st->loop_rows.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
       if (!tl_vec_push(&st->links, lk)) st->oom = true;
+    }
+    for (size_t k = 0; k < st->loop_cols.len; k++) {
+      row_link lk = {st->loop_cols.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
+      if (!tl_vec_push(&st->col_links, lk)) st->oom = true;
     }
     for (size_t k = 0; k < st->loop_stack.len; k++) {
       if (!st->loop_ident.len) { /* no partition to stack on: an irregular use, as any other */
@@ -801,7 +744,9 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     if (st->loop && s->u.store.buffer && s->u.store.buffer->scope != TL_SCOPE_FRAGMENT &&
         s->u.store.buffer->scope != TL_SCOPE_LOCAL && s->u.store.buffer->scope != TL_SCOPE_LOCAL_VAR)
       st->loop_mem = true;
+    st->storing = true;
     scan_access(st, s->u.store.buffer, s->u.store.n, s->u.store.indices, s->loc);
+    st->storing = false;
     for (int i = 0; i < s->u.store.n; i++) scan_expr(st, s->u.store.indices[i], s->loc);
     scan_expr(st, s->u.store.value, s->loc);
     return;
@@ -866,7 +811,8 @@ static bool small_vectors(li_state *st, int r) {
 static bool replicate(li_state *st, int i) {
   frag_info *fi = &st->frags.data[i];
   int r = find(st, i);
-  if (st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls) return false;
+  if (st->frags.data[r].cls_gemm || st->frags.data[r].rows || st->frags.data[r].red_cls || st->frags.data[r].col_cls)
+    return false;
   bool alone = !fi->strong;
   for (size_t j = 0; j < st->frags.len && alone; j++)
     if ((int)j != i && find(st, (int)j) == r) alone = false;
@@ -963,6 +909,18 @@ static int64_t buf_total(const tl_buffer *b, int64_t *last) {
 static void decide_rows(li_state *st) {
   for (size_t k = 0; k < st->reds.len; k++) {
     red_rec *rr = &st->reds.data[k];
+    if (rr->cols) { /* column statistics (decide_cols): the source holds rows */
+      frag_info *root = &st->frags.data[find(st, rr->src)];
+      if (root->cls_gemm) {
+        tl_error(st->d, rr->loc,
+                 "%s of the T.gemm accumulator '%s' along dim 0 into column statistics read beside it is not "
+                 "lowered yet (rows of an mma accumulator are reduced along dim 1)",
+                 rr->by, st->frags.data[rr->src].buf->name);
+        st->errors++;
+      }
+      root->rows = !root->cls_gemm;
+      continue;
+    }
     if (rr->dst >= 0) st->frags.data[find(st, rr->dst)].red_cls = true;
     /* a shared source, or a fragment reduced along a dim other than its
      * last (staged through shared memory: tl_reduce_staging) */
@@ -1410,6 +1368,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
     }
   }
   ok = !st.oom && st.errors == 0;
+  if (ok) tl_li_decide_cols(&st); /* layout_cols.c */
   if (ok) decide_rows(&st);
   ok = !st.oom && st.errors == 0;
   for (size_t i = 0; ok && i < st.frags.len; i++) {
@@ -1430,10 +1389,11 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
       continue;
     }
     int r = find(&st, (int)i);
-    if (st.frags.data[r].red_cls) continue; /* finish_reducers */
+    if (st.frags.data[r].red_cls || st.frags.data[r].col_cls) continue; /* finish_reducers, finish_cols */
     if (!make_layout(&st, fi, st.threads, st.frags.data[r].bytes)) st.oom = true;
   }
   if (!st.oom && st.errors == 0) finish_reducers(&st);
+  if (!st.oom && st.errors == 0) tl_li_finish_cols(&st);
   if (!st.oom && st.errors == 0) resolve_stacks(&st);
   if (!st.oom && st.errors == 0) check_stat_loops(&st);
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
@@ -1441,6 +1401,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   tl_vec_free(&st.frags);
   tl_vec_free(&st.loop_ident);
   tl_vec_free(&st.loop_rows);
+  tl_vec_free(&st.loop_cols);
+  tl_vec_free(&st.col_links);
   tl_vec_free(&st.loop_stack);
   tl_vec_free(&st.loop_split);
   tl_vec_free(&st.stacks);

@@ -1,5 +1,5 @@
 /* The per-thread iteration spaces of pass "lower-tile-ops"
- * (lower_tile.h): PLAN, MMA_C, ROWS, REDUCER and STACKED partitions, each
+ * (lower_tile.h): PLAN, MMA_C, ROWS, REDUCER, COLS and STACKED partitions, each
  * walked by the chunks a thread holds (the maps of frag_layout.h; the
  * formulas in lower_tile.c's head comment and below). */
 #include "Lower/lower_tile.h"
@@ -30,7 +30,10 @@ void lt_plan_for_layout(plan *p, const tl_frag_layout *L) {
   p->nvec = L->nvec;
   p->registers = true;
   p->mma = L->kind == TL_FRAG_MMA_C ? L : NULL;
-  p->lay = L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER || L->kind == TL_FRAG_STACKED ? L : NULL;
+  p->lay =
+      L->kind == TL_FRAG_ROWS || L->kind == TL_FRAG_REDUCER || L->kind == TL_FRAG_STACKED || L->kind == TL_FRAG_COLS
+          ? L
+          : NULL;
   p->rep_guard = false;
 }
 
@@ -197,6 +200,39 @@ static tl_stmt *emit_reducer(lt_state *st, tl_loc loc, const plan *p, chunk_fn f
   return tl_lo_for(m, loc, TL_LOOP_UNROLL, vk, tl_lo_int(m, loc, L->nregs), body);
 }
 
+/* The COLS partition (column statistics of a ROWS source: G groups of g
+ * threads, vec, cvg): each thread walks its column vectors b,
+ *     cvec = b*g + tid%g,  element cvec*vec,  register b*vec
+ * in the H = min(G, R) groups that hold rows (guarded where not exact);
+ * every replica runs the body, or only group 0 when p->rep_guard. */
+static tl_stmt *emit_cols(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void *user) {
+  tl_module *m = st->w.m;
+  const tl_frag_layout *L = p->lay, *S = L->src;
+  int64_t g = S->group, v = L->vec, cv = S->cols / v, H = S->rows < S->groups ? S->rows : S->groups;
+  tl_var *vb;
+  CHECK(vb = tl_names_fresh_var(&st->w.names, loc, "cb", TL_INT32, TL_VAR_LOOP));
+  CHECK(tl_ranges_set(&st->w.ranges, vb, 0, S->cvg - 1));
+  tl_expr *tid = tl_lo_thread_index(m, loc), *b = tl_ir_var(m, loc, vb);
+  CHECK(tid && b);
+  tl_expr *cvec = tl_lo_add(m, loc, tl_lo_mul(m, loc, b, g), tl_lo_fmod(m, loc, tid, g, &st->w.ranges));
+  tl_expr **idx = tl_arena_alloc(&m->arena, sizeof(tl_expr *));
+  CHECK(cvec && idx);
+  CHECK(idx[0] = tl_lo_mul(m, loc, cvec, v));
+  tl_stmt *body = fn(st, user, p, idx, tl_lo_mul(m, loc, b, v));
+  tl_ranges_unset(&st->w.ranges, vb);
+  if (!body) return NULL;
+  tl_expr *cond = NULL;
+  int64_t hmax = p->rep_guard ? 1 : H;
+  if (hmax * g < L->threads) CHECK(cond = tl_ir_binary(m, loc, TL_OP_LT, tid, tl_lo_int(m, loc, hmax * g)));
+  if (cv % g != 0) {
+    tl_expr *c2 = tl_ir_binary(m, loc, TL_OP_LT, cvec, tl_lo_int(m, loc, cv));
+    CHECK(c2);
+    CHECK(cond = cond ? tl_ir_binary(m, loc, TL_OP_AND, cond, c2) : c2);
+  }
+  if (cond) CHECK(body = tl_lo_if(m, loc, cond, body, NULL));
+  return tl_lo_for(m, loc, TL_LOOP_UNROLL, vb, tl_lo_int(m, loc, S->cvg), body);
+}
+
 /* The STACKED partition (frag_layout.h): each thread walks the base's
  * partition once per leading index l,
  *     for sl in T.unroll(lead): <base partition, element (lead(sl), n), register sl*nb + reg_B>
@@ -259,6 +295,7 @@ tl_stmt *lt_emit_plan(lt_state *st, tl_loc loc, const plan *p, chunk_fn fn, void
   if (p->lay && p->lay->kind == TL_FRAG_STACKED) return emit_stacked(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_ROWS) return emit_rows(st, loc, p, fn, user);
   if (p->lay && p->lay->kind == TL_FRAG_REDUCER) return emit_reducer(st, loc, p, fn, user);
+  if (p->lay && p->lay->kind == TL_FRAG_COLS) return emit_cols(st, loc, p, fn, user);
   int64_t tv = p->threads * p->vec;
   tl_var *q = NULL;
   tl_expr *qe;

@@ -39,7 +39,9 @@
  * dims (row-major) and whose columns are the reduced dim; a distributed
  * fragment reduced along a dim other than its last (the split-KV combine's
  * dim 0), or a multi-dim distributed destination of such a reduce, is
- * staged through a shared scratch tile by tl_reduce_staging.
+ * staged through a shared scratch tile by tl_reduce_staging; a 2-D ROWS
+ * source reduced along dim 0 into its column statistics (COLS destination)
+ * is combined in place across its row groups (lower_cols).
  * batch= (TileLang's rows-per-pass hint) does not change the result and is
  * not used here.
  * Hardware facts: shfl.sync.bfly (PTX ISA §9.7.9.6 "shfl.sync"), bar.sync
@@ -565,6 +567,85 @@ static bool lower_distributed(rd *r, const tl_frag_layout *P) {
   return store_result(r, &pt, acc, tid);
 }
 
+/* ------------------------------------------------- column statistics */
+/* A 2-D ROWS source P (R x C, G groups of g threads) reduced along dim 0
+ * into its column statistics (COLS destination, frag_layout.h):
+ *   1. acc[b*vec + e] (column register) starts at the identity and folds
+ *      the thread's rows a*G + tid/g of that column in a order (guarded
+ *      where the groups do not divide the rows or columns);
+ *   2. the G groups that share the column (threads tid % g alike, at
+ *      stride g) combine: butterflies T.shfl_xor g*G/2 ... g when the
+ *      block is at most a warp (G*g = threads), else a shared.dyn slot per
+ *      (register, thread) between two barriers and every thread combining
+ *      the G groups' partials in group order;
+ *   3. every thread stores acc to its destination registers (each holder of
+ *      column c computes the same bits; the other threads' registers are
+ *      never read). */
+static bool cols_partials(rd *r, const tl_frag_layout *P, tl_buffer *acc, tl_expr *tid) {
+  tl_module *m = r->m;
+  int64_t G = P->groups, g = P->group, v = P->vec, cvg = P->cvg, cv = P->cols / P->vec;
+  tl_var *a = loop_var(r, "ra", P->rpt), *b = loop_var(r, "rb", cvg), *l = loop_var(r, "rl", v);
+  if (!a || !b || !l) return false;
+  tl_expr *row = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), G), tl_lo_fdiv(m, r->loc, tid, g, r->env->ranges));
+  tl_expr *cvec = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, b), g), tl_lo_fmod(m, r->loc, tid, g, r->env->ranges));
+  tl_expr *k = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, b), v), V(r, l));
+  tl_expr *reg = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, a), cvg * v), k);
+  NEED(row && cvec && k && reg);
+  tl_expr *x = elem_load(r, r->src, r->sn, NULL, reg);
+  tl_stmt *s = store1(r, acc, k, combine(r, load1(r, acc, k), conv(r, x)));
+  NEED(s);
+  tl_expr *cond = NULL;
+  if (P->rows % G != 0) cond = tl_ir_binary(m, r->loc, TL_OP_LT, row, I(r, P->rows));
+  if (cv % g != 0) {
+    tl_expr *c2 = tl_ir_binary(m, r->loc, TL_OP_LT, cvec, I(r, cv));
+    cond = cond ? tl_ir_binary(m, r->loc, TL_OP_AND, cond, c2) : c2;
+  }
+  if (cond) s = tl_lo_if(m, r->loc, cond, s, NULL);
+  s = loop(r, TL_LOOP_UNROLL, l, v, s);
+  s = loop(r, TL_LOOP_UNROLL, b, cvg, s);
+  s = loop(r, TL_LOOP_UNROLL, a, P->rpt, s);
+  return emit(r, s);
+}
+
+static bool cols_across_groups(rd *r, const tl_frag_layout *P, tl_buffer *acc, int64_t nk, tl_expr *tid) {
+  tl_module *m = r->m;
+  int64_t T = r->env->threads, G = P->groups, g = P->group;
+  if (G == 1) return true;
+  if (T <= 32 && (G & (G - 1)) == 0) {
+    tl_var *k = loop_var(r, "rk", nk);
+    if (!k) return false;
+    tl_stmt *rounds[6];
+    int n = 0;
+    for (int64_t off = g * G / 2; off >= g && n < 6; off /= 2) rounds[n++] = shfl_round(r, acc, V(r, k), off);
+    return emit(r, loop(r, TL_LOOP_UNROLL, k, nk, seq_of(r, n, rounds)));
+  }
+  tl_buffer *ws = new_buffer(r, "red_ws", r->at, TL_SCOPE_SHARED_DYN, nk * T);
+  tl_var *k = loop_var(r, "rk", nk);
+  if (!ws || !k || !emit(r, sync_stmt(r))) return false;
+  tl_expr *slot = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), tid);
+  if (!emit(r, loop(r, TL_LOOP_UNROLL, k, nk, store1(r, ws, slot, load1(r, acc, V(r, k))))) || !emit(r, sync_stmt(r)))
+    return false;
+  if (!(k = loop_var(r, "rk", nk))) return false;
+  tl_expr *kb = tl_lo_add(m, r->loc, tl_lo_mul(m, r->loc, V(r, k), T), tl_lo_fmod(m, r->loc, tid, g, r->env->ranges));
+  NEED(kb);
+  tl_expr *val = load1(r, ws, kb);
+  for (int64_t h = 1; h < G; h++) val = combine(r, val, load1(r, ws, tl_lo_add(m, r->loc, kb, I(r, h * g))));
+  return emit(r, loop(r, TL_LOOP_UNROLL, k, nk, store1(r, acc, V(r, k), val)));
+}
+
+static bool lower_cols(rd *r, const tl_frag_layout *P, const tl_frag_layout *D) {
+  int64_t nk = D->nregs;
+  tl_buffer *acc = new_buffer(r, "red_acc", r->at, TL_SCOPE_LOCAL, nk);
+  tl_expr *tid = tid_expr(r);
+  tl_var *k = acc && tid ? loop_var(r, "rk", nk) : NULL;
+  if (!k || !emit(r, loop(r, TL_LOOP_UNROLL, k, nk, store1(r, acc, V(r, k), identity(r))))) return false;
+  if (!cols_partials(r, P, acc, tid) || !cols_across_groups(r, P, acc, nk, tid)) return false;
+  if (!(k = loop_var(r, "rk", nk))) return false;
+  tl_expr *old = r->clear ? NULL : elem_load(r, r->dst, r->dn, NULL, V(r, k));
+  tl_stmt *s = elem_store(r, r->dst, r->dn, NULL, V(r, k), finish_value(r, load1(r, acc, V(r, k)), old));
+  return emit(r, loop(r, TL_LOOP_UNROLL, k, nk, s));
+}
+
 /* ------------------------------------------------- per-thread sources */
 /* Every thread holds the whole source (replicated fragment or local). */
 static bool lower_per_thread(rd *r) {
@@ -688,6 +769,16 @@ tl_stmt *tl_lower_reduce(tl_lower_env *env, const tl_stmt *s) {
   const tl_frag_layout *P = NULL;
   tl_frag_layout virt;
   int64_t vshape[2];
+  if (DL && DL->kind == TL_FRAG_COLS) {
+    if (!tl_cols_fits(DL, SL) || r.rdim != 0 || r.sn != 2) {
+      rerr(&r, "internal error: the destination's layout is not the column statistics of the source '", r.sb->name);
+      return NULL;
+    }
+    ok = lower_cols(&r, SL, DL);
+    tl_stmt *out = ok && !r.oom ? tl_ir_seq(r.m, r.loc, (int)r.out.len, r.out.data) : NULL;
+    tl_vec_free(&r.out);
+    return out;
+  }
   if (SL && (SL->kind == TL_FRAG_MMA_C || SL->kind == TL_FRAG_ROWS)) {
     P = SL;
     if (r.rdim != r.sn - 1) {
@@ -901,7 +992,8 @@ bool tl_reduce_staging(tl_lower_env *env, const tl_stmt *s, tl_reduce_stage *st)
   if (n < 1) return false;
   if (s->u.tile.attrs && s->u.tile.attrs[0]) tl_expr_is_const_int(s->u.tile.attrs[0], &dim);
   if (dim < 0) dim += n;
-  if (dim < 0 || dim >= n - 1) return false; /* the last dim: lowered in place */
+  if (dim < 0 || dim >= n - 1) return false;        /* the last dim: lowered in place */
+  if (DL && DL->kind == TL_FRAG_COLS) return false; /* column statistics: lower_cols, in place */
   bool dred = DL && DL->kind == TL_FRAG_REDUCER;
   bool ssrc = SL && (SL->kind != TL_FRAG_REPLICATED || dred);
   bool sdst = DL && DL->kind != TL_FRAG_REPLICATED && !dred;

@@ -59,11 +59,11 @@ static void fail(lt_state *st, tl_loc loc, const char *fmt, const char *a, const
  * accessed through a partition's register index. */
 static bool frag_distributed(const tl_frag_layout *L) { return L && L->kind != TL_FRAG_REPLICATED; }
 
-/* Is every element of L held by several threads (a REDUCER, or a STACKED
- * layout over one), so that only replica 0 may store it to memory? */
+/* Is every element of L held by several threads (a REDUCER or COLS, or a
+ * STACKED layout over one), so that only replica 0 may store it to memory? */
 static bool frag_replicas(const tl_frag_layout *L) {
   while (L && L->kind == TL_FRAG_STACKED) L = L->src;
-  return L && L->kind == TL_FRAG_REDUCER;
+  return L && (L->kind == TL_FRAG_REDUCER || L->kind == TL_FRAG_COLS);
 }
 
 static tl_expr *flat_index(lt_state *st, tl_loc loc, const tl_frag_layout *L, int n, tl_expr **idx) {
@@ -145,6 +145,18 @@ static tl_expr **rw_access(lt_state *st, tl_loc loc, const tl_buffer *b, int n, 
       return one;
     }
     tl_error(st->w.d, loc, "internal error: row statistic '%s' read off the threads of its rows", b->name);
+    st->w.errors++;
+    return NULL;
+  }
+  if (L->kind == TL_FRAG_COLS && st->loop && !tl_lo_identity_access(st->loop, b, n, (tl_expr **)idx)) {
+    /* a column statistic D[j] read in a loop over (i, j) partitioned by its
+     * source (layout_infer.c finish_cols): the partition's register modulo
+     * D's (frag_layout.h COLS) */
+    if (n == 1 && idx[0] && idx[0]->kind == TL_EXPR_VAR && st->loop->u.loop.nvars == 2 &&
+        idx[0]->u.var == st->loop->u.loop.vars[1] && st->reg && tl_cols_fits(L, st->loop_part) &&
+        (one[0] = tl_lo_fmod(st->w.m, loc, st->reg, L->nregs, &st->w.ranges)))
+      return one;
+    tl_error(st->w.d, loc, "internal error: column statistic '%s' read off the threads of its columns", b->name);
     st->w.errors++;
     return NULL;
   }

@@ -133,3 +133,53 @@ Test(stacked, split_dim_owner_coords_bijection) {
     }
   free(seen);
 }
+
+/* COLS (docs/layouts.md "Column statistics"): the column statistics of a
+ * ROWS source R x C hold element c on every thread that holds an element of
+ * column c of the source (one per row group), in the register a loop over
+ * the source finds it in (its register modulo cvg*vec); tl_frag_holds and
+ * tl_frag_coords agree with that on every (thread, register), and the
+ * 16-element case over 32 threads (TileLang's mhc_pre 4x4) has 4 replicas. */
+static void check_cols(int64_t R, int64_t C, int64_t threads, int64_t vec, int64_t want_replicas) {
+  int64_t sshape[2] = {R, C}, dshape[1] = {C};
+  tl_frag_layout S, D;
+  memset(&S, 0, sizeof S);
+  memset(&D, 0, sizeof D);
+  S.shape = sshape;
+  tl_rows_layout_init(&S, 2, R, C, threads, vec, 0);
+  D.shape = dshape;
+  cr_assert(tl_cols_layout_init(&D, &S));
+  cr_assert(tl_cols_fits(&D, &S));
+  for (int64_t c = 0; c < C; c++) {
+    int64_t n = 0, idx[1] = {c}, t0, r0;
+    tl_frag_owner(&D, idx, &t0, &r0);
+    cr_assert(tl_frag_holds(&D, idx, t0, &r0));
+    for (int64_t r = 0; r < R; r++) { /* the source's holder of (r, c) holds D[c] in its register % nregs */
+      int64_t sidx[2] = {r, c}, ts, rs, rd;
+      tl_frag_owner(&S, sidx, &ts, &rs);
+      cr_assert(tl_frag_holds(&D, idx, ts, &rd) && rd == rs % D.nregs, "%lldx%lld (%lld, %lld)", (long long)R,
+                (long long)C, (long long)r, (long long)c);
+    }
+    for (int64_t t = 0; t < threads; t++) {
+      int64_t rd, back[1];
+      if (!tl_frag_holds(&D, idx, t, &rd)) continue;
+      n++;
+      cr_assert(tl_frag_coords(&D, t, rd, back) && back[0] == c);
+    }
+    cr_expect_eq(n, want_replicas, "%lldx%lld column %lld: %lld replicas", (long long)R, (long long)C, (long long)c,
+                 (long long)n);
+  }
+  for (int64_t t = 0; t < threads; t++) /* every (thread, register) slot names an element it holds, or none */
+    for (int64_t reg = 0; reg < D.nregs; reg++) {
+      int64_t back[1], rd;
+      if (tl_frag_coords(&D, t, reg, back)) cr_assert(tl_frag_holds(&D, back, t, &rd) && rd == reg);
+    }
+}
+
+Test(cols, owner_holds_coords_agree_with_the_rows_source) {
+  check_cols(4, 4, 32, 4, 4);     /* 4 groups of 8 threads */
+  check_cols(64, 32, 128, 4, 16); /* 16 groups of 8, 4 rows a thread */
+  check_cols(16, 12, 64, 4, 16);  /* padding column vectors */
+  check_cols(16, 64, 96, 4, 1);   /* one group of 96 threads */
+  check_cols(6, 4, 32, 4, 2);     /* 3 rows a thread */
+}

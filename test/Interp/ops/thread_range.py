@@ -18,10 +18,9 @@
 #    row steps of the 4x4 comb matrix, warps 1-2 the pre mix and the
 #    weighted sum over hc_mult in a T.Pipelined loop, run as T.serial)
 #    at small sizes; its column sums (T.reduce_sum(cm, col_sum, dim=0) read
-#    as col_sum[k] in a (j, k) loop) are replaced by a second row step: that
-#    layout (a statistic read by the loop's second index) is not inferred
-#    yet, in or outside the branches.  rms takes T.abs so random inputs give
-#    no NaN.
+#    as col_sum[k] in a (j, k) loop) are replaced by a second row step here
+#    (the kernel as written, column sums included: mhc_pre.py).  rms takes
+#    T.abs so random inputs give no NaN.
 #  - tr_small: 128 threads; `if tx < 32:` T.copy to a fragment, T.Parallel,
 #    T.reduce_sum, T.copy out; `elif tx >= 64 and tx < 128:` T.copy through
 #    shared memory (a named barrier of its 64 threads) and T.Parallel.
