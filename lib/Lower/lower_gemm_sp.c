@@ -139,13 +139,9 @@ tl_stmt *tl_lower_gemm_sp(tl_module *M, const tl_stmt *s, tl_names *names, int64
   tl_buffer *Br = tl_emit_local(g, "B_regs", B.o.buf->dtype, 8 * nt8);
   tl_buffer *Er = tl_emit_local(g, "E_regs", E.o.buf->dtype, per * mt);
   if (g->failed) goto oom;
-  tl_expr *tid = tl_lo_thread_index(M, loc);
-  tl_expr *lane = tl_emit_let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
-  tl_expr *wm = tl_emit_let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), wmN, NULL));
-  tl_expr *wn = tl_emit_let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * wmN, NULL));
-  tl_expr *lg = tl_emit_let(g, "lane_g", tl_lo_fdiv(M, loc, lane, 4, NULL));
-  tl_expr *lt = tl_emit_let(g, "lane_t", tl_lo_fmod(M, loc, lane, 4, NULL));
+  tl_mma_lanes L = tl_emit_mma_lanes(g, wmN);
   if (g->failed) goto oom;
+  tl_expr *wm = L.warp_m, *wn = L.warp_n, *lg = L.lane_g, *lt = L.lane_t;
   if (sp_attr(s, 4)) tl_emit_zero_fill(g, C, CL->nregs);
   tl_var *kk = tl_names_fresh_var(names, loc, "kk", TL_INT32, TL_VAR_LOOP);
   tl_var *v[5];

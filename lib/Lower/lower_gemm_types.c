@@ -29,6 +29,19 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 
+tl_mma_lanes tl_emit_mma_lanes(tl_emitter *g, int64_t warps_m) {
+  tl_module *M = g->m;
+  tl_loc loc = g->loc;
+  tl_mma_lanes L;
+  tl_expr *tid = tl_lo_thread_index(M, loc);
+  tl_expr *lane = tl_emit_let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
+  L.warp_m = tl_emit_let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), warps_m, NULL));
+  L.warp_n = tl_emit_let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * warps_m, NULL));
+  L.lane_g = tl_emit_let(g, "lane_g", tl_lo_fdiv(M, loc, lane, 4, NULL));
+  L.lane_t = tl_emit_let(g, "lane_t", tl_lo_fmod(M, loc, lane, 4, NULL));
+  return L;
+}
+
 /* Loads the lane's fragment elements of one operand for m16 tile / n8 tile
  * `tile` (a T.unroll variable) at k-step kk into regs[tile * n + e]:
  * element e's (row-or-n, k) from fn, placed at the operand's (row, col)
@@ -83,13 +96,9 @@ tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm
   tl_buffer *Ar = tl_emit_local(g, "A_regs", A->buf->dtype, na * mt);
   tl_buffer *Br = tl_emit_local(g, "B_regs", B->buf->dtype, nbe * nt8);
   if (g->failed) return NULL;
-  tl_expr *tid = tl_lo_thread_index(M, loc);
-  tl_expr *lane = tl_emit_let(g, "lane", tl_lo_fmod(M, loc, tid, 32, NULL));
-  tl_expr *wm = tl_emit_let(g, "warp_m", tl_lo_fmod(M, loc, tl_lo_fdiv(M, loc, tid, 32, NULL), wmN, NULL));
-  tl_expr *wn = tl_emit_let(g, "warp_n", tl_lo_fdiv(M, loc, tid, 32 * wmN, NULL));
-  tl_expr *lg = tl_emit_let(g, "lane_g", tl_lo_fdiv(M, loc, lane, 4, NULL));
-  tl_expr *lt = tl_emit_let(g, "lane_t", tl_lo_fmod(M, loc, lane, 4, NULL));
+  tl_mma_lanes L = tl_emit_mma_lanes(g, wmN);
   if (g->failed) return NULL;
+  tl_expr *wm = L.warp_m, *wn = L.warp_n, *lg = L.lane_g, *lt = L.lane_t;
   if (clear) tl_emit_zero_fill(g, C, CL->nregs);
   tl_var *kk = tl_names_fresh_var(g->names, loc, "kk", TL_INT32, TL_VAR_LOOP);
   tl_var *mv = tl_names_fresh_var(g->names, loc, "mi", TL_INT32, TL_VAR_LOOP);

@@ -331,6 +331,15 @@ tl_stmt *tl_gemm_load_frag(tl_emitter *g, const tl_gemm_smem_operand *o, bool k_
  * MMA_C layout) to plain shared loads + T.ptx_mma_sp per m16n8k32 step;
  * NULL after a located error. */
 tl_stmt *tl_lower_gemm_sp(tl_module *m, const tl_stmt *s, tl_names *names, int64_t threads, tl_diag *d);
+/* The lets of an mma.sync warp tiling over warps_m warps along M, emitted
+ * into g in this order: lane = tid % 32, warp_m = (tid / 32) % warps_m,
+ * warp_n = tid / (32 warps_m), lane_g = lane / 4, lane_t = lane % 4 (the
+ * fragment maps' group and thread-in-group, PTX ISA "Matrix Fragments for
+ * mma.m16n8k16"); g->failed on OOM (lower_gemm_types.c). */
+typedef struct tl_mma_lanes {
+  tl_expr *warp_m, *warp_n, *lane_g, *lane_t;
+} tl_mma_lanes;
+tl_mma_lanes tl_emit_mma_lanes(tl_emitter *g, int64_t warps_m);
 tl_stmt *tl_lower_gemm_types(tl_emitter *g, const tl_mma_info *mi, const tl_gemm_smem_operand *A,
                              const tl_gemm_smem_operand *B, tl_buffer *C, const tl_frag_layout *CL, bool ta, bool tb,
                              bool clear, int64_t K);

@@ -36,6 +36,24 @@ static LLVMValueRef operand_reg(cg *g, const tl_buffer *b, LLVMValueRef base, in
   return x;
 }
 
+/* Calls the m16n8 mma asm `text` (constraints cons, n args) that returns the
+ * four f32 accumulators and stores them to c's registers at offs[2] + 0..3.
+ * The asm is convergent.  false on error. */
+static bool mma_f32x4(cg *g, const tl_buffer *c, buf_info *cbi, LLVMValueRef *offs, const char *text, const char *cons,
+                      LLVMValueRef *args, int n) {
+  LLVMTypeRef f4[4] = {g->t_f32, g->t_f32, g->t_f32, g->t_f32};
+  LLVMValueRef r = cg_call_asm(g, LLVMStructTypeInContext(g->C, f4, 4, 0), text, cons, args, n);
+  if (!r) return false;
+  cg_set_convergent(g, r);
+  for (int i = 0; i < 4; i++) {
+    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
+    if (!p) return false;
+    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
+  }
+  cbi->stored = true;
+  return true;
+}
+
 /* The fp8 mma.sync (m16n8k32 .e4m3/.e5m2, either for A and for B, f32
  * accumulators; PTX ISA 8.5 §9.7.14.5.14) as inline PTX: LLVM 19 has no
  * intrinsic for it.  Four operand bytes per b32 register as for .s8; the
@@ -64,17 +82,7 @@ static bool gen_mma_fp8(cg *g, const tl_expr *e, const tl_buffer *a, const tl_bu
            "{$10, $11, $12, $13};",
            a->dtype.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3" : "e5m2",
            b->dtype.code == TL_TYPE_FLOAT8_E4M3 ? "e4m3" : "e5m2");
-  LLVMTypeRef f4[4] = {g->t_f32, g->t_f32, g->t_f32, g->t_f32};
-  LLVMTypeRef rt = LLVMStructTypeInContext(g->C, f4, 4, 0);
-  LLVMValueRef r = cg_call_asm(g, rt, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", args, 10);
-  if (!r) return false;
-  cg_set_convergent(g, r);
-  for (int i = 0; i < 4; i++) {
-    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
-    if (!p) return false;
-    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
-  }
-  cbi->stored = true;
+  if (!mma_f32x4(g, c, cbi, offs, text, "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", args, 10)) return false;
   cg_mark_fp8_module(g);
   return true;
 }
@@ -229,16 +237,6 @@ bool cg_gen_mma_sp(cg *g, const tl_expr *e) {
            "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {$0, $1, $2, $3}, "
            "{$4, $5, $6, $7}, {$8, $9, $10, $11}, {$12, $13, $14, $15}, $16, 0x0;",
            ty, ty);
-  LLVMTypeRef f4[4] = {g->t_f32, g->t_f32, g->t_f32, g->t_f32};
-  LLVMValueRef r =
-      cg_call_asm(g, LLVMStructTypeInContext(g->C, f4, 4, 0), text, "=f,=f,=f,=f,r,r,r,r,r,r,r,r,f,f,f,f,r", args, 13);
-  if (!r) return false;
-  cg_set_convergent(g, r);
-  for (int i = 0; i < 4; i++) {
-    LLVMValueRef p = cg_local_addr(g, c, offs[2], i);
-    if (!p) return false;
-    LLVMSetAlignment(LLVMBuildStore(g->B, LLVMBuildExtractValue(g->B, r, (unsigned)i, ""), p), 4);
-  }
-  cbi->stored = true;
+  if (!mma_f32x4(g, c, cbi, offs, text, "=f,=f,=f,=f,r,r,r,r,r,r,r,r,f,f,f,f,r", args, 13)) return false;
   return mark_ptx_version(g, TL_PTX_VERSION_SPARSE_MMA, loc);
 }
