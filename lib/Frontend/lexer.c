@@ -579,6 +579,34 @@ static void bracket_error(tl_lexer *lx, tl_loc loc, char close) {
 
 /* ------------------------------------------------------------- layout */
 
+/* A line directive `#@tl-line N PATH` (column 1, its own line): the next line is line N of file PATH.
+ * Python's package writes it above a compile-time helper of another file that it hands us with the kernel's
+ * file (python/tilelang_ptx/_helpers.py), so diagnostics inside the helper name its own file and lines.
+ * Other comments are nothing.  False (an error recorded) for a malformed directive. */
+static bool line_directive(tl_lexer *lx, size_t hash, size_t end) {
+  static const char tag[] = "#@tl-line ";
+  size_t n = sizeof tag - 1;
+  if (end - hash < n || memcmp(lx->src + hash, tag, n) != 0) return true;
+  if (end > hash && lx->src[end - 1] == '\r') end--;
+  size_t p = hash + n;
+  long line = 0;
+  while (p < end && lx->src[p] >= '0' && lx->src[p] <= '9' && line < INT32_MAX / 10) line = line * 10 + (lx->src[p++] - '0');
+  tl_loc at = {lx->file, lx->line - 1, 1};
+  if (line < 1 || p >= end || lx->src[p] != ' ' || p + 1 >= end) {
+    fail(lx, at, "malformed line directive (expected '#@tl-line LINE PATH')");
+    return false;
+  }
+  const char *file = tl_arena_strndup(lx->arena, lx->src + p + 1, end - p - 1);
+  if (!file) {
+    lx->oom = true;
+    fail(lx, at, "out of memory");
+    return false;
+  }
+  lx->file = file;
+  lx->line = (int)line;
+  return true;
+}
+
 /* At the start of a line outside brackets: measures the indentation, skips
  * blank and comment lines, and queues INDENT / DEDENT tokens.  Returns false
  * on error. */
@@ -601,10 +629,13 @@ static bool do_indentation(tl_lexer *lx) {
     if (lx->pos >= lx->len) return true; /* EOF: handled by the caller */
     char c = lx->src[lx->pos];
     if (c == '#' || c == '\n' || (c == '\r' && lx->pos + 1 < lx->len && lx->src[lx->pos + 1] == '\n')) {
+      size_t hash = lx->pos;
       if (c == '#') skip_comment(lx);
       if (lx->failed) return false;
+      size_t end = lx->pos;
       if (lx->pos < lx->len && lx->src[lx->pos] == '\r') lx->pos++;
       if (lx->pos < lx->len) newline(lx);
+      if (c == '#' && col == 0 && !line_directive(lx, hash, end)) return false;
       continue; /* blank line */
     }
     lx->at_line_start = false;

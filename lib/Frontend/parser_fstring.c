@@ -29,7 +29,7 @@ typedef struct fscan {
 
 static tl_loc fs_loc(const fscan *f, size_t pos) {
   size_t col = pos - f->line_start + 1;
-  return (tl_loc){f->p->file, f->line, col > (size_t)INT32_MAX ? INT32_MAX : (int)col};
+  return (tl_loc){f->tok_loc.file, f->line, col > (size_t)INT32_MAX ? INT32_MAX : (int)col};
 }
 
 static void fs_newline(fscan *f, size_t nl_pos) {
@@ -90,10 +90,10 @@ static tl_ast_expr *parse_field_expr(fscan *f, size_t start, size_t end) {
   q.a = p->a;
   q.names = p->names;
   q.d = p->d;
-  q.file = p->file;
+  q.file = f->tok_loc.file;
   q.depth = p->depth;
   q.ast_depth = p->ast_depth;
-  tl_lexer_init_nested(&q.lx, f->src, start, end, f->line, f->line_start, p->file, p->a, p->names);
+  tl_lexer_init_nested(&q.lx, f->src, start, end, f->line, f->line_start, f->tok_loc.file, p->a, p->names);
   tl_ast_expr *e = is_kw(&q, TL_KW_YIELD) ? parse_yield(&q) : parse_testlist(&q);
   if (e && !is_kind(&q, TL_TOK_EOF)) e = expected(&q, "'}'");
   if (q.failed) p->failed = true;

@@ -280,3 +280,42 @@ def test_helper_of_another_file_stops_only_where_reached():
     msg = str(e.value)
     assert "function 'join' is defined in" in msg and "of its own file" in msg, msg
     assert "called here" in msg, msg
+
+
+@tilelang.jit(out_idx=[1])
+def dequant_other_file(N=64, nbit=8, bad=False):
+    from xquant import bad_helper, unpack_unsigned  # a sibling package, imported in the factory
+
+    @T.prim_func
+    def main(A: T.Tensor((N // 2,), "uint8"), B: T.Tensor((N,), "float16")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                if bad:
+                    B[i] = bad_helper(i)
+                else:
+                    B[i] = unpack_unsigned("uint", nbit)(4, A[i // 2], i % 2, dtype="float16")
+
+    return main
+
+
+def test_helper_of_another_user_file():
+    A = np.arange(0, 256, 8, dtype=np.uint8)
+    want = np.stack((A & 15, A >> 4), -1).reshape(-1).astype(np.float16)
+    np.testing.assert_array_equal(dequant_other_file(64)(A), want)
+
+
+def test_helper_of_another_user_file_errors_name_its_lines():
+    import xquant.conversion as conv
+    src = inspect.getsourcefile(conv)
+    lines = open(src).read().splitlines()
+    with pytest.raises(tilelang.CompileError) as e:
+        dequant_other_file(64, 16)  # the helper's assert: a uint8 element, uint16 storage
+    line = next(i for i, l in enumerate(lines, 1) if "assert val.dtype" in l)
+    msg = str(e.value)
+    assert f"{src}:{line}:9: error: assertion failed: uint8 != uint16" in msg, msg
+    assert f"{__file__}:" in msg and "called here" in msg, msg
+    with pytest.raises(tilelang.CompileError) as e:
+        dequant_other_file(64, bad=True)
+    line = next(i for i, l in enumerate(lines, 1) if "no_such_function" in l)
+    col = lines[line - 1].index("no_such_function") + 1  # the attribute's column
+    assert f"{src}:{line}:{col}: error: unknown name 'T.no_such_function'" in str(e.value), str(e.value)

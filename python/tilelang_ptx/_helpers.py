@@ -9,9 +9,16 @@ file's diagnostics name the user's lines):
     wrapper, whose `def` line moves above the first of them;
   * any other function stays at module level;
   * a function more indented than its block gets an `if True:` on the line above it.
-Decorators other than @T.macro are blanked.  What the function reads from outside (module globals,
-its closure) is bound like the kernel's captures (constants, imports, further helpers).  A function
-whose source cannot be read, or that is defined in another file, is a CaptureError naming it.
+  * a function of another file of the user's program (a sibling module's helper, `from quantize import
+    f`) goes after the file's last line, below a line directive `#@tl-line LINE PATH` (lib/Frontend/lexer.c)
+    naming its own file and first line, so that diagnostics inside it name that file's lines; a second
+    directive hands the lines after it back to the kernel's file.  Functions of Python's library, of
+    installed packages and of this package are not user code: a kernel calling one stops at the call
+    (stub()).
+Decorators other than @T.macro are blanked.  What the function reads from outside (module globals of its
+own module, its closure) is bound like the kernel's captures (constants, imports, further helpers), in
+the one namespace of the file we hand over: a name that two functions read with different values is a
+CaptureError.  A function whose source cannot be read is a CaptureError naming it.
 """
 import ast
 import inspect
@@ -46,6 +53,37 @@ def foreign(func, kernel_file):
     except TypeError:
         return False
     return f != kernel_file
+
+
+def _library_dirs():
+    import os
+    import sysconfig
+    paths = sysconfig.get_paths()
+    dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    dirs.add(os.path.dirname(os.path.abspath(__file__)))  # this package's own functions
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs if d)
+
+
+def capturable(func):
+    """Whether func (of another file than the kernel's) is the user's code whose source can go with the
+    kernel's: not a function of Python's library, of an installed package or of this package."""
+    import os
+    try:
+        f = inspect.getsourcefile(func)
+    except TypeError:
+        return False
+    return bool(f) and os.path.isfile(f) and not os.path.realpath(f).startswith(_library_dirs())
+
+
+def put_foreign(out, h, kernel_file):
+    """Appends helper h of another file to out (the file's lines after its last): a line directive with
+    h's file and first line, h's lines (below `if True:` when it is indented), and a directive giving the
+    lines after it back to kernel_file at their own numbers."""
+    if h.indent:
+        out.append("if True:\n")
+    out.append(f"#@tl-line {h.start} {h.filename}\n")
+    out += h.lines
+    out.append(f"#@tl-line {len(out) + 2} {kernel_file}\n")
 
 
 def stub(name, func, kernel_file):
@@ -101,16 +139,16 @@ class Helper:
 
 
 def place(helpers, kernel_file, kstart, kend, kindent, capture_error):
-    """Where each helper goes: (factory_helpers, module_helpers) for a kernel at lines kstart..kend
-    (its indent kindent, > 0 when it is nested in a factory).  CaptureError for a helper of another
-    file, or one that cannot be placed at its lines."""
+    """Where each helper goes: (factory_helpers, module_helpers, other_files_helpers) for a kernel at lines
+    kstart..kend (its indent kindent, > 0 when it is nested in a factory).  CaptureError for a helper
+    that cannot be placed at its lines."""
     ranges = _top_ranges(kernel_file)
     top = next(((a, b) for a, b in ranges if a <= kstart <= b), None)
-    fac, mod = [], []
+    fac, mod, other = [], [], []
     for h in helpers:
         if h.filename != kernel_file:
-            raise capture_error(f"function '{h.name}' (defined in {h.filename}), which a kernel calls at "
-                                f"compile time, must be defined in the kernel's file {kernel_file}")
+            other.append(h)
+            continue
         if h.start <= kend and h.end >= kstart:
             raise capture_error(f"function '{h.name}' overlaps the kernel's lines")
         inside = kindent and top is not None and top[0] <= h.start <= top[1]
@@ -118,7 +156,8 @@ def place(helpers, kernel_file, kstart, kend, kindent, capture_error):
             raise capture_error(f"function '{h.name}' (line {h.start}), which the kernel calls at compile "
                                 "time, must be defined before the kernel and not less indented than it")
         (fac if inside else mod).append(h)
-    return sorted(fac, key=lambda h: h.start), sorted(mod, key=lambda h: h.start)
+    return (sorted(fac, key=lambda h: h.start), sorted(mod, key=lambda h: h.start),
+            sorted(other, key=lambda h: (h.filename, h.start)))
 
 
 def put(out, h, block_indent, capture_error):

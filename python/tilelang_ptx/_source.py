@@ -468,6 +468,8 @@ def build_parts(func, eager=False):
             return  # an undefined name: libtilelang reports it at its use
         if value is _lang or (inspect.ismodule(value) and value.__name__ == "tilelang.language"):
             module_lines.append(f"import tilelang.language as {name}")
+        elif inspect.ismodule(value) and value.__name__ in ("tilelang_ptx.tvm", "tilelang.tvm"):
+            module_lines.append(f"from tilelang import tvm as {name}")  # `from tilelang import tvm as tvm`
         elif inspect.ismodule(value) and value.__name__.split(".")[0] in ("tilelang_ptx", "tilelang"):
             module_lines.append(f"import tilelang as {name}" if name != "tilelang" else "import tilelang")
         elif inspect.ismodule(value):
@@ -476,10 +478,11 @@ def build_parts(func, eager=False):
             module_lines.append(f"from tvm import {_tvm_name(value)} as {name}")
         elif _decorator_name(value):  # `from tilelang import jit` above an eager kernel: the front end's decorator
             module_lines.append(f"from tilelang import {_decorator_name(value)} as {name}")
-        elif _helpers.is_helper(value) and _helpers.foreign(value, inf.filename):
-            # a function of another file (a sibling module's helper): the front end has one file, so the
-            # function is a stub that stops the compile where the kernel reaches it, and only there (a
-            # branch the kernel does not take may name it)
+        elif _helpers.is_helper(value) and _helpers.foreign(value, inf.filename) and \
+                not _helpers.capturable(value):
+            # a function of Python's library or an installed package: not compile-time code we can read,
+            # so a stub that stops the compile where the kernel reaches it, and only there (a branch the
+            # kernel does not take may name it)
             stubs.append(_helpers.stub(name, value, inf.filename))
         elif _helpers.is_helper(value):  # its source goes with the kernel's (_helpers.py)
             if value.__code__ not in helpers:
@@ -534,7 +537,7 @@ def build_parts(func, eager=False):
         lines[i] = "\n"
     head = []
     kend = inf.start + len(lines) - 1
-    fac, mod = _helpers.place(list(helpers.values()), inf.filename, inf.start, kend, inf.indent, CaptureError)
+    fac, mod, other = _helpers.place(list(helpers.values()), inf.filename, inf.start, kend, inf.indent, CaptureError)
     if inf.indent:
         head = ["\n"] * (inf.start - 1)
         for h in fac:  # the factory's functions the kernel calls, in the wrapper before it
@@ -568,6 +571,11 @@ def build_parts(func, eager=False):
         tail += ["\n"] * max(0, len(linecache.getlines(inf.filename)) - len(head) - len(lines) - len(tail))
         for st in stubs:
             tail += st
+    if other:  # functions of the user's other files, each under a directive naming its file (_helpers.py)
+        out = head + lines + tail
+        for h in other:
+            _helpers.put_foreign(out, h, inf.filename)
+        tail = out[len(head) + len(lines):]
     return "".join(head + lines + tail), consts, inf.filename
 
 
