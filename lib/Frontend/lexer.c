@@ -590,7 +590,8 @@ static bool line_directive(tl_lexer *lx, size_t hash, size_t end) {
   if (end > hash && lx->src[end - 1] == '\r') end--;
   size_t p = hash + n;
   long line = 0;
-  while (p < end && lx->src[p] >= '0' && lx->src[p] <= '9' && line < INT32_MAX / 10) line = line * 10 + (lx->src[p++] - '0');
+  while (p < end && lx->src[p] >= '0' && lx->src[p] <= '9' && line < INT32_MAX / 10)
+    line = line * 10 + (lx->src[p++] - '0');
   tl_loc at = {lx->file, lx->line - 1, 1};
   if (line < 1 || p >= end || lx->src[p] != ' ' || p + 1 >= end) {
     fail(lx, at, "malformed line directive (expected '#@tl-line LINE PATH')");

@@ -319,3 +319,26 @@ def test_helper_of_another_user_file_errors_name_its_lines():
     line = next(i for i, l in enumerate(lines, 1) if "no_such_function" in l)
     col = lines[line - 1].index("no_such_function") + 1  # the attribute's column
     assert f"{src}:{line}:{col}: error: unknown name 'T.no_such_function'" in str(e.value), str(e.value)
+
+
+def bad_helper(x):  # the name of a function of xquant too
+    return x
+
+
+@tilelang.jit(out_idx=[0])
+def same_name_other_file(N=64):
+    from xquant import bad_helper as other_bad
+
+    @T.prim_func
+    def main(B: T.Tensor((N,), "float16")):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(N):
+                B[i] = bad_helper(i) + other_bad(i)
+
+    return main
+
+
+def test_helper_of_another_file_with_a_name_taken_is_refused():
+    # its def, after the kernel's file, would replace this file's bad_helper: refused, never a wrong result
+    with pytest.raises(TypeError, match="'bad_helper' of .*conversion.py:17.*has the name of another function"):
+        same_name_other_file(64)

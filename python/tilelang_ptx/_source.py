@@ -537,6 +537,7 @@ def build_parts(func, eager=False):
         lines[i] = "\n"
     head = []
     kend = inf.start + len(lines) - 1
+    _one_name_each(helpers.values(), resolved, inf.filename)
     fac, mod, other = _helpers.place(list(helpers.values()), inf.filename, inf.start, kend, inf.indent, CaptureError)
     if inf.indent:
         head = ["\n"] * (inf.start - 1)
@@ -577,6 +578,26 @@ def build_parts(func, eager=False):
             _helpers.put_foreign(out, h, inf.filename)
         tail = out[len(head) + len(lines):]
     return "".join(head + lines + tail), consts, inf.filename
+
+
+def _one_name_each(helpers, resolved, kernel_file):
+    """CaptureError when a function of another file would define a name that another function or value of
+    the handed-over file has (its `def` at the end would replace that one, silently)."""
+    by_name = {}
+    for h in helpers:
+        by_name.setdefault(h.name, []).append(h)
+    for name, hs in by_name.items():
+        other = [h for h in hs if h.filename != kernel_file]
+        if not other:
+            continue
+        h = other[0]
+        clash = next((g for g in hs if g is not h), None)
+        v = resolved.get(name, h.func)
+        if clash is not None or (v is not h.func and v is not _MISSING):
+            where = f"{clash.filename}:{clash.start}" if clash is not None else f"a value the kernel reads ({_short(v)})"
+            raise CaptureError(f"function '{name}' of {h.filename}:{h.start}, which a kernel calls at compile "
+                               f"time, has the name of another function or value it reads ({where}); "
+                               "import one under another name")
 
 
 def _tvm_name(v):
