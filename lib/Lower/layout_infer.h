@@ -85,11 +85,11 @@ typedef struct li_state {
   TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
-  TL_VEC(row_link) col_links; /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
+  TL_VEC(row_link) col_links;    /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
   TL_VEC(row_link) loop_rstores; /* stores D[i] of row statistics in the loop being scanned (loc: the store) */
   TL_VEC(row_link) row_stores;   /* those of every loop, f its partition (layout_row_stores.c) */
-  tl_map swizzled;            /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links;     /* fragment → fragment T.copy pairs (a, b), joined after the scan */
+  tl_map swizzled;               /* shared buffers given a gemm swizzle by this pass */
+  TL_VEC(int) copy_links;        /* fragment → fragment T.copy pairs (a, b), joined after the scan */
 } li_state;
 
 /* The class root of fragment i (union-find). */

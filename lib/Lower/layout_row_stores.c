@@ -69,8 +69,7 @@ void tl_li_check_row_stores(li_state *st) {
              "each hold their own copy of '%s'[%lld]; only the threads that run iteration (i, j) would update "
              "theirs, so the copies would diverge; store it in a loop over i alone (for i in T.Parallel(...)) or "
              "compute it with T.reduce",
-             db->name, db->name, fb->name, (long long)i, cnt, db->name,
-             (long long)i);
+             db->name, db->name, fb->name, (long long)i, cnt, db->name, (long long)i);
     if (D->set_by) tl_note(st->d, D->set_at, "the %s that sets the layout of '%s' is here", D->set_by, db->name);
     st->errors++;
   }
