@@ -10,8 +10,9 @@
  * Requires: every fragment's layout (after finish_reducers, finish_cols,
  * resolve_stacks).  Guarantees: any other such store is a located layout
  * conflict naming D, F and the rule; loops that only read D[i], loops over
- * i alone and loops that no fragment partitions (they run row i on every
- * holder of D[i], j serial: check_stat_loops) are untouched. */
+ * i alone, loops that no fragment partitions (they run row i on every
+ * holder of D[i], j serial: check_stat_loops) and T.alloc_reducer buffers
+ * (each copy a partial that T.finalize_reducer combines) are untouched. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ void tl_li_check_row_stores(li_state *st) {
     const tl_frag_layout *D = tl_frag_layout_of(db), *F = tl_frag_layout_of(fb);
     int64_t threads = st->frags.data[lk->f].threads > 0 ? st->frags.data[lk->f].threads : st->threads;
     int64_t rows = D && D->shape ? D->shape[0] : 0, i = 0, n = 0;
-    if (!D || !F) continue;
+    if (!D || !F || db->reducer != TL_REDUCER_NONE) continue; /* T.alloc_reducer: T.finalize_reducer combines */
     for (i = 0; i < rows; i++)
       if ((n = row_threads(D, F, threads, i)) != 1) break;
     if (i == rows) continue;
