@@ -166,7 +166,8 @@ static void scan_access(li_state *st, const tl_buffer *b, int n, tl_expr **idx, 
   int i = frag_index(st, b);
   if (i < 0) return;
   if (st->loop && stat_access(st->loop, b, n, idx, 0)) {
-    if (!tl_vec_push(&st->loop_rows, i)) st->oom = true;
+    row_link lk = {i, -1, at, 0}; /* a store: checked once the loop's partition has its layout */
+    if (!tl_vec_push(&st->loop_rows, i) || (st->storing && !tl_vec_push(&st->loop_rstores, lk))) st->oom = true;
     return;
   }
   if (st->loop && !st->storing && st->loop->u.loop.nvars == 2 && stat_access(st->loop, b, n, idx, 1)) {
@@ -688,6 +689,7 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     st->loop_ident.len = 0;
     st->loop_rows.len = 0;
     st->loop_cols.len = 0;
+    st->loop_rstores.len = 0;
     st->loop_stack.len = 0;
     st->loop_split.len = 0;
     scan_stmt(st, s->u.loop.body, depth + 1);
@@ -703,6 +705,11 @@ static void scan_stmt(li_state *st, const tl_stmt *s, int depth) {
     for (size_t k = 0; k < st->loop_cols.len; k++) {
       row_link lk = {st->loop_cols.data[k], st->loop_ident.len ? st->loop_ident.data[0] : -1, s->loc, 0};
       if (!tl_vec_push(&st->col_links, lk)) st->oom = true;
+    }
+    for (size_t k = 0; k < st->loop_rstores.len; k++) {
+      row_link lk = st->loop_rstores.data[k];
+      lk.f = st->loop_ident.len ? st->loop_ident.data[0] : -1;
+      if (!tl_vec_push(&st->row_stores, lk)) st->oom = true;
     }
     for (size_t k = 0; k < st->loop_stack.len; k++) {
       if (!st->loop_ident.len) { /* no partition to stack on: an irregular use, as any other */
@@ -1396,6 +1403,7 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   if (!st.oom && st.errors == 0) tl_li_finish_cols(&st);
   if (!st.oom && st.errors == 0) resolve_stacks(&st);
   if (!st.oom && st.errors == 0) check_stat_loops(&st);
+  if (!st.oom && st.errors == 0) tl_li_check_row_stores(&st); /* layout_row_stores.c */
   if (st.oom) tl_error(d, f->loc, "out of memory in layout inference");
   ok = !st.oom && st.errors == 0;
   tl_vec_free(&st.frags);
@@ -1403,6 +1411,8 @@ bool tl_lower_infer_layouts(tl_module *m, tl_primfunc *f, const tl_target *targe
   tl_vec_free(&st.loop_rows);
   tl_vec_free(&st.loop_cols);
   tl_vec_free(&st.col_links);
+  tl_vec_free(&st.loop_rstores);
+  tl_vec_free(&st.row_stores);
   tl_vec_free(&st.loop_stack);
   tl_vec_free(&st.loop_split);
   tl_vec_free(&st.stacks);

@@ -85,9 +85,11 @@ typedef struct li_state {
   TL_VEC(row_link) stacks; /* stacked reads: F (d) on the threads of the partition f (resolve_stacks) */
   TL_VEC(red_rec) reds;
   TL_VEC(row_link) links;
-  TL_VEC(row_link) col_links; /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
-  tl_map swizzled;            /* shared buffers given a gemm swizzle by this pass */
-  TL_VEC(int) copy_links;     /* fragment → fragment T.copy pairs (a, b), joined after the scan */
+  TL_VEC(row_link) col_links;    /* D[j] read by a 2-D loop over (i, j) partitioned by f (decide_cols) */
+  TL_VEC(row_link) loop_rstores; /* stores D[i] of row statistics in the loop being scanned (loc: the store) */
+  TL_VEC(row_link) row_stores;   /* those of every loop, f its partition (layout_row_stores.c) */
+  tl_map swizzled;               /* shared buffers given a gemm swizzle by this pass */
+  TL_VEC(int) copy_links;        /* fragment → fragment T.copy pairs (a, b), joined after the scan */
 } li_state;
 
 /* The class root of fragment i (union-find). */
@@ -98,5 +100,8 @@ void tl_li_use_other(li_state *st, int i, tl_loc loc, const char *by);
  * rows are decided), and their COLS layouts (after the sources have theirs). */
 void tl_li_decide_cols(li_state *st);
 void tl_li_finish_cols(li_state *st);
+/* layout_row_stores.c: stores D[i] of row statistics in loops over (i, j)
+ * (after every layout is decided). */
+void tl_li_check_row_stores(li_state *st);
 
 #endif
