@@ -460,6 +460,13 @@ static bool map_binop(const char *op, tl_binop *out) {
   return false;
 }
 
+/* &, |, ^, <<, >>: TIR defines them on integers (and bools for &, |, ^) only. */
+static bool is_bit_op(tl_binop op) {
+  return op == TL_OP_BITAND || op == TL_OP_BITOR || op == TL_OP_BITXOR || op == TL_OP_SHL || op == TL_OP_SHR;
+}
+
+static bool int_or_bool(tl_dtype t) { return tl_dtype_is_int(t) || t.code == TL_TYPE_BOOL; }
+
 static val *type_error(elab *E, tl_loc loc, const char *op, val *a, val *b) {
   err(E, loc, "unsupported operand types for %s: '%s' and '%s'", op, type_name(a), type_name(b));
   note_origin(E, a);
@@ -639,6 +646,11 @@ val *binop(elab *E, const char *op, val *a, val *b, tl_loc loc) {
     tl_expr *y = to_expr(E, b, loc);
     if (!y) return NULL;
     if (is_ir(a) && is_ir(b) && !widen_typed_ints(E, loc, &x, &y)) return NULL;
+    if (is_bit_op(bop) && (!int_or_bool(x->dtype) || !int_or_bool(y->dtype))) {
+      err(E, loc, "unsupported operand types for %s: %s and %s (bit operations take integers)", op,
+          tl_dtype_name(x->dtype), tl_dtype_name(y->dtype));
+      return NULL;
+    }
     return mk_expr(E, chk(E, tl_ir_binary(E->m, loc, bop, x, y)));
   }
   if (is_compare(op)) return const_compare(E, op, a, b, loc);
@@ -697,6 +709,10 @@ val *unop(elab *E, const char *op, val *a, tl_loc loc) {
     tl_expr *x = to_expr(E, a, loc);
     if (!x) return NULL;
     if (!strcmp(op, "+")) return mk_expr(E, x);
+    if (op[0] == '~' && !int_or_bool(x->dtype)) {
+      err(E, loc, "bad operand type for unary ~: %s (bit operations take integers)", tl_dtype_name(x->dtype));
+      return NULL;
+    }
     return mk_expr(E, chk(E, tl_ir_unary(E->m, loc, op[0] == '~' ? TL_OP_BITNOT : TL_OP_NEG, x)));
   }
   val *r = NULL;
