@@ -602,7 +602,12 @@ static void print_stmt(tl_strbuf *out, const tl_stmt *s, int level) {
   }
   case TL_STMT_LET:
     indent(out, level);
-    tl_strbuf_printf(out, "%s = ", s->u.let.var ? s->u.let.var->name : "<null>");
+    tl_strbuf_append(out, s->u.let.var ? s->u.let.var->name : "<null>");
+    /* a constant value gets its dtype as an annotation: `w = 0` would parse as a Python constant, not a let
+     * (the printed text must parse back to the same IR) */
+    if (s->u.let.value && (s->u.let.value->kind == TL_EXPR_INT || s->u.let.value->kind == TL_EXPR_FLOAT))
+      tl_strbuf_printf(out, ": T.%s", tl_dtype_name(s->u.let.value->dtype));
+    tl_strbuf_append(out, " = ");
     print_expr_rec(out, s->u.let.value, 0);
     tl_strbuf_append(out, "\n");
     return;
