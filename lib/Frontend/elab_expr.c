@@ -782,6 +782,25 @@ static val *typed_literal(elab *E, tl_dtype dt, const tl_ast_expr *x) {
   return e ? mk_expr(E, chk(E, tl_ir_cast(E->m, x->loc, dt, e))) : NULL;
 }
 
+/* The dynamic symbol `name` of dtype dt: the one an earlier T.dynamic of that name made, else a new one.
+ * One name is one symbol of the module (as one Python object is in TileLang): the package writes a captured
+ * T.dynamic symbol as a T.dynamic call at each place a captured value holds it (shape lists), so each call
+ * must give the same symbol.  A second call with another dtype is a located error. */
+static tl_var *dynamic_var(elab *E, const char *name, tl_dtype dt, const tl_ast_expr *x) {
+  for (size_t i = 0; i < E->dyn.len; i++) {
+    tl_var *v = E->dyn.data[i];
+    if (!v->name || strcmp(v->name, name)) continue;
+    if (tl_dtype_eq(v->dtype, dt)) return v;
+    err(E, x->loc, "dynamic symbol '%s' is %s here but %s where it was first declared", name, tl_dtype_name(dt),
+        tl_dtype_name(v->dtype));
+    tl_note(E->d, v->loc, "first declared here");
+    return NULL;
+  }
+  tl_var *var = tl_ir_new_var(E->m, x->loc, name, dt, TL_VAR_DYNAMIC);
+  if (!var || !tl_vec_push(&E->dyn, var)) return oom(E);
+  return var;
+}
+
 static val *call_dynamic(elab *E, const char *fn, const tl_ast_expr *x) {
   static const char *const kws[] = {"dtype", NULL};
   bool bad = false;
@@ -827,9 +846,8 @@ static val *call_dynamic(elab *E, const char *fn, const tl_ast_expr *x) {
     }
     const char *in = intern(E, nm);
     if (!in) return NULL;
-    tl_var *var = tl_ir_new_var(E->m, x->loc, in, dt, TL_VAR_DYNAMIC);
-    if (!var) return oom(E);
-    if (!tl_vec_push(&E->dyn, var)) return oom(E);
+    tl_var *var = dynamic_var(E, in, dt, x);
+    if (!var) return NULL;
     if (!(names[count++] = mk_expr(E, chk(E, tl_ir_var(E->m, x->loc, var))))) return NULL;
   }
   if (count == 0) {
