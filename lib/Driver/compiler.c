@@ -113,12 +113,6 @@ tl_status tl_compiler_read_file(tl_context *ctx, const char *path, char **text, 
 }
 
 /* ------------------------------------------------------------ stages */
-static bool has_source(const tl_diag *d, const char *name) {
-  for (size_t i = 0; i < d->sources.len; i++)
-    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
-  return false;
-}
-
 /* Prints m and hands the text to opts->after_stage as stage `stage`. */
 static void emit_stage(const tl_compile_options *opts, const char *stage, const tl_module *m) {
   tl_strbuf sb = {0};
@@ -138,7 +132,7 @@ tl_status tl_compiler_parse(tl_context *ctx, tl_compilation *c, const char *sour
   if (st != TL_OK) return st;
   tl_module *m = c->tile;
   /* lowering's and code generation's errors show their source lines */
-  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
+  if (m->source && m->filename && !tl_diag_has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   if (m->nfuncs < 1 || !m->funcs[0])
     return tl_context_fail(ctx, TL_ERR_COMPILE, "%s: no @T.prim_func to compile", filename ? filename : "<input>");

@@ -896,10 +896,7 @@ static bool frontend(tl_module *m, tl_diag *d, const char *source, size_t len, c
     return false;
   }
   if (!m->source) m->source = (char *)text;
-  bool have_src = false;
-  for (size_t i = 0; i < d->sources.len; i++)
-    if (d->sources.data[i].name && !strcmp(d->sources.data[i].name, fname)) have_src = true;
-  if (!have_src) tl_diag_add_source(d, fname, text, len);
+  if (!tl_diag_has_source(d, fname)) tl_diag_add_source(d, fname, text, len);
 
   tl_ast_module ast;
   memset(&ast, 0, sizeof ast);

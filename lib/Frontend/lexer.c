@@ -579,28 +579,23 @@ static void bracket_error(tl_lexer *lx, tl_loc loc, char close) {
 
 /* ------------------------------------------------------------- layout */
 
-/* A line directive `#@tl-line N PATH` (column 1, its own line): the next line is line N of file PATH.
- * Python's package writes it above a compile-time helper of another file that it hands us with the kernel's
- * file (python/tilelang_ptx/_helpers.py), so diagnostics inside the helper name its own file and lines.
- * Other comments are nothing.  False (an error recorded) for a malformed directive. */
+/* A line directive (tl_line_directive, support.h): the next line is line N of file PATH, so diagnostics inside
+ * a compile-time helper of another file that the Python package appends name that file and its lines.  Other
+ * comments are nothing.  False (an error recorded) for a malformed directive. */
 static bool line_directive(tl_lexer *lx, size_t hash, size_t end) {
-  static const char tag[] = "#@tl-line ";
-  size_t n = sizeof tag - 1;
-  if (end - hash < n || memcmp(lx->src + hash, tag, n) != 0) return true;
-  if (end > hash && lx->src[end - 1] == '\r') end--;
-  size_t p = hash + n;
-  long line = 0;
-  while (p < end && lx->src[p] >= '0' && lx->src[p] <= '9' && line < INT32_MAX / 10)
-    line = line * 10 + (lx->src[p++] - '0');
-  tl_loc at = {lx->file, lx->line - 1, 1};
-  if (line < 1 || p >= end || lx->src[p] != ' ' || p + 1 >= end) {
-    fail(lx, at, "malformed line directive (expected '#@tl-line LINE PATH')");
+  long line;
+  const char *path;
+  size_t plen;
+  int r = tl_line_directive(lx->src + hash, end - hash, &line, &path, &plen);
+  if (r == 0) return true;
+  if (r < 0) {
+    fail(lx, (tl_loc){lx->file, lx->line - 1, 1}, "malformed line directive (expected '#@tl-line LINE PATH')");
     return false;
   }
-  const char *file = tl_arena_strndup(lx->arena, lx->src + p + 1, end - p - 1);
+  const char *file = tl_arena_strndup(lx->arena, path, plen);
   if (!file) {
     lx->oom = true;
-    fail(lx, at, "out of memory");
+    fail(lx, (tl_loc){lx->file, lx->line - 1, 1}, "out of memory");
     return false;
   }
   lx->file = file;

@@ -58,12 +58,6 @@ static host_out *host_out_new(const tl_rt_param *p, const int64_t *shape, size_t
   return o;
 }
 
-static bool has_source(const tl_diag *d, const char *name) {
-  for (size_t i = 0; i < d->sources.len; i++)
-    if (d->sources.data[i].name && name && !strcmp(d->sources.data[i].name, name)) return true;
-  return false;
-}
-
 tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size_t nargs, bool reference,
                          DLManagedTensor **outputs) {
   const tl_rt_sig *sig = &k->sig;
@@ -145,7 +139,7 @@ tl_status tl_rt_call_cpu(tl_context *ctx, tl_kernel *k, const tl_arg *args, size
     }
   }
   /* register the kernel's text so that executor errors show their line */
-  if (m->source && m->filename && !has_source(&ctx->diag, m->filename))
+  if (m->source && m->filename && !tl_diag_has_source(&ctx->diag, m->filename))
     tl_diag_add_source(&ctx->diag, m->filename, m->source, strlen(m->source));
   /* the tile IR runs as written (its T.Kernel scopes in order); the SIMT IR
    * has one function per launch stage (sig->nstages after the first), run

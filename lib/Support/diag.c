@@ -42,15 +42,55 @@ void tl_diag_free(tl_diag *d) {
   tl_vec_free(&d->sources);
 }
 
-bool tl_diag_add_source(tl_diag *d, const char *name, const char *text, size_t len) {
-  if (!name || (!text && len)) return false;
-  tl_diag_source src = {name, text, len};
-  return tl_vec_push(&d->sources, src);
+int tl_line_directive(const char *s, size_t n, long *line, const char **path, size_t *path_len) {
+  size_t t = sizeof TL_LINE_DIRECTIVE_TAG - 1, p = t;
+  if (n < t || memcmp(s, TL_LINE_DIRECTIVE_TAG, t) != 0) return 0;
+  if (n > t && s[n - 1] == '\r') n--;
+  long v = 0;
+  while (p < n && s[p] >= '0' && s[p] <= '9' && v < INT32_MAX / 10) v = v * 10 + (s[p++] - '0');
+  if (v < 1 || p >= n || s[p] != ' ' || p + 1 >= n) return -1;
+  *line = v;
+  *path = s + p + 1;
+  *path_len = n - p - 1;
+  return 1;
 }
 
-static const tl_diag_source *find_source(const tl_diag *d, const char *name) {
+/* Registers text[0, len) as lines first_line.. of name; a line directive in
+ * it ends that part and starts one of the directive's file. */
+bool tl_diag_add_source(tl_diag *d, const char *name, const char *text, size_t len) {
+  if (!name || (!text && len)) return false;
+  tl_diag_source cur = {name, strlen(name), text, len, 1};
+  for (size_t pos = 0; pos < len;) {
+    const char *nl = memchr(text + pos, '\n', len - pos);
+    size_t end = nl ? (size_t)(nl - text) : len, next = nl ? end + 1 : len;
+    long line;
+    const char *path;
+    size_t plen;
+    if (tl_line_directive(text + pos, end - pos, &line, &path, &plen) == 1) {
+      cur.len = (size_t)(text + pos - cur.text);
+      if (!tl_vec_push(&d->sources, cur)) return false;
+      cur = (tl_diag_source){path, plen, text + next, len - next, (int)line};
+    }
+    pos = next;
+  }
+  return tl_vec_push(&d->sources, cur);
+}
+
+bool tl_diag_has_source(const tl_diag *d, const char *name) {
+  for (size_t i = 0; name && i < d->sources.len; i++) {
+    const tl_diag_source *s = &d->sources.data[i];
+    if (s->first_line == 1 && s->name_len == strlen(name) && memcmp(s->name, name, s->name_len) == 0) return true;
+  }
+  return false;
+}
+
+/* The registered text holding line `line` of file name (the last registered
+ * wins). */
+static const tl_diag_source *find_source(const tl_diag *d, const char *name, int line) {
+  size_t n = strlen(name);
   for (size_t i = d->sources.len; i-- > 0;) {
-    if (strcmp(d->sources.data[i].name, name) == 0) return &d->sources.data[i];
+    const tl_diag_source *s = &d->sources.data[i];
+    if (s->name_len == n && memcmp(s->name, name, n) == 0 && line >= s->first_line) return s;
   }
   return NULL;
 }
@@ -59,12 +99,13 @@ static const tl_diag_source *find_source(const tl_diag *d, const char *name) {
  * False when the text has fewer lines. */
 static bool find_line(const tl_diag_source *src, int line, const char **start, size_t *len) {
   const char *p = src->text, *end = src->text + src->len;
-  if (line < 1 || !p) return false;
-  for (int l = 1; l < line; l++) {
+  if (line < src->first_line || !p) return false;
+  for (int l = src->first_line; l < line; l++) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     if (!nl) return false;
     p = nl + 1;
   }
+  if (p == end && line > src->first_line && end[-1] == '\n') return false; /* past the last line */
   const char *nl = memchr(p, '\n', (size_t)(end - p));
   size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
   if (n && p[n - 1] == '\r') n--;
@@ -96,7 +137,7 @@ static void render(tl_diag *d, tl_diag_level level, tl_loc loc, const char *msg)
   }
   if (loc.col > 0) tl_strbuf_printf(o, "%s:%d:%d: %s: %s\n", loc.file, loc.line, loc.col, lv, msg);
   else tl_strbuf_printf(o, "%s:%d: %s: %s\n", loc.file, loc.line, lv, msg);
-  const tl_diag_source *src = find_source(d, loc.file);
+  const tl_diag_source *src = find_source(d, loc.file, loc.line);
   const char *line;
   size_t len;
   if (!src || !find_line(src, loc.line, &line, &len)) return;

@@ -143,9 +143,11 @@ typedef struct tl_loc {
 typedef enum tl_diag_level { TL_DIAG_ERROR, TL_DIAG_WARNING, TL_DIAG_NOTE, TL_DIAG_REMARK } tl_diag_level;
 
 typedef struct tl_diag_source {
-  const char *name;
-  const char *text;
+  const char *name; /* borrowed; name_len bytes (not NUL-terminated when it points into a text) */
+  size_t name_len;
+  const char *text; /* the text of lines first_line, first_line + 1, ... */
   size_t len;
+  int first_line;
 } tl_diag_source;
 typedef struct tl_diag {
   TL_VEC(tl_diag_source) sources; /* texts are borrowed, must outlive use */
@@ -161,8 +163,24 @@ typedef struct tl_diag {
 
 void tl_diag_init(tl_diag *d);
 void tl_diag_free(tl_diag *d);
-/* Registers the text of a file for source-line display (borrowed). */
+/* Registers the text of a file for source-line display (borrowed).  A line
+ * directive in it (tl_line_directive) starts a part that is another file's
+ * text from line N on, registered as such, so diagnostics inside a helper of
+ * another file show that file's line.  False when out of memory. */
 bool tl_diag_add_source(tl_diag *d, const char *name, const char *text, size_t len);
+
+/* The line directive `#@tl-line N PATH` (at column 1, a line of its own):
+ * the next line is line N of file PATH.  The Python package writes it above
+ * the compile-time helpers of another file that it appends to a kernel's file
+ * (python/tilelang_ptx/_helpers.py); the lexer (lib/Frontend/lexer.c) and
+ * tl_diag_add_source read it.  s[0, n): one line without its newline.
+ * Returns 0 when the line is not a directive (it does not start with the
+ * tag), 1 with *line (>= 1), *path and *path_len (> 0, pointing into s) set,
+ * -1 when it starts with the tag but is malformed. */
+/* Is a text registered under name (its first line, not a part a directive started)? */
+bool tl_diag_has_source(const tl_diag *d, const char *name);
+#define TL_LINE_DIRECTIVE_TAG "#@tl-line "
+int tl_line_directive(const char *s, size_t n, long *line, const char **path, size_t *path_len);
 void tl_diag_report(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void tl_diag_vreport(tl_diag *d, tl_diag_level level, tl_loc loc, const char *fmt, va_list ap);

@@ -281,6 +281,59 @@ Test(diag, column_past_end_and_last_line) {
   tl_diag_free(&d);
 }
 
+/* A line directive starts a part of the text that is another file's lines from N on: an error there shows
+ * that line; the file before the directive keeps its own lines; two parts of one file each show theirs. */
+Test(diag, line_directive_parts) {
+  static const char txt[] =
+      "a = 1\n"
+      "#@tl-line 10 h.py\n"
+      "def h():\n"
+      "    return $\n"
+      "#@tl-line 40 h.py\n"
+      "def g(): pass\n"
+      "#@tl-line 3 k.py\n"
+      "b = 2\n";
+  tl_diag d;
+  tl_diag_init(&d);
+  cr_assert(tl_diag_add_source(&d, "k.py", txt, sizeof txt - 1));
+  cr_assert(tl_diag_has_source(&d, "k.py"));
+  cr_assert(!tl_diag_has_source(&d, "h.py"));
+  tl_error(&d, ((tl_loc){"h.py", 11, 12}), "bad");
+  tl_note(&d, ((tl_loc){"h.py", 40, 5}), "g");
+  tl_note(&d, ((tl_loc){"k.py", 1, 1}), "a");
+  tl_note(&d, ((tl_loc){"k.py", 3, 1}), "b");
+  tl_note(&d, ((tl_loc){"h.py", 12, 1}), "past its part");
+  cr_assert_str_eq(d.out.data,
+                   "h.py:11:12: error: bad\n"
+                   "    return $\n"
+                   "           ^\n"
+                   "h.py:40:5: note: g\n"
+                   "def g(): pass\n"
+                   "    ^\n"
+                   "k.py:1:1: note: a\n"
+                   "a = 1\n"
+                   "^\n"
+                   "k.py:3:1: note: b\n"
+                   "b = 2\n"
+                   "^\n"
+                   "h.py:12:1: note: past its part\n");
+  tl_diag_free(&d);
+}
+
+Test(diag, line_directive_parse) {
+  long line = 0;
+  const char *path = NULL;
+  size_t n = 0;
+  cr_assert_eq(tl_line_directive("# x", 3, &line, &path, &n), 0);
+  cr_assert_eq(tl_line_directive("#@tl-line 7 a/b.py\r", 19, &line, &path, &n), 1);
+  cr_assert_eq(line, 7);
+  cr_assert_eq(n, 6);
+  cr_assert(!memcmp(path, "a/b.py", 6));
+  cr_assert_eq(tl_line_directive("#@tl-line x.py", 14, &line, &path, &n), -1);
+  cr_assert_eq(tl_line_directive("#@tl-line 0 x.py", 16, &line, &path, &n), -1);
+  cr_assert_eq(tl_line_directive("#@tl-line 5 ", 12, &line, &path, &n), -1);
+}
+
 Test(diag, crlf_line_endings) {
   static const char crlf[] = "a = 1\r\nb = $\r\n";
   tl_diag d;
