@@ -220,6 +220,8 @@ def run_one(path, target, timeout, remarks=False, run=False):
             rec["error"] = (located or raised or lines or [f"exit {cp.returncode}"])[-1][:300]
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+        if remarks:  # the loops compiled before the limit
+            rec["remarks"] = remarks_of([l for l in err.strip().splitlines() if l.strip()])
         rec.update(result="timeout", compiles=err.count("SWEEP-COMPILED\n"),
                    error=f"no end within {timeout} s (the kernels before it compiled)")
     rec["wall"] = round(time.time() - t0, 1)
