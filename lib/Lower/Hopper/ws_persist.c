@@ -85,6 +85,10 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
   }
   pp->on = true;
   if (p->attn) return true; /* no stream-K for attention */
+  if (p->cond) { /* its segments would split k-tiles that may not be taken (ws_cond.c) */
+    snprintf(pp->sk_why, sizeof pp->sk_why, "the loop body is conditional (`if COND:`)");
+    return true;
+  }
   /* stream-K (lib/Lower/Hopper/stream_k.c) for a static grid and k-loop */
   int64_t gx, gy, n;
   const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
