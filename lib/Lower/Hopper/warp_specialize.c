@@ -579,7 +579,7 @@ static tl_stmt **body_items(const ws_plan *p, int *n) {
 /* Finds the GEMM main loop of kernel k; *why says why not when false (it
  * may point into why_buf, one buffer per form tried). */
 static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
-                     char why_buf[2][160]) {
+                     char why_buf[2][400]) {
   memset(p, 0, sizeof *p);
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
@@ -1308,7 +1308,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p = {0}; /* read below (p.attn) even when ws_match fails: zeroed, not indeterminate (UBSan) */
   tl_stmt *loop = NULL;
-  char why_buf[2][160];
+  char why_buf[2][400];
   bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
   /* the GEMM form without shared memory after the loop needs no more than
    * the mma.sync path's pipeline */

@@ -46,13 +46,16 @@ static void cs_let(tl_visitor *v, const tl_stmt *s) {
   if (s->kind == TL_STMT_LET && s->u.let.var == c->let) c->bound = true;
 }
 
+static bool cs_bad(const tl_expr *e, void *user);
+
 /* May both roles read LET variable x: bound at the kernel body's top level
- * before the loop, or not in the kernel body at all (outside the kernel)? */
+ * before the loop to a value they may read (`tx = T.get_thread_binding()`
+ * is not), or not in the kernel body at all (outside the kernel)? */
 static bool let_ok(cond_scan *c, const tl_var *x) {
   const tl_stmt *body = c->p->kernel->u.kernel.body;
   for (int i = 0; i < c->p->li; i++) {
     const tl_stmt *s = body->u.seq.stmts[i];
-    if (s && s->kind == TL_STMT_LET && s->u.let.var == x) return true;
+    if (s && s->kind == TL_STMT_LET && s->u.let.var == x) return !tl_expr_any(s->u.let.value, cs_bad, c, -1, true);
   }
   cond_scan b = {.v = {.stmt = cs_let}, .let = x};
   tl_visit_stmt(&b.v, body);
@@ -68,7 +71,12 @@ static bool cs_bad(const tl_expr *e, void *user) {
     const tl_var *x = e->u.var;
     bool ok = x->kind == TL_VAR_PARAM || x->kind == TL_VAR_DYNAMIC || x == c->p->loop->u.loop.vars[0];
     for (int d = 0; d < k->u.kernel.ngrid && d < 3; d++) ok = ok || x == k->u.kernel.block_vars[d];
-    if (!ok && x->kind == TL_VAR_LET) ok = let_ok(c, x);
+    if (!ok && x->kind == TL_VAR_LET && !(ok = let_ok(c, x)) && *c->why) { /* what its value reads */
+      char inner[160];
+      snprintf(inner, sizeof inner, "%s", c->why);
+      snprintf(c->why, c->n, "'%s', whose value reads %s", x->name, inner);
+      return true;
+    }
     if (!ok)
       snprintf(c->why, c->n, "'%s', %s", x->name,
                x->kind == TL_VAR_THREAD ? "the thread index" : "a variable bound inside the kernel but not before it");
@@ -99,7 +107,7 @@ static bool cs_bad(const tl_expr *e, void *user) {
 /* NULL when both roles may evaluate cond; else why not, naming what it
  * reads (written to why, n bytes). */
 const char *ws_check_cond(const tl_primfunc *f, const ws_plan *p, const tl_expr *cond, char *why, size_t n) {
-  char what[96] = "";
+  char what[160] = "";
   cond_scan c = {.f = f, .p = p, .why = what, .n = sizeof what};
   if (!tl_expr_any(cond, cs_bad, &c, -1, true)) return NULL;
   snprintf(why, n,
