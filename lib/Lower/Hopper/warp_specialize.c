@@ -658,9 +658,7 @@ static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
-  bool ok = tl_map_put(&subst, kv, V(b, kp));
-  if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  if (ok && pp->on && pp->bz) ok = tl_map_put(&subst, pp->bz, V(b, pp->bzp));
+  bool ok = ws_producer_subst(b, kv, kp, pp, &subst);
   if (ok && p->attn) ok = tl_ws_producer_lets(p, &rw, &subst);
   for (int i = 0; ok && i < p->nloads; i++)
     if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
@@ -1044,7 +1042,9 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   }
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  loop->u.loop.body = !ok ? NULL : p->cnt ? ws_cond_iter(b, p->cond->u.ifs.cond, p->cnt, &v) : SEQ(b, (int)v.len, v.data);
+  loop->u.loop.body = !ok      ? NULL
+                      : p->cnt ? ws_cond_iter(b, p->cond->u.ifs.cond, p->cnt, &v)
+                               : SEQ(b, (int)v.len, v.data);
   tl_vec_free(&v);
   return loop->u.loop.body != NULL;
 }

@@ -84,12 +84,10 @@ static bool cs_bad(const tl_expr *e, void *user) {
   }
   if (e->kind == TL_EXPR_LOAD || e->kind == TL_EXPR_BUFFER) {
     const tl_buffer *b = e->kind == TL_EXPR_LOAD ? e->u.load.buffer : e->u.buffer;
-    if (b && b->scope != TL_SCOPE_GLOBAL)
-      snprintf(c->why, c->n, "%s buffer '%s'", tl_scope_name(b->scope), b->name);
+    if (b && b->scope != TL_SCOPE_GLOBAL) snprintf(c->why, c->n, "%s buffer '%s'", tl_scope_name(b->scope), b->name);
     else if (b && tl_lo_count_refs(c->f->body, b).writes > 0)
       snprintf(c->why, c->n, "'%s', a global tensor the kernel writes", b->name);
-    else
-      return false;
+    else return false;
     return true;
   }
   if (e->kind == TL_EXPR_CALL) {
@@ -124,9 +122,7 @@ tl_expr *ws_cond_producer(ws_build *b, const tl_expr *cond, tl_var *kv, tl_var *
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
-  bool ok = tl_map_put(&subst, kv, V(b, kp));
-  if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  if (ok && pp->on && pp->bz) ok = tl_map_put(&subst, pp->bz, V(b, pp->bzp));
+  bool ok = ws_producer_subst(b, kv, kp, pp, &subst);
   tl_expr *r = ok ? tl_rewrite_expr(&rw, cond, 1) : NULL;
   tl_map_free(&subst);
   return rw.failed ? NULL : r;

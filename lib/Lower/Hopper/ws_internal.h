@@ -31,7 +31,7 @@ typedef struct ws_plan {
   tl_stmt *kernel;
   int li; /* the loop's index in the kernel body */
   tl_stmt *loop;
-  const tl_stmt *gemm;  /* the (first) T.gemm */
+  const tl_stmt *gemm; /* the (first) T.gemm */
   /* the GEMM form: the loop body is `if cond->u.ifs.cond: <copies, T.gemm>`
    * (ws_cond.c), else NULL; cnt: the consumers' count of taken iterations */
   const tl_stmt *cond;
@@ -150,6 +150,9 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
  * (stream-K's segment loop when sr); NULL on OOM or a bad T.use_swizzle. */
 tl_stmt *ws_tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt *body,
                       tl_diag *d, const tl_sk_role *sr);
+/* kv -> kp and, on a persistent grid, the block indices -> the producer's
+ * copies (bxp, byp, bzp), added to subst; false on OOM. */
+bool ws_producer_subst(ws_build *b, tl_var *kv, tl_var *kp, const ws_persist *pp, tl_map *subst);
 /* Stream-K: loop's bounds become the segment's k-tiles [lo + ka, lo + kb). */
 bool ws_sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role *sr);
 /* `r = var - lo` (+ tiles * n, + base) as a LET; *rel is r's expression. */
