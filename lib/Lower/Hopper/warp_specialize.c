@@ -815,6 +815,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   }
   /* the conditional loop: r counts the taken iterations (ws_cond.c) */
   tl_buffer *pc = p->cond ? ws_kb_new(b, "ws_count_p", &pfx) : NULL;
+  if (p->cond && !pc) return tl_vec_free(&pfx), NULL;
   tl_stmt *plet = pc ? ws_let_count(b, pc, &prel)
                      : ws_let_rel(b, kp, lo,
                                   sr || ap ? NULL
@@ -988,6 +989,7 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
   bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
+  if (p->cond && !p->cnt) return false;
   tl_stmt *clet = p->cnt ? ws_let_count(b, p->cnt, &crel) /* the conditional loop (ws_cond.c) */
                          : ws_let_rel(b, loop->u.loop.vars[0], lo,
                                       sr || ap ? NULL
