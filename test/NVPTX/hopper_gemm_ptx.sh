@@ -97,6 +97,15 @@ for c in False True; do
     -D dim=128 -D is_causal=$c "$(dirname "$ex")/benchmarks/kernels/flash_attention.py"
 done
 check "gemm_bf16_nt.py" "$ex/gemm_bf16_nt.py"
+# the block-sparse GEMM (issue 31: the loop body one `if BlockMask[by, bx, k]:`, ws_cond.c) at the sizes of
+# TileLang's example (1024^3, 128x128x32, 128 threads) with 2 and 3 stages, and 128x256x64 on 256 threads
+bs="$(dirname "$ex")/test/Interp/ops/blocksparse_gemm.py"
+for s in 2 3; do
+  check "blocksparse_gemm.py 1024^3 128x128x32 $s stages" -D M=1024 -D N=1024 -D K=1024 -D block_M=128 \
+    -D block_N=128 -D num_stages=$s "$bs"
+done
+check "blocksparse_gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D K=4096 -D block_M=128 \
+  -D block_N=256 -D block_K=64 -D thread_num=256 -D num_stages=3 "$bs"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"
 exit $fail

@@ -34,6 +34,19 @@
  *             if tid % 32 == 0: T.ptx_mbarrier_arrive(mbar, S + r % S) # this warp is done with it
  *         <the kernel's statements after the loop>
  *
+ * The GEMM form's body may also be one `if COND:` (no else) around the
+ * copies and the T.gemm (TileLang's block-sparse GEMM, `if
+ * BlockMask[by, bx, k]:`).  Both roles evaluate COND (the producer's with
+ * kp and its own block indices), so it may read only global tensors the
+ * kernel does not write, scalar parameters, the loop and block indices and
+ * the LETs before the loop (else a remark at the `if` names what it reads);
+ * each role's loop body becomes `if COND: <as above, r = count[0]>;
+ * count[0] += 1`, r counting the taken iterations in a local int32 zeroed
+ * before the first tile (ws_cond.c), so the ring advances on taken
+ * iterations only, alike in both roles and across a persistent block's
+ * tiles.  No stream-K for it.  A tile with no taken iteration stores the
+ * accumulator as the statements before the loop left it (T.clear: zeros).
+ *
  * When the kernel's grid is 2-D (persist_plan below), the grid becomes
  * min(tiles, target->sms) blocks and both roles loop over the block's output
  * tiles (bx, by become LETs of the tile index, rasterized by the kernel's
@@ -556,10 +569,17 @@ static void set_groups(ws_plan *p) {
   for (int i = 0; i < p->nloads && p->ngroups == 1; i++) p->loads[i].group = 0;
 }
 
+/* The loop body's statements (the `if COND:`'s when p->cond); *n of them. */
+static tl_stmt **body_items(const ws_plan *p, int *n) {
+  tl_stmt **slot = p->cond ? (tl_stmt **)&p->cond->u.ifs.then_s : &p->loop->u.loop.body;
+  *n = (*slot)->kind == TL_STMT_SEQ ? (*slot)->u.seq.n : 1;
+  return (*slot)->kind == TL_STMT_SEQ ? (*slot)->u.seq.stmts : slot;
+}
+
 /* Finds the GEMM main loop of kernel k; *why says why not when false (it
  * may point into why_buf, one buffer per form tried). */
 static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
-                     char why_buf[2][160]) {
+                     char why_buf[2][400]) {
   memset(p, 0, sizeof *p);
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
@@ -588,15 +608,18 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads % 128 != 0)
     return *why = "the kernel's threads are not whole warpgroups (a multiple of 128)", false;
   if (loop->u.loop.nvars != 1 || loop->u.loop.step) return *why = "the loop has a step", false;
-  tl_stmt *lb = loop->u.loop.body;
-  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
-  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  const tl_stmt *cif = p->cond = ws_cond_if(loop->u.loop.body); /* the GEMM form's may be `if COND:` */
+  int n;
+  tl_stmt **items = body_items(p, &n);
   /* the GEMM form (only copies and one T.gemm) first; else the attention form */
   const char *w = scan_body(f, p, items, n);
   if (!w) w = match_gemm(p, p->gemm);
   if (!w) plan_c_stage(f, p);
   if (!w) w = check_uses(f, p, why_buf[0], sizeof why_buf[0]);
+  if (!w && cif && (w = ws_check_cond(f, p, cif->u.ifs.cond, why_buf[1], sizeof why_buf[1])))
+    *loop_out = (tl_stmt *)cif; /* the remark at the `if` */
   if (!w) return p->ngroups = 1, true;
+  if (cif) return *why = w, false; /* no conditional attention form */
   const char *gemm_why = w;
   ws_plan keep = *p;
   memset(p->loads, 0, sizeof p->loads);
@@ -635,9 +658,7 @@ static bool producer_loads(ws_build *b, const ws_plan *p, tl_var *kv, tl_var *kp
   tl_map subst;
   tl_map_init(&subst);
   tl_rewriter rw = {.m = b->m, .subst = &subst, .max_depth = TL_LOWER_MAX_DEPTH};
-  bool ok = tl_map_put(&subst, kv, V(b, kp));
-  if (ok && pp->on) ok = tl_map_put(&subst, pp->bx, V(b, pp->bxp)) && tl_map_put(&subst, pp->by, V(b, pp->byp));
-  if (ok && pp->on && pp->bz) ok = tl_map_put(&subst, pp->bz, V(b, pp->bzp));
+  bool ok = ws_producer_subst(b, kv, kp, pp, &subst);
   if (ok && p->attn) ok = tl_ws_producer_lets(p, &rw, &subst);
   for (int i = 0; ok && i < p->nloads; i++)
     if (p->loads[i].group == group) ok = tma_loads(b, &p->loads[i], &rw, stage, full, mbar, out);
@@ -792,15 +813,19 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
     np = tl_rewrite_expr(&rw, np, 1);
     if (rw.failed || !lo || !np || !(pp->kbp = ws_kb_new(b, "ws_kbase_p", &pfx))) return tl_vec_free(&pfx), NULL;
   }
-  tl_stmt *plet = ws_let_rel(b, kp, lo,
-                             sr || ap ? NULL
-                             : pp->on ? V(b, pp->jp)
-                                      : NULL,
-                             np,
-                             sr   ? V(b, sr->base)
-                             : ap ? ws_kb_load(b, pp->kbp)
-                                  : NULL,
-                             &prel);
+  /* the conditional loop: r counts the taken iterations (ws_cond.c) */
+  tl_buffer *pc = p->cond ? ws_kb_new(b, "ws_count_p", &pfx) : NULL;
+  if (p->cond && !pc) return tl_vec_free(&pfx), NULL;
+  tl_stmt *plet = pc ? ws_let_count(b, pc, &prel)
+                     : ws_let_rel(b, kp, lo,
+                                  sr || ap ? NULL
+                                  : pp->on ? V(b, pp->jp)
+                                           : NULL,
+                                  np,
+                                  sr   ? V(b, sr->base)
+                                  : ap ? ws_kb_load(b, pp->kbp)
+                                       : NULL,
+                                  &prel);
   tl_expr *pst = tl_lo_fmod(m, b->loc, prel, S, NULL);
   stmt_vec pbody = {0};
   bool ok = tl_vec_push(&pbody, plet);
@@ -837,7 +862,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   vars[0] = kp;
   ploop->u.loop.vars = vars;
   if (sr && !ws_sk_bounds(b, ploop, lo, sr)) return NULL;
-  ploop->u.loop.body = SEQ(b, (int)pbody.len, pbody.data);
+  ploop->u.loop.body = pc ? ws_cond_iter(b, ws_cond_producer(b, p->cond->u.ifs.cond, kv, kp, pp), pc, &pbody)
+                          : SEQ(b, (int)pbody.len, pbody.data);
   tl_vec_free(&pbody);
   tl_stmt *work = NULL;
   if (!ploop->u.loop.body) {
@@ -859,6 +885,7 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   } else {
     work = pp->on ? ws_tile_loop(b, pp, pp->jp, pp->bxp, pp->byp, pp->bzp, ploop, d, sr) : ploop;
     if (work && p->npre > 0) work = producer_pre(b, p, mbar, pp, work);
+    if (work && pc) work = tl_vec_push(&pfx, work) ? SEQ(b, (int)pfx.len, pfx.data) : NULL; /* its count first */
   }
   tl_vec_free(&pfx);
   return work ? tl_lo_if(m, b->loc, BIN(b, TL_OP_EQ, tl_lo_thread_index(m, b->loc), I(b, p->threads)), work, NULL)
@@ -878,7 +905,6 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
  * every barrier phase completes.  Constant ids under a warp-uniform test (a
  * run-time id makes ptxas reserve all 16 barriers, docs/hopper.md "Pitfalls the code guards against").
  * PTX ISA §9.7.13.1 (bar.sync, bar.arrive). */
-#define WS_PP_BAR 2
 static tl_stmt *pp_turn(ws_build *b, bool wait, int only_wg) {
   tl_expr *wg = tl_lo_fdiv(b->m, b->loc, tl_lo_thread_index(b->m, b->loc), 128, NULL);
   tl_stmt *s[2];
@@ -963,15 +989,17 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   tl_expr *crel;
   const tl_sk_role *sr = pp->sk.on ? &pp->sk.cons : NULL;
   bool ap = pp->on && pp->attn; /* persistent attention: earlier tiles' k-tiles counted in kb */
-  tl_stmt *clet = ws_let_rel(b, loop->u.loop.vars[0], lo,
-                             sr || ap ? NULL
-                             : pp->on ? V(b, pp->j)
-                                      : NULL,
-                             loop->u.loop.extents[0],
-                             sr   ? V(b, sr->base)
-                             : ap ? ws_kb_load(b, pp->kb)
-                                  : NULL,
-                             &crel);
+  if (p->cond && !p->cnt) return false;
+  tl_stmt *clet = p->cnt ? ws_let_count(b, p->cnt, &crel) /* the conditional loop (ws_cond.c) */
+                         : ws_let_rel(b, loop->u.loop.vars[0], lo,
+                                      sr || ap ? NULL
+                                      : pp->on ? V(b, pp->j)
+                                               : NULL,
+                                      loop->u.loop.extents[0],
+                                      sr   ? V(b, sr->base)
+                                      : ap ? ws_kb_load(b, pp->kb)
+                                           : NULL,
+                                      &crel);
   if (sr && !ws_sk_bounds(b, loop, lo, sr)) return false;
   tl_expr *cst = tl_lo_fmod(m, b->loc, crel, S, NULL);
   /* per barrier group g: the wait goes before the first T.gemm reading its
@@ -987,9 +1015,8 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
                          CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE, 2, ra), NULL);
     wait[g] = CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa);
   }
-  tl_stmt *lb = loop->u.loop.body;
-  int n = lb->kind == TL_STMT_SEQ ? lb->u.seq.n : 1;
-  tl_stmt **items = lb->kind == TL_STMT_SEQ ? lb->u.seq.stmts : &loop->u.loop.body;
+  int n;
+  tl_stmt **items = body_items(p, &n);
   bool done = false;
   if (p->overlap && pp->on && !ap) p->overlap = false, p->overlap_why = "a persistent grid";
   if (p->overlap && (!ws_overlap_loop(b, p, mbar, items, n, ap ? ws_kb_load(b, pp->kb) : NULL, &done) || done))
@@ -1017,7 +1044,9 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
   }
   loop->u.loop.kind = TL_LOOP_SERIAL;
   loop->u.loop.num_stages = -1;
-  loop->u.loop.body = ok ? SEQ(b, (int)v.len, v.data) : NULL;
+  loop->u.loop.body = !ok      ? NULL
+                      : p->cnt ? ws_cond_iter(b, p->cond->u.ifs.cond, p->cnt, &v)
+                               : SEQ(b, (int)v.len, v.data);
   tl_vec_free(&v);
   return loop->u.loop.body != NULL;
 }
@@ -1208,7 +1237,8 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
     }
   }
   bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap ? q_free_count(p) : 0, T, &mbar, &pre) &&
-            (!ap || (pp.kb = ws_kb_new(b, "ws_kbase", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
+            (!ap || (pp.kb = ws_kb_new(b, "ws_kbase", &cons))) &&
+            (!p->cond || (p->cnt = ws_kb_new(b, "ws_count", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
             ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
@@ -1280,7 +1310,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   const char *why = tl_hopper_path_refusal(target, &f->pass_configs);
   ws_plan p = {0}; /* read below (p.attn) even when ws_match fails: zeroed, not indeterminate (UBSan) */
   tl_stmt *loop = NULL;
-  char why_buf[2][160];
+  char why_buf[2][400];
   bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
   /* the GEMM form without shared memory after the loop needs no more than
    * the mma.sync path's pipeline */
@@ -1384,78 +1414,6 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
 }
 
 /* ------------------------------------------------- after lower-tile-ops */
-/* T.sync_threads() statements inside s → T.ptx_bar_sync(1, T). */
-static bool consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++)
-      if (!consumer_syncs(m, s->u.seq.stmts[i], T, depth + 1)) return false;
-    return true;
-  case TL_STMT_FOR: return consumer_syncs(m, s->u.loop.body, T, depth + 1);
-  case TL_STMT_WHILE: return consumer_syncs(m, s->u.whiles.body, T, depth + 1);
-  case TL_STMT_IF:
-    return consumer_syncs(m, s->u.ifs.then_s, T, depth + 1) && consumer_syncs(m, s->u.ifs.else_s, T, depth + 1);
-  case TL_STMT_EVAL: {
-    tl_expr *v = s->u.eval.value;
-    if (!v || v->kind != TL_EXPR_CALL || v->u.call.op != TL_INTRIN_SYNC_THREADS) return true;
-    tl_expr *args[2] = {tl_lo_int(m, s->loc, 1), tl_lo_int(m, s->loc, T)};
-    tl_expr *c = args[0] && args[1] ? tl_ir_call(m, s->loc, TL_INTRIN_PTX_BAR_SYNC, 2, args) : NULL;
-    if (!c) return false;
-    s->u.eval.value = c;
-    return true;
-  }
-  default: return true;
-  }
-}
-
-/* Is s pp_turn's hand-over (`if wg == 0: T.ptx_bar_arrive(WS_PP_BAR + 1, ..)
- * else: T.ptx_bar_arrive(WS_PP_BAR, ..)`)? */
-static bool is_pp_arrive(const tl_stmt *s) {
-  if (!s || s->kind != TL_STMT_IF || !s->u.ifs.else_s) return false;
-  const tl_stmt *t = s->u.ifs.then_s;
-  if (t && t->kind == TL_STMT_SEQ && t->u.seq.n == 1) t = t->u.seq.stmts[0];
-  const tl_expr *c = t && t->kind == TL_STMT_EVAL ? t->u.eval.value : NULL;
-  int64_t id = -1;
-  return c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_BAR_ARRIVE && c->u.call.n == 2 &&
-         tl_expr_is_const_int(c->u.call.args[0], &id) && id == WS_PP_BAR + 1;
-}
-
-/* The slot of s's last statement, through nested sequences. */
-static tl_stmt **last_slot(tl_stmt **s, int depth) {
-  if (!*s || depth > TL_LOWER_MAX_DEPTH) return NULL;
-  if ((*s)->kind != TL_STMT_SEQ) return s;
-  return (*s)->u.seq.n > 0 ? last_slot(&(*s)->u.seq.stmts[(*s)->u.seq.n - 1], depth + 1) : NULL;
-}
-
-/* Ping-pong: each hand-over that follows a lowered wgmma T.gemm (whose last
- * statement is its T.ptx_wgmma_wait) moves in front of that wait, so the
- * other warpgroup may issue as soon as this one's wgmma are committed. */
-static bool pp_hoist(tl_module *m, tl_stmt *s, int depth) {
-  if (!s || depth > TL_LOWER_MAX_DEPTH) return s == NULL;
-  switch (s->kind) {
-  case TL_STMT_SEQ:
-    for (int i = 0; i < s->u.seq.n; i++) {
-      tl_stmt **w = i > 0 && is_pp_arrive(s->u.seq.stmts[i]) ? last_slot(&s->u.seq.stmts[i - 1], 0) : NULL;
-      const tl_expr *c = w && (*w)->kind == TL_STMT_EVAL ? (*w)->u.eval.value : NULL;
-      if (c && c->kind == TL_EXPR_CALL && c->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT) {
-        tl_stmt *pair[2] = {s->u.seq.stmts[i], *w};
-        if (!(*w = tl_ir_seq(m, s->loc, 2, pair))) return false;
-        memmove(&s->u.seq.stmts[i], &s->u.seq.stmts[i + 1], sizeof(tl_stmt *) * (size_t)(s->u.seq.n - i - 1));
-        s->u.seq.n--;
-        i--;
-        continue;
-      }
-      if (!pp_hoist(m, s->u.seq.stmts[i], depth + 1)) return false;
-    }
-    return true;
-  case TL_STMT_FOR: return pp_hoist(m, s->u.loop.body, depth + 1);
-  case TL_STMT_WHILE: return pp_hoist(m, s->u.whiles.body, depth + 1);
-  case TL_STMT_IF: return pp_hoist(m, s->u.ifs.then_s, depth + 1) && pp_hoist(m, s->u.ifs.else_s, depth + 1);
-  default: return true;
-  }
-}
-
 int64_t tl_ws_producer_threads(const tl_primfunc *f) {
   const ws_annot *a = tl_func_annot(f, &ws_annot_key);
   return a ? a->producer_threads : 0;
@@ -1476,8 +1434,8 @@ bool tl_ws_finish(tl_module *m, tl_primfunc *f) {
   tl_stmt *body = k->u.kernel.body;
   for (int i = 0; body && body->kind == TL_STMT_SEQ && i < body->u.seq.n; i++) {
     tl_stmt *s = body->u.seq.stmts[i];
-    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
-    if (s && s->kind == TL_STMT_IF && f->pass_configs.attention_pingpong && !pp_hoist(m, s->u.ifs.else_s, 0))
+    if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && !ws_consumer_syncs(m, s->u.ifs.else_s, T, 0)) return false;
+    if (s && s->kind == TL_STMT_IF && f->pass_configs.attention_pingpong && !ws_pp_hoist(m, s->u.ifs.else_s, 0))
       return false;
     if (s && s->kind == TL_STMT_IF && s->u.ifs.else_s && tl_lo_has_call(s->u.ifs.else_s, TL_INTRIN_PTX_TMA_STORE)) {
       /* the TMA-store epilogue's issuers wait for their last stores' reads

@@ -31,7 +31,11 @@ typedef struct ws_plan {
   tl_stmt *kernel;
   int li; /* the loop's index in the kernel body */
   tl_stmt *loop;
-  const tl_stmt *gemm;  /* the (first) T.gemm */
+  const tl_stmt *gemm; /* the (first) T.gemm */
+  /* the GEMM form: the loop body is `if cond->u.ifs.cond: <copies, T.gemm>`
+   * (ws_cond.c), else NULL; cnt: the consumers' count of taken iterations */
+  const tl_stmt *cond;
+  tl_buffer *cnt;
   bool attn;            /* the attention form (header comment) */
   const tl_stmt *gemm2; /* attention: the second T.gemm, or NULL */
   int nother;           /* attention: the loop's statements other than copies and T.gemm */
@@ -146,6 +150,9 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
  * (stream-K's segment loop when sr); NULL on OOM or a bad T.use_swizzle. */
 tl_stmt *ws_tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var *y, tl_var *z, tl_stmt *body,
                       tl_diag *d, const tl_sk_role *sr);
+/* kv -> kp and, on a persistent grid, the block indices -> the producer's
+ * copies (bxp, byp, bzp), added to subst; false on OOM. */
+bool ws_producer_subst(ws_build *b, tl_var *kv, tl_var *kp, const ws_persist *pp, tl_map *subst);
 /* Stream-K: loop's bounds become the segment's k-tiles [lo + ka, lo + kb). */
 bool ws_sk_bounds(ws_build *b, tl_stmt *loop, tl_expr *lo, const tl_sk_role *sr);
 /* `r = var - lo` (+ tiles * n, + base) as a LET; *rel is r's expression. */
@@ -164,5 +171,25 @@ bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const t
  * subst with its value through rw (the loop variable already mapped). */
 const char *tl_ws_check_load_lets(const ws_plan *p);
 bool tl_ws_producer_lets(const ws_plan *p, tl_rewriter *rw, tl_map *subst);
+
+/* ws_finish.c (tl_ws_finish's walks): T.sync_threads() statements inside s
+ * become T.ptx_bar_sync(1, T), the consumers' named barrier; ping-pong
+ * (pp_turn in warp_specialize.c, whose first named barrier is WS_PP_BAR):
+ * each hand-over after a lowered wgmma T.gemm moves in front of its
+ * completion wait.  False on OOM. */
+#define WS_PP_BAR 2
+bool ws_consumer_syncs(tl_module *m, tl_stmt *s, int64_t T, int depth);
+bool ws_pp_hoist(tl_module *m, tl_stmt *s, int depth);
+
+/* ws_cond.c: the conditional GEMM loop (`if COND:` around the copies and
+ * the T.gemm).  The `if` that is all of loop body lb, or NULL; NULL when
+ * both roles may evaluate cond, else why not (naming what it reads, in
+ * why); cond on the producer (kv as kp, the producer's block indices);
+ * `r = cnt[0]` as a LET (*rel: r); `if cond: body; cnt[0] += 1`. */
+const tl_stmt *ws_cond_if(const tl_stmt *lb);
+const char *ws_check_cond(const tl_primfunc *f, const ws_plan *p, const tl_expr *cond, char *why, size_t n);
+tl_expr *ws_cond_producer(ws_build *b, const tl_expr *cond, tl_var *kv, tl_var *kp, const ws_persist *pp);
+tl_stmt *ws_let_count(ws_build *b, tl_buffer *cnt, tl_expr **rel);
+tl_stmt *ws_cond_iter(ws_build *b, tl_expr *cond, tl_buffer *cnt, stmt_vec *body);
 
 #endif

@@ -85,6 +85,10 @@ bool ws_persist_plan(ws_build *b, const tl_primfunc *f, const tl_target *target,
   }
   pp->on = true;
   if (p->attn) return true; /* no stream-K for attention */
+  if (p->cond) {            /* its segments would split k-tiles that may not be taken (ws_cond.c) */
+    snprintf(pp->sk_why, sizeof pp->sk_why, "the loop body is conditional (`if COND:`)");
+    return true;
+  }
   /* stream-K (lib/Lower/Hopper/stream_k.c) for a static grid and k-loop */
   int64_t gx, gy, n;
   const tl_buffer *C = p->gemm->u.tile.args[2].region.buffer;
@@ -195,6 +199,14 @@ tl_stmt *ws_tile_loop(ws_build *b, ws_persist *pp, tl_var *j, tl_var *x, tl_var 
   if (!tl_sk_block_lets(m, b->loc, &pp->sk, sr, V(b, pp->b), bl)) return NULL;
   bl[4] = loop;
   return SEQ(b, 5, bl);
+}
+
+/* The producer's names: kv -> kp and, on a persistent grid, the block
+ * indices -> the producer's copies, added to subst; false on OOM. */
+bool ws_producer_subst(ws_build *b, tl_var *kv, tl_var *kp, const ws_persist *pp, tl_map *subst) {
+  bool ok = tl_map_put(subst, kv, V(b, kp));
+  if (ok && pp->on) ok = tl_map_put(subst, pp->bx, V(b, pp->bxp)) && tl_map_put(subst, pp->by, V(b, pp->byp));
+  return ok && (!pp->on || !pp->bz || tl_map_put(subst, pp->bz, V(b, pp->bzp)));
 }
 
 /* Stream-K: loop's bounds become the segment's k-tiles [lo + ka, lo + kb). */
