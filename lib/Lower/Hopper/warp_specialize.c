@@ -120,6 +120,7 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Support/Hopper/path.h"
+#include "Support/Hopper/wgmma.h"
 
 /* The warp-specialized kernel's facts for the passes after this one: a
  * function annotation (lib/IR/tir.h, tl_annot) that this file owns; the
@@ -185,6 +186,9 @@ static bool f16ish(tl_dtype t) {
   return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
 }
 
+/* A wgmma input type (lib/Support/Hopper/wgmma.h): float16, bfloat16, float8_e4m3, float8_e5m2. */
+static bool wgmma_input(tl_dtype t) { return tl_wgmma_type_of(t).name != NULL; }
+
 /* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
 static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
   memset(ld, 0, sizeof *ld);
@@ -203,7 +207,9 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
   if (tl_dtype_is_int4(X->dtype))
     return "its tiles are int4/uint4, which wgmma has no type for on sm_90a: the GEMM runs on "
            "mma.sync.m16n8k64 .s4/.u4 (lib/Lower/pack_int4.c)";
-  if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
+  if (!tl_dtype_eq(src->dtype, X->dtype) || !wgmma_input(X->dtype))
+    return "a copied tile is not float16/bfloat16/float8_e4m3/float8_e5m2 (wgmma's input types)";
+  int eb = tl_wgmma_type_of(X->dtype).bytes, E = 16 / eb; /* elements per 16 bytes */
   int64_t rows, cols;
   if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))
     return "a copied tile is not a static 2-D shared buffer";
@@ -228,27 +234,32 @@ static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *l
   }
   if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
   /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
-  if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
-    return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
+  if (!tl_expr_divisible(sr->min[r - 1], E, NULL))
+    return eb == 2 ? "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)"
+                   : "a copy's innermost coordinate is not provably a multiple of 16 elements (TMA's 16-byte rule)";
   /* TMA: every stride but the innermost a multiple of 16 bytes (static;
    * cuTensorMapEncodeTiled's rule).  The tensor is contiguous, so each is
    * a multiple of the innermost row's, whichever dimension holds the rows. */
-  int64_t stride = 2;
+  int64_t stride = eb;
   for (int k = r - 1; k >= 1; k--) {
     int64_t d;
     if (!tl_expr_is_const_int(src->shape[k], &d)) return "a copy's source has a dynamic inner dimension";
     stride *= d;
     if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
   }
-  int64_t cb = cols * 2;
+  /* the swizzle span is the row's bytes (32, 64, 128), else 128-byte panels
+   * of 128 / eb elements (64 16-bit, 128 8-bit) */
+  int64_t cb = cols * eb;
   int sw = 128;
-  int64_t nE = 64;
+  int64_t nE = 128 / eb;
   if (cb == 32 || cb == 64 || cb == 128) sw = (int)cb, nE = cols;
   else if (cb <= 128 || cb % 128 != 0)
-    return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle "
-           "spans)";
+    return eb == 2 ? "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte "
+                     "swizzle spans)"
+                   : "a tile's contiguous width is not 32, 64, 128 or a multiple of 128 elements (TMA's 32/64/128-byte "
+                     "swizzle spans of 8-bit elements)";
   if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
-  *ld = (ws_load){.s = s, .src = src, .X = X, .rows = rows, .cols = cols, .rd = rd, .sw = sw, .nE = nE};
+  *ld = (ws_load){.s = s, .src = src, .X = X, .rows = rows, .cols = cols, .rd = rd, .sw = sw, .nE = nE, .eb = eb};
   return NULL;
 }
 
@@ -294,20 +305,29 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc))
     return "C is not a whole 2-D fragment";
   tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
-  if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
-  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) ||
-        (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+  tl_wgmma_type wt = tl_wgmma_type_of(da);
+  if (!tl_wgmma_types_match(da, lb->X->dtype))
+    return "A and B differ in dtype (wgmma mixes only float8_e4m3 with float8_e5m2)";
+  bool f32c = dc.code == TL_TYPE_FLOAT && dc.bits == 32 && dc.lanes <= 1;
+  if (wt.bytes == 1 && p->attn) return "the attention form takes float16/bfloat16 tiles, not float8";
+  if (wt.bytes == 1 && !f32c) return "the accumulator of a float8 T.gemm is not float32";
+  if (!(f32c || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
   int64_t kp = 1;
   if (g->u.tile.attrs && g->u.tile.attrs[4]) tl_expr_is_const_int(g->u.tile.attrs[4], &kp);
   if (kp != 1) return "k_pack is not 1";
   bool ta = attr_true(g, 0), tb = attr_true(g, 1);
+  /* wgmma reads 8-bit operands only K-major (PTX ISA §9.7.15.5: imm-trans 0) */
+  if (wt.kmajor_only && (ta || !tb))
+    return "a float8 T.gemm's operands are not both K-major (wgmma reads 8-bit operands K-major only: A as (M, K) "
+           "without transpose_A, B as (N, K) with transpose_B=True)";
   int64_t BM, BN;
   if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
   if (!rs) am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
   int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
   if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
-  if (K % 16 != 0) return "K is not a multiple of 16";
+  if (K % wt.k != 0)
+    return wt.k == 16 ? "K is not a multiple of 16" : "K is not a multiple of 32 (wgmma's K for float8)";
   /* the warpgroups split M into 64-row blocks (several per warpgroup when
    * there are more blocks than warpgroups), then N (layout_infer.c) */
   int64_t wgs = p->threads / 128;
@@ -758,7 +778,7 @@ static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
     int mi = 2 * p->stages * p->ngroups + j;
     tl_expr *wa[3] = {REF(b, mbar), I(b, mi + p->npre),
                       pp->on ? tl_lo_fmod(b->m, b->loc, BIN(b, TL_OP_ADD, V(b, pp->jp), I(b, 1)), 2, NULL) : NULL};
-    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
+    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * ld->eb)};
     ok = (!pp->on || tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa))) &&
          tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
          tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
@@ -806,7 +826,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   bool ok = tl_vec_push(&pbody, plet);
   for (int g = 0; ok && g < p->ngroups; g++) { /* per group: stage free, armed, loaded */
     int64_t bytes = 0;
-    for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
+    for (int i = 0; i < p->nloads; i++)
+      bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * p->loads[i].eb : 0;
     tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
     tl_expr *wa[3] = {
         REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),

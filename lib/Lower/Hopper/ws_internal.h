@@ -21,6 +21,7 @@ typedef struct ws_load {
   int rd;             /* the source dimension of X's rows (the columns are its last) */
   int sw;             /* swizzle span (bytes) */
   int64_t nE;         /* elements of a panel row (a TMA box's inner extent) */
+  int eb;             /* element bytes: 2 (float16/bfloat16) or 1 (float8) */
   bool pre;           /* attention: copied once before the loop (no stage dimension) */
   int group;          /* its barrier group (ws_plan.ngroups) */
 } ws_load;
