@@ -309,7 +309,6 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   if (!tl_wgmma_types_match(da, lb->X->dtype))
     return "A and B differ in dtype (wgmma mixes only float8_e4m3 with float8_e5m2)";
   bool f32c = dc.code == TL_TYPE_FLOAT && dc.bits == 32 && dc.lanes <= 1;
-  if (wt.bytes == 1 && p->attn) return "the attention form takes float16/bfloat16 tiles, not float8";
   if (wt.bytes == 1 && !f32c) return "the accumulator of a float8 T.gemm is not float32";
   if (!(f32c || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
