@@ -160,6 +160,9 @@ tl_buffer *ws_kb_new(ws_build *b, const char *name, stmt_vec *v);
  * persistent; sets p->overlap (ws_persist.c states the rule). */
 bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const tl_target *target);
 
+/* ws_load.c: a T.copy(global -> shared tile) the TMA can issue: sets *ld; else a reason. */
+const char *tl_ws_match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld);
+
 /* ws_lets.c: a reason when a tile copy of p's loop uses a loop-body LET
  * the producer may not evaluate (NULL: none); and each LET it may, added to
  * subst with its value through rw (the loop variable already mapped). */
