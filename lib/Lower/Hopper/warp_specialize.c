@@ -59,8 +59,8 @@
  *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
- * swizzle whose span is the tile's contiguous width, panels of 64 columns of
- * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
+ * swizzle whose span is the tile's contiguous width in bytes, 128-byte panels
+ * (64 16-bit or 128 8-bit elements) when wider; smem-plan aligns it to 1024 bytes), which is
  * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
