@@ -31,6 +31,7 @@
 
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
+#include "Support/Hopper/wgmma.h"
 
 /* ------------------------------------------------------------- lowering */
 typedef tl_emitter gm_state;
@@ -202,10 +203,11 @@ bool tl_gemm_is_wgmma(const tl_stmt *s) {
 }
 
 /* The wgmma descriptor operands of operand o (a TMA/wgmma image, smem_layout.h)
- * for the 64 (A) or n (B) M/N indices from i0 and the 16 k from k0
+ * for the 64 (A) or n (B) M/N indices from i0 and the instruction's k (16,
+ * or 32 for 8-bit inputs) from k0
  * (relative to o's region): the element offset of the start address and the
  * layout constants (docs/simt-ir.md "wgmma": the canonical layouts).  The
- * image stores panels of nE = W / 2 elements per row (W the swizzle span),
+ * image stores panels of nE = W / eb elements per row (W the swizzle span, eb the element bytes),
  * H rows each, one after another.  K-major (the operand's columns are K):
  * row i at W bytes, 8-row groups at SBO = 8W, k within the panel row.
  * MN-major (the columns are M or N): the k-th row at W bytes, 8-row groups
@@ -236,10 +238,10 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
  * C, and register mi*WN/2 + i of the layout is d_i of block mi's m64nNk16
  * accumulator map):
  *     T.ptx_wgmma_fence()
- *     for kk in T.unroll(K / 16):          # serial beyond 8 steps
+ *     for kk in T.unroll(K / KI):          # serial beyond 8 steps
  *         for mi in T.unroll(mt): for nt in T.unroll(WN / NI):
- *             T.ptx_wgmma_ss(C, mi*WN/2 + nt*NI/2, A <rows 16*warp_m*mi + 64*wa, k 16*kk>,
- *                            B <cols WN*wb + NI*nt, k 16*kk>, NI, 1)
+ *             T.ptx_wgmma_ss(C, mi*WN/2 + nt*NI/2, A <rows 16*warp_m*mi + 64*wa, k KI*kk>,
+ *                            B <cols WN*wb + NI*nt, k KI*kk>, NI, 1)
  *     T.ptx_wgmma_commit()
  *     T.ptx_wgmma_wait(0, C, 0, nregs)
  * (T.gemm's wg_wait is not honoured: the warp-specialize pass releases a
@@ -247,16 +249,18 @@ static tl_expr *wg_operand(gm_state *g, const operand *o, bool kmajor, tl_expr *
  * TL_GEMM_WG_WAIT_NONE, which attention_overlap.c sets, leaves the wait
  * out: that pass places it).
  * clear_accum zeroes C first.  NI: the largest multiple of 8 up to 256
- * dividing WN (and of B's panel width when B is N-contiguous). */
+ * dividing WN (and of B's panel width when B is N-contiguous).  KI: the
+ * instruction's K for the operands' dtype (lib/Support/Hopper/wgmma.h: 16
+ * for float16/bfloat16, 32 for float8_e4m3/e5m2, which are K-major). */
 static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_buffer *C, const tl_frag_layout *CL,
                             bool ta, bool tb, bool clear, int64_t K, bool wait) {
   tl_module *M = g->m;
   tl_loc loc = g->loc;
   int64_t wg_m = CL->warp_m / 4, WN = CL->warp_tile_n, NI = 8, mt = CL->warp_tile_m / 16;
-  int64_t nEB = B->L->swizzle_bytes / B->L->elem_bytes;
+  int64_t nEB = B->L->swizzle_bytes / B->L->elem_bytes, KI = tl_wgmma_type_of(A->buf->dtype).k;
   for (int64_t d = 8; d <= 256 && d <= WN; d += 8)
     if (WN % d == 0 && (tb || d % nEB == 0)) NI = d;
-  if ((mt > 1) != CL->interleaved || CL->warp_m % 4 != 0 || (!tb && NI % nEB != 0)) {
+  if ((mt > 1) != CL->interleaved || CL->warp_m % 4 != 0 || (!tb && NI % nEB != 0) || KI == 0 || K % KI != 0) {
     tl_error(g->d, loc, "internal error: T.gemm as wgmma with an accumulator layout it cannot use");
     return NULL;
   }
@@ -271,7 +275,7 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_var *nt = tl_names_fresh_var(g->names, loc, "nt", TL_INT32, TL_VAR_LOOP);
   tl_var *mi = tl_names_fresh_var(g->names, loc, "mi", TL_INT32, TL_VAR_LOOP);
   if (!kk || !nt || !mi) return NULL;
-  tl_expr *k0 = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), 16);
+  tl_expr *k0 = tl_lo_mul(M, loc, tl_ir_var(M, loc, kk), KI);
   tl_expr *ntv = tl_ir_var(M, loc, nt), *miv = tl_ir_var(M, loc, mi);
   tl_expr *args[16];
   /* m64 block mi of this warpgroup: rows 16*warp_m*mi + 64*wa (tl_mma_c_row0);
@@ -286,7 +290,7 @@ static tl_stmt *lower_wgmma(gm_state *g, const operand *A, const operand *B, tl_
   tl_stmt *mma =
       tl_emit_for(g, mi, mt, TL_LOOP_UNROLL,
                   tl_emit_for(g, nt, WN / NI, TL_LOOP_UNROLL, tl_emit_call(g, TL_INTRIN_PTX_WGMMA_SS, 16, args)));
-  int64_t ksteps = K / 16;
+  int64_t ksteps = K / KI;
   wg_group(g, tl_emit_for(g, kk, ksteps, ksteps <= 8 ? TL_LOOP_UNROLL : TL_LOOP_SERIAL, mma), C, CL->nregs, wait);
   if (g->failed) return NULL;
   return tl_ir_seq(M, loc, (int)g->out.len, g->out.data);

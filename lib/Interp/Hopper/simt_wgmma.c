@@ -13,8 +13,11 @@
  *    (wait checks its arguments and the accumulator range).  PTX leaves
  *    the accumulators undefined between the mma and the wait; this model
  *    gives them their final values at once.
- *  - Shared operands: the executor builds each descriptor from the operand's
- *    address (buffer smem offset + 2 * element offset, 16-byte aligned) and
+ *  - Shared operands (a wgmma input type, lib/Support/Hopper/wgmma.h
+ *    tl_wgmma_type_of: float16 / bfloat16, K = 16 per instruction, or
+ *    float8_e4m3 / float8_e5m2, K = 32, K-major only, A and B either): the
+ *    executor builds each descriptor from the operand's address (buffer
+ *    smem offset + element bytes * element offset, 16-byte aligned) and
  *    constants with lib/Support/Hopper/wgmma.h's tl_wgmma_desc, decodes it again
  *    (tl_wgmma_decode: the 14-bit fields as the hardware sees them) and
  *    reads element (i, k) at tl_smem_swizzle(tl_wgmma_elem_addr(...)), the
@@ -37,8 +40,8 @@
  *    pending accumulator element, or a store into a pending A element, by
  *    a thread of the warp is an error (PTX ISA §9.7.15.5: the accumulators
  *    are undefined until the wait, the A registers must not change).
- *  - Arithmetic: tl_mma_step per element, the model of T.ptx_mma: the 16
- *    products exact in float64, summed in increasing k, plus the old
+ *  - Arithmetic: tl_mma_step per element, the model of T.ptx_mma: the K
+ *    (16 or 32) products exact in float64 (float8 values decoded exactly), summed in increasing k, plus the old
  *    accumulator (not read when scale_d is 0: D = A·B), rounded once to C's
  *    dtype.  Accumulator register r < n/2 of thread T (g = lane / 4,
  *    t = lane % 4) holds D(16q + g + 8((r >> 1) & 1), 8(r >> 2) + 2t +
@@ -55,6 +58,8 @@
 #include <string.h>
 
 #include "Support/Hopper/wgmma.h"
+
+#define WG_KMAX 32 /* the largest K of one wgmma (8-bit inputs) */
 
 static const char *iname(const tl_expr *e) { return tl_intrinsics[e->u.call.op].name; }
 
@@ -96,19 +101,21 @@ static bool warp_uniform(sx *x, const tl_expr *e, const sx_val *v, int w, const 
   return true;
 }
 
-/* A shared operand: args[i] buffer (16-bit float), args[i+1] offset, then
- * swizzle span, LBO, SBO, MN-major at i+2..i+5. */
+/* A shared operand: args[i] buffer (a wgmma input type), args[i+1] offset,
+ * then swizzle span, LBO, SBO, MN-major at i+2..i+5. */
 typedef struct smem_op {
   sx_buf *b;
+  tl_wgmma_type wt;
   sx_val off;
   int64_t sw, lbo, sbo, mn;
 } smem_op;
 
 static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const uint8_t *mask, smem_op *o) {
-  if (!(o->b = sx_buf_arg(x, e, i, SX_SHARED, 2, what))) return false;
-  if (o->b->et.code != TL_TYPE_FLOAT && o->b->et.code != TL_TYPE_BFLOAT)
-    return sx_fail(x, "T.%s: %s '%s' must be float16 or bfloat16, not %s", iname(e), what, o->b->b->name,
-                   tl_dtype_name(o->b->et));
+  if (!(o->b = sx_buf_arg(x, e, i, SX_SHARED, 0, what))) return false;
+  o->wt = tl_wgmma_type_of(o->b->et);
+  if (!o->wt.name)
+    return sx_fail(x, "T.%s: %s '%s' must be float16, bfloat16, float8_e4m3 or float8_e5m2, not %s", iname(e), what,
+                   o->b->b->name, tl_dtype_name(o->b->et));
   if (!sx_const_arg(x, e, i + 2, &o->sw)) return false;
   if (!tl_swizzle_span_ok(o->sw))
     return sx_fail(x, "T.%s: %s's swizzle span must be 0, 32, 64 or 128 (bytes), not %lld", iname(e), what,
@@ -117,9 +124,13 @@ static bool smem_op_arg(sx *x, const tl_expr *e, int i, const char *what, const 
   snprintf(w[0], sizeof w[0], "%s's LBO", what);
   snprintf(w[1], sizeof w[1], "%s's SBO", what);
   snprintf(w[2], sizeof w[2], "%s's MN-major flag", what);
-  return const_in(x, e, i + 3, w[0], 0, (1 << 18) - 16, 16, &o->lbo) &&
-         const_in(x, e, i + 4, w[1], 0, (1 << 18) - 16, 16, &o->sbo) && const_in(x, e, i + 5, w[2], 0, 1, 1, &o->mn) &&
-         sx_eval_as(x, e->u.call.args[i + 1], TL_INT64, mask, &o->off);
+  if (!const_in(x, e, i + 3, w[0], 0, (1 << 18) - 16, 16, &o->lbo) ||
+      !const_in(x, e, i + 4, w[1], 0, (1 << 18) - 16, 16, &o->sbo) || !const_in(x, e, i + 5, w[2], 0, 1, 1, &o->mn))
+    return false;
+  if (o->mn && o->wt.kmajor_only)
+    return sx_fail(x, "T.%s: %s '%s' is %s, which wgmma reads only K-major (MN-major flag 0)", iname(e), what,
+                   o->b->b->name, tl_dtype_name(o->b->et));
+  return sx_eval_as(x, e->u.call.args[i + 1], TL_INT64, mask, &o->off);
 }
 
 /* The shared byte span [lo, hi) an operand read covers (lo > hi: empty). */
@@ -130,7 +141,7 @@ typedef struct span {
 /* The descriptor of shared operand o for the warp at w, built from its start
  * address (16-byte aligned) and decoded again as the hardware reads it. */
 static bool operand_desc(sx *x, const tl_expr *e, const smem_op *o, int w, const char *what, tl_wgmma_operand *d) {
-  int64_t s = o->b->base + 2 * o->off.v[w].i;
+  int64_t s = o->b->base + o->wt.bytes * o->off.v[w].i;
   if (s % 16)
     return sx_fail(x,
                    "T.%s: %s's start address (byte %lld of shared memory, element %lld of '%s') is not 16-byte "
@@ -143,19 +154,20 @@ static bool operand_desc(sx *x, const tl_expr *e, const smem_op *o, int w, const
 /* Element (i, k) of shared operand o (descriptor d) for the warp at w; widens *sp by its bytes. */
 static bool smem_elem(sx *x, const tl_expr *e, const smem_op *o, tl_wgmma_operand d, int w, int i, int k,
                       const char *what, span *sp, double *v) {
-  int64_t a = tl_smem_swizzle(tl_wgmma_elem_addr(d, o->mn != 0, i, k), d.span);
+  int eb = o->wt.bytes;
+  int64_t a = tl_smem_swizzle(tl_wgmma_elem_addr(d, o->mn != 0, eb, i, k), d.span);
   int64_t rel = a - o->b->base;
-  if (rel < 0 || rel + 2 > o->b->elems * 2)
+  if (rel < 0 || rel + eb > o->b->elems * eb)
     return sx_fail(x, "T.%s: %s(%d, %d) is at shared byte %lld, outside '%s' (bytes %lld..%lld)", iname(e), what, i, k,
-                   (long long)a, o->b->b->name, (long long)o->b->base, (long long)(o->b->base + o->b->elems * 2 - 1));
+                   (long long)a, o->b->b->name, (long long)o->b->base, (long long)(o->b->base + o->b->elems * eb - 1));
   if (x->check) {
     char op[40];
     snprintf(op, sizeof op, "T.%s", iname(e));
-    if (!sx_smem_read_async(x, o->b, rel, 2, x->tbase + w, op)) return false;
+    if (!sx_smem_read_async(x, o->b, rel, eb, x->tbase + w, op)) return false;
   }
   *v = sx_el_load(o->b->et, x->k->smem + a).f;
   if (a < sp->lo) sp->lo = a;
-  if (a + 2 > sp->hi) sp->hi = a + 2;
+  if (a + eb > sp->hi) sp->hi = a + eb;
   return true;
 }
 
@@ -226,21 +238,21 @@ static bool accum_arg(sx *x, const tl_expr *e, int ci, tl_dtype in, const uint8_
   if (e->u.call.op == TL_INTRIN_PTX_WGMMA_WAIT && t.code == TL_TYPE_BFLOAT && t.bits == 16) f16 = true;
   bool f16in = in.code == TL_TYPE_FLOAT && in.bits == 16;
   if (!f32 && !(f16 && f16in))
-    return sx_fail(x, "T.%s: the accumulators '%s' must be float32%s, not %s", iname(e), (*c)->b->name,
-                   f16in ? " or float16" : " with bfloat16 inputs", tl_dtype_name(t));
+    return sx_fail(x, "T.%s: the accumulators '%s' must be float32%s with %s inputs, not %s", iname(e), (*c)->b->name,
+                   f16in ? " or float16" : "", tl_dtype_name(in), tl_dtype_name(t));
   return sx_eval_as(x, e->u.call.args[ci + 1], TL_INT64, mask, off);
 }
 
-/* D = A·B (+ C) for the warp at w: A its 16 rows (A[row][k]), B from shared operand bo. */
-static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][16], const smem_op *bo, int n, sx_buf *c,
+/* D = A·B (+ C) for the warp at w: A its 16 rows (A[row][k], k < K), B from shared operand bo. */
+static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][WG_KMAX], int K, const smem_op *bo, int n, sx_buf *c,
                      const sx_val *coff, bool accumulate) {
-  double(*B)[256] = sx_scratch(x, sizeof(double[16][256])); /* [k][column] */
+  double(*B)[256] = sx_scratch(x, sizeof(double[WG_KMAX][256])); /* [k][column] */
   if (!B) return false;
   span sp = {INT64_MAX, INT64_MIN};
   tl_wgmma_operand d;
   if (!operand_desc(x, e, bo, w, "B", &d)) return false;
   for (int j = 0; j < n; j++)
-    for (int k = 0; k < 16; k++)
+    for (int k = 0; k < K; k++)
       if (!smem_elem(x, e, bo, d, w, j, k, "B", &sp, &B[k][j])) return false;
   if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
   for (int l = 0; l < 32; l++) {
@@ -251,7 +263,7 @@ static bool mma_rows(sx *x, const tl_expr *e, int w, double A[16][16], const sme
       int row = g + 8 * ((r >> 1) & 1), col = 8 * (r >> 2) + 2 * t + (r & 1);
       uint8_t *p = sx_elem_ptr(c, x->tbase + th, pc + r);
       double old = accumulate ? sx_el_load(c->et, p).f : 0.0;
-      sx_el d = {.f = tl_mma_step(A[row], &B[0][col], 256, 16, old, c->et)};
+      sx_el d = {.f = tl_mma_step(A[row], &B[0][col], 256, K, old, c->et)};
       sx_el_store(c->et, p, d);
     }
   }
@@ -275,9 +287,10 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
   }
   if (!smem_op_arg(x, e, bi, "B", mask, &bo) || !const_in(x, e, ni, "n", 8, 256, 8, &n)) return false;
   tl_dtype at = rs ? afrag->et : ao.b->et;
-  if (!tl_dtype_eq(at, bo.b->et))
-    return sx_fail(x, "T.%s: A and B must have one dtype (got %s and %s)", iname(e), tl_dtype_name(at),
-                   tl_dtype_name(bo.b->et));
+  if (!tl_wgmma_types_match(at, bo.b->et) || (rs && bo.wt.bytes != 2))
+    return sx_fail(x, "T.%s: A and B must have one dtype, or both be 8-bit floats in the shared form (got %s and %s)",
+                   iname(e), tl_dtype_name(at), tl_dtype_name(bo.b->et));
+  int K = bo.wt.k;
   if (!accum_arg(x, e, 0, at, mask, &c, &coff) || !sx_eval_as(x, e->u.call.args[ni + 1], TL_INT32, mask, &scale) ||
       !warpgroup_ok(x, e, mask))
     return false;
@@ -287,7 +300,7 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
         (!rs && !warp_uniform(x, e, &ao.off, w, "A's offset")))
       return false;
     int q = ((x->tbase + w) % 128) / 32;
-    double A[16][16];
+    double A[16][WG_KMAX];
     for (int l = 0; l < 32 && rs; l++) { /* the mma.sync m16n8k16 A map (docs/layouts.md) */
       int th = w + l, g = l >> 2, t2 = 2 * (l & 3);
       int64_t pa = aoff.v[th].i;
@@ -300,10 +313,10 @@ static bool do_wgmma(sx *x, const tl_expr *e, bool rs, const uint8_t *mask) {
     tl_wgmma_operand d;
     if (!rs && !operand_desc(x, e, &ao, w, "A", &d)) return false;
     for (int i = 0; i < 16 && !rs; i++)
-      for (int k = 0; k < 16; k++)
+      for (int k = 0; k < K; k++)
         if (!smem_elem(x, e, &ao, d, w, 16 * q + i, k, "A", &sp, &A[i][k])) return false;
     if (!pend_read(x, (x->tbase + w) / 32, sp)) return false;
-    if (!mma_rows(x, e, w, A, &bo, (int)n, c, &coff, scale.v[w].i != 0)) return false;
+    if (!mma_rows(x, e, w, A, K, &bo, (int)n, c, &coff, scale.v[w].i != 0)) return false;
     if (!pend_reg(x, w, c, &coff, n / 2, true) || (rs && !pend_reg(x, w, afrag, &aoff, 8, false))) return false;
   }
   return true;

@@ -68,12 +68,12 @@
  * shared memory.
  *
  * The box: the source region's extents (1, ..., rows, 1, ..., nE); the
- * tile's rows may be any dimension before the last (match_load).
+ * tile's rows may be any dimension before the last (tl_ws_match_load, ws_load.c).
  *
  * S = max(num_stages, 1).  Each tile X gains a leading stage dimension of S
  * and the TMA/wgmma image layout (tl_smem_layout_set_wgmma: the 128/64/32-byte
- * swizzle whose span is the tile's contiguous width, panels of 64 columns of
- * 16-bit elements when wider; smem-plan aligns it to 1024 bytes), which is
+ * swizzle whose span is the tile's contiguous width in bytes, 128-byte panels
+ * (64 16-bit or 128 8-bit elements) when wider; smem-plan aligns it to 1024 bytes), which is
  * what a 2-D TMA box of (rows, nE) writes (docs/hopper.md "The shared-memory image"); the T.gemm,
  * whose operands now carry that layout, is lowered to wgmma by lower_gemm.c
  * and its accumulator gets the wgmma partition (layout_infer.c).
@@ -133,6 +133,7 @@
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Support/Hopper/path.h"
+#include "Support/Hopper/wgmma.h"
 
 /* The warp-specialized kernel's facts for the passes after this one: a
  * function annotation (lib/IR/tir.h, tl_annot) that this file owns; the
@@ -198,73 +199,6 @@ static bool f16ish(tl_dtype t) {
   return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
 }
 
-/* A T.copy(global → X) the TMA can issue: sets *ld; else a reason. */
-static const char *match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld) {
-  memset(ld, 0, sizeof *ld);
-  if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_COPY || s->u.tile.nargs != 2)
-    return "the loop body has a statement other than T.copy and one T.gemm";
-  const tl_region *sr = &s->u.tile.args[0].region, *dr = &s->u.tile.args[1].region;
-  if (s->u.tile.args[0].kind != TL_OPND_REGION || s->u.tile.args[1].kind != TL_OPND_REGION || !sr->buffer ||
-      !dr->buffer || sr->buffer->scope != TL_SCOPE_GLOBAL || !is_shared(dr->buffer))
-    return "a T.copy in the loop is not global -> shared";
-  if (attr_true(s, 1)) return "a T.copy in the loop has disable_tma=True";
-  tl_buffer *src = sr->buffer, *X = dr->buffer;
-  if (tl_buffer_is_view(src)) /* its address is in device memory: the host cannot encode a tensor map for it */
-    return "a copy's source is a T.make_tensor view, whose address is known only on the device (no TMA descriptor "
-           "can be made on the host)";
-  if (!tl_lo_is_param(f, src) || src->strides) return "a copy's source is not a contiguous tensor parameter";
-  if (tl_dtype_is_int4(X->dtype))
-    return "its tiles are int4/uint4, which wgmma has no type for on sm_90a: the GEMM runs on "
-           "mma.sync.m16n8k64 .s4/.u4 (lib/Lower/pack_int4.c)";
-  if (!tl_dtype_eq(src->dtype, X->dtype) || !f16ish(X->dtype)) return "a copied tile is not float16/bfloat16";
-  int64_t rows, cols;
-  if (X->ndim != 2 || !tl_expr_is_const_int(X->shape[0], &rows) || !tl_expr_is_const_int(X->shape[1], &cols))
-    return "a copied tile is not a static 2-D shared buffer";
-  int r = src->ndim;
-  if (r < 2 || r > 5 || sr->ndim != r) return "a copy's source region is not of the tensor's rank 2..5";
-  /* The tile's rows are any dimension rd before the last (the outermost
-   * of a (rows, 1, ..., 1, cols) tail: BSHD's (1, rows, 1, cols)), its
-   * columns the last; every other extent is 1, a box extent of 1. */
-  int rd = r - 2;
-  for (int k = r - 2; k >= 0; k--) {
-    int64_t e;
-    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != 1) {
-      rd = k;
-      break;
-    }
-  }
-  for (int k = 0; k < r; k++) {
-    int64_t e;
-    if (!tl_expr_is_const_int(sr->extent[k], &e) || e != (k == r - 1 ? cols : k == rd ? rows : 1))
-      return "a copy's source region is not (1, ..., rows, 1, ..., cols) of its tile (the columns the tensor's "
-             "last dimension, every other extent 1)";
-  }
-  if (!tl_lo_whole_region(dr)) return "a copy writes part of its tile";
-  /* TMA: the innermost coordinate a multiple of 16 bytes (docs/simt-ir.md: else the GPU faults) */
-  if (!tl_expr_divisible(sr->min[r - 1], 8, NULL))
-    return "a copy's innermost coordinate is not provably a multiple of 8 elements (TMA's 16-byte rule)";
-  /* TMA: every stride but the innermost a multiple of 16 bytes (static;
-   * cuTensorMapEncodeTiled's rule).  The tensor is contiguous, so each is
-   * a multiple of the innermost row's, whichever dimension holds the rows. */
-  int64_t stride = 2;
-  for (int k = r - 1; k >= 1; k--) {
-    int64_t d;
-    if (!tl_expr_is_const_int(src->shape[k], &d)) return "a copy's source has a dynamic inner dimension";
-    stride *= d;
-    if (stride % 16 != 0) return "a copy's source rows are not a multiple of 16 bytes (TMA's stride rule)";
-  }
-  int64_t cb = cols * 2;
-  int sw = 128;
-  int64_t nE = 64;
-  if (cb == 32 || cb == 64 || cb == 128) sw = (int)cb, nE = cols;
-  else if (cb <= 128 || cb % 128 != 0)
-    return "a tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (TMA's 32/64/128-byte swizzle "
-           "spans)";
-  if (rows % 8 != 0 || rows > 256) return "a tile's rows are not a multiple of 8 up to 256";
-  *ld = (ws_load){.s = s, .src = src, .X = X, .rows = rows, .cols = cols, .rd = rd, .sw = sw, .nE = nE};
-  return NULL;
-}
-
 static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
   for (int i = 0; i < p->nloads; i++)
     if (p->loads[i].X == b) return &p->loads[i];
@@ -307,20 +241,28 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   if (!C || C->scope != TL_SCOPE_FRAGMENT || C->ndim != 2 || !tl_lo_whole_region(rc))
     return "C is not a whole 2-D fragment";
   tl_dtype da = rs ? ra->buffer->dtype : la->X->dtype, dc = C->dtype;
-  if (!tl_dtype_eq(da, lb->X->dtype)) return "A and B differ in dtype";
-  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) ||
-        (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+  tl_wgmma_type wt = tl_wgmma_type_of(da);
+  if (!tl_wgmma_types_match(da, lb->X->dtype))
+    return "A and B differ in dtype (wgmma mixes only float8_e4m3 with float8_e5m2)";
+  bool f32c = dc.code == TL_TYPE_FLOAT && dc.bits == 32 && dc.lanes <= 1;
+  if (wt.bytes == 1 && !f32c) return "the accumulator of a float8 T.gemm is not float32";
+  if (!(f32c || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "the accumulator is not float32 (or float16 with float16 inputs)";
   int64_t kp = 1;
   if (g->u.tile.attrs && g->u.tile.attrs[4]) tl_expr_is_const_int(g->u.tile.attrs[4], &kp);
   if (kp != 1) return "k_pack is not 1";
   bool ta = attr_true(g, 0), tb = attr_true(g, 1);
+  /* wgmma reads 8-bit operands only K-major (PTX ISA §9.7.15.5: imm-trans 0) */
+  if (wt.kmajor_only && (ta || !tb))
+    return "a float8 T.gemm's operands are not both K-major (wgmma reads 8-bit operands K-major only: A as (M, K) "
+           "without transpose_A, B as (N, K) with transpose_B=True)";
   int64_t BM, BN;
   if (!tl_expr_is_const_int(C->shape[0], &BM) || !tl_expr_is_const_int(C->shape[1], &BN)) return "C is not static";
   if (!rs) am = ta ? la->cols : la->rows, K = ta ? la->rows : la->cols;
   int64_t bk = tb ? lb->cols : lb->rows, bn = tb ? lb->rows : lb->cols;
   if (am != BM || bn != BN || bk != K) return "the operand shapes disagree";
-  if (K % 16 != 0) return "K is not a multiple of 16";
+  if (K % wt.k != 0)
+    return wt.k == 16 ? "K is not a multiple of 16" : "K is not a multiple of 32 (wgmma's K for float8)";
   /* the warpgroups split M into 64-row blocks (several per warpgroup when
    * there are more blocks than warpgroups), then N (layout_infer.c) */
   int64_t wgs = p->threads / 128;
@@ -373,7 +315,7 @@ static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, 
       continue;
     }
     if (p->nloads == WS_MAX_LOADS) return "the loop copies too many tiles";
-    const char *w = match_load(f, s, &p->loads[p->nloads]);
+    const char *w = tl_ws_match_load(f, s, &p->loads[p->nloads]);
     if (w) return w;
     for (int j = 0; j < p->nloads; j++)
       if (p->loads[j].X == p->loads[p->nloads].X) return "a tile is copied twice";
@@ -396,7 +338,7 @@ static const char *scan_pre(const tl_primfunc *f, ws_plan *p, tl_stmt *body) {
     if (!read) continue;
     if (p->npre == WS_MAX_PRE) return "the kernel copies too many tiles before the loop";
     ws_load *ld = &p->pre[p->npre];
-    const char *w = match_load(f, s, ld);
+    const char *w = tl_ws_match_load(f, s, ld);
     if (w) return w;
     ld->pre = true;
     p->pre_at[p->npre++] = i;
@@ -779,7 +721,7 @@ static tl_stmt *producer_pre(ws_build *b, const ws_plan *p, tl_buffer *mbar, con
     int mi = 2 * p->stages * p->ngroups + j;
     tl_expr *wa[3] = {REF(b, mbar), I(b, mi + p->npre),
                       pp->on ? tl_lo_fmod(b->m, b->loc, BIN(b, TL_OP_ADD, V(b, pp->jp), I(b, 1)), 2, NULL) : NULL};
-    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * 2)};
+    tl_expr *ea[3] = {REF(b, mbar), I(b, mi), I(b, ld->rows * ld->cols * ld->eb)};
     ok = (!pp->on || tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_WAIT, 3, wa))) &&
          tl_vec_push(&v, CALL(b, TL_INTRIN_PTX_MBARRIER_ARRIVE_EXPECT_TX, 3, ea)) &&
          tma_loads(b, ld, &rw, NULL, I(b, mi), mbar, &v);
@@ -831,7 +773,8 @@ static tl_stmt *ws_producer(ws_build *b, const ws_plan *p, tl_buffer *mbar, ws_p
   bool ok = tl_vec_push(&pbody, plet);
   for (int g = 0; ok && g < p->ngroups; g++) { /* per group: stage free, armed, loaded */
     int64_t bytes = 0;
-    for (int i = 0; i < p->nloads; i++) bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * 2 : 0;
+    for (int i = 0; i < p->nloads; i++)
+      bytes += p->loads[i].group == g ? p->loads[i].rows * p->loads[i].cols * p->loads[i].eb : 0;
     tl_expr *full = g ? tl_lo_add(m, b->loc, pst, I(b, 2 * S * g)) : pst;
     tl_expr *wa[3] = {
         REF(b, mbar), tl_lo_add(m, b->loc, pst, I(b, 2 * S * g + S)),

@@ -21,6 +21,7 @@ typedef struct ws_load {
   int rd;             /* the source dimension of X's rows (the columns are its last) */
   int sw;             /* swizzle span (bytes) */
   int64_t nE;         /* elements of a panel row (a TMA box's inner extent) */
+  int eb;             /* element bytes: 2 (float16/bfloat16) or 1 (float8) */
   bool pre;           /* attention: copied once before the loop (no stage dimension) */
   int group;          /* its barrier group (ws_plan.ngroups) */
 } ws_load;
@@ -165,6 +166,9 @@ tl_buffer *ws_kb_new(ws_build *b, const char *name, stmt_vec *v);
 /* The attention form's default schedule: whether the grid stays
  * persistent; sets p->overlap (ws_persist.c states the rule). */
 bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const tl_target *target);
+
+/* ws_load.c: a T.copy(global -> shared tile) the TMA can issue: sets *ld; else a reason. */
+const char *tl_ws_match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld);
 
 /* ws_lets.c: a reason when a tile copy of p's loop uses a loop-body LET
  * the producer may not evaluate (NULL: none); and each LET it may, added to

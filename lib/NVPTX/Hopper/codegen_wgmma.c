@@ -23,13 +23,16 @@
  *    an i32 turned into a predicate inside the asm block (the form run on
  *    a GPU, docs/codegen.md "Intrinsics and inline PTX"); imm-scale-a =
  *    imm-scale-b = 1, imm-trans-a/b
- *    the operands' MN-major flags;
+ *    the operands' MN-major flags (the 8-bit forms have no imm-trans
+ *    operands: their operands are K-major);
  *  - setmaxnreg: LLVM 19's llvm.nvvm.setmaxnreg.{inc,dec}.sync.aligned.u32.
  * Every one is warpgroup-collective and carries the `convergent` call-site
  * attribute (docs/codegen.md "Kernels").
  * PTX facts: PTX ISA 8.5 §9.7.15.5 (wgmma.mma_async: m64nNk16 with .f16 /
- * .bf16 inputs, N a multiple of 8 up to 256, .f32 or (f16 inputs) .f16
- * accumulators, the descriptor format §9.7.15.5.1), the rest of §9.7.15
+ * .bf16 inputs, m64nNk32 with .e4m3 / .e5m2 inputs (A and B either, K-major
+ * only), N a multiple of 8 up to 256, .f32 or (f16 inputs) .f16
+ * accumulators, the descriptor format §9.7.15.5.1; the input types and
+ * their K: lib/Support/Hopper/wgmma.h tl_wgmma_type_of), the rest of §9.7.15
  * (wgmma.fence, commit_group, wait_group N with N an immediate), and
  * setmaxnreg (count 24..256, a multiple of 8; sm_90a). */
 #include "NVPTX/codegen_internal.h"
@@ -184,16 +187,18 @@ static bool accum_asm(cg *g, const accum *c, int m, const char *pre, const char 
 }
 
 /* ------------------------------------------------------- shared operands */
-/* The descriptor of the shared operand args[i] (a float16 / bfloat16
- * shared buffer), args[i+1] (element offset) with the constants swizzle
+/* The descriptor of the shared operand args[i] (a shared buffer of a wgmma
+ * input type: float16, bfloat16, float8_e4m3, float8_e5m2), args[i+1] (element offset) with the constants swizzle
  * span, LBO, SBO and MN-major flag at args[i+2 .. i+5]: ((addr & 0x3FFFF)
  * >> 4) | tl_wgmma_desc(0, span, lbo, sbo), as i64.  *dt: the buffer's
  * dtype; *mn: the flag. */
 static LLVMValueRef smem_desc(cg *g, const tl_expr *e, int i, const char *what, tl_dtype *dt, int64_t *mn) {
   const tl_buffer *b = cg_buffer_arg(g, e, i, what);
   if (!b) return NULL;
-  if (!is_shared_scope(b->scope) || !is_narrow_float(b->dtype)) {
-    cg_error(g, e->u.call.args[i]->loc, "T.%s: %s '%s' must be a shared float16 or bfloat16 buffer (it is %s %s)",
+  tl_wgmma_type wt = tl_wgmma_type_of(b->dtype);
+  if (!is_shared_scope(b->scope) || !wt.name) {
+    cg_error(g, e->u.call.args[i]->loc,
+             "T.%s: %s '%s' must be a shared float16, bfloat16, float8_e4m3 or float8_e5m2 buffer (it is %s %s)",
              op_name(e), what, b->name, tl_scope_name(b->scope), tl_dtype_name(b->dtype));
     return NULL;
   }
@@ -211,10 +216,15 @@ static LLVMValueRef smem_desc(cg *g, const tl_expr *e, int i, const char *what, 
   if (!const_in(g, e, i + 3, w[1], 0, (1 << 18) - 16, 16, &lbo) ||
       !const_in(g, e, i + 4, w[2], 0, (1 << 18) - 16, 16, &sbo) || !const_in(g, e, i + 5, w[3], 0, 1, 1, mn))
     return NULL;
+  if (*mn && wt.kmajor_only) {
+    cg_error(g, e->u.call.args[i + 5]->loc, "T.%s: %s is %s, which wgmma reads only K-major (MN-major flag 0)",
+             op_name(e), what, tl_dtype_name(b->dtype));
+    return NULL;
+  }
   const tl_expr *oe = e->u.call.args[i + 1];
-  if (tl_expr_is_const_int(oe, &off) && off % 8 != 0) {
-    cg_error(g, oe->loc, "T.%s: %s's element offset %lld is not 16-byte aligned (a multiple of 8 elements)", op_name(e),
-             what, (long long)off);
+  if (tl_expr_is_const_int(oe, &off) && off % (16 / wt.bytes) != 0) {
+    cg_error(g, oe->loc, "T.%s: %s's element offset %lld is not 16-byte aligned (a multiple of %d elements)",
+             op_name(e), what, (long long)off, 16 / wt.bytes);
     return NULL;
   }
   LLVMValueRef p = cg_elem_addr(g, b, oe, e->loc);
@@ -237,18 +247,18 @@ static bool n_and_scale(cg *g, const tl_expr *e, int ni, int64_t *n, LLVMValueRe
   return (*scale = cg_gen_as(g, sd, TL_INT32)) != NULL;
 }
 
-static const char *ptx_type(tl_dtype t) { return is_bf16(t) ? "bf16" : "f16"; }
-
-/* One wgmma.mma_async m64n{n}k16 with inputs of dtype `in` into accumulators
- * c: the asm statement's accumulator registers, then the nextra operands ex
+/* One wgmma.mma_async m64n{n}k{K} with inputs of dtypes `at`, `bt` into
+ * accumulators c (K and the type names: tl_wgmma_type_of): the asm
+ * statement's accumulator registers, then the nextra operands ex
  * (constraints cons) whose last one is scale-d, made a predicate in the block;
  * `post` is the text after the accumulator list (the A and B operands). */
-static bool mma_asm(cg *g, const accum *c, int n, tl_dtype in, LLVMValueRef *ex, int nextra, const char *cons,
-                    const char *post) {
+static bool mma_asm(cg *g, const accum *c, int n, tl_dtype at, tl_dtype bt, LLVMValueRef *ex, int nextra,
+                    const char *cons, const char *post) {
   int m = c->f16 ? n / 4 : n / 2;
+  tl_wgmma_type ta = tl_wgmma_type_of(at), tb = tl_wgmma_type_of(bt);
   char pre[160];
-  snprintf(pre, sizeof pre, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk16.%s.%s.%s ",
-           2 * m + nextra - 1, n, c->f16 ? "f16" : "f32", ptx_type(in), ptx_type(in));
+  snprintf(pre, sizeof pre, "{ .reg .pred p; setp.ne.b32 p, $%d, 0; wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s ",
+           2 * m + nextra - 1, n, ta.k, c->f16 ? "f16" : "f32", ta.name, tb.name);
   return accum_asm(g, c, m, pre, post, ex, nextra, cons);
 }
 
@@ -260,17 +270,19 @@ static bool gen_wgmma_ss(cg *g, const tl_expr *e) {
   if (!(ex[0] = smem_desc(g, e, 2, "A", &at, &amn)) || !(ex[1] = smem_desc(g, e, 8, "B", &bt, &bmn)) ||
       !n_and_scale(g, e, 14, &n, &ex[2]))
     return false;
-  if (!tl_dtype_eq(at, bt)) {
-    cg_error(g, e->loc, "T.%s: A and B must have one dtype (got %s and %s)", op_name(e), tl_dtype_name(at),
-             tl_dtype_name(bt));
+  if (!tl_wgmma_types_match(at, bt)) {
+    cg_error(g, e->loc, "T.%s: A and B must have one dtype, or both be 8-bit floats (got %s and %s)", op_name(e),
+             tl_dtype_name(at), tl_dtype_name(bt));
     return false;
   }
   accum c;
   if (!accum_arg(g, e, 0, is_f16(at), tl_dtype_name(at), &c)) return false;
   int m = (int)(c.f16 ? n / 4 : n / 2);
   char post[160];
-  snprintf(post, sizeof post, ", $%d, $%d, p, 1, 1, %d, %d; }", 2 * m, 2 * m + 1, (int)amn, (int)bmn);
-  return mma_asm(g, &c, (int)n, at, ex, 3, "l,l,r,", post);
+  if (tl_wgmma_type_of(at).kmajor_only) /* 8-bit inputs: the form has no imm-trans-a/b operands */
+    snprintf(post, sizeof post, ", $%d, $%d, p, 1, 1; }", 2 * m, 2 * m + 1);
+  else snprintf(post, sizeof post, ", $%d, $%d, p, 1, 1, %d, %d; }", 2 * m, 2 * m + 1, (int)amn, (int)bmn);
+  return mma_asm(g, &c, (int)n, at, bt, ex, 3, "l,l,r,", post);
 }
 
 /* T.ptx_wgmma_rs(C, c_off, A, a_off, B, b_off, b_sw, b_lbo, b_sbo, b_mn, n, scale_d) */
@@ -279,6 +291,11 @@ static bool gen_wgmma_rs(cg *g, const tl_expr *e) {
   int64_t bmn, n;
   LLVMValueRef ex[6];
   if (!(ex[4] = smem_desc(g, e, 4, "B", &bt, &bmn)) || !n_and_scale(g, e, 10, &n, &ex[5])) return false;
+  if (tl_wgmma_type_of(bt).bytes != 2) { /* an 8-bit A packs 4 k values a register: not lowered */
+    cg_error(g, e->loc, "T.%s: the register-A form takes float16 or bfloat16 operands, not %s", op_name(e),
+             tl_dtype_name(bt));
+    return false;
+  }
   const tl_buffer *a = cg_buffer_arg(g, e, 2, "A");
   if (!a) return false;
   if (!is_local_scope(a->scope) || !tl_dtype_eq(a->dtype, bt)) {
@@ -296,7 +313,7 @@ static bool gen_wgmma_rs(cg *g, const tl_expr *e) {
   char post[160];
   snprintf(post, sizeof post, ", {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d; }", 2 * m, 2 * m + 1, 2 * m + 2, 2 * m + 3,
            2 * m + 4, (int)bmn);
-  return mma_asm(g, &c, (int)n, bt, ex, 6, "r,r,r,r,l,r,", post);
+  return mma_asm(g, &c, (int)n, bt, bt, ex, 6, "r,r,r,r,l,r,", post);
 }
 
 /* T.ptx_wgmma_wait(n, C, c_off, count): wait_group n with C[c_off .. c_off + count) passed through. */

@@ -28,6 +28,8 @@ static int map_data_type(tl_dtype t) {
   case TL_TYPE_BFLOAT: return t.bits == 16 ? 9 : -1;
   case TL_TYPE_UINT: return t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 2 : t.bits == 64 ? 4 : -1;
   case TL_TYPE_INT: return t.bits == 8 ? 0 : t.bits == 16 ? 1 : t.bits == 32 ? 3 : t.bits == 64 ? 5 : -1;
+  case TL_TYPE_FLOAT8_E4M3:
+  case TL_TYPE_FLOAT8_E5M2: return 0; /* CU_TENSOR_MAP_DATA_TYPE_UINT8: TMA moves bytes */
   default: return -1;
   }
 }

@@ -19,6 +19,41 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tilelang/ir.h"
+
+/* The wgmma.mma_async input type of an operand dtype (PTX ISA §9.7.15.5,
+ * the type table of wgmma.mma_async): its PTX name, the instruction's K
+ * (m64nNk16 for .f16/.bf16, m64nNk32 for .e4m3/.e5m2), the element bytes,
+ * and whether the operand must be K-major in shared memory (8-bit types:
+ * imm-trans-a/b must be 0, so A is M x K and B N x K, K contiguous).  The
+ * one table of these facts for the lowering (lib/Lower/lower_gemm.c,
+ * Hopper/warp_specialize.c), the code generator and the CPU executor.
+ * name NULL: wgmma has no such input type here. */
+typedef struct tl_wgmma_type {
+  const char *name; /* "f16", "bf16", "e4m3", "e5m2" */
+  int k;            /* the instruction's K */
+  int bytes;        /* element bytes */
+  bool kmajor_only; /* no MN-major (transposed) operand */
+} tl_wgmma_type;
+
+static inline tl_wgmma_type tl_wgmma_type_of(tl_dtype t) {
+  tl_wgmma_type r = {NULL, 0, 0, false};
+  if (t.lanes > 1) return r;
+  if (t.code == TL_TYPE_FLOAT && t.bits == 16) r = (tl_wgmma_type){"f16", 16, 2, false};
+  else if (t.code == TL_TYPE_BFLOAT && t.bits == 16) r = (tl_wgmma_type){"bf16", 16, 2, false};
+  else if (t.code == TL_TYPE_FLOAT8_E4M3) r = (tl_wgmma_type){"e4m3", 32, 1, true};
+  else if (t.code == TL_TYPE_FLOAT8_E5M2) r = (tl_wgmma_type){"e5m2", 32, 1, true};
+  return r;
+}
+
+/* A and B may form one wgmma: the same 16-bit type, or any two 8-bit float
+ * types (.e4m3 and .e5m2 mix freely, PTX ISA §9.7.15.5). */
+static inline bool tl_wgmma_types_match(tl_dtype a, tl_dtype b) {
+  tl_wgmma_type ta = tl_wgmma_type_of(a), tb = tl_wgmma_type_of(b);
+  if (!ta.name || !tb.name) return false;
+  return ta.bytes == 1 ? tb.bytes == 1 : a.code == b.code && a.bits == b.bits;
+}
+
 /* A swizzle span (bytes: 0 = none, 32, 64, 128) is one of those four. */
 static inline bool tl_swizzle_span_ok(int64_t span) { return span == 0 || span == 32 || span == 64 || span == 128; }
 
@@ -41,7 +76,7 @@ static inline unsigned tl_wgmma_layout_code(int span) {
 /* LBO / SBO byte offsets a descriptor can hold: multiples of 16 below 2^18. */
 static inline bool tl_wgmma_offset_ok(int64_t v) { return v >= 0 && v < (1 << 18) && v % 16 == 0; }
 
-/* wgmma's N for m64nNk16 with f16/bf16 inputs: a multiple of 8 from 8 to 256. */
+/* wgmma's N for m64nNk16 / m64nNk32 (all the input types above): a multiple of 8 from 8 to 256. */
 static inline bool tl_wgmma_n_ok(int64_t n) { return n >= 8 && n <= 256 && n % 8 == 0; }
 
 /* The 64-bit matrix descriptor: bits 0-13 (start >> 4) & 0x3FFF, 16-29
@@ -67,19 +102,20 @@ static inline tl_wgmma_operand tl_wgmma_decode(uint64_t desc) {
 }
 
 /* The logical shared byte address of element (i, k) of an operand (i: row
- * of A, 0..63, or column of B, 0..N-1; k: 0..15; 2-byte elements) in the
- * canonical layout of o, K-major (mn false) or MN-major (mn true); the byte
- * read is at tl_smem_swizzle(address, o.span):
- *   K-major,  span W > 0: s + (i/8)*SBO + (i%8)*W + 2k                 (LBO unused)
- *   K-major,  none:       s + (i/8)*SBO + (k/8)*LBO + (i%8)*16 + 2(k%8)
- *   MN-major, W > 0:      s + (i/(W/2))*LBO + 2(i%(W/2)) + (k%8)*W + (k/8)*SBO
- *   MN-major, none:       s + (i/8)*SBO + 2(i%8) + (k%8)*16 + (k/8)*LBO */
-static inline int64_t tl_wgmma_elem_addr(tl_wgmma_operand o, bool mn, int i, int k) {
-  int64_t w = o.span;
-  if (!mn && w) return o.start + (i / 8) * o.sbo + (i % 8) * w + 2 * k;
-  if (!mn) return o.start + (i / 8) * o.sbo + (k / 8) * o.lbo + (i % 8) * 16 + 2 * (k % 8);
-  if (w) return o.start + (i / (w / 2)) * o.lbo + 2 * (i % (w / 2)) + (k % 8) * w + (k / 8) * o.sbo;
-  return o.start + (i / 8) * o.sbo + 2 * (i % 8) + (k % 8) * 16 + (k / 8) * o.lbo;
+ * of A, 0..63, or column of B, 0..N-1; k: 0..K-1 of the instruction's K;
+ * eb-byte elements, E = 16 / eb per 16-byte core-matrix row) in the
+ * canonical layout of o, K-major (mn false) or MN-major (mn true, 2-byte
+ * elements only); the bytes read are at tl_smem_swizzle(address, o.span):
+ *   K-major,  span W > 0: s + (i/8)*SBO + (i%8)*W + eb*k                 (LBO unused)
+ *   K-major,  none:       s + (i/8)*SBO + (k/E)*LBO + (i%8)*16 + eb*(k%E)
+ *   MN-major, W > 0:      s + (i/(W/eb))*LBO + eb*(i%(W/eb)) + (k%8)*W + (k/8)*SBO
+ *   MN-major, none:       s + (i/8)*SBO + eb*(i%8) + (k%8)*16 + (k/8)*LBO */
+static inline int64_t tl_wgmma_elem_addr(tl_wgmma_operand o, bool mn, int eb, int i, int k) {
+  int64_t w = o.span, E = 16 / eb;
+  if (!mn && w) return o.start + (i / 8) * o.sbo + (i % 8) * w + eb * k;
+  if (!mn) return o.start + (i / 8) * o.sbo + (k / E) * o.lbo + (i % 8) * 16 + eb * (k % E);
+  if (w) return o.start + (i / (w / eb)) * o.lbo + eb * (i % (w / eb)) + (k % 8) * w + (k / 8) * o.sbo;
+  return o.start + (i / 8) * o.sbo + eb * (i % 8) + (k % 8) * 16 + (k / 8) * o.lbo;
 }
 
 #endif
