@@ -364,6 +364,18 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
  * producer warpgroup + mbarrier ring + TMA loads + wgmma (tile IR → tile IR,
  * before pipelining; the file's head comment has the contract). */
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* Hopper/gemm_wgmma.c: on targets with wgmma, the T.gemm of a kernel that
+ * warp-specialize left alone → wgmma (their shared tiles get the wgmma image
+ * layout; tile IR → tile IR; the file's head comment has the contract).
+ * tl_gemm_wgmma_kernel: would the pass take f's gemms (it has some, and
+ * all qualify)?  tl_gemm_wgmma_marked: did it (proxy-fence runs then)? */
+bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+bool tl_gemm_wgmma_kernel(const tl_primfunc *f, const tl_target *target);
+bool tl_gemm_wgmma_marked(const tl_primfunc *f);
+/* Hopper/proxy_fence.c: fence.proxy.async between the generic-proxy writes
+ * of a wgmma operand and the barrier (or wgmma) after them, in functions
+ * gemm-wgmma marked (SIMT IR → SIMT IR). */
+bool tl_lower_proxy_fence(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* pack_int4.c: int4/uint4 tiles -> their packed int8/uint8 storage. */
 bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* ws_scope.c: explicit warp specialisation (T.ws role scopes, T.alloc_barrier

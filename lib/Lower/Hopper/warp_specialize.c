@@ -1308,7 +1308,11 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   }
   if (!match) {
     if (loop && d->remarks_on) /* kernels without a pipelined loop get no remark */
-      tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
+      tl_remark(d, loop->loc,
+                tl_gemm_wgmma_kernel(f, target) /* gemm_wgmma.c */
+                    ? "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)"
+                    : "T.Pipelined loop stays on the cp.async + mma.sync path: %s",
+                why);
     return true;
   }
   tl_names names;
