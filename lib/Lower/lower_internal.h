@@ -367,10 +367,13 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
 /* Hopper/gemm_wgmma.c: on targets with wgmma, the T.gemm of a kernel that
  * warp-specialize left alone → wgmma (their shared tiles get the wgmma image
  * layout; tile IR → tile IR; the file's head comment has the contract).
- * tl_gemm_wgmma_kernel: would the pass take f's gemms (it has some, and
- * all qualify)?  tl_gemm_wgmma_marked: did it (proxy-fence runs then)? */
+ * tl_gemm_wgmma_refusal: NULL when the pass would take f's gemms (it has
+ * some, and all qualify), else why not: "" when the target, a pass config or
+ * the kernel's form (no T.gemm, role scopes, ...) rules it out, else the
+ * T.gemm condition that fails.  tl_gemm_wgmma_marked: did the pass take
+ * them (proxy-fence runs then)? */
 bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
-bool tl_gemm_wgmma_kernel(const tl_primfunc *f, const tl_target *target);
+const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target);
 bool tl_gemm_wgmma_marked(const tl_primfunc *f);
 /* Hopper/proxy_fence.c: fence.proxy.async between the generic-proxy writes
  * of a wgmma operand and the barrier (or wgmma) after them, in functions

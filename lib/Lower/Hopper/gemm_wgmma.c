@@ -198,9 +198,12 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
   return NULL;
 }
 
-bool tl_gemm_wgmma_kernel(const tl_primfunc *f, const tl_target *target) {
+const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target) {
   gw_plan p;
-  return !gw_plan_of(f, target, &p) && p.ngemms > 0;
+  const char *why = gw_plan_of(f, target, &p);
+  if (!why) return p.ngemms > 0 ? NULL : "";
+  /* the target, the config or the kernel's form ruled it out before any T.gemm was looked at */
+  return p.threads > 0 && (p.ngemms > 0 || p.ntiles > 0 || strstr(why, "T.gemm")) ? why : "";
 }
 
 bool tl_gemm_wgmma_marked(const tl_primfunc *f) { return tl_func_annot(f, &gw_annot_key) != NULL; }
