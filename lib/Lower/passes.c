@@ -96,7 +96,8 @@ static const tl_lower_pass passes[] = {
     TILE("lower-tile-ops", "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
          run_tl_lower_tile_ops, NULL),
     /* Hopper/proxy_fence.c */
-    SIMT("proxy-fence", "sm_90a: fence.proxy.async after generic writes of a wgmma operand, before the barrier or wgmma",
+    SIMT("proxy-fence",
+         "sm_90a: fence.proxy.async after generic writes of a wgmma operand, before the barrier or wgmma",
          run_tl_lower_proxy_fence),
     /* lower_atomic.c */
     SIMT("atomic-vectorize",

@@ -12,7 +12,7 @@
 set -uo pipefail
 tlrun=$1 ex=$2 kd=$3
 fail=0 n=0
-run() { # expected path (hopper|mma) or stream-K choice (sk|nosk), label, tl-run arguments...
+run() { # expected path (hopper|cpwgmma|mma) or stream-K choice (sk|nosk), label, tl-run arguments...
   local want=$1 label=$2; shift 2
   for seed in 1 7; do
     local out path

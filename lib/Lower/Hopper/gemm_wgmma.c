@@ -60,7 +60,7 @@ typedef struct gw_plan {
 typedef struct gw_scan {
   tl_visitor v;
   gw_plan *p;
-  const char *why;  /* the first refusal */
+  const char *why;        /* the first refusal */
   bool raw[GW_MAX_TILES]; /* the tile is passed whole to an intrinsic */
 } gw_scan;
 
@@ -91,8 +91,9 @@ static int gw_tile_ok(const tl_buffer *X, const char **why) {
   if (rows % 8 != 0) return *why = "a T.gemm operand tile's rows are not a multiple of 8", 0;
   if (cb == 32 || cb == 64 || cb == 128) return (int)cb;
   if (cb > 128 && cb % 128 == 0) return 128;
-  *why = "a T.gemm operand tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (the wgmma "
-         "swizzle spans)";
+  *why =
+      "a T.gemm operand tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (the wgmma "
+      "swizzle spans)";
   return 0;
 }
 
@@ -126,7 +127,8 @@ static const char *gw_gemm_ok(gw_scan *sc, const tl_stmt *g) {
     return "a T.gemm operand is not static 2-D";
   tl_dtype da = A->dtype, dc = C->dtype;
   if (!f16ish(da) || !tl_dtype_eq(da, B->dtype)) return "a T.gemm's A and B are not both float16 or bfloat16";
-  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) || (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) ||
+        (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
     return "a T.gemm's accumulator is not float32 (or float16 with float16 inputs)";
   if (attr_of(g, 4, 1) != 1) return "a T.gemm has k_pack other than 1";
   bool ta = attr_of(g, 0, 0) != 0, tb = attr_of(g, 1, 0) != 0;

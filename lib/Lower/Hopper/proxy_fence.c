@@ -119,7 +119,8 @@ static uint64_t call_writes(const pf_state *st, const tl_expr *e, int depth) {
 
 /* *slot preceded by T.ptx_fence_proxy_async() (insert mode). */
 static void fence_before(pf_state *st, tl_stmt **slot) {
-  tl_stmt *f = tl_lo_eval(st->m, (*slot)->loc, tl_ir_call(st->m, (*slot)->loc, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL));
+  tl_stmt *f =
+      tl_lo_eval(st->m, (*slot)->loc, tl_ir_call(st->m, (*slot)->loc, TL_INTRIN_PTX_FENCE_PROXY_ASYNC, 0, NULL));
   tl_stmt *two[2] = {f, *slot};
   tl_stmt *s = f ? tl_ir_seq(st->m, (*slot)->loc, 2, two) : NULL;
   if (!s) st->oom = true;

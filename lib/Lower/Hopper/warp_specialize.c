@@ -1307,7 +1307,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (loop && d->remarks_on) { /* kernels without a pipelined loop get no remark */
+    if (loop && d->remarks_on) {                         /* kernels without a pipelined loop get no remark */
       const char *wg = tl_gemm_wgmma_refusal(f, target); /* gemm_wgmma.c */
       if (!wg)
         tl_remark(d, loop->loc,
