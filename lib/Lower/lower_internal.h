@@ -374,6 +374,10 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
  * them (proxy-fence runs then)? */
 bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target);
+/* The remark of a T.Pipelined loop at loc that warp-specialize refused for
+ * reason why: the cp.async + wgmma path when the pass takes f's gemms, else
+ * cp.async + mma.sync (with the T.gemm condition that fails, if one). */
+void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why);
 bool tl_gemm_wgmma_marked(const tl_primfunc *f);
 /* Hopper/proxy_fence.c: fence.proxy.async between the generic-proxy writes
  * of a wgmma operand and the barrier (or wgmma) after them, in functions

@@ -208,6 +208,16 @@ const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target)
   return p.threads > 0 && (p.ngemms > 0 || p.ntiles > 0 || strstr(why, "T.gemm")) ? why : "";
 }
 
+void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why) {
+  const char *wg = tl_gemm_wgmma_refusal(f, target);
+  if (!wg)
+    tl_remark(d, loc,
+              "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)", why);
+  else
+    tl_remark(d, loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s%s%s%s", why,
+              *wg ? " (T.gemm not as wgmma either: " : "", wg, *wg ? ")" : "");
+}
+
 bool tl_gemm_wgmma_marked(const tl_primfunc *f) { return tl_func_annot(f, &gw_annot_key) != NULL; }
 
 bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {

@@ -1307,16 +1307,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (loop && d->remarks_on) {                         /* kernels without a pipelined loop get no remark */
-      const char *wg = tl_gemm_wgmma_refusal(f, target); /* gemm_wgmma.c */
-      if (!wg)
-        tl_remark(d, loop->loc,
-                  "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)",
-                  why);
-      else
-        tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s%s%s%s", why,
-                  *wg ? " (T.gemm not as wgmma either: " : "", wg, *wg ? ")" : "");
-    }
+    if (loop && d->remarks_on)                            /* kernels without a pipelined loop get no remark */
+      tl_gemm_wgmma_remark(d, loop->loc, f, target, why); /* cp.async + wgmma or mma.sync: gemm_wgmma.c */
     return true;
   }
   tl_names names;
