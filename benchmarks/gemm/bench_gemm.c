@@ -345,7 +345,8 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned f
 }
 
 static bool three_way; /* the default target has the Hopper path: ours and mma both */
-static unsigned second_flags = TL_COMPILE_DISABLE_WARP_SPECIALIZED | TL_COMPILE_DISABLE_WGMMA; /* the second path's (TL_BENCH_SECOND): mma.sync */
+static unsigned second_flags =
+    TL_COMPILE_DISABLE_WARP_SPECIALIZED | TL_COMPILE_DISABLE_WGMMA; /* the second path's (TL_BENCH_SECOND): mma.sync */
 static FILE *csv_f;
 
 /* Poisons C of set 0, runs o's kernel on set 0 and compares with cuBLAS's
@@ -677,7 +678,8 @@ int main(int argc, char **argv) {
   else if (three_way)
     printf(
         "two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
-        "TL_COMPILE_DISABLE_WARP_SPECIALIZED + _WGMMA (cp.async + mma.sync, mma.sync table); both timed interleaved with "
+        "TL_COMPILE_DISABLE_WARP_SPECIALIZED + _WGMMA (cp.async + mma.sync, mma.sync table); both timed interleaved "
+        "with "
         "cuBLAS (rounds of %d launches of each)\n",
         ROUND_LAUNCHES);
   ref_load();
