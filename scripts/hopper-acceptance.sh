@@ -7,8 +7,8 @@
 # the 4096^3 kernel (cuobjdump: HGMMA and UTMALDG) and ptxas's spill report.
 #   - (1000, 1016, 760) on the TMA path (zero-filled partial boxes);
 #   - num_stages 1 to 5 at 128x128x64/256 threads; a K of one tile;
-#   - the three pass configs (tl.disable_wgmma, tl.disable_tma_lower,
-#     tl.disable_warp_specialized) on the older cp.async + mma.sync path.
+#   - the three pass configs: tl.disable_wgmma on the older cp.async + mma.sync
+#     path, tl.disable_tma_lower and tl.disable_warp_specialized on cp.async + wgmma.
 # Prints one line per case; exit 1 when a case fails.
 # Usage: scripts/hopper-acceptance.sh [BUNDLE]   (default: build-device)
 set -uo pipefail
@@ -18,12 +18,13 @@ export TL_KERNEL_DIR=examples TL_CACHE=0
 g=examples/gemm.py
 big=(-D block_M=128 -D block_N=256 -D block_K=64 -D threads=256)
 fail=0
-one() { # expected path (hopper|mma), label, tl-run arguments...
+one() { # expected path (hopper|cpwgmma|mma), label, tl-run arguments...
   local want=$1 label=$2; shift 2
   local out path check
   out=$(timeout 300 bin/tl-run --device=cuda --check --remarks "$@" 2>&1)
   if grep -q "takes the Hopper path" <<<"$out"; then path=hopper
   elif grep -q "stays on the cp.async + mma.sync path" <<<"$out"; then path=mma
+  elif grep -q "takes the cp.async + wgmma path" <<<"$out"; then path=cpwgmma
   else path=none; fi
   check=$(grep -E "^check: " <<<"$out" | tail -1)
   if [[ "$path" == "$want" && "$check" == "check: PASS"* ]]; then
@@ -45,7 +46,8 @@ for s in 1 2 3 4 5; do
 done
 one hopper "K of one tile (512,512,64) 128x256x64/256" -D M=512 -D N=512 -D K=64 "${big[@]}" "$g"
 for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
-  one mma "(1000,1016,760) --pass-config=$pc" -D M=1000 -D N=1016 -D K=760 "${big[@]}" -D num_stages=3 \
+  want=cpwgmma; [[ $pc == tl.disable_wgmma ]] && want=mma  # without TMA or warp specialization: cp.async + wgmma
+  one $want "(1000,1016,760) --pass-config=$pc" -D M=1000 -D N=1016 -D K=760 "${big[@]}" -D num_stages=3 \
     --pass-config="$pc" "$g"
 done
 # SASS of the 4096^3 kernel (the bench_gemm / example configuration)

@@ -21,7 +21,8 @@
  * mbarrier ring, producer warpgroup, wgmma) with the first candidate of the
  * Hopper table that compiles (tl_gemm_configs_target(NULL, 0, ...)), and a
  * second kernel, "mma", is compiled with TL_COMPILE_DISABLE_WARP_SPECIALIZED
- * (the cp.async + mma.sync path) from the mma.sync table; each is checked
+ * and TL_COMPILE_DISABLE_WGMMA (the cp.async + mma.sync path; without the
+ * latter it would be cp.async + wgmma) from the mma.sync table; each is checked
  * per element against cuBLAS (poisoned output first), and cuBLAS, ours, mma
  * (and the reference variants) are timed interleaved (time_interleaved,
  * below); the table and CSV give both of ours and their ratios to cuBLAS.
@@ -344,7 +345,8 @@ static tl_kernel *compile_config(const shape *sh, dt_kind d, bool nt, unsigned f
 }
 
 static bool three_way; /* the default target has the Hopper path: ours and mma both */
-static unsigned second_flags = TL_COMPILE_DISABLE_WARP_SPECIALIZED; /* the second path's (TL_BENCH_SECOND) */
+static unsigned second_flags =
+    TL_COMPILE_DISABLE_WARP_SPECIALIZED | TL_COMPILE_DISABLE_WGMMA; /* the second path's (TL_BENCH_SECOND): mma.sync */
 static FILE *csv_f;
 
 /* Poisons C of set 0, runs o's kernel on set 0 and compares with cuBLAS's
@@ -676,7 +678,8 @@ int main(int argc, char **argv) {
   else if (three_way)
     printf(
         "two of our paths: ours = default compile (Hopper path, Hopper table), mma = "
-        "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync, mma.sync table); both timed interleaved with "
+        "TL_COMPILE_DISABLE_WARP_SPECIALIZED + _WGMMA (cp.async + mma.sync, mma.sync table); both timed interleaved "
+        "with "
         "cuBLAS (rounds of %d launches of each)\n",
         ROUND_LAUNCHES);
   ref_load();

@@ -1225,7 +1225,10 @@ bool tl_simt_exec(const tl_module *m, int func, const tl_interp_arg *args, int n
 done:
   sx_gsh_free(&x);
   if (blk.async)
-    for (int t = 0; t < x.T; t++) free(blk.async[t].done_clk);
+    for (int t = 0; t < x.T; t++) {
+      free(blk.async[t].done_clk);
+      free(blk.async[t].done_fence);
+    }
   free(blk.async);
   free(mask);
   free_block(&blk);

@@ -68,9 +68,10 @@ typedef struct sx_rd {
 
 /* cp.async bookkeeping of one thread. */
 typedef struct sx_async {
-  int32_t committed;  /* groups closed by commit_group; the open group has this index */
-  int32_t completed;  /* groups 0..completed-1 are complete */
-  uint32_t *done_clk; /* per group: the waiting gang's clock when its wait completed */
+  int32_t committed;    /* groups closed by commit_group; the open group has this index */
+  int32_t completed;    /* groups 0..completed-1 are complete */
+  uint32_t *done_clk;   /* per group: the waiting gang's clock when its wait completed */
+  uint32_t *done_fence; /* per group: the thread's fence.proxy.async count when its wait completed */
   int32_t cap;
   int32_t bulk_committed, bulk_completed; /* cp.async.bulk groups (bulk stores) */
   uint32_t fences;                        /* fence.proxy.async executed so far in this block */

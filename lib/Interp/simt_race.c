@@ -172,13 +172,25 @@ bool sx_smem_read_async(sx *x, const sx_buf *sb, int64_t off, int64_t n, int t, 
     int64_t byte = sb->base + off + k;
     const sx_byte *s = &x->k->sstate[byte];
     if (!check_written(x, sb, off + k, s, t) || !check_raw(x, sb, off + k, s, t)) return false;
-    if (s->w_fence != SX_ASYNC_WRITE && x->k->async[s->w_thr].fences == s->w_fence) {
+    const sx_async *wa = &x->k->async[s->w_thr];
+    if (s->w_fence != SX_ASYNC_WRITE && wa->fences == s->w_fence) {
       char what[160];
       describe_byte(sb, off + k, what, sizeof what);
       return sx_fail(x,
                      "proxy ordering: %s of thread %d reads %s through the async proxy, but thread %d wrote "
                      "it with an ordinary store and executed no T.ptx_fence_proxy_async() after that store",
                      what_op, t, what, s->w_thr);
+    }
+    /* a cp.async's bytes are performed when its group completes: the fence must follow that */
+    if (s->w_fence != SX_ASYNC_WRITE && s->w_grp >= 0 && s->w_clk >= x->k->base && s->w_grp < wa->completed &&
+        wa->fences == wa->done_fence[s->w_grp]) {
+      char what[160];
+      describe_byte(sb, off + k, what, sizeof what);
+      return sx_fail(x,
+                     "proxy ordering: %s of thread %d reads %s through the async proxy, but thread %d wrote "
+                     "it with a cp.async (group %d) and executed no T.ptx_fence_proxy_async() after the "
+                     "T.ptx_wait_group that completed it",
+                     what_op, t, what, s->w_thr, s->w_grp);
     }
     record_read(x, byte, t);
   }

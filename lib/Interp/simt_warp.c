@@ -288,9 +288,15 @@ bool sx_cp_async_complete(sx *x, int t, int64_t upto) {
     uint32_t *p = realloc(as->done_clk, sizeof *p * (size_t)cap);
     if (!p) return sx_fail(x, "out of memory in the SIMT executor");
     as->done_clk = p;
+    uint32_t *q = realloc(as->done_fence, sizeof *q * (size_t)cap);
+    if (!q) return sx_fail(x, "out of memory in the SIMT executor");
+    as->done_fence = q;
     as->cap = cap;
   }
-  for (int64_t g = as->completed; g < upto; g++) as->done_clk[g] = sx_vc(x->k, x->g)[x->g];
+  for (int64_t g = as->completed; g < upto; g++) {
+    as->done_clk[g] = sx_vc(x->k, x->g)[x->g];
+    as->done_fence[g] = as->fences;
+  }
   as->completed = (int32_t)upto;
   return true;
 }

@@ -364,6 +364,25 @@ tl_stmt *tl_lower_frag_relayout(tl_module *m, tl_loc loc, tl_names *names, tl_bu
  * producer warpgroup + mbarrier ring + TMA loads + wgmma (tile IR → tile IR,
  * before pipelining; the file's head comment has the contract). */
 bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+/* Hopper/gemm_wgmma.c: on targets with wgmma, the T.gemm of a kernel that
+ * warp-specialize left alone → wgmma (their shared tiles get the wgmma image
+ * layout; tile IR → tile IR; the file's head comment has the contract).
+ * tl_gemm_wgmma_refusal: NULL when the pass would take f's gemms (it has
+ * some, and all qualify), else why not: "" when the target, a pass config or
+ * the kernel's form (no T.gemm, role scopes, ...) rules it out, else the
+ * T.gemm condition that fails.  tl_gemm_wgmma_marked: did the pass take
+ * them (proxy-fence runs then)? */
+bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
+const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target);
+/* The remark of a T.Pipelined loop at loc that warp-specialize refused for
+ * reason why: the cp.async + wgmma path when the pass takes f's gemms, else
+ * cp.async + mma.sync (with the T.gemm condition that fails, if one). */
+void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why);
+bool tl_gemm_wgmma_marked(const tl_primfunc *f);
+/* Hopper/proxy_fence.c: fence.proxy.async between the generic-proxy writes
+ * of a wgmma operand and the barrier (or wgmma) after them, in functions
+ * gemm-wgmma marked (SIMT IR → SIMT IR). */
+bool tl_lower_proxy_fence(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* pack_int4.c: int4/uint4 tiles -> their packed int8/uint8 storage. */
 bool tl_lower_pack_int4(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d);
 /* ws_scope.c: explicit warp specialisation (T.ws role scopes, T.alloc_barrier

@@ -24,6 +24,7 @@ PASS(tl_lower_check_supported)
 PASS(tl_lower_ws_scopes)
 PASS(tl_lower_atomic)
 PASS(tl_lower_warp_specialize)
+PASS(tl_lower_gemm_wgmma)
 PASS(tl_lower_pack_int4)
 PASS(tl_lower_pipeline)
 PASS(tl_lower_gemm_stage)
@@ -31,6 +32,7 @@ PASS(tl_lower_barriers)
 PASS(tl_lower_versioning)
 PASS(tl_lower_infer_layouts)
 PASS(tl_lower_tile_ops)
+PASS(tl_lower_proxy_fence)
 PASS(tl_lower_atomic_vectorize)
 PASS(tl_lower_frag_pipeline)
 PASS(tl_lower_rasterize)
@@ -65,6 +67,10 @@ static const tl_lower_pass passes[] = {
     TILE("warp-specialize",
          "sm_90a: a TMA-fed T.Pipelined GEMM loop -> producer warpgroup, mbarrier ring, wgmma T.gemm",
          run_tl_lower_warp_specialize, NULL),
+    /* Hopper/gemm_wgmma.c */
+    TILE("gemm-wgmma",
+         "sm_90a: the T.gemm of a kernel left off the warp-specialized path -> wgmma (their tiles: the wgmma image)",
+         run_tl_lower_gemm_wgmma, NULL),
     /* pack_int4.c */
     TILE("pack-int4",
          "int4/uint4 tiles -> their int8/uint8 storage (last dim halved), copies of bytes, T.gemm packed_int4",
@@ -89,6 +95,10 @@ static const tl_lower_pass passes[] = {
     /* lower_tile.c, lower_shared_copy.c, lower_gemm.c, lower_reduce.c, lower_frag.c */
     TILE("lower-tile-ops", "needs layout-inference; tile ops and T.Parallel -> per-thread SIMT IR",
          run_tl_lower_tile_ops, NULL),
+    /* Hopper/proxy_fence.c */
+    SIMT("proxy-fence",
+         "sm_90a: fence.proxy.async after generic writes of a wgmma operand, before the barrier or wgmma",
+         run_tl_lower_proxy_fence),
     /* lower_atomic.c */
     SIMT("atomic-vectorize",
          "adjacent 16-bit float T.ptx_atomic_add pairs -> one f16x2/bf16x2 atomic where the target has it",

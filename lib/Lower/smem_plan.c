@@ -113,7 +113,8 @@ static void note_intrinsic_args(tl_visitor *v, const tl_expr *e) {
   sp_state *st = (sp_state *)v;
   if (e->kind != TL_EXPR_CALL) return;
   int op = e->u.call.op;
-  bool swizzled = op == TL_INTRIN_PTX_TMA_LOAD || op == TL_INTRIN_PTX_TMA_STORE || op == TL_INTRIN_PTX_WGMMA_SS;
+  bool swizzled = op == TL_INTRIN_PTX_TMA_LOAD || op == TL_INTRIN_PTX_TMA_STORE || op == TL_INTRIN_PTX_WGMMA_SS ||
+                  op == TL_INTRIN_PTX_WGMMA_RS;
   for (int a = 0; a < e->u.call.n; a++) {
     const tl_expr *x = e->u.call.args[a];
     int i = x && x->kind == TL_EXPR_BUFFER ? find(st, x->u.buffer) : -1;

@@ -44,9 +44,12 @@
  * the Hopper path (TMA + mbarriers + wgmma + a producer warpgroup; the PTX
  * must then have wgmma.mma_async and cp.async.bulk.tensor, and cases 1, 5
  * (1,4096,4096), 6 and 9 must take it while 5 (503,1017,763), whose rows are
- * not multiples of 16 bytes, must not), then with
- * TL_COMPILE_DISABLE_WARP_SPECIALIZED on the cp.async + mma.sync path (the
- * PTX must have mma.sync and ldmatrix); elsewhere once, on mma.sync.
+ * not multiples of 16 bytes, must not: it takes cp.async + wgmma), then
+ * with TL_COMPILE_DISABLE_WARP_SPECIALIZED and TL_COMPILE_DISABLE_WGMMA on
+ * the cp.async + mma.sync path (the PTX must have mma.sync and ldmatrix),
+ * then with TL_COMPILE_DISABLE_WARP_SPECIALIZED alone (cp.async + wgmma
+ * where the T.gemm allows, with the proxy fence; no TMA); elsewhere once, on
+ * mma.sync.
  * Kernel files: examples/ ($TL_KERNEL_DIR) and test/GPU/kernels/
  * ($TL_GPU_KERNELS). */
 #include "gemm_util.h"
@@ -55,7 +58,7 @@ static tl_context *ctx;
 static bool have_cublas;
 static int compilations;
 static int cases_run, cases_failed;
-static unsigned path_flags; /* 0, or TL_COMPILE_DISABLE_WARP_SPECIALIZED for the second round */
+static unsigned path_flags; /* 0, or the TL_COMPILE_DISABLE_* flags of the second and third rounds */
 static bool hopper_round;   /* sm_90a and path_flags 0: eligible GEMMs take the Hopper path */
 
 typedef struct gcase {
@@ -83,23 +86,30 @@ static tl_kernel *compile_case(const gcase *c) {
     return NULL;
   }
   const char *ptx = tl_kernel_ptx(k);
-  bool wg = strstr(ptx, "wgmma.mma_async") != NULL;
+  bool wg = strstr(ptx, "wgmma.mma_async") != NULL, tma = strstr(ptx, "cp.async.bulk.tensor") != NULL;
   bool must_wg =
       hopper_round && (c->name[0] == '1' || c->name[0] == '6' || c->name[0] == '9' || strstr(c->name, "(1,4096,4096)"));
-  bool must_mma = !hopper_round || strstr(c->name, "(503,1017,763)");
+  bool no_tma = !hopper_round || strstr(c->name, "(503,1017,763)");
   if (hopper_round && !strncmp(c->name, "10 ", 3))
     CHECK(strstr(ptx, "fence.acq_rel.gpu") && strstr(ptx, "atom.global.add.u32"),
           "%s: the PTX has no stream-K fixup (fence.acq_rel.gpu, atom.global.add.u32)", c->name);
-  if (wg) {
-    CHECK(!must_mma, "%s: took the Hopper path (wgmma) %s", c->name,
+  if (tma) {
+    CHECK(!no_tma, "%s: took the Hopper path (TMA) %s", c->name,
           hopper_round ? "although its rows are not multiples of 16 bytes" : "with the path disabled");
-    CHECK(strstr(ptx, "cp.async.bulk.tensor"), "%s: PTX has wgmma but no cp.async.bulk.tensor", c->name);
+    CHECK(wg, "%s: PTX has cp.async.bulk.tensor but no wgmma", c->name);
+  } else if (wg) { /* cp.async + wgmma (lib/Lower/Hopper/gemm_wgmma.c) */
+    CHECK(!must_wg, "%s: did not take the Hopper path on sm_90a", c->name);
+    CHECK(!(path_flags & TL_COMPILE_DISABLE_WGMMA), "%s: wgmma with TL_COMPILE_DISABLE_WGMMA", c->name);
+    CHECK(strstr(ptx, "fence.proxy.async.shared::cta"), "%s: cp.async + wgmma without the proxy fence", c->name);
   } else {
     CHECK(!must_wg, "%s: did not take the Hopper path on sm_90a", c->name);
     CHECK(strstr(ptx, "mma.sync.aligned.m16n8k16"), "%s: PTX has no mma.sync", c->name);
     CHECK(strstr(ptx, "ldmatrix.sync.aligned"), "%s: PTX has no ldmatrix", c->name);
   }
-  printf("  .... %s: %s path\n", c->name, wg ? "Hopper (TMA + wgmma)" : "cp.async + mma.sync");
+  printf("  .... %s: %s path\n", c->name,
+         tma  ? "Hopper (TMA + wgmma)"
+         : wg ? "cp.async + wgmma"
+              : "cp.async + mma.sync");
   return k;
 }
 
@@ -528,13 +538,16 @@ int main(int argc, char **argv) {
   int end_sk = nc;
 
   bool sm90a = strcmp(tl_device_default_target(), "sm_90a") == 0;
-  for (int round = 0; round < (sm90a ? 2 : 1); round++) {
-    path_flags = round ? TL_COMPILE_DISABLE_WARP_SPECIALIZED : 0;
+  for (int round = 0; round < (sm90a ? 3 : 1); round++) {
+    path_flags = round == 1   ? TL_COMPILE_DISABLE_WARP_SPECIALIZED | TL_COMPILE_DISABLE_WGMMA
+                 : round == 2 ? TL_COMPILE_DISABLE_WARP_SPECIALIZED
+                              : 0;
     hopper_round = sm90a && round == 0;
     if (sm90a)
       printf("-- round %d: %s\n", round + 1,
-             round ? "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + mma.sync)"
-                   : "default compile (the Hopper path where it applies)");
+             round == 1   ? "TL_COMPILE_DISABLE_WARP_SPECIALIZED + _WGMMA (cp.async + mma.sync)"
+             : round == 2 ? "TL_COMPILE_DISABLE_WARP_SPECIALIZED (cp.async + wgmma where the T.gemm allows)"
+                          : "default compile (the Hopper path where it applies)");
     for (int i = 0; i < nc; i++)
       if (!only || strstr(cs[i].name, only)) run_case(&cs[i]);
 

@@ -6,7 +6,8 @@
 # --check against the tile-level reference evaluator; the remark (--remarks)
 # must name the path the case is meant to take (hopper: warp_specialize.c's
 # attention form -- TMA of Q, K, V from a producer warpgroup, Q·Kᵀ and P·V as
-# wgmma; mma: the cp.async + mma.sync fallback, with its reason), and the
+# wgmma; cpwgmma: cp.async + wgmma without warp specialization; mma: the cp.async + mma.sync fallback, with its
+# reason), and the
 # check must print PASS.  Two schedule seeds per case (the executor's random
 # warp interleavings, docs/simt-ir.md).  Sequence lengths 200 and 208 (not
 # tile multiples): the partial last tiles, and a check of the tail mask
@@ -16,13 +17,14 @@
 set -uo pipefail
 tlrun=$1 ex=$2
 fail=0 n=0
-run() { # expected path (hopper|mma), text the remark must contain, label, tl-run arguments...
+run() { # expected path (hopper|cpwgmma|mma), text the remark must contain, label, tl-run arguments...
   local want=$1 why=$2 label=$3; shift 3
   for seed in 1 7; do
     local out path
     out=$("$tlrun" --device=cpu --target=sm_90a --check --remarks --schedule-seed=$seed "$@" 2>&1)
     if grep -q "attention loop takes the Hopper path" <<<"$out"; then path=hopper
     elif grep -q "stays on the cp.async + mma.sync path" <<<"$out"; then path=mma
+    elif grep -q "takes the cp.async + wgmma path" <<<"$out"; then path=cpwgmma
     else path=none; fi
     n=$((n + 1))
     if [[ "$path" != "$want" ]] || ! grep -qF "$why" <<<"$out" || ! grep -q "^check: PASS" <<<"$out"; then
@@ -160,7 +162,7 @@ run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128
   $small -D dim=128 "$fa"
 run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \
   $odd -D dim=128 "$fa"
-run mma "tl.disable_warp_specialized is set" "FA --pass-config=tl.disable_warp_specialized" \
+run cpwgmma "tl.disable_warp_specialized is set" "FA --pass-config=tl.disable_warp_specialized (cp.async + wgmma)" \
   --pass-config=tl.disable_warp_specialized $small -D dim=128 $hop "$fa"
 echo "check_hopper_attention: $n runs"
 exit $fail

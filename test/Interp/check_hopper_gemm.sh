@@ -3,15 +3,16 @@
 # "interp"): each case is lowered for --target=sm_90a and run by tl-run
 # --device=cpu --check against the tile-level reference evaluator; the
 # remark (--remarks) must name the path the case is meant to take (the Hopper
-# path: TMA + mbarriers + wgmma + a producer warpgroup; or the cp.async +
-# mma.sync fallback; for the stream-K cases, whether stream-K was chosen), and
+# path: TMA + mbarriers + wgmma + a producer warpgroup; the cp.async + wgmma
+# path (lib/Lower/Hopper/gemm_wgmma.c); or the cp.async + mma.sync fallback;
+# for the stream-K cases, whether stream-K was chosen), and
 # the check must print PASS.  Two schedule seeds per
 # case (the executor's random warp interleavings, docs/simt-ir.md).
 # Usage: check_hopper_gemm.sh TL_RUN EXAMPLES_DIR GPU_KERNELS_DIR
 set -uo pipefail
 tlrun=$1 ex=$2 kd=$3
 fail=0 n=0
-run() { # expected path (hopper|mma) or stream-K choice (sk|nosk), label, tl-run arguments...
+run() { # expected path (hopper|cpwgmma|mma) or stream-K choice (sk|nosk), label, tl-run arguments...
   local want=$1 label=$2; shift 2
   for seed in 1 7; do
     local out path
@@ -22,6 +23,7 @@ run() { # expected path (hopper|mma) or stream-K choice (sk|nosk), label, tl-run
       else path=none; fi
     elif grep -q "takes the Hopper path" <<<"$out"; then path=hopper
     elif grep -q "stays on the cp.async + mma.sync path" <<<"$out"; then path=mma
+    elif grep -q "takes the cp.async + wgmma path" <<<"$out"; then path=cpwgmma
     else path=none; fi
     n=$((n + 1))
     if [[ "$path" != "$want" ]] || ! grep -q "^check: PASS" <<<"$out"; then
@@ -39,7 +41,7 @@ run hopper "gemm.py 128x256x64/256 threads, tail (200,264,136)" -D M=200 -D N=26
   -D block_N=256 -D block_K=64 -D threads=256 "$g"
 run hopper "gemm.py (512,512,256) 128x256x64/256 --sms=2: 4 tiles on 2 blocks, TMA-store epilogue" --sms=2 \
   -D M=512 -D N=512 -D K=256 -D block_M=128 -D block_N=256 -D block_K=64 -D threads=256 "$g"
-run mma "gemm.py (53,129,71): rows not multiples of 16 bytes" -D M=53 -D N=129 -D K=71 "$g"
+run cpwgmma "gemm.py (53,129,71): rows not multiples of 16 bytes (no TMA; cp.async + wgmma)" -D M=53 -D N=129 -D K=71 "$g"
 run hopper "gemm.py K of one tile" -D M=128 -D N=128 -D K=32 "$g"
 for s in 1 2 4 5; do run hopper "gemm.py num_stages=$s" -D M=128 -D N=256 -D K=256 -D num_stages=$s "$g"; done
 run hopper "gemm.py f16 accumulator" -D M=128 -D N=128 -D K=256 -D accum_dtype=float16 "$g"
@@ -66,8 +68,9 @@ run hopper "gemm_c_shared.py relu, transpose_A, 128x128x128, NN" -D M=256 -D N=2
   -D trans_B=False -D block_N=128 -D block_K=128 -D epilogue=relu "$c"
 run hopper "gemm_c_shared.py scale bf16 256x128x64, tail (300,200,200)" -D M=300 -D N=200 -D K=200 \
   -D block_M=256 -D block_N=128 -D dtype=bfloat16 -D out_dtype=bfloat16 -D epilogue=scale "$c"
-for pc in tl.disable_wgmma tl.disable_tma_lower tl.disable_warp_specialized; do
-  run mma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
+run mma "gemm.py --pass-config=tl.disable_wgmma" --pass-config=tl.disable_wgmma -D M=128 -D N=128 -D K=64 "$g"
+for pc in tl.disable_tma_lower tl.disable_warp_specialized; do
+  run cpwgmma "gemm.py --pass-config=$pc" --pass-config=$pc -D M=128 -D N=128 -D K=64 "$g"
 done
 # Stream-K (lib/Lower/Hopper/stream_k.c): the remark must say whether it was chosen ("stream-K:" or "no stream-K:",
 # want sk / nosk) and the check must pass; --sms sets the SM count the persistent grid plans for, so

@@ -108,4 +108,32 @@ check "blocksparse_gemm.py 4096^3 128x256x64/256 threads" -D M=4096 -D N=4096 -D
   -D block_N=256 -D block_K=64 -D thread_num=256 -D num_stages=3 "$bs"
 check "gemm_dynamic_m.py" "$ex/gemm_dynamic_m.py"
 check "gemm_splitk.py" "$ex/gemm_splitk.py"
+# cp.async + wgmma without warp specialization (lib/Lower/Hopper/gemm_wgmma.c, proxy_fence.c): wgmma.mma_async and
+# the proxy fence, no TMA and no producer warpgroup; ptxas -arch=sm_90a without spills
+check_cpw() { # label, tl-opt arguments...
+  local label=$1; shift
+  if ! "$tlopt" --target=sm_90a --emit=ptx "$@" >"$tmp/k.ptx" 2>"$tmp/err"; then
+    echo "FAIL $label: $(head -3 "$tmp/err")"; fail=1; return
+  fi
+  if ! grep -q wgmma.mma_async "$tmp/k.ptx" || ! grep -q fence.proxy.async.shared::cta "$tmp/k.ptx" ||
+    grep -q -e cp.async.bulk.tensor -e setmaxnreg "$tmp/k.ptx"; then
+    echo "FAIL $label: not cp.async + wgmma (wgmma.mma_async and fence.proxy.async, no TMA)"; fail=1; return
+  fi
+  if ! "$ptxas" -arch=sm_90a -v -o "$tmp/k.cubin" "$tmp/k.ptx" >"$tmp/v" 2>&1; then
+    echo "FAIL $label: ptxas -arch=sm_90a: $(head -3 "$tmp/v")"; fail=1; return
+  fi
+  if grep -E "[1-9][0-9]* bytes spill" "$tmp/v" >/dev/null; then
+    echo "FAIL $label: ptxas spills: $(grep -m1 spill "$tmp/v")"; fail=1; return
+  fi
+  echo "ok   $label: cp.async + wgmma, $(grep -m1 -o 'Used [0-9]* registers' "$tmp/v"), no spills"
+}
+cw=$(dirname "$ex")/test/Interp/ops/gemm_cp_wgmma.py
+check_cpw "gemm_cp_wgmma.py pipe_gemm NN 3 stages" --kernel=pipe_gemm "$cw"
+check_cpw "gemm_cp_wgmma.py pipe_gemm NT 2 stages 256 threads" --kernel=pipe_gemm -D trans_B=True -D num_stages=2 \
+  -D threads=256 -D block_M=128 -D block_K=64 "$cw"
+check_cpw "gemm_cp_wgmma.py dequant_gemm (shared tile from a fragment)" --kernel=dequant_gemm -D block_K=32 "$cw"
+check_cpw "gemm_cp_wgmma.py dequant_gemm (T.Parallel stores)" --kernel=dequant_gemm -D via_fragment=False "$cw"
+check_cpw "gemm_cp_wgmma.py gqa_decode (ss + rs)" --kernel=gqa_decode -D dim=128 -D block_N=128 "$cw"
+check_cpw "gemm.py 503x1017x763 (rows not 16-byte multiples)" -D M=503 -D N=1017 -D K=763 \
+  -D block_M=128 -D block_N=256 -D block_K=32 -D threads=256 -D num_stages=2 "$ex/gemm.py"
 exit $fail

@@ -62,15 +62,15 @@ Test(driver, stages_keep_the_tile_ir_and_lower_a_copy) {
   cr_expect_str_eq(c.target->name, "sm_90a");
   cr_expect(strstr(c.ptx, ".target sm_90a"), "%s", c.ptx);
   cr_expect(c.llvm_ir && strstr(c.llvm_ir, "nvptx"), "the LLVM IR is printed for after_stage");
-  /* stages in order: parse, the 16 passes, llvm, ptx */
-  cr_assert_eq(seen.n, 19);
+  /* stages in order: parse, the 18 passes, llvm, ptx */
+  cr_assert_eq(seen.n, 21);
   cr_expect_str_eq(seen.names[0], "parse");
   cr_expect_str_eq(seen.names[1], "split-kernels");
   cr_expect_str_eq(seen.names[2], "check-supported");
   cr_expect_str_eq(seen.names[3], "ws-scopes");
-  cr_expect_str_eq(seen.names[16], "smem-plan");
-  cr_expect_str_eq(seen.names[17], "llvm");
-  cr_expect_str_eq(seen.names[18], "ptx");
+  cr_expect_str_eq(seen.names[18], "smem-plan");
+  cr_expect_str_eq(seen.names[19], "llvm");
+  cr_expect_str_eq(seen.names[20], "ptx");
   cr_expect_gt(tm.total, 0);
   cr_expect_geq(tm.total + 1e-9, tm.parse + tm.tile_passes + tm.simt + tm.llvm_ir + tm.opt + tm.ptx);
   /* the same SIMT IR as the public compile API's */

@@ -209,14 +209,14 @@ Test(rewrite, failures_and_depth) {
 }
 
 Test(passes, registry_and_run) {
-  static const char *const order[] = {"split-kernels",    "check-supported", "ws-scopes",        "atomic",
-                                      "warp-specialize",  "pack-int4",       "pipeline",         "gemm-stage",
-                                      "barriers",         "versioning",      "layout-inference", "lower-tile-ops",
-                                      "atomic-vectorize", "frag-pipeline",   "rasterize",        "smem-plan"};
+  static const char *const order[] = {
+      "split-kernels",  "check-supported", "ws-scopes",        "atomic",        "warp-specialize", "gemm-wgmma",
+      "pack-int4",      "pipeline",        "gemm-stage",       "barriers",      "versioning",      "layout-inference",
+      "lower-tile-ops", "proxy-fence",     "atomic-vectorize", "frag-pipeline", "rasterize",       "smem-plan"};
   cr_assert_eq(tl_pass_count(), sizeof order / sizeof order[0]);
   for (size_t i = 0; i < tl_pass_count(); i++) {
     cr_expect_str_eq(tl_pass_at(i)->name, order[i]);
-    cr_expect_str_eq(tl_pass_at(i)->ir_level, i < 12 ? "tile" : "simt");
+    cr_expect_str_eq(tl_pass_at(i)->ir_level, i < 13 ? "tile" : "simt");
     cr_expect(strlen(tl_pass_at(i)->contract) > 20);
     cr_expect_eq(&tl_lower_pass_lookup(order[i])->info, tl_pass_at(i));
   }

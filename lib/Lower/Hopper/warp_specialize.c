@@ -1280,8 +1280,8 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     why = "the kernel's threads plus a producer warpgroup exceed the block limit";
   }
   if (!match) {
-    if (loop && d->remarks_on) /* kernels without a pipelined loop get no remark */
-      tl_remark(d, loop->loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s", why);
+    if (loop && d->remarks_on)                            /* kernels without a pipelined loop get no remark */
+      tl_gemm_wgmma_remark(d, loop->loc, f, target, why); /* cp.async + wgmma or mma.sync: gemm_wgmma.c */
     return true;
   }
   tl_names names;

@@ -1,0 +1,237 @@
+/* Pass "gemm-wgmma" of lib/Lower: T.gemm as wgmma outside the
+ * warp-specialized path (tile IR → tile IR, sm_90a; docs/hopper.md
+ * "cp.async + wgmma").
+ *
+ * A kernel that warp-specialize left alone (its loop refused, or
+ * tl.disable_warp_specialized / tl.disable_tma_lower set) fills its shared
+ * tiles with cp.async, T.copy or T.Parallel stores; TileLang still issues
+ * its T.gemm as wgmma when M, the threads and the dtypes allow (its
+ * src/cuda/op/gemm.cc AllowWgmma).  Here the same: the gemm's shared
+ * operand tiles get the wgmma image layout (tl_smem_layout_set_wgmma), so
+ * that lower_gemm.c (tl_gemm_is_wgmma) lowers it to wgmma and layout_infer.c
+ * gives its accumulator the wgmma partition.  The image is the swizzle that
+ * layout inference gives an mma.sync operand of that width (the same
+ * tl_smem_offset), 1024-byte aligned by smem-plan, so every other access of
+ * the tile (copies, T.Parallel loads and stores, ldmatrix) is unchanged.
+ *
+ * Requires: a verified tile-IR function after warp-specialize (a kernel
+ * that pass rewrote has wgmma images already and is left alone).
+ * Guarantees: on a target with wgmma, without tl.disable_wgmma, in a kernel
+ * without T.ws / thread-range scopes whose threads are a constant multiple
+ * of 128, when EVERY T.gemm of the kernel meets the conditions below (all or
+ * none: the accumulators, and the rs form's A fragment, then take one
+ * partition, the wgmma one, so no layout conflict can arise between a wgmma
+ * and an mma.sync gemm sharing fragments), every shared tile a T.gemm reads
+ * has the wgmma image layout, and the function carries this pass's
+ * annotation (read by proxy-fence).  Otherwise nothing changes.
+ *
+ * A T.gemm's conditions (gw_gemm_ok; those of warp_specialize.c's match_gemm
+ * without the TMA ones): A and B whole tiles of one static 2-D shape each,
+ * float16 or bfloat16 alike, B shared, A shared or (the rs form) a whole
+ * fragment not transposed; C a whole 2-D fragment of float32 (or float16
+ * with float16 inputs); k_pack 1; K % 16 == 0; block_M a multiple of 64 that
+ * splits over the warpgroups (threads / 128), for the rs form one m64 block
+ * a warpgroup; each warpgroup's N a multiple of 8 (and of B's panel when B
+ * is N-contiguous; A's panels fit the 64 M rows when A is M-contiguous); at
+ * most 192 accumulator registers a thread (the warp-specialize rule).  A
+ * shared tile's conditions (gw_tile_ok): static 2-D, rows a multiple of 8,
+ * a contiguous width of 32, 64 or 128 bytes or a multiple of 128 (the
+ * 32/64/128-byte swizzle spans), never passed whole to an intrinsic (a raw
+ * address: T.ptx_cp_async, atomics, access pointers), not a T.gemm_sp
+ * operand (a kernel with T.gemm_sp is left alone). */
+#include <string.h>
+
+#include "IR/visit.h"
+#include "Lower/lower_internal.h"
+#include "Lower/smem_layout.h"
+#include "Support/Hopper/path.h"
+
+static const char gw_annot_key; /* the annotation's key: this object's address */
+
+#define GW_MAX_TILES 32
+
+typedef struct gw_plan {
+  tl_buffer *tiles[GW_MAX_TILES];
+  int sw[GW_MAX_TILES];
+  int ntiles, ngemms;
+  int64_t threads;
+} gw_plan;
+
+typedef struct gw_scan {
+  tl_visitor v;
+  gw_plan *p;
+  const char *why;        /* the first refusal */
+  bool raw[GW_MAX_TILES]; /* the tile is passed whole to an intrinsic */
+} gw_scan;
+
+static bool is_shared(const tl_buffer *b) {
+  return b && (b->scope == TL_SCOPE_SHARED || b->scope == TL_SCOPE_SHARED_DYN);
+}
+
+static bool f16ish(tl_dtype t) {
+  return t.lanes <= 1 && t.bits == 16 && (t.code == TL_TYPE_FLOAT || t.code == TL_TYPE_BFLOAT);
+}
+
+static int64_t attr_of(const tl_stmt *s, int k, int64_t dflt) {
+  int64_t v = dflt;
+  if (k < tl_tile_ops[TL_TILE_GEMM].nattrs && s->u.tile.attrs && s->u.tile.attrs[k])
+    tl_expr_is_const_int(s->u.tile.attrs[k], &v);
+  return v;
+}
+
+static bool static_2d(const tl_buffer *b, int64_t *rows, int64_t *cols) {
+  return b && b->ndim == 2 && tl_expr_is_const_int(b->shape[0], rows) && tl_expr_is_const_int(b->shape[1], cols);
+}
+
+/* The swizzle span of a shared tile's wgmma image, or 0 (with *why). */
+static int gw_tile_ok(const tl_buffer *X, const char **why) {
+  int64_t rows, cols;
+  if (!static_2d(X, &rows, &cols)) return *why = "a T.gemm operand tile is not a static 2-D shared buffer", 0;
+  int64_t cb = cols * 2;
+  if (rows % 8 != 0) return *why = "a T.gemm operand tile's rows are not a multiple of 8", 0;
+  if (cb == 32 || cb == 64 || cb == 128) return (int)cb;
+  if (cb > 128 && cb % 128 == 0) return 128;
+  *why =
+      "a T.gemm operand tile's contiguous width is not 16, 32, 64 or a multiple of 64 elements (the wgmma "
+      "swizzle spans)";
+  return 0;
+}
+
+/* Records shared tile X (of swizzle span sw) in the plan; its index, or -1. */
+static int add_tile(gw_scan *sc, tl_buffer *X, int sw) {
+  gw_plan *p = sc->p;
+  for (int i = 0; i < p->ntiles; i++)
+    if (p->tiles[i] == X) return i;
+  if (p->ntiles == GW_MAX_TILES) return sc->why = "the kernel's T.gemm read too many shared tiles", -1;
+  p->tiles[p->ntiles] = X;
+  p->sw[p->ntiles] = sw;
+  return p->ntiles++;
+}
+
+/* The panel width in elements of a tile of swizzle span sw. */
+static int64_t panel(int sw) { return sw / 2; }
+
+/* The wgmma conditions on T.gemm g (see the head comment); NULL when it can
+ * run as wgmma (its shared tiles recorded), else the reason. */
+static const char *gw_gemm_ok(gw_scan *sc, const tl_stmt *g) {
+  if (g->u.tile.nargs < 3) return "a T.gemm has no A, B and C";
+  const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
+  tl_buffer *A = ra->buffer, *B = rb->buffer, *C = rc->buffer;
+  if (!A || !B || !C || !is_shared(B)) return "a T.gemm's B is not a shared tile";
+  bool rs = A->scope == TL_SCOPE_FRAGMENT;
+  if (!rs && !is_shared(A)) return "a T.gemm's A is neither a shared tile nor a fragment";
+  if (!tl_lo_whole_region(ra) || !tl_lo_whole_region(rb)) return "a T.gemm reads part of a tile";
+  if (C->scope != TL_SCOPE_FRAGMENT || !tl_lo_whole_region(rc)) return "a T.gemm's C is not a whole fragment";
+  int64_t ar, ac, br, bc, BM, BN;
+  if (!static_2d(A, &ar, &ac) || !static_2d(B, &br, &bc) || !static_2d(C, &BM, &BN))
+    return "a T.gemm operand is not static 2-D";
+  tl_dtype da = A->dtype, dc = C->dtype;
+  if (!f16ish(da) || !tl_dtype_eq(da, B->dtype)) return "a T.gemm's A and B are not both float16 or bfloat16";
+  if (!((dc.code == TL_TYPE_FLOAT && dc.bits == 32) ||
+        (dc.code == TL_TYPE_FLOAT && dc.bits == 16 && da.code == TL_TYPE_FLOAT)))
+    return "a T.gemm's accumulator is not float32 (or float16 with float16 inputs)";
+  if (attr_of(g, 4, 1) != 1) return "a T.gemm has k_pack other than 1";
+  bool ta = attr_of(g, 0, 0) != 0, tb = attr_of(g, 1, 0) != 0;
+  if (rs && ta) return "an rs-form T.gemm has transpose_A=True";
+  int64_t am = ta ? ac : ar, K = ta ? ar : ac, bk = tb ? bc : br, bn = tb ? br : bc;
+  if (am != BM || bn != BN || bk != K) return "a T.gemm's operand shapes disagree";
+  if (K % 16 != 0) return "a T.gemm's K is not a multiple of 16";
+  int64_t wgs = sc->p->threads / 128;
+  if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
+    return "a T.gemm's block_M is not a multiple of 64 that splits evenly over the warpgroups (threads / 128)";
+  if (rs && BM != 64 * wgs)
+    return "an rs-form T.gemm's block_M is not 64 x the warpgroups (one m64 block each, as its register A needs)";
+  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
+  if (BM * BN / sc->p->threads > 192) return "a T.gemm's accumulators would take more than 192 registers a thread";
+  if (BN % wg_n != 0 || WN % 8 != 0) return "a T.gemm's warpgroup column split is not a multiple of 8";
+  const char *why = NULL;
+  int swb = gw_tile_ok(B, &why), swa = rs ? 1 : gw_tile_ok(A, &why);
+  if (!swb || !swa) return why;
+  if (!tb && WN % panel(swb) != 0) return "a T.gemm's B panels do not split evenly over the warpgroups";
+  if (!rs && ta && 64 % panel(swa) != 0 && panel(swa) % 64 != 0) return "a T.gemm's A panels do not split evenly";
+  if (add_tile(sc, B, swb) < 0 || (!rs && add_tile(sc, A, swa) < 0)) return sc->why;
+  sc->p->ngemms++;
+  return NULL;
+}
+
+static void gw_stmt(tl_visitor *v, const tl_stmt *s) {
+  gw_scan *sc = (gw_scan *)v;
+  if (sc->why) return;
+  if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM_SP) sc->why = "the kernel has a T.gemm_sp";
+  else if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) sc->why = gw_gemm_ok(sc, s);
+}
+
+static void gw_expr(tl_visitor *v, const tl_expr *e) {
+  gw_scan *sc = (gw_scan *)v;
+  if (e->kind != TL_EXPR_CALL) return;
+  for (int a = 0; a < e->u.call.n; a++) {
+    const tl_expr *x = e->u.call.args[a];
+    if (!x || x->kind != TL_EXPR_BUFFER) continue;
+    for (int i = 0; i < sc->p->ntiles; i++)
+      if (sc->p->tiles[i] == x->u.buffer) sc->raw[i] = true;
+  }
+}
+
+/* The plan for f: NULL when every T.gemm of the kernel can run as wgmma
+ * (p filled; p->ngemms 0 when it has none), else the reason. */
+static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_plan *p) {
+  memset(p, 0, sizeof *p);
+  if (!target || !target->wgmma) return "the target has no wgmma";
+  if (f->pass_configs.disable_wgmma) return "tl.disable_wgmma is set";
+  tl_stmt *k = tl_ir_find_kernel(f->body);
+  if (!k) return "no kernel";
+  if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS) || tl_lo_has_call(k->u.kernel.body, TL_INTRIN_THREAD_RANGE))
+    return "the kernel has role or thread-range scopes";
+  if (tl_ws_producer_threads(f) > 0) return "the kernel is warp-specialized";
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads < 128 || p->threads % 128 != 0)
+    return "the threads are not a multiple of 128 (wgmma runs on warpgroups)";
+  gw_scan sc = {.v = {.stmt = gw_stmt}, .p = p};
+  tl_visit_stmt(&sc.v, k->u.kernel.body);
+  if (sc.v.too_deep) return "the kernel nests too deeply";
+  if (sc.why) return sc.why;
+  gw_scan raw = {.v = {.expr = gw_expr}, .p = p};
+  tl_visit_stmt(&raw.v, k->u.kernel.body);
+  for (int i = 0; i < p->ntiles; i++)
+    if (raw.raw[i] || raw.v.too_deep) return "a T.gemm operand tile is passed whole to an intrinsic (a raw address)";
+  for (int i = 0; i < p->ntiles; i++) {
+    const tl_smem_layout *L = p->tiles[i]->layout;
+    if (L && L->wgmma) return "the kernel is warp-specialized";
+  }
+  return NULL;
+}
+
+const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target) {
+  gw_plan p;
+  const char *why = gw_plan_of(f, target, &p);
+  if (!why) return p.ngemms > 0 ? NULL : "";
+  /* the target, the config or the kernel's form ruled it out before any T.gemm was looked at */
+  return p.threads > 0 && (p.ngemms > 0 || p.ntiles > 0 || strstr(why, "T.gemm")) ? why : "";
+}
+
+void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why) {
+  const char *wg = tl_gemm_wgmma_refusal(f, target);
+  if (!wg)
+    tl_remark(d, loc,
+              "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)", why);
+  else
+    tl_remark(d, loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s%s%s%s", why,
+              *wg ? " (T.gemm not as wgmma either: " : "", wg, *wg ? ")" : "");
+}
+
+bool tl_gemm_wgmma_marked(const tl_primfunc *f) { return tl_func_annot(f, &gw_annot_key) != NULL; }
+
+bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
+  gw_plan p;
+  if (gw_plan_of(f, target, &p) || p.ngemms == 0) return true;
+  for (int i = 0; i < p.ntiles; i++)
+    if (!tl_smem_layout_set_wgmma(m, p.tiles[i], p.sw[i])) {
+      tl_error(d, p.tiles[i]->loc, "internal error: the wgmma image of shared tile '%s' (out of memory?)",
+               p.tiles[i]->name);
+      return false;
+    }
+  if (!tl_func_annot_add(m, f, &gw_annot_key, 1)) {
+    tl_error(d, f->loc, "out of memory");
+    return false;
+  }
+  return true;
+}
