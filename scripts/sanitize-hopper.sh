@@ -30,7 +30,8 @@
 # Usage: scripts/sanitize-hopper.sh [BUNDLE]   (default: build-device)
 #   SANITIZE_PART=gemm or =fa runs only the GEMM or only the FlashAttention runs (default: both);
 #   =fa-persistent only FlashAttention's persistent-grid runs; =lang only the explicit-barrier kernels
-#   (SANITIZE_KERNELS=REGEX: only those of them whose kernel name matches).
+#   (SANITIZE_KERNELS=REGEX: only those of them whose kernel name matches); =forms only the block-sparse,
+#   float8 and cp.async + wgmma kernels of test/Interp/ops (SANITIZE_KERNELS filters their labels too).
 set -uo pipefail
 bundle=${1:-$(dirname "$0")/../build-device}
 cd "$bundle" || exit 2
@@ -49,7 +50,8 @@ one() { # tool, label, tl-run arguments...
   local summary check path
   summary=$(grep -oE "ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)" <<<"$log" | tail -1)
   check=$(grep -o "check: [A-Z]*" <<<"$log" | tail -1)
-  path=$(grep -q "takes the Hopper path" <<<"$log" && echo hopper || echo mma.sync)
+  path=$(grep -q "takes the Hopper path" <<<"$log" && echo hopper ||
+    { grep -q "takes the cp.async + wgmma path" <<<"$log" && echo cp.wgmma || echo mma.sync; })
   printf '%-10s %-40s %-9s %-62s %s\n' "$tool" "$label" "$path" "${summary:-no summary}" "${check:-no check}"
   [[ ( "$summary" == "ERROR SUMMARY: 0 errors" || "$summary" == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" ) \
      && "$check" == "check: PASS" ]] || { fail=1; grep -v "^\s*$" <<<"$log" | tail -12; }
@@ -69,6 +71,24 @@ if [[ "$part" == all || "$part" == lang ]]; then
     done
   done
   [[ "$part" == lang ]] && exit $fail
+fi
+if [[ "$part" == all || "$part" == forms ]]; then
+  # issue 31's forms of 2026-12-07: the block-sparse GEMM loop (a random BlockMask), float8 tiles on the
+  # Hopper path (e4m3; e5m2 with block_K 128; several tiles a block), cp.async + wgmma (the proxy fences)
+  ops=test/Interp/ops
+  for kc in "blocksparse_gemm.py bsgemm_s2 -D num_stages=2" "blocksparse_gemm.py bsgemm_s3_sms2 --sms=2 -D num_stages=3" \
+            "gemm_fp8_hopper.py fp8_e4m3" "gemm_fp8_hopper.py fp8_e5m2_k128 -D dtype=float8_e5m2 -D block_K=128 -D num_stages=2" \
+            "gemm_fp8_hopper.py fp8_sms2 --sms=2 -D M=512 -D N=512 -D K=192" \
+            "gemm_cp_wgmma.py cpw_pipe --kernel=pipe_gemm -D trans_B=True -D num_stages=2" \
+            "gemm_cp_wgmma.py cpw_dequant --kernel=dequant_gemm" "gemm_cp_wgmma.py cpw_gqa --kernel=gqa_decode"; do
+    read -r f label extra <<<"$kc"
+    [[ -n "${SANITIZE_KERNELS:-}" && ! "$label" =~ ${SANITIZE_KERNELS} ]] && continue
+    for tool in racecheck synccheck memcheck; do
+      # shellcheck disable=SC2086
+      one "$tool" "$label" $extra "$ops/$f"
+    done
+  done
+  [[ "$part" == forms ]] && exit $fail
 fi
 [[ "$part" == fa* ]] && configs=()
 for c in "${configs[@]}"; do
