@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "IR/visit.h"
+#include "Lower/Hopper/ws_internal.h"
 #include "Lower/lower_internal.h"
 #include "Lower/smem_layout.h"
 #include "Support/Hopper/path.h"
@@ -136,14 +137,14 @@ static const char *gw_gemm_ok(gw_scan *sc, const tl_stmt *g) {
   int64_t am = ta ? ac : ar, K = ta ? ar : ac, bk = tb ? bc : br, bn = tb ? br : bc;
   if (am != BM || bn != BN || bk != K) return "a T.gemm's operand shapes disagree";
   if (K % 16 != 0) return "a T.gemm's K is not a multiple of 16";
-  int64_t wgs = sc->p->threads / 128;
-  if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
+  int64_t WN = 0;
+  tl_wg_split sp = tl_wgmma_split(BM, BN, sc->p->threads, &WN);
+  if (sp == TL_WG_SPLIT_M)
     return "a T.gemm's block_M is not a multiple of 64 that splits evenly over the warpgroups (threads / 128)";
-  if (rs && BM != 64 * wgs)
+  if (rs && BM != 64 * (sc->p->threads / 128))
     return "an rs-form T.gemm's block_M is not 64 x the warpgroups (one m64 block each, as its register A needs)";
-  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
-  if (BM * BN / sc->p->threads > 192) return "a T.gemm's accumulators would take more than 192 registers a thread";
-  if (BN % wg_n != 0 || WN % 8 != 0) return "a T.gemm's warpgroup column split is not a multiple of 8";
+  if (sp == TL_WG_SPLIT_REGS) return "a T.gemm's accumulators would take more than 192 registers a thread";
+  if (sp == TL_WG_SPLIT_N) return "a T.gemm's warpgroup column split is not a multiple of 8";
   const char *why = NULL;
   int swb = gw_tile_ok(B, &why), swa = rs ? 1 : gw_tile_ok(A, &why);
   if (!swb || !swa) return why;

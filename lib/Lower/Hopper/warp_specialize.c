@@ -207,6 +207,16 @@ static const ws_load *load_of(const ws_plan *p, const tl_buffer *b) {
   return NULL;
 }
 
+tl_wg_split tl_wgmma_split(int64_t BM, int64_t BN, int64_t threads, int64_t *WN) {
+  int64_t wgs = threads / 128;
+  if (wgs < 1 || BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0)) return TL_WG_SPLIT_M;
+  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m;
+  *WN = BN / wg_n;
+  if (BM * BN / threads > 192) return TL_WG_SPLIT_REGS;
+  if (BN % wg_n != 0 || *WN % 8 != 0) return TL_WG_SPLIT_N;
+  return TL_WG_SPLIT_OK;
+}
+
 /* The rs form's A (attention): a whole 2-D float16/bfloat16 fragment of
  * static shape, not transposed; sets *am, *K. */
 static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, int64_t *K) {
@@ -265,20 +275,19 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
     return wt.k == 16 ? "K is not a multiple of 16" : "K is not a multiple of 32 (wgmma's K for float8)";
   /* the warpgroups split M into 64-row blocks (several per warpgroup when
    * there are more blocks than warpgroups), then N (layout_infer.c) */
-  int64_t wgs = p->threads / 128;
-  if (BM % 64 != 0 || (BM / 64 >= wgs ? BM % (64 * wgs) != 0 : wgs % (BM / 64) != 0))
+  int64_t WN = 0;
+  tl_wg_split sp = tl_wgmma_split(BM, BN, p->threads, &WN);
+  if (sp == TL_WG_SPLIT_M)
     return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
   /* attention: the row statistics and the rs form's A registers need each
    * warp to own 16 whole rows (one m64 block per warpgroup, no N split) */
-  if (p->attn && BM != 64 * wgs)
+  if (p->attn && BM != 64 * (p->threads / 128))
     return "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block each, as the attention "
            "loop's row statistics and register A operand need";
-  int64_t wg_m = BM / 64 >= wgs ? wgs : BM / 64, wg_n = wgs / wg_m, WN = BN / wg_n;
-  /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread: ptxas
-   * spills and it runs slower than the mma.sync path (docs/performance.md, "Measurements behind choices") */
-  if (BM * BN / p->threads > 192)
+  /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread */
+  if (sp == TL_WG_SPLIT_REGS)
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
-  if (BN % wg_n != 0 || WN % 8 != 0) return "the warpgroups' column split is not a multiple of 8";
+  if (sp == TL_WG_SPLIT_N) return "the warpgroups' column split is not a multiple of 8";
   if (!tb && (WN % lb->nE != 0)) return "B's panels do not split evenly over the warpgroups";
   if (!rs && ta && 64 % la->nE != 0 && la->nE % 64 != 0) return "A's panels do not split evenly";
   return NULL;

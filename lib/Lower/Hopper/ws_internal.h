@@ -169,6 +169,14 @@ bool ws_auto_schedule(ws_plan *p, const ws_persist *pp, bool persistent, const t
 
 /* ws_load.c: a T.copy(global -> shared tile) the TMA can issue: sets *ld; else a reason. */
 const char *tl_ws_match_load(const tl_primfunc *f, const tl_stmt *s, ws_load *ld);
+/* The warpgroup split of a wgmma accumulator of BM x BN over `threads` (threads / 128 warpgroups; the
+ * partition layout_infer.c gives it): M in 64-row blocks (several a warpgroup when there are more blocks
+ * than warpgroups), then N.  Returns TL_WG_SPLIT_OK and *WN (each warpgroup's columns), or which rule
+ * fails: block_M not 64-row blocks that split evenly, more than 192 accumulator registers a thread (ptxas
+ * spills and it runs slower than mma.sync: docs/performance.md, "Measurements behind choices"), or a column
+ * split that is not a multiple of 8.  The warp-specialized path and gemm-wgmma each name the rule. */
+typedef enum { TL_WG_SPLIT_OK, TL_WG_SPLIT_M, TL_WG_SPLIT_REGS, TL_WG_SPLIT_N } tl_wg_split;
+tl_wg_split tl_wgmma_split(int64_t BM, int64_t BN, int64_t threads, int64_t *WN);
 
 /* ws_lets.c: a reason when a tile copy of p's loop uses a loop-body LET
  * the producer may not evaluate (NULL: none); and each LET it may, added to
