@@ -42,11 +42,10 @@ k=test/GPU/kernels/gemm_general.py
 configs=("128 256 64 256 3 10" "256 128 64 256 3 10" "128 256 32 256 4 10" "128 128 64 256 4 8"
          "64 256 64 128 4 8" "128 128 64 128 4 8" "128 256 64 256 2 10" "64 128 64 128 4 8"
          "64 64 64 128 6 0" "64 128 64 128 5 0")
-fail=0
-one() { # tool, label, tl-run arguments...
+one_run() { # tool, label, tl-run arguments...: prints the run's line (and the log's tail on failure); 1 on failure
   local tool=$1 label=$2; shift 2
   local log
-  log=$(timeout 300 "$cs" --tool "$tool" bin/tl-run --device=cuda --check --remarks "$@" 2>&1)
+  log=$(timeout "${SANITIZE_RUN_TIMEOUT:-300}" "$cs" --tool "$tool" bin/tl-run --device=cuda --check --remarks "$@" 2>&1)
   local summary check path
   summary=$(grep -oE "ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\)" <<<"$log" | tail -1)
   check=$(grep -o "check: [A-Z]*" <<<"$log" | tail -1)
@@ -54,7 +53,35 @@ one() { # tool, label, tl-run arguments...
     { grep -q "takes the cp.async + wgmma path" <<<"$log" && echo cp.wgmma || echo mma.sync; })
   printf '%-10s %-40s %-9s %-62s %s\n' "$tool" "$label" "$path" "${summary:-no summary}" "${check:-no check}"
   [[ ( "$summary" == "ERROR SUMMARY: 0 errors" || "$summary" == "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" ) \
-     && "$check" == "check: PASS" ]] || { fail=1; grep -v "^\s*$" <<<"$log" | tail -12; }
+     && "$check" == "check: PASS" ]] || { grep -v "^\s*$" <<<"$log" | tail -12; return 1; }
+}
+# SANITIZE_RUN_TIMEOUT (s, default 300) bounds each run; SANITIZE_JOBS=N (default 4) runs N sanitizer runs at a
+# time (each run's CPU reference check is single-threaded; the sanitizers share the GPU); the lines come out in
+# the script's order.
+jobs_max=${SANITIZE_JOBS:-4}
+runs_dir=$(mktemp -d)
+nrun=0 printed=0 fail=0
+flush_ready() { # prints the finished runs' lines, in order, up to the first run still going
+  while (( printed < nrun )) && [[ -s "$runs_dir/$((printed + 1)).rc" ]]; do
+    printed=$((printed + 1))
+    cat "$runs_dir/$printed.out"
+    [[ "$(cat "$runs_dir/$printed.rc")" == 0 ]] || fail=1
+  done
+}
+one() {
+  nrun=$((nrun + 1))
+  if (( jobs_max <= 1 )); then
+    one_run "$@" >"$runs_dir/$nrun.out"; echo $? >"$runs_dir/$nrun.rc"; flush_ready
+    return
+  fi
+  while (( $(jobs -rp | wc -l) >= jobs_max )); do wait -n; flush_ready; done
+  ( one_run "$@" >"$runs_dir/$nrun.out"; echo $? >"$runs_dir/$nrun.rc" ) &
+}
+finish() { # waits for the runs, prints the rest of their lines, exits 1 on any failure
+  wait
+  flush_ready
+  rm -rf "$runs_dir"
+  exit $fail
 }
 part=${SANITIZE_PART:-all}
 if [[ "$part" == all || "$part" == lang ]]; then
@@ -70,7 +97,7 @@ if [[ "$part" == all || "$part" == lang ]]; then
       one "$tool" "$kn" --kernel="$kn" $extra "$ops/$f"
     done
   done
-  [[ "$part" == lang ]] && exit $fail
+  [[ "$part" == lang ]] && finish
 fi
 if [[ "$part" == all || "$part" == forms ]]; then
   # issue 31's forms of 2026-12-07: the block-sparse GEMM loop (a random BlockMask), float8 tiles on the
@@ -88,7 +115,7 @@ if [[ "$part" == all || "$part" == forms ]]; then
       one "$tool" "$label" $extra "$ops/$f"
     done
   done
-  [[ "$part" == forms ]] && exit $fail
+  [[ "$part" == forms ]] && finish
 fi
 [[ "$part" == fa* ]] && configs=()
 for c in "${configs[@]}"; do
@@ -114,7 +141,7 @@ for epi in copy scale; do
   one memcheck "C_shared $epi (1000,1016,760) --sms=3" --sms=3 -D M=1000 -D N=1016 -D K=760 -D epilogue=$epi "$cs_k"
 done
 fi
-[[ "$part" == gemm ]] && exit $fail
+[[ "$part" == gemm ]] && finish
 # FlashAttention's Hopper path (issue 19, acceptance 3): (1, 2, 512, 128), causal and not, 128x128 tiles,
 # 2 stages, 256 threads; head dim 256 at 128x80 ((1, 2, 640, 256): whole tiles)
 fa=examples/flash_attention.py
@@ -169,4 +196,4 @@ for causal in False True; do
   one memcheck "FA persistent (1,2,1000,128) causal=$causal" "${ps[@]}" -D batch=1 -D heads=2 -D seq_len=1000 \
     -D dim=128 -D block_M=128 -D block_N=128 -D num_stages=2 -D threads=256 -D is_causal=$causal "$fa"
 done
-exit $fail
+finish

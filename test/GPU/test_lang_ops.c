@@ -6,7 +6,7 @@
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: docs/testing.md "Numeric checks"), at the sizes of
- * TileLang's own tests.  tl-run is found as $TL_RUN, else next to this
+ * TileLang's own tests.  The cases run TL_GPU_JOBS at a time (default: the CPU count, at most 8).  tl-run is found as $TL_RUN, else next to this
  * program (the bundle's bin/), else in its parent directory (a build tree's
  * gpu-bin/..); the kernels in $TL_OPS_DIR (default test/Interp/ops) and
  * $TL_KERNEL_DIR (default examples).  Exit 0 pass, 1 fail, 77 no driver/GPU. */
@@ -170,28 +170,72 @@ static int find_tl_run(const char *argv0) {
   return access(tlrun, X_OK) == 0;
 }
 
-/* Runs one case; true when it passes (must_fail: when it stops with an error). */
-static bool run_case(const op_case *c, const char *ops, bool must_fail) {
+/* One case's run: the child's pid and the file its output goes to. */
+typedef struct running {
+  pid_t pid;
+  char log[64];
+} running;
+
+/* Starts one case in the background (tl-run's output to a temporary file); false when it cannot start. */
+static bool start_case(const op_case *c, const char *ops, running *r) {
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s' 2>&1", tlrun, c->args,
+  snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s'", tlrun, c->args,
            strcmp(c->dir, "ops") ? kernel_dir() : ops, c->file);
-  FILE *p = popen(cmd, "r");
-  if (!p) {
-    printf("FAIL %s %s: popen\n", c->file, c->args);
-    return false;
+  snprintf(r->log, sizeof r->log, "/tmp/tl_lang_ops_XXXXXX");
+  int fd = mkstemp(r->log);
+  if (fd < 0) return false;
+  fflush(stdout);
+  r->pid = fork();
+  if (r->pid == 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    close(fd);
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
   }
+  close(fd);
+  return r->pid > 0;
+}
+
+/* Waits for a started case and judges its output; true when it passes (must_fail: when it stops with an
+ * error: exit != 0 and no check: PASS). */
+static bool finish_case(const op_case *c, running *r, bool must_fail) {
+  int st = -1;
+  if (r->pid > 0) waitpid(r->pid, &st, 0);
+  FILE *p = fopen(r->log, "r");
   char line[1024], last[1024] = "";
   int passes = 0, fails = 0;
-  while (fgets(line, sizeof line, p)) {
+  while (p && fgets(line, sizeof line, p)) {
     if (!strncmp(line, "check: PASS", 11)) passes++;
     if (strstr(line, "check: FAIL") || strstr(line, "error:")) fails++;
     if (strstr(line, "check:") || strstr(line, "error:")) snprintf(last, sizeof last, "%s", line);
   }
-  int st = pclose(p);
-  bool ok = must_fail ? st != 0 && passes == 0 : st == 0 && passes > 0 && fails == 0;
+  if (p) fclose(p);
+  unlink(r->log);
+  bool exited0 = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+  bool ok = must_fail ? !exited0 && passes == 0 : exited0 && passes > 0 && fails == 0;
   printf("%s %s %s%s: %s", ok ? "ok  " : "FAIL", c->file, c->args, must_fail ? " (must fail)" : "",
          last[0] ? last : "(no check line)\n");
+  fflush(stdout);
   return ok;
+}
+
+/* Runs the cases, at most `jobs` at a time (each tl-run's CPU reference evaluation is single-threaded and
+ * dominates; the GPU is shared, which correctness checks allow); prints the results in the table's order.
+ * Returns the number of failures. */
+static int run_cases(const op_case *cs, int n, const char *ops, bool must_fail, int jobs) {
+  running *r = calloc((size_t)n, sizeof *r);
+  if (!r) return n;
+  int failures = 0, next = 0;
+  for (int i = 0; i < n; i++) {
+    while (next < n && next < i + jobs) {
+      if (!start_case(&cs[next], ops, &r[next])) r[next].pid = -1;
+      next++;
+    }
+    failures += !finish_case(&cs[i], &r[i], must_fail);
+  }
+  free(r);
+  return failures;
 }
 
 int main(int argc, char **argv) {
@@ -205,8 +249,11 @@ int main(int argc, char **argv) {
   }
   const char *ops = ops_dir();
   int failures = 0, n = (int)(sizeof cases / sizeof cases[0]), nf = (int)(sizeof failing / sizeof failing[0]);
-  for (int i = 0; i < n; i++) failures += !run_case(&cases[i], ops, false);
-  for (int i = 0; i < nf; i++) failures += !run_case(&failing[i], ops, true);
+  const char *jenv = getenv("TL_GPU_JOBS");
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int jobs = jenv && atoi(jenv) > 0 ? atoi(jenv) : (int)(ncpu > 8 ? 8 : ncpu > 0 ? ncpu : 1);
+  failures += run_cases(cases, n, ops, false, jobs);
+  failures += run_cases(failing, nf, ops, true, jobs);
   printf("language ops on the GPU vs the reference evaluator: %d of %d pass\n", n + nf - failures, n + nf);
   tl_context_destroy(ctx);
   return failures ? 1 : 0;
