@@ -2,7 +2,9 @@
 """tilelang_side.py -- the real TileLang and tilelang_ptx side by side in ONE process on a GPU, on the SAME
 kernel sources (benchmarks/kernels/: the documented NN GEMM, the NT GEMM with T.use_swizzle(10) and C staged
 through shared memory, FlashAttention forward in TileLang's BSHD layout and in BHSD), against cuBLAS (torch.matmul) and cuDNN
-(scaled_dot_product_attention's cuDNN backend).
+(scaled_dot_product_attention's cuDNN backend); with --only bwd, FlashAttention backward: TileLang's own
+example_mha_bwd_bshd.py (from --examples, TileLang's examples/ folder; never committed here), its autograd
+Function driven as written, under both compilers, against SDPA's FlashAttention-2 and cuDNN backward.
 
 Each kernel file is loaded twice: tilelang_ptx.load_file binds it to this project's package (also after the
 real TileLang was imported), and a plain import binds it to TileLang; every kernel object's type is checked
@@ -11,8 +13,11 @@ to be the compiler it was meant for.  Timing: after warm-up, the variants of one
 the median round.  Every output is compared with torch's (max |diff| / max |ref|).  Without TileLang
 importable the TileLang column is "-".
 
-  python3 benchmarks/tilelang_side.py [--only gemm|fa] [--gemm M,N,K[,dtype] ...] [--attn B,H,S,D ...]
-                                      [--iters 10] [--reps 15] [--out side.json]
+  python3 benchmarks/tilelang_side.py [--only gemm|fa|bwd] [--gemm M,N,K[,dtype] ...] [--attn B,H,S,D ...]
+                                      [--bwd B,H,S,D ...] [--examples DIR] [--iters 10] [--reps 15] [--out side.json]
+
+The backward's time is one torch.autograd.grad(O, (Q, K, V), dO) call (the backward of O.backward(dO) without
+the accumulation into .grad): TileLang's preprocess, main and postprocess kernels plus the Function's host work.
 
 Prints a table (TFLOPS, ours/TileLang, each/cuBLAS or each/cuDNN) and writes the JSON (--out)."""
 import argparse
@@ -29,6 +34,8 @@ KERNELS = os.path.join(HERE, "kernels")
 DEFAULT_GEMM = [(4096, 4096, 4096, "float16"), (8192, 8192, 8192, "float16"), (4096, 11008, 4096, "float16"),
                 (2048, 2048, 2048, "float16"), (4096, 4096, 4096, "bfloat16")]
 DEFAULT_ATTN = [(1, 32, 4096, 128)]
+DEFAULT_BWD = [(8, 32, 1024, 64), (8, 32, 1024, 128), (1, 32, 4096, 128)]
+BWD_FILE = os.path.join("flash_attention", "example_mha_bwd_bshd.py")
 GEMM_CFG = dict(block_M=128, block_N=256, block_K=64, num_stages=3, threads=256)
 FA_CFG = dict(block_M=128, block_N=128, num_stages=2, threads=256)
 DTYPES = ("float16", "bfloat16")
@@ -66,11 +73,17 @@ def parse_attn(text):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", choices=("gemm", "fa"), help="run only the GEMM or only the attention cases")
+    ap.add_argument("--only", choices=("gemm", "fa", "bwd"),
+                    help="run only the GEMM, the attention forward or the attention backward cases "
+                         "(default: GEMM and forward; the backward needs --examples)")
     ap.add_argument("--gemm", type=parse_gemm, action="append", metavar="M,N,K[,dtype]",
                     help="a GEMM case (repeatable; default: the five of the issue)")
     ap.add_argument("--attn", type=parse_attn, action="append", metavar="B,H,S,D",
                     help="an attention case, run non-causal and causal (default 1,32,4096,128)")
+    ap.add_argument("--bwd", type=parse_attn, action="append", metavar="B,H,S,D",
+                    help="an attention backward case, run non-causal and causal (default: (8,32,1024,64), "
+                         "(8,32,1024,128), (1,32,4096,128))")
+    ap.add_argument("--examples", help="TileLang's examples/ folder (the backward's kernels: " + BWD_FILE + ")")
     ap.add_argument("--iters", type=int, default=10, help="calls per timed round (default 10)")
     ap.add_argument("--reps", type=int, default=15, help="timed rounds per variant (default 15)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed rounds first (default 3)")
@@ -81,6 +94,9 @@ def parse_args(argv=None):
         ap.error("--iters and --reps must be >= 1, --warmup >= 0")
     a.gemm = a.gemm or list(DEFAULT_GEMM)
     a.attn = a.attn or list(DEFAULT_ATTN)
+    a.bwd = a.bwd or list(DEFAULT_BWD)
+    if a.only == "bwd" and not a.examples:
+        ap.error("--only bwd needs --examples (TileLang's examples/ folder)")
     return a
 
 
@@ -90,6 +106,11 @@ def gemm_flops(m, n, k):
 
 def attn_flops(b, h, s, d, causal):
     return 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+
+
+def bwd_flops(b, h, s, d, causal):
+    """The backward's five S x S x D matmuls (2.5x the forward's two)."""
+    return 2.5 * attn_flops(b, h, s, d, causal)
 
 
 def speed_ratio(ms_a, ms_b):
@@ -163,6 +184,28 @@ def load_kernel_files(use_tilelang):
             mods.append(mod)
         got["tilelang"] = tuple(mods)
     except Exception as e:  # no TileLang here: its column is "-"
+        got["tilelang_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    return got
+
+
+def load_bwd_files(examples, use_tilelang):
+    """{"ours": module, "tilelang": module or None, ...}: TileLang's example_mha_bwd_bshd.py imported for each
+    compiler (its `attention` autograd Function)."""
+    import tilelang_ptx
+    path = os.path.join(examples, BWD_FILE)
+    got = {"ours": tilelang_ptx.load_file(path, module_name="bench_mha_bwd_ours"), "tilelang": None,
+           "tilelang_version": None, "tilelang_error": None}
+    if not use_tilelang:
+        got["tilelang_error"] = "--no-tilelang"
+        return got
+    try:
+        import tilelang
+        got["tilelang_version"] = getattr(tilelang, "__version__", "?")
+        spec = importlib.util.spec_from_file_location("bench_mha_bwd_tilelang", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        got["tilelang"] = mod
+    except Exception as e:
         got["tilelang_error"] = f"{type(e).__name__}: {str(e)[:300]}"
     return got
 
@@ -283,6 +326,58 @@ def attn_case(torch, mods, Bn, H, S, D, causal, a):
             "flops": attn_flops(Bn, H, S, D, causal), "ms": ms, "err": errs, "compile_s": comp, "config": dict(FA_CFG)}
 
 
+def bwd_case(torch, mods, Bn, H, S, D, causal, a):
+    """FlashAttention backward at (Bn, H, S, D): each compiler's `attention` of TileLang's example (BSHD), SDPA's
+    FlashAttention-2 and cuDNN (BHSD); gradients checked against FlashAttention-2's (max over dQ, dK, dV of
+    max |diff| / max |ref|)."""
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v, do = (torch.randn(Bn, S, H, D, device="cuda", dtype=torch.float16) for _ in range(4))
+    q, k, v = (t.requires_grad_() for t in (q, k, v))
+    qh, kh, vh = (t.detach().transpose(1, 2).contiguous().requires_grad_() for t in (q, k, v))
+    doh = do.transpose(1, 2).contiguous()
+
+    def grads(o, leaves, d):
+        return lambda: torch.autograd.grad(o, leaves, d, retain_graph=True)
+
+    fns, errs, comp, ref = {}, {}, {}, None
+    for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
+        try:
+            with sdpa_kernel(backend):
+                o = F.scaled_dot_product_attention(qh, kh, vh, is_causal=causal)
+            fns[name] = grads(o, (qh, kh, vh), doh)
+            g = [t.transpose(1, 2) for t in fns[name]()]
+            if ref is None:
+                ref = g
+            errs[name] = max(rel_err(x, r) for x, r in zip(g, ref))
+        except Exception as e:
+            errs[name] = f"FAIL {type(e).__name__}: {str(e)[:200]}"
+            fns.pop(name, None)
+    refname = "cudnn" if "cudnn" in fns else "sdpa_flash"
+    for who in ("tilelang", "ours"):
+        if mods[who] is None or ref is None:
+            continue
+        name = f"{who}_bwd"
+        t = time.perf_counter()
+        try:
+            o = mods[who].attention(q, k, v, causal)
+            fn = grads(o, (q, k, v), do)
+            g = fn()
+            comp[name] = round(time.perf_counter() - t, 3)
+            errs[name] = max(rel_err(x, r) for x, r in zip(g, ref))
+            fns[name] = fn
+        except Exception as e:
+            errs[name] = f"FAIL {type(e).__name__}: {str(e)[:400]}"
+            log(f"  {name}: {errs[name]}")
+    ms = interleaved(torch, fns, a.iters, a.reps, a.warmup)
+    del q, k, v, do, qh, kh, vh, doh, ref
+    torch.cuda.empty_cache()
+    return {"case": f"bwd ({Bn},{H},{S},{D}){' causal' if causal else ''}", "kind": "bwd",
+            "shape": [Bn, H, S, D], "causal": causal, "ref": refname, "variants": ["bwd"],
+            "flops": bwd_flops(Bn, H, S, D, causal), "ms": ms, "err": errs, "compile_s": comp,
+            "config": {"file": BWD_FILE}}
+
+
 def main(argv=None):
     a = parse_args(argv)
     try:
@@ -292,7 +387,7 @@ def main(argv=None):
     if not torch.cuda.is_available():
         sys.exit("tilelang_side.py: needs a CUDA GPU (torch.cuda.is_available() is False)")
     t = time.perf_counter()
-    got = load_kernel_files(not a.no_tilelang)
+    got = load_bwd_files(a.examples, not a.no_tilelang) if a.only == "bwd" else load_kernel_files(not a.no_tilelang)
     log(f"kernel files loaded in {time.perf_counter() - t:.2f}s; TileLang: "
         + (got["tilelang_version"] if got["tilelang"] else f"- ({got['tilelang_error']})"))
     mods = {"ours": got["ours"], "tilelang": got["tilelang"]}
@@ -322,6 +417,11 @@ def main(argv=None):
         for (Bn, H, S, D) in a.attn:
             for causal in (False, True):
                 records.append(attn_case(torch, mods, Bn, H, S, D, causal, a))
+                log("\n".join(format_table(table_rows(records[-1:])).splitlines()[2:]))
+    if a.only == "bwd":
+        for (Bn, H, S, D) in a.bwd:
+            for causal in (False, True):
+                records.append(bwd_case(torch, mods, Bn, H, S, D, causal, a))
                 log("\n".join(format_table(table_rows(records[-1:])).splitlines()[2:]))
     log("")
     log(format_table(table_rows(records)))

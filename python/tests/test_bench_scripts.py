@@ -152,6 +152,13 @@ def test_side_arguments_and_table():
     assert side.table_rows([rec])[1][4:10] == ["200", "400", "2.000", "0.400", "0.800", "FAIL"]
     assert side.attn_flops(1, 32, 4096, 128, True) == 2.0 * 32 * 4096 * 4096 * 128
     assert "ours/TileLang" in side.format_table(side.table_rows([rec]))
+    # the backward: --examples is required, default cases, 2.5x the forward's FLOPs
+    with pytest.raises(SystemExit):
+        side.parse_args(["--only", "bwd"])
+    a = side.parse_args(["--only", "bwd", "--examples", "/x", "--bwd", "2,4,256,64"])
+    assert a.bwd == [(2, 4, 256, 64)] and a.examples == "/x"
+    assert side.parse_args(["--only", "bwd", "--examples", "/x"]).bwd == side.DEFAULT_BWD
+    assert side.bwd_flops(1, 32, 4096, 128, False) == 2.5 * 4.0 * 32 * 4096 * 4096 * 128
 
 
 EXAMPLE = textwrap.dedent('''
