@@ -18,12 +18,17 @@
  * that pass rewrote has wgmma images already and is left alone).
  * Guarantees: on a target with wgmma, without tl.disable_wgmma, in a kernel
  * without T.ws / thread-range scopes whose threads are a constant multiple
- * of 128, when EVERY T.gemm of the kernel meets the conditions below (all or
- * none: the accumulators, and the rs form's A fragment, then take one
- * partition, the wgmma one, so no layout conflict can arise between a wgmma
- * and an mma.sync gemm sharing fragments), every shared tile a T.gemm reads
- * has the wgmma image layout, and the function carries this pass's
- * annotation (read by proxy-fence).  Otherwise nothing changes.
+ * of 128, when some T.gemm of the kernel meets the conditions below, every
+ * shared tile such a T.gemm reads has the wgmma image layout, and the
+ * function carries this pass's annotation (read by proxy-fence).  A T.gemm
+ * that does not (block_M 32 of an attention backward's dQ, as TileLang's
+ * AllowWgmma also leaves to mma.sync) stays mma.sync beside them, provided
+ * (gw_mixed_ok) it cannot be mistaken for a wgmma one (tl_gemm_is_wgmma:
+ * its B, and its A or register A, would carry the image) and no fragment
+ * connects the two kinds (an accumulator or register A of one kind in the
+ * same T.Parallel loop, tile op or store as one of the other: layout
+ * inference would have to give one fragment two partitions); otherwise, as
+ * when no T.gemm qualifies, nothing changes.
  *
  * A T.gemm's conditions (gw_gemm_ok; those of warp_specialize.c's match_gemm
  * without the TMA ones): A and B whole tiles of one static 2-D shape each,
@@ -39,6 +44,7 @@
  * 32/64/128-byte swizzle spans), never passed whole to an intrinsic (a raw
  * address: T.ptx_cp_async, atomics, access pointers), not a T.gemm_sp
  * operand (a kernel with T.gemm_sp is left alone). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "IR/visit.h"
@@ -50,19 +56,26 @@
 static const char gw_annot_key; /* the annotation's key: this object's address */
 
 #define GW_MAX_TILES 32
+#define GW_MAX_GEMMS 32
+#define GW_MAX_FRAGS 64
 
 typedef struct gw_plan {
   tl_buffer *tiles[GW_MAX_TILES];
   int sw[GW_MAX_TILES];
-  int ntiles, ngemms;
+  int ntiles, ngemms;  /* ngemms: the T.gemm that run as wgmma */
+  int nother;          /* the T.gemm that stay mma.sync */
+  const char *other;   /* why the first of those does */
   int64_t threads;
 } gw_plan;
 
 typedef struct gw_scan {
   tl_visitor v;
   gw_plan *p;
-  const char *why;        /* the first refusal */
+  const char *why;        /* a refusal of the whole kernel */
   bool raw[GW_MAX_TILES]; /* the tile is passed whole to an intrinsic */
+  const tl_stmt *gemms[GW_MAX_GEMMS];
+  bool wg[GW_MAX_GEMMS]; /* gemms[i] runs as wgmma */
+  int n;
 } gw_scan;
 
 static bool is_shared(const tl_buffer *b) {
@@ -159,7 +172,110 @@ static void gw_stmt(tl_visitor *v, const tl_stmt *s) {
   gw_scan *sc = (gw_scan *)v;
   if (sc->why) return;
   if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM_SP) sc->why = "the kernel has a T.gemm_sp";
-  else if (s->kind == TL_STMT_TILE && s->u.tile.op == TL_TILE_GEMM) sc->why = gw_gemm_ok(sc, s);
+  if (s->kind != TL_STMT_TILE || s->u.tile.op != TL_TILE_GEMM || sc->why) return;
+  if (sc->n == GW_MAX_GEMMS) {
+    sc->why = "the kernel has too many T.gemm";
+    return;
+  }
+  const char *no = gw_gemm_ok(sc, s);
+  if (sc->why) return; /* the plan's tables are full */
+  sc->gemms[sc->n] = s;
+  sc->wg[sc->n++] = !no;
+  if (no && !sc->p->nother++) sc->p->other = no;
+}
+
+/* Fragments that layout inference ties together (gw_mixed_ok): a union-find
+ * over the kernel's fragment buffers; full: more than GW_MAX_FRAGS. */
+typedef struct gw_frags {
+  tl_buffer_visitor bv;
+  const tl_buffer *buf[GW_MAX_FRAGS];
+  int parent[GW_MAX_FRAGS];
+  int n, first; /* first: the unit's first fragment, -1 before it */
+  bool full;
+} gw_frags;
+
+static int frag_find(gw_frags *fr, int i) {
+  while (fr->parent[i] != i) i = fr->parent[i] = fr->parent[fr->parent[i]];
+  return i;
+}
+
+/* The index of fragment b (added when new), or -1 when the table is full. */
+static int frag_index(gw_frags *fr, const tl_buffer *b) {
+  for (int i = 0; i < fr->n; i++)
+    if (fr->buf[i] == b) return i;
+  if (fr->n == GW_MAX_FRAGS) return fr->full = true, -1;
+  fr->buf[fr->n] = b;
+  fr->parent[fr->n] = fr->n;
+  return fr->n++;
+}
+
+static void frag_ref(tl_buffer_visitor *bv, const tl_buffer *b) {
+  gw_frags *fr = (gw_frags *)bv;
+  if (!b || b->scope != TL_SCOPE_FRAGMENT) return;
+  int i = frag_index(fr, b);
+  if (i < 0) return;
+  if (fr->first < 0) fr->first = i;
+  else fr->parent[frag_find(fr, i)] = frag_find(fr, fr->first);
+}
+
+/* The walk that finds the units of layout inference: a T.Parallel loop, a
+ * tile op or a store ties every fragment it reads or writes together. */
+typedef struct gw_units {
+  tl_visitor v;
+  gw_frags *fr;
+} gw_units;
+
+static void frag_unit(tl_visitor *v, const tl_stmt *s) {
+  gw_frags *fr = ((gw_units *)v)->fr;
+  if (!((s->kind == TL_STMT_FOR && s->u.loop.kind == TL_LOOP_PARALLEL) || s->kind == TL_STMT_TILE ||
+        s->kind == TL_STMT_STORE))
+    return;
+  fr->first = -1;
+  fr->bv = (tl_buffer_visitor){.buffer = frag_ref};
+  if (!tl_visit_buffers(&fr->bv, s)) fr->full = true;
+}
+
+/* The fragments a T.gemm partitions: its C, and its A in the rs form. */
+static const tl_buffer *gemm_frag(const tl_stmt *g, int k) {
+  const tl_buffer *b = g->u.tile.args[k == 0 ? 2 : 0].region.buffer;
+  return b && b->scope == TL_SCOPE_FRAGMENT ? b : NULL;
+}
+
+static bool in_tiles(const gw_plan *p, const tl_buffer *b) {
+  for (int i = 0; i < p->ntiles; i++)
+    if (p->tiles[i] == b) return true;
+  return false;
+}
+
+/* Can the T.gemm of sc that stay mma.sync sit beside the wgmma ones (see the
+ * head comment)?  NULL when they can, else why not. */
+static const char *gw_mixed_ok(gw_scan *sc, const tl_stmt *kbody) {
+  for (int i = 0; i < sc->n; i++) {
+    if (sc->wg[i]) continue;
+    const tl_stmt *g = sc->gemms[i];
+    const tl_buffer *A = g->u.tile.args[0].region.buffer, *B = g->u.tile.args[1].region.buffer;
+    if (in_tiles(sc->p, B) && (A->scope == TL_SCOPE_FRAGMENT || in_tiles(sc->p, A)))
+      return "a T.gemm that cannot run as wgmma reads the tiles of one that can";
+  }
+  gw_frags *fr = calloc(1, sizeof *fr);
+  if (!fr) return "out of memory";
+  gw_units u = {.v = {.stmt = frag_unit}, .fr = fr};
+  tl_visit_stmt(&u.v, kbody);
+  const char *why = NULL;
+  if (u.v.too_deep || fr->full) why = "the kernel has too many fragments to check them";
+  /* each class of tied fragments: 1 wgmma, 2 mma.sync, 3 both */
+  int kind[GW_MAX_FRAGS] = {0};
+  for (int i = 0; i < sc->n && !why; i++)
+    for (int k = 0; k < 2; k++) {
+      const tl_buffer *b = gemm_frag(sc->gemms[i], k);
+      int j = b ? frag_index(fr, b) : -1;
+      if (j < 0) continue;
+      int r = frag_find(fr, j);
+      kind[r] |= sc->wg[i] ? 1 : 2;
+      if (kind[r] == 3) why = "a fragment ties a T.gemm that can run as wgmma to one that cannot";
+    }
+  free(fr);
+  return why;
 }
 
 static void gw_expr(tl_visitor *v, const tl_expr *e) {
@@ -186,10 +302,15 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
   if (tl_ws_producer_threads(f) > 0) return "the kernel is warp-specialized";
   if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads < 128 || p->threads % 128 != 0)
     return "the threads are not a multiple of 128 (wgmma runs on warpgroups)";
-  gw_scan sc = {.v = {.stmt = gw_stmt}, .p = p};
-  tl_visit_stmt(&sc.v, k->u.kernel.body);
-  if (sc.v.too_deep) return "the kernel nests too deeply";
-  if (sc.why) return sc.why;
+  gw_scan *sc = calloc(1, sizeof *sc);
+  if (!sc) return "out of memory";
+  sc->v.stmt = gw_stmt;
+  sc->p = p;
+  tl_visit_stmt(&sc->v, k->u.kernel.body);
+  const char *why = sc->v.too_deep ? "the kernel nests too deeply" : sc->why;
+  if (!why && p->nother) why = p->ngemms ? gw_mixed_ok(sc, k->u.kernel.body) : p->other;
+  free(sc);
+  if (why) return why;
   gw_scan raw = {.v = {.expr = gw_expr}, .p = p};
   tl_visit_stmt(&raw.v, k->u.kernel.body);
   for (int i = 0; i < p->ntiles; i++)
@@ -211,7 +332,13 @@ const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target)
 
 void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why) {
   const char *wg = tl_gemm_wgmma_refusal(f, target);
-  if (!wg)
+  gw_plan p;
+  if (!wg && !gw_plan_of(f, target, &p) && p.nother)
+    tl_remark(d, loc,
+              "T.Pipelined loop takes the cp.async + wgmma path (%d of the kernel's %d T.gemm as wgmma, the others "
+              "mma.sync: %s; not warp-specialized: %s)",
+              p.ngemms, p.ngemms + p.nother, p.other, why);
+  else if (!wg)
     tl_remark(d, loc,
               "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)", why);
   else
