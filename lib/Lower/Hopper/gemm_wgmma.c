@@ -237,6 +237,7 @@ static void frag_unit(tl_visitor *v, const tl_stmt *s) {
 
 /* The fragments a T.gemm partitions: its C, and its A in the rs form. */
 static const tl_buffer *gemm_frag(const tl_stmt *g, int k) {
+  if (g->u.tile.nargs < 3) return NULL;
   const tl_buffer *b = g->u.tile.args[k == 0 ? 2 : 0].region.buffer;
   return b && b->scope == TL_SCOPE_FRAGMENT ? b : NULL;
 }
@@ -253,7 +254,9 @@ static const char *gw_mixed_ok(gw_scan *sc, const tl_stmt *kbody) {
   for (int i = 0; i < sc->n; i++) {
     if (sc->wg[i]) continue;
     const tl_stmt *g = sc->gemms[i];
+    if (g->u.tile.nargs < 3) return "a T.gemm has no A, B and C";
     const tl_buffer *A = g->u.tile.args[0].region.buffer, *B = g->u.tile.args[1].region.buffer;
+    if (!A || !B) return "a T.gemm's A or B is not a buffer";
     if (in_tiles(sc->p, B) && (A->scope == TL_SCOPE_FRAGMENT || in_tiles(sc->p, A)))
       return "a T.gemm that cannot run as wgmma reads the tiles of one that can";
   }
