@@ -62,9 +62,9 @@ static const char gw_annot_key; /* the annotation's key: this object's address *
 typedef struct gw_plan {
   tl_buffer *tiles[GW_MAX_TILES];
   int sw[GW_MAX_TILES];
-  int ntiles, ngemms;  /* ngemms: the T.gemm that run as wgmma */
-  int nother;          /* the T.gemm that stay mma.sync */
-  const char *other;   /* why the first of those does */
+  int ntiles, ngemms; /* ngemms: the T.gemm that run as wgmma */
+  int nother;         /* the T.gemm that stay mma.sync */
+  const char *other;  /* why the first of those does */
   int64_t threads;
 } gw_plan;
 
