@@ -680,6 +680,16 @@ static re_val eval_rec(re_state *st, const tl_expr *e) {
       re_error(st, e->loc, "reference evaluator: unknown variable '%s'", e->u.var ? e->u.var->name : "?");
       return r;
     }
+    /* a tile program skips its lets of the thread index (they run in per-thread role scopes): read anywhere
+     * else, such a variable would be thread 0's for every thread (a tile op's region, say) */
+    for (int i = 0; i < st->ntid_lets && !st->per_thread; i++)
+      if (st->tid_lets[i]->u.let.var == e->u.var) {
+        re_error(st, e->loc,
+                 "the reference evaluator runs tile programs; '%s' (a let of the thread index) has no meaning "
+                 "here (a tile op's region that depends on the thread: write it as a loop of loads and stores)",
+                 e->u.var->name);
+        return r;
+      }
     return st->cur->env[k];
   }
   case TL_EXPR_BINARY: {

@@ -766,6 +766,23 @@ Test(ref_eval, error_thread_binding_in_tile_op) {
       args, 2, "T.get_thread_binding has no meaning here");
 }
 
+/* The same through a let of the thread index (the let is skipped in a tile program: its variable read in a
+ * tile op's region was thread 0's for every thread, a silent wrong reference; the mutation fuzzer's find) */
+Test(ref_eval, error_thread_let_in_tile_op) {
+  float A[64], O[64];
+  tl_interp_arg args[2] = {T1(A, 64), T1(O, 64)};
+  expect_error(
+      "import tilelang.language as T\n"
+      "@T.prim_func\n"
+      "def main(A: T.Tensor((64,), \"float32\"), O: T.Tensor((64,), \"float32\")):\n"
+      "    with T.Kernel(1, threads=2) as bx:\n"
+      "        t = T.get_thread_binding(0)\n"
+      "        L = T.alloc_local((32,), \"float32\")\n"
+      "        T.copy(A[t * 32:t * 32 + 32], L)\n"
+      "        T.copy(L, O[t * 32:t * 32 + 32])\n",
+      args, 2, "'t' (a let of the thread index) has no meaning here");
+}
+
 Test(ref_eval, error_block_op_in_per_thread_code) {
   float A[64], O[64];
   tl_interp_arg args[2] = {T1(A, 64), T1(O, 64)};
