@@ -325,18 +325,24 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
   return NULL;
 }
 
+/* The refusal that a plan (why = gw_plan_of's answer, p its plan) says:
+ * NULL when the kernel's T.gemm run as wgmma, "" when the target, the
+ * config or the kernel's form ruled it out before any T.gemm was looked at. */
+static const char *refusal_of(const char *why, const gw_plan *p) {
+  if (!why) return p->ngemms > 0 ? NULL : "";
+  return p->threads > 0 && (p->ngemms > 0 || p->ntiles > 0 || strstr(why, "T.gemm")) ? why : "";
+}
+
 const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target) {
   gw_plan p;
   const char *why = gw_plan_of(f, target, &p);
-  if (!why) return p.ngemms > 0 ? NULL : "";
-  /* the target, the config or the kernel's form ruled it out before any T.gemm was looked at */
-  return p.threads > 0 && (p.ngemms > 0 || p.ntiles > 0 || strstr(why, "T.gemm")) ? why : "";
+  return refusal_of(why, &p);
 }
 
 void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why) {
-  const char *wg = tl_gemm_wgmma_refusal(f, target);
   gw_plan p;
-  if (!wg && !gw_plan_of(f, target, &p) && p.nother)
+  const char *wg = refusal_of(gw_plan_of(f, target, &p), &p);
+  if (!wg && p.nother)
     tl_remark(d, loc,
               "T.Pipelined loop takes the cp.async + wgmma path (%d of the kernel's %d T.gemm as wgmma, the others "
               "mma.sync: %s; not warp-specialized: %s)",
