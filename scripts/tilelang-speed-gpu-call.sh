@@ -3,7 +3,8 @@
 # carried from the development machine (as scripts/tilelang-examples-gpu-call.sh):
 #   build-gpu/wheel.tar.xz + WHEEL_NAME   (the wheel's files; zipped back into dist/WHEEL_NAME here), or dist/*.whl
 #   build-gpu/tl-examples.tar.xz          (TileLang's examples/ at a35008a42)
-#   build-gpu/tilelang-site.tar.xz        (TileLang 0.1.15's site: ../shared/peer/make-tilelang-site.sh)
+#   build-gpu/tilelang-site.tar.xz        (TileLang 0.1.15 and its own dependencies, not torch, as a site-packages
+#                                          folder packed with tar -cJf: docs/testing.md "TileLang beside us")
 # The wheel goes into a fresh venv (PyTorch from the host, as scripts/tilelang-host-acceptance.sh); then, one
 # after the other (GPU timings must not overlap), the PARTS (default "side bwd examples"):
 #   side      benchmarks/tilelang_side.py: the GEMM and FlashAttention forward sources under both, one process
