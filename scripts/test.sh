@@ -64,7 +64,7 @@ step "PTX validation (ptxas sm_80 / sm_90a of every lowered example)"
 ctest --test-dir build-test -L ptxas --output-on-failure -V
 
 step "CPU SIMT executor vs reference evaluator (every lowered example)"
-ctest --test-dir build-test -L interp --output-on-failure -V
+ctest --test-dir build-test -L interp --output-on-failure -V -j "$JOBS"
 
 step "install for C users: temporary prefix, out-of-tree example (find_package and pkg-config)"
 scripts/test-install.sh build-test
