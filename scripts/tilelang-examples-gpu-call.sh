@@ -6,7 +6,7 @@
 #   build-gpu/wheel.tar.xz + WHEEL_NAME (the wheel's files, `python3 -m zipfile -e dist/W.whl D; tar -cJf ... -C D .`:
 #                                        zipped back into dist/WHEEL_NAME here)
 #   build-gpu/tl-examples.tar.xz        (git -C <tilelang mirror> archive a35008a42 examples | xz: examples/)
-#   build-gpu/tilelang-site.tar.xz      (WITH_TL=1 only: ../shared/peer/make-tilelang-site.sh)
+#   build-gpu/tilelang-site.tar.xz      (WITH_TL=1 only: docs/testing.md "TileLang beside us")
 # Run on the device with carry ["dist", "build-gpu/tl-examples.tar.xz", "build-gpu/tilelang-site.tar.xz",
 # "scripts/tilelang-examples-gpu-call.sh"]; results under $OUT/acc (examples-*.jsonl, examples-table.md).
 # Env: EXAMPLE_JOBS (default 8), EXAMPLE_TIMEOUT (s per file, default 90), EXAMPLES_ONLY (regex), SECTIONS (default C).
