@@ -17,7 +17,7 @@ MAX_FUNC_LINES=150
 
 # path or path:function, the most lines it may have, why it is allowed.
 EXCEPTIONS='
-tools/tl-run/tl-run.c:main             260  the option switch and the run loop in one function (the option parsers in options.c)
+tools/tl-run/tl-run.c:main             262  the option switch and the run loop in one function (the option parsers in options.c)
 '
 
 if ! command -v ctags >/dev/null || ! ctags --version 2>/dev/null | grep -q 'Universal Ctags'; then

@@ -47,6 +47,7 @@
  * its T.sync_threads() a named barrier of its threads (bar.sync 1 + i,
  * hi - lo; i the range's index among the distinct ranges); work outside the
  * scopes stays every thread's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -476,6 +477,43 @@ static bool lower_range_scopes(tl_module *m, tl_primfunc *f, tl_stmt *k, tl_diag
   return true;
 }
 
+/* The register shares of the warpgroups: when every warpgroup's scope begins with a constant T.set_max_nreg, their
+ * sum times 128 must fit the SM's registers (target->regs_per_sm), or the last setmaxnreg.inc waits forever for
+ * registers no warpgroup gives back (a hang on the GPU; neither CPU model holds registers).  Located at the
+ * scope of the largest share. */
+static const tl_expr *first_nreg(const tl_stmt *s) {
+  while (s && s->kind == TL_STMT_SEQ && s->u.seq.n > 0) s = s->u.seq.stmts[0];
+  return s && s->kind == TL_STMT_EVAL && is_call(s->u.eval.value, TL_INTRIN_SET_MAX_NREG) ? s->u.eval.value : NULL;
+}
+static bool register_shares(const scan *c, const tl_target *target, tl_diag *d) {
+  if (!target || !target->setmaxnreg || target->regs_per_sm <= 0 || c->groups > 32) return true;
+  int64_t share[32] = {0}, sum = 0, most = 0;
+  const tl_expr *at = NULL;
+  for (size_t i = 0; i < c->scopes.len; i++) {
+    const tl_stmt *s = c->scopes.data[i];
+    const tl_expr *e = first_nreg(s->u.ifs.then_s);
+    int64_t g = -1, n = 0;
+    if (!e || e->u.call.n < 1 || !tl_expr_is_const_int(s->u.ifs.cond->u.call.args[0], &g) || g < 0 || g >= c->groups ||
+        !tl_expr_is_const_int(e->u.call.args[0], &n))
+      continue;
+    if (n > share[g]) share[g] = n;
+    if (n > most) most = n, at = e;
+  }
+  for (int64_t g = 0; g < c->groups; g++) {
+    if (!share[g]) return true; /* a warpgroup keeps its launch registers: unknown here */
+    sum += share[g];
+  }
+  if (sum * WG <= target->regs_per_sm) return true;
+  char parts[256] = "";
+  for (int64_t g = 0, n = 0; g < c->groups && n < (int)sizeof parts - 16; g++)
+    n += snprintf(parts + n, sizeof parts - (size_t)n, "%s%lld", g ? " + " : "", (long long)share[g]);
+  tl_error(d, at->loc,
+           "T.set_max_nreg: the warpgroups ask for %s = %lld registers a thread, more than the %lld an SM has "
+           "(%d registers / %d threads of a warpgroup): setmaxnreg.inc would wait forever",
+           parts, (long long)sum, (long long)(target->regs_per_sm / WG), target->regs_per_sm, WG);
+  return false;
+}
+
 bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, tl_diag *d) {
   tl_stmt *k = tl_ir_find_kernel(f->body);
   if (!k) return true;
@@ -489,7 +527,8 @@ bool tl_lower_ws_scopes(tl_module *m, tl_primfunc *f, const tl_target *target, t
   scan c = {.d = d, .groups = T / WG, .ok = true};
   scan_stmt(&c, k->u.kernel.body, 0);
   bool wgmma = target && target->wgmma && !f->pass_configs.disable_wgmma;
-  bool ok = c.ok && hopper_gemms(m, k->u.kernel.body, wgmma, 0) && registers_outside(&c, k->u.kernel.body);
+  bool ok = c.ok && register_shares(&c, target, d) && hopper_gemms(m, k->u.kernel.body, wgmma, 0) &&
+            registers_outside(&c, k->u.kernel.body);
   tl_vec_free(&c.scopes);
   tl_vec_free(&c.regs);
   if (!ok) return false;

@@ -69,7 +69,7 @@ static const tl_target targets[] = {
      .max_smem_per_block = 232448, .max_smem_per_sm = 233472,
      .native_bf16_arith = true, .atomic_add_bf16x2 = true,
      .cp_async = true, .ldmatrix = true, .mma_shapes = MMA_SM89, .fp8_cvt = true,
-     .wgmma = true, .tma = true, .setmaxnreg = true, .clusters = true, .sms = 132},
+     .wgmma = true, .tma = true, .setmaxnreg = true, .regs_per_sm = 65536, .clusters = true, .sms = 132},
 };
 
 /* clang-format on */

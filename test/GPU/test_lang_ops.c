@@ -6,11 +6,13 @@
  * the convolution example) runs on the GPU through `tl-run --device=cuda
  * --check`, which compares every output element with the CPU reference
  * evaluator (tolerances as tl-run's: docs/testing.md "Numeric checks"), at the sizes of
- * TileLang's own tests.  The cases run TL_GPU_JOBS at a time (default: the CPU count, at most 8).  tl-run is found as $TL_RUN, else next to this
+ * TileLang's own tests.  The cases run TL_GPU_JOBS at a time (default: the CPU count, at most 8), each under
+ * `timeout` (TL_GPU_CASE_TIMEOUT s, default 180: a hung kernel is that case's FAIL, not the whole test's hang).  tl-run is found as $TL_RUN, else next to this
  * program (the bundle's bin/), else in its parent directory (a build tree's
  * gpu-bin/..); the kernels in $TL_OPS_DIR (default test/Interp/ops) and
  * $TL_KERNEL_DIR (default examples).  Exit 0 pass, 1 fail, 77 no driver/GPU. */
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,9 +179,11 @@ typedef struct running {
 } running;
 
 /* Starts one case in the background (tl-run's output to a temporary file); false when it cannot start. */
+static int case_timeout = 180; /* s a case may run (TL_GPU_CASE_TIMEOUT): a hung kernel must not stop the rest */
+
 static bool start_case(const op_case *c, const char *ops, running *r) {
   char cmd[8192];
-  snprintf(cmd, sizeof cmd, "'%s' --device=cuda --check %s '%s/%s'", tlrun, c->args,
+  snprintf(cmd, sizeof cmd, "exec timeout -k 5 %d '%s' --device=cuda --check %s '%s/%s'", case_timeout, tlrun, c->args,
            strcmp(c->dir, "ops") ? kernel_dir() : ops, c->file);
   snprintf(r->log, sizeof r->log, "/tmp/tl_lang_ops_XXXXXX");
   int fd = mkstemp(r->log);
@@ -213,7 +217,10 @@ static bool finish_case(const op_case *c, running *r, bool must_fail) {
   if (p) fclose(p);
   unlink(r->log);
   bool exited0 = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-  bool ok = must_fail ? !exited0 && passes == 0 : exited0 && passes > 0 && fails == 0;
+  bool timed_out = (WIFEXITED(st) && (WEXITSTATUS(st) == 124 || WEXITSTATUS(st) == 137)) ||
+                   (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+  if (timed_out) snprintf(last, sizeof last, "no end within %d s (TL_GPU_CASE_TIMEOUT): a hang\n", case_timeout);
+  bool ok = must_fail ? !exited0 && !timed_out && passes == 0 : exited0 && passes > 0 && fails == 0;
   printf("%s %s %s%s: %s", ok ? "ok  " : "FAIL", c->file, c->args, must_fail ? " (must fail)" : "",
          last[0] ? last : "(no check line)\n");
   fflush(stdout);
@@ -252,6 +259,8 @@ int main(int argc, char **argv) {
   const char *jenv = getenv("TL_GPU_JOBS");
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   int jobs = jenv && atoi(jenv) > 0 ? atoi(jenv) : (int)(ncpu > 8 ? 8 : ncpu > 0 ? ncpu : 1);
+  const char *tenv = getenv("TL_GPU_CASE_TIMEOUT");
+  if (tenv && atoi(tenv) > 0) case_timeout = atoi(tenv);
   failures += run_cases(cases, n, ops, false, jobs);
   failures += run_cases(failing, nf, ops, true, jobs);
   printf("language ops on the GPU vs the reference evaluator: %d of %d pass\n", n + nf - failures, n + nf);

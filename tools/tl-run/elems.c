@@ -187,6 +187,13 @@ bool tlr_is_float(tl_dtype t) {
          t.code == TL_TYPE_FLOAT8_E4M3 || t.code == TL_TYPE_FLOAT8_E5M2;
 }
 
+static double user_atol = -1, user_rtol = -1; /* --atol / --rtol (negative: the dtype's) */
+
+void tlr_set_tolerance(double atol, double rtol) {
+  if (atol >= 0) user_atol = atol;
+  if (rtol >= 0) user_rtol = rtol;
+}
+
 void tlr_tolerance(tl_dtype t, double *atol, double *rtol) {
   if (t.code == TL_TYPE_FLOAT8_E4M3) *atol = *rtol = 0.125; /* 3 mantissa bits: half an ulp is 1/16 */
   else if (t.code == TL_TYPE_FLOAT8_E5M2) *atol = *rtol = 0.25;
@@ -194,6 +201,9 @@ void tlr_tolerance(tl_dtype t, double *atol, double *rtol) {
   else if (t.code == TL_TYPE_FLOAT && t.bits == 16) *atol = *rtol = 1e-2;
   else if (tlr_is_float(t)) *atol = *rtol = 1e-4;
   else *atol = *rtol = 0;
+  if (!tlr_is_float(t)) return; /* integers and bool: exactly, whatever --atol says */
+  if (user_atol >= 0) *atol = user_atol;
+  if (user_rtol >= 0) *rtol = user_rtol;
 }
 
 /* ------------------------------------------------------- generator */

@@ -17,8 +17,11 @@ double tlr_get_elem(const void *data, tl_dtype t, size_t i);
 DLDataType tlr_dl_dtype(tl_dtype t);
 /* Is t a floating-point dtype (f16, bf16, f32, f64, fp8)? */
 bool tlr_is_float(tl_dtype t);
-/* The --check tolerances of an output of dtype t: |got - ref| <= atol + rtol * |ref|. */
+/* The --check tolerances of an output of dtype t: |got - ref| <= atol + rtol * |ref|; a floating dtype's
+ * are --atol / --rtol where given (tlr_set_tolerance), integers are compared exactly. */
 void tlr_tolerance(tl_dtype t, double *atol, double *rtol);
+/* --atol / --rtol: the tolerances of every floating output (a negative value keeps the dtype's). */
+void tlr_set_tolerance(double atol, double rtol);
 /* n elements of dtype t at data, uniform random from the splitmix64 stream
  * *state: floats in [-1, 1), bool 0 or 1, integers in [-4, 4] (unsigned
  * [0, 4]), or with int_range (--int-range; NULL: those) in [int_range[0],

@@ -86,9 +86,9 @@ typedef struct run_opts {
 } run_opts;
 
 /* issue 32's options and --ptr-table (their getopt_long codes). */
-enum { OPT_INPUT = 512, OPT_SAVE, OPT_INT_RANGE, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_PTR_TABLE };
+enum { OPT_INPUT = 512, OPT_SAVE, OPT_INT_RANGE, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_PTR_TABLE, OPT_ATOL, OPT_RTOL };
 
-/* Parses one of issue 32's options, or --ptr-table (code c, value arg) into
+/* Parses one of issue 32's options, --ptr-table, --atol or --rtol (code c, value arg) into
  * ro; false with *rc set after a usage error. */
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc);
 /* Binds ro to the kernel's parameters in rs (rs->p read): each --input NAME

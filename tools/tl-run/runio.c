@@ -4,11 +4,13 @@
 
 #include "../common/cli.h"
 #include "device.h"
+#include "elems.h"
 #include "run.h"
 #include "strided.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -229,8 +231,24 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
 
 /* Parses one of issue 32's options into ro; false with *rc set after a
  * usage error. */
+/* --atol X / --rtol Y (tlr_set_tolerance): a finite number >= 0; false with *rc set on a bad one. */
+static bool tolerance_option(bool atol, const char *arg, int *rc) {
+  char *end = NULL;
+  double v = strtod(arg, &end);
+  if (!*arg || *end || !(v >= 0) || !isfinite(v)) {
+    *rc = tl_cli_usage_error(atol ? "bad --atol '%s' (expected a number >= 0, such as 1e-3)"
+                                  : "bad --rtol '%s' (expected a number >= 0, such as 1e-3)",
+                             arg);
+    return false;
+  }
+  tlr_set_tolerance(atol ? v : -1, atol ? -1 : v);
+  return true;
+}
+
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc) {
   switch (c) {
+  case OPT_ATOL:
+  case OPT_RTOL: return tolerance_option(c == OPT_ATOL, arg, rc);
   case OPT_INPUT:
     if (tlr_input_split(arg, &ro->inputs[ro->ninputs])) {
       ro->ninputs++;

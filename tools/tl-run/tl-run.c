@@ -64,7 +64,9 @@
  * rtol * |ref| with (atol, rtol) = (1e-4, 1e-4) for float32/float64/
  * tfloat32, (1e-2, 1e-2) for float16, (2e-2, 2e-2) for bfloat16; integers
  * and bool exactly.  A NaN where the reference has a number (an unwritten,
- * poisoned element) is a mismatch; NaN in both is a match.  The worst
+ * poisoned element) is a mismatch; NaN in both is a match.  --atol / --rtol set both for every floating
+ * output (a kernel whose float32 output sums float16 intermediates: the GPU's summation order can move one
+ * of them by an ulp).  The worst
  * element is the one whose |diff| exceeds its tolerance by the most.
  *
  * Only the public API is used. */
@@ -141,6 +143,9 @@ static void usage(FILE *f) {
       "  --check               compare every output element with the tile-level\n"
       "                        reference evaluator; prints 'check: PASS' or\n"
       "                        'check: FAIL' with the worst element (exit 1)\n"
+      "  --atol X, --rtol Y    --check's tolerances for every floating output,\n"
+      "                        |got - ref| <= X + Y |ref| (default by dtype: f32 1e-4,\n"
+      "                        f16 1e-2, bf16 2e-2, fp8 0.125/0.25); integers exactly\n"
       "  --bench               (cuda) median of 100 timed launches after 10 warm-ups:\n"
       "                        prints time_ms= and, for T.gemm kernels, tflops=\n"
       "  --tune                (cuda, T.gemm kernels with block_M/block_N/block_K/\n"
@@ -1097,6 +1102,8 @@ static const struct option longopts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"no-line-info", no_argument, NULL, OPT_NO_LINE_INFO},
+    {"atol", required_argument, NULL, OPT_ATOL},
+    {"rtol", required_argument, NULL, OPT_RTOL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -1204,6 +1211,8 @@ int main(int argc, char **argv) {
     case OPT_PROGRESS:
     case OPT_NO_PROGRESS:
     case OPT_PTR_TABLE:
+    case OPT_ATOL:
+    case OPT_RTOL:
       if (!tlr_run_option(c, optarg, &ro, &rc)) goto done;
       break;
     case OPT_TARGET:
