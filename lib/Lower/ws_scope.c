@@ -9,7 +9,8 @@
  * a multiple of 128 and every scope name one warpgroup g < T / 128 (not
  * nested), and a register buffer written outside the scopes may be used
  * by warpgroup 0's scopes only unless each of those writes is a scalar
- * store every thread runs (all_threads_store), T.set_max_nreg stands in a scope; its T.Pipelined loops, and its
+ * store every thread runs (all_threads_store), T.set_max_nreg stands in a scope, and where every warpgroup's
+ * scope begins with a constant one their sum fits the SM's registers (register_shares); its T.Pipelined loops, and its
  * T.unroll loops around a T.gemm, become T.serial, and on a target with wgmma a T.gemm TileLang issues as
  * wgmma takes wgmma's warp partition, FullRow (takes_wgmma) (the program synchronises
  * its roles itself; neither the automatic warp specialisation nor the
