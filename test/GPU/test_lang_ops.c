@@ -178,9 +178,10 @@ typedef struct running {
   char log[64];
 } running;
 
-/* Starts one case in the background (tl-run's output to a temporary file); false when it cannot start. */
 static int case_timeout = 180; /* s a case may run (TL_GPU_CASE_TIMEOUT): a hung kernel must not stop the rest */
 
+/* Starts one case in the background (tl-run's output to a temporary file, under `timeout`); false when it
+ * cannot start. */
 static bool start_case(const op_case *c, const char *ops, running *r) {
   char cmd[8192];
   snprintf(cmd, sizeof cmd, "exec timeout -k 5 %d '%s' --device=cuda --check %s '%s/%s'", case_timeout, tlrun, c->args,

@@ -229,8 +229,6 @@ bool tlr_bind_run_options(run_state *rs, run_opts *ro) {
   return !bad && tlr_bind_ptr_tables(rs, ro);
 }
 
-/* Parses one of issue 32's options into ro; false with *rc set after a
- * usage error. */
 /* --atol X / --rtol Y (tlr_set_tolerance): a finite number >= 0; false with *rc set on a bad one. */
 static bool tolerance_option(bool atol, const char *arg, int *rc) {
   char *end = NULL;
@@ -245,6 +243,8 @@ static bool tolerance_option(bool atol, const char *arg, int *rc) {
   return true;
 }
 
+/* Parses one of issue 32's options, --ptr-table, --atol or --rtol into ro; false with *rc set after a
+ * usage error. */
 bool tlr_run_option(int c, char *arg, run_opts *ro, int *rc) {
   switch (c) {
   case OPT_ATOL:
