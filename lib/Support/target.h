@@ -57,7 +57,8 @@ typedef struct tl_target {
   bool setmaxnreg;        /* setmaxnreg.inc/dec (per-warpgroup register reallocation) */
   int regs_per_sm;        /* 32-bit registers of an SM, the pool setmaxnreg.inc draws from (65,536 on
                            * compute capability 8.x and 9.0: CUDA C++ Programming Guide, "Technical
-                           * Specifications per Compute Capability"); set where setmaxnreg is, its reader */
+                           * Specifications per Compute Capability"); set where setmaxnreg is, whose users
+                           * read it: ws-scopes' register-share check, warp-specialize's shares */
   bool clusters;          /* thread block clusters: %cluster_*, barrier.cluster, shared::cluster */
   int sms;                /* SMs of the architecture's largest part, for persistent grids (sm_90a:
                            * 132).  A part with fewer (docs/performance.md) runs the

@@ -109,6 +109,13 @@ done
 rm -f "$nomask"
 run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 stage causal" $small -D dim=128 \
   -D block_M=64 -D block_N=64 -D num_stages=1 -D threads=128 -D is_causal=True "$fa"
+# block_M 128 on the kernel's 128 threads, 1 stage (TileLang's example_mha_fwd_bshd as its main() runs it): the
+# attention form runs it on 256 consumer threads (warp_specialize.c ws_attn_threads)
+wide="256 threads where the kernel asks for 128"
+run hopper "$wide" "FA BSHD (1,2,256,128) 128x128 on the kernel's 128 threads, 1 stage" -D batch=1 -D heads=2 \
+  -D seq_len=256 -D dim=128 -D num_stages=1 -D threads=128 "$bk"
+run hopper "$wide" "FA BSHD (1,2,200,64) 128x128 on the kernel's 128 threads, 1 stage, causal (partial tiles)" \
+  -D batch=1 -D heads=2 -D seq_len=200 -D dim=64 -D num_stages=1 -D threads=128 -D is_causal=True "$bk"
 # the ping-pong schedule (pass config tl.attention_pingpong): the consumer warpgroups take turns at the
 # tensor cores on named barriers 2 and 3 (a protocol error is a deadlock the executor reports)
 pp="taking turns at the tensor cores (ping-pong)"

@@ -25,7 +25,7 @@
  *                 T.ptx_tma_load(X, (r % S) * |X| + p * rows * nE, mbar, r % S, src, W,
  *                                1.., rows, 1.., nE, <the copy's origin with column + p * nE>)  # per tile, panel p
  *     else:                                         # the consumers: the kernel's own threads
- *         T.ptx_setmaxnreg(R, True)                 # R = min(240, (65536 - 128*40) / threads)
+ *         T.ptx_setmaxnreg(R, True)                 # R = min(240, (regs_per_sm - 128*40) / threads)
  *         <the kernel's other statements before the loop>
  *         for k in T.serial(lo, lo + n):
  *             r = k - lo
@@ -235,6 +235,12 @@ static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, 
 /* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
  * the attention form A may also be a tile copied before the loop, or a
  * fragment (the rs form), and the warpgroups must split only M. */
+/* match_gemm's reason when an attention loop's block_M is not 64 x the consumer warpgroups (ws_match may
+ * then widen the block: ws_attn_threads) */
+static const char attn_m64_why[] =
+    "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block "
+    "each, as the attention loop's row statistics and register A operand need";
+
 static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
   const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
@@ -281,9 +287,7 @@ static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
     return "block_M is not a multiple of 64 that splits evenly over the consumer warpgroups (threads / 128)";
   /* attention: the row statistics and the rs form's A registers need each
    * warp to own 16 whole rows (one m64 block per warpgroup, no N split) */
-  if (p->attn && BM != 64 * (p->threads / 128))
-    return "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block each, as the attention "
-           "loop's row statistics and register A operand need";
+  if (p->attn && BM != 64 * (p->threads / 128)) return attn_m64_why;
   /* 128x256 on one warpgroup (TileLang's JIT test) would need 256 accumulator registers a thread */
   if (sp == TL_WG_SPLIT_REGS)
     return "the accumulators would take more than 192 registers per consumer thread (use more threads)";
@@ -529,8 +533,22 @@ static tl_stmt **body_items(const ws_plan *p, int *n) {
 
 /* Finds the GEMM main loop of kernel k; *why says why not when false (it
  * may point into why_buf, one buffer per form tried). */
-static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **why, tl_stmt **loop_out,
-                     char why_buf[2][400]) {
+/* The consumer threads an attention loop whose block_M is a multiple of 64 x more warpgroups than the
+ * kernel asks for may run on instead (block_M 128 on 128 threads: 256), or 0: at most 256 (two m64 blocks
+ * of rows statistics a warpgroup), within the block limit with the producer, and only when nothing in the
+ * kernel depends on how many threads run it (ws_threads.c).  TileLang's example_mha_fwd_bshd (block_M 128
+ * on 128 threads) otherwise stays on mma.sync with 1.5 KB of spills a thread. */
+static int64_t ws_attn_threads(const ws_plan *p, const tl_target *target, const tl_stmt *body) {
+  const tl_buffer *C = p->gemm ? p->gemm->u.tile.args[2].region.buffer : NULL;
+  int64_t BM = 0;
+  if (!C || !tl_expr_is_const_int(C->shape[0], &BM) || BM % 64 != 0) return 0;
+  int64_t T = BM / 64 * 128;
+  if (T <= p->threads || T > 256 || T + 128 > target->max_threads) return 0;
+  return tl_ws_thread_count_free(body) ? T : 0;
+}
+
+static bool ws_match(const tl_primfunc *f, const tl_target *target, tl_stmt *k, ws_plan *p, const char **why,
+                     tl_stmt **loop_out, char why_buf[2][400]) {
   memset(p, 0, sizeof *p);
   *loop_out = NULL;
   tl_stmt *body = k->u.kernel.body;
@@ -573,22 +591,27 @@ static bool ws_match(const tl_primfunc *f, tl_stmt *k, ws_plan *p, const char **
   if (cif) return *why = w, false; /* no conditional attention form */
   const char *gemm_why = w;
   ws_plan keep = *p;
-  memset(p->loads, 0, sizeof p->loads);
-  p->nloads = 0;
-  p->gemm = p->gemm2 = NULL;
-  p->epi_tile = NULL;
-  p->epi_shared = false;
-  p->attn = true;
-  w = scan_body(f, p, items, n);
-  if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
-  if (!w) w = tl_ws_check_load_lets(p);
-  if (!w) w = scan_pre(f, p, body);
-  if (!w) w = match_gemm(p, p->gemm);
-  if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
-  if (!w) w = check_uses(f, p, why_buf[1], sizeof why_buf[1]);
+  for (int64_t wide = 0;;) {
+    *p = keep;
+    memset(p->loads, 0, sizeof p->loads);
+    p->nloads = 0;
+    p->gemm = p->gemm2 = NULL;
+    p->epi_tile = NULL;
+    p->epi_shared = false;
+    p->attn = true;
+    if (wide) p->asked_threads = p->threads, p->threads = wide;
+    w = scan_body(f, p, items, n);
+    if (!w && !p->gemm2 && p->nother == 0) w = gemm_why; /* nothing the attention form adds */
+    if (!w) w = tl_ws_check_load_lets(p);
+    if (!w) w = scan_pre(f, p, body);
+    if (!w) w = match_gemm(p, p->gemm);
+    if (!w && p->gemm2) w = match_gemm(p, p->gemm2);
+    if (!w) w = check_uses(f, p, why_buf[1], sizeof why_buf[1]);
+    if (w != attn_m64_why || wide || !(wide = ws_attn_threads(p, target, body))) break;
+  }
   /* block_M 256 on 512 threads: 112 registers a consumer thread after
    * setmaxnreg, and ptxas spilled 148 bytes (ws_maxnreg) */
-  if (!w && (65536 - 128 * 40) / p->threads / 8 * 8 < 128)
+  if (!w && (target->regs_per_sm - 128 * 40) / p->threads / 8 * 8 < 128)
     w = "the consumer threads would get fewer than 128 registers each beside a producer warpgroup (use at most "
         "384 threads)";
   if (!w) return set_groups(p), plan_reuse(f, p), true;
@@ -1011,7 +1034,7 @@ static bool ws_consumer_loop(ws_build *b, ws_plan *p, tl_buffer *mbar, const ws_
  * reallocation would prevent (docs/performance.md, "Measurements behind
  * choices in the code").  False
  * on OOM; *dec, *inc stay NULL when not used. */
-static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **inc) {
+static bool ws_maxnreg(ws_build *b, const ws_plan *p, const tl_target *target, tl_stmt **dec, tl_stmt **inc) {
   int64_t acc = 0, T = p->threads;
   for (int g = 0; g < 2; g++) {
     const tl_stmt *gs = g ? p->gemm2 : p->gemm;
@@ -1024,13 +1047,13 @@ static bool ws_maxnreg(ws_build *b, const ws_plan *p, tl_stmt **dec, tl_stmt **i
   }
   *dec = *inc = NULL;
   if (tl_lo_has_call(p->kernel, TL_INTRIN_NO_SET_MAX_NREG)) return true; /* T.no_set_max_nreg() */
-  int64_t give = (65536 - 128 * 40) / T / 8 * 8;
+  int64_t give = (target->regs_per_sm - 128 * 40) / T / 8 * 8;
   if (give > 240) give = 240;
   /* attention: whenever it raises the consumers' share of the register file
-   * (the register count at entry is 65536 / all threads): the softmax's
+   * (the register count at entry is regs_per_sm / all threads): the softmax's
    * fragments come on top of the accumulators (block_M 256 on 512 threads
    * spilled 376 bytes at the 96 registers of the entry count, ptxas 13) */
-  int64_t entry = 65536 / (T + 128) / 8 * 8;
+  int64_t entry = target->regs_per_sm / (T + 128) / 8 * 8;
   if (p->attn ? give <= (entry > 255 ? 255 : entry) : acc < 128) return true;
   tl_expr *pa[2] = {I(b, 40), tl_ir_int(b->m, b->loc, TL_BOOL, 0)};
   tl_expr *ca[2] = {I(b, give), tl_ir_int(b->m, b->loc, TL_BOOL, 1)};
@@ -1191,7 +1214,7 @@ static tl_stmt *ws_rewrite(tl_module *m, tl_primfunc *f, ws_plan *p, tl_names *n
   bool ok = ws_barriers(b, p->stages, p->ngroups, p->npre, ap ? q_free_count(p) : 0, T, &mbar, &pre) &&
             (!ap || (pp.kb = ws_kb_new(b, "ws_kbase", &cons))) &&
             (!p->cond || (p->cnt = ws_kb_new(b, "ws_count", &cons))) && (producer = ws_producer(b, p, mbar, &pp, d)) &&
-            ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, &dec, &inc);
+            ws_consumer_loop(b, p, mbar, &pp) && ws_maxnreg(b, p, target, &dec, &inc);
   if (ok && dec) {
     tl_stmt *ps[2] = {dec, producer};
     ok = (producer = SEQ(b, 2, ps)) && tl_vec_push(&cons, inc);
@@ -1263,7 +1286,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
   ws_plan p = {0}; /* read below (p.attn) even when ws_match fails: zeroed, not indeterminate (UBSan) */
   tl_stmt *loop = NULL;
   char why_buf[2][400];
-  bool match = !why && ws_match(f, k, &p, &why, &loop, why_buf);
+  bool match = !why && ws_match(f, target, k, &p, &why, &loop, why_buf);
   /* the GEMM form without shared memory after the loop needs no more than
    * the mma.sync path's pipeline */
   int64_t smem = match && (p.attn || p.epi_shared) ? attn_smem_bytes(&p) : 0;
@@ -1292,6 +1315,12 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     if (loop && d->remarks_on)                            /* kernels without a pipelined loop get no remark */
       tl_gemm_wgmma_remark(d, loop->loc, f, target, why); /* cp.async + wgmma or mma.sync: gemm_wgmma.c */
     return true;
+  }
+  /* more consumer warpgroups than the kernel asks for (ws_attn_threads): the tile passes after this one
+   * partition over the new count */
+  if (p.asked_threads && !(k->u.kernel.threads = tl_lo_int(m, k->loc, p.threads))) {
+    tl_error(d, f->loc, "out of memory while warp-specializing");
+    return false;
   }
   tl_names names;
   if (!tl_names_collect(&names, m, f)) {
@@ -1326,11 +1355,17 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
     tl_error(d, f->loc, "out of memory while warp-specializing");
     return false;
   }
+  char widened[160] = "";
+  if (p.asked_threads)
+    snprintf(widened, sizeof widened,
+             " (%lld threads where the kernel asks for %lld: block_M is 64 x the consumer warpgroups, and nothing "
+             "in the kernel depends on its thread count)",
+             (long long)p.threads, (long long)p.asked_threads);
   if (d->remarks_on && p.attn)
     tl_remark(d, p.loop->loc,
               "T.Pipelined attention loop takes the Hopper path: %d-stage TMA pipeline on mbarriers (%d tile%s a "
               "stage, %s; %d tile%s loaded once before the loop%s%s), a producer warpgroup, "
-              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s%s",
+              "%s over %lld consumer warpgroups of one m64 block each%s%s%s%s%s%s%s",
               p.stages, p.nloads, p.nloads == 1 ? "" : "s",
               p.ngroups == 2 ? "each released after the last T.gemm that reads it" : "released after the last T.gemm",
               p.npre, p.npre == 1 ? "" : "s", p.reuse[0] ? ", whose bytes stage " : "",
@@ -1338,7 +1373,7 @@ bool tl_lower_warp_specialize(tl_module *m, tl_primfunc *f, const tl_target *tar
               !p.gemm2                                                            ? "T.gemm as wgmma"
               : p.gemm2->u.tile.args[0].region.buffer->scope == TL_SCOPE_FRAGMENT ? "two T.gemm as wgmma (ss, then rs)"
                                                                                   : "two T.gemm as wgmma (ss)",
-              (long long)(p.threads / 128),
+              (long long)(p.threads / 128), widened,
               p.pingpong                           ? ", taking turns at the tensor cores (ping-pong)"
               : f->pass_configs.attention_pingpong ? " (no ping-pong: it needs 2 consumer warpgroups)"
                                                    : "",

@@ -67,6 +67,9 @@ typedef struct ws_plan {
   bool epi_shared;
   int stages;
   int64_t threads;
+  /* attention: the kernel's own threads when the plan runs it on more consumer warpgroups (block_M = 64 x
+   * them; tl_ws_thread_count_free), else 0 */
+  int64_t asked_threads;
   /* attention, tl.attention_pingpong, two consumer warpgroups: they take
    * turns at the tensor cores (pp_turn) */
   bool pingpong;
@@ -183,6 +186,12 @@ tl_wg_split tl_wgmma_split(int64_t BM, int64_t BN, int64_t threads, int64_t *WN)
  * subst with its value through rw (the loop variable already mapped). */
 const char *tl_ws_check_load_lets(const ws_plan *p);
 bool tl_ws_producer_lets(const ws_plan *p, tl_rewriter *rw, tl_map *subst);
+
+/* ws_threads.c: whether nothing in the kernel body can tell how many threads run it (every statement
+ * block-level: tile ops, stores inside T.Parallel, block-uniform control; no thread index, no call with
+ * a per-thread effect, no local buffers), so that the attention form may run it on more consumer
+ * warpgroups than it asks for. */
+bool tl_ws_thread_count_free(const tl_stmt *kernel_body);
 
 /* ws_finish.c (tl_ws_finish's walks): T.sync_threads() statements inside s
  * become T.ptx_bar_sync(1, T), the consumers' named barrier; ping-pong

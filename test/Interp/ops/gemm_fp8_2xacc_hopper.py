@@ -5,17 +5,18 @@
 # 4 stages, T.use_swizzle) and examples/gemm_fp8/example_tilelang_gemm_fp8_2xAcc.py (form="interval": the
 # promotion every 128 / block_K k-tiles under an if, a tail after the loop).  The loop body holds statements
 # besides the copies and the T.gemm, so it takes the attention form of lib/Lower/Hopper/warp_specialize.c,
-# whose block_M is 64 x the consumer warpgroups: the interval form at 64 x 128 runs on the Hopper path,
-# the example's own 128 x 128 on one warpgroup stays on mma.sync (with the remark saying why).  Each run is
-# the CPU SIMT executor checked against the reference evaluator.
+# whose block_M is 64 x the consumer warpgroups: the interval form at 64 x 128 runs on the Hopper path, and
+# the example's own 128 x 128 on the kernel's 128 threads runs there on two consumer warpgroups (nothing in the
+# kernel depends on its thread count: docs/hopper.md "More consumer threads than the kernel asks for").  Each
+# run is the CPU SIMT executor checked against the reference evaluator.
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks %s 2>&1 | FileCheck %s --check-prefix=HOPPER
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks --schedule-seed=7 -D out_dtype=float32 -D M=192 -D N=384 -D K=384 %s 2>&1 | FileCheck %s --check-prefix=HOPPER
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks -D form=interval -D block_K=64 -D K=448 -D out_dtype=float32 %s 2>&1 | FileCheck %s --check-prefix=HOPPER
-# RUN: %tl-run --device=cpu --target=sm_90a --check --remarks -D form=interval -D block_M=128 -D block_K=64 -D K=320 -D out_dtype=float32 -D dtype=float8_e5m2 %s 2>&1 | FileCheck %s --check-prefix=MMA
+# RUN: %tl-run --device=cpu --target=sm_90a --check --remarks -D form=interval -D block_M=128 -D block_K=64 -D K=320 -D out_dtype=float32 -D dtype=float8_e5m2 %s 2>&1 | FileCheck %s --check-prefix=WIDE
 # HOPPER: remark: T.Pipelined attention loop takes the Hopper path: {{.*}}T.gemm as wgmma over 1 consumer warpgroups of one m64 block each
 # HOPPER: check: PASS
-# MMA: remark: T.Pipelined loop stays on the cp.async + mma.sync path: block_M is not 64 x the consumer warpgroups (threads / 128)
-# MMA: check: PASS
+# WIDE: remark: T.Pipelined attention loop takes the Hopper path: {{.*}}T.gemm as wgmma over 2 consumer warpgroups of one m64 block each (256 threads where the kernel asks for 128
+# WIDE: check: PASS
 import tilelang
 import tilelang.language as T
 
