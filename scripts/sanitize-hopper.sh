@@ -89,7 +89,9 @@ if [[ "$part" == all || "$part" == lang ]]; then
   for kc in "warp_specialize.py ws_ring" "warp_specialize.py ws_halves" "warp_specialize.py ws_gemm" \
             "role_branches.py rb_pair" "role_branches.py rb_three" "role_branches.py rb_wgmma" \
             "role_uniform_var.py ru_sparse --int-range 0:4" "role_uniform_var.py ru_loop_scopes" \
-            "while_loop.py while_streamk --out-idx=none" "sync_grid.py grid_reverse"; do
+            "while_loop.py while_streamk --out-idx=none" "sync_grid.py grid_reverse" \
+            "sync_grid.py persistent_partials" "sync_grid.py thread_sides -D N=128000" \
+            "cp_async_noinc.py cpa_ring" "cp_async_noinc.py cpa_gemm"; do
     read -r f kn extra <<<"$kc"
     [[ -n "${SANITIZE_KERNELS:-}" && ! "$kn" =~ ${SANITIZE_KERNELS} ]] && continue
     for tool in racecheck synccheck memcheck; do

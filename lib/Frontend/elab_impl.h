@@ -348,6 +348,14 @@ bool in_list(const char *const *list, const char *s);
  * T.cumsum, T.transpose, T.im2col; NULL-terminated. */
 /* T.Parallel's keywords (elab_pipelined.c): checks them; false after an error. */
 bool tl_el_parallel_hints(elab *E, const tl_ast_expr *it, const char *fn);
+/* T.copy's annotations= dict (keyword k of tile op op): sets attrs[i] / given[i] / by_ann[i] for the
+ * coalesced_width and disable_tma it gives; false after a located error for a key or value it does not know
+ * (elab_pipelined.c). */
+bool tl_el_copy_annotations(elab *E, int op, const tl_ast_keyword *k, const char *fn, tl_expr **attrs, bool *given,
+                            bool *by_ann);
+/* A tile op's attribute ai from value v (its kind checked; elab_stmt.c); NULL after a located error. */
+#define attr_value(...) tl_el_attr_value(__VA_ARGS__)
+tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc);
 /* The T names of explicit warp specialisation that elab_ws.c elaborates. */
 extern const char *const tl_el_ws_names[];
 extern const char *const tl_el_lang_op_names[];

@@ -218,3 +218,56 @@ bool tl_el_parallel_hints(elab *E, const tl_ast_expr *it, const char *fn) {
   }
   return true;
 }
+
+/* T.copy's annotations= (tilelang/language/copy_op.py: a dict whose values take precedence over the keywords
+ * of the same name): "coalesced_width" and "disable_tma" are returned as the values of those attributes
+ * (*cw, *dt; NULL when absent); "prefer_instruction" "sync" means disable_tma (a synchronous copy; "tma" and
+ * "cp_async" are preferences the lowering makes on its own); "eviction_policy" (0-2 or
+ * "evict_normal/first/last") is a cache hint, accepted and not emitted.  Another key (T.WSID, sm_100's warp
+ * roles; "parallel_loop_layout") is a located error naming it. */
+static bool copy_annotation_values(elab *E, const tl_ast_keyword *k, const char *fn, val **cw, val **dt) {
+  static const char *const known[] = {"coalesced_width", "disable_tma", "prefer_instruction", "eviction_policy", NULL};
+  static const char *const instrs[] = {"tma", "cp_async", "sync", NULL};
+  static const char *const evicts[] = {"evict_normal", "evict_first", "evict_last", NULL};
+  val *v = eval(E, k->value);
+  *cw = *dt = NULL;
+  if (!v) return false;
+  if (v->k == V_NONE) return true;
+  if (v->k != V_DICT)
+    return err_val(E, k->value->loc, v, "%s: annotations must be a dict, got %s", fn, describe(E, v)), false;
+  for (int i = 0; i < v->u.dict.n; i++) {
+    val *key = v->u.dict.keys[i], *x = v->u.dict.vals[i];
+    tl_loc at = v->u.dict.klocs[i], vat = v->u.dict.vlocs[i];
+    if (key->k != V_STR || !in_list(known, key->u.s))
+      return err_val(E, at, key, "%s: the annotation %s is not supported (known: %s, %s, %s, %s)", fn, describe(E, key),
+                     known[0], known[1], known[2], known[3]),
+             false;
+    if (!strcmp(key->u.s, "coalesced_width")) *cw = x;
+    else if (!strcmp(key->u.s, "disable_tma")) *dt = x;
+    else if (!strcmp(key->u.s, "prefer_instruction")) {
+      if (x->k != V_STR || !in_list(instrs, x->u.s))
+        return err_val(E, vat, x, "%s: prefer_instruction must be \"tma\", \"cp_async\" or \"sync\", got %s", fn,
+                       describe(E, x)),
+               false;
+      if (!strcmp(x->u.s, "sync") && !*dt) *dt = mk_bool(E, true);
+    } else if (x->k == V_STR ? !in_list(evicts, x->u.s) : x->k != V_INT || x->u.i < 0 || x->u.i > 2)
+      return err_val(E, vat, x,
+                     "%s: eviction_policy must be 0, 1, 2 or \"evict_normal\", \"evict_first\", "
+                     "\"evict_last\", got %s",
+                     fn, describe(E, x)),
+             false;
+  }
+  return true;
+}
+
+bool tl_el_copy_annotations(elab *E, int op, const tl_ast_keyword *k, const char *fn, tl_expr **attrs, bool *given,
+                            bool *by_ann) {
+  val *an[2];
+  int before = E->nerr;
+  if (!copy_annotation_values(E, k, fn, &an[0], &an[1])) return false;
+  for (int j = 0; j < 2; j++) {
+    int ai = an[j] ? tl_tile_op_attr_index(op, j ? "disable_tma" : "coalesced_width") : -1;
+    if (ai >= 0) given[ai] = by_ann[ai] = true, attrs[ai] = attr_value(E, op, ai, an[j], k->value->loc);
+  }
+  return E->nerr == before;
+}

@@ -940,7 +940,7 @@ static bool layout_pairs(elab *E, const tl_ast_expr *a, operand_vec *ops) {
   return true;
 }
 
-static tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
+tl_expr *attr_value(elab *E, int op, int ai, val *v, tl_loc loc) {
   const tl_tile_op_info *info = &tl_tile_ops[op];
   const tl_attr_info *a = &info->attrs[ai];
   switch (a->kind) {
@@ -1063,7 +1063,7 @@ bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out)
   operand_vec ops = {0};
   tl_expr **attrs = nattrs ? malloc_ir(E, sizeof(tl_expr *) * (size_t)nattrs) : NULL;
   bool *given = nattrs ? talloc(E, sizeof(bool) * (size_t)nattrs) : NULL;
-  bool ok = !nattrs || (attrs && given);
+  bool ok = !nattrs || (attrs && given), by_ann[8] = {false}; /* by_ann: set by T.copy's annotations= */
   /* Operands may also be passed by keyword (T.use_swizzle(panel_size=10)). */
   const tl_ast_expr *opnd[8] = {NULL};
   const tl_ast_keyword *opkw[8] = {NULL};
@@ -1087,10 +1087,8 @@ bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out)
   }
   if (ok && nargs > nops + nattrs) {
     if (nattrs)
-      err(E, x->loc,
-          "%s takes at most %d positional arguments (%d operands and %d attributes), "
-          "got %d",
-          fn, nops + nattrs, nops, nattrs, nargs);
+      err(E, x->loc, "%s takes at most %d positional arguments (%d operands and %d attributes), got %d", fn,
+          nops + nattrs, nops, nattrs, nargs);
     else err(E, x->loc, "%s takes %d positional argument%s, got %d", fn, nops, nops == 1 ? "" : "s", nargs);
     ok = false;
   }
@@ -1153,11 +1151,16 @@ bool elab_tile(elab *E, int op, const tl_ast_expr *x, tl_loc loc, stmt_vec *out)
       }
     if (!ok) break;
     int ai = k->name ? tl_tile_op_attr_index(op, k->name) : -1;
+    if (op == TL_TILE_COPY && k->name && !strcmp(k->name, "annotations")) { /* its values win over keywords */
+      ok = tl_el_copy_annotations(E, op, k, fn, attrs, given, by_ann);
+      continue;
+    }
     if (ai < 0) {
       err(E, k->loc, "unknown keyword '%s' for %s", k->name ? k->name : "**", fn);
       ok = false;
       break;
     }
+    if (given[ai] && ai < 8 && by_ann[ai]) continue;
     if (given[ai]) {
       err(E, k->loc, "%s got multiple values for '%s'", fn, k->name);
       ok = false;

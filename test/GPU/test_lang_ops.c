@@ -146,6 +146,35 @@ static const op_case cases[] = {
     {"ops", "role_uniform_var.py", "--kernel=ru_loop_scopes"},
     /* T.device_assert (issue 30): the asserts pass and the kernel runs */
     {"ops", "device_assert.py", ""},
+    /* issue 30's constructs that had run on a GPU only inside TileLang's examples: T.print, T.gemm_sp, both
+     * T.annotate_layout forms, the split-KV combine's row statistic read back in a 2-D T.Parallel, column
+     * statistics, copied-in fragments read at other indices, T.Parallel beside T.get_thread_binding, the float8
+     * 2xAcc promotion on sm_90a, fp4/int4 decoding, cp.async barrier rings, T.copy(annotations=) */
+    {"ops", "print.py", ""},
+    {"ops", "gemm_sp.py", "--int-range 0:5 --kernel=gemm_sp_tile"},
+    {"ops", "annotate_layout.py", ""},
+    {"ops", "annotate_layout.py", "-D use_gemm=True"},
+    {"ops", "global_layout.py", ""},
+    {"ops", "global_layout.py", "-D form=1"},
+    {"ops", "split_kv_combine.py", ""},
+    {"ops", "split_kv_combine.py", "-D num_split=3"},
+    {"ops", "split_kv_combine.py", "-D form=1"},
+    {"ops", "col_stats.py", ""},
+    {"ops", "col_stats.py", "-D op=1 -D clear=0"},
+    {"ops", "col_stats.py", "-D op=3 -D clear=0"},
+    {"ops", "replicated_copy.py", ""},
+    {"ops", "replicated_copy.py", "-D form=2 -D M=8 -D N=16"},
+    {"ops", "replicated_vector.py", "-D form=1"},
+    {"ops", "thread_range.py", "--kernel=mhc_pre_fuse"},
+    {"ops", "thread_range.py", "--kernel=tr_small"},
+    {"ops", "gemm_fp8_2xacc_hopper.py", ""},
+    {"ops", "gemm_fp8_2xacc_hopper.py", "-D form=interval -D block_M=128 -D block_K=64 -D K=320 -D out_dtype=float32"},
+    {"ops", "dequant_bits.py", ""},
+    {"ops", "dequant_xfile.py", ""},
+    {"ops", "cp_async_noinc.py", "--kernel=cpa_ring"},
+    {"ops", "cp_async_noinc.py", "--kernel=cpa_gemm"},
+    {"ops", "copy_annotations.py", ""},
+    {"ops", "copy_annotations.py", "-D form=1"},
 };
 /* Runs that must stop with an error (exit != 0, no check: PASS): a failing T.device_assert (thread 5) traps its
  * kernel (the driver reports CUDA_ERROR_ASSERT) */
