@@ -113,7 +113,7 @@ run hopper "over 1 consumer warpgroups" "FA (1,2,256,128) 64x64/128 threads/1 st
 # attention form runs it on 256 consumer threads (warp_specialize.c ws_attn_threads)
 wide="256 threads where the kernel asks for 128"
 run hopper "$wide" "FA BSHD (1,2,256,128) 128x128 on the kernel's 128 threads, 1 stage" -D batch=1 -D heads=2 \
-  -D seq_len=256 -D dim=128 -D num_stages=1 -D threads=128 "$bk"
+  -D seq_len=256 -D dim=128 -D num_stages=1 -D threads=128 -D is_causal=False "$bk"
 run hopper "$wide" "FA BSHD (1,2,200,64) 128x128 on the kernel's 128 threads, 1 stage, causal (partial tiles)" \
   -D batch=1 -D heads=2 -D seq_len=200 -D dim=64 -D num_stages=1 -D threads=128 -D is_causal=True "$bk"
 # the ping-pong schedule (pass config tl.attention_pingpong): the consumer warpgroups take turns at the
@@ -165,10 +165,14 @@ for c in False True; do
     echo "ok   FA overlap (1,2,200,128) causal=$c: sum/abs_sum $got, identical to the default schedule's"
   fi
 done
-run mma "block_M is not 64 x the consumer warpgroups" "FA as written (128x64/128 threads: two m64 blocks a warpgroup)" \
-  $small -D dim=128 "$fa"
-run mma "block_M is not 64 x the consumer warpgroups" "FA as written at (1,2,200,128) (mma.sync path, partial tiles)" \
-  $odd -D dim=128 "$fa"
+# examples/flash_attention.py as written (128x64 on 128 threads) runs on two consumer warpgroups ("$wide")
+run hopper "$wide" "FA as written (128x64 on the kernel's 128 threads)" $small -D dim=128 "$fa"
+run hopper "$wide" "FA as written at (1,2,200,128) (partial tiles)" $odd -D dim=128 "$fa"
+# the fallback: a local buffer (per-thread state) keeps the kernel's 128 threads and the mma.sync path
+sed 's/^\( *\)acc_o = T.alloc_fragment/\1mine = T.alloc_local([1], accum_dtype)\n&/' "$fa" > "${TMPDIR:-/tmp}/fa_local_$$.py"
+run mma "block_M is not 64 x the consumer warpgroups" "FA as written with a T.alloc_local (mma.sync path)" $small \
+  -D dim=128 "${TMPDIR:-/tmp}/fa_local_$$.py"
+rm -f "${TMPDIR:-/tmp}/fa_local_$$.py"
 run cpwgmma "tl.disable_warp_specialized is set" "FA --pass-config=tl.disable_warp_specialized (cp.async + wgmma)" \
   --pass-config=tl.disable_warp_specialized $small -D dim=128 $hop "$fa"
 echo "check_hopper_attention: $n runs"
