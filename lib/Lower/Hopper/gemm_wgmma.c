@@ -44,6 +44,7 @@
  * 32/64/128-byte swizzle spans), never passed whole to an intrinsic (a raw
  * address: T.ptx_cp_async, atomics, access pointers), not a T.gemm_sp
  * operand (a kernel with T.gemm_sp is left alone). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,7 @@ typedef struct gw_plan {
   int nother;         /* the T.gemm that stay mma.sync */
   const char *other;  /* why the first of those does */
   int64_t threads;
+  int64_t asked_threads; /* the kernel's own threads when the plan runs it on more (gw_plan_of), else 0 */
 } gw_plan;
 
 typedef struct gw_scan {
@@ -76,6 +78,7 @@ typedef struct gw_scan {
   const tl_stmt *gemms[GW_MAX_GEMMS];
   bool wg[GW_MAX_GEMMS]; /* gemms[i] runs as wgmma */
   int n;
+  int64_t rs_bm; /* block_M of an rs-form T.gemm whose rows are not one m64 block a warpgroup, else 0 */
 } gw_scan;
 
 static bool is_shared(const tl_buffer *b) {
@@ -154,8 +157,10 @@ static const char *gw_gemm_ok(gw_scan *sc, const tl_stmt *g) {
   tl_wg_split sp = tl_wgmma_split(BM, BN, sc->p->threads, &WN);
   if (sp == TL_WG_SPLIT_M)
     return "a T.gemm's block_M is not a multiple of 64 that splits evenly over the warpgroups (threads / 128)";
-  if (rs && BM != 64 * (sc->p->threads / 128))
+  if (rs && BM != 64 * (sc->p->threads / 128)) {
+    if (!sc->rs_bm) sc->rs_bm = BM;
     return "an rs-form T.gemm's block_M is not 64 x the warpgroups (one m64 block each, as its register A needs)";
+  }
   if (sp == TL_WG_SPLIT_REGS) return "a T.gemm's accumulators would take more than 192 registers a thread";
   if (sp == TL_WG_SPLIT_N) return "a T.gemm's warpgroup column split is not a multiple of 8";
   const char *why = NULL;
@@ -292,19 +297,12 @@ static void gw_expr(tl_visitor *v, const tl_expr *e) {
   }
 }
 
-/* The plan for f: NULL when every T.gemm of the kernel can run as wgmma
- * (p filled; p->ngemms 0 when it has none), else the reason. */
-static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_plan *p) {
+/* The plan for kernel k on `threads` threads: NULL when every T.gemm can run as wgmma (p filled;
+ * p->ngemms 0 when it has none), else the reason; *rs_bm: gw_scan's. */
+static const char *gw_plan_at(tl_stmt *k, int64_t threads, gw_plan *p, int64_t *rs_bm) {
   memset(p, 0, sizeof *p);
-  if (!target || !target->wgmma) return "the target has no wgmma";
-  if (f->pass_configs.disable_wgmma) return "tl.disable_wgmma is set";
-  tl_stmt *k = tl_ir_find_kernel(f->body);
-  if (!k) return "no kernel";
-  if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS) || tl_lo_has_call(k->u.kernel.body, TL_INTRIN_THREAD_RANGE))
-    return "the kernel has role or thread-range scopes";
-  if (tl_ws_producer_threads(f) > 0) return "the kernel is warp-specialized";
-  if (!tl_expr_is_const_int(k->u.kernel.threads, &p->threads) || p->threads < 128 || p->threads % 128 != 0)
-    return "the threads are not a multiple of 128 (wgmma runs on warpgroups)";
+  p->threads = threads;
+  *rs_bm = 0;
   gw_scan *sc = calloc(1, sizeof *sc);
   if (!sc) return "out of memory";
   sc->v.stmt = gw_stmt;
@@ -312,6 +310,7 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
   tl_visit_stmt(&sc->v, k->u.kernel.body);
   const char *why = sc->v.too_deep ? "the kernel nests too deeply" : sc->why;
   if (!why && p->nother) why = p->ngemms ? gw_mixed_ok(sc, k->u.kernel.body) : p->other;
+  *rs_bm = sc->rs_bm;
   free(sc);
   if (why) return why;
   gw_scan raw = {.v = {.expr = gw_expr}, .p = p};
@@ -323,6 +322,36 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
     if (L && L->wgmma) return "the kernel is warp-specialized";
   }
   return NULL;
+}
+
+/* The plan for f: NULL when every T.gemm of the kernel can run as wgmma
+ * (p filled; p->ngemms 0 when it has none), else the reason.  An rs-form
+ * T.gemm whose block_M is 64 x more warpgroups than the kernel's threads
+ * give (block_M 128 on 128 threads) runs the kernel on block_M / 64
+ * warpgroups (at most two) when nothing in it depends on its thread count
+ * (ws_threads.c; docs/hopper.md "More consumer threads than the kernel
+ * asks for") and that plan has fewer T.gemm left on mma.sync. */
+static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_plan *p) {
+  memset(p, 0, sizeof *p);
+  if (!target || !target->wgmma) return "the target has no wgmma";
+  if (f->pass_configs.disable_wgmma) return "tl.disable_wgmma is set";
+  tl_stmt *k = tl_ir_find_kernel(f->body);
+  if (!k) return "no kernel";
+  if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS) || tl_lo_has_call(k->u.kernel.body, TL_INTRIN_THREAD_RANGE))
+    return "the kernel has role or thread-range scopes";
+  if (tl_ws_producer_threads(f) > 0) return "the kernel is warp-specialized";
+  int64_t T = 0, rs_bm = 0, wide_bm = 0;
+  if (!tl_expr_is_const_int(k->u.kernel.threads, &T) || T < 128 || T % 128 != 0)
+    return p->threads = T, "the threads are not a multiple of 128 (wgmma runs on warpgroups)";
+  const char *why = gw_plan_at(k, T, p, &rs_bm);
+  int64_t W = rs_bm % 64 == 0 ? rs_bm / 64 * 128 : 0;
+  if ((why || p->nother) && W > T && W <= 256 && W <= target->max_threads &&
+      tl_ws_thread_count_free(k->u.kernel.body)) {
+    gw_plan q;
+    const char *wwhy = gw_plan_at(k, W, &q, &wide_bm);
+    if (!wwhy && (why || q.nother < p->nother)) *p = q, p->asked_threads = T, why = NULL;
+  }
+  return why;
 }
 
 /* The refusal that a plan (why = gw_plan_of's answer, p its plan) says:
@@ -342,14 +371,20 @@ const char *tl_gemm_wgmma_refusal(const tl_primfunc *f, const tl_target *target)
 void tl_gemm_wgmma_remark(tl_diag *d, tl_loc loc, const tl_primfunc *f, const tl_target *target, const char *why) {
   gw_plan p;
   const char *wg = refusal_of(gw_plan_of(f, target, &p), &p);
+  char wide[120] = "";
+  if (!wg && p.asked_threads)
+    snprintf(wide, sizeof wide,
+             "; %lld threads where the kernel asks for %lld: nothing in it depends on its thread count",
+             (long long)p.threads, (long long)p.asked_threads);
   if (!wg && p.nother)
     tl_remark(d, loc,
               "T.Pipelined loop takes the cp.async + wgmma path (%d of the kernel's %d T.gemm as wgmma, the others "
-              "mma.sync: %s; not warp-specialized: %s)",
-              p.ngemms, p.ngemms + p.nother, p.other, why);
+              "mma.sync: %s; not warp-specialized: %s%s)",
+              p.ngemms, p.ngemms + p.nother, p.other, why, wide);
   else if (!wg)
     tl_remark(d, loc,
-              "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s)", why);
+              "T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: %s%s)", why,
+              wide);
   else
     tl_remark(d, loc, "T.Pipelined loop stays on the cp.async + mma.sync path: %s%s%s%s", why,
               *wg ? " (T.gemm not as wgmma either: " : "", wg, *wg ? ")" : "");
@@ -366,7 +401,8 @@ bool tl_lower_gemm_wgmma(tl_module *m, tl_primfunc *f, const tl_target *target, 
                p.tiles[i]->name);
       return false;
     }
-  if (!tl_func_annot_add(m, f, &gw_annot_key, 1)) {
+  tl_stmt *k = p.asked_threads ? tl_ir_find_kernel(f->body) : NULL;
+  if (!tl_func_annot_add(m, f, &gw_annot_key, 1) || (k && !(k->u.kernel.threads = tl_lo_int(m, k->loc, p.threads)))) {
     tl_error(d, f->loc, "out of memory");
     return false;
   }

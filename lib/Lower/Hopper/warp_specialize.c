@@ -323,7 +323,10 @@ static const char *scan_body(const tl_primfunc *f, ws_plan *p, tl_stmt **items, 
       continue;
     }
     if (p->attn && !is_tile_load(s)) {
-      if (uses_shared(s)) return "a statement in the loop other than the tile copies and the T.gemm uses shared memory";
+      /* consumer-private shared memory (TileLang's decode kernels store each key block's row maxima into
+       * S_shared[:, k]): the consumers run it, their barriers become the consumers' named barrier
+       * (tl_ws_finish); check_uses keeps it off the loaded tiles, match_gemm keeps it out of the T.gemm */
+      if (shared_use_of(s).pipe) return "a statement in the loop holds a second T.Pipelined loop";
       p->nother++;
       continue;
     }

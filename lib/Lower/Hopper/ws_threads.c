@@ -72,7 +72,7 @@ static bool block_level(const tl_stmt *s, bool in_par, int depth) {
     return block_level(s->u.ifs.then_s, in_par, depth + 1) && block_level(s->u.ifs.else_s, in_par, depth + 1);
   case TL_STMT_ALLOC: {
     tl_scope sc = s->u.alloc.buffer->scope;
-    return sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN || sc == TL_SCOPE_FRAGMENT;
+    return sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN || sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_GLOBAL;
   }
   case TL_STMT_STORE: return in_par;
   case TL_STMT_LET: return true;
