@@ -105,7 +105,9 @@ if [[ "$part" == all || "$part" == forms ]]; then
   # issue 31's forms of 2026-12-07: the block-sparse GEMM loop (a random BlockMask), float8 tiles on the
   # Hopper path (e4m3; e5m2 with block_K 128; several tiles a block), cp.async + wgmma (the proxy fences), and
   # wgmma beside mma.sync T.gemm (an attention backward loop; its float32 dQ sums float16 dS: on the H200 the
-  # GPU's order moved 7-14 of 115,200 elements 2e-4 from the reference, the same on sm_80's all-mma.sync)
+  # GPU's order moved 7-14 of 115,200 elements 2e-4 from the reference, the same on sm_80's all-mma.sync);
+  # of 2026-12-08: attention on more consumer threads than the kernel asks for (warp-specialized, with
+  # consumer-private shared memory in the loop, and cp.async + wgmma)
   ops=test/Interp/ops
   for kc in "blocksparse_gemm.py bsgemm_s2 -D num_stages=2" "blocksparse_gemm.py bsgemm_s3_sms2 --sms=2 -D num_stages=3" \
             "gemm_fp8_hopper.py fp8_e4m3" "gemm_fp8_hopper.py fp8_e5m2_k128 -D dtype=float8_e5m2 -D block_K=128 -D num_stages=2" \
@@ -113,7 +115,9 @@ if [[ "$part" == all || "$part" == forms ]]; then
             "gemm_cp_wgmma.py cpw_pipe --kernel=pipe_gemm -D trans_B=True -D num_stages=2" \
             "gemm_cp_wgmma.py cpw_dequant --kernel=dequant_gemm" "gemm_cp_wgmma.py cpw_gqa --kernel=gqa_decode" \
             "gemm_mixed_wgmma.py mixed_bwd --kernel=attn_bwd --atol=1e-3 --rtol=1e-3" \
-            "gemm_mixed_wgmma.py mixed_bwd_causal --kernel=attn_bwd -D is_causal=True --atol=1e-3 --rtol=1e-3"; do
+            "gemm_mixed_wgmma.py mixed_bwd_causal --kernel=attn_bwd -D is_causal=True --atol=1e-3 --rtol=1e-3" \
+            "attention_widen.py widen_ws" "attention_widen.py widen_ws_stats -D stats=True --out-idx=3,4" \
+            "attention_widen.py widen_cpw --pass-config=tl.disable_tma_lower"; do
     read -r f label extra <<<"$kc"
     [[ -n "${SANITIZE_KERNELS:-}" && ! "$label" =~ ${SANITIZE_KERNELS} ]] && continue
     for tool in racecheck synccheck memcheck; do

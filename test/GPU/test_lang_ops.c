@@ -175,6 +175,11 @@ static const op_case cases[] = {
     {"ops", "cp_async_noinc.py", "--kernel=cpa_gemm"},
     {"ops", "copy_annotations.py", ""},
     {"ops", "copy_annotations.py", "-D form=1"},
+    /* sm_90a attention on more consumer threads than the kernel asks for (issue 31) */
+    {"ops", "attention_widen.py", ""},
+    {"ops", "attention_widen.py", "-D stats=True --out-idx=3,4"},
+    {"ops", "attention_widen.py", "--pass-config=tl.disable_tma_lower"},
+    {"ops", "attention_widen.py", "-D per_thread=True"},
 };
 /* Runs that must stop with an error (exit != 0, no check: PASS): a failing T.device_assert (thread 5) traps its
  * kernel (the driver reports CUDA_ERROR_ASSERT) */
