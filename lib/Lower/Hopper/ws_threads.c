@@ -1,5 +1,5 @@
-/* Whether a kernel's result depends on its thread count (part of
- * warp_specialize.c's pass, split out for size).  The attention form needs
+/* Whether a kernel's result depends on its thread count (for
+ * warp_specialize.c and gemm_wgmma.c, split out for size).  The attention form needs
  * block_M = 64 x the consumer warpgroups; a kernel written with fewer
  * threads (TileLang's example_mha_fwd_bshd: block_M 128 on 128 threads)
  * may run on more when nothing in it can tell how many threads run it:
@@ -7,7 +7,8 @@
  * Requires: tile IR (before layout inference, which partitions over the
  * threads).  Guarantees: true only for a kernel body whose every statement
  * is block-level (docs/hopper.md "More consumer threads than the kernel
- * asks for"). */
+ * asks for"); a T.annotate_layout of a fragment (its layout maps elements
+ * to the kernel's threads) keeps the count. */
 #include "IR/visit.h"
 #include "Lower/Hopper/ws_internal.h"
 #include "Lower/lower_internal.h"
@@ -76,7 +77,13 @@ static bool block_level(const tl_stmt *s, bool in_par, int depth) {
   }
   case TL_STMT_STORE: return in_par;
   case TL_STMT_LET: return true;
-  case TL_STMT_TILE: return block_level_op(s->u.tile.op);
+  case TL_STMT_TILE:
+    if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) /* a fragment's T.Fragment layout names its threads */
+      for (int i = 0; i < s->u.tile.nargs; i++)
+        if (s->u.tile.args[i].kind == TL_OPND_REGION && s->u.tile.args[i].region.buffer &&
+            s->u.tile.args[i].region.buffer->scope == TL_SCOPE_FRAGMENT)
+          return false;
+    return block_level_op(s->u.tile.op);
   default: return false; /* EVAL, WHILE, a nested KERNEL */
   }
 }
