@@ -54,9 +54,17 @@ def _norm_label(label):
     return label or "-"
 
 
+def rel_precision(num):
+    """Half a unit of the last digit printed, relative to the number: "0.04" -> 0.125, "8.92" -> 0.00056."""
+    mant, _, exp = num.lower().partition("e")
+    digits = mant.split(".")[1] if "." in mant else ""
+    value = abs(float(mant)) if float(mant) else 0.0
+    return 0.5 * 10.0 ** -len(digits) / value if value else math.inf
+
+
 def parse_metrics(text):
     """The timings a TileLang example printed: a list of {"label", "kind" ("ms" | "tflops"), "value",
-    "reference" (bool: a baseline's, not the kernel's), "line"}.  Latencies in ms (a number with no unit
+    "reference" (bool: a baseline's, not the kernel's), "line", "rel_prec" (rel_precision)}.  Latencies in ms (a number with no unit
     after a label saying latency/time is ms, the unit of TileLang's profiler); throughputs in TFLOPS."""
     out = []
     for line in text.splitlines():
@@ -88,7 +96,7 @@ def parse_metrics(text):
                 continue
             line_ref = line_ref or bool(_REFERENCE.search(label))
             out.append({"label": _norm_label(label), "kind": kind, "value": value, "reference": line_ref,
-                        "line": raw[:200]})
+                        "line": raw[:200], "rel_prec": rel_precision(num)})
     return out
 
 
@@ -105,13 +113,16 @@ def metric_keys(metrics):
 
 
 def median_metrics(runs):
-    """The per-key median over several runs' parsed metrics; {key: {"value", "reference", "n"}}."""
-    vals, ref = {}, {}
+    """The per-key median over several runs' parsed metrics; {key: {"value", "reference", "n", "rel_prec" (the
+    coarsest run's)}}."""
+    vals, ref, prec = {}, {}, {}
     for metrics in runs:
         for k, m in metric_keys(metrics).items():
             vals.setdefault(k, []).append(m["value"])
             ref[k] = m["reference"]
-    return {k: {"value": statistics.median(v), "reference": ref[k], "n": len(v)} for k, v in vals.items()}
+            prec[k] = max(prec.get(k, 0.0), m.get("rel_prec", 0.0))
+    return {k: {"value": statistics.median(v), "reference": ref[k], "n": len(v), "rel_prec": prec[k]}
+            for k, v in vals.items()}
 
 
 def geomean(xs):
@@ -121,24 +132,34 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+COARSE = 0.1  # the most two printed numbers' last digits may move their ratio, relative, for it to count
+
+
 def compare(ours, theirs):
     """Speed ratios ours/TileLang of the kernel metrics both sides printed (medians, median_metrics): for a
     latency TileLang's / ours, for a throughput ours / TileLang's.  Latencies are used when both printed
-    one, else throughputs.  Returns (file ratio = their geometric mean or None, {key label: ratio},
+    one finely enough, else throughputs.  Returns (file ratio = their geometric mean or None, {key label: ratio},
     reference drift = geomean of ours/TileLang over the baselines' latencies both runs printed (about 1
-    when the two processes saw the same GPU))."""
+    when the two processes saw the same GPU)).  A pair printed too coarsely to tell a ratio within COARSE
+    (TileLang's gqa_decode prints "0.04 ms" against "0.06 ms": a ratio anywhere from 0.54 to 0.82) is listed
+    with " (coarse)" after its key and left out of the file ratio."""
     common = [k for k in ours if k in theirs and not ours[k]["reference"]]
-    kind = "ms" if any(k[1] == "ms" for k in common) else "tflops"
-    pairs = {}
-    for k in common:
-        if k[1] != kind:
-            continue
-        a, b = ours[k]["value"], theirs[k]["value"]
-        r = b / a if kind == "ms" else a / b
-        pairs[f"{k[0]} [{k[1]}]" + (f" #{k[2] + 1}" if k[2] else "")] = r
+    pairs, fine = {}, []
+    for kind in ("ms", "tflops"):  # throughputs where no latency was printed finely enough
+        if fine:
+            break
+        for k in common:
+            if k[1] != kind:
+                continue
+            a, b = ours[k]["value"], theirs[k]["value"]
+            r = b / a if kind == "ms" else a / b
+            coarse = ours[k].get("rel_prec", 0.0) + theirs[k].get("rel_prec", 0.0) > COARSE
+            pairs[f"{k[0]} [{k[1]}]" + (f" #{k[2] + 1}" if k[2] else "") + (" (coarse)" if coarse else "")] = r
+            if not coarse:
+                fine.append(r)
     drift = geomean([theirs[k]["value"] / ours[k]["value"] for k in ours
                      if k in theirs and ours[k]["reference"] and k[1] == "ms"])
-    return geomean(list(pairs.values())), pairs, drift
+    return geomean(fine), pairs, drift
 
 
 def family_of(path, root):

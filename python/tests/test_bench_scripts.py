@@ -101,6 +101,25 @@ def test_compare_medians_and_geomean():
                                 speed.median_metrics([speed.parse_metrics("TFlops: 600 TFlops")]))
     assert r == pytest.approx(0.5) and list(pairs) == ["- [tflops]"]
     assert speed.compare({}, {})[0] is None
+    # printed too coarsely to tell: "0.04" against "0.06" (each +-0.005) is left out of the file ratio
+    r, pairs, _ = speed.compare(speed.median_metrics([speed.parse_metrics("tilelang: 0.06 ms\nTFlops: 2.38")]),
+                                speed.median_metrics([speed.parse_metrics("tilelang: 0.04 ms\nTFlops: 3.82")]))
+    assert r == pytest.approx(2.38 / 3.82)  # the throughputs, printed finely enough, decide
+    assert pairs == {"tilelang [ms] (coarse)": pytest.approx(0.6667, abs=1e-4), "- [tflops]": pytest.approx(2.38 / 3.82)}
+    r, pairs, _ = speed.compare(speed.median_metrics([speed.parse_metrics("tilelang: 0.06 ms")]),
+                                speed.median_metrics([speed.parse_metrics("tilelang: 0.04 ms")]))
+    assert r is None and list(pairs) == ["tilelang [ms] (coarse)"]
+    r, pairs, _ = speed.compare(speed.median_metrics([speed.parse_metrics("tilelang: 13.72 ms")]),
+                                speed.median_metrics([speed.parse_metrics("tilelang: 8.92 ms")]))
+    assert r == pytest.approx(8.92 / 13.72) and list(pairs) == ["tilelang [ms]"]
+
+
+def test_rel_precision():
+    assert speed.rel_precision("0.04") == pytest.approx(0.125)
+    assert speed.rel_precision("8.92") == pytest.approx(0.005 / 8.92)
+    assert speed.rel_precision("455") == pytest.approx(0.5 / 455)
+    assert speed.rel_precision("1.5e-3") == pytest.approx(0.05 / 1.5)
+    assert speed.rel_precision("0") == float("inf")
 
 
 def test_family_geomean():
