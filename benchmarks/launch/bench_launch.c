@@ -167,10 +167,8 @@ int main(void) {
   tl_context *ctx;
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
-  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
-                     RTLD_NOW | RTLD_LOCAL);
   launch_fn bare = NULL;
-  if (lib) *(void **)&bare = dlsym(lib, "cuLaunchKernel");
+  *(void **)&bare = dlsym(g_driver, "cuLaunchKernel");
   if (!bare) {
     printf("SKIP: no cuLaunchKernel in the driver\n");
     return GPU_SKIP;

@@ -91,6 +91,9 @@ static __attribute__((unused)) void *gpu_sym(void *lib, const char *name) {
   return p;
 }
 
+/* The driver library gpu_init opened (for entry points its table lacks: dlsym(g_driver, name)). */
+static void *g_driver __attribute__((unused));
+
 /* Skips (exit 77) without a driver/GPU; otherwise loads the test's driver
  * table and makes device 0's primary context current. */
 static __attribute__((unused)) void gpu_init(tl_context *ctx) {
@@ -98,8 +101,9 @@ static __attribute__((unused)) void gpu_init(tl_context *ctx) {
     printf("SKIP: %s\n", tl_context_last_error(ctx));
     exit(GPU_SKIP);
   }
-  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
-                     RTLD_NOW | RTLD_LOCAL);
+  void *lib = g_driver =
+      dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
+             RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     printf("SKIP: dlopen libcuda.so.1 failed\n");
     exit(GPU_SKIP);

@@ -25,11 +25,8 @@ int main(void) {
   tl_context *ctx;
   if (tl_context_create(&ctx) != TL_OK) return 1;
   gpu_init(ctx);
-  void *lib = dlopen(getenv("TL_CUDA_DRIVER") && *getenv("TL_CUDA_DRIVER") ? getenv("TL_CUDA_DRIVER") : "libcuda.so.1",
-                     RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return printf("SKIP: dlopen libcuda.so.1 failed\n"), GPU_SKIP;
   graph_api g;
-#define S(f, n) *(void **)(&g.f) = gpu_sym(lib, n)
+#define S(f, n) *(void **)(&g.f) = gpu_sym(g_driver, n)
   S(cuStreamBeginCapture, "cuStreamBeginCapture_v2");
   S(cuStreamEndCapture, "cuStreamEndCapture");
   S(cuGraphGetNodes, "cuGraphGetNodes");
