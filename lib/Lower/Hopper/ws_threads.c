@@ -55,9 +55,18 @@ static bool block_level_op(int op) {
   }
 }
 
+/* A read of a fragment element outside a T.Parallel: the thread's own
+ * register, whose element the layout (over the kernel's threads) decides. */
+static bool fragment_read(const tl_expr *e, void *user) {
+  (void)user;
+  return e->kind == TL_EXPR_LOAD && e->u.load.buffer && e->u.load.buffer->scope == TL_SCOPE_FRAGMENT;
+}
+static bool reads_fragment(const tl_expr *e) { return e && tl_expr_any(e, fragment_read, NULL, -1, true); }
+
 /* Statements: a store only inside a T.Parallel (one element per iteration,
- * whoever runs it); no per-thread buffers, no expression statements, no
- * while loops or thread-bound loops. */
+ * whoever runs it); outside one, no fragment element read by a LET, an if's
+ * condition or a loop's bounds; no per-thread buffers, no expression
+ * statements, no while loops or thread-bound loops. */
 static bool block_level(const tl_stmt *s, bool in_par, int depth) {
   if (!s) return true;
   if (depth > 64) return false;
@@ -68,15 +77,19 @@ static bool block_level(const tl_stmt *s, bool in_par, int depth) {
     return true;
   case TL_STMT_FOR:
     if (s->u.loop.kind == TL_LOOP_THREAD || s->u.loop.kind == TL_LOOP_VECTORIZED) return false;
+    for (int i = 0; !in_par && i < s->u.loop.nvars; i++)
+      if (reads_fragment(s->u.loop.mins ? s->u.loop.mins[i] : NULL) || reads_fragment(s->u.loop.extents[i]))
+        return false;
     return block_level(s->u.loop.body, in_par || s->u.loop.kind == TL_LOOP_PARALLEL, depth + 1);
   case TL_STMT_IF:
+    if (!in_par && reads_fragment(s->u.ifs.cond)) return false;
     return block_level(s->u.ifs.then_s, in_par, depth + 1) && block_level(s->u.ifs.else_s, in_par, depth + 1);
   case TL_STMT_ALLOC: {
     tl_scope sc = s->u.alloc.buffer->scope;
     return sc == TL_SCOPE_SHARED || sc == TL_SCOPE_SHARED_DYN || sc == TL_SCOPE_FRAGMENT || sc == TL_SCOPE_GLOBAL;
   }
   case TL_STMT_STORE: return in_par;
-  case TL_STMT_LET: return true;
+  case TL_STMT_LET: return in_par || !reads_fragment(s->u.let.value);
   case TL_STMT_TILE:
     if (s->u.tile.op == TL_TILE_ANNOTATE_LAYOUT) /* a fragment's T.Fragment layout names its threads */
       for (int i = 0; i < s->u.tile.nargs; i++)
