@@ -298,11 +298,11 @@ static void gw_expr(tl_visitor *v, const tl_expr *e) {
 }
 
 /* The plan for kernel k on `threads` threads: NULL when every T.gemm can run as wgmma (p filled;
- * p->ngemms 0 when it has none), else the reason; *rs_bm: gw_scan's. */
+ * p->ngemms 0 when it has none), else the reason; *rs_bm (rs_bm may be NULL): gw_scan's. */
 static const char *gw_plan_at(tl_stmt *k, int64_t threads, gw_plan *p, int64_t *rs_bm) {
   memset(p, 0, sizeof *p);
   p->threads = threads;
-  *rs_bm = 0;
+  if (rs_bm) *rs_bm = 0;
   gw_scan *sc = calloc(1, sizeof *sc);
   if (!sc) return "out of memory";
   sc->v.stmt = gw_stmt;
@@ -310,7 +310,7 @@ static const char *gw_plan_at(tl_stmt *k, int64_t threads, gw_plan *p, int64_t *
   tl_visit_stmt(&sc->v, k->u.kernel.body);
   const char *why = sc->v.too_deep ? "the kernel nests too deeply" : sc->why;
   if (!why && p->nother) why = p->ngemms ? gw_mixed_ok(sc, k->u.kernel.body) : p->other;
-  *rs_bm = sc->rs_bm;
+  if (rs_bm) *rs_bm = sc->rs_bm;
   free(sc);
   if (why) return why;
   gw_scan raw = {.v = {.expr = gw_expr}, .p = p};
@@ -328,9 +328,9 @@ static const char *gw_plan_at(tl_stmt *k, int64_t threads, gw_plan *p, int64_t *
  * (p filled; p->ngemms 0 when it has none), else the reason.  An rs-form
  * T.gemm whose block_M is 64 x more warpgroups than the kernel's threads
  * give (block_M 128 on 128 threads) runs the kernel on block_M / 64
- * warpgroups (at most two) when nothing in it depends on its thread count
- * (ws_threads.c; docs/hopper.md "More consumer threads than the kernel
- * asks for") and that plan has fewer T.gemm left on mma.sync. */
+ * warpgroups (tl_ws_wider_threads; docs/hopper.md "More consumer threads
+ * than the kernel asks for") when that plan has fewer T.gemm left on
+ * mma.sync. */
 static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_plan *p) {
   memset(p, 0, sizeof *p);
   if (!target || !target->wgmma) return "the target has no wgmma";
@@ -340,15 +340,14 @@ static const char *gw_plan_of(const tl_primfunc *f, const tl_target *target, gw_
   if (tl_lo_has_call(k->u.kernel.body, TL_INTRIN_WS) || tl_lo_has_call(k->u.kernel.body, TL_INTRIN_THREAD_RANGE))
     return "the kernel has role or thread-range scopes";
   if (tl_ws_producer_threads(f) > 0) return "the kernel is warp-specialized";
-  int64_t T = 0, rs_bm = 0, wide_bm = 0;
+  int64_t T = 0, rs_bm = 0;
   if (!tl_expr_is_const_int(k->u.kernel.threads, &T) || T < 128 || T % 128 != 0)
     return p->threads = T, "the threads are not a multiple of 128 (wgmma runs on warpgroups)";
   const char *why = gw_plan_at(k, T, p, &rs_bm);
-  int64_t W = rs_bm % 64 == 0 ? rs_bm / 64 * 128 : 0;
-  if ((why || p->nother) && W > T && W <= 256 && W <= target->max_threads &&
-      tl_ws_thread_count_free(k->u.kernel.body)) {
+  int64_t W = why || p->nother ? tl_ws_wider_threads(rs_bm, T, target->max_threads, k->u.kernel.body) : 0;
+  if (W) {
     gw_plan q;
-    const char *wwhy = gw_plan_at(k, W, &q, &wide_bm);
+    const char *wwhy = gw_plan_at(k, W, &q, NULL);
     if (!wwhy && (why || q.nother < p->nother)) *p = q, p->asked_threads = T, why = NULL;
   }
   return why;

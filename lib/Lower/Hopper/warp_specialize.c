@@ -232,15 +232,15 @@ static const char *match_rs_a(const tl_stmt *g, const ws_load *lb, int64_t *am, 
   return NULL;
 }
 
-/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
- * the attention form A may also be a tile copied before the loop, or a
- * fragment (the rs form), and the warpgroups must split only M. */
 /* match_gemm's reason when an attention loop's block_M is not 64 x the consumer warpgroups (ws_match may
  * then widen the block: ws_attn_threads) */
 static const char attn_m64_why[] =
     "block_M is not 64 x the consumer warpgroups (threads / 128), one m64 block "
     "each, as the attention loop's row statistics and register A operand need";
 
+/* The wgmma conditions on the T.gemm; NULL when it can run as wgmma.  In
+ * the attention form A may also be a tile copied before the loop, or a
+ * fragment (the rs form), and the warpgroups must split only M. */
 static const char *match_gemm(const ws_plan *p, const tl_stmt *g) {
   const tl_region *ra = &g->u.tile.args[0].region, *rb = &g->u.tile.args[1].region, *rc = &g->u.tile.args[2].region;
   const ws_load *la = load_of(p, ra->buffer), *lb = load_of(p, rb->buffer);
@@ -534,22 +534,19 @@ static tl_stmt **body_items(const ws_plan *p, int *n) {
   return (*slot)->kind == TL_STMT_SEQ ? (*slot)->u.seq.stmts : slot;
 }
 
-/* Finds the GEMM main loop of kernel k; *why says why not when false (it
- * may point into why_buf, one buffer per form tried). */
-/* The consumer threads an attention loop whose block_M is a multiple of 64 x more warpgroups than the
- * kernel asks for may run on instead (block_M 128 on 128 threads: 256), or 0: at most 256 (two m64 blocks
- * of rows statistics a warpgroup), within the block limit with the producer, and only when nothing in the
- * kernel depends on how many threads run it (ws_threads.c).  TileLang's example_mha_fwd_bshd (block_M 128
- * on 128 threads) otherwise stays on mma.sync with 1.5 KB of spills a thread. */
+/* The consumer threads an attention loop whose block_M is 64 x more warpgroups than the kernel asks for
+ * may run on instead (tl_ws_wider_threads; the producer's 128 beside them), or 0.  TileLang's
+ * example_mha_fwd_bshd (block_M 128 on 128 threads) otherwise stays on mma.sync with 1.5 KB of spills a
+ * thread. */
 static int64_t ws_attn_threads(const ws_plan *p, const tl_target *target, const tl_stmt *body) {
   const tl_buffer *C = p->gemm ? p->gemm->u.tile.args[2].region.buffer : NULL;
   int64_t BM = 0;
-  if (!C || !tl_expr_is_const_int(C->shape[0], &BM) || BM % 64 != 0) return 0;
-  int64_t T = BM / 64 * 128;
-  if (T <= p->threads || T > 256 || T + 128 > target->max_threads) return 0;
-  return tl_ws_thread_count_free(body) ? T : 0;
+  if (!C || !tl_expr_is_const_int(C->shape[0], &BM)) return 0;
+  return tl_ws_wider_threads(BM, p->threads, target->max_threads - 128, body);
 }
 
+/* Finds the GEMM main loop of kernel k; *why says why not when false (it
+ * may point into why_buf, one buffer per form tried). */
 static bool ws_match(const tl_primfunc *f, const tl_target *target, tl_stmt *k, ws_plan *p, const char **why,
                      tl_stmt **loop_out, char why_buf[2][400]) {
   memset(p, 0, sizeof *p);

@@ -187,11 +187,13 @@ tl_wg_split tl_wgmma_split(int64_t BM, int64_t BN, int64_t threads, int64_t *WN)
 const char *tl_ws_check_load_lets(const ws_plan *p);
 bool tl_ws_producer_lets(const ws_plan *p, tl_rewriter *rw, tl_map *subst);
 
-/* ws_threads.c: whether nothing in the kernel body can tell how many threads run it (every statement
- * block-level: tile ops, stores inside T.Parallel, block-uniform control; no thread index, no call with
- * a per-thread effect, no local buffers), so that the attention form may run it on more consumer
- * warpgroups than it asks for. */
-bool tl_ws_thread_count_free(const tl_stmt *kernel_body);
+/* ws_threads.c: the one rule of warp_specialize.c's attention form and gemm_wgmma.c's rs-form T.gemm
+ * for running a kernel on more threads than it asks for: block_M / 64 warpgroups when that is more than
+ * `threads`, at most 256 threads (two m64 blocks of row statistics) and at most max_threads, and only
+ * when nothing in the kernel body can tell how many threads run it (every statement block-level: tile
+ * ops, stores inside T.Parallel, block-uniform control; no thread index, no call with a per-thread
+ * effect, no local buffers, no fragment element read outside a T.Parallel); 0 otherwise. */
+int64_t tl_ws_wider_threads(int64_t block_M, int64_t threads, int64_t max_threads, const tl_stmt *kernel_body);
 
 /* ws_finish.c (tl_ws_finish's walks): T.sync_threads() statements inside s
  * become T.ptx_bar_sync(1, T), the consumers' named barrier; ping-pong

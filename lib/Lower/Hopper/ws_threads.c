@@ -1,14 +1,14 @@
-/* Whether a kernel's result depends on its thread count (for
- * warp_specialize.c and gemm_wgmma.c, split out for size).  The attention form needs
- * block_M = 64 x the consumer warpgroups; a kernel written with fewer
- * threads (TileLang's example_mha_fwd_bshd: block_M 128 on 128 threads)
- * may run on more when nothing in it can tell how many threads run it:
- * its work is all tile ops, T.Parallel loops and block-uniform control.
+/* When a kernel may run on more threads than it asks for (tl_ws_wider_threads,
+ * for warp_specialize.c's attention form and gemm_wgmma.c's rs-form T.gemm):
+ * both need block_M = 64 x the (consumer) warpgroups; a kernel written with
+ * fewer threads (TileLang's example_mha_fwd_bshd: block_M 128 on 128
+ * threads) may run on more when nothing in it can tell how many threads run
+ * it: its work is all tile ops, T.Parallel loops and block-uniform control.
  * Requires: tile IR (before layout inference, which partitions over the
- * threads).  Guarantees: true only for a kernel body whose every statement
- * is block-level (docs/hopper.md "More consumer threads than the kernel
- * asks for"); a T.annotate_layout of a fragment (its layout maps elements
- * to the kernel's threads) keeps the count. */
+ * threads).  Guarantees: a count only for a kernel body whose every
+ * statement is block-level (docs/hopper.md "More consumer threads than the
+ * kernel asks for"); a T.annotate_layout of a fragment (its layout maps
+ * elements to the kernel's threads) keeps the count. */
 #include "IR/visit.h"
 #include "Lower/Hopper/ws_internal.h"
 #include "Lower/lower_internal.h"
@@ -101,8 +101,13 @@ static bool block_level(const tl_stmt *s, bool in_par, int depth) {
   }
 }
 
-bool tl_ws_thread_count_free(const tl_stmt *kernel_body) {
+static bool thread_count_free(const tl_stmt *kernel_body) {
   expr_scan x = {.v = {.expr = scan_expr}};
   tl_visit_stmt(&x.v, kernel_body);
   return !x.bad && !x.v.too_deep && block_level(kernel_body, false, 0);
+}
+
+int64_t tl_ws_wider_threads(int64_t block_M, int64_t threads, int64_t max_threads, const tl_stmt *kernel_body) {
+  int64_t T = block_M > 0 && block_M % 64 == 0 ? block_M / 64 * 128 : 0;
+  return T > threads && T <= 256 && T <= max_threads && thread_count_free(kernel_body) ? T : 0;
 }

@@ -6,6 +6,7 @@
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks %s 2>&1 | FileCheck %s --check-prefix=EXEC
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks --schedule-seed=7 -D stats=True --out-idx=3,4 %s 2>&1 | FileCheck %s --check-prefix=STATS
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks --pass-config=tl.disable_tma_lower %s 2>&1 | FileCheck %s --check-prefix=CPW
+# RUN: %tl-run --device=cpu --target=sm_90a --check --remarks -D nested=True %s 2>&1 | FileCheck %s --check-prefix=NESTED
 # RUN: %tl-run --device=cpu --target=sm_90a --check --remarks --pass-config=tl.disable_tma_lower -D per_thread=True %s 2>&1 | FileCheck %s --check-prefix=CPW-LOCAL
 # An attention loop with block_M 128 on the kernel's 128 threads (TileLang's example_mha_fwd_bshd as its main()
 # runs it): the attention form needs block_M = 64 x the consumer warpgroups, so warp-specialize runs the kernel
@@ -23,6 +24,8 @@
 # STATS: check: PASS
 # CPW: remark: T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: tl.disable_tma_lower is set; 256 threads where the kernel asks for 128: nothing in it depends on its thread count)
 # CPW: check: PASS
+# NESTED: remark: T.Pipelined loop takes the cp.async + wgmma path (its T.gemm as wgmma, not warp-specialized: a statement in the loop holds a second T.Pipelined loop; 256 threads where the kernel asks for 128
+# NESTED: check: PASS
 # CPW-LOCAL: remark: T.Pipelined loop stays on the cp.async + mma.sync path: tl.disable_tma_lower is set (T.gemm not as wgmma either: a fragment ties
 # CPW-LOCAL: check: PASS
 # WIDE: attention_widen.py:[[#LOOP:]]:13: remark: T.Pipelined attention loop takes the Hopper path: 1-stage TMA pipeline on mbarriers {{.*}} two T.gemm as wgmma (ss, then rs) over 2 consumer warpgroups of one m64 block each (256 threads where the kernel asks for 128: block_M is 64 x the consumer warpgroups, and nothing in the kernel depends on its thread count)
@@ -35,7 +38,7 @@ import tilelang.language as T
 
 
 @tilelang.jit(out_idx=[3])
-def attn(seq=256, dim=64, block_M=128, block_N=64, per_thread=False, stats=False):
+def attn(seq=256, dim=64, block_M=128, block_N=64, per_thread=False, stats=False, nested=False):
     scale = (1.0 / dim) ** 0.5 * 1.44269504
     shape = [1, 2, seq, dim]
     nkb = (seq + block_N - 1) // block_N
@@ -72,7 +75,11 @@ def attn(seq=256, dim=64, block_M=128, block_N=64, per_thread=False, stats=False
                     T.copy(m, S[:, kb])
                 for i, j in T.Parallel(block_M, block_N):
                     s[i, j] = T.exp2(s[i, j] * scale - m[i] * scale)
-                T.reduce_sum(s, l_blk, dim=1)
+                if nested:
+                    for t in T.Pipelined(1, num_stages=1):
+                        T.reduce_sum(s, l_blk, dim=1)
+                else:
+                    T.reduce_sum(s, l_blk, dim=1)
                 for i in T.Parallel(block_M):
                     l[i] = l[i] * T.exp2(m_prev[i] * scale - m[i] * scale) + l_blk[i]
                 for i, j in T.Parallel(block_M, dim):

@@ -12,12 +12,16 @@
 # RUN: %tl-run --device=cpu --check --target=sm_90a -D form=1 %s | FileCheck %s --check-prefix=CHECK
 # RUN: not %tl-opt -D form=2 %s 2>&1 | FileCheck %s --check-prefix=KEY
 # RUN: not %tl-opt -D form=4 %s 2>&1 | FileCheck %s --check-prefix=EVICT
+# RUN: not %tl-opt -D form=5 %s 2>&1 | FileCheck %s --check-prefix=INSTR
+# RUN: not %tl-opt -D form=6 %s 2>&1 | FileCheck %s --check-prefix=DICT
 # ATTRS: T.copy(A[by * 64:by * 64 + 64, bx * 64:bx * 64 + 64], s, coalesced_width=4, disable_tma=True)
 # SYNC: T.copy(A[by * 64:by * 64 + 64, bx * 64:bx * 64 + 64], s, disable_tma=True)
 # WINS: T.copy(A[by * 64:by * 64 + 64, bx * 64:bx * 64 + 64], s, coalesced_width=4)
 # CHECK: check: PASS
-# KEY: copy_annotations.py:[[#@LINE+18]]:67: error: T.copy: the annotation string 'ws_id' is not supported (known: coalesced_width, disable_tma, prefer_instruction, eviction_policy)
-# EVICT: copy_annotations.py:[[#@LINE+21]]:86: error: T.copy: eviction_policy must be 0, 1, 2 or "evict_normal", "evict_first", "evict_last", got int 7
+# KEY: copy_annotations.py:[[#@LINE+20]]:67: error: T.copy: the annotation string 'ws_id' is not supported (known: coalesced_width, disable_tma, prefer_instruction, eviction_policy)
+# EVICT: copy_annotations.py:[[#@LINE+23]]:86: error: T.copy: eviction_policy must be 0, 1, 2 or "evict_normal", "evict_first", "evict_last", got int 7
+# INSTR: copy_annotations.py:[[#@LINE+24]]:89: error: T.copy: prefer_instruction must be "tma", "cp_async" or "sync", got string 'ldg'
+# DICT: copy_annotations.py:[[#@LINE+25]]:66: error: T.copy: annotations must be a dict, got a list
 import tilelang
 import tilelang.language as T
 
@@ -37,8 +41,12 @@ def copy_ann(N=256, block=64, form=0):
                 T.copy(A[by * block, bx * block], s, annotations={"ws_id": "copy_q"})
             elif form == 3:
                 T.copy(A[by * block, bx * block], s, annotations={"coalesced_width": 4}, coalesced_width=8)
-            else:
+            elif form == 4:
                 T.copy(A[by * block, bx * block], s, annotations={"eviction_policy": 7, "prefer_instruction": "tma"})
+            elif form == 5:
+                T.copy(A[by * block, bx * block], s, annotations={"prefer_instruction": "ldg"})
+            else:
+                T.copy(A[by * block, bx * block], s, annotations=[("disable_tma", True)])
             T.copy(s, B[by * block, bx * block])
 
     return main
